@@ -1,0 +1,72 @@
+// ptxgen: raw PTX emitter and assembler driver for the cp.async family.
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "driver/cli/command.hpp"
+
+namespace ptxgen::cli {
+
+static std::vector<Command>& registry() {
+  static std::vector<Command> all;
+  return all;
+}
+
+bool register_command(const Command& c) {
+  auto& all = registry();
+  all.push_back(c);
+  std::sort(all.begin(), all.end(),
+            [](const Command& a, const Command& b) { return a.name < b.name; });
+  return true;
+}
+
+const std::vector<Command>& commands() { return registry(); }
+
+static void print_usage(std::ostream& out) {
+  out << "usage: ptxgen <command> [options] [arguments]\n\n"
+         "ptxgen builds cp.async PTX from tile descriptions, proves the tile contract,\n"
+         "assembles it with ptxas and checks it on a GPU or the CPU simulator.\n\n"
+         "commands:\n";
+  for (const auto& c : commands())
+    out << "  " << c.name << std::string(10 - std::min<std::size_t>(c.name.size(), 9), ' ')
+        << c.summary << '\n';
+  out << "\n`ptxgen <command> --help` describes a command's options.\n"
+         "exit status: 0 success, 1 input error or mismatch, 2 usage, 3 environment.\n";
+}
+
+} // namespace ptxgen::cli
+
+int main(int argc, char** argv) {
+  using namespace ptxgen::cli;
+  std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
+  if (argc < 2) {
+    print_usage(std::cerr);
+    return exit_usage;
+  }
+  std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_usage(std::cout);
+    return exit_ok;
+  }
+  if (name == "--version") {
+    std::cout << "ptxgen " << PTXGEN_VERSION << '\n';
+    return exit_ok;
+  }
+  for (const auto& c : commands()) {
+    if (c.name == name) {
+      try {
+        return c.run(args);
+      } catch (const std::exception& e) {
+        std::cerr << "ptxgen " << name << ": internal error: " << e.what() << '\n';
+        return exit_environment;
+      }
+    }
+  }
+  std::cerr << "ptxgen: unknown command '" << name << "'\n\n";
+  print_usage(std::cerr);
+  return exit_usage;
+}

@@ -1,0 +1,47 @@
+#pragma once
+// A PTX module: `.version`, `.target`, `.address_size` and kernel entries.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emitter/ptx/instruction.hpp"
+#include "emitter/ptx/register.hpp"
+#include "emitter/ptx/target.hpp"
+
+namespace ptxgen::ptx {
+
+/// `.param .u64 name` in the entry's parameter list.
+struct Param {
+  std::string name;
+  ScalarType type = ScalarType::u64;
+};
+
+/// `.shared .align A .b8 name[bytes];` inside the entry.
+struct SharedArray {
+  std::string name;
+  std::uint32_t align = 128;
+  std::uint64_t bytes = 0;
+};
+
+struct Entry {
+  std::string name;
+  std::vector<Param> params;
+  std::vector<SharedArray> shared;
+  std::optional<std::uint32_t> reqntid; ///< `.reqntid N` when the block size is known
+  RegisterFile registers;               ///< declarations are printed from its counts
+  std::vector<Instruction> body;
+};
+
+struct Module {
+  std::vector<std::string> header_comments; ///< printed as `// ...` lines before `.version`
+  /// Explicit `.version`; when absent the printer uses the lowest that the
+  /// target and every feature used allow (see required_version()).
+  std::optional<PtxVersion> version;
+  Target target;
+  std::uint32_t address_size = 64;
+  std::vector<Entry> entries;
+};
+
+} // namespace ptxgen::ptx

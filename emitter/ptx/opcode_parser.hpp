@@ -1,0 +1,16 @@
+#pragma once
+// Parses a cp.async opcode string in any qualifier order ptxas accepts.
+
+#include <string_view>
+
+#include "emitter/ptx/opcode.hpp"
+#include "emitter/support/result.hpp"
+
+namespace ptxgen::ptx {
+
+/// Parses e.g. "cp.async.cg.shared.global.L2::128B" (and "cp.async.shared.global.ca").
+/// Rejections carry a diagnostic on line 1 whose column and length underline
+/// the offending qualifier within `text`. print(*parse_opcode(s)) is canonical.
+Result<CpAsyncOpcode> parse_opcode(std::string_view text);
+
+} // namespace ptxgen::ptx

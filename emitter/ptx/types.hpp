@@ -1,0 +1,50 @@
+#pragma once
+// PTX scalar types and state spaces.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ptxgen::ptx {
+
+/// A PTX fundamental type, as written after the dot (`.u32`).
+enum class ScalarType : std::uint8_t {
+  pred, ///< predicate register type
+  b8,   ///< untyped 8 bits
+  b16,  ///< untyped 16 bits
+  b32,  ///< untyped 32 bits
+  b64,  ///< untyped 64 bits
+  u8,   ///< unsigned 8-bit integer
+  u16,  ///< unsigned 16-bit integer
+  u32,  ///< unsigned 32-bit integer
+  u64,  ///< unsigned 64-bit integer
+  s8,   ///< signed 8-bit integer
+  s16,  ///< signed 16-bit integer
+  s32,  ///< signed 32-bit integer
+  s64,  ///< signed 64-bit integer
+  f16,  ///< IEEE half
+  f32,  ///< IEEE single
+  f64,  ///< IEEE double
+};
+
+/// "u32" for ScalarType::u32 (no leading dot).
+std::string_view name(ScalarType t);
+/// Inverse of name(); nullopt for an unknown spelling.
+std::optional<ScalarType> parse_scalar_type(std::string_view s);
+/// Width in bits; 1 for pred.
+unsigned bit_width(ScalarType t);
+
+/// A PTX state space.
+enum class StateSpace : std::uint8_t {
+  reg,        ///< `.reg`
+  param,      ///< `.param` (kernel parameters)
+  global,     ///< `.global`
+  shared,     ///< `.shared` (the executing CTA's shared memory)
+  shared_cta, ///< `.shared::cta`, the explicit spelling of `.shared` (PTX 7.8 by the manual)
+  local,      ///< `.local`
+};
+
+/// "global", "shared::cta", ... (no leading dot).
+std::string_view name(StateSpace s);
+
+} // namespace ptxgen::ptx

@@ -1,0 +1,86 @@
+#include "emitter/support/diagnostic.hpp"
+
+#include <algorithm>
+
+namespace ptxgen {
+
+Diagnostic error_at(std::string_view text, std::size_t offset, std::size_t length,
+                    std::string message) {
+  Diagnostic d;
+  d.message = std::move(message);
+  d.line = 1;
+  d.column = static_cast<std::uint32_t>(std::min(offset, text.size()) + 1);
+  d.length = static_cast<std::uint32_t>(std::max<std::size_t>(length, 1));
+  d.source_line = std::string(text);
+  return d;
+}
+
+Diagnostic rebase(Diagnostic d, std::string file, std::uint32_t line, std::uint32_t column,
+                  std::string source_line) {
+  d.file = std::move(file);
+  if (d.line == 0) {
+    d.line = line;
+    d.column = column;
+  } else {
+    d.line = line + d.line - 1;
+    d.column = column + d.column - 1;
+  }
+  d.source_line = std::move(source_line);
+  return d;
+}
+
+static const char* severity_name(Severity s) {
+  switch (s) {
+  case Severity::error:
+    return "error";
+  case Severity::warning:
+    return "warning";
+  case Severity::note:
+    return "note";
+  }
+  return "error";
+}
+
+std::string format(const Diagnostic& d) {
+  std::string out;
+  if (!d.file.empty()) {
+    out += d.file;
+    out += ':';
+  }
+  if (d.line != 0) {
+    out += std::to_string(d.line) + ':' + std::to_string(d.column) + ':';
+  }
+  if (!out.empty())
+    out += ' ';
+  out += severity_name(d.severity);
+  out += ": ";
+  out += d.message;
+  out += '\n';
+  if (d.line != 0 && !d.source_line.empty()) {
+    out += "  " + d.source_line + '\n';
+    std::string caret(2 + (d.column > 0 ? d.column - 1 : 0), ' ');
+    // Keep tabs so the caret lines up under tab-indented source.
+    for (std::size_t i = 0; i + 2 < caret.size() && i < d.source_line.size(); ++i)
+      if (d.source_line[i] == '\t')
+        caret[i + 2] = '\t';
+    caret += '^';
+    if (d.length > 1)
+      caret += std::string(d.length - 1, '~');
+    out += caret + '\n';
+  }
+  return out;
+}
+
+bool Diagnostics::has_errors() const {
+  return std::any_of(items_.begin(), items_.end(),
+                     [](const Diagnostic& d) { return d.severity == Severity::error; });
+}
+
+std::string Diagnostics::format_all() const {
+  std::string out;
+  for (const auto& d : items_)
+    out += format(d);
+  return out;
+}
+
+} // namespace ptxgen

@@ -1,0 +1,62 @@
+#pragma once
+// A compiler-style diagnostic: where, what, and the source line for a caret.
+//
+// Stages never print. They return diagnostics; the command line prints them
+// once, as `file:line:col: error: message`, the source line and a caret.
+// Positions inside a string (an opcode, a view pattern, an expression) are
+// produced with line 1 and a column relative to that string; the spec loader
+// rebases them onto the file (see rebase()).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxgen {
+
+enum class Severity {
+  error,   ///< the input is rejected
+  warning, ///< accepted, but probably not what was meant
+  note,    ///< more detail about the preceding error or warning
+};
+
+struct Diagnostic {
+  Severity severity = Severity::error;
+  std::string message;
+  std::string file;        ///< empty when the input did not come from a file
+  std::uint32_t line = 0;  ///< 1-based; 0 when there is no position
+  std::uint32_t column = 0; ///< 1-based, in bytes
+  std::uint32_t length = 1; ///< width of the caret underline, at least 1
+  std::string source_line;  ///< the text of `line`, for the caret display
+};
+
+/// A diagnostic at byte `offset` (0-based) of a one-line `text`, `length` bytes wide.
+Diagnostic error_at(std::string_view text, std::size_t offset, std::size_t length,
+                    std::string message);
+
+/// Moves a diagnostic positioned inside a string onto the file that holds the
+/// string: the string's first byte is at (`line`, `column`) of `file`.
+Diagnostic rebase(Diagnostic d, std::string file, std::uint32_t line, std::uint32_t column,
+                  std::string source_line);
+
+/// `file:line:col: error: message`, then the source line and a caret line.
+std::string format(const Diagnostic& d);
+
+/// Diagnostics collected by a stage. Order is the order of discovery.
+class Diagnostics {
+public:
+  void add(Diagnostic d) { items_.push_back(std::move(d)); }
+  void error(std::string message) { items_.push_back({Severity::error, std::move(message)}); }
+  void append(const Diagnostics& other) {
+    items_.insert(items_.end(), other.items_.begin(), other.items_.end());
+  }
+  bool has_errors() const;
+  bool empty() const { return items_.empty(); }
+  const std::vector<Diagnostic>& items() const { return items_; }
+  std::string format_all() const;
+
+private:
+  std::vector<Diagnostic> items_;
+};
+
+} // namespace ptxgen

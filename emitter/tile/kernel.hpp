@@ -1,0 +1,126 @@
+#pragma once
+// The kernel IR: what a spec file (or a C++ code generator) describes.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "emitter/ptx/instruction.hpp"
+#include "emitter/ptx/opcode.hpp"
+#include "emitter/tile/expr.hpp"
+#include "emitter/tile/tensor.hpp"
+#include "emitter/tile/view.hpp"
+
+namespace ptxgen::tile {
+
+/// Where an op or a field came from, for diagnostics.
+struct SourcePos {
+  std::string file;
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+  std::string source_line;
+};
+
+/// A view or expression written as a string in the spec, with its position:
+/// diagnostics inside the string are rebased onto `pos` (the string's first byte).
+template <class T>
+struct Located {
+  T value;
+  std::string text;
+  SourcePos pos;
+};
+
+/// A scalar kernel parameter (`[param.valid_rows] dtype = "u32" value = 100`).
+struct ScalarParam {
+  std::string name;
+  bool is_u64 = false;         ///< u64 is only for cache policies
+  std::uint64_t value = 0;     ///< what test runs pass
+  std::optional<Interval> range; ///< declared range for proofs; default the whole type
+  SourcePos pos;
+};
+
+enum class Scope : std::uint8_t {
+  thread, ///< each thread's views have shape (*repeat, element)
+  cta,    ///< views have shape (warp, lane, *repeat, element)
+};
+
+/// The cache policy operand for `.L2::cache_hint`.
+struct CachePolicyFromParam { std::string param; };           ///< a u64 kernel parameter
+struct CachePolicyCreate {                                    ///< createpolicy.fractional
+  ptx::EvictionPriority primary = ptx::EvictionPriority::evict_last;
+  std::optional<ptx::EvictionPriority> secondary;
+  float fraction = 1.0f;
+};
+using CachePolicy = std::variant<CachePolicyFromParam, CachePolicyCreate>;
+
+/// `T.cuda.tile.apply(T.ptx["cp.async..."], dst, src, chunk_bytes=.., scope=.., ...)`
+struct ApplyOp {
+  Located<ptx::CpAsyncOpcode> opcode;
+  Located<View> dst;
+  Located<View> src;
+  Located<std::int64_t> chunk_bytes;
+  Scope scope = Scope::thread;
+  std::optional<Located<ExprPtr>> src_size;
+  std::optional<Located<ExprPtr>> ignore_src;
+  std::optional<Located<ExprPtr>> pred;
+  std::optional<Located<CachePolicy>> cache_policy;
+};
+
+struct CommitGroupOp {};
+struct WaitGroupOp { std::int64_t n = 0; };
+struct WaitAllOp {};
+struct CtaSyncOp {};
+
+/// Fills every byte of a view (each thread writes its own view) with a repeating byte pattern.
+struct FillOp {
+  Located<View> dst;
+  std::vector<std::uint8_t> pattern; ///< at least one byte; repeated
+};
+
+/// A synchronous element copy between two views of equal shape (ld/st).
+struct CopyOp {
+  Located<View> dst;
+  Located<View> src;
+};
+
+using OpBody = std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp, CopyOp>;
+
+struct Op {
+  OpBody body;
+  SourcePos pos; ///< the `[[op]]` table
+};
+
+/// How a global tensor's contents start (test runs only).
+struct TensorInit {
+  enum class Kind : std::uint8_t { zero, arange_mod, random, constant } kind = Kind::zero;
+  std::int64_t modulus = 0; ///< arange % modulus, element-wise, converted to the dtype
+  std::uint64_t seed = 0;   ///< random(seed): bytes from a fixed generator
+  std::int64_t value = 0;   ///< constant
+};
+
+struct TensorDecl {
+  Tensor tensor;
+  TensorInit init;
+  bool output = false; ///< compared after the run
+  SourcePos pos;
+};
+
+struct Kernel {
+  std::string name;
+  std::int64_t grid = 1;
+  std::int64_t block = 128;
+  // Tensors are held by unique_ptr so views can point at them while the vector grows.
+  std::vector<std::unique_ptr<TensorDecl>> tensors;
+  std::vector<ScalarParam> params;
+  std::vector<Op> ops;
+  std::string file; ///< the spec's path, for diagnostics
+
+  const TensorDecl* find_tensor(std::string_view n) const;
+  const ScalarParam* find_param(std::string_view n) const;
+  LaunchBounds launch_bounds() const;
+};
+
+} // namespace ptxgen::tile

@@ -1,0 +1,28 @@
+#pragma once
+// A tensor declared by a kernel: global memory (a kernel parameter) or a shared allocation.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "emitter/tile/dtype.hpp"
+
+namespace ptxgen::tile {
+
+enum class Space : std::uint8_t {
+  global, ///< a buffer passed to the kernel as a pointer parameter
+  shared, ///< a `.shared` array of the CTA
+};
+
+struct Tensor {
+  std::string name;
+  Space space = Space::global;
+  std::vector<std::int64_t> shape; ///< row-major ("default" layout)
+  DType dtype = DType::uint8;
+  std::uint32_t align = 16; ///< declared base alignment in bytes (shared: at least 128)
+
+  std::int64_t element_count() const;
+  std::int64_t size_bytes() const;
+};
+
+} // namespace ptxgen::tile

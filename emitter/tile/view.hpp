@@ -1,0 +1,111 @@
+#pragma once
+// Views: a tensor seen through rearrange / sub / dtype-view steps.
+//
+//   A.rearrange("(w t) (r v) -> w t r v", w=4, t=32, v=8)
+//   shared.sub[tid, :]          A.sub[tid, 0:8]        A.view("uint32")
+//   A.sub[bid, :, :].rearrange("(t r) v -> t r v", t=32)     (steps chain left to right)
+//
+// A view keeps two descriptions of the same mapping, on purpose:
+//  - `steps`, the derivation as written, which the naive CPU reference replays
+//    coordinate by coordinate, and
+//  - the affine form `axes` (size and byte stride per axis) + `offset_bytes` +
+//    `terms` (runtime index x byte stride), which the contract checker and the
+//    lowering use.
+// Tests check over the whole domain that both agree.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "emitter/support/result.hpp"
+#include "emitter/tile/dtype.hpp"
+#include "emitter/tile/expr.hpp"
+#include "emitter/tile/tensor.hpp"
+
+namespace ptxgen::tile {
+
+/// One axis of the view: `size` coordinates, each `stride_bytes` apart.
+struct ViewAxis {
+  std::string name; ///< the rearrange name when there is one ("w", "t", ...), else empty
+  std::int64_t size = 1;
+  std::int64_t stride_bytes = 0;
+};
+
+/// index * stride_bytes is added to the byte offset at run time.
+struct RuntimeTerm {
+  ExprPtr index;
+  std::int64_t stride_bytes = 0;
+};
+
+/// `.rearrange(pattern, name=size, ...)`; einops semantics.
+struct RearrangeStep {
+  std::string pattern;
+  std::map<std::string, std::int64_t, std::less<>> sizes;
+};
+
+/// One entry of `.sub[...]`: an index (the axis disappears) or a slice `a:b` / `:`.
+struct SubEntry {
+  bool is_slice = false;
+  ExprPtr index;                 ///< when !is_slice
+  std::int64_t begin = 0;        ///< when is_slice
+  std::int64_t end = 0;          ///< when is_slice (exclusive; `:` is 0:size)
+};
+
+/// `.sub[e0, e1, ...]`; fewer entries than axes leave the trailing axes whole.
+struct SubStep {
+  std::vector<SubEntry> entries;
+};
+
+/// `.view("uint32")`: reinterpret the last axis's bytes as another element type.
+struct ReinterpretStep {
+  DType dtype = DType::b32;
+};
+
+using ViewStep = std::variant<RearrangeStep, SubStep, ReinterpretStep>;
+
+struct View {
+  const Tensor* tensor = nullptr; ///< the base tensor (owned by the kernel)
+  DType dtype = DType::uint8;      ///< element type seen through the view
+  std::vector<ViewStep> steps;     ///< the derivation, in order
+  std::vector<ViewAxis> axes;      ///< affine form: outer to inner
+  std::int64_t offset_bytes = 0;   ///< affine form: constant part
+  std::vector<RuntimeTerm> terms;  ///< affine form: runtime part
+
+  std::size_t rank() const { return axes.size(); }
+  std::vector<std::int64_t> shape() const;
+
+  /// Byte offset from the tensor's base of the element at `coords`, for one thread.
+  /// nullopt when a runtime term cannot be evaluated (division by zero).
+  std::optional<std::int64_t> byte_offset(std::span<const std::int64_t> coords,
+                                          const ExprEnv& env) const;
+
+  /// Canonical `shape:stride` form in bytes, e.g. `A(4,32,4,8):(1024,64,16,2)+0`;
+  /// runtime terms follow as `+tid*64`.
+  std::string str() const;
+};
+
+/// Parses a view expression such as `A.rearrange("...", w=4).sub[tid, :]`.
+/// `find_tensor(name)` returns the tensor or nullptr. `is_param` as for parse_expr.
+/// Errors point into `text` (line 1, 0-based offsets): unknown tensor, unknown
+/// method, pattern errors (unknown axis, axis on one side only, a size that
+/// does not divide, a merge of axes whose strides do not merge), sub errors
+/// (too many entries, slice out of range), dtype view errors (last axis bytes
+/// not a multiple of the new element size, not contiguous).
+Result<View> parse_view(std::string_view text,
+                        const std::function<const Tensor*(std::string_view)>& find_tensor,
+                        const std::function<bool(std::string_view)>& is_param);
+
+/// Applies one step to a view (used by parse_view; exposed for tests and C++ users).
+/// `text` and `offset` locate the step in the source for diagnostics.
+Result<View> apply_step(const View& v, const ViewStep& step, std::string_view text = {},
+                        std::size_t offset = 0);
+
+/// The view of a whole tensor: its shape, row-major byte strides, no steps.
+View whole(const Tensor& t);
+
+} // namespace ptxgen::tile
