@@ -3,32 +3,32 @@
 // PTX ISA version and target that allow it. The validator, the printer's
 // default `.version` and `ptxgen instr` all read it.
 
+#include "emitter/ptx/instruction.hpp"
+#include "emitter/ptx/target.hpp"
+
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
 
-#include "emitter/ptx/instruction.hpp"
-#include "emitter/ptx/target.hpp"
-
 namespace ptxgen::ptx {
 
 enum class Feature : std::uint8_t {
-  cp_async,               ///< cp.async .ca/.cg, src-size, commit/wait_group, wait_all
-  cp_async_cache_hint,    ///< `.L2::cache_hint` with a cache-policy operand
-  cp_async_prefetch,      ///< `.L2::64B` / `.L2::128B` / `.L2::256B`
-  cp_async_ignore_src,    ///< the ignore-src predicate operand
-  shared_cta,             ///< `.shared::cta` spelling (manual: 7.8; ptxas 13.0 accepts 7.0 on cp.async)
+  cp_async,            ///< cp.async .ca/.cg, src-size, commit/wait_group, wait_all
+  cp_async_cache_hint, ///< `.L2::cache_hint` with a cache-policy operand
+  cp_async_prefetch,   ///< `.L2::64B` / `.L2::128B` / `.L2::256B`
+  cp_async_ignore_src, ///< the ignore-src predicate operand
+  shared_cta, ///< `.shared::cta` spelling (manual: 7.8; ptxas 13.0 accepts 7.0 on cp.async)
   cp_async_mbarrier_arrive, ///< cp.async.mbarrier.arrive{.noinc}
-  createpolicy,           ///< createpolicy.fractional
+  createpolicy,             ///< createpolicy.fractional
 };
 
 struct FeatureInfo {
   Feature feature;
-  std::string_view name;        ///< for messages: "`.L2::cache_hint`"
-  PtxVersion min_version;       ///< lowest `.version`
-  int min_sm;                   ///< lowest target (80 = sm_80)
-  bool stricter_than_ptxas;     ///< true where ptxgen follows the manual and ptxas is laxer
+  std::string_view name;    ///< for messages: "`.L2::cache_hint`"
+  PtxVersion min_version;   ///< lowest `.version`
+  int min_sm;               ///< lowest target (80 = sm_80)
+  bool stricter_than_ptxas; ///< true where ptxgen follows the manual and ptxas is laxer
 };
 
 /// Every row of the table.
@@ -37,6 +37,12 @@ const FeatureInfo& info(Feature f);
 
 /// The lowest `.version` that target t accepts at all (sm_90 -> 7.8).
 PtxVersion min_version_for_target(Target t);
+
+/// True for the targets ptxas 13.0 accepts (sm_75 .. sm_121a; not sm_70, sm_72, sm_101).
+bool is_known_target(Target t);
+
+/// True for the PTX ISA versions ptxas 13.0 accepts: 7.0-7.8, 8.0-8.8, 9.0.
+bool is_known_version(PtxVersion v);
 
 /// The features one instruction uses.
 std::vector<Feature> features_used(const Instruction& i);

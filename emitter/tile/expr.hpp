@@ -8,6 +8,13 @@
 // `T.uint32(x)` / `uint32(x)` as the identity (the seed's spelling).
 // Values are mathematical integers (evaluated in int64); comparisons and
 // logical operators yield 0 or 1. warp = tid / 32, lane = tid % 32.
+//
+// Parsing details: `-` directly before an integer literal folds into a negative
+// constant (so print() of a negative constant parses back to the same tree);
+// `uint32(x)` disappears (x is kept, its span widened to the call); nesting is
+// limited to kMaxExprDepth levels.
+
+#include "emitter/support/result.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -17,8 +24,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "emitter/support/result.hpp"
 
 namespace ptxgen::tile {
 
@@ -35,10 +40,26 @@ enum class ExprKind : std::uint8_t {
 };
 
 enum class ExprOp : std::uint8_t {
-  none,
-  add, sub, mul, div, rem, shl, shr, bit_and, bit_or,
-  lt, le, gt, ge, eq, ne, logical_and, logical_or,
-  logical_not, neg,
+  none,        ///< not an operator (leaves, select)
+  add,         ///< a + b
+  sub,         ///< a - b
+  mul,         ///< a * b
+  div,         ///< a / b (C: truncates toward zero)
+  rem,         ///< a % b (C: sign of a)
+  shl,         ///< a << b (a * 2^b)
+  shr,         ///< a >> b (arithmetic)
+  bit_and,     ///< a & b
+  bit_or,      ///< a | b
+  lt,          ///< a < b
+  le,          ///< a <= b
+  gt,          ///< a > b
+  ge,          ///< a >= b
+  eq,          ///< a == b
+  ne,          ///< a != b
+  logical_and, ///< a && b (short-circuit)
+  logical_or,  ///< a || b (short-circuit)
+  logical_not, ///< !a
+  neg,         ///< -a
 };
 
 struct Expr;
@@ -47,10 +68,10 @@ using ExprPtr = std::shared_ptr<const Expr>;
 struct Expr {
   ExprKind kind = ExprKind::constant;
   ExprOp op = ExprOp::none;
-  std::int64_t value = 0;      ///< for constant
-  std::string name;            ///< for param
-  std::vector<ExprPtr> args;   ///< 1 (unary), 2 (binary) or 3 (select)
-  std::uint32_t offset = 0;    ///< span in the parsed string (0-based byte offset)
+  std::int64_t value = 0;    ///< for constant
+  std::string name;          ///< for param
+  std::vector<ExprPtr> args; ///< 1 (unary), 2 (binary) or 3 (select)
+  std::uint32_t offset = 0;  ///< span in the parsed string (0-based byte offset)
   std::uint32_t length = 0;
 };
 
@@ -65,6 +86,14 @@ ExprPtr make_select(ExprPtr c, ExprPtr a, ExprPtr b);
 Result<ExprPtr> parse_expr(std::string_view text,
                            const std::function<bool(std::string_view)>& is_param);
 
+/// The deepest tree parse_expr accepts (deeper input is an error, not a stack overflow).
+inline constexpr unsigned kMaxExprDepth = 256;
+
+/// Parses text[begin, end) as one expression; spans and diagnostics are offsets
+/// into the whole of `text` (used for expressions embedded in a view string).
+Result<ExprPtr> parse_expr_in(std::string_view text, std::size_t begin, std::size_t end,
+                              const std::function<bool(std::string_view)>& is_param);
+
 /// The values of the leaves for one thread.
 struct ExprEnv {
   std::int64_t tid = 0;
@@ -74,6 +103,14 @@ struct ExprEnv {
 
 /// Evaluates for one thread. Division or remainder by zero, and a shift
 /// outside 0..63, yield nullopt.
+///
+/// Semantics: `/` and `%` are C's (truncate toward zero; the remainder has the
+/// dividend's sign); `<<` is multiplication by 2^k and `>>` is arithmetic
+/// (floor division by 2^k); `&` and `|` act on two's complement int64. Any
+/// result outside int64 (INT64_MIN / -1, overflowing + - * <<, -INT64_MIN)
+/// yields nullopt, as does a parameter missing from env. `&&`, `||` and
+/// `c ? a : b` evaluate only what C would (a division by zero in the arm not
+/// taken is not an error).
 std::optional<std::int64_t> evaluate(const Expr& e, const ExprEnv& env);
 
 /// An inclusive integer range.
@@ -86,20 +123,39 @@ struct Interval {
 
 /// The ranges of the leaves over a launch.
 struct LaunchBounds {
-  std::int64_t block = 1; ///< tid in 0..block-1
-  std::int64_t grid = 1;  ///< bid in 0..grid-1
+  std::int64_t block = 1;                              ///< tid in 0..block-1
+  std::int64_t grid = 1;                               ///< bid in 0..grid-1
   std::map<std::string, Interval, std::less<>> params; ///< a parameter's declared range
 };
 
 /// A sound over-approximation of e's values over the launch (interval arithmetic;
 /// `tid < c ? a : b` narrows nothing but joins both arms). nullopt when a
 /// division by a range containing zero or similar makes it unbounded.
+///
+/// Leaves: tid 0..block-1, warp 0..(block-1)/32, lane 0..min(31, block-1),
+/// bid 0..grid-1, a parameter its range in `params` or else 0..2^32-1
+/// (block or grid below 1 gives nullopt). nullopt also for `/` or `%` whose
+/// divisor range contains 0, a shift whose count range leaves 0..63, and any
+/// bound that leaves int64. A select, `&&` or `||` whose condition's range is
+/// decided (only 0, or excludes 0) takes that arm only; comparisons are {0,1}
+/// unless the ranges decide them. Sound means: whenever evaluate() gives a value
+/// for some thread of the launch, that value lies in the interval.
 std::optional<Interval> bounds(const Expr& e, const LaunchBounds& launch);
 
 /// True when e uses no leaf but constants (it may still need folding).
 bool is_constant(const Expr& e);
 
+/// The value of a constant expression (is_constant and evaluable), else nullopt.
+std::optional<std::int64_t> constant_value(const Expr& e);
+
+/// Same tree (kinds, ops, values, names), ignoring spans.
+bool structurally_equal(const Expr& a, const Expr& b);
+
 /// Canonical text: fully parenthesised where precedence requires, `c ? a : b`.
+/// parse_expr(print(e)) is structurally_equal to e.
 std::string print(const Expr& e);
+
+/// The operator's spelling: "+", "<<", "&&", "!" ...; "" for none.
+std::string_view op_spelling(ExprOp op);
 
 } // namespace ptxgen::tile

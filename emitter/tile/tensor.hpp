@@ -1,11 +1,11 @@
 #pragma once
 // A tensor declared by a kernel: global memory (a kernel parameter) or a shared allocation.
 
+#include "emitter/tile/dtype.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "emitter/tile/dtype.hpp"
 
 namespace ptxgen::tile {
 
@@ -21,7 +21,9 @@ struct Tensor {
   DType dtype = DType::uint8;
   std::uint32_t align = 16; ///< declared base alignment in bytes (shared: at least 128)
 
+  /// Product of the shape (1 for rank 0); -1 when a dimension is negative or it overflows.
   std::int64_t element_count() const;
+  /// element_count() * the element size; -1 when that is -1 or overflows.
   std::int64_t size_bytes() const;
 };
 

@@ -13,6 +13,11 @@
 //    lowering use.
 // Tests check over the whole domain that both agree.
 
+#include "emitter/support/result.hpp"
+#include "emitter/tile/dtype.hpp"
+#include "emitter/tile/expr.hpp"
+#include "emitter/tile/tensor.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -21,11 +26,6 @@
 #include <string_view>
 #include <variant>
 #include <vector>
-
-#include "emitter/support/result.hpp"
-#include "emitter/tile/dtype.hpp"
-#include "emitter/tile/expr.hpp"
-#include "emitter/tile/tensor.hpp"
 
 namespace ptxgen::tile {
 
@@ -46,14 +46,19 @@ struct RuntimeTerm {
 struct RearrangeStep {
   std::string pattern;
   std::map<std::string, std::int64_t, std::less<>> sizes;
+  /// Where each keyword (`w` of `w=4`) is written in the view text; diagnostics
+  /// only, may be empty (errors then point at the pattern).
+  std::map<std::string, std::uint32_t, std::less<>> size_offsets;
 };
 
 /// One entry of `.sub[...]`: an index (the axis disappears) or a slice `a:b` / `:`.
 struct SubEntry {
   bool is_slice = false;
-  ExprPtr index;                 ///< when !is_slice
-  std::int64_t begin = 0;        ///< when is_slice
-  std::int64_t end = 0;          ///< when is_slice (exclusive; `:` is 0:size)
+  ExprPtr index;            ///< when !is_slice
+  std::int64_t begin = 0;   ///< when is_slice
+  std::int64_t end = 0;     ///< when is_slice (exclusive; `:` is 0:size)
+  std::uint32_t offset = 0; ///< the entry's span in the view text (diagnostics only)
+  std::uint32_t length = 0;
 };
 
 /// `.sub[e0, e1, ...]`; fewer entries than axes leave the trailing axes whole.
@@ -70,11 +75,11 @@ using ViewStep = std::variant<RearrangeStep, SubStep, ReinterpretStep>;
 
 struct View {
   const Tensor* tensor = nullptr; ///< the base tensor (owned by the kernel)
-  DType dtype = DType::uint8;      ///< element type seen through the view
-  std::vector<ViewStep> steps;     ///< the derivation, in order
-  std::vector<ViewAxis> axes;      ///< affine form: outer to inner
-  std::int64_t offset_bytes = 0;   ///< affine form: constant part
-  std::vector<RuntimeTerm> terms;  ///< affine form: runtime part
+  DType dtype = DType::uint8;     ///< element type seen through the view
+  std::vector<ViewStep> steps;    ///< the derivation, in order
+  std::vector<ViewAxis> axes;     ///< affine form: outer to inner
+  std::int64_t offset_bytes = 0;  ///< affine form: constant part
+  std::vector<RuntimeTerm> terms; ///< affine form: runtime part
 
   std::size_t rank() const { return axes.size(); }
   std::vector<std::int64_t> shape() const;
@@ -85,7 +90,7 @@ struct View {
                                           const ExprEnv& env) const;
 
   /// Canonical `shape:stride` form in bytes, e.g. `A(4,32,4,8):(1024,64,16,2)+0`;
-  /// runtime terms follow as `+tid*64`.
+  /// runtime terms follow as ` + (tid)*64`, in order (the expression as print() writes it).
   std::string str() const;
 };
 
@@ -101,7 +106,17 @@ Result<View> parse_view(std::string_view text,
                         const std::function<bool(std::string_view)>& is_param);
 
 /// Applies one step to a view (used by parse_view; exposed for tests and C++ users).
-/// `text` and `offset` locate the step in the source for diagnostics.
+/// `text` and `offset` locate the step in the source for diagnostics:
+///  - rearrange: `offset` is where the pattern's first character is in `text`
+///    (when text.substr(offset) does not start with the pattern, positions are
+///    reported inside the pattern itself);
+///  - sub: entries carry their own spans; `offset` (the `[`) is used otherwise;
+///  - view: `offset` is where the dtype name is.
+/// Checks: rearrange as parse_view lists; sub: at most rank entries, constant
+/// indices in 0..size-1, slices 0 <= begin < end <= size (runtime indices are
+/// not checked: the contract checker bounds them); view: the last axis is
+/// contiguous and its bytes are a multiple of the new element size (alignment
+/// of the result is the contract checker's business).
 Result<View> apply_step(const View& v, const ViewStep& step, std::string_view text = {},
                         std::size_t offset = 0);
 

@@ -1,0 +1,148 @@
+// `ptxgen golden --check|--update`: every valid spec's PTX against golden/<same path>.ptx.
+
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "driver/cli/command.hpp"
+#include "driver/cli/target_options.hpp"
+#include "driver/run/pipeline.hpp"
+#include "driver/support/atomic_file.hpp"
+#include "driver/support/unified_diff.hpp"
+
+namespace ptxgen::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+int usage(const std::string& message) {
+  std::cerr << "ptxgen golden: " << message
+            << "\nTry `ptxgen golden --help` for the options.\n";
+  return exit_usage;
+}
+
+/// spec_root/a/b.toml -> golden_dir/a/b.ptx; nullopt when spec is not under spec_root.
+std::optional<fs::path> golden_path(const fs::path& spec, const fs::path& spec_root,
+                                    const fs::path& golden_dir) {
+  fs::path rel = fs::relative(fs::absolute(spec).lexically_normal(),
+                              fs::absolute(spec_root).lexically_normal());
+  if (rel.empty() || *rel.begin() == "..")
+    return std::nullopt;
+  rel.replace_extension(".ptx");
+  return golden_dir / rel;
+}
+
+int run_golden(const std::vector<std::string>& args) {
+  po::options_description opts("options");
+  std::string golden_dir = "golden", spec_root = "specs", target = "sm_80";
+  opts.add_options()("help,h", "show this help")("check", "compare (the default)")(
+      "update", "rewrite the goldens that differ or are missing")(
+      "golden-dir", po::value(&golden_dir)->default_value("golden"), "where the goldens live")(
+      "spec-root", po::value(&spec_root)->default_value("specs"),
+      "the folder the golden tree mirrors")(
+      "target", po::value(&target)->default_value("sm_80"), "PTX target of the goldens");
+  po::options_description hidden;
+  std::vector<std::string> specs_in;
+  hidden.add_options()("spec", po::value(&specs_in));
+  po::positional_options_description pos;
+  pos.add("spec", -1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return usage(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout
+        << "usage: ptxgen golden [--check|--update] [--golden-dir DIR] [--spec-root DIR] "
+           "SPEC|DIR...\n\n"
+           "Each valid spec SPEC-ROOT/x/y.toml has its expected PTX in GOLDEN-DIR/x/y.ptx.\n"
+           "--check (the default) prints a unified diff for every golden that differs and\n"
+           "exits 1; --update rewrites them (atomically). Goldens are only ever written by\n"
+           "this command, never by hand. Directories skip `invalid/` and `faults/`.\n\n"
+        << opts
+        << "\nexamples:\n  ptxgen golden --check specs/\n  ptxgen golden --update "
+           "specs/seed/copy_async.toml\n";
+    return exit_ok;
+  }
+  if (vm.count("check") && vm.count("update"))
+    return usage("--check and --update exclude each other");
+  const bool update = vm.count("update") > 0;
+  if (specs_in.empty())
+    specs_in.push_back(spec_root);
+  lower::LowerOptions lo;
+  std::string err;
+  if (!parse_target_options(target, "", lo, err))
+    return usage(err);
+  std::vector<fs::path> specs;
+  if (!driver::expand_spec_arguments(specs_in, specs, err)) {
+    std::cerr << "ptxgen golden: " << err << '\n';
+    return exit_input;
+  }
+  std::size_t same = 0, differ = 0, missing = 0, invalid = 0, written = 0;
+  int status = exit_ok;
+  for (const auto& spec : specs) {
+    auto gpath = golden_path(spec, spec_root, golden_dir);
+    if (!gpath) {
+      std::cerr << "ptxgen golden: '" << spec.string() << "' is not under --spec-root '"
+                << spec_root << "'\n";
+      return exit_usage;
+    }
+    fs::path display = fs::path(spec_root).filename() /
+                       fs::relative(fs::absolute(spec).lexically_normal(),
+                                    fs::absolute(spec_root).lexically_normal());
+    lo.header_comments = driver::golden_header(display.generic_string());
+    auto e = driver::emit_spec(spec, lo);
+    if (!e.ok()) {
+      std::cerr << e.diagnostics.format_all();
+      ++invalid;
+      status = std::max<int>(status, exit_input);
+      continue;
+    }
+    std::string old;
+    bool exists = driver::read_file(*gpath, old, err);
+    if (exists && old == e.ptx) {
+      ++same;
+      continue;
+    }
+    if (update) {
+      std::error_code ec;
+      fs::create_directories(gpath->parent_path(), ec);
+      if (!driver::write_file_atomically(*gpath, e.ptx, err)) {
+        std::cerr << "ptxgen golden: " << err << '\n';
+        status = exit_environment;
+        continue;
+      }
+      ++written;
+      std::cout << (exists ? "updated " : "created ") << gpath->generic_string() << '\n';
+      continue;
+    }
+    if (!exists) {
+      ++missing;
+      std::cerr << "golden missing: " << gpath->generic_string() << " (for "
+                << spec.generic_string() << "; run `ptxgen golden --update "
+                << spec.generic_string() << "`)\n";
+    } else {
+      ++differ;
+      std::cerr << driver::unified_diff(old, e.ptx, gpath->generic_string(),
+                                        spec.generic_string() + " (emitted now)");
+    }
+    status = std::max<int>(status, exit_input);
+  }
+  std::cerr << "golden: " << specs.size() << " specs, " << same << " match, " << differ
+            << " differ, " << missing << " missing, " << invalid << " invalid";
+  if (update)
+    std::cerr << ", " << written << " written";
+  std::cerr << '\n';
+  return status;
+}
+
+} // namespace
+
+PTXGEN_REGISTER_COMMAND(golden, "golden", "check or update the golden PTX of specs", run_golden);
+
+} // namespace ptxgen::cli

@@ -1,0 +1,327 @@
+// `ptxgen instr OPCODE ...`: builds one cp.async instruction, validates it for a
+// target and PTX version, prints it in canonical form, or says why not; with
+// --ptxas also asks ptxas whether it agrees.
+
+#include "driver/cli/command.hpp"
+#include "driver/ptxas/ptxas.hpp"
+#include "emitter/ptx/feature.hpp"
+#include "emitter/ptx/opcode_parser.hpp"
+#include "emitter/ptx/printer.hpp"
+#include "emitter/ptx/validator.hpp"
+
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxgen::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+using namespace ptxgen::ptx;
+
+constexpr const char* kUsage = "usage: ptxgen instr OPCODE --chunk-bytes N [options]";
+
+constexpr const char* kHelpText = R"(
+Builds one cp.async instruction, checks it against the PTX rules ptxgen
+enforces (PTX_RULES.md) for a target and PTX ISA version, and prints it in
+canonical form with placeholder registers, preceded by the `.version` and
+`.target` lines it needs. An invalid combination prints a diagnostic with a
+caret under the opcode (or names the operand) and exits 1.
+
+Operands: the destination is a shared address in %r1, the source a global
+address in %rd1; a src-size register is %r2, a guard or ignore-src
+predicate %p1/%p2, the cache policy %rd2.
+
+examples:
+  ptxgen instr cp.async.cg.shared.global --chunk-bytes 16
+  ptxgen instr cp.async.cg.shared.global.L2::128B --chunk-bytes 16 --src-size reg --target sm_80
+  ptxgen instr cp.async.ca.shared.global --chunk-bytes 4 --src-size 2 --pred
+  ptxgen instr cp.async.cg.shared.global.L2::cache_hint --chunk-bytes 16 --cache-policy
+  ptxgen instr cp.async.shared.global.ca --chunk-bytes 8 --ptxas      # any qualifier order
+  ptxgen instr cp.async.cg.shared.global --chunk-bytes 8              # error: .cg copies 16
+
+exit status: 0 valid (and ptxas agrees, with --ptxas), 1 invalid instruction
+or ptxas disagrees, 2 bad usage, 3 no ptxas.
+)";
+
+int usage_error(const std::string& message) {
+  std::cerr << "ptxgen instr: " << message << "\n"
+            << kUsage << "\n"
+            << "Try `ptxgen instr --help` for the options.\n";
+  return exit_usage;
+}
+
+/// Points a validator message at the opcode qualifier it is about, when it names one.
+Diagnostic place(const std::string& opcode_text, const Diagnostic& d) {
+  static const char* const qualifiers[] = {
+      ".L2::cache_hint", ".shared::cta", ".L2::64B", ".L2::128B", ".L2::256B", ".cg", ".ca"};
+  Diagnostic out = d;
+  out.file = "instr"; // a rule about operands: no position in the opcode
+  Diagnostic at = d;
+  at.file = "opcode";
+  at.source_line = opcode_text;
+  at.line = 1;
+  for (const char* q : qualifiers) {
+    std::string needle(q);
+    if (d.message.find("`" + needle + "`") == std::string::npos &&
+        !(needle.rfind(".L2::", 0) == 0 && needle != ".L2::cache_hint" &&
+          d.message.find("prefetch") != std::string::npos))
+      continue;
+    // Match a whole qualifier: followed by '.' or the end.
+    for (std::size_t pos = opcode_text.find(needle); pos != std::string::npos;
+         pos = opcode_text.find(needle, pos + 1)) {
+      std::size_t end = pos + needle.size();
+      if (end == opcode_text.size() || opcode_text[end] == '.') {
+        at.column = static_cast<std::uint32_t>(pos + 1);
+        at.length = static_cast<std::uint32_t>(needle.size());
+        return at;
+      }
+    }
+  }
+  return out;
+}
+
+struct Options {
+  std::string opcode;
+  std::optional<std::uint32_t> chunk_bytes;
+  std::optional<std::string> src_size;
+  bool ignore_src = false;
+  bool pred = false;
+  bool cache_policy = false;
+  std::string target = "sm_80";
+  std::optional<std::string> ptx_version;
+  std::optional<std::string> ptxas;
+};
+
+/// The instruction and a minimal kernel around it that defines every register it reads.
+struct Built {
+  Module module;
+  Instruction instruction;
+};
+
+Built build(const CpAsyncOpcode& op, const Options& o, std::uint32_t chunk_bytes,
+            std::optional<std::uint32_t> src_size_imm, Target target) {
+  Built b;
+  Entry e;
+  e.name = "ptxgen_instr";
+  e.params.push_back({"src", ScalarType::u64});
+  e.shared.push_back({"smem", 128, 256});
+  RegisterFile& rf = e.registers;
+  Register dst = rf.make(RegClass::b32);
+  Register src = rf.make(RegClass::b64);
+  e.body.push_back({std::nullopt, Mov{ScalarType::u32, dst, Symbol{"smem"}}, ""});
+  e.body.push_back(
+      {std::nullopt, Ld{StateSpace::param, ScalarType::u64, {src}, Address{Symbol{"src"}, 0}}, ""});
+  e.body.push_back({std::nullopt, Cvta{StateSpace::global, ScalarType::u64, src, src}, ""});
+
+  CpAsync cp;
+  cp.opcode = op;
+  cp.dst = Address{dst, 0};
+  cp.src = Address{src, 0};
+  cp.cp_size = chunk_bytes;
+  if (o.src_size) {
+    if (src_size_imm) {
+      cp.zero_fill = SrcSize{*src_size_imm};
+    } else {
+      Register r = rf.make(RegClass::b32);
+      e.body.push_back({std::nullopt, Mov{ScalarType::u32, r, Immediate{chunk_bytes}}, ""});
+      cp.zero_fill = SrcSize{r};
+    }
+  }
+  // setp cannot read %tid.x directly (ptxas allows special registers only in mov and cvt).
+  std::optional<Register> tid;
+  auto thread_index = [&]() {
+    if (!tid) {
+      tid = rf.make(RegClass::b32);
+      e.body.push_back({std::nullopt, Mov{ScalarType::u32, *tid, SpecialRegister::tid_x}, ""});
+    }
+    return *tid;
+  };
+  std::optional<Guard> guard;
+  if (o.pred) {
+    Register p = rf.make(RegClass::pred);
+    e.body.push_back(
+        {std::nullopt, Setp{CompareOp::lt, ScalarType::u32, p, thread_index(), Immediate{64}}, ""});
+    guard = Guard{p, false};
+  }
+  if (o.ignore_src) {
+    Register p = rf.make(RegClass::pred);
+    e.body.push_back(
+        {std::nullopt, Setp{CompareOp::ge, ScalarType::u32, p, thread_index(), Immediate{32}}, ""});
+    cp.zero_fill = IgnoreSrc{p, false};
+  }
+  if (o.cache_policy) {
+    Register r = rf.make(RegClass::b64);
+    // A plain 64-bit value keeps the kernel free of createpolicy's own version gate.
+    e.body.push_back({std::nullopt, Mov{ScalarType::b64, r, Immediate{0}}, ""});
+    cp.cache_policy = r;
+  }
+  b.instruction = Instruction{guard, cp, ""};
+  e.body.push_back(b.instruction);
+  e.body.push_back({std::nullopt, CpAsyncCommitGroup{}, ""});
+  e.body.push_back({std::nullopt, CpAsyncWaitAll{}, ""});
+  e.body.push_back({std::nullopt, Ret{}, ""});
+  b.module.header_comments.push_back("ptxgen instr: one instruction in a minimal kernel");
+  b.module.target = target;
+  b.module.entries.push_back(std::move(e));
+  return b;
+}
+
+int run_instr(const std::vector<std::string>& args) {
+  Options o;
+  po::options_description visible("options");
+  // clang-format off
+  visible.add_options()
+    ("chunk-bytes", po::value<std::uint32_t>(), "the copy width (cp-size) in bytes: 4, 8 or 16 for .ca, 16 for .cg; required, never inferred")
+    ("src-size", po::value<std::string>(), "copy only N bytes and zero the rest (N an immediate in 0..chunk-bytes), or `reg` for a u32 register")
+    ("ignore-src", po::bool_switch(&o.ignore_src), "add an ignore-src predicate operand (PTX 7.5): zero all bytes when true")
+    ("pred", po::bool_switch(&o.pred), "guard the instruction with @%p")
+    ("cache-policy", po::bool_switch(&o.cache_policy), "add the 64-bit cache-policy operand that .L2::cache_hint requires")
+    ("target", po::value<std::string>(&o.target)->default_value("sm_80"), "the target, e.g. sm_80, sm_90a, sm_120")
+    ("ptx-version", po::value<std::string>(), "the .version X.Y (default: the lowest the target and the instruction allow)")
+    ("ptxas", po::value<std::string>()->implicit_value(""), "also assemble it with ptxas (at PATH, or found as usual) and report whether ptxas agrees")
+    ("help,h", "show this help");
+  // clang-format on
+  po::options_description all;
+  all.add(visible).add_options()("opcode", po::value<std::vector<std::string>>(), "");
+  po::positional_options_description positional;
+  positional.add("opcode", -1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return usage_error(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << kUsage << "\n" << kHelpText << "\n" << visible;
+    return exit_ok;
+  }
+  if (!vm.count("opcode"))
+    return usage_error("missing OPCODE, e.g. cp.async.cg.shared.global");
+  const auto& ops = vm["opcode"].as<std::vector<std::string>>();
+  if (ops.size() != 1)
+    return usage_error("expected one OPCODE; got " + std::to_string(ops.size()));
+  o.opcode = ops.front();
+  if (vm.count("src-size"))
+    o.src_size = vm["src-size"].as<std::string>();
+  if (vm.count("ptx-version"))
+    o.ptx_version = vm["ptx-version"].as<std::string>();
+  if (vm.count("ptxas"))
+    o.ptxas = vm["ptxas"].as<std::string>();
+  if (!vm.count("chunk-bytes"))
+    return usage_error("--chunk-bytes is required: the copy width is never inferred; give 4, 8 "
+                       "or 16 (`.cg` copies exactly 16)");
+  const std::uint32_t chunk_bytes = vm["chunk-bytes"].as<std::uint32_t>();
+
+  auto target = Target::parse(o.target);
+  if (!target)
+    return usage_error("--target expects sm_XX or sm_XXa (e.g. sm_80, sm_90a); got '" + o.target +
+                       "'");
+  std::optional<PtxVersion> version;
+  if (o.ptx_version) {
+    version = PtxVersion::parse(*o.ptx_version);
+    if (!version)
+      return usage_error("--ptx-version expects X.Y (e.g. 7.8); got '" + *o.ptx_version + "'");
+  }
+  std::optional<std::uint32_t> src_size_imm;
+  if (o.src_size && *o.src_size != "reg") {
+    const std::string& s = *o.src_size;
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+      return usage_error("--src-size expects a non-negative integer or `reg`; got '" + s + "'");
+    src_size_imm = static_cast<std::uint32_t>(std::stoul(s));
+  }
+
+  Result<CpAsyncOpcode> parsed = parse_opcode(o.opcode);
+  if (!parsed) {
+    for (auto d : parsed.diagnostics.items()) {
+      d.file = "opcode";
+      std::cerr << format(d);
+    }
+    return exit_input;
+  }
+  if (o.src_size && o.ignore_src) {
+    std::cerr << "error: src-size and ignore-src exclude each other: a cp.async takes one "
+                 "zero-fill operand at most\n";
+    return exit_input;
+  }
+
+  Built b = build(*parsed, o, chunk_bytes, src_size_imm, *target);
+  if (!version) {
+    PtxVersion v = min_version_for_target(*target);
+    for (Feature f : features_used(b.instruction))
+      v = std::max(v, info(f).min_version);
+    version = v;
+  }
+  b.module.version = *version;
+
+  Diagnostics diags = validate_target_version(*target, *version);
+  const Diagnostics rules = validate(b.instruction, *target, *version);
+  for (const auto& d : rules.items())
+    diags.add(place(o.opcode, d));
+  if (o.cache_policy == false && parsed->cache_hint) {
+    // The validator already said it; add how to fix it from the command line.
+    Diagnostic n;
+    n.severity = Severity::note;
+    n.message = "pass --cache-policy to add the policy operand (ptxgen always prints it: "
+                "with the hint, ptxas reads the last operand as the policy)";
+    diags.add(n);
+  }
+
+  const bool valid = !diags.has_errors();
+  if (valid) {
+    std::cout << ".version " << version->str() << "\n.target " << target->str() << "\n"
+              << print(b.instruction) << "\n";
+  } else {
+    std::cerr << diags.format_all();
+  }
+  if (!o.ptxas)
+    return valid ? exit_ok : exit_input;
+
+  std::string error;
+  auto where = driver::locate_ptxas(*o.ptxas, error);
+  if (!where) {
+    std::cerr << "ptxgen instr: cannot check with ptxas: " << error << "\n";
+    return exit_environment;
+  }
+  driver::AssembleOptions options;
+  options.target = *target;
+  options.verbose = false;
+  options.keep_cubin = false;
+  const std::string ptx = print(b.module);
+  driver::AssembleResult r = driver::assemble(where->path, ptx, options);
+  using Status = driver::AssembleResult::Status;
+  if (r.status != Status::ok && r.status != Status::rejected) {
+    std::cerr << "ptxgen instr: " << r.describe() << "\n";
+    return exit_environment;
+  }
+  const std::string who = "ptxas (" + where->path.string() + ")";
+  if (r.ok() == valid) {
+    std::cout << who << (valid ? " accepts it too" : " rejects it too") << " for " << target->str()
+              << " at .version " << version->str() << "\n";
+    if (!valid)
+      for (const auto& m : r.messages)
+        std::cout << "  ptxas: " << m.text << "\n";
+    return valid ? exit_ok : exit_input;
+  }
+  if (r.ok()) {
+    std::cout << who << " accepts it; ptxgen is stricter here (see the message above)\n";
+    return exit_input;
+  }
+  std::cout << who << " DISAGREES: it rejects what ptxgen accepts:\n";
+  for (const auto& m : r.messages)
+    std::cout << "  ptxas: " << m.text << (m.ptx_line.empty() ? "" : "  [" + m.ptx_line + "]")
+              << "\n";
+  std::cout << "the kernel given to ptxas:\n" << ptx;
+  return exit_input;
+}
+
+} // namespace
+
+PTXGEN_REGISTER_COMMAND(instr, "instr", "build and check one cp.async instruction", run_instr);
+
+} // namespace ptxgen::cli

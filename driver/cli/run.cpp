@@ -1,0 +1,181 @@
+// `ptxgen run`: the conformance run — emit, assemble, run on the GPU or the
+// CPU simulator, compare with the independent reference.
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <unistd.h>
+
+#include "driver/cli/command.hpp"
+#include "driver/run/conformance.hpp"
+#include "driver/run/pipeline.hpp"
+#include "driver/support/atomic_file.hpp"
+
+namespace ptxgen::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using driver::CaseResult;
+
+int usage(const std::string& message) {
+  std::cerr << "ptxgen run: " << message << "\nTry `ptxgen run --help` for the options.\n";
+  return exit_usage;
+}
+
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : "%.2f", v);
+  return buf;
+}
+
+void print_table(const driver::ConformanceReport& r, std::ostream& out) {
+  std::size_t width = 4;
+  for (const auto& c : r.cases)
+    width = std::max(width, c.spec.size());
+  out << std::left << std::setw(static_cast<int>(width)) << "spec"
+      << "  result    emit_ms  ptxas_ms   ref_ms  load_ms  launch_ms  cmp_ms\n";
+  for (const auto& c : r.cases) {
+    std::string result(driver::name(c.status));
+    if (c.expect_fault && c.status == CaseResult::Status::pass)
+      result = "faulted";
+    out << std::left << std::setw(static_cast<int>(width)) << c.spec << "  " << std::setw(8)
+        << result << std::right << std::setw(9) << ms(c.emit_ms) << std::setw(10)
+        << ms(c.ptxas_ms) << std::setw(9) << ms(c.reference_ms) << std::setw(9) << ms(c.load_ms)
+        << std::setw(11) << ms(c.launch_ms) << std::setw(8) << ms(c.compare_ms) << '\n';
+  }
+}
+
+int run_run(const std::vector<std::string>& args) {
+  po::options_description opts("options");
+  std::string backend = "auto", arch, report, ptx_file, ptxas;
+  int device = 0;
+  unsigned jobs = 0;
+  opts.add_options()("help,h", "show this help")(
+      "backend", po::value(&backend)->default_value("auto"),
+      "auto (the GPU when there is one, else the simulator), cuda, or sim")(
+      "device", po::value(&device)->default_value(0), "CUDA device ordinal")(
+      "arch", po::value(&arch), "cubin target (default: the device's, e.g. sm_90)")(
+      "jobs,j", po::value(&jobs)->default_value(0), "parallel emit/assemble/simulate (0: cores)")(
+      "report", po::value(&report), "also write a report: FILE.json or FILE.xml (JUnit)")(
+      "ptx", po::value(&ptx_file),
+      "run this PTX file (hand-written, or another compiler's) instead of ptxgen's, "
+      "against the spec's reference; needs exactly one spec")(
+      "ptxas", po::value(&ptxas), "the ptxas to use")(
+      "jit", "load PTX through the driver's JIT instead of a ptxas cubin")(
+      "unchecked", "skip the contract: show on the device what it prevents");
+  po::options_description hidden;
+  std::vector<std::string> specs_in;
+  hidden.add_options()("spec", po::value(&specs_in));
+  po::positional_options_description pos;
+  pos.add("spec", -1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    return usage(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout
+        << "usage: ptxgen run SPEC|DIR... [--backend auto|cuda|sim] [--device N] [--arch sm_XX]\n"
+           "                  [-j N] [--report FILE.json|FILE.xml] [--ptx FILE]\n\n"
+           "The conformance run. For every spec: emit its PTX, assemble it with ptxas,\n"
+           "run it on the GPU (or the CPU simulator), and compare every global tensor\n"
+           "byte for byte with the independent CPU reference. Specs in a `faults/`\n"
+           "folder are run without the contract and must fault (a directory argument\n"
+           "skips faults/ and invalid/: name them explicitly). Each GPU case runs in\n"
+           "its own process, so a faulting kernel costs only its case.\n\n"
+        << opts
+        << "\nexamples:\n  ptxgen run specs/ specs/faults/\n"
+           "  ptxgen run --backend sim specs/seed/copy_async.toml\n"
+           "  ptxgen run specs/seed/copy_async.toml --ptx my_kernel.ptx\n\n"
+           "exit status: 0 all pass, 1 a mismatch, fault or invalid spec, 2 usage,\n"
+           "3 environment (no GPU with --backend cuda, no ptxas).\n";
+    return exit_ok;
+  }
+  if (specs_in.empty())
+    return usage("no spec given");
+  driver::ConformanceOptions o;
+  o.device = device;
+  o.jobs = jobs;
+  o.ptxas = ptxas;
+  o.jit = vm.count("jit") > 0;
+  o.unchecked = vm.count("unchecked") > 0;
+  if (!arch.empty()) {
+    o.arch = ptx::Target::parse(arch);
+    if (!o.arch)
+      return usage("--arch expects sm_XX or sm_XXa; got '" + arch + "'");
+  }
+  std::vector<fs::path> specs;
+  std::string err;
+  if (!driver::expand_spec_arguments(specs_in, specs, err)) {
+    std::cerr << "ptxgen run: " << err << '\n';
+    return exit_input;
+  }
+  if (!ptx_file.empty()) {
+    if (specs.size() != 1)
+      return usage("--ptx needs exactly one spec");
+    if (!driver::read_file(ptx_file, o.ptx_override, err)) {
+      std::cerr << "ptxgen run: " << err << '\n';
+      return exit_environment;
+    }
+    o.ptx_override_name = ptx_file;
+  }
+  if (backend == "sim") {
+    o.backend = driver::Backend::sim;
+  } else if (backend == "cuda" || backend == "auto") {
+    o.backend = driver::Backend::cuda;
+  } else {
+    return usage("--backend expects auto, cuda or sim; got '" + backend + "'");
+  }
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  auto progress = [&](std::size_t done, std::size_t total, const CaseResult& c) {
+    if (tty) {
+      std::cerr << "\r\033[K[" << done << "/" << total << "] " << c.spec << std::flush;
+      if (done == total)
+        std::cerr << "\r\033[K";
+    }
+    if (c.status != CaseResult::Status::pass)
+      std::cerr << (tty ? "\r\033[K" : "") << c.spec << ": " << driver::name(c.status) << ": "
+                << c.detail << (c.detail.empty() || c.detail.back() != '\n' ? "\n" : "");
+  };
+  auto r = driver::run_conformance(specs, o, progress);
+  if (backend == "auto" && r.cases.size() && r.backend_description.rfind("no usable GPU", 0) == 0) {
+    std::cerr << "ptxgen run: " << r.backend_description
+              << "\nptxgen run: running on the CPU simulator instead\n";
+    o.backend = driver::Backend::sim;
+    r = driver::run_conformance(specs, o, progress);
+  } else if (o.backend == driver::Backend::cuda &&
+             r.backend_description.rfind("no usable GPU", 0) == 0) {
+    std::cerr << "ptxgen run: " << r.backend_description << '\n';
+    return exit_environment;
+  }
+  print_table(r, std::cout);
+  std::cout << "backend: " << r.backend_description << '\n'
+            << "summary: " << r.cases.size() << " specs: " << r.count(CaseResult::Status::pass)
+            << " pass, " << r.count(CaseResult::Status::mismatch) << " mismatch, "
+            << r.count(CaseResult::Status::fault) << " fault, "
+            << r.count(CaseResult::Status::invalid) << " invalid, "
+            << r.count(CaseResult::Status::error) << " error; wall " << ms(r.wall_seconds * 1000)
+            << " ms\n";
+  if (!report.empty()) {
+    bool xml = fs::path(report).extension() == ".xml";
+    if (!driver::write_file_atomically(report, xml ? driver::to_junit(r) : driver::to_json(r),
+                                       err)) {
+      std::cerr << "ptxgen run: " << err << '\n';
+      return exit_environment;
+    }
+  }
+  return r.all_passed() ? exit_ok : exit_input;
+}
+
+} // namespace
+
+PTXGEN_REGISTER_COMMAND(run, "run", "conformance run: emit, assemble, run, compare", run_run);
+
+} // namespace ptxgen::cli

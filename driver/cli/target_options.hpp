@@ -1,0 +1,16 @@
+#pragma once
+// The --target / --ptx-version options shared by emit, golden, asm and run.
+
+#include <optional>
+#include <string>
+
+#include "emitter/lower/lower.hpp"
+
+namespace ptxgen::cli {
+
+/// Fills options.target and options.version from the option strings; returns
+/// false with `error` set for a malformed value.
+bool parse_target_options(const std::string& target, const std::string& version,
+                          lower::LowerOptions& options, std::string& error);
+
+} // namespace ptxgen::cli

@@ -1,0 +1,29 @@
+#pragma once
+// The search behind locate_ptxas(), with every input passed in, so tests can
+// exercise each rule without touching the process environment.
+
+#include "driver/ptxas/ptxas.hpp"
+
+#include <optional>
+#include <string>
+
+namespace ptxgen::driver {
+
+/// Where locate_ptxas() looks, as values. An empty string means "not given".
+struct PtxasSearch {
+  std::string explicit_path; ///< from --ptxas
+  std::string env_value;     ///< the value of PTXGEN_PTXAS
+  std::string configured;    ///< the toolkit's ptxas found at configure time
+  std::string path_variable; ///< the value of PATH
+};
+
+/// locate_ptxas() over explicit inputs. An explicit path or environment value
+/// that is not an executable regular file is an error naming it; a configured
+/// path that is missing is skipped (the binary may run on another machine).
+std::optional<PtxasLocation> locate_ptxas_in(const PtxasSearch& search, std::string& error);
+
+/// True when `path` is a regular file (after symlinks) this process may execute.
+/// Otherwise `why` says what it is instead ("it does not exist", "it is a directory", ...).
+bool is_executable_file(const std::filesystem::path& path, std::string& why);
+
+} // namespace ptxgen::driver

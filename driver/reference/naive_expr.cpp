@@ -1,0 +1,131 @@
+#include "driver/reference/naive_expr.hpp"
+
+#include <limits>
+
+namespace ptxgen::driver {
+namespace {
+
+std::int64_t wrap(std::uint64_t v) {
+  return static_cast<std::int64_t>(v);
+}
+std::uint64_t bits(std::int64_t v) {
+  return static_cast<std::uint64_t>(v);
+}
+
+std::optional<std::int64_t> binary(tile::ExprOp op, std::int64_t a, std::int64_t b) {
+  using tile::ExprOp;
+  switch (op) {
+  case ExprOp::add:
+    return wrap(bits(a) + bits(b));
+  case ExprOp::sub:
+    return wrap(bits(a) - bits(b));
+  case ExprOp::mul:
+    return wrap(bits(a) * bits(b));
+  case ExprOp::div:
+  case ExprOp::rem:
+    if (b == 0 || (a == std::numeric_limits<std::int64_t>::min() && b == -1)) {
+      return std::nullopt;
+    }
+    return op == ExprOp::div ? a / b : a % b;
+  case ExprOp::shl:
+  case ExprOp::shr:
+    if (b < 0 || b > 63) {
+      return std::nullopt;
+    }
+    return op == ExprOp::shl ? wrap(bits(a) << b) : a >> b;
+  case ExprOp::bit_and:
+    return a & b;
+  case ExprOp::bit_or:
+    return a | b;
+  case ExprOp::lt:
+    return a < b ? 1 : 0;
+  case ExprOp::le:
+    return a <= b ? 1 : 0;
+  case ExprOp::gt:
+    return a > b ? 1 : 0;
+  case ExprOp::ge:
+    return a >= b ? 1 : 0;
+  case ExprOp::eq:
+    return a == b ? 1 : 0;
+  case ExprOp::ne:
+    return a != b ? 1 : 0;
+  case ExprOp::logical_and:
+    return (a != 0 && b != 0) ? 1 : 0;
+  case ExprOp::logical_or:
+    return (a != 0 || b != 0) ? 1 : 0;
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::ExprEnv& env) {
+  using tile::ExprKind;
+  auto arg = [&](std::size_t i) -> std::optional<std::int64_t> {
+    if (i >= e.args.size() || !e.args[i]) {
+      return std::nullopt;
+    }
+    return naive_evaluate(*e.args[i], env);
+  };
+  switch (e.kind) {
+  case ExprKind::constant:
+    return e.value;
+  case ExprKind::tid:
+    return env.tid;
+  case ExprKind::warp:
+    return env.tid / 32;
+  case ExprKind::lane:
+    return env.tid % 32;
+  case ExprKind::bid:
+    return env.bid;
+  case ExprKind::param: {
+    auto it = env.params.find(e.name);
+    if (it == env.params.end()) {
+      return std::nullopt;
+    }
+    return it->second;
+  }
+  case ExprKind::unary: {
+    auto a = arg(0);
+    if (!a) {
+      return std::nullopt;
+    }
+    if (e.op == tile::ExprOp::logical_not) {
+      return *a == 0 ? 1 : 0;
+    }
+    if (e.op == tile::ExprOp::neg) {
+      return wrap(0 - bits(*a));
+    }
+    return std::nullopt;
+  }
+  case ExprKind::binary: {
+    auto a = arg(0);
+    if (!a) {
+      return std::nullopt;
+    }
+    // && and || short-circuit as in C, like `c ? a : b` evaluates one arm.
+    if (e.op == tile::ExprOp::logical_and && *a == 0) {
+      return 0;
+    }
+    if (e.op == tile::ExprOp::logical_or && *a != 0) {
+      return 1;
+    }
+    auto b = arg(1);
+    if (!b) {
+      return std::nullopt;
+    }
+    return binary(e.op, *a, *b);
+  }
+  case ExprKind::select: {
+    auto c = arg(0);
+    if (!c) {
+      return std::nullopt;
+    }
+    return *c != 0 ? arg(1) : arg(2);
+  }
+  }
+  return std::nullopt;
+}
+
+} // namespace ptxgen::driver

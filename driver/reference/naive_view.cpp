@@ -1,0 +1,417 @@
+#include "driver/reference/naive_view.hpp"
+
+#include "driver/reference/naive_expr.hpp"
+
+#include <cctype>
+#include <set>
+#include <type_traits>
+#include <variant>
+
+namespace ptxgen::driver {
+namespace {
+
+bool is_name_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+// One side of a pattern: "(w t) (r v)" -> {{w, t}, {r, v}}.
+bool parse_side(std::string_view s, std::vector<std::vector<std::string>>& out, std::string& why) {
+  bool in_group = false;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (std::isspace(static_cast<unsigned char>(c)) != 0) {
+      ++i;
+    } else if (c == '(') {
+      if (in_group) {
+        why = "nested parentheses";
+        return false;
+      }
+      in_group = true;
+      out.emplace_back();
+      ++i;
+    } else if (c == ')') {
+      if (!in_group) {
+        why = "')' without '('";
+        return false;
+      }
+      in_group = false;
+      ++i;
+    } else if (c == '1' && (i + 1 == s.size() || !is_name_char(s[i + 1]))) {
+      // An anonymous axis of size 1: a group of no names; inside a group a factor of 1.
+      if (!in_group) {
+        out.emplace_back();
+      }
+      ++i;
+    } else if (is_name_start(c)) {
+      std::size_t j = i;
+      while (j < s.size() && is_name_char(s[j])) {
+        ++j;
+      }
+      std::string name(s.substr(i, j - i));
+      if (in_group) {
+        out.back().push_back(std::move(name));
+      } else {
+        out.push_back({std::move(name)});
+      }
+      i = j;
+    } else if (c == '.') {
+      why = "'...' is not supported";
+      return false;
+    } else {
+      why = std::string("unexpected character '") + c + "'";
+      return false;
+    }
+  }
+  if (in_group) {
+    why = "'(' without ')'";
+    return false;
+  }
+  return true;
+}
+
+bool plan_rearrange(const tile::RearrangeStep& step, const std::vector<std::int64_t>& in,
+                    NaivePattern& pattern, std::map<std::string, std::int64_t, std::less<>>& sizes,
+                    std::vector<std::int64_t>& out, std::string& why) {
+  std::string perr;
+  auto parsed = parse_naive_pattern(step.pattern, &perr);
+  if (!parsed) {
+    why = "pattern \"" + step.pattern + "\": " + perr;
+    return false;
+  }
+  pattern = *parsed;
+  if (pattern.lhs.size() != in.size()) {
+    why = "pattern \"" + step.pattern + "\" has " + std::to_string(pattern.lhs.size()) +
+          " input axes but the input has rank " + std::to_string(in.size());
+    return false;
+  }
+  std::set<std::string, std::less<>> names;
+  for (const auto& g : pattern.lhs) {
+    names.insert(g.begin(), g.end());
+  }
+  for (const auto& [name, size] : step.sizes) {
+    if (!names.contains(name)) {
+      why = "size given for '" + name + "', which the pattern does not use";
+      return false;
+    }
+    if (size <= 0) {
+      why = "size of '" + name + "' is " + std::to_string(size) + ", expected a positive size";
+      return false;
+    }
+    sizes[name] = size;
+  }
+  for (std::size_t a = 0; a < in.size(); ++a) {
+    std::int64_t known = 1;
+    std::vector<std::string> unknown;
+    for (const auto& n : pattern.lhs[a]) {
+      auto it = sizes.find(n);
+      if (it == sizes.end()) {
+        unknown.push_back(n);
+      } else {
+        known *= it->second;
+      }
+    }
+    if (unknown.size() > 1) {
+      why = "input axis " + std::to_string(a) + " has more than one unknown size ('" + unknown[0] +
+            "', '" + unknown[1] + "')";
+      return false;
+    }
+    if (unknown.empty()) {
+      if (known != in[a]) {
+        why = "input axis " + std::to_string(a) + " has size " + std::to_string(in[a]) +
+              " but its group multiplies to " + std::to_string(known);
+        return false;
+      }
+    } else {
+      if (in[a] % known != 0) {
+        why = "input axis " + std::to_string(a) + " of size " + std::to_string(in[a]) +
+              " is not divisible by " + std::to_string(known);
+        return false;
+      }
+      sizes[unknown[0]] = in[a] / known;
+    }
+  }
+  out.clear();
+  for (const auto& g : pattern.rhs) {
+    std::int64_t s = 1;
+    for (const auto& n : g) {
+      s *= sizes.at(n);
+    }
+    out.push_back(s);
+  }
+  return true;
+}
+
+bool plan_sub(const tile::SubStep& step, const std::vector<std::int64_t>& in,
+              std::vector<std::int64_t>& out, std::string& why) {
+  if (step.entries.size() > in.size()) {
+    why = "sub has " + std::to_string(step.entries.size()) + " entries for rank " +
+          std::to_string(in.size());
+    return false;
+  }
+  out.clear();
+  for (std::size_t a = 0; a < in.size(); ++a) {
+    if (a >= step.entries.size()) {
+      out.push_back(in[a]);
+      continue;
+    }
+    const auto& e = step.entries[a];
+    if (!e.is_slice) {
+      if (!e.index) {
+        why = "sub entry " + std::to_string(a) + " has no index expression";
+        return false;
+      }
+      continue; // the axis disappears
+    }
+    if (e.begin < 0 || e.begin > e.end || e.end > in[a]) {
+      why = "slice " + std::to_string(e.begin) + ":" + std::to_string(e.end) + " of axis " +
+            std::to_string(a) + " (size " + std::to_string(in[a]) + ")";
+      return false;
+    }
+    out.push_back(e.end - e.begin);
+  }
+  return true;
+}
+
+} // namespace
+
+unsigned naive_dtype_bytes(tile::DType d) {
+  switch (d) {
+  case tile::DType::uint8:
+  case tile::DType::int8:
+  case tile::DType::b8:
+    return 1;
+  case tile::DType::uint16:
+  case tile::DType::int16:
+  case tile::DType::float16:
+  case tile::DType::bfloat16:
+  case tile::DType::b16:
+    return 2;
+  case tile::DType::uint32:
+  case tile::DType::int32:
+  case tile::DType::float32:
+  case tile::DType::b32:
+    return 4;
+  case tile::DType::uint64:
+  case tile::DType::int64:
+  case tile::DType::float64:
+  case tile::DType::b64:
+    return 8;
+  }
+  return 1;
+}
+
+std::optional<NaivePattern> parse_naive_pattern(std::string_view text, std::string* why) {
+  std::string err;
+  NaivePattern p;
+  const auto arrow = text.find("->");
+  if (arrow == std::string_view::npos || text.find("->", arrow + 2) != std::string_view::npos) {
+    err = "expected exactly one '->'";
+  } else if (parse_side(text.substr(0, arrow), p.lhs, err) &&
+             parse_side(text.substr(arrow + 2), p.rhs, err)) {
+    std::set<std::string, std::less<>> left;
+    std::set<std::string, std::less<>> right;
+    for (const auto& g : p.lhs) {
+      for (const auto& n : g) {
+        if (!left.insert(n).second && err.empty()) {
+          err = "'" + n + "' appears twice on the left";
+        }
+      }
+    }
+    for (const auto& g : p.rhs) {
+      for (const auto& n : g) {
+        if (!right.insert(n).second && err.empty()) {
+          err = "'" + n + "' appears twice on the right";
+        }
+      }
+    }
+    if (err.empty() && left != right) {
+      err = "the two sides do not name the same axes";
+    }
+  }
+  if (!err.empty()) {
+    if (why != nullptr) {
+      *why = err;
+    }
+    return std::nullopt;
+  }
+  return p;
+}
+
+NaivePlan naive_plan(const tile::View& v) {
+  NaivePlan plan;
+  if (v.tensor == nullptr) {
+    plan.error = "the view has no tensor";
+    return plan;
+  }
+  plan.dtype = v.tensor->dtype;
+  plan.levels.push_back({v.tensor->shape, naive_dtype_bytes(v.tensor->dtype)});
+  plan.patterns.resize(v.steps.size());
+  plan.name_sizes.resize(v.steps.size());
+  for (std::size_t i = 0; i < v.steps.size(); ++i) {
+    const NaivePlan::Level& in = plan.levels.back();
+    NaivePlan::Level out{{}, in.element_bytes};
+    std::string why;
+    bool ok = std::visit(
+        [&](const auto& step) -> bool {
+          using S = std::decay_t<decltype(step)>;
+          if constexpr (std::is_same_v<S, tile::RearrangeStep>) {
+            return plan_rearrange(step, in.shape, plan.patterns[i], plan.name_sizes[i], out.shape,
+                                  why);
+          } else if constexpr (std::is_same_v<S, tile::SubStep>) {
+            return plan_sub(step, in.shape, out.shape, why);
+          } else {
+            out.shape = in.shape;
+            out.element_bytes = naive_dtype_bytes(step.dtype);
+            plan.dtype = step.dtype;
+            if (in.shape.empty()) {
+              if (out.element_bytes != in.element_bytes) {
+                why = "a dtype view of a rank-0 view must keep the element size";
+                return false;
+              }
+              return true;
+            }
+            const std::int64_t bytes = in.shape.back() * in.element_bytes;
+            if (bytes % out.element_bytes != 0) {
+              why = "the last axis has " + std::to_string(bytes) + " bytes, not a multiple of " +
+                    std::to_string(out.element_bytes);
+              return false;
+            }
+            out.shape.back() = bytes / out.element_bytes;
+            return true;
+          }
+        },
+        v.steps[i]);
+    if (!ok) {
+      plan.error = "step " + std::to_string(i + 1) + ": " + why;
+      return plan;
+    }
+    plan.levels.push_back(std::move(out));
+  }
+  return plan;
+}
+
+NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const tile::ExprEnv& env,
+                           std::span<const std::int64_t> coords) {
+  NaiveLocation loc;
+  if (!plan.ok()) {
+    loc.error = plan.error;
+    return loc;
+  }
+  if (coords.size() != plan.shape().size()) {
+    loc.error = "expected " + std::to_string(plan.shape().size()) + " coordinates, got " +
+                std::to_string(coords.size());
+    return loc;
+  }
+  auto check_range = [&](const std::vector<std::int64_t>& c, std::size_t level) {
+    const auto& shape = plan.levels[level].shape;
+    for (std::size_t a = 0; a < c.size(); ++a) {
+      if ((c[a] < 0 || c[a] >= shape[a]) && loc.in_bounds) {
+        loc.in_bounds = false;
+        loc.error = "coordinate " + std::to_string(c[a]) + " of axis " + std::to_string(a) +
+                    " (size " + std::to_string(shape[a]) + ") at step " + std::to_string(level);
+      }
+    }
+  };
+  const unsigned eb = plan.element_bytes();
+  for (unsigned byte0 = 0; byte0 < eb; ++byte0) {
+    std::vector<std::int64_t> cur(coords.begin(), coords.end());
+    std::int64_t byte = byte0;
+    for (std::size_t i = v.steps.size(); i-- > 0;) {
+      check_range(cur, i + 1);
+      std::vector<std::int64_t> prev;
+      bool ok = true;
+      std::visit(
+          [&](const auto& step) {
+            using S = std::decay_t<decltype(step)>;
+            if constexpr (std::is_same_v<S, tile::RearrangeStep>) {
+              const auto& pat = plan.patterns[i];
+              const auto& sizes = plan.name_sizes[i];
+              std::map<std::string, std::int64_t, std::less<>> value;
+              for (std::size_t a = 0; a < pat.rhs.size(); ++a) {
+                std::int64_t c = cur[a];
+                const auto& g = pat.rhs[a];
+                // Last name fastest; the first name keeps what is left (not wrapped).
+                for (std::size_t k = g.size(); k-- > 0;) {
+                  if (k == 0) {
+                    value[g[k]] = c;
+                  } else {
+                    const std::int64_t s = sizes.at(g[k]);
+                    value[g[k]] = c % s;
+                    c /= s;
+                  }
+                }
+              }
+              for (const auto& g : pat.lhs) {
+                std::int64_t c = 0;
+                for (const auto& n : g) {
+                  c = c * sizes.at(n) + value.at(n);
+                }
+                prev.push_back(c);
+              }
+            } else if constexpr (std::is_same_v<S, tile::SubStep>) {
+              const std::size_t in_rank = plan.levels[i].shape.size();
+              std::size_t next = 0; // the next coordinate of `cur` to consume
+              for (std::size_t a = 0; a < in_rank; ++a) {
+                if (a < step.entries.size() && !step.entries[a].is_slice) {
+                  auto value = naive_evaluate(*step.entries[a].index, env);
+                  if (!value) {
+                    ok = false;
+                    loc.error = "sub index " + std::to_string(a) + " does not evaluate";
+                    return;
+                  }
+                  prev.push_back(*value);
+                } else {
+                  const std::int64_t begin =
+                      a < step.entries.size() ? step.entries[a].begin : std::int64_t{0};
+                  prev.push_back(cur[next++] + begin);
+                }
+              }
+            } else {
+              prev = cur;
+              if (!prev.empty()) {
+                const std::int64_t p =
+                    cur.back() * plan.levels[i + 1].element_bytes + byte; // byte of the last axis
+                const std::int64_t s1 = plan.levels[i].element_bytes;
+                prev.back() = p / s1;
+                byte = p % s1;
+              }
+            }
+          },
+          v.steps[i]);
+      if (!ok) {
+        loc.offsets.clear();
+        loc.in_bounds = false;
+        return loc;
+      }
+      cur = std::move(prev);
+    }
+    check_range(cur, 0);
+    std::int64_t flat = 0;
+    for (std::size_t a = 0; a < cur.size(); ++a) {
+      flat = flat * plan.levels[0].shape[a] + cur[a];
+    }
+    loc.offsets.push_back(flat * plan.levels[0].element_bytes + byte);
+  }
+  return loc;
+}
+
+std::vector<std::int64_t> naive_byte_offsets(const tile::View& v, const tile::ExprEnv& env,
+                                             std::span<const std::int64_t> coords) {
+  const NaivePlan plan = naive_plan(v);
+  NaiveLocation loc = naive_locate(plan, v, env, coords);
+  return std::move(loc.offsets);
+}
+
+std::optional<std::vector<std::int64_t>> naive_shape(const tile::View& v) {
+  NaivePlan plan = naive_plan(v);
+  if (!plan.ok()) {
+    return std::nullopt;
+  }
+  return plan.levels.back().shape;
+}
+
+} // namespace ptxgen::driver

@@ -1,0 +1,654 @@
+#include "driver/reference/reference.hpp"
+
+#include "driver/reference/naive_expr.hpp"
+#include "driver/reference/naive_view.hpp"
+
+#include <functional>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace ptxgen::driver {
+namespace {
+
+constexpr std::size_t kernel_level = std::numeric_limits<std::size_t>::max(); ///< not one op
+
+struct Buffer {
+  std::string name;
+  bool shared = false;
+  std::vector<std::uint8_t> bytes;
+  std::vector<bool> defined;
+  // Shared tensors only:
+  std::vector<std::int32_t> pending; ///< queued copies that will still write the byte
+  std::vector<std::int64_t> writer;  ///< tid of the last writer, -1 for none
+  std::vector<std::int64_t> epoch;   ///< the CTA's barrier count at that write
+};
+
+/// One queued chunk of an apply: performed at the issuing thread's wait.
+struct Chunk {
+  std::size_t op = 0;
+  std::int64_t group = 0;
+  Buffer* dst = nullptr;
+  std::vector<std::int64_t> dst_off;
+  Buffer* src = nullptr;
+  std::vector<std::int64_t> src_off;
+  std::int64_t read_bytes = 0; ///< the first read_bytes come from src, the rest are zero
+};
+
+struct ThreadState {
+  std::vector<Chunk> queue;    ///< issue order
+  std::int64_t open_group = 0; ///< id of the group being filled = groups committed so far
+};
+
+struct Cta {
+  std::vector<Buffer> shared; ///< one per shared tensor, in declaration order
+  std::int64_t epoch = 0;     ///< cta_sync count
+  std::vector<ThreadState> threads;
+};
+
+/// Problems, aggregated per (op, kind): the first instance and a count.
+class Problems {
+public:
+  void add(std::size_t op, const std::string& kind, const std::function<std::string()>& detail) {
+    auto [it, fresh] = index_.try_emplace({op, kind}, entries_.size());
+    if (fresh) {
+      entries_.push_back({op, kind, detail(), 1});
+    } else {
+      ++entries_[it->second].count;
+    }
+  }
+
+  std::vector<std::string> lines(const tile::Kernel& k) const {
+    static const char* const names[] = {"apply",    "commit_group", "wait_group", "wait_all",
+                                        "cta_sync", "fill",         "copy"};
+    std::vector<std::string> out;
+    for (const auto& e : entries_) {
+      std::string line;
+      if (e.op == kernel_level) {
+        line = "kernel";
+      } else {
+        const tile::Op& op = k.ops[e.op];
+        line = "op " + std::to_string(e.op + 1) + " (" + names[op.body.index()];
+        if (op.pos.line != 0) {
+          line += " at " + (op.pos.file.empty() ? k.file : op.pos.file) + ":" +
+                  std::to_string(op.pos.line);
+        }
+        line += ")";
+      }
+      line += ": " + e.kind;
+      if (!e.first.empty()) {
+        line += ": " + e.first;
+      }
+      if (e.count > 1) {
+        line += " (" + std::to_string(e.count) + " times in all)";
+      }
+      out.push_back(std::move(line));
+    }
+    return out;
+  }
+
+private:
+  struct Entry {
+    std::size_t op;
+    std::string kind;
+    std::string first;
+    std::int64_t count;
+  };
+  std::vector<Entry> entries_;
+  std::map<std::pair<std::size_t, std::string>, std::size_t> index_;
+};
+
+/// Calls f(coords) for every coordinate of `shape`, row major, over the axes
+/// from `from` on; coords[0..from) are left as the caller set them.
+template <class F>
+void for_each_coord(const std::vector<std::int64_t>& shape, std::size_t from,
+                    std::vector<std::int64_t>& coords, F&& f) {
+  coords.resize(shape.size());
+  for (std::size_t a = from; a < shape.size(); ++a) {
+    if (shape[a] <= 0) {
+      return; // an empty axis: no coordinates at all
+    }
+    coords[a] = 0;
+  }
+  while (true) {
+    f(static_cast<const std::vector<std::int64_t>&>(coords));
+    std::size_t a = shape.size();
+    while (true) {
+      if (a == from) {
+        return; // every axis wrapped around (or there are none)
+      }
+      --a;
+      if (++coords[a] < shape[a]) {
+        break;
+      }
+      coords[a] = 0;
+    }
+  }
+}
+
+std::string where(std::int64_t bid, std::int64_t tid) {
+  return "CTA " + std::to_string(bid) + " thread " + std::to_string(tid);
+}
+
+std::string coords_text(const std::vector<std::int64_t>& c) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    s += (i ? "," : "") + std::to_string(c[i]);
+  }
+  return s + ")";
+}
+
+class Evaluator {
+public:
+  explicit Evaluator(const ReferenceInput& in) : in_(in), k_(*in.kernel) {}
+
+  ReferenceOutput run() {
+    ReferenceOutput out;
+    if (k_.grid <= 0 || k_.block <= 0) {
+      problems_.add(kernel_level, "empty launch", [&] {
+        return "grid " + std::to_string(k_.grid) + ", block " + std::to_string(k_.block);
+      });
+      out.problems = problems_.lines(k_);
+      return out;
+    }
+    set_up();
+    for (std::size_t i = 0; i < k_.ops.size(); ++i) {
+      std::visit([&](const auto& body) { run_op(i, body); }, k_.ops[i].body);
+    }
+    for (std::int64_t b = 0; b < k_.grid; ++b) {
+      for (std::int64_t t = 0; t < k_.block; ++t) {
+        ThreadState& ts = ctas_[b].threads[t];
+        if (!ts.queue.empty()) {
+          problems_.add(kernel_level, "copies issued but never waited for", [&] {
+            return where(b, t) + " ends with " + std::to_string(ts.queue.size()) +
+                   " chunks pending";
+          });
+          perform(ctas_[b], t, [](const Chunk&) { return true; });
+        }
+      }
+    }
+    for (const Buffer& g : globals_) {
+      out.global[g.name] = g.bytes;
+      out.defined[g.name] = g.defined;
+    }
+    out.problems = problems_.lines(k_);
+    return out;
+  }
+
+private:
+  /// Where a view's tensor lives: a global buffer or the CTA's shared slot.
+  struct Slot {
+    bool shared = false;
+    std::size_t index = 0;
+  };
+
+  void set_up() {
+    std::vector<Buffer> shared_template;
+    for (const auto& decl : k_.tensors) {
+      const tile::Tensor& t = decl->tensor;
+      std::int64_t count = 1;
+      for (auto s : t.shape) {
+        count *= s < 0 ? 0 : s;
+      }
+      const auto size = static_cast<std::size_t>(count) * naive_dtype_bytes(t.dtype);
+      Buffer b;
+      b.name = t.name;
+      if (t.space == tile::Space::global) {
+        auto it = in_.global.find(t.name);
+        if (it == in_.global.end()) {
+          problems_.add(kernel_level, "no initial bytes for a global tensor",
+                        [&] { return "'" + t.name + "' starts as zeros"; });
+          b.bytes.assign(size, 0);
+        } else {
+          b.bytes = it->second;
+          if (b.bytes.size() != size) {
+            problems_.add(kernel_level, "initial bytes of the wrong size", [&] {
+              return "'" + t.name + "' has " + std::to_string(size) + " bytes, " +
+                     std::to_string(it->second.size()) + " were given";
+            });
+            b.bytes.resize(size, 0);
+          }
+        }
+        b.defined.assign(size, true);
+        slots_[&t] = {false, globals_.size()};
+        by_name_[t.name] = {false, globals_.size()};
+        globals_.push_back(std::move(b));
+      } else {
+        b.shared = true;
+        b.bytes.assign(size, 0);
+        b.defined.assign(size, false);
+        b.pending.assign(size, 0);
+        b.writer.assign(size, -1);
+        b.epoch.assign(size, 0);
+        slots_[&t] = {true, shared_template.size()};
+        by_name_[t.name] = {true, shared_template.size()};
+        shared_template.push_back(std::move(b));
+      }
+    }
+    ctas_.resize(static_cast<std::size_t>(k_.grid));
+    for (Cta& c : ctas_) {
+      c.shared = shared_template;
+      c.threads.resize(static_cast<std::size_t>(k_.block));
+    }
+    for (const auto& p : k_.params) {
+      params_[p.name] = static_cast<std::int64_t>(p.value);
+    }
+  }
+
+  tile::ExprEnv env(std::int64_t bid, std::int64_t tid) const {
+    tile::ExprEnv e;
+    e.tid = tid;
+    e.bid = bid;
+    for (const auto& [n, v] : params_) {
+      e.params[n] = v;
+    }
+    return e;
+  }
+
+  const NaivePlan& plan(const tile::View& v) {
+    auto it = plans_.find(&v);
+    if (it == plans_.end()) {
+      it = plans_.emplace(&v, naive_plan(v)).first;
+    }
+    return it->second;
+  }
+
+  std::optional<Slot> slot(const tile::View& v) const {
+    if (v.tensor == nullptr) {
+      return std::nullopt;
+    }
+    if (auto it = slots_.find(v.tensor); it != slots_.end()) {
+      return it->second;
+    }
+    if (auto it = by_name_.find(v.tensor->name); it != by_name_.end()) {
+      return it->second;
+    }
+    return std::nullopt;
+  }
+
+  Buffer& buffer(Slot s, Cta& cta) { return s.shared ? cta.shared[s.index] : globals_[s.index]; }
+
+  /// Prepares a view for an op; records a problem and returns false when it cannot be used.
+  bool prepare(std::size_t op, const tile::Located<tile::View>& v, const char* role) {
+    const NaivePlan& p = plan(v.value);
+    if (!p.ok()) {
+      problems_.add(op, std::string(role) + " view does not evaluate",
+                    [&] { return "'" + v.text + "': " + p.error; });
+      return false;
+    }
+    if (!slot(v.value)) {
+      problems_.add(op, std::string(role) + " view names no tensor of the kernel",
+                    [&] { return "'" + v.text + "'"; });
+      return false;
+    }
+    return true;
+  }
+
+  /// The byte offsets of one element, or nullopt (with a problem) when any byte is outside.
+  std::optional<std::vector<std::int64_t>> locate(std::size_t op,
+                                                  const tile::Located<tile::View>& v,
+                                                  const Buffer& b, const tile::ExprEnv& e,
+                                                  const std::vector<std::int64_t>& coords) {
+    NaiveLocation loc = naive_locate(plan(v.value), v.value, e, coords);
+    bool inside = loc.in_bounds && !loc.offsets.empty();
+    for (std::int64_t o : loc.offsets) {
+      inside = inside && o >= 0 && o < static_cast<std::int64_t>(b.bytes.size());
+    }
+    if (!inside) {
+      problems_.add(op, "bytes outside the tensor (not written)", [&] {
+        std::string s = where(e.bid, e.tid) + ", '" + v.text + "' at " + coords_text(coords);
+        if (!loc.offsets.empty()) {
+          s += " -> byte " + std::to_string(loc.offsets.front()) + " of '" + b.name + "' (" +
+               std::to_string(b.bytes.size()) + " bytes)";
+        }
+        if (!loc.error.empty()) {
+          s += ": " + loc.error;
+        }
+        return s;
+      });
+      return std::nullopt;
+    }
+    return std::move(loc.offsets);
+  }
+
+  /// A thread's read of a byte, with the shared-memory ordering checks.
+  std::pair<std::uint8_t, bool> read(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid,
+                                     Buffer& b, std::int64_t off) {
+    if (b.shared) {
+      if (b.pending[off] > 0) {
+        problems_.add(op, "reads shared bytes that a pending (not yet waited) copy will write",
+                      [&] {
+                        return where(bid, tid) + " reads byte " + std::to_string(off) + " of '" +
+                               b.name + "'";
+                      });
+      }
+      if (b.writer[off] >= 0 && b.writer[off] != tid && b.epoch[off] == cta.epoch) {
+        problems_.add(op, "reads shared bytes another thread wrote with no cta_sync in between",
+                      [&] {
+                        return where(bid, tid) + " reads byte " + std::to_string(off) + " of '" +
+                               b.name + "' written by thread " + std::to_string(b.writer[off]);
+                      });
+      }
+    }
+    return {b.bytes[off], b.defined[off]};
+  }
+
+  /// `by_copy`: the write of a performed async copy (its own pending mark is already gone).
+  void write(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b,
+             std::int64_t off, std::uint8_t value, bool defined, bool by_copy = false) {
+    if (b.shared && b.pending[off] > 0) {
+      problems_.add(op,
+                    by_copy ? "two pending copies write the same shared bytes"
+                            : "writes shared bytes that a pending (not yet waited) copy will write",
+                    [&] {
+                      return where(bid, tid) + " writes byte " + std::to_string(off) + " of '" +
+                             b.name + "'";
+                    });
+    }
+    b.bytes[off] = value;
+    b.defined[off] = defined;
+    if (b.shared) {
+      b.writer[off] = tid;
+      b.epoch[off] = cta.epoch;
+    } else if (!defined) {
+      problems_.add(op, "uninitialised shared bytes reach a global tensor", [&] {
+        return where(bid, tid) + " writes byte " + std::to_string(off) + " of '" + b.name + "'";
+      });
+    }
+  }
+
+  /// Performs (in issue order) and removes the thread's queued chunks selected by `which`.
+  template <class Pred>
+  void perform(Cta& cta, std::int64_t tid, Pred which) {
+    const auto bid = static_cast<std::int64_t>(&cta - ctas_.data());
+    ThreadState& ts = cta.threads[tid];
+    std::vector<Chunk> keep;
+    for (Chunk& c : ts.queue) {
+      if (!which(c)) {
+        keep.push_back(std::move(c));
+        continue;
+      }
+      for (std::size_t i = 0; i < c.dst_off.size(); ++i) {
+        std::uint8_t value = 0;
+        bool defined = true;
+        if (static_cast<std::int64_t>(i) < c.read_bytes) {
+          value = c.src->bytes[c.src_off[i]];
+          defined = c.src->defined[c.src_off[i]];
+        }
+        if (c.dst->shared) {
+          --c.dst->pending[c.dst_off[i]];
+        }
+        write(c.op, cta, bid, tid, *c.dst, c.dst_off[i], value, defined, true);
+      }
+    }
+    ts.queue = std::move(keep);
+  }
+
+  std::optional<std::int64_t> eval(std::size_t op, const tile::Located<tile::ExprPtr>& x,
+                                   const char* what, const tile::ExprEnv& e) {
+    std::optional<std::int64_t> v;
+    if (x.value) {
+      v = naive_evaluate(*x.value, e);
+    }
+    if (!v) {
+      problems_.add(op, std::string(what) + " does not evaluate",
+                    [&] { return where(e.bid, e.tid) + ": '" + x.text + "'"; });
+    }
+    return v;
+  }
+
+  void run_op(std::size_t op, const tile::ApplyOp& a) {
+    if (!prepare(op, a.dst, "dst") || !prepare(op, a.src, "src")) {
+      return;
+    }
+    const NaivePlan& dp = plan(a.dst.value);
+    const NaivePlan& sp = plan(a.src.value);
+    const auto& ds = dp.shape();
+    const auto& ss = sp.shape();
+    const std::int64_t chunk = a.chunk_bytes.value;
+    const std::size_t groups = a.scope == tile::Scope::cta ? 2 : 0; // (warp, lane) axes
+    std::string why;
+    if (ds.size() != ss.size()) {
+      why = "dst has rank " + std::to_string(ds.size()) + ", src rank " + std::to_string(ss.size());
+    } else if (ds.size() < groups + 1) {
+      why = "expected at least " + std::to_string(groups + 1) + " axes, got " +
+            std::to_string(ds.size());
+    } else if (chunk <= 0 || ds.back() * dp.element_bytes() != chunk ||
+               ss.back() * sp.element_bytes() != chunk) {
+      why = "the last axis must hold chunk_bytes = " + std::to_string(chunk) +
+            " bytes on both sides; dst holds " + std::to_string(ds.back() * dp.element_bytes()) +
+            ", src " + std::to_string(ss.back() * sp.element_bytes());
+    } else {
+      for (std::size_t i = 0; i + 1 < ds.size(); ++i) {
+        if (ds[i] != ss[i]) {
+          why = "axis " + std::to_string(i) + " has size " + std::to_string(ds[i]) + " in dst, " +
+                std::to_string(ss[i]) + " in src";
+          break;
+        }
+      }
+    }
+    if (!why.empty()) {
+      problems_.add(op, "dst and src do not fit together", [&] { return why; });
+      return;
+    }
+    const Slot dslot = *slot(a.dst.value);
+    const Slot sslot = *slot(a.src.value);
+    // The repeat axes: everything but the group axes and the last.
+    std::vector<std::int64_t> repeat_shape(ds.begin(), ds.end() - 1);
+    for (std::int64_t bid = 0; bid < k_.grid; ++bid) {
+      Cta& cta = ctas_[bid];
+      Buffer& db = buffer(dslot, cta);
+      Buffer& sb = buffer(sslot, cta);
+      for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+        const tile::ExprEnv e = env(bid, tid);
+        if (a.pred) {
+          auto p = eval(op, *a.pred, "pred", e);
+          if (!p || *p == 0) {
+            continue;
+          }
+        }
+        std::int64_t read_bytes = chunk;
+        if (a.ignore_src) {
+          auto v = eval(op, *a.ignore_src, "ignore_src", e);
+          if (!v) {
+            continue;
+          }
+          if (*v != 0) {
+            read_bytes = 0;
+          }
+        }
+        if (a.src_size) {
+          auto v = eval(op, *a.src_size, "src_size", e);
+          if (!v) {
+            continue;
+          }
+          if (*v < 0 || *v > chunk) {
+            problems_.add(op, "src_size outside 0..chunk_bytes (nothing copied)", [&] {
+              return where(bid, tid) + ": src_size " + std::to_string(*v) + ", chunk_bytes " +
+                     std::to_string(chunk);
+            });
+            continue;
+          }
+          read_bytes = std::min(read_bytes, *v);
+        }
+        std::vector<std::int64_t> coords(repeat_shape.size());
+        if (groups == 2) {
+          coords[0] = tid / 32;
+          coords[1] = tid % 32;
+          if (coords[0] >= ds[0] || coords[1] >= ds[1]) {
+            problems_.add(op, "thread outside the (warp, lane) group axes (no copy)", [&] {
+              return where(bid, tid) + " is (warp " + std::to_string(coords[0]) + ", lane " +
+                     std::to_string(coords[1]) + "); the group axes are (" + std::to_string(ds[0]) +
+                     ", " + std::to_string(ds[1]) + ")";
+            });
+            continue;
+          }
+        }
+        ThreadState& ts = cta.threads[tid];
+        for_each_coord(repeat_shape, groups, coords, [&](const std::vector<std::int64_t>& rep) {
+          Chunk c{op, ts.open_group, &db, {}, &sb, {}, read_bytes};
+          bool inside = true;
+          auto side = [&](const tile::Located<tile::View>& v, const Buffer& b, std::int64_t n,
+                          std::vector<std::int64_t>& offsets) {
+            std::vector<std::int64_t> full = rep;
+            full.push_back(0);
+            for (std::int64_t x = 0; x < n && inside; ++x) {
+              full.back() = x;
+              auto o = locate(op, v, b, e, full);
+              if (!o) {
+                inside = false;
+                return;
+              }
+              offsets.insert(offsets.end(), o->begin(), o->end());
+            }
+          };
+          side(a.dst, db, ds.back(), c.dst_off);
+          side(a.src, sb, ss.back(), c.src_off); // checked even when nothing is read
+          if (!inside) {
+            return;
+          }
+          if (db.shared) {
+            for (std::int64_t o : c.dst_off) {
+              ++db.pending[o];
+            }
+          }
+          ts.queue.push_back(std::move(c));
+        });
+      }
+    }
+  }
+
+  void run_op(std::size_t, const tile::CommitGroupOp&) {
+    for (Cta& cta : ctas_) {
+      for (ThreadState& ts : cta.threads) {
+        ++ts.open_group;
+      }
+    }
+  }
+
+  void run_op(std::size_t op, const tile::WaitGroupOp& w) {
+    if (w.n < 0) {
+      problems_.add(op, "negative wait_group count", [&] { return "n = " + std::to_string(w.n); });
+      return;
+    }
+    for (Cta& cta : ctas_) {
+      for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+        const std::int64_t limit = cta.threads[tid].open_group - w.n;
+        perform(cta, tid, [&](const Chunk& c) { return c.group < limit; });
+      }
+    }
+  }
+
+  void run_op(std::size_t, const tile::WaitAllOp&) {
+    for (Cta& cta : ctas_) {
+      for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+        ++cta.threads[tid].open_group; // wait_all = commit_group; wait_group 0
+        perform(cta, tid, [](const Chunk&) { return true; });
+      }
+    }
+  }
+
+  void run_op(std::size_t, const tile::CtaSyncOp&) {
+    for (Cta& cta : ctas_) {
+      ++cta.epoch;
+    }
+  }
+
+  void run_op(std::size_t op, const tile::FillOp& f) {
+    if (!prepare(op, f.dst, "dst")) {
+      return;
+    }
+    if (f.pattern.empty()) {
+      problems_.add(op, "empty fill pattern", [] { return std::string(); });
+      return;
+    }
+    const NaivePlan& p = plan(f.dst.value);
+    const Slot s = *slot(f.dst.value);
+    const std::int64_t eb = p.element_bytes();
+    for (std::int64_t bid = 0; bid < k_.grid; ++bid) {
+      Cta& cta = ctas_[bid];
+      Buffer& b = buffer(s, cta);
+      for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+        const tile::ExprEnv e = env(bid, tid);
+        std::vector<std::int64_t> coords;
+        std::int64_t element = 0;
+        for_each_coord(p.shape(), 0, coords, [&](const std::vector<std::int64_t>& c) {
+          if (auto o = locate(op, f.dst, b, e, c)) {
+            for (std::int64_t i = 0; i < eb; ++i) {
+              const auto k = static_cast<std::size_t>(element * eb + i);
+              write(op, cta, bid, tid, b, (*o)[i], f.pattern[k % f.pattern.size()], true);
+            }
+          }
+          ++element;
+        });
+      }
+    }
+  }
+
+  void run_op(std::size_t op, const tile::CopyOp& c) {
+    if (!prepare(op, c.dst, "dst") || !prepare(op, c.src, "src")) {
+      return;
+    }
+    const NaivePlan& dp = plan(c.dst.value);
+    const NaivePlan& sp = plan(c.src.value);
+    if (dp.shape() != sp.shape() || dp.element_bytes() != sp.element_bytes()) {
+      problems_.add(op, "dst and src do not fit together", [&] {
+        return "dst " + coords_text(dp.shape()) + " of " + std::to_string(dp.element_bytes()) +
+               "-byte elements, src " + coords_text(sp.shape()) + " of " +
+               std::to_string(sp.element_bytes()) + "-byte elements";
+      });
+      return;
+    }
+    const Slot ds = *slot(c.dst.value);
+    const Slot ss = *slot(c.src.value);
+    for (std::int64_t bid = 0; bid < k_.grid; ++bid) {
+      Cta& cta = ctas_[bid];
+      Buffer& db = buffer(ds, cta);
+      Buffer& sb = buffer(ss, cta);
+      for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+        const tile::ExprEnv e = env(bid, tid);
+        std::vector<std::int64_t> coords;
+        for_each_coord(dp.shape(), 0, coords, [&](const std::vector<std::int64_t>& x) {
+          auto so = locate(op, c.src, sb, e, x);
+          auto dO = locate(op, c.dst, db, e, x);
+          if (!so || !dO) {
+            return;
+          }
+          // ld, then st: the whole element is read before it is written.
+          std::vector<std::pair<std::uint8_t, bool>> element;
+          for (std::int64_t o : *so) {
+            element.push_back(read(op, cta, bid, tid, sb, o));
+          }
+          for (std::size_t i = 0; i < element.size(); ++i) {
+            write(op, cta, bid, tid, db, (*dO)[i], element[i].first, element[i].second);
+          }
+        });
+      }
+    }
+  }
+
+  const ReferenceInput& in_;
+  const tile::Kernel& k_;
+  std::vector<Buffer> globals_;
+  std::vector<Cta> ctas_;
+  std::map<const tile::Tensor*, Slot> slots_;
+  std::map<std::string, Slot, std::less<>> by_name_;
+  std::map<std::string, std::int64_t, std::less<>> params_;
+  std::map<const tile::View*, NaivePlan> plans_;
+  Problems problems_;
+};
+
+} // namespace
+
+ReferenceOutput evaluate_reference(const ReferenceInput& in) {
+  if (in.kernel == nullptr) {
+    ReferenceOutput out;
+    out.problems.push_back("kernel: no kernel given");
+    return out;
+  }
+  return Evaluator(in).run();
+}
+
+} // namespace ptxgen::driver

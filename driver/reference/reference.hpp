@@ -1,0 +1,55 @@
+#pragma once
+// The independent CPU reference: evaluates a kernel's ops on host buffers,
+// straight from the seed's semantics, without the lowering's arithmetic.
+//
+// Launch: kernel.grid CTAs of kernel.block threads (x only); warp = tid / 32,
+// lane = tid % 32. Every CTA has its own copy of each shared tensor, whose
+// bytes start undefined. Ops run in order; for each op, each CTA, each thread
+// (tid ascending) applies its own effect:
+//  - apply: pred false -> nothing. Otherwise for each repeat coordinate (row
+//    major; at CTA scope the first two coordinates are the thread's warp and
+//    lane) the chunk (the last axis, chunk_bytes bytes on both sides, element
+//    widths may differ: a bit copy) is queued on the thread. It is performed
+//    at the thread's wait that covers its commit group: src_size s copies the
+//    first s bytes and zeroes the rest; ignore_src (nonzero) zeroes the chunk.
+//  - commit_group closes the thread's open group; wait_group n performs all
+//    committed groups but the newest n; wait_all performs everything
+//    (it commits first, as in PTX).
+//  - cta_sync: a barrier (no effect on pending copies).
+//  - fill: byte k of the thread's view (row-major element order, then bytes
+//    within the element) becomes pattern[k % pattern.size()]; defined.
+//  - copy: element by element, dst element <- the bytes of the src element.
+// Problems found along the way (the reference's own findings, one line per op
+// and kind with a count and the first instance): a byte outside its tensor
+// (that chunk / element is not written), a read of shared bytes a pending copy
+// will write, a read of shared bytes another thread wrote with no cta_sync in
+// between, an undefined (never written shared) byte reaching a global tensor,
+// copies never waited for, and ops whose views do not fit together.
+
+#include "emitter/tile/kernel.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ptxgen::driver {
+
+struct ReferenceInput {
+  const tile::Kernel* kernel = nullptr;
+  /// Initial bytes per global tensor name (missing ones start as zeros, with a problem).
+  std::map<std::string, std::vector<std::uint8_t>> global;
+};
+
+struct ReferenceOutput {
+  /// Final bytes of every global tensor.
+  std::map<std::string, std::vector<std::uint8_t>> global;
+  /// Per byte of each global tensor: false when the byte came from uninitialised shared memory.
+  std::map<std::string, std::vector<bool>> defined;
+  /// The reference's own findings; empty for a correct kernel.
+  std::vector<std::string> problems;
+};
+
+ReferenceOutput evaluate_reference(const ReferenceInput& in);
+
+} // namespace ptxgen::driver

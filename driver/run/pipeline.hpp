@@ -1,0 +1,42 @@
+#pragma once
+// The front half of every command: spec file -> kernel IR -> checked,
+// lowered, validated PTX module -> text. Also the expansion of SPEC|DIR arguments.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emitter/lower/lower.hpp"
+#include "emitter/ptx/module.hpp"
+#include "emitter/support/diagnostic.hpp"
+#include "emitter/tile/kernel.hpp"
+
+namespace ptxgen::driver {
+
+struct EmittedSpec {
+  std::filesystem::path spec;
+  std::unique_ptr<tile::Kernel> kernel; ///< null when the spec did not load
+  std::optional<ptx::Module> module;    ///< absent when the contract or validation failed
+  std::string ptx;                      ///< the printed module when there is one
+  Diagnostics diagnostics;
+  double seconds = 0; ///< ptxgen's own time: load, check, lower, validate, print
+
+  bool ok() const { return module.has_value(); }
+};
+
+/// Loads, checks, lowers and prints one spec.
+EmittedSpec emit_spec(const std::filesystem::path& spec, const lower::LowerOptions& options);
+
+/// The spec files named by command-line arguments: a file as given; a
+/// directory as every *.toml below it, sorted, except in subdirectories named
+/// `invalid` or `faults` (specs that must fail; name them explicitly to use
+/// them). Returns false with `error` set for a path that does not exist.
+bool expand_spec_arguments(const std::vector<std::string>& args,
+                           std::vector<std::filesystem::path>& specs, std::string& error);
+
+/// The header comments of a golden file: the spec and the command that regenerates it.
+std::vector<std::string> golden_header(const std::string& spec_display);
+
+} // namespace ptxgen::driver

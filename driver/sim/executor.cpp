@@ -1,0 +1,773 @@
+// The executor: runs one entry of a parsed module over a launch.
+// See simulator.hpp for the execution, cp.async and race model.
+
+#include "driver/sim/ir.hpp"
+#include "driver/sim/simulator.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+namespace ptxgen::sim {
+namespace {
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+struct FaultThrow {
+  Fault fault;
+};
+
+std::uint64_t mask(unsigned bits) {
+  return bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+}
+
+std::int64_t sext(std::uint64_t v, unsigned bits) {
+  if (bits >= 64)
+    return static_cast<std::int64_t>(v);
+  std::uint64_t m = 1ull << (bits - 1);
+  v &= mask(bits);
+  return static_cast<std::int64_t>((v ^ m) - m);
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+/// A queued cp.async: everything captured at issue time.
+struct Copy {
+  std::uint64_t dst = 0;       ///< shared offset
+  std::uint64_t src = 0;       ///< global address
+  std::uint32_t size = 0;      ///< cp-size
+  std::uint32_t src_bytes = 0; ///< bytes read from src; the rest of size is zeroed
+  std::int32_t buffer = -1;    ///< the global buffer holding the source bytes
+  std::uint32_t group = 0;     ///< the thread's group number at issue
+  std::uint32_t op = 0;        ///< index of the cp.async op
+};
+
+/// Per shared byte: who wrote / read it last in which phase, and whose copy is in flight.
+struct ByteState {
+  std::int32_t writer = -1;
+  std::uint32_t wphase = 0;
+  std::uint32_t wline = 0;
+  std::int32_t reader = -1; ///< -2: several threads
+  std::uint32_t rphase = 0;
+  std::uint32_t rline = 0;
+  std::int32_t pending = -1; ///< the thread whose in-flight cp.async will write it
+};
+
+constexpr std::int32_t several_readers = -2;
+
+enum class State : std::uint8_t {
+  running,    ///< runs on at the next pass
+  at_barrier, ///< waits in bar.sync
+  exited,     ///< returned
+};
+
+struct Thread {
+  std::uint32_t tid = 0;
+  std::uint32_t pc = 0;
+  State state = State::running;
+  std::uint64_t* regs = nullptr;
+  std::vector<Copy> copies;
+  std::uint32_t open_group = 0;
+  std::int64_t barrier = 0;
+  std::uint32_t stop_line = 0; ///< line of the bar.sync / ret where it stopped
+};
+
+struct ExitWarnings {
+  std::uint64_t threads = 0;
+  std::string first;
+};
+
+class Cta {
+public:
+  Cta(const ir::Entry& e, const Launch& l, std::vector<GlobalBuffer>& mem,
+      const std::vector<std::uint8_t>& params, std::uint32_t bid, SimResult& res,
+      ExitWarnings& exits)
+      : e_(e), l_(l), mem_(mem), params_(params), bid_(bid), res_(res), exits_(exits),
+        smem_(e.shared_bytes, poison_byte), track_(e.shared_bytes),
+        regfile_(static_cast<std::size_t>(l.block) * e.reg_mask.size(), 0) {
+    threads_.resize(l.block);
+    for (std::uint32_t t = 0; t < l.block; ++t) {
+      threads_[t].tid = t;
+      threads_[t].regs = regfile_.data() + static_cast<std::size_t>(t) * e.reg_mask.size();
+    }
+  }
+
+  void run() {
+    while (true) {
+      for (auto& t : threads_) {
+        if (t.state == State::running)
+          step(t);
+      }
+      const Thread* waiting = nullptr;
+      const Thread* exited = nullptr;
+      for (const auto& t : threads_) {
+        if (t.state == State::at_barrier && waiting == nullptr)
+          waiting = &t;
+        if (t.state == State::exited && exited == nullptr)
+          exited = &t;
+      }
+      if (waiting == nullptr)
+        return;
+      if (exited != nullptr) {
+        fault_at(FaultKind::barrier_divergence, *waiting, e_.ops[waiting->pc - 1],
+                 "it waits at bar.sync " + std::to_string(waiting->barrier) + ", but thread " +
+                     std::to_string(exited->tid) + " exited at PTX line " +
+                     std::to_string(exited->stop_line) +
+                     " without reaching it; every thread of the CTA must arrive");
+      }
+      for (const auto& t : threads_) {
+        if (t.barrier != waiting->barrier) {
+          fault_at(FaultKind::barrier_divergence, t, e_.ops[t.pc - 1],
+                   "it waits at barrier " + std::to_string(t.barrier) + " while thread " +
+                       std::to_string(waiting->tid) + " waits at barrier " +
+                       std::to_string(waiting->barrier) + " (PTX line " +
+                       std::to_string(waiting->stop_line) + ")");
+        }
+      }
+      ++phase_;
+      for (auto& t : threads_)
+        t.state = State::running;
+    }
+  }
+
+private:
+  // ------------------------------------------------ faults
+
+  std::string who(std::uint32_t tid) const {
+    return "thread (bid " + std::to_string(bid_) + ", tid " + std::to_string(tid) + ")";
+  }
+
+  [[noreturn]] void fault_at(FaultKind k, const Thread& t, const ir::Op& op,
+                             const std::string& detail) const {
+    Fault f;
+    f.kind = k;
+    f.bid = bid_;
+    f.tid = t.tid;
+    f.ptx_line = op.line;
+    f.message = std::string(name(k)) + ": " + who(t.tid) + ", PTX line " + std::to_string(op.line) +
+                " `" + e_.texts[op.text] + "`: " + detail;
+    throw FaultThrow{std::move(f)};
+  }
+
+  // ------------------------------------------------ values
+
+  std::uint64_t raw(const Thread& t, const ir::Val& v) const {
+    switch (v.kind) {
+    case ir::Val::Kind::reg:
+      return t.regs[v.reg];
+    case ir::Val::Kind::imm:
+      return static_cast<std::uint64_t>(v.imm);
+    case ir::Val::Kind::special:
+      switch (v.special) {
+      case ir::Special::tid_x:
+        return t.tid;
+      case ir::Special::ntid_x:
+        return l_.block;
+      case ir::Special::ctaid_x:
+        return bid_;
+      case ir::Special::nctaid_x:
+        return l_.grid;
+      case ir::Special::ntid_y:
+      case ir::Special::ntid_z:
+      case ir::Special::nctaid_y:
+      case ir::Special::nctaid_z:
+        return 1;
+      case ir::Special::laneid:
+        return t.tid & 31u;
+      case ir::Special::warpid:
+        return t.tid >> 5;
+      default:
+        return 0;
+      }
+    case ir::Val::Kind::none:
+      break;
+    }
+    return 0;
+  }
+
+  /// The operand as an integer of `ty`: sign-extended when signed, else zero-extended.
+  std::uint64_t get(const Thread& t, const ir::Val& v, ir::Type ty) const {
+    std::uint64_t r = raw(t, v);
+    return ty.is_signed ? static_cast<std::uint64_t>(sext(r, ty.bits)) : (r & mask(ty.bits));
+  }
+
+  void set(Thread& t, std::uint32_t reg, std::uint64_t v) const {
+    t.regs[reg] = v & e_.reg_mask[reg];
+  }
+
+  std::uint64_t address(const Thread& t, const ir::Addr& a) const {
+    std::uint64_t base = a.has_reg ? t.regs[a.reg] : 0;
+    return base + static_cast<std::uint64_t>(a.offset);
+  }
+
+  // ------------------------------------------------ memory
+
+  std::int32_t find_buffer(std::uint64_t addr, std::uint64_t n) const {
+    for (std::size_t k = 0; k < mem_.size(); ++k) {
+      const auto& b = mem_[k];
+      std::uint64_t size = b.bytes != nullptr ? b.bytes->size() : 0;
+      if (addr >= b.address && n <= size && addr - b.address <= size - n)
+        return static_cast<std::int32_t>(k);
+    }
+    return -1;
+  }
+
+  std::string nearest_buffer(std::uint64_t addr) const {
+    std::string best;
+    for (const auto& b : mem_) {
+      std::uint64_t size = b.bytes != nullptr ? b.bytes->size() : 0;
+      best += (best.empty() ? "" : ", ") + (b.name.empty() ? std::string("buffer") : b.name) +
+              " [" + hex(b.address) + ", " + hex(b.address + size) + ")";
+    }
+    (void)addr;
+    return best.empty() ? "no global buffers" : "global buffers: " + best;
+  }
+
+  std::uint8_t* global_bytes(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint64_t n,
+                             std::string_view what) const {
+    std::int32_t b = find_buffer(addr, n);
+    if (b < 0)
+      fault_at(FaultKind::illegal_address, t, op,
+               std::string(what) + " of " + std::to_string(n) + " bytes at global address " +
+                   hex(addr) + " lies outside every buffer (" + nearest_buffer(addr) + ")");
+    return mem_[b].bytes->data() + (addr - mem_[b].address);
+  }
+
+  void check_shared(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n,
+                    std::string_view what) const {
+    if (off > smem_.size() || n > smem_.size() - off)
+      fault_at(FaultKind::illegal_address, t, op,
+               std::string(what) + " of " + std::to_string(n) + " bytes at shared address " +
+                   hex(off) + " lies outside shared memory (" + std::to_string(smem_.size()) +
+                   " bytes)");
+  }
+
+  void check_align(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint64_t n,
+                   std::string_view what) const {
+    if (n != 0 && addr % n != 0)
+      fault_at(FaultKind::misaligned_address, t, op,
+               std::string(what) + " address " + hex(addr) + " is not aligned to " +
+                   std::to_string(n) + " bytes");
+  }
+
+  // ------------------------------------------------ race tracking
+
+  std::string copy_line(std::int32_t tid, std::uint64_t byte) const {
+    for (const auto& c : threads_[static_cast<std::size_t>(tid)].copies) {
+      if (byte >= c.dst && byte < c.dst + c.size)
+        return std::to_string(e_.ops[c.op].line);
+    }
+    return "?";
+  }
+
+  void on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n) {
+    auto tid = static_cast<std::int32_t>(t.tid);
+    for (std::uint64_t b = off; b < off + n; ++b) {
+      ByteState& s = track_[b];
+      if (s.pending == tid)
+        fault_at(FaultKind::race, t, op,
+                 "read before wait: shared byte " + hex(b) +
+                     " belongs to this thread's own cp.async at PTX line " + copy_line(tid, b) +
+                     ", which no cp.async.wait_group / wait_all has completed yet");
+      if (s.pending >= 0)
+        fault_at(FaultKind::race, t, op,
+                 "shared byte " + hex(b) + " is the destination of thread " +
+                     std::to_string(s.pending) + "'s cp.async at PTX line " +
+                     copy_line(s.pending, b) + ", still in flight");
+      if (s.writer >= 0 && s.writer != tid && s.wphase == phase_)
+        fault_at(FaultKind::race, t, op,
+                 "shared byte " + hex(b) + " was written by thread " + std::to_string(s.writer) +
+                     " at PTX line " + std::to_string(s.wline) +
+                     " in the same barrier phase (no bar.sync in between)");
+      if (s.rphase != phase_ || s.reader == -1 || s.reader == tid) {
+        s.reader = tid;
+        s.rphase = phase_;
+        s.rline = op.line;
+      } else {
+        s.reader = several_readers;
+      }
+    }
+  }
+
+  /// Checks a write (st, or a copy at issue / when performed) against the other threads.
+  void check_write(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n,
+                   bool own_pending_ok) const {
+    auto tid = static_cast<std::int32_t>(t.tid);
+    for (std::uint64_t b = off; b < off + n; ++b) {
+      const ByteState& s = track_[b];
+      if (s.pending == tid && !own_pending_ok)
+        fault_at(FaultKind::race, t, op,
+                 "shared byte " + hex(b) +
+                     " is also the destination of this thread's cp.async "
+                     "at PTX line " +
+                     copy_line(tid, b) +
+                     ", still in flight: the order of the two writes is undefined");
+      if (s.pending >= 0 && s.pending != tid)
+        fault_at(FaultKind::race, t, op,
+                 "shared byte " + hex(b) + " is the destination of thread " +
+                     std::to_string(s.pending) + "'s cp.async at PTX line " +
+                     copy_line(s.pending, b) + ", still in flight");
+      if (s.writer >= 0 && s.writer != tid && s.wphase == phase_)
+        fault_at(FaultKind::race, t, op,
+                 "shared byte " + hex(b) + " was also written by thread " +
+                     std::to_string(s.writer) + " at PTX line " + std::to_string(s.wline) +
+                     " in the same barrier phase (no bar.sync in between)");
+      if (s.rphase == phase_ && s.reader != -1 && s.reader != tid)
+        fault_at(FaultKind::race, t, op,
+                 "shared byte " + hex(b) + " was read by " +
+                     (s.reader == several_readers ? std::string("several threads")
+                                                  : "thread " + std::to_string(s.reader)) +
+                     " (PTX line " + std::to_string(s.rline) +
+                     ") in the same barrier phase (no bar.sync in between)");
+    }
+  }
+
+  void mark_written(const Thread& t, std::uint32_t line, std::uint64_t off, std::uint64_t n) {
+    for (std::uint64_t b = off; b < off + n; ++b) {
+      ByteState& s = track_[b];
+      s.writer = static_cast<std::int32_t>(t.tid);
+      s.wphase = phase_;
+      s.wline = line;
+    }
+  }
+
+  // ------------------------------------------------ cp.async
+
+  void issue(Thread& t, const ir::Op& op) {
+    std::uint64_t dst = address(t, op.addr);
+    std::uint64_t src = address(t, op.addr2);
+    Copy c;
+    c.dst = dst;
+    c.src = src;
+    c.size = op.cp_size;
+    c.src_bytes = op.cp_size;
+    c.group = t.open_group;
+    c.op = static_cast<std::uint32_t>(&op - e_.ops.data());
+    if (op.zfill == ir::ZeroFill::src_size) {
+      std::uint64_t s = get(t, op.zval, ir::Type{32, false});
+      if (s > op.cp_size)
+        fault_at(FaultKind::undefined_behavior, t, op,
+                 "src-size " + std::to_string(s) + " exceeds cp-size " +
+                     std::to_string(op.cp_size) + " (undefined in PTX)");
+      c.src_bytes = static_cast<std::uint32_t>(s);
+    } else if (op.zfill == ir::ZeroFill::ignore_src) {
+      bool p = (t.regs[op.zval.reg] != 0) != op.zneg;
+      if (p)
+        c.src_bytes = 0; // ignore-src true: the source is neither read nor checked
+    }
+    bool ignored = op.zfill == ir::ZeroFill::ignore_src && c.src_bytes == 0;
+    check_align(t, op, dst, op.cp_size, "cp.async destination");
+    if (!ignored)
+      check_align(t, op, src, op.cp_size, "cp.async source");
+    check_shared(t, op, dst, op.cp_size, "cp.async destination");
+    if (c.src_bytes > 0) {
+      global_bytes(t, op, src, c.src_bytes, "cp.async source");
+      c.buffer = find_buffer(src, c.src_bytes);
+    }
+    check_write(t, op, dst, op.cp_size, false);
+    for (std::uint64_t b = dst; b < dst + op.cp_size; ++b)
+      track_[b].pending = static_cast<std::int32_t>(t.tid);
+    t.copies.push_back(c);
+  }
+
+  void perform(const Thread& t, const Copy& c) {
+    const ir::Op& op = e_.ops[c.op];
+    for (std::uint64_t b = c.dst; b < c.dst + c.size; ++b)
+      track_[b].pending = -1;
+    check_write(t, op, c.dst, c.size, true);
+    std::uint8_t* d = smem_.data() + c.dst;
+    if (c.src_bytes > 0) {
+      const auto& buf = mem_[static_cast<std::size_t>(c.buffer)];
+      std::memcpy(d, buf.bytes->data() + (c.src - buf.address), c.src_bytes);
+    }
+    std::memset(d + c.src_bytes, 0, c.size - c.src_bytes);
+    mark_written(t, op.line, c.dst, c.size);
+  }
+
+  /// Performs the thread's copies whose group is below `limit` (all when limit is max).
+  void complete(Thread& t, std::uint32_t limit) {
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < t.copies.size(); ++k) {
+      if (t.copies[k].group < limit)
+        perform(t, t.copies[k]);
+      else
+        t.copies[kept++] = t.copies[k];
+    }
+    t.copies.resize(kept);
+  }
+
+  void exit_thread(Thread& t, std::uint32_t line) {
+    if (!t.copies.empty()) {
+      if (exits_.threads++ == 0)
+        exits_.first = who(t.tid) + " at PTX line " + std::to_string(line) +
+                       " (first copy: PTX line " +
+                       std::to_string(e_.ops[t.copies.front().op].line) + ")";
+      complete(t, ~0u);
+    }
+    t.state = State::exited;
+    t.stop_line = line;
+  }
+
+  // ------------------------------------------------ ld / st
+
+  void load_store(Thread& t, const ir::Op& op, bool is_ld) {
+    std::uint32_t size = op.type.bits / 8u;
+    std::uint64_t total = static_cast<std::uint64_t>(size) * op.vec;
+    std::uint64_t addr = address(t, op.addr);
+    std::uint8_t* bytes = nullptr;
+    const char* what = is_ld ? "load" : "store";
+    if (op.space == ir::Space::param) {
+      bytes = const_cast<std::uint8_t*>(params_.data()) + addr; // offset checked by the parser
+    } else {
+      check_align(t, op, addr, total, what);
+      bool shared = op.space == ir::Space::shared;
+      if (op.space == ir::Space::generic && addr >= shared_window_base &&
+          addr - shared_window_base < smem_.size()) {
+        shared = true;
+        addr -= shared_window_base;
+      }
+      if (shared) {
+        check_shared(t, op, addr, total, what);
+        if (is_ld)
+          on_read(t, op, addr, total);
+        else {
+          check_write(t, op, addr, total, false);
+          mark_written(t, op.line, addr, total);
+        }
+        bytes = smem_.data() + addr;
+      } else {
+        bytes = global_bytes(t, op, addr, total, what);
+      }
+    }
+    for (std::uint32_t k = 0; k < op.vec; ++k) {
+      std::uint8_t* p = bytes + static_cast<std::size_t>(k) * size;
+      if (is_ld) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, p, size); // little-endian host
+        if (op.type.is_signed)
+          v = static_cast<std::uint64_t>(sext(v, op.type.bits));
+        set(t, op.dst[k], v);
+      } else {
+        std::uint64_t v = raw(t, op.src[k]);
+        std::memcpy(p, &v, size);
+      }
+    }
+  }
+
+  // ------------------------------------------------ the interpreter
+
+  void step(Thread& t) {
+    const ir::Op* ops = e_.ops.data();
+    const std::size_t count = e_.ops.size();
+    while (true) {
+      if (t.pc >= count) {
+        exit_thread(t, count > 0 ? ops[count - 1].line : e_.line);
+        return;
+      }
+      const ir::Op& op = ops[t.pc];
+      if (++res_.instructions_executed > l_.max_instructions)
+        fault_at(FaultKind::unsupported, t, op,
+                 "the launch executed more than " + std::to_string(l_.max_instructions) +
+                     " instructions (a loop that does not end?)");
+      ++t.pc;
+      if (op.guard >= 0 && (t.regs[op.guard] != 0) == op.guard_neg)
+        continue;
+      const ir::Type ty = op.type;
+      const unsigned w = ty.bits;
+      switch (op.code) {
+      case ir::Code::cp_async:
+        issue(t, op);
+        break;
+      case ir::Code::commit_group:
+        ++t.open_group;
+        break;
+      case ir::Code::wait_group: {
+        auto n = static_cast<std::uint64_t>(op.n);
+        std::uint32_t limit = t.open_group > n ? t.open_group - static_cast<std::uint32_t>(n) : 0;
+        complete(t, limit);
+        break;
+      }
+      case ir::Code::wait_all:
+        complete(t, ~0u);
+        break;
+      case ir::Code::createpolicy:
+        // A policy is a hint; any 64-bit value will do.
+        set(t, op.dst[0], 0x1000000000000000ull);
+        break;
+      case ir::Code::mov:
+        set(t, op.dst[0], get(t, op.src[0], ty) & mask(w));
+        break;
+      case ir::Code::ld:
+        load_store(t, op, true);
+        break;
+      case ir::Code::st:
+        load_store(t, op, false);
+        break;
+      case ir::Code::cvta: {
+        std::uint64_t v = raw(t, op.src[0]);
+        if (op.space == ir::Space::shared)
+          v = op.to ? v - shared_window_base : v + shared_window_base;
+        set(t, op.dst[0], v & mask(w));
+        break;
+      }
+      case ir::Code::add:
+        set(t, op.dst[0], (get(t, op.src[0], ty) + get(t, op.src[1], ty)) & mask(w));
+        break;
+      case ir::Code::sub:
+        set(t, op.dst[0], (get(t, op.src[0], ty) - get(t, op.src[1], ty)) & mask(w));
+        break;
+      case ir::Code::mul_lo:
+        set(t, op.dst[0], (get(t, op.src[0], ty) * get(t, op.src[1], ty)) & mask(w));
+        break;
+      case ir::Code::mul_hi: {
+        std::uint64_t a = get(t, op.src[0], ty), b = get(t, op.src[1], ty);
+        std::uint64_t hi;
+        if (ty.is_signed)
+          hi = static_cast<std::uint64_t>(
+              static_cast<i128>(static_cast<std::int64_t>(a)) * static_cast<std::int64_t>(b) >> w);
+        else
+          hi = static_cast<std::uint64_t>(static_cast<u128>(a) * b >> w);
+        set(t, op.dst[0], hi & mask(w));
+        break;
+      }
+      case ir::Code::mul_wide:
+        set(t, op.dst[0], (get(t, op.src[0], ty) * get(t, op.src[1], ty)) & mask(2 * w));
+        break;
+      case ir::Code::mad_lo:
+        set(t, op.dst[0],
+            (get(t, op.src[0], ty) * get(t, op.src[1], ty) + get(t, op.src[2], ty)) & mask(w));
+        break;
+      case ir::Code::mad_wide: {
+        ir::Type wide{static_cast<std::uint8_t>(2 * w), ty.is_signed};
+        set(t, op.dst[0],
+            (get(t, op.src[0], ty) * get(t, op.src[1], ty) + get(t, op.src[2], wide)) &
+                mask(2 * w));
+        break;
+      }
+      case ir::Code::div:
+      case ir::Code::rem: {
+        std::uint64_t a = get(t, op.src[0], ty), b = get(t, op.src[1], ty);
+        if (b == 0)
+          fault_at(FaultKind::undefined_behavior, t, op,
+                   "integer division by zero (the result is unspecified in PTX)");
+        std::uint64_t r;
+        bool div = op.code == ir::Code::div;
+        if (ty.is_signed) {
+          auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
+          if (sb == -1)
+            r = div ? 0 - a : 0; // avoids INT64_MIN / -1
+          else
+            r = static_cast<std::uint64_t>(div ? sa / sb : sa % sb);
+        } else {
+          r = div ? a / b : a % b;
+        }
+        set(t, op.dst[0], r & mask(w));
+        break;
+      }
+      case ir::Code::min:
+      case ir::Code::max: {
+        std::uint64_t a = get(t, op.src[0], ty), b = get(t, op.src[1], ty);
+        bool less =
+            ty.is_signed ? static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b) : a < b;
+        bool take_a = op.code == ir::Code::min ? less : !less;
+        set(t, op.dst[0], (take_a ? a : b) & mask(w));
+        break;
+      }
+      case ir::Code::shl: {
+        std::uint64_t a = get(t, op.src[0], ty);
+        std::uint64_t s = get(t, op.src[1], ir::Type{32, false});
+        set(t, op.dst[0], s >= w ? 0 : (a << s) & mask(w));
+        break;
+      }
+      case ir::Code::shr: {
+        std::uint64_t a = get(t, op.src[0], ty);
+        std::uint64_t s = get(t, op.src[1], ir::Type{32, false});
+        std::uint64_t r;
+        if (ty.is_signed)
+          r = static_cast<std::uint64_t>(static_cast<std::int64_t>(a) >>
+                                         std::min<std::uint64_t>(s, 63));
+        else
+          r = s >= w ? 0 : a >> s;
+        set(t, op.dst[0], r & mask(w));
+        break;
+      }
+      case ir::Code::and_:
+        set(t, op.dst[0], get(t, op.src[0], ty) & get(t, op.src[1], ty) & mask(w));
+        break;
+      case ir::Code::or_:
+        set(t, op.dst[0], (get(t, op.src[0], ty) | get(t, op.src[1], ty)) & mask(w));
+        break;
+      case ir::Code::xor_:
+        set(t, op.dst[0], (get(t, op.src[0], ty) ^ get(t, op.src[1], ty)) & mask(w));
+        break;
+      case ir::Code::not_:
+        set(t, op.dst[0], ~get(t, op.src[0], ty) & mask(w));
+        break;
+      case ir::Code::neg:
+        set(t, op.dst[0], (0 - get(t, op.src[0], ty)) & mask(w));
+        break;
+      case ir::Code::cvt:
+        set(t, op.dst[0], get(t, op.src[0], op.type2) & mask(w));
+        break;
+      case ir::Code::setp: {
+        std::uint64_t a = get(t, op.src[0], ty), b = get(t, op.src[1], ty);
+        auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
+        bool sg = ty.is_signed;
+        bool r = false;
+        switch (op.cmp) {
+        case 0:
+          r = a == b;
+          break;
+        case 1:
+          r = a != b;
+          break;
+        case 2:
+          r = sg ? sa < sb : a < b;
+          break;
+        case 3:
+          r = sg ? sa <= sb : a <= b;
+          break;
+        case 4:
+          r = sg ? sa > sb : a > b;
+          break;
+        case 5:
+          r = sg ? sa >= sb : a >= b;
+          break;
+        case 6:
+          r = a < b;
+          break;
+        case 7:
+          r = a <= b;
+          break;
+        case 8:
+          r = a > b;
+          break;
+        default:
+          r = a >= b;
+          break;
+        }
+        set(t, op.dst[0], r ? 1 : 0);
+        break;
+      }
+      case ir::Code::selp:
+        set(t, op.dst[0],
+            (t.regs[op.src[2].reg] != 0 ? get(t, op.src[0], ty) : get(t, op.src[1], ty)) & mask(w));
+        break;
+      case ir::Code::bar:
+        t.state = State::at_barrier;
+        t.barrier = op.n;
+        t.stop_line = op.line;
+        return;
+      case ir::Code::ret:
+        exit_thread(t, op.line);
+        return;
+      case ir::Code::bra:
+        t.pc = static_cast<std::uint32_t>(op.n);
+        break;
+      case ir::Code::unsupported:
+        fault_at(FaultKind::unsupported, t, op, e_.texts[static_cast<std::size_t>(op.n)]);
+      }
+    }
+  }
+
+  const ir::Entry& e_;
+  const Launch& l_;
+  std::vector<GlobalBuffer>& mem_;
+  const std::vector<std::uint8_t>& params_;
+  std::uint32_t bid_;
+  SimResult& res_;
+  ExitWarnings& exits_;
+  std::vector<std::uint8_t> smem_;
+  std::vector<ByteState> track_;
+  std::vector<std::uint64_t> regfile_;
+  std::vector<Thread> threads_;
+  std::uint32_t phase_ = 0;
+};
+
+Fault launch_fault(FaultKind k, std::string message, std::uint32_t line = 0) {
+  Fault f;
+  f.kind = k;
+  f.message = std::string(name(k)) + ": " + std::move(message);
+  f.ptx_line = line;
+  return f;
+}
+
+} // namespace
+
+SimResult run(const Program& p, std::string_view entry, const Launch& launch,
+              std::vector<GlobalBuffer>& memory) {
+  SimResult res;
+  const ir::Module& m = p.module();
+  const ir::Entry* e = nullptr;
+  std::string names;
+  for (const auto& x : m.entries) {
+    names += (names.empty() ? "`" : ", `") + x.name + "`";
+    if (x.name == entry)
+      e = &x;
+  }
+  if (e == nullptr) {
+    res.fault = launch_fault(FaultKind::invalid_ptx,
+                             "the module has no entry `" + std::string(entry) +
+                                 "` (entries: " + (names.empty() ? "none" : names) + ")");
+    return res;
+  }
+  for (const auto& op : e->ops) {
+    if (op.code == ir::Code::unsupported) {
+      res.fault = launch_fault(FaultKind::unsupported,
+                               "PTX line " + std::to_string(op.line) + " `" + e->texts[op.text] +
+                                   "`: " + e->texts[static_cast<std::size_t>(op.n)],
+                               op.line);
+      return res;
+    }
+  }
+  if (launch.params.size() != e->params.size()) {
+    res.fault = launch_fault(FaultKind::invalid_ptx,
+                             "the launch passes " + std::to_string(launch.params.size()) +
+                                 " parameters; entry `" + e->name + "` declares " +
+                                 std::to_string(e->params.size()),
+                             e->line);
+    return res;
+  }
+  if (launch.grid == 0 || launch.block == 0 || launch.block > 1024) {
+    res.fault = launch_fault(FaultKind::invalid_ptx,
+                             "grid " + std::to_string(launch.grid) + " x block " +
+                                 std::to_string(launch.block) +
+                                 " is not a valid launch (block 1..1024, grid at least 1)");
+    return res;
+  }
+  if (e->reqntid && *e->reqntid != launch.block) {
+    res.fault =
+        launch_fault(FaultKind::invalid_ptx,
+                     "entry `" + e->name + "` requires .reqntid " + std::to_string(*e->reqntid) +
+                         " but the launch has block " + std::to_string(launch.block),
+                     e->line);
+    return res;
+  }
+  std::vector<std::uint8_t> params(e->param_bytes, 0);
+  for (std::size_t k = 0; k < e->params.size(); ++k)
+    std::memcpy(params.data() + e->params[k].offset, &launch.params[k], e->params[k].size);
+  ExitWarnings exits;
+  try {
+    for (std::uint32_t bid = 0; bid < launch.grid; ++bid) {
+      Cta cta(*e, launch, memory, params, bid, res, exits);
+      cta.run();
+    }
+  } catch (const FaultThrow& f) {
+    res.fault = f.fault;
+  }
+  if (exits.threads > 0)
+    res.warnings.push_back(
+        std::to_string(exits.threads) +
+        " thread(s) exited with cp.async copies never waited for (first: " + exits.first +
+        "); the simulator performed them at exit, as the hardware "
+        "eventually would");
+  return res;
+}
+
+} // namespace ptxgen::sim

@@ -1,0 +1,167 @@
+#pragma once
+// The simulator's compact form of parsed PTX: one flat instruction array per
+// entry with register indices resolved, so execution does no string work.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxgen::sim::ir {
+
+/// What an instruction does. Each maps to one case of the executor's switch.
+enum class Code : std::uint8_t {
+  cp_async,     ///< cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size|ignore-src}
+  commit_group, ///< cp.async.commit_group
+  wait_group,   ///< cp.async.wait_group n
+  wait_all,     ///< cp.async.wait_all
+  createpolicy, ///< createpolicy.fractional...b64 d, f (a constant policy value)
+  mov,          ///< mov.t d, a
+  ld,           ///< ld.space{.vN}.t d..., [addr]
+  st,           ///< st.space{.vN}.t [addr], a...
+  cvta,         ///< cvta{.to}.space.t d, a
+  add,          ///< add.t d, a, b
+  sub,          ///< sub.t d, a, b
+  mul_lo,       ///< mul.lo.t d, a, b
+  mul_hi,       ///< mul.hi.t d, a, b
+  mul_wide,     ///< mul.wide.t d, a, b (d twice as wide)
+  div,          ///< div.t d, a, b
+  rem,          ///< rem.t d, a, b
+  min,          ///< min.t d, a, b
+  max,          ///< max.t d, a, b
+  shl,          ///< shl.t d, a, b
+  shr,          ///< shr.t d, a, b (arithmetic when t is signed)
+  and_,         ///< and.t d, a, b
+  or_,          ///< or.t d, a, b
+  xor_,         ///< xor.t d, a, b
+  not_,         ///< not.t d, a
+  neg,          ///< neg.t d, a
+  mad_lo,       ///< mad.lo.t d, a, b, c
+  mad_wide,     ///< mad.wide.t d, a, b, c (d and c twice as wide)
+  cvt,          ///< cvt.t.t2 d, a (integer widening / narrowing)
+  setp,         ///< setp.cmp.t p, a, b
+  selp,         ///< selp.t d, a, b, p
+  bar,          ///< bar.sync n
+  ret,          ///< ret / exit
+  bra,          ///< bra target (target in Op::n, an instruction index)
+  unsupported,  ///< valid-looking PTX the simulator does not execute (reason in Op::n text)
+};
+
+/// An integer view of a PTX type: width and signedness (floats are bits).
+struct Type {
+  std::uint8_t bits = 32; ///< 1 for pred
+  bool is_signed = false; ///< sN
+};
+
+/// Where an ld/st/cvta goes.
+enum class Space : std::uint8_t {
+  param,   ///< kernel parameters (offset into the parameter block)
+  global,  ///< the caller's buffers
+  shared,  ///< the CTA's shared memory (offset 0..size)
+  generic, ///< decided by address (shared_window_base)
+};
+
+/// Special registers the executor computes from the thread's position.
+enum class Special : std::uint8_t {
+  tid_x,    ///< %tid.x
+  tid_y,    ///< %tid.y (0)
+  tid_z,    ///< %tid.z (0)
+  ntid_x,   ///< %ntid.x
+  ntid_y,   ///< %ntid.y (1)
+  ntid_z,   ///< %ntid.z (1)
+  ctaid_x,  ///< %ctaid.x
+  ctaid_y,  ///< %ctaid.y (0)
+  ctaid_z,  ///< %ctaid.z (0)
+  nctaid_x, ///< %nctaid.x
+  nctaid_y, ///< %nctaid.y (1)
+  nctaid_z, ///< %nctaid.z (1)
+  laneid,   ///< %laneid (tid % 32)
+  warpid,   ///< %warpid (tid / 32 here; on hardware a slot number)
+};
+
+/// A value operand.
+struct Val {
+  enum class Kind : std::uint8_t {
+    none,    ///< absent
+    reg,     ///< register `reg`
+    imm,     ///< immediate `imm` (shared symbols are folded into immediates)
+    special, ///< special register `special`
+  };
+  Kind kind = Kind::none;
+  Special special = Special::tid_x;
+  std::uint32_t reg = 0;
+  std::int64_t imm = 0;
+};
+
+/// A memory operand: register (optional) + offset. Symbols are folded into the offset.
+struct Addr {
+  bool has_reg = false;
+  std::uint32_t reg = 0;
+  std::int64_t offset = 0;
+};
+
+/// How a cp.async fills its destination.
+enum class ZeroFill : std::uint8_t {
+  none,       ///< copy all cp-size bytes
+  src_size,   ///< copy Op::zval bytes, zero the rest
+  ignore_src, ///< when predicate Op::zval (negated by zneg) is true: zero everything
+};
+
+struct Op {
+  Code code = Code::ret;
+  Type type;            ///< the instruction type (destination type for cvt)
+  Type type2;           ///< the source type of cvt
+  std::uint8_t cmp = 0; ///< setp: index into eq, ne, lt, le, gt, ge, lo, ls, hi, hs
+  Space space = Space::global;
+  bool to = false;         ///< cvta.to (state space from generic) rather than cvta (to generic)
+  std::uint8_t vec = 1;    ///< 1, 2 or 4 registers moved by ld/st
+  std::int32_t guard = -1; ///< predicate register, -1 when unguarded
+  bool guard_neg = false;  ///< `@!%p`
+  std::uint32_t dst[4] = {0, 0, 0, 0};
+  Val src[4]; ///< a, b, c; or st's vector sources
+  Addr addr;  ///< ld/st address; cp.async destination
+  Addr addr2; ///< cp.async source
+  std::uint32_t cp_size = 0;
+  ZeroFill zfill = ZeroFill::none;
+  Val zval;               ///< src-size value or ignore-src predicate
+  bool zneg = false;      ///< `!%p` ignore-src
+  std::int64_t n = 0;     ///< wait_group N, barrier id, branch target
+  std::uint32_t line = 0; ///< 1-based PTX line
+  std::uint32_t text = 0; ///< index into Entry::texts (instruction text for messages)
+};
+
+struct Param {
+  std::string name;
+  std::uint32_t offset = 0; ///< in the parameter block
+  std::uint32_t size = 8;
+};
+
+struct SharedArray {
+  std::string name;
+  std::uint64_t offset = 0; ///< shared address of its first byte
+  std::uint64_t bytes = 0;
+  std::uint64_t align = 1;
+};
+
+struct Entry {
+  std::string name;
+  std::uint32_t line = 0;
+  std::vector<Param> params;
+  std::uint32_t param_bytes = 0;
+  std::vector<SharedArray> shared;
+  std::uint64_t shared_bytes = 0;
+  std::optional<std::uint32_t> reqntid;
+  std::vector<std::uint64_t> reg_mask; ///< per register: the bits its declared width keeps
+  std::vector<std::string> reg_names;  ///< per register, for messages
+  std::vector<Op> ops;
+  std::vector<std::string> texts; ///< instruction texts; unsupported ops: the reason follows
+};
+
+struct Module {
+  std::string version;
+  std::string target;
+  std::uint32_t address_size = 64;
+  std::vector<Entry> entries;
+};
+
+} // namespace ptxgen::sim::ir

@@ -1,0 +1,130 @@
+#pragma once
+// The CPU simulator of the PTX subset that ptxgen emits.
+//
+// It parses PTX text itself (never the emitter's AST), so it checks the
+// printer and the lowering: a kernel runs here exactly as it was printed.
+// Every thread of every CTA of a launch is executed on host buffers.
+//
+// Execution model (deterministic): CTAs run one after another; inside a CTA
+// the threads run in tid order, each until it reaches `bar.sync` or exits.
+// When every thread waits at the barrier, the CTA enters its next "phase".
+// A barrier that some threads reach while others have exited is a
+// barrier_divergence fault.
+//
+// cp.async: a copy is queued by its thread at issue (guard, addresses,
+// src-size and ignore-src are captured then, and the addresses are checked
+// then); its bytes are read and written as late as PTX allows, at the
+// wait_group / wait_all that covers its group. Copies still pending when a
+// thread exits are performed at exit, with a warning.
+//   - src-size s: bytes [src, src+s) are read (bounds-checked), the other
+//     cp-size - s bytes become zero; s > cp-size is undefined_behavior.
+//   - ignore-src true: all cp-size bytes become zero and the source operand
+//     is neither read nor checked (no bounds, no alignment fault).
+//   - the source must be aligned to cp-size in every other case, the
+//     destination always.
+//
+// Shared memory starts filled with poison_byte (not zero), so a test that
+// forgot its sentinel cannot pass by luck. Races on shared memory are
+// tracked per byte (last writer and phase, last reader and phase, the thread
+// whose in-flight cp.async will write it): any cross-thread access without a
+// bar.sync in between where one side writes, and any access by a thread to
+// bytes of its own copy that it has not waited for, is a race fault.
+// Global memory is not race-checked.
+//
+// The generic address space: global addresses are the caller's buffer
+// addresses; shared memory is mapped at shared_window_base (cvta.shared /
+// cvta.to.shared convert); a generic ld/st decides by address.
+
+#include "emitter/support/result.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxgen::sim {
+
+namespace ir {
+struct Module;
+} // namespace ir
+
+/// The value every byte of a CTA's shared memory holds before the kernel writes it.
+inline constexpr std::uint8_t poison_byte = 0xA5;
+/// Where shared memory appears in the generic address space.
+inline constexpr std::uint64_t shared_window_base = 0x0000'7e00'0000'0000ull;
+
+/// One global allocation: bytes [address, address + bytes->size()) are addressable.
+struct GlobalBuffer {
+  std::uint64_t address = 0;
+  std::vector<std::uint8_t>* bytes = nullptr;
+  std::string name; ///< for messages ("A", "B")
+};
+
+struct Launch {
+  std::uint32_t grid = 1;  ///< CTAs along x
+  std::uint32_t block = 1; ///< threads per CTA along x
+  /// One value per declared `.param`, in declaration order (u32 params are truncated).
+  std::vector<std::uint64_t> params;
+  /// A launch that executes more instructions than this (all threads together)
+  /// stops with an `unsupported` fault: a runaway loop, not a result.
+  std::uint64_t max_instructions = 200'000'000;
+};
+
+enum class FaultKind {
+  misaligned_address, ///< an access not aligned to its size ("misaligned address" on the GPU)
+  illegal_address,    ///< an access outside every buffer / outside shared memory
+  race,               ///< conflicting shared-memory accesses without synchronisation
+  barrier_divergence, ///< a bar.sync that not every thread of the CTA reaches
+  unsupported,        ///< PTX outside the simulated subset (or a runaway launch)
+  invalid_ptx,        ///< malformed PTX, or a launch that does not fit the entry
+  undefined_behavior, ///< a value PTX leaves undefined (src-size > cp-size, division by zero)
+};
+
+/// "misaligned address", "illegal address", "race", "barrier divergence", ...
+std::string_view name(FaultKind k);
+
+struct Fault {
+  FaultKind kind = FaultKind::invalid_ptx;
+  std::string message;        ///< names the thread, the PTX line and the instruction
+  std::uint32_t ptx_line = 0; ///< 1-based; 0 when no instruction is to blame
+  std::int64_t bid = -1;      ///< CTA index, -1 when no thread is to blame
+  std::int64_t tid = -1;      ///< thread index within the CTA, -1 when none
+};
+
+struct SimResult {
+  std::optional<Fault> fault; ///< the first fault; the launch stops there
+  std::vector<std::string> warnings;
+  std::uint64_t instructions_executed = 0;
+};
+
+/// A parsed PTX module, ready to run. Cheap to copy (shares its parsed form).
+class Program {
+public:
+  /// Parse errors come back as Diagnostics with line and column. Instructions
+  /// that are valid PTX but outside the simulated subset parse, and fault
+  /// with `unsupported` when their entry is run.
+  static ptxgen::Result<Program> parse(std::string_view ptx_text);
+
+  /// The `.entry` names, in the order of the text.
+  std::vector<std::string> entries() const;
+  /// `.version` as written ("8.0"), `.target` as written ("sm_80").
+  const std::string& version() const;
+  const std::string& target() const;
+
+  const ir::Module& module() const { return *module_; }
+
+private:
+  std::shared_ptr<const ir::Module> module_;
+};
+
+/// Runs `entry` of `p` over `launch` with global memory `memory` (modified in place).
+SimResult run(const Program& p, std::string_view entry, const Launch& launch,
+              std::vector<GlobalBuffer>& memory);
+
+/// Parses and runs; a parse error becomes an invalid_ptx fault naming its line.
+SimResult run(std::string_view ptx_text, std::string_view entry, const Launch& launch,
+              std::vector<GlobalBuffer>& memory);
+
+} // namespace ptxgen::sim

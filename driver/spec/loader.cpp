@@ -1,0 +1,1543 @@
+#include "driver/spec/loader.hpp"
+
+#include "driver/spec/suggest.hpp"
+#include "emitter/ptx/opcode_parser.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <span>
+#include <sstream>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <toml++/toml.h>
+
+namespace ptxgen::driver {
+namespace {
+
+using tile::SourcePos;
+
+constexpr std::int64_t kMaxGrid = 2147483647;                   // CUDA's gridDim.x limit
+constexpr std::int64_t kMaxBlock = 1024;                        // CUDA's threads per block
+constexpr std::int64_t kMaxGlobalBytes = std::int64_t{1} << 40; // 1 TiB per global tensor
+constexpr std::int64_t kMaxSharedBytes = 228 * 1024;            // the largest CTA shared memory
+constexpr std::int64_t kMaxAlign = 4096;
+constexpr std::size_t kMaxPatternBytes = 256;
+// ptxas accepts any integer; more groups in flight than this is a mistake.
+constexpr std::int64_t kMaxWaitGroup = 64;
+
+constexpr std::array<std::string_view, 4> kTopKeys = {"kernel", "tensor", "param", "op"};
+constexpr std::array<std::string_view, 3> kKernelKeys = {"name", "grid", "block"};
+constexpr std::array<std::string_view, 7> kTensorKeys = {"space",  "shape", "dtype", "init",
+                                                         "output", "align", "layout"};
+constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
+constexpr std::array<std::string_view, 7> kOpKinds = {
+    "apply", "commit_group", "wait_group", "wait_all", "cta_sync", "fill", "copy"};
+constexpr std::array<std::string_view, 10> kApplyKeys = {
+    "op",    "opcode",   "dst",        "src",  "chunk_bytes",
+    "scope", "src_size", "ignore_src", "pred", "cache_policy"};
+constexpr std::array<std::string_view, 4> kPriorities = {"evict_last", "evict_normal",
+                                                         "evict_first", "evict_unchanged"};
+constexpr std::array<std::string_view, 1> kBareKeys = {"op"};
+constexpr std::array<std::string_view, 2> kWaitGroupKeys = {"op", "n"};
+constexpr std::array<std::string_view, 3> kFillKeys = {"op", "dst", "pattern"};
+constexpr std::array<std::string_view, 3> kCopyKeys = {"op", "dst", "src"};
+// Names the expression grammar gives a meaning of its own: a tensor or parameter
+// of that name would be shadowed or would shadow.
+constexpr std::array<std::string_view, 7> kReservedNames = {"tid", "warp",         "lane",  "bid",
+                                                            "T",   "if_then_else", "uint32"};
+
+const char* type_phrase(toml::node_type t) {
+  switch (t) {
+  case toml::node_type::none:
+    return "nothing";
+  case toml::node_type::table:
+    return "a table";
+  case toml::node_type::array:
+    return "an array";
+  case toml::node_type::string:
+    return "a string";
+  case toml::node_type::integer:
+    return "an integer";
+  case toml::node_type::floating_point:
+    return "a floating-point number";
+  case toml::node_type::boolean:
+    return "a boolean";
+  case toml::node_type::date:
+    return "a date";
+  case toml::node_type::time:
+    return "a time";
+  case toml::node_type::date_time:
+    return "a date-time";
+  }
+  return "a value";
+}
+
+bool is_ident_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_ident_char(char c) {
+  return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || !is_ident_start(s[0]))
+    return false;
+  return std::all_of(s.begin(), s.end(), is_ident_char);
+}
+
+template <std::size_t N>
+bool contains(const std::array<std::string_view, N>& xs, std::string_view x) {
+  return std::find(xs.begin(), xs.end(), x) != xs.end();
+}
+
+std::string join(std::span<const std::string_view> xs) {
+  std::string out;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (i != 0)
+      out += ", ";
+    out += xs[i];
+  }
+  return out;
+}
+
+std::string squote(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
+
+/// " did you mean 'x'?" or "" when nothing is close.
+std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates) {
+  std::string_view m = closest_match(word, candidates);
+  if (m.empty())
+    return {};
+  return "; did you mean " + squote(m) + "?";
+}
+
+bool before(const toml::source_position& a, const toml::source_position& b) {
+  return a.line != b.line ? a.line < b.line : a.column < b.column;
+}
+
+std::string_view trim(std::string_view s, std::size_t* skipped = nullptr) {
+  std::size_t b = 0;
+  while (b < s.size() && (s[b] == ' ' || s[b] == '\t'))
+    ++b;
+  std::size_t e = s.size();
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+    --e;
+  if (skipped)
+    *skipped = b;
+  return s.substr(b, e - b);
+}
+
+template <class Int>
+std::optional<Int> parse_integer(std::string_view s) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  Int v{};
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+    return std::nullopt;
+  return v;
+}
+
+/// Where a string value's characters sit in the file.
+struct StringLoc {
+  SourcePos pos;      ///< the first character (exact) or the opening quote (not exact)
+  bool exact = false; ///< character i of the value is at pos.column + i
+};
+
+/// Keys in the order they appear in the file (toml::table iterates by name).
+std::vector<std::pair<const toml::key*, const toml::node*>> in_file_order(const toml::table& t) {
+  std::vector<std::pair<const toml::key*, const toml::node*>> out;
+  for (auto&& [k, v] : t)
+    out.emplace_back(&k, &v);
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return before(a.first->source().begin, b.first->source().begin);
+  });
+  return out;
+}
+
+class Loader {
+public:
+  Loader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {
+    std::size_t start = 0;
+    while (start <= text_.size()) {
+      std::size_t nl = text_.find('\n', start);
+      std::string_view line =
+          text_.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+      if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
+      lines_.push_back(line);
+      if (nl == std::string_view::npos)
+        break;
+      start = nl + 1;
+    }
+    kernel_->file = file_;
+  }
+
+  /// The 1-based column (in characters, as toml++ counts) of the first
+  /// non-blank character of 1-based `line`.
+  toml::source_index first_non_blank_column(toml::source_index line) const {
+    std::size_t begin = 0;
+    for (toml::source_index l = 1; l < line && begin != std::string_view::npos; ++l) {
+      begin = std::string_view(text_).find('\n', begin);
+      if (begin != std::string_view::npos)
+        ++begin;
+    }
+    if (begin == std::string_view::npos)
+      return 1;
+    toml::source_index col = 1;
+    while (begin < text_.size() && (text_[begin] == ' ' || text_[begin] == '\t')) {
+      ++begin;
+      ++col;
+    }
+    return col;
+  }
+
+  Result<std::unique_ptr<tile::Kernel>> run() {
+    toml::table root;
+    try {
+      root = toml::parse(text_, std::string_view(file_));
+    } catch (const toml::parse_error& e) {
+      std::string desc(e.description());
+      // toml++ says "Error while parsing value: could not determine value type".
+      constexpr std::string_view prefix = "Error while parsing ";
+      if (desc.rfind(prefix, 0) == 0) {
+        std::size_t colon = desc.find(": ");
+        if (colon != std::string::npos)
+          desc = desc.substr(colon + 2) + " (while parsing " +
+                 desc.substr(prefix.size(), colon - prefix.size()) + ")";
+      }
+      toml::source_position at = e.source().begin;
+      // toml++ reports a redefined key at its value; point at the key itself.
+      if (desc.find("cannot redefine") != std::string::npos)
+        at.column = first_non_blank_column(at.line);
+      add_error(at, 1, "invalid TOML: " + desc);
+      return finish();
+    }
+
+    for (auto [k, v] : in_file_order(root)) {
+      (void)v;
+      if (!contains(kTopKeys, k->str()))
+        error_at(k->source(),
+                 "unknown top-level key " + squote(k->str()) + did_you_mean(k->str(), kTopKeys) +
+                     (closest_match(k->str(), kTopKeys).empty()
+                          ? "; expected [kernel], [tensor.NAME], [param.NAME] or [[op]]"
+                          : ""));
+    }
+
+    load_kernel(root);
+    if (const toml::node* n = root.get("param"))
+      load_params(*n);
+    if (const toml::node* n = root.get("tensor"))
+      load_tensors(*n);
+    const toml::node* ops = root.get("op");
+    if (ops)
+      load_ops(*ops);
+    if (!ops || (ops->is_array() && ops->as_array()->empty()))
+      add(make_diag(Severity::warning, {1, 1}, 1,
+                    "the spec has no [[op]] tables; the kernel does nothing"));
+    return finish();
+  }
+
+private:
+  // ---------------------------------------------------------------- diagnostics
+
+  std::string line_text(std::uint32_t line) const {
+    if (line == 0 || line > lines_.size())
+      return {};
+    return std::string(lines_[line - 1]);
+  }
+
+  /// toml++ counts columns in code points; diagnostics count bytes.
+  std::uint32_t byte_column(const toml::source_position& p) const {
+    if (p.line == 0 || p.line > lines_.size() || p.column == 0)
+      return p.column;
+    std::string_view line = lines_[p.line - 1];
+    std::uint32_t points = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      // A byte that is not a UTF-8 continuation byte (10xxxxxx) starts a code point.
+      if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 && ++points == p.column)
+        return static_cast<std::uint32_t>(i + 1);
+    }
+    return static_cast<std::uint32_t>(line.size()) + (p.column - points);
+  }
+
+  SourcePos pos_of(const toml::source_position& p) const {
+    return SourcePos{file_, p.line, byte_column(p), line_text(p.line)};
+  }
+
+  Diagnostic make_diag(Severity s, const toml::source_position& p, std::uint32_t length,
+                       std::string message) const {
+    Diagnostic d;
+    d.severity = s;
+    d.message = std::move(message);
+    d.file = file_;
+    d.line = p.line;
+    d.column = byte_column(p);
+    d.length = std::max<std::uint32_t>(length, 1);
+    d.source_line = line_text(p.line);
+    return d;
+  }
+
+  void add(Diagnostic d) { diags_.add(std::move(d)); }
+
+  void add_error(const toml::source_position& p, std::uint32_t length, std::string message) {
+    add(make_diag(Severity::error, p, length, std::move(message)));
+  }
+
+  /// An error underlining `r` when it lies on one line, else its first character.
+  void error_at(const toml::source_region& r, std::string message) {
+    std::uint32_t length = 1;
+    if (r.begin.line == r.end.line && r.end.column > r.begin.column)
+      length = byte_column(r.end) - byte_column(r.begin);
+    add_error(r.begin, length, std::move(message));
+  }
+
+  /// Diagnostics from a parser of a string value (line 1, columns within the string).
+  void add_inner(const Diagnostics& inner, const StringLoc& loc) {
+    for (const Diagnostic& d : inner.items()) {
+      if (loc.exact && d.line <= 1) {
+        add(rebase(d, file_, loc.pos.line, loc.pos.column, loc.pos.source_line));
+      } else {
+        Diagnostic r = d;
+        r.file = file_;
+        r.line = loc.pos.line;
+        r.column = loc.pos.column;
+        r.length = 1;
+        r.source_line = loc.pos.source_line;
+        add(std::move(r));
+      }
+    }
+  }
+
+  /// An error at `offset` (0-based) within a string value.
+  void inner_error(const StringLoc& loc, std::string_view text, std::size_t offset,
+                   std::size_t length, std::string message) {
+    Diagnostics ds;
+    ds.add(ptxgen::error_at(text, offset, length, std::move(message)));
+    add_inner(ds, loc);
+  }
+
+  Result<std::unique_ptr<tile::Kernel>> finish() {
+    std::vector<Diagnostic> items = diags_.items();
+    std::stable_sort(items.begin(), items.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return a.line != b.line ? a.line < b.line : a.column < b.column;
+    });
+    Diagnostics sorted;
+    for (auto& d : items)
+      sorted.add(std::move(d));
+    if (sorted.has_errors())
+      return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(sorted));
+    Result<std::unique_ptr<tile::Kernel>> r;
+    r.value = std::move(kernel_);
+    r.diagnostics = std::move(sorted);
+    return r;
+  }
+
+  // ---------------------------------------------------------------- generic field access
+
+  StringLoc locate_string(const toml::node& n) const {
+    StringLoc loc;
+    const toml::source_position b = n.source().begin;
+    loc.pos = pos_of(b);
+    const std::string& line = loc.pos.source_line;
+    const std::size_t q = loc.pos.column == 0 ? 0 : loc.pos.column - 1;
+    const toml::value<std::string>* s = n.as_string();
+    if (!s || q >= line.size())
+      return loc;
+    const char quote = line[q];
+    if (quote != '"' && quote != '\'')
+      return loc;
+    if (line.compare(q, 3, std::string(3, quote)) == 0)
+      return loc; // multi-line string: report at its opening quotes
+    const std::string& value = s->get();
+    const std::size_t first = q + 1;
+    if (first + value.size() >= line.size() || line[first + value.size()] != quote)
+      return loc;
+    if (line.compare(first, value.size(), value) != 0)
+      return loc;
+    if (quote == '"' && value.find('\\') != std::string::npos)
+      return loc;
+    loc.exact = true;
+    loc.pos.column += 1;
+    return loc;
+  }
+
+  /// Reports every key of `t` not in `allowed`.
+  void check_keys(const toml::table& t, std::span<const std::string_view> allowed,
+                  const std::string& where) {
+    for (auto [k, v] : in_file_order(t)) {
+      (void)v;
+      if (std::find(allowed.begin(), allowed.end(), k->str()) != allowed.end())
+        continue;
+      std::string msg = "unknown key " + squote(k->str()) + " in " + where;
+      std::string dym = did_you_mean(k->str(), allowed);
+      msg += dym.empty() ? "; expected one of: " + join(allowed) : dym;
+      error_at(k->source(), std::move(msg));
+    }
+  }
+
+  const toml::key* key_of(const toml::table& t, std::string_view key) const {
+    auto it = t.find(key);
+    return it == t.end() ? nullptr : &it->first;
+  }
+
+  void missing(const toml::table& t, std::string_view key, const std::string& where,
+               std::string_view expected) {
+    error_at(t.source(), where + " is missing " + squote(key) + " (" + std::string(expected) + ")");
+  }
+
+  void wrong_type(const toml::node& n, std::string_view key, const std::string& where,
+                  std::string_view expected) {
+    error_at(n.source(), squote(key) + " in " + where + " must be " + std::string(expected) +
+                             "; got " + type_phrase(n.type()));
+  }
+
+  std::optional<std::int64_t> get_int(const toml::node& n, std::string_view key,
+                                      const std::string& where, std::string_view expected) {
+    if (const auto* v = n.as_integer())
+      return v->get();
+    wrong_type(n, key, where, expected);
+    return std::nullopt;
+  }
+
+  std::optional<std::string> get_string(const toml::node& n, std::string_view key,
+                                        const std::string& where, std::string_view expected) {
+    if (const auto* v = n.as_string())
+      return v->get();
+    wrong_type(n, key, where, expected);
+    return std::nullopt;
+  }
+
+  std::optional<bool> get_bool(const toml::node& n, std::string_view key,
+                               const std::string& where) {
+    if (const auto* v = n.as_boolean())
+      return v->get();
+    wrong_type(n, key, where, "true or false");
+    return std::nullopt;
+  }
+
+  /// `key` as a name checked for being an identifier the expression grammar does not own.
+  bool check_name(const toml::key& k, std::string_view what) {
+    std::string_view name = k.str();
+    if (!is_identifier(name)) {
+      error_at(k.source(), std::string(what) + " name " + squote(name) +
+                               " is not an identifier (letters, digits and '_', not starting "
+                               "with a digit)");
+      return false;
+    }
+    if (contains(kReservedNames, name)) {
+      error_at(k.source(), std::string(what) + " name " + squote(name) +
+                               " is reserved in index expressions (" + join(kReservedNames) + ")");
+      return false;
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- [kernel]
+
+  void load_kernel(const toml::table& root) {
+    const toml::node* n = root.get("kernel");
+    if (!n) {
+      add_error({1, 1}, 1, "the spec has no [kernel] table (name, grid, block)");
+      return;
+    }
+    const toml::table* t = n->as_table();
+    if (!t) {
+      error_at(n->source(), "'kernel' must be a table ([kernel] with name, grid, block); got " +
+                                std::string(type_phrase(n->type())));
+      return;
+    }
+    const std::string where = "[kernel]";
+    check_keys(*t, kKernelKeys, where);
+
+    if (const toml::node* v = t->get("name")) {
+      if (auto s = get_string(*v, "name", where, "a string (an identifier)")) {
+        if (!is_identifier(*s))
+          error_at(v->source(), "kernel name " + squote(*s) +
+                                    " is not an identifier (letters, digits and '_', not "
+                                    "starting with a digit)");
+        else
+          kernel_->name = *s;
+      }
+    } else {
+      missing(*t, "name", where, "an identifier such as \"copy_async\"");
+    }
+
+    if (const toml::node* v = t->get("grid")) {
+      if (auto g = get_int(*v, "grid", where, "an integer (the number of CTAs)")) {
+        if (*g < 1 || *g > kMaxGrid)
+          error_at(v->source(), "grid must be in 1.." + std::to_string(kMaxGrid) + "; got " +
+                                    std::to_string(*g));
+        else
+          kernel_->grid = *g;
+      }
+    }
+
+    if (const toml::node* v = t->get("block")) {
+      if (auto b = get_int(*v, "block", where, "an integer (threads per CTA)")) {
+        if (*b < 1 || *b > kMaxBlock)
+          error_at(v->source(), "block must be in 1.." + std::to_string(kMaxBlock) +
+                                    " threads; got " + std::to_string(*b));
+        else
+          kernel_->block = *b;
+      }
+    } else {
+      missing(*t, "block", where, "the number of threads per CTA, 1..1024");
+    }
+  }
+
+  // ---------------------------------------------------------------- [param.NAME]
+
+  void load_params(const toml::node& n) {
+    const toml::table* all = n.as_table();
+    if (!all) {
+      error_at(n.source(), "'param' must be a table of parameters ([param.NAME]); got " +
+                               std::string(type_phrase(n.type())));
+      return;
+    }
+    for (auto [k, v] : in_file_order(*all)) {
+      param_names_.emplace(k->str());
+      load_param(*k, *v);
+    }
+  }
+
+  void load_param(const toml::key& k, const toml::node& n) {
+    const std::string where = "[param." + std::string(k.str()) + "]";
+    const toml::table* t = n.as_table();
+    if (!t) {
+      error_at(n.source(), "parameter " + squote(k.str()) +
+                               " must be a table with dtype and value; got " +
+                               type_phrase(n.type()));
+      return;
+    }
+    bool ok = check_name(k, "parameter");
+    check_keys(*t, kParamKeys, where);
+
+    tile::ScalarParam p;
+    p.name = std::string(k.str());
+    p.pos = pos_of(t->source().begin);
+
+    if (const toml::node* v = t->get("dtype")) {
+      if (auto s = get_string(*v, "dtype", where, "\"u32\" or \"u64\"")) {
+        if (*s == "u32" || *s == "uint32")
+          p.is_u64 = false;
+        else if (*s == "u64" || *s == "uint64")
+          p.is_u64 = true;
+        else {
+          error_at(v->source(), "parameter dtype must be \"u32\" or \"u64\"; got " + squote(*s));
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    } else {
+      missing(*t, "dtype", where, "\"u32\" or \"u64\"");
+      ok = false;
+    }
+    const std::uint64_t type_max =
+        p.is_u64 ? std::numeric_limits<std::uint64_t>::max() : std::uint64_t{0xffffffffu};
+    const std::string type_name = p.is_u64 ? "u64" : "u32";
+
+    bool have_value = false;
+    const toml::node* value_node = t->get("value");
+    if (value_node) {
+      if (const auto* i = value_node->as_integer()) {
+        if (i->get() < 0 || static_cast<std::uint64_t>(i->get()) > type_max) {
+          error_at(value_node->source(), "value " + std::to_string(i->get()) + " does not fit " +
+                                             type_name + " (0.." + std::to_string(type_max) + ")");
+          ok = false;
+        } else {
+          p.value = static_cast<std::uint64_t>(i->get());
+          have_value = true;
+        }
+      } else if (const auto* s = value_node->as_string(); s && p.is_u64) {
+        // TOML integers stop at 2^63-1; a u64 (a cache policy) may need the top bit.
+        if (auto u = parse_integer<std::uint64_t>(s->get())) {
+          p.value = *u;
+          have_value = true;
+        } else {
+          error_at(value_node->source(), "a u64 value string must be a decimal or 0x "
+                                         "hexadecimal integer below 2^64; got " +
+                                             squote(s->get()));
+          ok = false;
+        }
+      } else {
+        wrong_type(*value_node, "value", where,
+                   p.is_u64 ? "an integer (or a \"0x...\" string)" : "an integer");
+        ok = false;
+      }
+    } else {
+      missing(*t, "value", where, "the integer the test runs pass");
+      ok = false;
+    }
+
+    if (const toml::node* v = t->get("range")) {
+      const toml::array* a = v->as_array();
+      if (!a || a->size() != 2 || !(*a)[0].is_integer() || !(*a)[1].is_integer()) {
+        error_at(v->source(), "range in " + where + " must be [lo, hi], two integers");
+        ok = false;
+      } else {
+        const std::int64_t lo = (*a)[0].as_integer()->get();
+        const std::int64_t hi = (*a)[1].as_integer()->get();
+        if (lo > hi) {
+          error_at(v->source(), "range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                    "] is empty; expected lo <= hi");
+          ok = false;
+        } else if (lo < 0 || static_cast<std::uint64_t>(hi) > type_max) {
+          error_at(v->source(), "range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                    "] does not fit " + type_name + " (0.." +
+                                    std::to_string(type_max) + ")");
+          ok = false;
+        } else {
+          p.range = tile::Interval{lo, hi};
+          if (have_value && (p.value < static_cast<std::uint64_t>(lo) ||
+                             p.value > static_cast<std::uint64_t>(hi))) {
+            error_at(value_node->source(),
+                     "value " + std::to_string(p.value) + " is outside the declared range [" +
+                         std::to_string(lo) + ", " + std::to_string(hi) + "]");
+            ok = false;
+          }
+        }
+      }
+    }
+
+    if (ok) {
+      param_u64_[p.name] = p.is_u64;
+      kernel_->params.push_back(std::move(p));
+    }
+  }
+
+  // ---------------------------------------------------------------- [tensor.NAME]
+
+  void load_tensors(const toml::node& n) {
+    const toml::table* all = n.as_table();
+    if (!all) {
+      error_at(n.source(), "'tensor' must be a table of tensors ([tensor.NAME]); got " +
+                               std::string(type_phrase(n.type())));
+      return;
+    }
+    for (auto [k, v] : in_file_order(*all)) {
+      if (!load_tensor(*k, *v))
+        broken_tensors_.emplace(k->str());
+    }
+  }
+
+  static std::string dtype_list() {
+    std::string out;
+    for (int i = 0; i <= static_cast<int>(tile::DType::b64); ++i) {
+      if (i != 0)
+        out += ", ";
+      out += tile::name(static_cast<tile::DType>(i));
+    }
+    return out;
+  }
+
+  bool load_tensor(const toml::key& k, const toml::node& n) {
+    const std::string where = "[tensor." + std::string(k.str()) + "]";
+    const toml::table* t = n.as_table();
+    if (!t) {
+      error_at(n.source(), "tensor " + squote(k.str()) +
+                               " must be a table with space, shape and dtype; got " +
+                               type_phrase(n.type()));
+      return false;
+    }
+    bool ok = check_name(k, "tensor");
+    if (param_names_.count(k.str()) != 0) {
+      error_at(k.source(), "tensor " + squote(k.str()) + " has the name of a parameter");
+      ok = false;
+    }
+    check_keys(*t, kTensorKeys, where);
+
+    auto decl = std::make_unique<tile::TensorDecl>();
+    decl->tensor.name = std::string(k.str());
+    decl->pos = pos_of(t->source().begin);
+
+    bool have_space = false;
+    if (const toml::node* v = t->get("space")) {
+      if (auto s = get_string(*v, "space", where, "\"global\" or \"shared\"")) {
+        if (*s == "global") {
+          decl->tensor.space = tile::Space::global;
+          have_space = true;
+        } else if (*s == "shared") {
+          decl->tensor.space = tile::Space::shared;
+          have_space = true;
+        } else {
+          error_at(v->source(), "space must be \"global\" or \"shared\"; got " + squote(*s));
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    } else {
+      missing(*t, "space", where, "\"global\" or \"shared\"");
+      ok = false;
+    }
+    const bool shared = decl->tensor.space == tile::Space::shared;
+
+    bool have_dtype = false;
+    if (const toml::node* v = t->get("dtype")) {
+      if (auto s = get_string(*v, "dtype", where, "a dtype name such as \"float16\"")) {
+        if (auto d = tile::parse_dtype(*s)) {
+          decl->tensor.dtype = *d;
+          have_dtype = true;
+        } else {
+          error_at(v->source(), "unknown dtype " + squote(*s) +
+                                    "; expected one of: " + dtype_list() +
+                                    " (or an alias: u8, i8, s8, ..., f16, bf16, f32, f64, half, "
+                                    "float, double)");
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    } else {
+      missing(*t, "dtype", where, "an element type such as \"float16\"");
+      ok = false;
+    }
+
+    const toml::node* shape_node = t->get("shape");
+    bool have_shape = false;
+    if (shape_node) {
+      const toml::array* a = shape_node->as_array();
+      if (!a) {
+        wrong_type(*shape_node, "shape", where, "an array of positive integers");
+        ok = false;
+      } else if (a->empty()) {
+        error_at(shape_node->source(), "shape must have at least one dimension");
+        ok = false;
+      } else {
+        have_shape = true;
+        for (const toml::node& e : *a) {
+          const auto* i = e.as_integer();
+          if (!i) {
+            error_at(e.source(), "a shape dimension must be a positive integer; got " +
+                                     std::string(type_phrase(e.type())));
+            have_shape = false;
+          } else if (i->get() < 1) {
+            error_at(e.source(),
+                     "a shape dimension must be at least 1; got " + std::to_string(i->get()));
+            have_shape = false;
+          } else {
+            decl->tensor.shape.push_back(i->get());
+          }
+        }
+        ok = ok && have_shape;
+      }
+    } else {
+      missing(*t, "shape", where, "an array of positive integers such as [128, 32]");
+      ok = false;
+    }
+
+    decl->tensor.align = shared ? 128u : 16u;
+    if (const toml::node* v = t->get("align")) {
+      if (auto a = get_int(*v, "align", where, "an integer (a power of two)")) {
+        const std::int64_t lo = shared ? 16 : 1;
+        if (*a < lo || *a > kMaxAlign || (*a & (*a - 1)) != 0) {
+          error_at(v->source(), "align of a " + std::string(shared ? "shared" : "global") +
+                                    " tensor must be a power of two in " + std::to_string(lo) +
+                                    ".." + std::to_string(kMaxAlign) + "; got " +
+                                    std::to_string(*a));
+          ok = false;
+        } else {
+          decl->tensor.align = static_cast<std::uint32_t>(*a);
+        }
+      } else {
+        ok = false;
+      }
+    }
+
+    if (const toml::node* v = t->get("layout")) {
+      if (auto s = get_string(*v, "layout", where, "\"default\"")) {
+        if (*s != "default") {
+          error_at(v->source(),
+                   "only the row-major \"default\" layout is supported; got " + squote(*s));
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    }
+
+    if (const toml::node* v = t->get("init")) {
+      if (have_space && shared) {
+        error_at(key_of(*t, "init")->source(),
+                 "init is only for global tensors; shared memory starts undefined (fill it "
+                 "with a fill op)");
+        ok = false;
+      } else if (auto s = get_string(*v, "init", where,
+                                     "\"zero\", \"arange % M\", \"random(SEED)\" or "
+                                     "\"constant(V)\"")) {
+        if (auto init = parse_init(*s, *v))
+          decl->init = *init;
+        else
+          ok = false;
+      } else {
+        ok = false;
+      }
+    }
+
+    if (const toml::node* v = t->get("output")) {
+      if (have_space && shared) {
+        error_at(key_of(*t, "output")->source(),
+                 "output is only for global tensors; shared memory is not compared after a run");
+        ok = false;
+      } else if (auto b = get_bool(*v, "output", where)) {
+        decl->output = *b;
+      } else {
+        ok = false;
+      }
+    }
+
+    if (have_shape && have_dtype && have_space)
+      ok = check_size(decl->tensor, *shape_node) && ok;
+
+    if (!ok)
+      return false;
+    kernel_->tensors.push_back(std::move(decl));
+    return true;
+  }
+
+  /// Element count and byte size within the limits; shared tensors also in total.
+  bool check_size(const tile::Tensor& t, const toml::node& shape_node) {
+    const bool shared = t.space == tile::Space::shared;
+    const std::int64_t limit = shared ? kMaxSharedBytes : kMaxGlobalBytes;
+    const std::int64_t elem = tile::size_bytes(t.dtype);
+    std::int64_t bytes = elem;
+    for (std::int64_t d : t.shape) {
+      if (d > limit / bytes) {
+        std::string shape;
+        for (std::size_t i = 0; i < t.shape.size(); ++i)
+          shape += (i ? ", " : "") + std::to_string(t.shape[i]);
+        error_at(shape_node.source(),
+                 "tensor " + squote(t.name) + " of shape [" + shape + "] and " +
+                     std::to_string(elem) + "-byte elements is larger than the " +
+                     (shared ? "228 KiB (233472 bytes) of shared memory a CTA can have"
+                             : "2^40 bytes allowed for a global tensor"));
+        return false;
+      }
+      bytes *= d;
+    }
+    if (shared) {
+      const std::int64_t a = t.align;
+      const std::int64_t start = (shared_bytes_ + a - 1) / a * a;
+      if (start + bytes > kMaxSharedBytes) {
+        error_at(shape_node.source(),
+                 "shared tensors need " + std::to_string(start + bytes) + " bytes together with " +
+                     squote(t.name) + " (" + std::to_string(bytes) + " bytes at offset " +
+                     std::to_string(start) +
+                     "); a CTA has at most 228 KiB (233472 bytes) of shared memory");
+        return false;
+      }
+      shared_bytes_ = start + bytes;
+    }
+    return true;
+  }
+
+  /// "zero" | "0" | "arange % M" | "random(SEED)" | "constant(V)", spaces allowed around tokens.
+  std::optional<tile::TensorInit> parse_init(const std::string& text, const toml::node& node) {
+    const StringLoc loc = locate_string(node);
+    const std::string expected =
+        "expected \"zero\", \"arange % M\", \"random(SEED)\" or \"constant(V)\"";
+    std::size_t skip = 0;
+    std::string_view s = trim(text, &skip);
+    tile::TensorInit init;
+    if (s == "zero" || s == "0")
+      return init;
+    auto call_arg = [&](std::string_view fn) -> std::optional<std::string_view> {
+      if (s.rfind(fn, 0) != 0)
+        return std::nullopt;
+      std::string_view rest = trim(s.substr(fn.size()));
+      if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')')
+        return std::nullopt;
+      return trim(rest.substr(1, rest.size() - 2));
+    };
+    if (s.rfind("arange", 0) == 0) {
+      std::string_view rest = trim(s.substr(6));
+      if (rest.empty() || rest[0] != '%') {
+        inner_error(loc, text, skip, s.size(), "arange needs a modulus: \"arange % M\"");
+        return std::nullopt;
+      }
+      std::string_view m = trim(rest.substr(1));
+      auto v = parse_integer<std::int64_t>(m);
+      if (!v || *v < 1) {
+        inner_error(loc, text, static_cast<std::size_t>(m.data() - text.data()),
+                    std::max<std::size_t>(m.size(), 1),
+                    "the arange modulus must be a positive integer; got \"" + std::string(m) +
+                        "\"");
+        return std::nullopt;
+      }
+      init.kind = tile::TensorInit::Kind::arange_mod;
+      init.modulus = *v;
+      return init;
+    }
+    if (auto a = call_arg("random")) {
+      auto v = parse_integer<std::uint64_t>(*a);
+      if (!v) {
+        inner_error(loc, text, static_cast<std::size_t>(a->data() - text.data()),
+                    std::max<std::size_t>(a->size(), 1),
+                    "the random seed must be a non-negative integer; got \"" + std::string(*a) +
+                        "\"");
+        return std::nullopt;
+      }
+      init.kind = tile::TensorInit::Kind::random;
+      init.seed = *v;
+      return init;
+    }
+    if (auto a = call_arg("constant")) {
+      auto v = parse_integer<std::int64_t>(*a);
+      if (!v) {
+        inner_error(loc, text, static_cast<std::size_t>(a->data() - text.data()),
+                    std::max<std::size_t>(a->size(), 1),
+                    "the constant must be an integer; got \"" + std::string(*a) + "\"");
+        return std::nullopt;
+      }
+      init.kind = tile::TensorInit::Kind::constant;
+      init.value = *v;
+      return init;
+    }
+    inner_error(loc, text, skip, std::max<std::size_t>(s.size(), 1),
+                "unknown init " + squote(s) + "; " + expected);
+    return std::nullopt;
+  }
+
+  // ---------------------------------------------------------------- [[op]]
+
+  const tile::Tensor* find_tensor(std::string_view name) const {
+    for (const auto& d : kernel_->tensors)
+      if (d->tensor.name == name)
+        return &d->tensor;
+    return nullptr;
+  }
+
+  bool is_param(std::string_view name) const { return param_names_.count(name) != 0; }
+
+  void load_ops(const toml::node& n) {
+    const toml::array* ops = n.as_array();
+    if (!ops) {
+      error_at(n.source(), "ops must be an array of tables: write each op as [[op]] (two "
+                           "brackets); got " +
+                               std::string(type_phrase(n.type())));
+      return;
+    }
+    std::size_t index = 0;
+    for (const toml::node& e : *ops) {
+      ++index;
+      const std::string where = "[[op]] " + std::to_string(index);
+      const toml::table* t = e.as_table();
+      if (!t) {
+        error_at(e.source(), where + " must be a table; got " + type_phrase(e.type()));
+        continue;
+      }
+      load_op(*t, where);
+    }
+  }
+
+  void load_op(const toml::table& t, const std::string& where) {
+    const toml::node* kind_node = t.get("op");
+    if (!kind_node) {
+      error_at(t.source(), where + " has no 'op' key; expected op = one of: " + join(kOpKinds));
+      return;
+    }
+    auto kind = get_string(*kind_node, "op", where, "a string naming the op");
+    if (!kind)
+      return;
+    tile::Op op;
+    op.pos = pos_of(t.source().begin);
+    bool ok = true;
+    const std::string where_kind = where + " (op \"" + *kind + "\")";
+    if (*kind == "apply") {
+      check_keys(t, kApplyKeys, where);
+      tile::ApplyOp a;
+      ok = load_apply(t, where_kind, a);
+      op.body = std::move(a);
+    } else if (*kind == "commit_group") {
+      check_keys(t, kBareKeys, where);
+      op.body = tile::CommitGroupOp{};
+    } else if (*kind == "wait_all") {
+      check_keys(t, kBareKeys, where);
+      op.body = tile::WaitAllOp{};
+    } else if (*kind == "cta_sync") {
+      check_keys(t, kBareKeys, where);
+      op.body = tile::CtaSyncOp{};
+    } else if (*kind == "wait_group") {
+      check_keys(t, kWaitGroupKeys, where);
+      tile::WaitGroupOp w;
+      if (const toml::node* v = t.get("n")) {
+        if (auto i = get_int(*v, "n", where_kind, "an integer (groups left pending)")) {
+          if (*i < 0 || *i > kMaxWaitGroup) {
+            error_at(v->source(), "wait_group n must be in 0.." + std::to_string(kMaxWaitGroup) +
+                                      "; it is " + std::to_string(*i) +
+                                      " (ptxgen is stricter than ptxas, which accepts any "
+                                      "integer)");
+            ok = false;
+          } else {
+            w.n = *i;
+          }
+        } else {
+          ok = false;
+        }
+      } else {
+        missing(t, "n", where_kind, "the number of groups that may stay pending, e.g. n = 0");
+        ok = false;
+      }
+      op.body = w;
+    } else if (*kind == "fill") {
+      check_keys(t, kFillKeys, where);
+      tile::FillOp f;
+      auto dst = view_field(t, "dst", where_kind);
+      ok = dst.has_value();
+      if (dst)
+        f.dst = std::move(*dst);
+      if (const toml::node* v = t.get("pattern")) {
+        if (auto p = parse_pattern(*v))
+          f.pattern = std::move(*p);
+        else
+          ok = false;
+      } else {
+        missing(t, "pattern", where_kind, "a byte 0..255, an array of bytes or \"0x...\"");
+        ok = false;
+      }
+      op.body = std::move(f);
+    } else if (*kind == "copy") {
+      check_keys(t, kCopyKeys, where);
+      tile::CopyOp c;
+      auto dst = view_field(t, "dst", where_kind);
+      auto src = view_field(t, "src", where_kind);
+      ok = dst && src;
+      if (ok) {
+        c.dst = std::move(*dst);
+        c.src = std::move(*src);
+      }
+      op.body = std::move(c);
+    } else {
+      error_at(kind_node->source(), "unknown op " + squote(*kind) + did_you_mean(*kind, kOpKinds) +
+                                        " (expected one of: " + join(kOpKinds) + ")");
+      return;
+    }
+    if (ok)
+      kernel_->ops.push_back(std::move(op));
+  }
+
+  /// The tensor name a view string starts with ("A" in `A.sub[tid, :]`).
+  static std::string_view leading_name(std::string_view s) {
+    s = trim(s);
+    std::size_t n = 0;
+    while (n < s.size() && is_ident_char(s[n]))
+      ++n;
+    return s.substr(0, n);
+  }
+
+  std::optional<tile::Located<tile::View>> view_field(const toml::table& t, std::string_view key,
+                                                      const std::string& where) {
+    const toml::node* v = t.get(key);
+    if (!v) {
+      missing(t, key, where, "a view string such as \"shared.sub[tid, :]\"");
+      return std::nullopt;
+    }
+    auto s = get_string(*v, key, where, "a view string such as \"shared.sub[tid, :]\"");
+    if (!s)
+      return std::nullopt;
+    // A view on a tensor whose declaration was rejected: that error is enough.
+    if (broken_tensors_.count(leading_name(*s)) != 0)
+      return std::nullopt;
+    const StringLoc loc = locate_string(*v);
+    auto r = tile::parse_view(
+        *s, [this](std::string_view n) { return find_tensor(n); },
+        [this](std::string_view n) { return is_param(n); });
+    if (!r) {
+      add_inner(r.diagnostics, loc);
+      return std::nullopt;
+    }
+    return tile::Located<tile::View>{std::move(*r), *s, loc.pos};
+  }
+
+  /// src_size (integer or expression), ignore_src / pred (boolean or expression).
+  std::optional<tile::Located<tile::ExprPtr>> expr_field(const toml::node& v, std::string_view key,
+                                                         const std::string& where, bool is_size) {
+    if (is_size) {
+      if (const auto* i = v.as_integer()) {
+        std::string text = std::to_string(i->get());
+        return tile::Located<tile::ExprPtr>{tile::make_constant(i->get()), text,
+                                            pos_of(v.source().begin)};
+      }
+    } else if (const auto* b = v.as_boolean()) {
+      return tile::Located<tile::ExprPtr>{tile::make_constant(b->get() ? 1 : 0),
+                                          b->get() ? "true" : "false", pos_of(v.source().begin)};
+    }
+    const auto* s = v.as_string();
+    if (!s) {
+      wrong_type(v, key, where,
+                 is_size ? "an integer or an expression string such as "
+                           "\"tid < valid_rows ? 16 : 0\""
+                         : "a boolean or an expression string such as \"tid < valid_rows\"");
+      return std::nullopt;
+    }
+    const StringLoc loc = locate_string(v);
+    auto r = tile::parse_expr(s->get(), [this](std::string_view n) { return is_param(n); });
+    if (!r) {
+      add_inner(r.diagnostics, loc);
+      return std::nullopt;
+    }
+    return tile::Located<tile::ExprPtr>{std::move(*r), s->get(), loc.pos};
+  }
+
+  bool load_apply(const toml::table& t, const std::string& where, tile::ApplyOp& a) {
+    bool ok = true;
+
+    if (const toml::node* v = t.get("opcode")) {
+      if (auto s = get_string(*v, "opcode", where,
+                              "an opcode string such as \"cp.async.cg.shared.global\"")) {
+        const StringLoc loc = locate_string(*v);
+        auto r = ptx::parse_opcode(*s);
+        if (r) {
+          a.opcode = {*r, *s, loc.pos};
+        } else {
+          // A qualifier missing from the opcode ("missing cache operator") is reported by the
+          // parser just past the end; the whole opcode lacks it, so underline the whole opcode.
+          Diagnostics ds;
+          for (Diagnostic d : r.diagnostics.items()) {
+            if (d.line == 1 && d.column > s->size() && !s->empty()) {
+              d.column = 1;
+              d.length = static_cast<std::uint32_t>(s->size());
+            }
+            ds.add(std::move(d));
+          }
+          add_inner(ds, loc);
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    } else {
+      missing(t, "opcode", where, "a cp.async opcode string such as \"cp.async.cg.shared.global\"");
+      ok = false;
+    }
+
+    auto dst = view_field(t, "dst", where);
+    auto src = view_field(t, "src", where);
+    if (dst)
+      a.dst = std::move(*dst);
+    if (src)
+      a.src = std::move(*src);
+    ok = ok && dst && src;
+
+    if (const toml::node* v = t.get("chunk_bytes")) {
+      if (const auto* i = v->as_integer()) {
+        a.chunk_bytes = {i->get(), std::to_string(i->get()), pos_of(v->source().begin)};
+      } else {
+        error_at(v->source(), "chunk_bytes must be an integer literal (4, 8 or 16), not " +
+                                  std::string(type_phrase(v->type())) +
+                                  "; it is a constant of the instruction");
+        ok = false;
+      }
+    } else {
+      missing(t, "chunk_bytes", where,
+              "chunk_bytes is required; no width is inferred from the layout");
+      ok = false;
+    }
+
+    if (const toml::node* v = t.get("scope")) {
+      if (auto s = get_string(*v, "scope", where, "\"thread\" or \"cta\"")) {
+        if (*s == "thread")
+          a.scope = tile::Scope::thread;
+        else if (*s == "cta")
+          a.scope = tile::Scope::cta;
+        else {
+          error_at(v->source(), "scope must be \"thread\" or \"cta\"; got " + squote(*s));
+          ok = false;
+        }
+      } else {
+        ok = false;
+      }
+    }
+
+    for (std::string_view key :
+         {std::string_view("src_size"), std::string_view("ignore_src"), std::string_view("pred")}) {
+      const toml::node* v = t.get(key);
+      if (!v)
+        continue;
+      auto e = expr_field(*v, key, where, key == "src_size");
+      if (!e) {
+        ok = false;
+        continue;
+      }
+      if (key == "src_size")
+        a.src_size = std::move(e);
+      else if (key == "ignore_src")
+        a.ignore_src = std::move(e);
+      else
+        a.pred = std::move(e);
+    }
+    const toml::key* size_key = key_of(t, "src_size");
+    const toml::key* ignore_key = key_of(t, "ignore_src");
+    if (size_key && ignore_key) {
+      const toml::key* second =
+          before(size_key->source().begin, ignore_key->source().begin) ? ignore_key : size_key;
+      error_at(second->source(), "src_size and ignore_src are alternative operand forms and "
+                                 "cannot both be supplied");
+      ok = false;
+    }
+
+    if (const toml::node* v = t.get("cache_policy")) {
+      if (auto p = cache_policy_field(*v, where))
+        a.cache_policy = std::move(p);
+      else
+        ok = false;
+    }
+    return ok;
+  }
+
+  // ---------------------------------------------------------------- cache_policy
+
+  static std::optional<ptx::EvictionPriority> parse_priority(std::string_view s) {
+    if (!s.empty() && s[0] == '.')
+      s.remove_prefix(1);
+    if (s.rfind("L2::", 0) == 0)
+      s.remove_prefix(4);
+    if (s == "evict_last")
+      return ptx::EvictionPriority::evict_last;
+    if (s == "evict_normal")
+      return ptx::EvictionPriority::evict_normal;
+    if (s == "evict_first")
+      return ptx::EvictionPriority::evict_first;
+    if (s == "evict_unchanged")
+      return ptx::EvictionPriority::evict_unchanged;
+    return std::nullopt;
+  }
+
+  static bool valid_secondary(ptx::EvictionPriority p) {
+    return p == ptx::EvictionPriority::evict_first || p == ptx::EvictionPriority::evict_unchanged;
+  }
+
+  /// An error, or empty when `name` is a declared u64 parameter.
+  std::string check_policy_param(std::string_view name) const {
+    if (!is_identifier(name))
+      return "expected a parameter name after \"param:\"; got " + squote(name);
+    auto it = param_u64_.find(name);
+    if (it == param_u64_.end()) {
+      if (is_param(name))
+        return {}; // declared but rejected: its own error says why
+      return "unknown parameter " + squote(name) + " for the cache policy; declare it as [param." +
+             std::string(name) + "] with dtype = \"u64\"";
+    }
+    if (!it->second)
+      return "cache policy parameter " + squote(name) +
+             " is u32; a cache policy is a 64-bit operand (dtype = \"u64\")";
+    return {};
+  }
+
+  std::optional<tile::Located<tile::CachePolicy>> cache_policy_field(const toml::node& v,
+                                                                     const std::string& where) {
+    const SourcePos pos = pos_of(v.source().begin);
+    if (const toml::table* t = v.as_table())
+      return cache_policy_table(*t, where, pos);
+    const auto* sv = v.as_string();
+    if (!sv) {
+      wrong_type(v, "cache_policy", where,
+                 "a u64 parameter name, \"createpolicy(...)\" or a table");
+      return std::nullopt;
+    }
+    const std::string& text = sv->get();
+    const StringLoc loc = locate_string(v);
+    std::size_t skip = 0;
+    std::string_view s = trim(text, &skip);
+    auto offset_of = [&](std::string_view part) {
+      return static_cast<std::size_t>(part.data() - text.data());
+    };
+    std::string_view name = s;
+    if (s.rfind("param:", 0) == 0)
+      name = trim(s.substr(6));
+    if (is_identifier(name) && name != "createpolicy") {
+      std::string err = check_policy_param(name);
+      if (!err.empty()) {
+        inner_error(loc, text, offset_of(name), name.size(), err);
+        return std::nullopt;
+      }
+      return tile::Located<tile::CachePolicy>{tile::CachePolicyFromParam{std::string(name)}, text,
+                                              loc.pos};
+    }
+    if (name != s) {
+      inner_error(loc, text, offset_of(name), std::max<std::size_t>(name.size(), 1),
+                  "expected a parameter name after \"param:\"");
+      return std::nullopt;
+    }
+    constexpr std::string_view fn = "createpolicy";
+    if (s.rfind(fn, 0) != 0) {
+      inner_error(loc, text, skip, std::max<std::size_t>(s.size(), 1),
+                  "expected a u64 parameter name, \"param:NAME\" or "
+                  "\"createpolicy(evict_last[, evict_unchanged][, 0.5])\"");
+      return std::nullopt;
+    }
+    std::string_view rest = trim(s.substr(fn.size()));
+    if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')') {
+      inner_error(loc, text, skip, s.size(),
+                  "expected \"createpolicy(PRIMARY[, SECONDARY][, FRACTION])\"");
+      return std::nullopt;
+    }
+    std::string_view inside = rest.substr(1, rest.size() - 2);
+    std::vector<std::string_view> args;
+    while (true) {
+      std::size_t comma = inside.find(',');
+      args.push_back(trim(inside.substr(0, comma)));
+      if (comma == std::string_view::npos)
+        break;
+      inside = inside.substr(comma + 1);
+    }
+    tile::CachePolicyCreate c;
+    bool have_secondary = false;
+    bool have_fraction = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      std::string_view arg = args[i];
+      const std::size_t off = offset_of(arg);
+      const std::size_t len = std::max<std::size_t>(arg.size(), 1);
+      if (arg.empty()) {
+        inner_error(loc, text, off, 1, "empty createpolicy argument");
+        return std::nullopt;
+      }
+      if (i == 0) {
+        auto p = parse_priority(arg);
+        if (!p) {
+          inner_error(loc, text, off, len,
+                      "unknown primary eviction priority " + squote(arg) +
+                          did_you_mean(arg, kPriorities) +
+                          " (expected evict_last, evict_normal, evict_first or evict_unchanged)");
+          return std::nullopt;
+        }
+        c.primary = *p;
+        continue;
+      }
+      if (!have_fraction && !have_secondary && parse_priority(arg)) {
+        auto p = parse_priority(arg);
+        if (!valid_secondary(*p)) {
+          inner_error(loc, text, off, len,
+                      "the secondary eviction priority must be evict_first or evict_unchanged; "
+                      "got " +
+                          squote(arg));
+          return std::nullopt;
+        }
+        c.secondary = *p;
+        have_secondary = true;
+        continue;
+      }
+      if (!have_fraction) {
+        auto f = parse_fraction(arg);
+        if (!f) {
+          inner_error(loc, text, off, len,
+                      "expected a fraction in (0, 1] such as 0.5; got " + squote(arg));
+          return std::nullopt;
+        }
+        c.fraction = *f;
+        have_fraction = true;
+        continue;
+      }
+      inner_error(loc, text, off, len,
+                  "too many createpolicy arguments; expected (PRIMARY[, SECONDARY][, FRACTION])");
+      return std::nullopt;
+    }
+    return tile::Located<tile::CachePolicy>{c, text, loc.pos};
+  }
+
+  static std::optional<float> parse_fraction(std::string_view s) {
+    double d = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (ec != std::errc() || p != s.data() + s.size() || !(d > 0.0 && d <= 1.0))
+      return std::nullopt;
+    return static_cast<float>(d);
+  }
+
+  std::optional<tile::Located<tile::CachePolicy>>
+  cache_policy_table(const toml::table& t, const std::string& where, const SourcePos& pos) {
+    const std::string tw = "the cache_policy table of " + where;
+    if (const toml::node* p = t.get("param")) {
+      constexpr std::array<std::string_view, 1> keys = {"param"};
+      check_keys(t, keys, tw);
+      auto s = get_string(*p, "param", tw, "the name of a u64 parameter");
+      if (!s)
+        return std::nullopt;
+      std::string err = check_policy_param(*s);
+      if (!err.empty()) {
+        error_at(p->source(), err);
+        return std::nullopt;
+      }
+      return tile::Located<tile::CachePolicy>{tile::CachePolicyFromParam{*s}, "param:" + *s, pos};
+    }
+    constexpr std::array<std::string_view, 3> keys = {"primary", "secondary", "fraction"};
+    check_keys(t, keys, tw);
+    tile::CachePolicyCreate c;
+    bool ok = true;
+    std::string text = "createpolicy(";
+    if (const toml::node* v = t.get("primary")) {
+      auto s = get_string(*v, "primary", tw, "an eviction priority such as \"evict_last\"");
+      auto p = s ? parse_priority(*s) : std::nullopt;
+      if (s && !p)
+        error_at(v->source(), "unknown primary eviction priority " + squote(*s) +
+                                  "; expected evict_last, evict_normal, evict_first or "
+                                  "evict_unchanged");
+      if (p) {
+        c.primary = *p;
+        text += *s;
+      } else {
+        ok = false;
+      }
+    } else {
+      missing(t, "primary", tw, "evict_last, evict_normal, evict_first or evict_unchanged");
+      ok = false;
+    }
+    if (const toml::node* v = t.get("secondary")) {
+      auto s = get_string(*v, "secondary", tw, "\"evict_first\" or \"evict_unchanged\"");
+      auto p = s ? parse_priority(*s) : std::nullopt;
+      if (s && (!p || !valid_secondary(*p)))
+        error_at(v->source(),
+                 "the secondary eviction priority must be evict_first or evict_unchanged; got " +
+                     squote(*s));
+      if (p && valid_secondary(*p)) {
+        c.secondary = *p;
+        text += ", " + *s;
+      } else {
+        ok = false;
+      }
+    }
+    if (const toml::node* v = t.get("fraction")) {
+      std::optional<double> d;
+      if (const auto* f = v->as_floating_point())
+        d = f->get();
+      else if (const auto* i = v->as_integer())
+        d = static_cast<double>(i->get());
+      if (!d || !(*d > 0.0 && *d <= 1.0)) {
+        error_at(v->source(), "fraction must be a number in (0, 1]");
+        ok = false;
+      } else {
+        c.fraction = static_cast<float>(*d);
+        std::ostringstream os;
+        os << *d;
+        text += ", " + os.str();
+      }
+    }
+    if (!ok)
+      return std::nullopt;
+    return tile::Located<tile::CachePolicy>{c, text + ")", pos};
+  }
+
+  // ---------------------------------------------------------------- fill pattern
+
+  std::optional<std::vector<std::uint8_t>> parse_pattern(const toml::node& v) {
+    const std::string expected =
+        "a byte 0..255, an array of bytes such as [0xDE, 0xAD] or a hex string such as "
+        "\"0xDEADBEEF\"";
+    if (const auto* i = v.as_integer()) {
+      if (i->get() < 0 || i->get() > 255) {
+        error_at(v.source(), "a pattern byte must be in 0..255; got " + std::to_string(i->get()));
+        return std::nullopt;
+      }
+      return std::vector<std::uint8_t>{static_cast<std::uint8_t>(i->get())};
+    }
+    if (const auto* a = v.as_array()) {
+      if (a->empty() || a->size() > kMaxPatternBytes) {
+        error_at(v.source(), "a pattern must have 1.." + std::to_string(kMaxPatternBytes) +
+                                 " bytes; got " + std::to_string(a->size()));
+        return std::nullopt;
+      }
+      std::vector<std::uint8_t> out;
+      bool ok = true;
+      for (const toml::node& e : *a) {
+        const auto* i = e.as_integer();
+        if (!i || i->get() < 0 || i->get() > 255) {
+          error_at(e.source(), "a pattern byte must be an integer in 0..255");
+          ok = false;
+          continue;
+        }
+        out.push_back(static_cast<std::uint8_t>(i->get()));
+      }
+      if (!ok)
+        return std::nullopt;
+      return out;
+    }
+    if (const auto* s = v.as_string()) {
+      const std::string& text = s->get();
+      const StringLoc loc = locate_string(v);
+      if (text.size() < 4 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X') ||
+          text.size() % 2 != 0) {
+        inner_error(loc, text, 0, std::max<std::size_t>(text.size(), 1),
+                    "a pattern string must be \"0x\" and an even number of hex digits (whole "
+                    "bytes), such as \"0xDEADBEEF\"");
+        return std::nullopt;
+      }
+      if ((text.size() - 2) / 2 > kMaxPatternBytes) {
+        inner_error(loc, text, 0, text.size(),
+                    "a pattern must have at most " + std::to_string(kMaxPatternBytes) + " bytes");
+        return std::nullopt;
+      }
+      std::vector<std::uint8_t> out;
+      for (std::size_t i = 2; i < text.size(); i += 2) {
+        unsigned byte = 0;
+        auto [p, ec] = std::from_chars(text.data() + i, text.data() + i + 2, byte, 16);
+        if (ec != std::errc() || p != text.data() + i + 2) {
+          std::size_t bad = i;
+          while (bad < i + 2 && std::isxdigit(static_cast<unsigned char>(text[bad])))
+            ++bad;
+          inner_error(loc, text, bad, 1, "expected a hex digit");
+          return std::nullopt;
+        }
+        out.push_back(static_cast<std::uint8_t>(byte));
+      }
+      return out;
+    }
+    error_at(v.source(), "pattern must be " + expected + "; got " + type_phrase(v.type()));
+    return std::nullopt;
+  }
+
+  std::string_view text_;
+  std::string file_;
+  std::vector<std::string_view> lines_;
+  Diagnostics diags_;
+  std::unique_ptr<tile::Kernel> kernel_ = std::make_unique<tile::Kernel>();
+  std::set<std::string, std::less<>> param_names_;     // every [param.*] key, valid or not
+  std::map<std::string, bool, std::less<>> param_u64_; // accepted parameters: is it u64?
+  std::set<std::string, std::less<>> broken_tensors_;  // declared but rejected
+  std::int64_t shared_bytes_ = 0;                      // shared tensors so far, aligned
+};
+
+} // namespace
+
+Result<std::unique_ptr<tile::Kernel>> load_spec_text(std::string_view text,
+                                                     std::string display_name) {
+  Loader loader(text, std::move(display_name));
+  return loader.run();
+}
+
+Result<std::unique_ptr<tile::Kernel>> load_spec_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  Diagnostic d;
+  d.file = path.string();
+  if (!std::filesystem::exists(path, ec)) {
+    d.message = "no such spec file";
+    return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(d));
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    d.message = "is a directory, not a spec file";
+    return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(d));
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buf;
+  if (in)
+    buf << in.rdbuf();
+  if (!in || in.bad()) {
+    d.message = "cannot read the spec file";
+    return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(d));
+  }
+  return load_spec_text(buf.str(), path.string());
+}
+
+} // namespace ptxgen::driver

@@ -1,0 +1,29 @@
+#pragma once
+// The kernel's parameter list, shared by the lowering (which declares it) and
+// every runner (which passes it): global tensors first, in the kernel's
+// declaration order, as .u64 pointers; then scalar parameters in order.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "emitter/tile/kernel.hpp"
+
+namespace ptxgen::lower {
+
+struct ParamBinding {
+  enum class Kind : std::uint8_t {
+    tensor, ///< a .u64 global pointer to the tensor `name`
+    u32,    ///< a .u32 scalar parameter
+    u64,    ///< a .u64 scalar parameter (cache policies)
+  } kind = Kind::tensor;
+  std::string name;     ///< the tensor's or the parameter's name in the spec
+  std::string ptx_name; ///< the name in the PTX parameter list
+};
+
+std::vector<ParamBinding> kernel_params(const tile::Kernel& k);
+
+/// The PTX symbol of a shared tensor's array.
+std::string shared_symbol(const tile::Tensor& t);
+
+} // namespace ptxgen::lower

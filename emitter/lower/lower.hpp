@@ -1,0 +1,29 @@
+#pragma once
+// Lowering of a checked kernel to the PTX AST: per-thread bases once, then one
+// cp.async per repeat coordinate with constant offsets folded into [reg+imm].
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "emitter/ptx/module.hpp"
+#include "emitter/support/result.hpp"
+#include "emitter/tile/kernel.hpp"
+
+namespace ptxgen::lower {
+
+struct LowerOptions {
+  ptx::Target target{80, false};
+  std::optional<ptx::PtxVersion> version; ///< explicit `.version`; else the lowest that works
+  std::vector<std::string> header_comments;
+  /// Skip the contract and let validator errors through as warnings: only for
+  /// showing on a device what the contract prevents (`ptxgen run --unchecked`).
+  bool unchecked = false;
+};
+
+/// Checks the contract (tile::check_contract), lowers, and validates the
+/// result (ptx::validate). Any failure comes back as diagnostics; nothing is
+/// ever replaced by a synchronous copy or a narrower instruction.
+Result<ptx::Module> lower(const tile::Kernel& k, const LowerOptions& options);
+
+} // namespace ptxgen::lower

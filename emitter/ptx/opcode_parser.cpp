@@ -1,0 +1,144 @@
+#include "emitter/ptx/opcode_parser.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxgen::ptx {
+
+namespace {
+
+struct Token {
+  std::string_view text;
+  std::size_t offset = 0; ///< of the token's first byte (after its dot)
+};
+
+constexpr std::string_view kCacheOps = "`.ca` (4, 8 or 16 bytes, cached in L1 and L2) or `.cg` "
+                                       "(16 bytes, L2 only)";
+
+std::string quoted(std::string_view qualifier) {
+  return "`." + std::string(qualifier) + "`";
+}
+
+} // namespace
+
+Result<CpAsyncOpcode> parse_opcode(std::string_view text) {
+  using R = Result<CpAsyncOpcode>;
+  constexpr std::string_view head = "cp.async";
+  if (text.substr(0, head.size()) != head ||
+      (text.size() > head.size() && text[head.size()] != '.')) {
+    std::size_t len = text.find_first_of(" \t");
+    return R::failure(error_at(text, 0, len == std::string_view::npos ? text.size() : len,
+                               "expected a `cp.async` opcode such as "
+                               "`cp.async.cg.shared.global`"));
+  }
+
+  // Split the qualifiers after "cp.async" on '.'; `::` stays inside a qualifier.
+  std::vector<Token> tokens;
+  std::size_t pos = head.size();
+  while (pos < text.size()) {
+    std::size_t start = pos + 1; // skip the '.'
+    std::size_t end = text.find('.', start);
+    if (end == std::string_view::npos)
+      end = text.size();
+    if (end == start)
+      return R::failure(error_at(text, pos, 1,
+                                 "empty qualifier: two dots in a row or a "
+                                 "trailing dot"));
+    tokens.push_back({text.substr(start, end - start), start});
+    pos = end;
+  }
+
+  CpAsyncOpcode op;
+  std::optional<Token> cache_op, dst, src, hint, prefetch;
+  for (const Token& t : tokens) {
+    const std::string_view q = t.text;
+    if (q == "ca" || q == "cg") {
+      if (cache_op)
+        return R::failure(error_at(text, t.offset - 1, q.size() + 1,
+                                   "a second cache operator " + quoted(q) +
+                                       "; cp.async takes exactly one of " + std::string(kCacheOps) +
+                                       ", and " + quoted(cache_op->text) + " came first"));
+      cache_op = t;
+      op.cache_op = q == "ca" ? CacheOp::ca : CacheOp::cg;
+    } else if (q == "cs" || q == "lu" || q == "cv" || q == "wb" || q == "wt" ||
+               q.substr(0, 4) == "L1::") {
+      return R::failure(
+          error_at(text, t.offset - 1, q.size() + 1,
+                   quoted(q) + " is not a cp.async cache operator; use " + std::string(kCacheOps)));
+    } else if (q == "shared" || q == "shared::cta") {
+      if (src)
+        return R::failure(error_at(text, src->offset - 1, src->text.size() + 1,
+                                   "cp.async copies global to shared only: the destination space " +
+                                       quoted(q) +
+                                       " must come first and the source space `.global` second"));
+      if (dst)
+        return R::failure(error_at(text, t.offset - 1, q.size() + 1,
+                                   "a second destination space " + quoted(q) +
+                                       "; cp.async takes one shared destination and the "
+                                       "`.global` source"));
+      dst = t;
+      op.dst_space = q == "shared" ? SharedSpace::shared : SharedSpace::shared_cta;
+    } else if (q == "shared::cluster") {
+      return R::failure(error_at(text, t.offset - 1, q.size() + 1,
+                                 "ptxas rejects .shared::cluster on every target; use .shared "
+                                 "or .shared::cta"));
+    } else if (q == "global") {
+      if (src)
+        return R::failure(error_at(text, t.offset - 1, q.size() + 1,
+                                   "a second `.global`; cp.async takes one shared destination "
+                                   "and one `.global` source"));
+      src = t;
+    } else if (q == "local" || q == "param" || q == "const" || q == "generic" ||
+               q.substr(0, 6) == "shared") {
+      return R::failure(error_at(text, t.offset - 1, q.size() + 1,
+                                 "cp.async copies global to shared only: " + quoted(q) +
+                                     " is not allowed; the spaces are `.shared` (or "
+                                     "`.shared::cta`) then `.global`"));
+    } else if (q == "L2::cache_hint") {
+      if (hint)
+        return R::failure(error_at(text, t.offset - 1, q.size() + 1,
+                                   "`.L2::cache_hint` may appear at most once"));
+      hint = t;
+      op.cache_hint = true;
+    } else if (q == "L2::64B" || q == "L2::128B" || q == "L2::256B") {
+      if (prefetch)
+        return R::failure(
+            error_at(text, t.offset - 1, q.size() + 1,
+                     "at most one L2 prefetch size; " + quoted(prefetch->text) + " came first"));
+      prefetch = t;
+      op.prefetch = q == "L2::64B"    ? L2Prefetch::b64
+                    : q == "L2::128B" ? L2Prefetch::b128
+                                      : L2Prefetch::b256;
+    } else if (q.substr(0, 4) == "L2::" && !q.empty() && q.back() == 'B') {
+      return R::failure(error_at(text, t.offset - 1, q.size() + 1,
+                                 "unknown L2 prefetch size " + quoted(q) +
+                                     "; expected `.L2::64B`, `.L2::128B` or `.L2::256B`"));
+    } else if (q == "commit_group" || q == "wait_group" || q == "wait_all" || q == "mbarrier") {
+      return R::failure(error_at(text, t.offset - 1, q.size() + 1,
+                                 "`cp.async." + std::string(q) +
+                                     "` is a separate instruction, not a copy opcode; expected "
+                                     "e.g. `cp.async.cg.shared.global`"));
+    } else {
+      return R::failure(error_at(text, t.offset - 1, q.size() + 1,
+                                 "unknown cp.async qualifier " + quoted(q) +
+                                     "; expected `.ca`/`.cg`, `.shared`/`.shared::cta`, "
+                                     "`.global`, `.L2::cache_hint` or `.L2::64B`/`128B`/`256B`"));
+    }
+  }
+
+  if (!cache_op)
+    return R::failure(error_at(text, text.size(), 1,
+                               "missing cache operator; cp.async needs " + std::string(kCacheOps)));
+  if (!dst)
+    return R::failure(error_at(text, text.size(), 1,
+                               "missing destination space; cp.async needs `.shared` (or "
+                               "`.shared::cta`) then `.global`"));
+  if (!src)
+    return R::failure(error_at(text, text.size(), 1,
+                               "missing source space `.global`; cp.async copies global to "
+                               "shared"));
+  return R::success(op);
+}
+
+} // namespace ptxgen::ptx

@@ -1,0 +1,70 @@
+#include "emitter/ptx/types.hpp"
+
+#include <array>
+
+namespace ptxgen::ptx {
+
+namespace {
+constexpr std::array<std::string_view, 16> scalar_names = {
+    "pred", "b8", "b16", "b32", "b64", "u8",  "u16", "u32",
+    "u64",  "s8", "s16", "s32", "s64", "f16", "f32", "f64",
+};
+} // namespace
+
+std::string_view name(ScalarType t) {
+  return scalar_names.at(static_cast<std::size_t>(t));
+}
+
+std::optional<ScalarType> parse_scalar_type(std::string_view s) {
+  for (std::size_t i = 0; i < scalar_names.size(); ++i)
+    if (scalar_names[i] == s)
+      return static_cast<ScalarType>(i);
+  return std::nullopt;
+}
+
+unsigned bit_width(ScalarType t) {
+  switch (t) {
+  case ScalarType::pred:
+    return 1;
+  case ScalarType::b8:
+  case ScalarType::u8:
+  case ScalarType::s8:
+    return 8;
+  case ScalarType::b16:
+  case ScalarType::u16:
+  case ScalarType::s16:
+  case ScalarType::f16:
+    return 16;
+  case ScalarType::b32:
+  case ScalarType::u32:
+  case ScalarType::s32:
+  case ScalarType::f32:
+    return 32;
+  case ScalarType::b64:
+  case ScalarType::u64:
+  case ScalarType::s64:
+  case ScalarType::f64:
+    return 64;
+  }
+  return 0;
+}
+
+std::string_view name(StateSpace s) {
+  switch (s) {
+  case StateSpace::reg:
+    return "reg";
+  case StateSpace::param:
+    return "param";
+  case StateSpace::global:
+    return "global";
+  case StateSpace::shared:
+    return "shared";
+  case StateSpace::shared_cta:
+    return "shared::cta";
+  case StateSpace::local:
+    return "local";
+  }
+  return "?";
+}
+
+} // namespace ptxgen::ptx

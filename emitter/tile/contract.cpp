@@ -1,0 +1,555 @@
+#include "emitter/tile/contract.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+namespace ptxgen::tile {
+
+Diagnostic diagnostic_at(const SourcePos& pos, std::string message, std::uint32_t length) {
+  Diagnostic d;
+  d.message = std::move(message);
+  d.file = pos.file;
+  d.line = pos.line;
+  d.column = pos.column;
+  d.length = std::max<std::uint32_t>(length, 1);
+  d.source_line = pos.source_line;
+  return d;
+}
+
+namespace {
+
+constexpr std::int64_t u32_max = 0xFFFFFFFF;
+// Above this many threads the checker reasons with intervals instead of enumerating.
+constexpr std::int64_t max_enumerated_threads = std::int64_t{1} << 20;
+
+template <class T>
+std::uint32_t text_length(const Located<T>& l) {
+  return static_cast<std::uint32_t>(std::max<std::size_t>(l.text.size(), 1));
+}
+
+std::string shape_str(const View& v) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < v.axes.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v.axes[i].size);
+  return s + ")";
+}
+
+bool uses_params(const Expr& e) {
+  if (e.kind == ExprKind::param)
+    return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return uses_params(*a); });
+}
+
+bool uses_params(const View& v) {
+  return std::any_of(v.terms.begin(), v.terms.end(),
+                     [](const RuntimeTerm& t) { return uses_params(*t.index); });
+}
+
+/// Checks that e can be computed in 32-bit unsigned registers with the same
+/// result as in mathematical integers: every operand of an operation that is
+/// not arithmetic modulo 2^32 (division, remainder, right shift, comparison)
+/// and the final value must lie in 0..2^32-1.
+void check_u32(const Expr& e, const LaunchBounds& lb, const Located<ExprPtr>& where,
+               std::string_view what, Diagnostics& out, bool is_root = true) {
+  auto inside = [&](const Expr& x) {
+    auto b = bounds(x, lb);
+    return b && b->lo >= 0 && b->hi <= u32_max;
+  };
+  bool order_sensitive = false;
+  if (e.kind == ExprKind::binary) {
+    switch (e.op) {
+    case ExprOp::div:
+    case ExprOp::rem:
+    case ExprOp::shr:
+    case ExprOp::lt:
+    case ExprOp::le:
+    case ExprOp::gt:
+    case ExprOp::ge:
+    case ExprOp::eq:
+    case ExprOp::ne:
+      order_sensitive = true;
+      break;
+    default:
+      break;
+    }
+  }
+  if (order_sensitive) {
+    for (const auto& a : e.args) {
+      if (!inside(*a)) {
+        auto b = bounds(*a, lb);
+        std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
+        Diagnostic d = diagnostic_at(where.pos,
+                                     std::string(what) + ": '" + print(*a) +
+                                         "' must stay in 0..4294967295 for 32-bit arithmetic; "
+                                         "its range is " + range,
+                                     text_length(where));
+        out.add(std::move(d));
+        return;
+      }
+    }
+  }
+  for (const auto& a : e.args)
+    check_u32(*a, lb, where, what, out, false);
+  if (is_root && !inside(e)) {
+    auto b = bounds(e, lb);
+    std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
+    out.add(diagnostic_at(where.pos,
+                          std::string(what) + " must stay in 0..4294967295; its range is " + range,
+                          text_length(where)));
+  }
+}
+
+/// One view's role in an op, for messages.
+struct ViewUse {
+  const Located<View>* view;
+  std::string_view role; ///< "dst", "src"
+};
+
+/// The byte range [first, last] a thread's part of the view touches, given
+/// that the leading `group_axes` axes are bound to (warp, lane) and the
+/// `chunk_axis` (the last axis, or none) is covered whole.
+struct ThreadExtent {
+  std::int64_t first = 0;
+  std::int64_t last = 0;
+  std::vector<std::int64_t> first_coord; ///< the view coordinate that reaches `first`
+  std::vector<std::int64_t> last_coord;  ///< the view coordinate that reaches `last`
+};
+
+/// Offset of the thread-dependent part (terms and group axes) for one thread.
+std::optional<std::int64_t> thread_part(const View& v, const ExprEnv& env, std::size_t group_axes) {
+  std::int64_t off = v.offset_bytes;
+  for (const auto& t : v.terms) {
+    auto x = evaluate(*t.index, env);
+    if (!x)
+      return std::nullopt;
+    off += *x * t.stride_bytes;
+  }
+  if (group_axes == 2) {
+    off += (env.tid / 32) * v.axes[0].stride_bytes + (env.tid % 32) * v.axes[1].stride_bytes;
+  }
+  return off;
+}
+
+ThreadExtent extent_for(const View& v, std::int64_t thread_offset, std::size_t group_axes,
+                        std::int64_t elem_bytes) {
+  ThreadExtent e;
+  e.first = e.last = thread_offset;
+  e.first_coord.assign(v.axes.size(), 0);
+  e.last_coord.assign(v.axes.size(), 0);
+  for (std::size_t i = group_axes; i < v.axes.size(); ++i) {
+    const auto& a = v.axes[i];
+    std::int64_t span = (a.size - 1) * a.stride_bytes;
+    if (span >= 0) {
+      e.last += span;
+      e.last_coord[i] = a.size - 1;
+    } else {
+      e.first += span;
+      e.first_coord[i] = a.size - 1;
+    }
+  }
+  e.last += elem_bytes - 1;
+  return e;
+}
+
+std::string coord_str(const std::vector<std::int64_t>& c, std::size_t skip) {
+  std::string s = "(";
+  for (std::size_t i = skip; i < c.size(); ++i)
+    s += (i > skip ? "," : "") + std::to_string(c[i]);
+  return s + ")";
+}
+
+class Checker {
+public:
+  explicit Checker(const Kernel& k) : k_(k), lb_(k.launch_bounds()) {}
+
+  Diagnostics run() {
+    check_shared_total();
+    for (const auto& op : k_.ops) {
+      std::visit([&](const auto& body) { check(body, op); }, op.body);
+    }
+    return std::move(out_);
+  }
+
+private:
+  const Kernel& k_;
+  LaunchBounds lb_;
+  Diagnostics out_;
+
+  /// ptxgen declares shared tensors as static `.shared` arrays, which ptxas
+  /// limits to 48 KiB per kernel; say so here rather than let ptxas fail.
+  void check_shared_total() {
+    std::int64_t total = 0;
+    for (const auto& t : k_.tensors) {
+      if (t->tensor.space != Space::shared)
+        continue;
+      const std::int64_t align = std::max<std::int64_t>(t->tensor.align, 16);
+      total = (total + align - 1) / align * align + t->tensor.size_bytes();
+      if (total > max_static_shared_bytes) {
+        error(t->pos, "the shared tensors need " + std::to_string(total) +
+                          " bytes up to '" + t->tensor.name + "'; static shared memory is limited "
+                          "to " + std::to_string(max_static_shared_bytes) +
+                          " bytes (48 KiB) per kernel by ptxas");
+        return;
+      }
+    }
+  }
+
+  void error(const SourcePos& pos, std::string msg, std::uint32_t len = 1) {
+    out_.add(diagnostic_at(pos, std::move(msg), len));
+  }
+
+  std::int64_t threads() const { return k_.grid * k_.block; }
+
+  /// Calls f(env) for every thread of the launch (params at their test values).
+  template <class F>
+  void for_each_thread(F&& f) const {
+    ExprEnv env;
+    for (const auto& p : k_.params)
+      env.params[p.name] = static_cast<std::int64_t>(p.value);
+    for (std::int64_t b = 0; b < k_.grid; ++b)
+      for (std::int64_t t = 0; t < k_.block; ++t) {
+        env.bid = b;
+        env.tid = t;
+        if (!f(env))
+          return;
+      }
+  }
+
+  /// Proves every byte the view covers for every thread lies inside its tensor.
+  /// Returns false after reporting the first thread that breaks it.
+  bool check_bounds(const Located<View>& lv, std::string_view role, std::size_t group_axes,
+                    std::string_view why) {
+    const View& v = lv.value;
+    const std::int64_t size = v.tensor->size_bytes();
+    const std::int64_t elem = size_bytes(v.dtype);
+    if (uses_params(v) || threads() > max_enumerated_threads) {
+      // Interval reasoning over the launch and the parameters' declared ranges.
+      std::int64_t lo = v.offset_bytes, hi = v.offset_bytes;
+      for (const auto& t : v.terms) {
+        auto b = bounds(*t.index, lb_);
+        if (!b) {
+          error(lv.pos, std::string(role) + " index '" + print(*t.index) + "' has no provable bound",
+                text_length(lv));
+          return false;
+        }
+        std::int64_t a = b->lo * t.stride_bytes, c = b->hi * t.stride_bytes;
+        lo += std::min(a, c);
+        hi += std::max(a, c);
+      }
+      if (group_axes == 2) {
+        hi += ((k_.block - 1) / 32) * v.axes[0].stride_bytes +
+              std::min<std::int64_t>(31, k_.block - 1) * v.axes[1].stride_bytes;
+      }
+      ThreadExtent lo_e = extent_for(v, lo, group_axes, elem);
+      ThreadExtent hi_e = extent_for(v, hi, group_axes, elem);
+      if (lo_e.first < 0 || hi_e.last >= size) {
+        error(lv.pos,
+              std::string(role) + " " + v.tensor->name + ": cannot prove every byte is inside the " +
+                  std::to_string(size) + "-byte tensor" + std::string(why) + "; over the launch and "
+                  "the parameters' declared ranges the view reaches bytes " +
+                  std::to_string(lo_e.first) + ".." + std::to_string(hi_e.last) +
+                  " (declare a `range` for the parameter to narrow it)",
+              text_length(lv));
+        return false;
+      }
+      return true;
+    }
+    bool ok = true;
+    for_each_thread([&](const ExprEnv& env) {
+      auto off = thread_part(v, env, group_axes);
+      if (!off) {
+        error(lv.pos, std::string(role) + ": an index divides by zero at thread " +
+                          std::to_string(env.tid) + " (bid " + std::to_string(env.bid) + ")",
+              text_length(lv));
+        return ok = false;
+      }
+      ThreadExtent e = extent_for(v, *off, group_axes, elem);
+      if (e.first < 0 || e.last >= size) {
+        bool below = e.first < 0;
+        std::int64_t byte = below ? e.first : e.last;
+        const auto& coord = below ? e.first_coord : e.last_coord;
+        error(lv.pos,
+              std::string(role) + " " + v.tensor->name + " " + shape_str(v) +
+                  ": out of bounds at thread " + std::to_string(env.tid) + " (bid " +
+                  std::to_string(env.bid) + "), coordinate " + coord_str(coord, group_axes) +
+                  ": byte offset " + std::to_string(byte) + " is outside the tensor's " +
+                  std::to_string(size) + " bytes" + std::string(why),
+              text_length(lv));
+        return ok = false;
+      }
+      return true;
+    });
+    return ok;
+  }
+
+  /// Proves every chunk of the view starts at a multiple of chunk bytes.
+  void check_alignment(const Located<View>& lv, std::string_view role, std::size_t group_axes,
+                       std::int64_t chunk) {
+    const View& v = lv.value;
+    if (v.tensor->align % chunk != 0) {
+      error(lv.pos,
+            std::string(role) + ": unaligned base: tensor " + v.tensor->name + " is declared " +
+                std::to_string(v.tensor->align) + "-byte aligned; a " + std::to_string(chunk) +
+                "-byte chunk must be naturally aligned (declare align = " + std::to_string(chunk) +
+                " or more)",
+            text_length(lv));
+      return;
+    }
+    for (std::size_t i = group_axes; i + 1 < v.axes.size(); ++i) {
+      if (v.axes[i].size > 1 && v.axes[i].stride_bytes % chunk != 0) {
+        error(lv.pos,
+              std::string(role) + " " + v.str() + ": unaligned chunk: repeat axis " +
+                  std::to_string(i) + (v.axes[i].name.empty() ? "" : " ('" + v.axes[i].name + "')") +
+                  " has a stride of " + std::to_string(v.axes[i].stride_bytes) +
+                  " bytes, so coordinate 1 starts at byte offset " +
+                  std::to_string(v.axes[i].stride_bytes) + " from coordinate 0, not a multiple of " +
+                  std::to_string(chunk),
+              text_length(lv));
+        return;
+      }
+    }
+    if (uses_params(v) || threads() > max_enumerated_threads) {
+      bool ok = v.offset_bytes % chunk == 0;
+      for (const auto& t : v.terms)
+        ok = ok && t.stride_bytes % chunk == 0;
+      if (group_axes == 2)
+        ok = ok && v.axes[0].stride_bytes % chunk == 0 && v.axes[1].stride_bytes % chunk == 0;
+      if (!ok)
+        error(lv.pos,
+              std::string(role) + " " + v.str() + ": cannot prove every chunk is " +
+                  std::to_string(chunk) + "-byte aligned for every parameter value",
+              text_length(lv));
+      return;
+    }
+    for_each_thread([&](const ExprEnv& env) {
+      auto off = thread_part(v, env, group_axes);
+      if (off && *off % chunk != 0) {
+        error(lv.pos,
+              std::string(role) + " " + v.str() + ": unaligned chunk at thread " +
+                  std::to_string(env.tid) + " (bid " + std::to_string(env.bid) +
+                  "): the chunk starts at byte offset " + std::to_string(*off) +
+                  ", not a multiple of " + std::to_string(chunk),
+              text_length(lv));
+        return false;
+      }
+      return true;
+    });
+  }
+
+  void check(const ApplyOp& a, const Op&) {
+    const auto& opc = a.opcode.value;
+    // Direction: the seed's "shared-to-global request" fails here.
+    bool direction_ok = true;
+    if (a.dst.value.tensor->space != Space::shared) {
+      error(a.dst.pos,
+            "cp.async copies global to shared: dst '" + a.dst.value.tensor->name +
+                "' is in global memory (a shared-to-global request is not a cp.async)",
+            text_length(a.dst));
+      direction_ok = false;
+    }
+    if (a.src.value.tensor->space != Space::global) {
+      error(a.src.pos,
+            "cp.async copies global to shared: src '" + a.src.value.tensor->name +
+                "' is in shared memory; the source must be a global tensor",
+            text_length(a.src));
+      direction_ok = false;
+    }
+    const std::int64_t chunk = a.chunk_bytes.value;
+    bool chunk_ok = true;
+    if (chunk != 4 && chunk != 8 && chunk != 16) {
+      error(a.chunk_bytes.pos, "chunk_bytes must be the constant 4, 8 or 16; it is " +
+                                   std::to_string(chunk));
+      chunk_ok = false;
+    } else if (opc.cache_op == ptx::CacheOp::cg && chunk != 16) {
+      error(a.chunk_bytes.pos,
+            "`.cg` copies exactly 16 bytes; chunk_bytes is " + std::to_string(chunk) +
+                " (use `.ca` for 4 or 8 bytes)");
+      chunk_ok = false;
+    }
+
+    // Cache policy present exactly with the hint.
+    if (opc.cache_hint && !a.cache_policy)
+      error(a.opcode.pos,
+            "the opcode has `.L2::cache_hint`, which requires a cache_policy (a u64 parameter or "
+            "createpolicy(...))",
+            text_length(a.opcode));
+    if (!opc.cache_hint && a.cache_policy)
+      error(a.cache_policy->pos,
+            "cache_policy is given but the opcode has no `.L2::cache_hint`; add it to the opcode "
+            "or drop cache_policy",
+            text_length(*a.cache_policy));
+    if (a.cache_policy) {
+      if (const auto* from = std::get_if<CachePolicyFromParam>(&a.cache_policy->value)) {
+        const ScalarParam* p = k_.find_param(from->param);
+        if (!p)
+          error(a.cache_policy->pos, "unknown cache-policy parameter '" + from->param + "'",
+                text_length(*a.cache_policy));
+        else if (!p->is_u64)
+          error(a.cache_policy->pos,
+                "the cache policy is a 64-bit operand; parameter '" + from->param + "' is u32",
+                text_length(*a.cache_policy));
+      }
+    }
+    if (a.src_size && a.ignore_src)
+      error(a.ignore_src->pos,
+            "src_size and ignore_src are alternative operand forms and cannot both be supplied",
+            text_length(*a.ignore_src));
+
+    if (a.src_size && chunk_ok) {
+      auto b = bounds(*a.src_size->value, lb_);
+      if (!b || b->lo < 0 || b->hi > chunk) {
+        std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
+        error(a.src_size->pos,
+              "src_size must be provably in 0.." + std::to_string(chunk) + "; its range is " +
+                  range,
+              text_length(*a.src_size));
+      } else {
+        check_u32(*a.src_size->value, lb_, *a.src_size, "src_size", out_);
+      }
+    }
+    if (a.ignore_src)
+      check_u32(*a.ignore_src->value, lb_, *a.ignore_src, "ignore_src", out_);
+    if (a.pred)
+      check_u32(*a.pred->value, lb_, *a.pred, "pred", out_);
+
+    if (!direction_ok || !chunk_ok)
+      return;
+
+    // Shapes: thread scope (*repeat, element); CTA scope (warp, lane, *repeat, element).
+    const std::size_t group_axes = a.scope == Scope::cta ? 2 : 0;
+    const ViewUse uses[2] = {{&a.dst, "dst"}, {&a.src, "src"}};
+    for (const auto& u : uses) {
+      const View& v = u.view->value;
+      if (v.rank() < group_axes + 1) {
+        error(u.view->pos,
+              a.scope == Scope::cta
+                  ? std::string("missing group axis: at CTA scope ") + std::string(u.role) +
+                        " must have shape (warp, lane, *repeat, element); it has shape " +
+                        shape_str(v)
+                  : std::string(u.role) + " must have at least the element axis; it has shape " +
+                        shape_str(v),
+              text_length(*u.view));
+        return;
+      }
+      if (a.scope == Scope::cta) {
+        if (k_.block % 32 != 0 || v.axes[1].size != 32 || v.axes[0].size != k_.block / 32) {
+          error(u.view->pos,
+                "missing group axis: at CTA scope the first two axes of " + std::string(u.role) +
+                    " bind (warp, lane) and must be (" + std::to_string(k_.block / 32) +
+                    ",32) for a block of " + std::to_string(k_.block) + " threads; " +
+                    std::string(u.role) + " has shape " + shape_str(v),
+                text_length(*u.view));
+          return;
+        }
+      }
+      // The chunk axis: exactly chunk_bytes, contiguous.
+      const ViewAxis& last = v.axes.back();
+      const std::int64_t elem = size_bytes(v.dtype);
+      if (last.size * elem != chunk) {
+        error(u.view->pos,
+              std::string(u.role) + ": the final axis holds " + std::to_string(last.size) + " " +
+                  std::string(name(v.dtype)) + " = " + std::to_string(last.size * elem) +
+                  " bytes; chunk_bytes is " + std::to_string(chunk) +
+                  " (the final axis must occupy exactly chunk_bytes bytes)",
+              text_length(*u.view));
+        return;
+      }
+      if (last.size > 1 && last.stride_bytes != elem) {
+        error(u.view->pos,
+              std::string(u.role) + " " + v.str() + ": noncontiguous chunk: the final axis has a "
+                                                    "stride of " +
+                  std::to_string(last.stride_bytes) + " bytes; its " + std::to_string(elem) +
+                  "-byte elements must be adjacent (stride " + std::to_string(elem) + ")",
+              text_length(*u.view));
+        return;
+      }
+    }
+    const View& dv = a.dst.value;
+    const View& sv = a.src.value;
+    if (dv.rank() != sv.rank()) {
+      error(a.src.pos,
+            "dst has shape " + shape_str(dv) + " and src has shape " + shape_str(sv) +
+                "; the repeat axes must agree",
+            text_length(a.src));
+      return;
+    }
+    std::int64_t repeats = 1;
+    for (std::size_t i = 0; i + 1 < dv.rank(); ++i) {
+      if (dv.axes[i].size != sv.axes[i].size) {
+        error(a.src.pos,
+              "axis " + std::to_string(i) + " has size " + std::to_string(dv.axes[i].size) +
+                  " in dst " + shape_str(dv) + " but " + std::to_string(sv.axes[i].size) +
+                  " in src " + shape_str(sv),
+              text_length(a.src));
+        return;
+      }
+      if (i >= group_axes)
+        repeats *= dv.axes[i].size;
+    }
+    if (repeats > max_repeats_per_apply) {
+      error(a.dst.pos,
+            "the repeat axes ask for " + std::to_string(repeats) +
+                " cp.async instructions per thread; at most " +
+                std::to_string(max_repeats_per_apply) + " are unrolled",
+            text_length(a.dst));
+      return;
+    }
+    const char* why = a.src_size || a.ignore_src ? " (zero fill does not relax the bounds proof)" : "";
+    for (const auto& u : uses) {
+      if (check_bounds(*u.view, u.role, group_axes, why))
+        check_alignment(*u.view, u.role, group_axes, chunk);
+    }
+  }
+
+  void check(const FillOp& f, const Op&) {
+    if (f.pattern.empty())
+      error(f.dst.pos, "fill needs a pattern of at least one byte", text_length(f.dst));
+    check_bounds(f.dst, "fill dst", 0, "");
+  }
+
+  void check(const CopyOp& c, const Op&) {
+    const View& d = c.dst.value;
+    const View& s = c.src.value;
+    if (d.shape() != s.shape()) {
+      error(c.src.pos,
+            "copy needs views of equal shape: dst has " + shape_str(d) + ", src has " +
+                shape_str(s),
+            text_length(c.src));
+      return;
+    }
+    if (size_bytes(d.dtype) != size_bytes(s.dtype)) {
+      error(c.src.pos,
+            "copy is element-wise and needs equal element sizes: dst has " +
+                std::string(name(d.dtype)) + ", src has " + std::string(name(s.dtype)),
+            text_length(c.src));
+      return;
+    }
+    std::int64_t elems = 1;
+    for (auto n : d.shape())
+      elems *= n;
+    if (elems > 16 * max_repeats_per_apply) {
+      error(c.dst.pos, "copy of " + std::to_string(elems) + " elements per thread is too large",
+            text_length(c.dst));
+      return;
+    }
+    check_bounds(c.dst, "copy dst", 0, "");
+    check_bounds(c.src, "copy src", 0, "");
+  }
+
+  void check(const WaitGroupOp& w, const Op& op) {
+    if (w.n < 0 || w.n > 64)
+      error(op.pos, "wait_group n must be in 0..64; it is " + std::to_string(w.n) +
+                        " (ptxgen is stricter than ptxas, which accepts any integer)");
+  }
+  void check(const CommitGroupOp&, const Op&) {}
+  void check(const WaitAllOp&, const Op&) {}
+  void check(const CtaSyncOp&, const Op&) {}
+};
+
+} // namespace
+
+Diagnostics check_contract(const Kernel& k) { return Checker(k).run(); }
+
+} // namespace ptxgen::tile

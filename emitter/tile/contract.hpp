@@ -1,0 +1,24 @@
+#pragma once
+// The contract checker: proves the seed document's cp.async contract for
+// every thread and every repeat coordinate before any PTX exists, and
+// rejects the kernel otherwise with a message that names the axis, the
+// coordinate and the byte offset that break it.
+
+#include "emitter/support/diagnostic.hpp"
+#include "emitter/tile/kernel.hpp"
+
+namespace ptxgen::tile {
+
+/// The largest number of cp.async instructions one apply may unroll to per thread.
+inline constexpr std::int64_t max_repeats_per_apply = 4096;
+
+/// Static `.shared` arrays of one kernel may total at most this (ptxas's limit).
+inline constexpr std::int64_t max_static_shared_bytes = 48 * 1024;
+
+/// Checks every op of k. An empty result (no errors) means lowering may proceed.
+Diagnostics check_contract(const Kernel& k);
+
+/// The diagnostic for a message at a spec position.
+Diagnostic diagnostic_at(const SourcePos& pos, std::string message, std::uint32_t length = 1);
+
+} // namespace ptxgen::tile

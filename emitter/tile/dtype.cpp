@@ -1,0 +1,72 @@
+#include "emitter/tile/dtype.hpp"
+
+#include <array>
+#include <utility>
+
+namespace ptxgen::tile {
+
+namespace {
+
+struct DTypeInfo {
+  DType type;
+  std::string_view name;
+  unsigned size;
+};
+
+constexpr std::array<DTypeInfo, 16> kTypes = {{
+    {DType::uint8, "uint8", 1},
+    {DType::int8, "int8", 1},
+    {DType::uint16, "uint16", 2},
+    {DType::int16, "int16", 2},
+    {DType::float16, "float16", 2},
+    {DType::bfloat16, "bfloat16", 2},
+    {DType::uint32, "uint32", 4},
+    {DType::int32, "int32", 4},
+    {DType::float32, "float32", 4},
+    {DType::uint64, "uint64", 8},
+    {DType::int64, "int64", 8},
+    {DType::float64, "float64", 8},
+    {DType::b8, "b8", 1},
+    {DType::b16, "b16", 2},
+    {DType::b32, "b32", 4},
+    {DType::b64, "b64", 8},
+}};
+
+constexpr std::array<std::pair<std::string_view, DType>, 20> kAliases = {{
+    {"u8", DType::uint8},       {"u16", DType::uint16},      {"u32", DType::uint32},
+    {"u64", DType::uint64},     {"s8", DType::int8},         {"s16", DType::int16},
+    {"s32", DType::int32},      {"s64", DType::int64},       {"i8", DType::int8},
+    {"i16", DType::int16},      {"i32", DType::int32},       {"i64", DType::int64},
+    {"f16", DType::float16},    {"bf16", DType::bfloat16},   {"f32", DType::float32},
+    {"f64", DType::float64},    {"half", DType::float16},    {"float", DType::float32},
+    {"double", DType::float64}, {"bfloat", DType::bfloat16},
+}};
+
+const DTypeInfo& info(DType t) {
+  for (const auto& i : kTypes)
+    if (i.type == t)
+      return i;
+  return kTypes[0]; // unreachable for a valid enum value
+}
+
+} // namespace
+
+std::string_view name(DType t) {
+  return info(t).name;
+}
+
+std::optional<DType> parse_dtype(std::string_view s) {
+  for (const auto& i : kTypes)
+    if (i.name == s)
+      return i.type;
+  for (const auto& [alias, type] : kAliases)
+    if (alias == s)
+      return type;
+  return std::nullopt;
+}
+
+unsigned size_bytes(DType t) {
+  return info(t).size;
+}
+
+} // namespace ptxgen::tile

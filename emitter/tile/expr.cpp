@@ -1,0 +1,632 @@
+// Expression trees: builders, evaluation, interval bounds, canonical printing.
+// The parser is in expr_parser.cpp.
+
+#include "emitter/tile/expr.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace ptxgen::tile {
+
+namespace {
+
+using i64 = std::int64_t;
+constexpr i64 kMin = std::numeric_limits<i64>::min();
+constexpr i64 kMax = std::numeric_limits<i64>::max();
+
+std::optional<i64> checked_add(i64 a, i64 b) {
+  i64 r = 0;
+  if (__builtin_add_overflow(a, b, &r))
+    return std::nullopt;
+  return r;
+}
+
+std::optional<i64> checked_sub(i64 a, i64 b) {
+  i64 r = 0;
+  if (__builtin_sub_overflow(a, b, &r))
+    return std::nullopt;
+  return r;
+}
+
+std::optional<i64> checked_mul(i64 a, i64 b) {
+  i64 r = 0;
+  if (__builtin_mul_overflow(a, b, &r))
+    return std::nullopt;
+  return r;
+}
+
+// C division: truncation toward zero. nullopt for a zero divisor and INT64_MIN / -1.
+std::optional<i64> checked_div(i64 a, i64 b) {
+  if (b == 0 || (a == kMin && b == -1))
+    return std::nullopt;
+  return a / b;
+}
+
+std::optional<i64> checked_rem(i64 a, i64 b) {
+  if (b == 0)
+    return std::nullopt;
+  if (b == -1)
+    return 0; // avoids the INT64_MIN % -1 trap; mathematically 0
+  return a % b;
+}
+
+// a * 2^k for k in 0..63.
+std::optional<i64> checked_shl(i64 a, i64 k) {
+  if (k < 0 || k > 63)
+    return std::nullopt;
+  if (k == 63) {
+    if (a == 0)
+      return 0;
+    if (a == -1)
+      return kMin;
+    return std::nullopt;
+  }
+  return checked_mul(a, i64{1} << k);
+}
+
+// floor(a / 2^k) for k in 0..63 (an arithmetic shift).
+std::optional<i64> checked_shr(i64 a, i64 k) {
+  if (k < 0 || k > 63)
+    return std::nullopt;
+  // Right shift of a negative value is arithmetic in C++20.
+  return a >> k;
+}
+
+std::optional<i64> apply_binary(ExprOp op, i64 a, i64 b) {
+  switch (op) {
+  case ExprOp::add:
+    return checked_add(a, b);
+  case ExprOp::sub:
+    return checked_sub(a, b);
+  case ExprOp::mul:
+    return checked_mul(a, b);
+  case ExprOp::div:
+    return checked_div(a, b);
+  case ExprOp::rem:
+    return checked_rem(a, b);
+  case ExprOp::shl:
+    return checked_shl(a, b);
+  case ExprOp::shr:
+    return checked_shr(a, b);
+  case ExprOp::bit_and:
+    return a & b;
+  case ExprOp::bit_or:
+    return a | b;
+  case ExprOp::lt:
+    return a < b ? 1 : 0;
+  case ExprOp::le:
+    return a <= b ? 1 : 0;
+  case ExprOp::gt:
+    return a > b ? 1 : 0;
+  case ExprOp::ge:
+    return a >= b ? 1 : 0;
+  case ExprOp::eq:
+    return a == b ? 1 : 0;
+  case ExprOp::ne:
+    return a != b ? 1 : 0;
+  case ExprOp::logical_and:
+    return (a != 0 && b != 0) ? 1 : 0;
+  case ExprOp::logical_or:
+    return (a != 0 || b != 0) ? 1 : 0;
+  default:
+    return std::nullopt;
+  }
+}
+
+// ---- interval helpers ----
+
+std::optional<Interval> hull_of(std::initializer_list<std::optional<i64>> vs) {
+  Interval r{kMax, kMin};
+  for (const auto& v : vs) {
+    if (!v)
+      return std::nullopt;
+    r.lo = std::min(r.lo, *v);
+    r.hi = std::max(r.hi, *v);
+  }
+  return r;
+}
+
+Interval join(Interval a, Interval b) {
+  return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+}
+
+// The smallest 2^k - 1 >= v, for v >= 0 (all ones up to v's top bit).
+i64 ones_through(i64 v) {
+  i64 r = 0;
+  while (r < v)
+    r = (r << 1) | 1;
+  return r;
+}
+
+// The largest -2^k <= v, for v < 0.
+i64 neg_power_below(i64 v) {
+  i64 r = -1;
+  while (r > v)
+    r = (r == kMin / 2) ? kMin : r * 2;
+  return r;
+}
+
+// A 0/1 result: {1} or {0} when the operand ranges decide it.
+Interval boolean(bool decided_true, bool decided_false) {
+  if (decided_true)
+    return {1, 1};
+  if (decided_false)
+    return {0, 0};
+  return {0, 1};
+}
+
+std::optional<Interval> bound_div(Interval a, Interval b) {
+  if (b.contains(0))
+    return std::nullopt;
+  // Truncating division is monotone in each argument on a box whose divisor
+  // keeps one sign, so the extremes are at the corners.
+  return hull_of({checked_div(a.lo, b.lo), checked_div(a.lo, b.hi), checked_div(a.hi, b.lo),
+                  checked_div(a.hi, b.hi)});
+}
+
+std::optional<Interval> bound_rem(Interval a, Interval b) {
+  if (b.contains(0))
+    return std::nullopt;
+  if (b.lo == kMin)
+    return Interval{std::min<i64>(a.lo, 0), std::max<i64>(a.hi, 0)};
+  i64 max_abs = std::max(b.lo < 0 ? -b.lo : b.lo, b.hi < 0 ? -b.hi : b.hi);
+  i64 min_abs = (b.lo > 0) ? b.lo : -b.hi;
+  // |a % b| < |b| and |a % b| <= |a|; the sign follows a.
+  if (a.lo >= 0 && a.hi < min_abs)
+    return a; // a % b == a for every pair
+  if (a.hi <= 0 && a.lo > -min_abs)
+    return a;
+  if (b.lo == b.hi && a.lo >= 0) {
+    // One divisor: a window of a shorter than |b| that does not wrap maps monotonically.
+    i64 c = max_abs;
+    if (a.hi - a.lo < c && a.lo % c <= a.hi % c)
+      return Interval{a.lo % c, a.hi % c};
+  }
+  Interval r{0, 0};
+  r.hi = a.hi > 0 ? std::min(a.hi, max_abs - 1) : 0;
+  r.lo = a.lo < 0 ? std::max(a.lo, -(max_abs - 1)) : 0;
+  return r;
+}
+
+std::optional<Interval> bound_shift(ExprOp op, Interval a, Interval k) {
+  if (k.lo < 0 || k.hi > 63)
+    return std::nullopt;
+  auto f = op == ExprOp::shl ? checked_shl : checked_shr;
+  // Monotone in a for fixed k, and monotone in k for a of fixed sign: corners suffice.
+  return hull_of({f(a.lo, k.lo), f(a.lo, k.hi), f(a.hi, k.lo), f(a.hi, k.hi)});
+}
+
+Interval bound_and(Interval a, Interval b) {
+  if (a.lo >= 0 || b.lo >= 0) {
+    // x & y lies in 0..y for y >= 0, whatever x is.
+    i64 hi = kMax;
+    if (a.lo >= 0)
+      hi = std::min(hi, a.hi);
+    if (b.lo >= 0)
+      hi = std::min(hi, b.hi);
+    return {0, hi};
+  }
+  // Both may be negative: x & y <= max(x, y) (and < 0 when both are), and
+  // x, y >= -2^k means bits k..63 are set in both, so x & y >= -2^k.
+  i64 hi = (a.hi < 0 && b.hi < 0) ? std::min(a.hi, b.hi) : std::max(a.hi, b.hi);
+  i64 lo = neg_power_below(std::min(a.lo, b.lo));
+  return {lo, hi};
+}
+
+Interval bound_or(Interval a, Interval b) {
+  // x | y only sets bits: x | y >= x when x < 0 or both are >= 0; below 2^k when both are.
+  i64 hi = ones_through(std::max({a.hi, b.hi, i64{0}}));
+  if (a.hi < 0 || b.hi < 0)
+    hi = -1; // one operand is always negative, so is the result
+  i64 lo = (a.lo >= 0 && b.lo >= 0) ? std::max(a.lo, b.lo) : std::min(a.lo, b.lo);
+  return {lo, hi};
+}
+
+std::optional<Interval> bounds_rec(const Expr& e, const LaunchBounds& l);
+
+std::optional<Interval> bound_binary(const Expr& e, const LaunchBounds& l) {
+  auto a = bounds_rec(*e.args[0], l);
+  // Short-circuit operators: a decided left side makes the right side irrelevant.
+  if (e.op == ExprOp::logical_and && a && *a == Interval{0, 0})
+    return Interval{0, 0};
+  if (e.op == ExprOp::logical_or && a && !a->contains(0))
+    return Interval{1, 1};
+  auto b = bounds_rec(*e.args[1], l);
+  if (!a || !b)
+    return std::nullopt;
+  switch (e.op) {
+  case ExprOp::add: {
+    auto lo = checked_add(a->lo, b->lo), hi = checked_add(a->hi, b->hi);
+    if (!lo || !hi)
+      return std::nullopt;
+    return Interval{*lo, *hi};
+  }
+  case ExprOp::sub: {
+    auto lo = checked_sub(a->lo, b->hi), hi = checked_sub(a->hi, b->lo);
+    if (!lo || !hi)
+      return std::nullopt;
+    return Interval{*lo, *hi};
+  }
+  case ExprOp::mul:
+    return hull_of({checked_mul(a->lo, b->lo), checked_mul(a->lo, b->hi), checked_mul(a->hi, b->lo),
+                    checked_mul(a->hi, b->hi)});
+  case ExprOp::div:
+    return bound_div(*a, *b);
+  case ExprOp::rem:
+    return bound_rem(*a, *b);
+  case ExprOp::shl:
+  case ExprOp::shr:
+    return bound_shift(e.op, *a, *b);
+  case ExprOp::bit_and:
+    return bound_and(*a, *b);
+  case ExprOp::bit_or:
+    return bound_or(*a, *b);
+  case ExprOp::lt:
+    return boolean(a->hi < b->lo, a->lo >= b->hi);
+  case ExprOp::le:
+    return boolean(a->hi <= b->lo, a->lo > b->hi);
+  case ExprOp::gt:
+    return boolean(a->lo > b->hi, a->hi <= b->lo);
+  case ExprOp::ge:
+    return boolean(a->lo >= b->hi, a->hi < b->lo);
+  case ExprOp::eq:
+    return boolean(a->lo == a->hi && b->lo == b->hi && a->lo == b->lo,
+                   a->hi < b->lo || b->hi < a->lo);
+  case ExprOp::ne:
+    return boolean(a->hi < b->lo || b->hi < a->lo,
+                   a->lo == a->hi && b->lo == b->hi && a->lo == b->lo);
+  case ExprOp::logical_and:
+    return boolean(!a->contains(0) && !b->contains(0), *b == Interval{0, 0});
+  case ExprOp::logical_or:
+    return boolean(!b->contains(0), *a == Interval{0, 0} && *b == Interval{0, 0});
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<Interval> bounds_rec(const Expr& e, const LaunchBounds& l) {
+  switch (e.kind) {
+  case ExprKind::constant:
+    return Interval{e.value, e.value};
+  case ExprKind::tid:
+    return Interval{0, l.block - 1};
+  case ExprKind::warp:
+    return Interval{0, (l.block - 1) / 32};
+  case ExprKind::lane:
+    return Interval{0, std::min<i64>(31, l.block - 1)};
+  case ExprKind::bid:
+    return Interval{0, l.grid - 1};
+  case ExprKind::param: {
+    auto it = l.params.find(e.name);
+    if (it != l.params.end())
+      return it->second;
+    return Interval{0, (i64{1} << 32) - 1};
+  }
+  case ExprKind::unary: {
+    auto a = bounds_rec(*e.args[0], l);
+    if (!a)
+      return std::nullopt;
+    if (e.op == ExprOp::neg) {
+      if (a->lo == kMin)
+        return std::nullopt;
+      return Interval{-a->hi, -a->lo};
+    }
+    // logical_not
+    return boolean(*a == Interval{0, 0}, !a->contains(0));
+  }
+  case ExprKind::binary:
+    return bound_binary(e, l);
+  case ExprKind::select: {
+    auto c = bounds_rec(*e.args[0], l);
+    if (!c)
+      return std::nullopt;
+    if (*c == Interval{0, 0})
+      return bounds_rec(*e.args[2], l);
+    if (!c->contains(0))
+      return bounds_rec(*e.args[1], l);
+    auto a = bounds_rec(*e.args[1], l);
+    auto b = bounds_rec(*e.args[2], l);
+    if (!a || !b)
+      return std::nullopt;
+    return join(*a, *b);
+  }
+  }
+  return std::nullopt;
+}
+
+// ---- printing ----
+
+// Binding strength, weakest first; an atom binds tightest.
+enum Level : int {
+  kTernary = 1,
+  kLogicalOr,
+  kLogicalAnd,
+  kBitOr,
+  kBitAnd,
+  kEquality,
+  kRelational,
+  kShift,
+  kAdditive,
+  kMultiplicative,
+  kUnary,
+  kAtom,
+};
+
+int binary_level(ExprOp op) {
+  switch (op) {
+  case ExprOp::logical_or:
+    return kLogicalOr;
+  case ExprOp::logical_and:
+    return kLogicalAnd;
+  case ExprOp::bit_or:
+    return kBitOr;
+  case ExprOp::bit_and:
+    return kBitAnd;
+  case ExprOp::eq:
+  case ExprOp::ne:
+    return kEquality;
+  case ExprOp::lt:
+  case ExprOp::le:
+  case ExprOp::gt:
+  case ExprOp::ge:
+    return kRelational;
+  case ExprOp::shl:
+  case ExprOp::shr:
+    return kShift;
+  case ExprOp::add:
+  case ExprOp::sub:
+    return kAdditive;
+  default:
+    return kMultiplicative;
+  }
+}
+
+int level(const Expr& e) {
+  switch (e.kind) {
+  case ExprKind::constant:
+    return e.value < 0 ? kUnary : kAtom; // `-5` reads as a unary minus
+  case ExprKind::unary:
+    return kUnary;
+  case ExprKind::binary:
+    return binary_level(e.op);
+  case ExprKind::select:
+    return kTernary;
+  default:
+    return kAtom;
+  }
+}
+
+void print_rec(const Expr& e, std::string& out);
+
+void print_child(const Expr& e, bool parens, std::string& out) {
+  if (parens)
+    out += '(';
+  print_rec(e, out);
+  if (parens)
+    out += ')';
+}
+
+void print_rec(const Expr& e, std::string& out) {
+  switch (e.kind) {
+  case ExprKind::constant:
+    out += std::to_string(e.value);
+    return;
+  case ExprKind::tid:
+    out += "tid";
+    return;
+  case ExprKind::warp:
+    out += "warp";
+    return;
+  case ExprKind::lane:
+    out += "lane";
+    return;
+  case ExprKind::bid:
+    out += "bid";
+    return;
+  case ExprKind::param:
+    out += e.name;
+    return;
+  case ExprKind::unary: {
+    const Expr& a = *e.args[0];
+    out += e.op == ExprOp::neg ? "-" : "!";
+    // `-(5)` keeps the negation (a bare `-5` parses as the constant -5).
+    bool parens = level(a) < kUnary || a.kind == ExprKind::constant;
+    if (e.op == ExprOp::logical_not && a.kind == ExprKind::constant && a.value >= 0)
+      parens = false;
+    print_child(a, parens, out);
+    return;
+  }
+  case ExprKind::binary: {
+    int p = binary_level(e.op);
+    print_child(*e.args[0], level(*e.args[0]) < p, out);
+    out += ' ';
+    out += op_spelling(e.op);
+    out += ' ';
+    print_child(*e.args[1], level(*e.args[1]) <= p, out);
+    return;
+  }
+  case ExprKind::select:
+    print_child(*e.args[0], level(*e.args[0]) <= kTernary, out);
+    out += " ? ";
+    print_child(*e.args[1], false, out);
+    out += " : ";
+    print_child(*e.args[2], false, out);
+    return;
+  }
+}
+
+} // namespace
+
+std::string_view op_spelling(ExprOp op) {
+  switch (op) {
+  case ExprOp::none:
+    return "";
+  case ExprOp::add:
+    return "+";
+  case ExprOp::sub:
+  case ExprOp::neg:
+    return "-";
+  case ExprOp::mul:
+    return "*";
+  case ExprOp::div:
+    return "/";
+  case ExprOp::rem:
+    return "%";
+  case ExprOp::shl:
+    return "<<";
+  case ExprOp::shr:
+    return ">>";
+  case ExprOp::bit_and:
+    return "&";
+  case ExprOp::bit_or:
+    return "|";
+  case ExprOp::lt:
+    return "<";
+  case ExprOp::le:
+    return "<=";
+  case ExprOp::gt:
+    return ">";
+  case ExprOp::ge:
+    return ">=";
+  case ExprOp::eq:
+    return "==";
+  case ExprOp::ne:
+    return "!=";
+  case ExprOp::logical_and:
+    return "&&";
+  case ExprOp::logical_or:
+    return "||";
+  case ExprOp::logical_not:
+    return "!";
+  }
+  return "";
+}
+
+ExprPtr make_constant(std::int64_t v) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::constant;
+  e->value = v;
+  return e;
+}
+
+ExprPtr make_leaf(ExprKind k, std::string name) {
+  auto e = std::make_shared<Expr>();
+  e->kind = k;
+  if (k == ExprKind::param)
+    e->name = std::move(name);
+  return e;
+}
+
+ExprPtr make_unary(ExprOp op, ExprPtr a) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::unary;
+  e->op = op;
+  e->args = {std::move(a)};
+  return e;
+}
+
+ExprPtr make_binary(ExprOp op, ExprPtr a, ExprPtr b) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::binary;
+  e->op = op;
+  e->args = {std::move(a), std::move(b)};
+  return e;
+}
+
+ExprPtr make_select(ExprPtr c, ExprPtr a, ExprPtr b) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::select;
+  e->args = {std::move(c), std::move(a), std::move(b)};
+  return e;
+}
+
+std::optional<std::int64_t> evaluate(const Expr& e, const ExprEnv& env) {
+  switch (e.kind) {
+  case ExprKind::constant:
+    return e.value;
+  case ExprKind::tid:
+    return env.tid;
+  case ExprKind::warp:
+    return env.tid / 32;
+  case ExprKind::lane:
+    return env.tid % 32;
+  case ExprKind::bid:
+    return env.bid;
+  case ExprKind::param: {
+    auto it = env.params.find(e.name);
+    if (it == env.params.end())
+      return std::nullopt;
+    return it->second;
+  }
+  case ExprKind::unary: {
+    auto a = evaluate(*e.args[0], env);
+    if (!a)
+      return std::nullopt;
+    if (e.op == ExprOp::neg)
+      return checked_sub(0, *a);
+    return *a == 0 ? 1 : 0;
+  }
+  case ExprKind::binary: {
+    auto a = evaluate(*e.args[0], env);
+    if (!a)
+      return std::nullopt;
+    if (e.op == ExprOp::logical_and && *a == 0)
+      return 0;
+    if (e.op == ExprOp::logical_or && *a != 0)
+      return 1;
+    auto b = evaluate(*e.args[1], env);
+    if (!b)
+      return std::nullopt;
+    return apply_binary(e.op, *a, *b);
+  }
+  case ExprKind::select: {
+    auto c = evaluate(*e.args[0], env);
+    if (!c)
+      return std::nullopt;
+    return evaluate(*e.args[*c != 0 ? 1 : 2], env);
+  }
+  }
+  return std::nullopt;
+}
+
+std::optional<Interval> bounds(const Expr& e, const LaunchBounds& launch) {
+  if (launch.block < 1 || launch.grid < 1)
+    return std::nullopt;
+  return bounds_rec(e, launch);
+}
+
+bool is_constant(const Expr& e) {
+  if (e.kind == ExprKind::constant)
+    return true;
+  if (e.args.empty())
+    return false;
+  return std::all_of(e.args.begin(), e.args.end(),
+                     [](const ExprPtr& a) { return is_constant(*a); });
+}
+
+std::optional<std::int64_t> constant_value(const Expr& e) {
+  if (!is_constant(e))
+    return std::nullopt;
+  return evaluate(e, ExprEnv{});
+}
+
+bool structurally_equal(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind || a.op != b.op || a.args.size() != b.args.size())
+    return false;
+  if (a.kind == ExprKind::constant && a.value != b.value)
+    return false;
+  if (a.kind == ExprKind::param && a.name != b.name)
+    return false;
+  for (std::size_t i = 0; i < a.args.size(); ++i)
+    if (!structurally_equal(*a.args[i], *b.args[i]))
+      return false;
+  return true;
+}
+
+std::string print(const Expr& e) {
+  std::string out;
+  print_rec(e, out);
+  return out;
+}
+
+} // namespace ptxgen::tile

@@ -1,0 +1,293 @@
+// parse_view: `NAME(.rearrange("pattern", k=v, ...) | .sub[entries] | .view("dtype"))*`.
+
+#include "emitter/tile/view.hpp"
+
+#include <cctype>
+#include <string>
+
+namespace ptxgen::tile {
+
+namespace {
+
+struct ViewSyntaxError {
+  Diagnostic diagnostic;
+};
+
+bool name_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+class ViewParser {
+public:
+  ViewParser(std::string_view text,
+             const std::function<const Tensor*(std::string_view)>& find_tensor,
+             const std::function<bool(std::string_view)>& is_param)
+      : t_(text), find_tensor_(find_tensor), is_param_(is_param) {}
+
+  View run() {
+    skip_ws();
+    if (i_ >= t_.size() || !name_start(t_[i_]))
+      fail(i_, 1, "expected a tensor name; found " + describe());
+    std::size_t name_at = i_;
+    std::string_view n = name();
+    const Tensor* tensor = find_tensor_ ? find_tensor_(n) : nullptr;
+    if (!tensor)
+      fail(name_at, n.size(), "unknown tensor '" + std::string(n) + "'");
+    View v = whole(*tensor);
+    while (true) {
+      skip_ws();
+      if (i_ >= t_.size())
+        return v;
+      if (t_[i_] != '.')
+        fail(i_, 1,
+             "expected '.rearrange(...)', '.sub[...]', '.view(...)' or the end; found " +
+                 describe());
+      ++i_;
+      skip_ws();
+      std::size_t method_at = i_;
+      std::string_view method = name();
+      if (method == "rearrange")
+        v = rearrange(v);
+      else if (method == "sub")
+        v = sub(v);
+      else if (method == "view")
+        v = reinterpret(v);
+      else
+        fail(method_at, std::max<std::size_t>(method.size(), 1),
+             method.empty()
+                 ? "expected a method name after '.'; found " + describe()
+                 : "unknown method '" + std::string(method) + "'; expected rearrange, sub or view");
+    }
+  }
+
+private:
+  [[noreturn]] void fail(std::size_t offset, std::size_t length, std::string message) {
+    throw ViewSyntaxError{error_at(t_, offset, length, std::move(message))};
+  }
+
+  std::string describe() const {
+    if (i_ >= t_.size())
+      return "the end of the view";
+    return "'" + std::string(1, t_[i_]) + "'";
+  }
+
+  void skip_ws() {
+    while (i_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[i_])))
+      ++i_;
+  }
+
+  std::string_view name() {
+    std::size_t b = i_;
+    if (i_ < t_.size() && name_start(t_[i_]))
+      while (i_ < t_.size() && name_char(t_[i_]))
+        ++i_;
+    return t_.substr(b, i_ - b);
+  }
+
+  void expect(char c, std::string_view what) {
+    skip_ws();
+    if (i_ >= t_.size() || t_[i_] != c)
+      fail(i_, 1,
+           "expected '" + std::string(1, c) + "' " + std::string(what) + "; found " + describe());
+    ++i_;
+  }
+
+  // A quoted string; returns the span of its characters (quotes excluded).
+  std::pair<std::size_t, std::size_t> string_literal(std::string_view what) {
+    skip_ws();
+    if (i_ >= t_.size() || (t_[i_] != '"' && t_[i_] != '\''))
+      fail(i_, 1, "expected " + std::string(what) + " in quotes; found " + describe());
+    char q = t_[i_];
+    std::size_t open = i_++;
+    std::size_t b = i_;
+    while (i_ < t_.size() && t_[i_] != q)
+      ++i_;
+    if (i_ >= t_.size())
+      fail(open, t_.size() - open, "unterminated string: no closing " + std::string(1, q));
+    std::size_t e = i_++;
+    return {b, e};
+  }
+
+  std::int64_t integer(std::size_t& at) {
+    skip_ws();
+    at = i_;
+    bool negative = i_ < t_.size() && t_[i_] == '-';
+    std::size_t j = i_ + (negative ? 1 : 0);
+    while (j < t_.size() && name_char(t_[j]))
+      ++j;
+    auto parsed = parse_expr_in(t_, i_, j, {});
+    if (j == i_ || !parsed || (*parsed)->kind != ExprKind::constant)
+      fail(i_, std::max<std::size_t>(j - i_, 1),
+           "expected an integer size; found " +
+               (j == i_ ? describe() : "'" + std::string(t_.substr(i_, j - i_)) + "'"));
+    i_ = j;
+    return (*parsed)->value;
+  }
+
+  View checked(Result<View> r) {
+    if (!r)
+      throw ViewSyntaxError{r.diagnostics.items().front()};
+    return std::move(*r);
+  }
+
+  View rearrange(const View& v) {
+    expect('(', "after .rearrange");
+    auto [pb, pe] = string_literal("the pattern");
+    RearrangeStep step;
+    step.pattern = std::string(t_.substr(pb, pe - pb));
+    while (true) {
+      skip_ws();
+      if (i_ < t_.size() && t_[i_] == ')')
+        break;
+      expect(',', "or ')' after the pattern and sizes");
+      skip_ws();
+      if (i_ < t_.size() && t_[i_] == ')')
+        break; // a trailing comma
+      std::size_t key_at = i_;
+      std::string key(name());
+      if (key.empty())
+        fail(i_, 1, "expected a size keyword like w=4; found " + describe());
+      expect('=', "after the size keyword '" + key + "'");
+      std::size_t value_at = 0;
+      std::int64_t value = integer(value_at);
+      if (step.sizes.count(key))
+        fail(key_at, key.size(), "size for '" + key + "' given twice");
+      step.sizes[key] = value;
+      step.size_offsets[key] = static_cast<std::uint32_t>(key_at);
+    }
+    ++i_; // )
+    return checked(apply_step(v, step, t_, pb));
+  }
+
+  // The first ':' at depth 0 of text[b, e) that is not the ':' of a `?`.
+  std::size_t slice_colon(std::size_t b, std::size_t e) const {
+    int depth = 0, pending = 0;
+    for (std::size_t k = b; k < e; ++k) {
+      char c = t_[k];
+      if (c == '(')
+        ++depth;
+      else if (c == ')')
+        --depth;
+      else if (depth == 0 && c == '?')
+        ++pending;
+      else if (depth == 0 && c == ':') {
+        if (pending == 0)
+          return k;
+        --pending;
+      }
+    }
+    return std::string_view::npos;
+  }
+
+  void trim(std::size_t& b, std::size_t& e) const {
+    while (b < e && std::isspace(static_cast<unsigned char>(t_[b])))
+      ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(t_[e - 1])))
+      --e;
+  }
+
+  std::int64_t slice_bound(std::size_t b, std::size_t e) {
+    auto r = parse_expr_in(t_, b, e, is_param_);
+    if (!r)
+      throw ViewSyntaxError{r.diagnostics.items().front()};
+    if (!is_constant(**r))
+      fail(b, e - b,
+           "slice bounds must be constants; index with a runtime value instead of slicing");
+    auto c = constant_value(**r);
+    if (!c)
+      fail(b, e - b, "the slice bound cannot be evaluated (a division by zero or an overflow)");
+    return *c;
+  }
+
+  View sub(const View& v) {
+    skip_ws();
+    std::size_t open = i_;
+    expect('[', "after .sub");
+    // Find the matching ']' and the entries' top-level commas.
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    int depth = 0;
+    std::size_t entry_begin = i_, k = i_;
+    for (; k < t_.size(); ++k) {
+      char c = t_[k];
+      if (c == '(' || c == '[')
+        ++depth;
+      else if ((c == ')' || c == ']') && depth > 0)
+        --depth;
+      else if (c == ']')
+        break;
+      else if (c == ',' && depth == 0) {
+        spans.emplace_back(entry_begin, k);
+        entry_begin = k + 1;
+      }
+    }
+    if (k >= t_.size())
+      fail(open, 1, "expected ']' to close '.sub['");
+    spans.emplace_back(entry_begin, k);
+    i_ = k + 1;
+
+    SubStep step;
+    for (std::size_t n = 0; n < spans.size(); ++n) {
+      auto [b, e] = spans[n];
+      trim(b, e);
+      if (b == e)
+        fail(b, 1, "expected an index or a slice (`a:b`, `:`) in .sub[]");
+      SubEntry entry;
+      entry.offset = static_cast<std::uint32_t>(b);
+      entry.length = static_cast<std::uint32_t>(e - b);
+      std::size_t colon = slice_colon(b, e);
+      if (colon == std::string_view::npos) {
+        auto r = parse_expr_in(t_, b, e, is_param_);
+        if (!r)
+          throw ViewSyntaxError{r.diagnostics.items().front()};
+        entry.index = *r;
+      } else {
+        entry.is_slice = true;
+        std::size_t lb = b, le = colon, hb = colon + 1, he = e;
+        trim(lb, le);
+        trim(hb, he);
+        entry.begin = lb == le ? 0 : slice_bound(lb, le);
+        // An open end is the axis size (too many entries are reported by apply_step).
+        entry.end = hb == he ? (n < v.rank() ? v.axes[n].size : 0) : slice_bound(hb, he);
+      }
+      step.entries.push_back(std::move(entry));
+    }
+    return checked(apply_step(v, step, t_, open));
+  }
+
+  View reinterpret(const View& v) {
+    expect('(', "after .view");
+    auto [b, e] = string_literal("an element type");
+    std::string_view dt = t_.substr(b, e - b);
+    auto parsed = parse_dtype(dt);
+    if (!parsed)
+      fail(b, std::max<std::size_t>(e - b, 1),
+           "unknown element type '" + std::string(dt) +
+               "'; expected uint8, int8, uint16, int16, float16, bfloat16, uint32, int32, "
+               "float32, uint64, int64, float64, b8, b16, b32, b64 or an alias (u32, f16, ...)");
+    expect(')', "after the element type");
+    return checked(apply_step(v, ReinterpretStep{*parsed}, t_, b));
+  }
+
+  std::string_view t_;
+  std::size_t i_ = 0;
+  const std::function<const Tensor*(std::string_view)>& find_tensor_;
+  const std::function<bool(std::string_view)>& is_param_;
+};
+
+} // namespace
+
+Result<View> parse_view(std::string_view text,
+                        const std::function<const Tensor*(std::string_view)>& find_tensor,
+                        const std::function<bool(std::string_view)>& is_param) {
+  try {
+    ViewParser p(text, find_tensor, is_param);
+    return Result<View>::success(p.run());
+  } catch (const ViewSyntaxError& e) {
+    return Result<View>::failure(e.diagnostic);
+  }
+}
+
+} // namespace ptxgen::tile

@@ -1,0 +1,137 @@
+// Parsing ptxas output: hand-written samples in ptxas 13.0's exact format
+// (captured formats, hand-made values), and the expected fields worked out by eye.
+
+#include "driver/ptxas/ptxas_output.hpp"
+
+#include <string>
+
+#include <doctest/doctest.h>
+
+using ptxgen::driver::parse_ptxas_messages;
+using ptxgen::driver::parse_resource_usage;
+
+namespace {
+
+const char* const kPtx = ".version 8.0\n"
+                         ".target sm_80\n"
+                         "  cp.async.cg.shared.global [%r3], [%rd4], 8;\n"
+                         "\tret;\n";
+
+} // namespace
+
+TEST_CASE("an error naming a line gets that PTX line attached") {
+  std::string out = "ptxas /tmp/ptxgen-ptxas-AbC123/kernel.ptx, line 3; error   : Argument 2 of "
+                    "instruction 'cp.async': unexpected value '8', expected to be 16\n"
+                    "ptxas fatal   : Ptx assembly aborted due to errors\n";
+  auto m = parse_ptxas_messages(out, kPtx);
+  REQUIRE(m.size() == 2);
+  CHECK(m[0].is_error);
+  CHECK(m[0].line == 3);
+  CHECK(m[0].text ==
+        "Argument 2 of instruction 'cp.async': unexpected value '8', expected to be 16");
+  CHECK(m[0].ptx_line == "  cp.async.cg.shared.global [%r3], [%rd4], 8;");
+  CHECK(m[1].is_error);
+  CHECK(m[1].line == 0);
+  CHECK(m[1].text == "Ptx assembly aborted due to errors");
+  CHECK(m[1].ptx_line.empty());
+}
+
+TEST_CASE("fatal with a line, warnings, and lines beyond the PTX") {
+  std::string out = "ptxas k.ptx, line 1; fatal   : Unsupported .version 9.9; current version "
+                    "is '9.0'\r\n"
+                    "ptxas k.ptx, line 4; warning : Unused register\n"
+                    "ptxas k.ptx, line 99; error   : Beyond the end\n"
+                    "ptxas warning : Global warning\n";
+  auto m = parse_ptxas_messages(out, kPtx);
+  REQUIRE(m.size() == 4);
+  CHECK(m[0].is_error);
+  CHECK(m[0].line == 1);
+  CHECK(m[0].text == "Unsupported .version 9.9; current version is '9.0'");
+  CHECK(m[0].ptx_line == ".version 8.0");
+  CHECK_FALSE(m[1].is_error);
+  CHECK(m[1].line == 4);
+  CHECK(m[1].ptx_line == "\tret;");
+  CHECK(m[2].line == 99);
+  CHECK(m[2].ptx_line.empty());
+  CHECK_FALSE(m[3].is_error);
+  CHECK(m[3].line == 0);
+  CHECK(m[3].text == "Global warning");
+}
+
+TEST_CASE("a file name with spaces, commas and shell characters is skipped over") {
+  std::string out = "ptxas /tmp/a b, line x; $(rm -rf)/ptxgen-ptxas-1/kernel.ptx, line 2; error   "
+                    ": Unknown symbol 'x'\n";
+  auto m = parse_ptxas_messages(out, kPtx);
+  REQUIRE(m.size() == 1);
+  CHECK(m[0].line == 2);
+  CHECK(m[0].text == "Unknown symbol 'x'");
+  CHECK(m[0].ptx_line == ".target sm_80");
+}
+
+TEST_CASE("info lines and unrelated output are not messages") {
+  std::string out = "ptxas info    : 0 bytes gmem\n"
+                    "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+                    "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+                    "garbage ptxas error : not at the start\n"
+                    "ptxas errors: no colon after a known kind\n"
+                    "\n";
+  CHECK(parse_ptxas_messages(out, kPtx).empty());
+  CHECK(parse_ptxas_messages("", kPtx).empty());
+}
+
+TEST_CASE("resource usage of several entries") {
+  std::string out = "ptxas info    : 0 bytes gmem\n"
+                    "ptxas info    : Compiling entry function 'second' for 'sm_80'\n"
+                    "ptxas info    : Function properties for second\n"
+                    "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+                    "ptxas info    : Used 4 registers, used 0 barriers, 352 bytes cmem[0]\n"
+                    "ptxas info    : Compile time = 6.506 ms\n"
+                    "ptxas info    : Compiling entry function 'copy_async' for 'sm_80'\n"
+                    "ptxas info    : Function properties for copy_async\n"
+                    "    32 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+                    "ptxas info    : Used 168 registers, used 1 barriers, 4096 bytes smem, 360 "
+                    "bytes cmem[0], 24 bytes cmem[2]\n"
+                    "ptxas info    : Compile time = 1.499 ms\n";
+  auto u = parse_resource_usage(out);
+  REQUIRE(u.size() == 2);
+  CHECK(u[0].entry == "second");
+  CHECK(u[0].registers == 4);
+  CHECK(u[0].shared_bytes == 0);
+  CHECK(u[0].stack_bytes == 0);
+  CHECK(u[0].constant_bytes == 352);
+  CHECK(u[1].entry == "copy_async");
+  CHECK(u[1].registers == 168);
+  CHECK(u[1].shared_bytes == 4096);
+  CHECK(u[1].stack_bytes == 32);
+  CHECK(u[1].spill_stores == 8);
+  CHECK(u[1].spill_loads == 12);
+  CHECK(u[1].constant_bytes == 360 + 24);
+}
+
+TEST_CASE("properties of a device function do not land on an entry") {
+  // sm_90 prints no cmem; a .func gets a properties block but no "Compiling entry".
+  std::string out = "ptxas info    : Function properties for helper\n"
+                    "    64 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+                    "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+                    "ptxas info    : Function properties for k\n"
+                    "    16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+                    "ptxas info    : Used 8 registers, used 1 barriers, 4096 bytes smem\n";
+  auto u = parse_resource_usage(out);
+  REQUIRE(u.size() == 1);
+  CHECK(u[0].entry == "k");
+  CHECK(u[0].registers == 8);
+  CHECK(u[0].shared_bytes == 4096);
+  CHECK(u[0].stack_bytes == 16);
+  CHECK(u[0].spill_stores == 0);
+  CHECK(u[0].constant_bytes == 0);
+}
+
+TEST_CASE("an entry without a properties block or Used line keeps zeros") {
+  auto u = parse_resource_usage("ptxas info    : Compiling entry function 'lonely' for 'sm_80'\n"
+                                "ptxas fatal   : something broke\n");
+  REQUIRE(u.size() == 1);
+  CHECK(u[0].entry == "lonely");
+  CHECK(u[0].registers == 0);
+  CHECK(u[0].stack_bytes == 0);
+  CHECK(parse_resource_usage("random text\nUsed 5 registers\n").empty());
+}

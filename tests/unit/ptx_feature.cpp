@@ -1,0 +1,122 @@
+// The feature table and per-target minimum versions, checked against PTX_RULES.md by hand.
+
+#include "emitter/ptx/feature.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace ptxgen::ptx;
+
+TEST_CASE("feature table rows match PTX_RULES.md") {
+  struct Row {
+    Feature f;
+    PtxVersion v;
+    bool stricter;
+  };
+  const Row rows[] = {
+      {Feature::cp_async, {7, 0}, false},
+      {Feature::cp_async_cache_hint, {7, 4}, false},
+      {Feature::cp_async_prefetch, {7, 4}, false},
+      {Feature::cp_async_ignore_src, {7, 5}, false},
+      {Feature::shared_cta, {7, 8}, true},
+      {Feature::cp_async_mbarrier_arrive, {7, 0}, false},
+      {Feature::createpolicy, {7, 4}, false},
+  };
+  CHECK(feature_table().size() == 7);
+  for (const auto& r : rows) {
+    const FeatureInfo& i = info(r.f);
+    CAPTURE(i.name);
+    CHECK(i.feature == r.f);
+    CHECK(i.min_version == r.v);
+    CHECK(i.min_sm == 80);
+    CHECK(i.stricter_than_ptxas == r.stricter);
+    CHECK(!i.name.empty());
+  }
+}
+
+TEST_CASE("minimum .version per target") {
+  struct Row {
+    const char* target;
+    PtxVersion v;
+  };
+  const Row rows[] = {
+      {"sm_75", {7, 0}},  {"sm_80", {7, 0}},   {"sm_86", {7, 1}},  {"sm_87", {7, 4}},
+      {"sm_88", {7, 3}},  {"sm_89", {7, 8}},   {"sm_90", {7, 8}},  {"sm_90a", {8, 0}},
+      {"sm_100", {8, 6}}, {"sm_100a", {8, 6}}, {"sm_120", {8, 7}}, {"sm_120a", {8, 7}},
+      {"sm_103", {8, 8}}, {"sm_121", {8, 8}},  {"sm_110", {9, 0}},
+  };
+  for (const auto& r : rows) {
+    CAPTURE(r.target);
+    auto t = Target::parse(r.target);
+    REQUIRE(t);
+    CHECK(is_known_target(*t));
+    CHECK(min_version_for_target(*t) == r.v);
+  }
+  CHECK_FALSE(is_known_target(Target{70, false}));
+  CHECK_FALSE(is_known_target(Target{72, false}));
+  CHECK_FALSE(is_known_target(Target{101, false}));
+  CHECK_FALSE(is_known_target(Target{80, true}));
+}
+
+TEST_CASE("known PTX ISA versions") {
+  for (int minor = 0; minor <= 8; ++minor) {
+    CHECK(is_known_version({7, minor}));
+    CHECK(is_known_version({8, minor}));
+  }
+  CHECK(is_known_version({9, 0}));
+  CHECK_FALSE(is_known_version({7, 9}));
+  CHECK_FALSE(is_known_version({8, 9}));
+  CHECK_FALSE(is_known_version({9, 1}));
+  CHECK_FALSE(is_known_version({6, 5}));
+}
+
+TEST_CASE("features_used lists exactly the features of an instruction") {
+  CpAsync cp;
+  cp.opcode = {CacheOp::cg, SharedSpace::shared, false, L2Prefetch::none};
+  CHECK(features_used({std::nullopt, cp, ""}) == std::vector<Feature>{Feature::cp_async});
+
+  cp.opcode = {CacheOp::ca, SharedSpace::shared_cta, true, L2Prefetch::b256};
+  cp.zero_fill = IgnoreSrc{Register{RegClass::pred, 1}, true};
+  cp.cache_policy = Register{RegClass::b64, 2};
+  CHECK(features_used({std::nullopt, cp, ""}) ==
+        std::vector<Feature>{Feature::cp_async, Feature::cp_async_cache_hint,
+                             Feature::cp_async_prefetch, Feature::cp_async_ignore_src,
+                             Feature::shared_cta});
+
+  cp.zero_fill = SrcSize{4u};
+  CHECK(features_used({std::nullopt, cp, ""}).size() == 4);
+
+  CHECK(features_used({std::nullopt, CpAsyncWaitGroup{0}, ""}) ==
+        std::vector<Feature>{Feature::cp_async});
+  CHECK(features_used({std::nullopt, CpAsyncCommitGroup{}, ""}) ==
+        std::vector<Feature>{Feature::cp_async});
+  CHECK(features_used({std::nullopt, CpAsyncWaitAll{}, ""}) ==
+        std::vector<Feature>{Feature::cp_async});
+  CpAsyncMbarrierArrive mb{true, SharedSpace::shared_cta, Address{Register{RegClass::b32, 1}, 0}};
+  CHECK(features_used({std::nullopt, mb, ""}) ==
+        std::vector<Feature>{Feature::cp_async_mbarrier_arrive, Feature::shared_cta});
+  CHECK(features_used({std::nullopt, CreatePolicyFractional{}, ""}) ==
+        std::vector<Feature>{Feature::createpolicy});
+  CHECK(features_used({std::nullopt, Ret{}, ""}).empty());
+}
+
+TEST_CASE("PtxVersion and Target parse and print") {
+  CHECK(PtxVersion::parse("7.8") == PtxVersion{7, 8});
+  CHECK(PtxVersion{8, 0}.str() == "8.0");
+  CHECK_FALSE(PtxVersion::parse("7"));
+  CHECK_FALSE(PtxVersion::parse("7.10"));
+  CHECK_FALSE(PtxVersion::parse("7.x"));
+  CHECK_FALSE(PtxVersion::parse("-7.0"));
+  CHECK_FALSE(PtxVersion::parse(""));
+  CHECK(PtxVersion{7, 8} < PtxVersion{8, 0});
+  auto t = Target::parse("sm_90a");
+  REQUIRE(t);
+  CHECK(t->sm == 90);
+  CHECK(t->arch_specific);
+  CHECK(t->str() == "sm_90a");
+  CHECK(Target{120, false}.str() == "sm_120");
+  CHECK_FALSE(Target::parse("sm90"));
+  CHECK_FALSE(Target::parse("sm_"));
+  CHECK_FALSE(Target::parse("sm_a"));
+  CHECK_FALSE(Target::parse("compute_80"));
+  CHECK_FALSE(Target::parse("sm_8"));
+}

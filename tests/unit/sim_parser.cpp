@@ -1,0 +1,288 @@
+// The simulator's PTX parser, integer semantics, launch checks and speed.
+
+#include "driver/sim/simulator.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+using namespace ptxgen::sim;
+
+namespace {
+
+std::string read_data(const std::string& name) {
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim/" + name);
+  REQUIRE_MESSAGE(in.good(), "cannot open tests/data/sim/" << name);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// One entry `k(.param .u64 k_out)` with `body` after the register declarations.
+std::string one_thread(const std::string& body) {
+  return ".version 8.0\n.target sm_80\n.address_size 64\n" // 1-3
+         ".visible .entry k(\n\t.param .u64 k_out\n)\n{\n" // 4-7
+         "\t.reg .pred %p<4>;\n\t.reg .b16 %rs<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<16>;\n" // 8-11
+         "\t.shared .align 8 .b8 s[64];\n"   // 12
+         "\tld.param.u64 %rd1, [k_out];\n" + // 13
+         body +
+         "\tret;\n}\n";
+}
+
+constexpr std::uint32_t first_body_line = 14;
+
+} // namespace
+
+TEST_CASE("nvcc's own PTX for a rotate kernel runs: src-size n from a parameter") {
+  auto prog = Program::parse(read_data("nvcc_rotate.ptx"));
+  REQUIRE_MESSAGE(prog, prog.diagnostics.format_all());
+  CHECK(prog->version() == "9.0");
+  CHECK(prog->target() == "sm_80");
+  REQUIRE(prog->entries() == std::vector<std::string>{"k"});
+  std::vector<std::uint8_t> a(128 * 16), b(128 * 16, 0xEE);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<std::uint8_t>(i % 251);
+  std::vector<GlobalBuffer> mem = {{0x7f0000000000ull, &a, "a"}, {0x7f0000100000ull, &b, "b"}};
+  for (std::uint64_t n : {16u, 4u}) {
+    Launch l;
+    l.block = 128;
+    l.params = {0x7f0000000000ull, 0x7f0000100000ull, n};
+    SimResult r = run(*prog, "k", l, mem);
+    REQUIRE_MESSAGE(!r.fault, r.fault->message);
+    for (std::size_t t = 0; t < 128; ++t)
+      for (std::size_t k = 0; k < 16; ++k)
+        CHECK(b[t * 16 + k] == (k < n ? a[((t + 1) % 128) * 16 + k] : 0));
+  }
+}
+
+TEST_CASE("ptxgen-style seed kernel: B row t equals A row 127-t") {
+  std::vector<std::uint8_t> a(128 * 64), b(128 * 64, 0);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<std::uint8_t>((i / 2) % 97); // f16 "arange % 97", low byte, roughly
+  std::vector<GlobalBuffer> mem = {{0x100000, &a, "A"}, {0x200000, &b, "B"}};
+  Launch l;
+  l.block = 128;
+  l.params = {0x100000, 0x200000};
+  SimResult r = run(read_data("seed_copy_async.ptx"), "copy_async", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  for (std::size_t t = 0; t < 128; ++t)
+    for (std::size_t k = 0; k < 64; ++k)
+      CHECK(b[t * 64 + k] == a[(127 - t) * 64 + k]);
+  SUBCASE(".reqntid must match the block") {
+    l.block = 64;
+    SimResult bad = run(read_data("seed_copy_async.ptx"), "copy_async", l, mem);
+    REQUIRE(bad.fault);
+    CHECK(bad.fault->kind == FaultKind::invalid_ptx);
+    CHECK(bad.fault->message.find(".reqntid 128") != std::string::npos);
+  }
+}
+
+TEST_CASE("integer semantics, worked out by hand") {
+  // Each result is stored as a u64 at out + 8*k.
+  std::string body = "\tmov.u32 %r1, -16;\n"
+                     "\tshr.s32 %r2, %r1, 2;\n" // -4
+                     "\tcvt.s64.s32 %rd2, %r2;\n"
+                     "\tst.global.u64 [%rd1], %rd2;\n" // [0] = -4
+                     "\tshr.u32 %r3, %r1, 28;\n"       // 0xFFFFFFF0 >> 28 = 15
+                     "\tcvt.u64.u32 %rd3, %r3;\n"
+                     "\tst.global.u64 [%rd1+8], %rd3;\n" // [1] = 15
+                     "\tmov.u32 %r4, -7;\n"
+                     "\tdiv.s32 %r5, %r4, 2;\n"           // -3
+                     "\trem.s32 %r6, %r4, 2;\n"           // -1
+                     "\tmul.wide.s32 %rd4, %r5, %r6;\n"   // 3
+                     "\tst.global.u64 [%rd1+16], %rd4;\n" // [2] = 3
+                     "\tmin.u32 %r7, %r4, 5;\n"           // 5 (0xFFFFFFF9 is large unsigned)
+                     "\tmin.s32 %r8, %r4, 5;\n"           // -7
+                     "\tadd.s32 %r9, %r7, %r8;\n"         // -2
+                     "\tcvt.s64.s32 %rd5, %r9;\n"
+                     "\tst.global.u64 [%rd1+24], %rd5;\n" // [3] = -2
+                     "\tmov.u32 %r10, 0x80000000;\n"
+                     "\tmul.hi.u32 %r11, %r10, 6;\n"         // 3
+                     "\tmul.lo.u32 %r12, %r10, 6;\n"         // 0
+                     "\tsetp.lt.s32 %p1, %r4, 0;\n"          // true
+                     "\tsetp.lo.u32 %p2, %r4, 0;\n"          // false
+                     "\tselp.u32 %r13, %r11, 99, %p1;\n"     // 3
+                     "\tselp.u32 %r14, 99, %r12, %p2;\n"     // 0
+                     "\tmad.lo.s32 %r15, %r13, 100, %r14;\n" // 300
+                     "\tcvt.u64.u32 %rd6, %r15;\n"
+                     "\tst.global.u64 [%rd1+32], %rd6;\n" // [4] = 300
+                     "\tmov.u64 %rd7, 0x00000000FFFFFFFF;\n"
+                     "\tnot.b64 %rd8, %rd7;\n"            // 0xFFFFFFFF00000000
+                     "\txor.b64 %rd9, %rd8, 0xF;\n"       // 0xFFFFFFFF0000000F
+                     "\tst.global.u64 [%rd1+40], %rd9;\n" // [5]
+                     "\tmov.u16 %rs1, 300;\n"
+                     "\tneg.s16 %rs2, %rs1;\n"                        // -300 = 0xFED4
+                     "\tcvt.u64.u16 %rd10, %rs2;\n"                   // 0xFED4 = 65236
+                     "\tst.global.u64 [%rd1+48], %rd10;\n"            // [6]
+                     "\tcvt.u32.u64 %r1, %rd9;\n"                     // 15
+                     "\tmad.wide.u32 %rd11, %r1, 0x10000000, %rd7;\n" // 15<<28 + 0xFFFFFFFF
+                     "\tst.global.u64 [%rd1+56], %rd11;\n";           // [7]
+  std::vector<std::uint8_t> out(64, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  SimResult r = run(one_thread(body), "k", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  std::uint64_t v[8];
+  std::memcpy(v, out.data(), 64);
+  CHECK(static_cast<std::int64_t>(v[0]) == -4);
+  CHECK(v[1] == 15);
+  CHECK(v[2] == 3);
+  CHECK(static_cast<std::int64_t>(v[3]) == -2);
+  CHECK(v[4] == 300);
+  CHECK(v[5] == 0xFFFFFFFF0000000Full);
+  CHECK(v[6] == 65236);
+  CHECK(v[7] == 15ull * 0x10000000ull + 0xFFFFFFFFull);
+}
+
+TEST_CASE("generic addressing through cvta.shared and a branch loop") {
+  // Sum 0..9 with a loop; store it through a generic pointer to shared, read back.
+  std::string body = "\tmov.u32 %r1, 0;\n"
+                     "\tmov.u32 %r2, 0;\n"
+                     "$L_loop:\n"
+                     "\tadd.s32 %r2, %r2, %r1;\n"
+                     "\tadd.s32 %r1, %r1, 1;\n"
+                     "\tsetp.lt.u32 %p1, %r1, 10;\n"
+                     "\t@%p1 bra $L_loop;\n"
+                     "\tmov.u64 %rd2, s;\n"
+                     "\tcvta.shared.u64 %rd3, %rd2;\n"
+                     "\tst.u32 [%rd3+8], %r2;\n"
+                     "\tld.shared.u32 %r3, [s+8];\n"
+                     "\tst.global.u32 [%rd1], %r3;\n";
+  std::vector<std::uint8_t> out(4, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  SimResult r = run(one_thread(body), "k", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  CHECK(out[0] == 45);
+  CHECK(out[1] == 0);
+}
+
+TEST_CASE("an unsupported instruction is a clean error naming its line") {
+  std::vector<std::uint8_t> out(4, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  SUBCASE("popc") {
+    SimResult r = run(one_thread("\tmov.u32 %r1, 7;\n\tpopc.b32 %r2, %r1;\n"), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::unsupported);
+    CHECK(r.fault->ptx_line == first_body_line + 1);
+    CHECK(r.fault->message.find("popc.b32 %r2, %r1;") != std::string::npos);
+    CHECK(r.instructions_executed == 0); // refused before anything ran
+  }
+  SUBCASE("cp.async.mbarrier.arrive") {
+    SimResult r =
+        run(one_thread("\tcp.async.mbarrier.arrive.noinc.shared.b64 [s];\n"), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::unsupported);
+    CHECK(r.fault->ptx_line == first_body_line);
+  }
+  SUBCASE("float arithmetic") {
+    SimResult r = run(one_thread("\tadd.f32 %r1, %r2, %r3;\n"), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::unsupported);
+  }
+}
+
+TEST_CASE("malformed PTX: diagnostics with line and column") {
+  SUBCASE("register width mismatch") {
+    auto p = Program::parse(one_thread("\tadd.u32 %r1, %rd2, 1;\n"));
+    REQUIRE(!p);
+    REQUIRE(!p.diagnostics.items().empty());
+    const auto& d = p.diagnostics.items().front();
+    CHECK(d.line == first_body_line);
+    CHECK(d.column == 15); // tab + "add.u32 %r1, " = 14 bytes before %rd2
+    CHECK(d.message.find("64-bit") != std::string::npos);
+  }
+  SUBCASE("undeclared register") {
+    auto p = Program::parse(one_thread("\tmov.u32 %r99, 1;\n"));
+    REQUIRE(!p);
+    CHECK(p.diagnostics.items().front().message.find("%r99") != std::string::npos);
+  }
+  SUBCASE("[reg-16] is rejected as ptxas does") {
+    auto p = Program::parse(one_thread("\tld.global.u32 %r1, [%rd1-16];\n"));
+    REQUIRE(!p);
+    CHECK(p.diagnostics.items().front().message.find("+-N") != std::string::npos);
+  }
+  SUBCASE("[reg+-16] is accepted") {
+    auto p = Program::parse(one_thread("\tld.global.u32 %r1, [%rd1+-16];\n"));
+    CHECK_MESSAGE(p, p.diagnostics.format_all());
+  }
+  SUBCASE(".cg with 8 bytes") {
+    auto p = Program::parse(one_thread("\tcp.async.cg.shared.global [s], [%rd1], 8;\n"));
+    REQUIRE(!p);
+    CHECK(p.diagnostics.items().front().message.find("exactly 16") != std::string::npos);
+  }
+  SUBCASE("cache hint without a policy") {
+    auto p =
+        Program::parse(one_thread("\tcp.async.cg.shared.global.L2::cache_hint [s], [%rd1], 16;\n"));
+    REQUIRE(!p);
+  }
+  SUBCASE("several errors are all reported") {
+    auto p = Program::parse(one_thread("\tmov.u32 %r99, 1;\n\tmov.u32 %r98, 1;\n"));
+    REQUIRE(!p);
+    REQUIRE(p.diagnostics.items().size() == 2);
+    CHECK(p.diagnostics.items()[1].line == first_body_line + 1);
+  }
+  SUBCASE("run() on bad text reports invalid_ptx with the line") {
+    std::vector<GlobalBuffer> mem;
+    Launch l;
+    l.params = {0};
+    SimResult r = run(one_thread("\tbogus %r1;\n\tmov.u32 %r1, %r77;\n"), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::invalid_ptx);
+    CHECK(r.fault->ptx_line == first_body_line + 1);
+  }
+}
+
+TEST_CASE("launch checks") {
+  std::vector<std::uint8_t> out(4, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  auto prog = Program::parse(one_thread(""));
+  REQUIRE(prog);
+  Launch l;
+  SimResult r = run(*prog, "k", l, mem); // no params given, one declared
+  REQUIRE(r.fault);
+  CHECK(r.fault->kind == FaultKind::invalid_ptx);
+  l.params = {0x1000};
+  SimResult missing = run(*prog, "nope", l, mem);
+  REQUIRE(missing.fault);
+  CHECK(missing.fault->message.find("`k`") != std::string::npos);
+  SimResult ok = run(*prog, "k", l, mem);
+  CHECK(!ok.fault);
+  CHECK(ok.instructions_executed == 2);
+}
+
+TEST_CASE("speed: 8 CTAs x 256 threads x ~50 instructions") {
+  std::string body;
+  body += "\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %r1;\n";
+  for (int k = 0; k < 40; ++k)
+    body += "\tmad.lo.s32 %r3, %r3, 3, %r2;\n";
+  body += "\tshl.b32 %r4, %r1, 2;\n\tmov.u32 %r5, s;\n"
+          "\tand.b32 %r4, %r4, 60;\n\tadd.u32 %r6, %r5, %r4;\n"
+          "\tsetp.lt.u32 %p1, %r1, 16;\n\t@%p1 st.shared.u32 [%r6], %r3;\n\tbar.sync 0;\n";
+  std::vector<std::uint8_t> out(4, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.grid = 8;
+  l.block = 256;
+  l.params = {0x1000};
+  auto prog = Program::parse(one_thread(body));
+  REQUIRE_MESSAGE(prog, prog.diagnostics.format_all());
+  auto t0 = std::chrono::steady_clock::now();
+  SimResult r = run(*prog, "k", l, mem);
+  auto ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  CHECK(r.instructions_executed == 8u * 256u * 52u);
+  MESSAGE("8 x 256 threads took " << ms << " ms");
+  CHECK(ms < 50.0);
+}

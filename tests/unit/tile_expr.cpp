@@ -1,0 +1,514 @@
+// Index expressions: parsing (trees, spans, errors with columns), evaluation,
+// interval bounds (brute-force soundness) and the print/parse round trip.
+#include "emitter/tile/expr.hpp"
+
+#include <limits>
+#include <random>
+#include <string>
+
+#include <doctest/doctest.h>
+
+using namespace ptxgen;
+using namespace ptxgen::tile;
+
+namespace {
+
+bool is_param(std::string_view n) {
+  return n == "valid_rows" || n == "n" || n == "p" || n == "q";
+}
+
+ExprPtr parse_ok(std::string_view text) {
+  auto r = parse_expr(text, is_param);
+  INFO(text, " -> ", r.diagnostics.format_all());
+  REQUIRE(r.value.has_value());
+  return *r;
+}
+
+// The one diagnostic of a failed parse.
+Diagnostic parse_err(std::string_view text) {
+  auto r = parse_expr(text, is_param);
+  INFO(text);
+  REQUIRE_FALSE(r.value.has_value());
+  REQUIRE(r.diagnostics.items().size() == 1);
+  return r.diagnostics.items()[0];
+}
+
+std::optional<std::int64_t> eval(std::string_view text, std::int64_t tid = 0,
+                                 std::int64_t bid = 0) {
+  ExprEnv env;
+  env.tid = tid;
+  env.bid = bid;
+  env.params["n"] = 10;
+  env.params["valid_rows"] = 100;
+  return evaluate(*parse_ok(text), env);
+}
+
+ExprPtr c(std::int64_t v) {
+  return make_constant(v);
+}
+ExprPtr tid() {
+  return make_leaf(ExprKind::tid);
+}
+ExprPtr param(std::string n) {
+  return make_leaf(ExprKind::param, std::move(n));
+}
+ExprPtr bin(ExprOp op, ExprPtr a, ExprPtr b) {
+  return make_binary(op, std::move(a), std::move(b));
+}
+
+} // namespace
+
+namespace doctest {
+template <>
+struct StringMaker<Interval> {
+  static String convert(const Interval& i) {
+    return ("[" + std::to_string(i.lo) + ", " + std::to_string(i.hi) + "]").c_str();
+  }
+};
+template <>
+struct StringMaker<std::optional<Interval>> {
+  static String convert(const std::optional<Interval>& i) {
+    return i ? StringMaker<Interval>::convert(*i) : String("nullopt");
+  }
+};
+} // namespace doctest
+
+TEST_CASE("precedence follows C") {
+  CHECK(structurally_equal(*parse_ok("tid + 4 * n"),
+                           *bin(ExprOp::add, tid(), bin(ExprOp::mul, c(4), param("n")))));
+  CHECK(structurally_equal(*parse_ok("1 - 2 - 3"),
+                           *bin(ExprOp::sub, bin(ExprOp::sub, c(1), c(2)), c(3))));
+  CHECK(structurally_equal(*parse_ok("1 << 2 + 3"),
+                           *bin(ExprOp::shl, c(1), bin(ExprOp::add, c(2), c(3)))));
+  CHECK(structurally_equal(*parse_ok("tid & 3 == 3"),
+                           *bin(ExprOp::bit_and, tid(), bin(ExprOp::eq, c(3), c(3)))));
+  CHECK(structurally_equal(*parse_ok("1 | 2 & 3"),
+                           *bin(ExprOp::bit_or, c(1), bin(ExprOp::bit_and, c(2), c(3)))));
+  CHECK(
+      structurally_equal(*parse_ok("tid < 1 || tid > 2 && n"),
+                         *bin(ExprOp::logical_or, bin(ExprOp::lt, tid(), c(1)),
+                              bin(ExprOp::logical_and, bin(ExprOp::gt, tid(), c(2)), param("n")))));
+  CHECK(structurally_equal(*parse_ok("1 ? 2 : 3 ? 4 : 5"),
+                           *make_select(c(1), c(2), make_select(c(3), c(4), c(5)))));
+  CHECK(structurally_equal(*parse_ok("-tid * 2"),
+                           *bin(ExprOp::mul, make_unary(ExprOp::neg, tid()), c(2))));
+  CHECK(structurally_equal(*parse_ok("-5 * tid"), *bin(ExprOp::mul, c(-5), tid())));
+  CHECK(structurally_equal(*parse_ok("!tid == 0"),
+                           *bin(ExprOp::eq, make_unary(ExprOp::logical_not, tid()), c(0))));
+  CHECK(structurally_equal(*parse_ok("0x10 + 0XfF"), *bin(ExprOp::add, c(16), c(255))));
+  CHECK(parse_ok("warp")->kind == ExprKind::warp);
+  CHECK(parse_ok("lane")->kind == ExprKind::lane);
+  CHECK(parse_ok("bid")->kind == ExprKind::bid);
+}
+
+TEST_CASE("the seed's spellings: T.if_then_else and T.uint32") {
+  auto want = make_select(bin(ExprOp::lt, tid(), param("valid_rows")), c(16), c(0));
+  CHECK(structurally_equal(*parse_ok("T.if_then_else(tid < valid_rows, T.uint32(16), T.uint32(0))"),
+                           *want));
+  CHECK(structurally_equal(*parse_ok("if_then_else(tid < valid_rows, uint32(16), 0)"), *want));
+  CHECK(structurally_equal(*parse_ok("tid < valid_rows ? 16 : 0"), *want));
+  CHECK(structurally_equal(*parse_ok("uint32(tid + 1)"), *bin(ExprOp::add, tid(), c(1))));
+}
+
+TEST_CASE("spans cover each node's text") {
+  //                       0123456789012
+  auto e = parse_ok("tid + 4 * n");
+  CHECK(e->offset == 0);
+  CHECK(e->length == 11);
+  CHECK(e->args[1]->offset == 6);
+  CHECK(e->args[1]->length == 5);
+  CHECK(e->args[1]->args[1]->offset == 10);
+  auto p = parse_ok("(tid + 1) * 2");
+  CHECK(p->offset == 0);
+  CHECK(p->length == 13);
+  CHECK(p->args[0]->offset == 0);
+  CHECK(p->args[0]->length == 9);
+  CHECK(p->args[0]->args[0]->offset == 1);
+  auto n = parse_ok("  -12 ");
+  CHECK(n->value == -12);
+  CHECK(n->offset == 2);
+  CHECK(n->length == 3);
+}
+
+TEST_CASE("parse errors point at the token") {
+  auto d = parse_err("tid + foo");
+  CHECK(d.column == 7);
+  CHECK(d.length == 3);
+  CHECK(d.message == "unknown name 'foo'; expected tid, warp, lane, bid or a kernel parameter");
+  CHECK(d.line == 1);
+  CHECK(d.source_line == "tid + foo");
+
+  d = parse_err("(tid + 1");
+  CHECK(d.column == 9);
+  CHECK(d.message.rfind("expected ')'", 0) == 0);
+
+  d = parse_err("(tid + 1 2");
+  CHECK(d.column == 10);
+  CHECK(d.message.rfind("expected ')'", 0) == 0);
+
+  d = parse_err("tid +");
+  CHECK(d.column == 6);
+  CHECK(d.message == "unexpected end of expression");
+
+  d = parse_err("3 * 99999999999999999999");
+  CHECK(d.column == 5);
+  CHECK(d.length == 20);
+  CHECK(d.message.find("does not fit in 64 bits") != std::string::npos);
+
+  d = parse_err("9223372036854775808");
+  CHECK(d.column == 1);
+  CHECK(d.message.find("does not fit in 64 bits") != std::string::npos);
+  CHECK(parse_ok("-9223372036854775808")->value == std::numeric_limits<std::int64_t>::min());
+  CHECK(parse_ok("9223372036854775807")->value == std::numeric_limits<std::int64_t>::max());
+  CHECK(parse_err("-9223372036854775809").column == 1);
+
+  d = parse_err("tid $ 1");
+  CHECK(d.column == 5);
+  d = parse_err("tid = 1");
+  CHECK(d.column == 5);
+  CHECK(d.message.find("'=='") != std::string::npos);
+  d = parse_err("tid tid");
+  CHECK(d.column == 5);
+  d = parse_err("tid)");
+  CHECK(d.column == 4);
+  d = parse_err("12ab + 1");
+  CHECK(d.column == 1);
+  CHECK(d.length == 4);
+  d = parse_err("tid * * 2");
+  CHECK(d.column == 7);
+  d = parse_err("tid ? 1");
+  CHECK(d.column == 8);
+  d = parse_err("if_then_else(tid, 1)");
+  CHECK(d.column == 1);
+  CHECK(d.message.find("takes 3 arguments") != std::string::npos);
+  d = parse_err("max(tid, 1)");
+  CHECK(d.column == 1);
+  CHECK(d.message.find("unknown function 'max'") != std::string::npos);
+  d = parse_err("x ? 1 : 2");
+  CHECK(d.column == 1);
+  d = parse_err("   ");
+  CHECK(d.message.find("empty") != std::string::npos);
+}
+
+TEST_CASE("parse_expr_in reports offsets into the whole text") {
+  std::string text = "A.sub[tid + foo, :]";
+  auto r = parse_expr_in(text, 6, 15, is_param);
+  REQUIRE_FALSE(r.value.has_value());
+  CHECK(r.diagnostics.items()[0].column == 13);
+  CHECK(r.diagnostics.items()[0].source_line == text);
+  auto ok = parse_expr_in(text, 6, 9, is_param);
+  REQUIRE(ok.value.has_value());
+  CHECK((*ok)->offset == 6);
+  CHECK((*ok)->kind == ExprKind::tid);
+}
+
+TEST_CASE("nesting is limited instead of overflowing the stack") {
+  std::string deep = std::string(300, '(') + "1" + std::string(300, ')');
+  CHECK(parse_err(deep).message.find("nested too deeply") != std::string::npos);
+  std::string chain = "1";
+  for (int i = 0; i < 1000; ++i)
+    chain += " + 1";
+  CHECK(parse_err(chain).message.find("nested too deeply") != std::string::npos);
+  CHECK(parse_err(std::string(5000, '-') + "1").message.find("nested too deeply") !=
+        std::string::npos);
+  std::string ok = std::string(100, '(') + "1" + std::string(100, ')');
+  CHECK(parse_ok(ok)->value == 1);
+  std::string ok_chain = "1";
+  for (int i = 0; i < 200; ++i)
+    ok_chain += " + 1";
+  CHECK(eval(ok_chain) == 201);
+}
+
+TEST_CASE("evaluate: hand-worked values") {
+  CHECK(eval("2 + 3 * 4") == 14);
+  CHECK(eval("(2 + 3) * 4") == 20);
+  CHECK(eval("1 - 2 - 3") == -4);
+  CHECK(eval("2 * 3 % 4") == 2);
+  CHECK(eval("1 << 2 + 1") == 8);
+  CHECK(eval("5 & 3 == 3") == 1);
+  CHECK(eval("1 | 2 & 3") == 3);
+  CHECK(eval("6 & 3") == 2);
+  CHECK(eval("6 | 3") == 7);
+  CHECK(eval("7 / 2") == 3);
+  CHECK(eval("-7 / 2") == -3); // C truncates toward zero
+  CHECK(eval("-7 % 2") == -1); // the remainder has the dividend's sign
+  CHECK(eval("7 % -2") == 1);
+  CHECK(eval("-8 >> 1") == -4);
+  CHECK(eval("-1 >> 10") == -1); // arithmetic shift
+  CHECK(eval("-3 << 2") == -12);
+  CHECK(eval("3 < 4") == 1);
+  CHECK(eval("4 <= 3") == 0);
+  CHECK(eval("!0") == 1);
+  CHECK(eval("!5") == 0);
+  CHECK(eval("2 && 3") == 1);
+  CHECK(eval("0 || 0") == 0);
+  CHECK(eval("1 ? 2 : 0 ? 3 : 4") == 2);
+  CHECK(eval("0 ? 2 : 0 ? 3 : 4") == 4);
+  CHECK(eval("warp", 70) == 2);
+  CHECK(eval("lane", 70) == 6);
+  CHECK(eval("bid * 128 + tid", 5, 3) == 389);
+  CHECK(eval("tid < valid_rows ? 16 : 0", 99) == 16);
+  CHECK(eval("tid < valid_rows ? 16 : 0", 100) == 0);
+  CHECK(eval("n * n") == 100);
+  // Short circuit: the side not taken may not be evaluable.
+  CHECK(eval("0 && 1 / 0") == 0);
+  CHECK(eval("1 || 1 / 0") == 1);
+  CHECK(eval("1 ? 5 : 1 / 0") == 5);
+  CHECK(eval("0 ? 1 % 0 : 6") == 6);
+  // Undefined or overflowing operations have no value.
+  CHECK_FALSE(eval("1 / 0").has_value());
+  CHECK_FALSE(eval("1 % (tid - tid)").has_value());
+  CHECK_FALSE(eval("1 << 64").has_value());
+  CHECK_FALSE(eval("1 << -1").has_value());
+  CHECK_FALSE(eval("1 >> 64").has_value());
+  CHECK_FALSE(eval("1 << 63").has_value());
+  CHECK(eval("-1 << 63") == std::numeric_limits<std::int64_t>::min());
+  CHECK_FALSE(eval("9223372036854775807 + 1").has_value());
+  CHECK_FALSE(eval("-9223372036854775808 - 1").has_value());
+  CHECK_FALSE(eval("4294967296 * 4294967296").has_value());
+  CHECK_FALSE(eval("-9223372036854775808 / -1").has_value());
+  CHECK(eval("-9223372036854775808 % -1") == 0);
+  CHECK_FALSE(eval("-(-9223372036854775808)").has_value());
+  CHECK_FALSE(evaluate(*param("p"), ExprEnv{}).has_value()); // p has no value in env
+}
+
+TEST_CASE("constant folding helpers") {
+  CHECK(is_constant(*parse_ok("(3 + 4) * 2")));
+  CHECK_FALSE(is_constant(*parse_ok("tid * 0")));
+  CHECK(constant_value(*parse_ok("(3 + 4) * 2")) == 14);
+  CHECK_FALSE(constant_value(*parse_ok("1 / 0")).has_value());
+  CHECK_FALSE(constant_value(*parse_ok("n")).has_value());
+}
+
+TEST_CASE("bounds: leaves and hand-worked cases") {
+  LaunchBounds l;
+  l.block = 128;
+  l.grid = 4;
+  l.params["valid_rows"] = {0, 128};
+  auto b = [&](std::string_view t) { return bounds(*parse_ok(t), l); };
+  CHECK(b("tid") == Interval{0, 127});
+  CHECK(b("warp") == Interval{0, 3});
+  CHECK(b("lane") == Interval{0, 31});
+  CHECK(b("bid") == Interval{0, 3});
+  CHECK(b("n") == Interval{0, 4294967295});
+  CHECK(b("valid_rows") == Interval{0, 128});
+  CHECK(b("tid % 32") == Interval{0, 31});
+  CHECK(b("tid & 15") == Interval{0, 15});
+  CHECK(b("tid / 32") == Interval{0, 3});
+  CHECK(b("tid * 64 + 16") == Interval{16, 127 * 64 + 16});
+  CHECK(b("tid - 200") == Interval{-200, -73});
+  CHECK(b("-tid") == Interval{-127, 0});
+  CHECK(b("tid < 200 ? 16 : 0") == Interval{16, 16});   // decided: always true
+  CHECK(b("tid >= 128 ? 1 / 0 : 8") == Interval{8, 8}); // the dead arm does not matter
+  CHECK(b("tid < valid_rows ? 16 : 0") == Interval{0, 16});
+  CHECK(b("tid < 64 ? tid : 127 - tid") == Interval{0, 127});
+  CHECK(b("tid + 1 > 0") == Interval{1, 1});
+  CHECK(b("tid > 127") == Interval{0, 0});
+  CHECK(b("tid == tid") == Interval{0, 1}); // intervals do not relate the two sides
+  CHECK(b("(bid * 128 + tid) % 7") == Interval{0, 6});
+  CHECK(b("(tid % 8) + 64 & 127") == Interval{0, 71}); // 0..min(71, 127)
+  CHECK(b("tid >> 4") == Interval{0, 7});
+  CHECK(b("1 << (tid & 3)") == Interval{1, 8});
+  CHECK(b("tid | 1") == Interval{1, 127});
+  CHECK(b("!tid") == Interval{0, 1});
+  CHECK(b("!(tid + 1)") == Interval{0, 0});
+  CHECK(b("0 && 1 / 0") == Interval{0, 0});
+  CHECK(b("(tid + 32) % 64") == Interval{0, 63});
+  CHECK(b("(tid % 16 + 32) % 64") == Interval{32, 47});
+  CHECK_FALSE(b("tid / 0").has_value());
+  CHECK_FALSE(b("tid / (tid - 1)").has_value());
+  CHECK_FALSE(b("1 << tid").has_value());
+  CHECK_FALSE(b("n * n * n").has_value()); // beyond int64
+  l.block = 8;
+  CHECK(b("lane") == Interval{0, 7});
+  CHECK(b("warp") == Interval{0, 0});
+  l.block = 0;
+  CHECK_FALSE(b("1").has_value());
+}
+
+namespace {
+
+// A random expression over tid, warp, lane, bid, p (declared 0..9) and q
+// (undeclared), with every operator.
+ExprPtr random_expr(std::mt19937& rng, int depth) {
+  std::uniform_int_distribution<int> pick(0, 99);
+  int r = pick(rng);
+  if (depth == 0 || r < 25) {
+    switch (pick(rng) % 8) {
+    case 0:
+      return make_leaf(ExprKind::tid);
+    case 1:
+      return make_leaf(ExprKind::warp);
+    case 2:
+      return make_leaf(ExprKind::lane);
+    case 3:
+      return make_leaf(ExprKind::bid);
+    case 4:
+      return make_leaf(ExprKind::param, "p");
+    case 5:
+      return make_constant(std::uniform_int_distribution<std::int64_t>(-9, 40)(rng));
+    case 6:
+      return make_constant(std::uniform_int_distribution<std::int64_t>(0, 4)(rng));
+    default:
+      return pick(rng) < 10
+                 ? make_leaf(ExprKind::param, "q")
+                 : make_constant(std::uniform_int_distribution<std::int64_t>(1, 64)(rng));
+    }
+  }
+  if (r < 32)
+    return make_unary(pick(rng) % 2 ? ExprOp::neg : ExprOp::logical_not,
+                      random_expr(rng, depth - 1));
+  if (r < 42)
+    return make_select(random_expr(rng, depth - 1), random_expr(rng, depth - 1),
+                       random_expr(rng, depth - 1));
+  static const ExprOp ops[] = {ExprOp::add,       ExprOp::sub, ExprOp::mul, ExprOp::div,
+                               ExprOp::rem,       ExprOp::shl, ExprOp::shr, ExprOp::bit_and,
+                               ExprOp::bit_or,    ExprOp::lt,  ExprOp::le,  ExprOp::gt,
+                               ExprOp::ge,        ExprOp::eq,  ExprOp::ne,  ExprOp::logical_and,
+                               ExprOp::logical_or};
+  ExprOp op = ops[static_cast<std::size_t>(pick(rng)) % std::size(ops)];
+  return make_binary(op, random_expr(rng, depth - 1), random_expr(rng, depth - 1));
+}
+
+} // namespace
+
+TEST_CASE("bounds are sound: brute force over small launches") {
+  std::mt19937 rng(20240607);
+  const std::int64_t q_samples[] = {0, 1, 7, 1LL << 31, (1LL << 32) - 1};
+  const std::pair<std::int64_t, std::int64_t> launches[] = {
+      {1, 1}, {5, 2}, {32, 1}, {33, 3}, {70, 2}};
+  int bounded = 0, checked = 0, violations = 0, tight = 0;
+  for (int n = 0; n < 1500; ++n) {
+    ExprPtr e = random_expr(rng, 4);
+    for (auto [block, grid] : launches) {
+      LaunchBounds l;
+      l.block = block;
+      l.grid = grid;
+      l.params["p"] = {0, 9};
+      auto b = bounds(*e, l);
+      if (!b)
+        continue;
+      ++bounded;
+      bool hit_lo = false, hit_hi = false;
+      ExprEnv env;
+      for (std::int64_t p = 0; p <= 9; ++p)
+        for (std::int64_t q : q_samples)
+          for (env.bid = 0; env.bid < grid; ++env.bid)
+            for (env.tid = 0; env.tid < block; ++env.tid) {
+              env.params["p"] = p;
+              env.params["q"] = q;
+              auto v = evaluate(*e, env);
+              if (!v)
+                continue;
+              ++checked;
+              hit_lo = hit_lo || *v == b->lo;
+              hit_hi = hit_hi || *v == b->hi;
+              if (!b->contains(*v) && ++violations <= 5)
+                FAIL_CHECK(print(*e) << " = " << *v << " at tid=" << env.tid << " bid=" << env.bid
+                                     << " p=" << p << " q=" << q << " is outside [" << b->lo << ", "
+                                     << b->hi << "] (block " << block << ", grid " << grid << ")");
+            }
+      tight += hit_lo && hit_hi;
+    }
+  }
+  CHECK(violations == 0);
+  // The test means something only if most expressions get bounds, and many exactly.
+  CHECK(bounded > 3000);
+  CHECK(checked > 1000000);
+  CHECK(tight > 1000);
+}
+
+TEST_CASE("print: canonical text") {
+  auto pp = [](std::string_view t) { return print(*parse_ok(t)); };
+  CHECK(pp("((tid))+(1*2)") == "tid + 1 * 2");
+  CHECK(pp("tid-(n-1)") == "tid - (n - 1)");
+  CHECK(pp("(tid-n)-1") == "tid - n - 1");
+  CHECK(pp("-(5)") == "-(5)");
+  CHECK(pp("-5") == "-5");
+  CHECK(pp("tid - -5") == "tid - -5");
+  CHECK(pp("(tid < 1 ? 2 : 3) ? 4 : 5") == "(tid < 1 ? 2 : 3) ? 4 : 5");
+  CHECK(pp("tid ? 1 : (n ? 2 : 3)") == "tid ? 1 : n ? 2 : 3");
+  CHECK(pp("(tid ? 1 : 2) + 3") == "(tid ? 1 : 2) + 3");
+  CHECK(pp("T.if_then_else(tid < valid_rows, T.uint32(16), T.uint32(0))") ==
+        "tid < valid_rows ? 16 : 0");
+  CHECK(pp("!(tid < 3)") == "!(tid < 3)");
+  CHECK(pp("-(tid * 2)") == "-(tid * 2)");
+  CHECK(pp("(-tid) * 2") == "-tid * 2");
+  CHECK(pp("0x20") == "32");
+  CHECK(pp("(tid & 3) | (n << 1)") == "tid & 3 | n << 1");
+}
+
+TEST_CASE("print then parse gives the same tree: hand-written expressions") {
+  const char* cases[] = {
+      "tid",
+      "tid + 1",
+      "tid + 4 * n - 3",
+      "tid - (n - 1)",
+      "(tid - n) - 1",
+      "tid / 32 * 32 + tid % 32",
+      "tid << 2 >> 1",
+      "tid << (2 >> 1)",
+      "1 << 2 + 3",
+      "(1 << 2) + 3",
+      "tid & 7 | n & 8",
+      "tid & (7 | n) & 8",
+      "tid == 1 != 0",
+      "tid == (1 != 0)",
+      "tid < n == n > tid",
+      "tid < (n == n) > tid",
+      "tid && n || !tid",
+      "tid && (n || !tid)",
+      "!!tid",
+      "- -tid",
+      "-(-5)",
+      "-(5)",
+      "-5 * -3",
+      "-(5 * 3)",
+      "-9223372036854775808",
+      "-(-9223372036854775808)",
+      "9223372036854775807",
+      "tid < valid_rows ? 16 : 0",
+      "tid ? n ? 1 : 2 : 3",
+      "(tid ? n : 1) ? 2 : 3",
+      "tid ? 1 : n ? 2 : 3",
+      "(tid ? 1 : n) + (tid ? 2 : 3)",
+      "if_then_else(tid < 3, if_then_else(n, 1, 2), 4)",
+      "T.uint32((tid + 1) * 2)",
+      "warp * 32 + lane",
+      "bid * 128 + tid",
+      "(bid * 128 + tid) % 97",
+      "!(tid < 3) && n",
+      "-tid % 3",
+      "-(tid % 3)",
+      "tid % (3 * n)",
+      "(tid * 3) % n",
+  };
+  for (const char* text : cases) {
+    ExprPtr a = parse_ok(text);
+    std::string printed = print(*a);
+    ExprPtr b = parse_ok(printed);
+    INFO(text, " printed as ", printed);
+    CHECK(structurally_equal(*a, *b));
+    CHECK(print(*b) == printed);
+  }
+  // Different texts that must not collapse to the same tree.
+  CHECK_FALSE(structurally_equal(*parse_ok("tid - (n - 1)"), *parse_ok("tid - n - 1")));
+  CHECK_FALSE(structurally_equal(*parse_ok("-(5)"), *parse_ok("-5")));
+}
+
+TEST_CASE("print then parse gives the same tree: random trees") {
+  std::mt19937 rng(7);
+  for (int n = 0; n < 3000; ++n) {
+    ExprPtr e = random_expr(rng, 5);
+    if (n % 7 == 0) // negative constants in every position, and the extreme ones
+      e = make_binary(ExprOp::sub, e, make_unary(ExprOp::neg, make_constant(-(n % 5))));
+    if (n % 11 == 0)
+      e = make_select(make_constant(std::numeric_limits<std::int64_t>::min()), e,
+                      make_unary(ExprOp::neg, e));
+    std::string printed = print(*e);
+    auto r = parse_expr(printed, is_param);
+    INFO(printed);
+    REQUIRE(r.value.has_value());
+    CHECK(structurally_equal(*e, **r));
+  }
+}

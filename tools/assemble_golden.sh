@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Assembles one golden PTX file with the real ptxas for every target ptxgen
+# supports. Exits 77 (CTest: skipped) when no ptxas can be found.
+set -euo pipefail
+ptxgen=$1
+golden=$2
+targets=(sm_80 sm_86 sm_89 sm_90 sm_90a sm_100 sm_120)
+ptxas=${PTXGEN_PTXAS:-}
+if [ -z "$ptxas" ]; then
+  for p in /usr/local/cuda/bin/ptxas "$(command -v ptxas || true)"; do
+    if [ -n "$p" ] && [ -x "$p" ]; then ptxas=$p; break; fi
+  done
+fi
+if [ -z "$ptxas" ]; then
+  echo "no ptxas found: skipped"
+  exit 77
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+# A golden carries `.target sm_80`; ptxas compiles it for any later -arch.
+"$ptxgen" asm --ptxas "$ptxas" --arch "$(IFS=,; echo "${targets[*]}")" --out-dir "$out" "$golden"

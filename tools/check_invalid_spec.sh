@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Checks one invalid spec: tools/check_invalid_spec.sh PTXGEN SPEC
+#
+# SPEC must carry a comment line `# expect-error: LINE:COL: MESSAGE-SUBSTRING`.
+# Passes only when
+#   - `PTXGEN check SPEC` and `PTXGEN emit SPEC -o TMP` both exit with status 1,
+#   - the stderr of each has a line `SPEC:LINE:COL: error: ...` whose message
+#     contains MESSAGE-SUBSTRING (a plain substring, not a pattern), and
+#   - emit did not create TMP (a rejected spec writes nothing).
+# On failure it prints what it expected and what it got, and exits 1.
+# Usage errors exit 2.
+set -u
+
+if [ "$#" -ne 2 ]; then
+  echo "usage: $0 PTXGEN SPEC" >&2
+  exit 2
+fi
+ptxgen=$1
+spec=$2
+
+if [ ! -f "$spec" ]; then
+  echo "FAIL: no such spec file: $spec" >&2
+  exit 2
+fi
+
+# The first expect-error line: "# expect-error: LINE:COL: MESSAGE".
+expect_line=$(grep -m1 -E '^#[[:space:]]*expect-error:' -- "$spec" || true)
+if [ -z "$expect_line" ]; then
+  echo "FAIL: $spec has no '# expect-error: LINE:COL: MESSAGE' comment" >&2
+  exit 1
+fi
+rest=${expect_line#*expect-error:}
+rest=${rest#"${rest%%[![:space:]]*}"} # trim leading blanks
+if [[ ! "$rest" =~ ^([0-9]+):([0-9]+):[[:space:]]?(.*)$ ]]; then
+  echo "FAIL: malformed expect-error line in $spec: $expect_line" >&2
+  echo "      expected '# expect-error: LINE:COL: MESSAGE-SUBSTRING'" >&2
+  exit 1
+fi
+want_line=${BASH_REMATCH[1]}
+want_col=${BASH_REMATCH[2]}
+want_msg=${BASH_REMATCH[3]}
+want_msg=${want_msg%$'\r'}
+want_prefix="$spec:$want_line:$want_col: error: "
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/check_invalid_spec.XXXXXX") || {
+  echo "FAIL: cannot create a temporary directory" >&2
+  exit 2
+}
+trap 'rm -rf -- "$tmp"' EXIT
+
+failed=0
+
+# True when a line of FILE starts with want_prefix and its message contains want_msg.
+has_expected_diagnostic() {
+  local file=$1 line msg
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in
+    "$want_prefix"*)
+      msg=${line#"$want_prefix"}
+      case "$msg" in
+      *"$want_msg"*) return 0 ;;
+      esac
+      ;;
+    esac
+  done <"$file"
+  return 1
+}
+
+# run_case NAME ARGS...: runs PTXGEN ARGS..., checks status and stderr.
+run_case() {
+  local name=$1
+  shift
+  local out="$tmp/$name.stdout" err="$tmp/$name.stderr" status bad=0
+  "$ptxgen" "$@" >"$out" 2>"$err"
+  status=$?
+  if [ "$status" -ne 1 ]; then
+    echo "FAIL: '$name' exited with status $status; expected 1" >&2
+    bad=1
+  fi
+  if ! has_expected_diagnostic "$err"; then
+    echo "FAIL: '$name' did not report the expected diagnostic" >&2
+    echo "  expected a line starting: $want_prefix" >&2
+    echo "  with a message containing: $want_msg" >&2
+    bad=1
+  fi
+  if [ "$bad" -ne 0 ]; then
+    failed=1
+    printf '  command:' >&2
+    printf " '%s'" "$ptxgen" "$@" >&2
+    printf '\n  got (stderr):\n' >&2
+    sed 's/^/    | /' -- "$err" >&2
+  fi
+}
+
+run_case check check "$spec"
+out_file="$tmp/out dir/emitted.ptx"
+mkdir -p -- "$tmp/out dir"
+run_case emit emit "$spec" -o "$out_file"
+if [ -e "$out_file" ]; then
+  echo "FAIL: emit wrote '$out_file' for a rejected spec; nothing may be written" >&2
+  failed=1
+fi
+leftovers=$(find "$tmp/out dir" -mindepth 1 -print)
+if [ -n "$leftovers" ]; then
+  echo "FAIL: emit left files behind in the output directory:" >&2
+  # shellcheck disable=SC2001 # indent every line, not only the first
+  sed 's/^/    /' <<<"$leftovers" >&2
+  failed=1
+fi
+
+if [ "$failed" -ne 0 ]; then
+  echo "FAIL: $spec" >&2
+  exit 1
+fi
+echo "ok: $spec rejected with $want_line:$want_col: $want_msg"
+exit 0
