@@ -11,6 +11,10 @@
 //   A3 A1 again: succeeds (the fault died with its process);
 //   A4 a kernel that spins 2 s with a 200 ms limit: timed_out;
 //   A5 A1 again: succeeds (the hung worker was killed).
+//   A6 one launch_batch of [copy, misaligned, copy, spin past its limit, copy,
+//      bad PTX, copy]: the statuses ok, fault, ok, timed_out, ok, load_error,
+//      ok in request order, each copy correct, on_done called once per case
+//      in order; the batch time is printed.
 // B: Runner (in process).
 //   B1 the copy; B2 a destination 16 bytes too small: canary_damaged at
 //      +0..+15 after the end; B3 PTX that does not compile: load_error;
@@ -26,6 +30,7 @@
 #include "driver/cuda/isolated_runner.hpp"
 #include "driver/cuda/runner.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -146,9 +151,7 @@ LaunchRequest copy_request(const std::string& name, std::size_t dst_bytes,
 }
 
 // Output equals input, source untouched, guards intact.
-template <class AnyRunner>
-void check_copy(AnyRunner& runner, const std::string& step) {
-  const LaunchOutcome out = runner.launch(copy_request(step, copy_bytes, 0));
+void check_copy_outcome(const LaunchOutcome& out, const std::string& step) {
   const auto src = source_bytes();
   bool pass = out.status == Status::ok && out.buffers.size() == 2 && out.buffers[0].bytes == src &&
               out.buffers[1].bytes.size() == copy_bytes;
@@ -167,6 +170,11 @@ void check_copy(AnyRunner& runner, const std::string& step) {
              " registers, " + std::to_string(out.static_shared_bytes) + " bytes static shared";
   }
   report(pass, step, out, detail);
+}
+
+template <class AnyRunner>
+void check_copy(AnyRunner& runner, const std::string& step) {
+  check_copy_outcome(runner.launch(copy_request(step, copy_bytes, 0)), step);
 }
 
 LaunchRequest spin_request(const std::string& name) {
@@ -193,6 +201,50 @@ void isolated_steps(IsolatedRunner& runner) {
     report(out.status == Status::timed_out && runner.available(), "A4 timeout (isolated)", out);
   }
   check_copy(runner, "A5 copy after the timeout (isolated)");
+}
+
+void batch_steps(IsolatedRunner& runner) {
+  std::vector<LaunchRequest> requests;
+  requests.push_back(copy_request("A6.0 copy", copy_bytes, 0));
+  requests.push_back(copy_request("A6.1 misaligned", copy_bytes, 4));
+  requests.push_back(copy_request("A6.2 copy after the fault", copy_bytes, 0));
+  requests.push_back(spin_request("A6.3 timeout"));
+  requests.push_back(copy_request("A6.4 copy after the timeout", copy_bytes, 0));
+  LaunchRequest bad = copy_request("A6.5 bad ptx", copy_bytes, 0);
+  bad.ptx = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry "
+            "ptxgen_selftest_copy()\n{\n    no.such.instruction;\n    ret;\n}\n";
+  requests.push_back(std::move(bad));
+  requests.push_back(copy_request("A6.6 copy after the bad ptx", copy_bytes, 0));
+  const std::vector<Status> want = {Status::ok, Status::fault,      Status::ok, Status::timed_out,
+                                    Status::ok, Status::load_error, Status::ok};
+  std::vector<std::size_t> seen;
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<LaunchOutcome> out = runner.launch_batch(
+      std::move(requests), [&](std::size_t i, const LaunchOutcome&) { seen.push_back(i); });
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (out.size() != want.size()) {
+    std::printf("FAIL A6 batch: %zu outcomes for %zu requests\n", out.size(), want.size());
+    ++failures;
+    return;
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::string step = "A6." + std::to_string(i) + " (batch)";
+    if (want[i] == Status::ok) {
+      check_copy_outcome(out[i], step);
+    } else {
+      report(out[i].status == want[i] &&
+                 (want[i] != Status::fault || out[i].error_name == "CUDA_ERROR_MISALIGNED_ADDRESS"),
+             step, out[i], "expected " + std::string(status_name(want[i])));
+    }
+  }
+  const bool in_order = seen == std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6};
+  std::printf("%s A6 batch: %zu cases in %.1f ms (a 200 ms timeout included), on_done %s\n",
+              in_order ? "PASS" : "FAIL", out.size(), ms,
+              in_order ? "once per case, in order" : "out of order or missing");
+  if (!in_order) {
+    ++failures;
+  }
 }
 
 void in_process_steps(int ordinal) {
@@ -268,6 +320,7 @@ int main(int argc, char** argv) {
               info.arch().c_str(), info.driver_version,
               static_cast<double>(info.total_memory) / (1024.0 * 1024.0 * 1024.0));
   isolated_steps(isolated);
+  batch_steps(isolated);
   in_process_steps(ordinal);
   std::printf("%s: %d step%s failed\n", failures == 0 ? "PASSED" : "FAILED", failures,
               failures == 1 ? "" : "s");

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# The README's main command: build ptxgen and run its main job.
+# The README's main command: build ptxgen and run the conformance corpus —
+# emit every spec, assemble it, run it on the GPU (or, without one, on the
+# CPU simulator) and compare byte for byte with the independent reference.
+# Extra arguments go to `ptxgen run` (e.g. --report out.json, --backend sim).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$ROOT/tools/setup.sh"
-"$BUILD_DIR/ptxgen" instr cp.async.cg.shared.global --chunk-bytes 16 --target sm_80 --ptxas "$@"
+cd "$ROOT"
+exec "$BUILD_DIR/ptxgen" run specs/ specs/faults/ "$@"

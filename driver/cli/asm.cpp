@@ -1,6 +1,7 @@
 // `ptxgen asm`: PTX files to cubins with ptxas, for one or more targets, with
 // ptxas's diagnostics mapped back to the PTX lines and a resource-usage table.
 
+#include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/ptxas/assemble_all.hpp"
 #include "driver/ptxas/ptxas.hpp"
@@ -164,20 +165,10 @@ int run_asm(const std::vector<std::string>& args) {
       "jobs,j", po::value(&jobs), "ptxas processes at a time (default: one per CPU)")(
       "timeout", po::value(&timeout_s)->default_value(60),
       "seconds one ptxas run may take before it is killed");
-  po::options_description hidden;
   std::vector<std::string> inputs_in;
-  hidden.add_options()("input", po::value(&inputs_in));
-  po::positional_options_description pos;
-  pos.add("input", -1);
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return usage(e.what());
-  }
+  if (auto status = parse_arguments("asm", args, opts, inputs_in, vm))
+    return *status;
   if (vm.count("help")) {
     std::cout
         << "usage: ptxgen asm FILE.ptx... [--arch LIST] [-o FILE | --out-dir DIR] [--ptxas PATH]\n"

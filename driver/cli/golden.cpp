@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/cli/target_options.hpp"
 #include "driver/run/pipeline.hpp"
@@ -15,12 +16,6 @@ namespace {
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
-
-int usage(const std::string& message) {
-  std::cerr << "ptxgen golden: " << message
-            << "\nTry `ptxgen golden --help` for the options.\n";
-  return exit_usage;
-}
 
 /// spec_root/a/b.toml -> golden_dir/a/b.ptx; nullopt when spec is not under spec_root.
 std::optional<fs::path> golden_path(const fs::path& spec, const fs::path& spec_root,
@@ -42,20 +37,10 @@ int run_golden(const std::vector<std::string>& args) {
       "spec-root", po::value(&spec_root)->default_value("specs"),
       "the folder the golden tree mirrors")(
       "target", po::value(&target)->default_value("sm_80"), "PTX target of the goldens");
-  po::options_description hidden;
   std::vector<std::string> specs_in;
-  hidden.add_options()("spec", po::value(&specs_in));
-  po::positional_options_description pos;
-  pos.add("spec", -1);
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return usage(e.what());
-  }
+  if (auto status = parse_arguments("golden", args, opts, specs_in, vm))
+    return *status;
   if (vm.count("help")) {
     std::cout
         << "usage: ptxgen golden [--check|--update] [--golden-dir DIR] [--spec-root DIR] "
@@ -70,14 +55,14 @@ int run_golden(const std::vector<std::string>& args) {
     return exit_ok;
   }
   if (vm.count("check") && vm.count("update"))
-    return usage("--check and --update exclude each other");
+    return usage_error("golden", "--check and --update exclude each other");
   const bool update = vm.count("update") > 0;
   if (specs_in.empty())
     specs_in.push_back(spec_root);
   lower::LowerOptions lo;
   std::string err;
   if (!parse_target_options(target, "", lo, err))
-    return usage(err);
+    return usage_error("golden", err);
   std::vector<fs::path> specs;
   if (!driver::expand_spec_arguments(specs_in, specs, err)) {
     std::cerr << "ptxgen golden: " << err << '\n';

@@ -316,6 +316,10 @@ int run_instr(const std::vector<std::string>& args) {
   for (const auto& m : r.messages)
     std::cout << "  ptxas: " << m.text << (m.ptx_line.empty() ? "" : "  [" + m.ptx_line + "]")
               << "\n";
+  // Output not in ptxas's message format (a broken ptxas) is still the only clue: show it.
+  if (r.messages.empty())
+    std::cout << "  ptxas exited with a failure and said:\n" << r.raw_output
+              << (r.raw_output.empty() || r.raw_output.back() != '\n' ? "\n" : "");
   std::cout << "the kernel given to ptxas:\n" << ptx;
   return exit_input;
 }

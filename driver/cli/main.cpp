@@ -59,7 +59,15 @@ int main(int argc, char** argv) {
   for (const auto& c : commands()) {
     if (c.name == name) {
       try {
-        return c.run(args);
+        const int status = c.run(args);
+        // A full disk or a closed pipe on stdout (`emit > /dev/full`) is an I/O error,
+        // not a success: the output is incomplete.
+        std::cout.flush();
+        if (!std::cout || std::fflush(stdout) != 0) {
+          std::cerr << "ptxgen " << name << ": cannot write to standard output\n";
+          return exit_environment;
+        }
+        return status;
       } catch (const std::exception& e) {
         std::cerr << "ptxgen " << name << ": internal error: " << e.what() << '\n';
         return exit_environment;

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/run/conformance.hpp"
 #include "driver/run/pipeline.hpp"
@@ -19,11 +20,6 @@ namespace {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using driver::CaseResult;
-
-int usage(const std::string& message) {
-  std::cerr << "ptxgen run: " << message << "\nTry `ptxgen run --help` for the options.\n";
-  return exit_usage;
-}
 
 std::string ms(double v) {
   char buf[32];
@@ -40,7 +36,7 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   for (const auto& c : r.cases) {
     std::string result(driver::name(c.status));
     if (c.expect_fault && c.status == CaseResult::Status::pass)
-      result = "faulted";
+      result = c.detail.rfind("no fault", 0) == 0 ? "wrong" : "faulted";
     out << std::left << std::setw(static_cast<int>(width)) << c.spec << "  " << std::setw(8)
         << result << std::right << std::setw(9) << ms(c.emit_ms) << std::setw(10)
         << ms(c.ptxas_ms) << std::setw(9) << ms(c.reference_ms) << std::setw(9) << ms(c.load_ms)
@@ -66,20 +62,10 @@ int run_run(const std::vector<std::string>& args) {
       "ptxas", po::value(&ptxas), "the ptxas to use")(
       "jit", "load PTX through the driver's JIT instead of a ptxas cubin")(
       "unchecked", "skip the contract: show on the device what it prevents");
-  po::options_description hidden;
   std::vector<std::string> specs_in;
-  hidden.add_options()("spec", po::value(&specs_in));
-  po::positional_options_description pos;
-  pos.add("spec", -1);
-  po::options_description all;
-  all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return usage(e.what());
-  }
+  if (auto status = parse_arguments("run", args, opts, specs_in, vm))
+    return *status;
   if (vm.count("help")) {
     std::cout
         << "usage: ptxgen run SPEC|DIR... [--backend auto|cuda|sim] [--device N] [--arch sm_XX]\n"
@@ -99,7 +85,7 @@ int run_run(const std::vector<std::string>& args) {
     return exit_ok;
   }
   if (specs_in.empty())
-    return usage("no spec given");
+    return usage_error("run", "no spec given");
   driver::ConformanceOptions o;
   o.device = device;
   o.jobs = jobs;
@@ -109,7 +95,7 @@ int run_run(const std::vector<std::string>& args) {
   if (!arch.empty()) {
     o.arch = ptx::Target::parse(arch);
     if (!o.arch)
-      return usage("--arch expects sm_XX or sm_XXa; got '" + arch + "'");
+      return usage_error("run", "--arch expects sm_XX or sm_XXa; got '" + arch + "'");
   }
   std::vector<fs::path> specs;
   std::string err;
@@ -119,7 +105,7 @@ int run_run(const std::vector<std::string>& args) {
   }
   if (!ptx_file.empty()) {
     if (specs.size() != 1)
-      return usage("--ptx needs exactly one spec");
+      return usage_error("run", "--ptx needs exactly one spec");
     if (!driver::read_file(ptx_file, o.ptx_override, err)) {
       std::cerr << "ptxgen run: " << err << '\n';
       return exit_environment;
@@ -131,7 +117,7 @@ int run_run(const std::vector<std::string>& args) {
   } else if (backend == "cuda" || backend == "auto") {
     o.backend = driver::Backend::cuda;
   } else {
-    return usage("--backend expects auto, cuda or sim; got '" + backend + "'");
+    return usage_error("run", "--backend expects auto, cuda or sim; got '" + backend + "'");
   }
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   auto progress = [&](std::size_t done, std::size_t total, const CaseResult& c) {

@@ -1,5 +1,6 @@
 #include "driver/cuda/isolated_runner.hpp"
 
+#include "driver/cuda/batch_process.hpp"
 #include "driver/cuda/wire.hpp"
 
 #include <cerrno>
@@ -121,19 +122,6 @@ ChildResult run_in_child(const std::function<std::string()>& work,
   return result;
 }
 
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = ::strsignal(sig);
-    return "was killed by signal " + std::to_string(sig) +
-           (name != nullptr ? std::string(" (") + name + ")" : std::string());
-  }
-  if (WIFEXITED(status)) {
-    return "exited with status " + std::to_string(WEXITSTATUS(status));
-  }
-  return "ended with wait status " + std::to_string(status);
-}
-
 } // namespace
 
 IsolatedRunner::IsolatedRunner(int ordinal, std::string library)
@@ -159,8 +147,8 @@ IsolatedRunner::IsolatedRunner(int ordinal, std::string library)
   std::optional<ProbeAnswer> answer = decode_probe(child.bytes);
   if (child.timed_out || !answer) {
     reason_ = child.timed_out ? "the device probe did not answer within 60 s"
-                              : "the device probe process " + describe_exit(child.wait_status) +
-                                    " before answering";
+                              : "the device probe process " +
+                                    describe_wait_status(child.wait_status) + " before answering";
     return;
   }
   if (!answer->device) {
@@ -171,49 +159,50 @@ IsolatedRunner::IsolatedRunner(int ordinal, std::string library)
 }
 
 LaunchOutcome IsolatedRunner::launch(LaunchRequest request) {
-  using Status = LaunchOutcome::Status;
-  LaunchOutcome out;
-  const std::string label = "case " + request.case_name;
+  std::vector<LaunchRequest> one;
+  one.push_back(std::move(request));
+  return std::move(launch_batch(std::move(one)).front());
+}
+
+std::vector<LaunchOutcome> IsolatedRunner::launch_batch(
+    std::vector<LaunchRequest> requests,
+    const std::function<void(std::size_t index, const LaunchOutcome&)>& on_done) {
   if (!available()) {
-    out.status = Status::unavailable;
-    out.message = label + " not run: " + reason_;
-    return out;
+    std::vector<LaunchOutcome> outcomes(requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      outcomes[i].status = LaunchOutcome::Status::unavailable;
+      outcomes[i].message = "case " + requests[i].case_name + " not run: " + reason_;
+      if (on_done) {
+        on_done(i, outcomes[i]);
+      }
+    }
+    return outcomes;
   }
-  // The child enforces request.timeout on the kernel itself; this outer limit
-  // covers context creation, the JIT and the copies as well.
-  const std::chrono::milliseconds limit = request.timeout.count() > 0
-                                              ? request.timeout + std::chrono::milliseconds(60000)
-                                              : std::chrono::milliseconds(0);
-  const int ordinal = ordinal_;
-  const std::string lib = library_;
-  ChildResult child = run_in_child(
-      [&request, ordinal, lib] {
-        Runner runner(ordinal, lib);
-        return encode_outcome(runner.launch(std::move(request)));
-      },
-      limit);
-  if (!child.spawn_error.empty()) {
-    out.status = Status::launch_error;
-    out.message = label + ": could not start a worker process: " + child.spawn_error;
-    return out;
+  std::vector<BatchCase> cases;
+  cases.reserve(requests.size());
+  for (const LaunchRequest& r : requests) {
+    // The child enforces r.timeout on the kernel itself; this outer limit
+    // covers context creation, the JIT and the copies as well.
+    cases.push_back({r.case_name, r.timeout.count() > 0
+                                      ? r.timeout + std::chrono::milliseconds(60000)
+                                      : std::chrono::milliseconds(0)});
   }
-  if (child.timed_out) {
-    out.status = Status::timed_out;
-    out.message = label + ": the worker process did not finish within " +
-                  std::to_string(limit.count()) + " ms and was killed";
-    return out;
-  }
-  std::optional<LaunchOutcome> decoded = decode_outcome(child.bytes);
-  if (!decoded) {
-    out.status = Status::fault;
-    out.message = label + ": the worker process " + describe_exit(child.wait_status) +
-                  " before reporting an outcome";
-    return out;
-  }
-  if (decoded->status == Status::timed_out) {
-    decoded->message += " (the worker process was ended, so later cases still run)";
-  }
-  return std::move(*decoded);
+  // Created lazily in each child; the parent's stays empty, so every new child
+  // starts without CUDA and makes its own context.
+  std::optional<Runner> runner;
+  const BatchWork work = [&](std::size_t i) {
+    if (!runner) {
+      runner.emplace(ordinal_, library_);
+    }
+    BatchStep step;
+    step.outcome = runner->launch(std::move(requests[i]));
+    // After a fault the context may look rebuilt, but a fresh process is the
+    // only state known to be clean; after a timeout the kernel still runs.
+    step.stop = !runner->available() || step.outcome.status == LaunchOutcome::Status::fault ||
+                step.outcome.status == LaunchOutcome::Status::timed_out;
+    return step;
+  };
+  return run_batch_in_children(cases, work, on_done);
 }
 
 } // namespace ptxgen::driver::cuda

@@ -1,6 +1,6 @@
 #pragma once
-// Runs each case in a forked child process, so that a fault or a hang costs
-// that case only.
+// Runs cases in forked child processes, so that a fault or a hang costs that
+// case only.
 //
 // Why: on the CUDA 13.0 driver (580) a sticky kernel fault (MISALIGNED_ADDRESS,
 // ILLEGAL_ADDRESS, ...) poisons the whole process. After it,
@@ -9,11 +9,13 @@
 // using CUDA, the process must be terminated and relaunched". The in-process
 // Runner therefore reports the fault and then becomes unavailable.
 //
-// IsolatedRunner forks a child per launch; the child runs an in-process Runner
-// and sends the LaunchOutcome back through a pipe (wire.hpp). A fault kills
-// nothing but the child. A kernel past its timeout is reported as timed_out
-// and the child is killed, which ends the kernel, so the next case runs too.
-// The cost is a fresh context per case (~100-300 ms, plus the JIT for PTX).
+// launch_batch forks one child that runs the cases in order with one
+// in-process Runner (one context) and streams each outcome back through a pipe
+// as it is known (frame.hpp, batch_process.hpp). A fault ends that child after
+// its case; a kernel past its timeout is reported as timed_out and the child is
+// killed, which ends the kernel; a child that dies costs the case it was on. In
+// each of these the remaining cases go to a new child. So a batch pays for one
+// context (~100-300 ms) plus one per fault or hang, instead of one per case.
 //
 // Requirement: this process must not have loaded the CUDA driver itself (no
 // probe_device, no Runner) before, because a forked child cannot use CUDA
@@ -24,8 +26,11 @@
 #include "driver/cuda/device.hpp"
 #include "driver/cuda/runner.hpp"
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ptxgen::driver::cuda {
 
@@ -40,11 +45,20 @@ public:
   /// The probed device; only ordinal is meaningful when none was found.
   const DeviceInfo& device() const { return info_; }
 
-  /// Runs one case in a new child. Besides the in-process statuses, a child
-  /// that dies before reporting yields fault ("the worker for case X was
-  /// killed by signal 11"), and one that outlives request.timeout + 60 s (the
-  /// context and the JIT) is killed and yields timed_out.
+  /// Runs one case in a new child: launch_batch of one request.
   LaunchOutcome launch(LaunchRequest request);
+
+  /// Runs `requests` in order in as few children as the faults allow and
+  /// returns their outcomes in request order; `on_done` (when given) sees each
+  /// outcome as soon as it is known, in order. Besides the in-process statuses,
+  /// a case whose child dies yields fault ("case X: the worker process was
+  /// killed by signal 11 (...) before reporting an outcome"), and one that
+  /// outlives request.timeout + 60 s (the context and the JIT) gets its child
+  /// killed and yields timed_out. Every case is unavailable when available()
+  /// is false.
+  std::vector<LaunchOutcome>
+  launch_batch(std::vector<LaunchRequest> requests,
+               const std::function<void(std::size_t index, const LaunchOutcome&)>& on_done = {});
 
 private:
   int ordinal_;

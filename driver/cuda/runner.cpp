@@ -256,7 +256,7 @@ void Runner::Impl::rebuild_context(LaunchOutcome& out) {
     unavailable = std::string("the CUDA context could not be rebuilt after a failure: ") +
                   e.what() +
                   " (a sticky fault poisons the whole process on current drivers; run the "
-                  "remaining cases in a new process, as IsolatedRunner does for every case)";
+                  "remaining cases in a new process, as IsolatedRunner does)";
     out.message += "; " + unavailable;
   }
 }

@@ -55,6 +55,11 @@ bool expand_spec_arguments(const std::vector<std::string>& args, std::vector<fs:
         error = "cannot read directory '" + a + "': " + ec.message();
         return false;
       }
+      // A directory where a spec file was meant must not pass as "0 specs, all fine".
+      if (found.empty()) {
+        error = "no spec files (*.toml) in directory '" + a + "'";
+        return false;
+      }
       std::sort(found.begin(), found.end());
       specs.insert(specs.end(), found.begin(), found.end());
     } else if (fs::exists(p, ec)) {

@@ -32,7 +32,8 @@ EmittedSpec emit_spec(const std::filesystem::path& spec, const lower::LowerOptio
 /// The spec files named by command-line arguments: a file as given; a
 /// directory as every *.toml below it, sorted, except in subdirectories named
 /// `invalid` or `faults` (specs that must fail; name them explicitly to use
-/// them). Returns false with `error` set for a path that does not exist.
+/// them). Returns false with `error` set for a path that does not exist or a
+/// directory that holds no spec.
 bool expand_spec_arguments(const std::vector<std::string>& args,
                            std::vector<std::filesystem::path>& specs, std::string& error);
 

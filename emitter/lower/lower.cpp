@@ -29,6 +29,8 @@ struct Linear {
   };
   std::map<std::string, Term> terms; ///< keyed by the atom's canonical text
   std::int64_t constant = 0;
+  /// A constant already added into the address register (see address()).
+  std::int64_t folded = 0;
 
   void add(const Linear& o, std::int64_t scale) {
     constant += o.constant * scale;
@@ -167,6 +169,9 @@ private:
     std::string key = kind == ExprKind::param ? "param:" + pname : tile::print(*tile::make_leaf(kind, pname));
     if (auto it = value_cache_.find(key); it != value_cache_.end())
       return it->second;
+    // warp and lane are computed from tid, which is defined first.
+    const bool from_tid = kind == ExprKind::warp || kind == ExprKind::lane;
+    const Register tid = from_tid ? leaf(ExprKind::tid) : Register{};
     Register r = reg(RegClass::b32);
     switch (kind) {
     case ExprKind::tid:
@@ -176,10 +181,10 @@ private:
       emit(Mov{ScalarType::u32, r, SpecialRegister::ctaid_x});
       break;
     case ExprKind::warp:
-      emit(Binary{BinaryOp::shr, ScalarType::u32, r, leaf(ExprKind::tid), Immediate{5}});
+      emit(Binary{BinaryOp::shr, ScalarType::u32, r, tid, Immediate{5}});
       break;
     case ExprKind::lane:
-      emit(Binary{BinaryOp::and_, ScalarType::b32, r, leaf(ExprKind::tid), Immediate{31}});
+      emit(Binary{BinaryOp::and_, ScalarType::b32, r, tid, Immediate{31}});
       break;
     case ExprKind::param:
       emit(Ld{StateSpace::param, ScalarType::u32, {r}, Address{Symbol{"arg_" + pname}, 0}});
@@ -226,20 +231,27 @@ private:
     std::string key = tile::print(*e);
     if (auto it = value_cache_.find(key); it != value_cache_.end())
       return it->second;
-    Register r = reg(RegClass::b32);
+    // Operands first, then the result register: registers are numbered in
+    // order of definition.
+    auto result = [&] { return reg(RegClass::b32); };
+    Register r;
     if (e->kind == ExprKind::select) {
       Guard g = predicate(e->args[0]);
       Operand a = value(e->args[1]);
       Operand b = value(e->args[2]);
       if (g.negated)
         std::swap(a, b);
+      r = result();
       emit(Selp{ScalarType::u32, r, a, b, g.predicate});
     } else if (is_predicate_op(e->op)) {
       Guard g = predicate(e);
+      r = result();
       emit(Selp{ScalarType::u32, r, Immediate{g.negated ? 0 : 1}, Immediate{g.negated ? 1 : 0},
                 g.predicate});
     } else if (e->kind == ExprKind::unary) { // neg
-      emit(Binary{BinaryOp::sub, ScalarType::u32, r, Immediate{0}, operand_reg(value(e->args[0]))});
+      Register x = operand_reg(value(e->args[0]));
+      r = result();
+      emit(Binary{BinaryOp::sub, ScalarType::u32, r, Immediate{0}, x});
     } else {
       BinaryOp op = BinaryOp::add;
       ScalarType type = ScalarType::u32;
@@ -264,6 +276,7 @@ private:
         else
           a = operand_reg(a);
       }
+      r = result();
       emit(Binary{op, type, r, a, b});
     }
     value_cache_[key] = r;
@@ -309,13 +322,15 @@ private:
     std::string key = tile::print(*e);
     if (auto it = pred_cache_.find(key); it != pred_cache_.end())
       return Guard{it->second, false};
-    Register p = reg(RegClass::pred);
+    Register p;
     if (auto c = tile::constant_value(*e)) {
+      p = reg(RegClass::pred);
       emit(Mov{ScalarType::pred, p, Immediate{*c != 0 ? 1 : 0}});
     } else if (e->kind == ExprKind::binary &&
                (e->op == ExprOp::logical_and || e->op == ExprOp::logical_or)) {
       Register a = materialise(predicate(e->args[0]));
       Register b = materialise(predicate(e->args[1]));
+      p = reg(RegClass::pred);
       emit(Binary{e->op == ExprOp::logical_and ? BinaryOp::and_ : BinaryOp::or_, ScalarType::pred,
                   p, a, b});
     } else if (e->kind == ExprKind::binary && is_predicate_op(e->op)) {
@@ -326,9 +341,12 @@ private:
         std::swap(a, b);
         cmp = swapped(cmp);
       }
+      p = reg(RegClass::pred);
       emit(Setp{cmp, ScalarType::u32, p, a, b});
     } else {
-      emit(Setp{CompareOp::ne, ScalarType::u32, p, value(e), Immediate{0}});
+      Operand v = value(e);
+      p = reg(RegClass::pred);
+      emit(Setp{CompareOp::ne, ScalarType::u32, p, v, Immediate{0}});
     }
     pred_cache_[key] = p;
     return Guard{p, false};
@@ -382,37 +400,46 @@ private:
     std::int64_t a = std::min<std::int64_t>(t.align, 16);
     for (const auto& [k, term] : l.terms)
       a = std::gcd(a, term.coeff < 0 ? -term.coeff : term.coeff);
+    if (l.folded != 0)
+      a = std::gcd(a, l.folded < 0 ? -l.folded : l.folded);
     return a;
   }
 
   /// A register holding base(t) + the non-constant part of l; the constant
-  /// part is left for the caller to fold into [reg+imm].
-  Register address(const tile::Tensor& t, const Linear& l) {
-    std::string key = t.name + "|" + l.key();
+  /// part is left in l.constant for the caller to fold into [reg+imm].
+  /// When a coefficient is negative (`127 - tid`), the non-constant part alone
+  /// would be negative, so the constant goes into the register instead: the
+  /// register then holds the true offset, which the contract proved lies in
+  /// 0..size-1, and no address arithmetic relies on wrapping.
+  Register address(const tile::Tensor& t, Linear& l) {
+    bool any_negative = std::any_of(l.terms.begin(), l.terms.end(),
+                                    [](const auto& kv) { return kv.second.coeff < 0; });
+    if (any_negative && l.folded == 0) {
+      l.folded = l.constant;
+      l.constant = 0;
+    }
+    std::string key = t.name + "|" + l.key() + "|" + std::to_string(l.folded);
     if (auto it = address_cache_.find(key); it != address_cache_.end())
       return it->second;
     Register base = tensor_base(t);
     Register acc = base;
     bool global = t.space == tile::Space::global;
-    bool any_negative = std::any_of(l.terms.begin(), l.terms.end(),
-                                    [](const auto& kv) { return kv.second.coeff < 0; });
-    if (global && any_negative) {
-      // Sum in 32 bits, then sign-extend once: the non-constant part may be
-      // negative (`127 - tid`), and the constant folded into [reg+imm] brings
-      // the address back inside the tensor, as the contract proved.
+    if (any_negative) {
       Register sum = sum32(l);
-      Register wide = reg(RegClass::b64);
-      emit(Cvt{ScalarType::s64, ScalarType::s32, wide, sum});
-      acc = reg(RegClass::b64);
-      emit(Binary{BinaryOp::add, ScalarType::s64, acc, base, wide});
+      if (global) {
+        Register wide = reg(RegClass::b64);
+        emit(Cvt{ScalarType::u64, ScalarType::u32, wide, sum});
+        acc = reg(RegClass::b64);
+        emit(Binary{BinaryOp::add, ScalarType::s64, acc, base, wide});
+      } else {
+        acc = reg(RegClass::b32);
+        emit(Binary{BinaryOp::add, ScalarType::u32, acc, base, sum});
+      }
     } else {
       for (const auto& [k, term] : l.terms) {
         Register atom = operand_reg(value(term.atom));
         Register next = reg(global ? RegClass::b64 : RegClass::b32);
-        if (global)
-          emit(Mad{true, ScalarType::u32, next, atom, Immediate{term.coeff}, acc});
-        else
-          emit(Mad{false, ScalarType::u32, next, atom, Immediate{term.coeff}, acc});
+        emit(Mad{global, ScalarType::u32, next, atom, Immediate{term.coeff}, acc});
         acc = next;
       }
     }
@@ -420,21 +447,26 @@ private:
     return acc;
   }
 
+  /// l.folded + the sum of l's terms, in 32 bits (exact modulo 2^32).
   Register sum32(const Linear& l) {
-    std::optional<Register> acc;
+    auto u32 = [](std::int64_t v) {
+      return Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(v))};
+    };
+    std::optional<Operand> acc;
+    if (l.folded != 0)
+      acc = u32(l.folded);
     for (const auto& [k, term] : l.terms) {
       Register atom = operand_reg(value(term.atom));
       Register next = reg(RegClass::b32);
       if (!acc)
-        emit(Binary{BinaryOp::mul_lo, ScalarType::u32, next, atom,
-                    Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(term.coeff))}});
+        emit(Binary{BinaryOp::mul_lo, ScalarType::u32, next, atom, u32(term.coeff)});
       else
-        emit(Mad{false, ScalarType::u32, next, atom,
-                 Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(term.coeff))}, *acc});
+        emit(Mad{false, ScalarType::u32, next, atom, u32(term.coeff), *acc});
       acc = next;
     }
-    return *acc;
+    return std::get<Register>(*acc);
   }
+
 
   /// Calls f(coords, constant byte offset) for every coordinate of the axes
   /// from `first` on, in row-major order.

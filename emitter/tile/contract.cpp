@@ -118,16 +118,24 @@ struct ThreadExtent {
 };
 
 /// Offset of the thread-dependent part (terms and group axes) for one thread.
+/// nullopt when an index does not evaluate, or the offset leaves +-2^62 (far outside
+/// any tensor; the bound keeps extent_for's sums inside int64).
 std::optional<std::int64_t> thread_part(const View& v, const ExprEnv& env, std::size_t group_axes) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 62;
   std::int64_t off = v.offset_bytes;
+  auto add = [&off](std::int64_t a, std::int64_t b) {
+    std::int64_t t = 0;
+    return !__builtin_mul_overflow(a, b, &t) && !__builtin_add_overflow(off, t, &off) &&
+           off > -kLimit && off < kLimit;
+  };
   for (const auto& t : v.terms) {
     auto x = evaluate(*t.index, env);
-    if (!x)
+    if (!x || !add(*x, t.stride_bytes))
       return std::nullopt;
-    off += *x * t.stride_bytes;
   }
   if (group_axes == 2) {
-    off += (env.tid / 32) * v.axes[0].stride_bytes + (env.tid % 32) * v.axes[1].stride_bytes;
+    if (!add(env.tid / 32, v.axes[0].stride_bytes) || !add(env.tid % 32, v.axes[1].stride_bytes))
+      return std::nullopt;
   }
   return off;
 }
@@ -260,7 +268,7 @@ private:
     for_each_thread([&](const ExprEnv& env) {
       auto off = thread_part(v, env, group_axes);
       if (!off) {
-        error(lv.pos, std::string(role) + ": an index divides by zero at thread " +
+        error(lv.pos, std::string(role) + ": an index divides by zero or its byte offset overflows at thread " +
                           std::to_string(env.tid) + " (bid " + std::to_string(env.bid) + ")",
               text_length(lv));
         return ok = false;

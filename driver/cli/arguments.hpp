@@ -1,0 +1,23 @@
+#pragma once
+// Command-line parsing shared by the subcommands (Boost.Program_options).
+
+#include <boost/program_options.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxgen::cli {
+
+/// Prints `ptxgen COMMAND: message` and a pointer to `--help`; returns exit_usage.
+int usage_error(std::string_view command, const std::string& message);
+
+/// Parses `args` against `options`, collecting the positional arguments into
+/// `positional`. Returns nullopt on success; otherwise it has printed the
+/// usage error and returns the exit status to end with.
+std::optional<int> parse_arguments(std::string_view command, const std::vector<std::string>& args,
+                                   const boost::program_options::options_description& options,
+                                   std::vector<std::string>& positional,
+                                   boost::program_options::variables_map& vm);
+
+} // namespace ptxgen::cli

@@ -1,0 +1,63 @@
+#pragma once
+// Runs a batch of cases in forked child processes, as few as possible: one
+// child takes the cases in order and streams each outcome back as a frame
+// (frame.hpp) as soon as it is known; the parent reads the pipe with poll(),
+// so it sees each case end and keeps a deadline per case.
+//
+// When a child stops early (it reports a case with `last` set, dies, or a case
+// passes its deadline and the parent kills it), the parent records that case's
+// outcome and forks a new child for the cases after it. So a fault or a hang
+// costs its own case only, and cases without trouble share one child (one CUDA
+// context), which is what makes a batch fast.
+//
+// The work runs in the child only, so state it creates there (a Runner, the
+// CUDA driver) never reaches the parent: each new child starts from the
+// parent's memory as it was at the fork. IsolatedRunner::launch_batch is the
+// user; this layer knows nothing of CUDA, so tests can drive it with fake work.
+
+#include "driver/cuda/runner.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ptxgen::driver::cuda {
+
+/// What the parent knows of one case.
+struct BatchCase {
+  std::string name; ///< names the case in the parent's own messages ("case NAME: ...")
+  /// From the moment the child begins this case until its outcome arrives;
+  /// past it the child is killed and the case is timed_out. Zero: no limit.
+  std::chrono::milliseconds limit{0};
+};
+
+/// One case's result inside the child.
+struct BatchStep {
+  LaunchOutcome outcome;
+  /// The child must exit after this case (its context is unusable); the
+  /// parent continues with a new child.
+  bool stop = false;
+};
+
+/// Called in the child, once per case, in order.
+using BatchWork = std::function<BatchStep(std::size_t index)>;
+/// Called in the parent as each case's outcome becomes known, in order.
+using BatchDone = std::function<void(std::size_t index, const LaunchOutcome& outcome)>;
+
+/// Runs every case of `cases` through `work` in children and returns the
+/// outcomes in case order. Besides what `work` returns, a case yields:
+/// fault "case X: the worker process was killed by signal 11 (...) before
+/// reporting an outcome" when its child died during it; timed_out when it
+/// passed its limit (the child is killed); launch_error when no child could be
+/// started. A timed_out outcome from `work` gets " (the worker process was
+/// ended, so later cases still run)" appended, and its child is killed.
+std::vector<LaunchOutcome> run_batch_in_children(const std::vector<BatchCase>& cases,
+                                                 const BatchWork& work,
+                                                 const BatchDone& on_done = {});
+
+/// "was killed by signal 11 (Segmentation fault)", "exited with status 3".
+std::string describe_wait_status(int status);
+
+} // namespace ptxgen::driver::cuda

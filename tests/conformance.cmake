@@ -1,0 +1,12 @@
+# sim: the whole corpus run on the CPU simulator against the reference
+# (valid specs must match byte for byte; specs/faults/ must fault).
+add_test(NAME sim.corpus
+         COMMAND ptxgen run --backend sim --report ${CMAKE_CURRENT_BINARY_DIR}/sim-corpus.xml
+                 ${PROJECT_SOURCE_DIR}/specs ${PROJECT_SOURCE_DIR}/specs/faults)
+set_tests_properties(sim.corpus PROPERTIES LABELS sim)
+
+# gpu: the same on the GPU; skipped (77) where there is none.
+add_test(NAME gpu.corpus
+         COMMAND bash ${PROJECT_SOURCE_DIR}/tools/gpu_corpus.sh $<TARGET_FILE:ptxgen>
+                 ${PROJECT_SOURCE_DIR}/specs ${PROJECT_SOURCE_DIR}/specs/faults)
+set_tests_properties(gpu.corpus PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The sanitizer configuration: configures a second build folder with clang and
+# -DPTXGEN_SANITIZE=ON (AddressSanitizer + UBSan, -fno-sanitize-recover=all),
+# builds everything and runs the whole CTest suite there; any sanitizer report
+# fails the test that produced it.
+#
+#   tools/sanitize.sh                 # build-asan/ beside build/
+#   ASAN_BUILD_DIR=/tmp/b tools/sanitize.sh -L unit    # extra arguments go to ctest
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${ASAN_BUILD_DIR:-"$ROOT/build-asan"}
+
+PACKAGES=(cmake clang-14 libclang-rt-14-dev libboost-program-options-dev doctest-dev
+          libtomlplusplus-dev)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ptxgen: installing ${missing[*]}" >&2
+  SUDO=
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+CC=$(command -v clang || command -v clang-14) CXX=$(command -v clang++ || command -v clang++-14) \
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXGEN_SANITIZE=ON \
+  -DPTXGEN_WERROR=ON >/dev/null
+cmake --build "$BUILD" -j"$(nproc)"
+
+# Halt on the first report, with a non-zero status CTest sees. detect_leaks stays on.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=0:exitcode=86:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:exitcode=87}
+cd "$BUILD"
+ctest --output-on-failure -j"$(nproc)" "$@"
