@@ -46,7 +46,7 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
 
 int run_run(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string backend = "auto", arch, report, ptx_file, ptxas;
+  std::string backend = "auto", arch, report, ptx_file, ptxas, dump_dir;
   int device = 0;
   unsigned jobs = 0;
   opts.add_options()("help,h", "show this help")(
@@ -61,7 +61,9 @@ int run_run(const std::vector<std::string>& args) {
       "against the spec's reference; needs exactly one spec")(
       "ptxas", po::value(&ptxas), "the ptxas to use")(
       "jit", "load PTX through the driver's JIT instead of a ptxas cubin")(
-      "unchecked", "skip the contract: show on the device what it prevents");
+      "unchecked", "skip the contract: show on the device what it prevents")(
+      "dump", po::value(&dump_dir),
+      "write every completed case's global tensors to DIR (compare backends with diff -r)");
   std::vector<std::string> specs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("run", args, opts, specs_in, vm))
@@ -92,6 +94,7 @@ int run_run(const std::vector<std::string>& args) {
   o.ptxas = ptxas;
   o.jit = vm.count("jit") > 0;
   o.unchecked = vm.count("unchecked") > 0;
+  o.dump_dir = dump_dir;
   if (!arch.empty()) {
     o.arch = ptx::Target::parse(arch);
     if (!o.arch)

@@ -13,6 +13,7 @@
 #include "driver/run/pipeline.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/sim/simulator.hpp"
+#include "driver/support/atomic_file.hpp"
 #include "emitter/lower/abi.hpp"
 
 namespace ptxgen::driver {
@@ -70,7 +71,25 @@ struct Prepared {
   std::map<std::string, std::vector<std::uint8_t>> inputs;
   ReferenceOutput expected;
   bool ready = false; ///< emitted, assembled and referenced: ready for the backend
+  std::string dump_dir; ///< ConformanceOptions::dump_dir
 };
+
+/// Writes the final bytes of every tensor (see ConformanceOptions::dump_dir).
+void dump_outputs(const Prepared& p, const std::map<std::string, std::vector<std::uint8_t>>& out) {
+  if (p.dump_dir.empty())
+    return;
+  std::string stem = p.result.spec;
+  for (std::size_t at; (at = stem.find('/')) != std::string::npos;)
+    stem.replace(at, 1, "__");
+  std::error_code ec;
+  fs::create_directories(p.dump_dir, ec);
+  for (const auto& [name, bytes] : out) {
+    std::string err;
+    write_file_atomically(fs::path(p.dump_dir) / (stem + "." + name + ".bin"),
+                          std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                          err);
+  }
+}
 
 /// Row-major coordinates of element `index` of a shape, as "(3,17)".
 std::string coords_of(const std::vector<std::int64_t>& shape, std::int64_t index) {
@@ -152,6 +171,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
              const std::optional<PtxasLocation>& ptxas, ptx::Target arch) {
   p.result.spec = spec.generic_string();
   p.result.expect_fault = is_fault_spec(spec);
+  p.dump_dir = o.dump_dir;
   lower::LowerOptions lo;
   // The PTX targets sm_80 (the oldest with cp.async); ptxas compiles it for `arch`.
   lo.target = ptx::Target{80, false};
@@ -215,6 +235,7 @@ void judge_fault(Prepared& p, const std::string& fault) {
 /// A kernel that completed. A fault spec passes only when what it did differs
 /// from what it asked for: then the contract prevented a silent wrong result.
 void judge_no_fault(Prepared& p, const std::map<std::string, std::vector<std::uint8_t>>& out) {
+  dump_outputs(p, out);
   compare(p, out);
   if (!p.result.expect_fault)
     return;

@@ -31,6 +31,10 @@ struct ConformanceOptions {
   std::string ptx_override_name;
   bool jit = false; ///< load PTX through the driver instead of a ptxas cubin
   bool unchecked = false; ///< skip the contract for every spec (faults/ specs always are)
+  /// When set, the final bytes of every global tensor of every completed case
+  /// are written to DIR/<spec path with '/' as '__'>.<tensor>.bin (to compare
+  /// two backends byte for byte).
+  std::string dump_dir;
 };
 
 /// One spec's outcome.

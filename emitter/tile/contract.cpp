@@ -51,7 +51,7 @@ bool uses_params(const View& v) {
 /// result as in mathematical integers: every operand of an operation that is
 /// not arithmetic modulo 2^32 (division, remainder, right shift, comparison)
 /// and the final value must lie in 0..2^32-1.
-void check_u32(const Expr& e, const LaunchBounds& lb, const Located<ExprPtr>& where,
+void check_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std::uint32_t length,
                std::string_view what, Diagnostics& out, bool is_root = true) {
   auto inside = [&](const Expr& x) {
     auto b = bounds(x, lb);
@@ -80,24 +80,31 @@ void check_u32(const Expr& e, const LaunchBounds& lb, const Located<ExprPtr>& wh
       if (!inside(*a)) {
         auto b = bounds(*a, lb);
         std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
-        Diagnostic d = diagnostic_at(where.pos,
+        // Point at the operand itself inside the string when its span is known.
+        SourcePos at = pos;
+        std::uint32_t len = length;
+        if (a->length > 0) {
+          at.column += a->offset;
+          len = a->length;
+        }
+        Diagnostic d = diagnostic_at(at,
                                      std::string(what) + ": '" + print(*a) +
                                          "' must stay in 0..4294967295 for 32-bit arithmetic; "
                                          "its range is " + range,
-                                     text_length(where));
+                                     len);
         out.add(std::move(d));
         return;
       }
     }
   }
   for (const auto& a : e.args)
-    check_u32(*a, lb, where, what, out, false);
+    check_u32(*a, lb, pos, length, what, out, false);
   if (is_root && !inside(e)) {
     auto b = bounds(e, lb);
     std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
-    out.add(diagnostic_at(where.pos,
+    out.add(diagnostic_at(pos,
                           std::string(what) + " must stay in 0..4294967295; its range is " + range,
-                          text_length(where)));
+                          length));
   }
 }
 
@@ -230,6 +237,12 @@ private:
   bool check_bounds(const Located<View>& lv, std::string_view role, std::size_t group_axes,
                     std::string_view why) {
     const View& v = lv.value;
+    // The lowering computes index expressions in 32-bit registers.
+    const std::size_t before = out_.items().size();
+    for (const auto& t : v.terms)
+      check_u32(*t.index, lb_, lv.pos, text_length(lv), std::string(role) + " index", out_);
+    if (out_.items().size() != before)
+      return false;
     const std::int64_t size = v.tensor->size_bytes();
     const std::int64_t elem = size_bytes(v.dtype);
     if (uses_params(v) || threads() > max_enumerated_threads) {
@@ -414,13 +427,15 @@ private:
                   range,
               text_length(*a.src_size));
       } else {
-        check_u32(*a.src_size->value, lb_, *a.src_size, "src_size", out_);
+        check_u32(*a.src_size->value, lb_, a.src_size->pos, text_length(*a.src_size), "src_size",
+                  out_);
       }
     }
     if (a.ignore_src)
-      check_u32(*a.ignore_src->value, lb_, *a.ignore_src, "ignore_src", out_);
+      check_u32(*a.ignore_src->value, lb_, a.ignore_src->pos, text_length(*a.ignore_src),
+                "ignore_src", out_);
     if (a.pred)
-      check_u32(*a.pred->value, lb_, *a.pred, "pred", out_);
+      check_u32(*a.pred->value, lb_, a.pred->pos, text_length(*a.pred), "pred", out_);
 
     if (!direction_ok || !chunk_ok)
       return;
