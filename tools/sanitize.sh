@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The sanitizer configuration: configures a second build folder with clang and
-# -DPTXGEN_SANITIZE=ON (AddressSanitizer + UBSan, -fno-sanitize-recover=all),
-# builds everything and runs the whole CTest suite there; any sanitizer report
-# fails the test that produced it.
+# -DPTXGEN_SANITIZE=ON (AddressSanitizer + UBSan, -fno-sanitize-recover=all)
+# and -DPTXGEN_FUZZ=ON (the libFuzzer targets and their smoke runs), builds
+# everything and runs the whole CTest suite there; any sanitizer report fails
+# the test that produced it. CI runs it after tools/test.sh.
 #
 #   tools/sanitize.sh                 # build-asan/ beside build/
 #   ASAN_BUILD_DIR=/tmp/b tools/sanitize.sh -L unit    # extra arguments go to ctest
@@ -25,7 +26,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 CC=$(command -v clang || command -v clang-14) CXX=$(command -v clang++ || command -v clang++-14) \
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXGEN_SANITIZE=ON \
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXGEN_SANITIZE=ON -DPTXGEN_FUZZ=ON \
   -DPTXGEN_WERROR=ON >/dev/null
 cmake --build "$BUILD" -j"$(nproc)"
 

@@ -316,6 +316,14 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
       }
     }
   };
+  // A runtime index far out of range (`sub[tid - 2^59]`, seen under --unchecked)
+  // must not overflow: such an element has no offset at all.
+  bool overflow = false;
+  auto mul_add = [&overflow](std::int64_t a, std::int64_t b, std::int64_t c) {
+    std::int64_t r = 0;
+    overflow = overflow || __builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r);
+    return r;
+  };
   const unsigned eb = plan.element_bytes();
   for (unsigned byte0 = 0; byte0 < eb; ++byte0) {
     std::vector<std::int64_t> cur(coords.begin(), coords.end());
@@ -348,7 +356,7 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
               for (const auto& g : pat.lhs) {
                 std::int64_t c = 0;
                 for (const auto& n : g) {
-                  c = c * sizes.at(n) + value.at(n);
+                  c = mul_add(c, sizes.at(n), value.at(n));
                 }
                 prev.push_back(c);
               }
@@ -367,14 +375,14 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
                 } else {
                   const std::int64_t begin =
                       a < step.entries.size() ? step.entries[a].begin : std::int64_t{0};
-                  prev.push_back(cur[next++] + begin);
+                  prev.push_back(mul_add(cur[next++], 1, begin));
                 }
               }
             } else {
               prev = cur;
               if (!prev.empty()) {
-                const std::int64_t p =
-                    cur.back() * plan.levels[i + 1].element_bytes + byte; // byte of the last axis
+                const std::int64_t p = mul_add(cur.back(), plan.levels[i + 1].element_bytes,
+                                               byte); // byte of the last axis
                 const std::int64_t s1 = plan.levels[i].element_bytes;
                 prev.back() = p / s1;
                 byte = p % s1;
@@ -382,6 +390,10 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
             }
           },
           v.steps[i]);
+      if (overflow) {
+        ok = false;
+        loc.error = "the element's coordinates do not fit in 64 bits";
+      }
       if (!ok) {
         loc.offsets.clear();
         loc.in_bounds = false;
@@ -391,10 +403,16 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
     }
     check_range(cur, 0);
     std::int64_t flat = 0;
-    for (std::size_t a = 0; a < cur.size(); ++a) {
-      flat = flat * plan.levels[0].shape[a] + cur[a];
+    for (std::size_t a = 0; a < cur.size(); ++a)
+      flat = mul_add(flat, plan.levels[0].shape[a], cur[a]);
+    const std::int64_t offset = mul_add(flat, plan.levels[0].element_bytes, byte);
+    if (overflow) {
+      loc.offsets.clear();
+      loc.in_bounds = false;
+      loc.error = "the element's byte offset does not fit in 64 bits";
+      return loc;
     }
-    loc.offsets.push_back(flat * plan.levels[0].element_bytes + byte);
+    loc.offsets.push_back(offset);
   }
   return loc;
 }

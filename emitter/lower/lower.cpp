@@ -411,9 +411,16 @@ private:
   /// would be negative, so the constant goes into the register instead: the
   /// register then holds the true offset, which the contract proved lies in
   /// 0..size-1, and no address arithmetic relies on wrapping.
+  ///
+  /// The same holds when an atom itself may be negative or leave 32 bits
+  /// (`tid < 1 ? -1 : 0` inside an index): its register holds the value
+  /// modulo 2^32, which `mad.wide.u32` would widen to a huge offset.
   Register address(const tile::Tensor& t, Linear& l) {
-    bool any_negative = std::any_of(l.terms.begin(), l.terms.end(),
-                                    [](const auto& kv) { return kv.second.coeff < 0; });
+    const tile::LaunchBounds lb = k_.launch_bounds();
+    bool any_negative = std::any_of(l.terms.begin(), l.terms.end(), [&](const auto& kv) {
+      auto b = tile::bounds(*kv.second.atom, lb);
+      return kv.second.coeff < 0 || !b || b->lo < 0 || b->hi > 0xFFFFFFFF;
+    });
     if (any_negative && l.folded == 0) {
       l.folded = l.constant;
       l.constant = 0;
