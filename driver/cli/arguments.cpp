@@ -1,8 +1,8 @@
 #include "driver/cli/arguments.hpp"
 
-#include <iostream>
-
 #include "driver/cli/command.hpp"
+
+#include <iostream>
 
 namespace ptxgen::cli {
 

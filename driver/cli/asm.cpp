@@ -3,9 +3,9 @@
 
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
-#include "driver/run/pipeline.hpp"
 #include "driver/ptxas/assemble_all.hpp"
 #include "driver/ptxas/ptxas.hpp"
+#include "driver/run/pipeline.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "emitter/ptx/target.hpp"
 
@@ -182,11 +182,13 @@ int run_asm(const std::vector<std::string>& args) {
     return *status;
   if (vm.count("help")) {
     std::cout
-        << "usage: ptxgen asm FILE.ptx|SPEC.toml... [--arch LIST] [-o FILE | --out-dir DIR] [--ptxas PATH]\n"
+        << "usage: ptxgen asm FILE.ptx|SPEC.toml... [--arch LIST] [-o FILE | --out-dir DIR] "
+           "[--ptxas PATH]\n"
            "                  [-j N] [--timeout SECONDS]\n\n"
            "Assembles each PTX file (or each spec, emitted first) with ptxas for every\n"
            "target, maps ptxas's errors back to the PTX lines and prints each kernel's\n"
-           "registers, shared memory, stack and spills (ptxas -v). ptxas runs with an argument vector in a private temporary\n"
+           "registers, shared memory, stack and spills (ptxas -v). ptxas runs with an argument "
+           "vector in a private temporary\n"
            "directory and is killed past the time limit. Without -o or --out-dir the cubins\n"
            "are checked and discarded. Cubins are written atomically, and only when every\n"
            "target assembled: a failure writes nothing and clobbers nothing.\n\n"

@@ -29,6 +29,6 @@ const std::vector<Command>& commands();
 
 } // namespace ptxgen::cli
 
-#define PTXGEN_REGISTER_COMMAND(ident, name, summary, fn)                                        \
-  static const bool ptxgen_registered_##ident =                                                  \
+#define PTXGEN_REGISTER_COMMAND(ident, name, summary, fn)                                          \
+  static const bool ptxgen_registered_##ident =                                                    \
       ::ptxgen::cli::register_command(::ptxgen::cli::Command{name, summary, fn})

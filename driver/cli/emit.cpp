@@ -1,13 +1,13 @@
 // `ptxgen emit` and `ptxgen check`: spec files to PTX, or diagnostics only.
 
-#include <boost/program_options.hpp>
-#include <iostream>
-
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/cli/target_options.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/support/atomic_file.hpp"
+
+#include <boost/program_options.hpp>
+#include <iostream>
 
 namespace ptxgen::cli {
 
@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 int run_emit(const std::vector<std::string>& args) {
   po::options_description opts("options");
   std::string output, out_dir, target = "sm_80", version;
-  opts.add_options()("help,h", "show this help")(
-      "output,o", po::value(&output), "write the PTX to FILE (`-` for standard output)")(
+  opts.add_options()("help,h", "show this help")("output,o", po::value(&output),
+                                                 "write the PTX to FILE (`-` for standard output)")(
       "out-dir", po::value(&out_dir), "write each spec's PTX to DIR/<spec stem>.ptx")(
       "target", po::value(&target)->default_value("sm_80"), "PTX target, e.g. sm_80, sm_90a")(
       "ptx-version", po::value(&version),

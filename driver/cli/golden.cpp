@@ -1,14 +1,14 @@
 // `ptxgen golden --check|--update`: every valid spec's PTX against golden/<same path>.ptx.
 
-#include <boost/program_options.hpp>
-#include <iostream>
-
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/cli/target_options.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "driver/support/unified_diff.hpp"
+
+#include <boost/program_options.hpp>
+#include <iostream>
 
 namespace ptxgen::cli {
 
@@ -35,23 +35,22 @@ int run_golden(const std::vector<std::string>& args) {
       "update", "rewrite the goldens that differ or are missing")(
       "golden-dir", po::value(&golden_dir)->default_value("golden"), "where the goldens live")(
       "spec-root", po::value(&spec_root)->default_value("specs"),
-      "the folder the golden tree mirrors")(
-      "target", po::value(&target)->default_value("sm_80"), "PTX target of the goldens");
+      "the folder the golden tree mirrors")("target", po::value(&target)->default_value("sm_80"),
+                                            "PTX target of the goldens");
   std::vector<std::string> specs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("golden", args, opts, specs_in, vm))
     return *status;
   if (vm.count("help")) {
-    std::cout
-        << "usage: ptxgen golden [--check|--update] [--golden-dir DIR] [--spec-root DIR] "
-           "SPEC|DIR...\n\n"
-           "Each valid spec SPEC-ROOT/x/y.toml has its expected PTX in GOLDEN-DIR/x/y.ptx.\n"
-           "--check (the default) prints a unified diff for every golden that differs and\n"
-           "exits 1; --update rewrites them (atomically). Goldens are only ever written by\n"
-           "this command, never by hand. Directories skip `invalid/` and `faults/`.\n\n"
-        << opts
-        << "\nexamples:\n  ptxgen golden --check specs/\n  ptxgen golden --update "
-           "specs/seed/copy_async.toml\n";
+    std::cout << "usage: ptxgen golden [--check|--update] [--golden-dir DIR] [--spec-root DIR] "
+                 "SPEC|DIR...\n\n"
+                 "Each valid spec SPEC-ROOT/x/y.toml has its expected PTX in GOLDEN-DIR/x/y.ptx.\n"
+                 "--check (the default) prints a unified diff for every golden that differs and\n"
+                 "exits 1; --update rewrites them (atomically). Goldens are only ever written by\n"
+                 "this command, never by hand. Directories skip `invalid/` and `faults/`.\n\n"
+              << opts
+              << "\nexamples:\n  ptxgen golden --check specs/\n  ptxgen golden --update "
+                 "specs/seed/copy_async.toml\n";
     return exit_ok;
   }
   if (vm.count("check") && vm.count("update"))
@@ -77,9 +76,9 @@ int run_golden(const std::vector<std::string>& args) {
                 << spec_root << "'\n";
       return exit_usage;
     }
-    fs::path display = fs::path(spec_root).filename() /
-                       fs::relative(fs::absolute(spec).lexically_normal(),
-                                    fs::absolute(spec_root).lexically_normal());
+    fs::path display =
+        fs::path(spec_root).filename() / fs::relative(fs::absolute(spec).lexically_normal(),
+                                                      fs::absolute(spec_root).lexically_normal());
     lo.header_comments = driver::golden_header(display.generic_string());
     auto e = driver::emit_spec(spec, lo);
     if (!e.ok()) {

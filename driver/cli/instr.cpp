@@ -318,8 +318,8 @@ int run_instr(const std::vector<std::string>& args) {
               << "\n";
   // Output not in ptxas's message format (a broken ptxas) is still the only clue: show it.
   if (r.messages.empty())
-    std::cout << "  ptxas exited with a failure and said:\n" << r.raw_output
-              << (r.raw_output.empty() || r.raw_output.back() != '\n' ? "\n" : "");
+    std::cout << "  ptxas exited with a failure and said:\n"
+              << r.raw_output << (r.raw_output.empty() || r.raw_output.back() != '\n' ? "\n" : "");
   std::cout << "the kernel given to ptxas:\n" << ptx;
   return exit_input;
 }

@@ -1,13 +1,13 @@
 // ptxgen: raw PTX emitter and assembler driver for the cp.async family.
 
+#include "driver/cli/command.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include "driver/cli/command.hpp"
 
 namespace ptxgen::cli {
 
@@ -24,7 +24,9 @@ bool register_command(const Command& c) {
   return true;
 }
 
-const std::vector<Command>& commands() { return registry(); }
+const std::vector<Command>& commands() {
+  return registry();
+}
 
 static void print_usage(std::ostream& out) {
   out << "usage: ptxgen <command> [options] [arguments]\n\n"

@@ -1,17 +1,18 @@
 // `ptxgen run`: the conformance run — emit, assemble, run on the GPU or the
 // CPU simulator, compare with the independent reference.
 
-#include <boost/program_options.hpp>
-#include <cstdio>
-#include <iomanip>
-#include <iostream>
-#include <unistd.h>
-
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/run/conformance.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/support/atomic_file.hpp"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+
+#include <unistd.h>
 
 namespace ptxgen::cli {
 
@@ -38,9 +39,9 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
     if (c.expect_fault && c.status == CaseResult::Status::pass)
       result = c.detail.rfind("no fault", 0) == 0 ? "wrong" : "faulted";
     out << std::left << std::setw(static_cast<int>(width)) << c.spec << "  " << std::setw(8)
-        << result << std::right << std::setw(9) << ms(c.emit_ms) << std::setw(10)
-        << ms(c.ptxas_ms) << std::setw(9) << ms(c.reference_ms) << std::setw(9) << ms(c.load_ms)
-        << std::setw(11) << ms(c.launch_ms) << std::setw(8) << ms(c.compare_ms) << '\n';
+        << result << std::right << std::setw(9) << ms(c.emit_ms) << std::setw(10) << ms(c.ptxas_ms)
+        << std::setw(9) << ms(c.reference_ms) << std::setw(9) << ms(c.load_ms) << std::setw(11)
+        << ms(c.launch_ms) << std::setw(8) << ms(c.compare_ms) << '\n';
   }
 }
 
@@ -58,8 +59,8 @@ int run_run(const std::vector<std::string>& args) {
       "report", po::value(&report), "also write a report: FILE.json or FILE.xml (JUnit)")(
       "ptx", po::value(&ptx_file),
       "run this PTX file (hand-written, or another compiler's) instead of ptxgen's, "
-      "against the spec's reference; needs exactly one spec")(
-      "ptxas", po::value(&ptxas), "the ptxas to use")(
+      "against the spec's reference; needs exactly one spec")("ptxas", po::value(&ptxas),
+                                                              "the ptxas to use")(
       "jit", "load PTX through the driver's JIT instead of a ptxas cubin")(
       "unchecked", "skip the contract: show on the device what it prevents")(
       "dump", po::value(&dump_dir),

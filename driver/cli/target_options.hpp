@@ -1,10 +1,10 @@
 #pragma once
 // The --target / --ptx-version options shared by emit, golden, asm and run.
 
+#include "emitter/lower/lower.hpp"
+
 #include <optional>
 #include <string>
-
-#include "emitter/lower/lower.hpp"
 
 namespace ptxgen::cli {
 

@@ -2,6 +2,8 @@
 // Locating and running ptxas: argument vector, never a shell; temporary files
 // in a private directory; a time limit.
 
+#include "emitter/ptx/target.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -10,14 +12,13 @@
 #include <string_view>
 #include <vector>
 
-#include "emitter/ptx/target.hpp"
-
 namespace ptxgen::driver {
 
 /// Where ptxas is, and which rule found it (for messages).
 struct PtxasLocation {
   std::filesystem::path path;
-  std::string found_by; ///< "--ptxas", "PTXGEN_PTXAS", "the CUDA toolkit found at configure time", "PATH"
+  std::string
+      found_by; ///< "--ptxas", "PTXGEN_PTXAS", "the CUDA toolkit found at configure time", "PATH"
 };
 
 /// Looks in order: `explicit_path` (from --ptxas; empty when not given), the
@@ -47,10 +48,10 @@ struct PtxasMessage {
 
 struct AssembleOptions {
   ptx::Target target;
-  bool verbose = true;                        ///< pass -v and parse resource usage
-  bool keep_cubin = true;                     ///< read the cubin back
-  std::chrono::milliseconds timeout{60'000};  ///< ptxas is killed past this
-  std::vector<std::string> extra_args;        ///< appended to ptxas's argv
+  bool verbose = true;                       ///< pass -v and parse resource usage
+  bool keep_cubin = true;                    ///< read the cubin back
+  std::chrono::milliseconds timeout{60'000}; ///< ptxas is killed past this
+  std::vector<std::string> extra_args;       ///< appended to ptxas's argv
 };
 
 struct AssembleResult {

@@ -1,12 +1,5 @@
 #include "driver/run/conformance.hpp"
 
-#include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <mutex>
-#include <sstream>
-#include <thread>
-
 #include "driver/cuda/isolated_runner.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/reference/reference.hpp"
@@ -16,12 +9,21 @@
 #include "driver/support/atomic_file.hpp"
 #include "emitter/lower/abi.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
 namespace ptxgen::driver {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string_view name(Backend b) { return b == Backend::cuda ? "cuda" : "sim"; }
+std::string_view name(Backend b) {
+  return b == Backend::cuda ? "cuda" : "sim";
+}
 
 std::string_view name(CaseResult::Status s) {
   switch (s) {
@@ -40,8 +42,8 @@ std::string_view name(CaseResult::Status s) {
 }
 
 std::size_t ConformanceReport::count(CaseResult::Status s) const {
-  return static_cast<std::size_t>(
-      std::count_if(cases.begin(), cases.end(), [&](const CaseResult& c) { return c.status == s; }));
+  return static_cast<std::size_t>(std::count_if(
+      cases.begin(), cases.end(), [&](const CaseResult& c) { return c.status == s; }));
 }
 
 bool ConformanceReport::all_passed() const {
@@ -70,7 +72,7 @@ struct Prepared {
   std::vector<lower::ParamBinding> params;
   std::map<std::string, std::vector<std::uint8_t>> inputs;
   ReferenceOutput expected;
-  bool ready = false; ///< emitted, assembled and referenced: ready for the backend
+  bool ready = false;   ///< emitted, assembled and referenced: ready for the backend
   std::string dump_dir; ///< ConformanceOptions::dump_dir
 };
 
@@ -85,9 +87,9 @@ void dump_outputs(const Prepared& p, const std::map<std::string, std::vector<std
   fs::create_directories(p.dump_dir, ec);
   for (const auto& [name, bytes] : out) {
     std::string err;
-    write_file_atomically(fs::path(p.dump_dir) / (stem + "." + name + ".bin"),
-                          std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                          err);
+    write_file_atomically(
+        fs::path(p.dump_dir) / (stem + "." + name + ".bin"),
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), err);
   }
 }
 
@@ -266,7 +268,8 @@ void run_on_sim(Prepared& p) {
   for (auto& [name, b] : bytes) {
     address[name] = next;
     memory.push_back({next, &b, name});
-    next += (static_cast<std::uint64_t>(b.size()) + (1u << 20) + ((1u << 20) - 1)) & ~((1ull << 20) - 1);
+    next += (static_cast<std::uint64_t>(b.size()) + (1u << 20) + ((1u << 20) - 1)) &
+            ~((1ull << 20) - 1);
   }
   sim::Launch launch;
   launch.grid = static_cast<std::uint32_t>(p.kernel->grid);
@@ -354,8 +357,8 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
 
 } // namespace
 
-ConformanceReport run_conformance(const std::vector<fs::path>& specs,
-                                  const ConformanceOptions& o, const ProgressFn& progress) {
+ConformanceReport run_conformance(const std::vector<fs::path>& specs, const ConformanceOptions& o,
+                                  const ProgressFn& progress) {
   auto wall = Clock::now();
   ConformanceReport report;
   std::vector<Prepared> cases(specs.size());
@@ -374,8 +377,8 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs,
       const auto& d = gpu->device();
       if (!o.arch)
         arch = ptx::Target{d.cc_major * 10 + d.cc_minor, false};
-      report.backend_description = "cuda: " + d.name + " (" + arch.str() + "), device " +
-                                   std::to_string(d.ordinal);
+      report.backend_description =
+          "cuda: " + d.name + " (" + arch.str() + "), device " + std::to_string(d.ordinal);
       std::string err;
       if (!o.jit) {
         ptxas = locate_ptxas(o.ptxas, err);
@@ -444,11 +447,10 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs,
       ready.push_back(&p);
       requests.push_back(cuda_request(p));
     }
-    gpu->launch_batch(std::move(requests),
-                      [&](std::size_t i, const cuda::LaunchOutcome& out) {
-                        judge_cuda(*ready[i], out);
-                        finish(*ready[i]);
-                      });
+    gpu->launch_batch(std::move(requests), [&](std::size_t i, const cuda::LaunchOutcome& out) {
+      judge_cuda(*ready[i], out);
+      finish(*ready[i]);
+    });
   }
   for (auto& p : cases)
     report.cases.push_back(std::move(p.result));
@@ -462,10 +464,18 @@ std::string json_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
     default:
       if (static_cast<unsigned char>(c) < 0x20) {
         char buf[8];
@@ -483,10 +493,18 @@ std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
     default:
       if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t')
         out += c;
@@ -511,10 +529,10 @@ std::string to_json(const ConformanceReport& r) {
     const auto& c = r.cases[i];
     j << "    {\"spec\": \"" << json_escape(c.spec) << "\", \"status\": \"" << name(c.status)
       << "\", \"expect_fault\": " << (c.expect_fault ? "true" : "false") << ", \"detail\": \""
-      << json_escape(c.detail) << "\", \"emit_ms\": " << c.emit_ms << ", \"ptxas_ms\": "
-      << c.ptxas_ms << ", \"reference_ms\": " << c.reference_ms << ", \"load_ms\": " << c.load_ms
-      << ", \"launch_ms\": " << c.launch_ms << ", \"compare_ms\": " << c.compare_ms
-      << ", \"bytes_compared\": " << c.bytes_compared << "}"
+      << json_escape(c.detail) << "\", \"emit_ms\": " << c.emit_ms
+      << ", \"ptxas_ms\": " << c.ptxas_ms << ", \"reference_ms\": " << c.reference_ms
+      << ", \"load_ms\": " << c.load_ms << ", \"launch_ms\": " << c.launch_ms
+      << ", \"compare_ms\": " << c.compare_ms << ", \"bytes_compared\": " << c.bytes_compared << "}"
       << (i + 1 < r.cases.size() ? ",\n" : "\n");
   }
   j << "  ]\n}\n";
@@ -530,8 +548,8 @@ std::string to_junit(const ConformanceReport& r) {
     << "  <properties><property name=\"backend\" value=\"" << xml_escape(r.backend_description)
     << "\"/></properties>\n";
   for (const auto& c : r.cases) {
-    double t = (c.emit_ms + c.ptxas_ms + c.reference_ms + c.load_ms + c.launch_ms + c.compare_ms) /
-               1000.0;
+    double t =
+        (c.emit_ms + c.ptxas_ms + c.reference_ms + c.load_ms + c.launch_ms + c.compare_ms) / 1000.0;
     x << "  <testcase classname=\"conformance\" name=\"" << xml_escape(c.spec) << "\" time=\"" << t
       << "\"";
     if (c.status == CaseResult::Status::pass) {

@@ -4,14 +4,14 @@
 // and compare every global tensor byte for byte with the independent CPU
 // reference. Specs under a `faults/` folder are run unchecked and must fault.
 
+#include "emitter/ptx/target.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "emitter/ptx/target.hpp"
 
 namespace ptxgen::driver {
 
@@ -29,7 +29,7 @@ struct ConformanceOptions {
   unsigned jobs = 0;               ///< parallel emit/assemble/simulate; 0: core count
   std::string ptx_override;        ///< --ptx FILE contents: run this PTX instead of ptxgen's
   std::string ptx_override_name;
-  bool jit = false; ///< load PTX through the driver instead of a ptxas cubin
+  bool jit = false;       ///< load PTX through the driver instead of a ptxas cubin
   bool unchecked = false; ///< skip the contract for every spec (faults/ specs always are)
   /// When set, the final bytes of every global tensor of every completed case
   /// are written to DIR/<spec path with '/' as '__'>.<tensor>.bin (to compare

@@ -1,11 +1,11 @@
 #include "driver/run/pipeline.hpp"
 
+#include "driver/spec/loader.hpp"
+#include "emitter/ptx/printer.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <system_error>
-
-#include "driver/spec/loader.hpp"
-#include "emitter/ptx/printer.hpp"
 
 namespace ptxgen::driver {
 

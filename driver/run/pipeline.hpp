@@ -2,16 +2,16 @@
 // The front half of every command: spec file -> kernel IR -> checked,
 // lowered, validated PTX module -> text. Also the expansion of SPEC|DIR arguments.
 
+#include "emitter/lower/lower.hpp"
+#include "emitter/ptx/module.hpp"
+#include "emitter/support/diagnostic.hpp"
+#include "emitter/tile/kernel.hpp"
+
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "emitter/lower/lower.hpp"
-#include "emitter/ptx/module.hpp"
-#include "emitter/support/diagnostic.hpp"
-#include "emitter/tile/kernel.hpp"
 
 namespace ptxgen::driver {
 

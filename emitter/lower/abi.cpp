@@ -8,11 +8,13 @@ std::vector<ParamBinding> kernel_params(const tile::Kernel& k) {
     if (t->tensor.space == tile::Space::global)
       out.push_back({ParamBinding::Kind::tensor, t->tensor.name, "arg_" + t->tensor.name});
   for (const auto& p : k.params)
-    out.push_back({p.is_u64 ? ParamBinding::Kind::u64 : ParamBinding::Kind::u32, p.name,
-                   "arg_" + p.name});
+    out.push_back(
+        {p.is_u64 ? ParamBinding::Kind::u64 : ParamBinding::Kind::u32, p.name, "arg_" + p.name});
   return out;
 }
 
-std::string shared_symbol(const tile::Tensor& t) { return "smem_" + t.name; }
+std::string shared_symbol(const tile::Tensor& t) {
+  return "smem_" + t.name;
+}
 
 } // namespace ptxgen::lower

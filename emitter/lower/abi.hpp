@@ -3,11 +3,11 @@
 // every runner (which passes it): global tensors first, in the kernel's
 // declaration order, as .u64 pointers; then scalar parameters in order.
 
+#include "emitter/tile/kernel.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "emitter/tile/kernel.hpp"
 
 namespace ptxgen::lower {
 

@@ -1,12 +1,12 @@
 #include "emitter/lower/lower.hpp"
 
-#include <algorithm>
-#include <map>
-#include <numeric>
-
 #include "emitter/lower/abi.hpp"
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/contract.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
 
 namespace ptxgen::lower {
 
@@ -133,8 +133,8 @@ public:
     Entry e;
     e.name = k_.name;
     for (const auto& p : kernel_params(k_))
-      e.params.push_back({p.ptx_name, p.kind == ParamBinding::Kind::u32 ? ScalarType::u32
-                                                                          : ScalarType::u64});
+      e.params.push_back(
+          {p.ptx_name, p.kind == ParamBinding::Kind::u32 ? ScalarType::u32 : ScalarType::u64});
     for (const auto& t : k_.tensors)
       if (t->tensor.space == tile::Space::shared)
         e.shared.push_back({shared_symbol(t->tensor), std::max<std::uint32_t>(t->tensor.align, 16),
@@ -166,7 +166,8 @@ private:
   // --- values ---------------------------------------------------------------
 
   Register leaf(ExprKind kind, const std::string& pname = {}) {
-    std::string key = kind == ExprKind::param ? "param:" + pname : tile::print(*tile::make_leaf(kind, pname));
+    std::string key =
+        kind == ExprKind::param ? "param:" + pname : tile::print(*tile::make_leaf(kind, pname));
     if (auto it = value_cache_.find(key); it != value_cache_.end())
       return it->second;
     // warp and lane are computed from tid, which is defined first.
@@ -257,16 +258,43 @@ private:
       ScalarType type = ScalarType::u32;
       bool commutative = true;
       switch (e->op) {
-      case ExprOp::add: op = BinaryOp::add; break;
-      case ExprOp::sub: op = BinaryOp::sub; commutative = false; break;
-      case ExprOp::mul: op = BinaryOp::mul_lo; break;
-      case ExprOp::div: op = BinaryOp::div; commutative = false; break;
-      case ExprOp::rem: op = BinaryOp::rem; commutative = false; break;
-      case ExprOp::shl: op = BinaryOp::shl; type = ScalarType::b32; commutative = false; break;
-      case ExprOp::shr: op = BinaryOp::shr; commutative = false; break;
-      case ExprOp::bit_and: op = BinaryOp::and_; type = ScalarType::b32; break;
-      case ExprOp::bit_or: op = BinaryOp::or_; type = ScalarType::b32; break;
-      default: break;
+      case ExprOp::add:
+        op = BinaryOp::add;
+        break;
+      case ExprOp::sub:
+        op = BinaryOp::sub;
+        commutative = false;
+        break;
+      case ExprOp::mul:
+        op = BinaryOp::mul_lo;
+        break;
+      case ExprOp::div:
+        op = BinaryOp::div;
+        commutative = false;
+        break;
+      case ExprOp::rem:
+        op = BinaryOp::rem;
+        commutative = false;
+        break;
+      case ExprOp::shl:
+        op = BinaryOp::shl;
+        type = ScalarType::b32;
+        commutative = false;
+        break;
+      case ExprOp::shr:
+        op = BinaryOp::shr;
+        commutative = false;
+        break;
+      case ExprOp::bit_and:
+        op = BinaryOp::and_;
+        type = ScalarType::b32;
+        break;
+      case ExprOp::bit_or:
+        op = BinaryOp::or_;
+        type = ScalarType::b32;
+        break;
+      default:
+        break;
       }
       Operand a = value(e->args[0]);
       Operand b = value(e->args[1]);
@@ -294,21 +322,32 @@ private:
 
   static CompareOp compare_op(ExprOp op) {
     switch (op) {
-    case ExprOp::lt: return CompareOp::lo;
-    case ExprOp::le: return CompareOp::ls;
-    case ExprOp::gt: return CompareOp::hi;
-    case ExprOp::ge: return CompareOp::hs;
-    case ExprOp::eq: return CompareOp::eq;
-    default: return CompareOp::ne;
+    case ExprOp::lt:
+      return CompareOp::lo;
+    case ExprOp::le:
+      return CompareOp::ls;
+    case ExprOp::gt:
+      return CompareOp::hi;
+    case ExprOp::ge:
+      return CompareOp::hs;
+    case ExprOp::eq:
+      return CompareOp::eq;
+    default:
+      return CompareOp::ne;
     }
   }
   static CompareOp swapped(CompareOp c) {
     switch (c) {
-    case CompareOp::lo: return CompareOp::hi;
-    case CompareOp::ls: return CompareOp::hs;
-    case CompareOp::hi: return CompareOp::lo;
-    case CompareOp::hs: return CompareOp::ls;
-    default: return c;
+    case CompareOp::lo:
+      return CompareOp::hi;
+    case CompareOp::ls:
+      return CompareOp::hs;
+    case CompareOp::hi:
+      return CompareOp::lo;
+    case CompareOp::hs:
+      return CompareOp::ls;
+    default:
+      return c;
     }
   }
 
@@ -474,7 +513,6 @@ private:
     return std::get<Register>(*acc);
   }
 
-
   /// Calls f(coords, constant byte offset) for every coordinate of the axes
   /// from `first` on, in row-major order.
   template <class F>
@@ -535,12 +573,13 @@ private:
     const std::size_t rank = dv.rank();
     // Repeat coordinates walk the axes between the group axes and the chunk axis.
     std::vector<std::pair<std::int64_t, std::int64_t>> offsets; // (dst, src) per repeat
-    for_each_coord(dv, group_axes, rank - 1, [&](const std::vector<std::int64_t>& c, std::int64_t d) {
-      std::int64_t s = 0;
-      for (std::size_t i = group_axes; i + 1 < rank; ++i)
-        s += c[i] * sv.axes[i].stride_bytes;
-      offsets.emplace_back(d, s);
-    });
+    for_each_coord(dv, group_axes, rank - 1,
+                   [&](const std::vector<std::int64_t>& c, std::int64_t d) {
+                     std::int64_t s = 0;
+                     for (std::size_t i = group_axes; i + 1 < rank; ++i)
+                       s += c[i] * sv.axes[i].stride_bytes;
+                     offsets.emplace_back(d, s);
+                   });
     for (std::size_t r = 0; r < offsets.size(); ++r) {
       CpAsync cp;
       cp.opcode = a.opcode.value;
@@ -605,7 +644,8 @@ private:
     std::int64_t k = 0;
     for_each_coord(v, 0, v.rank(), [&](const std::vector<std::int64_t>&, std::int64_t off) {
       for (std::int64_t b = 0; b < elem; ++b, ++k)
-        bytes.emplace(l.constant + off + b, f.pattern[static_cast<std::size_t>(k) % f.pattern.size()]);
+        bytes.emplace(l.constant + off + b,
+                      f.pattern[static_cast<std::size_t>(k) % f.pattern.size()]);
     });
     for (auto it = bytes.begin(); it != bytes.end();) {
       std::int64_t start = it->first;
@@ -668,7 +708,8 @@ private:
       for (auto j = it; j != pairs.end() && j->first == d0 + run && j->second == s0 + run; ++j)
         ++run;
       std::int64_t w = std::min(widest(d0, run, dalign), widest(s0, run, salign));
-      copy_chunk(space_of(*dv.tensor), Address{dreg, d0}, space_of(*sv.tensor), Address{sreg, s0}, w);
+      copy_chunk(space_of(*dv.tensor), Address{dreg, d0}, space_of(*sv.tensor), Address{sreg, s0},
+                 w);
       std::advance(it, w);
     }
   }

@@ -2,13 +2,13 @@
 // Lowering of a checked kernel to the PTX AST: per-thread bases once, then one
 // cp.async per repeat coordinate with constant offsets folded into [reg+imm].
 
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "emitter/ptx/module.hpp"
 #include "emitter/support/result.hpp"
 #include "emitter/tile/kernel.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace ptxgen::lower {
 

@@ -1,15 +1,15 @@
 #pragma once
 // Typed PTX instructions: the cp.async family and the plain instructions the lowering needs.
 
+#include "emitter/ptx/opcode.hpp"
+#include "emitter/ptx/operand.hpp"
+#include "emitter/ptx/types.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include "emitter/ptx/opcode.hpp"
-#include "emitter/ptx/operand.hpp"
-#include "emitter/ptx/types.hpp"
 
 namespace ptxgen::ptx {
 
@@ -30,7 +30,8 @@ struct IgnoreSrc {
   bool negated = false; ///< `!%p`
 };
 
-/// cp.async.{ca,cg}.shared{::cta}.global... [dst], [src], cp-size{, src-size | , ignore-src}{, policy};
+/// cp.async.{ca,cg}.shared{::cta}.global... [dst], [src], cp-size{, src-size | , ignore-src}{,
+/// policy};
 struct CpAsync {
   CpAsyncOpcode opcode;
   Address dst;
@@ -195,10 +196,9 @@ struct BarSync {
 
 struct Ret {}; ///< ret;
 
-using InstructionBody =
-    std::variant<CpAsync, CpAsyncCommitGroup, CpAsyncWaitGroup, CpAsyncWaitAll,
-                 CpAsyncMbarrierArrive, CreatePolicyFractional, Mov, Ld, St, Cvta, Unary, Binary,
-                 Mad, Cvt, Setp, Selp, BarSync, Ret>;
+using InstructionBody = std::variant<CpAsync, CpAsyncCommitGroup, CpAsyncWaitGroup, CpAsyncWaitAll,
+                                     CpAsyncMbarrierArrive, CreatePolicyFractional, Mov, Ld, St,
+                                     Cvta, Unary, Binary, Mad, Cvt, Setp, Selp, BarSync, Ret>;
 
 struct Instruction {
   std::optional<Guard> guard;

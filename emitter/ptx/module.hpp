@@ -1,14 +1,14 @@
 #pragma once
 // A PTX module: `.version`, `.target`, `.address_size` and kernel entries.
 
+#include "emitter/ptx/instruction.hpp"
+#include "emitter/ptx/register.hpp"
+#include "emitter/ptx/target.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "emitter/ptx/instruction.hpp"
-#include "emitter/ptx/register.hpp"
-#include "emitter/ptx/target.hpp"
 
 namespace ptxgen::ptx {
 

@@ -1,10 +1,10 @@
 #pragma once
 // Parses a cp.async opcode string in any qualifier order ptxas accepts.
 
-#include <string_view>
-
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/support/result.hpp"
+
+#include <string_view>
 
 namespace ptxgen::ptx {
 

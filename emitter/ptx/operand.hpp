@@ -1,11 +1,11 @@
 #pragma once
 // Instruction operands: registers, immediates, special registers, symbols and addresses.
 
+#include "emitter/ptx/register.hpp"
+
 #include <cstdint>
 #include <string>
 #include <variant>
-
-#include "emitter/ptx/register.hpp"
 
 namespace ptxgen::ptx {
 

@@ -1,11 +1,11 @@
 #pragma once
 // Typed virtual registers, numbered deterministically in order of definition.
 
+#include "emitter/ptx/types.hpp"
+
 #include <array>
 #include <cstdint>
 #include <string>
-
-#include "emitter/ptx/types.hpp"
 
 namespace ptxgen::ptx {
 

@@ -23,8 +23,8 @@ enum class Severity {
 struct Diagnostic {
   Severity severity = Severity::error;
   std::string message;
-  std::string file;        ///< empty when the input did not come from a file
-  std::uint32_t line = 0;  ///< 1-based; 0 when there is no position
+  std::string file;         ///< empty when the input did not come from a file
+  std::uint32_t line = 0;   ///< 1-based; 0 when there is no position
   std::uint32_t column = 0; ///< 1-based, in bytes
   std::uint32_t length = 1; ///< width of the caret underline, at least 1
   std::string source_line;  ///< the text of `line`, for the caret display

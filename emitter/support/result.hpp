@@ -1,17 +1,17 @@
 #pragma once
 // A value or the diagnostics that explain why there is none.
 
+#include "emitter/support/diagnostic.hpp"
+
 #include <optional>
 #include <utility>
-
-#include "emitter/support/diagnostic.hpp"
 
 namespace ptxgen {
 
 template <class T>
 struct Result {
-  std::optional<T> value;   ///< present exactly when diagnostics has no error
-  Diagnostics diagnostics;  ///< errors, or warnings that came with a value
+  std::optional<T> value;  ///< present exactly when diagnostics has no error
+  Diagnostics diagnostics; ///< errors, or warnings that came with a value
 
   static Result success(T v) { return Result{std::move(v), {}}; }
   static Result failure(Diagnostic d) {

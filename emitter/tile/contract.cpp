@@ -39,7 +39,8 @@ std::string shape_str(const View& v) {
 bool uses_params(const Expr& e) {
   if (e.kind == ExprKind::param)
     return true;
-  return std::any_of(e.args.begin(), e.args.end(), [](const ExprPtr& a) { return uses_params(*a); });
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [](const ExprPtr& a) { return uses_params(*a); });
 }
 
 bool uses_params(const View& v) {
@@ -90,7 +91,8 @@ void check_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std:
         Diagnostic d = diagnostic_at(at,
                                      std::string(what) + ": '" + print(*a) +
                                          "' must stay in 0..4294967295 for 32-bit arithmetic; "
-                                         "its range is " + range,
+                                         "its range is " +
+                                         range,
                                      len);
         out.add(std::move(d));
         return;
@@ -102,9 +104,8 @@ void check_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std:
   if (is_root && !inside(e)) {
     auto b = bounds(e, lb);
     std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
-    out.add(diagnostic_at(pos,
-                          std::string(what) + " must stay in 0..4294967295; its range is " + range,
-                          length));
+    out.add(diagnostic_at(
+        pos, std::string(what) + " must stay in 0..4294967295; its range is " + range, length));
   }
 }
 
@@ -202,9 +203,11 @@ private:
       const std::int64_t align = std::max<std::int64_t>(t->tensor.align, 16);
       total = (total + align - 1) / align * align + t->tensor.size_bytes();
       if (total > max_static_shared_bytes) {
-        error(t->pos, "the shared tensors need " + std::to_string(total) +
-                          " bytes up to '" + t->tensor.name + "'; static shared memory is limited "
-                          "to " + std::to_string(max_static_shared_bytes) +
+        error(t->pos, "the shared tensors need " + std::to_string(total) + " bytes up to '" +
+                          t->tensor.name +
+                          "'; static shared memory is limited "
+                          "to " +
+                          std::to_string(max_static_shared_bytes) +
                           " bytes (48 KiB) per kernel by ptxas");
         return;
       }
@@ -251,7 +254,8 @@ private:
       for (const auto& t : v.terms) {
         auto b = bounds(*t.index, lb_);
         if (!b) {
-          error(lv.pos, std::string(role) + " index '" + print(*t.index) + "' has no provable bound",
+          error(lv.pos,
+                std::string(role) + " index '" + print(*t.index) + "' has no provable bound",
                 text_length(lv));
           return false;
         }
@@ -267,8 +271,10 @@ private:
       ThreadExtent hi_e = extent_for(v, hi, group_axes, elem);
       if (lo_e.first < 0 || hi_e.last >= size) {
         error(lv.pos,
-              std::string(role) + " " + v.tensor->name + ": cannot prove every byte is inside the " +
-                  std::to_string(size) + "-byte tensor" + std::string(why) + "; over the launch and "
+              std::string(role) + " " + v.tensor->name +
+                  ": cannot prove every byte is inside the " + std::to_string(size) +
+                  "-byte tensor" + std::string(why) +
+                  "; over the launch and "
                   "the parameters' declared ranges the view reaches bytes " +
                   std::to_string(lo_e.first) + ".." + std::to_string(hi_e.last) +
                   " (declare a `range` for the parameter to narrow it)",
@@ -281,8 +287,10 @@ private:
     for_each_thread([&](const ExprEnv& env) {
       auto off = thread_part(v, env, group_axes);
       if (!off) {
-        error(lv.pos, std::string(role) + ": an index divides by zero or its byte offset overflows at thread " +
-                          std::to_string(env.tid) + " (bid " + std::to_string(env.bid) + ")",
+        error(lv.pos,
+              std::string(role) +
+                  ": an index divides by zero or its byte offset overflows at thread " +
+                  std::to_string(env.tid) + " (bid " + std::to_string(env.bid) + ")",
               text_length(lv));
         return ok = false;
       }
@@ -322,11 +330,12 @@ private:
       if (v.axes[i].size > 1 && v.axes[i].stride_bytes % chunk != 0) {
         error(lv.pos,
               std::string(role) + " " + v.str() + ": unaligned chunk: repeat axis " +
-                  std::to_string(i) + (v.axes[i].name.empty() ? "" : " ('" + v.axes[i].name + "')") +
+                  std::to_string(i) +
+                  (v.axes[i].name.empty() ? "" : " ('" + v.axes[i].name + "')") +
                   " has a stride of " + std::to_string(v.axes[i].stride_bytes) +
                   " bytes, so coordinate 1 starts at byte offset " +
-                  std::to_string(v.axes[i].stride_bytes) + " from coordinate 0, not a multiple of " +
-                  std::to_string(chunk),
+                  std::to_string(v.axes[i].stride_bytes) +
+                  " from coordinate 0, not a multiple of " + std::to_string(chunk),
               text_length(lv));
         return;
       }
@@ -380,13 +389,12 @@ private:
     const std::int64_t chunk = a.chunk_bytes.value;
     bool chunk_ok = true;
     if (chunk != 4 && chunk != 8 && chunk != 16) {
-      error(a.chunk_bytes.pos, "chunk_bytes must be the constant 4, 8 or 16; it is " +
-                                   std::to_string(chunk));
+      error(a.chunk_bytes.pos,
+            "chunk_bytes must be the constant 4, 8 or 16; it is " + std::to_string(chunk));
       chunk_ok = false;
     } else if (opc.cache_op == ptx::CacheOp::cg && chunk != 16) {
-      error(a.chunk_bytes.pos,
-            "`.cg` copies exactly 16 bytes; chunk_bytes is " + std::to_string(chunk) +
-                " (use `.ca` for 4 or 8 bytes)");
+      error(a.chunk_bytes.pos, "`.cg` copies exactly 16 bytes; chunk_bytes is " +
+                                   std::to_string(chunk) + " (use `.ca` for 4 or 8 bytes)");
       chunk_ok = false;
     }
 
@@ -481,8 +489,9 @@ private:
       }
       if (last.size > 1 && last.stride_bytes != elem) {
         error(u.view->pos,
-              std::string(u.role) + " " + v.str() + ": noncontiguous chunk: the final axis has a "
-                                                    "stride of " +
+              std::string(u.role) + " " + v.str() +
+                  ": noncontiguous chunk: the final axis has a "
+                  "stride of " +
                   std::to_string(last.stride_bytes) + " bytes; its " + std::to_string(elem) +
                   "-byte elements must be adjacent (stride " + std::to_string(elem) + ")",
               text_length(*u.view));
@@ -519,7 +528,8 @@ private:
             text_length(a.dst));
       return;
     }
-    const char* why = a.src_size || a.ignore_src ? " (zero fill does not relax the bounds proof)" : "";
+    const char* why =
+        a.src_size || a.ignore_src ? " (zero fill does not relax the bounds proof)" : "";
     for (const auto& u : uses) {
       if (check_bounds(*u.view, u.role, group_axes, why))
         check_alignment(*u.view, u.role, group_axes, chunk);
@@ -573,6 +583,8 @@ private:
 
 } // namespace
 
-Diagnostics check_contract(const Kernel& k) { return Checker(k).run(); }
+Diagnostics check_contract(const Kernel& k) {
+  return Checker(k).run();
+}
 
 } // namespace ptxgen::tile

@@ -1,18 +1,18 @@
 #pragma once
 // The kernel IR: what a spec file (or a C++ code generator) describes.
 
+#include "emitter/ptx/instruction.hpp"
+#include "emitter/ptx/opcode.hpp"
+#include "emitter/tile/expr.hpp"
+#include "emitter/tile/tensor.hpp"
+#include "emitter/tile/view.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include "emitter/ptx/instruction.hpp"
-#include "emitter/ptx/opcode.hpp"
-#include "emitter/tile/expr.hpp"
-#include "emitter/tile/tensor.hpp"
-#include "emitter/tile/view.hpp"
 
 namespace ptxgen::tile {
 
@@ -36,8 +36,8 @@ struct Located {
 /// A scalar kernel parameter (`[param.valid_rows] dtype = "u32" value = 100`).
 struct ScalarParam {
   std::string name;
-  bool is_u64 = false;         ///< u64 is only for cache policies
-  std::uint64_t value = 0;     ///< what test runs pass
+  bool is_u64 = false;           ///< u64 is only for cache policies
+  std::uint64_t value = 0;       ///< what test runs pass
   std::optional<Interval> range; ///< declared range for proofs; default the whole type
   SourcePos pos;
 };
@@ -48,8 +48,10 @@ enum class Scope : std::uint8_t {
 };
 
 /// The cache policy operand for `.L2::cache_hint`.
-struct CachePolicyFromParam { std::string param; };           ///< a u64 kernel parameter
-struct CachePolicyCreate {                                    ///< createpolicy.fractional
+struct CachePolicyFromParam {
+  std::string param;
+};                         ///< a u64 kernel parameter
+struct CachePolicyCreate { ///< createpolicy.fractional
   ptx::EvictionPriority primary = ptx::EvictionPriority::evict_last;
   std::optional<ptx::EvictionPriority> secondary;
   float fraction = 1.0f;
@@ -70,7 +72,9 @@ struct ApplyOp {
 };
 
 struct CommitGroupOp {};
-struct WaitGroupOp { std::int64_t n = 0; };
+struct WaitGroupOp {
+  std::int64_t n = 0;
+};
 struct WaitAllOp {};
 struct CtaSyncOp {};
 
@@ -86,7 +90,8 @@ struct CopyOp {
   Located<View> src;
 };
 
-using OpBody = std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp, CopyOp>;
+using OpBody =
+    std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp, CopyOp>;
 
 struct Op {
   OpBody body;

@@ -3,13 +3,14 @@
 // affine form the lowering uses (View::byte_offset) must equal the CPU
 // reference's naive replay of the view's steps (driver::naive_byte_offsets).
 
-#include <doctest/doctest.h>
-#include <filesystem>
-#include <vector>
-
 #include "driver/reference/naive_view.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/spec/loader.hpp"
+
+#include <filesystem>
+#include <vector>
+
+#include <doctest/doctest.h>
 
 namespace {
 

@@ -1,0 +1,6 @@
+# style: every C++ file is formatted with the repository's .clang-format
+# (skipped where clang-format is not installed).
+find_program(PTXGEN_CLANG_FORMAT NAMES clang-format clang-format-14)
+add_test(NAME style.clang_format
+         COMMAND bash ${PROJECT_SOURCE_DIR}/tools/check_format.sh ${PTXGEN_CLANG_FORMAT})
+set_tests_properties(style.clang_format PROPERTIES LABELS style SKIP_RETURN_CODE 77)
