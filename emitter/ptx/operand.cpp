@@ -1,5 +1,7 @@
 #include "emitter/ptx/operand.hpp"
 
+#include "emitter/support/overloaded.hpp"
+
 namespace ptxgen::ptx {
 
 std::string_view name(SpecialRegister r) {
@@ -36,14 +38,7 @@ std::string_view name(SpecialRegister r) {
   return "%?";
 }
 
-namespace {
-template <class... F>
-struct overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-overloaded(F...) -> overloaded<F...>;
-} // namespace
+namespace {} // namespace
 
 std::string to_string(const Operand& o) {
   return std::visit(overloaded{

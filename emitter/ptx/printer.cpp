@@ -1,6 +1,7 @@
 #include "emitter/ptx/printer.hpp"
 
 #include "emitter/ptx/validator.hpp"
+#include "emitter/support/overloaded.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -10,13 +11,6 @@
 namespace ptxgen::ptx {
 
 namespace {
-
-template <class... F>
-struct overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-overloaded(F...) -> overloaded<F...>;
 
 std::string type_suffix(ScalarType t) {
   return "." + std::string(name(t));

@@ -1,6 +1,7 @@
 #include "emitter/ptx/validator.hpp"
 
 #include "emitter/ptx/feature.hpp"
+#include "emitter/support/overloaded.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,13 +12,6 @@
 namespace ptxgen::ptx {
 
 namespace {
-
-template <class... F>
-struct overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-overloaded(F...) -> overloaded<F...>;
 
 std::string class_name(RegClass c) {
   return "." + std::string(name(declared_type(c)));
