@@ -8,3 +8,15 @@ foreach(spec ${PTXGEN_INVALID_SPECS})
            COMMAND bash ${PROJECT_SOURCE_DIR}/tools/check_invalid_spec.sh $<TARGET_FILE:ptxgen> ${spec})
   set_tests_properties(invalid.${stem} PROPERTIES LABELS invalid)
 endforeach()
+
+# races: specs whose every op passes the contract but whose launch as a whole
+# is wrong (a read before the wait, a read of another thread's bytes without
+# the barrier); `ptxgen check` finds them by running the ops on the reference.
+file(GLOB PTXGEN_RACE_SPECS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/specs/races/*.toml)
+foreach(spec ${PTXGEN_RACE_SPECS})
+  get_filename_component(stem ${spec} NAME_WE)
+  add_test(NAME races.${stem}
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tools/check_invalid_spec.sh $<TARGET_FILE:ptxgen>
+                   ${spec} --check-only)
+  set_tests_properties(races.${stem} PROPERTIES LABELS invalid)
+endforeach()

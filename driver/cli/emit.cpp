@@ -98,8 +98,12 @@ int run_check(const std::vector<std::string>& args) {
   if (vm.count("help")) {
     std::cout << "usage: ptxgen check SPEC|DIR... [--target sm_XX] [--ptx-version X.Y]\n\n"
                  "Loads, proves and lowers each spec like `emit`, but prints only diagnostics\n"
-                 "(like -fsyntax-only). A directory means every *.toml below it except those\n"
-                 "under `invalid/` and `faults/`, which hold specs that must fail.\n\n"
+                 "(like -fsyntax-only). It also runs the spec's ops on the reference and\n"
+                 "reports whole-launch problems the per-op contract cannot see: a read of\n"
+                 "shared bytes before the wait or without the barrier, copies never waited\n"
+                 "for, uninitialised shared bytes reaching an output.\n\n"
+                 "A directory means every *.toml below it except those under `invalid/`,\n"
+                 "`races/` and `faults/`, which hold specs that must fail.\n\n"
               << opts << "\nexit status: 0 every spec is valid, 1 otherwise, 2 usage.\n";
     return exit_ok;
   }
@@ -117,8 +121,10 @@ int run_check(const std::vector<std::string>& args) {
   std::size_t bad = 0;
   for (const auto& spec : specs) {
     auto e = driver::emit_spec(spec, lo);
+    if (e.ok())
+      e.diagnostics.append(driver::reference_findings(*e.kernel));
     std::cerr << e.diagnostics.format_all();
-    if (!e.ok())
+    if (e.diagnostics.has_errors())
       ++bad;
   }
   std::cerr << "checked " << specs.size() << " spec" << (specs.size() == 1 ? "" : "s") << ": "

@@ -60,6 +60,14 @@ public:
     }
   }
 
+  /// The op index of each line of lines(), in the same order.
+  std::vector<std::size_t> ops() const {
+    std::vector<std::size_t> out;
+    for (const auto& e : entries_)
+      out.push_back(e.op == kernel_level ? ReferenceOutput::kernel_problem : e.op);
+    return out;
+  }
+
   std::vector<std::string> lines(const tile::Kernel& k) const {
     static const char* const names[] = {"apply",    "commit_group", "wait_group", "wait_all",
                                         "cta_sync", "fill",         "copy"};
@@ -151,6 +159,7 @@ public:
         return "grid " + std::to_string(k_.grid) + ", block " + std::to_string(k_.block);
       });
       out.problems = problems_.lines(k_);
+      out.problem_ops = problems_.ops();
       return out;
     }
     set_up();
@@ -174,6 +183,7 @@ public:
       out.defined[g.name] = g.defined;
     }
     out.problems = problems_.lines(k_);
+    out.problem_ops = problems_.ops();
     return out;
   }
 
@@ -646,6 +656,7 @@ ReferenceOutput evaluate_reference(const ReferenceInput& in) {
   if (in.kernel == nullptr) {
     ReferenceOutput out;
     out.problems.push_back("kernel: no kernel given");
+    out.problem_ops.push_back(ReferenceOutput::kernel_problem);
     return out;
   }
   return Evaluator(in).run();

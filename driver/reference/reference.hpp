@@ -48,6 +48,9 @@ struct ReferenceOutput {
   std::map<std::string, std::vector<bool>> defined;
   /// The reference's own findings; empty for a correct kernel.
   std::vector<std::string> problems;
+  /// For each problem, the index of the op it is about, or kernel_problem.
+  std::vector<std::size_t> problem_ops;
+  static constexpr std::size_t kernel_problem = static_cast<std::size_t>(-1);
 };
 
 ReferenceOutput evaluate_reference(const ReferenceInput& in);

@@ -1,5 +1,7 @@
 #include "driver/run/pipeline.hpp"
 
+#include "driver/reference/reference.hpp"
+#include "driver/run/tensor_data.hpp"
 #include "driver/spec/loader.hpp"
 #include "emitter/ptx/printer.hpp"
 
@@ -30,9 +32,41 @@ EmittedSpec emit_spec(const fs::path& spec, const lower::LowerOptions& options) 
   return out;
 }
 
+Diagnostics reference_findings(const tile::Kernel& k) {
+  ReferenceInput in;
+  in.kernel = &k;
+  for (const auto& t : k.tensors)
+    if (t->tensor.space == tile::Space::global)
+      in.global[t->tensor.name] = initial_bytes(*t);
+  ReferenceOutput out = evaluate_reference(in);
+  Diagnostics ds;
+  for (std::size_t i = 0; i < out.problems.size(); ++i) {
+    const std::size_t op =
+        i < out.problem_ops.size() ? out.problem_ops[i] : ReferenceOutput::kernel_problem;
+    std::string text = out.problems[i];
+    // The position goes into the diagnostic; keep what follows "op N (...): ".
+    const std::string prefix = op == ReferenceOutput::kernel_problem ? "kernel: " : "): ";
+    if (auto at = text.find(prefix); at != std::string::npos)
+      text = text.substr(at + prefix.size());
+    Diagnostic d;
+    d.message = "running the spec's ops: " + text;
+    d.file = k.file;
+    if (op != ReferenceOutput::kernel_problem && op < k.ops.size()) {
+      const auto& pos = k.ops[op].pos;
+      d.line = pos.line;
+      d.column = pos.column;
+      d.source_line = pos.source_line;
+      if (!pos.file.empty())
+        d.file = pos.file;
+    }
+    ds.add(std::move(d));
+  }
+  return ds;
+}
+
 static bool skipped_directory(const fs::path& p) {
   auto name = p.filename().string();
-  return name == "invalid" || name == "faults";
+  return name == "invalid" || name == "faults" || name == "races";
 }
 
 bool expand_spec_arguments(const std::vector<std::string>& args, std::vector<fs::path>& specs,

@@ -29,10 +29,18 @@ struct EmittedSpec {
 /// Loads, checks, lowers and prints one spec.
 EmittedSpec emit_spec(const std::filesystem::path& spec, const lower::LowerOptions& options);
 
+/// Runs the independent reference over the kernel (with its test inputs) and
+/// reports what it finds as errors at the op they concern: a thread reading
+/// shared bytes that a pending copy will write (a missing wait), or that
+/// another thread wrote with no cta_sync in between (a missing barrier),
+/// copies never waited for, undefined shared bytes reaching a global tensor.
+/// These are properties of the whole launch, beyond the per-op contract.
+Diagnostics reference_findings(const tile::Kernel& k);
+
 /// The spec files named by command-line arguments: a file as given; a
 /// directory as every *.toml below it, sorted, except in subdirectories named
-/// `invalid` or `faults` (specs that must fail; name them explicitly to use
-/// them). Returns false with `error` set for a path that does not exist or a
+/// `invalid`, `races` or `faults` (specs that must fail; name them explicitly
+/// to use them). Returns false with `error` set for a path that does not exist or a
 /// directory that holds no spec.
 bool expand_spec_arguments(const std::vector<std::string>& args,
                            std::vector<std::filesystem::path>& specs, std::string& error);
