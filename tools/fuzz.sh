@@ -29,19 +29,8 @@ while [ $# -gt 0 ]; do
 done
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 
-PACKAGES=(cmake clang-14 libclang-rt-14-dev libboost-program-options-dev doctest-dev
-          libtomlplusplus-dev)
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "ptxgen: installing ${missing[*]}" >&2
-  SUDO=
-  [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source "$ROOT/tools/packages.sh"
+ensure_packages cmake clang-14 libclang-rt-14-dev libboost-program-options-dev doctest-dev libtomlplusplus-dev
 CC_BIN=$(command -v clang || command -v clang-14)
 CXX_BIN=$(command -v clang++ || command -v clang++-14)
 
