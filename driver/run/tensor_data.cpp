@@ -1,35 +1,16 @@
 #include "driver/run/tensor_data.hpp"
 
+#include "driver/reference/naive_view.hpp"
+
 #include <bit>
 
 namespace ptxgen::driver {
 namespace {
 
-// Element size, written here so the test data does not depend on the emitter's table.
+// Element sizes come from the reference's own table, so the test data does not
+// depend on the emitter's.
 unsigned element_bytes(tile::DType d) {
-  switch (d) {
-  case tile::DType::uint8:
-  case tile::DType::int8:
-  case tile::DType::b8:
-    return 1;
-  case tile::DType::uint16:
-  case tile::DType::int16:
-  case tile::DType::float16:
-  case tile::DType::bfloat16:
-  case tile::DType::b16:
-    return 2;
-  case tile::DType::uint32:
-  case tile::DType::int32:
-  case tile::DType::float32:
-  case tile::DType::b32:
-    return 4;
-  case tile::DType::uint64:
-  case tile::DType::int64:
-  case tile::DType::float64:
-  case tile::DType::b64:
-    return 8;
-  }
-  return 1;
+  return naive_dtype_bytes(d);
 }
 
 void put_le(std::vector<std::uint8_t>& out, std::uint64_t bits, unsigned n) {
