@@ -25,22 +25,16 @@ tile::Tensor tensor(Shape shape, tile::DType dt) {
   return tile::Tensor{"T", tile::Space::global, std::move(shape), dt, 16};
 }
 
+// Expression nodes come from the tile layer's plain constructors (no
+// evaluation logic in them); the reference evaluates them its own way.
 tile::ExprPtr leaf(tile::ExprKind k) {
-  auto e = std::make_shared<tile::Expr>();
-  e->kind = k;
-  return e;
+  return tile::make_leaf(k);
 }
 tile::ExprPtr constant(std::int64_t v) {
-  auto e = std::make_shared<tile::Expr>();
-  e->value = v;
-  return e;
+  return tile::make_constant(v);
 }
 tile::ExprPtr binary(tile::ExprOp op, tile::ExprPtr a, tile::ExprPtr b) {
-  auto e = std::make_shared<tile::Expr>();
-  e->kind = tile::ExprKind::binary;
-  e->op = op;
-  e->args = {std::move(a), std::move(b)};
-  return e;
+  return tile::make_binary(op, std::move(a), std::move(b));
 }
 
 tile::SubEntry index(tile::ExprPtr e) {

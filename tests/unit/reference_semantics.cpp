@@ -19,22 +19,16 @@ using ptxgen::driver::ReferenceInput;
 using ptxgen::driver::ReferenceOutput;
 using Bytes = std::vector<std::uint8_t>;
 
+// Expression nodes come from the tile layer's plain constructors (no
+// evaluation logic in them); the reference evaluates them its own way.
 tile::ExprPtr leaf(tile::ExprKind k) {
-  auto e = std::make_shared<tile::Expr>();
-  e->kind = k;
-  return e;
+  return tile::make_leaf(k);
 }
 tile::ExprPtr constant(std::int64_t v) {
-  auto e = std::make_shared<tile::Expr>();
-  e->value = v;
-  return e;
+  return tile::make_constant(v);
 }
 tile::ExprPtr binary(tile::ExprOp op, tile::ExprPtr a, tile::ExprPtr b) {
-  auto e = std::make_shared<tile::Expr>();
-  e->kind = tile::ExprKind::binary;
-  e->op = op;
-  e->args = {std::move(a), std::move(b)};
-  return e;
+  return tile::make_binary(op, std::move(a), std::move(b));
 }
 tile::ExprPtr tid() {
   return leaf(tile::ExprKind::tid);
