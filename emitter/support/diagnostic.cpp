@@ -4,9 +4,38 @@
 
 namespace ptxgen {
 
+namespace {
+
+constexpr std::string_view diag_names[] = {
+#define PTXGEN_DIAG(id) #id,
+#include "emitter/support/diagnostic_ids.def"
+#undef PTXGEN_DIAG
+};
+
+} // namespace
+
+std::string_view name(DiagId id) {
+  return diag_names[static_cast<std::size_t>(id)];
+}
+
+bool parse_diag_id(std::string_view text, DiagId& out) {
+  for (std::size_t k = 0; k < std::size(diag_names); ++k)
+    if (diag_names[k] == text) {
+      out = static_cast<DiagId>(k);
+      return true;
+    }
+  return false;
+}
+
 Diagnostic error_at(std::string_view text, std::size_t offset, std::size_t length,
                     std::string message) {
+  return error_at(DiagId::unclassified, text, offset, length, std::move(message));
+}
+
+Diagnostic error_at(DiagId id, std::string_view text, std::size_t offset, std::size_t length,
+                    std::string message) {
   Diagnostic d;
+  d.id = id;
   d.message = std::move(message);
   d.line = 1;
   d.column = static_cast<std::uint32_t>(std::min(offset, text.size()) + 1);
@@ -55,6 +84,11 @@ std::string format(const Diagnostic& d) {
   out += severity_name(d.severity);
   out += ": ";
   out += d.message;
+  if (d.id != DiagId::unclassified) {
+    out += " [";
+    out += name(d.id);
+    out += ']';
+  }
   out += '\n';
   if (d.line != 0 && !d.source_line.empty()) {
     out += "  " + d.source_line + '\n';
@@ -69,6 +103,10 @@ std::string format(const Diagnostic& d) {
     out += caret + '\n';
   }
   return out;
+}
+
+bool Diagnostics::has(DiagId id) const {
+  return std::any_of(items_.begin(), items_.end(), [id](const Diagnostic& d) { return d.id == id; });
 }
 
 bool Diagnostics::has_errors() const {

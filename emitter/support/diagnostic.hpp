@@ -14,6 +14,19 @@
 
 namespace ptxgen {
 
+/// What a diagnostic is about, independent of its wording (diagnostic_ids.def).
+enum class DiagId : std::uint16_t {
+#define PTXGEN_DIAG(id) id,
+#include "emitter/support/diagnostic_ids.def"
+#undef PTXGEN_DIAG
+};
+
+/// The printed name of an ID: DiagId::ptx_cg_size -> "ptx_cg_size".
+std::string_view name(DiagId id);
+
+/// The inverse of name(): "ptx_cg_size" -> DiagId::ptx_cg_size; false for an unknown name.
+bool parse_diag_id(std::string_view text, DiagId& out);
+
 enum class Severity {
   error,   ///< the input is rejected
   warning, ///< accepted, but probably not what was meant
@@ -22,6 +35,7 @@ enum class Severity {
 
 struct Diagnostic {
   Severity severity = Severity::error;
+  DiagId id = DiagId::unclassified; ///< what it is about; printed as `[name]`
   std::string message;
   std::string file;         ///< empty when the input did not come from a file
   std::uint32_t line = 0;   ///< 1-based; 0 when there is no position
@@ -31,6 +45,9 @@ struct Diagnostic {
 };
 
 /// A diagnostic at byte `offset` (0-based) of a one-line `text`, `length` bytes wide.
+Diagnostic error_at(DiagId id, std::string_view text, std::size_t offset, std::size_t length,
+                    std::string message);
+/// Transitional: the same without an ID (DiagId::unclassified).
 Diagnostic error_at(std::string_view text, std::size_t offset, std::size_t length,
                     std::string message);
 
@@ -39,14 +56,20 @@ Diagnostic error_at(std::string_view text, std::size_t offset, std::size_t lengt
 Diagnostic rebase(Diagnostic d, std::string file, std::uint32_t line, std::uint32_t column,
                   std::string source_line);
 
-/// `file:line:col: error: message`, then the source line and a caret line.
+/// `file:line:col: error: message [id]`, then the source line and a caret line.
 std::string format(const Diagnostic& d);
 
 /// Diagnostics collected by a stage. Order is the order of discovery.
 class Diagnostics {
 public:
   void add(Diagnostic d) { items_.push_back(std::move(d)); }
-  void error(std::string message) { items_.push_back({Severity::error, std::move(message)}); }
+  void error(DiagId id, std::string message) {
+    items_.push_back({Severity::error, id, std::move(message)});
+  }
+  /// Transitional: an error without an ID (DiagId::unclassified).
+  void error(std::string message) { error(DiagId::unclassified, std::move(message)); }
+  /// True when some diagnostic has this ID.
+  bool has(DiagId id) const;
   void append(const Diagnostics& other) {
     items_.insert(items_.end(), other.items_.begin(), other.items_.end());
   }
