@@ -1,19 +1,37 @@
 #include "emitter/ptx/instruction.hpp"
 
+#include <array>
+
 namespace ptxgen::ptx {
 
+namespace {
+
+/// Indexed by EvictionPriority.
+constexpr std::array<std::string_view, 4> eviction_names = {
+    "L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged"};
+constexpr std::array<std::string_view, 4> eviction_spellings = {
+    eviction_names[0].substr(4), eviction_names[1].substr(4), eviction_names[2].substr(4),
+    eviction_names[3].substr(4)};
+
+} // namespace
+
 std::string_view name(EvictionPriority p) {
-  switch (p) {
-  case EvictionPriority::evict_last:
-    return "L2::evict_last";
-  case EvictionPriority::evict_normal:
-    return "L2::evict_normal";
-  case EvictionPriority::evict_first:
-    return "L2::evict_first";
-  case EvictionPriority::evict_unchanged:
-    return "L2::evict_unchanged";
-  }
-  return "?";
+  return eviction_names.at(static_cast<std::size_t>(p));
+}
+
+std::optional<EvictionPriority> parse_eviction_priority(std::string_view spelling) {
+  for (std::size_t k = 0; k < eviction_spellings.size(); ++k)
+    if (eviction_spellings[k] == spelling)
+      return static_cast<EvictionPriority>(k);
+  return std::nullopt;
+}
+
+std::span<const std::string_view> eviction_priority_spellings() {
+  return eviction_spellings;
+}
+
+bool allowed_as_secondary(EvictionPriority p) {
+  return p == EvictionPriority::evict_first || p == EvictionPriority::evict_unchanged;
 }
 
 std::string_view name(CompareOp c) {

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -63,6 +65,12 @@ enum class EvictionPriority : std::uint8_t {
   evict_unchanged, ///< `.L2::evict_unchanged` (secondary only)
 };
 std::string_view name(EvictionPriority p); ///< "L2::evict_last"
+/// The inverse of name() without its `L2::` prefix, as specs spell it: "evict_last".
+std::optional<EvictionPriority> parse_eviction_priority(std::string_view spelling);
+/// The spellings parse_eviction_priority() accepts, in enum order (for suggestions).
+std::span<const std::string_view> eviction_priority_spellings();
+/// createpolicy's rule: only evict_first and evict_unchanged may be a secondary priority.
+bool allowed_as_secondary(EvictionPriority p);
 
 /// createpolicy.fractional.L2::primary{.L2::secondary}.b64 dst{, fraction};
 struct CreatePolicyFractional {
