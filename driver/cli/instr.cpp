@@ -54,33 +54,20 @@ int usage_error(const std::string& message) {
   return exit_usage;
 }
 
-/// Points a validator message at the opcode qualifier it is about, when it names one.
-Diagnostic place(const std::string& opcode_text, const Diagnostic& d) {
-  static const char* const qualifiers[] = {
-      ".L2::cache_hint", ".shared::cta", ".L2::64B", ".L2::128B", ".L2::256B", ".cg", ".ca"};
-  Diagnostic out = d;
-  out.file = "instr"; // a rule about operands: no position in the opcode
-  Diagnostic at = d;
-  at.file = "opcode";
-  at.source_line = opcode_text;
-  at.line = 1;
-  for (const char* q : qualifiers) {
-    std::string needle(q);
-    if (d.message.find("`" + needle + "`") == std::string::npos &&
-        !(needle.rfind(".L2::", 0) == 0 && needle != ".L2::cache_hint" &&
-          d.message.find("prefetch") != std::string::npos))
-      continue;
-    // Match a whole qualifier: followed by '.' or the end.
-    for (std::size_t pos = opcode_text.find(needle); pos != std::string::npos;
-         pos = opcode_text.find(needle, pos + 1)) {
-      std::size_t end = pos + needle.size();
-      if (end == opcode_text.size() || opcode_text[end] == '.') {
-        at.column = static_cast<std::uint32_t>(pos + 1);
-        at.length = static_cast<std::uint32_t>(needle.size());
-        return at;
-      }
-    }
+/// Points a validator finding at the opcode qualifier it concerns, where the user wrote it;
+/// a finding about an operand (or about a qualifier the opcode lacks) has no position.
+Diagnostic place(const std::string& opcode_text, const OpcodeLayout& layout, const Finding& f) {
+  Diagnostic out = f.diagnostic;
+  const OpcodeLayout::Span& span = layout.at(f.part);
+  if (f.part == OpcodePart::none || span.length == 0) {
+    out.file = "instr";
+    return out;
   }
+  out.file = "opcode";
+  out.source_line = opcode_text;
+  out.line = 1;
+  out.column = static_cast<std::uint32_t>(span.offset + 1);
+  out.length = static_cast<std::uint32_t>(span.length);
   return out;
 }
 
@@ -236,7 +223,8 @@ int run_instr(const std::vector<std::string>& args) {
     src_size_imm = static_cast<std::uint32_t>(std::stoul(s));
   }
 
-  Result<CpAsyncOpcode> parsed = parse_opcode(o.opcode);
+  OpcodeLayout layout;
+  Result<CpAsyncOpcode> parsed = parse_opcode(o.opcode, &layout);
   if (!parsed) {
     for (auto d : parsed.diagnostics.items()) {
       d.file = "opcode";
@@ -260,13 +248,13 @@ int run_instr(const std::vector<std::string>& args) {
   b.module.version = *version;
 
   Diagnostics diags = validate_target_version(*target, *version);
-  const Diagnostics rules = validate(b.instruction, *target, *version);
-  for (const auto& d : rules.items())
-    diags.add(place(o.opcode, d));
+  for (const Finding& f : check(b.instruction, *target, *version))
+    diags.add(place(o.opcode, layout, f));
   if (o.cache_policy == false && parsed->cache_hint) {
     // The validator already said it; add how to fix it from the command line.
     Diagnostic n;
     n.severity = Severity::note;
+    n.id = DiagId::ptx_cache_hint_without_policy;
     n.message = "pass --cache-policy to add the policy operand (ptxgen always prints it: "
                 "with the hint, ptxas reads the last operand as the policy)";
     diags.add(n);

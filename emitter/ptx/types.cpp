@@ -67,4 +67,19 @@ std::string_view name(StateSpace s) {
   return "?";
 }
 
+ScalarType widened(ScalarType t) {
+  switch (t) {
+  case ScalarType::u16:
+    return ScalarType::u32;
+  case ScalarType::s16:
+    return ScalarType::s32;
+  case ScalarType::u32:
+    return ScalarType::u64;
+  case ScalarType::s32:
+    return ScalarType::s64;
+  default:
+    return t;
+  }
+}
+
 } // namespace ptxgen::ptx
