@@ -123,6 +123,7 @@ struct FeatureCollector {
   void immediate(std::int64_t) {}
   void float_immediate(float) {}
   void label(const std::string&) {}
+  void label_definition(const std::string&) {}
   void missing(std::string_view) {}
   void feature(Feature f) { out.push_back(f); }
 };
