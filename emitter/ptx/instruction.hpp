@@ -516,6 +516,30 @@ void describe(const Ret&, V& v) {
   v.opcode("ret");
 }
 
+/// `$L_name:` defines a label of the entry at this point (a pseudo-instruction).
+struct Label {
+  std::string name; ///< `$L_loop`: a PTX identifier, unique in its entry
+};
+
+template <class V>
+void describe(const Label& l, V& v) {
+  v.label_definition(l.name);
+}
+
+/// bra{.uni} $L_name;  (guard it with `@%p` for a conditional branch)
+struct Bra {
+  std::string target; ///< a Label of the same entry
+  bool uni = false;   ///< `.uni`: every active thread takes the same path
+};
+
+template <class V>
+void describe(const Bra& b, V& v) {
+  v.opcode("bra");
+  if (b.uni)
+    v.qualifier("uni");
+  v.label(b.target);
+}
+
 namespace detail {
 /// std::variant of all but the first type: lets an X-macro write `, Kind` for every kind.
 template <class Ignored, class... Kinds>

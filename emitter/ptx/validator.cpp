@@ -63,6 +63,7 @@ struct EntryScope {
   const Entry& entry;
   std::set<std::string> params;
   std::set<std::string> shared;
+  std::set<std::string> labels;
 };
 
 /// Checks one instruction: a visitor over its declaration (operand rules, and inside an
@@ -133,7 +134,11 @@ public:
   }
   void immediate(std::int64_t) {}
   void float_immediate(float) {}
-  void label(const std::string&) {}
+  void label(const std::string& name) {
+    if (scope_ && !scope_->labels.count(name))
+      error(DiagId::ptx_undefined_label, std::string(mnemonic_) + " branches to `" + name +
+                                             "`, which is not a label of this entry");
+  }
   void label_definition(const std::string&) {}
   void missing(std::string_view) {} // semantics() says which rule the AST breaks
   void feature(Feature f);
@@ -296,6 +301,30 @@ private:
             "bar.sync's barrier must be in 0..15; it is " + std::to_string(b.barrier));
   }
   void semantics(const Ret&) {}
+  void semantics(const Label& l) {
+    label_name(l.name);
+    if (current_->guard)
+      error(DiagId::ptx_label_guard, "label `" + l.name + "` has a guard; only instructions can");
+  }
+  void semantics(const Bra& b) {
+    label_name(b.target);
+  }
+
+  /// A PTX identifier: a letter then letters, digits, `_`, `$`; or `_`, `$`, `%` then at
+  /// least one of those.
+  void label_name(const std::string& n) {
+    auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    auto follower = [&](char c) {
+      return letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '$';
+    };
+    bool ok = !n.empty() &&
+              (letter(n[0]) || (n.size() > 1 && (n[0] == '_' || n[0] == '$' || n[0] == '%')));
+    for (std::size_t k = 1; ok && k < n.size(); ++k)
+      ok = follower(n[k]);
+    if (!ok)
+      error(DiagId::ptx_label_name,
+            "`" + n + "` is not a PTX identifier for a label (e.g. `$L_loop`)");
+  }
 
   void vector_count(std::size_t n, StateSpace space) {
     if (n != 1 && n != 2 && n != 4)
@@ -406,7 +435,7 @@ Diagnostics diagnostics_of(std::vector<Finding> findings, const std::string& pre
   return out;
 }
 
-/// The entry's own declarations: a name, unique parameters and shared arrays.
+/// The entry's own declarations: unique parameters, shared arrays and labels.
 void validate_declarations(const Entry& e, EntryScope& scope, Diagnostics& out) {
   for (const Param& p : e.params)
     if (!scope.params.insert(p.name).second)
@@ -423,6 +452,11 @@ void validate_declarations(const Entry& e, EntryScope& scope, Diagnostics& out) 
     if (s.bytes == 0)
       out.error(DiagId::ptx_shared_empty, "shared array `" + s.name + "` has zero bytes");
   }
+  // Labels are declared where they are defined; a branch may jump forward to one.
+  for (const Instruction& i : e.body)
+    if (const auto* l = std::get_if<Label>(&i.body); l && !scope.labels.insert(l->name).second)
+      out.error(DiagId::ptx_duplicate_label,
+                "label `" + l->name + "` is defined twice in `" + e.name + "`");
 }
 
 } // namespace
@@ -474,7 +508,7 @@ Diagnostics validate(const Module& m) {
       out.error(DiagId::ptx_entry_name, "an entry needs a name");
     else if (!entry_names.insert(e.name).second)
       out.error(DiagId::ptx_duplicate_name, "entry `" + e.name + "` is defined twice");
-    EntryScope scope{e, {}, {}};
+    EntryScope scope{e, {}, {}, {}};
     validate_declarations(e, scope, out);
     for (std::size_t k = 0; k < e.body.size(); ++k)
       out.append(diagnostics_of(Checker(m.target, version, &scope).check(e.body[k]),
