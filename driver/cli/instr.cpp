@@ -157,6 +157,52 @@ Built build(const CpAsyncOpcode& op, const Options& o, std::uint32_t chunk_bytes
   return b;
 }
 
+/// Assembles the kernel around the instruction with ptxas and says whether it agrees with
+/// ptxgen's verdict `valid`; the exit status of `ptxgen instr --ptxas`.
+int compare_with_ptxas(const std::string& ptxas, const Module& module, Target target,
+                       PtxVersion version, bool valid) {
+  std::string error;
+  auto where = driver::locate_ptxas(ptxas, error);
+  if (!where) {
+    std::cerr << "ptxgen instr: cannot check with ptxas: " << error << "\n";
+    return exit_environment;
+  }
+  driver::AssembleOptions options;
+  options.target = target;
+  options.verbose = false;
+  options.keep_cubin = false;
+  const std::string ptx = print(module);
+  driver::AssembleResult r = driver::assemble(where->path, ptx, options);
+  using Status = driver::AssembleResult::Status;
+  if (r.status != Status::ok && r.status != Status::rejected) {
+    std::cerr << "ptxgen instr: " << r.describe() << "\n";
+    return exit_environment;
+  }
+  const std::string who = "ptxas (" + where->path.string() + ")";
+  if (r.ok() == valid) {
+    std::cout << who << (valid ? " accepts it too" : " rejects it too") << " for " << target.str()
+              << " at .version " << version.str() << "\n";
+    if (!valid)
+      for (const auto& m : r.messages)
+        std::cout << "  ptxas: " << m.text << "\n";
+    return valid ? exit_ok : exit_input;
+  }
+  if (r.ok()) {
+    std::cout << who << " accepts it; ptxgen is stricter here (see the message above)\n";
+    return exit_input;
+  }
+  std::cout << who << " DISAGREES: it rejects what ptxgen accepts:\n";
+  for (const auto& m : r.messages)
+    std::cout << "  ptxas: " << m.text << (m.ptx_line.empty() ? "" : "  [" + m.ptx_line + "]")
+              << "\n";
+  // Output not in ptxas's message format (a broken ptxas) is still the only clue: show it.
+  if (r.messages.empty())
+    std::cout << "  ptxas exited with a failure and said:\n"
+              << r.raw_output << (r.raw_output.empty() || r.raw_output.back() != '\n' ? "\n" : "");
+  std::cout << "the kernel given to ptxas:\n" << ptx;
+  return exit_input;
+}
+
 int run_instr(const std::vector<std::string>& args) {
   Options o;
   po::options_description visible("options");
@@ -270,46 +316,7 @@ int run_instr(const std::vector<std::string>& args) {
   if (!o.ptxas)
     return valid ? exit_ok : exit_input;
 
-  std::string error;
-  auto where = driver::locate_ptxas(*o.ptxas, error);
-  if (!where) {
-    std::cerr << "ptxgen instr: cannot check with ptxas: " << error << "\n";
-    return exit_environment;
-  }
-  driver::AssembleOptions options;
-  options.target = *target;
-  options.verbose = false;
-  options.keep_cubin = false;
-  const std::string ptx = print(b.module);
-  driver::AssembleResult r = driver::assemble(where->path, ptx, options);
-  using Status = driver::AssembleResult::Status;
-  if (r.status != Status::ok && r.status != Status::rejected) {
-    std::cerr << "ptxgen instr: " << r.describe() << "\n";
-    return exit_environment;
-  }
-  const std::string who = "ptxas (" + where->path.string() + ")";
-  if (r.ok() == valid) {
-    std::cout << who << (valid ? " accepts it too" : " rejects it too") << " for " << target->str()
-              << " at .version " << version->str() << "\n";
-    if (!valid)
-      for (const auto& m : r.messages)
-        std::cout << "  ptxas: " << m.text << "\n";
-    return valid ? exit_ok : exit_input;
-  }
-  if (r.ok()) {
-    std::cout << who << " accepts it; ptxgen is stricter here (see the message above)\n";
-    return exit_input;
-  }
-  std::cout << who << " DISAGREES: it rejects what ptxgen accepts:\n";
-  for (const auto& m : r.messages)
-    std::cout << "  ptxas: " << m.text << (m.ptx_line.empty() ? "" : "  [" + m.ptx_line + "]")
-              << "\n";
-  // Output not in ptxas's message format (a broken ptxas) is still the only clue: show it.
-  if (r.messages.empty())
-    std::cout << "  ptxas exited with a failure and said:\n"
-              << r.raw_output << (r.raw_output.empty() || r.raw_output.back() != '\n' ? "\n" : "");
-  std::cout << "the kernel given to ptxas:\n" << ptx;
-  return exit_input;
+  return compare_with_ptxas(*o.ptxas, b.module, *target, *version, valid);
 }
 
 } // namespace

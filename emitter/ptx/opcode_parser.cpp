@@ -21,6 +21,30 @@ std::string quoted(std::string_view qualifier) {
   return "`." + std::string(qualifier) + "`";
 }
 
+/// The opcode does not start with `cp.async`: the caret goes on the part that is wrong,
+/// `cp` or `async` (`cp.asnyc`), not on the whole opcode.
+Diagnostic root_error(std::string_view text) {
+  constexpr std::string_view expected = "expected a `cp.async` opcode such as "
+                                        "`cp.async.cg.shared.global`; ";
+  const std::size_t first_end = std::min(text.find_first_of(". \t"), text.size());
+  const std::string_view first = text.substr(0, first_end);
+  if (first != "cp")
+    return error_at(DiagId::ptx_opcode_root, text, 0, std::max<std::size_t>(first_end, 1),
+                    std::string(expected) + (first.empty()
+                                                 ? "the opcode is empty"
+                                                 : "`" + std::string(first) + "` is not `cp`"));
+  if (first_end == text.size() || text[first_end] != '.')
+    return error_at(DiagId::ptx_opcode_root, text, first_end, 1,
+                    std::string(expected) + "`cp` needs `.async`");
+  const std::size_t second = first_end + 1;
+  const std::size_t second_end = std::min(text.find_first_of(". \t", second), text.size());
+  const std::string_view wrong = text.substr(second, second_end - second);
+  return error_at(DiagId::ptx_opcode_root, text, second, std::max<std::size_t>(wrong.size(), 1),
+                  std::string(expected) + (wrong.empty()
+                                               ? "`async` is missing after `cp.`"
+                                               : "`" + std::string(wrong) + "` is not `async`"));
+}
+
 } // namespace
 
 Result<CpAsyncOpcode> parse_opcode(std::string_view text, OpcodeLayout* layout) {
@@ -28,26 +52,7 @@ Result<CpAsyncOpcode> parse_opcode(std::string_view text, OpcodeLayout* layout) 
   constexpr std::string_view head = "cp.async";
   if (text.substr(0, head.size()) != head ||
       (text.size() > head.size() && text[head.size()] != '.')) {
-    // Point at the part of the root that is wrong: `cp` or `async` (`cp.asnyc`).
-    constexpr std::string_view expected = "expected a `cp.async` opcode such as "
-                                          "`cp.async.cg.shared.global`; ";
-    const std::size_t first_end = std::min(text.find_first_of(". \t"), text.size());
-    const std::string_view first = text.substr(0, first_end);
-    if (first != "cp")
-      return R::failure(error_at(
-          DiagId::ptx_opcode_root, text, 0, std::max<std::size_t>(first_end, 1),
-          std::string(expected) + (first.empty() ? "the opcode is empty"
-                                                 : "`" + std::string(first) + "` is not `cp`")));
-    if (first_end == text.size() || text[first_end] != '.')
-      return R::failure(error_at(DiagId::ptx_opcode_root, text, first_end, 1,
-                                 std::string(expected) + "`cp` needs `.async`"));
-    const std::size_t second = first_end + 1;
-    const std::size_t second_end = std::min(text.find_first_of(". \t", second), text.size());
-    const std::string_view wrong = text.substr(second, second_end - second);
-    return R::failure(error_at(
-        DiagId::ptx_opcode_root, text, second, std::max<std::size_t>(wrong.size(), 1),
-        std::string(expected) + (wrong.empty() ? "`async` is missing after `cp.`"
-                                               : "`" + std::string(wrong) + "` is not `async`")));
+    return R::failure(root_error(text));
   }
 
   // Split the qualifiers after "cp.async" on '.'; `::` stays inside a qualifier.
