@@ -9,7 +9,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -33,50 +38,52 @@ std::string one_thread(const std::string& body) {
 
 constexpr std::uint32_t first_body_line = 14;
 
-/// One instruction of each form and the code it means, written by hand from
-/// the PTX ISA (not from the table).
+/// The ir::Code spelled as in instructions.def ("mul_hi").
+std::optional<ir::Code> code_named(std::string_view text) {
+  static const std::pair<std::string_view, ir::Code> codes[] = {
+#define SIM_CODE(code) {#code, ir::Code::code},
+#define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
+#include "driver/sim/instructions.def"
+#undef SIM_FORM
+#undef SIM_CODE
+  };
+  for (const auto& [name, code] : codes)
+    if (name == text)
+      return code;
+  return std::nullopt;
+}
+
+/// A line of tests/data/sim/decoder_samples.ptx: `instruction; // code`.
 struct Sample {
+  std::uint32_t line = 0;
   std::string text;
-  ir::Code code;
+  ir::Code code = ir::Code::unsupported;
 };
-const std::vector<Sample> samples = {
-    {"cp.async.ca.shared.global [s], [%rd1], 4;", ir::Code::cp_async},
-    {"cp.async.cg.shared.global.L2::cache_hint [s+16], [%rd1], 16, 8, %rd5;", ir::Code::cp_async},
-    {"cp.async.commit_group;", ir::Code::commit_group},
-    {"cp.async.wait_group 1;", ir::Code::wait_group},
-    {"cp.async.wait_all;", ir::Code::wait_all},
-    {"createpolicy.fractional.L2::evict_last.b64 %rd2, 0.5;", ir::Code::createpolicy},
-    {"mov.u32 %r1, %tid.x;", ir::Code::mov},
-    {"ld.global.v2.u32 {%r1, %r2}, [%rd1+8];", ir::Code::ld},
-    {"st.shared.u16 [s+2], %rs1;", ir::Code::st},
-    {"cvta.to.shared.u64 %rd2, %rd3;", ir::Code::cvta},
-    {"add.s32 %r1, %r2, 3;", ir::Code::add},
-    {"sub.u64 %rd2, %rd3, %rd4;", ir::Code::sub},
-    {"mul.lo.s32 %r1, %r2, %r3;", ir::Code::mul_lo},
-    {"mul.hi.u32 %r1, %r2, %r3;", ir::Code::mul_hi},
-    {"mul.wide.u32 %rd2, %r2, 4;", ir::Code::mul_wide},
-    {"div.u32 %r1, %r2, 3;", ir::Code::div},
-    {"rem.s32 %r1, %r2, -3;", ir::Code::rem},
-    {"min.s32 %r1, %r2, %r3;", ir::Code::min},
-    {"max.u16 %rs1, %rs2, 7;", ir::Code::max},
-    {"shl.b32 %r1, %r2, 2;", ir::Code::shl},
-    {"shr.s64 %rd2, %rd3, %r4;", ir::Code::shr},
-    {"and.b32 %r1, %r2, 255;", ir::Code::and_},
-    {"or.pred %p1, %p2, %p3;", ir::Code::or_},
-    {"xor.b64 %rd2, %rd3, 1;", ir::Code::xor_},
-    {"not.b32 %r1, %r2;", ir::Code::not_},
-    {"neg.s32 %r1, %r2;", ir::Code::neg},
-    {"mad.lo.s32 %r1, %r2, %r3, %r4;", ir::Code::mad_lo},
-    {"mad.wide.s32 %rd2, %r2, %r3, %rd4;", ir::Code::mad_wide},
-    {"cvt.u64.u32 %rd2, %r2;", ir::Code::cvt},
-    {"setp.ge.u32 %p1, %r2, 10;", ir::Code::setp},
-    {"selp.b32 %r1, %r2, 5, %p1;", ir::Code::selp},
-    {"bar.sync 0;", ir::Code::bar},
-    {"barrier.sync.aligned 1;", ir::Code::bar},
-    {"ret.uni;", ir::Code::ret},
-    {"exit;", ir::Code::ret},
-    {"@%p1 bra.uni $L_end;", ir::Code::bra},
-};
+
+std::string read_samples_file() {
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim/decoder_samples.ptx");
+  REQUIRE(in.good());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<Sample> samples_of(const std::string& ptx) {
+  std::vector<Sample> out;
+  std::istringstream in(ptx);
+  std::string line;
+  for (std::uint32_t n = 1; std::getline(in, line); ++n) {
+    auto semi = line.find("; // ");
+    if (line.starts_with("//") || semi == std::string::npos)
+      continue;
+    auto code = code_named(line.substr(semi + 5));
+    INFO("line " << n << ": " << line);
+    REQUIRE(code.has_value());
+    std::size_t start = line.find_first_not_of('\t');
+    out.push_back({n, line.substr(start, semi + 1 - start), *code});
+  }
+  return out;
+}
 
 std::string opcode_of(const std::string& sample) {
   std::size_t start = sample.starts_with("@") ? sample.find(' ') + 1 : 0;
@@ -129,22 +136,25 @@ void expect_unsupported(const std::string& body, DiagId id) {
 
 } // namespace
 
-TEST_CASE("every row of instructions.def has a sample, and each sample decodes to its row") {
+TEST_CASE(
+    "every row of instructions.def has a sample in decoder_samples.ptx, decoded to its code") {
+  const std::string ptx = read_samples_file();
+  const std::vector<Sample> samples = samples_of(ptx);
+  auto p = Program::parse(ptx);
+  REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+  CHECK_MESSAGE(p.diagnostics.empty(), p.diagnostics.format_all()); // no unsupported warnings
+  const auto& ops = p->module().entries.at(0).ops;
+  REQUIRE(ops.size() == samples.size());
   const auto rows = detail::forms();
   std::vector<int> covered(rows.size(), 0);
-  for (const auto& [sample, code] : samples) {
-    INFO(sample);
-    const detail::Form* form = detail::find_form(opcode_of(sample));
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    INFO("line " << samples[k].line << ": " << samples[k].text);
+    const detail::Form* form = detail::find_form(opcode_of(samples[k].text));
     REQUIRE(form != nullptr);
     ++covered[static_cast<std::size_t>(form - rows.data())];
-    auto p = Program::parse(one_thread("\t" + sample + "\n$L_end:\n"));
-    REQUIRE_MESSAGE(p, p.diagnostics.format_all());
-    CHECK_MESSAGE(p.diagnostics.empty(), p.diagnostics.format_all());
-    const auto& ops = p->module().entries.at(0).ops;
-    REQUIRE(ops.size() == 3); // ld.param, the sample, ret
-    CHECK(form->code == code);
-    CHECK(ops[1].code == code);
-    CHECK(ops[1].line == first_body_line);
+    CHECK(form->code == samples[k].code);
+    CHECK(ops[k].code == samples[k].code);
+    CHECK(ops[k].line == samples[k].line);
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
     INFO("row " << r << " `" << rows[r].mnemonic << "` has no sample");
