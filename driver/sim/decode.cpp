@@ -490,7 +490,7 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     src_slot() = value(ops[k++], 2 * bits, "the addend");
     return;
   case Shape::src_u32:
-    src_slot() = value(ops[k++], 32, "the shift amount");
+    src_slot() = value(ops[k++], 32, src_roles[d.src]);
     return;
   case Shape::src_from:
     src_slot() = value_or_wider_reg(ops[k++], op.type2.bits, "the source");

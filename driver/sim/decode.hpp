@@ -46,7 +46,7 @@ enum class Shape : std::uint8_t {
   mov_dst,      ///< `dst`; a vector operand is not simulated
   src,          ///< a register, immediate, special register or shared symbol of the type's width
   src_wide,     ///< `src` of twice the type's width (mad.wide's addend)
-  src_u32,      ///< `src` of 32 bits (a shift amount)
+  src_u32,      ///< `src` of 32 bits whatever the type (a shift amount, a bit position)
   src_from,     ///< `src` of the source type, a register may be wider (cvt)
   src_address,  ///< `src`; a register may be 64 bits whatever the type (cvta)
   mov_src,      ///< `src`, or the bits of a 0f/0d float literal; a vector is not simulated
