@@ -574,6 +574,12 @@ private:
     case ir::Code::shr:
       set(t, op.dst[0], shift_right(a(), get(t, op.src[1], ir::Type{32, false}), ty) & mask(w));
       return Flow::next;
+    case ir::Code::bfe:
+      set(t, op.dst[0],
+          bit_field_extract(a(), get(t, op.src[1], ir::Type{32, false}),
+                            get(t, op.src[2], ir::Type{32, false}), ty) &
+              mask(w));
+      return Flow::next;
     case ir::Code::and_:
       set(t, op.dst[0], a() & b() & mask(w));
       return Flow::next;
@@ -648,6 +654,23 @@ private:
       return static_cast<std::uint64_t>(static_cast<std::int64_t>(a) >>
                                         std::min<std::uint64_t>(s, 63));
     return s >= ty.bits ? 0 : a >> s;
+  }
+
+  /// bfe (PTX ISA): bits [pos, pos+len) of `a`; above them, and where the
+  /// field runs past the msb, the sign bit a[min(pos+len-1, msb)] when signed,
+  /// else 0. A zero-length field is 0.
+  static std::uint64_t bit_field_extract(std::uint64_t a, std::uint64_t b, std::uint64_t c,
+                                         ir::Type ty) {
+    const std::uint64_t msb = ty.bits - 1u, pos = b & 0xff, len = c & 0xff;
+    if (len == 0)
+      return 0;
+    const std::uint64_t sbit = ty.is_signed ? (a >> std::min(pos + len - 1, msb)) & 1 : 0;
+    std::uint64_t d = 0;
+    for (std::uint64_t i = 0; i <= msb; ++i) {
+      std::uint64_t bit = i < len && pos + i <= msb ? (a >> (pos + i)) & 1 : sbit;
+      d |= bit << i;
+    }
+    return d;
   }
 
   /// setp: `a` and `b` are already sign- or zero-extended to 64 bits.

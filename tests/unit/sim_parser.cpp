@@ -141,6 +141,54 @@ TEST_CASE("integer semantics, worked out by hand") {
   CHECK(v[7] == 15ull * 0x10000000ull + 0xFFFFFFFFull);
 }
 
+TEST_CASE("bfe: bit field extract, worked out by hand from the PTX ISA's definition") {
+  // Each result is stored as a u64 at out + 8*k.
+  std::string body = "\tmov.u32 %r1, 0xF0F01234;\n"
+                     "\tbfe.u32 %r2, %r1, 4, 8;\n" // bits 4..11 = 0x23
+                     "\tcvt.u64.u32 %rd2, %r2;\n"
+                     "\tst.global.u64 [%rd1], %rd2;\n"
+                     "\tmov.u32 %r3, 0x00000F00;\n"
+                     "\tbfe.s32 %r4, %r3, 8, 4;\n" // 0xF, top bit of the field set: -1
+                     "\tcvt.s64.s32 %rd3, %r4;\n"
+                     "\tst.global.u64 [%rd1+8], %rd3;\n"
+                     "\tmov.u32 %r5, 0x00000700;\n"
+                     "\tbfe.s32 %r6, %r5, 8, 4;\n" // 0x7, top bit clear: 7
+                     "\tcvt.s64.s32 %rd4, %r6;\n"
+                     "\tst.global.u64 [%rd1+16], %rd4;\n"
+                     "\tbfe.u32 %r7, %r1, 4, 0;\n" // zero length: 0
+                     "\tcvt.u64.u32 %rd5, %r7;\n"
+                     "\tst.global.u64 [%rd1+24], %rd5;\n"
+                     "\tmov.u32 %r8, 0x80000000;\n"
+                     "\tbfe.s32 %r9, %r8, 40, 4;\n" // past the msb: a[31] = 1 everywhere: -1
+                     "\tcvt.s64.s32 %rd6, %r9;\n"
+                     "\tst.global.u64 [%rd1+32], %rd6;\n"
+                     "\tmov.u64 %rd7, 0xF000000000000000;\n"
+                     "\tbfe.u64 %rd8, %rd7, 60, 8;\n" // bits 60..63, zeros past the msb: 0xF
+                     "\tst.global.u64 [%rd1+40], %rd8;\n"
+                     "\tbfe.s64 %rd9, %rd7, 60, 8;\n" // the same, a[63] = 1 above: -1
+                     "\tst.global.u64 [%rd1+48], %rd9;\n"
+                     "\tmov.u32 %r10, 0x12345678;\n"
+                     "\tbfe.u32 %r11, %r10, 0x104, 8;\n" // pos = 0x104 & 0xff = 4: 0x67
+                     "\tcvt.u64.u32 %rd10, %r11;\n"
+                     "\tst.global.u64 [%rd1+56], %rd10;\n";
+  std::vector<std::uint8_t> out(64, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  SimResult r = run(one_thread(body), "k", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  std::uint64_t v[8];
+  std::memcpy(v, out.data(), 64);
+  CHECK(v[0] == 0x23);
+  CHECK(static_cast<std::int64_t>(v[1]) == -1);
+  CHECK(v[2] == 7);
+  CHECK(v[3] == 0);
+  CHECK(static_cast<std::int64_t>(v[4]) == -1);
+  CHECK(v[5] == 0xF);
+  CHECK(static_cast<std::int64_t>(v[6]) == -1);
+  CHECK(v[7] == 0x67);
+}
+
 TEST_CASE("generic addressing through cvta.shared and a branch loop") {
   // Sum 0..9 with a loop; store it through a generic pointer to shared, read back.
   std::string body = "\tmov.u32 %r1, 0;\n"
