@@ -187,7 +187,12 @@ TEST_CASE("every expression operator has its own u32 lowering (none falls back t
       {"tid >= 16", "setp.hs.u32 %p1, %r2, 16;\nselp.u32 %r4, 1, 0, %p1;\n", "%r4"},
       {"tid == 3", "setp.eq.u32 %p1, %r2, 3;\nselp.u32 %r4, 1, 0, %p1;\n", "%r4"},
       {"tid != 3", "setp.ne.u32 %p1, %r2, 3;\nselp.u32 %r4, 1, 0, %p1;\n", "%r4"},
+      {"16 < tid", "setp.hi.u32 %p1, %r2, 16;\nselp.u32 %r4, 1, 0, %p1;\n", "%r4"},
+      {"16 > tid", "setp.lo.u32 %p1, %r2, 16;\nselp.u32 %r4, 1, 0, %p1;\n", "%r4"},
       {"3 <= tid", "setp.hs.u32 %p1, %r2, 3;\nselp.u32 %r4, 1, 0, %p1;\n", "%r4"},
+      {"3 >= tid", "setp.ls.u32 %p1, %r2, 3;\nselp.u32 %r4, 1, 0, %p1;\n", "%r4"},
+      {"3 == tid", "setp.eq.u32 %p1, %r2, 3;\nselp.u32 %r4, 1, 0, %p1;\n", "%r4"},
+      {"3 != tid", "setp.ne.u32 %p1, %r2, 3;\nselp.u32 %r4, 1, 0, %p1;\n", "%r4"},
       {"!(tid < 16)", "setp.lo.u32 %p1, %r2, 16;\nselp.u32 %r4, 0, 1, %p1;\n", "%r4"},
       {"tid < 16 && tid > 3",
        "setp.lo.u32 %p1, %r2, 16;\nsetp.hi.u32 %p2, %r2, 3;\nand.pred %p3, %p1, %p2;\n"
@@ -204,7 +209,8 @@ TEST_CASE("every expression operator has its own u32 lowering (none falls back t
       {"!(tid < 16) ? 1 : 2", "setp.lo.u32 %p1, %r2, 16;\nselp.u32 %r4, 2, 1, %p1;\n", "%r4"},
   };
   for (const auto& c : cases) {
-    CAPTURE(c.index);
+    const std::string index = c.index;
+    INFO("index: ", index);
     const std::string spec = std::string(kWarp) +
                              apply("cp.async.cg.shared.global", "S.sub[tid, 0:16]",
                                    std::string("A.sub[") + c.index + ", 0:16]", 16) +
