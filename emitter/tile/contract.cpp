@@ -1,6 +1,7 @@
 #include "emitter/tile/contract.hpp"
 
 #include "emitter/ptx/validator.hpp"
+#include "emitter/tile/suggest.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -410,6 +411,15 @@ private:
     });
   }
 
+  /// The kernel's u64 parameters, the candidates for a misspelt cache-policy parameter.
+  std::vector<std::string_view> u64_param_names() const {
+    std::vector<std::string_view> out;
+    for (const ScalarParam& p : k_.params)
+      if (p.is_u64)
+        out.push_back(p.name);
+    return out;
+  }
+
   /// The apply's operands: the cache policy exactly with the hint, src_size / ignore_src /
   /// pred in range and 32-bit safe.
   void check_operands(const ApplyOp& a, bool chunk_ok) {
@@ -431,7 +441,8 @@ private:
         const ScalarParam* p = k_.find_param(from->param);
         if (!p)
           error(DiagId::contract_policy_param_unknown, a.cache_policy->pos,
-                "unknown cache-policy parameter '" + from->param + "'",
+                "unknown cache-policy parameter '" + from->param + "'" +
+                    did_you_mean(from->param, u64_param_names()),
                 text_length(*a.cache_policy));
         else if (!p->is_u64)
           error(DiagId::contract_policy_param_not_u64, a.cache_policy->pos,

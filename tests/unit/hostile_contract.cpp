@@ -132,3 +132,21 @@ TEST_CASE("a thread-scope dst is fine when it depends on the thread or a pred pi
   INFO(per_thread.format_all());
   CHECK_FALSE(per_thread.has_errors());
 }
+
+TEST_CASE("a kernel built in C++ with a misspelt cache-policy parameter gets the nearest one") {
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/specs/cache_hint/u64_param.toml");
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto k = driver::load_spec_text(text.str(), "u64_param.toml");
+  REQUIRE(k.value.has_value());
+  CHECK_FALSE(tile::check_contract(**k).has_errors());
+  // The loader would have refused the name; the contract must too, on its own.
+  auto& apply = std::get<tile::ApplyOp>((*k)->ops.front().body);
+  REQUIRE(apply.cache_policy.has_value());
+  std::get<tile::CachePolicyFromParam>(apply.cache_policy->value).param = "polcy";
+  const Diagnostics ds = tile::check_contract(**k);
+  INFO(ds.format_all());
+  REQUIRE(ds.items().size() == 1);
+  CHECK(ds.items()[0].id == DiagId::contract_policy_param_unknown);
+  CHECK(ds.items()[0].message.find("did you mean 'policy'?") != std::string::npos);
+}
