@@ -1244,7 +1244,7 @@ private:
       }
     } else {
       missing(t, "chunk_bytes", where,
-              "chunk_bytes is required; no width is inferred from the layout");
+              "an integer literal 4, 8 or 16; no width is inferred from the layout");
       ok = false;
     }
 

@@ -267,8 +267,10 @@ TEST_CASE("unknown keys are errors at the key, with a suggestion") {
 }
 
 TEST_CASE("chunk_bytes is required and must be an integer literal") {
-  check_single_error(load_case(kApplyHead), 19, 1, 0,
-                     "chunk_bytes is required; no width is inferred from the layout");
+  check_single_error(
+      load_case(kApplyHead), 19, 1, 0,
+      "is missing 'chunk_bytes' (an integer literal 4, 8 or 16; no width is inferred "
+      "from the layout)");
   // `chunk_bytes = "16"`: the value starts at column 15 and is 4 bytes wide.
   check_single_error(load_case(std::string(kApplyHead) + "chunk_bytes = \"16\"\n"), 24, 15, 4,
                      "chunk_bytes must be an integer literal");
