@@ -977,8 +977,13 @@ private:
       init.value = *v;
       return init;
     }
+    constexpr std::array<std::string_view, 4> kinds = {"zero", "arange", "random", "constant"};
+    std::size_t word = 0;
+    while (word < s.size() && is_ident_char(s[word]))
+      ++word;
     inner_error(DiagId::spec_bad_init, loc, text, skip, std::max<std::size_t>(s.size(), 1),
-                "unknown init " + squote(s) + "; " + expected);
+                "unknown init " + squote(s) +
+                    or_choices(did_you_mean(s.substr(0, word), kinds), "; " + expected));
     return std::nullopt;
   }
 

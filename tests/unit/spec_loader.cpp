@@ -430,6 +430,8 @@ TEST_CASE("misspelt names get the nearest valid one, wherever they are reported"
        DiagId::view_unknown_method, "did you mean 'sub'?"},
       {"[[op]]\nop = \"fil\"\n", DiagId::spec_unknown_op, "did you mean 'fill'?"},
       {"[kernal]\n", DiagId::spec_unknown_key, "did you mean 'kernel'?"},
+      {"[tensor.B]\nspace = \"global\"\nshape = [4]\ndtype = \"uint8\"\ninit = \"arrange % 7\"\n",
+       DiagId::spec_bad_init, "did you mean 'arange'?"},
       {std::string(kApplyHead) + "chunk_bytes = 16\ncache_policy = \"createpolicy(evict_frist)\"\n",
        DiagId::spec_unknown_eviction_priority, "did you mean 'evict_first'?"},
       {std::string(kApplyHead) + "chunk_bytes = 16\ncache_policy = { primary = \"evict_lats\" }\n",
