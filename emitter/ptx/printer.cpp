@@ -73,22 +73,27 @@ private:
 
 } // namespace
 
-std::string print(const Instruction& i) {
+namespace {
+
+/// The instruction's text and whether it defines a label (then printed unindented).
+std::string print(const Instruction& i, bool& label_definition) {
   std::string out;
   if (i.guard)
     out += std::string("@") + (i.guard->negated ? "!" : "") + to_string(i.guard->predicate) + " ";
   Printer p;
   describe(i.body, p);
   out += p.take();
+  label_definition = p.is_label_definition();
   if (!i.comment.empty())
     out += " // " + i.comment;
   return out;
 }
 
-bool is_label_definition(const Instruction& i) {
-  Printer p;
-  describe(i.body, p);
-  return p.is_label_definition();
+} // namespace
+
+std::string print(const Instruction& i) {
+  bool label_definition = false;
+  return print(i, label_definition);
 }
 
 std::string print(const Module& m) {
@@ -120,8 +125,11 @@ std::string print(const Module& m) {
       out += "\t.shared .align " + std::to_string(s.align) + " .b8 " + s.name + "[" +
              std::to_string(s.bytes) + "];\n";
     out += "\n";
-    for (const Instruction& i : e.body)
-      out += (is_label_definition(i) ? "" : "\t") + print(i) + "\n";
+    for (const Instruction& i : e.body) {
+      bool label_definition = false;
+      const std::string text = print(i, label_definition);
+      out += (label_definition ? "" : "\t") + text + "\n";
+    }
     out += "}\n";
   }
   return out;

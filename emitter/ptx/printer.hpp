@@ -11,9 +11,6 @@ namespace ptxgen::ptx {
 /// 16;"
 std::string print(const Instruction& i);
 
-/// True when the instruction defines a label (`$L_loop:`): the module prints it unindented.
-bool is_label_definition(const Instruction& i);
-
 /// The whole module. `.version` is m.version or, when absent, required_version(m).
 std::string print(const Module& m);
 

@@ -77,9 +77,21 @@ ScalarType widened(ScalarType t) {
     return ScalarType::u64;
   case ScalarType::s32:
     return ScalarType::s64;
-  default:
-    return t;
+  case ScalarType::pred:
+  case ScalarType::b8:
+  case ScalarType::b16:
+  case ScalarType::b32:
+  case ScalarType::b64:
+  case ScalarType::u8:
+  case ScalarType::u64:
+  case ScalarType::s8:
+  case ScalarType::s64:
+  case ScalarType::f16:
+  case ScalarType::f32:
+  case ScalarType::f64:
+    break;
   }
+  return t;
 }
 
 } // namespace ptxgen::ptx
