@@ -49,6 +49,7 @@ Diagnostics reference_findings(const tile::Kernel& k) {
     if (auto at = text.find(prefix); at != std::string::npos)
       text = text.substr(at + prefix.size());
     Diagnostic d;
+    d.id = DiagId::run_reference_finding;
     d.message = "running the spec's ops: " + text;
     d.file = k.file;
     if (op != ReferenceOutput::kernel_problem && op < k.ops.size()) {
