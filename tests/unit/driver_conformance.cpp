@@ -5,6 +5,7 @@
 // Expected values come from the scripts written here, never from a run.
 
 #include "driver/run/conformance.hpp"
+#include "driver/run/pipeline.hpp"
 #include "driver/support/temp_dir.hpp"
 
 #include <filesystem>
@@ -193,4 +194,36 @@ TEST_CASE("sim: a fault's detail names its kind once") {
   CHECK(c.evidence == CaseResult::Evidence::fault);
   CHECK(has(c.detail, "misaligned address"));
   CHECK_FALSE(has(c.detail, "misaligned address: misaligned address"));
+}
+
+TEST_CASE("sim: a faults/ spec whose kernel completes wrongly passes as a wrong result") {
+  Bin bin;
+  const fs::path spec = fs::path(PTXGEN_SOURCE_DIR) / "specs/faults/misaligned_chunk.toml";
+  ptxgen::lower::LowerOptions lo;
+  lo.target = ptxgen::driver::emitted_target;
+  lo.unchecked = true;
+  auto e = ptxgen::driver::emit_spec(spec, lo);
+  REQUIRE(e.ok());
+  // The spec asks for A.sub[tid, 2:10] (4 bytes into each 32-byte row); read
+  // from the row's start instead, the copy is aligned (no fault) and B gets
+  // A[tid, 0:8]: exactly the silent wrong result the contract prevents.
+  const std::string from = "[%rd3+4], 16;";
+  const auto at = e.ptx.find(from);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(e.ptx.find(from, at + 1) == std::string::npos);
+  std::string ptx = e.ptx;
+  ptx.replace(at, from.size(), "[%rd3], 16;");
+  ConformanceOptions o;
+  o.backend = Backend::sim;
+  o.ptxas = bin.script("ptxas", "printf CUBIN > \"$3\"\n").string();
+  o.ptx_override = ptx;
+  o.ptx_override_name = "aligned.ptx";
+  auto r = run_conformance({spec}, o, {});
+  REQUIRE(r.cases.size() == 1);
+  const auto& c = r.cases[0];
+  INFO(c.detail);
+  CHECK(c.status == CaseResult::Status::pass);
+  CHECK(c.evidence == CaseResult::Evidence::wrong_result);
+  // B[0][0] = A[0][0] = 0.0 instead of A[0][2] = 2.0 (float16 0x4000).
+  CHECK(has(c.detail, "element 0 (0,0): expected [00 40], got [00 00]"));
 }
