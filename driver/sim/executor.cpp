@@ -150,8 +150,8 @@ private:
     f.bid = bid_;
     f.tid = t.tid;
     f.ptx_line = op.line;
-    f.message = std::string(name(k)) + ": " + who(t.tid) + ", PTX line " + std::to_string(op.line) +
-                " `" + e_.texts[op.text] + "`: " + detail;
+    f.message = who(t.tid) + ", PTX line " + std::to_string(op.line) + " `" + e_.texts[op.text] +
+                "`: " + detail;
     throw FaultThrow{std::move(f)};
   }
 
@@ -182,11 +182,15 @@ private:
         return t.tid & 31u;
       case ir::Special::warpid:
         return t.tid >> 5;
-      default:
-        return 0;
+      case ir::Special::tid_y:
+      case ir::Special::tid_z:
+      case ir::Special::ctaid_y:
+      case ir::Special::ctaid_z:
+        return 0; // one-dimensional launches
       }
+      return 0;
     case ir::Val::Kind::none:
-      break;
+      return 0;
     }
     return 0;
   }
@@ -218,14 +222,14 @@ private:
     return -1;
   }
 
-  std::string nearest_buffer(std::uint64_t addr) const {
+  /// The global buffers and their address ranges, for messages.
+  std::string buffer_list() const {
     std::string best;
     for (const auto& b : mem_) {
       std::uint64_t size = b.bytes != nullptr ? b.bytes->size() : 0;
       best += (best.empty() ? "" : ", ") + (b.name.empty() ? std::string("buffer") : b.name) +
               " [" + hex(b.address) + ", " + hex(b.address + size) + ")";
     }
-    (void)addr;
     return best.empty() ? "no global buffers" : "global buffers: " + best;
   }
 
@@ -235,7 +239,7 @@ private:
     if (b < 0)
       fault_at(FaultKind::illegal_address, t, op,
                std::string(what) + " of " + std::to_string(n) + " bytes at global address " +
-                   hex(addr) + " lies outside every buffer (" + nearest_buffer(addr) + ")");
+                   hex(addr) + " lies outside every buffer (" + buffer_list() + ")");
     return mem_[b].bytes->data() + (addr - mem_[b].address);
   }
 
@@ -462,6 +466,13 @@ private:
 
   // ------------------------------------------------ the interpreter
 
+  /// Whether the thread runs on after an instruction.
+  enum class Flow : std::uint8_t {
+    next, ///< runs the next instruction
+    stop, ///< waits at a barrier or has exited
+  };
+
+  /// Runs the thread until it waits at a barrier or exits.
   void step(Thread& t) {
     const ir::Op* ops = e_.ops.data();
     const std::size_t count = e_.ops.size();
@@ -472,208 +483,222 @@ private:
       }
       const ir::Op& op = ops[t.pc];
       if (++res_.instructions_executed > l_.max_instructions)
-        fault_at(FaultKind::unsupported, t, op,
+        fault_at(FaultKind::instruction_limit, t, op,
                  "the launch executed more than " + std::to_string(l_.max_instructions) +
                      " instructions (a loop that does not end?)");
       ++t.pc;
       if (op.guard >= 0 && (t.regs[op.guard] != 0) == op.guard_neg)
         continue;
-      const ir::Type ty = op.type;
-      const unsigned w = ty.bits;
-      switch (op.code) {
-      case ir::Code::cp_async:
-        issue(t, op);
-        break;
-      case ir::Code::commit_group:
-        ++t.open_group;
-        break;
-      case ir::Code::wait_group: {
-        auto n = static_cast<std::uint64_t>(op.n);
-        std::uint32_t limit = t.open_group > n ? t.open_group - static_cast<std::uint32_t>(n) : 0;
-        complete(t, limit);
-        break;
-      }
-      case ir::Code::wait_all:
-        complete(t, ~0u);
-        break;
-      case ir::Code::createpolicy:
-        // A policy is a hint; any 64-bit value will do.
-        set(t, op.dst[0], 0x1000000000000000ull);
-        break;
-      case ir::Code::mov:
-        set(t, op.dst[0], get(t, op.src[0], ty) & mask(w));
-        break;
-      case ir::Code::ld:
-        load_store(t, op, true);
-        break;
-      case ir::Code::st:
-        load_store(t, op, false);
-        break;
-      case ir::Code::cvta: {
-        std::uint64_t v = raw(t, op.src[0]);
-        if (op.space == ir::Space::shared)
-          v = op.to ? v - shared_window_base : v + shared_window_base;
-        set(t, op.dst[0], v & mask(w));
-        break;
-      }
-      case ir::Code::add:
-        set(t, op.dst[0], (get(t, op.src[0], ty) + get(t, op.src[1], ty)) & mask(w));
-        break;
-      case ir::Code::sub:
-        set(t, op.dst[0], (get(t, op.src[0], ty) - get(t, op.src[1], ty)) & mask(w));
-        break;
-      case ir::Code::mul_lo:
-        set(t, op.dst[0], (get(t, op.src[0], ty) * get(t, op.src[1], ty)) & mask(w));
-        break;
-      case ir::Code::mul_hi: {
-        std::uint64_t a = get(t, op.src[0], ty), b = get(t, op.src[1], ty);
-        std::uint64_t hi;
-        if (ty.is_signed)
-          hi = static_cast<std::uint64_t>(
-              static_cast<i128>(static_cast<std::int64_t>(a)) * static_cast<std::int64_t>(b) >> w);
-        else
-          hi = static_cast<std::uint64_t>(static_cast<u128>(a) * b >> w);
-        set(t, op.dst[0], hi & mask(w));
-        break;
-      }
-      case ir::Code::mul_wide:
-        set(t, op.dst[0], (get(t, op.src[0], ty) * get(t, op.src[1], ty)) & mask(2 * w));
-        break;
-      case ir::Code::mad_lo:
-        set(t, op.dst[0],
-            (get(t, op.src[0], ty) * get(t, op.src[1], ty) + get(t, op.src[2], ty)) & mask(w));
-        break;
-      case ir::Code::mad_wide: {
-        ir::Type wide{static_cast<std::uint8_t>(2 * w), ty.is_signed};
-        set(t, op.dst[0],
-            (get(t, op.src[0], ty) * get(t, op.src[1], ty) + get(t, op.src[2], wide)) &
-                mask(2 * w));
-        break;
-      }
-      case ir::Code::div:
-      case ir::Code::rem: {
-        std::uint64_t a = get(t, op.src[0], ty), b = get(t, op.src[1], ty);
-        if (b == 0)
-          fault_at(FaultKind::undefined_behavior, t, op,
-                   "integer division by zero (the result is unspecified in PTX)");
-        std::uint64_t r;
-        bool div = op.code == ir::Code::div;
-        if (ty.is_signed) {
-          auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
-          if (sb == -1)
-            r = div ? 0 - a : 0; // avoids INT64_MIN / -1
-          else
-            r = static_cast<std::uint64_t>(div ? sa / sb : sa % sb);
-        } else {
-          r = div ? a / b : a % b;
-        }
-        set(t, op.dst[0], r & mask(w));
-        break;
-      }
-      case ir::Code::min:
-      case ir::Code::max: {
-        std::uint64_t a = get(t, op.src[0], ty), b = get(t, op.src[1], ty);
-        bool less =
-            ty.is_signed ? static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b) : a < b;
-        bool take_a = op.code == ir::Code::min ? less : !less;
-        set(t, op.dst[0], (take_a ? a : b) & mask(w));
-        break;
-      }
-      case ir::Code::shl: {
-        std::uint64_t a = get(t, op.src[0], ty);
-        std::uint64_t s = get(t, op.src[1], ir::Type{32, false});
-        set(t, op.dst[0], s >= w ? 0 : (a << s) & mask(w));
-        break;
-      }
-      case ir::Code::shr: {
-        std::uint64_t a = get(t, op.src[0], ty);
-        std::uint64_t s = get(t, op.src[1], ir::Type{32, false});
-        std::uint64_t r;
-        if (ty.is_signed)
-          r = static_cast<std::uint64_t>(static_cast<std::int64_t>(a) >>
-                                         std::min<std::uint64_t>(s, 63));
-        else
-          r = s >= w ? 0 : a >> s;
-        set(t, op.dst[0], r & mask(w));
-        break;
-      }
-      case ir::Code::and_:
-        set(t, op.dst[0], get(t, op.src[0], ty) & get(t, op.src[1], ty) & mask(w));
-        break;
-      case ir::Code::or_:
-        set(t, op.dst[0], (get(t, op.src[0], ty) | get(t, op.src[1], ty)) & mask(w));
-        break;
-      case ir::Code::xor_:
-        set(t, op.dst[0], (get(t, op.src[0], ty) ^ get(t, op.src[1], ty)) & mask(w));
-        break;
-      case ir::Code::not_:
-        set(t, op.dst[0], ~get(t, op.src[0], ty) & mask(w));
-        break;
-      case ir::Code::neg:
-        set(t, op.dst[0], (0 - get(t, op.src[0], ty)) & mask(w));
-        break;
-      case ir::Code::cvt:
-        set(t, op.dst[0], get(t, op.src[0], op.type2) & mask(w));
-        break;
-      case ir::Code::setp: {
-        std::uint64_t a = get(t, op.src[0], ty), b = get(t, op.src[1], ty);
-        auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
-        bool sg = ty.is_signed;
-        bool r = false;
-        switch (op.cmp) {
-        case 0:
-          r = a == b;
-          break;
-        case 1:
-          r = a != b;
-          break;
-        case 2:
-          r = sg ? sa < sb : a < b;
-          break;
-        case 3:
-          r = sg ? sa <= sb : a <= b;
-          break;
-        case 4:
-          r = sg ? sa > sb : a > b;
-          break;
-        case 5:
-          r = sg ? sa >= sb : a >= b;
-          break;
-        case 6:
-          r = a < b;
-          break;
-        case 7:
-          r = a <= b;
-          break;
-        case 8:
-          r = a > b;
-          break;
-        default:
-          r = a >= b;
-          break;
-        }
-        set(t, op.dst[0], r ? 1 : 0);
-        break;
-      }
-      case ir::Code::selp:
-        set(t, op.dst[0],
-            (t.regs[op.src[2].reg] != 0 ? get(t, op.src[0], ty) : get(t, op.src[1], ty)) & mask(w));
-        break;
-      case ir::Code::bar:
-        t.state = State::at_barrier;
-        t.barrier = op.n;
-        t.stop_line = op.line;
+      if (execute(t, op) == Flow::stop)
         return;
-      case ir::Code::ret:
-        exit_thread(t, op.line);
-        return;
-      case ir::Code::bra:
-        t.pc = static_cast<std::uint32_t>(op.n);
-        break;
-      case ir::Code::unsupported:
-        fault_at(FaultKind::unsupported, t, op, e_.texts[static_cast<std::size_t>(op.n)]);
-      }
     }
+  }
+
+  /// One instruction's semantics: one case per ir::Code (instructions.def).
+  Flow execute(Thread& t, const ir::Op& op) {
+    const ir::Type ty = op.type;
+    const unsigned w = ty.bits;
+    auto a = [&] { return get(t, op.src[0], ty); };
+    auto b = [&] { return get(t, op.src[1], ty); };
+    switch (op.code) {
+    case ir::Code::cp_async:
+      issue(t, op);
+      return Flow::next;
+    case ir::Code::commit_group:
+      ++t.open_group;
+      return Flow::next;
+    case ir::Code::wait_group: {
+      auto n = static_cast<std::uint64_t>(op.n);
+      complete(t, t.open_group > n ? t.open_group - static_cast<std::uint32_t>(n) : 0);
+      return Flow::next;
+    }
+    case ir::Code::wait_all:
+      complete(t, ~0u);
+      return Flow::next;
+    case ir::Code::createpolicy:
+      // A policy is a hint; any 64-bit value will do.
+      set(t, op.dst[0], 0x1000000000000000ull);
+      return Flow::next;
+    case ir::Code::mov:
+      set(t, op.dst[0], a() & mask(w));
+      return Flow::next;
+    case ir::Code::ld:
+      load_store(t, op, true);
+      return Flow::next;
+    case ir::Code::st:
+      load_store(t, op, false);
+      return Flow::next;
+    case ir::Code::cvta:
+      set(t, op.dst[0], convert_address(t, op) & mask(w));
+      return Flow::next;
+    case ir::Code::add:
+      set(t, op.dst[0], (a() + b()) & mask(w));
+      return Flow::next;
+    case ir::Code::sub:
+      set(t, op.dst[0], (a() - b()) & mask(w));
+      return Flow::next;
+    case ir::Code::mul_lo:
+      set(t, op.dst[0], (a() * b()) & mask(w));
+      return Flow::next;
+    case ir::Code::mul_hi:
+      set(t, op.dst[0], mul_hi(a(), b(), ty) & mask(w));
+      return Flow::next;
+    case ir::Code::mul_wide:
+      set(t, op.dst[0], (a() * b()) & mask(2 * w));
+      return Flow::next;
+    case ir::Code::mad_lo:
+      set(t, op.dst[0], (a() * b() + get(t, op.src[2], ty)) & mask(w));
+      return Flow::next;
+    case ir::Code::mad_wide: {
+      ir::Type wide{static_cast<std::uint8_t>(2 * w), ty.is_signed};
+      set(t, op.dst[0], (a() * b() + get(t, op.src[2], wide)) & mask(2 * w));
+      return Flow::next;
+    }
+    case ir::Code::div:
+    case ir::Code::rem:
+      set(t, op.dst[0], divide(t, op, a(), b()) & mask(w));
+      return Flow::next;
+    case ir::Code::min:
+    case ir::Code::max: {
+      bool less = ty.is_signed ? static_cast<std::int64_t>(a()) < static_cast<std::int64_t>(b())
+                               : a() < b();
+      bool take_a = op.code == ir::Code::min ? less : !less;
+      set(t, op.dst[0], (take_a ? a() : b()) & mask(w));
+      return Flow::next;
+    }
+    case ir::Code::shl: {
+      std::uint64_t s = get(t, op.src[1], ir::Type{32, false});
+      set(t, op.dst[0], s >= w ? 0 : (a() << s) & mask(w));
+      return Flow::next;
+    }
+    case ir::Code::shr:
+      set(t, op.dst[0], shift_right(a(), get(t, op.src[1], ir::Type{32, false}), ty) & mask(w));
+      return Flow::next;
+    case ir::Code::bfe:
+      set(t, op.dst[0],
+          bit_field_extract(a(), get(t, op.src[1], ir::Type{32, false}),
+                            get(t, op.src[2], ir::Type{32, false}), ty) &
+              mask(w));
+      return Flow::next;
+    case ir::Code::and_:
+      set(t, op.dst[0], a() & b() & mask(w));
+      return Flow::next;
+    case ir::Code::or_:
+      set(t, op.dst[0], (a() | b()) & mask(w));
+      return Flow::next;
+    case ir::Code::xor_:
+      set(t, op.dst[0], (a() ^ b()) & mask(w));
+      return Flow::next;
+    case ir::Code::not_:
+      set(t, op.dst[0], ~a() & mask(w));
+      return Flow::next;
+    case ir::Code::neg:
+      set(t, op.dst[0], (0 - a()) & mask(w));
+      return Flow::next;
+    case ir::Code::cvt:
+      set(t, op.dst[0], get(t, op.src[0], op.type2) & mask(w));
+      return Flow::next;
+    case ir::Code::setp:
+      set(t, op.dst[0], compare(op.cmp, a(), b(), ty.is_signed) ? 1 : 0);
+      return Flow::next;
+    case ir::Code::selp:
+      set(t, op.dst[0], (t.regs[op.src[2].reg] != 0 ? a() : b()) & mask(w));
+      return Flow::next;
+    case ir::Code::bar:
+      t.state = State::at_barrier;
+      t.barrier = op.n;
+      t.stop_line = op.line;
+      return Flow::stop;
+    case ir::Code::ret:
+      exit_thread(t, op.line);
+      return Flow::stop;
+    case ir::Code::bra:
+      t.pc = static_cast<std::uint32_t>(op.n);
+      return Flow::next;
+    case ir::Code::unsupported:
+      fault_at(FaultKind::unsupported, t, op, e_.texts[static_cast<std::size_t>(op.n)]);
+    }
+    return Flow::next;
+  }
+
+  std::uint64_t convert_address(const Thread& t, const ir::Op& op) const {
+    std::uint64_t v = raw(t, op.src[0]);
+    if (op.space == ir::Space::shared)
+      v = op.to ? v - shared_window_base : v + shared_window_base;
+    return v;
+  }
+
+  static std::uint64_t mul_hi(std::uint64_t a, std::uint64_t b, ir::Type ty) {
+    if (ty.is_signed)
+      return static_cast<std::uint64_t>(static_cast<i128>(static_cast<std::int64_t>(a)) *
+                                            static_cast<std::int64_t>(b) >>
+                                        ty.bits);
+    return static_cast<std::uint64_t>(static_cast<u128>(a) * b >> ty.bits);
+  }
+
+  std::uint64_t divide(const Thread& t, const ir::Op& op, std::uint64_t a, std::uint64_t b) const {
+    if (b == 0)
+      fault_at(FaultKind::undefined_behavior, t, op,
+               "integer division by zero (the result is unspecified in PTX)");
+    bool div = op.code == ir::Code::div;
+    if (!op.type.is_signed)
+      return div ? a / b : a % b;
+    auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
+    if (sb == -1)
+      return div ? 0 - a : 0; // avoids INT64_MIN / -1
+    return static_cast<std::uint64_t>(div ? sa / sb : sa % sb);
+  }
+
+  static std::uint64_t shift_right(std::uint64_t a, std::uint64_t s, ir::Type ty) {
+    if (ty.is_signed)
+      return static_cast<std::uint64_t>(static_cast<std::int64_t>(a) >>
+                                        std::min<std::uint64_t>(s, 63));
+    return s >= ty.bits ? 0 : a >> s;
+  }
+
+  /// bfe (PTX ISA): bits [pos, pos+len) of `a`; above them, and where the
+  /// field runs past the msb, the sign bit a[min(pos+len-1, msb)] when signed,
+  /// else 0. A zero-length field is 0.
+  static std::uint64_t bit_field_extract(std::uint64_t a, std::uint64_t b, std::uint64_t c,
+                                         ir::Type ty) {
+    const std::uint64_t msb = ty.bits - 1u, pos = b & 0xff, len = c & 0xff;
+    if (len == 0)
+      return 0;
+    const std::uint64_t sbit = ty.is_signed ? (a >> std::min(pos + len - 1, msb)) & 1 : 0;
+    std::uint64_t d = 0;
+    for (std::uint64_t i = 0; i <= msb; ++i) {
+      std::uint64_t bit = i < len && pos + i <= msb ? (a >> (pos + i)) & 1 : sbit;
+      d |= bit << i;
+    }
+    return d;
+  }
+
+  /// setp: `a` and `b` are already sign- or zero-extended to 64 bits.
+  static bool compare(ir::Cmp cmp, std::uint64_t a, std::uint64_t b, bool is_signed) {
+    auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
+    switch (cmp) {
+    case ir::Cmp::eq:
+      return a == b;
+    case ir::Cmp::ne:
+      return a != b;
+    case ir::Cmp::lt:
+      return is_signed ? sa < sb : a < b;
+    case ir::Cmp::le:
+      return is_signed ? sa <= sb : a <= b;
+    case ir::Cmp::gt:
+      return is_signed ? sa > sb : a > b;
+    case ir::Cmp::ge:
+      return is_signed ? sa >= sb : a >= b;
+    case ir::Cmp::lo:
+      return a < b;
+    case ir::Cmp::ls:
+      return a <= b;
+    case ir::Cmp::hi:
+      return a > b;
+    case ir::Cmp::hs:
+      return a >= b;
+    }
+    return false;
   }
 
   const ir::Entry& e_;
@@ -693,7 +718,7 @@ private:
 Fault launch_fault(FaultKind k, std::string message, std::uint32_t line = 0) {
   Fault f;
   f.kind = k;
-  f.message = std::string(name(k)) + ": " + std::move(message);
+  f.message = std::move(message);
   f.ptx_line = line;
   return f;
 }
@@ -712,7 +737,7 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
       e = &x;
   }
   if (e == nullptr) {
-    res.fault = launch_fault(FaultKind::invalid_ptx,
+    res.fault = launch_fault(FaultKind::invalid_launch,
                              "the module has no entry `" + std::string(entry) +
                                  "` (entries: " + (names.empty() ? "none" : names) + ")");
     return res;
@@ -727,7 +752,7 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
     }
   }
   if (launch.params.size() != e->params.size()) {
-    res.fault = launch_fault(FaultKind::invalid_ptx,
+    res.fault = launch_fault(FaultKind::invalid_launch,
                              "the launch passes " + std::to_string(launch.params.size()) +
                                  " parameters; entry `" + e->name + "` declares " +
                                  std::to_string(e->params.size()),
@@ -735,7 +760,7 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
     return res;
   }
   if (launch.grid == 0 || launch.block == 0 || launch.block > 1024) {
-    res.fault = launch_fault(FaultKind::invalid_ptx,
+    res.fault = launch_fault(FaultKind::invalid_launch,
                              "grid " + std::to_string(launch.grid) + " x block " +
                                  std::to_string(launch.block) +
                                  " is not a valid launch (block 1..1024, grid at least 1)");
@@ -743,7 +768,7 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
   }
   if (e->reqntid && *e->reqntid != launch.block) {
     res.fault =
-        launch_fault(FaultKind::invalid_ptx,
+        launch_fault(FaultKind::invalid_launch,
                      "entry `" + e->name + "` requires .reqntid " + std::to_string(*e->reqntid) +
                          " but the launch has block " + std::to_string(launch.block),
                      e->line);

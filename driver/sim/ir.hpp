@@ -9,42 +9,28 @@
 
 namespace ptxgen::sim::ir {
 
-/// What an instruction does. Each maps to one case of the executor's switch.
+/// What an instruction does. Each maps to one case of the executor's switch;
+/// the list and each code's instruction forms are declared in instructions.def.
 enum class Code : std::uint8_t {
-  cp_async,     ///< cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size|ignore-src}
-  commit_group, ///< cp.async.commit_group
-  wait_group,   ///< cp.async.wait_group n
-  wait_all,     ///< cp.async.wait_all
-  createpolicy, ///< createpolicy.fractional...b64 d, f (a constant policy value)
-  mov,          ///< mov.t d, a
-  ld,           ///< ld.space{.vN}.t d..., [addr]
-  st,           ///< st.space{.vN}.t [addr], a...
-  cvta,         ///< cvta{.to}.space.t d, a
-  add,          ///< add.t d, a, b
-  sub,          ///< sub.t d, a, b
-  mul_lo,       ///< mul.lo.t d, a, b
-  mul_hi,       ///< mul.hi.t d, a, b
-  mul_wide,     ///< mul.wide.t d, a, b (d twice as wide)
-  div,          ///< div.t d, a, b
-  rem,          ///< rem.t d, a, b
-  min,          ///< min.t d, a, b
-  max,          ///< max.t d, a, b
-  shl,          ///< shl.t d, a, b
-  shr,          ///< shr.t d, a, b (arithmetic when t is signed)
-  and_,         ///< and.t d, a, b
-  or_,          ///< or.t d, a, b
-  xor_,         ///< xor.t d, a, b
-  not_,         ///< not.t d, a
-  neg,          ///< neg.t d, a
-  mad_lo,       ///< mad.lo.t d, a, b, c
-  mad_wide,     ///< mad.wide.t d, a, b, c (d and c twice as wide)
-  cvt,          ///< cvt.t.t2 d, a (integer widening / narrowing)
-  setp,         ///< setp.cmp.t p, a, b
-  selp,         ///< selp.t d, a, b, p
-  bar,          ///< bar.sync n
-  ret,          ///< ret / exit
-  bra,          ///< bra target (target in Op::n, an instruction index)
-  unsupported,  ///< valid-looking PTX the simulator does not execute (reason in Op::n text)
+#define SIM_CODE(code) code,
+#define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
+#include "driver/sim/instructions.def"
+#undef SIM_FORM
+#undef SIM_CODE
+};
+
+/// A setp comparison. lo/ls/hi/hs compare unsigned whatever the type.
+enum class Cmp : std::uint8_t {
+  eq, ///< a == b
+  ne, ///< a != b
+  lt, ///< a < b (signed when the type is)
+  le, ///< a <= b (signed when the type is)
+  gt, ///< a > b (signed when the type is)
+  ge, ///< a >= b (signed when the type is)
+  lo, ///< a < b, unsigned
+  ls, ///< a <= b, unsigned
+  hi, ///< a > b, unsigned
+  hs, ///< a >= b, unsigned
 };
 
 /// An integer view of a PTX type: width and signedness (floats are bits).
@@ -109,9 +95,9 @@ enum class ZeroFill : std::uint8_t {
 
 struct Op {
   Code code = Code::ret;
-  Type type;            ///< the instruction type (destination type for cvt)
-  Type type2;           ///< the source type of cvt
-  std::uint8_t cmp = 0; ///< setp: index into eq, ne, lt, le, gt, ge, lo, ls, hi, hs
+  Type type;         ///< the instruction type (destination type for cvt)
+  Type type2;        ///< the source type of cvt
+  Cmp cmp = Cmp::eq; ///< setp
   Space space = Space::global;
   bool to = false;         ///< cvta.to (state space from generic) rather than cvta (to generic)
   std::uint8_t vec = 1;    ///< 1, 2 or 4 registers moved by ld/st

@@ -3,6 +3,8 @@
 #include "driver/sim/ir.hpp"
 #include "driver/sim/parser.hpp"
 
+#include <algorithm>
+
 namespace ptxgen::sim {
 
 std::string_view name(FaultKind k) {
@@ -15,14 +17,36 @@ std::string_view name(FaultKind k) {
     return "race";
   case FaultKind::barrier_divergence:
     return "barrier divergence";
-  case FaultKind::unsupported:
-    return "unsupported";
-  case FaultKind::invalid_ptx:
-    return "invalid PTX";
   case FaultKind::undefined_behavior:
     return "undefined behavior";
+  case FaultKind::unsupported:
+    return "unsupported";
+  case FaultKind::instruction_limit:
+    return "instruction limit";
+  case FaultKind::invalid_ptx:
+    return "invalid PTX";
+  case FaultKind::invalid_launch:
+    return "invalid launch";
   }
   return "fault";
+}
+
+FaultOrigin origin(FaultKind k) {
+  switch (k) {
+  case FaultKind::misaligned_address:
+  case FaultKind::illegal_address:
+  case FaultKind::race:
+  case FaultKind::barrier_divergence:
+  case FaultKind::undefined_behavior:
+    return FaultOrigin::kernel;
+  case FaultKind::unsupported:
+  case FaultKind::instruction_limit:
+    return FaultOrigin::simulator;
+  case FaultKind::invalid_ptx:
+  case FaultKind::invalid_launch:
+    return FaultOrigin::caller;
+  }
+  return FaultOrigin::caller;
 }
 
 ptxgen::Result<Program> Program::parse(std::string_view ptx_text) {
@@ -56,11 +80,17 @@ SimResult run(std::string_view ptx_text, std::string_view entry, const Launch& l
   if (!p) {
     SimResult r;
     Fault f;
-    f.kind = FaultKind::invalid_ptx;
     const auto& items = p.diagnostics.items();
-    if (!items.empty())
-      f.ptx_line = items.front().line;
-    f.message = std::string(name(f.kind)) + ": " + p.diagnostics.format_all();
+    bool all_unsupported = std::all_of(items.begin(), items.end(), [](const Diagnostic& d) {
+      return d.severity != Severity::error || d.id == DiagId::sim_unsupported_construct;
+    });
+    f.kind = all_unsupported ? FaultKind::unsupported : FaultKind::invalid_ptx;
+    auto first_error = std::find_if(items.begin(), items.end(), [](const Diagnostic& d) {
+      return d.severity == Severity::error;
+    });
+    if (first_error != items.end())
+      f.ptx_line = first_error->line;
+    f.message = p.diagnostics.format_all();
     r.fault = std::move(f);
     return r;
   }

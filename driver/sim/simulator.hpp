@@ -68,7 +68,7 @@ struct Launch {
   /// One value per declared `.param`, in declaration order (u32 params are truncated).
   std::vector<std::uint64_t> params;
   /// A launch that executes more instructions than this (all threads together)
-  /// stops with an `unsupported` fault: a runaway loop, not a result.
+  /// stops with an `instruction_limit` fault: a runaway loop, not a result.
   std::uint64_t max_instructions = 200'000'000;
 };
 
@@ -77,17 +77,30 @@ enum class FaultKind {
   illegal_address,    ///< an access outside every buffer / outside shared memory
   race,               ///< conflicting shared-memory accesses without synchronisation
   barrier_divergence, ///< a bar.sync that not every thread of the CTA reaches
-  unsupported,        ///< PTX outside the simulated subset (or a runaway launch)
-  invalid_ptx,        ///< malformed PTX, or a launch that does not fit the entry
   undefined_behavior, ///< a value PTX leaves undefined (src-size > cp-size, division by zero)
+  unsupported,        ///< PTX outside the simulated subset (the parse warned with a DiagId)
+  instruction_limit,  ///< the launch ran past Launch::max_instructions (a loop that does not end?)
+  invalid_ptx,        ///< malformed PTX (the parse's Diagnostics say why)
+  invalid_launch,     ///< a launch that does not fit the entry (no such entry, parameters, block)
 };
 
 /// "misaligned address", "illegal address", "race", "barrier divergence", ...
 std::string_view name(FaultKind k);
 
+/// Whom a fault blames: what a caller switches on to judge a run.
+enum class FaultOrigin {
+  kernel,    ///< the kernel did something wrong: a fault the GPU could show
+  simulator, ///< the simulator cannot run this kernel (unsupported, instruction limit)
+  caller,    ///< the input is wrong: malformed PTX, or a launch that does not fit the entry
+};
+
+FaultOrigin origin(FaultKind k);
+
 struct Fault {
   FaultKind kind = FaultKind::invalid_ptx;
-  std::string message;        ///< names the thread, the PTX line and the instruction
+  /// Names the thread, the PTX line and the instruction; it does not repeat
+  /// the kind (print `name(kind) + ": " + message`).
+  std::string message;
   std::uint32_t ptx_line = 0; ///< 1-based; 0 when no instruction is to blame
   std::int64_t bid = -1;      ///< CTA index, -1 when no thread is to blame
   std::int64_t tid = -1;      ///< thread index within the CTA, -1 when none
@@ -102,9 +115,11 @@ struct SimResult {
 /// A parsed PTX module, ready to run. Cheap to copy (shares its parsed form).
 class Program {
 public:
-  /// Parse errors come back as Diagnostics with line and column. Instructions
-  /// that are valid PTX but outside the simulated subset parse, and fault
-  /// with `unsupported` when their entry is run.
+  /// Parse errors come back as Diagnostics with line, column and a DiagId
+  /// (sim_...). Instructions that are valid PTX but outside the simulated
+  /// subset parse with a warning (sim_unknown_instruction,
+  /// sim_unsupported_form, sim_unsupported_operand), and fault with
+  /// `unsupported` when their entry is run.
   static ptxgen::Result<Program> parse(std::string_view ptx_text);
 
   /// The `.entry` names, in the order of the text.
@@ -123,7 +138,8 @@ private:
 SimResult run(const Program& p, std::string_view entry, const Launch& launch,
               std::vector<GlobalBuffer>& memory);
 
-/// Parses and runs; a parse error becomes an invalid_ptx fault naming its line.
+/// Parses and runs; a parse error becomes a fault naming its line: `unsupported`
+/// when every error is sim_unsupported_construct, else `invalid_ptx`.
 SimResult run(std::string_view ptx_text, std::string_view entry, const Launch& launch,
               std::vector<GlobalBuffer>& memory);
 

@@ -6,11 +6,15 @@ std::vector<ParamBinding> kernel_params(const tile::Kernel& k) {
   std::vector<ParamBinding> out;
   for (const auto& t : k.tensors)
     if (t->tensor.space == tile::Space::global)
-      out.push_back({ParamBinding::Kind::tensor, t->tensor.name, "arg_" + t->tensor.name});
+      out.push_back({ParamBinding::Kind::tensor, t->tensor.name, param_symbol(t->tensor.name)});
   for (const auto& p : k.params)
-    out.push_back(
-        {p.is_u64 ? ParamBinding::Kind::u64 : ParamBinding::Kind::u32, p.name, "arg_" + p.name});
+    out.push_back({p.is_u64 ? ParamBinding::Kind::u64 : ParamBinding::Kind::u32, p.name,
+                   param_symbol(p.name)});
   return out;
+}
+
+std::string param_symbol(std::string_view name) {
+  return "arg_" + std::string(name);
 }
 
 std::string shared_symbol(const tile::Tensor& t) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptxgen::lower {
@@ -23,7 +24,12 @@ struct ParamBinding {
 
 std::vector<ParamBinding> kernel_params(const tile::Kernel& k);
 
-/// The PTX symbol of a shared tensor's array.
+/// The PTX parameter symbol of a global tensor or scalar parameter named `name`
+/// ("arg_" + name): the one place that spells the prefix, so that no spec name
+/// collides with a PTX keyword.
+std::string param_symbol(std::string_view name);
+
+/// The PTX symbol of a shared tensor's array ("smem_" + name).
 std::string shared_symbol(const tile::Tensor& t);
 
 } // namespace ptxgen::lower

@@ -5,8 +5,13 @@
 #include "emitter/tile/contract.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <tuple>
 
 namespace ptxgen::lower {
 
@@ -18,48 +23,182 @@ using tile::ExprKind;
 using tile::ExprOp;
 using tile::ExprPtr;
 
+/// A case the types allow but the lowering's callers never produce (a bug in
+/// ptxgen, not in the input): stop rather than emit something plausible.
+[[noreturn]] void unreachable(const char* what) {
+  std::fprintf(stderr, "ptxgen: internal error in the lowering: %s\n", what);
+  std::abort();
+}
+
+/// A total order on expression trees that agrees with tile::structurally_equal
+/// (kinds, ops, constant values, parameter names; spans ignored): caches are
+/// keyed by the tree itself, never by its printed text. It is also the order
+/// in which address() multiplies a linear form's atoms in:
+///  - leaves before compound expressions; constants (by value), then the
+///    values uniform across the CTA (parameters by name, bid), then the
+///    per-thread ones (lane, tid, warp);
+///  - compound expressions by their first operand, then the operator (by its
+///    spelling), then the other operands.
+/// (On the golden corpus this is the order the former text keys gave.)
+int compare(const Expr& a, const Expr& b);
+
+template <class T>
+int three_way(const T& a, const T& b) {
+  return a < b ? -1 : b < a ? 1 : 0;
+}
+
+/// A leaf's place in compare()'s order; compound expressions (kCompound) come after every leaf.
+constexpr int kCompound = 6;
+int leaf_rank(ExprKind k) {
+  switch (k) {
+  case ExprKind::constant:
+    return 0;
+  case ExprKind::param:
+    return 1;
+  case ExprKind::bid:
+    return 2;
+  case ExprKind::lane:
+    return 3;
+  case ExprKind::tid:
+    return 4;
+  case ExprKind::warp:
+    return 5;
+  case ExprKind::unary:
+  case ExprKind::binary:
+  case ExprKind::select:
+    return kCompound;
+  }
+  unreachable("not an ExprKind");
+}
+
+int compare(const Expr& a, const Expr& b) {
+  if (int c = three_way(leaf_rank(a.kind), leaf_rank(b.kind)))
+    return c;
+  if (leaf_rank(a.kind) != kCompound) { // two leaves of one kind
+    if (a.kind == ExprKind::constant)
+      return three_way(a.value, b.value);
+    if (a.kind == ExprKind::param)
+      return three_way(a.name, b.name);
+    return 0;
+  }
+  if (!a.args.empty() && !b.args.empty())
+    if (int c = compare(*a.args[0], *b.args[0]))
+      return c;
+  if (int c = three_way(tile::op_spelling(a.op), tile::op_spelling(b.op)))
+    return c;
+  if (int c = three_way(a.op, b.op)) // `-a` and `a - b` are both spelled "-"
+    return c;
+  if (int c = three_way(a.kind, b.kind))
+    return c;
+  if (int c = three_way(a.args.size(), b.args.size()))
+    return c;
+  for (std::size_t i = 1; i < a.args.size(); ++i)
+    if (int c = compare(*a.args[i], *b.args[i]))
+      return c;
+  return 0;
+}
+
+struct ExprLess {
+  bool operator()(const ExprPtr& a, const ExprPtr& b) const { return compare(*a, *b) < 0; }
+};
+
 /// A linear combination of "atoms" (leaves, or sub-expressions that are not
 /// linear) with integer coefficients, plus a constant. Address arithmetic is
 /// built from it so that constants fold into [reg+imm] and warp/lane pairs
 /// that recombine into tid are recombined.
 struct Linear {
-  struct Term {
-    ExprPtr atom;
-    std::int64_t coeff = 0;
-  };
-  std::map<std::string, Term> terms; ///< keyed by the atom's canonical text
+  /// atom -> coefficient (never 0), in compare()'s order: address() multiplies
+  /// them in in this order; structurally equal atoms are one term.
+  std::map<ExprPtr, std::int64_t, ExprLess> terms;
   std::int64_t constant = 0;
   /// A constant already added into the address register (see address()).
   std::int64_t folded = 0;
 
   void add(const Linear& o, std::int64_t scale) {
     constant += o.constant * scale;
-    for (const auto& [k, t] : o.terms) {
-      auto& slot = terms[k];
-      slot.atom = t.atom;
-      slot.coeff += t.coeff * scale;
-      if (slot.coeff == 0)
-        terms.erase(k);
-    }
+    for (const auto& [atom, coeff] : o.terms)
+      add_atom(atom, coeff * scale);
   }
   void add_atom(const ExprPtr& atom, std::int64_t coeff) {
     if (coeff == 0)
       return;
-    std::string key = tile::print(*atom);
-    auto& slot = terms[key];
-    slot.atom = atom;
-    slot.coeff += coeff;
-    if (slot.coeff == 0)
-      terms.erase(key);
-  }
-  /// The canonical text of the non-constant part, for caching address registers.
-  std::string key() const {
-    std::string s;
-    for (const auto& [k, t] : terms)
-      s += std::to_string(t.coeff) + "*(" + k + ")+";
-    return s;
+    auto it = terms.try_emplace(atom, 0).first;
+    it->second += coeff;
+    if (it->second == 0)
+      terms.erase(it);
   }
 };
+
+/// Orders linear forms by what their address register holds: the terms and
+/// `folded` (not `constant`, which the caller folds into [reg+imm]). Forms
+/// that compare equal share an address register.
+int compare_registers(const Linear& a, const Linear& b) {
+  if (int c = three_way(a.folded, b.folded))
+    return c;
+  if (int c = three_way(a.terms.size(), b.terms.size()))
+    return c;
+  for (auto i = a.terms.begin(), j = b.terms.begin(); i != a.terms.end(); ++i, ++j) {
+    if (int c = compare(*i->first, *j->first))
+      return c;
+    if (int c = three_way(i->second, j->second))
+      return c;
+  }
+  return 0;
+}
+
+Linear linearize(const ExprPtr& e);
+
+/// e = a op b as a linear form, when op keeps it linear (else nullopt: e is an atom).
+std::optional<Linear> linearize_binary(ExprOp op, const ExprPtr& a, const ExprPtr& b) {
+  Linear l;
+  switch (op) {
+  case ExprOp::add:
+    l.add(linearize(a), 1);
+    l.add(linearize(b), 1);
+    return l;
+  case ExprOp::sub:
+    l.add(linearize(a), 1);
+    l.add(linearize(b), -1);
+    return l;
+  case ExprOp::mul:
+    if (auto c = tile::constant_value(*b)) {
+      l.add(linearize(a), *c);
+      return l;
+    }
+    if (auto c = tile::constant_value(*a)) {
+      l.add(linearize(b), *c);
+      return l;
+    }
+    return std::nullopt;
+  case ExprOp::shl:
+    if (auto c = tile::constant_value(*b); c && *c >= 0 && *c < 31) {
+      l.add(linearize(a), std::int64_t{1} << *c);
+      return l;
+    }
+    return std::nullopt;
+  // Not linear in their operands: the whole expression is an atom.
+  case ExprOp::div:
+  case ExprOp::rem:
+  case ExprOp::shr:
+  case ExprOp::bit_and:
+  case ExprOp::bit_or:
+  case ExprOp::lt:
+  case ExprOp::le:
+  case ExprOp::gt:
+  case ExprOp::ge:
+  case ExprOp::eq:
+  case ExprOp::ne:
+  case ExprOp::logical_and:
+  case ExprOp::logical_or:
+    return std::nullopt;
+  // Not binary operators.
+  case ExprOp::none:
+  case ExprOp::logical_not:
+  case ExprOp::neg:
+    unreachable("linearize: a binary expression with a unary or no operator");
+  }
+  unreachable("linearize: not an ExprOp");
+}
 
 Linear linearize(const ExprPtr& e) {
   Linear l;
@@ -67,38 +206,9 @@ Linear linearize(const ExprPtr& e) {
     l.constant = *c;
     return l;
   }
-  if (e->kind == ExprKind::binary) {
-    const auto& a = e->args[0];
-    const auto& b = e->args[1];
-    switch (e->op) {
-    case ExprOp::add:
-      l.add(linearize(a), 1);
-      l.add(linearize(b), 1);
-      return l;
-    case ExprOp::sub:
-      l.add(linearize(a), 1);
-      l.add(linearize(b), -1);
-      return l;
-    case ExprOp::mul:
-      if (auto c = tile::constant_value(*b)) {
-        l.add(linearize(a), *c);
-        return l;
-      }
-      if (auto c = tile::constant_value(*a)) {
-        l.add(linearize(b), *c);
-        return l;
-      }
-      break;
-    case ExprOp::shl:
-      if (auto c = tile::constant_value(*b); c && *c >= 0 && *c < 31) {
-        l.add(linearize(a), std::int64_t{1} << *c);
-        return l;
-      }
-      break;
-    default:
-      break;
-    }
-  }
+  if (e->kind == ExprKind::binary)
+    if (auto b = linearize_binary(e->op, e->args[0], e->args[1]))
+      return *b;
   if (e->kind == ExprKind::unary && e->op == ExprOp::neg) {
     l.add(linearize(e->args[0]), -1);
     return l;
@@ -109,15 +219,15 @@ Linear linearize(const ExprPtr& e) {
 
 /// warp*32c + lane*c == tid*c for every tid >= 0: recombine such pairs.
 void recombine_warp_lane(Linear& l) {
-  auto w = l.terms.find("warp");
-  auto n = l.terms.find("lane");
+  auto w = l.terms.find(tile::make_leaf(ExprKind::warp));
+  auto n = l.terms.find(tile::make_leaf(ExprKind::lane));
   if (w == l.terms.end() || n == l.terms.end())
     return;
-  std::int64_t c = n->second.coeff;
-  if (w->second.coeff != 32 * c)
+  const std::int64_t c = n->second;
+  if (w->second != 32 * c)
     return;
-  l.terms.erase("warp");
-  l.terms.erase("lane");
+  l.terms.erase(w);
+  l.terms.erase(n);
   l.add_atom(tile::make_leaf(ExprKind::tid), c);
 }
 
@@ -149,14 +259,34 @@ public:
   }
 
 private:
+  /// Where a per-thread address register is reused: the same tensor and the
+  /// same linear form (tensor names are unique within a kernel).
+  struct AddressKey {
+    std::string tensor;
+    Linear form;
+  };
+  struct AddressKeyLess {
+    bool operator()(const AddressKey& a, const AddressKey& b) const {
+      if (int c = a.tensor.compare(b.tensor))
+        return c < 0;
+      return compare_registers(a.form, b.form) < 0;
+    }
+  };
+  /// A cache policy's identity: the u64 parameter it is loaded from, or the
+  /// exact createpolicy operands, the fraction by its bits (fractions that
+  /// differ in any bit get their own register).
+  using CreatePolicyKey =
+      std::tuple<EvictionPriority, std::optional<EvictionPriority>, std::uint32_t>;
+  using PolicyKey = std::variant<std::string, CreatePolicyKey>;
+
   const tile::Kernel& k_;
   const LowerOptions& o_;
   Entry* entry_ = nullptr;
-  std::map<std::string, Register> value_cache_;   ///< u32 values by expression text
-  std::map<std::string, Register> pred_cache_;    ///< predicates by expression text
-  std::map<std::string, Register> base_cache_;    ///< tensor base addresses
-  std::map<std::string, Register> address_cache_; ///< per-thread addresses by tensor + linear key
-  std::map<std::string, Register> policy_cache_;
+  std::map<ExprPtr, Register, ExprLess> value_cache_; ///< u32 values (leaves included)
+  std::map<ExprPtr, Register, ExprLess> pred_cache_;  ///< predicates
+  std::map<std::string, Register> base_cache_;        ///< tensor base addresses, by tensor name
+  std::map<AddressKey, Register, AddressKeyLess> address_cache_; ///< per-thread addresses
+  std::map<PolicyKey, Register> policy_cache_;
 
   Register reg(RegClass c) { return entry_->registers.make(c); }
   void emit(InstructionBody b, std::optional<Guard> g = std::nullopt, std::string comment = {}) {
@@ -165,16 +295,14 @@ private:
 
   // --- values ---------------------------------------------------------------
 
-  Register leaf(ExprKind kind, const std::string& pname = {}) {
-    std::string key =
-        kind == ExprKind::param ? "param:" + pname : tile::print(*tile::make_leaf(kind, pname));
-    if (auto it = value_cache_.find(key); it != value_cache_.end())
+  /// A leaf's register, defined once (warp and lane from tid, which comes first).
+  Register leaf(const ExprPtr& e) {
+    if (auto it = value_cache_.find(e); it != value_cache_.end())
       return it->second;
-    // warp and lane are computed from tid, which is defined first.
-    const bool from_tid = kind == ExprKind::warp || kind == ExprKind::lane;
-    const Register tid = from_tid ? leaf(ExprKind::tid) : Register{};
+    const bool from_tid = e->kind == ExprKind::warp || e->kind == ExprKind::lane;
+    const Register tid = from_tid ? leaf(tile::make_leaf(ExprKind::tid)) : Register{};
     Register r = reg(RegClass::b32);
-    switch (kind) {
+    switch (e->kind) {
     case ExprKind::tid:
       emit(Mov{ScalarType::u32, r, SpecialRegister::tid_x});
       break;
@@ -188,15 +316,19 @@ private:
       emit(Binary{BinaryOp::and_, ScalarType::b32, r, tid, Immediate{31}});
       break;
     case ExprKind::param:
-      emit(Ld{StateSpace::param, ScalarType::u32, {r}, Address{Symbol{"arg_" + pname}, 0}});
+      emit(Ld{StateSpace::param, ScalarType::u32, {r}, Address{Symbol{param_symbol(e->name)}, 0}});
       break;
-    default:
-      break;
+    case ExprKind::constant:
+    case ExprKind::unary:
+    case ExprKind::binary:
+    case ExprKind::select:
+      unreachable("leaf() of an expression that is not a leaf");
     }
-    value_cache_[key] = r;
+    value_cache_.emplace(e, r);
     return r;
   }
 
+  /// Comparisons and logical operators: their value is a predicate.
   static bool is_predicate_op(ExprOp op) {
     switch (op) {
     case ExprOp::lt:
@@ -209,9 +341,20 @@ private:
     case ExprOp::logical_or:
     case ExprOp::logical_not:
       return true;
-    default:
+    case ExprOp::none:
+    case ExprOp::add:
+    case ExprOp::sub:
+    case ExprOp::mul:
+    case ExprOp::div:
+    case ExprOp::rem:
+    case ExprOp::shl:
+    case ExprOp::shr:
+    case ExprOp::bit_and:
+    case ExprOp::bit_or:
+    case ExprOp::neg:
       return false;
     }
+    unreachable("not an ExprOp");
   }
 
   /// The u32 value of e: an immediate when constant, else a register.
@@ -223,18 +366,24 @@ private:
     case ExprKind::bid:
     case ExprKind::warp:
     case ExprKind::lane:
-      return leaf(e->kind);
     case ExprKind::param:
-      return leaf(e->kind, e->name);
-    default:
+      return leaf(e);
+    case ExprKind::constant: // returned above
+    case ExprKind::unary:
+    case ExprKind::binary:
+    case ExprKind::select:
       break;
     }
-    std::string key = tile::print(*e);
-    if (auto it = value_cache_.find(key); it != value_cache_.end())
+    if (auto it = value_cache_.find(e); it != value_cache_.end())
       return it->second;
-    // Operands first, then the result register: registers are numbered in
-    // order of definition.
-    auto result = [&] { return reg(RegClass::b32); };
+    Register r = compute(e);
+    value_cache_.emplace(e, r);
+    return r;
+  }
+
+  /// Emits the instructions for a non-leaf e. Operands first, then the result
+  /// register: registers are numbered in order of definition.
+  Register compute(const ExprPtr& e) {
     Register r;
     if (e->kind == ExprKind::select) {
       Guard g = predicate(e->args[0]);
@@ -242,73 +391,76 @@ private:
       Operand b = value(e->args[2]);
       if (g.negated)
         std::swap(a, b);
-      r = result();
+      r = reg(RegClass::b32);
       emit(Selp{ScalarType::u32, r, a, b, g.predicate});
     } else if (is_predicate_op(e->op)) {
       Guard g = predicate(e);
-      r = result();
+      r = reg(RegClass::b32);
       emit(Selp{ScalarType::u32, r, Immediate{g.negated ? 0 : 1}, Immediate{g.negated ? 1 : 0},
                 g.predicate});
-    } else if (e->kind == ExprKind::unary) { // neg
+    } else if (e->kind == ExprKind::unary && e->op == ExprOp::neg) {
       Register x = operand_reg(value(e->args[0]));
-      r = result();
+      r = reg(RegClass::b32);
       emit(Binary{BinaryOp::sub, ScalarType::u32, r, Immediate{0}, x});
-    } else {
-      BinaryOp op = BinaryOp::add;
-      ScalarType type = ScalarType::u32;
-      bool commutative = true;
-      switch (e->op) {
-      case ExprOp::add:
-        op = BinaryOp::add;
-        break;
-      case ExprOp::sub:
-        op = BinaryOp::sub;
-        commutative = false;
-        break;
-      case ExprOp::mul:
-        op = BinaryOp::mul_lo;
-        break;
-      case ExprOp::div:
-        op = BinaryOp::div;
-        commutative = false;
-        break;
-      case ExprOp::rem:
-        op = BinaryOp::rem;
-        commutative = false;
-        break;
-      case ExprOp::shl:
-        op = BinaryOp::shl;
-        type = ScalarType::b32;
-        commutative = false;
-        break;
-      case ExprOp::shr:
-        op = BinaryOp::shr;
-        commutative = false;
-        break;
-      case ExprOp::bit_and:
-        op = BinaryOp::and_;
-        type = ScalarType::b32;
-        break;
-      case ExprOp::bit_or:
-        op = BinaryOp::or_;
-        type = ScalarType::b32;
-        break;
-      default:
-        break;
-      }
+    } else if (e->kind == ExprKind::binary) {
+      const Arith op = arith(e->op);
       Operand a = value(e->args[0]);
       Operand b = value(e->args[1]);
       if (std::holds_alternative<Immediate>(a)) {
-        if (commutative)
+        if (op.commutative)
           std::swap(a, b);
         else
           a = operand_reg(a);
       }
-      r = result();
-      emit(Binary{op, type, r, a, b});
+      r = reg(RegClass::b32);
+      emit(Binary{op.op, op.type, r, a, b});
+    } else {
+      unreachable("compute() of an expression with no u32 lowering");
     }
-    value_cache_[key] = r;
     return r;
+  }
+
+  /// How a u32 arithmetic operator is lowered.
+  struct Arith {
+    BinaryOp op;
+    ScalarType type;
+    bool commutative; ///< an immediate first operand may swap to second place
+  };
+  static Arith arith(ExprOp op) {
+    switch (op) {
+    case ExprOp::add:
+      return {BinaryOp::add, ScalarType::u32, true};
+    case ExprOp::sub:
+      return {BinaryOp::sub, ScalarType::u32, false};
+    case ExprOp::mul:
+      return {BinaryOp::mul_lo, ScalarType::u32, true};
+    case ExprOp::div:
+      return {BinaryOp::div, ScalarType::u32, false};
+    case ExprOp::rem:
+      return {BinaryOp::rem, ScalarType::u32, false};
+    case ExprOp::shl:
+      return {BinaryOp::shl, ScalarType::b32, false};
+    case ExprOp::shr:
+      return {BinaryOp::shr, ScalarType::u32, false};
+    case ExprOp::bit_and:
+      return {BinaryOp::and_, ScalarType::b32, true};
+    case ExprOp::bit_or:
+      return {BinaryOp::or_, ScalarType::b32, true};
+    // Predicates are lowered by predicate(), neg by compute(); none is no operator.
+    case ExprOp::lt:
+    case ExprOp::le:
+    case ExprOp::gt:
+    case ExprOp::ge:
+    case ExprOp::eq:
+    case ExprOp::ne:
+    case ExprOp::logical_and:
+    case ExprOp::logical_or:
+    case ExprOp::logical_not:
+    case ExprOp::neg:
+    case ExprOp::none:
+      break;
+    }
+    unreachable("arith() of an operator that is not u32 arithmetic");
   }
 
   /// An operand in a register (moves an immediate into one).
@@ -320,6 +472,7 @@ private:
     return r;
   }
 
+  /// The unsigned comparison for a comparison operator (operands are proven in 0..2^32-1).
   static CompareOp compare_op(ExprOp op) {
     switch (op) {
     case ExprOp::lt:
@@ -332,12 +485,41 @@ private:
       return CompareOp::hs;
     case ExprOp::eq:
       return CompareOp::eq;
-    default:
+    case ExprOp::ne:
       return CompareOp::ne;
+    case ExprOp::none:
+    case ExprOp::add:
+    case ExprOp::sub:
+    case ExprOp::mul:
+    case ExprOp::div:
+    case ExprOp::rem:
+    case ExprOp::shl:
+    case ExprOp::shr:
+    case ExprOp::bit_and:
+    case ExprOp::bit_or:
+    case ExprOp::logical_and:
+    case ExprOp::logical_or:
+    case ExprOp::logical_not:
+    case ExprOp::neg:
+      break;
     }
+    unreachable("compare_op() of an operator that is not a comparison");
   }
+
+  /// The comparison with its operands swapped: a < b == b > a.
   static CompareOp swapped(CompareOp c) {
     switch (c) {
+    case CompareOp::eq:
+    case CompareOp::ne:
+      return c;
+    case CompareOp::lt:
+      return CompareOp::gt;
+    case CompareOp::le:
+      return CompareOp::ge;
+    case CompareOp::gt:
+      return CompareOp::lt;
+    case CompareOp::ge:
+      return CompareOp::le;
     case CompareOp::lo:
       return CompareOp::hi;
     case CompareOp::ls:
@@ -346,9 +528,8 @@ private:
       return CompareOp::lo;
     case CompareOp::hs:
       return CompareOp::ls;
-    default:
-      return c;
     }
+    unreachable("not a CompareOp");
   }
 
   /// e as a guard: a predicate register, possibly negated (so `!c` costs nothing).
@@ -358,8 +539,7 @@ private:
       g.negated = !g.negated;
       return g;
     }
-    std::string key = tile::print(*e);
-    if (auto it = pred_cache_.find(key); it != pred_cache_.end())
+    if (auto it = pred_cache_.find(e); it != pred_cache_.end())
       return Guard{it->second, false};
     Register p;
     if (auto c = tile::constant_value(*e)) {
@@ -387,7 +567,7 @@ private:
       p = reg(RegClass::pred);
       emit(Setp{CompareOp::ne, ScalarType::u32, p, v, Immediate{0}});
     }
-    pred_cache_[key] = p;
+    pred_cache_.emplace(e, p);
     return Guard{p, false};
   }
 
@@ -407,7 +587,7 @@ private:
     Register r;
     if (t.space == tile::Space::global) {
       Register raw = reg(RegClass::b64);
-      emit(Ld{StateSpace::param, ScalarType::u64, {raw}, Address{Symbol{"arg_" + t.name}, 0}});
+      emit(Ld{StateSpace::param, ScalarType::u64, {raw}, Address{Symbol{param_symbol(t.name)}, 0}});
       r = reg(RegClass::b64);
       emit(Cvta{StateSpace::global, ScalarType::u64, r, raw});
     } else {
@@ -437,8 +617,8 @@ private:
   /// the address for every thread.
   static std::int64_t register_alignment(const tile::Tensor& t, const Linear& l) {
     std::int64_t a = std::min<std::int64_t>(t.align, 16);
-    for (const auto& [k, term] : l.terms)
-      a = std::gcd(a, term.coeff < 0 ? -term.coeff : term.coeff);
+    for (const auto& [atom, coeff] : l.terms)
+      a = std::gcd(a, coeff < 0 ? -coeff : coeff);
     if (l.folded != 0)
       a = std::gcd(a, l.folded < 0 ? -l.folded : l.folded);
     return a;
@@ -456,15 +636,15 @@ private:
   /// modulo 2^32, which `mad.wide.u32` would widen to a huge offset.
   Register address(const tile::Tensor& t, Linear& l) {
     const tile::LaunchBounds lb = k_.launch_bounds();
-    bool any_negative = std::any_of(l.terms.begin(), l.terms.end(), [&](const auto& kv) {
-      auto b = tile::bounds(*kv.second.atom, lb);
-      return kv.second.coeff < 0 || !b || b->lo < 0 || b->hi > 0xFFFFFFFF;
+    bool any_negative = std::any_of(l.terms.begin(), l.terms.end(), [&](const auto& term) {
+      auto b = tile::bounds(*term.first, lb);
+      return term.second < 0 || !b || b->lo < 0 || b->hi > 0xFFFFFFFF;
     });
     if (any_negative && l.folded == 0) {
       l.folded = l.constant;
       l.constant = 0;
     }
-    std::string key = t.name + "|" + l.key() + "|" + std::to_string(l.folded);
+    AddressKey key{t.name, l};
     if (auto it = address_cache_.find(key); it != address_cache_.end())
       return it->second;
     Register base = tensor_base(t);
@@ -482,14 +662,14 @@ private:
         emit(Binary{BinaryOp::add, ScalarType::u32, acc, base, sum});
       }
     } else {
-      for (const auto& [k, term] : l.terms) {
-        Register atom = operand_reg(value(term.atom));
+      for (const auto& [atom_expr, coeff] : l.terms) {
+        Register atom = operand_reg(value(atom_expr));
         Register next = reg(global ? RegClass::b64 : RegClass::b32);
-        emit(Mad{global, ScalarType::u32, next, atom, Immediate{term.coeff}, acc});
+        emit(Mad{global, ScalarType::u32, next, atom, Immediate{coeff}, acc});
         acc = next;
       }
     }
-    address_cache_[key] = acc;
+    address_cache_.emplace(std::move(key), acc);
     return acc;
   }
 
@@ -501,13 +681,13 @@ private:
     std::optional<Operand> acc;
     if (l.folded != 0)
       acc = u32(l.folded);
-    for (const auto& [k, term] : l.terms) {
-      Register atom = operand_reg(value(term.atom));
+    for (const auto& [atom_expr, coeff] : l.terms) {
+      Register atom = operand_reg(value(atom_expr));
       Register next = reg(RegClass::b32);
       if (!acc)
-        emit(Binary{BinaryOp::mul_lo, ScalarType::u32, next, atom, u32(term.coeff)});
+        emit(Binary{BinaryOp::mul_lo, ScalarType::u32, next, atom, u32(coeff)});
       else
-        emit(Mad{false, ScalarType::u32, next, atom, u32(term.coeff), *acc});
+        emit(Mad{false, ScalarType::u32, next, atom, u32(coeff), *acc});
       acc = next;
     }
     return std::get<Register>(*acc);
@@ -594,23 +774,23 @@ private:
 
   std::variant<Register, Immediate> cache_policy(const tile::CachePolicy& p) {
     if (const auto* from = std::get_if<tile::CachePolicyFromParam>(&p)) {
-      std::string key = "param:" + from->param;
+      PolicyKey key = from->param;
       if (auto it = policy_cache_.find(key); it != policy_cache_.end())
         return it->second;
       Register r = reg(RegClass::b64);
-      emit(Ld{StateSpace::param, ScalarType::u64, {r}, Address{Symbol{"arg_" + from->param}, 0}});
-      policy_cache_[key] = r;
+      emit(Ld{
+          StateSpace::param, ScalarType::u64, {r}, Address{Symbol{param_symbol(from->param)}, 0}});
+      policy_cache_.emplace(std::move(key), r);
       return r;
     }
     const auto& c = std::get<tile::CachePolicyCreate>(p);
-    std::string key = "create:" + std::string(name(c.primary)) + ":" +
-                      (c.secondary ? std::string(name(*c.secondary)) : "") + ":" +
-                      std::to_string(c.fraction);
+    PolicyKey key =
+        CreatePolicyKey{c.primary, c.secondary, std::bit_cast<std::uint32_t>(c.fraction)};
     if (auto it = policy_cache_.find(key); it != policy_cache_.end())
       return it->second;
     Register r = reg(RegClass::b64);
     emit(CreatePolicyFractional{r, c.primary, c.secondary, c.fraction});
-    policy_cache_[key] = r;
+    policy_cache_.emplace(std::move(key), r);
     return r;
   }
 
@@ -739,30 +919,30 @@ private:
 } // namespace
 
 Result<ptx::Module> lower(const tile::Kernel& k, const LowerOptions& options) {
-  Diagnostics contract = options.unchecked ? Diagnostics{} : tile::check_contract(k);
-  if (contract.has_errors())
-    return Result<ptx::Module>::failure(std::move(contract));
+  Diagnostics ds = options.unchecked ? Diagnostics{} : tile::check_contract(k);
+  if (ds.has_errors())
+    return Result<ptx::Module>::failure(std::move(ds));
   ptx::Module m = Lowerer(k, options).run();
   Diagnostics valid = ptx::validate(m);
-  if (options.unchecked) {
-    for (auto d : valid.items()) {
-      d.severity = Severity::warning;
-      d.message += " (ignored: --unchecked)";
-      contract.add(std::move(d));
-    }
-  } else if (valid.has_errors()) {
-    // The contract should have caught it; report it at the kernel rather than print bad PTX.
-    Diagnostics ds;
-    for (auto d : valid.items()) {
-      if (d.file.empty())
-        d.file = k.file;
-      ds.add(std::move(d));
-    }
-    return Result<ptx::Module>::failure(std::move(ds));
+  // Errors here come from the target or PTX version the options ask for, or
+  // from a gap in the contract: reported at the kernel rather than printed as
+  // bad PTX. `--unchecked` emits it anyway: one warning, the findings as notes.
+  const bool emit_anyway = options.unchecked && valid.has_errors();
+  if (emit_anyway)
+    ds.add({Severity::warning, DiagId::lower_unchecked_invalid_ptx,
+            "--unchecked: emitting PTX that breaks the PTX rules in the notes below", k.file});
+  for (auto d : valid.items()) {
+    if (d.file.empty())
+      d.file = k.file;
+    if (emit_anyway)
+      d.severity = Severity::note;
+    ds.add(std::move(d));
   }
+  if (ds.has_errors())
+    return Result<ptx::Module>::failure(std::move(ds));
   Result<ptx::Module> r;
   r.value = std::move(m);
-  r.diagnostics = std::move(contract); // warnings, if any
+  r.diagnostics = std::move(ds); // warnings, if any
   return r;
 }
 

@@ -106,7 +106,8 @@ std::string format(const Diagnostic& d) {
 }
 
 bool Diagnostics::has(DiagId id) const {
-  return std::any_of(items_.begin(), items_.end(), [id](const Diagnostic& d) { return d.id == id; });
+  return std::any_of(items_.begin(), items_.end(),
+                     [id](const Diagnostic& d) { return d.id == id; });
 }
 
 bool Diagnostics::has_errors() const {

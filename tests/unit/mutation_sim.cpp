@@ -104,7 +104,6 @@ CaseResult run_on_sim(const fs::path& spec, const std::string& ptx) {
   o.backend = ptxgen::driver::Backend::sim;
   o.jobs = 1;
   o.ptx_override = ptx;
-  o.ptx_override_name = "mutated.ptx";
   auto report = ptxgen::driver::run_conformance({spec}, o, {});
   REQUIRE(report.cases.size() == 1);
   const CaseResult& c = report.cases.front();

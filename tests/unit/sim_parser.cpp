@@ -78,7 +78,7 @@ TEST_CASE("ptxgen-style seed kernel: B row t equals A row 127-t") {
     l.block = 64;
     SimResult bad = run(read_data("seed_copy_async.ptx"), "copy_async", l, mem);
     REQUIRE(bad.fault);
-    CHECK(bad.fault->kind == FaultKind::invalid_ptx);
+    CHECK(bad.fault->kind == FaultKind::invalid_launch);
     CHECK(bad.fault->message.find(".reqntid 128") != std::string::npos);
   }
 }
@@ -141,6 +141,54 @@ TEST_CASE("integer semantics, worked out by hand") {
   CHECK(v[7] == 15ull * 0x10000000ull + 0xFFFFFFFFull);
 }
 
+TEST_CASE("bfe: bit field extract, worked out by hand from the PTX ISA's definition") {
+  // Each result is stored as a u64 at out + 8*k.
+  std::string body = "\tmov.u32 %r1, 0xF0F01234;\n"
+                     "\tbfe.u32 %r2, %r1, 4, 8;\n" // bits 4..11 = 0x23
+                     "\tcvt.u64.u32 %rd2, %r2;\n"
+                     "\tst.global.u64 [%rd1], %rd2;\n"
+                     "\tmov.u32 %r3, 0x00000F00;\n"
+                     "\tbfe.s32 %r4, %r3, 8, 4;\n" // 0xF, top bit of the field set: -1
+                     "\tcvt.s64.s32 %rd3, %r4;\n"
+                     "\tst.global.u64 [%rd1+8], %rd3;\n"
+                     "\tmov.u32 %r5, 0x00000700;\n"
+                     "\tbfe.s32 %r6, %r5, 8, 4;\n" // 0x7, top bit clear: 7
+                     "\tcvt.s64.s32 %rd4, %r6;\n"
+                     "\tst.global.u64 [%rd1+16], %rd4;\n"
+                     "\tbfe.u32 %r7, %r1, 4, 0;\n" // zero length: 0
+                     "\tcvt.u64.u32 %rd5, %r7;\n"
+                     "\tst.global.u64 [%rd1+24], %rd5;\n"
+                     "\tmov.u32 %r8, 0x80000000;\n"
+                     "\tbfe.s32 %r9, %r8, 40, 4;\n" // past the msb: a[31] = 1 everywhere: -1
+                     "\tcvt.s64.s32 %rd6, %r9;\n"
+                     "\tst.global.u64 [%rd1+32], %rd6;\n"
+                     "\tmov.u64 %rd7, 0xF000000000000000;\n"
+                     "\tbfe.u64 %rd8, %rd7, 60, 8;\n" // bits 60..63, zeros past the msb: 0xF
+                     "\tst.global.u64 [%rd1+40], %rd8;\n"
+                     "\tbfe.s64 %rd9, %rd7, 60, 8;\n" // the same, a[63] = 1 above: -1
+                     "\tst.global.u64 [%rd1+48], %rd9;\n"
+                     "\tmov.u32 %r10, 0x12345678;\n"
+                     "\tbfe.u32 %r11, %r10, 0x104, 8;\n" // pos = 0x104 & 0xff = 4: 0x67
+                     "\tcvt.u64.u32 %rd10, %r11;\n"
+                     "\tst.global.u64 [%rd1+56], %rd10;\n";
+  std::vector<std::uint8_t> out(64, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  SimResult r = run(one_thread(body), "k", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  std::uint64_t v[8];
+  std::memcpy(v, out.data(), 64);
+  CHECK(v[0] == 0x23);
+  CHECK(static_cast<std::int64_t>(v[1]) == -1);
+  CHECK(v[2] == 7);
+  CHECK(v[3] == 0);
+  CHECK(static_cast<std::int64_t>(v[4]) == -1);
+  CHECK(v[5] == 0xF);
+  CHECK(static_cast<std::int64_t>(v[6]) == -1);
+  CHECK(v[7] == 0x67);
+}
+
 TEST_CASE("generic addressing through cvta.shared and a branch loop") {
   // Sum 0..9 with a loop; store it through a generic pointer to shared, read back.
   std::string body = "\tmov.u32 %r1, 0;\n"
@@ -163,6 +211,56 @@ TEST_CASE("generic addressing through cvta.shared and a branch loop") {
   REQUIRE_MESSAGE(!r.fault, r.fault->message);
   CHECK(out[0] == 45);
   CHECK(out[1] == 0);
+}
+
+TEST_CASE("a loop with bar.sync inside: every thread runs to its next barrier, each iteration") {
+  // 4 threads, 3 iterations: thread t writes 10*t + i to s[t], syncs, adds its
+  // neighbour's s[(t+1)%4] to an accumulator, syncs again. By hand:
+  // acc(t) = 3 * 10 * ((t+1)%4) + (0+1+2) = 33, 63, 93, 3.
+  auto kernel = [](bool second_barrier) {
+    return one_thread(std::string("\tmov.u32 %r1, %tid.x;\n"
+                                  "\tmov.u32 %r2, s;\n"
+                                  "\tshl.b32 %r3, %r1, 2;\n"
+                                  "\tadd.u32 %r4, %r2, %r3;\n" // &s[t]
+                                  "\tadd.u32 %r7, %r1, 1;\n"
+                                  "\tand.b32 %r7, %r7, 3;\n"
+                                  "\tshl.b32 %r7, %r7, 2;\n"
+                                  "\tadd.u32 %r7, %r2, %r7;\n" // &s[(t+1)%4]
+                                  "\tmov.u32 %r5, 0;\n"        // acc
+                                  "\tmov.u32 %r6, 0;\n"        // i
+                                  "$L_loop:\n"
+                                  "\tmad.lo.u32 %r8, %r1, 10, %r6;\n" // 10*t + i
+                                  "\tst.shared.u32 [%r4], %r8;\n"
+                                  "\tbar.sync 0;\n"
+                                  "\tld.shared.u32 %r9, [%r7];\n"
+                                  "\tadd.u32 %r5, %r5, %r9;\n") +
+                      (second_barrier ? "\tbar.sync 0;\n" : "") +
+                      "\tadd.u32 %r6, %r6, 1;\n"
+                      "\tsetp.lt.u32 %p1, %r6, 3;\n"
+                      "\t@%p1 bra.uni $L_loop;\n"
+                      "\tmul.wide.u32 %rd2, %r1, 4;\n"
+                      "\tadd.u64 %rd3, %rd1, %rd2;\n"
+                      "\tst.global.u32 [%rd3], %r5;\n");
+  };
+  std::vector<std::uint8_t> out(16, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.block = 4;
+  l.params = {0x1000};
+  SimResult r = run(kernel(true), "k", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  std::uint32_t acc[4];
+  std::memcpy(acc, out.data(), 16);
+  CHECK(acc[0] == 33);
+  CHECK(acc[1] == 63);
+  CHECK(acc[2] == 93);
+  CHECK(acc[3] == 3);
+  SUBCASE(
+      "without the second bar.sync, the next iteration's store races with the neighbour's load") {
+    SimResult bad = run(kernel(false), "k", l, mem);
+    REQUIRE(bad.fault);
+    CHECK(bad.fault->kind == FaultKind::race);
+  }
 }
 
 TEST_CASE("an unsupported instruction is a clean error naming its line") {
@@ -200,17 +298,17 @@ TEST_CASE("malformed PTX: diagnostics with line and column") {
     const auto& d = p.diagnostics.items().front();
     CHECK(d.line == first_body_line);
     CHECK(d.column == 15); // tab + "add.u32 %r1, " = 14 bytes before %rd2
-    CHECK(d.message.find("64-bit") != std::string::npos);
+    CHECK(d.id == ptxgen::DiagId::sim_operand_width);
   }
   SUBCASE("undeclared register") {
     auto p = Program::parse(one_thread("\tmov.u32 %r99, 1;\n"));
     REQUIRE(!p);
-    CHECK(p.diagnostics.items().front().message.find("%r99") != std::string::npos);
+    CHECK(p.diagnostics.items().front().id == ptxgen::DiagId::sim_undeclared);
   }
   SUBCASE("[reg-16] is rejected as ptxas does") {
     auto p = Program::parse(one_thread("\tld.global.u32 %r1, [%rd1-16];\n"));
     REQUIRE(!p);
-    CHECK(p.diagnostics.items().front().message.find("+-N") != std::string::npos);
+    CHECK(p.diagnostics.items().front().id == ptxgen::DiagId::sim_syntax);
   }
   SUBCASE("[reg+-16] is accepted") {
     auto p = Program::parse(one_thread("\tld.global.u32 %r1, [%rd1+-16];\n"));
@@ -219,12 +317,13 @@ TEST_CASE("malformed PTX: diagnostics with line and column") {
   SUBCASE(".cg with 8 bytes") {
     auto p = Program::parse(one_thread("\tcp.async.cg.shared.global [s], [%rd1], 8;\n"));
     REQUIRE(!p);
-    CHECK(p.diagnostics.items().front().message.find("exactly 16") != std::string::npos);
+    CHECK(p.diagnostics.items().front().id == ptxgen::DiagId::sim_operand_range);
   }
   SUBCASE("cache hint without a policy") {
     auto p =
         Program::parse(one_thread("\tcp.async.cg.shared.global.L2::cache_hint [s], [%rd1], 16;\n"));
     REQUIRE(!p);
+    CHECK(p.diagnostics.items().front().id == ptxgen::DiagId::sim_operand_count);
   }
   SUBCASE("several errors are all reported") {
     auto p = Program::parse(one_thread("\tmov.u32 %r99, 1;\n\tmov.u32 %r98, 1;\n"));
@@ -251,7 +350,7 @@ TEST_CASE("launch checks") {
   Launch l;
   SimResult r = run(*prog, "k", l, mem); // no params given, one declared
   REQUIRE(r.fault);
-  CHECK(r.fault->kind == FaultKind::invalid_ptx);
+  CHECK(r.fault->kind == FaultKind::invalid_launch);
   l.params = {0x1000};
   SimResult missing = run(*prog, "nope", l, mem);
   REQUIRE(missing.fault);

@@ -1,0 +1,674 @@
+// The simulator's PTX parser: instructions. The forms are the rows of
+// instructions.def; decode() finds an opcode's form, reads its qualifiers by
+// the form's grammar (Quals) and checks its types (Types), then reads each
+// operand by its Shape.
+
+#include "driver/sim/decode.hpp"
+
+#include "driver/sim/parser_impl.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ptxgen::sim::detail {
+namespace {
+
+constexpr Form table[] = {
+#define SIM_CODE(code)
+#define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)                                \
+  Form{mnemonic,                                                                                   \
+       ir::Code::code,                                                                             \
+       Quals::qualifiers,                                                                          \
+       Types::types,                                                                               \
+       {Shape::o1, Shape::o2, Shape::o3, Shape::o4}},
+#include "driver/sim/instructions.def"
+#undef SIM_FORM
+#undef SIM_CODE
+};
+
+/// How many operands a shape takes: {fewest, most}.
+std::pair<std::size_t, std::size_t> operand_count(Shape s) {
+  switch (s) {
+  case Shape::none:
+    return {0, 0};
+  case Shape::thread_count:
+  case Shape::fraction:
+    return {0, 1};
+  case Shape::cp_extra:
+    return {0, 2};
+  case Shape::dst:
+  case Shape::dst_wide:
+  case Shape::dst_at_least:
+  case Shape::dst_pred:
+  case Shape::mov_dst:
+  case Shape::src:
+  case Shape::src_wide:
+  case Shape::src_u32:
+  case Shape::src_from:
+  case Shape::src_address:
+  case Shape::mov_src:
+  case Shape::pred:
+  case Shape::group_count:
+  case Shape::barrier:
+  case Shape::label:
+  case Shape::data:
+  case Shape::mem:
+  case Shape::cp_dst:
+  case Shape::cp_src:
+  case Shape::cp_size:
+    return {1, 1};
+  }
+  return {1, 1};
+}
+
+/// The setp comparisons, by qualifier.
+std::optional<ir::Cmp> parse_cmp(std::string_view s) {
+  static constexpr std::pair<std::string_view, ir::Cmp> cmps[] = {
+      {"eq", ir::Cmp::eq}, {"ne", ir::Cmp::ne}, {"lt", ir::Cmp::lt}, {"le", ir::Cmp::le},
+      {"gt", ir::Cmp::gt}, {"ge", ir::Cmp::ge}, {"lo", ir::Cmp::lo}, {"ls", ir::Cmp::ls},
+      {"hi", ir::Cmp::hi}, {"hs", ir::Cmp::hs}};
+  for (const auto& [text, cmp] : cmps) {
+    if (text == s)
+      return cmp;
+  }
+  return std::nullopt;
+}
+
+bool known_root(std::string_view root) {
+  return std::any_of(std::begin(table), std::end(table),
+                     [&](const Form& f) { return split_dots(f.mnemonic).front() == root; });
+}
+
+std::string quote(std::string_view s) {
+  return "`" + std::string(s) + "`";
+}
+
+} // namespace
+
+std::span<const Form> forms() {
+  return table;
+}
+
+const Form* find_form(std::string_view opcode) {
+  auto parts = split_dots(opcode);
+  const Form* best = nullptr;
+  std::size_t best_parts = 0;
+  for (const auto& f : table) {
+    auto m = split_dots(f.mnemonic);
+    if (m.size() > parts.size() || m.size() <= best_parts)
+      continue;
+    if (std::equal(m.begin(), m.end(), parts.begin())) {
+      best = &f;
+      best_parts = m.size();
+    }
+  }
+  return best;
+}
+
+std::size_t min_operands(const Form& f) {
+  std::size_t n = 0;
+  for (Shape s : f.operands)
+    n += operand_count(s).first;
+  return n;
+}
+
+std::size_t max_operands(const Form& f) {
+  std::size_t n = 0;
+  for (Shape s : f.operands)
+    n += operand_count(s).second;
+  return n;
+}
+
+// ------------------------------------------------ the instruction statement
+
+void Parser::instruction(ir::Entry& e) {
+  ir::Op op;
+  const Token& first = peek();
+  op.line = first.line;
+  std::size_t start = first.pos;
+  std::optional<Opnd> guard;
+  if (accept("@")) {
+    guard = operand();
+    if (guard->kind != Opnd::Kind::name)
+      fail(DiagId::sim_operand_kind, *guard, "a guard is `@%p` or `@!%p`");
+  }
+  const Token& opc = expect_ident("an instruction");
+  std::vector<Opnd> ops;
+  if (!is(";")) {
+    do {
+      ops.push_back(operand());
+    } while (accept(","));
+  }
+  const Token& semi = peek();
+  if (!is(";"))
+    fail(DiagId::sim_syntax, semi, "expected `,` or `;` after an operand, found " + describe(semi));
+  next();
+  // The instruction text, whitespace collapsed, for messages.
+  std::string text;
+  for (char c : src_.substr(start, semi.pos + 1 - start)) {
+    bool space = std::isspace(static_cast<unsigned char>(c)) != 0;
+    if (space) {
+      if (!text.empty() && text.back() != ' ')
+        text.push_back(' ');
+    } else {
+      text.push_back(c);
+    }
+  }
+  op.text = static_cast<std::uint32_t>(e.texts.size());
+  e.texts.push_back(text);
+  if (guard) {
+    // reg() refuses negated operands; the guard's negation is kept apart.
+    Opnd plain = *guard;
+    plain.negated = false;
+    op.guard = static_cast<std::int32_t>(reg(plain, 1, false, "the guard"));
+    op.guard_neg = guard->negated;
+  }
+  try {
+    decode(op, opc, ops);
+  } catch (const Unsupported& u) {
+    op.code = ir::Code::unsupported;
+    op.n = static_cast<std::int64_t>(e.texts.size());
+    e.texts.push_back(u.reason);
+    add(Severity::warning, u.id, opc.pos, opc.text.size(), u.reason);
+  }
+  e.ops.push_back(op);
+}
+
+void Parser::decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops) {
+  auto parts = split_dots(opc.text);
+  const Form* form = find_form(opc.text);
+  if (form == nullptr) {
+    if (known_root(parts.front()))
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (no simulated form of " +
+                            quote(parts.front()) + " matches)"};
+    throw Unsupported{DiagId::sim_unknown_instruction,
+                      quote(opc.text) + " is not in the simulated PTX subset"};
+  }
+  op.code = form->code;
+  std::span<const std::string_view> quals(parts);
+  quals = quals.subspan(split_dots(form->mnemonic).size());
+  Decoded d = qualifiers(*form, op, opc, quals);
+  std::size_t lo = min_operands(*form), hi = max_operands(*form);
+  if (ops.size() < lo || ops.size() > hi)
+    fail(DiagId::sim_operand_count, opc,
+         quote(opc.text) + " takes " +
+             (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+             " operand" + (hi == 1 ? "" : "s") + ", found " + std::to_string(ops.size()));
+  std::size_t k = 0;
+  for (Shape s : form->operands)
+    shape(s, op, d, opc, ops, k);
+}
+
+// ------------------------------------------------ qualifiers
+
+TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view part) {
+  auto t = parse_type(part);
+  if (!t)
+    fail(DiagId::sim_qualifier, opc, quote(part) + " is not a PTX type");
+  std::string root(split_dots(f.mnemonic).front());
+  auto no_pred = [&] {
+    if (t->is_pred)
+      fail(DiagId::sim_qualifier, opc, quote(root) + " does not take .pred");
+  };
+  auto no_float = [&] {
+    if (t->is_float)
+      throw Unsupported{DiagId::sim_unsupported_form, "floating-point arithmetic (`." +
+                                                          std::string(part) +
+                                                          "`) is not simulated"};
+  };
+  switch (f.types) {
+  case Types::none:
+    fail(DiagId::sim_qualifier, opc, quote(f.mnemonic) + " takes no type");
+  case Types::any:
+    break;
+  case Types::value:
+    no_pred();
+    break;
+  case Types::integer:
+    no_float();
+    no_pred();
+    break;
+  case Types::integer_or_pred:
+    no_float();
+    break;
+  case Types::narrow_integer:
+    no_float();
+    no_pred();
+    if (t->t.bits > 32)
+      fail(DiagId::sim_qualifier, opc, quote(f.mnemonic) + " takes 16- or 32-bit sources");
+    break;
+  case Types::address:
+    if ((t->t.bits != 32 && t->t.bits != 64) || t->is_float || t->is_pred)
+      fail(DiagId::sim_qualifier, opc, quote(f.mnemonic) + " takes .u32 or .u64");
+    break;
+  }
+  return *t;
+}
+
+Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
+                           std::span<const std::string_view> quals) {
+  Decoded d;
+  switch (f.quals) {
+  case Quals::none:
+    if (!quals.empty())
+      fail(DiagId::sim_qualifier, opc,
+           "unexpected qualifier `." + std::string(quals.front()) + "` on " + quote(f.mnemonic));
+    break;
+  case Quals::uni:
+    if (quals.size() > 1 || (quals.size() == 1 && quals[0] != "uni"))
+      fail(DiagId::sim_qualifier, opc, "unexpected qualifiers on " + quote(opc.text));
+    break;
+  case Quals::aligned:
+    if (quals.size() > 1 || (quals.size() == 1 && quals[0] != "aligned"))
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
+                                                          std::string(f.mnemonic) +
+                                                          "{.aligned} N)"};
+    break;
+  case Quals::type:
+    if (quals.size() != 1)
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " (with these qualifiers) is not simulated"};
+    d.type = checked_type(f, opc, quals[0]);
+    op.type = d.type.t;
+    break;
+  case Quals::cmp_type: {
+    if (quals.size() != 2)
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
+                                                          std::string(f.mnemonic) + ".cmp.type)"};
+    auto cmp = parse_cmp(quals[0]);
+    if (!cmp)
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        "comparison `." + std::string(quals[0]) + "` is not simulated"};
+    op.cmp = *cmp;
+    d.type = checked_type(f, opc, quals[1]);
+    op.type = d.type.t;
+    break;
+  }
+  case Quals::type_type:
+    if (quals.size() != 2)
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
+                                                          std::string(f.mnemonic) +
+                                                          ".dtype.stype)"};
+    d.type = checked_type(f, opc, quals[0]);
+    d.from = checked_type(f, opc, quals[1]);
+    op.type = d.type.t;
+    op.type2 = d.from.t;
+    break;
+  case Quals::memory:
+    memory_qualifiers(f, op, d, opc, quals);
+    break;
+  case Quals::cvta:
+    cvta_qualifiers(f, op, d, opc, quals);
+    break;
+  case Quals::cp_async:
+    cp_async_qualifiers(op, d, opc, quals);
+    break;
+  case Quals::createpolicy:
+    createpolicy_qualifiers(op, d, opc, quals);
+    break;
+  }
+  return d;
+}
+
+void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                               std::span<const std::string_view> quals) {
+  std::optional<ir::Space> space;
+  std::optional<std::string_view> type;
+  for (std::string_view q : quals) {
+    if (q == "param" || q == "global" || q == "shared" || q == "shared::cta") {
+      if (space)
+        fail(DiagId::sim_qualifier, opc, "two state spaces");
+      space = q == "param"    ? ir::Space::param
+              : q == "global" ? ir::Space::global
+                              : ir::Space::shared;
+    } else if (q == "local" || q == "const" || q == "shared::cluster" || q == "tex") {
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        "the ." + std::string(q) + " state space is not simulated"};
+    } else if (q == "v2" || q == "v4") {
+      op.vec = q == "v2" ? 2 : 4;
+    } else if (q == "ca" || q == "cg" || q == "cs" || q == "lu" || q == "cv" || q == "wb" ||
+               q == "wt" || q == "nc" || q == "volatile" || q == "weak" || q == "L2::64B" ||
+               q == "L2::128B" || q == "L2::256B") {
+      // cache operators and prefetch sizes are hints
+    } else if (parse_type(q)) {
+      if (type)
+        fail(DiagId::sim_qualifier, opc, "two types");
+      type = q;
+    } else {
+      throw Unsupported{DiagId::sim_unsupported_form, "`." + std::string(q) + "` on " +
+                                                          std::string(f.mnemonic) +
+                                                          " is not simulated"};
+    }
+  }
+  if (!type)
+    fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs a type");
+  d.type = checked_type(f, opc, *type);
+  op.type = d.type.t;
+  op.space = space.value_or(ir::Space::generic);
+  if (op.space == ir::Space::param && op.code == ir::Code::st)
+    throw Unsupported{DiagId::sim_unsupported_form, "st.param is not simulated"};
+  if (op.space == ir::Space::param && op.vec != 1)
+    throw Unsupported{DiagId::sim_unsupported_form, "vector ld.param is not simulated"};
+}
+
+void Parser::cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                             std::span<const std::string_view> quals) {
+  std::size_t k = 0;
+  op.to = k < quals.size() && quals[k] == "to";
+  if (op.to)
+    ++k;
+  if (quals.size() != k + 2)
+    fail(DiagId::sim_qualifier, opc, "expected cvta{.to}.space.type");
+  std::string_view sp = quals[k];
+  if (sp == "global")
+    op.space = ir::Space::global;
+  else if (sp == "shared" || sp == "shared::cta")
+    op.space = ir::Space::shared;
+  else
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      "cvta for ." + std::string(sp) + " is not simulated"};
+  d.type = checked_type(f, opc, quals[k + 1]);
+  op.type = d.type.t;
+}
+
+/// The copy: cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::NB}
+void Parser::cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
+                                 std::span<const std::string_view> quals) {
+  if (!quals.empty() && quals[0] == "mbarrier")
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      "cp.async.mbarrier.arrive is not simulated (no mbarrier objects)"};
+  std::optional<bool> cg;
+  bool seen_shared = false, seen_global = false, prefetch = false;
+  for (std::string_view q : quals) {
+    if (q == "ca" || q == "cg") {
+      if (cg)
+        fail(DiagId::sim_qualifier, opc, "cp.async takes exactly one of .ca / .cg");
+      cg = q == "cg";
+    } else if (q == "shared" || q == "shared::cta") {
+      if (seen_shared || seen_global)
+        fail(DiagId::sim_qualifier, opc,
+             "cp.async names the destination space .shared first, then .global");
+      seen_shared = true;
+    } else if (q == "global") {
+      if (!seen_shared || seen_global)
+        fail(DiagId::sim_qualifier, opc,
+             "cp.async names the destination space .shared first, then .global");
+      seen_global = true;
+    } else if (q == "L2::cache_hint") {
+      if (d.hint)
+        fail(DiagId::sim_qualifier, opc, ".L2::cache_hint appears twice");
+      d.hint = true;
+    } else if (q == "L2::64B" || q == "L2::128B" || q == "L2::256B") {
+      if (prefetch)
+        fail(DiagId::sim_qualifier, opc, "at most one .L2 prefetch size");
+      prefetch = true;
+    } else if (q == "shared::cluster") {
+      fail(DiagId::sim_qualifier, opc, "cp.async to .shared::cluster is rejected by ptxas");
+    } else {
+      fail(DiagId::sim_qualifier, opc, "`." + std::string(q) + "` is not a cp.async qualifier");
+    }
+  }
+  if (!cg)
+    fail(DiagId::sim_qualifier, opc, "cp.async needs .ca or .cg");
+  if (!seen_shared || !seen_global)
+    fail(DiagId::sim_qualifier, opc,
+         "cp.async needs `.shared.global` (destination shared, source global)");
+  d.cg = *cg;
+  op.space = ir::Space::shared;
+}
+
+void Parser::createpolicy_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
+                                     std::span<const std::string_view> quals) {
+  static constexpr std::string_view prios[] = {"L2::evict_last", "L2::evict_normal",
+                                               "L2::evict_first", "L2::evict_unchanged"};
+  std::size_t k = 0;
+  while (k < quals.size() && quals[k].starts_with("L2::evict_")) {
+    if (std::find(std::begin(prios), std::end(prios), quals[k]) == std::end(prios))
+      fail(DiagId::sim_qualifier, opc,
+           "`." + std::string(quals[k]) + "` is not an L2 eviction priority");
+    ++k;
+  }
+  if (k == 0 || k > 2 || k + 1 != quals.size() || quals[k] != "b64")
+    fail(DiagId::sim_qualifier, opc,
+         "expected createpolicy.fractional.L2::evict_*{.L2::evict_*}.b64");
+  d.type = *parse_type("b64");
+  op.type = d.type.t;
+}
+
+// ------------------------------------------------ operands
+
+void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
+                   std::size_t& k) {
+  const unsigned bits = op.type.bits;
+  static constexpr std::string_view src_roles[] = {"the first source", "the second source",
+                                                   "the third source", "the fourth source"};
+  auto src_slot = [&]() -> ir::Val& { return op.src[d.src++]; };
+  switch (s) {
+  case Shape::none:
+    return;
+  case Shape::thread_count:
+    if (k < ops.size())
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " with a thread count is not simulated"};
+    return;
+  case Shape::fraction:
+    if (k < ops.size()) {
+      const Opnd& o = ops[k++];
+      if (o.kind != Opnd::Kind::number)
+        fail(DiagId::sim_operand_kind, o, "the fraction is a literal in (0, 1]");
+      auto f = parse_float(o.number);
+      if (!f || *f <= 0.0 || *f > 1.0)
+        fail(DiagId::sim_operand_range, o, "the fraction must be in (0, 1]");
+    }
+    return;
+  case Shape::cp_extra:
+    cp_extra(op, d, opc, ops, k);
+    return;
+  case Shape::dst:
+    op.dst[0] = reg(ops[k++], bits, false, "the destination");
+    return;
+  case Shape::dst_wide:
+    op.dst[0] = reg(ops[k++], 2 * bits, false, "the destination");
+    return;
+  case Shape::dst_at_least:
+    op.dst[0] = reg(ops[k++], bits, true, "the destination");
+    return;
+  case Shape::dst_pred:
+    op.dst[0] = reg(ops[k++], 1, false, "the destination");
+    return;
+  case Shape::mov_dst:
+    if (ops[k].kind == Opnd::Kind::vec)
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        "vector mov (packing registers) is not simulated"};
+    op.dst[0] = reg(ops[k++], bits, false, "the destination");
+    return;
+  case Shape::src:
+    src_slot() = value(ops[k++], bits, src_roles[d.src]);
+    return;
+  case Shape::src_wide:
+    src_slot() = value(ops[k++], 2 * bits, "the addend");
+    return;
+  case Shape::src_u32:
+    src_slot() = value(ops[k++], 32, src_roles[d.src]);
+    return;
+  case Shape::src_from:
+    src_slot() = value_or_wider_reg(ops[k++], op.type2.bits, "the source");
+    return;
+  case Shape::src_address:
+    src_slot() = address_source(ops[k++], bits);
+    return;
+  case Shape::mov_src:
+    src_slot() = mov_source(d, ops[k++], bits);
+    return;
+  case Shape::pred: {
+    ir::Val& v = src_slot();
+    v.kind = ir::Val::Kind::reg;
+    v.reg = reg(ops[k++], 1, false, "the selector");
+    return;
+  }
+  case Shape::group_count: {
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::number)
+      fail(DiagId::sim_operand_kind, o, quote(opc.text) + " needs an integer immediate N");
+    op.n = int_literal(o);
+    if (op.n < 0)
+      fail(DiagId::sim_operand_range, o, quote(opc.text) + " N must not be negative");
+    return;
+  }
+  case Shape::barrier: {
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::number)
+      throw Unsupported{DiagId::sim_unsupported_operand,
+                        "bar.sync with a register barrier number is not simulated"};
+    op.n = int_literal(o);
+    if (op.n < 0 || op.n > 15)
+      fail(DiagId::sim_operand_range, o, "the barrier number must be in 0..15");
+    return;
+  }
+  case Shape::label: {
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::name || o.negated)
+      fail(DiagId::sim_operand_kind, o, quote(opc.text) + " needs a label");
+    Token label;
+    label.text = o.name;
+    label.pos = o.pos;
+    branch_fixups_.emplace_back(e_->ops.size(), label);
+    return;
+  }
+  case Shape::data:
+    data(op, d, ops[k++]);
+    return;
+  case Shape::mem:
+    op.addr = address(ops[k++], op.space, bits / 8u * op.vec);
+    return;
+  case Shape::cp_dst:
+    // Only .param accesses check their size at parse time; cp.async's are checked at issue.
+    op.addr = address(ops[k++], ir::Space::shared, 0);
+    return;
+  case Shape::cp_src:
+    op.addr2 = address(ops[k++], ir::Space::global, 0);
+    return;
+  case Shape::cp_size:
+    op.cp_size = cp_size(d, ops[k++]);
+    return;
+  }
+}
+
+/// cvta's source: a register may be 64 bits whatever the type.
+ir::Val Parser::address_source(const Opnd& o, unsigned bits) {
+  if (o.kind != Opnd::Kind::name || !o.name.starts_with("%"))
+    return value(o, bits, "the source");
+  auto r = find_reg(o.name);
+  if (!r)
+    fail(DiagId::sim_undeclared, o, "register `" + std::string(o.name) + "` is not declared");
+  ir::Val v;
+  v.kind = ir::Val::Kind::reg;
+  v.reg = reg(o, r->bits == 64 ? 64 : bits, false, "the source");
+  return v;
+}
+
+/// mov's source: a value, or the bits of a 0f / 0d literal for a float type.
+ir::Val Parser::mov_source(const Decoded& d, const Opnd& o, unsigned bits) {
+  if (o.kind == Opnd::Kind::vec)
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      "vector mov (packing registers) is not simulated"};
+  if (o.kind != Opnd::Kind::number || !d.type.is_float)
+    return value(o, bits, "the source");
+  if (!parse_float(o.number))
+    fail(DiagId::sim_literal, o, quote(o.number) + " is not a literal");
+  if (o.number.size() <= 2 || (o.number[1] != 'f' && o.number[1] != 'd'))
+    throw Unsupported{DiagId::sim_unsupported_operand,
+                      "decimal floating-point literals are not simulated"};
+  ir::Val v;
+  v.kind = ir::Val::Kind::imm;
+  v.imm = *parse_int("0x" + std::string(o.number.substr(2)));
+  return v;
+}
+
+/// cp.async's cp-size: 16 for .cg; 4, 8 or 16 for .ca.
+std::uint32_t Parser::cp_size(const Decoded& d, const Opnd& o) {
+  if (o.kind != Opnd::Kind::number)
+    fail(DiagId::sim_operand_kind, o, "cp-size must be an immediate");
+  std::int64_t size = int_literal(o);
+  if (d.cg && size != 16)
+    fail(DiagId::sim_operand_range, o,
+         "`.cg` copies exactly 16 bytes; cp-size is " + std::to_string(size));
+  if (!d.cg && size != 4 && size != 8 && size != 16)
+    fail(DiagId::sim_operand_range, o,
+         "`.ca` copies 4, 8 or 16 bytes; cp-size is " + std::to_string(size));
+  return static_cast<std::uint32_t>(size);
+}
+
+/// ld's destination registers or st's sources: one, or {..} of .v2 / .v4.
+void Parser::data(ir::Op& op, const Decoded& d, const Opnd& o) {
+  std::vector<const Opnd*> elems;
+  if (op.vec == 1) {
+    if (o.kind == Opnd::Kind::vec)
+      fail(DiagId::sim_operand_kind, o, "a vector operand needs .v2 or .v4");
+    elems.push_back(&o);
+  } else {
+    if (o.kind != Opnd::Kind::vec || o.elems.size() != op.vec)
+      fail(DiagId::sim_operand_kind, o,
+           "`.v" + std::to_string(op.vec) + "` needs {" + std::to_string(op.vec) + " registers}");
+    for (const auto& x : o.elems)
+      elems.push_back(&x);
+  }
+  const unsigned bits = d.type.t.bits;
+  for (std::size_t k = 0; k < elems.size(); ++k) {
+    if (op.code == ir::Code::ld)
+      op.dst[k] = reg(*elems[k], bits, true, "the destination");
+    else
+      op.src[k] = value_or_wider_reg(*elems[k], bits, "the stored value");
+  }
+}
+
+/// cp.async after cp-size: {src-size | ignore-src}{, cache-policy}.
+void Parser::cp_extra(ir::Op& op, const Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
+                      std::size_t& k) {
+  std::size_t tail = ops.size() - k;
+  if (d.hint) {
+    if (tail == 0)
+      fail(DiagId::sim_operand_count, opc,
+           ".L2::cache_hint requires a cache-policy operand (ptxas rejects it without)");
+    const Opnd& pol = ops.back();
+    if (pol.kind == Opnd::Kind::name)
+      reg(pol, 64, false, "the cache policy");
+    else if (pol.kind != Opnd::Kind::number)
+      fail(DiagId::sim_operand_kind, pol, "the cache policy is a 64-bit register or immediate");
+    --tail;
+  }
+  if (tail > 1)
+    fail(DiagId::sim_operand_count, ops[k], "too many operands for cp.async");
+  if (tail == 1) {
+    const Opnd& z = ops[k];
+    bool is_pred = false;
+    if (z.kind == Opnd::Kind::name && z.name.starts_with("%")) {
+      auto r = find_reg(z.name);
+      is_pred = r && r->bits == 1;
+    }
+    if (is_pred) {
+      op.zfill = ir::ZeroFill::ignore_src;
+      op.zval.kind = ir::Val::Kind::reg;
+      Opnd plain = z; // `!%p`: the negation is kept in zneg
+      plain.negated = false;
+      op.zval.reg = reg(plain, 1, false, "ignore-src");
+      op.zneg = z.negated;
+    } else {
+      if (z.negated)
+        fail(DiagId::sim_operand_kind, z, "`!` applies only to a predicate (ignore-src)");
+      op.zfill = ir::ZeroFill::src_size;
+      op.zval = value(z, 32, "src-size", false);
+      if (op.zval.kind == ir::Val::Kind::special)
+        fail(DiagId::sim_operand_kind, z, "src-size must be a u32 register or an immediate");
+      if (op.zval.kind == ir::Val::Kind::imm &&
+          (op.zval.imm < 0 || op.zval.imm > static_cast<std::int64_t>(op.cp_size)))
+        fail(DiagId::sim_operand_range, z,
+             "src-size " + std::to_string(op.zval.imm) + " is outside 0.." +
+                 std::to_string(op.cp_size));
+    }
+  }
+  k = ops.size();
+}
+
+} // namespace ptxgen::sim::detail

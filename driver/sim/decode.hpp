@@ -1,0 +1,87 @@
+#pragma once
+// The simulator's instruction decoder as a table (internal to driver/sim):
+// one Form per row of instructions.def.
+
+#include "driver/sim/ir.hpp"
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace ptxgen::sim::detail {
+
+/// The grammar of the qualifiers that follow a form's mnemonic.
+enum class Quals : std::uint8_t {
+  none,         ///< nothing may follow (cp.async.commit_group)
+  uni,          ///< an optional `.uni` (ret, exit, bra)
+  aligned,      ///< an optional `.aligned`; anything else is not simulated (bar.sync)
+  type,         ///< exactly one type (add.s32); more qualifiers are not simulated
+  cmp_type,     ///< a comparison, then a type (setp.lt.s32)
+  type_type,    ///< the destination type, then the source type (cvt.u64.u32)
+  memory,       ///< ld/st: a state space, `.v2`/`.v4`, cache hints and one type, in any order
+  cvta,         ///< `{.to}.space.type`
+  cp_async,     ///< `.ca|.cg .shared .global {.L2::cache_hint} {.L2::64B|128B|256B}`
+  createpolicy, ///< one or two `.L2::evict_*` priorities, then `.b64`
+};
+
+/// Which PTX types a form takes (checked on each type qualifier).
+enum class Types : std::uint8_t {
+  none,            ///< no type qualifier
+  any,             ///< every type, .pred and floats included (mov)
+  value,           ///< every type but .pred (selp, ld, st)
+  integer,         ///< integers and bN; floats are not simulated; .pred is an error
+  integer_or_pred, ///< integers, bN and .pred (the logical operations)
+  narrow_integer,  ///< `integer` of at most 32 bits (the .wide forms)
+  address,         ///< 32- or 64-bit integers (cvta)
+};
+
+/// What one operand must be, and where it goes in the ir::Op.
+enum class Shape : std::uint8_t {
+  none,         ///< no operand here (pads the row)
+  dst,          ///< a register of the type's width -> dst[0]
+  dst_wide,     ///< a register of twice the type's width -> dst[0]
+  dst_at_least, ///< a register at least as wide as the type -> dst[0] (cvt)
+  dst_pred,     ///< a predicate register -> dst[0]
+  mov_dst,      ///< `dst`; a vector operand is not simulated
+  src,          ///< a register, immediate, special register or shared symbol of the type's width
+  src_wide,     ///< `src` of twice the type's width (mad.wide's addend)
+  src_u32,      ///< `src` of 32 bits whatever the type (a shift amount, a bit position)
+  src_from,     ///< `src` of the source type, a register may be wider (cvt)
+  src_address,  ///< `src`; a register may be 64 bits whatever the type (cvta)
+  mov_src,      ///< `src`, or the bits of a 0f/0d float literal; a vector is not simulated
+  pred,         ///< a predicate register as a source (selp's selector)
+  group_count,  ///< a non-negative integer immediate -> n (cp.async.wait_group)
+  barrier,      ///< an immediate barrier number 0..15 -> n
+  thread_count, ///< optional; present, it is not simulated (bar.sync's thread count)
+  label,        ///< a label declared in the entry -> n (the target instruction index)
+  data,         ///< ld's destination / st's source: one register, or {..} for .v2/.v4
+  mem,          ///< [reg+off] or [symbol+off] in the form's state space -> addr
+  cp_dst,       ///< cp.async's shared destination address -> addr
+  cp_src,       ///< cp.async's global source address -> addr2
+  cp_size,      ///< cp.async's cp-size immediate (4, 8, 16; 16 for .cg) -> cp_size
+  cp_extra,     ///< cp.async's optional src-size or ignore-src, then the cache policy
+  fraction,     ///< optional createpolicy fraction literal in (0, 1]
+};
+
+/// One instruction form: a row of instructions.def.
+struct Form {
+  std::string_view mnemonic;
+  ir::Code code;
+  Quals quals;
+  Types types;
+  std::array<Shape, 4> operands;
+};
+
+/// Every form, in the order of instructions.def.
+std::span<const Form> forms();
+
+/// The form whose mnemonic is the longest dotted prefix of `opcode`
+/// ("mul.lo.s32" -> the "mul.lo" row); nullptr when there is none.
+const Form* find_form(std::string_view opcode);
+
+/// The fewest and the most operands a form takes.
+std::size_t min_operands(const Form& f);
+std::size_t max_operands(const Form& f);
+
+} // namespace ptxgen::sim::detail

@@ -1,0 +1,227 @@
+// The simulator's PTX parser: operands as written, and their checked forms
+// (registers, values, addresses) for the decoder.
+
+#include "driver/sim/parser_impl.hpp"
+
+#include <map>
+
+namespace ptxgen::sim::detail {
+
+std::optional<ir::Special> parse_special(std::string_view s) {
+  static const std::map<std::string_view, ir::Special> table = {
+      {"%tid.x", ir::Special::tid_x},       {"%tid.y", ir::Special::tid_y},
+      {"%tid.z", ir::Special::tid_z},       {"%ntid.x", ir::Special::ntid_x},
+      {"%ntid.y", ir::Special::ntid_y},     {"%ntid.z", ir::Special::ntid_z},
+      {"%ctaid.x", ir::Special::ctaid_x},   {"%ctaid.y", ir::Special::ctaid_y},
+      {"%ctaid.z", ir::Special::ctaid_z},   {"%nctaid.x", ir::Special::nctaid_x},
+      {"%nctaid.y", ir::Special::nctaid_y}, {"%nctaid.z", ir::Special::nctaid_z},
+      {"%laneid", ir::Special::laneid},     {"%warpid", ir::Special::warpid},
+  };
+  auto it = table.find(s);
+  if (it == table.end())
+    return std::nullopt;
+  return it->second;
+}
+
+Opnd Parser::operand() {
+  Opnd o;
+  const Token& first = peek();
+  o.pos = first.pos;
+  if (accept("[")) {
+    o.kind = Opnd::Kind::addr;
+    const Token& base = peek();
+    if (base.kind != Tok::ident)
+      fail(DiagId::sim_syntax, base,
+           "expected a register or symbol as the address base, found " + describe(base) +
+               " (immediate addresses are not accepted)");
+    next();
+    o.name = base.text;
+    if (accept("+")) {
+      o.offset = expect_int("an address offset");
+    } else if (is("-")) {
+      fail(DiagId::sim_syntax, peek(),
+           "write a negative address offset as `+-N`; ptxas rejects `-N`");
+    }
+    const Token& close = expect("]", "to close the address");
+    o.length = close.pos + 1 - o.pos;
+    return o;
+  }
+  if (accept("{")) {
+    o.kind = Opnd::Kind::vec;
+    do {
+      o.elems.push_back(operand());
+    } while (accept(","));
+    const Token& close = expect("}", "to close the vector");
+    o.length = close.pos + 1 - o.pos;
+    return o;
+  }
+  if (accept("!")) {
+    const Token& t = expect_ident("a predicate register after `!`");
+    o.kind = Opnd::Kind::name;
+    o.negated = true;
+    o.name = t.text;
+    o.length = t.pos + t.text.size() - o.pos;
+    return o;
+  }
+  if (accept("-")) {
+    o.minus = true;
+  }
+  const Token& t = peek();
+  if (t.kind == Tok::number) {
+    next();
+    o.kind = Opnd::Kind::number;
+    o.number = t.text;
+    o.length = t.pos + t.text.size() - o.pos;
+    return o;
+  }
+  if (t.kind == Tok::ident && !o.minus) {
+    next();
+    o.kind = Opnd::Kind::name;
+    o.name = t.text;
+    o.length = t.text.size();
+    return o;
+  }
+  fail(DiagId::sim_syntax, t, "expected an operand, found " + describe(t));
+}
+
+/// A register operand of exactly `bits` bits (or at least, when `at_least`).
+std::uint32_t Parser::reg(const Opnd& o, unsigned bits, bool at_least, std::string_view role) {
+  if (o.kind != Opnd::Kind::name || o.negated || !o.name.starts_with("%"))
+    fail(DiagId::sim_operand_kind, o, std::string(role) + " must be a register");
+  auto r = find_reg(o.name);
+  if (!r) {
+    if (parse_special(o.name))
+      fail(DiagId::sim_operand_kind, o,
+           std::string(role) + " cannot be the read-only special register `" + std::string(o.name) +
+               "`");
+    fail(DiagId::sim_undeclared, o, "register `" + std::string(o.name) + "` is not declared");
+  }
+  bool ok = at_least ? (r->bits >= bits && (bits == 1) == (r->bits == 1)) : r->bits == bits;
+  if (!ok)
+    fail(DiagId::sim_operand_width, o,
+         std::string(role) + " `" + std::string(o.name) + "` is a " +
+             (r->bits == 1 ? std::string("predicate") : std::to_string(r->bits) + "-bit") +
+             " register; this instruction needs " +
+             (bits == 1 ? std::string("a predicate") : std::to_string(bits) + "-bit") +
+             (at_least && bits != 1 ? " or wider" : ""));
+  return r->index;
+}
+
+std::int64_t Parser::int_literal(const Opnd& o) {
+  auto v = parse_int(o.number);
+  if (!v)
+    fail(DiagId::sim_literal, o, "`" + std::string(o.number) + "` is not an integer literal");
+  return o.minus ? -*v : *v;
+}
+
+/// A value operand read as a `bits`-wide integer.
+ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool allow_symbol) {
+  ir::Val v;
+  if (o.kind == Opnd::Kind::number) {
+    v.kind = ir::Val::Kind::imm;
+    v.imm = int_literal(o);
+    return v;
+  }
+  if (o.kind != Opnd::Kind::name || o.negated)
+    fail(DiagId::sim_operand_kind, o, std::string(role) + " must be a register or an immediate");
+  if (auto s = parse_special(o.name)) {
+    if (bits == 1)
+      fail(DiagId::sim_operand_kind, o, "a special register is not a predicate");
+    v.kind = ir::Val::Kind::special;
+    v.special = *s;
+    return v;
+  }
+  if (o.name.starts_with("%")) {
+    if (!find_reg(o.name) && !o.name.starts_with("%r") && !o.name.starts_with("%p") &&
+        !o.name.starts_with("%f"))
+      throw Unsupported{DiagId::sim_unsupported_operand,
+                        "special register `" + std::string(o.name) + "` is not simulated"};
+    v.kind = ir::Val::Kind::reg;
+    v.reg = reg(o, bits, false, role);
+    return v;
+  }
+  if (allow_symbol) {
+    for (const auto& a : e_->shared) {
+      if (a.name == o.name) {
+        if (bits != 32 && bits != 64)
+          fail(DiagId::sim_operand_width, o,
+               "the address of `" + a.name + "` needs a 32- or 64-bit type");
+        v.kind = ir::Val::Kind::imm;
+        v.imm = static_cast<std::int64_t>(a.offset);
+        return v;
+      }
+    }
+    for (const auto& p : e_->params) {
+      if (p.name == o.name)
+        throw Unsupported{DiagId::sim_unsupported_operand,
+                          "taking the address of parameter `" + p.name +
+                              "` is not simulated; read it with ld.param"};
+    }
+  }
+  fail(DiagId::sim_undeclared, o,
+       "`" + std::string(o.name) + "` is not a declared register or symbol");
+}
+
+/// A register of at least `bits` bits, or any other value operand of `bits` bits.
+ir::Val Parser::value_or_wider_reg(const Opnd& o, unsigned bits, std::string_view role) {
+  if (o.kind == Opnd::Kind::name && o.name.starts_with("%") && !parse_special(o.name)) {
+    ir::Val v;
+    v.kind = ir::Val::Kind::reg;
+    v.reg = reg(o, bits, true, role);
+    return v;
+  }
+  return value(o, bits, role);
+}
+
+/// A memory operand in `space`; symbols are folded into the offset.
+ir::Addr Parser::address(const Opnd& o, ir::Space space, std::uint32_t access_bytes) {
+  if (o.kind != Opnd::Kind::addr)
+    fail(DiagId::sim_operand_kind, o, "expected a memory operand like [%rd1] or [%rd1+16]");
+  ir::Addr a;
+  a.offset = o.offset;
+  if (o.name.starts_with("%")) {
+    auto r = find_reg(o.name);
+    if (!r)
+      fail(DiagId::sim_undeclared, o, "register `" + std::string(o.name) + "` is not declared");
+    if (r->bits != 32 && r->bits != 64)
+      fail(DiagId::sim_operand_width, o,
+           "address register `" + std::string(o.name) + "` must be 32 or 64 bits");
+    if (space == ir::Space::param)
+      throw Unsupported{DiagId::sim_unsupported_operand,
+                        "ld.param through a register address is not simulated"};
+    a.has_reg = true;
+    a.reg = r->index;
+    return a;
+  }
+  if (space == ir::Space::param) {
+    for (const auto& p : e_->params) {
+      if (p.name == o.name) {
+        std::int64_t off = static_cast<std::int64_t>(p.offset) + o.offset;
+        if (o.offset < 0 || static_cast<std::uint64_t>(o.offset) + access_bytes > p.size)
+          fail(DiagId::sim_operand_range, o,
+               "the access of " + std::to_string(access_bytes) + " bytes at offset " +
+                   std::to_string(o.offset) + " does not fit parameter `" + p.name + "` of " +
+                   std::to_string(p.size) + " bytes");
+        a.offset = off;
+        return a;
+      }
+    }
+    fail(DiagId::sim_undeclared, o,
+         "`" + std::string(o.name) + "` is not a parameter of this entry");
+  }
+  for (const auto& s : e_->shared) {
+    if (s.name == o.name) {
+      if (space != ir::Space::shared)
+        throw Unsupported{DiagId::sim_unsupported_operand,
+                          "a shared symbol used as a " +
+                              std::string(space == ir::Space::global ? "global" : "generic") +
+                              " address is not simulated"};
+      a.offset = static_cast<std::int64_t>(s.offset) + o.offset;
+      return a;
+    }
+  }
+  fail(DiagId::sim_undeclared, o,
+       "`" + std::string(o.name) + "` is not a declared register or shared array");
+}
+
+} // namespace ptxgen::sim::detail

@@ -1,0 +1,160 @@
+#pragma once
+// The simulator's PTX parser (internal to driver/sim). One class, its members
+// defined by concern:
+//   parser.cpp        driving: diagnostics, tokens, module and entry structure, statements
+//   declarations.cpp  .param, .reg, .shared declarations and PTX types
+//   operands.cpp      operands as written, and their checked forms (registers, values, addresses)
+//   decode.cpp        instructions: the form table (instructions.def), qualifiers, operand shapes
+
+#include "driver/sim/decode.hpp"
+#include "driver/sim/ir.hpp"
+#include "driver/sim/lexer.hpp"
+#include "emitter/support/result.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace ptxgen::sim::detail {
+
+/// A PTX type as the parser sees it.
+struct TypeInfo {
+  ir::Type t;
+  bool is_float = false;
+  bool is_pred = false;
+  bool is_bits = false; ///< bN
+};
+
+/// "u32" -> {32, unsigned}; nullopt for a name that is not a PTX type.
+std::optional<TypeInfo> parse_type(std::string_view s);
+
+/// "%tid.x" -> Special::tid_x; nullopt for a name that is not a simulated special register.
+std::optional<ir::Special> parse_special(std::string_view s);
+
+/// An operand as written, before it is checked against its instruction.
+struct Opnd {
+  enum class Kind : std::uint8_t {
+    name,   ///< an identifier: register (%...), special register or symbol
+    number, ///< an integer or float literal (possibly negated)
+    addr,   ///< [base+offset]
+    vec,    ///< {a, b, ...}
+  };
+  Kind kind = Kind::name;
+  std::size_t pos = 0; ///< source offset, for diagnostics
+  std::size_t length = 1;
+  bool negated = false;    ///< `!%p`
+  std::string_view name;   ///< name, or addr base
+  std::string_view number; ///< literal text
+  bool minus = false;      ///< `-` in front of a literal
+  std::int64_t offset = 0; ///< addr offset
+  std::vector<Opnd> elems; ///< vec elements
+};
+
+struct RegInfo {
+  std::uint32_t index = 0;
+  std::uint8_t bits = 32;
+};
+
+/// `.reg .b32 %r<N>`: registers %r0 .. %r(N-1).
+struct Family {
+  std::uint32_t base = 0;
+  std::uint32_t count = 0;
+  std::uint8_t bits = 32;
+};
+
+/// What an instruction's qualifiers said, beyond what lands in the ir::Op.
+struct Decoded {
+  TypeInfo type;       ///< the (destination) type
+  TypeInfo from;       ///< cvt's source type
+  bool cg = false;     ///< cp.async.cg
+  bool hint = false;   ///< .L2::cache_hint (a policy operand follows)
+  std::size_t src = 0; ///< the next ir::Op::src slot to fill
+};
+
+class Parser {
+public:
+  explicit Parser(std::string_view src);
+  Result<std::shared_ptr<const ir::Module>> run();
+
+private:
+  // ------------------------------------------------ parser.cpp
+  void add(Severity severity, DiagId id, std::size_t pos, std::size_t length, std::string message);
+  void add_error(const ParseError& e);
+  std::pair<std::uint32_t, std::uint32_t> position(std::size_t pos) const;
+  [[noreturn]] void fail(DiagId id, const Token& t, std::string message);
+  [[noreturn]] void fail(DiagId id, const Opnd& o, std::string message);
+
+  const Token& peek(std::size_t ahead = 0) const;
+  const Token& next();
+  bool is(std::string_view text, std::size_t ahead = 0) const;
+  bool accept(std::string_view text);
+  const Token& expect(std::string_view text, std::string_view what);
+  static std::string describe(const Token& t);
+  const Token& expect_ident(std::string_view what);
+  std::int64_t expect_int(std::string_view what);
+  void skip_statement();
+
+  void module(ir::Module& m);
+  ir::Entry entry();
+  void performance_directives(ir::Entry& e);
+  void body(ir::Entry& e);
+  void resolve_branches(ir::Entry& e);
+  void statement(ir::Entry& e);
+
+  // ------------------------------------------------ declarations.cpp
+  void param(ir::Entry& e);
+  void reg_decl(ir::Entry& e);
+  std::uint32_t add_reg(ir::Entry& e, std::string name, std::uint8_t bits);
+  std::optional<RegInfo> find_reg(std::string_view name) const;
+  void shared_decl(ir::Entry& e);
+
+  // ------------------------------------------------ operands.cpp
+  Opnd operand();
+  std::uint32_t reg(const Opnd& o, unsigned bits, bool at_least, std::string_view role);
+  std::int64_t int_literal(const Opnd& o);
+  ir::Val value(const Opnd& o, unsigned bits, std::string_view role, bool allow_symbol = true);
+  ir::Val value_or_wider_reg(const Opnd& o, unsigned bits, std::string_view role);
+  ir::Addr address(const Opnd& o, ir::Space space, std::uint32_t access_bytes);
+
+  // ------------------------------------------------ decode.cpp
+  void instruction(ir::Entry& e);
+  void decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops);
+  TypeInfo checked_type(const Form& f, const Token& opc, std::string_view part);
+  Decoded qualifiers(const Form& f, ir::Op& op, const Token& opc,
+                     std::span<const std::string_view> quals);
+  void memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                         std::span<const std::string_view> quals);
+  void cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                       std::span<const std::string_view> quals);
+  void cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
+                           std::span<const std::string_view> quals);
+  void createpolicy_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
+                               std::span<const std::string_view> quals);
+  void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
+             std::size_t& k);
+  ir::Val address_source(const Opnd& o, unsigned bits);
+  ir::Val mov_source(const Decoded& d, const Opnd& o, unsigned bits);
+  std::uint32_t cp_size(const Decoded& d, const Opnd& o);
+  void data(ir::Op& op, const Decoded& d, const Opnd& o);
+  void cp_extra(ir::Op& op, const Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
+                std::size_t& k);
+
+  std::string_view src_;
+  std::vector<std::string_view> lines_;
+  std::vector<Token> toks_;
+  std::size_t i_ = 0;
+  Diagnostics diags_;
+  ir::Entry* e_ = nullptr;
+  std::unordered_map<std::string, RegInfo> regs_;
+  std::unordered_map<std::string, Family> families_;
+  std::unordered_map<std::string, std::size_t> labels_;
+  std::vector<std::pair<std::size_t, Token>> branch_fixups_;
+};
+
+} // namespace ptxgen::sim::detail

@@ -1,0 +1,76 @@
+#pragma once
+// Shared by the lowering's unit tests (tests/unit/lower_*.cpp): a small spec
+// text is loaded, lowered, and its instructions printed one per line, so that
+// a test states the exact instruction sequence a lowering rule implies.
+
+#include "driver/spec/loader.hpp"
+#include "emitter/lower/lower.hpp"
+#include "emitter/ptx/printer.hpp"
+
+#include <string>
+#include <string_view>
+
+#include <doctest/doctest.h>
+
+namespace ptxgen::lower_test {
+
+/// One warp (block 32), a global A and a shared S of 32 rows of 64 bytes:
+/// row `tid` is one thread's, so `A.sub[tid, a:b]` needs one mad per side.
+inline constexpr std::string_view kWarp = R"TOML([kernel]
+name = "k"
+block = 32
+
+[tensor.A]
+space = "global"
+shape = [32, 64]
+dtype = "uint8"
+
+[tensor.S]
+space = "shared"
+shape = [32, 64]
+dtype = "uint8"
+)TOML";
+
+/// `[[op]]` tables that wait for every pending copy.
+inline constexpr std::string_view kCommitWait = R"TOML(
+[[op]]
+op = "commit_group"
+
+[[op]]
+op = "wait_group"
+n = 0
+)TOML";
+
+/// An apply op (thread scope unless `extra` says otherwise), `extra` being
+/// further `key = value` lines.
+inline std::string apply(std::string_view opcode, std::string_view dst, std::string_view src,
+                         int chunk_bytes, std::string_view extra = {}) {
+  std::string s = "\n[[op]]\nop = \"apply\"\nopcode = \"" + std::string(opcode) + "\"\n";
+  s += "dst = '" + std::string(dst) + "'\nsrc = '" + std::string(src) + "'\n";
+  s += "chunk_bytes = " + std::to_string(chunk_bytes) + "\n";
+  s += std::string(extra);
+  return s;
+}
+
+/// Lowers spec text; the whole Result, for tests about diagnostics.
+inline Result<ptx::Module> lower_text(const std::string& spec,
+                                      const lower::LowerOptions& options = {}) {
+  auto k = driver::load_spec_text(spec, "lower_test.toml");
+  INFO(k.diagnostics.format_all());
+  REQUIRE(k.value.has_value());
+  return lower::lower(**k, options);
+}
+
+/// The lowered kernel's instructions, printed one per line (ptx::print of each).
+inline std::string body(const std::string& spec) {
+  auto m = lower_text(spec);
+  INFO(m.diagnostics.format_all());
+  REQUIRE(m.value.has_value());
+  REQUIRE(m->entries.size() == 1);
+  std::string out;
+  for (const auto& i : m->entries.front().body)
+    out += ptx::print(i) + "\n";
+  return out;
+}
+
+} // namespace ptxgen::lower_test

@@ -1,0 +1,342 @@
+// The simulator's decoder table (driver/sim/instructions.def): every row
+// decodes, unknown and unsupported instructions are reported by DiagId with
+// their line, malformed instructions are errors with a DiagId, and faults
+// keep their kind apart from their message.
+
+#include "driver/sim/decode.hpp"
+#include "driver/sim/simulator.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+using namespace ptxgen::sim;
+using ptxgen::DiagId;
+using ptxgen::Severity;
+
+namespace {
+
+/// One entry `k(.param .u64 k_out)` with `body` after the register declarations.
+std::string one_thread(const std::string& body) {
+  return ".version 8.0\n.target sm_80\n.address_size 64\n" // 1-3
+         ".visible .entry k(\n\t.param .u64 k_out\n)\n{\n" // 4-7
+         "\t.reg .pred %p<4>;\n\t.reg .b16 %rs<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<16>;\n" // 8-11
+         "\t.shared .align 16 .b8 s[64];\n"  // 12
+         "\tld.param.u64 %rd1, [k_out];\n" + // 13
+         body +
+         "\tret;\n}\n";
+}
+
+constexpr std::uint32_t first_body_line = 14;
+
+/// The ir::Code spelled as in instructions.def ("mul_hi").
+std::optional<ir::Code> code_named(std::string_view text) {
+  static const std::pair<std::string_view, ir::Code> codes[] = {
+#define SIM_CODE(code) {#code, ir::Code::code},
+#define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
+#include "driver/sim/instructions.def"
+#undef SIM_FORM
+#undef SIM_CODE
+  };
+  for (const auto& [name, code] : codes)
+    if (name == text)
+      return code;
+  return std::nullopt;
+}
+
+/// A line of tests/data/sim/decoder_samples.ptx: `instruction; // code`.
+struct Sample {
+  std::uint32_t line = 0;
+  std::string text;
+  ir::Code code = ir::Code::unsupported;
+};
+
+std::string read_samples_file() {
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim/decoder_samples.ptx");
+  REQUIRE(in.good());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<Sample> samples_of(const std::string& ptx) {
+  std::vector<Sample> out;
+  std::istringstream in(ptx);
+  std::string line;
+  for (std::uint32_t n = 1; std::getline(in, line); ++n) {
+    auto semi = line.find("; // ");
+    if (line.starts_with("//") || semi == std::string::npos)
+      continue;
+    auto code = code_named(line.substr(semi + 5));
+    INFO("line " << n << ": " << line);
+    REQUIRE(code.has_value());
+    std::size_t start = line.find_first_not_of('\t');
+    out.push_back({n, line.substr(start, semi + 1 - start), *code});
+  }
+  return out;
+}
+
+std::string opcode_of(const std::string& sample) {
+  std::size_t start = sample.starts_with("@") ? sample.find(' ') + 1 : 0;
+  return sample.substr(start, sample.find_first_of(" ;", start) - start);
+}
+
+/// The first diagnostic with `id`, or nullptr.
+const ptxgen::Diagnostic* find(const ptxgen::Diagnostics& ds, DiagId id) {
+  for (const auto& d : ds.items())
+    if (d.id == id)
+      return &d;
+  return nullptr;
+}
+
+/// Parses `body` in one_thread; it must fail with an error `id` at the first body line.
+void expect_error(const std::string& body, DiagId id) {
+  INFO(body);
+  auto p = Program::parse(one_thread(body));
+  REQUIRE(!p);
+  INFO(p.diagnostics.format_all());
+  const auto* d = find(p.diagnostics, id);
+  REQUIRE(d != nullptr);
+  CHECK(d->severity == Severity::error);
+  CHECK(d->line == first_body_line);
+}
+
+/// Parses `body`: it parses, warns with `id` at the first body line, and running it is
+/// `unsupported`.
+void expect_unsupported(const std::string& body, DiagId id) {
+  INFO(body);
+  auto p = Program::parse(one_thread(body));
+  REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+  INFO(p.diagnostics.format_all());
+  const auto* d = find(p.diagnostics, id);
+  REQUIRE(d != nullptr);
+  CHECK(d->severity == Severity::warning);
+  CHECK(d->line == first_body_line);
+  CHECK(d->column == 2); // the caret is on the opcode, after the tab
+  std::vector<std::uint8_t> out(8, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  SimResult r = run(*p, "k", l, mem);
+  REQUIRE(r.fault);
+  CHECK(r.fault->kind == FaultKind::unsupported);
+  CHECK(origin(r.fault->kind) == FaultOrigin::simulator);
+  CHECK(r.fault->ptx_line == first_body_line);
+  CHECK(r.instructions_executed == 0);
+}
+
+} // namespace
+
+TEST_CASE(
+    "every row of instructions.def has a sample in decoder_samples.ptx, decoded to its code") {
+  const std::string ptx = read_samples_file();
+  const std::vector<Sample> samples = samples_of(ptx);
+  auto p = Program::parse(ptx);
+  REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+  CHECK_MESSAGE(p.diagnostics.empty(), p.diagnostics.format_all()); // no unsupported warnings
+  const auto& ops = p->module().entries.at(0).ops;
+  REQUIRE(ops.size() == samples.size());
+  const auto rows = detail::forms();
+  std::vector<int> covered(rows.size(), 0);
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    INFO("line " << samples[k].line << ": " << samples[k].text);
+    const detail::Form* form = detail::find_form(opcode_of(samples[k].text));
+    REQUIRE(form != nullptr);
+    ++covered[static_cast<std::size_t>(form - rows.data())];
+    CHECK(form->code == samples[k].code);
+    CHECK(ops[k].code == samples[k].code);
+    CHECK(ops[k].line == samples[k].line);
+  }
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    INFO("row " << r << " `" << rows[r].mnemonic << "` has no sample");
+    CHECK(covered[r] > 0);
+  }
+}
+
+TEST_CASE(
+    "instructions.def: every code but `unsupported` has a form; optional operands come last") {
+  const std::vector<ir::Code> codes = {
+#define SIM_CODE(code) ir::Code::code,
+#define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
+#include "driver/sim/instructions.def"
+#undef SIM_FORM
+#undef SIM_CODE
+  };
+  const auto rows = detail::forms();
+  for (ir::Code c : codes) {
+    bool has_form =
+        std::any_of(rows.begin(), rows.end(), [&](const detail::Form& f) { return f.code == c; });
+    CHECK(has_form == (c != ir::Code::unsupported));
+  }
+  for (const auto& f : rows) {
+    INFO(f.mnemonic);
+    bool optional_seen = false;
+    for (detail::Shape s : f.operands) {
+      bool optional = s == detail::Shape::thread_count || s == detail::Shape::fraction ||
+                      s == detail::Shape::cp_extra;
+      if (s == detail::Shape::none)
+        continue;
+      CHECK(!(optional_seen && !optional));
+      optional_seen = optional_seen || optional;
+    }
+  }
+}
+
+TEST_CASE("the longest mnemonic prefix wins") {
+  REQUIRE(detail::find_form("cp.async.wait_group") != nullptr);
+  CHECK(detail::find_form("cp.async.wait_group")->code == ir::Code::wait_group);
+  CHECK(detail::find_form("cp.async.cg.shared.global")->code == ir::Code::cp_async);
+  CHECK(detail::find_form("mul.wide.s32")->code == ir::Code::mul_wide);
+  CHECK(detail::find_form("mad.hi.s32") == nullptr);
+  CHECK(detail::find_form("popc.b32") == nullptr);
+}
+
+TEST_CASE("instructions outside the subset parse with a warning DiagId and fault `unsupported`") {
+  SUBCASE("unknown mnemonic") {
+    expect_unsupported("\tpopc.b32 %r2, %r1;\n", DiagId::sim_unknown_instruction);
+  }
+  SUBCASE("known mnemonic, unsimulated form") {
+    expect_unsupported("\tmad.hi.s32 %r1, %r2, %r3, %r4;\n", DiagId::sim_unsupported_form);
+  }
+  SUBCASE("float type") {
+    expect_unsupported("\tadd.f32 %r1, %r2, %r3;\n", DiagId::sim_unsupported_form);
+  }
+  SUBCASE("setp with a boolean combination") {
+    expect_unsupported("\tsetp.lt.and.s32 %p1, %r1, %r2, %p2;\n", DiagId::sim_unsupported_form);
+  }
+  SUBCASE("bar.sync with a thread count") {
+    expect_unsupported("\tbar.sync 0, 64;\n", DiagId::sim_unsupported_form);
+  }
+  SUBCASE("vector mov") {
+    expect_unsupported("\tmov.b64 %rd2, {%r1, %r2};\n", DiagId::sim_unsupported_form);
+  }
+  SUBCASE("unsimulated special register") {
+    expect_unsupported("\tmov.u32 %r1, %clock;\n", DiagId::sim_unsupported_operand);
+  }
+}
+
+TEST_CASE("malformed instructions are errors with a DiagId") {
+  SUBCASE("operand shape: an address where a value goes") {
+    expect_error("\tadd.s32 %r1, [%rd1], 2;\n", DiagId::sim_operand_kind);
+  }
+  SUBCASE("operand shape: a number where a label goes") {
+    expect_error("\tbra 5;\n", DiagId::sim_operand_kind);
+  }
+  SUBCASE("operand shape: a value where an address goes") {
+    expect_error("\tld.global.u32 %r1, %rd1;\n", DiagId::sim_operand_kind);
+  }
+  SUBCASE("operand count") {
+    expect_error("\tadd.s32 %r1, %r2;\n", DiagId::sim_operand_count);
+  }
+  SUBCASE("operand width") {
+    expect_error("\tadd.u32 %r1, %rd2, 1;\n", DiagId::sim_operand_width);
+  }
+  SUBCASE("qualifier") {
+    expect_error("\tret.foo;\n", DiagId::sim_qualifier);
+  }
+  SUBCASE("not a type") {
+    expect_error("\tadd.q32 %r1, %r2, 1;\n", DiagId::sim_qualifier);
+  }
+  SUBCASE(".pred where it is not taken") {
+    expect_error("\tadd.pred %p1, %p2, %p3;\n", DiagId::sim_qualifier);
+  }
+  SUBCASE("range") {
+    expect_error("\tbar.sync 16;\n", DiagId::sim_operand_range);
+  }
+  SUBCASE("undeclared label") {
+    expect_error("\tbra $L_nowhere;\n", DiagId::sim_undeclared);
+  }
+  SUBCASE("undeclared register") {
+    expect_error("\tmov.u32 %r99, 1;\n", DiagId::sim_undeclared);
+  }
+  SUBCASE("syntax") {
+    expect_error("\tadd.s32 %r1 %r2, 1;\n", DiagId::sim_syntax);
+  }
+}
+
+TEST_CASE(
+    "unsupported declarations are errors sim_unsupported_construct; run() calls them unsupported") {
+  std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.func f()\n{\n\tret;\n}\n";
+  auto p = Program::parse(ptx);
+  REQUIRE(!p);
+  REQUIRE(find(p.diagnostics, DiagId::sim_unsupported_construct) != nullptr);
+  std::vector<GlobalBuffer> mem;
+  SimResult r = run(ptx, "f", Launch{}, mem);
+  REQUIRE(r.fault);
+  CHECK(r.fault->kind == FaultKind::unsupported);
+  CHECK(r.fault->ptx_line == 4);
+  SimResult bad = run(one_thread("\tmov.u32 %r99, 1;\n"), "k", Launch{}, mem);
+  REQUIRE(bad.fault);
+  CHECK(bad.fault->kind == FaultKind::invalid_ptx);
+  CHECK(origin(bad.fault->kind) == FaultOrigin::caller);
+}
+
+TEST_CASE("a fault's message does not repeat its kind") {
+  std::vector<std::uint8_t> out(8, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  SUBCASE("a kernel fault") {
+    SimResult r = run(one_thread("\tst.global.u32 [%rd1+2], %r1;\n"), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::misaligned_address);
+    CHECK(origin(r.fault->kind) == FaultOrigin::kernel);
+    CHECK(r.fault->message.find(name(r.fault->kind)) == std::string::npos);
+  }
+  SUBCASE("unsupported") {
+    SimResult r = run(one_thread("\tpopc.b32 %r2, %r1;\n"), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->message.find(name(FaultKind::unsupported)) == std::string::npos);
+  }
+  SUBCASE("invalid PTX") {
+    SimResult r = run(one_thread("\tmov.u32 %r1, %r77;\n"), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::invalid_ptx);
+    CHECK(r.fault->message.find(name(FaultKind::invalid_ptx)) == std::string::npos);
+  }
+  SUBCASE("a runaway loop is an instruction_limit, not an unsupported instruction") {
+    l.max_instructions = 1000;
+    SimResult r = run(one_thread("$L_spin:\n\tbra $L_spin;\n"), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::instruction_limit);
+    CHECK(origin(r.fault->kind) == FaultOrigin::simulator);
+  }
+}
+
+TEST_CASE("setp: each comparison, signed and unsigned, worked out by hand for a = -1, b = 1") {
+  struct Case {
+    const char* cmp;
+    bool s32; ///< -1 < 1
+    bool u32; ///< 0xFFFFFFFF > 1
+  };
+  const Case cases[] = {{"eq", false, false}, {"ne", true, true},   {"lt", true, false},
+                        {"le", true, false},  {"gt", false, true},  {"ge", false, true},
+                        {"lo", false, false}, {"ls", false, false}, {"hi", true, true},
+                        {"hs", true, true}};
+  for (const auto& c : cases) {
+    for (bool is_signed : {true, false}) {
+      std::string type = is_signed ? "s32" : "u32";
+      INFO("setp." << c.cmp << "." << type);
+      std::vector<std::uint8_t> out(4, 0xEE);
+      std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+      Launch l;
+      l.params = {0x1000};
+      SimResult r = run(one_thread("\tmov.u32 %r1, -1;\n\tmov.u32 %r2, 1;\n\tsetp." +
+                                   std::string(c.cmp) + "." + type +
+                                   " %p1, %r1, %r2;\n\tselp.u32 %r3, 1, 0, %p1;\n"
+                                   "\tst.global.u32 [%rd1], %r3;\n"),
+                        "k", l, mem);
+      REQUIRE_MESSAGE(!r.fault, r.fault->message);
+      CHECK(out[0] == ((is_signed ? c.s32 : c.u32) ? 1 : 0));
+    }
+  }
+}
