@@ -337,9 +337,16 @@ void run_on_sim(Prepared& p) {
   auto r = sim::run(*program, p.kernel->name, launch, memory);
   p.result.launch_ms = ms_since(start);
   if (r.fault) {
-    // The message starts with the fault's kind ("race: thread 3, PTX line ...").
-    judge_fault(p, r.fault->message);
-    return;
+    const std::string fault = std::string(sim::name(r.fault->kind)) + ": " + r.fault->message;
+    switch (sim::origin(r.fault->kind)) {
+    case sim::FaultOrigin::kernel:
+      judge_fault(p, fault);
+      return;
+    case sim::FaultOrigin::simulator: // it cannot run this kernel: no verdict, never a pass
+    case sim::FaultOrigin::caller:    // the PTX does not fit the spec's launch
+      fail(p, CaseResult::Blame::input, fault);
+      return;
+    }
   }
   judge_no_fault(p, bytes);
 }

@@ -176,7 +176,9 @@ TEST_CASE("sim: --ptx is assembled, and the description names the file") {
   CHECK(has(r.backend_description, "given.ptx"));
   CHECK_FALSE(has(r.backend_description, "ptxgen's PTX"));
   REQUIRE(r.cases.size() == 1);
-  CHECK(r.cases[0].status != CaseResult::Status::pass);
+  // The launch does not fit the PTX (no entry of the spec's name): the input's error.
+  CHECK(r.cases[0].status == CaseResult::Status::error);
+  CHECK(r.cases[0].blame == CaseResult::Blame::input);
 }
 
 TEST_CASE("sim: a fault's detail names its kind once") {
@@ -226,4 +228,33 @@ TEST_CASE("sim: a faults/ spec whose kernel completes wrongly passes as a wrong 
   CHECK(c.evidence == CaseResult::Evidence::wrong_result);
   // B[0][0] = A[0][0] = 0.0 instead of A[0][2] = 2.0 (float16 0x4000).
   CHECK(has(c.detail, "element 0 (0,0): expected [00 40], got [00 00]"));
+}
+
+TEST_CASE("sim: a faults/ spec the simulator cannot run is an error, not a fault as expected") {
+  Bin bin;
+  const fs::path spec = fs::path(PTXGEN_SOURCE_DIR) / "specs/faults/misaligned_chunk.toml";
+  ptxgen::lower::LowerOptions lo;
+  lo.target = ptxgen::driver::emitted_target;
+  lo.unchecked = true;
+  auto e = ptxgen::driver::emit_spec(spec, lo);
+  REQUIRE(e.ok());
+  // An instruction outside the simulated subset before the misaligned copy:
+  // the simulator stops with `unsupported`, which says nothing about the kernel.
+  const std::string before = "\tcp.async.cg.shared.global";
+  const auto at = e.ptx.find(before);
+  REQUIRE(at != std::string::npos);
+  std::string ptx = e.ptx;
+  ptx.insert(at, "\tfrobnicate.u32 %r2, %r2;\n");
+  ConformanceOptions o;
+  o.backend = Backend::sim;
+  o.ptxas = bin.script("ptxas", "printf CUBIN > \"$3\"\n").string(); // takes anything
+  o.ptx_override = ptx;
+  auto r = run_conformance({spec}, o, {});
+  REQUIRE(r.cases.size() == 1);
+  const auto& c = r.cases[0];
+  INFO(c.detail);
+  CHECK(c.status == CaseResult::Status::error);
+  CHECK(c.blame == CaseResult::Blame::input);
+  CHECK(c.evidence == CaseResult::Evidence::none);
+  CHECK(has(c.detail, "unsupported"));
 }
