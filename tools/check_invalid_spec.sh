@@ -4,11 +4,13 @@
 # --check-only: only `PTXGEN check` is run (for specs/races/, whose problems
 # only check's run of the reference finds; emit does not run the ops).
 #
-# SPEC must carry a comment line `# expect-error: LINE:COL: MESSAGE-SUBSTRING`.
+# SPEC must carry a comment line `# expect-error: LINE:COL: [DIAG_ID] MESSAGE-SUBSTRING`
+# (the `[DIAG_ID] ` part is optional; every spec in specs/ gives it).
 # Passes only when
 #   - `PTXGEN check SPEC` and `PTXGEN emit SPEC -o TMP` both exit with status 1,
 #   - the stderr of each has a line `SPEC:LINE:COL: error: ...` whose message
-#     contains MESSAGE-SUBSTRING (a plain substring, not a pattern), and
+#     contains MESSAGE-SUBSTRING (a plain substring, not a pattern) and, when
+#     DIAG_ID is given, ends with ` [DIAG_ID]` (the diagnostic's ID), and
 #   - emit did not create TMP (a rejected spec writes nothing).
 # On failure it prints what it expected and what it got, and exits 1.
 # Usage errors exit 2.
@@ -27,23 +29,28 @@ if [ ! -f "$spec" ]; then
   exit 2
 fi
 
-# The first expect-error line: "# expect-error: LINE:COL: MESSAGE".
+# The first expect-error line: "# expect-error: LINE:COL: [DIAG_ID] MESSAGE".
 expect_line=$(grep -m1 -E '^#[[:space:]]*expect-error:' -- "$spec" || true)
 if [ -z "$expect_line" ]; then
-  echo "FAIL: $spec has no '# expect-error: LINE:COL: MESSAGE' comment" >&2
+  echo "FAIL: $spec has no '# expect-error: LINE:COL: [DIAG_ID] MESSAGE' comment" >&2
   exit 1
 fi
 rest=${expect_line#*expect-error:}
 rest=${rest#"${rest%%[![:space:]]*}"} # trim leading blanks
 if [[ ! "$rest" =~ ^([0-9]+):([0-9]+):[[:space:]]?(.*)$ ]]; then
   echo "FAIL: malformed expect-error line in $spec: $expect_line" >&2
-  echo "      expected '# expect-error: LINE:COL: MESSAGE-SUBSTRING'" >&2
+  echo "      expected '# expect-error: LINE:COL: [DIAG_ID] MESSAGE-SUBSTRING'" >&2
   exit 1
 fi
 want_line=${BASH_REMATCH[1]}
 want_col=${BASH_REMATCH[2]}
 want_msg=${BASH_REMATCH[3]}
 want_msg=${want_msg%$'\r'}
+want_id=
+if [[ "$want_msg" =~ ^\[([A-Za-z0-9_]+)\][[:space:]]?(.*)$ ]]; then
+  want_id=${BASH_REMATCH[1]}
+  want_msg=${BASH_REMATCH[2]}
+fi
 want_prefix="$spec:$want_line:$want_col: error: "
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/check_invalid_spec.XXXXXX") || {
@@ -54,13 +61,20 @@ trap 'rm -rf -- "$tmp"' EXIT
 
 failed=0
 
-# True when a line of FILE starts with want_prefix and its message contains want_msg.
+# True when a line of FILE starts with want_prefix, its message contains want_msg
+# and, when want_id is set, the line ends with " [want_id]".
 has_expected_diagnostic() {
   local file=$1 line msg
   while IFS= read -r line || [ -n "$line" ]; do
     case "$line" in
     "$want_prefix"*)
       msg=${line#"$want_prefix"}
+      if [ -n "$want_id" ]; then
+        case "$msg" in
+        *" [$want_id]") msg=${msg%" [$want_id]"} ;;
+        *) continue ;;
+        esac
+      fi
       case "$msg" in
       *"$want_msg"*) return 0 ;;
       esac
@@ -85,6 +99,7 @@ run_case() {
     echo "FAIL: '$name' did not report the expected diagnostic" >&2
     echo "  expected a line starting: $want_prefix" >&2
     echo "  with a message containing: $want_msg" >&2
+    [ -z "$want_id" ] || echo "  and ending with the ID: [$want_id]" >&2
     bad=1
   fi
   if [ "$bad" -ne 0 ]; then

@@ -3,9 +3,11 @@
 #include "driver/reference/naive_expr.hpp"
 #include "driver/reference/naive_view.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -24,6 +26,10 @@ struct Buffer {
   std::vector<std::int32_t> pending; ///< queued copies that will still write the byte
   std::vector<std::int64_t> writer;  ///< tid of the last writer, -1 for none
   std::vector<std::int64_t> epoch;   ///< the CTA's barrier count at that write
+  /// While the byte is pending: the wait_group op that passed over an uncommitted copy of it
+  /// (kernel_level when none), and that copy's apply op.
+  std::vector<std::size_t> skipped_by_wait;
+  std::vector<std::size_t> skipped_apply;
 };
 
 /// One queued chunk of an apply: performed at the issuing thread's wait.
@@ -35,6 +41,9 @@ struct Chunk {
   Buffer* src = nullptr;
   std::vector<std::int64_t> src_off;
   std::int64_t read_bytes = 0; ///< the first read_bytes come from src, the rest are zero
+  /// The first wait_group that ran while no commit_group had closed this chunk's group
+  /// (kernel_level when none): that wait did not cover it.
+  std::size_t skipped_by_wait = kernel_level;
 };
 
 struct ThreadState {
@@ -48,16 +57,34 @@ struct Cta {
   std::vector<ThreadState> threads;
 };
 
-/// Problems, aggregated per (op, kind): the first instance and a count.
+/// Problems, aggregated per (op, id, kind): the first instance and a count.
 class Problems {
 public:
-  void add(std::size_t op, const std::string& kind, const std::function<std::string()>& detail) {
-    auto [it, fresh] = index_.try_emplace({op, kind}, entries_.size());
+  void add(std::size_t op, DiagId id, const std::string& kind,
+           const std::function<std::string()>& detail) {
+    auto [it, fresh] = index_.try_emplace({op, id, kind}, entries_.size());
     if (fresh) {
-      entries_.push_back({op, kind, detail(), 1});
+      entries_.push_back({op, id, kind, detail(), 1});
     } else {
       ++entries_[it->second].count;
     }
+  }
+
+  /// A problem that is the cause of others: reported once, without a count of the accesses
+  /// that ran into it.
+  void add_cause(std::size_t op, DiagId id, const std::string& kind,
+                 const std::function<std::string()>& detail) {
+    if (index_.try_emplace({op, id, kind}, entries_.size()).second) {
+      entries_.push_back({op, id, kind, detail(), 1});
+    }
+  }
+
+  /// Each problem as a finding: its ID, its op and its text without the op's name.
+  std::vector<ReferenceFinding> findings() const {
+    std::vector<ReferenceFinding> out;
+    for (const auto& e : entries_)
+      out.push_back({e.id, e.op == kernel_level ? ReferenceOutput::kernel_problem : e.op, text(e)});
+    return out;
   }
 
   /// The op index of each line of lines(), in the same order.
@@ -85,14 +112,7 @@ public:
         }
         line += ")";
       }
-      line += ": " + e.kind;
-      if (!e.first.empty()) {
-        line += ": " + e.first;
-      }
-      if (e.count > 1) {
-        line += " (" + std::to_string(e.count) + " times in all)";
-      }
-      out.push_back(std::move(line));
+      out.push_back(line + ": " + text(e));
     }
     return out;
   }
@@ -100,12 +120,26 @@ public:
 private:
   struct Entry {
     std::size_t op;
+    DiagId id;
     std::string kind;
     std::string first;
     std::int64_t count;
   };
+
+  /// "kind: first instance (N times in all)".
+  static std::string text(const Entry& e) {
+    std::string s = e.kind;
+    if (!e.first.empty()) {
+      s += ": " + e.first;
+    }
+    if (e.count > 1) {
+      s += " (" + std::to_string(e.count) + " times in all)";
+    }
+    return s;
+  }
+
   std::vector<Entry> entries_;
-  std::map<std::pair<std::size_t, std::string>, std::size_t> index_;
+  std::map<std::tuple<std::size_t, DiagId, std::string>, std::size_t> index_;
 };
 
 /// Calls f(coords) for every coordinate of `shape`, row major, over the axes
@@ -155,11 +189,10 @@ public:
   ReferenceOutput run() {
     ReferenceOutput out;
     if (k_.grid <= 0 || k_.block <= 0) {
-      problems_.add(kernel_level, "empty launch", [&] {
+      problems_.add(kernel_level, DiagId::check_empty_launch, "empty launch", [&] {
         return "grid " + std::to_string(k_.grid) + ", block " + std::to_string(k_.block);
       });
-      out.problems = problems_.lines(k_);
-      out.problem_ops = problems_.ops();
+      finish(out);
       return out;
     }
     set_up();
@@ -168,26 +201,49 @@ public:
     }
     for (std::int64_t b = 0; b < k_.grid; ++b) {
       for (std::int64_t t = 0; t < k_.block; ++t) {
-        ThreadState& ts = ctas_[b].threads[t];
-        if (!ts.queue.empty()) {
-          problems_.add(kernel_level, "copies issued but never waited for", [&] {
-            return where(b, t) + " ends with " + std::to_string(ts.queue.size()) +
-                   " chunks pending";
-          });
-          perform(ctas_[b], t, [](const Chunk&) { return true; });
-        }
+        finish_thread(b, t);
       }
     }
     for (const Buffer& g : globals_) {
       out.global[g.name] = g.bytes;
       out.defined[g.name] = g.defined;
     }
-    out.problems = problems_.lines(k_);
-    out.problem_ops = problems_.ops();
+    finish(out);
     return out;
   }
 
 private:
+  /// At the end of the kernel: reports the thread's copies still pending (as a missing
+  /// commit_group where a wait passed over them uncommitted) and performs them.
+  void finish_thread(std::int64_t b, std::int64_t t) {
+    ThreadState& ts = ctas_[b].threads[t];
+    if (ts.queue.empty()) {
+      return;
+    }
+    bool unexplained = false;
+    for (const Chunk& c : ts.queue) {
+      if (c.skipped_by_wait != kernel_level) {
+        report_missing_commit(c.skipped_by_wait, c.op);
+      } else {
+        unexplained = true;
+      }
+    }
+    if (unexplained) {
+      problems_.add(kernel_level, DiagId::check_never_waited, "copies issued but never waited for",
+                    [&] {
+                      return where(b, t) + " ends with " + std::to_string(ts.queue.size()) +
+                             " chunks pending";
+                    });
+    }
+    perform(ctas_[b], t, [](const Chunk&) { return true; });
+  }
+
+  void finish(ReferenceOutput& out) const {
+    out.problems = problems_.lines(k_);
+    out.problem_ops = problems_.ops();
+    out.findings = problems_.findings();
+  }
+
   /// Where a view's tensor lives: a global buffer or the CTA's shared slot.
   struct Slot {
     bool shared = false;
@@ -208,16 +264,18 @@ private:
       if (t.space == tile::Space::global) {
         auto it = in_.global.find(t.name);
         if (it == in_.global.end()) {
-          problems_.add(kernel_level, "no initial bytes for a global tensor",
+          problems_.add(kernel_level, DiagId::check_initial_bytes,
+                        "no initial bytes for a global tensor",
                         [&] { return "'" + t.name + "' starts as zeros"; });
           b.bytes.assign(size, 0);
         } else {
           b.bytes = it->second;
           if (b.bytes.size() != size) {
-            problems_.add(kernel_level, "initial bytes of the wrong size", [&] {
-              return "'" + t.name + "' has " + std::to_string(size) + " bytes, " +
-                     std::to_string(it->second.size()) + " were given";
-            });
+            problems_.add(kernel_level, DiagId::check_initial_bytes,
+                          "initial bytes of the wrong size", [&] {
+                            return "'" + t.name + "' has " + std::to_string(size) + " bytes, " +
+                                   std::to_string(it->second.size()) + " were given";
+                          });
             b.bytes.resize(size, 0);
           }
         }
@@ -232,6 +290,8 @@ private:
         b.pending.assign(size, 0);
         b.writer.assign(size, -1);
         b.epoch.assign(size, 0);
+        b.skipped_by_wait.assign(size, kernel_level);
+        b.skipped_apply.assign(size, kernel_level);
         slots_[&t] = {true, shared_template.size()};
         by_name_[t.name] = {true, shared_template.size()};
         shared_template.push_back(std::move(b));
@@ -284,12 +344,13 @@ private:
   bool prepare(std::size_t op, const tile::Located<tile::View>& v, const char* role) {
     const NaivePlan& p = plan(v.value);
     if (!p.ok()) {
-      problems_.add(op, std::string(role) + " view does not evaluate",
+      problems_.add(op, DiagId::check_view_unusable, std::string(role) + " view does not evaluate",
                     [&] { return "'" + v.text + "': " + p.error; });
       return false;
     }
     if (!slot(v.value)) {
-      problems_.add(op, std::string(role) + " view names no tensor of the kernel",
+      problems_.add(op, DiagId::check_view_unusable,
+                    std::string(role) + " view names no tensor of the kernel",
                     [&] { return "'" + v.text + "'"; });
       return false;
     }
@@ -307,7 +368,7 @@ private:
       inside = inside && o >= 0 && o < static_cast<std::int64_t>(b.bytes.size());
     }
     if (!inside) {
-      problems_.add(op, "bytes outside the tensor (not written)", [&] {
+      problems_.add(op, DiagId::check_out_of_bounds, "bytes outside the tensor (not written)", [&] {
         std::string s = where(e.bid, e.tid) + ", '" + v.text + "' at " + coords_text(coords);
         if (!loc.offsets.empty()) {
           s += " -> byte " + std::to_string(loc.offsets.front()) + " of '" + b.name + "' (" +
@@ -326,30 +387,77 @@ private:
   /// A thread's read of a byte, with the shared-memory ordering checks.
   std::pair<std::uint8_t, bool> read(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid,
                                      Buffer& b, std::int64_t off) {
+    bool moot = false; // the missing commit_group is the cause; the byte's value is moot
     if (b.shared) {
-      if (b.pending[off] > 0) {
-        problems_.add(op, "reads shared bytes that a pending (not yet waited) copy will write",
-                      [&] {
+      if (b.pending[off] > 0 && missing_commit(b, off)) {
+        moot = true;
+      } else if (b.pending[off] > 0) {
+        problems_.add(op, DiagId::check_read_pending,
+                      "reads shared bytes that a pending (not yet waited) copy will write", [&] {
                         return where(bid, tid) + " reads byte " + std::to_string(off) + " of '" +
                                b.name + "'";
                       });
       }
       if (b.writer[off] >= 0 && b.writer[off] != tid && b.epoch[off] == cta.epoch) {
-        problems_.add(op, "reads shared bytes another thread wrote with no cta_sync in between",
-                      [&] {
+        problems_.add(op, DiagId::check_read_without_sync,
+                      "reads shared bytes another thread wrote with no cta_sync in between", [&] {
                         return where(bid, tid) + " reads byte " + std::to_string(off) + " of '" +
                                b.name + "' written by thread " + std::to_string(b.writer[off]);
                       });
       }
     }
-    return {b.bytes[off], b.defined[off]};
+    return {b.bytes[off], b.defined[off] || moot};
+  }
+
+  /// When pending byte `off` of `b` belongs to a copy that a wait_group passed over because no
+  /// commit_group had closed its group, reports that missing commit_group (at the wait) and
+  /// returns true: it is the cause of whatever the access would otherwise report.
+  bool missing_commit(const Buffer& b, std::int64_t off) {
+    const std::size_t wait = b.skipped_by_wait[off];
+    if (wait == kernel_level) {
+      return false;
+    }
+    report_missing_commit(wait, b.skipped_apply[off]);
+    return true;
+  }
+
+  void report_missing_commit(std::size_t wait, std::size_t apply) {
+    problems_.add_cause(
+        wait, DiagId::check_missing_commit, "no commit_group before this wait", [&] {
+          std::string line;
+          if (k_.ops[apply].pos.line != 0) {
+            line = " at line " + std::to_string(k_.ops[apply].pos.line);
+          }
+          return "the copies of op " + std::to_string(apply + 1) + " (apply" + line +
+                 ") are in no committed group, so this wait does not wait for them; add "
+                 "op = \"commit_group\" between the apply and the wait";
+        });
+  }
+
+  /// Marks the thread's copies that no commit_group has closed yet as passed over by `wait`.
+  void mark_uncommitted(std::size_t wait, ThreadState& ts) {
+    for (Chunk& c : ts.queue) {
+      if (c.group != ts.open_group || c.skipped_by_wait != kernel_level) {
+        continue;
+      }
+      c.skipped_by_wait = wait;
+      if (!c.dst->shared) {
+        continue;
+      }
+      for (std::int64_t o : c.dst_off) {
+        if (c.dst->skipped_by_wait[o] == kernel_level) {
+          c.dst->skipped_by_wait[o] = wait;
+          c.dst->skipped_apply[o] = c.op;
+        }
+      }
+    }
   }
 
   /// `by_copy`: the write of a performed async copy (its own pending mark is already gone).
   void write(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b,
              std::int64_t off, std::uint8_t value, bool defined, bool by_copy = false) {
-    if (b.shared && b.pending[off] > 0) {
-      problems_.add(op,
+    if (b.shared && b.pending[off] > 0 && (by_copy || !missing_commit(b, off))) {
+      problems_.add(op, by_copy ? DiagId::check_pending_overlap : DiagId::check_write_pending,
                     by_copy ? "two pending copies write the same shared bytes"
                             : "writes shared bytes that a pending (not yet waited) copy will write",
                     [&] {
@@ -363,9 +471,11 @@ private:
       b.writer[off] = tid;
       b.epoch[off] = cta.epoch;
     } else if (!defined) {
-      problems_.add(op, "uninitialised shared bytes reach a global tensor", [&] {
-        return where(bid, tid) + " writes byte " + std::to_string(off) + " of '" + b.name + "'";
-      });
+      problems_.add(op, DiagId::check_uninitialised_to_global,
+                    "uninitialised shared bytes reach a global tensor", [&] {
+                      return where(bid, tid) + " writes byte " + std::to_string(off) + " of '" +
+                             b.name + "'";
+                    });
     }
   }
 
@@ -387,8 +497,8 @@ private:
           value = c.src->bytes[c.src_off[i]];
           defined = c.src->defined[c.src_off[i]];
         }
-        if (c.dst->shared) {
-          --c.dst->pending[c.dst_off[i]];
+        if (c.dst->shared && --c.dst->pending[c.dst_off[i]] == 0) {
+          c.dst->skipped_by_wait[c.dst_off[i]] = kernel_level;
         }
         write(c.op, cta, bid, tid, *c.dst, c.dst_off[i], value, defined, true);
       }
@@ -403,7 +513,7 @@ private:
       v = naive_evaluate(*x.value, e);
     }
     if (!v) {
-      problems_.add(op, std::string(what) + " does not evaluate",
+      problems_.add(op, DiagId::check_expr_not_evaluable, std::string(what) + " does not evaluate",
                     [&] { return where(e.bid, e.tid) + ": '" + x.text + "'"; });
     }
     return v;
@@ -440,7 +550,8 @@ private:
       }
     }
     if (!why.empty()) {
-      problems_.add(op, "dst and src do not fit together", [&] { return why; });
+      problems_.add(op, DiagId::check_views_do_not_fit, "dst and src do not fit together",
+                    [&] { return why; });
       return;
     }
     const Slot dslot = *slot(a.dst.value);
@@ -475,10 +586,11 @@ private:
             continue;
           }
           if (*v < 0 || *v > chunk) {
-            problems_.add(op, "src_size outside 0..chunk_bytes (nothing copied)", [&] {
-              return where(bid, tid) + ": src_size " + std::to_string(*v) + ", chunk_bytes " +
-                     std::to_string(chunk);
-            });
+            problems_.add(op, DiagId::check_src_size_range,
+                          "src_size outside 0..chunk_bytes (nothing copied)", [&] {
+                            return where(bid, tid) + ": src_size " + std::to_string(*v) +
+                                   ", chunk_bytes " + std::to_string(chunk);
+                          });
             continue;
           }
           read_bytes = std::min(read_bytes, *v);
@@ -488,11 +600,13 @@ private:
           coords[0] = tid / 32;
           coords[1] = tid % 32;
           if (coords[0] >= ds[0] || coords[1] >= ds[1]) {
-            problems_.add(op, "thread outside the (warp, lane) group axes (no copy)", [&] {
-              return where(bid, tid) + " is (warp " + std::to_string(coords[0]) + ", lane " +
-                     std::to_string(coords[1]) + "); the group axes are (" + std::to_string(ds[0]) +
-                     ", " + std::to_string(ds[1]) + ")";
-            });
+            problems_.add(op, DiagId::check_thread_outside_group,
+                          "thread outside the (warp, lane) group axes (no copy)", [&] {
+                            return where(bid, tid) + " is (warp " + std::to_string(coords[0]) +
+                                   ", lane " + std::to_string(coords[1]) +
+                                   "); the group axes are (" + std::to_string(ds[0]) + ", " +
+                                   std::to_string(ds[1]) + ")";
+                          });
             continue;
           }
         }
@@ -540,11 +654,13 @@ private:
 
   void run_op(std::size_t op, const tile::WaitGroupOp& w) {
     if (w.n < 0) {
-      problems_.add(op, "negative wait_group count", [&] { return "n = " + std::to_string(w.n); });
+      problems_.add(op, DiagId::check_negative_wait, "negative wait_group count",
+                    [&] { return "n = " + std::to_string(w.n); });
       return;
     }
     for (Cta& cta : ctas_) {
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+        mark_uncommitted(op, cta.threads[tid]);
         const std::int64_t limit = cta.threads[tid].open_group - w.n;
         perform(cta, tid, [&](const Chunk& c) { return c.group < limit; });
       }
@@ -571,7 +687,8 @@ private:
       return;
     }
     if (f.pattern.empty()) {
-      problems_.add(op, "empty fill pattern", [] { return std::string(); });
+      problems_.add(op, DiagId::check_empty_pattern, "empty fill pattern",
+                    [] { return std::string(); });
       return;
     }
     const NaivePlan& p = plan(f.dst.value);
@@ -604,7 +721,7 @@ private:
     const NaivePlan& dp = plan(c.dst.value);
     const NaivePlan& sp = plan(c.src.value);
     if (dp.shape() != sp.shape() || dp.element_bytes() != sp.element_bytes()) {
-      problems_.add(op, "dst and src do not fit together", [&] {
+      problems_.add(op, DiagId::check_views_do_not_fit, "dst and src do not fit together", [&] {
         return "dst " + coords_text(dp.shape()) + " of " + std::to_string(dp.element_bytes()) +
                "-byte elements, src " + coords_text(sp.shape()) + " of " +
                std::to_string(sp.element_bytes()) + "-byte elements";
@@ -657,9 +774,32 @@ ReferenceOutput evaluate_reference(const ReferenceInput& in) {
     ReferenceOutput out;
     out.problems.push_back("kernel: no kernel given");
     out.problem_ops.push_back(ReferenceOutput::kernel_problem);
+    out.findings.push_back(
+        {DiagId::check_no_kernel, ReferenceOutput::kernel_problem, "no kernel given"});
     return out;
   }
   return Evaluator(in).run();
+}
+
+Diagnostics findings_as_diagnostics(const tile::Kernel& k, const ReferenceOutput& out) {
+  Diagnostics ds;
+  for (const ReferenceFinding& f : out.findings) {
+    Diagnostic d;
+    d.id = f.id;
+    d.message = "running the spec's ops: " + f.message;
+    d.file = k.file;
+    if (f.op != ReferenceOutput::kernel_problem && f.op < k.ops.size()) {
+      const tile::SourcePos& pos = k.ops[f.op].pos;
+      d.line = pos.line;
+      d.column = pos.column;
+      d.source_line = pos.source_line;
+      if (!pos.file.empty()) {
+        d.file = pos.file;
+      }
+    }
+    ds.add(std::move(d));
+  }
+  return ds;
 }
 
 } // namespace ptxgen::driver

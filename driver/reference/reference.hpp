@@ -26,6 +26,7 @@
 // between, an undefined (never written shared) byte reaching a global tensor,
 // copies never waited for, and ops whose views do not fit together.
 
+#include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
 
 #include <cstdint>
@@ -41,6 +42,13 @@ struct ReferenceInput {
   std::map<std::string, std::vector<std::uint8_t>> global;
 };
 
+/// One of the reference's findings, typed.
+struct ReferenceFinding {
+  DiagId id = DiagId::check_no_kernel;
+  std::size_t op = 0;  ///< the op it is about, or ReferenceOutput::kernel_problem
+  std::string message; ///< what and the first instance, without the op's name
+};
+
 struct ReferenceOutput {
   /// Final bytes of every global tensor.
   std::map<std::string, std::vector<std::uint8_t>> global;
@@ -51,8 +59,14 @@ struct ReferenceOutput {
   /// For each problem, the index of the op it is about, or kernel_problem.
   std::vector<std::size_t> problem_ops;
   static constexpr std::size_t kernel_problem = static_cast<std::size_t>(-1);
+  /// The same problems, typed (one per line of `problems`, in the same order).
+  std::vector<ReferenceFinding> findings;
 };
 
 ReferenceOutput evaluate_reference(const ReferenceInput& in);
+
+/// The findings as diagnostics: each at its op's position in the spec (the kernel's file
+/// for whole-kernel findings), as "running the spec's ops: MESSAGE [check_...]".
+Diagnostics findings_as_diagnostics(const tile::Kernel& k, const ReferenceOutput& out);
 
 } // namespace ptxgen::driver

@@ -38,31 +38,7 @@ Diagnostics reference_findings(const tile::Kernel& k) {
   for (const auto& t : k.tensors)
     if (t->tensor.space == tile::Space::global)
       in.global[t->tensor.name] = initial_bytes(*t);
-  ReferenceOutput out = evaluate_reference(in);
-  Diagnostics ds;
-  for (std::size_t i = 0; i < out.problems.size(); ++i) {
-    const std::size_t op =
-        i < out.problem_ops.size() ? out.problem_ops[i] : ReferenceOutput::kernel_problem;
-    std::string text = out.problems[i];
-    // The position goes into the diagnostic; keep what follows "op N (...): ".
-    const std::string prefix = op == ReferenceOutput::kernel_problem ? "kernel: " : "): ";
-    if (auto at = text.find(prefix); at != std::string::npos)
-      text = text.substr(at + prefix.size());
-    Diagnostic d;
-    d.id = DiagId::run_reference_finding;
-    d.message = "running the spec's ops: " + text;
-    d.file = k.file;
-    if (op != ReferenceOutput::kernel_problem && op < k.ops.size()) {
-      const auto& pos = k.ops[op].pos;
-      d.line = pos.line;
-      d.column = pos.column;
-      d.source_line = pos.source_line;
-      if (!pos.file.empty())
-        d.file = pos.file;
-    }
-    ds.add(std::move(d));
-  }
-  return ds;
+  return findings_as_diagnostics(k, evaluate_reference(in));
 }
 
 static bool skipped_directory(const fs::path& p) {

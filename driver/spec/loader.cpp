@@ -1,7 +1,9 @@
 #include "driver/spec/loader.hpp"
 
-#include "driver/spec/suggest.hpp"
+#include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
+#include "emitter/ptx/validator.hpp"
+#include "emitter/tile/suggest.hpp"
 
 #include <algorithm>
 #include <array>
@@ -30,8 +32,6 @@ constexpr std::int64_t kMaxGlobalBytes = std::int64_t{1} << 40; // 1 TiB per glo
 constexpr std::int64_t kMaxSharedBytes = 228 * 1024;            // the largest CTA shared memory
 constexpr std::int64_t kMaxAlign = 4096;
 constexpr std::size_t kMaxPatternBytes = 256;
-// ptxas accepts any integer; more groups in flight than this is a mistake.
-constexpr std::int64_t kMaxWaitGroup = 64;
 
 constexpr std::array<std::string_view, 4> kTopKeys = {"kernel", "tensor", "param", "op"};
 constexpr std::array<std::string_view, 3> kKernelKeys = {"name", "grid", "block"};
@@ -43,8 +43,6 @@ constexpr std::array<std::string_view, 7> kOpKinds = {
 constexpr std::array<std::string_view, 10> kApplyKeys = {
     "op",    "opcode",   "dst",        "src",  "chunk_bytes",
     "scope", "src_size", "ignore_src", "pred", "cache_policy"};
-constexpr std::array<std::string_view, 4> kPriorities = {"evict_last", "evict_normal",
-                                                         "evict_first", "evict_unchanged"};
 constexpr std::array<std::string_view, 1> kBareKeys = {"op"};
 constexpr std::array<std::string_view, 2> kWaitGroupKeys = {"op", "n"};
 constexpr std::array<std::string_view, 3> kFillKeys = {"op", "dst", "pattern"};
@@ -112,13 +110,9 @@ std::string squote(std::string_view s) {
   return "'" + std::string(s) + "'";
 }
 
-/// " did you mean 'x'?" or "" when nothing is close.
-std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates) {
-  std::string_view m = closest_match(word, candidates);
-  if (m.empty())
-    return {};
-  return "; did you mean " + squote(m) + "?";
-}
+using tile::did_you_mean;
+
+using tile::or_choices;
 
 bool before(const toml::source_position& a, const toml::source_position& b) {
   return a.line != b.line ? a.line < b.line : a.column < b.column;
@@ -236,7 +230,7 @@ public:
       } else if (c == '#') {
         comment = true;
       } else if (c == '.' && ++dots > kMaxKeyDots) {
-        add_error({line, column}, 1,
+        add_error(DiagId::spec_key_too_deep, {line, column}, 1,
                   "a key with more than " + std::to_string(kMaxKeyDots + 1) +
                       " dotted parts (or a line with more than " + std::to_string(kMaxKeyDots) +
                       " dots outside strings); no spec nests that deep");
@@ -266,18 +260,17 @@ public:
       // toml++ reports a redefined key at its value; point at the key itself.
       if (desc.find("cannot redefine") != std::string::npos)
         at.column = first_non_blank_column(at.line);
-      add_error(at, 1, "invalid TOML: " + desc);
+      add_error(DiagId::spec_toml_syntax, at, 1, "invalid TOML: " + desc);
       return finish();
     }
 
     for (auto [k, v] : in_file_order(root)) {
       (void)v;
       if (!contains(kTopKeys, k->str()))
-        error_at(k->source(),
-                 "unknown top-level key " + squote(k->str()) + did_you_mean(k->str(), kTopKeys) +
-                     (closest_match(k->str(), kTopKeys).empty()
-                          ? "; expected [kernel], [tensor.NAME], [param.NAME] or [[op]]"
-                          : ""));
+        error_at(DiagId::spec_unknown_key, k->source(),
+                 "unknown top-level key " + squote(k->str()) +
+                     or_choices(did_you_mean(k->str(), kTopKeys),
+                                "; expected [kernel], [tensor.NAME], [param.NAME] or [[op]]"));
     }
 
     load_kernel(root);
@@ -289,7 +282,7 @@ public:
     if (ops)
       load_ops(*ops);
     if (!ops || (ops->is_array() && ops->as_array()->empty()))
-      add(make_diag(Severity::warning, {1, 1}, 1,
+      add(make_diag(Severity::warning, DiagId::spec_no_ops, {1, 1}, 1,
                     "the spec has no [[op]] tables; the kernel does nothing"));
     return finish();
   }
@@ -321,10 +314,11 @@ private:
     return SourcePos{file_, p.line, byte_column(p), line_text(p.line)};
   }
 
-  Diagnostic make_diag(Severity s, const toml::source_position& p, std::uint32_t length,
+  Diagnostic make_diag(Severity s, DiagId id, const toml::source_position& p, std::uint32_t length,
                        std::string message) const {
     Diagnostic d;
     d.severity = s;
+    d.id = id;
     d.message = std::move(message);
     d.file = file_;
     d.line = p.line;
@@ -336,16 +330,17 @@ private:
 
   void add(Diagnostic d) { diags_.add(std::move(d)); }
 
-  void add_error(const toml::source_position& p, std::uint32_t length, std::string message) {
-    add(make_diag(Severity::error, p, length, std::move(message)));
+  void add_error(DiagId id, const toml::source_position& p, std::uint32_t length,
+                 std::string message) {
+    add(make_diag(Severity::error, id, p, length, std::move(message)));
   }
 
   /// An error underlining `r` when it lies on one line, else its first character.
-  void error_at(const toml::source_region& r, std::string message) {
+  void error_at(DiagId id, const toml::source_region& r, std::string message) {
     std::uint32_t length = 1;
     if (r.begin.line == r.end.line && r.end.column > r.begin.column)
       length = byte_column(r.end) - byte_column(r.begin);
-    add_error(r.begin, length, std::move(message));
+    add_error(id, r.begin, length, std::move(message));
   }
 
   /// Diagnostics from a parser of a string value (line 1, columns within the string).
@@ -366,10 +361,10 @@ private:
   }
 
   /// An error at `offset` (0-based) within a string value.
-  void inner_error(const StringLoc& loc, std::string_view text, std::size_t offset,
+  void inner_error(DiagId id, const StringLoc& loc, std::string_view text, std::size_t offset,
                    std::size_t length, std::string message) {
     Diagnostics ds;
-    ds.add(ptxgen::error_at(text, offset, length, std::move(message)));
+    ds.add(ptxgen::error_at(id, text, offset, length, std::move(message)));
     add_inner(ds, loc);
   }
 
@@ -426,9 +421,8 @@ private:
       if (std::find(allowed.begin(), allowed.end(), k->str()) != allowed.end())
         continue;
       std::string msg = "unknown key " + squote(k->str()) + " in " + where;
-      std::string dym = did_you_mean(k->str(), allowed);
-      msg += dym.empty() ? "; expected one of: " + join(allowed) : dym;
-      error_at(k->source(), std::move(msg));
+      msg += or_choices(did_you_mean(k->str(), allowed), "; expected one of: " + join(allowed));
+      error_at(DiagId::spec_unknown_key, k->source(), std::move(msg));
     }
   }
 
@@ -439,13 +433,15 @@ private:
 
   void missing(const toml::table& t, std::string_view key, const std::string& where,
                std::string_view expected) {
-    error_at(t.source(), where + " is missing " + squote(key) + " (" + std::string(expected) + ")");
+    error_at(DiagId::spec_missing_key, t.source(),
+             where + " is missing " + squote(key) + " (" + std::string(expected) + ")");
   }
 
   void wrong_type(const toml::node& n, std::string_view key, const std::string& where,
                   std::string_view expected) {
-    error_at(n.source(), squote(key) + " in " + where + " must be " + std::string(expected) +
-                             "; got " + type_phrase(n.type()));
+    error_at(DiagId::spec_wrong_type, n.source(),
+             squote(key) + " in " + where + " must be " + std::string(expected) + "; got " +
+                 type_phrase(n.type()));
   }
 
   std::optional<std::int64_t> get_int(const toml::node& n, std::string_view key,
@@ -476,14 +472,16 @@ private:
   bool check_name(const toml::key& k, std::string_view what) {
     std::string_view name = k.str();
     if (!is_identifier(name)) {
-      error_at(k.source(), std::string(what) + " name " + squote(name) +
-                               " is not an identifier (letters, digits and '_', not starting "
-                               "with a digit)");
+      error_at(DiagId::spec_bad_name, k.source(),
+               std::string(what) + " name " + squote(name) +
+                   " is not an identifier (letters, digits and '_', not starting "
+                   "with a digit)");
       return false;
     }
     if (contains(kReservedNames, name)) {
-      error_at(k.source(), std::string(what) + " name " + squote(name) +
-                               " is reserved in index expressions (" + join(kReservedNames) + ")");
+      error_at(DiagId::spec_reserved_name, k.source(),
+               std::string(what) + " name " + squote(name) + " is reserved in index expressions (" +
+                   join(kReservedNames) + ")");
       return false;
     }
     return true;
@@ -494,13 +492,15 @@ private:
   void load_kernel(const toml::table& root) {
     const toml::node* n = root.get("kernel");
     if (!n) {
-      add_error({1, 1}, 1, "the spec has no [kernel] table (name, grid, block)");
+      add_error(DiagId::spec_missing_key, {1, 1}, 1,
+                "the spec has no [kernel] table (name, grid, block)");
       return;
     }
     const toml::table* t = n->as_table();
     if (!t) {
-      error_at(n->source(), "'kernel' must be a table ([kernel] with name, grid, block); got " +
-                                std::string(type_phrase(n->type())));
+      error_at(DiagId::spec_wrong_type, n->source(),
+               "'kernel' must be a table ([kernel] with name, grid, block); got " +
+                   std::string(type_phrase(n->type())));
       return;
     }
     const std::string where = "[kernel]";
@@ -509,9 +509,10 @@ private:
     if (const toml::node* v = t->get("name")) {
       if (auto s = get_string(*v, "name", where, "a string (an identifier)")) {
         if (!is_identifier(*s))
-          error_at(v->source(), "kernel name " + squote(*s) +
-                                    " is not an identifier (letters, digits and '_', not "
-                                    "starting with a digit)");
+          error_at(DiagId::spec_bad_name, v->source(),
+                   "kernel name " + squote(*s) +
+                       " is not an identifier (letters, digits and '_', not "
+                       "starting with a digit)");
         else
           kernel_->name = *s;
       }
@@ -522,8 +523,9 @@ private:
     if (const toml::node* v = t->get("grid")) {
       if (auto g = get_int(*v, "grid", where, "an integer (the number of CTAs)")) {
         if (*g < 1 || *g > kMaxGrid)
-          error_at(v->source(), "grid must be in 1.." + std::to_string(kMaxGrid) + "; got " +
-                                    std::to_string(*g));
+          error_at(DiagId::spec_grid_range, v->source(),
+                   "grid must be in 1.." + std::to_string(kMaxGrid) + "; got " +
+                       std::to_string(*g));
         else
           kernel_->grid = *g;
       }
@@ -532,8 +534,9 @@ private:
     if (const toml::node* v = t->get("block")) {
       if (auto b = get_int(*v, "block", where, "an integer (threads per CTA)")) {
         if (*b < 1 || *b > kMaxBlock)
-          error_at(v->source(), "block must be in 1.." + std::to_string(kMaxBlock) +
-                                    " threads; got " + std::to_string(*b));
+          error_at(DiagId::spec_block_range, v->source(),
+                   "block must be in 1.." + std::to_string(kMaxBlock) + " threads; got " +
+                       std::to_string(*b));
         else
           kernel_->block = *b;
       }
@@ -547,8 +550,9 @@ private:
   void load_params(const toml::node& n) {
     const toml::table* all = n.as_table();
     if (!all) {
-      error_at(n.source(), "'param' must be a table of parameters ([param.NAME]); got " +
-                               std::string(type_phrase(n.type())));
+      error_at(DiagId::spec_wrong_type, n.source(),
+               "'param' must be a table of parameters ([param.NAME]); got " +
+                   std::string(type_phrase(n.type())));
       return;
     }
     for (auto [k, v] : in_file_order(*all)) {
@@ -561,9 +565,9 @@ private:
     const std::string where = "[param." + std::string(k.str()) + "]";
     const toml::table* t = n.as_table();
     if (!t) {
-      error_at(n.source(), "parameter " + squote(k.str()) +
-                               " must be a table with dtype and value; got " +
-                               type_phrase(n.type()));
+      error_at(DiagId::spec_wrong_type, n.source(),
+               "parameter " + squote(k.str()) + " must be a table with dtype and value; got " +
+                   type_phrase(n.type()));
       return;
     }
     bool ok = check_name(k, "parameter");
@@ -580,7 +584,10 @@ private:
         else if (*s == "u64" || *s == "uint64")
           p.is_u64 = true;
         else {
-          error_at(v->source(), "parameter dtype must be \"u32\" or \"u64\"; got " + squote(*s));
+          constexpr std::array<std::string_view, 4> types = {"u32", "u64", "uint32", "uint64"};
+          error_at(DiagId::spec_param_dtype, v->source(),
+                   "parameter dtype must be \"u32\" or \"u64\"; got " + squote(*s) +
+                       did_you_mean(*s, types));
           ok = false;
         }
       } else {
@@ -599,8 +606,9 @@ private:
     if (value_node) {
       if (const auto* i = value_node->as_integer()) {
         if (i->get() < 0 || static_cast<std::uint64_t>(i->get()) > type_max) {
-          error_at(value_node->source(), "value " + std::to_string(i->get()) + " does not fit " +
-                                             type_name + " (0.." + std::to_string(type_max) + ")");
+          error_at(DiagId::spec_param_value, value_node->source(),
+                   "value " + std::to_string(i->get()) + " does not fit " + type_name + " (0.." +
+                       std::to_string(type_max) + ")");
           ok = false;
         } else {
           p.value = static_cast<std::uint64_t>(i->get());
@@ -612,9 +620,10 @@ private:
           p.value = *u;
           have_value = true;
         } else {
-          error_at(value_node->source(), "a u64 value string must be a decimal or 0x "
-                                         "hexadecimal integer below 2^64; got " +
-                                             squote(s->get()));
+          error_at(DiagId::spec_param_value, value_node->source(),
+                   "a u64 value string must be a decimal or 0x "
+                   "hexadecimal integer below 2^64; got " +
+                       squote(s->get()));
           ok = false;
         }
       } else {
@@ -630,25 +639,27 @@ private:
     if (const toml::node* v = t->get("range")) {
       const toml::array* a = v->as_array();
       if (!a || a->size() != 2 || !(*a)[0].is_integer() || !(*a)[1].is_integer()) {
-        error_at(v->source(), "range in " + where + " must be [lo, hi], two integers");
+        error_at(DiagId::spec_param_range, v->source(),
+                 "range in " + where + " must be [lo, hi], two integers");
         ok = false;
       } else {
         const std::int64_t lo = (*a)[0].as_integer()->get();
         const std::int64_t hi = (*a)[1].as_integer()->get();
         if (lo > hi) {
-          error_at(v->source(), "range [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                                    "] is empty; expected lo <= hi");
+          error_at(DiagId::spec_param_range, v->source(),
+                   "range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                       "] is empty; expected lo <= hi");
           ok = false;
         } else if (lo < 0 || static_cast<std::uint64_t>(hi) > type_max) {
-          error_at(v->source(), "range [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                                    "] does not fit " + type_name + " (0.." +
-                                    std::to_string(type_max) + ")");
+          error_at(DiagId::spec_param_range, v->source(),
+                   "range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] does not fit " +
+                       type_name + " (0.." + std::to_string(type_max) + ")");
           ok = false;
         } else {
           p.range = tile::Interval{lo, hi};
           if (have_value && (p.value < static_cast<std::uint64_t>(lo) ||
                              p.value > static_cast<std::uint64_t>(hi))) {
-            error_at(value_node->source(),
+            error_at(DiagId::spec_param_outside_range, value_node->source(),
                      "value " + std::to_string(p.value) + " is outside the declared range [" +
                          std::to_string(lo) + ", " + std::to_string(hi) + "]");
             ok = false;
@@ -668,8 +679,9 @@ private:
   void load_tensors(const toml::node& n) {
     const toml::table* all = n.as_table();
     if (!all) {
-      error_at(n.source(), "'tensor' must be a table of tensors ([tensor.NAME]); got " +
-                               std::string(type_phrase(n.type())));
+      error_at(DiagId::spec_wrong_type, n.source(),
+               "'tensor' must be a table of tensors ([tensor.NAME]); got " +
+                   std::string(type_phrase(n.type())));
       return;
     }
     for (auto [k, v] : in_file_order(*all)) {
@@ -678,28 +690,78 @@ private:
     }
   }
 
-  static std::string dtype_list() {
-    std::string out;
-    for (int i = 0; i <= static_cast<int>(tile::DType::b64); ++i) {
-      if (i != 0)
-        out += ", ";
-      out += tile::name(static_cast<tile::DType>(i));
+  /// The tensor's dtype; nullopt (after an error) when it is missing or unknown.
+  std::optional<tile::DType> tensor_dtype(const toml::table& t, const std::string& where) {
+    const toml::node* v = t.get("dtype");
+    if (!v) {
+      missing(t, "dtype", where, "an element type such as \"float16\"");
+      return std::nullopt;
     }
-    return out;
+    auto s = get_string(*v, "dtype", where, "a dtype name such as \"float16\"");
+    if (!s)
+      return std::nullopt;
+    auto d = tile::parse_dtype(*s);
+    if (!d)
+      error_at(DiagId::spec_unknown_dtype, v->source(),
+               "unknown dtype " + squote(*s) +
+                   or_choices(did_you_mean(*s, tile::dtype_spellings()),
+                              "; expected " + tile::dtype_choices()));
+    return d;
+  }
+
+  /// The tensor's shape; nullopt (after errors) when it is missing or malformed.
+  std::optional<std::vector<std::int64_t>> tensor_shape(const toml::table& t,
+                                                        const std::string& where) {
+    const toml::node* shape_node = t.get("shape");
+    if (!shape_node) {
+      missing(t, "shape", where, "an array of positive integers such as [128, 32]");
+      return std::nullopt;
+    }
+    const toml::array* a = shape_node->as_array();
+    if (!a) {
+      wrong_type(*shape_node, "shape", where, "an array of positive integers");
+      return std::nullopt;
+    }
+    if (a->empty()) {
+      error_at(DiagId::spec_bad_shape, shape_node->source(),
+               "shape must have at least one dimension");
+      return std::nullopt;
+    }
+    std::vector<std::int64_t> shape;
+    bool ok = true;
+    for (const toml::node& e : *a) {
+      const auto* i = e.as_integer();
+      if (!i) {
+        error_at(DiagId::spec_wrong_type, e.source(),
+                 "a shape dimension must be a positive integer; got " +
+                     std::string(type_phrase(e.type())));
+        ok = false;
+      } else if (i->get() < 1) {
+        error_at(DiagId::spec_bad_shape, e.source(),
+                 "a shape dimension must be at least 1; got " + std::to_string(i->get()));
+        ok = false;
+      } else {
+        shape.push_back(i->get());
+      }
+    }
+    if (!ok)
+      return std::nullopt;
+    return shape;
   }
 
   bool load_tensor(const toml::key& k, const toml::node& n) {
     const std::string where = "[tensor." + std::string(k.str()) + "]";
     const toml::table* t = n.as_table();
     if (!t) {
-      error_at(n.source(), "tensor " + squote(k.str()) +
-                               " must be a table with space, shape and dtype; got " +
-                               type_phrase(n.type()));
+      error_at(DiagId::spec_wrong_type, n.source(),
+               "tensor " + squote(k.str()) + " must be a table with space, shape and dtype; got " +
+                   type_phrase(n.type()));
       return false;
     }
     bool ok = check_name(k, "tensor");
     if (param_names_.count(k.str()) != 0) {
-      error_at(k.source(), "tensor " + squote(k.str()) + " has the name of a parameter");
+      error_at(DiagId::spec_name_clash, k.source(),
+               "tensor " + squote(k.str()) + " has the name of a parameter");
       ok = false;
     }
     check_keys(*t, kTensorKeys, where);
@@ -718,7 +780,10 @@ private:
           decl->tensor.space = tile::Space::shared;
           have_space = true;
         } else {
-          error_at(v->source(), "space must be \"global\" or \"shared\"; got " + squote(*s));
+          constexpr std::array<std::string_view, 2> spaces = {"global", "shared"};
+          error_at(DiagId::spec_unknown_space, v->source(),
+                   "space must be \"global\" or \"shared\"; got " + squote(*s) +
+                       did_you_mean(*s, spaces));
           ok = false;
         }
       } else {
@@ -730,69 +795,28 @@ private:
     }
     const bool shared = decl->tensor.space == tile::Space::shared;
 
-    bool have_dtype = false;
-    if (const toml::node* v = t->get("dtype")) {
-      if (auto s = get_string(*v, "dtype", where, "a dtype name such as \"float16\"")) {
-        if (auto d = tile::parse_dtype(*s)) {
-          decl->tensor.dtype = *d;
-          have_dtype = true;
-        } else {
-          error_at(v->source(), "unknown dtype " + squote(*s) +
-                                    "; expected one of: " + dtype_list() +
-                                    " (or an alias: u8, i8, s8, ..., f16, bf16, f32, f64, half, "
-                                    "float, double)");
-          ok = false;
-        }
-      } else {
-        ok = false;
-      }
-    } else {
-      missing(*t, "dtype", where, "an element type such as \"float16\"");
-      ok = false;
-    }
+    const std::optional<tile::DType> dtype = tensor_dtype(*t, where);
+    const bool have_dtype = dtype.has_value();
+    if (dtype)
+      decl->tensor.dtype = *dtype;
+    ok = ok && have_dtype;
 
     const toml::node* shape_node = t->get("shape");
-    bool have_shape = false;
-    if (shape_node) {
-      const toml::array* a = shape_node->as_array();
-      if (!a) {
-        wrong_type(*shape_node, "shape", where, "an array of positive integers");
-        ok = false;
-      } else if (a->empty()) {
-        error_at(shape_node->source(), "shape must have at least one dimension");
-        ok = false;
-      } else {
-        have_shape = true;
-        for (const toml::node& e : *a) {
-          const auto* i = e.as_integer();
-          if (!i) {
-            error_at(e.source(), "a shape dimension must be a positive integer; got " +
-                                     std::string(type_phrase(e.type())));
-            have_shape = false;
-          } else if (i->get() < 1) {
-            error_at(e.source(),
-                     "a shape dimension must be at least 1; got " + std::to_string(i->get()));
-            have_shape = false;
-          } else {
-            decl->tensor.shape.push_back(i->get());
-          }
-        }
-        ok = ok && have_shape;
-      }
-    } else {
-      missing(*t, "shape", where, "an array of positive integers such as [128, 32]");
-      ok = false;
-    }
+    std::optional<std::vector<std::int64_t>> shape = tensor_shape(*t, where);
+    const bool have_shape = shape.has_value();
+    if (shape)
+      decl->tensor.shape = std::move(*shape);
+    ok = ok && have_shape;
 
     decl->tensor.align = shared ? 128u : 16u;
     if (const toml::node* v = t->get("align")) {
       if (auto a = get_int(*v, "align", where, "an integer (a power of two)")) {
         const std::int64_t lo = shared ? 16 : 1;
         if (*a < lo || *a > kMaxAlign || (*a & (*a - 1)) != 0) {
-          error_at(v->source(), "align of a " + std::string(shared ? "shared" : "global") +
-                                    " tensor must be a power of two in " + std::to_string(lo) +
-                                    ".." + std::to_string(kMaxAlign) + "; got " +
-                                    std::to_string(*a));
+          error_at(DiagId::spec_bad_align, v->source(),
+                   "align of a " + std::string(shared ? "shared" : "global") +
+                       " tensor must be a power of two in " + std::to_string(lo) + ".." +
+                       std::to_string(kMaxAlign) + "; got " + std::to_string(*a));
           ok = false;
         } else {
           decl->tensor.align = static_cast<std::uint32_t>(*a);
@@ -805,7 +829,7 @@ private:
     if (const toml::node* v = t->get("layout")) {
       if (auto s = get_string(*v, "layout", where, "\"default\"")) {
         if (*s != "default") {
-          error_at(v->source(),
+          error_at(DiagId::spec_bad_layout, v->source(),
                    "only the row-major \"default\" layout is supported; got " + squote(*s));
           ok = false;
         }
@@ -816,7 +840,7 @@ private:
 
     if (const toml::node* v = t->get("init")) {
       if (have_space && shared) {
-        error_at(key_of(*t, "init")->source(),
+        error_at(DiagId::spec_global_only_key, key_of(*t, "init")->source(),
                  "init is only for global tensors; shared memory starts undefined (fill it "
                  "with a fill op)");
         ok = false;
@@ -834,7 +858,7 @@ private:
 
     if (const toml::node* v = t->get("output")) {
       if (have_space && shared) {
-        error_at(key_of(*t, "output")->source(),
+        error_at(DiagId::spec_global_only_key, key_of(*t, "output")->source(),
                  "output is only for global tensors; shared memory is not compared after a run");
         ok = false;
       } else if (auto b = get_bool(*v, "output", where)) {
@@ -864,7 +888,7 @@ private:
         std::string shape;
         for (std::size_t i = 0; i < t.shape.size(); ++i)
           shape += (i ? ", " : "") + std::to_string(t.shape[i]);
-        error_at(shape_node.source(),
+        error_at(DiagId::spec_tensor_too_large, shape_node.source(),
                  "tensor " + squote(t.name) + " of shape [" + shape + "] and " +
                      std::to_string(elem) + "-byte elements is larger than the " +
                      (shared ? "228 KiB (233472 bytes) of shared memory a CTA can have"
@@ -877,7 +901,7 @@ private:
       const std::int64_t a = t.align;
       const std::int64_t start = (shared_bytes_ + a - 1) / a * a;
       if (start + bytes > kMaxSharedBytes) {
-        error_at(shape_node.source(),
+        error_at(DiagId::spec_shared_total_too_large, shape_node.source(),
                  "shared tensors need " + std::to_string(start + bytes) + " bytes together with " +
                      squote(t.name) + " (" + std::to_string(bytes) + " bytes at offset " +
                      std::to_string(start) +
@@ -910,16 +934,17 @@ private:
     if (s.rfind("arange", 0) == 0) {
       std::string_view rest = trim(s.substr(6));
       if (rest.empty() || rest[0] != '%') {
-        inner_error(loc, text, skip, s.size(), "arange needs a modulus: \"arange % M\"");
+        inner_error(DiagId::spec_bad_init, loc, text, skip, s.size(),
+                    "arange needs a modulus: \"arange % M\"");
         return std::nullopt;
       }
       std::string_view m = trim(rest.substr(1));
       auto v = parse_integer<std::int64_t>(m);
       if (!v || *v < 1) {
-        inner_error(loc, text, static_cast<std::size_t>(m.data() - text.data()),
-                    std::max<std::size_t>(m.size(), 1),
-                    "the arange modulus must be a positive integer; got \"" + std::string(m) +
-                        "\"");
+        inner_error(
+            DiagId::spec_bad_init, loc, text, static_cast<std::size_t>(m.data() - text.data()),
+            std::max<std::size_t>(m.size(), 1),
+            "the arange modulus must be a positive integer; got \"" + std::string(m) + "\"");
         return std::nullopt;
       }
       init.kind = tile::TensorInit::Kind::arange_mod;
@@ -929,10 +954,10 @@ private:
     if (auto a = call_arg("random")) {
       auto v = parse_integer<std::uint64_t>(*a);
       if (!v) {
-        inner_error(loc, text, static_cast<std::size_t>(a->data() - text.data()),
-                    std::max<std::size_t>(a->size(), 1),
-                    "the random seed must be a non-negative integer; got \"" + std::string(*a) +
-                        "\"");
+        inner_error(
+            DiagId::spec_bad_init, loc, text, static_cast<std::size_t>(a->data() - text.data()),
+            std::max<std::size_t>(a->size(), 1),
+            "the random seed must be a non-negative integer; got \"" + std::string(*a) + "\"");
         return std::nullopt;
       }
       init.kind = tile::TensorInit::Kind::random;
@@ -942,7 +967,8 @@ private:
     if (auto a = call_arg("constant")) {
       auto v = parse_integer<std::int64_t>(*a);
       if (!v) {
-        inner_error(loc, text, static_cast<std::size_t>(a->data() - text.data()),
+        inner_error(DiagId::spec_bad_init, loc, text,
+                    static_cast<std::size_t>(a->data() - text.data()),
                     std::max<std::size_t>(a->size(), 1),
                     "the constant must be an integer; got \"" + std::string(*a) + "\"");
         return std::nullopt;
@@ -951,8 +977,13 @@ private:
       init.value = *v;
       return init;
     }
-    inner_error(loc, text, skip, std::max<std::size_t>(s.size(), 1),
-                "unknown init " + squote(s) + "; " + expected);
+    constexpr std::array<std::string_view, 4> kinds = {"zero", "arange", "random", "constant"};
+    std::size_t word = 0;
+    while (word < s.size() && is_ident_char(s[word]))
+      ++word;
+    inner_error(DiagId::spec_bad_init, loc, text, skip, std::max<std::size_t>(s.size(), 1),
+                "unknown init " + squote(s) +
+                    or_choices(did_you_mean(s.substr(0, word), kinds), "; " + expected));
     return std::nullopt;
   }
 
@@ -970,9 +1001,10 @@ private:
   void load_ops(const toml::node& n) {
     const toml::array* ops = n.as_array();
     if (!ops) {
-      error_at(n.source(), "ops must be an array of tables: write each op as [[op]] (two "
-                           "brackets); got " +
-                               std::string(type_phrase(n.type())));
+      error_at(DiagId::spec_wrong_type, n.source(),
+               "ops must be an array of tables: write each op as [[op]] (two "
+               "brackets); got " +
+                   std::string(type_phrase(n.type())));
       return;
     }
     std::size_t index = 0;
@@ -981,7 +1013,8 @@ private:
       const std::string where = "[[op]] " + std::to_string(index);
       const toml::table* t = e.as_table();
       if (!t) {
-        error_at(e.source(), where + " must be a table; got " + type_phrase(e.type()));
+        error_at(DiagId::spec_wrong_type, e.source(),
+                 where + " must be a table; got " + type_phrase(e.type()));
         continue;
       }
       load_op(*t, where);
@@ -991,7 +1024,8 @@ private:
   void load_op(const toml::table& t, const std::string& where) {
     const toml::node* kind_node = t.get("op");
     if (!kind_node) {
-      error_at(t.source(), where + " has no 'op' key; expected op = one of: " + join(kOpKinds));
+      error_at(DiagId::spec_missing_key, t.source(),
+               where + " has no 'op' key; expected op = one of: " + join(kOpKinds));
       return;
     }
     auto kind = get_string(*kind_node, "op", where, "a string naming the op");
@@ -1020,11 +1054,12 @@ private:
       tile::WaitGroupOp w;
       if (const toml::node* v = t.get("n")) {
         if (auto i = get_int(*v, "n", where_kind, "an integer (groups left pending)")) {
-          if (*i < 0 || *i > kMaxWaitGroup) {
-            error_at(v->source(), "wait_group n must be in 0.." + std::to_string(kMaxWaitGroup) +
-                                      "; it is " + std::to_string(*i) +
-                                      " (ptxgen is stricter than ptxas, which accepts any "
-                                      "integer)");
+          if (*i < 0 || *i > ptx::max_wait_group) {
+            error_at(DiagId::contract_wait_group_range, v->source(),
+                     "wait_group n must be in 0.." + std::to_string(ptx::max_wait_group) +
+                         "; it is " + std::to_string(*i) +
+                         " (ptxgen is stricter than ptxas, which accepts any "
+                         "integer)");
             ok = false;
           } else {
             w.n = *i;
@@ -1066,8 +1101,9 @@ private:
       }
       op.body = std::move(c);
     } else {
-      error_at(kind_node->source(), "unknown op " + squote(*kind) + did_you_mean(*kind, kOpKinds) +
-                                        " (expected one of: " + join(kOpKinds) + ")");
+      error_at(DiagId::spec_unknown_op, kind_node->source(),
+               "unknown op " + squote(*kind) + did_you_mean(*kind, kOpKinds) +
+                   " (expected one of: " + join(kOpKinds) + ")");
       return;
     }
     if (ok)
@@ -1101,10 +1137,35 @@ private:
         *s, [this](std::string_view n) { return find_tensor(n); },
         [this](std::string_view n) { return is_param(n); });
     if (!r) {
-      add_inner(r.diagnostics, loc);
+      add_inner(with_suggestions(r.diagnostics, *s), loc);
       return std::nullopt;
     }
     return tile::Located<tile::View>{std::move(*r), *s, loc.pos};
+  }
+
+  /// Diagnostics of a view or expression string `text`, with "did you mean" added to an
+  /// unknown tensor or name: the parsers do not know the spec's tensors and parameters.
+  Diagnostics with_suggestions(const Diagnostics& inner, std::string_view text) const {
+    Diagnostics out;
+    for (Diagnostic d : inner.items()) {
+      const bool tensor = d.id == DiagId::view_unknown_tensor;
+      if ((tensor || d.id == DiagId::expr_unknown_name) && d.line == 1 && d.column >= 1 &&
+          d.column - 1 < text.size()) {
+        std::string_view word = text.substr(d.column - 1, d.length);
+        std::vector<std::string_view> names;
+        if (tensor) {
+          for (const auto& t : kernel_->tensors)
+            names.push_back(t->tensor.name);
+          names.insert(names.end(), broken_tensors_.begin(), broken_tensors_.end());
+        } else {
+          names.assign(kReservedNames.begin(), kReservedNames.end());
+          names.insert(names.end(), param_names_.begin(), param_names_.end());
+        }
+        d.message += did_you_mean(word, names);
+      }
+      out.add(std::move(d));
+    }
+    return out;
   }
 
   /// src_size (integer or expression), ignore_src / pred (boolean or expression).
@@ -1131,7 +1192,7 @@ private:
     const StringLoc loc = locate_string(v);
     auto r = tile::parse_expr(s->get(), [this](std::string_view n) { return is_param(n); });
     if (!r) {
-      add_inner(r.diagnostics, loc);
+      add_inner(with_suggestions(r.diagnostics, s->get()), loc);
       return std::nullopt;
     }
     return tile::Located<tile::ExprPtr>{std::move(*r), s->get(), loc.pos};
@@ -1181,14 +1242,14 @@ private:
       if (const auto* i = v->as_integer()) {
         a.chunk_bytes = {i->get(), std::to_string(i->get()), pos_of(v->source().begin)};
       } else {
-        error_at(v->source(), "chunk_bytes must be an integer literal (4, 8 or 16), not " +
-                                  std::string(type_phrase(v->type())) +
-                                  "; it is a constant of the instruction");
+        error_at(DiagId::spec_wrong_type, v->source(),
+                 "chunk_bytes must be an integer literal (4, 8 or 16), not " +
+                     std::string(type_phrase(v->type())) + "; it is a constant of the instruction");
         ok = false;
       }
     } else {
       missing(t, "chunk_bytes", where,
-              "chunk_bytes is required; no width is inferred from the layout");
+              "an integer literal 4, 8 or 16; no width is inferred from the layout");
       ok = false;
     }
 
@@ -1199,7 +1260,10 @@ private:
         else if (*s == "cta")
           a.scope = tile::Scope::cta;
         else {
-          error_at(v->source(), "scope must be \"thread\" or \"cta\"; got " + squote(*s));
+          constexpr std::array<std::string_view, 2> scopes = {"thread", "cta"};
+          error_at(DiagId::spec_unknown_scope, v->source(),
+                   "scope must be \"thread\" or \"cta\"; got " + squote(*s) +
+                       did_you_mean(*s, scopes));
           ok = false;
         }
       } else {
@@ -1229,8 +1293,9 @@ private:
     if (size_key && ignore_key) {
       const toml::key* second =
           before(size_key->source().begin, ignore_key->source().begin) ? ignore_key : size_key;
-      error_at(second->source(), "src_size and ignore_src are alternative operand forms and "
-                                 "cannot both be supplied");
+      error_at(DiagId::contract_src_size_and_ignore_src, second->source(),
+               "src_size and ignore_src are alternative operand forms and "
+               "cannot both be supplied");
       ok = false;
     }
 
@@ -1245,41 +1310,68 @@ private:
 
   // ---------------------------------------------------------------- cache_policy
 
+  /// An eviction priority, also written `.evict_last`, `L2::evict_last` or `.L2::evict_last`.
   static std::optional<ptx::EvictionPriority> parse_priority(std::string_view s) {
+    return ptx::parse_eviction_priority(strip_priority_prefix(s));
+  }
+
+  static std::string_view strip_priority_prefix(std::string_view s) {
     if (!s.empty() && s[0] == '.')
       s.remove_prefix(1);
     if (s.rfind("L2::", 0) == 0)
       s.remove_prefix(4);
-    if (s == "evict_last")
-      return ptx::EvictionPriority::evict_last;
-    if (s == "evict_normal")
-      return ptx::EvictionPriority::evict_normal;
-    if (s == "evict_first")
-      return ptx::EvictionPriority::evict_first;
-    if (s == "evict_unchanged")
-      return ptx::EvictionPriority::evict_unchanged;
-    return std::nullopt;
+    return s;
   }
 
-  static bool valid_secondary(ptx::EvictionPriority p) {
-    return p == ptx::EvictionPriority::evict_first || p == ptx::EvictionPriority::evict_unchanged;
+  /// "evict_last, evict_normal, evict_first or evict_unchanged" (all == false: the secondaries).
+  static std::string priority_list(bool all) {
+    std::vector<std::string_view> names;
+    for (std::string_view n : ptx::eviction_priority_spellings())
+      if (all || ptx::allowed_as_secondary(*ptx::parse_eviction_priority(n)))
+        names.push_back(n);
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      out += std::string(i == 0                  ? ""
+                         : i + 1 == names.size() ? " or "
+                                                 : ", ") +
+             std::string(names[i]);
+    return out;
   }
 
-  /// An error, or empty when `name` is a declared u64 parameter.
-  std::string check_policy_param(std::string_view name) const {
+  struct PolicyParamError {
+    DiagId id;
+    std::string message;
+  };
+
+  /// Why `name` cannot be a cache policy; nullopt when it is a declared u64 parameter.
+  std::optional<PolicyParamError> check_policy_param(std::string_view name) const {
     if (!is_identifier(name))
-      return "expected a parameter name after \"param:\"; got " + squote(name);
+      return PolicyParamError{DiagId::spec_bad_cache_policy,
+                              "expected a parameter name after \"param:\"; got " + squote(name)};
     auto it = param_u64_.find(name);
     if (it == param_u64_.end()) {
       if (is_param(name))
-        return {}; // declared but rejected: its own error says why
-      return "unknown parameter " + squote(name) + " for the cache policy; declare it as [param." +
-             std::string(name) + "] with dtype = \"u64\"";
+        return std::nullopt; // declared but rejected: its own error says why
+      return PolicyParamError{DiagId::contract_policy_param_unknown,
+                              "unknown parameter " + squote(name) + " for the cache policy" +
+                                  did_you_mean(name, u64_param_names()) +
+                                  " (declare it as [param." + std::string(name) +
+                                  "] with dtype = \"u64\")"};
     }
     if (!it->second)
-      return "cache policy parameter " + squote(name) +
-             " is u32; a cache policy is a 64-bit operand (dtype = \"u64\")";
-    return {};
+      return PolicyParamError{DiagId::contract_policy_param_not_u64,
+                              "cache policy parameter " + squote(name) +
+                                  " is u32; a cache policy is a 64-bit operand (dtype = \"u64\")"};
+    return std::nullopt;
+  }
+
+  /// The accepted u64 parameters, the candidates for a misspelt cache-policy parameter.
+  std::vector<std::string_view> u64_param_names() const {
+    std::vector<std::string_view> out;
+    for (const auto& [name, is_u64] : param_u64_)
+      if (is_u64)
+        out.push_back(name);
+    return out;
   }
 
   std::optional<tile::Located<tile::CachePolicy>> cache_policy_field(const toml::node& v,
@@ -1304,29 +1396,30 @@ private:
     if (s.rfind("param:", 0) == 0)
       name = trim(s.substr(6));
     if (is_identifier(name) && name != "createpolicy") {
-      std::string err = check_policy_param(name);
-      if (!err.empty()) {
-        inner_error(loc, text, offset_of(name), name.size(), err);
+      if (auto err = check_policy_param(name)) {
+        inner_error(err->id, loc, text, offset_of(name), name.size(), err->message);
         return std::nullopt;
       }
       return tile::Located<tile::CachePolicy>{tile::CachePolicyFromParam{std::string(name)}, text,
                                               loc.pos};
     }
     if (name != s) {
-      inner_error(loc, text, offset_of(name), std::max<std::size_t>(name.size(), 1),
+      inner_error(DiagId::spec_bad_cache_policy, loc, text, offset_of(name),
+                  std::max<std::size_t>(name.size(), 1),
                   "expected a parameter name after \"param:\"");
       return std::nullopt;
     }
     constexpr std::string_view fn = "createpolicy";
     if (s.rfind(fn, 0) != 0) {
-      inner_error(loc, text, skip, std::max<std::size_t>(s.size(), 1),
+      inner_error(DiagId::spec_bad_cache_policy, loc, text, skip,
+                  std::max<std::size_t>(s.size(), 1),
                   "expected a u64 parameter name, \"param:NAME\" or "
                   "\"createpolicy(evict_last[, evict_unchanged][, 0.5])\"");
       return std::nullopt;
     }
     std::string_view rest = trim(s.substr(fn.size()));
     if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')') {
-      inner_error(loc, text, skip, s.size(),
+      inner_error(DiagId::spec_bad_cache_policy, loc, text, skip, s.size(),
                   "expected \"createpolicy(PRIMARY[, SECONDARY][, FRACTION])\"");
       return std::nullopt;
     }
@@ -1347,16 +1440,18 @@ private:
       const std::size_t off = offset_of(arg);
       const std::size_t len = std::max<std::size_t>(arg.size(), 1);
       if (arg.empty()) {
-        inner_error(loc, text, off, 1, "empty createpolicy argument");
+        inner_error(DiagId::spec_bad_cache_policy, loc, text, off, 1,
+                    "empty createpolicy argument");
         return std::nullopt;
       }
       if (i == 0) {
         auto p = parse_priority(arg);
         if (!p) {
-          inner_error(loc, text, off, len,
-                      "unknown primary eviction priority " + squote(arg) +
-                          did_you_mean(arg, kPriorities) +
-                          " (expected evict_last, evict_normal, evict_first or evict_unchanged)");
+          inner_error(
+              DiagId::spec_unknown_eviction_priority, loc, text, off, len,
+              "unknown primary eviction priority " + squote(arg) +
+                  did_you_mean(strip_priority_prefix(arg), ptx::eviction_priority_spellings()) +
+                  " (expected " + priority_list(true) + ")");
           return std::nullopt;
         }
         c.primary = *p;
@@ -1364,10 +1459,9 @@ private:
       }
       if (!have_fraction && !have_secondary && parse_priority(arg)) {
         auto p = parse_priority(arg);
-        if (!valid_secondary(*p)) {
-          inner_error(loc, text, off, len,
-                      "the secondary eviction priority must be evict_first or evict_unchanged; "
-                      "got " +
+        if (!ptx::allowed_as_secondary(*p)) {
+          inner_error(DiagId::spec_bad_secondary_priority, loc, text, off, len,
+                      "the secondary eviction priority must be " + priority_list(false) + "; got " +
                           squote(arg));
           return std::nullopt;
         }
@@ -1378,7 +1472,7 @@ private:
       if (!have_fraction) {
         auto f = parse_fraction(arg);
         if (!f) {
-          inner_error(loc, text, off, len,
+          inner_error(DiagId::spec_bad_cache_policy, loc, text, off, len,
                       "expected a fraction in (0, 1] such as 0.5; got " + squote(arg));
           return std::nullopt;
         }
@@ -1386,7 +1480,7 @@ private:
         have_fraction = true;
         continue;
       }
-      inner_error(loc, text, off, len,
+      inner_error(DiagId::spec_bad_cache_policy, loc, text, off, len,
                   "too many createpolicy arguments; expected (PRIMARY[, SECONDARY][, FRACTION])");
       return std::nullopt;
     }
@@ -1410,9 +1504,8 @@ private:
       auto s = get_string(*p, "param", tw, "the name of a u64 parameter");
       if (!s)
         return std::nullopt;
-      std::string err = check_policy_param(*s);
-      if (!err.empty()) {
-        error_at(p->source(), err);
+      if (auto err = check_policy_param(*s)) {
+        error_at(err->id, p->source(), err->message);
         return std::nullopt;
       }
       return tile::Located<tile::CachePolicy>{tile::CachePolicyFromParam{*s}, "param:" + *s, pos};
@@ -1426,9 +1519,10 @@ private:
       auto s = get_string(*v, "primary", tw, "an eviction priority such as \"evict_last\"");
       auto p = s ? parse_priority(*s) : std::nullopt;
       if (s && !p)
-        error_at(v->source(), "unknown primary eviction priority " + squote(*s) +
-                                  "; expected evict_last, evict_normal, evict_first or "
-                                  "evict_unchanged");
+        error_at(DiagId::spec_unknown_eviction_priority, v->source(),
+                 "unknown primary eviction priority " + squote(*s) +
+                     did_you_mean(strip_priority_prefix(*s), ptx::eviction_priority_spellings()) +
+                     " (expected " + priority_list(true) + ")");
       if (p) {
         c.primary = *p;
         text += *s;
@@ -1436,17 +1530,17 @@ private:
         ok = false;
       }
     } else {
-      missing(t, "primary", tw, "evict_last, evict_normal, evict_first or evict_unchanged");
+      missing(t, "primary", tw, priority_list(true));
       ok = false;
     }
     if (const toml::node* v = t.get("secondary")) {
-      auto s = get_string(*v, "secondary", tw, "\"evict_first\" or \"evict_unchanged\"");
+      auto s = get_string(*v, "secondary", tw, priority_list(false));
       auto p = s ? parse_priority(*s) : std::nullopt;
-      if (s && (!p || !valid_secondary(*p)))
-        error_at(v->source(),
-                 "the secondary eviction priority must be evict_first or evict_unchanged; got " +
+      if (s && (!p || !ptx::allowed_as_secondary(*p)))
+        error_at(DiagId::spec_bad_secondary_priority, v->source(),
+                 "the secondary eviction priority must be " + priority_list(false) + "; got " +
                      squote(*s));
-      if (p && valid_secondary(*p)) {
+      if (p && ptx::allowed_as_secondary(*p)) {
         c.secondary = *p;
         text += ", " + *s;
       } else {
@@ -1460,7 +1554,7 @@ private:
       else if (const auto* i = v->as_integer())
         d = static_cast<double>(i->get());
       if (!d || !(*d > 0.0 && *d <= 1.0)) {
-        error_at(v->source(), "fraction must be a number in (0, 1]");
+        error_at(DiagId::spec_bad_cache_policy, v->source(), "fraction must be a number in (0, 1]");
         ok = false;
       } else {
         c.fraction = static_cast<float>(*d);
@@ -1482,15 +1576,17 @@ private:
         "\"0xDEADBEEF\"";
     if (const auto* i = v.as_integer()) {
       if (i->get() < 0 || i->get() > 255) {
-        error_at(v.source(), "a pattern byte must be in 0..255; got " + std::to_string(i->get()));
+        error_at(DiagId::spec_bad_pattern, v.source(),
+                 "a pattern byte must be in 0..255; got " + std::to_string(i->get()));
         return std::nullopt;
       }
       return std::vector<std::uint8_t>{static_cast<std::uint8_t>(i->get())};
     }
     if (const auto* a = v.as_array()) {
       if (a->empty() || a->size() > kMaxPatternBytes) {
-        error_at(v.source(), "a pattern must have 1.." + std::to_string(kMaxPatternBytes) +
-                                 " bytes; got " + std::to_string(a->size()));
+        error_at(DiagId::spec_bad_pattern, v.source(),
+                 "a pattern must have 1.." + std::to_string(kMaxPatternBytes) + " bytes; got " +
+                     std::to_string(a->size()));
         return std::nullopt;
       }
       std::vector<std::uint8_t> out;
@@ -1498,7 +1594,8 @@ private:
       for (const toml::node& e : *a) {
         const auto* i = e.as_integer();
         if (!i || i->get() < 0 || i->get() > 255) {
-          error_at(e.source(), "a pattern byte must be an integer in 0..255");
+          error_at(DiagId::spec_bad_pattern, e.source(),
+                   "a pattern byte must be an integer in 0..255");
           ok = false;
           continue;
         }
@@ -1513,13 +1610,13 @@ private:
       const StringLoc loc = locate_string(v);
       if (text.size() < 4 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X') ||
           text.size() % 2 != 0) {
-        inner_error(loc, text, 0, std::max<std::size_t>(text.size(), 1),
+        inner_error(DiagId::spec_bad_pattern, loc, text, 0, std::max<std::size_t>(text.size(), 1),
                     "a pattern string must be \"0x\" and an even number of hex digits (whole "
                     "bytes), such as \"0xDEADBEEF\"");
         return std::nullopt;
       }
       if ((text.size() - 2) / 2 > kMaxPatternBytes) {
-        inner_error(loc, text, 0, text.size(),
+        inner_error(DiagId::spec_bad_pattern, loc, text, 0, text.size(),
                     "a pattern must have at most " + std::to_string(kMaxPatternBytes) + " bytes");
         return std::nullopt;
       }
@@ -1531,14 +1628,15 @@ private:
           std::size_t bad = i;
           while (bad < i + 2 && std::isxdigit(static_cast<unsigned char>(text[bad])))
             ++bad;
-          inner_error(loc, text, bad, 1, "expected a hex digit");
+          inner_error(DiagId::spec_bad_pattern, loc, text, bad, 1, "expected a hex digit");
           return std::nullopt;
         }
         out.push_back(static_cast<std::uint8_t>(byte));
       }
       return out;
     }
-    error_at(v.source(), "pattern must be " + expected + "; got " + type_phrase(v.type()));
+    error_at(DiagId::spec_wrong_type, v.source(),
+             "pattern must be " + expected + "; got " + type_phrase(v.type()));
     return std::nullopt;
   }
 
@@ -1566,10 +1664,12 @@ Result<std::unique_ptr<tile::Kernel>> load_spec_file(const std::filesystem::path
   Diagnostic d;
   d.file = path.string();
   if (!std::filesystem::exists(path, ec)) {
+    d.id = DiagId::spec_no_such_file;
     d.message = "no such spec file";
     return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(d));
   }
   if (std::filesystem::is_directory(path, ec)) {
+    d.id = DiagId::spec_file_is_directory;
     d.message = "is a directory, not a spec file";
     return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(d));
   }
@@ -1578,6 +1678,7 @@ Result<std::unique_ptr<tile::Kernel>> load_spec_file(const std::filesystem::path
   if (in)
     buf << in.rdbuf();
   if (!in || in.bad()) {
+    d.id = DiagId::spec_file_unreadable;
     d.message = "cannot read the spec file";
     return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(d));
   }

@@ -1,5 +1,8 @@
 #include "emitter/tile/contract.hpp"
 
+#include "emitter/ptx/validator.hpp"
+#include "emitter/tile/suggest.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -7,8 +10,10 @@
 
 namespace ptxgen::tile {
 
-Diagnostic diagnostic_at(const SourcePos& pos, std::string message, std::uint32_t length) {
+Diagnostic diagnostic_at(DiagId id, const SourcePos& pos, std::string message,
+                         std::uint32_t length) {
   Diagnostic d;
+  d.id = id;
   d.message = std::move(message);
   d.file = pos.file;
   d.line = pos.line;
@@ -43,9 +48,63 @@ bool uses_params(const Expr& e) {
                      [](const ExprPtr& a) { return uses_params(*a); });
 }
 
+bool uses_thread(const Expr& e) {
+  switch (e.kind) {
+  case ExprKind::tid:
+  case ExprKind::warp:
+  case ExprKind::lane:
+    return true;
+  case ExprKind::constant:
+  case ExprKind::bid:
+  case ExprKind::param:
+  case ExprKind::unary:
+  case ExprKind::binary:
+  case ExprKind::select:
+    break;
+  }
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [](const ExprPtr& a) { return uses_thread(*a); });
+}
+
+/// True when some index of the view depends on the thread (tid, warp or lane).
+bool uses_thread(const View& v) {
+  return std::any_of(v.terms.begin(), v.terms.end(),
+                     [](const RuntimeTerm& t) { return uses_thread(*t.index); });
+}
+
 bool uses_params(const View& v) {
   return std::any_of(v.terms.begin(), v.terms.end(),
                      [](const RuntimeTerm& t) { return uses_params(*t.index); });
+}
+
+/// True for the operators whose result depends on the operands' values beyond
+/// their residues modulo 2^32 (division, remainder, right shift, comparisons).
+bool is_order_sensitive(ExprOp op) {
+  switch (op) {
+  case ExprOp::div:
+  case ExprOp::rem:
+  case ExprOp::shr:
+  case ExprOp::lt:
+  case ExprOp::le:
+  case ExprOp::gt:
+  case ExprOp::ge:
+  case ExprOp::eq:
+  case ExprOp::ne:
+    return true;
+  case ExprOp::none:
+  case ExprOp::add:
+  case ExprOp::sub:
+  case ExprOp::mul:
+  case ExprOp::shl:
+  case ExprOp::bit_and:
+  case ExprOp::bit_or:
+  case ExprOp::logical_and:
+  case ExprOp::logical_or:
+  case ExprOp::logical_not:
+  case ExprOp::neg:
+    return false;
+  }
+  return true; // not a valid ExprOp: be strict
 }
 
 /// Checks that e can be computed in 32-bit unsigned registers with the same
@@ -58,24 +117,7 @@ void check_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std:
     auto b = bounds(x, lb);
     return b && b->lo >= 0 && b->hi <= u32_max;
   };
-  bool order_sensitive = false;
-  if (e.kind == ExprKind::binary) {
-    switch (e.op) {
-    case ExprOp::div:
-    case ExprOp::rem:
-    case ExprOp::shr:
-    case ExprOp::lt:
-    case ExprOp::le:
-    case ExprOp::gt:
-    case ExprOp::ge:
-    case ExprOp::eq:
-    case ExprOp::ne:
-      order_sensitive = true;
-      break;
-    default:
-      break;
-    }
-  }
+  const bool order_sensitive = e.kind == ExprKind::binary && is_order_sensitive(e.op);
   if (order_sensitive) {
     for (const auto& a : e.args) {
       if (!inside(*a)) {
@@ -88,7 +130,7 @@ void check_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std:
           at.column += a->offset;
           len = a->length;
         }
-        Diagnostic d = diagnostic_at(at,
+        Diagnostic d = diagnostic_at(DiagId::contract_index_u32, at,
                                      std::string(what) + ": '" + print(*a) +
                                          "' must stay in 0..4294967295 for 32-bit arithmetic; "
                                          "its range is " +
@@ -104,8 +146,9 @@ void check_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std:
   if (is_root && !inside(e)) {
     auto b = bounds(e, lb);
     std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
-    out.add(diagnostic_at(
-        pos, std::string(what) + " must stay in 0..4294967295; its range is " + range, length));
+    out.add(diagnostic_at(DiagId::contract_index_u32, pos,
+                          std::string(what) + " must stay in 0..4294967295; its range is " + range,
+                          length));
   }
 }
 
@@ -203,19 +246,19 @@ private:
       const std::int64_t align = std::max<std::int64_t>(t->tensor.align, 16);
       total = (total + align - 1) / align * align + t->tensor.size_bytes();
       if (total > max_static_shared_bytes) {
-        error(t->pos, "the shared tensors need " + std::to_string(total) + " bytes up to '" +
-                          t->tensor.name +
-                          "'; static shared memory is limited "
-                          "to " +
-                          std::to_string(max_static_shared_bytes) +
-                          " bytes (48 KiB) per kernel by ptxas");
+        error(DiagId::contract_shared_static_limit, t->pos,
+              "the shared tensors need " + std::to_string(total) + " bytes up to '" +
+                  t->tensor.name +
+                  "'; static shared memory is limited "
+                  "to " +
+                  std::to_string(max_static_shared_bytes) + " bytes (48 KiB) per kernel by ptxas");
         return;
       }
     }
   }
 
-  void error(const SourcePos& pos, std::string msg, std::uint32_t len = 1) {
-    out_.add(diagnostic_at(pos, std::move(msg), len));
+  void error(DiagId id, const SourcePos& pos, std::string msg, std::uint32_t len = 1) {
+    out_.add(diagnostic_at(id, pos, std::move(msg), len));
   }
 
   std::int64_t threads() const { return k_.grid * k_.block; }
@@ -254,7 +297,7 @@ private:
       for (const auto& t : v.terms) {
         auto b = bounds(*t.index, lb_);
         if (!b) {
-          error(lv.pos,
+          error(DiagId::contract_index_unbounded, lv.pos,
                 std::string(role) + " index '" + print(*t.index) + "' has no provable bound",
                 text_length(lv));
           return false;
@@ -270,7 +313,7 @@ private:
       ThreadExtent lo_e = extent_for(v, lo, group_axes, elem);
       ThreadExtent hi_e = extent_for(v, hi, group_axes, elem);
       if (lo_e.first < 0 || hi_e.last >= size) {
-        error(lv.pos,
+        error(DiagId::contract_out_of_bounds, lv.pos,
               std::string(role) + " " + v.tensor->name +
                   ": cannot prove every byte is inside the " + std::to_string(size) +
                   "-byte tensor" + std::string(why) +
@@ -287,7 +330,7 @@ private:
     for_each_thread([&](const ExprEnv& env) {
       auto off = thread_part(v, env, group_axes);
       if (!off) {
-        error(lv.pos,
+        error(DiagId::contract_index_undefined, lv.pos,
               std::string(role) +
                   ": an index divides by zero or its byte offset overflows at thread " +
                   std::to_string(env.tid) + " (bid " + std::to_string(env.bid) + ")",
@@ -299,7 +342,7 @@ private:
         bool below = e.first < 0;
         std::int64_t byte = below ? e.first : e.last;
         const auto& coord = below ? e.first_coord : e.last_coord;
-        error(lv.pos,
+        error(DiagId::contract_out_of_bounds, lv.pos,
               std::string(role) + " " + v.tensor->name + " " + shape_str(v) +
                   ": out of bounds at thread " + std::to_string(env.tid) + " (bid " +
                   std::to_string(env.bid) + "), coordinate " + coord_str(coord, group_axes) +
@@ -318,7 +361,7 @@ private:
                        std::int64_t chunk) {
     const View& v = lv.value;
     if (v.tensor->align % chunk != 0) {
-      error(lv.pos,
+      error(DiagId::contract_unaligned_base, lv.pos,
             std::string(role) + ": unaligned base: tensor " + v.tensor->name + " is declared " +
                 std::to_string(v.tensor->align) + "-byte aligned; a " + std::to_string(chunk) +
                 "-byte chunk must be naturally aligned (declare align = " + std::to_string(chunk) +
@@ -328,7 +371,7 @@ private:
     }
     for (std::size_t i = group_axes; i + 1 < v.axes.size(); ++i) {
       if (v.axes[i].size > 1 && v.axes[i].stride_bytes % chunk != 0) {
-        error(lv.pos,
+        error(DiagId::contract_unaligned_chunk, lv.pos,
               std::string(role) + " " + v.str() + ": unaligned chunk: repeat axis " +
                   std::to_string(i) +
                   (v.axes[i].name.empty() ? "" : " ('" + v.axes[i].name + "')") +
@@ -347,7 +390,7 @@ private:
       if (group_axes == 2)
         ok = ok && v.axes[0].stride_bytes % chunk == 0 && v.axes[1].stride_bytes % chunk == 0;
       if (!ok)
-        error(lv.pos,
+        error(DiagId::contract_unaligned_chunk, lv.pos,
               std::string(role) + " " + v.str() + ": cannot prove every chunk is " +
                   std::to_string(chunk) + "-byte aligned for every parameter value",
               text_length(lv));
@@ -356,7 +399,7 @@ private:
     for_each_thread([&](const ExprEnv& env) {
       auto off = thread_part(v, env, group_axes);
       if (off && *off % chunk != 0) {
-        error(lv.pos,
+        error(DiagId::contract_unaligned_chunk, lv.pos,
               std::string(role) + " " + v.str() + ": unaligned chunk at thread " +
                   std::to_string(env.tid) + " (bid " + std::to_string(env.bid) +
                   "): the chunk starts at byte offset " + std::to_string(*off) +
@@ -368,44 +411,28 @@ private:
     });
   }
 
-  void check(const ApplyOp& a, const Op&) {
-    const auto& opc = a.opcode.value;
-    // Direction: the seed's "shared-to-global request" fails here.
-    bool direction_ok = true;
-    if (a.dst.value.tensor->space != Space::shared) {
-      error(a.dst.pos,
-            "cp.async copies global to shared: dst '" + a.dst.value.tensor->name +
-                "' is in global memory (a shared-to-global request is not a cp.async)",
-            text_length(a.dst));
-      direction_ok = false;
-    }
-    if (a.src.value.tensor->space != Space::global) {
-      error(a.src.pos,
-            "cp.async copies global to shared: src '" + a.src.value.tensor->name +
-                "' is in shared memory; the source must be a global tensor",
-            text_length(a.src));
-      direction_ok = false;
-    }
-    const std::int64_t chunk = a.chunk_bytes.value;
-    bool chunk_ok = true;
-    if (chunk != 4 && chunk != 8 && chunk != 16) {
-      error(a.chunk_bytes.pos,
-            "chunk_bytes must be the constant 4, 8 or 16; it is " + std::to_string(chunk));
-      chunk_ok = false;
-    } else if (opc.cache_op == ptx::CacheOp::cg && chunk != 16) {
-      error(a.chunk_bytes.pos, "`.cg` copies exactly 16 bytes; chunk_bytes is " +
-                                   std::to_string(chunk) + " (use `.ca` for 4 or 8 bytes)");
-      chunk_ok = false;
-    }
+  /// The kernel's u64 parameters, the candidates for a misspelt cache-policy parameter.
+  std::vector<std::string_view> u64_param_names() const {
+    std::vector<std::string_view> out;
+    for (const ScalarParam& p : k_.params)
+      if (p.is_u64)
+        out.push_back(p.name);
+    return out;
+  }
 
+  /// The apply's operands: the cache policy exactly with the hint, src_size / ignore_src /
+  /// pred in range and 32-bit safe.
+  void check_operands(const ApplyOp& a, bool chunk_ok) {
+    const auto& opc = a.opcode.value;
+    const std::int64_t chunk = a.chunk_bytes.value;
     // Cache policy present exactly with the hint.
     if (opc.cache_hint && !a.cache_policy)
-      error(a.opcode.pos,
+      error(DiagId::contract_hint_without_policy, a.opcode.pos,
             "the opcode has `.L2::cache_hint`, which requires a cache_policy (a u64 parameter or "
             "createpolicy(...))",
             text_length(a.opcode));
     if (!opc.cache_hint && a.cache_policy)
-      error(a.cache_policy->pos,
+      error(DiagId::contract_policy_without_hint, a.cache_policy->pos,
             "cache_policy is given but the opcode has no `.L2::cache_hint`; add it to the opcode "
             "or drop cache_policy",
             text_length(*a.cache_policy));
@@ -413,16 +440,18 @@ private:
       if (const auto* from = std::get_if<CachePolicyFromParam>(&a.cache_policy->value)) {
         const ScalarParam* p = k_.find_param(from->param);
         if (!p)
-          error(a.cache_policy->pos, "unknown cache-policy parameter '" + from->param + "'",
+          error(DiagId::contract_policy_param_unknown, a.cache_policy->pos,
+                "unknown cache-policy parameter '" + from->param + "'" +
+                    did_you_mean(from->param, u64_param_names()),
                 text_length(*a.cache_policy));
         else if (!p->is_u64)
-          error(a.cache_policy->pos,
+          error(DiagId::contract_policy_param_not_u64, a.cache_policy->pos,
                 "the cache policy is a 64-bit operand; parameter '" + from->param + "' is u32",
                 text_length(*a.cache_policy));
       }
     }
     if (a.src_size && a.ignore_src)
-      error(a.ignore_src->pos,
+      error(DiagId::contract_src_size_and_ignore_src, a.ignore_src->pos,
             "src_size and ignore_src are alternative operand forms and cannot both be supplied",
             text_length(*a.ignore_src));
 
@@ -430,7 +459,7 @@ private:
       auto b = bounds(*a.src_size->value, lb_);
       if (!b || b->lo < 0 || b->hi > chunk) {
         std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
-        error(a.src_size->pos,
+        error(DiagId::contract_src_size_range, a.src_size->pos,
               "src_size must be provably in 0.." + std::to_string(chunk) + "; its range is " +
                   range,
               text_length(*a.src_size));
@@ -444,8 +473,44 @@ private:
                 "ignore_src", out_);
     if (a.pred)
       check_u32(*a.pred->value, lb_, a.pred->pos, text_length(*a.pred), "pred", out_);
+  }
+
+  void check(const ApplyOp& a, const Op&) {
+    const auto& opc = a.opcode.value;
+    // Direction: the seed's "shared-to-global request" fails here.
+    bool direction_ok = true;
+    if (a.dst.value.tensor->space != Space::shared) {
+      error(DiagId::contract_direction, a.dst.pos,
+            "cp.async copies global to shared: dst '" + a.dst.value.tensor->name +
+                "' is in global memory (a shared-to-global request is not a cp.async)",
+            text_length(a.dst));
+      direction_ok = false;
+    }
+    if (a.src.value.tensor->space != Space::global) {
+      error(DiagId::contract_direction, a.src.pos,
+            "cp.async copies global to shared: src '" + a.src.value.tensor->name +
+                "' is in shared memory; the source must be a global tensor",
+            text_length(a.src));
+      direction_ok = false;
+    }
+    const std::int64_t chunk = a.chunk_bytes.value;
+    bool chunk_ok = true;
+    if (chunk != 4 && chunk != 8 && chunk != 16) {
+      error(DiagId::contract_chunk_bytes, a.chunk_bytes.pos,
+            "chunk_bytes must be the constant 4, 8 or 16; it is " + std::to_string(chunk));
+      chunk_ok = false;
+    } else if (opc.cache_op == ptx::CacheOp::cg && chunk != 16) {
+      error(DiagId::contract_cg_chunk, a.chunk_bytes.pos,
+            "`.cg` copies exactly 16 bytes; chunk_bytes is " + std::to_string(chunk) +
+                " (use `.ca` for 4 or 8 bytes)");
+      chunk_ok = false;
+    }
+
+    check_operands(a, chunk_ok);
 
     if (!direction_ok || !chunk_ok)
+      return;
+    if (!check_thread_scope_dst(a))
       return;
 
     // Shapes: thread scope (*repeat, element); CTA scope (warp, lane, *repeat, element).
@@ -454,7 +519,9 @@ private:
     for (const auto& u : uses) {
       const View& v = u.view->value;
       if (v.rank() < group_axes + 1) {
-        error(u.view->pos,
+        error(a.scope == Scope::cta ? DiagId::contract_group_axes
+                                    : DiagId::contract_no_element_axis,
+              u.view->pos,
               a.scope == Scope::cta
                   ? std::string("missing group axis: at CTA scope ") + std::string(u.role) +
                         " must have shape (warp, lane, *repeat, element); it has shape " +
@@ -466,7 +533,7 @@ private:
       }
       if (a.scope == Scope::cta) {
         if (k_.block % 32 != 0 || v.axes[1].size != 32 || v.axes[0].size != k_.block / 32) {
-          error(u.view->pos,
+          error(DiagId::contract_group_axes, u.view->pos,
                 "missing group axis: at CTA scope the first two axes of " + std::string(u.role) +
                     " bind (warp, lane) and must be (" + std::to_string(k_.block / 32) +
                     ",32) for a block of " + std::to_string(k_.block) + " threads; " +
@@ -479,7 +546,7 @@ private:
       const ViewAxis& last = v.axes.back();
       const std::int64_t elem = size_bytes(v.dtype);
       if (last.size * elem != chunk) {
-        error(u.view->pos,
+        error(DiagId::contract_chunk_axis_bytes, u.view->pos,
               std::string(u.role) + ": the final axis holds " + std::to_string(last.size) + " " +
                   std::string(name(v.dtype)) + " = " + std::to_string(last.size * elem) +
                   " bytes; chunk_bytes is " + std::to_string(chunk) +
@@ -488,7 +555,7 @@ private:
         return;
       }
       if (last.size > 1 && last.stride_bytes != elem) {
-        error(u.view->pos,
+        error(DiagId::contract_noncontiguous_chunk, u.view->pos,
               std::string(u.role) + " " + v.str() +
                   ": noncontiguous chunk: the final axis has a "
                   "stride of " +
@@ -501,7 +568,7 @@ private:
     const View& dv = a.dst.value;
     const View& sv = a.src.value;
     if (dv.rank() != sv.rank()) {
-      error(a.src.pos,
+      error(DiagId::contract_shapes_disagree, a.src.pos,
             "dst has shape " + shape_str(dv) + " and src has shape " + shape_str(sv) +
                 "; the repeat axes must agree",
             text_length(a.src));
@@ -510,7 +577,7 @@ private:
     std::int64_t repeats = 1;
     for (std::size_t i = 0; i + 1 < dv.rank(); ++i) {
       if (dv.axes[i].size != sv.axes[i].size) {
-        error(a.src.pos,
+        error(DiagId::contract_shapes_disagree, a.src.pos,
               "axis " + std::to_string(i) + " has size " + std::to_string(dv.axes[i].size) +
                   " in dst " + shape_str(dv) + " but " + std::to_string(sv.axes[i].size) +
                   " in src " + shape_str(sv),
@@ -521,7 +588,7 @@ private:
         repeats *= dv.axes[i].size;
     }
     if (repeats > max_repeats_per_apply) {
-      error(a.dst.pos,
+      error(DiagId::contract_too_many_repeats, a.dst.pos,
             "the repeat axes ask for " + std::to_string(repeats) +
                 " cp.async instructions per thread; at most " +
                 std::to_string(max_repeats_per_apply) + " are unrolled",
@@ -536,9 +603,35 @@ private:
     }
   }
 
+  /// At scope "thread", a dst that does not depend on the thread is the same shared bytes
+  /// for every thread of the CTA: all of them copy there (a race), unless a pred picks one.
+  /// Views whose leading axes are (block/32, 32) are CTA-shaped: the scope is what is wrong.
+  bool check_thread_scope_dst(const ApplyOp& a) {
+    const View& dv = a.dst.value;
+    if (a.scope != Scope::thread || a.pred || k_.block < 2 || uses_thread(dv))
+      return true;
+    const bool cta_shaped = k_.block % 32 == 0 && dv.rank() >= 3 &&
+                            dv.axes[0].size == k_.block / 32 && dv.axes[1].size == 32;
+    const std::string threads = std::to_string(k_.block);
+    error(DiagId::contract_thread_scope_same_dst, a.dst.pos,
+          cta_shaped
+              ? "scope is \"thread\" (the default), but dst " + shape_str(dv) +
+                    " is CTA-shaped: its first two axes are the (warp, lane) of a " + threads +
+                    "-thread block; add scope = \"cta\" to give each thread its own chunks (at "
+                    "thread scope every thread copies the whole view to the same shared bytes)"
+              : "scope is \"thread\" (the default), but dst does not depend on tid, warp or "
+                "lane: all " +
+                    threads +
+                    " threads of a CTA copy to the same shared bytes; index dst by the thread, "
+                    "add a pred that selects one thread, or use scope = \"cta\"",
+          text_length(a.dst));
+    return false;
+  }
+
   void check(const FillOp& f, const Op&) {
     if (f.pattern.empty())
-      error(f.dst.pos, "fill needs a pattern of at least one byte", text_length(f.dst));
+      error(DiagId::contract_empty_pattern, f.dst.pos, "fill needs a pattern of at least one byte",
+            text_length(f.dst));
     check_bounds(f.dst, "fill dst", 0, "");
   }
 
@@ -546,14 +639,14 @@ private:
     const View& d = c.dst.value;
     const View& s = c.src.value;
     if (d.shape() != s.shape()) {
-      error(c.src.pos,
+      error(DiagId::contract_copy_shape, c.src.pos,
             "copy needs views of equal shape: dst has " + shape_str(d) + ", src has " +
                 shape_str(s),
             text_length(c.src));
       return;
     }
     if (size_bytes(d.dtype) != size_bytes(s.dtype)) {
-      error(c.src.pos,
+      error(DiagId::contract_copy_element_size, c.src.pos,
             "copy is element-wise and needs equal element sizes: dst has " +
                 std::string(name(d.dtype)) + ", src has " + std::string(name(s.dtype)),
             text_length(c.src));
@@ -563,7 +656,8 @@ private:
     for (auto n : d.shape())
       elems *= n;
     if (elems > 16 * max_repeats_per_apply) {
-      error(c.dst.pos, "copy of " + std::to_string(elems) + " elements per thread is too large",
+      error(DiagId::contract_copy_too_large, c.dst.pos,
+            "copy of " + std::to_string(elems) + " elements per thread is too large",
             text_length(c.dst));
       return;
     }
@@ -572,9 +666,11 @@ private:
   }
 
   void check(const WaitGroupOp& w, const Op& op) {
-    if (w.n < 0 || w.n > 64)
-      error(op.pos, "wait_group n must be in 0..64; it is " + std::to_string(w.n) +
-                        " (ptxgen is stricter than ptxas, which accepts any integer)");
+    if (w.n < 0 || w.n > ptx::max_wait_group)
+      error(DiagId::contract_wait_group_range, op.pos,
+            "wait_group n must be in 0.." + std::to_string(ptx::max_wait_group) + "; it is " +
+                std::to_string(w.n) +
+                " (ptxgen is stricter than ptxas, which accepts any integer)");
   }
   void check(const CommitGroupOp&, const Op&) {}
   void check(const WaitAllOp&, const Op&) {}

@@ -19,6 +19,7 @@ inline constexpr std::int64_t max_static_shared_bytes = 48 * 1024;
 Diagnostics check_contract(const Kernel& k);
 
 /// The diagnostic for a message at a spec position.
-Diagnostic diagnostic_at(const SourcePos& pos, std::string message, std::uint32_t length = 1);
+Diagnostic diagnostic_at(DiagId id, const SourcePos& pos, std::string message,
+                         std::uint32_t length = 1);
 
 } // namespace ptxgen::tile

@@ -65,6 +65,32 @@ std::optional<DType> parse_dtype(std::string_view s) {
   return std::nullopt;
 }
 
+std::vector<std::string_view> dtype_aliases() {
+  std::vector<std::string_view> out;
+  for (const auto& a : kAliases)
+    out.push_back(a.first);
+  return out;
+}
+
+std::vector<std::string_view> dtype_spellings() {
+  std::vector<std::string_view> out;
+  for (const auto& i : kTypes)
+    out.push_back(i.name);
+  for (const auto& a : kAliases)
+    out.push_back(a.first);
+  return out;
+}
+
+std::string dtype_choices() {
+  std::string out = "one of: ";
+  for (std::size_t k = 0; k < kTypes.size(); ++k)
+    out += std::string(k ? ", " : "") + std::string(kTypes[k].name);
+  out += " (or an alias: ";
+  for (std::size_t k = 0; k < kAliases.size(); ++k)
+    out += std::string(k ? ", " : "") + std::string(kAliases[k].first);
+  return out + ")";
+}
+
 unsigned size_bytes(DType t) {
   return info(t).size;
 }

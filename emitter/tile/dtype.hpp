@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ptxgen::tile {
 
@@ -28,9 +30,16 @@ enum class DType : std::uint8_t {
 
 /// "float16"; the untyped ones are "b8".."b64".
 std::string_view name(DType t);
-/// Accepts every name() spelling plus the aliases u8/u16/u32/u64, s8.., i8.., f16, bf16, f32,
-/// f64, half, float, double.
+/// Accepts every name() spelling plus the aliases of dtype_aliases() (documented in
+/// docs/spec-format.md, "Tables").
 std::optional<DType> parse_dtype(std::string_view s);
+/// The aliases parse_dtype() accepts besides the names: u8..u64, s8..s64, i8..i64, f16, bf16,
+/// f32, f64, half, float, double.
+std::vector<std::string_view> dtype_aliases();
+/// Every spelling parse_dtype() accepts: the names in enum order, then the aliases.
+std::vector<std::string_view> dtype_spellings();
+/// "one of: uint8, ..., b64 (or an alias: u8, ..., double)", for messages.
+std::string dtype_choices();
 /// Size of one element in bytes.
 unsigned size_bytes(DType t);
 

@@ -1,6 +1,7 @@
 // parse_expr: a recursive-descent parser with C precedence (see expr.hpp).
 
 #include "emitter/tile/expr.hpp"
+#include "emitter/tile/suggest.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -61,6 +62,8 @@ constexpr Binary kBinaries[] = {
 };
 constexpr int kLowestBinary = 1;
 
+constexpr std::string_view kFunctions[] = {"if_then_else", "uint32", "T.if_then_else", "T.uint32"};
+
 class Parser {
 public:
   Parser(std::string_view text, std::size_t begin, std::size_t end,
@@ -70,13 +73,15 @@ public:
   ExprPtr run() {
     lex();
     if (toks_.size() == 1)
-      fail(begin_, end_ - begin_, "empty expression; expected an index or a value");
+      fail(DiagId::expr_empty, begin_, end_ - begin_,
+           "empty expression; expected an index or a value");
     Node n = parse_ternary();
     const Token& t = peek();
     if (t.kind == Tok::rparen)
-      fail(t, "unmatched ')'");
+      fail(DiagId::expr_syntax, t, "unmatched ')'");
     if (t.kind != Tok::end)
-      fail(t, "expected an operator or the end of the expression; found '" + spell(t) + "'");
+      fail(DiagId::expr_syntax, t,
+           "expected an operator or the end of the expression; found '" + spell(t) + "'");
     return n.e;
   }
 
@@ -98,14 +103,14 @@ private:
     Nest& operator=(const Nest&) = delete;
   };
 
-  [[noreturn]] void fail(std::size_t offset, std::size_t length, std::string message) {
-    throw ParseError{error_at(text_, offset, length, std::move(message))};
+  [[noreturn]] void fail(DiagId id, std::size_t offset, std::size_t length, std::string message) {
+    throw ParseError{error_at(id, text_, offset, length, std::move(message))};
   }
-  [[noreturn]] void fail(const Token& t, std::string message) {
-    fail(t.offset, t.length, std::move(message));
+  [[noreturn]] void fail(DiagId id, const Token& t, std::string message) {
+    fail(id, t.offset, t.length, std::move(message));
   }
   [[noreturn]] void too_deep(const Token& t) {
-    fail(t,
+    fail(DiagId::expr_too_deep, t,
          "expression nested too deeply (more than " + std::to_string(kMaxExprDepth) + " levels)");
   }
 
@@ -175,8 +180,8 @@ private:
           }
           if (!found) {
             if (c == '=')
-              fail(i, 1, "unexpected '='; did you mean '=='?");
-            fail(i, 1, std::string("unexpected character '") + c + "'");
+              fail(DiagId::expr_syntax, i, 1, "unexpected '='; did you mean '=='?");
+            fail(DiagId::expr_syntax, i, 1, std::string("unexpected character '") + c + "'");
           }
         }
         }
@@ -214,7 +219,7 @@ private:
     while (k < end_ && ident_char(text_[k]))
       ++k;
     if (k != j || j == digits_begin)
-      fail(i, k - i,
+      fail(DiagId::expr_bad_literal, i, k - i,
            "invalid integer literal '" + std::string(text_.substr(i, k - i)) +
                "'; expected decimal digits or 0x and hex digits");
     t.kind = Tok::integer;
@@ -268,9 +273,11 @@ private:
     const Token& colon = peek();
     if (colon.kind != Tok::colon) {
       if (colon.kind == Tok::end)
-        fail(colon, "expected ':' of the conditional '?' at column " +
-                        std::to_string(q.offset + 1) + "; found the end of the expression");
-      fail(colon, "expected ':' of the conditional '?'; found '" + spell(colon) + "'");
+        fail(DiagId::expr_syntax, colon,
+             "expected ':' of the conditional '?' at column " + std::to_string(q.offset + 1) +
+                 "; found the end of the expression");
+      fail(DiagId::expr_syntax, colon,
+           "expected ':' of the conditional '?'; found '" + spell(colon) + "'");
     }
     next();
     Node b = parse_ternary();
@@ -333,7 +340,7 @@ private:
   }
 
   [[noreturn]] void overflow(const Token& lit, std::size_t from) {
-    fail(from, lit.offset + lit.length - from,
+    fail(DiagId::expr_literal_overflow, from, lit.offset + lit.length - from,
          "integer literal '" + std::string(text_.substr(from, lit.offset + lit.length - from)) +
              "' does not fit in 64 bits (the range is -9223372036854775808..9223372036854775807)");
   }
@@ -351,8 +358,9 @@ private:
     const Token& t = peek();
     if (t.kind != Tok::rparen) {
       (void)open;
-      fail(t, t.kind == Tok::end ? "expected ')'; found the end of the expression"
-                                 : "expected ')'; found '" + spell(t) + "'");
+      fail(DiagId::expr_syntax, t,
+           t.kind == Tok::end ? "expected ')'; found the end of the expression"
+                              : "expected ')'; found '" + spell(t) + "'");
     }
   }
 
@@ -368,15 +376,16 @@ private:
         }
         const Token& t = peek();
         if (t.kind != Tok::rparen)
-          fail(t, t.kind == Tok::end ? "expected ',' or ')'; found the end of the expression"
-                                     : "expected ',' or ')'; found '" + spell(t) + "'");
+          fail(DiagId::expr_syntax, t,
+               t.kind == Tok::end ? "expected ',' or ')'; found the end of the expression"
+                                  : "expected ',' or ')'; found '" + spell(t) + "'");
         break;
       }
     }
     const Token close = next();
     std::size_t stop = close.offset + close.length;
     if (args.size() != arity)
-      fail(name.offset, stop - name.offset,
+      fail(DiagId::expr_arity, name.offset, stop - name.offset,
            std::string(fn) + " takes " + std::to_string(arity) +
                (arity == 1 ? " argument" : " arguments (condition, then, else)") + "; got " +
                std::to_string(args.size()));
@@ -425,17 +434,20 @@ private:
       if (s == "bid")
         return leaf(ExprKind::bid, name);
       if (call)
-        fail(name, "unknown function '" + std::string(s) +
-                       "'; expected if_then_else(c, a, b) or uint32(x)");
+        fail(DiagId::expr_unknown_function, name,
+             "unknown function '" + std::string(s) + "'" +
+                 or_choices(did_you_mean(s, kFunctions),
+                            "; expected if_then_else(c, a, b) or uint32(x)"));
       if (is_param_ && is_param_(s))
         return leaf(ExprKind::param, name, std::string(s));
-      fail(name, "unknown name '" + std::string(s) +
-                     "'; expected tid, warp, lane, bid or a kernel parameter");
+      fail(DiagId::expr_unknown_name, name,
+           "unknown name '" + std::string(s) +
+               "'; expected tid, warp, lane, bid or a kernel parameter");
     }
     case Tok::end:
-      fail(t, "unexpected end of expression");
+      fail(DiagId::expr_syntax, t, "unexpected end of expression");
     default:
-      fail(t, "expected an operand; found '" + spell(t) + "'");
+      fail(DiagId::expr_syntax, t, "expected an operand; found '" + spell(t) + "'");
     }
   }
 

@@ -57,25 +57,28 @@ Result<std::vector<PatternGroup>> parse_side(std::string_view text, std::size_t 
           continue;
         }
         if (i < end && text[i] == '(')
-          return R::failure(
-              error_at(text, i, 1, "nested parentheses are not allowed in a pattern"));
+          return R::failure(error_at(DiagId::view_pattern_syntax, text, i, 1,
+                                     "nested parentheses are not allowed in a pattern"));
         if (i >= end)
-          return R::failure(error_at(text, g.offset, 1, "unclosed '(' in the pattern"));
+          return R::failure(error_at(DiagId::view_pattern_syntax, text, g.offset, 1,
+                                     "unclosed '(' in the pattern"));
         return R::failure(
-            error_at(text, i, 1, "expected an axis name or ')'; found " + describe(text, i, end)));
+            error_at(DiagId::view_pattern_syntax, text, i, 1,
+                     "expected an axis name or ')'; found " + describe(text, i, end)));
       }
       ++i; // )
       if (g.names.empty())
-        return R::failure(error_at(text, g.offset, i - g.offset,
+        return R::failure(error_at(DiagId::view_pattern_syntax, text, g.offset, i - g.offset,
                                    "empty group '()'; a group needs at least one axis name"));
     } else if (c == ')') {
-      return R::failure(error_at(text, i, 1, "unmatched ')' in the pattern"));
+      return R::failure(
+          error_at(DiagId::view_pattern_syntax, text, i, 1, "unmatched ')' in the pattern"));
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
-      return R::failure(error_at(text, i, 1,
+      return R::failure(error_at(DiagId::view_pattern_syntax, text, i, 1,
                                  "axis names start with a letter or '_'; numbers (like einops' "
                                  "`1`) are not supported"));
     } else {
-      return R::failure(error_at(text, i, 1,
+      return R::failure(error_at(DiagId::view_pattern_syntax, text, i, 1,
                                  std::string("expected an axis name or '(' ") +
                                      (left ? "before '->'" : "after '->'") + "; found " +
                                      describe(text, i, end)));
@@ -115,12 +118,14 @@ Result<RearrangePattern> parse_rearrange_pattern(std::string_view text, std::siz
   std::string_view body = text.substr(begin, end - begin);
   std::size_t arrow = body.find("->");
   if (arrow == std::string_view::npos)
-    return R::failure(error_at(text, begin, std::max<std::size_t>(end - begin, 1),
+    return R::failure(error_at(DiagId::view_pattern_syntax, text, begin,
+                               std::max<std::size_t>(end - begin, 1),
                                "expected '->' between the input and output axes "
                                "(e.g. \"(w t) v -> w t v\")"));
   arrow += begin;
   if (std::size_t second = body.find("->", arrow - begin + 2); second != std::string_view::npos)
-    return R::failure(error_at(text, begin + second, 2, "a pattern has exactly one '->'"));
+    return R::failure(error_at(DiagId::view_pattern_syntax, text, begin + second, 2,
+                               "a pattern has exactly one '->'"));
 
   RearrangePattern p;
   auto lhs = parse_side(text, begin, arrow, true);
@@ -146,10 +151,10 @@ Result<RearrangePattern> parse_rearrange_pattern(std::string_view text, std::siz
       for (const auto& n : g.names) {
         for (const auto* s : seen)
           if (s->name == n.name)
-            return R::failure(error_at(text, n.offset, n.name.size(),
-                                       "axis '" + n.name + "' is repeated on the " +
-                                           (side == &p.inputs ? "left" : "right") +
-                                           " side of the pattern"));
+            return R::failure(
+                error_at(DiagId::view_pattern_repeated_axis, text, n.offset, n.name.size(),
+                         "axis '" + n.name + "' is repeated on the " +
+                             (side == &p.inputs ? "left" : "right") + " side of the pattern"));
         seen.push_back(&n);
       }
   }
@@ -157,14 +162,14 @@ Result<RearrangePattern> parse_rearrange_pattern(std::string_view text, std::siz
   for (const auto& g : p.outputs)
     for (const auto& n : g.names)
       if (!find_name(p.inputs, n.name))
-        return R::failure(error_at(text, n.offset, n.name.size(),
+        return R::failure(error_at(DiagId::view_pattern_unknown_axis, text, n.offset, n.name.size(),
                                    "unknown axis '" + n.name +
                                        "' on the right side: it is not on the left side of "
                                        "the pattern"));
   for (const auto& g : p.inputs)
     for (const auto& n : g.names)
       if (!find_name(p.outputs, n.name))
-        return R::failure(error_at(text, n.offset, n.name.size(),
+        return R::failure(error_at(DiagId::view_pattern_dropped_axis, text, n.offset, n.name.size(),
                                    "axis '" + n.name +
                                        "' is on the left side only; every input axis must "
                                        "appear on the right (use .sub to select from an axis)"));

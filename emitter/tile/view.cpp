@@ -41,12 +41,12 @@ Result<View> apply_rearrange(const View& v, const RearrangeStep& step, std::stri
   if (!parsed)
     return R::failure(parsed.diagnostics);
   const RearrangePattern& p = *parsed;
-  auto keyword_error = [&](const std::string& name, std::string message) {
+  auto keyword_error = [&](DiagId id, const std::string& name, std::string message) {
     auto it = step.size_offsets.find(name);
     if (it != step.size_offsets.end() && it->second + name.size() <= text.size() &&
         text.substr(it->second, name.size()) == name)
-      return R::failure(error_at(text, it->second, name.size(), std::move(message)));
-    return R::failure(error_at(text, offset, step.pattern.size(), std::move(message)));
+      return R::failure(error_at(id, text, it->second, name.size(), std::move(message)));
+    return R::failure(error_at(id, text, offset, step.pattern.size(), std::move(message)));
   };
   for (const auto& [name, size] : step.sizes) {
     bool named = false;
@@ -54,13 +54,14 @@ Result<View> apply_rearrange(const View& v, const RearrangeStep& step, std::stri
       for (const auto& n : g.names)
         named = named || n.name == name;
     if (!named)
-      return keyword_error(name, "size given for '" + name + "', which the pattern does not name");
+      return keyword_error(DiagId::view_size_unused, name,
+                           "size given for '" + name + "', which the pattern does not name");
     if (size <= 0)
-      return keyword_error(name,
+      return keyword_error(DiagId::view_size_not_positive, name,
                            "size of '" + name + "' must be positive; got " + std::to_string(size));
   }
   if (p.inputs.size() != v.rank())
-    return R::failure(error_at(text, p.inputs_offset, p.inputs_length,
+    return R::failure(error_at(DiagId::view_pattern_rank, text, p.inputs_offset, p.inputs_length,
                                "the pattern has " + std::to_string(p.inputs.size()) +
                                    " input group" + (p.inputs.size() == 1 ? "" : "s") +
                                    "; the view has " + std::to_string(v.rank()) + " axes"));
@@ -81,8 +82,8 @@ Result<View> apply_rearrange(const View& v, const RearrangeStep& step, std::stri
       }
       known.emplace_back(n.name, it->second);
       if (__builtin_mul_overflow(product, it->second, &product))
-        return R::failure(
-            error_at(text, g.offset, g.length, "the sizes of " + g.str() + " overflow 64 bits"));
+        return R::failure(error_at(DiagId::view_overflow, text, g.offset, g.length,
+                                   "the sizes of " + g.str() + " overflow 64 bits"));
     }
     std::map<std::string, i64, std::less<>> sizes(known.begin(), known.end());
     std::string axis_desc = "axis " + std::to_string(i) + " of size " + std::to_string(a.size);
@@ -90,20 +91,20 @@ Result<View> apply_rearrange(const View& v, const RearrangeStep& step, std::stri
       std::string names;
       for (const auto& u : unknown)
         names += (names.empty() ? "" : ", ") + u;
-      return R::failure(error_at(text, g.offset, g.length,
+      return R::failure(error_at(DiagId::view_cannot_infer, text, g.offset, g.length,
                                  "cannot infer more than one size in " + g.str() + " (" +
                                      axis_desc + "): give sizes for all but one of " + names));
     }
     if (unknown.size() == 1) {
       if (a.size % product != 0)
-        return R::failure(error_at(text, g.offset, g.length,
+        return R::failure(error_at(DiagId::view_split_mismatch, text, g.offset, g.length,
                                    "axis of size " + std::to_string(a.size) +
                                        " cannot be split into " + g.str() + " with " +
                                        join_sizes(known)));
       sizes[unknown[0]] = a.size / product;
     } else if (product != a.size) {
       return R::failure(
-          error_at(text, g.offset, g.length,
+          error_at(DiagId::view_split_mismatch, text, g.offset, g.length,
                    g.names.size() == 1
                        ? axis_desc + " cannot be named " + g.str() + " with " + join_sizes(known)
                        : "axis of size " + std::to_string(a.size) + " cannot be split into " +
@@ -116,7 +117,8 @@ Result<View> apply_rearrange(const View& v, const RearrangeStep& step, std::stri
       i64 size = sizes[it->name];
       axes[it->name] = {size, stride};
       if (it + 1 != g.names.rend() && __builtin_mul_overflow(stride, size, &stride))
-        return R::failure(error_at(text, g.offset, g.length, "strides overflow 64 bits"));
+        return R::failure(
+            error_at(DiagId::view_overflow, text, g.offset, g.length, "strides overflow 64 bits"));
     }
   }
 
@@ -135,7 +137,7 @@ Result<View> apply_rearrange(const View& v, const RearrangeStep& step, std::stri
           // Merging needs the outer stride to continue where the inner axis ends.
           if (e.stride != in.size * in.stride)
             return R::failure(
-                error_at(text, g.offset, g.length,
+                error_at(DiagId::view_unmergeable, text, g.offset, g.length,
                          "cannot merge " + g.str() + ": axis '" + it->name + "' has stride " +
                              std::to_string(e.stride) + " bytes, but '" + inner->name + "' (size " +
                              std::to_string(in.size) + ", stride " + std::to_string(in.stride) +
@@ -148,7 +150,8 @@ Result<View> apply_rearrange(const View& v, const RearrangeStep& step, std::stri
         inner = &*it;
       }
       if (__builtin_mul_overflow(size, e.size, &size))
-        return R::failure(error_at(text, g.offset, g.length, "the merged size overflows"));
+        return R::failure(
+            error_at(DiagId::view_overflow, text, g.offset, g.length, "the merged size overflows"));
     }
     if (!inner)
       merged.stride_bytes = axes[g.names.back().name].stride;
@@ -169,7 +172,7 @@ Result<View> apply_sub(const View& v, const SubStep& step, std::string_view text
   if (step.entries.size() > v.rank()) {
     auto [o, l] = where(step.entries[v.rank()]);
     return R::failure(
-        error_at(text, o, l,
+        error_at(DiagId::view_sub_too_many, text, o, l,
                  "too many entries in .sub[]: " + std::to_string(step.entries.size()) +
                      " for a view of " + std::to_string(v.rank()) + " axes"));
   }
@@ -186,7 +189,7 @@ Result<View> apply_sub(const View& v, const SubStep& step, std::string_view text
     std::string axis_desc = "axis " + std::to_string(i) + " of size " + std::to_string(a.size);
     if (e.is_slice) {
       if (e.begin < 0 || e.end > a.size || e.begin >= e.end)
-        return R::failure(error_at(text, o, l,
+        return R::failure(error_at(DiagId::view_slice_range, text, o, l,
                                    "slice " + std::to_string(e.begin) + ":" +
                                        std::to_string(e.end) + " is out of range for " + axis_desc +
                                        " (it needs 0 <= begin < end <= " + std::to_string(a.size) +
@@ -198,16 +201,17 @@ Result<View> apply_sub(const View& v, const SubStep& step, std::string_view text
       continue;
     }
     if (!e.index)
-      return R::failure(error_at(text, o, l, "a .sub[] entry has no index"));
+      return R::failure(error_at(DiagId::view_syntax, text, o, l, "a .sub[] entry has no index"));
     if (is_constant(*e.index)) {
       auto c = constant_value(*e.index);
       if (!c)
-        return R::failure(error_at(text, o, l,
+        return R::failure(error_at(DiagId::view_index_not_evaluable, text, o, l,
                                    "the index cannot be evaluated (a division by "
                                    "zero or an overflow)"));
       if (*c < 0 || *c >= a.size)
-        return R::failure(error_at(
-            text, o, l, "index " + std::to_string(*c) + " is out of range for " + axis_desc));
+        return R::failure(
+            error_at(DiagId::view_index_range, text, o, l,
+                     "index " + std::to_string(*c) + " is out of range for " + axis_desc));
       out.offset_bytes += *c * a.stride_bytes;
       continue;
     }
@@ -225,7 +229,9 @@ Result<View> apply_reinterpret(const View& v, const ReinterpretStep& step, std::
       offset + len < text.size() &&
       (std::isalnum(static_cast<unsigned char>(text[offset + len])) || text[offset + len] == '_'))
     ++len;
-  auto fail = [&](std::string m) { return R::failure(error_at(text, offset, len, std::move(m))); };
+  auto fail = [&](std::string m) {
+    return R::failure(error_at(DiagId::view_bad_reinterpret, text, offset, len, std::move(m)));
+  };
   std::string target = "." + std::string(name(step.dtype)) + " view";
   const i64 old_size = size_bytes(v.dtype);
   const i64 new_size = size_bytes(step.dtype);

@@ -1,7 +1,9 @@
 // parse_view: `NAME(.rearrange("pattern", k=v, ...) | .sub[entries] | .view("dtype"))*`.
 
+#include "emitter/tile/suggest.hpp"
 #include "emitter/tile/view.hpp"
 
+#include <array>
 #include <cctype>
 #include <string>
 
@@ -30,19 +32,20 @@ public:
   View run() {
     skip_ws();
     if (i_ >= t_.size() || !name_start(t_[i_]))
-      fail(i_, 1, "expected a tensor name; found " + describe());
+      fail(DiagId::view_syntax, i_, 1, "expected a tensor name; found " + describe());
     std::size_t name_at = i_;
     std::string_view n = name();
     const Tensor* tensor = find_tensor_ ? find_tensor_(n) : nullptr;
     if (!tensor)
-      fail(name_at, n.size(), "unknown tensor '" + std::string(n) + "'");
+      fail(DiagId::view_unknown_tensor, name_at, n.size(),
+           "unknown tensor '" + std::string(n) + "'");
     View v = whole(*tensor);
     while (true) {
       skip_ws();
       if (i_ >= t_.size())
         return v;
       if (t_[i_] != '.')
-        fail(i_, 1,
+        fail(DiagId::view_syntax, i_, 1,
              "expected '.rearrange(...)', '.sub[...]', '.view(...)' or the end; found " +
                  describe());
       ++i_;
@@ -55,17 +58,21 @@ public:
         v = sub(v);
       else if (method == "view")
         v = reinterpret(v);
+      else if (method.empty())
+        fail(DiagId::view_syntax, method_at, 1,
+             "expected a method name after '.'; found " + describe());
       else
-        fail(method_at, std::max<std::size_t>(method.size(), 1),
-             method.empty()
-                 ? "expected a method name after '.'; found " + describe()
-                 : "unknown method '" + std::string(method) + "'; expected rearrange, sub or view");
+        fail(DiagId::view_unknown_method, method_at, method.size(),
+             "unknown method '" + std::string(method) + "'" +
+                 or_choices(did_you_mean(method, kMethods), "; expected rearrange, sub or view"));
     }
   }
 
 private:
-  [[noreturn]] void fail(std::size_t offset, std::size_t length, std::string message) {
-    throw ViewSyntaxError{error_at(t_, offset, length, std::move(message))};
+  static constexpr std::array<std::string_view, 3> kMethods = {"rearrange", "sub", "view"};
+
+  [[noreturn]] void fail(DiagId id, std::size_t offset, std::size_t length, std::string message) {
+    throw ViewSyntaxError{error_at(id, t_, offset, length, std::move(message))};
   }
 
   std::string describe() const {
@@ -90,7 +97,7 @@ private:
   void expect(char c, std::string_view what) {
     skip_ws();
     if (i_ >= t_.size() || t_[i_] != c)
-      fail(i_, 1,
+      fail(DiagId::view_syntax, i_, 1,
            "expected '" + std::string(1, c) + "' " + std::string(what) + "; found " + describe());
     ++i_;
   }
@@ -99,14 +106,16 @@ private:
   std::pair<std::size_t, std::size_t> string_literal(std::string_view what) {
     skip_ws();
     if (i_ >= t_.size() || (t_[i_] != '"' && t_[i_] != '\''))
-      fail(i_, 1, "expected " + std::string(what) + " in quotes; found " + describe());
+      fail(DiagId::view_syntax, i_, 1,
+           "expected " + std::string(what) + " in quotes; found " + describe());
     char q = t_[i_];
     std::size_t open = i_++;
     std::size_t b = i_;
     while (i_ < t_.size() && t_[i_] != q)
       ++i_;
     if (i_ >= t_.size())
-      fail(open, t_.size() - open, "unterminated string: no closing " + std::string(1, q));
+      fail(DiagId::view_syntax, open, t_.size() - open,
+           "unterminated string: no closing " + std::string(1, q));
     std::size_t e = i_++;
     return {b, e};
   }
@@ -120,7 +129,7 @@ private:
       ++j;
     auto parsed = parse_expr_in(t_, i_, j, {});
     if (j == i_ || !parsed || (*parsed)->kind != ExprKind::constant)
-      fail(i_, std::max<std::size_t>(j - i_, 1),
+      fail(DiagId::view_syntax, i_, std::max<std::size_t>(j - i_, 1),
            "expected an integer size; found " +
                (j == i_ ? describe() : "'" + std::string(t_.substr(i_, j - i_)) + "'"));
     i_ = j;
@@ -149,12 +158,12 @@ private:
       std::size_t key_at = i_;
       std::string key(name());
       if (key.empty())
-        fail(i_, 1, "expected a size keyword like w=4; found " + describe());
+        fail(DiagId::view_syntax, i_, 1, "expected a size keyword like w=4; found " + describe());
       expect('=', "after the size keyword '" + key + "'");
       std::size_t value_at = 0;
       std::int64_t value = integer(value_at);
       if (step.sizes.count(key))
-        fail(key_at, key.size(), "size for '" + key + "' given twice");
+        fail(DiagId::view_duplicate_size, key_at, key.size(), "size for '" + key + "' given twice");
       step.sizes[key] = value;
       step.size_offsets[key] = static_cast<std::uint32_t>(key_at);
     }
@@ -194,11 +203,12 @@ private:
     if (!r)
       throw ViewSyntaxError{r.diagnostics.items().front()};
     if (!is_constant(**r))
-      fail(b, e - b,
+      fail(DiagId::view_slice_not_constant, b, e - b,
            "slice bounds must be constants; index with a runtime value instead of slicing");
     auto c = constant_value(**r);
     if (!c)
-      fail(b, e - b, "the slice bound cannot be evaluated (a division by zero or an overflow)");
+      fail(DiagId::view_index_not_evaluable, b, e - b,
+           "the slice bound cannot be evaluated (a division by zero or an overflow)");
     return *c;
   }
 
@@ -224,7 +234,7 @@ private:
       }
     }
     if (k >= t_.size())
-      fail(open, 1, "expected ']' to close '.sub['");
+      fail(DiagId::view_syntax, open, 1, "expected ']' to close '.sub['");
     spans.emplace_back(entry_begin, k);
     i_ = k + 1;
 
@@ -233,7 +243,7 @@ private:
       auto [b, e] = spans[n];
       trim(b, e);
       if (b == e)
-        fail(b, 1, "expected an index or a slice (`a:b`, `:`) in .sub[]");
+        fail(DiagId::view_syntax, b, 1, "expected an index or a slice (`a:b`, `:`) in .sub[]");
       SubEntry entry;
       entry.offset = static_cast<std::uint32_t>(b);
       entry.length = static_cast<std::uint32_t>(e - b);
@@ -263,10 +273,9 @@ private:
     std::string_view dt = t_.substr(b, e - b);
     auto parsed = parse_dtype(dt);
     if (!parsed)
-      fail(b, std::max<std::size_t>(e - b, 1),
-           "unknown element type '" + std::string(dt) +
-               "'; expected uint8, int8, uint16, int16, float16, bfloat16, uint32, int32, "
-               "float32, uint64, int64, float64, b8, b16, b32, b64 or an alias (u32, f16, ...)");
+      fail(DiagId::view_unknown_dtype, b, std::max<std::size_t>(e - b, 1),
+           "unknown element type '" + std::string(dt) + "'" +
+               or_choices(did_you_mean(dt, dtype_spellings()), "; expected " + dtype_choices()));
     expect(')', "after the element type");
     return checked(apply_step(v, ReinterpretStep{*parsed}, t_, b));
   }

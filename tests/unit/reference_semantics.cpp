@@ -355,6 +355,99 @@ TEST_CASE("reference: wait_group n leaves the newest n groups pending") {
                     [](bool d) { return d; }));
 }
 
+/// The IDs of the findings, in order.
+std::vector<ptxgen::DiagId> finding_ids(const ReferenceOutput& out) {
+  std::vector<ptxgen::DiagId> ids;
+  for (const auto& f : out.findings) {
+    ids.push_back(f.id);
+  }
+  return ids;
+}
+
+TEST_CASE("reference: a wait with no commit_group before it is reported once, as the cause") {
+  Builder b;
+  b.k.block = 32;
+  const auto& A = b.add("A", tile::Space::global, {32, 16}, tile::DType::uint8);
+  const auto& S = b.add("S", tile::Space::shared, {32, 16}, tile::DType::uint8);
+  const auto& B = b.add("B", tile::Space::global, {32, 16}, tile::DType::uint8);
+  b.apply(Builder::row(S, tid()), Builder::row(A, tid()), 16); // op 1, never committed
+  b.op(tile::WaitGroupOp{0});                                  // op 2: covers no group
+  b.op(tile::CtaSyncOp{});
+  b.copy(Builder::row(B, tid()), Builder::row(S, tid())); // reads the pending bytes
+  ReferenceInput in;
+  in.kernel = &b.k;
+  in.global["A"] = iota_bytes(512);
+  in.global["B"] = Bytes(512, 1);
+  const auto out = evaluate_reference(in);
+  INFO(all_problems(out));
+  // One finding, at the wait; not the pending read, the undefined bytes reaching B, nor the
+  // copies pending at the end, which all follow from it.
+  REQUIRE(finding_ids(out) == std::vector<ptxgen::DiagId>{ptxgen::DiagId::check_missing_commit});
+  CHECK(out.findings[0].op == 1);
+  CHECK(out.findings[0].message.find("op 1 (apply") != std::string::npos);
+  CHECK(out.findings[0].message.find("(") != 0);
+  CHECK(out.findings[0].message.find("times in all") == std::string::npos);
+  REQUIRE(out.problems.size() == 1);
+  CHECK(out.problems[0].rfind("op 2 (wait_group): no commit_group before this wait", 0) == 0);
+}
+
+TEST_CASE("reference: a wait without a commit and nothing read afterwards is still the cause") {
+  Builder b;
+  b.k.block = 32;
+  const auto& A = b.add("A", tile::Space::global, {32, 16}, tile::DType::uint8);
+  const auto& S = b.add("S", tile::Space::shared, {32, 16}, tile::DType::uint8);
+  b.apply(Builder::row(S, tid()), Builder::row(A, tid()), 16);
+  b.op(tile::WaitGroupOp{0}); // the copies stay pending to the end of the kernel
+  ReferenceInput in;
+  in.kernel = &b.k;
+  in.global["A"] = iota_bytes(512);
+  const auto out = evaluate_reference(in);
+  INFO(all_problems(out));
+  CHECK(finding_ids(out) == std::vector<ptxgen::DiagId>{ptxgen::DiagId::check_missing_commit});
+}
+
+TEST_CASE("reference: copies issued after a commit and waited for later are no problem") {
+  // Pipelining: tile 2 is issued before the wait for tile 1 and committed after it. The first
+  // wait passes over tile 2 (uncommitted), which is fine: nothing reads it before the second.
+  Builder b;
+  b.k.block = 32;
+  const auto& A = b.add("A", tile::Space::global, {32, 16}, tile::DType::uint8);
+  const auto& S1 = b.add("S1", tile::Space::shared, {32, 16}, tile::DType::uint8);
+  const auto& S2 = b.add("S2", tile::Space::shared, {32, 16}, tile::DType::uint8);
+  const auto& B1 = b.add("B1", tile::Space::global, {32, 16}, tile::DType::uint8);
+  const auto& B2 = b.add("B2", tile::Space::global, {32, 16}, tile::DType::uint8);
+  b.apply(Builder::row(S1, tid()), Builder::row(A, tid()), 16);
+  b.op(tile::CommitGroupOp{});
+  b.apply(Builder::row(S2, tid()), Builder::row(A, tid()), 16);
+  b.op(tile::WaitGroupOp{0});
+  b.copy(Builder::row(B1, tid()), Builder::row(S1, tid()));
+  b.op(tile::CommitGroupOp{});
+  b.op(tile::WaitGroupOp{0});
+  b.copy(Builder::row(B2, tid()), Builder::row(S2, tid()));
+  ReferenceInput in;
+  in.kernel = &b.k;
+  const Bytes a = iota_bytes(512);
+  in.global["A"] = a;
+  in.global["B1"] = Bytes(512, 1);
+  in.global["B2"] = Bytes(512, 1);
+  const auto out = evaluate_reference(in);
+  INFO(all_problems(out));
+  CHECK(out.findings.empty());
+  CHECK(out.problems.empty());
+  CHECK(out.global.at("B1") == a);
+  CHECK(out.global.at("B2") == a);
+}
+
+TEST_CASE("reference: findings carry the ID of their kind, one per problem line") {
+  RowKernel r;
+  r.b.apply(Builder::row(*r.S, tid()),
+            Builder::row(*r.A, binary(tile::ExprOp::add, tid(), constant(1))), 16);
+  r.finish();
+  const auto out = r.run(iota_bytes(512));
+  REQUIRE(out.findings.size() == out.problems.size());
+  CHECK(finding_ids(out) == std::vector<ptxgen::DiagId>{ptxgen::DiagId::check_out_of_bounds});
+}
+
 TEST_CASE("reference: bytes outside a tensor are reported and not written") {
   RowKernel r;
   // src A.sub[tid + 1, :]: thread 31 reads row 32 of a 32-row tensor.

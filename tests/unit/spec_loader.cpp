@@ -5,6 +5,8 @@
 // the test (line 1 is the first line of the raw string).
 
 #include "driver/spec/loader.hpp"
+#include "emitter/ptx/validator.hpp"
+#include "emitter/tile/contract.hpp"
 
 #include <string>
 
@@ -265,8 +267,10 @@ TEST_CASE("unknown keys are errors at the key, with a suggestion") {
 }
 
 TEST_CASE("chunk_bytes is required and must be an integer literal") {
-  check_single_error(load_case(kApplyHead), 19, 1, 0,
-                     "chunk_bytes is required; no width is inferred from the layout");
+  check_single_error(
+      load_case(kApplyHead), 19, 1, 0,
+      "is missing 'chunk_bytes' (an integer literal 4, 8 or 16; no width is inferred "
+      "from the layout)");
   // `chunk_bytes = "16"`: the value starts at column 15 and is 4 bytes wide.
   check_single_error(load_case(std::string(kApplyHead) + "chunk_bytes = \"16\"\n"), 24, 15, 4,
                      "chunk_bytes must be an integer literal");
@@ -283,14 +287,20 @@ TEST_CASE("src_size and ignore_src together are an error at the second one") {
       26, 1, 10, msg);
 }
 
-TEST_CASE("a bad dtype lists the valid names") {
+TEST_CASE("a bad dtype lists the valid names and aliases, or suggests a close one") {
   auto r = load("[kernel]\nname = \"k\"\nblock = 32\n\n[tensor.A]\nspace = \"global\"\n"
-                "shape = [32, 16]\ndtype = \"float17\"\n");
-  check_single_error(r, 8, 9, 9, "unknown dtype 'float17'; expected one of:");
+                "shape = [32, 16]\ndtype = \"complex64\"\n");
+  check_single_error(r, 8, 9, 11, "unknown dtype 'complex64'; expected one of:");
   auto es = errors(r);
   REQUIRE(!es.empty());
-  for (std::string_view n : {"uint8", "float16", "bfloat16", "float32", "b64"})
+  CHECK(es.front().id == DiagId::spec_unknown_dtype);
+  for (std::string_view n : {"uint8", "float16", "bfloat16", "float32", "b64", "(or an alias: u8",
+                             "bf16", "bfloat", "half", "double"})
     CHECK(es.front().message.find(n) != std::string::npos);
+  // A near miss gets the nearest spelling instead of the whole list.
+  auto near = load("[kernel]\nname = \"k\"\nblock = 32\n\n[tensor.A]\nspace = \"global\"\n"
+                   "shape = [32, 16]\ndtype = \"float17\"\n");
+  check_single_error(near, 8, 9, 9, "unknown dtype 'float17'; did you mean 'float16'?");
 }
 
 TEST_CASE("errors inside view strings land on the bad character of the file line") {
@@ -365,6 +375,77 @@ TEST_CASE("several errors are reported at once, in file order") {
   CHECK(es[2].line == 28);
   CHECK(es[2].column == 7);
   CHECK(es[2].message.find("got an integer") != std::string::npos);
+}
+
+TEST_CASE("several errors carry the IDs of their rules") {
+  auto r = load_case("[[op]]\nop = \"wait_group\"\nn = -1\n\n"                     // 19..22
+                     "[[op]]\nop = \"aply\"\n\n"                                   // 23..25
+                     "[[op]]\nop = \"copy\"\ndst = 7\nsrc = \"A.sub[tid, :]\"\n"); // 26..29
+  auto es = errors(r);
+  REQUIRE(es.size() == 3);
+  CHECK(es[0].id == DiagId::contract_wait_group_range);
+  CHECK(es[1].id == DiagId::spec_unknown_op);
+  CHECK(es[2].id == DiagId::spec_wrong_type);
+  CHECK(format(es[1]).find(" [spec_unknown_op]\n") != std::string::npos);
+}
+
+TEST_CASE("wait_group n is limited by ptx::max_wait_group, in the loader and in the contract") {
+  const std::string top = "[[op]]\nop = \"wait_group\"\nn = " + std::to_string(ptx::max_wait_group);
+  auto ok = load_case(top + "\n");
+  INFO(ok.diagnostics.format_all());
+  REQUIRE(ok);
+  CHECK_FALSE(tile::check_contract(**ok).has_errors());
+  auto over = load_case(
+      "[[op]]\nop = \"wait_group\"\nn = " + std::to_string(ptx::max_wait_group + 1) + "\n");
+  REQUIRE(errors(over).size() == 1);
+  CHECK(errors(over)[0].id == DiagId::contract_wait_group_range);
+  CHECK(errors(over)[0].message.find("0.." + std::to_string(ptx::max_wait_group) + ";") !=
+        std::string::npos);
+  // A kernel built in C++ skips the loader: the contract has the same limit.
+  std::get<tile::WaitGroupOp>((*ok)->ops.back().body).n = ptx::max_wait_group + 1;
+  const auto ds = tile::check_contract(**ok);
+  CHECK(ds.has(DiagId::contract_wait_group_range));
+}
+
+TEST_CASE("misspelt names get the nearest valid one, wherever they are reported") {
+  struct Case {
+    std::string body;
+    DiagId id;
+    std::string suggestion;
+  };
+  const Case cases[] = {
+      {"[tensor.B]\nspace = \"shraed\"\nshape = [4]\ndtype = \"uint8\"\n",
+       DiagId::spec_unknown_space, "did you mean 'shared'?"},
+      {"[tensor.B]\nspace = \"global\"\nshape = [4]\ndtype = \"unit8\"\n",
+       DiagId::spec_unknown_dtype, "did you mean 'uint8'?"},
+      {"[param.p]\ndtype = \"u46\"\nvalue = 1\n", DiagId::spec_param_dtype, "did you mean 'u64'?"},
+      {std::string(kApplyHead) + "chunk_bytes = 16\nsrc_size = \"valid_row\"\n",
+       DiagId::expr_unknown_name, "did you mean 'valid_rows'?"},
+      {"[[op]]\nop = \"copy\"\ndst = \"S.sub[tdi, :]\"\nsrc = \"A.sub[tid, :]\"\n",
+       DiagId::expr_unknown_name, "did you mean 'tid'?"},
+      {"[tensor.shared]\nspace = \"shared\"\nshape = [32, 16]\ndtype = \"uint8\"\n\n"
+       "[[op]]\nop = \"copy\"\ndst = \"shraed.sub[tid, :]\"\nsrc = \"A.sub[tid, :]\"\n",
+       DiagId::view_unknown_tensor, "did you mean 'shared'?"},
+      {"[[op]]\nop = \"copy\"\ndst = \"S.sub[tid, :]\"\nsrc = \"A.subb[tid, :]\"\n",
+       DiagId::view_unknown_method, "did you mean 'sub'?"},
+      {"[[op]]\nop = \"fil\"\n", DiagId::spec_unknown_op, "did you mean 'fill'?"},
+      {"[kernal]\n", DiagId::spec_unknown_key, "did you mean 'kernel'?"},
+      {"[tensor.B]\nspace = \"global\"\nshape = [4]\ndtype = \"uint8\"\ninit = \"arrange % 7\"\n",
+       DiagId::spec_bad_init, "did you mean 'arange'?"},
+      {std::string(kApplyHead) + "chunk_bytes = 16\ncache_policy = \"createpolicy(evict_frist)\"\n",
+       DiagId::spec_unknown_eviction_priority, "did you mean 'evict_first'?"},
+      {std::string(kApplyHead) + "chunk_bytes = 16\ncache_policy = { primary = \"evict_lats\" }\n",
+       DiagId::spec_unknown_eviction_priority, "did you mean 'evict_last'?"},
+  };
+  for (const Case& c : cases) {
+    auto r = load_case(c.body);
+    INFO(c.body);
+    INFO(r.diagnostics.format_all());
+    bool found = false;
+    for (const Diagnostic& d : errors(r))
+      found = found || (d.id == c.id && d.message.find(c.suggestion) != std::string::npos);
+    CHECK(found);
+  }
 }
 
 TEST_CASE("kernel limits") {

@@ -1,14 +1,14 @@
 // "Did you mean" suggestions for spec keys: the edit distance and the closeness rule.
 
-#include "driver/spec/suggest.hpp"
+#include "emitter/tile/suggest.hpp"
 
 #include <array>
 #include <string_view>
 
 #include <doctest/doctest.h>
 
-using ptxgen::driver::closest_match;
-using ptxgen::driver::edit_distance;
+using ptxgen::tile::closest_match;
+using ptxgen::tile::edit_distance;
 
 TEST_CASE("edit distance counts insertions, deletions, substitutions and transpositions") {
   CHECK(edit_distance("", "") == 0);

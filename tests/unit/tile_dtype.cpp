@@ -2,6 +2,11 @@
 #include "emitter/tile/dtype.hpp"
 #include "emitter/tile/tensor.hpp"
 
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
 #include <doctest/doctest.h>
 
 using namespace ptxgen::tile;
@@ -55,4 +60,63 @@ TEST_CASE("tensor element count and size in bytes") {
   CHECK(z.size_bytes() == 0);
   Tensor huge{"h", Space::global, {1LL << 40, 1LL << 40}, DType::uint8};
   CHECK(huge.element_count() == -1);
+}
+
+// docs/spec-format.md documents the aliases in a table whose rows read
+// "| `a1` `a2` ... | `dtype1` `dtype2` ... |"; an alias parse_dtype() accepts
+// but the table does not list (or the other way round) fails here.
+TEST_CASE("the dtype aliases parse_dtype accepts are exactly those docs/spec-format.md lists") {
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/docs/spec-format.md");
+  REQUIRE(in);
+  auto ticked = [](const std::string& cell) {
+    std::vector<std::string> out;
+    for (std::size_t b = cell.find('`'); b != std::string::npos; b = cell.find('`', b + 1)) {
+      std::size_t e = cell.find('`', b + 1);
+      if (e == std::string::npos)
+        break;
+      out.push_back(cell.substr(b + 1, e - b - 1));
+      b = e;
+    }
+    return out;
+  };
+  std::set<std::string> documented;
+  bool in_table = false;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line == "| alias | dtype |") {
+      in_table = true;
+      continue;
+    }
+    if (!in_table || line.rfind("| ---", 0) == 0)
+      continue;
+    if (line.rfind("| `", 0) != 0)
+      break; // the end of the table
+    const std::size_t bar = line.find(" | ", 2);
+    REQUIRE(bar != std::string::npos);
+    const auto aliases = ticked(line.substr(0, bar));
+    const auto types = ticked(line.substr(bar));
+    INFO(line);
+    // Either one dtype per alias, or one dtype for all the row's aliases.
+    REQUIRE((types.size() == aliases.size() || types.size() == 1));
+    for (std::size_t i = 0; i < aliases.size(); ++i) {
+      const std::string& type = types.size() == 1 ? types[0] : types[i];
+      INFO(aliases[i] << " -> " << type);
+      CHECK(parse_dtype(aliases[i]) == parse_dtype(type));
+      CHECK(parse_dtype(type).has_value());
+      documented.insert(aliases[i]);
+    }
+  }
+  std::set<std::string> accepted;
+  for (std::string_view a : dtype_aliases())
+    accepted.insert(std::string(a));
+  CHECK(documented == accepted);
+  CHECK(accepted.size() == 20);
+}
+
+TEST_CASE("dtype_spellings lists the names, then the aliases, each parsing") {
+  const auto all = dtype_spellings();
+  CHECK(all.size() == 16 + dtype_aliases().size());
+  CHECK(all.front() == "uint8");
+  for (std::string_view s : all)
+    CHECK(parse_dtype(s).has_value());
 }

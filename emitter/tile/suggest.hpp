@@ -1,11 +1,13 @@
 #pragma once
-// "Did you mean ...?" for misspelt keys and names in spec files.
+// "Did you mean ...?" for misspelt keys, names and spellings (spec keys, ops, tensors,
+// parameters, dtypes, view methods, expression names).
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 
-namespace ptxgen::driver {
+namespace ptxgen::tile {
 
 /// Optimal-string-alignment distance: insertions, deletions, substitutions and
 /// transpositions of two adjacent characters each cost 1.
@@ -17,4 +19,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// none is close enough or `word` is itself a candidate.
 std::string_view closest_match(std::string_view word, std::span<const std::string_view> candidates);
 
-} // namespace ptxgen::driver
+/// "; did you mean 'x'?" for closest_match(word, candidates), or "" when none is close.
+std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates);
+
+/// `suggestion` (a did_you_mean() result) when it is not empty, else `choices`.
+std::string or_choices(std::string suggestion, std::string choices);
+
+} // namespace ptxgen::tile

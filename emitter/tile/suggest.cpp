@@ -1,9 +1,9 @@
-#include "driver/spec/suggest.hpp"
+#include "emitter/tile/suggest.hpp"
 
 #include <algorithm>
 #include <vector>
 
-namespace ptxgen::driver {
+namespace ptxgen::tile {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   const std::size_t n = a.size();
@@ -44,4 +44,15 @@ std::string_view closest_match(std::string_view word,
   return best;
 }
 
-} // namespace ptxgen::driver
+std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates) {
+  std::string_view m = closest_match(word, candidates);
+  if (m.empty())
+    return {};
+  return "; did you mean '" + std::string(m) + "'?";
+}
+
+std::string or_choices(std::string suggestion, std::string choices) {
+  return suggestion.empty() ? std::move(choices) : std::move(suggestion);
+}
+
+} // namespace ptxgen::tile
