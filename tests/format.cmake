@@ -4,3 +4,8 @@ find_program(PTXGEN_CLANG_FORMAT NAMES clang-format clang-format-14)
 add_test(NAME style.clang_format
          COMMAND bash ${PROJECT_SOURCE_DIR}/tools/check_format.sh ${PTXGEN_CLANG_FORMAT})
 set_tests_properties(style.clang_format PROPERTIES LABELS style SKIP_RETURN_CODE 77)
+
+# style: every diagnostic ID is documented, unique and produced somewhere.
+add_test(NAME style.diag_ids COMMAND bash ${PROJECT_SOURCE_DIR}/tools/check_diag_ids.sh
+                                     ${PROJECT_SOURCE_DIR})
+set_tests_properties(style.diag_ids PROPERTIES LABELS style)

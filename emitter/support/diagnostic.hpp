@@ -21,6 +21,13 @@ enum class DiagId : std::uint16_t {
 #undef PTXGEN_DIAG
 };
 
+/// How many DiagId values there are (they are numbered 0..diag_id_count-1).
+inline constexpr std::size_t diag_id_count = 0
+#define PTXGEN_DIAG(id) +1
+#include "emitter/support/diagnostic_ids.def"
+#undef PTXGEN_DIAG
+    ;
+
 /// The printed name of an ID: DiagId::ptx_cg_size -> "ptx_cg_size".
 std::string_view name(DiagId id);
 
