@@ -298,11 +298,10 @@ int run_instr(const std::vector<std::string>& args) {
     diags.add(place(o.opcode, layout, f));
   if (o.cache_policy == false && parsed->cache_hint) {
     // The validator already said it; add how to fix it from the command line.
-    Diagnostic n;
-    n.severity = Severity::note;
-    n.id = DiagId::ptx_cache_hint_without_policy;
-    n.message = "pass --cache-policy to add the policy operand (ptxgen always prints it: "
-                "with the hint, ptxas reads the last operand as the policy)";
+    Diagnostic n(DiagId::ptx_cache_hint_without_policy,
+                 "pass --cache-policy to add the policy operand (ptxgen always prints it: "
+                 "with the hint, ptxas reads the last operand as the policy)",
+                 Severity::note);
     diags.add(n);
   }
 

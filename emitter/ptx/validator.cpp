@@ -145,7 +145,7 @@ public:
 
 private:
   void error(DiagId id, std::string message, OpcodePart part = OpcodePart::none) {
-    findings_.push_back({Diagnostic{Severity::error, id, std::move(message)}, part});
+    findings_.push_back({Diagnostic(id, std::move(message)), part});
   }
 
   /// "mov's source"

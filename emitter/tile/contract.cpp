@@ -12,9 +12,7 @@ namespace ptxgen::tile {
 
 Diagnostic diagnostic_at(DiagId id, const SourcePos& pos, std::string message,
                          std::uint32_t length) {
-  Diagnostic d;
-  d.id = id;
-  d.message = std::move(message);
+  Diagnostic d(id, std::move(message));
   d.file = pos.file;
   d.line = pos.line;
   d.column = pos.column;
