@@ -2,6 +2,7 @@
 // target and PTX version, prints it in canonical form, or says why not; with
 // --ptxas also asks ptxas whether it agrees.
 
+#include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "emitter/ptx/feature.hpp"
@@ -44,15 +45,9 @@ examples:
   ptxgen instr cp.async.cg.shared.global --chunk-bytes 8              # error: .cg copies 16
 
 exit status: 0 valid (and ptxas agrees, with --ptxas), 1 invalid instruction
-or ptxas disagrees, 2 bad usage, 3 no ptxas.
+or ptxas disagrees, 2 bad usage, 3 no usable ptxas (missing, or it cannot
+assemble an empty kernel for the target).
 )";
-
-int usage_error(const std::string& message) {
-  std::cerr << "ptxgen instr: " << message << "\n"
-            << kUsage << "\n"
-            << "Try `ptxgen instr --help` for the options.\n";
-  return exit_usage;
-}
 
 /// Points a validator finding at the opcode qualifier it concerns, where the user wrote it;
 /// a finding about an operand (or about a qualifier the opcode lacks) has no position.
@@ -167,6 +162,15 @@ int compare_with_ptxas(const std::string& ptxas, const Module& module, Target ta
     std::cerr << "ptxgen instr: cannot check with ptxas: " << error << "\n";
     return exit_environment;
   }
+  // A ptxas that cannot assemble an empty kernel is broken, not a judge: its
+  // verdict on the instruction would mean nothing (exit 3, as `run` does).
+  driver::AssembleResult probe = driver::self_test(where->path, target, target);
+  if (!probe.ok()) {
+    std::cerr << "ptxgen instr: ptxas (" << where->path.string()
+              << ") cannot assemble an empty kernel for " << target.str() << ": "
+              << probe.describe() << "\n";
+    return exit_environment;
+  }
   driver::AssembleOptions options;
   options.target = target;
   options.verbose = false;
@@ -228,17 +232,17 @@ int run_instr(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    return usage_error(e.what());
+    return usage_error("instr", e.what(), kUsage);
   }
   if (vm.count("help")) {
     std::cout << kUsage << "\n" << kHelpText << "\n" << visible;
     return exit_ok;
   }
   if (!vm.count("opcode"))
-    return usage_error("missing OPCODE, e.g. cp.async.cg.shared.global");
+    return usage_error("instr", "missing OPCODE, e.g. cp.async.cg.shared.global", kUsage);
   const auto& ops = vm["opcode"].as<std::vector<std::string>>();
   if (ops.size() != 1)
-    return usage_error("expected one OPCODE; got " + std::to_string(ops.size()));
+    return usage_error("instr", "expected one OPCODE; got " + std::to_string(ops.size()), kUsage);
   o.opcode = ops.front();
   if (vm.count("src-size"))
     o.src_size = vm["src-size"].as<std::string>();
@@ -247,25 +251,30 @@ int run_instr(const std::vector<std::string>& args) {
   if (vm.count("ptxas"))
     o.ptxas = vm["ptxas"].as<std::string>();
   if (!vm.count("chunk-bytes"))
-    return usage_error("--chunk-bytes is required: the copy width is never inferred; give 4, 8 "
-                       "or 16 (`.cg` copies exactly 16)");
+    return usage_error("instr",
+                       "--chunk-bytes is required: the copy width is never inferred; give 4, 8 "
+                       "or 16 (`.cg` copies exactly 16)",
+                       kUsage);
   const std::uint32_t chunk_bytes = vm["chunk-bytes"].as<std::uint32_t>();
 
   auto target = Target::parse(o.target);
   if (!target)
-    return usage_error("--target expects sm_XX or sm_XXa (e.g. sm_80, sm_90a); got '" + o.target +
-                       "'");
+    return usage_error(
+        "instr", "--target expects sm_XX or sm_XXa (e.g. sm_80, sm_90a); got '" + o.target + "'",
+        kUsage);
   std::optional<PtxVersion> version;
   if (o.ptx_version) {
     version = PtxVersion::parse(*o.ptx_version);
     if (!version)
-      return usage_error("--ptx-version expects X.Y (e.g. 7.8); got '" + *o.ptx_version + "'");
+      return usage_error(
+          "instr", "--ptx-version expects X.Y (e.g. 7.8); got '" + *o.ptx_version + "'", kUsage);
   }
   std::optional<std::uint32_t> src_size_imm;
   if (o.src_size && *o.src_size != "reg") {
     const std::string& s = *o.src_size;
     if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
-      return usage_error("--src-size expects a non-negative integer or `reg`; got '" + s + "'");
+      return usage_error(
+          "instr", "--src-size expects a non-negative integer or `reg`; got '" + s + "'", kUsage);
     src_size_imm = static_cast<std::uint32_t>(std::stoul(s));
   }
 

@@ -64,7 +64,7 @@ instr_case() { # instr_case PTXAS WANT_STATUS REGEX
 instr_case "$BIN/missing" 3 "missing"
 instr_case "$BIN/not_executable" 3 "not_executable"
 instr_case "$BIN/bad_elf" 3 "bad_elf|exec|start"
-instr_case "$BIN/failing" 1 "qqq something went wrong zzz"
+instr_case "$BIN/failing" 3 "qqq something went wrong zzz"
 instr_case "$BIN/crashing" 3 "SIGSEGV"
 instr_case "$BIN/aborting" 3 "SIGABRT|signal"
 instr_case "$BIN" 3 "fake bin"
