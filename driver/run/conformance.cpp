@@ -337,6 +337,7 @@ void run_on_sim(Prepared& p) {
   auto r = sim::run(*program, p.kernel->name, launch, memory);
   p.result.launch_ms = ms_since(start);
   if (r.fault) {
+    p.result.sim_fault = r.fault->kind;
     const std::string fault = std::string(sim::name(r.fault->kind)) + ": " + r.fault->message;
     switch (sim::origin(r.fault->kind)) {
     case sim::FaultOrigin::kernel:

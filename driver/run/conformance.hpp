@@ -5,6 +5,7 @@
 // compare every global tensor byte for byte with the independent CPU
 // reference. Specs under a `faults/` folder are run unchecked and must fault.
 
+#include "driver/sim/simulator.hpp"
 #include "emitter/ptx/target.hpp"
 
 #include <cstdint>
@@ -72,7 +73,9 @@ struct CaseResult {
   Evidence evidence = Evidence::none;
   Blame blame = Blame::none;
   bool expect_fault = false; ///< the spec lives under faults/
-  std::string detail;        ///< why it did not pass; for faults/, the fault seen
+  /// On the simulator, the kind of fault the run ended with (what tests switch on).
+  std::optional<sim::FaultKind> sim_fault;
+  std::string detail; ///< why it did not pass; for faults/, the fault seen
   double emit_ms = 0, ptxas_ms = 0, reference_ms = 0, load_ms = 0, launch_ms = 0, compare_ms = 0;
   std::uint64_t bytes_compared = 0;
 };
