@@ -299,7 +299,10 @@ int run_asm(const std::vector<std::string>& args) {
       print_rejection(file, t.arch, r);
       status = std::max<int>(status, exit_input);
       break;
-    default:
+    case AssembleResult::Status::failed_to_start:
+    case AssembleResult::Status::crashed:
+    case AssembleResult::Status::timed_out:
+    case AssembleResult::Status::io_error:
       status =
           command_error("asm", exit_environment, file + " (" + t.arch.str() + "): " + r.describe());
       break;
