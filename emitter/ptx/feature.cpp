@@ -12,7 +12,7 @@ namespace ptxgen::ptx {
 namespace {
 
 // Versions and targets as PTX_RULES.md records them (ptxas 13.0 and the PTX ISA 9.0 manual).
-constexpr std::array<FeatureInfo, 7> table = {{
+constexpr auto table = std::to_array<FeatureInfo>({
     {Feature::cp_async, "cp.async", {7, 0}, 80, false, OpcodePart::none},
     {Feature::cp_async_cache_hint, "`.L2::cache_hint`", {7, 4}, 80, false, OpcodePart::cache_hint},
     {Feature::cp_async_prefetch,
@@ -31,7 +31,7 @@ constexpr std::array<FeatureInfo, 7> table = {{
      false,
      OpcodePart::none},
     {Feature::createpolicy, "createpolicy.fractional", {7, 4}, 80, false, OpcodePart::none},
-}};
+});
 
 struct TargetRow {
   int sm;
