@@ -31,6 +31,7 @@ constexpr auto table = std::to_array<FeatureInfo>({
      false,
      OpcodePart::none},
     {Feature::createpolicy, "createpolicy.fractional", {7, 4}, 80, false, OpcodePart::none},
+    {Feature::mbarrier_init, "mbarrier.init", {7, 0}, 80, false, OpcodePart::none},
 });
 
 struct TargetRow {

@@ -25,6 +25,7 @@ enum class Feature : std::uint8_t {
   shared_cta, ///< `.shared::cta` spelling (manual: 7.8; ptxas 13.0 accepts 7.0 on cp.async)
   cp_async_mbarrier_arrive, ///< cp.async.mbarrier.arrive{.noinc}
   createpolicy,             ///< createpolicy.fractional
+  mbarrier_init,            ///< mbarrier.init{.shared{::cta}}.b64
 };
 
 struct FeatureInfo {

@@ -232,6 +232,28 @@ void describe(const CpAsyncMbarrierArrive& m, V& v) {
     v.feature(Feature::shared_cta);
 }
 
+/// mbarrier.init{.shared{::cta}}.b64 [addr], count;  (phase 0, `count` arrivals expected)
+struct MbarrierInit {
+  std::optional<SharedSpace> space; ///< no state space means a generic address
+  Address address;                  ///< the 8-byte mbarrier object in shared memory
+  Operand count;                    ///< a .u32 register or an immediate in 1..2^20-1
+};
+
+template <class V>
+void describe(const MbarrierInit& m, V& v) {
+  v.opcode("mbarrier.init");
+  if (m.space)
+    v.qualifier(name(*m.space));
+  v.qualifier("b64");
+  // ptxas refuses a generic (space-less) address in a 32-bit register here.
+  v.address(m.address, {Role::address, m.space ? AddressWidth::b32_or_b64 : AddressWidth::b64,
+                        SymbolScope::shared});
+  v.use(m.count, {Role::source, ScalarType::u32});
+  v.feature(Feature::mbarrier_init);
+  if (m.space == SharedSpace::shared_cta)
+    v.feature(Feature::shared_cta);
+}
+
 /// L2 eviction priorities for createpolicy.
 enum class EvictionPriority : std::uint8_t {
   evict_last,      ///< `.L2::evict_last`

@@ -251,6 +251,15 @@ private:
   }
   void semantics(const CpAsyncWaitAll&) {}
   void semantics(const CpAsyncMbarrierArrive&) {}
+  void semantics(const MbarrierInit& m) {
+    // The manual's range for the expected arrival count; ptxas accepts any immediate.
+    if (const auto* imm = std::get_if<Immediate>(&m.count);
+        imm && (imm->value < 1 || imm->value > max_mbarrier_count))
+      error(DiagId::ptx_mbarrier_count_range,
+            "mbarrier.init's count must be in 1.." + std::to_string(max_mbarrier_count) +
+                "; it is " + std::to_string(imm->value) +
+                " (ptxgen follows the PTX ISA manual here; ptxas accepts any immediate)");
+  }
   void semantics(const CreatePolicyFractional& p) {
     if (p.secondary && !allowed_as_secondary(*p.secondary))
       error(DiagId::ptx_createpolicy_secondary,

@@ -18,6 +18,9 @@ namespace ptxgen::ptx {
 /// The one wait_group limit: the spec loader and the tile contract use it too.
 inline constexpr std::int64_t max_wait_group = 64;
 
+/// The largest expected arrival count of `mbarrier.init` (the manual's 2^20 - 1).
+inline constexpr std::int64_t max_mbarrier_count = (std::int64_t{1} << 20) - 1;
+
 /// One rule broken by an instruction, with the cp.async opcode qualifier it is about
 /// (OpcodePart::none when it is about an operand or the instruction as a whole).
 struct Finding {
