@@ -37,6 +37,18 @@ std::optional<std::int64_t> binary(tile::ExprOp op, std::int64_t a, std::int64_t
     return a & b;
   case ExprOp::bit_or:
     return a | b;
+  case ExprOp::bit_xor:
+    return a ^ b;
+  case ExprOp::min:
+    if (a < b) {
+      return a;
+    }
+    return b;
+  case ExprOp::max:
+    if (a > b) {
+      return a;
+    }
+    return b;
   case ExprOp::lt:
     return a < b ? 1 : 0;
   case ExprOp::le:
@@ -82,6 +94,13 @@ std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::Expr
   case ExprKind::param: {
     auto it = env.params.find(e.name);
     if (it == env.params.end()) {
+      return std::nullopt;
+    }
+    return it->second;
+  }
+  case ExprKind::axis: {
+    auto it = env.axes.find(e.name);
+    if (it == env.axes.end()) {
       return std::nullopt;
     }
     return it->second;

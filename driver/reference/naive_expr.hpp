@@ -6,7 +6,8 @@
 // (wrapping on overflow, never undefined behaviour); `/` and `%` truncate
 // toward zero like C; `>>` is arithmetic; comparisons and logical operators
 // yield 0 or 1 (`&&` and `||` short-circuit, `c ? a : b` evaluates one arm);
-// warp = tid / 32, lane = tid % 32.
+// `^` is xor, min/max the smaller/larger operand; a repeat axis is its
+// coordinate in env.axes; warp = tid / 32, lane = tid % 32.
 
 #include "emitter/tile/expr.hpp"
 

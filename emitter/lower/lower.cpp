@@ -63,6 +63,8 @@ int leaf_rank(ExprKind k) {
     return 4;
   case ExprKind::warp:
     return 5;
+  case ExprKind::axis: // the lowering sees repeat axes only substituted (substitute_axes)
+    unreachable("compare() of a repeat-axis leaf");
   case ExprKind::unary:
   case ExprKind::binary:
   case ExprKind::select:
@@ -182,6 +184,9 @@ std::optional<Linear> linearize_binary(ExprOp op, const ExprPtr& a, const ExprPt
   case ExprOp::shr:
   case ExprOp::bit_and:
   case ExprOp::bit_or:
+  case ExprOp::bit_xor:
+  case ExprOp::min:
+  case ExprOp::max:
   case ExprOp::lt:
   case ExprOp::le:
   case ExprOp::gt:
@@ -319,6 +324,7 @@ private:
       emit(Ld{StateSpace::param, ScalarType::u32, {r}, Address{Symbol{param_symbol(e->name)}, 0}});
       break;
     case ExprKind::constant:
+    case ExprKind::axis:
     case ExprKind::unary:
     case ExprKind::binary:
     case ExprKind::select:
@@ -351,6 +357,9 @@ private:
     case ExprOp::shr:
     case ExprOp::bit_and:
     case ExprOp::bit_or:
+    case ExprOp::bit_xor:
+    case ExprOp::min:
+    case ExprOp::max:
     case ExprOp::neg:
       return false;
     }
@@ -368,6 +377,8 @@ private:
     case ExprKind::lane:
     case ExprKind::param:
       return leaf(e);
+    case ExprKind::axis:
+      unreachable("value() of a repeat-axis leaf (substitute_axes first)");
     case ExprKind::constant: // returned above
     case ExprKind::unary:
     case ExprKind::binary:
@@ -403,9 +414,14 @@ private:
       r = reg(RegClass::b32);
       emit(Binary{BinaryOp::sub, ScalarType::u32, r, Immediate{0}, x});
     } else if (e->kind == ExprKind::binary) {
-      const Arith op = arith(e->op);
+      Arith op = arith(e->op);
       Operand a = value(e->args[0]);
       Operand b = value(e->args[1]);
+      if (e->op == ExprOp::min || e->op == ExprOp::max) {
+        op.type = minmax_type(*e);
+        a = typed(a, op.type);
+        b = typed(b, op.type);
+      }
       if (std::holds_alternative<Immediate>(a)) {
         if (op.commutative)
           std::swap(a, b);
@@ -418,6 +434,27 @@ private:
       unreachable("compute() of an expression with no u32 lowering");
     }
     return r;
+  }
+
+  /// min/max compare as u32 when both operands are in 0..2^32-1 over the
+  /// launch, else as s32 (the contract proved them in -2^31..2^31-1 where the
+  /// value is used; see check_u32). Registers hold values modulo 2^32 either way.
+  ScalarType minmax_type(const Expr& e) const {
+    const tile::LaunchBounds lb = k_.launch_bounds();
+    for (const auto& a : e.args) {
+      auto b = tile::bounds(*a, lb);
+      if (!b || b->lo < 0 || b->hi > std::int64_t{0xFFFFFFFF})
+        return ScalarType::s32;
+    }
+    return ScalarType::u32;
+  }
+
+  /// An immediate as the type reads it: a constant's s32 spelling for s32.
+  static Operand typed(const Operand& o, ScalarType t) {
+    const auto* imm = std::get_if<Immediate>(&o);
+    if (!imm || t != ScalarType::s32)
+      return o;
+    return Immediate{static_cast<std::int32_t>(static_cast<std::uint32_t>(imm->value))};
   }
 
   /// How a u32 arithmetic operator is lowered.
@@ -446,6 +483,13 @@ private:
       return {BinaryOp::and_, ScalarType::b32, true};
     case ExprOp::bit_or:
       return {BinaryOp::or_, ScalarType::b32, true};
+    case ExprOp::bit_xor:
+      return {BinaryOp::xor_, ScalarType::b32, true};
+    // The type is u32 or s32 (see minmax_type()).
+    case ExprOp::min:
+      return {BinaryOp::min, ScalarType::u32, true};
+    case ExprOp::max:
+      return {BinaryOp::max, ScalarType::u32, true};
     // Predicates are lowered by predicate(), neg by compute(); none is no operator.
     case ExprOp::lt:
     case ExprOp::le:
@@ -497,6 +541,9 @@ private:
     case ExprOp::shr:
     case ExprOp::bit_and:
     case ExprOp::bit_or:
+    case ExprOp::bit_xor:
+    case ExprOp::min:
+    case ExprOp::max:
     case ExprOp::logical_and:
     case ExprOp::logical_or:
     case ExprOp::logical_not:
