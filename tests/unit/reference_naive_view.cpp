@@ -295,3 +295,33 @@ TEST_CASE("naive_evaluate: C semantics") {
   env.params["valid_rows"] = 100;
   CHECK(ptxgen::driver::naive_evaluate(*param, env) == 100);
 }
+
+TEST_CASE("naive_evaluate: xor, min, max, clamp and repeat axes") {
+  using ptxgen::driver::naive_evaluate;
+  using tile::ExprOp;
+  tile::ExprEnv env;
+  env.tid = 70;
+  auto tid = leaf(tile::ExprKind::tid);
+  CHECK(naive_evaluate(*binary(ExprOp::bit_xor, constant(6), constant(3)), env) == 5);
+  CHECK(naive_evaluate(*binary(ExprOp::bit_xor, constant(-5), constant(3)), env) == -8);
+  CHECK(naive_evaluate(*binary(ExprOp::bit_xor, tid, constant(7)), env) == 65);
+  CHECK(naive_evaluate(*binary(ExprOp::min, constant(-3), constant(2)), env) == -3);
+  CHECK(naive_evaluate(*binary(ExprOp::min, constant(2), constant(-3)), env) == -3);
+  CHECK(naive_evaluate(*binary(ExprOp::max, constant(-3), constant(2)), env) == 2);
+  CHECK(naive_evaluate(*binary(ExprOp::max, tid, constant(2)), env) == 70);
+  auto r = std::make_shared<tile::Expr>();
+  r->kind = tile::ExprKind::axis;
+  r->name = "r";
+  CHECK(naive_evaluate(*r, env) == std::nullopt); // no coordinate for r
+  // The per-chunk tail clamp(100 - 16 * r, 0, 16) for r = 0..7: 16 x6, 4, 0.
+  auto tail = binary(
+      ExprOp::min,
+      binary(ExprOp::max, binary(ExprOp::sub, constant(100), binary(ExprOp::mul, constant(16), r)),
+             constant(0)),
+      constant(16));
+  const std::int64_t want[] = {16, 16, 16, 16, 16, 16, 4, 0};
+  for (std::int64_t i = 0; i < 8; ++i) {
+    env.axes["r"] = i;
+    CHECK(naive_evaluate(*tail, env) == want[i]);
+  }
+}
