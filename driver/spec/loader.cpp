@@ -3,6 +3,7 @@
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
 #include "emitter/ptx/validator.hpp"
+#include "emitter/tile/contract.hpp"
 #include "emitter/tile/suggest.hpp"
 
 #include <algorithm>
@@ -1168,9 +1169,11 @@ private:
     return out;
   }
 
-  /// src_size (integer or expression), ignore_src / pred (boolean or expression).
-  std::optional<tile::Located<tile::ExprPtr>> expr_field(const toml::node& v, std::string_view key,
-                                                         const std::string& where, bool is_size) {
+  /// src_size (integer or expression), ignore_src / pred (boolean or expression);
+  /// `axes` are the repeat-axis names the expression may use.
+  std::optional<tile::Located<tile::ExprPtr>>
+  expr_field(const toml::node& v, std::string_view key, const std::string& where, bool is_size,
+             const std::map<std::string, std::size_t, std::less<>>& axes) {
     if (is_size) {
       if (const auto* i = v.as_integer()) {
         std::string text = std::to_string(i->get());
@@ -1190,7 +1193,11 @@ private:
       return std::nullopt;
     }
     const StringLoc loc = locate_string(v);
-    auto r = tile::parse_expr(s->get(), [this](std::string_view n) { return is_param(n); });
+    std::function<bool(std::string_view)> is_axis; // none: the message does not offer axes
+    if (!axes.empty())
+      is_axis = [&axes](std::string_view n) { return axes.find(n) != axes.end(); };
+    auto r = tile::parse_expr(
+        s->get(), [this](std::string_view n) { return is_param(n); }, is_axis);
     if (!r) {
       add_inner(with_suggestions(r.diagnostics, s->get()), loc);
       return std::nullopt;
@@ -1271,12 +1278,13 @@ private:
       }
     }
 
+    const auto axes = tile::repeat_axis_names(a);
     for (std::string_view key :
          {std::string_view("src_size"), std::string_view("ignore_src"), std::string_view("pred")}) {
       const toml::node* v = t.get(key);
       if (!v)
         continue;
-      auto e = expr_field(*v, key, where, key == "src_size");
+      auto e = expr_field(*v, key, where, key == "src_size", axes);
       if (!e) {
         ok = false;
         continue;

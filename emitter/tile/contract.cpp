@@ -10,6 +10,16 @@
 
 namespace ptxgen::tile {
 
+std::map<std::string, std::size_t, std::less<>> repeat_axis_names(const ApplyOp& a) {
+  std::map<std::string, std::size_t, std::less<>> names;
+  const View& v = a.src.value;
+  const std::size_t first = a.scope == Scope::cta ? 2 : 0;
+  for (std::size_t i = first; i + 1 < v.axes.size(); ++i)
+    if (!v.axes[i].name.empty())
+      names.emplace(v.axes[i].name, i);
+  return names;
+}
+
 Diagnostic diagnostic_at(DiagId id, const SourcePos& pos, std::string message,
                          std::uint32_t length) {
   Diagnostic d;
@@ -518,8 +528,12 @@ private:
             "src_size and ignore_src are alternative operand forms and cannot both be supplied",
             text_length(*a.ignore_src));
 
+    // Repeat axes named in the operands range over their axis.
+    LaunchBounds lb = lb_;
+    for (const auto& [name, axis] : repeat_axis_names(a))
+      lb.axes[name] = Interval{0, a.src.value.axes[axis].size - 1};
     if (a.src_size && chunk_ok) {
-      auto b = bounds(*a.src_size->value, lb_);
+      auto b = bounds(*a.src_size->value, lb);
       if (!b || b->lo < 0 || b->hi > chunk) {
         std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
         error(DiagId::contract_src_size_range, a.src_size->pos,
@@ -527,15 +541,15 @@ private:
                   range,
               text_length(*a.src_size));
       } else {
-        check_u32(*a.src_size->value, lb_, a.src_size->pos, text_length(*a.src_size), "src_size",
+        check_u32(*a.src_size->value, lb, a.src_size->pos, text_length(*a.src_size), "src_size",
                   out_);
       }
     }
     if (a.ignore_src)
-      check_u32(*a.ignore_src->value, lb_, a.ignore_src->pos, text_length(*a.ignore_src),
+      check_u32(*a.ignore_src->value, lb, a.ignore_src->pos, text_length(*a.ignore_src),
                 "ignore_src", out_);
     if (a.pred)
-      check_u32(*a.pred->value, lb_, a.pred->pos, text_length(*a.pred), "pred", out_);
+      check_u32(*a.pred->value, lb, a.pred->pos, text_length(*a.pred), "pred", out_);
   }
 
   void check(const ApplyOp& a, const Op&) {

@@ -849,6 +849,58 @@ std::optional<LaunchBounds> narrow_on(const Expr& cond, bool truth, const Launch
   return l;
 }
 
+namespace {
+
+// A rebuilt node after substitution: a constant when it folds, else `x op 0`
+// and `x * 1` (either order) reduce to x; spans are kept.
+ExprPtr fold_substituted(const std::shared_ptr<Expr>& e) {
+  if (auto c = constant_value(*e)) {
+    auto k = std::make_shared<Expr>(*make_constant(*c));
+    k->offset = e->offset;
+    k->length = e->length;
+    return k;
+  }
+  auto is = [](const ExprPtr& x, std::int64_t v) {
+    return x->kind == ExprKind::constant && x->value == v;
+  };
+  // A decided condition evaluates one side only, as evaluate() does.
+  if (e->kind == ExprKind::select && e->args[0]->kind == ExprKind::constant)
+    return e->args[e->args[0]->value != 0 ? 1 : 2];
+  if (e->kind != ExprKind::binary)
+    return e;
+  if (e->op == ExprOp::logical_and && is(e->args[0], 0))
+    return make_constant(0);
+  if (e->op == ExprOp::logical_or && e->args[0]->kind == ExprKind::constant &&
+      e->args[0]->value != 0)
+    return make_constant(1);
+  const ExprPtr& l = e->args[0];
+  const ExprPtr& r = e->args[1];
+  switch (e->op) {
+  case ExprOp::add:
+  case ExprOp::bit_or:
+  case ExprOp::bit_xor:
+    if (is(r, 0))
+      return l;
+    if (is(l, 0))
+      return r;
+    return e;
+  case ExprOp::sub:
+  case ExprOp::shl:
+  case ExprOp::shr:
+    return is(r, 0) ? l : e;
+  case ExprOp::mul:
+    if (is(r, 1))
+      return l;
+    if (is(l, 1))
+      return r;
+    return e;
+  default:
+    return e;
+  }
+}
+
+} // namespace
+
 ExprPtr substitute_axes(const ExprPtr& e,
                         const std::map<std::string, std::int64_t, std::less<>>& coords) {
   if (e->kind == ExprKind::axis) {
@@ -870,7 +922,7 @@ ExprPtr substitute_axes(const ExprPtr& e,
     return e;
   auto copy = std::make_shared<Expr>(*e);
   copy->args = std::move(args);
-  return copy;
+  return fold_substituted(copy);
 }
 
 bool is_constant(const Expr& e) {

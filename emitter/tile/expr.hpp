@@ -173,8 +173,12 @@ std::optional<Interval> bounds(const Expr& e, const LaunchBounds& launch);
 /// arms; nullopt when no thread can take that path.
 std::optional<LaunchBounds> narrow_on(const Expr& cond, bool truth, const LaunchBounds& launch);
 
-/// e with every axis leaf named in `coords` replaced by that constant (shared
-/// subtrees kept where nothing changes).
+/// e with every axis leaf named in `coords` replaced by that constant. Nodes
+/// that change are folded: to a constant when they become constant (an
+/// operation with no value, such as 1 / 0, stays as it is), a select or a
+/// `&&` / `||` whose left side became constant to what evaluate() takes, and `x + 0`,
+/// `x - 0`, `x * 1`, `x | 0`, `x ^ 0`, `x << 0`, `x >> 0` to x. Subtrees that
+/// do not change are shared with e (the same pointers).
 ExprPtr substitute_axes(const ExprPtr& e,
                         const std::map<std::string, std::int64_t, std::less<>>& coords);
 

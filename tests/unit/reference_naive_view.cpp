@@ -325,3 +325,28 @@ TEST_CASE("naive_evaluate: xor, min, max, clamp and repeat axes") {
     CHECK(naive_evaluate(*tail, env) == want[i]);
   }
 }
+
+TEST_CASE("naive_axis_names: replayed from the steps") {
+  using ptxgen::driver::naive_axis_names;
+  tile::Tensor A;
+  A.name = "A";
+  A.dtype = tile::DType::uint8;
+  A.shape = {32, 128};
+  auto parsed = [&](const char* text) {
+    auto r = tile::parse_view(
+        text, [&](std::string_view n) { return n == "A" ? &A : nullptr; },
+        [](std::string_view) { return false; });
+    REQUIRE(r.value.has_value());
+    return *r;
+  };
+  using Names = std::vector<std::string>;
+  CHECK(naive_axis_names(parsed("A.sub[tid, :]"), 2) == Names{""});
+  CHECK(naive_axis_names(parsed(R"(A.sub[tid, :].rearrange("(q p v) -> q p v", p=4, v=16))"), 2) ==
+        Names{"q", "p", "v"});
+  CHECK(naive_axis_names(parsed(R"(A.rearrange("t (q v) -> t q v", v=16).sub[tid, :, :])"), 2) ==
+        Names{"q", "v"});
+  CHECK(naive_axis_names(parsed(R"(A.rearrange("t (q v) -> (t q) v", v=16))"), 2) ==
+        Names{"", "v"});
+  CHECK(naive_axis_names(parsed(R"(A.rearrange("t (q v) -> t q v", v=16).sub[:, 1, :])"), 2) ==
+        Names{"t", "v"});
+}

@@ -3,6 +3,7 @@
 #include "emitter/tile/expr.hpp"
 
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 
@@ -691,4 +692,41 @@ TEST_CASE("xor bounds are sound and reach both ends for sign-uniform ranges") {
   l.params["p"] = {0, 7};
   l.params["q"] = {0, 7};
   CHECK(bounds(*parse_ok("p ^ q"), l) == Interval{0, 7});
+}
+
+TEST_CASE("substitute_axes folds each repeat's value and keeps the rest shared") {
+  ExprPtr e = parse_ok("clamp(n * 2 - 16 * r, 0, 16)");
+  std::map<std::string, std::int64_t, std::less<>> at;
+  // r = 0: n * 2 - 0 becomes n * 2; the rest stays a runtime expression.
+  at["r"] = 0;
+  CHECK(print(*substitute_axes(e, at)) == "min(max(n * 2, 0), 16)");
+  at["r"] = 2;
+  CHECK(print(*substitute_axes(e, at)) == "min(max(n * 2 - 32, 0), 16)");
+  // Unchanged subtrees are the same pointers; an expression with no axis is e itself.
+  ExprPtr s = substitute_axes(e, at);
+  CHECK(s->args[0]->args[0]->args[0] == e->args[0]->args[0]->args[0]); // n * 2
+  ExprPtr plain = parse_ok("tid + n");
+  CHECK(substitute_axes(plain, at) == plain);
+  // Decided conditions and constants fold as evaluate() would.
+  CHECK(print(*substitute_axes(parse_ok("r < 2 ? tid : n"), at)) == "n");
+  CHECK(print(*substitute_axes(parse_ok("r == 3 && tid / 0"), at)) == "0");
+  CHECK(print(*substitute_axes(parse_ok("r == 2 || tid / 0"), at)) == "1");
+  CHECK(print(*substitute_axes(parse_ok("(r - 2) * tid + r * 8"), at)) == "0 * tid + 16");
+  CHECK(print(*substitute_axes(parse_ok("tid / (r - 2)"), at)) == "tid / 0"); // no value: kept
+  // Whatever it folds, the value agrees with evaluating e at that coordinate.
+  for (std::int64_t r = 0; r < 4; ++r)
+    for (std::int64_t n = 0; n < 40; n += 3)
+      for (std::int64_t t = 0; t < 4; ++t) {
+        at["r"] = r;
+        ExprEnv env;
+        env.tid = t;
+        env.params["n"] = n;
+        env.axes["r"] = r;
+        for (const char* text : {"clamp(n * 2 - 16 * r, 0, 16)", "r < 2 ? tid : n - r",
+                                 "(r ^ tid) + min(r, n) * 1 - 0", "r != 1 && tid < n"}) {
+          ExprPtr x = parse_ok(text);
+          INFO(text, " r=", r, " n=", n, " tid=", t);
+          CHECK(evaluate(*substitute_axes(x, at), env) == evaluate(*x, env));
+        }
+      }
 }
