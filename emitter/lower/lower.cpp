@@ -850,7 +850,7 @@ private:
       return SrcSize{std::get<Register>(v)};
     }
     if (a.ignore_src) {
-      ExprPtr e = tile::substitute_axes(a.ignore_src->value, c);
+      ExprPtr e = truth_for(a.ignore_src->value, c);
       if (auto k = tile::constant_value(*e); k && e != a.ignore_src->value) {
         if (*k == 0)
           return std::monostate{};
@@ -862,6 +862,13 @@ private:
     return std::monostate{};
   }
 
+  /// A condition for one repeat: its axes substituted and, when that changed
+  /// it, constant `&&` / `||` operands folded (tile::fold_truth).
+  static ExprPtr truth_for(const ExprPtr& e, const Coords& c) {
+    ExprPtr s = tile::substitute_axes(e, c);
+    return s == e ? e : tile::fold_truth(s);
+  }
+
   /// pred for one repeat: no guard when constant true; `skip` when it names axes
   /// and folds to false (the copy is not emitted: a false guard does nothing).
   struct RepeatGuard {
@@ -871,7 +878,7 @@ private:
   RepeatGuard pred_guard(const tile::ApplyOp& a, const Coords& c) {
     if (!a.pred)
       return {};
-    ExprPtr p = tile::substitute_axes(a.pred->value, c);
+    ExprPtr p = truth_for(a.pred->value, c);
     auto k = tile::constant_value(*p);
     if (k && *k != 0)
       return {};

@@ -925,6 +925,38 @@ ExprPtr substitute_axes(const ExprPtr& e,
   return fold_substituted(copy);
 }
 
+ExprPtr fold_truth(const ExprPtr& e) {
+  auto truth = [](const ExprPtr& x) -> std::optional<bool> {
+    if (x->kind != ExprKind::constant)
+      return std::nullopt;
+    return x->value != 0;
+  };
+  if (e->kind == ExprKind::unary && e->op == ExprOp::logical_not) {
+    ExprPtr a = fold_truth(e->args[0]);
+    if (auto t = truth(a))
+      return make_constant(*t ? 0 : 1);
+    if (a == e->args[0])
+      return e;
+    return make_unary(ExprOp::logical_not, a);
+  }
+  if (e->kind != ExprKind::binary || (e->op != ExprOp::logical_and && e->op != ExprOp::logical_or))
+    return e;
+  ExprPtr a = fold_truth(e->args[0]);
+  ExprPtr b = fold_truth(e->args[1]);
+  const bool is_and = e->op == ExprOp::logical_and;
+  for (int side = 0; side < 2; ++side) {
+    auto t = truth(side == 0 ? a : b);
+    if (!t)
+      continue;
+    if (*t == is_and) // x && 1, x || 0: the other side decides
+      return side == 0 ? b : a;
+    return make_constant(is_and ? 0 : 1); // x && 0, x || 1
+  }
+  if (a == e->args[0] && b == e->args[1])
+    return e;
+  return make_binary(e->op, a, b);
+}
+
 bool is_constant(const Expr& e) {
   if (e.kind == ExprKind::constant)
     return true;

@@ -182,6 +182,12 @@ std::optional<LaunchBounds> narrow_on(const Expr& cond, bool truth, const Launch
 ExprPtr substitute_axes(const ExprPtr& e,
                         const std::map<std::string, std::int64_t, std::less<>>& coords);
 
+/// An expression with e's truth value (zero or not) wherever e has a value,
+/// with constant operands of `&&`, `||` and `!` folded away: `x || 0` and
+/// `x && 1` are x, `x || 1` is 1, `x && 0` is 0. For conditions (pred,
+/// ignore_src) whose value the contract has proved defined.
+ExprPtr fold_truth(const ExprPtr& e);
+
 /// True when e uses no leaf but constants (it may still need folding).
 bool is_constant(const Expr& e);
 

@@ -730,3 +730,32 @@ TEST_CASE("substitute_axes folds each repeat's value and keeps the rest shared")
         }
       }
 }
+
+TEST_CASE("fold_truth keeps the truth value and drops constant && / || operands") {
+  auto ft = [](std::string_view t) { return print(*fold_truth(parse_ok(t))); };
+  CHECK(ft("tid != 5 || 0") == "tid != 5");
+  CHECK(ft("0 || tid != 5") == "tid != 5");
+  CHECK(ft("tid != 5 || 1") == "1");
+  CHECK(ft("tid < 3 && 2") == "tid < 3");
+  CHECK(ft("tid < 3 && 0") == "0");
+  CHECK(ft("!(0 || 0) && tid") == "tid");
+  CHECK(ft("!(tid && 1)") == "!tid");
+  CHECK(ft("tid + 0") == "tid + 0"); // arithmetic is substitute_axes' business
+  const char* texts[] = {"tid % 3 || 0", "!(lane == 2 && 5) || 0 && n",
+                         "(tid > 4 || 0) && (1 && n < 7)", "!!(tid & 1) || 0"};
+  for (const char* text : texts) {
+    ExprPtr e = parse_ok(text);
+    ExprPtr f = fold_truth(e);
+    for (std::int64_t t = 0; t < 40; ++t)
+      for (std::int64_t n = 0; n < 10; ++n) {
+        ExprEnv env;
+        env.tid = t;
+        env.params["n"] = n;
+        auto a = evaluate(*e, env), b = evaluate(*f, env);
+        INFO(text, " tid=", t, " n=", n);
+        REQUIRE(a.has_value());
+        REQUIRE(b.has_value());
+        CHECK((*a != 0) == (*b != 0));
+      }
+  }
+}
