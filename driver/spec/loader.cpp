@@ -1146,7 +1146,9 @@ private:
 
   /// Diagnostics of a view or expression string `text`, with "did you mean" added to an
   /// unknown tensor or name: the parsers do not know the spec's tensors and parameters.
-  Diagnostics with_suggestions(const Diagnostics& inner, std::string_view text) const {
+  Diagnostics
+  with_suggestions(const Diagnostics& inner, std::string_view text,
+                   const std::map<std::string, std::size_t, std::less<>>* axes = nullptr) const {
     Diagnostics out;
     for (Diagnostic d : inner.items()) {
       const bool tensor = d.id == DiagId::view_unknown_tensor;
@@ -1161,6 +1163,9 @@ private:
         } else {
           names.assign(kReservedNames.begin(), kReservedNames.end());
           names.insert(names.end(), param_names_.begin(), param_names_.end());
+          if (axes)
+            for (const auto& [name, index] : *axes)
+              names.push_back(name);
         }
         d.message += did_you_mean(word, names);
       }
@@ -1199,7 +1204,7 @@ private:
     auto r = tile::parse_expr(
         s->get(), [this](std::string_view n) { return is_param(n); }, is_axis);
     if (!r) {
-      add_inner(with_suggestions(r.diagnostics, s->get()), loc);
+      add_inner(with_suggestions(r.diagnostics, s->get(), &axes), loc);
       return std::nullopt;
     }
     return tile::Located<tile::ExprPtr>{std::move(*r), s->get(), loc.pos};
