@@ -22,7 +22,7 @@ rm -rf /tmp/dump-gpu /tmp/dump-sim
     specs/ specs/faults/; } > "$out/gpu.log" 2>&1
 echo "gpu corpus exit status: $?" >> "$out/machine.txt"
 { time "$bin" run --backend cuda --ptxas "$ptxas" specs/ specs/faults/; } > "$out/gpu2.log" 2>&1
-{ time "$bin" run --backend sim --report "$out/sim.json" --dump /tmp/dump-sim \
+{ time "$bin" run --backend sim --ptxas "$ptxas" --report "$out/sim.json" --dump /tmp/dump-sim \
     specs/ specs/faults/; } > "$out/sim.log" 2>&1
 echo "sim corpus exit status: $?" >> "$out/machine.txt"
 # Fault specs are left out: by design they fault on one backend and not the other.

@@ -8,9 +8,18 @@ namespace ptxgen::cli {
 
 namespace po = boost::program_options;
 
-int usage_error(std::string_view command, const std::string& message) {
-  std::cerr << "ptxgen " << command << ": " << message << "\nTry `ptxgen " << command
-            << " --help` for the options.\n";
+int command_error(std::string_view command, ExitStatus status, const std::string& message) {
+  std::cerr << "ptxgen " << command << ": " << message;
+  if (message.empty() || message.back() != '\n')
+    std::cerr << '\n';
+  return status;
+}
+
+int usage_error(std::string_view command, const std::string& message, std::string_view synopsis) {
+  command_error(command, exit_usage, message);
+  if (!synopsis.empty())
+    std::cerr << synopsis << '\n';
+  std::cerr << "Try `ptxgen " << command << " --help` for the options.\n";
   return exit_usage;
 }
 

@@ -1,5 +1,9 @@
 #pragma once
-// Command-line parsing shared by the subcommands (Boost.Program_options).
+// Command-line parsing shared by the subcommands (Boost.Program_options), and
+// the one way a subcommand reports an error: `ptxgen COMMAND: message` on
+// standard error, then the exit status (command.hpp's ExitStatus) to end with.
+
+#include "driver/cli/command.hpp"
 
 #include <boost/program_options.hpp>
 #include <optional>
@@ -9,8 +13,13 @@
 
 namespace ptxgen::cli {
 
-/// Prints `ptxgen COMMAND: message` and a pointer to `--help`; returns exit_usage.
-int usage_error(std::string_view command, const std::string& message);
+/// Prints `ptxgen COMMAND: message` and returns `status`.
+int command_error(std::string_view command, ExitStatus status, const std::string& message);
+
+/// A bad command line: prints `ptxgen COMMAND: message`, the command's
+/// one-line synopsis when given, and a pointer to `--help`; returns exit_usage.
+int usage_error(std::string_view command, const std::string& message,
+                std::string_view synopsis = {});
 
 /// Parses `args` against `options`, collecting the positional arguments into
 /// `positional`. Returns nullopt on success; otherwise it has printed the

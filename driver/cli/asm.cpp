@@ -24,11 +24,6 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using driver::AssembleResult;
 
-int usage(const std::string& message) {
-  std::cerr << "ptxgen asm: " << message << "\nTry `ptxgen asm --help` for the options.\n";
-  return exit_usage;
-}
-
 /// Why an input could not be turned into PTX.
 enum class InputError {
   none,        ///< the PTX was read or emitted
@@ -203,17 +198,17 @@ int run_asm(const std::vector<std::string>& args) {
     return exit_ok;
   }
   if (inputs_in.empty())
-    return usage("no input given");
+    return usage_error("asm", "no input given");
   if (!output.empty() && !out_dir.empty())
-    return usage("-o and --out-dir exclude each other");
+    return usage_error("asm", "-o and --out-dir exclude each other");
   if (!(timeout_s > 0) || timeout_s > 86400)
-    return usage("--timeout must be between 0 and 86400 seconds");
+    return usage_error("asm", "--timeout must be between 0 and 86400 seconds");
   std::vector<ptx::Target> arches;
   std::string error;
   if (!parse_arches(arch_values, arches, error))
-    return usage(error);
+    return usage_error("asm", error);
   if (vm.count("arch") && arches.empty())
-    return usage("--arch names no target");
+    return usage_error("asm", "--arch names no target");
 
   // Inputs first: an unsupported kind is a usage error, before looking for ptxas.
   std::vector<std::string> ptx(inputs_in.size());
@@ -223,14 +218,14 @@ int run_asm(const std::vector<std::string>& args) {
     InputError kind = InputError::none;
     auto text = ptx_for_input(inputs_in[i], kind, error);
     if (kind == InputError::unsupported)
-      return usage(error);
+      return usage_error("asm", error);
     if (kind == InputError::invalid) {
       std::cerr << error;
       spec_failed = true;
       continue;
     }
     if (!text) {
-      std::cerr << "ptxgen asm: " << error << '\n';
+      command_error("asm", exit_environment, error);
       io_failed = true;
       continue;
     }
@@ -250,28 +245,27 @@ int run_asm(const std::vector<std::string>& args) {
     }
     auto declared = declared_target(ptx[i]);
     if (!declared)
-      return usage("'" + inputs_in[i] +
-                   "' has no .target directive ptxgen understands; pass --arch");
+      return usage_error("asm", "'" + inputs_in[i] +
+                                    "' has no .target directive ptxgen understands; pass --arch");
     targets.push_back({i, *declared});
   }
   if (!output.empty() && targets.size() != 1)
-    return usage("-o takes exactly one input and one target; use --out-dir for " +
-                 std::to_string(targets.size()) + " cubins");
+    return usage_error("asm", "-o takes exactly one input and one target; use --out-dir for " +
+                                  std::to_string(targets.size()) + " cubins");
 
   if (!out_dir.empty()) {
     // Two inputs with one stem would write the same cubin name.
     for (std::size_t a = 0; a < inputs_in.size(); ++a)
       for (std::size_t b = a + 1; b < inputs_in.size(); ++b)
         if (fs::path(inputs_in[a]).stem() == fs::path(inputs_in[b]).stem())
-          return usage("'" + inputs_in[a] + "' and '" + inputs_in[b] + "' would both write " +
-                       fs::path(inputs_in[a]).stem().string() + ".<arch>.cubin in --out-dir");
+          return usage_error(
+              "asm", "'" + inputs_in[a] + "' and '" + inputs_in[b] + "' would both write " +
+                         fs::path(inputs_in[a]).stem().string() + ".<arch>.cubin in --out-dir");
   }
 
   auto ptxas = driver::locate_ptxas(ptxas_path, error);
-  if (!ptxas) {
-    std::cerr << "ptxgen asm: " << error << '\n';
-    return exit_environment;
-  }
+  if (!ptxas)
+    return command_error("asm", exit_environment, error);
 
   const bool keep = !output.empty() || !out_dir.empty();
   std::vector<driver::AssembleJob> jobs_list;
@@ -305,29 +299,29 @@ int run_asm(const std::vector<std::string>& args) {
       print_rejection(file, t.arch, r);
       status = std::max<int>(status, exit_input);
       break;
-    default:
-      std::cerr << "ptxgen asm: " << file << " (" << t.arch.str() << "): " << r.describe() << '\n';
-      status = exit_environment;
+    case AssembleResult::Status::failed_to_start:
+    case AssembleResult::Status::crashed:
+    case AssembleResult::Status::timed_out:
+    case AssembleResult::Status::io_error:
+      status =
+          command_error("asm", exit_environment, file + " (" + t.arch.str() + "): " + r.describe());
       break;
     }
   }
   if (rows.size() > 1)
     print_usage_table(rows);
-  if (status != exit_ok) {
-    if (keep)
-      std::cerr << "ptxgen asm: no cubin written\n";
-    return status;
-  }
+  if (status != exit_ok)
+    return keep ? command_error("asm", static_cast<ExitStatus>(status), "no cubin written")
+                : status;
   if (!keep)
     return exit_ok;
 
   if (!out_dir.empty()) {
     std::error_code ec;
     fs::create_directories(out_dir, ec);
-    if (ec) {
-      std::cerr << "ptxgen asm: cannot create '" << out_dir << "': " << ec.message() << '\n';
-      return exit_environment;
-    }
+    if (ec)
+      return command_error("asm", exit_environment,
+                           "cannot create '" + out_dir + "': " + ec.message());
   }
   for (std::size_t k = 0; k < targets.size(); ++k) {
     const auto& t = targets[k];
@@ -337,10 +331,8 @@ int run_asm(const std::vector<std::string>& args) {
                                                t.arch.str() + ".cubin");
     const auto& bytes = results[k].cubin;
     std::string_view contents(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    if (!driver::write_file_atomically(dest, contents, error)) {
-      std::cerr << "ptxgen asm: " << error << '\n';
-      return exit_environment;
-    }
+    if (!driver::write_file_atomically(dest, contents, error))
+      return command_error("asm", exit_environment, error);
   }
   return exit_ok;
 }

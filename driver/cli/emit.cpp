@@ -51,10 +51,8 @@ int run_emit(const std::vector<std::string>& args) {
   if (!parse_target_options(target, version, lo, err))
     return usage_error("emit", err);
   std::vector<fs::path> specs;
-  if (!driver::expand_spec_arguments(specs_in, specs, err)) {
-    std::cerr << "ptxgen emit: " << err << '\n';
-    return exit_input;
-  }
+  if (!driver::expand_spec_arguments(specs_in, specs, err))
+    return command_error("emit", exit_input, err);
   if (specs.size() > 1 && out_dir.empty())
     return usage_error("emit", "several specs need --out-dir");
   int status = exit_ok;
@@ -76,11 +74,14 @@ int run_emit(const std::vector<std::string>& args) {
       dest += ".ptx";
       std::error_code ec;
       fs::create_directories(out_dir, ec);
+      if (ec) {
+        status = command_error("emit", exit_environment,
+                               "cannot create '" + out_dir + "': " + ec.message());
+        continue;
+      }
     }
-    if (!driver::write_file_atomically(dest, e.ptx, err)) {
-      std::cerr << "ptxgen emit: " << err << '\n';
-      status = exit_environment;
-    }
+    if (!driver::write_file_atomically(dest, e.ptx, err))
+      status = command_error("emit", exit_environment, err);
   }
   return status;
 }
@@ -114,10 +115,8 @@ int run_check(const std::vector<std::string>& args) {
   if (!parse_target_options(target, version, lo, err))
     return usage_error("check", err);
   std::vector<fs::path> specs;
-  if (!driver::expand_spec_arguments(specs_in, specs, err)) {
-    std::cerr << "ptxgen check: " << err << '\n';
-    return exit_input;
-  }
+  if (!driver::expand_spec_arguments(specs_in, specs, err))
+    return command_error("check", exit_input, err);
   std::size_t bad = 0;
   for (const auto& spec : specs) {
     auto e = driver::emit_spec(spec, lo);

@@ -63,19 +63,15 @@ int run_golden(const std::vector<std::string>& args) {
   if (!parse_target_options(target, "", lo, err))
     return usage_error("golden", err);
   std::vector<fs::path> specs;
-  if (!driver::expand_spec_arguments(specs_in, specs, err)) {
-    std::cerr << "ptxgen golden: " << err << '\n';
-    return exit_input;
-  }
+  if (!driver::expand_spec_arguments(specs_in, specs, err))
+    return command_error("golden", exit_input, err);
   std::size_t same = 0, differ = 0, missing = 0, invalid = 0, written = 0;
   int status = exit_ok;
   for (const auto& spec : specs) {
     auto gpath = golden_path(spec, spec_root, golden_dir);
-    if (!gpath) {
-      std::cerr << "ptxgen golden: '" << spec.string() << "' is not under --spec-root '"
-                << spec_root << "'\n";
-      return exit_usage;
-    }
+    if (!gpath)
+      return usage_error("golden",
+                         "'" + spec.string() + "' is not under --spec-root '" + spec_root + "'");
     fs::path display =
         fs::path(spec_root).filename() / fs::relative(fs::absolute(spec).lexically_normal(),
                                                       fs::absolute(spec_root).lexically_normal());
@@ -96,9 +92,14 @@ int run_golden(const std::vector<std::string>& args) {
     if (update) {
       std::error_code ec;
       fs::create_directories(gpath->parent_path(), ec);
+      if (ec) {
+        status =
+            command_error("golden", exit_environment,
+                          "cannot create '" + gpath->parent_path().string() + "': " + ec.message());
+        continue;
+      }
       if (!driver::write_file_atomically(*gpath, e.ptx, err)) {
-        std::cerr << "ptxgen golden: " << err << '\n';
-        status = exit_environment;
+        status = command_error("golden", exit_environment, err);
         continue;
       }
       ++written;

@@ -2,6 +2,7 @@
 // target and PTX version, prints it in canonical form, or says why not; with
 // --ptxas also asks ptxas whether it agrees.
 
+#include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "emitter/ptx/feature.hpp"
@@ -44,43 +45,24 @@ examples:
   ptxgen instr cp.async.cg.shared.global --chunk-bytes 8              # error: .cg copies 16
 
 exit status: 0 valid (and ptxas agrees, with --ptxas), 1 invalid instruction
-or ptxas disagrees, 2 bad usage, 3 no ptxas.
+or ptxas disagrees, 2 bad usage, 3 no usable ptxas (missing, or it cannot
+assemble an empty kernel for the target).
 )";
 
-int usage_error(const std::string& message) {
-  std::cerr << "ptxgen instr: " << message << "\n"
-            << kUsage << "\n"
-            << "Try `ptxgen instr --help` for the options.\n";
-  return exit_usage;
-}
-
-/// Points a validator message at the opcode qualifier it is about, when it names one.
-Diagnostic place(const std::string& opcode_text, const Diagnostic& d) {
-  static const char* const qualifiers[] = {
-      ".L2::cache_hint", ".shared::cta", ".L2::64B", ".L2::128B", ".L2::256B", ".cg", ".ca"};
-  Diagnostic out = d;
-  out.file = "instr"; // a rule about operands: no position in the opcode
-  Diagnostic at = d;
-  at.file = "opcode";
-  at.source_line = opcode_text;
-  at.line = 1;
-  for (const char* q : qualifiers) {
-    std::string needle(q);
-    if (d.message.find("`" + needle + "`") == std::string::npos &&
-        !(needle.rfind(".L2::", 0) == 0 && needle != ".L2::cache_hint" &&
-          d.message.find("prefetch") != std::string::npos))
-      continue;
-    // Match a whole qualifier: followed by '.' or the end.
-    for (std::size_t pos = opcode_text.find(needle); pos != std::string::npos;
-         pos = opcode_text.find(needle, pos + 1)) {
-      std::size_t end = pos + needle.size();
-      if (end == opcode_text.size() || opcode_text[end] == '.') {
-        at.column = static_cast<std::uint32_t>(pos + 1);
-        at.length = static_cast<std::uint32_t>(needle.size());
-        return at;
-      }
-    }
+/// Points a validator finding at the opcode qualifier it concerns, where the user wrote it;
+/// a finding about an operand (or about a qualifier the opcode lacks) has no position.
+Diagnostic place(const std::string& opcode_text, const OpcodeLayout& layout, const Finding& f) {
+  Diagnostic out = f.diagnostic;
+  const OpcodeLayout::Span& span = layout.at(f.part);
+  if (f.part == OpcodePart::none || span.length == 0) {
+    out.file = "instr";
+    return out;
   }
+  out.file = "opcode";
+  out.source_line = opcode_text;
+  out.line = 1;
+  out.column = static_cast<std::uint32_t>(span.offset + 1);
+  out.length = static_cast<std::uint32_t>(span.length);
   return out;
 }
 
@@ -170,6 +152,61 @@ Built build(const CpAsyncOpcode& op, const Options& o, std::uint32_t chunk_bytes
   return b;
 }
 
+/// Assembles the kernel around the instruction with ptxas and says whether it agrees with
+/// ptxgen's verdict `valid`; the exit status of `ptxgen instr --ptxas`.
+int compare_with_ptxas(const std::string& ptxas, const Module& module, Target target,
+                       PtxVersion version, bool valid) {
+  std::string error;
+  auto where = driver::locate_ptxas(ptxas, error);
+  if (!where) {
+    std::cerr << "ptxgen instr: cannot check with ptxas: " << error << "\n";
+    return exit_environment;
+  }
+  // A ptxas that cannot assemble an empty kernel is broken, not a judge: its
+  // verdict on the instruction would mean nothing (exit 3, as `run` does).
+  driver::AssembleResult probe = driver::self_test(where->path, target, target);
+  if (!probe.ok()) {
+    std::cerr << "ptxgen instr: ptxas (" << where->path.string()
+              << ") cannot assemble an empty kernel for " << target.str() << ": "
+              << probe.describe() << "\n";
+    return exit_environment;
+  }
+  driver::AssembleOptions options;
+  options.target = target;
+  options.verbose = false;
+  options.keep_cubin = false;
+  const std::string ptx = print(module);
+  driver::AssembleResult r = driver::assemble(where->path, ptx, options);
+  using Status = driver::AssembleResult::Status;
+  if (r.status != Status::ok && r.status != Status::rejected) {
+    std::cerr << "ptxgen instr: " << r.describe() << "\n";
+    return exit_environment;
+  }
+  const std::string who = "ptxas (" + where->path.string() + ")";
+  if (r.ok() == valid) {
+    std::cout << who << (valid ? " accepts it too" : " rejects it too") << " for " << target.str()
+              << " at .version " << version.str() << "\n";
+    if (!valid)
+      for (const auto& m : r.messages)
+        std::cout << "  ptxas: " << m.text << "\n";
+    return valid ? exit_ok : exit_input;
+  }
+  if (r.ok()) {
+    std::cout << who << " accepts it; ptxgen is stricter here (see the message above)\n";
+    return exit_input;
+  }
+  std::cout << who << " DISAGREES: it rejects what ptxgen accepts:\n";
+  for (const auto& m : r.messages)
+    std::cout << "  ptxas: " << m.text << (m.ptx_line.empty() ? "" : "  [" + m.ptx_line + "]")
+              << "\n";
+  // Output not in ptxas's message format (a broken ptxas) is still the only clue: show it.
+  if (r.messages.empty())
+    std::cout << "  ptxas exited with a failure and said:\n"
+              << r.raw_output << (r.raw_output.empty() || r.raw_output.back() != '\n' ? "\n" : "");
+  std::cout << "the kernel given to ptxas:\n" << ptx;
+  return exit_input;
+}
+
 int run_instr(const std::vector<std::string>& args) {
   Options o;
   po::options_description visible("options");
@@ -195,17 +232,17 @@ int run_instr(const std::vector<std::string>& args) {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    return usage_error(e.what());
+    return usage_error("instr", e.what(), kUsage);
   }
   if (vm.count("help")) {
     std::cout << kUsage << "\n" << kHelpText << "\n" << visible;
     return exit_ok;
   }
   if (!vm.count("opcode"))
-    return usage_error("missing OPCODE, e.g. cp.async.cg.shared.global");
+    return usage_error("instr", "missing OPCODE, e.g. cp.async.cg.shared.global", kUsage);
   const auto& ops = vm["opcode"].as<std::vector<std::string>>();
   if (ops.size() != 1)
-    return usage_error("expected one OPCODE; got " + std::to_string(ops.size()));
+    return usage_error("instr", "expected one OPCODE; got " + std::to_string(ops.size()), kUsage);
   o.opcode = ops.front();
   if (vm.count("src-size"))
     o.src_size = vm["src-size"].as<std::string>();
@@ -214,29 +251,35 @@ int run_instr(const std::vector<std::string>& args) {
   if (vm.count("ptxas"))
     o.ptxas = vm["ptxas"].as<std::string>();
   if (!vm.count("chunk-bytes"))
-    return usage_error("--chunk-bytes is required: the copy width is never inferred; give 4, 8 "
-                       "or 16 (`.cg` copies exactly 16)");
+    return usage_error("instr",
+                       "--chunk-bytes is required: the copy width is never inferred; give 4, 8 "
+                       "or 16 (`.cg` copies exactly 16)",
+                       kUsage);
   const std::uint32_t chunk_bytes = vm["chunk-bytes"].as<std::uint32_t>();
 
   auto target = Target::parse(o.target);
   if (!target)
-    return usage_error("--target expects sm_XX or sm_XXa (e.g. sm_80, sm_90a); got '" + o.target +
-                       "'");
+    return usage_error(
+        "instr", "--target expects sm_XX or sm_XXa (e.g. sm_80, sm_90a); got '" + o.target + "'",
+        kUsage);
   std::optional<PtxVersion> version;
   if (o.ptx_version) {
     version = PtxVersion::parse(*o.ptx_version);
     if (!version)
-      return usage_error("--ptx-version expects X.Y (e.g. 7.8); got '" + *o.ptx_version + "'");
+      return usage_error(
+          "instr", "--ptx-version expects X.Y (e.g. 7.8); got '" + *o.ptx_version + "'", kUsage);
   }
   std::optional<std::uint32_t> src_size_imm;
   if (o.src_size && *o.src_size != "reg") {
     const std::string& s = *o.src_size;
     if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
-      return usage_error("--src-size expects a non-negative integer or `reg`; got '" + s + "'");
+      return usage_error(
+          "instr", "--src-size expects a non-negative integer or `reg`; got '" + s + "'", kUsage);
     src_size_imm = static_cast<std::uint32_t>(std::stoul(s));
   }
 
-  Result<CpAsyncOpcode> parsed = parse_opcode(o.opcode);
+  OpcodeLayout layout;
+  Result<CpAsyncOpcode> parsed = parse_opcode(o.opcode, &layout);
   if (!parsed) {
     for (auto d : parsed.diagnostics.items()) {
       d.file = "opcode";
@@ -260,15 +303,14 @@ int run_instr(const std::vector<std::string>& args) {
   b.module.version = *version;
 
   Diagnostics diags = validate_target_version(*target, *version);
-  const Diagnostics rules = validate(b.instruction, *target, *version);
-  for (const auto& d : rules.items())
-    diags.add(place(o.opcode, d));
+  for (const Finding& f : check(b.instruction, *target, *version))
+    diags.add(place(o.opcode, layout, f));
   if (o.cache_policy == false && parsed->cache_hint) {
     // The validator already said it; add how to fix it from the command line.
-    Diagnostic n;
-    n.severity = Severity::note;
-    n.message = "pass --cache-policy to add the policy operand (ptxgen always prints it: "
-                "with the hint, ptxas reads the last operand as the policy)";
+    Diagnostic n(DiagId::ptx_cache_hint_without_policy,
+                 "pass --cache-policy to add the policy operand (ptxgen always prints it: "
+                 "with the hint, ptxas reads the last operand as the policy)",
+                 Severity::note);
     diags.add(n);
   }
 
@@ -282,46 +324,7 @@ int run_instr(const std::vector<std::string>& args) {
   if (!o.ptxas)
     return valid ? exit_ok : exit_input;
 
-  std::string error;
-  auto where = driver::locate_ptxas(*o.ptxas, error);
-  if (!where) {
-    std::cerr << "ptxgen instr: cannot check with ptxas: " << error << "\n";
-    return exit_environment;
-  }
-  driver::AssembleOptions options;
-  options.target = *target;
-  options.verbose = false;
-  options.keep_cubin = false;
-  const std::string ptx = print(b.module);
-  driver::AssembleResult r = driver::assemble(where->path, ptx, options);
-  using Status = driver::AssembleResult::Status;
-  if (r.status != Status::ok && r.status != Status::rejected) {
-    std::cerr << "ptxgen instr: " << r.describe() << "\n";
-    return exit_environment;
-  }
-  const std::string who = "ptxas (" + where->path.string() + ")";
-  if (r.ok() == valid) {
-    std::cout << who << (valid ? " accepts it too" : " rejects it too") << " for " << target->str()
-              << " at .version " << version->str() << "\n";
-    if (!valid)
-      for (const auto& m : r.messages)
-        std::cout << "  ptxas: " << m.text << "\n";
-    return valid ? exit_ok : exit_input;
-  }
-  if (r.ok()) {
-    std::cout << who << " accepts it; ptxgen is stricter here (see the message above)\n";
-    return exit_input;
-  }
-  std::cout << who << " DISAGREES: it rejects what ptxgen accepts:\n";
-  for (const auto& m : r.messages)
-    std::cout << "  ptxas: " << m.text << (m.ptx_line.empty() ? "" : "  [" + m.ptx_line + "]")
-              << "\n";
-  // Output not in ptxas's message format (a broken ptxas) is still the only clue: show it.
-  if (r.messages.empty())
-    std::cout << "  ptxas exited with a failure and said:\n"
-              << r.raw_output << (r.raw_output.empty() || r.raw_output.back() != '\n' ? "\n" : "");
-  std::cout << "the kernel given to ptxas:\n" << ptx;
-  return exit_input;
+  return compare_with_ptxas(*o.ptxas, b.module, *target, *version, valid);
 }
 
 } // namespace

@@ -28,6 +28,20 @@ std::string ms(double v) {
   return buf;
 }
 
+/// The table's result word: a passing faults/ spec says how it showed the violation.
+std::string result_word(const CaseResult& c) {
+  switch (c.evidence) {
+  case CaseResult::Evidence::none:
+    return std::string(driver::name(c.status));
+  case CaseResult::Evidence::fault:
+  case CaseResult::Evidence::wrote_outside:
+    return "faulted";
+  case CaseResult::Evidence::wrong_result:
+    return "wrong";
+  }
+  return std::string(driver::name(c.status));
+}
+
 void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   std::size_t width = 4;
   for (const auto& c : r.cases)
@@ -35,14 +49,69 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   out << std::left << std::setw(static_cast<int>(width)) << "spec"
       << "  result    emit_ms  ptxas_ms   ref_ms  load_ms  launch_ms  cmp_ms\n";
   for (const auto& c : r.cases) {
-    std::string result(driver::name(c.status));
-    if (c.expect_fault && c.status == CaseResult::Status::pass)
-      result = c.detail.rfind("no fault", 0) == 0 ? "wrong" : "faulted";
     out << std::left << std::setw(static_cast<int>(width)) << c.spec << "  " << std::setw(8)
-        << result << std::right << std::setw(9) << ms(c.emit_ms) << std::setw(10) << ms(c.ptxas_ms)
-        << std::setw(9) << ms(c.reference_ms) << std::setw(9) << ms(c.load_ms) << std::setw(11)
-        << ms(c.launch_ms) << std::setw(8) << ms(c.compare_ms) << '\n';
+        << result_word(c) << std::right << std::setw(9) << ms(c.emit_ms) << std::setw(10)
+        << ms(c.ptxas_ms) << std::setw(9) << ms(c.reference_ms) << std::setw(9) << ms(c.load_ms)
+        << std::setw(11) << ms(c.launch_ms) << std::setw(8) << ms(c.compare_ms) << '\n';
   }
+}
+
+/// Writes --report FILE (.xml: JUnit, else JSON); false when it cannot.
+bool write_report(const std::string& report, const driver::ConformanceReport& r) {
+  if (report.empty())
+    return true;
+  bool xml = fs::path(report).extension() == ".xml";
+  std::string err;
+  if (driver::write_file_atomically(report, xml ? driver::to_junit(r) : driver::to_json(r), err))
+    return true;
+  command_error("run", exit_environment, err);
+  return false;
+}
+
+/// The run, and with `auto` the simulator when there is no GPU. A run that
+/// could not start (no GPU for cuda, no ptxas or a broken one) is exit 3.
+int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bool auto_backend,
+            const std::string& report) {
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  auto progress = [&](std::size_t done, std::size_t total, const CaseResult& c) {
+    if (tty) {
+      std::cerr << "\r\033[K[" << done << "/" << total << "] " << c.spec << std::flush;
+      if (done == total)
+        std::cerr << "\r\033[K";
+    }
+    if (c.status != CaseResult::Status::pass)
+      std::cerr << (tty ? "\r\033[K" : "") << c.spec << ": " << driver::name(c.status) << ": "
+                << c.detail << (c.detail.empty() || c.detail.back() != '\n' ? "\n" : "");
+  };
+  auto r = driver::run_conformance(specs, o, progress);
+  using Setup = driver::ConformanceReport::Setup;
+  switch (r.setup) {
+  case Setup::ready:
+    break;
+  case Setup::no_gpu:
+    if (auto_backend) {
+      std::cerr << "ptxgen run: " << r.backend_description
+                << "\nptxgen run: running on the CPU simulator instead\n";
+      o.backend = driver::Backend::sim;
+      return conform(specs, o, false, report);
+    }
+    [[fallthrough]];
+  case Setup::no_ptxas:
+  case Setup::broken_ptxas:
+    write_report(report, r);
+    return command_error("run", exit_environment, r.backend_description);
+  }
+  print_table(r, std::cout);
+  std::cout << "backend: " << r.backend_description << '\n'
+            << "summary: " << r.cases.size() << " specs: " << r.count(CaseResult::Status::pass)
+            << " pass, " << r.count(CaseResult::Status::mismatch) << " mismatch, "
+            << r.count(CaseResult::Status::fault) << " fault, "
+            << r.count(CaseResult::Status::invalid) << " invalid, "
+            << r.count(CaseResult::Status::error) << " error; wall " << ms(r.wall_seconds * 1000)
+            << " ms\n";
+  if (!write_report(report, r) || r.environment_failed())
+    return exit_environment;
+  return r.all_passed() ? exit_ok : exit_input;
 }
 
 int run_run(const std::vector<std::string>& args) {
@@ -54,15 +123,16 @@ int run_run(const std::vector<std::string>& args) {
       "backend", po::value(&backend)->default_value("auto"),
       "auto (the GPU when there is one, else the simulator), cuda, or sim")(
       "device", po::value(&device)->default_value(0), "CUDA device ordinal")(
-      "arch", po::value(&arch), "cubin target (default: the device's, e.g. sm_90)")(
+      "arch", po::value(&arch),
+      "ptxas's target, on every backend (default: the device's, e.g. sm_90; sim: sm_80)")(
       "jobs,j", po::value(&jobs)->default_value(0), "parallel emit/assemble/simulate (0: cores)")(
       "report", po::value(&report), "also write a report: FILE.json or FILE.xml (JUnit)")(
       "ptx", po::value(&ptx_file),
       "run this PTX file (hand-written, or another compiler's) instead of ptxgen's, "
       "against the spec's reference; needs exactly one spec")("ptxas", po::value(&ptxas),
                                                               "the ptxas to use")(
-      "jit", "load PTX through the driver's JIT instead of a ptxas cubin")(
-      "unchecked", "skip the contract: show on the device what it prevents")(
+      "jit", "load the PTX through the driver's JIT instead of ptxas's cubin (ptxas still "
+             "checks it)")("unchecked", "skip the contract: show on the device what it prevents")(
       "dump", po::value(&dump_dir),
       "write every completed case's global tensors to DIR (compare backends with diff -r)");
   std::vector<std::string> specs_in;
@@ -73,9 +143,10 @@ int run_run(const std::vector<std::string>& args) {
     std::cout
         << "usage: ptxgen run SPEC|DIR... [--backend auto|cuda|sim] [--device N] [--arch sm_XX]\n"
            "                  [-j N] [--report FILE.json|FILE.xml] [--ptx FILE]\n\n"
-           "The conformance run. For every spec: emit its PTX, assemble it with ptxas,\n"
-           "run it on the GPU (or the CPU simulator), and compare every global tensor\n"
-           "byte for byte with the independent CPU reference. Specs in a `faults/`\n"
+           "The conformance run. For every spec: emit its PTX (or take --ptx FILE),\n"
+           "assemble it with ptxas, run it on the GPU (or the CPU simulator), and compare\n"
+           "every global tensor byte for byte with the independent CPU reference. ptxas\n"
+           "assembles on every backend; PTX it rejects fails its case. Specs in a `faults/`\n"
            "folder are run without the contract and must fault (a directory argument\n"
            "skips faults/ and invalid/: name them explicitly). Each GPU case runs in\n"
            "its own process, so a faulting kernel costs only its case.\n\n"
@@ -83,8 +154,9 @@ int run_run(const std::vector<std::string>& args) {
         << "\nexamples:\n  ptxgen run specs/ specs/faults/\n"
            "  ptxgen run --backend sim specs/seed/copy_async.toml\n"
            "  ptxgen run specs/seed/copy_async.toml --ptx my_kernel.ptx\n\n"
-           "exit status: 0 all pass, 1 a mismatch, fault or invalid spec, 2 usage,\n"
-           "3 environment (no GPU with --backend cuda, no ptxas).\n";
+           "exit status: 0 all pass, 1 a mismatch, fault, invalid spec or PTX ptxas\n"
+           "rejects, 2 usage, 3 environment (no GPU with --backend cuda, no ptxas or one\n"
+           "that cannot assemble an empty kernel, ptxas crashed, an output not written).\n";
     return exit_ok;
   }
   if (specs_in.empty())
@@ -100,20 +172,22 @@ int run_run(const std::vector<std::string>& args) {
     o.arch = ptx::Target::parse(arch);
     if (!o.arch)
       return usage_error("run", "--arch expects sm_XX or sm_XXa; got '" + arch + "'");
+    if (*o.arch < driver::emitted_target)
+      return usage_error("run", "--arch " + arch + " is older than " +
+                                    driver::emitted_target.str() +
+                                    ", the oldest target with cp.async");
   }
   std::vector<fs::path> specs;
   std::string err;
-  if (!driver::expand_spec_arguments(specs_in, specs, err)) {
-    std::cerr << "ptxgen run: " << err << '\n';
-    return exit_input;
-  }
+  if (!driver::expand_spec_arguments(specs_in, specs, err))
+    return command_error("run", exit_input, err);
   if (!ptx_file.empty()) {
     if (specs.size() != 1)
       return usage_error("run", "--ptx needs exactly one spec");
-    if (!driver::read_file(ptx_file, o.ptx_override, err)) {
-      std::cerr << "ptxgen run: " << err << '\n';
-      return exit_environment;
-    }
+    if (!driver::read_file(ptx_file, o.ptx_override, err))
+      return command_error("run", exit_environment, err);
+    if (o.ptx_override.empty())
+      return command_error("run", exit_input, "--ptx file '" + ptx_file + "' is empty");
     o.ptx_override_name = ptx_file;
   }
   if (backend == "sim") {
@@ -123,45 +197,7 @@ int run_run(const std::vector<std::string>& args) {
   } else {
     return usage_error("run", "--backend expects auto, cuda or sim; got '" + backend + "'");
   }
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
-  auto progress = [&](std::size_t done, std::size_t total, const CaseResult& c) {
-    if (tty) {
-      std::cerr << "\r\033[K[" << done << "/" << total << "] " << c.spec << std::flush;
-      if (done == total)
-        std::cerr << "\r\033[K";
-    }
-    if (c.status != CaseResult::Status::pass)
-      std::cerr << (tty ? "\r\033[K" : "") << c.spec << ": " << driver::name(c.status) << ": "
-                << c.detail << (c.detail.empty() || c.detail.back() != '\n' ? "\n" : "");
-  };
-  auto r = driver::run_conformance(specs, o, progress);
-  if (backend == "auto" && r.cases.size() && r.backend_description.rfind("no usable GPU", 0) == 0) {
-    std::cerr << "ptxgen run: " << r.backend_description
-              << "\nptxgen run: running on the CPU simulator instead\n";
-    o.backend = driver::Backend::sim;
-    r = driver::run_conformance(specs, o, progress);
-  } else if (o.backend == driver::Backend::cuda &&
-             r.backend_description.rfind("no usable GPU", 0) == 0) {
-    std::cerr << "ptxgen run: " << r.backend_description << '\n';
-    return exit_environment;
-  }
-  print_table(r, std::cout);
-  std::cout << "backend: " << r.backend_description << '\n'
-            << "summary: " << r.cases.size() << " specs: " << r.count(CaseResult::Status::pass)
-            << " pass, " << r.count(CaseResult::Status::mismatch) << " mismatch, "
-            << r.count(CaseResult::Status::fault) << " fault, "
-            << r.count(CaseResult::Status::invalid) << " invalid, "
-            << r.count(CaseResult::Status::error) << " error; wall " << ms(r.wall_seconds * 1000)
-            << " ms\n";
-  if (!report.empty()) {
-    bool xml = fs::path(report).extension() == ".xml";
-    if (!driver::write_file_atomically(report, xml ? driver::to_junit(r) : driver::to_json(r),
-                                       err)) {
-      std::cerr << "ptxgen run: " << err << '\n';
-      return exit_environment;
-    }
-  }
-  return r.all_passed() ? exit_ok : exit_input;
+  return conform(specs, o, backend == "auto", report);
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "driver/ptxas/ptxas_output.hpp"
 #include "driver/support/process.hpp"
 #include "driver/support/temp_dir.hpp"
+#include "emitter/ptx/feature.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -264,6 +265,17 @@ AssembleResult assemble(const fs::path& ptxas, std::string_view ptx,
     r.cubin.assign(contents.begin(), contents.end());
   }
   return r;
+}
+
+AssembleResult self_test(const fs::path& ptxas, ptx::Target ptx_target, ptx::Target arch) {
+  const std::string ptx =
+      ".version " + ptx::min_version_for_target(ptx_target).str() + "\n.target " +
+      ptx_target.str() + "\n.address_size 64\n\n.visible .entry ptxgen_self_test()\n{\n\tret;\n}\n";
+  AssembleOptions options;
+  options.target = arch;
+  options.verbose = false;
+  options.keep_cubin = false;
+  return assemble(ptxas, ptx, options);
 }
 
 } // namespace ptxgen::driver

@@ -80,4 +80,11 @@ struct AssembleResult {
 AssembleResult assemble(const std::filesystem::path& ptxas, std::string_view ptx,
                         const AssembleOptions& options);
 
+/// Assembles an empty kernel whose PTX declares `.target ptx_target` for
+/// `arch` (as the real PTX will be). A ptxas that cannot is broken, or does not
+/// know `arch`: whatever it says about the real PTX then means nothing, so a
+/// caller that cannot tell a rejection from a broken tool checks this first.
+AssembleResult self_test(const std::filesystem::path& ptxas, ptx::Target ptx_target,
+                         ptx::Target arch);
+
 } // namespace ptxgen::driver

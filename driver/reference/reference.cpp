@@ -805,9 +805,7 @@ ReferenceOutput evaluate_reference(const ReferenceInput& in) {
 Diagnostics findings_as_diagnostics(const tile::Kernel& k, const ReferenceOutput& out) {
   Diagnostics ds;
   for (const ReferenceFinding& f : out.findings) {
-    Diagnostic d;
-    d.id = f.id;
-    d.message = "running the spec's ops: " + f.message;
+    Diagnostic d(f.id, "running the spec's ops: " + f.message);
     d.file = k.file;
     if (f.op != ReferenceOutput::kernel_problem && f.op < k.ops.size()) {
       const tile::SourcePos& pos = k.ops[f.op].pos;

@@ -47,7 +47,27 @@ std::size_t ConformanceReport::count(CaseResult::Status s) const {
 }
 
 bool ConformanceReport::all_passed() const {
-  return !cases.empty() && count(CaseResult::Status::pass) == cases.size();
+  return setup == Setup::ready && !cases.empty() && count(CaseResult::Status::pass) == cases.size();
+}
+
+bool ConformanceReport::environment_failed() const {
+  return setup != Setup::ready || std::any_of(cases.begin(), cases.end(), [](const CaseResult& c) {
+           return c.blame == CaseResult::Blame::environment;
+         });
+}
+
+std::string_view name(ConformanceReport::Setup s) {
+  switch (s) {
+  case ConformanceReport::Setup::ready:
+    return "ready";
+  case ConformanceReport::Setup::no_gpu:
+    return "no_gpu";
+  case ConformanceReport::Setup::no_ptxas:
+    return "no_ptxas";
+  case ConformanceReport::Setup::broken_ptxas:
+    return "broken_ptxas";
+  }
+  return "ready";
 }
 
 bool is_fault_spec(const fs::path& spec) {
@@ -76,21 +96,38 @@ struct Prepared {
   std::string dump_dir; ///< ConformanceOptions::dump_dir
 };
 
-/// Writes the final bytes of every tensor (see ConformanceOptions::dump_dir).
-void dump_outputs(const Prepared& p, const std::map<std::string, std::vector<std::uint8_t>>& out) {
+/// Marks the case as an error: `blame` says whose.
+void fail(Prepared& p, CaseResult::Blame blame, std::string detail) {
+  p.result.status = CaseResult::Status::error;
+  p.result.blame = blame;
+  p.result.detail = std::move(detail);
+}
+
+/// Writes the final bytes of every tensor (see ConformanceOptions::dump_dir);
+/// false, with the case an environment error, when one cannot be written.
+bool dump_outputs(Prepared& p, const std::map<std::string, std::vector<std::uint8_t>>& out) {
   if (p.dump_dir.empty())
-    return;
+    return true;
   std::string stem = p.result.spec;
   for (std::size_t at; (at = stem.find('/')) != std::string::npos;)
     stem.replace(at, 1, "__");
   std::error_code ec;
   fs::create_directories(p.dump_dir, ec);
+  if (ec) {
+    fail(p, CaseResult::Blame::environment,
+         "--dump: cannot create '" + p.dump_dir + "': " + ec.message());
+    return false;
+  }
   for (const auto& [name, bytes] : out) {
     std::string err;
-    write_file_atomically(
-        fs::path(p.dump_dir) / (stem + "." + name + ".bin"),
-        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), err);
+    if (!write_file_atomically(
+            fs::path(p.dump_dir) / (stem + "." + name + ".bin"),
+            std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), err)) {
+      fail(p, CaseResult::Blame::environment, "--dump: " + err);
+      return false;
+    }
   }
+  return true;
 }
 
 /// Row-major coordinates of element `index` of a shape, as "(3,17)".
@@ -168,15 +205,40 @@ void compare(Prepared& p, const std::map<std::string, std::vector<std::uint8_t>>
   }
 }
 
-/// Emit, assemble (cuda) and evaluate the reference for one spec.
+/// Assembles the case's PTX for `arch`; the cubin is kept when the GPU loads it.
+void assemble_case(Prepared& p, const ConformanceOptions& o, const PtxasLocation& ptxas,
+                   ptx::Target arch) {
+  AssembleOptions ao;
+  ao.target = arch;
+  ao.verbose = false;
+  ao.keep_cubin = o.backend == Backend::cuda && !o.jit;
+  auto r = assemble(ptxas.path, p.ptx, ao);
+  p.result.ptxas_ms = r.seconds * 1000.0;
+  switch (r.status) {
+  case AssembleResult::Status::ok:
+    p.cubin = std::move(r.cubin);
+    p.ready = true;
+    return;
+  case AssembleResult::Status::rejected:
+    fail(p, CaseResult::Blame::input, r.describe());
+    return;
+  case AssembleResult::Status::failed_to_start:
+  case AssembleResult::Status::crashed:
+  case AssembleResult::Status::timed_out:
+  case AssembleResult::Status::io_error:
+    fail(p, CaseResult::Blame::environment, r.describe());
+    return;
+  }
+}
+
+/// Emit, evaluate the reference and assemble for one spec.
 void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
-             const std::optional<PtxasLocation>& ptxas, ptx::Target arch) {
+             const PtxasLocation& ptxas, ptx::Target arch) {
   p.result.spec = spec.generic_string();
   p.result.expect_fault = is_fault_spec(spec);
   p.dump_dir = o.dump_dir;
   lower::LowerOptions lo;
-  // The PTX targets sm_80 (the oldest with cp.async); ptxas compiles it for `arch`.
-  lo.target = ptx::Target{80, false};
+  lo.target = emitted_target;
   lo.unchecked = p.result.expect_fault || o.unchecked;
   auto start = Clock::now();
   EmittedSpec e = emit_spec(spec, lo);
@@ -202,31 +264,19 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
     p.expected = evaluate_reference(in);
     p.result.reference_ms = ms_since(start);
     if (!p.expected.problems.empty() && !p.result.expect_fault) {
-      p.result.status = CaseResult::Status::error;
-      p.result.detail = "the reference found a problem in the spec: " + p.expected.problems.front();
+      fail(p, CaseResult::Blame::input,
+           "the reference found a problem in the spec: " + p.expected.problems.front());
       return;
     }
   }
-  if (o.backend == Backend::cuda && !o.jit) {
-    AssembleOptions ao;
-    ao.target = arch;
-    ao.verbose = false;
-    auto r = assemble(ptxas->path, p.ptx, ao);
-    p.result.ptxas_ms = r.seconds * 1000.0;
-    if (!r.ok()) {
-      p.result.status = CaseResult::Status::error;
-      p.result.detail = r.describe();
-      return;
-    }
-    p.cubin = std::move(r.cubin);
-  }
-  p.ready = true;
+  assemble_case(p, o, ptxas, arch);
 }
 
 /// Judges a finished launch: faults, then the comparison.
 void judge_fault(Prepared& p, const std::string& fault) {
   if (p.result.expect_fault) {
     p.result.status = CaseResult::Status::pass;
+    p.result.evidence = CaseResult::Evidence::fault;
     p.result.detail = "faulted as expected: " + fault;
   } else {
     p.result.status = CaseResult::Status::fault;
@@ -237,12 +287,14 @@ void judge_fault(Prepared& p, const std::string& fault) {
 /// A kernel that completed. A fault spec passes only when what it did differs
 /// from what it asked for: then the contract prevented a silent wrong result.
 void judge_no_fault(Prepared& p, const std::map<std::string, std::vector<std::uint8_t>>& out) {
-  dump_outputs(p, out);
+  if (!dump_outputs(p, out))
+    return;
   compare(p, out);
   if (!p.result.expect_fault)
     return;
   if (p.result.status == CaseResult::Status::mismatch) {
     p.result.status = CaseResult::Status::pass;
+    p.result.evidence = CaseResult::Evidence::wrong_result;
     p.result.detail = "no fault, but a silently wrong result: " + p.result.detail;
   } else {
     p.result.status = CaseResult::Status::fault;
@@ -251,13 +303,14 @@ void judge_no_fault(Prepared& p, const std::map<std::string, std::vector<std::ui
 }
 
 void run_on_sim(Prepared& p) {
-  p.result.backend = "sim";
   auto start = Clock::now();
   auto program = sim::Program::parse(p.ptx);
   p.result.load_ms = ms_since(start);
   if (!program) {
-    p.result.status = CaseResult::Status::error;
-    p.result.detail = "the simulator cannot parse the PTX:\n" + program.diagnostics.format_all();
+    // ptxas took this PTX, so it is the simulator's subset that falls short:
+    // the case fails as one that did not run, not as a broken environment.
+    fail(p, CaseResult::Blame::input,
+         "the simulator cannot parse the PTX:\n" + program.diagnostics.format_all());
     return;
   }
   // Each buffer at its own 1 MiB-aligned simulated device address, far apart.
@@ -284,8 +337,17 @@ void run_on_sim(Prepared& p) {
   auto r = sim::run(*program, p.kernel->name, launch, memory);
   p.result.launch_ms = ms_since(start);
   if (r.fault) {
-    judge_fault(p, std::string(sim::name(r.fault->kind)) + ": " + r.fault->message);
-    return;
+    p.result.sim_fault = r.fault->kind;
+    const std::string fault = std::string(sim::name(r.fault->kind)) + ": " + r.fault->message;
+    switch (sim::origin(r.fault->kind)) {
+    case sim::FaultOrigin::kernel:
+      judge_fault(p, fault);
+      return;
+    case sim::FaultOrigin::simulator: // it cannot run this kernel: no verdict, never a pass
+    case sim::FaultOrigin::caller:    // the PTX does not fit the spec's launch
+      fail(p, CaseResult::Blame::input, fault);
+      return;
+    }
   }
   judge_no_fault(p, bytes);
 }
@@ -331,28 +393,114 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
     for (const auto& b : out.buffers)
       got[b.name] = b.bytes;
     judge_no_fault(p, got);
-    if (out.status == S::canary_damaged) {
+    if (out.status == S::canary_damaged && p.result.status != CaseResult::Status::error) {
       std::string reports;
       for (const auto& r : out.canary_reports)
         reports += (reports.empty() ? "" : "; ") + r;
-      if (p.result.expect_fault) {
-        p.result.status = CaseResult::Status::pass;
-        p.result.detail = "wrote outside its tensor (guard bytes damaged): " + reports;
-      } else {
-        p.result.status = CaseResult::Status::fault;
-        p.result.detail = "wrote outside its tensor (guard bytes damaged): " + reports;
-      }
+      p.result.status =
+          p.result.expect_fault ? CaseResult::Status::pass : CaseResult::Status::fault;
+      p.result.evidence =
+          p.result.expect_fault ? CaseResult::Evidence::wrote_outside : CaseResult::Evidence::none;
+      p.result.detail = "wrote outside its tensor (guard bytes damaged): " + reports;
     }
     break;
   }
   case S::fault:
     judge_fault(p, out.error_name + ": " + out.message);
     break;
-  default:
-    p.result.status = CaseResult::Status::error;
-    p.result.detail = std::string(cuda::status_name(out.status)) + ": " + out.message;
+  case S::load_error:
+  case S::launch_error:
+    // ptxas accepted the PTX; the driver refusing it is still the input's problem.
+    fail(p, CaseResult::Blame::input,
+         std::string(cuda::status_name(out.status)) + ": " + out.message);
+    break;
+  case S::timed_out: // a kernel that does not finish: its PTX's problem
+    fail(p, CaseResult::Blame::input,
+         std::string(cuda::status_name(out.status)) + ": " + out.message);
+    break;
+  case S::unavailable:
+    fail(p, CaseResult::Blame::environment,
+         std::string(cuda::status_name(out.status)) + ": " + out.message);
     break;
   }
+}
+
+/// What a run checks before its first case: the backend and ptxas.
+struct Setup {
+  ConformanceReport::Setup state = ConformanceReport::Setup::ready;
+  std::string problem; ///< why state is not ready
+  std::optional<cuda::IsolatedRunner> gpu;
+  std::optional<PtxasLocation> ptxas;
+  ptx::Target arch = emitted_target;
+  std::string description;
+};
+
+/// "ptxgen's PTX" or "the PTX of 'k.ptx' (--ptx)".
+std::string whose_ptx(const ConformanceOptions& o) {
+  if (o.ptx_override.empty())
+    return "ptxgen's PTX";
+  return o.ptx_override_name.empty() ? std::string("the PTX given with --ptx")
+                                     : "the PTX of '" + o.ptx_override_name + "' (--ptx)";
+}
+
+/// Finds the GPU (cuda) and ptxas, and checks that ptxas assembles for the target.
+/// The CUDA backend forks a child per case and needs a process that has not
+/// initialised CUDA: this runs before any worker thread starts.
+Setup set_up(const ConformanceOptions& o) {
+  Setup s;
+  using State = ConformanceReport::Setup;
+  std::string runs_on = "sim: the CPU simulator";
+  if (o.backend == Backend::cuda) {
+    s.gpu.emplace(o.device);
+    if (!s.gpu->available()) {
+      s.state = State::no_gpu;
+      s.problem = "no usable GPU: " + s.gpu->unavailable_reason();
+      return s;
+    }
+    const auto& d = s.gpu->device();
+    s.arch = o.arch.value_or(ptx::Target{d.cc_major * 10 + d.cc_minor, false});
+    runs_on = "cuda: " + d.name + " (" + s.arch.str() + "), device " + std::to_string(d.ordinal);
+  } else {
+    s.arch = o.arch.value_or(emitted_target);
+  }
+  std::string err;
+  s.ptxas = locate_ptxas(o.ptxas, err);
+  if (!s.ptxas) {
+    s.state = State::no_ptxas;
+    s.problem = err;
+    return s;
+  }
+  const std::string ptxas_text =
+      "ptxas '" + s.ptxas->path.string() + "' (" + s.ptxas->found_by + ")";
+  auto probe = self_test(s.ptxas->path, emitted_target, s.arch);
+  if (!probe.ok()) {
+    s.state = State::broken_ptxas;
+    s.problem = ptxas_text + " cannot assemble an empty kernel for " + s.arch.str() + ": " +
+                probe.describe();
+    return s;
+  }
+  s.description =
+      runs_on + "; " + whose_ptx(o) + ", assembled by " + ptxas_text + " for " + s.arch.str();
+  if (o.backend == Backend::cuda && o.jit)
+    s.description += ", loaded as PTX through the driver's JIT";
+  return s;
+}
+
+/// Every case an error that says why the run could not start.
+ConformanceReport refuse(const std::vector<fs::path>& specs, const Setup& s) {
+  ConformanceReport report;
+  report.setup = s.state;
+  report.backend_description = s.problem;
+  for (const auto& spec : specs) {
+    CaseResult c;
+    c.spec = spec.generic_string();
+    c.expect_fault = is_fault_spec(spec);
+    c.status = CaseResult::Status::error;
+    c.blame = CaseResult::Blame::environment;
+    c.detail = s.problem;
+    report.cases.push_back(std::move(c));
+  }
+  return report;
 }
 
 } // namespace
@@ -360,48 +508,17 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
 ConformanceReport run_conformance(const std::vector<fs::path>& specs, const ConformanceOptions& o,
                                   const ProgressFn& progress) {
   auto wall = Clock::now();
-  ConformanceReport report;
-  std::vector<Prepared> cases(specs.size());
-
-  // The CUDA backend forks a child per case and needs a process that has not
-  // initialised CUDA: probe it before any worker thread starts.
-  std::optional<cuda::IsolatedRunner> gpu;
-  ptx::Target arch = o.arch.value_or(ptx::Target{80, false});
-  std::optional<PtxasLocation> ptxas;
-  std::string problem;
-  if (o.backend == Backend::cuda) {
-    gpu.emplace(o.device);
-    if (!gpu->available()) {
-      problem = "no usable GPU: " + gpu->unavailable_reason();
-    } else {
-      const auto& d = gpu->device();
-      if (!o.arch)
-        arch = ptx::Target{d.cc_major * 10 + d.cc_minor, false};
-      report.backend_description =
-          "cuda: " + d.name + " (" + arch.str() + "), device " + std::to_string(d.ordinal);
-      std::string err;
-      if (!o.jit) {
-        ptxas = locate_ptxas(o.ptxas, err);
-        if (!ptxas)
-          problem = err;
-      }
-    }
-  } else {
-    report.backend_description = "sim: the CPU simulator of the emitted PTX";
-  }
-  if (!problem.empty()) {
-    report.backend_description = problem;
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-      cases[i].result.spec = specs[i].generic_string();
-      cases[i].result.status = CaseResult::Status::error;
-      cases[i].result.detail = problem;
-      report.cases.push_back(cases[i].result);
-    }
+  Setup setup = set_up(o);
+  if (setup.state != ConformanceReport::Setup::ready) {
+    ConformanceReport report = refuse(specs, setup);
     report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall).count();
     return report;
   }
+  ConformanceReport report;
+  report.backend_description = setup.description;
+  std::vector<Prepared> cases(specs.size());
 
-  // Emit, assemble, reference (and simulate) in parallel; launch on the GPU in order.
+  // Emit, reference, assemble (and simulate) in parallel; launch on the GPU in order.
   unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
@@ -417,12 +534,11 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
     for (std::size_t i; (i = next++) < specs.size();) {
       Prepared& p = cases[i];
       try {
-        prepare(p, specs[i], o, ptxas, arch);
+        prepare(p, specs[i], o, *setup.ptxas, setup.arch);
         if (p.ready && o.backend == Backend::sim)
           run_on_sim(p);
       } catch (const std::exception& e) {
-        p.result.status = CaseResult::Status::error;
-        p.result.detail = std::string("internal error: ") + e.what();
+        fail(p, CaseResult::Blame::environment, std::string("internal error: ") + e.what());
         p.ready = false;
       }
       if (o.backend == Backend::sim || !p.ready)
@@ -435,7 +551,7 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
   for (auto& t : pool)
     t.join();
 
-  if (gpu) {
+  if (setup.gpu) {
     // One batch: the ready cases share a worker process (one context) until a
     // fault or hang ends it; each outcome is judged as soon as it arrives.
     std::vector<Prepared*> ready;
@@ -443,14 +559,14 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
     for (auto& p : cases) {
       if (!p.ready)
         continue;
-      p.result.backend = "cuda";
       ready.push_back(&p);
       requests.push_back(cuda_request(p));
     }
-    gpu->launch_batch(std::move(requests), [&](std::size_t i, const cuda::LaunchOutcome& out) {
-      judge_cuda(*ready[i], out);
-      finish(*ready[i]);
-    });
+    setup.gpu->launch_batch(std::move(requests),
+                            [&](std::size_t i, const cuda::LaunchOutcome& out) {
+                              judge_cuda(*ready[i], out);
+                              finish(*ready[i]);
+                            });
   }
   for (auto& p : cases)
     report.cases.push_back(std::move(p.result));
@@ -517,7 +633,8 @@ std::string xml_escape(const std::string& s) {
 
 std::string to_json(const ConformanceReport& r) {
   std::ostringstream j;
-  j << "{\n  \"backend\": \"" << json_escape(r.backend_description) << "\",\n"
+  j << "{\n  \"setup\": \"" << name(r.setup) << "\",\n  \"backend\": \""
+    << json_escape(r.backend_description) << "\",\n"
     << "  \"wall_seconds\": " << r.wall_seconds << ",\n  \"summary\": {";
   const CaseResult::Status all[] = {CaseResult::Status::pass, CaseResult::Status::mismatch,
                                     CaseResult::Status::fault, CaseResult::Status::invalid,

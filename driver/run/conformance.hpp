@@ -1,9 +1,11 @@
 #pragma once
-// The conformance run: for every spec, emit (or take given PTX), assemble,
-// run on a backend (the GPU through the CUDA driver, or the CPU simulator),
-// and compare every global tensor byte for byte with the independent CPU
+// The conformance run: for every spec, emit (or take given PTX), assemble it
+// with ptxas (on every backend: PTX that ptxas rejects never passes), run it
+// on a backend (the GPU through the CUDA driver, or the CPU simulator), and
+// compare every global tensor byte for byte with the independent CPU
 // reference. Specs under a `faults/` folder are run unchecked and must fault.
 
+#include "driver/sim/simulator.hpp"
 #include "emitter/ptx/target.hpp"
 
 #include <cstdint>
@@ -21,15 +23,22 @@ enum class Backend : std::uint8_t {
 };
 std::string_view name(Backend b);
 
+/// The target of the PTX the run emits: sm_80, the oldest with cp.async.
+/// ptxas compiles it for the run's target (--arch, the device's, or this one).
+inline constexpr ptx::Target emitted_target{80, false};
+
 struct ConformanceOptions {
   Backend backend = Backend::sim;
   int device = 0;
-  std::optional<ptx::Target> arch; ///< cubin target; default: the device's (cuda) or sm_80
-  std::string ptxas;               ///< --ptxas; empty: the usual search
-  unsigned jobs = 0;               ///< parallel emit/assemble/simulate; 0: core count
-  std::string ptx_override;        ///< --ptx FILE contents: run this PTX instead of ptxgen's
-  std::string ptx_override_name;
-  bool jit = false;       ///< load PTX through the driver instead of a ptxas cubin
+  /// ptxas's target on every backend; default: the device's (cuda) or emitted_target.
+  std::optional<ptx::Target> arch;
+  std::string ptxas;             ///< --ptxas; empty: the usual search
+  unsigned jobs = 0;             ///< parallel emit/assemble/simulate; 0: core count
+  std::string ptx_override;      ///< --ptx FILE contents: run this PTX instead of ptxgen's
+  std::string ptx_override_name; ///< the --ptx FILE, named in the backend description
+  /// Load the PTX through the driver's JIT instead of ptxas's cubin (ptxas still
+  /// assembles it first: PTX that ptxas rejects is not run).
+  bool jit = false;
   bool unchecked = false; ///< skip the contract for every spec (faults/ specs always are)
   /// When set, the final bytes of every global tensor of every completed case
   /// are written to DIR/<spec path with '/' as '__'>.<tensor>.bin (to compare
@@ -44,25 +53,54 @@ struct CaseResult {
     mismatch, ///< some byte differs from the reference
     fault,    ///< the kernel faulted (or, under faults/, it did not fault)
     invalid,  ///< the spec did not load or failed its contract (a valid spec must not)
-    error,    ///< ptxas, the loader, the device or the reference failed
+    error,    ///< ptxas rejected the PTX, or the loader, the device or the reference failed
+  };
+  /// How a faults/ spec that passed showed what its contract prevents.
+  enum class Evidence : std::uint8_t {
+    none,          ///< not a passing faults/ spec
+    fault,         ///< the kernel faulted
+    wrong_result,  ///< the kernel completed with a result other than the one asked for
+    wrote_outside, ///< the kernel wrote into the guard bytes around a tensor (GPU)
+  };
+  /// Whose failure a Status::error is.
+  enum class Blame : std::uint8_t {
+    none,        ///< not an error
+    input,       ///< the spec or its PTX (ptxas rejected it, the reference refused it)
+    environment, ///< ptxas could not run, the device broke, an output could not be written
   };
   std::string spec;
   Status status = Status::error;
+  Evidence evidence = Evidence::none;
+  Blame blame = Blame::none;
   bool expect_fault = false; ///< the spec lives under faults/
-  std::string detail;        ///< why it did not pass; for faults/, the fault seen
-  std::string backend;       ///< "cuda (NVIDIA H200, sm_90)" or "sim"
+  /// On the simulator, the kind of fault the run ended with (what tests switch on).
+  std::optional<sim::FaultKind> sim_fault;
+  std::string detail; ///< why it did not pass; for faults/, the fault seen
   double emit_ms = 0, ptxas_ms = 0, reference_ms = 0, load_ms = 0, launch_ms = 0, compare_ms = 0;
   std::uint64_t bytes_compared = 0;
 };
 std::string_view name(CaseResult::Status s);
 
 struct ConformanceReport {
+  /// Whether the run could start: when not, every case is an error saying why.
+  enum class Setup : std::uint8_t {
+    ready,        ///< the backend and ptxas were there; the cases ran
+    no_gpu,       ///< Backend::cuda without a usable GPU (`auto` falls back to sim)
+    no_ptxas,     ///< no ptxas was found where the search looked
+    broken_ptxas, ///< the ptxas found cannot assemble an empty kernel for the target
+  };
+  Setup setup = Setup::ready;
   std::vector<CaseResult> cases;
-  std::string backend_description; ///< what ran the cases, or why it could not
+  /// What ran the cases and whose PTX (ptxgen's, or the --ptx file), or why it could not.
+  std::string backend_description;
   double wall_seconds = 0;
   std::size_t count(CaseResult::Status s) const;
   bool all_passed() const;
+  /// True when the setup failed or some case's error is the environment's.
+  bool environment_failed() const;
 };
+/// "ready", "no_gpu", "no_ptxas", "broken_ptxas" (also the report's `setup` field).
+std::string_view name(ConformanceReport::Setup s);
 
 /// Called after each case finishes (for a progress bar): done, total, the case.
 using ProgressFn = std::function<void(std::size_t, std::size_t, const CaseResult&)>;

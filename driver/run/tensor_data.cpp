@@ -81,7 +81,18 @@ std::vector<std::uint8_t> encode_integer(tile::DType dtype, std::int64_t v) {
   case tile::DType::float64:
     put_le(out, std::bit_cast<std::uint64_t>(static_cast<double>(v)), 8);
     break;
-  default: // integers and untyped: two's complement, truncated to the width
+  case tile::DType::uint8: // integers and untyped: two's complement, truncated to the width
+  case tile::DType::int8:
+  case tile::DType::uint16:
+  case tile::DType::int16:
+  case tile::DType::uint32:
+  case tile::DType::int32:
+  case tile::DType::uint64:
+  case tile::DType::int64:
+  case tile::DType::b8:
+  case tile::DType::b16:
+  case tile::DType::b32:
+  case tile::DType::b64:
     put_le(out, static_cast<std::uint64_t>(v), n);
     break;
   }

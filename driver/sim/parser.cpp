@@ -40,10 +40,7 @@ Result<std::shared_ptr<const ir::Module>> Parser::run() {
 
 void Parser::add(Severity severity, DiagId id, std::size_t pos, std::size_t length,
                  std::string message) {
-  Diagnostic d;
-  d.severity = severity;
-  d.id = id;
-  d.message = std::move(message);
+  Diagnostic d(id, std::move(message), severity);
   auto [line, col] = position(pos);
   d.line = line;
   d.column = col;

@@ -317,10 +317,7 @@ private:
 
   Diagnostic make_diag(Severity s, DiagId id, const toml::source_position& p, std::uint32_t length,
                        std::string message) const {
-    Diagnostic d;
-    d.severity = s;
-    d.id = id;
-    d.message = std::move(message);
+    Diagnostic d(id, std::move(message), s);
     d.file = file_;
     d.line = p.line;
     d.column = byte_column(p);
@@ -1674,27 +1671,21 @@ Result<std::unique_ptr<tile::Kernel>> load_spec_text(std::string_view text,
 
 Result<std::unique_ptr<tile::Kernel>> load_spec_file(const std::filesystem::path& path) {
   std::error_code ec;
-  Diagnostic d;
-  d.file = path.string();
-  if (!std::filesystem::exists(path, ec)) {
-    d.id = DiagId::spec_no_such_file;
-    d.message = "no such spec file";
+  auto fail = [&](DiagId id, std::string message) {
+    Diagnostic d(id, std::move(message));
+    d.file = path.string();
     return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(d));
-  }
-  if (std::filesystem::is_directory(path, ec)) {
-    d.id = DiagId::spec_file_is_directory;
-    d.message = "is a directory, not a spec file";
-    return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(d));
-  }
+  };
+  if (!std::filesystem::exists(path, ec))
+    return fail(DiagId::spec_no_such_file, "no such spec file");
+  if (std::filesystem::is_directory(path, ec))
+    return fail(DiagId::spec_file_is_directory, "is a directory, not a spec file");
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buf;
   if (in)
     buf << in.rdbuf();
-  if (!in || in.bad()) {
-    d.id = DiagId::spec_file_unreadable;
-    d.message = "cannot read the spec file";
-    return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(d));
-  }
+  if (!in || in.bad())
+    return fail(DiagId::spec_file_unreadable, "cannot read the spec file");
   return load_spec_text(buf.str(), path.string());
 }
 

@@ -1043,9 +1043,13 @@ Result<ptx::Module> lower(const tile::Kernel& k, const LowerOptions& options) {
   // from a gap in the contract: reported at the kernel rather than printed as
   // bad PTX. `--unchecked` emits it anyway: one warning, the findings as notes.
   const bool emit_anyway = options.unchecked && valid.has_errors();
-  if (emit_anyway)
-    ds.add({Severity::warning, DiagId::lower_unchecked_invalid_ptx,
-            "--unchecked: emitting PTX that breaks the PTX rules in the notes below", k.file});
+  if (emit_anyway) {
+    Diagnostic w(DiagId::lower_unchecked_invalid_ptx,
+                 "--unchecked: emitting PTX that breaks the PTX rules in the notes below",
+                 Severity::warning);
+    w.file = k.file;
+    ds.add(std::move(w));
+  }
   for (auto d : valid.items()) {
     if (d.file.empty())
       d.file = k.file;

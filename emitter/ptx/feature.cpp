@@ -1,6 +1,10 @@
 #include "emitter/ptx/feature.hpp"
 
+#include "emitter/ptx/instruction.hpp"
+
 #include <array>
+#include <span>
+#include <string>
 #include <variant>
 
 namespace ptxgen::ptx {
@@ -9,18 +13,24 @@ namespace {
 
 // Versions and targets as PTX_RULES.md records them (ptxas 13.0 and the PTX ISA 9.0 manual).
 constexpr std::array<FeatureInfo, 7> table = {{
-    {Feature::cp_async, "cp.async", {7, 0}, 80, false},
-    {Feature::cp_async_cache_hint, "`.L2::cache_hint`", {7, 4}, 80, false},
+    {Feature::cp_async, "cp.async", {7, 0}, 80, false, OpcodePart::none},
+    {Feature::cp_async_cache_hint, "`.L2::cache_hint`", {7, 4}, 80, false, OpcodePart::cache_hint},
     {Feature::cp_async_prefetch,
      "the `.L2::64B`/`.L2::128B`/`.L2::256B` prefetch",
      {7, 4},
      80,
-     false},
-    {Feature::cp_async_ignore_src, "the ignore-src operand", {7, 5}, 80, false},
+     false,
+     OpcodePart::prefetch},
+    {Feature::cp_async_ignore_src, "the ignore-src operand", {7, 5}, 80, false, OpcodePart::none},
     // The manual dates `.shared::cta` to 7.8; ptxas 13.0 accepts it at 7.0 on cp.async.
-    {Feature::shared_cta, "`.shared::cta`", {7, 8}, 80, true},
-    {Feature::cp_async_mbarrier_arrive, "cp.async.mbarrier.arrive", {7, 0}, 80, false},
-    {Feature::createpolicy, "createpolicy.fractional", {7, 4}, 80, false},
+    {Feature::shared_cta, "`.shared::cta`", {7, 8}, 80, true, OpcodePart::dst_space},
+    {Feature::cp_async_mbarrier_arrive,
+     "cp.async.mbarrier.arrive",
+     {7, 0},
+     80,
+     false,
+     OpcodePart::none},
+    {Feature::createpolicy, "createpolicy.fractional", {7, 4}, 80, false, OpcodePart::none},
 }};
 
 struct TargetRow {
@@ -96,30 +106,34 @@ bool is_known_version(PtxVersion v) {
   return false;
 }
 
-std::vector<Feature> features_used(const Instruction& i) {
+namespace {
+
+/// Collects the feature rows an instruction's declaration names; ignores the rest.
+struct FeatureCollector {
   std::vector<Feature> out;
-  if (const auto* cp = std::get_if<CpAsync>(&i.body)) {
-    out.push_back(Feature::cp_async);
-    if (cp->opcode.cache_hint)
-      out.push_back(Feature::cp_async_cache_hint);
-    if (cp->opcode.prefetch != L2Prefetch::none)
-      out.push_back(Feature::cp_async_prefetch);
-    if (std::holds_alternative<IgnoreSrc>(cp->zero_fill))
-      out.push_back(Feature::cp_async_ignore_src);
-    if (cp->opcode.dst_space == SharedSpace::shared_cta)
-      out.push_back(Feature::shared_cta);
-  } else if (std::holds_alternative<CpAsyncCommitGroup>(i.body) ||
-             std::holds_alternative<CpAsyncWaitGroup>(i.body) ||
-             std::holds_alternative<CpAsyncWaitAll>(i.body)) {
-    out.push_back(Feature::cp_async);
-  } else if (const auto* mb = std::get_if<CpAsyncMbarrierArrive>(&i.body)) {
-    out.push_back(Feature::cp_async_mbarrier_arrive);
-    if (mb->space == SharedSpace::shared_cta)
-      out.push_back(Feature::shared_cta);
-  } else if (std::holds_alternative<CreatePolicyFractional>(i.body)) {
-    out.push_back(Feature::createpolicy);
-  }
-  return out;
+  void opcode(std::string_view) {}
+  void qualifier(std::string_view) {}
+  void def(Register, Slot) {}
+  void defs(std::span<const Register>, Slot) {}
+  void use(const Operand&, Slot) {}
+  void reg(Register, Slot) {}
+  void negated_reg(Register, Slot) {}
+  void uses(std::span<const Operand>, Slot) {}
+  void address(const Address&, AddressSlot) {}
+  void immediate(std::int64_t) {}
+  void float_immediate(float) {}
+  void label(const std::string&) {}
+  void label_definition(const std::string&) {}
+  void missing(std::string_view) {}
+  void feature(Feature f) { out.push_back(f); }
+};
+
+} // namespace
+
+std::vector<Feature> features_used(const Instruction& i) {
+  FeatureCollector c;
+  describe(i.body, c);
+  return c.out;
 }
 
 } // namespace ptxgen::ptx

@@ -1,9 +1,11 @@
 #pragma once
 // The one feature table: each PTX feature ptxgen can emit, with the lowest
 // PTX ISA version and target that allow it. The validator, the printer's
-// default `.version` and `ptxgen instr` all read it.
+// default `.version` and `ptxgen instr` all read it. It is the only rule about
+// targets and versions for instructions: an instruction's declaration
+// (instruction.hpp) names the rows it uses.
 
-#include "emitter/ptx/instruction.hpp"
+#include "emitter/ptx/opcode.hpp"
 #include "emitter/ptx/target.hpp"
 
 #include <cstdint>
@@ -12,6 +14,8 @@
 #include <vector>
 
 namespace ptxgen::ptx {
+
+struct Instruction;
 
 enum class Feature : std::uint8_t {
   cp_async,            ///< cp.async .ca/.cg, src-size, commit/wait_group, wait_all
@@ -29,6 +33,7 @@ struct FeatureInfo {
   PtxVersion min_version;   ///< lowest `.version`
   int min_sm;               ///< lowest target (80 = sm_80)
   bool stricter_than_ptxas; ///< true where ptxgen follows the manual and ptxas is laxer
+  OpcodePart part;          ///< the cp.async qualifier that brings it in, if one does
 };
 
 /// Every row of the table.
@@ -44,7 +49,7 @@ bool is_known_target(Target t);
 /// True for the PTX ISA versions ptxas 13.0 accepts: 7.0-7.8, 8.0-8.8, 9.0.
 bool is_known_version(PtxVersion v);
 
-/// The features one instruction uses.
+/// The features one instruction uses, as its declaration lists them (base feature first).
 std::vector<Feature> features_used(const Instruction& i);
 
 } // namespace ptxgen::ptx

@@ -1,6 +1,8 @@
 #include "emitter/ptx/instruction.hpp"
 
 #include <array>
+#include <cstdio>
+#include <cstring>
 
 namespace ptxgen::ptx {
 
@@ -58,6 +60,76 @@ std::string_view name(CompareOp c) {
     return "hs";
   }
   return "?";
+}
+
+std::string_view name(Role r) {
+  switch (r) {
+  case Role::destination:
+    return "destination";
+  case Role::source:
+    return "source";
+  case Role::first:
+    return "first operand";
+  case Role::second:
+    return "second operand";
+  case Role::third:
+    return "third operand";
+  case Role::selector:
+    return "selector";
+  case Role::src_size:
+    return "src-size";
+  case Role::ignore_src:
+    return "ignore-src";
+  case Role::cache_policy:
+    return "cache-policy operand";
+  case Role::address:
+    return "address";
+  case Role::dst_address:
+    return "destination (shared) address";
+  case Role::src_address:
+    return "source (global) address";
+  }
+  return "?";
+}
+
+std::string_view mnemonic(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::add:
+    return "add";
+  case BinaryOp::sub:
+    return "sub";
+  case BinaryOp::mul_lo:
+    return "mul.lo";
+  case BinaryOp::mul_wide:
+    return "mul.wide";
+  case BinaryOp::div:
+    return "div";
+  case BinaryOp::rem:
+    return "rem";
+  case BinaryOp::min:
+    return "min";
+  case BinaryOp::max:
+    return "max";
+  case BinaryOp::shl:
+    return "shl";
+  case BinaryOp::shr:
+    return "shr";
+  case BinaryOp::and_:
+    return "and";
+  case BinaryOp::or_:
+    return "or";
+  case BinaryOp::xor_:
+    return "xor";
+  }
+  return "?";
+}
+
+std::string float_literal(float f) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &f, sizeof bits);
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0f%08X", static_cast<unsigned>(bits));
+  return buf;
 }
 
 } // namespace ptxgen::ptx

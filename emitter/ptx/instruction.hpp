@@ -1,9 +1,38 @@
 #pragma once
 // Typed PTX instructions: the cp.async family and the plain instructions the lowering needs.
+//
+// Each instruction kind is declared once: its struct, followed by
+// `describe(const Kind&, V& v)`, which tells a visitor v the kind's mnemonic and
+// qualifiers, its operands in printed order (each with its role, its type and
+// what the validator may allow there) and the feature-table rows it uses.
+// instructions.def lists the kinds. The printer, the validator's operand,
+// register and symbol walks and features_used() are visitors over describe();
+// the validator's rules that are not about one operand are in its semantics().
+//
+// A visitor V implements every call below (there is no default, so a visitor
+// that misses an operand kind does not compile):
+//   opcode(std::string_view root)              the mnemonic root: "ld", "mul.lo", "cp.async"
+//   qualifier(std::string_view q)              one `.q` after the root, in printed order
+//   def(Register, Slot)                        a register the instruction writes
+//   defs(std::span<const Register>, Slot)      1, 2 or 4 written registers (`{a, b}` for more)
+//   use(const Operand&, Slot)                  a value operand that is read
+//   uses(std::span<const Operand>, Slot)       1, 2 or 4 read operands (`{a, b}` for more)
+//   reg(Register, Slot)                        a read operand that must be a register
+//   negated_reg(Register, Slot)                the same, printed `!%p`
+//   address(const Address&, AddressSlot)       a memory operand `[base+offset]`
+//   immediate(std::int64_t)                    an integer literal operand
+//   float_immediate(float)                     a float literal operand (its exact bits)
+//   label(const std::string&)                  a branch target, a label of the entry
+//   label_definition(const std::string&)       the instruction defines this label (`name:`)
+//   missing(std::string_view placeholder)      an operand the AST lacks (printed as a token
+//                                              ptxas refuses; the validator reports it)
+//   feature(Feature)                           a feature-table row the instruction uses
 
+#include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/ptx/operand.hpp"
 #include "emitter/ptx/types.hpp"
+#include "emitter/support/overloaded.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -14,6 +43,70 @@
 #include <vector>
 
 namespace ptxgen::ptx {
+
+// --- the declaration vocabulary ------------------------------------------------
+
+/// What an operand is for; messages name it ("mov's source").
+enum class Role : std::uint8_t {
+  destination,  ///< the written register(s)
+  source,       ///< the one read value
+  first,        ///< first source of a binary/ternary instruction
+  second,       ///< second source
+  third,        ///< third source (mad's addend)
+  selector,     ///< selp's predicate
+  src_size,     ///< cp.async's src-size
+  ignore_src,   ///< cp.async's ignore-src predicate
+  cache_policy, ///< cp.async's 64-bit cache policy
+  address,      ///< the memory operand of ld, st, mbarrier.arrive
+  dst_address,  ///< cp.async's shared destination
+  src_address,  ///< cp.async's global source
+};
+std::string_view name(Role r); ///< "destination", "src-size", ...
+
+/// What a value operand may be besides a register of its type, an immediate of a
+/// non-predicate type, or a symbol's address (flags; combine with `|`).
+enum class OperandRule : std::uint8_t {
+  none = 0,
+  special_register = 1 << 0,   ///< %tid.x and friends (ptxas allows them only in mov and cvt)
+  predicate_constant = 1 << 1, ///< a .pred operand may be the constant 0 or 1 (mov.pred)
+};
+constexpr OperandRule operator|(OperandRule a, OperandRule b) {
+  return static_cast<OperandRule>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b));
+}
+/// True when `rule` is in `set`.
+constexpr bool allows(OperandRule set, OperandRule rule) {
+  return (static_cast<std::uint8_t>(set) & static_cast<std::uint8_t>(rule)) != 0;
+}
+
+/// A register or value operand: its role, the type it carries, what else it may be.
+struct Slot {
+  Role role = Role::source;
+  ScalarType type = ScalarType::u32;
+  OperandRule rules = OperandRule::none;
+};
+
+/// The registers that may hold an address.
+enum class AddressWidth : std::uint8_t {
+  b64,        ///< a .b64 register only (a global address: 32 bits would truncate it)
+  b32_or_b64, ///< a .b32 or .b64 register (shared and param addresses)
+};
+
+/// The symbols an address may name (an entry's parameters and shared arrays).
+enum class SymbolScope : std::uint8_t {
+  none,   ///< no symbol (a .global address: ptxgen declares no .global variables)
+  shared, ///< a shared array of the entry
+  param,  ///< a parameter of the entry
+};
+
+/// A memory operand's role and what may form its base.
+struct AddressSlot {
+  Role role = Role::address;
+  AddressWidth width = AddressWidth::b64;
+  SymbolScope symbols = SymbolScope::none;
+};
+
+/// The exact bits of a float as PTX's hexadecimal literal: 0.5f -> `0f3F000000`.
+std::string float_literal(float f);
 
 /// `@%p` or `@!%p` in front of an instruction: false suppresses it entirely.
 struct Guard {
@@ -44,11 +137,79 @@ struct CpAsync {
   std::optional<std::variant<Register, Immediate>> cache_policy;
 };
 
+template <class V>
+void describe(const CpAsync& c, V& v) {
+  v.opcode("cp.async");
+  for (std::string_view q : qualifiers(c.opcode))
+    v.qualifier(q);
+  v.address(c.dst, {Role::dst_address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.address(c.src, {Role::src_address, AddressWidth::b64, SymbolScope::none});
+  v.immediate(c.cp_size);
+  std::visit(overloaded{
+                 [](std::monostate) {},
+                 [&v](const SrcSize& s) {
+                   if (const auto* r = std::get_if<Register>(&s.value))
+                     v.reg(*r, {Role::src_size, ScalarType::u32});
+                   else
+                     v.immediate(std::get<std::uint32_t>(s.value));
+                 },
+                 [&v](const IgnoreSrc& s) {
+                   const Slot slot{Role::ignore_src, ScalarType::pred};
+                   if (s.negated)
+                     v.negated_reg(s.predicate, slot);
+                   else
+                     v.reg(s.predicate, slot);
+                 },
+             },
+             c.zero_fill);
+  // The hint trap: with `.L2::cache_hint` ptxas reads the last operand as the policy, so
+  // the policy is always printed; a missing one prints a token ptxas refuses.
+  if (c.cache_policy) {
+    if (const auto* r = std::get_if<Register>(&*c.cache_policy))
+      v.reg(*r, {Role::cache_policy, ScalarType::b64});
+    else
+      v.immediate(std::get<Immediate>(*c.cache_policy).value);
+  } else if (c.opcode.cache_hint) {
+    v.missing("?missing_cache_policy");
+  }
+  v.feature(Feature::cp_async);
+  if (c.opcode.cache_hint)
+    v.feature(Feature::cp_async_cache_hint);
+  if (c.opcode.prefetch != L2Prefetch::none)
+    v.feature(Feature::cp_async_prefetch);
+  if (std::holds_alternative<IgnoreSrc>(c.zero_fill))
+    v.feature(Feature::cp_async_ignore_src);
+  if (c.opcode.dst_space == SharedSpace::shared_cta)
+    v.feature(Feature::shared_cta);
+}
+
 struct CpAsyncCommitGroup {}; ///< cp.async.commit_group;
-struct CpAsyncWaitGroup {     ///< cp.async.wait_group N;
+
+template <class V>
+void describe(const CpAsyncCommitGroup&, V& v) {
+  v.opcode("cp.async");
+  v.qualifier("commit_group");
+  v.feature(Feature::cp_async);
+}
+struct CpAsyncWaitGroup { ///< cp.async.wait_group N;
   std::int64_t n = 0;
 };
+
+template <class V>
+void describe(const CpAsyncWaitGroup& w, V& v) {
+  v.opcode("cp.async");
+  v.qualifier("wait_group");
+  v.immediate(w.n);
+  v.feature(Feature::cp_async);
+}
 struct CpAsyncWaitAll {}; ///< cp.async.wait_all;
+
+template <class V>
+void describe(const CpAsyncWaitAll&, V& v) {
+  v.opcode("cp.async");
+  v.qualifier("wait_all");
+  v.feature(Feature::cp_async);
+}
 
 /// cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr];
 struct CpAsyncMbarrierArrive {
@@ -56,6 +217,20 @@ struct CpAsyncMbarrierArrive {
   std::optional<SharedSpace> space; ///< no state space means a generic address
   Address address;
 };
+
+template <class V>
+void describe(const CpAsyncMbarrierArrive& m, V& v) {
+  v.opcode("cp.async.mbarrier.arrive");
+  if (m.noinc)
+    v.qualifier("noinc");
+  if (m.space)
+    v.qualifier(name(*m.space));
+  v.qualifier("b64");
+  v.address(m.address, {Role::address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.feature(Feature::cp_async_mbarrier_arrive);
+  if (m.space == SharedSpace::shared_cta)
+    v.feature(Feature::shared_cta);
+}
 
 /// L2 eviction priorities for createpolicy.
 enum class EvictionPriority : std::uint8_t {
@@ -80,12 +255,34 @@ struct CreatePolicyFractional {
   float fraction = 1.0f; ///< in (0, 1]; printed only when not 1
 };
 
+template <class V>
+void describe(const CreatePolicyFractional& p, V& v) {
+  v.opcode("createpolicy.fractional");
+  v.qualifier(name(p.primary));
+  if (p.secondary)
+    v.qualifier(name(*p.secondary));
+  v.qualifier("b64");
+  v.def(p.dst, {Role::destination, ScalarType::b64});
+  if (p.fraction != 1.0f)
+    v.float_immediate(p.fraction);
+  v.feature(Feature::createpolicy);
+}
+
 /// mov.type dst, src;  (src: register, immediate, special register, or a symbol's address)
 struct Mov {
   ScalarType type = ScalarType::u32;
   Register dst;
   Operand src;
 };
+
+template <class V>
+void describe(const Mov& m, V& v) {
+  v.opcode("mov");
+  v.qualifier(name(m.type));
+  v.def(m.dst, {Role::destination, m.type});
+  v.use(m.src,
+        {Role::source, m.type, OperandRule::special_register | OperandRule::predicate_constant});
+}
 
 /// ld{.space}{.vN}.type dst | {d0, d1, ...}, [addr];  (ld.param for kernel parameters)
 struct Ld {
@@ -95,6 +292,25 @@ struct Ld {
   Address address;
 };
 
+/// `.v2` / `.v4` for a vector of n values; "" for one (or a count the validator refuses).
+constexpr std::string_view vector_qualifier(std::size_t n) {
+  return n == 2 ? "v2" : n == 4 ? "v4" : "";
+}
+
+template <class V>
+void describe(const Ld& l, V& v) {
+  v.opcode("ld");
+  v.qualifier(name(l.space));
+  if (!vector_qualifier(l.dst.size()).empty())
+    v.qualifier(vector_qualifier(l.dst.size()));
+  v.qualifier(name(l.type));
+  v.defs(l.dst, {Role::destination, l.type});
+  v.address(l.address,
+            {Role::address,
+             l.space == StateSpace::global ? AddressWidth::b64 : AddressWidth::b32_or_b64,
+             l.space == StateSpace::param ? SymbolScope::param : SymbolScope::shared});
+}
+
 /// st{.space}{.vN}.type [addr], src | {s0, s1, ...};
 struct St {
   StateSpace space = StateSpace::global;
@@ -103,6 +319,20 @@ struct St {
   std::vector<Operand> src; ///< 1, 2 or 4 operands
 };
 
+template <class V>
+void describe(const St& s, V& v) {
+  v.opcode("st");
+  v.qualifier(name(s.space));
+  if (!vector_qualifier(s.src.size()).empty())
+    v.qualifier(vector_qualifier(s.src.size()));
+  v.qualifier(name(s.type));
+  v.address(s.address,
+            {Role::address,
+             s.space == StateSpace::global ? AddressWidth::b64 : AddressWidth::b32_or_b64,
+             SymbolScope::shared});
+  v.uses(s.src, {Role::source, s.type});
+}
+
 /// cvta.to.{global,shared}.type dst, src;  (generic -> state-space address)
 struct Cvta {
   StateSpace space = StateSpace::global;
@@ -110,6 +340,15 @@ struct Cvta {
   Register dst;
   Operand src;
 };
+
+template <class V>
+void describe(const Cvta& c, V& v) {
+  v.opcode("cvta.to");
+  v.qualifier(name(c.space));
+  v.qualifier(name(c.type));
+  v.def(c.dst, {Role::destination, c.type});
+  v.use(c.src, {Role::source, c.type});
+}
 
 enum class UnaryOp : std::uint8_t {
   not_, ///< not.type (pred or bN)
@@ -122,6 +361,14 @@ struct Unary {
   Register dst;
   Operand src;
 };
+
+template <class V>
+void describe(const Unary& u, V& v) {
+  v.opcode(u.op == UnaryOp::not_ ? "not" : "neg");
+  v.qualifier(name(u.type));
+  v.def(u.dst, {Role::destination, u.type});
+  v.use(u.src, {Role::source, u.type});
+}
 
 enum class BinaryOp : std::uint8_t {
   add,      ///< add.type
@@ -139,6 +386,9 @@ enum class BinaryOp : std::uint8_t {
   xor_,     ///< xor.type (bN or pred)
 };
 
+/// "add", "mul.lo", "and", ...
+std::string_view mnemonic(BinaryOp op);
+
 struct Binary {
   BinaryOp op = BinaryOp::add;
   ScalarType type = ScalarType::u32;
@@ -146,6 +396,17 @@ struct Binary {
   Operand a;
   Operand b;
 };
+
+template <class V>
+void describe(const Binary& b, V& v) {
+  v.opcode(mnemonic(b.op));
+  v.qualifier(name(b.type));
+  v.def(b.dst, {Role::destination, b.op == BinaryOp::mul_wide ? widened(b.type) : b.type});
+  v.use(b.a, {Role::first, b.type});
+  // Shift amounts are always .u32.
+  const bool shift = b.op == BinaryOp::shl || b.op == BinaryOp::shr;
+  v.use(b.b, {Role::second, shift ? ScalarType::u32 : b.type});
+}
 
 /// mad.lo.type / mad.wide.type dst, a, b, c;
 struct Mad {
@@ -157,6 +418,17 @@ struct Mad {
   Operand c;
 };
 
+template <class V>
+void describe(const Mad& m, V& v) {
+  v.opcode(m.wide ? "mad.wide" : "mad.lo");
+  v.qualifier(name(m.type));
+  const ScalarType result = m.wide ? widened(m.type) : m.type;
+  v.def(m.dst, {Role::destination, result});
+  v.use(m.a, {Role::first, m.type});
+  v.use(m.b, {Role::second, m.type});
+  v.use(m.c, {Role::third, result});
+}
+
 /// cvt.dtype.stype dst, src;  (integer widening and narrowing)
 struct Cvt {
   ScalarType dst_type = ScalarType::u64;
@@ -164,6 +436,15 @@ struct Cvt {
   Register dst;
   Operand src;
 };
+
+template <class V>
+void describe(const Cvt& c, V& v) {
+  v.opcode("cvt");
+  v.qualifier(name(c.dst_type));
+  v.qualifier(name(c.src_type));
+  v.def(c.dst, {Role::destination, c.dst_type});
+  v.use(c.src, {Role::source, c.src_type, OperandRule::special_register});
+}
 
 enum class CompareOp : std::uint8_t {
   eq, ///< equal
@@ -188,6 +469,16 @@ struct Setp {
   Operand b;
 };
 
+template <class V>
+void describe(const Setp& s, V& v) {
+  v.opcode("setp");
+  v.qualifier(name(s.cmp));
+  v.qualifier(name(s.type));
+  v.def(s.dst, {Role::destination, ScalarType::pred});
+  v.use(s.a, {Role::first, s.type});
+  v.use(s.b, {Role::second, s.type});
+}
+
 /// selp.type dst, a, b, p;  (p ? a : b)
 struct Selp {
   ScalarType type = ScalarType::u32;
@@ -197,16 +488,84 @@ struct Selp {
   Register predicate;
 };
 
+template <class V>
+void describe(const Selp& s, V& v) {
+  v.opcode("selp");
+  v.qualifier(name(s.type));
+  v.def(s.dst, {Role::destination, s.type});
+  v.use(s.a, {Role::first, s.type});
+  v.use(s.b, {Role::second, s.type});
+  v.reg(s.predicate, {Role::selector, ScalarType::pred});
+}
+
 /// bar.sync N;
 struct BarSync {
   std::uint32_t barrier = 0;
 };
 
+template <class V>
+void describe(const BarSync& b, V& v) {
+  v.opcode("bar.sync");
+  v.immediate(b.barrier);
+}
+
 struct Ret {}; ///< ret;
 
-using InstructionBody = std::variant<CpAsync, CpAsyncCommitGroup, CpAsyncWaitGroup, CpAsyncWaitAll,
-                                     CpAsyncMbarrierArrive, CreatePolicyFractional, Mov, Ld, St,
-                                     Cvta, Unary, Binary, Mad, Cvt, Setp, Selp, BarSync, Ret>;
+template <class V>
+void describe(const Ret&, V& v) {
+  v.opcode("ret");
+}
+
+/// `$L_name:` defines a label of the entry at this point (a pseudo-instruction).
+struct Label {
+  std::string name; ///< `$L_loop`: a PTX identifier, unique in its entry
+};
+
+template <class V>
+void describe(const Label& l, V& v) {
+  v.label_definition(l.name);
+}
+
+/// bra{.uni} $L_name;  (guard it with `@%p` for a conditional branch)
+struct Bra {
+  std::string target; ///< a Label of the same entry
+  bool uni = false;   ///< `.uni`: every active thread takes the same path
+};
+
+template <class V>
+void describe(const Bra& b, V& v) {
+  v.opcode("bra");
+  if (b.uni)
+    v.qualifier("uni");
+  v.label(b.target);
+}
+
+namespace detail {
+/// std::variant of all but the first type: lets an X-macro write `, Kind` for every kind.
+template <class Ignored, class... Kinds>
+struct VariantOfRest {
+  using type = std::variant<Kinds...>;
+};
+} // namespace detail
+
+/// Every kind of instructions.def, in its order.
+using InstructionBody = detail::VariantOfRest<void
+#define PTXGEN_PTX_INSTRUCTION(Kind) , Kind
+#include "emitter/ptx/instructions.def"
+#undef PTXGEN_PTX_INSTRUCTION
+                                              >::type;
+
+/// Describes whichever kind `body` holds to v: one overload per kind of instructions.def.
+template <class V>
+void describe(const InstructionBody& body, V& v) {
+  std::visit(
+      overloaded{
+#define PTXGEN_PTX_INSTRUCTION(Kind) [&v](const Kind& k) { describe(k, v); },
+#include "emitter/ptx/instructions.def"
+#undef PTXGEN_PTX_INSTRUCTION
+      },
+      body);
+}
 
 struct Instruction {
   std::optional<Guard> guard;

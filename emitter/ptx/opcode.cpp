@@ -24,17 +24,20 @@ std::string_view name(L2Prefetch p) {
   return "";
 }
 
-std::string print(const CpAsyncOpcode& op) {
-  std::string out = "cp.async.";
-  out += name(op.cache_op);
-  out += '.';
-  out += name(op.dst_space);
-  out += ".global";
+std::vector<std::string_view> qualifiers(const CpAsyncOpcode& op) {
+  std::vector<std::string_view> out = {name(op.cache_op), name(op.dst_space), "global"};
   if (op.cache_hint)
-    out += ".L2::cache_hint";
-  if (op.prefetch != L2Prefetch::none) {
+    out.push_back("L2::cache_hint");
+  if (op.prefetch != L2Prefetch::none)
+    out.push_back(name(op.prefetch));
+  return out;
+}
+
+std::string print(const CpAsyncOpcode& op) {
+  std::string out = "cp.async";
+  for (std::string_view q : qualifiers(op)) {
     out += '.';
-    out += name(op.prefetch);
+    out += q;
   }
   return out;
 }

@@ -3,9 +3,12 @@
 //
 //   cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::64B,.L2::128B,.L2::256B}
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ptxgen::ptx {
 
@@ -37,9 +40,36 @@ struct CpAsyncOpcode {
   bool operator==(const CpAsyncOpcode&) const = default;
 };
 
+/// The qualifier groups of a cp.async opcode, for pointing at one in the text the user
+/// wrote (`ptxgen instr`'s caret) and for saying which one a validator rule is about.
+enum class OpcodePart : std::uint8_t {
+  none,       ///< not about one qualifier (an operand, or the instruction as a whole)
+  cache_op,   ///< `.ca` / `.cg`
+  dst_space,  ///< `.shared` / `.shared::cta`
+  src_space,  ///< `.global`
+  cache_hint, ///< `.L2::cache_hint`
+  prefetch,   ///< `.L2::64B` / `.L2::128B` / `.L2::256B`
+};
+inline constexpr std::size_t opcode_part_count = 6;
+
+/// Where each qualifier group sits in an opcode's text: 0-based offset of its dot and
+/// length with the dot; length 0 when the group is absent (or for OpcodePart::none).
+struct OpcodeLayout {
+  struct Span {
+    std::size_t offset = 0;
+    std::size_t length = 0;
+  };
+  std::array<Span, opcode_part_count> spans{};
+  Span& at(OpcodePart p) { return spans[static_cast<std::size_t>(p)]; }
+  const Span& at(OpcodePart p) const { return spans[static_cast<std::size_t>(p)]; }
+};
+
 std::string_view name(CacheOp c);     ///< "ca"
 std::string_view name(SharedSpace s); ///< "shared", "shared::cta"
 std::string_view name(L2Prefetch p);  ///< "", "L2::64B", "L2::128B", "L2::256B"
+
+/// The qualifiers after `cp.async`, without dots, in the manual's order.
+std::vector<std::string_view> qualifiers(const CpAsyncOpcode& op);
 
 /// The canonical spelling, the manual's order:
 /// `cp.async.cg.shared::cta.global.L2::cache_hint.L2::128B`.

@@ -67,4 +67,31 @@ std::string_view name(StateSpace s) {
   return "?";
 }
 
+ScalarType widened(ScalarType t) {
+  switch (t) {
+  case ScalarType::u16:
+    return ScalarType::u32;
+  case ScalarType::s16:
+    return ScalarType::s32;
+  case ScalarType::u32:
+    return ScalarType::u64;
+  case ScalarType::s32:
+    return ScalarType::s64;
+  case ScalarType::pred:
+  case ScalarType::b8:
+  case ScalarType::b16:
+  case ScalarType::b32:
+  case ScalarType::b64:
+  case ScalarType::u8:
+  case ScalarType::u64:
+  case ScalarType::s8:
+  case ScalarType::s64:
+  case ScalarType::f16:
+  case ScalarType::f32:
+  case ScalarType::f64:
+    break;
+  }
+  return t;
+}
+
 } // namespace ptxgen::ptx

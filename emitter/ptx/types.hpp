@@ -34,6 +34,10 @@ std::optional<ScalarType> parse_scalar_type(std::string_view s);
 /// Width in bits; 1 for pred.
 unsigned bit_width(ScalarType t);
 
+/// The type twice as wide, as mul.wide and mad.wide produce: u16 -> u32, s32 -> s64;
+/// any other type is returned unchanged (the validator refuses it there).
+ScalarType widened(ScalarType t);
+
 /// A PTX state space.
 enum class StateSpace : std::uint8_t {
   reg,        ///< `.reg`

@@ -4,7 +4,6 @@
 #include "emitter/support/overloaded.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <set>
 #include <string>
 #include <variant>
@@ -21,9 +20,13 @@ std::string reg_desc(Register r) {
   return to_string(r) + " (" + class_name(r.cls) + ")";
 }
 
-/// Whether register r may hold a value of type t in a plain instruction: the register
-/// family must match the type's width (bytes live in 16- or 32-bit registers; an f32
-/// value may live in a .b32 register).
+std::string type_name(ScalarType t) {
+  return "." + std::string(name(t));
+}
+
+/// Whether register r may hold a value of type t: the register family must match the
+/// type's width (bytes live in 16- or 32-bit registers; an f32 value may live in a .b32
+/// register).
 bool fits(Register r, ScalarType t) {
   if (t == ScalarType::pred)
     return r.cls == RegClass::pred;
@@ -55,348 +58,431 @@ bool is_signed(ScalarType t) {
          t == ScalarType::s64;
 }
 
+/// What the instructions of one entry may name: its registers, parameters and shared arrays.
+struct EntryScope {
+  const Entry& entry;
+  std::set<std::string> params;
+  std::set<std::string> shared;
+  std::set<std::string> labels;
+};
+
+/// Checks one instruction: a visitor over its declaration (operand rules, and inside an
+/// entry the register and symbol walk), then the kind's semantics().
 class Checker {
 public:
-  Checker(Target target, PtxVersion version) : target_(target), version_(version) {}
+  Checker(Target target, PtxVersion version, const EntryScope* scope)
+      : target_(target), version_(version), scope_(scope) {}
 
-  Diagnostics take() { return std::move(diags_); }
-
-  void error(std::string m) { diags_.error(std::move(m)); }
-
-  void features(const Instruction& i, std::string_view what) {
-    for (Feature f : features_used(i)) {
-      const FeatureInfo& fi = info(f);
-      if (target_.sm < fi.min_sm) {
-        error(std::string(what) + " requires sm_" + std::to_string(fi.min_sm) +
-              " or later; the target is " + target_.str());
-        continue;
-      }
-      if (version_ < fi.min_version) {
-        std::string m = std::string(fi.name) + " requires PTX ISA " + fi.min_version.str() +
-                        " or later; the .version is " + version_.str();
-        if (f == Feature::shared_cta) {
-          if (std::holds_alternative<CpAsync>(i.body))
-            m += " (ptxgen follows the PTX ISA manual here; ptxas 13.0 accepts it on cp.async "
-                 "from 7.0): write `.shared` instead, or raise the .version";
-          else
-            m += ": write `.shared` instead, or raise the .version";
-        }
-        error(std::move(m));
-      }
+  std::vector<Finding> check(const Instruction& i) {
+    current_ = &i;
+    reported_sm_ = 0;
+    if (i.guard) {
+      walk(i.guard->predicate);
+      if (i.guard->predicate.cls != RegClass::pred)
+        error(DiagId::ptx_register_class,
+              "a guard must be a predicate register; " + reg_desc(i.guard->predicate) + " is not");
     }
-  }
-
-  void guard(const Instruction& i) {
-    if (i.guard && i.guard->predicate.cls != RegClass::pred)
-      error("a guard must be a predicate register; " + reg_desc(i.guard->predicate) + " is not");
-  }
-
-  void operand(const Operand& o, ScalarType t, std::string_view role) {
-    if (const auto* r = std::get_if<Register>(&o)) {
-      if (!fits(*r, t))
-        error(std::string(role) + ": " + reg_desc(*r) + " cannot hold a ." + std::string(name(t)) +
-              " value");
-    } else if (std::holds_alternative<SpecialRegister>(o)) {
-      // ptxas: "Special register argument not allowed for instruction 'add'".
-      if (role.rfind("mov", 0) != 0 && role.rfind("cvt", 0) != 0)
-        error(std::string(role) + ": ptxas allows special registers only in mov and cvt; "
-                                  "copy it into a register first");
-      else if (bit_width(t) != 32 || !is_integer(t))
-        error(std::string(role) + ": special registers are 32-bit; the type is ." +
-              std::string(name(t)));
-    } else if (std::holds_alternative<Symbol>(o)) {
-      if (t != ScalarType::u32 && t != ScalarType::u64 && t != ScalarType::b32 &&
-          t != ScalarType::b64 && t != ScalarType::s32 && t != ScalarType::s64)
-        error(std::string(role) +
-              ": a symbol's address needs a 32- or 64-bit integer type; "
-              "the type is ." +
-              std::string(name(t)));
-    } else if (t == ScalarType::pred) {
-      // ptxas takes `mov.pred %p, 0|1`: the one place a predicate may be a constant.
-      const auto* imm = std::get_if<Immediate>(&o);
-      bool constant_mov = role == "mov source" && imm && (imm->value == 0 || imm->value == 1);
-      if (!constant_mov)
-        error(std::string(role) + ": a predicate operand must be a register" +
-              (role == "mov source" ? " or the constant 0 or 1" : ""));
-    }
-  }
-
-  void dst(Register r, ScalarType t, std::string_view role = "destination") {
-    if (!fits(r, t))
-      error(std::string(role) + ": " + reg_desc(r) + " cannot hold a ." + std::string(name(t)) +
-            " value");
-  }
-
-  void address_register(const Address& a, std::string_view role, bool allow32) {
-    if (const auto* r = std::get_if<Register>(&a.base)) {
-      bool ok = r->cls == RegClass::b64 || (allow32 && r->cls == RegClass::b32);
-      if (!ok)
-        error(std::string(role) + " address register must be " +
-              (allow32 ? "a 32- or 64-bit integer register" : "a 64-bit (.b64) register") + "; " +
-              reg_desc(*r) + " is not");
-    }
-  }
-
-  void cp_async(const CpAsync& c) {
-    const char* op = c.opcode.cache_op == CacheOp::ca ? "`.ca`" : "`.cg`";
-    if (c.opcode.cache_op == CacheOp::cg && c.cp_size != 16)
-      error(std::string(op) + " copies exactly 16 bytes; chunk_bytes is " +
-            std::to_string(c.cp_size));
-    if (c.opcode.cache_op == CacheOp::ca && c.cp_size != 4 && c.cp_size != 8 && c.cp_size != 16)
-      error(std::string(op) + " copies 4, 8 or 16 bytes; chunk_bytes is " +
-            std::to_string(c.cp_size));
-
-    // dst: a shared address in a 32- or 64-bit register, or a .shared symbol.
-    address_register(c.dst, "cp.async's destination (shared)", true);
-    // src: a global address. A 32-bit register would truncate it (ptxas does not check).
-    if (std::holds_alternative<Symbol>(c.src.base))
-      error("cp.async's source must be a .global address in a 64-bit register; `" +
-            std::get<Symbol>(c.src.base).name + "` is not a .global variable");
-    else
-      address_register(c.src, "cp.async's source (global)", false);
-
-    std::visit(overloaded{
-                   [](std::monostate) {},
-                   [&](const SrcSize& s) {
-                     if (const auto* imm = std::get_if<std::uint32_t>(&s.value)) {
-                       if (*imm > c.cp_size)
-                         error("src-size immediate must be in 0.." + std::to_string(c.cp_size) +
-                               "; it is " + std::to_string(*imm));
-                     } else {
-                       Register r = std::get<Register>(s.value);
-                       if (r.cls != RegClass::b32)
-                         error("src-size register must be a 32-bit (.b32/.u32) register; " +
-                               reg_desc(r) + " is not");
-                     }
-                   },
-                   [&](const IgnoreSrc& s) {
-                     if (s.predicate.cls != RegClass::pred)
-                       error("ignore-src must be a predicate register (.pred); " +
-                             reg_desc(s.predicate) + " is not");
-                   },
-               },
-               c.zero_fill);
-
-    if (c.opcode.cache_hint && !c.cache_policy)
-      error("`.L2::cache_hint` requires a 64-bit cache-policy operand (without it ptxas reads "
-            "the last operand as the policy: `16, 8` would be a full copy with policy 8)");
-    if (!c.opcode.cache_hint && c.cache_policy)
-      error("a cache-policy operand requires `.L2::cache_hint` in the opcode");
-    if (c.cache_policy)
-      if (const auto* r = std::get_if<Register>(&*c.cache_policy); r && r->cls != RegClass::b64)
-        error("the cache-policy operand must be a 64-bit (.b64) register or an immediate; " +
-              reg_desc(*r) + " is not");
-  }
-
-  void body(const Instruction& i) {
+    describe(i.body, *this);
     std::visit(
         overloaded{
-            [&](const CpAsync& c) {
-              require_sm80("cp.async");
-              features(i, "cp.async");
-              cp_async(c);
-            },
-            [&](const CpAsyncCommitGroup&) {
-              require_sm80("cp.async.commit_group");
-              features(i, "cp.async.commit_group");
-            },
-            [&](const CpAsyncWaitAll&) {
-              require_sm80("cp.async.wait_all");
-              features(i, "cp.async.wait_all");
-            },
-            [&](const CpAsyncWaitGroup& w) {
-              require_sm80("cp.async.wait_group");
-              features(i, "cp.async.wait_group");
-              if (w.n < 0 || w.n > max_wait_group)
-                error("cp.async.wait_group N must be in 0.." + std::to_string(max_wait_group) +
-                      "; it is " + std::to_string(w.n) +
-                      " (ptxgen is stricter than ptxas, which accepts any integer: N counts "
-                      "pending groups, so a negative or huge N is a bug)");
-            },
-            [&](const CpAsyncMbarrierArrive& m) {
-              require_sm80("cp.async.mbarrier.arrive");
-              features(i, "cp.async.mbarrier.arrive");
-              address_register(m.address, "cp.async.mbarrier.arrive's", true);
-            },
-            [&](const CreatePolicyFractional& p) {
-              require_sm80("createpolicy");
-              features(i, "createpolicy");
-              if (p.dst.cls != RegClass::b64)
-                error("createpolicy's destination must be a 64-bit (.b64) register; " +
-                      reg_desc(p.dst) + " is not");
-              if (p.secondary && *p.secondary != EvictionPriority::evict_first &&
-                  *p.secondary != EvictionPriority::evict_unchanged)
-                error("createpolicy's secondary priority must be `.L2::evict_first` or "
-                      "`.L2::evict_unchanged`; it is `." +
-                      std::string(name(*p.secondary)) + "`");
-              if (!(p.fraction > 0.0f && p.fraction <= 1.0f))
-                error("createpolicy's fraction must be in (0, 1]; it is " +
-                      std::to_string(p.fraction));
-            },
-            [&](const Mov& m) {
-              dst(m.dst, m.type);
-              operand(m.src, m.type, "mov source");
-            },
-            [&](const Ld& l) {
-              vector_count(l.dst.size(), l.space, "ld");
-              for (Register r : l.dst)
-                dst(r, l.type, "ld destination");
-              address_register(l.address, "ld", l.space != StateSpace::global);
-            },
-            [&](const St& s) {
-              vector_count(s.src.size(), s.space, "st");
-              if (s.space == StateSpace::param)
-                error("st.param is not used in kernels; store to .global or .shared");
-              for (const Operand& o : s.src)
-                operand(o, s.type, "st source");
-              address_register(s.address, "st", s.space != StateSpace::global);
-            },
-            [&](const Cvta& c) {
-              if (c.space != StateSpace::global && c.space != StateSpace::shared &&
-                  c.space != StateSpace::shared_cta && c.space != StateSpace::local)
-                error("cvta.to needs .global, .shared or .local; it is ." +
-                      std::string(name(c.space)));
-              if (c.type != ScalarType::u64 && c.type != ScalarType::u32)
-                error("cvta's type must be .u32 or .u64; it is ." + std::string(name(c.type)));
-              dst(c.dst, c.type);
-              operand(c.src, c.type, "cvta source");
-            },
-            [&](const Unary& u) {
-              if (u.op == UnaryOp::not_ && !(u.type == ScalarType::pred || is_bits(u.type)))
-                error("not needs .pred or .bN; the type is ." + std::string(name(u.type)));
-              if (u.op == UnaryOp::neg && !is_signed(u.type))
-                error("neg needs a signed type; it is ." + std::string(name(u.type)));
-              dst(u.dst, u.type);
-              operand(u.src, u.type, "operand");
-            },
-            [&](const Binary& b) { binary(b); },
-            [&](const Mad& m) {
-              if (!is_integer(m.type) || is_bits(m.type))
-                error("mad needs a .uN or .sN type; it is ." + std::string(name(m.type)));
-              dst(m.dst, m.wide ? wide(m.type) : m.type);
-              operand(m.a, m.type, "mad a");
-              operand(m.b, m.type, "mad b");
-              operand(m.c, m.wide ? wide(m.type) : m.type, "mad c");
-            },
-            [&](const Cvt& c) {
-              dst(c.dst, c.dst_type);
-              operand(c.src, c.src_type, "cvt source");
-            },
-            [&](const Setp& s) {
-              if (s.dst.cls != RegClass::pred)
-                error("setp's destination must be a predicate; " + reg_desc(s.dst) + " is not");
-              operand(s.a, s.type, "setp a");
-              operand(s.b, s.type, "setp b");
-            },
-            [&](const Selp& s) {
-              dst(s.dst, s.type);
-              operand(s.a, s.type, "selp a");
-              operand(s.b, s.type, "selp b");
-              if (s.predicate.cls != RegClass::pred)
-                error("selp's selector must be a predicate; " + reg_desc(s.predicate) + " is not");
-            },
-            [&](const BarSync& b) {
-              if (b.barrier > 15)
-                error("bar.sync's barrier must be in 0..15; it is " + std::to_string(b.barrier));
-            },
-            [&](const Ret&) {},
+#define PTXGEN_PTX_INSTRUCTION(Kind) [this](const Kind& k) { semantics(k); },
+#include "emitter/ptx/instructions.def"
+#undef PTXGEN_PTX_INSTRUCTION
         },
         i.body);
+    return std::move(findings_);
   }
+
+  // --- the declaration visitor (see instruction.hpp) ---
+
+  void opcode(std::string_view root) {
+    mnemonic_ = root;
+  }
+  void qualifier(std::string_view) {}
+  void def(Register r, Slot s) {
+    register_operand(r, s);
+  }
+  void defs(std::span<const Register> rs, Slot s) {
+    for (Register r : rs)
+      register_operand(r, s);
+  }
+  void reg(Register r, Slot s) {
+    register_operand(r, s);
+  }
+  void negated_reg(Register r, Slot s) {
+    register_operand(r, s);
+  }
+  void use(const Operand& o, Slot s) {
+    std::visit(overloaded{
+                   [&](const Register& r) { register_operand(r, s); },
+                   [&](const Immediate& imm) { immediate_operand(imm, s); },
+                   [&](const SpecialRegister&) { special_operand(s); },
+                   [&](const Symbol& sym) { symbol_operand(sym, s); },
+               },
+               o);
+  }
+  void uses(std::span<const Operand> os, Slot s) {
+    for (const Operand& o : os)
+      use(o, s);
+  }
+  void address(const Address& a, AddressSlot s) {
+    std::visit(overloaded{
+                   [&](const Register& r) { address_register(r, s); },
+                   [&](const Symbol& sym) { address_symbol(sym, s); },
+               },
+               a.base);
+  }
+  void immediate(std::int64_t) {}
+  void float_immediate(float) {}
+  void label(const std::string& name) {
+    if (scope_ && !scope_->labels.count(name))
+      error(DiagId::ptx_undefined_label, std::string(mnemonic_) + " branches to `" + name +
+                                             "`, which is not a label of this entry");
+  }
+  void label_definition(const std::string&) {}
+  void missing(std::string_view) {} // semantics() says which rule the AST breaks
+  void feature(Feature f);
 
 private:
-  static ScalarType wide(ScalarType t) {
-    switch (t) {
-    case ScalarType::u16:
-      return ScalarType::u32;
-    case ScalarType::s16:
-      return ScalarType::s32;
-    case ScalarType::u32:
-      return ScalarType::u64;
-    case ScalarType::s32:
-      return ScalarType::s64;
-    default:
-      return t;
+  void error(DiagId id, std::string message, OpcodePart part = OpcodePart::none) {
+    findings_.push_back({Diagnostic(id, std::move(message)), part});
+  }
+
+  /// "mov's source"
+  std::string what(Role r) const {
+    return std::string(mnemonic_) + "'s " + std::string(name(r));
+  }
+
+  void walk(Register r) {
+    if (scope_ && (r.id == 0 || r.id > scope_->entry.registers.count(r.cls)))
+      error(DiagId::ptx_unallocated_register,
+            "uses " + to_string(r) + ", which the register file never handed out");
+  }
+
+  void walk(const Symbol& s, bool param_ok, bool shared_ok) {
+    if (!scope_)
+      return;
+    if ((param_ok && scope_->params.count(s.name)) || (shared_ok && scope_->shared.count(s.name)))
+      return;
+    const char* expected = param_ok && shared_ok ? "a parameter or shared array"
+                           : param_ok            ? "a parameter"
+                                                 : "a shared array";
+    error(DiagId::ptx_undeclared_symbol, std::string(mnemonic_) + " names `" + s.name +
+                                             "`, which is not " + expected + " of this entry");
+  }
+
+  void register_operand(Register r, Slot s) {
+    walk(r);
+    if (!fits(r, s.type))
+      error(DiagId::ptx_register_class,
+            what(s.role) + ": " + reg_desc(r) + " cannot hold a " + type_name(s.type) + " value");
+  }
+
+  void immediate_operand(const Immediate& imm, Slot s) {
+    if (s.type != ScalarType::pred)
+      return;
+    // ptxas takes `mov.pred %p, 0|1`: the one place a predicate may be a constant.
+    const bool constant = allows(s.rules, OperandRule::predicate_constant);
+    if (!constant || (imm.value != 0 && imm.value != 1))
+      error(DiagId::ptx_predicate_operand, what(s.role) +
+                                               ": a predicate operand must be a register" +
+                                               (constant ? " or the constant 0 or 1" : ""));
+  }
+
+  void special_operand(Slot s) {
+    // ptxas: "Special register argument not allowed for instruction 'add'".
+    if (!allows(s.rules, OperandRule::special_register))
+      error(DiagId::ptx_special_register,
+            what(s.role) +
+                ": ptxas allows special registers only in mov and cvt; copy it into a register "
+                "first");
+    else if (bit_width(s.type) != 32 || !is_integer(s.type))
+      error(DiagId::ptx_special_register_type,
+            what(s.role) + ": special registers are 32-bit; the type is " + type_name(s.type));
+  }
+
+  void symbol_operand(const Symbol& sym, Slot s) {
+    const ScalarType t = s.type;
+    if (t != ScalarType::u32 && t != ScalarType::u64 && t != ScalarType::b32 &&
+        t != ScalarType::b64 && t != ScalarType::s32 && t != ScalarType::s64)
+      error(DiagId::ptx_symbol_type,
+            what(s.role) + ": a symbol's address needs a 32- or 64-bit integer type; the type is " +
+                type_name(t));
+    walk(sym, true, true);
+  }
+
+  void address_register(Register r, AddressSlot s) {
+    walk(r);
+    const bool wide_ok = s.width == AddressWidth::b32_or_b64;
+    if (!(r.cls == RegClass::b64 || (wide_ok && r.cls == RegClass::b32)))
+      error(DiagId::ptx_address_register,
+            what(s.role) + " register must be " +
+                (wide_ok ? "a 32- or 64-bit integer register" : "a 64-bit (.b64) register") + "; " +
+                reg_desc(r) + " is not");
+  }
+
+  void address_symbol(const Symbol& sym, AddressSlot s) {
+    switch (s.symbols) {
+    case SymbolScope::none:
+      error(DiagId::ptx_address_symbol, what(s.role) +
+                                            " must be a .global address in a 64-bit register; `" +
+                                            sym.name + "` is not a .global variable");
+      return;
+    case SymbolScope::shared:
+      walk(sym, false, true);
+      return;
+    case SymbolScope::param:
+      walk(sym, true, false);
+      return;
     }
   }
 
-  void binary(const Binary& b) {
-    std::string t(name(b.type));
-    switch (b.op) {
-    case BinaryOp::and_:
-    case BinaryOp::or_:
-    case BinaryOp::xor_:
-      if (b.type != ScalarType::pred && !is_bits(b.type))
-        error("and/or/xor need .pred or .bN; the type is ." + t);
-      break;
-    case BinaryOp::shl:
-      if (!is_bits(b.type))
-        error("shl needs a .bN type; it is ." + t);
-      break;
-    case BinaryOp::mul_wide:
-      if (bit_width(b.type) != 16 && bit_width(b.type) != 32)
-        error("mul.wide needs a 16- or 32-bit source type; it is ." + t);
-      [[fallthrough]];
-    default:
-      if (b.type == ScalarType::pred)
-        error("arithmetic on .pred is not allowed");
-      break;
-    }
-    ScalarType dt = b.op == BinaryOp::mul_wide ? wide(b.type) : b.type;
-    dst(b.dst, dt);
-    operand(b.a, b.type, "first operand");
-    // Shift amounts are always .u32.
-    bool shift = b.op == BinaryOp::shl || b.op == BinaryOp::shr;
-    operand(b.b, shift ? ScalarType::u32 : b.type, "second operand");
+  // --- semantics: the rules about an instruction as a whole, one overload per kind ---
+
+  void semantics(const CpAsync& c);
+  void semantics(const CpAsyncCommitGroup&) {}
+  void semantics(const CpAsyncWaitGroup& w) {
+    if (w.n < 0 || w.n > max_wait_group)
+      error(DiagId::ptx_wait_group_range,
+            "cp.async.wait_group N must be in 0.." + std::to_string(max_wait_group) + "; it is " +
+                std::to_string(w.n) +
+                " (ptxgen is stricter than ptxas, which accepts any integer: N counts pending "
+                "groups, so a negative or huge N is a bug)");
+  }
+  void semantics(const CpAsyncWaitAll&) {}
+  void semantics(const CpAsyncMbarrierArrive&) {}
+  void semantics(const CreatePolicyFractional& p) {
+    if (p.secondary && !allowed_as_secondary(*p.secondary))
+      error(DiagId::ptx_createpolicy_secondary,
+            "createpolicy's secondary priority must be `.L2::evict_first` or "
+            "`.L2::evict_unchanged`; it is `." +
+                std::string(name(*p.secondary)) + "`");
+    if (!(p.fraction > 0.0f && p.fraction <= 1.0f))
+      error(DiagId::ptx_createpolicy_fraction,
+            "createpolicy's fraction must be in (0, 1]; it is " + std::to_string(p.fraction));
+  }
+  void semantics(const Mov&) {}
+  void semantics(const Ld& l) {
+    vector_count(l.dst.size(), l.space);
+  }
+  void semantics(const St& s) {
+    vector_count(s.src.size(), s.space);
+    if (s.space == StateSpace::param)
+      error(DiagId::ptx_st_param, "st.param is not used in kernels; store to .global or .shared");
+  }
+  void semantics(const Cvta& c) {
+    if (c.space != StateSpace::global && c.space != StateSpace::shared &&
+        c.space != StateSpace::shared_cta && c.space != StateSpace::local)
+      error(DiagId::ptx_cvta_space,
+            "cvta.to needs .global, .shared or .local; it is ." + std::string(name(c.space)));
+    if (c.type != ScalarType::u64 && c.type != ScalarType::u32)
+      error(DiagId::ptx_instruction_type,
+            "cvta's type must be .u32 or .u64; it is " + type_name(c.type));
+  }
+  void semantics(const Unary& u) {
+    if (u.op == UnaryOp::not_ && !(u.type == ScalarType::pred || is_bits(u.type)))
+      error(DiagId::ptx_instruction_type,
+            "not needs .pred or .bN; the type is " + type_name(u.type));
+    if (u.op == UnaryOp::neg && !is_signed(u.type))
+      error(DiagId::ptx_instruction_type, "neg needs a signed type; it is " + type_name(u.type));
+  }
+  void semantics(const Binary& b);
+  void semantics(const Mad& m) {
+    if (!is_integer(m.type) || is_bits(m.type))
+      error(DiagId::ptx_instruction_type,
+            "mad needs a .uN or .sN type; it is " + type_name(m.type));
+  }
+  void semantics(const Cvt&) {}
+  void semantics(const Setp&) {}
+  void semantics(const Selp&) {}
+  void semantics(const BarSync& b) {
+    if (b.barrier > 15)
+      error(DiagId::ptx_barrier_range,
+            "bar.sync's barrier must be in 0..15; it is " + std::to_string(b.barrier));
+  }
+  void semantics(const Ret&) {}
+  void semantics(const Label& l) {
+    label_name(l.name);
+    if (current_->guard)
+      error(DiagId::ptx_label_guard, "label `" + l.name + "` has a guard; only instructions can");
+  }
+  void semantics(const Bra& b) {
+    label_name(b.target);
   }
 
-  void vector_count(std::size_t n, StateSpace space, std::string_view what) {
+  /// A PTX identifier: a letter then letters, digits, `_`, `$`; or `_`, `$`, `%` then at
+  /// least one of those.
+  void label_name(const std::string& n) {
+    auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    auto follower = [&](char c) {
+      return letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '$';
+    };
+    bool ok = !n.empty() &&
+              (letter(n[0]) || (n.size() > 1 && (n[0] == '_' || n[0] == '$' || n[0] == '%')));
+    for (std::size_t k = 1; ok && k < n.size(); ++k)
+      ok = follower(n[k]);
+    if (!ok)
+      error(DiagId::ptx_label_name,
+            "`" + n + "` is not a PTX identifier for a label (e.g. `$L_loop`)");
+  }
+
+  void vector_count(std::size_t n, StateSpace space) {
     if (n != 1 && n != 2 && n != 4)
-      error(std::string(what) + " moves 1, 2 or 4 values (.v2/.v4); it has " + std::to_string(n));
-    if (n != 1 && space == StateSpace::param)
-      error(std::string(what) + ".param moves one value");
-  }
-
-  void require_sm80(std::string_view what) {
-    if (target_.sm < 80)
-      error(std::string(what) + " requires sm_80 or later; the target is " + target_.str());
+      error(DiagId::ptx_vector_count, std::string(mnemonic_) +
+                                          " moves 1, 2 or 4 values (.v2/.v4); it has " +
+                                          std::to_string(n));
+    else if (n != 1 && space == StateSpace::param)
+      error(DiagId::ptx_vector_count, std::string(mnemonic_) + ".param moves one value");
   }
 
   Target target_;
   PtxVersion version_;
-  Diagnostics diags_;
+  const EntryScope* scope_;
+  const Instruction* current_ = nullptr;
+  std::string_view mnemonic_;
+  int reported_sm_ = 0; ///< the highest sm_ a target message of this instruction named
+  std::vector<Finding> findings_;
 };
 
-// Only the first sm_80 message matters per instruction; drop duplicates of the same text.
-Diagnostics dedupe(Diagnostics in) {
+void Checker::feature(Feature f) {
+  const FeatureInfo& fi = info(f);
+  if (target_.sm < fi.min_sm) {
+    // One message per target the instruction needs: a row needing the same sm as one
+    // already reported adds nothing.
+    if (fi.min_sm > reported_sm_)
+      error(DiagId::ptx_feature_target,
+            std::string(fi.name) + " requires sm_" + std::to_string(fi.min_sm) +
+                " or later; the target is " + target_.str(),
+            fi.part);
+    reported_sm_ = std::max(reported_sm_, fi.min_sm);
+    return;
+  }
+  if (version_ < fi.min_version) {
+    std::string m = std::string(fi.name) + " requires PTX ISA " + fi.min_version.str() +
+                    " or later; the .version is " + version_.str();
+    if (f == Feature::shared_cta) {
+      if (std::holds_alternative<CpAsync>(current_->body))
+        m += " (ptxgen follows the PTX ISA manual here; ptxas 13.0 accepts it on cp.async "
+             "from 7.0): write `.shared` instead, or raise the .version";
+      else
+        m += ": write `.shared` instead, or raise the .version";
+    }
+    error(DiagId::ptx_feature_version, std::move(m), fi.part);
+  }
+}
+
+void Checker::semantics(const CpAsync& c) {
+  if (c.opcode.cache_op == CacheOp::cg && c.cp_size != 16)
+    error(DiagId::ptx_cg_size,
+          "`.cg` copies exactly 16 bytes; chunk_bytes is " + std::to_string(c.cp_size),
+          OpcodePart::cache_op);
+  if (c.opcode.cache_op == CacheOp::ca && c.cp_size != 4 && c.cp_size != 8 && c.cp_size != 16)
+    error(DiagId::ptx_ca_size,
+          "`.ca` copies 4, 8 or 16 bytes; chunk_bytes is " + std::to_string(c.cp_size),
+          OpcodePart::cache_op);
+  if (const auto* s = std::get_if<SrcSize>(&c.zero_fill))
+    if (const auto* imm = std::get_if<std::uint32_t>(&s->value); imm && *imm > c.cp_size)
+      error(DiagId::ptx_src_size_range, "src-size immediate must be in 0.." +
+                                            std::to_string(c.cp_size) + "; it is " +
+                                            std::to_string(*imm));
+  if (c.opcode.cache_hint && !c.cache_policy)
+    error(DiagId::ptx_cache_hint_without_policy,
+          "`.L2::cache_hint` requires a 64-bit cache-policy operand (without it ptxas reads the "
+          "last operand as the policy: `16, 8` would be a full copy with policy 8)",
+          OpcodePart::cache_hint);
+  if (!c.opcode.cache_hint && c.cache_policy)
+    error(DiagId::ptx_policy_without_cache_hint,
+          "a cache-policy operand requires `.L2::cache_hint` in the opcode");
+}
+
+void Checker::semantics(const Binary& b) {
+  const std::string t = type_name(b.type);
+  switch (b.op) {
+  case BinaryOp::and_:
+  case BinaryOp::or_:
+  case BinaryOp::xor_:
+    if (b.type != ScalarType::pred && !is_bits(b.type))
+      error(DiagId::ptx_instruction_type, "and/or/xor need .pred or .bN; the type is " + t);
+    return;
+  case BinaryOp::shl:
+    if (!is_bits(b.type))
+      error(DiagId::ptx_instruction_type, "shl needs a .bN type; it is " + t);
+    return;
+  case BinaryOp::mul_wide:
+    if (bit_width(b.type) != 16 && bit_width(b.type) != 32)
+      error(DiagId::ptx_instruction_type, "mul.wide needs a 16- or 32-bit source type; it is " + t);
+    break;
+  case BinaryOp::add:
+  case BinaryOp::sub:
+  case BinaryOp::mul_lo:
+  case BinaryOp::div:
+  case BinaryOp::rem:
+  case BinaryOp::min:
+  case BinaryOp::max:
+  case BinaryOp::shr:
+    break;
+  }
+  if (b.type == ScalarType::pred)
+    error(DiagId::ptx_instruction_type, std::string(mnemonic(b.op)) + " on .pred is not allowed");
+}
+
+Diagnostics diagnostics_of(std::vector<Finding> findings, const std::string& prefix = {}) {
   Diagnostics out;
-  std::set<std::string> seen;
-  for (const auto& d : in.items())
-    if (seen.insert(d.message).second)
-      out.add(d);
+  for (Finding& f : findings) {
+    f.diagnostic.message = prefix + f.diagnostic.message;
+    out.add(std::move(f.diagnostic));
+  }
   return out;
+}
+
+/// The entry's own declarations: unique parameters, shared arrays and labels.
+void validate_declarations(const Entry& e, EntryScope& scope, Diagnostics& out) {
+  for (const Param& p : e.params)
+    if (!scope.params.insert(p.name).second)
+      out.error(DiagId::ptx_duplicate_name,
+                "parameter `" + p.name + "` of `" + e.name + "` is declared twice");
+  for (const SharedArray& s : e.shared) {
+    if (!scope.shared.insert(s.name).second || scope.params.count(s.name))
+      out.error(DiagId::ptx_duplicate_name,
+                "`" + s.name + "` in `" + e.name + "` is declared twice");
+    if (s.align == 0 || (s.align & (s.align - 1)) != 0)
+      out.error(DiagId::ptx_shared_align, "shared array `" + s.name +
+                                              "` needs a power-of-two alignment; it is " +
+                                              std::to_string(s.align));
+    if (s.bytes == 0)
+      out.error(DiagId::ptx_shared_empty, "shared array `" + s.name + "` has zero bytes");
+  }
+  // Labels are declared where they are defined; a branch may jump forward to one.
+  for (const Instruction& i : e.body)
+    if (const auto* l = std::get_if<Label>(&i.body); l && !scope.labels.insert(l->name).second)
+      out.error(DiagId::ptx_duplicate_label,
+                "label `" + l->name + "` is defined twice in `" + e.name + "`");
 }
 
 } // namespace
 
+std::vector<Finding> check(const Instruction& i, Target target, PtxVersion version) {
+  return Checker(target, version, nullptr).check(i);
+}
+
 Diagnostics validate(const Instruction& i, Target target, PtxVersion version) {
-  Checker c(target, version);
-  c.guard(i);
-  c.body(i);
-  return dedupe(c.take());
+  return diagnostics_of(check(i, target, version));
 }
 
 Diagnostics validate_target_version(Target target, PtxVersion version) {
   Diagnostics d;
   if (!is_known_target(target))
-    d.error("ptxas 13.0 does not know the target " + target.str() +
-            "; expected e.g. sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120");
+    d.error(DiagId::ptx_unknown_target,
+            "ptxas 13.0 does not know the target " + target.str() +
+                "; expected e.g. sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120");
   if (!is_known_version(version))
-    d.error("PTX ISA " + version.str() +
-            " does not exist for ptxas 13.0; expected 7.0-7.8, 8.0-8.8 or 9.0");
+    d.error(DiagId::ptx_unknown_version,
+            "PTX ISA " + version.str() +
+                " does not exist for ptxas 13.0; expected 7.0-7.8, 8.0-8.8 or 9.0");
   else if (is_known_target(target) && version < min_version_for_target(target))
-    d.error(target.str() + " requires PTX ISA " + min_version_for_target(target).str() +
-            " or later; the .version is " + version.str());
+    d.error(DiagId::ptx_target_version, target.str() + " requires PTX ISA " +
+                                            min_version_for_target(target).str() +
+                                            " or later; the .version is " + version.str());
   return d;
 }
 
@@ -414,142 +500,19 @@ Diagnostics validate(const Module& m) {
   const PtxVersion version = m.version ? *m.version : required_version(m);
   out.append(validate_target_version(m.target, version));
   if (m.address_size != 64)
-    out.error("ptxgen emits 64-bit addressing; .address_size is " + std::to_string(m.address_size));
+    out.error(DiagId::ptx_address_size,
+              "ptxgen emits 64-bit addressing; .address_size is " + std::to_string(m.address_size));
   std::set<std::string> entry_names;
   for (const Entry& e : m.entries) {
     if (e.name.empty())
-      out.error("an entry needs a name");
+      out.error(DiagId::ptx_entry_name, "an entry needs a name");
     else if (!entry_names.insert(e.name).second)
-      out.error("entry `" + e.name + "` is defined twice");
-    std::set<std::string> params, shared;
-    for (const Param& p : e.params)
-      if (!params.insert(p.name).second)
-        out.error("parameter `" + p.name + "` of `" + e.name + "` is declared twice");
-    for (const SharedArray& s : e.shared) {
-      if (!shared.insert(s.name).second || params.count(s.name))
-        out.error("`" + s.name + "` in `" + e.name + "` is declared twice");
-      if (s.align == 0 || (s.align & (s.align - 1)) != 0)
-        out.error("shared array `" + s.name + "` needs a power-of-two alignment; it is " +
-                  std::to_string(s.align));
-      if (s.bytes == 0)
-        out.error("shared array `" + s.name + "` has zero bytes");
-    }
-    auto check_register = [&](Register r, std::size_t index) {
-      if (r.id == 0 || r.id > e.registers.count(r.cls))
-        out.error("instruction " + std::to_string(index + 1) + " of `" + e.name + "` uses " +
-                  to_string(r) + ", which the register file never handed out");
-    };
-    for (std::size_t k = 0; k < e.body.size(); ++k) {
-      const Instruction& i = e.body[k];
-      Diagnostics d = validate(i, m.target, version);
-      for (const auto& item : d.items()) {
-        Diagnostic x = item;
-        x.message = "`" + e.name + "` instruction " + std::to_string(k + 1) + ": " + x.message;
-        out.add(std::move(x));
-      }
-      // Symbols must name this entry's parameters (ld.param) or shared arrays.
-      auto check_symbol = [&](const Symbol& s, bool shared_only) {
-        bool ok = shared.count(s.name) || (!shared_only && params.count(s.name));
-        if (!ok)
-          out.error("`" + e.name + "` instruction " + std::to_string(k + 1) + ": `" + s.name +
-                    "` is not " +
-                    (shared_only ? "a shared array"
-                                 : "a parameter or shared "
-                                   "array") +
-                    " of this entry");
-      };
-      auto visit_operand = [&](const Operand& o) {
-        if (const auto* r = std::get_if<Register>(&o))
-          check_register(*r, k);
-        if (const auto* s = std::get_if<Symbol>(&o))
-          check_symbol(*s, false);
-      };
-      auto visit_address = [&](const Address& a, bool shared_only) {
-        if (const auto* r = std::get_if<Register>(&a.base))
-          check_register(*r, k);
-        else
-          check_symbol(std::get<Symbol>(a.base), shared_only);
-      };
-      if (i.guard)
-        check_register(i.guard->predicate, k);
-      std::visit(overloaded{
-                     [&](const CpAsync& c) {
-                       visit_address(c.dst, true);
-                       if (std::holds_alternative<Register>(c.src.base))
-                         visit_address(c.src, false);
-                       if (const auto* s = std::get_if<SrcSize>(&c.zero_fill))
-                         if (const auto* r = std::get_if<Register>(&s->value))
-                           check_register(*r, k);
-                       if (const auto* s = std::get_if<IgnoreSrc>(&c.zero_fill))
-                         check_register(s->predicate, k);
-                       if (c.cache_policy)
-                         if (const auto* r = std::get_if<Register>(&*c.cache_policy))
-                           check_register(*r, k);
-                     },
-                     [&](const CpAsyncMbarrierArrive& mb) { visit_address(mb.address, true); },
-                     [&](const CreatePolicyFractional& p) { check_register(p.dst, k); },
-                     [&](const Mov& x) {
-                       check_register(x.dst, k);
-                       visit_operand(x.src);
-                     },
-                     [&](const Ld& x) {
-                       for (Register r : x.dst)
-                         check_register(r, k);
-                       if (x.space == StateSpace::param) {
-                         if (const auto* s = std::get_if<Symbol>(&x.address.base);
-                             s && !params.count(s->name))
-                           out.error("`" + e.name + "` instruction " + std::to_string(k + 1) +
-                                     ": ld.param reads `" + s->name +
-                                     "`, which is not a parameter of this entry");
-                         else if (!s)
-                           visit_address(x.address, false);
-                       } else {
-                         visit_address(x.address, true);
-                       }
-                     },
-                     [&](const St& x) {
-                       visit_address(x.address, true);
-                       for (const Operand& o : x.src)
-                         visit_operand(o);
-                     },
-                     [&](const Cvta& x) {
-                       check_register(x.dst, k);
-                       visit_operand(x.src);
-                     },
-                     [&](const Unary& x) {
-                       check_register(x.dst, k);
-                       visit_operand(x.src);
-                     },
-                     [&](const Binary& x) {
-                       check_register(x.dst, k);
-                       visit_operand(x.a);
-                       visit_operand(x.b);
-                     },
-                     [&](const Mad& x) {
-                       check_register(x.dst, k);
-                       visit_operand(x.a);
-                       visit_operand(x.b);
-                       visit_operand(x.c);
-                     },
-                     [&](const Cvt& x) {
-                       check_register(x.dst, k);
-                       visit_operand(x.src);
-                     },
-                     [&](const Setp& x) {
-                       check_register(x.dst, k);
-                       visit_operand(x.a);
-                       visit_operand(x.b);
-                     },
-                     [&](const Selp& x) {
-                       check_register(x.dst, k);
-                       visit_operand(x.a);
-                       visit_operand(x.b);
-                       check_register(x.predicate, k);
-                     },
-                     [](const auto&) {},
-                 },
-                 i.body);
-    }
+      out.error(DiagId::ptx_duplicate_name, "entry `" + e.name + "` is defined twice");
+    EntryScope scope{e, {}, {}, {}};
+    validate_declarations(e, scope, out);
+    for (std::size_t k = 0; k < e.body.size(); ++k)
+      out.append(diagnostics_of(Checker(m.target, version, &scope).check(e.body[k]),
+                                "`" + e.name + "` instruction " + std::to_string(k + 1) + ": "));
   }
   return out;
 }

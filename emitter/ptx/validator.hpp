@@ -1,26 +1,42 @@
 #pragma once
 // The validator: a side-effect-free query over the AST. Every rule of
-// PTX_RULES.md has its own message that says what was expected.
+// PTX_RULES.md has its own DiagId and a message that says what was expected.
+// Operand rules come from each instruction's declaration (instruction.hpp);
+// the rules about an instruction as a whole are its semantics (validator.cpp);
+// targets and versions come from the feature table only (feature.hpp).
 
 #include "emitter/ptx/module.hpp"
 #include "emitter/support/diagnostic.hpp"
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace ptxgen::ptx {
 
+/// The largest N ptxgen accepts in `cp.async.wait_group N` (ptxas accepts any integer).
+/// The one wait_group limit: the spec loader and the tile contract use it too.
+inline constexpr std::int64_t max_wait_group = 64;
+
+/// One rule broken by an instruction, with the cp.async opcode qualifier it is about
+/// (OpcodePart::none when it is about an operand or the instruction as a whole).
+struct Finding {
+  Diagnostic diagnostic;
+  OpcodePart part = OpcodePart::none;
+};
+
 /// Checks one instruction for `target` at `version`; an empty result means valid.
+std::vector<Finding> check(const Instruction& i, Target target, PtxVersion version);
+
+/// The diagnostics of check().
 Diagnostics validate(const Instruction& i, Target target, PtxVersion version);
 
 /// Checks that `target` and `version` are ones ptxas knows and that the version is at
 /// least the target's own minimum (sm_90 needs 7.8). validate(Module) calls it.
 Diagnostics validate_target_version(Target target, PtxVersion version);
 
-/// The largest N ptxgen accepts in `cp.async.wait_group N` (ptxas accepts any integer).
-inline constexpr std::int64_t max_wait_group = 255;
-
-/// Checks a whole module: each instruction, declarations, and the version against every feature.
+/// Checks a whole module: each instruction, declarations, the registers and symbols each
+/// instruction names, and the version against every feature.
 Diagnostics validate(const Module& m);
 
 /// The lowest `.version` the module's target and every feature it uses allow.

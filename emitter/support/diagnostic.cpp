@@ -27,16 +27,9 @@ bool parse_diag_id(std::string_view text, DiagId& out) {
   return false;
 }
 
-Diagnostic error_at(std::string_view text, std::size_t offset, std::size_t length,
-                    std::string message) {
-  return error_at(DiagId::unclassified, text, offset, length, std::move(message));
-}
-
 Diagnostic error_at(DiagId id, std::string_view text, std::size_t offset, std::size_t length,
                     std::string message) {
-  Diagnostic d;
-  d.id = id;
-  d.message = std::move(message);
+  Diagnostic d(id, std::move(message));
   d.line = 1;
   d.column = static_cast<std::uint32_t>(std::min(offset, text.size()) + 1);
   d.length = static_cast<std::uint32_t>(std::max<std::size_t>(length, 1));
@@ -84,11 +77,9 @@ std::string format(const Diagnostic& d) {
   out += severity_name(d.severity);
   out += ": ";
   out += d.message;
-  if (d.id != DiagId::unclassified) {
-    out += " [";
-    out += name(d.id);
-    out += ']';
-  }
+  out += " [";
+  out += name(d.id);
+  out += ']';
   out += '\n';
   if (d.line != 0 && !d.source_line.empty()) {
     out += "  " + d.source_line + '\n';

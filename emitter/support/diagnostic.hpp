@@ -40,9 +40,14 @@ enum class Severity {
   note,    ///< more detail about the preceding error or warning
 };
 
+/// Every diagnostic is built with its ID: there is no default constructor, so a site
+/// that forgets the ID does not compile.
 struct Diagnostic {
+  Diagnostic(DiagId id_, std::string message_, Severity severity_ = Severity::error)
+      : severity(severity_), id(id_), message(std::move(message_)) {}
+
   Severity severity = Severity::error;
-  DiagId id = DiagId::unclassified; ///< what it is about; printed as `[name]`
+  DiagId id; ///< what it is about; printed as `[name]`
   std::string message;
   std::string file;         ///< empty when the input did not come from a file
   std::uint32_t line = 0;   ///< 1-based; 0 when there is no position
@@ -53,9 +58,6 @@ struct Diagnostic {
 
 /// A diagnostic at byte `offset` (0-based) of a one-line `text`, `length` bytes wide.
 Diagnostic error_at(DiagId id, std::string_view text, std::size_t offset, std::size_t length,
-                    std::string message);
-/// Transitional: the same without an ID (DiagId::unclassified).
-Diagnostic error_at(std::string_view text, std::size_t offset, std::size_t length,
                     std::string message);
 
 /// Moves a diagnostic positioned inside a string onto the file that holds the
@@ -70,11 +72,7 @@ std::string format(const Diagnostic& d);
 class Diagnostics {
 public:
   void add(Diagnostic d) { items_.push_back(std::move(d)); }
-  void error(DiagId id, std::string message) {
-    items_.push_back({Severity::error, id, std::move(message)});
-  }
-  /// Transitional: an error without an ID (DiagId::unclassified).
-  void error(std::string message) { error(DiagId::unclassified, std::move(message)); }
+  void error(DiagId id, std::string message) { items_.emplace_back(id, std::move(message)); }
   /// True when some diagnostic has this ID.
   bool has(DiagId id) const;
   void append(const Diagnostics& other) {

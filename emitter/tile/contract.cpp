@@ -22,9 +22,7 @@ std::map<std::string, std::size_t, std::less<>> repeat_axis_names(const ApplyOp&
 
 Diagnostic diagnostic_at(DiagId id, const SourcePos& pos, std::string message,
                          std::uint32_t length) {
-  Diagnostic d;
-  d.id = id;
-  d.message = std::move(message);
+  Diagnostic d(id, std::move(message));
   d.file = pos.file;
   d.line = pos.line;
   d.column = pos.column;

@@ -4,7 +4,8 @@
 // qualifiers, cp-sizes, operand tails and the feature table), on every target
 // and PTX ISA version of the matrix below, gets a verdict from validate() and
 // one from ptxas. They must agree, except where ptxgen is documented to be
-// stricter (a feature row with stricter_than_ptxas, and wait_group's bounds).
+// stricter (a feature row with stricter_than_ptxas, and wait_group's bounds: ptxgen takes
+// 0..max_wait_group = 64, ptxas any integer).
 //
 // Many forms go into one PTX file per (target, version); ptxas's per-line
 // errors are mapped back to forms. A file whose verdict cannot be mapped
@@ -156,7 +157,7 @@ std::vector<Form> generate_forms() {
   add(forms, "commit/wait_all", CpAsyncCommitGroup{});
   add(forms, "commit/wait_all", CpAsyncWaitAll{});
   add(forms, "commit/wait_all", CpAsyncCommitGroup{}, Guard{p1, true});
-  for (std::int64_t n : {0, 1, 7, 255, 256, 1000, -1})
+  for (std::int64_t n : {0, 1, 7, 64, 65, 255, 256, 1000, -1})
     add(forms, "wait_group", CpAsyncWaitGroup{n});
 
   for (bool noinc : {false, true})

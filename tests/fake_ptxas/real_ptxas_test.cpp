@@ -114,6 +114,19 @@ TEST_CASE("every supported target, in parallel, in order") {
   CHECK(fs::is_empty(g_tmp));
 }
 
+TEST_CASE("the self-test: an sm_80 empty kernel assembles for every target from sm_80 on") {
+  const auto sm80 = *ptxgen::ptx::Target::parse("sm_80");
+  for (const char* t : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120"}) {
+    auto r = self_test(g_ptxas->path, sm80, *ptxgen::ptx::Target::parse(t));
+    INFO(t << ": " << r.describe());
+    CHECK(r.ok());
+  }
+  // Below the PTX's own target, ptxas refuses it: the self-test must see that.
+  auto old = self_test(g_ptxas->path, sm80, *ptxgen::ptx::Target::parse("sm_75"));
+  CHECK(old.status == AssembleResult::Status::rejected);
+  CHECK(fs::is_empty(g_tmp));
+}
+
 int main(int argc, char** argv) {
   std::string error;
   g_ptxas = locate_ptxas("", error);

@@ -64,12 +64,56 @@ instr_case() { # instr_case PTXAS WANT_STATUS REGEX
 instr_case "$BIN/missing" 3 "missing"
 instr_case "$BIN/not_executable" 3 "not_executable"
 instr_case "$BIN/bad_elf" 3 "bad_elf|exec|start"
-instr_case "$BIN/failing" 1 "qqq something went wrong zzz"
+instr_case "$BIN/failing" 3 "qqq something went wrong zzz"
 instr_case "$BIN/crashing" 3 "SIGSEGV"
 instr_case "$BIN/aborting" 3 "SIGABRT|signal"
 instr_case "$BIN" 3 "fake bin"
 # Garbage on stdout/stderr with status 0 and no cubin: not a working ptxas.
 instr_case "$BIN/garbage" 3 "no cubin"
+
+# --- ptxgen run: every backend assembles with ptxas ------------------------------
+# A missing or broken ptxas stops the run with status 3 on the simulator too
+# (and on `auto`, which is the simulator where there is no GPU).
+run_case() { # run_case BACKEND PTXAS WANT_STATUS REGEX
+  local t0=$SECONDS
+  run_ptxgen 60 run --backend "$1" --ptxas "$2" "$GOOD_SPEC"
+  expect "$3" "run --backend $1 with ptxas '${2##*/}'"
+  expect_match "$4" "run --backend $1 with ptxas '${2##*/}'"
+  [ $((SECONDS - t0)) -le 30 ] || fail "run with ptxas '${2##*/}': took $((SECONDS - t0)) s"
+}
+for backend in sim auto; do
+  run_case $backend /bin/false 3 "/bin/false"
+  run_case $backend "$BIN/missing" 3 "missing"
+  run_case $backend "$BIN/not_executable" 3 "not_executable"
+  run_case $backend "$BIN/failing" 3 "qqq something went wrong zzz"
+  run_case $backend "$BIN/crashing" 3 "SIGSEGV"
+  run_case $backend "$BIN/garbage" 3 "no cubin"
+  run_case $backend "$BIN" 3 "fake bin"
+done
+# A --ptx file that the real ptxas rejects never passes: a target without
+# cp.async, a PTX version without it (the simulator runs both: only ptxas
+# refuses them), and an instruction that does not exist.
+if REAL_PTXAS=$(command -v ptxas); then
+  sed 's/^\.target sm_80$/.target sm_70/' "$WORK/k.ptx" >"$WORK/sm70.ptx"
+  sed 's/^\.version 7\.0$/.version 6.5/' "$WORK/k.ptx" >"$WORK/v65.ptx"
+  sed 's/^\(\s*\)ret;$/\1frobnicate.u32 %r1, %r1;\n\1ret;/' "$WORK/k.ptx" >"$WORK/bad_op.ptx"
+  grep -q '^\.target sm_70$' "$WORK/sm70.ptx" || fail "the sm_70 variant of k.ptx did not apply"
+  grep -q '^\.version 6\.5$' "$WORK/v65.ptx" || fail "the 6.5 variant of k.ptx did not apply"
+  grep -q frobnicate "$WORK/bad_op.ptx" || fail "the bad-instruction variant of k.ptx did not apply"
+  for backend in sim auto; do
+    for bad in sm70 v65 bad_op; do
+      run_ptxgen 60 run --backend $backend --ptxas "$REAL_PTXAS" --ptx "$WORK/$bad.ptx" "$GOOD_SPEC"
+      expect 1 "run --backend $backend --ptx $bad.ptx"
+      expect_match "ptxas rejected" "run --backend $backend --ptx $bad.ptx"
+      expect_match "backend: .*$bad\.ptx" "run --backend $backend --ptx $bad.ptx"
+    done
+    # The same file unchanged passes, so the failures above are ptxas's.
+    run_ptxgen 60 run --backend $backend --ptxas "$REAL_PTXAS" --ptx "$WORK/k.ptx" "$GOOD_SPEC"
+    expect 0 "run --backend $backend --ptx k.ptx"
+  done
+else
+  echo "SKIPPED: run --ptx with PTX ptxas rejects (no ptxas on PATH)" >&2
+fi
 
 # --- a read-only output folder and a full disk ---------------------------------
 # As root, permissions do not stop writes: use read-only and full tmpfs mounts.

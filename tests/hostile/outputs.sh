@@ -89,4 +89,19 @@ elif [ "$(head -c 1 "$WORK/keep.json")" != "{" ] || [ "$(tail -c 2 "$WORK/keep.j
   fail "run --report of a bad spec: the report is neither the old file nor a JSON object"
 fi
 
+# An output folder that cannot be created (a file stands where its parent
+# should be) is said as such and is status 3, for emit, golden and run --dump.
+printf 'a file' >"$WORK/plain file"
+run_ptxgen 30 emit "$GOOD_SPEC" --out-dir "$WORK/plain file/out"
+expect 3 "emit --out-dir below a file"
+expect_match "cannot create" "emit --out-dir below a file"
+run_ptxgen 60 golden --update --golden-dir "$WORK/plain file/g" --spec-root "$REPO/specs" \
+  "$REPO/specs/seed/copy_async.toml"
+expect 3 "golden --update below a file"
+expect_match "cannot create" "golden --update below a file"
+run_ptxgen 120 run --backend sim --dump "$WORK/plain file/dump" "$GOOD_SPEC"
+expect 3 "run --dump below a file"
+expect_match "cannot create" "run --dump below a file"
+[ "$(cat "$WORK/plain file")" = "a file" ] || fail "the file below which outputs were asked changed"
+
 finish

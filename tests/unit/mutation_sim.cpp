@@ -118,9 +118,9 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-/// The fault's kind is the first thing in a fault's detail ("race: ...").
-bool fault_of_kind(const CaseResult& c, const std::string& kind) {
-  return c.status == CaseResult::Status::fault && c.detail.rfind(kind + ":", 0) == 0;
+/// The run ended in a simulator fault of this kind (typed, not read from the detail text).
+bool fault_of_kind(const CaseResult& c, ptxgen::sim::FaultKind kind) {
+  return c.status == CaseResult::Status::fault && c.sim_fault == kind;
 }
 
 /// The mismatch summary names how many elements of tensor B differ.
@@ -202,7 +202,7 @@ TEST_CASE("mutation: a cp.async destination off by one chunk is a race") {
                     "cp.async.cg.shared.global [%r3+32]");
   auto c = run_on_sim(spec, ptx);
   INFO(c.detail);
-  CHECK(fault_of_kind(c, "race"));
+  CHECK(fault_of_kind(c, ptxgen::sim::FaultKind::race));
   CHECK(contains(c.detail, "in flight"));
 }
 
@@ -242,7 +242,7 @@ TEST_CASE("mutation: a misaligned cp.async destination faults") {
                     "cp.async.cg.shared.global [%r3+8]");
   auto c = run_on_sim(spec, ptx);
   INFO(c.detail);
-  CHECK(fault_of_kind(c, "misaligned address"));
+  CHECK(fault_of_kind(c, ptxgen::sim::FaultKind::misaligned_address));
 }
 
 TEST_CASE("mutation: a cp.async source past the end of A faults") {
@@ -251,7 +251,7 @@ TEST_CASE("mutation: a cp.async source past the end of A faults") {
   auto ptx = mutate(emitted_ptx(spec), "[%rd3+48], 16;", "[%rd3+64], 16;");
   auto c = run_on_sim(spec, ptx);
   INFO(c.detail);
-  CHECK(fault_of_kind(c, "illegal address"));
+  CHECK(fault_of_kind(c, ptxgen::sim::FaultKind::illegal_address));
 }
 
 TEST_CASE("mutation: a dropped cp.async.wait_group is a race") {
@@ -260,7 +260,7 @@ TEST_CASE("mutation: a dropped cp.async.wait_group is a race") {
   auto ptx = drop_line(emitted_ptx(spec), "cp.async.wait_group 0;");
   auto c = run_on_sim(spec, ptx);
   INFO(c.detail);
-  CHECK(fault_of_kind(c, "race"));
+  CHECK(fault_of_kind(c, ptxgen::sim::FaultKind::race));
 }
 
 TEST_CASE("mutation: wait_group 0 -> wait_group 1 with two groups in flight is a race") {
@@ -271,7 +271,7 @@ TEST_CASE("mutation: wait_group 0 -> wait_group 1 with two groups in flight is a
   REQUIRE(count_of(ptx, "cp.async.wait_group 1;") == 2);
   auto c = run_on_sim(spec, ptx);
   INFO(c.detail);
-  CHECK(fault_of_kind(c, "race"));
+  CHECK(fault_of_kind(c, ptxgen::sim::FaultKind::race));
 }
 
 TEST_CASE("mutation: a dropped wait_all with three groups is a race") {
@@ -279,7 +279,7 @@ TEST_CASE("mutation: a dropped wait_all with three groups is a race") {
   auto ptx = drop_line(emitted_ptx(spec), "cp.async.wait_all;");
   auto c = run_on_sim(spec, ptx);
   INFO(c.detail);
-  CHECK(fault_of_kind(c, "race"));
+  CHECK(fault_of_kind(c, ptxgen::sim::FaultKind::race));
 }
 
 TEST_CASE("mutation: a dropped bar.sync before a cross-thread read is a race") {
@@ -297,7 +297,7 @@ TEST_CASE("mutation: a dropped bar.sync before a cross-thread read is a race") {
   // Thread t reads row t+1, which thread t+1 copies: without the barrier the
   // read and the other thread's copy are in the same phase.
   auto c = run_on_sim(spec, drop_line(ptx, "bar.sync 0;"));
-  CHECK(fault_of_kind(c, "race"));
+  CHECK(fault_of_kind(c, ptxgen::sim::FaultKind::race));
 }
 
 TEST_CASE("mutation: a dropped bar.sync where each thread reads only its own copies passes") {

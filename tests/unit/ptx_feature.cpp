@@ -1,6 +1,7 @@
 // The feature table and per-target minimum versions, checked against PTX_RULES.md by hand.
 
 #include "emitter/ptx/feature.hpp"
+#include "emitter/ptx/instruction.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,0 +1,41 @@
+# One `ptxgen instr` case (tests/instr_cli.cmake): runs it and checks the exit status
+# and the `file:line:col:` and `[id]` of the diagnostic. Positions are counted by hand
+# from the opcode text (1-based column of the qualifier's dot).
+if(CASE STREQUAL "cg_size")
+  # `.cg` written last: the caret follows where the user wrote it (column 23).
+  set(args cp.async.shared.global.cg --chunk-bytes 8)
+  set(status 1)
+  set(expect "opcode:1:23: error: [^\n]*\\[ptx_cg_size\\]")
+elseif(CASE STREQUAL "prefetch_version")
+  set(args cp.async.cg.shared.global.L2::256B --chunk-bytes 16 --ptx-version 7.3)
+  set(status 1)
+  set(expect "opcode:1:26: error: [^\n]*\\[ptx_feature_version\\]")
+elseif(CASE STREQUAL "shared_cta_version")
+  set(args cp.async.shared::cta.global.cg --chunk-bytes 16 --ptx-version 7.4)
+  set(status 1)
+  set(expect "opcode:1:9: error: [^\n]*\\[ptx_feature_version\\]")
+elseif(CASE STREQUAL "misspelled_root")
+  set(args cp.asnyc.cg.shared.global --chunk-bytes 16)
+  set(status 1)
+  set(expect "opcode:1:4: error: [^\n]*\\[ptx_opcode_root\\]\n  cp.asnyc.cg.shared.global\n     \\^~~~~\n")
+elseif(CASE STREQUAL "operand_rule")
+  # About an operand, not a qualifier: no position in the opcode.
+  set(args cp.async.cg.shared.global --chunk-bytes 16 --ignore-src --ptx-version 7.4)
+  set(status 1)
+  set(expect "^instr: error: [^\n]*\\[ptx_feature_version\\]\n$")
+elseif(CASE STREQUAL "valid")
+  set(args cp.async.shared.global.ca.L2::128B --chunk-bytes 8 --src-size 4)
+  set(status 0)
+  set(expect "^$")
+else()
+  message(FATAL_ERROR "unknown case ${CASE}")
+endif()
+
+execute_process(COMMAND ${PTXGEN} instr ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL status)
+  message(FATAL_ERROR "ptxgen instr ${args}: exit ${rc}, expected ${status}\n${out}${err}")
+endif()
+if(NOT err MATCHES "${expect}")
+  message(FATAL_ERROR "ptxgen instr ${args}: stderr does not match `${expect}`:\n${err}")
+endif()

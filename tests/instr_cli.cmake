@@ -1,0 +1,10 @@
+# `ptxgen instr` end to end: where its caret goes, keyed on the position and the
+# DiagId (never on the wording). Each case is one CTest test.
+set(PTXGEN_INSTR_CASES
+    cg_size prefetch_version shared_cta_version misspelled_root operand_rule valid)
+foreach(case ${PTXGEN_INSTR_CASES})
+  add_test(NAME instr_cli.${case}
+           COMMAND ${CMAKE_COMMAND} -DPTXGEN=$<TARGET_FILE:ptxgen> -DCASE=${case}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/instr/instr_cli_check.cmake)
+  set_tests_properties(instr_cli.${case} PROPERTIES LABELS instr TIMEOUT 60)
+endforeach()
