@@ -1171,6 +1171,18 @@ private:
     return out;
   }
 
+  /// The first parameter leaf of e whose name is also one of `axes`, else nullptr.
+  static const tile::Expr*
+  param_named_like_axis(const tile::Expr& e,
+                        const std::map<std::string, std::size_t, std::less<>>& axes) {
+    if (e.kind == tile::ExprKind::param && axes.count(e.name))
+      return &e;
+    for (const auto& a : e.args)
+      if (const tile::Expr* hit = param_named_like_axis(*a, axes))
+        return hit;
+    return nullptr;
+  }
+
   /// src_size (integer or expression), ignore_src / pred (boolean or expression);
   /// `axes` are the repeat-axis names the expression may use.
   std::optional<tile::Located<tile::ExprPtr>>
@@ -1202,6 +1214,16 @@ private:
         s->get(), [this](std::string_view n) { return is_param(n); }, is_axis);
     if (!r) {
       add_inner(with_suggestions(r.diagnostics, s->get(), &axes), loc);
+      return std::nullopt;
+    }
+    if (const tile::Expr* clash = param_named_like_axis(**r, axes)) {
+      Diagnostics ds;
+      ds.add(ptxgen::error_at(DiagId::spec_axis_shadows_param, s->get(), clash->offset,
+                              clash->length,
+                              "'" + clash->name +
+                                  "' is both a kernel parameter and a repeat axis of the src view; "
+                                  "rename one of them"));
+      add_inner(ds, loc);
       return std::nullopt;
     }
     return tile::Located<tile::ExprPtr>{std::move(*r), s->get(), loc.pos};
