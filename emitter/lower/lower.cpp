@@ -810,7 +810,8 @@ private:
                      offsets.emplace_back(d, s);
                      coords.emplace_back();
                      for (const auto& [name, axis] : names)
-                       coords.back()[name] = c[axis];
+                       if (axis < c.size()) // an unchecked kernel's dst may be shorter
+                         coords.back()[name] = c[axis];
                    });
     // The operands of repeat 0 (all repeats when they name no axis), then the policy.
     auto zero_fill = zero_fill_operand(a, coords[0]);
