@@ -2,7 +2,8 @@
 // Properties, for whatever parses:
 //  - print(parse(s)) parses back to a structurally_equal tree, and printing is stable;
 //  - bounds() is sound: for threads of the launch (tid, bid taken from the input's
-//    hash, parameters inside their ranges) evaluate() lies inside bounds().
+//    hash, parameters and the repeat axes r, c inside their ranges) evaluate()
+//    lies inside bounds().
 
 #include "emitter/tile/expr.hpp"
 #include "fuzz/fuzz_check.hpp"
@@ -19,6 +20,10 @@ namespace {
 
 bool is_param(std::string_view n) {
   return n == "n" || n == "p" || n == "valid_rows";
+}
+
+bool is_axis(std::string_view n) { // a repeat axis, as in src_size
+  return n == "r" || n == "c";
 }
 
 // A small deterministic generator seeded from the input, so a crash reproduces.
@@ -39,14 +44,14 @@ struct SplitMix {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto r = parse_expr(text, is_param);
+  auto r = parse_expr(text, is_param, is_axis);
   if (!r) {
     fuzz::check(r.diagnostics.has_errors(), "rejected expression without an error", text);
     return 0;
   }
   const Expr& e = **r;
   const std::string printed = print(e);
-  auto again = parse_expr(printed, is_param);
+  auto again = parse_expr(printed, is_param, is_axis);
   fuzz::check(again.value.has_value(), "printed expression does not parse back", printed);
   fuzz::check(structurally_equal(**again, e), "printed expression parses to another tree", printed);
   fuzz::check(print(**again) == printed, "printing is not stable", printed);
@@ -61,6 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   launch.params["n"] = {0, 100};
   launch.params["p"] = {-5, 5};
   launch.params["valid_rows"] = {0, 1 << 16};
+  launch.axes["r"] = {0, 7};
+  launch.axes["c"] = {0, 1};
   const auto b = bounds(e, launch);
   if (!b)
     return 0;
@@ -70,6 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     env.bid = rng.in(0, launch.grid - 1);
     for (const auto& [name, range] : launch.params)
       env.params[name] = rng.in(range.lo, range.hi);
+    for (const auto& [name, range] : launch.axes)
+      env.axes[name] = rng.in(range.lo, range.hi);
     const auto v = evaluate(e, env);
     if (v)
       fuzz::check(b->contains(*v), "evaluate() outside bounds()",

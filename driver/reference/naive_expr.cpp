@@ -1,6 +1,7 @@
 #include "driver/reference/naive_expr.hpp"
 
 #include <limits>
+#include <variant>
 
 namespace ptxgen::driver {
 namespace {
@@ -37,6 +38,18 @@ std::optional<std::int64_t> binary(tile::ExprOp op, std::int64_t a, std::int64_t
     return a & b;
   case ExprOp::bit_or:
     return a | b;
+  case ExprOp::bit_xor:
+    return a ^ b;
+  case ExprOp::min:
+    if (a < b) {
+      return a;
+    }
+    return b;
+  case ExprOp::max:
+    if (a > b) {
+      return a;
+    }
+    return b;
   case ExprOp::lt:
     return a < b ? 1 : 0;
   case ExprOp::le:
@@ -86,6 +99,13 @@ std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::Expr
     }
     return it->second;
   }
+  case ExprKind::axis: {
+    auto it = env.axes.find(e.name);
+    if (it == env.axes.end()) {
+      return std::nullopt;
+    }
+    return it->second;
+  }
   case ExprKind::unary: {
     auto a = arg(0);
     if (!a) {
@@ -126,6 +146,36 @@ std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::Expr
   }
   }
   return std::nullopt;
+}
+
+std::vector<std::string> naive_axis_names(const tile::View& v, std::size_t base_rank) {
+  std::vector<std::string> names(base_rank);
+  for (const tile::ViewStep& step : v.steps) {
+    if (const auto* r = std::get_if<tile::RearrangeStep>(&step)) {
+      auto pattern = parse_naive_pattern(r->pattern);
+      if (!pattern) {
+        return {};
+      }
+      names.clear();
+      for (const auto& group : pattern->rhs) {
+        if (group.size() == 1) {
+          names.push_back(group[0]);
+        } else {
+          names.emplace_back();
+        }
+      }
+    } else if (const auto* sub = std::get_if<tile::SubStep>(&step)) {
+      std::vector<std::string> kept;
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i >= sub->entries.size() || sub->entries[i].is_slice) {
+          kept.push_back(names[i]);
+        }
+      }
+      names = kept;
+    }
+    // A dtype view keeps the axes and their names.
+  }
+  return names;
 }
 
 } // namespace ptxgen::driver

@@ -6,17 +6,28 @@
 // (wrapping on overflow, never undefined behaviour); `/` and `%` truncate
 // toward zero like C; `>>` is arithmetic; comparisons and logical operators
 // yield 0 or 1 (`&&` and `||` short-circuit, `c ? a : b` evaluates one arm);
-// warp = tid / 32, lane = tid % 32.
+// `^` is xor, min/max the smaller/larger operand; a repeat axis is its
+// coordinate in env.axes; warp = tid / 32, lane = tid % 32.
 
+#include "driver/reference/naive_view.hpp"
 #include "emitter/tile/expr.hpp"
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace ptxgen::driver {
 
 /// nullopt for a division or remainder by zero (or INT64_MIN / -1), a shift
 /// amount outside 0..63, an unknown parameter or a malformed node.
 std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::ExprEnv& env);
+
+/// The name of each axis of v after all its steps ("" for an axis without a
+/// single name), replayed from the step texts: a rearrange's right-hand side
+/// names its axes (a group of one name is that name), an index in sub drops
+/// its axis, a dtype view keeps them. These are the names src_size, ignore_src
+/// and pred use for repeat coordinates. Empty when a pattern does not parse.
+std::vector<std::string> naive_axis_names(const tile::View& v, std::size_t base_rank);
 
 } // namespace ptxgen::driver

@@ -519,6 +519,45 @@ private:
     return v;
   }
 
+  /// The bytes one chunk reads (chunk_bytes, less by src_size or ignore_src);
+  /// nullopt when pred is false or an operand does not evaluate (no copy).
+  std::optional<std::int64_t> chunk_read_bytes(std::size_t op, const tile::ApplyOp& a,
+                                               const tile::ExprEnv& e) {
+    const std::int64_t chunk = a.chunk_bytes.value;
+    if (a.pred) {
+      auto p = eval(op, *a.pred, "pred", e);
+      if (!p || *p == 0) {
+        return std::nullopt;
+      }
+    }
+    std::int64_t read_bytes = chunk;
+    if (a.ignore_src) {
+      auto v = eval(op, *a.ignore_src, "ignore_src", e);
+      if (!v) {
+        return std::nullopt;
+      }
+      if (*v != 0) {
+        read_bytes = 0;
+      }
+    }
+    if (a.src_size) {
+      auto v = eval(op, *a.src_size, "src_size", e);
+      if (!v) {
+        return std::nullopt;
+      }
+      if (*v < 0 || *v > chunk) {
+        problems_.add(op, DiagId::check_src_size_range,
+                      "src_size outside 0..chunk_bytes (nothing copied)", [&] {
+                        return where(e.bid, e.tid) + ": src_size " + std::to_string(*v) +
+                               ", chunk_bytes " + std::to_string(chunk);
+                      });
+        return std::nullopt;
+      }
+      read_bytes = std::min(read_bytes, *v);
+    }
+    return read_bytes;
+  }
+
   void run_op(std::size_t op, const tile::ApplyOp& a) {
     if (!prepare(op, a.dst, "dst") || !prepare(op, a.src, "src")) {
       return;
@@ -558,43 +597,14 @@ private:
     const Slot sslot = *slot(a.src.value);
     // The repeat axes: everything but the group axes and the last.
     std::vector<std::int64_t> repeat_shape(ds.begin(), ds.end() - 1);
+    const std::vector<std::string> axis_names =
+        naive_axis_names(a.src.value, sp.levels.front().shape.size());
     for (std::int64_t bid = 0; bid < k_.grid; ++bid) {
       Cta& cta = ctas_[bid];
       Buffer& db = buffer(dslot, cta);
       Buffer& sb = buffer(sslot, cta);
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
         const tile::ExprEnv e = env(bid, tid);
-        if (a.pred) {
-          auto p = eval(op, *a.pred, "pred", e);
-          if (!p || *p == 0) {
-            continue;
-          }
-        }
-        std::int64_t read_bytes = chunk;
-        if (a.ignore_src) {
-          auto v = eval(op, *a.ignore_src, "ignore_src", e);
-          if (!v) {
-            continue;
-          }
-          if (*v != 0) {
-            read_bytes = 0;
-          }
-        }
-        if (a.src_size) {
-          auto v = eval(op, *a.src_size, "src_size", e);
-          if (!v) {
-            continue;
-          }
-          if (*v < 0 || *v > chunk) {
-            problems_.add(op, DiagId::check_src_size_range,
-                          "src_size outside 0..chunk_bytes (nothing copied)", [&] {
-                            return where(bid, tid) + ": src_size " + std::to_string(*v) +
-                                   ", chunk_bytes " + std::to_string(chunk);
-                          });
-            continue;
-          }
-          read_bytes = std::min(read_bytes, *v);
-        }
         std::vector<std::int64_t> coords(repeat_shape.size());
         if (groups == 2) {
           coords[0] = tid / 32;
@@ -612,7 +622,18 @@ private:
         }
         ThreadState& ts = cta.threads[tid];
         for_each_coord(repeat_shape, groups, coords, [&](const std::vector<std::int64_t>& rep) {
-          Chunk c{op, ts.open_group, &db, {}, &sb, {}, read_bytes};
+          // The operands for this chunk: its repeat axes' names bound to its coordinates.
+          tile::ExprEnv chunk_env = e;
+          for (std::size_t i = groups; i < rep.size() && i < axis_names.size(); ++i) {
+            if (!axis_names[i].empty()) {
+              chunk_env.axes[axis_names[i]] = rep[i];
+            }
+          }
+          auto read_bytes = chunk_read_bytes(op, a, chunk_env);
+          if (!read_bytes) {
+            return;
+          }
+          Chunk c{op, ts.open_group, &db, {}, &sb, {}, *read_bytes};
           bool inside = true;
           auto side = [&](const tile::Located<tile::View>& v, const Buffer& b, std::int64_t n,
                           std::vector<std::int64_t>& offsets) {

@@ -3,6 +3,7 @@
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
 #include "emitter/ptx/validator.hpp"
+#include "emitter/tile/contract.hpp"
 #include "emitter/tile/suggest.hpp"
 
 #include <algorithm>
@@ -1142,7 +1143,9 @@ private:
 
   /// Diagnostics of a view or expression string `text`, with "did you mean" added to an
   /// unknown tensor or name: the parsers do not know the spec's tensors and parameters.
-  Diagnostics with_suggestions(const Diagnostics& inner, std::string_view text) const {
+  Diagnostics
+  with_suggestions(const Diagnostics& inner, std::string_view text,
+                   const std::map<std::string, std::size_t, std::less<>>* axes = nullptr) const {
     Diagnostics out;
     for (Diagnostic d : inner.items()) {
       const bool tensor = d.id == DiagId::view_unknown_tensor;
@@ -1157,6 +1160,9 @@ private:
         } else {
           names.assign(kReservedNames.begin(), kReservedNames.end());
           names.insert(names.end(), param_names_.begin(), param_names_.end());
+          if (axes)
+            for (const auto& [name, index] : *axes)
+              names.push_back(name);
         }
         d.message += did_you_mean(word, names);
       }
@@ -1165,9 +1171,23 @@ private:
     return out;
   }
 
-  /// src_size (integer or expression), ignore_src / pred (boolean or expression).
-  std::optional<tile::Located<tile::ExprPtr>> expr_field(const toml::node& v, std::string_view key,
-                                                         const std::string& where, bool is_size) {
+  /// The first parameter leaf of e whose name is also one of `axes`, else nullptr.
+  static const tile::Expr*
+  param_named_like_axis(const tile::Expr& e,
+                        const std::map<std::string, std::size_t, std::less<>>& axes) {
+    if (e.kind == tile::ExprKind::param && axes.count(e.name))
+      return &e;
+    for (const auto& a : e.args)
+      if (const tile::Expr* hit = param_named_like_axis(*a, axes))
+        return hit;
+    return nullptr;
+  }
+
+  /// src_size (integer or expression), ignore_src / pred (boolean or expression);
+  /// `axes` are the repeat-axis names the expression may use.
+  std::optional<tile::Located<tile::ExprPtr>>
+  expr_field(const toml::node& v, std::string_view key, const std::string& where, bool is_size,
+             const std::map<std::string, std::size_t, std::less<>>& axes) {
     if (is_size) {
       if (const auto* i = v.as_integer()) {
         std::string text = std::to_string(i->get());
@@ -1187,9 +1207,23 @@ private:
       return std::nullopt;
     }
     const StringLoc loc = locate_string(v);
-    auto r = tile::parse_expr(s->get(), [this](std::string_view n) { return is_param(n); });
+    std::function<bool(std::string_view)> is_axis; // none: the message does not offer axes
+    if (!axes.empty())
+      is_axis = [&axes](std::string_view n) { return axes.find(n) != axes.end(); };
+    auto r = tile::parse_expr(
+        s->get(), [this](std::string_view n) { return is_param(n); }, is_axis);
     if (!r) {
-      add_inner(with_suggestions(r.diagnostics, s->get()), loc);
+      add_inner(with_suggestions(r.diagnostics, s->get(), &axes), loc);
+      return std::nullopt;
+    }
+    if (const tile::Expr* clash = param_named_like_axis(**r, axes)) {
+      Diagnostics ds;
+      ds.add(ptxgen::error_at(DiagId::spec_axis_shadows_param, s->get(), clash->offset,
+                              clash->length,
+                              "'" + clash->name +
+                                  "' is both a kernel parameter and a repeat axis of the src view; "
+                                  "rename one of them"));
+      add_inner(ds, loc);
       return std::nullopt;
     }
     return tile::Located<tile::ExprPtr>{std::move(*r), s->get(), loc.pos};
@@ -1268,12 +1302,13 @@ private:
       }
     }
 
+    const auto axes = tile::repeat_axis_names(a);
     for (std::string_view key :
          {std::string_view("src_size"), std::string_view("ignore_src"), std::string_view("pred")}) {
       const toml::node* v = t.get(key);
       if (!v)
         continue;
-      auto e = expr_field(*v, key, where, key == "src_size");
+      auto e = expr_field(*v, key, where, key == "src_size", axes);
       if (!e) {
         ok = false;
         continue;

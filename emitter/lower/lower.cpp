@@ -63,6 +63,8 @@ int leaf_rank(ExprKind k) {
     return 4;
   case ExprKind::warp:
     return 5;
+  case ExprKind::axis: // the lowering sees repeat axes only substituted (substitute_axes)
+    unreachable("compare() of a repeat-axis leaf");
   case ExprKind::unary:
   case ExprKind::binary:
   case ExprKind::select:
@@ -182,6 +184,9 @@ std::optional<Linear> linearize_binary(ExprOp op, const ExprPtr& a, const ExprPt
   case ExprOp::shr:
   case ExprOp::bit_and:
   case ExprOp::bit_or:
+  case ExprOp::bit_xor:
+  case ExprOp::min:
+  case ExprOp::max:
   case ExprOp::lt:
   case ExprOp::le:
   case ExprOp::gt:
@@ -319,6 +324,7 @@ private:
       emit(Ld{StateSpace::param, ScalarType::u32, {r}, Address{Symbol{param_symbol(e->name)}, 0}});
       break;
     case ExprKind::constant:
+    case ExprKind::axis:
     case ExprKind::unary:
     case ExprKind::binary:
     case ExprKind::select:
@@ -351,6 +357,9 @@ private:
     case ExprOp::shr:
     case ExprOp::bit_and:
     case ExprOp::bit_or:
+    case ExprOp::bit_xor:
+    case ExprOp::min:
+    case ExprOp::max:
     case ExprOp::neg:
       return false;
     }
@@ -368,6 +377,8 @@ private:
     case ExprKind::lane:
     case ExprKind::param:
       return leaf(e);
+    case ExprKind::axis:
+      unreachable("value() of a repeat-axis leaf (substitute_axes first)");
     case ExprKind::constant: // returned above
     case ExprKind::unary:
     case ExprKind::binary:
@@ -402,10 +413,17 @@ private:
       Register x = operand_reg(value(e->args[0]));
       r = reg(RegClass::b32);
       emit(Binary{BinaryOp::sub, ScalarType::u32, r, Immediate{0}, x});
+    } else if (auto side = dominant_operand(*e)) {
+      r = operand_reg(value(e->args[*side]));
     } else if (e->kind == ExprKind::binary) {
-      const Arith op = arith(e->op);
+      Arith op = arith(e->op);
       Operand a = value(e->args[0]);
       Operand b = value(e->args[1]);
+      if (e->op == ExprOp::min || e->op == ExprOp::max) {
+        op.type = minmax_type(*e);
+        a = typed(a, op.type);
+        b = typed(b, op.type);
+      }
       if (std::holds_alternative<Immediate>(a)) {
         if (op.commutative)
           std::swap(a, b);
@@ -418,6 +436,45 @@ private:
       unreachable("compute() of an expression with no u32 lowering");
     }
     return r;
+  }
+
+  /// min/max compare as u32 when both operands are in 0..2^32-1 over the
+  /// launch, else as s32 (the contract proved them in -2^31..2^31-1 where the
+  /// value is used; see check_u32). Registers hold values modulo 2^32 either way.
+  ScalarType minmax_type(const Expr& e) const {
+    const tile::LaunchBounds lb = k_.launch_bounds();
+    for (const auto& a : e.args) {
+      auto b = tile::bounds(*a, lb);
+      if (!b || b->lo < 0 || b->hi > std::int64_t{0xFFFFFFFF})
+        return ScalarType::s32;
+    }
+    return ScalarType::u32;
+  }
+
+  /// For min/max whose operands' ranges do not overlap, the operand that is
+  /// always the result (max(x, 0) with x >= 0 is x); nullopt otherwise.
+  std::optional<std::size_t> dominant_operand(const Expr& e) const {
+    if (e.kind != ExprKind::binary || (e.op != ExprOp::min && e.op != ExprOp::max))
+      return std::nullopt;
+    const tile::LaunchBounds lb = k_.launch_bounds();
+    auto a = tile::bounds(*e.args[0], lb);
+    auto b = tile::bounds(*e.args[1], lb);
+    if (!a || !b)
+      return std::nullopt;
+    const bool a_le_b = a->hi <= b->lo, b_le_a = b->hi <= a->lo;
+    if (e.op == ExprOp::min && (a_le_b || b_le_a))
+      return a_le_b ? 0 : 1;
+    if (e.op == ExprOp::max && (a_le_b || b_le_a))
+      return b_le_a ? 0 : 1;
+    return std::nullopt;
+  }
+
+  /// An immediate as the type reads it: a constant's s32 spelling for s32.
+  static Operand typed(const Operand& o, ScalarType t) {
+    const auto* imm = std::get_if<Immediate>(&o);
+    if (!imm || t != ScalarType::s32)
+      return o;
+    return Immediate{static_cast<std::int32_t>(static_cast<std::uint32_t>(imm->value))};
   }
 
   /// How a u32 arithmetic operator is lowered.
@@ -446,6 +503,13 @@ private:
       return {BinaryOp::and_, ScalarType::b32, true};
     case ExprOp::bit_or:
       return {BinaryOp::or_, ScalarType::b32, true};
+    case ExprOp::bit_xor:
+      return {BinaryOp::xor_, ScalarType::b32, true};
+    // The type is u32 or s32 (see minmax_type()).
+    case ExprOp::min:
+      return {BinaryOp::min, ScalarType::u32, true};
+    case ExprOp::max:
+      return {BinaryOp::max, ScalarType::u32, true};
     // Predicates are lowered by predicate(), neg by compute(); none is no operator.
     case ExprOp::lt:
     case ExprOp::le:
@@ -497,6 +561,9 @@ private:
     case ExprOp::shr:
     case ExprOp::bit_and:
     case ExprOp::bit_or:
+    case ExprOp::bit_xor:
+    case ExprOp::min:
+    case ExprOp::max:
     case ExprOp::logical_and:
     case ExprOp::logical_or:
     case ExprOp::logical_not:
@@ -730,37 +797,35 @@ private:
     Register dreg = address(*dv.tensor, dl);
     Register sreg = address(*sv.tensor, sl);
 
-    std::variant<std::monostate, SrcSize, IgnoreSrc> zero_fill;
-    if (a.src_size) {
-      Operand v = value(a.src_size->value);
-      if (const auto* imm = std::get_if<Immediate>(&v))
-        zero_fill = SrcSize{static_cast<std::uint32_t>(imm->value)};
-      else
-        zero_fill = SrcSize{std::get<Register>(v)};
-    } else if (a.ignore_src) {
-      Guard g = predicate(a.ignore_src->value);
-      zero_fill = IgnoreSrc{g.predicate, g.negated};
-    }
-    std::optional<std::variant<Register, Immediate>> policy;
-    if (a.cache_policy)
-      policy = cache_policy(a.cache_policy->value);
-    std::optional<Guard> guard;
-    if (a.pred) {
-      auto c = tile::constant_value(*a.pred->value);
-      if (!c || *c == 0)
-        guard = predicate(a.pred->value);
-    }
     const std::size_t rank = dv.rank();
     // Repeat coordinates walk the axes between the group axes and the chunk axis.
-    std::vector<std::pair<std::int64_t, std::int64_t>> offsets; // (dst, src) per repeat
+    std::vector<std::pair<std::int64_t, std::int64_t>> offsets;           // (dst, src) per repeat
+    std::vector<std::map<std::string, std::int64_t, std::less<>>> coords; // named axes per repeat
+    const auto names = tile::repeat_axis_names(a);
     for_each_coord(dv, group_axes, rank - 1,
                    [&](const std::vector<std::int64_t>& c, std::int64_t d) {
                      std::int64_t s = 0;
                      for (std::size_t i = group_axes; i + 1 < rank; ++i)
                        s += c[i] * sv.axes[i].stride_bytes;
                      offsets.emplace_back(d, s);
+                     coords.emplace_back();
+                     for (const auto& [name, axis] : names)
+                       if (axis < c.size()) // an unchecked kernel's dst may be shorter
+                         coords.back()[name] = c[axis];
                    });
+    // The operands of repeat 0 (all repeats when they name no axis), then the policy.
+    auto zero_fill = zero_fill_operand(a, coords[0]);
+    std::optional<std::variant<Register, Immediate>> policy;
+    if (a.cache_policy)
+      policy = cache_policy(a.cache_policy->value);
+    RepeatGuard guard = pred_guard(a, coords[0]);
     for (std::size_t r = 0; r < offsets.size(); ++r) {
+      if (r > 0) { // a repeat's own values where they name its axes (cached otherwise)
+        zero_fill = zero_fill_operand(a, coords[r]);
+        guard = pred_guard(a, coords[r]);
+      }
+      if (guard.skip)
+        continue;
       CpAsync cp;
       cp.opcode = a.opcode.value;
       cp.dst = Address{dreg, dl.constant + offsets[r].first};
@@ -768,8 +833,59 @@ private:
       cp.cp_size = static_cast<std::uint32_t>(a.chunk_bytes.value);
       cp.zero_fill = zero_fill;
       cp.cache_policy = policy;
-      emit(cp, guard, offsets.size() > 1 ? "repeat " + std::to_string(r) : std::string{});
+      emit(cp, guard.guard, offsets.size() > 1 ? "repeat " + std::to_string(r) : std::string{});
     }
+  }
+
+  using Coords = std::map<std::string, std::int64_t, std::less<>>;
+
+  /// src_size or ignore_src for one repeat (its axes substituted, so constant-folded).
+  /// An ignore_src that names axes and folds to a constant needs no operand when
+  /// false and is src_size 0 when true (both zero the whole chunk).
+  std::variant<std::monostate, SrcSize, IgnoreSrc> zero_fill_operand(const tile::ApplyOp& a,
+                                                                     const Coords& c) {
+    if (a.src_size) {
+      Operand v = value(tile::substitute_axes(a.src_size->value, c));
+      if (const auto* imm = std::get_if<Immediate>(&v))
+        return SrcSize{static_cast<std::uint32_t>(imm->value)};
+      return SrcSize{std::get<Register>(v)};
+    }
+    if (a.ignore_src) {
+      ExprPtr e = truth_for(a.ignore_src->value, c);
+      if (auto k = tile::constant_value(*e); k && e != a.ignore_src->value) {
+        if (*k == 0)
+          return std::monostate{};
+        return SrcSize{std::uint32_t{0}};
+      }
+      Guard g = predicate(e);
+      return IgnoreSrc{g.predicate, g.negated};
+    }
+    return std::monostate{};
+  }
+
+  /// A condition for one repeat: its axes substituted and, when that changed
+  /// it, constant `&&` / `||` operands folded (tile::fold_truth).
+  static ExprPtr truth_for(const ExprPtr& e, const Coords& c) {
+    ExprPtr s = tile::substitute_axes(e, c);
+    return s == e ? e : tile::fold_truth(s);
+  }
+
+  /// pred for one repeat: no guard when constant true; `skip` when it names axes
+  /// and folds to false (the copy is not emitted: a false guard does nothing).
+  struct RepeatGuard {
+    bool skip = false;
+    std::optional<Guard> guard;
+  };
+  RepeatGuard pred_guard(const tile::ApplyOp& a, const Coords& c) {
+    if (!a.pred)
+      return {};
+    ExprPtr p = truth_for(a.pred->value, c);
+    auto k = tile::constant_value(*p);
+    if (k && *k != 0)
+      return {};
+    if (k && p != a.pred->value)
+      return {true, std::nullopt};
+    return {false, predicate(p)};
   }
 
   std::variant<Register, Immediate> cache_policy(const tile::CachePolicy& p) {

@@ -10,6 +10,16 @@
 
 namespace ptxgen::tile {
 
+std::map<std::string, std::size_t, std::less<>> repeat_axis_names(const ApplyOp& a) {
+  std::map<std::string, std::size_t, std::less<>> names;
+  const View& v = a.src.value;
+  const std::size_t first = a.scope == Scope::cta ? 2 : 0;
+  for (std::size_t i = first; i + 1 < v.axes.size(); ++i)
+    if (!v.axes[i].name.empty())
+      names.emplace(v.axes[i].name, i);
+  return names;
+}
+
 Diagnostic diagnostic_at(DiagId id, const SourcePos& pos, std::string message,
                          std::uint32_t length) {
   Diagnostic d(id, std::move(message));
@@ -55,6 +65,7 @@ bool uses_thread(const Expr& e) {
   case ExprKind::constant:
   case ExprKind::bid:
   case ExprKind::param:
+  case ExprKind::axis:
   case ExprKind::unary:
   case ExprKind::binary:
   case ExprKind::select:
@@ -96,58 +107,120 @@ bool is_order_sensitive(ExprOp op) {
   case ExprOp::shl:
   case ExprOp::bit_and:
   case ExprOp::bit_or:
+  case ExprOp::bit_xor:
   case ExprOp::logical_and:
   case ExprOp::logical_or:
   case ExprOp::logical_not:
   case ExprOp::neg:
     return false;
+  case ExprOp::min: // unsigned or signed: see check_minmax
+  case ExprOp::max:
+    return true;
   }
   return true; // not a valid ExprOp: be strict
 }
 
-/// Checks that e can be computed in 32-bit unsigned registers with the same
-/// result as in mathematical integers: every operand of an operation that is
-/// not arithmetic modulo 2^32 (division, remainder, right shift, comparison)
-/// and the final value must lie in 0..2^32-1.
-void check_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std::uint32_t length,
-               std::string_view what, Diagnostics& out, bool is_root = true) {
-  auto inside = [&](const Expr& x) {
-    auto b = bounds(x, lb);
-    return b && b->lo >= 0 && b->hi <= u32_max;
-  };
-  const bool order_sensitive = e.kind == ExprKind::binary && is_order_sensitive(e.op);
-  if (order_sensitive) {
+std::string range_text(const std::optional<Interval>& b) {
+  return b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
+}
+
+bool fits(const std::optional<Interval>& b, Interval within) {
+  return b && within.contains(b->lo) && within.contains(b->hi);
+}
+
+constexpr Interval u32_range{0, u32_max};
+constexpr Interval s32_range{-(std::int64_t{1} << 31), (std::int64_t{1} << 31) - 1};
+
+/// Where the 32-bit rule is checked: the launch (the lowering picks min/max's
+/// signedness from it) and the path's narrowed bounds (a select's arm).
+struct U32Context {
+  const LaunchBounds& top;
+  const LaunchBounds& path;
+  const SourcePos& pos;
+  std::uint32_t length;
+  std::string_view what;
+};
+
+/// The diagnostic at operand a's span inside the string when it is known.
+void report_operand(const Expr& a, const U32Context& c, std::string message, Diagnostics& out) {
+  SourcePos at = c.pos;
+  std::uint32_t len = c.length;
+  if (a.length > 0) {
+    at.column += a.offset;
+    len = a.length;
+  }
+  out.add(diagnostic_at(DiagId::contract_index_u32, at, std::move(message), len));
+}
+
+/// min/max: both operands in 0..2^32-1 over the launch (compared as u32), or
+/// both in -2^31..2^31-1 on this path (compared as s32). False after reporting.
+bool check_minmax(const Expr& e, const U32Context& c, Diagnostics& out) {
+  bool unsigned_ok = true, signed_ok = true;
+  for (const auto& a : e.args) {
+    unsigned_ok = unsigned_ok && fits(bounds(*a, c.top), u32_range);
+    signed_ok = signed_ok && fits(bounds(*a, c.path), s32_range);
+  }
+  if (unsigned_ok || signed_ok)
+    return true;
+  for (const auto& a : e.args) {
+    auto b = bounds(*a, c.path);
+    if (fits(b, s32_range))
+      continue;
+    report_operand(*a, c,
+                   std::string(c.what) + ": " + std::string(op_spelling(e.op)) + "'s operand '" +
+                       print(*a) +
+                       "' must stay in -2147483648..2147483647 (or both operands in "
+                       "0..4294967295) for 32-bit arithmetic; its range is " +
+                       range_text(b),
+                   out);
+    return false;
+  }
+  return false;
+}
+
+/// Checks that e can be computed in 32-bit registers with the same result as
+/// in mathematical integers: every operand of an operation that is not
+/// arithmetic modulo 2^32 (division, remainder, right shift, comparison) and
+/// the final value must lie in 0..2^32-1; min and max as check_minmax says.
+/// A select's arms are checked under its condition.
+void check_u32_rec(const Expr& e, const U32Context& c, Diagnostics& out, bool is_root) {
+  const bool minmax = e.kind == ExprKind::binary && (e.op == ExprOp::min || e.op == ExprOp::max);
+  if (minmax && !check_minmax(e, c, out))
+    return;
+  if (!minmax && e.kind == ExprKind::binary && is_order_sensitive(e.op)) {
     for (const auto& a : e.args) {
-      if (!inside(*a)) {
-        auto b = bounds(*a, lb);
-        std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
-        // Point at the operand itself inside the string when its span is known.
-        SourcePos at = pos;
-        std::uint32_t len = length;
-        if (a->length > 0) {
-          at.column += a->offset;
-          len = a->length;
-        }
-        Diagnostic d = diagnostic_at(DiagId::contract_index_u32, at,
-                                     std::string(what) + ": '" + print(*a) +
-                                         "' must stay in 0..4294967295 for 32-bit arithmetic; "
-                                         "its range is " +
-                                         range,
-                                     len);
-        out.add(std::move(d));
+      auto b = bounds(*a, c.path);
+      if (!fits(b, u32_range)) {
+        report_operand(*a, c,
+                       std::string(c.what) + ": '" + print(*a) +
+                           "' must stay in 0..4294967295 for 32-bit arithmetic; its range is " +
+                           range_text(b),
+                       out);
         return;
       }
     }
   }
-  for (const auto& a : e.args)
-    check_u32(*a, lb, pos, length, what, out, false);
-  if (is_root && !inside(e)) {
-    auto b = bounds(e, lb);
-    std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
-    out.add(diagnostic_at(DiagId::contract_index_u32, pos,
-                          std::string(what) + " must stay in 0..4294967295; its range is " + range,
-                          length));
+  if (e.kind == ExprKind::select) {
+    check_u32_rec(*e.args[0], c, out, false);
+    for (bool truth : {true, false})
+      if (auto arm = narrow_on(*e.args[0], truth, c.path)) {
+        U32Context sub{c.top, *arm, c.pos, c.length, c.what};
+        check_u32_rec(*e.args[truth ? 1 : 2], sub, out, false);
+      }
+  } else {
+    for (const auto& a : e.args)
+      check_u32_rec(*a, c, out, false);
   }
+  if (is_root && !fits(bounds(e, c.path), u32_range))
+    out.add(diagnostic_at(DiagId::contract_index_u32, c.pos,
+                          std::string(c.what) + " must stay in 0..4294967295; its range is " +
+                              range_text(bounds(e, c.path)),
+                          c.length));
+}
+
+void check_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std::uint32_t length,
+               std::string_view what, Diagnostics& out) {
+  check_u32_rec(e, U32Context{lb, lb, pos, length, what}, out, true);
 }
 
 /// One view's role in an op, for messages.
@@ -453,8 +526,12 @@ private:
             "src_size and ignore_src are alternative operand forms and cannot both be supplied",
             text_length(*a.ignore_src));
 
+    // Repeat axes named in the operands range over their axis.
+    LaunchBounds lb = lb_;
+    for (const auto& [name, axis] : repeat_axis_names(a))
+      lb.axes[name] = Interval{0, a.src.value.axes[axis].size - 1};
     if (a.src_size && chunk_ok) {
-      auto b = bounds(*a.src_size->value, lb_);
+      auto b = bounds(*a.src_size->value, lb);
       if (!b || b->lo < 0 || b->hi > chunk) {
         std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
         error(DiagId::contract_src_size_range, a.src_size->pos,
@@ -462,15 +539,15 @@ private:
                   range,
               text_length(*a.src_size));
       } else {
-        check_u32(*a.src_size->value, lb_, a.src_size->pos, text_length(*a.src_size), "src_size",
+        check_u32(*a.src_size->value, lb, a.src_size->pos, text_length(*a.src_size), "src_size",
                   out_);
       }
     }
     if (a.ignore_src)
-      check_u32(*a.ignore_src->value, lb_, a.ignore_src->pos, text_length(*a.ignore_src),
+      check_u32(*a.ignore_src->value, lb, a.ignore_src->pos, text_length(*a.ignore_src),
                 "ignore_src", out_);
     if (a.pred)
-      check_u32(*a.pred->value, lb_, a.pred->pos, text_length(*a.pred), "pred", out_);
+      check_u32(*a.pred->value, lb, a.pred->pos, text_length(*a.pred), "pred", out_);
   }
 
   void check(const ApplyOp& a, const Op&) {

@@ -7,6 +7,9 @@
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
 
+#include <map>
+#include <string>
+
 namespace ptxgen::tile {
 
 /// The largest number of cp.async instructions one apply may unroll to per thread.
@@ -17,6 +20,11 @@ inline constexpr std::int64_t max_static_shared_bytes = 48 * 1024;
 
 /// Checks every op of k. An empty result (no errors) means lowering may proceed.
 Diagnostics check_contract(const Kernel& k);
+
+/// The names src_size, ignore_src and pred may use for an apply's repeat
+/// coordinates: each named repeat axis of the src view (between the group
+/// axes and the chunk axis) and its index in the view's axes.
+std::map<std::string, std::size_t, std::less<>> repeat_axis_names(const ApplyOp& a);
 
 /// The diagnostic for a message at a spec position.
 Diagnostic diagnostic_at(DiagId id, const SourcePos& pos, std::string message,

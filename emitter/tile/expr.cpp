@@ -92,6 +92,12 @@ std::optional<i64> apply_binary(ExprOp op, i64 a, i64 b) {
     return a & b;
   case ExprOp::bit_or:
     return a | b;
+  case ExprOp::bit_xor:
+    return a ^ b;
+  case ExprOp::min:
+    return std::min(a, b);
+  case ExprOp::max:
+    return std::max(a, b);
   case ExprOp::lt:
     return a < b ? 1 : 0;
   case ExprOp::le:
@@ -222,6 +228,17 @@ Interval bound_or(Interval a, Interval b) {
   return {lo, hi};
 }
 
+// x ^ y for x, y in [-(m+1), m] with m = 2^k - 1 stays there (xor keeps the sign
+// bits above bit k equal); both non-negative gives 0..m, both negative 0..m too.
+Interval bound_xor(Interval a, Interval b) {
+  const i64 m = ones_through(std::max({a.hi, b.hi, ~a.lo, ~b.lo, i64{0}}));
+  if ((a.lo >= 0 && b.lo >= 0) || (a.hi < 0 && b.hi < 0))
+    return {0, m};
+  if ((a.lo >= 0 && b.hi < 0) || (a.hi < 0 && b.lo >= 0))
+    return {~m, -1};
+  return {~m, m};
+}
+
 std::optional<Interval> bounds_rec(const Expr& e, const LaunchBounds& l);
 
 std::optional<Interval> bound_binary(const Expr& e, const LaunchBounds& l) {
@@ -261,6 +278,12 @@ std::optional<Interval> bound_binary(const Expr& e, const LaunchBounds& l) {
     return bound_and(*a, *b);
   case ExprOp::bit_or:
     return bound_or(*a, *b);
+  case ExprOp::bit_xor:
+    return bound_xor(*a, *b);
+  case ExprOp::min:
+    return Interval{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
+  case ExprOp::max:
+    return Interval{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
   case ExprOp::lt:
     return boolean(a->hi < b->lo, a->lo >= b->hi);
   case ExprOp::le:
@@ -284,24 +307,230 @@ std::optional<Interval> bound_binary(const Expr& e, const LaunchBounds& l) {
   }
 }
 
-std::optional<Interval> bounds_rec(const Expr& e, const LaunchBounds& l) {
+// The intersection, or nullopt when it is empty.
+std::optional<Interval> meet(Interval a, Interval b) {
+  Interval r{std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
+  if (r.lo > r.hi)
+    return std::nullopt;
+  return r;
+}
+
+// A leaf's launch range narrowed by what the path knows (l.narrowed). An empty
+// meet cannot happen here: narrow() drops paths whose range becomes empty.
+Interval narrowed(const LaunchBounds& l, ExprKind k, Interval r) {
+  auto it = l.narrowed.find(k);
+  if (it == l.narrowed.end())
+    return r;
+  return meet(r, it->second).value_or(it->second);
+}
+
+Interval leaf_range(const Expr& e, const LaunchBounds& l) {
   switch (e.kind) {
-  case ExprKind::constant:
-    return Interval{e.value, e.value};
   case ExprKind::tid:
-    return Interval{0, l.block - 1};
-  case ExprKind::warp:
-    return Interval{0, (l.block - 1) / 32};
-  case ExprKind::lane:
-    return Interval{0, std::min<i64>(31, l.block - 1)};
+    return narrowed(l, ExprKind::tid, {0, l.block - 1});
+  case ExprKind::warp: {
+    Interval t = leaf_range(*make_leaf(ExprKind::tid), l);
+    return narrowed(l, ExprKind::warp, {t.lo / 32, t.hi / 32});
+  }
+  case ExprKind::lane: {
+    Interval t = leaf_range(*make_leaf(ExprKind::tid), l);
+    Interval r{0, std::min<i64>(31, t.hi)};
+    if (t.lo / 32 == t.hi / 32) // one warp: the lanes are a window
+      r = {t.lo % 32, t.hi % 32};
+    return narrowed(l, ExprKind::lane, r);
+  }
   case ExprKind::bid:
-    return Interval{0, l.grid - 1};
+    return narrowed(l, ExprKind::bid, {0, l.grid - 1});
   case ExprKind::param: {
     auto it = l.params.find(e.name);
     if (it != l.params.end())
       return it->second;
     return Interval{0, (i64{1} << 32) - 1};
   }
+  case ExprKind::axis: {
+    auto it = l.axes.find(e.name);
+    if (it != l.axes.end())
+      return it->second;
+    return Interval{kMin, kMax};
+  }
+  case ExprKind::constant:
+    return {e.value, e.value};
+  case ExprKind::unary:
+  case ExprKind::binary:
+  case ExprKind::select:
+    break;
+  }
+  return {kMin, kMax}; // not a leaf: callers never ask
+}
+
+bool is_variable(const Expr& e) {
+  switch (e.kind) {
+  case ExprKind::tid:
+  case ExprKind::warp:
+  case ExprKind::lane:
+  case ExprKind::bid:
+  case ExprKind::param:
+  case ExprKind::axis:
+    return true;
+  case ExprKind::constant:
+  case ExprKind::unary:
+  case ExprKind::binary:
+  case ExprKind::select:
+    return false;
+  }
+  return false;
+}
+
+// The comparison that holds when `op` fails (a < b fails: a >= b), and the one
+// with its operands swapped (a < b is b > a). ExprOp::none for the others.
+ExprOp negated_comparison(ExprOp op) {
+  switch (op) {
+  case ExprOp::lt:
+    return ExprOp::ge;
+  case ExprOp::le:
+    return ExprOp::gt;
+  case ExprOp::gt:
+    return ExprOp::le;
+  case ExprOp::ge:
+    return ExprOp::lt;
+  case ExprOp::eq:
+    return ExprOp::ne;
+  case ExprOp::ne:
+    return ExprOp::eq;
+  default:
+    return ExprOp::none;
+  }
+}
+
+ExprOp swapped_comparison(ExprOp op) {
+  switch (op) {
+  case ExprOp::lt:
+    return ExprOp::gt;
+  case ExprOp::le:
+    return ExprOp::ge;
+  case ExprOp::gt:
+    return ExprOp::lt;
+  case ExprOp::ge:
+    return ExprOp::le;
+  case ExprOp::eq:
+  case ExprOp::ne:
+    return op;
+  default:
+    return ExprOp::none;
+  }
+}
+
+// x's range where `x op e` holds, e in `rhs`; nullopt when none of x's values
+// satisfies it. Ops other than < <= > >= == leave x as it is.
+std::optional<Interval> restrict_range(Interval x, ExprOp op, Interval rhs) {
+  switch (op) {
+  case ExprOp::lt:
+    if (rhs.hi == kMin)
+      return std::nullopt;
+    return meet(x, {kMin, rhs.hi - 1});
+  case ExprOp::le:
+    return meet(x, {kMin, rhs.hi});
+  case ExprOp::gt:
+    if (rhs.lo == kMax)
+      return std::nullopt;
+    return meet(x, {rhs.lo + 1, kMax});
+  case ExprOp::ge:
+    return meet(x, {rhs.lo, kMax});
+  case ExprOp::eq:
+    return meet(x, rhs);
+  default:
+    return x;
+  }
+}
+
+// l with variable x restricted to r.
+void set_range(LaunchBounds& l, const Expr& x, Interval r) {
+  switch (x.kind) {
+  case ExprKind::param:
+    l.params[x.name] = r;
+    return;
+  case ExprKind::axis:
+    l.axes[x.name] = r;
+    return;
+  case ExprKind::tid:
+  case ExprKind::warp:
+  case ExprKind::lane:
+  case ExprKind::bid:
+    l.narrowed[x.kind] = r;
+    return;
+  case ExprKind::constant:
+  case ExprKind::unary:
+  case ExprKind::binary:
+  case ExprKind::select:
+    return;
+  }
+}
+
+// Restricts l to the threads (and coordinates) where `c` is `truth`; false when
+// no thread can take that path. Sound: every thread where c == truth satisfies
+// the returned bounds. Only what the header lists narrows; the rest keeps l.
+bool narrow(const Expr& c, bool truth, LaunchBounds& l) {
+  if (c.kind == ExprKind::unary && c.op == ExprOp::logical_not)
+    return narrow(*c.args[0], !truth, l);
+  if (c.kind != ExprKind::binary)
+    return true;
+  if ((c.op == ExprOp::logical_and && truth) || (c.op == ExprOp::logical_or && !truth))
+    return narrow(*c.args[0], truth, l) && narrow(*c.args[1], truth, l);
+  ExprOp op = truth ? c.op : negated_comparison(c.op);
+  if (op == ExprOp::none)
+    return true;
+  // Narrow each side that is a variable by the other side's bounds (both when both are).
+  for (int side = 0; side < 2; ++side) {
+    const Expr& x = *c.args[side];
+    if (!is_variable(x))
+      continue;
+    auto rhs = bounds_rec(*c.args[1 - side], l);
+    if (!rhs)
+      continue;
+    auto r = restrict_range(leaf_range(x, l), side == 0 ? op : swapped_comparison(op), *rhs);
+    if (!r)
+      return false;
+    set_range(l, x, *r);
+  }
+  return true;
+}
+
+std::optional<Interval> bound_select(const Expr& e, const LaunchBounds& l) {
+  auto c = bounds_rec(*e.args[0], l);
+  if (!c)
+    return std::nullopt;
+  if (*c == Interval{0, 0})
+    return bounds_rec(*e.args[2], l);
+  if (!c->contains(0))
+    return bounds_rec(*e.args[1], l);
+  LaunchBounds when_true = l, when_false = l;
+  const bool then_reachable = narrow(*e.args[0], true, when_true);
+  const bool else_reachable = narrow(*e.args[0], false, when_false);
+  std::optional<Interval> a, b;
+  if (then_reachable && !(a = bounds_rec(*e.args[1], when_true)))
+    return std::nullopt;
+  if (else_reachable && !(b = bounds_rec(*e.args[2], when_false)))
+    return std::nullopt;
+  if (a && b)
+    return join(*a, *b);
+  if (a || b)
+    return a ? a : b;
+  return bounds_rec(*e.args[2], l); // neither path narrows to a value: keep it sound
+}
+
+std::optional<Interval> bounds_rec(const Expr& e, const LaunchBounds& l) {
+  switch (e.kind) {
+  case ExprKind::constant:
+  case ExprKind::tid:
+  case ExprKind::warp:
+  case ExprKind::lane:
+  case ExprKind::bid:
+  case ExprKind::param:
+    return leaf_range(e, l);
+  case ExprKind::axis:
+    if (l.axes.find(e.name) == l.axes.end())
+      return std::nullopt; // an axis outside an apply has no range
+    return leaf_range(e, l);
   case ExprKind::unary: {
     auto a = bounds_rec(*e.args[0], l);
     if (!a)
@@ -316,20 +545,8 @@ std::optional<Interval> bounds_rec(const Expr& e, const LaunchBounds& l) {
   }
   case ExprKind::binary:
     return bound_binary(e, l);
-  case ExprKind::select: {
-    auto c = bounds_rec(*e.args[0], l);
-    if (!c)
-      return std::nullopt;
-    if (*c == Interval{0, 0})
-      return bounds_rec(*e.args[2], l);
-    if (!c->contains(0))
-      return bounds_rec(*e.args[1], l);
-    auto a = bounds_rec(*e.args[1], l);
-    auto b = bounds_rec(*e.args[2], l);
-    if (!a || !b)
-      return std::nullopt;
-    return join(*a, *b);
-  }
+  case ExprKind::select:
+    return bound_select(e, l);
   }
   return std::nullopt;
 }
@@ -342,6 +559,7 @@ enum Level : int {
   kLogicalOr,
   kLogicalAnd,
   kBitOr,
+  kBitXor,
   kBitAnd,
   kEquality,
   kRelational,
@@ -352,6 +570,11 @@ enum Level : int {
   kAtom,
 };
 
+// Operators written as calls: `min(a, b)`.
+bool is_call(ExprOp op) {
+  return op == ExprOp::min || op == ExprOp::max;
+}
+
 int binary_level(ExprOp op) {
   switch (op) {
   case ExprOp::logical_or:
@@ -360,6 +583,8 @@ int binary_level(ExprOp op) {
     return kLogicalAnd;
   case ExprOp::bit_or:
     return kBitOr;
+  case ExprOp::bit_xor:
+    return kBitXor;
   case ExprOp::bit_and:
     return kBitAnd;
   case ExprOp::eq:
@@ -388,7 +613,7 @@ int level(const Expr& e) {
   case ExprKind::unary:
     return kUnary;
   case ExprKind::binary:
-    return binary_level(e.op);
+    return is_call(e.op) ? kAtom : binary_level(e.op);
   case ExprKind::select:
     return kTernary;
   default:
@@ -424,6 +649,7 @@ void print_rec(const Expr& e, std::string& out) {
     out += "bid";
     return;
   case ExprKind::param:
+  case ExprKind::axis:
     out += e.name;
     return;
   case ExprKind::unary: {
@@ -437,6 +663,15 @@ void print_rec(const Expr& e, std::string& out) {
     return;
   }
   case ExprKind::binary: {
+    if (is_call(e.op)) {
+      out += op_spelling(e.op);
+      out += '(';
+      print_rec(*e.args[0], out);
+      out += ", ";
+      print_rec(*e.args[1], out);
+      out += ')';
+      return;
+    }
     int p = binary_level(e.op);
     print_child(*e.args[0], level(*e.args[0]) < p, out);
     out += ' ';
@@ -480,6 +715,12 @@ std::string_view op_spelling(ExprOp op) {
     return "&";
   case ExprOp::bit_or:
     return "|";
+  case ExprOp::bit_xor:
+    return "^";
+  case ExprOp::min:
+    return "min";
+  case ExprOp::max:
+    return "max";
   case ExprOp::lt:
     return "<";
   case ExprOp::le:
@@ -512,7 +753,7 @@ ExprPtr make_constant(std::int64_t v) {
 ExprPtr make_leaf(ExprKind k, std::string name) {
   auto e = std::make_shared<Expr>();
   e->kind = k;
-  if (k == ExprKind::param)
+  if (k == ExprKind::param || k == ExprKind::axis)
     e->name = std::move(name);
   return e;
 }
@@ -558,6 +799,12 @@ std::optional<std::int64_t> evaluate(const Expr& e, const ExprEnv& env) {
       return std::nullopt;
     return it->second;
   }
+  case ExprKind::axis: {
+    auto it = env.axes.find(e.name);
+    if (it == env.axes.end())
+      return std::nullopt;
+    return it->second;
+  }
   case ExprKind::unary: {
     auto a = evaluate(*e.args[0], env);
     if (!a)
@@ -595,6 +842,121 @@ std::optional<Interval> bounds(const Expr& e, const LaunchBounds& launch) {
   return bounds_rec(e, launch);
 }
 
+std::optional<LaunchBounds> narrow_on(const Expr& cond, bool truth, const LaunchBounds& launch) {
+  LaunchBounds l = launch;
+  if (!narrow(cond, truth, l))
+    return std::nullopt;
+  return l;
+}
+
+namespace {
+
+// A rebuilt node after substitution: a constant when it folds, else `x op 0`
+// and `x * 1` (either order) reduce to x; spans are kept.
+ExprPtr fold_substituted(const std::shared_ptr<Expr>& e) {
+  if (auto c = constant_value(*e)) {
+    auto k = std::make_shared<Expr>(*make_constant(*c));
+    k->offset = e->offset;
+    k->length = e->length;
+    return k;
+  }
+  auto is = [](const ExprPtr& x, std::int64_t v) {
+    return x->kind == ExprKind::constant && x->value == v;
+  };
+  // A decided condition evaluates one side only, as evaluate() does.
+  if (e->kind == ExprKind::select && e->args[0]->kind == ExprKind::constant)
+    return e->args[e->args[0]->value != 0 ? 1 : 2];
+  if (e->kind != ExprKind::binary)
+    return e;
+  if (e->op == ExprOp::logical_and && is(e->args[0], 0))
+    return make_constant(0);
+  if (e->op == ExprOp::logical_or && e->args[0]->kind == ExprKind::constant &&
+      e->args[0]->value != 0)
+    return make_constant(1);
+  const ExprPtr& l = e->args[0];
+  const ExprPtr& r = e->args[1];
+  switch (e->op) {
+  case ExprOp::add:
+  case ExprOp::bit_or:
+  case ExprOp::bit_xor:
+    if (is(r, 0))
+      return l;
+    if (is(l, 0))
+      return r;
+    return e;
+  case ExprOp::sub:
+  case ExprOp::shl:
+  case ExprOp::shr:
+    return is(r, 0) ? l : e;
+  case ExprOp::mul:
+    if (is(r, 1))
+      return l;
+    if (is(l, 1))
+      return r;
+    return e;
+  default:
+    return e;
+  }
+}
+
+} // namespace
+
+ExprPtr substitute_axes(const ExprPtr& e,
+                        const std::map<std::string, std::int64_t, std::less<>>& coords) {
+  if (e->kind == ExprKind::axis) {
+    auto it = coords.find(e->name);
+    if (it == coords.end())
+      return e;
+    auto c = std::make_shared<Expr>(*make_constant(it->second));
+    c->offset = e->offset;
+    c->length = e->length;
+    return c;
+  }
+  bool changed = false;
+  std::vector<ExprPtr> args;
+  for (const auto& a : e->args) {
+    args.push_back(substitute_axes(a, coords));
+    changed = changed || args.back() != a;
+  }
+  if (!changed)
+    return e;
+  auto copy = std::make_shared<Expr>(*e);
+  copy->args = std::move(args);
+  return fold_substituted(copy);
+}
+
+ExprPtr fold_truth(const ExprPtr& e) {
+  auto truth = [](const ExprPtr& x) -> std::optional<bool> {
+    if (x->kind != ExprKind::constant)
+      return std::nullopt;
+    return x->value != 0;
+  };
+  if (e->kind == ExprKind::unary && e->op == ExprOp::logical_not) {
+    ExprPtr a = fold_truth(e->args[0]);
+    if (auto t = truth(a))
+      return make_constant(*t ? 0 : 1);
+    if (a == e->args[0])
+      return e;
+    return make_unary(ExprOp::logical_not, a);
+  }
+  if (e->kind != ExprKind::binary || (e->op != ExprOp::logical_and && e->op != ExprOp::logical_or))
+    return e;
+  ExprPtr a = fold_truth(e->args[0]);
+  ExprPtr b = fold_truth(e->args[1]);
+  const bool is_and = e->op == ExprOp::logical_and;
+  for (int side = 0; side < 2; ++side) {
+    auto t = truth(side == 0 ? a : b);
+    if (!t)
+      continue;
+    if (*t == is_and) // x && 1, x || 0: the other side decides
+      return side == 0 ? b : a;
+    return make_constant(is_and ? 0 : 1); // x && 0, x || 1
+  }
+  if (a == e->args[0] && b == e->args[1])
+    return e;
+  return make_binary(e->op, a, b);
+}
+
 bool is_constant(const Expr& e) {
   if (e.kind == ExprKind::constant)
     return true;
@@ -615,7 +977,7 @@ bool structurally_equal(const Expr& a, const Expr& b) {
     return false;
   if (a.kind == ExprKind::constant && a.value != b.value)
     return false;
-  if (a.kind == ExprKind::param && a.name != b.name)
+  if ((a.kind == ExprKind::param || a.kind == ExprKind::axis) && a.name != b.name)
     return false;
   for (std::size_t i = 0; i < a.args.size(); ++i)
     if (!structurally_equal(*a.args[i], *b.args[i]))

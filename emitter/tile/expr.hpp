@@ -2,9 +2,11 @@
 // Index, size and predicate expressions: `tid < valid_rows ? 16 : 0`.
 //
 // Grammar (C precedence): ternary `c ? a : b` and `if_then_else(c, a, b)`;
-// `||`; `&&`; `|`; `&`; `== !=`; `< <= > >=`; `<< >>`; `+ -`; `* / %`;
+// `||`; `&&`; `|`; `^`; `&`; `== !=`; `< <= > >=`; `<< >>`; `+ -`; `* / %`;
 // unary `! -`; atoms: integer literals (decimal or 0x), `tid`, `warp`,
-// `lane`, `bid`, names of kernel parameters, parentheses. Also accepted:
+// `lane`, `bid`, names of kernel parameters, names of repeat axes where the
+// caller allows them, parentheses, and the calls `min(a, b)`, `max(a, b)`,
+// `clamp(x, lo, hi)` (kept as `min(max(x, lo), hi)`). Also accepted:
 // `T.uint32(x)` / `uint32(x)` as the identity (the seed's spelling).
 // Values are mathematical integers (evaluated in int64); comparisons and
 // logical operators yield 0 or 1. warp = tid / 32, lane = tid % 32.
@@ -34,6 +36,7 @@ enum class ExprKind : std::uint8_t {
   lane,     ///< tid % 32
   bid,      ///< %ctaid.x
   param,    ///< a named kernel parameter
+  axis,     ///< a named repeat axis of an apply's view (its coordinate)
   unary,    ///< op args[0]
   binary,   ///< args[0] op args[1]
   select,   ///< args[0] ? args[1] : args[2]
@@ -50,6 +53,9 @@ enum class ExprOp : std::uint8_t {
   shr,         ///< a >> b (arithmetic)
   bit_and,     ///< a & b
   bit_or,      ///< a | b
+  bit_xor,     ///< a ^ b
+  min,         ///< min(a, b)
+  max,         ///< max(a, b)
   lt,          ///< a < b
   le,          ///< a <= b
   gt,          ///< a > b
@@ -69,14 +75,14 @@ struct Expr {
   ExprKind kind = ExprKind::constant;
   ExprOp op = ExprOp::none;
   std::int64_t value = 0;    ///< for constant
-  std::string name;          ///< for param
+  std::string name;          ///< for param and axis
   std::vector<ExprPtr> args; ///< 1 (unary), 2 (binary) or 3 (select)
   std::uint32_t offset = 0;  ///< span in the parsed string (0-based byte offset)
   std::uint32_t length = 0;
 };
 
 ExprPtr make_constant(std::int64_t v);
-ExprPtr make_leaf(ExprKind k, std::string name = {}); ///< tid, warp, lane, bid or param
+ExprPtr make_leaf(ExprKind k, std::string name = {}); ///< tid, warp, lane, bid, param or axis
 ExprPtr make_unary(ExprOp op, ExprPtr a);
 ExprPtr make_binary(ExprOp op, ExprPtr a, ExprPtr b);
 ExprPtr make_select(ExprPtr c, ExprPtr a, ExprPtr b);
@@ -85,6 +91,12 @@ ExprPtr make_select(ExprPtr c, ExprPtr a, ExprPtr b);
 /// kernel parameters; any other identifier is an error pointing at it.
 Result<ExprPtr> parse_expr(std::string_view text,
                            const std::function<bool(std::string_view)>& is_param);
+
+/// As parse_expr, and `is_axis(name)` says which identifiers (not parameters)
+/// are repeat axes (ExprKind::axis leaves).
+Result<ExprPtr> parse_expr(std::string_view text,
+                           const std::function<bool(std::string_view)>& is_param,
+                           const std::function<bool(std::string_view)>& is_axis);
 
 /// The deepest tree parse_expr accepts (deeper input is an error, not a stack overflow).
 inline constexpr unsigned kMaxExprDepth = 256;
@@ -99,10 +111,13 @@ struct ExprEnv {
   std::int64_t tid = 0;
   std::int64_t bid = 0;
   std::map<std::string, std::int64_t, std::less<>> params;
+  std::map<std::string, std::int64_t, std::less<>> axes; ///< repeat-axis coordinates
 };
 
 /// Evaluates for one thread. Division or remainder by zero, and a shift
 /// outside 0..63, yield nullopt.
+///
+/// `^` is xor on two's complement int64; min and max are the mathematical ones.
 ///
 /// Semantics: `/` and `%` are C's (truncate toward zero; the remainder has the
 /// dividend's sign); `<<` is multiplication by 2^k and `>>` is arithmetic
@@ -126,14 +141,26 @@ struct LaunchBounds {
   std::int64_t block = 1;                              ///< tid in 0..block-1
   std::int64_t grid = 1;                               ///< bid in 0..grid-1
   std::map<std::string, Interval, std::less<>> params; ///< a parameter's declared range
+  std::map<std::string, Interval, std::less<>> axes;   ///< a repeat axis: 0..size-1
+  /// Narrower ranges of tid, warp, lane or bid known on a path (a select's arm);
+  /// intersected with the launch's. Keys: only those four kinds.
+  std::map<ExprKind, Interval> narrowed;
 };
 
-/// A sound over-approximation of e's values over the launch (interval arithmetic;
-/// `tid < c ? a : b` narrows nothing but joins both arms). nullopt when a
-/// division by a range containing zero or similar makes it unbounded.
+/// A sound over-approximation of e's values over the launch (interval arithmetic).
+/// nullopt when a division by a range containing zero or similar makes it unbounded.
+///
+/// Path-sensitive selects: in `c ? a : b`, a is bounded where c holds and b where
+/// it fails, when c compares a variable x (tid, warp, lane, bid, a parameter or an
+/// axis) with an expression e (`x < e`, `x <= e`, `x > e`, `x >= e`, `x == e`,
+/// either side), or is `!`, `&&` (then arm) or `||` (else arm) of such: x's range
+/// is narrowed by e's bounds inside the arm. An arm whose narrowed range is empty
+/// is unreachable and contributes nothing. min, max (hence clamp) are exact on
+/// intervals; `^` is bounded by the operands' bit widths.
 ///
 /// Leaves: tid 0..block-1, warp 0..(block-1)/32, lane 0..min(31, block-1),
-/// bid 0..grid-1, a parameter its range in `params` or else 0..2^32-1
+/// bid 0..grid-1, an axis its range in `axes` (unbounded when absent),
+/// a parameter its range in `params` or else 0..2^32-1
 /// (block or grid below 1 gives nullopt). nullopt also for `/` or `%` whose
 /// divisor range contains 0, a shift whose count range leaves 0..63, and any
 /// bound that leaves int64. A select, `&&` or `||` whose condition's range is
@@ -141,6 +168,25 @@ struct LaunchBounds {
 /// unless the ranges decide them. Sound means: whenever evaluate() gives a value
 /// for some thread of the launch, that value lies in the interval.
 std::optional<Interval> bounds(const Expr& e, const LaunchBounds& launch);
+
+/// `launch` restricted to where `cond` is `truth`, as bounds() narrows a select's
+/// arms; nullopt when no thread can take that path.
+std::optional<LaunchBounds> narrow_on(const Expr& cond, bool truth, const LaunchBounds& launch);
+
+/// e with every axis leaf named in `coords` replaced by that constant. Nodes
+/// that change are folded: to a constant when they become constant (an
+/// operation with no value, such as 1 / 0, stays as it is), a select or a
+/// `&&` / `||` whose left side became constant to what evaluate() takes, and `x + 0`,
+/// `x - 0`, `x * 1`, `x | 0`, `x ^ 0`, `x << 0`, `x >> 0` to x. Subtrees that
+/// do not change are shared with e (the same pointers).
+ExprPtr substitute_axes(const ExprPtr& e,
+                        const std::map<std::string, std::int64_t, std::less<>>& coords);
+
+/// An expression with e's truth value (zero or not) wherever e has a value,
+/// with constant operands of `&&`, `||` and `!` folded away: `x || 0` and
+/// `x && 1` are x, `x || 1` is 1, `x && 0` is 0. For conditions (pred,
+/// ignore_src) whose value the contract has proved defined.
+ExprPtr fold_truth(const ExprPtr& e);
 
 /// True when e uses no leaf but constants (it may still need folding).
 bool is_constant(const Expr& e);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -53,22 +54,57 @@ struct Binary {
 
 // Longest spellings first so `<<` wins over `<`.
 constexpr Binary kBinaries[] = {
-    {"||", ExprOp::logical_or, 1}, {"&&", ExprOp::logical_and, 2}, {"<<", ExprOp::shl, 7},
-    {">>", ExprOp::shr, 7},        {"<=", ExprOp::le, 6},          {">=", ExprOp::ge, 6},
-    {"==", ExprOp::eq, 5},         {"!=", ExprOp::ne, 5},          {"|", ExprOp::bit_or, 3},
-    {"&", ExprOp::bit_and, 4},     {"<", ExprOp::lt, 6},           {">", ExprOp::gt, 6},
-    {"+", ExprOp::add, 8},         {"-", ExprOp::sub, 8},          {"*", ExprOp::mul, 9},
-    {"/", ExprOp::div, 9},         {"%", ExprOp::rem, 9},
+    {"||", ExprOp::logical_or, 1}, {"&&", ExprOp::logical_and, 2}, {"<<", ExprOp::shl, 8},
+    {">>", ExprOp::shr, 8},        {"<=", ExprOp::le, 7},          {">=", ExprOp::ge, 7},
+    {"==", ExprOp::eq, 6},         {"!=", ExprOp::ne, 6},          {"|", ExprOp::bit_or, 3},
+    {"^", ExprOp::bit_xor, 4},     {"&", ExprOp::bit_and, 5},      {"<", ExprOp::lt, 7},
+    {">", ExprOp::gt, 7},          {"+", ExprOp::add, 9},          {"-", ExprOp::sub, 9},
+    {"*", ExprOp::mul, 10},        {"/", ExprOp::div, 10},         {"%", ExprOp::rem, 10},
 };
 constexpr int kLowestBinary = 1;
 
-constexpr std::string_view kFunctions[] = {"if_then_else", "uint32", "T.if_then_else", "T.uint32"};
+/// The functions a call may name, what each becomes, and its arity.
+enum class Function : std::uint8_t {
+  if_then_else, ///< a select
+  uint32,       ///< the identity
+  min,          ///< ExprOp::min
+  max,          ///< ExprOp::max
+  clamp,        ///< min(max(x, lo), hi)
+};
+
+struct FunctionSpec {
+  std::string_view name;
+  Function fn;
+  std::size_t arity;
+  std::string_view arguments; ///< for the arity message
+};
+
+constexpr FunctionSpec kFunctionSpecs[] = {
+    {"if_then_else", Function::if_then_else, 3, "(condition, then, else)"},
+    {"T.if_then_else", Function::if_then_else, 3, "(condition, then, else)"},
+    {"uint32", Function::uint32, 1, "(x)"},
+    {"T.uint32", Function::uint32, 1, "(x)"},
+    {"min", Function::min, 2, "(a, b)"},
+    {"max", Function::max, 2, "(a, b)"},
+    {"clamp", Function::clamp, 3, "(x, lo, hi)"},
+};
+
+constexpr std::string_view kFunctions[] = {"if_then_else", "uint32", "T.if_then_else", "T.uint32",
+                                           "min",          "max",    "clamp"};
+
+const FunctionSpec* find_function(std::string_view name) {
+  for (const auto& f : kFunctionSpecs)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
 
 class Parser {
 public:
   Parser(std::string_view text, std::size_t begin, std::size_t end,
-         const std::function<bool(std::string_view)>& is_param)
-      : text_(text), begin_(begin), end_(end), is_param_(is_param) {}
+         const std::function<bool(std::string_view)>& is_param,
+         const std::function<bool(std::string_view)>& is_axis)
+      : text_(text), begin_(begin), end_(end), is_param_(is_param), is_axis_(is_axis) {}
 
   ExprPtr run() {
     lex();
@@ -364,8 +400,8 @@ private:
     }
   }
 
-  Node parse_call(const Token& name, std::string_view fn, std::size_t arity) {
-    const Token open = next(); // (
+  Node parse_call(const Token& name, const FunctionSpec& fn) {
+    next(); // (
     std::vector<Node> args;
     if (peek().kind != Tok::rparen) {
       while (true) {
@@ -384,16 +420,31 @@ private:
     }
     const Token close = next();
     std::size_t stop = close.offset + close.length;
-    if (args.size() != arity)
+    if (args.size() != fn.arity)
       fail(DiagId::expr_arity, name.offset, stop - name.offset,
-           std::string(fn) + " takes " + std::to_string(arity) +
-               (arity == 1 ? " argument" : " arguments (condition, then, else)") + "; got " +
-               std::to_string(args.size()));
-    (void)open;
-    if (arity == 1)
+           std::string(fn.name) + " takes " + std::to_string(fn.arity) +
+               (fn.arity == 1 ? " argument " : " arguments ") + std::string(fn.arguments) +
+               "; got " + std::to_string(args.size()));
+    switch (fn.fn) {
+    case Function::uint32:
       return respan(args[0], name.offset, stop); // uint32(x) is x
-    return make(ExprKind::select, ExprOp::none, std::move(args), name.offset, stop, name);
+    case Function::if_then_else:
+      return make(ExprKind::select, ExprOp::none, std::move(args), name.offset, stop, name);
+    case Function::min:
+    case Function::max:
+      return make(ExprKind::binary, fn.fn == Function::min ? ExprOp::min : ExprOp::max,
+                  std::move(args), name.offset, stop, name);
+    case Function::clamp: {
+      // clamp(x, lo, hi) is min(max(x, lo), hi); the inner node spans x..lo.
+      Node inner = make(ExprKind::binary, ExprOp::max, {args[0], args[1]}, args[0].e->offset,
+                        end_of(args[1]), name);
+      return make(ExprKind::binary, ExprOp::min, {inner, args[2]}, name.offset, stop, name);
+    }
+    }
+    unreachable_function();
   }
+
+  [[noreturn]] static void unreachable_function() { std::abort(); }
 
   Node parse_atom() {
     const Token& t = peek();
@@ -421,10 +472,8 @@ private:
       const Token name = next();
       std::string_view s = text_.substr(name.offset, name.length);
       bool call = peek().kind == Tok::lparen;
-      if (call && (s == "if_then_else" || s == "T.if_then_else"))
-        return parse_call(name, s, 3);
-      if (call && (s == "uint32" || s == "T.uint32"))
-        return parse_call(name, s, 1);
+      if (const FunctionSpec* fn = call ? find_function(s) : nullptr)
+        return parse_call(name, *fn);
       if (s == "tid")
         return leaf(ExprKind::tid, name);
       if (s == "warp")
@@ -437,12 +486,16 @@ private:
         fail(DiagId::expr_unknown_function, name,
              "unknown function '" + std::string(s) + "'" +
                  or_choices(did_you_mean(s, kFunctions),
-                            "; expected if_then_else(c, a, b) or uint32(x)"));
+                            "; expected if_then_else(c, a, b), min(a, b), max(a, b), "
+                            "clamp(x, lo, hi) or uint32(x)"));
       if (is_param_ && is_param_(s))
         return leaf(ExprKind::param, name, std::string(s));
+      if (is_axis_ && is_axis_(s))
+        return leaf(ExprKind::axis, name, std::string(s));
       fail(DiagId::expr_unknown_name, name,
-           "unknown name '" + std::string(s) +
-               "'; expected tid, warp, lane, bid or a kernel parameter");
+           "unknown name '" + std::string(s) + "'; expected tid, warp, lane, bid" +
+               (is_axis_ ? ", a kernel parameter or a repeat axis of the src view"
+                         : " or a kernel parameter"));
     }
     case Tok::end:
       fail(DiagId::expr_syntax, t, "unexpected end of expression");
@@ -455,6 +508,7 @@ private:
   std::size_t begin_;
   std::size_t end_;
   const std::function<bool(std::string_view)>& is_param_;
+  const std::function<bool(std::string_view)>& is_axis_;
   std::vector<Token> toks_;
   std::size_t pos_ = 0;
   unsigned nest_ = 0;
@@ -462,21 +516,37 @@ private:
 
 } // namespace
 
-Result<ExprPtr> parse_expr_in(std::string_view text, std::size_t begin, std::size_t end,
-                              const std::function<bool(std::string_view)>& is_param) {
+namespace {
+
+Result<ExprPtr> parse_range(std::string_view text, std::size_t begin, std::size_t end,
+                            const std::function<bool(std::string_view)>& is_param,
+                            const std::function<bool(std::string_view)>& is_axis) {
   end = std::min(end, text.size());
   begin = std::min(begin, end);
   try {
-    Parser p(text, begin, end, is_param);
+    Parser p(text, begin, end, is_param, is_axis);
     return Result<ExprPtr>::success(p.run());
   } catch (const ParseError& e) {
     return Result<ExprPtr>::failure(e.diagnostic);
   }
 }
 
+} // namespace
+
+Result<ExprPtr> parse_expr_in(std::string_view text, std::size_t begin, std::size_t end,
+                              const std::function<bool(std::string_view)>& is_param) {
+  return parse_range(text, begin, end, is_param, {});
+}
+
 Result<ExprPtr> parse_expr(std::string_view text,
                            const std::function<bool(std::string_view)>& is_param) {
-  return parse_expr_in(text, 0, text.size(), is_param);
+  return parse_range(text, 0, text.size(), is_param, {});
+}
+
+Result<ExprPtr> parse_expr(std::string_view text,
+                           const std::function<bool(std::string_view)>& is_param,
+                           const std::function<bool(std::string_view)>& is_axis) {
+  return parse_range(text, 0, text.size(), is_param, is_axis);
 }
 
 } // namespace ptxgen::tile

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -294,4 +295,93 @@ TEST_CASE("naive_evaluate: C semantics") {
   CHECK(ptxgen::driver::naive_evaluate(*param, env) == std::nullopt);
   env.params["valid_rows"] = 100;
   CHECK(ptxgen::driver::naive_evaluate(*param, env) == 100);
+}
+
+TEST_CASE("naive_evaluate: xor, min, max, clamp and repeat axes") {
+  using ptxgen::driver::naive_evaluate;
+  using tile::ExprOp;
+  tile::ExprEnv env;
+  env.tid = 70;
+  auto tid = leaf(tile::ExprKind::tid);
+  CHECK(naive_evaluate(*binary(ExprOp::bit_xor, constant(6), constant(3)), env) == 5);
+  CHECK(naive_evaluate(*binary(ExprOp::bit_xor, constant(-5), constant(3)), env) == -8);
+  CHECK(naive_evaluate(*binary(ExprOp::bit_xor, tid, constant(7)), env) == 65);
+  CHECK(naive_evaluate(*binary(ExprOp::min, constant(-3), constant(2)), env) == -3);
+  CHECK(naive_evaluate(*binary(ExprOp::min, constant(2), constant(-3)), env) == -3);
+  CHECK(naive_evaluate(*binary(ExprOp::max, constant(-3), constant(2)), env) == 2);
+  CHECK(naive_evaluate(*binary(ExprOp::max, tid, constant(2)), env) == 70);
+  auto r = std::make_shared<tile::Expr>();
+  r->kind = tile::ExprKind::axis;
+  r->name = "r";
+  CHECK(naive_evaluate(*r, env) == std::nullopt); // no coordinate for r
+  // The per-chunk tail clamp(100 - 16 * r, 0, 16) for r = 0..7: 16 x6, 4, 0.
+  auto tail = binary(
+      ExprOp::min,
+      binary(ExprOp::max, binary(ExprOp::sub, constant(100), binary(ExprOp::mul, constant(16), r)),
+             constant(0)),
+      constant(16));
+  const std::int64_t want[] = {16, 16, 16, 16, 16, 16, 4, 0};
+  for (std::int64_t i = 0; i < 8; ++i) {
+    env.axes["r"] = i;
+    CHECK(naive_evaluate(*tail, env) == want[i]);
+  }
+}
+
+TEST_CASE("naive_axis_names: replayed from the steps") {
+  using ptxgen::driver::naive_axis_names;
+  tile::Tensor A;
+  A.name = "A";
+  A.dtype = tile::DType::uint8;
+  A.shape = {32, 128};
+  auto parsed = [&](const char* text) {
+    auto r = tile::parse_view(
+        text, [&](std::string_view n) { return n == "A" ? &A : nullptr; },
+        [](std::string_view) { return false; });
+    REQUIRE(r.value.has_value());
+    return *r;
+  };
+  using Names = std::vector<std::string>;
+  CHECK(naive_axis_names(parsed("A.sub[tid, :]"), 2) == Names{""});
+  CHECK(naive_axis_names(parsed(R"(A.sub[tid, :].rearrange("(q p v) -> q p v", p=4, v=16))"), 2) ==
+        Names{"q", "p", "v"});
+  CHECK(naive_axis_names(parsed(R"(A.rearrange("t (q v) -> t q v", v=16).sub[tid, :, :])"), 2) ==
+        Names{"q", "v"});
+  CHECK(naive_axis_names(parsed(R"(A.rearrange("t (q v) -> (t q) v", v=16))"), 2) ==
+        Names{"", "v"});
+  CHECK(naive_axis_names(parsed(R"(A.rearrange("t (q v) -> t q v", v=16).sub[:, 1, :])"), 2) ==
+        Names{"t", "v"});
+}
+
+TEST_CASE("naive_evaluate agrees with tile::evaluate on parsed tails, swizzles and selects") {
+  // Two separate implementations: wherever the tile layer gives a value, the
+  // reference must give the same one (every thread of a small launch, every r, n).
+  const char* texts[] = {
+      "clamp(n * 2 - 16 * r, 0, 16)",        "(tid % 8) ^ (tid / 8 % 8)",
+      "min(tid, n - 1) * 16 + max(r, 1)",    "tid < n ? 16 : clamp(n - tid, 0, 16)",
+      "r != 1 && (lane ^ r) < n || !r",      "max(-tid, r - n) ^ -3",
+      "min(max(tid - 64, -8), 8) * (r + 1)", "if_then_else(r < 2, n ^ tid, min(n, tid))",
+  };
+  auto is_param = [](std::string_view s) { return s == "n"; };
+  auto is_axis = [](std::string_view s) { return s == "r"; };
+  int compared = 0;
+  for (const char* text : texts) {
+    auto parsed = tile::parse_expr(text, is_param, is_axis);
+    REQUIRE(parsed.value.has_value());
+    const tile::Expr& e = **parsed;
+    for (std::int64_t n = 0; n < 40; n += 7)
+      for (std::int64_t r = 0; r < 4; ++r)
+        for (std::int64_t tid = 0; tid < 96; ++tid) {
+          tile::ExprEnv env;
+          env.tid = tid;
+          env.params["n"] = n;
+          env.axes["r"] = r;
+          auto want = tile::evaluate(e, env);
+          if (!want)
+            continue;
+          INFO(text, " tid=", tid, " n=", n, " r=", r);
+          CHECK(ptxgen::driver::naive_evaluate(e, env) == want);
+          ++compared;
+        }
+  }
+  CHECK(compared > 10000);
 }

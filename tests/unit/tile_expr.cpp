@@ -3,6 +3,7 @@
 #include "emitter/tile/expr.hpp"
 
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 
@@ -17,8 +18,12 @@ bool is_param(std::string_view n) {
   return n == "valid_rows" || n == "n" || n == "p" || n == "q";
 }
 
+bool is_axis(std::string_view n) {
+  return n == "r";
+}
+
 ExprPtr parse_ok(std::string_view text) {
-  auto r = parse_expr(text, is_param);
+  auto r = parse_expr(text, is_param, is_axis);
   INFO(text, " -> ", r.diagnostics.format_all());
   REQUIRE(r.value.has_value());
   return *r;
@@ -40,6 +45,7 @@ std::optional<std::int64_t> eval(std::string_view text, std::int64_t tid = 0,
   env.bid = bid;
   env.params["n"] = 10;
   env.params["valid_rows"] = 100;
+  env.axes["r"] = 3;
   return evaluate(*parse_ok(text), env);
 }
 
@@ -99,6 +105,27 @@ TEST_CASE("precedence follows C") {
   CHECK(parse_ok("warp")->kind == ExprKind::warp);
   CHECK(parse_ok("lane")->kind == ExprKind::lane);
   CHECK(parse_ok("bid")->kind == ExprKind::bid);
+  // `^` sits between `&` and `|`, as in C.
+  CHECK(structurally_equal(
+      *parse_ok("1 | 2 ^ 3 & 4"),
+      *bin(ExprOp::bit_or, c(1), bin(ExprOp::bit_xor, c(2), bin(ExprOp::bit_and, c(3), c(4))))));
+  CHECK(structurally_equal(*parse_ok("1 ^ 2 ^ 3"),
+                           *bin(ExprOp::bit_xor, bin(ExprOp::bit_xor, c(1), c(2)), c(3))));
+  CHECK(structurally_equal(*parse_ok("tid ^ 1 == 1"),
+                           *bin(ExprOp::bit_xor, tid(), bin(ExprOp::eq, c(1), c(1)))));
+  CHECK(structurally_equal(
+      *parse_ok("min(tid, n + 1) * 2"),
+      *bin(ExprOp::mul, bin(ExprOp::min, tid(), bin(ExprOp::add, param("n"), c(1))), c(2))));
+  CHECK(structurally_equal(
+      *parse_ok("max(tid < 3 ? 1 : 2, -4)"),
+      *bin(ExprOp::max, make_select(bin(ExprOp::lt, tid(), c(3)), c(1), c(2)), c(-4))));
+  // clamp(x, lo, hi) is min(max(x, lo), hi).
+  CHECK(structurally_equal(*parse_ok("clamp(tid, 0, n)"),
+                           *bin(ExprOp::min, bin(ExprOp::max, tid(), c(0)), param("n"))));
+  auto r = parse_ok("r * 16");
+  CHECK(r->args[0]->kind == ExprKind::axis);
+  CHECK(r->args[0]->name == "r");
+  CHECK_FALSE(parse_expr("r * 16", is_param).value.has_value()); // no axes outside an apply
 }
 
 TEST_CASE("the seed's spellings: T.if_then_else and T.uint32") {
@@ -181,9 +208,27 @@ TEST_CASE("parse errors point at the token") {
   d = parse_err("if_then_else(tid, 1)");
   CHECK(d.column == 1);
   CHECK(d.message.find("takes 3 arguments") != std::string::npos);
-  d = parse_err("max(tid, 1)");
+  d = parse_err("mxa(tid, 1)");
   CHECK(d.column == 1);
-  CHECK(d.message.find("unknown function 'max'") != std::string::npos);
+  CHECK(d.id == DiagId::expr_unknown_function);
+  CHECK(d.message.find("'max'") != std::string::npos); // the suggestion
+  // Wrong arity: the caret covers the whole call.
+  d = parse_err("min(tid)");
+  CHECK(d.id == DiagId::expr_arity);
+  CHECK(d.column == 1);
+  CHECK(d.length == 8);
+  d = parse_err("tid + max(1, 2, 3)");
+  CHECK(d.id == DiagId::expr_arity);
+  CHECK(d.column == 7);
+  CHECK(d.length == 12);
+  d = parse_err("clamp(tid, 0)");
+  CHECK(d.id == DiagId::expr_arity);
+  CHECK(d.length == 13);
+  d = parse_err("min()");
+  CHECK(d.id == DiagId::expr_arity);
+  d = parse_err("tid ^^ 1");
+  CHECK(d.id == DiagId::expr_syntax);
+  CHECK(d.column == 6);
   d = parse_err("x ? 1 : 2");
   CHECK(d.column == 1);
   d = parse_err("   ");
@@ -250,6 +295,18 @@ TEST_CASE("evaluate: hand-worked values") {
   CHECK(eval("tid < valid_rows ? 16 : 0", 99) == 16);
   CHECK(eval("tid < valid_rows ? 16 : 0", 100) == 0);
   CHECK(eval("n * n") == 100);
+  CHECK(eval("6 ^ 3") == 5);
+  CHECK(eval("-5 ^ 3") == -8);
+  CHECK(eval("1 | 6 ^ 3 & 5") == 7); // 1 | (6 ^ 1)
+  CHECK(eval("min(-3, 2)") == -3);
+  CHECK(eval("max(-3, 2)") == 2);
+  CHECK(eval("min(n, 4)") == 4);
+  CHECK(eval("clamp(20, 0, 16)") == 16);
+  CHECK(eval("clamp(-4, 0, 16)") == 0);
+  CHECK(eval("clamp(7, 0, 16)") == 7);
+  CHECK(eval("clamp(n * 2 - 16 * r, 0, 16)") == 0); // 20 - 48
+  CHECK(eval("r") == 3);
+  CHECK_FALSE(evaluate(*parse_ok("r"), ExprEnv{}).has_value()); // r has no value in env
   // Short circuit: the side not taken may not be evaluable.
   CHECK(eval("0 && 1 / 0") == 0);
   CHECK(eval("1 || 1 / 0") == 1);
@@ -301,7 +358,7 @@ TEST_CASE("bounds: leaves and hand-worked cases") {
   CHECK(b("tid < 200 ? 16 : 0") == Interval{16, 16});   // decided: always true
   CHECK(b("tid >= 128 ? 1 / 0 : 8") == Interval{8, 8}); // the dead arm does not matter
   CHECK(b("tid < valid_rows ? 16 : 0") == Interval{0, 16});
-  CHECK(b("tid < 64 ? tid : 127 - tid") == Interval{0, 127});
+  CHECK(b("tid < 64 ? tid : 127 - tid") == Interval{0, 63}); // each arm under its condition
   CHECK(b("tid + 1 > 0") == Interval{1, 1});
   CHECK(b("tid > 127") == Interval{0, 0});
   CHECK(b("tid == tid") == Interval{0, 1}); // intervals do not relate the two sides
@@ -319,6 +376,38 @@ TEST_CASE("bounds: leaves and hand-worked cases") {
   CHECK_FALSE(b("tid / (tid - 1)").has_value());
   CHECK_FALSE(b("1 << tid").has_value());
   CHECK_FALSE(b("n * n * n").has_value()); // beyond int64
+  // xor, min, max, clamp.
+  CHECK(b("tid ^ 5") == Interval{0, 127});
+  CHECK(b("(tid & 7) ^ 8") == Interval{0, 15});
+  CHECK(b("-1 ^ tid") == Interval{-128, -1});
+  CHECK(b("(tid - 64) ^ 3") == Interval{-64, 63});
+  CHECK(b("min(tid, 16)") == Interval{0, 16});
+  CHECK(b("max(tid, 100)") == Interval{100, 127});
+  CHECK(b("min(tid - 64, valid_rows)") == Interval{-64, 63});
+  CHECK(b("clamp(valid_rows * 2 - 16 * tid, 0, 16)") == Interval{0, 16});
+  CHECK(b("valid_rows * 2 - 16 * tid") == Interval{-2032, 256});
+  // Path-sensitive selects.
+  CHECK(b("tid < valid_rows ? 16 : 0") == Interval{0, 16});
+  CHECK(b("valid_rows > 5 ? valid_rows - 5 : 0") == Interval{0, 123});
+  CHECK(b("5 < valid_rows ? valid_rows - 5 : 0") == Interval{0, 123}); // variable on the right
+  CHECK(b("valid_rows >= 5 ? 0 : 5 - valid_rows") == Interval{0, 5});
+  CHECK(b("valid_rows <= 16 ? valid_rows : 16") == Interval{0, 16});
+  CHECK(b("valid_rows == 7 ? valid_rows : 0") == Interval{0, 7});
+  CHECK(b("lane < 16 ? lane : 0") == Interval{0, 15});
+  CHECK(b("tid < 64 ? warp : 0") == Interval{0, 1});
+  CHECK(b("tid >= 100 ? lane : 40") == Interval{4, 40});
+  CHECK(b("!(tid < 64) ? tid : 64") == Interval{64, 127});
+  CHECK(b("tid < 64 && bid < 2 ? tid + bid * 64 : 0") == Interval{0, 127});
+  CHECK(b("tid >= 64 || bid >= 2 ? 0 : tid + bid * 64") == Interval{0, 127});
+  CHECK(b("tid < 64 && tid > 100 ? 1 / 0 : 3") == Interval{3, 3}); // an unreachable arm
+  CHECK(b("tid != 3 ? tid : 0") == Interval{0, 127});              // != narrows nothing
+  CHECK(b("tid < valid_rows ? min(valid_rows - tid, 16) : 0") == Interval{-126, 16});
+  l.axes["r"] = {0, 3};
+  CHECK(b("r * 16") == Interval{0, 48});
+  CHECK(b("clamp(valid_rows * 2 - 16 * r, 0, 16)") == Interval{0, 16});
+  CHECK(b("r < 2 ? 16 : valid_rows - 16 * r") == Interval{-48, 96}); // r in 2..3
+  l.axes.clear();
+  CHECK_FALSE(b("r").has_value()); // an axis with no range
   l.block = 8;
   CHECK(b("lane") == Interval{0, 7});
   CHECK(b("warp") == Interval{0, 0});
@@ -350,10 +439,29 @@ ExprPtr random_expr(std::mt19937& rng, int depth) {
     case 6:
       return make_constant(std::uniform_int_distribution<std::int64_t>(0, 4)(rng));
     default:
+      if (pick(rng) < 20)
+        return make_leaf(ExprKind::axis, "r");
       return pick(rng) < 10
                  ? make_leaf(ExprKind::param, "q")
                  : make_constant(std::uniform_int_distribution<std::int64_t>(1, 64)(rng));
     }
+  }
+  if (r < 28) { // a select on `variable cmp expression`, which narrows the arms
+    static const ExprKind vars[] = {ExprKind::tid, ExprKind::warp,  ExprKind::lane,
+                                    ExprKind::bid, ExprKind::param, ExprKind::axis};
+    static const ExprOp cmps[] = {ExprOp::lt, ExprOp::le, ExprOp::gt,
+                                  ExprOp::ge, ExprOp::eq, ExprOp::ne};
+    ExprKind k = vars[static_cast<std::size_t>(pick(rng)) % std::size(vars)];
+    ExprPtr x = make_leaf(k, k == ExprKind::param  ? (pick(rng) % 2 ? "p" : "q")
+                             : k == ExprKind::axis ? "r"
+                                                   : "");
+    ExprPtr cond = make_binary(cmps[static_cast<std::size_t>(pick(rng)) % std::size(cmps)], x,
+                               random_expr(rng, depth - 1));
+    if (pick(rng) % 3 == 0)
+      cond = make_binary(cond->op, cond->args[1], cond->args[0]);
+    if (pick(rng) % 4 == 0)
+      cond = make_unary(ExprOp::logical_not, cond);
+    return make_select(cond, random_expr(rng, depth - 1), random_expr(rng, depth - 1));
   }
   if (r < 32)
     return make_unary(pick(rng) % 2 ? ExprOp::neg : ExprOp::logical_not,
@@ -361,11 +469,12 @@ ExprPtr random_expr(std::mt19937& rng, int depth) {
   if (r < 42)
     return make_select(random_expr(rng, depth - 1), random_expr(rng, depth - 1),
                        random_expr(rng, depth - 1));
-  static const ExprOp ops[] = {ExprOp::add,       ExprOp::sub, ExprOp::mul, ExprOp::div,
-                               ExprOp::rem,       ExprOp::shl, ExprOp::shr, ExprOp::bit_and,
-                               ExprOp::bit_or,    ExprOp::lt,  ExprOp::le,  ExprOp::gt,
-                               ExprOp::ge,        ExprOp::eq,  ExprOp::ne,  ExprOp::logical_and,
-                               ExprOp::logical_or};
+  static const ExprOp ops[] = {
+      ExprOp::add,         ExprOp::sub,        ExprOp::mul,     ExprOp::div,    ExprOp::rem,
+      ExprOp::shl,         ExprOp::shr,        ExprOp::bit_and, ExprOp::bit_or, ExprOp::lt,
+      ExprOp::le,          ExprOp::gt,         ExprOp::ge,      ExprOp::eq,     ExprOp::ne,
+      ExprOp::logical_and, ExprOp::logical_or, ExprOp::bit_xor, ExprOp::min,    ExprOp::max,
+      ExprOp::bit_xor,     ExprOp::min,        ExprOp::max};
   ExprOp op = ops[static_cast<std::size_t>(pick(rng)) % std::size(ops)];
   return make_binary(op, random_expr(rng, depth - 1), random_expr(rng, depth - 1));
 }
@@ -385,6 +494,7 @@ TEST_CASE("bounds are sound: brute force over small launches") {
       l.block = block;
       l.grid = grid;
       l.params["p"] = {0, 9};
+      l.axes["r"] = {0, 2};
       auto b = bounds(*e, l);
       if (!b)
         continue;
@@ -393,21 +503,24 @@ TEST_CASE("bounds are sound: brute force over small launches") {
       ExprEnv env;
       for (std::int64_t p = 0; p <= 9; ++p)
         for (std::int64_t q : q_samples)
-          for (env.bid = 0; env.bid < grid; ++env.bid)
-            for (env.tid = 0; env.tid < block; ++env.tid) {
-              env.params["p"] = p;
-              env.params["q"] = q;
-              auto v = evaluate(*e, env);
-              if (!v)
-                continue;
-              ++checked;
-              hit_lo = hit_lo || *v == b->lo;
-              hit_hi = hit_hi || *v == b->hi;
-              if (!b->contains(*v) && ++violations <= 5)
-                FAIL_CHECK(print(*e) << " = " << *v << " at tid=" << env.tid << " bid=" << env.bid
-                                     << " p=" << p << " q=" << q << " is outside [" << b->lo << ", "
-                                     << b->hi << "] (block " << block << ", grid " << grid << ")");
-            }
+          for (std::int64_t rr = 0; rr <= 2; ++rr)
+            for (env.bid = 0; env.bid < grid; ++env.bid)
+              for (env.tid = 0; env.tid < block; ++env.tid) {
+                env.params["p"] = p;
+                env.params["q"] = q;
+                env.axes["r"] = rr;
+                auto v = evaluate(*e, env);
+                if (!v)
+                  continue;
+                ++checked;
+                hit_lo = hit_lo || *v == b->lo;
+                hit_hi = hit_hi || *v == b->hi;
+                if (!b->contains(*v) && ++violations <= 5)
+                  FAIL_CHECK(print(*e)
+                             << " = " << *v << " at tid=" << env.tid << " bid=" << env.bid
+                             << " p=" << p << " q=" << q << " r=" << rr << " is outside [" << b->lo
+                             << ", " << b->hi << "] (block " << block << ", grid " << grid << ")");
+              }
       tight += hit_lo && hit_hi;
     }
   }
@@ -436,6 +549,11 @@ TEST_CASE("print: canonical text") {
   CHECK(pp("(-tid) * 2") == "-tid * 2");
   CHECK(pp("0x20") == "32");
   CHECK(pp("(tid & 3) | (n << 1)") == "tid & 3 | n << 1");
+  CHECK(pp("(tid ^ 3) | (n ^ 1)") == "tid ^ 3 | n ^ 1");
+  CHECK(pp("(tid | 3) ^ 1") == "(tid | 3) ^ 1");
+  CHECK(pp("(tid ^ 3) & 1") == "(tid ^ 3) & 1");
+  CHECK(pp("clamp(n*2 - 16*r, 0, 16)") == "min(max(n * 2 - 16 * r, 0), 16)");
+  CHECK(pp("(min(tid,(n)))") == "min(tid, n)");
 }
 
 TEST_CASE("print then parse gives the same tree: hand-written expressions") {
@@ -482,6 +600,14 @@ TEST_CASE("print then parse gives the same tree: hand-written expressions") {
       "-(tid % 3)",
       "tid % (3 * n)",
       "(tid * 3) % n",
+      "tid ^ n & 3 | 1",
+      "(tid | n) ^ 3",
+      "tid ^ (n ^ 3)",
+      "min(tid, n) + max(1, tid ^ 3)",
+      "min(tid < 3 ? 1 : 2, -5)",
+      "-min(tid, 2)",
+      "clamp(n * 2 - 16 * r, 0, 16)",
+      "max(tid ? 1 : 2, min(n, r)) * 3",
   };
   for (const char* text : cases) {
     ExprPtr a = parse_ok(text);
@@ -506,9 +632,130 @@ TEST_CASE("print then parse gives the same tree: random trees") {
       e = make_select(make_constant(std::numeric_limits<std::int64_t>::min()), e,
                       make_unary(ExprOp::neg, e));
     std::string printed = print(*e);
-    auto r = parse_expr(printed, is_param);
+    auto r = parse_expr(printed, is_param, is_axis);
     INFO(printed);
     REQUIRE(r.value.has_value());
     CHECK(structurally_equal(*e, **r));
+  }
+}
+
+TEST_CASE("min, max and clamp bounds are exact over every pair of small ranges") {
+  // p in [a, b] and q in [c, d]: the bounds equal the hull of the values.
+  const char* texts[] = {"min(p, q)", "max(p, q)", "clamp(p, q, 5)", "clamp(p, -2, q)"};
+  int cases = 0;
+  for (std::int64_t a = -4; a <= 4; ++a)
+    for (std::int64_t b = a; b <= 4; ++b)
+      for (std::int64_t c = -4; c <= 4; ++c)
+        for (std::int64_t d = c; d <= 4; ++d)
+          for (const char* text : texts) {
+            ExprPtr e = parse_ok(text);
+            LaunchBounds l;
+            l.params["p"] = {a, b};
+            l.params["q"] = {c, d};
+            Interval hull{std::numeric_limits<std::int64_t>::max(),
+                          std::numeric_limits<std::int64_t>::min()};
+            ExprEnv env;
+            for (std::int64_t p = a; p <= b; ++p)
+              for (std::int64_t q = c; q <= d; ++q) {
+                env.params["p"] = p;
+                env.params["q"] = q;
+                auto v = evaluate(*e, env);
+                REQUIRE(v.has_value());
+                hull.lo = std::min(hull.lo, *v);
+                hull.hi = std::max(hull.hi, *v);
+              }
+            INFO(text, " p in ", a, "..", b, " q in ", c, "..", d);
+            // clamp with lo > hi is min(max(x, lo), hi): still exact as a composition.
+            CHECK(bounds(*e, l) == hull);
+            ++cases;
+          }
+  CHECK(cases > 4000);
+}
+
+TEST_CASE("xor bounds are sound and reach both ends for sign-uniform ranges") {
+  for (std::int64_t a = -9; a <= 9; ++a)
+    for (std::int64_t b = a; b <= 9; ++b)
+      for (std::int64_t c = -9; c <= 9; ++c)
+        for (std::int64_t d = c; d <= 9; ++d) {
+          LaunchBounds l;
+          l.params["p"] = {a, b};
+          l.params["q"] = {c, d};
+          auto bd = bounds(*parse_ok("p ^ q"), l);
+          REQUIRE(bd.has_value());
+          for (std::int64_t p = a; p <= b; ++p)
+            for (std::int64_t q = c; q <= d; ++q) {
+              INFO(p, " ^ ", q, " in [", bd->lo, ", ", bd->hi, "]");
+              REQUIRE(bd->contains(p ^ q));
+            }
+        }
+  LaunchBounds l;
+  l.params["p"] = {0, 7};
+  l.params["q"] = {0, 7};
+  CHECK(bounds(*parse_ok("p ^ q"), l) == Interval{0, 7});
+}
+
+TEST_CASE("substitute_axes folds each repeat's value and keeps the rest shared") {
+  ExprPtr e = parse_ok("clamp(n * 2 - 16 * r, 0, 16)");
+  std::map<std::string, std::int64_t, std::less<>> at;
+  // r = 0: n * 2 - 0 becomes n * 2; the rest stays a runtime expression.
+  at["r"] = 0;
+  CHECK(print(*substitute_axes(e, at)) == "min(max(n * 2, 0), 16)");
+  at["r"] = 2;
+  CHECK(print(*substitute_axes(e, at)) == "min(max(n * 2 - 32, 0), 16)");
+  // Unchanged subtrees are the same pointers; an expression with no axis is e itself.
+  ExprPtr s = substitute_axes(e, at);
+  CHECK(s->args[0]->args[0]->args[0] == e->args[0]->args[0]->args[0]); // n * 2
+  ExprPtr plain = parse_ok("tid + n");
+  CHECK(substitute_axes(plain, at) == plain);
+  // Decided conditions and constants fold as evaluate() would.
+  CHECK(print(*substitute_axes(parse_ok("r < 2 ? tid : n"), at)) == "n");
+  CHECK(print(*substitute_axes(parse_ok("r == 3 && tid / 0"), at)) == "0");
+  CHECK(print(*substitute_axes(parse_ok("r == 2 || tid / 0"), at)) == "1");
+  CHECK(print(*substitute_axes(parse_ok("(r - 2) * tid + r * 8"), at)) == "0 * tid + 16");
+  CHECK(print(*substitute_axes(parse_ok("tid / (r - 2)"), at)) == "tid / 0"); // no value: kept
+  // Whatever it folds, the value agrees with evaluating e at that coordinate.
+  for (std::int64_t r = 0; r < 4; ++r)
+    for (std::int64_t n = 0; n < 40; n += 3)
+      for (std::int64_t t = 0; t < 4; ++t) {
+        at["r"] = r;
+        ExprEnv env;
+        env.tid = t;
+        env.params["n"] = n;
+        env.axes["r"] = r;
+        for (const char* text : {"clamp(n * 2 - 16 * r, 0, 16)", "r < 2 ? tid : n - r",
+                                 "(r ^ tid) + min(r, n) * 1 - 0", "r != 1 && tid < n"}) {
+          ExprPtr x = parse_ok(text);
+          INFO(text, " r=", r, " n=", n, " tid=", t);
+          CHECK(evaluate(*substitute_axes(x, at), env) == evaluate(*x, env));
+        }
+      }
+}
+
+TEST_CASE("fold_truth keeps the truth value and drops constant && / || operands") {
+  auto ft = [](std::string_view t) { return print(*fold_truth(parse_ok(t))); };
+  CHECK(ft("tid != 5 || 0") == "tid != 5");
+  CHECK(ft("0 || tid != 5") == "tid != 5");
+  CHECK(ft("tid != 5 || 1") == "1");
+  CHECK(ft("tid < 3 && 2") == "tid < 3");
+  CHECK(ft("tid < 3 && 0") == "0");
+  CHECK(ft("!(0 || 0) && tid") == "tid");
+  CHECK(ft("!(tid && 1)") == "!tid");
+  CHECK(ft("tid + 0") == "tid + 0"); // arithmetic is substitute_axes' business
+  const char* texts[] = {"tid % 3 || 0", "!(lane == 2 && 5) || 0 && n",
+                         "(tid > 4 || 0) && (1 && n < 7)", "!!(tid & 1) || 0"};
+  for (const char* text : texts) {
+    ExprPtr e = parse_ok(text);
+    ExprPtr f = fold_truth(e);
+    for (std::int64_t t = 0; t < 40; ++t)
+      for (std::int64_t n = 0; n < 10; ++n) {
+        ExprEnv env;
+        env.tid = t;
+        env.params["n"] = n;
+        auto a = evaluate(*e, env), b = evaluate(*f, env);
+        INFO(text, " tid=", t, " n=", n);
+        REQUIRE(a.has_value());
+        REQUIRE(b.has_value());
+        CHECK((*a != 0) == (*b != 0));
+      }
   }
 }
