@@ -1,5 +1,7 @@
 #include "driver/reference/naive_expr.hpp"
 
+#include "emitter/support/unreachable.hpp"
+
 #include <limits>
 #include <variant>
 
@@ -66,9 +68,12 @@ std::optional<std::int64_t> binary(tile::ExprOp op, std::int64_t a, std::int64_t
     return (a != 0 && b != 0) ? 1 : 0;
   case ExprOp::logical_or:
     return (a != 0 || b != 0) ? 1 : 0;
-  default:
+  case ExprOp::none:
+  case ExprOp::logical_not:
+  case ExprOp::neg:
     return std::nullopt;
   }
+  unreachable("naive_expr: not an ExprOp value");
 }
 
 } // namespace

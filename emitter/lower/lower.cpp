@@ -2,6 +2,7 @@
 
 #include "emitter/lower/abi.hpp"
 #include "emitter/ptx/validator.hpp"
+#include "emitter/support/unreachable.hpp"
 #include "emitter/tile/contract.hpp"
 
 #include <algorithm>
@@ -22,13 +23,6 @@ using tile::Expr;
 using tile::ExprKind;
 using tile::ExprOp;
 using tile::ExprPtr;
-
-/// A case the types allow but the lowering's callers never produce (a bug in
-/// ptxgen, not in the input): stop rather than emit something plausible.
-[[noreturn]] void unreachable(const char* what) {
-  std::fprintf(stderr, "ptxgen: internal error in the lowering: %s\n", what);
-  std::abort();
-}
 
 /// A total order on expression trees that agrees with tile::structurally_equal
 /// (kinds, ops, constant values, parameter names; spans ignored): caches are

@@ -3,6 +3,8 @@
 
 #include "emitter/tile/expr.hpp"
 
+#include "emitter/support/unreachable.hpp"
+
 #include <algorithm>
 #include <limits>
 
@@ -114,9 +116,12 @@ std::optional<i64> apply_binary(ExprOp op, i64 a, i64 b) {
     return (a != 0 && b != 0) ? 1 : 0;
   case ExprOp::logical_or:
     return (a != 0 || b != 0) ? 1 : 0;
-  default:
+  case ExprOp::none:
+  case ExprOp::logical_not:
+  case ExprOp::neg:
     return std::nullopt;
   }
+  unreachable("not an ExprOp or ExprKind value");
 }
 
 // ---- interval helpers ----
@@ -302,9 +307,12 @@ std::optional<Interval> bound_binary(const Expr& e, const LaunchBounds& l) {
     return boolean(!a->contains(0) && !b->contains(0), *b == Interval{0, 0});
   case ExprOp::logical_or:
     return boolean(!b->contains(0), *a == Interval{0, 0} && *b == Interval{0, 0});
-  default:
+  case ExprOp::none:
+  case ExprOp::logical_not:
+  case ExprOp::neg:
     return std::nullopt;
   }
+  unreachable("not an ExprOp or ExprKind value");
 }
 
 // The intersection, or nullopt when it is empty.
@@ -397,9 +405,26 @@ ExprOp negated_comparison(ExprOp op) {
     return ExprOp::ne;
   case ExprOp::ne:
     return ExprOp::eq;
-  default:
+  case ExprOp::none:
+  case ExprOp::add:
+  case ExprOp::sub:
+  case ExprOp::mul:
+  case ExprOp::div:
+  case ExprOp::rem:
+  case ExprOp::shl:
+  case ExprOp::shr:
+  case ExprOp::bit_and:
+  case ExprOp::bit_or:
+  case ExprOp::bit_xor:
+  case ExprOp::min:
+  case ExprOp::max:
+  case ExprOp::logical_and:
+  case ExprOp::logical_or:
+  case ExprOp::logical_not:
+  case ExprOp::neg:
     return ExprOp::none;
   }
+  unreachable("not an ExprOp or ExprKind value");
 }
 
 ExprOp swapped_comparison(ExprOp op) {
@@ -415,9 +440,26 @@ ExprOp swapped_comparison(ExprOp op) {
   case ExprOp::eq:
   case ExprOp::ne:
     return op;
-  default:
+  case ExprOp::none:
+  case ExprOp::add:
+  case ExprOp::sub:
+  case ExprOp::mul:
+  case ExprOp::div:
+  case ExprOp::rem:
+  case ExprOp::shl:
+  case ExprOp::shr:
+  case ExprOp::bit_and:
+  case ExprOp::bit_or:
+  case ExprOp::bit_xor:
+  case ExprOp::min:
+  case ExprOp::max:
+  case ExprOp::logical_and:
+  case ExprOp::logical_or:
+  case ExprOp::logical_not:
+  case ExprOp::neg:
     return ExprOp::none;
   }
+  unreachable("not an ExprOp or ExprKind value");
 }
 
 // x's range where `x op e` holds, e in `rhs`; nullopt when none of x's values
@@ -438,9 +480,27 @@ std::optional<Interval> restrict_range(Interval x, ExprOp op, Interval rhs) {
     return meet(x, {rhs.lo, kMax});
   case ExprOp::eq:
     return meet(x, rhs);
-  default:
+  case ExprOp::none:
+  case ExprOp::add:
+  case ExprOp::sub:
+  case ExprOp::mul:
+  case ExprOp::div:
+  case ExprOp::rem:
+  case ExprOp::shl:
+  case ExprOp::shr:
+  case ExprOp::bit_and:
+  case ExprOp::bit_or:
+  case ExprOp::bit_xor:
+  case ExprOp::min:
+  case ExprOp::max:
+  case ExprOp::ne:
+  case ExprOp::logical_and:
+  case ExprOp::logical_or:
+  case ExprOp::logical_not:
+  case ExprOp::neg:
     return x;
   }
+  unreachable("not an ExprOp or ExprKind value");
 }
 
 // l with variable x restricted to r.
@@ -601,9 +661,17 @@ int binary_level(ExprOp op) {
   case ExprOp::add:
   case ExprOp::sub:
     return kAdditive;
-  default:
+  case ExprOp::none:
+  case ExprOp::mul:
+  case ExprOp::div:
+  case ExprOp::rem:
+  case ExprOp::min:
+  case ExprOp::max:
+  case ExprOp::logical_not:
+  case ExprOp::neg:
     return kMultiplicative;
   }
+  unreachable("not an ExprOp or ExprKind value");
 }
 
 int level(const Expr& e) {
@@ -616,9 +684,15 @@ int level(const Expr& e) {
     return is_call(e.op) ? kAtom : binary_level(e.op);
   case ExprKind::select:
     return kTernary;
-  default:
+  case ExprKind::tid:
+  case ExprKind::warp:
+  case ExprKind::lane:
+  case ExprKind::bid:
+  case ExprKind::param:
+  case ExprKind::axis:
     return kAtom;
   }
+  unreachable("not an ExprOp or ExprKind value");
 }
 
 void print_rec(const Expr& e, std::string& out);
@@ -894,9 +968,25 @@ ExprPtr fold_substituted(const std::shared_ptr<Expr>& e) {
     if (is(l, 1))
       return r;
     return e;
-  default:
+  case ExprOp::none:
+  case ExprOp::div:
+  case ExprOp::rem:
+  case ExprOp::bit_and:
+  case ExprOp::min:
+  case ExprOp::max:
+  case ExprOp::lt:
+  case ExprOp::le:
+  case ExprOp::gt:
+  case ExprOp::ge:
+  case ExprOp::eq:
+  case ExprOp::ne:
+  case ExprOp::logical_and:
+  case ExprOp::logical_or:
+  case ExprOp::logical_not:
+  case ExprOp::neg:
     return e;
   }
+  unreachable("not an ExprOp or ExprKind value");
 }
 
 } // namespace

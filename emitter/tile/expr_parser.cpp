@@ -1,5 +1,6 @@
 // parse_expr: a recursive-descent parser with C precedence (see expr.hpp).
 
+#include "emitter/support/unreachable.hpp"
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/suggest.hpp"
 
@@ -441,10 +442,8 @@ private:
       return make(ExprKind::binary, ExprOp::min, {inner, args[2]}, name.offset, stop, name);
     }
     }
-    unreachable_function();
+    unreachable("parse_call: a function name without a case");
   }
-
-  [[noreturn]] static void unreachable_function() { std::abort(); }
 
   Node parse_atom() {
     const Token& t = peek();
