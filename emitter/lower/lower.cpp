@@ -328,38 +328,6 @@ private:
     return r;
   }
 
-  /// Comparisons and logical operators: their value is a predicate.
-  static bool is_predicate_op(ExprOp op) {
-    switch (op) {
-    case ExprOp::lt:
-    case ExprOp::le:
-    case ExprOp::gt:
-    case ExprOp::ge:
-    case ExprOp::eq:
-    case ExprOp::ne:
-    case ExprOp::logical_and:
-    case ExprOp::logical_or:
-    case ExprOp::logical_not:
-      return true;
-    case ExprOp::none:
-    case ExprOp::add:
-    case ExprOp::sub:
-    case ExprOp::mul:
-    case ExprOp::div:
-    case ExprOp::rem:
-    case ExprOp::shl:
-    case ExprOp::shr:
-    case ExprOp::bit_and:
-    case ExprOp::bit_or:
-    case ExprOp::bit_xor:
-    case ExprOp::min:
-    case ExprOp::max:
-    case ExprOp::neg:
-      return false;
-    }
-    unreachable("not an ExprOp");
-  }
-
   /// The u32 value of e: an immediate when constant, else a register.
   Operand value(const ExprPtr& e) {
     if (auto c = tile::constant_value(*e))
@@ -398,7 +366,7 @@ private:
         std::swap(a, b);
       r = reg(RegClass::b32);
       emit(Selp{ScalarType::u32, r, a, b, g.predicate});
-    } else if (is_predicate_op(e->op)) {
+    } else if (tile::info(e->op).predicate) {
       Guard g = predicate(e);
       r = reg(RegClass::b32);
       emit(Selp{ScalarType::u32, r, Immediate{g.negated ? 0 : 1}, Immediate{g.negated ? 1 : 0},
@@ -613,7 +581,7 @@ private:
       p = reg(RegClass::pred);
       emit(Binary{e->op == ExprOp::logical_and ? BinaryOp::and_ : BinaryOp::or_, ScalarType::pred,
                   p, a, b});
-    } else if (e->kind == ExprKind::binary && is_predicate_op(e->op)) {
+    } else if (e->kind == ExprKind::binary && tile::info(e->op).predicate) {
       CompareOp cmp = compare_op(e->op);
       Operand a = value(e->args[0]);
       Operand b = value(e->args[1]);

@@ -86,40 +86,6 @@ bool uses_params(const View& v) {
                      [](const RuntimeTerm& t) { return uses_params(*t.index); });
 }
 
-/// True for the operators whose result depends on the operands' values beyond
-/// their residues modulo 2^32 (division, remainder, right shift, comparisons).
-bool is_order_sensitive(ExprOp op) {
-  switch (op) {
-  case ExprOp::div:
-  case ExprOp::rem:
-  case ExprOp::shr:
-  case ExprOp::lt:
-  case ExprOp::le:
-  case ExprOp::gt:
-  case ExprOp::ge:
-  case ExprOp::eq:
-  case ExprOp::ne:
-    return true;
-  case ExprOp::none:
-  case ExprOp::add:
-  case ExprOp::sub:
-  case ExprOp::mul:
-  case ExprOp::shl:
-  case ExprOp::bit_and:
-  case ExprOp::bit_or:
-  case ExprOp::bit_xor:
-  case ExprOp::logical_and:
-  case ExprOp::logical_or:
-  case ExprOp::logical_not:
-  case ExprOp::neg:
-    return false;
-  case ExprOp::min: // unsigned or signed: see check_minmax
-  case ExprOp::max:
-    return true;
-  }
-  return true; // not a valid ExprOp: be strict
-}
-
 std::string range_text(const std::optional<Interval>& b) {
   return b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
 }
@@ -187,7 +153,7 @@ void check_u32_rec(const Expr& e, const U32Context& c, Diagnostics& out, bool is
   const bool minmax = e.kind == ExprKind::binary && (e.op == ExprOp::min || e.op == ExprOp::max);
   if (minmax && !check_minmax(e, c, out))
     return;
-  if (!minmax && e.kind == ExprKind::binary && is_order_sensitive(e.op)) {
+  if (!minmax && e.kind == ExprKind::binary && info(e.op).order_sensitive) {
     for (const auto& a : e.args) {
       auto b = bounds(*a, c.path);
       if (!fits(b, u32_range)) {

@@ -389,79 +389,6 @@ bool is_variable(const Expr& e) {
   return false;
 }
 
-// The comparison that holds when `op` fails (a < b fails: a >= b), and the one
-// with its operands swapped (a < b is b > a). ExprOp::none for the others.
-ExprOp negated_comparison(ExprOp op) {
-  switch (op) {
-  case ExprOp::lt:
-    return ExprOp::ge;
-  case ExprOp::le:
-    return ExprOp::gt;
-  case ExprOp::gt:
-    return ExprOp::le;
-  case ExprOp::ge:
-    return ExprOp::lt;
-  case ExprOp::eq:
-    return ExprOp::ne;
-  case ExprOp::ne:
-    return ExprOp::eq;
-  case ExprOp::none:
-  case ExprOp::add:
-  case ExprOp::sub:
-  case ExprOp::mul:
-  case ExprOp::div:
-  case ExprOp::rem:
-  case ExprOp::shl:
-  case ExprOp::shr:
-  case ExprOp::bit_and:
-  case ExprOp::bit_or:
-  case ExprOp::bit_xor:
-  case ExprOp::min:
-  case ExprOp::max:
-  case ExprOp::logical_and:
-  case ExprOp::logical_or:
-  case ExprOp::logical_not:
-  case ExprOp::neg:
-    return ExprOp::none;
-  }
-  unreachable("not an ExprOp or ExprKind value");
-}
-
-ExprOp swapped_comparison(ExprOp op) {
-  switch (op) {
-  case ExprOp::lt:
-    return ExprOp::gt;
-  case ExprOp::le:
-    return ExprOp::ge;
-  case ExprOp::gt:
-    return ExprOp::lt;
-  case ExprOp::ge:
-    return ExprOp::le;
-  case ExprOp::eq:
-  case ExprOp::ne:
-    return op;
-  case ExprOp::none:
-  case ExprOp::add:
-  case ExprOp::sub:
-  case ExprOp::mul:
-  case ExprOp::div:
-  case ExprOp::rem:
-  case ExprOp::shl:
-  case ExprOp::shr:
-  case ExprOp::bit_and:
-  case ExprOp::bit_or:
-  case ExprOp::bit_xor:
-  case ExprOp::min:
-  case ExprOp::max:
-  case ExprOp::logical_and:
-  case ExprOp::logical_or:
-  case ExprOp::logical_not:
-  case ExprOp::neg:
-    return ExprOp::none;
-  }
-  unreachable("not an ExprOp or ExprKind value");
-}
-
 // x's range where `x op e` holds, e in `rhs`; nullopt when none of x's values
 // satisfies it. Ops other than < <= > >= == leave x as it is.
 std::optional<Interval> restrict_range(Interval x, ExprOp op, Interval rhs) {
@@ -536,7 +463,7 @@ bool narrow(const Expr& c, bool truth, LaunchBounds& l) {
     return true;
   if ((c.op == ExprOp::logical_and && truth) || (c.op == ExprOp::logical_or && !truth))
     return narrow(*c.args[0], truth, l) && narrow(*c.args[1], truth, l);
-  ExprOp op = truth ? c.op : negated_comparison(c.op);
+  ExprOp op = truth ? c.op : info(c.op).negated;
   if (op == ExprOp::none)
     return true;
   // Narrow each side that is a variable by the other side's bounds (both when both are).
@@ -547,7 +474,7 @@ bool narrow(const Expr& c, bool truth, LaunchBounds& l) {
     auto rhs = bounds_rec(*c.args[1 - side], l);
     if (!rhs)
       continue;
-    auto r = restrict_range(leaf_range(x, l), side == 0 ? op : swapped_comparison(op), *rhs);
+    auto r = restrict_range(leaf_range(x, l), side == 0 ? op : info(op).swapped, *rhs);
     if (!r)
       return false;
     set_range(l, x, *r);
@@ -613,65 +540,21 @@ std::optional<Interval> bounds_rec(const Expr& e, const LaunchBounds& l) {
 
 // ---- printing ----
 
-// Binding strength, weakest first; an atom binds tightest.
-enum Level : int {
-  kTernary = 1,
-  kLogicalOr,
-  kLogicalAnd,
-  kBitOr,
-  kBitXor,
-  kBitAnd,
-  kEquality,
-  kRelational,
-  kShift,
-  kAdditive,
-  kMultiplicative,
-  kUnary,
-  kAtom,
-};
+// Binding strength, weakest first (Precedence, from expr_ops.def); an atom binds tightest.
+constexpr int level_of(Precedence p) {
+  return static_cast<int>(p);
+}
+constexpr int kTernary = level_of(Precedence::ternary);
+constexpr int kUnary = level_of(Precedence::unary);
+constexpr int kAtom = level_of(Precedence::atom);
 
 // Operators written as calls: `min(a, b)`.
 bool is_call(ExprOp op) {
-  return op == ExprOp::min || op == ExprOp::max;
+  return info(op).precedence == Precedence::call;
 }
 
 int binary_level(ExprOp op) {
-  switch (op) {
-  case ExprOp::logical_or:
-    return kLogicalOr;
-  case ExprOp::logical_and:
-    return kLogicalAnd;
-  case ExprOp::bit_or:
-    return kBitOr;
-  case ExprOp::bit_xor:
-    return kBitXor;
-  case ExprOp::bit_and:
-    return kBitAnd;
-  case ExprOp::eq:
-  case ExprOp::ne:
-    return kEquality;
-  case ExprOp::lt:
-  case ExprOp::le:
-  case ExprOp::gt:
-  case ExprOp::ge:
-    return kRelational;
-  case ExprOp::shl:
-  case ExprOp::shr:
-    return kShift;
-  case ExprOp::add:
-  case ExprOp::sub:
-    return kAdditive;
-  case ExprOp::none:
-  case ExprOp::mul:
-  case ExprOp::div:
-  case ExprOp::rem:
-  case ExprOp::min:
-  case ExprOp::max:
-  case ExprOp::logical_not:
-  case ExprOp::neg:
-    return kMultiplicative;
-  }
-  unreachable("not an ExprOp or ExprKind value");
+  return level_of(info(op).precedence);
 }
 
 int level(const Expr& e) {
@@ -766,55 +649,56 @@ void print_rec(const Expr& e, std::string& out) {
 
 } // namespace
 
+namespace {
+
+constexpr ExprOpFlag infix = ExprOpFlag::infix;
+constexpr ExprOpFlag predicate = ExprOpFlag::predicate;
+constexpr ExprOpFlag order = ExprOpFlag::order;
+
+constexpr ExprOpInfo row(std::string_view spelling, Precedence p, unsigned flags, ExprOp negated,
+                         ExprOp swapped) {
+  return {spelling,
+          p,
+          (flags & static_cast<unsigned>(infix)) != 0,
+          (flags & static_cast<unsigned>(predicate)) != 0,
+          (flags & static_cast<unsigned>(order)) != 0,
+          negated,
+          swapped};
+}
+
+constexpr unsigned operator|(ExprOpFlag a, ExprOpFlag b) {
+  return static_cast<unsigned>(a) | static_cast<unsigned>(b);
+}
+constexpr unsigned operator|(unsigned a, ExprOpFlag b) {
+  return a | static_cast<unsigned>(b);
+}
+constexpr unsigned flags_of(unsigned f) {
+  return f;
+}
+constexpr unsigned flags_of(ExprOpFlag f) {
+  return static_cast<unsigned>(f);
+}
+
+/// Indexed by ExprOp.
+constexpr ExprOpInfo op_table[] = {
+#define PTXGEN_EXPR_OP(id, spelling, precedence, flags, negated, swapped)                          \
+  row(spelling, Precedence::precedence, flags_of(flags), ExprOp::negated, ExprOp::swapped),
+#include "emitter/tile/expr_ops.def"
+#undef PTXGEN_EXPR_OP
+};
+
+} // namespace
+
+const ExprOpInfo& info(ExprOp op) {
+  return op_table[static_cast<std::size_t>(op)];
+}
+
+std::span<const ExprOpInfo> expr_op_table() {
+  return op_table;
+}
+
 std::string_view op_spelling(ExprOp op) {
-  switch (op) {
-  case ExprOp::none:
-    return "";
-  case ExprOp::add:
-    return "+";
-  case ExprOp::sub:
-  case ExprOp::neg:
-    return "-";
-  case ExprOp::mul:
-    return "*";
-  case ExprOp::div:
-    return "/";
-  case ExprOp::rem:
-    return "%";
-  case ExprOp::shl:
-    return "<<";
-  case ExprOp::shr:
-    return ">>";
-  case ExprOp::bit_and:
-    return "&";
-  case ExprOp::bit_or:
-    return "|";
-  case ExprOp::bit_xor:
-    return "^";
-  case ExprOp::min:
-    return "min";
-  case ExprOp::max:
-    return "max";
-  case ExprOp::lt:
-    return "<";
-  case ExprOp::le:
-    return "<=";
-  case ExprOp::gt:
-    return ">";
-  case ExprOp::ge:
-    return ">=";
-  case ExprOp::eq:
-    return "==";
-  case ExprOp::ne:
-    return "!=";
-  case ExprOp::logical_and:
-    return "&&";
-  case ExprOp::logical_or:
-    return "||";
-  case ExprOp::logical_not:
-    return "!";
-  }
-  return "";
+  return info(op).spelling;
 }
 
 ExprPtr make_constant(std::int64_t v) {

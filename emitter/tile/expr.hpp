@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,31 +43,54 @@ enum class ExprKind : std::uint8_t {
   select,   ///< args[0] ? args[1] : args[2]
 };
 
-enum class ExprOp : std::uint8_t {
-  none,        ///< not an operator (leaves, select)
-  add,         ///< a + b
-  sub,         ///< a - b
-  mul,         ///< a * b
-  div,         ///< a / b (C: truncates toward zero)
-  rem,         ///< a % b (C: sign of a)
-  shl,         ///< a << b (a * 2^b)
-  shr,         ///< a >> b (arithmetic)
-  bit_and,     ///< a & b
-  bit_or,      ///< a | b
-  bit_xor,     ///< a ^ b
-  min,         ///< min(a, b)
-  max,         ///< max(a, b)
-  lt,          ///< a < b
-  le,          ///< a <= b
-  gt,          ///< a > b
-  ge,          ///< a >= b
-  eq,          ///< a == b
-  ne,          ///< a != b
-  logical_and, ///< a && b (short-circuit)
-  logical_or,  ///< a || b (short-circuit)
-  logical_not, ///< !a
-  neg,         ///< -a
+/// How tightly an operator binds, loosest first (C's order); `call` and `atom` bind tightest.
+enum class Precedence : std::uint8_t {
+  ternary = 1,    ///< c ? a : b
+  logical_or,     ///< ||
+  logical_and,    ///< &&
+  bit_or,         ///< |
+  bit_xor,        ///< ^
+  bit_and,        ///< &
+  equality,       ///< == !=
+  relational,     ///< < <= > >=
+  shift,          ///< << >>
+  additive,       ///< + -
+  multiplicative, ///< * / %
+  unary,          ///< - !
+  call,           ///< min(a, b), max(a, b)
+  atom,           ///< a leaf
 };
+
+/// The operators, one per line of expr_ops.def (which documents each).
+enum class ExprOp : std::uint8_t {
+#define PTXGEN_EXPR_OP(id, spelling, precedence, flags, negated, swapped) id,
+#include "emitter/tile/expr_ops.def"
+#undef PTXGEN_EXPR_OP
+};
+
+/// The flags column of expr_ops.def.
+enum class ExprOpFlag : unsigned {
+  infix = 1u << 0,     ///< a binary operator written between its operands
+  predicate = 1u << 1, ///< its value is 0 or 1
+  order = 1u << 2,     ///< depends on the operands' values beyond their residues mod 2^32
+};
+
+/// The properties expr_ops.def declares for one operator.
+struct ExprOpInfo {
+  std::string_view spelling; ///< "+", "<<", "min", "!"; "" for none
+  Precedence precedence;
+  bool infix;           ///< a binary operator written between its operands
+  bool predicate;       ///< its value is 0 or 1 (comparisons and logical operators)
+  bool order_sensitive; ///< depends on the values beyond their residues modulo 2^32
+  ExprOp negated;       ///< the comparison that holds when this one fails; none otherwise
+  ExprOp swapped;       ///< the comparison with its operands swapped; none otherwise
+};
+
+/// expr_ops.def's row for `op`.
+const ExprOpInfo& info(ExprOp op);
+
+/// Every operator, in enum order.
+std::span<const ExprOpInfo> expr_op_table();
 
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
@@ -201,7 +225,7 @@ bool structurally_equal(const Expr& a, const Expr& b);
 /// parse_expr(print(e)) is structurally_equal to e.
 std::string print(const Expr& e);
 
-/// The operator's spelling: "+", "<<", "&&", "!" ...; "" for none.
+/// The operator's spelling: "+", "<<", "&&", "!" ...; "" for none (info(op).spelling).
 std::string_view op_spelling(ExprOp op);
 
 } // namespace ptxgen::tile

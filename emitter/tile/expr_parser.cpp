@@ -47,22 +47,30 @@ bool ident_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
+/// An infix operator of expr_ops.def: its spelling, what it builds and how tightly it
+/// binds (higher binds tighter).
 struct Binary {
   std::string_view spelling;
   ExprOp op;
-  int level; // higher binds tighter
+  int level;
 };
 
-// Longest spellings first so `<<` wins over `<`.
-constexpr Binary kBinaries[] = {
-    {"||", ExprOp::logical_or, 1}, {"&&", ExprOp::logical_and, 2}, {"<<", ExprOp::shl, 8},
-    {">>", ExprOp::shr, 8},        {"<=", ExprOp::le, 7},          {">=", ExprOp::ge, 7},
-    {"==", ExprOp::eq, 6},         {"!=", ExprOp::ne, 6},          {"|", ExprOp::bit_or, 3},
-    {"^", ExprOp::bit_xor, 4},     {"&", ExprOp::bit_and, 5},      {"<", ExprOp::lt, 7},
-    {">", ExprOp::gt, 7},          {"+", ExprOp::add, 9},          {"-", ExprOp::sub, 9},
-    {"*", ExprOp::mul, 10},        {"/", ExprOp::div, 10},         {"%", ExprOp::rem, 10},
-};
-constexpr int kLowestBinary = 1;
+/// The infix operator spelled at the start of `text`, the longest one when several match
+/// (`<<` over `<`); nullopt when none does.
+std::optional<Binary> infix_at(std::string_view text) {
+  std::optional<Binary> best;
+  const auto table = expr_op_table();
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    const ExprOpInfo& row = table[k];
+    if (!row.infix || text.substr(0, row.spelling.size()) != row.spelling)
+      continue;
+    if (!best || row.spelling.size() > best->spelling.size())
+      best = Binary{row.spelling, static_cast<ExprOp>(k), static_cast<int>(row.precedence)};
+  }
+  return best;
+}
+
+constexpr int kLowestBinary = static_cast<int>(Precedence::logical_or);
 
 /// The functions a call may name, what each becomes, and its arity.
 enum class Function : std::uint8_t {
@@ -207,15 +215,10 @@ private:
           break;
         default: {
           t.kind = Tok::op;
-          bool found = false;
-          for (const auto& b : kBinaries) {
-            if (text_.substr(i, std::min(b.spelling.size(), end_ - i)) == b.spelling) {
-              t.length = b.spelling.size();
-              found = true;
-              break;
-            }
-          }
-          if (!found) {
+          const auto b = infix_at(text_.substr(i, end_ - i));
+          if (b)
+            t.length = b->spelling.size();
+          else {
             if (c == '=')
               fail(DiagId::expr_syntax, i, 1, "unexpected '='; did you mean '=='?");
             fail(DiagId::expr_syntax, i, 1, std::string("unexpected character '") + c + "'");
@@ -322,19 +325,20 @@ private:
     return make(ExprKind::select, ExprOp::none, {cond, a, b}, off, stop, q);
   }
 
-  const Binary* binary_at(const Token& t) const {
+  std::optional<Binary> binary_at(const Token& t) const {
     if (t.kind != Tok::op)
-      return nullptr;
-    for (const auto& b : kBinaries)
-      if (text_.substr(t.offset, t.length) == b.spelling)
-        return &b;
-    return nullptr;
+      return std::nullopt;
+    const std::string_view spelled = text_.substr(t.offset, t.length);
+    auto b = infix_at(spelled);
+    if (b && b->spelling.size() != spelled.size())
+      return std::nullopt;
+    return b;
   }
 
   Node parse_binary(int min_level) {
     Node lhs = parse_unary();
     while (true) {
-      const Binary* b = binary_at(peek());
+      const std::optional<Binary> b = binary_at(peek());
       if (!b || b->level < min_level)
         return lhs;
       const Token op = next();

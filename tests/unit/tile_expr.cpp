@@ -759,3 +759,48 @@ TEST_CASE("fold_truth keeps the truth value and drops constant && / || operands"
       }
   }
 }
+
+// expr_ops.def's properties, checked against evaluate() (which does not read them) and
+// against the parser: negation and swap of every comparison, predicate values, spellings.
+TEST_CASE("expr_ops.def: every row agrees with evaluation and with the parser") {
+  const auto table = expr_op_table();
+  REQUIRE(table.size() == static_cast<std::size_t>(ExprOp::neg) + 1);
+  ExprEnv env;
+  for (std::size_t k = 0; k < table.size(); ++k) {
+    const auto op = static_cast<ExprOp>(k);
+    const ExprOpInfo& row = info(op);
+    CAPTURE(row.spelling);
+    CHECK(op_spelling(op) == row.spelling);
+    if (row.negated != ExprOp::none) {
+      CHECK(info(row.negated).negated == op);
+      CHECK(info(row.swapped).swapped == op);
+    }
+    if (!row.infix && row.precedence != Precedence::call)
+      continue;
+    for (std::int64_t a = -3; a <= 3; ++a)
+      for (std::int64_t b = -3; b <= 3; ++b) {
+        CAPTURE(a);
+        CAPTURE(b);
+        if ((op == ExprOp::div || op == ExprOp::rem) && b == 0)
+          continue;
+        if ((op == ExprOp::shl || op == ExprOp::shr) && b < 0)
+          continue;
+        auto v = evaluate(*make_binary(op, make_constant(a), make_constant(b)), env);
+        REQUIRE(v);
+        if (row.predicate)
+          CHECK((*v == 0 || *v == 1));
+        if (row.negated != ExprOp::none) {
+          auto n = evaluate(*make_binary(row.negated, make_constant(a), make_constant(b)), env);
+          auto s = evaluate(*make_binary(row.swapped, make_constant(b), make_constant(a)), env);
+          CHECK(*n == 1 - *v);
+          CHECK(*s == *v);
+        }
+      }
+    // The parser reads the spelling back as this operator.
+    const std::string text =
+        row.infix ? "n " + std::string(row.spelling) + " 2" : std::string(row.spelling) + "(n, 2)";
+    auto parsed = parse_expr(text, is_param);
+    REQUIRE_MESSAGE(parsed, text);
+    CHECK((*parsed)->op == op);
+  }
+}
