@@ -239,6 +239,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   p.dump_dir = o.dump_dir;
   lower::LowerOptions lo;
   lo.target = emitted_target;
+  lo.run_target = arch; // ptxas assembles for it: its shared memory is the limit
   lo.unchecked = p.result.expect_fault || o.unchecked;
   auto start = Clock::now();
   EmittedSpec e = emit_spec(spec, lo);

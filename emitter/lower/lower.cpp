@@ -1046,7 +1046,9 @@ private:
 } // namespace
 
 Result<ptx::Module> lower(const tile::Kernel& k, const LowerOptions& options) {
-  Diagnostics ds = options.unchecked ? Diagnostics{} : tile::check_contract(k, options.target);
+  Diagnostics ds = options.unchecked
+                       ? Diagnostics{}
+                       : tile::check_contract(k, options.run_target.value_or(options.target));
   if (ds.has_errors())
     return Result<ptx::Module>::failure(std::move(ds));
   ptx::Module m = Lowerer(k, options).run();
