@@ -154,6 +154,99 @@ void print_usage_table(const std::vector<std::vector<std::string>>& rows) {
   }
 }
 
+/// `ptxgen asm --help`.
+void print_asm_help(const po::options_description& opts) {
+  std::cout << "usage: ptxgen asm FILE.ptx|SPEC.toml... [--arch LIST] [-o FILE | --out-dir DIR] "
+               "[--ptxas PATH]\n"
+               "                  [-j N] [--timeout SECONDS]\n\n"
+               "Assembles each PTX file (or each spec, emitted first) with ptxas for every\n"
+               "target, maps ptxas's errors back to the PTX lines and prints each kernel's\n"
+               "registers, shared memory, stack and spills (ptxas -v). ptxas runs with an argument "
+               "vector in a private temporary\n"
+               "directory and is killed past the time limit. Without -o or --out-dir the cubins\n"
+               "are checked and discarded. Cubins are written atomically, and only when every\n"
+               "target assembled: a failure writes nothing and clobbers nothing.\n\n"
+            << opts
+            << "\nexamples:\n"
+               "  ptxgen asm kernel.ptx                          # check, for the file's .target\n"
+               "  ptxgen asm kernel.ptx --arch sm_90a -o kernel.cubin\n"
+               "  ptxgen asm a.ptx b.ptx --arch sm_80,sm_90,sm_120 --out-dir build/ -j 4\n"
+               "  ptxgen asm kernel.ptx --ptxas /usr/local/cuda-13.0/bin/ptxas\n\n"
+               "exit status: 0 success, 1 ptxas rejected an input, 2 usage, 3 environment\n"
+               "(no ptxas, ptxas crashed, hung or failed to start, an I/O error).\n";
+}
+
+/// Reads each input as PTX (a spec is emitted first) into `ptx`. Returns the exit
+/// status to end with when some input cannot be used; an unsupported kind of input
+/// is a usage error, reported before anything else.
+std::optional<int> read_inputs(const std::vector<std::string>& inputs,
+                               std::vector<std::string>& ptx) {
+  ptx.assign(inputs.size(), {});
+  std::string error;
+  bool io_failed = false;
+  bool spec_failed = false;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    InputError kind = InputError::none;
+    auto text = ptx_for_input(inputs[i], kind, error);
+    if (kind == InputError::unsupported)
+      return usage_error("asm", error);
+    if (kind == InputError::invalid) {
+      std::cerr << error;
+      spec_failed = true;
+      continue;
+    }
+    if (!text) {
+      command_error("asm", exit_environment, error);
+      io_failed = true;
+      continue;
+    }
+    ptx[i] = std::move(*text);
+  }
+  if (io_failed)
+    return exit_environment;
+  if (spec_failed)
+    return exit_input;
+  return std::nullopt;
+}
+
+/// Prints each assembly's warnings or rejection and the resource table; returns the
+/// worst exit status among them.
+int report_results(const std::vector<std::string>& inputs_in, const std::vector<Target>& targets,
+                   const std::vector<AssembleResult>& results) {
+  int status = exit_ok;
+  std::vector<std::vector<std::string>> rows = {
+      {"file", "entry", "arch", "registers", "smem", "stack", "spill stores", "spill loads"}};
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    const auto& t = targets[k];
+    const auto& r = results[k];
+    const std::string& file = inputs_in[t.input];
+    switch (r.status) {
+    case AssembleResult::Status::ok:
+      for (const auto& m : r.messages)
+        print_message(file, t.arch, m); // warnings
+      for (const auto& u : r.usage)
+        rows.push_back({file, u.entry, t.arch.str(), std::to_string(u.registers),
+                        std::to_string(u.shared_bytes), std::to_string(u.stack_bytes),
+                        std::to_string(u.spill_stores), std::to_string(u.spill_loads)});
+      break;
+    case AssembleResult::Status::rejected:
+      print_rejection(file, t.arch, r);
+      status = std::max<int>(status, exit_input);
+      break;
+    case AssembleResult::Status::failed_to_start:
+    case AssembleResult::Status::crashed:
+    case AssembleResult::Status::timed_out:
+    case AssembleResult::Status::io_error:
+      status =
+          command_error("asm", exit_environment, file + " (" + t.arch.str() + "): " + r.describe());
+      break;
+    }
+  }
+  if (rows.size() > 1)
+    print_usage_table(rows);
+  return status;
+}
+
 int run_asm(const std::vector<std::string>& args) {
   po::options_description opts("options");
   std::vector<std::string> arch_values;
@@ -176,25 +269,7 @@ int run_asm(const std::vector<std::string>& args) {
   if (auto status = parse_arguments("asm", args, opts, inputs_in, vm))
     return *status;
   if (vm.count("help")) {
-    std::cout
-        << "usage: ptxgen asm FILE.ptx|SPEC.toml... [--arch LIST] [-o FILE | --out-dir DIR] "
-           "[--ptxas PATH]\n"
-           "                  [-j N] [--timeout SECONDS]\n\n"
-           "Assembles each PTX file (or each spec, emitted first) with ptxas for every\n"
-           "target, maps ptxas's errors back to the PTX lines and prints each kernel's\n"
-           "registers, shared memory, stack and spills (ptxas -v). ptxas runs with an argument "
-           "vector in a private temporary\n"
-           "directory and is killed past the time limit. Without -o or --out-dir the cubins\n"
-           "are checked and discarded. Cubins are written atomically, and only when every\n"
-           "target assembled: a failure writes nothing and clobbers nothing.\n\n"
-        << opts
-        << "\nexamples:\n"
-           "  ptxgen asm kernel.ptx                          # check, for the file's .target\n"
-           "  ptxgen asm kernel.ptx --arch sm_90a -o kernel.cubin\n"
-           "  ptxgen asm a.ptx b.ptx --arch sm_80,sm_90,sm_120 --out-dir build/ -j 4\n"
-           "  ptxgen asm kernel.ptx --ptxas /usr/local/cuda-13.0/bin/ptxas\n\n"
-           "exit status: 0 success, 1 ptxas rejected an input, 2 usage, 3 environment\n"
-           "(no ptxas, ptxas crashed, hung or failed to start, an I/O error).\n";
+    print_asm_help(opts);
     return exit_ok;
   }
   if (inputs_in.empty())
@@ -211,30 +286,9 @@ int run_asm(const std::vector<std::string>& args) {
     return usage_error("asm", "--arch names no target");
 
   // Inputs first: an unsupported kind is a usage error, before looking for ptxas.
-  std::vector<std::string> ptx(inputs_in.size());
-  bool io_failed = false;
-  bool spec_failed = false;
-  for (std::size_t i = 0; i < inputs_in.size(); ++i) {
-    InputError kind = InputError::none;
-    auto text = ptx_for_input(inputs_in[i], kind, error);
-    if (kind == InputError::unsupported)
-      return usage_error("asm", error);
-    if (kind == InputError::invalid) {
-      std::cerr << error;
-      spec_failed = true;
-      continue;
-    }
-    if (!text) {
-      command_error("asm", exit_environment, error);
-      io_failed = true;
-      continue;
-    }
-    ptx[i] = std::move(*text);
-  }
-  if (io_failed)
-    return exit_environment;
-  if (spec_failed)
-    return exit_input;
+  std::vector<std::string> ptx;
+  if (auto status = read_inputs(inputs_in, ptx))
+    return *status;
 
   std::vector<Target> targets;
   for (std::size_t i = 0; i < inputs_in.size(); ++i) {
@@ -279,37 +333,7 @@ int run_asm(const std::vector<std::string>& args) {
   }
   auto results = driver::assemble_all(ptxas->path, jobs_list, jobs);
 
-  int status = exit_ok;
-  std::vector<std::vector<std::string>> rows = {
-      {"file", "entry", "arch", "registers", "smem", "stack", "spill stores", "spill loads"}};
-  for (std::size_t k = 0; k < targets.size(); ++k) {
-    const auto& t = targets[k];
-    const auto& r = results[k];
-    const std::string& file = inputs_in[t.input];
-    switch (r.status) {
-    case AssembleResult::Status::ok:
-      for (const auto& m : r.messages)
-        print_message(file, t.arch, m); // warnings
-      for (const auto& u : r.usage)
-        rows.push_back({file, u.entry, t.arch.str(), std::to_string(u.registers),
-                        std::to_string(u.shared_bytes), std::to_string(u.stack_bytes),
-                        std::to_string(u.spill_stores), std::to_string(u.spill_loads)});
-      break;
-    case AssembleResult::Status::rejected:
-      print_rejection(file, t.arch, r);
-      status = std::max<int>(status, exit_input);
-      break;
-    case AssembleResult::Status::failed_to_start:
-    case AssembleResult::Status::crashed:
-    case AssembleResult::Status::timed_out:
-    case AssembleResult::Status::io_error:
-      status =
-          command_error("asm", exit_environment, file + " (" + t.arch.str() + "): " + r.describe());
-      break;
-    }
-  }
-  if (rows.size() > 1)
-    print_usage_table(rows);
+  const int status = report_results(inputs_in, targets, results);
   if (status != exit_ok)
     return keep ? command_error("asm", static_cast<ExitStatus>(status), "no cubin written")
                 : status;
