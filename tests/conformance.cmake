@@ -5,6 +5,12 @@ add_test(NAME sim.corpus
                  ${PROJECT_SOURCE_DIR}/specs ${PROJECT_SOURCE_DIR}/specs/faults)
 set_tests_properties(sim.corpus PROPERTIES LABELS sim)
 
+# sim: dynamic shared memory beyond sm_80's opt-in limit, assembled for sm_90.
+add_test(NAME sim.dynamic_shared_sm90
+         COMMAND ptxgen run --backend sim --arch sm_90
+                 ${PROJECT_SOURCE_DIR}/tests/data/dynamic_shared_sm90)
+set_tests_properties(sim.dynamic_shared_sm90 PROPERTIES LABELS sim)
+
 # gpu: the same on the GPU; skipped (77) where there is none.
 add_test(NAME gpu.corpus
          COMMAND bash ${PROJECT_SOURCE_DIR}/tools/gpu_corpus.sh $<TARGET_FILE:ptxgen>

@@ -39,6 +39,7 @@ namespace ptxgen::driver::cuda {
   X(cuModuleGetFunction)                                                                           \
   X(cuModuleUnload)                                                                                \
   X(cuFuncGetAttribute)                                                                            \
+  X(cuFuncSetAttribute)                                                                            \
   X(cuMemAlloc_v2)                                                                                 \
   X(cuMemFree_v2)                                                                                  \
   X(cuMemcpyHtoD_v2)                                                                               \

@@ -168,6 +168,14 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
 
   // Launch and wait, polling so that a hung kernel does not hang us too.
   phase = Phase::launch;
+  if (request.dynamic_shared_bytes > 0) {
+    // Beyond 48 KiB the function must opt in before the launch asks for it.
+    check(*api,
+          api->cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  static_cast<int>(request.dynamic_shared_bytes)),
+          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
+              std::to_string(request.dynamic_shared_bytes) + ") for " + label);
+  }
   Stream stream(api, label);
   start = Clock::now();
   check(*api,

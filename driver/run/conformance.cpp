@@ -239,6 +239,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   p.dump_dir = o.dump_dir;
   lower::LowerOptions lo;
   lo.target = emitted_target;
+  lo.run_target = arch; // ptxas assembles for it: its shared memory is the limit
   lo.unchecked = p.result.expect_fault || o.unchecked;
   auto start = Clock::now();
   EmittedSpec e = emit_spec(spec, lo);
@@ -327,6 +328,7 @@ void run_on_sim(Prepared& p) {
   sim::Launch launch;
   launch.grid = static_cast<std::uint32_t>(p.kernel->grid);
   launch.block = static_cast<std::uint32_t>(p.kernel->block);
+  launch.dynamic_shared_bytes = lower::dynamic_shared_bytes(*p.kernel);
   for (const auto& b : p.params) {
     if (b.kind == lower::ParamBinding::Kind::tensor)
       launch.params.push_back(address.at(b.name));
@@ -361,6 +363,7 @@ cuda::LaunchRequest cuda_request(const Prepared& p) {
   req.entry = p.kernel->name;
   req.grid = static_cast<unsigned>(p.kernel->grid);
   req.block = static_cast<unsigned>(p.kernel->block);
+  req.dynamic_shared_bytes = lower::dynamic_shared_bytes(*p.kernel);
   std::map<std::string, std::size_t> index;
   for (const auto& [name, b] : p.inputs) {
     index[name] = req.buffers.size();

@@ -123,7 +123,7 @@ std::optional<RegInfo> Parser::find_reg(std::string_view name) const {
   return RegInfo{it->second.base + n, it->second.bits};
 }
 
-void Parser::shared_decl(ir::Entry& e) {
+void Parser::shared_decl(ir::Entry& e, bool is_extern) {
   const Token& kw = next(); // .shared
   std::uint64_t align = 0;
   if (accept(".align")) {
@@ -140,29 +140,42 @@ void Parser::shared_decl(ir::Entry& e) {
   const Token& nm = expect_ident("the shared array name");
   std::uint64_t elem = t->t.bits / 8;
   std::uint64_t count = 1;
+  bool unsized = false;
   if (accept("[")) {
-    if (is("]"))
-      fail(DiagId::sim_unsupported_construct, peek(),
-           "dynamic (extern, unsized) shared arrays are not simulated");
-    std::int64_t n = expect_int("the array length");
-    if (n <= 0)
-      fail(DiagId::sim_declaration, nm, "shared array length must be positive");
-    count = static_cast<std::uint64_t>(n);
-    expect("]", "to close the array length");
+    if (accept("]")) {
+      unsized = true;
+    } else {
+      std::int64_t n = expect_int("the array length");
+      if (n <= 0)
+        fail(DiagId::sim_declaration, nm, "shared array length must be positive");
+      count = static_cast<std::uint64_t>(n);
+      expect("]", "to close the array length");
+    }
   }
   expect(";", "after the shared declaration");
+  if (unsized != is_extern)
+    fail(is_extern ? DiagId::sim_unsupported_construct : DiagId::sim_declaration, nm,
+         is_extern ? "a sized `.extern .shared` array is not simulated; write `name[]`"
+                   : "an unsized shared array `" + std::string(nm.text) +
+                         "[]` must be declared `.extern`");
+  if (e.has_extern_shared)
+    fail(DiagId::sim_unsupported_construct, nm,
+         "a shared array after the `.extern .shared` one is not simulated (the dynamic "
+         "array must come last)");
   if (align == 0)
     align = elem;
   ir::SharedArray a;
   a.name = std::string(nm.text);
   a.align = align;
-  a.bytes = elem * count;
+  a.bytes = is_extern ? 0 : elem * count;
+  a.is_extern = is_extern;
   a.offset = (e.shared_bytes + align - 1) / align * align;
   for (const auto& q : e.shared) {
     if (q.name == a.name)
       fail(DiagId::sim_redeclared, nm, "shared array `" + a.name + "` is declared twice");
   }
   e.shared_bytes = a.offset + a.bytes;
+  e.has_extern_shared = is_extern;
   e.shared.push_back(std::move(a));
 }
 

@@ -3,6 +3,7 @@
 
 #include "driver/sim/ir.hpp"
 #include "driver/sim/simulator.hpp"
+#include "emitter/ptx/feature.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -89,7 +90,8 @@ public:
       const std::vector<std::uint8_t>& params, std::uint32_t bid, SimResult& res,
       ExitWarnings& exits)
       : e_(e), l_(l), mem_(mem), params_(params), bid_(bid), res_(res), exits_(exits),
-        smem_(e.shared_bytes, poison_byte), track_(e.shared_bytes),
+        smem_(e.shared_bytes + l.dynamic_shared_bytes, poison_byte),
+        track_(e.shared_bytes + l.dynamic_shared_bytes),
         regfile_(static_cast<std::size_t>(l.block) * e.reg_mask.size(), 0) {
     threads_.resize(l.block);
     for (std::uint32_t t = 0; t < l.block; ++t) {
@@ -771,6 +773,17 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
         launch_fault(FaultKind::invalid_launch,
                      "entry `" + e->name + "` requires .reqntid " + std::to_string(*e->reqntid) +
                          " but the launch has block " + std::to_string(launch.block),
+                     e->line);
+    return res;
+  }
+  if (const std::uint64_t total = e->shared_bytes + launch.dynamic_shared_bytes;
+      total > static_cast<std::uint64_t>(ptx::max_dynamic_shared_bytes_any_target())) {
+    res.fault =
+        launch_fault(FaultKind::invalid_launch,
+                     "entry `" + e->name + "` with " + std::to_string(launch.dynamic_shared_bytes) +
+                         " dynamic shared bytes needs " + std::to_string(total) +
+                         " bytes of shared memory; no target has more than " +
+                         std::to_string(ptx::max_dynamic_shared_bytes_any_target()),
                      e->line);
     return res;
   }

@@ -125,8 +125,9 @@ struct Param {
 struct SharedArray {
   std::string name;
   std::uint64_t offset = 0; ///< shared address of its first byte
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;  ///< 0 for the `.extern` array: the launch sizes it
   std::uint64_t align = 1;
+  bool is_extern = false; ///< `.extern .shared ... name[];` (dynamic shared memory)
 };
 
 struct Entry {
@@ -135,7 +136,10 @@ struct Entry {
   std::vector<Param> params;
   std::uint32_t param_bytes = 0;
   std::vector<SharedArray> shared;
+  /// Static shared bytes; with an `.extern` array, its offset: the launch's
+  /// dynamic shared bytes follow.
   std::uint64_t shared_bytes = 0;
+  bool has_extern_shared = false;
   std::optional<std::uint32_t> reqntid;
   std::vector<std::uint64_t> reg_mask; ///< per register: the bits its declared width keeps
   std::vector<std::string> reg_names;  ///< per register, for messages

@@ -163,7 +163,12 @@ void Parser::module(ir::Module& m) {
         fail(DiagId::sim_unsupported_construct, t,
              ".address_size " + std::to_string(a) + " is not simulated; only 64");
       m.address_size = 64;
-    } else if (t.text == ".visible" || t.text == ".weak" || t.text == ".extern") {
+    } else if (t.text == ".extern") {
+      next();
+      // `.extern .shared ... name[];`: dynamic shared memory, for every entry that follows.
+      if (is(".shared"))
+        shared_decl(module_shared_, true);
+    } else if (t.text == ".visible" || t.text == ".weak") {
       next();
     } else if (t.text == ".entry") {
       m.entries.push_back(entry());
@@ -187,6 +192,9 @@ ir::Entry Parser::entry() {
   branch_fixups_.clear();
   const Token& kw = next(); // .entry
   e.line = kw.line;
+  e.shared = module_shared_.shared;
+  e.shared_bytes = module_shared_.shared_bytes;
+  e.has_extern_shared = module_shared_.has_extern_shared;
   e.name = std::string(expect_ident("the entry name").text);
   expect("(", "to open the parameter list");
   if (!is(")")) {
@@ -282,7 +290,7 @@ void Parser::statement(ir::Entry& e) {
     return;
   }
   if (t.kind == Tok::ident && t.text == ".shared") {
-    shared_decl(e);
+    shared_decl(e, false);
     return;
   }
   if (t.kind == Tok::ident && t.text == ".pragma") {

@@ -112,7 +112,9 @@ private:
   void reg_decl(ir::Entry& e);
   std::uint32_t add_reg(ir::Entry& e, std::string name, std::uint8_t bits);
   std::optional<RegInfo> find_reg(std::string_view name) const;
-  void shared_decl(ir::Entry& e);
+  /// `.shared ...` in an entry or, with is_extern, the `.shared ...` after a
+  /// module-scope `.extern` (ptxas takes `.extern .shared` only there).
+  void shared_decl(ir::Entry& e, bool is_extern);
 
   // ------------------------------------------------ operands.cpp
   Opnd operand();
@@ -151,6 +153,8 @@ private:
   std::size_t i_ = 0;
   Diagnostics diags_;
   ir::Entry* e_ = nullptr;
+  /// Module-scope shared declarations (`.extern .shared`), copied into each entry.
+  ir::Entry module_shared_;
   std::unordered_map<std::string, RegInfo> regs_;
   std::unordered_map<std::string, Family> families_;
   std::unordered_map<std::string, std::size_t> labels_;

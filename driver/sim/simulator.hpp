@@ -65,6 +65,9 @@ struct GlobalBuffer {
 struct Launch {
   std::uint32_t grid = 1;  ///< CTAs along x
   std::uint32_t block = 1; ///< threads per CTA along x
+  /// Bytes of the `.extern .shared` array, if the entry declares one
+  /// (cuLaunchKernel's sharedMemBytes); accesses beyond them fault.
+  std::uint32_t dynamic_shared_bytes = 0;
   /// One value per declared `.param`, in declaration order (u32 params are truncated).
   std::vector<std::uint64_t> params;
   /// A launch that executes more instructions than this (all threads together)

@@ -1,5 +1,6 @@
 #include "driver/spec/loader.hpp"
 
+#include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
 #include "emitter/ptx/validator.hpp"
@@ -30,7 +31,6 @@ using tile::SourcePos;
 constexpr std::int64_t kMaxGrid = 2147483647;                   // CUDA's gridDim.x limit
 constexpr std::int64_t kMaxBlock = 1024;                        // CUDA's threads per block
 constexpr std::int64_t kMaxGlobalBytes = std::int64_t{1} << 40; // 1 TiB per global tensor
-constexpr std::int64_t kMaxSharedBytes = 228 * 1024;            // the largest CTA shared memory
 constexpr std::int64_t kMaxAlign = 4096;
 constexpr std::size_t kMaxPatternBytes = 256;
 
@@ -878,7 +878,9 @@ private:
   /// Element count and byte size within the limits; shared tensors also in total.
   bool check_size(const tile::Tensor& t, const toml::node& shape_node) {
     const bool shared = t.space == tile::Space::shared;
-    const std::int64_t limit = shared ? kMaxSharedBytes : kMaxGlobalBytes;
+    // Shared: what a CTA can have on any target; the contract checks the target's own limit.
+    const std::int64_t max_shared = ptx::max_dynamic_shared_bytes_any_target();
+    const std::int64_t limit = shared ? max_shared : kMaxGlobalBytes;
     const std::int64_t elem = tile::size_bytes(t.dtype);
     std::int64_t bytes = elem;
     for (std::int64_t d : t.shape) {
@@ -889,8 +891,9 @@ private:
         error_at(DiagId::spec_tensor_too_large, shape_node.source(),
                  "tensor " + squote(t.name) + " of shape [" + shape + "] and " +
                      std::to_string(elem) + "-byte elements is larger than the " +
-                     (shared ? "228 KiB (233472 bytes) of shared memory a CTA can have"
-                             : "2^40 bytes allowed for a global tensor"));
+                     (shared ? std::to_string(max_shared) +
+                                   " bytes of shared memory a CTA can have on any target"
+                             : std::string("2^40 bytes allowed for a global tensor")));
         return false;
       }
       bytes *= d;
@@ -898,12 +901,12 @@ private:
     if (shared) {
       const std::int64_t a = t.align;
       const std::int64_t start = (shared_bytes_ + a - 1) / a * a;
-      if (start + bytes > kMaxSharedBytes) {
+      if (start + bytes > max_shared) {
         error_at(DiagId::spec_shared_total_too_large, shape_node.source(),
                  "shared tensors need " + std::to_string(start + bytes) + " bytes together with " +
                      squote(t.name) + " (" + std::to_string(bytes) + " bytes at offset " +
-                     std::to_string(start) +
-                     "); a CTA has at most 228 KiB (233472 bytes) of shared memory");
+                     std::to_string(start) + "); a CTA has at most " + std::to_string(max_shared) +
+                     " bytes of shared memory on any target");
         return false;
       }
       shared_bytes_ = start + bytes;

@@ -27,7 +27,8 @@
 //     copy          dst, src (view strings)
 //
 // Limits with clear messages: a global tensor at most 2^40 bytes; all shared tensors
-// together (each aligned) at most 228 KiB.
+// together (each aligned) at most ptx::max_dynamic_shared_bytes_any_target() (232448 bytes);
+// the contract checks the target's own limit.
 //
 // Tensors and parameters are loaded first (in file order, whatever the table order),
 // then ops, so ops may name anything declared anywhere. Every error is a Diagnostic

@@ -21,4 +21,9 @@ std::string shared_symbol(const tile::Tensor& t) {
   return "smem_" + t.name;
 }
 
+std::uint32_t dynamic_shared_bytes(const tile::Kernel& k) {
+  const tile::SharedLayout l = tile::shared_layout(k);
+  return l.dynamic ? static_cast<std::uint32_t>(l.total) : 0;
+}
+
 } // namespace ptxgen::lower

@@ -32,4 +32,18 @@ std::string param_symbol(std::string_view name);
 /// The PTX symbol of a shared tensor's array ("smem_" + name).
 std::string shared_symbol(const tile::Tensor& t);
 
+/// The PTX symbol of the one `.extern .shared` array of a kernel whose shared
+/// tensors use dynamic shared memory (tile::SharedLayout); no shared tensor's
+/// symbol can take it, as those all start with "smem_" + a tensor name and
+/// such a kernel declares none of them.
+inline constexpr std::string_view dynamic_shared_symbol = "smem_dynamic";
+
+/// The alignment of that array (at least; a tensor asking for more raises it).
+inline constexpr std::uint32_t dynamic_shared_align = 1024;
+
+/// The dynamic shared bytes a launch of k must pass (`sharedMemBytes`, and
+/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): the shared layout's total
+/// when it is dynamic, else 0.
+std::uint32_t dynamic_shared_bytes(const tile::Kernel& k);
+
 } // namespace ptxgen::lower

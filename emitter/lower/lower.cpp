@@ -232,7 +232,8 @@ void recombine_warp_lane(Linear& l) {
 
 class Lowerer {
 public:
-  Lowerer(const tile::Kernel& k, const LowerOptions& o) : k_(k), o_(o) {}
+  Lowerer(const tile::Kernel& k, const LowerOptions& o)
+      : k_(k), o_(o), layout_(tile::shared_layout(k)) {}
 
   Module run() {
     Module m;
@@ -244,10 +245,14 @@ public:
     for (const auto& p : kernel_params(k_))
       e.params.push_back(
           {p.ptx_name, p.kind == ParamBinding::Kind::u32 ? ScalarType::u32 : ScalarType::u64});
-    for (const auto& t : k_.tensors)
-      if (t->tensor.space == tile::Space::shared)
-        e.shared.push_back({shared_symbol(t->tensor), std::max<std::uint32_t>(t->tensor.align, 16),
-                            static_cast<std::uint64_t>(t->tensor.size_bytes())});
+    if (layout_.dynamic)
+      e.shared.push_back({std::string(dynamic_shared_symbol),
+                          std::max(layout_.align, dynamic_shared_align), 0, SharedKind::dynamic});
+    else
+      for (const auto& s : layout_.entries)
+        e.shared.push_back(
+            {shared_symbol(s.decl->tensor), std::max(s.decl->tensor.align, tile::min_shared_align),
+             static_cast<std::uint64_t>(s.decl->tensor.size_bytes()), SharedKind::fixed});
     e.reqntid = static_cast<std::uint32_t>(k_.block);
     entry_ = &e;
     for (const auto& op : k_.ops)
@@ -280,10 +285,12 @@ private:
 
   const tile::Kernel& k_;
   const LowerOptions& o_;
+  const tile::SharedLayout layout_;
   Entry* entry_ = nullptr;
   std::map<ExprPtr, Register, ExprLess> value_cache_; ///< u32 values (leaves included)
   std::map<ExprPtr, Register, ExprLess> pred_cache_;  ///< predicates
   std::map<std::string, Register> base_cache_;        ///< tensor base addresses, by tensor name
+  std::optional<Register> dynamic_base_; ///< the `.extern .shared` array's address, once
   std::map<AddressKey, Register, AddressKeyLess> address_cache_; ///< per-thread addresses
   std::map<PolicyKey, Register> policy_cache_;
 
@@ -619,6 +626,14 @@ private:
       emit(Ld{StateSpace::param, ScalarType::u64, {raw}, Address{Symbol{param_symbol(t.name)}, 0}});
       r = reg(RegClass::b64);
       emit(Cvta{StateSpace::global, ScalarType::u64, r, raw});
+    } else if (layout_.dynamic) {
+      // One base for every shared tensor: each sits at its constant offset,
+      // which address() folds into [reg+imm].
+      if (!dynamic_base_) {
+        dynamic_base_ = reg(RegClass::b32);
+        emit(Mov{ScalarType::u32, *dynamic_base_, Symbol{std::string(dynamic_shared_symbol)}});
+      }
+      r = *dynamic_base_;
     } else {
       r = reg(RegClass::b32);
       emit(Mov{ScalarType::u32, r, Symbol{shared_symbol(t)}});
@@ -664,6 +679,8 @@ private:
   /// (`tid < 1 ? -1 : 0` inside an index): its register holds the value
   /// modulo 2^32, which `mad.wide.u32` would widen to a huge offset.
   Register address(const tile::Tensor& t, Linear& l) {
+    if (const auto* placed = layout_.find(t.name); placed && layout_.dynamic)
+      l.constant += placed->offset;
     const tile::LaunchBounds lb = k_.launch_bounds();
     bool any_negative = std::any_of(l.terms.begin(), l.terms.end(), [&](const auto& term) {
       auto b = tile::bounds(*term.first, lb);
@@ -997,7 +1014,9 @@ private:
 } // namespace
 
 Result<ptx::Module> lower(const tile::Kernel& k, const LowerOptions& options) {
-  Diagnostics ds = options.unchecked ? Diagnostics{} : tile::check_contract(k);
+  Diagnostics ds = options.unchecked
+                       ? Diagnostics{}
+                       : tile::check_contract(k, options.run_target.value_or(options.target));
   if (ds.has_errors())
     return Result<ptx::Module>::failure(std::move(ds));
   ptx::Module m = Lowerer(k, options).run();

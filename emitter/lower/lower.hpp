@@ -16,6 +16,10 @@ struct LowerOptions {
   ptx::Target target{80, false};
   std::optional<ptx::PtxVersion> version; ///< explicit `.version`; else the lowest that works
   std::vector<std::string> header_comments;
+  /// The target the PTX will be assembled for and run on, when it differs from
+  /// `target` (`ptxgen run` emits sm_80 PTX and assembles it for the device):
+  /// shared memory is limited by that machine, not by the `.target`.
+  std::optional<ptx::Target> run_target;
   /// Skip the contract and let validator errors through as warnings: only for
   /// showing on a device what the contract prevents (`ptxgen run --unchecked`).
   bool unchecked = false;

@@ -2,6 +2,7 @@
 
 #include "emitter/ptx/instruction.hpp"
 
+#include <algorithm>
 #include <array>
 #include <span>
 #include <string>
@@ -62,7 +63,40 @@ constexpr std::array<TargetRow, 18> target_rows = {{
     {121, true, {8, 8}},
 }};
 
+struct SharedRow {
+  int sm;
+  std::int64_t max_dynamic_shared_bytes; ///< opt-in, per block
+};
+
+// Opt-in dynamic shared memory per block (CUDA Programming Guide, compute
+// capabilities; PTX_RULES.md "Shared memory per block"), by compute capability.
+// A target between rows takes the row below it.
+constexpr std::array<SharedRow, 7> shared_rows = {{
+    {75, 65536},
+    {80, 166912},
+    {86, 101376},
+    {87, 166912},
+    {89, 101376},
+    {90, 232448},
+    {120, 101376},
+}};
+
 } // namespace
+
+std::int64_t max_dynamic_shared_bytes(Target t) {
+  std::int64_t best = max_static_shared_bytes;
+  for (const auto& row : shared_rows)
+    if (row.sm <= t.sm)
+      best = row.max_dynamic_shared_bytes;
+  return best;
+}
+
+std::int64_t max_dynamic_shared_bytes_any_target() {
+  std::int64_t best = max_static_shared_bytes;
+  for (const auto& row : shared_rows)
+    best = std::max(best, row.max_dynamic_shared_bytes);
+  return best;
+}
 
 std::span<const FeatureInfo> feature_table() {
   return table;

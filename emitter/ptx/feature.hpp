@@ -50,6 +50,19 @@ bool is_known_target(Target t);
 /// True for the PTX ISA versions ptxas 13.0 accepts: 7.0-7.8, 8.0-8.8, 9.0.
 bool is_known_version(PtxVersion v);
 
+/// Static `.shared` arrays of one kernel may total at most this many bytes
+/// (ptxas's limit, every target); beyond it a kernel needs dynamic shared memory.
+inline constexpr std::int64_t max_static_shared_bytes = 48 * 1024;
+
+/// The opt-in maximum of dynamic shared memory per block on target t (CUDA
+/// Programming Guide, compute capabilities table): sm_80/sm_87 166912,
+/// sm_86/sm_89/sm_120 101376, sm_90/sm_100 232448. Targets without a row get
+/// the row of the nearest known target below them (at least 48 KiB).
+std::int64_t max_dynamic_shared_bytes(Target t);
+
+/// The largest max_dynamic_shared_bytes of any target: what a CTA can have at all.
+std::int64_t max_dynamic_shared_bytes_any_target();
+
 /// The features one instruction uses, as its declaration lists them (base feature first).
 std::vector<Feature> features_used(const Instruction& i);
 

@@ -18,11 +18,19 @@ struct Param {
   ScalarType type = ScalarType::u64;
 };
 
-/// `.shared .align A .b8 name[bytes];` inside the entry.
+/// How a shared array is declared.
+enum class SharedKind : std::uint8_t {
+  fixed,   ///< `.shared .align A .b8 name[bytes];` static, sized by ptxas (at most 48 KiB)
+  dynamic, ///< `.extern .shared .align A .b8 name[];` sized at launch (sharedMemBytes);
+           ///< printed at module scope just before its entry (ptxas refuses it inside)
+};
+
+/// A shared array inside the entry.
 struct SharedArray {
   std::string name;
   std::uint32_t align = 128;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0; ///< fixed only; a dynamic array has no size
+  SharedKind kind = SharedKind::fixed;
 };
 
 struct Entry {

@@ -104,7 +104,12 @@ std::string print(const Module& m) {
   out += ".target " + m.target.str() + "\n";
   out += ".address_size " + std::to_string(m.address_size) + "\n";
   for (const Entry& e : m.entries) {
-    out += "\n.visible .entry " + e.name + "(";
+    // ptxas takes `.extern .shared` only at module scope: just before its entry.
+    out += "\n";
+    for (const SharedArray& s : e.shared)
+      if (s.kind == SharedKind::dynamic)
+        out += ".extern .shared .align " + std::to_string(s.align) + " .b8 " + s.name + "[];\n";
+    out += ".visible .entry " + e.name + "(";
     for (std::size_t k = 0; k < e.params.size(); ++k)
       out += std::string(k ? ",\n" : "\n") + "\t.param ." + std::string(name(e.params[k].type)) +
              " " + e.params[k].name;
@@ -121,9 +126,16 @@ std::string print(const Module& m) {
       out += "\t.reg ." + std::string(name(declared_type(cls))) + " " + std::string(prefix(cls)) +
              "<" + std::to_string(n + 1) + ">;\n";
     }
-    for (const SharedArray& s : e.shared)
-      out += "\t.shared .align " + std::to_string(s.align) + " .b8 " + s.name + "[" +
-             std::to_string(s.bytes) + "];\n";
+    for (const SharedArray& s : e.shared) {
+      switch (s.kind) {
+      case SharedKind::fixed:
+        out += "\t.shared .align " + std::to_string(s.align) + " .b8 " + s.name + "[" +
+               std::to_string(s.bytes) + "];\n";
+        break;
+      case SharedKind::dynamic: // printed before the entry
+        break;
+      }
+    }
     out += "\n";
     for (const Instruction& i : e.body) {
       bool label_definition = false;

@@ -450,6 +450,7 @@ void validate_declarations(const Entry& e, EntryScope& scope, Diagnostics& out) 
     if (!scope.params.insert(p.name).second)
       out.error(DiagId::ptx_duplicate_name,
                 "parameter `" + p.name + "` of `" + e.name + "` is declared twice");
+  int dynamic_arrays = 0;
   for (const SharedArray& s : e.shared) {
     if (!scope.shared.insert(s.name).second || scope.params.count(s.name))
       out.error(DiagId::ptx_duplicate_name,
@@ -458,8 +459,21 @@ void validate_declarations(const Entry& e, EntryScope& scope, Diagnostics& out) 
       out.error(DiagId::ptx_shared_align, "shared array `" + s.name +
                                               "` needs a power-of-two alignment; it is " +
                                               std::to_string(s.align));
-    if (s.bytes == 0)
-      out.error(DiagId::ptx_shared_empty, "shared array `" + s.name + "` has zero bytes");
+    switch (s.kind) {
+    case SharedKind::fixed:
+      if (s.bytes == 0)
+        out.error(DiagId::ptx_shared_empty, "shared array `" + s.name + "` has zero bytes");
+      break;
+    case SharedKind::dynamic:
+      if (s.bytes != 0)
+        out.error(DiagId::ptx_shared_extern_sized, "`.extern .shared` array `" + s.name +
+                                                       "` is sized at launch; it has " +
+                                                       std::to_string(s.bytes) + " bytes");
+      if (++dynamic_arrays == 2)
+        out.error(DiagId::ptx_shared_extern_twice,
+                  "`" + e.name + "` declares more than one `.extern .shared` array");
+      break;
+    }
   }
   // Labels are declared where they are defined; a branch may jump forward to one.
   for (const Instruction& i : e.body)

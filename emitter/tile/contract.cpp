@@ -1,5 +1,6 @@
 #include "emitter/tile/contract.hpp"
 
+#include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/suggest.hpp"
 
@@ -258,7 +259,7 @@ std::string coord_str(const std::vector<std::int64_t>& c, std::size_t skip) {
 
 class Checker {
 public:
-  explicit Checker(const Kernel& k) : k_(k), lb_(k.launch_bounds()) {}
+  Checker(const Kernel& k, ptx::Target target) : k_(k), target_(target), lb_(k.launch_bounds()) {}
 
   Diagnostics run() {
     check_shared_total();
@@ -270,27 +271,23 @@ public:
 
 private:
   const Kernel& k_;
+  ptx::Target target_;
   LaunchBounds lb_;
   Diagnostics out_;
 
-  /// ptxgen declares shared tensors as static `.shared` arrays, which ptxas
-  /// limits to 48 KiB per kernel; say so here rather than let ptxas fail.
+  /// Shared tensors beyond 48 KiB go to dynamic shared memory (SharedLayout),
+  /// which the target allows only up to its opt-in maximum per block.
   void check_shared_total() {
-    std::int64_t total = 0;
-    for (const auto& t : k_.tensors) {
-      if (t->tensor.space != Space::shared)
+    const SharedLayout layout = shared_layout(k_);
+    const std::int64_t limit = ptx::max_dynamic_shared_bytes(target_);
+    for (const auto& e : layout.entries) {
+      if (e.end <= limit)
         continue;
-      const std::int64_t align = std::max<std::int64_t>(t->tensor.align, 16);
-      total = (total + align - 1) / align * align + t->tensor.size_bytes();
-      if (total > max_static_shared_bytes) {
-        error(DiagId::contract_shared_static_limit, t->pos,
-              "the shared tensors need " + std::to_string(total) + " bytes up to '" +
-                  t->tensor.name +
-                  "'; static shared memory is limited "
-                  "to " +
-                  std::to_string(max_static_shared_bytes) + " bytes (48 KiB) per kernel by ptxas");
-        return;
-      }
+      error(DiagId::contract_shared_target_limit, e.decl->pos,
+            "the shared tensors need " + std::to_string(e.end) + " bytes up to '" +
+                e.decl->tensor.name + "'; " + target_.str() + " allows at most " +
+                std::to_string(limit) + " bytes of dynamic shared memory per block");
+      return;
     }
   }
 
@@ -720,8 +717,8 @@ private:
 
 } // namespace
 
-Diagnostics check_contract(const Kernel& k) {
-  return Checker(k).run();
+Diagnostics check_contract(const Kernel& k, ptx::Target target) {
+  return Checker(k, target).run();
 }
 
 } // namespace ptxgen::tile

@@ -4,6 +4,7 @@
 // rejects the kernel otherwise with a message that names the axis, the
 // coordinate and the byte offset that break it.
 
+#include "emitter/ptx/target.hpp"
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
 
@@ -15,11 +16,9 @@ namespace ptxgen::tile {
 /// The largest number of cp.async instructions one apply may unroll to per thread.
 inline constexpr std::int64_t max_repeats_per_apply = 4096;
 
-/// Static `.shared` arrays of one kernel may total at most this (ptxas's limit).
-inline constexpr std::int64_t max_static_shared_bytes = 48 * 1024;
-
-/// Checks every op of k. An empty result (no errors) means lowering may proceed.
-Diagnostics check_contract(const Kernel& k);
+/// Checks every op of k for the target (shared memory is limited per target).
+/// An empty result (no errors) means lowering may proceed.
+Diagnostics check_contract(const Kernel& k, ptx::Target target = ptx::Target{});
 
 /// The names src_size, ignore_src and pred may use for an apply's repeat
 /// coordinates: each named repeat axis of the src view (between the group

@@ -1,5 +1,9 @@
 #include "emitter/tile/kernel.hpp"
 
+#include "emitter/ptx/feature.hpp"
+
+#include <algorithm>
+
 namespace ptxgen::tile {
 
 const TensorDecl* Kernel::find_tensor(std::string_view n) const {
@@ -27,6 +31,28 @@ LaunchBounds Kernel::launch_bounds() const {
       b.params[p.name] = Interval{0, p.is_u64 ? INT64_MAX : std::int64_t{0xFFFFFFFF}};
   }
   return b;
+}
+
+const SharedLayout::Entry* SharedLayout::find(std::string_view name) const {
+  for (const auto& e : entries)
+    if (e.decl->tensor.name == name)
+      return &e;
+  return nullptr;
+}
+
+SharedLayout shared_layout(const Kernel& k) {
+  SharedLayout l;
+  for (const auto& t : k.tensors) {
+    if (t->tensor.space != Space::shared)
+      continue;
+    const std::uint32_t align = std::max(t->tensor.align, min_shared_align);
+    l.align = std::max(l.align, align);
+    const std::int64_t start = (l.total + align - 1) / align * align;
+    l.total = start + t->tensor.size_bytes();
+    l.entries.push_back({t.get(), start, l.total});
+  }
+  l.dynamic = l.total > ptx::max_static_shared_bytes;
+  return l;
 }
 
 } // namespace ptxgen::tile

@@ -128,4 +128,30 @@ struct Kernel {
   LaunchBounds launch_bounds() const;
 };
 
+/// Where the shared tensors of a kernel live. Each tensor starts at its
+/// declared alignment (at least 16) after the previous one, in declaration
+/// order. Up to ptx::max_static_shared_bytes in total they are static
+/// `.shared` arrays, one per tensor; beyond it they share one `.extern
+/// .shared` array (dynamic shared memory) at these offsets, and the launch
+/// passes `total` as its dynamic shared byte count.
+struct SharedLayout {
+  struct Entry {
+    const TensorDecl* decl = nullptr;
+    std::int64_t offset = 0; ///< from the start of shared memory, in bytes
+    std::int64_t end = 0;    ///< offset + size: the total up to and including it
+  };
+  std::vector<Entry> entries; ///< the shared tensors, in declaration order
+  std::int64_t total = 0;     ///< bytes, the last entry's end
+  std::uint32_t align = 16;   ///< the largest alignment of any shared tensor
+  bool dynamic = false;       ///< total > ptx::max_static_shared_bytes
+
+  /// The entry of tensor `name`; nullptr for a tensor that is not shared.
+  const Entry* find(std::string_view name) const;
+};
+
+SharedLayout shared_layout(const Kernel& k);
+
+/// The smallest alignment ptxgen gives a shared tensor (cp.async's 16-byte chunks).
+inline constexpr std::uint32_t min_shared_align = 16;
+
 } // namespace ptxgen::tile

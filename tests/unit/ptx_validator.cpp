@@ -450,3 +450,19 @@ TEST_CASE("module declarations, and every diagnostic has an ID") {
                     DiagId::ptx_shared_align, DiagId::ptx_shared_empty})
     CHECK(d.has(id));
 }
+
+TEST_CASE("an .extern .shared array: unsized, and one per entry") {
+  Module m;
+  m.target = {80, false};
+  Entry e;
+  e.name = "k";
+  e.shared.push_back({"dyn", 1024, 0, SharedKind::dynamic});
+  m.entries.push_back(e);
+  CHECK_FALSE(validate(m).has_errors());
+  m.entries.front().shared.front().bytes = 16;
+  CHECK(validate(m).has(DiagId::ptx_shared_extern_sized));
+  m.entries.front().shared.front().bytes = 0;
+  m.entries.front().shared.push_back({"dyn2", 1024, 0, SharedKind::dynamic});
+  CHECK(validate(m).has(DiagId::ptx_shared_extern_twice));
+  CHECK_FALSE(validate(m).has(DiagId::ptx_shared_empty)); // unsized is what dynamic means
+}

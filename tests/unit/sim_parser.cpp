@@ -385,3 +385,81 @@ TEST_CASE("speed: 8 CTAs x 256 threads x ~50 instructions") {
   MESSAGE("8 x 256 threads took " << ms << " ms");
   CHECK(ms < 50.0);
 }
+
+namespace {
+
+/// One thread; `.extern .shared .align 1024 .b8 dyn[]` at module scope (where
+/// ptxas takes it); stores dyn's address to out[0..3], writes 0x5A to
+/// dyn+`offset` and reads it back into out[4].
+std::string extern_shared_kernel(int offset) {
+  return ".version 8.0\n.target sm_80\n.address_size 64\n"
+         ".extern .shared .align 1024 .b8 dyn[];\n"
+         ".visible .entry k(\n\t.param .u64 k_out\n)\n{\n"
+         "\t.reg .b16 %rs<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n"
+         "\tld.param.u64 %rd1, [k_out];\n"
+         "\tcvta.to.global.u64 %rd2, %rd1;\n"
+         "\tmov.u32 %r1, dyn;\n"
+         "\tst.global.u32 [%rd2], %r1;\n"
+         "\tmov.u16 %rs1, 90;\n"
+         "\tst.shared.u8 [%r1+" +
+         std::to_string(offset) +
+         "], %rs1;\n"
+         "\tld.shared.u8 %rs2, [%r1+" +
+         std::to_string(offset) +
+         "];\n"
+         "\tst.global.u8 [%rd2+4], %rs2;\n"
+         "\tret;\n}\n";
+}
+
+} // namespace
+
+TEST_CASE(".extern .shared: at module scope, sized by the launch") {
+  std::vector<std::uint8_t> out(8, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  SUBCASE("the last byte of the launch's dynamic bytes is usable") {
+    l.dynamic_shared_bytes = 4096;
+    SimResult r = run(extern_shared_kernel(4095), "k", l, mem);
+    REQUIRE_MESSAGE(!r.fault, r.fault->message);
+    std::uint32_t address = 0;
+    std::memcpy(&address, out.data(), 4);
+    CHECK(address == 0u); // the entry has no static array before it
+    CHECK(out[4] == 0x5A);
+  }
+  SUBCASE("one byte beyond them is an illegal address") {
+    l.dynamic_shared_bytes = 4095;
+    SimResult r = run(extern_shared_kernel(4095), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::illegal_address);
+  }
+  SUBCASE("no dynamic bytes at all: dyn has none") {
+    SimResult r = run(extern_shared_kernel(0), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::illegal_address);
+  }
+  SUBCASE("more shared memory than any target has is refused at launch") {
+    l.dynamic_shared_bytes = 232449; // one byte more than sm_90, the largest
+    SimResult r = run(extern_shared_kernel(0), "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::invalid_launch);
+  }
+}
+
+TEST_CASE("an unsized shared array must be .extern; a sized .extern one is not simulated") {
+  const std::string head = ".version 8.0\n.target sm_80\n.address_size 64\n";
+  const std::string entry = ".visible .entry k()\n{\n";
+  auto unsized = Program::parse(head + entry + "\t.shared .align 16 .b8 d[];\n\tret;\n}\n");
+  CHECK(!unsized);
+  CHECK(unsized.diagnostics.has(ptxgen::DiagId::sim_declaration));
+  auto sized =
+      Program::parse(head + ".extern .shared .align 16 .b8 d[16];\n" + entry + "\tret;\n}\n");
+  CHECK(!sized);
+  CHECK(sized.diagnostics.has(ptxgen::DiagId::sim_unsupported_construct));
+  auto after = Program::parse(head + ".extern .shared .align 16 .b8 d[];\n" + entry +
+                              "\t.shared .align 16 .b8 e[16];\n\tret;\n}\n");
+  CHECK(!after);
+  CHECK(after.diagnostics.has(ptxgen::DiagId::sim_unsupported_construct));
+  auto fine = Program::parse(head + ".extern .shared .align 16 .b8 d[];\n" + entry + "\tret;\n}\n");
+  CHECK_MESSAGE(fine, fine.diagnostics.format_all());
+}
