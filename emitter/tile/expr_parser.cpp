@@ -502,9 +502,14 @@ private:
     }
     case Tok::end:
       fail(DiagId::expr_syntax, t, "unexpected end of expression");
-    default:
+    case Tok::op:
+    case Tok::rparen:
+    case Tok::comma:
+    case Tok::question:
+    case Tok::colon:
       fail(DiagId::expr_syntax, t, "expected an operand; found '" + spell(t) + "'");
     }
+    unreachable("parse_primary: not a Tok value");
   }
 
   std::string_view text_;
