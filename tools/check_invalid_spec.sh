@@ -5,12 +5,12 @@
 # only check's run of the reference finds; emit does not run the ops).
 #
 # SPEC must carry a comment line `# expect-error: LINE:COL: [DIAG_ID] MESSAGE-SUBSTRING`
-# (the `[DIAG_ID] ` part is optional; every spec in specs/ gives it).
+# (the `[DIAG_ID]` is required: the spec pins the diagnostic's ID).
 # Passes only when
 #   - `PTXGEN check SPEC` and `PTXGEN emit SPEC -o TMP` both exit with status 1,
 #   - the stderr of each has a line `SPEC:LINE:COL: error: ...` whose message
-#     contains MESSAGE-SUBSTRING (a plain substring, not a pattern) and, when
-#     DIAG_ID is given, ends with ` [DIAG_ID]` (the diagnostic's ID), and
+#     contains MESSAGE-SUBSTRING (a plain substring, not a pattern) and
+#     ends with ` [DIAG_ID]` (the diagnostic's ID), and
 #   - emit did not create TMP (a rejected spec writes nothing).
 # On failure it prints what it expected and what it got, and exits 1.
 # Usage errors exit 2.
@@ -46,11 +46,15 @@ want_line=${BASH_REMATCH[1]}
 want_col=${BASH_REMATCH[2]}
 want_msg=${BASH_REMATCH[3]}
 want_msg=${want_msg%$'\r'}
-want_id=
-if [[ "$want_msg" =~ ^\[([A-Za-z0-9_]+)\][[:space:]]?(.*)$ ]]; then
-  want_id=${BASH_REMATCH[1]}
-  want_msg=${BASH_REMATCH[2]}
+# The diagnostic's ID is required: it is what the spec pins; the message substring
+# only guards that the wording still names the cause.
+if [[ ! "$want_msg" =~ ^\[([A-Za-z0-9_]+)\][[:space:]]?(.*)$ ]]; then
+  echo "FAIL: $spec's expect-error line names no [DIAG_ID]: $expect_line" >&2
+  echo "      expected '# expect-error: LINE:COL: [DIAG_ID] MESSAGE-SUBSTRING'" >&2
+  exit 1
 fi
+want_id=${BASH_REMATCH[1]}
+want_msg=${BASH_REMATCH[2]}
 want_prefix="$spec:$want_line:$want_col: error: "
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/check_invalid_spec.XXXXXX") || {

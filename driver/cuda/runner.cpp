@@ -1,6 +1,7 @@
 #include "driver/cuda/runner.hpp"
 
 #include "driver/cuda/config.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -71,7 +72,7 @@ Status status_for(Phase phase) {
   case Phase::download:
     return Status::fault;
   }
-  return Status::launch_error;
+  unreachable("not a Status value");
 }
 
 } // namespace

@@ -150,7 +150,7 @@ std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::Expr
     return *c != 0 ? arg(1) : arg(2);
   }
   }
-  return std::nullopt;
+  unreachable("naive_expr: not an ExprKind value");
 }
 
 std::vector<std::string> naive_axis_names(const tile::View& v, std::size_t base_rank) {

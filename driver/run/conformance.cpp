@@ -8,6 +8,7 @@
 #include "driver/sim/simulator.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "emitter/lower/abi.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -67,7 +68,7 @@ std::string_view name(ConformanceReport::Setup s) {
   case ConformanceReport::Setup::broken_ptxas:
     return "broken_ptxas";
   }
-  return "ready";
+  unreachable("name(): not a Setup value");
 }
 
 bool is_fault_spec(const fs::path& spec) {

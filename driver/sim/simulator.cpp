@@ -2,6 +2,7 @@
 
 #include "driver/sim/ir.hpp"
 #include "driver/sim/parser.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 
@@ -46,7 +47,7 @@ FaultOrigin origin(FaultKind k) {
   case FaultKind::invalid_launch:
     return FaultOrigin::caller;
   }
-  return FaultOrigin::caller;
+  unreachable("origin(): not a FaultKind value");
 }
 
 ptxgen::Result<Program> Program::parse(std::string_view ptx_text) {

@@ -1,6 +1,7 @@
 #include "emitter/ptx/feature.hpp"
 
 #include "emitter/ptx/instruction.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <array>
@@ -106,7 +107,7 @@ const FeatureInfo& info(Feature f) {
   for (const auto& row : table)
     if (row.feature == f)
       return row;
-  return table.front();
+  unreachable("info(): a Feature without a table row");
 }
 
 bool is_known_target(Target t) {

@@ -1,5 +1,7 @@
 #include "emitter/ptx/instruction.hpp"
 
+#include "emitter/support/unreachable.hpp"
+
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -59,7 +61,7 @@ std::string_view name(CompareOp c) {
   case CompareOp::hs:
     return "hs";
   }
-  return "?";
+  unreachable("name(): not an enum value");
 }
 
 std::string_view name(Role r) {
@@ -89,7 +91,7 @@ std::string_view name(Role r) {
   case Role::src_address:
     return "source (global) address";
   }
-  return "?";
+  unreachable("name(): not an enum value");
 }
 
 std::string_view mnemonic(BinaryOp op) {
@@ -121,7 +123,7 @@ std::string_view mnemonic(BinaryOp op) {
   case BinaryOp::xor_:
     return "xor";
   }
-  return "?";
+  unreachable("name(): not an enum value");
 }
 
 std::string float_literal(float f) {

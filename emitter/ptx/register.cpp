@@ -1,5 +1,7 @@
 #include "emitter/ptx/register.hpp"
 
+#include "emitter/support/unreachable.hpp"
+
 namespace ptxgen::ptx {
 
 std::string_view prefix(RegClass c) {
@@ -45,9 +47,10 @@ RegClass reg_class_for(ScalarType t) {
     return RegClass::b16;
   case 32:
     return RegClass::b32;
-  default:
+  case 64:
     return RegClass::b64;
   }
+  unreachable("reg_class_for(): a type that is not 8, 16, 32 or 64 bits wide");
 }
 
 std::string to_string(Register r) {

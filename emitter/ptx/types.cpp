@@ -1,5 +1,7 @@
 #include "emitter/ptx/types.hpp"
 
+#include "emitter/support/unreachable.hpp"
+
 #include <array>
 
 namespace ptxgen::ptx {
@@ -46,7 +48,7 @@ unsigned bit_width(ScalarType t) {
   case ScalarType::f64:
     return 64;
   }
-  return 0;
+  unreachable("bit_width(): not a ScalarType value");
 }
 
 std::string_view name(StateSpace s) {
@@ -64,7 +66,7 @@ std::string_view name(StateSpace s) {
   case StateSpace::local:
     return "local";
   }
-  return "?";
+  unreachable("name(): not an enum value");
 }
 
 ScalarType widened(ScalarType t) {

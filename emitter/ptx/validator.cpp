@@ -2,6 +2,7 @@
 
 #include "emitter/ptx/feature.hpp"
 #include "emitter/support/overloaded.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <set>
@@ -42,7 +43,7 @@ bool fits(Register r, ScalarType t) {
   case RegClass::f32:
     return t == ScalarType::f32 || t == ScalarType::b32;
   }
-  return false;
+  unreachable("fits(): not a RegClass value");
 }
 
 bool is_integer(ScalarType t) {

@@ -386,7 +386,7 @@ bool is_variable(const Expr& e) {
   case ExprKind::select:
     return false;
   }
-  return false;
+  unreachable("not an ExprKind value");
 }
 
 // x's range where `x op e` holds, e in `rhs`; nullopt when none of x's values
@@ -535,7 +535,7 @@ std::optional<Interval> bounds_rec(const Expr& e, const LaunchBounds& l) {
   case ExprKind::select:
     return bound_select(e, l);
   }
-  return std::nullopt;
+  unreachable("not an ExprKind value");
 }
 
 // ---- printing ----
@@ -791,7 +791,7 @@ std::optional<std::int64_t> evaluate(const Expr& e, const ExprEnv& env) {
     return evaluate(*e.args[*c != 0 ? 1 : 2], env);
   }
   }
-  return std::nullopt;
+  unreachable("not an ExprKind value");
 }
 
 std::optional<Interval> bounds(const Expr& e, const LaunchBounds& launch) {

@@ -256,5 +256,5 @@ TEST_CASE("sim: a faults/ spec the simulator cannot run is an error, not a fault
   CHECK(c.status == CaseResult::Status::error);
   CHECK(c.blame == CaseResult::Blame::input);
   CHECK(c.evidence == CaseResult::Evidence::none);
-  CHECK(has(c.detail, "unsupported"));
+  CHECK(c.sim_fault == ptxgen::sim::FaultKind::unsupported);
 }
