@@ -88,6 +88,8 @@ struct Runner::Impl {
   /// returns or throws, the module, buffers and stream are gone (or leaked on a
   /// timeout) and the context can be reset safely.
   void run_case(LaunchRequest& request, LaunchOutcome& out, Phase& phase);
+  void download_and_check(LaunchRequest& request, std::vector<DeviceBuffer>& buffers,
+                          std::size_t guard, const std::string& label, LaunchOutcome& out);
   /// Releases and resets the primary context, then retains a fresh one.
   void rebuild_context(LaunchOutcome& out);
 };
@@ -223,7 +225,15 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
 
   // Download and check the guards.
   phase = Phase::download;
-  start = Clock::now();
+  download_and_check(request, buffers, guard, label, out);
+}
+
+/// Copies every buffer back, checks its guards and sets the outcome: ok, or the guards
+/// the kernel wrote into.
+void Runner::Impl::download_and_check(LaunchRequest& request, std::vector<DeviceBuffer>& buffers,
+                                      std::size_t guard, const std::string& label,
+                                      LaunchOutcome& out) {
+  const auto start = Clock::now();
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     HostBuffer& host = request.buffers[i];
     std::vector<std::uint8_t> image(buffers[i].size());

@@ -6,6 +6,7 @@
 #include "driver/sim/decode.hpp"
 
 #include "driver/sim/parser_impl.hpp"
+#include "emitter/ptx/instruction.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -420,11 +421,10 @@ void Parser::cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
 
 void Parser::createpolicy_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
                                      std::span<const std::string_view> quals) {
-  static constexpr std::string_view prios[] = {"L2::evict_last", "L2::evict_normal",
-                                               "L2::evict_first", "L2::evict_unchanged"};
+  // The spellings are PTX's, declared once in emitter/ptx (`L2::` + the spec spelling).
   std::size_t k = 0;
   while (k < quals.size() && quals[k].starts_with("L2::evict_")) {
-    if (std::find(std::begin(prios), std::end(prios), quals[k]) == std::end(prios))
+    if (!ptx::parse_eviction_priority(quals[k].substr(4)))
       fail(DiagId::sim_qualifier, opc,
            "`." + std::string(quals[k]) + "` is not an L2 eviction priority");
     ++k;
