@@ -18,11 +18,12 @@ namespace fs = std::filesystem;
 
 int run_emit(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string output, out_dir, target = "sm_80", version;
+  std::string output, out_dir, target = driver::emitted_target.str(), version;
   opts.add_options()("help,h", "show this help")("output,o", po::value(&output),
                                                  "write the PTX to FILE (`-` for standard output)")(
       "out-dir", po::value(&out_dir), "write each spec's PTX to DIR/<spec stem>.ptx")(
-      "target", po::value(&target)->default_value("sm_80"), "PTX target, e.g. sm_80, sm_90a")(
+      "target", po::value(&target)->default_value(driver::emitted_target.str()),
+      "PTX target, e.g. sm_80, sm_90a")(
       "ptx-version", po::value(&version),
       "PTX ISA version X.Y (default: the lowest the target and every feature used allow)");
   std::vector<std::string> specs_in;
@@ -88,10 +89,11 @@ int run_emit(const std::vector<std::string>& args) {
 
 int run_check(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string target = "sm_80", version;
+  std::string target = driver::emitted_target.str(), version;
   opts.add_options()("help,h", "show this help")(
-      "target", po::value(&target)->default_value("sm_80"), "PTX target to validate against")(
-      "ptx-version", po::value(&version), "PTX ISA version X.Y to validate against");
+      "target", po::value(&target)->default_value(driver::emitted_target.str()),
+      "PTX target to validate against")("ptx-version", po::value(&version),
+                                        "PTX ISA version X.Y to validate against");
   std::vector<std::string> specs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("check", args, opts, specs_in, vm))

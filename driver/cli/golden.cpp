@@ -30,13 +30,14 @@ std::optional<fs::path> golden_path(const fs::path& spec, const fs::path& spec_r
 
 int run_golden(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string golden_dir = "golden", spec_root = "specs", target = "sm_80";
+  std::string golden_dir = "golden", spec_root = "specs", target = driver::emitted_target.str();
   opts.add_options()("help,h", "show this help")("check", "compare (the default)")(
       "update", "rewrite the goldens that differ or are missing")(
-      "golden-dir", po::value(&golden_dir)->default_value("golden"), "where the goldens live")(
-      "spec-root", po::value(&spec_root)->default_value("specs"),
-      "the folder the golden tree mirrors")("target", po::value(&target)->default_value("sm_80"),
-                                            "PTX target of the goldens");
+      "golden-dir", po::value(&golden_dir)->default_value("golden"),
+      "where the goldens live")("spec-root", po::value(&spec_root)->default_value("specs"),
+                                "the folder the golden tree mirrors")(
+      "target", po::value(&target)->default_value(driver::emitted_target.str()),
+      "PTX target of the goldens");
   std::vector<std::string> specs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("golden", args, opts, specs_in, vm))

@@ -5,6 +5,7 @@
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/ptxas/ptxas.hpp"
+#include "driver/run/pipeline.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
 #include "emitter/ptx/printer.hpp"
@@ -73,7 +74,7 @@ struct Options {
   bool ignore_src = false;
   bool pred = false;
   bool cache_policy = false;
-  std::string target = "sm_80";
+  std::string target = driver::emitted_target.str();
   std::optional<std::string> ptx_version;
   std::optional<std::string> ptxas;
 };
@@ -217,7 +218,7 @@ int run_instr(const std::vector<std::string>& args) {
     ("ignore-src", po::bool_switch(&o.ignore_src), "add an ignore-src predicate operand (PTX 7.5): zero all bytes when true")
     ("pred", po::bool_switch(&o.pred), "guard the instruction with @%p")
     ("cache-policy", po::bool_switch(&o.cache_policy), "add the 64-bit cache-policy operand that .L2::cache_hint requires")
-    ("target", po::value<std::string>(&o.target)->default_value("sm_80"), "the target, e.g. sm_80, sm_90a, sm_120")
+    ("target", po::value<std::string>(&o.target)->default_value(driver::emitted_target.str()), "the target, e.g. sm_80, sm_90a, sm_120")
     ("ptx-version", po::value<std::string>(), "the .version X.Y (default: the lowest the target and the instruction allow)")
     ("ptxas", po::value<std::string>()->implicit_value(""), "also assemble it with ptxas (at PATH, or found as usual) and report whether ptxas agrees")
     ("help,h", "show this help");

@@ -73,7 +73,7 @@ std::string_view name(ConformanceReport::Setup s) {
 
 bool is_fault_spec(const fs::path& spec) {
   for (const auto& part : spec.parent_path())
-    if (part == "faults")
+    if (part == faults_dir)
       return true;
   return false;
 }

@@ -5,6 +5,7 @@
 // compare every global tensor byte for byte with the independent CPU
 // reference. Specs under a `faults/` folder are run unchecked and must fault.
 
+#include "driver/run/pipeline.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/target.hpp"
 
@@ -22,10 +23,6 @@ enum class Backend : std::uint8_t {
   sim,  ///< the CPU simulator of the emitted PTX
 };
 std::string_view name(Backend b);
-
-/// The target of the PTX the run emits: sm_80, the oldest with cp.async.
-/// ptxas compiles it for the run's target (--arch, the device's, or this one).
-inline constexpr ptx::Target emitted_target{80, false};
 
 struct ConformanceOptions {
   Backend backend = Backend::sim;

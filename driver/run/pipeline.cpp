@@ -43,7 +43,7 @@ Diagnostics reference_findings(const tile::Kernel& k) {
 
 static bool skipped_directory(const fs::path& p) {
   auto name = p.filename().string();
-  return name == "invalid" || name == "faults" || name == "races";
+  return name == invalid_dir || name == faults_dir || name == races_dir;
 }
 
 bool expand_spec_arguments(const std::vector<std::string>& args, std::vector<fs::path>& specs,

@@ -11,9 +11,21 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptxgen::driver {
+
+/// The target ptxgen emits PTX for unless told otherwise (`emit`, `golden`, `instr`,
+/// `run`): sm_80, the oldest with cp.async. `run` has ptxas compile it for the run's
+/// target (--arch, the device's, or this one).
+inline constexpr ptx::Target emitted_target{80, false};
+
+/// Spec folders whose specs must fail: a directory argument skips them; name them
+/// explicitly. faults/ specs run unchecked and pass when they show the violation.
+inline constexpr std::string_view invalid_dir = "invalid";
+inline constexpr std::string_view races_dir = "races";
+inline constexpr std::string_view faults_dir = "faults";
 
 struct EmittedSpec {
   std::filesystem::path spec;
