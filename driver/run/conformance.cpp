@@ -327,8 +327,8 @@ void run_on_sim(Prepared& p) {
             ~((1ull << 20) - 1);
   }
   sim::Launch launch;
-  launch.grid = static_cast<std::uint32_t>(p.kernel->grid);
-  launch.block = static_cast<std::uint32_t>(p.kernel->block);
+  launch.grid_dim = {static_cast<std::uint32_t>(p.kernel->grid), 1, 1};
+  launch.block_dim = {static_cast<std::uint32_t>(p.kernel->block), 1, 1};
   launch.dynamic_shared_bytes = lower::dynamic_shared_bytes(*p.kernel);
   for (const auto& b : p.params) {
     if (b.kind == lower::ParamBinding::Kind::tensor)
@@ -341,6 +341,7 @@ void run_on_sim(Prepared& p) {
   p.result.launch_ms = ms_since(start);
   if (r.fault) {
     p.result.sim_fault = r.fault->kind;
+    p.result.sim_race = r.fault->race;
     const std::string fault = std::string(sim::name(r.fault->kind)) + ": " + r.fault->message;
     switch (sim::origin(r.fault->kind)) {
     case sim::FaultOrigin::kernel:

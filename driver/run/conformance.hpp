@@ -72,6 +72,9 @@ struct CaseResult {
   bool expect_fault = false; ///< the spec lives under faults/
   /// On the simulator, the kind of fault the run ended with (what tests switch on).
   std::optional<sim::FaultKind> sim_fault;
+  /// On the simulator, for a `race` fault: which accesses conflicted (kind, thread, line,
+  /// iteration).
+  std::optional<sim::Race> sim_race;
   std::string detail; ///< why it did not pass; for faults/, the fault seen
   double emit_ms = 0, ptxas_ms = 0, reference_ms = 0, load_ms = 0, launch_ms = 0, compare_ms = 0;
   std::uint64_t bytes_compared = 0;

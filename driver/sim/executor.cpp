@@ -4,10 +4,13 @@
 #include "driver/sim/ir.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/feature.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace ptxgen::sim {
@@ -47,20 +50,27 @@ struct Copy {
   std::int32_t buffer = -1;    ///< the global buffer holding the source bytes
   std::uint32_t group = 0;     ///< the thread's group number at issue
   std::uint32_t op = 0;        ///< index of the cp.async op
+  std::uint32_t iteration = 0; ///< the thread's iteration of that op at issue
 };
 
-/// Per shared byte: who wrote / read it last in which phase, and whose copy is in flight.
+/// One thread's access to a shared byte: who, by which op, in which iteration.
+struct Access {
+  std::int32_t tid = -1; ///< -1: nobody
+  std::uint32_t op = 0;
+  std::uint32_t iteration = 0;
+};
+
+/// Per shared byte: who wrote it last in which phase, the two latest distinct
+/// readers in phase `rphase` (two suffice: a writer differs from at least one
+/// of them), and whose pending cp.async will write it.
 struct ByteState {
-  std::int32_t writer = -1;
+  Access writer;
   std::uint32_t wphase = 0;
-  std::uint32_t wline = 0;
-  std::int32_t reader = -1; ///< -2: several threads
+  Access reader;
+  Access reader2; ///< the reader before `reader`, another thread, same phase
   std::uint32_t rphase = 0;
-  std::uint32_t rline = 0;
-  std::int32_t pending = -1; ///< the thread whose in-flight cp.async will write it
+  std::int32_t pending = -1; ///< the thread whose pending cp.async will write it
 };
-
-constexpr std::int32_t several_readers = -2;
 
 enum class State : std::uint8_t {
   running,    ///< runs on at the next pass
@@ -69,34 +79,66 @@ enum class State : std::uint8_t {
 };
 
 struct Thread {
-  std::uint32_t tid = 0;
+  std::uint32_t tid = 0; ///< linear index within the CTA
+  Dim3 xyz = {0, 0, 0};  ///< %tid.x, %tid.y, %tid.z
   std::uint32_t pc = 0;
   State state = State::running;
   std::uint64_t* regs = nullptr;
+  std::uint32_t* iterations = nullptr; ///< per memory op (see Cta::slot_): times reached
   std::vector<Copy> copies;
-  std::uint32_t open_group = 0;
+  std::uint32_t open_group = 0; ///< committed groups so far (the next copy's group number)
   std::int64_t barrier = 0;
   std::uint32_t stop_line = 0; ///< line of the bar.sync / ret where it stopped
 };
+
+/// The coordinates of linear index `i` within `dim` (x fastest).
+Dim3 coordinates(std::uint64_t i, const Dim3& dim) {
+  return {static_cast<std::uint32_t>(i % dim[0]), static_cast<std::uint32_t>(i / dim[0] % dim[1]),
+          static_cast<std::uint32_t>(i / dim[0] / dim[1])};
+}
+
+std::string dim_text(const Dim3& d) {
+  return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
+}
+
+/// Whether `code` touches shared memory (counted per thread for iterations).
+bool is_memory_op(ir::Code code) {
+  return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async;
+}
 
 struct ExitWarnings {
   std::uint64_t threads = 0;
   std::string first;
 };
 
+/// What a CTA shares with the launch: the entry, its memory and where results go.
+struct LaunchContext {
+  const ir::Entry& e;
+  const Launch& l;
+  std::vector<GlobalBuffer>& mem;
+  const std::vector<std::uint8_t>& params;
+  /// Per op: its index among the memory ops (iteration counters), -1 for the others.
+  const std::vector<std::int32_t>& slot;
+  std::uint32_t slots = 0;
+  SimResult& res;
+  ExitWarnings& exits;
+};
+
 class Cta {
 public:
-  Cta(const ir::Entry& e, const Launch& l, std::vector<GlobalBuffer>& mem,
-      const std::vector<std::uint8_t>& params, std::uint32_t bid, SimResult& res,
-      ExitWarnings& exits)
-      : e_(e), l_(l), mem_(mem), params_(params), bid_(bid), res_(res), exits_(exits),
-        smem_(e.shared_bytes + l.dynamic_shared_bytes, poison_byte),
-        track_(e.shared_bytes + l.dynamic_shared_bytes),
-        regfile_(static_cast<std::size_t>(l.block) * e.reg_mask.size(), 0) {
-    threads_.resize(l.block);
-    for (std::uint32_t t = 0; t < l.block; ++t) {
+  Cta(const LaunchContext& c, std::uint64_t bid)
+      : e_(c.e), l_(c.l), mem_(c.mem), params_(c.params), slot_(c.slot), bid_(bid),
+        bid_xyz_(coordinates(bid, c.l.grid_dim)), res_(c.res), exits_(c.exits),
+        smem_(c.e.shared_bytes + c.l.dynamic_shared_bytes, poison_byte),
+        track_(c.e.shared_bytes + c.l.dynamic_shared_bytes),
+        regfile_(static_cast<std::size_t>(c.l.block_total()) * c.e.reg_mask.size(), 0),
+        iterations_(static_cast<std::size_t>(c.l.block_total()) * c.slots, 0) {
+    threads_.resize(static_cast<std::size_t>(c.l.block_total()));
+    for (std::uint32_t t = 0; t < threads_.size(); ++t) {
       threads_[t].tid = t;
-      threads_[t].regs = regfile_.data() + static_cast<std::size_t>(t) * e.reg_mask.size();
+      threads_[t].xyz = coordinates(t, c.l.block_dim);
+      threads_[t].regs = regfile_.data() + static_cast<std::size_t>(t) * e_.reg_mask.size();
+      threads_[t].iterations = iterations_.data() + static_cast<std::size_t>(t) * c.slots;
     }
   }
 
@@ -118,16 +160,16 @@ public:
         return;
       if (exited != nullptr) {
         fault_at(FaultKind::barrier_divergence, *waiting, e_.ops[waiting->pc - 1],
-                 "it waits at bar.sync " + std::to_string(waiting->barrier) + ", but thread " +
-                     std::to_string(exited->tid) + " exited at PTX line " +
+                 "it waits at bar.sync " + std::to_string(waiting->barrier) + ", but " +
+                     other(exited->tid) + " exited at PTX line " +
                      std::to_string(exited->stop_line) +
                      " without reaching it; every thread of the CTA must arrive");
       }
       for (const auto& t : threads_) {
         if (t.barrier != waiting->barrier) {
           fault_at(FaultKind::barrier_divergence, t, e_.ops[t.pc - 1],
-                   "it waits at barrier " + std::to_string(t.barrier) + " while thread " +
-                       std::to_string(waiting->tid) + " waits at barrier " +
+                   "it waits at barrier " + std::to_string(t.barrier) + " while " +
+                       other(waiting->tid) + " waits at barrier " +
                        std::to_string(waiting->barrier) + " (PTX line " +
                        std::to_string(waiting->stop_line) + ")");
         }
@@ -141,19 +183,31 @@ public:
 private:
   // ------------------------------------------------ faults
 
+  /// "thread (bid x,y,z / tid x,y,z)": the faulting thread.
   std::string who(std::uint32_t tid) const {
-    return "thread (bid " + std::to_string(bid_) + ", tid " + std::to_string(tid) + ")";
+    return "thread (bid " + dim_text(bid_xyz_) + " / tid " + dim_text(threads_[tid].xyz) + ")";
+  }
+
+  /// "thread (tid x,y,z)": another thread of the same CTA.
+  std::string other(std::uint32_t tid) const {
+    return "thread (tid " + dim_text(threads_[tid].xyz) + ")";
+  }
+
+  Fault fault_for(FaultKind k, const Thread& t, const ir::Op& op) const {
+    Fault f;
+    f.kind = k;
+    f.bid = static_cast<std::int64_t>(bid_);
+    f.tid = t.tid;
+    f.ptx_line = op.line;
+    f.message =
+        who(t.tid) + ", PTX line " + std::to_string(op.line) + " `" + e_.texts[op.text] + "`";
+    return f;
   }
 
   [[noreturn]] void fault_at(FaultKind k, const Thread& t, const ir::Op& op,
                              const std::string& detail) const {
-    Fault f;
-    f.kind = k;
-    f.bid = bid_;
-    f.tid = t.tid;
-    f.ptx_line = op.line;
-    f.message = who(t.tid) + ", PTX line " + std::to_string(op.line) + " `" + e_.texts[op.text] +
-                "`: " + detail;
+    Fault f = fault_for(k, t, op);
+    f.message += ": " + detail;
     throw FaultThrow{std::move(f)};
   }
 
@@ -166,35 +220,45 @@ private:
     case ir::Val::Kind::imm:
       return static_cast<std::uint64_t>(v.imm);
     case ir::Val::Kind::special:
-      switch (v.special) {
-      case ir::Special::tid_x:
-        return t.tid;
-      case ir::Special::ntid_x:
-        return l_.block;
-      case ir::Special::ctaid_x:
-        return bid_;
-      case ir::Special::nctaid_x:
-        return l_.grid;
-      case ir::Special::ntid_y:
-      case ir::Special::ntid_z:
-      case ir::Special::nctaid_y:
-      case ir::Special::nctaid_z:
-        return 1;
-      case ir::Special::laneid:
-        return t.tid & 31u;
-      case ir::Special::warpid:
-        return t.tid >> 5;
-      case ir::Special::tid_y:
-      case ir::Special::tid_z:
-      case ir::Special::ctaid_y:
-      case ir::Special::ctaid_z:
-        return 0; // one-dimensional launches
-      }
-      return 0;
+      return special(t, v.special);
     case ir::Val::Kind::none:
       return 0;
     }
     return 0;
+  }
+
+  std::uint64_t special(const Thread& t, ir::Special sp) const {
+    switch (sp) {
+    case ir::Special::tid_x:
+      return t.xyz[0];
+    case ir::Special::tid_y:
+      return t.xyz[1];
+    case ir::Special::tid_z:
+      return t.xyz[2];
+    case ir::Special::ntid_x:
+      return l_.block_dim[0];
+    case ir::Special::ntid_y:
+      return l_.block_dim[1];
+    case ir::Special::ntid_z:
+      return l_.block_dim[2];
+    case ir::Special::ctaid_x:
+      return bid_xyz_[0];
+    case ir::Special::ctaid_y:
+      return bid_xyz_[1];
+    case ir::Special::ctaid_z:
+      return bid_xyz_[2];
+    case ir::Special::nctaid_x:
+      return l_.grid_dim[0];
+    case ir::Special::nctaid_y:
+      return l_.grid_dim[1];
+    case ir::Special::nctaid_z:
+      return l_.grid_dim[2];
+    case ir::Special::laneid:
+      return t.tid & 31u; // warps are formed from the linear index
+    case ir::Special::warpid:
+      return t.tid >> 5;
+    }
+    unreachable("special(): not an ir::Special value");
   }
 
   /// The operand as an integer of `ty`: sign-extended when signed, else zero-extended.
@@ -264,82 +328,127 @@ private:
 
   // ------------------------------------------------ race tracking
 
-  std::string copy_line(std::int32_t tid, std::uint64_t byte) const {
+  /// The access `op` of thread `t` is making now.
+  Access now(const Thread& t, const ir::Op& op) const {
+    auto index = static_cast<std::uint32_t>(&op - e_.ops.data());
+    return {static_cast<std::int32_t>(t.tid), index, t.iterations[slot_[index]]};
+  }
+
+  /// The pending copy of thread `tid` that will write shared byte `b`, as an access.
+  Access pending_copy(std::int32_t tid, std::uint64_t b) const {
     for (const auto& c : threads_[static_cast<std::size_t>(tid)].copies) {
-      if (byte >= c.dst && byte < c.dst + c.size)
-        return std::to_string(e_.ops[c.op].line);
+      if (b >= c.dst && b < c.dst + c.size)
+        return {tid, c.op, c.iteration};
     }
-    return "?";
+    unreachable("pending_copy(): a byte marked pending has no pending copy");
+  }
+
+  /// The shared array holding byte `b` and the offset within it.
+  std::pair<std::string, std::uint64_t> symbol_of(std::uint64_t b) const {
+    for (const auto& a : e_.shared) {
+      if (b >= a.offset && (a.is_extern || b < a.offset + a.bytes))
+        return {a.name, b - a.offset};
+    }
+    return {"(padding)", b}; // between arrays: only reachable through a stray address
+  }
+
+  RaceAccess race_access(const Access& a) const { return {a.tid, e_.ops[a.op].line, a.iteration}; }
+
+  /// Throws a `race` fault: `self` (the faulting access) conflicts with `earlier` on byte `b`.
+  [[noreturn]] void race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
+                         const Access& earlier) const {
+    const ir::Op& op = e_.ops[self.op];
+    Fault f = fault_for(FaultKind::race, t, op);
+    Race r;
+    r.kind = k;
+    std::tie(r.symbol, r.offset) = symbol_of(b);
+    r.access = race_access(self);
+    r.other = race_access(earlier);
+    const std::string whose = earlier.tid == self.tid
+                                  ? std::string("this thread")
+                                  : other(static_cast<std::uint32_t>(earlier.tid));
+    const auto [relation, consequence] = race_relation(k);
+    f.message += ", iteration " + std::to_string(self.iteration) + ": " + std::string(name(k)) +
+                 ": byte " + std::to_string(r.offset) + " of shared `" + r.symbol + "` is " +
+                 std::string(relation) + " " + whose + " at PTX line " +
+                 std::to_string(r.other.ptx_line) + " (iteration " +
+                 std::to_string(earlier.iteration) + ")" + std::string(consequence);
+    f.race = std::move(r);
+    throw FaultThrow{std::move(f)};
+  }
+
+  /// How byte and earlier access relate ("... by"), and what follows from it.
+  static std::pair<std::string_view, std::string_view> race_relation(RaceKind k) {
+    switch (k) {
+    case RaceKind::read_before_wait:
+      return {"to be written by a cp.async that no wait_group / wait_all has completed, issued "
+              "by",
+              ""};
+    case RaceKind::read_in_flight:
+      return {"the destination of a pending cp.async issued by", ""};
+    case RaceKind::read_after_write:
+      return {"written, with no bar.sync both passed since, by", ""};
+    case RaceKind::write_after_read:
+      return {"read, with no bar.sync both passed since, by",
+              "; a refill needs a barrier after the last read"};
+    case RaceKind::write_after_write:
+      return {"also written, with no bar.sync both passed since, by", ""};
+    case RaceKind::pending_copies:
+    case RaceKind::write_in_flight:
+      return {"the destination of a pending cp.async issued by",
+              "; the order of the two writes is undefined"};
+    }
+    unreachable("race_relation(): not a RaceKind value");
   }
 
   void on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n) {
-    auto tid = static_cast<std::int32_t>(t.tid);
+    const Access self = now(t, op);
     for (std::uint64_t b = off; b < off + n; ++b) {
       ByteState& s = track_[b];
-      if (s.pending == tid)
-        fault_at(FaultKind::race, t, op,
-                 "read before wait: shared byte " + hex(b) +
-                     " belongs to this thread's own cp.async at PTX line " + copy_line(tid, b) +
-                     ", which no cp.async.wait_group / wait_all has completed yet");
+      if (s.pending == self.tid)
+        race(RaceKind::read_before_wait, t, self, b, pending_copy(s.pending, b));
       if (s.pending >= 0)
-        fault_at(FaultKind::race, t, op,
-                 "shared byte " + hex(b) + " is the destination of thread " +
-                     std::to_string(s.pending) + "'s cp.async at PTX line " +
-                     copy_line(s.pending, b) + ", still in flight");
-      if (s.writer >= 0 && s.writer != tid && s.wphase == phase_)
-        fault_at(FaultKind::race, t, op,
-                 "shared byte " + hex(b) + " was written by thread " + std::to_string(s.writer) +
-                     " at PTX line " + std::to_string(s.wline) +
-                     " in the same barrier phase (no bar.sync in between)");
-      if (s.rphase != phase_ || s.reader == -1 || s.reader == tid) {
-        s.reader = tid;
+        race(RaceKind::read_in_flight, t, self, b, pending_copy(s.pending, b));
+      if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_)
+        race(RaceKind::read_after_write, t, self, b, s.writer);
+      if (s.rphase != phase_) {
+        s.reader = self;
+        s.reader2 = Access{};
         s.rphase = phase_;
-        s.rline = op.line;
+      } else if (s.reader.tid == self.tid) {
+        s.reader = self;
       } else {
-        s.reader = several_readers;
+        s.reader2 = s.reader;
+        s.reader = self;
       }
     }
   }
 
-  /// Checks a write (st, or a copy at issue / when performed) against the other threads.
-  void check_write(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n,
-                   bool own_pending_ok) const {
-    auto tid = static_cast<std::int32_t>(t.tid);
+  /// Checks a write of `self` (a st, or a copy at issue / when performed) against
+  /// the other accesses. `copy`: the write is a cp.async's.
+  void check_write(const Thread& t, const Access& self, std::uint64_t off, std::uint64_t n,
+                   bool copy, bool own_pending_ok) const {
     for (std::uint64_t b = off; b < off + n; ++b) {
       const ByteState& s = track_[b];
-      if (s.pending == tid && !own_pending_ok)
-        fault_at(FaultKind::race, t, op,
-                 "shared byte " + hex(b) +
-                     " is also the destination of this thread's cp.async "
-                     "at PTX line " +
-                     copy_line(tid, b) +
-                     ", still in flight: the order of the two writes is undefined");
-      if (s.pending >= 0 && s.pending != tid)
-        fault_at(FaultKind::race, t, op,
-                 "shared byte " + hex(b) + " is the destination of thread " +
-                     std::to_string(s.pending) + "'s cp.async at PTX line " +
-                     copy_line(s.pending, b) + ", still in flight");
-      if (s.writer >= 0 && s.writer != tid && s.wphase == phase_)
-        fault_at(FaultKind::race, t, op,
-                 "shared byte " + hex(b) + " was also written by thread " +
-                     std::to_string(s.writer) + " at PTX line " + std::to_string(s.wline) +
-                     " in the same barrier phase (no bar.sync in between)");
-      if (s.rphase == phase_ && s.reader != -1 && s.reader != tid)
-        fault_at(FaultKind::race, t, op,
-                 "shared byte " + hex(b) + " was read by " +
-                     (s.reader == several_readers ? std::string("several threads")
-                                                  : "thread " + std::to_string(s.reader)) +
-                     " (PTX line " + std::to_string(s.rline) +
-                     ") in the same barrier phase (no bar.sync in between)");
+      if (s.pending >= 0 && !(own_pending_ok && s.pending == self.tid))
+        race(copy ? RaceKind::pending_copies : RaceKind::write_in_flight, t, self, b,
+             pending_copy(s.pending, b));
+      if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_)
+        race(RaceKind::write_after_write, t, self, b, s.writer);
+      if (s.rphase == phase_ && s.reader.tid >= 0) {
+        if (s.reader.tid != self.tid)
+          race(RaceKind::write_after_read, t, self, b, s.reader);
+        if (s.reader2.tid >= 0 && s.reader2.tid != self.tid)
+          race(RaceKind::write_after_read, t, self, b, s.reader2);
+      }
     }
   }
 
-  void mark_written(const Thread& t, std::uint32_t line, std::uint64_t off, std::uint64_t n) {
+  void mark_written(const Access& self, std::uint64_t off, std::uint64_t n) {
     for (std::uint64_t b = off; b < off + n; ++b) {
       ByteState& s = track_[b];
-      s.writer = static_cast<std::int32_t>(t.tid);
+      s.writer = self;
       s.wphase = phase_;
-      s.wline = line;
     }
   }
 
@@ -354,7 +463,9 @@ private:
     c.size = op.cp_size;
     c.src_bytes = op.cp_size;
     c.group = t.open_group;
-    c.op = static_cast<std::uint32_t>(&op - e_.ops.data());
+    const Access self = now(t, op);
+    c.op = self.op;
+    c.iteration = self.iteration;
     if (op.zfill == ir::ZeroFill::src_size) {
       std::uint64_t s = get(t, op.zval, ir::Type{32, false});
       if (s > op.cp_size)
@@ -376,24 +487,24 @@ private:
       global_bytes(t, op, src, c.src_bytes, "cp.async source");
       c.buffer = find_buffer(src, c.src_bytes);
     }
-    check_write(t, op, dst, op.cp_size, false);
+    check_write(t, self, dst, op.cp_size, true, false);
     for (std::uint64_t b = dst; b < dst + op.cp_size; ++b)
       track_[b].pending = static_cast<std::int32_t>(t.tid);
     t.copies.push_back(c);
   }
 
   void perform(const Thread& t, const Copy& c) {
-    const ir::Op& op = e_.ops[c.op];
+    const Access self{static_cast<std::int32_t>(t.tid), c.op, c.iteration};
     for (std::uint64_t b = c.dst; b < c.dst + c.size; ++b)
       track_[b].pending = -1;
-    check_write(t, op, c.dst, c.size, true);
+    check_write(t, self, c.dst, c.size, true, true);
     std::uint8_t* d = smem_.data() + c.dst;
     if (c.src_bytes > 0) {
       const auto& buf = mem_[static_cast<std::size_t>(c.buffer)];
       std::memcpy(d, buf.bytes->data() + (c.src - buf.address), c.src_bytes);
     }
     std::memset(d + c.src_bytes, 0, c.size - c.src_bytes);
-    mark_written(t, op.line, c.dst, c.size);
+    mark_written(self, c.dst, c.size);
   }
 
   /// Performs the thread's copies whose group is below `limit` (all when limit is max).
@@ -440,11 +551,12 @@ private:
       }
       if (shared) {
         check_shared(t, op, addr, total, what);
-        if (is_ld)
+        if (is_ld) {
           on_read(t, op, addr, total);
-        else {
-          check_write(t, op, addr, total, false);
-          mark_written(t, op.line, addr, total);
+        } else {
+          const Access self = now(t, op);
+          check_write(t, self, addr, total, false, false);
+          mark_written(self, addr, total);
         }
         bytes = smem_.data() + addr;
       } else {
@@ -488,6 +600,8 @@ private:
         fault_at(FaultKind::instruction_limit, t, op,
                  "the launch executed more than " + std::to_string(l_.max_instructions) +
                      " instructions (a loop that does not end?)");
+      if (const std::int32_t k = slot_[t.pc]; k >= 0)
+        ++t.iterations[k]; // reached, whether or not its guard lets it run
       ++t.pc;
       if (op.guard >= 0 && (t.regs[op.guard] != 0) == op.guard_neg)
         continue;
@@ -507,14 +621,16 @@ private:
       issue(t, op);
       return Flow::next;
     case ir::Code::commit_group:
-      ++t.open_group;
+      ++t.open_group; // a commit with no copy since the last one is a real, empty group
       return Flow::next;
     case ir::Code::wait_group: {
+      // All but the n newest committed groups complete; uncommitted copies stay pending.
       auto n = static_cast<std::uint64_t>(op.n);
       complete(t, t.open_group > n ? t.open_group - static_cast<std::uint32_t>(n) : 0);
       return Flow::next;
     }
-    case ir::Code::wait_all:
+    case ir::Code::wait_all: // commits, then completes everything
+      ++t.open_group;
       complete(t, ~0u);
       return Flow::next;
     case ir::Code::createpolicy:
@@ -707,12 +823,15 @@ private:
   const Launch& l_;
   std::vector<GlobalBuffer>& mem_;
   const std::vector<std::uint8_t>& params_;
-  std::uint32_t bid_;
+  const std::vector<std::int32_t>& slot_;
+  std::uint64_t bid_;
+  Dim3 bid_xyz_;
   SimResult& res_;
   ExitWarnings& exits_;
   std::vector<std::uint8_t> smem_;
   std::vector<ByteState> track_;
   std::vector<std::uint64_t> regfile_;
+  std::vector<std::uint32_t> iterations_;
   std::vector<Thread> threads_;
   std::uint32_t phase_ = 0;
 };
@@ -723,6 +842,51 @@ Fault launch_fault(FaultKind k, std::string message, std::uint32_t line = 0) {
   f.message = std::move(message);
   f.ptx_line = line;
   return f;
+}
+
+/// Why `launch` does not fit entry `e` (a fault of kind invalid_launch / unsupported), if it does
+/// not.
+std::optional<Fault> check_launch(const ir::Entry& e, const Launch& launch) {
+  for (const auto& op : e.ops) {
+    if (op.code == ir::Code::unsupported)
+      return launch_fault(FaultKind::unsupported,
+                          "PTX line " + std::to_string(op.line) + " `" + e.texts[op.text] +
+                              "`: " + e.texts[static_cast<std::size_t>(op.n)],
+                          op.line);
+  }
+  if (launch.params.size() != e.params.size())
+    return launch_fault(FaultKind::invalid_launch,
+                        "the launch passes " + std::to_string(launch.params.size()) +
+                            " parameters; entry `" + e.name + "` declares " +
+                            std::to_string(e.params.size()),
+                        e.line);
+  bool dims_ok = launch.block_total() <= max_block_threads;
+  for (std::size_t k = 0; k < 3; ++k) {
+    dims_ok = dims_ok && launch.grid_dim[k] >= 1 && launch.grid_dim[k] <= max_grid_dim[k] &&
+              launch.block_dim[k] >= 1 && launch.block_dim[k] <= max_block_dim[k];
+  }
+  if (!dims_ok)
+    return launch_fault(FaultKind::invalid_launch,
+                        "grid (" + dim_text(launch.grid_dim) + ") x block (" +
+                            dim_text(launch.block_dim) +
+                            ") is not a valid launch (every dimension at least 1, block at most (" +
+                            dim_text(max_block_dim) + ") and " + std::to_string(max_block_threads) +
+                            " threads in all, grid at most (" + dim_text(max_grid_dim) + "))");
+  if (e.reqntid && *e.reqntid != launch.block_dim)
+    return launch_fault(FaultKind::invalid_launch,
+                        "entry `" + e.name + "` requires .reqntid " + dim_text(*e.reqntid) +
+                            " but the launch has block (" + dim_text(launch.block_dim) + ")",
+                        e.line);
+  if (const std::uint64_t total = e.shared_bytes + launch.dynamic_shared_bytes;
+      total > static_cast<std::uint64_t>(ptx::max_dynamic_shared_bytes_any_target()))
+    return launch_fault(FaultKind::invalid_launch,
+                        "entry `" + e.name + "` with " +
+                            std::to_string(launch.dynamic_shared_bytes) +
+                            " dynamic shared bytes needs " + std::to_string(total) +
+                            " bytes of shared memory; no target has more than " +
+                            std::to_string(ptx::max_dynamic_shared_bytes_any_target()),
+                        e.line);
+  return std::nullopt;
 }
 
 } // namespace
@@ -744,56 +908,24 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
                                  "` (entries: " + (names.empty() ? "none" : names) + ")");
     return res;
   }
-  for (const auto& op : e->ops) {
-    if (op.code == ir::Code::unsupported) {
-      res.fault = launch_fault(FaultKind::unsupported,
-                               "PTX line " + std::to_string(op.line) + " `" + e->texts[op.text] +
-                                   "`: " + e->texts[static_cast<std::size_t>(op.n)],
-                               op.line);
-      return res;
-    }
-  }
-  if (launch.params.size() != e->params.size()) {
-    res.fault = launch_fault(FaultKind::invalid_launch,
-                             "the launch passes " + std::to_string(launch.params.size()) +
-                                 " parameters; entry `" + e->name + "` declares " +
-                                 std::to_string(e->params.size()),
-                             e->line);
-    return res;
-  }
-  if (launch.grid == 0 || launch.block == 0 || launch.block > 1024) {
-    res.fault = launch_fault(FaultKind::invalid_launch,
-                             "grid " + std::to_string(launch.grid) + " x block " +
-                                 std::to_string(launch.block) +
-                                 " is not a valid launch (block 1..1024, grid at least 1)");
-    return res;
-  }
-  if (e->reqntid && *e->reqntid != launch.block) {
-    res.fault =
-        launch_fault(FaultKind::invalid_launch,
-                     "entry `" + e->name + "` requires .reqntid " + std::to_string(*e->reqntid) +
-                         " but the launch has block " + std::to_string(launch.block),
-                     e->line);
-    return res;
-  }
-  if (const std::uint64_t total = e->shared_bytes + launch.dynamic_shared_bytes;
-      total > static_cast<std::uint64_t>(ptx::max_dynamic_shared_bytes_any_target())) {
-    res.fault =
-        launch_fault(FaultKind::invalid_launch,
-                     "entry `" + e->name + "` with " + std::to_string(launch.dynamic_shared_bytes) +
-                         " dynamic shared bytes needs " + std::to_string(total) +
-                         " bytes of shared memory; no target has more than " +
-                         std::to_string(ptx::max_dynamic_shared_bytes_any_target()),
-                     e->line);
+  if (auto bad = check_launch(*e, launch)) {
+    res.fault = std::move(bad);
     return res;
   }
   std::vector<std::uint8_t> params(e->param_bytes, 0);
   for (std::size_t k = 0; k < e->params.size(); ++k)
     std::memcpy(params.data() + e->params[k].offset, &launch.params[k], e->params[k].size);
+  std::vector<std::int32_t> slot(e->ops.size(), -1);
+  std::uint32_t slots = 0;
+  for (std::size_t k = 0; k < e->ops.size(); ++k) {
+    if (is_memory_op(e->ops[k].code))
+      slot[k] = static_cast<std::int32_t>(slots++);
+  }
   ExitWarnings exits;
+  const LaunchContext context{*e, launch, memory, params, slot, slots, res, exits};
   try {
-    for (std::uint32_t bid = 0; bid < launch.grid; ++bid) {
-      Cta cta(*e, launch, memory, params, bid, res, exits);
+    for (std::uint64_t bid = 0; bid < launch.grid_total(); ++bid) {
+      Cta cta(context, bid);
       cta.run();
     }
   } catch (const FaultThrow& f) {

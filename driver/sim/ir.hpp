@@ -2,6 +2,7 @@
 // The simulator's compact form of parsed PTX: one flat instruction array per
 // entry with register indices resolved, so execution does no string work.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,19 +51,19 @@ enum class Space : std::uint8_t {
 /// Special registers the executor computes from the thread's position.
 enum class Special : std::uint8_t {
   tid_x,    ///< %tid.x
-  tid_y,    ///< %tid.y (0)
-  tid_z,    ///< %tid.z (0)
+  tid_y,    ///< %tid.y
+  tid_z,    ///< %tid.z
   ntid_x,   ///< %ntid.x
-  ntid_y,   ///< %ntid.y (1)
-  ntid_z,   ///< %ntid.z (1)
+  ntid_y,   ///< %ntid.y
+  ntid_z,   ///< %ntid.z
   ctaid_x,  ///< %ctaid.x
-  ctaid_y,  ///< %ctaid.y (0)
-  ctaid_z,  ///< %ctaid.z (0)
+  ctaid_y,  ///< %ctaid.y
+  ctaid_z,  ///< %ctaid.z
   nctaid_x, ///< %nctaid.x
-  nctaid_y, ///< %nctaid.y (1)
-  nctaid_z, ///< %nctaid.z (1)
-  laneid,   ///< %laneid (tid % 32)
-  warpid,   ///< %warpid (tid / 32 here; on hardware a slot number)
+  nctaid_y, ///< %nctaid.y
+  nctaid_z, ///< %nctaid.z
+  laneid,   ///< %laneid (linear tid % 32)
+  warpid,   ///< %warpid (linear tid / 32 here; on hardware a slot number)
 };
 
 /// A value operand.
@@ -140,7 +141,7 @@ struct Entry {
   /// dynamic shared bytes follow.
   std::uint64_t shared_bytes = 0;
   bool has_extern_shared = false;
-  std::optional<std::uint32_t> reqntid;
+  std::optional<std::array<std::uint32_t, 3>> reqntid; ///< `.reqntid x{, y{, z}}`, missing ones 1
   std::vector<std::uint64_t> reg_mask; ///< per register: the bits its declared width keeps
   std::vector<std::string> reg_names;  ///< per register, for messages
   std::vector<Op> ops;

@@ -5,8 +5,10 @@
 #include "driver/sim/parser.hpp"
 
 #include "driver/sim/parser_impl.hpp"
+#include "driver/sim/simulator.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace ptxgen::sim {
 namespace detail {
@@ -215,15 +217,18 @@ void Parser::performance_directives(ir::Entry& e) {
   while (!is("{")) {
     const Token& d = expect_ident("a performance directive or `{`");
     if (d.text == ".reqntid") {
-      std::int64_t x = expect_int("the block size");
-      while (accept(",")) {
-        if (expect_int("a block dimension") != 1)
-          fail(DiagId::sim_unsupported_construct, d,
-               ".reqntid with y or z other than 1 is not simulated (x only)");
-      }
-      if (x <= 0)
-        fail(DiagId::sim_entry, d, ".reqntid needs a positive block size");
-      e.reqntid = static_cast<std::uint32_t>(x);
+      std::array<std::uint32_t, 3> dims = {1, 1, 1};
+      std::size_t n = 0;
+      do {
+        std::int64_t v = expect_int(n == 0 ? "the block size" : "a block dimension");
+        if (n == dims.size())
+          fail(DiagId::sim_entry, d, ".reqntid takes at most three dimensions");
+        if (v <= 0 || v > max_block_threads)
+          fail(DiagId::sim_entry, d,
+               ".reqntid needs block dimensions in 1.." + std::to_string(max_block_threads));
+        dims[n++] = static_cast<std::uint32_t>(v);
+      } while (accept(","));
+      e.reqntid = dims;
     } else if (d.text == ".maxntid" || d.text == ".minnctapersm" || d.text == ".maxnreg" ||
                d.text == ".maxnctapersm" || d.text == ".noreturn") {
       if (peek().kind == Tok::number) {

@@ -32,6 +32,26 @@ std::string_view name(FaultKind k) {
   return "fault";
 }
 
+std::string_view name(RaceKind k) {
+  switch (k) {
+  case RaceKind::read_before_wait:
+    return "read before wait";
+  case RaceKind::read_in_flight:
+    return "read in flight";
+  case RaceKind::read_after_write:
+    return "read after write";
+  case RaceKind::write_after_read:
+    return "write after read";
+  case RaceKind::write_after_write:
+    return "write after write";
+  case RaceKind::pending_copies:
+    return "pending copies";
+  case RaceKind::write_in_flight:
+    return "write in flight";
+  }
+  unreachable("name(): not a RaceKind value");
+}
+
 FaultOrigin origin(FaultKind k) {
   switch (k) {
   case FaultKind::misaligned_address:

@@ -5,8 +5,14 @@
 // printer and the lowering: a kernel runs here exactly as it was printed.
 // Every thread of every CTA of a launch is executed on host buffers.
 //
-// Execution model (deterministic): CTAs run one after another; inside a CTA
-// the threads run in tid order, each until it reaches `bar.sync` or exits.
+// Launches are 3-D, as cuLaunchKernel's: a thread's linear index is
+// tid.x + tid.y*ntid.x + tid.z*ntid.x*ntid.y (likewise a CTA's over the grid),
+// and warps (%laneid, %warpid) are formed from the linear index, as the
+// hardware forms them. Messages name threads as (bid x,y,z / tid x,y,z).
+//
+// Execution model (deterministic): CTAs run one after another in linear
+// order; inside a CTA the threads run in linear order, each until it reaches
+// `bar.sync` or exits.
 // When every thread waits at the barrier, the CTA enters its next "phase".
 // A barrier that some threads reach while others have exited is a
 // barrier_divergence fault.
@@ -23,12 +29,20 @@
 //   - the source must be aligned to cp-size in every other case, the
 //     destination always.
 //
+// cp.async groups: each thread has a FIFO of committed groups; a
+// commit_group with no copy since the last commit is a real, empty group;
+// `wait_group n` completes all but the n newest committed groups (copies not
+// yet committed stay pending); wait_all commits and completes everything.
+//
 // Shared memory starts filled with poison_byte (not zero), so a test that
 // forgot its sentinel cannot pass by luck. Races on shared memory are
-// tracked per byte (last writer and phase, last reader and phase, the thread
-// whose in-flight cp.async will write it): any cross-thread access without a
-// bar.sync in between where one side writes, and any access by a thread to
-// bytes of its own copy that it has not waited for, is a race fault.
+// tracked per byte (last writer and phase, the two latest distinct readers
+// and their phase, the thread whose pending cp.async will write it): any
+// cross-thread access without a bar.sync both passed in between where one
+// side writes (a refill without a barrier is a write_after_read), two pending
+// copies to the same bytes, and any read by a thread of bytes of its own copy
+// that it has not waited for, is a `race` fault whose Fault::race says which
+// two accesses conflict (thread, PTX line, iteration, shared symbol, offset).
 // Global memory is not race-checked.
 //
 // The generic address space: global addresses are the caller's buffer
@@ -37,6 +51,7 @@
 
 #include "emitter/support/result.hpp"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -62,9 +77,17 @@ struct GlobalBuffer {
   std::string name; ///< for messages ("A", "B")
 };
 
+/// Sizes along x, y, z.
+using Dim3 = std::array<std::uint32_t, 3>;
+
+/// The hardware's launch limits (every target ptxgen emits for).
+inline constexpr std::uint32_t max_block_threads = 1024;
+inline constexpr Dim3 max_block_dim = {1024, 1024, 64};
+inline constexpr Dim3 max_grid_dim = {2147483647u, 65535, 65535};
+
 struct Launch {
-  std::uint32_t grid = 1;  ///< CTAs along x
-  std::uint32_t block = 1; ///< threads per CTA along x
+  Dim3 grid_dim = {1, 1, 1};  ///< CTAs along x, y, z
+  Dim3 block_dim = {1, 1, 1}; ///< threads per CTA along x, y, z (1..1024 in all)
   /// Bytes of the `.extern .shared` array, if the entry declares one
   /// (cuLaunchKernel's sharedMemBytes); accesses beyond them fault.
   std::uint32_t dynamic_shared_bytes = 0;
@@ -73,6 +96,15 @@ struct Launch {
   /// A launch that executes more instructions than this (all threads together)
   /// stops with an `instruction_limit` fault: a runaway loop, not a result.
   std::uint64_t max_instructions = 200'000'000;
+
+  /// CTAs in the grid (x*y*z).
+  std::uint64_t grid_total() const {
+    return static_cast<std::uint64_t>(grid_dim[0]) * grid_dim[1] * grid_dim[2];
+  }
+  /// Threads per CTA (x*y*z).
+  std::uint64_t block_total() const {
+    return static_cast<std::uint64_t>(block_dim[0]) * block_dim[1] * block_dim[2];
+  }
 };
 
 enum class FaultKind {
@@ -90,6 +122,38 @@ enum class FaultKind {
 /// "misaligned address", "illegal address", "race", "barrier divergence", ...
 std::string_view name(FaultKind k);
 
+/// Which two accesses to a shared byte conflict (the detail of a `race` fault).
+/// "Since the last barrier" means since the last bar.sync that both threads passed.
+enum class RaceKind {
+  read_before_wait,  ///< a thread reads bytes of its own cp.async that no wait has completed
+  read_in_flight,    ///< a read of bytes another thread's pending cp.async will write
+  read_after_write,  ///< a read of bytes another thread wrote since the last barrier
+  write_after_read,  ///< a cp.async / st into bytes another thread read since the last
+                     ///< barrier (a refill without a barrier)
+  write_after_write, ///< a write of bytes another thread wrote since the last barrier
+  pending_copies,    ///< a cp.async into bytes a pending cp.async (any thread's) will write
+  write_in_flight,   ///< a st into bytes a pending cp.async (any thread's) will write
+};
+
+/// "read before wait", "write after read", "pending copies", ...
+std::string_view name(RaceKind k);
+
+/// One side of a race: a thread's access by one instruction.
+struct RaceAccess {
+  std::int64_t tid = -1;       ///< linear thread index within the CTA
+  std::uint32_t ptx_line = 0;  ///< 1-based line of the instruction
+  std::uint64_t iteration = 0; ///< 1-based: the n-th time this thread reached that instruction
+};
+
+/// Where and between which accesses a race happened.
+struct Race {
+  RaceKind kind = RaceKind::read_after_write;
+  std::string symbol;       ///< the `.shared` array holding the byte
+  std::uint64_t offset = 0; ///< the first conflicting byte's offset within `symbol`
+  RaceAccess access;        ///< the access that faulted (Fault's thread and line)
+  RaceAccess other;         ///< the earlier, conflicting access
+};
+
 /// Whom a fault blames: what a caller switches on to judge a run.
 enum class FaultOrigin {
   kernel,    ///< the kernel did something wrong: a fault the GPU could show
@@ -105,8 +169,9 @@ struct Fault {
   /// the kind (print `name(kind) + ": " + message`).
   std::string message;
   std::uint32_t ptx_line = 0; ///< 1-based; 0 when no instruction is to blame
-  std::int64_t bid = -1;      ///< CTA index, -1 when no thread is to blame
-  std::int64_t tid = -1;      ///< thread index within the CTA, -1 when none
+  std::int64_t bid = -1;      ///< linear CTA index, -1 when no thread is to blame
+  std::int64_t tid = -1;      ///< linear thread index within the CTA, -1 when none
+  std::optional<Race> race;   ///< set exactly when kind is `race`
 };
 
 struct SimResult {

@@ -203,7 +203,8 @@ TEST_CASE("mutation: a cp.async destination off by one chunk is a race") {
   auto c = run_on_sim(spec, ptx);
   INFO(c.detail);
   CHECK(fault_of_kind(c, ptxgen::sim::FaultKind::race));
-  CHECK(contains(c.detail, "in flight"));
+  REQUIRE(c.sim_race);
+  CHECK(c.sim_race->kind == ptxgen::sim::RaceKind::pending_copies);
 }
 
 TEST_CASE("mutation: a cp.async source off by one chunk is a mismatch") {

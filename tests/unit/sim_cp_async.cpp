@@ -65,8 +65,8 @@ struct Memory {
 
 SimResult launch(const std::string& ptx, Memory& m, std::uint32_t block, std::uint32_t grid = 1) {
   Launch l;
-  l.grid = grid;
-  l.block = block;
+  l.grid_dim = {grid, 1, 1};
+  l.block_dim = {block, 1, 1};
   l.params = {a_base, b_base};
   return run(ptx, "k", l, m.buffers);
 }
@@ -275,8 +275,12 @@ TEST_CASE("reading a copy's bytes before wait_group is a race") {
   CHECK(r.fault->ptx_line == body_line + 2);
   CHECK(r.fault->tid == 0);
   CHECK(r.fault->bid == 0);
-  CHECK(r.fault->message.find("read before wait") != std::string::npos);
-  CHECK(r.fault->message.find("0x4") != std::string::npos); // the byte address
+  REQUIRE(r.fault->race);
+  CHECK(r.fault->race->kind == RaceKind::read_before_wait);
+  CHECK(r.fault->race->symbol == "smem");
+  CHECK(r.fault->race->offset == 4); // thread 0's row starts at 0; it reads [%r4+4]
+  CHECK(r.fault->race->other.tid == 0);
+  CHECK(r.fault->race->other.ptx_line == body_line); // its own cp.async
 }
 
 TEST_CASE("a dropped bar.sync with a cross-thread read is a race") {
@@ -296,7 +300,11 @@ TEST_CASE("a dropped bar.sync with a cross-thread read is a race") {
   CHECK(r.fault->kind == FaultKind::race);
   CHECK(r.fault->tid == 1);
   CHECK(r.fault->ptx_line == body_line);
-  CHECK(r.fault->message.find("thread 0") != std::string::npos);
+  REQUIRE(r.fault->race);
+  CHECK(r.fault->race->kind == RaceKind::write_after_read);
+  CHECK(r.fault->race->offset == 16); // chunk 1
+  CHECK(r.fault->race->other.tid == 0);
+  CHECK(r.fault->race->other.ptx_line == body_line + 7); // thread 0's ld.shared
 
   SUBCASE("with the barrier it is clean") {
     std::string fixed = body;
@@ -308,18 +316,24 @@ TEST_CASE("a dropped bar.sync with a cross-thread read is a race") {
 }
 
 TEST_CASE("a copy still in flight across bar.sync races with another thread's read") {
-  // bar.sync does not wait for cp.async: thread 1 reads chunk 0 while thread 0's copy
+  // bar.sync does not wait for cp.async: thread 0 reads chunk 1 while thread 1's copy
   // (waited for only after the barrier) is still pending.
   std::string body = "\tcp.async.cg.shared.global [%r4], [%rd6], 16;\n"
                      "\tcp.async.commit_group;\n"
                      "\tbar.sync 0;\n"
-                     "\tld.shared.u32 %r9, [%r3];\n"
+                     "\tld.shared.u32 %r9, [%r3+16];\n"
                      "\tcp.async.wait_group 0;\n";
   Memory m(2);
   SimResult r = launch(kernel(body), m, 2);
   REQUIRE(r.fault);
   CHECK(r.fault->kind == FaultKind::race);
   CHECK(r.fault->ptx_line == body_line + 3);
+  CHECK(r.fault->tid == 0);
+  REQUIRE(r.fault->race);
+  CHECK(r.fault->race->kind == RaceKind::read_in_flight);
+  CHECK(r.fault->race->offset == 16);
+  CHECK(r.fault->race->other.tid == 1);
+  CHECK(r.fault->race->other.ptx_line == body_line);
 }
 
 TEST_CASE("misaligned and out-of-bounds addresses fault with the GPU's error classes") {

@@ -51,7 +51,7 @@ TEST_CASE("nvcc's own PTX for a rotate kernel runs: src-size n from a parameter"
   std::vector<GlobalBuffer> mem = {{0x7f0000000000ull, &a, "a"}, {0x7f0000100000ull, &b, "b"}};
   for (std::uint64_t n : {16u, 4u}) {
     Launch l;
-    l.block = 128;
+    l.block_dim = {128, 1, 1};
     l.params = {0x7f0000000000ull, 0x7f0000100000ull, n};
     SimResult r = run(*prog, "k", l, mem);
     REQUIRE_MESSAGE(!r.fault, r.fault->message);
@@ -67,7 +67,7 @@ TEST_CASE("ptxgen-style seed kernel: B row t equals A row 127-t") {
     a[i] = static_cast<std::uint8_t>((i / 2) % 97); // f16 "arange % 97", low byte, roughly
   std::vector<GlobalBuffer> mem = {{0x100000, &a, "A"}, {0x200000, &b, "B"}};
   Launch l;
-  l.block = 128;
+  l.block_dim = {128, 1, 1};
   l.params = {0x100000, 0x200000};
   SimResult r = run(read_data("seed_copy_async.ptx"), "copy_async", l, mem);
   REQUIRE_MESSAGE(!r.fault, r.fault->message);
@@ -75,7 +75,7 @@ TEST_CASE("ptxgen-style seed kernel: B row t equals A row 127-t") {
     for (std::size_t k = 0; k < 64; ++k)
       CHECK(b[t * 64 + k] == a[(127 - t) * 64 + k]);
   SUBCASE(".reqntid must match the block") {
-    l.block = 64;
+    l.block_dim = {64, 1, 1};
     SimResult bad = run(read_data("seed_copy_async.ptx"), "copy_async", l, mem);
     REQUIRE(bad.fault);
     CHECK(bad.fault->kind == FaultKind::invalid_launch);
@@ -245,7 +245,7 @@ TEST_CASE("a loop with bar.sync inside: every thread runs to its next barrier, e
   std::vector<std::uint8_t> out(16, 0);
   std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
   Launch l;
-  l.block = 4;
+  l.block_dim = {4, 1, 1};
   l.params = {0x1000};
   SimResult r = run(kernel(true), "k", l, mem);
   REQUIRE_MESSAGE(!r.fault, r.fault->message);
@@ -371,8 +371,8 @@ TEST_CASE("speed: 8 CTAs x 256 threads x ~50 instructions") {
   std::vector<std::uint8_t> out(4, 0);
   std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
   Launch l;
-  l.grid = 8;
-  l.block = 256;
+  l.grid_dim = {8, 1, 1};
+  l.block_dim = {256, 1, 1};
   l.params = {0x1000};
   auto prog = Program::parse(one_thread(body));
   REQUIRE_MESSAGE(prog, prog.diagnostics.format_all());
