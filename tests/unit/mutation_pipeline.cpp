@@ -1,0 +1,120 @@
+// Mutation tests of pipelined PTX (issue 10): specs/pipeline/unrolled_3stage.toml
+// is a hand-unrolled 3-stage cp.async pipeline over 5 K tiles (a ring of 3
+// shared stages of 64 rows x 16 bytes, 1024 bytes each; thread t copies row t
+// and reads row (t + 1) % 64). Its emitted PTX is broken in the ways
+// pipelines go wrong, and the simulator must catch each break as a race: a
+// wait that leaves one group too many pending (S-1 instead of S-2), a dropped
+// barrier, a copy or a read at another stage's offset, and a dropped empty
+// commit in the tail. Dropping the LAST empty commit is harmless (no wait
+// follows it) and must still pass: the check is not trigger-happy.
+//
+// The emitted PTX, step by step (what the mutations count on):
+//   prologue: copy tile 0 -> stage 0, commit; copy tile 1 -> stage 1, commit
+//   step k = 0..4: wait_group 1; bar.sync 0; [k <= 2: copy tile k+2 -> stage
+//   (k+2) % 3]; commit (empty for k >= 3); read stage k % 3 -> B tile k.
+// so 5 `wait_group 1`, 5 `bar.sync 0`, 7 commits (the 6th and 7th empty).
+
+#include "mutation_harness.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+using namespace ptxgen::test::mutation;
+using ptxgen::sim::FaultKind;
+using ptxgen::sim::RaceKind;
+
+constexpr std::size_t steps = 5, commits = 7;
+
+fs::path pipeline_spec() {
+  return spec_path("pipeline/unrolled_3stage.toml");
+}
+
+/// The race kind a run ended with, or none.
+std::optional<RaceKind> race_kind(const CaseResult& c) {
+  if (!c.sim_race)
+    return std::nullopt;
+  return c.sim_race->kind;
+}
+
+} // namespace
+
+TEST_CASE("pipeline mutation: the unmutated unrolled 3-stage pipeline passes") {
+  auto spec = pipeline_spec();
+  auto c = run_on_sim(spec, emitted_ptx(spec));
+  CHECK(c.status == CaseResult::Status::pass);
+}
+
+TEST_CASE("pipeline mutation: wait_group S-1 (2) instead of S-2 (1), at any step, is a race") {
+  auto spec = pipeline_spec();
+  const auto ptx = emitted_ptx(spec);
+  for (std::size_t step = 0; step < steps; ++step) {
+    CAPTURE(step);
+    // Step k then finds tile k among the 2 newest groups, still pending,
+    // when it reads stage k % 3.
+    auto c = run_on_sim(
+        spec, mutate_nth(ptx, "cp.async.wait_group 1;", "cp.async.wait_group 2;", step, steps));
+    INFO(c.detail);
+    CHECK(fault_of_kind(c, FaultKind::race));
+    CHECK(race_kind(c) == RaceKind::read_in_flight);
+  }
+}
+
+TEST_CASE("pipeline mutation: a dropped barrier, at any step, is a race") {
+  auto spec = pipeline_spec();
+  const auto ptx = emitted_ptx(spec);
+  for (std::size_t step = 0; step < steps; ++step) {
+    CAPTURE(step);
+    // The step's one barrier both publishes tile k and separates the last
+    // read of stage (k+2) % 3 (step k-1) from its refill.
+    auto c = run_on_sim(spec, drop_nth_line(ptx, "bar.sync 0;", step, steps));
+    INFO(c.detail);
+    CHECK(fault_of_kind(c, FaultKind::race));
+  }
+}
+
+TEST_CASE("pipeline mutation: a copy into another stage is a race with that stage's copy") {
+  auto spec = pipeline_spec();
+  // Step 0 copies tile 2 into stage 1 (offset 1024) instead of stage 2, where
+  // the thread's own copy of tile 1 is still pending.
+  auto ptx =
+      mutate(emitted_ptx(spec), "[%r3+2048], [%rd3+2048], 16;", "[%r3+1024], [%rd3+2048], 16;");
+  auto c = run_on_sim(spec, ptx);
+  INFO(c.detail);
+  CHECK(fault_of_kind(c, FaultKind::race));
+  CHECK(race_kind(c) == RaceKind::pending_copies);
+}
+
+TEST_CASE("pipeline mutation: a read of another stage is a race with that stage's refill") {
+  auto spec = pipeline_spec();
+  // Step 2 reads stage 1 instead of stage 2; step 2 also refills stage 1 with
+  // tile 4 (its copy comes just before the read): thread 0 reads row 1 of
+  // stage 1, then thread 1 refills that row with no barrier between.
+  auto ptx = mutate(emitted_ptx(spec), "[%r6+2048];", "[%r6+1024];");
+  auto c = run_on_sim(spec, ptx);
+  INFO(c.detail);
+  CHECK(fault_of_kind(c, FaultKind::race));
+  CHECK(race_kind(c) == RaceKind::write_after_read);
+}
+
+TEST_CASE("pipeline mutation: a dropped empty commit in the tail is a race") {
+  auto spec = pipeline_spec();
+  // Without step 3's empty group, step 4's wait_group 1 leaves tile 4's group
+  // (the newest) pending while step 4 reads it.
+  auto c = run_on_sim(
+      spec, drop_nth_line(emitted_ptx(spec), "cp.async.commit_group;", commits - 2, commits));
+  INFO(c.detail);
+  CHECK(fault_of_kind(c, FaultKind::race));
+  CHECK(race_kind(c) == RaceKind::read_in_flight);
+}
+
+TEST_CASE("pipeline mutation: dropping the last empty commit (no wait follows) still passes") {
+  auto spec = pipeline_spec();
+  auto c = run_on_sim(
+      spec, drop_nth_line(emitted_ptx(spec), "cp.async.commit_group;", commits - 1, commits));
+  CHECK(c.status == CaseResult::Status::pass);
+}
