@@ -266,6 +266,14 @@ TEST_CASE("3-D launches: special registers, linear indices and warps as on the h
     SimResult bad = run(with, "specials", l, mem);
     REQUIRE(bad.fault);
     CHECK(bad.fault->kind == FaultKind::invalid_launch);
+    for (const char* wrong : {"\n.reqntid 8, 2, 3, 1", "\n.reqntid 8, 0, 3"}) {
+      std::string text = ptx;
+      text.insert(text.find("\n{\n"), wrong);
+      auto p = Program::parse(text);
+      CAPTURE(wrong);
+      REQUIRE(!p);
+      CHECK(p.diagnostics.items().front().id == ptxgen::DiagId::sim_entry);
+    }
   }
 }
 
