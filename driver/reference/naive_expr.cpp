@@ -2,6 +2,7 @@
 
 #include "emitter/support/unreachable.hpp"
 
+#include <array>
 #include <limits>
 #include <variant>
 
@@ -76,6 +77,57 @@ std::optional<std::int64_t> binary(tile::ExprOp op, std::int64_t a, std::int64_t
   unreachable("naive_expr: not an ExprOp value");
 }
 
+// The coordinates of a linear index in a launch extent, x fastest.
+std::array<std::int64_t, 3> unravel(std::int64_t linear, const tile::Dim3& d) {
+  std::array<std::int64_t, 3> c{};
+  c[0] = linear % d.x;
+  linear /= d.x;
+  c[1] = linear % d.y;
+  c[2] = linear / d.y;
+  return c;
+}
+
+std::optional<std::int64_t> naive_special(tile::Special s, const tile::ExprEnv& env) {
+  const tile::Dim3& b = env.block_dim;
+  const tile::Dim3& g = env.grid_dim;
+  if (b.x <= 0 || b.y <= 0 || g.x <= 0 || g.y <= 0) {
+    return std::nullopt;
+  }
+  const auto t = unravel(env.tid, b);
+  const auto c = unravel(env.bid, g);
+  switch (s) {
+  case tile::Special::tid_x:
+    return t[0];
+  case tile::Special::tid_y:
+    return t[1];
+  case tile::Special::tid_z:
+    return t[2];
+  case tile::Special::ntid:
+    return b.x * b.y * b.z;
+  case tile::Special::ntid_x:
+    return b.x;
+  case tile::Special::ntid_y:
+    return b.y;
+  case tile::Special::ntid_z:
+    return b.z;
+  case tile::Special::bid_x:
+    return c[0];
+  case tile::Special::bid_y:
+    return c[1];
+  case tile::Special::bid_z:
+    return c[2];
+  case tile::Special::nbid:
+    return g.x * g.y * g.z;
+  case tile::Special::nbid_x:
+    return g.x;
+  case tile::Special::nbid_y:
+    return g.y;
+  case tile::Special::nbid_z:
+    return g.z;
+  }
+  unreachable("naive_expr: not a Special value");
+}
+
 } // namespace
 
 std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::ExprEnv& env) {
@@ -111,6 +163,15 @@ std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::Expr
     }
     return it->second;
   }
+  case ExprKind::loop: {
+    auto it = env.loops.find(e.name);
+    if (it == env.loops.end()) {
+      return std::nullopt;
+    }
+    return it->second;
+  }
+  case ExprKind::special:
+    return naive_special(e.special, env);
   case ExprKind::unary: {
     auto a = arg(0);
     if (!a) {

@@ -196,8 +196,13 @@ public:
       return out;
     }
     set_up();
-    for (std::size_t i = 0; i < k_.ops.size(); ++i) {
-      std::visit([&](const auto& body) { run_op(i, body); }, k_.ops[i].body);
+    // CTAs are independent: each runs the ops on its own, in order, its threads
+    // in lockstep op by op; a `for` repeats the ops up to its `end`.
+    for (cta_ = 0; cta_ < k_.grid; ++cta_) {
+      for (std::size_t i = 0; i < k_.ops.size();) {
+        std::visit([&](const auto& body) { run_op(i, body); }, k_.ops[i].body);
+        i = next_op_;
+      }
     }
     for (std::int64_t b = 0; b < k_.grid; ++b) {
       for (std::int64_t t = 0; t < k_.block; ++t) {
@@ -311,6 +316,10 @@ private:
     tile::ExprEnv e;
     e.tid = tid;
     e.bid = bid;
+    // A kernel built by hand may set only the totals: then the launch is x only.
+    e.block_dim = k_.block_dim.count() == k_.block ? k_.block_dim : tile::Dim3{k_.block, 1, 1};
+    e.grid_dim = k_.grid_dim.count() == k_.grid ? k_.grid_dim : tile::Dim3{k_.grid, 1, 1};
+    e.loops = loop_values_;
     for (const auto& [n, v] : params_) {
       e.params[n] = v;
     }
@@ -558,7 +567,7 @@ private:
     return read_bytes;
   }
 
-  void run_op(std::size_t op, const tile::ApplyOp& a) {
+  void step_op(std::size_t op, const tile::ApplyOp& a) {
     if (!prepare(op, a.dst, "dst") || !prepare(op, a.src, "src")) {
       return;
     }
@@ -599,7 +608,7 @@ private:
     std::vector<std::int64_t> repeat_shape(ds.begin(), ds.end() - 1);
     const std::vector<std::string> axis_names =
         naive_axis_names(a.src.value, sp.levels.front().shape.size());
-    for (std::int64_t bid = 0; bid < k_.grid; ++bid) {
+    for (std::int64_t bid = cta_; bid < cta_ + 1; ++bid) {
       Cta& cta = ctas_[bid];
       Buffer& db = buffer(dslot, cta);
       Buffer& sb = buffer(sslot, cta);
@@ -665,21 +674,75 @@ private:
     }
   }
 
-  void run_op(std::size_t, const tile::CommitGroupOp&) {
-    for (Cta& cta : ctas_) {
+  /// The CTA being run, as a range for the ops' loops over CTAs.
+  std::span<Cta> this_cta() {
+    return std::span<Cta>(ctas_).subspan(static_cast<std::size_t>(cta_), 1);
+  }
+
+  /// A loop being run: its ForOp's index, and stop and step as evaluated at its entry.
+  struct ActiveLoop {
+    std::size_t begin = 0;
+    std::string var;
+    std::int64_t stop = 0;
+    std::int64_t step = 0;
+  };
+
+  /// Every op but `for` and `end` continues with the next one.
+  template <class Body>
+  void run_op(std::size_t op, const Body& body) {
+    next_op_ = op + 1;
+    step_op(op, body);
+  }
+
+  void run_op(std::size_t op, const tile::ForOp& f) {
+    // start, stop and step are the same for every thread of the CTA: thread 0's values.
+    const tile::ExprEnv e = env(cta_, 0);
+    auto start = naive_evaluate(*f.start.value, e);
+    auto stop = naive_evaluate(*f.stop.value, e);
+    auto step = naive_evaluate(*f.step.value, e);
+    if (!start || !stop || !step || *step < 1) {
+      problems_.add(op, DiagId::check_loop_bounds, "loop bounds without a value or a step below 1",
+                    [&] { return where(cta_, 0) + " at loop '" + f.var.value + "'"; });
+      next_op_ = f.end + 1;
+      return;
+    }
+    if (*start >= *stop) {
+      next_op_ = f.end + 1;
+      return;
+    }
+    loop_values_[f.var.value] = *start;
+    active_.push_back({op, f.var.value, *stop, *step});
+    next_op_ = op + 1;
+  }
+
+  void run_op(std::size_t op, const tile::EndOp& e) {
+    ActiveLoop& l = active_.back();
+    std::int64_t& v = loop_values_[l.var];
+    v += l.step;
+    if (v < l.stop) {
+      next_op_ = e.begin + 1;
+      return;
+    }
+    loop_values_.erase(l.var);
+    active_.pop_back();
+    next_op_ = op + 1;
+  }
+
+  void step_op(std::size_t, const tile::CommitGroupOp&) {
+    for (Cta& cta : this_cta()) {
       for (ThreadState& ts : cta.threads) {
         ++ts.open_group;
       }
     }
   }
 
-  void run_op(std::size_t op, const tile::WaitGroupOp& w) {
+  void step_op(std::size_t op, const tile::WaitGroupOp& w) {
     if (w.n < 0) {
       problems_.add(op, DiagId::check_negative_wait, "negative wait_group count",
                     [&] { return "n = " + std::to_string(w.n); });
       return;
     }
-    for (Cta& cta : ctas_) {
+    for (Cta& cta : this_cta()) {
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
         mark_uncommitted(op, cta.threads[tid]);
         const std::int64_t limit = cta.threads[tid].open_group - w.n;
@@ -688,8 +751,8 @@ private:
     }
   }
 
-  void run_op(std::size_t, const tile::WaitAllOp&) {
-    for (Cta& cta : ctas_) {
+  void step_op(std::size_t, const tile::WaitAllOp&) {
+    for (Cta& cta : this_cta()) {
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
         ++cta.threads[tid].open_group; // wait_all = commit_group; wait_group 0
         perform(cta, tid, [](const Chunk&) { return true; });
@@ -697,13 +760,13 @@ private:
     }
   }
 
-  void run_op(std::size_t, const tile::CtaSyncOp&) {
-    for (Cta& cta : ctas_) {
+  void step_op(std::size_t, const tile::CtaSyncOp&) {
+    for (Cta& cta : this_cta()) {
       ++cta.epoch;
     }
   }
 
-  void run_op(std::size_t op, const tile::FillOp& f) {
+  void step_op(std::size_t op, const tile::FillOp& f) {
     if (!prepare(op, f.dst, "dst")) {
       return;
     }
@@ -715,7 +778,7 @@ private:
     const NaivePlan& p = plan(f.dst.value);
     const Slot s = *slot(f.dst.value);
     const std::int64_t eb = p.element_bytes();
-    for (std::int64_t bid = 0; bid < k_.grid; ++bid) {
+    for (std::int64_t bid = cta_; bid < cta_ + 1; ++bid) {
       Cta& cta = ctas_[bid];
       Buffer& b = buffer(s, cta);
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
@@ -735,7 +798,7 @@ private:
     }
   }
 
-  void run_op(std::size_t op, const tile::CopyOp& c) {
+  void step_op(std::size_t op, const tile::CopyOp& c) {
     if (!prepare(op, c.dst, "dst") || !prepare(op, c.src, "src")) {
       return;
     }
@@ -751,7 +814,7 @@ private:
     }
     const Slot ds = *slot(c.dst.value);
     const Slot ss = *slot(c.src.value);
-    for (std::int64_t bid = 0; bid < k_.grid; ++bid) {
+    for (std::int64_t bid = cta_; bid < cta_ + 1; ++bid) {
       Cta& cta = ctas_[bid];
       Buffer& db = buffer(ds, cta);
       Buffer& sb = buffer(ss, cta);
@@ -784,6 +847,10 @@ private:
   std::map<const tile::Tensor*, Slot> slots_;
   std::map<std::string, Slot, std::less<>> by_name_;
   std::map<std::string, std::int64_t, std::less<>> params_;
+  std::int64_t cta_ = 0;    ///< the CTA whose ops are running
+  std::size_t next_op_ = 0; ///< the op to run after the current one
+  std::map<std::string, std::int64_t, std::less<>> loop_values_; ///< the live loop variables
+  std::vector<ActiveLoop> active_;                               ///< innermost last
   std::map<const tile::View*, NaivePlan> plans_;
   Problems problems_;
 };

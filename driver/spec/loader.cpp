@@ -39,8 +39,11 @@ constexpr std::array<std::string_view, 3> kKernelKeys = {"name", "grid", "block"
 constexpr std::array<std::string_view, 7> kTensorKeys = {"space",  "shape", "dtype", "init",
                                                          "output", "align", "layout"};
 constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
-constexpr std::array<std::string_view, 7> kOpKinds = {
-    "apply", "commit_group", "wait_group", "wait_all", "cta_sync", "fill", "copy"};
+constexpr std::array<std::string_view, 9> kOpKinds = {
+    "apply", "commit_group", "wait_group", "wait_all", "cta_sync", "fill", "copy", "for", "end"};
+constexpr std::array<std::string_view, 6> kForKeys = {"op",   "var",  "start",
+                                                      "stop", "step", "unroll"};
+constexpr std::int64_t kMaxUnroll = 64; // body copies per back edge of a `for`
 constexpr std::array<std::string_view, 10> kApplyKeys = {
     "op",    "opcode",   "dst",        "src",  "chunk_bytes",
     "scope", "src_size", "ignore_src", "pred", "cache_policy"};
@@ -50,8 +53,13 @@ constexpr std::array<std::string_view, 3> kFillKeys = {"op", "dst", "pattern"};
 constexpr std::array<std::string_view, 3> kCopyKeys = {"op", "dst", "src"};
 // Names the expression grammar gives a meaning of its own: a tensor or parameter
 // of that name would be shadowed or would shadow.
-constexpr std::array<std::string_view, 7> kReservedNames = {"tid", "warp",         "lane",  "bid",
-                                                            "T",   "if_then_else", "uint32"};
+constexpr std::array<std::string_view, 12> kReservedNames = {
+    "tid", "warp",         "lane",   "bid", "ntid", "nbid",
+    "T",   "if_then_else", "uint32", "min", "max",  "clamp"};
+// Per-axis launch limits (CUDA's): grid x up to 2^31-1, y and z up to 65535;
+// block x and y up to 1024, z up to 64, and 1024 threads in all.
+constexpr std::array<std::int64_t, 3> kMaxGridDims = {2147483647, 65535, 65535};
+constexpr std::array<std::int64_t, 3> kMaxBlockDims = {1024, 1024, 64};
 
 const char* type_phrase(toml::node_type t) {
   switch (t) {
@@ -282,6 +290,7 @@ public:
     const toml::node* ops = root.get("op");
     if (ops)
       load_ops(*ops);
+    check_loops_closed();
     if (!ops || (ops->is_array() && ops->as_array()->empty()))
       add(make_diag(Severity::warning, DiagId::spec_no_ops, {1, 1}, 1,
                     "the spec has no [[op]] tables; the kernel does nothing"));
@@ -518,29 +527,63 @@ private:
       missing(*t, "name", where, "an identifier such as \"copy_async\"");
     }
 
-    if (const toml::node* v = t->get("grid")) {
-      if (auto g = get_int(*v, "grid", where, "an integer (the number of CTAs)")) {
-        if (*g < 1 || *g > kMaxGrid)
-          error_at(DiagId::spec_grid_range, v->source(),
-                   "grid must be in 1.." + std::to_string(kMaxGrid) + "; got " +
-                       std::to_string(*g));
-        else
-          kernel_->grid = *g;
-      }
-    }
-
+    tile::Dim3 grid{1, 1, 1}, block{kernel_->block, 1, 1};
+    if (const toml::node* v = t->get("grid"))
+      if (auto g = get_dims(*v, "grid", DiagId::spec_grid_range, kMaxGridDims, kMaxGrid))
+        grid = *g;
     if (const toml::node* v = t->get("block")) {
-      if (auto b = get_int(*v, "block", where, "an integer (threads per CTA)")) {
-        if (*b < 1 || *b > kMaxBlock)
-          error_at(DiagId::spec_block_range, v->source(),
-                   "block must be in 1.." + std::to_string(kMaxBlock) + " threads; got " +
-                       std::to_string(*b));
-        else
-          kernel_->block = *b;
+      if (auto b = get_dims(*v, "block", DiagId::spec_block_range, kMaxBlockDims, kMaxBlock))
+        block = *b;
+    } else {
+      missing(*t, "block", where, "the number of threads per CTA, 1..1024, or [x, y, z]");
+    }
+    kernel_->set_launch(grid, block);
+  }
+
+  /// `grid` or `block`: an integer N (x = N) or an array [x], [x, y] or [x, y, z],
+  /// each axis within `max_each`, the product at most `max_total`.
+  std::optional<tile::Dim3> get_dims(const toml::node& v, std::string_view key, DiagId range_id,
+                                     const std::array<std::int64_t, 3>& max_each,
+                                     std::int64_t max_total) {
+    const std::string what = key == "grid" ? "CTAs" : "threads per CTA";
+    std::array<std::int64_t, 3> d = {1, 1, 1};
+    if (const auto* n = v.as_integer()) {
+      d[0] = n->get();
+    } else if (const auto* a = v.as_array(); a && !a->empty() && a->size() <= 3) {
+      for (std::size_t i = 0; i < a->size(); ++i) {
+        const auto* x = (*a)[i].as_integer();
+        if (!x) {
+          wrong_type((*a)[i], key, "[kernel]", "an integer (" + what + " along an axis)");
+          return std::nullopt;
+        }
+        d[i] = x->get();
       }
     } else {
-      missing(*t, "block", where, "the number of threads per CTA, 1..1024");
+      wrong_type(v, key, "[kernel]",
+                 "an integer (" + what + ") or an array [x, y, z] of 1 to 3 integers");
+      return std::nullopt;
     }
+    static constexpr const char* kAxis[] = {"x", "y", "z"};
+    const bool scalar = v.is_integer();
+    std::int64_t total = 1;
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (d[i] < 1 || d[i] > max_each[i]) {
+        error_at(range_id, v.source(),
+                 std::string(key) + (scalar ? "" : std::string(".") + kAxis[i]) +
+                     " must be in 1.." + std::to_string(max_each[i]) +
+                     (scalar && key == "block" ? " threads" : "") + "; got " +
+                     std::to_string(d[i]));
+        return std::nullopt;
+      }
+      total *= d[i];
+    }
+    if (total > max_total) {
+      error_at(range_id, v.source(),
+               std::string(key) + " has " + std::to_string(total) + " " + what +
+                   " in all; at most " + std::to_string(max_total));
+      return std::nullopt;
+    }
+    return tile::Dim3{d[0], d[1], d[2]};
   }
 
   // ---------------------------------------------------------------- [param.NAME]
@@ -1090,6 +1133,14 @@ private:
         ok = false;
       }
       op.body = std::move(f);
+    } else if (*kind == "for") {
+      check_keys(t, kForKeys, where);
+      load_for(t, where_kind, op);
+      return;
+    } else if (*kind == "end") {
+      check_keys(t, kBareKeys, where);
+      load_end(t, op);
+      return;
     } else if (*kind == "copy") {
       check_keys(t, kCopyKeys, where);
       tile::CopyOp c;
@@ -1109,6 +1160,194 @@ private:
     }
     if (ok)
       kernel_->ops.push_back(std::move(op));
+  }
+
+  // ---------------------------------------------------------------- loops
+
+  /// A `for` whose var is live for the ops up to its `end`. `index` is the
+  /// ForOp's index in kernel_->ops, or npos for a rejected `for` (its `end`
+  /// is then consumed silently).
+  struct OpenLoop {
+    std::string var;
+    std::size_t index = static_cast<std::size_t>(-1);
+    tile::SourcePos pos;
+  };
+
+  bool is_loop_var(std::string_view name) const {
+    return std::any_of(loops_.begin(), loops_.end(),
+                       [&](const OpenLoop& l) { return l.var == name; });
+  }
+
+  /// The names expressions may use here: parameters and the live loop variables.
+  tile::ExprNames expr_names() const {
+    tile::ExprNames n;
+    n.is_param = [this](std::string_view x) { return is_param(x); };
+    if (!loops_.empty())
+      n.is_loop = [this](std::string_view x) { return is_loop_var(x); };
+    return n;
+  }
+
+  /// The first leaf of e that differs between the threads of a CTA, else nullptr.
+  static const tile::Expr* per_thread_leaf(const tile::Expr& e) {
+    switch (e.kind) {
+    case tile::ExprKind::tid:
+    case tile::ExprKind::warp:
+    case tile::ExprKind::lane:
+      return &e;
+    case tile::ExprKind::special:
+      return tile::per_thread(e.special) ? &e : nullptr;
+    case tile::ExprKind::constant:
+    case tile::ExprKind::bid:
+    case tile::ExprKind::param:
+    case tile::ExprKind::axis:
+    case tile::ExprKind::loop:
+    case tile::ExprKind::unary:
+    case tile::ExprKind::binary:
+    case tile::ExprKind::select:
+      break;
+    }
+    for (const auto& a : e.args)
+      if (const tile::Expr* hit = per_thread_leaf(*a))
+        return hit;
+    return nullptr;
+  }
+
+  /// start, stop or step of a `for`: an integer or an expression string over
+  /// constants, parameters, bid, nbid, ntid and enclosing loop variables.
+  std::optional<tile::Located<tile::ExprPtr>> loop_bound(const toml::node& v, std::string_view key,
+                                                         const std::string& where) {
+    if (const auto* i = v.as_integer())
+      return tile::Located<tile::ExprPtr>{tile::make_constant(i->get()), std::to_string(i->get()),
+                                          pos_of(v.source().begin)};
+    const auto* s = v.as_string();
+    if (!s) {
+      wrong_type(v, key, where, "an integer or an expression string such as \"k_tiles\"");
+      return std::nullopt;
+    }
+    const StringLoc loc = locate_string(v);
+    auto r = tile::parse_expr(s->get(), expr_names());
+    if (!r) {
+      add_inner(with_suggestions(r.diagnostics, s->get()), loc);
+      return std::nullopt;
+    }
+    if (const tile::Expr* t = per_thread_leaf(**r)) {
+      Diagnostics ds;
+      ds.add(ptxgen::error_at(DiagId::spec_loop_bound_per_thread, s->get(), t->offset, t->length,
+                              std::string(key) +
+                                  " of a loop must be the same for every thread "
+                                  "of a CTA; '" +
+                                  s->get().substr(t->offset, t->length) +
+                                  "' differs between threads (use bid, nbid, parameters, "
+                                  "constants or enclosing loop variables)"));
+      add_inner(ds, loc);
+      return std::nullopt;
+    }
+    return tile::Located<tile::ExprPtr>{std::move(*r), s->get(), loc.pos};
+  }
+
+  /// The loop variable's name: an identifier that is not reserved, a parameter,
+  /// a tensor or the variable of an enclosing loop.
+  std::optional<tile::Located<std::string>> loop_var(const toml::table& t,
+                                                     const std::string& where) {
+    const toml::node* v = t.get("var");
+    if (!v) {
+      missing(t, "var", where, "the loop variable's name, e.g. var = \"k\"");
+      return std::nullopt;
+    }
+    auto name = get_string(*v, "var", where, "a string (the loop variable's name)");
+    if (!name)
+      return std::nullopt;
+    std::string clash;
+    if (!is_identifier(*name))
+      clash = "is not an identifier (letters, digits and '_', not starting with a digit)";
+    else if (contains(kReservedNames, *name))
+      clash = "is reserved in expressions (" + join(kReservedNames) + ")";
+    else if (is_param(*name))
+      clash = "is a kernel parameter";
+    else if (find_tensor(*name))
+      clash = "is a tensor";
+    else if (is_loop_var(*name))
+      clash = "is the variable of an enclosing loop";
+    if (!clash.empty()) {
+      const StringLoc loc = locate_string(*v);
+      Diagnostics ds;
+      ds.add(ptxgen::error_at(DiagId::spec_loop_var_name, *name, 0,
+                              static_cast<std::uint32_t>(name->size()),
+                              "loop variable " + squote(*name) + " " + clash));
+      add_inner(ds, loc);
+      return std::nullopt;
+    }
+    return tile::Located<std::string>{*name, *name, locate_string(*v).pos};
+  }
+
+  void load_for(const toml::table& t, const std::string& where, tile::Op& op) {
+    tile::ForOp f;
+    auto var = loop_var(t, where);
+    bool ok = var.has_value();
+    const std::pair<const char*, tile::Located<tile::ExprPtr>*> bounds[] = {
+        {"start", &f.start}, {"stop", &f.stop}, {"step", &f.step}};
+    for (const auto& [key, slot] : bounds) {
+      const toml::node* v = t.get(key);
+      if (!v && std::string_view(key) == "step") {
+        f.step = {tile::make_constant(1), "1", op.pos};
+        continue;
+      }
+      if (!v) {
+        missing(t, key, where,
+                std::string_view(key) == "start"
+                    ? "the first value, e.g. start = 0"
+                    : "the bound (exclusive), e.g. stop = \"k_tiles\"");
+        ok = false;
+        continue;
+      }
+      auto b = loop_bound(*v, key, where);
+      ok = ok && b.has_value();
+      if (b)
+        *slot = std::move(*b);
+    }
+    if (const toml::node* v = t.get("unroll")) {
+      auto u = get_int(*v, "unroll", where, "an integer (body copies per back edge)");
+      if (u && (*u < 1 || *u > kMaxUnroll)) {
+        error_at(DiagId::spec_loop_unroll_range, v->source(),
+                 "unroll must be in 1.." + std::to_string(kMaxUnroll) + "; got " +
+                     std::to_string(*u));
+        u.reset();
+      }
+      ok = ok && u.has_value();
+      if (u)
+        f.unroll = *u;
+    }
+    OpenLoop open{var ? var->value : std::string(), static_cast<std::size_t>(-1), op.pos};
+    if (ok) {
+      f.var = std::move(*var);
+      open.index = kernel_->ops.size();
+      op.body = std::move(f);
+      kernel_->ops.push_back(std::move(op));
+    }
+    loops_.push_back(std::move(open));
+  }
+
+  void load_end(const toml::table& t, tile::Op& op) {
+    if (loops_.empty()) {
+      error_at(DiagId::spec_loop_stray_end, t.source(),
+               "`end` without a `for`: every op = \"end\" closes the innermost open loop");
+      return;
+    }
+    const OpenLoop open = loops_.back();
+    loops_.pop_back();
+    if (open.index == static_cast<std::size_t>(-1))
+      return; // its `for` was rejected and reported
+    std::get<tile::ForOp>(kernel_->ops[open.index].body).end = kernel_->ops.size();
+    op.body = tile::EndOp{open.index};
+    kernel_->ops.push_back(std::move(op));
+  }
+
+  /// Reports every `for` still open at the end of the ops.
+  void check_loops_closed() {
+    for (const OpenLoop& l : loops_)
+      add_error(DiagId::spec_loop_unclosed, {l.pos.line, l.pos.column}, 1,
+                "this `for` has no matching op = \"end\"");
+    loops_.clear();
   }
 
   /// The tensor name a view string starts with ("A" in `A.sub[tid, :]`).
@@ -1135,8 +1374,7 @@ private:
       return std::nullopt;
     const StringLoc loc = locate_string(*v);
     auto r = tile::parse_view(
-        *s, [this](std::string_view n) { return find_tensor(n); },
-        [this](std::string_view n) { return is_param(n); });
+        *s, [this](std::string_view n) { return find_tensor(n); }, expr_names());
     if (!r) {
       add_inner(with_suggestions(r.diagnostics, *s), loc);
       return std::nullopt;
@@ -1213,8 +1451,9 @@ private:
     std::function<bool(std::string_view)> is_axis; // none: the message does not offer axes
     if (!axes.empty())
       is_axis = [&axes](std::string_view n) { return axes.find(n) != axes.end(); };
-    auto r = tile::parse_expr(
-        s->get(), [this](std::string_view n) { return is_param(n); }, is_axis);
+    tile::ExprNames names = expr_names();
+    names.is_axis = is_axis;
+    auto r = tile::parse_expr(s->get(), names);
     if (!r) {
       add_inner(with_suggestions(r.diagnostics, s->get(), &axes), loc);
       return std::nullopt;
@@ -1681,6 +1920,7 @@ private:
   Diagnostics diags_;
   std::unique_ptr<tile::Kernel> kernel_ = std::make_unique<tile::Kernel>();
   std::set<std::string, std::less<>> param_names_;     // every [param.*] key, valid or not
+  std::vector<OpenLoop> loops_;                        // the `for`s open at the current op
   std::map<std::string, bool, std::less<>> param_u64_; // accepted parameters: is it u64?
   std::set<std::string, std::less<>> broken_tensors_;  // declared but rejected
   std::int64_t shared_bytes_ = 0;                      // shared tensors so far, aligned

@@ -23,6 +23,7 @@ using tile::Expr;
 using tile::ExprKind;
 using tile::ExprOp;
 using tile::ExprPtr;
+using tile::Special;
 
 /// A total order on expression trees that agrees with tile::structurally_equal
 /// (kinds, ops, constant values, parameter names; spans ignored): caches are
@@ -42,7 +43,7 @@ int three_way(const T& a, const T& b) {
 }
 
 /// A leaf's place in compare()'s order; compound expressions (kCompound) come after every leaf.
-constexpr int kCompound = 6;
+constexpr int kCompound = 8;
 int leaf_rank(ExprKind k) {
   switch (k) {
   case ExprKind::constant:
@@ -57,6 +58,10 @@ int leaf_rank(ExprKind k) {
     return 4;
   case ExprKind::warp:
     return 5;
+  case ExprKind::special:
+    return 6;
+  case ExprKind::loop:
+    return 7;
   case ExprKind::axis: // the lowering sees repeat axes only substituted (substitute_axes)
     unreachable("compare() of a repeat-axis leaf");
   case ExprKind::unary:
@@ -73,8 +78,10 @@ int compare(const Expr& a, const Expr& b) {
   if (leaf_rank(a.kind) != kCompound) { // two leaves of one kind
     if (a.kind == ExprKind::constant)
       return three_way(a.value, b.value);
-    if (a.kind == ExprKind::param)
+    if (a.kind == ExprKind::param || a.kind == ExprKind::loop)
       return three_way(a.name, b.name);
+    if (a.kind == ExprKind::special)
+      return three_way(a.special, b.special);
     return 0;
   }
   if (!a.args.empty() && !b.args.empty())
@@ -307,6 +314,12 @@ private:
       return it->second;
     const bool from_tid = e->kind == ExprKind::warp || e->kind == ExprKind::lane;
     const Register tid = from_tid ? leaf(tile::make_leaf(ExprKind::tid)) : Register{};
+    if (auto alias = x_only_alias(*e))
+      return leaf(*alias);
+    if (e->kind == ExprKind::tid && k_.block_dim.count() != k_.block_dim.x)
+      return linear_index(e, Special::tid_x, k_.block_dim);
+    if (e->kind == ExprKind::bid && k_.grid_dim.count() != k_.grid_dim.x)
+      return linear_index(e, Special::bid_x, k_.grid_dim);
     Register r = reg(RegClass::b32);
     switch (e->kind) {
     case ExprKind::tid:
@@ -315,6 +328,11 @@ private:
     case ExprKind::bid:
       emit(Mov{ScalarType::u32, r, SpecialRegister::ctaid_x});
       break;
+    case ExprKind::special:
+      emit(Mov{ScalarType::u32, r, special_register(e->special)});
+      break;
+    case ExprKind::loop:
+      unreachable("leaf() of a loop variable outside its loop");
     case ExprKind::warp:
       emit(Binary{BinaryOp::shr, ScalarType::u32, r, tid, Immediate{5}});
       break;
@@ -335,17 +353,89 @@ private:
     return r;
   }
 
+  /// tid.x when the block is x-only is tid (bid.x likewise): the same register.
+  std::optional<ExprPtr> x_only_alias(const Expr& e) const {
+    if (e.kind != ExprKind::special)
+      return std::nullopt;
+    if (e.special == Special::tid_x && k_.block_dim.count() == k_.block_dim.x)
+      return tile::make_leaf(ExprKind::tid);
+    if (e.special == Special::bid_x && k_.grid_dim.count() == k_.grid_dim.x)
+      return tile::make_leaf(ExprKind::bid);
+    return std::nullopt;
+  }
+
+  /// The linear tid (or bid): x + nx * (y + ny * z) from the special registers.
+  Register linear_index(const ExprPtr& e, Special x, const tile::Dim3& d) {
+    const auto at = [x](int i) { return static_cast<Special>(static_cast<int>(x) + i); };
+    Register r = leaf(tile::make_special(at(1))); // y
+    if (d.z > 1) {
+      Register yz = reg(RegClass::b32);
+      emit(Mad{false, ScalarType::u32, yz, leaf(tile::make_special(at(2))), Immediate{d.y}, r});
+      r = yz;
+    }
+    Register out = reg(RegClass::b32);
+    emit(Mad{false, ScalarType::u32, out, r, Immediate{d.x}, leaf(tile::make_special(x))});
+    value_cache_.emplace(e, out);
+    return out;
+  }
+
+  static SpecialRegister special_register(Special s) {
+    switch (s) {
+    case Special::tid_x:
+      return SpecialRegister::tid_x;
+    case Special::tid_y:
+      return SpecialRegister::tid_y;
+    case Special::tid_z:
+      return SpecialRegister::tid_z;
+    case Special::bid_x:
+      return SpecialRegister::ctaid_x;
+    case Special::bid_y:
+      return SpecialRegister::ctaid_y;
+    case Special::bid_z:
+      return SpecialRegister::ctaid_z;
+    case Special::ntid:
+    case Special::ntid_x:
+    case Special::ntid_y:
+    case Special::ntid_z:
+    case Special::nbid:
+    case Special::nbid_x:
+    case Special::nbid_y:
+    case Special::nbid_z:
+      break; // launch constants: value() gives immediates
+    }
+    unreachable("special_register() of a launch size");
+  }
+
+  /// The launch size a special names (ntid, nbid and their axes), else nullopt.
+  std::optional<std::int64_t> launch_size(const Expr& e) const {
+    if (e.kind != ExprKind::special || tile::per_thread(e.special))
+      return std::nullopt;
+    auto b = tile::bounds(e, k_.launch_bounds());
+    if (!b || b->lo != b->hi)
+      return std::nullopt; // bid.x, bid.y, bid.z
+    return b->lo;
+  }
+
   /// The u32 value of e: an immediate when constant, else a register.
   Operand value(const ExprPtr& e) {
     if (auto c = tile::constant_value(*e))
       return Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(*c))};
+    if (auto n = launch_size(*e))
+      return Immediate{*n};
     switch (e->kind) {
     case ExprKind::tid:
     case ExprKind::bid:
     case ExprKind::warp:
     case ExprKind::lane:
     case ExprKind::param:
+    case ExprKind::special:
       return leaf(e);
+    case ExprKind::loop: {
+      auto it = value_cache_.find(e);
+      if (it == value_cache_.end())
+        unreachable("value() of a loop variable outside its loop");
+      return it->second;
+    }
     case ExprKind::axis:
       unreachable("value() of a repeat-axis leaf (substitute_axes first)");
     case ExprKind::constant: // returned above
@@ -906,6 +996,72 @@ private:
         return w;
     }
     return 1;
+  }
+
+  // --- loops ----------------------------------------------------------------
+
+  /// What lowering a loop body may add to the caches; restored at the loop's end,
+  /// since a value first computed in the body is not defined after a loop that
+  /// ran zero times.
+  struct Caches {
+    std::map<ExprPtr, Register, ExprLess> value;
+    std::map<ExprPtr, Register, ExprLess> pred;
+    std::map<std::string, Register> base;
+    std::optional<Register> dynamic_base;
+    std::map<AddressKey, Register, AddressKeyLess> address;
+    std::map<PolicyKey, Register> policy;
+  };
+
+  struct LoopFrame {
+    Register counter; ///< the loop variable
+    Operand stop;
+    Operand step;
+    std::string head; ///< the label at the top of the body
+    std::string exit; ///< the label after the loop
+    Caches saved;
+  };
+  std::vector<LoopFrame> loops_; ///< the loops open at the current op, innermost last
+  unsigned loops_emitted_ = 0;   ///< numbers the loops' labels
+
+  /// `for (v = start; v < stop; v += step)`: start, stop and step once before the
+  /// loop, a guard that skips a loop of no iterations, the body under a label,
+  /// and at the end the increment and the conditional back edge. The contract
+  /// proved the variable's range inside 0..2^31-1, so u32 compares are exact.
+  void lower(const tile::ForOp& f) {
+    const Operand start = value(f.start.value);
+    const Operand stop = value(f.stop.value);
+    const Operand step = value(f.step.value);
+    const std::string id = f.var.value + "_" + std::to_string(loops_emitted_++);
+    LoopFrame frame{reg(RegClass::b32),
+                    stop,
+                    step,
+                    "$L_" + id,
+                    "$L_" + id + "_done",
+                    Caches{value_cache_, pred_cache_, base_cache_, dynamic_base_, address_cache_,
+                           policy_cache_}};
+    emit(Mov{ScalarType::u32, frame.counter, start});
+    Register skip = reg(RegClass::pred);
+    emit(Setp{CompareOp::ge, ScalarType::u32, skip, frame.counter, stop});
+    emit(Bra{frame.exit, true}, Guard{skip, false});
+    emit(Label{frame.head});
+    value_cache_[tile::make_leaf(ExprKind::loop, f.var.value)] = frame.counter;
+    loops_.push_back(std::move(frame));
+  }
+
+  void lower(const tile::EndOp&) {
+    LoopFrame frame = std::move(loops_.back());
+    loops_.pop_back();
+    emit(Binary{BinaryOp::add, ScalarType::u32, frame.counter, frame.counter, frame.step});
+    Register again = reg(RegClass::pred);
+    emit(Setp{CompareOp::lt, ScalarType::u32, again, frame.counter, frame.stop});
+    emit(Bra{frame.head, true}, Guard{again, false});
+    emit(Label{frame.exit});
+    value_cache_ = std::move(frame.saved.value);
+    pred_cache_ = std::move(frame.saved.pred);
+    base_cache_ = std::move(frame.saved.base);
+    dynamic_base_ = frame.saved.dynamic_base;
+    address_cache_ = std::move(frame.saved.address);
+    policy_cache_ = std::move(frame.saved.policy);
   }
 
   void lower(const tile::FillOp& f) {

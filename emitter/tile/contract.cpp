@@ -50,8 +50,9 @@ std::string shape_str(const View& v) {
   return s + ")";
 }
 
+/// True when e uses a parameter or a loop variable: a value known only as a range.
 bool uses_params(const Expr& e) {
-  if (e.kind == ExprKind::param)
+  if (e.kind == ExprKind::param || e.kind == ExprKind::loop)
     return true;
   return std::any_of(e.args.begin(), e.args.end(),
                      [](const ExprPtr& a) { return uses_params(*a); });
@@ -63,10 +64,15 @@ bool uses_thread(const Expr& e) {
   case ExprKind::warp:
   case ExprKind::lane:
     return true;
+  case ExprKind::special:
+    if (per_thread(e.special))
+      return true;
+    break;
   case ExprKind::constant:
   case ExprKind::bid:
   case ExprKind::param:
   case ExprKind::axis:
+  case ExprKind::loop:
   case ExprKind::unary:
   case ExprKind::binary:
   case ExprKind::select:
@@ -709,6 +715,43 @@ private:
             "wait_group n must be in 0.." + std::to_string(ptx::max_wait_group) + "; it is " +
                 std::to_string(w.n) +
                 " (ptxgen is stricter than ptxas, which accepts any integer)");
+  }
+  /// A loop's variable ranges over [start's least value, stop's greatest - 1]
+  /// inside its body (every iteration of every CTA, for every parameter value
+  /// in its declared range); step must be provably at least 1. The lowering
+  /// counts in u32 registers, so the variable and stop must stay in 0..2^31-1.
+  void check(const ForOp& f, const Op&) {
+    const auto start = bounds(*f.start.value, lb_);
+    const auto stop = bounds(*f.stop.value, lb_);
+    const auto step = bounds(*f.step.value, lb_);
+    constexpr std::int64_t kLimit = (std::int64_t{1} << 31) - 1;
+    const std::pair<const Located<ExprPtr>*, const std::optional<Interval>*> parts[] = {
+        {&f.start, &start}, {&f.stop, &stop}, {&f.step, &step}};
+    bool ok = true;
+    for (const auto& [expr, range] : parts) {
+      if (!*range || (*range)->lo < 0 || (*range)->hi > kLimit) {
+        error(DiagId::contract_loop_range, expr->pos,
+              "loop '" + f.var.value + "': '" + expr->text + "' must be provably in 0.." +
+                  std::to_string(kLimit) + "; its range is " + range_text(*range),
+              text_length(*expr));
+        ok = false;
+      }
+    }
+    if (ok && step->lo < 1) {
+      error(DiagId::contract_loop_step, f.step.pos,
+            "loop '" + f.var.value + "': step must be provably at least 1; its range is " +
+                range_text(step),
+            text_length(f.step));
+      ok = false;
+    }
+    // The variable's values: start.lo .. stop.hi - 1 (empty: the body never runs,
+    // and is still checked over start's range so that its errors are not hidden).
+    Interval var{ok ? start->lo : 0, ok ? std::max(start->lo, stop->hi - 1) : kLimit};
+    lb_.loops[f.var.value] = var;
+  }
+  void check(const EndOp& e, const Op&) {
+    const auto& f = std::get<ForOp>(k_.ops[e.begin].body);
+    lb_.loops.erase(f.var.value);
   }
   void check(const CommitGroupOp&, const Op&) {}
   void check(const WaitAllOp&, const Op&) {}

@@ -332,6 +332,47 @@ Interval narrowed(const LaunchBounds& l, ExprKind k, Interval r) {
   return meet(r, it->second).value_or(it->second);
 }
 
+// The launch's dimensions; a LaunchBounds whose dims do not multiply to its
+// totals (built by hand with only `block`/`grid`) is taken as x-only.
+Dim3 dims_of(const Dim3& d, i64 total) {
+  return d.count() == total ? d : Dim3{total, 1, 1};
+}
+
+Interval special_range(Special s, const LaunchBounds& l) {
+  const Dim3 b = dims_of(l.block_dim, l.block), g = dims_of(l.grid_dim, l.grid);
+  switch (s) {
+  case Special::tid_x:
+    return {0, b.x - 1};
+  case Special::tid_y:
+    return {0, b.y - 1};
+  case Special::tid_z:
+    return {0, b.z - 1};
+  case Special::ntid:
+    return {l.block, l.block};
+  case Special::ntid_x:
+    return {b.x, b.x};
+  case Special::ntid_y:
+    return {b.y, b.y};
+  case Special::ntid_z:
+    return {b.z, b.z};
+  case Special::bid_x:
+    return {0, g.x - 1};
+  case Special::bid_y:
+    return {0, g.y - 1};
+  case Special::bid_z:
+    return {0, g.z - 1};
+  case Special::nbid:
+    return {l.grid, l.grid};
+  case Special::nbid_x:
+    return {g.x, g.x};
+  case Special::nbid_y:
+    return {g.y, g.y};
+  case Special::nbid_z:
+    return {g.z, g.z};
+  }
+  unreachable("not a Special value");
+}
+
 Interval leaf_range(const Expr& e, const LaunchBounds& l) {
   switch (e.kind) {
   case ExprKind::tid:
@@ -361,6 +402,14 @@ Interval leaf_range(const Expr& e, const LaunchBounds& l) {
       return it->second;
     return Interval{kMin, kMax};
   }
+  case ExprKind::loop: {
+    auto it = l.loops.find(e.name);
+    if (it != l.loops.end())
+      return it->second;
+    return Interval{kMin, kMax};
+  }
+  case ExprKind::special:
+    return special_range(e.special, l);
   case ExprKind::constant:
     return {e.value, e.value};
   case ExprKind::unary:
@@ -379,7 +428,9 @@ bool is_variable(const Expr& e) {
   case ExprKind::bid:
   case ExprKind::param:
   case ExprKind::axis:
+  case ExprKind::loop:
     return true;
+  case ExprKind::special: // not narrowed: each is a constant or a coordinate of tid/bid
   case ExprKind::constant:
   case ExprKind::unary:
   case ExprKind::binary:
@@ -439,12 +490,16 @@ void set_range(LaunchBounds& l, const Expr& x, Interval r) {
   case ExprKind::axis:
     l.axes[x.name] = r;
     return;
+  case ExprKind::loop:
+    l.loops[x.name] = r;
+    return;
   case ExprKind::tid:
   case ExprKind::warp:
   case ExprKind::lane:
   case ExprKind::bid:
     l.narrowed[x.kind] = r;
     return;
+  case ExprKind::special: // is_variable() is false for these
   case ExprKind::constant:
   case ExprKind::unary:
   case ExprKind::binary:
@@ -513,6 +568,11 @@ std::optional<Interval> bounds_rec(const Expr& e, const LaunchBounds& l) {
   case ExprKind::lane:
   case ExprKind::bid:
   case ExprKind::param:
+  case ExprKind::special:
+    return leaf_range(e, l);
+  case ExprKind::loop:
+    if (l.loops.find(e.name) == l.loops.end())
+      return std::nullopt; // a loop variable outside its loop has no range
     return leaf_range(e, l);
   case ExprKind::axis:
     if (l.axes.find(e.name) == l.axes.end())
@@ -573,6 +633,8 @@ int level(const Expr& e) {
   case ExprKind::bid:
   case ExprKind::param:
   case ExprKind::axis:
+  case ExprKind::loop:
+  case ExprKind::special:
     return kAtom;
   }
   unreachable("not an ExprOp or ExprKind value");
@@ -607,7 +669,11 @@ void print_rec(const Expr& e, std::string& out) {
     return;
   case ExprKind::param:
   case ExprKind::axis:
+  case ExprKind::loop:
     out += e.name;
+    return;
+  case ExprKind::special:
+    out += spelling(e.special);
     return;
   case ExprKind::unary: {
     const Expr& a = *e.args[0];
@@ -711,9 +777,78 @@ ExprPtr make_constant(std::int64_t v) {
 ExprPtr make_leaf(ExprKind k, std::string name) {
   auto e = std::make_shared<Expr>();
   e->kind = k;
-  if (k == ExprKind::param || k == ExprKind::axis)
+  if (k == ExprKind::param || k == ExprKind::axis || k == ExprKind::loop)
     e->name = std::move(name);
   return e;
+}
+
+ExprPtr make_special(Special s) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::special;
+  e->special = s;
+  return e;
+}
+
+namespace {
+
+// The spelling of each Special, in enum order.
+constexpr std::string_view kSpecialSpellings[] = {"tid.x",  "tid.y",  "tid.z",  "ntid",  "ntid.x",
+                                                  "ntid.y", "ntid.z", "bid.x",  "bid.y", "bid.z",
+                                                  "nbid",   "nbid.x", "nbid.y", "nbid.z"};
+static_assert(std::size(kSpecialSpellings) == std::size(kSpecials));
+
+// The value of a special for the thread `tid` of CTA `bid`.
+std::int64_t special_value(Special s, const ExprEnv& env) {
+  const Dim3& b = env.block_dim;
+  const Dim3& g = env.grid_dim;
+  switch (s) {
+  case Special::tid_x:
+    return env.tid % b.x;
+  case Special::tid_y:
+    return env.tid / b.x % b.y;
+  case Special::tid_z:
+    return env.tid / (b.x * b.y);
+  case Special::ntid:
+    return b.count();
+  case Special::ntid_x:
+    return b.x;
+  case Special::ntid_y:
+    return b.y;
+  case Special::ntid_z:
+    return b.z;
+  case Special::bid_x:
+    return env.bid % g.x;
+  case Special::bid_y:
+    return env.bid / g.x % g.y;
+  case Special::bid_z:
+    return env.bid / (g.x * g.y);
+  case Special::nbid:
+    return g.count();
+  case Special::nbid_x:
+    return g.x;
+  case Special::nbid_y:
+    return g.y;
+  case Special::nbid_z:
+    return g.z;
+  }
+  unreachable("not a Special value");
+}
+
+} // namespace
+
+std::string_view spelling(Special s) {
+  return kSpecialSpellings[static_cast<std::size_t>(s)];
+}
+
+std::optional<Special> parse_special(std::string_view text) {
+  for (Special s : kSpecials)
+    if (spelling(s) == text)
+      return s;
+  return std::nullopt;
+}
+
+bool per_thread(Special s) {
+  return s == Special::tid_x || s == Special::tid_y || s == Special::tid_z;
 }
 
 ExprPtr make_unary(ExprOp op, ExprPtr a) {
@@ -763,6 +898,16 @@ std::optional<std::int64_t> evaluate(const Expr& e, const ExprEnv& env) {
       return std::nullopt;
     return it->second;
   }
+  case ExprKind::loop: {
+    auto it = env.loops.find(e.name);
+    if (it == env.loops.end())
+      return std::nullopt;
+    return it->second;
+  }
+  case ExprKind::special:
+    if (env.block_dim.x < 1 || env.block_dim.y < 1 || env.grid_dim.x < 1 || env.grid_dim.y < 1)
+      return std::nullopt;
+    return special_value(e.special, env);
   case ExprKind::unary: {
     auto a = evaluate(*e.args[0], env);
     if (!a)
@@ -875,13 +1020,12 @@ ExprPtr fold_substituted(const std::shared_ptr<Expr>& e) {
 
 } // namespace
 
-ExprPtr substitute_axes(const ExprPtr& e,
-                        const std::map<std::string, std::int64_t, std::less<>>& coords) {
-  if (e->kind == ExprKind::axis) {
-    auto it = coords.find(e->name);
-    if (it == coords.end())
+ExprPtr substitute(const ExprPtr& e, const std::function<ExprPtr(const Expr&)>& leaf) {
+  if (e->args.empty()) {
+    ExprPtr r = leaf(*e);
+    if (!r)
       return e;
-    auto c = std::make_shared<Expr>(*make_constant(it->second));
+    auto c = std::make_shared<Expr>(*r);
     c->offset = e->offset;
     c->length = e->length;
     return c;
@@ -889,7 +1033,7 @@ ExprPtr substitute_axes(const ExprPtr& e,
   bool changed = false;
   std::vector<ExprPtr> args;
   for (const auto& a : e->args) {
-    args.push_back(substitute_axes(a, coords));
+    args.push_back(substitute(a, leaf));
     changed = changed || args.back() != a;
   }
   if (!changed)
@@ -897,6 +1041,16 @@ ExprPtr substitute_axes(const ExprPtr& e,
   auto copy = std::make_shared<Expr>(*e);
   copy->args = std::move(args);
   return fold_substituted(copy);
+}
+
+ExprPtr substitute_axes(const ExprPtr& e,
+                        const std::map<std::string, std::int64_t, std::less<>>& coords) {
+  return substitute(e, [&coords](const Expr& x) -> ExprPtr {
+    if (x.kind != ExprKind::axis)
+      return nullptr;
+    auto it = coords.find(x.name);
+    return it == coords.end() ? nullptr : make_constant(it->second);
+  });
 }
 
 ExprPtr fold_truth(const ExprPtr& e) {
@@ -951,7 +1105,10 @@ bool structurally_equal(const Expr& a, const Expr& b) {
     return false;
   if (a.kind == ExprKind::constant && a.value != b.value)
     return false;
-  if ((a.kind == ExprKind::param || a.kind == ExprKind::axis) && a.name != b.name)
+  if ((a.kind == ExprKind::param || a.kind == ExprKind::axis || a.kind == ExprKind::loop) &&
+      a.name != b.name)
+    return false;
+  if (a.kind == ExprKind::special && a.special != b.special)
     return false;
   for (std::size_t i = 0; i < a.args.size(); ++i)
     if (!structurally_equal(*a.args[i], *b.args[i]))

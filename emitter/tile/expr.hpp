@@ -38,9 +38,55 @@ enum class ExprKind : std::uint8_t {
   bid,      ///< %ctaid.x
   param,    ///< a named kernel parameter
   axis,     ///< a named repeat axis of an apply's view (its coordinate)
+  loop,     ///< a loop variable (`for` ... `end`), by name
+  special,  ///< a launch coordinate or size other than tid and bid (Expr::special)
   unary,    ///< op args[0]
   binary,   ///< args[0] op args[1]
   select,   ///< args[0] ? args[1] : args[2]
+};
+
+/// The launch coordinates and sizes beyond the linear `tid` and `bid`, as
+/// spelled in expressions: `tid.x`, `ntid`, `nbid.y`... `ntid` and `nbid` are
+/// the totals (threads per CTA, CTAs in the grid).
+enum class Special : std::uint8_t {
+  tid_x,  ///< tid.x: %tid.x
+  tid_y,  ///< tid.y: %tid.y
+  tid_z,  ///< tid.z: %tid.z
+  ntid,   ///< ntid: threads per CTA (ntid.x * ntid.y * ntid.z)
+  ntid_x, ///< ntid.x: %ntid.x
+  ntid_y, ///< ntid.y: %ntid.y
+  ntid_z, ///< ntid.z: %ntid.z
+  bid_x,  ///< bid.x: %ctaid.x
+  bid_y,  ///< bid.y: %ctaid.y
+  bid_z,  ///< bid.z: %ctaid.z
+  nbid,   ///< nbid: CTAs in the grid (nbid.x * nbid.y * nbid.z)
+  nbid_x, ///< nbid.x: %nctaid.x
+  nbid_y, ///< nbid.y: %nctaid.y
+  nbid_z, ///< nbid.z: %nctaid.z
+};
+
+/// Every Special, in enum order.
+inline constexpr Special kSpecials[] = {
+    Special::tid_x,  Special::tid_y,  Special::tid_z,  Special::ntid,  Special::ntid_x,
+    Special::ntid_y, Special::ntid_z, Special::bid_x,  Special::bid_y, Special::bid_z,
+    Special::nbid,   Special::nbid_x, Special::nbid_y, Special::nbid_z};
+
+/// The spelling in expressions: "tid.x", "ntid", "nbid.z"...; inverse of parse_special.
+std::string_view spelling(Special s);
+
+/// The Special spelled `text`, or nullopt.
+std::optional<Special> parse_special(std::string_view text);
+
+/// True for the specials that differ between the threads of a CTA (tid.x, tid.y, tid.z).
+bool per_thread(Special s);
+
+/// A launch extent: grid or block dimensions.
+struct Dim3 {
+  std::int64_t x = 1;
+  std::int64_t y = 1;
+  std::int64_t z = 1;
+  std::int64_t count() const { return x * y * z; }
+  bool operator==(const Dim3&) const = default;
 };
 
 /// How tightly an operator binds, loosest first (C's order); `call` and `atom` bind tightest.
@@ -98,15 +144,17 @@ using ExprPtr = std::shared_ptr<const Expr>;
 struct Expr {
   ExprKind kind = ExprKind::constant;
   ExprOp op = ExprOp::none;
-  std::int64_t value = 0;    ///< for constant
-  std::string name;          ///< for param and axis
-  std::vector<ExprPtr> args; ///< 1 (unary), 2 (binary) or 3 (select)
-  std::uint32_t offset = 0;  ///< span in the parsed string (0-based byte offset)
+  std::int64_t value = 0;           ///< for constant
+  std::string name;                 ///< for param, axis and loop
+  Special special = Special::tid_x; ///< for special
+  std::vector<ExprPtr> args;        ///< 1 (unary), 2 (binary) or 3 (select)
+  std::uint32_t offset = 0;         ///< span in the parsed string (0-based byte offset)
   std::uint32_t length = 0;
 };
 
 ExprPtr make_constant(std::int64_t v);
-ExprPtr make_leaf(ExprKind k, std::string name = {}); ///< tid, warp, lane, bid, param or axis
+ExprPtr make_leaf(ExprKind k, std::string name = {}); ///< tid, warp, lane, bid, param, axis or loop
+ExprPtr make_special(Special s);
 ExprPtr make_unary(ExprOp op, ExprPtr a);
 ExprPtr make_binary(ExprOp op, ExprPtr a, ExprPtr b);
 ExprPtr make_select(ExprPtr c, ExprPtr a, ExprPtr b);
@@ -122,6 +170,18 @@ Result<ExprPtr> parse_expr(std::string_view text,
                            const std::function<bool(std::string_view)>& is_param,
                            const std::function<bool(std::string_view)>& is_axis);
 
+/// The names an expression may use besides tid, warp, lane, bid and the
+/// specials: each callback says whether an identifier is of its kind (an
+/// empty callback: none are). Tried in order: parameter, loop variable, axis.
+struct ExprNames {
+  std::function<bool(std::string_view)> is_param;
+  std::function<bool(std::string_view)> is_axis;
+  std::function<bool(std::string_view)> is_loop;
+};
+
+/// As parse_expr, with the names in `names`.
+Result<ExprPtr> parse_expr(std::string_view text, const ExprNames& names);
+
 /// The deepest tree parse_expr accepts (deeper input is an error, not a stack overflow).
 inline constexpr unsigned kMaxExprDepth = 256;
 
@@ -130,12 +190,22 @@ inline constexpr unsigned kMaxExprDepth = 256;
 Result<ExprPtr> parse_expr_in(std::string_view text, std::size_t begin, std::size_t end,
                               const std::function<bool(std::string_view)>& is_param);
 
+/// As parse_expr_in, with the names in `names`.
+Result<ExprPtr> parse_expr_in(std::string_view text, std::size_t begin, std::size_t end,
+                              const ExprNames& names);
+
 /// The values of the leaves for one thread.
+/// tid and bid are the linear indices; the specials derive from them and the
+/// dimensions: tid.x = tid % ntid.x, tid.y = tid / ntid.x % ntid.y,
+/// tid.z = tid / (ntid.x * ntid.y), likewise bid.* over grid_dim.
 struct ExprEnv {
   std::int64_t tid = 0;
   std::int64_t bid = 0;
+  Dim3 block_dim; ///< ntid.x, ntid.y, ntid.z
+  Dim3 grid_dim;  ///< nbid.x, nbid.y, nbid.z
   std::map<std::string, std::int64_t, std::less<>> params;
-  std::map<std::string, std::int64_t, std::less<>> axes; ///< repeat-axis coordinates
+  std::map<std::string, std::int64_t, std::less<>> axes;  ///< repeat-axis coordinates
+  std::map<std::string, std::int64_t, std::less<>> loops; ///< loop variables' values
 };
 
 /// Evaluates for one thread. Division or remainder by zero, and a shift
@@ -164,8 +234,11 @@ struct Interval {
 struct LaunchBounds {
   std::int64_t block = 1;                              ///< tid in 0..block-1
   std::int64_t grid = 1;                               ///< bid in 0..grid-1
+  Dim3 block_dim{};                                    ///< its count() is block
+  Dim3 grid_dim{};                                     ///< its count() is grid
   std::map<std::string, Interval, std::less<>> params; ///< a parameter's declared range
   std::map<std::string, Interval, std::less<>> axes;   ///< a repeat axis: 0..size-1
+  std::map<std::string, Interval, std::less<>> loops;  ///< a loop variable's range
   /// Narrower ranges of tid, warp, lane or bid known on a path (a select's arm);
   /// intersected with the launch's. Keys: only those four kinds.
   std::map<ExprKind, Interval> narrowed;
@@ -205,6 +278,10 @@ std::optional<LaunchBounds> narrow_on(const Expr& cond, bool truth, const Launch
 /// do not change are shared with e (the same pointers).
 ExprPtr substitute_axes(const ExprPtr& e,
                         const std::map<std::string, std::int64_t, std::less<>>& coords);
+
+/// e with each leaf x for which `leaf(x)` returns an expression replaced by it
+/// (nullptr: kept), folded as substitute_axes folds; unchanged subtrees are shared.
+ExprPtr substitute(const ExprPtr& e, const std::function<ExprPtr(const Expr&)>& leaf);
 
 /// An expression with e's truth value (zero or not) wherever e has a value,
 /// with constant operands of `&&`, `||` and `!` folded away: `x || 0` and

@@ -110,10 +110,8 @@ const FunctionSpec* find_function(std::string_view name) {
 
 class Parser {
 public:
-  Parser(std::string_view text, std::size_t begin, std::size_t end,
-         const std::function<bool(std::string_view)>& is_param,
-         const std::function<bool(std::string_view)>& is_axis)
-      : text_(text), begin_(begin), end_(end), is_param_(is_param), is_axis_(is_axis) {}
+  Parser(std::string_view text, std::size_t begin, std::size_t end, const ExprNames& names)
+      : text_(text), begin_(begin), end_(end), names_(names) {}
 
   ExprPtr run() {
     lex();
@@ -491,14 +489,26 @@ private:
                  or_choices(did_you_mean(s, kFunctions),
                             "; expected if_then_else(c, a, b), min(a, b), max(a, b), "
                             "clamp(x, lo, hi) or uint32(x)"));
-      if (is_param_ && is_param_(s))
+      if (auto sp = parse_special(s)) {
+        Node n = leaf(ExprKind::special, name);
+        auto e = std::make_shared<Expr>(*n.e);
+        e->special = *sp;
+        n.e = e;
+        return n;
+      }
+      if (names_.is_param && names_.is_param(s))
         return leaf(ExprKind::param, name, std::string(s));
-      if (is_axis_ && is_axis_(s))
+      if (names_.is_loop && names_.is_loop(s))
+        return leaf(ExprKind::loop, name, std::string(s));
+      if (names_.is_axis && names_.is_axis(s))
         return leaf(ExprKind::axis, name, std::string(s));
       fail(DiagId::expr_unknown_name, name,
-           "unknown name '" + std::string(s) + "'; expected tid, warp, lane, bid" +
-               (is_axis_ ? ", a kernel parameter or a repeat axis of the src view"
-                         : " or a kernel parameter"));
+           "unknown name '" + std::string(s) +
+               "'; expected tid, warp, lane, bid, tid.x/y/z, bid.x/y/z, ntid[.x/y/z], "
+               "nbid[.x/y/z]" +
+               (names_.is_loop ? ", a loop variable" : "") +
+               (names_.is_axis ? ", a kernel parameter or a repeat axis of the src view"
+                               : " or a kernel parameter"));
     }
     case Tok::end:
       fail(DiagId::expr_syntax, t, "unexpected end of expression");
@@ -515,8 +525,7 @@ private:
   std::string_view text_;
   std::size_t begin_;
   std::size_t end_;
-  const std::function<bool(std::string_view)>& is_param_;
-  const std::function<bool(std::string_view)>& is_axis_;
+  const ExprNames& names_;
   std::vector<Token> toks_;
   std::size_t pos_ = 0;
   unsigned nest_ = 0;
@@ -527,12 +536,11 @@ private:
 namespace {
 
 Result<ExprPtr> parse_range(std::string_view text, std::size_t begin, std::size_t end,
-                            const std::function<bool(std::string_view)>& is_param,
-                            const std::function<bool(std::string_view)>& is_axis) {
+                            const ExprNames& names) {
   end = std::min(end, text.size());
   begin = std::min(begin, end);
   try {
-    Parser p(text, begin, end, is_param, is_axis);
+    Parser p(text, begin, end, names);
     return Result<ExprPtr>::success(p.run());
   } catch (const ParseError& e) {
     return Result<ExprPtr>::failure(e.diagnostic);
@@ -543,18 +551,27 @@ Result<ExprPtr> parse_range(std::string_view text, std::size_t begin, std::size_
 
 Result<ExprPtr> parse_expr_in(std::string_view text, std::size_t begin, std::size_t end,
                               const std::function<bool(std::string_view)>& is_param) {
-  return parse_range(text, begin, end, is_param, {});
+  return parse_range(text, begin, end, ExprNames{is_param, {}, {}});
+}
+
+Result<ExprPtr> parse_expr_in(std::string_view text, std::size_t begin, std::size_t end,
+                              const ExprNames& names) {
+  return parse_range(text, begin, end, names);
 }
 
 Result<ExprPtr> parse_expr(std::string_view text,
                            const std::function<bool(std::string_view)>& is_param) {
-  return parse_range(text, 0, text.size(), is_param, {});
+  return parse_range(text, 0, text.size(), ExprNames{is_param, {}, {}});
 }
 
 Result<ExprPtr> parse_expr(std::string_view text,
                            const std::function<bool(std::string_view)>& is_param,
                            const std::function<bool(std::string_view)>& is_axis) {
-  return parse_range(text, 0, text.size(), is_param, is_axis);
+  return parse_range(text, 0, text.size(), ExprNames{is_param, is_axis, {}});
+}
+
+Result<ExprPtr> parse_expr(std::string_view text, const ExprNames& names) {
+  return parse_range(text, 0, text.size(), names);
 }
 
 } // namespace ptxgen::tile

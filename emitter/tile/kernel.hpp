@@ -90,8 +90,27 @@ struct CopyOp {
   Located<View> src;
 };
 
-using OpBody =
-    std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp, CopyOp>;
+/// `for (var = start; var < stop; var += step)` over the ops up to the matching
+/// EndOp. start, stop and step are evaluated once at the loop's entry and are
+/// the same for every thread of a CTA (no tid, warp, lane or tid.*), so every
+/// thread runs the same iterations; the loader checks that, and the proper
+/// nesting of `for` and `end`.
+struct ForOp {
+  Located<std::string> var; ///< the loop variable (ExprKind::loop leaves name it)
+  Located<ExprPtr> start;
+  Located<ExprPtr> stop;   ///< exclusive
+  Located<ExprPtr> step;   ///< provably >= 1 (the contract checks it)
+  std::int64_t unroll = 1; ///< 1: a PTX loop; N: the body copied N times per back edge
+  std::size_t end = 0;     ///< index of the matching EndOp in Kernel::ops
+};
+
+/// The end of the loop whose ForOp is at Kernel::ops[begin].
+struct EndOp {
+  std::size_t begin = 0;
+};
+
+using OpBody = std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp,
+                            CopyOp, ForOp, EndOp>;
 
 struct Op {
   OpBody body;
@@ -115,13 +134,21 @@ struct TensorDecl {
 
 struct Kernel {
   std::string name;
-  std::int64_t grid = 1;
-  std::int64_t block = 128;
+  std::int64_t grid = 1;    ///< CTAs in all: grid_dim.count()
+  std::int64_t block = 128; ///< threads per CTA in all: block_dim.count()
+  Dim3 grid_dim{1, 1, 1};   ///< set with set_launch(), as grid
+  Dim3 block_dim{128, 1, 1};
   // Tensors are held by unique_ptr so views can point at them while the vector grows.
   std::vector<std::unique_ptr<TensorDecl>> tensors;
   std::vector<ScalarParam> params;
   std::vector<Op> ops;
   std::string file; ///< the spec's path, for diagnostics
+
+  /// Sets grid_dim and block_dim and the totals grid and block with them.
+  void set_launch(Dim3 grid_dims, Dim3 block_dims);
+
+  /// The values of the leaves for thread `tid` of CTA `bid` (params at their test values).
+  ExprEnv env_for(std::int64_t bid, std::int64_t tid) const;
 
   const TensorDecl* find_tensor(std::string_view n) const;
   const ScalarParam* find_param(std::string_view n) const;

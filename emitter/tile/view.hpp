@@ -105,6 +105,11 @@ Result<View> parse_view(std::string_view text,
                         const std::function<const Tensor*(std::string_view)>& find_tensor,
                         const std::function<bool(std::string_view)>& is_param);
 
+/// As parse_view, with the names in `names` (loop variables in indices).
+Result<View> parse_view(std::string_view text,
+                        const std::function<const Tensor*(std::string_view)>& find_tensor,
+                        const ExprNames& names);
+
 /// Applies one step to a view (used by parse_view; exposed for tests and C++ users).
 /// `text` and `offset` locate the step in the source for diagnostics:
 ///  - rearrange: `offset` is where the pattern's first character is in `text`

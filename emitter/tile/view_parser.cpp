@@ -26,8 +26,8 @@ class ViewParser {
 public:
   ViewParser(std::string_view text,
              const std::function<const Tensor*(std::string_view)>& find_tensor,
-             const std::function<bool(std::string_view)>& is_param)
-      : t_(text), find_tensor_(find_tensor), is_param_(is_param) {}
+             const ExprNames& names)
+      : t_(text), find_tensor_(find_tensor), names_(names) {}
 
   View run() {
     skip_ws();
@@ -127,7 +127,7 @@ private:
     std::size_t j = i_ + (negative ? 1 : 0);
     while (j < t_.size() && name_char(t_[j]))
       ++j;
-    auto parsed = parse_expr_in(t_, i_, j, {});
+    auto parsed = parse_expr_in(t_, i_, j, ExprNames{});
     if (j == i_ || !parsed || (*parsed)->kind != ExprKind::constant)
       fail(DiagId::view_syntax, i_, std::max<std::size_t>(j - i_, 1),
            "expected an integer size; found " +
@@ -199,7 +199,7 @@ private:
   }
 
   std::int64_t slice_bound(std::size_t b, std::size_t e) {
-    auto r = parse_expr_in(t_, b, e, is_param_);
+    auto r = parse_expr_in(t_, b, e, names_);
     if (!r)
       throw ViewSyntaxError{r.diagnostics.items().front()};
     if (!is_constant(**r))
@@ -249,7 +249,7 @@ private:
       entry.length = static_cast<std::uint32_t>(e - b);
       std::size_t colon = slice_colon(b, e);
       if (colon == std::string_view::npos) {
-        auto r = parse_expr_in(t_, b, e, is_param_);
+        auto r = parse_expr_in(t_, b, e, names_);
         if (!r)
           throw ViewSyntaxError{r.diagnostics.items().front()};
         entry.index = *r;
@@ -283,7 +283,7 @@ private:
   std::string_view t_;
   std::size_t i_ = 0;
   const std::function<const Tensor*(std::string_view)>& find_tensor_;
-  const std::function<bool(std::string_view)>& is_param_;
+  const ExprNames& names_;
 };
 
 } // namespace
@@ -291,8 +291,14 @@ private:
 Result<View> parse_view(std::string_view text,
                         const std::function<const Tensor*(std::string_view)>& find_tensor,
                         const std::function<bool(std::string_view)>& is_param) {
+  return parse_view(text, find_tensor, ExprNames{is_param, {}, {}});
+}
+
+Result<View> parse_view(std::string_view text,
+                        const std::function<const Tensor*(std::string_view)>& find_tensor,
+                        const ExprNames& names) {
   try {
-    ViewParser p(text, find_tensor, is_param);
+    ViewParser p(text, find_tensor, names);
     return Result<View>::success(p.run());
   } catch (const ViewSyntaxError& e) {
     return Result<View>::failure(e.diagnostic);

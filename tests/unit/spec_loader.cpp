@@ -453,8 +453,10 @@ TEST_CASE("kernel limits") {
   check_single_error(load("[kernel]\nname = \"k\"\nblock = 32\ngrid = 0\n"), 4, 8, 1, "grid");
   check_single_error(load("[kernel]\nname = \"2k\"\nblock = 32\n"), 2, 8, 4, "identifier");
   check_single_error(load("[kernel]\nname = \"k\"\n"), 1, 1, 8, "missing 'block'");
-  check_single_error(load("[kernel]\nname = \"k\"\nblock = 32.0\n"), 3, 9, 4,
-                     "must be an integer (threads per CTA); got a floating-point number");
+  check_single_error(
+      load("[kernel]\nname = \"k\"\nblock = 32.0\n"), 3, 9, 4,
+      "must be an integer (threads per CTA) or an array [x, y, z] of 1 to 3 integers; got a "
+      "floating-point number");
   check_single_error(load("[tensor.A]\nspace = \"global\"\nshape = [1]\ndtype = \"u8\"\n"), 1, 1, 1,
                      "no [kernel] table");
 }

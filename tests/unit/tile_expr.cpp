@@ -161,7 +161,8 @@ TEST_CASE("parse errors point at the token") {
   auto d = parse_err("tid + foo");
   CHECK(d.column == 7);
   CHECK(d.length == 3);
-  CHECK(d.message == "unknown name 'foo'; expected tid, warp, lane, bid or a kernel parameter");
+  CHECK(d.message == "unknown name 'foo'; expected tid, warp, lane, bid, tid.x/y/z, bid.x/y/z, "
+                     "ntid[.x/y/z], nbid[.x/y/z] or a kernel parameter");
   CHECK(d.line == 1);
   CHECK(d.source_line == "tid + foo");
 
