@@ -304,6 +304,12 @@ void judge_no_fault(Prepared& p, const std::map<std::string, std::vector<std::ui
   }
 }
 
+/// The simulator's form of a launch extent (the loader keeps each within the hardware's limits).
+sim::Dim3 sim_dims(const tile::Dim3& d) {
+  return {static_cast<std::uint32_t>(d.x), static_cast<std::uint32_t>(d.y),
+          static_cast<std::uint32_t>(d.z)};
+}
+
 void run_on_sim(Prepared& p) {
   auto start = Clock::now();
   auto program = sim::Program::parse(p.ptx);
@@ -327,8 +333,8 @@ void run_on_sim(Prepared& p) {
             ~((1ull << 20) - 1);
   }
   sim::Launch launch;
-  launch.grid_dim = {static_cast<std::uint32_t>(p.kernel->grid), 1, 1};
-  launch.block_dim = {static_cast<std::uint32_t>(p.kernel->block), 1, 1};
+  launch.grid_dim = sim_dims(p.kernel->grid_dim);
+  launch.block_dim = sim_dims(p.kernel->block_dim);
   launch.dynamic_shared_bytes = lower::dynamic_shared_bytes(*p.kernel);
   for (const auto& b : p.params) {
     if (b.kind == lower::ParamBinding::Kind::tensor)

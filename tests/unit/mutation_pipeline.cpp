@@ -13,6 +13,10 @@
 //   step k = 0..4: wait_group 1; bar.sync 0; [k <= 2: copy tile k+2 -> stage
 //   (k+2) % 3]; commit (empty for k >= 3); read stage k % 3 -> B tile k.
 // so 5 `wait_group 1`, 5 `bar.sync 0`, 7 commits (the 6th and 7th empty).
+//
+// specs/pipeline/loop_3stage.toml is the same pipeline with steps 0..2 as a
+// real PTX loop; its back edge's bound is changed by one either way (one trip
+// too many loads past A; one too few leaves the tail reading a pending tile).
 
 #include "mutation_harness.hpp"
 
@@ -117,4 +121,57 @@ TEST_CASE("pipeline mutation: dropping the last empty commit (no wait follows) s
   auto c = run_on_sim(
       spec, drop_nth_line(emitted_ptx(spec), "cp.async.commit_group;", commits - 1, commits));
   CHECK(c.status == CaseResult::Status::pass);
+}
+
+namespace {
+
+/// `ptx` with the bound of the loop's back edge changed from `from` to `to`:
+/// the `setp.lt.u32 %p, %counter, from;` just before `bra.uni <label>;` (found
+/// by its place, not its register numbers, which the lowering may change).
+std::string back_edge_bound(const std::string& ptx, const std::string& label,
+                            const std::string& from, const std::string& to) {
+  INFO("the back edge to " << label << " in:\n" << ptx);
+  const std::string branch = "bra.uni " + label + ";";
+  REQUIRE(count_of(ptx, branch) == 1);
+  const auto branch_at = ptx.find(branch);
+  const auto line_end = ptx.rfind('\n', branch_at);
+  REQUIRE(line_end != std::string::npos);
+  const auto line_begin = ptx.rfind('\n', line_end - 1) + 1;
+  std::string setp = ptx.substr(line_begin, line_end - line_begin);
+  const std::string tail = ", " + from + ";";
+  REQUIRE(setp.find("setp.lt.u32") != std::string::npos);
+  REQUIRE(setp.size() > tail.size());
+  REQUIRE(setp.compare(setp.size() - tail.size(), tail.size(), tail) == 0);
+  setp.replace(setp.size() - tail.size(), tail.size(), ", " + to + ";");
+  return ptx.substr(0, line_begin) + setp + ptx.substr(line_end);
+}
+
+fs::path loop_spec() {
+  return spec_path("pipeline/loop_3stage.toml");
+}
+
+} // namespace
+
+TEST_CASE("pipeline mutation (loop): the unmutated loop pipeline passes") {
+  auto spec = loop_spec();
+  auto c = run_on_sim(spec, emitted_ptx(spec));
+  CHECK(c.status == CaseResult::Status::pass);
+}
+
+TEST_CASE("pipeline mutation (loop): one trip too many loads past the end of A") {
+  auto spec = loop_spec();
+  // Trip 4 (k = 3) refills with tile 5 of a 5-tile A.
+  auto c = run_on_sim(spec, back_edge_bound(emitted_ptx(spec), "$L_k_0", "3", "4"));
+  INFO(c.detail);
+  CHECK(fault_of_kind(c, FaultKind::illegal_address));
+}
+
+TEST_CASE("pipeline mutation (loop): one trip too few leaves the tail reading a pending tile") {
+  auto spec = loop_spec();
+  // Only tiles 2 and 3 are refilled in the loop: the tail's first wait_group 1
+  // leaves tile 3 (the newest group) pending while the tail reads it.
+  auto c = run_on_sim(spec, back_edge_bound(emitted_ptx(spec), "$L_k_0", "3", "2"));
+  INFO(c.detail);
+  CHECK(fault_of_kind(c, FaultKind::race));
+  CHECK(race_kind(c) == RaceKind::read_in_flight);
 }
