@@ -21,7 +21,9 @@
 #include "mutation_harness.hpp"
 
 #include <cstddef>
+#include <iterator>
 #include <optional>
+#include <regex>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -33,6 +35,20 @@ using ptxgen::sim::FaultKind;
 using ptxgen::sim::RaceKind;
 
 constexpr std::size_t steps = 5, commits = 7;
+
+/// Replaces the one match of `pattern` (ECMAScript) by `replacement` ($1 ...):
+/// the mutations name registers by pattern, not by the numbers the lowering
+/// happens to give them.
+std::string mutate_regex(const std::string& ptx, const std::string& pattern,
+                         const std::string& replacement) {
+  INFO("mutation /" << pattern << "/ -> `" << replacement << "` in:\n" << ptx);
+  const std::regex re(pattern);
+  REQUIRE(std::distance(std::sregex_iterator(ptx.begin(), ptx.end(), re), std::sregex_iterator()) ==
+          1);
+  std::string out = std::regex_replace(ptx, re, replacement);
+  REQUIRE(out != ptx);
+  return out;
+}
 
 fs::path pipeline_spec() {
   return spec_path("pipeline/unrolled_3stage.toml");
@@ -85,8 +101,8 @@ TEST_CASE("pipeline mutation: a copy into another stage is a race with that stag
   auto spec = pipeline_spec();
   // Step 0 copies tile 2 into stage 1 (offset 1024) instead of stage 2, where
   // the thread's own copy of tile 1 is still pending.
-  auto ptx =
-      mutate(emitted_ptx(spec), "[%r3+2048], [%rd3+2048], 16;", "[%r3+1024], [%rd3+2048], 16;");
+  auto ptx = mutate_regex(emitted_ptx(spec), R"((cp\.async\.cg\.shared\.global \[%r\d+)\+2048\])",
+                          "$1+1024]");
   auto c = run_on_sim(spec, ptx);
   INFO(c.detail);
   CHECK(fault_of_kind(c, FaultKind::race));
@@ -98,7 +114,8 @@ TEST_CASE("pipeline mutation: a read of another stage is a race with that stage'
   // Step 2 reads stage 1 instead of stage 2; step 2 also refills stage 1 with
   // tile 4 (its copy comes just before the read): thread 0 reads row 1 of
   // stage 1, then thread 1 refills that row with no barrier between.
-  auto ptx = mutate(emitted_ptx(spec), "[%r6+2048];", "[%r6+1024];");
+  auto ptx = mutate_regex(emitted_ptx(spec), R"((ld\.shared\.v4\.b32 \{[^}]*\}, \[%r\d+)\+2048\])",
+                          "$1+1024]");
   auto c = run_on_sim(spec, ptx);
   INFO(c.detail);
   CHECK(fault_of_kind(c, FaultKind::race));
