@@ -126,11 +126,11 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
   out.static_shared_bytes = attributes.static_shared_bytes;
   if (request.block.count() > static_cast<std::uint64_t>(attributes.max_threads_per_block)) {
     out.status = Status::launch_error;
-    out.message =
-        label + ": a block of " + std::to_string(request.block.count()) +
-        " threads exceeds the limit of " +
-        std::to_string(attributes.max_threads_per_block) + " for kernel " + request.entry + " (" +
-        std::to_string(attributes.num_regs) + " registers per thread)";
+    out.message = label + ": a block of " + std::to_string(request.block.count()) +
+                  " threads exceeds the limit of " +
+                  std::to_string(attributes.max_threads_per_block) + " for kernel " +
+                  request.entry + " (" + std::to_string(attributes.num_regs) +
+                  " registers per thread)";
     return;
   }
 
