@@ -23,7 +23,8 @@
 // Built by tools/bench/stream_bench.cmake: nvcc -ptx -arch=sm_90 -O3; the PTX
 // is embedded in ptxgen_stream_bench and JIT-compiled by the driver, like the
 // ptxgen kernel it is compared with. The compile-time shape can be changed
-// with -DPC_STAGES=4 etc.
+// with -DPC_STAGES=4, -DPC_THREADS=256, -DPC_VECS=8, -DPC_PREFETCH=256 (the
+// benchmark reads stages, threads and chunks from the module; --baseline-ptx).
 #include <cstdint>
 
 #ifndef PC_STAGES
@@ -34,6 +35,21 @@
 #endif
 #ifndef PC_VECS
 #define PC_VECS 4
+#endif
+// L2 prefetch size of each cp.async: 0 (none), 64, 128 or 256 bytes.
+#ifndef PC_PREFETCH
+#define PC_PREFETCH 0
+#endif
+#if PC_PREFETCH == 0
+#define PC_CP_ASYNC "cp.async.cg.shared.global"
+#elif PC_PREFETCH == 64
+#define PC_CP_ASYNC "cp.async.cg.shared.global.L2::64B"
+#elif PC_PREFETCH == 128
+#define PC_CP_ASYNC "cp.async.cg.shared.global.L2::128B"
+#elif PC_PREFETCH == 256
+#define PC_CP_ASYNC "cp.async.cg.shared.global.L2::256B"
+#else
+#error "PC_PREFETCH must be 0, 64, 128 or 256"
 #endif
 
 namespace {
@@ -50,7 +66,7 @@ static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps");
 __device__ __forceinline__ void cp_async_16(unsigned smem, const void* gmem, bool pred) {
   // The predicate stays a predicate: no branch around the copies.
   asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %2, 0;\n\t"
-               "@p cp.async.cg.shared.global [%0], [%1], 16;\n\t}\n" ::"r"(smem),
+               "@p " PC_CP_ASYNC " [%0], [%1], 16;\n\t}\n" ::"r"(smem),
                "l"(gmem), "r"(static_cast<unsigned>(pred))
                : "memory");
 }

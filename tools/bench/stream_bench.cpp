@@ -18,12 +18,16 @@
 // unchanged: a wrong kernel fails the run (exit status 1, "FAIL" in the table).
 //
 // usage: ptxgen_stream_bench [--bytes N] [--reps N] [--warmup N] [--device N]
-//          [--baseline-grid N] [--baseline-ptx FILE] [--dump-baseline-ptx FILE]
+//          [--baseline-grid N[,N...]] [--baseline-ptx FILE]... [--dump-baseline-ptx FILE]
 //          [--ptx FILE --entry NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
 //           --args LIST [--smem BYTES] [--label NAME]]
 // --args LIST: the kernel's parameters in order, comma-separated: `in` (the
 // input buffer's address), `out` (the output buffer's), `u32:N`, `u64:N`, or
 // `u32:tiles/B` (BYTES / B, for a tile count: `u32:tiles/8192`).
+// --baseline-grid: the nvcc kernel's grid (default, or `occ`: multiprocessors
+// x resident blocks per multiprocessor); several (264,528,occ) time it once per
+// grid. --baseline-ptx FILE, repeatable: time these builds of
+// pipelined_copy.cu (other -DPC_* shapes) instead of the embedded one.
 // Exit status: 0 all verified, 1 a verification or CUDA failure, 2 usage.
 
 #include <algorithm>
@@ -31,9 +35,11 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -157,8 +163,9 @@ struct Options {
   unsigned reps = 50;
   unsigned warmup = 5;
   int device = 0;
-  unsigned baseline_grid = 0; ///< 0: multiprocessors x resident blocks per multiprocessor
-  std::string baseline_ptx;   ///< empty: the embedded PTX
+  /// The nvcc kernel's grids; 0: multiprocessors x resident blocks per multiprocessor.
+  std::vector<unsigned> baseline_grids{0};
+  std::vector<std::string> baseline_ptx; ///< empty: the embedded PTX
   std::string dump_baseline_ptx;
   // The ptxgen kernel (optional).
   std::string ptx, entry, label = "ptxgen", args_text;
@@ -168,9 +175,22 @@ struct Options {
   std::string command;
 };
 
+std::vector<unsigned> parse_grids(const std::string& text, const std::string& option) {
+  std::vector<unsigned> grids;
+  for (const std::string& g : split(text, ',')) {
+    unsigned n = g == "occ" ? 0 : parse_u32(g, option);
+    if (n == 0 && g != "occ")
+      throw UsageError(option + ": a grid of 0 (write occ for the resident blocks)");
+    grids.push_back(n);
+  }
+  if (grids.empty())
+    throw UsageError(option + " needs grids: N[,N...] or occ");
+  return grids;
+}
+
 const char* kUsage =
     "usage: ptxgen_stream_bench [--bytes N] [--reps N] [--warmup N] [--device N]\n"
-    "         [--baseline-grid N] [--baseline-ptx FILE] [--dump-baseline-ptx FILE]\n"
+    "         [--baseline-grid N[,N...]] [--baseline-ptx FILE]... [--dump-baseline-ptx FILE]\n"
     "         [--ptx FILE --entry NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] --args LIST\n"
     "          [--smem BYTES] [--label NAME]]\n"
     "  --args: parameters in order: in, out, u32:N, u64:N, u32:tiles/B (BYTES / B)\n";
@@ -198,9 +218,9 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--device")
       o.device = static_cast<int>(parse_u32(value(), a));
     else if (a == "--baseline-grid")
-      o.baseline_grid = parse_u32(value(), a);
+      o.baseline_grids = parse_grids(value(), a);
     else if (a == "--baseline-ptx")
-      o.baseline_ptx = value();
+      o.baseline_ptx.push_back(value());
     else if (a == "--dump-baseline-ptx")
       o.dump_baseline_ptx = value();
     else if (a == "--ptx")
@@ -445,7 +465,9 @@ BaselineShape read_baseline_shape(const Kernel& k) {
   return {v[0], v[1], v[2]};
 }
 
-Method baseline_method(const Kernel& k, const Buffers& b, const Options& o, CUdevice dev) {
+/// The nvcc kernel `k` on `grid` (0: as many blocks as are resident at once).
+Method baseline_method(const Kernel& k, const std::string& name, unsigned grid, const Buffers& b,
+                       const Options& o, CUdevice dev) {
   BaselineShape s = read_baseline_shape(k);
   if (o.bytes % s.tile_bytes() != 0)
     throw UsageError("--bytes must be whole tiles of " + std::to_string(s.tile_bytes()) +
@@ -463,7 +485,7 @@ Method baseline_method(const Kernel& k, const Buffers& b, const Options& o, CUde
         "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   check(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
         "multiprocessor count");
-  l.grid = {o.baseline_grid ? o.baseline_grid : static_cast<unsigned>(per_sm * sms), 1, 1};
+  l.grid = {grid ? grid : static_cast<unsigned>(per_sm * sms), 1, 1};
   const std::uint64_t tiles = o.bytes / s.tile_bytes();
   l.slots = {b.in.data(), b.out.data(), tiles};
   std::string shape = "grid " + l.grid.str() + " block " + l.block.str() + " dynamic shared " +
@@ -471,7 +493,7 @@ Method baseline_method(const Kernel& k, const Buffers& b, const Options& o, CUde
                       std::to_string(s.tile_bytes()) + " B tiles, " + std::to_string(tiles) +
                       " tiles; " + k.resources() + "; " + std::to_string(per_sm) + " blocks/SM x " +
                       std::to_string(sms) + " SMs";
-  return {"nvcc", shape, [l](CUstream st) mutable { l.enqueue(st); }};
+  return {name, shape, [l](CUstream st) mutable { l.enqueue(st); }};
 }
 
 Method ptxgen_method(const Kernel& k, const Buffers& b, const Options& o) {
@@ -507,14 +529,18 @@ Method ptxgen_method(const Kernel& k, const Buffers& b, const Options& o) {
 void print_table(const std::vector<Result>& results, std::uint64_t bytes) {
   const double gb = 2.0 * static_cast<double>(bytes) / 1e9;
   const double ref = results.front().median_ms; // cuMemcpyDtoD
-  std::printf("\n%-12s %10s %10s %12s %12s %10s  %s\n", "method", "median_ms", "min_ms",
+  int width = 12;
+  for (const Result& r : results)
+    width = std::max(width, static_cast<int>(r.name.size()));
+  std::printf("\n%-*s %10s %10s %12s %12s %10s  %s\n", width, "method", "median_ms", "min_ms",
               "GB/s(med)", "GB/s(best)", "%memcpy", "check");
   for (const Result& r : results)
-    std::printf("%-12s %10.4f %10.4f %12.1f %12.1f %10.1f  %s\n", r.name.c_str(), r.median_ms,
+    std::printf("%-*s %10.4f %10.4f %12.1f %12.1f %10.1f  %s\n", width, r.name.c_str(), r.median_ms,
                 r.min_ms, gb / (r.median_ms / 1e3), gb / (r.min_ms / 1e3),
                 100.0 * ref / r.median_ms, r.failure.empty() ? "ok" : "FAIL");
   std::printf("GB/s = (%llu read + %llu written bytes) / time, 1 GB = 1e9 B; %%memcpy = "
-              "bandwidth against cuMemcpyDtoD's, median against median\n",
+              "bandwidth against cuMemcpyDtoD's (its first timing), median against median; "
+              "memcpyDtoD#2, timed last, shows the run's noise\n",
               static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(bytes));
 }
 
@@ -557,21 +583,41 @@ int run(const Options& o) {
   check(cuMemcpyHtoD(in.data(), expected.data(), o.bytes), "cuMemcpyHtoD (input)");
   Buffers b{in, out, expected, scratch};
 
-  Kernel baseline(o.baseline_ptx.empty() ? std::string(ptxgen_pipelined_copy_ptx)
-                                         : read_file(o.baseline_ptx),
-                  "pipelined_copy", "the nvcc kernel");
+  std::vector<std::unique_ptr<Kernel>> baselines;
+  std::vector<std::string> names;
+  if (o.baseline_ptx.empty()) {
+    baselines.push_back(
+        std::make_unique<Kernel>(ptxgen_pipelined_copy_ptx, "pipelined_copy", "the nvcc kernel"));
+    names.push_back("nvcc");
+  }
+  for (const std::string& path : o.baseline_ptx) {
+    baselines.push_back(std::make_unique<Kernel>(read_file(path), "pipelined_copy", path));
+    names.push_back("nvcc:" + std::filesystem::path(path).stem().string());
+  }
   std::optional<Kernel> emitted;
   if (!o.ptx.empty())
     emitted.emplace(read_file(o.ptx), o.entry, o.ptx);
 
-  std::vector<Method> methods;
-  methods.push_back(
-      {"memcpyDtoD", "cuMemcpyDtoDAsync of " + std::to_string(o.bytes) + " B", [&](CUstream st) {
-         check(cuMemcpyDtoDAsync(out.data(), in.data(), o.bytes, st), "cuMemcpyDtoDAsync");
-       }});
-  methods.push_back(baseline_method(baseline, b, o, dev));
+  Method memcpy{"memcpyDtoD", "cuMemcpyDtoDAsync of " + std::to_string(o.bytes) + " B",
+                [&](CUstream st) {
+                  check(cuMemcpyDtoDAsync(out.data(), in.data(), o.bytes, st), "cuMemcpyDtoDAsync");
+                }};
+  std::vector<Method> methods{memcpy};
+  const bool several = baselines.size() * o.baseline_grids.size() > 1;
+  for (std::size_t i = 0; i < baselines.size(); ++i) {
+    for (unsigned grid : o.baseline_grids) {
+      std::string name = names[i];
+      if (several) {
+        name += '@';
+        name += grid ? std::to_string(grid) : std::string("occ");
+      }
+      methods.push_back(baseline_method(*baselines[i], name, grid, b, o, dev));
+    }
+  }
   if (emitted)
     methods.push_back(ptxgen_method(*emitted, b, o));
+  memcpy.name += "#2";
+  methods.push_back(memcpy);
 
   std::vector<Result> results;
   for (const Method& m : methods)
