@@ -30,3 +30,18 @@ if(CUDAToolkit_FOUND AND TARGET CUDA::cuda_driver AND EXISTS "${CUDAToolkit_NVCC
   set_target_properties(ptxgen_stream_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                                                        ${PROJECT_BINARY_DIR})
 endif()
+
+# The SASS loop counter of tools/bench/stream_bench.sh on two cuobjdump -sass
+# listings: the nvcc kernel's as cuobjdump printed it on the H200 (branch
+# targets as addresses; its loop 0x0460..0x06e0 is 41 instruction lines, read
+# off the listing) and a hand-written one in the label style (3, and the
+# branch to itself after EXIT is no loop).
+add_test(NAME bench.sass_loop_count
+         COMMAND bash -c [=[out=$(bash "$0" --count-loops "$1" "$2") || exit 1
+                            printf '%s\n' "$out"
+                            [ "$out" = "$(printf '%s\n' "$1:" "  loop 0x0460..0x06e0: 41 instructions" \
+                                          "$2:" "  loop 0x0020..0x0040: 3 instructions")" ]]=]
+                 ${PROJECT_SOURCE_DIR}/tools/bench/stream_bench.sh
+                 ${PROJECT_SOURCE_DIR}/tools/bench/testdata/pipelined_copy_sm90.sass
+                 ${PROJECT_SOURCE_DIR}/tools/bench/testdata/labels.sass)
+set_tests_properties(bench.sass_loop_count PROPERTIES LABELS bench)

@@ -10,7 +10,8 @@
 #   3. assembles both PTX files with ptxas -arch=sm_90 -O3 -v (registers) and
 #      counts the SASS instructions of each loop body (cuobjdump -sass: from a
 #      back-edge branch's target to the branch, both included).
-# Logs go to $OUT (default /tmp/ptxgen-stream-bench). Exit status: the
+# Logs go to $OUT (default /tmp/ptxgen-stream-bench). With --count-loops
+# FILE..., only step 3's count on cuobjdump listings. Exit status: the
 # benchmark's (1 when a kernel's output is wrong), or 1 when a step failed.
 #
 # Environment (all optional):
@@ -26,7 +27,6 @@
 #   BENCH_FLAGS  more options for ptxgen_stream_bench (--reps 100, --bytes N)
 set -uo pipefail
 out=${OUT:-/tmp/ptxgen-stream-bench}
-mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 spec=${SPEC:-tools/bench/stream_copy_persistent.toml}
 bench=build-device/ptxgen_stream_bench
@@ -38,6 +38,50 @@ kernel_key() {
     in_kernel && $1 == key && $2 == "=" { gsub(/"/, "", $3); print $3; exit }' "$spec"
 }
 
+# Instructions of each loop body in a cuobjdump -sass listing: for every
+# backward branch (BRA to a label or address at or before it, not to itself),
+# the instructions from its target to the branch, both included.
+count_loops() {
+  awk '
+    function hex(s,   i, c, v) { v = 0; s = tolower(s)
+      for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1))
+        if (c == 0) break; v = v * 16 + c - 1 }
+      return v }
+    /^[ \t]*\.[A-Za-z_0-9]+:/ { lab = $1; sub(/:.*/, "", lab); pending[lab] = 1; next }
+    match($0, /^[ \t]*\/\*[0-9a-fA-F]+\*\/[ \t]+[^ \t\/]/) {
+      line = $0; sub(/^[ \t]*\/\*/, "", line); addr = hex(substr(line, 1, index(line, "*") - 1))
+      for (l in pending) { at[l] = addr; delete pending[l] }
+      n++; addrs[n] = addr; text[n] = $0
+    }
+    END {
+      loops = 0
+      for (i = 1; i <= n; i++) {
+        if (text[i] !~ /[ \t]BRA[ .\t]/) continue
+        t = -1
+        if (match(text[i], /`\([^)]*\)/)) { l = substr(text[i], RSTART + 2, RLENGTH - 3); if (l in at) t = at[l] }
+        else if (match(text[i], /BRA[ \t]+0x[0-9a-fA-F]+/)) { s = substr(text[i], RSTART, RLENGTH); sub(/.*0x/, "", s); t = hex(s) }
+        if (t < 0 || t >= addrs[i]) continue
+        count = 0
+        for (j = 1; j <= i; j++) if (addrs[j] >= t) count++
+        printf "  loop 0x%04x..0x%04x: %d instructions\n", t, addrs[i], count
+        loops++
+      }
+      if (loops == 0) print "  no loop (no backward branch)"
+    }' "$1"
+}
+
+# `stream_bench.sh --count-loops FILE...`: only the loop count of listings
+# (the test bench.sass_loop_count uses it).
+if [ "${1:-}" = --count-loops ]; then
+  shift
+  for listing in "$@"; do
+    echo "$listing:"
+    count_loops "$listing" || exit 1
+  done
+  exit 0
+fi
+
+mkdir -p "$out"
 if [ ! -x "$bench" ]; then
   echo "no $bench: run tools/build_device.sh and" \
     "cmake --build build-device --target ptxgen_stream_bench" | tee "$out/stream_bench.log"
@@ -75,38 +119,6 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 "${run[@]}" 2>&1 | tee "$out/stream_bench.log"
 bench_status=${PIPESTATUS[0]}
 [ "$bench_status" -ne 0 ] && status=$bench_status
-
-# Instructions of each loop body in a cuobjdump -sass listing: for every
-# backward branch (BRA to a label or address at or before it, not to itself),
-# the instructions from its target to the branch, both included.
-count_loops() {
-  awk '
-    function hex(s,   i, c, v) { v = 0; s = tolower(s)
-      for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1))
-        if (c == 0) break; v = v * 16 + c - 1 }
-      return v }
-    /^[ \t]*\.[A-Za-z_0-9]+:/ { lab = $1; sub(/:.*/, "", lab); pending[lab] = 1; next }
-    match($0, /^[ \t]*\/\*[0-9a-fA-F]+\*\/[ \t]+[^ \t\/]/) {
-      line = $0; sub(/^[ \t]*\/\*/, "", line); addr = hex(substr(line, 1, index(line, "*") - 1))
-      for (l in pending) { at[l] = addr; delete pending[l] }
-      n++; addrs[n] = addr; text[n] = $0
-    }
-    END {
-      loops = 0
-      for (i = 1; i <= n; i++) {
-        if (text[i] !~ /[ \t]BRA[ .\t]/) continue
-        t = -1
-        if (match(text[i], /`\([^)]*\)/)) { l = substr(text[i], RSTART + 2, RLENGTH - 3); if (l in at) t = at[l] }
-        else if (match(text[i], /BRA[ \t]+0x[0-9a-fA-F]+/)) { s = substr(text[i], RSTART, RLENGTH); sub(/.*0x/, "", s); t = hex(s) }
-        if (t < 0 || t >= addrs[i]) continue
-        count = 0
-        for (j = 1; j <= i; j++) if (addrs[j] >= t) count++
-        printf "  loop 0x%04x..0x%04x: %d instructions\n", t, addrs[i], count
-        loops++
-      }
-      if (loops == 0) print "  no loop (no backward branch)"
-    }' "$1"
-}
 
 for which in nvcc ptxgen; do
   if [ "$which" = nvcc ]; then ptx=$baseline_ptx; else ptx=$ptxgen_ptx; fi
