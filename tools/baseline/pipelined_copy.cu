@@ -13,7 +13,9 @@
 //
 // Steady state, per tile: cp.async.wait_group PC_STAGES-2 (this tile's group
 // is done); __syncthreads (every thread has finished reading the stage read in
-// the previous iteration, which is the one refilled now); refill that stage
+// the previous iteration, which is the one refilled now; with this thread
+// mapping each thread reads only what it copied, so the barrier is the
+// pipeline's general shape rather than a need of this copy); refill that stage
 // with the tile PC_STAGES-1 strides ahead (predicated off past the end; the
 // commit is unconditional, so every iteration commits exactly one group and
 // the wait count stays PC_STAGES-2 through the tail); then the tile is written
