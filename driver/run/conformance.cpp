@@ -369,8 +369,12 @@ cuda::LaunchRequest cuda_request(const Prepared& p) {
   if (p.cubin.empty())
     req.ptx = p.ptx;
   req.entry = p.kernel->name;
-  req.grid = static_cast<unsigned>(p.kernel->grid);
-  req.block = static_cast<unsigned>(p.kernel->block);
+  const auto dims = [](const tile::Dim3& d) {
+    return cuda::LaunchDims{static_cast<unsigned>(d.x), static_cast<unsigned>(d.y),
+                            static_cast<unsigned>(d.z)};
+  };
+  req.grid = dims(p.kernel->grid_dim);
+  req.block = dims(p.kernel->block_dim);
   req.dynamic_shared_bytes = lower::dynamic_shared_bytes(*p.kernel);
   std::map<std::string, std::size_t> index;
   for (const auto& [name, b] : p.inputs) {
