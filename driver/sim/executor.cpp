@@ -101,6 +101,10 @@ std::string dim_text(const Dim3& d) {
   return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
 }
 
+std::string limits_text(const std::array<std::int64_t, 3>& d) {
+  return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
+}
+
 /// Whether `code` touches shared memory (counted per thread for iterations).
 bool is_memory_op(ir::Code code) {
   return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async;
@@ -860,18 +864,18 @@ std::optional<Fault> check_launch(const ir::Entry& e, const Launch& launch) {
                             " parameters; entry `" + e.name + "` declares " +
                             std::to_string(e.params.size()),
                         e.line);
-  bool dims_ok = launch.block_total() <= max_block_threads;
+  bool dims_ok = launch.block_total() <= static_cast<std::uint64_t>(ptx::max_block_threads);
   for (std::size_t k = 0; k < 3; ++k) {
-    dims_ok = dims_ok && launch.grid_dim[k] >= 1 && launch.grid_dim[k] <= max_grid_dim[k] &&
-              launch.block_dim[k] >= 1 && launch.block_dim[k] <= max_block_dim[k];
+    dims_ok = dims_ok && launch.grid_dim[k] >= 1 && launch.grid_dim[k] <= ptx::max_grid_dims[k] &&
+              launch.block_dim[k] >= 1 && launch.block_dim[k] <= ptx::max_block_dims[k];
   }
   if (!dims_ok)
-    return launch_fault(FaultKind::invalid_launch,
-                        "grid (" + dim_text(launch.grid_dim) + ") x block (" +
-                            dim_text(launch.block_dim) +
-                            ") is not a valid launch (every dimension at least 1, block at most (" +
-                            dim_text(max_block_dim) + ") and " + std::to_string(max_block_threads) +
-                            " threads in all, grid at most (" + dim_text(max_grid_dim) + "))");
+    return launch_fault(
+        FaultKind::invalid_launch,
+        "grid (" + dim_text(launch.grid_dim) + ") x block (" + dim_text(launch.block_dim) +
+            ") is not a valid launch (every dimension at least 1, block at most (" +
+            limits_text(ptx::max_block_dims) + ") and " + std::to_string(ptx::max_block_threads) +
+            " threads in all, grid at most (" + limits_text(ptx::max_grid_dims) + "))");
   if (e.reqntid && *e.reqntid != launch.block_dim)
     return launch_fault(FaultKind::invalid_launch,
                         "entry `" + e.name + "` requires .reqntid " + dim_text(*e.reqntid) +

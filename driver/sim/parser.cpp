@@ -5,7 +5,7 @@
 #include "driver/sim/parser.hpp"
 
 #include "driver/sim/parser_impl.hpp"
-#include "driver/sim/simulator.hpp"
+#include "emitter/ptx/feature.hpp"
 
 #include <algorithm>
 #include <array>
@@ -223,9 +223,9 @@ void Parser::performance_directives(ir::Entry& e) {
         std::int64_t v = expect_int(n == 0 ? "the block size" : "a block dimension");
         if (n == dims.size())
           fail(DiagId::sim_entry, d, ".reqntid takes at most three dimensions");
-        if (v <= 0 || v > max_block_threads)
+        if (v <= 0 || v > ptx::max_block_threads)
           fail(DiagId::sim_entry, d,
-               ".reqntid needs block dimensions in 1.." + std::to_string(max_block_threads));
+               ".reqntid needs block dimensions in 1.." + std::to_string(ptx::max_block_threads));
         dims[n++] = static_cast<std::uint32_t>(v);
       } while (accept(","));
       e.reqntid = dims;

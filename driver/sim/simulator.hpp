@@ -80,14 +80,10 @@ struct GlobalBuffer {
 /// Sizes along x, y, z.
 using Dim3 = std::array<std::uint32_t, 3>;
 
-/// The hardware's launch limits (every target ptxgen emits for).
-inline constexpr std::uint32_t max_block_threads = 1024;
-inline constexpr Dim3 max_block_dim = {1024, 1024, 64};
-inline constexpr Dim3 max_grid_dim = {2147483647u, 65535, 65535};
-
 struct Launch {
   Dim3 grid_dim = {1, 1, 1};  ///< CTAs along x, y, z
-  Dim3 block_dim = {1, 1, 1}; ///< threads per CTA along x, y, z (1..1024 in all)
+  Dim3 block_dim = {1, 1, 1}; ///< threads per CTA along x, y, z (within ptx::max_block_dims,
+                              ///< ptx::max_block_threads in all)
   /// Bytes of the `.extern .shared` array, if the entry declares one
   /// (cuLaunchKernel's sharedMemBytes); accesses beyond them fault.
   std::uint32_t dynamic_shared_bytes = 0;

@@ -8,6 +8,7 @@
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/ptx/target.hpp"
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -62,6 +63,12 @@ std::int64_t max_dynamic_shared_bytes(Target t);
 
 /// The largest max_dynamic_shared_bytes of any target: what a CTA can have at all.
 std::int64_t max_dynamic_shared_bytes_any_target();
+
+/// Launch limits of every target (CUDA Programming Guide, compute capabilities
+/// table): threads per block in all, and per axis x, y, z for blocks and grids.
+inline constexpr std::int64_t max_block_threads = 1024;
+inline constexpr std::array<std::int64_t, 3> max_block_dims = {1024, 1024, 64};
+inline constexpr std::array<std::int64_t, 3> max_grid_dims = {2147483647, 65535, 65535};
 
 /// The features one instruction uses, as its declaration lists them (base feature first).
 std::vector<Feature> features_used(const Instruction& i);
