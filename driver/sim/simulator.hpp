@@ -43,7 +43,10 @@
 // copies to the same bytes, and any read by a thread of bytes of its own copy
 // that it has not waited for, is a `race` fault whose Fault::race says which
 // two accesses conflict (thread, PTX line, iteration, shared symbol, offset).
-// Global memory is not race-checked.
+// The race is reported at the second access in the simulation order, so its
+// kind follows that order: a refill without a barrier is a write_after_read
+// when the reader has the lower linear tid, and the reader's read_in_flight
+// or read_after_write when the writer has. Global memory is not race-checked.
 //
 // The generic address space: global addresses are the caller's buffer
 // addresses; shared memory is mapped at shared_window_base (cvta.shared /
