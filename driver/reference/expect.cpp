@@ -295,8 +295,16 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
              x.rhs);
   if (!r.first.empty())
     return r;
-  if (want.side && (want.side->levels.back() != lhs.levels.back() ||
-                    want.side->element_bytes != lhs.element_bytes)) {
+  // Two whole tensors of the same byte size but another shape or element type are
+  // compared byte for byte (flat), in the left side's elements.
+  const bool same_shape = want.side && want.side->levels.back() == lhs.levels.back() &&
+                          want.side->element_bytes == lhs.element_bytes;
+  const bool flat = want.side && !same_shape && want.side->subs.empty() && lhs.subs.empty();
+  if (flat && want.source->size() != actual->size()) {
+    r.first = "the two tensors differ in byte size";
+    return r;
+  }
+  if (want.side && !same_shape && !flat) {
     r.first = "the two sides differ in shape or element size";
     return r;
   }
@@ -310,16 +318,19 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
     std::string error;
     auto at = locate(lhs, c, error);
     std::optional<std::vector<std::int64_t>> from;
-    if (at && want.side)
+    if (at && want.side && !flat)
       from = locate(*want.side, c, error);
-    if (!at || (want.side && !from)) {
+    if (!at || (want.side && !flat && !from)) {
       r.first = "element (" + coords_text(c) + "): " + error;
       return r;
     }
-    const std::uint8_t* got = actual->data() + flat_index(lhs.levels.front(), *at) * eb;
-    const std::uint8_t* expected =
-        want.side ? want.source->data() + flat_index(want.side->levels.front(), *from) * eb
-                  : want.value.data();
+    const std::int64_t offset = flat_index(lhs.levels.front(), *at) * eb;
+    const std::uint8_t* got = actual->data() + offset;
+    const std::uint8_t* expected = want.value.data();
+    if (flat)
+      expected = want.source->data() + offset;
+    else if (want.side)
+      expected = want.source->data() + flat_index(want.side->levels.front(), *from) * eb;
     ++r.elements;
     if (!std::equal(got, got + eb, expected)) {
       if (r.differing++ == 0) {
@@ -327,7 +338,10 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
                   lhs.decl->tensor.name + "[" + coords_text(*at) + "]) is " +
                   describe_element(dtype, {got, eb}) + ", expected " +
                   describe_element(dtype, {expected, eb}) + " (" + want.what;
-        if (want.side && want.side != &lhs)
+        if (flat)
+          r.first +=
+              ": its bytes " + std::to_string(offset) + ".." + std::to_string(offset + eb - 1);
+        else if (want.side && want.side != &lhs)
           r.first += ": " + want.side->decl->tensor.name + "[" + coords_text(*from) + "]";
         r.first += ")";
       }

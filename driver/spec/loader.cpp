@@ -2036,16 +2036,30 @@ private:
         return std::nullopt;
       const tile::View& l = x.lhs.value;
       const tile::View& r = rhs->value;
-      if (l.shape() != r.shape() || tile::size_bytes(l.dtype) != tile::size_bytes(r.dtype)) {
+      // Two whole tensors need the same byte size (compared byte for byte); views the
+      // same shape and element size (compared element by element).
+      const bool whole = l.steps.empty() && r.steps.empty();
+      const bool fits =
+          whole ? view_bytes(l) == view_bytes(r)
+                : l.shape() == r.shape() && tile::size_bytes(l.dtype) == tile::size_bytes(r.dtype);
+      if (!fits) {
         inner_error(DiagId::spec_expect_shape_mismatch, loc, text, right_at, right.size(),
                     std::string(right) + " is " + shape_text(r) + " but " + std::string(left) +
-                        " is " + shape_text(l) + "; both sides need the same shape and " +
-                        "element size");
+                        " is " + shape_text(l) +
+                        (whole ? "; two whole tensors need the same byte size"
+                               : "; both sides need the same shape and element size"));
         return std::nullopt;
       }
       x.rhs = std::move(*rhs);
     }
     return x;
+  }
+
+  static std::int64_t view_bytes(const tile::View& v) {
+    std::int64_t n = tile::size_bytes(v.dtype);
+    for (std::int64_t s : v.shape())
+      n *= s;
+    return n;
   }
 
   static std::string shape_text(const tile::View& v) {

@@ -27,7 +27,8 @@
 //     copy          dst, src (view strings)
 //   [[expect]]      that = "LEFT == RIGHT" (required): LEFT a view of a global tensor with
 //                   only .sub[...] steps of constant entries; RIGHT such a view of the same
-//                   shape and element size, an integer LEFT's element type holds exactly,
+//                   shape and element size (two whole tensors: the same byte size), an
+//                   integer LEFT's element type holds exactly,
 //                   or `sentinel` (LEFT's initial bytes); see tile::Expectation
 //
 // Limits with clear messages: a global tensor at most 2^40 bytes; all shared tensors

@@ -30,8 +30,8 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-// A and B are 4x4 uint8, C is 2x2 int16; the ops do not matter (the checker reads
-// only bytes), the expectations are the test's.
+// A and B are 4x4 uint8, C is 2x2 int16, E is 8 uint16 (A's byte size); the ops do not matter (the
+// checker reads only bytes), the expectations are the test's.
 std::string spec(const std::string& expects) {
   return R"TOML([kernel]
 name = "k"
@@ -55,6 +55,11 @@ space = "global"
 shape = [2, 2]
 dtype = "int16"
 
+[tensor.E]
+space = "global"
+shape = [8]
+dtype = "uint16"
+
 [[op]]
 op = "copy"
 dst = "B.sub[tid, :]"
@@ -75,13 +80,13 @@ Bytes arange16() {
   return b;
 }
 
-/// Initial bytes: A arange, B all 0xEE, C zero. Final: as given.
+/// Initial bytes: A arange, B all 0xEE, C and E zero. Final: as given.
 GlobalBytes initial() {
-  return {{"A", arange16()}, {"B", Bytes(16, 0xEE)}, {"C", Bytes(8, 0)}};
+  return {{"A", arange16()}, {"B", Bytes(16, 0xEE)}, {"C", Bytes(8, 0)}, {"E", Bytes(16, 0)}};
 }
 
-GlobalBytes finals(Bytes b, Bytes c = Bytes(8, 0)) {
-  return {{"A", arange16()}, {"B", std::move(b)}, {"C", std::move(c)}};
+GlobalBytes finals(Bytes b, Bytes c = Bytes(8, 0), Bytes e = Bytes(16, 0)) {
+  return {{"A", arange16()}, {"B", std::move(b)}, {"C", std::move(c)}, {"E", std::move(e)}};
 }
 
 bool has(const std::string& text, const std::string& part) {
@@ -107,6 +112,22 @@ TEST_CASE("expect: whole tensors, B == A") {
   CHECK_FALSE(bad[0].held());
   CHECK(bad[0].differing == 2);
   CHECK(has(bad[0].first, "element (2, 3) of B (B[2, 3]) is 99, expected 11 (A: A[2, 3])"));
+}
+
+TEST_CASE("expect: whole tensors of one byte size but other shapes compare byte for byte") {
+  // E (8 uint16) == A (4x4 uint8): E's element k is A's bytes 2k, 2k + 1.
+  auto k = load("[[expect]]\nthat = \"E == A\"\n");
+  auto ok = check_expectations(*k, initial(), finals(arange16(), Bytes(8, 0), arange16()));
+  INFO(ok[0].first);
+  CHECK(ok[0].held());
+  CHECK(ok[0].elements == 8);
+
+  Bytes e = arange16();
+  e[7] = 0; // E[3] = 0x0006, A's bytes 6..7 hold 06 07 (0x0706 = 1798)
+  auto bad = check_expectations(*k, initial(), finals(arange16(), Bytes(8, 0), e));
+  INFO(bad[0].first);
+  CHECK(bad[0].differing == 1);
+  CHECK(has(bad[0].first, "element (3) of E (E[3]) is 6, expected 1798 (A: its bytes 6..7)"));
 }
 
 TEST_CASE("expect: views, a shifted window of B equals a corner of A") {
@@ -186,7 +207,7 @@ TEST_CASE("expect: a tensor without bytes cannot be checked, and says so") {
 }
 
 TEST_CASE("expect: the failure is an error at the left side of the string") {
-  // Line 29 of the spec holds `that = "B.sub[1:3, 2:4] == 0"`: the string's first
+  // Line 34 of the spec holds `that = "B.sub[1:3, 2:4] == 0"`: the string's first
   // character is column 9.
   auto k = load("\n[[expect]]\nthat = \"B.sub[1:3, 2:4] == 0\"\n");
   auto r = check_expectations(*k, initial(), finals(Bytes(16, 1)));
@@ -195,7 +216,7 @@ TEST_CASE("expect: the failure is an error at the left side of the string") {
   const Diagnostic& d = ds.items()[0];
   CHECK(d.id == DiagId::check_expectation_failed);
   CHECK(d.file == "t.toml");
-  CHECK(d.line == 29);
+  CHECK(d.line == 34);
   CHECK(d.column == 9);
   CHECK(d.length == 15); // B.sub[1:3, 2:4] is 15 characters
   CHECK(has(d.message, "4 of 4 elements differ"));
