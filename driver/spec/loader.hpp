@@ -25,6 +25,11 @@
 //                   hex string "0xDEADBEEF" whose bytes repeat in the written order
 //                   (DE AD BE EF DE ...); at most 256 bytes
 //     copy          dst, src (view strings)
+//   [[expect]]      that = "LEFT == RIGHT" (required): LEFT a view of a global tensor with
+//                   only .sub[...] steps of constant entries; RIGHT such a view of the same
+//                   shape and element size (two whole tensors: the same byte size), an
+//                   integer LEFT's element type holds exactly,
+//                   or `sentinel` (LEFT's initial bytes); see tile::Expectation
 //
 // Limits with clear messages: a global tensor at most 2^40 bytes; all shared tensors
 // together (each aligned) at most ptx::max_dynamic_shared_bytes_any_target() (232448 bytes);
