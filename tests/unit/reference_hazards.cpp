@@ -305,6 +305,22 @@ TEST_CASE("hazards: a wait whose groups are read after a looser next wait must s
   CHECK(exact.out.findings.empty());
 }
 
+TEST_CASE("hazards: what the next wait would leave pending must stay completed") {
+  const std::string read_back = op("op = \"copy\"\ndst = \"B.sub[bid, 0, tid, :]\"\n"
+                                   "src = \"sA.sub[0, tid, :]\"");
+  // Nothing reads the bytes of group 0, but the end of the kernel completes nothing: the
+  // only wait must complete it (wait_group 1 would leave it pending to the end).
+  const Run end = run_text(spec(1, load("0", "0") + commit() + wait(0)));
+  INFO(all_findings(end.out));
+  CHECK(end.out.findings.empty());
+  // The read of group 0 comes after the second wait, wait_group 2, which completes nothing
+  // (2 groups committed): the first wait must complete group 0 itself.
+  const Run next = run_text(spec(2, load("0", "0") + commit() + wait(0) + load("1", "1") +
+                                        commit() + wait(2) + read_back + wait(0)));
+  INFO(all_findings(next.out));
+  CHECK(next.out.findings.empty());
+}
+
 TEST_CASE("hazards: iterations committing different numbers of groups are a note") {
   // Iteration i of the outer loop commits i groups (the inner loop runs i times).
   const std::string ops = for_op("i", "0", "3") + for_op("j", "0", "\"i\"") + commit() + end_op() +
