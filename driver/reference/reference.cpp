@@ -465,8 +465,8 @@ private:
                         return where(bid, tid) + " reads " + byte_text(b, off) + ", which op " +
                                std::to_string(h.pending_op[off] + 1) + "'s copy by thread " +
                                std::to_string(h.pending_tid[off]) +
-                               " will write: its group is not yet waited (a wait_group count "
-                               "too large for this read)";
+                               " will write: its group is not yet waited (no wait, or a "
+                               "wait_group count too large for this read)";
                       });
       }
       if (h.writer[off] >= 0 && h.writer[off] != tid && h.write_epoch[off] == cta.epoch) {
