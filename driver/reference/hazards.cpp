@@ -8,6 +8,7 @@ void SharedBytes::reset(std::size_t n) {
   pending.assign(n, 0);
   pending_tid.assign(n, none);
   pending_op.assign(n, none);
+  pending_group.assign(n, 0);
   skipped_by_wait.assign(n, none);
   skipped_apply.assign(n, none);
   writer.assign(n, none);

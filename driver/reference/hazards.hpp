@@ -31,9 +31,10 @@ struct SharedBytes {
   void reset(std::size_t n);
 
   // Copies issued and not yet performed (at their thread's wait).
-  std::vector<std::int32_t> pending;     ///< how many queued copies will still write the byte
-  std::vector<std::int32_t> pending_tid; ///< the thread that issued the newest of them
-  std::vector<std::int32_t> pending_op;  ///< its apply op
+  std::vector<std::int32_t> pending;       ///< how many queued copies will still write the byte
+  std::vector<std::int32_t> pending_tid;   ///< the thread that issued the newest of them
+  std::vector<std::int32_t> pending_op;    ///< its apply op
+  std::vector<std::int32_t> pending_group; ///< its commit group
   /// While pending: the wait_group that passed over an uncommitted copy of the byte (none
   /// when none), and that copy's apply op.
   std::vector<std::int32_t> skipped_by_wait;

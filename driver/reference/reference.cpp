@@ -465,8 +465,8 @@ private:
                         return where(bid, tid) + " reads " + byte_text(b, off) + ", which op " +
                                std::to_string(h.pending_op[off] + 1) + "'s copy by thread " +
                                std::to_string(h.pending_tid[off]) +
-                               " will write: its group is not yet waited (no wait, or a "
-                               "wait_group count too large for this read)";
+                               " will write: its group is not yet waited" +
+                               pending_cause(cta, h, off);
                       });
       }
       if (h.writer[off] >= 0 && h.writer[off] != tid && h.write_epoch[off] == cta.epoch) {
@@ -481,6 +481,20 @@ private:
                   op32(op));
     }
     return {b.bytes[off], b.defined[off] || moot};
+  }
+
+  /// Why a pending byte's group is not complete, from the issuing thread's last wait_group:
+  /// the count that would have completed it, or no wait since its commit.
+  static std::string pending_cause(const Cta& cta, const ref::SharedBytes& h, std::int64_t off) {
+    const ThreadState& ts = cta.threads[static_cast<std::size_t>(h.pending_tid[off])];
+    const std::int64_t group = h.pending_group[off];
+    if (ts.live.op == ref::none || group >= ts.live.open) {
+      return " (no wait_group since its commit_group)";
+    }
+    return "; that thread's last wait, op " + std::to_string(ts.live.op + 1) + " (wait_group " +
+           std::to_string(ts.live.n) + "), left its newest " + std::to_string(ts.live.n) +
+           " groups pending: wait_group " + std::to_string(ts.live.open - 1 - group) +
+           " there would complete this one";
   }
 
   /// A byte a wait_group landed is read or written again: while that wait is still its
@@ -794,7 +808,7 @@ private:
             return;
           }
           if (db.shared) {
-            issue(op, cta, bid, tid, db, c.dst_off);
+            issue(op, cta, bid, tid, db, c);
           }
           ts.queue.push_back(std::move(c));
         });
@@ -806,9 +820,9 @@ private:
   /// counts as the write for the barrier-phase check, and it must not meet another pending
   /// copy of the same bytes.
   void issue(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& db,
-             const std::vector<std::int64_t>& dst_off) {
+             const Chunk& c) {
     ref::SharedBytes& h = db.hz;
-    for (std::int64_t o : dst_off) {
+    for (std::int64_t o : c.dst_off) {
       if (h.pending[o] > 0 && !missing_commit(db, o)) {
         problems_.add(op, DiagId::check_pending_overlap,
                       "two pending copies write the same shared bytes", [&] {
@@ -823,6 +837,7 @@ private:
       ++h.pending[o];
       h.pending_tid[o] = static_cast<std::int32_t>(tid);
       h.pending_op[o] = op32(op);
+      h.pending_group[o] = static_cast<std::int32_t>(c.group);
     }
   }
 

@@ -190,6 +190,9 @@ TEST_CASE("hazards: wait_group 2 (S-1) in a 3-stage pipeline reads a pending sta
   CHECK(has(f->message, "byte 16 of 'sA' (element (0,1,0))"));
   CHECK(has(f->message, "op " + std::to_string(op_index<tile::ApplyOp>(*r.kernel) + 1) +
                             "'s copy by thread 1"));
+  // Thread 1's wait_group 2 ran with 2 groups committed (tiles 0 and 1): the count that
+  // completes tile 0's group there is 1.
+  CHECK(has(f->message, "(wait_group 2), left its newest 2 groups pending: wait_group 1 there"));
 }
 
 TEST_CASE("hazards: a refill without the barrier after the read is a write after read") {
