@@ -3,8 +3,9 @@
 // straight from the seed's semantics, without the lowering's arithmetic.
 //
 // Launch: kernel.grid CTAs of kernel.block threads (grid_dim, block_dim in 3-D;
-// tid and bid are the linear indices); warp = tid / 32, lane = tid % 32. Every CTA has its own copy
-// of each shared tensor, whose bytes start undefined. Ops run in order; for each op, each CTA, each
+// tid and bid are the linear indices); warp = tid / 32, lane = tid % 32. Every
+// CTA has its own copy of each shared tensor, whose bytes start undefined. CTAs
+// run one after the other; in a CTA, ops run in order and for each op each
 // thread (tid ascending) applies its own effect:
 //  - apply: pred false -> nothing. Otherwise for each repeat coordinate (row
 //    major; at CTA scope the first two coordinates are the thread's warp and
@@ -20,8 +21,7 @@
 //    within the element) becomes pattern[k % pattern.size()]; defined.
 //  - copy: element by element, dst element <- the bytes of the src element.
 // Loops: `for` evaluates start, stop and step once at entry (thread 0's values:
-// they are CTA-uniform) and repeats the ops up to its `end`. CTAs run one after
-// the other, each from fresh shared tensors.
+// they are CTA-uniform) and repeats the ops up to its `end`.
 // Problems found along the way (the reference's own findings, one per op and
 // kind with a count and the first instance, which names the thread (CTA, tid),
 // the iteration (the live loop variables), the shared tensor's element and the
