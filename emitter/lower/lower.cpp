@@ -744,6 +744,10 @@ private:
       p = reg(RegClass::pred);
       emit(Binary{e->op == ExprOp::logical_and ? BinaryOp::and_ : BinaryOp::or_, ScalarType::pred,
                   p, a, b});
+    } else if (auto moved = offset_compare(*e, level)) {
+      p = reg(RegClass::pred);
+      moved->dst = p;
+      emit(*moved);
     } else if (e->kind == ExprKind::binary && tile::info(e->op).predicate) {
       CompareOp cmp = compare_op(e->op);
       Operand a = value(e->args[0]);
@@ -761,6 +765,64 @@ private:
     }
     remember(&Caches::pred, level, e, p);
     return Guard{p, false};
+  }
+
+  /// In a loop, `v + c cmp x` (v the innermost loop's variable, x invariant in
+  /// that loop, either side) as `v cmp x - c` with x - c hoisted: one
+  /// instruction less per iteration. Signed when x - c may be negative (v is
+  /// in 0..2^31-1); nullopt when x - c may leave s32, or e is not of that form.
+  /// The predicate register is filled in by the caller (Setp::dst).
+  std::optional<Setp> offset_compare(const Expr& e, unsigned level) {
+    if (level == 0 || e.kind != ExprKind::binary || !tile::info(e.op).predicate ||
+        e.op == ExprOp::logical_and || e.op == ExprOp::logical_or)
+      return std::nullopt;
+    const ExprPtr var = tile::make_leaf(ExprKind::loop, loops_[level - 1].var);
+    for (int side = 0; side < 2; ++side) {
+      const ExprPtr& lhs = e.args[static_cast<std::size_t>(side)];
+      const ExprPtr& rhs = e.args[static_cast<std::size_t>(1 - side)];
+      const Linear l = linearize(lhs);
+      if (l.constant == 0 || l.terms.size() != 1 || l.terms.begin()->second != 1 ||
+          compare(*l.terms.begin()->first, *var) != 0 || level_of(*rhs) >= level)
+        continue;
+      const ExprPtr moved = tile::make_binary(ExprOp::sub, rhs, tile::make_constant(l.constant));
+      auto b = tile::bounds(*moved, lb_);
+      if (!b || b->lo < -(std::int64_t{1} << 31) || b->hi > 0x7FFFFFFF)
+        return std::nullopt;
+      CompareOp cmp = compare_op(e.op);
+      if (side == 1)
+        cmp = swapped(cmp);
+      ScalarType type = ScalarType::u32;
+      if (b->lo < 0) {
+        type = ScalarType::s32;
+        cmp = signed_compare(cmp);
+      }
+      Operand x = typed(value(moved), type);
+      Register v = loops_[level - 1].counter;
+      return Setp{cmp, type, Register{}, v, x};
+    }
+    return std::nullopt;
+  }
+
+  /// lo/ls/hi/hs as lt/le/gt/ge (eq and ne unchanged).
+  static CompareOp signed_compare(CompareOp c) {
+    switch (c) {
+    case CompareOp::lo:
+      return CompareOp::lt;
+    case CompareOp::ls:
+      return CompareOp::le;
+    case CompareOp::hi:
+      return CompareOp::gt;
+    case CompareOp::hs:
+      return CompareOp::ge;
+    case CompareOp::eq:
+    case CompareOp::ne:
+    case CompareOp::lt:
+    case CompareOp::le:
+    case CompareOp::gt:
+    case CompareOp::ge:
+      return c;
+    }
+    unreachable("not a CompareOp");
   }
 
   Register materialise(Guard g) {
@@ -1123,18 +1185,23 @@ private:
   };
 
   /// m * (x % s) for x = inv + a*k (a >= 1, inv invariant in the loop, x in
-  /// 0..2^31-1), and optionally x / s: advanced per iteration by
-  /// m * ((a*step) % s) with one conditional subtraction (carrying into the
-  /// quotient), or for powers of two masked with m*s - 1.
+  /// 0..2^31-1), and optionally x / s, advanced per iteration by d = m *
+  /// ((a*step) % s): `p = r >= m*s - d; r += p ? d - m*s : d` (and the
+  /// quotient by (a*step) / s, plus 1 where p), no predicated write; for
+  /// powers of two `r = (r + d) & (m*s - 1)`.
   struct Rotating {
     ExprPtr x;
     std::int64_t s = 0;
     std::int64_t m = 1;
     Register r;
-    Operand delta;
+    ExprPtr delta;         ///< d, as an expression (constant when the step is)
+    Operand delta_op;      ///< d
+    Operand wrap_at;       ///< m*s - d
+    Operand wrapped_delta; ///< d - m*s (modulo 2^32)
     std::optional<Register> quotient;
     Operand quotient_delta; ///< (a*step) / s
-    bool mask = false;      ///< m*s is a power of two: `and` instead of compare and subtract
+    Operand quotient_carry; ///< (a*step) / s + 1
+    bool mask = false;      ///< m*s is a power of two: `and` instead of compare and select
   };
 
   struct LoopFrame {
@@ -1338,24 +1405,36 @@ private:
     emit(Binary{BinaryOp::add, ScalarType::u32, f.counter, f.counter, f.step_op});
     for (const auto& iv : f.inductions)
       emit(Binary{BinaryOp::add, iv.type, iv.r, iv.r, iv.delta});
-    for (const auto& rot : f.rotating) {
-      emit(Binary{BinaryOp::add, ScalarType::u32, rot.r, rot.r, rot.delta});
-      if (rot.mask) {
+    for (const auto& rot : f.rotating)
+      advance(rot);
+  }
+
+  void advance(const Rotating& rot) {
+    if (rot.mask) {
+      if (!is_zero(rot.delta_op)) {
+        emit(Binary{BinaryOp::add, ScalarType::u32, rot.r, rot.r, rot.delta_op});
         emit(Binary{BinaryOp::and_, ScalarType::b32, rot.r, rot.r, Immediate{rot.m * rot.s - 1}});
-        continue;
       }
-      Register wrap = reg(RegClass::pred);
-      emit(Setp{CompareOp::ge, ScalarType::u32, wrap, rot.r, Immediate{rot.m * rot.s}});
-      emit(Binary{BinaryOp::sub, ScalarType::u32, rot.r, rot.r, Immediate{rot.m * rot.s}},
-           Guard{wrap, false});
-      if (!rot.quotient)
-        continue;
-      if (!is_zero(rot.quotient_delta))
-        emit(Binary{BinaryOp::add, ScalarType::u32, *rot.quotient, *rot.quotient,
-                    rot.quotient_delta});
-      emit(Binary{BinaryOp::add, ScalarType::u32, *rot.quotient, *rot.quotient, Immediate{1}},
-           Guard{wrap, false});
+      return;
     }
+    std::optional<Register> wrap;
+    if (!is_zero(rot.delta_op)) { // else the remainder never changes
+      wrap = reg(RegClass::pred);
+      emit(Setp{CompareOp::ge, ScalarType::u32, *wrap, rot.r, rot.wrap_at});
+      Register step = reg(RegClass::b32);
+      emit(Selp{ScalarType::u32, step, rot.wrapped_delta, rot.delta_op, *wrap});
+      emit(Binary{BinaryOp::add, ScalarType::u32, rot.r, rot.r, step});
+    }
+    if (!rot.quotient)
+      return;
+    Operand q = rot.quotient_delta;
+    if (wrap) {
+      Register c = reg(RegClass::b32);
+      emit(Selp{ScalarType::u32, c, rot.quotient_carry, rot.quotient_delta, *wrap});
+      q = c;
+    }
+    if (!is_zero(q))
+      emit(Binary{BinaryOp::add, ScalarType::u32, *rot.quotient, *rot.quotient, q});
   }
 
   static bool is_zero(const Operand& o) {
@@ -1409,8 +1488,11 @@ private:
     const ExprPtr sc = tile::make_constant(s);
     const ExprPtr mc = tile::make_constant(m);
     const ExprPtr astep = tile::make_binary(ExprOp::mul, f.step, tile::make_constant(a));
-    rot.delta =
-        value(tile::make_binary(ExprOp::mul, tile::make_binary(ExprOp::rem, astep, sc), mc));
+    rot.delta = tile::make_binary(ExprOp::mul, tile::make_binary(ExprOp::rem, astep, sc), mc);
+    rot.delta_op = value(rot.delta);
+    const ExprPtr ms = tile::make_constant(m * s);
+    rot.wrap_at = value(tile::make_binary(ExprOp::sub, ms, rot.delta));
+    rot.wrapped_delta = value(tile::make_binary(ExprOp::sub, rot.delta, ms));
     const Operand first = scaled_remainder(at_start(x, fi), s, m);
     rot.r = reg(RegClass::b32);
     emit(Mov{ScalarType::u32, rot.r, first});
@@ -1439,7 +1521,9 @@ private:
     const std::int64_t a = linearize(r.x).terms.at(var);
     const ExprPtr sc = tile::make_constant(r.s);
     const ExprPtr astep = tile::make_binary(ExprOp::mul, f.step, tile::make_constant(a));
-    r.quotient_delta = value(tile::make_binary(ExprOp::div, astep, sc));
+    const ExprPtr qd = tile::make_binary(ExprOp::div, astep, sc);
+    r.quotient_delta = value(qd);
+    r.quotient_carry = value(tile::make_binary(ExprOp::add, qd, tile::make_constant(1)));
     const Operand first = value(tile::make_binary(ExprOp::div, at_start(r.x, fi), sc));
     r.quotient = reg(RegClass::b32);
     emit(Mov{ScalarType::u32, *r.quotient, first});
@@ -1477,8 +1561,9 @@ private:
 
   /// The address register of a form that depends on loops_[fi]'s variable v
   /// (and on no loop inside it): base(inv) + lin*v + sum of m * (x % s), with
-  /// base(inv) hoisted, lin*v an induction register and the remainders
-  /// rotating byte offsets (shared memory). nullopt when the form has another
+  /// base(inv) hoisted, lin*v an induction register (32-bit forms) or one
+  /// mad.wide from the counter (64-bit ones) and the remainders rotating byte
+  /// offsets (shared memory). nullopt when the form has another
   /// kind of term in v, or the registers cannot be made (a sealed loop).
   std::optional<Register> reduced_address(const tile::Tensor& t, const Linear& l, std::size_t fi) {
     const ExprPtr var = tile::make_leaf(ExprKind::loop, loops_[fi].var);
@@ -1507,7 +1592,14 @@ private:
       offsets.push_back(r->r);
     }
     std::optional<Register> acc;
-    if (lin != 0)
+    if (lin > 0 && !shared && !inv.wrap32) {
+      // A 64-bit induction register costs two SASS adds (IADD3, IMAD.X) per
+      // iteration; one mad.wide.u32 from the counter (IMAD.WIDE.U32) onto the
+      // hoisted base is one, and exact (v < 2^31, lin < 2^32).
+      acc = reg(RegClass::b64);
+      emit(Mad{true, ScalarType::u32, *acc, loops_[fi].counter, Immediate{lin},
+               address_register(t, inv)});
+    } else if (lin != 0)
       acc = induction(t, inv, lin, fi);
     else
       acc = address_register(t, inv);
