@@ -1193,6 +1193,7 @@ private:
     ExprPtr x;
     std::int64_t s = 0;
     std::int64_t m = 1;
+    std::int64_t a = 1; ///< x's coefficient of the variable
     Register r;
     ExprPtr delta;         ///< d, as an expression (constant when the step is)
     Operand delta_op;      ///< d
@@ -1224,6 +1225,9 @@ private:
   unsigned loops_emitted_ = 0;   ///< numbers the loops' labels
   /// The variables of fully unrolled loops, at the copy being lowered.
   std::map<std::string, std::int64_t, std::less<>> bound_;
+  /// In copy u of an unrolled body with a constant step, the variable is
+  /// v + u*step (the counter advances once per pass): the offsets by variable.
+  std::map<std::string, std::int64_t, std::less<>> offset_;
 
   void lower_ops(std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
@@ -1240,13 +1244,17 @@ private:
 
   /// e with the variables of fully unrolled loops replaced by their values.
   ExprPtr bind(const ExprPtr& e) const {
-    if (bound_.empty())
+    if (bound_.empty() && offset_.empty())
       return e;
     return tile::substitute(e, [&](const Expr& x) -> ExprPtr {
       if (x.kind != ExprKind::loop)
         return nullptr;
-      auto it = bound_.find(x.name);
-      return it == bound_.end() ? nullptr : tile::make_constant(it->second);
+      if (auto it = bound_.find(x.name); it != bound_.end())
+        return tile::make_constant(it->second);
+      if (auto it = offset_.find(x.name); it != offset_.end())
+        return tile::make_binary(ExprOp::add, tile::make_leaf(ExprKind::loop, x.name),
+                                 tile::make_constant(it->second));
+      return nullptr;
     });
   }
 
@@ -1380,8 +1388,22 @@ private:
       emit(Bra{exit, true}, Guard{skip, false});
     }
     emit(Label{head});
-    for (std::int64_t u = 0; u < copies; ++u)
-      body_copy(index, fi);
+    const auto* step = std::get_if<Immediate>(&loops_[fi].step_op);
+    if (copies > 1 && step) {
+      // One pass: copy u with v + u*step, then one advance by copies*step.
+      const auto& f = std::get<tile::ForOp>(k_.ops[index].body);
+      for (std::int64_t u = 0; u < copies; ++u) {
+        offset_[loops_[fi].var] = u * step->value;
+        lower_ops(index + 1, f.end);
+      }
+      offset_.erase(loops_[fi].var);
+      loops_[fi].sealed = true;
+      advance(fi, copies);
+      cache_ = loops_[fi].saved;
+    } else {
+      for (std::int64_t u = 0; u < copies; ++u)
+        body_copy(index, fi);
+    }
     Register again = reg(RegClass::pred);
     emit(Setp{CompareOp::lt, ScalarType::u32, again, counter, limit_op});
     emit(Bra{head, true}, Guard{again, false});
@@ -1399,14 +1421,43 @@ private:
     cache_ = loops_[fi].saved;
   }
 
-  /// v += step, and every induction and rotating register of the loop with it.
-  void advance(std::size_t fi) {
+  /// v += step (times `mult`, for a constant step), and every induction and
+  /// rotating register of the loop with it.
+  void advance(std::size_t fi, std::int64_t mult = 1) {
     LoopFrame& f = loops_[fi];
-    emit(Binary{BinaryOp::add, ScalarType::u32, f.counter, f.counter, f.step_op});
+    emit(Binary{BinaryOp::add, ScalarType::u32, f.counter, f.counter,
+                times(f.step_op, mult, false)});
     for (const auto& iv : f.inductions)
-      emit(Binary{BinaryOp::add, iv.type, iv.r, iv.r, iv.delta});
-    for (const auto& rot : f.rotating)
-      advance(rot);
+      emit(Binary{BinaryOp::add, iv.type, iv.r, iv.r,
+                  times(iv.delta, mult, iv.type == ScalarType::s64)});
+    for (const auto& rot : f.rotating) {
+      if (mult == 1) {
+        advance(rot);
+        continue;
+      }
+      // The same update for a step of mult*step (a constant).
+      Rotating r = rot;
+      const std::int64_t astep = rot.a * std::get<Immediate>(f.step_op).value * mult;
+      const std::int64_t d = rot.m * (astep % rot.s), ms = rot.m * rot.s;
+      r.delta_op = Immediate{d};
+      r.wrap_at = Immediate{ms - d};
+      r.wrapped_delta = as_u32(d - ms);
+      r.quotient_delta = Immediate{astep / rot.s};
+      r.quotient_carry = Immediate{astep / rot.s + 1};
+      advance(r);
+    }
+  }
+
+  static Immediate as_u32(std::int64_t v) {
+    return Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(v))};
+  }
+
+  /// An immediate delta `mult` times (64-bit, or modulo 2^32); mult is 1 for registers.
+  static Operand times(const Operand& o, std::int64_t mult, bool wide) {
+    if (mult == 1)
+      return o;
+    const std::int64_t v = std::get<Immediate>(o).value * mult;
+    return wide ? Immediate{v} : as_u32(v);
   }
 
   void advance(const Rotating& rot) {
@@ -1462,10 +1513,13 @@ private:
 
   /// Finds or makes loops_[fi]'s rotating register m * (x % s) (with x / s when
   /// `quotient`); nullptr when x does not qualify or the loop is sealed.
-  Rotating* rotating(const ExprPtr& x, std::int64_t s, std::int64_t m, std::size_t fi,
+  Rotating* rotating(const ExprPtr& given, std::int64_t s, std::int64_t m, std::size_t fi,
                      bool quotient) {
+    const ExprPtr x = quotient ? given : reduced_operand(given, s);
+    const Linear lx = linearize(x);
     for (auto& r : loops_[fi].rotating) {
-      if (r.s != s || r.m != m || compare(*r.x, *x) != 0)
+      const Linear lr = linearize(r.x);
+      if (r.s != s || r.m != m || compare_registers(lr, lx) != 0 || lr.constant != lx.constant)
         continue;
       if (quotient && !r.quotient) {
         if (loops_[fi].sealed || r.mask)
@@ -1485,6 +1539,7 @@ private:
     rot.mask = !quotient && power_of_two(s) && power_of_two(m);
     const ExprPtr var = tile::make_leaf(ExprKind::loop, f.var);
     const std::int64_t a = linearize(x).terms.at(var);
+    rot.a = a;
     const ExprPtr sc = tile::make_constant(s);
     const ExprPtr mc = tile::make_constant(m);
     const ExprPtr astep = tile::make_binary(ExprOp::mul, f.step, tile::make_constant(a));
@@ -1500,6 +1555,17 @@ private:
     if (quotient)
       add_quotient(loops_[fi].rotating.back(), fi);
     return &loops_[fi].rotating.back();
+  }
+
+  /// x with its constant c >= s reduced modulo s, where that keeps it >= 0
+  /// (x % s is the same: `(v + 4) % 3` and `(v + 1) % 3` share one register).
+  ExprPtr reduced_operand(const ExprPtr& x, std::int64_t s) const {
+    const std::int64_t c = linearize(x).constant;
+    if (c < s)
+      return x;
+    ExprPtr r = tile::make_binary(ExprOp::sub, x, tile::make_constant(c - c % s));
+    auto b = tile::bounds(*r, lb_);
+    return b && b->lo >= 0 ? r : x;
   }
 
   /// m * (x % s): a rotating register of the loop x depends on where it
