@@ -167,6 +167,20 @@ TEST_CASE("unroll 2 over a runtime trip count: two copies per back edge and a re
   CHECK(count<Label>(body) == 4);
 }
 
+TEST_CASE("unroll 4 with a constant step: one address computation per pass, offsets in [reg+imm]") {
+  // stage3_k7_unroll4: copy u reads and writes tile k + u, so A's and B's
+  // global addresses are one mad.wide each per pass of 4 (and each per
+  // iteration of the remainder loop): 2 + 2, with 8 + 4 copies between them.
+  const auto body = lowered("stage3_k7_unroll4.toml");
+  std::size_t wide = 0;
+  const auto inside = in_loop(body);
+  for (std::size_t i = 0; i < body.size(); ++i)
+    if (const auto* m = std::get_if<Mad>(&body[i].body); m && m->wide && inside[i])
+      ++wide;
+  CHECK(wide == 2 + 2);
+  CHECK(count<CpAsync>(body) == 2 + 4 + 1); // prologue, pass, remainder
+}
+
 TEST_CASE("a runtime trip count of at least 1 needs no skip before the loop") {
   // stage3_k7: k_tiles is declared in 1..64, so the loop always runs.
   const auto body = lowered("stage3_k7.toml");
