@@ -1196,7 +1196,7 @@ private:
     ExprPtr x;
     std::int64_t s = 0;
     std::int64_t m = 1;
-    std::int64_t a = 1; ///< x's coefficient of the variable
+    ExprPtr growth; ///< x's increase per iteration (see growth())
     Register r;
     ExprPtr delta;         ///< d, as an expression (constant when the step is)
     Operand delta_op;      ///< d
@@ -1245,11 +1245,12 @@ private:
   void lower(const tile::ForOp&) { unreachable("a for op outside lower_ops()"); }
   void lower(const tile::EndOp&) { unreachable("an end op outside lower_ops()"); }
 
-  /// e with the variables of fully unrolled loops replaced by their values.
+  /// e with the variables of fully unrolled loops replaced by their values, and the
+  /// launch sizes (ntid, nbid and their axes) by theirs: constants fold and divide.
   ExprPtr bind(const ExprPtr& e) const {
-    if (bound_.empty() && offset_.empty())
-      return e;
     return tile::substitute(e, [&](const Expr& x) -> ExprPtr {
+      if (auto n = launch_size(x)) // ntid, nbid and their axes: the launch is fixed
+        return tile::make_constant(*n);
       if (x.kind != ExprKind::loop)
         return nullptr;
       if (auto it = bound_.find(x.name); it != bound_.end())
@@ -1440,7 +1441,7 @@ private:
       }
       // The same update for a step of mult*step (a constant).
       Rotating r = rot;
-      const std::int64_t astep = rot.a * std::get<Immediate>(f.step_op).value * mult;
+      const std::int64_t astep = *tile::constant_value(*rot.growth) * mult;
       const std::int64_t d = rot.m * (astep % rot.s), ms = rot.m * rot.s;
       r.delta_op = Immediate{d};
       r.wrap_at = Immediate{ms - d};
@@ -1534,18 +1535,15 @@ private:
     if (loops_[fi].sealed || !rotating_form(x, s, m, fi))
       return nullptr;
     AtLevel at(*this, static_cast<unsigned>(fi));
-    const LoopFrame& f = loops_[fi];
     Rotating rot;
     rot.x = x;
     rot.s = s;
     rot.m = m;
     rot.mask = !quotient && power_of_two(s) && power_of_two(m);
-    const ExprPtr var = tile::make_leaf(ExprKind::loop, f.var);
-    const std::int64_t a = linearize(x).terms.at(var);
-    rot.a = a;
+    rot.growth = *growth(x, fi);
     const ExprPtr sc = tile::make_constant(s);
     const ExprPtr mc = tile::make_constant(m);
-    const ExprPtr astep = tile::make_binary(ExprOp::mul, f.step, tile::make_constant(a));
+    const ExprPtr astep = rot.growth;
     rot.delta = tile::make_binary(ExprOp::mul, tile::make_binary(ExprOp::rem, astep, sc), mc);
     rot.delta_op = value(rot.delta);
     const ExprPtr ms = tile::make_constant(m * s);
@@ -1585,11 +1583,8 @@ private:
 
   void add_quotient(Rotating& r, std::size_t fi) {
     AtLevel at(*this, static_cast<unsigned>(fi));
-    const LoopFrame& f = loops_[fi];
-    const ExprPtr var = tile::make_leaf(ExprKind::loop, f.var);
-    const std::int64_t a = linearize(r.x).terms.at(var);
     const ExprPtr sc = tile::make_constant(r.s);
-    const ExprPtr astep = tile::make_binary(ExprOp::mul, f.step, tile::make_constant(a));
+    const ExprPtr astep = r.growth;
     const ExprPtr qd = tile::make_binary(ExprOp::div, astep, sc);
     r.quotient_delta = value(qd);
     r.quotient_carry = value(tile::make_binary(ExprOp::add, qd, tile::make_constant(1)));
@@ -1607,25 +1602,59 @@ private:
     });
   }
 
-  /// x = inv + a*v with a >= 1 for loops_[fi]'s variable v, inv invariant in
-  /// that loop, x in 0..2^31-1 over the loop, and m*s in 2..2^31.
+  /// How much x grows per iteration of loops_[fi], when x = inv + a*v + sum
+  /// c*(X / S) with a >= 0 for the loop's variable v, inv invariant in the loop,
+  /// each c >= 1, S a constant and X = inv' + a'*v with a'*step a multiple of S
+  /// (step constant): then X / S grows by exactly a'*step / S per iteration
+  /// (X >= 0), so `(t / nbid) % 3` over `t += nbid` rotates like `i % 3`.
+  /// nullopt when x has another form or does not grow.
+  std::optional<ExprPtr> growth(const ExprPtr& x, std::size_t fi) const {
+    const LoopFrame& f = loops_[fi];
+    const ExprPtr var = tile::make_leaf(ExprKind::loop, f.var);
+    const auto step = tile::constant_value(*f.step);
+    ExprPtr g = tile::make_constant(0);
+    bool grows = false;
+    for (const auto& [atom, coeff] : linearize(x).terms) {
+      if (compare(*atom, *var) == 0) {
+        if (coeff < 1)
+          return std::nullopt;
+        g = tile::make_binary(ExprOp::add, g,
+                              tile::make_binary(ExprOp::mul, f.step, tile::make_constant(coeff)));
+        grows = true;
+        continue;
+      }
+      if (level_of(*atom) <= fi)
+        continue; // invariant in this loop
+      auto divisor = atom->kind == ExprKind::binary && atom->op == ExprOp::div
+                         ? tile::constant_value(*atom->args[1])
+                         : std::nullopt;
+      if (!divisor || *divisor < 1 || !step || coeff < 1)
+        return std::nullopt;
+      const auto inner = growth(atom->args[0], fi);
+      const auto lo = tile::bounds(*atom->args[0], lb_);
+      if (!inner || !lo || lo->lo < 0)
+        return std::nullopt;
+      const std::int64_t per = tile::constant_value(**inner).value_or(0);
+      if (per < 1 || per % *divisor != 0)
+        return std::nullopt;
+      g = tile::make_binary(ExprOp::add, g, tile::make_constant(coeff * (per / *divisor)));
+      grows = true;
+    }
+    if (!grows)
+      return std::nullopt;
+    if (auto c = tile::constant_value(*g))
+      return tile::make_constant(*c);
+    return g;
+  }
+
+  /// x grows per iteration of loops_[fi] (growth()), x in 0..2^31-1 over the
+  /// loop, and m*s in 2..2^31.
   bool rotating_form(const ExprPtr& x, std::int64_t s, std::int64_t m, std::size_t fi) const {
     constexpr std::int64_t kLimit = std::int64_t{1} << 31;
     if (s < 2 || m < 1 || m > kLimit / s)
       return false;
-    const ExprPtr var = tile::make_leaf(ExprKind::loop, loops_[fi].var);
-    const Linear lx = linearize(x);
-    bool seen = false;
-    for (const auto& [atom, coeff] : lx.terms) {
-      if (compare(*atom, *var) == 0) {
-        seen = coeff >= 1;
-        continue;
-      }
-      if (level_of(*atom) > fi)
-        return false;
-    }
     auto b = tile::bounds(*x, lb_);
-    return seen && b && b->lo >= 0 && b->hi < kLimit;
+    return growth(x, fi).has_value() && b && b->lo >= 0 && b->hi < kLimit;
   }
 
   /// The address register of a form that depends on loops_[fi]'s variable v
