@@ -30,8 +30,8 @@ namespace {
 
 using tile::SourcePos;
 
-constexpr std::int64_t kMaxGrid = 2147483647;                   // CUDA's gridDim.x limit
-constexpr std::int64_t kMaxBlock = 1024;                        // CUDA's threads per block
+constexpr std::int64_t kMaxGrid = ptx::max_grid_dims[0];        // CUDA's gridDim.x limit
+constexpr std::int64_t kMaxBlock = ptx::max_block_threads;      // CUDA's threads per block
 constexpr std::int64_t kMaxGlobalBytes = std::int64_t{1} << 40; // 1 TiB per global tensor
 constexpr std::int64_t kMaxAlign = 4096;
 constexpr std::size_t kMaxPatternBytes = 256;
@@ -60,8 +60,8 @@ constexpr std::array<std::string_view, 12> kReservedNames = {
     "T",   "if_then_else", "uint32", "min", "max",  "clamp"};
 // Per-axis launch limits (CUDA's): grid x up to 2^31-1, y and z up to 65535;
 // block x and y up to 1024, z up to 64, and 1024 threads in all.
-constexpr std::array<std::int64_t, 3> kMaxGridDims = {2147483647, 65535, 65535};
-constexpr std::array<std::int64_t, 3> kMaxBlockDims = {1024, 1024, 64};
+constexpr std::array<std::int64_t, 3> kMaxGridDims = ptx::max_grid_dims;
+constexpr std::array<std::int64_t, 3> kMaxBlockDims = ptx::max_block_dims;
 
 const char* type_phrase(toml::node_type t) {
   switch (t) {
