@@ -260,7 +260,12 @@ public:
         e.shared.push_back(
             {shared_symbol(s.decl->tensor), std::max(s.decl->tensor.align, tile::min_shared_align),
              static_cast<std::uint64_t>(s.decl->tensor.size_bytes()), SharedKind::fixed});
-    e.reqntid = static_cast<std::uint32_t>(k_.block);
+    // The block's shape: a launch of another shape fails. A kernel built without
+    // set_launch (block_dim not matching block) is a 1-D block of `block` threads.
+    const tile::Dim3 b =
+        k_.block_dim.count() == k_.block ? k_.block_dim : tile::Dim3{k_.block, 1, 1};
+    e.reqntid = {static_cast<std::uint32_t>(b.x), static_cast<std::uint32_t>(b.y),
+                 static_cast<std::uint32_t>(b.z)};
     entry_ = &e;
     for (const auto& op : k_.ops)
       std::visit([&](const auto& body) { lower(body); }, op.body);

@@ -5,6 +5,7 @@
 #include "emitter/ptx/register.hpp"
 #include "emitter/ptx/target.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,8 +38,9 @@ struct Entry {
   std::string name;
   std::vector<Param> params;
   std::vector<SharedArray> shared;
-  std::optional<std::uint32_t> reqntid; ///< `.reqntid N` when the block size is known
-  RegisterFile registers;               ///< declarations are printed from its counts
+  /// `.reqntid x, y, z` when the block shape is known (printed `.reqntid x` when y = z = 1).
+  std::optional<std::array<std::uint32_t, 3>> reqntid;
+  RegisterFile registers; ///< declarations are printed from its counts
   std::vector<Instruction> body;
 };
 
