@@ -141,8 +141,8 @@ LaunchRequest copy_request(const std::string& name, std::size_t dst_bytes,
   r.case_name = name;
   r.ptx = selftest_ptx;
   r.entry = "ptxgen_selftest_copy";
-  r.grid = 1;
-  r.block = threads;
+  r.grid = {1, 1, 1};
+  r.block = {threads, 1, 1};
   r.buffers.push_back({"src", source_bytes()});
   r.buffers.push_back({"dst", std::vector<std::uint8_t>(dst_bytes, 0xEE)});
   r.params = {{Kind::buffer, 1, 0}, {Kind::buffer, 0, 0}, {Kind::u32, 0, src_offset}};
@@ -278,7 +278,7 @@ void in_process_steps(int ordinal) {
   }
   {
     LaunchRequest r = copy_request("B4 block too large", copy_bytes, 0);
-    r.block = 2048;
+    r.block = {2048, 1, 1};
     const LaunchOutcome out = runner.launch(std::move(r));
     report(out.status == Status::launch_error && runner.available(), "B4 block too large", out);
   }

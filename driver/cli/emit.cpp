@@ -104,9 +104,10 @@ int run_check(const std::vector<std::string>& args) {
                  "(like -fsyntax-only). It also runs the spec's ops on the reference and\n"
                  "reports whole-launch problems the per-op contract cannot see: a read of\n"
                  "shared bytes before the wait or without the barrier, copies never waited\n"
-                 "for, uninitialised shared bytes reaching an output.\n\n"
+                 "for, uninitialised shared bytes reaching an output; then it verifies the\n"
+                 "spec's expectations ([[expect]]) on the reference's final tensors.\n\n"
                  "A directory means every *.toml below it except those under `invalid/`,\n"
-                 "`races/` and `faults/`, which hold specs that must fail.\n\n"
+                 "`races/`, `wrong_kernel/` and `faults/`, which hold specs that must fail.\n\n"
               << opts << "\nexit status: 0 every spec is valid, 1 otherwise, 2 usage.\n";
     return exit_ok;
   }

@@ -103,10 +103,10 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
   }
   context->make_current();
 
-  if (request.grid == 0 || request.block == 0) {
+  if (request.grid.count() == 0 || request.block.count() == 0) {
     out.status = Status::launch_error;
-    out.message = label + ": grid and block must be at least 1 (grid " +
-                  std::to_string(request.grid) + ", block " + std::to_string(request.block) + ")";
+    out.message = label + ": grid and block must be at least 1 (grid " + request.grid.str() +
+                  ", block " + request.block.str() + ")";
     return;
   }
   if (request.cubin.empty() && request.ptx.empty()) {
@@ -124,12 +124,13 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
   out.load_ms = ms_since(start);
   out.registers = attributes.num_regs;
   out.static_shared_bytes = attributes.static_shared_bytes;
-  if (request.block > static_cast<unsigned>(attributes.max_threads_per_block)) {
+  if (request.block.count() > static_cast<std::uint64_t>(attributes.max_threads_per_block)) {
     out.status = Status::launch_error;
-    out.message =
-        label + ": a block of " + std::to_string(request.block) + " threads exceeds the limit of " +
-        std::to_string(attributes.max_threads_per_block) + " for kernel " + request.entry + " (" +
-        std::to_string(attributes.num_regs) + " registers per thread)";
+    out.message = label + ": a block of " + std::to_string(request.block.count()) +
+                  " threads exceeds the limit of " +
+                  std::to_string(attributes.max_threads_per_block) + " for kernel " +
+                  request.entry + " (" + std::to_string(attributes.num_regs) +
+                  " registers per thread)";
     return;
   }
 
@@ -182,11 +183,12 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
   Stream stream(api, label);
   start = Clock::now();
   check(*api,
-        api->cuLaunchKernel(function, request.grid, 1, 1, request.block, 1, 1,
+        api->cuLaunchKernel(function, request.grid.x, request.grid.y, request.grid.z,
+                            request.block.x, request.block.y, request.block.z,
                             request.dynamic_shared_bytes, stream.get(),
                             param_pointers.empty() ? nullptr : param_pointers.data(), nullptr),
-        "cuLaunchKernel(" + request.entry + ", grid " + std::to_string(request.grid) + ", block " +
-            std::to_string(request.block) + ") for " + label);
+        "cuLaunchKernel(" + request.entry + ", grid " + request.grid.str() + ", block " +
+            request.block.str() + ") for " + label);
   auto pause = std::chrono::microseconds(20);
   for (;;) {
     const CUresult result = stream.query();

@@ -39,13 +39,27 @@ struct HostBuffer {
   std::vector<std::uint8_t> bytes; ///< in a request: initial contents; in an outcome: final
 };
 
+/// A grid or block extent, as cuLaunchKernel takes it.
+struct LaunchDims {
+  unsigned x = 1;
+  unsigned y = 1;
+  unsigned z = 1;
+  std::uint64_t count() const { return std::uint64_t{x} * y * z; }
+  /// "4" for x only, else "[4, 8, 1]".
+  std::string str() const {
+    if (y == 1 && z == 1)
+      return std::to_string(x);
+    return "[" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + "]";
+  }
+};
+
 struct LaunchRequest {
   std::string case_name;             ///< names the case in every message
   std::vector<std::uint8_t> cubin;   ///< the module; when empty, `ptx` is used
   std::string ptx;                   ///< PTX text, compiled by the driver's JIT (slower to load)
   std::string entry;                 ///< the .entry to launch
-  unsigned grid = 1;                 ///< blocks (x only)
-  unsigned block = 1;                ///< threads per block (x only)
+  LaunchDims grid;                   ///< blocks along x, y, z
+  LaunchDims block;                  ///< threads per block along x, y, z
   unsigned dynamic_shared_bytes = 0; ///< extern .shared bytes, beyond the static ones
   std::vector<HostBuffer> buffers;   ///< each gets its own guarded device allocation
   std::vector<KernelParam> params;   ///< in the entry's declaration order

@@ -1,5 +1,6 @@
 #include "driver/reference/reference.hpp"
 
+#include "driver/reference/hazards.hpp"
 #include "driver/reference/naive_expr.hpp"
 #include "driver/reference/naive_view.hpp"
 
@@ -20,17 +21,17 @@ constexpr std::size_t kernel_level = std::numeric_limits<std::size_t>::max(); //
 struct Buffer {
   std::string name;
   bool shared = false;
+  std::vector<std::int64_t> shape; ///< the tensor's, for the element of a byte in findings
+  std::int64_t element_bytes = 1;
   std::vector<std::uint8_t> bytes;
   std::vector<bool> defined;
-  // Shared tensors only:
-  std::vector<std::int32_t> pending; ///< queued copies that will still write the byte
-  std::vector<std::int64_t> writer;  ///< tid of the last writer, -1 for none
-  std::vector<std::int64_t> epoch;   ///< the CTA's barrier count at that write
-  /// While the byte is pending: the wait_group op that passed over an uncommitted copy of it
-  /// (kernel_level when none), and that copy's apply op.
-  std::vector<std::size_t> skipped_by_wait;
-  std::vector<std::size_t> skipped_apply;
+  ref::SharedBytes hz; ///< shared tensors only: the ordering state of each byte
 };
+
+/// An op index as the hazard state stores it.
+std::int32_t op32(std::size_t op) {
+  return static_cast<std::int32_t>(op);
+}
 
 /// One queued chunk of an apply: performed at the issuing thread's wait.
 struct Chunk {
@@ -49,11 +50,13 @@ struct Chunk {
 struct ThreadState {
   std::vector<Chunk> queue;    ///< issue order
   std::int64_t open_group = 0; ///< id of the group being filled = groups committed so far
+  std::int32_t waits = 0;      ///< wait_group and wait_all ops run so far
+  ref::LiveWait live;          ///< the wait_group it ran last, while it is its newest wait
 };
 
 struct Cta {
   std::vector<Buffer> shared; ///< one per shared tensor, in declaration order
-  std::int64_t epoch = 0;     ///< cta_sync count
+  std::int32_t epoch = 0;     ///< cta_sync count
   std::vector<ThreadState> threads;
 };
 
@@ -61,10 +64,10 @@ struct Cta {
 class Problems {
 public:
   void add(std::size_t op, DiagId id, const std::string& kind,
-           const std::function<std::string()>& detail) {
+           const std::function<std::string()>& detail, Severity severity = Severity::error) {
     auto [it, fresh] = index_.try_emplace({op, id, kind}, entries_.size());
     if (fresh) {
-      entries_.push_back({op, id, kind, detail(), 1});
+      entries_.push_back({op, id, kind, detail(), 1, severity});
     } else {
       ++entries_[it->second].count;
     }
@@ -75,15 +78,16 @@ public:
   void add_cause(std::size_t op, DiagId id, const std::string& kind,
                  const std::function<std::string()>& detail) {
     if (index_.try_emplace({op, id, kind}, entries_.size()).second) {
-      entries_.push_back({op, id, kind, detail(), 1});
+      entries_.push_back({op, id, kind, detail(), 1, Severity::error});
     }
   }
 
-  /// Each problem as a finding: its ID, its op and its text without the op's name.
+  /// Each finding (errors and notes): its ID, its op and its text without the op's name.
   std::vector<ReferenceFinding> findings() const {
     std::vector<ReferenceFinding> out;
     for (const auto& e : entries_)
-      out.push_back({e.id, e.op == kernel_level ? ReferenceOutput::kernel_problem : e.op, text(e)});
+      out.push_back({e.id, e.op == kernel_level ? ReferenceOutput::kernel_problem : e.op, text(e),
+                     e.severity});
     return out;
   }
 
@@ -91,15 +95,22 @@ public:
   std::vector<std::size_t> ops() const {
     std::vector<std::size_t> out;
     for (const auto& e : entries_)
-      out.push_back(e.op == kernel_level ? ReferenceOutput::kernel_problem : e.op);
+      if (e.severity == Severity::error)
+        out.push_back(e.op == kernel_level ? ReferenceOutput::kernel_problem : e.op);
     return out;
   }
 
+  /// The errors (not the notes), one line each, with the op's name.
   std::vector<std::string> lines(const tile::Kernel& k) const {
-    static const char* const names[] = {"apply",    "commit_group", "wait_group", "wait_all",
-                                        "cta_sync", "fill",         "copy"};
+    static const char* const names[] = {"apply",    "commit_group", "wait_group",
+                                        "wait_all", "cta_sync",     "fill",
+                                        "copy",     "for",          "end"};
+    static_assert(std::size(names) == std::variant_size_v<tile::OpBody>);
     std::vector<std::string> out;
     for (const auto& e : entries_) {
+      if (e.severity != Severity::error) {
+        continue;
+      }
       std::string line;
       if (e.op == kernel_level) {
         line = "kernel";
@@ -124,6 +135,7 @@ private:
     std::string kind;
     std::string first;
     std::int64_t count;
+    Severity severity;
   };
 
   /// "kind: first instance (N times in all)".
@@ -170,10 +182,6 @@ void for_each_coord(const std::vector<std::int64_t>& shape, std::size_t from,
   }
 }
 
-std::string where(std::int64_t bid, std::int64_t tid) {
-  return "CTA " + std::to_string(bid) + " thread " + std::to_string(tid);
-}
-
 std::string coords_text(const std::vector<std::int64_t>& c) {
   std::string s = "(";
   for (std::size_t i = 0; i < c.size(); ++i) {
@@ -184,7 +192,8 @@ std::string coords_text(const std::vector<std::int64_t>& c) {
 
 class Evaluator {
 public:
-  explicit Evaluator(const ReferenceInput& in) : in_(in), k_(*in.kernel) {}
+  explicit Evaluator(const ReferenceInput& in)
+      : in_(in), k_(*in.kernel), slack_(k_.ops.size()), loop_commits_(k_.ops.size()) {}
 
   ReferenceOutput run() {
     ReferenceOutput out;
@@ -197,18 +206,21 @@ public:
     }
     set_up();
     // CTAs are independent: each runs the ops on its own, in order, its threads
-    // in lockstep op by op; a `for` repeats the ops up to its `end`.
+    // in lockstep op by op; a `for` repeats the ops up to its `end`. One CTA's state
+    // (shared tensors, threads) at a time.
     for (cta_ = 0; cta_ < k_.grid; ++cta_) {
+      cta_state_.shared = shared_template_;
+      cta_state_.epoch = 0;
+      cta_state_.threads.assign(static_cast<std::size_t>(k_.block), ThreadState{});
       for (std::size_t i = 0; i < k_.ops.size();) {
         std::visit([&](const auto& body) { run_op(i, body); }, k_.ops[i].body);
         i = next_op_;
       }
-    }
-    for (std::int64_t b = 0; b < k_.grid; ++b) {
       for (std::int64_t t = 0; t < k_.block; ++t) {
-        finish_thread(b, t);
+        finish_thread(cta_, t);
       }
     }
+    report_loose_waits();
     for (const Buffer& g : globals_) {
       out.global[g.name] = g.bytes;
       out.defined[g.name] = g.defined;
@@ -221,7 +233,8 @@ private:
   /// At the end of the kernel: reports the thread's copies still pending (as a missing
   /// commit_group where a wait passed over them uncommitted) and performs them.
   void finish_thread(std::int64_t b, std::int64_t t) {
-    ThreadState& ts = ctas_[b].threads[t];
+    ThreadState& ts = cta_state_.threads[t];
+    slack_.close(ts.live, ref::WaitSlack::covers_nothing); // the end performs nothing
     if (ts.queue.empty()) {
       return;
     }
@@ -240,7 +253,60 @@ private:
                              " chunks pending";
                     });
     }
-    perform(ctas_[b], t, [](const Chunk&) { return true; });
+    perform(cta_state_, t, [](const Chunk&) { return true; });
+  }
+
+  /// A note for each wait_group whose every run would have done with a larger count.
+  void report_loose_waits() {
+    for (std::size_t op = 0; op < k_.ops.size(); ++op) {
+      const auto* w = std::get_if<tile::WaitGroupOp>(&k_.ops[op].body);
+      if (w == nullptr || !slack_.worked(op) || slack_.best(op) <= w->n) {
+        continue;
+      }
+      problems_.add(
+          op, DiagId::check_wait_stricter, "wait stricter than needed",
+          [&] {
+            std::string s = "wait_group " + std::to_string(slack_.best(op)) + " would do: ";
+            if (slack_.idle(op)) {
+              return s + "it would complete nothing, and in none of its " +
+                     std::to_string(slack_.runs(op)) +
+                     " runs (all threads) does a read or write before the thread's next wait "
+                     "need what it completes, which the next wait completes anyway: the wait "
+                     "can go";
+            }
+            return s + "in each of its " + std::to_string(slack_.runs(op)) +
+                   " runs (all threads), no read or write before the thread's next wait needs a "
+                   "group newer than that, and the next wait completes the rest";
+          },
+          Severity::note);
+    }
+  }
+
+  /// "CTA b thread t", and the live loop variables (outer first): "CTA 0 thread 5 (k=2)".
+  std::string where(std::int64_t bid, std::int64_t tid) const {
+    std::string s = "CTA " + std::to_string(bid) + " thread " + std::to_string(tid);
+    if (!active_.empty()) {
+      s += " (" + iteration_text() + ")";
+    }
+    return s;
+  }
+
+  /// The live loop variables, outer first: "i=1, k=2".
+  std::string iteration_text() const {
+    std::string s;
+    for (const ActiveLoop& l : active_) {
+      if (!s.empty()) {
+        s += ", ";
+      }
+      s += l.var + "=" + std::to_string(loop_values_.at(l.var));
+    }
+    return s;
+  }
+
+  /// "byte 40 of 'sA' (element (1,2,8))".
+  static std::string byte_text(const Buffer& b, std::int64_t off) {
+    return "byte " + std::to_string(off) + " of '" + b.name + "' (" +
+           ref::element_text(b.shape, b.element_bytes, off) + ")";
   }
 
   void finish(ReferenceOutput& out) const {
@@ -256,7 +322,6 @@ private:
   };
 
   void set_up() {
-    std::vector<Buffer> shared_template;
     for (const auto& decl : k_.tensors) {
       const tile::Tensor& t = decl->tensor;
       std::int64_t count = 1;
@@ -266,6 +331,8 @@ private:
       const auto size = static_cast<std::size_t>(count) * naive_dtype_bytes(t.dtype);
       Buffer b;
       b.name = t.name;
+      b.shape = t.shape;
+      b.element_bytes = static_cast<std::int64_t>(naive_dtype_bytes(t.dtype));
       if (t.space == tile::Space::global) {
         auto it = in_.global.find(t.name);
         if (it == in_.global.end()) {
@@ -292,20 +359,11 @@ private:
         b.shared = true;
         b.bytes.assign(size, 0);
         b.defined.assign(size, false);
-        b.pending.assign(size, 0);
-        b.writer.assign(size, -1);
-        b.epoch.assign(size, 0);
-        b.skipped_by_wait.assign(size, kernel_level);
-        b.skipped_apply.assign(size, kernel_level);
-        slots_[&t] = {true, shared_template.size()};
-        by_name_[t.name] = {true, shared_template.size()};
-        shared_template.push_back(std::move(b));
+        b.hz.reset(size);
+        slots_[&t] = {true, shared_template_.size()};
+        by_name_[t.name] = {true, shared_template_.size()};
+        shared_template_.push_back(std::move(b));
       }
-    }
-    ctas_.resize(static_cast<std::size_t>(k_.grid));
-    for (Cta& c : ctas_) {
-      c.shared = shared_template;
-      c.threads.resize(static_cast<std::size_t>(k_.block));
     }
     for (const auto& p : k_.params) {
       params_[p.name] = static_cast<std::int64_t>(p.value);
@@ -398,35 +456,95 @@ private:
                                      Buffer& b, std::int64_t off) {
     bool moot = false; // the missing commit_group is the cause; the byte's value is moot
     if (b.shared) {
-      if (b.pending[off] > 0 && missing_commit(b, off)) {
+      ref::SharedBytes& h = b.hz;
+      if (h.pending[off] > 0 && missing_commit(b, off)) {
         moot = true;
-      } else if (b.pending[off] > 0) {
+      } else if (h.pending[off] > 0) {
         problems_.add(op, DiagId::check_read_pending,
                       "reads shared bytes that a pending (not yet waited) copy will write", [&] {
-                        return where(bid, tid) + " reads byte " + std::to_string(off) + " of '" +
-                               b.name + "'";
+                        return where(bid, tid) + " reads " + byte_text(b, off) + ", which op " +
+                               std::to_string(h.pending_op[off] + 1) + "'s copy by thread " +
+                               std::to_string(h.pending_tid[off]) +
+                               " will write: its group is not yet waited" +
+                               pending_cause(cta, h, off);
                       });
       }
-      if (b.writer[off] >= 0 && b.writer[off] != tid && b.epoch[off] == cta.epoch) {
+      if (h.writer[off] >= 0 && h.writer[off] != tid && h.write_epoch[off] == cta.epoch) {
         problems_.add(op, DiagId::check_read_without_sync,
                       "reads shared bytes another thread wrote with no cta_sync in between", [&] {
-                        return where(bid, tid) + " reads byte " + std::to_string(off) + " of '" +
-                               b.name + "' written by thread " + std::to_string(b.writer[off]);
+                        return where(bid, tid) + " reads " + byte_text(b, off) +
+                               " written by thread " + std::to_string(h.writer[off]);
                       });
       }
+      used_again(cta, h, off);
+      h.note_read(static_cast<std::size_t>(off), static_cast<std::int32_t>(tid), cta.epoch,
+                  op32(op));
     }
     return {b.bytes[off], b.defined[off] || moot};
+  }
+
+  /// Why a pending byte's group is not complete, from the issuing thread's last wait_group:
+  /// the count that would have completed it, or no wait since its commit.
+  static std::string pending_cause(const Cta& cta, const ref::SharedBytes& h, std::int64_t off) {
+    const ThreadState& ts = cta.threads[static_cast<std::size_t>(h.pending_tid[off])];
+    const std::int64_t group = h.pending_group[off];
+    if (ts.live.op == ref::none || group >= ts.live.open) {
+      return " (no wait_group since its commit_group)";
+    }
+    return "; that thread's last wait, op " + std::to_string(ts.live.op + 1) + " (wait_group " +
+           std::to_string(ts.live.n) + "), left its newest " + std::to_string(ts.live.n) +
+           " groups pending: wait_group " + std::to_string(ts.live.open - 1 - group) +
+           " there would complete this one";
+  }
+
+  /// A byte a wait_group landed is read or written again: while that wait is still its
+  /// thread's newest, the wait had to complete the byte's group.
+  void used_again(Cta& cta, ref::SharedBytes& h, std::int64_t off) {
+    const std::int32_t owner = h.land_tid[off];
+    if (owner == ref::none) {
+      return;
+    }
+    ThreadState& ts = cta.threads[static_cast<std::size_t>(owner)];
+    if (ts.waits == h.land_seq[off] && ts.live.op != ref::none) {
+      ref::WaitSlack::needed(ts.live, h.land_group[off]);
+    }
+    h.land_tid[off] = ref::none; // a second use says the same
+  }
+
+  /// A write (store, or the issue of a copy) into shared bytes another thread read in this
+  /// barrier phase: the reader may still see the new bytes (refill without a barrier).
+  void check_refill(std::size_t op, const Cta& cta, std::int64_t bid, std::int64_t tid,
+                    const Buffer& b, std::int64_t off, bool copy) {
+    const std::int32_t other =
+        b.hz.other_reader(static_cast<std::size_t>(off), static_cast<std::int32_t>(tid), cta.epoch);
+    if (other == ref::none) {
+      return;
+    }
+    problems_.add(
+        op, DiagId::check_refill_without_barrier,
+        "writes shared bytes another thread read with no cta_sync in between (refill without a "
+        "barrier)",
+        [&] {
+          const std::string who = other == ref::many_threads ? std::string("several threads")
+                                                             : "thread " + std::to_string(other);
+          return where(bid, tid) + (copy ? " issues a copy into " : " writes ") +
+                 byte_text(b, off) + ", read by " + who + " at op " +
+                 std::to_string(b.hz.read_op[off] + 1) +
+                 " since the last cta_sync; add op = \"cta_sync\" between that read and this "
+                 "write";
+        });
   }
 
   /// When pending byte `off` of `b` belongs to a copy that a wait_group passed over because no
   /// commit_group had closed its group, reports that missing commit_group (at the wait) and
   /// returns true: it is the cause of whatever the access would otherwise report.
   bool missing_commit(const Buffer& b, std::int64_t off) {
-    const std::size_t wait = b.skipped_by_wait[off];
-    if (wait == kernel_level) {
+    const std::int32_t wait = b.hz.skipped_by_wait[off];
+    if (wait == ref::none) {
       return false;
     }
-    report_missing_commit(wait, b.skipped_apply[off]);
+    report_missing_commit(static_cast<std::size_t>(wait),
+                          static_cast<std::size_t>(b.hz.skipped_apply[off]));
     return true;
   }
 
@@ -454,31 +572,42 @@ private:
         continue;
       }
       for (std::int64_t o : c.dst_off) {
-        if (c.dst->skipped_by_wait[o] == kernel_level) {
-          c.dst->skipped_by_wait[o] = wait;
-          c.dst->skipped_apply[o] = c.op;
+        if (c.dst->hz.skipped_by_wait[o] == ref::none) {
+          c.dst->hz.skipped_by_wait[o] = op32(wait);
+          c.dst->hz.skipped_apply[o] = op32(c.op);
         }
       }
     }
   }
 
-  /// `by_copy`: the write of a performed async copy (its own pending mark is already gone).
+  /// A plain store (fill, copy) by a thread.
   void write(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b,
-             std::int64_t off, std::uint8_t value, bool defined, bool by_copy = false) {
-    if (b.shared && b.pending[off] > 0 && (by_copy || !missing_commit(b, off))) {
-      problems_.add(op, by_copy ? DiagId::check_pending_overlap : DiagId::check_write_pending,
-                    by_copy ? "two pending copies write the same shared bytes"
-                            : "writes shared bytes that a pending (not yet waited) copy will write",
-                    [&] {
-                      return where(bid, tid) + " writes byte " + std::to_string(off) + " of '" +
-                             b.name + "'";
-                    });
+             std::int64_t off, std::uint8_t value, bool defined) {
+    if (b.shared) {
+      ref::SharedBytes& h = b.hz;
+      if (h.pending[off] > 0 && !missing_commit(b, off)) {
+        problems_.add(op, DiagId::check_write_pending,
+                      "writes shared bytes that a pending (not yet waited) copy will write", [&] {
+                        return where(bid, tid) + " writes " + byte_text(b, off) + ", which op " +
+                               std::to_string(h.pending_op[off] + 1) + "'s copy by thread " +
+                               std::to_string(h.pending_tid[off]) + " will write";
+                      });
+      }
+      check_refill(op, cta, bid, tid, b, off, false);
+      used_again(cta, h, off);
     }
+    store(op, cta, bid, tid, b, off, value, defined);
+  }
+
+  /// The bytes of a write: value, definedness, and for shared bytes the writer.
+  void store(std::size_t op, const Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b,
+             std::int64_t off, std::uint8_t value, bool defined) {
     b.bytes[off] = value;
     b.defined[off] = defined;
     if (b.shared) {
-      b.writer[off] = tid;
-      b.epoch[off] = cta.epoch;
+      b.hz.writer[off] = static_cast<std::int32_t>(tid);
+      b.hz.write_epoch[off] = cta.epoch;
+      b.hz.land_tid[off] = ref::none;
     } else if (!defined) {
       problems_.add(op, DiagId::check_uninitialised_to_global,
                     "uninitialised shared bytes reach a global tensor", [&] {
@@ -489,9 +618,11 @@ private:
   }
 
   /// Performs (in issue order) and removes the thread's queued chunks selected by `which`.
+  /// `landed`: performed by the thread's live wait_group (for its note), else by a wait_all or
+  /// the end of the kernel.
   template <class Pred>
-  void perform(Cta& cta, std::int64_t tid, Pred which) {
-    const auto bid = static_cast<std::int64_t>(&cta - ctas_.data());
+  void perform(Cta& cta, std::int64_t tid, Pred which, bool landed = false) {
+    const std::int64_t bid = cta_;
     ThreadState& ts = cta.threads[tid];
     std::vector<Chunk> keep;
     for (Chunk& c : ts.queue) {
@@ -499,17 +630,30 @@ private:
         keep.push_back(std::move(c));
         continue;
       }
+      if (landed && c.dst->shared) {
+        ref::WaitSlack::performed(ts.live, c.group);
+      }
       for (std::size_t i = 0; i < c.dst_off.size(); ++i) {
+        const std::int64_t o = c.dst_off[i];
         std::uint8_t value = 0;
         bool defined = true;
         if (static_cast<std::int64_t>(i) < c.read_bytes) {
           value = c.src->bytes[c.src_off[i]];
           defined = c.src->defined[c.src_off[i]];
         }
-        if (c.dst->shared && --c.dst->pending[c.dst_off[i]] == 0) {
-          c.dst->skipped_by_wait[c.dst_off[i]] = kernel_level;
+        store(c.op, cta, bid, tid, *c.dst, o, value, defined);
+        if (!c.dst->shared) {
+          continue;
         }
-        write(c.op, cta, bid, tid, *c.dst, c.dst_off[i], value, defined, true);
+        ref::SharedBytes& h = c.dst->hz;
+        if (--h.pending[o] == 0) {
+          h.skipped_by_wait[o] = ref::none;
+        }
+        if (landed) {
+          h.land_tid[o] = static_cast<std::int32_t>(tid);
+          h.land_seq[o] = ts.waits;
+          h.land_group[o] = static_cast<std::int32_t>(c.group);
+        }
       }
     }
     ts.queue = std::move(keep);
@@ -609,7 +753,7 @@ private:
     const std::vector<std::string> axis_names =
         naive_axis_names(a.src.value, sp.levels.front().shape.size());
     for (std::int64_t bid = cta_; bid < cta_ + 1; ++bid) {
-      Cta& cta = ctas_[bid];
+      Cta& cta = cta_state_;
       Buffer& db = buffer(dslot, cta);
       Buffer& sb = buffer(sslot, cta);
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
@@ -664,9 +808,7 @@ private:
             return;
           }
           if (db.shared) {
-            for (std::int64_t o : c.dst_off) {
-              ++db.pending[o];
-            }
+            issue(op, cta, bid, tid, db, c);
           }
           ts.queue.push_back(std::move(c));
         });
@@ -674,10 +816,33 @@ private:
     }
   }
 
-  /// The CTA being run, as a range for the ops' loops over CTAs.
-  std::span<Cta> this_cta() {
-    return std::span<Cta>(ctas_).subspan(static_cast<std::size_t>(cta_), 1);
+  /// The issue of a copy into shared bytes: it may land any time before its wait, so it
+  /// counts as the write for the barrier-phase check, and it must not meet another pending
+  /// copy of the same bytes.
+  void issue(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& db,
+             const Chunk& c) {
+    ref::SharedBytes& h = db.hz;
+    for (std::int64_t o : c.dst_off) {
+      if (h.pending[o] > 0 && !missing_commit(db, o)) {
+        problems_.add(op, DiagId::check_pending_overlap,
+                      "two pending copies write the same shared bytes", [&] {
+                        return where(bid, tid) + " issues a copy into " + byte_text(db, o) +
+                               ", which op " + std::to_string(h.pending_op[o] + 1) +
+                               "'s copy by thread " + std::to_string(h.pending_tid[o]) +
+                               " will still write (not yet waited)";
+                      });
+      }
+      check_refill(op, cta, bid, tid, db, o, true);
+      used_again(cta, h, o);
+      ++h.pending[o];
+      h.pending_tid[o] = static_cast<std::int32_t>(tid);
+      h.pending_op[o] = op32(op);
+      h.pending_group[o] = static_cast<std::int32_t>(c.group);
+    }
   }
+
+  /// The CTA being run, as a range for the ops' loops over CTAs.
+  std::span<Cta> this_cta() { return std::span<Cta>(&cta_state_, 1); }
 
   /// A loop being run: its ForOp's index, and stop and step as evaluated at its entry.
   struct ActiveLoop {
@@ -685,7 +850,11 @@ private:
     std::string var;
     std::int64_t stop = 0;
     std::int64_t step = 0;
+    std::int64_t groups_before = 0; ///< groups committed when the iteration began
   };
+
+  /// Groups committed so far: the same on every thread (no op is conditional), thread 0's.
+  std::int64_t groups_committed() const { return cta_state_.threads.front().open_group; }
 
   /// Every op but `for` and `end` continues with the next one.
   template <class Body>
@@ -711,12 +880,28 @@ private:
       return;
     }
     loop_values_[f.var.value] = *start;
-    active_.push_back({op, f.var.value, *stop, *step});
+    active_.push_back({op, f.var.value, *stop, *step, groups_committed()});
     next_op_ = op + 1;
   }
 
   void run_op(std::size_t op, const tile::EndOp& e) {
     ActiveLoop& l = active_.back();
+    const std::int64_t groups = groups_committed() - l.groups_before;
+    if (const auto* first =
+            loop_commits_.iteration_done(l.begin, groups, [&] { return iteration_text(); })) {
+      problems_.add(
+          l.begin, DiagId::check_loop_commit_count,
+          "iterations of this loop commit different numbers of groups",
+          [&] {
+            return "CTA " + std::to_string(cta_) + " (" + iteration_text() + ") commits " +
+                   std::to_string(groups) + ", (" + first->iteration + ") committed " +
+                   std::to_string(first->groups) +
+                   "; a wait_group count fixed in the loop's body means a different group in "
+                   "such iterations";
+          },
+          Severity::note);
+    }
+    l.groups_before = groups_committed();
     std::int64_t& v = loop_values_[l.var];
     v += l.step;
     if (v < l.stop) {
@@ -744,9 +929,14 @@ private:
     }
     for (Cta& cta : this_cta()) {
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-        mark_uncommitted(op, cta.threads[tid]);
-        const std::int64_t limit = cta.threads[tid].open_group - w.n;
-        perform(cta, tid, [&](const Chunk& c) { return c.group < limit; });
+        ThreadState& ts = cta.threads[tid];
+        mark_uncommitted(op, ts);
+        const std::int64_t limit = ts.open_group - w.n;
+        slack_.close(ts.live, limit);
+        ++ts.waits;
+        slack_.start(ts.live, op, ts.open_group, w.n);
+        perform(
+            cta, tid, [&](const Chunk& c) { return c.group < limit; }, true);
       }
     }
   }
@@ -754,7 +944,10 @@ private:
   void step_op(std::size_t, const tile::WaitAllOp&) {
     for (Cta& cta : this_cta()) {
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-        ++cta.threads[tid].open_group; // wait_all = commit_group; wait_group 0
+        ThreadState& ts = cta.threads[tid];
+        ++ts.open_group; // wait_all = commit_group; wait_group 0
+        slack_.close(ts.live, ts.open_group);
+        ++ts.waits;
         perform(cta, tid, [](const Chunk&) { return true; });
       }
     }
@@ -779,7 +972,7 @@ private:
     const Slot s = *slot(f.dst.value);
     const std::int64_t eb = p.element_bytes();
     for (std::int64_t bid = cta_; bid < cta_ + 1; ++bid) {
-      Cta& cta = ctas_[bid];
+      Cta& cta = cta_state_;
       Buffer& b = buffer(s, cta);
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
         const tile::ExprEnv e = env(bid, tid);
@@ -815,7 +1008,7 @@ private:
     const Slot ds = *slot(c.dst.value);
     const Slot ss = *slot(c.src.value);
     for (std::int64_t bid = cta_; bid < cta_ + 1; ++bid) {
-      Cta& cta = ctas_[bid];
+      Cta& cta = cta_state_;
       Buffer& db = buffer(ds, cta);
       Buffer& sb = buffer(ss, cta);
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
@@ -843,7 +1036,10 @@ private:
   const ReferenceInput& in_;
   const tile::Kernel& k_;
   std::vector<Buffer> globals_;
-  std::vector<Cta> ctas_;
+  std::vector<Buffer> shared_template_; ///< each shared tensor as a CTA starts
+  Cta cta_state_;                       ///< the CTA being run
+  ref::WaitSlack slack_;
+  ref::LoopCommits loop_commits_;
   std::map<const tile::Tensor*, Slot> slots_;
   std::map<std::string, Slot, std::less<>> by_name_;
   std::map<std::string, std::int64_t, std::less<>> params_;
@@ -872,7 +1068,7 @@ ReferenceOutput evaluate_reference(const ReferenceInput& in) {
 Diagnostics findings_as_diagnostics(const tile::Kernel& k, const ReferenceOutput& out) {
   Diagnostics ds;
   for (const ReferenceFinding& f : out.findings) {
-    Diagnostic d(f.id, "running the spec's ops: " + f.message);
+    Diagnostic d(f.id, "running the spec's ops: " + f.message, f.severity);
     d.file = k.file;
     if (f.op != ReferenceOutput::kernel_problem && f.op < k.ops.size()) {
       const tile::SourcePos& pos = k.ops[f.op].pos;

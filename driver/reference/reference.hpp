@@ -2,10 +2,11 @@
 // The independent CPU reference: evaluates a kernel's ops on host buffers,
 // straight from the seed's semantics, without the lowering's arithmetic.
 //
-// Launch: kernel.grid CTAs of kernel.block threads (x only); warp = tid / 32,
-// lane = tid % 32. Every CTA has its own copy of each shared tensor, whose
-// bytes start undefined. Ops run in order; for each op, each CTA, each thread
-// (tid ascending) applies its own effect:
+// Launch: kernel.grid CTAs of kernel.block threads (grid_dim, block_dim in 3-D;
+// tid and bid are the linear indices); warp = tid / 32, lane = tid % 32. Every
+// CTA has its own copy of each shared tensor, whose bytes start undefined. CTAs
+// run one after the other; in a CTA, ops run in order and for each op each
+// thread (tid ascending) applies its own effect:
 //  - apply: pred false -> nothing. Otherwise for each repeat coordinate (row
 //    major; at CTA scope the first two coordinates are the thread's warp and
 //    lane) the chunk (the last axis, chunk_bytes bytes on both sides, element
@@ -19,12 +20,29 @@
 //  - fill: byte k of the thread's view (row-major element order, then bytes
 //    within the element) becomes pattern[k % pattern.size()]; defined.
 //  - copy: element by element, dst element <- the bytes of the src element.
-// Problems found along the way (the reference's own findings, one line per op
-// and kind with a count and the first instance): a byte outside its tensor
-// (that chunk / element is not written), a read of shared bytes a pending copy
-// will write, a read of shared bytes another thread wrote with no cta_sync in
-// between, an undefined (never written shared) byte reaching a global tensor,
-// copies never waited for, and ops whose views do not fit together.
+// Loops: `for` evaluates start, stop and step once at entry (thread 0's values:
+// they are CTA-uniform) and repeats the ops up to its `end`.
+// Problems found along the way (the reference's own findings, one per op and
+// kind with a count and the first instance, which names the thread (CTA, tid),
+// the iteration (the live loop variables), the shared tensor's element and the
+// byte): a byte outside its tensor (that chunk / element is not written), a read
+// of shared bytes a pending copy will write (a wait too loose for that read), a
+// read of shared bytes another thread wrote with no cta_sync in between, a copy
+// issued or a store into shared bytes another thread read with no cta_sync in
+// between (refill without a barrier: the issue of a cp.async counts as its
+// write), two pending copies to the same shared bytes, an undefined (never
+// written shared) byte reaching a global tensor, copies never waited for, and
+// ops whose views do not fit together.
+// Notes (Severity::note; not problems, the spec is valid):
+//  - a wait_group stricter than needed: over all its runs, the largest count n'
+//    such that completing only the groups older than the newest n' would still
+//    serve every read and write of the bytes it landed before the thread's next
+//    wait, with the next wait (the end of the kernel counts as one that completes
+//    nothing) completing the rest. An empty group (a commit with no copy) is a
+//    group of the FIFO like any other.
+//  - a `for` whose iterations commit different numbers of groups. No op is
+//    conditional, so every thread of a CTA commits the same groups; iterations
+//    differ only through a nested loop whose trip count varies.
 
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
@@ -45,8 +63,9 @@ struct ReferenceInput {
 /// One of the reference's findings, typed.
 struct ReferenceFinding {
   DiagId id = DiagId::check_no_kernel;
-  std::size_t op = 0;  ///< the op it is about, or ReferenceOutput::kernel_problem
-  std::string message; ///< what and the first instance, without the op's name
+  std::size_t op = 0;                  ///< the op it is about, or ReferenceOutput::kernel_problem
+  std::string message;                 ///< what and the first instance, without the op's name
+  Severity severity = Severity::error; ///< error: a problem; note: the spec is still valid
 };
 
 struct ReferenceOutput {
@@ -54,19 +73,21 @@ struct ReferenceOutput {
   std::map<std::string, std::vector<std::uint8_t>> global;
   /// Per byte of each global tensor: false when the byte came from uninitialised shared memory.
   std::map<std::string, std::vector<bool>> defined;
-  /// The reference's own findings; empty for a correct kernel.
+  /// The reference's own problems (its error findings); empty for a correct kernel.
   std::vector<std::string> problems;
   /// For each problem, the index of the op it is about, or kernel_problem.
   std::vector<std::size_t> problem_ops;
   static constexpr std::size_t kernel_problem = static_cast<std::size_t>(-1);
-  /// The same problems, typed (one per line of `problems`, in the same order).
+  /// Every finding, typed, in the order found: the problems (one per line of `problems`, in
+  /// the same order) and the notes (Severity::note), which are not problems.
   std::vector<ReferenceFinding> findings;
 };
 
 ReferenceOutput evaluate_reference(const ReferenceInput& in);
 
-/// The findings as diagnostics: each at its op's position in the spec (the kernel's file
-/// for whole-kernel findings), as "running the spec's ops: MESSAGE [check_...]".
+/// The findings as diagnostics (errors and notes, each with its severity): each at its op's
+/// position in the spec (the kernel's file for whole-kernel findings), as
+/// "running the spec's ops: MESSAGE [check_...]".
 Diagnostics findings_as_diagnostics(const tile::Kernel& k, const ReferenceOutput& out);
 
 } // namespace ptxgen::driver

@@ -2,6 +2,7 @@
 
 #include "driver/cuda/isolated_runner.hpp"
 #include "driver/ptxas/ptxas.hpp"
+#include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/run/tensor_data.hpp"
@@ -232,6 +233,21 @@ void assemble_case(Prepared& p, const ConformanceOptions& o, const PtxasLocation
   }
 }
 
+/// Verifies the spec's expectations on the reference's result, before any backend
+/// runs: a reference that misses one means the spec describes the wrong kernel, and
+/// the case is invalid (what `ptxgen check` says of it). False then.
+bool expectations_hold(Prepared& p) {
+  const auto results = check_expectations(*p.kernel, p.inputs, p.expected.global);
+  const Diagnostics failed = expectation_diagnostics(*p.kernel, results);
+  p.result.expectations = results.size();
+  p.result.expectations_failed = failed.items().size();
+  if (failed.empty())
+    return true;
+  p.result.status = CaseResult::Status::invalid;
+  p.result.detail = failed.format_all();
+  return false;
+}
+
 /// Emit, evaluate the reference and assemble for one spec.
 void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
              const PtxasLocation& ptxas, ptx::Target arch) {
@@ -270,6 +286,8 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
            "the reference found a problem in the spec: " + p.expected.problems.front());
       return;
     }
+    if (!expectations_hold(p))
+      return;
   }
   assemble_case(p, o, ptxas, arch);
 }
@@ -362,8 +380,12 @@ cuda::LaunchRequest cuda_request(const Prepared& p) {
   if (p.cubin.empty())
     req.ptx = p.ptx;
   req.entry = p.kernel->name;
-  req.grid = static_cast<unsigned>(p.kernel->grid);
-  req.block = static_cast<unsigned>(p.kernel->block);
+  const auto dims = [](const tile::Dim3& d) {
+    return cuda::LaunchDims{static_cast<unsigned>(d.x), static_cast<unsigned>(d.y),
+                            static_cast<unsigned>(d.z)};
+  };
+  req.grid = dims(p.kernel->grid_dim);
+  req.block = dims(p.kernel->block_dim);
   req.dynamic_shared_bytes = lower::dynamic_shared_bytes(*p.kernel);
   std::map<std::string, std::size_t> index;
   for (const auto& [name, b] : p.inputs) {
@@ -653,7 +675,9 @@ std::string to_json(const ConformanceReport& r) {
       << json_escape(c.detail) << "\", \"emit_ms\": " << c.emit_ms
       << ", \"ptxas_ms\": " << c.ptxas_ms << ", \"reference_ms\": " << c.reference_ms
       << ", \"load_ms\": " << c.load_ms << ", \"launch_ms\": " << c.launch_ms
-      << ", \"compare_ms\": " << c.compare_ms << ", \"bytes_compared\": " << c.bytes_compared << "}"
+      << ", \"compare_ms\": " << c.compare_ms << ", \"bytes_compared\": " << c.bytes_compared
+      << ", \"expectations\": " << c.expectations
+      << ", \"expectations_failed\": " << c.expectations_failed << "}"
       << (i + 1 < r.cases.size() ? ",\n" : "\n");
   }
   j << "  ]\n}\n";

@@ -3,7 +3,9 @@
 // with ptxas (on every backend: PTX that ptxas rejects never passes), run it
 // on a backend (the GPU through the CUDA driver, or the CPU simulator), and
 // compare every global tensor byte for byte with the independent CPU
-// reference. Specs under a `faults/` folder are run unchecked and must fault.
+// reference. Before the backend runs, the reference's result must meet the
+// spec's expectations (`[[expect]]`). Specs under a `faults/` folder are run
+// unchecked and must fault.
 
 #include "driver/run/pipeline.hpp"
 #include "driver/sim/simulator.hpp"
@@ -49,7 +51,8 @@ struct CaseResult {
     pass,     ///< every global tensor equals the reference (or, under faults/, it faulted)
     mismatch, ///< some byte differs from the reference
     fault,    ///< the kernel faulted (or, under faults/, it did not fault)
-    invalid,  ///< the spec did not load or failed its contract (a valid spec must not)
+    invalid,  ///< the spec did not load, failed its contract, or its reference missed one
+              ///< of its expectations (`[[expect]]`: it describes the wrong kernel)
     error,    ///< ptxas rejected the PTX, or the loader, the device or the reference failed
   };
   /// How a faults/ spec that passed showed what its contract prevents.
@@ -75,6 +78,10 @@ struct CaseResult {
   std::string detail; ///< why it did not pass; for faults/, the fault seen
   double emit_ms = 0, ptxas_ms = 0, reference_ms = 0, load_ms = 0, launch_ms = 0, compare_ms = 0;
   std::uint64_t bytes_compared = 0;
+  /// The spec's expectations, verified on the reference before the backend runs,
+  /// and how many of them failed (then the status is invalid and nothing runs).
+  std::size_t expectations = 0;
+  std::size_t expectations_failed = 0;
 };
 std::string_view name(CaseResult::Status s);
 

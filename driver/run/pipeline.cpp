@@ -1,5 +1,6 @@
 #include "driver/run/pipeline.hpp"
 
+#include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/spec/loader.hpp"
@@ -38,12 +39,15 @@ Diagnostics reference_findings(const tile::Kernel& k) {
   for (const auto& t : k.tensors)
     if (t->tensor.space == tile::Space::global)
       in.global[t->tensor.name] = initial_bytes(*t);
-  return findings_as_diagnostics(k, evaluate_reference(in));
+  const ReferenceOutput out = evaluate_reference(in);
+  Diagnostics ds = findings_as_diagnostics(k, out);
+  ds.append(expectation_diagnostics(k, check_expectations(k, in.global, out.global)));
+  return ds;
 }
 
 static bool skipped_directory(const fs::path& p) {
   auto name = p.filename().string();
-  return name == invalid_dir || name == faults_dir || name == races_dir;
+  return name == invalid_dir || name == faults_dir || name == races_dir || name == wrong_kernel_dir;
 }
 
 bool expand_spec_arguments(const std::vector<std::string>& args, std::vector<fs::path>& specs,

@@ -25,6 +25,8 @@ inline constexpr ptx::Target emitted_target{80, false};
 /// explicitly. faults/ specs run unchecked and pass when they show the violation.
 inline constexpr std::string_view invalid_dir = "invalid";
 inline constexpr std::string_view races_dir = "races";
+/// Specs whose kernel does not do what their `[[expect]]` says (check refuses them).
+inline constexpr std::string_view wrong_kernel_dir = "wrong_kernel";
 inline constexpr std::string_view faults_dir = "faults";
 
 struct EmittedSpec {
@@ -47,11 +49,13 @@ EmittedSpec emit_spec(const std::filesystem::path& spec, const lower::LowerOptio
 /// another thread wrote with no cta_sync in between (a missing barrier),
 /// copies never waited for, undefined shared bytes reaching a global tensor.
 /// These are properties of the whole launch, beyond the per-op contract.
+/// Then it verifies the spec's expectations (`[[expect]]`) on the reference's final
+/// global tensors: each one that fails is an error at its `that` string.
 Diagnostics reference_findings(const tile::Kernel& k);
 
 /// The spec files named by command-line arguments: a file as given; a
 /// directory as every *.toml below it, sorted, except in subdirectories named
-/// `invalid`, `races` or `faults` (specs that must fail; name them explicitly
+/// `invalid`, `races`, `wrong_kernel` or `faults` (specs that must fail; name them explicitly
 /// to use them). Returns false with `error` set for a path that does not exist or a
 /// directory that holds no spec.
 bool expand_spec_arguments(const std::vector<std::string>& args,

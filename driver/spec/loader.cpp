@@ -1,9 +1,11 @@
 #include "driver/spec/loader.hpp"
 
+#include "driver/reference/expect.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
 #include "emitter/ptx/validator.hpp"
+#include "emitter/support/unreachable.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/pipeline.hpp"
 #include "emitter/tile/suggest.hpp"
@@ -37,7 +39,7 @@ constexpr std::int64_t kMaxGlobalBytes = std::int64_t{1} << 40; // 1 TiB per glo
 constexpr std::int64_t kMaxAlign = 4096;
 constexpr std::size_t kMaxPatternBytes = 256;
 
-constexpr std::array<std::string_view, 4> kTopKeys = {"kernel", "tensor", "param", "op"};
+constexpr std::array<std::string_view, 5> kTopKeys = {"kernel", "tensor", "param", "op", "expect"};
 constexpr std::array<std::string_view, 3> kKernelKeys = {"name", "grid", "block"};
 constexpr std::array<std::string_view, 7> kTensorKeys = {"space",  "shape", "dtype", "init",
                                                          "output", "align", "layout"};
@@ -286,8 +288,9 @@ public:
       if (!contains(kTopKeys, k->str()))
         error_at(DiagId::spec_unknown_key, k->source(),
                  "unknown top-level key " + squote(k->str()) +
-                     or_choices(did_you_mean(k->str(), kTopKeys),
-                                "; expected [kernel], [tensor.NAME], [param.NAME] or [[op]]"));
+                     or_choices(
+                         did_you_mean(k->str(), kTopKeys),
+                         "; expected [kernel], [tensor.NAME], [param.NAME], [[op]] or [[expect]]"));
     }
 
     load_kernel(root);
@@ -299,6 +302,8 @@ public:
     if (ops)
       load_ops(*ops);
     check_loops_closed();
+    if (const toml::node* n = root.get("expect"))
+      load_expectations(*n);
     if (!ops || (ops->is_array() && ops->as_array()->empty()))
       add(make_diag(Severity::warning, DiagId::spec_no_ops, {1, 1}, 1,
                     "the spec has no [[op]] tables; the kernel does nothing"));
@@ -2209,6 +2214,234 @@ private:
              "pattern must be " + expected + "; got " + type_phrase(v.type()));
     return std::nullopt;
   }
+
+  // ================================================================ [[expect]]
+  // Expectations (tile::Expectation): `that = "LEFT == RIGHT"`, loaded after the ops.
+  // LEFT is a view of a global tensor through `.sub[...]` steps with constant entries;
+  // RIGHT is another such view of the same shape and element size, an integer the
+  // left side's element type holds exactly, or `sentinel`. Positions inside the
+  // string are exact for a one-line string (see locate_string()).
+
+  static constexpr std::array<std::string_view, 1> kExpectKeys = {"that"};
+  static constexpr std::string_view kExpectExample = "a string such as \"B == A\"";
+
+  void load_expectations(const toml::node& n) {
+    const toml::array* list = n.as_array();
+    if (!list) {
+      error_at(DiagId::spec_wrong_type, n.source(),
+               "expectations must be an array of tables: write each as [[expect]] (two "
+               "brackets); got " +
+                   std::string(type_phrase(n.type())));
+      return;
+    }
+    std::size_t index = 0;
+    for (const toml::node& e : *list) {
+      const std::string where = "[[expect]] " + std::to_string(++index);
+      const toml::table* t = e.as_table();
+      if (!t) {
+        error_at(DiagId::spec_wrong_type, e.source(),
+                 where + " must be a table; got " + type_phrase(e.type()));
+        continue;
+      }
+      check_keys(*t, kExpectKeys, where);
+      const toml::node* v = t->get("that");
+      if (!v) {
+        missing(*t, "that", where, kExpectExample);
+        continue;
+      }
+      auto s = get_string(*v, "that", where, kExpectExample);
+      if (!s)
+        continue;
+      if (auto x = expectation(*s, locate_string(*v)))
+        kernel_->expectations.push_back(std::move(*x));
+    }
+  }
+
+  /// The offset of the first `==` of `text` outside brackets and quotes, or npos.
+  static std::size_t top_level_equals(std::string_view text) {
+    int depth = 0;
+    char quote = 0;
+    for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+      const char c = text[i];
+      if (quote) {
+        quote = c == quote ? 0 : quote;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '(' || c == '[') {
+        ++depth;
+      } else if (c == ')' || c == ']') {
+        --depth;
+      } else if (depth == 0 && c == '=' && text[i + 1] == '=') {
+        return i;
+      }
+    }
+    return std::string_view::npos;
+  }
+
+  std::optional<tile::Expectation> expectation(const std::string& s, const StringLoc& loc) {
+    const std::string_view text = s;
+    const std::size_t eq = top_level_equals(text);
+    if (eq == std::string_view::npos) {
+      inner_error(DiagId::spec_expect_syntax, loc, text, 0, text.size(),
+                  "an expectation is 'LEFT == RIGHT' (\"B == A\", \"B.sub[:, 8:16] == 0\", "
+                  "\"B.sub[100:, :] == sentinel\"); this has no '=='");
+      return std::nullopt;
+    }
+    if (std::size_t again = top_level_equals(text.substr(eq + 2));
+        again != std::string_view::npos) {
+      inner_error(DiagId::spec_expect_syntax, loc, text, eq + 2 + again, 2,
+                  "one '==' per expectation; write each equality as its own [[expect]]");
+      return std::nullopt;
+    }
+    std::size_t left_at = 0, right_at = 0;
+    const std::string_view left = trim(text.substr(0, eq), &left_at);
+    const std::string_view right = trim(text.substr(eq + 2), &right_at);
+    right_at += eq + 2;
+    if (left.empty() || right.empty()) {
+      inner_error(DiagId::spec_expect_syntax, loc, text, eq, 2,
+                  std::string("nothing ") + (left.empty() ? "left" : "right") +
+                      " of '=='; expected a view such as B.sub[:, 0:8]");
+      return std::nullopt;
+    }
+    tile::Expectation x;
+    x.that = tile::Located<std::string>{s, s, loc.pos};
+    auto lhs = expect_view(left, left_at, loc);
+    if (!lhs)
+      return std::nullopt;
+    x.lhs = std::move(*lhs);
+    if (right == "sentinel") {
+      x.rhs = tile::ExpectSentinel{};
+    } else if (std::isdigit(static_cast<unsigned char>(right[0])) || right[0] == '-') {
+      auto v = parse_integer<std::int64_t>(right);
+      if (!v) {
+        inner_error(DiagId::spec_expect_syntax, loc, text, right_at, right.size(),
+                    "expected a view, an integer or `sentinel` right of '=='");
+        return std::nullopt;
+      }
+      if (!expect_value_bytes(x.lhs.value.dtype, *v)) {
+        inner_error(DiagId::spec_expect_value_range, loc, text, right_at, right.size(),
+                    std::string(right) + " is no exact value of " +
+                        std::string(tile::name(x.lhs.value.dtype)) + ", the element type of " +
+                        std::string(left));
+        return std::nullopt;
+      }
+      x.rhs = *v;
+    } else {
+      auto rhs = expect_view(right, right_at, loc);
+      if (!rhs)
+        return std::nullopt;
+      const tile::View& l = x.lhs.value;
+      const tile::View& r = rhs->value;
+      // Two whole tensors need the same byte size (compared byte for byte); views the
+      // same shape and element size (compared element by element).
+      const bool whole = l.steps.empty() && r.steps.empty();
+      const bool fits =
+          whole ? view_bytes(l) == view_bytes(r)
+                : l.shape() == r.shape() && tile::size_bytes(l.dtype) == tile::size_bytes(r.dtype);
+      if (!fits) {
+        inner_error(DiagId::spec_expect_shape_mismatch, loc, text, right_at, right.size(),
+                    std::string(right) + " is " + shape_text(r) + " but " + std::string(left) +
+                        " is " + shape_text(l) +
+                        (whole ? "; two whole tensors need the same byte size"
+                               : "; both sides need the same shape and element size"));
+        return std::nullopt;
+      }
+      x.rhs = std::move(*rhs);
+    }
+    return x;
+  }
+
+  static std::int64_t view_bytes(const tile::View& v) {
+    std::int64_t n = tile::size_bytes(v.dtype);
+    for (std::int64_t s : v.shape())
+      n *= s;
+    return n;
+  }
+
+  static std::string shape_text(const tile::View& v) {
+    std::string s = "[";
+    const auto shape = v.shape();
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "] of " + std::string(tile::name(v.dtype));
+  }
+
+  /// The first leaf of `e` that is not a constant (tid, bid, a parameter...), else nullptr.
+  static const tile::Expr* nonconstant_leaf(const tile::Expr& e) {
+    switch (e.kind) {
+    case tile::ExprKind::constant:
+      return nullptr;
+    case tile::ExprKind::tid:
+    case tile::ExprKind::warp:
+    case tile::ExprKind::lane:
+    case tile::ExprKind::bid:
+    case tile::ExprKind::param:
+    case tile::ExprKind::axis:
+    case tile::ExprKind::loop:
+    case tile::ExprKind::special:
+      return &e;
+    case tile::ExprKind::unary:
+    case tile::ExprKind::binary:
+    case tile::ExprKind::select:
+      for (const tile::ExprPtr& a : e.args)
+        if (const tile::Expr* leaf = nonconstant_leaf(*a))
+          return leaf;
+      return nullptr;
+    }
+    unreachable("nonconstant_leaf(): not an ExprKind");
+  }
+
+  /// One side of an expectation: `text` starts at byte `offset` of the string at `loc`.
+  std::optional<tile::Located<tile::View>> expect_view(std::string_view text, std::size_t offset,
+                                                       const StringLoc& loc) {
+    StringLoc at = loc;
+    if (loc.exact)
+      at.pos.column += static_cast<std::uint32_t>(offset);
+    if (broken_tensors_.count(leading_name(text)) != 0)
+      return std::nullopt; // its declaration's error is enough
+    auto r = tile::parse_view(
+        text, [this](std::string_view n) { return find_tensor(n); }, expr_names());
+    if (!r) {
+      add_inner(with_suggestions(r.diagnostics, text), at);
+      return std::nullopt;
+    }
+    const tile::View& v = *r;
+    const std::string_view name = leading_name(text);
+    if (v.tensor->space != tile::Space::global) {
+      inner_error(DiagId::spec_expect_not_global, at, text, 0, name.size(),
+                  squote(name) + " is a shared tensor; expectations are about global "
+                                 "tensors, whose bytes outlive the kernel");
+      return std::nullopt;
+    }
+    for (const tile::ViewStep& step : v.steps) {
+      if (const auto* sub = std::get_if<tile::SubStep>(&step)) {
+        for (const tile::SubEntry& e : sub->entries) {
+          const tile::Expr* leaf = e.is_slice ? nullptr : nonconstant_leaf(*e.index);
+          if (!leaf)
+            continue;
+          const bool inside = leaf->length > 0 && leaf->offset + leaf->length <= text.size();
+          inner_error(DiagId::spec_expect_index_not_constant, at, text,
+                      inside ? leaf->offset : e.offset, inside ? leaf->length : e.length,
+                      "an expectation's indices are constants: it is about the whole "
+                      "launch's result, not one thread's, CTA's or iteration's");
+          return std::nullopt;
+        }
+        continue;
+      }
+      const std::string_view method = std::holds_alternative<tile::RearrangeStep>(step)
+                                          ? std::string_view(".rearrange")
+                                          : std::string_view(".view");
+      const std::size_t where = text.find(method);
+      inner_error(DiagId::spec_expect_view_step, at, text,
+                  where == std::string_view::npos ? 0 : where,
+                  where == std::string_view::npos ? name.size() : method.size(),
+                  "expectations take .sub[...] views only (the checker replays them "
+                  "element by element on its own); write the region with .sub[...]");
+      return std::nullopt;
+    }
+    return tile::Located<tile::View>{std::move(*r), std::string(text), at.pos};
+  }
+  // ================================================================ end of [[expect]]
 
   std::string_view text_;
   std::string file_;

@@ -30,6 +30,11 @@
 //                   (applies: one tile's loads; `var` is the tile loaded, stage_var its
 //                   slot) and [[op.body]] tables (copy, fill: one tile's consumer); expanded
 //                   into plain ops by tile::expand_pipeline (emitter/tile/pipeline.hpp)
+//   [[expect]]      that = "LEFT == RIGHT" (required): LEFT a view of a global tensor with
+//                   only .sub[...] steps of constant entries; RIGHT such a view of the same
+//                   shape and element size (two whole tensors: the same byte size), an
+//                   integer LEFT's element type holds exactly,
+//                   or `sentinel` (LEFT's initial bytes); see tile::Expectation
 //
 // Limits with clear messages: a global tensor at most 2^40 bytes; all shared tensors
 // together (each aligned) at most ptx::max_dynamic_shared_bytes_any_target() (232448 bytes);

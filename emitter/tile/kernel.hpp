@@ -132,6 +132,20 @@ struct TensorDecl {
   SourcePos pos;
 };
 
+/// `[[expect]] that = "B.sub[:, 0:8] == A.sub[:, 0:8]"`: what the kernel is meant to
+/// do, checked against the reference's final global tensors (driver/reference/expect.hpp).
+/// The left side is a view of a global tensor (`.sub[...]` with constant entries); the
+/// right side another such view of the same shape and element size (two whole tensors:
+/// the same byte size, compared byte for byte), an integer every
+/// element equals, or `sentinel`: the left side's bytes as the tensor's init left them.
+struct ExpectSentinel {};
+using ExpectRhs = std::variant<Located<View>, std::int64_t, ExpectSentinel>;
+struct Expectation {
+  Located<View> lhs;         ///< pos: where the left side starts in the file
+  ExpectRhs rhs;             ///< the integer is encoded in lhs's dtype (it fits exactly)
+  Located<std::string> that; ///< the whole string, for messages
+};
+
 struct Kernel {
   std::string name;
   std::int64_t grid = 1;    ///< CTAs in all: grid_dim.count()
@@ -142,7 +156,8 @@ struct Kernel {
   std::vector<std::unique_ptr<TensorDecl>> tensors;
   std::vector<ScalarParam> params;
   std::vector<Op> ops;
-  std::string file; ///< the spec's path, for diagnostics
+  std::vector<Expectation> expectations; ///< `[[expect]]` tables, in file order
+  std::string file;                      ///< the spec's path, for diagnostics
 
   /// Sets grid_dim and block_dim and the totals grid and block with them.
   void set_launch(Dim3 grid_dims, Dim3 block_dims);

@@ -661,3 +661,95 @@ TEST_CASE("columns count bytes, also after non-ASCII characters") {
     if (d.column == 22)
       CHECK(d.length == 6);
 }
+
+TEST_CASE("launch shapes: grid and block as N or [x, y, z]") {
+  auto r = load("[kernel]\nname = \"k\"\ngrid = [4, 8]\nblock = [32, 4, 2]\n");
+  INFO(r.diagnostics.format_all());
+  REQUIRE(r);
+  const tile::Kernel& k = **r;
+  CHECK(k.grid_dim == tile::Dim3{4, 8, 1});
+  CHECK(k.block_dim == tile::Dim3{32, 4, 2});
+  CHECK(k.grid == 32);
+  CHECK(k.block == 256);
+  // Per-axis and total limits, each at the value.
+  check_single_error(load("[kernel]\nname = \"k\"\nblock = [32, 32, 2]\n"), 3, 9, 0,
+                     "2048 threads per CTA in all; at most 1024");
+  check_single_error(load("[kernel]\nname = \"k\"\nblock = [1, 1, 65]\n"), 3, 9, 0,
+                     "block.z must be in 1..64");
+  check_single_error(load("[kernel]\nname = \"k\"\nblock = 32\ngrid = [1, 70000]\n"), 4, 8, 0,
+                     "grid.y must be in 1..65535");
+  check_single_error(load("[kernel]\nname = \"k\"\nblock = [32, \"4\"]\n"), 3, 14, 0,
+                     "an integer (threads per CTA along an axis)");
+  check_single_error(load("[kernel]\nname = \"k\"\nblock = [1, 2, 3, 4]\n"), 3, 9, 0,
+                     "an array [x, y, z] of 1 to 3 integers");
+}
+
+TEST_CASE("for / end: nesting, indices and the loop variable in views and expressions") {
+  auto r = load_case(R"TOML([[op]]
+op = "for"
+var = "k"
+start = 0
+stop = "valid_rows"
+unroll = 2
+[[op]]
+op = "for"
+var = "j"
+start = "k"
+stop = 4
+step = "nbid"
+[[op]]
+op = "apply"
+opcode = "cp.async.ca.shared.global"
+dst = 'S.rearrange("t (c v) -> t c v", v=4).sub[tid, k % 2 * 2 + j % 2, :]'
+src = 'A.rearrange("t (c v) -> t c v", v=4).sub[tid, 0, :]'
+chunk_bytes = 4
+pred = "j < k + tid.x"
+[[op]]
+op = "end"
+[[op]]
+op = "end"
+[[op]]
+op = "commit_group"
+)TOML");
+  INFO(r.diagnostics.format_all());
+  REQUIRE(r);
+  const auto& ops = (*r)->ops;
+  REQUIRE(ops.size() == 6);
+  const auto& outer = std::get<tile::ForOp>(ops[0].body);
+  const auto& inner = std::get<tile::ForOp>(ops[1].body);
+  CHECK(outer.var.value == "k");
+  CHECK(outer.end == 4);
+  CHECK(outer.unroll == 2);
+  CHECK(inner.end == 3);
+  CHECK(std::get<tile::EndOp>(ops[3].body).begin == 1);
+  CHECK(std::get<tile::EndOp>(ops[4].body).begin == 0);
+  CHECK(inner.start.value->kind == tile::ExprKind::loop);
+  CHECK(inner.step.value->kind == tile::ExprKind::special);
+  CHECK(inner.step.value->special == tile::Special::nbid);
+  CHECK(tile::print(*outer.stop.value) == "valid_rows");
+  CHECK(tile::print(*std::get<tile::ApplyOp>(ops[2].body).pred->value) == "j < k + tid.x");
+  CHECK(std::holds_alternative<tile::CommitGroupOp>(ops[5].body));
+}
+
+TEST_CASE("for / end errors") {
+  const std::string loop = "[[op]]\nop = \"for\"\nvar = \"k\"\nstart = 0\nstop = 4\n";
+  const std::string end = "[[op]]\nop = \"end\"\n";
+  // Line 19 is the first op's `[[op]]`.
+  check_single_error(load_case(end), 19, 1, 0, "`end` without a `for`");
+  check_single_error(load_case(loop), 19, 1, 0, "no matching op = \"end\"");
+  check_single_error(load_case(loop + loop + end + end), 26, 8, 1,
+                     "loop variable 'k' is the variable of an enclosing loop");
+  check_single_error(
+      load_case("[[op]]\nop = \"for\"\nvar = \"valid_rows\"\nstart = 0\nstop = 4\n" + end), 21, 8,
+      10, "is a kernel parameter");
+  check_single_error(load_case("[[op]]\nop = \"for\"\nvar = \"k\"\nstart = 0\nstop = \"4 + "
+                               "warp\"\n" +
+                               end),
+                     23, 13, 4, "stop of a loop must be the same for every thread");
+  check_single_error(load_case(loop + "unroll = 0\n" + end), 24, 10, 1, "unroll must be in 1..64");
+  // A loop variable is not visible after its end.
+  auto r = load_case(loop + end + std::string(kApplyHead) + "chunk_bytes = 16\npred = \"k < 2\"\n");
+  CHECK(has_error(r, 32, 9, "unknown name 'k'"));
+  for (const auto& d : errors(r))
+    CHECK(d.id == DiagId::expr_unknown_name);
+}

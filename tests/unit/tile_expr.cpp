@@ -805,3 +805,78 @@ TEST_CASE("expr_ops.def: every row agrees with evaluation and with the parser") 
     CHECK((*parsed)->op == op);
   }
 }
+
+TEST_CASE("launch coordinates: parse, print, evaluate against an independent unravel, bounds") {
+  for (Special s : kSpecials) {
+    auto e = parse_ok(spelling(s));
+    CHECK(e->kind == ExprKind::special);
+    CHECK(e->special == s);
+    CHECK(print(*e) == spelling(s));
+    CHECK(parse_special(spelling(s)) == s);
+  }
+  CHECK_FALSE(parse_special("tid.w").has_value());
+  const Dim3 block{4, 3, 2}, grid{2, 3, 5};
+  LaunchBounds lb;
+  lb.block = block.count();
+  lb.grid = grid.count();
+  lb.block_dim = block;
+  lb.grid_dim = grid;
+  // Walk the launch in hardware order (x fastest) and count the linear indices.
+  std::int64_t bid = 0;
+  for (std::int64_t bz = 0; bz < grid.z; ++bz)
+    for (std::int64_t by = 0; by < grid.y; ++by)
+      for (std::int64_t bx = 0; bx < grid.x; ++bx, ++bid) {
+        std::int64_t tid = 0;
+        for (std::int64_t tz = 0; tz < block.z; ++tz)
+          for (std::int64_t ty = 0; ty < block.y; ++ty)
+            for (std::int64_t tx = 0; tx < block.x; ++tx, ++tid) {
+              ExprEnv env;
+              env.tid = tid;
+              env.bid = bid;
+              env.block_dim = block;
+              env.grid_dim = grid;
+              const std::map<Special, std::int64_t> expected = {
+                  {Special::tid_x, tx}, {Special::tid_y, ty}, {Special::tid_z, tz},
+                  {Special::ntid, 24},  {Special::ntid_x, 4}, {Special::ntid_y, 3},
+                  {Special::ntid_z, 2}, {Special::bid_x, bx}, {Special::bid_y, by},
+                  {Special::bid_z, bz}, {Special::nbid, 30},  {Special::nbid_x, 2},
+                  {Special::nbid_y, 3}, {Special::nbid_z, 5}};
+              for (const auto& [s, v] : expected) {
+                INFO(spelling(s), " at tid ", tid, " bid ", bid);
+                CHECK(evaluate(*make_special(s), env) == v);
+                auto b = bounds(*make_special(s), lb);
+                REQUIRE(b.has_value());
+                CHECK(b->contains(v));
+              }
+            }
+      }
+  // The bounds are exact for each coordinate.
+  CHECK(bounds(*parse_ok("tid.y"), lb) == Interval{0, 2});
+  CHECK(bounds(*parse_ok("bid.z * nbid"), lb) == Interval{0, 120});
+}
+
+TEST_CASE("loop variables: names, values, ranges and narrowing") {
+  ExprNames names;
+  names.is_param = is_param;
+  names.is_loop = [](std::string_view n) { return n == "k"; };
+  auto r = parse_expr("k < n - 1 ? k + 1 : 0", names);
+  REQUIRE(r.value.has_value());
+  const ExprPtr e = *r;
+  CHECK(e->args[0]->args[0]->kind == ExprKind::loop);
+  CHECK(print(*e) == "k < n - 1 ? k + 1 : 0");
+  ExprEnv env;
+  env.params["n"] = 5;
+  CHECK_FALSE(evaluate(*e, env).has_value()); // k has no value outside its loop
+  env.loops["k"] = 3;
+  CHECK(evaluate(*e, env) == 4);
+  env.loops["k"] = 4;
+  CHECK(evaluate(*e, env) == 0);
+  LaunchBounds lb;
+  lb.params["n"] = {1, 10};
+  CHECK_FALSE(bounds(*e, lb).has_value()); // outside its loop: no range
+  lb.loops["k"] = {0, 100};
+  // k < n - 1 <= 8 narrows k to 0..8 in the then-arm.
+  CHECK(bounds(*e, lb) == Interval{0, 9});
+  // A name that is not a loop variable where none are live.
+  CHECK_FALSE(parse_expr("k + 1", ExprNames{is_param, {}, {}}).value.has_value());
+}

@@ -1,0 +1,98 @@
+#include "driver/reference/hazards.hpp"
+
+#include <algorithm>
+
+namespace ptxgen::driver::ref {
+
+void SharedBytes::reset(std::size_t n) {
+  pending.assign(n, 0);
+  pending_tid.assign(n, none);
+  pending_op.assign(n, none);
+  pending_group.assign(n, 0);
+  skipped_by_wait.assign(n, none);
+  skipped_apply.assign(n, none);
+  writer.assign(n, none);
+  write_epoch.assign(n, 0);
+  reader.assign(n, none);
+  read_epoch.assign(n, 0);
+  read_op.assign(n, none);
+  land_tid.assign(n, none);
+  land_seq.assign(n, 0);
+  land_group.assign(n, 0);
+}
+
+void SharedBytes::note_read(std::size_t off, std::int32_t tid, std::int32_t epoch,
+                            std::int32_t op) {
+  if (reader[off] == none || read_epoch[off] != epoch) {
+    reader[off] = tid;
+    read_epoch[off] = epoch;
+    read_op[off] = op;
+  } else if (reader[off] != tid) {
+    reader[off] = many_threads;
+  }
+}
+
+std::int32_t SharedBytes::other_reader(std::size_t off, std::int32_t tid,
+                                       std::int32_t epoch) const {
+  if (reader[off] == none || read_epoch[off] != epoch || reader[off] == tid) {
+    return none;
+  }
+  return reader[off];
+}
+
+void WaitSlack::start(LiveWait& live, std::size_t op, std::int64_t open, std::int64_t n) {
+  // A count at or above `open` performs nothing: larger ones are all the same wait.
+  live = {static_cast<std::int32_t>(op), open, n, std::max(n, open), -1};
+  ++runs_[op];
+  most_open_[op] = std::max(most_open_[op], open);
+}
+
+void WaitSlack::performed(LiveWait& live, std::int64_t group) {
+  live.newest = std::max(live.newest, group);
+}
+
+void WaitSlack::needed(LiveWait& live, std::int64_t group) {
+  live.bound = std::min(live.bound, live.open - 1 - group);
+}
+
+void WaitSlack::close(LiveWait& live, std::int64_t covered) {
+  if (live.op == none) {
+    return;
+  }
+  const auto op = static_cast<std::size_t>(live.op);
+  if (live.newest >= 0) {
+    worked_[op] = 1;
+    if (live.newest >= covered) {
+      needed(live, live.newest); // the next wait would leave it pending
+    }
+  }
+  auto& best = best_[op];
+  best = std::min(best, live.bound);
+  live = LiveWait{};
+}
+
+std::string element_text(const std::vector<std::int64_t>& shape, std::int64_t element_bytes,
+                         std::int64_t off) {
+  if (element_bytes <= 0) {
+    return "element ?";
+  }
+  std::int64_t element = off / element_bytes;
+  std::vector<std::int64_t> coords(shape.size(), 0);
+  for (std::size_t a = shape.size(); a-- > 0;) {
+    if (shape[a] > 0) {
+      coords[a] = element % shape[a];
+      element /= shape[a];
+    }
+  }
+  std::string s = "element (";
+  for (std::size_t i = 0; i < coords.size(); ++i) {
+    s += (i ? "," : "") + std::to_string(coords[i]);
+  }
+  s += ")";
+  if (element_bytes > 1) {
+    s += " byte " + std::to_string(off % element_bytes);
+  }
+  return s;
+}
+
+} // namespace ptxgen::driver::ref

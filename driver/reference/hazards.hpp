@@ -1,0 +1,145 @@
+#pragma once
+// The reference's hazard bookkeeping (driver/reference/reference.cpp runs the ops and asks
+// these questions): per shared byte, who may still write it (pending copies), who wrote and
+// who read it in the current barrier phase, and which thread's wait_group landed it; per
+// thread, the wait_group it ran last; per wait_group op, the largest count that would still
+// have done; per `for`, how many groups one iteration commits.
+//
+// Every vector holds one entry per byte of one shared tensor of the CTA being run (flat, no
+// maps: a pipeline runs these checks on every byte of every iteration).
+//
+// The spec language has no conditional ops: every thread of a CTA runs the same ops, so
+// every thread commits the same groups and the FIFO of groups is the same length on every
+// thread. A `for` can still commit a different number of groups in different iterations
+// when a loop nested in it has a trip count that depends on the outer loop's variable (or
+// on bid): LoopCommits finds that, and the reference reports it as a note.
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace ptxgen::driver::ref {
+
+inline constexpr std::int32_t none = -1;         ///< no thread / no op
+inline constexpr std::int32_t many_threads = -2; ///< read by two threads or more
+
+/// The ordering state of one shared tensor's bytes in one CTA.
+struct SharedBytes {
+  /// n bytes, none pending, none written or read.
+  void reset(std::size_t n);
+
+  // Copies issued and not yet performed (at their thread's wait).
+  std::vector<std::int32_t> pending;       ///< how many queued copies will still write the byte
+  std::vector<std::int32_t> pending_tid;   ///< the thread that issued the newest of them
+  std::vector<std::int32_t> pending_op;    ///< its apply op
+  std::vector<std::int32_t> pending_group; ///< its commit group
+  /// While pending: the wait_group that passed over an uncommitted copy of the byte (none
+  /// when none), and that copy's apply op.
+  std::vector<std::int32_t> skipped_by_wait;
+  std::vector<std::int32_t> skipped_apply;
+
+  // The barrier phase (the CTA's cta_sync count) of the last write and of the reads since.
+  std::vector<std::int32_t> writer;      ///< tid of the last writer, none
+  std::vector<std::int32_t> write_epoch; ///< its phase
+  std::vector<std::int32_t> reader;      ///< tid of the reader(s) in read_epoch, many_threads
+  std::vector<std::int32_t> read_epoch;  ///< the phase of those reads (valid when reader != none)
+  std::vector<std::int32_t> read_op;     ///< the op of the first of them
+
+  // The copy that wrote the byte last, when a wait_group performed it: for the wait notes.
+  std::vector<std::int32_t> land_tid;   ///< the waiting thread, none
+  std::vector<std::int32_t> land_seq;   ///< that thread's wait count at the landing
+  std::vector<std::int32_t> land_group; ///< the copy's commit group
+
+  /// Records a read of byte `off` by `tid` in phase `epoch`, at `op`.
+  void note_read(std::size_t off, std::int32_t tid, std::int32_t epoch, std::int32_t op);
+  /// Who else read byte `off` in phase `epoch`: a tid other than `tid`, many_threads (two or
+  /// more, at least one of them not `tid`), or none.
+  std::int32_t other_reader(std::size_t off, std::int32_t tid, std::int32_t epoch) const;
+};
+
+/// The wait_group a thread ran last, while it is the thread's newest wait.
+struct LiveWait {
+  std::int32_t op = none;   ///< the wait_group op; none when the thread's last wait was not one
+  std::int64_t open = 0;    ///< groups the thread had committed when it ran
+  std::int64_t n = 0;       ///< its count
+  std::int64_t bound = 0;   ///< the largest count that would still do, so far
+  std::int64_t newest = -1; ///< the newest group with copies it performed, -1 none
+};
+
+/// Per wait_group op, over all its executions on all threads: the largest count n' >= n such
+/// that performing only the groups older than the newest n' would still have satisfied every
+/// read and write of the bytes it landed until the thread's next wait, and left nothing for
+/// the end of the kernel that the next wait would not perform. Empty groups count: they are
+/// groups of the FIFO like any other.
+class WaitSlack {
+public:
+  explicit WaitSlack(std::size_t ops)
+      : best_(ops, unlimited), runs_(ops, 0), most_open_(ops, 0), worked_(ops, 0) {}
+
+  /// A wait_group `op` with count n runs on a thread with `open` committed groups: the
+  /// thread's previous wait must already have been closed.
+  void start(LiveWait& live, std::size_t op, std::int64_t open, std::int64_t n);
+  /// The live wait performed a copy of group `group`.
+  static void performed(LiveWait& live, std::int64_t group);
+  /// A byte the live wait landed from group `group` is read or written again before the
+  /// thread's next wait: the wait had to perform that group.
+  static void needed(LiveWait& live, std::int64_t group);
+  /// The thread's next wait (or the end of the kernel) performs the groups older than
+  /// `covered`: groups the live wait performed that it would not must stay performed there.
+  void close(LiveWait& live, std::int64_t covered);
+
+  /// Times the op ran (over all threads), and the largest count that would have done
+  /// (meaningful when it ran).
+  std::int64_t runs(std::size_t op) const { return runs_[op]; }
+  std::int64_t best(std::size_t op) const { return best_[op]; }
+  /// True when some run completed a copy: a wait that never does is no stricter than needed
+  /// (the drain after a loop that waited for everything), only idle.
+  bool worked(std::size_t op) const { return worked_[op] != 0; }
+  /// True when no run needed the wait at all: the largest count that would do completes
+  /// nothing in every run (the next wait completes all this one does), so the wait can go.
+  bool idle(std::size_t op) const { return best_[op] >= most_open_[op]; }
+
+  static constexpr std::int64_t unlimited = std::numeric_limits<std::int64_t>::max();
+  static constexpr std::int64_t covers_nothing = std::numeric_limits<std::int64_t>::min();
+
+private:
+  std::vector<std::int64_t> best_;
+  std::vector<std::int64_t> runs_;
+  std::vector<std::int64_t> most_open_; ///< the most groups committed at one of its runs
+  std::vector<char> worked_;
+};
+
+/// Per `for` op: the groups its first iteration committed, and where that iteration was.
+class LoopCommits {
+public:
+  explicit LoopCommits(std::size_t ops) : first_(ops) {}
+
+  struct First {
+    std::int64_t groups = -1; ///< -1: no iteration finished yet
+    std::string iteration;    ///< its loop variables, as iteration_text() writes them
+  };
+
+  /// An iteration of the `for` at `op` ended having committed `groups`; `iteration` says which.
+  /// Returns the first iteration when this one committed a different number, else nullptr.
+  template <class Text>
+  const First* iteration_done(std::size_t op, std::int64_t groups, Text iteration) {
+    First& f = first_[op];
+    if (f.groups < 0) {
+      f = {groups, iteration()};
+      return nullptr;
+    }
+    return f.groups == groups ? nullptr : &f;
+  }
+
+private:
+  std::vector<First> first_;
+};
+
+/// "element (1,5,3)" of a tensor of `shape` with `element_bytes`-byte elements, for byte `off`;
+/// "element (1,5,3) byte 1" inside a wider element.
+std::string element_text(const std::vector<std::int64_t>& shape, std::int64_t element_bytes,
+                         std::int64_t off);
+
+} // namespace ptxgen::driver::ref
