@@ -116,6 +116,8 @@ struct Linear {
   std::int64_t constant = 0;
   /// A constant already added into the address register (see address()).
   std::int64_t folded = 0;
+  /// The register part is summed in 32 bits and then widened (see address()).
+  bool wrap32 = false;
 
   void add(const Linear& o, std::int64_t scale) {
     constant += o.constant * scale;
@@ -137,6 +139,8 @@ struct Linear {
 /// that compare equal share an address register.
 int compare_registers(const Linear& a, const Linear& b) {
   if (int c = three_way(a.folded, b.folded))
+    return c;
+  if (int c = three_way(a.wrap32, b.wrap32))
     return c;
   if (int c = three_way(a.terms.size(), b.terms.size()))
     return c;
@@ -240,7 +244,7 @@ void recombine_warp_lane(Linear& l) {
 class Lowerer {
 public:
   Lowerer(const tile::Kernel& k, const LowerOptions& o)
-      : k_(k), o_(o), layout_(tile::shared_layout(k)) {}
+      : k_(k), o_(o), layout_(tile::shared_layout(k)), lb_(k.launch_bounds()) {}
 
   Module run() {
     Module m;
@@ -267,8 +271,7 @@ public:
     e.reqntid = {static_cast<std::uint32_t>(b.x), static_cast<std::uint32_t>(b.y),
                  static_cast<std::uint32_t>(b.z)};
     entry_ = &e;
-    for (const auto& op : k_.ops)
-      std::visit([&](const auto& body) { lower(body); }, op.body);
+    lower_ops(0, k_.ops.size());
     emit(Ret{});
     m.entries.push_back(std::move(e));
     return m;
@@ -299,24 +302,65 @@ private:
   const LowerOptions& o_;
   const tile::SharedLayout layout_;
   Entry* entry_ = nullptr;
-  std::map<ExprPtr, Register, ExprLess> value_cache_; ///< u32 values (leaves included)
-  std::map<ExprPtr, Register, ExprLess> pred_cache_;  ///< predicates
-  std::map<std::string, Register> base_cache_;        ///< tensor base addresses, by tensor name
-  std::optional<Register> dynamic_base_; ///< the `.extern .shared` array's address, once
-  std::map<AddressKey, Register, AddressKeyLess> address_cache_; ///< per-thread addresses
-  std::map<PolicyKey, Register> policy_cache_;
+  /// The registers already holding a value, valid where the next instruction goes.
+  struct Caches {
+    std::map<ExprPtr, Register, ExprLess> value; ///< u32 values (leaves included)
+    std::map<ExprPtr, Register, ExprLess> pred;  ///< predicates
+    std::map<std::string, Register> base;        ///< tensor base addresses, by tensor name
+    std::optional<Register> dynamic_base;        ///< the `.extern .shared` array's address, once
+    std::map<AddressKey, Register, AddressKeyLess> address; ///< per-thread addresses
+    std::map<PolicyKey, Register> policy;
+  };
+  Caches cache_;
+  tile::LaunchBounds lb_; ///< the launch's bounds and the open loops' variables' ranges
 
   Register reg(RegClass c) { return entry_->registers.make(c); }
+
+  /// Appends an instruction at level at_: the end of the body when at_ is the
+  /// current loop depth, else the end of the preheader of loops_[at_] (hoisted:
+  /// before that loop and every loop inside it, on every path).
   void emit(InstructionBody b, std::optional<Guard> g = std::nullopt, std::string comment = {}) {
-    entry_->body.push_back(Instruction{g, std::move(b), std::move(comment)});
+    Instruction i{g, std::move(b), std::move(comment)};
+    if (at_ >= loops_.size()) {
+      entry_->body.push_back(std::move(i));
+      return;
+    }
+    const auto at = static_cast<std::ptrdiff_t>(loops_[at_].preheader_end);
+    entry_->body.insert(entry_->body.begin() + at, std::move(i));
+    for (std::size_t f = at_; f < loops_.size(); ++f)
+      ++loops_[f].preheader_end;
+  }
+
+  /// Emits at `level` while it lives (levels: 0 outside every loop, n in the
+  /// body of loops_[n - 1]).
+  class AtLevel {
+  public:
+    AtLevel(Lowerer& l, unsigned level) : l_(l), saved_(l.at_) { l.at_ = level; }
+    ~AtLevel() { l_.at_ = saved_; }
+    AtLevel(const AtLevel&) = delete;
+    AtLevel& operator=(const AtLevel&) = delete;
+
+  private:
+    Lowerer& l_;
+    unsigned saved_;
+  };
+
+  /// Caches a register defined at `level`: valid from here on, and at the end
+  /// of every open loop at or inside that level (a hoisted value outlives the loop).
+  template <class Map, class Key>
+  void remember(Map Caches::*member, unsigned level, const Key& key, Register r) {
+    (cache_.*member).insert_or_assign(key, r);
+    for (std::size_t f = level; f < loops_.size(); ++f)
+      (loops_[f].saved.*member).insert_or_assign(key, r);
   }
 
   // --- values ---------------------------------------------------------------
 
   /// A leaf's register, defined once (warp and lane from tid, which comes first).
   Register leaf(const ExprPtr& e) {
-    if (auto it = value_cache_.find(e); it != value_cache_.end())
+    if (auto it = cache_.value.find(e); it != cache_.value.end())
       return it->second;
+    AtLevel at(*this, 0); // launch values: before every loop
     const bool from_tid = e->kind == ExprKind::warp || e->kind == ExprKind::lane;
     const Register tid = from_tid ? leaf(tile::make_leaf(ExprKind::tid)) : Register{};
     if (auto alias = x_only_alias(*e))
@@ -354,7 +398,7 @@ private:
     case ExprKind::select:
       unreachable("leaf() of an expression that is not a leaf");
     }
-    value_cache_.emplace(e, r);
+    remember(&Caches::value, 0, e, r);
     return r;
   }
 
@@ -380,7 +424,7 @@ private:
     }
     Register out = reg(RegClass::b32);
     emit(Mad{false, ScalarType::u32, out, r, Immediate{d.x}, leaf(tile::make_special(x))});
-    value_cache_.emplace(e, out);
+    remember(&Caches::value, 0, e, out);
     return out;
   }
 
@@ -415,7 +459,7 @@ private:
   std::optional<std::int64_t> launch_size(const Expr& e) const {
     if (e.kind != ExprKind::special || tile::per_thread(e.special))
       return std::nullopt;
-    auto b = tile::bounds(e, k_.launch_bounds());
+    auto b = tile::bounds(e, lb_);
     if (!b || b->lo != b->hi)
       return std::nullopt; // bid.x, bid.y, bid.z
     return b->lo;
@@ -435,12 +479,8 @@ private:
     case ExprKind::param:
     case ExprKind::special:
       return leaf(e);
-    case ExprKind::loop: {
-      auto it = value_cache_.find(e);
-      if (it == value_cache_.end())
-        unreachable("value() of a loop variable outside its loop");
-      return it->second;
-    }
+    case ExprKind::loop:
+      return loops_[frame_index(e->name)].counter;
     case ExprKind::axis:
       unreachable("value() of a repeat-axis leaf (substitute_axes first)");
     case ExprKind::constant: // returned above
@@ -449,10 +489,14 @@ private:
     case ExprKind::select:
       break;
     }
-    if (auto it = value_cache_.find(e); it != value_cache_.end())
+    if (auto it = cache_.value.find(e); it != cache_.value.end())
       return it->second;
+    const unsigned level = level_of(*e);
+    AtLevel at(*this, level);
+    if (auto r = rotating_value(*e, level))
+      return *r;
     Register r = compute(e);
-    value_cache_.emplace(e, r);
+    remember(&Caches::value, level, e, r);
     return r;
   }
 
@@ -479,6 +523,16 @@ private:
       emit(Binary{BinaryOp::sub, ScalarType::u32, r, Immediate{0}, x});
     } else if (auto side = dominant_operand(*e)) {
       r = operand_reg(value(e->args[*side]));
+    } else if (auto d = loop_power_of_two_divisor(*e)) {
+      // In a loop, x / 2^n and x % 2^n are a shift and a mask (the u32
+      // division by 2^n they replace): no division instruction in a loop body.
+      Register x = operand_reg(value(e->args[0]));
+      r = reg(RegClass::b32);
+      if (e->op == ExprOp::div)
+        emit(Binary{BinaryOp::shr, ScalarType::u32, r, x,
+                    Immediate{std::countr_zero(static_cast<std::uint64_t>(*d))}});
+      else
+        emit(Binary{BinaryOp::and_, ScalarType::b32, r, x, Immediate{*d - 1}});
     } else if (e->kind == ExprKind::binary) {
       Arith op = arith(e->op);
       Operand a = value(e->args[0]);
@@ -502,11 +556,21 @@ private:
     return r;
   }
 
+  /// The divisor of `x / 2^n` or `x % 2^n` computed inside a loop, else nullopt.
+  std::optional<std::int64_t> loop_power_of_two_divisor(const Expr& e) const {
+    if (at_ == 0 || e.kind != ExprKind::binary || (e.op != ExprOp::div && e.op != ExprOp::rem))
+      return std::nullopt;
+    auto d = tile::constant_value(*e.args[1]);
+    if (!d || !power_of_two(*d) || *d > 0x80000000)
+      return std::nullopt;
+    return d;
+  }
+
   /// min/max compare as u32 when both operands are in 0..2^32-1 over the
   /// launch, else as s32 (the contract proved them in -2^31..2^31-1 where the
   /// value is used; see check_u32). Registers hold values modulo 2^32 either way.
   ScalarType minmax_type(const Expr& e) const {
-    const tile::LaunchBounds lb = k_.launch_bounds();
+    const tile::LaunchBounds& lb = lb_;
     for (const auto& a : e.args) {
       auto b = tile::bounds(*a, lb);
       if (!b || b->lo < 0 || b->hi > std::int64_t{0xFFFFFFFF})
@@ -520,7 +584,7 @@ private:
   std::optional<std::size_t> dominant_operand(const Expr& e) const {
     if (e.kind != ExprKind::binary || (e.op != ExprOp::min && e.op != ExprOp::max))
       return std::nullopt;
-    const tile::LaunchBounds lb = k_.launch_bounds();
+    const tile::LaunchBounds& lb = lb_;
     auto a = tile::bounds(*e.args[0], lb);
     auto b = tile::bounds(*e.args[1], lb);
     if (!a || !b)
@@ -670,8 +734,10 @@ private:
       g.negated = !g.negated;
       return g;
     }
-    if (auto it = pred_cache_.find(e); it != pred_cache_.end())
+    if (auto it = cache_.pred.find(e); it != cache_.pred.end())
       return Guard{it->second, false};
+    const unsigned level = level_of(*e);
+    AtLevel at(*this, level);
     Register p;
     if (auto c = tile::constant_value(*e)) {
       p = reg(RegClass::pred);
@@ -683,6 +749,10 @@ private:
       p = reg(RegClass::pred);
       emit(Binary{e->op == ExprOp::logical_and ? BinaryOp::and_ : BinaryOp::or_, ScalarType::pred,
                   p, a, b});
+    } else if (auto moved = offset_compare(*e, level)) {
+      p = reg(RegClass::pred);
+      moved->dst = p;
+      emit(*moved);
     } else if (e->kind == ExprKind::binary && tile::info(e->op).predicate) {
       CompareOp cmp = compare_op(e->op);
       Operand a = value(e->args[0]);
@@ -698,8 +768,66 @@ private:
       p = reg(RegClass::pred);
       emit(Setp{CompareOp::ne, ScalarType::u32, p, v, Immediate{0}});
     }
-    pred_cache_.emplace(e, p);
+    remember(&Caches::pred, level, e, p);
     return Guard{p, false};
+  }
+
+  /// In a loop, `v + c cmp x` (v the innermost loop's variable, x invariant in
+  /// that loop, either side) as `v cmp x - c` with x - c hoisted: one
+  /// instruction less per iteration. Signed when x - c may be negative (v is
+  /// in 0..2^31-1); nullopt when x - c may leave s32, or e is not of that form.
+  /// The predicate register is filled in by the caller (Setp::dst).
+  std::optional<Setp> offset_compare(const Expr& e, unsigned level) {
+    if (level == 0 || e.kind != ExprKind::binary || !tile::info(e.op).predicate ||
+        e.op == ExprOp::logical_and || e.op == ExprOp::logical_or)
+      return std::nullopt;
+    const ExprPtr var = tile::make_leaf(ExprKind::loop, loops_[level - 1].var);
+    for (int side = 0; side < 2; ++side) {
+      const ExprPtr& lhs = e.args[static_cast<std::size_t>(side)];
+      const ExprPtr& rhs = e.args[static_cast<std::size_t>(1 - side)];
+      const Linear l = linearize(lhs);
+      if (l.constant == 0 || l.terms.size() != 1 || l.terms.begin()->second != 1 ||
+          compare(*l.terms.begin()->first, *var) != 0 || level_of(*rhs) >= level)
+        continue;
+      const ExprPtr moved = tile::make_binary(ExprOp::sub, rhs, tile::make_constant(l.constant));
+      auto b = tile::bounds(*moved, lb_);
+      if (!b || b->lo < -(std::int64_t{1} << 31) || b->hi > 0x7FFFFFFF)
+        return std::nullopt;
+      CompareOp cmp = compare_op(e.op);
+      if (side == 1)
+        cmp = swapped(cmp);
+      ScalarType type = ScalarType::u32;
+      if (b->lo < 0) {
+        type = ScalarType::s32;
+        cmp = signed_compare(cmp);
+      }
+      Operand x = typed(value(moved), type);
+      Register v = loops_[level - 1].counter;
+      return Setp{cmp, type, Register{}, v, x};
+    }
+    return std::nullopt;
+  }
+
+  /// lo/ls/hi/hs as lt/le/gt/ge (eq and ne unchanged).
+  static CompareOp signed_compare(CompareOp c) {
+    switch (c) {
+    case CompareOp::lo:
+      return CompareOp::lt;
+    case CompareOp::ls:
+      return CompareOp::le;
+    case CompareOp::hi:
+      return CompareOp::gt;
+    case CompareOp::hs:
+      return CompareOp::ge;
+    case CompareOp::eq:
+    case CompareOp::ne:
+    case CompareOp::lt:
+    case CompareOp::le:
+    case CompareOp::gt:
+    case CompareOp::ge:
+      return c;
+    }
+    unreachable("not a CompareOp");
   }
 
   Register materialise(Guard g) {
@@ -713,8 +841,9 @@ private:
   // --- addresses --------------------------------------------------------------
 
   Register tensor_base(const tile::Tensor& t) {
-    if (auto it = base_cache_.find(t.name); it != base_cache_.end())
+    if (auto it = cache_.base.find(t.name); it != cache_.base.end())
       return it->second;
+    AtLevel at(*this, 0);
     Register r;
     if (t.space == tile::Space::global) {
       Register raw = reg(RegClass::b64);
@@ -724,26 +853,29 @@ private:
     } else if (layout_.dynamic) {
       // One base for every shared tensor: each sits at its constant offset,
       // which address() folds into [reg+imm].
-      if (!dynamic_base_) {
-        dynamic_base_ = reg(RegClass::b32);
-        emit(Mov{ScalarType::u32, *dynamic_base_, Symbol{std::string(dynamic_shared_symbol)}});
+      if (!cache_.dynamic_base) {
+        Register d = reg(RegClass::b32);
+        emit(Mov{ScalarType::u32, d, Symbol{std::string(dynamic_shared_symbol)}});
+        cache_.dynamic_base = d;
+        for (auto& f : loops_)
+          f.saved.dynamic_base = d;
       }
-      r = *dynamic_base_;
+      r = *cache_.dynamic_base;
     } else {
       r = reg(RegClass::b32);
       emit(Mov{ScalarType::u32, r, Symbol{shared_symbol(t)}});
     }
-    base_cache_[t.name] = r;
+    remember(&Caches::base, 0, t.name, r);
     return r;
   }
 
   /// The thread-dependent part of a view's address as a linear form. With
   /// `group_axes` == 2, the first two axes are bound to (warp, lane).
-  static Linear thread_linear(const tile::View& v, std::size_t group_axes) {
+  Linear thread_linear(const tile::View& v, std::size_t group_axes) const {
     Linear l;
     l.constant = v.offset_bytes;
     for (const auto& t : v.terms)
-      l.add(linearize(t.index), t.stride_bytes);
+      l.add(linearize(bind(t.index)), t.stride_bytes);
     if (group_axes == 2) {
       l.add_atom(tile::make_leaf(ExprKind::warp), v.axes[0].stride_bytes);
       l.add_atom(tile::make_leaf(ExprKind::lane), v.axes[1].stride_bytes);
@@ -776,23 +908,51 @@ private:
   Register address(const tile::Tensor& t, Linear& l) {
     if (const auto* placed = layout_.find(t.name); placed && layout_.dynamic)
       l.constant += placed->offset;
-    const tile::LaunchBounds lb = k_.launch_bounds();
-    bool any_negative = std::any_of(l.terms.begin(), l.terms.end(), [&](const auto& term) {
-      auto b = tile::bounds(*term.first, lb);
-      return term.second < 0 || !b || b->lo < 0 || b->hi > 0xFFFFFFFF;
-    });
-    if (any_negative && l.folded == 0) {
+    l.wrap32 = needs_wrap32(l);
+    if (l.wrap32 && l.folded == 0) {
       l.folded = l.constant;
       l.constant = 0;
     }
+    return address_register(t, l);
+  }
+
+  /// A form whose terms may be negative or leave 32 bits is summed in 32 bits (see address()).
+  bool needs_wrap32(const Linear& l) const {
+    return std::any_of(l.terms.begin(), l.terms.end(), [&](const auto& term) {
+      auto b = tile::bounds(*term.first, lb_);
+      return term.second < 0 || !b || b->lo < 0 || b->hi > 0xFFFFFFFF;
+    });
+  }
+
+  /// address() of a form whose folded constant and wrap32 are decided. Inside
+  /// loops, the part that does not depend on the innermost loop the form
+  /// depends on is hoisted (computed before that loop), and the loop's
+  /// variable and `X % S` terms are induction and rotating registers
+  /// advanced once per iteration (strength reduction, see induction()).
+  Register address_register(const tile::Tensor& t, const Linear& l) {
     AddressKey key{t.name, l};
-    if (auto it = address_cache_.find(key); it != address_cache_.end())
+    if (auto it = cache_.address.find(key); it != cache_.address.end())
       return it->second;
+    unsigned level = 0;
+    for (const auto& term : l.terms)
+      level = std::max(level, level_of(*term.first));
+    AtLevel at(*this, level);
+    std::optional<Register> r;
+    if (level > 0)
+      r = reduced_address(t, l, level - 1);
+    if (!r)
+      r = plain_address(t, l);
+    remember(&Caches::address, level, key, *r);
+    return *r;
+  }
+
+  /// base + the terms, each multiplied in (or, for wrap32, summed in 32 bits and widened).
+  Register plain_address(const tile::Tensor& t, const Linear& l) {
     Register base = tensor_base(t);
     Register acc = base;
     bool global = t.space == tile::Space::global;
-    if (any_negative) {
-      Register sum = sum32(l);
+    if (l.wrap32) {
+      Register sum = operand_reg(sum32(l));
       if (global) {
         Register wide = reg(RegClass::b64);
         emit(Cvt{ScalarType::u64, ScalarType::u32, wide, sum});
@@ -809,13 +969,20 @@ private:
         emit(Mad{global, ScalarType::u32, next, atom, Immediate{coeff}, acc});
         acc = next;
       }
+      if (l.folded != 0) { // an induction register's first value (see induction())
+        Register next = reg(global ? RegClass::b64 : RegClass::b32);
+        emit(Binary{
+            BinaryOp::add, global ? ScalarType::s64 : ScalarType::u32, next, acc,
+            Immediate{global ? l.folded
+                             : static_cast<std::int64_t>(static_cast<std::uint32_t>(l.folded))}});
+        acc = next;
+      }
     }
-    address_cache_.emplace(std::move(key), acc);
     return acc;
   }
 
   /// l.folded + the sum of l's terms, in 32 bits (exact modulo 2^32).
-  Register sum32(const Linear& l) {
+  Operand sum32(const Linear& l) {
     auto u32 = [](std::int64_t v) {
       return Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(v))};
     };
@@ -831,7 +998,7 @@ private:
         emit(Mad{false, ScalarType::u32, next, atom, u32(coeff), *acc});
       acc = next;
     }
-    return std::get<Register>(*acc);
+    return acc ? *acc : Operand{Immediate{0}};
   }
 
   /// Calls f(coords, constant byte offset) for every coordinate of the axes
@@ -919,7 +1086,7 @@ private:
   std::variant<std::monostate, SrcSize, IgnoreSrc> zero_fill_operand(const tile::ApplyOp& a,
                                                                      const Coords& c) {
     if (a.src_size) {
-      Operand v = value(tile::substitute_axes(a.src_size->value, c));
+      Operand v = value(tile::substitute_axes(bind(a.src_size->value), c));
       if (const auto* imm = std::get_if<Immediate>(&v))
         return SrcSize{static_cast<std::uint32_t>(imm->value)};
       return SrcSize{std::get<Register>(v)};
@@ -939,8 +1106,8 @@ private:
 
   /// A condition for one repeat: its axes substituted and, when that changed
   /// it, constant `&&` / `||` operands folded (tile::fold_truth).
-  static ExprPtr truth_for(const ExprPtr& e, const Coords& c) {
-    ExprPtr s = tile::substitute_axes(e, c);
+  ExprPtr truth_for(const ExprPtr& e, const Coords& c) const {
+    ExprPtr s = tile::substitute_axes(bind(e), c);
     return s == e ? e : tile::fold_truth(s);
   }
 
@@ -965,22 +1132,24 @@ private:
   std::variant<Register, Immediate> cache_policy(const tile::CachePolicy& p) {
     if (const auto* from = std::get_if<tile::CachePolicyFromParam>(&p)) {
       PolicyKey key = from->param;
-      if (auto it = policy_cache_.find(key); it != policy_cache_.end())
+      if (auto it = cache_.policy.find(key); it != cache_.policy.end())
         return it->second;
+      AtLevel at(*this, 0);
       Register r = reg(RegClass::b64);
       emit(Ld{
           StateSpace::param, ScalarType::u64, {r}, Address{Symbol{param_symbol(from->param)}, 0}});
-      policy_cache_.emplace(std::move(key), r);
+      remember(&Caches::policy, 0, key, r);
       return r;
     }
     const auto& c = std::get<tile::CachePolicyCreate>(p);
     PolicyKey key =
         CreatePolicyKey{c.primary, c.secondary, std::bit_cast<std::uint32_t>(c.fraction)};
-    if (auto it = policy_cache_.find(key); it != policy_cache_.end())
+    if (auto it = cache_.policy.find(key); it != cache_.policy.end())
       return it->second;
+    AtLevel at(*this, 0);
     Register r = reg(RegClass::b64);
     emit(CreatePolicyFractional{r, c.primary, c.secondary, c.fraction});
-    policy_cache_.emplace(std::move(key), r);
+    remember(&Caches::policy, 0, key, r);
     return r;
   }
 
@@ -1004,69 +1173,604 @@ private:
   }
 
   // --- loops ----------------------------------------------------------------
+  //
+  // A loop is lowered as an expert writes it: what does not depend on its
+  // variable is computed before it (emit() at a lower level inserts into that
+  // loop's preheader), addresses affine in the variable are induction
+  // registers and `X % S` / `X / S` rotating registers, all advanced once per
+  // iteration by advance(); `unroll` copies the body.
 
-  /// What lowering a loop body may add to the caches; restored at the loop's end,
-  /// since a value first computed in the body is not defined after a loop that
-  /// ran zero times.
-  struct Caches {
-    std::map<ExprPtr, Register, ExprLess> value;
-    std::map<ExprPtr, Register, ExprLess> pred;
-    std::map<std::string, Register> base;
-    std::optional<Register> dynamic_base;
-    std::map<AddressKey, Register, AddressKeyLess> address;
-    std::map<PolicyKey, Register> policy;
+  /// A register that holds an address (or, for a wrap32 global form, its 32-bit
+  /// offset) at the loop variable's current value, advanced by `delta` per iteration.
+  struct Induction {
+    AddressKey key; ///< the form it holds
+    Register r;
+    Operand delta;
+    ScalarType type; ///< u32 (32-bit) or s64 (a global address)
+  };
+
+  /// m * (x % s) for x = inv + a*k (a >= 1, inv invariant in the loop, x in
+  /// 0..2^31-1), and optionally x / s, advanced per iteration by d = m *
+  /// ((a*step) % s): `p = r >= m*s - d; r += p ? d - m*s : d` (and the
+  /// quotient by (a*step) / s, plus 1 where p), no predicated write; for
+  /// powers of two `r = (r + d) & (m*s - 1)`.
+  struct Rotating {
+    ExprPtr x;
+    std::int64_t s = 0;
+    std::int64_t m = 1;
+    ExprPtr growth; ///< x's increase per iteration (see growth())
+    Register r;
+    ExprPtr delta;         ///< d, as an expression (constant when the step is)
+    Operand delta_op;      ///< d
+    Operand wrap_at;       ///< m*s - d
+    Operand wrapped_delta; ///< d - m*s (modulo 2^32)
+    std::optional<Register> quotient;
+    Operand quotient_delta; ///< (a*step) / s
+    Operand quotient_carry; ///< (a*step) / s + 1
+    bool mask = false;      ///< m*s is a power of two: `and` instead of compare and select
   };
 
   struct LoopFrame {
-    Register counter; ///< the loop variable
-    Operand stop;
-    Operand step;
-    std::string head; ///< the label at the top of the body
-    std::string exit; ///< the label after the loop
-    Caches saved;
+    std::string var;
+    ExprPtr start; ///< bound (see bind())
+    ExprPtr step;
+    Operand start_op;
+    Operand step_op;
+    Register counter;              ///< the loop variable
+    std::size_t preheader_end = 0; ///< where emit() inserts what is hoisted to before this loop
+    Caches saved;                  ///< the caches valid at the preheader's end
+    /// The first copy of the body is lowered: a new loop-carried register now would
+    /// miss the advances already emitted (every copy asks for the same ones).
+    bool sealed = false;
+    std::vector<Induction> inductions;
+    std::vector<Rotating> rotating;
   };
   std::vector<LoopFrame> loops_; ///< the loops open at the current op, innermost last
+  unsigned at_ = 0;              ///< the level emit() writes at (see emit())
   unsigned loops_emitted_ = 0;   ///< numbers the loops' labels
+  /// The variables of fully unrolled loops, at the copy being lowered.
+  std::map<std::string, std::int64_t, std::less<>> bound_;
+  /// In copy u of an unrolled body with a constant step, the variable is
+  /// v + u*step (the counter advances once per pass): the offsets by variable.
+  std::map<std::string, std::int64_t, std::less<>> offset_;
 
-  /// `for (v = start; v < stop; v += step)`: start, stop and step once before the
-  /// loop, a guard that skips a loop of no iterations, the body under a label,
-  /// and at the end the increment and the conditional back edge. The contract
-  /// proved the variable's range inside 0..2^31-1, so u32 compares are exact.
-  void lower(const tile::ForOp& f) {
-    const Operand start = value(f.start.value);
-    const Operand stop = value(f.stop.value);
-    const Operand step = value(f.step.value);
-    const std::string id = f.var.value + "_" + std::to_string(loops_emitted_++);
-    LoopFrame frame{reg(RegClass::b32),
-                    stop,
-                    step,
-                    "$L_" + id,
-                    "$L_" + id + "_done",
-                    Caches{value_cache_, pred_cache_, base_cache_, dynamic_base_, address_cache_,
-                           policy_cache_}};
-    emit(Mov{ScalarType::u32, frame.counter, start});
-    Register skip = reg(RegClass::pred);
-    emit(Setp{CompareOp::ge, ScalarType::u32, skip, frame.counter, stop});
-    emit(Bra{frame.exit, true}, Guard{skip, false});
-    emit(Label{frame.head});
-    value_cache_[tile::make_leaf(ExprKind::loop, f.var.value)] = frame.counter;
-    loops_.push_back(std::move(frame));
+  void lower_ops(std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (const auto* f = std::get_if<tile::ForOp>(&k_.ops[i].body)) {
+        lower_loop(*f, i);
+        i = f->end;
+        continue;
+      }
+      std::visit([&](const auto& body) { lower(body); }, k_.ops[i].body);
+    }
+  }
+  void lower(const tile::ForOp&) { unreachable("a for op outside lower_ops()"); }
+  void lower(const tile::EndOp&) { unreachable("an end op outside lower_ops()"); }
+
+  /// e with the variables of fully unrolled loops replaced by their values, and the
+  /// launch sizes (ntid, nbid and their axes) by theirs: constants fold and divide.
+  ExprPtr bind(const ExprPtr& e) const {
+    return tile::substitute(e, [&](const Expr& x) -> ExprPtr {
+      if (auto n = launch_size(x)) // ntid, nbid and their axes: the launch is fixed
+        return tile::make_constant(*n);
+      if (x.kind != ExprKind::loop)
+        return nullptr;
+      if (auto it = bound_.find(x.name); it != bound_.end())
+        return tile::make_constant(it->second);
+      if (auto it = offset_.find(x.name); it != offset_.end())
+        return tile::make_binary(ExprOp::add, tile::make_leaf(ExprKind::loop, x.name),
+                                 tile::make_constant(it->second));
+      return nullptr;
+    });
   }
 
-  void lower(const tile::EndOp&) {
-    LoopFrame frame = std::move(loops_.back());
+  std::size_t frame_index(std::string_view var) const {
+    for (std::size_t i = loops_.size(); i-- > 0;)
+      if (loops_[i].var == var)
+        return i;
+    unreachable("a loop variable outside its loop");
+  }
+
+  /// The innermost loop level e depends on (0: none; n: the variable of loops_[n - 1]).
+  unsigned level_of(const Expr& e) const {
+    if (e.kind == ExprKind::loop)
+      return static_cast<unsigned>(frame_index(e.name)) + 1;
+    unsigned l = 0;
+    for (const auto& a : e.args)
+      l = std::max(l, level_of(*a));
+    return l;
+  }
+
+  /// `for (v = start; v < stop; v += step)`. start, stop and step are evaluated
+  /// once (hoisted as far as they go); the contract proved the variable in
+  /// 0..2^31-1, so u32 compares are exact. A constant trip count of 0 emits
+  /// nothing; an unroll of at least a constant trip count, straight-line code.
+  void lower_loop(const tile::ForOp& f, std::size_t index) {
+    const ExprPtr start = bind(f.start.value);
+    const ExprPtr stop = bind(f.stop.value);
+    const ExprPtr step = bind(f.step.value);
+    std::optional<std::int64_t> trip;
+    auto c0 = tile::constant_value(*start), c1 = tile::constant_value(*stop),
+         c2 = tile::constant_value(*step);
+    if (c0 && c1 && c2 && *c2 > 0)
+      trip = *c1 <= *c0 ? 0 : (*c1 - *c0 + *c2 - 1) / *c2;
+    if (trip && f.unroll >= *trip) {
+      for (std::int64_t u = 0; u < *trip; ++u) {
+        bound_[f.var.value] = *c0 + u * *c2;
+        lower_ops(index + 1, f.end);
+      }
+      bound_.erase(f.var.value);
+      return;
+    }
+    const Operand stop_op = value(stop);
+    const std::size_t fi = open_loop(f, start, step);
+    const std::string id = "$L_" + f.var.value + "_" + std::to_string(loops_emitted_++);
+    const std::int64_t n = unroll_factor(f, step);
+    if (n == 1) {
+      counted_loop(index, fi, {start}, stop, stop_op, id, id + "_done");
+    } else {
+      // The unrolled loop runs while n more iterations remain: v < limit with
+      // limit = max(stop, (n-1)*step) - (n-1)*step (no wrap below 0).
+      const ExprPtr d = tile::make_binary(ExprOp::mul, step, tile::make_constant(n - 1));
+      const ExprPtr limit =
+          tile::make_binary(ExprOp::sub, tile::make_binary(ExprOp::max, stop, d), d);
+      const Operand limit_op = value(limit);
+      const bool full = trip && *trip >= n;
+      counted_loop(index, fi, {start, full}, limit, limit_op, id, id + "_rem", n);
+      if (trip) {
+        for (std::int64_t u = 0; u < *trip % n; ++u)
+          body_copy(index, fi);
+      } else {
+        counted_loop(index, fi, {}, stop, stop_op, id + "_tail", id + "_done");
+      }
+    }
+    close_loop();
+  }
+
+  /// The unroll factor actually used: 1 when (unroll-1)*step could leave 0..2^31-1.
+  std::int64_t unroll_factor(const tile::ForOp& f, const ExprPtr& step) const {
+    if (f.unroll <= 1)
+      return 1;
+    auto b = tile::bounds(*step, lb_);
+    constexpr std::int64_t kLimit = (std::int64_t{1} << 31) - 1;
+    if (!b || b->hi > kLimit / (f.unroll - 1))
+      return 1;
+    return f.unroll;
+  }
+
+  /// Opens loops_[fi]: its counter starts at `start` (after the preheader).
+  std::size_t open_loop(const tile::ForOp& f, const ExprPtr& start, const ExprPtr& step) {
+    LoopFrame frame;
+    frame.var = f.var.value;
+    frame.start = start;
+    frame.step = step;
+    frame.start_op = value(start);
+    frame.step_op = value(step);
+    frame.counter = reg(RegClass::b32);
+    frame.preheader_end = entry_->body.size();
+    frame.saved = cache_;
+    // The variable's range, as the contract computes it.
+    constexpr std::int64_t kLimit = (std::int64_t{1} << 31) - 1;
+    auto lo = tile::bounds(*start, lb_);
+    auto hi = tile::bounds(*bind(f.stop.value), lb_);
+    lb_.loops[f.var.value] =
+        lo && hi ? tile::Interval{lo->lo, std::max(lo->lo, hi->hi - 1)} : tile::Interval{0, kLimit};
+    loops_.push_back(std::move(frame));
+    at_ = static_cast<unsigned>(loops_.size());
+    emit(Mov{ScalarType::u32, loops_.back().counter, loops_.back().start_op});
+    return loops_.size() - 1;
+  }
+
+  void close_loop() {
+    cache_ = std::move(loops_.back().saved);
+    lb_.loops.erase(loops_.back().var);
     loops_.pop_back();
-    emit(Binary{BinaryOp::add, ScalarType::u32, frame.counter, frame.counter, frame.step});
+    at_ = static_cast<unsigned>(loops_.size());
+  }
+
+  /// How a counted loop is entered: the variable's value there (nullptr:
+  /// unknown), or known to run at least once.
+  struct LoopEntry {
+    ExprPtr value;
+    bool runs = false;
+  };
+
+  /// `while (v < limit)`, `copies` bodies per back edge: a skip to `exit` unless
+  /// the loop is known to run or its entry value is provably below `limit`,
+  /// the bodies under label `head`, and the conditional back edge.
+  void counted_loop(std::size_t index, std::size_t fi, const LoopEntry& entry, const ExprPtr& limit,
+                    const Operand& limit_op, const std::string& head, const std::string& exit,
+                    std::int64_t copies = 1) {
+    bool may_skip = !entry.runs;
+    if (may_skip && entry.value) {
+      auto a = tile::bounds(*entry.value, lb_);
+      auto b = tile::bounds(*limit, lb_);
+      may_skip = !a || !b || a->hi >= b->lo;
+    }
+    const Register counter = loops_[fi].counter;
+    if (may_skip) {
+      Register skip = reg(RegClass::pred);
+      emit(Setp{CompareOp::ge, ScalarType::u32, skip, counter, limit_op});
+      emit(Bra{exit, true}, Guard{skip, false});
+    }
+    emit(Label{head});
+    const auto* step = std::get_if<Immediate>(&loops_[fi].step_op);
+    if (copies > 1 && step) {
+      // One pass: copy u with v + u*step, then one advance by copies*step.
+      const auto& f = std::get<tile::ForOp>(k_.ops[index].body);
+      for (std::int64_t u = 0; u < copies; ++u) {
+        offset_[loops_[fi].var] = u * step->value;
+        lower_ops(index + 1, f.end);
+      }
+      offset_.erase(loops_[fi].var);
+      loops_[fi].sealed = true;
+      advance(fi, copies);
+      cache_ = loops_[fi].saved;
+    } else {
+      for (std::int64_t u = 0; u < copies; ++u)
+        body_copy(index, fi);
+    }
     Register again = reg(RegClass::pred);
-    emit(Setp{CompareOp::lt, ScalarType::u32, again, frame.counter, frame.stop});
-    emit(Bra{frame.head, true}, Guard{again, false});
-    emit(Label{frame.exit});
-    value_cache_ = std::move(frame.saved.value);
-    pred_cache_ = std::move(frame.saved.pred);
-    base_cache_ = std::move(frame.saved.base);
-    dynamic_base_ = frame.saved.dynamic_base;
-    address_cache_ = std::move(frame.saved.address);
-    policy_cache_ = std::move(frame.saved.policy);
+    emit(Setp{CompareOp::lt, ScalarType::u32, again, counter, limit_op});
+    emit(Bra{head, true}, Guard{again, false});
+    if (may_skip)
+      emit(Label{exit});
+  }
+
+  /// One copy of the loop body, then the advance to the next iteration; the
+  /// values of this iteration are forgotten.
+  void body_copy(std::size_t index, std::size_t fi) {
+    const auto& f = std::get<tile::ForOp>(k_.ops[index].body);
+    lower_ops(index + 1, f.end);
+    loops_[fi].sealed = true;
+    advance(fi);
+    cache_ = loops_[fi].saved;
+  }
+
+  /// v += step (times `mult`, for a constant step), and every induction and
+  /// rotating register of the loop with it.
+  void advance(std::size_t fi, std::int64_t mult = 1) {
+    LoopFrame& f = loops_[fi];
+    emit(Binary{BinaryOp::add, ScalarType::u32, f.counter, f.counter,
+                times(f.step_op, mult, false)});
+    for (const auto& iv : f.inductions)
+      emit(Binary{BinaryOp::add, iv.type, iv.r, iv.r,
+                  times(iv.delta, mult, iv.type == ScalarType::s64)});
+    for (const auto& rot : f.rotating) {
+      if (mult == 1) {
+        advance(rot);
+        continue;
+      }
+      // The same update for a step of mult*step (a constant).
+      Rotating r = rot;
+      const std::int64_t astep = *tile::constant_value(*rot.growth) * mult;
+      const std::int64_t d = rot.m * (astep % rot.s), ms = rot.m * rot.s;
+      r.delta_op = Immediate{d};
+      r.wrap_at = Immediate{ms - d};
+      r.wrapped_delta = as_u32(d - ms);
+      r.quotient_delta = Immediate{astep / rot.s};
+      r.quotient_carry = Immediate{astep / rot.s + 1};
+      advance(r);
+    }
+  }
+
+  static Immediate as_u32(std::int64_t v) {
+    return Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(v))};
+  }
+
+  /// An immediate delta `mult` times (64-bit, or modulo 2^32); mult is 1 for registers.
+  static Operand times(const Operand& o, std::int64_t mult, bool wide) {
+    if (mult == 1)
+      return o;
+    const std::int64_t v = std::get<Immediate>(o).value * mult;
+    return wide ? Immediate{v} : as_u32(v);
+  }
+
+  void advance(const Rotating& rot) {
+    if (rot.mask) {
+      if (!is_zero(rot.delta_op)) {
+        emit(Binary{BinaryOp::add, ScalarType::u32, rot.r, rot.r, rot.delta_op});
+        emit(Binary{BinaryOp::and_, ScalarType::b32, rot.r, rot.r, Immediate{rot.m * rot.s - 1}});
+      }
+      return;
+    }
+    std::optional<Register> wrap;
+    if (!is_zero(rot.delta_op)) { // else the remainder never changes
+      wrap = reg(RegClass::pred);
+      emit(Setp{CompareOp::ge, ScalarType::u32, *wrap, rot.r, rot.wrap_at});
+      Register step = reg(RegClass::b32);
+      emit(Selp{ScalarType::u32, step, rot.wrapped_delta, rot.delta_op, *wrap});
+      emit(Binary{BinaryOp::add, ScalarType::u32, rot.r, rot.r, step});
+    }
+    if (!rot.quotient)
+      return;
+    Operand q = rot.quotient_delta;
+    if (wrap) {
+      Register c = reg(RegClass::b32);
+      emit(Selp{ScalarType::u32, c, rot.quotient_carry, rot.quotient_delta, *wrap});
+      q = c;
+    }
+    if (!is_zero(q))
+      emit(Binary{BinaryOp::add, ScalarType::u32, *rot.quotient, *rot.quotient, q});
+  }
+
+  static bool is_zero(const Operand& o) {
+    const auto* imm = std::get_if<Immediate>(&o);
+    return imm && imm->value == 0;
+  }
+  static bool power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+  /// The rotating register for `x % s` or `x / s` at `level` (loops_[level - 1]'s
+  /// variable), when x qualifies (see Rotating); nullopt otherwise.
+  std::optional<Register> rotating_value(const Expr& e, unsigned level) {
+    if (level == 0 || e.kind != ExprKind::binary || (e.op != ExprOp::rem && e.op != ExprOp::div))
+      return std::nullopt;
+    auto s = tile::constant_value(*e.args[1]);
+    if (!s)
+      return std::nullopt;
+    const bool quotient = e.op == ExprOp::div;
+    if (quotient && power_of_two(*s))
+      return std::nullopt; // a shift of x: compute()
+    Rotating* r = rotating(e.args[0], *s, 1, level - 1, quotient);
+    if (!r)
+      return std::nullopt;
+    return quotient ? *r->quotient : r->r;
+  }
+
+  /// Finds or makes loops_[fi]'s rotating register m * (x % s) (with x / s when
+  /// `quotient`); nullptr when x does not qualify or the loop is sealed.
+  Rotating* rotating(const ExprPtr& given, std::int64_t s, std::int64_t m, std::size_t fi,
+                     bool quotient) {
+    const ExprPtr x = quotient ? given : reduced_operand(given, s);
+    const Linear lx = linearize(x);
+    for (auto& r : loops_[fi].rotating) {
+      const Linear lr = linearize(r.x);
+      if (r.s != s || r.m != m || compare_registers(lr, lx) != 0 || lr.constant != lx.constant)
+        continue;
+      if (quotient && !r.quotient) {
+        if (loops_[fi].sealed || r.mask)
+          return nullptr;
+        add_quotient(r, fi);
+      }
+      return &r;
+    }
+    if (loops_[fi].sealed || !rotating_form(x, s, m, fi))
+      return nullptr;
+    AtLevel at(*this, static_cast<unsigned>(fi));
+    Rotating rot;
+    rot.x = x;
+    rot.s = s;
+    rot.m = m;
+    rot.mask = !quotient && power_of_two(s) && power_of_two(m);
+    rot.growth = *growth(x, fi);
+    const ExprPtr sc = tile::make_constant(s);
+    const ExprPtr mc = tile::make_constant(m);
+    const ExprPtr astep = rot.growth;
+    rot.delta = tile::make_binary(ExprOp::mul, tile::make_binary(ExprOp::rem, astep, sc), mc);
+    rot.delta_op = value(rot.delta);
+    const ExprPtr ms = tile::make_constant(m * s);
+    rot.wrap_at = value(tile::make_binary(ExprOp::sub, ms, rot.delta));
+    rot.wrapped_delta = value(tile::make_binary(ExprOp::sub, rot.delta, ms));
+    const Operand first = scaled_remainder(at_start(x, fi), s, m);
+    rot.r = reg(RegClass::b32);
+    emit(Mov{ScalarType::u32, rot.r, first});
+    loops_[fi].rotating.push_back(std::move(rot));
+    if (quotient)
+      add_quotient(loops_[fi].rotating.back(), fi);
+    return &loops_[fi].rotating.back();
+  }
+
+  /// x with its constant c >= s reduced modulo s, where that keeps it >= 0
+  /// (x % s is the same: `(v + 4) % 3` and `(v + 1) % 3` share one register).
+  ExprPtr reduced_operand(const ExprPtr& x, std::int64_t s) const {
+    const std::int64_t c = linearize(x).constant;
+    if (c < s)
+      return x;
+    ExprPtr r = tile::make_binary(ExprOp::sub, x, tile::make_constant(c - c % s));
+    auto b = tile::bounds(*r, lb_);
+    return b && b->lo >= 0 ? r : x;
+  }
+
+  /// m * (x % s): a rotating register of the loop x depends on where it
+  /// qualifies (an inner loop's first value from an outer loop's variable), else computed.
+  Operand scaled_remainder(const ExprPtr& x, std::int64_t s, std::int64_t m) {
+    const unsigned level = level_of(*x);
+    if (level > 0 && rotating_form(x, s, m, level - 1))
+      if (Rotating* r = rotating(x, s, m, level - 1, false))
+        return r->r;
+    return value(tile::make_binary(ExprOp::mul,
+                                   tile::make_binary(ExprOp::rem, x, tile::make_constant(s)),
+                                   tile::make_constant(m)));
+  }
+
+  void add_quotient(Rotating& r, std::size_t fi) {
+    AtLevel at(*this, static_cast<unsigned>(fi));
+    const ExprPtr sc = tile::make_constant(r.s);
+    const ExprPtr astep = r.growth;
+    const ExprPtr qd = tile::make_binary(ExprOp::div, astep, sc);
+    r.quotient_delta = value(qd);
+    r.quotient_carry = value(tile::make_binary(ExprOp::add, qd, tile::make_constant(1)));
+    const Operand first = value(tile::make_binary(ExprOp::div, at_start(r.x, fi), sc));
+    r.quotient = reg(RegClass::b32);
+    emit(Mov{ScalarType::u32, *r.quotient, first});
+  }
+
+  /// x with loops_[fi]'s variable replaced by the loop's start.
+  ExprPtr at_start(const ExprPtr& x, std::size_t fi) const {
+    const std::string& var = loops_[fi].var;
+    const ExprPtr start = loops_[fi].start;
+    return tile::substitute(x, [&](const Expr& e) -> ExprPtr {
+      return e.kind == ExprKind::loop && e.name == var ? start : nullptr;
+    });
+  }
+
+  /// How much x grows per iteration of loops_[fi], when x = inv + a*v + sum
+  /// c*(X / S) with a >= 0 for the loop's variable v, inv invariant in the loop,
+  /// each c >= 1, S a constant and X = inv' + a'*v with a'*step a multiple of S
+  /// (step constant): then X / S grows by exactly a'*step / S per iteration
+  /// (X >= 0), so `(t / nbid) % 3` over `t += nbid` rotates like `i % 3`.
+  /// nullopt when x has another form or does not grow.
+  std::optional<ExprPtr> growth(const ExprPtr& x, std::size_t fi) const {
+    const LoopFrame& f = loops_[fi];
+    const ExprPtr var = tile::make_leaf(ExprKind::loop, f.var);
+    const auto step = tile::constant_value(*f.step);
+    ExprPtr g = tile::make_constant(0);
+    bool grows = false;
+    for (const auto& [atom, coeff] : linearize(x).terms) {
+      if (compare(*atom, *var) == 0) {
+        if (coeff < 1)
+          return std::nullopt;
+        g = tile::make_binary(ExprOp::add, g,
+                              tile::make_binary(ExprOp::mul, f.step, tile::make_constant(coeff)));
+        grows = true;
+        continue;
+      }
+      if (level_of(*atom) <= fi)
+        continue; // invariant in this loop
+      auto divisor = atom->kind == ExprKind::binary && atom->op == ExprOp::div
+                         ? tile::constant_value(*atom->args[1])
+                         : std::nullopt;
+      if (!divisor || *divisor < 1 || !step || coeff < 1)
+        return std::nullopt;
+      const auto inner = growth(atom->args[0], fi);
+      const auto lo = tile::bounds(*atom->args[0], lb_);
+      if (!inner || !lo || lo->lo < 0)
+        return std::nullopt;
+      const std::int64_t per = tile::constant_value(**inner).value_or(0);
+      if (per < 1 || per % *divisor != 0)
+        return std::nullopt;
+      g = tile::make_binary(ExprOp::add, g, tile::make_constant(coeff * (per / *divisor)));
+      grows = true;
+    }
+    if (!grows)
+      return std::nullopt;
+    if (auto c = tile::constant_value(*g))
+      return tile::make_constant(*c);
+    return g;
+  }
+
+  /// x grows per iteration of loops_[fi] (growth()), x in 0..2^31-1 over the
+  /// loop, and m*s in 2..2^31.
+  bool rotating_form(const ExprPtr& x, std::int64_t s, std::int64_t m, std::size_t fi) const {
+    constexpr std::int64_t kLimit = std::int64_t{1} << 31;
+    if (s < 2 || m < 1 || m > kLimit / s)
+      return false;
+    auto b = tile::bounds(*x, lb_);
+    return growth(x, fi).has_value() && b && b->lo >= 0 && b->hi < kLimit;
+  }
+
+  /// The address register of a form that depends on loops_[fi]'s variable v
+  /// (and on no loop inside it): base(inv) + lin*v + sum of m * (x % s), with
+  /// base(inv) hoisted, lin*v an induction register (32-bit forms) or one
+  /// mad.wide from the counter (64-bit ones) and the remainders rotating byte
+  /// offsets (shared memory). nullopt when the form has another
+  /// kind of term in v, or the registers cannot be made (a sealed loop).
+  std::optional<Register> reduced_address(const tile::Tensor& t, const Linear& l, std::size_t fi) {
+    const ExprPtr var = tile::make_leaf(ExprKind::loop, loops_[fi].var);
+    const bool shared = t.space == tile::Space::shared;
+    Linear inv = l;
+    inv.terms.clear();
+    std::int64_t lin = 0;
+    std::vector<std::pair<ExprPtr, std::int64_t>> rem_terms;
+    for (const auto& [atom, coeff] : l.terms) {
+      if (compare(*atom, *var) == 0)
+        lin = coeff;
+      else if (level_of(*atom) <= fi)
+        inv.terms.emplace(atom, coeff);
+      else if (shared && coeff >= 1 && atom->kind == ExprKind::binary && atom->op == ExprOp::rem &&
+               tile::constant_value(*atom->args[1]) &&
+               rotating_form(atom->args[0], *tile::constant_value(*atom->args[1]), coeff, fi))
+        rem_terms.emplace_back(atom, coeff);
+      else
+        return std::nullopt;
+    }
+    std::vector<Register> offsets;
+    for (const auto& [atom, m] : rem_terms) {
+      Rotating* r = rotating(atom->args[0], *tile::constant_value(*atom->args[1]), m, fi, false);
+      if (!r)
+        return std::nullopt;
+      offsets.push_back(r->r);
+    }
+    std::optional<Register> acc;
+    if (lin > 0 && !shared && !inv.wrap32) {
+      // A 64-bit induction register costs two SASS adds (IADD3, IMAD.X) per
+      // iteration; one mad.wide.u32 from the counter (IMAD.WIDE.U32) onto the
+      // hoisted base is one, and exact (v < 2^31, lin < 2^32).
+      acc = reg(RegClass::b64);
+      emit(Mad{true, ScalarType::u32, *acc, loops_[fi].counter, Immediate{lin},
+               address_register(t, inv)});
+    } else if (lin != 0)
+      acc = induction(t, inv, lin, fi);
+    else
+      acc = address_register(t, inv);
+    if (!acc)
+      return std::nullopt;
+    if (lin != 0 && !shared && inv.wrap32) { // the induction register is the 32-bit offset
+      Register wide = reg(RegClass::b64);
+      emit(Cvt{ScalarType::u64, ScalarType::u32, wide, *acc});
+      acc = reg(RegClass::b64);
+      emit(Binary{BinaryOp::add, ScalarType::s64, *acc, tensor_base(t), wide});
+    }
+    for (Register off : offsets) {
+      Register next = reg(RegClass::b32);
+      emit(Binary{BinaryOp::add, ScalarType::u32, next, *acc, off});
+      acc = next;
+    }
+    return acc;
+  }
+
+  /// loops_[fi]'s induction register for base(inv) + lin*v: set before the
+  /// loop to its value at v = start, advanced by lin*step per iteration. A
+  /// global form that is not wrap32 holds the 64-bit address (lin > 0 there);
+  /// otherwise a 32-bit register holds the address (shared) or the offset
+  /// (global), exact modulo 2^32.
+  std::optional<Register> induction(const tile::Tensor& t, const Linear& inv, std::int64_t lin,
+                                    std::size_t fi) {
+    Linear form = inv;
+    form.add_atom(tile::make_leaf(ExprKind::loop, loops_[fi].var), lin);
+    AddressKey key{t.name, form};
+    for (const auto& iv : loops_[fi].inductions)
+      if (!AddressKeyLess{}(iv.key, key) && !AddressKeyLess{}(key, iv.key))
+        return iv.r;
+    if (loops_[fi].sealed)
+      return std::nullopt;
+    const bool global = t.space == tile::Space::global;
+    const bool wide = global && !inv.wrap32;
+    // The value at v = start: v's term replaced by start's linear form (its
+    // constant into the register, where the form's register part goes).
+    Linear first = inv;
+    const Linear s0 = linearize(loops_[fi].start);
+    for (const auto& [atom, coeff] : s0.terms)
+      first.add_atom(atom, coeff * lin);
+    first.folded += s0.constant * lin;
+    first.wrap32 = inv.wrap32 || needs_wrap32(first);
+    Operand init;
+    if (!wide && global) {
+      AtLevel at(*this, static_cast<unsigned>(fi));
+      init = sum32(first);
+    } else {
+      init = address_register(t, first);
+    }
+    AtLevel at(*this, static_cast<unsigned>(fi));
+    Induction iv{key, reg(wide ? RegClass::b64 : RegClass::b32), Operand{},
+                 wide ? ScalarType::s64 : ScalarType::u32};
+    emit(Mov{wide ? ScalarType::u64 : ScalarType::u32, iv.r, init});
+    const Operand step = loops_[fi].step_op;
+    if (const auto* step_imm = std::get_if<Immediate>(&step)) {
+      const std::int64_t d = lin * step_imm->value;
+      iv.delta = Immediate{wide ? d : static_cast<std::int64_t>(static_cast<std::uint32_t>(d))};
+    } else if (wide) {
+      Register d = reg(RegClass::b64);
+      emit(Binary{BinaryOp::mul_wide, ScalarType::u32, d, step, Immediate{lin}});
+      iv.delta = d;
+    } else {
+      Register d = reg(RegClass::b32);
+      emit(Binary{BinaryOp::mul_lo, ScalarType::u32, d, step,
+                  Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(lin))}});
+      iv.delta = d;
+    }
+    loops_[fi].inductions.push_back(iv);
+    return iv.r;
   }
 
   void lower(const tile::FillOp& f) {

@@ -1,6 +1,10 @@
 #pragma once
 // Lowering of a checked kernel to the PTX AST: per-thread bases once, then one
 // cp.async per repeat coordinate with constant offsets folded into [reg+imm].
+// Loops are lowered as an expert writes them: invariant values hoisted before
+// the outermost loop they do not depend on, addresses affine in a loop
+// variable advanced per iteration, `x % S` and `x / S` rotating registers (no
+// division in a loop body), `unroll` copies with a remainder.
 
 #include "emitter/ptx/module.hpp"
 #include "emitter/support/result.hpp"
