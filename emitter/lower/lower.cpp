@@ -264,12 +264,9 @@ public:
         e.shared.push_back(
             {shared_symbol(s.decl->tensor), std::max(s.decl->tensor.align, tile::min_shared_align),
              static_cast<std::uint64_t>(s.decl->tensor.size_bytes()), SharedKind::fixed});
-    // The block's shape: a launch of another shape fails. A kernel built without
-    // set_launch (block_dim not matching block) is a 1-D block of `block` threads.
-    const tile::Dim3 b =
-        k_.block_dim.count() == k_.block ? k_.block_dim : tile::Dim3{k_.block, 1, 1};
-    e.reqntid = {static_cast<std::uint32_t>(b.x), static_cast<std::uint32_t>(b.y),
-                 static_cast<std::uint32_t>(b.z)};
+    e.reqntid = std::array<std::uint32_t, 3>{static_cast<std::uint32_t>(k_.block_dim.x),
+                                             static_cast<std::uint32_t>(k_.block_dim.y),
+                                             static_cast<std::uint32_t>(k_.block_dim.z)};
     entry_ = &e;
     lower_ops(0, k_.ops.size());
     emit(Ret{});

@@ -38,7 +38,8 @@ struct Entry {
   std::string name;
   std::vector<Param> params;
   std::vector<SharedArray> shared;
-  /// `.reqntid x, y, z` when the block shape is known (printed `.reqntid x` when y = z = 1).
+  /// `.reqntid x, y, z` when the block's shape is known (printed `.reqntid x` when y = z = 1):
+  /// a launch of another shape fails, so a 3-D block must state all three.
   std::optional<std::array<std::uint32_t, 3>> reqntid;
   RegisterFile registers; ///< declarations are printed from its counts
   std::vector<Instruction> body;
