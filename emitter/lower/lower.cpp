@@ -264,7 +264,9 @@ public:
         e.shared.push_back(
             {shared_symbol(s.decl->tensor), std::max(s.decl->tensor.align, tile::min_shared_align),
              static_cast<std::uint64_t>(s.decl->tensor.size_bytes()), SharedKind::fixed});
-    e.reqntid = static_cast<std::uint32_t>(k_.block);
+    e.reqntid = std::array<std::uint32_t, 3>{static_cast<std::uint32_t>(k_.block_dim.x),
+                                             static_cast<std::uint32_t>(k_.block_dim.y),
+                                             static_cast<std::uint32_t>(k_.block_dim.z)};
     entry_ = &e;
     lower_ops(0, k_.ops.size());
     emit(Ret{});

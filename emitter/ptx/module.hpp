@@ -5,6 +5,7 @@
 #include "emitter/ptx/register.hpp"
 #include "emitter/ptx/target.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,8 +38,10 @@ struct Entry {
   std::string name;
   std::vector<Param> params;
   std::vector<SharedArray> shared;
-  std::optional<std::uint32_t> reqntid; ///< `.reqntid N` when the block size is known
-  RegisterFile registers;               ///< declarations are printed from its counts
+  /// `.reqntid x, y, z` when the block's shape is known (printed `.reqntid x` when y = z = 1):
+  /// a launch of another shape fails, so a 3-D block must state all three.
+  std::optional<std::array<std::uint32_t, 3>> reqntid;
+  RegisterFile registers; ///< declarations are printed from its counts
   std::vector<Instruction> body;
 };
 

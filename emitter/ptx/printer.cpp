@@ -114,8 +114,13 @@ std::string print(const Module& m) {
       out += std::string(k ? ",\n" : "\n") + "\t.param ." + std::string(name(e.params[k].type)) +
              " " + e.params[k].name;
     out += e.params.empty() ? ")\n" : "\n)\n";
-    if (e.reqntid)
-      out += ".reqntid " + std::to_string(*e.reqntid) + "\n";
+    if (e.reqntid) {
+      const auto& [x, y, z] = *e.reqntid;
+      out += ".reqntid " + std::to_string(x);
+      if (y != 1 || z != 1)
+        out += ", " + std::to_string(y) + ", " + std::to_string(z);
+      out += "\n";
+    }
     out += "{\n";
     for (std::size_t c = 0; c < reg_class_count; ++c) {
       auto cls = static_cast<RegClass>(c);

@@ -8,6 +8,9 @@
 #include "driver/spec/loader.hpp"
 
 #include <filesystem>
+#include <map>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -22,11 +25,52 @@ struct Counts {
   std::size_t points = 0;
 };
 
-/// Checks one view for every thread of k and every coordinate.
-void check_view(const tile::Kernel& k, const tile::View& v, const std::string& where, Counts& n) {
+using LoopValues = std::map<std::string, std::int64_t, std::less<>>;
+
+/// Every combination of values the variables of the loops open at op `i` take
+/// (bounds evaluated for CTA 0, thread 0: loop bounds are CTA-uniform).
+std::vector<LoopValues> loop_values(const tile::Kernel& k, std::size_t i) {
+  std::vector<const tile::ForOp*> open;
+  for (std::size_t j = 0; j < i; ++j) {
+    if (const auto* f = std::get_if<tile::ForOp>(&k.ops[j].body))
+      open.push_back(f);
+    else if (std::holds_alternative<tile::EndOp>(k.ops[j].body))
+      open.pop_back();
+  }
+  std::vector<LoopValues> all{LoopValues{}};
+  for (const tile::ForOp* f : open) {
+    std::vector<LoopValues> next;
+    for (const auto& outer : all) {
+      tile::ExprEnv env;
+      env.block_dim = k.block_dim;
+      env.grid_dim = k.grid_dim;
+      for (const auto& p : k.params)
+        env.params[p.name] = static_cast<std::int64_t>(p.value);
+      env.loops = outer;
+      auto start = tile::evaluate(*f->start.value, env);
+      auto stop = tile::evaluate(*f->stop.value, env);
+      auto step = tile::evaluate(*f->step.value, env);
+      REQUIRE((start && stop && step && *step >= 1));
+      for (std::int64_t v = *start; v < *stop; v += *step) {
+        next.push_back(outer);
+        next.back()[f->var.value] = v;
+      }
+    }
+    all = std::move(next);
+  }
+  return all;
+}
+
+/// Checks one view for every thread of k and every coordinate, with the loop
+/// variables at `loops`.
+void check_view(const tile::Kernel& k, const tile::View& v, const std::string& where, Counts& n,
+                const LoopValues& loops) {
   ++n.views;
   const auto shape = v.shape();
   tile::ExprEnv env;
+  env.block_dim = k.block_dim;
+  env.grid_dim = k.grid_dim;
+  env.loops = loops;
   for (const auto& p : k.params)
     env.params[p.name] = static_cast<std::int64_t>(p.value);
   const std::int64_t elem = tile::size_bytes(v.dtype);
@@ -81,15 +125,19 @@ TEST_CASE("every view of every corpus spec: affine form == naive replay, whole d
     REQUIRE_MESSAGE(loaded, spec.string() << "\n" << loaded.diagnostics.format_all());
     const tile::Kernel& k = **loaded.value;
     for (std::size_t i = 0; i < k.ops.size(); ++i) {
-      const std::string where = spec.filename().string() + " op " + std::to_string(i + 1);
-      if (const auto* a = std::get_if<tile::ApplyOp>(&k.ops[i].body)) {
-        check_view(k, a->dst.value, where + " dst", n);
-        check_view(k, a->src.value, where + " src", n);
-      } else if (const auto* f = std::get_if<tile::FillOp>(&k.ops[i].body)) {
-        check_view(k, f->dst.value, where + " fill", n);
-      } else if (const auto* c = std::get_if<tile::CopyOp>(&k.ops[i].body)) {
-        check_view(k, c->dst.value, where + " copy dst", n);
-        check_view(k, c->src.value, where + " copy src", n);
+      for (const LoopValues& loops : loop_values(k, i)) {
+        std::string where = spec.filename().string() + " op " + std::to_string(i + 1);
+        for (const auto& [var, value] : loops)
+          where += " " + var + "=" + std::to_string(value);
+        if (const auto* a = std::get_if<tile::ApplyOp>(&k.ops[i].body)) {
+          check_view(k, a->dst.value, where + " dst", n, loops);
+          check_view(k, a->src.value, where + " src", n, loops);
+        } else if (const auto* f = std::get_if<tile::FillOp>(&k.ops[i].body)) {
+          check_view(k, f->dst.value, where + " fill", n, loops);
+        } else if (const auto* c = std::get_if<tile::CopyOp>(&k.ops[i].body)) {
+          check_view(k, c->dst.value, where + " copy dst", n, loops);
+          check_view(k, c->src.value, where + " copy src", n, loops);
+        }
       }
     }
   }

@@ -143,7 +143,7 @@ TEST_CASE("a whole module") {
   e.name = "copy_async";
   e.params = {{"A", ScalarType::u64}, {"B", ScalarType::u64}};
   e.shared = {{"smem", 128, 8192}};
-  e.reqntid = 128;
+  e.reqntid = std::array<std::uint32_t, 3>{128, 1, 1};
   Register d = e.registers.make(RegClass::b32);
   Register s = e.registers.make(RegClass::b64);
   Register q = e.registers.make(RegClass::pred);
@@ -193,6 +193,8 @@ TEST_CASE("a whole module") {
   // An explicit version wins; an entry without parameters prints `()`.
   m.version = PtxVersion{8, 0};
   m.entries[0].params.clear();
+  m.entries[0].reqntid = std::array<std::uint32_t, 3>{8, 4, 2}; // a 3-D block states all three
+  CHECK(print(m).find(")\n.reqntid 8, 4, 2\n{") != std::string::npos);
   m.entries[0].reqntid.reset();
   const std::string out = print(m);
   CHECK(out.find(".version 8.0\n") != std::string::npos);
