@@ -7,6 +7,7 @@
 #include "emitter/ptx/validator.hpp"
 #include "emitter/support/unreachable.hpp"
 #include "emitter/tile/contract.hpp"
+#include "emitter/tile/pipeline.hpp"
 #include "emitter/tile/suggest.hpp"
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include <cctype>
 #include <charconv>
 #include <fstream>
+#include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <set>
@@ -41,11 +44,16 @@ constexpr std::array<std::string_view, 3> kKernelKeys = {"name", "grid", "block"
 constexpr std::array<std::string_view, 7> kTensorKeys = {"space",  "shape", "dtype", "init",
                                                          "output", "align", "layout"};
 constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
-constexpr std::array<std::string_view, 9> kOpKinds = {
-    "apply", "commit_group", "wait_group", "wait_all", "cta_sync", "fill", "copy", "for", "end"};
+constexpr std::array<std::string_view, 10> kOpKinds = {
+    "apply", "commit_group", "wait_group", "wait_all", "cta_sync",
+    "fill",  "copy",         "for",        "end",      "pipeline"};
 constexpr std::array<std::string_view, 6> kForKeys = {"op",   "var",  "start",
                                                       "stop", "step", "unroll"};
 constexpr std::int64_t kMaxUnroll = 64; // body copies per back edge of a `for`
+constexpr std::array<std::string_view, 10> kPipelineKeys = {
+    "op", "var", "start", "stop", "step", "stages", "unroll", "stage_var", "load", "body"};
+// The ops a pipeline's [[op.body]] (its consumer) may hold.
+constexpr std::array<std::string_view, 2> kPipelineBodyKinds = {"copy", "fill"};
 constexpr std::array<std::string_view, 10> kApplyKeys = {
     "op",    "opcode",   "dst",        "src",  "chunk_bytes",
     "scope", "src_size", "ignore_src", "pred", "cache_policy"};
@@ -1146,6 +1154,10 @@ private:
       check_keys(t, kBareKeys, where);
       load_end(t, op);
       return;
+    } else if (*kind == "pipeline") {
+      check_keys(t, kPipelineKeys, where);
+      load_pipeline(t, where_kind, op.pos);
+      return;
     } else if (*kind == "copy") {
       check_keys(t, kCopyKeys, where);
       tile::CopyOp c;
@@ -1250,6 +1262,22 @@ private:
     return tile::Located<tile::ExprPtr>{std::move(*r), s->get(), loc.pos};
   }
 
+  /// Why `name` cannot name a loop variable (not an identifier, reserved, a
+  /// parameter, a tensor or the variable of an enclosing loop); empty when it can.
+  std::string loop_name_clash(const std::string& name) const {
+    if (!is_identifier(name))
+      return "is not an identifier (letters, digits and '_', not starting with a digit)";
+    if (contains(kReservedNames, name))
+      return "is reserved in expressions (" + join(kReservedNames) + ")";
+    if (is_param(name))
+      return "is a kernel parameter";
+    if (find_tensor(name))
+      return "is a tensor";
+    if (is_loop_var(name))
+      return "is the variable of an enclosing loop";
+    return {};
+  }
+
   /// The loop variable's name: an identifier that is not reserved, a parameter,
   /// a tensor or the variable of an enclosing loop.
   std::optional<tile::Located<std::string>> loop_var(const toml::table& t,
@@ -1262,17 +1290,7 @@ private:
     auto name = get_string(*v, "var", where, "a string (the loop variable's name)");
     if (!name)
       return std::nullopt;
-    std::string clash;
-    if (!is_identifier(*name))
-      clash = "is not an identifier (letters, digits and '_', not starting with a digit)";
-    else if (contains(kReservedNames, *name))
-      clash = "is reserved in expressions (" + join(kReservedNames) + ")";
-    else if (is_param(*name))
-      clash = "is a kernel parameter";
-    else if (find_tensor(*name))
-      clash = "is a tensor";
-    else if (is_loop_var(*name))
-      clash = "is the variable of an enclosing loop";
+    const std::string clash = loop_name_clash(*name);
     if (!clash.empty()) {
       const StringLoc loc = locate_string(*v);
       Diagnostics ds;
@@ -1354,6 +1372,284 @@ private:
                 "this `for` has no matching op = \"end\"");
     loops_.clear();
   }
+
+  // ---------------------------------------------------------------- pipeline
+
+  /// OpenLoop::index of a variable with no ForOp (a pipeline's, while its ops load).
+  static constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
+
+  /// op = "pipeline": a tile loop with S shared stages, its loads ([[op.load]],
+  /// cp.async applies) and its consumer ([[op.body]], copy and fill), expanded
+  /// by tile::expand_pipeline into plain ops (see emitter/tile/pipeline.hpp).
+  void load_pipeline(const toml::table& t, const std::string& where, const SourcePos& pos) {
+    tile::Pipeline p;
+    p.pos = pos;
+    auto var = loop_var(t, where);
+    bool ok = var.has_value();
+    if (var)
+      p.var = *var;
+    const std::pair<const char*, tile::Located<tile::ExprPtr>*> bounds[] = {{"start", &p.start},
+                                                                            {"stop", &p.stop}};
+    for (const auto& [key, slot] : bounds) {
+      const toml::node* v = t.get(key);
+      if (!v) {
+        missing(t, key, where,
+                std::string_view(key) == "start"
+                    ? "the first tile, e.g. start = 0"
+                    : "the end of the tiles (exclusive), e.g. stop = \"k_tiles\"");
+        ok = false;
+        continue;
+      }
+      auto b = loop_bound(*v, key, where);
+      ok = ok && b.has_value();
+      if (b)
+        *slot = std::move(*b);
+    }
+    ok = pipeline_scalars(t, where, p) && ok;
+    auto stage = pipeline_stage_var(t, where, var ? var->value : std::string());
+    ok = ok && stage.has_value();
+    if (stage)
+      p.stage_var = *stage;
+    // The loads and the consumer see the tile variable and the stage variable.
+    const std::size_t open = loops_.size();
+    loops_.push_back(OpenLoop{var ? var->value : std::string(), kNoOp, pos});
+    loops_.push_back(OpenLoop{p.stage_var, kNoOp, pos});
+    ok = pipeline_loads(t, where, p) && ok;
+    ok = pipeline_body(t, where, p) && ok;
+    loops_.erase(loops_.begin() + static_cast<std::ptrdiff_t>(open), loops_.end());
+    if (!ok)
+      return;
+    p.sync_before = pipeline_needs_sync(p);
+    for (tile::Op& o : tile::expand_pipeline(p, kernel_->ops.size(), kernel_->launch_bounds()))
+      kernel_->ops.push_back(std::move(o));
+  }
+
+  /// stages (required), step (1 if given) and unroll of a pipeline.
+  bool pipeline_scalars(const toml::table& t, const std::string& where, tile::Pipeline& p) {
+    bool ok = true;
+    if (const toml::node* v = t.get("stages")) {
+      auto s = get_int(*v, "stages", where, "an integer, the shared buffers of the ring");
+      if (s && (*s < tile::kMinPipelineStages || *s > tile::kMaxPipelineStages)) {
+        error_at(DiagId::spec_pipeline_stages, v->source(),
+                 "stages must be in " + std::to_string(tile::kMinPipelineStages) + ".." +
+                     std::to_string(tile::kMaxPipelineStages) + "; got " + std::to_string(*s) +
+                     (*s == 1 ? " (one stage cannot overlap a tile's load with the consumer of "
+                                "the previous one: write the loop with op = \"for\")"
+                              : ""));
+        s.reset();
+      }
+      ok = s.has_value();
+      if (s)
+        p.stages = *s;
+    } else {
+      missing(t, "stages", where, "the shared buffers of the ring, e.g. stages = 3");
+      ok = false;
+    }
+    if (const toml::node* v = t.get("step")) {
+      const auto* i = v->as_integer();
+      if (!i || i->get() != 1) {
+        error_at(DiagId::spec_pipeline_step, v->source(),
+                 "a pipeline's tiles advance by 1 (step = 1, or no step); for a strided tile "
+                 "loop write op = \"for\" with the stages, waits and barriers yourself");
+        ok = false;
+      }
+    }
+    if (const toml::node* v = t.get("unroll")) {
+      auto u = get_int(*v, "unroll", where, "an integer (body copies per back edge)");
+      if (u && (*u < 1 || *u > kMaxUnroll)) {
+        error_at(DiagId::spec_loop_unroll_range, v->source(),
+                 "unroll must be in 1.." + std::to_string(kMaxUnroll) + "; got " +
+                     std::to_string(*u));
+        u.reset();
+      }
+      ok = ok && u.has_value();
+      if (u)
+        p.unroll = *u;
+    }
+    return ok;
+  }
+
+  /// The stage variable's name: `stage_var`, by default "stage"; a loop variable's rules.
+  std::optional<std::string> pipeline_stage_var(const toml::table& t, const std::string& where,
+                                                const std::string& var) {
+    const toml::node* v = t.get("stage_var");
+    std::string name(tile::kDefaultStageVar);
+    if (v) {
+      auto s = get_string(*v, "stage_var", where, "a string (the stage variable's name)");
+      if (!s)
+        return std::nullopt;
+      name = *s;
+    }
+    std::string clash = loop_name_clash(name);
+    if (clash.empty() && name == var)
+      clash = "is the pipeline's tile variable";
+    if (clash.empty())
+      return name;
+    const std::string message = "stage variable " + squote(name) + " " + clash;
+    if (v) {
+      Diagnostics ds;
+      ds.add(ptxgen::error_at(DiagId::spec_loop_var_name, name, 0,
+                              static_cast<std::uint32_t>(name.size()), message));
+      add_inner(ds, locate_string(*v));
+    } else {
+      error_at(DiagId::spec_loop_var_name, t.get("op")->source(),
+               message + "; name it otherwise with stage_var = \"s\"");
+    }
+    return std::nullopt;
+  }
+
+  /// The array of tables `key` of a pipeline (load or body), non-empty; else nullptr
+  /// after an error.
+  const toml::array* pipeline_tables(const toml::table& t, std::string_view key,
+                                     const std::string& where, std::string_view expected) {
+    const toml::node* n = t.get(key);
+    const toml::array* a = n ? n->as_array() : nullptr;
+    if (!n || (a && a->empty())) {
+      missing(t, key, where, expected);
+      return nullptr;
+    }
+    if (!a)
+      wrong_type(*n, key, where, expected);
+    return a;
+  }
+
+  /// The [[op.load]] tables: cp.async applies whose dst depends on the stage.
+  bool pipeline_loads(const toml::table& t, const std::string& where, tile::Pipeline& p) {
+    const toml::array* loads =
+        pipeline_tables(t, "load", where,
+                        "one or more [[op.load]] tables, the cp.async applies of one tile, "
+                        "e.g. dst = 'sA.sub[stage, tid, :]' and src = 'A.sub[k, tid, :]'");
+    if (!loads)
+      return false;
+    bool ok = true;
+    std::size_t index = 0;
+    for (const toml::node& e : *loads) {
+      const std::string w = where + " [[op.load]] " + std::to_string(++index);
+      const toml::table* lt = e.as_table();
+      if (!lt) {
+        error_at(DiagId::spec_wrong_type, e.source(),
+                 w + " must be a table; got " + type_phrase(e.type()));
+        ok = false;
+        continue;
+      }
+      if (const toml::node* k = lt->get("op")) {
+        auto s = get_string(*k, "op", w, "\"apply\" (or no op key)");
+        if (s && *s != "apply")
+          error_at(DiagId::spec_pipeline_load_op, k->source(),
+                   "a pipeline's [[op.load]] is a cp.async apply; op " + squote(*s) +
+                       " belongs in [[op.body]] (the consumer) or outside the pipeline");
+        if (!s || *s != "apply") {
+          ok = false;
+          continue;
+        }
+      }
+      check_keys(*lt, kApplyKeys, w);
+      tile::ApplyOp a;
+      if (!load_apply(*lt, w, a)) {
+        ok = false;
+        continue;
+      }
+      if (!uses_any_loop_var(a.dst.value, {p.var.value, p.stage_var})) {
+        error_at(DiagId::spec_pipeline_load_stage, lt->get("dst")->source(),
+                 "the load's dst does not depend on the stage: every tile would land in the "
+                 "same shared bytes, refilled while they are read; index the ring with '" +
+                     p.stage_var + "' (or '" + p.var.value + " % " + std::to_string(p.stages) +
+                     "')");
+        ok = false;
+        continue;
+      }
+      p.loads.push_back(tile::Op{std::move(a), pos_of(lt->source().begin)});
+    }
+    return ok;
+  }
+
+  /// True when a runtime index of `v` uses a loop variable named in `names`.
+  static bool uses_any_loop_var(const tile::View& v, std::initializer_list<std::string> names) {
+    std::function<bool(const tile::Expr&)> uses = [&](const tile::Expr& e) {
+      if (e.kind == tile::ExprKind::loop &&
+          std::find(names.begin(), names.end(), e.name) != names.end())
+        return true;
+      return std::any_of(e.args.begin(), e.args.end(),
+                         [&](const tile::ExprPtr& a) { return uses(*a); });
+    };
+    return std::any_of(v.terms.begin(), v.terms.end(),
+                       [&](const tile::RuntimeTerm& t) { return uses(*t.index); });
+  }
+
+  /// The [[op.body]] tables: the consumer of one tile, copy and fill ops.
+  bool pipeline_body(const toml::table& t, const std::string& where, tile::Pipeline& p) {
+    const toml::array* body = pipeline_tables(
+        t, "body", where,
+        "one or more [[op.body]] tables, the consumer of one tile, e.g. op = \"copy\", "
+        "dst = 'B.sub[k, tid, :]', src = 'sA.sub[stage, tid, :]'");
+    if (!body)
+      return false;
+    bool ok = true;
+    std::size_t index = 0;
+    for (const toml::node& e : *body) {
+      const std::string w = where + " [[op.body]] " + std::to_string(++index);
+      const toml::table* bt = e.as_table();
+      const toml::node* kind = bt ? bt->get("op") : nullptr;
+      const auto* name = kind ? kind->as_string() : nullptr;
+      if (name && !contains(kPipelineBodyKinds, name->get())) {
+        error_at(DiagId::spec_pipeline_body_op, kind->source(),
+                 "a pipeline's consumer ([[op.body]]) holds only copy and fill ops; not " +
+                     squote(name->get()) +
+                     " (the pipeline writes its own commits, waits and barriers, and a "
+                     "cp.async in the consumer would join the pipeline's groups)");
+        ok = false;
+        continue;
+      }
+      if (!bt) {
+        error_at(DiagId::spec_wrong_type, e.source(),
+                 w + " must be a table; got " + type_phrase(e.type()));
+        ok = false;
+        continue;
+      }
+      const std::size_t before = kernel_->ops.size();
+      load_op(*bt, w);
+      if (kernel_->ops.size() == before) {
+        ok = false;
+        continue;
+      }
+      p.body.push_back(std::move(kernel_->ops.back()));
+      kernel_->ops.pop_back();
+    }
+    return ok;
+  }
+
+  /// A cta_sync is needed before the prologue when the stages may have been
+  /// used before it: inside a loop (the previous iteration's consumer), or after
+  /// an op that touches a stage tensor; not right after a cta_sync.
+  bool pipeline_needs_sync(const tile::Pipeline& p) const {
+    const auto& ops = kernel_->ops;
+    if (!ops.empty() && std::holds_alternative<tile::CtaSyncOp>(ops.back().body))
+      return false;
+    if (!loops_.empty())
+      return true;
+    std::set<const tile::Tensor*> stages;
+    for (const tile::Op& l : p.loads)
+      stages.insert(std::get<tile::ApplyOp>(l.body).dst.value.tensor);
+    return std::any_of(ops.begin(), ops.end(),
+                       [&](const tile::Op& o) { return std::visit(TensorUse{stages}, o.body); });
+  }
+
+  /// True for an op that reads or writes one of `tensors`.
+  struct TensorUse {
+    const std::set<const tile::Tensor*>& tensors;
+    bool has(const tile::Located<tile::View>& v) const {
+      return tensors.count(v.value.tensor) != 0;
+    }
+    bool operator()(const tile::ApplyOp& a) const { return has(a.dst) || has(a.src); }
+    bool operator()(const tile::FillOp& f) const { return has(f.dst); }
+    bool operator()(const tile::CopyOp& c) const { return has(c.dst) || has(c.src); }
+    bool operator()(const tile::CommitGroupOp&) const { return false; }
+    bool operator()(const tile::WaitGroupOp&) const { return false; }
+    bool operator()(const tile::WaitAllOp&) const { return false; }
+    bool operator()(const tile::CtaSyncOp&) const { return false; }
+    bool operator()(const tile::ForOp&) const { return false; }
+    bool operator()(const tile::EndOp&) const { return false; }
+  };
 
   /// The tensor name a view string starts with ("A" in `A.sub[tid, :]`).
   static std::string_view leading_name(std::string_view s) {

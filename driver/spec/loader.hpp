@@ -25,6 +25,11 @@
 //                   hex string "0xDEADBEEF" whose bytes repeat in the written order
 //                   (DE AD BE EF DE ...); at most 256 bytes
 //     copy          dst, src (view strings)
+//     pipeline      var, start, stop (as a `for`'s; the tiles advance by 1), stages (2..8,
+//                   required), unroll, stage_var (default "stage"); [[op.load]] tables
+//                   (applies: one tile's loads; `var` is the tile loaded, stage_var its
+//                   slot) and [[op.body]] tables (copy, fill: one tile's consumer); expanded
+//                   into plain ops by tile::expand_pipeline (emitter/tile/pipeline.hpp)
 //   [[expect]]      that = "LEFT == RIGHT" (required): LEFT a view of a global tensor with
 //                   only .sub[...] steps of constant entries; RIGHT such a view of the same
 //                   shape and element size (two whole tensors: the same byte size), an

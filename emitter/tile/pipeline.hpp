@@ -1,0 +1,88 @@
+#pragma once
+// The `pipeline` op: a software pipeline over tiles (TileLang's T.Pipelined,
+// Triton's num_stages), expanded into plain ops.
+//
+// The user gives the tile loop (`var` from `start` to `stop`, step 1), the
+// number of shared stages S, the loads of one tile (cp.async applies whose
+// views name the tile `var` and its ring slot `stage_var`) and the consumer
+// ops of one tile (copy, fill). expand_pipeline writes:
+//
+//   [cta_sync]                              only when Pipeline::sync_before
+//   for p in 0..S-2:                        prologue, tiles start .. start+S-2
+//     loads of tile start+p   (pred: start+p < stop)
+//     commit_group                          also when the loads are off: an empty group
+//   for var = start; var < stop; var += 1   steady state
+//     wait_group S-2                        tile var has landed (this thread's copies)
+//     cta_sync                              every thread's copies of tile var are visible,
+//                                           and every thread is done with tile var-1
+//     loads of tile var+S-1   (pred: var+S-1 < stop)
+//     commit_group                          one group per iteration, empty in the tail
+//     consumer ops of tile var
+//   end
+//
+// Group counting: group g (0-based, in commit order) holds tile start+g, for
+// every runtime trip count, because every prologue step and every iteration
+// commits exactly one group. In iteration var (i = var - start), S-1+i groups
+// are committed; wait_group S-2 completes the oldest i+1, so tile var is done.
+// Barrier: the load in iteration var writes stage (var+S-1) % S = (var-1) % S,
+// the slot the consumer of iteration var-1 read; the cta_sync of iteration var
+// lies after every thread's consumer of iteration var-1 and before any thread's
+// load, so no slot is refilled while another thread may still read it. After
+// the loop only groups of tiles >= stop are pending, and those are empty: no
+// wait is needed after the loop.
+//
+// Proofs: the contract bounds every copy for every iteration, also predicated
+// off, so a load's tile index is clamped into the tiles that exist:
+// min(t, stop - 1) (and max(start, ...) when stop - 1 may be below start).
+// The predicate and the clamp are left out where the launch's bounds prove the
+// tile exists (a prologue tile below the least stop).
+//
+// The slot of tile t is t % S, both in the loads (t = the tile loaded) and in
+// the consumer (t = var); writing `var % S` in a view is the same as writing
+// `stage_var`.
+
+#include "emitter/tile/expr.hpp"
+#include "emitter/tile/kernel.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptxgen::tile {
+
+/// The fewest and most stages a pipeline may have.
+inline constexpr std::int64_t kMinPipelineStages = 2;
+inline constexpr std::int64_t kMaxPipelineStages = 8;
+
+/// The spelling of the stage variable when the spec does not name it.
+inline constexpr std::string_view kDefaultStageVar = "stage";
+
+struct Pipeline {
+  Located<std::string> var; ///< the tile index: the loop variable of the steady state
+  Located<ExprPtr> start;   ///< the first tile
+  Located<ExprPtr> stop;    ///< exclusive; start, stop CTA-uniform
+  std::int64_t stages = 2;  ///< S, kMinPipelineStages..kMaxPipelineStages
+  std::int64_t unroll = 1;  ///< of the steady-state loop
+  std::string stage_var{kDefaultStageVar}; ///< loop leaves of this name: the tile's slot
+  /// ApplyOps loading one tile: ExprKind::loop leaves named `var` are the tile
+  /// loaded, leaves named `stage_var` its slot.
+  std::vector<Op> loads;
+  /// The consumer ops of one tile (CopyOp, FillOp): `var` is the tile consumed
+  /// (the loop variable), `stage_var` its slot.
+  std::vector<Op> body;
+  bool sync_before = false; ///< emit a cta_sync before the prologue (slots used before)
+  SourcePos pos;            ///< the pipeline op
+};
+
+/// The plain ops of `p`, to be placed at Kernel::ops[first_index...] (the
+/// ForOp's and EndOp's indices count from it). `launch` bounds the leaves
+/// outside the pipeline (parameters, bid...): where it proves that a prologue
+/// tile exists, its predicate and clamp are left out.
+std::vector<Op> expand_pipeline(const Pipeline& p, std::size_t first_index,
+                                const LaunchBounds& launch);
+
+/// The stage slot of tile `tile`: tile % S (folded when constant).
+ExprPtr pipeline_stage(const ExprPtr& tile, std::int64_t stages);
+
+} // namespace ptxgen::tile
