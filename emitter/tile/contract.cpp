@@ -320,8 +320,41 @@ private:
       }
   }
 
-  /// Proves every byte the view covers for every thread lies inside its tensor.
-  /// Returns false after reporting the first thread that breaks it.
+  /// The bytes a view can reach over the whole launch and the parameters' and
+  /// loop variables' ranges, by interval arithmetic (sound, not always tight).
+  struct IntervalExtent {
+    bool bounded = false;
+    const Expr* unbounded = nullptr; ///< the index without a bound, when !bounded
+    ThreadExtent lo;                 ///< lo.first: the least byte
+    ThreadExtent hi;                 ///< hi.last: the greatest byte
+  };
+
+  IntervalExtent interval_extent(const View& v, std::size_t group_axes, std::int64_t elem) const {
+    IntervalExtent r;
+    std::int64_t lo = v.offset_bytes, hi = v.offset_bytes;
+    for (const auto& t : v.terms) {
+      auto b = bounds(*t.index, lb_);
+      if (!b) {
+        r.unbounded = t.index.get();
+        return r;
+      }
+      std::int64_t a = b->lo * t.stride_bytes, c = b->hi * t.stride_bytes;
+      lo += std::min(a, c);
+      hi += std::max(a, c);
+    }
+    if (group_axes == 2) {
+      hi += ((k_.block - 1) / 32) * v.axes[0].stride_bytes +
+            std::min<std::int64_t>(31, k_.block - 1) * v.axes[1].stride_bytes;
+    }
+    r.bounded = true;
+    r.lo = extent_for(v, lo, group_axes, elem);
+    r.hi = extent_for(v, hi, group_axes, elem);
+    return r;
+  }
+
+  /// Proves every byte the view covers for every thread lies inside its tensor:
+  /// by intervals, and where they do not prove it and the launch is small, thread
+  /// by thread. Returns false after reporting the first thread that breaks it.
   bool check_bounds(const Located<View>& lv, std::string_view role, std::size_t group_axes,
                     std::string_view why) {
     const View& v = lv.value;
@@ -333,39 +366,27 @@ private:
       return false;
     const std::int64_t size = v.tensor->size_bytes();
     const std::int64_t elem = size_bytes(v.dtype);
-    if (uses_params(v) || threads() > max_enumerated_threads) {
-      // Interval reasoning over the launch and the parameters' declared ranges.
-      std::int64_t lo = v.offset_bytes, hi = v.offset_bytes;
-      for (const auto& t : v.terms) {
-        auto b = bounds(*t.index, lb_);
-        if (!b) {
-          error(DiagId::contract_index_unbounded, lv.pos,
-                std::string(role) + " index '" + print(*t.index) + "' has no provable bound",
-                text_length(lv));
-          return false;
-        }
-        std::int64_t a = b->lo * t.stride_bytes, c = b->hi * t.stride_bytes;
-        lo += std::min(a, c);
-        hi += std::max(a, c);
-      }
-      if (group_axes == 2) {
-        hi += ((k_.block - 1) / 32) * v.axes[0].stride_bytes +
-              std::min<std::int64_t>(31, k_.block - 1) * v.axes[1].stride_bytes;
-      }
-      ThreadExtent lo_e = extent_for(v, lo, group_axes, elem);
-      ThreadExtent hi_e = extent_for(v, hi, group_axes, elem);
-      if (lo_e.first < 0 || hi_e.last >= size) {
-        error(DiagId::contract_out_of_bounds, lv.pos,
-              std::string(role) + " " + v.tensor->name +
-                  ": cannot prove every byte is inside the " + std::to_string(size) +
-                  "-byte tensor" + std::string(why) +
-                  "; over the launch and "
-                  "the parameters' declared ranges the view reaches bytes " +
-                  std::to_string(lo_e.first) + ".." + std::to_string(hi_e.last) +
-                  " (declare a `range` for the parameter to narrow it)",
-              text_length(lv));
-        return false;
-      }
+    const IntervalExtent range = interval_extent(v, group_axes, elem);
+    const bool inside = range.bounded && range.lo.first >= 0 && range.hi.last < size;
+    if (!uses_params(v) && threads() <= max_enumerated_threads) {
+      if (inside)
+        return true; // the interval proof holds for every thread: no need to enumerate
+    } else if (!range.bounded) {
+      error(DiagId::contract_index_unbounded, lv.pos,
+            std::string(role) + " index '" + print(*range.unbounded) + "' has no provable bound",
+            text_length(lv));
+      return false;
+    } else if (!inside) {
+      error(DiagId::contract_out_of_bounds, lv.pos,
+            std::string(role) + " " + v.tensor->name + ": cannot prove every byte is inside the " +
+                std::to_string(size) + "-byte tensor" + std::string(why) +
+                "; over the launch and "
+                "the parameters' declared ranges the view reaches bytes " +
+                std::to_string(range.lo.first) + ".." + std::to_string(range.hi.last) +
+                " (declare a `range` for the parameter to narrow it)",
+            text_length(lv));
+      return false;
+    } else {
       return true;
     }
     bool ok = true;
@@ -425,17 +446,20 @@ private:
         return;
       }
     }
+    // Every runtime term's stride a multiple of the chunk: aligned whatever the
+    // indices are (no need to enumerate the threads).
+    bool ok = v.offset_bytes % chunk == 0;
+    for (const auto& t : v.terms)
+      ok = ok && t.stride_bytes % chunk == 0;
+    if (group_axes == 2)
+      ok = ok && v.axes[0].stride_bytes % chunk == 0 && v.axes[1].stride_bytes % chunk == 0;
+    if (ok)
+      return;
     if (uses_params(v) || threads() > max_enumerated_threads) {
-      bool ok = v.offset_bytes % chunk == 0;
-      for (const auto& t : v.terms)
-        ok = ok && t.stride_bytes % chunk == 0;
-      if (group_axes == 2)
-        ok = ok && v.axes[0].stride_bytes % chunk == 0 && v.axes[1].stride_bytes % chunk == 0;
-      if (!ok)
-        error(DiagId::contract_unaligned_chunk, lv.pos,
-              std::string(role) + " " + v.str() + ": cannot prove every chunk is " +
-                  std::to_string(chunk) + "-byte aligned for every parameter value",
-              text_length(lv));
+      error(DiagId::contract_unaligned_chunk, lv.pos,
+            std::string(role) + " " + v.str() + ": cannot prove every chunk is " +
+                std::to_string(chunk) + "-byte aligned for every parameter value",
+            text_length(lv));
       return;
     }
     for_each_thread([&](const ExprEnv& env) {
