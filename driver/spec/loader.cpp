@@ -1278,6 +1278,32 @@ private:
     return {};
   }
 
+  /// A loop bound to load: its key, where it goes, and the example a missing one names.
+  struct BoundField {
+    const char* key;
+    tile::Located<tile::ExprPtr>* slot;
+    const char* example;
+  };
+
+  /// Loads each field with loop_bound(); false when one is missing or bad (each reported).
+  bool load_loop_bounds(const toml::table& t, const std::string& where,
+                        std::span<const BoundField> fields) {
+    bool ok = true;
+    for (const BoundField& f : fields) {
+      const toml::node* v = t.get(f.key);
+      if (!v) {
+        missing(t, f.key, where, f.example);
+        ok = false;
+        continue;
+      }
+      auto b = loop_bound(*v, f.key, where);
+      ok = ok && b.has_value();
+      if (b)
+        *f.slot = std::move(*b);
+    }
+    return ok;
+  }
+
   /// The loop variable's name: an identifier that is not reserved, a parameter,
   /// a tensor or the variable of an enclosing loop.
   std::optional<tile::Located<std::string>> loop_var(const toml::table& t,
@@ -1307,27 +1333,14 @@ private:
     tile::ForOp f;
     auto var = loop_var(t, where);
     bool ok = var.has_value();
-    const std::pair<const char*, tile::Located<tile::ExprPtr>*> bounds[] = {
-        {"start", &f.start}, {"stop", &f.stop}, {"step", &f.step}};
-    for (const auto& [key, slot] : bounds) {
-      const toml::node* v = t.get(key);
-      if (!v && std::string_view(key) == "step") {
-        f.step = {tile::make_constant(1), "1", op.pos};
-        continue;
-      }
-      if (!v) {
-        missing(t, key, where,
-                std::string_view(key) == "start"
-                    ? "the first value, e.g. start = 0"
-                    : "the bound (exclusive), e.g. stop = \"k_tiles\"");
-        ok = false;
-        continue;
-      }
-      auto b = loop_bound(*v, key, where);
-      ok = ok && b.has_value();
-      if (b)
-        *slot = std::move(*b);
-    }
+    const bool has_step = t.get("step") != nullptr;
+    if (!has_step)
+      f.step = {tile::make_constant(1), "1", op.pos};
+    const BoundField fields[] = {
+        {"start", &f.start, "the first value, e.g. start = 0"},
+        {"stop", &f.stop, "the bound (exclusive), e.g. stop = \"k_tiles\""},
+        {"step", &f.step, ""}};
+    ok = load_loop_bounds(t, where, std::span(fields, has_step ? 3 : 2)) && ok;
     if (const toml::node* v = t.get("unroll")) {
       auto u = get_int(*v, "unroll", where, "an integer (body copies per back edge)");
       if (u && (*u < 1 || *u > kMaxUnroll)) {
@@ -1388,23 +1401,10 @@ private:
     bool ok = var.has_value();
     if (var)
       p.var = *var;
-    const std::pair<const char*, tile::Located<tile::ExprPtr>*> bounds[] = {{"start", &p.start},
-                                                                            {"stop", &p.stop}};
-    for (const auto& [key, slot] : bounds) {
-      const toml::node* v = t.get(key);
-      if (!v) {
-        missing(t, key, where,
-                std::string_view(key) == "start"
-                    ? "the first tile, e.g. start = 0"
-                    : "the end of the tiles (exclusive), e.g. stop = \"k_tiles\"");
-        ok = false;
-        continue;
-      }
-      auto b = loop_bound(*v, key, where);
-      ok = ok && b.has_value();
-      if (b)
-        *slot = std::move(*b);
-    }
+    const BoundField fields[] = {
+        {"start", &p.start, "the first tile, e.g. start = 0"},
+        {"stop", &p.stop, "the end of the tiles (exclusive), e.g. stop = \"k_tiles\""}};
+    ok = load_loop_bounds(t, where, fields) && ok;
     ok = pipeline_scalars(t, where, p) && ok;
     auto stage = pipeline_stage_var(t, where, var ? var->value : std::string());
     ok = ok && stage.has_value();
