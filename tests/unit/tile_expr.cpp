@@ -841,7 +841,9 @@ TEST_CASE("launch coordinates: parse, print, evaluate against an independent unr
                   {Special::ntid_z, 2}, {Special::bid_x, bx}, {Special::bid_y, by},
                   {Special::bid_z, bz}, {Special::nbid, 30},  {Special::nbid_x, 2},
                   {Special::nbid_y, 3}, {Special::nbid_z, 5}};
-              for (const auto& [s, v] : expected) {
+              for (const auto& entry : expected) {
+                const Special s = entry.first; // INFO captures: no structured binding
+                const std::int64_t v = entry.second;
                 INFO(spelling(s), " at tid ", tid, " bid ", bid);
                 CHECK(evaluate(*make_special(s), env) == v);
                 auto b = bounds(*make_special(s), lb);

@@ -61,7 +61,7 @@ std::unique_ptr<tile::Kernel> load(const std::string& text) {
 /// The abstract machine. Violations are collected as text for the failure message.
 class Machine {
 public:
-  Machine(const tile::Kernel& k, std::int64_t stages) : k_(k), stages_(stages) {
+  Machine(const tile::Kernel& k, std::int64_t stages) : k_(k) {
     env_ = k.env_for(0, 0);
     slots_.resize(static_cast<std::size_t>(stages));
   }
@@ -194,7 +194,6 @@ private:
   }
 
   const tile::Kernel& k_;
-  std::int64_t stages_;
   tile::ExprEnv env_;
   std::vector<Slot> slots_;
   std::vector<Copy> open_;               ///< copies since the last commit
