@@ -61,8 +61,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     seed = (seed ^ ch) * 1099511628211ULL;
   SplitMix rng{seed};
   LaunchBounds launch;
-  launch.block = rng.in(1, 1024);
-  launch.grid = rng.in(1, 1 << 20);
+  // A 3-D launch (tid.x/y/z and bid.x/y/z derive from the linear tid and bid
+  // and these dims, in evaluate() and in bounds() alike).
+  launch.block_dim = {rng.in(1, 32), rng.in(1, 8), rng.in(1, 4)};
+  launch.grid_dim = {rng.in(1, 1024), rng.in(1, 64), rng.in(1, 16)};
+  launch.block = launch.block_dim.count();
+  launch.grid = launch.grid_dim.count();
   launch.params["n"] = {0, 100};
   launch.params["p"] = {-5, 5};
   launch.params["valid_rows"] = {0, 1 << 16};
@@ -75,6 +79,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ExprEnv env;
     env.tid = rng.in(0, launch.block - 1);
     env.bid = rng.in(0, launch.grid - 1);
+    env.block_dim = launch.block_dim;
+    env.grid_dim = launch.grid_dim;
     for (const auto& [name, range] : launch.params)
       env.params[name] = rng.in(range.lo, range.hi);
     for (const auto& [name, range] : launch.axes)
