@@ -332,14 +332,8 @@ Interval narrowed(const LaunchBounds& l, ExprKind k, Interval r) {
   return meet(r, it->second).value_or(it->second);
 }
 
-// The launch's dimensions; a LaunchBounds whose dims do not multiply to its
-// totals (built by hand with only `block`/`grid`) is taken as x-only.
-Dim3 dims_of(const Dim3& d, i64 total) {
-  return d.count() == total ? d : Dim3{total, 1, 1};
-}
-
 Interval special_range(Special s, const LaunchBounds& l) {
-  const Dim3 b = dims_of(l.block_dim, l.block), g = dims_of(l.grid_dim, l.grid);
+  const Dim3 b = l.block_dim.or_x(l.block), g = l.grid_dim.or_x(l.grid);
   switch (s) {
   case Special::tid_x:
     return {0, b.x - 1};

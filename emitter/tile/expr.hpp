@@ -86,6 +86,9 @@ struct Dim3 {
   std::int64_t y = 1;
   std::int64_t z = 1;
   std::int64_t count() const { return x * y * z; }
+  /// These dims, or x only ({total, 1, 1}) when they do not multiply to `total`
+  /// (a Kernel or LaunchBounds built by hand that set only the total).
+  Dim3 or_x(std::int64_t total) const { return count() == total ? *this : Dim3{total, 1, 1}; }
   bool operator==(const Dim3&) const = default;
 };
 

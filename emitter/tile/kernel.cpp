@@ -20,15 +20,6 @@ const ScalarParam* Kernel::find_param(std::string_view n) const {
   return nullptr;
 }
 
-namespace {
-
-// The dims, or x-only when a caller set only the total (tests that build a Kernel by hand).
-Dim3 dims_or_x(const Dim3& d, std::int64_t total) {
-  return d.count() == total ? d : Dim3{total, 1, 1};
-}
-
-} // namespace
-
 void Kernel::set_launch(Dim3 grid_dims, Dim3 block_dims) {
   grid_dim = grid_dims;
   block_dim = block_dims;
@@ -40,8 +31,8 @@ ExprEnv Kernel::env_for(std::int64_t bid, std::int64_t tid) const {
   ExprEnv env;
   env.bid = bid;
   env.tid = tid;
-  env.grid_dim = dims_or_x(grid_dim, grid);
-  env.block_dim = dims_or_x(block_dim, block);
+  env.grid_dim = grid_dim.or_x(grid);
+  env.block_dim = block_dim.or_x(block);
   for (const auto& p : params)
     env.params[p.name] = static_cast<std::int64_t>(p.value);
   return env;
@@ -51,8 +42,8 @@ LaunchBounds Kernel::launch_bounds() const {
   LaunchBounds b;
   b.block = block;
   b.grid = grid;
-  b.block_dim = dims_or_x(block_dim, block);
-  b.grid_dim = dims_or_x(grid_dim, grid);
+  b.block_dim = block_dim.or_x(block);
+  b.grid_dim = grid_dim.or_x(grid);
   for (const auto& p : params) {
     if (p.range)
       b.params[p.name] = *p.range;
