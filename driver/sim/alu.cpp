@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 
 namespace ptxgen::sim::alu {
@@ -116,6 +117,44 @@ std::uint64_t round_f64(double d, int sticky, ir::Round round) {
   return bits;
 }
 
+/// f64 on the GPU: a NaN operand comes back quieted, the last of `operands`
+/// when several are NaN (the H200 prefers b to a, and in fma b to c to a); 0
+/// when none is.
+std::uint64_t f64_nan(std::initializer_list<std::uint64_t> operands) {
+  std::uint64_t nan = 0;
+  for (std::uint64_t v : operands) {
+    if ((v & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (v & 0xfffffffffffffull) != 0)
+      nan = v | 0x8000000000000ull;
+  }
+  return nan;
+}
+
+/// f64 a*b: the sign of (exact product - r), r the nearest double to it. Where
+/// the product is tiny, fma's error term is not exact: the operands are scaled
+/// to [1, 2) and r by the same power of two (r is then within a factor 2 of
+/// the scaled product, so their difference is exact).
+int mul_sticky_f64(double x, double y, double r) {
+  if (x == 0 || y == 0 || !std::isfinite(r))
+    return 0;
+  if (std::fabs(r) >= 0x1p-960)
+    return sign_of(std::fma(x, y, -r));
+  const int ex = std::ilogb(x), ey = std::ilogb(y);
+  const double xs = std::scalbn(x, -ex), ys = std::scalbn(y, -ey);
+  const double ps = xs * ys, e = std::fma(xs, ys, -ps);
+  const double d = ps - std::scalbn(r, -(ex + ey));
+  return d != 0 ? sign_of(d) : sign_of(e);
+}
+
+/// f64 overflow of finite operands (the host rounded to nearest: inf): the
+/// largest finite value where the mode rounds toward zero.
+double f64_overflow(double r, ir::Round round) {
+  const bool neg = std::signbit(r);
+  const bool to_inf = round == ir::Round::rn || round == ir::Round::none ||
+                      (round == ir::Round::rp && !neg) || (round == ir::Round::rm && neg);
+  const double big = std::numeric_limits<double>::max();
+  return to_inf ? r : neg ? -big : big;
+}
+
 /// Clamps float bits to [+0, 1]; NaN becomes +0.
 std::uint64_t saturate(ir::Num num, std::uint64_t bits) {
   const double d = to_double(num, bits);
@@ -155,6 +194,16 @@ std::uint64_t float_element(FloatOp op, ir::Num num, const FloatMode& m, std::ui
   a = flush(num, a, m.ftz);
   b = flush(num, b, m.ftz);
   c = flush(num, c, m.ftz);
+  if (num == ir::Num::f64) {
+    const bool unary = op == FloatOp::neg || op == FloatOp::abs;
+    const bool both = op == FloatOp::min || op == FloatOp::max; // one NaN: the other operand
+    const std::uint64_t nan = unary  ? f64_nan({a})
+                              : both ? (f64_nan({a}) != 0 && f64_nan({b}) != 0 ? f64_nan({b}) : 0)
+                              : op == FloatOp::fma ? f64_nan({a, c, b}) // b wins, then c
+                                                   : f64_nan({a, b});
+    if (nan != 0)
+      return m.sat ? 0 : nan;
+  }
   double r = 0;
   int sticky = 0;
   switch (op) {
@@ -184,8 +233,8 @@ std::uint64_t float_element(FloatOp op, ir::Num num, const FloatMode& m, std::ui
   case FloatOp::mul: {
     const double x = to_double(num, a), y = to_double(num, b);
     r = x * y; // exact below f64
-    if (num == ir::Num::f64 && std::isfinite(r))
-      sticky = sign_of(std::fma(x, y, -r));
+    if (num == ir::Num::f64)
+      sticky = mul_sticky_f64(x, y, r);
     break;
   }
   case FloatOp::fma: {
@@ -201,6 +250,9 @@ std::uint64_t float_element(FloatOp op, ir::Num num, const FloatMode& m, std::ui
     break;
   }
   }
+  if (num == ir::Num::f64 && std::isinf(r) && std::isfinite(to_double(num, a)) &&
+      std::isfinite(to_double(num, b)) && std::isfinite(to_double(num, c)))
+    r = f64_overflow(r, m.round);
   std::uint64_t bits = round_to(num, r, sticky, m.round, m.ftz);
   return m.sat ? saturate(num, bits) : bits;
 }
@@ -257,8 +309,8 @@ i128 clamp_to(ir::Type ty, i128 v) {
 
 /// float -> integer: rounded by the integer mode, clamped to the range, NaN -> 0.
 std::uint64_t float_to_int(ir::Type to, double x, ir::Round round) {
-  if (std::isnan(x)) // 0, but the GPU gives INT64_MIN for .s64
-    return to.is_signed && to.bits == 64 ? 0x8000000000000000ull : 0;
+  if (std::isnan(x)) // 0, but the GPU gives 1 << 63 for 64-bit destinations
+    return to.bits == 64 ? 0x8000000000000000ull : 0;
   const double r = round_integral(x, round == ir::Round::none ? ir::Round::rzi : round);
   const double lo = to.is_signed ? -std::ldexp(1.0, to.bits - 1) : 0.0;
   const double hi = std::ldexp(1.0, to.is_signed ? to.bits - 1 : to.bits); // exclusive
@@ -552,6 +604,8 @@ std::uint64_t convert(ir::Type to, ir::Type from, const ir::Op& op, std::uint64_
   const double x = to_double(from.num, flush(from.num, a, op.ftz && from.num == ir::Num::f32));
   if (!to_float)
     return float_to_int(to, x, op.round);
+  if (std::isnan(x) && op.sat)
+    return 0;
   if (std::isnan(x)) {
     if (from.num == ir::Num::bf16 && to.num == ir::Num::f32)
       return (a & 0xffff) << 16; // bf16 is the upper half of an f32: the bits as they are

@@ -183,6 +183,30 @@ TEST_CASE("f32 min, max, neg, abs; setp's float comparisons") {
   CHECK(alu::float_compare(Cmp::geu, Num::f32, false, f32_one, f32_one));
 }
 
+TEST_CASE("what the H200 showed where the manual is silent (tests/data/sim_arith/h200.bin)") {
+  // .ftz flushes a result that is below the smallest normal before rounding,
+  // even where rounding would reach it: (1 - 2^-24) * 2^-126 toward +inf
+  CHECK(f32(FloatOp::mul, Round::rp, 0x3F7FFFFF, 0x00800000, 0, true) == 0);
+  CHECK(f32(FloatOp::mul, Round::rp, 0x3F7FFFFF, 0x00800000) == 0x00800000);
+  // neg and abs of a NaN give the canonical NaN (f32, f16)
+  CHECK(f32(FloatOp::neg, Round::rn, 0x7FC00000, 0) == f32_nan);
+  CHECK(alu::float_op(FloatOp::abs, Num::f16, FloatMode{}, 0xFE00, 0, 0) == 0x7FFF);
+  // f64 keeps NaN payloads, quieted; of two NaN operands b wins (fma: b, then c)
+  const FloatMode rn{};
+  CHECK(alu::float_op(FloatOp::add, Num::f64, rn, 0x7FF8000000000000, 0x7FF0000000000001, 0) ==
+        0x7FF8000000000001);
+  CHECK(alu::float_op(FloatOp::fma, Num::f64, rn, 0x7FF0000000000001, 0, 0xFFF8000000000000) ==
+        0xFFF8000000000000);
+  CHECK(alu::float_op(FloatOp::neg, Num::f64, rn, 0xFFF0000000000001, 0, 0) == 0xFFF8000000000001);
+  // f64 overflow toward zero is the largest double; tiny products still round up
+  CHECK(alu::float_op(FloatOp::add, Num::f64, FloatMode{Round::rz, false, false},
+                      0x7FEFFFFFFFFFFFFF, 0x7FEFFFFFFFFFFFFF, 0) == 0x7FEFFFFFFFFFFFFF);
+  CHECK(alu::float_op(FloatOp::mul, Num::f64, FloatMode{Round::rp, false, false}, 1, 1, 0) == 1);
+  // NaN to a 64-bit integer is 1 << 63 (to 32 bits and below: 0)
+  CHECK(alu::convert(t_u64, t_f32, cvt_op(Round::rzi), f32_nan) == 0x8000000000000000);
+  CHECK(alu::convert(t_u32, t_f32, cvt_op(Round::rzi), f32_nan) == 0);
+}
+
 TEST_CASE("f16, bf16 and the x2 forms") {
   const FloatMode rn{Round::rn, false, false};
   // f16: 1.0 = 0x3C00, 65504 = 0x7BFF (the largest), inf = 0x7C00
