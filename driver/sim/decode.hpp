@@ -23,6 +23,9 @@ enum class Quals : std::uint8_t {
   cvta,         ///< `{.to}.space.type`
   cp_async,     ///< `.ca|.cg .shared .global {.L2::cache_hint} {.L2::64B|128B|256B}`
   createpolicy, ///< one or two `.L2::evict_*` priorities, then `.b64`
+  mbarrier,     ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
+  bulk,         ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+  fence,        ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -62,6 +65,11 @@ enum class Shape : std::uint8_t {
   cp_size,      ///< cp.async's cp-size immediate (4, 8, 16; 16 for .cg) -> cp_size
   cp_extra,     ///< cp.async's optional src-size or ignore-src, then the cache policy
   fraction,     ///< optional createpolicy fraction literal in (0, 1]
+  mbar_addr,    ///< an mbarrier's address, in the form's space (shared or generic) -> addr
+  mbar_state,   ///< mbarrier.arrive's 64-bit state register, or the sink `_` -> dst[0] / sink
+  opt_u32,      ///< optional `src_u32` (arrive's count, 1 when absent; try_wait's time hint)
+  dst_u32,      ///< a 32-bit register -> dst[0] (mbarrier.pending_count)
+  bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3, then the optional cache policy
 };
 
 /// One instruction form: a row of instructions.def.

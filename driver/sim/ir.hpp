@@ -115,6 +115,9 @@ struct Op {
   std::int64_t n = 0;     ///< wait_group N, barrier id, branch target
   std::uint32_t line = 0; ///< 1-based PTX line
   std::uint32_t text = 0; ///< index into Entry::texts (instruction text for messages)
+  Addr addr3;             ///< cp.async.bulk's mbarrier (its destination in addr, source in addr2)
+  bool noinc = false;     ///< cp.async.mbarrier.arrive.noinc
+  bool sink = false;      ///< mbarrier.arrive's state destination is the sink `_`
 };
 
 struct Param {
