@@ -465,7 +465,8 @@ void Parser::cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
                                  std::span<const std::string_view> quals) {
   if (!quals.empty() && quals[0] == "mbarrier")
     throw Unsupported{DiagId::sim_unsupported_form,
-                      "cp.async.mbarrier.arrive is not simulated (no mbarrier objects)"};
+                      "only cp.async.mbarrier.arrive{.noinc} of the cp.async.mbarrier forms is "
+                      "simulated"};
   std::optional<bool> cg;
   bool seen_shared = false, seen_global = false, prefetch = false;
   for (std::string_view q : quals) {

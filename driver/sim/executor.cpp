@@ -429,12 +429,16 @@ private:
     case RaceKind::read_in_flight:
       return {"the destination of a pending cp.async issued by", ""};
     case RaceKind::read_after_write:
-      return {"written, with no bar.sync both passed since, by", ""};
+      return {
+          "written, with no bar.sync both passed (nor an mbarrier phase ordering them) since, by",
+          ""};
     case RaceKind::write_after_read:
-      return {"read, with no bar.sync both passed since, by",
+      return {"read, with no bar.sync both passed (nor an mbarrier phase ordering them) since, by",
               "; a refill needs a barrier after the last read"};
     case RaceKind::write_after_write:
-      return {"also written, with no bar.sync both passed since, by", ""};
+      return {"also written, with no bar.sync both passed (nor an mbarrier phase ordering them) "
+              "since, by",
+              ""};
     case RaceKind::pending_copies:
     case RaceKind::write_in_flight:
       return {"the destination of a pending cp.async issued by",

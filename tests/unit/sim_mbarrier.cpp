@@ -222,6 +222,19 @@ TEST_CASE("counts.ptx: a plain store to a valid mbarrier object is undefined beh
                 FaultKind::undefined_behavior);
 }
 
+TEST_CASE("counts.ptx: mbarrier instructions on generic addresses") {
+  const std::string ptx = read_data("counts.ptx");
+  SUBCASE("a generic address of shared memory") {
+    Memory m(0, 4);
+    require_ok(launch(ptx, "generic", m, 1, {b_base, 0}));
+    CHECK(m.b[0] == 1);
+  }
+  SUBCASE("a generic address outside shared memory") {
+    Memory m(0, 4);
+    require_fault(launch(ptx, "generic", m, 1, {b_base, 1}), FaultKind::illegal_address);
+  }
+}
+
 TEST_CASE("counts.ptx: expect_tx accounting of a bulk copy") {
   const std::string ptx = read_data("counts.ptx");
   SUBCASE("tx = bytes copied: the phase completes, the bytes land") {
