@@ -34,7 +34,10 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
     return {0, 0};
   case Shape::thread_count:
   case Shape::fraction:
+  case Shape::opt_u32:
     return {0, 1};
+  case Shape::bulk_tail:
+    return {1, 2};
   case Shape::cp_extra:
     return {0, 2};
   case Shape::src_pair:
@@ -64,6 +67,8 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::cp_dst:
   case Shape::cp_src:
   case Shape::cp_size:
+  case Shape::mbar_addr:
+  case Shape::mbar_state:
     return {1, 1};
   }
   return {1, 1};
@@ -164,6 +169,72 @@ bool known_root(std::string_view root) {
 
 std::string quote(std::string_view s) {
   return "`" + std::string(s) + "`";
+}
+
+/// The qualifiers of the mbarrier family (sim-mbarrier): `.sem .scope .space .b64` in any order,
+/// `.noinc` on cp.async.mbarrier.arrive. Returns an error for the parser to report, or sets
+/// op.space (shared, or generic when no space is named), op.noinc and the .b64 type. Forms
+/// the simulator does not model (other CTAs' barriers, `.acquire.cluster` waits) are simulated
+/// as their CTA-local meaning: with one CTA per cluster `.shared::cluster` names this CTA.
+std::optional<std::string> mbarrier_qualifiers(ir::Op& op,
+                                               std::span<const std::string_view> quals) {
+  bool b64 = false, space = false;
+  op.space = ir::Space::generic;
+  for (std::string_view q : quals) {
+    if (q == "b64" && !b64) {
+      b64 = true;
+    } else if ((q == "shared" || q == "shared::cta" || q == "shared::cluster") && !space) {
+      space = true;
+      op.space = ir::Space::shared;
+    } else if (q == "release" || q == "relaxed" || q == "acquire" || q == "cta" || q == "cluster") {
+      // memory-model qualifiers: the simulator's ordering is exact at CTA scope
+    } else if (q == "noinc" && op.code == ir::Code::cp_mbar_arrive && !op.noinc) {
+      op.noinc = true;
+    } else {
+      return "`." + std::string(q) + "` is not an mbarrier qualifier here";
+    }
+  }
+  if (!b64)
+    return "mbarrier instructions take `.b64`";
+  op.type = ir::Type{64, false};
+  return std::nullopt;
+}
+
+/// cp.async.bulk's qualifiers: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+/// {.L2::cache_hint}. Other bulk forms (bulk_group completion, multicast, prefetch, tensor) are
+/// not simulated.
+std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
+                                           std::span<const std::string_view> quals) {
+  static constexpr std::string_view order[] = {"global", "mbarrier::complete_tx::bytes"};
+  if (quals.empty() || (quals[0] != "shared::cluster" && quals[0] != "shared::cta"))
+    throw Unsupported{
+        DiagId::sim_unsupported_form,
+        "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
+        "is simulated"};
+  if (quals.size() < 3 || quals[1] != order[0] || quals[2] != order[1])
+    throw Unsupported{
+        DiagId::sim_unsupported_form,
+        "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
+        "is simulated"};
+  for (std::string_view q : quals.subspan(3)) {
+    if (q == "L2::cache_hint" && !d.hint)
+      d.hint = true;
+    else if (q == "multicast::cluster")
+      throw Unsupported{DiagId::sim_unsupported_form, "multicast bulk copies are not simulated"};
+    else
+      return "`." + std::string(q) + "` is not a cp.async.bulk qualifier";
+  }
+  op.space = ir::Space::shared;
+  return std::nullopt;
+}
+
+/// fence.proxy.async{.global|.shared::{cta,cluster}} and fence.mbarrier_init.release.cluster.
+bool fence_qualifiers_ok(std::string_view mnemonic, std::span<const std::string_view> quals) {
+  if (mnemonic == "fence.mbarrier_init")
+    return quals.size() == 2 && quals[0] == "release" && quals[1] == "cluster";
+  return quals.empty() ||
+         (quals.size() == 1 &&
+          (quals[0] == "global" || quals[0] == "shared::cta" || quals[0] == "shared::cluster"));
 }
 
 } // namespace
@@ -432,6 +503,21 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::shf:
     bit_qualifiers(f, op, d, opc, quals);
     break;
+  case Quals::mbarrier:
+    if (auto bad = mbarrier_qualifiers(op, quals))
+      fail(DiagId::sim_qualifier, opc, *bad);
+    d.type = *parse_type("b64");
+    break;
+  case Quals::bulk:
+    if (auto bad = bulk_qualifiers(op, d, quals))
+      fail(DiagId::sim_qualifier, opc, *bad);
+    d.type = *parse_type("u32");
+    op.type = d.type.t;
+    break;
+  case Quals::fence:
+    if (!fence_qualifiers_ok(f.mnemonic, quals))
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
+    break;
   }
   return d;
 }
@@ -581,7 +667,8 @@ void Parser::cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
                                  std::span<const std::string_view> quals) {
   if (!quals.empty() && quals[0] == "mbarrier")
     throw Unsupported{DiagId::sim_unsupported_form,
-                      "cp.async.mbarrier.arrive is not simulated (no mbarrier objects)"};
+                      "only cp.async.mbarrier.arrive{.noinc} of the cp.async.mbarrier forms is "
+                      "simulated"};
   std::optional<bool> cg;
   bool seen_shared = false, seen_global = false, prefetch = false;
   for (std::string_view q : quals) {
@@ -793,6 +880,34 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::cp_size:
     op.cp_size = cp_size(d, ops[k++]);
     return;
+  case Shape::mbar_addr:
+    op.addr = address(ops[k++], op.space, 0);
+    return;
+  case Shape::mbar_state: {
+    const Opnd& o = ops[k++];
+    op.sink = o.kind == Opnd::Kind::name && o.name == "_" && !o.negated;
+    if (!op.sink)
+      op.dst[0] = reg(o, 64, false, "the state");
+    op.src[0].kind = ir::Val::Kind::imm; // the count when none is written
+    op.src[0].imm = 1;
+    return;
+  }
+  case Shape::opt_u32:
+    if (k < ops.size())
+      src_slot() = value(ops[k++], 32, src_roles[d.src]);
+    return;
+  case Shape::bulk_tail: {
+    ir::Space space = ir::Space::shared;
+    op.addr3 = address(ops[k++], space, 0);
+    if (k < ops.size()) {
+      if (!d.hint)
+        fail(DiagId::sim_operand_count, ops[k], "a cache policy needs .L2::cache_hint");
+      reg(ops[k++], 64, false, "the cache policy");
+    } else if (d.hint) {
+      fail(DiagId::sim_operand_count, opc, ".L2::cache_hint requires a cache-policy operand");
+    }
+    return;
+  }
   }
 }
 

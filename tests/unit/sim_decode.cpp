@@ -60,8 +60,12 @@ struct Sample {
   ir::Code code = ir::Code::unsupported;
 };
 
-std::string read_samples_file() {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim/decoder_samples.ptx");
+/// The sample files: tests/data/sim/decoder_samples.ptx (sm_80), and the rows that need
+/// sm_90 in tests/data/sim_mbarrier/decoder_samples.ptx.
+const char* const sample_files[] = {"sim/decoder_samples.ptx", "sim_mbarrier/decoder_samples.ptx"};
+
+std::string read_samples_file(const std::string& name) {
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/" + name);
   REQUIRE(in.good());
   std::ostringstream s;
   s << in.rdbuf();
@@ -138,23 +142,26 @@ void expect_unsupported(const std::string& body, DiagId id) {
 
 TEST_CASE(
     "every row of instructions.def has a sample in decoder_samples.ptx, decoded to its code") {
-  const std::string ptx = read_samples_file();
-  const std::vector<Sample> samples = samples_of(ptx);
-  auto p = Program::parse(ptx);
-  REQUIRE_MESSAGE(p, p.diagnostics.format_all());
-  CHECK_MESSAGE(p.diagnostics.empty(), p.diagnostics.format_all()); // no unsupported warnings
-  const auto& ops = p->module().entries.at(0).ops;
-  REQUIRE(ops.size() == samples.size());
   const auto rows = detail::forms();
   std::vector<int> covered(rows.size(), 0);
-  for (std::size_t k = 0; k < samples.size(); ++k) {
-    INFO("line " << samples[k].line << ": " << samples[k].text);
-    const detail::Form* form = detail::find_form(opcode_of(samples[k].text));
-    REQUIRE(form != nullptr);
-    ++covered[static_cast<std::size_t>(form - rows.data())];
-    CHECK(form->code == samples[k].code);
-    CHECK(ops[k].code == samples[k].code);
-    CHECK(ops[k].line == samples[k].line);
+  for (const char* file : sample_files) {
+    INFO(file);
+    const std::string ptx = read_samples_file(file);
+    const std::vector<Sample> samples = samples_of(ptx);
+    auto p = Program::parse(ptx);
+    REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+    CHECK_MESSAGE(p.diagnostics.empty(), p.diagnostics.format_all()); // no unsupported warnings
+    const auto& ops = p->module().entries.at(0).ops;
+    REQUIRE(ops.size() == samples.size());
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+      INFO("line " << samples[k].line << ": " << samples[k].text);
+      const detail::Form* form = detail::find_form(opcode_of(samples[k].text));
+      REQUIRE(form != nullptr);
+      ++covered[static_cast<std::size_t>(form - rows.data())];
+      CHECK(form->code == samples[k].code);
+      CHECK(ops[k].code == samples[k].code);
+      CHECK(ops[k].line == samples[k].line);
+    }
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
     INFO("row " << r << " `" << rows[r].mnemonic << "` has no sample");
