@@ -32,9 +32,16 @@ void Parser::param(ir::Entry& e) {
   if (ty.text.empty() || ty.text[0] != '.' || !t || t->is_pred)
     fail(DiagId::sim_declaration, ty,
          "expected a parameter type like .u64 or .u32, found `" + std::string(ty.text) + "`");
-  // `.ptr.global.align 16` style attributes are hints.
+  // `.ptr.global.align 16` style attributes are hints (kept for binding checks).
+  ir::Param p;
   while (peek().kind == Tok::ident && peek().text.starts_with(".")) {
     const Token& a = next();
+    if (a.text.starts_with(".ptr")) {
+      p.is_ptr = true;
+      for (std::string_view space : {".global", ".shared", ".const", ".local"})
+        if (a.text.find(space) != std::string_view::npos)
+          p.ptr_space = std::string(space);
+    }
     if (a.text.starts_with(".align") || a.text.starts_with(".ptr")) {
       if (peek().kind == Tok::number)
         next();
@@ -47,8 +54,8 @@ void Parser::param(ir::Entry& e) {
   if (is("["))
     fail(DiagId::sim_unsupported_construct, peek(),
          "array parameters are not simulated; use .u64 / .u32 scalars");
-  ir::Param p;
   p.name = std::string(nm.text);
+  p.type = std::string(ty.text);
   p.size = t->t.bits / 8;
   e.param_bytes = (e.param_bytes + p.size - 1) / p.size * p.size;
   p.offset = e.param_bytes;

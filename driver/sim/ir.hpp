@@ -121,6 +121,9 @@ struct Param {
   std::string name;
   std::uint32_t offset = 0; ///< in the parameter block
   std::uint32_t size = 8;
+  std::string type;      ///< the declared type as written: ".u64", ".u32", ".b64", ...
+  bool is_ptr = false;   ///< declared with a `.ptr` attribute (a pointer by the PTX's own word)
+  std::string ptr_space; ///< the `.ptr` attribute's state space (".global", ".shared"), if any
 };
 
 struct SharedArray {

@@ -88,6 +88,21 @@ std::vector<std::string> Program::entries() const {
   return out;
 }
 
+std::vector<UnsupportedLine> Program::unsupported(std::string_view entry) const {
+  std::vector<UnsupportedLine> out;
+  for (const auto& e : module_->entries) {
+    if (e.name != entry)
+      continue;
+    for (const auto& op : e.ops)
+      if (op.code == ir::Code::unsupported)
+        out.push_back({op.line, e.texts[op.text], e.texts[static_cast<std::size_t>(op.n)]});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const UnsupportedLine& a, const UnsupportedLine& b) {
+    return a.line < b.line;
+  });
+  return out;
+}
+
 const std::string& Program::version() const {
   return module_->version;
 }

@@ -179,6 +179,13 @@ struct SimResult {
   std::uint64_t instructions_executed = 0;
 };
 
+/// A line of an entry that the simulator will not run (see Program::unsupported).
+struct UnsupportedLine {
+  std::uint32_t line = 0; ///< 1-based PTX line
+  std::string text;       ///< the instruction (or construct) as written
+  std::string reason;     ///< why the simulator does not run it
+};
+
 /// A parsed PTX module, ready to run. Cheap to copy (shares its parsed form).
 class Program {
 public:
@@ -191,6 +198,10 @@ public:
 
   /// The `.entry` names, in the order of the text.
   std::vector<std::string> entries() const;
+  /// Every line of `entry` the simulator will not run, in line order (empty for
+  /// an entry it runs whole, or one the module does not have). Running the entry
+  /// faults with `unsupported` before executing anything when this is not empty.
+  std::vector<UnsupportedLine> unsupported(std::string_view entry) const;
   /// `.version` as written ("8.0"), `.target` as written ("sm_80").
   const std::string& version() const;
   const std::string& target() const;
