@@ -37,6 +37,23 @@ bool integer_of_size(std::string_view type, std::uint32_t bytes) {
   return std::find(ok.begin(), ok.end(), type) != ok.end();
 }
 
+/// How a `.ptr` attribute's state space is written (empty: none stated).
+std::string ptr_space_text(sim::ir::Space space) {
+  switch (space) {
+  case sim::ir::Space::generic:
+    return "";
+  case sim::ir::Space::global:
+    return " .global";
+  case sim::ir::Space::shared:
+    return " .shared";
+  case sim::ir::Space::param:
+    return " .param";
+  case sim::ir::Space::frame:
+    return " .param";
+  }
+  unreachable("ptr_space_text(): not a Space value");
+}
+
 std::string spec_side(const lower::ParamBinding& b) {
   return (b.kind == lower::ParamBinding::Kind::tensor ? "tensor '" : "parameter '") + b.name + "'";
 }
@@ -59,12 +76,14 @@ Diagnostics check_params(const sim::ir::Entry& e, const std::vector<lower::Param
   for (std::size_t i = 0; i < common; ++i) {
     const sim::ir::Param& p = e.params[i];
     const Slot s = slot_of(abi[i].kind);
-    const bool wrong_space = abi[i].kind == lower::ParamBinding::Kind::tensor &&
-                             !p.ptr_space.empty() && p.ptr_space != ".global";
+    // A tensor is a global pointer: `.ptr .shared` (or any other space) does not take it.
+    const bool wrong_space = abi[i].kind == lower::ParamBinding::Kind::tensor && p.is_ptr &&
+                             p.ptr_space != sim::ir::Space::generic &&
+                             p.ptr_space != sim::ir::Space::global;
     if (integer_of_size(p.type, s.bytes) && !wrong_space)
       continue;
-    const std::string declared = p.type + (p.is_ptr ? " .ptr" + p.ptr_space : "") + " (" +
-                                 std::to_string(p.size) + " bytes)";
+    const std::string declared = p.type + (p.is_ptr ? " .ptr" + ptr_space_text(p.ptr_space) : "") +
+                                 " (" + std::to_string(p.size) + " bytes)";
     out.add(at_entry(DiagId::run_param_type,
                      "parameter " + std::to_string(i + 1) + " `" + p.name + "` of " + entry +
                          " is declared " + declared + ", but the spec passes " + spec_side(abi[i]) +

@@ -72,6 +72,8 @@ struct Module;
 inline constexpr std::uint8_t poison_byte = 0xA5;
 /// Where shared memory appears in the generic address space.
 inline constexpr std::uint64_t shared_window_base = 0x0000'7e00'0000'0000ull;
+/// Where the module's own `.global` / `.const` variables live in the global space.
+inline constexpr std::uint64_t module_data_base = 0x0000'7d00'0000'0000ull;
 
 /// One global allocation: bytes [address, address + bytes->size()) are addressable.
 struct GlobalBuffer {
@@ -179,11 +181,11 @@ struct SimResult {
   std::uint64_t instructions_executed = 0;
 };
 
-/// A line of an entry that the simulator will not run (see Program::unsupported).
+/// A line of an entry (or of a .func it calls) that the simulator will not run.
 struct UnsupportedLine {
-  std::uint32_t line = 0; ///< 1-based PTX line
-  std::string text;       ///< the instruction (or construct) as written
-  std::string reason;     ///< why the simulator does not run it
+  std::uint32_t line = 0; ///< 1-based
+  std::string text;       ///< the instruction or the source line
+  std::string reason;
 };
 
 /// A parsed PTX module, ready to run. Cheap to copy (shares its parsed form).
@@ -196,12 +198,17 @@ public:
   /// `unsupported` when their entry is run.
   static ptxgen::Result<Program> parse(std::string_view ptx_text);
 
+  /// Only the entry being run must be simulable: a parse problem inside one
+  /// function (an entry or a .func) is recorded for that function, and the parse
+  /// fails only when no entry can run. An entry whose own lines or whose called
+  /// .funcs have problems runs to an `unsupported` (or `invalid_ptx`) fault.
+  /// Every line of `entry` and of the .funcs it calls that will not run: the
+  /// parse problems of those functions and their unsupported instructions, in
+  /// line order. Empty for an unknown entry.
+  std::vector<UnsupportedLine> unsupported(std::string_view entry) const;
+
   /// The `.entry` names, in the order of the text.
   std::vector<std::string> entries() const;
-  /// Every line of `entry` the simulator will not run, in line order (empty for
-  /// an entry it runs whole, or one the module does not have). Running the entry
-  /// faults with `unsupported` before executing anything when this is not empty.
-  std::vector<UnsupportedLine> unsupported(std::string_view entry) const;
   /// `.version` as written ("8.0"), `.target` as written ("sm_80").
   const std::string& version() const;
   const std::string& target() const;

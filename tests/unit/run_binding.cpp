@@ -117,9 +117,17 @@ TEST_CASE("binding: the check is the backends' common one: a u64 in a u32 slot")
                  ".visible .entry rows(.param .u64 a, .param .u64 b, .param .f32 n)\n"
                  "{\n\tret;\n}\n");
   CHECK(ptxgen::driver::bind_foreign(*k, f, "", "x.ptx").diagnostics.has(DiagId::run_param_type));
+  // A pointer into shared memory (`.ptr .shared`) does not take a global tensor.
+  auto sh = parse(".version 7.4\n.target sm_80\n.address_size 64\n"
+                  ".visible .entry rows(.param .u64 .ptr .shared .align 16 a, .param .u64 b,"
+                  " .param .u32 n)\n{\n\tret;\n}\n");
+  auto shb = ptxgen::driver::bind_foreign(*k, sh, "", "x.ptx");
+  CHECK(shb.diagnostics.has(DiagId::run_param_type));
+  CHECK(has(shb.diagnostics.format_all(), "`a`"));
   // The right types bind, in the spec's order.
   auto ok = parse(".version 7.4\n.target sm_80\n.address_size 64\n"
-                  ".visible .entry rows(.param .b64 a, .param .u64 b, .param .s32 n)\n"
+                  ".visible .entry rows(.param .b64 a, .param .u64 .ptr .global .align 16 b,"
+                  " .param .s32 n)\n"
                   "{\n\tret;\n}\n");
   auto good = ptxgen::driver::bind_foreign(*k, ok, "", "x.ptx");
   REQUIRE_MESSAGE(good, good.diagnostics.format_all());
