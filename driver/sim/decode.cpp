@@ -405,6 +405,8 @@ void Parser::cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
   if (!quals.empty() && quals[0] == "mbarrier")
     throw Unsupported{DiagId::sim_unsupported_form,
                       "cp.async.mbarrier.arrive is not simulated (no mbarrier objects)"};
+  if (!quals.empty() && quals[0] == "bulk")
+    throw Unsupported{DiagId::sim_unsupported_form, "cp.async.bulk is not simulated"};
   std::optional<bool> cg;
   bool seen_shared = false, seen_global = false, prefetch = false;
   for (std::string_view q : quals) {

@@ -214,6 +214,12 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
         return v;
       }
     }
+    for (const auto& f : m_->funcs) {
+      if (f.name == o.name)
+        throw Unsupported{DiagId::sim_unsupported_operand,
+                          "the address of function `" + f.name +
+                              "` is not simulated (indirect calls are not)"};
+    }
     if (const ir::Data* d = find_data(o)) {
       if (bits != 64)
         fail(DiagId::sim_operand_width, o, "the address of `" + d->name + "` needs a 64-bit type");
@@ -363,8 +369,8 @@ void Parser::space_qualifier(ir::Op& op, Decoded& d, const Token& opc,
   const std::string_view sp = quals[0];
   if (sp == "global")
     op.space = ir::Space::global;
-  else if (sp == "shared" || sp == "shared::cta")
-    op.space = ir::Space::shared;
+  else if (sp == "shared" || sp == "shared::cta" || sp == "shared::cluster")
+    op.space = ir::Space::shared; // a cluster of one CTA: its own shared memory
   else if (sp == "local")
     op.space = ir::Space::local;
   else
