@@ -43,6 +43,7 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::src_lut:
     return {2, 2};
   case Shape::dst_u32:
+  case Shape::matrix_dst:
     return {1, 1};
   case Shape::dst:
   case Shape::dst_wide:
@@ -415,6 +416,9 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::shf:
     bit_qualifiers(f, op, d, opc, quals);
     break;
+  case Quals::ldmatrix:
+    ldmatrix_qualifiers(op, d, opc, quals);
+    break;
   }
   return d;
 }
@@ -536,6 +540,34 @@ void Parser::bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& 
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (only .b32)"};
   d.type = *parse_type("b32");
+  op.type = d.type.t;
+}
+
+/// ldmatrix.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16 (other shapes unsupported).
+void Parser::ldmatrix_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
+                                 std::span<const std::string_view> quals) {
+  std::size_t k = 0;
+  auto take = [&](std::string_view q) {
+    const bool here = k < quals.size() && quals[k] == q;
+    k += here ? 1 : 0;
+    return here;
+  };
+  if (!take("sync") || !take("aligned"))
+    fail(DiagId::sim_qualifier, opc, "ldmatrix needs .sync.aligned");
+  if (!take("m8n8"))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (only the .m8n8 shape)"};
+  op.vec = take("x1") ? 1 : take("x2") ? 2 : take("x4") ? 4 : 0;
+  if (op.vec == 0)
+    fail(DiagId::sim_qualifier, opc, "ldmatrix needs .x1, .x2 or .x4");
+  op.trans = take("trans");
+  if (!take("shared") && !take("shared::cta"))
+    fail(DiagId::sim_qualifier, opc, "ldmatrix reads .shared");
+  if (!take("b16") || k != quals.size())
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (only .b16 elements)"};
+  op.space = ir::Space::shared;
+  d.type = *parse_type("b16");
   op.type = d.type.t;
 }
 
@@ -678,6 +710,16 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     op.n = int_literal(o);
     if (op.n < 0 || op.n > 255)
       fail(DiagId::sim_operand_range, o, "lop3's immLut must be in 0..255");
+    return;
+  }
+  case Shape::matrix_dst: {
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::vec || o.elems.size() != op.vec)
+      fail(DiagId::sim_operand_kind, o,
+           "ldmatrix .x" + std::to_string(op.vec) + " needs {" + std::to_string(op.vec) +
+               " registers}");
+    for (std::size_t e = 0; e < o.elems.size(); ++e)
+      op.dst[e] = reg(o.elems[e], 32, false, "the destination");
     return;
   }
   case Shape::src_pair: {

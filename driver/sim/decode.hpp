@@ -24,9 +24,10 @@ enum class Quals : std::uint8_t {
   cp_async,     ///< `.ca|.cg .shared .global {.L2::cache_hint} {.L2::64B|128B|256B}`
   createpolicy, ///< one or two `.L2::evict_*` priorities, then `.b64`
   arith,        ///< `.rn|.rz|.rm|.rp`, `.ftz`, `.sat` (each at most once), then one type
-  cvt,  ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
-  prmt, ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
-  shf,  ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
+  cvt,      ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
+  prmt,     ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
+  shf,      ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
+  ldmatrix, ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -72,6 +73,7 @@ enum class Shape : std::uint8_t {
   pos_len,      ///< two 32-bit sources: a bit position and a length (bfi)
   src_lut,      ///< a source, then lop3's immLut immediate 0..255 -> n
   src_pair,     ///< cvt to f16x2 / bf16x2: the second source (its lower half); else absent
+  matrix_dst,   ///< ldmatrix: {r0, ...}, one 32-bit register per matrix -> dst[0..vec)
 };
 
 /// One instruction form: a row of instructions.def.

@@ -77,6 +77,7 @@ enum class State : std::uint8_t {
   running,    ///< runs on at the next pass
   at_barrier, ///< waits in bar.sync
   exited,     ///< returned
+  at_warp,    ///< waits in a warp-collective instruction (ldmatrix) for its warp's other lanes
 };
 
 struct Thread {
@@ -108,7 +109,8 @@ std::string limits_text(const std::array<std::int64_t, 3>& d) {
 
 /// Whether `code` touches shared memory (counted per thread for iterations).
 bool is_memory_op(ir::Code code) {
-  return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async;
+  return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async ||
+         code == ir::Code::ldmatrix;
 }
 
 struct ExitWarnings {
@@ -155,12 +157,23 @@ public:
       }
       const Thread* waiting = nullptr;
       const Thread* exited = nullptr;
+      const Thread* in_warp = nullptr;
+      bool running = false;
       for (const auto& t : threads_) {
         if (t.state == State::at_barrier && waiting == nullptr)
           waiting = &t;
         if (t.state == State::exited && exited == nullptr)
           exited = &t;
+        if (t.state == State::at_warp && in_warp == nullptr)
+          in_warp = &t;
+        running = running || t.state == State::running; // released by a warp collective
       }
+      if (running)
+        continue;
+      if (in_warp != nullptr)
+        fault_at(FaultKind::barrier_divergence, *in_warp, e_.ops[in_warp->pc - 1],
+                 "it waits for the other lanes of warp " + std::to_string(in_warp->tid / 32) +
+                     " in a .sync.aligned instruction they do not all reach");
       if (waiting == nullptr)
         return;
       if (exited != nullptr) {
@@ -742,6 +755,8 @@ private:
       return arith(t, op);
     case ir::Code::nanosleep: // a hint: this scheduler runs the others meanwhile anyway
       return Flow::next;
+    case ir::Code::ldmatrix:
+      return warp_collective(t, op);
     case ir::Code::bar:
       t.state = State::at_barrier;
       t.barrier = op.n;
@@ -757,6 +772,64 @@ private:
       fault_at(FaultKind::unsupported, t, op, e_.texts[static_cast<std::size_t>(op.n)]);
     }
     return Flow::next;
+  }
+
+  /// A warp-collective instruction (ldmatrix): the thread waits until every
+  /// lane of its warp is at the same instruction; the last to arrive performs
+  /// it for the warp, and all run on.
+  Flow warp_collective(Thread& t, const ir::Op& op) {
+    t.state = State::at_warp;
+    t.stop_line = op.line;
+    const std::size_t first = t.tid & ~31u;
+    const std::size_t last = std::min<std::size_t>(first + 32, threads_.size());
+    for (std::size_t k = first; k < last; ++k) {
+      const Thread& u = threads_[k];
+      if (u.state == State::exited || (u.state == State::at_warp && u.pc != t.pc))
+        fault_at(FaultKind::barrier_divergence, t, op,
+                 "every lane of the warp must execute this .sync.aligned instruction together, "
+                 "but " +
+                     other(u.tid) + " is at PTX line " + std::to_string(u.stop_line));
+      if (u.state != State::at_warp)
+        return Flow::stop;
+    }
+    load_matrices(first, last, op);
+    for (std::size_t k = first; k < last; ++k)
+      threads_[k].state = State::running;
+    return Flow::next;
+  }
+
+  /// ldmatrix for the warp of lanes [first, last): lane i (< 8 * Op::vec) gives
+  /// the address of row i % 8 of matrix i / 8 (16 bytes); lane l receives of
+  /// each matrix row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1, or with .trans
+  /// column l / 4 of rows 2 (l % 4) and 2 (l % 4) + 1 (the first in the low half).
+  void load_matrices(std::size_t first, std::size_t last, const ir::Op& op) {
+    std::uint64_t rows[32] = {};
+    const std::size_t lanes = last - first;
+    for (std::size_t i = 0; i < 8u * op.vec; ++i) {
+      if (i >= lanes)
+        fault_at(FaultKind::undefined_behavior, threads_[first], op,
+                 "ldmatrix .x" + std::to_string(op.vec) + " takes row addresses from lanes 0.." +
+                     std::to_string(8 * op.vec - 1) + "; this warp has " + std::to_string(lanes) +
+                     " lanes");
+      const Thread& u = threads_[first + i];
+      rows[i] = address(u, op.addr);
+      check_align(u, op, rows[i], 16, "ldmatrix row");
+      check_shared(u, op, rows[i], 16, "ldmatrix row");
+      on_read(u, op, rows[i], 16);
+    }
+    auto u16 = [&](std::uint64_t a) {
+      return static_cast<std::uint32_t>(smem_[a] | (smem_[a + 1] << 8));
+    };
+    for (std::size_t l = 0; l < lanes; ++l) {
+      for (std::uint32_t m = 0; m < op.vec; ++m) {
+        const std::uint64_t* r = rows + 8 * m;
+        const std::uint32_t v =
+            op.trans
+                ? u16(r[2 * (l % 4)] + 2 * (l / 4)) | u16(r[2 * (l % 4) + 1] + 2 * (l / 4)) << 16
+                : u16(r[l / 4] + 4 * (l % 4)) | u16(r[l / 4] + 4 * (l % 4) + 2) << 16;
+        set(threads_[first + l], op.dst[m], v);
+      }
+    }
   }
 
   /// Whether `op` is the float form of an instruction that also takes integers.

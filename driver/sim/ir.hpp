@@ -167,6 +167,7 @@ struct Op {
   Permute prmt = Permute::generic; ///< prmt's mode
   bool left = false;               ///< shf.l (else shf.r)
   bool clamp = false;              ///< shf.clamp (else .wrap)
+  bool trans = false;              ///< ldmatrix .trans (Op::vec: the matrix count)
 };
 
 struct Param {

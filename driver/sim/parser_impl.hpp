@@ -144,6 +144,8 @@ private:
                       std::span<const std::string_view> quals);
   void bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
                       std::span<const std::string_view> quals);
+  void ldmatrix_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
+                           std::span<const std::string_view> quals);
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
              std::size_t& k);
   ir::Val address_source(const Opnd& o, unsigned bits);
