@@ -35,38 +35,75 @@ enum Kind : std::uint32_t {
   K_P_32_32,
   K_P_16_16,
   K_P_64_64,
+  K_LDMATRIX, ///< ldmatrix, one warp per 256 inputs (below)
 };
 
+/// K_LDMATRIX: warp w takes inputs [256 w, 256 w + 256): the first 64 are its
+/// 512-byte shared tile (32 rows of 16 bytes), input 64 + lane % 32 picks the
+/// row whose address the lane gives (its value mod 32). Lane l of warp w
+/// writes results 64 w + 2 l (registers d1:d0) and 64 w + 2 l + 1 (d3:d2).
+constexpr std::uint32_t ldmatrix_warps = 32;
+
 struct Shape {
-  unsigned dst;     ///< destination bits (1: predicate)
-  unsigned src[4];  ///< source bits, 0 past the last
+  unsigned dst;    ///< destination bits (1: predicate)
+  unsigned src[4]; ///< source bits, 0 past the last
 };
 
 inline Shape shape(Kind k) {
   switch (k) {
-  case K_32_32: return {32, {32, 0, 0, 0}};
-  case K_32_32_32: return {32, {32, 32, 0, 0}};
-  case K_32_32_32_32: return {32, {32, 32, 32, 0}};
-  case K_32_32_32_32_32: return {32, {32, 32, 32, 32}};
-  case K_32_64: return {32, {64, 0, 0, 0}};
-  case K_32_16: return {32, {16, 0, 0, 0}};
-  case K_16_16: return {16, {16, 0, 0, 0}};
-  case K_16_32: return {16, {32, 0, 0, 0}};
-  case K_16_16_16: return {16, {16, 16, 0, 0}};
-  case K_16_16_16_16: return {16, {16, 16, 16, 0}};
-  case K_64_32: return {64, {32, 0, 0, 0}};
-  case K_64_64: return {64, {64, 0, 0, 0}};
-  case K_64_64_64: return {64, {64, 64, 0, 0}};
-  case K_64_64_64_64: return {64, {64, 64, 64, 0}};
-  case K_P_32_32: return {1, {32, 32, 0, 0}};
-  case K_P_16_16: return {1, {16, 16, 0, 0}};
-  case K_P_64_64: return {1, {64, 64, 0, 0}};
+  case K_32_32:
+    return {32, {32, 0, 0, 0}};
+  case K_32_32_32:
+    return {32, {32, 32, 0, 0}};
+  case K_32_32_32_32:
+    return {32, {32, 32, 32, 0}};
+  case K_32_32_32_32_32:
+    return {32, {32, 32, 32, 32}};
+  case K_32_64:
+    return {32, {64, 0, 0, 0}};
+  case K_32_16:
+    return {32, {16, 0, 0, 0}};
+  case K_16_16:
+    return {16, {16, 0, 0, 0}};
+  case K_16_32:
+    return {16, {32, 0, 0, 0}};
+  case K_16_16_16:
+    return {16, {16, 16, 0, 0}};
+  case K_16_16_16_16:
+    return {16, {16, 16, 16, 0}};
+  case K_64_32:
+    return {64, {32, 0, 0, 0}};
+  case K_64_64:
+    return {64, {64, 0, 0, 0}};
+  case K_64_64_64:
+    return {64, {64, 64, 0, 0}};
+  case K_64_64_64_64:
+    return {64, {64, 64, 64, 0}};
+  case K_P_32_32:
+    return {1, {32, 32, 0, 0}};
+  case K_P_16_16:
+    return {1, {16, 16, 0, 0}};
+  case K_P_64_64:
+    return {1, {64, 64, 0, 0}};
+  case K_LDMATRIX:
+    return {64, {64, 64, 64, 64}};
   }
   return {32, {0, 0, 0, 0}};
 }
 
 /// How inputs are drawn.
-enum Gen : std::uint32_t { G_INT, G_BITS, G_SHIFT, G_PRMT, G_F16, G_BF16, G_F32, G_F64, G_F16X2, G_BF16X2 };
+enum Gen : std::uint32_t {
+  G_INT,
+  G_BITS,
+  G_SHIFT,
+  G_PRMT,
+  G_F16,
+  G_BF16,
+  G_F32,
+  G_F64,
+  G_F16X2,
+  G_BF16X2
+};
 
 constexpr std::uint32_t inputs_per_form = 2048;
 
@@ -74,9 +111,20 @@ constexpr std::uint32_t inputs_per_form = 2048;
 inline std::vector<std::uint64_t> float_edges(unsigned e, unsigned m) {
   const std::uint64_t sign = 1ull << (e + m), one = ((1ull << (e - 1)) - 1) << m;
   const std::uint64_t inf = ((1ull << e) - 1) << m, fmask = (1ull << m) - 1;
-  std::vector<std::uint64_t> v = {0,        1,        fmask,   1ull << m, one,       one + 1,
-                                  one - 1,  inf - 1,  inf,     inf + 1,   inf | (1ull << (m - 1)),
-                                  one >> 1, one + (1ull << m), (one - (1ull << m)) | 1};
+  std::vector<std::uint64_t> v = {0,
+                                  1,
+                                  fmask,
+                                  1ull << m,
+                                  one,
+                                  one + 1,
+                                  one - 1,
+                                  inf - 1,
+                                  inf,
+                                  inf + 1,
+                                  inf | (1ull << (m - 1)),
+                                  one >> 1,
+                                  one + (1ull << m),
+                                  (one - (1ull << m)) | 1};
   const std::size_t n = v.size();
   for (std::size_t k = 0; k < n; ++k)
     v.push_back(v[k] | sign);
@@ -108,10 +156,25 @@ inline std::uint64_t draw(Gen g, unsigned bits, unsigned operand, std::uint32_t 
   std::uint64_t v = 0;
   switch (g) {
   case G_INT: {
-    static const std::uint64_t edges[] = {0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff,
-                                          0x7fffffff, 0x80000000, 0xffffffff, 0x100000000ull,
-                                          0x7fffffffffffffffull, 0x8000000000000000ull, ~0ull,
-                                          0xfffffffffffffffbull, 16777217, 0x20000001ull};
+    static const std::uint64_t edges[] = {0,
+                                          1,
+                                          2,
+                                          0x7f,
+                                          0x80,
+                                          0xff,
+                                          0x7fff,
+                                          0x8000,
+                                          0xffff,
+                                          0x7fffffff,
+                                          0x80000000,
+                                          0xffffffff,
+                                          0x100000000ull,
+                                          0x7fffffffffffffffull,
+                                          0x8000000000000000ull,
+                                          ~0ull,
+                                          0xfffffffffffffffbull,
+                                          16777217,
+                                          0x20000001ull};
     const std::size_t ne = sizeof edges / sizeof edges[0];
     v = i < ne * ne ? edges[operand == 0 ? i % ne : i / ne % ne] : (i % 2 ? r : r >> (r & 63));
     break;
@@ -235,8 +298,7 @@ inline bool read_file(const char* path, std::vector<Record>& recs) {
     r.text = str();
     r.kind = static_cast<Kind>(u32());
     const std::uint32_t n = u32();
-    ok = ok && n <= 1u << 20 && r.kind <= K_P_64_64 &&
-         std::fread(&r.input_hash, 8, 1, f) == 1;
+    ok = ok && n <= 1u << 20 && r.kind <= K_LDMATRIX && std::fread(&r.input_hash, 8, 1, f) == 1;
     r.out.assign(ok ? n : 0, 0);
     for (std::uint64_t& v : r.out)
       ok = ok && std::fread(&v, result_bytes(r.kind), 1, f) == 1;
