@@ -38,6 +38,7 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::cp_extra:
     return {0, 2};
   case Shape::src_pair:
+  case Shape::policy:
     return {0, 1};
   case Shape::pos_len:
   case Shape::src_lut:
@@ -419,6 +420,14 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::ldmatrix:
     ldmatrix_qualifiers(op, d, opc, quals);
     break;
+  case Quals::prefetch:
+    for (std::string_view q : quals) {
+      if (q != "global" && q != "L1" && q != "L2" && q != "L2::evict_last" &&
+          q != "L2::evict_normal")
+        throw Unsupported{DiagId::sim_unsupported_form,
+                          quote(opc.text) + " is not simulated (`." + std::string(q) + "`)"};
+    }
+    break;
   }
   return d;
 }
@@ -439,6 +448,8 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
                         "the ." + std::string(q) + " state space is not simulated"};
     } else if (q == "v2" || q == "v4") {
       op.vec = q == "v2" ? 2 : 4;
+    } else if (q == "L2::cache_hint") {
+      d.hint = true; // a policy operand follows the address / data
     } else if (memory_hint(q)) {
       // cache operators, eviction priorities and prefetch sizes are hints
     } else if (numeric_type(q)) {
@@ -722,6 +733,16 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
       op.dst[e] = reg(o.elems[e], 32, false, "the destination");
     return;
   }
+  case Shape::policy:
+    if (d.hint != (k < ops.size()))
+      fail(DiagId::sim_operand_count, opc,
+           quote(opc.text) + (d.hint ? ": .L2::cache_hint needs a cache-policy operand"
+                                     : ": a cache-policy operand needs .L2::cache_hint"));
+    if (d.hint && ops[k].kind == Opnd::Kind::number)
+      ++k; // an immediate policy
+    else if (d.hint)
+      reg(ops[k++], 64, false, "the cache policy");
+    return;
   case Shape::src_pair: {
     const bool packed = op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2;
     if (packed != (k < ops.size()))

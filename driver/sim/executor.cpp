@@ -757,6 +757,8 @@ private:
       return Flow::next;
     case ir::Code::ldmatrix:
       return warp_collective(t, op);
+    case ir::Code::prefetch: // a hint; a prefetch of a bad address does not fault either
+      return Flow::next;
     case ir::Code::bar:
       t.state = State::at_barrier;
       t.barrier = op.n;

@@ -302,6 +302,10 @@ TEST_CASE("the instructions decode and run: a kernel over registers, results sto
 	fma.rn.f32 %f3, %f1, %f1, %f1;
 	mov.b32 %r14, %f3;
 	nanosleep.u32 100;
+	prefetch.global.L2::evict_last [%rd1];
+	createpolicy.fractional.L2::evict_last.b64 %rd2, 1.0;
+	ld.global.L2::cache_hint.u32 %r15, [%rd1+4], %rd2;
+	st.global.L2::cache_hint.u32 [%rd1+4], %r15, %rd2;
 	ld.global.nc.L1::no_allocate.v2.u32 {%r1, %r2}, [%rd1];
 	st.global.v4.u32 [%rd1], {%r3, %r4, %r5, %r6};
 	st.global.v4.u32 [%rd1+16], {%r7, %r8, %r9, %r10};
