@@ -45,6 +45,7 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
     return {2, 2};
   case Shape::dst_u32:
   case Shape::matrix_dst:
+  case Shape::pred_src:
     return {1, 1};
   case Shape::dst:
   case Shape::dst_wide:
@@ -420,6 +421,33 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::ldmatrix:
     ldmatrix_qualifiers(op, d, opc, quals);
     break;
+  case Quals::shfl:
+  case Quals::vote: {
+    static constexpr std::pair<std::string_view, ir::Shuffle> shuffles[] = {
+        {"up", ir::Shuffle::up},
+        {"down", ir::Shuffle::down},
+        {"bfly", ir::Shuffle::bfly},
+        {"idx", ir::Shuffle::idx}};
+    static constexpr std::pair<std::string_view, ir::Vote> votes[] = {{"all", ir::Vote::all},
+                                                                      {"any", ir::Vote::any},
+                                                                      {"uni", ir::Vote::uni},
+                                                                      {"ballot", ir::Vote::ballot}};
+    bool known = false;
+    if (quals.size() == 2) {
+      for (const auto& [text, m] : shuffles)
+        if (f.quals == Quals::shfl && text == quals[0] && quals[1] == "b32")
+          known = true, op.shuffle = m;
+      for (const auto& [text, m] : votes)
+        if (f.quals == Quals::vote && text == quals[0] &&
+            quals[1] == (m == ir::Vote::ballot ? "b32" : "pred"))
+          known = true, op.vote = m;
+    }
+    if (!known)
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
+    d.type = *parse_type(quals[1]);
+    op.type = d.type.t;
+    break;
+  }
   case Quals::prefetch:
     for (std::string_view q : quals) {
       if (q != "global" && q != "L1" && q != "L2" && q != "L2::evict_last" &&
@@ -731,6 +759,15 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
                " registers}");
     for (std::size_t e = 0; e < o.elems.size(); ++e)
       op.dst[e] = reg(o.elems[e], 32, false, "the destination");
+    return;
+  }
+  case Shape::pred_src: {
+    Opnd plain = ops[k++];
+    op.src_neg = plain.negated;
+    plain.negated = false;
+    ir::Val& v = src_slot();
+    v.kind = ir::Val::Kind::reg;
+    v.reg = reg(plain, 1, false, "the predicate");
     return;
   }
   case Shape::policy:

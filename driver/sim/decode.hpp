@@ -29,6 +29,8 @@ enum class Quals : std::uint8_t {
   shf,      ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
   ldmatrix, ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`
   prefetch, ///< `{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal` (prefetchu: `.L1`)
+  shfl,     ///< `.sync.up|.down|.bfly|.idx.b32`
+  vote,     ///< `.sync.all|.any|.uni.pred` or `.sync.ballot.b32`
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -76,6 +78,7 @@ enum class Shape : std::uint8_t {
   src_pair,     ///< cvt to f16x2 / bf16x2: the second source (its lower half); else absent
   matrix_dst,   ///< ldmatrix: {r0, ...}, one 32-bit register per matrix -> dst[0..vec)
   policy,       ///< ld/st's cache-policy operand, present exactly with .L2::cache_hint
+  pred_src,     ///< a predicate register, `!` allowed -> src[0] (Op::src_neg)
 };
 
 /// One instruction form: a row of instructions.def.

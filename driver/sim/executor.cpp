@@ -756,6 +756,8 @@ private:
     case ir::Code::nanosleep: // a hint: this scheduler runs the others meanwhile anyway
       return Flow::next;
     case ir::Code::ldmatrix:
+    case ir::Code::shfl:
+    case ir::Code::vote:
       return warp_collective(t, op);
     case ir::Code::prefetch: // a hint; a prefetch of a bad address does not fault either
       return Flow::next;
@@ -794,10 +796,68 @@ private:
       if (u.state != State::at_warp)
         return Flow::stop;
     }
-    load_matrices(first, last, op);
+    if (op.code == ir::Code::ldmatrix)
+      load_matrices(first, last, op);
+    else
+      exchange(first, last, op);
     for (std::size_t k = first; k < last; ++k)
       threads_[k].state = State::running;
     return Flow::next;
+  }
+
+  /// shfl.sync and vote.sync for the warp of lanes [first, last) (PTX ISA
+  /// pseudocode; a lane outside the warp reads its own value).
+  void exchange(std::size_t first, std::size_t last, const ir::Op& op) {
+    std::uint64_t result[32] = {};
+    const std::size_t lanes = last - first;
+    std::uint32_t ballot = 0;
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const Thread& u = threads_[first + l];
+      if (op.code == ir::Code::vote)
+        ballot |= static_cast<std::uint32_t>((u.regs[op.src[0].reg] != 0) != op.src_neg) << l;
+    }
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const Thread& u = threads_[first + l];
+      if (op.code == ir::Code::vote) {
+        const std::uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
+        result[l] = op.vote == ir::Vote::ballot ? ballot
+                    : op.vote == ir::Vote::all  ? ballot == all
+                    : op.vote == ir::Vote::any  ? ballot != 0
+                                                : (ballot == 0 || ballot == all);
+        continue;
+      }
+      const auto lane = static_cast<std::int64_t>(l);
+      const auto b = static_cast<std::int64_t>(raw(u, op.src[1]) & 31);
+      const std::uint64_t c = raw(u, op.src[2]);
+      const std::int64_t seg = static_cast<std::int64_t>((c >> 8) & 31);
+      const std::int64_t max_lane = (lane & seg) | (static_cast<std::int64_t>(c & 31) & ~seg);
+      const std::int64_t min_lane = lane & seg;
+      std::int64_t j = lane;
+      bool ok = false;
+      switch (op.shuffle) {
+      case ir::Shuffle::up:
+        j = lane - b;
+        ok = j >= max_lane;
+        break;
+      case ir::Shuffle::down:
+        j = lane + b;
+        ok = j <= max_lane;
+        break;
+      case ir::Shuffle::bfly:
+        j = lane ^ b;
+        ok = j <= max_lane;
+        break;
+      case ir::Shuffle::idx:
+        j = min_lane | (b & ~seg);
+        ok = j <= max_lane;
+        break;
+      }
+      if (!ok || j < 0 || j >= static_cast<std::int64_t>(lanes))
+        j = lane;
+      result[l] = raw(threads_[first + static_cast<std::size_t>(j)], op.src[0]);
+    }
+    for (std::size_t l = 0; l < lanes; ++l)
+      set(threads_[first + l], op.dst[0], result[l]);
   }
 
   /// ldmatrix for the warp of lanes [first, last): lane i (< 8 * Op::vec) gives

@@ -453,3 +453,88 @@ TEST_CASE("ldmatrix: the manual's fragment layout, .trans, .x1/.x2/.x4, races, c
     CHECK(r.fault->kind == FaultKind::barrier_divergence);
   }
 }
+
+namespace {
+
+/// One warp: lane l holds 10 l + 1 in %r1 and p = (l % 3 == 0); `body`
+/// computes %r2 from them; each lane stores %r2 at out[4 l].
+std::string warp_kernel(const std::string& body) {
+  return R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_out)
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [k_out];
+	mov.u32 %r0, %tid.x;
+	mad.lo.s32 %r1, %r0, 10, 1;
+	rem.u32 %r3, %r0, 3;
+	setp.eq.u32 %p1, %r3, 0;
+)" + body +
+         R"(
+	mul.wide.u32 %rd2, %r0, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r2;
+	ret;
+}
+)";
+}
+
+} // namespace
+
+TEST_CASE("shfl.sync and vote.sync: the manual's lane arithmetic, worked by hand") {
+  std::vector<std::uint8_t> out(32 * 4, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  l.block_dim = {32, 1, 1};
+  auto lane = [&](std::uint32_t k) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, out.data() + 4 * k, 4);
+    return v;
+  };
+  auto go = [&](const std::string& body) {
+    SimResult r = run(warp_kernel(body), "k", l, mem);
+    REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  };
+  SUBCASE("down 1, clamp 31: lane 31 keeps its own") {
+    go("\tshfl.sync.down.b32 %r2, %r1, 1, 0x1f, 0xffffffff;");
+    CHECK(lane(0) == 11);
+    CHECK(lane(30) == 311);
+    CHECK(lane(31) == 311);
+  }
+  SUBCASE("up 1, c = 0: lane 0 keeps its own") {
+    go("\tshfl.sync.up.b32 %r2, %r1, 1, 0, 0xffffffff;");
+    CHECK(lane(0) == 1);
+    CHECK(lane(1) == 1);
+    CHECK(lane(31) == 301);
+  }
+  SUBCASE("bfly 16 and idx 5") {
+    go("\tshfl.sync.bfly.b32 %r2, %r1, 16, 0x1f, 0xffffffff;");
+    CHECK(lane(3) == 191);
+    CHECK(lane(19) == 31);
+    go("\tshfl.sync.idx.b32 %r2, %r1, 5, 0x1f, 0xffffffff;");
+    CHECK(lane(0) == 51);
+    CHECK(lane(31) == 51);
+  }
+  SUBCASE("idx 2 within segments of 8 (c = 0x181f)") {
+    go("\tshfl.sync.idx.b32 %r2, %r1, 2, 0x181f, 0xffffffff;");
+    CHECK(lane(0) == 21);
+    CHECK(lane(9) == 101);  // lane 10
+    CHECK(lane(31) == 261); // lane 26
+  }
+  SUBCASE("vote: p holds on lanes 0, 3, 6, ..., 30") {
+    go("\tvote.sync.ballot.b32 %r2, %p1, 0xffffffff;");
+    CHECK(lane(7) == 0x49249249);
+    go("\tvote.sync.ballot.b32 %r2, !%p1, 0xffffffff;");
+    CHECK(lane(7) == 0xB6DB6DB6);
+    go("\tvote.sync.any.pred %p2, %p1, 0xffffffff;\n\tselp.u32 %r2, 1, 0, %p2;");
+    CHECK(lane(4) == 1);
+    go("\tvote.sync.all.pred %p2, %p1, 0xffffffff;\n\tselp.u32 %r2, 1, 0, %p2;");
+    CHECK(lane(4) == 0);
+    go("\tvote.sync.uni.pred %p2, %p1, 0xffffffff;\n\tselp.u32 %r2, 1, 0, %p2;");
+    CHECK(lane(4) == 0);
+  }
+}
