@@ -7,6 +7,7 @@
 
 #include "driver/sim/parser_impl.hpp"
 #include "emitter/ptx/instruction.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -735,60 +736,14 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     op.dst[0] = reg(ops[k++], 1, false, "the destination");
     return;
   case Shape::dst_u32:
-    op.dst[0] = reg(ops[k++], 32, false, "the destination");
-    return;
   case Shape::pos_len:
-    op.src[2] = value(ops[k++], 32, "the bit position");
-    op.src[3] = value(ops[k++], 32, "the field length");
-    return;
-  case Shape::src_lut: {
-    src_slot() = value(ops[k++], bits, src_roles[d.src]);
-    const Opnd& o = ops[k++];
-    if (o.kind != Opnd::Kind::number)
-      fail(DiagId::sim_operand_kind, o, "lop3's immLut is an immediate");
-    op.n = int_literal(o);
-    if (op.n < 0 || op.n > 255)
-      fail(DiagId::sim_operand_range, o, "lop3's immLut must be in 0..255");
-    return;
-  }
-  case Shape::matrix_dst: {
-    const Opnd& o = ops[k++];
-    if (o.kind != Opnd::Kind::vec || o.elems.size() != op.vec)
-      fail(DiagId::sim_operand_kind, o,
-           "ldmatrix .x" + std::to_string(op.vec) + " needs {" + std::to_string(op.vec) +
-               " registers}");
-    for (std::size_t e = 0; e < o.elems.size(); ++e)
-      op.dst[e] = reg(o.elems[e], 32, false, "the destination");
-    return;
-  }
-  case Shape::pred_src: {
-    Opnd plain = ops[k++];
-    op.src_neg = plain.negated;
-    plain.negated = false;
-    ir::Val& v = src_slot();
-    v.kind = ir::Val::Kind::reg;
-    v.reg = reg(plain, 1, false, "the predicate");
-    return;
-  }
+  case Shape::src_lut:
+  case Shape::matrix_dst:
+  case Shape::pred_src:
   case Shape::policy:
-    if (d.hint != (k < ops.size()))
-      fail(DiagId::sim_operand_count, opc,
-           quote(opc.text) + (d.hint ? ": .L2::cache_hint needs a cache-policy operand"
-                                     : ": a cache-policy operand needs .L2::cache_hint"));
-    if (d.hint && ops[k].kind == Opnd::Kind::number)
-      ++k; // an immediate policy
-    else if (d.hint)
-      reg(ops[k++], 64, false, "the cache policy");
+  case Shape::src_pair:
+    arith_shape(s, op, d, opc, ops, k);
     return;
-  case Shape::src_pair: {
-    const bool packed = op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2;
-    if (packed != (k < ops.size()))
-      fail(DiagId::sim_operand_count, opc,
-           quote(opc.text) + (packed ? " takes two sources" : " takes one source"));
-    if (packed)
-      op.src[1] = value(ops[k++], op.type2.bits, "the second source");
-    return;
-  }
   case Shape::mov_dst:
     if (ops[k].kind == Opnd::Kind::vec)
       throw Unsupported{DiagId::sim_unsupported_form,
@@ -864,6 +819,73 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::cp_size:
     op.cp_size = cp_size(d, ops[k++]);
     return;
+  }
+}
+
+/// The operand shapes of the sim-arith forms (bit operations, cvt pairs,
+/// ldmatrix, vote, cache policies).
+void Parser::arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
+                         const std::vector<Opnd>& ops, std::size_t& k) {
+  const unsigned bits = op.type.bits;
+  auto src_slot = [&]() -> ir::Val& { return op.src[d.src++]; };
+  switch (s) {
+  case Shape::dst_u32:
+    op.dst[0] = reg(ops[k++], 32, false, "the destination");
+    return;
+  case Shape::pos_len:
+    op.src[2] = value(ops[k++], 32, "the bit position");
+    op.src[3] = value(ops[k++], 32, "the field length");
+    return;
+  case Shape::src_lut: {
+    src_slot() = value(ops[k++], bits, "the third source");
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::number)
+      fail(DiagId::sim_operand_kind, o, "lop3's immLut is an immediate");
+    op.n = int_literal(o);
+    if (op.n < 0 || op.n > 255)
+      fail(DiagId::sim_operand_range, o, "lop3's immLut must be in 0..255");
+    return;
+  }
+  case Shape::matrix_dst: {
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::vec || o.elems.size() != op.vec)
+      fail(DiagId::sim_operand_kind, o,
+           "ldmatrix .x" + std::to_string(op.vec) + " needs {" + std::to_string(op.vec) +
+               " registers}");
+    for (std::size_t e = 0; e < o.elems.size(); ++e)
+      op.dst[e] = reg(o.elems[e], 32, false, "the destination");
+    return;
+  }
+  case Shape::pred_src: {
+    Opnd plain = ops[k++];
+    op.src_neg = plain.negated;
+    plain.negated = false;
+    ir::Val& v = src_slot();
+    v.kind = ir::Val::Kind::reg;
+    v.reg = reg(plain, 1, false, "the predicate");
+    return;
+  }
+  case Shape::policy:
+    if (d.hint != (k < ops.size()))
+      fail(DiagId::sim_operand_count, opc,
+           quote(opc.text) + (d.hint ? ": .L2::cache_hint needs a cache-policy operand"
+                                     : ": a cache-policy operand needs .L2::cache_hint"));
+    if (d.hint && ops[k].kind == Opnd::Kind::number)
+      ++k; // an immediate policy
+    else if (d.hint)
+      reg(ops[k++], 64, false, "the cache policy");
+    return;
+  case Shape::src_pair: {
+    const bool packed = op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2;
+    if (packed != (k < ops.size()))
+      fail(DiagId::sim_operand_count, opc,
+           quote(opc.text) + (packed ? " takes two sources" : " takes one source"));
+    if (packed)
+      op.src[1] = value(ops[k++], op.type2.bits, "the second source");
+    return;
+  }
+  default:
+    unreachable("arith_shape(): not a sim-arith operand shape");
   }
 }
 

@@ -753,14 +753,13 @@ private:
     case ir::Code::fmul:
     case ir::Code::fma:
       return arith(t, op);
-    case ir::Code::nanosleep: // a hint: this scheduler runs the others meanwhile anyway
+    case ir::Code::nanosleep: // hints: the scheduler runs the others anyway, and
+    case ir::Code::prefetch:  // a prefetch of a bad address does not fault either
       return Flow::next;
     case ir::Code::ldmatrix:
     case ir::Code::shfl:
     case ir::Code::vote:
       return warp_collective(t, op);
-    case ir::Code::prefetch: // a hint; a prefetch of a bad address does not fault either
-      return Flow::next;
     case ir::Code::bar:
       t.state = State::at_barrier;
       t.barrier = op.n;

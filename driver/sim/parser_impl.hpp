@@ -148,6 +148,8 @@ private:
                            std::span<const std::string_view> quals);
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
              std::size_t& k);
+  void arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
+                   std::size_t& k);
   ir::Val address_source(const Opnd& o, unsigned bits);
   ir::Val mov_source(const Decoded& d, const Opnd& o, unsigned bits);
   std::uint32_t cp_size(const Decoded& d, const Opnd& o);
