@@ -35,7 +35,10 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
     return {0, 0};
   case Shape::thread_count:
   case Shape::fraction:
+  case Shape::opt_u32:
     return {0, 1};
+  case Shape::bulk_tail:
+    return {1, 2};
   case Shape::cp_extra:
     return {0, 2};
   case Shape::src_pair:
@@ -68,6 +71,8 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::cp_dst:
   case Shape::cp_src:
   case Shape::cp_size:
+  case Shape::mbar_addr:
+  case Shape::mbar_state:
     return {1, 1};
   }
   return {1, 1};
@@ -170,6 +175,72 @@ std::string quote(std::string_view s) {
   return "`" + std::string(s) + "`";
 }
 
+/// The qualifiers of the mbarrier family (sim-mbarrier): `.sem .scope .space .b64` in any order,
+/// `.noinc` on cp.async.mbarrier.arrive. Returns an error for the parser to report, or sets
+/// op.space (shared, or generic when no space is named), op.noinc and the .b64 type. Forms
+/// the simulator does not model (other CTAs' barriers, `.acquire.cluster` waits) are simulated
+/// as their CTA-local meaning: with one CTA per cluster `.shared::cluster` names this CTA.
+std::optional<std::string> mbarrier_qualifiers(ir::Op& op,
+                                               std::span<const std::string_view> quals) {
+  bool b64 = false, space = false;
+  op.space = ir::Space::generic;
+  for (std::string_view q : quals) {
+    if (q == "b64" && !b64) {
+      b64 = true;
+    } else if ((q == "shared" || q == "shared::cta" || q == "shared::cluster") && !space) {
+      space = true;
+      op.space = ir::Space::shared;
+    } else if (q == "release" || q == "relaxed" || q == "acquire" || q == "cta" || q == "cluster") {
+      // memory-model qualifiers: the simulator's ordering is exact at CTA scope
+    } else if (q == "noinc" && op.code == ir::Code::cp_mbar_arrive && !op.noinc) {
+      op.noinc = true;
+    } else {
+      return "`." + std::string(q) + "` is not an mbarrier qualifier here";
+    }
+  }
+  if (!b64)
+    return "mbarrier instructions take `.b64`";
+  op.type = ir::Type{64, false};
+  return std::nullopt;
+}
+
+/// cp.async.bulk's qualifiers: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+/// {.L2::cache_hint}. Other bulk forms (bulk_group completion, multicast, prefetch, tensor) are
+/// not simulated.
+std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
+                                           std::span<const std::string_view> quals) {
+  static constexpr std::string_view order[] = {"global", "mbarrier::complete_tx::bytes"};
+  if (quals.empty() || (quals[0] != "shared::cluster" && quals[0] != "shared::cta"))
+    throw Unsupported{
+        DiagId::sim_unsupported_form,
+        "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
+        "is simulated"};
+  if (quals.size() < 3 || quals[1] != order[0] || quals[2] != order[1])
+    throw Unsupported{
+        DiagId::sim_unsupported_form,
+        "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
+        "is simulated"};
+  for (std::string_view q : quals.subspan(3)) {
+    if (q == "L2::cache_hint" && !d.hint)
+      d.hint = true;
+    else if (q == "multicast::cluster")
+      throw Unsupported{DiagId::sim_unsupported_form, "multicast bulk copies are not simulated"};
+    else
+      return "`." + std::string(q) + "` is not a cp.async.bulk qualifier";
+  }
+  op.space = ir::Space::shared;
+  return std::nullopt;
+}
+
+/// fence.proxy.async{.global|.shared::{cta,cluster}} and fence.mbarrier_init.release.cluster.
+bool fence_qualifiers_ok(std::string_view mnemonic, std::span<const std::string_view> quals) {
+  if (mnemonic == "fence.mbarrier_init")
+    return quals.size() == 2 && quals[0] == "release" && quals[1] == "cluster";
+  return quals.empty() ||
+         (quals.size() == 1 &&
+          (quals[0] == "global" || quals[0] == "shared::cta" || quals[0] == "shared::cluster"));
+}
+
 } // namespace
 
 std::span<const Form> forms() {
@@ -220,16 +291,27 @@ void Parser::instruction(ir::Entry& e) {
       fail(DiagId::sim_operand_kind, *guard, "a guard is `@%p` or `@!%p`");
   }
   const Token& opc = expect_ident("an instruction");
+  const bool is_call = opc.text == "call" || opc.text.starts_with("call.");
   std::vector<Opnd> ops;
-  if (!is(";")) {
-    do {
-      ops.push_back(operand());
-    } while (accept(","));
+  std::optional<Unsupported> unsupported;
+  if (is_call) {
+    try {
+      call(e, op, opc); // reads through the `;`
+    } catch (const Unsupported& u) {
+      unsupported = u;
+    }
+  } else {
+    if (!is(";")) {
+      do {
+        ops.push_back(operand());
+      } while (accept(","));
+    }
+    if (!is(";"))
+      fail(DiagId::sim_syntax, peek(),
+           "expected `,` or `;` after an operand, found " + describe(peek()));
+    next();
   }
-  const Token& semi = peek();
-  if (!is(";"))
-    fail(DiagId::sim_syntax, semi, "expected `,` or `;` after an operand, found " + describe(semi));
-  next();
+  const Token& semi = toks_[i_ - 1];
   // The instruction text, whitespace collapsed, for messages.
   std::string text;
   for (char c : src_.substr(start, semi.pos + 1 - start)) {
@@ -251,12 +333,18 @@ void Parser::instruction(ir::Entry& e) {
     op.guard_neg = guard->negated;
   }
   try {
-    decode(op, opc, ops);
+    if (!is_call)
+      decode(op, opc, ops);
   } catch (const Unsupported& u) {
+    unsupported = u;
+  }
+  if (unsupported) {
     op.code = ir::Code::unsupported;
     op.n = static_cast<std::int64_t>(e.texts.size());
-    e.texts.push_back(u.reason);
-    add(Severity::warning, u.id, opc.pos, opc.text.size(), u.reason);
+    e.texts.push_back(unsupported->reason);
+    add(Severity::warning, unsupported->id, opc.pos, opc.text.size(), unsupported->reason);
+  } else if (op.code == ir::Code::ret && opc.text.starts_with("exit")) {
+    op.n = 1; // exit leaves the thread even inside a call
   }
   e.ops.push_back(op);
 }
@@ -419,6 +507,21 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::shf:
     bit_qualifiers(f, op, d, opc, quals);
     break;
+  case Quals::mbarrier:
+    if (auto bad = mbarrier_qualifiers(op, quals))
+      fail(DiagId::sim_qualifier, opc, *bad);
+    d.type = *parse_type("b64");
+    break;
+  case Quals::bulk:
+    if (auto bad = bulk_qualifiers(op, d, quals))
+      fail(DiagId::sim_qualifier, opc, *bad);
+    d.type = *parse_type("u32");
+    op.type = d.type.t;
+    break;
+  case Quals::fence:
+    if (!fence_qualifiers_ok(f.mnemonic, quals))
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
+    break;
   case Quals::ldmatrix:
     ldmatrix_qualifiers(op, d, opc, quals);
     break;
@@ -472,7 +575,11 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
       space = q == "param"    ? ir::Space::param
               : q == "global" ? ir::Space::global
                               : ir::Space::shared;
-    } else if (q == "local" || q == "const" || q == "shared::cluster" || q == "tex") {
+    } else if (q == "const") {
+      if (space)
+        fail(DiagId::sim_qualifier, opc, "two state spaces");
+      space = ir::Space::global; // the module's .const variables live in the global space
+    } else if (q == "local" || q == "shared::cluster" || q == "tex") {
       throw Unsupported{DiagId::sim_unsupported_form,
                         "the ." + std::string(q) + " state space is not simulated"};
     } else if (q == "v2" || q == "v4") {
@@ -496,10 +603,6 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
   d.type = checked_type(f, opc, *type);
   op.type = d.type.t;
   op.space = space.value_or(ir::Space::generic);
-  if (op.space == ir::Space::param && op.code == ir::Code::st)
-    throw Unsupported{DiagId::sim_unsupported_form, "st.param is not simulated"};
-  if (op.space == ir::Space::param && op.vec != 1)
-    throw Unsupported{DiagId::sim_unsupported_form, "vector ld.param is not simulated"};
 }
 
 /// `{.rn|.rz|.rm|.rp}{.ftz}{.sat}.type`: float arithmetic, and integer add/sub.sat.s32.
@@ -636,7 +739,8 @@ void Parser::cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
                                  std::span<const std::string_view> quals) {
   if (!quals.empty() && quals[0] == "mbarrier")
     throw Unsupported{DiagId::sim_unsupported_form,
-                      "cp.async.mbarrier.arrive is not simulated (no mbarrier objects)"};
+                      "only cp.async.mbarrier.arrive{.noinc} of the cp.async.mbarrier forms is "
+                      "simulated"};
   std::optional<bool> cg;
   bool seen_shared = false, seen_global = false, prefetch = false;
   for (std::string_view q : quals) {
@@ -745,9 +849,10 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     arith_shape(s, op, d, opc, ops, k);
     return;
   case Shape::mov_dst:
-    if (ops[k].kind == Opnd::Kind::vec)
-      throw Unsupported{DiagId::sim_unsupported_form,
-                        "vector mov (packing registers) is not simulated"};
+    if (ops[k].kind == Opnd::Kind::vec) {
+      vector_mov(op, ops[k++], true);
+      return;
+    }
     op.dst[0] = reg(ops[k++], bits, false, "the destination");
     return;
   case Shape::src:
@@ -766,6 +871,10 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     src_slot() = address_source(ops[k++], bits);
     return;
   case Shape::mov_src:
+    if (ops[k].kind == Opnd::Kind::vec) {
+      vector_mov(op, ops[k++], false);
+      return;
+    }
     src_slot() = mov_source(d, ops[k++], bits);
     return;
   case Shape::pred: {
@@ -808,17 +917,52 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     return;
   case Shape::mem:
     op.addr = address(ops[k++], op.space, bits / 8u * op.vec);
+    if (op.space == ir::Space::param && op.code == ir::Code::st)
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        "st.param to a kernel parameter is not simulated"};
     return;
-  case Shape::cp_dst:
+  case Shape::cp_dst: {
     // Only .param accesses check their size at parse time; cp.async's are checked at issue.
-    op.addr = address(ops[k++], ir::Space::shared, 0);
+    ir::Space space = ir::Space::shared;
+    op.addr = address(ops[k++], space, 0);
     return;
-  case Shape::cp_src:
-    op.addr2 = address(ops[k++], ir::Space::global, 0);
+  }
+  case Shape::cp_src: {
+    ir::Space space = ir::Space::global;
+    op.addr2 = address(ops[k++], space, 0);
     return;
+  }
   case Shape::cp_size:
     op.cp_size = cp_size(d, ops[k++]);
     return;
+  case Shape::mbar_addr:
+    op.addr = address(ops[k++], op.space, 0);
+    return;
+  case Shape::mbar_state: {
+    const Opnd& o = ops[k++];
+    op.sink = o.kind == Opnd::Kind::name && o.name == "_" && !o.negated;
+    if (!op.sink)
+      op.dst[0] = reg(o, 64, false, "the state");
+    op.src[0].kind = ir::Val::Kind::imm; // the count when none is written
+    op.src[0].imm = 1;
+    return;
+  }
+  case Shape::opt_u32:
+    if (k < ops.size())
+      src_slot() = value(ops[k++], 32, src_roles[d.src]);
+    return;
+  case Shape::bulk_tail: {
+    ir::Space space = ir::Space::shared;
+    op.addr3 = address(ops[k++], space, 0);
+    if (k < ops.size()) {
+      if (!d.hint)
+        fail(DiagId::sim_operand_count, ops[k], "a cache policy needs .L2::cache_hint");
+      reg(ops[k++], 64, false, "the cache policy");
+    } else if (d.hint) {
+      fail(DiagId::sim_operand_count, opc, ".L2::cache_hint requires a cache-policy operand");
+    }
+    return;
+  }
   }
 }
 
@@ -848,6 +992,10 @@ void Parser::arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
   }
   case Shape::matrix_dst: {
     const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::vec && op.vec == 1) { // `{%r}` reads as the register itself
+      op.dst[0] = reg(o, 32, false, "the destination");
+      return;
+    }
     if (o.kind != Opnd::Kind::vec || o.elems.size() != op.vec)
       fail(DiagId::sim_operand_kind, o,
            "ldmatrix .x" + std::to_string(op.vec) + " needs {" + std::to_string(op.vec) +
@@ -891,7 +1039,7 @@ void Parser::arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
 
 /// cvta's source: a register may be 64 bits whatever the type.
 ir::Val Parser::address_source(const Opnd& o, unsigned bits) {
-  if (o.kind != Opnd::Kind::name || !o.name.starts_with("%"))
+  if (o.kind != Opnd::Kind::name || !is_reg_name(o.name))
     return value(o, bits, "the source");
   auto r = find_reg(o.name);
   if (!r)
@@ -977,7 +1125,7 @@ void Parser::cp_extra(ir::Op& op, const Decoded& d, const Token& opc, const std:
   if (tail == 1) {
     const Opnd& z = ops[k];
     bool is_pred = false;
-    if (z.kind == Opnd::Kind::name && z.name.starts_with("%")) {
+    if (z.kind == Opnd::Kind::name && is_reg_name(z.name)) {
       auto r = find_reg(z.name);
       is_pred = r && r->bits == 1;
     }

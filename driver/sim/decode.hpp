@@ -27,6 +27,9 @@ enum class Quals : std::uint8_t {
   cvt,      ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
   prmt,     ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
   shf,      ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
+  mbarrier, ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
+  bulk,     ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+  fence,    ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
   ldmatrix, ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`
   prefetch, ///< `{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal` (prefetchu: `.L1`)
   shfl,     ///< `.sync.up|.down|.bfly|.idx.b32`
@@ -76,6 +79,10 @@ enum class Shape : std::uint8_t {
   pos_len,      ///< two 32-bit sources: a bit position and a length (bfi)
   src_lut,      ///< a source, then lop3's immLut immediate 0..255 -> n
   src_pair,     ///< cvt to f16x2 / bf16x2: the second source (its lower half); else absent
+  mbar_addr,    ///< an mbarrier's address, in the form's space (shared or generic) -> addr
+  mbar_state,   ///< mbarrier.arrive's 64-bit state register, or the sink `_` -> dst[0] / sink
+  opt_u32,      ///< optional `src_u32` (arrive's count, 1 when absent; try_wait's time hint)
+  bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3, then the optional cache policy
   matrix_dst,   ///< ldmatrix: {r0, ...}, one 32-bit register per matrix -> dst[0..vec)
   policy,       ///< ld/st's cache-policy operand, present exactly with .L2::cache_hint
   pred_src,     ///< a predicate register, `!` allowed -> src[0] (Op::src_neg)

@@ -3,6 +3,7 @@
 
 #include "driver/sim/alu.hpp"
 #include "driver/sim/ir.hpp"
+#include "driver/sim/mbarrier.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/support/unreachable.hpp"
@@ -52,6 +53,10 @@ struct Copy {
   std::uint32_t group = 0;     ///< the thread's group number at issue
   std::uint32_t op = 0;        ///< index of the cp.async op
   std::uint32_t iteration = 0; ///< the thread's iteration of that op at issue
+  std::uint32_t clock = 0;     ///< the thread's clock at issue (mbarrier ordering)
+  std::uint64_t seq = 0;       ///< the thread's copies in issue order (cp.async.mbarrier.arrive)
+  bool bulk = false;           ///< a cp.async.bulk: completes with its mbarrier's phase only
+  std::uint64_t bar = 0;       ///< a bulk copy's mbarrier (shared offset)
 };
 
 /// One thread's access to a shared byte: who, by which op, in which iteration.
@@ -59,6 +64,7 @@ struct Access {
   std::int32_t tid = -1; ///< -1: nobody
   std::uint32_t op = 0;
   std::uint32_t iteration = 0;
+  std::uint32_t clock = 0; ///< the thread's clock then (detail::Mbarriers::ordered)
 };
 
 /// Per shared byte: who wrote it last in which phase, the two latest distinct
@@ -74,10 +80,11 @@ struct ByteState {
 };
 
 enum class State : std::uint8_t {
-  running,    ///< runs on at the next pass
-  at_barrier, ///< waits in bar.sync
-  exited,     ///< returned
-  at_warp,    ///< waits in a warp-collective instruction (ldmatrix) for its warp's other lanes
+  running,     ///< runs on at the next pass
+  at_barrier,  ///< waits in bar.sync
+  at_mbarrier, ///< waits for an mbarrier phase (test_wait / try_wait found it incomplete)
+  exited,      ///< returned
+  at_warp,     ///< waits in a warp-collective instruction (ldmatrix) for its warp's other lanes
 };
 
 struct Thread {
@@ -90,7 +97,14 @@ struct Thread {
   std::vector<Copy> copies;
   std::uint32_t open_group = 0; ///< committed groups so far (the next copy's group number)
   std::int64_t barrier = 0;
-  std::uint32_t stop_line = 0; ///< line of the bar.sync / ret where it stopped
+  std::uint32_t stop_line = 0;      ///< line of the bar.sync / ret where it stopped
+  std::uint8_t* frame = nullptr;    ///< the thread's frame area (Space::frame)
+  std::vector<std::uint32_t> calls; ///< the call stack: the pc of each active call op
+  std::uint64_t seq = 0;            ///< copies issued so far (Copy::seq)
+  std::uint64_t tracked_seq = 0;    ///< copies below this are tracked by a cp.async.mbarrier.arrive
+  std::uint64_t blocked_at = 0;     ///< at_mbarrier: Mbarriers::events() when it blocked
+  std::uint64_t false_at = ~0ull;   ///< Mbarriers::events() when its wait last returned false
+  bool wake_false = false;          ///< resumed to see its wait return false once
 };
 
 /// The coordinates of linear index `i` within `dim` (x fastest).
@@ -110,7 +124,16 @@ std::string limits_text(const std::array<std::int64_t, 3>& d) {
 /// Whether `code` touches shared memory (counted per thread for iterations).
 bool is_memory_op(ir::Code code) {
   return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async ||
-         code == ir::Code::ldmatrix;
+         code == ir::Code::ldmatrix || code == ir::Code::bulk_copy;
+}
+
+/// Whether `code` is one of the mbarrier family (the entry then keeps vector clocks).
+bool is_mbarrier_op(ir::Code code) {
+  return code == ir::Code::mbar_init || code == ir::Code::mbar_arrive ||
+         code == ir::Code::mbar_arrive_drop || code == ir::Code::mbar_arrive_tx ||
+         code == ir::Code::mbar_expect_tx || code == ir::Code::mbar_wait ||
+         code == ir::Code::mbar_wait_parity || code == ir::Code::mbar_inval ||
+         code == ir::Code::cp_mbar_arrive || code == ir::Code::bulk_copy;
 }
 
 struct ExitWarnings {
@@ -127,6 +150,7 @@ struct LaunchContext {
   /// Per op: its index among the memory ops (iteration counters), -1 for the others.
   const std::vector<std::int32_t>& slot;
   std::uint32_t slots = 0;
+  bool uses_mbarriers = false; ///< the entry has an mbarrier op (vector clocks are kept)
   SimResult& res;
   ExitWarnings& exits;
 };
@@ -139,13 +163,16 @@ public:
         smem_(c.e.shared_bytes + c.l.dynamic_shared_bytes, poison_byte),
         track_(c.e.shared_bytes + c.l.dynamic_shared_bytes),
         regfile_(static_cast<std::size_t>(c.l.block_total()) * c.e.reg_mask.size(), 0),
-        iterations_(static_cast<std::size_t>(c.l.block_total()) * c.slots, 0) {
+        frames_(static_cast<std::size_t>(c.l.block_total()) * c.e.frame_bytes, 0),
+        iterations_(static_cast<std::size_t>(c.l.block_total()) * c.slots, 0),
+        mb_(static_cast<std::uint32_t>(c.l.block_total()), c.uses_mbarriers) {
     threads_.resize(static_cast<std::size_t>(c.l.block_total()));
     for (std::uint32_t t = 0; t < threads_.size(); ++t) {
       threads_[t].tid = t;
       threads_[t].xyz = coordinates(t, c.l.block_dim);
       threads_[t].regs = regfile_.data() + static_cast<std::size_t>(t) * e_.reg_mask.size();
       threads_[t].iterations = iterations_.data() + static_cast<std::size_t>(t) * c.slots;
+      threads_[t].frame = frames_.data() + static_cast<std::size_t>(t) * e_.frame_bytes;
     }
   }
 
@@ -155,10 +182,18 @@ public:
         if (t.state == State::running)
           step(t);
       }
+      if (wake_mbarrier_waiters())
+        continue;
+      if (std::any_of(threads_.begin(), threads_.end(),
+                      [](const Thread& t) { return t.state == State::running; }))
+        continue; // lanes a warp collective released
+      for (const auto& t : threads_) {
+        if (t.state == State::at_mbarrier)
+          deadlock(t);
+      }
       const Thread* waiting = nullptr;
       const Thread* exited = nullptr;
       const Thread* in_warp = nullptr;
-      bool running = false;
       for (const auto& t : threads_) {
         if (t.state == State::at_barrier && waiting == nullptr)
           waiting = &t;
@@ -166,16 +201,15 @@ public:
           exited = &t;
         if (t.state == State::at_warp && in_warp == nullptr)
           in_warp = &t;
-        running = running || t.state == State::running; // released by a warp collective
       }
-      if (running)
-        continue;
       if (in_warp != nullptr)
         fault_at(FaultKind::barrier_divergence, *in_warp, e_.ops[in_warp->pc - 1],
                  "it waits for the other lanes of warp " + std::to_string(in_warp->tid / 32) +
                      " in a .sync.aligned instruction they do not all reach");
-      if (waiting == nullptr)
+      if (waiting == nullptr) {
+        flush_async_copies();
         return;
+      }
       if (exited != nullptr) {
         fault_at(FaultKind::barrier_divergence, *waiting, e_.ops[waiting->pc - 1],
                  "it waits at bar.sync " + std::to_string(waiting->barrier) + ", but " +
@@ -275,6 +309,30 @@ private:
       return t.tid & 31u; // warps are formed from the linear index
     case ir::Special::warpid:
       return t.tid >> 5;
+    case ir::Special::clock:
+    case ir::Special::clock64:
+    case ir::Special::globaltimer:
+      return res_.instructions_executed; // deterministic and increasing
+    case ir::Special::smid:
+      return 0;
+    case ir::Special::nsmid:
+      return 1;
+    case ir::Special::lanemask_eq:
+      return 1ull << (t.tid & 31u);
+    case ir::Special::lanemask_le:
+      return mask((t.tid & 31u) + 1);
+    case ir::Special::lanemask_lt:
+      return mask(t.tid & 31u);
+    case ir::Special::lanemask_ge:
+      return ~mask(t.tid & 31u) & 0xffffffffull;
+    case ir::Special::lanemask_gt:
+      return ~mask((t.tid & 31u) + 1) & 0xffffffffull;
+    case ir::Special::dynamic_smem_size:
+      return l_.dynamic_shared_bytes;
+    case ir::Special::total_smem_size:
+      return e_.shared_bytes + l_.dynamic_shared_bytes;
+    case ir::Special::nwarpid:
+      return (l_.block_total() + 31) / 32;
     }
     unreachable("special(): not an ir::Special value");
   }
@@ -291,7 +349,7 @@ private:
 
   std::uint64_t address(const Thread& t, const ir::Addr& a) const {
     std::uint64_t base = a.has_reg ? t.regs[a.reg] : 0;
-    return base + static_cast<std::uint64_t>(a.offset);
+    return (base + static_cast<std::uint64_t>(a.offset)) & mask(a.bits);
   }
 
   // ------------------------------------------------ memory
@@ -349,14 +407,20 @@ private:
   /// The access `op` of thread `t` is making now.
   Access now(const Thread& t, const ir::Op& op) const {
     auto index = static_cast<std::uint32_t>(&op - e_.ops.data());
-    return {static_cast<std::int32_t>(t.tid), index, t.iterations[slot_[index]]};
+    return {static_cast<std::int32_t>(t.tid), index, t.iterations[slot_[index]], mb_.clock(t.tid)};
+  }
+
+  /// Whether `a` (another thread's access) is ordered before `self` by mbarrier phases.
+  bool ordered(const Access& a, const Access& self) const {
+    return mb_.ordered(static_cast<std::uint32_t>(a.tid), a.clock,
+                       static_cast<std::uint32_t>(self.tid));
   }
 
   /// The pending copy of thread `tid` that will write shared byte `b`, as an access.
   Access pending_copy(std::int32_t tid, std::uint64_t b) const {
     for (const auto& c : threads_[static_cast<std::size_t>(tid)].copies) {
       if (b >= c.dst && b < c.dst + c.size)
-        return {tid, c.op, c.iteration};
+        return {tid, c.op, c.iteration, c.clock};
     }
     unreachable("pending_copy(): a byte marked pending has no pending copy");
   }
@@ -399,18 +463,22 @@ private:
   static std::pair<std::string_view, std::string_view> race_relation(RaceKind k) {
     switch (k) {
     case RaceKind::read_before_wait:
-      return {"to be written by a cp.async that no wait_group / wait_all has completed, issued "
-              "by",
+      return {"to be written by an async copy that no wait (wait_group / wait_all, or an "
+              "mbarrier wait on its phase) has completed, issued by",
               ""};
     case RaceKind::read_in_flight:
       return {"the destination of a pending cp.async issued by", ""};
     case RaceKind::read_after_write:
-      return {"written, with no bar.sync both passed since, by", ""};
+      return {
+          "written, with no bar.sync both passed (nor an mbarrier phase ordering them) since, by",
+          ""};
     case RaceKind::write_after_read:
-      return {"read, with no bar.sync both passed since, by",
+      return {"read, with no bar.sync both passed (nor an mbarrier phase ordering them) since, by",
               "; a refill needs a barrier after the last read"};
     case RaceKind::write_after_write:
-      return {"also written, with no bar.sync both passed since, by", ""};
+      return {"also written, with no bar.sync both passed (nor an mbarrier phase ordering them) "
+              "since, by",
+              ""};
     case RaceKind::pending_copies:
     case RaceKind::write_in_flight:
       return {"the destination of a pending cp.async issued by",
@@ -427,7 +495,8 @@ private:
         race(RaceKind::read_before_wait, t, self, b, pending_copy(s.pending, b));
       if (s.pending >= 0)
         race(RaceKind::read_in_flight, t, self, b, pending_copy(s.pending, b));
-      if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_)
+      if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
+          !ordered(s.writer, self))
         race(RaceKind::read_after_write, t, self, b, s.writer);
       if (s.rphase != phase_) {
         s.reader = self;
@@ -451,12 +520,13 @@ private:
       if (s.pending >= 0 && !(own_pending_ok && s.pending == self.tid))
         race(copy ? RaceKind::pending_copies : RaceKind::write_in_flight, t, self, b,
              pending_copy(s.pending, b));
-      if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_)
+      if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
+          !ordered(s.writer, self))
         race(RaceKind::write_after_write, t, self, b, s.writer);
       if (s.rphase == phase_ && s.reader.tid >= 0) {
-        if (s.reader.tid != self.tid)
+        if (s.reader.tid != self.tid && !ordered(s.reader, self))
           race(RaceKind::write_after_read, t, self, b, s.reader);
-        if (s.reader2.tid >= 0 && s.reader2.tid != self.tid)
+        if (s.reader2.tid >= 0 && s.reader2.tid != self.tid && !ordered(s.reader2, self))
           race(RaceKind::write_after_read, t, self, b, s.reader2);
       }
     }
@@ -484,6 +554,8 @@ private:
     const Access self = now(t, op);
     c.op = self.op;
     c.iteration = self.iteration;
+    c.clock = self.clock;
+    c.seq = t.seq++;
     if (op.zfill == ir::ZeroFill::src_size) {
       std::uint64_t s = get(t, op.zval, ir::Type{32, false});
       if (s > op.cp_size)
@@ -501,6 +573,7 @@ private:
     if (!ignored)
       check_align(t, op, src, op.cp_size, "cp.async source");
     check_shared(t, op, dst, op.cp_size, "cp.async destination");
+    not_an_mbarrier(t, op, dst, op.cp_size, "cp.async destination");
     if (c.src_bytes > 0) {
       global_bytes(t, op, src, c.src_bytes, "cp.async source");
       c.buffer = find_buffer(src, c.src_bytes);
@@ -512,7 +585,7 @@ private:
   }
 
   void perform(const Thread& t, const Copy& c) {
-    const Access self{static_cast<std::int32_t>(t.tid), c.op, c.iteration};
+    const Access self{static_cast<std::int32_t>(t.tid), c.op, c.iteration, c.clock};
     for (std::uint64_t b = c.dst; b < c.dst + c.size; ++b)
       track_[b].pending = -1;
     check_write(t, self, c.dst, c.size, true, true);
@@ -527,9 +600,15 @@ private:
 
   /// Performs the thread's copies whose group is below `limit` (all when limit is max).
   void complete(Thread& t, std::uint32_t limit) {
+    perform_if(t, [&](const Copy& c) { return !c.bulk && c.group < limit; });
+  }
+
+  /// Performs the thread's copies that satisfy `which`, in issue order.
+  template <class Which>
+  void perform_if(Thread& t, Which which) {
     std::size_t kept = 0;
     for (std::size_t k = 0; k < t.copies.size(); ++k) {
-      if (t.copies[k].group < limit)
+      if (which(t.copies[k]))
         perform(t, t.copies[k]);
       else
         t.copies[kept++] = t.copies[k];
@@ -538,12 +617,14 @@ private:
   }
 
   void exit_thread(Thread& t, std::uint32_t line) {
-    if (!t.copies.empty()) {
+    // Copies an mbarrier tracks (cp.async.mbarrier.arrive, bulk) land with their phase.
+    const auto untracked = [&](const Copy& c) { return !c.bulk && c.seq >= t.tracked_seq; };
+    if (std::any_of(t.copies.begin(), t.copies.end(), untracked)) {
       if (exits_.threads++ == 0)
         exits_.first = who(t.tid) + " at PTX line " + std::to_string(line) +
                        " (first copy: PTX line " +
                        std::to_string(e_.ops[t.copies.front().op].line) + ")";
-      complete(t, ~0u);
+      perform_if(t, untracked);
     }
     t.state = State::exited;
     t.stop_line = line;
@@ -559,6 +640,8 @@ private:
     const char* what = is_ld ? "load" : "store";
     if (op.space == ir::Space::param) {
       bytes = const_cast<std::uint8_t*>(params_.data()) + addr; // offset checked by the parser
+    } else if (op.space == ir::Space::frame) {
+      bytes = t.frame + addr; // offset checked by the parser
     } else {
       check_align(t, op, addr, total, what);
       bool shared = op.space == ir::Space::shared;
@@ -569,6 +652,7 @@ private:
       }
       if (shared) {
         check_shared(t, op, addr, total, what);
+        not_an_mbarrier(t, op, addr, total, what);
         if (is_ld) {
           on_read(t, op, addr, total);
         } else {
@@ -766,10 +850,48 @@ private:
       t.stop_line = op.line;
       return Flow::stop;
     case ir::Code::ret:
+      if (!t.calls.empty() && op.n == 0) {
+        return_from_call(t);
+        return Flow::next;
+      }
       exit_thread(t, op.line);
       return Flow::stop;
+    case ir::Code::call:
+      call(t, op);
+      return Flow::next;
+    case ir::Code::mov_unpack: {
+      const unsigned eb = w / op.vec;
+      const std::uint64_t v = raw(t, op.src[0]);
+      for (unsigned k = 0; k < op.vec; ++k)
+        set(t, op.dst[k], (v >> (k * eb)) & mask(eb));
+      return Flow::next;
+    }
+    case ir::Code::mov_pack: {
+      const unsigned eb = w / op.vec;
+      std::uint64_t v = 0;
+      for (unsigned k = 0; k < op.vec; ++k)
+        v |= (raw(t, op.src[k]) & mask(eb)) << (k * eb);
+      set(t, op.dst[0], v);
+      return Flow::next;
+    }
     case ir::Code::bra:
       t.pc = static_cast<std::uint32_t>(op.n);
+      return Flow::next;
+    case ir::Code::mbar_init:
+    case ir::Code::mbar_arrive:
+    case ir::Code::mbar_arrive_drop:
+    case ir::Code::mbar_arrive_tx:
+    case ir::Code::mbar_expect_tx:
+    case ir::Code::mbar_wait:
+    case ir::Code::mbar_wait_parity:
+    case ir::Code::mbar_inval:
+    case ir::Code::cp_mbar_arrive:
+    case ir::Code::bulk_copy:
+      return mbarrier_op(t, op);
+    case ir::Code::mbar_pending_count: // the low half of an arrival state (mbarrier.hpp)
+      set(t, op.dst[0], raw(t, op.src[0]) & 0xffffffffull);
+      return Flow::next;
+    case ir::Code::async_fence: // see instructions.def
       return Flow::next;
     case ir::Code::unsupported:
       fault_at(FaultKind::unsupported, t, op, e_.texts[static_cast<std::size_t>(op.n)]);
@@ -891,6 +1013,25 @@ private:
         set(threads_[first + l], op.dst[m], v);
       }
     }
+  }
+
+  /// A call: the arguments copied into the callee's parameters, then its first op.
+  void call(Thread& t, const ir::Op& op) {
+    const ir::Call& c = e_.calls[static_cast<std::size_t>(op.n)];
+    for (const ir::Move& m : c.in)
+      std::memmove(t.frame + m.to, t.frame + m.from, m.bytes);
+    t.calls.push_back(t.pc - 1);
+    t.pc = c.target;
+  }
+
+  /// A function's ret: its results copied to the caller, which runs on after the call.
+  void return_from_call(Thread& t) {
+    const std::uint32_t at = t.calls.back();
+    t.calls.pop_back();
+    const ir::Call& c = e_.calls[static_cast<std::size_t>(e_.ops[at].n)];
+    for (const ir::Move& m : c.out)
+      std::memmove(t.frame + m.to, t.frame + m.from, m.bytes);
+    t.pc = at + 1;
   }
 
   /// Whether `op` is the float form of an instruction that also takes integers.
@@ -1085,9 +1226,13 @@ private:
   std::vector<std::uint8_t> smem_;
   std::vector<ByteState> track_;
   std::vector<std::uint64_t> regfile_;
+  std::vector<std::uint8_t> frames_;
   std::vector<std::uint32_t> iterations_;
   std::vector<Thread> threads_;
   std::uint32_t phase_ = 0;
+  detail::Mbarriers mb_;
+
+#include "driver/sim/executor_mbarrier.inc"
 };
 
 Fault launch_fault(FaultKind k, std::string message, std::uint32_t line = 0) {
@@ -1162,6 +1307,18 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
                                  "` (entries: " + (names.empty() ? "none" : names) + ")");
     return res;
   }
+  if (!e->problems.empty()) {
+    // Only this entry's problems (and those of the .funcs it calls) refuse it.
+    const bool all_unsupported =
+        std::all_of(e->problems.begin(), e->problems.end(),
+                    [](const Diagnostic& d) { return d.id == DiagId::sim_unsupported_construct; });
+    std::string message;
+    for (const auto& d : e->problems)
+      message += (message.empty() ? "" : "\n") + ptxgen::format(d);
+    res.fault = launch_fault(all_unsupported ? FaultKind::unsupported : FaultKind::invalid_ptx,
+                             std::move(message), e->problems.front().line);
+    return res;
+  }
   if (auto bad = check_launch(*e, launch)) {
     res.fault = std::move(bad);
     return res;
@@ -1171,12 +1328,22 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
     std::memcpy(params.data() + e->params[k].offset, &launch.params[k], e->params[k].size);
   std::vector<std::int32_t> slot(e->ops.size(), -1);
   std::uint32_t slots = 0;
+  bool uses_mbarriers = false;
   for (std::size_t k = 0; k < e->ops.size(); ++k) {
     if (is_memory_op(e->ops[k].code))
       slot[k] = static_cast<std::int32_t>(slots++);
+    uses_mbarriers = uses_mbarriers || is_mbarrier_op(e->ops[k].code);
   }
   ExitWarnings exits;
-  const LaunchContext context{*e, launch, memory, params, slot, slots, res, exits};
+  // The module's own .global / .const variables: fresh copies for this launch.
+  std::vector<std::vector<std::uint8_t>> data;
+  data.reserve(m.data.size());
+  std::vector<GlobalBuffer> all = memory;
+  for (const auto& d : m.data) {
+    data.push_back(d.init);
+    all.push_back(GlobalBuffer{d.address, &data.back(), d.name});
+  }
+  const LaunchContext context{*e, launch, all, params, slot, slots, uses_mbarriers, res, exits};
   try {
     for (std::uint64_t bid = 0; bid < launch.grid_total(); ++bid) {
       Cta cta(context, bid);

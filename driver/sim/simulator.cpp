@@ -28,6 +28,8 @@ std::string_view name(FaultKind k) {
     return "invalid PTX";
   case FaultKind::invalid_launch:
     return "invalid launch";
+  case FaultKind::deadlock:
+    return "deadlock";
   }
   return "fault";
 }
@@ -59,6 +61,7 @@ FaultOrigin origin(FaultKind k) {
   case FaultKind::race:
   case FaultKind::barrier_divergence:
   case FaultKind::undefined_behavior:
+  case FaultKind::deadlock:
     return FaultOrigin::kernel;
   case FaultKind::unsupported:
   case FaultKind::instruction_limit:
@@ -79,6 +82,24 @@ ptxgen::Result<Program> Program::parse(std::string_view ptx_text) {
   auto r = ptxgen::Result<Program>::success(std::move(p));
   r.diagnostics = std::move(m.diagnostics);
   return r;
+}
+
+std::vector<UnsupportedLine> Program::unsupported(std::string_view entry) const {
+  std::vector<UnsupportedLine> out;
+  for (const auto& e : module_->entries) {
+    if (e.name != entry)
+      continue;
+    for (const auto& d : e.problems)
+      out.push_back({d.line, d.source_line, d.message});
+    for (const auto& op : e.ops) {
+      if (op.code == ir::Code::unsupported)
+        out.push_back({op.line, e.texts[op.text], e.texts[static_cast<std::size_t>(op.n)]});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const UnsupportedLine& a, const UnsupportedLine& b) {
+    return a.line < b.line;
+  });
+  return out;
 }
 
 std::vector<std::string> Program::entries() const {

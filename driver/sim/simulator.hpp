@@ -48,6 +48,21 @@
 // when the reader has the lower linear tid, and the reader's read_in_flight
 // or read_after_write when the writer has. Global memory is not race-checked.
 //
+// mbarrier objects (driver/sim/mbarrier.hpp has the rules): 8-byte objects in shared memory
+// whose state (phase, pending and expected arrivals, tx-count) is kept aside, keyed by shared
+// offset; an ld / st / cp.async touching a valid object's bytes is undefined_behavior.
+// A thread whose mbarrier.test_wait / try_wait finds its phase incomplete is descheduled
+// (the spin loop around it costs one iteration, not the instruction limit); it runs again
+// once some object changed, and, when nothing else can run, once to see the wait return
+// false. When every live thread of a CTA is blocked (mbarrier or bar.sync) and nothing can
+// change, the launch stops with a `deadlock` fault naming a blocked thread, its line and the
+// object's state. Asynchronous work an mbarrier tracks (the cp.asyncs before a
+// cp.async.mbarrier.arrive{.noinc}; cp.async.bulk ... mbarrier::complete_tx::bytes) is
+// performed as late as PTX allows, when the phase that needs it completes; until then its
+// bytes are pending exactly like a cp.async's (a read is read_before_wait for the issuing
+// thread, read_in_flight for another). A wait that sees its phase complete orders the
+// arrivals' prior accesses before the waiter's later ones (vector clocks), as bar.sync does.
+//
 // The generic address space: global addresses are the caller's buffer
 // addresses; shared memory is mapped at shared_window_base (cvta.shared /
 // cvta.to.shared convert); a generic ld/st decides by address.
@@ -72,6 +87,8 @@ struct Module;
 inline constexpr std::uint8_t poison_byte = 0xA5;
 /// Where shared memory appears in the generic address space.
 inline constexpr std::uint64_t shared_window_base = 0x0000'7e00'0000'0000ull;
+/// Where the module's own `.global` / `.const` variables live in the global space.
+inline constexpr std::uint64_t module_data_base = 0x0000'7d00'0000'0000ull;
 
 /// One global allocation: bytes [address, address + bytes->size()) are addressable.
 struct GlobalBuffer {
@@ -116,6 +133,8 @@ enum class FaultKind {
   instruction_limit,  ///< the launch ran past Launch::max_instructions (a loop that does not end?)
   invalid_ptx,        ///< malformed PTX (the parse's Diagnostics say why)
   invalid_launch,     ///< a launch that does not fit the entry (no such entry, parameters, block)
+  deadlock,           ///< every live thread of a CTA waits (mbarrier phase, bar.sync) and no
+                      ///< wait can succeed: the kernel would hang on the GPU
 };
 
 /// "misaligned address", "illegal address", "race", "barrier divergence", ...
@@ -179,6 +198,13 @@ struct SimResult {
   std::uint64_t instructions_executed = 0;
 };
 
+/// A line of an entry (or of a .func it calls) that the simulator will not run.
+struct UnsupportedLine {
+  std::uint32_t line = 0; ///< 1-based
+  std::string text;       ///< the instruction or the source line
+  std::string reason;
+};
+
 /// A parsed PTX module, ready to run. Cheap to copy (shares its parsed form).
 class Program {
 public:
@@ -188,6 +214,15 @@ public:
   /// sim_unsupported_form, sim_unsupported_operand), and fault with
   /// `unsupported` when their entry is run.
   static ptxgen::Result<Program> parse(std::string_view ptx_text);
+
+  /// Only the entry being run must be simulable: a parse problem inside one
+  /// function (an entry or a .func) is recorded for that function, and the parse
+  /// fails only when no entry can run. An entry whose own lines or whose called
+  /// .funcs have problems runs to an `unsupported` (or `invalid_ptx`) fault.
+  /// Every line of `entry` and of the .funcs it calls that will not run: the
+  /// parse problems of those functions and their unsupported instructions, in
+  /// line order. Empty for an unknown entry.
+  std::vector<UnsupportedLine> unsupported(std::string_view entry) const;
 
   /// The `.entry` names, in the order of the text.
   std::vector<std::string> entries() const;
