@@ -7,6 +7,7 @@
 
 #include "driver/sim/parser_impl.hpp"
 #include "emitter/ptx/instruction.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -41,11 +42,14 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::cp_extra:
     return {0, 2};
   case Shape::src_pair:
+  case Shape::policy:
     return {0, 1};
   case Shape::pos_len:
   case Shape::src_lut:
     return {2, 2};
   case Shape::dst_u32:
+  case Shape::matrix_dst:
+  case Shape::pred_src:
     return {1, 1};
   case Shape::dst:
   case Shape::dst_wide:
@@ -521,6 +525,44 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::space:
     space_qualifier(op, d, opc, quals);
     break;
+  case Quals::ldmatrix:
+    ldmatrix_qualifiers(op, d, opc, quals);
+    break;
+  case Quals::shfl:
+  case Quals::vote: {
+    static constexpr std::pair<std::string_view, ir::Shuffle> shuffles[] = {
+        {"up", ir::Shuffle::up},
+        {"down", ir::Shuffle::down},
+        {"bfly", ir::Shuffle::bfly},
+        {"idx", ir::Shuffle::idx}};
+    static constexpr std::pair<std::string_view, ir::Vote> votes[] = {{"all", ir::Vote::all},
+                                                                      {"any", ir::Vote::any},
+                                                                      {"uni", ir::Vote::uni},
+                                                                      {"ballot", ir::Vote::ballot}};
+    bool known = false;
+    if (quals.size() == 2) {
+      for (const auto& [text, m] : shuffles)
+        if (f.quals == Quals::shfl && text == quals[0] && quals[1] == "b32")
+          known = true, op.shuffle = m;
+      for (const auto& [text, m] : votes)
+        if (f.quals == Quals::vote && text == quals[0] &&
+            quals[1] == (m == ir::Vote::ballot ? "b32" : "pred"))
+          known = true, op.vote = m;
+    }
+    if (!known)
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
+    d.type = *parse_type(quals[1]);
+    op.type = d.type.t;
+    break;
+  }
+  case Quals::prefetch:
+    for (std::string_view q : quals) {
+      if (q != "global" && q != "L1" && q != "L2" && q != "L2::evict_last" &&
+          q != "L2::evict_normal")
+        throw Unsupported{DiagId::sim_unsupported_form,
+                          quote(opc.text) + " is not simulated (`." + std::string(q) + "`)"};
+    }
+    break;
   }
   return d;
 }
@@ -549,6 +591,8 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
                         "the ." + std::string(q) + " state space is not simulated"};
     } else if (q == "v2" || q == "v4") {
       op.vec = q == "v2" ? 2 : 4;
+    } else if (q == "L2::cache_hint") {
+      d.hint = true; // a policy operand follows the address / data
     } else if (memory_hint(q)) {
       // cache operators, eviction priorities and prefetch sizes are hints
     } else if (numeric_type(q)) {
@@ -646,6 +690,34 @@ void Parser::bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& 
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (only .b32)"};
   d.type = *parse_type("b32");
+  op.type = d.type.t;
+}
+
+/// ldmatrix.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16 (other shapes unsupported).
+void Parser::ldmatrix_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
+                                 std::span<const std::string_view> quals) {
+  std::size_t k = 0;
+  auto take = [&](std::string_view q) {
+    const bool here = k < quals.size() && quals[k] == q;
+    k += here ? 1 : 0;
+    return here;
+  };
+  if (!take("sync") || !take("aligned"))
+    fail(DiagId::sim_qualifier, opc, "ldmatrix needs .sync.aligned");
+  if (!take("m8n8"))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (only the .m8n8 shape)"};
+  op.vec = take("x1") ? 1 : take("x2") ? 2 : take("x4") ? 4 : 0;
+  if (op.vec == 0)
+    fail(DiagId::sim_qualifier, opc, "ldmatrix needs .x1, .x2 or .x4");
+  op.trans = take("trans");
+  if (!take("shared") && !take("shared::cta"))
+    fail(DiagId::sim_qualifier, opc, "ldmatrix reads .shared");
+  if (!take("b16") || k != quals.size())
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (only .b16 elements)"};
+  op.space = ir::Space::shared;
+  d.type = *parse_type("b16");
   op.type = d.type.t;
 }
 
@@ -777,31 +849,14 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     op.dst[0] = reg(ops[k++], 1, false, "the destination");
     return;
   case Shape::dst_u32:
-    op.dst[0] = reg(ops[k++], 32, false, "the destination");
-    return;
   case Shape::pos_len:
-    op.src[2] = value(ops[k++], 32, "the bit position");
-    op.src[3] = value(ops[k++], 32, "the field length");
+  case Shape::src_lut:
+  case Shape::matrix_dst:
+  case Shape::pred_src:
+  case Shape::policy:
+  case Shape::src_pair:
+    arith_shape(s, op, d, opc, ops, k);
     return;
-  case Shape::src_lut: {
-    src_slot() = value(ops[k++], bits, src_roles[d.src]);
-    const Opnd& o = ops[k++];
-    if (o.kind != Opnd::Kind::number)
-      fail(DiagId::sim_operand_kind, o, "lop3's immLut is an immediate");
-    op.n = int_literal(o);
-    if (op.n < 0 || op.n > 255)
-      fail(DiagId::sim_operand_range, o, "lop3's immLut must be in 0..255");
-    return;
-  }
-  case Shape::src_pair: {
-    const bool packed = op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2;
-    if (packed != (k < ops.size()))
-      fail(DiagId::sim_operand_count, opc,
-           quote(opc.text) + (packed ? " takes two sources" : " takes one source"));
-    if (packed)
-      op.src[1] = value(ops[k++], op.type2.bits, "the second source");
-    return;
-  }
   case Shape::mov_dst:
     if (ops[k].kind == Opnd::Kind::vec) {
       vector_mov(op, ops[k++], true);
@@ -919,6 +974,77 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     }
     return;
   }
+  }
+}
+
+/// The operand shapes of the sim-arith forms (bit operations, cvt pairs,
+/// ldmatrix, vote, cache policies).
+void Parser::arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
+                         const std::vector<Opnd>& ops, std::size_t& k) {
+  const unsigned bits = op.type.bits;
+  auto src_slot = [&]() -> ir::Val& { return op.src[d.src++]; };
+  switch (s) {
+  case Shape::dst_u32:
+    op.dst[0] = reg(ops[k++], 32, false, "the destination");
+    return;
+  case Shape::pos_len:
+    op.src[2] = value(ops[k++], 32, "the bit position");
+    op.src[3] = value(ops[k++], 32, "the field length");
+    return;
+  case Shape::src_lut: {
+    src_slot() = value(ops[k++], bits, "the third source");
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::number)
+      fail(DiagId::sim_operand_kind, o, "lop3's immLut is an immediate");
+    op.n = int_literal(o);
+    if (op.n < 0 || op.n > 255)
+      fail(DiagId::sim_operand_range, o, "lop3's immLut must be in 0..255");
+    return;
+  }
+  case Shape::matrix_dst: {
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::vec && op.vec == 1) { // `{%r}` reads as the register itself
+      op.dst[0] = reg(o, 32, false, "the destination");
+      return;
+    }
+    if (o.kind != Opnd::Kind::vec || o.elems.size() != op.vec)
+      fail(DiagId::sim_operand_kind, o,
+           "ldmatrix .x" + std::to_string(op.vec) + " needs {" + std::to_string(op.vec) +
+               " registers}");
+    for (std::size_t e = 0; e < o.elems.size(); ++e)
+      op.dst[e] = reg(o.elems[e], 32, false, "the destination");
+    return;
+  }
+  case Shape::pred_src: {
+    Opnd plain = ops[k++];
+    op.src_neg = plain.negated;
+    plain.negated = false;
+    ir::Val& v = src_slot();
+    v.kind = ir::Val::Kind::reg;
+    v.reg = reg(plain, 1, false, "the predicate");
+    return;
+  }
+  case Shape::policy:
+    if (d.hint != (k < ops.size()))
+      fail(DiagId::sim_operand_count, opc,
+           quote(opc.text) + (d.hint ? ": .L2::cache_hint needs a cache-policy operand"
+                                     : ": a cache-policy operand needs .L2::cache_hint"));
+    if (d.hint && ops[k].kind == Opnd::Kind::number)
+      ++k; // an immediate policy
+    else if (d.hint)
+      reg(ops[k++], 64, false, "the cache policy");
+    return;
+  case Shape::src_pair: {
+    const bool packed = op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2;
+    if (packed != (k < ops.size()))
+      fail(DiagId::sim_operand_count, opc,
+           quote(opc.text) + (packed ? " takes two sources" : " takes one source"));
+    if (packed)
+      op.src[1] = value(ops[k++], op.type2.bits, "the second source");
+    return;
+  }
+  default:
+    unreachable("arith_shape(): not a sim-arith operand shape");
   }
 }
 

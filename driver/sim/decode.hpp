@@ -31,6 +31,10 @@ enum class Quals : std::uint8_t {
   bulk,     ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
   fence,    ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
   space,    ///< exactly one state space (isspacep.global); the operand is a 64-bit address
+  ldmatrix, ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`
+  prefetch, ///< `{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal` (prefetchu: `.L1`)
+  shfl,     ///< `.sync.up|.down|.bfly|.idx.b32`
+  vote,     ///< `.sync.all|.any|.uni.pred` or `.sync.ballot.b32`
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -80,6 +84,9 @@ enum class Shape : std::uint8_t {
   mbar_state,   ///< mbarrier.arrive's 64-bit state register, or the sink `_` -> dst[0] / sink
   opt_u32,      ///< optional `src_u32` (arrive's count, 1 when absent; try_wait's time hint)
   bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3, then the optional cache policy
+  matrix_dst,   ///< ldmatrix: {r0, ...}, one 32-bit register per matrix -> dst[0..vec)
+  policy,       ///< ld/st's cache-policy operand, present exactly with .L2::cache_hint
+  pred_src,     ///< a predicate register, `!` allowed -> src[0] (Op::src_neg)
 };
 
 /// One instruction form: a row of instructions.def.

@@ -84,6 +84,7 @@ enum class State : std::uint8_t {
   at_barrier,  ///< waits in bar.sync
   at_mbarrier, ///< waits for an mbarrier phase (test_wait / try_wait found it incomplete)
   exited,      ///< returned
+  at_warp,     ///< waits in a warp-collective instruction (ldmatrix) for its warp's other lanes
 };
 
 struct Thread {
@@ -123,7 +124,7 @@ std::string limits_text(const std::array<std::int64_t, 3>& d) {
 /// Whether `code` touches shared memory (counted per thread for iterations).
 bool is_memory_op(ir::Code code) {
   return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async ||
-         code == ir::Code::bulk_copy;
+         code == ir::Code::ldmatrix || code == ir::Code::bulk_copy;
 }
 
 /// Whether `code` is one of the mbarrier family (the entry then keeps vector clocks).
@@ -183,18 +184,28 @@ public:
       }
       if (wake_mbarrier_waiters())
         continue;
+      if (std::any_of(threads_.begin(), threads_.end(),
+                      [](const Thread& t) { return t.state == State::running; }))
+        continue; // lanes a warp collective released
       for (const auto& t : threads_) {
         if (t.state == State::at_mbarrier)
           deadlock(t);
       }
       const Thread* waiting = nullptr;
       const Thread* exited = nullptr;
+      const Thread* in_warp = nullptr;
       for (const auto& t : threads_) {
         if (t.state == State::at_barrier && waiting == nullptr)
           waiting = &t;
         if (t.state == State::exited && exited == nullptr)
           exited = &t;
+        if (t.state == State::at_warp && in_warp == nullptr)
+          in_warp = &t;
       }
+      if (in_warp != nullptr)
+        fault_at(FaultKind::barrier_divergence, *in_warp, e_.ops[in_warp->pc - 1],
+                 "it waits for the other lanes of warp " + std::to_string(in_warp->tid / 32) +
+                     " in a .sync.aligned instruction they do not all reach");
       if (waiting == nullptr) {
         flush_async_copies();
         return;
@@ -839,8 +850,13 @@ private:
     case ir::Code::fmul:
     case ir::Code::fma:
       return arith(t, op);
-    case ir::Code::nanosleep: // a hint: this scheduler runs the others meanwhile anyway
+    case ir::Code::nanosleep: // hints: the scheduler runs the others anyway, and
+    case ir::Code::prefetch:  // a prefetch of a bad address does not fault either
       return Flow::next;
+    case ir::Code::ldmatrix:
+    case ir::Code::shfl:
+    case ir::Code::vote:
+      return warp_collective(t, op);
     case ir::Code::bar:
       t.state = State::at_barrier;
       t.barrier = op.n >= 0 ? op.n : static_cast<std::int64_t>(raw(t, op.src[0]) & mask(32));
@@ -909,6 +925,122 @@ private:
       fault_at(FaultKind::unsupported, t, op, e_.texts[static_cast<std::size_t>(op.n)]);
     }
     return Flow::next;
+  }
+
+  /// A warp-collective instruction (ldmatrix): the thread waits until every
+  /// lane of its warp is at the same instruction; the last to arrive performs
+  /// it for the warp, and all run on.
+  Flow warp_collective(Thread& t, const ir::Op& op) {
+    t.state = State::at_warp;
+    t.stop_line = op.line;
+    const std::size_t first = t.tid & ~31u;
+    const std::size_t last = std::min<std::size_t>(first + 32, threads_.size());
+    for (std::size_t k = first; k < last; ++k) {
+      const Thread& u = threads_[k];
+      if (u.state == State::exited || (u.state == State::at_warp && u.pc != t.pc))
+        fault_at(FaultKind::barrier_divergence, t, op,
+                 "every lane of the warp must execute this .sync.aligned instruction together, "
+                 "but " +
+                     other(u.tid) + " is at PTX line " + std::to_string(u.stop_line));
+      if (u.state != State::at_warp)
+        return Flow::stop;
+    }
+    if (op.code == ir::Code::ldmatrix)
+      load_matrices(first, last, op);
+    else
+      exchange(first, last, op);
+    for (std::size_t k = first; k < last; ++k)
+      threads_[k].state = State::running;
+    return Flow::next;
+  }
+
+  /// shfl.sync and vote.sync for the warp of lanes [first, last) (PTX ISA
+  /// pseudocode; a lane outside the warp reads its own value).
+  void exchange(std::size_t first, std::size_t last, const ir::Op& op) {
+    std::uint64_t result[32] = {};
+    const std::size_t lanes = last - first;
+    std::uint32_t ballot = 0;
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const Thread& u = threads_[first + l];
+      if (op.code == ir::Code::vote)
+        ballot |= static_cast<std::uint32_t>((u.regs[op.src[0].reg] != 0) != op.src_neg) << l;
+    }
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const Thread& u = threads_[first + l];
+      if (op.code == ir::Code::vote) {
+        const std::uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
+        result[l] = op.vote == ir::Vote::ballot ? ballot
+                    : op.vote == ir::Vote::all  ? ballot == all
+                    : op.vote == ir::Vote::any  ? ballot != 0
+                                                : (ballot == 0 || ballot == all);
+        continue;
+      }
+      const auto lane = static_cast<std::int64_t>(l);
+      const auto b = static_cast<std::int64_t>(raw(u, op.src[1]) & 31);
+      const std::uint64_t c = raw(u, op.src[2]);
+      const std::int64_t seg = static_cast<std::int64_t>((c >> 8) & 31);
+      const std::int64_t max_lane = (lane & seg) | (static_cast<std::int64_t>(c & 31) & ~seg);
+      const std::int64_t min_lane = lane & seg;
+      std::int64_t j = lane;
+      bool ok = false;
+      switch (op.shuffle) {
+      case ir::Shuffle::up:
+        j = lane - b;
+        ok = j >= max_lane;
+        break;
+      case ir::Shuffle::down:
+        j = lane + b;
+        ok = j <= max_lane;
+        break;
+      case ir::Shuffle::bfly:
+        j = lane ^ b;
+        ok = j <= max_lane;
+        break;
+      case ir::Shuffle::idx:
+        j = min_lane | (b & ~seg);
+        ok = j <= max_lane;
+        break;
+      }
+      if (!ok || j < 0 || j >= static_cast<std::int64_t>(lanes))
+        j = lane;
+      result[l] = raw(threads_[first + static_cast<std::size_t>(j)], op.src[0]);
+    }
+    for (std::size_t l = 0; l < lanes; ++l)
+      set(threads_[first + l], op.dst[0], result[l]);
+  }
+
+  /// ldmatrix for the warp of lanes [first, last): lane i (< 8 * Op::vec) gives
+  /// the address of row i % 8 of matrix i / 8 (16 bytes); lane l receives of
+  /// each matrix row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1, or with .trans
+  /// column l / 4 of rows 2 (l % 4) and 2 (l % 4) + 1 (the first in the low half).
+  void load_matrices(std::size_t first, std::size_t last, const ir::Op& op) {
+    std::uint64_t rows[32] = {};
+    const std::size_t lanes = last - first;
+    for (std::size_t i = 0; i < 8u * op.vec; ++i) {
+      if (i >= lanes)
+        fault_at(FaultKind::undefined_behavior, threads_[first], op,
+                 "ldmatrix .x" + std::to_string(op.vec) + " takes row addresses from lanes 0.." +
+                     std::to_string(8 * op.vec - 1) + "; this warp has " + std::to_string(lanes) +
+                     " lanes");
+      const Thread& u = threads_[first + i];
+      rows[i] = address(u, op.addr);
+      check_align(u, op, rows[i], 16, "ldmatrix row");
+      check_shared(u, op, rows[i], 16, "ldmatrix row");
+      on_read(u, op, rows[i], 16);
+    }
+    auto u16 = [&](std::uint64_t a) {
+      return static_cast<std::uint32_t>(smem_[a] | (smem_[a + 1] << 8));
+    };
+    for (std::size_t l = 0; l < lanes; ++l) {
+      for (std::uint32_t m = 0; m < op.vec; ++m) {
+        const std::uint64_t* r = rows + 8 * m;
+        const std::uint32_t v =
+            op.trans
+                ? u16(r[2 * (l % 4)] + 2 * (l / 4)) | u16(r[2 * (l % 4) + 1] + 2 * (l / 4)) << 16
+                : u16(r[l / 4] + 4 * (l % 4)) | u16(r[l / 4] + 4 * (l % 4) + 2) << 16;
+        set(threads_[first + l], op.dst[m], v);
+      }
+    }
   }
 
   /// A call: the arguments copied into the callee's parameters, then its first op.

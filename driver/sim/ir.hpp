@@ -70,6 +70,22 @@ enum class Round : std::uint8_t {
   rpi,  ///< to the integer toward +infinity
 };
 
+/// shfl.sync's mode: which lane a lane reads from.
+enum class Shuffle : std::uint8_t {
+  up,   ///< lane - b
+  down, ///< lane + b
+  bfly, ///< lane ^ b
+  idx,  ///< lane b of the segment
+};
+
+/// vote.sync's mode.
+enum class Vote : std::uint8_t {
+  all,    ///< the predicate holds on every lane
+  any,    ///< on some lane
+  uni,    ///< on all lanes or on none
+  ballot, ///< the lanes where it holds, as a b32 mask
+};
+
 /// prmt's mode: the generic byte permute, or one of the specialised ones.
 enum class Permute : std::uint8_t {
   generic, ///< four 4-bit selectors in c[15:0]
@@ -200,6 +216,10 @@ struct Op {
   Addr addr3;         ///< cp.async.bulk's mbarrier (its destination in addr, source in addr2)
   bool noinc = false; ///< cp.async.mbarrier.arrive.noinc
   bool sink = false;  ///< mbarrier.arrive's state destination is the sink `_`
+  bool trans = false; ///< ldmatrix .trans (Op::vec: the matrix count)
+  Shuffle shuffle = Shuffle::idx; ///< shfl.sync's mode
+  Vote vote = Vote::all;          ///< vote.sync's mode
+  bool src_neg = false;           ///< vote.sync's predicate source is `!%p`
 };
 
 struct Param {

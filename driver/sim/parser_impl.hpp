@@ -179,8 +179,12 @@ private:
                        std::span<const std::string_view> quals);
   /// `.local {.align N} .type name{[N]};` in a body: bytes of the thread's frame.
   void local_decl(ir::Entry& e);
+  void ldmatrix_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
+                           std::span<const std::string_view> quals);
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
              std::size_t& k);
+  void arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
+                   std::size_t& k);
   ir::Val address_source(const Opnd& o, unsigned bits);
   ir::Val mov_source(const Decoded& d, const Opnd& o, unsigned bits);
   /// `mov.bN {a, b..}, x` (unpack, `is_dst`) or `mov.bN x, {a, b..}` (pack).

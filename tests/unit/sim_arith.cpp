@@ -302,6 +302,10 @@ TEST_CASE("the instructions decode and run: a kernel over registers, results sto
 	fma.rn.f32 %f3, %f1, %f1, %f1;
 	mov.b32 %r14, %f3;
 	nanosleep.u32 100;
+	prefetch.global.L2::evict_last [%rd1];
+	createpolicy.fractional.L2::evict_last.b64 %rd2, 1.0;
+	ld.global.L2::cache_hint.u32 %r15, [%rd1+4], %rd2;
+	st.global.L2::cache_hint.u32 [%rd1+4], %r15, %rd2;
 	ld.global.nc.L1::no_allocate.v2.u32 {%r1, %r2}, [%rd1];
 	st.global.v4.u32 [%rd1], {%r3, %r4, %r5, %r6};
 	st.global.v4.u32 [%rd1+16], {%r7, %r8, %r9, %r10};
@@ -329,4 +333,208 @@ TEST_CASE("the instructions decode and run: a kernel over registers, results sto
   CHECK(got[9] == 2);          // 1.0 < 2^-24 is false, and neither is NaN
   CHECK(got[10] == 1);
   CHECK(got[11] == 0x40000000); // 1*1+1
+}
+
+namespace {
+
+/// One warp: thread t stores row (t + 1) % 32 of four 8x8 b16 matrices laid out
+/// row after row in shared `s` (element (m, row, col) holds m*64 + row*8 + col),
+/// then (with `barrier`) bar.sync, then every lane gives the address of row
+/// `lane` (matrix lane / 8, row lane % 8) to `ldmatrix` and stores what it got.
+std::string ldmatrix_kernel(const std::string& ldmatrix, bool barrier, const std::string& guard) {
+  return R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_out)
+{
+	.reg .pred %p<4>;
+	.reg .b16 %h<4>;
+	.reg .b32 %r<32>;
+	.reg .b64 %rd<8>;
+	.shared .align 16 .b8 s[512];
+	ld.param.u64 %rd1, [k_out];
+	mov.u32 %r1, %tid.x;
+	add.u32 %r2, %r1, 1;
+	and.b32 %r2, %r2, 31;
+	mov.u32 %r3, 0;
+$L_fill:
+	shl.b32 %r4, %r2, 3;
+	add.u32 %r4, %r4, %r3;
+	cvt.u16.u32 %h1, %r4;
+	shl.b32 %r5, %r4, 1;
+	mov.u32 %r6, s;
+	add.u32 %r5, %r5, %r6;
+	st.shared.u16 [%r5], %h1;
+	add.u32 %r3, %r3, 1;
+	setp.lt.u32 %p1, %r3, 8;
+	@%p1 bra $L_fill;
+)" + std::string(barrier ? "\tbar.sync 0;\n" : "") +
+         "\tshl.b32 %r7, %r1, 4;\n\tadd.u32 %r7, %r7, %r6;\n\tsetp.eq.u32 %p2, %r1, 0;\n\t" +
+         guard + ldmatrix + R"(
+	mul.wide.u32 %rd2, %r1, 16;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.v4.u32 [%rd3], {%r10, %r11, %r12, %r13};
+	ret;
+}
+)";
+}
+
+} // namespace
+
+TEST_CASE("ldmatrix: the manual's fragment layout, .trans, .x1/.x2/.x4, races, convergence") {
+  std::vector<std::uint8_t> out(32 * 16, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  l.block_dim = {32, 1, 1};
+  auto lane_reg = [&](std::uint32_t lane, std::uint32_t m) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, out.data() + 16 * lane + 4 * m, 4);
+    return v;
+  };
+  auto element = [](std::uint32_t m, std::uint32_t row, std::uint32_t col) {
+    return m * 64 + row * 8 + col;
+  };
+  SUBCASE("x4: lane l holds row l/4, columns 2(l%4) and 2(l%4)+1 of each matrix") {
+    SimResult r = run(
+        ldmatrix_kernel("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10, %r11, %r12, %r13}, [%r7];",
+                        true, ""),
+        "k", l, mem);
+    REQUIRE_MESSAGE(!r.fault, r.fault->message);
+    CHECK(lane_reg(5, 2) == 0x008B008A); // matrix 2, row 1, columns 2 and 3: 138, 139
+    CHECK(lane_reg(0, 0) == 0x00010000);
+    CHECK(lane_reg(31, 3) == 0x00FF00FE); // row 7, columns 6 and 7 of matrix 3
+    for (std::uint32_t lane = 0; lane < 32; ++lane)
+      for (std::uint32_t m = 0; m < 4; ++m)
+        CHECK(lane_reg(lane, m) == (element(m, lane / 4, 2 * (lane % 4)) |
+                                    element(m, lane / 4, 2 * (lane % 4) + 1) << 16));
+  }
+  SUBCASE(".trans: lane l holds column l/4 of rows 2(l%4) and 2(l%4)+1") {
+    SimResult r = run(
+        ldmatrix_kernel(
+            "ldmatrix.sync.aligned.m8n8.x4.trans.shared::cta.b16 {%r10, %r11, %r12, %r13}, [%r7];",
+            true, ""),
+        "k", l, mem);
+    REQUIRE_MESSAGE(!r.fault, r.fault->message);
+    CHECK(lane_reg(5, 2) == 0x00990091); // matrix 2, rows 2 and 3, column 1: 145, 153
+    for (std::uint32_t lane = 0; lane < 32; ++lane)
+      for (std::uint32_t m = 0; m < 4; ++m)
+        CHECK(lane_reg(lane, m) == (element(m, 2 * (lane % 4), lane / 4) |
+                                    element(m, 2 * (lane % 4) + 1, lane / 4) << 16));
+  }
+  SUBCASE(".x2 and .x1 use the first 16 / 8 lanes' addresses") {
+    SimResult r = run(
+        ldmatrix_kernel("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r10, %r11}, [%r7];", true, ""),
+        "k", l, mem);
+    REQUIRE_MESSAGE(!r.fault, r.fault->message);
+    CHECK(lane_reg(31, 1) == 0x007F007E); // matrix 1, row 7, columns 6, 7: 126, 127
+    r = run(
+        ldmatrix_kernel("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r10}, [%r7];", true, ""),
+        "k", l, mem);
+    REQUIRE_MESSAGE(!r.fault, r.fault->message);
+    CHECK(lane_reg(9, 0) == 0x001A0012); // rows 2 and 3, column 2: 18, 26
+  }
+  SUBCASE("without the bar.sync, reading rows another thread stored is a race") {
+    SimResult r = run(
+        ldmatrix_kernel("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10, %r11, %r12, %r13}, [%r7];",
+                        false, ""),
+        "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::race);
+    REQUIRE(r.fault->race);
+    CHECK(r.fault->race->kind == RaceKind::read_after_write);
+  }
+  SUBCASE("a lane that skips it leaves the others waiting: barrier divergence") {
+    SimResult r = run(
+        ldmatrix_kernel("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10, %r11, %r12, %r13}, [%r7];",
+                        true, "@%p2 "),
+        "k", l, mem);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::barrier_divergence);
+  }
+}
+
+namespace {
+
+/// One warp: lane l holds 10 l + 1 in %r1 and p = (l % 3 == 0); `body`
+/// computes %r2 from them; each lane stores %r2 at out[4 l].
+std::string warp_kernel(const std::string& body) {
+  return R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_out)
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [k_out];
+	mov.u32 %r0, %tid.x;
+	mad.lo.s32 %r1, %r0, 10, 1;
+	rem.u32 %r3, %r0, 3;
+	setp.eq.u32 %p1, %r3, 0;
+)" + body +
+         R"(
+	mul.wide.u32 %rd2, %r0, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r2;
+	ret;
+}
+)";
+}
+
+} // namespace
+
+TEST_CASE("shfl.sync and vote.sync: the manual's lane arithmetic, worked by hand") {
+  std::vector<std::uint8_t> out(32 * 4, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  l.block_dim = {32, 1, 1};
+  auto lane = [&](std::uint32_t k) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, out.data() + 4 * k, 4);
+    return v;
+  };
+  auto go = [&](const std::string& body) {
+    SimResult r = run(warp_kernel(body), "k", l, mem);
+    REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  };
+  SUBCASE("down 1, clamp 31: lane 31 keeps its own") {
+    go("\tshfl.sync.down.b32 %r2, %r1, 1, 0x1f, 0xffffffff;");
+    CHECK(lane(0) == 11);
+    CHECK(lane(30) == 311);
+    CHECK(lane(31) == 311);
+  }
+  SUBCASE("up 1, c = 0: lane 0 keeps its own") {
+    go("\tshfl.sync.up.b32 %r2, %r1, 1, 0, 0xffffffff;");
+    CHECK(lane(0) == 1);
+    CHECK(lane(1) == 1);
+    CHECK(lane(31) == 301);
+  }
+  SUBCASE("bfly 16 and idx 5") {
+    go("\tshfl.sync.bfly.b32 %r2, %r1, 16, 0x1f, 0xffffffff;");
+    CHECK(lane(3) == 191);
+    CHECK(lane(19) == 31);
+    go("\tshfl.sync.idx.b32 %r2, %r1, 5, 0x1f, 0xffffffff;");
+    CHECK(lane(0) == 51);
+    CHECK(lane(31) == 51);
+  }
+  SUBCASE("idx 2 within segments of 8 (c = 0x181f)") {
+    go("\tshfl.sync.idx.b32 %r2, %r1, 2, 0x181f, 0xffffffff;");
+    CHECK(lane(0) == 21);
+    CHECK(lane(9) == 101);  // lane 10
+    CHECK(lane(31) == 261); // lane 26
+  }
+  SUBCASE("vote: p holds on lanes 0, 3, 6, ..., 30") {
+    go("\tvote.sync.ballot.b32 %r2, %p1, 0xffffffff;");
+    CHECK(lane(7) == 0x49249249);
+    go("\tvote.sync.ballot.b32 %r2, !%p1, 0xffffffff;");
+    CHECK(lane(7) == 0xB6DB6DB6);
+    go("\tvote.sync.any.pred %p2, %p1, 0xffffffff;\n\tselp.u32 %r2, 1, 0, %p2;");
+    CHECK(lane(4) == 1);
+    go("\tvote.sync.all.pred %p2, %p1, 0xffffffff;\n\tselp.u32 %r2, 1, 0, %p2;");
+    CHECK(lane(4) == 0);
+    go("\tvote.sync.uni.pred %p2, %p1, 0xffffffff;\n\tselp.u32 %r2, 1, 0, %p2;");
+    CHECK(lane(4) == 0);
+  }
 }

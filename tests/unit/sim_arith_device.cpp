@@ -28,14 +28,17 @@ struct Form {
   dev::Gen gen;
   const char* text;
   bool setp;
+  unsigned matrices = 0; ///< ldmatrix: registers per lane
 };
 
 const Form forms[] = {
 #define ARITH_FORM(id, kind, gen, text) {#id, dev::kind, dev::gen, text, false},
 #define ARITH_SETP(id, kind, gen, op) {#id, dev::kind, dev::gen, op, true},
+#define ARITH_LDMATRIX(id, op, n) {#id, dev::K_LDMATRIX, dev::G_INT, op, false, n},
 #include "tools/sim_arith_device/forms.def"
 #undef ARITH_FORM
 #undef ARITH_SETP
+#undef ARITH_LDMATRIX
 };
 
 /// The register holding a value of `bits` for operand slot k (k = 0: the destination).
@@ -52,8 +55,45 @@ std::string reg(unsigned bits, unsigned k) {
   }
 }
 
+/// K_LDMATRIX (tools/sim_arith_device/format.hpp): 8 warps per CTA, each fills
+/// its 512-byte tile from its inputs, then ldmatrix on the rows they pick.
+std::string ldmatrix_kernel_for(const Form& f) {
+  std::ostringstream o;
+  o << ".version 8.0\n.target sm_90\n.address_size 64\n"
+       ".visible .entry k(.param .u64 k_in, .param .u64 k_out)\n{\n"
+       "\t.reg .b32 %r<24>;\n\t.reg .b64 %rd<24>;\n\t.shared .align 16 .b8 tile[4096];\n"
+       "\tld.param.u64 %rd1, [k_in];\n\tld.param.u64 %rd2, [k_out];\n"
+       "\tmov.u32 %r0, %ctaid.x;\n\tmov.u32 %r2, %tid.x;\n"
+       "\tshr.u32 %r3, %r2, 5;\n\tand.b32 %r4, %r2, 31;\n"
+       "\tshl.b32 %r5, %r0, 3;\n\tadd.u32 %r5, %r5, %r3;\n" // the warp w
+       "\tmul.wide.u32 %rd3, %r5, 2048;\n\tadd.s64 %rd4, %rd1, %rd3;\n"
+       "\tmul.wide.u32 %rd5, %r4, 16;\n\tadd.s64 %rd6, %rd4, %rd5;\n"
+       "\tld.global.v2.u64 {%rd7, %rd8}, [%rd6];\n"
+       "\tmov.u32 %r6, tile;\n\tshl.b32 %r7, %r3, 9;\n\tadd.u32 %r7, %r7, %r6;\n"
+       "\tshl.b32 %r8, %r4, 4;\n\tadd.u32 %r9, %r7, %r8;\n"
+       "\tst.shared.v2.u64 [%r9], {%rd7, %rd8};\n\tbar.sync 0;\n"
+       "\tmul.wide.u32 %rd9, %r4, 8;\n\tadd.s64 %rd10, %rd4, %rd9;\n"
+       "\tld.global.u64 %rd11, [%rd10+512];\n\tcvt.u32.u64 %r10, %rd11;\n"
+       "\tand.b32 %r10, %r10, 31;\n\tshl.b32 %r10, %r10, 4;\n\tadd.u32 %r11, %r7, %r10;\n"
+       "\tmov.u32 %r12, 0;\n\tmov.u32 %r13, 0;\n\tmov.u32 %r14, 0;\n\tmov.u32 %r15, 0;\n"
+    << "\t" << f.text << " {";
+  for (unsigned k = 0; k < f.matrices; ++k)
+    o << (k == 0 ? "" : ", ") << "%r" << 12 + k;
+  o << "}, [%r11];\n"
+       "\tcvt.u64.u32 %rd12, %r12;\n\tcvt.u64.u32 %rd13, %r13;\n\tshl.b64 %rd13, %rd13, 32;\n"
+       "\tor.b64 %rd12, %rd12, %rd13;\n"
+       "\tcvt.u64.u32 %rd14, %r14;\n\tcvt.u64.u32 %rd15, %r15;\n\tshl.b64 %rd15, %rd15, 32;\n"
+       "\tor.b64 %rd14, %rd14, %rd15;\n"
+       "\tmul.wide.u32 %rd16, %r5, 512;\n\tadd.s64 %rd17, %rd2, %rd16;\n"
+       "\tadd.s64 %rd17, %rd17, %rd5;\n\tst.global.v2.u64 [%rd17], {%rd12, %rd14};\n"
+       "\tret;\n}\n";
+  return o.str();
+}
+
 /// One thread per input: loads its operands, runs the form, stores the result as a u64.
 std::string kernel_for(const Form& f) {
+  if (f.kind == dev::K_LDMATRIX)
+    return ldmatrix_kernel_for(f);
   const dev::Shape s = dev::shape(f.kind);
   std::ostringstream o;
   o << ".version 8.0\n.target sm_90\n.address_size 64\n"
@@ -101,7 +141,9 @@ std::vector<std::uint64_t> simulate(const Form& f, const std::vector<std::uint64
   std::memcpy(in_bytes.data(), in.data(), in_bytes.size());
   std::vector<GlobalBuffer> mem = {{0x100000, &in_bytes, "in"}, {0x1000000, &out_bytes, "out"}};
   Launch l;
-  l.grid_dim = {static_cast<std::uint32_t>(n / 256), 1, 1};
+  l.grid_dim = {
+      static_cast<std::uint32_t>(f.kind == dev::K_LDMATRIX ? dev::ldmatrix_warps / 8 : n / 256), 1,
+      1};
   l.block_dim = {256, 1, 1};
   l.params = {0x100000, 0x1000000};
   const std::string ptx = kernel_for(f);

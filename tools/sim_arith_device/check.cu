@@ -41,11 +41,36 @@ typedef unsigned long long u64;
     const u64* x = in + 4 * i;                                                                     \
     BODY_##kind(text)                                                                              \
   }
+#define LDM_1(op) asm volatile(op " {%0}, [%1];" : "=r"(d[0]) : "r"(a))
+#define LDM_2(op) asm volatile(op " {%0, %1}, [%2];" : "=r"(d[0]), "=r"(d[1]) : "r"(a))
+#define LDM_4(op)                                                                                  \
+  asm volatile(op " {%0, %1, %2, %3}, [%4];"                                                      \
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                    \
+               : "r"(a))
+#define LDMATRIX(id, op, n)                                                                        \
+  __global__ void k_##id(const u64* in, u64* out) {                                                \
+    __shared__ u64 tile[8][64];                                                                    \
+    const unsigned lane = threadIdx.x % 32, wb = threadIdx.x / 32;                                 \
+    const unsigned w = blockIdx.x * (blockDim.x / 32) + wb;                                        \
+    const u64* x = in + 256 * w;                                                                   \
+    tile[wb][2 * lane] = x[2 * lane];                                                              \
+    tile[wb][2 * lane + 1] = x[2 * lane + 1];                                                      \
+    __syncwarp();                                                                                  \
+    const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(&tile[wb][0])) +             \
+                       16 * static_cast<unsigned>(x[64 + lane] % 32);                              \
+    unsigned d[4] = {0, 0, 0, 0};                                                                  \
+    LDM_##n(op);                                                                                   \
+    out[64 * w + 2 * lane] = (static_cast<u64>(d[1]) << 32) | d[0];                                \
+    out[64 * w + 2 * lane + 1] = (static_cast<u64>(d[3]) << 32) | d[2];                            \
+  }
+
 #define ARITH_FORM(id, kind, gen, text) KERNEL(id, kind, text)
 #define ARITH_SETP(id, kind, gen, op) KERNEL(id, kind, op)
+#define ARITH_LDMATRIX(id, op, n) LDMATRIX(id, op, n)
 #include "forms.def"
 #undef ARITH_FORM
 #undef ARITH_SETP
+#undef ARITH_LDMATRIX
 
 struct Entry {
   const char* id;
@@ -58,9 +83,11 @@ struct Entry {
 static const Entry entries[] = {
 #define ARITH_FORM(id, kind, gen, text) {#id, kind, gen, text, k_##id},
 #define ARITH_SETP(id, kind, gen, op) {#id, kind, gen, op, k_##id},
+#define ARITH_LDMATRIX(id, op, n) {#id, K_LDMATRIX, G_INT, op, k_##id},
 #include "forms.def"
 #undef ARITH_FORM
 #undef ARITH_SETP
+#undef ARITH_LDMATRIX
 };
 
 static bool ok(cudaError_t e, const char* what) {
@@ -91,7 +118,10 @@ int main(int argc, char** argv) {
     r.out.assign(n, 0);
     if (!ok(cudaMemcpy(din, in.data(), in.size() * 8, cudaMemcpyHostToDevice), "copy in"))
       return 1;
-    e.kernel<<<n / 256, 256>>>(din, dout);
+    if (e.kind == K_LDMATRIX)
+      e.kernel<<<ldmatrix_warps / 8, 256>>>(din, dout);
+    else
+      e.kernel<<<n / 256, 256>>>(din, dout);
     if (!ok(cudaGetLastError(), e.id) || !ok(cudaDeviceSynchronize(), e.id) ||
         !ok(cudaMemcpy(r.out.data(), dout, n * 8, cudaMemcpyDeviceToHost), "copy out"))
       return 1;

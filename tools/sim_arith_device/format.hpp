@@ -35,7 +35,14 @@ enum Kind : std::uint32_t {
   K_P_32_32,
   K_P_16_16,
   K_P_64_64,
+  K_LDMATRIX, ///< ldmatrix, one warp per 256 inputs (below)
 };
+
+/// K_LDMATRIX: warp w takes inputs [256 w, 256 w + 256): the first 64 are its
+/// 512-byte shared tile (32 rows of 16 bytes), input 64 + lane % 32 picks the
+/// row whose address the lane gives (its value mod 32). Lane l of warp w
+/// writes results 64 w + 2 l (registers d1:d0) and 64 w + 2 l + 1 (d3:d2).
+constexpr std::uint32_t ldmatrix_warps = 32;
 
 struct Shape {
   unsigned dst;    ///< destination bits (1: predicate)
@@ -78,6 +85,8 @@ inline Shape shape(Kind k) {
     return {1, {16, 16, 0, 0}};
   case K_P_64_64:
     return {1, {64, 64, 0, 0}};
+  case K_LDMATRIX:
+    return {64, {64, 64, 64, 64}};
   }
   return {32, {0, 0, 0, 0}};
 }
@@ -289,7 +298,7 @@ inline bool read_file(const char* path, std::vector<Record>& recs) {
     r.text = str();
     r.kind = static_cast<Kind>(u32());
     const std::uint32_t n = u32();
-    ok = ok && n <= 1u << 20 && r.kind <= K_P_64_64 && std::fread(&r.input_hash, 8, 1, f) == 1;
+    ok = ok && n <= 1u << 20 && r.kind <= K_LDMATRIX && std::fread(&r.input_hash, 8, 1, f) == 1;
     r.out.assign(ok ? n : 0, 0);
     for (std::uint64_t& v : r.out)
       ok = ok && std::fread(&v, result_bytes(r.kind), 1, f) == 1;
