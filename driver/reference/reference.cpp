@@ -56,6 +56,7 @@ struct RefBarrier {
   std::int64_t count = 0;   ///< arrivals per phase
   std::int64_t pending = 0; ///< arrivals the current phase still needs
   std::int64_t phase = 0;   ///< the current phase's index (its parity is phase % 2)
+  std::int64_t unfired = 0; ///< copy_arrives on it whose copies have not all landed
 };
 
 /// The deferred arrival of one thread's copy_arrive: it arrives when its copies have landed.
@@ -494,8 +495,7 @@ private:
                         return where(bid, tid) + " reads " + byte_text(b, off) + ", which op " +
                                std::to_string(h.pending_op[off] + 1) + "'s copy by thread " +
                                std::to_string(h.pending_tid[off]) +
-                               " will write: its group is not yet waited" +
-                               pending_cause(cta, h, off);
+                               " will write: it is not yet waited" + pending_cause(cta, h, off);
                       });
       }
       const std::int32_t guard = h.guard_barrier[off];
@@ -531,6 +531,15 @@ private:
   /// the count that would have completed it, or no wait since its commit.
   static std::string pending_cause(const Cta& cta, const ref::SharedBytes& h, std::int64_t off) {
     const ThreadState& ts = cta.threads[static_cast<std::size_t>(h.pending_tid[off])];
+    for (const Chunk& c : ts.queue) {
+      if (c.op != static_cast<std::size_t>(h.pending_op[off]) || c.deferred.empty() ||
+          std::find(c.dst_off.begin(), c.dst_off.end(), off) == c.dst_off.end()) {
+        continue;
+      }
+      return " (a copy_arrive on barrier '" +
+             cta.barriers[cta.deferred[c.deferred.front()].barrier].name +
+             "' tracks it: read it after the mbarrier_wait for that phase)";
+    }
     const std::int64_t group = h.pending_group[off];
     if (ts.live.op == ref::none || group >= ts.live.open) {
       return " (no wait_group since its commit_group)";
@@ -739,6 +748,7 @@ private:
     if (def.fired)
       return;
     def.fired = true;
+    --cta.barriers[def.barrier].unfired;
     arrive_on(cta, def.barrier);
   }
 
@@ -781,6 +791,14 @@ private:
       bar.count = m.count.value;
       bar.pending = m.count.value;
       bar.phase = 0;
+      // The phases seen, and the bytes they guard, were the old initialisation's: a thread
+      // that waited for them has seen those bytes.
+      for (ThreadState& ts : cta_state_.threads)
+        ts.waited.erase(*id);
+      for (Buffer& b : cta_state_.shared)
+        for (auto& g : b.hz.guard_barrier)
+          if (g == static_cast<std::int32_t>(*id))
+            g = ref::none;
     }
   }
 
@@ -794,6 +812,7 @@ private:
         ++cta_state_.barriers[*id].pending;
       const std::size_t d = cta_state_.deferred.size();
       cta_state_.deferred.push_back({*id, op, 0, false});
+      ++cta_state_.barriers[*id].unfired;
       for (Chunk& c : cta_state_.threads[static_cast<std::size_t>(tid)].queue) {
         c.deferred.push_back(d);
         ++cta_state_.deferred[d].remaining;
@@ -847,6 +866,8 @@ private:
 
   /// Lands every copy that an unfired copy_arrive on barrier `id` waits for.
   void land_tracked(std::size_t id) {
+    if (cta_state_.barriers[id].unfired == 0)
+      return;
     for (std::int64_t t = 0; t < k_.block; ++t) {
       perform(
           cta_state_, t,

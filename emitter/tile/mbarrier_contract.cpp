@@ -280,11 +280,18 @@ private:
       }
       // The phase waited for: the thread's own arrival's, else the last completed one.
       const std::int64_t phase = mine != no_phase ? mine : c - 1;
+      if (phase < 0 && *q == 0) {
+        error(DiagId::contract_mbarrier_count, index, op.pos, 1,
+              where(t) + ": the thread waits for phase 0 of barrier '" + m.barrier.text +
+                  "', which has " + std::to_string(bar->arrived) + " of its " +
+                  std::to_string(bar->count) + " arrivals when every thread is here: it hangs");
+        return;
+      }
       if (phase < 0) {
         error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
               where(t) + ": no phase of barrier '" + m.barrier.text +
-                  "' has completed and the thread did not arrive on it: parity " +
-                  std::to_string(*q) + (*q == 1 ? " passes at once" : " hangs"));
+                  "' has completed and the thread did not arrive on it: parity 1 names the "
+                  "phase before phase 0 and passes at once");
         return;
       }
       if (phase != c - 1 || *q != phase % 2) {
