@@ -28,6 +28,12 @@ struct Barrier {
   std::int64_t completed = 0; ///< phases completed: the current phase's index
   std::size_t last_arrival_op = 0;
   std::vector<std::int64_t> arrival; ///< per thread: its unwaited arrival's phase, no_phase
+  /// Per thread: the phase of its copy_arrive without noinc that no arrival of the same
+  /// thread has followed yet (no_phase when none). Its increment keeps the phase open only
+  /// if it comes before the phase completes, which only the thread's own later arrival in
+  /// that phase guarantees.
+  std::vector<std::int64_t> increment;
+  std::size_t increment_op = 0;
 };
 
 struct Frame {
@@ -173,20 +179,24 @@ private:
     if (!key)
       return;
     Barrier& bar = barriers_[*key];
-    if (bar.initialised && (bar.arrived != 0 || bar.used_since_sync)) {
+    // PTX leaves mbarrier.init of a valid mbarrier object undefined (mbarrier.inval must
+    // come first, and ptxgen has no inval op): one init per barrier object.
+    if (bar.initialised) {
       error(DiagId::contract_mbarrier_reuse, index, op.pos, 1,
             "CTA " + std::to_string(bid_) + ": barrier '" + m.barrier.text +
-                "' is initialised again " +
-                (bar.arrived != 0 ? "while its phase " + std::to_string(bar.completed) + " holds " +
-                                        std::to_string(bar.arrived) + " of " +
+                "' is initialised again" +
+                (bar.arrived != 0 ? " while its phase " + std::to_string(bar.completed) +
+                                        " holds " + std::to_string(bar.arrived) + " of " +
                                         std::to_string(bar.count) + " arrivals"
-                                  : std::string("with no cta_sync after its last use: a thread "
-                                                "may still be waiting on it")));
+                                  : std::string()) +
+                ": mbarrier.init of a valid mbarrier object is undefined in PTX (it needs "
+                "mbarrier.inval first, which specs cannot write); use another barrier object");
     }
     bar = Barrier{};
     bar.initialised = true;
     bar.count = m.count.value;
     bar.arrival.assign(static_cast<std::size_t>(k_.block), no_phase);
+    bar.increment.assign(static_cast<std::size_t>(k_.block), no_phase);
   }
 
   void exec(std::size_t, const Op&, const CtaSyncOp&) {
@@ -220,12 +230,34 @@ private:
       return;
     }
     mine = bar.completed;
+    bar.increment[static_cast<std::size_t>(tid)] = no_phase;
     bar.last_arrival_op = index;
     if (++bar.arrived == bar.count) {
-      bar.arrived = 0;
-      ++bar.completed;
+      complete(index, v, bar);
       ++completed_here;
     }
+  }
+
+  /// The current phase of `bar` completes at op `index`: a copy_arrive without noinc whose
+  /// thread has not arrived since could have raised the pending count after the completion
+  /// (in any order of the threads), so its copies are not covered by the phase.
+  void complete(std::size_t index, const Located<View>& v, Barrier& bar) {
+    for (std::size_t t = 0; t < bar.increment.size(); ++t) {
+      if (bar.increment[t] != bar.completed)
+        continue;
+      const Op& op = k_.ops[bar.increment_op];
+      error(DiagId::contract_mbarrier_count, bar.increment_op, op.pos, 1,
+            where(static_cast<std::int64_t>(t)) + ": the copy_arrive (without noinc) on barrier '" +
+                v.text + "' is not followed by an arrival of the same thread in phase " +
+                std::to_string(bar.completed) + ", which op " + std::to_string(index + 1) +
+                " completes: in another order of the threads the phase completes before its "
+                "increment, so its copies are not waited for (let the thread arrive after it, "
+                "or use noinc and count its arrival)");
+      bar.increment[t] = no_phase;
+      break;
+    }
+    bar.arrived = 0;
+    ++bar.completed;
   }
 
   void exec(std::size_t index, const Op& op, const CopyArriveOp& m) {
@@ -236,8 +268,12 @@ private:
         return;
       // Without noinc the pending count goes up by one now and down by one at the deferred
       // arrival: no net arrival. With noinc the deferred arrival is one of the count.
-      if (m.noinc)
+      if (m.noinc) {
         arrive(index, op, m.barrier, *bar, t, completed_here);
+      } else {
+        bar->increment[static_cast<std::size_t>(t)] = bar->completed;
+        bar->increment_op = index;
+      }
     }
   }
 

@@ -232,6 +232,15 @@ TEST_CASE("contract: .noinc's deferred arrival counts; without it the increment 
   CHECK(contract(one_phase(64, false, false, "0")).has(DiagId::contract_mbarrier_count));
 }
 
+TEST_CASE("contract: a copy_arrive without noinc must precede its thread's own arrival") {
+  // Only warp 0 arrives: the others' increments may come after warp 0 completed the phase.
+  const std::string warp0 =
+      "\n[[op]]\nop = \"mbarrier_arrive\"\nbarrier = 'bar.sub[0]'\npred = \"tid < 32\"\n";
+  CHECK(contract(one_phase(32, false, false, "0", warp0)).has(DiagId::contract_mbarrier_count));
+  // With noinc the 64 deferred arrivals are counted: 64 + 32.
+  CHECK_FALSE(contract(one_phase(96, true, false, "0", warp0)).has_errors());
+}
+
 TEST_CASE("contract: waits name the parity of the phase the thread arrived in") {
   CHECK(contract(one_phase(64, false, true, "1")).has(DiagId::contract_mbarrier_parity));
   CHECK(contract(one_phase(64, false, true, "2")).has(DiagId::contract_mbarrier_parity));
