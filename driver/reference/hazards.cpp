@@ -19,6 +19,8 @@ void SharedBytes::reset(std::size_t n) {
   land_tid.assign(n, none);
   land_seq.assign(n, 0);
   land_group.assign(n, 0);
+  guard_barrier.assign(n, none);
+  guard_phase.assign(n, 0);
 }
 
 void SharedBytes::note_read(std::size_t off, std::int32_t tid, std::int32_t epoch,

@@ -52,6 +52,11 @@ struct SharedBytes {
   std::vector<std::int32_t> land_seq;   ///< that thread's wait count at the landing
   std::vector<std::int32_t> land_group; ///< the copy's commit group
 
+  // Bytes landed by copies that a copy_arrive tracks: readable by a thread that has waited
+  // for the barrier phase their arrival belongs to.
+  std::vector<std::int32_t> guard_barrier; ///< the barrier's id in its CTA, none
+  std::vector<std::int64_t> guard_phase;   ///< the phase (index) of the arrival
+
   /// Records a read of byte `off` by `tid` in phase `epoch`, at `op`.
   void note_read(std::size_t off, std::int32_t tid, std::int32_t epoch, std::int32_t op);
   /// Who else read byte `off` in phase `epoch`: a tid other than `tid`, many_threads (two or

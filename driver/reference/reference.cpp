@@ -45,6 +45,26 @@ struct Chunk {
   /// The first wait_group that ran while no commit_group had closed this chunk's group
   /// (kernel_level when none): that wait did not cover it.
   std::size_t skipped_by_wait = kernel_level;
+  /// The copy_arrives (indices into Cta::deferred) whose deferred arrival waits for it.
+  std::vector<std::size_t> deferred;
+};
+
+/// An mbarrier of one CTA, exactly as PTX keeps it.
+struct RefBarrier {
+  std::string name; ///< the barrier view's text, for findings
+  bool initialised = false;
+  std::int64_t count = 0;   ///< arrivals per phase
+  std::int64_t pending = 0; ///< arrivals the current phase still needs
+  std::int64_t phase = 0;   ///< the current phase's index (its parity is phase % 2)
+  std::int64_t unfired = 0; ///< copy_arrives on it whose copies have not all landed
+};
+
+/// The deferred arrival of one thread's copy_arrive: it arrives when its copies have landed.
+struct Deferred {
+  std::size_t barrier = 0; ///< index into Cta::barriers
+  std::size_t op = 0;
+  std::int64_t remaining = 0; ///< copies still pending
+  bool fired = false;
 };
 
 struct ThreadState {
@@ -52,12 +72,17 @@ struct ThreadState {
   std::int64_t open_group = 0; ///< id of the group being filled = groups committed so far
   std::int32_t waits = 0;      ///< wait_group and wait_all ops run so far
   ref::LiveWait live;          ///< the wait_group it ran last, while it is its newest wait
+  /// Per barrier id: the newest phase this thread's mbarrier_waits have seen complete.
+  std::map<std::size_t, std::int64_t> waited;
 };
 
 struct Cta {
   std::vector<Buffer> shared; ///< one per shared tensor, in declaration order
   std::int32_t epoch = 0;     ///< cta_sync count
   std::vector<ThreadState> threads;
+  std::vector<RefBarrier> barriers;                                        ///< by id
+  std::map<std::pair<std::size_t, std::int64_t>, std::size_t> barrier_ids; ///< (slot, byte)
+  std::vector<Deferred> deferred;                                          ///< every copy_arrive's
 };
 
 /// Problems, aggregated per (op, id, kind): the first instance and a count.
@@ -102,9 +127,11 @@ public:
 
   /// The errors (not the notes), one line each, with the op's name.
   std::vector<std::string> lines(const tile::Kernel& k) const {
-    static const char* const names[] = {"apply",    "commit_group", "wait_group",
-                                        "wait_all", "cta_sync",     "fill",
-                                        "copy",     "for",          "end"};
+    static const char* const names[] = {"apply",         "commit_group", "wait_group",
+                                        "wait_all",      "cta_sync",     "fill",
+                                        "copy",          "for",          "end",
+                                        "mbarrier_init", "copy_arrive",  "mbarrier_arrive",
+                                        "mbarrier_wait"};
     static_assert(std::size(names) == std::variant_size_v<tile::OpBody>);
     std::vector<std::string> out;
     for (const auto& e : entries_) {
@@ -212,6 +239,9 @@ public:
       cta_state_.shared = shared_template_;
       cta_state_.epoch = 0;
       cta_state_.threads.assign(static_cast<std::size_t>(k_.block), ThreadState{});
+      cta_state_.barriers.clear();
+      cta_state_.barrier_ids.clear();
+      cta_state_.deferred.clear();
       for (std::size_t i = 0; i < k_.ops.size();) {
         std::visit([&](const auto& body) { run_op(i, body); }, k_.ops[i].body);
         i = next_op_;
@@ -465,11 +495,25 @@ private:
                         return where(bid, tid) + " reads " + byte_text(b, off) + ", which op " +
                                std::to_string(h.pending_op[off] + 1) + "'s copy by thread " +
                                std::to_string(h.pending_tid[off]) +
-                               " will write: its group is not yet waited" +
-                               pending_cause(cta, h, off);
+                               " will write: it is not yet waited" + pending_cause(cta, h, off);
                       });
       }
-      if (h.writer[off] >= 0 && h.writer[off] != tid && h.write_epoch[off] == cta.epoch) {
+      const std::int32_t guard = h.guard_barrier[off];
+      if (guard != ref::none) {
+        const auto& waited = cta.threads[static_cast<std::size_t>(tid)].waited;
+        const auto it = waited.find(static_cast<std::size_t>(guard));
+        if (it == waited.end() || it->second < h.guard_phase[off]) {
+          problems_.add(op, DiagId::check_mbarrier_unwaited_read,
+                        "reads shared bytes an mbarrier phase guards before waiting for that phase",
+                        [&] {
+                          return where(bid, tid) + " reads " + byte_text(b, off) +
+                                 ", landed by copies whose copy_arrive arrives in phase " +
+                                 std::to_string(h.guard_phase[off]) + " of barrier '" +
+                                 cta.barriers[static_cast<std::size_t>(guard)].name +
+                                 "'; the thread has not waited for that phase";
+                        });
+        }
+      } else if (h.writer[off] >= 0 && h.writer[off] != tid && h.write_epoch[off] == cta.epoch) {
         problems_.add(op, DiagId::check_read_without_sync,
                       "reads shared bytes another thread wrote with no cta_sync in between", [&] {
                         return where(bid, tid) + " reads " + byte_text(b, off) +
@@ -487,6 +531,15 @@ private:
   /// the count that would have completed it, or no wait since its commit.
   static std::string pending_cause(const Cta& cta, const ref::SharedBytes& h, std::int64_t off) {
     const ThreadState& ts = cta.threads[static_cast<std::size_t>(h.pending_tid[off])];
+    for (const Chunk& c : ts.queue) {
+      if (c.op != static_cast<std::size_t>(h.pending_op[off]) || c.deferred.empty() ||
+          std::find(c.dst_off.begin(), c.dst_off.end(), off) == c.dst_off.end()) {
+        continue;
+      }
+      return " (a copy_arrive on barrier '" +
+             cta.barriers[cta.deferred[c.deferred.front()].barrier].name +
+             "' tracks it: read it after the mbarrier_wait for that phase)";
+    }
     const std::int64_t group = h.pending_group[off];
     if (ts.live.op == ref::none || group >= ts.live.open) {
       return " (no wait_group since its commit_group)";
@@ -608,6 +661,7 @@ private:
       b.hz.writer[off] = static_cast<std::int32_t>(tid);
       b.hz.write_epoch[off] = cta.epoch;
       b.hz.land_tid[off] = ref::none;
+      b.hz.guard_barrier[off] = ref::none;
     } else if (!defined) {
       problems_.add(op, DiagId::check_uninitialised_to_global,
                     "uninitialised shared bytes reach a global tensor", [&] {
@@ -620,8 +674,13 @@ private:
   /// Performs (in issue order) and removes the thread's queued chunks selected by `which`.
   /// `landed`: performed by the thread's live wait_group (for its note), else by a wait_all or
   /// the end of the kernel.
+  /// `via_barrier`: the barrier whose mbarrier_wait lands them, for the copy_arrives on it that
+  /// track them: such bytes are guarded by the phase of that arrival (readable by the threads
+  /// that waited for it). A copy tracked by arrivals on several barriers is guarded by the
+  /// one whose wait landed it.
   template <class Pred>
-  void perform(Cta& cta, std::int64_t tid, Pred which, bool landed = false) {
+  void perform(Cta& cta, std::int64_t tid, Pred which, bool landed = false,
+               std::optional<std::size_t> via_barrier = std::nullopt) {
     const std::int64_t bid = cta_;
     ThreadState& ts = cta.threads[tid];
     std::vector<Chunk> keep;
@@ -654,9 +713,171 @@ private:
           h.land_seq[o] = ts.waits;
           h.land_group[o] = static_cast<std::int32_t>(c.group);
         }
+        // Tracked by a copy_arrive: readable after a wait for the phase it arrives in.
+        for (std::size_t d : c.deferred) {
+          const Deferred& def = cta.deferred[d];
+          if (via_barrier == def.barrier && !def.fired) {
+            h.guard_barrier[o] = static_cast<std::int32_t>(def.barrier);
+            h.guard_phase[o] = cta.barriers[def.barrier].phase;
+          }
+        }
       }
+      for (std::size_t d : c.deferred)
+        if (--cta.deferred[d].remaining == 0)
+          fire(cta, d);
     }
     ts.queue = std::move(keep);
+  }
+
+  // ---------------------------------------------------------------- mbarriers
+
+  /// One arrival on barrier `id`: the pending count drops; at zero the phase completes, the
+  /// count is reloaded and the phase (and its parity) advances.
+  static void arrive_on(Cta& cta, std::size_t id) {
+    RefBarrier& bar = cta.barriers[id];
+    if (--bar.pending == 0) {
+      ++bar.phase;
+      bar.pending = bar.count;
+    }
+  }
+
+  /// A copy_arrive's copies have all landed: its arrival (the one counted, with noinc; the
+  /// one that undoes the increment of its issue, without).
+  static void fire(Cta& cta, std::size_t d) {
+    Deferred& def = cta.deferred[d];
+    if (def.fired)
+      return;
+    def.fired = true;
+    --cta.barriers[def.barrier].unfired;
+    arrive_on(cta, def.barrier);
+  }
+
+  /// The id of the barrier `v` names for thread `tid`, from the naive view (its first byte);
+  /// nullopt when it does not evaluate (a problem is recorded).
+  std::optional<std::size_t> barrier_id(std::size_t op, const tile::Located<tile::View>& v,
+                                        std::int64_t tid) {
+    if (!prepare(op, v, "barrier"))
+      return std::nullopt;
+    const Slot s = *slot(v.value);
+    Buffer& b = buffer(s, cta_state_);
+    const std::vector<std::int64_t> zeros(plan(v.value).shape().size(), 0);
+    const auto o = locate(op, v, b, env(cta_, tid), zeros);
+    if (!o || o->empty())
+      return std::nullopt;
+    auto [it, fresh] =
+        cta_state_.barrier_ids.try_emplace({s.index, o->front()}, cta_state_.barriers.size());
+    if (fresh)
+      cta_state_.barriers.push_back(RefBarrier{v.text});
+    return it->second;
+  }
+
+  /// The barrier of a use, or nullopt (with a problem) when it was never initialised.
+  std::optional<std::size_t> used_barrier(std::size_t op, const tile::Located<tile::View>& v,
+                                          std::int64_t tid) {
+    const auto id = barrier_id(op, v, tid);
+    if (id && !cta_state_.barriers[*id].initialised) {
+      problems_.add(op, DiagId::check_mbarrier_hang, "uses an mbarrier never initialised",
+                    [&] { return where(cta_, tid) + ": '" + v.text + "'"; });
+      return std::nullopt;
+    }
+    return id;
+  }
+
+  void step_op(std::size_t op, const tile::MbarrierInitOp& m) {
+    // Thread 0 initialises: phase 0, count arrivals pending.
+    if (const auto id = barrier_id(op, m.barrier, 0)) {
+      RefBarrier& bar = cta_state_.barriers[*id];
+      bar.initialised = true;
+      bar.count = m.count.value;
+      bar.pending = m.count.value;
+      bar.phase = 0;
+      // The phases seen, and the bytes they guard, were the old initialisation's: a thread
+      // that waited for them has seen those bytes.
+      for (ThreadState& ts : cta_state_.threads)
+        ts.waited.erase(*id);
+      for (Buffer& b : cta_state_.shared)
+        for (auto& g : b.hz.guard_barrier)
+          if (g == static_cast<std::int32_t>(*id))
+            g = ref::none;
+    }
+  }
+
+  void step_op(std::size_t op, const tile::CopyArriveOp& m) {
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      const auto id = used_barrier(op, m.barrier, tid);
+      if (!id)
+        continue;
+      // Without noinc the pending count goes up now; the deferred arrival takes it down again.
+      if (!m.noinc)
+        ++cta_state_.barriers[*id].pending;
+      const std::size_t d = cta_state_.deferred.size();
+      cta_state_.deferred.push_back({*id, op, 0, false});
+      ++cta_state_.barriers[*id].unfired;
+      for (Chunk& c : cta_state_.threads[static_cast<std::size_t>(tid)].queue) {
+        c.deferred.push_back(d);
+        ++cta_state_.deferred[d].remaining;
+      }
+      if (cta_state_.deferred[d].remaining == 0)
+        fire(cta_state_, d); // no copy pending: it arrives at once
+    }
+  }
+
+  void step_op(std::size_t op, const tile::MbarrierArriveOp& m) {
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      if (m.pred) {
+        const auto p = eval(op, *m.pred, "pred", env(cta_, tid));
+        if (!p || *p == 0)
+          continue;
+      }
+      if (const auto id = used_barrier(op, m.barrier, tid))
+        arrive_on(cta_state_, *id);
+    }
+  }
+
+  /// test_wait.parity passes when the current phase's parity differs from the operand: the
+  /// phase of that parity just before it has completed. The copies the barrier's deferred
+  /// arrivals wait for land first (as late as the wait can make them).
+  void step_op(std::size_t op, const tile::MbarrierWaitOp& m) {
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      const auto id = used_barrier(op, m.barrier, tid);
+      if (!id)
+        continue;
+      land_tracked(*id);
+      const auto q = eval(op, m.parity, "parity", env(cta_, tid));
+      if (!q)
+        continue;
+      const RefBarrier& bar = cta_state_.barriers[*id];
+      if ((bar.phase % 2) == *q) {
+        problems_.add(op, DiagId::check_mbarrier_hang,
+                      "waits for an mbarrier phase that cannot complete", [&] {
+                        return where(cta_, tid) + " waits on parity " + std::to_string(*q) +
+                               " of '" + bar.name + "', whose phase " + std::to_string(bar.phase) +
+                               " still needs " + std::to_string(bar.pending) + " of " +
+                               std::to_string(bar.count) + " arrivals";
+                      });
+        continue;
+      }
+      auto& waited = cta_state_.threads[static_cast<std::size_t>(tid)].waited;
+      auto [seen, fresh] = waited.try_emplace(*id, bar.phase - 1);
+      if (!fresh)
+        seen->second = std::max(seen->second, bar.phase - 1);
+    }
+  }
+
+  /// Lands every copy that an unfired copy_arrive on barrier `id` waits for.
+  void land_tracked(std::size_t id) {
+    if (cta_state_.barriers[id].unfired == 0)
+      return;
+    for (std::int64_t t = 0; t < k_.block; ++t) {
+      perform(
+          cta_state_, t,
+          [&](const Chunk& c) {
+            return std::any_of(c.deferred.begin(), c.deferred.end(), [&](std::size_t d) {
+              return cta_state_.deferred[d].barrier == id && !cta_state_.deferred[d].fired;
+            });
+          },
+          false, id);
+    }
   }
 
   std::optional<std::int64_t> eval(std::size_t op, const tile::Located<tile::ExprPtr>& x,

@@ -46,9 +46,24 @@ constexpr std::array<std::string_view, 5> kKernelKeys = {"name", "grid", "block"
 constexpr std::array<std::string_view, 7> kTensorKeys = {"space",  "shape", "dtype", "init",
                                                          "output", "align", "layout"};
 constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
-constexpr std::array<std::string_view, 10> kOpKinds = {
-    "apply", "commit_group", "wait_group", "wait_all", "cta_sync",
-    "fill",  "copy",         "for",        "end",      "pipeline"};
+constexpr std::array<std::string_view, 14> kOpKinds = {"apply",
+                                                       "commit_group",
+                                                       "wait_group",
+                                                       "wait_all",
+                                                       "cta_sync",
+                                                       "fill",
+                                                       "copy",
+                                                       "for",
+                                                       "end",
+                                                       "pipeline",
+                                                       "mbarrier_init",
+                                                       "copy_arrive",
+                                                       "mbarrier_arrive",
+                                                       "mbarrier_wait"};
+constexpr std::array<std::string_view, 3> kMbarrierInitKeys = {"op", "barrier", "count"};
+constexpr std::array<std::string_view, 3> kCopyArriveKeys = {"op", "barrier", "noinc"};
+constexpr std::array<std::string_view, 3> kMbarrierArriveKeys = {"op", "barrier", "pred"};
+constexpr std::array<std::string_view, 3> kMbarrierWaitKeys = {"op", "barrier", "parity"};
 constexpr std::array<std::string_view, 6> kForKeys = {"op",   "var",  "start",
                                                       "stop", "step", "unroll"};
 constexpr std::int64_t kMaxUnroll = 64; // body copies per back edge of a `for`
@@ -1231,6 +1246,12 @@ private:
       check_keys(t, kPipelineKeys, where);
       load_pipeline(t, where_kind, op.pos);
       return;
+    } else if (*kind == "mbarrier_init" || *kind == "copy_arrive" || *kind == "mbarrier_arrive" ||
+               *kind == "mbarrier_wait") {
+      auto body = load_mbarrier_op(t, *kind, where, where_kind);
+      ok = body.has_value();
+      if (body)
+        op.body = std::move(*body);
     } else if (*kind == "copy") {
       check_keys(t, kCopyKeys, where);
       tile::CopyOp c;
@@ -1250,6 +1271,87 @@ private:
     }
     if (ok)
       kernel_->ops.push_back(std::move(op));
+  }
+
+  // ---------------------------------------------------------------- mbarriers
+
+  /// mbarrier_init / copy_arrive / mbarrier_arrive / mbarrier_wait: a `barrier` view of a
+  /// shared tensor and the op's own key (count, noinc, pred, parity).
+  std::optional<tile::OpBody> load_mbarrier_op(const toml::table& t, std::string_view kind,
+                                               const std::string& where,
+                                               const std::string& where_kind) {
+    if (kind == "mbarrier_init")
+      check_keys(t, kMbarrierInitKeys, where);
+    else if (kind == "copy_arrive")
+      check_keys(t, kCopyArriveKeys, where);
+    else if (kind == "mbarrier_arrive")
+      check_keys(t, kMbarrierArriveKeys, where);
+    else
+      check_keys(t, kMbarrierWaitKeys, where);
+    auto barrier = view_field(t, "barrier", where_kind);
+    bool ok = barrier.has_value();
+    if (barrier && barrier->value.tensor->space != tile::Space::shared) {
+      error_at(DiagId::spec_mbarrier_operand, t.get("barrier")->source(),
+               "an mbarrier lives in shared memory; '" + barrier->value.tensor->name +
+                   "' is a global tensor");
+      ok = false;
+    }
+    if (kind == "mbarrier_init") {
+      tile::MbarrierInitOp m;
+      if (const toml::node* v = t.get("count")) {
+        if (auto i = get_int(*v, "count", where_kind, "an integer (arrivals per phase)"))
+          m.count = {*i, std::to_string(*i), pos_of(v->source().begin)};
+        else
+          ok = false;
+      } else {
+        missing(t, "count", where_kind, "the arrivals per phase, e.g. count = 128");
+        ok = false;
+      }
+      if (!ok)
+        return std::nullopt;
+      m.barrier = std::move(*barrier);
+      return m;
+    }
+    if (kind == "copy_arrive") {
+      tile::CopyArriveOp m;
+      if (const toml::node* v = t.get("noinc")) {
+        if (auto b = get_bool(*v, "noinc", where_kind))
+          m.noinc = *b;
+        else
+          ok = false;
+      }
+      if (!ok)
+        return std::nullopt;
+      m.barrier = std::move(*barrier);
+      return m;
+    }
+    const std::map<std::string, std::size_t, std::less<>> no_axes;
+    if (kind == "mbarrier_arrive") {
+      tile::MbarrierArriveOp m;
+      if (const toml::node* v = t.get("pred")) {
+        m.pred = expr_field(*v, "pred", where_kind, false, no_axes);
+        ok = m.pred.has_value() && ok;
+      }
+      if (!ok)
+        return std::nullopt;
+      m.barrier = std::move(*barrier);
+      return m;
+    }
+    tile::MbarrierWaitOp m;
+    if (const toml::node* v = t.get("parity")) {
+      auto e = expr_field(*v, "parity", where_kind, true, no_axes);
+      if (e)
+        m.parity = std::move(*e);
+      else
+        ok = false;
+    } else {
+      missing(t, "parity", where_kind, "the phase parity waited for, e.g. parity = \"k % 2\"");
+      ok = false;
+    }
+    if (!ok)
+      return std::nullopt;
+    m.barrier = std::move(*barrier);
+    return m;
   }
 
   // ---------------------------------------------------------------- loops
@@ -1722,6 +1824,10 @@ private:
     bool operator()(const tile::CtaSyncOp&) const { return false; }
     bool operator()(const tile::ForOp&) const { return false; }
     bool operator()(const tile::EndOp&) const { return false; }
+    bool operator()(const tile::MbarrierInitOp& m) const { return has(m.barrier); }
+    bool operator()(const tile::CopyArriveOp& m) const { return has(m.barrier); }
+    bool operator()(const tile::MbarrierArriveOp& m) const { return has(m.barrier); }
+    bool operator()(const tile::MbarrierWaitOp& m) const { return has(m.barrier); }
   };
 
   /// The tensor name a view string starts with ("A" in `A.sub[tid, :]`).

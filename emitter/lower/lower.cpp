@@ -1156,6 +1156,50 @@ private:
   void lower(const tile::WaitAllOp&) { emit(CpAsyncWaitAll{}); }
   void lower(const tile::CtaSyncOp&) { emit(BarSync{0}); }
 
+  // ---------------------------------------------------------------- mbarriers
+
+  /// The barrier's 32-bit shared address: a base register and the constant folded in.
+  Address barrier_address(const tile::Located<tile::View>& b) {
+    const tile::View& v = b.value;
+    Linear l = thread_linear(v, 0);
+    Register base = address(*v.tensor, l);
+    return Address{base, l.constant};
+  }
+
+  /// Thread 0 of the CTA initialises the barrier (the contract requires a cta_sync after it).
+  void lower(const tile::MbarrierInitOp& m) {
+    const Address a = barrier_address(m.barrier);
+    const Guard first = predicate(
+        tile::make_binary(ExprOp::eq, tile::make_leaf(ExprKind::tid), tile::make_constant(0)));
+    emit(MbarrierInit{SharedSpace::shared, a, Immediate{m.count.value}}, first);
+  }
+  void lower(const tile::CopyArriveOp& m) {
+    emit(CpAsyncMbarrierArrive{m.noinc, SharedSpace::shared, barrier_address(m.barrier)});
+  }
+  /// The state is not needed (waits use the parity): the sink `_`.
+  void lower(const tile::MbarrierArriveOp& m) {
+    const Address a = barrier_address(m.barrier);
+    std::optional<Guard> g;
+    if (m.pred)
+      g = predicate(bind(m.pred->value));
+    emit(MbarrierArrive{SharedSpace::shared, std::nullopt, a}, g);
+  }
+  /// A spin loop on the phase's parity: test_wait below sm_90, try_wait (which suspends the
+  /// thread in hardware for a while) from sm_90 on.
+  void lower(const tile::MbarrierWaitOp& m) {
+    const Address a = barrier_address(m.barrier);
+    const Operand parity = value(bind(m.parity.value));
+    const MbarrierWaitKind kind = o_.target.sm >= info(Feature::mbarrier_try_wait_parity).min_sm
+                                      ? MbarrierWaitKind::try_
+                                      : MbarrierWaitKind::test;
+    const std::string head = "$L_mbw_" + std::to_string(waits_emitted_++);
+    emit(Label{head});
+    const Register done = reg(RegClass::pred);
+    emit(MbarrierWait{kind, true, SharedSpace::shared, done, a, parity});
+    emit(Bra{head, false}, Guard{done, true});
+  }
+  unsigned waits_emitted_ = 0; ///< numbers the mbarrier waits' labels
+
   static StateSpace space_of(const tile::Tensor& t) {
     return t.space == tile::Space::global ? StateSpace::global : StateSpace::shared;
   }

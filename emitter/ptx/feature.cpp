@@ -34,6 +34,28 @@ constexpr auto table = std::to_array<FeatureInfo>({
      OpcodePart::none},
     {Feature::createpolicy, "createpolicy.fractional", {7, 4}, 80, false, OpcodePart::none},
     {Feature::mbarrier_init, "mbarrier.init", {7, 0}, 80, false, OpcodePart::none},
+    {Feature::mbarrier_arrive, "mbarrier.arrive", {7, 0}, 80, false, OpcodePart::none},
+    // ptxas 13.0: "Result discard mode is not allowed" at 7.0, accepted from 7.1.
+    {Feature::mbarrier_arrive_sink,
+     "the sink `_` as mbarrier.arrive's state",
+     {7, 1},
+     80,
+     false,
+     OpcodePart::none},
+    {Feature::mbarrier_test_wait, "mbarrier.test_wait", {7, 0}, 80, false, OpcodePart::none},
+    {Feature::mbarrier_test_wait_parity,
+     "mbarrier.test_wait.parity",
+     {7, 1},
+     80,
+     false,
+     OpcodePart::none},
+    {Feature::mbarrier_try_wait, "mbarrier.try_wait", {7, 8}, 90, false, OpcodePart::none},
+    {Feature::mbarrier_try_wait_parity,
+     "mbarrier.try_wait.parity",
+     {7, 8},
+     90,
+     false,
+     OpcodePart::none},
 });
 
 struct TargetRow {
@@ -160,6 +182,7 @@ struct FeatureCollector {
   void float_immediate(float) {}
   void label(const std::string&) {}
   void label_definition(const std::string&) {}
+  void sink(Slot) {}
   void missing(std::string_view) {}
   void feature(Feature f) { out.push_back(f); }
 };

@@ -24,9 +24,15 @@ enum class Feature : std::uint8_t {
   cp_async_prefetch,   ///< `.L2::64B` / `.L2::128B` / `.L2::256B`
   cp_async_ignore_src, ///< the ignore-src predicate operand
   shared_cta, ///< `.shared::cta` spelling (manual: 7.8; ptxas 13.0 accepts 7.0 on cp.async)
-  cp_async_mbarrier_arrive, ///< cp.async.mbarrier.arrive{.noinc}
-  createpolicy,             ///< createpolicy.fractional
-  mbarrier_init,            ///< mbarrier.init{.shared{::cta}}.b64
+  cp_async_mbarrier_arrive,  ///< cp.async.mbarrier.arrive{.noinc}
+  createpolicy,              ///< createpolicy.fractional
+  mbarrier_init,             ///< mbarrier.init{.shared{::cta}}.b64
+  mbarrier_arrive,           ///< mbarrier.arrive.b64 with a state register
+  mbarrier_arrive_sink,      ///< mbarrier.arrive's sink `_` for the state
+  mbarrier_test_wait,        ///< mbarrier.test_wait.b64 with a state operand
+  mbarrier_test_wait_parity, ///< mbarrier.test_wait.parity.b64
+  mbarrier_try_wait,         ///< mbarrier.try_wait.b64 (sm_90)
+  mbarrier_try_wait_parity,  ///< mbarrier.try_wait.parity.b64 (sm_90)
 };
 
 struct FeatureInfo {

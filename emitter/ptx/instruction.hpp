@@ -24,6 +24,7 @@
 //   float_immediate(float)                     a float literal operand (its exact bits)
 //   label(const std::string&)                  a branch target, a label of the entry
 //   label_definition(const std::string&)       the instruction defines this label (`name:`)
+//   sink(Slot)                                 a result the instruction discards (`_`)
 //   missing(std::string_view placeholder)      an operand the AST lacks (printed as a token
 //                                              ptxas refuses; the validator reports it)
 //   feature(Feature)                           a feature-table row the instruction uses
@@ -250,6 +251,75 @@ void describe(const MbarrierInit& m, V& v) {
                         SymbolScope::shared});
   v.use(m.count, {Role::source, ScalarType::u32});
   v.feature(Feature::mbarrier_init);
+  if (m.space == SharedSpace::shared_cta)
+    v.feature(Feature::shared_cta);
+}
+
+/// mbarrier.arrive{.shared{::cta}}.b64 state | _, [addr];  (one arrival on the current phase)
+struct MbarrierArrive {
+  std::optional<SharedSpace> space; ///< no state space means a generic address
+  std::optional<Register> state;    ///< the .b64 phase state; none prints the sink `_`
+  Address address;                  ///< the 8-byte mbarrier object
+};
+
+template <class V>
+void describe(const MbarrierArrive& m, V& v) {
+  v.opcode("mbarrier.arrive");
+  if (m.space)
+    v.qualifier(name(*m.space));
+  v.qualifier("b64");
+  const Slot state{Role::destination, ScalarType::b64};
+  if (m.state)
+    v.def(*m.state, state);
+  else
+    v.sink(state);
+  v.address(m.address, {Role::address, m.space ? AddressWidth::b32_or_b64 : AddressWidth::b64,
+                        SymbolScope::shared});
+  v.feature(Feature::mbarrier_arrive);
+  if (!m.state)
+    v.feature(Feature::mbarrier_arrive_sink);
+  if (m.space == SharedSpace::shared_cta)
+    v.feature(Feature::shared_cta);
+}
+
+/// Which mbarrier wait: test_wait only tests; try_wait may suspend the thread a while.
+enum class MbarrierWaitKind : std::uint8_t {
+  test, ///< mbarrier.test_wait
+  try_, ///< mbarrier.try_wait (sm_90)
+};
+
+/// mbarrier.{test,try}_wait{.parity}{.shared{::cta}}.b64 p, [addr], state | parity;
+/// p becomes true when the phase named by `state` (an arrive's .b64 result) or, with
+/// `.parity`, by its parity (a .b32 0 or 1) has completed.
+struct MbarrierWait {
+  MbarrierWaitKind kind = MbarrierWaitKind::test;
+  bool parity = false;
+  std::optional<SharedSpace> space; ///< no state space means a generic address
+  Register dst;                     ///< .pred
+  Address address;
+  Operand phase; ///< .b64 state, or with `.parity` a .b32 register or immediate 0/1
+};
+
+template <class V>
+void describe(const MbarrierWait& m, V& v) {
+  v.opcode(m.kind == MbarrierWaitKind::test ? "mbarrier.test_wait" : "mbarrier.try_wait");
+  if (m.parity)
+    v.qualifier("parity");
+  if (m.space)
+    v.qualifier(name(*m.space));
+  v.qualifier("b64");
+  v.def(m.dst, {Role::destination, ScalarType::pred});
+  v.address(m.address, {Role::address, m.space ? AddressWidth::b32_or_b64 : AddressWidth::b64,
+                        SymbolScope::shared});
+  v.use(m.phase, {Role::source, m.parity ? ScalarType::b32 : ScalarType::b64});
+  switch (m.kind) {
+  case MbarrierWaitKind::test:
+    v.feature(m.parity ? Feature::mbarrier_test_wait_parity : Feature::mbarrier_test_wait);
+    break;
+  case MbarrierWaitKind::try_:
+    v.feature(m.parity ? Feature::mbarrier_try_wait_parity : Feature::mbarrier_try_wait);
+    break;
+  }
   if (m.space == SharedSpace::shared_cta)
     v.feature(Feature::shared_cta);
 }

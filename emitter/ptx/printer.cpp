@@ -53,6 +53,7 @@ public:
     out_ += name;
     label_definition_ = true;
   }
+  void sink(Slot) { next() += "_"; }
   void missing(std::string_view placeholder) { next() += placeholder; }
   void feature(Feature) {}
 

@@ -141,6 +141,7 @@ public:
                                              "`, which is not a label of this entry");
   }
   void label_definition(const std::string&) {}
+  void sink(Slot) {}
   void missing(std::string_view) {} // semantics() says which rule the AST breaks
   void feature(Feature f);
 
@@ -260,6 +261,14 @@ private:
             "mbarrier.init's count must be in 1.." + std::to_string(max_mbarrier_count) +
                 "; it is " + std::to_string(imm->value) +
                 " (ptxgen follows the PTX ISA manual here; ptxas accepts any immediate)");
+  }
+  void semantics(const MbarrierArrive&) {}
+  void semantics(const MbarrierWait& m) {
+    if (const auto* imm = std::get_if<Immediate>(&m.phase);
+        imm && m.parity && imm->value != 0 && imm->value != 1)
+      error(DiagId::ptx_mbarrier_parity_range, std::string(mnemonic_) +
+                                                   ".parity's phase parity must be 0 or 1; it is " +
+                                                   std::to_string(imm->value));
   }
   void semantics(const CreatePolicyFractional& p) {
     if (p.secondary && !allowed_as_secondary(*p.secondary))

@@ -20,6 +20,8 @@ inline constexpr std::int64_t max_wait_group = 64;
 
 /// The largest expected arrival count of `mbarrier.init` (the manual's 2^20 - 1).
 inline constexpr std::int64_t max_mbarrier_count = (std::int64_t{1} << 20) - 1;
+/// The size and alignment in bytes of an mbarrier object in shared memory.
+inline constexpr std::int64_t mbarrier_bytes = 8;
 
 /// One rule broken by an instruction, with the cp.async opcode qualifier it is about
 /// (OpcodePart::none when it is about an operand or the instruction as a whole).

@@ -2,11 +2,13 @@
 
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/validator.hpp"
+#include "emitter/tile/mbarrier_contract.hpp"
 #include "emitter/tile/suggest.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 namespace ptxgen::tile {
@@ -269,9 +271,13 @@ public:
 
   Diagnostics run() {
     check_shared_total();
+    collect_barrier_tensors();
     for (const auto& op : k_.ops) {
       std::visit([&](const auto& body) { check(body, op); }, op.body);
     }
+    // The phase walk evaluates the barrier views: only once every op is proven sound.
+    if (!out_.has_errors())
+      check_mbarrier_phases(k_, out_);
     return std::move(out_);
   }
 
@@ -546,6 +552,7 @@ private:
   }
 
   void check(const ApplyOp& a, const Op&) {
+    check_not_barrier(a.dst, "apply dst");
     const auto& opc = a.opcode.value;
     // Direction: the seed's "shared-to-global request" fails here.
     bool direction_ok = true;
@@ -702,6 +709,7 @@ private:
     if (f.pattern.empty())
       error(DiagId::contract_empty_pattern, f.dst.pos, "fill needs a pattern of at least one byte",
             text_length(f.dst));
+    check_not_barrier(f.dst, "fill dst");
     check_bounds(f.dst, "fill dst", 0, "");
   }
 
@@ -731,6 +739,8 @@ private:
             text_length(c.dst));
       return;
     }
+    check_not_barrier(c.dst, "copy dst");
+    check_not_barrier(c.src, "copy src");
     check_bounds(c.dst, "copy dst", 0, "");
     check_bounds(c.src, "copy src", 0, "");
   }
@@ -782,6 +792,108 @@ private:
   void check(const CommitGroupOp&, const Op&) {}
   void check(const WaitAllOp&, const Op&) {}
   void check(const CtaSyncOp&, const Op&) {}
+
+  // --- mbarriers: the per-op rules (the phase walk is in mbarrier_contract.cpp) ---
+
+  /// The tensors some mbarrier op uses as its barrier: no data op may touch them.
+  std::set<const Tensor*> barrier_tensors_;
+
+  void collect_barrier_tensors() {
+    for (const auto& op : k_.ops)
+      if (const Located<View>* b = barrier_of(op.body))
+        barrier_tensors_.insert(b->value.tensor);
+  }
+
+  static const Located<View>* barrier_of(const OpBody& body) {
+    if (const auto* m = std::get_if<MbarrierInitOp>(&body))
+      return &m->barrier;
+    if (const auto* m = std::get_if<CopyArriveOp>(&body))
+      return &m->barrier;
+    if (const auto* m = std::get_if<MbarrierArriveOp>(&body))
+      return &m->barrier;
+    if (const auto* m = std::get_if<MbarrierWaitOp>(&body))
+      return &m->barrier;
+    return nullptr;
+  }
+
+  /// A data op's view of a tensor that holds barriers.
+  void check_not_barrier(const Located<View>& v, std::string_view role) {
+    if (barrier_tensors_.count(v.value.tensor) == 0)
+      return;
+    error(DiagId::contract_mbarrier_overlap, v.pos,
+          std::string(role) + " '" + v.value.tensor->name +
+              "' holds mbarriers: a barrier's tensor must not be used for data",
+          text_length(v));
+  }
+
+  /// The barrier view: 8 contiguous bytes, the same for every thread of a CTA, inside its
+  /// tensor, at a multiple of 8 bytes for every CTA and iteration.
+  bool check_barrier(const Located<View>& b) {
+    const View& v = b.value;
+    std::int64_t elems = 1;
+    for (auto n : v.shape())
+      elems *= n;
+    const std::int64_t elem = size_bytes(v.dtype);
+    bool contiguous = true;
+    std::int64_t stride = elem;
+    for (std::size_t i = v.axes.size(); i-- > 0;) {
+      if (v.axes[i].size == 1)
+        continue;
+      contiguous = contiguous && v.axes[i].stride_bytes == stride;
+      stride *= v.axes[i].size;
+    }
+    if (elems * elem != ptx::mbarrier_bytes || !contiguous) {
+      error(DiagId::contract_mbarrier_view, b.pos,
+            "an mbarrier is 8 contiguous bytes; '" + b.text + "' is " + shape_str(v) + " of " +
+                std::string(name(v.dtype)) + (contiguous ? "" : ", not contiguous") +
+                " (index a tensor of dtype uint64, e.g. bar.sub[0])",
+            text_length(b));
+      return false;
+    }
+    if (uses_thread(v)) {
+      error(DiagId::contract_mbarrier_view, b.pos,
+            "'" + b.text +
+                "' depends on the thread: every thread of a CTA must name the same "
+                "barrier",
+            text_length(b));
+      return false;
+    }
+    if (!check_bounds(b, "barrier", 0, ""))
+      return false;
+    // Aligned for every value of the indices exactly when the constant part and every
+    // index's stride are multiples of 8 (a shared tensor starts at 16 bytes or more).
+    std::int64_t misaligned = v.offset_bytes % ptx::mbarrier_bytes;
+    for (const auto& t : v.terms)
+      if (misaligned == 0 && t.stride_bytes % ptx::mbarrier_bytes != 0)
+        misaligned = t.stride_bytes;
+    if (misaligned != 0) {
+      error(DiagId::contract_mbarrier_align, b.pos,
+            "an mbarrier must be 8-byte aligned; '" + b.text + "' is " + v.str() +
+                ", whose offset is not a multiple of 8 for every index",
+            text_length(b));
+      return false;
+    }
+    return true;
+  }
+
+  void check(const MbarrierInitOp& m, const Op&) {
+    if (m.count.value < 1 || m.count.value > ptx::max_mbarrier_count)
+      error(DiagId::contract_mbarrier_count_range, m.count.pos,
+            "mbarrier_init's count must be in 1.." + std::to_string(ptx::max_mbarrier_count) +
+                "; it is " + std::to_string(m.count.value),
+            text_length(m.count));
+    check_barrier(m.barrier);
+  }
+  void check(const CopyArriveOp& m, const Op&) { check_barrier(m.barrier); }
+  void check(const MbarrierArriveOp& m, const Op&) {
+    check_barrier(m.barrier);
+    if (m.pred)
+      check_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred", out_);
+  }
+  void check(const MbarrierWaitOp& m, const Op&) {
+    check_barrier(m.barrier);
+    check_u32(*m.parity.value, lb_, m.parity.pos, text_length(m.parity), "parity", out_);
+  }
 };
 
 } // namespace

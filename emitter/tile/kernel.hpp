@@ -109,8 +109,36 @@ struct EndOp {
   std::size_t begin = 0;
 };
 
-using OpBody = std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp,
-                            CopyOp, ForOp, EndOp>;
+/// `mbarrier_init`: thread 0 of each CTA initialises the barrier (an 8-byte view of a
+/// shared tensor) to phase 0 expecting `count` arrivals per phase.
+struct MbarrierInitOp {
+  Located<View> barrier;
+  Located<std::int64_t> count;
+};
+
+/// `copy_arrive`: cp.async.mbarrier.arrive{.noinc}: the thread's earlier cp.asyncs arrive
+/// on the barrier once they have all completed. Without noinc the pending count is first
+/// incremented (the deferred arrival nets zero); with noinc it is one of the phase's arrivals.
+struct CopyArriveOp {
+  Located<View> barrier;
+  bool noinc = false;
+};
+
+/// `mbarrier_arrive`: one arrival of each thread whose pred holds.
+struct MbarrierArriveOp {
+  Located<View> barrier;
+  std::optional<Located<ExprPtr>> pred;
+};
+
+/// `mbarrier_wait`: waits until the barrier's phase of this parity (0 or 1) has completed.
+struct MbarrierWaitOp {
+  Located<View> barrier;
+  Located<ExprPtr> parity;
+};
+
+using OpBody =
+    std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp, CopyOp, ForOp,
+                 EndOp, MbarrierInitOp, CopyArriveOp, MbarrierArriveOp, MbarrierWaitOp>;
 
 struct Op {
   OpBody body;

@@ -82,6 +82,17 @@ public:
   void operator()(WaitAllOp&) const {}
   void operator()(CtaSyncOp&) const {}
   void operator()(EndOp&) const {}
+  void operator()(MbarrierInitOp& m) const { view(m.barrier); }
+  void operator()(CopyArriveOp& m) const { view(m.barrier); }
+  void operator()(MbarrierArriveOp& m) const {
+    view(m.barrier);
+    if (m.pred)
+      located(*m.pred);
+  }
+  void operator()(MbarrierWaitOp& m) const {
+    view(m.barrier);
+    located(m.parity);
+  }
 
 private:
   const Pipeline& p_;

@@ -173,6 +173,36 @@ std::vector<Form> generate_forms() {
         add(forms, "mbarrier.arrive", m);
       }
 
+  // The mbarrier family the spec ops lower to: init, arrive (state register or the sink),
+  // test_wait / try_wait with and without .parity, every space and address shape.
+  const Address mbarrier_addresses[] = {Address{rd1, 0}, Address{r1, 8},
+                                        Address{Symbol{"smem"}, 8}};
+  auto space_of = [](int space) -> std::optional<SharedSpace> {
+    if (space == 1)
+      return SharedSpace::shared;
+    if (space == 2)
+      return SharedSpace::shared_cta;
+    return std::nullopt;
+  };
+  for (int space = 0; space < 3; ++space)
+    for (const Address& a : mbarrier_addresses) {
+      for (const Operand& count : {Operand{Immediate{128}}, Operand{r2}})
+        add(forms, "mbarrier.init", MbarrierInit{space_of(space), a, count});
+      for (const std::optional<Register>& state :
+           {std::optional<Register>{rd2}, std::optional<Register>{}})
+        add(forms, "mbarrier.arrive", MbarrierArrive{space_of(space), state, a});
+      for (MbarrierWaitKind kind : {MbarrierWaitKind::test, MbarrierWaitKind::try_})
+        for (bool parity : {false, true})
+          for (const Operand& phase : {Operand{rd2}, Operand{r2}, Operand{Immediate{0}},
+                                       Operand{Immediate{1}}, Operand{Immediate{2}}})
+            add(forms, "mbarrier.wait", MbarrierWait{kind, parity, space_of(space), p1, a, phase});
+    }
+  // A wait's destination must be a predicate; an arrive's state a .b64 register.
+  add(forms, "mbarrier.wait",
+      MbarrierWait{MbarrierWaitKind::test, true, SharedSpace::shared, r2, Address{r1, 0},
+                   Immediate{0}});
+  add(forms, "mbarrier.arrive", MbarrierArrive{SharedSpace::shared, r2, Address{r1, 0}});
+
   const EvictionPriority all[] = {EvictionPriority::evict_last, EvictionPriority::evict_normal,
                                   EvictionPriority::evict_first, EvictionPriority::evict_unchanged};
   for (EvictionPriority primary : all)

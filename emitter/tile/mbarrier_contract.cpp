@@ -1,0 +1,390 @@
+#include "emitter/tile/mbarrier_contract.hpp"
+
+#include "emitter/tile/contract.hpp"
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace ptxgen::tile {
+
+namespace {
+
+constexpr std::int64_t no_phase = -1;
+
+/// A barrier object of one CTA: its tensor and byte offset in it.
+using BarrierKey = std::pair<const Tensor*, std::int64_t>;
+
+/// One barrier's state, exactly as PTX keeps it (the phase count instead of its parity).
+struct Barrier {
+  bool initialised = false;
+  bool synced = false;          ///< a cta_sync came after the init
+  bool used_since_sync = false; ///< an arrive or wait since the last cta_sync
+  std::int64_t count = 0;
+  std::int64_t arrived = 0;   ///< arrivals in the current phase
+  std::int64_t completed = 0; ///< phases completed: the current phase's index
+  std::size_t last_arrival_op = 0;
+  std::vector<std::int64_t> arrival; ///< per thread: its unwaited arrival's phase, no_phase
+  /// Per thread: the phase of its copy_arrive without noinc that no arrival of the same
+  /// thread has followed yet (no_phase when none). Its increment keeps the phase open only
+  /// if it comes before the phase completes, which only the thread's own later arrival in
+  /// that phase guarantees.
+  std::vector<std::int64_t> increment;
+  std::size_t increment_op = 0;
+};
+
+struct Frame {
+  std::size_t for_op = 0;
+  std::int64_t stop = 0;
+  std::int64_t step = 1;
+};
+
+class Walk {
+public:
+  Walk(const Kernel& k, Diagnostics& out, std::int64_t max_steps)
+      : k_(k), out_(out), budget_(max_steps) {}
+
+  void run() {
+    for (std::int64_t b = 0; b < k_.grid && budget_ > 0; ++b)
+      run_cta(b);
+  }
+
+private:
+  const Kernel& k_;
+  Diagnostics& out_;
+  std::int64_t budget_;
+  std::set<std::pair<DiagId, std::size_t>> reported_;
+  std::vector<ExprEnv> envs_;
+  std::map<BarrierKey, Barrier> barriers_;
+  std::int64_t bid_ = 0;
+
+  void error(DiagId id, std::size_t op, const SourcePos& pos, std::uint32_t length,
+             const std::string& msg) {
+    if (!reported_.insert({id, op}).second)
+      return;
+    out_.add(diagnostic_at(id, pos, msg, length));
+  }
+
+  static std::uint32_t len(const std::string& text) {
+    return static_cast<std::uint32_t>(std::max<std::size_t>(text.size(), 1));
+  }
+
+  /// "CTA 0, thread 5, k=3": where a finding happened.
+  std::string where(std::int64_t tid) const {
+    std::string s = "CTA " + std::to_string(bid_) + ", thread " + std::to_string(tid);
+    for (const auto& [name, value] : envs_[0].loops)
+      s += ", " + name + "=" + std::to_string(value);
+    return s;
+  }
+
+  void run_cta(std::int64_t b) {
+    bid_ = b;
+    barriers_.clear();
+    envs_.clear();
+    for (std::int64_t t = 0; t < k_.block; ++t)
+      envs_.push_back(k_.env_for(b, t));
+    std::vector<Frame> frames;
+    std::size_t pc = 0;
+    while (pc < k_.ops.size() && budget_ > 0) {
+      const Op& op = k_.ops[pc];
+      if (const auto* f = std::get_if<ForOp>(&op.body)) {
+        const auto start = evaluate(*f->start.value, envs_[0]);
+        const auto stop = evaluate(*f->stop.value, envs_[0]);
+        const auto step = evaluate(*f->step.value, envs_[0]);
+        if (!start || !stop || !step || *step < 1)
+          return; // the loop checks report it
+        if (*start >= *stop) {
+          pc = f->end + 1;
+          continue;
+        }
+        set_loop(f->var.value, *start);
+        frames.push_back({pc, *stop, *step});
+        ++pc;
+        continue;
+      }
+      if (std::holds_alternative<EndOp>(op.body)) {
+        Frame& fr = frames.back();
+        const auto& f = std::get<ForOp>(k_.ops[fr.for_op].body);
+        const std::int64_t next = envs_[0].loops[f.var.value] + fr.step;
+        if (next < fr.stop) {
+          set_loop(f.var.value, next);
+          pc = fr.for_op + 1;
+        } else {
+          for (auto& env : envs_)
+            env.loops.erase(f.var.value);
+          frames.pop_back();
+          ++pc;
+        }
+        continue;
+      }
+      step(pc, op);
+      budget_ -= k_.block;
+      ++pc;
+    }
+    if (budget_ <= 0)
+      return;
+    for (const auto& [key, bar] : barriers_)
+      if (bar.initialised && bar.arrived != 0) {
+        const Op& op = k_.ops[bar.last_arrival_op];
+        error(DiagId::contract_mbarrier_count, bar.last_arrival_op, op.pos, 1,
+              "CTA " + std::to_string(bid_) + ": the kernel ends with phase " +
+                  std::to_string(bar.completed) + " of barrier '" + key.first->name + "' (byte " +
+                  std::to_string(key.second) + ") holding " + std::to_string(bar.arrived) +
+                  " of its " + std::to_string(bar.count) + " arrivals");
+      }
+  }
+
+  void set_loop(const std::string& var, std::int64_t value) {
+    for (auto& env : envs_)
+      env.loops[var] = value;
+  }
+
+  std::optional<BarrierKey> key_of(const Located<View>& v, std::int64_t tid) const {
+    const std::vector<std::int64_t> zeros(v.value.rank(), 0);
+    const auto off = v.value.byte_offset(zeros, envs_[static_cast<std::size_t>(tid)]);
+    if (!off)
+      return std::nullopt;
+    return BarrierKey{v.value.tensor, *off};
+  }
+
+  /// The barrier of a use (arrive, wait) by `tid`, or nullptr after reporting a use
+  /// before its init and the cta_sync after it.
+  Barrier* used(std::size_t op, const Located<View>& v, std::int64_t tid) {
+    const auto key = key_of(v, tid);
+    if (!key)
+      return nullptr;
+    auto it = barriers_.find(*key);
+    if (it == barriers_.end() || !it->second.initialised || !it->second.synced) {
+      const bool inited = it != barriers_.end() && it->second.initialised;
+      error(DiagId::contract_mbarrier_uninit, op, v.pos, len(v.text),
+            where(tid) + ": barrier '" + v.text + "' is used " +
+                (inited ? "after its mbarrier_init without a cta_sync in between (thread 0 "
+                          "initialises it; the others must not touch it before a cta_sync)"
+                        : "before any mbarrier_init of it"));
+      return nullptr;
+    }
+    it->second.used_since_sync = true;
+    return &it->second;
+  }
+
+  void step(std::size_t index, const Op& op) {
+    std::visit([&](const auto& body) { this->exec(index, op, body); }, op.body);
+  }
+
+  void exec(std::size_t index, const Op& op, const MbarrierInitOp& m) {
+    const auto key = key_of(m.barrier, 0);
+    if (!key)
+      return;
+    Barrier& bar = barriers_[*key];
+    // PTX leaves mbarrier.init of a valid mbarrier object undefined (mbarrier.inval must
+    // come first, and ptxgen has no inval op): one init per barrier object.
+    if (bar.initialised) {
+      error(DiagId::contract_mbarrier_reuse, index, op.pos, 1,
+            "CTA " + std::to_string(bid_) + ": barrier '" + m.barrier.text +
+                "' is initialised again" +
+                (bar.arrived != 0 ? " while its phase " + std::to_string(bar.completed) +
+                                        " holds " + std::to_string(bar.arrived) + " of " +
+                                        std::to_string(bar.count) + " arrivals"
+                                  : std::string()) +
+                ": mbarrier.init of a valid mbarrier object is undefined in PTX (it needs "
+                "mbarrier.inval first, which specs cannot write); use another barrier object");
+    }
+    bar = Barrier{};
+    bar.initialised = true;
+    bar.count = m.count.value;
+    bar.arrival.assign(static_cast<std::size_t>(k_.block), no_phase);
+    bar.increment.assign(static_cast<std::size_t>(k_.block), no_phase);
+  }
+
+  void exec(std::size_t, const Op&, const CtaSyncOp&) {
+    for (auto& [key, bar] : barriers_) {
+      bar.synced = bar.initialised;
+      bar.used_since_sync = false;
+    }
+  }
+
+  /// One arrival of `tid` on `bar` in op `index`: `completed_here` counts the phases this
+  /// op has completed so far (an arrival after one of them is one too many).
+  void arrive(std::size_t index, const Op& op, const Located<View>& v, Barrier& bar,
+              std::int64_t tid, std::int64_t& completed_here) {
+    auto& mine = bar.arrival[static_cast<std::size_t>(tid)];
+    if (completed_here > 0) {
+      error(DiagId::contract_mbarrier_count, index, op.pos, 1,
+            where(tid) + ": phase " + std::to_string(bar.completed - 1) + " of barrier '" + v.text +
+                "' already has its " + std::to_string(bar.count) +
+                " arrivals and this op gives more: the extra ones fall into the next phase "
+                "(count the arrivals of one phase: each mbarrier_arrive thread, each "
+                "copy_arrive with noinc)");
+      return;
+    }
+    if (mine != no_phase && mine != bar.completed) {
+      error(DiagId::contract_mbarrier_reuse, index, op.pos, 1,
+            where(tid) + ": the thread arrives on barrier '" + v.text +
+                "' again before waiting for phase " + std::to_string(mine) +
+                " of its previous arrival, which has completed (if both arrivals are meant for "
+                "one phase, the count is too small: with noinc, a copy_arrive's deferred "
+                "arrival is one of the count)");
+      return;
+    }
+    mine = bar.completed;
+    bar.increment[static_cast<std::size_t>(tid)] = no_phase;
+    bar.last_arrival_op = index;
+    if (++bar.arrived == bar.count) {
+      complete(index, v, bar);
+      ++completed_here;
+    }
+  }
+
+  /// The current phase of `bar` completes at op `index`: a copy_arrive without noinc whose
+  /// thread has not arrived since could have raised the pending count after the completion
+  /// (in any order of the threads), so its copies are not covered by the phase.
+  void complete(std::size_t index, const Located<View>& v, Barrier& bar) {
+    for (std::size_t t = 0; t < bar.increment.size(); ++t) {
+      if (bar.increment[t] != bar.completed)
+        continue;
+      const Op& op = k_.ops[bar.increment_op];
+      error(DiagId::contract_mbarrier_count, bar.increment_op, op.pos, 1,
+            where(static_cast<std::int64_t>(t)) + ": the copy_arrive (without noinc) on barrier '" +
+                v.text + "' is not followed by an arrival of the same thread in phase " +
+                std::to_string(bar.completed) + ", which op " + std::to_string(index + 1) +
+                " completes: in another order of the threads the phase completes before its "
+                "increment, so its copies are not waited for (let the thread arrive after it, "
+                "or use noinc and count its arrival)");
+      bar.increment[t] = no_phase;
+      break;
+    }
+    bar.arrived = 0;
+    ++bar.completed;
+  }
+
+  void exec(std::size_t index, const Op& op, const CopyArriveOp& m) {
+    std::int64_t completed_here = 0;
+    for (std::int64_t t = 0; t < k_.block; ++t) {
+      Barrier* bar = used(index, m.barrier, t);
+      if (!bar)
+        return;
+      // Without noinc the pending count goes up by one now and down by one at the deferred
+      // arrival: no net arrival. With noinc the deferred arrival is one of the count.
+      if (m.noinc) {
+        arrive(index, op, m.barrier, *bar, t, completed_here);
+      } else {
+        bar->increment[static_cast<std::size_t>(t)] = bar->completed;
+        bar->increment_op = index;
+      }
+    }
+  }
+
+  void exec(std::size_t index, const Op& op, const MbarrierArriveOp& m) {
+    std::int64_t completed_here = 0;
+    for (std::int64_t t = 0; t < k_.block; ++t) {
+      if (m.pred) {
+        const auto p = evaluate(*m.pred->value, envs_[static_cast<std::size_t>(t)]);
+        if (!p || *p == 0)
+          continue;
+      }
+      Barrier* bar = used(index, m.barrier, t);
+      if (!bar)
+        return;
+      arrive(index, op, m.barrier, *bar, t, completed_here);
+    }
+  }
+
+  void exec(std::size_t index, const Op& op, const MbarrierWaitOp& m) {
+    for (std::int64_t t = 0; t < k_.block; ++t) {
+      Barrier* bar = used(index, m.barrier, t);
+      if (!bar)
+        return;
+      const auto q = evaluate(*m.parity.value, envs_[static_cast<std::size_t>(t)]);
+      const std::uint32_t plen = len(m.parity.text);
+      if (!q || (*q != 0 && *q != 1)) {
+        error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
+              where(t) + ": the parity '" + m.parity.text + "' must be 0 or 1; it is " +
+                  (q ? std::to_string(*q) : std::string("undefined")));
+        return;
+      }
+      auto& mine = bar->arrival[static_cast<std::size_t>(t)];
+      const std::int64_t c = bar->completed;
+      if (mine == c) {
+        error(DiagId::contract_mbarrier_count, index, op.pos, 1,
+              where(t) + ": the thread waits for phase " + std::to_string(c) + " of barrier '" +
+                  m.barrier.text + "', which has " + std::to_string(bar->arrived) + " of its " +
+                  std::to_string(bar->count) + " arrivals when every thread is here: it hangs");
+        return;
+      }
+      // The phase waited for: the thread's own arrival's, else the last completed one.
+      const std::int64_t phase = mine != no_phase ? mine : c - 1;
+      if (phase < 0 && *q == 0) {
+        error(DiagId::contract_mbarrier_count, index, op.pos, 1,
+              where(t) + ": the thread waits for phase 0 of barrier '" + m.barrier.text +
+                  "', which has " + std::to_string(bar->arrived) + " of its " +
+                  std::to_string(bar->count) + " arrivals when every thread is here: it hangs");
+        return;
+      }
+      if (phase < 0) {
+        error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
+              where(t) + ": no phase of barrier '" + m.barrier.text +
+                  "' has completed and the thread did not arrive on it: parity 1 names the "
+                  "phase before phase 0 and passes at once");
+        return;
+      }
+      if (phase != c - 1 || *q != phase % 2) {
+        error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
+              where(t) + ": the thread waits on parity " + std::to_string(*q) + " of barrier '" +
+                  m.barrier.text + "', but the phase it needs is phase " + std::to_string(phase) +
+                  " (parity " + std::to_string(phase % 2) + ") and " + std::to_string(c) +
+                  " phases have completed" +
+                  (phase != c - 1 ? ": a later phase with the same parity makes it ambiguous"
+                                  : ": it " + std::string(*q == c % 2 ? "hangs on the phase in "
+                                                                        "progress"
+                                                                      : "passes at once")));
+        return;
+      }
+      mine = no_phase;
+    }
+  }
+
+  void exec(std::size_t, const Op&, const ApplyOp&) {}
+  void exec(std::size_t, const Op&, const CommitGroupOp&) {}
+  void exec(std::size_t, const Op&, const WaitGroupOp&) {}
+  void exec(std::size_t, const Op&, const WaitAllOp&) {}
+  void exec(std::size_t, const Op&, const FillOp&) {}
+  void exec(std::size_t, const Op&, const CopyOp&) {}
+  void exec(std::size_t, const Op&, const ForOp&) {}
+  void exec(std::size_t, const Op&, const EndOp&) {}
+};
+
+struct IsMbarrierOp {
+  bool operator()(const MbarrierInitOp&) const { return true; }
+  bool operator()(const CopyArriveOp&) const { return true; }
+  bool operator()(const MbarrierArriveOp&) const { return true; }
+  bool operator()(const MbarrierWaitOp&) const { return true; }
+  bool operator()(const ApplyOp&) const { return false; }
+  bool operator()(const CommitGroupOp&) const { return false; }
+  bool operator()(const WaitGroupOp&) const { return false; }
+  bool operator()(const WaitAllOp&) const { return false; }
+  bool operator()(const CtaSyncOp&) const { return false; }
+  bool operator()(const FillOp&) const { return false; }
+  bool operator()(const CopyOp&) const { return false; }
+  bool operator()(const ForOp&) const { return false; }
+  bool operator()(const EndOp&) const { return false; }
+};
+
+} // namespace
+
+bool uses_mbarriers(const Kernel& k) {
+  for (const Op& op : k.ops)
+    if (std::visit(IsMbarrierOp{}, op.body))
+      return true;
+  return false;
+}
+
+void check_mbarrier_phases(const Kernel& k, Diagnostics& out, std::int64_t max_steps) {
+  if (!uses_mbarriers(k))
+    return;
+  Walk(k, out, max_steps).run();
+}
+
+} // namespace ptxgen::tile

@@ -1,0 +1,34 @@
+#pragma once
+// The mbarrier part of the contract (docs/spec-format.md, "mbarriers"): a walk of each
+// CTA's ops in program order, every thread of the CTA at the same op, loops at the
+// parameters' test values, that counts the arrivals of every barrier's phases exactly as
+// PTX does: mbarrier_arrive and copy_arrive with noinc are arrivals; copy_arrive without
+// noinc increments the pending count before its deferred arrival, which nets zero.
+//
+// It proves: a barrier is used only after its mbarrier_init and a cta_sync; each phase
+// receives its count of arrivals before a wait closes it and no op gives more
+// (contract_mbarrier_count); a thread arrives again only in the phase of its previous
+// arrival or after waiting for it, and a barrier is initialised again only when no phase
+// is open and a cta_sync followed its last use (contract_mbarrier_reuse); a wait names the
+// parity of the phase the waiting thread arrived in, which must be the last completed one
+// (for a thread that did not arrive: the last completed phase; contract_mbarrier_parity).
+//
+// The walk assumes what the per-op checks prove first: a barrier view is the same for
+// every thread of a CTA, 8 contiguous bytes, inside its tensor.
+
+#include "emitter/support/diagnostic.hpp"
+#include "emitter/tile/kernel.hpp"
+
+#include <cstdint>
+
+namespace ptxgen::tile {
+
+/// True when the kernel has an mbarrier op (the walk below runs only then).
+bool uses_mbarriers(const Kernel& k);
+
+/// The walk; adds at most one diagnostic per (rule, op). `max_steps` bounds the work
+/// (thread-op executions); beyond it the walk stops without a verdict on the rest.
+void check_mbarrier_phases(const Kernel& k, Diagnostics& out,
+                           std::int64_t max_steps = std::int64_t{1} << 26);
+
+} // namespace ptxgen::tile

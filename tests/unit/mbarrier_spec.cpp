@@ -1,0 +1,332 @@
+// The mbarrier spec ops end to end but the simulator: the contract's phase accounting
+// (arrival counts with and without .noinc, reuse, parity), the reference's exact phases and
+// hazards, and the lowering's wait loop per target, assembled by ptxas where it is found.
+// The kernels are spec texts; every expectation is worked out from PTX's mbarrier rules.
+#include "driver/ptxas/ptxas.hpp"
+#include "driver/reference/reference.hpp"
+#include "driver/spec/loader.hpp"
+#include "emitter/lower/lower.hpp"
+#include "emitter/ptx/printer.hpp"
+#include "emitter/tile/contract.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+using ptxgen::DiagId;
+namespace tile = ptxgen::tile;
+
+/// One CTA of `block` threads: thread t copies row t of A into s, makes the barrier track
+/// it (copy_arrive, noinc as given), arrives (unless `explicit_arrive` is false), waits on
+/// parity `parity` and copies the mirrored row out. `before_wait` goes between the arrive
+/// and the wait.
+std::string one_phase(int count, bool noinc, bool explicit_arrive, const std::string& parity,
+                      const std::string& before_wait = "") {
+  std::string s = R"([kernel]
+name = "k"
+grid = 1
+block = 64
+
+[tensor.A]
+space = "global"
+shape = [64, 16]
+dtype = "uint8"
+init = "arange % 251"
+
+[tensor.B]
+space = "global"
+shape = [64, 16]
+dtype = "uint8"
+output = true
+
+[tensor.s]
+space = "shared"
+shape = [64, 16]
+dtype = "uint8"
+
+[tensor.bar]
+space = "shared"
+shape = [1]
+dtype = "uint64"
+
+[[op]]
+op = "mbarrier_init"
+barrier = 'bar.sub[0]'
+count = )" + std::to_string(count) +
+                  R"(
+
+[[op]]
+op = "cta_sync"
+
+[[op]]
+op = "apply"
+opcode = "cp.async.cg.shared.global"
+dst = 's.sub[tid, :]'
+src = 'A.sub[tid, :]'
+chunk_bytes = 16
+
+[[op]]
+op = "copy_arrive"
+barrier = 'bar.sub[0]'
+noinc = )" + std::string(noinc ? "true" : "false") +
+                  "\n";
+  if (explicit_arrive)
+    s += "\n[[op]]\nop = \"mbarrier_arrive\"\nbarrier = 'bar.sub[0]'\n";
+  s += before_wait;
+  s += "\n[[op]]\nop = \"mbarrier_wait\"\nbarrier = 'bar.sub[0]'\nparity = " + parity + "\n";
+  s += "\n[[op]]\nop = \"copy\"\ndst = 'B.sub[tid, :]'\nsrc = 's.sub[63 - tid, :]'\n";
+  return s;
+}
+
+std::unique_ptr<tile::Kernel> load(const std::string& text) {
+  auto k = ptxgen::driver::load_spec_text(text, "mbarrier.toml");
+  INFO(k.diagnostics.format_all());
+  REQUIRE(k);
+  return std::move(*k);
+}
+
+ptxgen::Diagnostics contract(const std::string& text) {
+  return tile::check_contract(*load(text));
+}
+
+ptxgen::driver::ReferenceOutput reference(const tile::Kernel& k) {
+  ptxgen::driver::ReferenceInput in;
+  in.kernel = &k;
+  std::vector<std::uint8_t> a(64 * 16);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<std::uint8_t>(i % 251);
+  in.global["A"] = a;
+  in.global["B"] = std::vector<std::uint8_t>(64 * 16, 0);
+  return ptxgen::driver::evaluate_reference(in);
+}
+
+bool found(const ptxgen::driver::ReferenceOutput& out, DiagId id) {
+  return std::any_of(out.findings.begin(), out.findings.end(),
+                     [id](const auto& f) { return f.id == id; });
+}
+
+/// A 2-stage ring of 6 tiles over one barrier per stage, waiting on `parity`; with
+/// `one_barrier`, both stages use bar[0].
+std::string ring(const std::string& parity, bool one_barrier = false) {
+  const std::string next = one_barrier ? "0" : "(k + 1) % 2";
+  const std::string cur = one_barrier ? "0" : "k % 2";
+  return R"([kernel]
+name = "ring"
+grid = 1
+block = 32
+
+[tensor.A]
+space = "global"
+shape = [6, 32, 16]
+dtype = "uint8"
+
+[tensor.B]
+space = "global"
+shape = [6, 32, 16]
+dtype = "uint8"
+output = true
+
+[tensor.r]
+space = "shared"
+shape = [2, 32, 16]
+dtype = "uint8"
+
+[tensor.bar]
+space = "shared"
+shape = [2]
+dtype = "uint64"
+
+[[op]]
+op = "mbarrier_init"
+barrier = 'bar.sub[0]'
+count = 32
+
+[[op]]
+op = "mbarrier_init"
+barrier = 'bar.sub[1]'
+count = 32
+
+[[op]]
+op = "cta_sync"
+
+[[op]]
+op = "apply"
+opcode = "cp.async.cg.shared.global"
+dst = 'r.sub[0, tid, :]'
+src = 'A.sub[0, tid, :]'
+chunk_bytes = 16
+
+[[op]]
+op = "copy_arrive"
+barrier = 'bar.sub[0]'
+
+[[op]]
+op = "mbarrier_arrive"
+barrier = 'bar.sub[0]'
+
+[[op]]
+op = "for"
+var = "k"
+start = 0
+stop = 6
+
+[[op]]
+op = "apply"
+opcode = "cp.async.cg.shared.global"
+dst = 'r.sub[(k + 1) % 2, tid, :]'
+src = 'A.sub[min(k + 1, 5), tid, :]'
+chunk_bytes = 16
+pred = "k + 1 < 6"
+
+[[op]]
+op = "copy_arrive"
+barrier = 'bar.sub[)" +
+         next + R"(]'
+
+[[op]]
+op = "mbarrier_arrive"
+barrier = 'bar.sub[)" +
+         next + R"(]'
+
+[[op]]
+op = "mbarrier_wait"
+barrier = 'bar.sub[)" +
+         cur + R"(]'
+parity = ")" +
+         parity + R"("
+
+[[op]]
+op = "copy"
+dst = 'B.sub[k, tid, :]'
+src = 'r.sub[k % 2, 31 - tid, :]'
+
+[[op]]
+op = "cta_sync"
+
+[[op]]
+op = "end"
+)";
+}
+
+} // namespace
+
+TEST_CASE("contract: each phase gets exactly its count of arrivals") {
+  // 64 threads arrive once each.
+  CHECK_FALSE(contract(one_phase(64, false, true, "0")).has_errors());
+  CHECK(contract(one_phase(32, false, true, "0")).has(DiagId::contract_mbarrier_count));
+  CHECK(contract(one_phase(128, false, true, "0")).has(DiagId::contract_mbarrier_count));
+}
+
+TEST_CASE("contract: .noinc's deferred arrival counts; without it the increment nets zero") {
+  // noinc + explicit arrive: two arrivals per thread, count 2 x 64.
+  CHECK_FALSE(contract(one_phase(128, true, true, "0")).has_errors());
+  // Counted once, the 64 deferred arrivals complete the phase and each explicit arrival is
+  // a second arrival of its thread before it waited: reported as such.
+  CHECK(contract(one_phase(64, true, true, "0")).has(DiagId::contract_mbarrier_reuse));
+  // noinc alone: one arrival per thread.
+  CHECK_FALSE(contract(one_phase(64, true, false, "0")).has_errors());
+  // Without noinc and without an explicit arrive nothing arrives: the wait hangs.
+  CHECK(contract(one_phase(64, false, false, "0")).has(DiagId::contract_mbarrier_count));
+}
+
+TEST_CASE("contract: a copy_arrive without noinc must precede its thread's own arrival") {
+  // Only warp 0 arrives: the others' increments may come after warp 0 completed the phase.
+  const std::string warp0 =
+      "\n[[op]]\nop = \"mbarrier_arrive\"\nbarrier = 'bar.sub[0]'\npred = \"tid < 32\"\n";
+  CHECK(contract(one_phase(32, false, false, "0", warp0)).has(DiagId::contract_mbarrier_count));
+  // With noinc the 64 deferred arrivals are counted: 64 + 32.
+  CHECK_FALSE(contract(one_phase(96, true, false, "0", warp0)).has_errors());
+}
+
+TEST_CASE("contract: waits name the parity of the phase the thread arrived in") {
+  CHECK(contract(one_phase(64, false, true, "1")).has(DiagId::contract_mbarrier_parity));
+  CHECK(contract(one_phase(64, false, true, "2")).has(DiagId::contract_mbarrier_parity));
+  CHECK_FALSE(contract(ring("(k / 2) % 2")).has_errors());
+  CHECK(contract(ring("k % 2")).has(DiagId::contract_mbarrier_parity));
+  CHECK(contract(ring("0")).has(DiagId::contract_mbarrier_parity));
+}
+
+TEST_CASE("contract: no reuse before the phase completes, no use before init and sync") {
+  CHECK(contract(ring("k % 2", true)).has(DiagId::contract_mbarrier_reuse));
+  // Re-initialised while the phase holds 32 of its 64 arrivals.
+  const std::string half = "\n[[op]]\nop = \"mbarrier_arrive\"\nbarrier = 'bar.sub[0]'\n";
+  std::string reinit = one_phase(64, false, false, "0",
+                                 "\n[[op]]\nop = \"mbarrier_arrive\"\nbarrier = 'bar.sub[0]'\n"
+                                 "pred = \"tid < 32\"\n\n[[op]]\nop = \"cta_sync\"\n\n[[op]]\n"
+                                 "op = \"mbarrier_init\"\nbarrier = 'bar.sub[0]'\ncount = 32\n\n"
+                                 "[[op]]\nop = \"cta_sync\"\n" +
+                                     half);
+  CHECK(contract(reinit).has(DiagId::contract_mbarrier_reuse));
+  std::string no_sync = one_phase(64, false, true, "0");
+  no_sync.erase(no_sync.find("[[op]]\nop = \"cta_sync\"\n"), 23);
+  CHECK(contract(no_sync).has(DiagId::contract_mbarrier_uninit));
+}
+
+TEST_CASE("reference: the phases complete exactly and the copies land through them") {
+  auto k = load(one_phase(64, false, true, "0"));
+  const auto out = reference(*k);
+  INFO(out.problems.size());
+  CHECK(out.problems.empty());
+  // B row t = s row 63 - t = A row 63 - t... copied back to B row t from the mirrored row:
+  // the kernel writes B[t] = s[63 - t] = A[63 - t].
+  const auto& b = out.global.at("B");
+  for (std::size_t t = 0; t < 64; ++t)
+    for (std::size_t c = 0; c < 16; ++c)
+      CHECK(b[t * 16 + c] == static_cast<std::uint8_t>(((63 - t) * 16 + c) % 251));
+  // noinc with the doubled count completes; noinc with the single count completes phase 0
+  // on the explicit arrivals, and the deferred ones then complete phase 1: a wait on
+  // parity 0 finds phase 2 in progress, parity 0: it hangs.
+  CHECK(reference(*load(one_phase(128, true, true, "0"))).problems.empty());
+  CHECK(found(reference(*load(one_phase(64, true, true, "0"))), DiagId::check_mbarrier_hang));
+  // Without noinc a doubled count never completes.
+  CHECK(found(reference(*load(one_phase(128, false, true, "0"))), DiagId::check_mbarrier_hang));
+}
+
+TEST_CASE("reference: reads before the wait, or after a wait that did not wait, are hazards") {
+  // The mirrored row read before the wait: its copy is still pending.
+  const std::string early =
+      "\n[[op]]\nop = \"copy\"\ndst = 'B.sub[tid, :]'\nsrc = 's.sub[63 - tid, :]'\n";
+  CHECK(
+      found(reference(*load(one_phase(64, false, true, "0", early))), DiagId::check_read_pending));
+  // Parity 1 on a fresh barrier passes at once: the copies land (the wait lands what the
+  // barrier tracks) but no thread has waited for their phase.
+  const auto out = reference(*load(one_phase(64, false, true, "1")));
+  CHECK(found(out, DiagId::check_mbarrier_unwaited_read));
+  CHECK_FALSE(found(out, DiagId::check_read_without_sync));
+}
+
+TEST_CASE("lowering: a test_wait loop on sm_80, a try_wait loop on sm_90, both assembled") {
+  auto k = load(ring("(k / 2) % 2"));
+  std::string error;
+  auto ptxas = ptxgen::driver::locate_ptxas("", error);
+  for (int sm : {80, 90}) {
+    CAPTURE(sm);
+    ptxgen::lower::LowerOptions o;
+    o.target = {sm, false};
+    auto m = ptxgen::lower::lower(*k, o);
+    INFO(m.diagnostics.format_all());
+    REQUIRE(m);
+    const std::string text = ptxgen::ptx::print(*m);
+    const bool try_wait = text.find("mbarrier.try_wait.parity.shared.b64") != std::string::npos;
+    const bool test_wait = text.find("mbarrier.test_wait.parity.shared.b64") != std::string::npos;
+    CHECK(try_wait == (sm >= 90));
+    CHECK(test_wait == (sm < 90));
+    CHECK(text.find("mbarrier.arrive.shared.b64 _, [") != std::string::npos);
+    CHECK(text.find("cp.async.mbarrier.arrive.shared.b64 [") != std::string::npos);
+    CHECK(text.find("mbarrier.init.shared.b64 [") != std::string::npos);
+    if (!ptxas) {
+      MESSAGE("no ptxas: " << error);
+      continue;
+    }
+    ptxgen::driver::AssembleOptions a;
+    a.target = m->target;
+    a.verbose = false;
+    a.keep_cubin = false;
+    auto r = ptxgen::driver::assemble(ptxas->path, text, a);
+    INFO(text << r.describe());
+    CHECK(r.ok());
+  }
+}
