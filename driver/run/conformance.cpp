@@ -769,13 +769,14 @@ std::string to_json(const ConformanceReport& r) {
       << ", \"ptxas_ms\": " << c.ptxas_ms << ", \"reference_ms\": " << c.reference_ms
       << ", \"load_ms\": " << c.load_ms << ", \"launch_ms\": " << c.launch_ms
       << ", \"compare_ms\": " << c.compare_ms << ", \"bytes_compared\": " << c.bytes_compared
-      << ", \"expectations\": " << c.expectations
-      << ", \"expectations_failed\": " << c.expectations_failed << ", \"unsupported\": [";
+      << ", \"unsupported\": [";
     for (std::size_t u = 0; u < c.unsupported.size(); ++u)
       j << (u ? ", " : "") << "{\"line\": " << c.unsupported[u].line << ", \"text\": \""
         << json_escape(c.unsupported[u].text) << "\", \"reason\": \""
         << json_escape(c.unsupported[u].reason) << "\"}";
-    j << "]}" << (i + 1 < r.cases.size() ? ",\n" : "\n");
+    j << "], \"expectations\": " << c.expectations
+      << ", \"expectations_failed\": " << c.expectations_failed << "}"
+      << (i + 1 < r.cases.size() ? ",\n" : "\n");
   }
   j << "  ]\n}\n";
   return j.str();
