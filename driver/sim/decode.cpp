@@ -40,6 +40,13 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
     return {1, 2};
   case Shape::cp_extra:
     return {0, 2};
+  case Shape::src_pair:
+    return {0, 1};
+  case Shape::pos_len:
+  case Shape::src_lut:
+    return {2, 2};
+  case Shape::dst_u32:
+    return {1, 1};
   case Shape::dst:
   case Shape::dst_wide:
   case Shape::dst_at_least:
@@ -62,7 +69,6 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::cp_size:
   case Shape::mbar_addr:
   case Shape::mbar_state:
-  case Shape::dst_u32:
     return {1, 1};
   }
   return {1, 1};
@@ -71,14 +77,89 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
 /// The setp comparisons, by qualifier.
 std::optional<ir::Cmp> parse_cmp(std::string_view s) {
   static constexpr std::pair<std::string_view, ir::Cmp> cmps[] = {
-      {"eq", ir::Cmp::eq}, {"ne", ir::Cmp::ne}, {"lt", ir::Cmp::lt}, {"le", ir::Cmp::le},
-      {"gt", ir::Cmp::gt}, {"ge", ir::Cmp::ge}, {"lo", ir::Cmp::lo}, {"ls", ir::Cmp::ls},
-      {"hi", ir::Cmp::hi}, {"hs", ir::Cmp::hs}};
+      {"eq", ir::Cmp::eq},   {"ne", ir::Cmp::ne},   {"lt", ir::Cmp::lt},   {"le", ir::Cmp::le},
+      {"gt", ir::Cmp::gt},   {"ge", ir::Cmp::ge},   {"lo", ir::Cmp::lo},   {"ls", ir::Cmp::ls},
+      {"hi", ir::Cmp::hi},   {"hs", ir::Cmp::hs},   {"equ", ir::Cmp::equ}, {"neu", ir::Cmp::neu},
+      {"ltu", ir::Cmp::ltu}, {"leu", ir::Cmp::leu}, {"gtu", ir::Cmp::gtu}, {"geu", ir::Cmp::geu},
+      {"num", ir::Cmp::num}, {"nan", ir::Cmp::nan}};
   for (const auto& [text, cmp] : cmps) {
     if (text == s)
       return cmp;
   }
   return std::nullopt;
+}
+
+/// Whether a comparison applies to floats only (equ ... nan) or to integers only (lo ... hs).
+bool float_only(ir::Cmp c) {
+  return c >= ir::Cmp::equ;
+}
+bool integer_only(ir::Cmp c) {
+  return c == ir::Cmp::lo || c == ir::Cmp::ls || c == ir::Cmp::hi || c == ir::Cmp::hs;
+}
+
+/// An arithmetic type: parse_type's, the packed and bfloat ones too, with its ir::Num.
+std::optional<TypeInfo> numeric_type(std::string_view s) {
+  static constexpr std::pair<std::string_view, ir::Type> floats[] = {
+      {"f16", {16, false, ir::Num::f16}},     {"bf16", {16, false, ir::Num::bf16}},
+      {"f32", {32, false, ir::Num::f32}},     {"f64", {64, false, ir::Num::f64}},
+      {"f16x2", {32, false, ir::Num::f16x2}}, {"bf16x2", {32, false, ir::Num::bf16x2}}};
+  for (const auto& [name, t] : floats) {
+    if (name == s)
+      return TypeInfo{t, true, false, false};
+  }
+  return parse_type(s);
+}
+
+/// The rounding modifiers, by qualifier.
+std::optional<ir::Round> parse_round(std::string_view s) {
+  static constexpr std::pair<std::string_view, ir::Round> rounds[] = {
+      {"rn", ir::Round::rn},   {"rz", ir::Round::rz},   {"rm", ir::Round::rm},
+      {"rp", ir::Round::rp},   {"rni", ir::Round::rni}, {"rzi", ir::Round::rzi},
+      {"rmi", ir::Round::rmi}, {"rpi", ir::Round::rpi}};
+  for (const auto& [text, r] : rounds) {
+    if (text == s)
+      return r;
+  }
+  return std::nullopt;
+}
+
+/// prmt's modes, by qualifier.
+std::optional<ir::Permute> parse_permute(std::string_view s) {
+  static constexpr std::pair<std::string_view, ir::Permute> modes[] = {
+      {"f4e", ir::Permute::f4e}, {"b4e", ir::Permute::b4e}, {"rc8", ir::Permute::rc8},
+      {"ecl", ir::Permute::ecl}, {"ecr", ir::Permute::ecr}, {"rc16", ir::Permute::rc16}};
+  for (const auto& [text, m] : modes) {
+    if (text == s)
+      return m;
+  }
+  return std::nullopt;
+}
+
+/// ld / st qualifiers that are hints to the memory system: cache operators,
+/// eviction priorities, prefetch sizes.
+bool memory_hint(std::string_view q) {
+  static constexpr std::string_view hints[] = {"ca",
+                                               "cg",
+                                               "cs",
+                                               "lu",
+                                               "cv",
+                                               "wb",
+                                               "wt",
+                                               "nc",
+                                               "volatile",
+                                               "weak",
+                                               "L2::64B",
+                                               "L2::128B",
+                                               "L2::256B",
+                                               "L1::no_allocate",
+                                               "L1::evict_normal",
+                                               "L1::evict_unchanged",
+                                               "L1::evict_first",
+                                               "L1::evict_last",
+                                               "L2::evict_normal",
+                                               "L2::evict_first",
+                                               "L2::evict_last"};
+  return std::find(std::begin(hints), std::end(hints), q) != std::end(hints);
 }
 
 bool known_root(std::string_view root) {
@@ -293,7 +374,7 @@ void Parser::decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops) 
 // ------------------------------------------------ qualifiers
 
 TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view part) {
-  auto t = parse_type(part);
+  auto t = numeric_type(part);
   if (!t)
     fail(DiagId::sim_qualifier, opc, quote(part) + " is not a PTX type");
   std::string root(split_dots(f.mnemonic).front());
@@ -332,6 +413,13 @@ TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view 
     if ((t->t.bits != 32 && t->t.bits != 64) || t->is_float || t->is_pred)
       fail(DiagId::sim_qualifier, opc, quote(f.mnemonic) + " takes .u32 or .u64");
     break;
+  case Types::numeric:
+    no_pred();
+    break;
+  case Types::floating:
+    if (!t->is_float)
+      fail(DiagId::sim_qualifier, opc, quote(opc.text) + " takes a floating-point type");
+    break;
   }
   return *t;
 }
@@ -363,16 +451,24 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     op.type = d.type.t;
     break;
   case Quals::cmp_type: {
-    if (quals.size() != 2)
+    op.ftz = quals.size() == 3 && quals[1] == "ftz";
+    if (quals.size() != (op.ftz ? 3u : 2u))
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
-                                                          std::string(f.mnemonic) + ".cmp.type)"};
+                                                          std::string(f.mnemonic) +
+                                                          ".cmp{.ftz}.type)"};
     auto cmp = parse_cmp(quals[0]);
     if (!cmp)
       throw Unsupported{DiagId::sim_unsupported_form,
                         "comparison `." + std::string(quals[0]) + "` is not simulated"};
     op.cmp = *cmp;
-    d.type = checked_type(f, opc, quals[1]);
+    d.type = checked_type(f, opc, quals.back());
     op.type = d.type.t;
+    if (op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2)
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (packed comparisons)"};
+    if (d.type.is_float ? integer_only(*cmp) : float_only(*cmp) || op.ftz)
+      fail(DiagId::sim_qualifier, opc,
+           quote(opc.text) + ": the comparison or .ftz does not apply to this type");
     break;
   }
   case Quals::type_type:
@@ -396,6 +492,16 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     break;
   case Quals::createpolicy:
     createpolicy_qualifiers(op, d, opc, quals);
+    break;
+  case Quals::arith:
+    arith_qualifiers(f, op, d, opc, quals);
+    break;
+  case Quals::cvt:
+    cvt_qualifiers(f, op, d, opc, quals);
+    break;
+  case Quals::prmt:
+  case Quals::shf:
+    bit_qualifiers(f, op, d, opc, quals);
     break;
   case Quals::mbarrier:
     if (auto bad = mbarrier_qualifiers(op, quals))
@@ -436,11 +542,9 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
                         "the ." + std::string(q) + " state space is not simulated"};
     } else if (q == "v2" || q == "v4") {
       op.vec = q == "v2" ? 2 : 4;
-    } else if (q == "ca" || q == "cg" || q == "cs" || q == "lu" || q == "cv" || q == "wb" ||
-               q == "wt" || q == "nc" || q == "volatile" || q == "weak" || q == "L2::64B" ||
-               q == "L2::128B" || q == "L2::256B") {
-      // cache operators and prefetch sizes are hints
-    } else if (parse_type(q)) {
+    } else if (memory_hint(q)) {
+      // cache operators, eviction priorities and prefetch sizes are hints
+    } else if (numeric_type(q)) {
       if (type)
         fail(DiagId::sim_qualifier, opc, "two types");
       type = q;
@@ -455,6 +559,87 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
   d.type = checked_type(f, opc, *type);
   op.type = d.type.t;
   op.space = space.value_or(ir::Space::generic);
+}
+
+/// `{.rn|.rz|.rm|.rp}{.ftz}{.sat}.type`: float arithmetic, and integer add/sub.sat.s32.
+void Parser::arith_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                              std::span<const std::string_view> quals) {
+  if (quals.empty())
+    fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs a type");
+  for (std::string_view q : quals.first(quals.size() - 1)) {
+    auto r = parse_round(q);
+    if (r && *r <= ir::Round::rp && op.round == ir::Round::none)
+      op.round = *r;
+    else if (q == "ftz" && !op.ftz)
+      op.ftz = true;
+    else if (q == "sat" && !op.sat)
+      op.sat = true;
+    else
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (`." + std::string(q) + "`)"};
+  }
+  d.type = checked_type(f, opc, quals.back());
+  op.type = d.type.t;
+  const bool add_sub = op.code == ir::Code::add || op.code == ir::Code::sub;
+  if (!d.type.is_float && (op.round != ir::Round::none || op.ftz ||
+                           (op.sat && !(add_sub && op.type.bits == 32 && op.type.is_signed))))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (integer rounding or saturation)"};
+  if (op.type.num == ir::Num::f64 && op.code == ir::Code::fma && op.round != ir::Round::rn)
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (f64 fma rounds only to nearest here)"};
+}
+
+/// `cvt{.rnd}{.ftz}{.sat}.dtype.atype`.
+void Parser::cvt_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                            std::span<const std::string_view> quals) {
+  if (quals.size() < 2)
+    fail(DiagId::sim_qualifier, opc, "expected cvt{.rnd}{.ftz}{.sat}.dtype.atype");
+  for (std::string_view q : quals.first(quals.size() - 2)) {
+    auto r = parse_round(q);
+    if (r && op.round == ir::Round::none)
+      op.round = *r;
+    else if (q == "ftz" && !op.ftz)
+      op.ftz = true;
+    else if (q == "sat" && !op.sat)
+      op.sat = true;
+    else
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (`." + std::string(q) + "`)"};
+  }
+  d.type = checked_type(f, opc, quals[quals.size() - 2]);
+  d.from = checked_type(f, opc, quals.back());
+  op.type = d.type.t;
+  op.type2 = d.from.t;
+  auto packed = [](ir::Num n) { return n == ir::Num::f16x2 || n == ir::Num::bf16x2; };
+  if (packed(op.type2.num) || (packed(op.type.num) && op.type2.num != ir::Num::f32))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) +
+                          " is not simulated (packed: only .f16x2/.bf16x2 from .f32)"};
+}
+
+/// prmt.b32{.mode} and shf.{l,r}.{wrap,clamp}.b32.
+void Parser::bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                            std::span<const std::string_view> quals) {
+  std::size_t type_at = 0;
+  if (f.quals == Quals::prmt) {
+    if (quals.empty() || quals.size() > 2 || (quals.size() == 2 && !parse_permute(quals[1])))
+      fail(DiagId::sim_qualifier, opc, "expected prmt.b32{.f4e|.b4e|.rc8|.ecl|.ecr|.rc16}");
+    if (quals.size() == 2)
+      op.prmt = *parse_permute(quals[1]);
+  } else {
+    if (quals.size() != 3 || (quals[0] != "l" && quals[0] != "r") ||
+        (quals[1] != "wrap" && quals[1] != "clamp"))
+      fail(DiagId::sim_qualifier, opc, "expected shf.{l,r}.{wrap,clamp}.b32");
+    op.left = quals[0] == "l";
+    op.clamp = quals[1] == "clamp";
+    type_at = 2;
+  }
+  if (quals[type_at] != "b32")
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (only .b32)"};
+  d.type = *parse_type("b32");
+  op.type = d.type.t;
 }
 
 void Parser::cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
@@ -582,6 +767,32 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::dst_pred:
     op.dst[0] = reg(ops[k++], 1, false, "the destination");
     return;
+  case Shape::dst_u32:
+    op.dst[0] = reg(ops[k++], 32, false, "the destination");
+    return;
+  case Shape::pos_len:
+    op.src[2] = value(ops[k++], 32, "the bit position");
+    op.src[3] = value(ops[k++], 32, "the field length");
+    return;
+  case Shape::src_lut: {
+    src_slot() = value(ops[k++], bits, src_roles[d.src]);
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::number)
+      fail(DiagId::sim_operand_kind, o, "lop3's immLut is an immediate");
+    op.n = int_literal(o);
+    if (op.n < 0 || op.n > 255)
+      fail(DiagId::sim_operand_range, o, "lop3's immLut must be in 0..255");
+    return;
+  }
+  case Shape::src_pair: {
+    const bool packed = op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2;
+    if (packed != (k < ops.size()))
+      fail(DiagId::sim_operand_count, opc,
+           quote(opc.text) + (packed ? " takes two sources" : " takes one source"));
+    if (packed)
+      op.src[1] = value(ops[k++], op.type2.bits, "the second source");
+    return;
+  }
   case Shape::mov_dst:
     if (ops[k].kind == Opnd::Kind::vec) {
       vector_mov(op, ops[k++], true);
@@ -684,9 +895,6 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::opt_u32:
     if (k < ops.size())
       src_slot() = value(ops[k++], 32, src_roles[d.src]);
-    return;
-  case Shape::dst_u32:
-    op.dst[0] = reg(ops[k++], 32, false, "the destination");
     return;
   case Shape::bulk_tail: {
     ir::Space shared = ir::Space::shared;

@@ -1,6 +1,7 @@
 // The executor: runs one entry of a parsed module over a launch.
 // See simulator.hpp for the execution, cp.async and race model.
 
+#include "driver/sim/alu.hpp"
 #include "driver/sim/ir.hpp"
 #include "driver/sim/mbarrier.hpp"
 #include "driver/sim/simulator.hpp"
@@ -706,6 +707,8 @@ private:
     const unsigned w = ty.bits;
     auto a = [&] { return get(t, op.src[0], ty); };
     auto b = [&] { return get(t, op.src[1], ty); };
+    if (float_form(op))
+      return arith(t, op);
     switch (op.code) {
     case ir::Code::cp_async:
       issue(t, op);
@@ -812,6 +815,19 @@ private:
     case ir::Code::selp:
       set(t, op.dst[0], (t.regs[op.src[2].reg] != 0 ? a() : b()) & mask(w));
       return Flow::next;
+    case ir::Code::prmt:
+    case ir::Code::bfi:
+    case ir::Code::shf:
+    case ir::Code::lop3:
+    case ir::Code::popc:
+    case ir::Code::clz:
+    case ir::Code::brev:
+    case ir::Code::abs:
+    case ir::Code::fmul:
+    case ir::Code::fma:
+      return arith(t, op);
+    case ir::Code::nanosleep: // a hint: this scheduler runs the others meanwhile anyway
+      return Flow::next;
     case ir::Code::bar:
       t.state = State::at_barrier;
       t.barrier = op.n;
@@ -884,6 +900,97 @@ private:
     for (const ir::Move& m : c.out)
       std::memmove(t.frame + m.to, t.frame + m.from, m.bytes);
     t.pc = at + 1;
+  }
+
+  /// Whether `op` is the float form of an instruction that also takes integers.
+  static bool float_form(const ir::Op& op) {
+    switch (op.code) {
+    case ir::Code::add:
+    case ir::Code::sub:
+    case ir::Code::min:
+    case ir::Code::max:
+    case ir::Code::neg:
+    case ir::Code::setp:
+      return op.type.num != ir::Num::integer || op.sat;
+    case ir::Code::cvt:
+      return op.type.num != ir::Num::integer || op.type2.num != ir::Num::integer || op.sat;
+    default:
+      return false;
+    }
+  }
+
+  /// The instructions computed by driver/sim/alu (bit operations, floats, cvt).
+  Flow arith(Thread& t, const ir::Op& op) {
+    const unsigned w = op.type.bits;
+    auto r = [&](std::size_t k) { return raw(t, op.src[k]); };
+    auto u32 = [&](std::size_t k) { return static_cast<std::uint32_t>(r(k)); };
+    const alu::FloatMode m{op.round == ir::Round::none ? ir::Round::rn : op.round, op.ftz, op.sat};
+    auto fp = [&](alu::FloatOp f) { return alu::float_op(f, op.type.num, m, r(0), r(1), r(2)); };
+    const bool integer = op.type.num == ir::Num::integer;
+    std::uint64_t v = 0;
+    switch (op.code) {
+    case ir::Code::prmt:
+      v = alu::prmt(u32(0), u32(1), u32(2), op.prmt);
+      break;
+    case ir::Code::bfi:
+      v = alu::bfi(r(0), r(1), u32(2), u32(3), w);
+      break;
+    case ir::Code::shf:
+      v = alu::shf(u32(0), u32(1), u32(2), op.left, op.clamp);
+      break;
+    case ir::Code::lop3:
+      v = alu::lop3(u32(0), u32(1), u32(2), static_cast<std::uint8_t>(op.n));
+      break;
+    case ir::Code::popc:
+      v = alu::popc(r(0), w);
+      break;
+    case ir::Code::clz:
+      v = alu::clz(r(0), w);
+      break;
+    case ir::Code::brev:
+      v = alu::brev(r(0), w);
+      break;
+    case ir::Code::abs: {
+      const auto a = static_cast<std::int64_t>(get(t, op.src[0], op.type));
+      v = integer ? static_cast<std::uint64_t>(a < 0 ? 0 - a : a) : fp(alu::FloatOp::abs);
+      break;
+    }
+    case ir::Code::add:
+    case ir::Code::sub:
+      v = integer ? alu::add_sat_s32(u32(0), u32(1), op.code == ir::Code::sub)
+                  : fp(op.code == ir::Code::add ? alu::FloatOp::add : alu::FloatOp::sub);
+      break;
+    case ir::Code::fmul:
+      v = fp(alu::FloatOp::mul);
+      break;
+    case ir::Code::fma:
+      v = fp(alu::FloatOp::fma);
+      break;
+    case ir::Code::min:
+      v = fp(alu::FloatOp::min);
+      break;
+    case ir::Code::max:
+      v = fp(alu::FloatOp::max);
+      break;
+    case ir::Code::neg:
+      v = fp(alu::FloatOp::neg);
+      break;
+    case ir::Code::setp:
+      v = alu::float_compare(op.cmp, op.type.num, op.ftz, r(0), r(1)) ? 1 : 0;
+      break;
+    case ir::Code::cvt:
+      v = alu::convert(op.type, op.type2, op, r(0));
+      if (op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2) {
+        const ir::Type half{16, false,
+                            op.type.num == ir::Num::f16x2 ? ir::Num::f16 : ir::Num::bf16};
+        v = (alu::convert(half, op.type2, op, r(0)) << 16) | alu::convert(half, op.type2, op, r(1));
+      }
+      break;
+    default:
+      unreachable("arith(): not an alu instruction");
+    }
+    set(t, op.dst[0], v & mask(op.code == ir::Code::setp ? 1 : w));
+    return Flow::next;
   }
 
   std::uint64_t convert_address(const Thread& t, const ir::Op& op) const {
@@ -962,6 +1069,15 @@ private:
       return a > b;
     case ir::Cmp::hs:
       return a >= b;
+    case ir::Cmp::equ: // float comparisons: the decoder takes them only with float types
+    case ir::Cmp::neu:
+    case ir::Cmp::ltu:
+    case ir::Cmp::leu:
+    case ir::Cmp::gtu:
+    case ir::Cmp::geu:
+    case ir::Cmp::num:
+    case ir::Cmp::nan:
+      break;
     }
     return false;
   }

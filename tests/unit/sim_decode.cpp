@@ -207,19 +207,23 @@ TEST_CASE("the longest mnemonic prefix wins") {
   CHECK(detail::find_form("cp.async.wait_group")->code == ir::Code::wait_group);
   CHECK(detail::find_form("cp.async.cg.shared.global")->code == ir::Code::cp_async);
   CHECK(detail::find_form("mul.wide.s32")->code == ir::Code::mul_wide);
-  CHECK(detail::find_form("mad.hi.s32") == nullptr);
-  CHECK(detail::find_form("popc.b32") == nullptr);
+  CHECK(detail::find_form("mad.lo.s32")->code == ir::Code::mad_lo);
+  CHECK(detail::find_form("mad.rn.f32")->code == ir::Code::fma); // the float "mad" row
+  CHECK(detail::find_form("testp.finite.f32") == nullptr);
 }
 
 TEST_CASE("instructions outside the subset parse with a warning DiagId and fault `unsupported`") {
   SUBCASE("unknown mnemonic") {
-    expect_unsupported("\tpopc.b32 %r2, %r1;\n", DiagId::sim_unknown_instruction);
+    expect_unsupported("\ttestp.finite.f32 %p1, %r1;\n", DiagId::sim_unknown_instruction);
   }
   SUBCASE("known mnemonic, unsimulated form") {
     expect_unsupported("\tmad.hi.s32 %r1, %r2, %r3, %r4;\n", DiagId::sim_unsupported_form);
   }
-  SUBCASE("float type") {
-    expect_unsupported("\tadd.f32 %r1, %r2, %r3;\n", DiagId::sim_unsupported_form);
+  SUBCASE("float form with an unsimulated qualifier") {
+    expect_unsupported("\tmin.NaN.f32 %r1, %r2, %r3;\n", DiagId::sim_unsupported_form);
+  }
+  SUBCASE("packed float comparison") {
+    expect_unsupported("\tsetp.lt.f16x2 %p1, %r2, %r3;\n", DiagId::sim_unsupported_form);
   }
   SUBCASE("setp with a boolean combination") {
     expect_unsupported("\tsetp.lt.and.s32 %p1, %r1, %r2, %p2;\n", DiagId::sim_unsupported_form);
@@ -302,7 +306,7 @@ TEST_CASE("a fault's message does not repeat its kind") {
     CHECK(r.fault->message.find(name(r.fault->kind)) == std::string::npos);
   }
   SUBCASE("unsupported") {
-    SimResult r = run(one_thread("\tpopc.b32 %r2, %r1;\n"), "k", l, mem);
+    SimResult r = run(one_thread("\ttestp.finite.f32 %p1, %r1;\n"), "k", l, mem);
     REQUIRE(r.fault);
     CHECK(r.fault->message.find(name(FaultKind::unsupported)) == std::string::npos);
   }
