@@ -897,8 +897,8 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
       src_slot() = value(ops[k++], 32, src_roles[d.src]);
     return;
   case Shape::bulk_tail: {
-    ir::Space shared = ir::Space::shared;
-    op.addr3 = address(ops[k++], shared, 0);
+    ir::Space space = ir::Space::shared;
+    op.addr3 = address(ops[k++], space, 0);
     if (k < ops.size()) {
       if (!d.hint)
         fail(DiagId::sim_operand_count, ops[k], "a cache policy needs .L2::cache_hint");

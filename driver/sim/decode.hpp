@@ -24,12 +24,12 @@ enum class Quals : std::uint8_t {
   cp_async,     ///< `.ca|.cg .shared .global {.L2::cache_hint} {.L2::64B|128B|256B}`
   createpolicy, ///< one or two `.L2::evict_*` priorities, then `.b64`
   arith,        ///< `.rn|.rz|.rm|.rp`, `.ftz`, `.sat` (each at most once), then one type
-  cvt,      ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
-  prmt,     ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
-  shf,      ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
-  mbarrier, ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
-  bulk,     ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
-  fence,    ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
+  cvt,  ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
+  prmt, ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
+  shf,  ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
+  mbarrier,     ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
+  bulk,         ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+  fence,        ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).

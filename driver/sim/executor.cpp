@@ -99,11 +99,11 @@ struct Thread {
   std::uint32_t stop_line = 0;      ///< line of the bar.sync / ret where it stopped
   std::uint8_t* frame = nullptr;    ///< the thread's frame area (Space::frame)
   std::vector<std::uint32_t> calls; ///< the call stack: the pc of each active call op
-  std::uint64_t seq = 0;            ///< copies issued so far (Copy::seq)
-  std::uint64_t tracked_seq = 0;    ///< copies below this are tracked by a cp.async.mbarrier.arrive
-  std::uint64_t blocked_at = 0;     ///< at_mbarrier: Mbarriers::events() when it blocked
-  std::uint64_t false_at = ~0ull;   ///< Mbarriers::events() when its wait last returned false
-  bool wake_false = false;          ///< resumed to see its wait return false once
+  std::uint64_t seq = 0;          ///< copies issued so far (Copy::seq)
+  std::uint64_t tracked_seq = 0;  ///< copies below this are tracked by a cp.async.mbarrier.arrive
+  std::uint64_t blocked_at = 0;   ///< at_mbarrier: Mbarriers::events() when it blocked
+  std::uint64_t false_at = ~0ull; ///< Mbarriers::events() when its wait last returned false
+  bool wake_false = false;        ///< resumed to see its wait return false once
 };
 
 /// The coordinates of linear index `i` within `dim` (x fastest).

@@ -192,9 +192,9 @@ struct Op {
   Permute prmt = Permute::generic; ///< prmt's mode
   bool left = false;               ///< shf.l (else shf.r)
   bool clamp = false;              ///< shf.clamp (else .wrap)
-  Addr addr3;         ///< cp.async.bulk's mbarrier (its destination in addr, source in addr2)
-  bool noinc = false; ///< cp.async.mbarrier.arrive.noinc
-  bool sink = false;  ///< mbarrier.arrive's state destination is the sink `_`
+  Addr addr3;             ///< cp.async.bulk's mbarrier (its destination in addr, source in addr2)
+  bool noinc = false;     ///< cp.async.mbarrier.arrive.noinc
+  bool sink = false;      ///< mbarrier.arrive's state destination is the sink `_`
 };
 
 struct Param {
