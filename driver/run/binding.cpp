@@ -50,6 +50,8 @@ std::string ptr_space_text(sim::ir::Space space) {
     return " .param";
   case sim::ir::Space::frame:
     return " .param";
+  case sim::ir::Space::local:
+    return " .local";
   }
   unreachable("ptr_space_text(): not a Space value");
 }

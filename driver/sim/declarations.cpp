@@ -120,6 +120,45 @@ void Parser::local_param(ir::Entry& e) {
   locals_[p.name] = p;
 }
 
+void Parser::local_decl(ir::Entry& e) {
+  next(); // .local
+  std::uint32_t align = 0;
+  if (accept(".align")) {
+    std::int64_t a = expect_int("the alignment");
+    if (a <= 0 || (a & (a - 1)) != 0 || a > 1024)
+      fail(DiagId::sim_declaration, peek(), ".align must be a power of two");
+    align = static_cast<std::uint32_t>(a);
+  }
+  const Token& ty = expect_ident("the element type");
+  auto t = ty.text.starts_with(".") ? parse_type(ty.text.substr(1)) : std::nullopt;
+  if (!t || t->is_pred)
+    fail(DiagId::sim_declaration, ty,
+         "expected an element type like .b8, found `" + std::string(ty.text) + "`");
+  const Token& nm = expect_ident("the local array name");
+  std::uint64_t count = 1;
+  if (accept("[")) {
+    std::int64_t n = expect_int("the array length");
+    if (n <= 0 || n > (1 << 20))
+      fail(DiagId::sim_declaration, nm, "the local array length must be in 1..1048576");
+    count = static_cast<std::uint64_t>(n);
+    expect("]", "to close the array length");
+  }
+  expect(";", "after the local declaration");
+  for (const auto& q : e.local) {
+    if (q.name == nm.text)
+      fail(DiagId::sim_redeclared, nm, "local array `" + q.name + "` is declared twice");
+  }
+  ir::Param bytes; // placed in the frame like a parameter
+  bytes.size = static_cast<std::uint32_t>(t->t.bits / 8 * count);
+  bytes.align = align != 0 ? align : t->t.bits / 8;
+  ir::SharedArray a;
+  a.name = std::string(nm.text);
+  a.bytes = bytes.size;
+  a.align = bytes.align;
+  a.offset = frame_place(e, bytes);
+  e.local.push_back(std::move(a));
+}
+
 void Parser::open_scope() {
   scopes_.emplace_back();
 }

@@ -518,6 +518,9 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     if (!fence_qualifiers_ok(f.mnemonic, quals))
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
     break;
+  case Quals::space:
+    space_qualifier(op, d, opc, quals);
+    break;
   }
   return d;
 }
@@ -537,7 +540,11 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
       if (space)
         fail(DiagId::sim_qualifier, opc, "two state spaces");
       space = ir::Space::global; // the module's .const variables live in the global space
-    } else if (q == "local" || q == "shared::cluster" || q == "tex") {
+    } else if (q == "local") {
+      if (space)
+        fail(DiagId::sim_qualifier, opc, "two state spaces");
+      space = ir::Space::local;
+    } else if (q == "shared::cluster" || q == "tex") {
       throw Unsupported{DiagId::sim_unsupported_form,
                         "the ." + std::string(q) + " state space is not simulated"};
     } else if (q == "v2" || q == "v4") {
@@ -655,6 +662,8 @@ void Parser::cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token&
     op.space = ir::Space::global;
   else if (sp == "shared" || sp == "shared::cta")
     op.space = ir::Space::shared;
+  else if (sp == "local")
+    op.space = ir::Space::local;
   else
     throw Unsupported{DiagId::sim_unsupported_form,
                       "cvta for ." + std::string(sp) + " is not simulated"};
@@ -839,9 +848,11 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   }
   case Shape::barrier: {
     const Opnd& o = ops[k++];
-    if (o.kind != Opnd::Kind::number)
-      throw Unsupported{DiagId::sim_unsupported_operand,
-                        "bar.sync with a register barrier number is not simulated"};
+    if (o.kind != Opnd::Kind::number) {
+      op.n = -1; // the barrier number is read at run time (nvcc -G's __barrier_sync)
+      src_slot() = value(o, 32, "the barrier number");
+      return;
+    }
     op.n = int_literal(o);
     if (op.n < 0 || op.n > 15)
       fail(DiagId::sim_operand_range, o, "the barrier number must be in 0..15");

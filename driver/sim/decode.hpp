@@ -24,12 +24,13 @@ enum class Quals : std::uint8_t {
   cp_async,     ///< `.ca|.cg .shared .global {.L2::cache_hint} {.L2::64B|128B|256B}`
   createpolicy, ///< one or two `.L2::evict_*` priorities, then `.b64`
   arith,        ///< `.rn|.rz|.rm|.rp`, `.ftz`, `.sat` (each at most once), then one type
-  cvt,  ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
-  prmt, ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
-  shf,  ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
-  mbarrier,     ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
-  bulk,         ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
-  fence,        ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
+  cvt,      ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
+  prmt,     ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
+  shf,      ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
+  mbarrier, ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
+  bulk,     ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+  fence,    ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
+  space,    ///< exactly one state space (isspacep.global); the operand is a 64-bit address
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -61,7 +62,7 @@ enum class Shape : std::uint8_t {
   mov_src,      ///< `src`, or the bits of a 0f/0d float literal; a vector is not simulated
   pred,         ///< a predicate register as a source (selp's selector)
   group_count,  ///< a non-negative integer immediate -> n (cp.async.wait_group)
-  barrier,      ///< an immediate barrier number 0..15 -> n
+  barrier,      ///< a barrier number: an immediate 0..15 -> n, or a register -> src (n = -1)
   thread_count, ///< optional; present, it is not simulated (bar.sync's thread count)
   label,        ///< a label declared in the entry -> n (the target instruction index)
   data,         ///< ld's destination / st's source: one register, or {..} for .v2/.v4

@@ -99,11 +99,11 @@ struct Thread {
   std::uint32_t stop_line = 0;      ///< line of the bar.sync / ret where it stopped
   std::uint8_t* frame = nullptr;    ///< the thread's frame area (Space::frame)
   std::vector<std::uint32_t> calls; ///< the call stack: the pc of each active call op
-  std::uint64_t seq = 0;          ///< copies issued so far (Copy::seq)
-  std::uint64_t tracked_seq = 0;  ///< copies below this are tracked by a cp.async.mbarrier.arrive
-  std::uint64_t blocked_at = 0;   ///< at_mbarrier: Mbarriers::events() when it blocked
-  std::uint64_t false_at = ~0ull; ///< Mbarriers::events() when its wait last returned false
-  bool wake_false = false;        ///< resumed to see its wait return false once
+  std::uint64_t seq = 0;            ///< copies issued so far (Copy::seq)
+  std::uint64_t tracked_seq = 0;    ///< copies below this are tracked by a cp.async.mbarrier.arrive
+  std::uint64_t blocked_at = 0;     ///< at_mbarrier: Mbarriers::events() when it blocked
+  std::uint64_t false_at = ~0ull;   ///< Mbarriers::events() when its wait last returned false
+  bool wake_false = false;          ///< resumed to see its wait return false once
 };
 
 /// The coordinates of linear index `i` within `dim` (x fastest).
@@ -259,6 +259,7 @@ private:
     case ir::Val::Kind::reg:
       return t.regs[v.reg];
     case ir::Val::Kind::imm:
+    case ir::Val::Kind::local:
       return static_cast<std::uint64_t>(v.imm);
     case ir::Val::Kind::special:
       return special(t, v.special);
@@ -631,6 +632,18 @@ private:
       bytes = const_cast<std::uint8_t*>(params_.data()) + addr; // offset checked by the parser
     } else if (op.space == ir::Space::frame) {
       bytes = t.frame + addr; // offset checked by the parser
+    } else if (op.space == ir::Space::local ||
+               (op.space == ir::Space::generic && addr >= local_window_base &&
+                addr - local_window_base < e_.frame_bytes)) {
+      if (op.space == ir::Space::generic)
+        addr -= local_window_base;
+      check_align(t, op, addr, total, what);
+      if (addr > e_.frame_bytes || total > e_.frame_bytes - addr)
+        fault_at(FaultKind::illegal_address, t, op,
+                 std::string(what) + " of " + std::to_string(total) + " bytes at local address " +
+                     hex(addr) + " lies outside the thread's " + std::to_string(e_.frame_bytes) +
+                     " local bytes");
+      bytes = t.frame + addr;
     } else {
       check_align(t, op, addr, total, what);
       bool shared = op.space == ir::Space::shared;
@@ -830,7 +843,10 @@ private:
       return Flow::next;
     case ir::Code::bar:
       t.state = State::at_barrier;
-      t.barrier = op.n;
+      t.barrier = op.n >= 0 ? op.n : static_cast<std::int64_t>(raw(t, op.src[0]) & mask(32));
+      if (t.barrier > 15)
+        fault_at(FaultKind::undefined_behavior, t, op,
+                 "barrier number " + std::to_string(t.barrier) + " is outside 0..15");
       t.stop_line = op.line;
       return Flow::stop;
     case ir::Code::ret:
@@ -843,6 +859,18 @@ private:
     case ir::Code::call:
       call(t, op);
       return Flow::next;
+    case ir::Code::trap:
+      fault_at(FaultKind::trap, t, op, "the kernel trapped");
+    case ir::Code::isspacep: {
+      const std::uint64_t v = raw(t, op.src[0]);
+      const bool shared = v >= shared_window_base && v - shared_window_base < smem_.size();
+      const bool local = v >= local_window_base && v - local_window_base < e_.frame_bytes;
+      const bool in = op.space == ir::Space::shared  ? shared
+                      : op.space == ir::Space::local ? local
+                                                     : !shared && !local;
+      set(t, op.dst[0], in ? 1 : 0);
+      return Flow::next;
+    }
     case ir::Code::mov_unpack: {
       const unsigned eb = w / op.vec;
       const std::uint64_t v = raw(t, op.src[0]);
@@ -997,6 +1025,8 @@ private:
     std::uint64_t v = raw(t, op.src[0]);
     if (op.space == ir::Space::shared)
       v = op.to ? v - shared_window_base : v + shared_window_base;
+    if (op.space == ir::Space::local)
+      v = op.to ? v - local_window_base : v + local_window_base;
     return v;
   }
 

@@ -98,6 +98,10 @@ enum class Space : std::uint8_t {
   /// values and the `.param` variables its call sequences declare (offset into
   /// the thread's frame area; the parser checks the bounds).
   frame,
+  /// The thread's `.local` memory: its functions' `.local` arrays, which live in
+  /// its frame area (a local address is a frame offset; local_window_base maps
+  /// it into the generic space).
+  local,
 };
 
 /// Special registers the executor computes from the thread's position.
@@ -138,6 +142,7 @@ struct Val {
     reg,     ///< register `reg`
     imm,     ///< immediate `imm` (shared symbols are folded into immediates)
     special, ///< special register `special`
+    local, ///< the local address of a `.local` array: `imm`, a frame offset (relocated by the link)
   };
   Kind kind = Kind::none;
   Special special = Special::tid_x;
@@ -181,8 +186,8 @@ struct Op {
   ZeroFill zfill = ZeroFill::none;
   Val zval;          ///< src-size value or ignore-src predicate
   bool zneg = false; ///< `!%p` ignore-src
-  /// wait_group N, barrier id, branch target, Entry::calls index of a call;
-  /// for ret: 1 when the instruction is `exit` (leaves the thread even inside a call)
+  /// wait_group N, barrier id (-1: the value of src[0]), branch target, Entry::calls index of a
+  /// call; for ret: 1 when the instruction is `exit` (leaves the thread even inside a call)
   std::int64_t n = 0;
   std::uint32_t line = 0;          ///< 1-based PTX line
   std::uint32_t text = 0;          ///< index into Entry::texts (instruction text for messages)
@@ -192,9 +197,9 @@ struct Op {
   Permute prmt = Permute::generic; ///< prmt's mode
   bool left = false;               ///< shf.l (else shf.r)
   bool clamp = false;              ///< shf.clamp (else .wrap)
-  Addr addr3;             ///< cp.async.bulk's mbarrier (its destination in addr, source in addr2)
-  bool noinc = false;     ///< cp.async.mbarrier.arrive.noinc
-  bool sink = false;      ///< mbarrier.arrive's state destination is the sink `_`
+  Addr addr3;         ///< cp.async.bulk's mbarrier (its destination in addr, source in addr2)
+  bool noinc = false; ///< cp.async.mbarrier.arrive.noinc
+  bool sink = false;  ///< mbarrier.arrive's state destination is the sink `_`
 };
 
 struct Param {
@@ -262,6 +267,7 @@ struct Entry {
   std::vector<Param> rets;        ///< a .func's return parameters (frame offsets)
   std::uint32_t frame_bytes = 0;  ///< per-thread frame bytes (after linking: of every function)
   std::vector<Call> calls;        ///< Op::n of a call indexes this
+  std::vector<SharedArray> local; ///< `.local` arrays (offsets into the frame)
   /// Why this function (or, after linking, a function it calls) cannot run: its
   /// parse errors and the link's. Another entry's problems do not refuse the file.
   std::vector<Diagnostic> problems;

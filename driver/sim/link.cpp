@@ -13,6 +13,13 @@
 #include <functional>
 
 namespace ptxgen::sim::detail {
+namespace {
+
+/// The CUDA runtime's device-side assert: declared `.extern`, called when an
+/// assertion fails. A call of it is a `trap`.
+constexpr std::string_view assert_fail = "__assertfail";
+
+} // namespace
 
 /// `( name, name... )`: call-sequence `.param` variables, as (frame offset, size).
 std::vector<std::pair<std::uint32_t, std::uint32_t>> Parser::call_list(std::string_view what) {
@@ -103,6 +110,8 @@ struct Relocation {
   void val(ir::Val& v) const {
     if (v.kind == ir::Val::Kind::reg)
       v.reg += reg;
+    if (v.kind == ir::Val::Kind::local)
+      v.imm += frame;
   }
   void apply(ir::Op& o) const {
     for (auto& d : o.dst)
@@ -129,7 +138,7 @@ struct Relocation {
       break;
     case ir::Code::ld:
     case ir::Code::st:
-      if (o.space == ir::Space::frame)
+      if (o.space == ir::Space::frame || (o.space == ir::Space::local && !o.addr.has_reg))
         o.addr.offset += frame;
       break;
     default:
@@ -162,6 +171,8 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
     stack.push_back(&fn);
     for (const auto& c : fn.calls) {
       const ir::Entry* callee = find(c.callee);
+      if (callee != nullptr && !callee->defined && c.callee == assert_fail)
+        continue; // a trap, placed below
       if (callee == nullptr || !callee->defined) {
         problem(DiagId::sim_undeclared, c.pos, c.callee.size(),
                 "call of `" + c.callee + "`, which the module " +
@@ -221,8 +232,25 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
       ir::Call& c = e.calls[r.call + k];
       auto at = std::find_if(placed.begin() + 1, placed.end(),
                              [&](const Placed& q) { return q.fn->name == c.callee; });
-      if (at == placed.end())
-        continue; // reported above
+      if (at == placed.end()) {
+        if (c.callee == assert_fail) { // the assertion failed: a trap with the call's line
+          ir::Op trap;
+          trap.code = ir::Code::trap;
+          trap.line = e.ops[r.op].line;
+          for (std::size_t j = r.op; j < e.ops.size(); ++j) {
+            if (e.ops[j].code == ir::Code::call &&
+                e.ops[j].n == static_cast<std::int64_t>(r.call + k)) {
+              trap.line = e.ops[j].line;
+              break;
+            }
+          }
+          trap.text = static_cast<std::uint32_t>(e.texts.size());
+          e.texts.push_back("call of __assertfail (a device-side assertion failed)");
+          c.target = static_cast<std::uint32_t>(e.ops.size());
+          e.ops.push_back(trap);
+        }
+        continue; // else reported above
+      }
       const ir::Entry& callee = *at->fn;
       const Relocation& cr = at->r;
       c.target = cr.op;

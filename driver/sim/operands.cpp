@@ -3,6 +3,7 @@
 
 #include "driver/sim/parser_impl.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace ptxgen::sim::detail {
@@ -175,8 +176,20 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
     return v;
   }
   if (is_reg_name(o.name)) {
-    if (!find_reg(o.name) && !o.name.starts_with("%r") && !o.name.starts_with("%p") &&
-        !o.name.starts_with("%f"))
+    // PTX's other special registers; undeclared names outside %r/%p/%f too.
+    static constexpr std::string_view other_specials[] = {"%reserved_smem_offset",
+                                                          "%envreg",
+                                                          "%pm",
+                                                          "%gridid",
+                                                          "%cluster",
+                                                          "%nclusterid",
+                                                          "%is_explicit_cluster",
+                                                          "%aggr_smem_size",
+                                                          "%current_graph_exec"};
+    const bool other = std::any_of(std::begin(other_specials), std::end(other_specials),
+                                   [&](std::string_view p) { return o.name.starts_with(p); });
+    if (!find_reg(o.name) && (other || (!o.name.starts_with("%r") && !o.name.starts_with("%p") &&
+                                        !o.name.starts_with("%f"))))
       throw Unsupported{DiagId::sim_unsupported_operand,
                         "special register `" + std::string(o.name) + "` is not simulated"};
     v.kind = ir::Val::Kind::reg;
@@ -193,6 +206,19 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
         v.imm = static_cast<std::int64_t>(a.offset);
         return v;
       }
+    }
+    for (const auto& a : e_->local) {
+      if (a.name == o.name) {
+        v.kind = ir::Val::Kind::local;
+        v.imm = static_cast<std::int64_t>(a.offset);
+        return v;
+      }
+    }
+    for (const auto& f : m_->funcs) {
+      if (f.name == o.name)
+        throw Unsupported{DiagId::sim_unsupported_operand,
+                          "the address of function `" + f.name +
+                              "` is not simulated (indirect calls are not)"};
     }
     if (const ir::Data* d = find_data(o)) {
       if (bits != 64)
@@ -286,6 +312,15 @@ ir::Addr Parser::address(const Opnd& o, ir::Space& space, std::uint32_t access_b
       return a;
     }
   }
+  for (const auto& l : e_->local) {
+    if (l.name == o.name) {
+      if (space != ir::Space::local && space != ir::Space::generic)
+        fail(DiagId::sim_operand_kind, o, "`" + l.name + "` is a .local array");
+      space = ir::Space::local;
+      a.offset = static_cast<std::int64_t>(l.offset) + o.offset;
+      return a;
+    }
+  }
   if (const ir::Data* d = find_data(o)) {
     if (space == ir::Space::shared)
       fail(DiagId::sim_operand_kind, o, "`" + d->name + "` is not a shared variable");
@@ -320,6 +355,29 @@ void Parser::vector_mov(ir::Op& op, const Opnd& v, bool is_dst) {
       op.src[k] = value(v.elems[k], elem, "a source element");
   }
   op.code = is_dst ? ir::Code::mov_unpack : ir::Code::mov_pack;
+}
+
+} // namespace ptxgen::sim::detail
+
+namespace ptxgen::sim::detail {
+
+/// isspacep's one state space; its operand is a 64-bit generic address.
+void Parser::space_qualifier(ir::Op& op, Decoded& d, const Token& opc,
+                             std::span<const std::string_view> quals) {
+  if (quals.size() != 1)
+    fail(DiagId::sim_qualifier, opc, "expected isspacep.space");
+  const std::string_view sp = quals[0];
+  if (sp == "global")
+    op.space = ir::Space::global;
+  else if (sp == "shared" || sp == "shared::cta" || sp == "shared::cluster")
+    op.space = ir::Space::shared; // a cluster of one CTA: its own shared memory
+  else if (sp == "local")
+    op.space = ir::Space::local;
+  else
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      "isspacep." + std::string(sp) + " is not simulated"};
+  d.type = *parse_type("b64");
+  op.type = d.type.t;
 }
 
 } // namespace ptxgen::sim::detail

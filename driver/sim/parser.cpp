@@ -424,6 +424,10 @@ void Parser::statement(ir::Entry& e) {
     local_param(e);
     return;
   }
+  if (t.kind == Tok::ident && t.text == ".local") {
+    local_decl(e);
+    return;
+  }
   if (t.kind == Tok::ident && t.text == ".pragma") {
     skip_statement();
     return;

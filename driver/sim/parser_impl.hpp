@@ -175,6 +175,10 @@ private:
                       std::span<const std::string_view> quals);
   void bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
                       std::span<const std::string_view> quals);
+  void space_qualifier(ir::Op& op, Decoded& d, const Token& opc,
+                       std::span<const std::string_view> quals);
+  /// `.local {.align N} .type name{[N]};` in a body: bytes of the thread's frame.
+  void local_decl(ir::Entry& e);
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
              std::size_t& k);
   ir::Val address_source(const Opnd& o, unsigned bits);

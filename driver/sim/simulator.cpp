@@ -30,6 +30,8 @@ std::string_view name(FaultKind k) {
     return "invalid launch";
   case FaultKind::deadlock:
     return "deadlock";
+  case FaultKind::trap:
+    return "trap";
   }
   return "fault";
 }
@@ -62,6 +64,7 @@ FaultOrigin origin(FaultKind k) {
   case FaultKind::barrier_divergence:
   case FaultKind::undefined_behavior:
   case FaultKind::deadlock:
+  case FaultKind::trap:
     return FaultOrigin::kernel;
   case FaultKind::unsupported:
   case FaultKind::instruction_limit:

@@ -87,6 +87,8 @@ struct Module;
 inline constexpr std::uint8_t poison_byte = 0xA5;
 /// Where shared memory appears in the generic address space.
 inline constexpr std::uint64_t shared_window_base = 0x0000'7e00'0000'0000ull;
+/// Where a thread's `.local` memory appears in the generic address space.
+inline constexpr std::uint64_t local_window_base = 0x0000'7c00'0000'0000ull;
 /// Where the module's own `.global` / `.const` variables live in the global space.
 inline constexpr std::uint64_t module_data_base = 0x0000'7d00'0000'0000ull;
 
@@ -135,6 +137,7 @@ enum class FaultKind {
   invalid_launch,     ///< a launch that does not fit the entry (no such entry, parameters, block)
   deadlock,           ///< every live thread of a CTA waits (mbarrier phase, bar.sync) and no
                       ///< wait can succeed: the kernel would hang on the GPU
+  trap, ///< the kernel executed `trap` or failed a device-side assert (a call of __assertfail)
 };
 
 /// "misaligned address", "illegal address", "race", "barrier divergence", ...

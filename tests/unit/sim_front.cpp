@@ -131,15 +131,15 @@ TEST_CASE("only the entry being run must be simulable") {
     CHECK(word(out, 63) == 63u + 1000u);
     CHECK(prog.unsupported("good").empty());
   }
-  SUBCASE("an entry with a .local declaration is unsupported, its line listed") {
-    SimResult r = run(prog, "local_user", l, mem);
+  SUBCASE("an entry with a vector register is unsupported, its lines listed") {
+    SimResult r = run(prog, "vector_user", l, mem);
     REQUIRE(r.fault);
     CHECK(r.fault->kind == FaultKind::unsupported);
     CHECK(r.instructions_executed == 0);
-    auto lines = prog.unsupported("local_user");
-    REQUIRE(lines.size() == 2); // the declaration, and the st.local
-    CHECK(lines[0].line == line_of(ptx, ".local .align 4 .b8 buf"));
-    CHECK(lines[1].line == line_of(ptx, "st.local"));
+    auto lines = prog.unsupported("vector_user");
+    REQUIRE(lines.size() == 2); // the declaration, and brkpt
+    CHECK(lines[0].line == line_of(ptx, ".reg .v2 .b32 \t%vec"));
+    CHECK(lines[1].line == line_of(ptx, "\tbrkpt;\n\tret"));
     CHECK(r.fault->ptx_line == lines[0].line);
   }
   SUBCASE("an entry that calls a broken .func gets the func's lines") {
@@ -153,7 +153,7 @@ TEST_CASE("only the entry being run must be simulable") {
   SUBCASE("unsupported instructions of the entry are listed, each with its line") {
     auto lines = prog.unsupported("brk");
     REQUIRE(lines.size() == 2);
-    CHECK(lines[0].line == line_of(ptx, "brkpt"));
+    CHECK(lines[0].line == line_of(ptx, "brkpt;\n\tpmevent"));
     CHECK(lines[1].line == line_of(ptx, "pmevent"));
     CHECK(lines[0].text.find("brkpt") != std::string::npos);
   }
@@ -336,4 +336,69 @@ TEST_CASE("nvcc -G: .func calls with st.param / ld.param, scoped %tmp, inline as
     for (std::uint32_t w = 0; w < 4; ++w)
       CHECK(word(b, t * 4 + w) == (src < n ? word(a, src * 4 + w) : 0u));
   }
+}
+
+TEST_CASE("nvcc -G: a .local depot through cvta.local, and a failed assert() is a trap") {
+  // debug_local.ptx (nvcc -arch=sm_80 -G): the locals live in __local_depot0.
+  const std::string ptx = read_front("debug_local.ptx");
+  REQUIRE(ptx.find("cvta.local.u64") != std::string::npos);
+  std::vector<std::uint8_t> a(32 * 4), b(32 * 4, 0xEE);
+  for (std::uint32_t t = 0; t < 32; ++t) {
+    std::uint32_t v = 7 * t + 3;
+    std::memcpy(a.data() + 4 * t, &v, 4);
+  }
+  std::vector<GlobalBuffer> mem = {{0x10000, &a, "A"}, {0x80000, &b, "B"}};
+  Launch l;
+  l.block_dim = {32, 1, 1};
+  l.params = {0x10000, 0x80000, 32};
+  Program p = parsed(ptx);
+  CHECK(p.unsupported("debug_local").empty());
+  SimResult r = run(p, "debug_local", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  for (std::uint32_t t = 0; t < 32; ++t)
+    CHECK(word(b, t) == word(a, t) + word(a, (t + 1) % 32) + t);
+  l.params[2] = 33; // assert(n <= 32) fails
+  SimResult bad = run(p, "debug_local", l, mem);
+  REQUIRE(bad.fault);
+  CHECK(bad.fault->kind == FaultKind::trap);
+  CHECK(origin(bad.fault->kind) == FaultOrigin::kernel);
+  CHECK(bad.fault->ptx_line == line_of(ptx, "\t__assertfail, ") - 1); // `call.uni` above it
+}
+
+TEST_CASE("isspacep, .local arrays, a register barrier number, trap") {
+  const std::string ptx = read_front("spaces.ptx");
+  std::vector<std::uint8_t> out(4 * 32, 0xEE);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.block_dim = {4, 1, 1};
+  l.params = {0x1000, 0};
+  Program p = parsed(ptx);
+  SimResult r = run(p, "spaces", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  for (std::uint32_t t = 0; t < 4; ++t) {
+    CHECK(word(out, t * 8 + 0) == 1u + 2u + 4u);   // shared, global, local; not shared
+    CHECK(word(out, t * 8 + 1) == t + 500);        // st.local, then a generic ld
+    CHECK(word(out, t * 8 + 2) == (t ^ 1u) + 500); // the neighbour's, after barrier.sync %r
+  }
+  l.params[1] = 1;
+  SimResult trapped = run(p, "spaces", l, mem);
+  REQUIRE(trapped.fault);
+  CHECK(trapped.fault->kind == FaultKind::trap);
+  CHECK(trapped.fault->ptx_line == line_of(ptx, "@%p7 trap"));
+}
+
+TEST_CASE("what the simulator cannot run is unsupported, not invalid: function addresses") {
+  // libcu++ -G code takes a function's address for an indirect call.
+  const std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                          ".func f()\n{\n\tret;\n}\n"
+                          ".visible .entry k()\n{\n\t.reg .b64 %rd<2>;\n"
+                          "\tmov.u64 %rd1, f;\n\tret;\n}\n";
+  Program p = parsed(ptx);
+  auto lines = p.unsupported("k");
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].line == 11);
+  std::vector<GlobalBuffer> none;
+  SimResult r = run(p, "k", Launch{}, none);
+  REQUIRE(r.fault);
+  CHECK(r.fault->kind == FaultKind::unsupported);
 }
