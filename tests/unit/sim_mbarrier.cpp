@@ -1,7 +1,9 @@
 // The simulator's mbarrier family and bulk copies, on the PTX files of tests/data/sim_mbarrier/
-// (ptxas checks each: tests ptxas.sim_mbarrier_input.*): nvcc's own forms for cuda::barrier
-// on sm_80 and sm_90 (hand-reduced only where the files' headers say), the forms ptxgen's
-// mbarrier lowering emits (ring.ptx), and the accounting rules (counts.ptx, noinc.ptx).
+// (ptxas checks each: tests ptxas.sim_mbarrier_input.*): nvcc's own output, verbatim, for
+// cuda::barrier + cuda::memcpy_async and the cuda::ptx wrappers on sm_80 and sm_90 (the .cu
+// sources are beside them), ptxgen's own lowering (ptxgen_ring3_sm80.ptx), the forms that
+// lowering emits in a hand-written ring (ring.ptx), the accounting rules (counts.ptx,
+// noinc.ptx).
 // Mutants are made here by replacing one tagged line (`// M: tag`) of a file.
 // Expected bytes come from the kernels' stated semantics (B[t] = A[(t+1) % T] ...), not from
 // the simulator. Checks key on FaultKind / RaceKind, never on message text.
@@ -102,39 +104,45 @@ void check_rotated(const Memory& m, std::uint32_t threads, std::uint32_t rows) {
 
 } // namespace
 
-TEST_CASE("nvcc sm_80 cuda::barrier + cuda::memcpy_async: test_wait on a state, rotated copy") {
-  const std::string ptx = read_data("nvcc_barrier_sm80.ptx");
+TEST_CASE("nvcc's cuda::barrier + cuda::memcpy_async PTX, verbatim, sm_80 and sm_90") {
+  // sm_80: cp.async + cp.async.mbarrier.arrive + mbarrier.arrive (state), a test_wait loop
+  // with a %globaltimer back-off; sm_90: per-thread cp.async.bulk with expect_tx and an
+  // arrive count, a try_wait loop. Per thread (k_barrier) or cooperative (k_barrier_block).
   constexpr std::uint32_t threads = 128;
-  Memory m(threads * 16, threads * 16);
-  // The spin loop must cost a few instructions per thread, not run into the limit.
-  require_ok(launch(ptx, "_Z9k_barrierPK4int4PS_", m, threads, {a_base, b_base}, threads * 100));
-  check_rotated(m, threads, 1);
+  for (const char* file : {"nvcc_barrier_sm80_full.ptx", "nvcc_barrier_sm90_full.ptx"}) {
+    for (const char* entry : {"_Z9k_barrierPK4int4PS_", "_Z15k_barrier_blockPK4int4PS_"}) {
+      INFO(file << " " << entry);
+      Memory m(threads * 16, threads * 16);
+      // The spin loop must cost a few instructions per thread, not run into the limit.
+      require_ok(launch(read_data(file), entry, m, threads, {a_base, b_base}, threads * 100));
+      check_rotated(m, threads, 1);
+    }
+  }
 }
 
-TEST_CASE("nvcc sm_90 cuda::barrier + bulk cuda::memcpy_async: expect_tx, arrive count, try_wait") {
-  const std::string ptx = read_data("nvcc_barrier_bulk_sm90.ptx");
+TEST_CASE("nvcc's bulk copies, verbatim, sm_90: cuda::barrier and cuda::ptx wrappers") {
+  // k_bulk: thread 0's cuda::memcpy_async of 2048 bytes (bulk copy before expect_tx), every
+  // thread's arrive + try_wait on the state; k_ptx: cuda::ptx::mbarrier_init,
+  // fence_mbarrier_init, arrive_expect_tx, cp_async_bulk (.shared::cta), try_wait_parity in
+  // a scoped-register block, fence_proxy_async.
+  const std::string ptx = read_data("nvcc_bulk_sm90_full.ptx");
   constexpr std::uint32_t threads = 128;
-  Memory m(threads * 16, threads * 16);
-  require_ok(launch(ptx, "_Z6k_bulkPK4int4PS_", m, threads, {a_base, b_base}, threads * 100));
-  check_rotated(m, threads, 1);
-}
-
-TEST_CASE("nvcc sm_90 cuda::ptx: arrive.expect_tx, bulk .shared::cta, try_wait.parity, fences") {
-  const std::string ptx = read_data("nvcc_ptx_bulk_sm90.ptx");
-  constexpr std::uint32_t threads = 128;
-  Memory m(threads * 16, threads * 16);
-  require_ok(launch(ptx, "_Z5k_ptxPK4int4PS_", m, threads, {a_base, b_base}, threads * 100));
-  check_rotated(m, threads, 1);
+  for (const char* entry : {"_Z6k_bulkPK4int4PS_", "_Z5k_ptxPK4int4PS_"}) {
+    INFO(entry);
+    Memory m(threads * 16, threads * 16);
+    require_ok(launch(ptx, entry, m, threads, {a_base, b_base}, threads * 100));
+    check_rotated(m, threads, 1);
+  }
 
   SUBCASE("reading the bulk copy's bytes without waiting: read_before_wait") {
-    // The wait replaced by `%q = true`: thread 0, which issued the copy, reads its bytes
-    // (thread 1's 16) while the copy is still pending on the incomplete phase.
+    // k_ptx's wait replaced by `P_OUT = true`: thread 0, which issued the copy, reads its
+    // bytes (thread 1's 16) while the copy is still pending on the incomplete phase.
     const std::string bad = [&] {
       std::string s = ptx;
-      const std::string wait = "mbarrier.try_wait.parity.shared::cta.b64 %q, [%r10], %r11;";
+      const std::string wait = "mbarrier.try_wait.parity.shared::cta.b64  P_OUT, [%r10], %r11;";
       auto at = s.find(wait);
       REQUIRE(at != std::string::npos);
-      return s.replace(at, wait.size(), "setp.eq.u32 %q, %r11, 0;");
+      return s.replace(at, wait.size(), "setp.eq.u32 P_OUT, %r11, 0;");
     }();
     Memory m2(threads * 16, threads * 16);
     const SimResult r = launch(bad, "_Z5k_ptxPK4int4PS_", m2, threads, {a_base, b_base});
