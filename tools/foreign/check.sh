@@ -13,12 +13,16 @@
 #
 # Mutants are listed in tests/foreign/mutants.toml ([[mutant]] tables; the
 # file is TOML, read here line by line: `key = "value"` or `key = 'value'`,
-# one per line). Each names a generated PTX (`ptx = "NAME.sm80.O3"`) and ONE
-# textual edit of it: `delete = 'TEXT'` deletes the line containing TEXT, or
-# `replace = 'OLD'` with `by = 'NEW'` replaces OLD by NEW; TEXT/OLD are fixed
-# strings that must occur exactly once in the file (else the mutant is
-# broken and fails). The edited PTX (in a private temp dir) runs against
-# the kernel's spec, and must give `expect`:
+# one per line). Each names a generated PTX (`ptx = "NAME.sm80.O3"`) and
+# textual edits of it, applied in order: `delete = 'TEXT'` deletes the line
+# containing TEXT, `replace = 'OLD'` with `by = 'NEW'` replaces OLD by NEW in
+# its line. TEXT/OLD are fixed strings that must occur exactly once in the
+# file, or, with `after = 'ANCHOR'` (a fixed string that must occur exactly
+# once), the edit applies to the first line after ANCHOR's line containing
+# them; anything else makes the mutant BROKEN (a failure). The edit keys of
+# a [[mutant]] table are its first edit; each [[mutant.edit]] table under it
+# adds one. The edited PTX (in a private temp dir) runs against the kernel's
+# spec, must exit non-zero, and must give `expect`:
 #   "mismatch"             the run completes and some output byte differs
 #   "race:KIND"            a simulator race fault of that kind ("read in flight", ...)
 #   "fault:KIND"           another simulator fault kind ("illegal address", ...)
@@ -87,18 +91,31 @@ check_kernel() { # NAME -> 0 when every variant passes
   return $bad
 }
 
-# Reads mutants.toml into parallel arrays m_name, m_ptx, m_delete, m_replace,
-# m_by, m_expect; refuses lines it does not understand.
+# Reads mutants.toml: mutant i has m_name[i], m_ptx[i], m_expect[i]; edit j
+# belongs to mutant e_of[j] and has e_delete[j], e_replace[j], e_by[j],
+# e_after[j]. Edit keys in a [[mutant]] table are its first edit; each
+# [[mutant.edit]] table starts another. Refuses lines it does not understand.
 load_mutants() {
-  m_name=() m_ptx=() m_delete=() m_replace=() m_by=() m_expect=()
-  local line n=0 i=-1 key value
+  m_name=() m_ptx=() m_expect=() e_of=() e_delete=() e_replace=() e_by=() e_after=()
+  local line n=0 i=-1 j=-1 key value
   while IFS= read -r line || [ -n "$line" ]; do
     n=$((n + 1))
     case "$line" in
     '' | '#'*) continue ;;
     '[[mutant]]')
-      i=$((i + 1))
-      m_name[i]='' m_ptx[i]='' m_delete[i]='' m_replace[i]='' m_by[i]='' m_expect[i]=''
+      i=$((i + 1)) j=$((j + 1))
+      m_name[i]='' m_ptx[i]='' m_expect[i]=''
+      e_of[j]=$i e_delete[j]='' e_replace[j]='' e_by[j]='' e_after[j]=''
+      continue
+      ;;
+    '[[mutant.edit]]')
+      if [ $i -lt 0 ]; then
+        echo "mutants.toml:$n: [[mutant.edit]] before the first [[mutant]]" >&2
+        return 1
+      fi
+      # the [[mutant]] table's own first edit slot stays empty when unused
+      j=$((j + 1))
+      e_of[j]=$i e_delete[j]='' e_replace[j]='' e_by[j]='' e_after[j]=''
       continue
       ;;
     esac
@@ -107,7 +124,7 @@ load_mutants() {
       key=${BASH_REMATCH[1]}
       value=${BASH_REMATCH[2]}
     else
-      echo "mutants.toml:$n: not a [[mutant]] header or a one-line key = \"string\"" >&2
+      echo "mutants.toml:$n: not a [[mutant]] or [[mutant.edit]] header or a one-line key = \"string\"" >&2
       return 1
     fi
     if [ $i -lt 0 ]; then
@@ -117,10 +134,11 @@ load_mutants() {
     case "$key" in
     name) m_name[i]=$value ;;
     ptx) m_ptx[i]=$value ;;
-    delete) m_delete[i]=$value ;;
-    replace) m_replace[i]=$value ;;
-    by) m_by[i]=$value ;;
     expect) m_expect[i]=$value ;;
+    delete) e_delete[j]=$value ;;
+    replace) e_replace[j]=$value ;;
+    by) e_by[j]=$value ;;
+    after) e_after[j]=$value ;;
     why) ;;
     *)
       echo "mutants.toml:$n: unknown key '$key'" >&2
@@ -130,19 +148,43 @@ load_mutants() {
   done < "$corpus/mutants.toml"
 }
 
-# apply_edit IN OUT DELETE REPLACE BY -> 0, or 1 with a message when the
-# text does not occur exactly once
+# occurrences FILE TEXT [FROM_LINE]: how often the fixed string TEXT occurs
+# in FILE (from line FROM_LINE on), and on which line the first one is
+occurrences() {
+  FIND="$2" FROM="${3:-1}" awk 'NR >= ENVIRON["FROM"] { s = $0; while ((i = index(s, ENVIRON["FIND"])) > 0) { if (!c++) first = NR; s = substr(s, i + 1) } } END { print c + 0, first + 0 }' "$1"
+}
+
+# apply_edit FILE DELETE REPLACE BY AFTER: edits FILE in place. Without
+# AFTER the text must occur exactly once in the file; with AFTER, AFTER must
+# occur exactly once and the edit applies to the first line after it that
+# contains the text. 1 with a message when the text does not fit.
 apply_edit() {
-  local count
-  if [ -n "$3" ]; then
-    count=$(FIND="$3" awk '{ s = $0; while ((i = index(s, ENVIRON["FIND"])) > 0) { c++; s = substr(s, i + 1) } } END { print c + 0 }' "$1")
-    [ "$count" = 1 ] || { echo "delete text occurs $count times (must be once): $3"; return 1; }
-    FIND="$3" awk 'index($0, ENVIRON["FIND"]) == 0' "$1" > "$2"
-  else
-    count=$(FIND="$4" awk '{ s = $0; while ((i = index(s, ENVIRON["FIND"])) > 0) { c++; s = substr(s, i + 1) } } END { print c + 0 }' "$1")
-    [ "$count" = 1 ] || { echo "replace text occurs $count times (must be once): $4"; return 1; }
-    FIND="$4" BY="$5" awk '{ i = index($0, ENVIRON["FIND"]); if (i > 0) $0 = substr($0, 1, i - 1) ENVIRON["BY"] substr($0, i + length(ENVIRON["FIND"])); print }' "$1" > "$2"
+  local file=$1 text=$2 from=1 count line
+  [ -z "$text" ] && text=$3
+  if [ -z "$text" ] || { [ -n "$2" ] && [ -n "$3" ]; }; then
+    echo "an edit needs exactly one of delete and replace"
+    return 1
   fi
+  if [ -n "$3" ] && [ -z "$4" ]; then
+    echo "replace needs by (the new text)"
+    return 1
+  fi
+  if [ -n "$5" ]; then
+    read -r count line < <(occurrences "$file" "$5")
+    [ "$count" = 1 ] || { echo "after text occurs $count times (must be once): $5"; return 1; }
+    from=$((line + 1))
+    read -r count line < <(occurrences "$file" "$text" "$from")
+    [ "$count" -ge 1 ] || { echo "no line after '$5' contains: $text"; return 1; }
+  else
+    read -r count line < <(occurrences "$file" "$text")
+    [ "$count" = 1 ] || { echo "text occurs $count times (must be once): $text"; return 1; }
+  fi
+  if [ -n "$2" ]; then
+    LINE=$line awk 'NR != ENVIRON["LINE"]' "$file" > "$file.next"
+  else
+    LINE=$line FIND="$3" BY="$4" awk 'NR == ENVIRON["LINE"] { i = index($0, ENVIRON["FIND"]); $0 = substr($0, 1, i - 1) ENVIRON["BY"] substr($0, i + length(ENVIRON["FIND"])) } { print }' "$file" > "$file.next"
+  fi
+  mv -f "$file.next" "$file"
 }
 
 check_mutant() { # NAME -> 0 when it fails as stated
@@ -153,20 +195,24 @@ check_mutant() { # NAME -> 0 when it fails as stated
     return 1
   fi
   local ptx=${m_ptx[i]} expect=${m_expect[i]}
-  local kernel=${ptx%%.*} src=$corpus/ptx/${m_ptx[i]}.ptx out=$tmp/$want.ptx msg entry
+  local kernel=${ptx%%.*} src=$corpus/ptx/${m_ptx[i]}.ptx out=$tmp/$want.ptx msg entry edits=0
   entry=$(entry_of "$kernel")
-  if [ -z "$expect" ] || [ -z "$entry" ] || [ ! -f "$src" ] ||
-    { [ -z "${m_delete[i]}" ] && [ -z "${m_replace[i]}" ]; } ||
-    { [ -n "${m_delete[i]}" ] && [ -n "${m_replace[i]}" ]; }; then
-    printf 'mutant %-40s BROKEN: needs ptx (a generated file of a listed kernel), expect, and delete or replace\n' "$want"
+  if [ -z "$expect" ] || [ -z "$entry" ] || [ ! -f "$src" ]; then
+    printf 'mutant %-40s BROKEN: needs ptx (a generated file of a listed kernel) and expect\n' "$want"
     return 1
   fi
-  if ! msg=$(apply_edit "$src" "$out" "${m_delete[i]}" "${m_replace[i]}" "${m_by[i]}"); then
-    printf 'mutant %-40s BROKEN: %s\n' "$want" "$msg"
-    return 1
-  fi
-  if cmp -s "$src" "$out"; then
-    printf 'mutant %-40s BROKEN: the edit changed nothing\n' "$want"
+  cp "$src" "$out"
+  for j in "${!e_of[@]}"; do
+    [ "${e_of[j]}" = "$i" ] || continue
+    [ -z "${e_delete[j]}${e_replace[j]}${e_by[j]}${e_after[j]}" ] && continue
+    edits=$((edits + 1))
+    if ! msg=$(apply_edit "$out" "${e_delete[j]}" "${e_replace[j]}" "${e_by[j]}" "${e_after[j]}"); then
+      printf 'mutant %-40s BROKEN: edit %s: %s\n' "$want" "$edits" "$msg"
+      return 1
+    fi
+  done
+  if [ $edits = 0 ] || cmp -s "$src" "$out"; then
+    printf 'mutant %-40s BROKEN: no edit, or the edits changed nothing\n' "$want"
     return 1
   fi
   run_case "$out" "$entry" "$corpus/specs/$kernel.toml" "$(arch_of "$ptx")"
