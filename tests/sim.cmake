@@ -1,5 +1,5 @@
 # The simulator's tests: its unit test files also carry the `sim` label.
-foreach(stem sim_cp_async sim_parser sim_decode sim_hazards sim_launch_3d)
+foreach(stem sim_cp_async sim_parser sim_decode sim_hazards sim_launch_3d sim_front)
   if(TEST unit.${stem})
     set_tests_properties(unit.${stem} PROPERTIES LABELS "unit;sim")
   endif()
@@ -17,5 +17,19 @@ if(CUDAToolkit_FOUND AND EXISTS "${CUDAToolkit_BIN_DIR}/ptxas")
              COMMAND "${CUDAToolkit_BIN_DIR}/ptxas" -arch=sm_80 ${input}
                      -o ${CMAKE_CURRENT_BINARY_DIR}/sim_${stem}.cubin)
     set_tests_properties(ptxas.sim_input.${stem} PROPERTIES LABELS "sim;ptxas")
+  endforeach()
+endif()
+
+# The front end's inputs (tests/data/sim_front/): hand-written PTX of the forms
+# other compilers print, and nvcc's own output; ptxas must take each of them.
+file(GLOB PTXGEN_SIM_FRONT_PTX_INPUTS CONFIGURE_DEPENDS
+     ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_front/*.ptx)
+if(CUDAToolkit_FOUND AND EXISTS "${CUDAToolkit_BIN_DIR}/ptxas")
+  foreach(input ${PTXGEN_SIM_FRONT_PTX_INPUTS})
+    get_filename_component(stem ${input} NAME_WE)
+    add_test(NAME ptxas.sim_front_input.${stem}
+             COMMAND "${CUDAToolkit_BIN_DIR}/ptxas" -arch=sm_80 ${input}
+                     -o ${CMAKE_CURRENT_BINARY_DIR}/sim_front_${stem}.cubin)
+    set_tests_properties(ptxas.sim_front_input.${stem} PROPERTIES LABELS "sim;ptxas")
   endforeach()
 endif()

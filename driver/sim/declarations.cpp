@@ -1,7 +1,9 @@
 // The simulator's PTX parser: .param, .reg and .shared declarations, and PTX types.
 
 #include "driver/sim/parser_impl.hpp"
+#include "driver/sim/simulator.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <map>
@@ -25,39 +27,121 @@ std::optional<TypeInfo> parse_type(std::string_view s) {
   return it->second;
 }
 
-void Parser::param(ir::Entry& e) {
-  expect(".param", "to start a parameter");
+ir::Param Parser::param_decl(bool allow_array) {
+  const Token& kw = expect(".param", "to start a parameter");
+  ir::Param p;
+  std::uint32_t align = 0;
+  auto read_align = [&]() {
+    std::int64_t a = expect_int("the alignment");
+    if (a <= 0 || (a & (a - 1)) != 0 || a > 1024)
+      fail(DiagId::sim_declaration, kw, ".align must be a power of two");
+    return static_cast<std::uint32_t>(a);
+  };
+  if (accept(".align"))
+    align = read_align();
   const Token& ty = expect_ident("the parameter type");
-  auto t = parse_type(ty.text.substr(ty.text.empty() ? 0 : 1));
-  if (ty.text.empty() || ty.text[0] != '.' || !t || t->is_pred)
+  auto t = ty.text.starts_with(".") ? parse_type(ty.text.substr(1)) : std::nullopt;
+  if (!t || t->is_pred)
     fail(DiagId::sim_declaration, ty,
          "expected a parameter type like .u64 or .u32, found `" + std::string(ty.text) + "`");
-  // `.ptr.global.align 16` style attributes are hints.
+  p.type = std::string(ty.text);
+  // `.ptr {.global|.shared|.const|.local} {.align N}`: what the pointer points to.
   while (peek().kind == Tok::ident && peek().text.starts_with(".")) {
     const Token& a = next();
-    if (a.text.starts_with(".align") || a.text.starts_with(".ptr")) {
-      if (peek().kind == Tok::number)
-        next();
-      continue;
+    if (a.text == ".ptr" && !p.is_ptr) {
+      p.is_ptr = true;
+    } else if (p.is_ptr && (a.text == ".global" || a.text == ".shared")) {
+      p.ptr_space = a.text == ".global" ? ir::Space::global : ir::Space::shared;
+    } else if (p.is_ptr && (a.text == ".const" || a.text == ".local")) {
+      p.ptr_space = ir::Space::generic; // not modelled apart: a pointer all the same
+    } else if (a.text == ".align") {
+      (p.is_ptr ? p.ptr_align : align) = read_align();
+    } else {
+      fail(DiagId::sim_declaration, a,
+           "unexpected parameter attribute `" + std::string(a.text) + "`");
     }
-    fail(DiagId::sim_declaration, a,
-         "unexpected parameter attribute `" + std::string(a.text) + "`");
   }
   const Token& nm = expect_ident("the parameter name");
-  if (is("["))
-    fail(DiagId::sim_unsupported_construct, peek(),
-         "array parameters are not simulated; use .u64 / .u32 scalars");
-  ir::Param p;
   p.name = std::string(nm.text);
-  p.size = t->t.bits / 8;
-  e.param_bytes = (e.param_bytes + p.size - 1) / p.size * p.size;
-  p.offset = e.param_bytes;
-  e.param_bytes += p.size;
+  std::uint64_t elem = t->t.bits / 8, count = 1;
+  if (is("[")) {
+    if (!allow_array)
+      fail(DiagId::sim_unsupported_construct, peek(),
+           "array parameters of an entry are not simulated; use .u64 / .u32 scalars");
+    next();
+    std::int64_t n = expect_int("the array length");
+    if (n <= 0 || n > 65536)
+      fail(DiagId::sim_declaration, nm, "the array length must be in 1..65536");
+    count = static_cast<std::uint64_t>(n);
+    expect("]", "to close the array length");
+  }
+  p.size = static_cast<std::uint32_t>(elem * count);
+  p.align = align != 0 ? align : static_cast<std::uint32_t>(elem);
+  return p;
+}
+
+std::uint32_t Parser::frame_place(ir::Entry& e, const ir::Param& p) {
+  const std::uint32_t a = std::max<std::uint32_t>(p.align, 1);
+  const std::uint32_t offset = (e.frame_bytes + a - 1) / a * a;
+  e.frame_bytes = offset + p.size;
+  return offset;
+}
+
+void Parser::param(ir::Entry& e) {
+  const Token& first = peek();
+  ir::Param p = param_decl(e.is_func);
   for (const auto& q : e.params) {
     if (q.name == p.name)
-      fail(DiagId::sim_redeclared, nm, "parameter `" + p.name + "` is declared twice");
+      fail(DiagId::sim_redeclared, first, "parameter `" + p.name + "` is declared twice");
+  }
+  if (e.is_func) {
+    p.offset = frame_place(e, p);
+  } else {
+    e.param_bytes = (e.param_bytes + p.size - 1) / p.size * p.size;
+    p.offset = e.param_bytes;
+    e.param_bytes += p.size;
   }
   e.params.push_back(std::move(p));
+}
+
+void Parser::local_param(ir::Entry& e) {
+  const Token& first = peek();
+  ir::Param p = param_decl(true);
+  expect(";", "after the parameter declaration");
+  p.offset = frame_place(e, p);
+  Scope& sc = scopes_.back();
+  for (const auto& [name, old] : sc.locals) {
+    if (name == p.name)
+      fail(DiagId::sim_redeclared, first, "`.param " + p.name + "` is declared twice");
+  }
+  auto it = locals_.find(p.name);
+  sc.locals.emplace_back(p.name,
+                         it == locals_.end() ? std::nullopt : std::optional<ir::Param>(it->second));
+  locals_[p.name] = p;
+}
+
+void Parser::open_scope() {
+  scopes_.emplace_back();
+}
+
+/// Restores what the closing scope's declarations shadowed, latest first.
+void Parser::close_scope() {
+  if (scopes_.empty())
+    return;
+  Scope& sc = scopes_.back();
+  for (auto it = sc.regs.rbegin(); it != sc.regs.rend(); ++it) {
+    if (it->second)
+      regs_[it->first] = *it->second;
+    else
+      regs_.erase(it->first);
+  }
+  for (auto it = sc.locals.rbegin(); it != sc.locals.rend(); ++it) {
+    if (it->second)
+      locals_[it->first] = *it->second;
+    else
+      locals_.erase(it->first);
+  }
+  scopes_.pop_back();
 }
 
 void Parser::reg_decl(ir::Entry& e) {
@@ -71,9 +155,10 @@ void Parser::reg_decl(ir::Entry& e) {
          "expected a register type like .b32, found `" + std::string(ty.text) + "`");
   std::uint8_t bits = t->t.bits;
   do {
+    // Inline asm scopes declare names without `%` (`.reg .pred p;`).
     const Token& nm = expect_ident("a register name");
-    if (!nm.text.starts_with("%"))
-      fail(DiagId::sim_declaration, nm, "register names start with `%`");
+    if (nm.text.starts_with("."))
+      fail(DiagId::sim_declaration, nm, "`" + std::string(nm.text) + "` is not a register name");
     std::string name(nm.text);
     if (accept("<")) {
       std::int64_t n = expect_int("the register count");
@@ -87,8 +172,18 @@ void Parser::reg_decl(ir::Entry& e) {
       for (std::int64_t k = 0; k < n; ++k)
         add_reg(e, name + std::to_string(k), bits);
     } else {
-      if (regs_.count(name) != 0)
-        fail(DiagId::sim_redeclared, nm, "register `" + name + "` is declared twice");
+      // A name is declared once per scope; an inner scope (or a sibling) may
+      // declare it again, shadowing the outer one until its `}`.
+      if (scopes_.empty())
+        open_scope();
+      Scope& sc = scopes_.back();
+      for (const auto& [n, old] : sc.regs) {
+        if (n == name)
+          fail(DiagId::sim_redeclared, nm, "register `" + name + "` is declared twice");
+      }
+      auto it = regs_.find(name);
+      sc.regs.emplace_back(name,
+                           it == regs_.end() ? std::nullopt : std::optional<RegInfo>(it->second));
       regs_[name] = RegInfo{add_reg(e, name, bits), bits};
     }
   } while (accept(","));
@@ -158,12 +253,56 @@ void Parser::shared_decl(ir::Entry& e, bool is_extern) {
          is_extern ? "a sized `.extern .shared` array is not simulated; write `name[]`"
                    : "an unsized shared array `" + std::string(nm.text) +
                          "[]` must be declared `.extern`");
-  if (e.has_extern_shared)
-    fail(DiagId::sim_unsupported_construct, nm,
-         "a shared array after the `.extern .shared` one is not simulated (the dynamic "
-         "array must come last)");
   if (align == 0)
     align = elem;
+  if (e.has_extern_shared && !is_extern) {
+    // nvcc declares `.extern .shared` at module scope and the static arrays in
+    // the entry: the static ones come first, the dynamic bytes after them all.
+    if (!e.ops.empty())
+      fail(DiagId::sim_unsupported_construct, nm,
+           "a static shared array declared after instructions that use the `.extern .shared` "
+           "one is not simulated");
+    std::uint64_t end = 0, ext_align = 1;
+    for (const auto& q : e.shared) {
+      if (q.name == std::string_view(nm.text))
+        fail(DiagId::sim_redeclared, nm, "shared array `" + q.name + "` is declared twice");
+      if (q.is_extern)
+        ext_align = std::max(ext_align, q.align);
+      else
+        end = std::max(end, q.offset + q.bytes);
+    }
+    ir::SharedArray a;
+    a.name = std::string(nm.text);
+    a.align = align;
+    a.bytes = elem * count;
+    a.offset = (end + align - 1) / align * align;
+    const std::uint64_t dynamic = (a.offset + a.bytes + ext_align - 1) / ext_align * ext_align;
+    for (auto& q : e.shared) {
+      if (q.is_extern)
+        q.offset = dynamic;
+    }
+    auto first_extern = std::find_if(e.shared.begin(), e.shared.end(),
+                                     [](const ir::SharedArray& q) { return q.is_extern; });
+    e.shared.insert(first_extern, std::move(a));
+    e.shared_bytes = dynamic;
+    return;
+  }
+  if (e.has_extern_shared) {
+    // Every `.extern .shared` array names the same dynamic bytes.
+    const ir::SharedArray& first = e.shared.back();
+    if (first.offset % align != 0)
+      fail(DiagId::sim_unsupported_construct, nm,
+           "this `.extern .shared` array needs a larger alignment than the first one");
+    ir::SharedArray a = first;
+    a.name = std::string(nm.text);
+    a.align = align;
+    for (const auto& q : e.shared) {
+      if (q.name == a.name)
+        fail(DiagId::sim_redeclared, nm, "shared array `" + a.name + "` is declared twice");
+    }
+    e.shared.push_back(std::move(a));
+    return;
+  }
   ir::SharedArray a;
   a.name = std::string(nm.text);
   a.align = align;
@@ -177,6 +316,95 @@ void Parser::shared_decl(ir::Entry& e, bool is_extern) {
   e.shared_bytes = a.offset + a.bytes;
   e.has_extern_shared = is_extern;
   e.shared.push_back(std::move(a));
+}
+
+} // namespace ptxgen::sim::detail
+
+namespace ptxgen::sim::detail {
+
+/// `.global|.const {.align N} .type name{[N]}{ = value | = {v, ...}};` at
+/// module scope. The values are integers or 0f/0d float bits; a symbol's
+/// address in an initialiser marks the variable broken (an entry that uses it
+/// cannot run).
+void Parser::data_decl(ir::Module& m) {
+  next(); // .global / .const
+  std::uint64_t align = 0;
+  if (accept(".align")) {
+    std::int64_t a = expect_int("the alignment");
+    if (a <= 0 || (a & (a - 1)) != 0)
+      fail(DiagId::sim_declaration, peek(), ".align must be a power of two");
+    align = static_cast<std::uint64_t>(a);
+  }
+  const Token& ty = expect_ident("the variable type");
+  auto t = ty.text.starts_with(".") ? parse_type(ty.text.substr(1)) : std::nullopt;
+  if (!t || t->is_pred)
+    fail(DiagId::sim_declaration, ty,
+         "expected a variable type like .b8 or .u32, found `" + std::string(ty.text) + "`");
+  const Token& nm = expect_ident("the variable name");
+  const std::uint64_t elem = t->t.bits / 8;
+  std::uint64_t count = 1;
+  bool unsized = false;
+  if (accept("[")) {
+    if (accept("]")) {
+      unsized = true;
+    } else {
+      std::int64_t n = expect_int("the array length");
+      if (n <= 0 || n > (1 << 24))
+        fail(DiagId::sim_declaration, nm, "the array length must be in 1..16777216");
+      count = static_cast<std::uint64_t>(n);
+      expect("]", "to close the array length");
+    }
+  }
+  ir::Data d;
+  d.name = std::string(nm.text);
+  std::vector<std::uint64_t> values;
+  if (accept("=")) {
+    const bool list = accept("{");
+    do {
+      if (list && is("}"))
+        break;
+      bool minus = accept("-");
+      const Token& v = peek();
+      std::int64_t x = 0;
+      bool ok = false;
+      if (v.kind == Tok::number) {
+        const bool is_float = v.text.size() > 2 && (v.text[1] == 'f' || v.text[1] == 'd');
+        const std::string digits =
+            is_float ? "0x" + std::string(v.text.substr(2)) : std::string(v.text);
+        auto parsed = parse_int(digits);
+        ok = parsed.has_value();
+        x = parsed.value_or(0);
+      }
+      if (!ok)
+        d.broken = "the initialiser of `" + d.name + "` (`" + std::string(v.text) +
+                   "`) is not simulated: only integer and 0f/0d literals";
+      // a symbol's address: generic(sym), sym+N ... read up to the next element
+      while (peek().kind != Tok::end && !is(",") && !is("}") && !is(";"))
+        next();
+      values.push_back(static_cast<std::uint64_t>(minus ? -x : x));
+    } while (accept(","));
+    if (list)
+      expect("}", "to close the initialiser");
+  }
+  expect(";", "after the variable declaration");
+  if (unsized)
+    count = std::max<std::uint64_t>(values.size(), 1);
+  d.init.assign(elem * count, 0);
+  for (std::size_t k = 0; k < values.size() && k < count; ++k) {
+    for (std::uint64_t b = 0; b < elem; ++b)
+      d.init[k * elem + b] = static_cast<std::uint8_t>(values[k] >> (8 * b));
+  }
+  if (align == 0)
+    align = elem;
+  std::uint64_t next_free = module_data_base;
+  if (!m.data.empty())
+    next_free = m.data.back().address + std::max<std::size_t>(m.data.back().init.size(), 1);
+  d.address = (next_free + align - 1) / align * align;
+  for (const auto& q : m.data) {
+    if (q.name == d.name) // ptxas refuses the file; the first one stays
+      return;
+  }
+  m.data.push_back(std::move(d));
 }
 
 } // namespace ptxgen::sim::detail

@@ -134,16 +134,27 @@ void Parser::instruction(ir::Entry& e) {
       fail(DiagId::sim_operand_kind, *guard, "a guard is `@%p` or `@!%p`");
   }
   const Token& opc = expect_ident("an instruction");
+  const bool is_call = opc.text == "call" || opc.text.starts_with("call.");
   std::vector<Opnd> ops;
-  if (!is(";")) {
-    do {
-      ops.push_back(operand());
-    } while (accept(","));
+  std::optional<Unsupported> unsupported;
+  if (is_call) {
+    try {
+      call(e, op, opc); // reads through the `;`
+    } catch (const Unsupported& u) {
+      unsupported = u;
+    }
+  } else {
+    if (!is(";")) {
+      do {
+        ops.push_back(operand());
+      } while (accept(","));
+    }
+    if (!is(";"))
+      fail(DiagId::sim_syntax, peek(),
+           "expected `,` or `;` after an operand, found " + describe(peek()));
+    next();
   }
-  const Token& semi = peek();
-  if (!is(";"))
-    fail(DiagId::sim_syntax, semi, "expected `,` or `;` after an operand, found " + describe(semi));
-  next();
+  const Token& semi = toks_[i_ - 1];
   // The instruction text, whitespace collapsed, for messages.
   std::string text;
   for (char c : src_.substr(start, semi.pos + 1 - start)) {
@@ -165,12 +176,18 @@ void Parser::instruction(ir::Entry& e) {
     op.guard_neg = guard->negated;
   }
   try {
-    decode(op, opc, ops);
+    if (!is_call)
+      decode(op, opc, ops);
   } catch (const Unsupported& u) {
+    unsupported = u;
+  }
+  if (unsupported) {
     op.code = ir::Code::unsupported;
     op.n = static_cast<std::int64_t>(e.texts.size());
-    e.texts.push_back(u.reason);
-    add(Severity::warning, u.id, opc.pos, opc.text.size(), u.reason);
+    e.texts.push_back(unsupported->reason);
+    add(Severity::warning, unsupported->id, opc.pos, opc.text.size(), unsupported->reason);
+  } else if (op.code == ir::Code::ret && opc.text.starts_with("exit")) {
+    op.n = 1; // exit leaves the thread even inside a call
   }
   e.ops.push_back(op);
 }
@@ -323,7 +340,11 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
       space = q == "param"    ? ir::Space::param
               : q == "global" ? ir::Space::global
                               : ir::Space::shared;
-    } else if (q == "local" || q == "const" || q == "shared::cluster" || q == "tex") {
+    } else if (q == "const") {
+      if (space)
+        fail(DiagId::sim_qualifier, opc, "two state spaces");
+      space = ir::Space::global; // the module's .const variables live in the global space
+    } else if (q == "local" || q == "shared::cluster" || q == "tex") {
       throw Unsupported{DiagId::sim_unsupported_form,
                         "the ." + std::string(q) + " state space is not simulated"};
     } else if (q == "v2" || q == "v4") {
@@ -347,10 +368,6 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
   d.type = checked_type(f, opc, *type);
   op.type = d.type.t;
   op.space = space.value_or(ir::Space::generic);
-  if (op.space == ir::Space::param && op.code == ir::Code::st)
-    throw Unsupported{DiagId::sim_unsupported_form, "st.param is not simulated"};
-  if (op.space == ir::Space::param && op.vec != 1)
-    throw Unsupported{DiagId::sim_unsupported_form, "vector ld.param is not simulated"};
 }
 
 void Parser::cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
@@ -478,9 +495,10 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     op.dst[0] = reg(ops[k++], 1, false, "the destination");
     return;
   case Shape::mov_dst:
-    if (ops[k].kind == Opnd::Kind::vec)
-      throw Unsupported{DiagId::sim_unsupported_form,
-                        "vector mov (packing registers) is not simulated"};
+    if (ops[k].kind == Opnd::Kind::vec) {
+      vector_mov(op, ops[k++], true);
+      return;
+    }
     op.dst[0] = reg(ops[k++], bits, false, "the destination");
     return;
   case Shape::src:
@@ -499,6 +517,10 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     src_slot() = address_source(ops[k++], bits);
     return;
   case Shape::mov_src:
+    if (ops[k].kind == Opnd::Kind::vec) {
+      vector_mov(op, ops[k++], false);
+      return;
+    }
     src_slot() = mov_source(d, ops[k++], bits);
     return;
   case Shape::pred: {
@@ -541,14 +563,21 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     return;
   case Shape::mem:
     op.addr = address(ops[k++], op.space, bits / 8u * op.vec);
+    if (op.space == ir::Space::param && op.code == ir::Code::st)
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        "st.param to a kernel parameter is not simulated"};
     return;
-  case Shape::cp_dst:
+  case Shape::cp_dst: {
     // Only .param accesses check their size at parse time; cp.async's are checked at issue.
-    op.addr = address(ops[k++], ir::Space::shared, 0);
+    ir::Space space = ir::Space::shared;
+    op.addr = address(ops[k++], space, 0);
     return;
-  case Shape::cp_src:
-    op.addr2 = address(ops[k++], ir::Space::global, 0);
+  }
+  case Shape::cp_src: {
+    ir::Space space = ir::Space::global;
+    op.addr2 = address(ops[k++], space, 0);
     return;
+  }
   case Shape::cp_size:
     op.cp_size = cp_size(d, ops[k++]);
     return;
@@ -557,7 +586,7 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
 
 /// cvta's source: a register may be 64 bits whatever the type.
 ir::Val Parser::address_source(const Opnd& o, unsigned bits) {
-  if (o.kind != Opnd::Kind::name || !o.name.starts_with("%"))
+  if (o.kind != Opnd::Kind::name || !is_reg_name(o.name))
     return value(o, bits, "the source");
   auto r = find_reg(o.name);
   if (!r)
@@ -643,7 +672,7 @@ void Parser::cp_extra(ir::Op& op, const Decoded& d, const Token& opc, const std:
   if (tail == 1) {
     const Opnd& z = ops[k];
     bool is_pred = false;
-    if (z.kind == Opnd::Kind::name && z.name.starts_with("%")) {
+    if (z.kind == Opnd::Kind::name && is_reg_name(z.name)) {
       auto r = find_reg(z.name);
       is_pred = r && r->bits == 1;
     }

@@ -88,7 +88,9 @@ struct Thread {
   std::vector<Copy> copies;
   std::uint32_t open_group = 0; ///< committed groups so far (the next copy's group number)
   std::int64_t barrier = 0;
-  std::uint32_t stop_line = 0; ///< line of the bar.sync / ret where it stopped
+  std::uint32_t stop_line = 0;      ///< line of the bar.sync / ret where it stopped
+  std::uint8_t* frame = nullptr;    ///< the thread's frame area (Space::frame)
+  std::vector<std::uint32_t> calls; ///< the call stack: the pc of each active call op
 };
 
 /// The coordinates of linear index `i` within `dim` (x fastest).
@@ -136,6 +138,7 @@ public:
         smem_(c.e.shared_bytes + c.l.dynamic_shared_bytes, poison_byte),
         track_(c.e.shared_bytes + c.l.dynamic_shared_bytes),
         regfile_(static_cast<std::size_t>(c.l.block_total()) * c.e.reg_mask.size(), 0),
+        frames_(static_cast<std::size_t>(c.l.block_total()) * c.e.frame_bytes, 0),
         iterations_(static_cast<std::size_t>(c.l.block_total()) * c.slots, 0) {
     threads_.resize(static_cast<std::size_t>(c.l.block_total()));
     for (std::uint32_t t = 0; t < threads_.size(); ++t) {
@@ -143,6 +146,7 @@ public:
       threads_[t].xyz = coordinates(t, c.l.block_dim);
       threads_[t].regs = regfile_.data() + static_cast<std::size_t>(t) * e_.reg_mask.size();
       threads_[t].iterations = iterations_.data() + static_cast<std::size_t>(t) * c.slots;
+      threads_[t].frame = frames_.data() + static_cast<std::size_t>(t) * e_.frame_bytes;
     }
   }
 
@@ -261,6 +265,30 @@ private:
       return t.tid & 31u; // warps are formed from the linear index
     case ir::Special::warpid:
       return t.tid >> 5;
+    case ir::Special::clock:
+    case ir::Special::clock64:
+    case ir::Special::globaltimer:
+      return res_.instructions_executed; // deterministic and increasing
+    case ir::Special::smid:
+      return 0;
+    case ir::Special::nsmid:
+      return 1;
+    case ir::Special::lanemask_eq:
+      return 1ull << (t.tid & 31u);
+    case ir::Special::lanemask_le:
+      return mask((t.tid & 31u) + 1);
+    case ir::Special::lanemask_lt:
+      return mask(t.tid & 31u);
+    case ir::Special::lanemask_ge:
+      return ~mask(t.tid & 31u) & 0xffffffffull;
+    case ir::Special::lanemask_gt:
+      return ~mask((t.tid & 31u) + 1) & 0xffffffffull;
+    case ir::Special::dynamic_smem_size:
+      return l_.dynamic_shared_bytes;
+    case ir::Special::total_smem_size:
+      return e_.shared_bytes + l_.dynamic_shared_bytes;
+    case ir::Special::nwarpid:
+      return (l_.block_total() + 31) / 32;
     }
     unreachable("special(): not an ir::Special value");
   }
@@ -277,7 +305,7 @@ private:
 
   std::uint64_t address(const Thread& t, const ir::Addr& a) const {
     std::uint64_t base = a.has_reg ? t.regs[a.reg] : 0;
-    return base + static_cast<std::uint64_t>(a.offset);
+    return (base + static_cast<std::uint64_t>(a.offset)) & mask(a.bits);
   }
 
   // ------------------------------------------------ memory
@@ -545,6 +573,8 @@ private:
     const char* what = is_ld ? "load" : "store";
     if (op.space == ir::Space::param) {
       bytes = const_cast<std::uint8_t*>(params_.data()) + addr; // offset checked by the parser
+    } else if (op.space == ir::Space::frame) {
+      bytes = t.frame + addr; // offset checked by the parser
     } else {
       check_align(t, op, addr, total, what);
       bool shared = op.space == ir::Space::shared;
@@ -732,8 +762,30 @@ private:
       t.stop_line = op.line;
       return Flow::stop;
     case ir::Code::ret:
+      if (!t.calls.empty() && op.n == 0) {
+        return_from_call(t);
+        return Flow::next;
+      }
       exit_thread(t, op.line);
       return Flow::stop;
+    case ir::Code::call:
+      call(t, op);
+      return Flow::next;
+    case ir::Code::mov_unpack: {
+      const unsigned eb = w / op.vec;
+      const std::uint64_t v = raw(t, op.src[0]);
+      for (unsigned k = 0; k < op.vec; ++k)
+        set(t, op.dst[k], (v >> (k * eb)) & mask(eb));
+      return Flow::next;
+    }
+    case ir::Code::mov_pack: {
+      const unsigned eb = w / op.vec;
+      std::uint64_t v = 0;
+      for (unsigned k = 0; k < op.vec; ++k)
+        v |= (raw(t, op.src[k]) & mask(eb)) << (k * eb);
+      set(t, op.dst[0], v);
+      return Flow::next;
+    }
     case ir::Code::bra:
       t.pc = static_cast<std::uint32_t>(op.n);
       return Flow::next;
@@ -741,6 +793,25 @@ private:
       fault_at(FaultKind::unsupported, t, op, e_.texts[static_cast<std::size_t>(op.n)]);
     }
     return Flow::next;
+  }
+
+  /// A call: the arguments copied into the callee's parameters, then its first op.
+  void call(Thread& t, const ir::Op& op) {
+    const ir::Call& c = e_.calls[static_cast<std::size_t>(op.n)];
+    for (const ir::Move& m : c.in)
+      std::memmove(t.frame + m.to, t.frame + m.from, m.bytes);
+    t.calls.push_back(t.pc - 1);
+    t.pc = c.target;
+  }
+
+  /// A function's ret: its results copied to the caller, which runs on after the call.
+  void return_from_call(Thread& t) {
+    const std::uint32_t at = t.calls.back();
+    t.calls.pop_back();
+    const ir::Call& c = e_.calls[static_cast<std::size_t>(e_.ops[at].n)];
+    for (const ir::Move& m : c.out)
+      std::memmove(t.frame + m.to, t.frame + m.from, m.bytes);
+    t.pc = at + 1;
   }
 
   std::uint64_t convert_address(const Thread& t, const ir::Op& op) const {
@@ -835,6 +906,7 @@ private:
   std::vector<std::uint8_t> smem_;
   std::vector<ByteState> track_;
   std::vector<std::uint64_t> regfile_;
+  std::vector<std::uint8_t> frames_;
   std::vector<std::uint32_t> iterations_;
   std::vector<Thread> threads_;
   std::uint32_t phase_ = 0;
@@ -912,6 +984,18 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
                                  "` (entries: " + (names.empty() ? "none" : names) + ")");
     return res;
   }
+  if (!e->problems.empty()) {
+    // Only this entry's problems (and those of the .funcs it calls) refuse it.
+    const bool all_unsupported =
+        std::all_of(e->problems.begin(), e->problems.end(),
+                    [](const Diagnostic& d) { return d.id == DiagId::sim_unsupported_construct; });
+    std::string message;
+    for (const auto& d : e->problems)
+      message += (message.empty() ? "" : "\n") + ptxgen::format(d);
+    res.fault = launch_fault(all_unsupported ? FaultKind::unsupported : FaultKind::invalid_ptx,
+                             std::move(message), e->problems.front().line);
+    return res;
+  }
   if (auto bad = check_launch(*e, launch)) {
     res.fault = std::move(bad);
     return res;
@@ -926,7 +1010,15 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
       slot[k] = static_cast<std::int32_t>(slots++);
   }
   ExitWarnings exits;
-  const LaunchContext context{*e, launch, memory, params, slot, slots, res, exits};
+  // The module's own .global / .const variables: fresh copies for this launch.
+  std::vector<std::vector<std::uint8_t>> data;
+  data.reserve(m.data.size());
+  std::vector<GlobalBuffer> all = memory;
+  for (const auto& d : m.data) {
+    data.push_back(d.init);
+    all.push_back(GlobalBuffer{d.address, &data.back(), d.name});
+  }
+  const LaunchContext context{*e, launch, all, params, slot, slots, res, exits};
   try {
     for (std::uint64_t bid = 0; bid < launch.grid_total(); ++bid) {
       Cta cta(context, bid);

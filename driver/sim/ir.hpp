@@ -2,6 +2,8 @@
 // The simulator's compact form of parsed PTX: one flat instruction array per
 // entry with register indices resolved, so execution does no string work.
 
+#include "emitter/support/diagnostic.hpp"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -46,24 +48,41 @@ enum class Space : std::uint8_t {
   global,  ///< the caller's buffers
   shared,  ///< the CTA's shared memory (offset 0..size)
   generic, ///< decided by address (shared_window_base)
+  /// The thread's own param memory of calls: a function's parameters and return
+  /// values and the `.param` variables its call sequences declare (offset into
+  /// the thread's frame area; the parser checks the bounds).
+  frame,
 };
 
 /// Special registers the executor computes from the thread's position.
 enum class Special : std::uint8_t {
-  tid_x,    ///< %tid.x
-  tid_y,    ///< %tid.y
-  tid_z,    ///< %tid.z
-  ntid_x,   ///< %ntid.x
-  ntid_y,   ///< %ntid.y
-  ntid_z,   ///< %ntid.z
-  ctaid_x,  ///< %ctaid.x
-  ctaid_y,  ///< %ctaid.y
-  ctaid_z,  ///< %ctaid.z
-  nctaid_x, ///< %nctaid.x
-  nctaid_y, ///< %nctaid.y
-  nctaid_z, ///< %nctaid.z
-  laneid,   ///< %laneid (linear tid % 32)
-  warpid,   ///< %warpid (linear tid / 32 here; on hardware a slot number)
+  tid_x,             ///< %tid.x
+  tid_y,             ///< %tid.y
+  tid_z,             ///< %tid.z
+  ntid_x,            ///< %ntid.x
+  ntid_y,            ///< %ntid.y
+  ntid_z,            ///< %ntid.z
+  ctaid_x,           ///< %ctaid.x
+  ctaid_y,           ///< %ctaid.y
+  ctaid_z,           ///< %ctaid.z
+  nctaid_x,          ///< %nctaid.x
+  nctaid_y,          ///< %nctaid.y
+  nctaid_z,          ///< %nctaid.z
+  laneid,            ///< %laneid (linear tid % 32)
+  warpid,            ///< %warpid (linear tid / 32 here; on hardware a slot number)
+  clock,             ///< %clock: a deterministic count (instructions the launch executed)
+  clock64,           ///< %clock64: as %clock, 64 bits
+  globaltimer,       ///< %globaltimer: as %clock64 (nanoseconds on hardware)
+  smid,              ///< %smid: 0 (one simulated SM)
+  nsmid,             ///< %nsmid: 1
+  lanemask_eq,       ///< %lanemask_eq: the bit of the thread's lane
+  lanemask_le,       ///< %lanemask_le: lanes <= the thread's
+  lanemask_lt,       ///< %lanemask_lt: lanes < the thread's
+  lanemask_ge,       ///< %lanemask_ge: lanes >= the thread's
+  lanemask_gt,       ///< %lanemask_gt: lanes > the thread's
+  dynamic_smem_size, ///< %dynamic_smem_size: Launch::dynamic_shared_bytes
+  total_smem_size,   ///< %total_smem_size: static + dynamic shared bytes
+  nwarpid,           ///< %nwarpid: warps of the CTA
 };
 
 /// A value operand.
@@ -85,6 +104,10 @@ struct Addr {
   bool has_reg = false;
   std::uint32_t reg = 0;
   std::int64_t offset = 0;
+  /// The width of the address arithmetic: 32 with a 32-bit register, whose
+  /// sum with the offset wraps mod 2^32 as PTX's does (`[%r+12288]` where the
+  /// register holds a "negative" offset); 64 otherwise (no wrap).
+  std::uint8_t bits = 64;
 };
 
 /// How a cp.async fills its destination.
@@ -101,7 +124,7 @@ struct Op {
   Cmp cmp = Cmp::eq; ///< setp
   Space space = Space::global;
   bool to = false;         ///< cvta.to (state space from generic) rather than cvta (to generic)
-  std::uint8_t vec = 1;    ///< 1, 2 or 4 registers moved by ld/st
+  std::uint8_t vec = 1;    ///< 1, 2 or 4 registers moved by ld/st; elements of mov_pack/unpack
   std::int32_t guard = -1; ///< predicate register, -1 when unguarded
   bool guard_neg = false;  ///< `@!%p`
   std::uint32_t dst[4] = {0, 0, 0, 0};
@@ -110,17 +133,50 @@ struct Op {
   Addr addr2; ///< cp.async source
   std::uint32_t cp_size = 0;
   ZeroFill zfill = ZeroFill::none;
-  Val zval;               ///< src-size value or ignore-src predicate
-  bool zneg = false;      ///< `!%p` ignore-src
-  std::int64_t n = 0;     ///< wait_group N, barrier id, branch target
+  Val zval;          ///< src-size value or ignore-src predicate
+  bool zneg = false; ///< `!%p` ignore-src
+  /// wait_group N, barrier id, branch target, Entry::calls index of a call;
+  /// for ret: 1 when the instruction is `exit` (leaves the thread even inside a call)
+  std::int64_t n = 0;
   std::uint32_t line = 0; ///< 1-based PTX line
   std::uint32_t text = 0; ///< index into Entry::texts (instruction text for messages)
 };
 
 struct Param {
   std::string name;
-  std::uint32_t offset = 0; ///< in the parameter block
+  std::uint32_t offset = 0; ///< in the parameter block (a .func's: in its frame)
   std::uint32_t size = 8;
+  std::string type;                 ///< as declared: ".u64", ".b32", ".b8" (an array's element)
+  bool is_ptr = false;              ///< `.ptr` attribute
+  Space ptr_space = Space::generic; ///< `.ptr .global` / `.ptr .shared`; generic without
+  std::uint32_t ptr_align = 0;      ///< `.ptr ... .align N`; 0 when not stated
+  std::uint32_t align = 0;          ///< `.param .align N` (arrays), else the element size
+};
+
+/// A byte copy between two places of a thread's frame (a call's argument or result).
+struct Move {
+  std::uint32_t from = 0;
+  std::uint32_t to = 0;
+  std::uint32_t bytes = 0;
+};
+
+/// One `call` of a function body: what the linker resolved.
+struct Call {
+  std::string callee;
+  std::size_t pos = 0; ///< source offset of the callee's name (for diagnostics)
+  /// Arguments and results as the caller names them: frame offset and size.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> args, rets;
+  std::uint32_t target = 0; ///< the callee's first op in the linked entry
+  std::vector<Move> in;     ///< caller args -> callee params (linked frame offsets)
+  std::vector<Move> out;    ///< callee results -> caller results
+};
+
+/// Module-scope `.global` / `.const` data: host memory in the global space.
+struct Data {
+  std::string name;
+  std::uint64_t address = 0; ///< at module_data_base and up
+  std::vector<std::uint8_t> init;
+  std::string broken; ///< why an entry that uses it cannot run (an unsupported initialiser)
 };
 
 struct SharedArray {
@@ -146,13 +202,23 @@ struct Entry {
   std::vector<std::string> reg_names;  ///< per register, for messages
   std::vector<Op> ops;
   std::vector<std::string> texts; ///< instruction texts; unsupported ops: the reason follows
+  bool is_func = false;           ///< a `.func` (params and results live in its frame)
+  bool defined = false;           ///< a body was parsed (a `.func` may be only declared)
+  std::vector<Param> rets;        ///< a .func's return parameters (frame offsets)
+  std::uint32_t frame_bytes = 0;  ///< per-thread frame bytes (after linking: of every function)
+  std::vector<Call> calls;        ///< Op::n of a call indexes this
+  /// Why this function (or, after linking, a function it calls) cannot run: its
+  /// parse errors and the link's. Another entry's problems do not refuse the file.
+  std::vector<Diagnostic> problems;
 };
 
 struct Module {
   std::string version;
   std::string target;
   std::uint32_t address_size = 64;
-  std::vector<Entry> entries;
+  std::vector<Entry> entries; ///< linked: each holds the .funcs it calls after its own ops
+  std::vector<Entry> funcs;   ///< the `.func`s as parsed (declarations and definitions)
+  std::vector<Data> data;     ///< module-scope .global / .const variables
 };
 
 } // namespace ptxgen::sim::ir

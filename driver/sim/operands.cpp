@@ -9,13 +9,33 @@ namespace ptxgen::sim::detail {
 
 std::optional<ir::Special> parse_special(std::string_view s) {
   static const std::map<std::string_view, ir::Special> table = {
-      {"%tid.x", ir::Special::tid_x},       {"%tid.y", ir::Special::tid_y},
-      {"%tid.z", ir::Special::tid_z},       {"%ntid.x", ir::Special::ntid_x},
-      {"%ntid.y", ir::Special::ntid_y},     {"%ntid.z", ir::Special::ntid_z},
-      {"%ctaid.x", ir::Special::ctaid_x},   {"%ctaid.y", ir::Special::ctaid_y},
-      {"%ctaid.z", ir::Special::ctaid_z},   {"%nctaid.x", ir::Special::nctaid_x},
-      {"%nctaid.y", ir::Special::nctaid_y}, {"%nctaid.z", ir::Special::nctaid_z},
-      {"%laneid", ir::Special::laneid},     {"%warpid", ir::Special::warpid},
+      {"%tid.x", ir::Special::tid_x},
+      {"%tid.y", ir::Special::tid_y},
+      {"%tid.z", ir::Special::tid_z},
+      {"%ntid.x", ir::Special::ntid_x},
+      {"%ntid.y", ir::Special::ntid_y},
+      {"%ntid.z", ir::Special::ntid_z},
+      {"%ctaid.x", ir::Special::ctaid_x},
+      {"%ctaid.y", ir::Special::ctaid_y},
+      {"%ctaid.z", ir::Special::ctaid_z},
+      {"%nctaid.x", ir::Special::nctaid_x},
+      {"%nctaid.y", ir::Special::nctaid_y},
+      {"%nctaid.z", ir::Special::nctaid_z},
+      {"%laneid", ir::Special::laneid},
+      {"%warpid", ir::Special::warpid},
+      {"%clock", ir::Special::clock},
+      {"%clock64", ir::Special::clock64},
+      {"%globaltimer", ir::Special::globaltimer},
+      {"%smid", ir::Special::smid},
+      {"%nsmid", ir::Special::nsmid},
+      {"%lanemask_eq", ir::Special::lanemask_eq},
+      {"%lanemask_le", ir::Special::lanemask_le},
+      {"%lanemask_lt", ir::Special::lanemask_lt},
+      {"%lanemask_ge", ir::Special::lanemask_ge},
+      {"%lanemask_gt", ir::Special::lanemask_gt},
+      {"%dynamic_smem_size", ir::Special::dynamic_smem_size},
+      {"%total_smem_size", ir::Special::total_smem_size},
+      {"%nwarpid", ir::Special::nwarpid},
   };
   auto it = table.find(s);
   if (it == table.end())
@@ -53,6 +73,10 @@ Opnd Parser::operand() {
     } while (accept(","));
     const Token& close = expect("}", "to close the vector");
     o.length = close.pos + 1 - o.pos;
+    if (o.elems.size() == 1) {
+      Opnd one = o.elems.front(); // `{ %r1 }` is `%r1` (Triton writes it)
+      return one;
+    }
     return o;
   }
   if (accept("!")) {
@@ -85,8 +109,23 @@ Opnd Parser::operand() {
 }
 
 /// A register operand of exactly `bits` bits (or at least, when `at_least`).
+bool Parser::is_reg_name(std::string_view name) const {
+  return name.starts_with("%") || find_reg(name).has_value();
+}
+
+const ir::Data* Parser::find_data(const Opnd& o) {
+  for (const auto& d : m_->data) {
+    if (d.name == o.name) {
+      if (!d.broken.empty())
+        fail(DiagId::sim_unsupported_construct, o, d.broken);
+      return &d;
+    }
+  }
+  return nullptr;
+}
+
 std::uint32_t Parser::reg(const Opnd& o, unsigned bits, bool at_least, std::string_view role) {
-  if (o.kind != Opnd::Kind::name || o.negated || !o.name.starts_with("%"))
+  if (o.kind != Opnd::Kind::name || o.negated || !is_reg_name(o.name))
     fail(DiagId::sim_operand_kind, o, std::string(role) + " must be a register");
   auto r = find_reg(o.name);
   if (!r) {
@@ -109,6 +148,10 @@ std::uint32_t Parser::reg(const Opnd& o, unsigned bits, bool at_least, std::stri
 
 std::int64_t Parser::int_literal(const Opnd& o) {
   auto v = parse_int(o.number);
+  if (!v && o.number.size() > 2 &&
+      (o.number[1] == 'f' || o.number[1] == 'd' || o.number[1] == 'F' || o.number[1] == 'D') &&
+      parse_float(o.number))
+    v = parse_int("0x" + std::string(o.number.substr(2))); // 0f/0d: the float's bits
   if (!v)
     fail(DiagId::sim_literal, o, "`" + std::string(o.number) + "` is not an integer literal");
   return o.minus ? -*v : *v;
@@ -131,7 +174,7 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
     v.special = *s;
     return v;
   }
-  if (o.name.starts_with("%")) {
+  if (is_reg_name(o.name)) {
     if (!find_reg(o.name) && !o.name.starts_with("%r") && !o.name.starts_with("%p") &&
         !o.name.starts_with("%f"))
       throw Unsupported{DiagId::sim_unsupported_operand,
@@ -151,6 +194,13 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
         return v;
       }
     }
+    if (const ir::Data* d = find_data(o)) {
+      if (bits != 64)
+        fail(DiagId::sim_operand_width, o, "the address of `" + d->name + "` needs a 64-bit type");
+      v.kind = ir::Val::Kind::imm;
+      v.imm = static_cast<std::int64_t>(d->address);
+      return v;
+    }
     for (const auto& p : e_->params) {
       if (p.name == o.name)
         throw Unsupported{DiagId::sim_unsupported_operand,
@@ -164,7 +214,7 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
 
 /// A register of at least `bits` bits, or any other value operand of `bits` bits.
 ir::Val Parser::value_or_wider_reg(const Opnd& o, unsigned bits, std::string_view role) {
-  if (o.kind == Opnd::Kind::name && o.name.starts_with("%") && !parse_special(o.name)) {
+  if (o.kind == Opnd::Kind::name && is_reg_name(o.name) && !parse_special(o.name)) {
     ir::Val v;
     v.kind = ir::Val::Kind::reg;
     v.reg = reg(o, bits, true, role);
@@ -173,13 +223,42 @@ ir::Val Parser::value_or_wider_reg(const Opnd& o, unsigned bits, std::string_vie
   return value(o, bits, role);
 }
 
+/// A `.param` name: an entry's parameter (Space::param), or a .func's
+/// parameter or result or a call sequence's variable (Space::frame).
+ir::Addr Parser::param_address(const Opnd& o, ir::Space& space, std::uint32_t access_bytes) {
+  const ir::Param* p = nullptr;
+  if (auto it = locals_.find(std::string(o.name)); it != locals_.end()) {
+    p = &it->second;
+    space = ir::Space::frame;
+  }
+  for (const auto* list : {&e_->params, &e_->rets}) {
+    for (const auto& q : *list) {
+      if (p == nullptr && q.name == o.name) {
+        p = &q;
+        space = e_->is_func ? ir::Space::frame : ir::Space::param;
+      }
+    }
+  }
+  if (p == nullptr)
+    fail(DiagId::sim_undeclared, o,
+         "`" + std::string(o.name) + "` is not a parameter of this function");
+  if (o.offset < 0 || static_cast<std::uint64_t>(o.offset) + access_bytes > p->size)
+    fail(DiagId::sim_operand_range, o,
+         "the access of " + std::to_string(access_bytes) + " bytes at offset " +
+             std::to_string(o.offset) + " does not fit parameter `" + p->name + "` of " +
+             std::to_string(p->size) + " bytes");
+  ir::Addr a;
+  a.offset = static_cast<std::int64_t>(p->offset) + o.offset;
+  return a;
+}
+
 /// A memory operand in `space`; symbols are folded into the offset.
-ir::Addr Parser::address(const Opnd& o, ir::Space space, std::uint32_t access_bytes) {
+ir::Addr Parser::address(const Opnd& o, ir::Space& space, std::uint32_t access_bytes) {
   if (o.kind != Opnd::Kind::addr)
     fail(DiagId::sim_operand_kind, o, "expected a memory operand like [%rd1] or [%rd1+16]");
   ir::Addr a;
   a.offset = o.offset;
-  if (o.name.starts_with("%")) {
+  if (is_reg_name(o.name)) {
     auto r = find_reg(o.name);
     if (!r)
       fail(DiagId::sim_undeclared, o, "register `" + std::string(o.name) + "` is not declared");
@@ -191,24 +270,11 @@ ir::Addr Parser::address(const Opnd& o, ir::Space space, std::uint32_t access_by
                         "ld.param through a register address is not simulated"};
     a.has_reg = true;
     a.reg = r->index;
+    a.bits = r->bits;
     return a;
   }
-  if (space == ir::Space::param) {
-    for (const auto& p : e_->params) {
-      if (p.name == o.name) {
-        std::int64_t off = static_cast<std::int64_t>(p.offset) + o.offset;
-        if (o.offset < 0 || static_cast<std::uint64_t>(o.offset) + access_bytes > p.size)
-          fail(DiagId::sim_operand_range, o,
-               "the access of " + std::to_string(access_bytes) + " bytes at offset " +
-                   std::to_string(o.offset) + " does not fit parameter `" + p.name + "` of " +
-                   std::to_string(p.size) + " bytes");
-        a.offset = off;
-        return a;
-      }
-    }
-    fail(DiagId::sim_undeclared, o,
-         "`" + std::string(o.name) + "` is not a parameter of this entry");
-  }
+  if (space == ir::Space::param)
+    return param_address(o, space, access_bytes);
   for (const auto& s : e_->shared) {
     if (s.name == o.name) {
       if (space != ir::Space::shared)
@@ -220,8 +286,40 @@ ir::Addr Parser::address(const Opnd& o, ir::Space space, std::uint32_t access_by
       return a;
     }
   }
+  if (const ir::Data* d = find_data(o)) {
+    if (space == ir::Space::shared)
+      fail(DiagId::sim_operand_kind, o, "`" + d->name + "` is not a shared variable");
+    a.offset = static_cast<std::int64_t>(d->address) + o.offset;
+    return a;
+  }
   fail(DiagId::sim_undeclared, o,
        "`" + std::string(o.name) + "` is not a declared register or shared array");
+}
+
+} // namespace ptxgen::sim::detail
+
+namespace ptxgen::sim::detail {
+
+/// `mov.bN {a, b..}, x` / `mov.bN x, {a, b..}`: each element holds N / count
+/// bits, the first element the lowest.
+void Parser::vector_mov(ir::Op& op, const Opnd& v, bool is_dst) {
+  const unsigned bits = op.type.bits;
+  const std::size_t n = v.elems.size();
+  if (op.code == ir::Code::mov_unpack)
+    fail(DiagId::sim_operand_kind, v, "mov takes at most one vector operand");
+  if ((n != 2 && n != 4) || bits % n != 0 || bits / n < 8)
+    fail(DiagId::sim_operand_kind, v,
+         "a vector mov of " + std::to_string(bits) +
+             " bits takes 2 or 4 elements of 8 bits or more");
+  const auto elem = static_cast<unsigned>(bits / n);
+  op.vec = static_cast<std::uint8_t>(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (is_dst)
+      op.dst[k] = reg(v.elems[k], elem, false, "a destination element");
+    else
+      op.src[k] = value(v.elems[k], elem, "a source element");
+  }
+  op.code = is_dst ? ir::Code::mov_unpack : ir::Code::mov_pack;
 }
 
 } // namespace ptxgen::sim::detail

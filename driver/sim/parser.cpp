@@ -25,13 +25,40 @@ Parser::Parser(std::string_view src) : src_(src) {
 
 Result<std::shared_ptr<const ir::Module>> Parser::run() {
   auto m = std::make_shared<ir::Module>();
+  m_ = m.get();
   try {
     toks_ = lex(src_);
     module(*m);
   } catch (const ParseError& e) {
     add_error(e);
   }
-  if (diags_.has_errors())
+  // Each function's own problems, in line order, before linking copies them.
+  std::vector<Diagnostic> problems;
+  for (const auto* fns : {&m->entries, &m->funcs}) {
+    for (const auto& f : *fns)
+      problems.insert(problems.end(), f.problems.begin(), f.problems.end());
+  }
+  if (!diags_.has_errors())
+    link(*m);
+  problems.insert(problems.end(), link_problems_.begin(), link_problems_.end());
+  std::stable_sort(problems.begin(), problems.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
+  // Only the entry being run must be simulable. A construct the simulator does
+  // not run never refuses the file (its entry runs to `unsupported`); invalid
+  // PTX refuses it only when no entry is free of it. The problems stay with
+  // their entries (warnings here).
+  auto invalid = [](const Diagnostic& d) { return d.id != DiagId::sim_unsupported_construct; };
+  const bool runnable = std::any_of(m->entries.begin(), m->entries.end(), [&](const ir::Entry& e) {
+    return std::none_of(e.problems.begin(), e.problems.end(), invalid);
+  });
+  const bool refused =
+      diags_.has_errors() || (std::any_of(problems.begin(), problems.end(), invalid) && !runnable);
+  for (auto& d : problems) {
+    if (!refused)
+      d.severity = Severity::warning;
+    diags_.add(std::move(d));
+  }
+  if (refused)
     return Result<std::shared_ptr<const ir::Module>>::failure(std::move(diags_));
   auto r = Result<std::shared_ptr<const ir::Module>>::success(std::move(m));
   r.diagnostics = std::move(diags_);
@@ -49,7 +76,10 @@ void Parser::add(Severity severity, DiagId id, std::size_t pos, std::size_t leng
   d.length = static_cast<std::uint32_t>(std::max<std::size_t>(length, 1));
   if (line >= 1 && line <= lines_.size())
     d.source_line = std::string(lines_[line - 1]);
-  diags_.add(std::move(d));
+  if (e_ != nullptr && severity == Severity::error)
+    e_->problems.push_back(std::move(d)); // the function's, not the file's
+  else
+    diags_.add(std::move(d));
 }
 
 void Parser::add_error(const ParseError& e) {
@@ -142,6 +172,41 @@ void Parser::skip_statement() {
   accept(";");
 }
 
+/// Debug line info (`.loc`, `.file`, `@@DWARF`) has no semicolon: the rest of the line.
+void Parser::skip_line() {
+  std::uint32_t line = peek().line;
+  while (peek().kind != Tok::end && peek().line == line)
+    next();
+}
+
+/// From a `{` to its matching `}` (a `.section` of DWARF bytes, a broken body).
+void Parser::skip_block() {
+  int depth = 0;
+  while (peek().kind != Tok::end) {
+    if (is("{"))
+      ++depth;
+    if (is("}") && --depth <= 0) {
+      next();
+      return;
+    }
+    next();
+  }
+}
+
+/// After an error in a function's header: its declaration's `;` or its body.
+void Parser::skip_function(std::size_t start) {
+  i_ = std::max(i_, start + 1);
+  while (peek().kind != Tok::end) {
+    if (accept(";"))
+      return;
+    if (is("{")) {
+      skip_block();
+      return;
+    }
+    next();
+  }
+}
+
 // ------------------------------------------------ module and entry
 
 void Parser::module(ir::Module& m) {
@@ -170,13 +235,28 @@ void Parser::module(ir::Module& m) {
       // `.extern .shared ... name[];`: dynamic shared memory, for every entry that follows.
       if (is(".shared"))
         shared_decl(module_shared_, true);
-    } else if (t.text == ".visible" || t.text == ".weak") {
+      else if (!is(".func") && !is(".visible") && !is(".weak"))
+        skip_statement(); // `.extern .global` and the like: defined elsewhere
+    } else if (t.text == ".visible" || t.text == ".weak" || t.text == ".common") {
       next();
-    } else if (t.text == ".entry") {
-      m.entries.push_back(entry());
-    } else if (t.text == ".func") {
-      fail(DiagId::sim_unsupported_construct, t,
-           ".func is not simulated: only .entry kernels without calls");
+    } else if (t.text == ".shared") {
+      shared_decl(module_shared_, false);
+    } else if (t.text == ".global" || t.text == ".const") {
+      try {
+        data_decl(m);
+      } catch (const ParseError&) {
+        // A variable the simulator cannot hold (a texref, a vector type): an
+        // entry that names it finds it undeclared; the others do not care.
+        skip_statement();
+      }
+    } else if (t.text == ".entry" || t.text == ".func") {
+      function(m, t.text == ".func");
+    } else if (t.text == ".loc" || t.text == ".file" || (t.text == "@" && is("@", 1))) {
+      skip_line();
+    } else if (t.text == ".section") {
+      skip_block();
+    } else if (t.text == ".pragma") {
+      skip_statement();
     } else {
       fail(DiagId::sim_module_statement, t,
            "expected .version, .target, .address_size or an .entry at module scope, found " +
@@ -185,36 +265,75 @@ void Parser::module(ir::Module& m) {
   }
 }
 
-ir::Entry Parser::entry() {
+void Parser::function(ir::Module& m, bool is_func) {
+  const std::size_t start = i_;
   ir::Entry e;
+  e.is_func = is_func;
   e_ = &e;
   regs_.clear();
   families_.clear();
   labels_.clear();
+  locals_.clear();
+  scopes_.clear();
   branch_fixups_.clear();
-  const Token& kw = next(); // .entry
+  try {
+    function_header(e);
+  } catch (const ParseError& err) {
+    if (e.name.empty()) { // nothing to attach it to: the file's error
+      e_ = nullptr;
+      throw;
+    }
+    add_error(err);
+    skip_function(start);
+  }
+  e_ = nullptr;
+  auto& list = is_func ? m.funcs : m.entries;
+  for (auto& other : list) {
+    if (other.name == e.name && is_func) {
+      if (!other.defined)
+        other = std::move(e); // a declaration, then its definition
+      return;
+    }
+  }
+  list.push_back(std::move(e));
+}
+
+void Parser::function_header(ir::Entry& e) {
+  const Token& kw = next(); // .entry / .func
   e.line = kw.line;
   e.shared = module_shared_.shared;
   e.shared_bytes = module_shared_.shared_bytes;
   e.has_extern_shared = module_shared_.has_extern_shared;
-  e.name = std::string(expect_ident("the entry name").text);
-  expect("(", "to open the parameter list");
-  if (!is(")")) {
-    do {
-      param(e);
-    } while (accept(","));
+  if (e.is_func && accept("(")) { // results
+    if (!is(")")) {
+      do {
+        ir::Param p = param_decl(true);
+        p.offset = frame_place(e, p);
+        e.rets.push_back(std::move(p));
+      } while (accept(","));
+    }
+    expect(")", "to close the results");
   }
-  expect(")", "to close the parameter list");
+  e.name = std::string(expect_ident(e.is_func ? "the function name" : "the entry name").text);
+  if (e.is_func ? accept("(") : (expect("(", "to open the parameter list"), true)) {
+    if (!is(")")) {
+      do {
+        param(e);
+      } while (accept(","));
+    }
+    expect(")", "to close the parameter list");
+  }
   performance_directives(e);
+  if (e.is_func && accept(";"))
+    return; // a declaration
   expect("{", "to open the entry body");
+  e.defined = true;
   body(e);
   resolve_branches(e);
-  e_ = nullptr;
-  return e;
 }
 
 void Parser::performance_directives(ir::Entry& e) {
-  while (!is("{")) {
+  while (!is("{") && !(e.is_func && is(";"))) {
     const Token& d = expect_ident("a performance directive or `{`");
     if (d.text == ".reqntid") {
       std::array<std::uint32_t, 3> dims = {1, 1, 1};
@@ -246,19 +365,22 @@ void Parser::performance_directives(ir::Entry& e) {
 /// its statement, so that one parse reports every bad statement.
 void Parser::body(ir::Entry& e) {
   int depth = 0;
+  open_scope();
   while (true) {
     if (peek().kind == Tok::end)
       fail(DiagId::sim_entry, peek(), "the body of entry `" + e.name + "` is not closed with `}`");
     if (is("}")) {
       next();
+      close_scope();
       if (depth == 0)
         return;
       --depth;
       continue;
     }
     if (is("{")) {
-      // Nested blocks (inline asm scopes) are transparent here.
+      // A nested block (inline asm, a call sequence) scopes its declarations.
       next();
+      open_scope();
       ++depth;
       continue;
     }
@@ -298,21 +420,22 @@ void Parser::statement(ir::Entry& e) {
     shared_decl(e, false);
     return;
   }
+  if (t.kind == Tok::ident && t.text == ".param") {
+    local_param(e);
+    return;
+  }
   if (t.kind == Tok::ident && t.text == ".pragma") {
     skip_statement();
     return;
   }
   if (t.kind == Tok::ident && (t.text == ".loc" || t.text == ".file")) {
-    // Debug line info has no semicolon: skip to the end of the line.
-    std::uint32_t line = t.line;
-    while (peek().kind != Tok::end && peek().line == line)
-      next();
+    skip_line();
     return;
   }
   if (t.kind == Tok::ident && t.text.starts_with(".")) {
     fail(DiagId::sim_unsupported_construct, t,
          "`" + std::string(t.text) +
-             "` declarations are not simulated (only .reg and .shared inside an entry)");
+             "` declarations are not simulated (only .reg, .param and .shared inside a function)");
   }
   if (t.kind == Tok::ident && is(":", 1)) {
     std::string label(t.text);

@@ -101,7 +101,13 @@ private:
   void skip_statement();
 
   void module(ir::Module& m);
-  ir::Entry entry();
+  /// An `.entry` or a `.func` (declaration or definition); a ParseError inside
+  /// it becomes the function's problem and the rest of it is skipped.
+  void function(ir::Module& m, bool is_func);
+  void function_header(ir::Entry& e);
+  void skip_function(std::size_t start);
+  void skip_line();
+  void skip_block();
   void performance_directives(ir::Entry& e);
   void body(ir::Entry& e);
   void resolve_branches(ir::Entry& e);
@@ -109,7 +115,17 @@ private:
 
   // ------------------------------------------------ declarations.cpp
   void param(ir::Entry& e);
+  /// `.param {.align N} .type {.ptr {.space} {.align N}} name{[N]}`.
+  ir::Param param_decl(bool allow_array);
+  /// Places `p` in the function's frame (aligned), returning its offset.
+  std::uint32_t frame_place(ir::Entry& e, const ir::Param& p);
+  /// `.param` inside a body: a call sequence's argument or result variable.
+  void local_param(ir::Entry& e);
   void reg_decl(ir::Entry& e);
+  void open_scope();
+  void close_scope();
+  /// A module-scope `.global` / `.const` variable, with its initialiser.
+  void data_decl(ir::Module& m);
   std::uint32_t add_reg(ir::Entry& e, std::string name, std::uint8_t bits);
   std::optional<RegInfo> find_reg(std::string_view name) const;
   /// `.shared ...` in an entry or, with is_extern, the `.shared ...` after a
@@ -119,13 +135,28 @@ private:
   // ------------------------------------------------ operands.cpp
   Opnd operand();
   std::uint32_t reg(const Opnd& o, unsigned bits, bool at_least, std::string_view role);
+  /// Whether `name` is a register: declared, or spelled with `%` (then reg() reports it).
+  bool is_reg_name(std::string_view name) const;
+  const ir::Data* find_data(const Opnd& o);
+  ir::Addr param_address(const Opnd& o, ir::Space& space, std::uint32_t access_bytes);
   std::int64_t int_literal(const Opnd& o);
   ir::Val value(const Opnd& o, unsigned bits, std::string_view role, bool allow_symbol = true);
   ir::Val value_or_wider_reg(const Opnd& o, unsigned bits, std::string_view role);
-  ir::Addr address(const Opnd& o, ir::Space space, std::uint32_t access_bytes);
+  /// A memory operand; `.param` names resolve to Space::param (an entry's
+  /// parameters) or Space::frame (a .func's, and call-sequence variables).
+  ir::Addr address(const Opnd& o, ir::Space& space, std::uint32_t access_bytes);
 
   // ------------------------------------------------ decode.cpp
   void instruction(ir::Entry& e);
+  /// `call{.uni} {(results),} f{, (args)};` -> a Code::call op and an Entry::calls row.
+  void call(ir::Entry& e, ir::Op& op, const Token& opc);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> call_list(std::string_view what);
+
+  // ------------------------------------------------ link.cpp
+  /// Appends to each entry the .funcs it calls (transitively), resolves the
+  /// calls, and moves the problems of the called functions into the entry's.
+  void link(ir::Module& m);
+  void link_entry(ir::Module& m, ir::Entry& e);
   void decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops);
   TypeInfo checked_type(const Form& f, const Token& opc, std::string_view part);
   Decoded qualifiers(const Form& f, ir::Op& op, const Token& opc,
@@ -142,6 +173,8 @@ private:
              std::size_t& k);
   ir::Val address_source(const Opnd& o, unsigned bits);
   ir::Val mov_source(const Decoded& d, const Opnd& o, unsigned bits);
+  /// `mov.bN {a, b..}, x` (unpack, `is_dst`) or `mov.bN x, {a, b..}` (pack).
+  void vector_mov(ir::Op& op, const Opnd& v, bool is_dst);
   std::uint32_t cp_size(const Decoded& d, const Opnd& o);
   void data(ir::Op& op, const Decoded& d, const Opnd& o);
   void cp_extra(ir::Op& op, const Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
@@ -155,7 +188,18 @@ private:
   ir::Entry* e_ = nullptr;
   /// Module-scope shared declarations (`.extern .shared`), copied into each entry.
   ir::Entry module_shared_;
+  const ir::Module* m_ = nullptr;
   std::unordered_map<std::string, RegInfo> regs_;
+  /// Call-sequence `.param` variables in scope (frame offsets).
+  std::unordered_map<std::string, ir::Param> locals_;
+  /// One per open `{ }`: the names it declared and what they shadowed.
+  struct Scope {
+    std::vector<std::pair<std::string, std::optional<RegInfo>>> regs;
+    std::vector<std::pair<std::string, std::optional<ir::Param>>> locals;
+  };
+  std::vector<Scope> scopes_;
+  /// What the linker found (also in each entry's problems), for the diagnostics.
+  std::vector<Diagnostic> link_problems_;
   std::unordered_map<std::string, Family> families_;
   std::unordered_map<std::string, std::size_t> labels_;
   std::vector<std::pair<std::size_t, Token>> branch_fixups_;

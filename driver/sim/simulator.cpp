@@ -81,6 +81,24 @@ ptxgen::Result<Program> Program::parse(std::string_view ptx_text) {
   return r;
 }
 
+std::vector<UnsupportedLine> Program::unsupported(std::string_view entry) const {
+  std::vector<UnsupportedLine> out;
+  for (const auto& e : module_->entries) {
+    if (e.name != entry)
+      continue;
+    for (const auto& d : e.problems)
+      out.push_back({d.line, d.source_line, d.message});
+    for (const auto& op : e.ops) {
+      if (op.code == ir::Code::unsupported)
+        out.push_back({op.line, e.texts[op.text], e.texts[static_cast<std::size_t>(op.n)]});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const UnsupportedLine& a, const UnsupportedLine& b) {
+    return a.line < b.line;
+  });
+  return out;
+}
+
 std::vector<std::string> Program::entries() const {
   std::vector<std::string> out;
   for (const auto& e : module_->entries)

@@ -72,6 +72,8 @@ struct Module;
 inline constexpr std::uint8_t poison_byte = 0xA5;
 /// Where shared memory appears in the generic address space.
 inline constexpr std::uint64_t shared_window_base = 0x0000'7e00'0000'0000ull;
+/// Where the module's own `.global` / `.const` variables live in the global space.
+inline constexpr std::uint64_t module_data_base = 0x0000'7d00'0000'0000ull;
 
 /// One global allocation: bytes [address, address + bytes->size()) are addressable.
 struct GlobalBuffer {
@@ -179,6 +181,13 @@ struct SimResult {
   std::uint64_t instructions_executed = 0;
 };
 
+/// A line of an entry (or of a .func it calls) that the simulator will not run.
+struct UnsupportedLine {
+  std::uint32_t line = 0; ///< 1-based
+  std::string text;       ///< the instruction or the source line
+  std::string reason;
+};
+
 /// A parsed PTX module, ready to run. Cheap to copy (shares its parsed form).
 class Program {
 public:
@@ -188,6 +197,15 @@ public:
   /// sim_unsupported_form, sim_unsupported_operand), and fault with
   /// `unsupported` when their entry is run.
   static ptxgen::Result<Program> parse(std::string_view ptx_text);
+
+  /// Only the entry being run must be simulable: a parse problem inside one
+  /// function (an entry or a .func) is recorded for that function, and the parse
+  /// fails only when no entry can run. An entry whose own lines or whose called
+  /// .funcs have problems runs to an `unsupported` (or `invalid_ptx`) fault.
+  /// Every line of `entry` and of the .funcs it calls that will not run: the
+  /// parse problems of those functions and their unsupported instructions, in
+  /// line order. Empty for an unknown entry.
+  std::vector<UnsupportedLine> unsupported(std::string_view entry) const;
 
   /// The `.entry` names, in the order of the text.
   std::vector<std::string> entries() const;

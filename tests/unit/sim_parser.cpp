@@ -1,5 +1,6 @@
 // The simulator's PTX parser, integer semantics, launch checks and speed.
 
+#include "driver/sim/ir.hpp"
 #include "driver/sim/simulator.hpp"
 
 #include <chrono>
@@ -446,7 +447,8 @@ TEST_CASE(".extern .shared: at module scope, sized by the launch") {
   }
 }
 
-TEST_CASE("an unsized shared array must be .extern; a sized .extern one is not simulated") {
+TEST_CASE("an unsized shared array must be .extern; a sized .extern one is not simulated; static "
+          "arrays precede the .extern one") {
   const std::string head = ".version 8.0\n.target sm_80\n.address_size 64\n";
   const std::string entry = ".visible .entry k()\n{\n";
   auto unsized = Program::parse(head + entry + "\t.shared .align 16 .b8 d[];\n\tret;\n}\n");
@@ -456,10 +458,18 @@ TEST_CASE("an unsized shared array must be .extern; a sized .extern one is not s
       Program::parse(head + ".extern .shared .align 16 .b8 d[16];\n" + entry + "\tret;\n}\n");
   CHECK(!sized);
   CHECK(sized.diagnostics.has(ptxgen::DiagId::sim_unsupported_construct));
+  // nvcc's order: the module's `.extern .shared`, then the entry's static arrays,
+  // which come first in shared memory (the dynamic bytes follow them all).
   auto after = Program::parse(head + ".extern .shared .align 16 .b8 d[];\n" + entry +
-                              "\t.shared .align 16 .b8 e[16];\n\tret;\n}\n");
-  CHECK(!after);
-  CHECK(after.diagnostics.has(ptxgen::DiagId::sim_unsupported_construct));
+                              "\t.shared .align 4 .b8 e[20];\n\tret;\n}\n");
+  REQUIRE_MESSAGE(after, after.diagnostics.format_all());
+  const auto& shared = after.value->module().entries.at(0).shared;
+  REQUIRE(shared.size() == 2);
+  CHECK(shared[0].name == "e");
+  CHECK(shared[0].offset == 0u);
+  CHECK(shared[1].name == "d");
+  CHECK(shared[1].offset == 32u); // 20 bytes, then d's 16-byte alignment
+  CHECK(after.value->module().entries.at(0).shared_bytes == 32u);
   auto fine = Program::parse(head + ".extern .shared .align 16 .b8 d[];\n" + entry + "\tret;\n}\n");
   CHECK_MESSAGE(fine, fine.diagnostics.format_all());
 }
