@@ -24,7 +24,8 @@ fi
 version=$("$nvcc" --version | grep -E '^Cuda compilation tools' || true)
 [ -n "$version" ] || { echo "regen.sh: cannot read the version of '$nvcc'" >&2; exit 3; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptxgen-foreign.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+part=""
+trap 'rm -rf "$tmp"; [ -z "$part" ] || rm -f "$part"' EXIT
 mkdir -p "$out_dir"
 for name in "${names[@]}"; do
   src="$src_dir/$name.cu"
@@ -50,6 +51,7 @@ for name in "${names[@]}"; do
       cp "$tmp/$name.with_header" "$part"
       chmod 644 "$part"
       mv -f "$part" "$out"
+      part=""
       rm -f "$tmp/$name.ptx"
       echo "regen.sh: $out"
     done
