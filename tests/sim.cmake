@@ -1,5 +1,5 @@
 # The simulator's tests: its unit test files also carry the `sim` label.
-foreach(stem sim_cp_async sim_parser sim_decode sim_hazards sim_launch_3d sim_front)
+foreach(stem sim_cp_async sim_parser sim_decode sim_hazards sim_launch_3d sim_front sim_arith sim_arith_device sim_mbarrier)
   if(TEST unit.${stem})
     set_tests_properties(unit.${stem} PROPERTIES LABELS "unit;sim")
   endif()
@@ -31,5 +31,19 @@ if(CUDAToolkit_FOUND AND EXISTS "${CUDAToolkit_BIN_DIR}/ptxas")
              COMMAND "${CUDAToolkit_BIN_DIR}/ptxas" -arch=sm_80 ${input}
                      -o ${CMAKE_CURRENT_BINARY_DIR}/sim_front_${stem}.cubin)
     set_tests_properties(ptxas.sim_front_input.${stem} PROPERTIES LABELS "sim;ptxas")
+  endforeach()
+endif()
+
+# The mbarrier tests' inputs (tests/data/sim_mbarrier/), likewise; sm_90, since some use
+# mbarrier.try_wait and cp.async.bulk.
+file(GLOB PTXGEN_SIM_MBARRIER_PTX_INPUTS CONFIGURE_DEPENDS
+     ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_mbarrier/*.ptx)
+if(CUDAToolkit_FOUND AND EXISTS "${CUDAToolkit_BIN_DIR}/ptxas")
+  foreach(input ${PTXGEN_SIM_MBARRIER_PTX_INPUTS})
+    get_filename_component(stem ${input} NAME_WE)
+    add_test(NAME ptxas.sim_mbarrier_input.${stem}
+             COMMAND "${CUDAToolkit_BIN_DIR}/ptxas" -arch=sm_90 ${input}
+                     -o ${CMAKE_CURRENT_BINARY_DIR}/sim_mbarrier_${stem}.cubin)
+    set_tests_properties(ptxas.sim_mbarrier_input.${stem} PROPERTIES LABELS "sim;ptxas")
   endforeach()
 endif()

@@ -14,6 +14,7 @@ enum ExitStatus : int {
   exit_input = 1,       ///< an error in the input, or a conformance mismatch
   exit_usage = 2,       ///< bad command line
   exit_environment = 3, ///< no ptxas, no device when one was required, I/O failure
+  exit_unsupported = 4, ///< `run`: the simulator cannot run some kernel; every other case passed
 };
 
 struct Command {

@@ -3,6 +3,7 @@
 
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
+#include "driver/run/binding.hpp"
 #include "driver/run/conformance.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/support/atomic_file.hpp"
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include <unistd.h>
 
@@ -47,9 +49,9 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   for (const auto& c : r.cases)
     width = std::max(width, c.spec.size());
   out << std::left << std::setw(static_cast<int>(width)) << "spec"
-      << "  result    emit_ms  ptxas_ms   ref_ms  load_ms  launch_ms  cmp_ms\n";
+      << "  result       emit_ms  ptxas_ms   ref_ms  load_ms  launch_ms  cmp_ms\n";
   for (const auto& c : r.cases) {
-    out << std::left << std::setw(static_cast<int>(width)) << c.spec << "  " << std::setw(8)
+    out << std::left << std::setw(static_cast<int>(width)) << c.spec << "  " << std::setw(11)
         << result_word(c) << std::right << std::setw(9) << ms(c.emit_ms) << std::setw(10)
         << ms(c.ptxas_ms) << std::setw(9) << ms(c.reference_ms) << std::setw(9) << ms(c.load_ms)
         << std::setw(11) << ms(c.launch_ms) << std::setw(8) << ms(c.compare_ms) << '\n';
@@ -107,16 +109,40 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
             << " pass, " << r.count(CaseResult::Status::mismatch) << " mismatch, "
             << r.count(CaseResult::Status::fault) << " fault, "
             << r.count(CaseResult::Status::invalid) << " invalid, "
-            << r.count(CaseResult::Status::error) << " error; wall " << ms(r.wall_seconds * 1000)
-            << " ms\n";
+            << r.count(CaseResult::Status::error) << " error, "
+            << r.count(CaseResult::Status::unsupported) << " unsupported; wall "
+            << ms(r.wall_seconds * 1000) << " ms\n";
   if (!write_report(report, r) || r.environment_failed())
     return exit_environment;
-  return r.all_passed() ? exit_ok : exit_input;
+  if (r.all_passed())
+    return exit_ok;
+  // Unsupported cases have no verdict: exit 4 only when every other case passed.
+  const std::size_t unsupported = r.count(CaseResult::Status::unsupported);
+  return unsupported > 0 && r.count(CaseResult::Status::pass) + unsupported == r.cases.size()
+             ? exit_unsupported
+             : exit_input;
+}
+
+/// --entry: the entry of the --ptx PTX to run, checked here so that a wrong
+/// name, or none for PTX with several entries, is a usage error listing them.
+/// PTX the simulator's parser does not read leaves the choice to the run.
+std::optional<int> pick_entry(const std::string& ptx, const std::string& requested,
+                              driver::ConformanceOptions& o) {
+  auto program = sim::Program::parse(ptx);
+  if (!program) {
+    o.entry = requested;
+    return std::nullopt;
+  }
+  auto entry = driver::choose_entry(program->entries(), requested);
+  if (!entry)
+    return usage_error("run", entry.diagnostics.items().front().message);
+  o.entry = *entry;
+  return std::nullopt;
 }
 
 int run_run(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string backend = "auto", arch, report, ptx_file, ptxas, dump_dir;
+  std::string backend = "auto", arch, report, ptx_file, ptxas, dump_dir, entry;
   int device = 0;
   unsigned jobs = 0;
   opts.add_options()("help,h", "show this help")(
@@ -129,8 +155,10 @@ int run_run(const std::vector<std::string>& args) {
       "report", po::value(&report), "also write a report: FILE.json or FILE.xml (JUnit)")(
       "ptx", po::value(&ptx_file),
       "run this PTX file (hand-written, or another compiler's) instead of ptxgen's, "
-      "against the spec's reference; needs exactly one spec")("ptxas", po::value(&ptxas),
-                                                              "the ptxas to use")(
+      "against the spec's reference; needs exactly one spec")(
+      "entry", po::value(&entry),
+      "with --ptx: the .entry to run (a C++ mangled name as written in the PTX); default: "
+      "the PTX's only entry")("ptxas", po::value(&ptxas), "the ptxas to use")(
       "jit", "load the PTX through the driver's JIT instead of ptxas's cubin (ptxas still "
              "checks it)")("unchecked", "skip the contract: show on the device what it prevents")(
       "dump", po::value(&dump_dir),
@@ -142,7 +170,7 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("help")) {
     std::cout
         << "usage: ptxgen run SPEC|DIR... [--backend auto|cuda|sim] [--device N] [--arch sm_XX]\n"
-           "                  [-j N] [--report FILE.json|FILE.xml] [--ptx FILE]\n\n"
+           "                  [-j N] [--report FILE.json|FILE.xml] [--ptx FILE [--entry NAME]]\n\n"
            "The conformance run. For every spec: emit its PTX (or take --ptx FILE),\n"
            "assemble it with ptxas, run it on the GPU (or the CPU simulator), and compare\n"
            "every global tensor byte for byte with the independent CPU reference, whose\n"
@@ -152,13 +180,22 @@ int run_run(const std::vector<std::string>& args) {
            "(a directory argument skips faults/, invalid/, races/ and wrong_kernel/: name\n"
            "them explicitly). Each GPU case runs in its own process, so a faulting kernel\n"
            "costs only its case.\n\n"
+           "With --ptx, the entry's parameters are checked by type and size against the\n"
+           "spec's ABI (global tensors as .u64 pointers, then parameters, or [kernel] abi's\n"
+           "order) before anything runs, on every backend; an entry with `.extern .shared`\n"
+           "gets the spec's shared tensors' total (or [kernel] dynamic_shared) as its\n"
+           "dynamic shared memory. A kernel the simulator cannot run is `unsupported`\n"
+           "(every such line listed): no verdict, neither a fault nor a mismatch.\n\n"
         << opts
         << "\nexamples:\n  ptxgen run specs/ specs/faults/\n"
            "  ptxgen run --backend sim specs/seed/copy_async.toml\n"
-           "  ptxgen run specs/seed/copy_async.toml --ptx my_kernel.ptx\n\n"
-           "exit status: 0 all pass, 1 a mismatch, fault, invalid spec or PTX ptxas\n"
-           "rejects, 2 usage, 3 environment (no GPU with --backend cuda, no ptxas or one\n"
-           "that cannot assemble an empty kernel, ptxas crashed, an output not written).\n";
+           "  ptxgen run specs/seed/copy_async.toml --ptx my_kernel.ptx\n"
+           "  ptxgen run spec.toml --ptx nvcc_out.ptx --entry _Z4copyPKfPf\n\n"
+           "exit status: 0 all pass, 1 a mismatch, fault, invalid spec, PTX ptxas\n"
+           "rejects or parameters that do not fit the spec, 2 usage, 3 environment (no\n"
+           "GPU with --backend cuda, no ptxas or one that cannot assemble an empty kernel,\n"
+           "ptxas crashed, an output not written), 4 some kernel is unsupported by the\n"
+           "simulator and every other case passed.\n";
     return exit_ok;
   }
   if (specs_in.empty())
@@ -191,6 +228,10 @@ int run_run(const std::vector<std::string>& args) {
     if (o.ptx_override.empty())
       return command_error("run", exit_input, "--ptx file '" + ptx_file + "' is empty");
     o.ptx_override_name = ptx_file;
+    if (auto status = pick_entry(o.ptx_override, entry, o))
+      return *status;
+  } else if (!entry.empty()) {
+    return usage_error("run", "--entry needs --ptx (ptxgen's own PTX has one entry)");
   }
   if (backend == "sim") {
     o.backend = driver::Backend::sim;

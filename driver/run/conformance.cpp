@@ -4,6 +4,7 @@
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
+#include "driver/run/binding.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/sim/simulator.hpp"
@@ -39,6 +40,8 @@ std::string_view name(CaseResult::Status s) {
     return "invalid";
   case CaseResult::Status::error:
     return "error";
+  case CaseResult::Status::unsupported:
+    return "unsupported";
   }
   return "error";
 }
@@ -91,7 +94,11 @@ struct Prepared {
   std::unique_ptr<tile::Kernel> kernel;
   std::string ptx;
   std::vector<std::uint8_t> cubin;
-  std::vector<lower::ParamBinding> params;
+  Binding binding; ///< the entry, its parameters and dynamic shared bytes
+  /// The --ptx PTX parsed by the simulator's parser (to bind it, on every backend).
+  std::optional<sim::Program> program;
+  /// Why that parse failed (then `program` is empty).
+  Diagnostics parse_problems;
   std::map<std::string, std::vector<std::uint8_t>> inputs;
   ReferenceOutput expected;
   bool ready = false;   ///< emitted, assembled and referenced: ready for the backend
@@ -248,6 +255,65 @@ bool expectations_hold(Prepared& p) {
   return false;
 }
 
+/// Marks the case as one the simulator cannot run, listing every line it will not run.
+void mark_unsupported(Prepared& p, std::vector<sim::UnsupportedLine> lines,
+                      const std::string& entry) {
+  p.result.status = CaseResult::Status::unsupported;
+  p.result.blame = CaseResult::Blame::none;
+  p.result.sim_fault = sim::FaultKind::unsupported;
+  p.result.detail = "the simulator cannot run " + std::to_string(lines.size()) + " line" +
+                    (lines.size() == 1 ? "" : "s") + " of entry `" + entry + "`:";
+  for (const auto& l : lines)
+    p.result.detail += "\n  line " + std::to_string(l.line) + ": `" + l.text + "`: " + l.reason;
+  p.result.unsupported = std::move(lines);
+}
+
+/// The lines of a parse that failed only on constructs the simulator does not
+/// model (sim_unsupported_construct); empty when some error is another kind.
+std::vector<sim::UnsupportedLine> unsupported_constructs(const Diagnostics& ds) {
+  std::vector<sim::UnsupportedLine> out;
+  for (const Diagnostic& d : ds.items()) {
+    if (d.severity != Severity::error)
+      continue;
+    if (d.id != DiagId::sim_unsupported_construct)
+      return {};
+    std::string text = d.source_line;
+    text.erase(0, text.find_first_not_of(" \t"));
+    out.push_back({d.line, text, d.message});
+  }
+  return out;
+}
+
+/// Parses the --ptx PTX with the simulator's parser (on every backend: its
+/// parameter list is what binds) and binds the chosen entry to the spec; false,
+/// with the case failed, when the PTX cannot be read or does not fit.
+bool bind_case(Prepared& p, const ConformanceOptions& o) {
+  auto start = Clock::now();
+  auto program = sim::Program::parse(p.ptx);
+  p.result.load_ms = ms_since(start);
+  if (!program) {
+    p.parse_problems = program.diagnostics;
+    if (!o.entry.empty())
+      p.binding.entry = o.entry;
+    if (o.backend == Backend::sim)
+      return true; // run_on_sim says what the simulator cannot read
+    fail(p, CaseResult::Blame::input,
+         "cannot check the PTX's parameters against the spec: the simulator's parser does "
+         "not read it:\n" +
+             program.diagnostics.format_all());
+    return false;
+  }
+  p.program = std::move(*program);
+  auto b = bind_foreign(*p.kernel, *p.program, o.entry, o.ptx_override_name);
+  if (!b) {
+    p.result.diagnostics = b.diagnostics;
+    fail(p, CaseResult::Blame::input, b.diagnostics.format_all());
+    return false;
+  }
+  p.binding = std::move(*b);
+  return true;
+}
+
 /// Emit, evaluate the reference and assemble for one spec.
 void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
              const PtxasLocation& ptxas, ptx::Target arch) {
@@ -268,7 +334,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   }
   p.kernel = std::move(e.kernel);
   p.ptx = o.ptx_override.empty() ? e.ptx : o.ptx_override;
-  p.params = lower::kernel_params(*p.kernel);
+  p.binding = own_binding(*p.kernel);
 
   for (const auto& t : p.kernel->tensors)
     if (t->tensor.space == tile::Space::global)
@@ -290,6 +356,9 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
       return;
   }
   assemble_case(p, o, ptxas, arch);
+  // ptxas has the first word on the PTX; then the entry must fit the spec.
+  if (p.ready && !o.ptx_override.empty() && !bind_case(p, o))
+    p.ready = false;
 }
 
 /// Judges a finished launch: faults, then the comparison.
@@ -329,14 +398,27 @@ sim::Dim3 sim_dims(const tile::Dim3& d) {
 }
 
 void run_on_sim(Prepared& p) {
-  auto start = Clock::now();
-  auto program = sim::Program::parse(p.ptx);
-  p.result.load_ms = ms_since(start);
-  if (!program) {
-    // ptxas took this PTX, so it is the simulator's subset that falls short:
-    // the case fails as one that did not run, not as a broken environment.
+  if (!p.program && p.parse_problems.empty()) {
+    auto start = Clock::now();
+    auto parsed = sim::Program::parse(p.ptx);
+    p.result.load_ms = ms_since(start);
+    if (parsed)
+      p.program = std::move(*parsed);
+    else
+      p.parse_problems = std::move(parsed.diagnostics);
+  }
+  if (!p.program) {
+    // ptxas took this PTX, so it is the simulator's subset that falls short.
+    if (auto lines = unsupported_constructs(p.parse_problems); !lines.empty()) {
+      mark_unsupported(p, std::move(lines), p.binding.entry);
+      return;
+    }
     fail(p, CaseResult::Blame::input,
-         "the simulator cannot parse the PTX:\n" + program.diagnostics.format_all());
+         "the simulator cannot parse the PTX:\n" + p.parse_problems.format_all());
+    return;
+  }
+  if (auto lines = p.program->unsupported(p.binding.entry); !lines.empty()) {
+    mark_unsupported(p, std::move(lines), p.binding.entry);
     return;
   }
   // Each buffer at its own 1 MiB-aligned simulated device address, far apart.
@@ -353,20 +435,24 @@ void run_on_sim(Prepared& p) {
   sim::Launch launch;
   launch.grid_dim = sim_dims(p.kernel->grid_dim);
   launch.block_dim = sim_dims(p.kernel->block_dim);
-  launch.dynamic_shared_bytes = lower::dynamic_shared_bytes(*p.kernel);
-  for (const auto& b : p.params) {
+  launch.dynamic_shared_bytes = p.binding.dynamic_shared_bytes;
+  for (const auto& b : p.binding.params) {
     if (b.kind == lower::ParamBinding::Kind::tensor)
       launch.params.push_back(address.at(b.name));
     else
       launch.params.push_back(p.kernel->find_param(b.name)->value);
   }
-  start = Clock::now();
-  auto r = sim::run(*program, p.kernel->name, launch, memory);
+  const auto start = Clock::now();
+  auto r = sim::run(*p.program, p.binding.entry, launch, memory);
   p.result.launch_ms = ms_since(start);
   if (r.fault) {
     p.result.sim_fault = r.fault->kind;
     p.result.sim_race = r.fault->race;
     const std::string fault = std::string(sim::name(r.fault->kind)) + ": " + r.fault->message;
+    if (r.fault->kind == sim::FaultKind::unsupported) { // (Program::unsupported missed it)
+      mark_unsupported(p, {{r.fault->ptx_line, "", r.fault->message}}, p.binding.entry);
+      return;
+    }
     switch (sim::origin(r.fault->kind)) {
     case sim::FaultOrigin::kernel:
       judge_fault(p, fault);
@@ -386,20 +472,20 @@ cuda::LaunchRequest cuda_request(const Prepared& p) {
   req.cubin = p.cubin;
   if (p.cubin.empty())
     req.ptx = p.ptx;
-  req.entry = p.kernel->name;
+  req.entry = p.binding.entry;
   const auto dims = [](const tile::Dim3& d) {
     return cuda::LaunchDims{static_cast<unsigned>(d.x), static_cast<unsigned>(d.y),
                             static_cast<unsigned>(d.z)};
   };
   req.grid = dims(p.kernel->grid_dim);
   req.block = dims(p.kernel->block_dim);
-  req.dynamic_shared_bytes = lower::dynamic_shared_bytes(*p.kernel);
+  req.dynamic_shared_bytes = p.binding.dynamic_shared_bytes;
   std::map<std::string, std::size_t> index;
   for (const auto& [name, b] : p.inputs) {
     index[name] = req.buffers.size();
     req.buffers.push_back({name, b});
   }
-  for (const auto& b : p.params) {
+  for (const auto& b : p.binding.params) {
     cuda::KernelParam kp;
     if (b.kind == lower::ParamBinding::Kind::tensor) {
       kp.kind = cuda::KernelParam::Kind::buffer;
@@ -669,10 +755,10 @@ std::string to_json(const ConformanceReport& r) {
   j << "{\n  \"setup\": \"" << name(r.setup) << "\",\n  \"backend\": \""
     << json_escape(r.backend_description) << "\",\n"
     << "  \"wall_seconds\": " << r.wall_seconds << ",\n  \"summary\": {";
-  const CaseResult::Status all[] = {CaseResult::Status::pass, CaseResult::Status::mismatch,
+  const CaseResult::Status all[] = {CaseResult::Status::pass,  CaseResult::Status::mismatch,
                                     CaseResult::Status::fault, CaseResult::Status::invalid,
-                                    CaseResult::Status::error};
-  for (std::size_t i = 0; i < 5; ++i)
+                                    CaseResult::Status::error, CaseResult::Status::unsupported};
+  for (std::size_t i = 0; i < std::size(all); ++i)
     j << (i ? ", " : "") << '"' << name(all[i]) << "\": " << r.count(all[i]);
   j << "},\n  \"cases\": [\n";
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
@@ -684,8 +770,12 @@ std::string to_json(const ConformanceReport& r) {
       << ", \"load_ms\": " << c.load_ms << ", \"launch_ms\": " << c.launch_ms
       << ", \"compare_ms\": " << c.compare_ms << ", \"bytes_compared\": " << c.bytes_compared
       << ", \"expectations\": " << c.expectations
-      << ", \"expectations_failed\": " << c.expectations_failed << "}"
-      << (i + 1 < r.cases.size() ? ",\n" : "\n");
+      << ", \"expectations_failed\": " << c.expectations_failed << ", \"unsupported\": [";
+    for (std::size_t u = 0; u < c.unsupported.size(); ++u)
+      j << (u ? ", " : "") << "{\"line\": " << c.unsupported[u].line << ", \"text\": \""
+        << json_escape(c.unsupported[u].text) << "\", \"reason\": \""
+        << json_escape(c.unsupported[u].reason) << "\"}";
+    j << "]}" << (i + 1 < r.cases.size() ? ",\n" : "\n");
   }
   j << "  ]\n}\n";
   return j.str();
@@ -693,10 +783,11 @@ std::string to_json(const ConformanceReport& r) {
 
 std::string to_junit(const ConformanceReport& r) {
   std::ostringstream x;
-  std::size_t failures = r.cases.size() - r.count(CaseResult::Status::pass);
+  const std::size_t skipped = r.count(CaseResult::Status::unsupported);
+  const std::size_t failures = r.cases.size() - r.count(CaseResult::Status::pass) - skipped;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     << "<testsuite name=\"ptxgen conformance\" tests=\"" << r.cases.size() << "\" failures=\""
-    << failures << "\" time=\"" << r.wall_seconds << "\">\n"
+    << failures << "\" skipped=\"" << skipped << "\" time=\"" << r.wall_seconds << "\">\n"
     << "  <properties><property name=\"backend\" value=\"" << xml_escape(r.backend_description)
     << "\"/></properties>\n";
   for (const auto& c : r.cases) {
@@ -706,6 +797,10 @@ std::string to_junit(const ConformanceReport& r) {
       << "\"";
     if (c.status == CaseResult::Status::pass) {
       x << "/>\n";
+    } else if (c.status == CaseResult::Status::unsupported) {
+      // Not a failure of the kernel: the simulator could not give a verdict.
+      x << ">\n    <skipped message=\"" << xml_escape(c.detail.substr(0, c.detail.find('\n')))
+        << "\">" << xml_escape(c.detail) << "</skipped>\n  </testcase>\n";
     } else {
       x << ">\n    <failure type=\"" << name(c.status) << "\" message=\""
         << xml_escape(c.detail.substr(0, c.detail.find('\n'))) << "\">" << xml_escape(c.detail)

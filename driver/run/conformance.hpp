@@ -35,6 +35,9 @@ struct ConformanceOptions {
   unsigned jobs = 0;             ///< parallel emit/assemble/simulate; 0: core count
   std::string ptx_override;      ///< --ptx FILE contents: run this PTX instead of ptxgen's
   std::string ptx_override_name; ///< the --ptx FILE, named in the backend description
+  /// --entry NAME: the entry of the --ptx PTX to run; empty: its only entry
+  /// (several: every case is an error naming them, run_entry).
+  std::string entry;
   /// Load the PTX through the driver's JIT instead of ptxas's cubin (ptxas still
   /// assembles it first: PTX that ptxas rejects is not run).
   bool jit = false;
@@ -48,12 +51,15 @@ struct ConformanceOptions {
 /// One spec's outcome.
 struct CaseResult {
   enum class Status : std::uint8_t {
-    pass,     ///< every global tensor equals the reference (or, under faults/, it faulted)
-    mismatch, ///< some byte differs from the reference
-    fault,    ///< the kernel faulted (or, under faults/, it did not fault)
-    invalid,  ///< the spec did not load, failed its contract, or its reference missed one
-              ///< of its expectations (`[[expect]]`: it describes the wrong kernel)
-    error,    ///< ptxas rejected the PTX, or the loader, the device or the reference failed
+    pass,        ///< every global tensor equals the reference (or, under faults/, it faulted)
+    mismatch,    ///< some byte differs from the reference
+    fault,       ///< the kernel faulted (or, under faults/, it did not fault)
+    invalid,     ///< the spec did not load, failed its contract, or its reference missed one
+                 ///< of its expectations (`[[expect]]`: it describes the wrong kernel)
+    error,       ///< ptxas rejected the PTX, the --ptx entry does not fit the spec's ABI, or
+                 ///< the loader, the device or the reference failed
+    unsupported, ///< the simulator cannot run this kernel (no verdict: not a fault, not a
+                 ///< mismatch); CaseResult::unsupported lists every line it cannot run
   };
   /// How a faults/ spec that passed showed what its contract prevents.
   enum class Evidence : std::uint8_t {
@@ -79,6 +85,11 @@ struct CaseResult {
   /// iteration).
   std::optional<sim::Race> sim_race;
   std::string detail; ///< why it did not pass; for faults/, the fault seen
+  /// Status::unsupported: every line of the entry the simulator will not run.
+  std::vector<sim::UnsupportedLine> unsupported;
+  /// The run_* diagnostics of a --ptx entry that does not fit the spec (run_entry,
+  /// run_param_count, run_param_type): what tests switch on.
+  Diagnostics diagnostics;
   double emit_ms = 0, ptxas_ms = 0, reference_ms = 0, load_ms = 0, launch_ms = 0, compare_ms = 0;
   std::uint64_t bytes_compared = 0;
   /// The spec's expectations, verified on the reference before the backend runs,

@@ -34,9 +34,19 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
     return {0, 0};
   case Shape::thread_count:
   case Shape::fraction:
+  case Shape::opt_u32:
     return {0, 1};
+  case Shape::bulk_tail:
+    return {1, 2};
   case Shape::cp_extra:
     return {0, 2};
+  case Shape::src_pair:
+    return {0, 1};
+  case Shape::pos_len:
+  case Shape::src_lut:
+    return {2, 2};
+  case Shape::dst_u32:
+    return {1, 1};
   case Shape::dst:
   case Shape::dst_wide:
   case Shape::dst_at_least:
@@ -57,6 +67,8 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::cp_dst:
   case Shape::cp_src:
   case Shape::cp_size:
+  case Shape::mbar_addr:
+  case Shape::mbar_state:
     return {1, 1};
   }
   return {1, 1};
@@ -65,14 +77,89 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
 /// The setp comparisons, by qualifier.
 std::optional<ir::Cmp> parse_cmp(std::string_view s) {
   static constexpr std::pair<std::string_view, ir::Cmp> cmps[] = {
-      {"eq", ir::Cmp::eq}, {"ne", ir::Cmp::ne}, {"lt", ir::Cmp::lt}, {"le", ir::Cmp::le},
-      {"gt", ir::Cmp::gt}, {"ge", ir::Cmp::ge}, {"lo", ir::Cmp::lo}, {"ls", ir::Cmp::ls},
-      {"hi", ir::Cmp::hi}, {"hs", ir::Cmp::hs}};
+      {"eq", ir::Cmp::eq},   {"ne", ir::Cmp::ne},   {"lt", ir::Cmp::lt},   {"le", ir::Cmp::le},
+      {"gt", ir::Cmp::gt},   {"ge", ir::Cmp::ge},   {"lo", ir::Cmp::lo},   {"ls", ir::Cmp::ls},
+      {"hi", ir::Cmp::hi},   {"hs", ir::Cmp::hs},   {"equ", ir::Cmp::equ}, {"neu", ir::Cmp::neu},
+      {"ltu", ir::Cmp::ltu}, {"leu", ir::Cmp::leu}, {"gtu", ir::Cmp::gtu}, {"geu", ir::Cmp::geu},
+      {"num", ir::Cmp::num}, {"nan", ir::Cmp::nan}};
   for (const auto& [text, cmp] : cmps) {
     if (text == s)
       return cmp;
   }
   return std::nullopt;
+}
+
+/// Whether a comparison applies to floats only (equ ... nan) or to integers only (lo ... hs).
+bool float_only(ir::Cmp c) {
+  return c >= ir::Cmp::equ;
+}
+bool integer_only(ir::Cmp c) {
+  return c == ir::Cmp::lo || c == ir::Cmp::ls || c == ir::Cmp::hi || c == ir::Cmp::hs;
+}
+
+/// An arithmetic type: parse_type's, the packed and bfloat ones too, with its ir::Num.
+std::optional<TypeInfo> numeric_type(std::string_view s) {
+  static constexpr std::pair<std::string_view, ir::Type> floats[] = {
+      {"f16", {16, false, ir::Num::f16}},     {"bf16", {16, false, ir::Num::bf16}},
+      {"f32", {32, false, ir::Num::f32}},     {"f64", {64, false, ir::Num::f64}},
+      {"f16x2", {32, false, ir::Num::f16x2}}, {"bf16x2", {32, false, ir::Num::bf16x2}}};
+  for (const auto& [name, t] : floats) {
+    if (name == s)
+      return TypeInfo{t, true, false, false};
+  }
+  return parse_type(s);
+}
+
+/// The rounding modifiers, by qualifier.
+std::optional<ir::Round> parse_round(std::string_view s) {
+  static constexpr std::pair<std::string_view, ir::Round> rounds[] = {
+      {"rn", ir::Round::rn},   {"rz", ir::Round::rz},   {"rm", ir::Round::rm},
+      {"rp", ir::Round::rp},   {"rni", ir::Round::rni}, {"rzi", ir::Round::rzi},
+      {"rmi", ir::Round::rmi}, {"rpi", ir::Round::rpi}};
+  for (const auto& [text, r] : rounds) {
+    if (text == s)
+      return r;
+  }
+  return std::nullopt;
+}
+
+/// prmt's modes, by qualifier.
+std::optional<ir::Permute> parse_permute(std::string_view s) {
+  static constexpr std::pair<std::string_view, ir::Permute> modes[] = {
+      {"f4e", ir::Permute::f4e}, {"b4e", ir::Permute::b4e}, {"rc8", ir::Permute::rc8},
+      {"ecl", ir::Permute::ecl}, {"ecr", ir::Permute::ecr}, {"rc16", ir::Permute::rc16}};
+  for (const auto& [text, m] : modes) {
+    if (text == s)
+      return m;
+  }
+  return std::nullopt;
+}
+
+/// ld / st qualifiers that are hints to the memory system: cache operators,
+/// eviction priorities, prefetch sizes.
+bool memory_hint(std::string_view q) {
+  static constexpr std::string_view hints[] = {"ca",
+                                               "cg",
+                                               "cs",
+                                               "lu",
+                                               "cv",
+                                               "wb",
+                                               "wt",
+                                               "nc",
+                                               "volatile",
+                                               "weak",
+                                               "L2::64B",
+                                               "L2::128B",
+                                               "L2::256B",
+                                               "L1::no_allocate",
+                                               "L1::evict_normal",
+                                               "L1::evict_unchanged",
+                                               "L1::evict_first",
+                                               "L1::evict_last",
+                                               "L2::evict_normal",
+                                               "L2::evict_first",
+                                               "L2::evict_last"};
+  return std::find(std::begin(hints), std::end(hints), q) != std::end(hints);
 }
 
 bool known_root(std::string_view root) {
@@ -82,6 +169,72 @@ bool known_root(std::string_view root) {
 
 std::string quote(std::string_view s) {
   return "`" + std::string(s) + "`";
+}
+
+/// The qualifiers of the mbarrier family (sim-mbarrier): `.sem .scope .space .b64` in any order,
+/// `.noinc` on cp.async.mbarrier.arrive. Returns an error for the parser to report, or sets
+/// op.space (shared, or generic when no space is named), op.noinc and the .b64 type. Forms
+/// the simulator does not model (other CTAs' barriers, `.acquire.cluster` waits) are simulated
+/// as their CTA-local meaning: with one CTA per cluster `.shared::cluster` names this CTA.
+std::optional<std::string> mbarrier_qualifiers(ir::Op& op,
+                                               std::span<const std::string_view> quals) {
+  bool b64 = false, space = false;
+  op.space = ir::Space::generic;
+  for (std::string_view q : quals) {
+    if (q == "b64" && !b64) {
+      b64 = true;
+    } else if ((q == "shared" || q == "shared::cta" || q == "shared::cluster") && !space) {
+      space = true;
+      op.space = ir::Space::shared;
+    } else if (q == "release" || q == "relaxed" || q == "acquire" || q == "cta" || q == "cluster") {
+      // memory-model qualifiers: the simulator's ordering is exact at CTA scope
+    } else if (q == "noinc" && op.code == ir::Code::cp_mbar_arrive && !op.noinc) {
+      op.noinc = true;
+    } else {
+      return "`." + std::string(q) + "` is not an mbarrier qualifier here";
+    }
+  }
+  if (!b64)
+    return "mbarrier instructions take `.b64`";
+  op.type = ir::Type{64, false};
+  return std::nullopt;
+}
+
+/// cp.async.bulk's qualifiers: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+/// {.L2::cache_hint}. Other bulk forms (bulk_group completion, multicast, prefetch, tensor) are
+/// not simulated.
+std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
+                                           std::span<const std::string_view> quals) {
+  static constexpr std::string_view order[] = {"global", "mbarrier::complete_tx::bytes"};
+  if (quals.empty() || (quals[0] != "shared::cluster" && quals[0] != "shared::cta"))
+    throw Unsupported{
+        DiagId::sim_unsupported_form,
+        "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
+        "is simulated"};
+  if (quals.size() < 3 || quals[1] != order[0] || quals[2] != order[1])
+    throw Unsupported{
+        DiagId::sim_unsupported_form,
+        "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
+        "is simulated"};
+  for (std::string_view q : quals.subspan(3)) {
+    if (q == "L2::cache_hint" && !d.hint)
+      d.hint = true;
+    else if (q == "multicast::cluster")
+      throw Unsupported{DiagId::sim_unsupported_form, "multicast bulk copies are not simulated"};
+    else
+      return "`." + std::string(q) + "` is not a cp.async.bulk qualifier";
+  }
+  op.space = ir::Space::shared;
+  return std::nullopt;
+}
+
+/// fence.proxy.async{.global|.shared::{cta,cluster}} and fence.mbarrier_init.release.cluster.
+bool fence_qualifiers_ok(std::string_view mnemonic, std::span<const std::string_view> quals) {
+  if (mnemonic == "fence.mbarrier_init")
+    return quals.size() == 2 && quals[0] == "release" && quals[1] == "cluster";
+  return quals.empty() ||
+         (quals.size() == 1 &&
+          (quals[0] == "global" || quals[0] == "shared::cta" || quals[0] == "shared::cluster"));
 }
 
 } // namespace
@@ -221,7 +374,7 @@ void Parser::decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops) 
 // ------------------------------------------------ qualifiers
 
 TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view part) {
-  auto t = parse_type(part);
+  auto t = numeric_type(part);
   if (!t)
     fail(DiagId::sim_qualifier, opc, quote(part) + " is not a PTX type");
   std::string root(split_dots(f.mnemonic).front());
@@ -260,6 +413,13 @@ TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view 
     if ((t->t.bits != 32 && t->t.bits != 64) || t->is_float || t->is_pred)
       fail(DiagId::sim_qualifier, opc, quote(f.mnemonic) + " takes .u32 or .u64");
     break;
+  case Types::numeric:
+    no_pred();
+    break;
+  case Types::floating:
+    if (!t->is_float)
+      fail(DiagId::sim_qualifier, opc, quote(opc.text) + " takes a floating-point type");
+    break;
   }
   return *t;
 }
@@ -291,16 +451,24 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     op.type = d.type.t;
     break;
   case Quals::cmp_type: {
-    if (quals.size() != 2)
+    op.ftz = quals.size() == 3 && quals[1] == "ftz";
+    if (quals.size() != (op.ftz ? 3u : 2u))
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
-                                                          std::string(f.mnemonic) + ".cmp.type)"};
+                                                          std::string(f.mnemonic) +
+                                                          ".cmp{.ftz}.type)"};
     auto cmp = parse_cmp(quals[0]);
     if (!cmp)
       throw Unsupported{DiagId::sim_unsupported_form,
                         "comparison `." + std::string(quals[0]) + "` is not simulated"};
     op.cmp = *cmp;
-    d.type = checked_type(f, opc, quals[1]);
+    d.type = checked_type(f, opc, quals.back());
     op.type = d.type.t;
+    if (op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2)
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (packed comparisons)"};
+    if (d.type.is_float ? integer_only(*cmp) : float_only(*cmp) || op.ftz)
+      fail(DiagId::sim_qualifier, opc,
+           quote(opc.text) + ": the comparison or .ftz does not apply to this type");
     break;
   }
   case Quals::type_type:
@@ -324,6 +492,31 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     break;
   case Quals::createpolicy:
     createpolicy_qualifiers(op, d, opc, quals);
+    break;
+  case Quals::arith:
+    arith_qualifiers(f, op, d, opc, quals);
+    break;
+  case Quals::cvt:
+    cvt_qualifiers(f, op, d, opc, quals);
+    break;
+  case Quals::prmt:
+  case Quals::shf:
+    bit_qualifiers(f, op, d, opc, quals);
+    break;
+  case Quals::mbarrier:
+    if (auto bad = mbarrier_qualifiers(op, quals))
+      fail(DiagId::sim_qualifier, opc, *bad);
+    d.type = *parse_type("b64");
+    break;
+  case Quals::bulk:
+    if (auto bad = bulk_qualifiers(op, d, quals))
+      fail(DiagId::sim_qualifier, opc, *bad);
+    d.type = *parse_type("u32");
+    op.type = d.type.t;
+    break;
+  case Quals::fence:
+    if (!fence_qualifiers_ok(f.mnemonic, quals))
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
     break;
   }
   return d;
@@ -349,11 +542,9 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
                         "the ." + std::string(q) + " state space is not simulated"};
     } else if (q == "v2" || q == "v4") {
       op.vec = q == "v2" ? 2 : 4;
-    } else if (q == "ca" || q == "cg" || q == "cs" || q == "lu" || q == "cv" || q == "wb" ||
-               q == "wt" || q == "nc" || q == "volatile" || q == "weak" || q == "L2::64B" ||
-               q == "L2::128B" || q == "L2::256B") {
-      // cache operators and prefetch sizes are hints
-    } else if (parse_type(q)) {
+    } else if (memory_hint(q)) {
+      // cache operators, eviction priorities and prefetch sizes are hints
+    } else if (numeric_type(q)) {
       if (type)
         fail(DiagId::sim_qualifier, opc, "two types");
       type = q;
@@ -368,6 +559,87 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
   d.type = checked_type(f, opc, *type);
   op.type = d.type.t;
   op.space = space.value_or(ir::Space::generic);
+}
+
+/// `{.rn|.rz|.rm|.rp}{.ftz}{.sat}.type`: float arithmetic, and integer add/sub.sat.s32.
+void Parser::arith_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                              std::span<const std::string_view> quals) {
+  if (quals.empty())
+    fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs a type");
+  for (std::string_view q : quals.first(quals.size() - 1)) {
+    auto r = parse_round(q);
+    if (r && *r <= ir::Round::rp && op.round == ir::Round::none)
+      op.round = *r;
+    else if (q == "ftz" && !op.ftz)
+      op.ftz = true;
+    else if (q == "sat" && !op.sat)
+      op.sat = true;
+    else
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (`." + std::string(q) + "`)"};
+  }
+  d.type = checked_type(f, opc, quals.back());
+  op.type = d.type.t;
+  const bool add_sub = op.code == ir::Code::add || op.code == ir::Code::sub;
+  if (!d.type.is_float && (op.round != ir::Round::none || op.ftz ||
+                           (op.sat && !(add_sub && op.type.bits == 32 && op.type.is_signed))))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (integer rounding or saturation)"};
+  if (op.type.num == ir::Num::f64 && op.code == ir::Code::fma && op.round != ir::Round::rn)
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (f64 fma rounds only to nearest here)"};
+}
+
+/// `cvt{.rnd}{.ftz}{.sat}.dtype.atype`.
+void Parser::cvt_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                            std::span<const std::string_view> quals) {
+  if (quals.size() < 2)
+    fail(DiagId::sim_qualifier, opc, "expected cvt{.rnd}{.ftz}{.sat}.dtype.atype");
+  for (std::string_view q : quals.first(quals.size() - 2)) {
+    auto r = parse_round(q);
+    if (r && op.round == ir::Round::none)
+      op.round = *r;
+    else if (q == "ftz" && !op.ftz)
+      op.ftz = true;
+    else if (q == "sat" && !op.sat)
+      op.sat = true;
+    else
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (`." + std::string(q) + "`)"};
+  }
+  d.type = checked_type(f, opc, quals[quals.size() - 2]);
+  d.from = checked_type(f, opc, quals.back());
+  op.type = d.type.t;
+  op.type2 = d.from.t;
+  auto packed = [](ir::Num n) { return n == ir::Num::f16x2 || n == ir::Num::bf16x2; };
+  if (packed(op.type2.num) || (packed(op.type.num) && op.type2.num != ir::Num::f32))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) +
+                          " is not simulated (packed: only .f16x2/.bf16x2 from .f32)"};
+}
+
+/// prmt.b32{.mode} and shf.{l,r}.{wrap,clamp}.b32.
+void Parser::bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                            std::span<const std::string_view> quals) {
+  std::size_t type_at = 0;
+  if (f.quals == Quals::prmt) {
+    if (quals.empty() || quals.size() > 2 || (quals.size() == 2 && !parse_permute(quals[1])))
+      fail(DiagId::sim_qualifier, opc, "expected prmt.b32{.f4e|.b4e|.rc8|.ecl|.ecr|.rc16}");
+    if (quals.size() == 2)
+      op.prmt = *parse_permute(quals[1]);
+  } else {
+    if (quals.size() != 3 || (quals[0] != "l" && quals[0] != "r") ||
+        (quals[1] != "wrap" && quals[1] != "clamp"))
+      fail(DiagId::sim_qualifier, opc, "expected shf.{l,r}.{wrap,clamp}.b32");
+    op.left = quals[0] == "l";
+    op.clamp = quals[1] == "clamp";
+    type_at = 2;
+  }
+  if (quals[type_at] != "b32")
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (only .b32)"};
+  d.type = *parse_type("b32");
+  op.type = d.type.t;
 }
 
 void Parser::cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
@@ -395,7 +667,8 @@ void Parser::cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
                                  std::span<const std::string_view> quals) {
   if (!quals.empty() && quals[0] == "mbarrier")
     throw Unsupported{DiagId::sim_unsupported_form,
-                      "cp.async.mbarrier.arrive is not simulated (no mbarrier objects)"};
+                      "only cp.async.mbarrier.arrive{.noinc} of the cp.async.mbarrier forms is "
+                      "simulated"};
   std::optional<bool> cg;
   bool seen_shared = false, seen_global = false, prefetch = false;
   for (std::string_view q : quals) {
@@ -494,6 +767,32 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::dst_pred:
     op.dst[0] = reg(ops[k++], 1, false, "the destination");
     return;
+  case Shape::dst_u32:
+    op.dst[0] = reg(ops[k++], 32, false, "the destination");
+    return;
+  case Shape::pos_len:
+    op.src[2] = value(ops[k++], 32, "the bit position");
+    op.src[3] = value(ops[k++], 32, "the field length");
+    return;
+  case Shape::src_lut: {
+    src_slot() = value(ops[k++], bits, src_roles[d.src]);
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::number)
+      fail(DiagId::sim_operand_kind, o, "lop3's immLut is an immediate");
+    op.n = int_literal(o);
+    if (op.n < 0 || op.n > 255)
+      fail(DiagId::sim_operand_range, o, "lop3's immLut must be in 0..255");
+    return;
+  }
+  case Shape::src_pair: {
+    const bool packed = op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2;
+    if (packed != (k < ops.size()))
+      fail(DiagId::sim_operand_count, opc,
+           quote(opc.text) + (packed ? " takes two sources" : " takes one source"));
+    if (packed)
+      op.src[1] = value(ops[k++], op.type2.bits, "the second source");
+    return;
+  }
   case Shape::mov_dst:
     if (ops[k].kind == Opnd::Kind::vec) {
       vector_mov(op, ops[k++], true);
@@ -581,6 +880,34 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::cp_size:
     op.cp_size = cp_size(d, ops[k++]);
     return;
+  case Shape::mbar_addr:
+    op.addr = address(ops[k++], op.space, 0);
+    return;
+  case Shape::mbar_state: {
+    const Opnd& o = ops[k++];
+    op.sink = o.kind == Opnd::Kind::name && o.name == "_" && !o.negated;
+    if (!op.sink)
+      op.dst[0] = reg(o, 64, false, "the state");
+    op.src[0].kind = ir::Val::Kind::imm; // the count when none is written
+    op.src[0].imm = 1;
+    return;
+  }
+  case Shape::opt_u32:
+    if (k < ops.size())
+      src_slot() = value(ops[k++], 32, src_roles[d.src]);
+    return;
+  case Shape::bulk_tail: {
+    ir::Space space = ir::Space::shared;
+    op.addr3 = address(ops[k++], space, 0);
+    if (k < ops.size()) {
+      if (!d.hint)
+        fail(DiagId::sim_operand_count, ops[k], "a cache policy needs .L2::cache_hint");
+      reg(ops[k++], 64, false, "the cache policy");
+    } else if (d.hint) {
+      fail(DiagId::sim_operand_count, opc, ".L2::cache_hint requires a cache-policy operand");
+    }
+    return;
+  }
   }
 }
 

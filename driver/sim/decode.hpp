@@ -23,6 +23,13 @@ enum class Quals : std::uint8_t {
   cvta,         ///< `{.to}.space.type`
   cp_async,     ///< `.ca|.cg .shared .global {.L2::cache_hint} {.L2::64B|128B|256B}`
   createpolicy, ///< one or two `.L2::evict_*` priorities, then `.b64`
+  arith,        ///< `.rn|.rz|.rm|.rp`, `.ftz`, `.sat` (each at most once), then one type
+  cvt,  ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
+  prmt, ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
+  shf,  ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
+  mbarrier,     ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
+  bulk,         ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+  fence,        ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -34,6 +41,8 @@ enum class Types : std::uint8_t {
   integer_or_pred, ///< integers, bN and .pred (the logical operations)
   narrow_integer,  ///< `integer` of at most 32 bits (the .wide forms)
   address,         ///< 32- or 64-bit integers (cvta)
+  numeric,         ///< every type but .pred: integers, bN and the floats (f16x2, bf16, ... too)
+  floating,        ///< the float types only (fma, float mul)
 };
 
 /// What one operand must be, and where it goes in the ir::Op.
@@ -62,6 +71,14 @@ enum class Shape : std::uint8_t {
   cp_size,      ///< cp.async's cp-size immediate (4, 8, 16; 16 for .cg) -> cp_size
   cp_extra,     ///< cp.async's optional src-size or ignore-src, then the cache policy
   fraction,     ///< optional createpolicy fraction literal in (0, 1]
+  dst_u32,      ///< a 32-bit register whatever the type -> dst[0] (popc, clz)
+  pos_len,      ///< two 32-bit sources: a bit position and a length (bfi)
+  src_lut,      ///< a source, then lop3's immLut immediate 0..255 -> n
+  src_pair,     ///< cvt to f16x2 / bf16x2: the second source (its lower half); else absent
+  mbar_addr,    ///< an mbarrier's address, in the form's space (shared or generic) -> addr
+  mbar_state,   ///< mbarrier.arrive's 64-bit state register, or the sink `_` -> dst[0] / sink
+  opt_u32,      ///< optional `src_u32` (arrive's count, 1 when absent; try_wait's time hint)
+  bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3, then the optional cache policy
 };
 
 /// One instruction form: a row of instructions.def.

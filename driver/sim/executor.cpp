@@ -1,7 +1,9 @@
 // The executor: runs one entry of a parsed module over a launch.
 // See simulator.hpp for the execution, cp.async and race model.
 
+#include "driver/sim/alu.hpp"
 #include "driver/sim/ir.hpp"
+#include "driver/sim/mbarrier.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/support/unreachable.hpp"
@@ -51,6 +53,10 @@ struct Copy {
   std::uint32_t group = 0;     ///< the thread's group number at issue
   std::uint32_t op = 0;        ///< index of the cp.async op
   std::uint32_t iteration = 0; ///< the thread's iteration of that op at issue
+  std::uint32_t clock = 0;     ///< the thread's clock at issue (mbarrier ordering)
+  std::uint64_t seq = 0;       ///< the thread's copies in issue order (cp.async.mbarrier.arrive)
+  bool bulk = false;           ///< a cp.async.bulk: completes with its mbarrier's phase only
+  std::uint64_t bar = 0;       ///< a bulk copy's mbarrier (shared offset)
 };
 
 /// One thread's access to a shared byte: who, by which op, in which iteration.
@@ -58,6 +64,7 @@ struct Access {
   std::int32_t tid = -1; ///< -1: nobody
   std::uint32_t op = 0;
   std::uint32_t iteration = 0;
+  std::uint32_t clock = 0; ///< the thread's clock then (detail::Mbarriers::ordered)
 };
 
 /// Per shared byte: who wrote it last in which phase, the two latest distinct
@@ -73,9 +80,10 @@ struct ByteState {
 };
 
 enum class State : std::uint8_t {
-  running,    ///< runs on at the next pass
-  at_barrier, ///< waits in bar.sync
-  exited,     ///< returned
+  running,     ///< runs on at the next pass
+  at_barrier,  ///< waits in bar.sync
+  at_mbarrier, ///< waits for an mbarrier phase (test_wait / try_wait found it incomplete)
+  exited,      ///< returned
 };
 
 struct Thread {
@@ -91,6 +99,11 @@ struct Thread {
   std::uint32_t stop_line = 0;      ///< line of the bar.sync / ret where it stopped
   std::uint8_t* frame = nullptr;    ///< the thread's frame area (Space::frame)
   std::vector<std::uint32_t> calls; ///< the call stack: the pc of each active call op
+  std::uint64_t seq = 0;          ///< copies issued so far (Copy::seq)
+  std::uint64_t tracked_seq = 0;  ///< copies below this are tracked by a cp.async.mbarrier.arrive
+  std::uint64_t blocked_at = 0;   ///< at_mbarrier: Mbarriers::events() when it blocked
+  std::uint64_t false_at = ~0ull; ///< Mbarriers::events() when its wait last returned false
+  bool wake_false = false;        ///< resumed to see its wait return false once
 };
 
 /// The coordinates of linear index `i` within `dim` (x fastest).
@@ -109,7 +122,17 @@ std::string limits_text(const std::array<std::int64_t, 3>& d) {
 
 /// Whether `code` touches shared memory (counted per thread for iterations).
 bool is_memory_op(ir::Code code) {
-  return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async;
+  return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async ||
+         code == ir::Code::bulk_copy;
+}
+
+/// Whether `code` is one of the mbarrier family (the entry then keeps vector clocks).
+bool is_mbarrier_op(ir::Code code) {
+  return code == ir::Code::mbar_init || code == ir::Code::mbar_arrive ||
+         code == ir::Code::mbar_arrive_drop || code == ir::Code::mbar_arrive_tx ||
+         code == ir::Code::mbar_expect_tx || code == ir::Code::mbar_wait ||
+         code == ir::Code::mbar_wait_parity || code == ir::Code::mbar_inval ||
+         code == ir::Code::cp_mbar_arrive || code == ir::Code::bulk_copy;
 }
 
 struct ExitWarnings {
@@ -126,6 +149,7 @@ struct LaunchContext {
   /// Per op: its index among the memory ops (iteration counters), -1 for the others.
   const std::vector<std::int32_t>& slot;
   std::uint32_t slots = 0;
+  bool uses_mbarriers = false; ///< the entry has an mbarrier op (vector clocks are kept)
   SimResult& res;
   ExitWarnings& exits;
 };
@@ -139,7 +163,8 @@ public:
         track_(c.e.shared_bytes + c.l.dynamic_shared_bytes),
         regfile_(static_cast<std::size_t>(c.l.block_total()) * c.e.reg_mask.size(), 0),
         frames_(static_cast<std::size_t>(c.l.block_total()) * c.e.frame_bytes, 0),
-        iterations_(static_cast<std::size_t>(c.l.block_total()) * c.slots, 0) {
+        iterations_(static_cast<std::size_t>(c.l.block_total()) * c.slots, 0),
+        mb_(static_cast<std::uint32_t>(c.l.block_total()), c.uses_mbarriers) {
     threads_.resize(static_cast<std::size_t>(c.l.block_total()));
     for (std::uint32_t t = 0; t < threads_.size(); ++t) {
       threads_[t].tid = t;
@@ -156,6 +181,12 @@ public:
         if (t.state == State::running)
           step(t);
       }
+      if (wake_mbarrier_waiters())
+        continue;
+      for (const auto& t : threads_) {
+        if (t.state == State::at_mbarrier)
+          deadlock(t);
+      }
       const Thread* waiting = nullptr;
       const Thread* exited = nullptr;
       for (const auto& t : threads_) {
@@ -164,8 +195,10 @@ public:
         if (t.state == State::exited && exited == nullptr)
           exited = &t;
       }
-      if (waiting == nullptr)
+      if (waiting == nullptr) {
+        flush_async_copies();
         return;
+      }
       if (exited != nullptr) {
         fault_at(FaultKind::barrier_divergence, *waiting, e_.ops[waiting->pc - 1],
                  "it waits at bar.sync " + std::to_string(waiting->barrier) + ", but " +
@@ -363,14 +396,20 @@ private:
   /// The access `op` of thread `t` is making now.
   Access now(const Thread& t, const ir::Op& op) const {
     auto index = static_cast<std::uint32_t>(&op - e_.ops.data());
-    return {static_cast<std::int32_t>(t.tid), index, t.iterations[slot_[index]]};
+    return {static_cast<std::int32_t>(t.tid), index, t.iterations[slot_[index]], mb_.clock(t.tid)};
+  }
+
+  /// Whether `a` (another thread's access) is ordered before `self` by mbarrier phases.
+  bool ordered(const Access& a, const Access& self) const {
+    return mb_.ordered(static_cast<std::uint32_t>(a.tid), a.clock,
+                       static_cast<std::uint32_t>(self.tid));
   }
 
   /// The pending copy of thread `tid` that will write shared byte `b`, as an access.
   Access pending_copy(std::int32_t tid, std::uint64_t b) const {
     for (const auto& c : threads_[static_cast<std::size_t>(tid)].copies) {
       if (b >= c.dst && b < c.dst + c.size)
-        return {tid, c.op, c.iteration};
+        return {tid, c.op, c.iteration, c.clock};
     }
     unreachable("pending_copy(): a byte marked pending has no pending copy");
   }
@@ -413,18 +452,22 @@ private:
   static std::pair<std::string_view, std::string_view> race_relation(RaceKind k) {
     switch (k) {
     case RaceKind::read_before_wait:
-      return {"to be written by a cp.async that no wait_group / wait_all has completed, issued "
-              "by",
+      return {"to be written by an async copy that no wait (wait_group / wait_all, or an "
+              "mbarrier wait on its phase) has completed, issued by",
               ""};
     case RaceKind::read_in_flight:
       return {"the destination of a pending cp.async issued by", ""};
     case RaceKind::read_after_write:
-      return {"written, with no bar.sync both passed since, by", ""};
+      return {
+          "written, with no bar.sync both passed (nor an mbarrier phase ordering them) since, by",
+          ""};
     case RaceKind::write_after_read:
-      return {"read, with no bar.sync both passed since, by",
+      return {"read, with no bar.sync both passed (nor an mbarrier phase ordering them) since, by",
               "; a refill needs a barrier after the last read"};
     case RaceKind::write_after_write:
-      return {"also written, with no bar.sync both passed since, by", ""};
+      return {"also written, with no bar.sync both passed (nor an mbarrier phase ordering them) "
+              "since, by",
+              ""};
     case RaceKind::pending_copies:
     case RaceKind::write_in_flight:
       return {"the destination of a pending cp.async issued by",
@@ -441,7 +484,8 @@ private:
         race(RaceKind::read_before_wait, t, self, b, pending_copy(s.pending, b));
       if (s.pending >= 0)
         race(RaceKind::read_in_flight, t, self, b, pending_copy(s.pending, b));
-      if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_)
+      if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
+          !ordered(s.writer, self))
         race(RaceKind::read_after_write, t, self, b, s.writer);
       if (s.rphase != phase_) {
         s.reader = self;
@@ -465,12 +509,13 @@ private:
       if (s.pending >= 0 && !(own_pending_ok && s.pending == self.tid))
         race(copy ? RaceKind::pending_copies : RaceKind::write_in_flight, t, self, b,
              pending_copy(s.pending, b));
-      if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_)
+      if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
+          !ordered(s.writer, self))
         race(RaceKind::write_after_write, t, self, b, s.writer);
       if (s.rphase == phase_ && s.reader.tid >= 0) {
-        if (s.reader.tid != self.tid)
+        if (s.reader.tid != self.tid && !ordered(s.reader, self))
           race(RaceKind::write_after_read, t, self, b, s.reader);
-        if (s.reader2.tid >= 0 && s.reader2.tid != self.tid)
+        if (s.reader2.tid >= 0 && s.reader2.tid != self.tid && !ordered(s.reader2, self))
           race(RaceKind::write_after_read, t, self, b, s.reader2);
       }
     }
@@ -498,6 +543,8 @@ private:
     const Access self = now(t, op);
     c.op = self.op;
     c.iteration = self.iteration;
+    c.clock = self.clock;
+    c.seq = t.seq++;
     if (op.zfill == ir::ZeroFill::src_size) {
       std::uint64_t s = get(t, op.zval, ir::Type{32, false});
       if (s > op.cp_size)
@@ -515,6 +562,7 @@ private:
     if (!ignored)
       check_align(t, op, src, op.cp_size, "cp.async source");
     check_shared(t, op, dst, op.cp_size, "cp.async destination");
+    not_an_mbarrier(t, op, dst, op.cp_size, "cp.async destination");
     if (c.src_bytes > 0) {
       global_bytes(t, op, src, c.src_bytes, "cp.async source");
       c.buffer = find_buffer(src, c.src_bytes);
@@ -526,7 +574,7 @@ private:
   }
 
   void perform(const Thread& t, const Copy& c) {
-    const Access self{static_cast<std::int32_t>(t.tid), c.op, c.iteration};
+    const Access self{static_cast<std::int32_t>(t.tid), c.op, c.iteration, c.clock};
     for (std::uint64_t b = c.dst; b < c.dst + c.size; ++b)
       track_[b].pending = -1;
     check_write(t, self, c.dst, c.size, true, true);
@@ -541,9 +589,15 @@ private:
 
   /// Performs the thread's copies whose group is below `limit` (all when limit is max).
   void complete(Thread& t, std::uint32_t limit) {
+    perform_if(t, [&](const Copy& c) { return !c.bulk && c.group < limit; });
+  }
+
+  /// Performs the thread's copies that satisfy `which`, in issue order.
+  template <class Which>
+  void perform_if(Thread& t, Which which) {
     std::size_t kept = 0;
     for (std::size_t k = 0; k < t.copies.size(); ++k) {
-      if (t.copies[k].group < limit)
+      if (which(t.copies[k]))
         perform(t, t.copies[k]);
       else
         t.copies[kept++] = t.copies[k];
@@ -552,12 +606,14 @@ private:
   }
 
   void exit_thread(Thread& t, std::uint32_t line) {
-    if (!t.copies.empty()) {
+    // Copies an mbarrier tracks (cp.async.mbarrier.arrive, bulk) land with their phase.
+    const auto untracked = [&](const Copy& c) { return !c.bulk && c.seq >= t.tracked_seq; };
+    if (std::any_of(t.copies.begin(), t.copies.end(), untracked)) {
       if (exits_.threads++ == 0)
         exits_.first = who(t.tid) + " at PTX line " + std::to_string(line) +
                        " (first copy: PTX line " +
                        std::to_string(e_.ops[t.copies.front().op].line) + ")";
-      complete(t, ~0u);
+      perform_if(t, untracked);
     }
     t.state = State::exited;
     t.stop_line = line;
@@ -585,6 +641,7 @@ private:
       }
       if (shared) {
         check_shared(t, op, addr, total, what);
+        not_an_mbarrier(t, op, addr, total, what);
         if (is_ld) {
           on_read(t, op, addr, total);
         } else {
@@ -650,6 +707,8 @@ private:
     const unsigned w = ty.bits;
     auto a = [&] { return get(t, op.src[0], ty); };
     auto b = [&] { return get(t, op.src[1], ty); };
+    if (float_form(op))
+      return arith(t, op);
     switch (op.code) {
     case ir::Code::cp_async:
       issue(t, op);
@@ -756,6 +815,19 @@ private:
     case ir::Code::selp:
       set(t, op.dst[0], (t.regs[op.src[2].reg] != 0 ? a() : b()) & mask(w));
       return Flow::next;
+    case ir::Code::prmt:
+    case ir::Code::bfi:
+    case ir::Code::shf:
+    case ir::Code::lop3:
+    case ir::Code::popc:
+    case ir::Code::clz:
+    case ir::Code::brev:
+    case ir::Code::abs:
+    case ir::Code::fmul:
+    case ir::Code::fma:
+      return arith(t, op);
+    case ir::Code::nanosleep: // a hint: this scheduler runs the others meanwhile anyway
+      return Flow::next;
     case ir::Code::bar:
       t.state = State::at_barrier;
       t.barrier = op.n;
@@ -789,6 +861,22 @@ private:
     case ir::Code::bra:
       t.pc = static_cast<std::uint32_t>(op.n);
       return Flow::next;
+    case ir::Code::mbar_init:
+    case ir::Code::mbar_arrive:
+    case ir::Code::mbar_arrive_drop:
+    case ir::Code::mbar_arrive_tx:
+    case ir::Code::mbar_expect_tx:
+    case ir::Code::mbar_wait:
+    case ir::Code::mbar_wait_parity:
+    case ir::Code::mbar_inval:
+    case ir::Code::cp_mbar_arrive:
+    case ir::Code::bulk_copy:
+      return mbarrier_op(t, op);
+    case ir::Code::mbar_pending_count: // the low half of an arrival state (mbarrier.hpp)
+      set(t, op.dst[0], raw(t, op.src[0]) & 0xffffffffull);
+      return Flow::next;
+    case ir::Code::async_fence: // see instructions.def
+      return Flow::next;
     case ir::Code::unsupported:
       fault_at(FaultKind::unsupported, t, op, e_.texts[static_cast<std::size_t>(op.n)]);
     }
@@ -812,6 +900,97 @@ private:
     for (const ir::Move& m : c.out)
       std::memmove(t.frame + m.to, t.frame + m.from, m.bytes);
     t.pc = at + 1;
+  }
+
+  /// Whether `op` is the float form of an instruction that also takes integers.
+  static bool float_form(const ir::Op& op) {
+    switch (op.code) {
+    case ir::Code::add:
+    case ir::Code::sub:
+    case ir::Code::min:
+    case ir::Code::max:
+    case ir::Code::neg:
+    case ir::Code::setp:
+      return op.type.num != ir::Num::integer || op.sat;
+    case ir::Code::cvt:
+      return op.type.num != ir::Num::integer || op.type2.num != ir::Num::integer || op.sat;
+    default:
+      return false;
+    }
+  }
+
+  /// The instructions computed by driver/sim/alu (bit operations, floats, cvt).
+  Flow arith(Thread& t, const ir::Op& op) {
+    const unsigned w = op.type.bits;
+    auto r = [&](std::size_t k) { return raw(t, op.src[k]); };
+    auto u32 = [&](std::size_t k) { return static_cast<std::uint32_t>(r(k)); };
+    const alu::FloatMode m{op.round == ir::Round::none ? ir::Round::rn : op.round, op.ftz, op.sat};
+    auto fp = [&](alu::FloatOp f) { return alu::float_op(f, op.type.num, m, r(0), r(1), r(2)); };
+    const bool integer = op.type.num == ir::Num::integer;
+    std::uint64_t v = 0;
+    switch (op.code) {
+    case ir::Code::prmt:
+      v = alu::prmt(u32(0), u32(1), u32(2), op.prmt);
+      break;
+    case ir::Code::bfi:
+      v = alu::bfi(r(0), r(1), u32(2), u32(3), w);
+      break;
+    case ir::Code::shf:
+      v = alu::shf(u32(0), u32(1), u32(2), op.left, op.clamp);
+      break;
+    case ir::Code::lop3:
+      v = alu::lop3(u32(0), u32(1), u32(2), static_cast<std::uint8_t>(op.n));
+      break;
+    case ir::Code::popc:
+      v = alu::popc(r(0), w);
+      break;
+    case ir::Code::clz:
+      v = alu::clz(r(0), w);
+      break;
+    case ir::Code::brev:
+      v = alu::brev(r(0), w);
+      break;
+    case ir::Code::abs: {
+      const auto a = static_cast<std::int64_t>(get(t, op.src[0], op.type));
+      v = integer ? static_cast<std::uint64_t>(a < 0 ? 0 - a : a) : fp(alu::FloatOp::abs);
+      break;
+    }
+    case ir::Code::add:
+    case ir::Code::sub:
+      v = integer ? alu::add_sat_s32(u32(0), u32(1), op.code == ir::Code::sub)
+                  : fp(op.code == ir::Code::add ? alu::FloatOp::add : alu::FloatOp::sub);
+      break;
+    case ir::Code::fmul:
+      v = fp(alu::FloatOp::mul);
+      break;
+    case ir::Code::fma:
+      v = fp(alu::FloatOp::fma);
+      break;
+    case ir::Code::min:
+      v = fp(alu::FloatOp::min);
+      break;
+    case ir::Code::max:
+      v = fp(alu::FloatOp::max);
+      break;
+    case ir::Code::neg:
+      v = fp(alu::FloatOp::neg);
+      break;
+    case ir::Code::setp:
+      v = alu::float_compare(op.cmp, op.type.num, op.ftz, r(0), r(1)) ? 1 : 0;
+      break;
+    case ir::Code::cvt:
+      v = alu::convert(op.type, op.type2, op, r(0));
+      if (op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2) {
+        const ir::Type half{16, false,
+                            op.type.num == ir::Num::f16x2 ? ir::Num::f16 : ir::Num::bf16};
+        v = (alu::convert(half, op.type2, op, r(0)) << 16) | alu::convert(half, op.type2, op, r(1));
+      }
+      break;
+    default:
+      unreachable("arith(): not an alu instruction");
+    }
+    set(t, op.dst[0], v & mask(op.code == ir::Code::setp ? 1 : w));
+    return Flow::next;
   }
 
   std::uint64_t convert_address(const Thread& t, const ir::Op& op) const {
@@ -890,6 +1069,15 @@ private:
       return a > b;
     case ir::Cmp::hs:
       return a >= b;
+    case ir::Cmp::equ: // float comparisons: the decoder takes them only with float types
+    case ir::Cmp::neu:
+    case ir::Cmp::ltu:
+    case ir::Cmp::leu:
+    case ir::Cmp::gtu:
+    case ir::Cmp::geu:
+    case ir::Cmp::num:
+    case ir::Cmp::nan:
+      break;
     }
     return false;
   }
@@ -910,6 +1098,9 @@ private:
   std::vector<std::uint32_t> iterations_;
   std::vector<Thread> threads_;
   std::uint32_t phase_ = 0;
+  detail::Mbarriers mb_;
+
+#include "driver/sim/executor_mbarrier.inc"
 };
 
 Fault launch_fault(FaultKind k, std::string message, std::uint32_t line = 0) {
@@ -1005,9 +1196,11 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
     std::memcpy(params.data() + e->params[k].offset, &launch.params[k], e->params[k].size);
   std::vector<std::int32_t> slot(e->ops.size(), -1);
   std::uint32_t slots = 0;
+  bool uses_mbarriers = false;
   for (std::size_t k = 0; k < e->ops.size(); ++k) {
     if (is_memory_op(e->ops[k].code))
       slot[k] = static_cast<std::int32_t>(slots++);
+    uses_mbarriers = uses_mbarriers || is_mbarrier_op(e->ops[k].code);
   }
   ExitWarnings exits;
   // The module's own .global / .const variables: fresh copies for this launch.
@@ -1018,7 +1211,7 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
     data.push_back(d.init);
     all.push_back(GlobalBuffer{d.address, &data.back(), d.name});
   }
-  const LaunchContext context{*e, launch, all, params, slot, slots, res, exits};
+  const LaunchContext context{*e, launch, all, params, slot, slots, uses_mbarriers, res, exits};
   try {
     for (std::uint64_t bid = 0; bid < launch.grid_total(); ++bid) {
       Cta cta(context, bid);

@@ -34,12 +34,58 @@ enum class Cmp : std::uint8_t {
   ls, ///< a <= b, unsigned
   hi, ///< a > b, unsigned
   hs, ///< a >= b, unsigned
+  // Float comparisons (the ordered ones above are false when an operand is NaN).
+  equ, ///< a == b, or either is NaN
+  neu, ///< a != b, or either is NaN
+  ltu, ///< a < b, or either is NaN
+  leu, ///< a <= b, or either is NaN
+  gtu, ///< a > b, or either is NaN
+  geu, ///< a >= b, or either is NaN
+  num, ///< neither is NaN
+  nan, ///< either is NaN
+};
+
+/// The arithmetic a type means: `integer` for the integer and bN types, else
+/// the floating-point format (the x2 forms: two 16-bit halves in 32 bits).
+enum class Num : std::uint8_t {
+  integer, ///< uN, sN, bN, pred
+  f16,     ///< IEEE binary16
+  bf16,    ///< bfloat16 (8 exponent bits, 7 fraction bits)
+  f32,     ///< IEEE binary32
+  f64,     ///< IEEE binary64
+  f16x2,   ///< two f16, the first operand element in the upper half
+  bf16x2,  ///< two bf16, likewise
+};
+
+/// A rounding modifier (`none`: the instruction's default).
+enum class Round : std::uint8_t {
+  none, ///< no modifier
+  rn,   ///< to nearest, ties to even
+  rz,   ///< toward zero
+  rm,   ///< toward -infinity
+  rp,   ///< toward +infinity
+  rni,  ///< to the nearest integer, ties to even
+  rzi,  ///< to the integer toward zero
+  rmi,  ///< to the integer toward -infinity
+  rpi,  ///< to the integer toward +infinity
+};
+
+/// prmt's mode: the generic byte permute, or one of the specialised ones.
+enum class Permute : std::uint8_t {
+  generic, ///< four 4-bit selectors in c[15:0]
+  f4e,     ///< forward 4 extract
+  b4e,     ///< backward 4 extract
+  rc8,     ///< replicate 8
+  ecl,     ///< edge clamp left
+  ecr,     ///< edge clamp right
+  rc16,    ///< replicate 16
 };
 
 /// An integer view of a PTX type: width and signedness (floats are bits).
 struct Type {
   std::uint8_t bits = 32; ///< 1 for pred
   bool is_signed = false; ///< sN
+  Num num = Num::integer; ///< floats: the format
 };
 
 /// Where an ld/st/cvta goes.
@@ -138,8 +184,17 @@ struct Op {
   /// wait_group N, barrier id, branch target, Entry::calls index of a call;
   /// for ret: 1 when the instruction is `exit` (leaves the thread even inside a call)
   std::int64_t n = 0;
-  std::uint32_t line = 0; ///< 1-based PTX line
-  std::uint32_t text = 0; ///< index into Entry::texts (instruction text for messages)
+  std::uint32_t line = 0;          ///< 1-based PTX line
+  std::uint32_t text = 0;          ///< index into Entry::texts (instruction text for messages)
+  Round round = Round::none;       ///< float arithmetic and cvt
+  bool ftz = false;                ///< .ftz: subnormal f32/f16 inputs and results become zero
+  bool sat = false;                ///< .sat: float results clamped to [0, 1]; integer clamps
+  Permute prmt = Permute::generic; ///< prmt's mode
+  bool left = false;               ///< shf.l (else shf.r)
+  bool clamp = false;              ///< shf.clamp (else .wrap)
+  Addr addr3;             ///< cp.async.bulk's mbarrier (its destination in addr, source in addr2)
+  bool noinc = false;     ///< cp.async.mbarrier.arrive.noinc
+  bool sink = false;      ///< mbarrier.arrive's state destination is the sink `_`
 };
 
 struct Param {

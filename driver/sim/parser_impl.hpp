@@ -169,6 +169,12 @@ private:
                            std::span<const std::string_view> quals);
   void createpolicy_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
                                std::span<const std::string_view> quals);
+  void arith_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                        std::span<const std::string_view> quals);
+  void cvt_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                      std::span<const std::string_view> quals);
+  void bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                      std::span<const std::string_view> quals);
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
              std::size_t& k);
   ir::Val address_source(const Opnd& o, unsigned bits);

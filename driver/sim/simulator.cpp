@@ -28,6 +28,8 @@ std::string_view name(FaultKind k) {
     return "invalid PTX";
   case FaultKind::invalid_launch:
     return "invalid launch";
+  case FaultKind::deadlock:
+    return "deadlock";
   }
   return "fault";
 }
@@ -59,6 +61,7 @@ FaultOrigin origin(FaultKind k) {
   case FaultKind::race:
   case FaultKind::barrier_divergence:
   case FaultKind::undefined_behavior:
+  case FaultKind::deadlock:
     return FaultOrigin::kernel;
   case FaultKind::unsupported:
   case FaultKind::instruction_limit:

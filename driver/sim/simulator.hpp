@@ -48,6 +48,21 @@
 // when the reader has the lower linear tid, and the reader's read_in_flight
 // or read_after_write when the writer has. Global memory is not race-checked.
 //
+// mbarrier objects (driver/sim/mbarrier.hpp has the rules): 8-byte objects in shared memory
+// whose state (phase, pending and expected arrivals, tx-count) is kept aside, keyed by shared
+// offset; an ld / st / cp.async touching a valid object's bytes is undefined_behavior.
+// A thread whose mbarrier.test_wait / try_wait finds its phase incomplete is descheduled
+// (the spin loop around it costs one iteration, not the instruction limit); it runs again
+// once some object changed, and, when nothing else can run, once to see the wait return
+// false. When every live thread of a CTA is blocked (mbarrier or bar.sync) and nothing can
+// change, the launch stops with a `deadlock` fault naming a blocked thread, its line and the
+// object's state. Asynchronous work an mbarrier tracks (the cp.asyncs before a
+// cp.async.mbarrier.arrive{.noinc}; cp.async.bulk ... mbarrier::complete_tx::bytes) is
+// performed as late as PTX allows, when the phase that needs it completes; until then its
+// bytes are pending exactly like a cp.async's (a read is read_before_wait for the issuing
+// thread, read_in_flight for another). A wait that sees its phase complete orders the
+// arrivals' prior accesses before the waiter's later ones (vector clocks), as bar.sync does.
+//
 // The generic address space: global addresses are the caller's buffer
 // addresses; shared memory is mapped at shared_window_base (cvta.shared /
 // cvta.to.shared convert); a generic ld/st decides by address.
@@ -118,6 +133,8 @@ enum class FaultKind {
   instruction_limit,  ///< the launch ran past Launch::max_instructions (a loop that does not end?)
   invalid_ptx,        ///< malformed PTX (the parse's Diagnostics say why)
   invalid_launch,     ///< a launch that does not fit the entry (no such entry, parameters, block)
+  deadlock,           ///< every live thread of a CTA waits (mbarrier phase, bar.sync) and no
+                      ///< wait can succeed: the kernel would hang on the GPU
 };
 
 /// "misaligned address", "illegal address", "race", "barrier divergence", ...

@@ -1,6 +1,7 @@
 #include "driver/spec/loader.hpp"
 
 #include "driver/reference/expect.hpp"
+#include "emitter/lower/abi.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
@@ -40,7 +41,8 @@ constexpr std::int64_t kMaxAlign = 4096;
 constexpr std::size_t kMaxPatternBytes = 256;
 
 constexpr std::array<std::string_view, 5> kTopKeys = {"kernel", "tensor", "param", "op", "expect"};
-constexpr std::array<std::string_view, 3> kKernelKeys = {"name", "grid", "block"};
+constexpr std::array<std::string_view, 5> kKernelKeys = {"name", "grid", "block", "abi",
+                                                         "dynamic_shared"};
 constexpr std::array<std::string_view, 7> kTensorKeys = {"space",  "shape", "dtype", "init",
                                                          "output", "align", "layout"};
 constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
@@ -298,6 +300,7 @@ public:
       load_params(*n);
     if (const toml::node* n = root.get("tensor"))
       load_tensors(*n);
+    load_binding(root);
     const toml::node* ops = root.get("op");
     if (ops)
       load_ops(*ops);
@@ -551,6 +554,76 @@ private:
       missing(*t, "block", where, "the number of threads per CTA, 1..1024, or [x, y, z]");
     }
     kernel_->set_launch(grid, block);
+  }
+
+  /// [kernel]'s `abi = [...]` (the PTX parameter order: every global tensor and
+  /// scalar parameter once) and `dynamic_shared = N` (a foreign kernel's dynamic
+  /// shared bytes); after the tensors and parameters are loaded.
+  void load_binding(const toml::table& root) {
+    const toml::table* t = root.get("kernel") ? root.get("kernel")->as_table() : nullptr;
+    if (!t)
+      return;
+    if (const toml::node* v = t->get("dynamic_shared")) {
+      const std::int64_t max = ptx::max_dynamic_shared_bytes_any_target();
+      if (auto n = get_int(*v, "dynamic_shared", "[kernel]", "an integer (bytes)")) {
+        if (*n < 0 || *n > max)
+          error_at(DiagId::spec_dynamic_shared_range, v->source(),
+                   "dynamic_shared must be in 0.." + std::to_string(max) + " bytes; got " +
+                       std::to_string(*n));
+        else
+          kernel_->dynamic_shared = *n;
+      }
+    }
+    const toml::node* v = t->get("abi");
+    if (!v)
+      return;
+    const toml::array* a = v->as_array();
+    if (!a) {
+      wrong_type(*v, "abi", "[kernel]", "an array of tensor and parameter names");
+      return;
+    }
+    std::vector<std::string> wanted; // the default order: what abi must list
+    for (const auto& b : lower::kernel_params(*kernel_))
+      wanted.push_back(b.name);
+    std::vector<std::string> order;
+    for (const toml::node& e : *a) {
+      auto name = get_string(e, "abi", "[kernel]", "an array of tensor and parameter names");
+      if (!name)
+        return;
+      if (std::find(wanted.begin(), wanted.end(), *name) == wanted.end()) {
+        const bool shared = kernel_->find_tensor(*name) != nullptr;
+        error_at(DiagId::spec_abi_unknown_name, e.source(),
+                 squote(*name) +
+                     (shared ? " is a shared tensor, not a kernel parameter"
+                             : " is not a global tensor or a parameter of the spec") +
+                     "; abi lists " + join_names(wanted));
+        return;
+      }
+      if (std::find(order.begin(), order.end(), *name) != order.end()) {
+        error_at(DiagId::spec_abi_duplicate_name, e.source(),
+                 squote(*name) + " is listed twice in abi");
+        return;
+      }
+      order.push_back(*name);
+    }
+    std::vector<std::string> left;
+    for (const auto& w : wanted)
+      if (std::find(order.begin(), order.end(), w) == order.end())
+        left.push_back(w);
+    if (!left.empty()) {
+      error_at(DiagId::spec_abi_missing_name, v->source(),
+               "abi does not list " + join_names(left) +
+                   ": it must name every global tensor and parameter once, in PTX order");
+      return;
+    }
+    kernel_->abi = std::move(order);
+  }
+
+  static std::string join_names(const std::vector<std::string>& names) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      out += (i ? ", " : "") + squote(names[i]);
+    return out;
   }
 
   /// `grid` or `block`: an integer N (x = N) or an array [x], [x, y] or [x, y, z],

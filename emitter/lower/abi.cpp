@@ -1,5 +1,7 @@
 #include "emitter/lower/abi.hpp"
 
+#include <algorithm>
+
 namespace ptxgen::lower {
 
 std::vector<ParamBinding> kernel_params(const tile::Kernel& k) {
@@ -10,7 +12,22 @@ std::vector<ParamBinding> kernel_params(const tile::Kernel& k) {
   for (const auto& p : k.params)
     out.push_back({p.is_u64 ? ParamBinding::Kind::u64 : ParamBinding::Kind::u32, p.name,
                    param_symbol(p.name)});
-  return out;
+  if (k.abi.empty())
+    return out;
+  // The spec's order (the loader checked that it names each of them once);
+  // a name it does not list keeps its default place after the listed ones.
+  std::vector<ParamBinding> ordered;
+  for (const auto& name : k.abi) {
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const ParamBinding& b) { return b.name == name; });
+    if (it != out.end()) {
+      ordered.push_back(std::move(*it));
+      out.erase(it);
+    }
+  }
+  for (auto& b : out)
+    ordered.push_back(std::move(b));
+  return ordered;
 }
 
 std::string param_symbol(std::string_view name) {

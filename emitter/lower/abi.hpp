@@ -1,7 +1,8 @@
 #pragma once
 // The kernel's parameter list, shared by the lowering (which declares it) and
 // every runner (which passes it): global tensors first, in the kernel's
-// declaration order, as .u64 pointers; then scalar parameters in order.
+// declaration order, as .u64 pointers; then scalar parameters in order;
+// or the order the spec's `abi = [...]` lists them in (tile::Kernel::abi).
 
 #include "emitter/tile/kernel.hpp"
 

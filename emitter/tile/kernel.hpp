@@ -158,6 +158,12 @@ struct Kernel {
   std::vector<Op> ops;
   std::vector<Expectation> expectations; ///< `[[expect]]` tables, in file order
   std::string file;                      ///< the spec's path, for diagnostics
+  /// The PTX parameter order (`abi = [...]`): every global tensor and scalar
+  /// parameter once, by name; empty for the default (tensors, then parameters).
+  std::vector<std::string> abi;
+  /// `dynamic_shared = N`: the dynamic shared bytes a foreign kernel's
+  /// `.extern .shared` array is launched with (default: the shared layout's total).
+  std::optional<std::int64_t> dynamic_shared;
 
   /// Sets grid_dim and block_dim and the totals grid and block with them.
   void set_launch(Dim3 grid_dims, Dim3 block_dims);

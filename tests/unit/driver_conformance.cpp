@@ -230,7 +230,7 @@ TEST_CASE("sim: a faults/ spec whose kernel completes wrongly passes as a wrong 
   CHECK(has(c.detail, "element 0 (0,0): expected [00 40], got [00 00]"));
 }
 
-TEST_CASE("sim: a faults/ spec the simulator cannot run is an error, not a fault as expected") {
+TEST_CASE("sim: a faults/ spec the simulator cannot run is unsupported, not a fault as expected") {
   Bin bin;
   const fs::path spec = fs::path(PTXGEN_SOURCE_DIR) / "specs/faults/misaligned_chunk.toml";
   ptxgen::lower::LowerOptions lo;
@@ -253,8 +253,10 @@ TEST_CASE("sim: a faults/ spec the simulator cannot run is an error, not a fault
   REQUIRE(r.cases.size() == 1);
   const auto& c = r.cases[0];
   INFO(c.detail);
-  CHECK(c.status == CaseResult::Status::error);
-  CHECK(c.blame == CaseResult::Blame::input);
+  CHECK(c.status == CaseResult::Status::unsupported);
+  CHECK(c.blame == CaseResult::Blame::none);
   CHECK(c.evidence == CaseResult::Evidence::none);
   CHECK(c.sim_fault == ptxgen::sim::FaultKind::unsupported);
+  REQUIRE(c.unsupported.size() == 1);
+  CHECK(c.unsupported[0].text == "frobnicate.u32 %r2, %r2;");
 }

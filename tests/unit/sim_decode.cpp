@@ -60,8 +60,12 @@ struct Sample {
   ir::Code code = ir::Code::unsupported;
 };
 
-std::string read_samples_file() {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim/decoder_samples.ptx");
+/// The sample files: tests/data/sim/decoder_samples.ptx (sm_80), and the rows that need
+/// sm_90 in tests/data/sim_mbarrier/decoder_samples.ptx.
+const char* const sample_files[] = {"sim/decoder_samples.ptx", "sim_mbarrier/decoder_samples.ptx"};
+
+std::string read_samples_file(const std::string& name) {
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/" + name);
   REQUIRE(in.good());
   std::ostringstream s;
   s << in.rdbuf();
@@ -138,23 +142,26 @@ void expect_unsupported(const std::string& body, DiagId id) {
 
 TEST_CASE(
     "every row of instructions.def has a sample in decoder_samples.ptx, decoded to its code") {
-  const std::string ptx = read_samples_file();
-  const std::vector<Sample> samples = samples_of(ptx);
-  auto p = Program::parse(ptx);
-  REQUIRE_MESSAGE(p, p.diagnostics.format_all());
-  CHECK_MESSAGE(p.diagnostics.empty(), p.diagnostics.format_all()); // no unsupported warnings
-  const auto& ops = p->module().entries.at(0).ops;
-  REQUIRE(ops.size() == samples.size());
   const auto rows = detail::forms();
   std::vector<int> covered(rows.size(), 0);
-  for (std::size_t k = 0; k < samples.size(); ++k) {
-    INFO("line " << samples[k].line << ": " << samples[k].text);
-    const detail::Form* form = detail::find_form(opcode_of(samples[k].text));
-    REQUIRE(form != nullptr);
-    ++covered[static_cast<std::size_t>(form - rows.data())];
-    CHECK(form->code == samples[k].code);
-    CHECK(ops[k].code == samples[k].code);
-    CHECK(ops[k].line == samples[k].line);
+  for (const char* file : sample_files) {
+    INFO(file);
+    const std::string ptx = read_samples_file(file);
+    const std::vector<Sample> samples = samples_of(ptx);
+    auto p = Program::parse(ptx);
+    REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+    CHECK_MESSAGE(p.diagnostics.empty(), p.diagnostics.format_all()); // no unsupported warnings
+    const auto& ops = p->module().entries.at(0).ops;
+    REQUIRE(ops.size() == samples.size());
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+      INFO("line " << samples[k].line << ": " << samples[k].text);
+      const detail::Form* form = detail::find_form(opcode_of(samples[k].text));
+      REQUIRE(form != nullptr);
+      ++covered[static_cast<std::size_t>(form - rows.data())];
+      CHECK(form->code == samples[k].code);
+      CHECK(ops[k].code == samples[k].code);
+      CHECK(ops[k].line == samples[k].line);
+    }
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
     INFO("row " << r << " `" << rows[r].mnemonic << "` has no sample");
@@ -200,19 +207,23 @@ TEST_CASE("the longest mnemonic prefix wins") {
   CHECK(detail::find_form("cp.async.wait_group")->code == ir::Code::wait_group);
   CHECK(detail::find_form("cp.async.cg.shared.global")->code == ir::Code::cp_async);
   CHECK(detail::find_form("mul.wide.s32")->code == ir::Code::mul_wide);
-  CHECK(detail::find_form("mad.hi.s32") == nullptr);
-  CHECK(detail::find_form("popc.b32") == nullptr);
+  CHECK(detail::find_form("mad.lo.s32")->code == ir::Code::mad_lo);
+  CHECK(detail::find_form("mad.rn.f32")->code == ir::Code::fma); // the float "mad" row
+  CHECK(detail::find_form("testp.finite.f32") == nullptr);
 }
 
 TEST_CASE("instructions outside the subset parse with a warning DiagId and fault `unsupported`") {
   SUBCASE("unknown mnemonic") {
-    expect_unsupported("\tpopc.b32 %r2, %r1;\n", DiagId::sim_unknown_instruction);
+    expect_unsupported("\ttestp.finite.f32 %p1, %r1;\n", DiagId::sim_unknown_instruction);
   }
   SUBCASE("known mnemonic, unsimulated form") {
     expect_unsupported("\tmad.hi.s32 %r1, %r2, %r3, %r4;\n", DiagId::sim_unsupported_form);
   }
-  SUBCASE("float type") {
-    expect_unsupported("\tadd.f32 %r1, %r2, %r3;\n", DiagId::sim_unsupported_form);
+  SUBCASE("float form with an unsimulated qualifier") {
+    expect_unsupported("\tmin.NaN.f32 %r1, %r2, %r3;\n", DiagId::sim_unsupported_form);
+  }
+  SUBCASE("packed float comparison") {
+    expect_unsupported("\tsetp.lt.f16x2 %p1, %r2, %r3;\n", DiagId::sim_unsupported_form);
   }
   SUBCASE("setp with a boolean combination") {
     expect_unsupported("\tsetp.lt.and.s32 %p1, %r1, %r2, %p2;\n", DiagId::sim_unsupported_form);
@@ -295,7 +306,7 @@ TEST_CASE("a fault's message does not repeat its kind") {
     CHECK(r.fault->message.find(name(r.fault->kind)) == std::string::npos);
   }
   SUBCASE("unsupported") {
-    SimResult r = run(one_thread("\tpopc.b32 %r2, %r1;\n"), "k", l, mem);
+    SimResult r = run(one_thread("\ttestp.finite.f32 %p1, %r1;\n"), "k", l, mem);
     REQUIRE(r.fault);
     CHECK(r.fault->message.find(name(FaultKind::unsupported)) == std::string::npos);
   }

@@ -269,23 +269,22 @@ TEST_CASE("an unsupported instruction is a clean error naming its line") {
   std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
   Launch l;
   l.params = {0x1000};
-  SUBCASE("popc") {
-    SimResult r = run(one_thread("\tmov.u32 %r1, 7;\n\tpopc.b32 %r2, %r1;\n"), "k", l, mem);
+  SUBCASE("testp") {
+    SimResult r = run(one_thread("\tmov.u32 %r1, 7;\n\ttestp.finite.f32 %p1, %r1;\n"), "k", l, mem);
     REQUIRE(r.fault);
     CHECK(r.fault->kind == FaultKind::unsupported);
     CHECK(r.fault->ptx_line == first_body_line + 1);
-    CHECK(r.fault->message.find("popc.b32 %r2, %r1;") != std::string::npos);
+    CHECK(r.fault->message.find("testp.finite.f32 %p1, %r1;") != std::string::npos);
     CHECK(r.instructions_executed == 0); // refused before anything ran
   }
-  SUBCASE("cp.async.mbarrier.arrive") {
-    SimResult r =
-        run(one_thread("\tcp.async.mbarrier.arrive.noinc.shared.b64 [s];\n"), "k", l, mem);
+  SUBCASE("cp.async.bulk.commit_group") {
+    SimResult r = run(one_thread("\tcp.async.bulk.commit_group;\n"), "k", l, mem);
     REQUIRE(r.fault);
     CHECK(r.fault->kind == FaultKind::unsupported);
     CHECK(r.fault->ptx_line == first_body_line);
   }
-  SUBCASE("float arithmetic") {
-    SimResult r = run(one_thread("\tadd.f32 %r1, %r2, %r3;\n"), "k", l, mem);
+  SUBCASE("float arithmetic with .relu") {
+    SimResult r = run(one_thread("\tfma.rn.relu.bf16 %rs1, %rs2, %rs3, %rs1;\n"), "k", l, mem);
     REQUIRE(r.fault);
     CHECK(r.fault->kind == FaultKind::unsupported);
   }

@@ -1,0 +1,50 @@
+#pragma once
+// Binding a kernel's PTX to its spec: which entry runs, the value each PTX
+// parameter receives, and the dynamic shared bytes of the launch. ptxgen's
+// own PTX binds by construction (lower::kernel_params declared it). A foreign
+// kernel (`ptxgen run --ptx`) is bound through the simulator's parser on every
+// backend: every parameter of the chosen entry is checked by type and size
+// against the spec's ABI before anything runs, so a .u64 pointer in a .u32
+// slot is an error naming the parameter, never a silent data mismatch.
+
+#include "driver/sim/simulator.hpp"
+#include "emitter/lower/abi.hpp"
+#include "emitter/support/result.hpp"
+#include "emitter/tile/kernel.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxgen::driver {
+
+struct Binding {
+  std::string entry;                       ///< the .entry to launch
+  std::vector<lower::ParamBinding> params; ///< one per PTX parameter, in PTX order
+  std::uint32_t dynamic_shared_bytes = 0;  ///< the launch's sharedMemBytes
+};
+
+/// ptxgen's own PTX for `k`: its name, lower::kernel_params, its layout's dynamic bytes.
+Binding own_binding(const tile::Kernel& k);
+
+/// The entry of `entries` to run: `requested` when not empty (it must be one of
+/// them: C++ mangled names are matched exactly), else the only one. A run_entry
+/// error listing the entries otherwise.
+Result<std::string> choose_entry(const std::vector<std::string>& entries,
+                                 std::string_view requested);
+
+/// Binds entry `requested` (see choose_entry) of a foreign `program` to `k`.
+/// Errors: run_entry, run_param_count, run_param_type (each naming the PTX
+/// parameter and both types); `file` names the PTX in them. The dynamic shared
+/// bytes are foreign_dynamic_shared_bytes().
+Result<Binding> bind_foreign(const tile::Kernel& k, const sim::Program& program,
+                             std::string_view requested, const std::string& file);
+
+/// What a foreign entry's `.extern .shared` array is launched with: the spec's
+/// `dynamic_shared` when it states one, else the total of its shared tensors laid
+/// out as ptxgen lays them out (tile::shared_layout, each at its alignment); 0
+/// when the entry declares no `.extern .shared` array.
+std::uint32_t foreign_dynamic_shared_bytes(const tile::Kernel& k, bool has_extern_shared);
+
+} // namespace ptxgen::driver

@@ -1,0 +1,86 @@
+#pragma once
+// The simulator's arithmetic (internal to driver/sim): pure functions on
+// register bits, one per instruction family, with PTX's semantics exactly
+// (PTX ISA "Integer Arithmetic", "Logic and Shift", "Floating-Point", "cvt").
+//
+// Floats: every f16, bf16 and f32 operation is computed exactly in double
+// (sums with their exact rounding error, by TwoSum), then rounded once to the
+// destination format by round_to() in the instruction's rounding mode. f64
+// add/sub/mul round in every mode; f64 fma only to nearest.
+
+#include "driver/sim/ir.hpp"
+
+#include <cstdint>
+
+namespace ptxgen::sim::alu {
+
+// ------------------------------------------------ integers
+
+/// prmt.b32{.mode} d, a, b, c: bytes of {b, a} picked by c.
+std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t c, ir::Permute mode);
+
+/// bfi.bN d, f, b, pos, len: b with bits [pos, pos+len) (cut at the msb) taken
+/// from the low bits of f; pos and len use their low 8 bits.
+std::uint64_t bfi(std::uint64_t f, std::uint64_t b, std::uint32_t pos, std::uint32_t len,
+                  unsigned bits);
+
+/// shf.{l,r}.{wrap,clamp}.b32 d, a, b, n: the 64-bit {b, a} shifted, the upper
+/// (left) or lower (right) 32 bits. wrap: n mod 32; clamp: min(n, 32).
+std::uint32_t shf(std::uint32_t a, std::uint32_t b, std::uint32_t n, bool left, bool clamp);
+
+/// lop3.b32 d, a, b, c, lut: each bit of d is lut's bit number (a<<2 | b<<1 | c).
+std::uint32_t lop3(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint8_t lut);
+
+/// popc.bN: the number of set bits of the low `bits` of a.
+std::uint32_t popc(std::uint64_t a, unsigned bits);
+/// clz.bN: the leading zeros of the low `bits` of a (bits when a is 0).
+std::uint32_t clz(std::uint64_t a, unsigned bits);
+/// brev.bN: the low `bits` of a in reverse order.
+std::uint64_t brev(std::uint64_t a, unsigned bits);
+
+/// add.sat.s32 / sub.sat.s32: the exact result clamped to [INT32_MIN, INT32_MAX].
+std::uint32_t add_sat_s32(std::uint32_t a, std::uint32_t b, bool subtract);
+
+// ------------------------------------------------ floats
+
+/// A float instruction's modifiers.
+struct FloatMode {
+  ir::Round round = ir::Round::rn; ///< rn, rz, rm or rp
+  bool ftz = false;                ///< subnormal inputs and results flushed to signed zero
+  bool sat = false;                ///< result clamped to [+0, 1], NaN to +0
+};
+
+/// The float arithmetic operations.
+enum class FloatOp : std::uint8_t {
+  add, ///< a + b
+  sub, ///< a - b
+  mul, ///< a * b
+  fma, ///< a * b + c, rounded once (also mad.rnd)
+  min, ///< the lesser; a NaN operand yields the other one
+  max, ///< the greater; a NaN operand yields the other one
+  neg, ///< -a (the sign bit flipped)
+  abs, ///< |a| (the sign bit cleared)
+};
+
+/// One float operation on register bits of `num` (x2 forms: each half).
+std::uint64_t float_op(FloatOp op, ir::Num num, const FloatMode& m, std::uint64_t a,
+                       std::uint64_t b, std::uint64_t c);
+
+/// setp.cmp{.ftz}.f: the comparison of two floats (x2 forms are not comparisons).
+bool float_compare(ir::Cmp cmp, ir::Num num, bool ftz, std::uint64_t a, std::uint64_t b);
+
+/// cvt{.rnd}{.ftz}{.sat}.to.from d, a for one element (to and from not x2).
+std::uint64_t convert(ir::Type to, ir::Type from, const ir::Op& op, std::uint64_t a);
+
+/// The number of bits of one element of `num` (16 for the x2 forms).
+unsigned element_bits(ir::Num num);
+
+/// The value of float bits as a double (exact for every format).
+double to_double(ir::Num num, std::uint64_t bits);
+
+/// `exact` = d + e (|e| below half an ulp of d, e's sign given by `sticky`:
+/// -1, 0, 1) rounded to `num` in mode `round` (rn, rz, rm, rp); NaN becomes
+/// the canonical NaN, a subnormal result zero when `ftz`.
+std::uint64_t round_to(ir::Num num, double d, int sticky, ir::Round round, bool ftz);
+
+} // namespace ptxgen::sim::alu

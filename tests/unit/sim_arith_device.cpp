@@ -1,0 +1,177 @@
+// The simulator against the GPU on the forms of tools/sim_arith_device/forms.def:
+// each form becomes a PTX kernel run by sim::run over the inputs the GPU saw,
+// and every result must equal the GPU's bit for bit. The GPU's results are
+// tests/data/sim_arith/h200.bin, made by tools/sim_arith_device/run.sh on the
+// H200 (never written by hand); PTXGEN_SIM_ARITH_RESULTS names another file.
+
+#include "driver/sim/simulator.hpp"
+#include "tools/sim_arith_device/format.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+using namespace ptxgen::sim;
+namespace dev = sim_arith_device;
+
+namespace {
+
+struct Form {
+  const char* id;
+  dev::Kind kind;
+  dev::Gen gen;
+  const char* text;
+  bool setp;
+};
+
+const Form forms[] = {
+#define ARITH_FORM(id, kind, gen, text) {#id, dev::kind, dev::gen, text, false},
+#define ARITH_SETP(id, kind, gen, op) {#id, dev::kind, dev::gen, op, true},
+#include "tools/sim_arith_device/forms.def"
+#undef ARITH_FORM
+#undef ARITH_SETP
+};
+
+/// The register holding a value of `bits` for operand slot k (k = 0: the destination).
+std::string reg(unsigned bits, unsigned k) {
+  switch (bits) {
+  case 1:
+    return "%p1";
+  case 16:
+    return "%h" + std::to_string(k);
+  case 32:
+    return "%r" + std::to_string(8 + k);
+  default:
+    return "%rd" + std::to_string(8 + k);
+  }
+}
+
+/// One thread per input: loads its operands, runs the form, stores the result as a u64.
+std::string kernel_for(const Form& f) {
+  const dev::Shape s = dev::shape(f.kind);
+  std::ostringstream o;
+  o << ".version 8.0\n.target sm_90\n.address_size 64\n"
+       ".visible .entry k(.param .u64 k_in, .param .u64 k_out)\n{\n"
+       "\t.reg .pred %p<2>;\n\t.reg .b16 %h<8>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<24>;\n"
+       "\tld.param.u64 %rd1, [k_in];\n\tld.param.u64 %rd2, [k_out];\n"
+       "\tmov.u32 %r0, %ctaid.x;\n\tmov.u32 %r1, %ntid.x;\n\tmov.u32 %r2, %tid.x;\n"
+       "\tmad.lo.s32 %r3, %r0, %r1, %r2;\n"
+       "\tmul.wide.u32 %rd3, %r3, 32;\n\tadd.s64 %rd4, %rd1, %rd3;\n"
+       "\tmul.wide.u32 %rd5, %r3, 8;\n\tadd.s64 %rd6, %rd2, %rd5;\n";
+  for (unsigned k = 0; k < 4 && s.src[k] != 0; ++k) {
+    const std::string wide = "%rd" + std::to_string(16 + k);
+    o << "\tld.global.u64 " << wide << ", [%rd4+" << 8 * k << "];\n";
+    if (s.src[k] == 16)
+      o << "\tcvt.u16.u64 " << reg(16, k + 1) << ", " << wide << ";\n";
+    else if (s.src[k] == 32)
+      o << "\tcvt.u32.u64 " << reg(32, k + 1) << ", " << wide << ";\n";
+    else
+      o << "\tmov.b64 " << reg(64, k + 1) << ", " << wide << ";\n";
+  }
+  std::string text = f.setp ? std::string(f.text) + " %0, %1, %2;" : f.text;
+  for (unsigned k = 0; k < 5; ++k) {
+    const std::string mark = "%" + std::to_string(k);
+    const std::string name = k == 0 ? reg(s.dst, 0) : reg(s.src[k - 1], k);
+    for (auto at = text.find(mark); at != std::string::npos; at = text.find(mark))
+      text.replace(at, mark.size(), name);
+  }
+  o << "\t" << text << "\n";
+  if (s.dst == 1)
+    o << "\tselp.u32 %r8, 1, 0, %p1;\n\tcvt.u64.u32 %rd7, %r8;\n";
+  else if (s.dst == 16)
+    o << "\tcvt.u64.u16 %rd7, %h0;\n";
+  else if (s.dst == 32)
+    o << "\tcvt.u64.u32 %rd7, %r8;\n";
+  else
+    o << "\tmov.b64 %rd7, %rd8;\n";
+  o << "\tst.global.u64 [%rd6], %rd7;\n\tret;\n}\n";
+  return o.str();
+}
+
+/// The simulator's results of form f over `in` (n * 4 operands).
+std::vector<std::uint64_t> simulate(const Form& f, const std::vector<std::uint64_t>& in) {
+  const std::size_t n = in.size() / 4;
+  std::vector<std::uint8_t> in_bytes(in.size() * 8), out_bytes(n * 8, 0);
+  std::memcpy(in_bytes.data(), in.data(), in_bytes.size());
+  std::vector<GlobalBuffer> mem = {{0x100000, &in_bytes, "in"}, {0x1000000, &out_bytes, "out"}};
+  Launch l;
+  l.grid_dim = {static_cast<std::uint32_t>(n / 256), 1, 1};
+  l.block_dim = {256, 1, 1};
+  l.params = {0x100000, 0x1000000};
+  const std::string ptx = kernel_for(f);
+  SimResult r = run(ptx, "k", l, mem);
+  INFO(std::string(f.id) << "\n" << ptx);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  std::vector<std::uint64_t> out(n);
+  std::memcpy(out.data(), out_bytes.data(), out_bytes.size());
+  return out;
+}
+
+std::string hex(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string results_path() {
+  if (const char* p = std::getenv("PTXGEN_SIM_ARITH_RESULTS"); p != nullptr && *p != '\0')
+    return p;
+  return std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim_arith/h200.bin";
+}
+
+} // namespace
+
+TEST_CASE("every device-check form decodes and runs on the simulator") {
+  std::uint32_t seed = 0;
+  for (const Form& f : forms) {
+    INFO(std::string(f.id));
+    auto out = simulate(f, dev::inputs(f.kind, f.gen, seed++));
+    CHECK(out.size() == dev::inputs_per_form);
+  }
+}
+
+TEST_CASE("the simulator computes what the GPU computed, bit for bit") {
+  const std::string path = results_path();
+  if (!std::ifstream(path).good()) {
+    MESSAGE("no GPU results at " << path << " (tools/sim_arith_device/run.sh makes them)");
+    return;
+  }
+  std::vector<dev::Record> recs;
+  REQUIRE_MESSAGE(dev::read_file(path.c_str(), recs), "unreadable results file " << path);
+  // The file must come from this forms.def, row for row.
+  REQUIRE(recs.size() == std::size(forms));
+  std::size_t total_bad = 0;
+  for (std::size_t k = 0; k < recs.size(); ++k) {
+    const dev::Record& r = recs[k];
+    const Form& f = forms[k];
+    INFO(std::string(f.id));
+    REQUIRE(r.id == f.id);
+    REQUIRE(r.text == f.text);
+    REQUIRE(r.kind == f.kind);
+    const auto in = dev::inputs(f.kind, f.gen, static_cast<std::uint32_t>(k));
+    REQUIRE_MESSAGE(dev::hash(in) == r.input_hash, "the inputs differ from the GPU's");
+    REQUIRE(r.out.size() == in.size() / 4);
+    const auto sim = simulate(f, in);
+    std::string report;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < sim.size(); ++i) {
+      if (sim[i] == r.out[i])
+        continue;
+      if (++bad <= 6)
+        report += "\n  in (" + hex(in[4 * i]) + ", " + hex(in[4 * i + 1]) + ", " +
+                  hex(in[4 * i + 2]) + ", " + hex(in[4 * i + 3]) + "): gpu " + hex(r.out[i]) +
+                  ", sim " + hex(sim[i]);
+    }
+    total_bad += bad;
+    CHECK_MESSAGE(bad == 0, std::string(f.id)
+                                << " `" << std::string(f.text) << "`: " << bad << " of "
+                                << sim.size() << " results differ" << report);
+  }
+  MESSAGE(recs.size() << " forms compared, " << total_bad << " results differ");
+}
