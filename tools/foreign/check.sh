@@ -27,6 +27,7 @@
 #   "race:KIND"            a simulator race fault of that kind ("read in flight", ...)
 #   "fault:KIND"           another simulator fault kind ("illegal address", ...)
 #   "status:STATUS"        the case's status in the report (e.g. "error", "invalid")
+#   "diag:ID"              refused (status error or invalid) with DiagId ID (e.g. run_param_type)
 set -u
 if [ $# -lt 2 ]; then
   echo "usage: check.sh PTXGEN kernel NAME | mutant NAME | all" >&2
@@ -222,8 +223,9 @@ check_mutant() { # NAME -> 0 when it fails as stated
   race) [ "$status" = fault ] && [[ $detail == "race: "*": $what: "* ]] && ok=1 ;;
   fault) [ "$status" = fault ] && [[ $detail == "$what: "* ]] && ok=1 ;;
   status) [ "$status" = "$what" ] && ok=1 ;;
+  diag) [[ $status == error || $status == invalid ]] && [[ $detail == *"[$what]"* ]] && ok=1 ;;
   *)
-    printf 'mutant %-40s BROKEN: expect "%s" is not mismatch, race:KIND, fault:KIND or status:STATUS\n' "$want" "$expect"
+    printf 'mutant %-40s BROKEN: expect "%s" is not mismatch, race:KIND, fault:KIND, status:STATUS or diag:ID\n' "$want" "$expect"
     return 1
     ;;
   esac
