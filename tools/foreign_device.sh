@@ -44,11 +44,15 @@ for name in "${names[@]}"; do
     [ "$sm" -le "${cc:-0}" ] || continue
     ptx=$corpus/ptx/$name.$v.ptx
     case_name=$name.$v
-    common=(--arch "sm_$sm" --ptxas "$ptxas" --ptx "$ptx" --entry "$entry")
-    timeout -k 10 "$limit" "$bin" run --backend cuda "${common[@]}" --dump "$out/gpu/$case_name" \
+    # The GPU runs SASS for its own target: sm_80 code does not run on an sm_90
+    # device, so an sm_80 PTX is assembled for the device's target (as the
+    # driver's JIT would); the simulator takes the PTX's own target.
+    common=(--ptxas "$ptxas" --ptx "$ptx" --entry "$entry")
+    gpu=(--arch "sm_$cc" "${common[@]}")
+    timeout -k 10 "$limit" "$bin" run --backend cuda "${gpu[@]}" --dump "$out/gpu/$case_name" \
       --report "$out/$case_name.gpu.json" "$spec" > "$out/$case_name.gpu.log" 2>&1
     gpu_rc=$?
-    timeout -k 10 "$limit" "$bin" run --backend sim "${common[@]}" --dump "$out/sim/$case_name" \
+    timeout -k 10 "$limit" "$bin" run --backend sim --arch "sm_$sm" "${common[@]}" --dump "$out/sim/$case_name" \
       --report "$out/$case_name.sim.json" "$spec" > "$out/$case_name.sim.log" 2>&1
     sim_rc=$?
     if [ -d "$out/gpu/$case_name" ] && [ -d "$out/sim/$case_name" ] &&
@@ -62,7 +66,7 @@ for name in "${names[@]}"; do
       dumps=-
     fi
     timeout -k 10 "$limit" compute-sanitizer --tool racecheck --target-processes all \
-      "$bin" run --backend cuda "${common[@]}" "$spec" > "$out/$case_name.racecheck.log" 2>&1
+      "$bin" run --backend cuda "${gpu[@]}" "$spec" > "$out/$case_name.racecheck.log" 2>&1
     rc_rc=$?
     hazards=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$out/$case_name.racecheck.log" |
       grep -Eo '[0-9]+' | awk '{ n += $1 } END { if (NR) print n }')
