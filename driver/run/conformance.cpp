@@ -774,7 +774,11 @@ std::string to_json(const ConformanceReport& r) {
       j << (u ? ", " : "") << "{\"line\": " << c.unsupported[u].line << ", \"text\": \""
         << json_escape(c.unsupported[u].text) << "\", \"reason\": \""
         << json_escape(c.unsupported[u].reason) << "\"}";
-    j << "], \"expectations\": " << c.expectations
+    // The simulator's fault and race kinds as data, so that a caller (the foreign
+    // corpus's mutant check) never has to read them out of the detail's wording.
+    j << "], \"sim_fault\": \"" << (c.sim_fault ? sim::name(*c.sim_fault) : std::string_view{})
+      << "\", \"race_kind\": \"" << (c.sim_race ? sim::name(c.sim_race->kind) : std::string_view{})
+      << "\", \"expectations\": " << c.expectations
       << ", \"expectations_failed\": " << c.expectations_failed << "}"
       << (i + 1 < r.cases.size() ? ",\n" : "\n");
   }

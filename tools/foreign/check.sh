@@ -45,7 +45,8 @@ entry_of() { # NAME -> its mangled entry (kernels.list), or nothing
   awk -v n="$1" '$1 == n { print $2 }' "$corpus/kernels.list"
 }
 
-# run_case PTX ENTRY SPEC ARCH -> sets rc, status, detail
+# run_case PTX ENTRY SPEC ARCH -> sets rc, status, detail, sim_fault, race_kind (the
+# report's fault and race kinds as data: nothing is read out of the detail's wording)
 run_case() {
   local report=$tmp/report.json
   rm -f "$report"
@@ -54,6 +55,8 @@ run_case() {
   rc=$?
   status=$(grep -o '"status": "[a-z_]*"' "$report" 2>/dev/null | head -1 | sed 's/.*: "\(.*\)"/\1/')
   detail=$(sed -n 's/.*"detail": "\(.*\)", "emit_ms".*/\1/p' "$report" 2>/dev/null | head -1)
+  sim_fault=$(sed -n 's/.*"sim_fault": "\([^"]*\)".*/\1/p' "$report" 2>/dev/null | head -1)
+  race_kind=$(sed -n 's/.*"race_kind": "\([^"]*\)".*/\1/p' "$report" 2>/dev/null | head -1)
   if [ -z "$status" ]; then
     status="no-report"
     detail=$(tr '\n' ' ' < "$tmp/run.log" | cut -c1-400)
@@ -220,8 +223,8 @@ check_mutant() { # NAME -> 0 when it fails as stated
   local kind=${expect%%:*} what=${expect#*:} ok=0
   case "$kind" in
   mismatch) [ "$status" = mismatch ] && ok=1 ;;
-  race) [ "$status" = fault ] && [[ $detail == "race: "*": $what: "* ]] && ok=1 ;;
-  fault) [ "$status" = fault ] && [[ $detail == "$what: "* ]] && ok=1 ;;
+  race) [ "$status" = fault ] && [ "$sim_fault" = race ] && [ "$race_kind" = "$what" ] && ok=1 ;;
+  fault) [ "$status" = fault ] && [ "$sim_fault" = "$what" ] && ok=1 ;;
   status) [ "$status" = "$what" ] && ok=1 ;;
   diag) [[ $status == error || $status == invalid ]] && [[ $detail == *"[$what]"* ]] && ok=1 ;;
   *)
