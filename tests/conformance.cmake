@@ -5,6 +5,15 @@ add_test(NAME sim.corpus
                  ${PROJECT_SOURCE_DIR}/specs ${PROJECT_SOURCE_DIR}/specs/faults)
 set_tests_properties(sim.corpus PROPERTIES LABELS sim)
 
+# sim: the mbarrier specs lowered for sm_90 (mbarrier.try_wait loops instead of
+# test_wait), run on the simulator; the backend line must say whose PTX ran.
+add_test(NAME sim.mbarrier_sm90
+         COMMAND bash -c [=["$@" > "$TMPDIR_OUT" 2>&1; rc=$?; cat "$TMPDIR_OUT"; [ "$rc" = 0 ] && grep -q "ptxgen's PTX for sm_90" "$TMPDIR_OUT"]=]
+                 mbarrier_sm90 $<TARGET_FILE:ptxgen> run --backend sim --target sm_90
+                 ${PROJECT_SOURCE_DIR}/specs/mbarrier)
+set_tests_properties(sim.mbarrier_sm90 PROPERTIES LABELS sim
+                     ENVIRONMENT TMPDIR_OUT=${CMAKE_CURRENT_BINARY_DIR}/mbarrier_sm90.log)
+
 # sim: dynamic shared memory beyond sm_80's opt-in limit, assembled for sm_90.
 add_test(NAME sim.dynamic_shared_sm90
          COMMAND ptxgen run --backend sim --arch sm_90

@@ -142,7 +142,7 @@ std::optional<int> pick_entry(const std::string& ptx, const std::string& request
 
 int run_run(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string backend = "auto", arch, report, ptx_file, ptxas, dump_dir, entry;
+  std::string backend = "auto", arch, target, report, ptx_file, ptxas, dump_dir, entry;
   int device = 0;
   unsigned jobs = 0;
   opts.add_options()("help,h", "show this help")(
@@ -151,7 +151,10 @@ int run_run(const std::vector<std::string>& args) {
       "device", po::value(&device)->default_value(0), "CUDA device ordinal")(
       "arch", po::value(&arch),
       "ptxas's target, on every backend (default: the device's, e.g. sm_90; sim: sm_80)")(
-      "jobs,j", po::value(&jobs)->default_value(0), "parallel emit/assemble/simulate (0: cores)")(
+      "target", po::value(&target),
+      "the target of the PTX ptxgen emits (default sm_80; at most --arch): sm_90 makes "
+      "mbarrier waits try_wait loops")("jobs,j", po::value(&jobs)->default_value(0),
+                                       "parallel emit/assemble/simulate (0: cores)")(
       "report", po::value(&report), "also write a report: FILE.json or FILE.xml (JUnit)")(
       "ptx", po::value(&ptx_file),
       "run this PTX file (hand-written, or another compiler's) instead of ptxgen's, "
@@ -170,7 +173,8 @@ int run_run(const std::vector<std::string>& args) {
   if (vm.count("help")) {
     std::cout
         << "usage: ptxgen run SPEC|DIR... [--backend auto|cuda|sim] [--device N] [--arch sm_XX]\n"
-           "                  [-j N] [--report FILE.json|FILE.xml] [--ptx FILE [--entry NAME]]\n\n"
+           "                  [--target sm_XX] [-j N] [--report FILE.json|FILE.xml]\n"
+           "                  [--ptx FILE [--entry NAME]]\n\n"
            "The conformance run. For every spec: emit its PTX (or take --ptx FILE),\n"
            "assemble it with ptxas, run it on the GPU (or the CPU simulator), and compare\n"
            "every global tensor byte for byte with the independent CPU reference, whose\n"
@@ -215,6 +219,20 @@ int run_run(const std::vector<std::string>& args) {
       return usage_error("run", "--arch " + arch + " is older than " +
                                     driver::emitted_target.str() +
                                     ", the oldest target with cp.async");
+  }
+  if (!target.empty()) {
+    o.target = ptx::Target::parse(target);
+    if (!o.target)
+      return usage_error("run", "--target expects sm_XX or sm_XXa; got '" + target + "'");
+    if (*o.target < driver::emitted_target)
+      return usage_error("run", "--target " + target + " is older than " +
+                                    driver::emitted_target.str() +
+                                    ", the oldest target with cp.async");
+    if (o.arch && *o.arch < *o.target)
+      return usage_error("run", "--target " + target + " is newer than --arch " + arch +
+                                    ": ptxas cannot assemble it for that target");
+    if (!ptx_file.empty())
+      return usage_error("run", "--target sets ptxgen's PTX; with --ptx the file has its own");
   }
   std::vector<fs::path> specs;
   std::string err;

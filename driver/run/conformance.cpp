@@ -321,7 +321,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   p.result.expect_fault = is_fault_spec(spec);
   p.dump_dir = o.dump_dir;
   lower::LowerOptions lo;
-  lo.target = emitted_target;
+  lo.target = o.target.value_or(emitted_target);
   lo.run_target = arch; // ptxas assembles for it: its shared memory is the limit
   lo.unchecked = p.result.expect_fault || o.unchecked;
   auto start = Clock::now();
@@ -554,10 +554,10 @@ struct Setup {
   std::string description;
 };
 
-/// "ptxgen's PTX" or "the PTX of 'k.ptx' (--ptx)".
+/// "ptxgen's PTX for sm_80" or "the PTX of 'k.ptx' (--ptx)".
 std::string whose_ptx(const ConformanceOptions& o) {
   if (o.ptx_override.empty())
-    return "ptxgen's PTX";
+    return "ptxgen's PTX for " + o.target.value_or(emitted_target).str();
   return o.ptx_override_name.empty() ? std::string("the PTX given with --ptx")
                                      : "the PTX of '" + o.ptx_override_name + "' (--ptx)";
 }
@@ -580,7 +580,7 @@ Setup set_up(const ConformanceOptions& o) {
     s.arch = o.arch.value_or(ptx::Target{d.cc_major * 10 + d.cc_minor, false});
     runs_on = "cuda: " + d.name + " (" + s.arch.str() + "), device " + std::to_string(d.ordinal);
   } else {
-    s.arch = o.arch.value_or(emitted_target);
+    s.arch = o.arch.value_or(o.target.value_or(emitted_target));
   }
   std::string err;
   s.ptxas = locate_ptxas(o.ptxas, err);

@@ -31,6 +31,9 @@ struct ConformanceOptions {
   int device = 0;
   /// ptxas's target on every backend; default: the device's (cuda) or emitted_target.
   std::optional<ptx::Target> arch;
+  /// The target of the PTX ptxgen emits (`.target`, and what the lowering may use:
+  /// try_wait from sm_90); default emitted_target. Not newer than `arch`.
+  std::optional<ptx::Target> target;
   std::string ptxas;             ///< --ptxas; empty: the usual search
   unsigned jobs = 0;             ///< parallel emit/assemble/simulate; 0: core count
   std::string ptx_override;      ///< --ptx FILE contents: run this PTX instead of ptxgen's
