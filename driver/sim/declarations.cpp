@@ -27,23 +27,34 @@ std::optional<TypeInfo> parse_type(std::string_view s) {
   return it->second;
 }
 
-ir::Param Parser::param_decl(bool allow_array) {
-  const Token& kw = expect(".param", "to start a parameter");
-  ir::Param p;
-  std::uint32_t align = 0;
-  auto read_align = [&]() {
-    std::int64_t a = expect_int("the alignment");
-    if (a <= 0 || (a & (a - 1)) != 0 || a > 1024)
-      fail(DiagId::sim_declaration, kw, ".align must be a power of two");
-    return static_cast<std::uint32_t>(a);
-  };
-  if (accept(".align"))
-    align = read_align();
-  const Token& ty = expect_ident("the parameter type");
+std::uint32_t Parser::align_value() {
+  const Token& at = peek();
+  const std::int64_t a = expect_int("the alignment");
+  if (a <= 0 || (a & (a - 1)) != 0 || a > (std::int64_t{1} << 31))
+    fail(DiagId::sim_declaration, at, ".align must be a power of two");
+  return static_cast<std::uint32_t>(a);
+}
+
+std::uint32_t Parser::optional_align() {
+  return accept(".align") ? align_value() : 0;
+}
+
+TypeInfo Parser::declared_type(std::string_view what, std::string_view example) {
+  const Token& ty = expect_ident(what);
   auto t = ty.text.starts_with(".") ? parse_type(ty.text.substr(1)) : std::nullopt;
   if (!t || t->is_pred)
     fail(DiagId::sim_declaration, ty,
-         "expected a parameter type like .u64 or .u32, found `" + std::string(ty.text) + "`");
+         "expected " + std::string(what) + " like " + std::string(example) + ", found `" +
+             std::string(ty.text) + "`");
+  return *t;
+}
+
+ir::Param Parser::param_decl(bool allow_array) {
+  expect(".param", "to start a parameter");
+  ir::Param p;
+  std::uint32_t align = optional_align();
+  const Token& ty = peek();
+  const TypeInfo t = declared_type("a parameter type", ".u64 or .u32");
   p.type = std::string(ty.text);
   // `.ptr {.global|.shared|.const|.local} {.align N}`: what the pointer points to.
   while (peek().kind == Tok::ident && peek().text.starts_with(".")) {
@@ -55,7 +66,7 @@ ir::Param Parser::param_decl(bool allow_array) {
     } else if (p.is_ptr && (a.text == ".const" || a.text == ".local")) {
       p.ptr_space = ir::Space::generic; // not modelled apart: a pointer all the same
     } else if (a.text == ".align") {
-      (p.is_ptr ? p.ptr_align : align) = read_align();
+      (p.is_ptr ? p.ptr_align : align) = align_value();
     } else {
       fail(DiagId::sim_declaration, a,
            "unexpected parameter attribute `" + std::string(a.text) + "`");
@@ -63,7 +74,7 @@ ir::Param Parser::param_decl(bool allow_array) {
   }
   const Token& nm = expect_ident("the parameter name");
   p.name = std::string(nm.text);
-  std::uint64_t elem = t->t.bits / 8, count = 1;
+  std::uint64_t elem = t.t.bits / 8, count = 1;
   if (is("[")) {
     if (!allow_array)
       fail(DiagId::sim_unsupported_construct, peek(),
@@ -122,18 +133,8 @@ void Parser::local_param(ir::Entry& e) {
 
 void Parser::local_decl(ir::Entry& e) {
   next(); // .local
-  std::uint32_t align = 0;
-  if (accept(".align")) {
-    std::int64_t a = expect_int("the alignment");
-    if (a <= 0 || (a & (a - 1)) != 0 || a > 1024)
-      fail(DiagId::sim_declaration, peek(), ".align must be a power of two");
-    align = static_cast<std::uint32_t>(a);
-  }
-  const Token& ty = expect_ident("the element type");
-  auto t = ty.text.starts_with(".") ? parse_type(ty.text.substr(1)) : std::nullopt;
-  if (!t || t->is_pred)
-    fail(DiagId::sim_declaration, ty,
-         "expected an element type like .b8, found `" + std::string(ty.text) + "`");
+  const std::uint32_t align = optional_align();
+  const TypeInfo t = declared_type("an element type", ".b8");
   const Token& nm = expect_ident("the local array name");
   std::uint64_t count = 1;
   if (accept("[")) {
@@ -149,8 +150,8 @@ void Parser::local_decl(ir::Entry& e) {
       fail(DiagId::sim_redeclared, nm, "local array `" + q.name + "` is declared twice");
   }
   ir::Param bytes; // placed in the frame like a parameter
-  bytes.size = static_cast<std::uint32_t>(t->t.bits / 8 * count);
-  bytes.align = align != 0 ? align : t->t.bits / 8;
+  bytes.size = static_cast<std::uint32_t>(t.t.bits / 8 * count);
+  bytes.align = align != 0 ? align : t.t.bits / 8;
   ir::SharedArray a;
   a.name = std::string(nm.text);
   a.bytes = bytes.size;
@@ -258,21 +259,11 @@ std::optional<RegInfo> Parser::find_reg(std::string_view name) const {
 }
 
 void Parser::shared_decl(ir::Entry& e, bool is_extern) {
-  const Token& kw = next(); // .shared
-  std::uint64_t align = 0;
-  if (accept(".align")) {
-    std::int64_t a = expect_int("the alignment");
-    if (a <= 0 || (a & (a - 1)) != 0)
-      fail(DiagId::sim_declaration, kw, ".align must be a power of two");
-    align = static_cast<std::uint64_t>(a);
-  }
-  const Token& ty = expect_ident("the element type");
-  auto t = ty.text.starts_with(".") ? parse_type(ty.text.substr(1)) : std::nullopt;
-  if (!t || t->is_pred)
-    fail(DiagId::sim_declaration, ty,
-         "expected an element type like .b8, found `" + std::string(ty.text) + "`");
+  next(); // .shared
+  std::uint64_t align = optional_align();
+  const TypeInfo t = declared_type("an element type", ".b8");
   const Token& nm = expect_ident("the shared array name");
-  std::uint64_t elem = t->t.bits / 8;
+  std::uint64_t elem = t.t.bits / 8;
   std::uint64_t count = 1;
   bool unsized = false;
   if (accept("[")) {
@@ -367,20 +358,10 @@ namespace ptxgen::sim::detail {
 /// cannot run).
 void Parser::data_decl(ir::Module& m) {
   next(); // .global / .const
-  std::uint64_t align = 0;
-  if (accept(".align")) {
-    std::int64_t a = expect_int("the alignment");
-    if (a <= 0 || (a & (a - 1)) != 0)
-      fail(DiagId::sim_declaration, peek(), ".align must be a power of two");
-    align = static_cast<std::uint64_t>(a);
-  }
-  const Token& ty = expect_ident("the variable type");
-  auto t = ty.text.starts_with(".") ? parse_type(ty.text.substr(1)) : std::nullopt;
-  if (!t || t->is_pred)
-    fail(DiagId::sim_declaration, ty,
-         "expected a variable type like .b8 or .u32, found `" + std::string(ty.text) + "`");
+  std::uint64_t align = optional_align();
+  const TypeInfo t = declared_type("a variable type", ".b8 or .u32");
   const Token& nm = expect_ident("the variable name");
-  const std::uint64_t elem = t->t.bits / 8;
+  const std::uint64_t elem = t.t.bits / 8;
   std::uint64_t count = 1;
   bool unsized = false;
   if (accept("[")) {

@@ -98,6 +98,13 @@ private:
   static std::string describe(const Token& t);
   const Token& expect_ident(std::string_view what);
   std::int64_t expect_int(std::string_view what);
+  /// The N of an `.align N` just accepted: a power of two (the caret on N).
+  std::uint32_t align_value();
+  /// An optional `.align N` (0 when absent).
+  std::uint32_t optional_align();
+  /// A declaration's type (`.b8`, `.u32`, ...; not `.pred`); `what` and `example`
+  /// say in the error what was expected ("an element type", ".b8").
+  TypeInfo declared_type(std::string_view what, std::string_view example);
   void skip_statement();
 
   void module(ir::Module& m);
