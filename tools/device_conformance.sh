@@ -2,7 +2,8 @@
 # The device conformance run, on the GPU machine, from the repository root,
 # with the binaries built by tools/build_device.sh carried in build-device/:
 # GPU self-test, the corpus on the GPU (twice, for the timing), the corpus on
-# the simulator, and a byte-for-byte comparison of the two backends' outputs.
+# the simulator, and a byte-for-byte comparison of the two backends' outputs;
+# then specs/mbarrier/ lowered for sm_90 (try_wait loops) on both, compared too.
 # Logs and reports go to $OUT (default /tmp/ptxgen-device); a table last.
 set -u
 out=${OUT:-/tmp/ptxgen-device}
@@ -30,6 +31,19 @@ if diff -r -x 'specs__faults__*' /tmp/dump-gpu /tmp/dump-sim > "$out/gpu-vs-sim.
   echo "gpu vs sim: identical bytes in all $(ls /tmp/dump-gpu | grep -vc '^specs__faults__') tensor files" >> "$out/machine.txt"
 else
   echo "gpu vs sim: DIFFERENT (see gpu-vs-sim.diff)" >> "$out/machine.txt"
+fi
+# The mbarrier specs lowered for sm_90 (try_wait loops) on both backends, compared too.
+rm -rf /tmp/dump-gpu90 /tmp/dump-sim90
+"$bin" run --backend cuda --target sm_90 --ptxas "$ptxas" --dump /tmp/dump-gpu90 specs/mbarrier \
+  > "$out/gpu-sm90-mbarrier.log" 2>&1
+echo "gpu --target sm_90 specs/mbarrier exit status: $?" >> "$out/machine.txt"
+"$bin" run --backend sim --target sm_90 --ptxas "$ptxas" --dump /tmp/dump-sim90 specs/mbarrier \
+  > "$out/sim-sm90-mbarrier.log" 2>&1
+echo "sim --target sm_90 specs/mbarrier exit status: $?" >> "$out/machine.txt"
+if diff -r /tmp/dump-gpu90 /tmp/dump-sim90 > "$out/gpu-vs-sim-sm90.diff"; then
+  echo "gpu vs sim, sm_90 mbarrier: identical bytes in all $(ls /tmp/dump-gpu90 | wc -l) tensor files" >> "$out/machine.txt"
+else
+  echo "gpu vs sim, sm_90 mbarrier: DIFFERENT (see gpu-vs-sim-sm90.diff)" >> "$out/machine.txt"
 fi
 cat "$out/machine.txt"
 tail -n 8 "$out/gpu.log"
