@@ -37,6 +37,11 @@ std::optional<ir::Special> parse_special(std::string_view s) {
       {"%dynamic_smem_size", ir::Special::dynamic_smem_size},
       {"%total_smem_size", ir::Special::total_smem_size},
       {"%nwarpid", ir::Special::nwarpid},
+      {"%reserved_smem_offset_begin", ir::Special::reserved_smem_begin},
+      {"%reserved_smem_offset_end", ir::Special::reserved_smem_end},
+      {"%reserved_smem_offset_cap", ir::Special::reserved_smem_cap},
+      {"%reserved_smem_offset_0", ir::Special::reserved_smem_0},
+      {"%reserved_smem_offset_1", ir::Special::reserved_smem_1},
   };
   auto it = table.find(s);
   if (it == table.end())
