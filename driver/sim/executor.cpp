@@ -98,14 +98,15 @@ struct Thread {
   std::vector<Copy> copies;
   std::uint32_t open_group = 0; ///< committed groups so far (the next copy's group number)
   std::int64_t barrier = 0;
-  std::uint32_t stop_line = 0;      ///< line of the bar.sync / ret where it stopped
-  std::uint8_t* frame = nullptr;    ///< the thread's frame area (Space::frame)
-  std::vector<std::uint32_t> calls; ///< the call stack: the pc of each active call op
-  std::uint64_t seq = 0;            ///< copies issued so far (Copy::seq)
-  std::uint64_t tracked_seq = 0;    ///< copies below this are tracked by a cp.async.mbarrier.arrive
-  std::uint64_t blocked_at = 0;     ///< at_mbarrier: Mbarriers::events() when it blocked
-  std::uint64_t false_at = ~0ull;   ///< Mbarriers::events() when its wait last returned false
-  bool wake_false = false;          ///< resumed to see its wait return false once
+  std::uint32_t stop_line = 0;         ///< line of the bar.sync / ret where it stopped
+  std::uint8_t* frame = nullptr;       ///< the thread's frame area (Space::frame)
+  std::vector<std::uint32_t> calls;    ///< the call stack: the pc of each active call op
+  std::vector<std::size_t> call_index; ///< per active call: its Entry::calls index (resolved)
+  std::uint64_t seq = 0;               ///< copies issued so far (Copy::seq)
+  std::uint64_t tracked_seq = 0;  ///< copies below this are tracked by a cp.async.mbarrier.arrive
+  std::uint64_t blocked_at = 0;   ///< at_mbarrier: Mbarriers::events() when it blocked
+  std::uint64_t false_at = ~0ull; ///< Mbarriers::events() when its wait last returned false
+  bool wake_false = false;        ///< resumed to see its wait return false once
   bool spin_read = false; ///< a strong load and no store since its last taken backward branch
 };
 
@@ -1144,10 +1145,24 @@ private:
 
   /// A call: the arguments copied into the callee's parameters, then its first op.
   void call(Thread& t, const ir::Op& op) {
-    const ir::Call& c = e_.calls[static_cast<std::size_t>(op.n)];
+    const ir::Call* pc = &e_.calls[static_cast<std::size_t>(op.n)];
+    if (pc->indirect) {
+      const std::uint64_t to = raw(t, op.src[0]);
+      const ir::Call* found = nullptr;
+      for (const std::uint32_t k : pc->alternatives) {
+        if (e_.calls[k].address == to)
+          found = &e_.calls[k];
+      }
+      if (found == nullptr)
+        fault_at(FaultKind::illegal_address, t, op,
+                 "indirect call of address " + hex(to) + ", which is no function of the module");
+      pc = found;
+    }
+    const ir::Call& c = *pc;
     for (const ir::Move& m : c.in)
       std::memmove(t.frame + m.to, t.frame + m.from, m.bytes);
     t.calls.push_back(t.pc - 1);
+    t.call_index.push_back(static_cast<std::size_t>(&c - e_.calls.data()));
     t.pc = c.target;
   }
 
@@ -1155,7 +1170,8 @@ private:
   void return_from_call(Thread& t) {
     const std::uint32_t at = t.calls.back();
     t.calls.pop_back();
-    const ir::Call& c = e_.calls[static_cast<std::size_t>(e_.ops[at].n)];
+    const ir::Call& c = e_.calls[t.call_index.back()];
+    t.call_index.pop_back();
     for (const ir::Move& m : c.out)
       std::memmove(t.frame + m.to, t.frame + m.from, m.bytes);
     t.pc = at + 1;

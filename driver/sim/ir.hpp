@@ -269,8 +269,14 @@ struct Move {
 
 /// One `call` of a function body: what the linker resolved.
 struct Call {
-  std::string callee;
-  std::size_t pos = 0; ///< source offset of the callee's name (for diagnostics)
+  std::string callee; ///< empty for an indirect call
+  /// An indirect call (`call (r), %rd, (a), prototype;`): the register holding the address
+  /// (function_address_base + the callee's index in Module::funcs); the linker adds a
+  /// direct call per function whose address the entry takes and lists them here.
+  bool indirect = false;
+  std::vector<std::uint32_t> alternatives; ///< Entry::calls indexes (indirect calls)
+  std::uint64_t address = 0;               ///< an alternative's callee address
+  std::size_t pos = 0;                     ///< source offset of the callee's name (for diagnostics)
   /// Arguments and results as the caller names them: frame offset and size.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> args, rets;
   std::uint32_t target = 0; ///< the callee's first op in the linked entry
@@ -315,6 +321,7 @@ struct Entry {
   std::uint32_t frame_bytes = 0;  ///< per-thread frame bytes (after linking: of every function)
   std::vector<Call> calls;        ///< Op::n of a call indexes this
   std::vector<SharedArray> local; ///< `.local` arrays (offsets into the frame)
+  std::vector<std::string> address_taken; ///< .funcs whose address a `mov` takes
   /// Why this function (or, after linking, a function it calls) cannot run: its
   /// parse errors and the link's. Another entry's problems do not refuse the file.
   std::vector<Diagnostic> problems;

@@ -115,6 +115,9 @@ inline constexpr std::uint64_t reserved_smem_bytes = 1024;
 inline constexpr std::uint64_t shared_window_base = 0x0000'7e00'0000'0000ull;
 /// Where a thread's `.local` memory appears in the generic address space.
 inline constexpr std::uint64_t local_window_base = 0x0000'7c00'0000'0000ull;
+/// The address of the module's k-th `.func` (`mov.u64 %rd, f;`, called indirectly) is
+/// function_address_base + k; it points at no memory.
+inline constexpr std::uint64_t function_address_base = 0x0000'7b00'0000'0000ull;
 /// Where the module's own `.global` / `.const` variables live in the global space.
 inline constexpr std::uint64_t module_data_base = 0x0000'7d00'0000'0000ull;
 

@@ -159,3 +159,15 @@ TEST_CASE("the reserved shared region follows the kernel's own shared memory") {
   const std::vector<std::uint32_t> want = {32, 32 + 1024, 1024, 32, 40, 0x5eed};
   CHECK(out == want);
 }
+
+TEST_CASE("an indirect call through a function's address, with an aligned callee frame") {
+  const std::string ptx = read_data("indirect.ptx");
+  std::vector<std::uint32_t> out(1);
+  require_ok(launch(ptx, "indirect", 1, out));
+  CHECK(out[0] == 42u);
+
+  SUBCASE("a call through an address that is no function: illegal_address") {
+    require_fault(launch(mutate(ptx, "target", "  mov.u64 %rd3, 8;"), "indirect", 1, out),
+                  FaultKind::illegal_address);
+  }
+}
