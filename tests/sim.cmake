@@ -1,5 +1,5 @@
 # The simulator's tests: its unit test files also carry the `sim` label.
-foreach(stem sim_cp_async sim_parser sim_decode sim_hazards sim_launch_3d sim_front sim_arith sim_arith_device sim_mbarrier)
+foreach(stem sim_cp_async sim_parser sim_decode sim_hazards sim_launch_3d sim_front sim_arith sim_arith_device sim_mbarrier sim_sync)
   if(TEST unit.${stem})
     set_tests_properties(unit.${stem} PROPERTIES LABELS "unit;sim")
   endif()
@@ -45,5 +45,17 @@ if(CUDAToolkit_FOUND AND EXISTS "${CUDAToolkit_BIN_DIR}/ptxas")
              COMMAND "${CUDAToolkit_BIN_DIR}/ptxas" -arch=sm_90 ${input}
                      -o ${CMAKE_CURRENT_BINARY_DIR}/sim_mbarrier_${stem}.cubin)
     set_tests_properties(ptxas.sim_mbarrier_input.${stem} PROPERTIES LABELS "sim;ptxas")
+  endforeach()
+endif()
+
+# The atomics / warp-query tests' inputs (tests/data/sim_sync/), likewise.
+file(GLOB PTXGEN_SIM_SYNC_PTX_INPUTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/sim_sync/*.ptx)
+if(CUDAToolkit_FOUND AND EXISTS "${CUDAToolkit_BIN_DIR}/ptxas")
+  foreach(input ${PTXGEN_SIM_SYNC_PTX_INPUTS})
+    get_filename_component(stem ${input} NAME_WE)
+    add_test(NAME ptxas.sim_sync_input.${stem}
+             COMMAND "${CUDAToolkit_BIN_DIR}/ptxas" -arch=sm_80 ${input}
+                     -o ${CMAKE_CURRENT_BINARY_DIR}/sim_sync_${stem}.cubin)
+    set_tests_properties(ptxas.sim_sync_input.${stem} PROPERTIES LABELS "sim;ptxas")
   endforeach()
 endif()

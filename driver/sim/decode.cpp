@@ -36,6 +36,7 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::thread_count:
   case Shape::fraction:
   case Shape::opt_u32:
+  case Shape::opt_src:
     return {0, 1};
   case Shape::bulk_tail:
     return {1, 2};
@@ -192,6 +193,9 @@ std::optional<std::string> mbarrier_qualifiers(ir::Op& op,
       op.space = ir::Space::shared;
     } else if (q == "release" || q == "relaxed" || q == "acquire" || q == "cta" || q == "cluster") {
       // memory-model qualifiers: the simulator's ordering is exact at CTA scope
+    } else if (q == "noComplete" && op.code == ir::Code::mbar_arrive) {
+      // an arrival the program promises does not complete the phase (libcu++ -G's
+      // arrive(n)); the simulator checks nothing more than for a plain arrive
     } else if (q == "noinc" && op.code == ir::Code::cp_mbar_arrive && !op.noinc) {
       op.noinc = true;
     } else {
@@ -241,7 +245,75 @@ bool fence_qualifiers_ok(std::string_view mnemonic, std::span<const std::string_
           (quals[0] == "global" || quals[0] == "shared::cta" || quals[0] == "shared::cluster"));
 }
 
+/// The memory-model scopes.
+bool scope_name(std::string_view q) {
+  return q == "cta" || q == "cluster" || q == "gpu" || q == "sys";
+}
+
+/// The semantics that make an ld/st strong (`.weak` is the default: not strong).
+bool strong_qualifier(std::string_view q) {
+  return q == "volatile" || q == "relaxed" || q == "acquire" || q == "release";
+}
+
+/// fence.sc / fence.acq_rel take one scope; membar one level (`.cta .gl .sys`).
+bool scope_qualifier_ok(std::string_view mnemonic, std::span<const std::string_view> quals) {
+  if (quals.size() != 1)
+    return false;
+  if (mnemonic == "membar")
+    return quals[0] == "cta" || quals[0] == "gl" || quals[0] == "sys";
+  return scope_name(quals[0]);
+}
+
+/// atom / red's operations, by qualifier.
+std::optional<ir::Atomic> parse_atomic(std::string_view s) {
+  static constexpr std::pair<std::string_view, ir::Atomic> ops[] = {
+      {"add", ir::Atomic::add}, {"inc", ir::Atomic::inc},   {"dec", ir::Atomic::dec},
+      {"cas", ir::Atomic::cas}, {"exch", ir::Atomic::exch}, {"min", ir::Atomic::min},
+      {"max", ir::Atomic::max}, {"and", ir::Atomic::and_},  {"or", ir::Atomic::or_},
+      {"xor", ir::Atomic::xor_}};
+  for (const auto& [text, a] : ops) {
+    if (text == s)
+      return a;
+  }
+  return std::nullopt;
+}
+
 } // namespace
+
+/// atom / red: `{.sem}{.scope}{.space}.op.type`, the first three in any order.
+void Parser::atomic_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                               std::span<const std::string_view> quals) {
+  std::optional<ir::Space> space;
+  std::optional<ir::Atomic> atomic;
+  std::optional<std::string_view> type;
+  for (std::string_view q : quals) {
+    if (q == "global" || q == "shared" || q == "shared::cta") {
+      if (space)
+        fail(DiagId::sim_qualifier, opc, "two state spaces");
+      space = q == "global" ? ir::Space::global : ir::Space::shared;
+    } else if (q == "relaxed" || q == "acquire" || q == "release" || q == "acq_rel" ||
+               scope_name(q)) {
+      // the simulator runs one thread at a time: every atomic is sequentially consistent
+    } else if (auto a = parse_atomic(q); a && !atomic && !type) {
+      atomic = a;
+    } else if (numeric_type(q) && atomic && !type) {
+      type = q;
+    } else {
+      throw Unsupported{DiagId::sim_unsupported_form, "`." + std::string(q) + "` on " +
+                                                          std::string(f.mnemonic) +
+                                                          " is not simulated"};
+    }
+  }
+  if (!atomic || !type)
+    fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs an operation and a type");
+  d.type = checked_type(f, opc, *type);
+  op.type = d.type.t;
+  if (op.type.bits < 32)
+    fail(DiagId::sim_qualifier, opc, quote(opc.text) + ": atomics take 32- or 64-bit types");
+  op.atomic = *atomic;
+  op.strong = true;
+  op.space = space.value_or(ir::Space::generic);
+}
 
 std::span<const Form> forms() {
   return table;
@@ -555,6 +627,20 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     op.type = d.type.t;
     break;
   }
+  case Quals::atomic:
+    atomic_qualifiers(f, op, d, opc, quals);
+    break;
+  case Quals::scope:
+    if (!scope_qualifier_ok(f.mnemonic, quals))
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
+    break;
+  case Quals::bfind:
+    op.shiftamt = !quals.empty() && quals[0] == "shiftamt";
+    if (quals.size() != (op.shiftamt ? 2u : 1u))
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
+    d.type = checked_type(f, opc, quals.back());
+    op.type = d.type.t;
+    break;
   case Quals::prefetch:
     for (std::string_view q : quals) {
       if (q != "global" && q != "L1" && q != "L2" && q != "L2::evict_last" &&
@@ -593,6 +679,10 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
       op.vec = q == "v2" ? 2 : 4;
     } else if (q == "L2::cache_hint") {
       d.hint = true; // a policy operand follows the address / data
+    } else if (strong_qualifier(q)) {
+      op.strong = true; // .volatile / .relaxed / .acquire / .release: see ir::Op::strong
+    } else if (scope_name(q)) {
+      // the scope of a strong access: one CTA is simulated, every scope includes it
     } else if (memory_hint(q)) {
       // cache operators, eviction priorities and prefetch sizes are hints
     } else if (numeric_type(q)) {
@@ -961,6 +1051,12 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::opt_u32:
     if (k < ops.size())
       src_slot() = value(ops[k++], 32, src_roles[d.src]);
+    return;
+  case Shape::opt_src:
+    if (op.code == ir::Code::atom && (op.atomic == ir::Atomic::cas) != (k < ops.size()))
+      fail(DiagId::sim_operand_count, opc, "atom.cas takes three sources, the others two");
+    if (k < ops.size())
+      src_slot() = value(ops[k++], bits, src_roles[d.src]);
     return;
   case Shape::bulk_tail: {
     ir::Space space = ir::Space::shared;

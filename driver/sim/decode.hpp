@@ -35,6 +35,9 @@ enum class Quals : std::uint8_t {
   prefetch, ///< `{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal` (prefetchu: `.L1`)
   shfl,     ///< `.sync.up|.down|.bfly|.idx.b32`
   vote,     ///< `.sync.all|.any|.uni.pred` or `.sync.ballot.b32`
+  atomic,   ///< atom/red: `.sem .scope .space` (any order, each optional), `.op`, one type
+  scope,    ///< fence.sc/acq_rel: one scope (`.cta .cluster .gpu .sys`); membar: `.cta .gl .sys`
+  bfind,    ///< `{.shiftamt}` then one type
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -87,6 +90,7 @@ enum class Shape : std::uint8_t {
   matrix_dst,   ///< ldmatrix: {r0, ...}, one 32-bit register per matrix -> dst[0..vec)
   policy,       ///< ld/st's cache-policy operand, present exactly with .L2::cache_hint
   pred_src,     ///< a predicate register, `!` allowed -> src[0] (Op::src_neg)
+  opt_src,      ///< optional `src` (atom.cas's third operand)
 };
 
 /// One instruction form: a row of instructions.def.

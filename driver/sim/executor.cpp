@@ -9,6 +9,7 @@
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -97,14 +98,16 @@ struct Thread {
   std::vector<Copy> copies;
   std::uint32_t open_group = 0; ///< committed groups so far (the next copy's group number)
   std::int64_t barrier = 0;
-  std::uint32_t stop_line = 0;      ///< line of the bar.sync / ret where it stopped
-  std::uint8_t* frame = nullptr;    ///< the thread's frame area (Space::frame)
-  std::vector<std::uint32_t> calls; ///< the call stack: the pc of each active call op
-  std::uint64_t seq = 0;            ///< copies issued so far (Copy::seq)
-  std::uint64_t tracked_seq = 0;    ///< copies below this are tracked by a cp.async.mbarrier.arrive
-  std::uint64_t blocked_at = 0;     ///< at_mbarrier: Mbarriers::events() when it blocked
-  std::uint64_t false_at = ~0ull;   ///< Mbarriers::events() when its wait last returned false
-  bool wake_false = false;          ///< resumed to see its wait return false once
+  std::uint32_t stop_line = 0;         ///< line of the bar.sync / ret where it stopped
+  std::uint8_t* frame = nullptr;       ///< the thread's frame area (Space::frame)
+  std::vector<std::uint32_t> calls;    ///< the call stack: the pc of each active call op
+  std::vector<std::size_t> call_index; ///< per active call: its Entry::calls index (resolved)
+  std::uint64_t seq = 0;               ///< copies issued so far (Copy::seq)
+  std::uint64_t tracked_seq = 0;  ///< copies below this are tracked by a cp.async.mbarrier.arrive
+  std::uint64_t blocked_at = 0;   ///< at_mbarrier: Mbarriers::events() when it blocked
+  std::uint64_t false_at = ~0ull; ///< Mbarriers::events() when its wait last returned false
+  bool wake_false = false;        ///< resumed to see its wait return false once
+  bool spin_read = false; ///< a strong load and no store since its last taken backward branch
 };
 
 /// The coordinates of linear index `i` within `dim` (x fastest).
@@ -124,7 +127,8 @@ std::string limits_text(const std::array<std::int64_t, 3>& d) {
 /// Whether `code` touches shared memory (counted per thread for iterations).
 bool is_memory_op(ir::Code code) {
   return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async ||
-         code == ir::Code::ldmatrix || code == ir::Code::bulk_copy;
+         code == ir::Code::ldmatrix || code == ir::Code::bulk_copy || code == ir::Code::atom ||
+         code == ir::Code::red;
 }
 
 /// Whether `code` is one of the mbarrier family (the entry then keeps vector clocks).
@@ -151,6 +155,7 @@ struct LaunchContext {
   const std::vector<std::int32_t>& slot;
   std::uint32_t slots = 0;
   bool uses_mbarriers = false; ///< the entry has an mbarrier op (vector clocks are kept)
+  bool uses_reserved = false;  ///< the entry reads a %reserved_smem_offset_* register
   SimResult& res;
   ExitWarnings& exits;
 };
@@ -160,8 +165,11 @@ public:
   Cta(const LaunchContext& c, std::uint64_t bid)
       : e_(c.e), l_(c.l), mem_(c.mem), params_(c.params), slot_(c.slot), bid_(bid),
         bid_xyz_(coordinates(bid, c.l.grid_dim)), res_(c.res), exits_(c.exits),
-        smem_(c.e.shared_bytes + c.l.dynamic_shared_bytes, poison_byte),
-        track_(c.e.shared_bytes + c.l.dynamic_shared_bytes),
+        reserved_begin_((c.e.shared_bytes + c.l.dynamic_shared_bytes + 15) / 16 * 16),
+        smem_(c.uses_reserved ? reserved_begin_ + reserved_smem_bytes
+                              : c.e.shared_bytes + c.l.dynamic_shared_bytes,
+              poison_byte),
+        track_(smem_.size()),
         regfile_(static_cast<std::size_t>(c.l.block_total()) * c.e.reg_mask.size(), 0),
         frames_(static_cast<std::size_t>(c.l.block_total()) * c.e.frame_bytes, 0),
         iterations_(static_cast<std::size_t>(c.l.block_total()) * c.slots, 0),
@@ -187,6 +195,8 @@ public:
       if (std::any_of(threads_.begin(), threads_.end(),
                       [](const Thread& t) { return t.state == State::running; }))
         continue; // lanes a warp collective released
+      if (settle_active_masks())
+        continue;
       for (const auto& t : threads_) {
         if (t.state == State::at_mbarrier)
           deadlock(t);
@@ -334,6 +344,15 @@ private:
       return e_.shared_bytes + l_.dynamic_shared_bytes;
     case ir::Special::nwarpid:
       return (l_.block_total() + 31) / 32;
+    case ir::Special::reserved_smem_begin:
+    case ir::Special::reserved_smem_0:
+      return reserved_begin_;
+    case ir::Special::reserved_smem_end:
+      return reserved_begin_ + reserved_smem_bytes;
+    case ir::Special::reserved_smem_cap:
+      return reserved_smem_bytes;
+    case ir::Special::reserved_smem_1:
+      return reserved_begin_ + 8;
     }
     unreachable("special(): not an ir::Special value");
   }
@@ -417,6 +436,12 @@ private:
                        static_cast<std::uint32_t>(self.tid));
   }
 
+  /// Whether both accesses are strong (atomics, .relaxed/.acquire/.release/.volatile):
+  /// never a data race in PTX's memory model.
+  bool both_strong(const Access& a, const Access& b) const {
+    return e_.ops[a.op].strong && e_.ops[b.op].strong;
+  }
+
   /// The pending copy of thread `tid` that will write shared byte `b`, as an access.
   Access pending_copy(std::int32_t tid, std::uint64_t b) const {
     for (const auto& c : threads_[static_cast<std::size_t>(tid)].copies) {
@@ -497,7 +522,7 @@ private:
       if (s.pending >= 0)
         race(RaceKind::read_in_flight, t, self, b, pending_copy(s.pending, b));
       if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
-          !ordered(s.writer, self))
+          !ordered(s.writer, self) && !both_strong(s.writer, self))
         race(RaceKind::read_after_write, t, self, b, s.writer);
       if (s.rphase != phase_) {
         s.reader = self;
@@ -522,12 +547,13 @@ private:
         race(copy ? RaceKind::pending_copies : RaceKind::write_in_flight, t, self, b,
              pending_copy(s.pending, b));
       if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
-          !ordered(s.writer, self))
+          !ordered(s.writer, self) && !both_strong(s.writer, self))
         race(RaceKind::write_after_write, t, self, b, s.writer);
       if (s.rphase == phase_ && s.reader.tid >= 0) {
-        if (s.reader.tid != self.tid && !ordered(s.reader, self))
+        if (s.reader.tid != self.tid && !ordered(s.reader, self) && !both_strong(s.reader, self))
           race(RaceKind::write_after_read, t, self, b, s.reader);
-        if (s.reader2.tid >= 0 && s.reader2.tid != self.tid && !ordered(s.reader2, self))
+        if (s.reader2.tid >= 0 && s.reader2.tid != self.tid && !ordered(s.reader2, self) &&
+            !both_strong(s.reader2, self))
           race(RaceKind::write_after_read, t, self, b, s.reader2);
       }
     }
@@ -666,6 +692,7 @@ private:
       if (shared) {
         check_shared(t, op, addr, total, what);
         not_an_mbarrier(t, op, addr, total, what);
+        t.spin_read = is_ld && (op.strong || t.spin_read);
         if (is_ld) {
           on_read(t, op, addr, total);
         } else {
@@ -675,6 +702,7 @@ private:
         }
         bytes = smem_.data() + addr;
       } else {
+        t.spin_read = is_ld && (op.strong || t.spin_read);
         bytes = global_bytes(t, op, addr, total, what);
       }
     }
@@ -902,8 +930,27 @@ private:
       set(t, op.dst[0], v);
       return Flow::next;
     }
-    case ir::Code::bra:
+    case ir::Code::bra: {
+      const bool backward = static_cast<std::uint32_t>(op.n) < t.pc;
       t.pc = static_cast<std::uint32_t>(op.n);
+      if (backward && t.spin_read) { // a polling loop: let the others run (simulator.hpp)
+        t.spin_read = false;
+        return Flow::stop;
+      }
+      return Flow::next;
+    }
+    case ir::Code::atom:
+    case ir::Code::red:
+      atomic(t, op);
+      return Flow::next;
+    case ir::Code::fence: // see instructions.def
+      return Flow::next;
+    case ir::Code::activemask:
+      return active_mask(t, op);
+    case ir::Code::match_any:
+      return warp_collective(t, op);
+    case ir::Code::bfind:
+      set(t, op.dst[0], find_msb(a(), ty, op.shiftamt));
       return Flow::next;
     case ir::Code::mbar_init:
     case ir::Code::mbar_arrive:
@@ -954,6 +1001,50 @@ private:
     return Flow::next;
   }
 
+  /// activemask: the thread waits until no lane of its warp can run on; the lanes then at
+  /// this same instruction are the active ones (simulator.hpp, "Warp queries").
+  Flow active_mask(Thread& t, const ir::Op& op) {
+    t.state = State::at_warp;
+    t.stop_line = op.line;
+    const std::size_t first = t.tid & ~31u;
+    const std::size_t last = std::min<std::size_t>(first + 32, threads_.size());
+    for (std::size_t k = first; k < last; ++k) {
+      if (threads_[k].state == State::running)
+        return Flow::stop;
+    }
+    settle_active_mask(first, last, t.pc);
+    return Flow::next;
+  }
+
+  /// Gives the lanes of [first, last) waiting in the activemask before `pc` their mask.
+  void settle_active_mask(std::size_t first, std::size_t last, std::uint32_t pc) {
+    std::uint64_t lanes = 0;
+    for (std::size_t k = first; k < last; ++k) {
+      if (threads_[k].state == State::at_warp && threads_[k].pc == pc)
+        lanes |= 1ull << (k - first);
+    }
+    for (std::size_t k = first; k < last; ++k) {
+      Thread& u = threads_[k];
+      if (u.state == State::at_warp && u.pc == pc) {
+        set(u, e_.ops[pc - 1].dst[0], lanes);
+        u.state = State::running;
+      }
+    }
+  }
+
+  /// When no thread can run: settles every warp waiting in an activemask. Whether any did.
+  bool settle_active_masks() {
+    bool any = false;
+    for (const Thread& t : threads_) {
+      if (t.state == State::at_warp && e_.ops[t.pc - 1].code == ir::Code::activemask) {
+        const std::size_t first = t.tid & ~31u;
+        settle_active_mask(first, std::min<std::size_t>(first + 32, threads_.size()), t.pc);
+        any = true;
+      }
+    }
+    return any;
+  }
+
   /// shfl.sync and vote.sync for the warp of lanes [first, last) (PTX ISA
   /// pseudocode; a lane outside the warp reads its own value).
   void exchange(std::size_t first, std::size_t last, const ir::Op& op) {
@@ -967,6 +1058,15 @@ private:
     }
     for (std::size_t l = 0; l < lanes; ++l) {
       const Thread& u = threads_[first + l];
+      if (op.code == ir::Code::match_any) {
+        const std::uint64_t members = raw(u, op.src[1]);
+        const std::uint64_t v = get(u, op.src[0], op.type);
+        for (std::size_t j = 0; j < lanes; ++j) {
+          if ((members >> j & 1) != 0 && get(threads_[first + j], op.src[0], op.type) == v)
+            result[l] |= 1ull << j;
+        }
+        continue;
+      }
       if (op.code == ir::Code::vote) {
         const std::uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
         result[l] = op.vote == ir::Vote::ballot ? ballot
@@ -1045,10 +1145,24 @@ private:
 
   /// A call: the arguments copied into the callee's parameters, then its first op.
   void call(Thread& t, const ir::Op& op) {
-    const ir::Call& c = e_.calls[static_cast<std::size_t>(op.n)];
+    const ir::Call* pc = &e_.calls[static_cast<std::size_t>(op.n)];
+    if (pc->indirect) {
+      const std::uint64_t to = raw(t, op.src[0]);
+      const ir::Call* found = nullptr;
+      for (const std::uint32_t k : pc->alternatives) {
+        if (e_.calls[k].address == to)
+          found = &e_.calls[k];
+      }
+      if (found == nullptr)
+        fault_at(FaultKind::illegal_address, t, op,
+                 "indirect call of address " + hex(to) + ", which is no function of the module");
+      pc = found;
+    }
+    const ir::Call& c = *pc;
     for (const ir::Move& m : c.in)
       std::memmove(t.frame + m.to, t.frame + m.from, m.bytes);
     t.calls.push_back(t.pc - 1);
+    t.call_index.push_back(static_cast<std::size_t>(&c - e_.calls.data()));
     t.pc = c.target;
   }
 
@@ -1056,7 +1170,8 @@ private:
   void return_from_call(Thread& t) {
     const std::uint32_t at = t.calls.back();
     t.calls.pop_back();
-    const ir::Call& c = e_.calls[static_cast<std::size_t>(e_.ops[at].n)];
+    const ir::Call& c = e_.calls[t.call_index.back()];
+    t.call_index.pop_back();
     for (const ir::Move& m : c.out)
       std::memmove(t.frame + m.to, t.frame + m.from, m.bytes);
     t.pc = at + 1;
@@ -1151,6 +1266,99 @@ private:
     }
     set(t, op.dst[0], v & mask(op.code == ir::Code::setp ? 1 : w));
     return Flow::next;
+  }
+
+  /// atom / red: a read-modify-write of shared or global memory. On shared memory it is a
+  /// read and a write for the race rules, strong (ir::Op::strong).
+  void atomic(Thread& t, const ir::Op& op) {
+    const std::uint32_t n = op.type.bits / 8u;
+    std::uint64_t addr = address(t, op.addr);
+    const char* what = op.code == ir::Code::atom ? "atom" : "red";
+    check_align(t, op, addr, n, what);
+    bool shared = op.space == ir::Space::shared;
+    if (op.space == ir::Space::generic && addr >= shared_window_base &&
+        addr - shared_window_base < smem_.size()) {
+      shared = true;
+      addr -= shared_window_base;
+    }
+    std::uint8_t* p = nullptr;
+    if (shared) {
+      check_shared(t, op, addr, n, what);
+      not_an_mbarrier(t, op, addr, n, what);
+      on_read(t, op, addr, n);
+      const Access self = now(t, op);
+      check_write(t, self, addr, n, false, false);
+      mark_written(self, addr, n);
+      p = smem_.data() + addr;
+    } else {
+      p = global_bytes(t, op, addr, n, what);
+    }
+    std::uint64_t old = 0;
+    std::memcpy(&old, p, n); // little-endian host
+    const std::uint64_t v = atomic_result(op.atomic, op.type, old, raw(t, op.src[0]),
+                                          op.atomic == ir::Atomic::cas ? raw(t, op.src[1]) : 0);
+    std::memcpy(p, &v, n);
+    if (op.code == ir::Code::atom)
+      set(t, op.dst[0],
+          op.type.is_signed ? static_cast<std::uint64_t>(sext(old, op.type.bits)) : old);
+    t.spin_read = false;
+  }
+
+  /// The value an atomic operation `a` stores over `old` (PTX ISA, atom).
+  static std::uint64_t atomic_result(ir::Atomic a, ir::Type ty, std::uint64_t old, std::uint64_t b,
+                                     std::uint64_t c) {
+    const unsigned w = ty.bits;
+    old &= mask(w);
+    b &= mask(w);
+    const bool less = ty.is_signed ? sext(old, w) < sext(b, w) : old < b;
+    std::uint64_t v = 0;
+    switch (a) {
+    case ir::Atomic::add:
+      v = old + b;
+      break;
+    case ir::Atomic::inc:
+      v = old >= b ? 0 : old + 1;
+      break;
+    case ir::Atomic::dec:
+      v = old == 0 || old > b ? b : old - 1;
+      break;
+    case ir::Atomic::cas:
+      v = old == b ? c : old;
+      break;
+    case ir::Atomic::exch:
+      v = b;
+      break;
+    case ir::Atomic::min:
+      v = less ? old : b;
+      break;
+    case ir::Atomic::max:
+      v = less ? b : old;
+      break;
+    case ir::Atomic::and_:
+      v = old & b;
+      break;
+    case ir::Atomic::or_:
+      v = old | b;
+      break;
+    case ir::Atomic::xor_:
+      v = old ^ b;
+      break;
+    }
+    return v & mask(w);
+  }
+
+  /// bfind: the bit position of the most significant non-sign bit of `a` (of a negative
+  /// signed value: its most significant 0), counted from the msb with .shiftamt;
+  /// 0xffffffff when there is none.
+  static std::uint64_t find_msb(std::uint64_t a, ir::Type ty, bool shiftamt) {
+    const unsigned w = ty.bits;
+    a &= mask(w);
+    if (ty.is_signed && (a >> (w - 1) & 1) != 0)
+      a = ~a & mask(w);
+    if (a == 0)
+      return 0xffffffffull;
+    const auto pos = static_cast<unsigned>(std::bit_width(a)) - 1;
+    return shiftamt ? w - 1 - pos : pos;
   }
 
   std::uint64_t convert_address(const Thread& t, const ir::Op& op) const {
@@ -1253,6 +1461,7 @@ private:
   Dim3 bid_xyz_;
   SimResult& res_;
   ExitWarnings& exits_;
+  std::uint64_t reserved_begin_; ///< where the reserved shared region starts (simulator.hpp)
   std::vector<std::uint8_t> smem_;
   std::vector<ByteState> track_;
   std::vector<std::uint64_t> regfile_;
@@ -1359,10 +1568,14 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
   std::vector<std::int32_t> slot(e->ops.size(), -1);
   std::uint32_t slots = 0;
   bool uses_mbarriers = false;
+  bool uses_reserved = false;
   for (std::size_t k = 0; k < e->ops.size(); ++k) {
     if (is_memory_op(e->ops[k].code))
       slot[k] = static_cast<std::int32_t>(slots++);
     uses_mbarriers = uses_mbarriers || is_mbarrier_op(e->ops[k].code);
+    for (const ir::Val& v : e->ops[k].src)
+      uses_reserved = uses_reserved || (v.kind == ir::Val::Kind::special &&
+                                        v.special >= ir::Special::reserved_smem_begin);
   }
   ExitWarnings exits;
   // The module's own .global / .const variables: fresh copies for this launch.
@@ -1373,7 +1586,8 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
     data.push_back(d.init);
     all.push_back(GlobalBuffer{d.address, &data.back(), d.name});
   }
-  const LaunchContext context{*e, launch, all, params, slot, slots, uses_mbarriers, res, exits};
+  const LaunchContext context{*e,    launch,         all,           params, slot,
+                              slots, uses_mbarriers, uses_reserved, res,    exits};
   try {
     for (std::uint64_t bid = 0; bid < launch.grid_total(); ++bid) {
       Cta cta(context, bid);

@@ -149,6 +149,28 @@ enum class Special : std::uint8_t {
   dynamic_smem_size, ///< %dynamic_smem_size: Launch::dynamic_shared_bytes
   total_smem_size,   ///< %total_smem_size: static + dynamic shared bytes
   nwarpid,           ///< %nwarpid: warps of the CTA
+  /// %reserved_smem_offset_begin: the first byte of the reserved shared region (the
+  /// simulator places it after the kernel's static and dynamic shared memory; see
+  /// simulator.hpp, "Reserved shared memory")
+  reserved_smem_begin,
+  reserved_smem_end, ///< %reserved_smem_offset_end: one past its last byte
+  reserved_smem_cap, ///< %reserved_smem_offset_cap: its size (reserved_smem_bytes)
+  reserved_smem_0,   ///< %reserved_smem_offset_0: its first 8-byte slot
+  reserved_smem_1,   ///< %reserved_smem_offset_1: its second 8-byte slot
+};
+
+/// The operation of an atom / red.
+enum class Atomic : std::uint8_t {
+  add,  ///< .add
+  inc,  ///< .inc: old >= b ? 0 : old + 1 (unsigned)
+  dec,  ///< .dec: old == 0 || old > b ? b : old - 1 (unsigned)
+  cas,  ///< .cas: old == b ? c : old
+  exch, ///< .exch: b
+  min,  ///< .min (signed by the type)
+  max,  ///< .max
+  and_, ///< .and
+  or_,  ///< .or
+  xor_, ///< .xor
 };
 
 /// A value operand.
@@ -220,6 +242,11 @@ struct Op {
   Shuffle shuffle = Shuffle::idx; ///< shfl.sync's mode
   Vote vote = Vote::all;          ///< vote.sync's mode
   bool src_neg = false;           ///< vote.sync's predicate source is `!%p`
+  /// A strong (morally strong, in PTX's memory model) access: atom, red, and ld/st with
+  /// .relaxed/.acquire/.release/.volatile. Two strong accesses are never a data race.
+  bool strong = false;
+  Atomic atomic = Atomic::add; ///< atom / red's operation
+  bool shiftamt = false;       ///< bfind.shiftamt
 };
 
 struct Param {
@@ -242,8 +269,14 @@ struct Move {
 
 /// One `call` of a function body: what the linker resolved.
 struct Call {
-  std::string callee;
-  std::size_t pos = 0; ///< source offset of the callee's name (for diagnostics)
+  std::string callee; ///< empty for an indirect call
+  /// An indirect call (`call (r), %rd, (a), prototype;`): the register holding the address
+  /// (function_address_base + the callee's index in Module::funcs); the linker adds a
+  /// direct call per function whose address the entry takes and lists them here.
+  bool indirect = false;
+  std::vector<std::uint32_t> alternatives; ///< Entry::calls indexes (indirect calls)
+  std::uint64_t address = 0;               ///< an alternative's callee address
+  std::size_t pos = 0;                     ///< source offset of the callee's name (for diagnostics)
   /// Arguments and results as the caller names them: frame offset and size.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> args, rets;
   std::uint32_t target = 0; ///< the callee's first op in the linked entry
@@ -288,6 +321,7 @@ struct Entry {
   std::uint32_t frame_bytes = 0;  ///< per-thread frame bytes (after linking: of every function)
   std::vector<Call> calls;        ///< Op::n of a call indexes this
   std::vector<SharedArray> local; ///< `.local` arrays (offsets into the frame)
+  std::vector<std::string> address_taken; ///< .funcs whose address a `mov` takes
   /// Why this function (or, after linking, a function it calls) cannot run: its
   /// parse errors and the link's. Another entry's problems do not refuse the file.
   std::vector<Diagnostic> problems;

@@ -8,6 +8,7 @@
 // function is a frame per active call.
 
 #include "driver/sim/parser_impl.hpp"
+#include "driver/sim/simulator.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -71,15 +72,27 @@ void Parser::call(ir::Entry& e, ir::Op& op, const Token& opc) {
     c.callee = std::string(f.text);
     c.pos = f.pos;
     if (is_reg_name(f.text)) {
-      rest();
-      throw Unsupported{DiagId::sim_unsupported_form, "indirect calls are not simulated"};
+      c.indirect = true;
+      c.callee.clear();
+      Opnd callee;
+      callee.pos = f.pos;
+      callee.length = f.text.size();
+      callee.name = f.text;
+      op.src[0] = value(callee, 64, "the callee");
     }
     if (accept(","))
       c.args = call_list("an argument variable");
     if (accept(",")) {
+      const Token& proto = expect_ident("the call's prototype");
+      if (!c.indirect || is_reg_name(proto.text)) {
+        rest();
+        throw Unsupported{DiagId::sim_unsupported_form,
+                          "a call with a prototype or jump table is not simulated"};
+      }
+    } else if (c.indirect) {
       rest();
       throw Unsupported{DiagId::sim_unsupported_form,
-                        "a call with a prototype or jump table is not simulated"};
+                        "an indirect call without a prototype is not simulated"};
     }
     expect(";", "after the call");
   } catch (const Unsupported&) {
@@ -121,7 +134,7 @@ struct Relocation {
     val(o.zval);
     if (o.guard >= 0)
       o.guard += static_cast<std::int32_t>(reg);
-    for (ir::Addr* a : {&o.addr, &o.addr2}) {
+    for (ir::Addr* a : {&o.addr, &o.addr2, &o.addr3}) {
       if (a->has_reg)
         a->reg += reg;
     }
@@ -169,7 +182,17 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
   std::vector<const ir::Entry*> stack;
   std::function<void(const ir::Entry&)> visit = [&](const ir::Entry& fn) {
     stack.push_back(&fn);
+    for (const std::string& name : fn.address_taken) { // possible indirect callees
+      const ir::Entry* f = find(name);
+      if (f != nullptr && f->defined && std::find(order.begin(), order.end(), f) == order.end() &&
+          std::find(stack.begin(), stack.end(), f) == stack.end()) {
+        order.push_back(f);
+        visit(*f);
+      }
+    }
     for (const auto& c : fn.calls) {
+      if (c.indirect)
+        continue; // its callees are the functions whose address is taken
       const ir::Entry* callee = find(c.callee);
       if (callee != nullptr && !callee->defined && c.callee == assert_fail)
         continue; // a trap, placed below
@@ -192,6 +215,10 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
     stack.pop_back();
   };
   visit(e);
+  std::vector<std::string> taken = e.address_taken;
+  for (const ir::Entry* f : order)
+    taken.insert(taken.end(), f->address_taken.begin(), f->address_taken.end());
+  std::vector<std::pair<Relocation, std::uint32_t>> extra; // the indirect calls' alternatives
   // A thread that runs off the end of the entry must not fall into a function.
   ir::Op end;
   end.code = ir::Code::ret;
@@ -207,6 +234,7 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
   std::vector<Placed> placed = {{&e, Relocation{}, e.calls.size()}};
   for (const ir::Entry* f : order) {
     e.problems.insert(e.problems.end(), f->problems.begin(), f->problems.end());
+    e.frame_bytes = (e.frame_bytes + 15) / 16 * 16; // each function's frame 16-byte aligned
     Relocation r{static_cast<std::uint32_t>(e.reg_mask.size()),
                  static_cast<std::uint32_t>(e.ops.size()),
                  static_cast<std::uint32_t>(e.texts.size()), e.frame_bytes,
@@ -225,11 +253,41 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
     e.frame_bytes += f->frame_bytes;
     placed.push_back({f, r, f->calls.size()});
   }
-  // Point every call at its callee, with its argument and result copies.
-  for (const Placed& p : placed) {
-    const Relocation& r = p.r;
+  // An indirect call: one direct alternative per function whose address is taken.
+  for (Placed& p : placed) {
     for (std::size_t k = 0; k < p.calls; ++k) {
-      ir::Call& c = e.calls[r.call + k];
+      if (!e.calls[p.r.call + k].indirect)
+        continue;
+      for (std::size_t f = 0; f < m.funcs.size(); ++f) {
+        const auto at = std::find_if(placed.begin() + 1, placed.end(), [&](const Placed& q) {
+          return q.fn->name == m.funcs[f].name;
+        });
+        if (at == placed.end() ||
+            std::find(taken.begin(), taken.end(), m.funcs[f].name) == taken.end())
+          continue;
+        ir::Call alt = e.calls[p.r.call + k];
+        alt.indirect = false;
+        alt.alternatives.clear();
+        alt.callee = m.funcs[f].name;
+        alt.address = function_address_base + f;
+        e.calls[p.r.call + k].alternatives.push_back(static_cast<std::uint32_t>(e.calls.size()));
+        e.calls.push_back(std::move(alt));
+        extra.push_back({p.r, static_cast<std::uint32_t>(e.calls.size() - 1)});
+      }
+    }
+  }
+  // Point every call at its callee, with its argument and result copies.
+  std::vector<std::pair<Relocation, std::uint32_t>> calls; // (caller's relocation, index)
+  for (const Placed& p : placed) {
+    for (std::size_t k = 0; k < p.calls; ++k)
+      calls.emplace_back(p.r, static_cast<std::uint32_t>(p.r.call + k));
+  }
+  calls.insert(calls.end(), extra.begin(), extra.end());
+  for (const auto& [r, index] : calls) {
+    {
+      ir::Call& c = e.calls[index];
+      if (c.indirect)
+        continue;
       auto at = std::find_if(placed.begin() + 1, placed.end(),
                              [&](const Placed& q) { return q.fn->name == c.callee; });
       if (at == placed.end()) {
@@ -238,8 +296,7 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
           trap.code = ir::Code::trap;
           trap.line = e.ops[r.op].line;
           for (std::size_t j = r.op; j < e.ops.size(); ++j) {
-            if (e.ops[j].code == ir::Code::call &&
-                e.ops[j].n == static_cast<std::int64_t>(r.call + k)) {
+            if (e.ops[j].code == ir::Code::call && e.ops[j].n == static_cast<std::int64_t>(index)) {
               trap.line = e.ops[j].line;
               break;
             }

@@ -2,6 +2,7 @@
 // (registers, values, addresses) for the decoder.
 
 #include "driver/sim/parser_impl.hpp"
+#include "driver/sim/simulator.hpp"
 
 #include <algorithm>
 #include <map>
@@ -37,6 +38,11 @@ std::optional<ir::Special> parse_special(std::string_view s) {
       {"%dynamic_smem_size", ir::Special::dynamic_smem_size},
       {"%total_smem_size", ir::Special::total_smem_size},
       {"%nwarpid", ir::Special::nwarpid},
+      {"%reserved_smem_offset_begin", ir::Special::reserved_smem_begin},
+      {"%reserved_smem_offset_end", ir::Special::reserved_smem_end},
+      {"%reserved_smem_offset_cap", ir::Special::reserved_smem_cap},
+      {"%reserved_smem_offset_0", ir::Special::reserved_smem_0},
+      {"%reserved_smem_offset_1", ir::Special::reserved_smem_1},
   };
   auto it = table.find(s);
   if (it == table.end())
@@ -214,11 +220,18 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
         return v;
       }
     }
-    for (const auto& f : m_->funcs) {
-      if (f.name == o.name)
-        throw Unsupported{DiagId::sim_unsupported_operand,
-                          "the address of function `" + f.name +
-                              "` is not simulated (indirect calls are not)"};
+    for (std::size_t k = 0; k < m_->funcs.size(); ++k) {
+      if (m_->funcs[k].name != o.name)
+        continue;
+      if (bits != 64)
+        fail(DiagId::sim_operand_width, o,
+             "the address of `" + std::string(o.name) + "` needs a 64-bit type");
+      if (std::find(e_->address_taken.begin(), e_->address_taken.end(), o.name) ==
+          e_->address_taken.end())
+        e_->address_taken.push_back(std::string(o.name));
+      v.kind = ir::Val::Kind::imm;
+      v.imm = static_cast<std::int64_t>(function_address_base + k);
+      return v;
     }
     if (const ir::Data* d = find_data(o)) {
       if (bits != 64)

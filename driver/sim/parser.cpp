@@ -441,6 +441,10 @@ void Parser::statement(ir::Entry& e) {
          "`" + std::string(t.text) +
              "` declarations are not simulated (only .reg, .param and .shared inside a function)");
   }
+  if (t.kind == Tok::ident && is(":", 1) && is(".callprototype", 2)) {
+    skip_statement(); // `name : .callprototype ...;`: an indirect call's signature, which
+    return;           // the linker takes from the functions whose address is taken
+  }
   if (t.kind == Tok::ident && is(":", 1)) {
     std::string label(t.text);
     if (labels_.count(label) != 0)

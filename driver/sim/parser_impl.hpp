@@ -182,6 +182,8 @@ private:
                       std::span<const std::string_view> quals);
   void bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
                       std::span<const std::string_view> quals);
+  void atomic_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                         std::span<const std::string_view> quals);
   void space_qualifier(ir::Op& op, Decoded& d, const Token& opc,
                        std::span<const std::string_view> quals);
   /// `.local {.align N} .type name{[N]};` in a body: bytes of the thread's frame.

@@ -63,6 +63,30 @@
 // thread, read_in_flight for another). A wait that sees its phase complete orders the
 // arrivals' prior accesses before the waiter's later ones (vector clocks), as bar.sync does.
 //
+// Atomics and strong accesses (PTX's memory model): atom / red (add, inc, dec, cas, exch,
+// min, max, and, or, xor on 32- and 64-bit integers; shared, global or generic addresses)
+// and ld / st with .relaxed / .acquire / .release / .volatile are "strong". Two strong
+// accesses to the same bytes are never a race; a strong access against a plain one follows
+// the rules above (an atom is a read and a write). Every .sem and .scope is accepted: the
+// simulator runs one thread at a time, so every execution is sequentially consistent, and
+// fence.sc / fence.acq_rel / membar do nothing.
+// Spin loops: a thread that made a strong load and no store since its last taken backward
+// branch yields at that branch (the others run, then it resumes), so a loop polling a flag
+// another thread will set ends; a loop that never ends still meets the instruction limit.
+// Warp queries: the simulator runs a warp's lanes one after another, so activemask waits
+// until no lane of the warp can run on (each has exited, waits at a barrier, an mbarrier or
+// a warp instruction, or is here); the active lanes are those at this same activemask
+// (lanes that took another branch, waited elsewhere or exited are not). match.any.sync is
+// warp-collective like shfl.sync (every lane of the warp must reach it).
+//
+// Reserved shared memory (%reserved_smem_offset_*, what cooperative_groups and libcu++
+// use): reserved_smem_bytes bytes the runtime sets aside per CTA. On the GPU they lie
+// below the kernel's shared variables; the simulator gives them only to an entry that reads
+// one of these registers, and places them after the kernel's static and dynamic shared
+// memory (at the first 16-byte boundary), so the kernel's own arrays keep their offsets:
+// begin = that boundary, end = begin + reserved_smem_bytes, cap = reserved_smem_bytes,
+// _0 = begin, _1 = begin + 8. %total_smem_size does not count them.
+//
 // The generic address space: global addresses are the caller's buffer
 // addresses; shared memory is mapped at shared_window_base (cvta.shared /
 // cvta.to.shared convert); a generic ld/st decides by address.
@@ -85,10 +109,15 @@ struct Module;
 
 /// The value every byte of a CTA's shared memory holds before the kernel writes it.
 inline constexpr std::uint8_t poison_byte = 0xA5;
+/// The reserved shared memory of a CTA (cudaDevAttrReservedSharedMemoryPerBlock, sm_80+).
+inline constexpr std::uint64_t reserved_smem_bytes = 1024;
 /// Where shared memory appears in the generic address space.
 inline constexpr std::uint64_t shared_window_base = 0x0000'7e00'0000'0000ull;
 /// Where a thread's `.local` memory appears in the generic address space.
 inline constexpr std::uint64_t local_window_base = 0x0000'7c00'0000'0000ull;
+/// The address of the module's k-th `.func` (`mov.u64 %rd, f;`, called indirectly) is
+/// function_address_base + k; it points at no memory.
+inline constexpr std::uint64_t function_address_base = 0x0000'7b00'0000'0000ull;
 /// Where the module's own `.global` / `.const` variables live in the global space.
 inline constexpr std::uint64_t module_data_base = 0x0000'7d00'0000'0000ull;
 

@@ -387,18 +387,4 @@ TEST_CASE("isspacep, .local arrays, a register barrier number, trap") {
   CHECK(trapped.fault->ptx_line == line_of(ptx, "@%p7 trap"));
 }
 
-TEST_CASE("what the simulator cannot run is unsupported, not invalid: function addresses") {
-  // libcu++ -G code takes a function's address for an indirect call.
-  const std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
-                          ".func f()\n{\n\tret;\n}\n"
-                          ".visible .entry k()\n{\n\t.reg .b64 %rd<2>;\n"
-                          "\tmov.u64 %rd1, f;\n\tret;\n}\n";
-  Program p = parsed(ptx);
-  auto lines = p.unsupported("k");
-  REQUIRE(lines.size() == 1);
-  CHECK(lines[0].line == 11);
-  std::vector<GlobalBuffer> none;
-  SimResult r = run(p, "k", Launch{}, none);
-  REQUIRE(r.fault);
-  CHECK(r.fault->kind == FaultKind::unsupported);
-}
+// Function addresses and indirect calls run now: tests/unit/sim_sync.cpp (indirect.ptx).
