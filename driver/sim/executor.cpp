@@ -754,34 +754,14 @@ private:
   }
 
   /// One instruction's semantics: one case per ir::Code (instructions.def).
-  Flow execute(Thread& t, const ir::Op& op) {
+  /// The integer, move and plain load/store instructions (execute()'s cases that
+  /// compute a register from registers, or move bytes with ld/st/cvta).
+  Flow integer_op(Thread& t, const ir::Op& op) {
     const ir::Type ty = op.type;
     const unsigned w = ty.bits;
     auto a = [&] { return get(t, op.src[0], ty); };
     auto b = [&] { return get(t, op.src[1], ty); };
-    if (float_form(op))
-      return arith(t, op);
     switch (op.code) {
-    case ir::Code::cp_async:
-      issue(t, op);
-      return Flow::next;
-    case ir::Code::commit_group:
-      ++t.open_group; // a commit with no copy since the last one is a real, empty group
-      return Flow::next;
-    case ir::Code::wait_group: {
-      // All but the n newest committed groups complete; uncommitted copies stay pending.
-      auto n = static_cast<std::uint64_t>(op.n);
-      complete(t, t.open_group > n ? t.open_group - static_cast<std::uint32_t>(n) : 0);
-      return Flow::next;
-    }
-    case ir::Code::wait_all: // commits, then completes everything
-      ++t.open_group;
-      complete(t, ~0u);
-      return Flow::next;
-    case ir::Code::createpolicy:
-      // A policy is a hint; any 64-bit value will do.
-      set(t, op.dst[0], 0x1000000000000000ull);
-      return Flow::next;
     case ir::Code::mov:
       set(t, op.dst[0], a() & mask(w));
       return Flow::next;
@@ -867,6 +847,94 @@ private:
     case ir::Code::selp:
       set(t, op.dst[0], (t.regs[op.src[2].reg] != 0 ? a() : b()) & mask(w));
       return Flow::next;
+    case ir::Code::isspacep: {
+      const std::uint64_t v = raw(t, op.src[0]);
+      const bool shared = v >= shared_window_base && v - shared_window_base < smem_.size();
+      const bool local = v >= local_window_base && v - local_window_base < e_.frame_bytes;
+      const bool in = op.space == ir::Space::shared  ? shared
+                      : op.space == ir::Space::local ? local
+                                                     : !shared && !local;
+      set(t, op.dst[0], in ? 1 : 0);
+      return Flow::next;
+    }
+    case ir::Code::mov_unpack: {
+      const unsigned eb = w / op.vec;
+      const std::uint64_t v = raw(t, op.src[0]);
+      for (unsigned k = 0; k < op.vec; ++k)
+        set(t, op.dst[k], (v >> (k * eb)) & mask(eb));
+      return Flow::next;
+    }
+    case ir::Code::mov_pack: {
+      const unsigned eb = w / op.vec;
+      std::uint64_t v = 0;
+      for (unsigned k = 0; k < op.vec; ++k)
+        v |= (raw(t, op.src[k]) & mask(eb)) << (k * eb);
+      set(t, op.dst[0], v);
+      return Flow::next;
+    }
+    case ir::Code::bfind:
+      set(t, op.dst[0], find_msb(a(), ty, op.shiftamt));
+      return Flow::next;
+    default:
+      unreachable("integer_op(): not an integer, move or load/store instruction");
+    }
+  }
+
+  Flow execute(Thread& t, const ir::Op& op) {
+    if (float_form(op))
+      return arith(t, op);
+    switch (op.code) {
+    case ir::Code::cp_async:
+      issue(t, op);
+      return Flow::next;
+    case ir::Code::commit_group:
+      ++t.open_group; // a commit with no copy since the last one is a real, empty group
+      return Flow::next;
+    case ir::Code::wait_group: {
+      // All but the n newest committed groups complete; uncommitted copies stay pending.
+      auto n = static_cast<std::uint64_t>(op.n);
+      complete(t, t.open_group > n ? t.open_group - static_cast<std::uint32_t>(n) : 0);
+      return Flow::next;
+    }
+    case ir::Code::wait_all: // commits, then completes everything
+      ++t.open_group;
+      complete(t, ~0u);
+      return Flow::next;
+    case ir::Code::createpolicy:
+      // A policy is a hint; any 64-bit value will do.
+      set(t, op.dst[0], 0x1000000000000000ull);
+      return Flow::next;
+    case ir::Code::isspacep:
+    case ir::Code::mov_unpack:
+    case ir::Code::mov_pack:
+    case ir::Code::bfind:
+    case ir::Code::mov:
+    case ir::Code::ld:
+    case ir::Code::st:
+    case ir::Code::cvta:
+    case ir::Code::add:
+    case ir::Code::sub:
+    case ir::Code::mul_lo:
+    case ir::Code::mul_hi:
+    case ir::Code::mul_wide:
+    case ir::Code::mad_lo:
+    case ir::Code::mad_wide:
+    case ir::Code::div:
+    case ir::Code::rem:
+    case ir::Code::min:
+    case ir::Code::max:
+    case ir::Code::shl:
+    case ir::Code::shr:
+    case ir::Code::bfe:
+    case ir::Code::and_:
+    case ir::Code::or_:
+    case ir::Code::xor_:
+    case ir::Code::not_:
+    case ir::Code::neg:
+    case ir::Code::cvt:
+    case ir::Code::setp:
+    case ir::Code::selp:
+      return integer_op(t, op);
     case ir::Code::prmt:
     case ir::Code::bfi:
     case ir::Code::shf:
@@ -905,31 +973,6 @@ private:
       return Flow::next;
     case ir::Code::trap:
       fault_at(FaultKind::trap, t, op, "the kernel trapped");
-    case ir::Code::isspacep: {
-      const std::uint64_t v = raw(t, op.src[0]);
-      const bool shared = v >= shared_window_base && v - shared_window_base < smem_.size();
-      const bool local = v >= local_window_base && v - local_window_base < e_.frame_bytes;
-      const bool in = op.space == ir::Space::shared  ? shared
-                      : op.space == ir::Space::local ? local
-                                                     : !shared && !local;
-      set(t, op.dst[0], in ? 1 : 0);
-      return Flow::next;
-    }
-    case ir::Code::mov_unpack: {
-      const unsigned eb = w / op.vec;
-      const std::uint64_t v = raw(t, op.src[0]);
-      for (unsigned k = 0; k < op.vec; ++k)
-        set(t, op.dst[k], (v >> (k * eb)) & mask(eb));
-      return Flow::next;
-    }
-    case ir::Code::mov_pack: {
-      const unsigned eb = w / op.vec;
-      std::uint64_t v = 0;
-      for (unsigned k = 0; k < op.vec; ++k)
-        v |= (raw(t, op.src[k]) & mask(eb)) << (k * eb);
-      set(t, op.dst[0], v);
-      return Flow::next;
-    }
     case ir::Code::bra: {
       const bool backward = static_cast<std::uint32_t>(op.n) < t.pc;
       t.pc = static_cast<std::uint32_t>(op.n);
@@ -949,9 +992,6 @@ private:
       return active_mask(t, op);
     case ir::Code::match_any:
       return warp_collective(t, op);
-    case ir::Code::bfind:
-      set(t, op.dst[0], find_msb(a(), ty, op.shiftamt));
-      return Flow::next;
     case ir::Code::mbar_init:
     case ir::Code::mbar_arrive:
     case ir::Code::mbar_arrive_drop:
