@@ -1014,6 +1014,35 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     return;
   }
   case Shape::data:
+  case Shape::mem:
+  case Shape::cp_dst:
+  case Shape::cp_src:
+  case Shape::cp_size:
+  case Shape::mbar_addr:
+  case Shape::mbar_state:
+  case Shape::bulk_tail:
+    memory_shape(s, op, d, opc, ops, k);
+    return;
+  case Shape::opt_u32:
+    if (k < ops.size())
+      src_slot() = value(ops[k++], 32, src_roles[d.src]);
+    return;
+  case Shape::opt_src:
+    if (op.code == ir::Code::atom && (op.atomic == ir::Atomic::cas) != (k < ops.size()))
+      fail(DiagId::sim_operand_count, opc, "atom.cas takes three sources, the others two");
+    if (k < ops.size())
+      src_slot() = value(ops[k++], bits, src_roles[d.src]);
+    return;
+  }
+}
+
+/// The operands that address memory: ld/st data and addresses, cp.async's,
+/// the mbarrier family's and cp.async.bulk's (shape()'s memory cases).
+void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
+                          const std::vector<Opnd>& ops, std::size_t& k) {
+  const unsigned bits = op.type.bits;
+  switch (s) {
+  case Shape::data:
     data(op, d, ops[k++]);
     return;
   case Shape::mem:
@@ -1048,16 +1077,6 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     op.src[0].imm = 1;
     return;
   }
-  case Shape::opt_u32:
-    if (k < ops.size())
-      src_slot() = value(ops[k++], 32, src_roles[d.src]);
-    return;
-  case Shape::opt_src:
-    if (op.code == ir::Code::atom && (op.atomic == ir::Atomic::cas) != (k < ops.size()))
-      fail(DiagId::sim_operand_count, opc, "atom.cas takes three sources, the others two");
-    if (k < ops.size())
-      src_slot() = value(ops[k++], bits, src_roles[d.src]);
-    return;
   case Shape::bulk_tail: {
     ir::Space space = ir::Space::shared;
     op.addr3 = address(ops[k++], space, 0);
@@ -1070,6 +1089,8 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     }
     return;
   }
+  default:
+    unreachable("memory_shape(): not a memory operand shape");
   }
 }
 

@@ -192,6 +192,8 @@ private:
                            std::span<const std::string_view> quals);
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
              std::size_t& k);
+  void memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
+                    std::size_t& k);
   void arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
                    std::size_t& k);
   ir::Val address_source(const Opnd& o, unsigned bits);
