@@ -601,32 +601,9 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     ldmatrix_qualifiers(op, d, opc, quals);
     break;
   case Quals::shfl:
-  case Quals::vote: {
-    static constexpr std::pair<std::string_view, ir::Shuffle> shuffles[] = {
-        {"up", ir::Shuffle::up},
-        {"down", ir::Shuffle::down},
-        {"bfly", ir::Shuffle::bfly},
-        {"idx", ir::Shuffle::idx}};
-    static constexpr std::pair<std::string_view, ir::Vote> votes[] = {{"all", ir::Vote::all},
-                                                                      {"any", ir::Vote::any},
-                                                                      {"uni", ir::Vote::uni},
-                                                                      {"ballot", ir::Vote::ballot}};
-    bool known = false;
-    if (quals.size() == 2) {
-      for (const auto& [text, m] : shuffles)
-        if (f.quals == Quals::shfl && text == quals[0] && quals[1] == "b32")
-          known = true, op.shuffle = m;
-      for (const auto& [text, m] : votes)
-        if (f.quals == Quals::vote && text == quals[0] &&
-            quals[1] == (m == ir::Vote::ballot ? "b32" : "pred"))
-          known = true, op.vote = m;
-    }
-    if (!known)
-      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
-    d.type = *parse_type(quals[1]);
-    op.type = d.type.t;
+  case Quals::vote:
+    warp_qualifiers(f, op, d, opc, quals);
     break;
-  }
   case Quals::atomic:
     atomic_qualifiers(f, op, d, opc, quals);
     break;
@@ -651,6 +628,35 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     break;
   }
   return d;
+}
+
+/// shfl.sync's `.up|.down|.bfly|.idx .b32` and vote.sync's `.all|.any|.uni .pred` /
+/// `.ballot .b32`.
+void Parser::warp_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                             std::span<const std::string_view> quals) {
+  static constexpr std::pair<std::string_view, ir::Shuffle> shuffles[] = {
+      {"up", ir::Shuffle::up},
+      {"down", ir::Shuffle::down},
+      {"bfly", ir::Shuffle::bfly},
+      {"idx", ir::Shuffle::idx}};
+  static constexpr std::pair<std::string_view, ir::Vote> votes[] = {{"all", ir::Vote::all},
+                                                                    {"any", ir::Vote::any},
+                                                                    {"uni", ir::Vote::uni},
+                                                                    {"ballot", ir::Vote::ballot}};
+  bool known = false;
+  if (quals.size() == 2) {
+    for (const auto& [text, m] : shuffles)
+      if (f.quals == Quals::shfl && text == quals[0] && quals[1] == "b32")
+        known = true, op.shuffle = m;
+    for (const auto& [text, m] : votes)
+      if (f.quals == Quals::vote && text == quals[0] &&
+          quals[1] == (m == ir::Vote::ballot ? "b32" : "pred"))
+        known = true, op.vote = m;
+  }
+  if (!known)
+    throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
+  d.type = *parse_type(quals[1]);
+  op.type = d.type.t;
 }
 
 void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,

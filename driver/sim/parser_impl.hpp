@@ -188,6 +188,8 @@ private:
                        std::span<const std::string_view> quals);
   /// `.local {.align N} .type name{[N]};` in a body: bytes of the thread's frame.
   void local_decl(ir::Entry& e);
+  void warp_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                       std::span<const std::string_view> quals);
   void ldmatrix_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
                            std::span<const std::string_view> quals);
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
