@@ -160,9 +160,13 @@ struct Relocation {
   }
 };
 
-} // namespace
+using ProblemFn = std::function<void(DiagId, std::size_t, std::size_t, std::string)>;
 
-void Parser::link_entry(ir::Module& m, ir::Entry& e) {
+/// The defined functions `e` reaches (its calls, theirs, and the functions whose
+/// address is taken: possible indirect callees), in the order first reached. A
+/// call of an undeclared or undefined function, or a recursion, is a problem.
+std::vector<const ir::Entry*> reached_functions(const ir::Module& m, const ir::Entry& e,
+                                                const ProblemFn& problem) {
   auto find = [&](const std::string& name) -> const ir::Entry* {
     for (const auto& f : m.funcs) {
       if (f.name == name)
@@ -170,14 +174,6 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
     }
     return nullptr;
   };
-  auto problem = [&](DiagId id, std::size_t pos, std::size_t len, std::string msg) {
-    ir::Entry* saved = e_;
-    e_ = &e;
-    add(Severity::error, id, pos, len, std::move(msg));
-    e_ = saved;
-    link_problems_.push_back(e.problems.back());
-  };
-  // The functions the entry reaches, in the order first called; a recursion is refused.
   std::vector<const ir::Entry*> order;
   std::vector<const ir::Entry*> stack;
   std::function<void(const ir::Entry&)> visit = [&](const ir::Entry& fn) {
@@ -215,6 +211,38 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
     stack.pop_back();
   };
   visit(e);
+  return order;
+}
+
+/// A call of __assertfail (which no module defines): a trap op appended to `e`
+/// with the line of the call `index` (searched from op `from`); returns its index.
+std::uint32_t place_assert_trap(ir::Entry& e, std::uint32_t from, std::uint32_t index) {
+  ir::Op trap;
+  trap.code = ir::Code::trap;
+  trap.line = e.ops[from].line;
+  for (std::size_t j = from; j < e.ops.size(); ++j) {
+    if (e.ops[j].code == ir::Code::call && e.ops[j].n == static_cast<std::int64_t>(index)) {
+      trap.line = e.ops[j].line;
+      break;
+    }
+  }
+  trap.text = static_cast<std::uint32_t>(e.texts.size());
+  e.texts.push_back("call of __assertfail (a device-side assertion failed)");
+  e.ops.push_back(trap);
+  return static_cast<std::uint32_t>(e.ops.size() - 1);
+}
+
+} // namespace
+
+void Parser::link_entry(ir::Module& m, ir::Entry& e) {
+  auto problem = [&](DiagId id, std::size_t pos, std::size_t len, std::string msg) {
+    ir::Entry* saved = e_;
+    e_ = &e;
+    add(Severity::error, id, pos, len, std::move(msg));
+    e_ = saved;
+    link_problems_.push_back(e.problems.back());
+  };
+  const std::vector<const ir::Entry*> order = reached_functions(m, e, problem);
   std::vector<std::string> taken = e.address_taken;
   for (const ir::Entry* f : order)
     taken.insert(taken.end(), f->address_taken.begin(), f->address_taken.end());
@@ -291,21 +319,8 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
       auto at = std::find_if(placed.begin() + 1, placed.end(),
                              [&](const Placed& q) { return q.fn->name == c.callee; });
       if (at == placed.end()) {
-        if (c.callee == assert_fail) { // the assertion failed: a trap with the call's line
-          ir::Op trap;
-          trap.code = ir::Code::trap;
-          trap.line = e.ops[r.op].line;
-          for (std::size_t j = r.op; j < e.ops.size(); ++j) {
-            if (e.ops[j].code == ir::Code::call && e.ops[j].n == static_cast<std::int64_t>(index)) {
-              trap.line = e.ops[j].line;
-              break;
-            }
-          }
-          trap.text = static_cast<std::uint32_t>(e.texts.size());
-          e.texts.push_back("call of __assertfail (a device-side assertion failed)");
-          c.target = static_cast<std::uint32_t>(e.ops.size());
-          e.ops.push_back(trap);
-        }
+        if (c.callee == assert_fail) // the assertion failed: a trap with the call's line
+          c.target = place_assert_trap(e, r.op, index);
         continue; // else reported above
       }
       const ir::Entry& callee = *at->fn;
