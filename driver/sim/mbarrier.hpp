@@ -24,6 +24,10 @@
 // (an arrival on a phase that can complete first completes it, as on the GPU, where it would
 // have completed already). Bulk bytes beyond the tx-count expected keep the phase from ever
 // completing (on the GPU they would spill into the next phase's tx-count): a deadlock here.
+// An arrival (or a `.noinc` one) that exceeds what the phase still expects from threads
+// while it cannot complete (cp.async arrivals in flight that must come first, or a tx-count
+// not yet met) is refused as undefined_behavior: on the GPU its surplus would fall into a
+// phase that has not started.
 //
 // Arrival states: the 64-bit state mbarrier.arrive returns is (phase << 32) | pending count
 // after the arrival; test_wait / try_wait on a state is true once that phase has completed,
