@@ -311,7 +311,10 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
       calls.emplace_back(p.r, static_cast<std::uint32_t>(p.r.call + k));
   }
   calls.insert(calls.end(), extra.begin(), extra.end());
-  for (const auto& [r, index] : calls) {
+  for (const auto& call : calls) {
+    // Not a structured binding: the lambdas below capture these (clang 14 refuses).
+    const Relocation& r = call.first;
+    const std::uint32_t index = call.second;
     {
       ir::Call& c = e.calls[index];
       if (c.indirect)
