@@ -161,7 +161,7 @@ std::int64_t Parser::int_literal(const Opnd& o) {
     v = parse_int("0x" + std::string(o.number.substr(2))); // 0f/0d: the float's bits
   if (!v)
     fail(DiagId::sim_literal, o, "`" + std::string(o.number) + "` is not an integer literal");
-  return o.minus ? -*v : *v;
+  return o.minus ? negate_mod64(*v) : *v;
 }
 
 /// A value operand read as a `bits`-wide integer.

@@ -163,7 +163,7 @@ std::int64_t Parser::expect_int(std::string_view what) {
   if (!v)
     fail(DiagId::sim_literal, t, "`" + std::string(t.text) + "` is not an integer");
   next();
-  return minus ? -*v : *v;
+  return minus ? negate_mod64(*v) : *v;
 }
 
 void Parser::skip_statement() {

@@ -34,6 +34,12 @@ struct TypeInfo {
 /// "u32" -> {32, unsigned}; nullopt for a name that is not a PTX type.
 std::optional<TypeInfo> parse_type(std::string_view s);
 
+/// -v in two's complement, modulo 2^64 (a literal `-0x8000000000000000` is itself;
+/// plain negation of INT64_MIN is undefined behaviour).
+inline std::int64_t negate_mod64(std::int64_t v) {
+  return static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v));
+}
+
 /// "%tid.x" -> Special::tid_x; nullopt for a name that is not a simulated special register.
 std::optional<ir::Special> parse_special(std::string_view s);
 
