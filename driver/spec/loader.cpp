@@ -1461,6 +1461,24 @@ private:
   };
 
   /// Loads each field with loop_bound(); false when one is missing or bad (each reported).
+  /// An optional `unroll` key (body copies per back edge, 1..kMaxUnroll) into `out`
+  /// (left as it is when absent); false after an error.
+  bool load_unroll(const toml::table& t, const std::string& where, std::int64_t& out) {
+    const toml::node* v = t.get("unroll");
+    if (v == nullptr)
+      return true;
+    auto u = get_int(*v, "unroll", where, "an integer (body copies per back edge)");
+    if (u && (*u < 1 || *u > kMaxUnroll)) {
+      error_at(DiagId::spec_loop_unroll_range, v->source(),
+               "unroll must be in 1.." + std::to_string(kMaxUnroll) + "; got " +
+                   std::to_string(*u));
+      return false;
+    }
+    if (u)
+      out = *u;
+    return u.has_value();
+  }
+
   bool load_loop_bounds(const toml::table& t, const std::string& where,
                         std::span<const BoundField> fields) {
     bool ok = true;
@@ -1516,18 +1534,7 @@ private:
         {"stop", &f.stop, "the bound (exclusive), e.g. stop = \"k_tiles\""},
         {"step", &f.step, ""}};
     ok = load_loop_bounds(t, where, std::span(fields, has_step ? 3 : 2)) && ok;
-    if (const toml::node* v = t.get("unroll")) {
-      auto u = get_int(*v, "unroll", where, "an integer (body copies per back edge)");
-      if (u && (*u < 1 || *u > kMaxUnroll)) {
-        error_at(DiagId::spec_loop_unroll_range, v->source(),
-                 "unroll must be in 1.." + std::to_string(kMaxUnroll) + "; got " +
-                     std::to_string(*u));
-        u.reset();
-      }
-      ok = ok && u.has_value();
-      if (u)
-        f.unroll = *u;
-    }
+    ok = load_unroll(t, where, f.unroll) && ok;
     OpenLoop open{var ? var->value : std::string(), static_cast<std::size_t>(-1), op.pos};
     if (ok) {
       f.var = std::move(*var);
@@ -1629,18 +1636,7 @@ private:
         ok = false;
       }
     }
-    if (const toml::node* v = t.get("unroll")) {
-      auto u = get_int(*v, "unroll", where, "an integer (body copies per back edge)");
-      if (u && (*u < 1 || *u > kMaxUnroll)) {
-        error_at(DiagId::spec_loop_unroll_range, v->source(),
-                 "unroll must be in 1.." + std::to_string(kMaxUnroll) + "; got " +
-                     std::to_string(*u));
-        u.reset();
-      }
-      ok = ok && u.has_value();
-      if (u)
-        p.unroll = *u;
-    }
+    ok = load_unroll(t, where, p.unroll) && ok;
     return ok;
   }
 
