@@ -8,6 +8,7 @@
 // Checks key on FaultKind and RaceKind, never on message text.
 
 #include "driver/sim/simulator.hpp"
+#include "sim_test_data.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -27,11 +28,7 @@ constexpr std::uint64_t out_base = 0x20000;
 constexpr std::uint8_t out_sentinel = 0xEE;
 
 std::string read_data(const std::string& name) {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim/" + name);
-  REQUIRE_MESSAGE(in.good(), "cannot open tests/data/sim/" << name);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return ptxgen::test::read_test_data("sim", name);
 }
 
 /// The 1-based line of `text` holding `// @marker` (exactly one line does).

@@ -9,6 +9,7 @@
 // the simulator. Checks key on FaultKind / RaceKind, never on message text.
 
 #include "driver/sim/simulator.hpp"
+#include "sim_test_data.hpp"
 
 #include <cstdint>
 #include <fstream>
@@ -27,21 +28,11 @@ constexpr std::uint64_t b_base = 0x40000;
 constexpr std::uint8_t b_sentinel = 0xEE;
 
 std::string read_data(const std::string& name) {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim_mbarrier/" + name);
-  REQUIRE_MESSAGE(in.good(), "cannot open tests/data/sim_mbarrier/" << name);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return ptxgen::test::read_test_data("sim_mbarrier", name);
 }
 
-/// `text` with the line tagged `// M: tag` replaced by `line` (exactly one line has the tag).
 std::string mutate(const std::string& text, const std::string& tag, const std::string& line) {
-  const std::string needle = "// M: " + tag + "\n";
-  auto at = text.find(needle);
-  REQUIRE_MESSAGE(at != std::string::npos, "no line tagged " << tag);
-  REQUIRE(text.find(needle, at + 1) == std::string::npos);
-  auto begin = text.rfind('\n', at) + 1;
-  return text.substr(0, begin) + line + "\n" + text.substr(at + needle.size());
+  return ptxgen::test::replace_tagged_line(text, tag, line);
 }
 
 /// The 1-based line of the line tagged `// M: tag`.

@@ -2,6 +2,7 @@
 
 #include "driver/sim/ir.hpp"
 #include "driver/sim/simulator.hpp"
+#include "sim_test_data.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -18,11 +19,7 @@ using namespace ptxgen::sim;
 namespace {
 
 std::string read_data(const std::string& name) {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim/" + name);
-  REQUIRE_MESSAGE(in.good(), "cannot open tests/data/sim/" << name);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return ptxgen::test::read_test_data("sim", name);
 }
 
 /// One entry `k(.param .u64 k_out)` with `body` after the register declarations.

@@ -5,6 +5,7 @@
 // Mutants replace one tagged line (`// M: tag`). Checks key on FaultKind / RaceKind.
 
 #include "driver/sim/simulator.hpp"
+#include "sim_test_data.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -25,20 +26,11 @@ constexpr std::uint64_t out_base = 0x20000;
 constexpr std::uint32_t sentinel = 0xEEEEEEEEu;
 
 std::string read_data(const std::string& name) {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim_sync/" + name);
-  REQUIRE_MESSAGE(in.good(), "cannot open tests/data/sim_sync/" << name);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return ptxgen::test::read_test_data("sim_sync", name);
 }
 
-/// `text` with the line tagged `// M: tag` replaced by `line`.
 std::string mutate(const std::string& text, const std::string& tag, const std::string& line) {
-  const std::string needle = "// M: " + tag + "\n";
-  auto at = text.find(needle);
-  REQUIRE_MESSAGE(at != std::string::npos, "no line tagged " << tag);
-  auto begin = text.rfind('\n', at) + 1;
-  return text.substr(0, begin) + line + "\n" + text.substr(at + needle.size());
+  return ptxgen::test::replace_tagged_line(text, tag, line);
 }
 
 /// Runs `entry` with one u64 parameter, the output buffer of `words` 32-bit words.
