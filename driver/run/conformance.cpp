@@ -748,8 +748,11 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
   for (auto& t : pool)
     t.join();
 
-  if (!setup.gpus.empty())
+  if (!setup.gpus.empty()) {
+    const auto gpu_start = Clock::now();
     launch_on_gpus(cases, setup.gpus, finish);
+    report.device_seconds = std::chrono::duration<double>(Clock::now() - gpu_start).count();
+  }
   for (auto& p : cases)
     report.cases.push_back(std::move(p.result));
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall).count();
@@ -817,8 +820,9 @@ std::string to_json(const ConformanceReport& r) {
   std::ostringstream j;
   j << "{\n  \"setup\": \"" << name(r.setup) << "\",\n  \"backend\": \""
     << json_escape(r.backend_description) << "\",\n"
-    << "  \"wall_seconds\": " << r.wall_seconds << ",\n  \"shard\": {\"index\": " << r.shard.index
-    << ", \"count\": " << r.shard.count << "},\n  \"summary\": {";
+    << "  \"wall_seconds\": " << r.wall_seconds << ",\n  \"device_seconds\": " << r.device_seconds
+    << ",\n  \"shard\": {\"index\": " << r.shard.index << ", \"count\": " << r.shard.count
+    << "},\n  \"summary\": {";
   const CaseResult::Status all[] = {CaseResult::Status::pass,  CaseResult::Status::mismatch,
                                     CaseResult::Status::fault, CaseResult::Status::invalid,
                                     CaseResult::Status::error, CaseResult::Status::unsupported};

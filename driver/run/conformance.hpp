@@ -125,6 +125,9 @@ struct ConformanceReport {
   /// What ran the cases and whose PTX (ptxgen's, or the --ptx file), or why it could not.
   std::string backend_description;
   double wall_seconds = 0;
+  /// Of wall_seconds, the GPU phase: from the first batch on a device to the last
+  /// outcome (after emit, reference and ptxas); 0 on the simulator.
+  double device_seconds = 0;
   /// The part of the whole sweep these cases are (set by the caller that chose them).
   Shard shard;
   std::size_t count(CaseResult::Status s) const;
