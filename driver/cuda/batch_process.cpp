@@ -346,13 +346,19 @@ void run_queue_in_children(const std::vector<BatchCase>& cases, const BatchSourc
         if (frame.outcome.status == Status::timed_out) {
           frame.outcome.message += " (the worker process was ended, so later cases still run)";
         }
-        record(std::move(frame.outcome));
+        // The child gets its next case before this one is judged, so the GPU
+        // and the parent's judging overlap.
+        const std::size_t finished = *current;
+        current = source();
         if (frame.last) {
           end = End::stopped;
         } else if (!current) {
           end = End::drained;
         } else if (!start_case()) {
           running = false; // it died between cases: the next one is blamed below
+        }
+        on_done(finished, frame.outcome);
+        if (!running) {
           break;
         }
       }
