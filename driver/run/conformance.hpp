@@ -31,7 +31,7 @@ struct ConformanceOptions {
   Backend backend = Backend::sim;
   int device = 0;
   /// --devices: the GPU cases run on each of these ordinals, one isolated runner
-  /// per device, handed out in chunks as the devices free up (shard.hpp's
+  /// per device, each case handed to the device that is free first (shard.hpp's
   /// hand_out); empty: `device` alone, in one batch.
   std::vector<int> devices;
   /// --devices all: every device the driver lists (then `devices` is ignored).
