@@ -7,6 +7,7 @@
 #include "driver/run/binding.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/run/tensor_data.hpp"
+#include "driver/sass/disassemble.hpp"
 #include "driver/sim/simulator.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "emitter/lower/abi.hpp"
@@ -501,6 +502,19 @@ cuda::LaunchRequest cuda_request(const Prepared& p) {
   return req;
 }
 
+// issue 12, sass-trap: a GPU fault whose cubin carries a known ptxas miscompile
+// is the toolchain's: say so in the detail and list the matches (CaseResult::traps).
+void note_traps(Prepared& p) {
+  auto scan = sass::scan_cubin(p.cubin);
+  if (scan.traps.empty())
+    return;
+  p.result.traps = std::move(scan.traps);
+  p.result.detail +=
+      "; the device rejected PTX that ptxas accepted: " + sass::describe(p.result.traps.front());
+  if (p.result.traps.size() > 1)
+    p.result.detail += " (and " + std::to_string(p.result.traps.size() - 1) + " more)";
+}
+
 void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
   p.result.load_ms = out.load_ms;
   p.result.launch_ms = out.launch_ms;
@@ -526,6 +540,7 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
   }
   case S::fault:
     judge_fault(p, out.error_name + ": " + out.message);
+    note_traps(p); // issue 12, sass-trap
     break;
   case S::load_error:
   case S::launch_error:
@@ -779,8 +794,13 @@ std::string to_json(const ConformanceReport& r) {
     j << "], \"sim_fault\": \"" << (c.sim_fault ? sim::name(*c.sim_fault) : std::string_view{})
       << "\", \"race_kind\": \"" << (c.sim_race ? sim::name(c.sim_race->kind) : std::string_view{})
       << "\", \"expectations\": " << c.expectations
-      << ", \"expectations_failed\": " << c.expectations_failed << "}"
-      << (i + 1 < r.cases.size() ? ",\n" : "\n");
+      << ", \"expectations_failed\": " << c.expectations_failed << ", \"traps\": [";
+    for (std::size_t t = 0; t < c.traps.size(); ++t) // issue 12, sass-trap
+      j << (t ? ", " : "") << "{\"id\": \"" << sass::name(c.traps[t].id) << "\", \"function\": \""
+        << json_escape(c.traps[t].function) << "\", \"sass_line\": " << c.traps[t].line
+        << ", \"instruction\": \"" << json_escape(c.traps[t].instruction) << "\", \"why\": \""
+        << json_escape(c.traps[t].why) << "\"}";
+    j << "]}" << (i + 1 < r.cases.size() ? ",\n" : "\n");
   }
   j << "  ]\n}\n";
   return j.str();

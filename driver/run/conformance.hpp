@@ -8,6 +8,7 @@
 // unchecked and must fault.
 
 #include "driver/run/pipeline.hpp"
+#include "driver/sass/traps.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/target.hpp"
 
@@ -99,6 +100,9 @@ struct CaseResult {
   /// and how many of them failed (then the status is invalid and nothing runs).
   std::size_t expectations = 0;
   std::size_t expectations_failed = 0;
+  /// issue 12, sass-trap: on the GPU, a faulting case's known ptxas miscompiles,
+  /// found in its cubin's SASS (driver/sass; empty when none or no disassembler).
+  std::vector<sass::TrapMatch> traps;
 };
 std::string_view name(CaseResult::Status s);
 
