@@ -50,6 +50,15 @@ if [ $rc -ne 0 ] && grep -q '"status": "fault"' "$log/trap.json" &&
 else
   result FAIL "run --backend cuda $entry.ptx: no fault with the trap report (exit status $rc)"
 fi
+timeout 120 "$bin" run --backend cuda --ptx tests/foreign/ptx/cutlass_hint.sm90.O3.ptx \
+  --entry _Z12cutlass_hintPKjPj --report "$log/cutlass_hint.json" tests/foreign/specs/cutlass_hint.toml \
+  > "$log/cutlass_hint.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q '"traps": \[{"id": "ldgsts_unwritten_uniform"' "$log/cutlass_hint.json"; then
+  result ok "run --backend cuda cutlass_hint.sm90.O3.ptx (nvcc): fault, trap reported"
+else
+  result FAIL "run --backend cuda cutlass_hint.sm90.O3.ptx (nvcc): no trap report (exit status $rc)"
+fi
 timeout 120 "$bin" run --backend cuda --ptx "$entry.nohint.ptx" --report "$log/control.json" \
   "$entry.toml" > "$log/control.log" 2>&1
 rc=$?
@@ -111,11 +120,13 @@ rm -rf "$sm90"
 grep -c "^// specs/cache_hint/" "$log/specs.sm80ptx.sass" > "$log/cache_hint_count.txt"
 timeout 300 "$bin" run --backend cuda --report "$log/faults.json" specs/faults > "$log/faults.log" 2>&1
 cases=$(grep -c '"spec": ' "$log/faults.json")
+passed=$(grep -c '"status": "pass"' "$log/faults.json") # a faults/ spec passes when it faults
 clean=$(grep -c '"traps": \[\]' "$log/faults.json")
-if [ "$cases" -gt 0 ] && [ "$clean" -eq "$cases" ]; then
+if grep -q '"setup": "ready"' "$log/faults.json" && [ "$cases" -gt 0 ] &&
+  [ "$passed" -eq "$cases" ] && [ "$clean" -eq "$cases" ]; then
   result ok "run --backend cuda specs/faults: $cases cases fault as designed, none with a signature"
 else
-  result FAIL "run --backend cuda specs/faults: $cases cases, $clean without a signature"
+  result FAIL "run --backend cuda specs/faults: $cases cases, $passed faulted, $clean without a signature"
 fi
 
 # (c) more spec directories (the fuzzer's).
