@@ -82,6 +82,7 @@ SanitizedOutcome run_one(LaunchRequest request, const SanitizeOptions& o) {
   }
   if (auto got = read_outcome(outcomes)) {
     out.outcome = std::move(*got);
+    out.worker_answered = true;
   } else {
     out.outcome = broken(LaunchOutcome::Status::unavailable, request,
                          what + " " + p.describe() +

@@ -52,6 +52,9 @@ struct SanitizeOptions {
 struct SanitizedOutcome {
   LaunchOutcome outcome;
   SanitizerReport report;
+  /// The outcome is the worker's own (its frame arrived), not one made up here
+  /// for a process that timed out or ended without answering.
+  bool worker_answered = false;
 };
 
 /// The argv (after the program) of one case's sanitizer process.
