@@ -237,3 +237,29 @@ TEST_CASE("a report's verdict on a case") {
   CHECK(c.status == CaseResult::Status::mismatch);
   CHECK(c.sanitizer->errors == 1);
 }
+
+TEST_CASE("the report carries the sanitizer's findings into JSON and JUnit") {
+  using ptxgen::driver::CaseResult;
+  ptxgen::driver::ConformanceReport r;
+  CaseResult c;
+  c.spec = "specs/x.toml";
+  c.status = CaseResult::Status::pass;
+  ptxgen::driver::judge_sanitizer(
+      c, parse_sanitizer_log(SanitizerTool::racecheck,
+                             ptxgen::test::read_test_data("sanitizer", "racecheck_hazard.log")));
+  r.cases.push_back(c);
+  CaseResult plain;
+  plain.spec = "specs/y.toml";
+  plain.status = CaseResult::Status::pass;
+  r.cases.push_back(plain);
+  const std::string json = ptxgen::driver::to_json(r);
+  // tools/sanitize_corpus_device.sh greps for this shape.
+  CHECK(json.find("\"sanitizer\": {\"tool\": \"racecheck\", \"checked\": true, \"errors\": 1, "
+                  "\"warnings\": 0") != std::string::npos);
+  CHECK(json.find("\"kind\": \"race\", ") != std::string::npos);
+  CHECK(json.find("\"location\": \"cross_thread_readback+0x1a0\"") != std::string::npos);
+  CHECK(json.find("\"sanitizer\": null") != std::string::npos);
+  const std::string xml = ptxgen::driver::to_junit(r);
+  CHECK(xml.find("<failure type=\"fault\"") != std::string::npos);
+  CHECK(xml.find("<system-out>racecheck: 1 error, 0 warnings") != std::string::npos);
+}
