@@ -163,6 +163,26 @@ std::optional<int> pick_entry(const std::string& ptx, const std::string& request
   return std::nullopt;
 }
 
+// issue 12, gpu-sanitize: --sanitize TOOL and --sanitize-timeout S into `o`. The GPU
+// only: no fallback to the simulator (a missing GPU is an environment error).
+std::optional<int> set_sanitize(const std::string& tool, unsigned timeout, std::string& backend,
+                                driver::ConformanceOptions& o) {
+  if (tool.empty())
+    return std::nullopt;
+  o.sanitize = driver::cuda::parse_sanitizer_tool(tool);
+  if (!o.sanitize)
+    return usage_error("run", "--sanitize expects memcheck, racecheck, synccheck or initcheck; "
+                              "got '" +
+                                  tool + "'");
+  if (backend == "sim")
+    return usage_error("run", "--sanitize runs on the GPU; it cannot go with --backend sim");
+  if (timeout == 0)
+    return usage_error("run", "--sanitize-timeout must be at least 1 second");
+  o.sanitize_timeout = std::chrono::seconds(timeout);
+  backend = "cuda";
+  return std::nullopt;
+}
+
 int run_run(const std::vector<std::string>& args) {
   po::options_description opts("options");
   std::string backend = "auto", arch, target, report, ptx_file, ptxas, dump_dir, entry, sanitize;
@@ -269,19 +289,8 @@ int run_run(const std::vector<std::string>& args) {
     if (!ptx_file.empty())
       return usage_error("run", "--target sets ptxgen's PTX; with --ptx the file has its own");
   }
-  if (!sanitize.empty()) { // issue 12, gpu-sanitize: the GPU only, never the simulator
-    o.sanitize = driver::cuda::parse_sanitizer_tool(sanitize);
-    if (!o.sanitize)
-      return usage_error("run", "--sanitize expects memcheck, racecheck, synccheck or initcheck; "
-                                "got '" +
-                                    sanitize + "'");
-    if (backend == "sim")
-      return usage_error("run", "--sanitize runs on the GPU; it cannot go with --backend sim");
-    if (sanitize_timeout == 0)
-      return usage_error("run", "--sanitize-timeout must be at least 1 second");
-    o.sanitize_timeout = std::chrono::seconds(sanitize_timeout);
-    backend = "cuda"; // no fallback to the simulator: a missing GPU is an environment error
-  }
+  if (auto status = set_sanitize(sanitize, sanitize_timeout, backend, o)) // issue 12
+    return *status;
   std::vector<fs::path> specs;
   std::string err;
   if (!driver::expand_spec_arguments(specs_in, specs, err))
