@@ -583,6 +583,7 @@ struct Setup {
   ptx::Target arch = emitted_target;
   std::string description;
   std::optional<fs::path> sanitizer; ///< --sanitize: the compute-sanitizer found
+  fs::path self;                     ///< --sanitize: this program, the device worker
 };
 
 /// "ptxgen's PTX for sm_80" or "the PTX of 'k.ptx' (--ptx)".
@@ -601,9 +602,17 @@ bool find_sanitizer(const ConformanceOptions& o, Setup& s) {
   const char* path = std::getenv("PATH");
   s.sanitizer = cuda::locate_compute_sanitizer(ptxas ? ptxas->path : fs::path(o.ptxas),
                                                path ? path : "", cuda::default_sanitizer_dirs());
-  if (s.sanitizer)
+  std::error_code ec;
+  s.self = fs::read_symlink("/proc/self/exe", ec);
+  if (s.sanitizer && !ec)
     return true;
   s.state = ConformanceReport::Setup::no_sanitizer;
+  if (s.sanitizer) {
+    s.problem = "--sanitize: cannot find this program's own path for its device worker "
+                "(/proc/self/exe): " +
+                ec.message();
+    return false;
+  }
   s.problem = "--sanitize: no compute-sanitizer beside ptxas, on PATH or in /usr/local/cuda/bin "
               "(it comes with the CUDA toolkit)";
   return false;
@@ -663,7 +672,7 @@ cuda::SanitizeOptions sanitize_options(const ConformanceOptions& o, const Setup&
   cuda::SanitizeOptions so;
   so.tool = *o.sanitize;
   so.sanitizer = *s.sanitizer;
-  so.worker = fs::read_symlink("/proc/self/exe");
+  so.worker = s.self;
   so.device = o.device;
   so.jobs = jobs;
   so.limit = o.sanitize_timeout;
