@@ -53,3 +53,6 @@ add_test(NAME sanitize.found_beside_ptxas
                  $<TARGET_FILE:ptxgen> ${PTXGEN_SANITIZE_SPEC}
                  ${PROJECT_SOURCE_DIR}/tests/fake_sanitizer/compute-sanitizer)
 set_tests_properties(sanitize.found_beside_ptxas PROPERTIES LABELS unit TIMEOUT 60 SKIP_RETURN_CODE 77)
+
+# tests/unit/sanitizer_runner.cpp runs build/ptxgen's device-worker.
+add_dependencies(ptxgen_unit ptxgen)
