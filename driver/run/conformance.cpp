@@ -1,6 +1,7 @@
 #include "driver/run/conformance.hpp"
 
 #include "driver/cuda/isolated_runner.hpp"
+#include "driver/cuda/sanitizer_runner.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -72,6 +74,8 @@ std::string_view name(ConformanceReport::Setup s) {
     return "no_ptxas";
   case ConformanceReport::Setup::broken_ptxas:
     return "broken_ptxas";
+  case ConformanceReport::Setup::no_sanitizer:
+    return "no_sanitizer";
   }
   unreachable("name(): not a Setup value");
 }
@@ -559,6 +563,32 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
   }
 }
 
+} // namespace
+
+// issue 12, gpu-sanitize
+void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report) {
+  c.sanitizer = report;
+  if (c.expect_fault || c.status == CaseResult::Status::error)
+    return;
+  if (!report.checked) {
+    c.status = CaseResult::Status::error;
+    c.blame = CaseResult::Blame::environment;
+    c.detail = "compute-sanitizer did not check the case: " + report.summary();
+    return;
+  }
+  if (report.clean())
+    return;
+  const std::string said = "compute-sanitizer " + report.summary();
+  if (c.status == CaseResult::Status::pass) {
+    c.status = CaseResult::Status::fault;
+    c.detail = said;
+  } else {
+    c.detail += "; " + said;
+  }
+}
+
+namespace {
+
 /// What a run checks before its first case: the backend and ptxas.
 struct Setup {
   ConformanceReport::Setup state = ConformanceReport::Setup::ready;
@@ -567,6 +597,8 @@ struct Setup {
   std::optional<PtxasLocation> ptxas;
   ptx::Target arch = emitted_target;
   std::string description;
+  std::optional<fs::path> sanitizer; ///< --sanitize: the compute-sanitizer found
+  fs::path self;                     ///< --sanitize: this program, the device worker
 };
 
 /// "ptxgen's PTX for sm_80" or "the PTX of 'k.ptx' (--ptx)".
@@ -577,6 +609,30 @@ std::string whose_ptx(const ConformanceOptions& o) {
                                      : "the PTX of '" + o.ptx_override_name + "' (--ptx)";
 }
 
+// issue 12, gpu-sanitize: compute-sanitizer beside the run's ptxas, on PATH, or in
+// /usr/local/cuda/bin; false (the setup refused) when there is none.
+bool find_sanitizer(const ConformanceOptions& o, Setup& s) {
+  std::string ignored; // a missing ptxas is reported by set_up itself
+  const auto ptxas = locate_ptxas(o.ptxas, ignored);
+  const char* path = std::getenv("PATH");
+  s.sanitizer = cuda::locate_compute_sanitizer(ptxas ? ptxas->path : fs::path(o.ptxas),
+                                               path ? path : "", cuda::default_sanitizer_dirs());
+  std::error_code ec;
+  s.self = fs::read_symlink("/proc/self/exe", ec);
+  if (s.sanitizer && !ec)
+    return true;
+  s.state = ConformanceReport::Setup::no_sanitizer;
+  if (s.sanitizer) {
+    s.problem = "--sanitize: cannot find this program's own path for its device worker "
+                "(/proc/self/exe): " +
+                ec.message();
+    return false;
+  }
+  s.problem = "--sanitize: no compute-sanitizer beside ptxas, on PATH or in /usr/local/cuda/bin "
+              "(it comes with the CUDA toolkit)";
+  return false;
+}
+
 /// Finds the GPU (cuda) and ptxas, and checks that ptxas assembles for the target.
 /// The CUDA backend forks a child per case and needs a process that has not
 /// initialised CUDA: this runs before any worker thread starts.
@@ -584,6 +640,8 @@ Setup set_up(const ConformanceOptions& o) {
   Setup s;
   using State = ConformanceReport::Setup;
   std::string runs_on = "sim: the CPU simulator";
+  if (o.sanitize && !find_sanitizer(o, s))
+    return s;
   if (o.backend == Backend::cuda) {
     s.gpu.emplace(o.device);
     if (!s.gpu->available()) {
@@ -617,7 +675,23 @@ Setup set_up(const ConformanceOptions& o) {
       runs_on + "; " + whose_ptx(o) + ", assembled by " + ptxas_text + " for " + s.arch.str();
   if (o.backend == Backend::cuda && o.jit)
     s.description += ", loaded as PTX through the driver's JIT";
+  if (o.sanitize)
+    s.description += "; each case under compute-sanitizer --tool " +
+                     std::string(cuda::name(*o.sanitize)) + " ('" + s.sanitizer->string() +
+                     "'), one worker process per case";
   return s;
+}
+
+/// The sanitizer runner's options for this run.
+cuda::SanitizeOptions sanitize_options(const ConformanceOptions& o, const Setup& s, unsigned jobs) {
+  cuda::SanitizeOptions so;
+  so.tool = *o.sanitize;
+  so.sanitizer = *s.sanitizer;
+  so.worker = s.self;
+  so.device = o.device;
+  so.jobs = jobs;
+  so.limit = o.sanitize_timeout;
+  return so;
 }
 
 /// Every case an error that says why the run could not start.
@@ -696,11 +770,20 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
       ready.push_back(&p);
       requests.push_back(cuda_request(p));
     }
-    setup.gpu->launch_batch(std::move(requests),
-                            [&](std::size_t i, const cuda::LaunchOutcome& out) {
-                              judge_cuda(*ready[i], out);
-                              finish(*ready[i]);
-                            });
+    if (o.sanitize) { // issue 12, gpu-sanitize: exec'd workers under compute-sanitizer
+      cuda::run_sanitized(std::move(requests), sanitize_options(o, setup, jobs),
+                          [&](std::size_t i, const cuda::SanitizedOutcome& out) {
+                            judge_cuda(*ready[i], out.outcome);
+                            judge_sanitizer(ready[i]->result, out.report);
+                            finish(*ready[i]);
+                          });
+    } else {
+      setup.gpu->launch_batch(std::move(requests),
+                              [&](std::size_t i, const cuda::LaunchOutcome& out) {
+                                judge_cuda(*ready[i], out);
+                                finish(*ready[i]);
+                              });
+    }
   }
   for (auto& p : cases)
     report.cases.push_back(std::move(p.result));
@@ -800,7 +883,25 @@ std::string to_json(const ConformanceReport& r) {
         << json_escape(c.traps[t].function) << "\", \"sass_line\": " << c.traps[t].line
         << ", \"instruction\": \"" << json_escape(c.traps[t].instruction) << "\", \"why\": \""
         << json_escape(c.traps[t].why) << "\"}";
-    j << "]}" << (i + 1 < r.cases.size() ? ",\n" : "\n");
+    j << "]";
+    // issue 12, gpu-sanitize: compute-sanitizer's report (null without --sanitize).
+    j << ", \"sanitizer\": ";
+    if (c.sanitizer) {
+      const auto& s = *c.sanitizer;
+      j << "{\"tool\": \"" << cuda::name(s.tool)
+        << "\", \"checked\": " << (s.checked ? "true" : "false") << ", \"errors\": " << s.errors
+        << ", \"warnings\": " << s.warnings << ", \"problem\": \"" << json_escape(s.problem)
+        << "\", \"findings\": [";
+      for (std::size_t f = 0; f < s.findings.size(); ++f)
+        j << (f ? ", " : "") << "{\"kind\": \"" << cuda::name(s.findings[f].kind)
+          << "\", \"message\": \"" << json_escape(s.findings[f].message) << "\", \"location\": \""
+          << json_escape(s.findings[f].location) << "\", \"thread\": \""
+          << json_escape(s.findings[f].thread) << "\"}";
+      j << "]}";
+    } else {
+      j << "null";
+    }
+    j << "}" << (i + 1 < r.cases.size() ? ",\n" : "\n");
   }
   j << "  ]\n}\n";
   return j.str();
@@ -820,7 +921,13 @@ std::string to_junit(const ConformanceReport& r) {
         (c.emit_ms + c.ptxas_ms + c.reference_ms + c.load_ms + c.launch_ms + c.compare_ms) / 1000.0;
     x << "  <testcase classname=\"conformance\" name=\"" << xml_escape(c.spec) << "\" time=\"" << t
       << "\"";
-    if (c.status == CaseResult::Status::pass) {
+    // issue 12, gpu-sanitize: compute-sanitizer's report, passing or not.
+    const std::string sanitizer_out =
+        c.sanitizer ? "    <system-out>" + xml_escape(c.sanitizer->summary()) + "</system-out>\n"
+                    : std::string();
+    if (c.status == CaseResult::Status::pass && !sanitizer_out.empty()) {
+      x << ">\n" << sanitizer_out << "  </testcase>\n";
+    } else if (c.status == CaseResult::Status::pass) {
       x << "/>\n";
     } else if (c.status == CaseResult::Status::unsupported) {
       // Not a failure of the kernel: the simulator could not give a verdict.
@@ -829,7 +936,8 @@ std::string to_junit(const ConformanceReport& r) {
     } else {
       x << ">\n    <failure type=\"" << name(c.status) << "\" message=\""
         << xml_escape(c.detail.substr(0, c.detail.find('\n'))) << "\">" << xml_escape(c.detail)
-        << "</failure>\n  </testcase>\n";
+        << "</failure>\n"
+        << sanitizer_out << "  </testcase>\n";
     }
   }
   x << "</testsuite>\n";
