@@ -58,6 +58,27 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   }
 }
 
+// issue 12, gpu-sanitize: with --sanitize, one line: how many cases the tool
+// checked, how many it found errors in (each listed), how many it did not check.
+void print_sanitizer_summary(const driver::ConformanceReport& r,
+                             const driver::ConformanceOptions& o, std::ostream& out) {
+  if (!o.sanitize)
+    return;
+  std::size_t checked = 0, with_errors = 0, unchecked = 0;
+  for (const auto& c : r.cases) {
+    if (!c.sanitizer)
+      continue;
+    (c.sanitizer->checked ? checked : unchecked) += 1;
+    if (c.sanitizer->checked && !c.sanitizer->clean()) {
+      ++with_errors;
+      out << "sanitizer: " << c.spec << ": " << c.sanitizer->summary()
+          << (c.expect_fault ? " (expected: a faults/ spec)" : "") << '\n';
+    }
+  }
+  out << "compute-sanitizer " << driver::cuda::name(*o.sanitize) << ": " << checked
+      << " cases checked, " << with_errors << " with errors, " << unchecked << " not checked\n";
+}
+
 /// Where the report goes and what the run is a part of.
 struct Output {
   std::string report; ///< --report FILE, or XML_OUTPUT_FILE; "" for none
@@ -119,6 +140,7 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
   case Setup::no_ptxas:
   case Setup::broken_ptxas:
   case Setup::bad_devices:
+  case Setup::no_sanitizer: // issue 12, gpu-sanitize
     write_report(output, r);
     return command_error("run", exit_environment, r.backend_description);
   }
@@ -132,6 +154,7 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
             << r.count(CaseResult::Status::error) << " error, "
             << r.count(CaseResult::Status::unsupported) << " unsupported; wall "
             << ms(r.wall_seconds * 1000) << " ms\n";
+  print_sanitizer_summary(r, o, std::cout); // issue 12, gpu-sanitize
   if (!write_report(output, r) || r.environment_failed())
     return exit_environment;
   if (r.all_passed())
@@ -177,6 +200,8 @@ std::optional<int> distribute(const std::string& shard, const std::string& devic
   }
   if (d->devices && device_given)
     return usage_error("run", "--device and --devices: give one of them");
+  if (d->devices && o.sanitize && (d->devices->all || d->devices->ordinals.size() > 1))
+    return usage_error("run", "--sanitize runs its workers on one device: give --devices N");
   d->apply(o);
   if (output.report.empty() && !d->junit_output.empty()) {
     output.report = d->junit_output;
@@ -203,10 +228,77 @@ int empty_shard(const Output& output) {
   return write_report(output, r) ? exit_ok : exit_environment;
 }
 
+// issue 12, gpu-sanitize: --sanitize TOOL and --sanitize-timeout S into `o`. The GPU
+// only: no fallback to the simulator (a missing GPU is an environment error).
+std::optional<int> set_sanitize(const std::string& tool, unsigned timeout, std::string& backend,
+                                driver::ConformanceOptions& o) {
+  if (tool.empty())
+    return std::nullopt;
+  o.sanitize = driver::cuda::parse_sanitizer_tool(tool);
+  if (!o.sanitize)
+    return usage_error("run", "--sanitize expects memcheck, racecheck, synccheck or initcheck; "
+                              "got '" +
+                                  tool + "'");
+  if (backend == "sim")
+    return usage_error("run", "--sanitize runs on the GPU; it cannot go with --backend sim");
+  if (timeout == 0)
+    return usage_error("run", "--sanitize-timeout must be at least 1 second");
+  o.sanitize_timeout = std::chrono::seconds(timeout);
+  backend = "cuda";
+  return std::nullopt;
+}
+
+/// `ptxgen run --help`.
+void print_help(const po::options_description& opts) {
+  std::cout
+      << "usage: ptxgen run SPEC|DIR... [--backend auto|cuda|sim] [--device N] [--arch sm_XX]\n"
+         "                  [--target sm_XX] [-j N] [--report FILE.json|FILE.xml]\n"
+         "                  [--ptx FILE [--entry NAME]] [--shard INDEX/COUNT]\n"
+         "                  [--devices all|0,2,...] [--sanitize TOOL]\n\n"
+         "The conformance run. For every spec: emit its PTX (or take --ptx FILE),\n"
+         "assemble it with ptxas, run it on the GPU (or the CPU simulator), and compare\n"
+         "every global tensor byte for byte with the independent CPU reference, whose\n"
+         "result must first meet the spec's [[expect]] tables (else the case is invalid\n"
+         "and does not run). ptxas assembles on every backend; PTX it rejects fails its\n"
+         "case. Specs in a `faults/` folder are run without the contract and must fault\n"
+         "(a directory argument skips faults/, invalid/, races/ and wrong_kernel/: name\n"
+         "them explicitly). Each GPU case runs in its own process, so a faulting kernel\n"
+         "costs only its case.\n\n"
+         "With --ptx, the entry's parameters are checked by type and size against the\n"
+         "spec's ABI (global tensors as .u64 pointers, then parameters, or [kernel] abi's\n"
+         "order) before anything runs, on every backend; an entry with `.extern .shared`\n"
+         "gets the spec's shared tensors' total (or [kernel] dynamic_shared) as its\n"
+         "dynamic shared memory. A kernel the simulator cannot run is `unsupported`\n"
+         "(every such line listed): no verdict, neither a fault nor a mismatch.\n\n"
+         "--shard INDEX/COUNT runs the specs i (of the list the arguments expand to,\n"
+         "directories sorted) with i % COUNT == INDEX, so COUNT jobs cover the list\n"
+         "once; TEST_SHARD_INDEX/TEST_TOTAL_SHARDS ask the same (the test runners'\n"
+         "protocol; TEST_SHARD_STATUS_FILE is touched), and without --report the JUnit\n"
+         "report goes to XML_OUTPUT_FILE when set. --devices spreads the GPU cases over\n"
+         "several GPUs of one kind (see docs/conformance.md).\n\n"
+      << opts
+      << "\nexamples:\n  ptxgen run specs/ specs/faults/\n"
+         "  ptxgen run --backend sim specs/seed/copy_async.toml\n"
+         "  ptxgen run specs/seed/copy_async.toml --ptx my_kernel.ptx\n"
+         "  ptxgen run spec.toml --ptx nvcc_out.ptx --entry _Z4copyPKfPf\n\n"
+         "With --sanitize TOOL every GPU case runs in its own process under\n"
+         "compute-sanitizer (found beside ptxas, on PATH or in /usr/local/cuda/bin);\n"
+         "a case that passed but has sanitizer errors is a fault, one the tool did not\n"
+         "check is an error (exit 3); a faults/ spec's findings are its evidence.\n\n"
+         "exit status: 0 all pass, 1 a mismatch, fault, invalid spec, PTX ptxas\n"
+         "rejects or parameters that do not fit the spec, 2 usage, 3 environment (no\n"
+         "GPU with --backend cuda or --sanitize, no ptxas or one that cannot assemble an\n"
+         "empty kernel, no compute-sanitizer with --sanitize,\n"
+         "ptxas crashed, an output not written, a --devices GPU unusable or of another\n"
+         "kind than the first), 4 some kernel is unsupported by the simulator and every\n"
+         "other case passed.\n";
+}
+
 int run_run(const std::vector<std::string>& args) {
   po::options_description opts("options");
   std::string backend = "auto", arch, target, report, ptx_file, ptxas, dump_dir, entry, shard,
-              devices;
+              devices, sanitize;
+  unsigned sanitize_timeout = 120;
   int device = 0;
   unsigned jobs = 0;
   opts.add_options()("help,h", "show this help")(
@@ -234,49 +326,19 @@ int run_run(const std::vector<std::string>& args) {
       "jit", "load the PTX through the driver's JIT instead of ptxas's cubin (ptxas still "
              "checks it)")("unchecked", "skip the contract: show on the device what it prevents")(
       "dump", po::value(&dump_dir),
-      "write every completed case's global tensors to DIR (compare backends with diff -r)");
+      "write every completed case's global tensors to DIR (compare backends with diff -r)")(
+      // issue 12, gpu-sanitize
+      "sanitize", po::value(&sanitize),
+      "run each GPU case under compute-sanitizer --tool TOOL (memcheck, racecheck, synccheck, "
+      "initcheck), one worker process per case, -j at once")(
+      "sanitize-timeout", po::value(&sanitize_timeout)->default_value(120),
+      "with --sanitize: seconds one case's sanitizer process may take");
   std::vector<std::string> specs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("run", args, opts, specs_in, vm))
     return *status;
   if (vm.count("help")) {
-    std::cout
-        << "usage: ptxgen run SPEC|DIR... [--backend auto|cuda|sim] [--device N] [--arch sm_XX]\n"
-           "                  [--target sm_XX] [-j N] [--report FILE.json|FILE.xml]\n"
-           "                  [--ptx FILE [--entry NAME]] [--shard INDEX/COUNT]\n"
-           "                  [--devices all|0,2,...]\n\n"
-           "The conformance run. For every spec: emit its PTX (or take --ptx FILE),\n"
-           "assemble it with ptxas, run it on the GPU (or the CPU simulator), and compare\n"
-           "every global tensor byte for byte with the independent CPU reference, whose\n"
-           "result must first meet the spec's [[expect]] tables (else the case is invalid\n"
-           "and does not run). ptxas assembles on every backend; PTX it rejects fails its\n"
-           "case. Specs in a `faults/` folder are run without the contract and must fault\n"
-           "(a directory argument skips faults/, invalid/, races/ and wrong_kernel/: name\n"
-           "them explicitly). Each GPU case runs in its own process, so a faulting kernel\n"
-           "costs only its case.\n\n"
-           "With --ptx, the entry's parameters are checked by type and size against the\n"
-           "spec's ABI (global tensors as .u64 pointers, then parameters, or [kernel] abi's\n"
-           "order) before anything runs, on every backend; an entry with `.extern .shared`\n"
-           "gets the spec's shared tensors' total (or [kernel] dynamic_shared) as its\n"
-           "dynamic shared memory. A kernel the simulator cannot run is `unsupported`\n"
-           "(every such line listed): no verdict, neither a fault nor a mismatch.\n\n"
-           "--shard INDEX/COUNT runs the specs i (of the list the arguments expand to,\n"
-           "directories sorted) with i % COUNT == INDEX, so COUNT jobs cover the list\n"
-           "once; TEST_SHARD_INDEX/TEST_TOTAL_SHARDS ask the same (the test runners'\n"
-           "protocol; TEST_SHARD_STATUS_FILE is touched), and without --report the JUnit\n"
-           "report goes to XML_OUTPUT_FILE when set. --devices spreads the GPU cases over\n"
-           "several GPUs of one kind (see docs/conformance.md).\n\n"
-        << opts
-        << "\nexamples:\n  ptxgen run specs/ specs/faults/\n"
-           "  ptxgen run --backend sim specs/seed/copy_async.toml\n"
-           "  ptxgen run specs/seed/copy_async.toml --ptx my_kernel.ptx\n"
-           "  ptxgen run spec.toml --ptx nvcc_out.ptx --entry _Z4copyPKfPf\n\n"
-           "exit status: 0 all pass, 1 a mismatch, fault, invalid spec, PTX ptxas\n"
-           "rejects or parameters that do not fit the spec, 2 usage, 3 environment (no\n"
-           "GPU with --backend cuda, no ptxas or one that cannot assemble an empty kernel,\n"
-           "ptxas crashed, an output not written, a --devices GPU unusable or of another\n"
-           "kind than the first), 4 some kernel is unsupported by the simulator and every\n"
-           "other case passed.\n";
+    print_help(opts);
     return exit_ok;
   }
   if (specs_in.empty())
@@ -311,6 +373,8 @@ int run_run(const std::vector<std::string>& args) {
     if (!ptx_file.empty())
       return usage_error("run", "--target sets ptxgen's PTX; with --ptx the file has its own");
   }
+  if (auto status = set_sanitize(sanitize, sanitize_timeout, backend, o)) // issue 12
+    return *status;
   std::vector<fs::path> specs;
   std::string err;
   if (!driver::expand_spec_arguments(specs_in, specs, err))

@@ -1,12 +1,14 @@
 #include "driver/run/conformance.hpp"
 
 #include "driver/cuda/isolated_runner.hpp"
+#include "driver/cuda/sanitizer_runner.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/binding.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/run/tensor_data.hpp"
+#include "driver/sass/disassemble.hpp"
 #include "driver/sim/simulator.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "emitter/lower/abi.hpp"
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -73,6 +76,8 @@ std::string_view name(ConformanceReport::Setup s) {
     return "broken_ptxas";
   case ConformanceReport::Setup::bad_devices:
     return "bad_devices";
+  case ConformanceReport::Setup::no_sanitizer:
+    return "no_sanitizer";
   }
   unreachable("name(): not a Setup value");
 }
@@ -503,6 +508,19 @@ cuda::LaunchRequest cuda_request(const Prepared& p) {
   return req;
 }
 
+// issue 12, sass-trap: a GPU fault whose cubin carries a known ptxas miscompile
+// is the toolchain's: say so in the detail and list the matches (CaseResult::traps).
+void note_traps(Prepared& p) {
+  auto scan = sass::scan_cubin(p.cubin);
+  if (scan.traps.empty())
+    return;
+  p.result.traps = std::move(scan.traps);
+  p.result.detail +=
+      "; the device rejected PTX that ptxas accepted: " + sass::describe(p.result.traps.front());
+  if (p.result.traps.size() > 1)
+    p.result.detail += " (and " + std::to_string(p.result.traps.size() - 1) + " more)";
+}
+
 void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
   p.result.load_ms = out.load_ms;
   p.result.launch_ms = out.launch_ms;
@@ -528,6 +546,7 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
   }
   case S::fault:
     judge_fault(p, out.error_name + ": " + out.message);
+    note_traps(p); // issue 12, sass-trap
     break;
   case S::load_error:
   case S::launch_error:
@@ -546,6 +565,32 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
   }
 }
 
+} // namespace
+
+// issue 12, gpu-sanitize
+void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report) {
+  c.sanitizer = report;
+  if (c.expect_fault || c.status == CaseResult::Status::error)
+    return;
+  if (!report.checked) {
+    c.status = CaseResult::Status::error;
+    c.blame = CaseResult::Blame::environment;
+    c.detail = "compute-sanitizer did not check the case: " + report.summary();
+    return;
+  }
+  if (report.clean())
+    return;
+  const std::string said = "compute-sanitizer " + report.summary();
+  if (c.status == CaseResult::Status::pass) {
+    c.status = CaseResult::Status::fault;
+    c.detail = said;
+  } else {
+    c.detail += "; " + said;
+  }
+}
+
+namespace {
+
 /// What a run checks before its first case: the backend and ptxas.
 struct Setup {
   ConformanceReport::Setup state = ConformanceReport::Setup::ready;
@@ -554,6 +599,8 @@ struct Setup {
   std::optional<PtxasLocation> ptxas;
   ptx::Target arch = emitted_target;
   std::string description;
+  std::optional<fs::path> sanitizer; ///< --sanitize: the compute-sanitizer found
+  fs::path self;                     ///< --sanitize: this program, the device worker
 };
 
 /// "ptxgen's PTX for sm_80" or "the PTX of 'k.ptx' (--ptx)".
@@ -622,6 +669,30 @@ bool open_gpus(const ConformanceOptions& o, Setup& s, std::string& runs_on) {
   return true;
 }
 
+// issue 12, gpu-sanitize: compute-sanitizer beside the run's ptxas, on PATH, or in
+// /usr/local/cuda/bin; false (the setup refused) when there is none.
+bool find_sanitizer(const ConformanceOptions& o, Setup& s) {
+  std::string ignored; // a missing ptxas is reported by set_up itself
+  const auto ptxas = locate_ptxas(o.ptxas, ignored);
+  const char* path = std::getenv("PATH");
+  s.sanitizer = cuda::locate_compute_sanitizer(ptxas ? ptxas->path : fs::path(o.ptxas),
+                                               path ? path : "", cuda::default_sanitizer_dirs());
+  std::error_code ec;
+  s.self = fs::read_symlink("/proc/self/exe", ec);
+  if (s.sanitizer && !ec)
+    return true;
+  s.state = ConformanceReport::Setup::no_sanitizer;
+  if (s.sanitizer) {
+    s.problem = "--sanitize: cannot find this program's own path for its device worker "
+                "(/proc/self/exe): " +
+                ec.message();
+    return false;
+  }
+  s.problem = "--sanitize: no compute-sanitizer beside ptxas, on PATH or in /usr/local/cuda/bin "
+              "(it comes with the CUDA toolkit)";
+  return false;
+}
+
 /// Finds the GPU (cuda) and ptxas, and checks that ptxas assembles for the target.
 /// The CUDA backend forks a child per case and needs a process that has not
 /// initialised CUDA: this runs before any worker thread starts.
@@ -629,6 +700,8 @@ Setup set_up(const ConformanceOptions& o) {
   Setup s;
   using State = ConformanceReport::Setup;
   std::string runs_on = "sim: the CPU simulator";
+  if (o.sanitize && !find_sanitizer(o, s))
+    return s;
   if (o.backend == Backend::cuda) {
     if (!open_gpus(o, s, runs_on))
       return s;
@@ -655,7 +728,23 @@ Setup set_up(const ConformanceOptions& o) {
       runs_on + "; " + whose_ptx(o) + ", assembled by " + ptxas_text + " for " + s.arch.str();
   if (o.backend == Backend::cuda && o.jit)
     s.description += ", loaded as PTX through the driver's JIT";
+  if (o.sanitize)
+    s.description += "; each case under compute-sanitizer --tool " +
+                     std::string(cuda::name(*o.sanitize)) + " ('" + s.sanitizer->string() +
+                     "'), one worker process per case";
   return s;
+}
+
+/// The sanitizer runner's options for this run.
+cuda::SanitizeOptions sanitize_options(const ConformanceOptions& o, const Setup& s, unsigned jobs) {
+  cuda::SanitizeOptions so;
+  so.tool = *o.sanitize;
+  so.sanitizer = *s.sanitizer;
+  so.worker = s.self;
+  so.device = s.gpus.front().device().ordinal; // the first of --devices
+  so.jobs = jobs;
+  so.limit = o.sanitize_timeout;
+  return so;
 }
 
 /// Every case an error that says why the run could not start.
@@ -698,6 +787,29 @@ void launch_on_gpus(std::vector<Prepared>& cases, std::vector<cuda::IsolatedRunn
       finish(*ready[i]);
     });
   });
+}
+
+// issue 12, gpu-sanitize: the ready cases, each in its own exec'd worker under
+// compute-sanitizer (`jobs` at once, on the first device); each outcome is judged
+// as soon as it arrives.
+void launch_sanitized(std::vector<Prepared>& cases, const ConformanceOptions& o, const Setup& setup,
+                      unsigned jobs, const std::function<void(Prepared&)>& finish) {
+  std::vector<Prepared*> ready;
+  std::vector<cuda::LaunchRequest> requests;
+  for (auto& p : cases) {
+    if (!p.ready)
+      continue;
+    ready.push_back(&p);
+    requests.push_back(cuda_request(p));
+  }
+  const int ordinal = setup.gpus.front().device().ordinal;
+  cuda::run_sanitized(std::move(requests), sanitize_options(o, setup, jobs),
+                      [&](std::size_t i, const cuda::SanitizedOutcome& out) {
+                        ready[i]->result.device = ordinal;
+                        judge_cuda(*ready[i], out.outcome);
+                        judge_sanitizer(ready[i]->result, out.report);
+                        finish(*ready[i]);
+                      });
 }
 
 } // namespace
@@ -750,7 +862,10 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
 
   if (!setup.gpus.empty()) {
     const auto gpu_start = Clock::now();
-    launch_on_gpus(cases, setup.gpus, finish);
+    if (o.sanitize) // issue 12, gpu-sanitize: exec'd workers under compute-sanitizer
+      launch_sanitized(cases, o, setup, jobs, finish);
+    else
+      launch_on_gpus(cases, setup.gpus, finish);
     report.device_seconds = std::chrono::duration<double>(Clock::now() - gpu_start).count();
   }
   for (auto& p : cases)
@@ -848,8 +963,31 @@ std::string to_json(const ConformanceReport& r) {
     j << "], \"sim_fault\": \"" << (c.sim_fault ? sim::name(*c.sim_fault) : std::string_view{})
       << "\", \"race_kind\": \"" << (c.sim_race ? sim::name(c.sim_race->kind) : std::string_view{})
       << "\", \"expectations\": " << c.expectations
-      << ", \"expectations_failed\": " << c.expectations_failed << "}"
-      << (i + 1 < r.cases.size() ? ",\n" : "\n");
+      << ", \"expectations_failed\": " << c.expectations_failed << ", \"traps\": [";
+    for (std::size_t t = 0; t < c.traps.size(); ++t) // issue 12, sass-trap
+      j << (t ? ", " : "") << "{\"id\": \"" << sass::name(c.traps[t].id) << "\", \"function\": \""
+        << json_escape(c.traps[t].function) << "\", \"sass_line\": " << c.traps[t].line
+        << ", \"instruction\": \"" << json_escape(c.traps[t].instruction) << "\", \"why\": \""
+        << json_escape(c.traps[t].why) << "\"}";
+    j << "]";
+    // issue 12, gpu-sanitize: compute-sanitizer's report (null without --sanitize).
+    j << ", \"sanitizer\": ";
+    if (c.sanitizer) {
+      const auto& s = *c.sanitizer;
+      j << "{\"tool\": \"" << cuda::name(s.tool)
+        << "\", \"checked\": " << (s.checked ? "true" : "false") << ", \"errors\": " << s.errors
+        << ", \"warnings\": " << s.warnings << ", \"problem\": \"" << json_escape(s.problem)
+        << "\", \"findings\": [";
+      for (std::size_t f = 0; f < s.findings.size(); ++f)
+        j << (f ? ", " : "") << "{\"kind\": \"" << cuda::name(s.findings[f].kind)
+          << "\", \"message\": \"" << json_escape(s.findings[f].message) << "\", \"location\": \""
+          << json_escape(s.findings[f].location) << "\", \"thread\": \""
+          << json_escape(s.findings[f].thread) << "\"}";
+      j << "]}";
+    } else {
+      j << "null";
+    }
+    j << "}" << (i + 1 < r.cases.size() ? ",\n" : "\n");
   }
   j << "  ]\n}\n";
   return j.str();
@@ -871,7 +1009,13 @@ std::string to_junit(const ConformanceReport& r) {
         (c.emit_ms + c.ptxas_ms + c.reference_ms + c.load_ms + c.launch_ms + c.compare_ms) / 1000.0;
     x << "  <testcase classname=\"conformance\" name=\"" << xml_escape(c.spec) << "\" time=\"" << t
       << "\"";
-    if (c.status == CaseResult::Status::pass) {
+    // issue 12, gpu-sanitize: compute-sanitizer's report, passing or not.
+    const std::string sanitizer_out =
+        c.sanitizer ? "    <system-out>" + xml_escape(c.sanitizer->summary()) + "</system-out>\n"
+                    : std::string();
+    if (c.status == CaseResult::Status::pass && !sanitizer_out.empty()) {
+      x << ">\n" << sanitizer_out << "  </testcase>\n";
+    } else if (c.status == CaseResult::Status::pass) {
       x << "/>\n";
     } else if (c.status == CaseResult::Status::unsupported) {
       // Not a failure of the kernel: the simulator could not give a verdict.
@@ -880,7 +1024,8 @@ std::string to_junit(const ConformanceReport& r) {
     } else {
       x << ">\n    <failure type=\"" << name(c.status) << "\" message=\""
         << xml_escape(c.detail.substr(0, c.detail.find('\n'))) << "\">" << xml_escape(c.detail)
-        << "</failure>\n  </testcase>\n";
+        << "</failure>\n"
+        << sanitizer_out << "  </testcase>\n";
     }
   }
   x << "</testsuite>\n";

@@ -7,11 +7,14 @@
 // spec's expectations (`[[expect]]`). Specs under a `faults/` folder are run
 // unchecked and must fault.
 
+#include "driver/cuda/sanitizer.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/run/shard.hpp"
+#include "driver/sass/traps.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/target.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -56,6 +59,11 @@ struct ConformanceOptions {
   /// are written to DIR/<spec path with '/' as '__'>.<tensor>.bin (to compare
   /// two backends byte for byte).
   std::string dump_dir;
+  // issue 12, gpu-sanitize: --sanitize TOOL runs each GPU case in its own exec'd
+  // worker under compute-sanitizer (driver/cuda/sanitizer_runner.hpp), `jobs` at once.
+  std::optional<cuda::SanitizerTool> sanitize;
+  /// --sanitize-timeout: one case's whole sanitizer process; past it the case is timed_out.
+  std::chrono::seconds sanitize_timeout{120};
 };
 
 /// One spec's outcome.
@@ -108,6 +116,14 @@ struct CaseResult {
   /// and how many of them failed (then the status is invalid and nothing runs).
   std::size_t expectations = 0;
   std::size_t expectations_failed = 0;
+  /// issue 12, sass-trap: on the GPU, a faulting case's known ptxas miscompiles,
+  /// found in its cubin's SASS (driver/sass; empty when none or no disassembler).
+  std::vector<sass::TrapMatch> traps;
+  // issue 12, gpu-sanitize: what compute-sanitizer said (with --sanitize only). A
+  // valid spec that passed the comparison but has sanitizer errors is a `fault`
+  // (detail "compute-sanitizer TOOL: ..."); a case the tool did not check is an
+  // environment `error`; a faults/ spec's findings are its expected evidence.
+  std::optional<cuda::SanitizerReport> sanitizer;
 };
 std::string_view name(CaseResult::Status s);
 
@@ -119,6 +135,7 @@ struct ConformanceReport {
     no_ptxas,     ///< no ptxas was found where the search looked
     broken_ptxas, ///< the ptxas found cannot assemble an empty kernel for the target
     bad_devices,  ///< of several GPUs (--devices), one is unusable or they differ in target
+    no_sanitizer, ///< --sanitize, but no compute-sanitizer beside ptxas, on PATH or in CUDA's bin
   };
   Setup setup = Setup::ready;
   std::vector<CaseResult> cases;
@@ -135,7 +152,8 @@ struct ConformanceReport {
   /// True when the setup failed or some case's error is the environment's.
   bool environment_failed() const;
 };
-/// "ready", "no_gpu", "no_ptxas", "broken_ptxas", "bad_devices" (the report's `setup` field).
+/// "ready", "no_gpu", "no_ptxas", "broken_ptxas", "bad_devices", "no_sanitizer" (also the
+/// report's `setup` field).
 std::string_view name(ConformanceReport::Setup s);
 
 /// Called after each case finishes (for a progress bar): done, total, the case.
@@ -144,6 +162,13 @@ using ProgressFn = std::function<void(std::size_t, std::size_t, const CaseResult
 /// Runs every spec. Never throws for a spec's failure: each becomes a CaseResult.
 ConformanceReport run_conformance(const std::vector<std::filesystem::path>& specs,
                                   const ConformanceOptions& options, const ProgressFn& progress);
+
+// issue 12, gpu-sanitize: attaches compute-sanitizer's report to a judged case and
+// gives the verdict. A faults/ spec keeps its verdict (its findings are the expected
+// evidence), as does an error; a case the tool did not check becomes an environment
+// error (never clean); errors in a case that passed make it a fault; racecheck's
+// warnings are reported only.
+void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report);
 
 /// True when `spec` lives under a folder named `faults`.
 bool is_fault_spec(const std::filesystem::path& spec);
