@@ -103,6 +103,9 @@ struct Prepared {
   ReferenceOutput expected;
   bool ready = false;   ///< emitted, assembled and referenced: ready for the backend
   std::string dump_dir; ///< ConformanceOptions::dump_dir
+  /// ConformanceOptions::tamper_sim_outputs, when set (issue 12, fuzz-loop).
+  const std::function<void(const std::string&, std::map<std::string, std::vector<std::uint8_t>>&)>*
+      tamper_sim_outputs = nullptr;
 };
 
 /// Marks the case as an error: `blame` says whose.
@@ -252,6 +255,7 @@ bool expectations_hold(Prepared& p) {
     return true;
   p.result.status = CaseResult::Status::invalid;
   p.result.detail = failed.format_all();
+  p.result.diagnostics = failed; // issue 12, fuzz-loop: the fuzz signature's DiagIds
   return false;
 }
 
@@ -320,6 +324,8 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   p.result.spec = spec.generic_string();
   p.result.expect_fault = is_fault_spec(spec);
   p.dump_dir = o.dump_dir;
+  if (o.tamper_sim_outputs)
+    p.tamper_sim_outputs = &o.tamper_sim_outputs;
   lower::LowerOptions lo;
   lo.target = o.target.value_or(emitted_target);
   lo.run_target = arch; // ptxas assembles for it: its shared memory is the limit
@@ -330,6 +336,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   if (!e.kernel || !e.ok()) {
     p.result.status = CaseResult::Status::invalid;
     p.result.detail = e.diagnostics.format_all();
+    p.result.diagnostics = e.diagnostics; // issue 12, fuzz-loop: the fuzz signature's DiagIds
     return;
   }
   p.kernel = std::move(e.kernel);
@@ -355,7 +362,10 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
     if (!expectations_hold(p))
       return;
   }
-  assemble_case(p, o, ptxas, arch);
+  if (o.assemble)
+    assemble_case(p, o, ptxas, arch);
+  else // issue 12, fuzz-loop: another backend's run assembled this PTX
+    p.ready = true;
   // ptxas has the first word on the PTX; then the entry must fit the spec.
   if (p.ready && !o.ptx_override.empty() && !bind_case(p, o))
     p.ready = false;
@@ -463,6 +473,8 @@ void run_on_sim(Prepared& p) {
       return;
     }
   }
+  if (p.tamper_sim_outputs) // issue 12, fuzz-loop: --inject-fault (a test hook)
+    (*p.tamper_sim_outputs)(p.ptx, bytes);
   judge_no_fault(p, bytes);
 }
 
@@ -693,8 +705,7 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
   return report;
 }
 
-namespace {
-
+// issue 12, fuzz-loop: json_escape and xml_escape are shared with the fuzz report.
 std::string json_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -747,8 +758,6 @@ std::string xml_escape(const std::string& s) {
   }
   return out;
 }
-
-} // namespace
 
 std::string to_json(const ConformanceReport& r) {
   std::ostringstream j;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,15 @@ struct ConformanceOptions {
   /// are written to DIR/<spec path with '/' as '__'>.<tensor>.bin (to compare
   /// two backends byte for byte).
   std::string dump_dir;
+  // issue 12, fuzz-loop: `ptxgen fuzz` runs a batch on the GPU, then on the simulator.
+  /// False: do not run ptxas on the cases (the PTX was assembled by another backend's
+  /// run of the same specs, which already judged ptxas's verdict).
+  bool assemble = true;
+  /// A test hook (`ptxgen fuzz --inject-fault`): called on the simulator's final global
+  /// tensors before they are compared, with the case's PTX; it may change them.
+  std::function<void(const std::string& ptx,
+                     std::map<std::string, std::vector<std::uint8_t>>& outputs)>
+      tamper_sim_outputs;
 };
 
 /// One spec's outcome.
@@ -136,5 +146,10 @@ bool is_fault_spec(const std::filesystem::path& spec);
 /// The report as JSON / as JUnit XML.
 std::string to_json(const ConformanceReport& r);
 std::string to_junit(const ConformanceReport& r);
+
+// issue 12, fuzz-loop: the escaping of the reports, shared with `ptxgen fuzz`'s.
+/// `s` as the inside of a JSON string / of XML text or an attribute value.
+std::string json_escape(const std::string& s);
+std::string xml_escape(const std::string& s);
 
 } // namespace ptxgen::driver
