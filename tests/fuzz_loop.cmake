@@ -1,0 +1,31 @@
+# issue 12, fuzz-loop: `ptxgen fuzz` (label fuzzloop). The shrinker's own unit tests are
+# tests/unit/fuzz_shrink_*.cpp (unit.fuzz_shrink_*).
+
+# The deterministic smoke: a fixed seed, a few hundred generated specs on the simulator,
+# no finding (exit 0) and every spec counted in the report.
+add_test(NAME fuzz_loop.smoke
+         COMMAND bash -c [=[rm -f "$1"; "${@:2}"; rc=$?; [ "$rc" = 0 ] || exit "$rc"
+                            grep -q '"specs": 300,' "$1" && grep -q '"findings": \[\]' "$1"]=]
+                 smoke ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json
+                 $<TARGET_FILE:ptxgen> fuzz --seed 20261130 --count 300 --backend sim -j 2
+                 --report ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json)
+set_tests_properties(fuzz_loop.smoke PROPERTIES LABELS fuzzloop TIMEOUT 120)
+
+# A fault injected into the simulator's output (hidden --inject-fault) is found, shrunk
+# and saved; see the script.
+add_test(NAME fuzz_loop.injected_fault
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/injected_fault.sh
+                 $<TARGET_FILE:ptxgen> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_injected 7 24
+                 cp.async.cg)
+set_tests_properties(fuzz_loop.injected_fault PROPERTIES LABELS fuzzloop TIMEOUT 120)
+
+# Usage errors: no --count/--time, a bad --shard, a bad --backend: exit 2, with the hint.
+foreach(bad "--seed;1" "--count;1;--shard;2/2" "--count;1;--shard;x" "--count;1;--backend;gpu")
+  string(REPLACE ";" "_" name "${bad}")
+  string(REGEX REPLACE "[^A-Za-z0-9_]" "" name "${name}")
+  add_test(NAME fuzz_loop.usage${name}
+           COMMAND bash -c [=[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
+                              [ "$rc" = 2 ] && grep -q 'ptxgen fuzz --help' <<<"$out"]=]
+                   usage $<TARGET_FILE:ptxgen> fuzz ${bad})
+  set_tests_properties(fuzz_loop.usage${name} PROPERTIES LABELS fuzzloop)
+endforeach()
