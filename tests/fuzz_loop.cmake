@@ -2,10 +2,12 @@
 # tests/unit/fuzz_shrink_*.cpp (unit.fuzz_shrink_*).
 
 # The deterministic smoke: a fixed seed, a few hundred generated specs on the simulator,
-# no finding (exit 0) and every spec counted in the report.
+# no finding (exit 0), every spec counted in the report and assembled by ptxas.
 add_test(NAME fuzz_loop.smoke
          COMMAND bash -c [=[rm -f "$1"; "${@:2}"; rc=$?; [ "$rc" = 0 ] || exit "$rc"
-                            grep -q '"specs": 300,' "$1" && grep -q '"findings": \[\]' "$1"]=]
+                            grep -q '"specs": 300,' "$1" && grep -q '"findings": \[\]' "$1" &&
+                            grep -q '"backend": "sim", "cases": 300,' "$1" &&
+                            ! grep -q '"ptxas_ms": 0,' "$1"]=]
                  smoke ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json
                  $<TARGET_FILE:ptxgen> fuzz --seed 20261130 --count 300 --backend sim -j 2
                  --report ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json)
