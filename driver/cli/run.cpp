@@ -58,22 +58,39 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   }
 }
 
-/// Writes --report FILE (.xml: JUnit, else JSON); false when it cannot.
-bool write_report(const std::string& report, const driver::ConformanceReport& r) {
-  if (report.empty())
+/// Where the report goes and what the run is a part of.
+struct Output {
+  std::string report; ///< --report FILE, or XML_OUTPUT_FILE; "" for none
+  bool junit = false; ///< JUnit XML whatever the name (XML_OUTPUT_FILE)
+  driver::Shard shard;
+  std::size_t all_specs = 0; ///< the specs of every shard together
+};
+
+/// Writes the report (.xml or Output::junit: JUnit, else JSON); false when it cannot.
+bool write_report(const Output& output, const driver::ConformanceReport& r) {
+  if (output.report.empty())
     return true;
-  bool xml = fs::path(report).extension() == ".xml";
+  bool xml = output.junit || fs::path(output.report).extension() == ".xml";
   std::string err;
-  if (driver::write_file_atomically(report, xml ? driver::to_junit(r) : driver::to_json(r), err))
+  if (driver::write_file_atomically(output.report, xml ? driver::to_junit(r) : driver::to_json(r),
+                                    err))
     return true;
   command_error("run", exit_environment, err);
   return false;
 }
 
+/// "25 specs" or, for a shard, "25 specs (shard 1/4 of 99)".
+std::string spec_count(std::size_t n, const Output& output) {
+  std::string s = std::to_string(n) + " specs";
+  if (driver::sharded(output.shard))
+    s += " (shard " + driver::str(output.shard) + " of " + std::to_string(output.all_specs) + ")";
+  return s;
+}
+
 /// The run, and with `auto` the simulator when there is no GPU. A run that
 /// could not start (no GPU for cuda, no ptxas or a broken one) is exit 3.
 int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bool auto_backend,
-            const std::string& report) {
+            const Output& output) {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   auto progress = [&](std::size_t done, std::size_t total, const CaseResult& c) {
     if (tty) {
@@ -86,6 +103,7 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
                 << c.detail << (c.detail.empty() || c.detail.back() != '\n' ? "\n" : "");
   };
   auto r = driver::run_conformance(specs, o, progress);
+  r.shard = output.shard;
   using Setup = driver::ConformanceReport::Setup;
   switch (r.setup) {
   case Setup::ready:
@@ -95,24 +113,26 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
       std::cerr << "ptxgen run: " << r.backend_description
                 << "\nptxgen run: running on the CPU simulator instead\n";
       o.backend = driver::Backend::sim;
-      return conform(specs, o, false, report);
+      return conform(specs, o, false, output);
     }
     [[fallthrough]];
   case Setup::no_ptxas:
   case Setup::broken_ptxas:
-    write_report(report, r);
+  case Setup::bad_devices:
+    write_report(output, r);
     return command_error("run", exit_environment, r.backend_description);
   }
   print_table(r, std::cout);
   std::cout << "backend: " << r.backend_description << '\n'
-            << "summary: " << r.cases.size() << " specs: " << r.count(CaseResult::Status::pass)
-            << " pass, " << r.count(CaseResult::Status::mismatch) << " mismatch, "
+            << "summary: " << spec_count(r.cases.size(), output) << ": "
+            << r.count(CaseResult::Status::pass) << " pass, "
+            << r.count(CaseResult::Status::mismatch) << " mismatch, "
             << r.count(CaseResult::Status::fault) << " fault, "
             << r.count(CaseResult::Status::invalid) << " invalid, "
             << r.count(CaseResult::Status::error) << " error, "
             << r.count(CaseResult::Status::unsupported) << " unsupported; wall "
             << ms(r.wall_seconds * 1000) << " ms\n";
-  if (!write_report(report, r) || r.environment_failed())
+  if (!write_report(output, r) || r.environment_failed())
     return exit_environment;
   if (r.all_passed())
     return exit_ok;
@@ -140,15 +160,64 @@ std::optional<int> pick_entry(const std::string& ptx, const std::string& request
   return std::nullopt;
 }
 
+/// --shard, --devices and the test runner's environment (shard.hpp): keeps the
+/// shard's specs, sets the devices and where JUnit goes. An exit status on failure.
+std::optional<int> distribute(const std::string& shard, const std::string& devices,
+                              bool device_given, std::vector<fs::path>& specs,
+                              driver::ConformanceOptions& o, Output& output) {
+  driver::DistributionError error;
+  auto d = driver::resolve_distribution(shard, devices, driver::process_environment(), error);
+  if (!d) {
+    switch (error.kind) {
+    case driver::DistributionError::Kind::usage:
+      return usage_error("run", error.message);
+    case driver::DistributionError::Kind::environment:
+      return command_error("run", exit_environment, error.message);
+    }
+  }
+  if (d->devices && device_given)
+    return usage_error("run", "--device and --devices: give one of them");
+  d->apply(o);
+  if (output.report.empty() && !d->junit_output.empty()) {
+    output.report = d->junit_output;
+    output.junit = true;
+  }
+  output.shard = d->shard;
+  output.all_specs = specs.size();
+  std::vector<fs::path> mine;
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    if (driver::contains(d->shard, i))
+      mine.push_back(specs[i]);
+  specs = std::move(mine);
+  return std::nullopt;
+}
+
+/// A shard that holds none of the specs (more shards than specs): nothing to
+/// run, which is not a failure.
+int empty_shard(const Output& output) {
+  driver::ConformanceReport r;
+  r.shard = output.shard;
+  r.backend_description = "none: shard " + driver::str(output.shard) + " holds none of the " +
+                          std::to_string(output.all_specs) + " specs";
+  std::cout << "summary: " << spec_count(0, output) << ": nothing to run\n";
+  return write_report(output, r) ? exit_ok : exit_environment;
+}
+
 int run_run(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string backend = "auto", arch, target, report, ptx_file, ptxas, dump_dir, entry;
+  std::string backend = "auto", arch, target, report, ptx_file, ptxas, dump_dir, entry, shard,
+              devices;
   int device = 0;
   unsigned jobs = 0;
   opts.add_options()("help,h", "show this help")(
       "backend", po::value(&backend)->default_value("auto"),
       "auto (the GPU when there is one, else the simulator), cuda, or sim")(
       "device", po::value(&device)->default_value(0), "CUDA device ordinal")(
+      "devices", po::value(&devices),
+      "all, or GPU ordinals as 0,2: one worker per device, the cases handed out as they free "
+      "up")("shard", po::value(&shard),
+            "INDEX/COUNT: run only the specs i with i % COUNT == INDEX (default: the test "
+            "runner's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS)")(
       "arch", po::value(&arch),
       "ptxas's target, on every backend (default: the device's, e.g. sm_90; sim: sm_80)")(
       "target", po::value(&target),
@@ -174,7 +243,8 @@ int run_run(const std::vector<std::string>& args) {
     std::cout
         << "usage: ptxgen run SPEC|DIR... [--backend auto|cuda|sim] [--device N] [--arch sm_XX]\n"
            "                  [--target sm_XX] [-j N] [--report FILE.json|FILE.xml]\n"
-           "                  [--ptx FILE [--entry NAME]]\n\n"
+           "                  [--ptx FILE [--entry NAME]] [--shard INDEX/COUNT]\n"
+           "                  [--devices all|0,2,...]\n\n"
            "The conformance run. For every spec: emit its PTX (or take --ptx FILE),\n"
            "assemble it with ptxas, run it on the GPU (or the CPU simulator), and compare\n"
            "every global tensor byte for byte with the independent CPU reference, whose\n"
@@ -190,6 +260,12 @@ int run_run(const std::vector<std::string>& args) {
            "gets the spec's shared tensors' total (or [kernel] dynamic_shared) as its\n"
            "dynamic shared memory. A kernel the simulator cannot run is `unsupported`\n"
            "(every such line listed): no verdict, neither a fault nor a mismatch.\n\n"
+           "--shard INDEX/COUNT runs the specs i (of the list the arguments expand to,\n"
+           "directories sorted) with i % COUNT == INDEX, so COUNT jobs cover the list\n"
+           "once; TEST_SHARD_INDEX/TEST_TOTAL_SHARDS ask the same (the test runners'\n"
+           "protocol; TEST_SHARD_STATUS_FILE is touched), and without --report the JUnit\n"
+           "report goes to XML_OUTPUT_FILE when set. --devices spreads the GPU cases over\n"
+           "several GPUs of one kind (see docs/conformance.md).\n\n"
         << opts
         << "\nexamples:\n  ptxgen run specs/ specs/faults/\n"
            "  ptxgen run --backend sim specs/seed/copy_async.toml\n"
@@ -251,6 +327,12 @@ int run_run(const std::vector<std::string>& args) {
   } else if (!entry.empty()) {
     return usage_error("run", "--entry needs --ptx (ptxgen's own PTX has one entry)");
   }
+  Output output;
+  output.report = report;
+  if (auto status = distribute(shard, devices, !vm["device"].defaulted(), specs, o, output))
+    return *status;
+  if (specs.empty())
+    return empty_shard(output);
   if (backend == "sim") {
     o.backend = driver::Backend::sim;
   } else if (backend == "cuda" || backend == "auto") {
@@ -258,7 +340,7 @@ int run_run(const std::vector<std::string>& args) {
   } else {
     return usage_error("run", "--backend expects auto, cuda or sim; got '" + backend + "'");
   }
-  return conform(specs, o, backend == "auto", report);
+  return conform(specs, o, backend == "auto", output);
 }
 
 } // namespace

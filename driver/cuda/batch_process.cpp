@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -23,6 +24,10 @@ using Status = LaunchOutcome::Status;
 /// How long a child that has sent its last outcome may take to close the pipe
 /// and exit before it is killed (driver teardown can hang).
 constexpr std::chrono::seconds exit_grace{30};
+
+/// Held from a batch's pipe() until the parent closed the pipe's write end
+/// (see run_batch_in_children).
+std::mutex fork_mutex;
 
 bool write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
@@ -154,10 +159,18 @@ std::vector<LaunchOutcome> run_batch_in_children(const std::vector<BatchCase>& c
   auto label = [&] { return "case " + cases[current].name; };
 
   while (current < count) {
+    // Several threads may run batches at once (one per device, `--devices`). A
+    // child forked by one of them inherits every pipe open in the parent at
+    // that moment; holding another batch's write end, it would keep that
+    // batch's parent from seeing EOF until it exits. So the pipe, the fork and
+    // the parent's close of the write end happen under one lock.
+    std::unique_lock<std::mutex> forking(fork_mutex);
     int fds[2];
     if (::pipe(fds) != 0) {
+      const int err = errno;
+      forking.unlock();
       record(failed(Status::launch_error,
-                    label() + ": could not start a worker process: pipe: " + std::strerror(errno)));
+                    label() + ": could not start a worker process: pipe: " + std::strerror(err)));
       continue;
     }
     const pid_t pid = ::fork();
@@ -165,6 +178,7 @@ std::vector<LaunchOutcome> run_batch_in_children(const std::vector<BatchCase>& c
       const int err = errno;
       ::close(fds[0]);
       ::close(fds[1]);
+      forking.unlock();
       record(failed(Status::launch_error,
                     label() + ": could not start a worker process: fork: " + std::strerror(err)));
       continue;
@@ -174,6 +188,7 @@ std::vector<LaunchOutcome> run_batch_in_children(const std::vector<BatchCase>& c
       child_main(fds[1], current, count, work);
     }
     ::close(fds[1]);
+    forking.unlock();
     Child child(pid, fds[0]);
 
     // The deadline of the case the child is on, or of its exit after the last.

@@ -124,6 +124,7 @@ std::string encode_probe(const ProbeAnswer& a) {
     w.scalar(a.device->cc_minor);
     w.scalar(a.device->driver_version);
     w.scalar<std::uint64_t>(a.device->total_memory);
+    w.scalar(a.device->device_count);
   } else {
     w.text(a.why);
   }
@@ -141,7 +142,7 @@ std::optional<ProbeAnswer> decode_probe(std::string_view bytes) {
     DeviceInfo d;
     std::uint64_t memory = 0;
     if (!r.scalar(d.ordinal) || !r.text(d.name) || !r.scalar(d.cc_major) || !r.scalar(d.cc_minor) ||
-        !r.scalar(d.driver_version) || !r.scalar(memory)) {
+        !r.scalar(d.driver_version) || !r.scalar(memory) || !r.scalar(d.device_count)) {
       return std::nullopt;
     }
     d.total_memory = static_cast<std::size_t>(memory);

@@ -71,6 +71,8 @@ std::string_view name(ConformanceReport::Setup s) {
     return "no_ptxas";
   case ConformanceReport::Setup::broken_ptxas:
     return "broken_ptxas";
+  case ConformanceReport::Setup::bad_devices:
+    return "bad_devices";
   }
   unreachable("name(): not a Setup value");
 }
@@ -559,8 +561,8 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
 /// What a run checks before its first case: the backend and ptxas.
 struct Setup {
   ConformanceReport::Setup state = ConformanceReport::Setup::ready;
-  std::string problem; ///< why state is not ready
-  std::optional<cuda::IsolatedRunner> gpu;
+  std::string problem;                    ///< why state is not ready
+  std::vector<cuda::IsolatedRunner> gpus; ///< one per device (cuda), in the order asked
   std::optional<PtxasLocation> ptxas;
   ptx::Target arch = emitted_target;
   std::string description;
@@ -574,6 +576,64 @@ std::string whose_ptx(const ConformanceOptions& o) {
                                      : "the PTX of '" + o.ptx_override_name + "' (--ptx)";
 }
 
+/// The ordinals a run asks for: --devices, or --device alone. For `all`, device 0:
+/// its probe says how many more there are.
+std::vector<int> requested_devices(const ConformanceOptions& o) {
+  if (o.all_devices)
+    return {0};
+  return o.devices.empty() ? std::vector<int>{o.device} : o.devices;
+}
+
+/// "0,2"
+std::string ordinal_list(const std::vector<cuda::IsolatedRunner>& gpus) {
+  std::string s;
+  for (const auto& g : gpus)
+    s += (s.empty() ? "" : ",") + std::to_string(g.device().ordinal);
+  return s;
+}
+
+/// Probes every device the run asks for, one isolated runner each, and sets
+/// s.arch and what runs the cases ("cuda: NVIDIA H200 (sm_90), device 0"). False,
+/// with s.state and s.problem set, when the first device is unusable (no_gpu), or
+/// a later one is or differs from the first in compute capability (bad_devices:
+/// ptxas assembles each case for one target).
+bool open_gpus(const ConformanceOptions& o, Setup& s, std::string& runs_on) {
+  using State = ConformanceReport::Setup;
+  std::vector<int> ordinals = requested_devices(o);
+  int cc_major = 0, cc_minor = 0;
+  std::string names;
+  for (std::size_t i = 0; i < ordinals.size(); ++i) {
+    const auto& gpu = s.gpus.emplace_back(ordinals[i]);
+    const auto& d = gpu.device();
+    if (!gpu.available()) {
+      s.state = i == 0 ? State::no_gpu : State::bad_devices;
+      s.problem = i == 0 ? "no usable GPU: " + gpu.unavailable_reason()
+                         : "--devices: device " + std::to_string(ordinals[i]) +
+                               " is not usable: " + gpu.unavailable_reason();
+      return false;
+    }
+    if (i == 0) {
+      cc_major = d.cc_major;
+      cc_minor = d.cc_minor;
+      for (int more = 1; o.all_devices && more < d.device_count; ++more)
+        ordinals.push_back(more);
+    } else if (d.cc_major != cc_major || d.cc_minor != cc_minor) {
+      s.state = State::bad_devices;
+      s.problem = "--devices: device " + std::to_string(d.ordinal) + " (" + d.arch() +
+                  ") differs from device " + std::to_string(ordinals[0]) + " (" +
+                  s.gpus.front().device().arch() +
+                  "): ptxas assembles for one target; list devices of one kind";
+      return false;
+    }
+    if (names.find(d.name) == std::string::npos)
+      names += (names.empty() ? "" : ", ") + d.name;
+  }
+  s.arch = o.arch.value_or(ptx::Target{cc_major * 10 + cc_minor, false});
+  runs_on = "cuda: " + names + " (" + s.arch.str() + "), " +
+            (s.gpus.size() == 1 ? "device " : "devices ") + ordinal_list(s.gpus);
+  return true;
+}
+
 /// Finds the GPU (cuda) and ptxas, and checks that ptxas assembles for the target.
 /// The CUDA backend forks a child per case and needs a process that has not
 /// initialised CUDA: this runs before any worker thread starts.
@@ -582,15 +642,8 @@ Setup set_up(const ConformanceOptions& o) {
   using State = ConformanceReport::Setup;
   std::string runs_on = "sim: the CPU simulator";
   if (o.backend == Backend::cuda) {
-    s.gpu.emplace(o.device);
-    if (!s.gpu->available()) {
-      s.state = State::no_gpu;
-      s.problem = "no usable GPU: " + s.gpu->unavailable_reason();
+    if (!open_gpus(o, s, runs_on))
       return s;
-    }
-    const auto& d = s.gpu->device();
-    s.arch = o.arch.value_or(ptx::Target{d.cc_major * 10 + d.cc_minor, false});
-    runs_on = "cuda: " + d.name + " (" + s.arch.str() + "), device " + std::to_string(d.ordinal);
   } else {
     s.arch = o.arch.value_or(o.target.value_or(emitted_target));
   }
@@ -632,6 +685,31 @@ ConformanceReport refuse(const std::vector<fs::path>& specs, const Setup& s) {
     report.cases.push_back(std::move(c));
   }
   return report;
+}
+
+/// Launches the ready cases on the GPUs and judges each outcome, finishing its
+/// case, as soon as it arrives. One device: one batch of all of them, in order
+/// (they share a worker process, one context, until a fault or hang ends it).
+/// Several: one thread per device pulls chunks of the cases (hand_out), each
+/// chunk one batch on that device, so a faster device takes more.
+void launch_on_gpus(std::vector<Prepared>& cases, std::vector<cuda::IsolatedRunner>& gpus,
+                    const std::function<void(Prepared&)>& finish) {
+  std::vector<Prepared*> ready;
+  for (auto& p : cases)
+    if (p.ready)
+      ready.push_back(&p);
+  hand_out(ready.size(), gpus.size(), [&](std::size_t gpu, std::size_t begin, std::size_t end) {
+    std::vector<cuda::LaunchRequest> requests;
+    for (std::size_t i = begin; i < end; ++i)
+      requests.push_back(cuda_request(*ready[i]));
+    const int ordinal = gpus[gpu].device().ordinal;
+    gpus[gpu].launch_batch(std::move(requests), [&](std::size_t i, const cuda::LaunchOutcome& out) {
+      Prepared& p = *ready[begin + i];
+      p.result.device = ordinal;
+      judge_cuda(p, out);
+      finish(p);
+    });
+  });
 }
 
 } // namespace
@@ -682,23 +760,8 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
   for (auto& t : pool)
     t.join();
 
-  if (setup.gpu) {
-    // One batch: the ready cases share a worker process (one context) until a
-    // fault or hang ends it; each outcome is judged as soon as it arrives.
-    std::vector<Prepared*> ready;
-    std::vector<cuda::LaunchRequest> requests;
-    for (auto& p : cases) {
-      if (!p.ready)
-        continue;
-      ready.push_back(&p);
-      requests.push_back(cuda_request(p));
-    }
-    setup.gpu->launch_batch(std::move(requests),
-                            [&](std::size_t i, const cuda::LaunchOutcome& out) {
-                              judge_cuda(*ready[i], out);
-                              finish(*ready[i]);
-                            });
-  }
+  if (!setup.gpus.empty())
+    launch_on_gpus(cases, setup.gpus, finish);
   for (auto& p : cases)
     report.cases.push_back(std::move(p.result));
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall).count();
@@ -763,7 +826,8 @@ std::string to_json(const ConformanceReport& r) {
   std::ostringstream j;
   j << "{\n  \"setup\": \"" << name(r.setup) << "\",\n  \"backend\": \""
     << json_escape(r.backend_description) << "\",\n"
-    << "  \"wall_seconds\": " << r.wall_seconds << ",\n  \"summary\": {";
+    << "  \"wall_seconds\": " << r.wall_seconds << ",\n  \"shard\": {\"index\": " << r.shard.index
+    << ", \"count\": " << r.shard.count << "},\n  \"summary\": {";
   const CaseResult::Status all[] = {CaseResult::Status::pass,  CaseResult::Status::mismatch,
                                     CaseResult::Status::fault, CaseResult::Status::invalid,
                                     CaseResult::Status::error, CaseResult::Status::unsupported};
@@ -773,7 +837,8 @@ std::string to_json(const ConformanceReport& r) {
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     const auto& c = r.cases[i];
     j << "    {\"spec\": \"" << json_escape(c.spec) << "\", \"status\": \"" << name(c.status)
-      << "\", \"expect_fault\": " << (c.expect_fault ? "true" : "false") << ", \"detail\": \""
+      << "\", \"expect_fault\": " << (c.expect_fault ? "true" : "false")
+      << ", \"device\": " << (c.device ? std::to_string(*c.device) : "null") << ", \"detail\": \""
       << json_escape(c.detail) << "\", \"emit_ms\": " << c.emit_ms
       << ", \"ptxas_ms\": " << c.ptxas_ms << ", \"reference_ms\": " << c.reference_ms
       << ", \"load_ms\": " << c.load_ms << ", \"launch_ms\": " << c.launch_ms
@@ -800,8 +865,10 @@ std::string to_junit(const ConformanceReport& r) {
   const std::size_t skipped = r.count(CaseResult::Status::unsupported);
   const std::size_t failures = r.cases.size() - r.count(CaseResult::Status::pass) - skipped;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << "<testsuite name=\"ptxgen conformance\" tests=\"" << r.cases.size() << "\" failures=\""
-    << failures << "\" skipped=\"" << skipped << "\" time=\"" << r.wall_seconds << "\">\n"
+    << "<testsuite name=\"ptxgen conformance"
+    << (sharded(r.shard) ? " (shard " + str(r.shard) + ")" : std::string()) << "\" tests=\""
+    << r.cases.size() << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\" time=\""
+    << r.wall_seconds << "\">\n"
     << "  <properties><property name=\"backend\" value=\"" << xml_escape(r.backend_description)
     << "\"/></properties>\n";
   for (const auto& c : r.cases) {

@@ -8,6 +8,7 @@
 // unchecked and must fault.
 
 #include "driver/run/pipeline.hpp"
+#include "driver/run/shard.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/target.hpp"
 
@@ -30,6 +31,12 @@ std::string_view name(Backend b);
 struct ConformanceOptions {
   Backend backend = Backend::sim;
   int device = 0;
+  /// --devices: the GPU cases run on each of these ordinals, one isolated runner
+  /// per device, handed out in chunks as the devices free up (shard.hpp's
+  /// hand_out); empty: `device` alone, in one batch.
+  std::vector<int> devices;
+  /// --devices all: every device the driver lists (then `devices` is ignored).
+  bool all_devices = false;
   /// ptxas's target on every backend; default: the device's (cuda) or emitted_target.
   std::optional<ptx::Target> arch;
   /// The target of the PTX ptxgen emits (`.target`, and what the lowering may use:
@@ -92,6 +99,8 @@ struct CaseResult {
   Evidence evidence = Evidence::none;
   Blame blame = Blame::none;
   bool expect_fault = false; ///< the spec lives under faults/
+  /// The ordinal of the GPU that ran the case; nullopt when none did.
+  std::optional<int> device;
   /// On the simulator, the kind of fault the run ended with (what tests switch on).
   std::optional<sim::FaultKind> sim_fault;
   /// On the simulator, for a `race` fault: which accesses conflicted (kind, thread, line,
@@ -119,18 +128,21 @@ struct ConformanceReport {
     no_gpu,       ///< Backend::cuda without a usable GPU (`auto` falls back to sim)
     no_ptxas,     ///< no ptxas was found where the search looked
     broken_ptxas, ///< the ptxas found cannot assemble an empty kernel for the target
+    bad_devices,  ///< of several GPUs (--devices), one is unusable or they differ in target
   };
   Setup setup = Setup::ready;
   std::vector<CaseResult> cases;
   /// What ran the cases and whose PTX (ptxgen's, or the --ptx file), or why it could not.
   std::string backend_description;
   double wall_seconds = 0;
+  /// The part of the whole sweep these cases are (set by the caller that chose them).
+  Shard shard;
   std::size_t count(CaseResult::Status s) const;
   bool all_passed() const;
   /// True when the setup failed or some case's error is the environment's.
   bool environment_failed() const;
 };
-/// "ready", "no_gpu", "no_ptxas", "broken_ptxas" (also the report's `setup` field).
+/// "ready", "no_gpu", "no_ptxas", "broken_ptxas", "bad_devices" (the report's `setup` field).
 std::string_view name(ConformanceReport::Setup s);
 
 /// Called after each case finishes (for a progress bar): done, total, the case.
