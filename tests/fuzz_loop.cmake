@@ -21,8 +21,16 @@ add_test(NAME fuzz_loop.injected_fault
                  cp.async.cg)
 set_tests_properties(fuzz_loop.injected_fault PROPERTIES LABELS fuzzloop TIMEOUT 120)
 
-# Usage errors: no --count/--time, a bad --shard, a bad --backend: exit 2, with the hint.
-foreach(bad "--seed;1" "--count;1;--shard;2/2" "--count;1;--shard;x" "--count;1;--backend;gpu")
+# --shard and the test runner's sharding environment; see the script.
+add_test(NAME fuzz_loop.shard
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/shard.sh $<TARGET_FILE:ptxgen>
+                 ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_shard)
+set_tests_properties(fuzz_loop.shard PROPERTIES LABELS fuzzloop TIMEOUT 120)
+
+# Usage errors: no --count/--time, a bad --shard, a bad --backend, --device with --devices:
+# exit 2, with the hint.
+foreach(bad "--seed;1" "--count;1;--shard;2/2" "--count;1;--shard;x" "--count;1;--backend;gpu"
+            "--count;1;--device;1;--devices;all")
   string(REPLACE ";" "_" name "${bad}")
   string(REGEX REPLACE "[^A-Za-z0-9_]" "" name "${name}")
   add_test(NAME fuzz_loop.usage${name}

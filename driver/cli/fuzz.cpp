@@ -4,12 +4,14 @@
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/fuzz/loop.hpp"
+#include "driver/run/shard.hpp"
 #include "driver/support/atomic_file.hpp"
 
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string_view>
 
 #include <unistd.h>
@@ -25,20 +27,33 @@ namespace fuzz = driver::fuzz;
 constexpr std::string_view synopsis =
     "usage: ptxgen fuzz [--seed S] (--count N | --time SECONDS) [--backend auto|cuda|sim]\n"
     "                   [-j N] [--out DIR] [--report FILE.json|FILE.xml] [--shard I/C]\n"
+    "                   [--devices all|LIST]\n"
     "                   [--mutants N] [--no-shrink]";
 
-/// `I/C` with I < C. TODO(issue 12, shard-devices): driver/run/shard.hpp's parser and
-/// its TEST_SHARD_INDEX / TEST_TOTAL_SHARDS resolution replace this.
-bool parse_shard(const std::string& text, unsigned& index, unsigned& count) {
-  unsigned i = 0, c = 0;
-  char slash = 0;
-  int used = 0;
-  if (std::sscanf(text.c_str(), "%u%c%u%n", &i, &slash, &c, &used) != 3 || slash != '/' ||
-      static_cast<std::size_t>(used) != text.size() || c == 0 || i >= c)
-    return false;
-  index = i;
-  count = c;
-  return true;
+/// --shard, --devices and the test runner's environment (driver/run/shard.hpp): the
+/// shard of seed indices, the GPUs, and where JUnit goes when --report is not given.
+std::optional<int> distribute(const std::string& shard, const std::string& devices,
+                              bool device_given, fuzz::FuzzOptions& o, std::string& report,
+                              bool& junit) {
+  driver::DistributionError error;
+  auto d = driver::resolve_distribution(shard, devices, driver::process_environment(), error);
+  if (!d) {
+    switch (error.kind) {
+    case driver::DistributionError::Kind::usage:
+      return usage_error("fuzz", error.message, synopsis);
+    case driver::DistributionError::Kind::environment:
+      return command_error("fuzz", exit_environment, error.message);
+    }
+  }
+  if (d->devices && device_given)
+    return usage_error("fuzz", "--device and --devices: give one of them", synopsis);
+  d->apply(o.conformance);
+  o.shard = d->shard;
+  if (report.empty() && !d->junit_output.empty()) {
+    report = d->junit_output;
+    junit = true;
+  }
+  return std::nullopt;
 }
 
 /// --inject-fault OPCODE (hidden, for the fuzz loop's own test): on the simulator, one
@@ -70,9 +85,9 @@ void print_summary(const fuzz::FuzzReport& r, std::ostream& out) {
   }
 }
 
-int finish(const fuzz::FuzzReport& r, const std::string& report) {
+int finish(const fuzz::FuzzReport& r, const std::string& report, bool junit) {
   if (!report.empty()) {
-    const bool xml = fs::path(report).extension() == ".xml";
+    const bool xml = junit || fs::path(report).extension() == ".xml";
     std::string err;
     if (!driver::write_file_atomically(report, xml ? fuzz::to_junit(r) : fuzz::to_json(r), err))
       return command_error("fuzz", exit_environment, err);
@@ -106,7 +121,7 @@ void print_help(const po::options_description& opts) {
 
 int run_fuzz_command(const std::vector<std::string>& args) {
   po::options_description opts("options"), hidden;
-  std::string backend = "auto", out, report, shard, inject;
+  std::string backend = "auto", out, report, shard, devices, inject;
   std::uint64_t seed = 0;
   std::size_t count = 0, batch = 0, per_class = 2, budget = 2000;
   double seconds = 0;
@@ -125,7 +140,10 @@ int run_fuzz_command(const std::vector<std::string>& args) {
       "specs per conformance batch (0: 32 per job, at least 64)")("out", po::value(&out),
                                                                   "save findings under DIR")(
       "report", po::value(&report), "write a report: FILE.json or FILE.xml (JUnit)")(
-      "shard", po::value(&shard), "run only seed indices i with i % C == I")(
+      "shard", po::value(&shard),
+      "I/C: run only the seed indices i with i % C == I (default: TEST_SHARD_INDEX / "
+      "TEST_TOTAL_SHARDS when set)")("devices", po::value(&devices),
+                                     "all, or GPU ordinals as 0,2: one worker per device")(
       "mutants", po::value(&mutants)->default_value(0),
       "invalid mutants of each spec that `check` must refuse")("no-shrink",
                                                                "save findings as generated")(
@@ -133,7 +151,6 @@ int run_fuzz_command(const std::vector<std::string>& args) {
       "findings of one outcome class shrunk and saved (the rest are counted)")(
       "shrink-budget", po::value(&budget)->default_value(2000),
       "candidate specs tried per shrink at most")("ptxas", po::value(&ptxas), "the ptxas to use");
-  // TODO(issue 12, shard-devices): --devices all|0,2,.. into ConformanceOptions::devices.
   // TODO(issue 12, gpu-sanitize): --sanitize TOOL into the conformance options.
   hidden.add_options()("inject-fault", po::value(&inject), "test hook, see inject_fault()");
   po::options_description all;
@@ -151,11 +168,6 @@ int run_fuzz_command(const std::vector<std::string>& args) {
   if (!vm.count("count") && !vm.count("time"))
     return usage_error("fuzz", "give --count N or --time SECONDS", synopsis);
   fuzz::FuzzOptions o;
-  if (!vm.count("seed")) {
-    seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-    std::cerr << "ptxgen fuzz: --seed " << seed << '\n';
-  }
-  o.seed = seed;
   o.count = count;
   o.seconds = seconds;
   o.batch = batch;
@@ -169,9 +181,9 @@ int run_fuzz_command(const std::vector<std::string>& args) {
   o.conformance.ptxas = ptxas;
   o.reproduce_tool = "ptxgen";
   o.tool_version = PTXGEN_VERSION;
-  if (!shard.empty() && !parse_shard(shard, o.shard_index, o.shard_count))
-    return usage_error(
-        "fuzz", "--shard expects INDEX/COUNT with INDEX < COUNT; got '" + shard + "'", synopsis);
+  bool junit = false;
+  if (auto status = distribute(shard, devices, !vm["device"].defaulted(), o, report, junit))
+    return *status;
   if (backend == "sim") {
     o.backends = {driver::Backend::sim};
   } else if (backend == "cuda") {
@@ -185,6 +197,11 @@ int run_fuzz_command(const std::vector<std::string>& args) {
   }
   if (!inject.empty())
     inject_fault(o.conformance, inject);
+  if (!vm.count("seed")) {
+    seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    std::cerr << "ptxgen fuzz: --seed " << seed << '\n';
+  }
+  o.seed = seed;
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   auto progress = [&](const fuzz::FuzzReport& r) {
     if (!tty)
@@ -198,7 +215,7 @@ int run_fuzz_command(const std::vector<std::string>& args) {
   auto r = fuzz::run_fuzz(o, progress);
   if (tty)
     std::cerr << "\r\033[K";
-  return finish(r, report);
+  return finish(r, report, junit);
 }
 
 } // namespace

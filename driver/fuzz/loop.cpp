@@ -99,8 +99,7 @@ public:
     jobs_ =
         o.conformance.jobs ? o.conformance.jobs : std::max(1u, std::thread::hardware_concurrency());
     report_.seed = o.seed;
-    report_.shard_index = o.shard_index;
-    report_.shard_count = o.shard_count;
+    report_.shard = o.shard;
     for (Backend b : backends_)
       report_.backends.push_back(BackendTimes{b});
   }
@@ -402,7 +401,7 @@ void Fuzzer::run_batch(std::size_t first, std::size_t n) {
   std::vector<SpecModel> models;
   std::vector<std::string> tomls, stems;
   for (std::size_t i = first; i < first + n; ++i) {
-    if (i % o_.shard_count != o_.shard_index)
+    if (!contains(o_.shard, i))
       continue;
     models.push_back(generate(o_.seed + i, o_.generator));
     tomls.push_back(to_toml(models.back()));
@@ -473,7 +472,7 @@ FuzzReport run_fuzz(const FuzzOptions& options, const FuzzProgressFn& progress) 
 
 std::string to_json(const FuzzReport& r) {
   std::ostringstream j;
-  j << "{\n  \"seed\": " << r.seed << ",\n  \"shard\": \"" << r.shard_index << "/" << r.shard_count
+  j << "{\n  \"seed\": " << r.seed << ",\n  \"shard\": \"" << str(r.shard)
     << "\",\n  \"generator_version\": " << generator_version << ",\n  \"backend\": \""
     << json_escape(r.backend_description) << "\",\n  \"setup_problem\": \""
     << json_escape(r.setup_problem) << "\",\n  \"specs\": " << r.specs
@@ -510,8 +509,7 @@ std::string to_json(const FuzzReport& r) {
 
 std::string to_junit(const FuzzReport& r) {
   std::ostringstream x;
-  const std::string suite =
-      "ptxgen fuzz shard " + std::to_string(r.shard_index) + "/" + std::to_string(r.shard_count);
+  const std::string suite = "ptxgen fuzz shard " + str(r.shard);
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" << xml_escape(suite)
     << "\" tests=\"" << r.findings.size() + 1 << "\" failures=\"" << r.findings.size()
     << "\" time=\"" << r.wall_s << "\">\n  <properties><property name=\"seed\" value=\"" << r.seed

@@ -13,6 +13,7 @@
 #include "driver/fuzz/generator.hpp"
 #include "driver/fuzz/shrink.hpp"
 #include "driver/run/conformance.hpp"
+#include "driver/run/shard.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -40,9 +41,8 @@ struct FuzzOptions {
   ShrinkOptions shrink_options;
   std::size_t shrink_per_class = 2; ///< findings of one class shrunk (the rest only counted)
   std::size_t mutants = 0;          ///< mutants checked per spec
-  /// Shard of the seed indices: index i runs when i % shard_count == shard_index.
-  // TODO(issue 12, shard-devices): take driver/run/shard.hpp's Shard when it lands.
-  unsigned shard_index = 0, shard_count = 1;
+  /// The seed indices i this run takes: contains(shard, i) (driver/run/shard.hpp).
+  Shard shard;
   std::string out_dir;        ///< findings; empty: not saved
   std::string reproduce_tool; ///< argv[0] for the reproduce command in outcome.json
   std::string tool_version;   ///< ptxgen's version, recorded with each finding
@@ -98,7 +98,7 @@ struct BackendTimes {
 
 struct FuzzReport {
   std::uint64_t seed = 0;
-  unsigned shard_index = 0, shard_count = 1;
+  Shard shard;
   std::size_t specs = 0;           ///< generated specs run
   std::size_t passed = 0;          ///< of those, passed on every backend
   std::size_t mutants = 0;         ///< mutants checked
