@@ -18,8 +18,15 @@ set_tests_properties(fuzz_loop.smoke PROPERTIES LABELS fuzzloop TIMEOUT 120)
 add_test(NAME fuzz_loop.injected_fault
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/injected_fault.sh
                  $<TARGET_FILE:ptxgen> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_injected 7 24
-                 cp.async.cg)
+                 cp.async.cg sim)
 set_tests_properties(fuzz_loop.injected_fault PROPERTIES LABELS fuzzloop TIMEOUT 120)
+# gpu: the same with the GPU and the simulator in one run; skipped (77) where there is none.
+add_test(NAME gpu.fuzz_loop_injected_fault
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/injected_fault.sh
+                 $<TARGET_FILE:ptxgen> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_injected_gpu 7 24
+                 cp.async.cg auto)
+set_tests_properties(gpu.fuzz_loop_injected_fault PROPERTIES LABELS "gpu;fuzzloop" TIMEOUT 300
+                     SKIP_RETURN_CODE 77)
 
 # --shard and the test runner's sharding environment; see the script.
 add_test(NAME fuzz_loop.shard

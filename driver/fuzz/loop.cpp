@@ -136,13 +136,18 @@ fs::path Fuzzer::batch_dir() {
   return d;
 }
 
-void add_times(BackendTimes& t, const ConformanceReport& r) {
-  t.wall_s += r.wall_seconds;
-  for (const auto& c : r.cases) {
+/// Adds a run's cases to a backend's times. With also_simulate the simulator's cases
+/// carry the GPU run's emit, ptxas and reference times: only their own stages count.
+void add_times(BackendTimes& t, const std::vector<CaseResult>& cases, double wall_s,
+               bool shared_front) {
+  t.wall_s += wall_s;
+  for (const auto& c : cases) {
     ++t.cases;
-    t.emit_ms += c.emit_ms;
-    t.ptxas_ms += c.ptxas_ms;
-    t.reference_ms += c.reference_ms;
+    if (!shared_front) {
+      t.emit_ms += c.emit_ms;
+      t.ptxas_ms += c.ptxas_ms;
+      t.reference_ms += c.reference_ms;
+    }
     t.load_ms += c.load_ms;
     t.launch_ms += c.launch_ms;
     t.compare_ms += c.compare_ms;
@@ -162,33 +167,37 @@ std::vector<std::vector<BackendOutcome>> Fuzzer::run_specs(const std::vector<std
       return {};
     }
   }
+  // One conformance run: the first backend's, and with {cuda, sim} the simulator's
+  // outcome from the same emitted PTX, reference and ptxas verdict (also_simulate).
+  ConformanceOptions co = o_.conformance;
+  co.backend = backends_.front();
+  co.also_simulate = backends_.size() > 1;
+  ConformanceReport r = run_conformance(paths, co, nullptr);
+  using Setup = ConformanceReport::Setup;
+  if (r.setup == Setup::no_gpu && o_.auto_backend && backends_.front() == Backend::cuda) {
+    // `auto` without a GPU: the simulator alone from now on.
+    backends_ = {Backend::sim};
+    report_.backends = {BackendTimes{Backend::sim}};
+    fs::remove_all(dir);
+    return run_specs(tomls, stems);
+  }
+  if (r.setup != Setup::ready) {
+    stop_ = true;
+    report_.setup_failure = r.setup;
+    report_.setup_problem = r.backend_description;
+    return {};
+  }
+  if (report_.backend_description.empty())
+    report_.backend_description =
+        r.backend_description + (co.also_simulate ? "; and the CPU simulator" : "");
+  add_times(report_.backends.front(), r.cases, r.wall_seconds, false);
+  if (co.also_simulate)
+    add_times(report_.backends.back(), r.sim_cases, 0, true);
   std::vector<std::vector<BackendOutcome>> out(tomls.size());
-  for (std::size_t b = 0; b < backends_.size(); ++b) {
-    ConformanceOptions co = o_.conformance;
-    co.backend = backends_[b];
-    co.assemble = b == 0; // the first backend's run has ptxas's verdict on this PTX
-    ConformanceReport r = run_conformance(paths, co, nullptr);
-    using Setup = ConformanceReport::Setup;
-    if (r.setup == Setup::no_gpu && o_.auto_backend && backends_[b] == Backend::cuda) {
-      // `auto` without a GPU: the simulator alone from now on.
-      backends_.erase(backends_.begin() + static_cast<std::ptrdiff_t>(b));
-      report_.backends.erase(report_.backends.begin() + static_cast<std::ptrdiff_t>(b));
-      fs::remove_all(dir);
-      --batches_;
-      return run_specs(tomls, stems);
-    }
-    if (r.setup != Setup::ready) {
-      stop_ = true;
-      report_.setup_failure = r.setup;
-      report_.setup_problem = r.backend_description;
-      return {};
-    }
-    if (report_.backend_description.empty() || b > 0)
-      report_.backend_description +=
-          (report_.backend_description.empty() ? "" : " | ") + r.backend_description;
-    add_times(report_.backends[b], r);
-    for (std::size_t i = 0; i < r.cases.size() && i < out.size(); ++i)
-      out[i].push_back({backends_[b], std::move(r.cases[i])});
+  for (std::size_t i = 0; i < out.size() && i < r.cases.size(); ++i) {
+    out[i].push_back({backends_.front(), std::move(r.cases[i])});
+    if (co.also_simulate && i < r.sim_cases.size())
+      out[i].push_back({Backend::sim, std::move(r.sim_cases[i])});
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -289,7 +298,10 @@ void Fuzzer::shrink_finding(Finding& f, const SpecModel& model) {
       fails[i] = signature_of(outcomes[i]) == f.signature;
     return fails;
   };
-  auto r = shrink(model, p, o_.shrink_options);
+  ShrinkOptions so = o_.shrink_options;
+  if (so.max_batch == 0)
+    so.max_batch = std::max<std::size_t>(8, std::size_t{4} * jobs_);
+  auto r = shrink(model, p, so);
   f.shrink = r.stats;
   f.spec_toml = to_toml(r.value);
   // The shrunk spec's own outcomes (the shrinker keeps no candidate's).

@@ -28,9 +28,9 @@ struct FuzzOptions {
   std::size_t count = 0;  ///< specs to run (0: until `seconds`)
   double seconds = 0;     ///< stop starting batches after this long (0: until `count`)
   std::size_t batch = 0;  ///< specs per conformance batch; 0: 32 per job, at least 64
-  /// The backends every spec runs on, in order; the first assembles, the others reuse
-  /// its verdict (ConformanceOptions::assemble). `auto_backend`: the first is cuda and
-  /// it is dropped (the simulator alone) when there is no GPU.
+  /// The backends every spec runs on: {sim}, {cuda}, or {cuda, sim} (one conformance
+  /// run, ConformanceOptions::also_simulate: emit, reference and ptxas once for both).
+  /// `auto_backend`: with no GPU, {sim} alone.
   std::vector<Backend> backends{Backend::sim};
   bool auto_backend = false;
   /// The options of every conformance run (jobs, device, ptxas, arch, test hooks);
@@ -38,7 +38,9 @@ struct FuzzOptions {
   ConformanceOptions conformance;
   GenOptions generator;
   bool shrink = true;
-  ShrinkOptions shrink_options;
+  /// max_batch 0: 4 candidates per job, at least 8 (a round's batch keeps the cores busy;
+  /// a larger one evaluates more candidates after the first that still fails).
+  ShrinkOptions shrink_options{2000, 0};
   std::size_t shrink_per_class = 2; ///< findings of one class shrunk (the rest only counted)
   std::size_t mutants = 0;          ///< mutants checked per spec
   /// The seed indices i this run takes: contains(shard, i) (driver/run/shard.hpp).

@@ -14,7 +14,8 @@
 //     in the order given (most aggressive first), evaluated in one batch; the first that
 //     still fails becomes the candidate; repeated to a fixpoint.
 // The predicate need not be monotone: the result is always a candidate that was seen to
-// fail (or the start), and every accepted step lowers (units, complexity), so it ends.
+// fail (or the start), and every accepted step (of either phase) lowers the complexity,
+// so it ends.
 
 #include <cstddef>
 #include <functional>
@@ -96,7 +97,9 @@ std::size_t first_failing(const ShrinkProblem<T>& p, const std::vector<T>& candi
   return detail::npos;
 }
 
-/// ddmin over the units of `value`; true when it removed some.
+/// ddmin over the units of `value`; true when it removed some. Only candidates that
+/// lower the complexity are evaluated: a unit already dropped may still be counted (a
+/// model that keeps its unit numbering), and dropping it again is no progress.
 template <class T>
 bool shrink_units(T& value, const ShrinkProblem<T>& p, const ShrinkOptions& o, ShrinkStats& s) {
   bool changed = false;
@@ -104,10 +107,16 @@ bool shrink_units(T& value, const ShrinkProblem<T>& p, const ShrinkOptions& o, S
   for (std::size_t n = 2; units >= 2 && n != 0;) {
     n = std::min(n, units);
     const auto masks = detail::ddmin_masks(units, n);
+    const std::size_t c = p.complexity(value);
     std::vector<T> candidates;
-    candidates.reserve(masks.size());
-    for (const auto& m : masks)
-      candidates.push_back(p.keep_units(value, m));
+    std::vector<std::size_t> mask_of; ///< the ddmin mask each candidate comes from
+    for (std::size_t m = 0; m < masks.size(); ++m) {
+      T cand = p.keep_units(value, masks[m]);
+      if (p.complexity(cand) >= c)
+        continue;
+      candidates.push_back(std::move(cand));
+      mask_of.push_back(m);
+    }
     const std::size_t taken = first_failing(p, candidates, o, s);
     if (s.budget_exhausted)
       break;
@@ -118,7 +127,7 @@ bool shrink_units(T& value, const ShrinkProblem<T>& p, const ShrinkOptions& o, S
       ++s.accepted;
       changed = true;
     }
-    n = detail::ddmin_next(units, n, taken, now);
+    n = detail::ddmin_next(units, n, taken == detail::npos ? taken : mask_of[taken], now);
     units = now;
   }
   return changed;

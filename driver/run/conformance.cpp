@@ -108,6 +108,8 @@ struct Prepared {
   /// ConformanceOptions::tamper_sim_outputs, when set (issue 12, fuzz-loop).
   const std::function<void(const std::string&, std::map<std::string, std::vector<std::uint8_t>>&)>*
       tamper_sim_outputs = nullptr;
+  /// ConformanceOptions::also_simulate: the simulator's outcome (issue 12, fuzz-loop).
+  std::optional<CaseResult> sim_result;
 };
 
 /// Marks the case as an error: `blame` says whose.
@@ -364,10 +366,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
     if (!expectations_hold(p))
       return;
   }
-  if (o.assemble)
-    assemble_case(p, o, ptxas, arch);
-  else // issue 12, fuzz-loop: another backend's run assembled this PTX
-    p.ready = true;
+  assemble_case(p, o, ptxas, arch);
   // ptxas has the first word on the PTX; then the entry must fit the spec.
   if (p.ready && !o.ptx_override.empty() && !bind_case(p, o))
     p.ready = false;
@@ -478,6 +477,16 @@ void run_on_sim(Prepared& p) {
   if (p.tamper_sim_outputs) // issue 12, fuzz-loop: --inject-fault (a test hook)
     (*p.tamper_sim_outputs)(p.ptx, bytes);
   judge_no_fault(p, bytes);
+}
+
+/// ConformanceOptions::also_simulate (issue 12, fuzz-loop): the simulator's verdict on
+/// the case as prepared for the GPU; p.result is left as it was, for the GPU's.
+void simulate_too(Prepared& p) {
+  const CaseResult base = p.result;
+  if (p.ready)
+    run_on_sim(p);
+  p.sim_result = std::move(p.result);
+  p.result = base;
 }
 
 cuda::LaunchRequest cuda_request(const Prepared& p) {
@@ -746,6 +755,8 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
         prepare(p, specs[i], o, *setup.ptxas, setup.arch);
         if (p.ready && o.backend == Backend::sim)
           run_on_sim(p);
+        else if (o.also_simulate) // issue 12, fuzz-loop
+          simulate_too(p);
       } catch (const std::exception& e) {
         fail(p, CaseResult::Blame::environment, std::string("internal error: ") + e.what());
         p.ready = false;
@@ -762,8 +773,11 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
 
   if (!setup.gpus.empty())
     launch_on_gpus(cases, setup.gpus, finish);
-  for (auto& p : cases)
+  for (auto& p : cases) {
+    if (o.also_simulate) // issue 12, fuzz-loop (an internal error may have cut it short)
+      report.sim_cases.push_back(p.sim_result ? std::move(*p.sim_result) : p.result);
     report.cases.push_back(std::move(p.result));
+  }
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall).count();
   return report;
 }

@@ -57,10 +57,11 @@ struct ConformanceOptions {
   /// are written to DIR/<spec path with '/' as '__'>.<tensor>.bin (to compare
   /// two backends byte for byte).
   std::string dump_dir;
-  // issue 12, fuzz-loop: `ptxgen fuzz` runs a batch on the GPU, then on the simulator.
-  /// False: do not run ptxas on the cases (the PTX was assembled by another backend's
-  /// run of the same specs, which already judged ptxas's verdict).
-  bool assemble = true;
+  // issue 12, fuzz-loop: `ptxgen fuzz` runs each spec on the GPU and the simulator.
+  /// With Backend::cuda: also run every case on the simulator, from the same emitted
+  /// PTX, reference and ptxas verdict, in the worker threads before the GPU launches
+  /// (ConformanceReport::sim_cases): emit, reference and ptxas once for both backends.
+  bool also_simulate = false;
   /// A test hook (`ptxgen fuzz --inject-fault`): called on the simulator's final global
   /// tensors before they are compared, with the case's PTX; it may change them.
   std::function<void(const std::string& ptx,
@@ -132,6 +133,9 @@ struct ConformanceReport {
   };
   Setup setup = Setup::ready;
   std::vector<CaseResult> cases;
+  /// ConformanceOptions::also_simulate: each case's simulator outcome, in the order of
+  /// `cases` (issue 12, fuzz-loop); empty otherwise or when the setup failed.
+  std::vector<CaseResult> sim_cases;
   /// What ran the cases and whose PTX (ptxgen's, or the --ptx file), or why it could not.
   std::string backend_description;
   double wall_seconds = 0;

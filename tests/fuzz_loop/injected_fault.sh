@@ -4,21 +4,30 @@
 # contains TEXT. The fuzz run must fail (exit 1), save a sim_mismatch finding whose
 # shrunk spec is smaller than the generated one and still emits TEXT, and that spec must
 # pass on the simulator without the hook (the finding was the injected fault alone).
-# usage: injected_fault.sh PTXGEN WORKDIR SEED COUNT TEXT
+# BACKEND sim: the class is sim_mismatch. BACKEND auto: the GPU and the simulator in one
+# run (ConformanceOptions::also_simulate), the class cuda_pass-sim_mismatch; exit 77
+# (skipped) where there is no GPU.
+# usage: injected_fault.sh PTXGEN WORKDIR SEED COUNT TEXT BACKEND
 set -u
-ptxgen=$1 work=$2 seed=$3 count=$4 text=$5
+ptxgen=$1 work=$2 seed=$3 count=$4 text=$5 backend=$6
+class=sim_mismatch
+[ "$backend" = auto ] && class=cuda_pass-sim_mismatch
 rm -rf "$work" && mkdir -p "$work" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$ptxgen" fuzz --seed "$seed" --count "$count" --backend sim -j 2 --per-class 1 \
+"$ptxgen" fuzz --seed "$seed" --count "$count" --backend "$backend" -j 2 --per-class 1 \
   --inject-fault "$text" --out "$work/findings" --report "$work/report.json" >"$work/log" 2>&1
 rc=$?
 cat "$work/log"
+if [ "$backend" = auto ] && ! grep -q '"backend": "cuda"' "$work/report.json"; then
+  echo "no GPU: skipped"
+  exit 77
+fi
 [ "$rc" = 1 ] || fail "ptxgen fuzz exited $rc, expected 1 (findings)"
 
 shopt -s nullglob
-dirs=("$work"/findings/sim_mismatch-*)
-[ "${#dirs[@]}" = 1 ] || fail "expected one sim_mismatch finding (--per-class 1), got ${#dirs[@]}"
+dirs=("$work"/findings/"$class"-*)
+[ "${#dirs[@]}" = 1 ] || fail "expected one $class finding (--per-class 1), got ${#dirs[@]}"
 d=${dirs[0]}
 for f in spec.toml original.toml outcome.json; do
   [ -s "$d/$f" ] || fail "$d/$f missing or empty"
@@ -41,5 +50,5 @@ grep -q '"reproduce": ".*fuzz --seed' "$d/outcome.json" || fail "no reproduce co
 # The shrunk spec keeps what triggers the fault, and without the hook it passes.
 "$ptxgen" emit "$d/spec.toml" >"$work/spec.ptx" || fail "the shrunk spec does not emit"
 grep -q -F "$text" "$work/spec.ptx" || fail "the shrunk spec's PTX lost '$text'"
-"$ptxgen" run --backend sim "$d/spec.toml" || fail "the shrunk spec fails without the hook"
+"$ptxgen" run --backend "$backend" "$d/spec.toml" || fail "the shrunk spec fails without the hook"
 echo "PASS: $d"

@@ -152,6 +152,41 @@ TEST_CASE("the budget: no more candidates than allowed, batches cut to fit, resu
   CHECK(total == 7);
 }
 
+TEST_CASE("units that stay counted when dropped: ddmin still ends, at the two needed") {
+  // A model that keeps its unit numbering: a dropped element becomes a hole (-1), so
+  // unit_count never drops; only the complexity (elements present) shows the progress.
+  ShrinkProblem<List> p;
+  std::size_t evaluated = 0;
+  auto fails = [](const List& l) { return contains(l, 3) && contains(l, 17); };
+  p.unit_count = [](const List& l) { return l.size(); };
+  p.keep_units = [](const List& l, const std::vector<bool>& keep) {
+    List out = l;
+    for (std::size_t i = 0; i < l.size(); ++i)
+      if (!keep[i])
+        out[i] = -1;
+    return out;
+  };
+  p.simplifications = [](const List&) { return std::vector<List>{}; };
+  p.complexity = [](const List& l) {
+    return static_cast<std::size_t>(
+        std::count_if(l.begin(), l.end(), [](int v) { return v >= 0; }));
+  };
+  p.still_fails = [&](const std::vector<List>& batch) {
+    std::vector<bool> out;
+    for (const auto& l : batch) {
+      ++evaluated;
+      out.push_back(fails(l));
+    }
+    return out;
+  };
+  auto r = shrink(iota_list(20), p);
+  CHECK_FALSE(r.stats.budget_exhausted);
+  CHECK(r.stats.complexity_after == 2);
+  CHECK(fails(r.value));
+  CHECK(evaluated == r.stats.candidates);
+  CHECK(evaluated < 200);
+}
+
 TEST_CASE("a start with a single unit and nothing to simplify is returned as it is") {
   ListProblem lp;
   lp.fails = [](const List&) { return true; };
