@@ -121,7 +121,7 @@ void print_help(const po::options_description& opts) {
 
 int run_fuzz_command(const std::vector<std::string>& args) {
   po::options_description opts("options"), hidden;
-  std::string backend = "auto", out, report, shard, devices, inject;
+  std::string backend = "auto", out, report, shard, devices, inject, specs_dir;
   std::uint64_t seed = 0;
   std::size_t count = 0, batch = 0, per_class = 2, budget = 2000;
   double seconds = 0;
@@ -137,8 +137,10 @@ int run_fuzz_command(const std::vector<std::string>& args) {
       "device", po::value(&device)->default_value(0), "CUDA device ordinal")(
       "jobs,j", po::value(&jobs)->default_value(0), "parallel emit/assemble/simulate (0: cores)")(
       "batch", po::value(&batch)->default_value(0),
-      "specs per conformance batch (0: 32 per job, at least 64)")("out", po::value(&out),
-                                                                  "save findings under DIR")(
+      "specs per conformance batch (0: 32 per job, at least 64)")(
+      "save-specs", po::value(&specs_dir),
+      "also write every generated spec to DIR/SEED.toml (e.g. for `asm --sass` over them)")(
+      "out", po::value(&out), "save findings under DIR")(
       "report", po::value(&report), "write a report: FILE.json or FILE.xml (JUnit)")(
       "shard", po::value(&shard),
       "I/C: run only the seed indices i with i % C == I (default: TEST_SHARD_INDEX / "
@@ -152,7 +154,8 @@ int run_fuzz_command(const std::vector<std::string>& args) {
       "shrink-budget", po::value(&budget)->default_value(2000),
       "candidate specs tried per shrink at most")("ptxas", po::value(&ptxas), "the ptxas to use");
   // TODO(issue 12, gpu-sanitize): --sanitize TOOL into the conformance options.
-  hidden.add_options()("inject-fault", po::value(&inject), "test hook, see inject_fault()");
+  hidden.add_options()("inject-fault", po::value(&inject), "test hook, see inject_fault()")(
+      "inject-false-accept", "test hook: mutants replaced by their valid parents");
   po::options_description all;
   all.add(opts).add(hidden);
   std::vector<std::string> positional;
@@ -172,6 +175,8 @@ int run_fuzz_command(const std::vector<std::string>& args) {
   o.seconds = seconds;
   o.batch = batch;
   o.out_dir = out;
+  o.specs_dir = specs_dir;
+  o.inject_false_accept = vm.count("inject-false-accept") > 0;
   o.mutants = mutants;
   o.shrink = !vm.count("no-shrink");
   o.shrink_per_class = per_class;

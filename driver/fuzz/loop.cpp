@@ -116,6 +116,7 @@ private:
   bool keep(const std::string& c);
   void shrink_finding(Finding& f, const SpecModel& model);
   void save(Finding& f);
+  void keep_specs(const std::vector<std::string>& tomls, const std::vector<std::string>& stems);
   void count_class(const std::string& c);
   fs::path batch_dir();
 
@@ -239,6 +240,8 @@ void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
   for (const auto& m : models) {
     auto ms = mutants(m, m.seed);
     for (std::size_t k = 0; k < ms.size() && k < o_.mutants; ++k) {
+      if (o_.inject_false_accept)
+        ms[k].toml = to_toml(m);
       fs::path path = dir / (std::to_string(m.seed) + "-m" + std::to_string(k) + ".toml");
       std::string err;
       if (!write_file_atomically(path, ms[k].toml, err)) {
@@ -409,6 +412,17 @@ void Fuzzer::save(Finding& f) {
   f.saved_to = dest.string();
 }
 
+void Fuzzer::keep_specs(const std::vector<std::string>& tomls,
+                        const std::vector<std::string>& stems) {
+  std::error_code ec;
+  fs::create_directories(o_.specs_dir, ec);
+  for (std::size_t i = 0; i < tomls.size(); ++i) {
+    std::string err;
+    if (!write_file_atomically(fs::path(o_.specs_dir) / (stems[i] + ".toml"), tomls[i], err))
+      report_.save_errors.push_back(err);
+  }
+}
+
 void Fuzzer::run_batch(std::size_t first, std::size_t n) {
   std::vector<SpecModel> models;
   std::vector<std::string> tomls, stems;
@@ -419,6 +433,8 @@ void Fuzzer::run_batch(std::size_t first, std::size_t n) {
     tomls.push_back(to_toml(models.back()));
     stems.push_back(std::to_string(models.back().seed));
   }
+  if (!o_.specs_dir.empty())
+    keep_specs(tomls, stems);
   const auto outcomes = run_specs(tomls, stems);
   if (stop_)
     return;

@@ -45,7 +45,13 @@ struct FuzzOptions {
   std::size_t mutants = 0;          ///< mutants checked per spec
   /// The seed indices i this run takes: contains(shard, i) (driver/run/shard.hpp).
   Shard shard;
-  std::string out_dir;        ///< findings; empty: not saved
+  std::string out_dir; ///< findings; empty: not saved
+  /// Every generated spec's TOML is also written to DIR/<seed>.toml (for other tools
+  /// over the fuzzer's specs, e.g. the SASS trap scan); empty: not kept.
+  std::string specs_dir;
+  /// A test hook (`--inject-false-accept`): every mutant's TOML is replaced by its valid
+  /// parent's, which `check` accepts (to prove that a false accept is found).
+  bool inject_false_accept = false;
   std::string reproduce_tool; ///< argv[0] for the reproduce command in outcome.json
   std::string tool_version;   ///< ptxgen's version, recorded with each finding
 };
