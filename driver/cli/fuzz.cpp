@@ -153,7 +153,12 @@ int run_fuzz_command(const std::vector<std::string>& args) {
       "findings of one outcome class shrunk and saved (the rest are counted)")(
       "shrink-budget", po::value(&budget)->default_value(2000),
       "candidate specs tried per shrink at most")("ptxas", po::value(&ptxas), "the ptxas to use");
-  // TODO(issue 12, gpu-sanitize): --sanitize TOOL into the conformance options.
+  // TODO(issue 12, gpu-sanitize; at the merge of i12-gpu-sanitize): --sanitize TOOL:
+  //   opts: ("sanitize", po::value(&sanitize), "run each GPU case under compute-sanitizer
+  //   TOOL: racecheck, memcheck, synccheck or initcheck");
+  //   auto tool = driver::cuda::parse_sanitizer_tool(sanitize); none: usage_error;
+  //   o.conformance.sanitize = *tool (the simulator part of the run ignores it). Its
+  //   Setup::no_sanitizer already ends the run with exit 3 (any setup not ready does).
   hidden.add_options()("inject-fault", po::value(&inject), "test hook, see inject_fault()")(
       "inject-false-accept", "test hook: mutants replaced by their valid parents");
   po::options_description all;

@@ -55,6 +55,10 @@ Signature signature_of(const std::vector<BackendOutcome>& outcomes) {
     s.statuses.emplace_back(o.backend, o.result.status);
     if (o.result.sim_fault)
       s.sim_fault = o.result.sim_fault;
+    // TODO(issue 12, gpu-sanitize; at its merge): with --sanitize a case with sanitizer
+    // findings is a cuda `fault`; add CaseResult::sanitizer's finding kinds here so that
+    // a sanitizer class is told apart from a kernel fault (and a sim race it does not
+    // confirm, sim_fault race + cuda pass, is already its own class).
     for (const auto& d : o.result.diagnostics.items())
       if (d.severity == Severity::error)
         s.diagnostics.push_back(d.id);
