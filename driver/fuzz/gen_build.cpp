@@ -242,6 +242,10 @@ std::string join(const std::vector<std::string>& parts) {
 std::string RowCopy::src_view(const std::string& tensor, std::int64_t threads,
                               std::int64_t ctas) const {
   std::string v = tensor;
+  if (src_split > 1) {
+    const std::string lead = lead_src.empty() ? "" : "x ";
+    v += ".rearrange(\"" + lead + "n a b -> " + lead + "n (a b)\")";
+  }
   if (!src_view_dtype.empty())
     v += ".view(\"" + src_view_dtype + "\")";
   const std::int64_t row_elems = row_bytes() / src_es;
@@ -267,16 +271,17 @@ std::string RowCopy::src_view(const std::string& tensor, std::int64_t threads,
 }
 
 std::string RowCopy::dst_view(const std::string& tensor, std::int64_t threads) const {
+  const std::string view = dst_view_dtype.empty() ? "" : ".view(\"" + dst_view_dtype + "\")";
   std::vector<std::string> idx = lead_dst;
   if (!cta_scope) {
     idx.push_back(dst_row);
     idx.push_back(":");
-    std::string v = tensor + ".sub[" + join(idx) + "]";
+    std::string v = tensor + view + ".sub[" + join(idx) + "]";
     if (rearranged)
       v += rearrange(*this, dst_es, "", "", "");
     return v;
   }
-  std::string v = tensor;
+  std::string v = tensor + view;
   if (!idx.empty())
     v += ".sub[" + join(idx) + "]";
   const std::string w = "w=" + std::to_string(threads / warp_size) + ", t=32, ";
@@ -387,9 +392,21 @@ RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t r
   if (r.src_es != r.dst_es)
     b.use(Feature::dtype_mix);
   r.src_dtype = b.dtype(declared_es);
-  r.dst_dtype = b.dtype(r.dst_es);
+  r.dst_decl_es = r.dst_es;
+  if (b.rng.chance(1, 6)) {
+    r.dst_decl_es = es();
+    r.dst_view_dtype = b.dtype(r.dst_es);
+    b.use(Feature::dst_view_dtype);
+  }
+  r.dst_dtype = b.dtype(r.dst_decl_es);
   r.src_row_bytes = (r.reps + extra) * r.chunk;
   r.src_cols = r.src_row_bytes / declared_es;
+  if (r.src_cols % 2 == 0 && b.rng.chance(1, 6)) {
+    auto splits = divisors(r.src_cols, 8);
+    splits.erase(splits.begin()); // 1
+    r.src_split = b.rng.pick(splits);
+    b.use(Feature::merge_axes);
+  }
   r.slice_lo = lo_chunks * r.chunk / r.src_es;
   if (extra)
     b.use(Feature::sub_slice);
@@ -552,7 +569,7 @@ std::string pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
   }
   case 3:
     b.use(Feature::pred_expr);
-    return toml_string("(tid & 1) == 0");
+    return toml_string("(tid & 1) != 0");
   default:
     b.use(Feature::pred_expr);
     return toml_string("warp != 0");

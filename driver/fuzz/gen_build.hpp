@@ -72,8 +72,11 @@ struct RowCopy {
   bool permuted = false;            ///< the repeat axes swapped on the right-hand side
   bool rearranged = true;           ///< false: the row is the chunk (reps == 1), no rearrange
   std::int64_t src_es = 1;          ///< element bytes of the src view (after .view)
-  std::int64_t dst_es = 1;          ///< the shared tensor's element bytes
+  std::int64_t dst_es = 1;          ///< element bytes of the dst view (after .view)
+  std::int64_t dst_decl_es = 1;     ///< the shared tensor's (and the output's) element bytes
   std::string src_view_dtype;       ///< a .view("...") step on src; empty: none
+  std::string dst_view_dtype;       ///< a .view("...") step on dst; empty: none
+  std::int64_t src_split = 1;       ///< >1: A's row declared as [split, cols/split], merged back
   std::string src_dtype, dst_dtype; ///< the global src's and the shared tensor's dtypes
   std::int64_t src_cols = 0;        ///< columns of the global src tensor, in its own dtype
   std::int64_t src_row_bytes = 0;   ///< bytes of a row of the global src tensor

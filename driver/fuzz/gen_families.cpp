@@ -42,16 +42,21 @@ Piece make_piece(Builder& b, const std::string& suffix, std::int64_t tiles, std:
     front.push_back(cols);
     return front;
   };
-  auto& a = b.tensor(p.a, false, shape(lead, row_ctas * T, p.r.src_cols), p.r.src_dtype);
+  std::vector<std::int64_t> a_shape = shape(lead, row_ctas * T, p.r.src_cols);
+  if (p.r.src_split > 1) {
+    a_shape.back() /= p.r.src_split;
+    a_shape.insert(a_shape.end() - 1, p.r.src_split);
+  }
+  auto& a = b.tensor(p.a, false, a_shape, p.r.src_dtype);
   a.init = b.init_for(a.dtype);
-  auto& out = b.tensor(p.out, false, shape(lead, row_ctas * T, p.r.row_bytes() / p.r.dst_es),
-                       b.dtype(p.r.dst_es));
+  auto& out = b.tensor(p.out, false, shape(lead, row_ctas * T, p.r.row_bytes() / p.r.dst_decl_es),
+                       b.dtype(p.r.dst_decl_es));
   out.output = true;
   if (b.rng.chance(1, 3))
     out.init = b.init_for(out.dtype);
   auto& s = b.tensor(p.s, true,
                      shape(ring ? std::vector<std::int64_t>{ring} : std::vector<std::int64_t>{}, T,
-                           p.r.row_bytes() / p.r.dst_es),
+                           p.r.row_bytes() / p.r.dst_decl_es),
                      p.r.dst_dtype);
   if (b.rng.chance(1, 6)) {
     s.align = std::int64_t{256} << (2 * b.rng.below(3));
@@ -108,17 +113,31 @@ bool identity(Builder& b, const Piece& p, std::int64_t row_ctas) {
          p.r.dst_row == p.r.read_row && p.r.slice_lo == 0 && p.r.src_row_bytes == p.r.row_bytes();
 }
 
+/// True when every chunk is zero filled: ignore_src = true and no pred.
+bool ignores_all(const Piece& p) {
+  bool all = false, pred = false;
+  for (const auto& k : p.x.keys) {
+    all = all || (k.key == "ignore_src" && k.value == "true");
+    pred = pred || k.key == "pred";
+  }
+  return all && !pred;
+}
+
 /// Expectations of a tile copy over `tiles` tiles of which `trips` run: when B is a bit
 /// copy of A, B == A (every tile ran) or the tiles that ran equal and the rest untouched.
 void tile_expectations(Builder& b, const Piece& p, std::int64_t row_ctas, std::int64_t tiles,
                        std::int64_t trips) {
-  if (!b.opt.expectations || !identity(b, p, row_ctas))
+  if (!b.opt.expectations)
     return;
   const std::size_t before = b.m.expects.size();
-  if (trips == tiles) {
+  if (ignores_all(p) && trips == tiles) {
+    b.m.expects.push_back(p.out + " == 0");
+    b.use(Feature::expect_zero);
+  } else if (!identity(b, p, row_ctas)) {
+    return;
+  } else if (trips == tiles) {
     b.m.expects.push_back(p.out + " == " + p.a);
-  } else if (p.r.src_es == p.r.dst_es && p.r.src_view_dtype.empty() &&
-             dtype_bytes(p.r.src_dtype) == p.r.dst_es) {
+  } else if (p.r.src_split == 1 && dtype_bytes(p.r.src_dtype) == p.r.dst_decl_es) {
     const std::string t = std::to_string(trips);
     if (trips > 0)
       b.m.expects.push_back(p.out + ".sub[0:" + t + "] == " + p.a + ".sub[0:" + t + "]");
@@ -175,6 +194,17 @@ std::vector<ModelKey> loop_header(Builder& b, std::int64_t tiles, bool grid_stri
     b.use(Feature::unroll);
   }
   return keys;
+}
+
+/// Sometimes an outer `for j` around a family's loop: it repeats the same work, so the
+/// result (and the expectations) stay the same. Returns whether it opened one.
+bool maybe_outer_loop(Builder& b, std::size_t unit) {
+  if (!b.rng.chance(1, 5))
+    return false;
+  b.use(Feature::nested_loop);
+  b.op(unit, "for",
+       {{"var", toml_string("j")}, {"start", "0"}, {"stop", std::to_string(b.rng.edge(1, 3))}});
+  return true;
 }
 
 } // namespace
@@ -239,6 +269,7 @@ void generate_loop(Builder& b) {
   std::int64_t trips = 0;
   auto header = loop_header(b, tiles, grid_stride, trips, names);
   const std::size_t u = b.unit(names);
+  const bool outer = maybe_outer_loop(b, u);
   b.op(u, "for", header);
   const bool cross = p.r.read_row != p.r.dst_row || p.r.cta_scope;
   if (p.fill) {
@@ -255,6 +286,8 @@ void generate_loop(Builder& b) {
   if (cross || p.fill)
     b.op(u, "cta_sync", {});
   b.op(u, "end", {});
+  if (outer)
+    b.op(u, "end", {});
   tile_expectations(b, p, row_ctas, tiles, trips);
   finish(b);
 }
@@ -292,7 +325,10 @@ void generate_pipeline(Builder& b) {
   body.keys = {{"dst", copy_dst(b, p, G, "k")}, {"src", copy_src(p, stage_var)}};
   body.unit = op.unit;
   op.body.push_back(body);
+  const bool outer = maybe_outer_loop(b, op.unit);
   b.m.ops.push_back(op);
+  if (outer)
+    b.op(op.unit, "end", {});
   tile_expectations(b, p, G, tiles, trips);
   finish(b);
 }

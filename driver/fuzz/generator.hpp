@@ -56,6 +56,8 @@ std::string_view name(Family f);
   X(two_repeat_axes)                                                                               \
   X(sub_slice)                                                                                     \
   X(view_dtype)                                                                                    \
+  X(dst_view_dtype)                                                                                \
+  X(merge_axes)                                                                                    \
   X(dtype_mix)                                                                                     \
   X(dtype_alias)                                                                                   \
   X(ca)                                                                                            \
@@ -85,6 +87,7 @@ std::string_view name(Family f);
   X(two_groups)                                                                                    \
   X(wait_all)                                                                                      \
   X(for_loop)                                                                                      \
+  X(nested_loop)                                                                                   \
   X(runtime_trips)                                                                                 \
   X(grid_stride)                                                                                   \
   X(unroll)                                                                                        \
@@ -94,7 +97,8 @@ std::string_view name(Family f);
   X(mbarrier_noinc)                                                                                \
   X(dynamic_shared)                                                                                \
   X(shared_align)                                                                                  \
-  X(expect)
+  X(expect)                                                                                        \
+  X(expect_zero)
 
 enum class Feature : unsigned {
 #define PTXGEN_FUZZ_FEATURE_ENUM(f) f,
