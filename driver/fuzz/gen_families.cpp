@@ -333,9 +333,71 @@ void generate_pipeline(Builder& b) {
   finish(b);
 }
 
+namespace {
+
+/// The mbarrier double buffer (specs/mbarrier/double_buffer.toml): tile 0 before the loop,
+/// then iteration k loads tile k + 1 into the other slot (off after the last tile, its index
+/// clamped) and arrives on that slot's barrier, waits for slot k % 2's phase (k / 2) % 2,
+/// reads it and ends with a cta_sync before the slot is refilled.
+void mbarrier_ring(Builder& b) {
+  b.use(Feature::mbarrier_ring);
+  b.use(Feature::for_loop);
+  const std::int64_t tiles = b.rng.edge(2, b.opt.max_tiles);
+  const std::int64_t T = pick_threads(b.rng, max_threads_for(b, tiles), false);
+  b.launch(T, ctas_for(b, T, tiles));
+  const std::int64_t G = b.ctas();
+  Piece p = make_piece(b, "", tiles, G, "", 2, false);
+  b.tensor("bar", true, {2}, "uint64");
+  const bool noinc = b.rng.chance(1, 3);
+  if (noinc)
+    b.use(Feature::mbarrier_noinc);
+  maybe_pad(b);
+  const std::size_t init = b.unit({"bar"});
+  for (const char* slot : {"0", "1"})
+    b.op(init, "mbarrier_init",
+         {{"barrier", toml_literal(std::string("bar.sub[") + slot + "]")},
+          {"count", std::to_string(noinc ? 2 * T : T)}});
+  b.op(init, "cta_sync", {});
+  std::vector<std::string> names = piece_names(p);
+  names.push_back("bar");
+  const std::size_t u = b.unit(names);
+  const std::string last = std::to_string(tiles - 1);
+  auto load = [&](const std::string& tile, const std::string& slot, bool pred) {
+    Piece q = p;
+    q.r.lead_src = {tile};
+    q.r.lead_dst = {slot};
+    auto keys = apply_keys(b, q, G);
+    if (pred)
+      keys.push_back({"pred", toml_string("k + 1 < " + std::to_string(tiles))});
+    b.op(u, "apply", keys);
+    const std::string bar = toml_literal("bar.sub[" + slot + "]");
+    std::vector<ModelKey> arrive{{"barrier", bar}};
+    if (noinc)
+      arrive.push_back({"noinc", "true"});
+    b.op(u, "copy_arrive", arrive);
+    b.op(u, "mbarrier_arrive", {{"barrier", bar}});
+  };
+  load("0", "0", false);
+  b.op(u, "for", {{"var", toml_string("k")}, {"start", "0"}, {"stop", std::to_string(tiles)}});
+  load("min(k + 1, " + last + ")", "(k + 1) % 2", true);
+  b.op(u, "mbarrier_wait",
+       {{"barrier", toml_literal("bar.sub[k % 2]")}, {"parity", toml_string("(k / 2) % 2")}});
+  b.op(u, "copy", {{"dst", copy_dst(b, p, G, "k")}, {"src", copy_src(p, "k % 2")}});
+  b.op(u, "cta_sync", {});
+  b.op(u, "end", {});
+  tile_expectations(b, p, G, tiles, tiles);
+}
+
+} // namespace
+
 void generate_mbarrier(Builder& b) {
   b.m.family = Family::mbarrier;
   b.use(Feature::mbarrier);
+  if (b.rng.chance(1, 3)) {
+    mbarrier_ring(b);
+    finish(b);
+    return;
+  }
   const bool loop = b.rng.chance(1, 2);
   const std::int64_t tiles = loop ? b.rng.edge(1, b.opt.max_tiles) : 1;
   const std::int64_t T = pick_threads(b.rng, max_threads_for(b, tiles), false);

@@ -95,6 +95,7 @@ std::string_view name(Family f);
   X(trips_below_stages)                                                                            \
   X(mbarrier)                                                                                      \
   X(mbarrier_noinc)                                                                                \
+  X(mbarrier_ring)                                                                                 \
   X(dynamic_shared)                                                                                \
   X(shared_align)                                                                                  \
   X(expect)                                                                                        \
