@@ -328,6 +328,33 @@ std::string thread_row(Builder& b, std::int64_t T) {
   return "tid";
 }
 
+/// A row in 0..T-1 that depends on a parameter (not a permutation: rows may repeat).
+std::string param_row(Builder& b, std::int64_t T, std::vector<std::string>& names) {
+  if (T == 1)
+    return "tid";
+  b.use(Feature::param_index);
+  const std::string last = std::to_string(T - 1);
+  std::string n;
+  switch (b.rng.below(4)) {
+  case 0:
+    n = b.param_u32(0, T - 1);
+    names.push_back(n);
+    return "min(tid, " + n + ")";
+  case 1:
+    n = b.param_u32(1, T);
+    names.push_back(n);
+    return "tid % " + n;
+  case 2:
+    n = b.param_u32(0, T - 1);
+    names.push_back(n);
+    return n + " < tid ? " + n + " : tid";
+  default:
+    n = b.param_u32(0, T);
+    names.push_back(n);
+    return "clamp(tid + " + n + ", 0, " + last + ")";
+  }
+}
+
 } // namespace
 
 std::string global_row(std::int64_t T, std::int64_t G, const std::string& thread) {
@@ -412,7 +439,11 @@ RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t r
     b.use(Feature::sub_slice);
   // Rows.
   if (!r.cta_scope) {
-    r.src_row = global_row(T, G, b.rng.chance(2, 3) ? "tid" : thread_row(b, T));
+    const auto pick = b.rng.below(6);
+    r.src_row = global_row(T, G,
+                           pick < 3   ? "tid"
+                           : pick < 5 ? thread_row(b, T)
+                                      : param_row(b, T, r.names));
     r.dst_row = b.rng.chance(1, 2) ? "tid" : thread_row(b, T);
     r.read_row = b.rng.chance(2, 3) ? r.dst_row : thread_row(b, T);
   } else {

@@ -85,6 +85,7 @@ struct RowCopy {
   std::string dst_row;              ///< the shared row's index (thread scope)
   std::string read_row;             ///< the shared row read back
   std::vector<std::string> lead_src, lead_dst; ///< indices before the row ("k", "stage")
+  std::vector<std::string> names;              ///< parameters the row expressions name
 
   std::int64_t row_bytes() const { return chunk * reps; }
   std::vector<std::pair<std::string, std::int64_t>> repeat_axes() const;

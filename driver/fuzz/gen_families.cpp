@@ -87,6 +87,7 @@ std::vector<ModelKey> apply_keys(Builder& b, const Piece& p, std::int64_t ctas_i
 std::vector<std::string> piece_names(const Piece& p) {
   std::vector<std::string> n{p.a, p.s, p.out};
   n.insert(n.end(), p.x.names.begin(), p.x.names.end());
+  n.insert(n.end(), p.r.names.begin(), p.r.names.end());
   return n;
 }
 
@@ -127,7 +128,7 @@ bool ignores_all(const Piece& p) {
 /// copy of A, B == A (every tile ran) or the tiles that ran equal and the rest untouched.
 void tile_expectations(Builder& b, const Piece& p, std::int64_t row_ctas, std::int64_t tiles,
                        std::int64_t trips) {
-  if (!b.opt.expectations)
+  if (!b.opt.expectations || trips < 0)
     return;
   const std::size_t before = b.m.expects.size();
   if (ignores_all(p) && trips == tiles) {
@@ -168,13 +169,43 @@ void maybe_pad(Builder& b) {
 void finish(Builder& b) {
   if (b.shared_bytes() > static_shared_limit)
     b.use(Feature::dynamic_shared);
+  // Sometimes the parameter order of the entry is given ([kernel] abi), shuffled.
+  if (b.rng.chance(1, 5)) {
+    std::vector<std::string> abi;
+    for (const auto& t : b.m.tensors)
+      if (!t.shared)
+        abi.push_back(t.name);
+    for (const auto& p : b.m.params)
+      abi.push_back(p.name);
+    for (std::size_t i = abi.size(); i > 1; --i)
+      std::swap(abi[i - 1], abi[b.rng.below(i)]);
+    b.m.abi = abi;
+    b.use(Feature::abi_order);
+  }
   b.m.name = std::string(name(b.m.family)) + "_" + std::to_string(b.m.seed);
 }
 
+/// What a loop's header may vary besides its trip count.
+struct LoopFreedom {
+  bool start = false; ///< a start from a parameter (a per-CTA range of tiles)
+  bool step = false;  ///< a step of 2
+};
+
+/// `trips` comes back as the number of tiles 0.. the loop runs, or -1 when it does not
+/// run a prefix of the tiles (a start or step other than 0 and 1).
 std::vector<ModelKey> loop_header(Builder& b, std::int64_t tiles, bool grid_stride,
-                                  std::int64_t& trips, std::vector<std::string>& names) {
+                                  std::int64_t& trips, std::vector<std::string>& names,
+                                  LoopFreedom freedom = {}) {
   std::vector<ModelKey> keys{{"var", toml_string("k")}};
-  keys.push_back({"start", grid_stride ? toml_string("bid") : "0"});
+  const bool start_param = freedom.start && !grid_stride && b.rng.chance(1, 4);
+  std::string start = grid_stride ? toml_string("bid") : "0";
+  if (start_param) {
+    const std::string n = b.param_u32(0, tiles - 1);
+    names.push_back(n);
+    start = toml_string(n);
+    b.use(Feature::loop_start_param);
+  }
+  keys.push_back({"start", start});
   trips = tiles;
   if (b.rng.chance(1, 2)) {
     const std::string n = b.param_u32(1, tiles);
@@ -188,7 +219,13 @@ std::vector<ModelKey> loop_header(Builder& b, std::int64_t tiles, bool grid_stri
   if (grid_stride) {
     keys.push_back({"step", toml_string("nbid")});
     b.use(Feature::grid_stride);
+  } else if (freedom.step && b.rng.chance(1, 5)) {
+    keys.push_back({"step", "2"});
+    b.use(Feature::loop_step);
+    trips = -1;
   }
+  if (start_param)
+    trips = -1;
   if (b.rng.chance(1, 3)) {
     keys.push_back({"unroll", std::to_string(b.rng.edge(2, 4))});
     b.use(Feature::unroll);
@@ -267,7 +304,7 @@ void generate_loop(Builder& b) {
   maybe_pad(b);
   std::vector<std::string> names = piece_names(p);
   std::int64_t trips = 0;
-  auto header = loop_header(b, tiles, grid_stride, trips, names);
+  auto header = loop_header(b, tiles, grid_stride, trips, names, LoopFreedom{true, true});
   const std::size_t u = b.unit(names);
   const bool outer = maybe_outer_loop(b, u);
   b.op(u, "for", header);
@@ -306,8 +343,8 @@ void generate_pipeline(Builder& b) {
   maybe_pad(b);
   std::vector<std::string> names = piece_names(p);
   std::int64_t trips = 0;
-  auto keys = loop_header(b, tiles, false, trips, names);
-  if (trips < stages)
+  auto keys = loop_header(b, tiles, false, trips, names, LoopFreedom{true, false});
+  if (trips >= 0 && trips < stages)
     b.use(Feature::trips_below_stages);
   keys.push_back({"stages", std::to_string(stages)});
   if (stage_var != "stage")

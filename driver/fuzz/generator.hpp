@@ -84,6 +84,8 @@ std::string_view name(Family f);
   X(fill_sentinel)                                                                                 \
   X(cross_thread_readback)                                                                         \
   X(xor_index)                                                                                     \
+  X(param_index)                                                                                   \
+  X(abi_order)                                                                                     \
   X(two_groups)                                                                                    \
   X(wait_all)                                                                                      \
   X(for_loop)                                                                                      \
@@ -91,6 +93,8 @@ std::string_view name(Family f);
   X(runtime_trips)                                                                                 \
   X(grid_stride)                                                                                   \
   X(unroll)                                                                                        \
+  X(loop_start_param)                                                                              \
+  X(loop_step)                                                                                     \
   X(pipeline)                                                                                      \
   X(trips_below_stages)                                                                            \
   X(mbarrier)                                                                                      \
@@ -174,6 +178,7 @@ struct SpecModel {
   Family family = Family::tile;
   std::string name;                            ///< the kernel's
   std::vector<std::int64_t> grid{1}, block{1}; ///< 1..3 axes each
+  std::vector<std::string> abi; ///< [kernel] abi: the entry's parameter order; empty: none
   bool grid_as_array = false, block_as_array = false;
   std::vector<ModelTensor> tensors;
   std::vector<ModelParam> params;

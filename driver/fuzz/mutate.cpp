@@ -191,6 +191,18 @@ public:
     }
   }
 
+  void abi() {
+    if (m_.abi.size() < 2)
+      return;
+    SpecModel s = m_;
+    s.abi.pop_back();
+    add("abi without one parameter", s, {DiagId::spec_abi_missing_name});
+    s = m_;
+    s.abi.back() = s.abi.front();
+    add("abi naming one parameter twice", s,
+        {DiagId::spec_abi_duplicate_name, DiagId::spec_abi_missing_name});
+  }
+
   void params() {
     for (std::size_t i = 0; i < m_.params.size(); ++i)
       if (m_.params[i].range) {
@@ -273,6 +285,7 @@ std::vector<Mutant> mutants(const SpecModel& m, std::uint64_t seed) {
   mu.applies();
   mu.tensors();
   mu.params();
+  mu.abi();
   mu.control();
   return std::move(mu.out);
 }
