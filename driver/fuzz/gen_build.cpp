@@ -209,6 +209,25 @@ std::int64_t Builder::ctas() const {
 // ---------------------------------------------------------------------------------------
 // Rows
 
+namespace {
+
+/// The thread's index written as `tid`, whatever the spelling.
+std::string canonical_row(const std::string& row) {
+  if (row == "warp * 32 + lane" || row == "tid.x + ntid.x * tid.y" ||
+      row == "tid.x + ntid.x * (tid.y + ntid.y * tid.z)")
+    return "tid";
+  return row;
+}
+
+} // namespace
+
+bool RowCopy::cross() const {
+  return canonical_row(read_row) != canonical_row(dst_row);
+}
+bool RowCopy::src_linear() const {
+  return canonical_row(src_thread) == "tid";
+}
+
 std::vector<std::pair<std::string, std::int64_t>> RowCopy::repeat_axes() const {
   if (!rearranged)
     return {};
@@ -310,7 +329,8 @@ std::string thread_row(Builder& b, std::int64_t T) {
     break;
   case 3:
     if (T % warp_size == 0)
-      return "warp * 32 + lane";
+      return b.rng.chance(1, 2) ? "warp * 32 + lane"
+                                : "lane * " + std::to_string(T / warp_size) + " + warp";
     break;
   case 4:
     if (b.m.block.size() == 2) {
@@ -440,18 +460,17 @@ RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t r
   // Rows.
   if (!r.cta_scope) {
     const auto pick = b.rng.below(6);
-    r.src_row = global_row(T, G,
-                           pick < 3   ? "tid"
-                           : pick < 5 ? thread_row(b, T)
-                                      : param_row(b, T, r.names));
+    r.src_thread = pick < 3 ? "tid" : pick < 5 ? thread_row(b, T) : param_row(b, T, r.names);
+    r.src_row = global_row(T, G, r.src_thread);
     r.dst_row = b.rng.chance(1, 2) ? "tid" : thread_row(b, T);
     r.read_row = b.rng.chance(2, 3) ? r.dst_row : thread_row(b, T);
   } else {
-    r.src_row = global_row(T, G, "tid");
+    r.src_thread = "tid";
+    r.src_row = global_row(T, G, r.src_thread);
     r.dst_row = "tid";
     r.read_row = b.rng.chance(2, 3) ? "tid" : thread_row(b, T);
   }
-  if (r.read_row != r.dst_row)
+  if (r.cross())
     b.use(Feature::cross_thread_readback);
   return r;
 }

@@ -87,7 +87,14 @@ struct RowCopy {
   std::vector<std::string> lead_src, lead_dst; ///< indices before the row ("k", "stage")
   std::vector<std::string> names;              ///< parameters the row expressions name
 
+  std::string src_thread; ///< src_row's part of the thread (src_row is bid * T + it)
+
   std::int64_t row_bytes() const { return chunk * reps; }
+  /// True when a thread reads back a row another thread copied (the rows as functions:
+  /// `warp * 32 + lane` and the tid.x/tid.y forms are `tid`).
+  bool cross() const;
+  /// True when the src row is the thread's own (bid * T + tid).
+  bool src_linear() const;
   std::vector<std::pair<std::string, std::int64_t>> repeat_axes() const;
   std::string src_view(const std::string& tensor, std::int64_t threads, std::int64_t ctas) const;
   std::string dst_view(const std::string& tensor, std::int64_t threads) const;

@@ -109,9 +109,9 @@ std::string copy_src(const Piece& p, const std::string& lead) {
 }
 
 /// True when B ends up a bit copy of A (every row, every byte).
-bool identity(Builder& b, const Piece& p, std::int64_t row_ctas) {
-  return p.x.exact && p.r.src_row == global_row(b.threads(), row_ctas, "tid") &&
-         p.r.dst_row == p.r.read_row && p.r.slice_lo == 0 && p.r.src_row_bytes == p.r.row_bytes();
+bool identity(const Piece& p) {
+  return p.x.exact && p.r.src_linear() && !p.r.cross() && p.r.slice_lo == 0 &&
+         p.r.src_row_bytes == p.r.row_bytes();
 }
 
 /// True when every chunk is zero filled: ignore_src = true and no pred.
@@ -126,15 +126,14 @@ bool ignores_all(const Piece& p) {
 
 /// Expectations of a tile copy over `tiles` tiles of which `trips` run: when B is a bit
 /// copy of A, B == A (every tile ran) or the tiles that ran equal and the rest untouched.
-void tile_expectations(Builder& b, const Piece& p, std::int64_t row_ctas, std::int64_t tiles,
-                       std::int64_t trips) {
+void tile_expectations(Builder& b, const Piece& p, std::int64_t tiles, std::int64_t trips) {
   if (!b.opt.expectations || trips < 0)
     return;
   const std::size_t before = b.m.expects.size();
   if (ignores_all(p) && trips == tiles) {
     b.m.expects.push_back(p.out + " == 0");
     b.use(Feature::expect_zero);
-  } else if (!identity(b, p, row_ctas)) {
+  } else if (!identity(p)) {
     return;
   } else if (trips == tiles) {
     b.m.expects.push_back(p.out + " == " + p.a);
@@ -287,7 +286,7 @@ void generate_tile(Builder& b) {
     b.op(b.unit({p.s, p.out}), "copy", {{"dst", copy_dst(b, p, G, "")}, {"src", copy_src(p, "")}});
   }
   for (const auto& p : pieces)
-    tile_expectations(b, p, G, 1, 1);
+    tile_expectations(b, p, 1, 1);
   finish(b);
 }
 
@@ -308,7 +307,7 @@ void generate_loop(Builder& b) {
   const std::size_t u = b.unit(names);
   const bool outer = maybe_outer_loop(b, u);
   b.op(u, "for", header);
-  const bool cross = p.r.read_row != p.r.dst_row || p.r.cta_scope;
+  const bool cross = p.r.cross() || p.r.cta_scope;
   if (p.fill) {
     b.use(Feature::fill_sentinel);
     b.op(u, "fill", {{"dst", fill_view(p, {})}, {"pattern", fill_pattern(b.rng)}});
@@ -325,7 +324,7 @@ void generate_loop(Builder& b) {
   b.op(u, "end", {});
   if (outer)
     b.op(u, "end", {});
-  tile_expectations(b, p, row_ctas, tiles, trips);
+  tile_expectations(b, p, tiles, trips);
   finish(b);
 }
 
@@ -366,7 +365,7 @@ void generate_pipeline(Builder& b) {
   b.m.ops.push_back(op);
   if (outer)
     b.op(op.unit, "end", {});
-  tile_expectations(b, p, G, tiles, trips);
+  tile_expectations(b, p, tiles, trips);
   finish(b);
 }
 
@@ -422,7 +421,7 @@ void mbarrier_ring(Builder& b) {
   b.op(u, "copy", {{"dst", copy_dst(b, p, G, "k")}, {"src", copy_src(p, "k % 2")}});
   b.op(u, "cta_sync", {});
   b.op(u, "end", {});
-  tile_expectations(b, p, G, tiles, tiles);
+  tile_expectations(b, p, tiles, tiles);
 }
 
 } // namespace
@@ -478,7 +477,7 @@ void generate_mbarrier(Builder& b) {
     b.op(u, "cta_sync", {});
     b.op(u, "end", {});
   }
-  tile_expectations(b, p, G, tiles, trips);
+  tile_expectations(b, p, tiles, trips);
   finish(b);
 }
 

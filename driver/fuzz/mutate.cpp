@@ -234,6 +234,15 @@ public:
           {DiagId::check_read_pending, DiagId::check_never_waited, DiagId::check_missing_commit,
            DiagId::check_pending_overlap, DiagId::check_refill_without_barrier});
     }
+    // A thread reads back a row another thread copied: without the barrier that is a race
+    // (with a fill there would be a second one; keep to the plain case).
+    if (m_.family == Family::tile && m_.has(Feature::cross_thread_readback) &&
+        !has_op(m_, "fill")) {
+      s = m_;
+      std::erase_if(s.ops, [](const ModelOp& op) { return op.op == "cta_sync"; });
+      add("read back without the barrier", s,
+          {DiagId::check_read_without_sync, DiagId::check_read_pending});
+    }
     if (has_op(m_, "end")) {
       s = m_;
       std::erase_if(s.ops, [](const ModelOp& op) { return op.op == "end"; });
