@@ -337,10 +337,18 @@ void generate_pipeline(Builder& b) {
   b.launch(T, ctas_for(b, T, std::max(tiles, stages)));
   const std::int64_t G = b.ctas();
   const std::string stage_var = b.rng.chance(1, 5) ? "slot" : "stage";
-  Piece p = make_piece(b, "", tiles, G, "k", stages, false);
-  p.r.lead_dst = {stage_var};
+  std::vector<Piece> pieces{make_piece(b, "", tiles, G, "k", stages, false)};
+  if (b.rng.chance(1, 4)) {
+    pieces.push_back(make_piece(b, "1", tiles, G, "k", stages, false));
+    b.use(Feature::pipeline_two_loads);
+  }
+  std::vector<std::string> names;
+  for (auto& p : pieces) {
+    p.r.lead_dst = {stage_var};
+    const auto n = piece_names(p);
+    names.insert(names.end(), n.begin(), n.end());
+  }
   maybe_pad(b);
-  std::vector<std::string> names = piece_names(p);
   std::int64_t trips = 0;
   auto keys = loop_header(b, tiles, false, trips, names, LoopFreedom{true, false});
   if (trips >= 0 && trips < stages)
@@ -352,20 +360,35 @@ void generate_pipeline(Builder& b) {
   op.op = "pipeline";
   op.keys = keys;
   op.unit = b.unit(names);
-  ModelOp load;
-  load.keys = apply_keys(b, p, G);
-  load.unit = op.unit;
-  op.loads.push_back(load);
-  ModelOp body;
-  body.op = "copy";
-  body.keys = {{"dst", copy_dst(b, p, G, "k")}, {"src", copy_src(p, stage_var)}};
-  body.unit = op.unit;
-  op.body.push_back(body);
+  for (const auto& p : pieces) {
+    ModelOp load;
+    load.keys = apply_keys(b, p, G);
+    load.unit = op.unit;
+    op.loads.push_back(load);
+  }
+  for (const auto& p : pieces) {
+    ModelOp body;
+    body.op = "copy";
+    body.keys = {{"dst", copy_dst(b, p, G, "k")}, {"src", copy_src(p, stage_var)}};
+    body.unit = op.unit;
+    op.body.push_back(body);
+    // A consumer may also write its own row of the stage it consumed (a sentinel for the
+    // next refill): no other thread reads that row when the readback is the thread's own.
+    if (!p.r.cross() && !p.r.cta_scope && b.rng.chance(1, 4)) {
+      ModelOp fill;
+      fill.op = "fill";
+      fill.keys = {{"dst", fill_view(p, {stage_var})}, {"pattern", fill_pattern(b.rng)}};
+      fill.unit = op.unit;
+      op.body.push_back(fill);
+      b.use(Feature::pipeline_body_fill);
+    }
+  }
   const bool outer = maybe_outer_loop(b, op.unit);
   b.m.ops.push_back(op);
   if (outer)
     b.op(op.unit, "end", {});
-  tile_expectations(b, p, tiles, trips);
+  for (const auto& p : pieces)
+    tile_expectations(b, p, tiles, trips);
   finish(b);
 }
 

@@ -97,6 +97,8 @@ std::string_view name(Family f);
   X(loop_step)                                                                                     \
   X(pipeline)                                                                                      \
   X(trips_below_stages)                                                                            \
+  X(pipeline_two_loads)                                                                            \
+  X(pipeline_body_fill)                                                                            \
   X(mbarrier)                                                                                      \
   X(mbarrier_noinc)                                                                                \
   X(mbarrier_ring)                                                                                 \

@@ -76,7 +76,7 @@ TEST_CASE("fuzz_gen: a claimed feature is in the TOML") {
       {{Feature::src_size_expr}, "src_size = \""},
       {{Feature::ignore_src_expr}, "ignore_src = \""},
       {{Feature::pred_expr, Feature::mbarrier_ring}, "pred = \""},
-      {{Feature::fill_sentinel}, "op = \"fill\""},
+      {{Feature::fill_sentinel, Feature::pipeline_body_fill}, "op = \"fill\""},
       {{Feature::for_loop, Feature::nested_loop}, "op = \"for\""},
       {{Feature::nested_loop}, "var = \"j\""},
       {{Feature::pipeline}, "op = \"pipeline\""},
