@@ -209,6 +209,25 @@ std::int64_t Builder::ctas() const {
 // ---------------------------------------------------------------------------------------
 // Rows
 
+namespace {
+
+/// The thread's index written as `tid`, whatever the spelling.
+std::string canonical_row(const std::string& row) {
+  if (row == "warp * 32 + lane" || row == "tid.x + ntid.x * tid.y" ||
+      row == "tid.x + ntid.x * (tid.y + ntid.y * tid.z)")
+    return "tid";
+  return row;
+}
+
+} // namespace
+
+bool RowCopy::cross() const {
+  return canonical_row(read_row) != canonical_row(dst_row);
+}
+bool RowCopy::src_linear() const {
+  return canonical_row(src_thread) == "tid";
+}
+
 std::vector<std::pair<std::string, std::int64_t>> RowCopy::repeat_axes() const {
   if (!rearranged)
     return {};
@@ -242,6 +261,10 @@ std::string join(const std::vector<std::string>& parts) {
 std::string RowCopy::src_view(const std::string& tensor, std::int64_t threads,
                               std::int64_t ctas) const {
   std::string v = tensor;
+  if (src_split > 1) {
+    const std::string lead = lead_src.empty() ? "" : "x ";
+    v += ".rearrange(\"" + lead + "n a b -> " + lead + "n (a b)\")";
+  }
   if (!src_view_dtype.empty())
     v += ".view(\"" + src_view_dtype + "\")";
   const std::int64_t row_elems = row_bytes() / src_es;
@@ -267,16 +290,17 @@ std::string RowCopy::src_view(const std::string& tensor, std::int64_t threads,
 }
 
 std::string RowCopy::dst_view(const std::string& tensor, std::int64_t threads) const {
+  const std::string view = dst_view_dtype.empty() ? "" : ".view(\"" + dst_view_dtype + "\")";
   std::vector<std::string> idx = lead_dst;
   if (!cta_scope) {
     idx.push_back(dst_row);
     idx.push_back(":");
-    std::string v = tensor + ".sub[" + join(idx) + "]";
+    std::string v = tensor + view + ".sub[" + join(idx) + "]";
     if (rearranged)
       v += rearrange(*this, dst_es, "", "", "");
     return v;
   }
-  std::string v = tensor;
+  std::string v = tensor + view;
   if (!idx.empty())
     v += ".sub[" + join(idx) + "]";
   const std::string w = "w=" + std::to_string(threads / warp_size) + ", t=32, ";
@@ -305,7 +329,8 @@ std::string thread_row(Builder& b, std::int64_t T) {
     break;
   case 3:
     if (T % warp_size == 0)
-      return "warp * 32 + lane";
+      return b.rng.chance(1, 2) ? "warp * 32 + lane"
+                                : "lane * " + std::to_string(T / warp_size) + " + warp";
     break;
   case 4:
     if (b.m.block.size() == 2) {
@@ -321,6 +346,33 @@ std::string thread_row(Builder& b, std::int64_t T) {
     break;
   }
   return "tid";
+}
+
+/// A row in 0..T-1 that depends on a parameter (not a permutation: rows may repeat).
+std::string param_row(Builder& b, std::int64_t T, std::vector<std::string>& names) {
+  if (T == 1)
+    return "tid";
+  b.use(Feature::param_index);
+  const std::string last = std::to_string(T - 1);
+  std::string n;
+  switch (b.rng.below(4)) {
+  case 0:
+    n = b.param_u32(0, T - 1);
+    names.push_back(n);
+    return "min(tid, " + n + ")";
+  case 1:
+    n = b.param_u32(1, T);
+    names.push_back(n);
+    return "tid % " + n;
+  case 2:
+    n = b.param_u32(0, T - 1);
+    names.push_back(n);
+    return n + " < tid ? " + n + " : tid";
+  default:
+    n = b.param_u32(0, T);
+    names.push_back(n);
+    return "clamp(tid + " + n + ", 0, " + last + ")";
+  }
 }
 
 } // namespace
@@ -387,23 +439,38 @@ RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t r
   if (r.src_es != r.dst_es)
     b.use(Feature::dtype_mix);
   r.src_dtype = b.dtype(declared_es);
-  r.dst_dtype = b.dtype(r.dst_es);
+  r.dst_decl_es = r.dst_es;
+  if (b.rng.chance(1, 6)) {
+    r.dst_decl_es = es();
+    r.dst_view_dtype = b.dtype(r.dst_es);
+    b.use(Feature::dst_view_dtype);
+  }
+  r.dst_dtype = b.dtype(r.dst_decl_es);
   r.src_row_bytes = (r.reps + extra) * r.chunk;
   r.src_cols = r.src_row_bytes / declared_es;
+  if (r.src_cols % 2 == 0 && b.rng.chance(1, 6)) {
+    auto splits = divisors(r.src_cols, 8);
+    splits.erase(splits.begin()); // 1
+    r.src_split = b.rng.pick(splits);
+    b.use(Feature::merge_axes);
+  }
   r.slice_lo = lo_chunks * r.chunk / r.src_es;
   if (extra)
     b.use(Feature::sub_slice);
   // Rows.
   if (!r.cta_scope) {
-    r.src_row = global_row(T, G, b.rng.chance(2, 3) ? "tid" : thread_row(b, T));
+    const auto pick = b.rng.below(6);
+    r.src_thread = pick < 3 ? "tid" : pick < 5 ? thread_row(b, T) : param_row(b, T, r.names);
+    r.src_row = global_row(T, G, r.src_thread);
     r.dst_row = b.rng.chance(1, 2) ? "tid" : thread_row(b, T);
     r.read_row = b.rng.chance(2, 3) ? r.dst_row : thread_row(b, T);
   } else {
-    r.src_row = global_row(T, G, "tid");
+    r.src_thread = "tid";
+    r.src_row = global_row(T, G, r.src_thread);
     r.dst_row = "tid";
     r.read_row = b.rng.chance(2, 3) ? "tid" : thread_row(b, T);
   }
-  if (r.read_row != r.dst_row)
+  if (r.cross())
     b.use(Feature::cross_thread_readback);
   return r;
 }
@@ -552,7 +619,7 @@ std::string pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
   }
   case 3:
     b.use(Feature::pred_expr);
-    return toml_string("(tid & 1) == 0");
+    return toml_string("(tid & 1) != 0");
   default:
     b.use(Feature::pred_expr);
     return toml_string("warp != 0");

@@ -72,8 +72,11 @@ struct RowCopy {
   bool permuted = false;            ///< the repeat axes swapped on the right-hand side
   bool rearranged = true;           ///< false: the row is the chunk (reps == 1), no rearrange
   std::int64_t src_es = 1;          ///< element bytes of the src view (after .view)
-  std::int64_t dst_es = 1;          ///< the shared tensor's element bytes
+  std::int64_t dst_es = 1;          ///< element bytes of the dst view (after .view)
+  std::int64_t dst_decl_es = 1;     ///< the shared tensor's (and the output's) element bytes
   std::string src_view_dtype;       ///< a .view("...") step on src; empty: none
+  std::string dst_view_dtype;       ///< a .view("...") step on dst; empty: none
+  std::int64_t src_split = 1;       ///< >1: A's row declared as [split, cols/split], merged back
   std::string src_dtype, dst_dtype; ///< the global src's and the shared tensor's dtypes
   std::int64_t src_cols = 0;        ///< columns of the global src tensor, in its own dtype
   std::int64_t src_row_bytes = 0;   ///< bytes of a row of the global src tensor
@@ -82,8 +85,16 @@ struct RowCopy {
   std::string dst_row;              ///< the shared row's index (thread scope)
   std::string read_row;             ///< the shared row read back
   std::vector<std::string> lead_src, lead_dst; ///< indices before the row ("k", "stage")
+  std::vector<std::string> names;              ///< parameters the row expressions name
+
+  std::string src_thread; ///< src_row's part of the thread (src_row is bid * T + it)
 
   std::int64_t row_bytes() const { return chunk * reps; }
+  /// True when a thread reads back a row another thread copied (the rows as functions:
+  /// `warp * 32 + lane` and the tid.x/tid.y forms are `tid`).
+  bool cross() const;
+  /// True when the src row is the thread's own (bid * T + tid).
+  bool src_linear() const;
   std::vector<std::pair<std::string, std::int64_t>> repeat_axes() const;
   std::string src_view(const std::string& tensor, std::int64_t threads, std::int64_t ctas) const;
   std::string dst_view(const std::string& tensor, std::int64_t threads) const;

@@ -42,16 +42,21 @@ Piece make_piece(Builder& b, const std::string& suffix, std::int64_t tiles, std:
     front.push_back(cols);
     return front;
   };
-  auto& a = b.tensor(p.a, false, shape(lead, row_ctas * T, p.r.src_cols), p.r.src_dtype);
+  std::vector<std::int64_t> a_shape = shape(lead, row_ctas * T, p.r.src_cols);
+  if (p.r.src_split > 1) {
+    a_shape.back() /= p.r.src_split;
+    a_shape.insert(a_shape.end() - 1, p.r.src_split);
+  }
+  auto& a = b.tensor(p.a, false, a_shape, p.r.src_dtype);
   a.init = b.init_for(a.dtype);
-  auto& out = b.tensor(p.out, false, shape(lead, row_ctas * T, p.r.row_bytes() / p.r.dst_es),
-                       b.dtype(p.r.dst_es));
+  auto& out = b.tensor(p.out, false, shape(lead, row_ctas * T, p.r.row_bytes() / p.r.dst_decl_es),
+                       b.dtype(p.r.dst_decl_es));
   out.output = true;
   if (b.rng.chance(1, 3))
     out.init = b.init_for(out.dtype);
   auto& s = b.tensor(p.s, true,
                      shape(ring ? std::vector<std::int64_t>{ring} : std::vector<std::int64_t>{}, T,
-                           p.r.row_bytes() / p.r.dst_es),
+                           p.r.row_bytes() / p.r.dst_decl_es),
                      p.r.dst_dtype);
   if (b.rng.chance(1, 6)) {
     s.align = std::int64_t{256} << (2 * b.rng.below(3));
@@ -82,6 +87,7 @@ std::vector<ModelKey> apply_keys(Builder& b, const Piece& p, std::int64_t ctas_i
 std::vector<std::string> piece_names(const Piece& p) {
   std::vector<std::string> n{p.a, p.s, p.out};
   n.insert(n.end(), p.x.names.begin(), p.x.names.end());
+  n.insert(n.end(), p.r.names.begin(), p.r.names.end());
   return n;
 }
 
@@ -103,22 +109,35 @@ std::string copy_src(const Piece& p, const std::string& lead) {
 }
 
 /// True when B ends up a bit copy of A (every row, every byte).
-bool identity(Builder& b, const Piece& p, std::int64_t row_ctas) {
-  return p.x.exact && p.r.src_row == global_row(b.threads(), row_ctas, "tid") &&
-         p.r.dst_row == p.r.read_row && p.r.slice_lo == 0 && p.r.src_row_bytes == p.r.row_bytes();
+bool identity(const Piece& p) {
+  return p.x.exact && p.r.src_linear() && !p.r.cross() && p.r.slice_lo == 0 &&
+         p.r.src_row_bytes == p.r.row_bytes();
+}
+
+/// True when every chunk is zero filled: ignore_src = true and no pred.
+bool ignores_all(const Piece& p) {
+  bool all = false, pred = false;
+  for (const auto& k : p.x.keys) {
+    all = all || (k.key == "ignore_src" && k.value == "true");
+    pred = pred || k.key == "pred";
+  }
+  return all && !pred;
 }
 
 /// Expectations of a tile copy over `tiles` tiles of which `trips` run: when B is a bit
 /// copy of A, B == A (every tile ran) or the tiles that ran equal and the rest untouched.
-void tile_expectations(Builder& b, const Piece& p, std::int64_t row_ctas, std::int64_t tiles,
-                       std::int64_t trips) {
-  if (!b.opt.expectations || !identity(b, p, row_ctas))
+void tile_expectations(Builder& b, const Piece& p, std::int64_t tiles, std::int64_t trips) {
+  if (!b.opt.expectations || trips < 0)
     return;
   const std::size_t before = b.m.expects.size();
-  if (trips == tiles) {
+  if (ignores_all(p) && trips == tiles) {
+    b.m.expects.push_back(p.out + " == 0");
+    b.use(Feature::expect_zero);
+  } else if (!identity(p)) {
+    return;
+  } else if (trips == tiles) {
     b.m.expects.push_back(p.out + " == " + p.a);
-  } else if (p.r.src_es == p.r.dst_es && p.r.src_view_dtype.empty() &&
-             dtype_bytes(p.r.src_dtype) == p.r.dst_es) {
+  } else if (p.r.src_split == 1 && dtype_bytes(p.r.src_dtype) == p.r.dst_decl_es) {
     const std::string t = std::to_string(trips);
     if (trips > 0)
       b.m.expects.push_back(p.out + ".sub[0:" + t + "] == " + p.a + ".sub[0:" + t + "]");
@@ -149,13 +168,43 @@ void maybe_pad(Builder& b) {
 void finish(Builder& b) {
   if (b.shared_bytes() > static_shared_limit)
     b.use(Feature::dynamic_shared);
+  // Sometimes the parameter order of the entry is given ([kernel] abi), shuffled.
+  if (b.rng.chance(1, 5)) {
+    std::vector<std::string> abi;
+    for (const auto& t : b.m.tensors)
+      if (!t.shared)
+        abi.push_back(t.name);
+    for (const auto& p : b.m.params)
+      abi.push_back(p.name);
+    for (std::size_t i = abi.size(); i > 1; --i)
+      std::swap(abi[i - 1], abi[b.rng.below(i)]);
+    b.m.abi = abi;
+    b.use(Feature::abi_order);
+  }
   b.m.name = std::string(name(b.m.family)) + "_" + std::to_string(b.m.seed);
 }
 
+/// What a loop's header may vary besides its trip count.
+struct LoopFreedom {
+  bool start = false; ///< a start from a parameter (a per-CTA range of tiles)
+  bool step = false;  ///< a step of 2
+};
+
+/// `trips` comes back as the number of tiles 0.. the loop runs, or -1 when it does not
+/// run a prefix of the tiles (a start or step other than 0 and 1).
 std::vector<ModelKey> loop_header(Builder& b, std::int64_t tiles, bool grid_stride,
-                                  std::int64_t& trips, std::vector<std::string>& names) {
+                                  std::int64_t& trips, std::vector<std::string>& names,
+                                  LoopFreedom freedom = {}) {
   std::vector<ModelKey> keys{{"var", toml_string("k")}};
-  keys.push_back({"start", grid_stride ? toml_string("bid") : "0"});
+  const bool start_param = freedom.start && !grid_stride && b.rng.chance(1, 4);
+  std::string start = grid_stride ? toml_string("bid") : "0";
+  if (start_param) {
+    const std::string n = b.param_u32(0, tiles - 1);
+    names.push_back(n);
+    start = toml_string(n);
+    b.use(Feature::loop_start_param);
+  }
+  keys.push_back({"start", start});
   trips = tiles;
   if (b.rng.chance(1, 2)) {
     const std::string n = b.param_u32(1, tiles);
@@ -169,12 +218,29 @@ std::vector<ModelKey> loop_header(Builder& b, std::int64_t tiles, bool grid_stri
   if (grid_stride) {
     keys.push_back({"step", toml_string("nbid")});
     b.use(Feature::grid_stride);
+  } else if (freedom.step && b.rng.chance(1, 5)) {
+    keys.push_back({"step", "2"});
+    b.use(Feature::loop_step);
+    trips = -1;
   }
+  if (start_param)
+    trips = -1;
   if (b.rng.chance(1, 3)) {
     keys.push_back({"unroll", std::to_string(b.rng.edge(2, 4))});
     b.use(Feature::unroll);
   }
   return keys;
+}
+
+/// Sometimes an outer `for j` around a family's loop: it repeats the same work, so the
+/// result (and the expectations) stay the same. Returns whether it opened one.
+bool maybe_outer_loop(Builder& b, std::size_t unit) {
+  if (!b.rng.chance(1, 5))
+    return false;
+  b.use(Feature::nested_loop);
+  b.op(unit, "for",
+       {{"var", toml_string("j")}, {"start", "0"}, {"stop", std::to_string(b.rng.edge(1, 3))}});
+  return true;
 }
 
 } // namespace
@@ -220,7 +286,7 @@ void generate_tile(Builder& b) {
     b.op(b.unit({p.s, p.out}), "copy", {{"dst", copy_dst(b, p, G, "")}, {"src", copy_src(p, "")}});
   }
   for (const auto& p : pieces)
-    tile_expectations(b, p, G, 1, 1);
+    tile_expectations(b, p, 1, 1);
   finish(b);
 }
 
@@ -237,10 +303,11 @@ void generate_loop(Builder& b) {
   maybe_pad(b);
   std::vector<std::string> names = piece_names(p);
   std::int64_t trips = 0;
-  auto header = loop_header(b, tiles, grid_stride, trips, names);
+  auto header = loop_header(b, tiles, grid_stride, trips, names, LoopFreedom{true, true});
   const std::size_t u = b.unit(names);
+  const bool outer = maybe_outer_loop(b, u);
   b.op(u, "for", header);
-  const bool cross = p.r.read_row != p.r.dst_row || p.r.cta_scope;
+  const bool cross = p.r.cross() || p.r.cta_scope;
   if (p.fill) {
     b.use(Feature::fill_sentinel);
     b.op(u, "fill", {{"dst", fill_view(p, {})}, {"pattern", fill_pattern(b.rng)}});
@@ -255,7 +322,9 @@ void generate_loop(Builder& b) {
   if (cross || p.fill)
     b.op(u, "cta_sync", {});
   b.op(u, "end", {});
-  tile_expectations(b, p, row_ctas, tiles, trips);
+  if (outer)
+    b.op(u, "end", {});
+  tile_expectations(b, p, tiles, trips);
   finish(b);
 }
 
@@ -268,13 +337,21 @@ void generate_pipeline(Builder& b) {
   b.launch(T, ctas_for(b, T, std::max(tiles, stages)));
   const std::int64_t G = b.ctas();
   const std::string stage_var = b.rng.chance(1, 5) ? "slot" : "stage";
-  Piece p = make_piece(b, "", tiles, G, "k", stages, false);
-  p.r.lead_dst = {stage_var};
+  std::vector<Piece> pieces{make_piece(b, "", tiles, G, "k", stages, false)};
+  if (b.rng.chance(1, 4)) {
+    pieces.push_back(make_piece(b, "1", tiles, G, "k", stages, false));
+    b.use(Feature::pipeline_two_loads);
+  }
+  std::vector<std::string> names;
+  for (auto& p : pieces) {
+    p.r.lead_dst = {stage_var};
+    const auto n = piece_names(p);
+    names.insert(names.end(), n.begin(), n.end());
+  }
   maybe_pad(b);
-  std::vector<std::string> names = piece_names(p);
   std::int64_t trips = 0;
-  auto keys = loop_header(b, tiles, false, trips, names);
-  if (trips < stages)
+  auto keys = loop_header(b, tiles, false, trips, names, LoopFreedom{true, false});
+  if (trips >= 0 && trips < stages)
     b.use(Feature::trips_below_stages);
   keys.push_back({"stages", std::to_string(stages)});
   if (stage_var != "stage")
@@ -283,23 +360,103 @@ void generate_pipeline(Builder& b) {
   op.op = "pipeline";
   op.keys = keys;
   op.unit = b.unit(names);
-  ModelOp load;
-  load.keys = apply_keys(b, p, G);
-  load.unit = op.unit;
-  op.loads.push_back(load);
-  ModelOp body;
-  body.op = "copy";
-  body.keys = {{"dst", copy_dst(b, p, G, "k")}, {"src", copy_src(p, stage_var)}};
-  body.unit = op.unit;
-  op.body.push_back(body);
+  for (const auto& p : pieces) {
+    ModelOp load;
+    load.keys = apply_keys(b, p, G);
+    load.unit = op.unit;
+    op.loads.push_back(load);
+  }
+  for (const auto& p : pieces) {
+    ModelOp body;
+    body.op = "copy";
+    body.keys = {{"dst", copy_dst(b, p, G, "k")}, {"src", copy_src(p, stage_var)}};
+    body.unit = op.unit;
+    op.body.push_back(body);
+    // A consumer may also write its own row of the stage it consumed (a sentinel for the
+    // next refill): no other thread reads that row when the readback is the thread's own.
+    if (!p.r.cross() && !p.r.cta_scope && b.rng.chance(1, 4)) {
+      ModelOp fill;
+      fill.op = "fill";
+      fill.keys = {{"dst", fill_view(p, {stage_var})}, {"pattern", fill_pattern(b.rng)}};
+      fill.unit = op.unit;
+      op.body.push_back(fill);
+      b.use(Feature::pipeline_body_fill);
+    }
+  }
+  const bool outer = maybe_outer_loop(b, op.unit);
   b.m.ops.push_back(op);
-  tile_expectations(b, p, G, tiles, trips);
+  if (outer)
+    b.op(op.unit, "end", {});
+  for (const auto& p : pieces)
+    tile_expectations(b, p, tiles, trips);
   finish(b);
 }
+
+namespace {
+
+/// The mbarrier double buffer (specs/mbarrier/double_buffer.toml): tile 0 before the loop,
+/// then iteration k loads tile k + 1 into the other slot (off after the last tile, its index
+/// clamped) and arrives on that slot's barrier, waits for slot k % 2's phase (k / 2) % 2,
+/// reads it and ends with a cta_sync before the slot is refilled.
+void mbarrier_ring(Builder& b) {
+  b.use(Feature::mbarrier_ring);
+  b.use(Feature::for_loop);
+  const std::int64_t tiles = b.rng.edge(2, b.opt.max_tiles);
+  const std::int64_t T = pick_threads(b.rng, max_threads_for(b, tiles), false);
+  b.launch(T, ctas_for(b, T, tiles));
+  const std::int64_t G = b.ctas();
+  Piece p = make_piece(b, "", tiles, G, "", 2, false);
+  b.tensor("bar", true, {2}, "uint64");
+  const bool noinc = b.rng.chance(1, 3);
+  if (noinc)
+    b.use(Feature::mbarrier_noinc);
+  maybe_pad(b);
+  const std::size_t init = b.unit({"bar"});
+  for (const char* slot : {"0", "1"})
+    b.op(init, "mbarrier_init",
+         {{"barrier", toml_literal(std::string("bar.sub[") + slot + "]")},
+          {"count", std::to_string(noinc ? 2 * T : T)}});
+  b.op(init, "cta_sync", {});
+  std::vector<std::string> names = piece_names(p);
+  names.push_back("bar");
+  const std::size_t u = b.unit(names);
+  const std::string last = std::to_string(tiles - 1);
+  auto load = [&](const std::string& tile, const std::string& slot, bool pred) {
+    Piece q = p;
+    q.r.lead_src = {tile};
+    q.r.lead_dst = {slot};
+    auto keys = apply_keys(b, q, G);
+    if (pred)
+      keys.push_back({"pred", toml_string("k + 1 < " + std::to_string(tiles))});
+    b.op(u, "apply", keys);
+    const std::string bar = toml_literal("bar.sub[" + slot + "]");
+    std::vector<ModelKey> arrive{{"barrier", bar}};
+    if (noinc)
+      arrive.push_back({"noinc", "true"});
+    b.op(u, "copy_arrive", arrive);
+    b.op(u, "mbarrier_arrive", {{"barrier", bar}});
+  };
+  load("0", "0", false);
+  b.op(u, "for", {{"var", toml_string("k")}, {"start", "0"}, {"stop", std::to_string(tiles)}});
+  load("min(k + 1, " + last + ")", "(k + 1) % 2", true);
+  b.op(u, "mbarrier_wait",
+       {{"barrier", toml_literal("bar.sub[k % 2]")}, {"parity", toml_string("(k / 2) % 2")}});
+  b.op(u, "copy", {{"dst", copy_dst(b, p, G, "k")}, {"src", copy_src(p, "k % 2")}});
+  b.op(u, "cta_sync", {});
+  b.op(u, "end", {});
+  tile_expectations(b, p, tiles, tiles);
+}
+
+} // namespace
 
 void generate_mbarrier(Builder& b) {
   b.m.family = Family::mbarrier;
   b.use(Feature::mbarrier);
+  if (b.rng.chance(1, 3)) {
+    mbarrier_ring(b);
+    finish(b);
+    return;
+  }
   const bool loop = b.rng.chance(1, 2);
   const std::int64_t tiles = loop ? b.rng.edge(1, b.opt.max_tiles) : 1;
   const std::int64_t T = pick_threads(b.rng, max_threads_for(b, tiles), false);
@@ -343,7 +500,7 @@ void generate_mbarrier(Builder& b) {
     b.op(u, "cta_sync", {});
     b.op(u, "end", {});
   }
-  tile_expectations(b, p, G, tiles, trips);
+  tile_expectations(b, p, tiles, trips);
   finish(b);
 }
 

@@ -103,6 +103,12 @@ std::string to_toml(const SpecModel& m) {
   os << "[kernel]\nname = \"" << m.name << "\"\n";
   os << "grid = " << launch_value(m.grid, m.grid_as_array) << "\n";
   os << "block = " << launch_value(m.block, m.block_as_array) << "\n";
+  if (!m.abi.empty()) {
+    os << "abi = [";
+    for (std::size_t i = 0; i < m.abi.size(); ++i)
+      os << (i ? ", " : "") << '"' << m.abi[i] << '"';
+    os << "]\n";
+  }
   for (const auto& p : m.params) {
     os << "\n[param." << p.name << "]\ndtype = \"" << (p.u64 ? "u64" : "u32") << "\"\n";
     if (p.u64)
@@ -165,6 +171,7 @@ SpecModel keep_units(const SpecModel& m, const std::vector<bool>& keep) {
   auto gone = [&](const std::string& n) { return dropped.count(n) && !needed.count(n); };
   std::erase_if(out.tensors, [&](const ModelTensor& t) { return gone(t.name); });
   std::erase_if(out.params, [&](const ModelParam& p) { return gone(p.name); });
+  std::erase_if(out.abi, [&](const std::string& n) { return gone(n); });
   for (std::size_t u = 0; u < out.units.size(); ++u)
     if (!kept(u))
       out.units[u].names.clear();
@@ -310,6 +317,11 @@ void op_simplifications(const SpecModel& m, std::vector<SpecModel>& out) {
 }
 
 void tensor_simplifications(const SpecModel& m, std::vector<SpecModel>& out) {
+  if (!m.abi.empty()) {
+    SpecModel s = m;
+    s.abi.clear();
+    out.push_back(std::move(s));
+  }
   for (std::size_t i = 0; i < m.tensors.size(); ++i) {
     if (!m.tensors[i].init.empty()) {
       SpecModel s = m;
@@ -349,6 +361,7 @@ std::size_t complexity(const SpecModel& m) {
   for (const auto& p : m.params)
     c += 4 + (p.range ? 1 : 0);
   c += 4 * m.expects.size();
+  c += m.abi.empty() ? 0 : 1;
   return c;
 }
 

@@ -56,6 +56,8 @@ std::string_view name(Family f);
   X(two_repeat_axes)                                                                               \
   X(sub_slice)                                                                                     \
   X(view_dtype)                                                                                    \
+  X(dst_view_dtype)                                                                                \
+  X(merge_axes)                                                                                    \
   X(dtype_mix)                                                                                     \
   X(dtype_alias)                                                                                   \
   X(ca)                                                                                            \
@@ -82,19 +84,28 @@ std::string_view name(Family f);
   X(fill_sentinel)                                                                                 \
   X(cross_thread_readback)                                                                         \
   X(xor_index)                                                                                     \
+  X(param_index)                                                                                   \
+  X(abi_order)                                                                                     \
   X(two_groups)                                                                                    \
   X(wait_all)                                                                                      \
   X(for_loop)                                                                                      \
+  X(nested_loop)                                                                                   \
   X(runtime_trips)                                                                                 \
   X(grid_stride)                                                                                   \
   X(unroll)                                                                                        \
+  X(loop_start_param)                                                                              \
+  X(loop_step)                                                                                     \
   X(pipeline)                                                                                      \
   X(trips_below_stages)                                                                            \
+  X(pipeline_two_loads)                                                                            \
+  X(pipeline_body_fill)                                                                            \
   X(mbarrier)                                                                                      \
   X(mbarrier_noinc)                                                                                \
+  X(mbarrier_ring)                                                                                 \
   X(dynamic_shared)                                                                                \
   X(shared_align)                                                                                  \
-  X(expect)
+  X(expect)                                                                                        \
+  X(expect_zero)
 
 enum class Feature : unsigned {
 #define PTXGEN_FUZZ_FEATURE_ENUM(f) f,
@@ -169,6 +180,7 @@ struct SpecModel {
   Family family = Family::tile;
   std::string name;                            ///< the kernel's
   std::vector<std::int64_t> grid{1}, block{1}; ///< 1..3 axes each
+  std::vector<std::string> abi; ///< [kernel] abi: the entry's parameter order; empty: none
   bool grid_as_array = false, block_as_array = false;
   std::vector<ModelTensor> tensors;
   std::vector<ModelParam> params;

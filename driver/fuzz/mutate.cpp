@@ -191,6 +191,18 @@ public:
     }
   }
 
+  void abi() {
+    if (m_.abi.size() < 2)
+      return;
+    SpecModel s = m_;
+    s.abi.pop_back();
+    add("abi without one parameter", s, {DiagId::spec_abi_missing_name});
+    s = m_;
+    s.abi.back() = s.abi.front();
+    add("abi naming one parameter twice", s,
+        {DiagId::spec_abi_duplicate_name, DiagId::spec_abi_missing_name});
+  }
+
   void params() {
     for (std::size_t i = 0; i < m_.params.size(); ++i)
       if (m_.params[i].range) {
@@ -221,6 +233,15 @@ public:
       add("no wait before the copies", s,
           {DiagId::check_read_pending, DiagId::check_never_waited, DiagId::check_missing_commit,
            DiagId::check_pending_overlap, DiagId::check_refill_without_barrier});
+    }
+    // A thread reads back a row another thread copied: without the barrier that is a race
+    // (with a fill there would be a second one; keep to the plain case).
+    if (m_.family == Family::tile && m_.has(Feature::cross_thread_readback) &&
+        !has_op(m_, "fill")) {
+      s = m_;
+      std::erase_if(s.ops, [](const ModelOp& op) { return op.op == "cta_sync"; });
+      add("read back without the barrier", s,
+          {DiagId::check_read_without_sync, DiagId::check_read_pending});
     }
     if (has_op(m_, "end")) {
       s = m_;
@@ -273,6 +294,7 @@ std::vector<Mutant> mutants(const SpecModel& m, std::uint64_t seed) {
   mu.applies();
   mu.tensors();
   mu.params();
+  mu.abi();
   mu.control();
   return std::move(mu.out);
 }
