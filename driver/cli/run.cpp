@@ -274,8 +274,9 @@ int run_run(const std::vector<std::string>& args) {
            "exit status: 0 all pass, 1 a mismatch, fault, invalid spec, PTX ptxas\n"
            "rejects or parameters that do not fit the spec, 2 usage, 3 environment (no\n"
            "GPU with --backend cuda, no ptxas or one that cannot assemble an empty kernel,\n"
-           "ptxas crashed, an output not written), 4 some kernel is unsupported by the\n"
-           "simulator and every other case passed.\n";
+           "ptxas crashed, an output not written, a --devices GPU unusable or of another\n"
+           "kind than the first), 4 some kernel is unsupported by the simulator and every\n"
+           "other case passed.\n";
     return exit_ok;
   }
   if (specs_in.empty())

@@ -697,26 +697,26 @@ ConformanceReport refuse(const std::vector<fs::path>& specs, const Setup& s) {
 }
 
 /// Launches the ready cases on the GPUs and judges each outcome, finishing its
-/// case, as soon as it arrives. One device: one batch of all of them, in order
-/// (they share a worker process, one context, until a fault or hang ends it).
-/// Several: one thread per device pulls chunks of the cases (hand_out), each
-/// chunk one batch on that device, so a faster device takes more.
+/// case, as soon as it arrives. One device: every case in order in a worker
+/// process (one context) until a fault or hang ends it, then in a new one.
+/// Several: one thread per device takes the cases one at a time from a shared
+/// queue (hand_out), each device keeping its worker, so a faster device takes more.
 void launch_on_gpus(std::vector<Prepared>& cases, std::vector<cuda::IsolatedRunner>& gpus,
                     const std::function<void(Prepared&)>& finish) {
   std::vector<Prepared*> ready;
-  for (auto& p : cases)
-    if (p.ready)
-      ready.push_back(&p);
-  hand_out(ready.size(), gpus.size(), [&](std::size_t gpu, std::size_t begin, std::size_t end) {
-    std::vector<cuda::LaunchRequest> requests;
-    for (std::size_t i = begin; i < end; ++i)
-      requests.push_back(cuda_request(*ready[i]));
+  std::vector<cuda::LaunchRequest> requests;
+  for (auto& p : cases) {
+    if (!p.ready)
+      continue;
+    ready.push_back(&p);
+    requests.push_back(cuda_request(p));
+  }
+  hand_out(ready.size(), gpus.size(), [&](std::size_t gpu, const NextItem& next) {
     const int ordinal = gpus[gpu].device().ordinal;
-    gpus[gpu].launch_batch(std::move(requests), [&](std::size_t i, const cuda::LaunchOutcome& out) {
-      Prepared& p = *ready[begin + i];
-      p.result.device = ordinal;
-      judge_cuda(p, out);
-      finish(p);
+    gpus[gpu].launch_queue(requests, next, [&](std::size_t i, const cuda::LaunchOutcome& out) {
+      ready[i]->result.device = ordinal;
+      judge_cuda(*ready[i], out);
+      finish(*ready[i]);
     });
   });
 }
@@ -771,8 +771,11 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
   for (auto& t : pool)
     t.join();
 
-  if (!setup.gpus.empty())
+  if (!setup.gpus.empty()) {
+    const auto gpu_start = Clock::now();
     launch_on_gpus(cases, setup.gpus, finish);
+    report.device_seconds = std::chrono::duration<double>(Clock::now() - gpu_start).count();
+  }
   for (auto& p : cases) {
     if (o.also_simulate) // issue 12, fuzz-loop (an internal error may have cut it short)
       report.sim_cases.push_back(p.sim_result ? std::move(*p.sim_result) : p.result);
@@ -840,8 +843,9 @@ std::string to_json(const ConformanceReport& r) {
   std::ostringstream j;
   j << "{\n  \"setup\": \"" << name(r.setup) << "\",\n  \"backend\": \""
     << json_escape(r.backend_description) << "\",\n"
-    << "  \"wall_seconds\": " << r.wall_seconds << ",\n  \"shard\": {\"index\": " << r.shard.index
-    << ", \"count\": " << r.shard.count << "},\n  \"summary\": {";
+    << "  \"wall_seconds\": " << r.wall_seconds << ",\n  \"device_seconds\": " << r.device_seconds
+    << ",\n  \"shard\": {\"index\": " << r.shard.index << ", \"count\": " << r.shard.count
+    << "},\n  \"summary\": {";
   const CaseResult::Status all[] = {CaseResult::Status::pass,  CaseResult::Status::mismatch,
                                     CaseResult::Status::fault, CaseResult::Status::invalid,
                                     CaseResult::Status::error, CaseResult::Status::unsupported};

@@ -32,7 +32,7 @@ struct ConformanceOptions {
   Backend backend = Backend::sim;
   int device = 0;
   /// --devices: the GPU cases run on each of these ordinals, one isolated runner
-  /// per device, handed out in chunks as the devices free up (shard.hpp's
+  /// per device, each case handed to the device that is free first (shard.hpp's
   /// hand_out); empty: `device` alone, in one batch.
   std::vector<int> devices;
   /// --devices all: every device the driver lists (then `devices` is ignored).
@@ -139,6 +139,9 @@ struct ConformanceReport {
   /// What ran the cases and whose PTX (ptxgen's, or the --ptx file), or why it could not.
   std::string backend_description;
   double wall_seconds = 0;
+  /// Of wall_seconds, the GPU phase: from the first batch on a device to the last
+  /// outcome (after emit, reference and ptxas); 0 on the simulator.
+  double device_seconds = 0;
   /// The part of the whole sweep these cases are (set by the caller that chose them).
   Shard shard;
   std::size_t count(CaseResult::Status s) const;

@@ -192,42 +192,27 @@ std::optional<Distribution> resolve_distribution(const std::string& shard_flag,
   return d;
 }
 
-std::size_t next_chunk_size(std::size_t remaining, std::size_t workers) {
-  if (workers <= 1)
-    return remaining;
-  return std::max<std::size_t>(1, remaining / (2 * workers));
-}
-
-void hand_out(std::size_t count, std::size_t workers, const RunChunk& run) {
-  if (count == 0)
-    return;
-  if (workers <= 1) {
-    run(0, 0, count);
-    return;
-  }
+void hand_out(std::size_t count, std::size_t workers, const RunWorker& run) {
   std::mutex queue; // guards next and failure
   std::size_t next = 0;
   std::exception_ptr failure;
-  auto take = [&](std::size_t& begin, std::size_t& end) {
+  const NextItem take = [&]() -> std::optional<std::size_t> {
     std::lock_guard<std::mutex> lock(queue);
     if (next == count || failure)
-      return false;
-    begin = next;
-    end = next + next_chunk_size(count - next, workers);
-    next = end;
-    return true;
+      return std::nullopt;
+    return next++;
   };
+  if (workers <= 1) {
+    run(0, take);
+    return;
+  }
   auto worker = [&](std::size_t w) {
-    std::size_t begin = 0, end = 0;
-    while (take(begin, end)) {
-      try {
-        run(w, begin, end);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(queue);
-        if (!failure)
-          failure = std::current_exception();
-        return;
-      }
+    try {
+      run(w, take);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(queue);
+      if (!failure)
+        failure = std::current_exception();
     }
   };
   std::vector<std::thread> threads;

@@ -9,8 +9,8 @@
 // that it shards, and XML_OUTPUT_FILE is where the runner wants JUnit XML.
 //
 // GPUs: `--devices all|0,2,...` gives one isolated runner per device; hand_out
-// gives the cases to one thread per device in chunks pulled from a shared
-// counter, so a faster device takes more of them.
+// gives the cases to one thread per device, one at a time from a shared queue,
+// so a faster device takes more of them.
 //
 // Both commands parse and resolve these with resolve_distribution, so the
 // rules (and their errors) are the same everywhere.
@@ -96,21 +96,17 @@ std::optional<Distribution> resolve_distribution(const std::string& shard_flag,
                                                  const std::string& devices_flag,
                                                  const Environment& env, DistributionError& error);
 
-/// Runs chunk [begin, end) of the items on worker `worker` (a device's thread).
-using RunChunk = std::function<void(std::size_t worker, std::size_t begin, std::size_t end)>;
+/// The next item of a shared queue, nullopt when none is left; thread-safe.
+using NextItem = std::function<std::optional<std::size_t>()>;
+/// One worker (a device's thread): takes items from `next` until it is empty.
+using RunWorker = std::function<void(std::size_t worker, const NextItem& next)>;
 
-/// The size of the next chunk when `remaining` items are left for `workers`
-/// workers: all of them for one worker (a single device runs one batch, as it
-/// always did); else half of an even share, at least 1. A chunk is a worker
-/// process and a CUDA context, so early chunks are large; late ones are small,
-/// so the devices finish together.
-std::size_t next_chunk_size(std::size_t remaining, std::size_t workers);
-
-/// Hands items [0, count) out to `workers` threads: each takes the next chunk
-/// (next_chunk_size) when its previous one is done, until none is left, and
-/// runs it with `run`. Chunks are contiguous and in order; every item is in
-/// exactly one. With one worker `run` is called on this thread. An exception
-/// from `run` stops the handing out and is rethrown here once all threads ended.
-void hand_out(std::size_t count, std::size_t workers, const RunChunk& run);
+/// Hands items [0, count) out, in order, one at a time, to `workers` workers
+/// that share one queue: each takes the next item when it is ready for one, so a
+/// faster device takes more and every item goes to exactly one worker. Each
+/// worker runs `run` once, on a thread of its own; with one worker, on this
+/// thread (a single device runs as it always did). An exception from `run`
+/// empties the queue for the others and is rethrown here once all have ended.
+void hand_out(std::size_t count, std::size_t workers, const RunWorker& run);
 
 } // namespace ptxgen::driver

@@ -1,6 +1,6 @@
 // The multi-device dispatcher (driver/run/shard.hpp's hand_out) without a GPU:
-// fake devices, each running its chunks as batches in forked children
-// (batch_process.hpp's run_batch_in_children with fake work), as
+// fake devices, each running the cases it takes from the shared queue in forked
+// children (batch_process.hpp's run_queue_in_children with fake work), as
 // run_conformance's launch_on_gpus does with one IsolatedRunner per device.
 
 #include "driver/cuda/batch_process.hpp"
@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -32,47 +33,46 @@ struct Seen {
   int times = 0; ///< outcomes received for it
   std::size_t device = 0;
   Status status = Status::unavailable;
-  std::string message; ///< written by the child that ran it
+  std::string message; ///< written by the child that ran it (or the parent's account)
 };
 
-/// Fake work on fake device `device`: case `index` of the sweep (its chunk
-/// starting at `begin`), run in a child. `step` decides the outcome; the
-/// message names the device, the case and the child's pid.
+/// Fake work of case `index` on fake device `device`, run in a child.
 using FakeStep = std::function<BatchStep(std::size_t device, std::size_t index)>;
 
-/// hand_out over `devices` fake devices, each chunk one run_batch_in_children.
+/// hand_out over `devices` fake devices, each running the cases it takes
+/// through run_queue_in_children (as IsolatedRunner::launch_queue does); the
+/// message of each outcome names the device, the case and the child's pid.
+/// `done_ms`, when given, gets per device the time of each outcome since the start.
 std::vector<Seen> dispatch(std::size_t count, std::size_t devices, const FakeStep& step,
-                           std::vector<std::vector<double>>* chunk_ms = nullptr) {
+                           std::vector<std::vector<double>>* done_ms = nullptr) {
   std::vector<Seen> seen(count);
+  std::vector<BatchCase> cases;
+  for (std::size_t i = 0; i < count; ++i)
+    cases.push_back({"c" + std::to_string(i), std::chrono::milliseconds(20000)});
   std::mutex m;
-  if (chunk_ms)
-    chunk_ms->assign(devices, {});
-  hand_out(count, devices, [&](std::size_t device, std::size_t begin, std::size_t end) {
-    const auto start = Clock::now();
-    std::vector<BatchCase> chunk;
-    for (std::size_t i = begin; i < end; ++i)
-      chunk.push_back({"c" + std::to_string(i), std::chrono::milliseconds(20000)});
-    cuda::run_batch_in_children(
-        chunk,
+  if (done_ms)
+    done_ms->assign(devices, {});
+  const auto start = Clock::now();
+  hand_out(count, devices, [&](std::size_t device, const NextItem& next) {
+    cuda::run_queue_in_children(
+        cases, next,
         [&](std::size_t i) {
-          BatchStep s = step(device, begin + i);
-          s.outcome.message = "device " + std::to_string(device) + " case " +
-                              std::to_string(begin + i) + " pid " + std::to_string(::getpid());
+          BatchStep s = step(device, i);
+          s.outcome.message = "device " + std::to_string(device) + " case " + std::to_string(i) +
+                              " pid " + std::to_string(::getpid());
           return s;
         },
-        [&](std::size_t i, const LaunchOutcome& out) {
+        [&](std::size_t i, LaunchOutcome& out) {
           std::lock_guard<std::mutex> lock(m);
-          Seen& s = seen[begin + i];
+          Seen& s = seen[i];
           ++s.times;
           s.device = device;
           s.status = out.status;
           s.message = out.message;
+          if (done_ms)
+            (*done_ms)[device].push_back(
+                std::chrono::duration<double, std::milli>(Clock::now() - start).count());
         });
-    if (chunk_ms) {
-      std::lock_guard<std::mutex> lock(m);
-      (*chunk_ms)[device].push_back(
-          std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-    }
   });
   return seen;
 }
@@ -89,63 +89,63 @@ std::string expected_prefix(std::size_t device, std::size_t index) {
   return "device " + std::to_string(device) + " case " + std::to_string(index) + " pid ";
 }
 
-} // namespace
-
-TEST_CASE("dispatch: chunk sizes shrink, stay at least 1 and add up to the whole") {
-  for (std::size_t workers : {2u, 3u, 8u}) {
-    for (std::size_t count : {1u, 2u, 7u, 99u, 1000u}) {
-      CAPTURE(workers);
-      CAPTURE(count);
-      std::size_t left = count, previous = count, chunks = 0;
-      while (left > 0) {
-        const std::size_t c = next_chunk_size(left, workers);
-        CHECK(c >= 1);
-        CHECK(c <= previous);
-        // Never more than half an even share while several chunks remain.
-        CHECK((c == 1 || c * 2 * workers <= left));
-        previous = c;
-        left -= c;
-        ++chunks;
-      }
-      CHECK(chunks <= count);
-    }
-  }
-  CHECK(next_chunk_size(100, 2) == 25); // 100 / (2 * 2)
+/// The pid of the child that ran a case, from its message.
+std::string pid_of(const Seen& s) {
+  return s.message.substr(s.message.rfind(' ') + 1);
 }
 
-TEST_CASE("dispatch: one device runs every case in one chunk, on this thread") {
-  std::vector<std::size_t> calls;
+} // namespace
+
+TEST_CASE("dispatch: one worker takes every item in order, on this thread") {
+  std::vector<std::size_t> items;
   const auto self = std::this_thread::get_id();
-  hand_out(37, 1, [&](std::size_t worker, std::size_t begin, std::size_t end) {
+  int calls = 0;
+  hand_out(5, 1, [&](std::size_t worker, const NextItem& next) {
+    ++calls;
     CHECK(worker == 0);
     CHECK(std::this_thread::get_id() == self);
-    calls.push_back(begin);
-    calls.push_back(end);
+    for (auto i = next(); i; i = next())
+      items.push_back(*i);
   });
-  CHECK(calls == std::vector<std::size_t>{0, 37});
-  // Nothing to run: no chunk at all (no worker process is started).
-  bool called = false;
-  hand_out(0, 2, [&](std::size_t, std::size_t, std::size_t) { called = true; });
-  CHECK_FALSE(called);
+  CHECK(calls == 1);
+  CHECK(items == std::vector<std::size_t>{0, 1, 2, 3, 4});
+  // Nothing to hand out: each worker finds the queue empty at once.
+  hand_out(0, 2, [&](std::size_t, const NextItem& next) { CHECK_FALSE(next()); });
+}
+
+TEST_CASE("dispatch: several workers share the queue; each item goes to one of them") {
+  std::mutex m;
+  std::vector<int> times(500, 0);
+  std::vector<std::size_t> per_worker(3, 0);
+  hand_out(times.size(), 3, [&](std::size_t worker, const NextItem& next) {
+    for (auto i = next(); i; i = next()) {
+      std::lock_guard<std::mutex> lock(m);
+      ++times[*i];
+      ++per_worker[worker];
+    }
+  });
+  for (int t : times)
+    CHECK(t == 1);
+  CHECK(per_worker[0] + per_worker[1] + per_worker[2] == times.size());
 }
 
 TEST_CASE("dispatch: one fake device, one child for the whole batch, as before") {
   auto seen = dispatch(12, 1, [](std::size_t, std::size_t) { return ok_after({}); });
-  const std::string pid = seen[0].message.substr(seen[0].message.rfind(' ') + 1);
   for (std::size_t i = 0; i < seen.size(); ++i) {
     CAPTURE(i);
     CHECK(seen[i].times == 1);
     CHECK(seen[i].status == Status::ok);
-    CHECK(seen[i].message == expected_prefix(0, i) + pid);
+    CHECK(seen[i].message == expected_prefix(0, i) + pid_of(seen[0]));
   }
 }
 
-TEST_CASE("dispatch: two fake devices run every case once, and both take cases") {
+TEST_CASE("dispatch: two fake devices run every case once, each device in one child") {
   // Device 1 is slower: the faster one must take more of the cases.
   auto seen = dispatch(40, 2, [](std::size_t device, std::size_t) {
     return ok_after(std::chrono::milliseconds(device == 1 ? 40 : 2));
   });
   std::size_t per_device[2] = {0, 0};
+  std::set<std::string> pids[2];
   for (std::size_t i = 0; i < seen.size(); ++i) {
     CAPTURE(i);
     CHECK(seen[i].times == 1);
@@ -153,10 +153,14 @@ TEST_CASE("dispatch: two fake devices run every case once, and both take cases")
     // The child that ran it was on the device the parent recorded.
     CHECK(seen[i].message.rfind(expected_prefix(seen[i].device, i), 0) == 0);
     ++per_device[seen[i].device];
+    pids[seen[i].device].insert(pid_of(seen[i]));
   }
   CHECK(per_device[0] > 0);
   CHECK(per_device[1] > 0);
   CHECK(per_device[0] > per_device[1]);
+  // Without trouble a device keeps its child (its context) for all its cases.
+  CHECK(pids[0].size() == 1);
+  CHECK(pids[1].size() == 1);
 }
 
 TEST_CASE("dispatch: a fault on one device costs its case only") {
@@ -181,41 +185,44 @@ TEST_CASE("dispatch: a fault on one device costs its case only") {
   CHECK(seen[9].message.find("exited with status 7") != std::string::npos);
 }
 
-TEST_CASE("dispatch: a device's long batch does not hold up another device's chunks") {
-  // Device 1's first case sleeps 1.5 s in its child; device 0's work is
-  // instant. A child of one device that inherited the write end of another
-  // device's pipe would keep that pipe open, and its parent from seeing EOF,
-  // until it exits: device 0's chunk would last as long as device 1's child.
-  // Both threads fork at once at the start of each round, so a few rounds give
-  // such an inheritance every chance to happen.
-  for (int round = 0; round < 4; ++round) {
+TEST_CASE("dispatch: a device's long case does not hide another device's dead child") {
+  // Device 0's children die at once on each case; device 1's cases take 1 s.
+  // A child of device 1 that inherited the write end of device 0's outcome pipe
+  // would keep it open, and device 0 from seeing its child's death, until it
+  // exits (while device 1 took the other cases). Both devices fork at once at
+  // the start of each round, so a few rounds give such an inheritance every
+  // chance to happen.
+  for (int round = 0; round < 6; ++round) {
     CAPTURE(round);
-    std::vector<std::vector<double>> chunk_ms;
+    std::vector<std::vector<double>> done_ms;
     auto seen = dispatch(
-        8, 2,
-        [](std::size_t device, std::size_t index) {
-          return ok_after(std::chrono::milliseconds(device == 1 && index % 2 == 0 ? 1500 : 0));
+        4, 2,
+        [](std::size_t device, std::size_t) {
+          if (device == 0)
+            ::_exit(9);
+          return ok_after(std::chrono::milliseconds(1000));
         },
-        &chunk_ms);
+        &done_ms);
     for (const auto& s : seen)
       CHECK(s.times == 1);
-    REQUIRE_FALSE(chunk_ms[0].empty());
-    for (double ms : chunk_ms[0])
-      CHECK(ms < 1000);
+    for (double ms : done_ms[0])
+      CHECK(ms < 700);
   }
 }
 
-TEST_CASE("dispatch: an exception from one chunk stops the handing out and reaches the caller") {
-  std::atomic<int> chunks{0};
+TEST_CASE("dispatch: an exception from one worker empties the queue and reaches the caller") {
+  std::atomic<int> taken{0};
   CHECK_THROWS_AS(hand_out(1000, 2,
-                           [&](std::size_t, std::size_t begin, std::size_t) {
-                             ++chunks;
-                             if (begin == 0)
-                               throw std::runtime_error("chunk 0 failed");
-                             std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                           [&](std::size_t worker, const NextItem& next) {
+                             for (auto i = next(); i; i = next()) {
+                               ++taken;
+                               if (worker == 0)
+                                 throw std::runtime_error("worker 0 failed");
+                               std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                             }
                            }),
                   std::runtime_error);
-  CHECK(chunks <= 2); // the failing chunk and the one running beside it
+  CHECK(taken < 1000);
 }
 
 TEST_CASE("probe answer: the device count crosses the pipe (--devices all)") {
