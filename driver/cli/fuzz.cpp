@@ -121,7 +121,7 @@ void print_help(const po::options_description& opts) {
 
 int run_fuzz_command(const std::vector<std::string>& args) {
   po::options_description opts("options"), hidden;
-  std::string backend = "auto", out, report, shard, devices, inject, specs_dir;
+  std::string backend = "auto", out, report, shard, devices, inject, specs_dir, target;
   std::uint64_t seed = 0;
   std::size_t count = 0, batch = 0, per_class = 2, budget = 2000;
   double seconds = 0;
@@ -152,7 +152,10 @@ int run_fuzz_command(const std::vector<std::string>& args) {
       "per-class", po::value(&per_class)->default_value(2),
       "findings of one outcome class shrunk and saved (the rest are counted)")(
       "shrink-budget", po::value(&budget)->default_value(2000),
-      "candidate specs tried per shrink at most")("ptxas", po::value(&ptxas), "the ptxas to use");
+      "candidate specs tried per shrink at most")("ptxas", po::value(&ptxas), "the ptxas to use")(
+      "target", po::value(&target),
+      "the target of the PTX ptxgen emits (default sm_80): sm_90 makes mbarrier waits "
+      "try_wait loops");
   // TODO(issue 12, gpu-sanitize; at the merge of i12-gpu-sanitize): --sanitize TOOL:
   //   opts: ("sanitize", po::value(&sanitize), "run each GPU case under compute-sanitizer
   //   TOOL: racecheck, memcheck, synccheck or initcheck");
@@ -189,6 +192,14 @@ int run_fuzz_command(const std::vector<std::string>& args) {
   o.conformance.jobs = jobs;
   o.conformance.device = device;
   o.conformance.ptxas = ptxas;
+  if (!target.empty()) {
+    o.conformance.target = ptx::Target::parse(target);
+    if (!o.conformance.target || *o.conformance.target < driver::emitted_target)
+      return usage_error("fuzz",
+                         "--target expects sm_XX or sm_XXa, at least " +
+                             driver::emitted_target.str() + "; got '" + target + "'",
+                         synopsis);
+  }
   o.reproduce_tool = "ptxgen";
   o.tool_version = PTXGEN_VERSION;
   bool junit = false;

@@ -360,9 +360,13 @@ std::string shrink_json(const ShrinkStats& s) {
 std::string reproduce_command(const FuzzOptions& o, const std::vector<Backend>& backends,
                               std::uint64_t seed) {
   std::string backend = o.auto_backend ? "auto" : std::string(driver::name(backends.front()));
-  return (o.reproduce_tool.empty() ? std::string("ptxgen") : o.reproduce_tool) + " fuzz --seed " +
-         std::to_string(seed) + " --count 1 --backend " + backend +
-         (o.mutants ? " --mutants " + std::to_string(o.mutants) : std::string());
+  std::string c = (o.reproduce_tool.empty() ? std::string("ptxgen") : o.reproduce_tool) +
+                  " fuzz --seed " + std::to_string(seed) + " --count 1 --backend " + backend;
+  if (o.conformance.target)
+    c += " --target " + o.conformance.target->str();
+  if (o.mutants)
+    c += " --mutants " + std::to_string(o.mutants);
+  return c;
 }
 
 std::string finding_json(const Finding& f, const FuzzOptions& o,
