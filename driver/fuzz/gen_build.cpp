@@ -348,6 +348,16 @@ std::string thread_row(Builder& b, std::int64_t T) {
   return "tid";
 }
 
+/// A row in 0..T-1 through multiplication, remainder and division (rows may repeat).
+std::string arithmetic_row(Builder& b, std::int64_t T) {
+  if (T == 1)
+    return "tid";
+  b.use(Feature::arithmetic_index);
+  if (b.rng.chance(1, 2))
+    return "(tid * " + std::to_string(b.rng.between(2, 9)) + ") % " + std::to_string(T);
+  return "tid / " + std::to_string(b.rng.between(2, 4));
+}
+
 /// A row in 0..T-1 that depends on a parameter (not a permutation: rows may repeat).
 std::string param_row(Builder& b, std::int64_t T, std::vector<std::string>& names) {
   if (T == 1)
@@ -459,8 +469,11 @@ RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t r
     b.use(Feature::sub_slice);
   // Rows.
   if (!r.cta_scope) {
-    const auto pick = b.rng.below(6);
-    r.src_thread = pick < 3 ? "tid" : pick < 5 ? thread_row(b, T) : param_row(b, T, r.names);
+    const auto pick = b.rng.below(7);
+    r.src_thread = pick < 3   ? "tid"
+                   : pick < 5 ? thread_row(b, T)
+                   : pick < 6 ? param_row(b, T, r.names)
+                              : arithmetic_row(b, T);
     r.src_row = global_row(T, G, r.src_thread);
     r.dst_row = b.rng.chance(1, 2) ? "tid" : thread_row(b, T);
     r.read_row = b.rng.chance(2, 3) ? r.dst_row : thread_row(b, T);
@@ -532,10 +545,43 @@ std::vector<Var> expression_vars(Builder& b, const ApplyContext& ctx) {
   return vars;
 }
 
+/// A src_size in 0..C through the rest of the expression grammar: shifts, masks, the
+/// select spellings, T.uint32, signed max, the launch's sizes.
+std::string src_size_operators(Builder& b, std::int64_t C, ApplyExtras& x) {
+  b.use(Feature::expr_operators);
+  const std::string c = std::to_string(C);
+  switch (b.rng.below(6)) {
+  case 0: {
+    const std::int64_t shift = b.rng.between(1, 2);
+    return "(tid & " + std::to_string(C >> shift) + ") << " + std::to_string(shift);
+  }
+  case 1: {
+    const std::string n = b.param_u32(0, b.threads());
+    x.names.push_back(n);
+    return "if_then_else(tid < " + n + ", " + c + ", " + std::to_string(b.rng.edge(0, C)) + ")";
+  }
+  case 2: {
+    const std::string n = b.param_u32(0, warp_size);
+    x.names.push_back(n);
+    return "T.if_then_else(lane >= " + n + ", 0, T.uint32(" + c + "))";
+  }
+  case 3:
+    return "max(" + c + " - tid, 0)";
+  case 4:
+    return "(lane >> 1) % " + std::to_string(C + 1);
+  default:
+    return "clamp(" + c + " * (bid + 1) - tid, 0, " + c + ")";
+  }
+}
+
 std::string src_size(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
   const std::int64_t C = ctx.rows->chunk;
   const std::string c = std::to_string(C);
   const std::int64_t T = b.threads(), G = b.ctas();
+  if (b.rng.chance(1, 3)) {
+    b.use(Feature::src_size_expr);
+    return toml_string(src_size_operators(b, C, x));
+  }
   switch (b.rng.below(6)) {
   case 0:
     b.use(Feature::src_size_const);
@@ -574,7 +620,7 @@ std::string src_size(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
 
 std::string ignore_src(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
   const std::int64_t T = b.threads();
-  switch (b.rng.below(4)) {
+  switch (b.rng.below(5)) {
   case 0:
     b.use(Feature::ignore_src_const);
     return b.rng.chance(1, 2) ? "true" : "false";
@@ -591,6 +637,13 @@ std::string ignore_src(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
     x.names.push_back(n);
     return toml_string(v.name + " == " + std::to_string(v.count - 1) + " && tid >= " + n);
   }
+  case 3: {
+    b.use(Feature::ignore_src_expr);
+    b.use(Feature::expr_operators);
+    const std::string n = b.param_u32(0, warp_size - 1);
+    x.names.push_back(n);
+    return toml_string(b.rng.chance(1, 2) ? "(lane ^ " + n + ") == 0" : "!(lane < " + n + ")");
+  }
   default:
     b.use(Feature::ignore_src_expr);
     return toml_string("bid == " + std::to_string(b.ctas() - 1));
@@ -598,7 +651,7 @@ std::string ignore_src(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
 }
 
 std::string pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
-  switch (b.rng.below(5)) {
+  switch (b.rng.below(6)) {
   case 0:
     b.use(Feature::pred_const);
     return b.rng.chance(1, 2) ? "true" : "false";
@@ -620,9 +673,13 @@ std::string pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
   case 3:
     b.use(Feature::pred_expr);
     return toml_string("(tid & 1) != 0");
-  default:
+  case 4:
     b.use(Feature::pred_expr);
     return toml_string("warp != 0");
+  default:
+    b.use(Feature::pred_expr);
+    b.use(Feature::expr_operators);
+    return toml_string(b.rng.chance(1, 2) ? "(tid | 1) == tid" : "lane < 16 && warp % 2 == 0");
   }
 }
 

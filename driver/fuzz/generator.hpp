@@ -80,11 +80,13 @@ std::string_view name(Family f);
   X(pred_expr)                                                                                     \
   X(param_range)                                                                                   \
   X(repeat_axis_expr)                                                                              \
+  X(expr_operators)                                                                                \
   X(launch_ids)                                                                                    \
   X(fill_sentinel)                                                                                 \
   X(cross_thread_readback)                                                                         \
   X(xor_index)                                                                                     \
   X(param_index)                                                                                   \
+  X(arithmetic_index)                                                                              \
   X(abi_order)                                                                                     \
   X(two_groups)                                                                                    \
   X(wait_all)                                                                                      \

@@ -175,7 +175,10 @@ public:
     add("shared tensors beyond every target's limit", s, {DiagId::spec_shared_total_too_large});
     // The src tensor one row short: the last thread's row lies outside it.
     s = m_;
-    if (m_.family == Family::tile && !s.tensors.empty()) {
+    // (Only where every src row is some thread's: rows that depend on a parameter or are
+    // divided may never reach the last row.)
+    if (m_.family == Family::tile && !m_.has(Feature::param_index) &&
+        !m_.has(Feature::arithmetic_index)) {
       for (auto& t : s.tensors)
         if (!t.shared && !t.output && t.shape.size() == 2 && t.shape[0] >= 2) {
           --t.shape[0];
