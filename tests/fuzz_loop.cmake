@@ -1,4 +1,5 @@
 # issue 12, fuzz-loop: `ptxgen fuzz` (label fuzzloop). The shrinker's own unit tests are
+# (TIMEOUT 600: only against a hang; the sanitizer build, tools/sanitize.sh, runs them slower.)
 # tests/unit/fuzz_shrink_*.cpp (unit.fuzz_shrink_*).
 
 # The deterministic smoke: a fixed seed, a few hundred generated specs on the simulator,
@@ -13,7 +14,7 @@ add_test(NAME fuzz_loop.smoke
                  smoke ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json
                  $<TARGET_FILE:ptxgen> fuzz --seed 20261130 --count 300 --backend sim -j 2
                  --mutants 1 --report ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json)
-set_tests_properties(fuzz_loop.smoke PROPERTIES LABELS fuzzloop TIMEOUT 120)
+set_tests_properties(fuzz_loop.smoke PROPERTIES LABELS fuzzloop TIMEOUT 600)
 
 # A fault injected into the simulator's output (hidden --inject-fault) is found, shrunk
 # and saved; see the script.
@@ -21,7 +22,7 @@ add_test(NAME fuzz_loop.injected_fault
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/injected_fault.sh
                  $<TARGET_FILE:ptxgen> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_injected 7 24
                  cp.async.cg sim)
-set_tests_properties(fuzz_loop.injected_fault PROPERTIES LABELS fuzzloop TIMEOUT 120)
+set_tests_properties(fuzz_loop.injected_fault PROPERTIES LABELS fuzzloop TIMEOUT 600)
 # gpu: the same with the GPU and the simulator in one run; skipped (77) where there is none.
 add_test(NAME gpu.fuzz_loop_injected_fault
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/injected_fault.sh
@@ -43,13 +44,13 @@ add_test(NAME fuzz_loop.false_accept
                  false_accept ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_false_accept
                  $<TARGET_FILE:ptxgen> fuzz --seed 3 --count 10 --backend sim -j 2 --mutants 2
                  --inject-false-accept)
-set_tests_properties(fuzz_loop.false_accept PROPERTIES LABELS fuzzloop TIMEOUT 120)
+set_tests_properties(fuzz_loop.false_accept PROPERTIES LABELS fuzzloop TIMEOUT 600)
 
 # --shard and the test runner's sharding environment; see the script.
 add_test(NAME fuzz_loop.shard
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/shard.sh $<TARGET_FILE:ptxgen>
                  ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_shard)
-set_tests_properties(fuzz_loop.shard PROPERTIES LABELS fuzzloop TIMEOUT 120)
+set_tests_properties(fuzz_loop.shard PROPERTIES LABELS fuzzloop TIMEOUT 600)
 
 # Usage errors: no --count/--time, a bad --shard, a bad --backend, --device with --devices:
 # exit 2, with the hint.
