@@ -1,6 +1,6 @@
 # issue 12, fuzz-loop: `ptxgen fuzz` (label fuzzloop). The shrinker's own unit tests are
-# (TIMEOUT 600: only against a hang; the sanitizer build, tools/sanitize.sh, runs them slower.)
 # tests/unit/fuzz_shrink_*.cpp (unit.fuzz_shrink_*).
+# (TIMEOUT 600: only against a hang; the sanitizer build, tools/sanitize.sh, runs them slower.)
 
 # The deterministic smoke: a fixed seed, a few hundred generated specs on the simulator,
 # no finding (exit 0), every spec counted in the report and assembled by ptxas, and one
