@@ -110,6 +110,11 @@ struct Prepared {
   ReferenceOutput expected;
   bool ready = false;   ///< emitted, assembled and referenced: ready for the backend
   std::string dump_dir; ///< ConformanceOptions::dump_dir
+  /// ConformanceOptions::tamper_sim_outputs, when set (issue 12, fuzz-loop).
+  const std::function<void(const std::string&, std::map<std::string, std::vector<std::uint8_t>>&)>*
+      tamper_sim_outputs = nullptr;
+  /// ConformanceOptions::also_simulate: the simulator's outcome (issue 12, fuzz-loop).
+  std::optional<CaseResult> sim_result;
 };
 
 /// Marks the case as an error: `blame` says whose.
@@ -259,6 +264,7 @@ bool expectations_hold(Prepared& p) {
     return true;
   p.result.status = CaseResult::Status::invalid;
   p.result.detail = failed.format_all();
+  p.result.diagnostics = failed; // issue 12, fuzz-loop: the fuzz signature's DiagIds
   return false;
 }
 
@@ -327,6 +333,8 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   p.result.spec = spec.generic_string();
   p.result.expect_fault = is_fault_spec(spec);
   p.dump_dir = o.dump_dir;
+  if (o.tamper_sim_outputs)
+    p.tamper_sim_outputs = &o.tamper_sim_outputs;
   lower::LowerOptions lo;
   lo.target = o.target.value_or(emitted_target);
   lo.run_target = arch; // ptxas assembles for it: its shared memory is the limit
@@ -337,6 +345,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   if (!e.kernel || !e.ok()) {
     p.result.status = CaseResult::Status::invalid;
     p.result.detail = e.diagnostics.format_all();
+    p.result.diagnostics = e.diagnostics; // issue 12, fuzz-loop: the fuzz signature's DiagIds
     return;
   }
   p.kernel = std::move(e.kernel);
@@ -470,7 +479,19 @@ void run_on_sim(Prepared& p) {
       return;
     }
   }
+  if (p.tamper_sim_outputs) // issue 12, fuzz-loop: --inject-fault (a test hook)
+    (*p.tamper_sim_outputs)(p.ptx, bytes);
   judge_no_fault(p, bytes);
+}
+
+/// ConformanceOptions::also_simulate (issue 12, fuzz-loop): the simulator's verdict on
+/// the case as prepared for the GPU; p.result is left as it was, for the GPU's.
+void simulate_too(Prepared& p) {
+  const CaseResult base = p.result;
+  if (p.ready)
+    run_on_sim(p);
+  p.sim_result = std::move(p.result);
+  p.result = base;
 }
 
 cuda::LaunchRequest cuda_request(const Prepared& p) {
@@ -846,6 +867,8 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
         prepare(p, specs[i], o, *setup.ptxas, setup.arch);
         if (p.ready && o.backend == Backend::sim)
           run_on_sim(p);
+        else if (o.also_simulate) // issue 12, fuzz-loop
+          simulate_too(p);
       } catch (const std::exception& e) {
         fail(p, CaseResult::Blame::environment, std::string("internal error: ") + e.what());
         p.ready = false;
@@ -868,14 +891,16 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
       launch_on_gpus(cases, setup.gpus, finish);
     report.device_seconds = std::chrono::duration<double>(Clock::now() - gpu_start).count();
   }
-  for (auto& p : cases)
+  for (auto& p : cases) {
+    if (o.also_simulate) // issue 12, fuzz-loop (an internal error may have cut it short)
+      report.sim_cases.push_back(p.sim_result ? std::move(*p.sim_result) : p.result);
     report.cases.push_back(std::move(p.result));
+  }
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall).count();
   return report;
 }
 
-namespace {
-
+// issue 12, fuzz-loop: json_escape and xml_escape are shared with the fuzz report.
 std::string json_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -928,8 +953,6 @@ std::string xml_escape(const std::string& s) {
   }
   return out;
 }
-
-} // namespace
 
 std::string to_json(const ConformanceReport& r) {
   std::ostringstream j;

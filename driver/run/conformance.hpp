@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,16 @@ struct ConformanceOptions {
   std::optional<cuda::SanitizerTool> sanitize;
   /// --sanitize-timeout: one case's whole sanitizer process; past it the case is timed_out.
   std::chrono::seconds sanitize_timeout{120};
+  // issue 12, fuzz-loop: `ptxgen fuzz` runs each spec on the GPU and the simulator.
+  /// With Backend::cuda: also run every case on the simulator, from the same emitted
+  /// PTX, reference and ptxas verdict, in the worker threads before the GPU launches
+  /// (ConformanceReport::sim_cases): emit, reference and ptxas once for both backends.
+  bool also_simulate = false;
+  /// A test hook (`ptxgen fuzz --inject-fault`): called on the simulator's final global
+  /// tensors before they are compared, with the case's PTX; it may change them.
+  std::function<void(const std::string& ptx,
+                     std::map<std::string, std::vector<std::uint8_t>>& outputs)>
+      tamper_sim_outputs;
 };
 
 /// One spec's outcome.
@@ -139,6 +150,9 @@ struct ConformanceReport {
   };
   Setup setup = Setup::ready;
   std::vector<CaseResult> cases;
+  /// ConformanceOptions::also_simulate: each case's simulator outcome, in the order of
+  /// `cases` (issue 12, fuzz-loop); empty otherwise or when the setup failed.
+  std::vector<CaseResult> sim_cases;
   /// What ran the cases and whose PTX (ptxgen's, or the --ptx file), or why it could not.
   std::string backend_description;
   double wall_seconds = 0;
@@ -176,5 +190,10 @@ bool is_fault_spec(const std::filesystem::path& spec);
 /// The report as JSON / as JUnit XML.
 std::string to_json(const ConformanceReport& r);
 std::string to_junit(const ConformanceReport& r);
+
+// issue 12, fuzz-loop: the escaping of the reports, shared with `ptxgen fuzz`'s.
+/// `s` as the inside of a JSON string / of XML text or an attribute value.
+std::string json_escape(const std::string& s);
+std::string xml_escape(const std::string& s);
 
 } // namespace ptxgen::driver

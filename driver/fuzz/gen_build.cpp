@@ -1,0 +1,757 @@
+// The generator's builder, row layouts and apply extras (see gen_build.hpp).
+
+#include "driver/fuzz/gen_build.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace ptxgen::driver::fuzz {
+
+namespace {
+
+struct DtypeSpelling {
+  std::string_view name;
+  std::int64_t bytes;
+  bool alias;
+};
+
+constexpr std::array<DtypeSpelling, 28> dtype_spellings{{
+    {"uint8", 1, false},    {"int8", 1, false},   {"b8", 1, false},      {"u8", 1, true},
+    {"s8", 1, true},        {"uint16", 2, false}, {"int16", 2, false},   {"float16", 2, false},
+    {"bfloat16", 2, false}, {"b16", 2, false},    {"f16", 2, true},      {"bf16", 2, true},
+    {"half", 2, true},      {"uint32", 4, false}, {"int32", 4, false},   {"float32", 4, false},
+    {"b32", 4, false},      {"u32", 4, true},     {"f32", 4, true},      {"float", 4, true},
+    {"uint64", 8, false},   {"int64", 8, false},  {"float64", 8, false}, {"b64", 8, false},
+    {"u64", 8, true},       {"i64", 8, true},     {"f64", 8, true},      {"double", 8, true},
+}};
+
+/// Policies as ptxgen's cache_hint specs pass them (createpolicy results seen on sm_80+).
+constexpr std::array<std::uint64_t, 2> policy_values{0x14F0000000000000ull, 0x12F0000000000000ull};
+constexpr std::array<std::string_view, 4> primaries{"evict_last", "evict_normal", "evict_first",
+                                                    "evict_unchanged"};
+constexpr std::array<std::string_view, 2> secondaries{"evict_first", "evict_unchanged"};
+constexpr std::array<std::string_view, 4> fractions{"0.25", "0.5", "0.75", "1.0"};
+constexpr std::array<std::int64_t, 3> ca_chunks{4, 8, 16};
+
+std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t max) {
+  std::vector<std::int64_t> d;
+  for (std::int64_t i = 1; i <= n && i <= max; ++i)
+    if (n % i == 0)
+      d.push_back(i);
+  return d;
+}
+
+bool power_of_two(std::int64_t n) {
+  return n > 0 && (n & (n - 1)) == 0;
+}
+
+std::string paren(const std::string& s) {
+  return s.find_first_of(" ") == std::string::npos ? s : "(" + s + ")";
+}
+
+} // namespace
+
+std::int64_t dtype_bytes(std::string_view dtype) {
+  for (const auto& d : dtype_spellings)
+    if (d.name == dtype)
+      return d.bytes;
+  return 1;
+}
+
+std::string toml_string(std::string_view s) {
+  return "\"" + std::string(s) + "\"";
+}
+std::string toml_literal(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
+
+Builder::Builder(std::uint64_t seed, const GenOptions& options) : rng(seed), opt(options) {
+  m.seed = seed;
+}
+
+void Builder::use(Feature f) {
+  if (!m.has(f))
+    m.features.push_back(f);
+}
+
+std::size_t Builder::unit(std::vector<std::string> names) {
+  m.units.push_back(ModelUnit{std::move(names)});
+  return m.units.size() - 1;
+}
+
+void Builder::op(std::size_t unit, std::string kind, std::vector<ModelKey> keys) {
+  ModelOp o;
+  o.op = std::move(kind);
+  o.keys = std::move(keys);
+  o.unit = unit;
+  m.ops.push_back(std::move(o));
+}
+
+ModelTensor& Builder::tensor(std::string name, bool shared, std::vector<std::int64_t> shape,
+                             std::string dtype) {
+  ModelTensor t;
+  t.name = std::move(name);
+  t.shared = shared;
+  t.shape = std::move(shape);
+  t.dtype = std::move(dtype);
+  m.tensors.push_back(std::move(t));
+  return m.tensors.back();
+}
+
+std::string Builder::param_u32(std::int64_t lo, std::int64_t hi) {
+  ModelParam p;
+  p.name = "n" + std::to_string(params_++);
+  p.value = static_cast<std::uint64_t>(rng.edge(lo, hi));
+  p.range =
+      std::array<std::uint64_t, 2>{static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi)};
+  m.params.push_back(p);
+  use(Feature::param_range);
+  return p.name;
+}
+
+std::string Builder::param_u64(std::uint64_t value) {
+  ModelParam p;
+  p.name = "policy" + std::to_string(params_++);
+  p.u64 = true;
+  p.value = value;
+  m.params.push_back(p);
+  return p.name;
+}
+
+std::string Builder::dtype(std::int64_t bytes) {
+  std::vector<const DtypeSpelling*> fit;
+  for (const auto& d : dtype_spellings)
+    if (d.bytes == bytes && (!d.alias || rng.chance(1, 3)))
+      fit.push_back(&d);
+  const DtypeSpelling* d = rng.pick(fit);
+  if (d->alias)
+    use(Feature::dtype_alias);
+  return std::string(d->name);
+}
+
+std::string Builder::init_for(std::string_view dtype) {
+  switch (rng.below(4)) {
+  case 0:
+    return "random(" + std::to_string(rng.below(1000)) + ")";
+  case 1:
+    return "constant(" + std::to_string(1 + rng.below(100)) + ")";
+  default:
+    if (dtype.front() == 'b' && dtype != "bfloat16" && dtype != "bf16")
+      return "random(" + std::to_string(rng.below(1000)) + ")";
+    return "arange % " + std::to_string(rng.pick(std::vector<int>{7, 97, 113, 251}));
+  }
+}
+
+std::int64_t Builder::shared_bytes() const {
+  std::int64_t total = 0;
+  for (const auto& t : m.tensors)
+    if (t.shared) {
+      const std::int64_t a = t.align ? t.align : 128;
+      total = (total + a - 1) / a * a + t.bytes();
+    }
+  return total;
+}
+
+namespace {
+
+/// Splits n into 1..3 factors, x first; the last axis at most `max_last`.
+std::vector<std::int64_t> shape_of(Rng& rng, std::int64_t n, unsigned rank, std::int64_t max_z) {
+  if (rank == 1)
+    return {n};
+  auto zs = divisors(n, rank == 3 ? max_z : n);
+  const std::int64_t z = rng.pick(zs);
+  const std::int64_t rest = n / z;
+  if (rank == 2)
+    return {rest, z};
+  const std::int64_t y = rng.pick(divisors(rest, rest));
+  return {rest / y, y, z};
+}
+
+} // namespace
+
+void Builder::launch(std::int64_t threads, std::int64_t ctas) {
+  const unsigned brank = rng.chance(3, 5) ? 1 : rng.chance(2, 3) ? 2 : 3;
+  m.block = shape_of(rng, threads, brank, max_block_z);
+  m.block_as_array = brank > 1 || rng.chance(1, 4);
+  const unsigned grank = rng.chance(3, 5) ? 1 : rng.chance(2, 3) ? 2 : 3;
+  m.grid = shape_of(rng, ctas, grank, ctas);
+  m.grid_as_array = grank > 1 || rng.chance(1, 4);
+  if (m.block.size() == 2)
+    use(Feature::block_2d);
+  if (m.block.size() == 3)
+    use(Feature::block_3d);
+  if (m.grid.size() == 2)
+    use(Feature::grid_2d);
+  if (m.grid.size() == 3)
+    use(Feature::grid_3d);
+  if (threads == max_block_threads)
+    use(Feature::block_1024);
+  if (threads % warp_size)
+    use(Feature::block_odd);
+  if (ctas > 1)
+    use(Feature::multi_cta);
+}
+
+std::int64_t Builder::threads() const {
+  std::int64_t n = 1;
+  for (auto b : m.block)
+    n *= b;
+  return n;
+}
+
+std::int64_t Builder::ctas() const {
+  std::int64_t n = 1;
+  for (auto g : m.grid)
+    n *= g;
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------
+// Rows
+
+namespace {
+
+/// The thread's index written as `tid`, whatever the spelling.
+std::string canonical_row(const std::string& row) {
+  if (row == "warp * 32 + lane" || row == "tid.x + ntid.x * tid.y" ||
+      row == "tid.x + ntid.x * (tid.y + ntid.y * tid.z)")
+    return "tid";
+  return row;
+}
+
+} // namespace
+
+bool RowCopy::cross() const {
+  return canonical_row(read_row) != canonical_row(dst_row);
+}
+bool RowCopy::src_linear() const {
+  return canonical_row(src_thread) == "tid";
+}
+
+std::vector<std::pair<std::string, std::int64_t>> RowCopy::repeat_axes() const {
+  if (!rearranged)
+    return {};
+  if (p == 1)
+    return {{"r", reps}};
+  return {{"q", reps / p}, {"p", p}};
+}
+
+namespace {
+
+/// "(r v) -> r v", v=V or "(q p v) -> p q v", p=P, v=V, with `lead` groups in front.
+std::string rearrange(const RowCopy& r, std::int64_t es, const std::string& lead_left,
+                      const std::string& lead_right, const std::string& lead_sizes) {
+  const std::int64_t v = r.chunk / es;
+  std::string left = r.p == 1 ? "(r v)" : "(q p v)";
+  std::string right = r.p == 1 ? "r v" : r.permuted ? "p q v" : "q p v";
+  std::string sizes =
+      lead_sizes + (r.p == 1 ? "" : "p=" + std::to_string(r.p) + ", ") + "v=" + std::to_string(v);
+  return ".rearrange(\"" + lead_left + left + " -> " + lead_right + right + "\", " + sizes + ")";
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const auto& p : parts)
+    s += (s.empty() ? "" : ", ") + p;
+  return s;
+}
+
+} // namespace
+
+std::string RowCopy::src_view(const std::string& tensor, std::int64_t threads,
+                              std::int64_t ctas) const {
+  std::string v = tensor;
+  if (src_split > 1) {
+    const std::string lead = lead_src.empty() ? "" : "x ";
+    v += ".rearrange(\"" + lead + "n a b -> " + lead + "n (a b)\")";
+  }
+  if (!src_view_dtype.empty())
+    v += ".view(\"" + src_view_dtype + "\")";
+  const std::int64_t row_elems = row_bytes() / src_es;
+  std::string cols = ":";
+  if (slice_lo > 0 || src_row_bytes != row_bytes())
+    cols = std::to_string(slice_lo) + ":" + std::to_string(slice_lo + row_elems);
+  std::vector<std::string> idx = lead_src;
+  if (!cta_scope) {
+    idx.push_back(src_row);
+    idx.push_back(cols);
+    v += ".sub[" + join(idx) + "]";
+    if (rearranged)
+      v += rearrange(*this, src_es, "", "", "");
+    return v;
+  }
+  idx.push_back(":");
+  idx.push_back(cols);
+  v += ".sub[" + join(idx) + "]";
+  const std::string w = "w=" + std::to_string(threads / warp_size) + ", t=32, ";
+  if (ctas == 1)
+    return v + rearrange(*this, src_es, "(w t) ", "w t ", w);
+  return v + rearrange(*this, src_es, "(g w t) ", "g w t ", w) + ".sub[bid]";
+}
+
+std::string RowCopy::dst_view(const std::string& tensor, std::int64_t threads) const {
+  const std::string view = dst_view_dtype.empty() ? "" : ".view(\"" + dst_view_dtype + "\")";
+  std::vector<std::string> idx = lead_dst;
+  if (!cta_scope) {
+    idx.push_back(dst_row);
+    idx.push_back(":");
+    std::string v = tensor + view + ".sub[" + join(idx) + "]";
+    if (rearranged)
+      v += rearrange(*this, dst_es, "", "", "");
+    return v;
+  }
+  std::string v = tensor + view;
+  if (!idx.empty())
+    v += ".sub[" + join(idx) + "]";
+  const std::string w = "w=" + std::to_string(threads / warp_size) + ", t=32, ";
+  return v + rearrange(*this, dst_es, "(w t) ", "w t ", w);
+}
+
+namespace {
+
+/// A permutation of 0..T-1 as an expression of the thread's index.
+std::string thread_row(Builder& b, std::int64_t T) {
+  const std::string last = std::to_string(T - 1);
+  switch (b.rng.below(7)) {
+  case 0:
+    if (T > 1)
+      return last + " - tid";
+    break;
+  case 1:
+    if (T > 1)
+      return "(tid + " + std::to_string(b.rng.between(1, T - 1)) + ") % " + std::to_string(T);
+    break;
+  case 2:
+    if (T > 1 && power_of_two(T)) {
+      b.use(Feature::xor_index);
+      return "tid ^ " + std::to_string(b.rng.between(1, T - 1));
+    }
+    break;
+  case 3:
+    if (T % warp_size == 0)
+      return b.rng.chance(1, 2) ? "warp * 32 + lane"
+                                : "lane * " + std::to_string(T / warp_size) + " + warp";
+    break;
+  case 4:
+    if (b.m.block.size() == 2) {
+      b.use(Feature::launch_ids);
+      return "tid.x + ntid.x * tid.y";
+    }
+    if (b.m.block.size() == 3) {
+      b.use(Feature::launch_ids);
+      return "tid.x + ntid.x * (tid.y + ntid.y * tid.z)";
+    }
+    break;
+  default:
+    break;
+  }
+  return "tid";
+}
+
+/// A row in 0..T-1 through multiplication, remainder and division (rows may repeat).
+std::string arithmetic_row(Builder& b, std::int64_t T) {
+  if (T == 1)
+    return "tid";
+  b.use(Feature::arithmetic_index);
+  if (b.rng.chance(1, 2))
+    return "(tid * " + std::to_string(b.rng.between(2, 9)) + ") % " + std::to_string(T);
+  return "tid / " + std::to_string(b.rng.between(2, 4));
+}
+
+/// A row in 0..T-1 that depends on a parameter (not a permutation: rows may repeat).
+std::string param_row(Builder& b, std::int64_t T, std::vector<std::string>& names) {
+  if (T == 1)
+    return "tid";
+  b.use(Feature::param_index);
+  const std::string last = std::to_string(T - 1);
+  std::string n;
+  switch (b.rng.below(4)) {
+  case 0:
+    n = b.param_u32(0, T - 1);
+    names.push_back(n);
+    return "min(tid, " + n + ")";
+  case 1:
+    n = b.param_u32(1, T);
+    names.push_back(n);
+    return "tid % " + n;
+  case 2:
+    n = b.param_u32(0, T - 1);
+    names.push_back(n);
+    return n + " < tid ? " + n + " : tid";
+  default:
+    n = b.param_u32(0, T);
+    names.push_back(n);
+    return "clamp(tid + " + n + ", 0, " + last + ")";
+  }
+}
+
+} // namespace
+
+std::string global_row(std::int64_t T, std::int64_t G, const std::string& thread) {
+  if (G == 1)
+    return thread;
+  return "bid * " + std::to_string(T) + " + " + paren(thread);
+}
+
+std::int64_t pick_threads(Rng& rng, std::int64_t max, bool warps) {
+  max = std::min(max, max_block_threads);
+  if (warps)
+    return warp_size * rng.edge(1, std::max<std::int64_t>(1, max / warp_size));
+  static const std::vector<std::int64_t> edges{1,   2,   31,  32,  33,  63,   64,   96,
+                                               100, 127, 128, 160, 256, 1000, 1023, 1024};
+  if (rng.chance(1, 2)) {
+    const std::int64_t t = rng.pick(edges);
+    if (t <= max)
+      return t;
+  }
+  return rng.edge(1, max);
+}
+
+RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t row_ctas,
+                  std::int64_t stages) {
+  RowCopy r;
+  const std::int64_t T = b.threads(), G = row_ctas;
+  r.cta_scope = allow_cta && T % warp_size == 0 && b.rng.chance(1, 3);
+  b.use(r.cta_scope ? Feature::cta_scope : Feature::thread_scope);
+  const bool cg = b.rng.chance(1, 2);
+  r.cache_op = cg ? "cg" : "ca";
+  r.chunk = cg ? cg_chunk : ca_chunks[b.rng.below(ca_chunks.size())];
+  b.use(cg ? Feature::cg : Feature::ca);
+  b.use(r.chunk == 4 ? Feature::chunk4 : r.chunk == 8 ? Feature::chunk8 : Feature::chunk16);
+  const std::int64_t row_cap = b.opt.max_tensor_bytes / (std::max(tiles * G, stages) * T);
+  const std::int64_t chunks_cap = std::max<std::int64_t>(1, row_cap / r.chunk);
+  const std::int64_t extra = chunks_cap > 1 && b.rng.chance(1, 4) ? 1 : 0;
+  r.reps = b.rng.edge(1, std::min<std::int64_t>(16, chunks_cap - extra));
+  const std::int64_t lo_chunks = extra && b.rng.chance(1, 2) ? 1 : 0;
+  if (r.reps >= 4 && b.rng.chance(1, 3)) {
+    auto ds = divisors(r.reps, r.reps);
+    ds.erase(std::remove_if(ds.begin(), ds.end(), [&](auto d) { return d == 1 || d == r.reps; }),
+             ds.end());
+    if (!ds.empty()) {
+      r.p = b.rng.pick(ds);
+      r.permuted = b.rng.chance(1, 2);
+      b.use(Feature::two_repeat_axes);
+    }
+  }
+  r.rearranged = r.cta_scope || r.reps > 1 || b.rng.chance(1, 2);
+  if (r.reps > 1)
+    b.use(Feature::repeat_axes);
+  // Element sizes: any power of two up to the chunk, independently on both sides.
+  auto es = [&] { return std::int64_t{1} << b.rng.below(r.chunk == 4 ? 3 : 4); };
+  r.dst_es = es();
+  const std::int64_t declared_es = es();
+  r.src_es = declared_es;
+  if (b.rng.chance(1, 4)) {
+    r.src_es = es();
+    r.src_view_dtype = b.dtype(r.src_es);
+    b.use(Feature::view_dtype);
+  }
+  if (r.src_es != r.dst_es)
+    b.use(Feature::dtype_mix);
+  r.src_dtype = b.dtype(declared_es);
+  r.dst_decl_es = r.dst_es;
+  if (b.rng.chance(1, 6)) {
+    r.dst_decl_es = es();
+    r.dst_view_dtype = b.dtype(r.dst_es);
+    b.use(Feature::dst_view_dtype);
+  }
+  r.dst_dtype = b.dtype(r.dst_decl_es);
+  r.src_row_bytes = (r.reps + extra) * r.chunk;
+  r.src_cols = r.src_row_bytes / declared_es;
+  if (r.src_cols % 2 == 0 && b.rng.chance(1, 6)) {
+    auto splits = divisors(r.src_cols, 8);
+    splits.erase(splits.begin()); // 1
+    r.src_split = b.rng.pick(splits);
+    b.use(Feature::merge_axes);
+  }
+  r.slice_lo = lo_chunks * r.chunk / r.src_es;
+  if (extra)
+    b.use(Feature::sub_slice);
+  // Rows.
+  if (!r.cta_scope) {
+    const auto pick = b.rng.below(7);
+    r.src_thread = pick < 3   ? "tid"
+                   : pick < 5 ? thread_row(b, T)
+                   : pick < 6 ? param_row(b, T, r.names)
+                              : arithmetic_row(b, T);
+    r.src_row = global_row(T, G, r.src_thread);
+    r.dst_row = b.rng.chance(1, 2) ? "tid" : thread_row(b, T);
+    r.read_row = b.rng.chance(2, 3) ? r.dst_row : thread_row(b, T);
+  } else {
+    r.src_thread = "tid";
+    r.src_row = global_row(T, G, r.src_thread);
+    r.dst_row = "tid";
+    r.read_row = b.rng.chance(2, 3) ? "tid" : thread_row(b, T);
+  }
+  if (r.cross())
+    b.use(Feature::cross_thread_readback);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------
+// Apply extras
+
+namespace {
+
+std::string cache_policy(Builder& b, ApplyExtras& x) {
+  switch (b.rng.below(3)) {
+  case 0: {
+    b.use(Feature::policy_param);
+    const std::string p = b.param_u64(policy_values[b.rng.below(policy_values.size())]);
+    x.names.push_back(p);
+    switch (b.rng.below(3)) {
+    case 0:
+      return toml_string(p);
+    case 1:
+      return toml_string("param:" + p);
+    default:
+      return "{ param = " + toml_string(p) + " }";
+    }
+  }
+  case 1: {
+    b.use(Feature::policy_createpolicy);
+    std::string s = "createpolicy(" + std::string(primaries[b.rng.below(primaries.size())]);
+    if (b.rng.chance(1, 2))
+      s += ", " + std::string(secondaries[b.rng.below(secondaries.size())]);
+    if (b.rng.chance(1, 2))
+      s += ", " + std::string(fractions[b.rng.below(fractions.size())]);
+    return toml_string(s + ")");
+  }
+  default: {
+    b.use(Feature::policy_table);
+    std::string s = "{ primary = " + toml_string(primaries[b.rng.below(primaries.size())]);
+    if (b.rng.chance(1, 2))
+      s += ", secondary = " + toml_string(secondaries[b.rng.below(secondaries.size())]);
+    if (b.rng.chance(1, 2))
+      s += ", fraction = " + std::string(fractions[b.rng.below(fractions.size())]);
+    return s + " }";
+  }
+  }
+}
+
+/// A variable an expression may range over, with its values 0..count-1.
+struct Var {
+  std::string name;
+  std::int64_t count;
+};
+
+std::vector<Var> expression_vars(Builder& b, const ApplyContext& ctx) {
+  std::vector<Var> vars;
+  for (const auto& [n, size] : ctx.rows->repeat_axes())
+    vars.push_back({n, size});
+  if (!ctx.loop_var.empty())
+    vars.push_back({ctx.loop_var, ctx.loop_trips});
+  vars.push_back({"lane", std::min<std::int64_t>(warp_size, b.threads())});
+  return vars;
+}
+
+/// A src_size in 0..C through the rest of the expression grammar: shifts, masks, the
+/// select spellings, T.uint32, signed max, the launch's sizes.
+std::string src_size_operators(Builder& b, std::int64_t C, ApplyExtras& x) {
+  b.use(Feature::expr_operators);
+  const std::string c = std::to_string(C);
+  switch (b.rng.below(6)) {
+  case 0: {
+    const std::int64_t shift = b.rng.between(1, 2);
+    return "(tid & " + std::to_string(C >> shift) + ") << " + std::to_string(shift);
+  }
+  case 1: {
+    const std::string n = b.param_u32(0, b.threads());
+    x.names.push_back(n);
+    return "if_then_else(tid < " + n + ", " + c + ", " + std::to_string(b.rng.edge(0, C)) + ")";
+  }
+  case 2: {
+    const std::string n = b.param_u32(0, warp_size);
+    x.names.push_back(n);
+    return "T.if_then_else(lane >= " + n + ", 0, T.uint32(" + c + "))";
+  }
+  case 3:
+    return "max(" + c + " - tid, 0)";
+  case 4:
+    return "(lane >> 1) % " + std::to_string(C + 1);
+  default:
+    return "clamp(" + c + " * (bid + 1) - tid, 0, " + c + ")";
+  }
+}
+
+std::string src_size(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
+  const std::int64_t C = ctx.rows->chunk;
+  const std::string c = std::to_string(C);
+  const std::int64_t T = b.threads(), G = b.ctas();
+  if (b.rng.chance(1, 3)) {
+    b.use(Feature::src_size_expr);
+    return toml_string(src_size_operators(b, C, x));
+  }
+  switch (b.rng.below(6)) {
+  case 0:
+    b.use(Feature::src_size_const);
+    return std::to_string(b.rng.edge(0, C));
+  case 1:
+    b.use(Feature::src_size_expr);
+    return toml_string("tid % " + std::to_string(C + 1));
+  case 2: {
+    b.use(Feature::src_size_expr);
+    const std::string n = b.param_u32(0, T);
+    x.names.push_back(n);
+    return toml_string("tid < " + n + " ? " + c + " : " + std::to_string(b.rng.edge(0, C)));
+  }
+  case 3: {
+    b.use(Feature::src_size_expr);
+    const auto vars = expression_vars(b, ctx);
+    const Var& v = b.rng.pick(vars);
+    if (v.name != "lane")
+      b.use(Feature::repeat_axis_expr);
+    const std::string n = b.param_u32(0, C * v.count);
+    x.names.push_back(n);
+    return toml_string("clamp(" + n + " - " + c + " * " + v.name + ", 0, " + c + ")");
+  }
+  case 4:
+    if (G > 1) {
+      b.use(Feature::src_size_expr);
+      return toml_string("bid == " + std::to_string(G - 1) + " ? " +
+                         std::to_string(b.rng.edge(0, C)) + " : " + c);
+    }
+    [[fallthrough]];
+  default:
+    b.use(Feature::src_size_expr);
+    return toml_string(c + " - lane % " + std::to_string(C + 1));
+  }
+}
+
+std::string ignore_src(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
+  const std::int64_t T = b.threads();
+  switch (b.rng.below(5)) {
+  case 0:
+    b.use(Feature::ignore_src_const);
+    return b.rng.chance(1, 2) ? "true" : "false";
+  case 1:
+    b.use(Feature::ignore_src_expr);
+    return toml_string("tid % 3 == 1");
+  case 2: {
+    b.use(Feature::ignore_src_expr);
+    const auto vars = expression_vars(b, ctx);
+    const Var& v = b.rng.pick(vars);
+    if (v.name != "lane")
+      b.use(Feature::repeat_axis_expr);
+    const std::string n = b.param_u32(0, T);
+    x.names.push_back(n);
+    return toml_string(v.name + " == " + std::to_string(v.count - 1) + " && tid >= " + n);
+  }
+  case 3: {
+    b.use(Feature::ignore_src_expr);
+    b.use(Feature::expr_operators);
+    const std::string n = b.param_u32(0, warp_size - 1);
+    x.names.push_back(n);
+    return toml_string(b.rng.chance(1, 2) ? "(lane ^ " + n + ") == 0" : "!(lane < " + n + ")");
+  }
+  default:
+    b.use(Feature::ignore_src_expr);
+    return toml_string("bid == " + std::to_string(b.ctas() - 1));
+  }
+}
+
+std::string pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
+  switch (b.rng.below(6)) {
+  case 0:
+    b.use(Feature::pred_const);
+    return b.rng.chance(1, 2) ? "true" : "false";
+  case 1: {
+    b.use(Feature::pred_expr);
+    const std::string n = b.param_u32(0, b.threads());
+    x.names.push_back(n);
+    return toml_string("tid < " + n);
+  }
+  case 2: {
+    b.use(Feature::pred_expr);
+    const auto vars = expression_vars(b, ctx);
+    const Var& v = b.rng.pick(vars);
+    if (v.name != "lane")
+      b.use(Feature::repeat_axis_expr);
+    return toml_string(v.name +
+                       " != " + std::to_string(b.rng.below(static_cast<std::uint64_t>(v.count))));
+  }
+  case 3:
+    b.use(Feature::pred_expr);
+    return toml_string("(tid & 1) != 0");
+  case 4:
+    b.use(Feature::pred_expr);
+    return toml_string("warp != 0");
+  default:
+    b.use(Feature::pred_expr);
+    b.use(Feature::expr_operators);
+    return toml_string(b.rng.chance(1, 2) ? "(tid | 1) == tid" : "lane < 16 && warp % 2 == 0");
+  }
+}
+
+} // namespace
+
+ApplyExtras apply_extras(Builder& b, const ApplyContext& ctx) {
+  ApplyExtras x;
+  const RowCopy& r = *ctx.rows;
+  std::string opcode = "cp.async." + r.cache_op + ".shared";
+  if (b.rng.chance(1, 4)) {
+    opcode += "::cta";
+    b.use(Feature::shared_cta_space);
+  }
+  opcode += ".global";
+  const bool hint = b.opt.cache_hints && b.rng.chance(1, 4);
+  if (hint)
+    opcode += ".L2::cache_hint";
+  if (b.rng.chance(1, 3)) {
+    static constexpr std::array<std::pair<std::string_view, Feature>, 3> sizes{{
+        {".L2::64B", Feature::prefetch_64},
+        {".L2::128B", Feature::prefetch_128},
+        {".L2::256B", Feature::prefetch_256},
+    }};
+    const auto& [q, f] = sizes[b.rng.below(sizes.size())];
+    opcode += q;
+    b.use(f);
+  }
+  x.opcode = toml_string(opcode);
+  if (r.cta_scope)
+    x.keys.push_back({"scope", toml_string("cta")});
+  else if (b.rng.chance(1, 6))
+    x.keys.push_back({"scope", toml_string("thread")});
+  switch (b.rng.below(4)) {
+  case 0:
+    x.keys.push_back({"src_size", src_size(b, ctx, x)});
+    break;
+  case 1:
+    x.keys.push_back({"ignore_src", ignore_src(b, ctx, x)});
+    break;
+  default:
+    break;
+  }
+  if (ctx.allow_pred && b.rng.chance(1, 4)) {
+    x.keys.push_back({"pred", pred(b, ctx, x)});
+    x.needs_fill = true;
+  }
+  x.exact = x.keys.size() == (x.keys.empty() || x.keys[0].key != "scope" ? 0 : 1);
+  if (hint)
+    x.keys.push_back({"cache_policy", cache_policy(b, x)});
+  return x;
+}
+
+std::string fill_pattern(Rng& rng) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  switch (rng.below(3)) {
+  case 0:
+    return std::to_string(rng.below(256));
+  case 1: {
+    std::string s = "[";
+    const auto n = 1 + rng.below(5);
+    for (std::uint64_t i = 0; i < n; ++i)
+      s += (i ? ", " : "") + std::to_string(rng.below(256));
+    return s + "]";
+  }
+  default: {
+    std::string s = "\"0x";
+    const auto n = 1 + rng.below(4);
+    for (std::uint64_t i = 0; i < 2 * n; ++i)
+      s += digits[rng.below(16)];
+    return s + "\"";
+  }
+  }
+}
+
+} // namespace ptxgen::driver::fuzz

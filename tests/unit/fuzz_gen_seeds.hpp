@@ -1,0 +1,22 @@
+#pragma once
+// The fixed seed range of the generator's tests (tests/fuzz_gen.cmake): every spec of it
+// must pass `check`, every mutant of it must be refused, and together they must use every
+// family and feature of the generator.
+
+#include "driver/fuzz/generator.hpp"
+#include "driver/fuzz/mutate.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace fuzz_gen_test {
+
+inline constexpr std::uint64_t first_seed = 1;
+inline constexpr std::uint64_t seed_count = 400;
+
+/// The diagnostics as printed, for a failure message.
+inline std::string describe(const ptxgen::Diagnostics& ds) {
+  return ds.format_all();
+}
+
+} // namespace fuzz_gen_test
