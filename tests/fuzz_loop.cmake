@@ -64,3 +64,26 @@ foreach(bad "--seed;1" "--count;1;--shard;2/2" "--count;1;--shard;x" "--count;1;
                    usage $<TARGET_FILE:ptxgen> fuzz ${bad})
   set_tests_properties(fuzz_loop.usage${name} PROPERTIES LABELS fuzzloop)
 endforeach()
+
+# issue 12, fuzz-wire: --sanitize's usage errors (exit 2, with the hint): an unknown tool,
+# the simulator alone, several devices (its workers run on one), a timeout of 0.
+foreach(bad "--count;1;--sanitize;leakcheck" "--count;1;--sanitize;racecheck;--backend;sim"
+            "--count;1;--sanitize;memcheck;--devices;all"
+            "--count;1;--sanitize;memcheck;--devices;0,1"
+            "--count;1;--sanitize;memcheck;--sanitize-timeout;0")
+  string(REPLACE ";" "_" name "${bad}")
+  string(REGEX REPLACE "[^A-Za-z0-9_]" "" name "${name}")
+  add_test(NAME fuzz_loop.usage${name}
+           COMMAND bash -c [=[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
+                              [ "$rc" = 2 ] && grep -q 'ptxgen fuzz --help' <<<"$out"]=]
+                   usage $<TARGET_FILE:ptxgen> fuzz ${bad})
+  set_tests_properties(fuzz_loop.usage${name} PROPERTIES LABELS fuzzloop)
+endforeach()
+
+# The dry path of tools/fuzz_device.sh (BACKEND=sim, a stand-in for the trap scan): the
+# table's figures are the report's, the scan gets SCAN_MAX specs; see the script.
+add_test(NAME fuzz_loop.device_script_dry
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/device_script_dry.sh
+                 $<TARGET_FILE:ptxgen> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_device_dry
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(fuzz_loop.device_script_dry PROPERTIES LABELS fuzzloop TIMEOUT 600)

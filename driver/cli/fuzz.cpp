@@ -27,7 +27,7 @@ namespace fuzz = driver::fuzz;
 constexpr std::string_view synopsis =
     "usage: ptxgen fuzz [--seed S] (--count N | --time SECONDS) [--backend auto|cuda|sim]\n"
     "                   [-j N] [--out DIR] [--report FILE.json|FILE.xml] [--shard I/C]\n"
-    "                   [--devices all|LIST]\n"
+    "                   [--devices all|LIST] [--sanitize TOOL]\n"
     "                   [--mutants N] [--no-shrink]";
 
 /// --shard, --devices and the test runner's environment (driver/run/shard.hpp): the
@@ -47,6 +47,10 @@ std::optional<int> distribute(const std::string& shard, const std::string& devic
   }
   if (d->devices && device_given)
     return usage_error("fuzz", "--device and --devices: give one of them", synopsis);
+  // issue 12, fuzz-wire: as `run`, the sanitizer's workers run on one device.
+  if (d->devices && o.conformance.sanitize && (d->devices->all || d->devices->ordinals.size() > 1))
+    return usage_error("fuzz", "--sanitize runs its workers on one device: give --devices N",
+                       synopsis);
   d->apply(o.conformance);
   o.shard = d->shard;
   if (report.empty() && !d->junit_output.empty()) {
@@ -67,13 +71,46 @@ void inject_fault(driver::ConformanceOptions& o, const std::string& text) {
   };
 }
 
+/// --sanitize TOOL and --sanitize-timeout S (issue 12, fuzz-wire): every GPU case under
+/// compute-sanitizer TOOL; the GPU is required (no fallback to the simulator alone).
+std::optional<int> set_sanitize(const std::string& tool, unsigned timeout,
+                                const std::string& backend, fuzz::FuzzOptions& o) {
+  if (tool.empty())
+    return std::nullopt;
+  o.conformance.sanitize = driver::cuda::parse_sanitizer_tool(tool);
+  if (!o.conformance.sanitize)
+    return usage_error("fuzz",
+                       "--sanitize expects memcheck, racecheck, synccheck or initcheck; got '" +
+                           tool + "'",
+                       synopsis);
+  if (backend == "sim")
+    return usage_error("fuzz", "--sanitize runs on the GPU; it cannot go with --backend sim",
+                       synopsis);
+  if (timeout == 0)
+    return usage_error("fuzz", "--sanitize-timeout must be at least 1 second", synopsis);
+  o.conformance.sanitize_timeout = std::chrono::seconds(timeout);
+  o.auto_backend = false;
+  return std::nullopt;
+}
+
+/// "1234 specs/hour (GPU 0: 600, GPU 1: 634)": overall and per GPU.
+std::string rates(const fuzz::FuzzReport& r) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", r.specs_per_hour());
+  std::string s = std::string(buf) + " specs/hour";
+  for (std::size_t i = 0; i < r.devices.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%.0f", r.per_hour(r.devices[i].specs));
+    s += (i ? ", GPU " : " (GPU ") + std::to_string(r.devices[i].device) + ": " + buf;
+  }
+  return s + (r.devices.empty() ? "" : ")");
+}
+
 void print_summary(const fuzz::FuzzReport& r, std::ostream& out) {
-  char rate[64];
-  std::snprintf(rate, sizeof rate, "%.0f", r.specs_per_hour());
-  out << "backend: " << r.backend_description << "\nsummary: " << r.specs << " specs (" << r.passed
-      << " pass everywhere), " << r.mutants << " mutants (" << r.mutants_refused
-      << " refused as expected); " << r.findings.size() << " findings kept; " << rate
-      << " specs/hour; wall " << r.wall_s << " s (shrinking " << r.shrink_s << " s)\n";
+  out << "backend: " << r.backend_description << "\nsummary: seed " << r.seed << ", shard "
+      << driver::str(r.shard) << ": " << r.specs << " specs (" << r.passed << " pass everywhere), "
+      << r.mutants << " mutants (" << r.mutants_refused << " refused as expected); "
+      << r.finding_count() << " findings, " << r.findings.size() << " kept; " << rates(r)
+      << "; wall " << r.wall_s << " s (shrinking " << r.shrink_s << " s)\n";
   for (const auto& [c, n] : r.by_class)
     out << "  " << c << ": " << n << '\n';
   for (const auto& f : r.findings) {
@@ -121,7 +158,8 @@ void print_help(const po::options_description& opts) {
 
 int run_fuzz_command(const std::vector<std::string>& args) {
   po::options_description opts("options"), hidden;
-  std::string backend = "auto", out, report, shard, devices, inject, specs_dir, target;
+  std::string backend = "auto", out, report, shard, devices, inject, specs_dir, target, sanitize;
+  unsigned sanitize_timeout = 120;
   std::uint64_t seed = 0;
   std::size_t count = 0, batch = 0, per_class = 2, budget = 2000;
   double seconds = 0;
@@ -156,12 +194,13 @@ int run_fuzz_command(const std::vector<std::string>& args) {
       "target", po::value(&target),
       "the target of the PTX ptxgen emits (default sm_80): sm_90 makes mbarrier waits "
       "try_wait loops");
-  // TODO(issue 12, gpu-sanitize; at the merge of i12-gpu-sanitize): --sanitize TOOL:
-  //   opts: ("sanitize", po::value(&sanitize), "run each GPU case under compute-sanitizer
-  //   TOOL: racecheck, memcheck, synccheck or initcheck");
-  //   auto tool = driver::cuda::parse_sanitizer_tool(sanitize); none: usage_error;
-  //   o.conformance.sanitize = *tool (the simulator part of the run ignores it). Its
-  //   Setup::no_sanitizer already ends the run with exit 3 (any setup not ready does).
+  opts.add_options()( // issue 12, fuzz-wire
+      "sanitize", po::value(&sanitize),
+      "run each GPU case under compute-sanitizer TOOL (memcheck, racecheck, synccheck, "
+      "initcheck): its findings are findings; with racecheck, a race only it or only the "
+      "simulator sees is a disagreement")("sanitize-timeout",
+                                          po::value(&sanitize_timeout)->default_value(120),
+                                          "seconds one case's sanitizer process may take");
   hidden.add_options()("inject-fault", po::value(&inject), "test hook, see inject_fault()")(
       "inject-false-accept", "test hook: mutants replaced by their valid parents");
   po::options_description all;
@@ -202,6 +241,8 @@ int run_fuzz_command(const std::vector<std::string>& args) {
   }
   o.reproduce_tool = "ptxgen";
   o.tool_version = PTXGEN_VERSION;
+  if (auto status = set_sanitize(sanitize, sanitize_timeout, backend, o))
+    return *status;
   bool junit = false;
   if (auto status = distribute(shard, devices, !vm["device"].defaulted(), o, report, junit))
     return *status;
@@ -211,7 +252,7 @@ int run_fuzz_command(const std::vector<std::string>& args) {
     o.backends = {driver::Backend::cuda};
   } else if (backend == "auto") {
     o.backends = {driver::Backend::cuda, driver::Backend::sim};
-    o.auto_backend = true;
+    o.auto_backend = !o.conformance.sanitize;
   } else {
     return usage_error("fuzz", "--backend expects auto, cuda or sim; got '" + backend + "'",
                        synopsis);
@@ -224,14 +265,18 @@ int run_fuzz_command(const std::vector<std::string>& args) {
   }
   o.seed = seed;
   const bool tty = ::isatty(STDERR_FILENO) != 0;
+  // A tty: one line rewritten after each batch. Otherwise (a log): a line a minute.
+  auto last_line = std::chrono::steady_clock::now();
   auto progress = [&](const fuzz::FuzzReport& r) {
-    if (!tty)
+    const auto now = std::chrono::steady_clock::now();
+    if (!tty && now - last_line < std::chrono::minutes(1))
       return;
-    char rate[64];
-    std::snprintf(rate, sizeof rate, "%.1f",
-                  r.wall_s > 0 ? static_cast<double>(r.specs) / r.wall_s : 0.0);
-    std::cerr << "\r\033[K[fuzz] " << r.specs << " specs, " << rate << " specs/s, "
-              << r.findings.size() << " findings" << std::flush;
+    last_line = now;
+    std::cerr << (tty ? "\r\033[K" : "") << "[fuzz seed " << r.seed << " shard "
+              << driver::str(r.shard) << "] " << r.specs << " specs in "
+              << static_cast<long>(r.wall_s) << " s, " << rates(r) << ", " << r.finding_count()
+              << " findings in " << r.findings_by_class().size() << " classes" << (tty ? "" : "\n")
+              << std::flush;
   };
   auto r = fuzz::run_fuzz(o, progress);
   if (tty)

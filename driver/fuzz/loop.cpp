@@ -25,47 +25,146 @@ std::string_view name(Signature::Kind k) {
     return "false_accept";
   case Signature::Kind::wrong_refusal:
     return "wrong_refusal";
+  case Signature::Kind::sanitizer:
+    return "sanitizer";
+  case Signature::Kind::race_sim_only:
+    return "race_sim_only";
+  case Signature::Kind::race_racecheck_only:
+    return "race_racecheck_only";
   }
   unreachable("name(): not a Signature::Kind");
 }
+
+namespace {
+
+/// The by_class entries that are no finding: a spec that passed, a mutant checked.
+constexpr std::string_view pass_class = "pass", mutant_class = "mutant";
+
+/// "cuda_fault-sim_pass": the status of every backend.
+std::string statuses_name(const Signature& s) {
+  std::string n;
+  for (const auto& [backend, status] : s.statuses)
+    n += (n.empty() ? "" : "-") + std::string(driver::name(backend)) + "_" +
+         std::string(driver::name(status));
+  return n;
+}
+
+/// "memcheck_memory_access+api_error", "racecheck" (no findings).
+std::string sanitizer_name(const Signature& s) {
+  std::string n = s.sanitizer_tool ? std::string(cuda::name(*s.sanitizer_tool)) : "sanitizer";
+  for (std::size_t i = 0; i < s.sanitizer_findings.size(); ++i)
+    n += (i ? "+" : "_") + std::string(cuda::name(s.sanitizer_findings[i]));
+  return n;
+}
+
+} // namespace
 
 std::string Signature::class_name() const {
   std::string s;
   switch (kind) {
   case Kind::backends:
-    for (const auto& [backend, status] : statuses)
-      s += (s.empty() ? "" : "-") + std::string(driver::name(backend)) + "_" +
-           std::string(driver::name(status));
+    s = statuses_name(*this);
     break;
   case Kind::false_accept:
   case Kind::wrong_refusal:
     s = std::string(name(kind));
     break;
+  case Kind::sanitizer:
+  case Kind::race_sim_only:
+  case Kind::race_racecheck_only:
+    s = std::string(name(kind)) + "-" + sanitizer_name(*this) + "-" + statuses_name(*this);
+    break;
   }
   if (sim_fault)
     s += "-" + std::string(sim::name(*sim_fault));
+  for (auto t : traps)
+    s += "-trap_" + std::string(sass::name(t));
   if (!diagnostics.empty())
     s += "-" + std::string(ptxgen::name(diagnostics.front()));
   return s;
 }
 
+namespace {
+
+/// A racecheck finding: a hazard of either severity.
+bool is_race(cuda::SanitizerFinding::Kind k) {
+  return k == cuda::SanitizerFinding::Kind::race || k == cuda::SanitizerFinding::Kind::race_warning;
+}
+
+/// The sanitizer's part of a signature: which oracle disagrees with which. With
+/// racecheck and a simulator outcome the two race verdicts are compared: a race only
+/// one of them sees is a disagreement (race_sim_only; race_racecheck_only when the
+/// simulator passed); one both see is a sanitizer finding. Any other checked report
+/// with errors, warnings or findings on a valid spec is a sanitizer finding. An
+/// unchecked report counts for nothing here (its case is an environment error).
+Signature::Kind sanitizer_kind(const std::vector<BackendOutcome>& outcomes, const Signature& s,
+                               bool flagged) {
+  if (!s.sanitizer_tool)
+    return Signature::Kind::backends;
+  const BackendOutcome* sim = nullptr;
+  for (const auto& o : outcomes)
+    if (o.backend == Backend::sim)
+      sim = &o;
+  if (*s.sanitizer_tool == cuda::SanitizerTool::racecheck && sim) {
+    const bool sim_race = sim->result.sim_race.has_value() ||
+                          sim->result.sim_fault == std::optional{sim::FaultKind::race};
+    const bool checker_race =
+        std::any_of(s.sanitizer_findings.begin(), s.sanitizer_findings.end(), is_race);
+    if (sim_race && !checker_race)
+      return Signature::Kind::race_sim_only;
+    if (checker_race && sim->result.status == CaseResult::Status::pass)
+      return Signature::Kind::race_racecheck_only;
+  }
+  return flagged ? Signature::Kind::sanitizer : Signature::Kind::backends;
+}
+
+} // namespace
+
 Signature signature_of(const std::vector<BackendOutcome>& outcomes) {
   Signature s;
+  bool flagged = false; ///< a checked sanitizer report with errors, warnings or findings
   for (const auto& o : outcomes) {
     s.statuses.emplace_back(o.backend, o.result.status);
     if (o.result.sim_fault)
       s.sim_fault = o.result.sim_fault;
-    // TODO(issue 12, gpu-sanitize; at its merge): with --sanitize a case with sanitizer
-    // findings is a cuda `fault`; add CaseResult::sanitizer's finding kinds here so that
-    // a sanitizer class is told apart from a kernel fault (and a sim race it does not
-    // confirm, sim_fault race + cuda pass, is already its own class).
+    // issue 12, fuzz-wire: compute-sanitizer's verdict, by its finding kinds.
+    if (o.result.sanitizer && o.result.sanitizer->checked) {
+      const auto& r = *o.result.sanitizer;
+      s.sanitizer_tool = r.tool;
+      for (const auto& f : r.findings)
+        s.sanitizer_findings.push_back(f.kind);
+      flagged = flagged || r.errors > 0 || r.warnings > 0 || !r.findings.empty();
+    }
+    for (const auto& t : o.result.traps)
+      s.traps.push_back(t.id);
     for (const auto& d : o.result.diagnostics.items())
       if (d.severity == Severity::error)
         s.diagnostics.push_back(d.id);
   }
+  std::sort(s.traps.begin(), s.traps.end());
+  s.traps.erase(std::unique(s.traps.begin(), s.traps.end()), s.traps.end());
   std::sort(s.diagnostics.begin(), s.diagnostics.end());
   s.diagnostics.erase(std::unique(s.diagnostics.begin(), s.diagnostics.end()), s.diagnostics.end());
+  std::sort(s.sanitizer_findings.begin(), s.sanitizer_findings.end());
+  s.sanitizer_findings.erase(std::unique(s.sanitizer_findings.begin(), s.sanitizer_findings.end()),
+                             s.sanitizer_findings.end());
+  s.kind = sanitizer_kind(outcomes, s, flagged);
   return s;
+}
+
+std::vector<std::pair<std::string, std::size_t>> FuzzReport::findings_by_class() const {
+  std::vector<std::pair<std::string, std::size_t>> f;
+  for (const auto& e : by_class)
+    if (e.first != pass_class && e.first != mutant_class)
+      f.push_back(e);
+  return f;
+}
+
+std::size_t FuzzReport::finding_count() const {
+  std::size_t n = 0;
+  for (const auto& e : findings_by_class())
+    n += e.second;
+  return n;
 }
 
 bool is_finding(const Signature& s) {
@@ -104,6 +203,7 @@ public:
         o.conformance.jobs ? o.conformance.jobs : std::max(1u, std::thread::hardware_concurrency());
     report_.seed = o.seed;
     report_.shard = o.shard;
+    report_.sanitize = o.conformance.sanitize;
     for (Backend b : backends_)
       report_.backends.push_back(BackendTimes{b});
   }
@@ -122,6 +222,7 @@ private:
   void save(Finding& f);
   void keep_specs(const std::vector<std::string>& tomls, const std::vector<std::string>& stems);
   void count_class(const std::string& c);
+  void count_device(const std::vector<BackendOutcome>& outcomes);
   fs::path batch_dir();
 
   const FuzzOptions& o_;
@@ -218,6 +319,20 @@ void Fuzzer::count_class(const std::string& c) {
     ++it->second;
 }
 
+void Fuzzer::count_device(const std::vector<BackendOutcome>& outcomes) {
+  if (outcomes.empty() || !outcomes.front().result.device)
+    return;
+  const int d = *outcomes.front().result.device;
+  auto it = std::find_if(report_.devices.begin(), report_.devices.end(),
+                         [&](const DeviceCount& c) { return c.device == d; });
+  if (it == report_.devices.end())
+    it = report_.devices.insert(
+        std::upper_bound(report_.devices.begin(), report_.devices.end(), d,
+                         [](int v, const DeviceCount& c) { return v < c.device; }),
+        DeviceCount{d, 0});
+  ++it->specs;
+}
+
 /// The error DiagIds `check` (load, contract, lowering, reference) gives a spec file.
 std::vector<DiagId> check_refusals(const fs::path& spec) {
   auto e = emit_spec(spec, lower::LowerOptions{});
@@ -259,7 +374,7 @@ void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
                [&](std::size_t i) { jobs[i].refused = check_refusals(jobs[i].path); });
   for (auto& j : jobs) {
     ++report_.mutants;
-    count_class("mutant");
+    count_class(std::string(mutant_class));
     const bool expected = std::any_of(j.refused.begin(), j.refused.end(), [&](DiagId id) {
       return std::find(j.mutant.refused_with.begin(), j.mutant.refused_with.end(), id) !=
              j.mutant.refused_with.end();
@@ -327,6 +442,20 @@ bool Fuzzer::keep(const std::string& c) {
   return per_class_kept_[c]++ < o_.shrink_per_class;
 }
 
+/// compute-sanitizer's verdict on an outcome: the tool, its counts and finding kinds
+/// (the messages are in the outcome's detail); null without --sanitize.
+std::string sanitizer_json(const std::optional<cuda::SanitizerReport>& r) {
+  if (!r)
+    return "null";
+  std::string j = "{\"tool\": \"" + std::string(cuda::name(r->tool)) +
+                  "\", \"checked\": " + (r->checked ? "true" : "false") +
+                  ", \"errors\": " + std::to_string(r->errors) +
+                  ", \"warnings\": " + std::to_string(r->warnings) + ", \"kinds\": [";
+  for (std::size_t i = 0; i < r->findings.size(); ++i)
+    j += std::string(i ? ", " : "") + "\"" + std::string(cuda::name(r->findings[i].kind)) + "\"";
+  return j + "]}";
+}
+
 std::string outcomes_json(const std::vector<BackendOutcome>& outcomes) {
   std::string j = "[";
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
@@ -341,7 +470,11 @@ std::string outcomes_json(const std::vector<BackendOutcome>& outcomes) {
       j += std::string(first ? "" : ", ") + "\"" + std::string(ptxgen::name(d.id)) + "\"";
       first = false;
     }
-    j += "], \"detail\": \"" + json_escape(r.detail) + "\"}";
+    j += "], \"traps\": [";
+    for (std::size_t t = 0; t < r.traps.size(); ++t)
+      j += std::string(t ? ", " : "") + "\"" + std::string(sass::name(r.traps[t].id)) + "\"";
+    j += "], \"sanitizer\": " + sanitizer_json(r.sanitizer) + ", \"detail\": \"" +
+         json_escape(r.detail) + "\"}";
   }
   return j + "]";
 }
@@ -366,6 +499,8 @@ std::string reproduce_command(const FuzzOptions& o, const std::vector<Backend>& 
     c += " --target " + o.conformance.target->str();
   if (o.mutants)
     c += " --mutants " + std::to_string(o.mutants);
+  if (o.conformance.sanitize)
+    c += " --sanitize " + std::string(cuda::name(*o.conformance.sanitize));
   return c;
 }
 
@@ -448,10 +583,11 @@ void Fuzzer::run_batch(std::size_t first, std::size_t n) {
     return;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     ++report_.specs;
+    count_device(outcomes[i]);
     const Signature sig = signature_of(outcomes[i]);
     if (!is_finding(sig)) {
       ++report_.passed;
-      count_class("pass");
+      count_class(std::string(pass_class));
       continue;
     }
     if (!keep(sig.class_name()))
@@ -515,7 +651,18 @@ std::string to_json(const FuzzReport& r) {
     << ",\n  \"passed\": " << r.passed << ",\n  \"mutants\": " << r.mutants
     << ",\n  \"mutants_refused\": " << r.mutants_refused << ",\n  \"wall_seconds\": " << r.wall_s
     << ",\n  \"shrink_seconds\": " << r.shrink_s
-    << ",\n  \"specs_per_hour\": " << r.specs_per_hour() << ",\n  \"by_class\": {";
+    << ",\n  \"specs_per_hour\": " << r.specs_per_hour() << ",\n  \"sanitize\": "
+    << (r.sanitize ? "\"" + std::string(cuda::name(*r.sanitize)) + "\"" : std::string("null"))
+    << ",\n  \"devices\": [";
+  for (std::size_t i = 0; i < r.devices.size(); ++i)
+    j << (i ? ", " : "") << "{\"device\": " << r.devices[i].device
+      << ", \"specs\": " << r.devices[i].specs
+      << ", \"specs_per_hour\": " << r.per_hour(r.devices[i].specs) << "}";
+  j << "],\n  \"findings_total\": " << r.finding_count() << ",\n  \"findings_by_class\": {";
+  const auto findings = r.findings_by_class();
+  for (std::size_t i = 0; i < findings.size(); ++i)
+    j << (i ? ", " : "") << '"' << json_escape(findings[i].first) << "\": " << findings[i].second;
+  j << "},\n  \"by_class\": {";
   for (std::size_t i = 0; i < r.by_class.size(); ++i)
     j << (i ? ", " : "") << '"' << json_escape(r.by_class[i].first)
       << "\": " << r.by_class[i].second;

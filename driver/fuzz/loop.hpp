@@ -65,17 +65,30 @@ struct BackendOutcome {
 /// The outcome signature that classifies a finding and that shrinking keeps.
 struct Signature {
   enum class Kind : std::uint8_t {
-    backends,     ///< some backend did not pass, or the backends disagree
-    false_accept, ///< a mutant that `check` accepts
-    wrong_refusal ///< a mutant that `check` refuses, but with none of the expected DiagIds
+    backends,      ///< some backend did not pass, or the backends disagree
+    false_accept,  ///< a mutant that `check` accepts
+    wrong_refusal, ///< a mutant that `check` refuses, but with none of the expected DiagIds
+    // issue 12, fuzz-wire: compute-sanitizer as a second oracle (--sanitize).
+    sanitizer,     ///< the sanitizer flagged a valid spec (racecheck: a race the simulator saw too)
+    race_sim_only, ///< racecheck checked the case and saw no race; the simulator did
+    race_racecheck_only ///< racecheck reported hazards; the simulator ran it and passed
   };
   Kind kind = Kind::backends;
   std::vector<std::pair<Backend, CaseResult::Status>> statuses;
   std::optional<sim::FaultKind> sim_fault;
   std::vector<DiagId> diagnostics; ///< sorted, unique: the error DiagIds of any backend
+  /// --sanitize: the tool, and the kinds of its findings (sorted, unique; never the
+  /// messages). Set only when the tool checked the case.
+  std::optional<cuda::SanitizerTool> sanitizer_tool;
+  std::vector<cuda::SanitizerFinding::Kind> sanitizer_findings;
+  /// Known ptxas miscompiles in a faulting GPU case's SASS (CaseResult::traps; sorted,
+  /// unique): "cuda_fault-sim_pass-trap_ldgsts_unwritten_uniform".
+  std::vector<sass::TrapId> traps;
   bool operator==(const Signature&) const = default;
   /// The finding's class, the folder name's prefix: "sim_mismatch",
-  /// "cuda_fault-sim_pass", "sim_invalid-spec_unknown_key", "false_accept" ...
+  /// "cuda_fault-sim_pass", "sim_invalid-spec_unknown_key", "false_accept",
+  /// "sanitizer-memcheck_memory_access-cuda_fault-sim_pass",
+  /// "race_sim_only-racecheck-cuda_pass-sim_fault-race" ...
   std::string class_name() const;
 };
 std::string_view name(Signature::Kind k);
@@ -104,6 +117,12 @@ struct BackendTimes {
          compare_ms = 0;
 };
 
+/// The specs one GPU ran (CaseResult::device of the first backend's outcome).
+struct DeviceCount {
+  int device = 0;
+  std::size_t specs = 0;
+};
+
 struct FuzzReport {
   std::uint64_t seed = 0;
   Shard shard;
@@ -114,7 +133,9 @@ struct FuzzReport {
   /// Specs (and mutants) by class name; "pass" for a spec that passed everywhere.
   std::vector<std::pair<std::string, std::size_t>> by_class;
   std::vector<BackendTimes> backends;
-  std::vector<Finding> findings; ///< the shrunk (or first) ones of each class
+  std::vector<DeviceCount> devices;            ///< by ordinal; empty when no GPU ran a spec
+  std::optional<cuda::SanitizerTool> sanitize; ///< --sanitize
+  std::vector<Finding> findings;               ///< the shrunk (or first) ones of each class
   double wall_s = 0, shrink_s = 0;
   std::string backend_description; ///< the first backend's, from its first batch
   /// Set when the run could not start (no ptxas, no GPU with cuda); then nothing ran.
@@ -122,9 +143,15 @@ struct FuzzReport {
   std::string setup_problem;
   std::vector<std::string> save_errors; ///< findings that could not be written
 
-  double specs_per_hour() const {
-    return wall_s > 0 ? static_cast<double>(specs) * 3600.0 / wall_s : 0;
+  double specs_per_hour() const { return per_hour(specs); }
+  /// `n` specs over the run's wall time (e.g. one GPU's DeviceCount::specs).
+  double per_hour(std::size_t n) const {
+    return wall_s > 0 ? static_cast<double>(n) * 3600.0 / wall_s : 0;
   }
+  /// by_class without the entries that are no finding ("pass", "mutant").
+  std::vector<std::pair<std::string, std::size_t>> findings_by_class() const;
+  /// Specs and mutants that were findings (every one counted, kept or not).
+  std::size_t finding_count() const;
 };
 
 /// Progress after each batch: specs run so far and findings so far.
