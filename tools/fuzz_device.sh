@@ -82,7 +82,9 @@ fi
 
 # The table, every figure from the report (its keys: driver/fuzz/loop.cpp, to_json).
 report=$log/report.json
-key() { sed -n "s/^  \"$1\": \(.*\),\$/\1/p" "$report" | head -1; }
+key() { # the value of a top-level key, a string without its quotes
+  sed -n "s/^  \"$1\": \(.*\),\$/\1/p" "$report" | head -1 | sed 's/^"\(.*\)"$/\1/'
+}
 {
   if [ ! -s "$report" ]; then
     echo "no report: the fuzzer could not run (exit status $fuzz_rc, fuzz.log):"
