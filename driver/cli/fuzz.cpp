@@ -140,20 +140,26 @@ int finish(const fuzz::FuzzReport& r, const std::string& report, bool junit) {
 }
 
 void print_help(const po::options_description& opts) {
-  std::cout << synopsis
-            << "\n\nDifferential testing: random valid specs (spec i has seed S+i), each emitted,\n"
-               "assembled once by ptxas, run on the GPU and on the CPU simulator and compared\n"
-               "with the reference. A spec that does not pass on every backend, a generated spec\n"
-               "that the loader, contract or reference refuses, and (--mutants) an invalid mutant\n"
-               "that `check` accepts are findings. Each is classified by its outcome signature\n"
-               "(status per backend, simulator fault kind, DiagIds), shrunk to a small spec with\n"
-               "the same signature (ddmin over its parts, then simplifications), and saved as\n"
-               "DIR/<class>-<seed>/{spec.toml,original.toml,outcome.json}.\n\n"
-            << opts
-            << "\nexamples:\n  ptxgen fuzz --seed 1 --count 300 --backend sim --out findings/\n"
-               "  ptxgen fuzz --time 1800 --mutants 2 --out findings/ --report fuzz.json\n\n"
-               "exit status: 0 no finding, 1 some finding, 2 usage, 3 environment (no ptxas, no\n"
-               "GPU with --backend cuda, a finding or report not written).\n";
+  std::cout
+      << synopsis
+      << "\n\nDifferential testing: random valid specs (spec i has seed S+i), each emitted,\n"
+         "assembled once by ptxas, run on the GPU and on the CPU simulator and compared\n"
+         "with the reference. A spec that does not pass on every backend, a generated spec\n"
+         "that the loader, contract or reference refuses, and (--mutants) an invalid mutant\n"
+         "that `check` accepts are findings. Each is classified by its outcome signature\n"
+         "(status per backend, simulator fault kind, DiagIds), shrunk to a small spec with\n"
+         "the same signature (ddmin over its parts, then simplifications), and saved as\n"
+         "DIR/<class>-<seed>/{spec.toml,original.toml,outcome.json}.\n\n"
+      << opts
+      << "\nexamples:\n  ptxgen fuzz --seed 1 --count 300 --backend sim --out findings/\n"
+         "  ptxgen fuzz --time 1800 --mutants 2 --out findings/ --report fuzz.json\n\n"
+         "With --sanitize TOOL every GPU case also runs under compute-sanitizer: a valid\n"
+         "spec it flags is a finding (class sanitizer-...); with racecheck, a race that only\n"
+         "racecheck or only the simulator sees is one too (race_racecheck_only-...,\n"
+         "race_sim_only-...).\n\n"
+         "exit status: 0 no finding, 1 some finding, 2 usage, 3 environment (no ptxas, no\n"
+         "GPU with --backend cuda or --sanitize, no compute-sanitizer with --sanitize, a\n"
+         "finding or report not written).\n";
 }
 
 int run_fuzz_command(const std::vector<std::string>& args) {
