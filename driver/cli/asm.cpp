@@ -6,10 +6,12 @@
 #include "driver/ptxas/assemble_all.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/run/pipeline.hpp"
+#include "driver/sass/disassemble.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "emitter/ptx/target.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <optional>
@@ -158,7 +160,7 @@ void print_usage_table(const std::vector<std::vector<std::string>>& rows) {
 void print_asm_help(const po::options_description& opts) {
   std::cout << "usage: ptxgen asm FILE.ptx|SPEC.toml... [--arch LIST] [-o FILE | --out-dir DIR] "
                "[--ptxas PATH]\n"
-               "                  [-j N] [--timeout SECONDS]\n\n"
+               "                  [-j N] [--timeout SECONDS] [--sass [--disassembler PATH]]\n\n"
                "Assembles each PTX file (or each spec, emitted first) with ptxas for every\n"
                "target, maps ptxas's errors back to the PTX lines and prints each kernel's\n"
                "registers, shared memory, stack and spills (ptxas -v). ptxas runs with an argument "
@@ -166,14 +168,20 @@ void print_asm_help(const po::options_description& opts) {
                "directory and is killed past the time limit. Without -o or --out-dir the cubins\n"
                "are checked and discarded. Cubins are written atomically, and only when every\n"
                "target assembled: a failure writes nothing and clobbers nothing.\n\n"
+               "--sass prints each cubin's SASS (cuobjdump -sass, else nvdisasm: next to ptxas,\n"
+               "on PATH or in /usr/local/cuda/bin) and warns of every known ptxas miscompile\n"
+               "signature in it (docs/conformance.md, \"Toolchain traps\"): machine code\n"
+               "that the device rejects although ptxas accepted the PTX.\n\n"
             << opts
             << "\nexamples:\n"
                "  ptxgen asm kernel.ptx                          # check, for the file's .target\n"
                "  ptxgen asm kernel.ptx --arch sm_90a -o kernel.cubin\n"
                "  ptxgen asm a.ptx b.ptx --arch sm_80,sm_90,sm_120 --out-dir build/ -j 4\n"
-               "  ptxgen asm kernel.ptx --ptxas /usr/local/cuda-13.0/bin/ptxas\n\n"
-               "exit status: 0 success, 1 ptxas rejected an input, 2 usage, 3 environment\n"
-               "(no ptxas, ptxas crashed, hung or failed to start, an I/O error).\n";
+               "  ptxgen asm kernel.ptx --ptxas /usr/local/cuda-13.0/bin/ptxas\n"
+               "  ptxgen asm spec.toml --arch sm_90 --sass   # SASS and known ptxas traps\n\n"
+               "exit status: 0 success, 1 ptxas rejected an input or --sass found a known\n"
+               "miscompile, 2 usage, 3 environment (no ptxas, no disassembler for --sass,\n"
+               "ptxas or the disassembler crashed, hung or failed to start, an I/O error).\n";
 }
 
 /// Reads each input as PTX (a spec is emitted first) into `ptx`. Returns the exit
@@ -247,10 +255,49 @@ int report_results(const std::vector<std::string>& inputs_in, const std::vector<
   return status;
 }
 
+// issue 12, sass-trap: --sass.
+/// Disassembles every cubin (`jobs` at a time), prints each listing to stdout and
+/// a warning per known miscompile signature to stderr; returns the worst status
+/// (exit_input for a signature, exit_environment for a disassembler failure).
+int report_sass(const std::vector<std::string>& inputs_in, const std::vector<Target>& targets,
+                const std::vector<AssembleResult>& results, const driver::sass::Disassembler& dis,
+                unsigned jobs, std::chrono::milliseconds timeout) {
+  std::vector<driver::sass::Disassembly> listings(targets.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t k; (k = next++) < targets.size();)
+      listings[k] = driver::sass::disassemble(dis, results[k].cubin, timeout);
+  };
+  std::vector<std::thread> pool;
+  unsigned threads = jobs ? jobs : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned t = 0; t < std::min<std::size_t>(threads, targets.size()); ++t)
+    pool.emplace_back(worker);
+  for (auto& t : pool)
+    t.join();
+  int status = exit_ok;
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    const std::string where = inputs_in[targets[k].input] + " (" + targets[k].arch.str() + ")";
+    if (!listings[k].ok) {
+      status = std::max<int>(
+          status, command_error("asm", exit_environment, where + ": " + listings[k].error));
+      continue;
+    }
+    std::cout << "// " << where << ": " << name(dis.kind) << " " << dis.path.string() << '\n'
+              << listings[k].sass;
+    for (const auto& m : driver::sass::find_traps(driver::sass::parse_sass(listings[k].sass))) {
+      std::cerr << where << ": warning: " << driver::sass::describe(m)
+                << "; the device rejects this code although ptxas accepted the PTX\n";
+      status = std::max<int>(status, exit_input);
+    }
+  }
+  return status;
+}
+
 int run_asm(const std::vector<std::string>& args) {
   po::options_description opts("options");
   std::vector<std::string> arch_values;
-  std::string output, out_dir, ptxas_path;
+  std::string output, out_dir, ptxas_path, disassembler_path;
+  bool sass = false;
   unsigned jobs = 0;
   double timeout_s = 60;
   opts.add_options()("help,h", "show this help")(
@@ -263,7 +310,12 @@ int run_asm(const std::vector<std::string>& args) {
       "the ptxas to run (default: $PTXGEN_PTXAS, the configured CUDA toolkit, then PATH)")(
       "jobs,j", po::value(&jobs), "ptxas processes at a time (default: one per CPU)")(
       "timeout", po::value(&timeout_s)->default_value(60),
-      "seconds one ptxas run may take before it is killed");
+      "seconds one ptxas run may take before it is killed")(
+      "sass", po::bool_switch(&sass),
+      "print each cubin's SASS and warn of known ptxas miscompiles (exit 1 when one matches)")(
+      "disassembler", po::value(&disassembler_path),
+      "the cuobjdump or nvdisasm for --sass (default: $PTXGEN_DISASSEMBLER, next to ptxas, "
+      "PATH, /usr/local/cuda/bin)");
   std::vector<std::string> inputs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("asm", args, opts, inputs_in, vm))
@@ -276,6 +328,8 @@ int run_asm(const std::vector<std::string>& args) {
     return usage_error("asm", "no input given");
   if (!output.empty() && !out_dir.empty())
     return usage_error("asm", "-o and --out-dir exclude each other");
+  if (!disassembler_path.empty() && !sass)
+    return usage_error("asm", "--disassembler is for --sass");
   if (!(timeout_s > 0) || timeout_s > 86400)
     return usage_error("asm", "--timeout must be between 0 and 86400 seconds");
   std::vector<ptx::Target> arches;
@@ -320,6 +374,13 @@ int run_asm(const std::vector<std::string>& args) {
   auto ptxas = driver::locate_ptxas(ptxas_path, error);
   if (!ptxas)
     return command_error("asm", exit_environment, error);
+  std::optional<driver::sass::Disassembler> disassembler;
+  if (sass) {
+    disassembler =
+        driver::sass::locate_disassembler(disassembler_path, ptxas->path.string(), error);
+    if (!disassembler)
+      return command_error("asm", exit_environment, error);
+  }
 
   const bool keep = !output.empty() || !out_dir.empty();
   std::vector<driver::AssembleJob> jobs_list;
@@ -327,13 +388,16 @@ int run_asm(const std::vector<std::string>& args) {
     driver::AssembleJob job;
     job.ptx = ptx[t.input];
     job.options.target = t.arch;
-    job.options.keep_cubin = keep;
+    job.options.keep_cubin = keep || sass;
     job.options.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000));
     jobs_list.push_back(std::move(job));
   }
   auto results = driver::assemble_all(ptxas->path, jobs_list, jobs);
 
-  const int status = report_results(inputs_in, targets, results);
+  int status = report_results(inputs_in, targets, results);
+  if (status == exit_ok && disassembler)
+    status = report_sass(inputs_in, targets, results, *disassembler, jobs,
+                         std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
   if (status != exit_ok)
     return keep ? command_error("asm", static_cast<ExitStatus>(status), "no cubin written")
                 : status;

@@ -58,22 +58,60 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   }
 }
 
-/// Writes --report FILE (.xml: JUnit, else JSON); false when it cannot.
-bool write_report(const std::string& report, const driver::ConformanceReport& r) {
-  if (report.empty())
+// issue 12, gpu-sanitize: with --sanitize, one line: how many cases the tool
+// checked, how many it found errors in (each listed), how many it did not check.
+void print_sanitizer_summary(const driver::ConformanceReport& r,
+                             const driver::ConformanceOptions& o, std::ostream& out) {
+  if (!o.sanitize)
+    return;
+  std::size_t checked = 0, with_errors = 0, unchecked = 0;
+  for (const auto& c : r.cases) {
+    if (!c.sanitizer)
+      continue;
+    (c.sanitizer->checked ? checked : unchecked) += 1;
+    if (c.sanitizer->checked && !c.sanitizer->clean()) {
+      ++with_errors;
+      out << "sanitizer: " << c.spec << ": " << c.sanitizer->summary()
+          << (c.expect_fault ? " (expected: a faults/ spec)" : "") << '\n';
+    }
+  }
+  out << "compute-sanitizer " << driver::cuda::name(*o.sanitize) << ": " << checked
+      << " cases checked, " << with_errors << " with errors, " << unchecked << " not checked\n";
+}
+
+/// Where the report goes and what the run is a part of.
+struct Output {
+  std::string report; ///< --report FILE, or XML_OUTPUT_FILE; "" for none
+  bool junit = false; ///< JUnit XML whatever the name (XML_OUTPUT_FILE)
+  driver::Shard shard;
+  std::size_t all_specs = 0; ///< the specs of every shard together
+};
+
+/// Writes the report (.xml or Output::junit: JUnit, else JSON); false when it cannot.
+bool write_report(const Output& output, const driver::ConformanceReport& r) {
+  if (output.report.empty())
     return true;
-  bool xml = fs::path(report).extension() == ".xml";
+  bool xml = output.junit || fs::path(output.report).extension() == ".xml";
   std::string err;
-  if (driver::write_file_atomically(report, xml ? driver::to_junit(r) : driver::to_json(r), err))
+  if (driver::write_file_atomically(output.report, xml ? driver::to_junit(r) : driver::to_json(r),
+                                    err))
     return true;
   command_error("run", exit_environment, err);
   return false;
 }
 
+/// "25 specs" or, for a shard, "25 specs (shard 1/4 of 99)".
+std::string spec_count(std::size_t n, const Output& output) {
+  std::string s = std::to_string(n) + " specs";
+  if (driver::sharded(output.shard))
+    s += " (shard " + driver::str(output.shard) + " of " + std::to_string(output.all_specs) + ")";
+  return s;
+}
+
 /// The run, and with `auto` the simulator when there is no GPU. A run that
 /// could not start (no GPU for cuda, no ptxas or a broken one) is exit 3.
 int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bool auto_backend,
-            const std::string& report) {
+            const Output& output) {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   auto progress = [&](std::size_t done, std::size_t total, const CaseResult& c) {
     if (tty) {
@@ -86,6 +124,7 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
                 << c.detail << (c.detail.empty() || c.detail.back() != '\n' ? "\n" : "");
   };
   auto r = driver::run_conformance(specs, o, progress);
+  r.shard = output.shard;
   using Setup = driver::ConformanceReport::Setup;
   switch (r.setup) {
   case Setup::ready:
@@ -95,24 +134,28 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
       std::cerr << "ptxgen run: " << r.backend_description
                 << "\nptxgen run: running on the CPU simulator instead\n";
       o.backend = driver::Backend::sim;
-      return conform(specs, o, false, report);
+      return conform(specs, o, false, output);
     }
     [[fallthrough]];
   case Setup::no_ptxas:
   case Setup::broken_ptxas:
-    write_report(report, r);
+  case Setup::bad_devices:
+  case Setup::no_sanitizer: // issue 12, gpu-sanitize
+    write_report(output, r);
     return command_error("run", exit_environment, r.backend_description);
   }
   print_table(r, std::cout);
   std::cout << "backend: " << r.backend_description << '\n'
-            << "summary: " << r.cases.size() << " specs: " << r.count(CaseResult::Status::pass)
-            << " pass, " << r.count(CaseResult::Status::mismatch) << " mismatch, "
+            << "summary: " << spec_count(r.cases.size(), output) << ": "
+            << r.count(CaseResult::Status::pass) << " pass, "
+            << r.count(CaseResult::Status::mismatch) << " mismatch, "
             << r.count(CaseResult::Status::fault) << " fault, "
             << r.count(CaseResult::Status::invalid) << " invalid, "
             << r.count(CaseResult::Status::error) << " error, "
             << r.count(CaseResult::Status::unsupported) << " unsupported; wall "
             << ms(r.wall_seconds * 1000) << " ms\n";
-  if (!write_report(report, r) || r.environment_failed())
+  print_sanitizer_summary(r, o, std::cout); // issue 12, gpu-sanitize
+  if (!write_report(output, r) || r.environment_failed())
     return exit_environment;
   if (r.all_passed())
     return exit_ok;
@@ -140,15 +183,133 @@ std::optional<int> pick_entry(const std::string& ptx, const std::string& request
   return std::nullopt;
 }
 
+/// --shard, --devices and the test runner's environment (shard.hpp): keeps the
+/// shard's specs, sets the devices and where JUnit goes. An exit status on failure.
+std::optional<int> distribute(const std::string& shard, const std::string& devices,
+                              bool device_given, std::vector<fs::path>& specs,
+                              driver::ConformanceOptions& o, Output& output) {
+  driver::DistributionError error;
+  auto d = driver::resolve_distribution(shard, devices, driver::process_environment(), error);
+  if (!d) {
+    switch (error.kind) {
+    case driver::DistributionError::Kind::usage:
+      return usage_error("run", error.message);
+    case driver::DistributionError::Kind::environment:
+      return command_error("run", exit_environment, error.message);
+    }
+  }
+  if (d->devices && device_given)
+    return usage_error("run", "--device and --devices: give one of them");
+  if (d->devices && o.sanitize && (d->devices->all || d->devices->ordinals.size() > 1))
+    return usage_error("run", "--sanitize runs its workers on one device: give --devices N");
+  d->apply(o);
+  if (output.report.empty() && !d->junit_output.empty()) {
+    output.report = d->junit_output;
+    output.junit = true;
+  }
+  output.shard = d->shard;
+  output.all_specs = specs.size();
+  std::vector<fs::path> mine;
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    if (driver::contains(d->shard, i))
+      mine.push_back(specs[i]);
+  specs = std::move(mine);
+  return std::nullopt;
+}
+
+/// A shard that holds none of the specs (more shards than specs): nothing to
+/// run, which is not a failure.
+int empty_shard(const Output& output) {
+  driver::ConformanceReport r;
+  r.shard = output.shard;
+  r.backend_description = "none: shard " + driver::str(output.shard) + " holds none of the " +
+                          std::to_string(output.all_specs) + " specs";
+  std::cout << "summary: " << spec_count(0, output) << ": nothing to run\n";
+  return write_report(output, r) ? exit_ok : exit_environment;
+}
+
+// issue 12, gpu-sanitize: --sanitize TOOL and --sanitize-timeout S into `o`. The GPU
+// only: no fallback to the simulator (a missing GPU is an environment error).
+std::optional<int> set_sanitize(const std::string& tool, unsigned timeout, std::string& backend,
+                                driver::ConformanceOptions& o) {
+  if (tool.empty())
+    return std::nullopt;
+  o.sanitize = driver::cuda::parse_sanitizer_tool(tool);
+  if (!o.sanitize)
+    return usage_error("run", "--sanitize expects memcheck, racecheck, synccheck or initcheck; "
+                              "got '" +
+                                  tool + "'");
+  if (backend == "sim")
+    return usage_error("run", "--sanitize runs on the GPU; it cannot go with --backend sim");
+  if (timeout == 0)
+    return usage_error("run", "--sanitize-timeout must be at least 1 second");
+  o.sanitize_timeout = std::chrono::seconds(timeout);
+  backend = "cuda";
+  return std::nullopt;
+}
+
+/// `ptxgen run --help`.
+void print_help(const po::options_description& opts) {
+  std::cout
+      << "usage: ptxgen run SPEC|DIR... [--backend auto|cuda|sim] [--device N] [--arch sm_XX]\n"
+         "                  [--target sm_XX] [-j N] [--report FILE.json|FILE.xml]\n"
+         "                  [--ptx FILE [--entry NAME]] [--shard INDEX/COUNT]\n"
+         "                  [--devices all|0,2,...] [--sanitize TOOL]\n\n"
+         "The conformance run. For every spec: emit its PTX (or take --ptx FILE),\n"
+         "assemble it with ptxas, run it on the GPU (or the CPU simulator), and compare\n"
+         "every global tensor byte for byte with the independent CPU reference, whose\n"
+         "result must first meet the spec's [[expect]] tables (else the case is invalid\n"
+         "and does not run). ptxas assembles on every backend; PTX it rejects fails its\n"
+         "case. Specs in a `faults/` folder are run without the contract and must fault\n"
+         "(a directory argument skips faults/, invalid/, races/ and wrong_kernel/: name\n"
+         "them explicitly). Each GPU case runs in its own process, so a faulting kernel\n"
+         "costs only its case.\n\n"
+         "With --ptx, the entry's parameters are checked by type and size against the\n"
+         "spec's ABI (global tensors as .u64 pointers, then parameters, or [kernel] abi's\n"
+         "order) before anything runs, on every backend; an entry with `.extern .shared`\n"
+         "gets the spec's shared tensors' total (or [kernel] dynamic_shared) as its\n"
+         "dynamic shared memory. A kernel the simulator cannot run is `unsupported`\n"
+         "(every such line listed): no verdict, neither a fault nor a mismatch.\n\n"
+         "--shard INDEX/COUNT runs the specs i (of the list the arguments expand to,\n"
+         "directories sorted) with i % COUNT == INDEX, so COUNT jobs cover the list\n"
+         "once; TEST_SHARD_INDEX/TEST_TOTAL_SHARDS ask the same (the test runners'\n"
+         "protocol; TEST_SHARD_STATUS_FILE is touched), and without --report the JUnit\n"
+         "report goes to XML_OUTPUT_FILE when set. --devices spreads the GPU cases over\n"
+         "several GPUs of one kind (see docs/conformance.md).\n\n"
+      << opts
+      << "\nexamples:\n  ptxgen run specs/ specs/faults/\n"
+         "  ptxgen run --backend sim specs/seed/copy_async.toml\n"
+         "  ptxgen run specs/seed/copy_async.toml --ptx my_kernel.ptx\n"
+         "  ptxgen run spec.toml --ptx nvcc_out.ptx --entry _Z4copyPKfPf\n\n"
+         "With --sanitize TOOL every GPU case runs in its own process under\n"
+         "compute-sanitizer (found beside ptxas, on PATH or in /usr/local/cuda/bin);\n"
+         "a case that passed but has sanitizer errors is a fault, one the tool did not\n"
+         "check is an error (exit 3); a faults/ spec's findings are its evidence.\n\n"
+         "exit status: 0 all pass, 1 a mismatch, fault, invalid spec, PTX ptxas\n"
+         "rejects or parameters that do not fit the spec, 2 usage, 3 environment (no\n"
+         "GPU with --backend cuda or --sanitize, no ptxas or one that cannot assemble an\n"
+         "empty kernel, no compute-sanitizer with --sanitize,\n"
+         "ptxas crashed, an output not written, a --devices GPU unusable or of another\n"
+         "kind than the first), 4 some kernel is unsupported by the simulator and every\n"
+         "other case passed.\n";
+}
+
 int run_run(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string backend = "auto", arch, target, report, ptx_file, ptxas, dump_dir, entry;
+  std::string backend = "auto", arch, target, report, ptx_file, ptxas, dump_dir, entry, shard,
+              devices, sanitize;
+  unsigned sanitize_timeout = 120;
   int device = 0;
   unsigned jobs = 0;
   opts.add_options()("help,h", "show this help")(
       "backend", po::value(&backend)->default_value("auto"),
       "auto (the GPU when there is one, else the simulator), cuda, or sim")(
       "device", po::value(&device)->default_value(0), "CUDA device ordinal")(
+      "devices", po::value(&devices),
+      "all, or GPU ordinals as 0,2: one worker per device, the cases handed out as they free "
+      "up")("shard", po::value(&shard),
+            "INDEX/COUNT: run only the specs i with i % COUNT == INDEX (default: the test "
+            "runner's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS)")(
       "arch", po::value(&arch),
       "ptxas's target, on every backend (default: the device's, e.g. sm_90; sim: sm_80)")(
       "target", po::value(&target),
@@ -165,41 +326,19 @@ int run_run(const std::vector<std::string>& args) {
       "jit", "load the PTX through the driver's JIT instead of ptxas's cubin (ptxas still "
              "checks it)")("unchecked", "skip the contract: show on the device what it prevents")(
       "dump", po::value(&dump_dir),
-      "write every completed case's global tensors to DIR (compare backends with diff -r)");
+      "write every completed case's global tensors to DIR (compare backends with diff -r)")(
+      // issue 12, gpu-sanitize
+      "sanitize", po::value(&sanitize),
+      "run each GPU case under compute-sanitizer --tool TOOL (memcheck, racecheck, synccheck, "
+      "initcheck), one worker process per case, -j at once")(
+      "sanitize-timeout", po::value(&sanitize_timeout)->default_value(120),
+      "with --sanitize: seconds one case's sanitizer process may take");
   std::vector<std::string> specs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("run", args, opts, specs_in, vm))
     return *status;
   if (vm.count("help")) {
-    std::cout
-        << "usage: ptxgen run SPEC|DIR... [--backend auto|cuda|sim] [--device N] [--arch sm_XX]\n"
-           "                  [--target sm_XX] [-j N] [--report FILE.json|FILE.xml]\n"
-           "                  [--ptx FILE [--entry NAME]]\n\n"
-           "The conformance run. For every spec: emit its PTX (or take --ptx FILE),\n"
-           "assemble it with ptxas, run it on the GPU (or the CPU simulator), and compare\n"
-           "every global tensor byte for byte with the independent CPU reference, whose\n"
-           "result must first meet the spec's [[expect]] tables (else the case is invalid\n"
-           "and does not run). ptxas assembles on every backend; PTX it rejects fails its\n"
-           "case. Specs in a `faults/` folder are run without the contract and must fault\n"
-           "(a directory argument skips faults/, invalid/, races/ and wrong_kernel/: name\n"
-           "them explicitly). Each GPU case runs in its own process, so a faulting kernel\n"
-           "costs only its case.\n\n"
-           "With --ptx, the entry's parameters are checked by type and size against the\n"
-           "spec's ABI (global tensors as .u64 pointers, then parameters, or [kernel] abi's\n"
-           "order) before anything runs, on every backend; an entry with `.extern .shared`\n"
-           "gets the spec's shared tensors' total (or [kernel] dynamic_shared) as its\n"
-           "dynamic shared memory. A kernel the simulator cannot run is `unsupported`\n"
-           "(every such line listed): no verdict, neither a fault nor a mismatch.\n\n"
-        << opts
-        << "\nexamples:\n  ptxgen run specs/ specs/faults/\n"
-           "  ptxgen run --backend sim specs/seed/copy_async.toml\n"
-           "  ptxgen run specs/seed/copy_async.toml --ptx my_kernel.ptx\n"
-           "  ptxgen run spec.toml --ptx nvcc_out.ptx --entry _Z4copyPKfPf\n\n"
-           "exit status: 0 all pass, 1 a mismatch, fault, invalid spec, PTX ptxas\n"
-           "rejects or parameters that do not fit the spec, 2 usage, 3 environment (no\n"
-           "GPU with --backend cuda, no ptxas or one that cannot assemble an empty kernel,\n"
-           "ptxas crashed, an output not written), 4 some kernel is unsupported by the\n"
-           "simulator and every other case passed.\n";
+    print_help(opts);
     return exit_ok;
   }
   if (specs_in.empty())
@@ -234,6 +373,8 @@ int run_run(const std::vector<std::string>& args) {
     if (!ptx_file.empty())
       return usage_error("run", "--target sets ptxgen's PTX; with --ptx the file has its own");
   }
+  if (auto status = set_sanitize(sanitize, sanitize_timeout, backend, o)) // issue 12
+    return *status;
   std::vector<fs::path> specs;
   std::string err;
   if (!driver::expand_spec_arguments(specs_in, specs, err))
@@ -251,6 +392,12 @@ int run_run(const std::vector<std::string>& args) {
   } else if (!entry.empty()) {
     return usage_error("run", "--entry needs --ptx (ptxgen's own PTX has one entry)");
   }
+  Output output;
+  output.report = report;
+  if (auto status = distribute(shard, devices, !vm["device"].defaulted(), specs, o, output))
+    return *status;
+  if (specs.empty())
+    return empty_shard(output);
   if (backend == "sim") {
     o.backend = driver::Backend::sim;
   } else if (backend == "cuda" || backend == "auto") {
@@ -258,7 +405,7 @@ int run_run(const std::vector<std::string>& args) {
   } else {
     return usage_error("run", "--backend expects auto, cuda or sim; got '" + backend + "'");
   }
-  return conform(specs, o, backend == "auto", report);
+  return conform(specs, o, backend == "auto", output);
 }
 
 } // namespace

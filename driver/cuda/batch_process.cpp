@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 #include <thread>
 #include <utility>
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +25,9 @@ using Status = LaunchOutcome::Status;
 /// How long a child that has sent its last outcome may take to close the pipe
 /// and exit before it is killed (driver teardown can hang).
 constexpr std::chrono::seconds exit_grace{30};
+
+/// Held while a child is spawned (see spawn()).
+std::mutex fork_mutex;
 
 bool write_all(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
@@ -38,18 +43,44 @@ bool write_all(int fd, std::string_view bytes) {
   return true;
 }
 
-/// The child: runs cases [first, count) in order, one frame each, then exits.
-/// Never returns; _exit skips the parent's destructors and atexit handlers.
-[[noreturn]] void child_main(int fd, std::size_t first, std::size_t count, const BatchWork& work) {
-  for (std::size_t i = first; i < count; ++i) {
+/// What the parent sends a child that is to exit (instead of a case index).
+constexpr std::uint64_t no_more_cases = ~std::uint64_t{0};
+
+/// Reads exactly `n` bytes; false at EOF or on an error.
+bool read_all(int fd, void* data, std::size_t n) {
+  auto* p = static_cast<char*>(data);
+  while (n > 0) {
+    const ssize_t got = ::read(fd, p, n);
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got <= 0) {
+      return false;
+    }
+    p += got;
+    n -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+/// The child: runs each case whose index the parent sends on `commands`, one
+/// frame each on `fd`, until the parent sends no_more_cases (or is gone) or a
+/// case stops it; then exits. Never returns; _exit skips the parent's
+/// destructors and atexit handlers.
+[[noreturn]] void child_main(int commands, int fd, const BatchWork& work) {
+  for (;;) {
+    std::uint64_t index = 0;
+    if (!read_all(commands, &index, sizeof index) || index == no_more_cases) {
+      break;
+    }
     BatchFrame frame;
-    frame.index = i;
+    frame.index = index;
     try {
-      BatchStep step = work(i);
+      BatchStep step = work(static_cast<std::size_t>(index));
       frame.last = step.stop;
       frame.outcome = std::move(step.outcome);
     } catch (...) {
-      ::_exit(3); // the parent blames case i: the worker died without an answer
+      ::_exit(3); // the parent blames this case: the worker died without an answer
     }
     if (!write_all(fd, encode_frame(frame))) {
       ::_exit(4);
@@ -60,6 +91,25 @@ bool write_all(int fd, std::string_view bytes) {
   }
   ::close(fd); // EOF for the parent now, even if process teardown is slow
   ::_exit(0);
+}
+
+/// Sends a case index (or no_more_cases) to a child; false when it is gone.
+/// The channel is a socket, so a dead child is EPIPE, never SIGPIPE.
+bool send_index(int commands, std::uint64_t index) {
+  const char* p = reinterpret_cast<const char*>(&index);
+  std::size_t n = sizeof index;
+  while (n > 0) {
+    const ssize_t sent = ::send(commands, p, n, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) {
+      continue;
+    }
+    if (sent <= 0) {
+      return false;
+    }
+    p += sent;
+    n -= static_cast<std::size_t>(sent);
+  }
+  return true;
 }
 
 /// Waits for `pid`; kills it if it has not ended within exit_grace.
@@ -85,7 +135,7 @@ int reap(pid_t pid) {
 /// on_done throws).
 class Child {
 public:
-  Child(pid_t pid, int fd) : pid_(pid), fd_(fd) {}
+  Child(pid_t pid, int fd, int commands) : pid_(pid), fd_(fd), commands_(commands) {}
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
   ~Child() {
@@ -95,10 +145,13 @@ public:
     }
   }
   int fd() const { return fd_; }
+  /// Gives the child its next case (or no_more_cases); false when it is gone.
+  bool send(std::uint64_t index) const { return send_index(commands_, index); }
   void kill() const { ::kill(pid_, SIGKILL); }
-  /// Closes the pipe and reaps the child; returns its wait status.
+  /// Closes the channels and reaps the child; returns its wait status.
   int finish() {
     ::close(fd_);
+    ::close(commands_);
     const int status = reap(pid_);
     pid_ = -1;
     return status;
@@ -106,7 +159,8 @@ public:
 
 private:
   pid_t pid_;
-  int fd_;
+  int fd_;       ///< the outcomes, from the child
+  int commands_; ///< the case indices, to the child
 };
 
 /// Why reading from a child stopped.
@@ -115,6 +169,7 @@ enum class End : std::uint8_t {
   stopped,   ///< the child sent a frame with `last` set
   deadline,  ///< a case (or the exit after the last one) ran out of time
   malformed, ///< the child sent bytes that are not a frame of the expected case
+  drained,   ///< no case is left: the child was told to exit
 };
 
 LaunchOutcome failed(Status status, const std::string& text) {
@@ -141,59 +196,117 @@ std::string describe_wait_status(int status) {
 
 std::vector<LaunchOutcome> run_batch_in_children(const std::vector<BatchCase>& cases,
                                                  const BatchWork& work, const BatchDone& on_done) {
-  const std::size_t count = cases.size();
-  std::vector<LaunchOutcome> results(count);
-  std::size_t current = 0; // the first case without an outcome
+  std::vector<LaunchOutcome> results(cases.size());
+  std::size_t next = 0;
+  run_queue_in_children(
+      cases,
+      [&]() -> std::optional<std::size_t> {
+        if (next == cases.size()) {
+          return std::nullopt;
+        }
+        return next++;
+      },
+      work,
+      [&](std::size_t index, LaunchOutcome& outcome) {
+        results[index] = std::move(outcome);
+        if (on_done) {
+          on_done(index, results[index]);
+        }
+      });
+  return results;
+}
+
+namespace {
+
+/// A new child running child_main, or why none could be started.
+struct Spawned {
+  pid_t pid = -1;
+  int fd = -1;       ///< the parent's end of the outcome pipe
+  int commands = -1; ///< the parent's end of the command socket
+  std::string error; ///< set when no child was started
+};
+
+Spawned spawn(const BatchWork& work) {
+  // Several threads may run queues at once (one per device, `--devices`). A
+  // child forked by one of them inherits every descriptor open in the parent
+  // at that moment; holding another queue's outcome pipe's write end, it would
+  // keep that queue's parent from seeing EOF when its own child dies. So the
+  // channels, the fork and the parent's close of the child's ends happen under
+  // one lock. (Inherited parent ends do no harm: a child is told to exit with
+  // no_more_cases, not by EOF.)
+  std::lock_guard<std::mutex> forking(fork_mutex);
+  Spawned s;
+  int commands[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM, 0, commands) != 0) {
+    s.error = std::string("socketpair: ") + std::strerror(errno);
+    return s;
+  }
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    s.error = std::string("pipe: ") + std::strerror(errno);
+    ::close(commands[0]);
+    ::close(commands[1]);
+    return s;
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    s.error = std::string("fork: ") + std::strerror(errno);
+    for (int fd : {commands[0], commands[1], fds[0], fds[1]}) {
+      ::close(fd);
+    }
+    return s;
+  }
+  if (pid == 0) {
+    ::close(commands[0]);
+    ::close(fds[0]);
+    child_main(commands[1], fds[1], work);
+  }
+  ::close(commands[1]);
+  ::close(fds[1]);
+  s.pid = pid;
+  s.fd = fds[0];
+  s.commands = commands[0];
+  return s;
+}
+
+} // namespace
+
+void run_queue_in_children(const std::vector<BatchCase>& cases, const BatchSource& source,
+                           const BatchWork& work, const QueueDone& on_done) {
+  std::optional<std::size_t> current = source(); // the case being run, or the next one
   auto record = [&](LaunchOutcome outcome) {
-    results[current] = std::move(outcome);
-    if (on_done) {
-      on_done(current, results[current]);
-    }
-    ++current;
+    on_done(*current, outcome);
+    current = source();
   };
-  auto label = [&] { return "case " + cases[current].name; };
+  auto label = [&] { return "case " + cases[*current].name; };
 
-  while (current < count) {
-    int fds[2];
-    if (::pipe(fds) != 0) {
+  while (current) {
+    Spawned spawned = spawn(work);
+    if (spawned.pid < 0) {
       record(failed(Status::launch_error,
-                    label() + ": could not start a worker process: pipe: " + std::strerror(errno)));
+                    label() + ": could not start a worker process: " + spawned.error));
       continue;
     }
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-      const int err = errno;
-      ::close(fds[0]);
-      ::close(fds[1]);
-      record(failed(Status::launch_error,
-                    label() + ": could not start a worker process: fork: " + std::strerror(err)));
-      continue;
-    }
-    if (pid == 0) {
-      ::close(fds[0]);
-      child_main(fds[1], current, count, work);
-    }
-    ::close(fds[1]);
-    Child child(pid, fds[0]);
+    Child child(spawned.pid, spawned.fd, spawned.commands);
 
-    // The deadline of the case the child is on, or of its exit after the last.
+    // The deadline of the case the child is on.
     // (A flag and a time point, not std::optional: g++ 12 warns falsely on it.)
     bool has_deadline = false;
     Clock::time_point deadline{};
-    auto start_clock = [&] {
-      has_deadline = current == count || cases[current].limit.count() > 0;
-      if (current == count) {
-        deadline = Clock::now() + exit_grace;
-      } else if (has_deadline) {
-        deadline = Clock::now() + cases[current].limit;
+    // Gives the child the current case; false when it is gone (it died).
+    auto start_case = [&] {
+      has_deadline = cases[*current].limit.count() > 0;
+      if (has_deadline) {
+        deadline = Clock::now() + cases[*current].limit;
       }
+      return child.send(*current);
     };
-    start_clock();
 
     FrameReader reader;
     End end = End::eof;
     char chunk[65536];
-    while (end == End::eof) {
+    bool running = start_case();
+    while (running && end == End::eof) {
       int wait_ms = -1;
       if (has_deadline) {
         const auto left =
@@ -221,42 +334,51 @@ std::vector<LaunchOutcome> run_batch_in_children(const std::vector<BatchCase>& c
       }
       reader.feed(std::string_view(chunk, static_cast<std::size_t>(n)));
       BatchFrame frame;
-      for (;;) {
+      while (end == End::eof) {
         const FrameReader::Next next = reader.next(frame);
         if (next == FrameReader::Next::incomplete) {
           break;
         }
-        if (next == FrameReader::Next::malformed || frame.index != current) {
+        if (next == FrameReader::Next::malformed || frame.index != *current) {
           end = End::malformed;
           break;
         }
         if (frame.outcome.status == Status::timed_out) {
           frame.outcome.message += " (the worker process was ended, so later cases still run)";
         }
-        record(std::move(frame.outcome));
+        // The child gets its next case before this one is judged, so the GPU
+        // and the parent's judging overlap.
+        const std::size_t finished = *current;
+        current = source();
         if (frame.last) {
           end = End::stopped;
+        } else if (!current) {
+          end = End::drained;
+        } else if (!start_case()) {
+          running = false; // it died between cases: the next one is blamed below
+        }
+        on_done(finished, frame.outcome);
+        if (!running) {
           break;
         }
-        start_clock();
       }
     }
 
-    if (end != End::eof) {
+    if (end == End::drained) {
+      child.send(no_more_cases); // it exits; finish() reaps it (killed past exit_grace)
+    } else if (end != End::eof) {
       // Stopped: no need to wait for its teardown. Deadline or garbage: end it.
       child.kill();
     }
     const bool died_mid_frame = reader.partial_bytes() != 0;
     const int status = child.finish();
-    if (current == count) {
-      break; // every case has its outcome; how the child ended does not matter
-    }
     switch (end) {
+    case End::drained:
     case End::stopped:
-      break; // the next child takes the rest
+      break; // the next child, if any, takes the rest
     case End::deadline:
       record(failed(Status::timed_out, label() + ": the worker process did not finish within " +
-                                           std::to_string(cases[current].limit.count()) +
+                                           std::to_string(cases[*current].limit.count()) +
                                            " ms and was killed"));
       break;
     case End::malformed:
@@ -271,7 +393,6 @@ std::vector<LaunchOutcome> run_batch_in_children(const std::vector<BatchCase>& c
       break;
     }
   }
-  return results;
 }
 
 } // namespace ptxgen::driver::cuda

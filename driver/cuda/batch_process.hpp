@@ -1,8 +1,11 @@
 #pragma once
 // Runs a batch of cases in forked child processes, as few as possible: one
-// child takes the cases in order and streams each outcome back as a frame
-// (frame.hpp) as soon as it is known; the parent reads the pipe with poll(),
-// so it sees each case end and keeps a deadline per case.
+// child takes the cases one at a time (the parent sends it each case's index
+// over a socket) and streams each outcome back as a frame (frame.hpp) as soon
+// as it is known; the parent reads the pipe with poll(), so it sees each case
+// end and keeps a deadline per case. The cases come in order
+// (run_batch_in_children) or from a source several devices share
+// (run_queue_in_children).
 //
 // When a child stops early (it reports a case with `last` set, dies, or a case
 // passes its deadline and the parent kills it), the parent records that case's
@@ -20,6 +23,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +45,7 @@ struct BatchStep {
   bool stop = false;
 };
 
-/// Called in the child, once per case, in order.
+/// Called in the child, once per case it is given.
 using BatchWork = std::function<BatchStep(std::size_t index)>;
 /// Called in the parent as each case's outcome becomes known, in order.
 using BatchDone = std::function<void(std::size_t index, const LaunchOutcome& outcome)>;
@@ -56,6 +60,24 @@ using BatchDone = std::function<void(std::size_t index, const LaunchOutcome& out
 std::vector<LaunchOutcome> run_batch_in_children(const std::vector<BatchCase>& cases,
                                                  const BatchWork& work,
                                                  const BatchDone& on_done = {});
+
+/// Where the cases of a queue come from: called in the parent each time a child
+/// is ready for another case; an index into the cases, or nullopt when none is
+/// left. Several threads may share one (one per device), each with its children.
+using BatchSource = std::function<std::optional<std::size_t>()>;
+/// Called in the parent as each case's outcome becomes known; may move from it.
+using QueueDone = std::function<void(std::size_t index, LaunchOutcome& outcome)>;
+
+/// Runs the cases `source` hands out, one at a time, through `work` in
+/// children: the parent sends a child each case's index when it has the last
+/// one's outcome, so a child lives, with its context, until a case stops it or
+/// it dies or passes a limit (then its case gets the outcome described above and
+/// a new child takes the next case), or `source` has nothing left. `cases`
+/// gives each index's name and limit. run_batch_in_children is this with the
+/// cases in order; with one source shared by several threads (one per device)
+/// each case goes to whichever device asks first.
+void run_queue_in_children(const std::vector<BatchCase>& cases, const BatchSource& source,
+                           const BatchWork& work, const QueueDone& on_done);
 
 /// "was killed by signal 11 (Segmentation fault)", "exited with status 3".
 std::string describe_wait_status(int status);

@@ -45,6 +45,7 @@ std::optional<DeviceInfo> probe_device(int ordinal, std::string& why, const std:
     check(*api, api->cuDeviceGet(&device, ordinal), "cuDeviceGet" + at);
     DeviceInfo info;
     info.ordinal = ordinal;
+    info.device_count = count;
     std::array<char, 256> name{};
     check(*api, api->cuDeviceGetName(name.data(), static_cast<int>(name.size()), device),
           "cuDeviceGetName" + at);

@@ -14,6 +14,7 @@ struct DeviceInfo {
   int cc_minor = 0;             ///< compute capability, minor
   int driver_version = 0;       ///< cuDriverGetVersion: 13000 for CUDA 13.0
   std::size_t total_memory = 0; ///< bytes of device memory
+  int device_count = 0;         ///< how many devices the driver lists (`--devices all`)
 
   /// The ptxas target of this device: "sm_90" for compute capability 9.0.
   std::string arch() const;

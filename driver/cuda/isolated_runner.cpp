@@ -167,16 +167,36 @@ LaunchOutcome IsolatedRunner::launch(LaunchRequest request) {
 std::vector<LaunchOutcome> IsolatedRunner::launch_batch(
     std::vector<LaunchRequest> requests,
     const std::function<void(std::size_t index, const LaunchOutcome&)>& on_done) {
+  std::vector<LaunchOutcome> outcomes(requests.size());
+  std::size_t next = 0;
+  launch_queue(
+      requests,
+      [&]() -> std::optional<std::size_t> {
+        if (next == requests.size()) {
+          return std::nullopt;
+        }
+        return next++;
+      },
+      [&](std::size_t i, const LaunchOutcome& out) {
+        outcomes[i] = out;
+        if (on_done) {
+          on_done(i, outcomes[i]);
+        }
+      });
+  return outcomes;
+}
+
+void IsolatedRunner::launch_queue(
+    std::vector<LaunchRequest>& requests, const std::function<std::optional<std::size_t>()>& source,
+    const std::function<void(std::size_t index, const LaunchOutcome&)>& on_done) {
   if (!available()) {
-    std::vector<LaunchOutcome> outcomes(requests.size());
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      outcomes[i].status = LaunchOutcome::Status::unavailable;
-      outcomes[i].message = "case " + requests[i].case_name + " not run: " + reason_;
-      if (on_done) {
-        on_done(i, outcomes[i]);
-      }
+    for (auto i = source(); i; i = source()) {
+      LaunchOutcome out;
+      out.status = LaunchOutcome::Status::unavailable;
+      out.message = "case " + requests[*i].case_name + " not run: " + reason_;
+      on_done(*i, out);
     }
-    return outcomes;
+    return;
   }
   std::vector<BatchCase> cases;
   cases.reserve(requests.size());
@@ -195,14 +215,15 @@ std::vector<LaunchOutcome> IsolatedRunner::launch_batch(
       runner.emplace(ordinal_, library_);
     }
     BatchStep step;
-    step.outcome = runner->launch(std::move(requests[i]));
+    step.outcome = runner->launch(std::move(requests[i])); // the child's own copy
     // After a fault the context may look rebuilt, but a fresh process is the
     // only state known to be clean; after a timeout the kernel still runs.
     step.stop = !runner->available() || step.outcome.status == LaunchOutcome::Status::fault ||
                 step.outcome.status == LaunchOutcome::Status::timed_out;
     return step;
   };
-  return run_batch_in_children(cases, work, on_done);
+  run_queue_in_children(cases, source, work,
+                        [&](std::size_t i, LaunchOutcome& out) { on_done(i, out); });
 }
 
 } // namespace ptxgen::driver::cuda

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,18 @@ public:
   std::vector<LaunchOutcome>
   launch_batch(std::vector<LaunchRequest> requests,
                const std::function<void(std::size_t index, const LaunchOutcome&)>& on_done = {});
+
+  /// Runs the cases `source` hands out (indices into `requests`), one at a
+  /// time, in as few children as the faults allow (run_queue_in_children);
+  /// `on_done` sees each outcome as soon as it is known. Several runners (one
+  /// per device, each on its own thread) may share one source: each case goes
+  /// to the device that asks first, and each device keeps its child, and its
+  /// context, for as many cases as run without trouble. The children move from
+  /// their own copies of `requests`; the caller's are left as they are. Every
+  /// case is unavailable when available() is false.
+  void launch_queue(std::vector<LaunchRequest>& requests,
+                    const std::function<std::optional<std::size_t>()>& source,
+                    const std::function<void(std::size_t index, const LaunchOutcome&)>& on_done);
 
 private:
   int ordinal_;

@@ -46,6 +46,14 @@ public:
     in_.remove_prefix(static_cast<std::size_t>(n));
     return true;
   }
+  bool bytes(std::vector<std::uint8_t>& v) {
+    std::string s;
+    if (!text(s)) {
+      return false;
+    }
+    v.assign(s.begin(), s.end());
+    return true;
+  }
   bool at_end() const { return in_.empty(); }
 
 private:
@@ -53,6 +61,21 @@ private:
 };
 
 constexpr auto last_status = static_cast<std::uint8_t>(LaunchOutcome::Status::unavailable);
+constexpr auto last_param_kind = static_cast<std::uint8_t>(KernelParam::Kind::u64);
+
+std::string_view as_text(const std::vector<std::uint8_t>& v) {
+  return {reinterpret_cast<const char*>(v.data()), v.size()};
+}
+
+void write_dims(Writer& w, const LaunchDims& d) {
+  w.scalar(d.x);
+  w.scalar(d.y);
+  w.scalar(d.z);
+}
+
+bool read_dims(Reader& r, LaunchDims& d) {
+  return r.scalar(d.x) && r.scalar(d.y) && r.scalar(d.z);
+}
 
 } // namespace
 
@@ -114,6 +137,96 @@ std::optional<LaunchOutcome> decode_outcome(std::string_view bytes) {
   return o;
 }
 
+std::string encode_request(const LaunchRequest& q) {
+  Writer w;
+  w.text(q.case_name);
+  w.text(as_text(q.cubin));
+  w.text(q.ptx);
+  w.text(q.entry);
+  write_dims(w, q.grid);
+  write_dims(w, q.block);
+  w.scalar(q.dynamic_shared_bytes);
+  w.scalar<std::uint64_t>(q.buffers.size());
+  for (const HostBuffer& b : q.buffers) {
+    w.text(b.name);
+    w.text(as_text(b.bytes));
+  }
+  w.scalar<std::uint64_t>(q.params.size());
+  for (const KernelParam& p : q.params) {
+    w.scalar(static_cast<std::uint8_t>(p.kind));
+    w.scalar<std::uint64_t>(p.buffer_index);
+    w.scalar(p.value);
+  }
+  w.scalar<std::int64_t>(q.timeout.count());
+  w.scalar<std::uint64_t>(q.guard_bytes);
+  return w.take();
+}
+
+std::optional<LaunchRequest> decode_request(std::string_view bytes) {
+  Reader r(bytes);
+  LaunchRequest q;
+  std::uint64_t count = 0;
+  if (!r.text(q.case_name) || !r.bytes(q.cubin) || !r.text(q.ptx) || !r.text(q.entry) ||
+      !read_dims(r, q.grid) || !read_dims(r, q.block) || !r.scalar(q.dynamic_shared_bytes) ||
+      !r.scalar(count)) {
+    return std::nullopt;
+  }
+  for (std::uint64_t i = 0; i < count; ++i) {
+    HostBuffer b;
+    if (!r.text(b.name) || !r.bytes(b.bytes)) {
+      return std::nullopt;
+    }
+    q.buffers.push_back(std::move(b));
+  }
+  if (!r.scalar(count)) {
+    return std::nullopt;
+  }
+  for (std::uint64_t i = 0; i < count; ++i) {
+    KernelParam p;
+    std::uint8_t kind = 0;
+    std::uint64_t index = 0;
+    if (!r.scalar(kind) || kind > last_param_kind || !r.scalar(index) || !r.scalar(p.value)) {
+      return std::nullopt;
+    }
+    p.kind = static_cast<KernelParam::Kind>(kind);
+    p.buffer_index = static_cast<std::size_t>(index);
+    q.params.push_back(p);
+  }
+  std::int64_t timeout_ms = 0;
+  std::uint64_t guard = 0;
+  if (!r.scalar(timeout_ms) || !r.scalar(guard) || !r.at_end()) {
+    return std::nullopt;
+  }
+  q.timeout = std::chrono::milliseconds(timeout_ms);
+  q.guard_bytes = static_cast<std::size_t>(guard);
+  return q;
+}
+
+std::string encode_requests(const std::vector<LaunchRequest>& requests) {
+  Writer w;
+  for (const LaunchRequest& q : requests) {
+    w.text(encode_request(q));
+  }
+  return w.take();
+}
+
+std::optional<std::vector<LaunchRequest>> decode_requests(std::string_view bytes) {
+  Reader r(bytes);
+  std::vector<LaunchRequest> out;
+  while (!r.at_end()) {
+    std::string one;
+    if (!r.text(one)) {
+      return std::nullopt;
+    }
+    auto q = decode_request(one);
+    if (!q) {
+      return std::nullopt;
+    }
+    out.push_back(std::move(*q));
+  }
+  return out;
+}
+
 std::string encode_probe(const ProbeAnswer& a) {
   Writer w;
   w.scalar<std::uint8_t>(a.device ? 1 : 0);
@@ -124,6 +237,7 @@ std::string encode_probe(const ProbeAnswer& a) {
     w.scalar(a.device->cc_minor);
     w.scalar(a.device->driver_version);
     w.scalar<std::uint64_t>(a.device->total_memory);
+    w.scalar(a.device->device_count);
   } else {
     w.text(a.why);
   }
@@ -141,7 +255,7 @@ std::optional<ProbeAnswer> decode_probe(std::string_view bytes) {
     DeviceInfo d;
     std::uint64_t memory = 0;
     if (!r.scalar(d.ordinal) || !r.text(d.name) || !r.scalar(d.cc_major) || !r.scalar(d.cc_minor) ||
-        !r.scalar(d.driver_version) || !r.scalar(memory)) {
+        !r.scalar(d.driver_version) || !r.scalar(memory) || !r.scalar(d.device_count)) {
       return std::nullopt;
     }
     d.total_memory = static_cast<std::size_t>(memory);

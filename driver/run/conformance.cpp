@@ -1,12 +1,14 @@
 #include "driver/run/conformance.hpp"
 
 #include "driver/cuda/isolated_runner.hpp"
+#include "driver/cuda/sanitizer_runner.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/binding.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/run/tensor_data.hpp"
+#include "driver/sass/disassemble.hpp"
 #include "driver/sim/simulator.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "emitter/lower/abi.hpp"
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -71,6 +74,10 @@ std::string_view name(ConformanceReport::Setup s) {
     return "no_ptxas";
   case ConformanceReport::Setup::broken_ptxas:
     return "broken_ptxas";
+  case ConformanceReport::Setup::bad_devices:
+    return "bad_devices";
+  case ConformanceReport::Setup::no_sanitizer:
+    return "no_sanitizer";
   }
   unreachable("name(): not a Setup value");
 }
@@ -103,6 +110,11 @@ struct Prepared {
   ReferenceOutput expected;
   bool ready = false;   ///< emitted, assembled and referenced: ready for the backend
   std::string dump_dir; ///< ConformanceOptions::dump_dir
+  /// ConformanceOptions::tamper_sim_outputs, when set (issue 12, fuzz-loop).
+  const std::function<void(const std::string&, std::map<std::string, std::vector<std::uint8_t>>&)>*
+      tamper_sim_outputs = nullptr;
+  /// ConformanceOptions::also_simulate: the simulator's outcome (issue 12, fuzz-loop).
+  std::optional<CaseResult> sim_result;
 };
 
 /// Marks the case as an error: `blame` says whose.
@@ -252,6 +264,7 @@ bool expectations_hold(Prepared& p) {
     return true;
   p.result.status = CaseResult::Status::invalid;
   p.result.detail = failed.format_all();
+  p.result.diagnostics = failed; // issue 12, fuzz-loop: the fuzz signature's DiagIds
   return false;
 }
 
@@ -320,6 +333,8 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   p.result.spec = spec.generic_string();
   p.result.expect_fault = is_fault_spec(spec);
   p.dump_dir = o.dump_dir;
+  if (o.tamper_sim_outputs)
+    p.tamper_sim_outputs = &o.tamper_sim_outputs;
   lower::LowerOptions lo;
   lo.target = o.target.value_or(emitted_target);
   lo.run_target = arch; // ptxas assembles for it: its shared memory is the limit
@@ -330,6 +345,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   if (!e.kernel || !e.ok()) {
     p.result.status = CaseResult::Status::invalid;
     p.result.detail = e.diagnostics.format_all();
+    p.result.diagnostics = e.diagnostics; // issue 12, fuzz-loop: the fuzz signature's DiagIds
     return;
   }
   p.kernel = std::move(e.kernel);
@@ -463,7 +479,19 @@ void run_on_sim(Prepared& p) {
       return;
     }
   }
+  if (p.tamper_sim_outputs) // issue 12, fuzz-loop: --inject-fault (a test hook)
+    (*p.tamper_sim_outputs)(p.ptx, bytes);
   judge_no_fault(p, bytes);
+}
+
+/// ConformanceOptions::also_simulate (issue 12, fuzz-loop): the simulator's verdict on
+/// the case as prepared for the GPU; p.result is left as it was, for the GPU's.
+void simulate_too(Prepared& p) {
+  const CaseResult base = p.result;
+  if (p.ready)
+    run_on_sim(p);
+  p.sim_result = std::move(p.result);
+  p.result = base;
 }
 
 cuda::LaunchRequest cuda_request(const Prepared& p) {
@@ -501,6 +529,19 @@ cuda::LaunchRequest cuda_request(const Prepared& p) {
   return req;
 }
 
+// issue 12, sass-trap: a GPU fault whose cubin carries a known ptxas miscompile
+// is the toolchain's: say so in the detail and list the matches (CaseResult::traps).
+void note_traps(Prepared& p) {
+  auto scan = sass::scan_cubin(p.cubin);
+  if (scan.traps.empty())
+    return;
+  p.result.traps = std::move(scan.traps);
+  p.result.detail +=
+      "; the device rejected PTX that ptxas accepted: " + sass::describe(p.result.traps.front());
+  if (p.result.traps.size() > 1)
+    p.result.detail += " (and " + std::to_string(p.result.traps.size() - 1) + " more)";
+}
+
 void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
   p.result.load_ms = out.load_ms;
   p.result.launch_ms = out.launch_ms;
@@ -526,6 +567,7 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
   }
   case S::fault:
     judge_fault(p, out.error_name + ": " + out.message);
+    note_traps(p); // issue 12, sass-trap
     break;
   case S::load_error:
   case S::launch_error:
@@ -544,14 +586,42 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
   }
 }
 
+} // namespace
+
+// issue 12, gpu-sanitize
+void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report) {
+  c.sanitizer = report;
+  if (c.expect_fault || c.status == CaseResult::Status::error)
+    return;
+  if (!report.checked) {
+    c.status = CaseResult::Status::error;
+    c.blame = CaseResult::Blame::environment;
+    c.detail = "compute-sanitizer did not check the case: " + report.summary();
+    return;
+  }
+  if (report.clean())
+    return;
+  const std::string said = "compute-sanitizer " + report.summary();
+  if (c.status == CaseResult::Status::pass) {
+    c.status = CaseResult::Status::fault;
+    c.detail = said;
+  } else {
+    c.detail += "; " + said;
+  }
+}
+
+namespace {
+
 /// What a run checks before its first case: the backend and ptxas.
 struct Setup {
   ConformanceReport::Setup state = ConformanceReport::Setup::ready;
-  std::string problem; ///< why state is not ready
-  std::optional<cuda::IsolatedRunner> gpu;
+  std::string problem;                    ///< why state is not ready
+  std::vector<cuda::IsolatedRunner> gpus; ///< one per device (cuda), in the order asked
   std::optional<PtxasLocation> ptxas;
   ptx::Target arch = emitted_target;
   std::string description;
+  std::optional<fs::path> sanitizer; ///< --sanitize: the compute-sanitizer found
+  fs::path self;                     ///< --sanitize: this program, the device worker
 };
 
 /// "ptxgen's PTX for sm_80" or "the PTX of 'k.ptx' (--ptx)".
@@ -562,6 +632,88 @@ std::string whose_ptx(const ConformanceOptions& o) {
                                      : "the PTX of '" + o.ptx_override_name + "' (--ptx)";
 }
 
+/// The ordinals a run asks for: --devices, or --device alone. For `all`, device 0:
+/// its probe says how many more there are.
+std::vector<int> requested_devices(const ConformanceOptions& o) {
+  if (o.all_devices)
+    return {0};
+  return o.devices.empty() ? std::vector<int>{o.device} : o.devices;
+}
+
+/// "0,2"
+std::string ordinal_list(const std::vector<cuda::IsolatedRunner>& gpus) {
+  std::string s;
+  for (const auto& g : gpus)
+    s += (s.empty() ? "" : ",") + std::to_string(g.device().ordinal);
+  return s;
+}
+
+/// Probes every device the run asks for, one isolated runner each, and sets
+/// s.arch and what runs the cases ("cuda: NVIDIA H200 (sm_90), device 0"). False,
+/// with s.state and s.problem set, when the first device is unusable (no_gpu), or
+/// a later one is or differs from the first in compute capability (bad_devices:
+/// ptxas assembles each case for one target).
+bool open_gpus(const ConformanceOptions& o, Setup& s, std::string& runs_on) {
+  using State = ConformanceReport::Setup;
+  std::vector<int> ordinals = requested_devices(o);
+  int cc_major = 0, cc_minor = 0;
+  std::string names;
+  for (std::size_t i = 0; i < ordinals.size(); ++i) {
+    const auto& gpu = s.gpus.emplace_back(ordinals[i]);
+    const auto& d = gpu.device();
+    if (!gpu.available()) {
+      s.state = i == 0 ? State::no_gpu : State::bad_devices;
+      s.problem = i == 0 ? "no usable GPU: " + gpu.unavailable_reason()
+                         : "--devices: device " + std::to_string(ordinals[i]) +
+                               " is not usable: " + gpu.unavailable_reason();
+      return false;
+    }
+    if (i == 0) {
+      cc_major = d.cc_major;
+      cc_minor = d.cc_minor;
+      for (int more = 1; o.all_devices && more < d.device_count; ++more)
+        ordinals.push_back(more);
+    } else if (d.cc_major != cc_major || d.cc_minor != cc_minor) {
+      s.state = State::bad_devices;
+      s.problem = "--devices: device " + std::to_string(d.ordinal) + " (" + d.arch() +
+                  ") differs from device " + std::to_string(ordinals[0]) + " (" +
+                  s.gpus.front().device().arch() +
+                  "): ptxas assembles for one target; list devices of one kind";
+      return false;
+    }
+    if (names.find(d.name) == std::string::npos)
+      names += (names.empty() ? "" : ", ") + d.name;
+  }
+  s.arch = o.arch.value_or(ptx::Target{cc_major * 10 + cc_minor, false});
+  runs_on = "cuda: " + names + " (" + s.arch.str() + "), " +
+            (s.gpus.size() == 1 ? "device " : "devices ") + ordinal_list(s.gpus);
+  return true;
+}
+
+// issue 12, gpu-sanitize: compute-sanitizer beside the run's ptxas, on PATH, or in
+// /usr/local/cuda/bin; false (the setup refused) when there is none.
+bool find_sanitizer(const ConformanceOptions& o, Setup& s) {
+  std::string ignored; // a missing ptxas is reported by set_up itself
+  const auto ptxas = locate_ptxas(o.ptxas, ignored);
+  const char* path = std::getenv("PATH");
+  s.sanitizer = cuda::locate_compute_sanitizer(ptxas ? ptxas->path : fs::path(o.ptxas),
+                                               path ? path : "", cuda::default_sanitizer_dirs());
+  std::error_code ec;
+  s.self = fs::read_symlink("/proc/self/exe", ec);
+  if (s.sanitizer && !ec)
+    return true;
+  s.state = ConformanceReport::Setup::no_sanitizer;
+  if (s.sanitizer) {
+    s.problem = "--sanitize: cannot find this program's own path for its device worker "
+                "(/proc/self/exe): " +
+                ec.message();
+    return false;
+  }
+  s.problem = "--sanitize: no compute-sanitizer beside ptxas, on PATH or in /usr/local/cuda/bin "
+              "(it comes with the CUDA toolkit)";
+  return false;
+}
+
 /// Finds the GPU (cuda) and ptxas, and checks that ptxas assembles for the target.
 /// The CUDA backend forks a child per case and needs a process that has not
 /// initialised CUDA: this runs before any worker thread starts.
@@ -569,16 +721,11 @@ Setup set_up(const ConformanceOptions& o) {
   Setup s;
   using State = ConformanceReport::Setup;
   std::string runs_on = "sim: the CPU simulator";
+  if (o.sanitize && !find_sanitizer(o, s))
+    return s;
   if (o.backend == Backend::cuda) {
-    s.gpu.emplace(o.device);
-    if (!s.gpu->available()) {
-      s.state = State::no_gpu;
-      s.problem = "no usable GPU: " + s.gpu->unavailable_reason();
+    if (!open_gpus(o, s, runs_on))
       return s;
-    }
-    const auto& d = s.gpu->device();
-    s.arch = o.arch.value_or(ptx::Target{d.cc_major * 10 + d.cc_minor, false});
-    runs_on = "cuda: " + d.name + " (" + s.arch.str() + "), device " + std::to_string(d.ordinal);
   } else {
     s.arch = o.arch.value_or(o.target.value_or(emitted_target));
   }
@@ -602,7 +749,23 @@ Setup set_up(const ConformanceOptions& o) {
       runs_on + "; " + whose_ptx(o) + ", assembled by " + ptxas_text + " for " + s.arch.str();
   if (o.backend == Backend::cuda && o.jit)
     s.description += ", loaded as PTX through the driver's JIT";
+  if (o.sanitize)
+    s.description += "; each case under compute-sanitizer --tool " +
+                     std::string(cuda::name(*o.sanitize)) + " ('" + s.sanitizer->string() +
+                     "'), one worker process per case";
   return s;
+}
+
+/// The sanitizer runner's options for this run.
+cuda::SanitizeOptions sanitize_options(const ConformanceOptions& o, const Setup& s, unsigned jobs) {
+  cuda::SanitizeOptions so;
+  so.tool = *o.sanitize;
+  so.sanitizer = *s.sanitizer;
+  so.worker = s.self;
+  so.device = s.gpus.front().device().ordinal; // the first of --devices
+  so.jobs = jobs;
+  so.limit = o.sanitize_timeout;
+  return so;
 }
 
 /// Every case an error that says why the run could not start.
@@ -620,6 +783,54 @@ ConformanceReport refuse(const std::vector<fs::path>& specs, const Setup& s) {
     report.cases.push_back(std::move(c));
   }
   return report;
+}
+
+/// Launches the ready cases on the GPUs and judges each outcome, finishing its
+/// case, as soon as it arrives. One device: every case in order in a worker
+/// process (one context) until a fault or hang ends it, then in a new one.
+/// Several: one thread per device takes the cases one at a time from a shared
+/// queue (hand_out), each device keeping its worker, so a faster device takes more.
+void launch_on_gpus(std::vector<Prepared>& cases, std::vector<cuda::IsolatedRunner>& gpus,
+                    const std::function<void(Prepared&)>& finish) {
+  std::vector<Prepared*> ready;
+  std::vector<cuda::LaunchRequest> requests;
+  for (auto& p : cases) {
+    if (!p.ready)
+      continue;
+    ready.push_back(&p);
+    requests.push_back(cuda_request(p));
+  }
+  hand_out(ready.size(), gpus.size(), [&](std::size_t gpu, const NextItem& next) {
+    const int ordinal = gpus[gpu].device().ordinal;
+    gpus[gpu].launch_queue(requests, next, [&](std::size_t i, const cuda::LaunchOutcome& out) {
+      ready[i]->result.device = ordinal;
+      judge_cuda(*ready[i], out);
+      finish(*ready[i]);
+    });
+  });
+}
+
+// issue 12, gpu-sanitize: the ready cases, each in its own exec'd worker under
+// compute-sanitizer (`jobs` at once, on the first device); each outcome is judged
+// as soon as it arrives.
+void launch_sanitized(std::vector<Prepared>& cases, const ConformanceOptions& o, const Setup& setup,
+                      unsigned jobs, const std::function<void(Prepared&)>& finish) {
+  std::vector<Prepared*> ready;
+  std::vector<cuda::LaunchRequest> requests;
+  for (auto& p : cases) {
+    if (!p.ready)
+      continue;
+    ready.push_back(&p);
+    requests.push_back(cuda_request(p));
+  }
+  const int ordinal = setup.gpus.front().device().ordinal;
+  cuda::run_sanitized(std::move(requests), sanitize_options(o, setup, jobs),
+                      [&](std::size_t i, const cuda::SanitizedOutcome& out) {
+                        ready[i]->result.device = ordinal;
+                        judge_cuda(*ready[i], out.outcome);
+                        judge_sanitizer(ready[i]->result, out.report);
+                        finish(*ready[i]);
+                      });
 }
 
 } // namespace
@@ -656,6 +867,8 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
         prepare(p, specs[i], o, *setup.ptxas, setup.arch);
         if (p.ready && o.backend == Backend::sim)
           run_on_sim(p);
+        else if (o.also_simulate) // issue 12, fuzz-loop
+          simulate_too(p);
       } catch (const std::exception& e) {
         fail(p, CaseResult::Blame::environment, std::string("internal error: ") + e.what());
         p.ready = false;
@@ -670,31 +883,24 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
   for (auto& t : pool)
     t.join();
 
-  if (setup.gpu) {
-    // One batch: the ready cases share a worker process (one context) until a
-    // fault or hang ends it; each outcome is judged as soon as it arrives.
-    std::vector<Prepared*> ready;
-    std::vector<cuda::LaunchRequest> requests;
-    for (auto& p : cases) {
-      if (!p.ready)
-        continue;
-      ready.push_back(&p);
-      requests.push_back(cuda_request(p));
-    }
-    setup.gpu->launch_batch(std::move(requests),
-                            [&](std::size_t i, const cuda::LaunchOutcome& out) {
-                              judge_cuda(*ready[i], out);
-                              finish(*ready[i]);
-                            });
+  if (!setup.gpus.empty()) {
+    const auto gpu_start = Clock::now();
+    if (o.sanitize) // issue 12, gpu-sanitize: exec'd workers under compute-sanitizer
+      launch_sanitized(cases, o, setup, jobs, finish);
+    else
+      launch_on_gpus(cases, setup.gpus, finish);
+    report.device_seconds = std::chrono::duration<double>(Clock::now() - gpu_start).count();
   }
-  for (auto& p : cases)
+  for (auto& p : cases) {
+    if (o.also_simulate) // issue 12, fuzz-loop (an internal error may have cut it short)
+      report.sim_cases.push_back(p.sim_result ? std::move(*p.sim_result) : p.result);
     report.cases.push_back(std::move(p.result));
+  }
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall).count();
   return report;
 }
 
-namespace {
-
+// issue 12, fuzz-loop: json_escape and xml_escape are shared with the fuzz report.
 std::string json_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -748,13 +954,13 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-} // namespace
-
 std::string to_json(const ConformanceReport& r) {
   std::ostringstream j;
   j << "{\n  \"setup\": \"" << name(r.setup) << "\",\n  \"backend\": \""
     << json_escape(r.backend_description) << "\",\n"
-    << "  \"wall_seconds\": " << r.wall_seconds << ",\n  \"summary\": {";
+    << "  \"wall_seconds\": " << r.wall_seconds << ",\n  \"device_seconds\": " << r.device_seconds
+    << ",\n  \"shard\": {\"index\": " << r.shard.index << ", \"count\": " << r.shard.count
+    << "},\n  \"summary\": {";
   const CaseResult::Status all[] = {CaseResult::Status::pass,  CaseResult::Status::mismatch,
                                     CaseResult::Status::fault, CaseResult::Status::invalid,
                                     CaseResult::Status::error, CaseResult::Status::unsupported};
@@ -764,7 +970,8 @@ std::string to_json(const ConformanceReport& r) {
   for (std::size_t i = 0; i < r.cases.size(); ++i) {
     const auto& c = r.cases[i];
     j << "    {\"spec\": \"" << json_escape(c.spec) << "\", \"status\": \"" << name(c.status)
-      << "\", \"expect_fault\": " << (c.expect_fault ? "true" : "false") << ", \"detail\": \""
+      << "\", \"expect_fault\": " << (c.expect_fault ? "true" : "false")
+      << ", \"device\": " << (c.device ? std::to_string(*c.device) : "null") << ", \"detail\": \""
       << json_escape(c.detail) << "\", \"emit_ms\": " << c.emit_ms
       << ", \"ptxas_ms\": " << c.ptxas_ms << ", \"reference_ms\": " << c.reference_ms
       << ", \"load_ms\": " << c.load_ms << ", \"launch_ms\": " << c.launch_ms
@@ -779,8 +986,31 @@ std::string to_json(const ConformanceReport& r) {
     j << "], \"sim_fault\": \"" << (c.sim_fault ? sim::name(*c.sim_fault) : std::string_view{})
       << "\", \"race_kind\": \"" << (c.sim_race ? sim::name(c.sim_race->kind) : std::string_view{})
       << "\", \"expectations\": " << c.expectations
-      << ", \"expectations_failed\": " << c.expectations_failed << "}"
-      << (i + 1 < r.cases.size() ? ",\n" : "\n");
+      << ", \"expectations_failed\": " << c.expectations_failed << ", \"traps\": [";
+    for (std::size_t t = 0; t < c.traps.size(); ++t) // issue 12, sass-trap
+      j << (t ? ", " : "") << "{\"id\": \"" << sass::name(c.traps[t].id) << "\", \"function\": \""
+        << json_escape(c.traps[t].function) << "\", \"sass_line\": " << c.traps[t].line
+        << ", \"instruction\": \"" << json_escape(c.traps[t].instruction) << "\", \"why\": \""
+        << json_escape(c.traps[t].why) << "\"}";
+    j << "]";
+    // issue 12, gpu-sanitize: compute-sanitizer's report (null without --sanitize).
+    j << ", \"sanitizer\": ";
+    if (c.sanitizer) {
+      const auto& s = *c.sanitizer;
+      j << "{\"tool\": \"" << cuda::name(s.tool)
+        << "\", \"checked\": " << (s.checked ? "true" : "false") << ", \"errors\": " << s.errors
+        << ", \"warnings\": " << s.warnings << ", \"problem\": \"" << json_escape(s.problem)
+        << "\", \"findings\": [";
+      for (std::size_t f = 0; f < s.findings.size(); ++f)
+        j << (f ? ", " : "") << "{\"kind\": \"" << cuda::name(s.findings[f].kind)
+          << "\", \"message\": \"" << json_escape(s.findings[f].message) << "\", \"location\": \""
+          << json_escape(s.findings[f].location) << "\", \"thread\": \""
+          << json_escape(s.findings[f].thread) << "\"}";
+      j << "]}";
+    } else {
+      j << "null";
+    }
+    j << "}" << (i + 1 < r.cases.size() ? ",\n" : "\n");
   }
   j << "  ]\n}\n";
   return j.str();
@@ -791,8 +1021,10 @@ std::string to_junit(const ConformanceReport& r) {
   const std::size_t skipped = r.count(CaseResult::Status::unsupported);
   const std::size_t failures = r.cases.size() - r.count(CaseResult::Status::pass) - skipped;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << "<testsuite name=\"ptxgen conformance\" tests=\"" << r.cases.size() << "\" failures=\""
-    << failures << "\" skipped=\"" << skipped << "\" time=\"" << r.wall_seconds << "\">\n"
+    << "<testsuite name=\"ptxgen conformance"
+    << (sharded(r.shard) ? " (shard " + str(r.shard) + ")" : std::string()) << "\" tests=\""
+    << r.cases.size() << "\" failures=\"" << failures << "\" skipped=\"" << skipped << "\" time=\""
+    << r.wall_seconds << "\">\n"
     << "  <properties><property name=\"backend\" value=\"" << xml_escape(r.backend_description)
     << "\"/></properties>\n";
   for (const auto& c : r.cases) {
@@ -800,7 +1032,13 @@ std::string to_junit(const ConformanceReport& r) {
         (c.emit_ms + c.ptxas_ms + c.reference_ms + c.load_ms + c.launch_ms + c.compare_ms) / 1000.0;
     x << "  <testcase classname=\"conformance\" name=\"" << xml_escape(c.spec) << "\" time=\"" << t
       << "\"";
-    if (c.status == CaseResult::Status::pass) {
+    // issue 12, gpu-sanitize: compute-sanitizer's report, passing or not.
+    const std::string sanitizer_out =
+        c.sanitizer ? "    <system-out>" + xml_escape(c.sanitizer->summary()) + "</system-out>\n"
+                    : std::string();
+    if (c.status == CaseResult::Status::pass && !sanitizer_out.empty()) {
+      x << ">\n" << sanitizer_out << "  </testcase>\n";
+    } else if (c.status == CaseResult::Status::pass) {
       x << "/>\n";
     } else if (c.status == CaseResult::Status::unsupported) {
       // Not a failure of the kernel: the simulator could not give a verdict.
@@ -809,7 +1047,8 @@ std::string to_junit(const ConformanceReport& r) {
     } else {
       x << ">\n    <failure type=\"" << name(c.status) << "\" message=\""
         << xml_escape(c.detail.substr(0, c.detail.find('\n'))) << "\">" << xml_escape(c.detail)
-        << "</failure>\n  </testcase>\n";
+        << "</failure>\n"
+        << sanitizer_out << "  </testcase>\n";
     }
   }
   x << "</testsuite>\n";

@@ -7,13 +7,18 @@
 // spec's expectations (`[[expect]]`). Specs under a `faults/` folder are run
 // unchecked and must fault.
 
+#include "driver/cuda/sanitizer.hpp"
 #include "driver/run/pipeline.hpp"
+#include "driver/run/shard.hpp"
+#include "driver/sass/traps.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/target.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +34,12 @@ std::string_view name(Backend b);
 struct ConformanceOptions {
   Backend backend = Backend::sim;
   int device = 0;
+  /// --devices: the GPU cases run on each of these ordinals, one isolated runner
+  /// per device, each case handed to the device that is free first (shard.hpp's
+  /// hand_out); empty: `device` alone, in one batch.
+  std::vector<int> devices;
+  /// --devices all: every device the driver lists (then `devices` is ignored).
+  bool all_devices = false;
   /// ptxas's target on every backend; default: the device's (cuda) or emitted_target.
   std::optional<ptx::Target> arch;
   /// The target of the PTX ptxgen emits (`.target`, and what the lowering may use:
@@ -49,6 +60,21 @@ struct ConformanceOptions {
   /// are written to DIR/<spec path with '/' as '__'>.<tensor>.bin (to compare
   /// two backends byte for byte).
   std::string dump_dir;
+  // issue 12, gpu-sanitize: --sanitize TOOL runs each GPU case in its own exec'd
+  // worker under compute-sanitizer (driver/cuda/sanitizer_runner.hpp), `jobs` at once.
+  std::optional<cuda::SanitizerTool> sanitize;
+  /// --sanitize-timeout: one case's whole sanitizer process; past it the case is timed_out.
+  std::chrono::seconds sanitize_timeout{120};
+  // issue 12, fuzz-loop: `ptxgen fuzz` runs each spec on the GPU and the simulator.
+  /// With Backend::cuda: also run every case on the simulator, from the same emitted
+  /// PTX, reference and ptxas verdict, in the worker threads before the GPU launches
+  /// (ConformanceReport::sim_cases): emit, reference and ptxas once for both backends.
+  bool also_simulate = false;
+  /// A test hook (`ptxgen fuzz --inject-fault`): called on the simulator's final global
+  /// tensors before they are compared, with the case's PTX; it may change them.
+  std::function<void(const std::string& ptx,
+                     std::map<std::string, std::vector<std::uint8_t>>& outputs)>
+      tamper_sim_outputs;
 };
 
 /// One spec's outcome.
@@ -82,6 +108,8 @@ struct CaseResult {
   Evidence evidence = Evidence::none;
   Blame blame = Blame::none;
   bool expect_fault = false; ///< the spec lives under faults/
+  /// The ordinal of the GPU that ran the case; nullopt when none did.
+  std::optional<int> device;
   /// On the simulator, the kind of fault the run ended with (what tests switch on).
   std::optional<sim::FaultKind> sim_fault;
   /// On the simulator, for a `race` fault: which accesses conflicted (kind, thread, line,
@@ -99,6 +127,14 @@ struct CaseResult {
   /// and how many of them failed (then the status is invalid and nothing runs).
   std::size_t expectations = 0;
   std::size_t expectations_failed = 0;
+  /// issue 12, sass-trap: on the GPU, a faulting case's known ptxas miscompiles,
+  /// found in its cubin's SASS (driver/sass; empty when none or no disassembler).
+  std::vector<sass::TrapMatch> traps;
+  // issue 12, gpu-sanitize: what compute-sanitizer said (with --sanitize only). A
+  // valid spec that passed the comparison but has sanitizer errors is a `fault`
+  // (detail "compute-sanitizer TOOL: ..."); a case the tool did not check is an
+  // environment `error`; a faults/ spec's findings are its expected evidence.
+  std::optional<cuda::SanitizerReport> sanitizer;
 };
 std::string_view name(CaseResult::Status s);
 
@@ -109,18 +145,29 @@ struct ConformanceReport {
     no_gpu,       ///< Backend::cuda without a usable GPU (`auto` falls back to sim)
     no_ptxas,     ///< no ptxas was found where the search looked
     broken_ptxas, ///< the ptxas found cannot assemble an empty kernel for the target
+    bad_devices,  ///< of several GPUs (--devices), one is unusable or they differ in target
+    no_sanitizer, ///< --sanitize, but no compute-sanitizer beside ptxas, on PATH or in CUDA's bin
   };
   Setup setup = Setup::ready;
   std::vector<CaseResult> cases;
+  /// ConformanceOptions::also_simulate: each case's simulator outcome, in the order of
+  /// `cases` (issue 12, fuzz-loop); empty otherwise or when the setup failed.
+  std::vector<CaseResult> sim_cases;
   /// What ran the cases and whose PTX (ptxgen's, or the --ptx file), or why it could not.
   std::string backend_description;
   double wall_seconds = 0;
+  /// Of wall_seconds, the GPU phase: from the first batch on a device to the last
+  /// outcome (after emit, reference and ptxas); 0 on the simulator.
+  double device_seconds = 0;
+  /// The part of the whole sweep these cases are (set by the caller that chose them).
+  Shard shard;
   std::size_t count(CaseResult::Status s) const;
   bool all_passed() const;
   /// True when the setup failed or some case's error is the environment's.
   bool environment_failed() const;
 };
-/// "ready", "no_gpu", "no_ptxas", "broken_ptxas" (also the report's `setup` field).
+/// "ready", "no_gpu", "no_ptxas", "broken_ptxas", "bad_devices", "no_sanitizer" (also the
+/// report's `setup` field).
 std::string_view name(ConformanceReport::Setup s);
 
 /// Called after each case finishes (for a progress bar): done, total, the case.
@@ -130,11 +177,23 @@ using ProgressFn = std::function<void(std::size_t, std::size_t, const CaseResult
 ConformanceReport run_conformance(const std::vector<std::filesystem::path>& specs,
                                   const ConformanceOptions& options, const ProgressFn& progress);
 
+// issue 12, gpu-sanitize: attaches compute-sanitizer's report to a judged case and
+// gives the verdict. A faults/ spec keeps its verdict (its findings are the expected
+// evidence), as does an error; a case the tool did not check becomes an environment
+// error (never clean); errors in a case that passed make it a fault; racecheck's
+// warnings are reported only.
+void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report);
+
 /// True when `spec` lives under a folder named `faults`.
 bool is_fault_spec(const std::filesystem::path& spec);
 
 /// The report as JSON / as JUnit XML.
 std::string to_json(const ConformanceReport& r);
 std::string to_junit(const ConformanceReport& r);
+
+// issue 12, fuzz-loop: the escaping of the reports, shared with `ptxgen fuzz`'s.
+/// `s` as the inside of a JSON string / of XML text or an attribute value.
+std::string json_escape(const std::string& s);
+std::string xml_escape(const std::string& s);
 
 } // namespace ptxgen::driver

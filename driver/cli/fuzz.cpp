@@ -1,0 +1,247 @@
+// `ptxgen fuzz` (issue 12): differential testing of random specs on the GPU and the
+// simulator, with shrinking; see driver/fuzz/loop.hpp.
+
+#include "driver/cli/arguments.hpp"
+#include "driver/cli/command.hpp"
+#include "driver/fuzz/loop.hpp"
+#include "driver/run/shard.hpp"
+#include "driver/support/atomic_file.hpp"
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string_view>
+
+#include <unistd.h>
+
+namespace ptxgen::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+namespace fuzz = driver::fuzz;
+
+constexpr std::string_view synopsis =
+    "usage: ptxgen fuzz [--seed S] (--count N | --time SECONDS) [--backend auto|cuda|sim]\n"
+    "                   [-j N] [--out DIR] [--report FILE.json|FILE.xml] [--shard I/C]\n"
+    "                   [--devices all|LIST]\n"
+    "                   [--mutants N] [--no-shrink]";
+
+/// --shard, --devices and the test runner's environment (driver/run/shard.hpp): the
+/// shard of seed indices, the GPUs, and where JUnit goes when --report is not given.
+std::optional<int> distribute(const std::string& shard, const std::string& devices,
+                              bool device_given, fuzz::FuzzOptions& o, std::string& report,
+                              bool& junit) {
+  driver::DistributionError error;
+  auto d = driver::resolve_distribution(shard, devices, driver::process_environment(), error);
+  if (!d) {
+    switch (error.kind) {
+    case driver::DistributionError::Kind::usage:
+      return usage_error("fuzz", error.message, synopsis);
+    case driver::DistributionError::Kind::environment:
+      return command_error("fuzz", exit_environment, error.message);
+    }
+  }
+  if (d->devices && device_given)
+    return usage_error("fuzz", "--device and --devices: give one of them", synopsis);
+  d->apply(o.conformance);
+  o.shard = d->shard;
+  if (report.empty() && !d->junit_output.empty()) {
+    report = d->junit_output;
+    junit = true;
+  }
+  return std::nullopt;
+}
+
+/// --inject-fault OPCODE (hidden, for the fuzz loop's own test): on the simulator, one
+/// byte of the first global tensor is flipped in every case whose PTX contains the text.
+void inject_fault(driver::ConformanceOptions& o, const std::string& text) {
+  o.tamper_sim_outputs = [text](const std::string& ptx,
+                                std::map<std::string, std::vector<std::uint8_t>>& outputs) {
+    if (ptx.find(text) == std::string::npos || outputs.empty() || outputs.begin()->second.empty())
+      return;
+    outputs.begin()->second.front() ^= 0x5a;
+  };
+}
+
+void print_summary(const fuzz::FuzzReport& r, std::ostream& out) {
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%.0f", r.specs_per_hour());
+  out << "backend: " << r.backend_description << "\nsummary: " << r.specs << " specs (" << r.passed
+      << " pass everywhere), " << r.mutants << " mutants (" << r.mutants_refused
+      << " refused as expected); " << r.findings.size() << " findings kept; " << rate
+      << " specs/hour; wall " << r.wall_s << " s (shrinking " << r.shrink_s << " s)\n";
+  for (const auto& [c, n] : r.by_class)
+    out << "  " << c << ": " << n << '\n';
+  for (const auto& f : r.findings) {
+    out << "finding " << f.signature.class_name() << " seed " << f.seed;
+    if (f.shrink)
+      out << ": shrunk complexity " << f.shrink->complexity_before << " -> "
+          << f.shrink->complexity_after << " in " << f.shrink->candidates << " candidates";
+    out << (f.saved_to.empty() ? std::string() : "; saved to " + f.saved_to) << '\n';
+  }
+}
+
+int finish(const fuzz::FuzzReport& r, const std::string& report, bool junit) {
+  if (!report.empty()) {
+    const bool xml = junit || fs::path(report).extension() == ".xml";
+    std::string err;
+    if (!driver::write_file_atomically(report, xml ? fuzz::to_junit(r) : fuzz::to_json(r), err))
+      return command_error("fuzz", exit_environment, err);
+  }
+  if (r.setup_failure || (r.specs == 0 && !r.setup_problem.empty()))
+    return command_error("fuzz", exit_environment, r.setup_problem);
+  print_summary(r, std::cout);
+  for (const auto& e : r.save_errors)
+    command_error("fuzz", exit_environment, e);
+  if (!r.save_errors.empty())
+    return exit_environment;
+  return r.findings.empty() ? exit_ok : exit_input;
+}
+
+void print_help(const po::options_description& opts) {
+  std::cout << synopsis
+            << "\n\nDifferential testing: random valid specs (spec i has seed S+i), each emitted,\n"
+               "assembled once by ptxas, run on the GPU and on the CPU simulator and compared\n"
+               "with the reference. A spec that does not pass on every backend, a generated spec\n"
+               "that the loader, contract or reference refuses, and (--mutants) an invalid mutant\n"
+               "that `check` accepts are findings. Each is classified by its outcome signature\n"
+               "(status per backend, simulator fault kind, DiagIds), shrunk to a small spec with\n"
+               "the same signature (ddmin over its parts, then simplifications), and saved as\n"
+               "DIR/<class>-<seed>/{spec.toml,original.toml,outcome.json}.\n\n"
+            << opts
+            << "\nexamples:\n  ptxgen fuzz --seed 1 --count 300 --backend sim --out findings/\n"
+               "  ptxgen fuzz --time 1800 --mutants 2 --out findings/ --report fuzz.json\n\n"
+               "exit status: 0 no finding, 1 some finding, 2 usage, 3 environment (no ptxas, no\n"
+               "GPU with --backend cuda, a finding or report not written).\n";
+}
+
+int run_fuzz_command(const std::vector<std::string>& args) {
+  po::options_description opts("options"), hidden;
+  std::string backend = "auto", out, report, shard, devices, inject, specs_dir, target;
+  std::uint64_t seed = 0;
+  std::size_t count = 0, batch = 0, per_class = 2, budget = 2000;
+  double seconds = 0;
+  unsigned jobs = 0, mutants = 0;
+  int device = 0;
+  std::string ptxas;
+  opts.add_options()("help,h", "show this help")(
+      "seed", po::value(&seed), "the first spec's seed (default: from the clock, printed)")(
+      "count", po::value(&count), "specs to run")("time", po::value(&seconds),
+                                                  "run batches until SECONDS have passed")(
+      "backend", po::value(&backend)->default_value("auto"),
+      "auto (the GPU and the simulator where there is a GPU, else the simulator), cuda, sim")(
+      "device", po::value(&device)->default_value(0), "CUDA device ordinal")(
+      "jobs,j", po::value(&jobs)->default_value(0), "parallel emit/assemble/simulate (0: cores)")(
+      "batch", po::value(&batch)->default_value(0),
+      "specs per conformance batch (0: 32 per job, at least 64)")(
+      "save-specs", po::value(&specs_dir),
+      "also write every generated spec to DIR/SEED.toml (e.g. for `asm --sass` over them)")(
+      "out", po::value(&out), "save findings under DIR")(
+      "report", po::value(&report), "write a report: FILE.json or FILE.xml (JUnit)")(
+      "shard", po::value(&shard),
+      "I/C: run only the seed indices i with i % C == I (default: TEST_SHARD_INDEX / "
+      "TEST_TOTAL_SHARDS when set)")("devices", po::value(&devices),
+                                     "all, or GPU ordinals as 0,2: one worker per device")(
+      "mutants", po::value(&mutants)->default_value(0),
+      "invalid mutants of each spec that `check` must refuse")("no-shrink",
+                                                               "save findings as generated")(
+      "per-class", po::value(&per_class)->default_value(2),
+      "findings of one outcome class shrunk and saved (the rest are counted)")(
+      "shrink-budget", po::value(&budget)->default_value(2000),
+      "candidate specs tried per shrink at most")("ptxas", po::value(&ptxas), "the ptxas to use")(
+      "target", po::value(&target),
+      "the target of the PTX ptxgen emits (default sm_80): sm_90 makes mbarrier waits "
+      "try_wait loops");
+  // TODO(issue 12, gpu-sanitize; at the merge of i12-gpu-sanitize): --sanitize TOOL:
+  //   opts: ("sanitize", po::value(&sanitize), "run each GPU case under compute-sanitizer
+  //   TOOL: racecheck, memcheck, synccheck or initcheck");
+  //   auto tool = driver::cuda::parse_sanitizer_tool(sanitize); none: usage_error;
+  //   o.conformance.sanitize = *tool (the simulator part of the run ignores it). Its
+  //   Setup::no_sanitizer already ends the run with exit 3 (any setup not ready does).
+  hidden.add_options()("inject-fault", po::value(&inject), "test hook, see inject_fault()")(
+      "inject-false-accept", "test hook: mutants replaced by their valid parents");
+  po::options_description all;
+  all.add(opts).add(hidden);
+  std::vector<std::string> positional;
+  po::variables_map vm;
+  if (auto status = parse_arguments("fuzz", args, all, positional, vm))
+    return *status;
+  if (vm.count("help")) {
+    print_help(opts);
+    return exit_ok;
+  }
+  if (!positional.empty())
+    return usage_error("fuzz", "unexpected argument '" + positional.front() + "'", synopsis);
+  if (!vm.count("count") && !vm.count("time"))
+    return usage_error("fuzz", "give --count N or --time SECONDS", synopsis);
+  fuzz::FuzzOptions o;
+  o.count = count;
+  o.seconds = seconds;
+  o.batch = batch;
+  o.out_dir = out;
+  o.specs_dir = specs_dir;
+  o.inject_false_accept = vm.count("inject-false-accept") > 0;
+  o.mutants = mutants;
+  o.shrink = !vm.count("no-shrink");
+  o.shrink_per_class = per_class;
+  o.shrink_options.max_candidates = budget;
+  o.conformance.jobs = jobs;
+  o.conformance.device = device;
+  o.conformance.ptxas = ptxas;
+  if (!target.empty()) {
+    o.conformance.target = ptx::Target::parse(target);
+    if (!o.conformance.target || *o.conformance.target < driver::emitted_target)
+      return usage_error("fuzz",
+                         "--target expects sm_XX or sm_XXa, at least " +
+                             driver::emitted_target.str() + "; got '" + target + "'",
+                         synopsis);
+  }
+  o.reproduce_tool = "ptxgen";
+  o.tool_version = PTXGEN_VERSION;
+  bool junit = false;
+  if (auto status = distribute(shard, devices, !vm["device"].defaulted(), o, report, junit))
+    return *status;
+  if (backend == "sim") {
+    o.backends = {driver::Backend::sim};
+  } else if (backend == "cuda") {
+    o.backends = {driver::Backend::cuda};
+  } else if (backend == "auto") {
+    o.backends = {driver::Backend::cuda, driver::Backend::sim};
+    o.auto_backend = true;
+  } else {
+    return usage_error("fuzz", "--backend expects auto, cuda or sim; got '" + backend + "'",
+                       synopsis);
+  }
+  if (!inject.empty())
+    inject_fault(o.conformance, inject);
+  if (!vm.count("seed")) {
+    seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    std::cerr << "ptxgen fuzz: --seed " << seed << '\n';
+  }
+  o.seed = seed;
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  auto progress = [&](const fuzz::FuzzReport& r) {
+    if (!tty)
+      return;
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.1f",
+                  r.wall_s > 0 ? static_cast<double>(r.specs) / r.wall_s : 0.0);
+    std::cerr << "\r\033[K[fuzz] " << r.specs << " specs, " << rate << " specs/s, "
+              << r.findings.size() << " findings" << std::flush;
+  };
+  auto r = fuzz::run_fuzz(o, progress);
+  if (tty)
+    std::cerr << "\r\033[K";
+  return finish(r, report, junit);
+}
+
+} // namespace
+
+PTXGEN_REGISTER_COMMAND(fuzz, "fuzz", "differential fuzzing of random specs, with shrinking",
+                        run_fuzz_command);
+
+} // namespace ptxgen::cli

@@ -1,0 +1,572 @@
+#include "driver/fuzz/loop.hpp"
+
+#include "driver/run/pipeline.hpp"
+#include "driver/support/atomic_file.hpp"
+#include "driver/support/temp_dir.hpp"
+#include "emitter/support/unreachable.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <sstream>
+#include <thread>
+
+namespace ptxgen::driver::fuzz {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string_view name(Signature::Kind k) {
+  switch (k) {
+  case Signature::Kind::backends:
+    return "backends";
+  case Signature::Kind::false_accept:
+    return "false_accept";
+  case Signature::Kind::wrong_refusal:
+    return "wrong_refusal";
+  }
+  unreachable("name(): not a Signature::Kind");
+}
+
+std::string Signature::class_name() const {
+  std::string s;
+  switch (kind) {
+  case Kind::backends:
+    for (const auto& [backend, status] : statuses)
+      s += (s.empty() ? "" : "-") + std::string(driver::name(backend)) + "_" +
+           std::string(driver::name(status));
+    break;
+  case Kind::false_accept:
+  case Kind::wrong_refusal:
+    s = std::string(name(kind));
+    break;
+  }
+  if (sim_fault)
+    s += "-" + std::string(sim::name(*sim_fault));
+  if (!diagnostics.empty())
+    s += "-" + std::string(ptxgen::name(diagnostics.front()));
+  return s;
+}
+
+Signature signature_of(const std::vector<BackendOutcome>& outcomes) {
+  Signature s;
+  for (const auto& o : outcomes) {
+    s.statuses.emplace_back(o.backend, o.result.status);
+    if (o.result.sim_fault)
+      s.sim_fault = o.result.sim_fault;
+    // TODO(issue 12, gpu-sanitize; at its merge): with --sanitize a case with sanitizer
+    // findings is a cuda `fault`; add CaseResult::sanitizer's finding kinds here so that
+    // a sanitizer class is told apart from a kernel fault (and a sim race it does not
+    // confirm, sim_fault race + cuda pass, is already its own class).
+    for (const auto& d : o.result.diagnostics.items())
+      if (d.severity == Severity::error)
+        s.diagnostics.push_back(d.id);
+  }
+  std::sort(s.diagnostics.begin(), s.diagnostics.end());
+  s.diagnostics.erase(std::unique(s.diagnostics.begin(), s.diagnostics.end()), s.diagnostics.end());
+  return s;
+}
+
+bool is_finding(const Signature& s) {
+  if (s.kind != Signature::Kind::backends)
+    return true;
+  return s.statuses.empty() || std::any_of(s.statuses.begin(), s.statuses.end(), [](auto& st) {
+           return st.second != CaseResult::Status::pass;
+         });
+}
+
+namespace {
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// Runs `jobs` threads over indices [0, n).
+void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::size_t)>& body) {
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::min<std::size_t>(std::max(jobs, 1u), n); ++t)
+    pool.emplace_back([&] {
+      for (std::size_t i; (i = next++) < n;)
+        body(i);
+    });
+  for (auto& t : pool)
+    t.join();
+}
+
+/// The state of one fuzz run: its options, scratch directory, backends and report.
+class Fuzzer {
+public:
+  Fuzzer(const FuzzOptions& o, TempDir scratch) : o_(o), scratch_(std::move(scratch)) {
+    backends_ = o.backends;
+    jobs_ =
+        o.conformance.jobs ? o.conformance.jobs : std::max(1u, std::thread::hardware_concurrency());
+    report_.seed = o.seed;
+    report_.shard = o.shard;
+    for (Backend b : backends_)
+      report_.backends.push_back(BackendTimes{b});
+  }
+
+  FuzzReport run(const FuzzProgressFn& progress);
+
+private:
+  /// Every spec on every backend; empty when the run could not start (report_ says why).
+  std::vector<std::vector<BackendOutcome>> run_specs(const std::vector<std::string>& tomls,
+                                                     const std::vector<std::string>& stems);
+  void run_batch(std::size_t first, std::size_t n);
+  void check_mutants(const std::vector<SpecModel>& models);
+  /// Counts a finding of class `c`; true when it is among the first shrink_per_class.
+  bool keep(const std::string& c);
+  void shrink_finding(Finding& f, const SpecModel& model);
+  void save(Finding& f);
+  void keep_specs(const std::vector<std::string>& tomls, const std::vector<std::string>& stems);
+  void count_class(const std::string& c);
+  fs::path batch_dir();
+
+  const FuzzOptions& o_;
+  TempDir scratch_;
+  std::vector<Backend> backends_;
+  unsigned jobs_ = 1;
+  std::size_t batches_ = 0;
+  bool stop_ = false; ///< the run could not start
+  FuzzReport report_;
+  std::map<std::string, std::size_t> per_class_kept_;
+  Clock::time_point start_ = Clock::now();
+};
+
+fs::path Fuzzer::batch_dir() {
+  fs::path d = scratch_.path() / ("b" + std::to_string(batches_++));
+  fs::create_directories(d);
+  return d;
+}
+
+/// Adds a run's cases to a backend's times. With also_simulate the simulator's cases
+/// carry the GPU run's emit, ptxas and reference times: only their own stages count.
+void add_times(BackendTimes& t, const std::vector<CaseResult>& cases, double wall_s,
+               bool shared_front) {
+  t.wall_s += wall_s;
+  for (const auto& c : cases) {
+    ++t.cases;
+    if (!shared_front) {
+      t.emit_ms += c.emit_ms;
+      t.ptxas_ms += c.ptxas_ms;
+      t.reference_ms += c.reference_ms;
+    }
+    t.load_ms += c.load_ms;
+    t.launch_ms += c.launch_ms;
+    t.compare_ms += c.compare_ms;
+  }
+}
+
+std::vector<std::vector<BackendOutcome>> Fuzzer::run_specs(const std::vector<std::string>& tomls,
+                                                           const std::vector<std::string>& stems) {
+  const fs::path dir = batch_dir();
+  std::vector<fs::path> paths;
+  for (std::size_t i = 0; i < tomls.size(); ++i) {
+    paths.push_back(dir / (stems[i] + ".toml"));
+    std::string err;
+    if (!write_file_atomically(paths.back(), tomls[i], err)) {
+      stop_ = true;
+      report_.setup_problem = err;
+      return {};
+    }
+  }
+  // One conformance run: the first backend's, and with {cuda, sim} the simulator's
+  // outcome from the same emitted PTX, reference and ptxas verdict (also_simulate).
+  ConformanceOptions co = o_.conformance;
+  co.backend = backends_.front();
+  co.also_simulate = backends_.size() > 1;
+  ConformanceReport r = run_conformance(paths, co, nullptr);
+  using Setup = ConformanceReport::Setup;
+  if (r.setup == Setup::no_gpu && o_.auto_backend && backends_.front() == Backend::cuda) {
+    // `auto` without a GPU: the simulator alone from now on.
+    backends_ = {Backend::sim};
+    report_.backends = {BackendTimes{Backend::sim}};
+    fs::remove_all(dir);
+    return run_specs(tomls, stems);
+  }
+  if (r.setup != Setup::ready) {
+    stop_ = true;
+    report_.setup_failure = r.setup;
+    report_.setup_problem = r.backend_description;
+    return {};
+  }
+  if (report_.backend_description.empty())
+    report_.backend_description =
+        r.backend_description + (co.also_simulate ? "; and the CPU simulator" : "");
+  add_times(report_.backends.front(), r.cases, r.wall_seconds, false);
+  if (co.also_simulate)
+    add_times(report_.backends.back(), r.sim_cases, 0, true);
+  std::vector<std::vector<BackendOutcome>> out(tomls.size());
+  for (std::size_t i = 0; i < out.size() && i < r.cases.size(); ++i) {
+    out[i].push_back({backends_.front(), std::move(r.cases[i])});
+    if (co.also_simulate && i < r.sim_cases.size())
+      out[i].push_back({Backend::sim, std::move(r.sim_cases[i])});
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return out;
+}
+
+void Fuzzer::count_class(const std::string& c) {
+  auto it = std::find_if(report_.by_class.begin(), report_.by_class.end(),
+                         [&](const auto& e) { return e.first == c; });
+  if (it == report_.by_class.end())
+    report_.by_class.emplace_back(c, 1);
+  else
+    ++it->second;
+}
+
+/// The error DiagIds `check` (load, contract, lowering, reference) gives a spec file.
+std::vector<DiagId> check_refusals(const fs::path& spec) {
+  auto e = emit_spec(spec, lower::LowerOptions{});
+  if (e.ok())
+    e.diagnostics.append(reference_findings(*e.kernel));
+  std::vector<DiagId> ids;
+  for (const auto& d : e.diagnostics.items())
+    if (d.severity == Severity::error)
+      ids.push_back(d.id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
+void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
+  struct Job {
+    std::uint64_t seed;
+    Mutant mutant;
+    fs::path path;
+    std::vector<DiagId> refused;
+  };
+  std::vector<Job> jobs;
+  const fs::path dir = batch_dir();
+  for (const auto& m : models) {
+    auto ms = mutants(m, m.seed);
+    for (std::size_t k = 0; k < ms.size() && k < o_.mutants; ++k) {
+      if (o_.inject_false_accept)
+        ms[k].toml = to_toml(m);
+      fs::path path = dir / (std::to_string(m.seed) + "-m" + std::to_string(k) + ".toml");
+      std::string err;
+      if (!write_file_atomically(path, ms[k].toml, err)) {
+        report_.save_errors.push_back(err);
+        continue;
+      }
+      jobs.push_back({m.seed, std::move(ms[k]), std::move(path), {}});
+    }
+  }
+  parallel_for(jobs.size(), jobs_,
+               [&](std::size_t i) { jobs[i].refused = check_refusals(jobs[i].path); });
+  for (auto& j : jobs) {
+    ++report_.mutants;
+    count_class("mutant");
+    const bool expected = std::any_of(j.refused.begin(), j.refused.end(), [&](DiagId id) {
+      return std::find(j.mutant.refused_with.begin(), j.mutant.refused_with.end(), id) !=
+             j.mutant.refused_with.end();
+    });
+    if (expected) {
+      ++report_.mutants_refused;
+      continue;
+    }
+    Finding f;
+    f.signature.kind =
+        j.refused.empty() ? Signature::Kind::false_accept : Signature::Kind::wrong_refusal;
+    f.signature.diagnostics = j.refused;
+    f.seed = j.seed;
+    f.original_toml = f.spec_toml = j.mutant.toml;
+    f.mutant_what = j.mutant.what;
+    if (!keep(f.signature.class_name()))
+      continue;
+    save(f);
+    report_.findings.push_back(std::move(f));
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+void Fuzzer::shrink_finding(Finding& f, const SpecModel& model) {
+  const auto start = Clock::now();
+  ShrinkProblem<SpecModel> p;
+  p.unit_count = [](const SpecModel& m) { return unit_count(m); };
+  p.keep_units = [](const SpecModel& m, const std::vector<bool>& keep) {
+    return keep_units(m, keep);
+  };
+  p.simplifications = [](const SpecModel& m) { return simplifications(m); };
+  p.complexity = [](const SpecModel& m) { return complexity(m); };
+  p.still_fails = [&](const std::vector<SpecModel>& batch) {
+    std::vector<std::string> tomls, stems;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      tomls.push_back(to_toml(batch[i]));
+      stems.push_back("c" + std::to_string(i));
+    }
+    const auto outcomes = run_specs(tomls, stems);
+    std::vector<bool> fails(batch.size(), false);
+    for (std::size_t i = 0; i < outcomes.size(); ++i)
+      fails[i] = signature_of(outcomes[i]) == f.signature;
+    return fails;
+  };
+  ShrinkOptions so = o_.shrink_options;
+  if (so.max_batch == 0)
+    so.max_batch = std::max<std::size_t>(8, std::size_t{4} * jobs_);
+  auto r = shrink(model, p, so);
+  f.shrink = r.stats;
+  f.spec_toml = to_toml(r.value);
+  // The shrunk spec's own outcomes (the shrinker keeps no candidate's).
+  auto final_outcomes = run_specs({f.spec_toml}, {"final"});
+  if (!final_outcomes.empty())
+    f.outcomes = std::move(final_outcomes.front());
+  report_.shrink_s += seconds_since(start);
+}
+
+} // namespace
+
+namespace {
+
+bool Fuzzer::keep(const std::string& c) {
+  count_class(c);
+  return per_class_kept_[c]++ < o_.shrink_per_class;
+}
+
+std::string outcomes_json(const std::vector<BackendOutcome>& outcomes) {
+  std::string j = "[";
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const auto& r = outcomes[i].result;
+    j += std::string(i ? ", " : "") + "{\"backend\": \"" +
+         std::string(driver::name(outcomes[i].backend)) + "\", \"status\": \"" +
+         std::string(driver::name(r.status)) + "\", \"sim_fault\": \"" +
+         std::string(r.sim_fault ? sim::name(*r.sim_fault) : std::string_view{}) +
+         "\", \"diagnostics\": [";
+    bool first = true;
+    for (const auto& d : r.diagnostics.items()) {
+      j += std::string(first ? "" : ", ") + "\"" + std::string(ptxgen::name(d.id)) + "\"";
+      first = false;
+    }
+    j += "], \"detail\": \"" + json_escape(r.detail) + "\"}";
+  }
+  return j + "]";
+}
+
+std::string shrink_json(const ShrinkStats& s) {
+  std::ostringstream j;
+  j << "{\"rounds\": " << s.rounds << ", \"candidates\": " << s.candidates
+    << ", \"accepted\": " << s.accepted << ", \"units_before\": " << s.units_before
+    << ", \"units_after\": " << s.units_after << ", \"complexity_before\": " << s.complexity_before
+    << ", \"complexity_after\": " << s.complexity_after
+    << ", \"budget_exhausted\": " << (s.budget_exhausted ? "true" : "false") << "}";
+  return j.str();
+}
+
+/// The command that runs the finding's seed again (the same generator, the same backends).
+std::string reproduce_command(const FuzzOptions& o, const std::vector<Backend>& backends,
+                              std::uint64_t seed) {
+  std::string backend = o.auto_backend ? "auto" : std::string(driver::name(backends.front()));
+  std::string c = (o.reproduce_tool.empty() ? std::string("ptxgen") : o.reproduce_tool) +
+                  " fuzz --seed " + std::to_string(seed) + " --count 1 --backend " + backend;
+  if (o.conformance.target)
+    c += " --target " + o.conformance.target->str();
+  if (o.mutants)
+    c += " --mutants " + std::to_string(o.mutants);
+  return c;
+}
+
+std::string finding_json(const Finding& f, const FuzzOptions& o,
+                         const std::vector<Backend>& backends) {
+  std::ostringstream j;
+  j << "{\n  \"class\": \"" << json_escape(f.signature.class_name()) << "\",\n  \"kind\": \""
+    << name(f.signature.kind) << "\",\n  \"seed\": " << f.seed
+    << ",\n  \"generator_version\": " << generator_version << ",\n  \"ptxgen_version\": \""
+    << json_escape(o.tool_version) << "\",\n  \"reproduce\": \""
+    << json_escape(reproduce_command(o, backends, f.seed)) << "\",\n";
+  if (!f.mutant_what.empty())
+    j << "  \"mutant\": \"" << json_escape(f.mutant_what) << "\",\n";
+  j << "  \"diagnostics\": [";
+  for (std::size_t i = 0; i < f.signature.diagnostics.size(); ++i)
+    j << (i ? ", " : "") << '"' << ptxgen::name(f.signature.diagnostics[i]) << '"';
+  j << "],\n  \"outcomes\": " << outcomes_json(f.outcomes)
+    << ",\n  \"shrink\": " << (f.shrink ? shrink_json(*f.shrink) : std::string("null")) << "\n}\n";
+  return j.str();
+}
+
+void Fuzzer::save(Finding& f) {
+  if (o_.out_dir.empty())
+    return;
+  // Written into a private folder beside the final one, then renamed: a finding's
+  // folder is complete or absent.
+  std::string err;
+  std::error_code ec;
+  fs::create_directories(o_.out_dir, ec);
+  auto partial = TempDir::create_in(o_.out_dir, ".partial-", err);
+  if (!partial) {
+    report_.save_errors.push_back(err);
+    return;
+  }
+  const std::string json = finding_json(f, o_, backends_);
+  if (!write_file_atomically(partial->path() / "spec.toml", f.spec_toml, err) ||
+      !write_file_atomically(partial->path() / "original.toml", f.original_toml, err) ||
+      !write_file_atomically(partial->path() / "outcome.json", json, err)) {
+    report_.save_errors.push_back(err);
+    return;
+  }
+  std::string stem = f.signature.class_name() + "-" + std::to_string(f.seed);
+  fs::path dest = fs::path(o_.out_dir) / stem;
+  for (unsigned k = 2; fs::exists(dest); ++k)
+    dest = fs::path(o_.out_dir) / (stem + "-" + std::to_string(k));
+  fs::rename(partial->path(), dest, ec);
+  if (ec) {
+    report_.save_errors.push_back("cannot rename '" + partial->path().string() + "' to '" +
+                                  dest.string() + "': " + ec.message());
+    return;
+  }
+  f.saved_to = dest.string();
+}
+
+void Fuzzer::keep_specs(const std::vector<std::string>& tomls,
+                        const std::vector<std::string>& stems) {
+  std::error_code ec;
+  fs::create_directories(o_.specs_dir, ec);
+  for (std::size_t i = 0; i < tomls.size(); ++i) {
+    std::string err;
+    if (!write_file_atomically(fs::path(o_.specs_dir) / (stems[i] + ".toml"), tomls[i], err))
+      report_.save_errors.push_back(err);
+  }
+}
+
+void Fuzzer::run_batch(std::size_t first, std::size_t n) {
+  std::vector<SpecModel> models;
+  std::vector<std::string> tomls, stems;
+  for (std::size_t i = first; i < first + n; ++i) {
+    if (!contains(o_.shard, i))
+      continue;
+    models.push_back(generate(o_.seed + i, o_.generator));
+    tomls.push_back(to_toml(models.back()));
+    stems.push_back(std::to_string(models.back().seed));
+  }
+  if (!o_.specs_dir.empty())
+    keep_specs(tomls, stems);
+  const auto outcomes = run_specs(tomls, stems);
+  if (stop_)
+    return;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    ++report_.specs;
+    const Signature sig = signature_of(outcomes[i]);
+    if (!is_finding(sig)) {
+      ++report_.passed;
+      count_class("pass");
+      continue;
+    }
+    if (!keep(sig.class_name()))
+      continue;
+    Finding f;
+    f.signature = sig;
+    f.seed = models[i].seed;
+    f.original_toml = f.spec_toml = tomls[i];
+    f.outcomes = outcomes[i];
+    if (o_.shrink)
+      shrink_finding(f, models[i]);
+    save(f);
+    report_.findings.push_back(std::move(f));
+  }
+  if (o_.mutants)
+    check_mutants(models);
+}
+
+FuzzReport Fuzzer::run(const FuzzProgressFn& progress) {
+  const std::size_t batch =
+      o_.batch ? o_.batch : std::max<std::size_t>(64, std::size_t{32} * jobs_);
+  for (std::size_t first = 0;; first += batch) {
+    if (o_.count && first >= o_.count)
+      break;
+    if (o_.seconds > 0 && seconds_since(start_) >= o_.seconds)
+      break;
+    const std::size_t n = o_.count ? std::min(batch, o_.count - first) : batch;
+    run_batch(first, n);
+    report_.wall_s = seconds_since(start_);
+    if (stop_)
+      break;
+    if (progress)
+      progress(report_);
+    if (!o_.count && o_.seconds <= 0)
+      break; // neither a count nor a time: one batch
+  }
+  report_.wall_s = seconds_since(start_);
+  return std::move(report_);
+}
+
+} // namespace
+
+FuzzReport run_fuzz(const FuzzOptions& options, const FuzzProgressFn& progress) {
+  std::string err;
+  auto scratch = TempDir::create("ptxgen-fuzz-", err);
+  if (!scratch) {
+    FuzzReport r;
+    r.setup_problem = err;
+    return r;
+  }
+  Fuzzer f(options, std::move(*scratch));
+  return f.run(progress);
+}
+
+std::string to_json(const FuzzReport& r) {
+  std::ostringstream j;
+  j << "{\n  \"seed\": " << r.seed << ",\n  \"shard\": \"" << str(r.shard)
+    << "\",\n  \"generator_version\": " << generator_version << ",\n  \"backend\": \""
+    << json_escape(r.backend_description) << "\",\n  \"setup_problem\": \""
+    << json_escape(r.setup_problem) << "\",\n  \"specs\": " << r.specs
+    << ",\n  \"passed\": " << r.passed << ",\n  \"mutants\": " << r.mutants
+    << ",\n  \"mutants_refused\": " << r.mutants_refused << ",\n  \"wall_seconds\": " << r.wall_s
+    << ",\n  \"shrink_seconds\": " << r.shrink_s
+    << ",\n  \"specs_per_hour\": " << r.specs_per_hour() << ",\n  \"by_class\": {";
+  for (std::size_t i = 0; i < r.by_class.size(); ++i)
+    j << (i ? ", " : "") << '"' << json_escape(r.by_class[i].first)
+      << "\": " << r.by_class[i].second;
+  j << "},\n  \"backends\": [";
+  for (std::size_t i = 0; i < r.backends.size(); ++i) {
+    const auto& t = r.backends[i];
+    j << (i ? ", " : "") << "{\"backend\": \"" << driver::name(t.backend)
+      << "\", \"cases\": " << t.cases << ", \"wall_seconds\": " << t.wall_s
+      << ", \"emit_ms\": " << t.emit_ms << ", \"ptxas_ms\": " << t.ptxas_ms
+      << ", \"reference_ms\": " << t.reference_ms << ", \"load_ms\": " << t.load_ms
+      << ", \"launch_ms\": " << t.launch_ms << ", \"compare_ms\": " << t.compare_ms << "}";
+  }
+  j << "],\n  \"findings\": [";
+  for (std::size_t i = 0; i < r.findings.size(); ++i) {
+    const auto& f = r.findings[i];
+    j << (i ? "," : "") << "\n    {\"class\": \"" << json_escape(f.signature.class_name())
+      << "\", \"seed\": " << f.seed << ", \"saved_to\": \"" << json_escape(f.saved_to)
+      << "\", \"outcomes\": " << outcomes_json(f.outcomes)
+      << ", \"shrink\": " << (f.shrink ? shrink_json(*f.shrink) : std::string("null")) << "}";
+  }
+  j << (r.findings.empty() ? "" : "\n  ") << "],\n  \"save_errors\": [";
+  for (std::size_t i = 0; i < r.save_errors.size(); ++i)
+    j << (i ? ", " : "") << '"' << json_escape(r.save_errors[i]) << '"';
+  j << "]\n}\n";
+  return j.str();
+}
+
+std::string to_junit(const FuzzReport& r) {
+  std::ostringstream x;
+  const std::string suite = "ptxgen fuzz shard " + str(r.shard);
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" << xml_escape(suite)
+    << "\" tests=\"" << r.findings.size() + 1 << "\" failures=\"" << r.findings.size()
+    << "\" time=\"" << r.wall_s << "\">\n  <properties><property name=\"seed\" value=\"" << r.seed
+    << "\"/><property name=\"backend\" value=\"" << xml_escape(r.backend_description)
+    << "\"/></properties>\n  <testcase classname=\"fuzz\" name=\"" << r.specs << " specs, "
+    << r.mutants << " mutants\" time=\"" << r.wall_s << "\"/>\n";
+  for (const auto& f : r.findings) {
+    const std::string detail = f.outcomes.empty() ? f.mutant_what : [&] {
+      std::string d;
+      for (const auto& o : f.outcomes)
+        d += std::string(driver::name(o.backend)) + ": " + o.result.detail + "\n";
+      return d;
+    }();
+    x << "  <testcase classname=\"fuzz." << xml_escape(f.signature.class_name())
+      << "\" name=\"seed " << f.seed << "\">\n    <failure type=\""
+      << xml_escape(f.signature.class_name()) << "\" message=\""
+      << xml_escape(f.saved_to.empty() ? "not saved" : f.saved_to) << "\">"
+      << xml_escape(detail + f.spec_toml) << "</failure>\n  </testcase>\n";
+  }
+  x << "</testsuite>\n";
+  return x.str();
+}
+
+} // namespace ptxgen::driver::fuzz

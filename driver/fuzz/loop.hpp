@@ -1,0 +1,140 @@
+#pragma once
+// `ptxgen fuzz` (issue 12): differential testing of random specs. Seeds run in batches:
+// each batch's specs are generated (driver/fuzz/generator.hpp), written into a private
+// temporary directory and run through run_conformance on every backend (the GPU, then
+// the simulator without assembling again). A spec that does not pass on every backend
+// (which includes a generated spec that the loader, the contract or the reference
+// refuses: a generator bug or a false reject) is a finding; so is a mutant of a spec
+// that `check` accepts (a false accept). A finding is classified by its outcome
+// signature, shrunk keeping that signature (driver/fuzz/shrink.hpp, each round one
+// conformance batch) and saved as OUT/<class>-<seed>/{spec.toml,original.toml,
+// outcome.json}.
+
+#include "driver/fuzz/generator.hpp"
+#include "driver/fuzz/shrink.hpp"
+#include "driver/run/conformance.hpp"
+#include "driver/run/shard.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ptxgen::driver::fuzz {
+
+struct FuzzOptions {
+  std::uint64_t seed = 0; ///< spec i of the run has seed `seed + i`
+  std::size_t count = 0;  ///< specs to run (0: until `seconds`)
+  double seconds = 0;     ///< stop starting batches after this long (0: until `count`)
+  std::size_t batch = 0;  ///< specs per conformance batch; 0: 32 per job, at least 64
+  /// The backends every spec runs on: {sim}, {cuda}, or {cuda, sim} (one conformance
+  /// run, ConformanceOptions::also_simulate: emit, reference and ptxas once for both).
+  /// `auto_backend`: with no GPU, {sim} alone.
+  std::vector<Backend> backends{Backend::sim};
+  bool auto_backend = false;
+  /// The options of every conformance run (jobs, device, ptxas, arch, test hooks);
+  /// backend and assemble are set per run.
+  ConformanceOptions conformance;
+  GenOptions generator;
+  bool shrink = true;
+  /// max_batch 0: 4 candidates per job, at least 8 (a round's batch keeps the cores busy;
+  /// a larger one evaluates more candidates after the first that still fails).
+  ShrinkOptions shrink_options{2000, 0};
+  std::size_t shrink_per_class = 2; ///< findings of one class shrunk (the rest only counted)
+  std::size_t mutants = 0;          ///< mutants checked per spec
+  /// The seed indices i this run takes: contains(shard, i) (driver/run/shard.hpp).
+  Shard shard;
+  std::string out_dir; ///< findings; empty: not saved
+  /// Every generated spec's TOML is also written to DIR/<seed>.toml (for other tools
+  /// over the fuzzer's specs, e.g. the SASS trap scan); empty: not kept.
+  std::string specs_dir;
+  /// A test hook (`--inject-false-accept`): every mutant's TOML is replaced by its valid
+  /// parent's, which `check` accepts (to prove that a false accept is found).
+  bool inject_false_accept = false;
+  std::string reproduce_tool; ///< argv[0] for the reproduce command in outcome.json
+  std::string tool_version;   ///< ptxgen's version, recorded with each finding
+};
+
+/// What a spec did on one backend (the parts its signature compares).
+struct BackendOutcome {
+  Backend backend = Backend::sim;
+  CaseResult result;
+};
+
+/// The outcome signature that classifies a finding and that shrinking keeps.
+struct Signature {
+  enum class Kind : std::uint8_t {
+    backends,     ///< some backend did not pass, or the backends disagree
+    false_accept, ///< a mutant that `check` accepts
+    wrong_refusal ///< a mutant that `check` refuses, but with none of the expected DiagIds
+  };
+  Kind kind = Kind::backends;
+  std::vector<std::pair<Backend, CaseResult::Status>> statuses;
+  std::optional<sim::FaultKind> sim_fault;
+  std::vector<DiagId> diagnostics; ///< sorted, unique: the error DiagIds of any backend
+  bool operator==(const Signature&) const = default;
+  /// The finding's class, the folder name's prefix: "sim_mismatch",
+  /// "cuda_fault-sim_pass", "sim_invalid-spec_unknown_key", "false_accept" ...
+  std::string class_name() const;
+};
+std::string_view name(Signature::Kind k);
+
+/// The signature of one spec's outcomes on every backend.
+Signature signature_of(const std::vector<BackendOutcome>& outcomes);
+/// True when the signature is a finding (not a pass on every backend).
+bool is_finding(const Signature& s);
+
+struct Finding {
+  Signature signature;
+  std::uint64_t seed = 0;
+  std::string original_toml;            ///< as generated (for a mutant: the mutant)
+  std::string spec_toml;                ///< shrunk (or the original when not shrunk)
+  std::string mutant_what;              ///< for a mutant: what was changed
+  std::vector<BackendOutcome> outcomes; ///< of spec_toml
+  std::optional<ShrinkStats> shrink;
+  std::string saved_to; ///< the finding's folder, when saved
+};
+
+/// Time spent per backend (sums over cases, and the conformance runs' wall time).
+struct BackendTimes {
+  Backend backend = Backend::sim;
+  std::size_t cases = 0;
+  double wall_s = 0, emit_ms = 0, ptxas_ms = 0, reference_ms = 0, load_ms = 0, launch_ms = 0,
+         compare_ms = 0;
+};
+
+struct FuzzReport {
+  std::uint64_t seed = 0;
+  Shard shard;
+  std::size_t specs = 0;           ///< generated specs run
+  std::size_t passed = 0;          ///< of those, passed on every backend
+  std::size_t mutants = 0;         ///< mutants checked
+  std::size_t mutants_refused = 0; ///< refused with an expected DiagId
+  /// Specs (and mutants) by class name; "pass" for a spec that passed everywhere.
+  std::vector<std::pair<std::string, std::size_t>> by_class;
+  std::vector<BackendTimes> backends;
+  std::vector<Finding> findings; ///< the shrunk (or first) ones of each class
+  double wall_s = 0, shrink_s = 0;
+  std::string backend_description; ///< the first backend's, from its first batch
+  /// Set when the run could not start (no ptxas, no GPU with cuda); then nothing ran.
+  std::optional<ConformanceReport::Setup> setup_failure;
+  std::string setup_problem;
+  std::vector<std::string> save_errors; ///< findings that could not be written
+
+  double specs_per_hour() const {
+    return wall_s > 0 ? static_cast<double>(specs) * 3600.0 / wall_s : 0;
+  }
+};
+
+/// Progress after each batch: specs run so far and findings so far.
+using FuzzProgressFn = std::function<void(const FuzzReport&)>;
+
+/// The fuzz run. Never throws for a spec's failure.
+FuzzReport run_fuzz(const FuzzOptions& options, const FuzzProgressFn& progress);
+
+/// The report as JSON, and as JUnit XML (one testsuite named with the shard).
+std::string to_json(const FuzzReport& r);
+std::string to_junit(const FuzzReport& r);
+
+} // namespace ptxgen::driver::fuzz

@@ -1,0 +1,66 @@
+# issue 12, fuzz-loop: `ptxgen fuzz` (label fuzzloop). The shrinker's own unit tests are
+# tests/unit/fuzz_shrink_*.cpp (unit.fuzz_shrink_*).
+# (TIMEOUT 600: only against a hang; the sanitizer build, tools/sanitize.sh, runs them slower.)
+
+# The deterministic smoke: a fixed seed, a few hundred generated specs on the simulator,
+# no finding (exit 0), every spec counted in the report and assembled by ptxas, and one
+# mutant of each refused by `check` with an expected DiagId.
+add_test(NAME fuzz_loop.smoke
+         COMMAND bash -c [=[rm -f "$1"; "${@:2}"; rc=$?; [ "$rc" = 0 ] || exit "$rc"
+                            grep -q '"specs": 300,' "$1" && grep -q '"findings": \[\]' "$1" &&
+                            grep -q '"backend": "sim", "cases": 300,' "$1" &&
+                            ! grep -q '"ptxas_ms": 0,' "$1" &&
+                            grep -q '"mutants_refused": 300,' "$1"]=]
+                 smoke ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json
+                 $<TARGET_FILE:ptxgen> fuzz --seed 20261130 --count 300 --backend sim -j 2
+                 --mutants 1 --report ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json)
+set_tests_properties(fuzz_loop.smoke PROPERTIES LABELS fuzzloop TIMEOUT 600)
+
+# A fault injected into the simulator's output (hidden --inject-fault) is found, shrunk
+# and saved; see the script.
+add_test(NAME fuzz_loop.injected_fault
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/injected_fault.sh
+                 $<TARGET_FILE:ptxgen> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_injected 7 24
+                 cp.async.cg sim)
+set_tests_properties(fuzz_loop.injected_fault PROPERTIES LABELS fuzzloop TIMEOUT 600)
+# gpu: the same with the GPU and the simulator in one run; skipped (77) where there is none.
+add_test(NAME gpu.fuzz_loop_injected_fault
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/injected_fault.sh
+                 $<TARGET_FILE:ptxgen> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_injected_gpu 7 24
+                 cp.async.cg auto)
+set_tests_properties(gpu.fuzz_loop_injected_fault PROPERTIES LABELS "gpu;fuzzloop" TIMEOUT 300
+                     SKIP_RETURN_CODE 77)
+
+# A mutant that `check` accepts is a finding: the hidden --inject-false-accept gives every
+# mutant its valid parent's TOML; 10 specs with 2 mutants each are 20 false accepts (exit
+# 1), the first 2 saved. --save-specs keeps the 10 generated specs.
+add_test(NAME fuzz_loop.false_accept
+         COMMAND bash -c [=[rm -rf "$1"; "${@:2}" --out "$1/out" --save-specs "$1/specs" \
+                              --report "$1/report.json"; rc=$?; [ "$rc" = 1 ] || exit 1
+                            grep -q '"false_accept": 20' "$1/report.json" &&
+                            [ -s "$1/out/false_accept-3/outcome.json" ] &&
+                            [ -s "$1/out/false_accept-3-2/spec.toml" ] &&
+                            [ "$(ls "$1/specs" | wc -l)" = 10 ]]=]
+                 false_accept ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_false_accept
+                 $<TARGET_FILE:ptxgen> fuzz --seed 3 --count 10 --backend sim -j 2 --mutants 2
+                 --inject-false-accept)
+set_tests_properties(fuzz_loop.false_accept PROPERTIES LABELS fuzzloop TIMEOUT 600)
+
+# --shard and the test runner's sharding environment; see the script.
+add_test(NAME fuzz_loop.shard
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/shard.sh $<TARGET_FILE:ptxgen>
+                 ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_shard)
+set_tests_properties(fuzz_loop.shard PROPERTIES LABELS fuzzloop TIMEOUT 600)
+
+# Usage errors: no --count/--time, a bad --shard, a bad --backend, --device with --devices:
+# exit 2, with the hint.
+foreach(bad "--seed;1" "--count;1;--shard;2/2" "--count;1;--shard;x" "--count;1;--backend;gpu"
+            "--count;1;--device;1;--devices;all")
+  string(REPLACE ";" "_" name "${bad}")
+  string(REGEX REPLACE "[^A-Za-z0-9_]" "" name "${name}")
+  add_test(NAME fuzz_loop.usage${name}
+           COMMAND bash -c [=[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
+                              [ "$rc" = 2 ] && grep -q 'ptxgen fuzz --help' <<<"$out"]=]
+                   usage $<TARGET_FILE:ptxgen> fuzz ${bad})
+  set_tests_properties(fuzz_loop.usage${name} PROPERTIES LABELS fuzzloop)
+endforeach()
