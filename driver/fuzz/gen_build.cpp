@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 namespace ptxgen::driver::fuzz {
 
@@ -209,23 +210,15 @@ std::int64_t Builder::ctas() const {
 // ---------------------------------------------------------------------------------------
 // Rows
 
-namespace {
-
-/// The thread's index written as `tid`, whatever the spelling.
-std::string canonical_row(const std::string& row) {
-  if (row == "warp * 32 + lane" || row == "tid.x + ntid.x * tid.y" ||
-      row == "tid.x + ntid.x * (tid.y + ntid.y * tid.z)")
-    return "tid";
-  return row;
-}
-
-} // namespace
-
 bool RowCopy::cross() const {
-  return canonical_row(read_row) != canonical_row(dst_row);
+  return read_of != dst_of;
 }
+
 bool RowCopy::src_linear() const {
-  return canonical_row(src_thread) == "tid";
+  for (std::size_t t = 0; t < src_of.size(); ++t)
+    if (src_of[t] != static_cast<std::int64_t>(t))
+      return false;
+  return !src_of.empty();
 }
 
 std::vector<std::pair<std::string, std::int64_t>> RowCopy::repeat_axes() const {
@@ -310,42 +303,67 @@ std::string RowCopy::dst_view(const std::string& tensor, std::int64_t threads) c
 namespace {
 
 /// A permutation of 0..T-1 as an expression of the thread's index.
-std::string thread_row(Builder& b, std::int64_t T) {
+/// A permutation of the threads' rows: its text and its value for each thread.
+struct ThreadRow {
+  std::string text;
+  std::vector<std::int64_t> of;
+};
+
+ThreadRow row_of(std::string text, std::int64_t T,
+                 const std::function<std::int64_t(std::int64_t)>& f) {
+  ThreadRow r{std::move(text), {}};
+  r.of.resize(static_cast<std::size_t>(T));
+  for (std::int64_t t = 0; t < T; ++t)
+    r.of[static_cast<std::size_t>(t)] = f(t);
+  return r;
+}
+
+ThreadRow own_row(std::int64_t T) {
+  return row_of("tid", T, [](std::int64_t t) { return t; });
+}
+
+ThreadRow thread_row(Builder& b, std::int64_t T) {
   const std::string last = std::to_string(T - 1);
   switch (b.rng.below(7)) {
   case 0:
     if (T > 1)
-      return last + " - tid";
+      return row_of(last + " - tid", T, [&](std::int64_t t) { return T - 1 - t; });
     break;
   case 1:
-    if (T > 1)
-      return "(tid + " + std::to_string(b.rng.between(1, T - 1)) + ") % " + std::to_string(T);
+    if (T > 1) {
+      const std::int64_t add = b.rng.between(1, T - 1);
+      return row_of("(tid + " + std::to_string(add) + ") % " + std::to_string(T), T,
+                    [&](std::int64_t t) { return (t + add) % T; });
+    }
     break;
   case 2:
     if (T > 1 && power_of_two(T)) {
       b.use(Feature::xor_index);
-      return "tid ^ " + std::to_string(b.rng.between(1, T - 1));
+      const std::int64_t mask = b.rng.between(1, T - 1);
+      return row_of("tid ^ " + std::to_string(mask), T, [&](std::int64_t t) { return t ^ mask; });
     }
     break;
   case 3:
-    if (T % warp_size == 0)
-      return b.rng.chance(1, 2) ? "warp * 32 + lane"
-                                : "lane * " + std::to_string(T / warp_size) + " + warp";
+    if (T % warp_size == 0) {
+      if (b.rng.chance(1, 2))
+        return row_of("warp * 32 + lane", T, [](std::int64_t t) { return t; });
+      const std::int64_t warps = T / warp_size;
+      return row_of("lane * " + std::to_string(warps) + " + warp", T,
+                    [&](std::int64_t t) { return (t % warp_size) * warps + t / warp_size; });
+    }
     break;
   case 4:
-    if (b.m.block.size() == 2) {
+    if (b.m.block.size() > 1) {
       b.use(Feature::launch_ids);
-      return "tid.x + ntid.x * tid.y";
-    }
-    if (b.m.block.size() == 3) {
-      b.use(Feature::launch_ids);
-      return "tid.x + ntid.x * (tid.y + ntid.y * tid.z)";
+      return row_of(b.m.block.size() == 2 ? "tid.x + ntid.x * tid.y"
+                                          : "tid.x + ntid.x * (tid.y + ntid.y * tid.z)",
+                    T, [](std::int64_t t) { return t; });
     }
     break;
   default:
     break;
   }
-  return "tid";
+  return own_row(T);
 }
 
 /// A row in 0..T-1 through multiplication, remainder and division (rows may repeat).
@@ -470,18 +488,30 @@ RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t r
   // Rows.
   if (!r.cta_scope) {
     const auto pick = b.rng.below(7);
-    r.src_thread = pick < 3   ? "tid"
-                   : pick < 5 ? thread_row(b, T)
-                   : pick < 6 ? param_row(b, T, r.names)
-                              : arithmetic_row(b, T);
+    if (pick < 5) {
+      const ThreadRow src = pick < 3 ? own_row(T) : thread_row(b, T);
+      r.src_thread = src.text;
+      r.src_of = src.of;
+    } else {
+      r.src_thread = pick < 6 ? param_row(b, T, r.names) : arithmetic_row(b, T);
+    }
     r.src_row = global_row(T, G, r.src_thread);
-    r.dst_row = b.rng.chance(1, 2) ? "tid" : thread_row(b, T);
-    r.read_row = b.rng.chance(2, 3) ? r.dst_row : thread_row(b, T);
+    const ThreadRow dst = b.rng.chance(1, 2) ? own_row(T) : thread_row(b, T);
+    const ThreadRow read = b.rng.chance(2, 3) ? dst : thread_row(b, T);
+    r.dst_row = dst.text;
+    r.dst_of = dst.of;
+    r.read_row = read.text;
+    r.read_of = read.of;
   } else {
-    r.src_thread = "tid";
+    const ThreadRow own = own_row(T);
+    const ThreadRow read = b.rng.chance(2, 3) ? own : thread_row(b, T);
+    r.src_thread = own.text;
+    r.src_of = own.of;
     r.src_row = global_row(T, G, r.src_thread);
-    r.dst_row = "tid";
-    r.read_row = b.rng.chance(2, 3) ? "tid" : thread_row(b, T);
+    r.dst_row = own.text;
+    r.dst_of = own.of;
+    r.read_row = read.text;
+    r.read_of = read.of;
   }
   if (r.cross())
     b.use(Feature::cross_thread_readback);

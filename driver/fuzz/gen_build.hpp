@@ -88,12 +88,15 @@ struct RowCopy {
   std::vector<std::string> names;              ///< parameters the row expressions name
 
   std::string src_thread; ///< src_row's part of the thread (src_row is bid * T + it)
+  /// The rows as functions of the thread (index t: the row of thread t); src_of is empty
+  /// where the src row is not a permutation.
+  std::vector<std::int64_t> src_of, dst_of, read_of;
 
   std::int64_t row_bytes() const { return chunk * reps; }
   /// True when a thread reads back a row another thread copied (the rows as functions:
-  /// `warp * 32 + lane` and the tid.x/tid.y forms are `tid`).
+  /// `warp * 32 + lane`, `(tid + 1) % 2` and `1 - tid`... compare by value).
   bool cross() const;
-  /// True when the src row is the thread's own (bid * T + tid).
+  /// True when the src row is the thread's own (bid * T + tid), however it is spelt.
   bool src_linear() const;
   std::vector<std::pair<std::string, std::int64_t>> repeat_axes() const;
   std::string src_view(const std::string& tensor, std::int64_t threads, std::int64_t ctas) const;

@@ -29,7 +29,7 @@ namespace ptxgen::driver::fuzz {
 
 /// The generator's version: printed in every spec's header; bump it whenever a seed's
 /// spec changes, so that a saved finding names the generator that made it.
-inline constexpr int generator_version = 1;
+inline constexpr int generator_version = 2;
 
 /// The shapes of kernel the generator builds (one per spec).
 enum class Family : unsigned {

@@ -949,17 +949,14 @@ private:
     Register base = tensor_base(t);
     Register acc = base;
     bool global = t.space == tile::Space::global;
-    if (l.wrap32) {
+    if (l.wrap32 && !global) {
+      acc = shared_sum32(base, l);
+    } else if (l.wrap32) {
       Register sum = operand_reg(sum32(l));
-      if (global) {
-        Register wide = reg(RegClass::b64);
-        emit(Cvt{ScalarType::u64, ScalarType::u32, wide, sum});
-        acc = reg(RegClass::b64);
-        emit(Binary{BinaryOp::add, ScalarType::s64, acc, base, wide});
-      } else {
-        acc = reg(RegClass::b32);
-        emit(Binary{BinaryOp::add, ScalarType::u32, acc, base, sum});
-      }
+      Register wide = reg(RegClass::b64);
+      emit(Cvt{ScalarType::u64, ScalarType::u32, wide, sum});
+      acc = reg(RegClass::b64);
+      emit(Binary{BinaryOp::add, ScalarType::s64, acc, base, wide});
     } else {
       for (const auto& [atom_expr, coeff] : l.terms) {
         Register atom = operand_reg(value(atom_expr));
@@ -975,6 +972,30 @@ private:
                              : static_cast<std::int64_t>(static_cast<std::uint32_t>(l.folded))}});
         acc = next;
       }
+    }
+    return acc;
+  }
+
+  /// base + l.folded + the sum of l's terms for a shared address, in 32 bits (shared
+  /// addresses are 32-bit, so this is exact modulo 2^32 as sum32 + add would be). The
+  /// symbol's register is the first mad's addend, never an `add` operand: ptxas 13.0
+  /// miscompiles a `.L2::cache_hint` cp.async whose shared address is `add(symbol, x)`
+  /// into an LDGSTS whose uniform registers are never written (the trap
+  /// ldgsts_unwritten_uniform, driver/sass/traps.hpp; found by `ptxgen fuzz`, seed 1013).
+  Register shared_sum32(Register base, const Linear& l) {
+    Register acc = base;
+    for (const auto& [atom_expr, coeff] : l.terms) {
+      Register atom = operand_reg(value(atom_expr));
+      Register next = reg(RegClass::b32);
+      emit(Mad{false, ScalarType::u32, next, atom,
+               Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(coeff))}, acc});
+      acc = next;
+    }
+    if (l.folded != 0) {
+      Register next = reg(RegClass::b32);
+      emit(Binary{BinaryOp::add, ScalarType::u32, next, acc,
+                  Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(l.folded))}});
+      acc = next;
     }
     return acc;
   }

@@ -109,3 +109,34 @@ TEST_CASE("fuzz_gen: a claimed feature is in the TOML") {
     CHECK(m.has(Feature::expect_zero) == has_line(toml, "that = \"", " == 0\""));
   }
 }
+
+// The size caps of GenOptions hold for every spec (each tensor, the CTAs, shared memory
+// together), so that a spec's reference and simulation take milliseconds; and a family
+// switched off is never drawn.
+TEST_CASE("fuzz_gen: caps and family switches") {
+  GenOptions options;
+  for (std::uint64_t seed = fuzz_gen_test::first_seed;
+       seed < fuzz_gen_test::first_seed + fuzz_gen_test::seed_count; ++seed) {
+    const SpecModel m = generate(seed, options);
+    INFO("seed " << seed);
+    std::int64_t ctas = 1, shared = 0;
+    for (auto g : m.grid)
+      ctas *= g;
+    CHECK(ctas <= options.max_ctas);
+    for (const auto& t : m.tensors) {
+      CHECK(t.bytes() <= options.max_tensor_bytes);
+      if (t.shared) {
+        const std::int64_t align = t.align ? t.align : 128;
+        shared = (shared + align - 1) / align * align + t.bytes();
+      }
+    }
+    CHECK(shared <= options.max_shared_bytes);
+  }
+  for (std::size_t only = 0; only < family_count; ++only) {
+    GenOptions one;
+    one.families.fill(false);
+    one.families[only] = true;
+    for (std::uint64_t seed = 1; seed <= 40; ++seed)
+      CHECK(generate(seed, one).family == static_cast<Family>(only));
+  }
+}

@@ -112,15 +112,18 @@ TEST_CASE("a (warp, lane) pair with other strides stays two atoms, each computed
 TEST_CASE("a negative coefficient puts the constant into the register: the true offset") {
   // S.sub[31 - tid, 0:16] = smem_S + 1984 - 64*tid; A.sub[31 - tid, 16:32] = arg_A + 2000 -
   // 64*tid. The 32-bit sum 1984 + tid * (2^32 - 64) is exactly 1984 - 64*tid (proven 0..1984),
-  // zero-extended before the 64-bit add: no negative immediate, no wrapped mad.wide.
+  // zero-extended before the 64-bit add: no negative immediate, no wrapped mad.wide. The
+  // shared side (32-bit, exact mod 2^32 either way) takes smem_S as the mad's addend, never
+  // as an add operand: `add(symbol, x)` as a cache-hint cp.async's shared address is what
+  // ptxas 13.0 miscompiles (ldgsts_unwritten_uniform, found by ptxgen fuzz, seed 1013).
   const std::string spec =
       std::string(kWarp) +
       apply("cp.async.cg.shared.global", "S.sub[31 - tid, 0:16]", "A.sub[31 - tid, 16:32]", 16) +
       std::string(kCommitWait);
   CHECK(body(spec) == "mov.u32 %r1, smem_S;\n"
                       "mov.u32 %r2, %tid.x;\n"
-                      "mad.lo.u32 %r3, %r2, 4294967232, 1984;\n"
-                      "add.u32 %r4, %r1, %r3;\n"
+                      "mad.lo.u32 %r3, %r2, 4294967232, %r1;\n"
+                      "add.u32 %r4, %r3, 1984;\n"
                       "ld.param.u64 %rd1, [arg_A];\n"
                       "cvta.to.global.u64 %rd2, %rd1;\n"
                       "mad.lo.u32 %r5, %r2, 4294967232, 2000;\n"
