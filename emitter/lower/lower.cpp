@@ -265,9 +265,10 @@ public:
         e.shared.push_back(
             {shared_symbol(s.decl->tensor), std::max(s.decl->tensor.align, tile::min_shared_align),
              static_cast<std::uint64_t>(s.decl->tensor.size_bytes()), SharedKind::fixed});
-    e.reqntid = std::array<std::uint32_t, 3>{static_cast<std::uint32_t>(k_.block_dim.x),
-                                             static_cast<std::uint32_t>(k_.block_dim.y),
-                                             static_cast<std::uint32_t>(k_.block_dim.z)};
+    if (!single_thread_cache_hint())
+      e.reqntid = std::array<std::uint32_t, 3>{static_cast<std::uint32_t>(k_.block_dim.x),
+                                               static_cast<std::uint32_t>(k_.block_dim.y),
+                                               static_cast<std::uint32_t>(k_.block_dim.z)};
     entry_ = &e;
     lower_ops(0, k_.ops.size());
     emit(Ret{});
@@ -903,7 +904,10 @@ private:
   /// The same holds when an atom itself may be negative or leave 32 bits
   /// (`tid < 1 ? -1 : 0` inside an index): its register holds the value
   /// modulo 2^32, which `mad.wide.u32` would widen to a huge offset.
-  Register address(const tile::Tensor& t, Linear& l) {
+  ///
+  /// `cache_hint`: the address is the shared destination of a `.L2::cache_hint`
+  /// cp.async (see cache_hint_shared_address()).
+  Register address(const tile::Tensor& t, Linear& l, bool cache_hint = false) {
     if (const auto* placed = layout_.find(t.name); placed && layout_.dynamic)
       l.constant += placed->offset;
     l.wrap32 = needs_wrap32(l);
@@ -911,7 +915,88 @@ private:
       l.folded = l.constant;
       l.constant = 0;
     }
+    if (cache_hint && t.space == tile::Space::shared)
+      return cache_hint_shared_address(t, l);
     return address_register(t, l);
+  }
+
+  /// A one-thread CTA with a `.L2::cache_hint` cp.async gets no `.reqntid`: with it,
+  /// ptxas knows %tid is 0, every address term is uniform, and a loop's rotating or
+  /// induction register plus the shared base becomes the LDGSTS `[R+UR]` form that
+  /// ptxas 13.0 miscompiles (see cache_hint_shared_address(); found by `ptxgen fuzz`).
+  bool single_thread_cache_hint() const {
+    if (k_.block_dim.count() != 1)
+      return false;
+    return std::any_of(k_.ops.begin(), k_.ops.end(), [](const tile::Op& op) {
+      const auto* a = std::get_if<tile::ApplyOp>(&op.body);
+      return a && a->cache_policy;
+    });
+  }
+
+  /// True when e's value may differ between the threads of a CTA.
+  static bool per_thread(const Expr& e) {
+    switch (e.kind) {
+    case ExprKind::tid:
+    case ExprKind::warp:
+    case ExprKind::lane:
+      return true;
+    case ExprKind::special:
+      return e.special == tile::Special::tid_x || e.special == tile::Special::tid_y ||
+             e.special == tile::Special::tid_z;
+    case ExprKind::constant:
+    case ExprKind::bid:
+    case ExprKind::param:
+    case ExprKind::axis:
+    case ExprKind::loop:
+      return false;
+    case ExprKind::unary:
+    case ExprKind::binary:
+    case ExprKind::select:
+      return std::any_of(e.args.begin(), e.args.end(),
+                         [](const ExprPtr& a) { return per_thread(*a); });
+    }
+    return true;
+  }
+
+  /// The shared destination address of a `.L2::cache_hint` cp.async: the CTA-uniform
+  /// part first (base, loop and rotating terms, hoisted as usual), then the per-thread
+  /// terms multiplied onto it at the copy, so that the register's last definition is a
+  /// mad with a per-thread factor. ptxas 13.0 miscompiles such a copy when it can fold a
+  /// uniform addend of the address into the LDGSTS's `[R+UR]` operand (`add(symbol, x)`
+  /// from nvcc, `add(per-thread, rotating stage offset)` from a pipeline): the
+  /// instruction's uniform registers are then never written and the GPU raises
+  /// ILLEGAL_INSTRUCTION (the trap ldgsts_unwritten_uniform, driver/sass/traps.hpp;
+  /// found by `ptxgen fuzz`, docs/fuzzing.md). Costs one mad per per-thread term at the
+  /// copy instead of one add, and only on cache-hint copies.
+  Register cache_hint_shared_address(const tile::Tensor& t, const Linear& l) {
+    Linear uniform = l;
+    uniform.terms.clear();
+    std::vector<std::pair<ExprPtr, std::int64_t>> thread_terms;
+    for (const auto& [atom, coeff] : l.terms) {
+      if (per_thread(*atom))
+        thread_terms.emplace_back(atom, coeff);
+      else
+        uniform.terms.emplace(atom, coeff);
+    }
+    // Only the base is uniform: the usual form is already `mad(per-thread, c, base)`.
+    if (thread_terms.empty() || (uniform.terms.empty() && uniform.folded == 0))
+      return address_register(t, l);
+    Register acc = address_register(t, uniform);
+    unsigned level = 0;
+    for (const auto& term : l.terms)
+      level = std::max(level, level_of(*term.first));
+    AtLevel at(*this, level);
+    for (const auto& [atom, coeff] : thread_terms) {
+      Register factor = operand_reg(value(atom));
+      Register next = reg(RegClass::b32);
+      emit(Mad{false, ScalarType::u32, next, factor,
+               Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(coeff))}, acc});
+      acc = next;
+    }
+    // Later uses of the same address (a readback) take this register; the copy never
+    // takes one made before it (the `add` form this avoids).
+    remember(&Caches::address, level, AddressKey{t.name, l}, acc);
+    return acc;
   }
 
   /// A form whose terms may be negative or leave 32 bits is summed in 32 bits (see address()).
@@ -1054,7 +1139,7 @@ private:
         a.scope == tile::Scope::cta && dv.rank() >= 3 && sv.rank() >= 3 ? 2 : 0;
     Linear dl = thread_linear(dv, group_axes);
     Linear sl = thread_linear(sv, group_axes);
-    Register dreg = address(*dv.tensor, dl);
+    Register dreg = address(*dv.tensor, dl, a.cache_policy.has_value());
     Register sreg = address(*sv.tensor, sl);
 
     const std::size_t rank = dv.rank();

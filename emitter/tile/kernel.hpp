@@ -206,8 +206,9 @@ struct Kernel {
 
 /// Where the shared tensors of a kernel live. Each tensor starts at its
 /// declared alignment (at least 16) after the previous one, in declaration
-/// order. Up to ptx::max_static_shared_bytes in total they are static
-/// `.shared` arrays, one per tensor; beyond it they share one `.extern
+/// order. When ptxas's own layout of static `.shared` arrays (an order and
+/// padding of its choosing) provably fits ptx::max_static_shared_bytes, they
+/// are static arrays, one per tensor; otherwise they share one `.extern
 /// .shared` array (dynamic shared memory) at these offsets, and the launch
 /// passes `total` as its dynamic shared byte count.
 struct SharedLayout {
@@ -219,7 +220,10 @@ struct SharedLayout {
   std::vector<Entry> entries; ///< the shared tensors, in declaration order
   std::int64_t total = 0;     ///< bytes, the last entry's end
   std::uint32_t align = 16;   ///< the largest alignment of any shared tensor
-  bool dynamic = false;       ///< total > ptx::max_static_shared_bytes
+  /// The most bytes ptxas's layout of the static arrays can take, in any order:
+  /// each tensor's size plus alignment - 1 bytes of padding before it.
+  std::int64_t static_bound = 0;
+  bool dynamic = false; ///< static_bound > ptx::max_static_shared_bytes
 
   /// The entry of tensor `name`; nullptr for a tensor that is not shared.
   const Entry* find(std::string_view name) const;
