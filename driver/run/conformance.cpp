@@ -785,6 +785,17 @@ ConformanceReport refuse(const std::vector<fs::path>& specs, const Setup& s) {
   return report;
 }
 
+/// The cases that are ready to launch, and their launch requests, in case order.
+void collect_ready(std::vector<Prepared>& cases, std::vector<Prepared*>& ready,
+                   std::vector<cuda::LaunchRequest>& requests) {
+  for (auto& p : cases) {
+    if (!p.ready)
+      continue;
+    ready.push_back(&p);
+    requests.push_back(cuda_request(p));
+  }
+}
+
 /// Launches the ready cases on the GPUs and judges each outcome, finishing its
 /// case, as soon as it arrives. One device: every case in order in a worker
 /// process (one context) until a fault or hang ends it, then in a new one.
@@ -794,12 +805,7 @@ void launch_on_gpus(std::vector<Prepared>& cases, std::vector<cuda::IsolatedRunn
                     const std::function<void(Prepared&)>& finish) {
   std::vector<Prepared*> ready;
   std::vector<cuda::LaunchRequest> requests;
-  for (auto& p : cases) {
-    if (!p.ready)
-      continue;
-    ready.push_back(&p);
-    requests.push_back(cuda_request(p));
-  }
+  collect_ready(cases, ready, requests);
   hand_out(ready.size(), gpus.size(), [&](std::size_t gpu, const NextItem& next) {
     const int ordinal = gpus[gpu].device().ordinal;
     gpus[gpu].launch_queue(requests, next, [&](std::size_t i, const cuda::LaunchOutcome& out) {
@@ -817,12 +823,7 @@ void launch_sanitized(std::vector<Prepared>& cases, const ConformanceOptions& o,
                       unsigned jobs, const std::function<void(Prepared&)>& finish) {
   std::vector<Prepared*> ready;
   std::vector<cuda::LaunchRequest> requests;
-  for (auto& p : cases) {
-    if (!p.ready)
-      continue;
-    ready.push_back(&p);
-    requests.push_back(cuda_request(p));
-  }
+  collect_ready(cases, ready, requests);
   const int ordinal = setup.gpus.front().device().ordinal;
   cuda::run_sanitized(std::move(requests), sanitize_options(o, setup, jobs),
                       [&](std::size_t i, const cuda::SanitizedOutcome& out) {

@@ -933,31 +933,6 @@ private:
     });
   }
 
-  /// True when e's value may differ between the threads of a CTA.
-  static bool per_thread(const Expr& e) {
-    switch (e.kind) {
-    case ExprKind::tid:
-    case ExprKind::warp:
-    case ExprKind::lane:
-      return true;
-    case ExprKind::special:
-      return e.special == tile::Special::tid_x || e.special == tile::Special::tid_y ||
-             e.special == tile::Special::tid_z;
-    case ExprKind::constant:
-    case ExprKind::bid:
-    case ExprKind::param:
-    case ExprKind::axis:
-    case ExprKind::loop:
-      return false;
-    case ExprKind::unary:
-    case ExprKind::binary:
-    case ExprKind::select:
-      return std::any_of(e.args.begin(), e.args.end(),
-                         [](const ExprPtr& a) { return per_thread(*a); });
-    }
-    return true;
-  }
-
   /// The shared destination address of a `.L2::cache_hint` cp.async: the CTA-uniform
   /// part first (base, loop and rotating terms, hoisted as usual), then the per-thread
   /// terms multiplied onto it at the copy, so that the register's last definition is a
@@ -973,7 +948,7 @@ private:
     uniform.terms.clear();
     std::vector<std::pair<ExprPtr, std::int64_t>> thread_terms;
     for (const auto& [atom, coeff] : l.terms) {
-      if (per_thread(*atom))
+      if (tile::uses_thread(*atom))
         thread_terms.emplace_back(atom, coeff);
       else
         uniform.terms.emplace(atom, coeff);

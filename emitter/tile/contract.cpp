@@ -60,30 +60,6 @@ bool uses_params(const Expr& e) {
                      [](const ExprPtr& a) { return uses_params(*a); });
 }
 
-bool uses_thread(const Expr& e) {
-  switch (e.kind) {
-  case ExprKind::tid:
-  case ExprKind::warp:
-  case ExprKind::lane:
-    return true;
-  case ExprKind::special:
-    if (per_thread(e.special))
-      return true;
-    break;
-  case ExprKind::constant:
-  case ExprKind::bid:
-  case ExprKind::param:
-  case ExprKind::axis:
-  case ExprKind::loop:
-  case ExprKind::unary:
-  case ExprKind::binary:
-  case ExprKind::select:
-    break;
-  }
-  return std::any_of(e.args.begin(), e.args.end(),
-                     [](const ExprPtr& a) { return uses_thread(*a); });
-}
-
 /// True when some index of the view depends on the thread (tid, warp or lane).
 bool uses_thread(const View& v) {
   return std::any_of(v.terms.begin(), v.terms.end(),

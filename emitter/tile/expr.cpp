@@ -845,6 +845,30 @@ bool per_thread(Special s) {
   return s == Special::tid_x || s == Special::tid_y || s == Special::tid_z;
 }
 
+bool uses_thread(const Expr& e) {
+  switch (e.kind) {
+  case ExprKind::tid:
+  case ExprKind::warp:
+  case ExprKind::lane:
+    return true;
+  case ExprKind::special:
+    if (per_thread(e.special))
+      return true;
+    break;
+  case ExprKind::constant:
+  case ExprKind::bid:
+  case ExprKind::param:
+  case ExprKind::axis:
+  case ExprKind::loop:
+  case ExprKind::unary:
+  case ExprKind::binary:
+  case ExprKind::select:
+    break;
+  }
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [](const ExprPtr& a) { return uses_thread(*a); });
+}
+
 ExprPtr make_unary(ExprOp op, ExprPtr a) {
   auto e = std::make_shared<Expr>();
   e->kind = ExprKind::unary;

@@ -293,6 +293,9 @@ ExprPtr substitute(const ExprPtr& e, const std::function<ExprPtr(const Expr&)>& 
 ExprPtr fold_truth(const ExprPtr& e);
 
 /// True when e uses no leaf but constants (it may still need folding).
+/// True when e's value may differ between the threads of a CTA (it uses tid, warp,
+/// lane or tid.x/y/z).
+bool uses_thread(const Expr& e);
 bool is_constant(const Expr& e);
 
 /// The value of a constant expression (is_constant and evaluable), else nullopt.
