@@ -58,22 +58,12 @@ add_test(NAME fuzz_loop.shard
                  ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_shard)
 set_tests_properties(fuzz_loop.shard PROPERTIES LABELS fuzzloop TIMEOUT 600)
 
-# Usage errors: no --count/--time, a bad --shard, a bad --backend, --device with --devices:
-# exit 2, with the hint.
+# Usage errors, exit 2 with the hint: no --count/--time, a bad --shard, a bad --backend,
+# --device with --devices; and (issue 12, fuzz-wire) --sanitize with an unknown tool, with
+# the simulator alone, with several devices (its workers run on one), with a timeout of 0.
 foreach(bad "--seed;1" "--count;1;--shard;2/2" "--count;1;--shard;x" "--count;1;--backend;gpu"
-            "--count;1;--device;1;--devices;all")
-  string(REPLACE ";" "_" name "${bad}")
-  string(REGEX REPLACE "[^A-Za-z0-9_]" "" name "${name}")
-  add_test(NAME fuzz_loop.usage${name}
-           COMMAND bash -c [=[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
-                              [ "$rc" = 2 ] && grep -q 'ptxgen fuzz --help' <<<"$out"]=]
-                   usage $<TARGET_FILE:ptxgen> fuzz ${bad})
-  set_tests_properties(fuzz_loop.usage${name} PROPERTIES LABELS fuzzloop)
-endforeach()
-
-# issue 12, fuzz-wire: --sanitize's usage errors (exit 2, with the hint): an unknown tool,
-# the simulator alone, several devices (its workers run on one), a timeout of 0.
-foreach(bad "--count;1;--sanitize;leakcheck" "--count;1;--sanitize;racecheck;--backend;sim"
+            "--count;1;--device;1;--devices;all" "--count;1;--sanitize;leakcheck"
+            "--count;1;--sanitize;racecheck;--backend;sim"
             "--count;1;--sanitize;memcheck;--devices;all"
             "--count;1;--sanitize;memcheck;--devices;0,1"
             "--count;1;--sanitize;memcheck;--sanitize-timeout;0")
