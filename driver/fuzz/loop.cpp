@@ -112,9 +112,11 @@ bool is_race(cuda::SanitizerFinding::Kind k) {
 
 /// issue 12, errclass: the known false positive that explains a flagged outcome, decided
 /// from the finding kinds and the kernel's structure (never from a message): synccheck
-/// found only "Missing wait" errors on a kernel with a copy_arrive without noinc, the GPU's
-/// bytes were right (its fault is the sanitizer's verdict alone) and every other backend
-/// passed.
+/// found only "Missing wait" errors on a kernel with a copy_arrive without noinc, the GPU
+/// case is a fault only the tool explains (the bytes were right and judge_sanitizer made
+/// it a fault, or the tool ended the kernel on its finding, as it does on the H200:
+/// CUDA_ERROR_LAUNCH_FAILED), with no known ptxas miscompile in its SASS, and every other
+/// backend passed.
 Explanation explanation_of(const std::vector<BackendOutcome>& outcomes, const Signature& s) {
   if (s.sanitizer_tool != std::optional{cuda::SanitizerTool::synccheck} ||
       s.sanitizer_findings != std::vector{cuda::SanitizerFinding::Kind::barrier_missing_wait})
@@ -122,9 +124,10 @@ Explanation explanation_of(const std::vector<BackendOutcome>& outcomes, const Si
   bool structure = false;
   for (const auto& o : outcomes) {
     const CaseResult& r = o.result;
-    const bool flagged_only = r.sanitizer && r.sanitizer->checked &&
-                              r.status == CaseResult::Status::fault &&
-                              r.stage == CaseResult::Stage::sanitizer;
+    const bool flagged_only =
+        r.sanitizer && r.sanitizer->checked && r.status == CaseResult::Status::fault &&
+        (r.stage == CaseResult::Stage::sanitizer || r.stage == CaseResult::Stage::kernel) &&
+        r.traps.empty();
     if (!flagged_only && r.status != CaseResult::Status::pass)
       return Explanation::none;
     structure = structure || r.copy_arrive_inc;
