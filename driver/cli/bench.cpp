@@ -33,6 +33,7 @@ constexpr std::string_view synopsis =
 
 struct BenchArgs {
   std::vector<std::string> specs;
+  long long reps = 20, warmup = 3; ///< as given (signed: a negative count is a usage error)
   cuda::BenchOptions bench;
   std::string target, ptxas, json;
 };
@@ -154,9 +155,9 @@ void print_row(const SpecBench& r) {
 /// Parses the command line; nullopt when it is fine, else the exit status to end with.
 std::optional<int> parse(const std::vector<std::string>& args, BenchArgs& a) {
   po::options_description opts("options");
-  opts.add_options()("help,h", "show this help")(
-      "reps", po::value(&a.bench.reps)->default_value(20), "timed repetitions (at least 1)")(
-      "warmup", po::value(&a.bench.warmup)->default_value(3), "untimed launches first")(
+  opts.add_options()("help,h", "show this help")("reps", po::value(&a.reps)->default_value(20),
+                                                 "timed repetitions (at least 1)")(
+      "warmup", po::value(&a.warmup)->default_value(3), "untimed launches first")(
       "device", po::value(&a.bench.device)->default_value(0), "the CUDA device ordinal")(
       "target", po::value(&a.target), "the target of the PTX ptxgen emits (default sm_80)")(
       "ptxas", po::value(&a.ptxas), "the ptxas to use")(
@@ -176,8 +177,13 @@ std::optional<int> parse(const std::vector<std::string>& args, BenchArgs& a) {
   }
   if (a.specs.empty())
     return usage_error("bench", "give at least one spec", synopsis);
-  if (a.bench.reps < 1)
-    return usage_error("bench", "--reps must be at least 1", synopsis);
+  constexpr long long most = 1'000'000;
+  if (a.reps < 1 || a.reps > most)
+    return usage_error("bench", "--reps must be from 1 to " + std::to_string(most), synopsis);
+  if (a.warmup < 0 || a.warmup > most)
+    return usage_error("bench", "--warmup must be from 0 to " + std::to_string(most), synopsis);
+  a.bench.reps = static_cast<unsigned>(a.reps);
+  a.bench.warmup = static_cast<unsigned>(a.warmup);
   if (!a.target.empty() && !ptx::Target::parse(a.target))
     return usage_error("bench", "--target expects sm_XX or sm_XXa; got '" + a.target + "'",
                        synopsis);
