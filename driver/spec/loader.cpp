@@ -950,7 +950,7 @@ private:
       decl->tensor.shape = std::move(*shape);
     ok = ok && have_shape;
 
-    decl->tensor.align = shared ? 128u : 16u;
+    decl->tensor.align = shared ? tile::default_shared_align : tile::default_global_align;
     if (const toml::node* v = t->get("align")) {
       if (auto a = get_int(*v, "align", where, "an integer (a power of two)")) {
         const std::int64_t lo = shared ? 16 : 1;
