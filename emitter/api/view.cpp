@@ -4,6 +4,52 @@
 
 namespace ptxgen::api {
 
+namespace {
+
+/// One step's spelling; sizes in the order given.
+std::string rearrange_spelling(const std::string& pattern, const std::vector<AxisSize>& sizes) {
+  std::string out = ".rearrange(\"" + pattern + "\"";
+  for (const AxisSize& s : sizes)
+    out += ", " + s.name + "=" + std::to_string(s.size);
+  return out + ")";
+}
+
+std::string reinterpret_spelling(DType dtype) {
+  return ".view(\"" + std::string(tile::name(dtype)) + "\")";
+}
+
+/// Spells each step of a view.
+struct StepSpelling {
+  std::string operator()(const tile::RearrangeStep& r) const {
+    std::vector<AxisSize> sizes;
+    for (const auto& [name, size] : r.sizes)
+      sizes.push_back({name, size});
+    return rearrange_spelling(r.pattern, sizes);
+  }
+  std::string operator()(const tile::SubStep& s) const {
+    std::string out = ".sub[";
+    for (std::size_t i = 0; i < s.entries.size(); ++i) {
+      const tile::SubEntry& e = s.entries[i];
+      out += i ? ", " : "";
+      out += e.is_slice ? std::to_string(e.begin) + ":" + std::to_string(e.end)
+                        : tile::print(*e.index);
+    }
+    return out + "]";
+  }
+  std::string operator()(const tile::ReinterpretStep& r) const {
+    return reinterpret_spelling(r.dtype);
+  }
+};
+
+} // namespace
+
+std::string spelling(const tile::View& v) {
+  std::string out = v.tensor ? v.tensor->name : std::string();
+  for (const tile::ViewStep& s : v.steps)
+    out += std::visit(StepSpelling{}, s);
+  return out;
+}
+
 View::View(const tile::Tensor& t) : v_(tile::whole(t)), text_(t.name) {}
 
 View View::parsed(tile::View v, std::string text) {
@@ -44,13 +90,10 @@ View View::step(const tile::ViewStep& s, std::string spelling, const Pos& at) co
 
 View View::rearrange(std::string pattern, std::vector<AxisSize> sizes, Pos at) const {
   tile::RearrangeStep r;
-  std::string spelling = ".rearrange(\"" + pattern + "\"";
-  for (const AxisSize& s : sizes) {
+  for (const AxisSize& s : sizes)
     r.sizes[s.name] = s.size;
-    spelling += ", " + s.name + "=" + std::to_string(s.size);
-  }
-  r.pattern = std::move(pattern);
-  return step(r, spelling + ")", at);
+  r.pattern = pattern;
+  return step(r, rearrange_spelling(pattern, sizes), at);
 }
 
 View View::sub(std::vector<Index> entries, Pos at) const {
@@ -81,8 +124,7 @@ View View::sub(std::vector<Index> entries, Pos at) const {
 }
 
 View View::as(DType dtype, Pos at) const {
-  return step(tile::ReinterpretStep{dtype}, ".view(\"" + std::string(tile::name(dtype)) + "\")",
-              at);
+  return step(tile::ReinterpretStep{dtype}, reinterpret_spelling(dtype), at);
 }
 
 namespace {

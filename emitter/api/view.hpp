@@ -123,6 +123,11 @@ private:
   const tile::Tensor* t_;
 };
 
+/// The spec spelling of a tile layer view, from its tensor and steps (not from any
+/// text it was parsed from): `A.sub[bid, 0:32].rearrange("(r v) -> r v", v=8)`.
+/// parse_view of it over the same tensors gives the same view.
+std::string spelling(const tile::View& v);
+
 /// Same tensor, element type, steps (the derivation the reference replays) and affine
 /// form: what makes two views the same view for every later stage.
 bool same_view(const tile::View& a, const tile::View& b);
