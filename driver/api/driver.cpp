@@ -1,12 +1,28 @@
 #include "driver/api/driver.hpp"
 
+#include "driver/api/to_spec.hpp"
 #include "driver/run/pipeline.hpp"
+#include "driver/support/atomic_file.hpp"
+#include "driver/support/temp_dir.hpp"
 
 #include <algorithm>
 
 namespace ptxgen::api {
 
 namespace {
+
+/// A report of one case in error (the spec could not be named or written).
+driver::ConformanceReport failed_case(std::string spec, std::string detail,
+                                      driver::CaseResult::Blame blame) {
+  driver::ConformanceReport r;
+  driver::CaseResult c;
+  c.spec = std::move(spec);
+  c.status = driver::CaseResult::Status::error;
+  c.blame = blame;
+  c.detail = std::move(detail);
+  r.cases.push_back(std::move(c));
+  return r;
+}
 
 Diagnostic unavailable(const AssembleOptions& o, std::string message) {
   Diagnostic d(DiagId::run_ptxas_unavailable, std::move(message));
@@ -71,17 +87,24 @@ driver::ConformanceReport run_conformance(const std::vector<std::filesystem::pat
     args.push_back(s.string());
   std::vector<std::filesystem::path> expanded;
   std::string error;
-  if (!driver::expand_spec_arguments(args, expanded, error)) {
-    driver::ConformanceReport r;
-    driver::CaseResult c;
-    c.spec = specs.empty() ? std::string() : specs.front().string();
-    c.status = driver::CaseResult::Status::error;
-    c.blame = driver::CaseResult::Blame::input;
-    c.detail = error;
-    r.cases.push_back(std::move(c));
-    return r;
-  }
+  if (!driver::expand_spec_arguments(args, expanded, error))
+    return failed_case(specs.empty() ? std::string() : specs.front().string(), error,
+                       driver::CaseResult::Blame::input);
   return driver::run_conformance(expanded, options, {});
+}
+
+driver::ConformanceReport run_kernel(const tile::Kernel& kernel, driver::Backend backend,
+                                     driver::ConformanceOptions options) {
+  std::string error;
+  auto dir = driver::TempDir::create("ptxgen-api-run-", error);
+  const std::string name = kernel.name + ".toml";
+  if (!dir)
+    return failed_case(name, error, driver::CaseResult::Blame::environment);
+  const std::filesystem::path spec = dir->path() / name;
+  if (!driver::write_file_atomically(spec, to_spec_toml(kernel), error))
+    return failed_case(name, error, driver::CaseResult::Blame::environment);
+  options.backend = backend;
+  return driver::run_conformance({spec}, options, {});
 }
 
 } // namespace ptxgen::api

@@ -10,6 +10,7 @@
 #include "driver/run/conformance.hpp"
 #include "emitter/ptx/target.hpp"
 #include "emitter/support/diagnostic.hpp"
+#include "emitter/tile/kernel.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -45,5 +46,12 @@ AssembleOutput assemble(std::string_view ptx, ptx::Target arch,
 driver::ConformanceReport run_conformance(const std::vector<std::filesystem::path>& specs,
                                           driver::Backend backend = driver::Backend::sim,
                                           driver::ConformanceOptions options = {});
+
+/// The same for a kernel built in C++ (or loaded): written as a spec (to_spec_toml) in a
+/// private temporary folder, as `<name>.toml`, and run as one case; the case's `spec`
+/// names that file, which is gone when this returns.
+driver::ConformanceReport run_kernel(const tile::Kernel& kernel,
+                                     driver::Backend backend = driver::Backend::sim,
+                                     driver::ConformanceOptions options = {});
 
 } // namespace ptxgen::api
