@@ -390,28 +390,35 @@ void KernelBuilder::copy(const View& dst, const View& src, Pos at) {
     push(tile::CopyOp{located(dst, at), located(src, at)}, at);
 }
 
+bool KernelBuilder::check_loop_var(const std::string& var, const Pos& at) {
+  if (is_identifier(var) && grammar_leaves_free(var) && !is_param(var) &&
+      !kernel_->find_tensor(var) && !is_open_loop(var))
+    return true;
+  error(DiagId::spec_loop_var_name, at,
+        "loop variable " + squote(var) +
+            " is not an identifier, or is reserved, a parameter, a tensor or the variable of "
+            "an enclosing loop");
+  return false;
+}
+
+bool KernelBuilder::check_loop_bound(const std::string& var, const Expr& bound, const Pos& at) {
+  bool ok = check_names(bound, at);
+  if (tile::uses_thread(bound.node())) {
+    error(DiagId::spec_loop_bound_per_thread, at,
+          "loop " + squote(var) + ": '" + bound.str() +
+              "' differs between the threads of a CTA; every thread must run the same "
+              "iterations");
+    ok = false;
+  }
+  return ok;
+}
+
 Expr KernelBuilder::begin_for(std::string var, const Expr& start, const Expr& stop,
                               const Expr& step, std::int64_t unroll, Pos at) {
   Expr leaf(tile::make_leaf(tile::ExprKind::loop, var));
-  bool ok = true;
-  if (!is_identifier(var) || !grammar_leaves_free(var) || is_param(var) ||
-      kernel_->find_tensor(var) || is_open_loop(var)) {
-    error(DiagId::spec_loop_var_name, at,
-          "loop variable " + squote(var) +
-              " is not an identifier, or is reserved, a parameter, a tensor or the variable of "
-              "an enclosing loop");
-    ok = false;
-  }
-  for (const Expr* bound : {&start, &stop, &step}) {
-    ok = check_names(*bound, at) && ok;
-    if (tile::uses_thread(bound->node())) {
-      error(DiagId::spec_loop_bound_per_thread, at,
-            "loop " + squote(var) + ": '" + bound->str() +
-                "' differs between the threads of a CTA; every thread must run the same "
-                "iterations");
-      ok = false;
-    }
-  }
+  bool ok = check_loop_var(var, at);
+  for (const Expr* bound : {&start, &stop, &step})
+    ok = check_loop_bound(var, *bound, at) && ok;
   if (unroll < 1) {
     error(DiagId::spec_loop_unroll_range, at,
           "unroll must be at least 1; got " + std::to_string(unroll));
@@ -443,6 +450,111 @@ void KernelBuilder::end_for(Pos at) {
     return; // its begin_for was rejected and reported
   std::get<tile::ForOp>(kernel_->ops[open.index].body).end = kernel_->ops.size();
   push(tile::EndOp{open.index}, at);
+}
+
+// ---------------------------------------------------------------- pipelines
+
+namespace {
+
+/// True when e uses a loop leaf named `a` or `b`.
+bool uses_loop(const tile::Expr& e, const std::string& a, const std::string& b) {
+  if (e.kind == tile::ExprKind::loop && (e.name == a || e.name == b))
+    return true;
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [&](const tile::ExprPtr& x) { return uses_loop(*x, a, b); });
+}
+
+} // namespace
+
+/// Runs `make` and moves the ops it added into `out`: applies whose dst depends on
+/// the tile or the stage (loads), or copies and fills (the consumer).
+bool KernelBuilder::capture(const std::function<void(const PipelineVars&)>& make,
+                            const PipelineVars& vars, const PipelineOptions& options, bool loads,
+                            std::vector<tile::Op>& out) {
+  auto& ops = kernel_->ops;
+  const std::size_t before = ops.size();
+  const std::size_t errors_before = diags_.items().size();
+  if (make)
+    make(vars);
+  bool ok = diags_.items().size() == errors_before;
+  for (std::size_t i = before; i < ops.size(); ++i) {
+    tile::Op& op = ops[i];
+    const auto* a = std::get_if<tile::ApplyOp>(&op.body);
+    if (loads && !a) {
+      diags_.add(tile::diagnostic_at(DiagId::spec_pipeline_load_op, op.pos,
+                                     "a pipeline's loads are cp.async applies only"));
+      ok = false;
+    } else if (loads && std::none_of(a->dst.value.terms.begin(), a->dst.value.terms.end(),
+                                     [&](const tile::RuntimeTerm& t) {
+                                       return uses_loop(*t.index, options.var, options.stage_var);
+                                     })) {
+      diags_.add(tile::diagnostic_at(DiagId::spec_pipeline_load_stage, op.pos,
+                                     "the load's dst does not depend on the stage: every tile "
+                                     "would land in the same shared bytes"));
+      ok = false;
+    } else if (!loads && !std::holds_alternative<tile::CopyOp>(op.body) &&
+               !std::holds_alternative<tile::FillOp>(op.body)) {
+      diags_.add(tile::diagnostic_at(DiagId::spec_pipeline_body_op, op.pos,
+                                     "a pipeline's consumer holds only copy and fill ops"));
+      ok = false;
+    } else {
+      out.push_back(std::move(op));
+    }
+  }
+  ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(before), ops.end());
+  return ok;
+}
+
+void KernelBuilder::pipeline(const PipelineOptions& o,
+                             const std::function<void(const PipelineVars&)>& loads,
+                             const std::function<void(const PipelineVars&)>& body, Pos at) {
+  bool ok = check_loop_var(o.var, at);
+  if (o.stage_var == o.var || !check_loop_var(o.stage_var, at)) {
+    if (o.stage_var == o.var)
+      error(DiagId::spec_loop_var_name, at,
+            "stage variable " + squote(o.stage_var) + " is the pipeline's tile variable");
+    ok = false;
+  }
+  ok = check_loop_bound(o.var, o.start, at) && ok;
+  ok = check_loop_bound(o.var, o.stop, at) && ok;
+  if (o.stages < tile::kMinPipelineStages || o.stages > tile::kMaxPipelineStages) {
+    error(DiagId::spec_pipeline_stages, at,
+          "stages must be in " + std::to_string(tile::kMinPipelineStages) + ".." +
+              std::to_string(tile::kMaxPipelineStages) + "; got " + std::to_string(o.stages));
+    ok = false;
+  }
+  if (o.unroll < 1) {
+    error(DiagId::spec_loop_unroll_range, at,
+          "unroll must be at least 1; got " + std::to_string(o.unroll));
+    ok = false;
+  }
+  tile::Pipeline p;
+  p.var = {o.var, o.var, at.source_pos()};
+  p.start = located(o.start, at);
+  p.stop = located(o.stop, at);
+  p.stages = o.stages;
+  p.unroll = o.unroll;
+  p.stage_var = o.stage_var;
+  p.pos = at.source_pos();
+  const bool in_loop = !loops_.empty();
+  const std::size_t open = loops_.size();
+  // The loads and the consumer see the tile and the stage as loop variables.
+  constexpr std::size_t no_op = static_cast<std::size_t>(-1);
+  loops_.push_back(OpenLoop{o.var, no_op, at.source_pos()});
+  loops_.push_back(OpenLoop{o.stage_var, no_op, at.source_pos()});
+  const PipelineVars vars{Expr(tile::make_leaf(tile::ExprKind::loop, o.var)),
+                          Expr(tile::make_leaf(tile::ExprKind::loop, o.stage_var))};
+  ok = capture(loads, vars, o, true, p.loads) && ok;
+  ok = capture(body, vars, o, false, p.body) && ok;
+  loops_.erase(loops_.begin() + static_cast<std::ptrdiff_t>(open), loops_.end());
+  if (!ok || p.loads.empty() || p.body.empty()) {
+    if (ok)
+      error(DiagId::spec_missing_key, at, "a pipeline needs at least one load and one consumer op");
+    return;
+  }
+  p.sync_before = tile::pipeline_needs_sync(p, kernel_->ops, in_loop);
+  for (tile::Op& op : tile::expand_pipeline(p, kernel_->ops.size(), kernel_->launch_bounds()))
+    kernel_->ops.push_back(std::move(op));
 }
 
 // ---------------------------------------------------------------- mbarriers
@@ -554,6 +666,16 @@ void KernelBuilder::expect_equal(const View& lhs, const View& rhs, Pos at) {
   const std::string that = lhs.text() + " == " + rhs.text();
   kernel_->expectations.push_back(
       tile::Expectation{located(lhs, at), located(rhs, at), {that, that, at.source_pos()}});
+}
+
+void KernelBuilder::expect_value(const View& lhs, std::int64_t value, Pos at) {
+  if (!check_view(lhs, at))
+    return;
+  if (auto p = expect_side_problem(lhs))
+    return error(p->first, at, p->second);
+  const std::string that = lhs.text() + " == " + std::to_string(value);
+  kernel_->expectations.push_back(
+      tile::Expectation{located(lhs, at), value, {that, that, at.source_pos()}});
 }
 
 void KernelBuilder::expect_sentinel(const View& lhs, Pos at) {

@@ -21,8 +21,10 @@
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
+#include "emitter/tile/pipeline.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <source_location>
@@ -86,6 +88,23 @@ struct ApplyOptions {
   std::optional<tile::CachePolicy> cache_policy;
 };
 
+/// A software pipeline's tile loop (the spec's `op = "pipeline"`): tiles `var` from
+/// `start` to `stop` (exclusive, CTA-uniform), `stages` shared slots.
+struct PipelineOptions {
+  std::string var = "k";
+  Expr start = 0;
+  Expr stop = 0;
+  std::int64_t stages = tile::kMinPipelineStages;
+  std::int64_t unroll = 1; ///< of the steady-state loop
+  std::string stage_var{tile::kDefaultStageVar};
+};
+
+/// What a pipeline's loads and consumer see: the tile index and its ring slot.
+struct PipelineVars {
+  Expr tile;
+  Expr stage;
+};
+
 class KernelBuilder {
 public:
   /// A kernel named `name` (an identifier); `file` names the input in diagnostics
@@ -144,6 +163,14 @@ public:
                  std::int64_t unroll = 1, Pos at = std::source_location::current());
   void end_for(Pos at = std::source_location::current());
 
+  /// A pipeline (tile/pipeline.hpp): `loads` makes the apply()s of one tile (their
+  /// dst indexed by the stage), `body` the copy()s and fill()s that consume it; the
+  /// builder writes the prologue, the waits, the barriers and the steady-state loop.
+  void pipeline(const PipelineOptions& options,
+                const std::function<void(const PipelineVars&)>& loads,
+                const std::function<void(const PipelineVars&)>& body,
+                Pos at = std::source_location::current());
+
   void mbarrier_init(const View& barrier, std::int64_t count,
                      Pos at = std::source_location::current());
   void copy_arrive(const View& barrier, bool noinc = false,
@@ -156,6 +183,10 @@ public:
   /// `[[expect]] that = "LHS == RHS"`: views of global tensors by .sub with constant
   /// entries only (test runs check the reference's result against it).
   void expect_equal(const View& lhs, const View& rhs, Pos at = std::source_location::current());
+  /// `[[expect]] that = "LHS == VALUE"`: every element holds `value` in LHS's element
+  /// type. Whether the type holds it exactly is the driver's check (run_kernel's
+  /// loader reports spec_expect_value_range); emit() does not look at expectations.
+  void expect_value(const View& lhs, std::int64_t value, Pos at = std::source_location::current());
   /// `[[expect]] that = "LHS == sentinel"`: LHS keeps its initial bytes.
   void expect_sentinel(const View& lhs, Pos at = std::source_location::current());
 
@@ -187,6 +218,10 @@ private:
                                               std::int64_t chunk_bytes, const ApplyOptions& options,
                                               const Pos& at);
   bool is_param(std::string_view name) const;
+  bool check_loop_var(const std::string& var, const Pos& at);
+  bool check_loop_bound(const std::string& var, const Expr& bound, const Pos& at);
+  bool capture(const std::function<void(const PipelineVars&)>& make, const PipelineVars& vars,
+               const PipelineOptions& options, bool loads, std::vector<tile::Op>& out);
   bool is_open_loop(std::string_view name) const;
 
   std::unique_ptr<tile::Kernel> kernel_;
