@@ -23,10 +23,10 @@ namespace ptxgen::api {
 
 struct AssembleOptions {
   /// ptxas to run; empty: the usual search (PTXGEN_PTXAS, the configured toolkit, PATH).
-  std::string ptxas;
+  std::string ptxas{};
   /// The name of the PTX in diagnostics (their `file`).
   std::string ptx_name = "<ptx>";
-  std::vector<std::string> extra_args; ///< appended to ptxas's argv
+  std::vector<std::string> extra_args{}; ///< appended to ptxas's argv
 };
 
 struct AssembleOutput {

@@ -18,14 +18,14 @@
 namespace ptxgen::api {
 
 struct EmitOptions {
-  ptx::Target target = lower::LowerOptions{}.target; ///< `ptxgen emit`'s default
-  std::optional<ptx::PtxVersion> version;            ///< default: the lowest that works
-  std::vector<std::string> header_comments;          ///< `// ...` lines before `.version`
+  ptx::Target target = lower::LowerOptions{}.target;     ///< `ptxgen emit`'s default
+  std::optional<ptx::PtxVersion> version = std::nullopt; ///< default: the lowest that works
+  std::vector<std::string> header_comments{};            ///< `// ...` lines before `.version`
 };
 
 struct EmitResult {
-  std::optional<std::string> ptx;      ///< present exactly when no diagnostic is an error
-  std::vector<Diagnostic> diagnostics; ///< errors, or warnings that came with the PTX
+  std::optional<std::string> ptx = std::nullopt; ///< present exactly when no diagnostic is an error
+  std::vector<Diagnostic> diagnostics{};         ///< errors, or warnings that came with the PTX
   bool ok() const { return ptx.has_value(); }
 };
 

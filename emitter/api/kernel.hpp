@@ -82,10 +82,12 @@ inline tile::CachePolicy create_policy(EvictionPriority primary,
 /// An apply's operands besides dst, src and chunk_bytes (the spec's keys of the same names).
 struct ApplyOptions {
   Scope scope = Scope::thread;
-  std::optional<Expr> src_size;
-  std::optional<Expr> ignore_src;
-  std::optional<Expr> pred;
-  std::optional<tile::CachePolicy> cache_policy;
+  // Every member has an initializer, so that designated initializers that name only
+  // some ({.scope = Scope::cta}) compile quietly under -Wmissing-field-initializers.
+  std::optional<Expr> src_size = std::nullopt;
+  std::optional<Expr> ignore_src = std::nullopt;
+  std::optional<Expr> pred = std::nullopt;
+  std::optional<tile::CachePolicy> cache_policy = std::nullopt;
 };
 
 /// A software pipeline's tile loop (the spec's `op = "pipeline"`): tiles `var` from

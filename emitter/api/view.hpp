@@ -28,7 +28,7 @@ using tile::DType;
 /// A slice of one axis, `begin:end` (end exclusive; nullopt: the axis's size).
 struct Slice {
   std::int64_t begin = 0;
-  std::optional<std::int64_t> end;
+  std::optional<std::int64_t> end = std::nullopt;
 };
 /// The whole axis: the spec's `:`.
 inline constexpr Slice all{};
