@@ -950,7 +950,7 @@ private:
       decl->tensor.shape = std::move(*shape);
     ok = ok && have_shape;
 
-    decl->tensor.align = shared ? 128u : 16u;
+    decl->tensor.align = shared ? tile::default_shared_align : tile::default_global_align;
     if (const toml::node* v = t->get("align")) {
       if (auto a = get_int(*v, "align", where, "an integer (a power of two)")) {
         const std::int64_t lo = shared ? 16 : 1;
@@ -1601,7 +1601,7 @@ private:
     loops_.erase(loops_.begin() + static_cast<std::ptrdiff_t>(open), loops_.end());
     if (!ok)
       return;
-    p.sync_before = pipeline_needs_sync(p);
+    p.sync_before = tile::pipeline_needs_sync(p, kernel_->ops, !loops_.empty());
     for (tile::Op& o : tile::expand_pipeline(p, kernel_->ops.size(), kernel_->launch_bounds()))
       kernel_->ops.push_back(std::move(o));
   }
@@ -1788,43 +1788,6 @@ private:
     }
     return ok;
   }
-
-  /// A cta_sync is needed before the prologue when the stages may have been
-  /// used before it: inside a loop (the previous iteration's consumer), or after
-  /// an op that touches a stage tensor; not right after a cta_sync.
-  bool pipeline_needs_sync(const tile::Pipeline& p) const {
-    const auto& ops = kernel_->ops;
-    if (!ops.empty() && std::holds_alternative<tile::CtaSyncOp>(ops.back().body))
-      return false;
-    if (!loops_.empty())
-      return true;
-    std::set<const tile::Tensor*> stages;
-    for (const tile::Op& l : p.loads)
-      stages.insert(std::get<tile::ApplyOp>(l.body).dst.value.tensor);
-    return std::any_of(ops.begin(), ops.end(),
-                       [&](const tile::Op& o) { return std::visit(TensorUse{stages}, o.body); });
-  }
-
-  /// True for an op that reads or writes one of `tensors`.
-  struct TensorUse {
-    const std::set<const tile::Tensor*>& tensors;
-    bool has(const tile::Located<tile::View>& v) const {
-      return tensors.count(v.value.tensor) != 0;
-    }
-    bool operator()(const tile::ApplyOp& a) const { return has(a.dst) || has(a.src); }
-    bool operator()(const tile::FillOp& f) const { return has(f.dst); }
-    bool operator()(const tile::CopyOp& c) const { return has(c.dst) || has(c.src); }
-    bool operator()(const tile::CommitGroupOp&) const { return false; }
-    bool operator()(const tile::WaitGroupOp&) const { return false; }
-    bool operator()(const tile::WaitAllOp&) const { return false; }
-    bool operator()(const tile::CtaSyncOp&) const { return false; }
-    bool operator()(const tile::ForOp&) const { return false; }
-    bool operator()(const tile::EndOp&) const { return false; }
-    bool operator()(const tile::MbarrierInitOp& m) const { return has(m.barrier); }
-    bool operator()(const tile::CopyArriveOp& m) const { return has(m.barrier); }
-    bool operator()(const tile::MbarrierArriveOp& m) const { return has(m.barrier); }
-    bool operator()(const tile::MbarrierWaitOp& m) const { return has(m.barrier); }
-  };
 
   /// The tensor name a view string starts with ("A" in `A.sub[tid, :]`).
   static std::string_view leading_name(std::string_view s) {

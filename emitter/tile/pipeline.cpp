@@ -1,5 +1,7 @@
 #include "emitter/tile/pipeline.hpp"
 
+#include <algorithm>
+#include <set>
 #include <utility>
 #include <variant>
 
@@ -198,6 +200,41 @@ ExprPtr pipeline_stage(const ExprPtr& tile, std::int64_t stages) {
 std::vector<Op> expand_pipeline(const Pipeline& p, std::size_t first_index,
                                 const LaunchBounds& launch) {
   return Expander(p, first_index, launch).run();
+}
+
+namespace {
+
+/// True for an op that reads or writes one of `tensors`.
+struct TensorUse {
+  const std::set<const Tensor*>& tensors;
+  bool has(const Located<View>& v) const { return tensors.count(v.value.tensor) != 0; }
+  bool operator()(const ApplyOp& a) const { return has(a.dst) || has(a.src); }
+  bool operator()(const FillOp& f) const { return has(f.dst); }
+  bool operator()(const CopyOp& c) const { return has(c.dst) || has(c.src); }
+  bool operator()(const CommitGroupOp&) const { return false; }
+  bool operator()(const WaitGroupOp&) const { return false; }
+  bool operator()(const WaitAllOp&) const { return false; }
+  bool operator()(const CtaSyncOp&) const { return false; }
+  bool operator()(const ForOp&) const { return false; }
+  bool operator()(const EndOp&) const { return false; }
+  bool operator()(const MbarrierInitOp& m) const { return has(m.barrier); }
+  bool operator()(const CopyArriveOp& m) const { return has(m.barrier); }
+  bool operator()(const MbarrierArriveOp& m) const { return has(m.barrier); }
+  bool operator()(const MbarrierWaitOp& m) const { return has(m.barrier); }
+};
+
+} // namespace
+
+bool pipeline_needs_sync(const Pipeline& p, std::span<const Op> before, bool in_loop) {
+  if (!before.empty() && std::holds_alternative<CtaSyncOp>(before.back().body))
+    return false;
+  if (in_loop)
+    return true;
+  std::set<const Tensor*> stages;
+  for (const Op& l : p.loads)
+    stages.insert(std::get<ApplyOp>(l.body).dst.value.tensor);
+  return std::any_of(before.begin(), before.end(),
+                     [&](const Op& o) { return std::visit(TensorUse{stages}, o.body); });
 }
 
 } // namespace ptxgen::tile

@@ -46,6 +46,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,12 @@ struct Pipeline {
 /// tile exists, its predicate and clamp are left out.
 std::vector<Op> expand_pipeline(const Pipeline& p, std::size_t first_index,
                                 const LaunchBounds& launch);
+
+/// Whether `p` needs Pipeline::sync_before: when its stages may have been used
+/// before it, that is inside a loop (`in_loop`: the previous iteration's consumer)
+/// or after an op of `before` (the ops that precede it) that touches a tensor its
+/// loads write; never right after a cta_sync.
+bool pipeline_needs_sync(const Pipeline& p, std::span<const Op> before, bool in_loop);
 
 /// The stage slot of tile `tile`: tile % S (folded when constant).
 ExprPtr pipeline_stage(const ExprPtr& tile, std::int64_t stages);

@@ -14,12 +14,16 @@ enum class Space : std::uint8_t {
   shared, ///< a `.shared` array of the CTA
 };
 
+/// The base alignment of a tensor that declares none (the spec's `align` default).
+inline constexpr std::uint32_t default_global_align = 16;
+inline constexpr std::uint32_t default_shared_align = 128;
+
 struct Tensor {
   std::string name;
   Space space = Space::global;
   std::vector<std::int64_t> shape; ///< row-major ("default" layout)
   DType dtype = DType::uint8;
-  std::uint32_t align = 16; ///< declared base alignment in bytes (shared: at least 128)
+  std::uint32_t align = default_global_align; ///< declared base alignment in bytes
 
   /// Product of the shape (1 for rank 0); -1 when a dimension is negative or it overflows.
   std::int64_t element_count() const;

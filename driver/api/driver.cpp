@@ -1,0 +1,110 @@
+#include "driver/api/driver.hpp"
+
+#include "driver/api/to_spec.hpp"
+#include "driver/run/pipeline.hpp"
+#include "driver/support/atomic_file.hpp"
+#include "driver/support/temp_dir.hpp"
+
+#include <algorithm>
+
+namespace ptxgen::api {
+
+namespace {
+
+/// A report of one case in error (the spec could not be named or written).
+driver::ConformanceReport failed_case(std::string spec, std::string detail,
+                                      driver::CaseResult::Blame blame) {
+  driver::ConformanceReport r;
+  driver::CaseResult c;
+  c.spec = std::move(spec);
+  c.status = driver::CaseResult::Status::error;
+  c.blame = blame;
+  c.detail = std::move(detail);
+  r.cases.push_back(std::move(c));
+  return r;
+}
+
+Diagnostic unavailable(const AssembleOptions& o, std::string message) {
+  Diagnostic d(DiagId::run_ptxas_unavailable, std::move(message));
+  d.file = o.ptx_name;
+  return d;
+}
+
+} // namespace
+
+AssembleOutput assemble(std::string_view ptx, ptx::Target arch, const AssembleOptions& options) {
+  AssembleOutput out;
+  std::string error;
+  auto where = driver::locate_ptxas(options.ptxas, error);
+  if (!where) {
+    out.diagnostics.push_back(unavailable(options, error));
+    return out;
+  }
+  driver::AssembleOptions ao;
+  ao.target = arch;
+  ao.extra_args = options.extra_args;
+  driver::AssembleResult r = driver::assemble(where->path, ptx, ao);
+  out.usage = r.usage;
+  using Status = driver::AssembleResult::Status;
+  switch (r.status) {
+  case Status::ok:
+  case Status::rejected:
+    break;
+  case Status::failed_to_start:
+  case Status::crashed:
+  case Status::timed_out:
+  case Status::io_error:
+    out.diagnostics.push_back(unavailable(options, r.describe()));
+    return out;
+  }
+  for (const driver::PtxasMessage& m : r.messages) {
+    Diagnostic d(m.is_error ? DiagId::run_ptxas_rejected : DiagId::run_ptxas_warning, m.text,
+                 m.is_error ? Severity::error : Severity::warning);
+    d.file = options.ptx_name;
+    d.line = m.line;
+    d.column = m.line ? 1 : 0;
+    d.source_line = m.ptx_line;
+    out.diagnostics.push_back(std::move(d));
+  }
+  if (r.ok()) {
+    out.cubin = std::move(r.cubin);
+  } else if (std::none_of(out.diagnostics.begin(), out.diagnostics.end(),
+                          [](const Diagnostic& d) { return d.severity == Severity::error; })) {
+    // Rejected without a message ptxgen recognises: the description holds its output.
+    Diagnostic d(DiagId::run_ptxas_rejected, r.describe());
+    d.file = options.ptx_name;
+    out.diagnostics.push_back(std::move(d));
+  }
+  return out;
+}
+
+driver::ConformanceReport run_conformance(const std::vector<std::filesystem::path>& specs,
+                                          driver::Backend backend,
+                                          driver::ConformanceOptions options) {
+  options.backend = backend;
+  std::vector<std::string> args;
+  for (const auto& s : specs)
+    args.push_back(s.string());
+  std::vector<std::filesystem::path> expanded;
+  std::string error;
+  if (!driver::expand_spec_arguments(args, expanded, error))
+    return failed_case(specs.empty() ? std::string() : specs.front().string(), error,
+                       driver::CaseResult::Blame::input);
+  return driver::run_conformance(expanded, options, {});
+}
+
+driver::ConformanceReport run_kernel(const tile::Kernel& kernel, driver::Backend backend,
+                                     driver::ConformanceOptions options) {
+  std::string error;
+  auto dir = driver::TempDir::create("ptxgen-api-run-", error);
+  const std::string name = kernel.name + ".toml";
+  if (!dir)
+    return failed_case(name, error, driver::CaseResult::Blame::environment);
+  const std::filesystem::path spec = dir->path() / name;
+  if (!driver::write_file_atomically(spec, to_spec_toml(kernel), error))
+    return failed_case(name, error, driver::CaseResult::Blame::environment);
+  options.backend = backend;
+  return driver::run_conformance({spec}, options, {});
+}
+
+} // namespace ptxgen::api

@@ -1,0 +1,57 @@
+#pragma once
+// The driver's assemble and run for C++ callers (docs/library.md): thin
+// wrappers over driver/ptxas and driver/run, linked from `ptxgen::driver`.
+//
+//   auto e = ptxgen::api::emit(builder);
+//   auto a = ptxgen::api::assemble(*e.ptx, ptxgen::ptx::Target{90, false});
+//   if (a.cubin) load(*a.cubin); else for (auto& d : a.diagnostics) report(d);
+
+#include "driver/ptxas/ptxas.hpp"
+#include "driver/run/conformance.hpp"
+#include "emitter/ptx/target.hpp"
+#include "emitter/support/diagnostic.hpp"
+#include "emitter/tile/kernel.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxgen::api {
+
+struct AssembleOptions {
+  /// ptxas to run; empty: the usual search (PTXGEN_PTXAS, the configured toolkit, PATH).
+  std::string ptxas{};
+  /// The name of the PTX in diagnostics (their `file`).
+  std::string ptx_name = "<ptx>";
+  std::vector<std::string> extra_args{}; ///< appended to ptxas's argv
+};
+
+struct AssembleOutput {
+  std::optional<std::vector<std::uint8_t>> cubin; ///< present exactly when ptxas accepted it
+  /// ptxas's errors and warnings at their PTX lines (run_ptxas_rejected,
+  /// run_ptxas_warning), or why ptxas could not run (run_ptxas_unavailable).
+  std::vector<Diagnostic> diagnostics;
+  std::vector<driver::ResourceUsage> usage; ///< per entry, from ptxas -v
+};
+
+/// Assembles PTX text for `arch` into a cubin with ptxas.
+AssembleOutput assemble(std::string_view ptx, ptx::Target arch,
+                        const AssembleOptions& options = {});
+
+/// `ptxgen run` over spec files (or directories, as the command expands them): emit,
+/// ptxas, the backend (the simulator or the GPU), compared with the CPU reference.
+driver::ConformanceReport run_conformance(const std::vector<std::filesystem::path>& specs,
+                                          driver::Backend backend = driver::Backend::sim,
+                                          driver::ConformanceOptions options = {});
+
+/// The same for a kernel built in C++ (or loaded): written as a spec (to_spec_toml) in a
+/// private temporary folder, as `<name>.toml`, and run as one case; the case's `spec`
+/// names that file, which is gone when this returns.
+driver::ConformanceReport run_kernel(const tile::Kernel& kernel,
+                                     driver::Backend backend = driver::Backend::sim,
+                                     driver::ConformanceOptions options = {});
+
+} // namespace ptxgen::api

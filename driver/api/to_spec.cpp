@@ -1,0 +1,183 @@
+#include "driver/api/to_spec.hpp"
+
+#include "emitter/api/view.hpp"
+#include "emitter/ptx/instruction.hpp"
+#include "emitter/ptx/opcode.hpp"
+#include "emitter/support/unreachable.hpp"
+
+#include <sstream>
+#include <variant>
+
+namespace ptxgen::api {
+
+namespace {
+
+/// A TOML string of `s`: a literal string (views hold double quotes) unless `s`
+/// holds a single quote (a pattern a spec quoted so), then a basic string.
+std::string lit(const std::string& s) {
+  if (s.find('\'') == std::string::npos)
+    return "'" + s + "'";
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string dims(const tile::Dim3& d) {
+  return "[" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + "]";
+}
+
+std::string init_text(const tile::TensorInit& i) {
+  using Kind = tile::TensorInit::Kind;
+  switch (i.kind) {
+  case Kind::zero:
+    return "zero";
+  case Kind::arange_mod:
+    return "arange % " + std::to_string(i.modulus);
+  case Kind::random:
+    return "random(" + std::to_string(i.seed) + ")";
+  case Kind::constant:
+    return "constant(" + std::to_string(i.value) + ")";
+  }
+  unreachable("init_text(): not a TensorInit::Kind");
+}
+
+/// The spec spelling of an eviction priority: name() without its `L2::` prefix.
+std::string priority(ptx::EvictionPriority p) {
+  std::string n(ptx::name(p));
+  const std::string prefix = "L2::";
+  return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n;
+}
+
+std::string expr(const tile::Located<tile::ExprPtr>& e) {
+  return lit(tile::print(*e.value));
+}
+
+/// One [[op]] table's keys after `op = ...`.
+struct OpWriter {
+  std::ostringstream& out;
+
+  void view(const char* key, const tile::Located<tile::View>& v) {
+    out << key << " = " << lit(spelling(v.value)) << "\n";
+  }
+  void operator()(const tile::ApplyOp& a) {
+    out << "op = \"apply\"\nopcode = \"" << ptx::print(a.opcode.value) << "\"\n";
+    view("dst", a.dst);
+    view("src", a.src);
+    out << "chunk_bytes = " << a.chunk_bytes.value << "\n";
+    out << "scope = \"" << (a.scope == tile::Scope::cta ? "cta" : "thread") << "\"\n";
+    if (a.src_size)
+      out << "src_size = " << expr(*a.src_size) << "\n";
+    if (a.ignore_src)
+      out << "ignore_src = " << expr(*a.ignore_src) << "\n";
+    if (a.pred)
+      out << "pred = " << expr(*a.pred) << "\n";
+    if (a.cache_policy)
+      std::visit(*this, a.cache_policy->value);
+  }
+  void operator()(const tile::CachePolicyFromParam& p) {
+    out << "cache_policy = \"param:" << p.param << "\"\n";
+  }
+  void operator()(const tile::CachePolicyCreate& p) {
+    out << "cache_policy = { primary = \"" << priority(p.primary) << "\"";
+    if (p.secondary)
+      out << ", secondary = \"" << priority(*p.secondary) << "\"";
+    out << ", fraction = " << p.fraction << " }\n";
+  }
+  void operator()(const tile::CommitGroupOp&) { out << "op = \"commit_group\"\n"; }
+  void operator()(const tile::WaitGroupOp& w) { out << "op = \"wait_group\"\nn = " << w.n << "\n"; }
+  void operator()(const tile::WaitAllOp&) { out << "op = \"wait_all\"\n"; }
+  void operator()(const tile::CtaSyncOp&) { out << "op = \"cta_sync\"\n"; }
+  void operator()(const tile::FillOp& f) {
+    out << "op = \"fill\"\n";
+    view("dst", f.dst);
+    out << "pattern = [";
+    for (std::size_t i = 0; i < f.pattern.size(); ++i)
+      out << (i ? ", " : "") << static_cast<unsigned>(f.pattern[i]);
+    out << "]\n";
+  }
+  void operator()(const tile::CopyOp& c) {
+    out << "op = \"copy\"\n";
+    view("dst", c.dst);
+    view("src", c.src);
+  }
+  void operator()(const tile::ForOp& f) {
+    out << "op = \"for\"\nvar = \"" << f.var.value << "\"\nstart = " << expr(f.start)
+        << "\nstop = " << expr(f.stop) << "\nstep = " << expr(f.step) << "\nunroll = " << f.unroll
+        << "\n";
+  }
+  void operator()(const tile::EndOp&) { out << "op = \"end\"\n"; }
+  void operator()(const tile::MbarrierInitOp& m) {
+    out << "op = \"mbarrier_init\"\n";
+    view("barrier", m.barrier);
+    out << "count = " << m.count.value << "\n";
+  }
+  void operator()(const tile::CopyArriveOp& m) {
+    out << "op = \"copy_arrive\"\n";
+    view("barrier", m.barrier);
+    out << "noinc = " << (m.noinc ? "true" : "false") << "\n";
+  }
+  void operator()(const tile::MbarrierArriveOp& m) {
+    out << "op = \"mbarrier_arrive\"\n";
+    view("barrier", m.barrier);
+    if (m.pred)
+      out << "pred = " << expr(*m.pred) << "\n";
+  }
+  void operator()(const tile::MbarrierWaitOp& m) {
+    out << "op = \"mbarrier_wait\"\n";
+    view("barrier", m.barrier);
+    out << "parity = " << expr(m.parity) << "\n";
+  }
+};
+
+void write_kernel(std::ostringstream& out, const tile::Kernel& k) {
+  out << "[kernel]\nname = \"" << k.name << "\"\ngrid = " << dims(k.grid_dim.or_x(k.grid))
+      << "\nblock = " << dims(k.block_dim.or_x(k.block)) << "\n";
+  if (k.dynamic_shared)
+    out << "dynamic_shared = " << *k.dynamic_shared << "\n";
+  if (!k.abi.empty()) {
+    out << "abi = [";
+    for (std::size_t i = 0; i < k.abi.size(); ++i)
+      out << (i ? ", " : "") << "\"" << k.abi[i] << "\"";
+    out << "]\n";
+  }
+  for (const tile::ScalarParam& p : k.params) {
+    // As a string: a u64 may exceed TOML's integers.
+    out << "\n[param." << p.name << "]\ndtype = \"" << (p.is_u64 ? "u64" : "u32") << "\"\nvalue = "
+        << (p.is_u64 ? "\"" + std::to_string(p.value) + "\"" : std::to_string(p.value)) << "\n";
+    if (p.range)
+      out << "range = [" << p.range->lo << ", " << p.range->hi << "]\n";
+  }
+  for (const auto& d : k.tensors) {
+    const tile::Tensor& t = d->tensor;
+    const bool shared = t.space == tile::Space::shared;
+    out << "\n[tensor." << t.name << "]\nspace = \"" << (shared ? "shared" : "global")
+        << "\"\nshape = [";
+    for (std::size_t i = 0; i < t.shape.size(); ++i)
+      out << (i ? ", " : "") << t.shape[i];
+    out << "]\ndtype = \"" << tile::name(t.dtype) << "\"\nalign = " << t.align << "\n";
+    if (!shared)
+      out << "init = \"" << init_text(d->init) << "\"\noutput = " << (d->output ? "true" : "false")
+          << "\n";
+  }
+}
+
+} // namespace
+
+std::string to_spec_toml(const tile::Kernel& k) {
+  std::ostringstream out;
+  out << "# Written by ptxgen::api::to_spec_toml.\n";
+  write_kernel(out, k);
+  for (const tile::Op& op : k.ops) {
+    out << "\n[[op]]\n";
+    std::visit(OpWriter{out}, op.body);
+  }
+  for (const tile::Expectation& x : k.expectations)
+    out << "\n[[expect]]\nthat = " << lit(x.that.value) << "\n";
+  return out.str();
+}
+
+} // namespace ptxgen::api

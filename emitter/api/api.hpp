@@ -1,0 +1,8 @@
+#pragma once
+// ptxgen's C++ API in one include (docs/library.md): expressions, tensors and
+// views, the kernel builder and emit().
+
+#include "emitter/api/emit.hpp"
+#include "emitter/api/expr.hpp"
+#include "emitter/api/kernel.hpp"
+#include "emitter/api/view.hpp"

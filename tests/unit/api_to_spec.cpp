@@ -1,0 +1,85 @@
+// to_spec_toml writes a kernel back as a spec the loader reads to the same
+// kernel: every spec of the corpus, loaded, written and loaded again, emits the
+// same PTX (or fails with the same DiagIds). A kernel built in C++ runs through
+// run_conformance that way.
+
+#include "driver/api/driver.hpp"
+#include "driver/api/to_spec.hpp"
+#include "driver/run/pipeline.hpp"
+#include "driver/spec/loader.hpp"
+#include "emitter/api/api.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include <doctest/doctest.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The PTX of `k`, or the DiagIds of its errors spelled as names.
+std::string outcome(const ptxgen::tile::Kernel& k) {
+  const auto r = ptxgen::api::emit(k);
+  if (r.ptx)
+    return *r.ptx;
+  std::set<std::string> ids;
+  for (const auto& d : r.diagnostics)
+    ids.insert(std::string(ptxgen::name(d.id)));
+  std::string out = "failed:";
+  for (const auto& id : ids)
+    out += " " + id;
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("api: every corpus spec written back by to_spec_toml emits the same PTX") {
+  std::vector<fs::path> specs;
+  std::string error;
+  REQUIRE(ptxgen::driver::expand_spec_arguments({std::string(PTXGEN_SOURCE_DIR) + "/specs"}, specs,
+                                                error));
+  REQUIRE(specs.size() > 50);
+  std::size_t emitted = 0;
+  for (const fs::path& spec : specs) {
+    CAPTURE(spec.string());
+    auto loaded = ptxgen::driver::load_spec_file(spec);
+    REQUIRE(loaded);
+    const std::string text = ptxgen::api::to_spec_toml(**loaded);
+    CAPTURE(text);
+    auto again = ptxgen::driver::load_spec_text(text, "written.toml");
+    REQUIRE_MESSAGE(again, again.diagnostics.format_all());
+    const std::string want = outcome(**loaded);
+    CHECK(outcome(**again) == want);
+    CHECK((*again)->expectations.size() == (*loaded)->expectations.size());
+    emitted += want.rfind("failed:", 0) != 0;
+  }
+  CHECK(emitted > 50);
+}
+
+TEST_CASE("api: a kernel built in C++ runs on the simulator against the reference") {
+  std::string error;
+  if (!ptxgen::driver::locate_ptxas("", error)) {
+    MESSAGE("no ptxas here (" << error << "): every backend assembles first");
+    return;
+  }
+  using namespace ptxgen::api;
+  KernelBuilder k("rows");
+  k.launch({2}, {32, 2});
+  Expr n = k.param_u32("n", 50, ptxgen::tile::Interval{0, 64});
+  Tensor A = k.global("A", {2, 64, 16}, DType::uint8, {.init = random_init(3)});
+  Tensor B = k.global("B", {2, 64, 16}, DType::uint8, {.output = true});
+  Tensor S = k.shared("S", {64, 16}, DType::uint8);
+  k.apply(cp_async(CacheOp::cg), S.sub({tid(), all}), A.sub({bid(), tid(), all}), 16,
+          {.src_size = select(tid() < n, 16, 0)});
+  k.commit_group();
+  k.wait_all();
+  k.copy(B.sub({bid(), tid(), all}), S.sub({tid(), all}));
+  k.expect_equal(B.sub({0, slice(0, 50), all}), A.sub({0, slice(0, 50), all}));
+  REQUIRE(emit(k).ok());
+  const auto report = run_kernel(k.kernel(), ptxgen::driver::Backend::sim);
+  REQUIRE(report.cases.size() == 1);
+  CHECK_MESSAGE(report.cases[0].status == ptxgen::driver::CaseResult::Status::pass,
+                report.cases[0].detail);
+  CHECK(report.cases[0].expectations == 1);
+}
