@@ -115,6 +115,7 @@ struct Prepared {
       tamper_sim_outputs = nullptr;
   /// ConformanceOptions::also_simulate: the simulator's outcome (issue 12, fuzz-loop).
   std::optional<CaseResult> sim_result;
+  bool profile = false; ///< ConformanceOptions::profile (issue 13)
 };
 
 /// Marks the case as an error: `blame` says whose.
@@ -333,6 +334,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   p.result.spec = spec.generic_string();
   p.result.expect_fault = is_fault_spec(spec);
   p.dump_dir = o.dump_dir;
+  p.profile = o.profile; // issue 13, run --profile
   if (o.tamper_sim_outputs)
     p.tamper_sim_outputs = &o.tamper_sim_outputs;
   lower::LowerOptions lo;
@@ -458,9 +460,13 @@ void run_on_sim(Prepared& p) {
     else
       launch.params.push_back(p.kernel->find_param(b.name)->value);
   }
+  sim::Profile profile; // issue 13, run --profile
+  launch.profile = p.profile ? &profile : nullptr;
   const auto start = Clock::now();
   auto r = sim::run(*p.program, p.binding.entry, launch, memory);
   p.result.launch_ms = ms_since(start);
+  if (p.profile)
+    p.result.profile = profile.report();
   if (r.fault) {
     p.result.sim_fault = r.fault->kind;
     p.result.sim_race = r.fault->race;
@@ -994,6 +1000,8 @@ std::string to_json(const ConformanceReport& r) {
         << ", \"instruction\": \"" << json_escape(c.traps[t].instruction) << "\", \"why\": \""
         << json_escape(c.traps[t].why) << "\"}";
     j << "]";
+    // issue 13: the simulator's memory-efficiency figures (null without --profile).
+    j << ", \"profile\": " << (c.profile ? sim::profile_json(*c.profile) : "null");
     // issue 12, gpu-sanitize: compute-sanitizer's report (null without --sanitize).
     j << ", \"sanitizer\": ";
     if (c.sanitizer) {

@@ -106,6 +106,7 @@ namespace ptxgen::sim {
 namespace ir {
 struct Module;
 } // namespace ir
+class Profile; // driver/sim/profile.hpp
 
 /// The value every byte of a CTA's shared memory holds before the kernel writes it.
 inline constexpr std::uint8_t poison_byte = 0xA5;
@@ -143,6 +144,9 @@ struct Launch {
   /// A launch that executes more instructions than this (all threads together)
   /// stops with an `instruction_limit` fault: a runaway loop, not a result.
   std::uint64_t max_instructions = 200'000'000;
+  /// issue 13, `run --profile`: when set, every CTA's shared and global accesses by ld, st
+  /// and cp.async are merged into it (driver/sim/profile.hpp); it must outlive the run.
+  Profile* profile = nullptr;
 
   /// CTAs in the grid (x*y*z).
   std::uint64_t grid_total() const {
