@@ -85,8 +85,11 @@ for spec in "${specs[@]}"; do
     table+=("$(printf '%-28s ptxgen run --profile failed (exit status %s)' "$stem" "$rc")")
     continue
   fi
-  timeout 600 "$ncu" --target-processes all --metrics "$list" --csv \
-    "$bin" run --backend cuda -j 1 "$spec" > "$log/$stem.ncu.csv" 2> "$log/$stem.ncu.err"
+  # Only the spec's kernel (not the runner's probe kernels): its entry is the spec's name.
+  kernel=$(sed -n 's/^name *= *"\(.*\)".*/\1/p' "$spec" | head -n 1)
+  timeout 600 "$ncu" --target-processes all --kernel-name "regex:^${kernel}\$" \
+    --metrics "$list" --csv "$bin" run --backend cuda -j 1 "$spec" \
+    > "$log/$stem.ncu.csv" 2> "$log/$stem.ncu.err"
   rc=$?
   if grep -q 'ERR_NVGPUCTRPERM' "$log/$stem.ncu.csv" "$log/$stem.ncu.err"; then
     echo "profile_ncu: ncu is not permitted to read the GPU's counters (ERR_NVGPUCTRPERM):" \

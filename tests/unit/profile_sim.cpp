@@ -16,8 +16,9 @@ namespace {
 
 constexpr std::uint64_t a_base = 0x10000;
 
-// Per thread t: a row store (word t), a column store (word 32 t), a 16-byte row load,
-// a coalesced and a strided global load, a 16-byte cp.async.
+// Per thread t: a row store (word t of the region at byte 12288, 128-byte aligned), a
+// column store (word 32 t), a 16-byte row load, a coalesced and a strided global load,
+// a 16-byte cp.async to byte 8192 + 16 t.
 const std::string ptx = ".version 8.0\n"
                         ".target sm_80\n"
                         ".address_size 64\n"
@@ -32,7 +33,8 @@ const std::string ptx = ".version 8.0\n"
                         "\tmov.u32 %r1, %tid.x;\n"
                         "\tmov.u32 %r2, smem;\n"
                         "\tshl.b32 %r3, %r1, 2;\n"
-                        "\tadd.s32 %r4, %r2, %r3;\n"
+                        "\tadd.s32 %r17, %r3, 12288;\n"
+                        "\tadd.s32 %r4, %r2, %r17;\n"
                         "\tst.shared.u32 [%r4], %r1;\n"
                         "\tshl.b32 %r5, %r1, 7;\n"
                         "\tadd.s32 %r6, %r2, %r5;\n"

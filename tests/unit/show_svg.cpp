@@ -72,13 +72,9 @@ struct DrawnCell {
 
 std::vector<DrawnCell> cells(const std::string& svg) {
   static const std::regex cell(
-      R"(<rect class="cell"[^>]*fill="([^"]+)" > <title>(\w +)\[(\d +), (\d +)\]
-      : (?: thread(\d +) \(warp \d +, lane \d +\), repeat(\([
-                                                     0 - 9,
-                                                   ] *\)) |
-                                                       no thread of CTA 0)) ");
-      std::vector<DrawnCell>
-          out;
+      R"re(<rect class="cell"[^>]*fill="([^"]+)"><title>(\w+)\[(\d+), (\d+)\]: )re"
+      R"re((?:thread (\d+) \(warp \d+, lane \d+\), repeat (\([0-9,]*\))|no thread of CTA 0))re");
+  std::vector<DrawnCell> out;
   for (auto it = std::sregex_iterator(svg.begin(), svg.end(), cell); it != std::sregex_iterator();
        ++it) {
     const auto& m = *it;
