@@ -107,12 +107,15 @@ std::string rates(const fuzz::FuzzReport& r) {
 
 void print_summary(const fuzz::FuzzReport& r, std::ostream& out) {
   out << "backend: " << r.backend_description << "\nsummary: seed " << r.seed << ", shard "
-      << driver::str(r.shard) << ": " << r.specs << " specs (" << r.passed << " pass everywhere), "
-      << r.mutants << " mutants (" << r.mutants_refused << " refused as expected); "
-      << r.finding_count() << " findings, " << r.findings.size() << " kept; " << rates(r)
-      << "; wall " << r.wall_s << " s (shrinking " << r.shrink_s << " s)\n";
+      << driver::str(r.shard) << ": " << r.specs << " specs (" << r.passed << " pass everywhere, "
+      << r.explained << " explained), " << r.mutants << " mutants (" << r.mutants_refused
+      << " refused as expected); " << r.finding_count() << " findings, " << r.findings.size()
+      << " kept; " << rates(r) << "; wall " << r.wall_s << " s (shrinking " << r.shrink_s
+      << " s)\n";
   for (const auto& [c, n] : r.by_class)
     out << "  " << c << ": " << n << '\n';
+  for (const auto& [c, n] : r.explained_by_class) // issue 12, errclass (docs/fuzzing.md)
+    out << "  " << c << ": " << n << " (explained: a known false positive of the tool)\n";
   for (const auto& f : r.findings) {
     out << "finding " << f.signature.class_name() << " seed " << f.seed;
     if (f.shrink)
@@ -204,9 +207,9 @@ int run_fuzz_command(const std::vector<std::string>& args) {
       "sanitize", po::value(&sanitize),
       "run each GPU case under compute-sanitizer TOOL (memcheck, racecheck, synccheck, "
       "initcheck): its findings are findings; with racecheck, a race only it or only the "
-      "simulator sees is a disagreement")("sanitize-timeout",
-                                          po::value(&sanitize_timeout)->default_value(120),
-                                          "seconds one case's sanitizer process may take");
+      "simulator sees is a disagreement; known false positives are counted as explained "
+      "(docs/fuzzing.md)")("sanitize-timeout", po::value(&sanitize_timeout)->default_value(120),
+                           "seconds one case's sanitizer process may take");
   hidden.add_options()("inject-fault", po::value(&inject), "test hook, see inject_fault()")(
       "inject-false-accept", "test hook: mutants replaced by their valid parents");
   po::options_description all;

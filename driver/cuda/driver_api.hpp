@@ -47,7 +47,13 @@ namespace ptxgen::driver::cuda {
   X(cuStreamCreate)                                                                                \
   X(cuStreamDestroy_v2)                                                                            \
   X(cuStreamQuery)                                                                                 \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)                                                                                \
+  X(cuMemcpyDtoD_v2)                                                                               \
+  X(cuEventCreate)                                                                                 \
+  X(cuEventDestroy_v2)                                                                             \
+  X(cuEventRecord)                                                                                 \
+  X(cuEventSynchronize)                                                                            \
+  X(cuEventElapsedTime_v2)
 
 /// The loaded library and its entry points; every pointer is non-null.
 struct DriverApi {

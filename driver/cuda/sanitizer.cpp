@@ -49,7 +49,8 @@ SanitizerFinding::Kind classify(std::string_view headline) {
       starts_with(headline, "Invalid shared") || starts_with(headline, "Invalid local"))
     return K::memory_access;
   if (starts_with(headline, "Barrier error"))
-    return K::barrier;
+    return headline.find("Missing wait") != std::string_view::npos ? K::barrier_missing_wait
+                                                                   : K::barrier;
   if (starts_with(headline, "Uninitialized"))
     return K::uninitialized;
   if (starts_with(headline, "Program hit"))
@@ -136,6 +137,8 @@ std::string_view name(SanitizerFinding::Kind kind) {
     return "race_warning";
   case K::barrier:
     return "barrier";
+  case K::barrier_missing_wait:
+    return "barrier_missing_wait";
   case K::uninitialized:
     return "uninitialized";
   case K::api_error:

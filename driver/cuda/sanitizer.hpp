@@ -51,6 +51,10 @@ struct SanitizerFinding {
     race,          ///< racecheck: a hazard between two accesses (error severity)
     race_warning,  ///< racecheck: a hazard of warning severity
     barrier,       ///< synccheck: a barrier error or invalid barrier arguments
+    /// synccheck: "Barrier error detected. Missing wait." (an mbarrier phase no thread
+    /// waited on; 2025.3.1 also says it of every cp.async.mbarrier.arrive without .noinc,
+    /// a false positive: docs/fuzzing.md)
+    barrier_missing_wait,
     uninitialized, ///< initcheck: a read of uninitialised global memory
     api_error,     ///< "Program hit CUDA_ERROR_...": a driver call failed (often after a fault)
     other,         ///< a finding of a kind not listed here (leaks, newer tools' messages)
@@ -60,7 +64,8 @@ struct SanitizerFinding {
   std::string location; ///< from its "at ..." line ("kernel+0x90"); "" when none
   std::string thread;   ///< from its "by thread ..." line; "" when none
 };
-/// "memory_access", "race", "race_warning", "barrier", "uninitialized", "api_error", "other".
+/// "memory_access", "race", "race_warning", "barrier", "barrier_missing_wait", "uninitialized",
+/// "api_error", "other".
 std::string_view name(SanitizerFinding::Kind kind);
 
 /// What compute-sanitizer said of one case.

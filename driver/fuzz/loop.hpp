@@ -62,6 +62,28 @@ struct BackendOutcome {
   CaseResult result;
 };
 
+/// What one backend's outcome contributes to a signature: its status and the stage that
+/// decided it (issue 12, errclass: a ptxas rejection and a reference refusal are both
+/// Status::error, but different outcomes).
+struct BackendStatus {
+  Backend backend = Backend::sim;
+  CaseResult::Status status = CaseResult::Status::error;
+  CaseResult::Stage stage = CaseResult::Stage::none;
+  bool operator==(const BackendStatus&) const = default;
+};
+
+/// A known false positive of a checking tool that explains an outcome (issue 12, errclass;
+/// docs/fuzzing.md): the outcome is counted as explained, not as a finding.
+enum class Explanation : std::uint8_t {
+  none,
+  /// compute-sanitizer synccheck 2025.3.1 reports "Missing wait" on every kernel with a
+  /// cp.async.mbarrier.arrive without .noinc (copy_arrive without noinc), although the
+  /// GPU's bytes, the simulator and the reference agree.
+  synccheck_missing_wait_inc,
+};
+/// "none", "synccheck_missing_wait_inc".
+std::string_view name(Explanation e);
+
 /// The outcome signature that classifies a finding and that shrinking keeps.
 struct Signature {
   enum class Kind : std::uint8_t {
@@ -71,10 +93,13 @@ struct Signature {
     // issue 12, fuzz-wire: compute-sanitizer as a second oracle (--sanitize).
     sanitizer,     ///< the sanitizer flagged a valid spec (racecheck: a race the simulator saw too)
     race_sim_only, ///< racecheck checked the case and saw no race; the simulator did
-    race_racecheck_only ///< racecheck reported hazards; the simulator ran it and passed
+    race_racecheck_only, ///< racecheck reported hazards; the simulator ran it and passed
+    /// issue 12, errclass: the sanitizer's findings are a known false positive of the
+    /// tool on this kernel's structure (`explanation`); no finding.
+    sanitizer_explained,
   };
   Kind kind = Kind::backends;
-  std::vector<std::pair<Backend, CaseResult::Status>> statuses;
+  std::vector<BackendStatus> statuses;
   std::optional<sim::FaultKind> sim_fault;
   std::vector<DiagId> diagnostics; ///< sorted, unique: the error DiagIds of any backend
   /// --sanitize: the tool, and the kinds of its findings (sorted, unique; never the
@@ -84,9 +109,13 @@ struct Signature {
   /// Known ptxas miscompiles in a faulting GPU case's SASS (CaseResult::traps; sorted,
   /// unique): "cuda_fault-sim_pass-trap_ldgsts_unwritten_uniform".
   std::vector<sass::TrapId> traps;
+  /// Kind::sanitizer_explained: which known false positive.
+  Explanation explanation = Explanation::none;
   bool operator==(const Signature&) const = default;
   /// The finding's class, the folder name's prefix: "sim_mismatch",
   /// "cuda_fault-sim_pass", "sim_invalid-spec_unknown_key", "false_accept",
+  /// "cuda_error_ptxas-sim_error_ptxas" (an error's stage follows its status),
+  /// "sanitizer_explained-synccheck_missing_wait_inc",
   /// "sanitizer-memcheck_memory_access-cuda_fault-sim_pass",
   /// "race_sim_only-racecheck-cuda_pass-sim_fault-race" ...
   std::string class_name() const;
@@ -95,8 +124,10 @@ std::string_view name(Signature::Kind k);
 
 /// The signature of one spec's outcomes on every backend.
 Signature signature_of(const std::vector<BackendOutcome>& outcomes);
-/// True when the signature is a finding (not a pass on every backend).
+/// True when the signature is a finding (not a pass on every backend, not explained).
 bool is_finding(const Signature& s);
+/// True when the signature is an explained outcome (Kind::sanitizer_explained).
+bool is_explained(const Signature& s);
 
 struct Finding {
   Signature signature;
@@ -126,12 +157,17 @@ struct DeviceCount {
 struct FuzzReport {
   std::uint64_t seed = 0;
   Shard shard;
-  std::size_t specs = 0;           ///< generated specs run
-  std::size_t passed = 0;          ///< of those, passed on every backend
+  std::size_t specs = 0;  ///< generated specs run
+  std::size_t passed = 0; ///< of those, passed on every backend
+  /// Of those, explained by a known false positive of a tool (is_explained; issue 12,
+  /// errclass): neither passed nor findings.
+  std::size_t explained = 0;
   std::size_t mutants = 0;         ///< mutants checked
   std::size_t mutants_refused = 0; ///< refused with an expected DiagId
   /// Specs (and mutants) by class name; "pass" for a spec that passed everywhere.
   std::vector<std::pair<std::string, std::size_t>> by_class;
+  /// The explained specs by class name (they are not in by_class).
+  std::vector<std::pair<std::string, std::size_t>> explained_by_class;
   std::vector<BackendTimes> backends;
   std::vector<DeviceCount> devices;            ///< by ordinal; empty when no GPU ran a spec
   std::optional<cuda::SanitizerTool> sanitize; ///< --sanitize

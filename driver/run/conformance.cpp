@@ -49,6 +49,50 @@ std::string_view name(CaseResult::Status s) {
   return "error";
 }
 
+std::string_view name(CaseResult::Stage s) {
+  using S = CaseResult::Stage;
+  switch (s) {
+  case S::none:
+    return "none";
+  case S::emit:
+    return "emit";
+  case S::reference:
+    return "reference";
+  case S::ptxas:
+    return "ptxas";
+  case S::bind:
+    return "bind";
+  case S::simulate:
+    return "simulate";
+  case S::load:
+    return "load";
+  case S::launch:
+    return "launch";
+  case S::kernel:
+    return "kernel";
+  case S::compare:
+    return "compare";
+  case S::output:
+    return "output";
+  case S::sanitizer:
+    return "sanitizer";
+  case S::device:
+    return "device";
+  case S::setup:
+    return "setup";
+  case S::internal:
+    return "internal";
+  }
+  unreachable("name(): not a CaseResult::Stage");
+}
+
+bool has_copy_arrive_inc(const tile::Kernel& k) {
+  return std::any_of(k.ops.begin(), k.ops.end(), [](const tile::Op& op) {
+    const auto* arrive = std::get_if<tile::CopyArriveOp>(&op.body);
+    return arrive && !arrive->noinc;
+  });
+}
+
 std::size_t ConformanceReport::count(CaseResult::Status s) const {
   return static_cast<std::size_t>(std::count_if(
       cases.begin(), cases.end(), [&](const CaseResult& c) { return c.status == s; }));
@@ -118,10 +162,11 @@ struct Prepared {
   bool profile = false; ///< ConformanceOptions::profile (issue 13)
 };
 
-/// Marks the case as an error: `blame` says whose.
-void fail(Prepared& p, CaseResult::Blame blame, std::string detail) {
+/// Marks the case as an error: `blame` says whose, `stage` where it stopped.
+void fail(Prepared& p, CaseResult::Blame blame, CaseResult::Stage stage, std::string detail) {
   p.result.status = CaseResult::Status::error;
   p.result.blame = blame;
+  p.result.stage = stage;
   p.result.detail = std::move(detail);
 }
 
@@ -136,7 +181,7 @@ bool dump_outputs(Prepared& p, const std::map<std::string, std::vector<std::uint
   std::error_code ec;
   fs::create_directories(p.dump_dir, ec);
   if (ec) {
-    fail(p, CaseResult::Blame::environment,
+    fail(p, CaseResult::Blame::environment, CaseResult::Stage::output,
          "--dump: cannot create '" + p.dump_dir + "': " + ec.message());
     return false;
   }
@@ -145,7 +190,7 @@ bool dump_outputs(Prepared& p, const std::map<std::string, std::vector<std::uint
     if (!write_file_atomically(
             fs::path(p.dump_dir) / (stem + "." + name + ".bin"),
             std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), err)) {
-      fail(p, CaseResult::Blame::environment, "--dump: " + err);
+      fail(p, CaseResult::Blame::environment, CaseResult::Stage::output, "--dump: " + err);
       return false;
     }
   }
@@ -221,6 +266,7 @@ void compare(Prepared& p, const std::map<std::string, std::vector<std::uint8_t>>
   p.result.compare_ms = ms_since(start);
   if (mismatched_tensors) {
     p.result.status = CaseResult::Status::mismatch;
+    p.result.stage = CaseResult::Stage::compare;
     p.result.detail = first;
   } else {
     p.result.status = CaseResult::Status::pass;
@@ -242,13 +288,13 @@ void assemble_case(Prepared& p, const ConformanceOptions& o, const PtxasLocation
     p.ready = true;
     return;
   case AssembleResult::Status::rejected:
-    fail(p, CaseResult::Blame::input, r.describe());
+    fail(p, CaseResult::Blame::input, CaseResult::Stage::ptxas, r.describe());
     return;
   case AssembleResult::Status::failed_to_start:
   case AssembleResult::Status::crashed:
   case AssembleResult::Status::timed_out:
   case AssembleResult::Status::io_error:
-    fail(p, CaseResult::Blame::environment, r.describe());
+    fail(p, CaseResult::Blame::environment, CaseResult::Stage::ptxas, r.describe());
     return;
   }
 }
@@ -264,6 +310,7 @@ bool expectations_hold(Prepared& p) {
   if (failed.empty())
     return true;
   p.result.status = CaseResult::Status::invalid;
+  p.result.stage = CaseResult::Stage::reference;
   p.result.detail = failed.format_all();
   p.result.diagnostics = failed; // issue 12, fuzz-loop: the fuzz signature's DiagIds
   return false;
@@ -274,6 +321,7 @@ void mark_unsupported(Prepared& p, std::vector<sim::UnsupportedLine> lines,
                       const std::string& entry) {
   p.result.status = CaseResult::Status::unsupported;
   p.result.blame = CaseResult::Blame::none;
+  p.result.stage = CaseResult::Stage::simulate;
   p.result.sim_fault = sim::FaultKind::unsupported;
   p.result.detail = "the simulator cannot run " + std::to_string(lines.size()) + " line" +
                     (lines.size() == 1 ? "" : "s") + " of entry `" + entry + "`:";
@@ -311,7 +359,7 @@ bool bind_case(Prepared& p, const ConformanceOptions& o) {
       p.binding.entry = o.entry;
     if (o.backend == Backend::sim)
       return true; // run_on_sim says what the simulator cannot read
-    fail(p, CaseResult::Blame::input,
+    fail(p, CaseResult::Blame::input, CaseResult::Stage::bind,
          "cannot check the PTX's parameters against the spec: the simulator's parser does "
          "not read it:\n" +
              program.diagnostics.format_all());
@@ -321,7 +369,7 @@ bool bind_case(Prepared& p, const ConformanceOptions& o) {
   auto b = bind_foreign(*p.kernel, *p.program, o.entry, o.ptx_override_name);
   if (!b) {
     p.result.diagnostics = b.diagnostics;
-    fail(p, CaseResult::Blame::input, b.diagnostics.format_all());
+    fail(p, CaseResult::Blame::input, CaseResult::Stage::bind, b.diagnostics.format_all());
     return false;
   }
   p.binding = std::move(*b);
@@ -346,6 +394,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   p.result.emit_ms = ms_since(start);
   if (!e.kernel || !e.ok()) {
     p.result.status = CaseResult::Status::invalid;
+    p.result.stage = CaseResult::Stage::emit;
     p.result.detail = e.diagnostics.format_all();
     p.result.diagnostics = e.diagnostics; // issue 12, fuzz-loop: the fuzz signature's DiagIds
     return;
@@ -353,6 +402,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   p.kernel = std::move(e.kernel);
   p.ptx = o.ptx_override.empty() ? e.ptx : o.ptx_override;
   p.binding = own_binding(*p.kernel);
+  p.result.copy_arrive_inc = o.ptx_override.empty() && has_copy_arrive_inc(*p.kernel);
 
   for (const auto& t : p.kernel->tensors)
     if (t->tensor.space == tile::Space::global)
@@ -366,8 +416,13 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
     p.expected = evaluate_reference(in);
     p.result.reference_ms = ms_since(start);
     if (!p.expected.problems.empty() && !p.result.expect_fault) {
-      fail(p, CaseResult::Blame::input,
+      fail(p, CaseResult::Blame::input, CaseResult::Stage::reference,
            "the reference found a problem in the spec: " + p.expected.problems.front());
+      // issue 12, errclass: its problems' DiagIds (check_*), for the fuzz signature.
+      const Diagnostics found = findings_as_diagnostics(*p.kernel, p.expected);
+      for (const auto& d : found.items())
+        if (d.severity == Severity::error)
+          p.result.diagnostics.add(d);
       return;
     }
     if (!expectations_hold(p))
@@ -387,6 +442,7 @@ void judge_fault(Prepared& p, const std::string& fault) {
     p.result.detail = "faulted as expected: " + fault;
   } else {
     p.result.status = CaseResult::Status::fault;
+    p.result.stage = CaseResult::Stage::kernel;
     p.result.detail = fault;
   }
 }
@@ -401,10 +457,12 @@ void judge_no_fault(Prepared& p, const std::map<std::string, std::vector<std::ui
     return;
   if (p.result.status == CaseResult::Status::mismatch) {
     p.result.status = CaseResult::Status::pass;
+    p.result.stage = CaseResult::Stage::none;
     p.result.evidence = CaseResult::Evidence::wrong_result;
     p.result.detail = "no fault, but a silently wrong result: " + p.result.detail;
   } else {
     p.result.status = CaseResult::Status::fault;
+    p.result.stage = CaseResult::Stage::compare;
     p.result.detail = "expected a fault or a wrong result, but the kernel did what was asked";
   }
 }
@@ -431,7 +489,7 @@ void run_on_sim(Prepared& p) {
       mark_unsupported(p, std::move(lines), p.binding.entry);
       return;
     }
-    fail(p, CaseResult::Blame::input,
+    fail(p, CaseResult::Blame::input, CaseResult::Stage::simulate,
          "the simulator cannot parse the PTX:\n" + p.parse_problems.format_all());
     return;
   }
@@ -481,7 +539,7 @@ void run_on_sim(Prepared& p) {
       return;
     case sim::FaultOrigin::simulator: // it cannot run this kernel: no verdict, never a pass
     case sim::FaultOrigin::caller:    // the PTX does not fit the spec's launch
-      fail(p, CaseResult::Blame::input, fault);
+      fail(p, CaseResult::Blame::input, CaseResult::Stage::simulate, fault);
       return;
     }
   }
@@ -565,6 +623,7 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
         reports += (reports.empty() ? "" : "; ") + r;
       p.result.status =
           p.result.expect_fault ? CaseResult::Status::pass : CaseResult::Status::fault;
+      p.result.stage = p.result.expect_fault ? CaseResult::Stage::none : CaseResult::Stage::kernel;
       p.result.evidence =
           p.result.expect_fault ? CaseResult::Evidence::wrote_outside : CaseResult::Evidence::none;
       p.result.detail = "wrote outside its tensor (guard bytes damaged): " + reports;
@@ -576,17 +635,17 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
     note_traps(p); // issue 12, sass-trap
     break;
   case S::load_error:
-  case S::launch_error:
     // ptxas accepted the PTX; the driver refusing it is still the input's problem.
-    fail(p, CaseResult::Blame::input,
+    fail(p, CaseResult::Blame::input, CaseResult::Stage::load,
          std::string(cuda::status_name(out.status)) + ": " + out.message);
     break;
+  case S::launch_error:
   case S::timed_out: // a kernel that does not finish: its PTX's problem
-    fail(p, CaseResult::Blame::input,
+    fail(p, CaseResult::Blame::input, CaseResult::Stage::launch,
          std::string(cuda::status_name(out.status)) + ": " + out.message);
     break;
   case S::unavailable:
-    fail(p, CaseResult::Blame::environment,
+    fail(p, CaseResult::Blame::environment, CaseResult::Stage::device,
          std::string(cuda::status_name(out.status)) + ": " + out.message);
     break;
   }
@@ -602,6 +661,7 @@ void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report) {
   if (!report.checked) {
     c.status = CaseResult::Status::error;
     c.blame = CaseResult::Blame::environment;
+    c.stage = CaseResult::Stage::sanitizer;
     c.detail = "compute-sanitizer did not check the case: " + report.summary();
     return;
   }
@@ -610,6 +670,7 @@ void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report) {
   const std::string said = "compute-sanitizer " + report.summary();
   if (c.status == CaseResult::Status::pass) {
     c.status = CaseResult::Status::fault;
+    c.stage = CaseResult::Stage::sanitizer; // the bytes were right: only the tool objects
     c.detail = said;
   } else {
     c.detail += "; " + said;
@@ -785,6 +846,7 @@ ConformanceReport refuse(const std::vector<fs::path>& specs, const Setup& s) {
     c.expect_fault = is_fault_spec(spec);
     c.status = CaseResult::Status::error;
     c.blame = CaseResult::Blame::environment;
+    c.stage = CaseResult::Stage::setup;
     c.detail = s.problem;
     report.cases.push_back(std::move(c));
   }
@@ -877,7 +939,8 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
         else if (o.also_simulate) // issue 12, fuzz-loop
           simulate_too(p);
       } catch (const std::exception& e) {
-        fail(p, CaseResult::Blame::environment, std::string("internal error: ") + e.what());
+        fail(p, CaseResult::Blame::environment, CaseResult::Stage::internal,
+             std::string("internal error: ") + e.what());
         p.ready = false;
       }
       if (o.backend == Backend::sim || !p.ready)
@@ -961,6 +1024,90 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
+namespace {
+
+/// A case's unsupported lines, as a JSON array.
+std::string unsupported_json(const CaseResult& c) {
+  std::ostringstream j;
+  j << "[";
+  for (std::size_t u = 0; u < c.unsupported.size(); ++u)
+    j << (u ? ", " : "") << "{\"line\": " << c.unsupported[u].line << ", \"text\": \""
+      << json_escape(c.unsupported[u].text) << "\", \"reason\": \""
+      << json_escape(c.unsupported[u].reason) << "\"}";
+  j << "]";
+  return j.str();
+}
+
+/// issue 12, sass-trap: a case's known ptxas miscompiles, as a JSON array.
+std::string traps_json(const CaseResult& c) {
+  std::ostringstream j;
+  j << "[";
+  for (std::size_t t = 0; t < c.traps.size(); ++t)
+    j << (t ? ", " : "") << "{\"id\": \"" << sass::name(c.traps[t].id) << "\", \"function\": \""
+      << json_escape(c.traps[t].function) << "\", \"sass_line\": " << c.traps[t].line
+      << ", \"instruction\": \"" << json_escape(c.traps[t].instruction) << "\", \"why\": \""
+      << json_escape(c.traps[t].why) << "\"}";
+  j << "]";
+  return j.str();
+}
+
+/// issue 12, gpu-sanitize: compute-sanitizer's report (null without --sanitize).
+std::string sanitizer_report_json(const std::optional<cuda::SanitizerReport>& r) {
+  if (!r)
+    return "null";
+  const auto& s = *r;
+  std::ostringstream j;
+  j << "{\"tool\": \"" << cuda::name(s.tool)
+    << "\", \"checked\": " << (s.checked ? "true" : "false") << ", \"errors\": " << s.errors
+    << ", \"warnings\": " << s.warnings << ", \"problem\": \"" << json_escape(s.problem)
+    << "\", \"findings\": [";
+  for (std::size_t f = 0; f < s.findings.size(); ++f)
+    j << (f ? ", " : "") << "{\"kind\": \"" << cuda::name(s.findings[f].kind)
+      << "\", \"message\": \"" << json_escape(s.findings[f].message) << "\", \"location\": \""
+      << json_escape(s.findings[f].location) << "\", \"thread\": \""
+      << json_escape(s.findings[f].thread) << "\"}";
+  j << "]}";
+  return j.str();
+}
+
+/// issue 12, errclass: the error DiagIds of the case's refusing stage, as a JSON array.
+std::string diag_ids_json(const CaseResult& c) {
+  std::string j = "[";
+  bool first = true;
+  for (const auto& d : c.diagnostics.items()) {
+    if (d.severity != Severity::error)
+      continue;
+    j += std::string(first ? "" : ", ") + "\"" + std::string(ptxgen::name(d.id)) + "\"";
+    first = false;
+  }
+  return j + "]";
+}
+
+/// One case of the report, as a JSON object.
+std::string case_json(const CaseResult& c) {
+  std::ostringstream j;
+  j << "{\"spec\": \"" << json_escape(c.spec) << "\", \"status\": \"" << name(c.status)
+    << "\", \"stage\": \"" << name(c.stage) << "\", \"diag_ids\": " << diag_ids_json(c)
+    << ", \"expect_fault\": " << (c.expect_fault ? "true" : "false")
+    << ", \"device\": " << (c.device ? std::to_string(*c.device) : "null") << ", \"detail\": \""
+    << json_escape(c.detail) << "\", \"emit_ms\": " << c.emit_ms << ", \"ptxas_ms\": " << c.ptxas_ms
+    << ", \"reference_ms\": " << c.reference_ms << ", \"load_ms\": " << c.load_ms
+    << ", \"launch_ms\": " << c.launch_ms << ", \"compare_ms\": " << c.compare_ms
+    << ", \"bytes_compared\": " << c.bytes_compared << ", \"unsupported\": " << unsupported_json(c);
+  // The simulator's fault and race kinds as data, so that a caller (the foreign
+  // corpus's mutant check) never has to read them out of the detail's wording.
+  j << ", \"sim_fault\": \"" << (c.sim_fault ? sim::name(*c.sim_fault) : std::string_view{})
+    << "\", \"race_kind\": \"" << (c.sim_race ? sim::name(c.sim_race->kind) : std::string_view{})
+    << "\", \"expectations\": " << c.expectations
+    << ", \"expectations_failed\": " << c.expectations_failed << ", \"traps\": " << traps_json(c)
+    << ", \"sanitizer\": " << sanitizer_report_json(c.sanitizer);
+  // issue 13: the simulator's memory-efficiency figures (null without --profile).
+  j << ", \"profile\": " << (c.profile ? sim::profile_json(*c.profile) : "null") << "}";
+  return j.str();
+}
+
+} // namespace
+
 std::string to_json(const ConformanceReport& r) {
   std::ostringstream j;
   j << "{\n  \"setup\": \"" << name(r.setup) << "\",\n  \"backend\": \""
@@ -974,53 +1121,8 @@ std::string to_json(const ConformanceReport& r) {
   for (std::size_t i = 0; i < std::size(all); ++i)
     j << (i ? ", " : "") << '"' << name(all[i]) << "\": " << r.count(all[i]);
   j << "},\n  \"cases\": [\n";
-  for (std::size_t i = 0; i < r.cases.size(); ++i) {
-    const auto& c = r.cases[i];
-    j << "    {\"spec\": \"" << json_escape(c.spec) << "\", \"status\": \"" << name(c.status)
-      << "\", \"expect_fault\": " << (c.expect_fault ? "true" : "false")
-      << ", \"device\": " << (c.device ? std::to_string(*c.device) : "null") << ", \"detail\": \""
-      << json_escape(c.detail) << "\", \"emit_ms\": " << c.emit_ms
-      << ", \"ptxas_ms\": " << c.ptxas_ms << ", \"reference_ms\": " << c.reference_ms
-      << ", \"load_ms\": " << c.load_ms << ", \"launch_ms\": " << c.launch_ms
-      << ", \"compare_ms\": " << c.compare_ms << ", \"bytes_compared\": " << c.bytes_compared
-      << ", \"unsupported\": [";
-    for (std::size_t u = 0; u < c.unsupported.size(); ++u)
-      j << (u ? ", " : "") << "{\"line\": " << c.unsupported[u].line << ", \"text\": \""
-        << json_escape(c.unsupported[u].text) << "\", \"reason\": \""
-        << json_escape(c.unsupported[u].reason) << "\"}";
-    // The simulator's fault and race kinds as data, so that a caller (the foreign
-    // corpus's mutant check) never has to read them out of the detail's wording.
-    j << "], \"sim_fault\": \"" << (c.sim_fault ? sim::name(*c.sim_fault) : std::string_view{})
-      << "\", \"race_kind\": \"" << (c.sim_race ? sim::name(c.sim_race->kind) : std::string_view{})
-      << "\", \"expectations\": " << c.expectations
-      << ", \"expectations_failed\": " << c.expectations_failed << ", \"traps\": [";
-    for (std::size_t t = 0; t < c.traps.size(); ++t) // issue 12, sass-trap
-      j << (t ? ", " : "") << "{\"id\": \"" << sass::name(c.traps[t].id) << "\", \"function\": \""
-        << json_escape(c.traps[t].function) << "\", \"sass_line\": " << c.traps[t].line
-        << ", \"instruction\": \"" << json_escape(c.traps[t].instruction) << "\", \"why\": \""
-        << json_escape(c.traps[t].why) << "\"}";
-    j << "]";
-    // issue 13: the simulator's memory-efficiency figures (null without --profile).
-    j << ", \"profile\": " << (c.profile ? sim::profile_json(*c.profile) : "null");
-    // issue 12, gpu-sanitize: compute-sanitizer's report (null without --sanitize).
-    j << ", \"sanitizer\": ";
-    if (c.sanitizer) {
-      const auto& s = *c.sanitizer;
-      j << "{\"tool\": \"" << cuda::name(s.tool)
-        << "\", \"checked\": " << (s.checked ? "true" : "false") << ", \"errors\": " << s.errors
-        << ", \"warnings\": " << s.warnings << ", \"problem\": \"" << json_escape(s.problem)
-        << "\", \"findings\": [";
-      for (std::size_t f = 0; f < s.findings.size(); ++f)
-        j << (f ? ", " : "") << "{\"kind\": \"" << cuda::name(s.findings[f].kind)
-          << "\", \"message\": \"" << json_escape(s.findings[f].message) << "\", \"location\": \""
-          << json_escape(s.findings[f].location) << "\", \"thread\": \""
-          << json_escape(s.findings[f].thread) << "\"}";
-      j << "]}";
-    } else {
-      j << "null";
-    }
-    j << "}" << (i + 1 < r.cases.size() ? ",\n" : "\n");
-  }
+  for (std::size_t i = 0; i < r.cases.size(); ++i)
+    j << "    " << case_json(r.cases[i]) << (i + 1 < r.cases.size() ? ",\n" : "\n");
   j << "  ]\n}\n";
   return j.str();
 }

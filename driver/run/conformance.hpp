@@ -107,10 +107,31 @@ struct CaseResult {
     input,       ///< the spec or its PTX (ptxas rejected it, the reference refused it)
     environment, ///< ptxas could not run, the device broke, an output could not be written
   };
+  /// The stage whose verdict a status other than pass is (issue 12, errclass): two errors
+  /// of one Status from different stages (ptxas refusing the PTX, the reference refusing the
+  /// spec) are different outcomes, and the fuzz loop's classes and shrinker tell them apart.
+  enum class Stage : std::uint8_t {
+    none,      ///< the case passed (or has not been judged)
+    emit,      ///< loading the spec, its contract or the lowering refused it (DiagIds)
+    reference, ///< the reference refused the spec or missed an expectation (DiagIds)
+    ptxas,     ///< ptxas rejected the PTX, or could not run
+    bind,      ///< the --ptx entry does not fit the spec's ABI (run_* DiagIds)
+    simulate,  ///< the simulator cannot parse or run the kernel with the spec's launch
+    load,      ///< the driver refused to load the module ptxas made
+    launch,    ///< the launch failed, or the kernel did not finish in time
+    kernel,    ///< the kernel faulted, or wrote outside its tensors
+    compare,   ///< the kernel completed with bytes other than the reference's
+    output,    ///< --dump could not write the final tensors
+    sanitizer, ///< compute-sanitizer flagged the case, or did not check it
+    device,    ///< the GPU worker or device became unavailable
+    setup,     ///< the run could not start (no ptxas, no GPU, ...)
+    internal,  ///< an exception inside ptxgen
+  };
   std::string spec;
   Status status = Status::error;
   Evidence evidence = Evidence::none;
   Blame blame = Blame::none;
+  Stage stage = Stage::none;
   bool expect_fault = false; ///< the spec lives under faults/
   /// The ordinal of the GPU that ran the case; nullopt when none did.
   std::optional<int> device;
@@ -122,9 +143,16 @@ struct CaseResult {
   std::string detail; ///< why it did not pass; for faults/, the fault seen
   /// Status::unsupported: every line of the entry the simulator will not run.
   std::vector<sim::UnsupportedLine> unsupported;
-  /// The run_* diagnostics of a --ptx entry that does not fit the spec (run_entry,
-  /// run_param_count, run_param_type): what tests switch on.
+  /// The diagnostics of the stage that refused the case, where it gives DiagIds: the
+  /// loader, contract and lowering (emit), the reference's problems and missed
+  /// expectations (reference), a --ptx entry that does not fit the spec (bind: run_entry,
+  /// run_param_count, run_param_type). What tests and the fuzz signature switch on.
   Diagnostics diagnostics;
+  /// A structural fact of the kernel ptxgen emitted (not of its outcome), for a known false
+  /// positive of compute-sanitizer (issue 12, errclass): the spec has a copy_arrive op
+  /// without noinc (`cp.async.mbarrier.arrive.shared.b64`, which synccheck 2025.3.1 reports
+  /// as "Missing wait"). False for --ptx runs (the PTX is not the spec's lowering).
+  bool copy_arrive_inc = false;
   double emit_ms = 0, ptxas_ms = 0, reference_ms = 0, load_ms = 0, launch_ms = 0, compare_ms = 0;
   std::uint64_t bytes_compared = 0;
   /// The spec's expectations, verified on the reference before the backend runs,
@@ -143,6 +171,18 @@ struct CaseResult {
   std::optional<sim::ProfileReport> profile;
 };
 std::string_view name(CaseResult::Status s);
+/// "none", "emit", "reference", "ptxas", ... (the enumerator's name; the JSON's `stage`).
+std::string_view name(CaseResult::Stage s);
+/// Every stage, in declaration order.
+inline constexpr CaseResult::Stage all_stages[] = {
+    CaseResult::Stage::none,    CaseResult::Stage::emit,   CaseResult::Stage::reference,
+    CaseResult::Stage::ptxas,   CaseResult::Stage::bind,   CaseResult::Stage::simulate,
+    CaseResult::Stage::load,    CaseResult::Stage::launch, CaseResult::Stage::kernel,
+    CaseResult::Stage::compare, CaseResult::Stage::output, CaseResult::Stage::sanitizer,
+    CaseResult::Stage::device,  CaseResult::Stage::setup,  CaseResult::Stage::internal};
+
+/// True when the kernel has a copy_arrive op without noinc (CaseResult::copy_arrive_inc).
+bool has_copy_arrive_inc(const tile::Kernel& k);
 
 struct ConformanceReport {
   /// Whether the run could start: when not, every case is an error saying why.

@@ -1,0 +1,228 @@
+// `ptxgen bench SPEC...` (issue 13): each spec's kernel on the GPU, timed with CUDA events
+// (driver/cuda/bench.hpp), against cuMemcpyDtoD of the same bytes in the same run; a
+// table, and with --json FILE the same as JSON (written atomically). docs/benchmarks.md.
+
+#include "driver/cuda/bench.hpp"
+
+#include "driver/cli/arguments.hpp"
+#include "driver/cli/command.hpp"
+#include "driver/ptxas/ptxas.hpp"
+#include "driver/run/binding.hpp"
+#include "driver/run/conformance.hpp"
+#include "driver/run/pipeline.hpp"
+#include "driver/run/tensor_data.hpp"
+#include "driver/support/atomic_file.hpp"
+#include "emitter/ptx/target.hpp"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace ptxgen::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+namespace cuda = driver::cuda;
+namespace fs = std::filesystem;
+
+constexpr std::string_view synopsis =
+    "ptxgen bench SPEC... [--reps N] [--warmup N] [--device N] [--target sm_XX]\n"
+    "                     [--ptxas PATH] [--json FILE]";
+
+struct BenchArgs {
+  std::vector<std::string> specs;
+  long long reps = 20, warmup = 3; ///< as given (signed: a negative count is a usage error)
+  cuda::BenchOptions bench;
+  std::string target, ptxas, json;
+};
+
+/// One spec's result: what was timed, or why it was not.
+struct SpecBench {
+  std::string spec;
+  std::string problem; ///< set when the spec could not be timed
+  cuda::BenchOutcome outcome;
+};
+
+/// The launch request of a spec's own kernel: its inputs' initial bytes, its parameters.
+cuda::LaunchRequest spec_request(const std::string& spec, const tile::Kernel& k,
+                                 std::vector<std::uint8_t> cubin) {
+  cuda::LaunchRequest req;
+  req.case_name = spec;
+  req.cubin = std::move(cubin);
+  const driver::Binding binding = driver::own_binding(k);
+  req.entry = binding.entry;
+  const auto dims = [](const tile::Dim3& d) {
+    return cuda::LaunchDims{static_cast<unsigned>(d.x), static_cast<unsigned>(d.y),
+                            static_cast<unsigned>(d.z)};
+  };
+  req.grid = dims(k.grid_dim);
+  req.block = dims(k.block_dim);
+  req.dynamic_shared_bytes = binding.dynamic_shared_bytes;
+  std::map<std::string, std::size_t> index;
+  for (const auto& t : k.tensors)
+    if (t->tensor.space == tile::Space::global) {
+      index[t->tensor.name] = req.buffers.size();
+      req.buffers.push_back({t->tensor.name, driver::initial_bytes(*t)});
+    }
+  for (const auto& b : binding.params) {
+    cuda::KernelParam kp;
+    if (b.kind == lower::ParamBinding::Kind::tensor) {
+      kp.kind = cuda::KernelParam::Kind::buffer;
+      kp.buffer_index = index.at(b.name);
+    } else {
+      kp.kind = b.kind == lower::ParamBinding::Kind::u32 ? cuda::KernelParam::Kind::u32
+                                                         : cuda::KernelParam::Kind::u64;
+      kp.value = k.find_param(b.name)->value;
+    }
+    req.params.push_back(kp);
+  }
+  return req;
+}
+
+/// Emits, assembles for the device and times one spec.
+SpecBench bench_spec(const std::string& spec, const BenchArgs& a, const cuda::DeviceInfo& device,
+                     const driver::PtxasLocation& ptxas) {
+  SpecBench r{spec, {}, {}};
+  const auto arch = ptx::Target::parse(device.arch());
+  lower::LowerOptions lo;
+  lo.target = a.target.empty() ? driver::emitted_target : *ptx::Target::parse(a.target);
+  lo.run_target = arch;
+  auto e = driver::emit_spec(spec, lo);
+  if (!e.kernel || !e.ok()) {
+    r.problem = e.diagnostics.format_all();
+    return r;
+  }
+  driver::AssembleOptions ao;
+  ao.target = arch.value_or(lo.target);
+  ao.verbose = false;
+  auto as = driver::assemble(ptxas.path, e.ptx, ao);
+  if (as.status != driver::AssembleResult::Status::ok) {
+    r.problem = as.describe();
+    return r;
+  }
+  r.outcome = cuda::run_bench(spec_request(spec, *e.kernel, std::move(as.cubin)),
+                              cuda::spec_bytes_moved(*e.kernel), a.bench);
+  if (r.outcome.status != cuda::BenchOutcome::Status::ok)
+    r.problem = r.outcome.message;
+  return r;
+}
+
+std::string times_json(const cuda::BenchTimes& t) {
+  std::ostringstream j;
+  j << "{\"median_ms\": " << t.median_ms << ", \"min_ms\": " << t.min_ms << ", \"ms\": [";
+  for (std::size_t i = 0; i < t.ms.size(); ++i)
+    j << (i ? ", " : "") << t.ms[i];
+  j << "]}";
+  return j.str();
+}
+
+std::string to_json(const std::vector<SpecBench>& results, const BenchArgs& a) {
+  std::ostringstream j;
+  j << "{\n  \"reps\": " << a.bench.reps << ",\n  \"warmup\": " << a.bench.warmup
+    << ",\n  \"specs\": [";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    const auto& o = r.outcome;
+    j << (i ? "," : "") << "\n    {\"spec\": \"" << driver::json_escape(r.spec)
+      << "\", \"ok\": " << (r.problem.empty() ? "true" : "false") << ", \"problem\": \""
+      << driver::json_escape(r.problem) << "\", \"device\": \""
+      << driver::json_escape(o.device.name) << "\", \"bytes\": " << o.bytes
+      << ", \"kernel\": " << times_json(o.kernel) << ", \"gb_per_s\": " << o.kernel_gb_per_s()
+      << ", \"memcpy_bytes\": " << o.memcpy_bytes << ", \"memcpy\": " << times_json(o.memcpy)
+      << ", \"memcpy_gb_per_s\": " << o.memcpy_gb_per_s()
+      << ", \"percent_of_memcpy\": " << o.percent_of_memcpy() << ", \"registers\": " << o.registers
+      << "}";
+  }
+  j << (results.empty() ? "" : "\n  ") << "]\n}\n";
+  return j.str();
+}
+
+void print_row(const SpecBench& r) {
+  const auto& o = r.outcome;
+  if (!r.problem.empty()) {
+    std::cout << r.spec << ": not timed: " << r.problem << '\n';
+    return;
+  }
+  char line[256];
+  std::snprintf(line, sizeof line, "%-48s %14llu %10.4f %10.4f %9.1f %9.1f %7.1f%%\n",
+                r.spec.c_str(), static_cast<unsigned long long>(o.bytes), o.kernel.median_ms,
+                o.kernel.min_ms, o.kernel_gb_per_s(), o.memcpy_gb_per_s(), o.percent_of_memcpy());
+  std::cout << line;
+}
+
+/// Parses the command line; nullopt when it is fine, else the exit status to end with.
+std::optional<int> parse(const std::vector<std::string>& args, BenchArgs& a) {
+  po::options_description opts("options");
+  opts.add_options()("help,h", "show this help")("reps", po::value(&a.reps)->default_value(20),
+                                                 "timed repetitions (at least 1)")(
+      "warmup", po::value(&a.warmup)->default_value(3), "untimed launches first")(
+      "device", po::value(&a.bench.device)->default_value(0), "the CUDA device ordinal")(
+      "target", po::value(&a.target), "the target of the PTX ptxgen emits (default sm_80)")(
+      "ptxas", po::value(&a.ptxas), "the ptxas to use")(
+      "json", po::value(&a.json), "also write the results as JSON to FILE (atomically)");
+  po::variables_map vm;
+  if (auto status = parse_arguments("bench", args, opts, a.specs, vm))
+    return status;
+  if (vm.count("help")) {
+    std::cout << "usage: " << synopsis << "\n\n"
+              << "Times each spec's kernel on the GPU with CUDA events (median and minimum of\n"
+                 "--reps launches after --warmup), the global bytes it moves, GB/s, and the\n"
+                 "percentage of cuMemcpyDtoD's bandwidth over the same bytes in the same run\n"
+                 "(docs/benchmarks.md). Exit status: 0 all timed, 1 a spec not timed, 2 usage,\n"
+                 "3 no GPU or no ptxas.\n\n"
+              << opts;
+    return exit_ok;
+  }
+  if (a.specs.empty())
+    return usage_error("bench", "give at least one spec", synopsis);
+  constexpr long long most = 1'000'000;
+  if (a.reps < 1 || a.reps > most)
+    return usage_error("bench", "--reps must be from 1 to " + std::to_string(most), synopsis);
+  if (a.warmup < 0 || a.warmup > most)
+    return usage_error("bench", "--warmup must be from 0 to " + std::to_string(most), synopsis);
+  a.bench.reps = static_cast<unsigned>(a.reps);
+  a.bench.warmup = static_cast<unsigned>(a.warmup);
+  if (!a.target.empty() && !ptx::Target::parse(a.target))
+    return usage_error("bench", "--target expects sm_XX or sm_XXa; got '" + a.target + "'",
+                       synopsis);
+  return std::nullopt;
+}
+
+int run_bench_command(const std::vector<std::string>& args) {
+  BenchArgs a;
+  if (auto status = parse(args, a))
+    return *status;
+  std::string why;
+  const auto device = cuda::probe_device(a.bench.device, why, a.bench.library);
+  if (!device)
+    return command_error("bench", exit_environment, "no usable GPU: " + why);
+  auto ptxas = driver::locate_ptxas(a.ptxas, why);
+  if (!ptxas)
+    return command_error("bench", exit_environment, why);
+  std::printf("device %d: %s (%s); %u warm-up, %u timed repetitions; medians\n", device->ordinal,
+              device->name.c_str(), device->arch().c_str(), a.bench.warmup, a.bench.reps);
+  std::printf("%-48s %14s %10s %10s %9s %9s %8s\n", "spec", "bytes", "median_ms", "min_ms", "GB/s",
+              "DtoD GB/s", "of DtoD");
+  std::vector<SpecBench> results;
+  bool all = true;
+  for (const auto& spec : a.specs) {
+    results.push_back(bench_spec(spec, a, *device, *ptxas));
+    print_row(results.back());
+    all = all && results.back().problem.empty();
+  }
+  if (!a.json.empty()) {
+    std::string err;
+    if (!driver::write_file_atomically(a.json, to_json(results, a), err))
+      return command_error("bench", exit_environment, err);
+  }
+  return all ? exit_ok : exit_input;
+}
+
+} // namespace
+
+PTXGEN_REGISTER_COMMAND(bench, "bench", "time specs' kernels on the GPU against cuMemcpyDtoD",
+                        run_bench_command);
+
+} // namespace ptxgen::cli
