@@ -73,7 +73,21 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return s + "]";
 }
 
-void text(std::ostream& o, int x, int y, const std::string& cls, const std::string& s) {
+/// The SVG body being written, and how far right its text reaches.
+struct Canvas {
+  std::ostringstream out;
+  int width = 0;
+  template <class T>
+  Canvas& operator<<(const T& v) {
+    out << v;
+    return *this;
+  }
+};
+
+/// Text of class `cls` at (x, y); a monospace character is about 0.62 em wide.
+void text(Canvas& o, int x, int y, const std::string& cls, const std::string& s) {
+  const int px = cls == "heading" ? 14 : cls == "op-title" ? 13 : 11;
+  o.width = std::max(o.width, x + static_cast<int>(s.size()) * px * 62 / 100);
   o << "<text class=\"" << cls << "\" x=\"" << x << "\" y=\"" << y << "\">" << xml(s)
     << "</text>\n";
 }
@@ -91,7 +105,7 @@ bool one_run(const ViewPanel& v, std::int64_t index) {
 }
 
 /// Draws the element grid of `v` with its top at y; returns the y below it.
-int draw_grid(std::ostream& o, const ViewPanel& v, int y) {
+int draw_grid(Canvas& o, const ViewPanel& v, int y) {
   const auto& shape = v.tensor->shape;
   for (std::int64_t c = 0; c < v.shown_cols; ++c)
     text(o, margin + index_w + static_cast<int>(c) * cell_w + 2, y + 11, "index",
@@ -135,7 +149,7 @@ int draw_grid(std::ostream& o, const ViewPanel& v, int y) {
 }
 
 /// Draws warp 0's shared accesses of `v`; returns the y below them.
-int draw_banks(std::ostream& o, const ViewPanel& v, int y) {
+int draw_banks(Canvas& o, const ViewPanel& v, int y) {
   text(o, margin, y + 12, "caption",
        "warp 0's shared accesses (" + std::to_string(v.access_bytes) + " bytes per lane; " +
            std::to_string(v.bank_accesses) + " in all" +
@@ -180,7 +194,7 @@ int draw_banks(std::ostream& o, const ViewPanel& v, int y) {
   return y + line_h / 2;
 }
 
-int draw_view(std::ostream& o, const ViewPanel& v, int y) {
+int draw_view(Canvas& o, const ViewPanel& v, int y) {
   const auto& t = *v.tensor;
   text(o, margin, y + 12, "view-title",
        v.role + ": " + v.text + "  (" + (t.space == tile::Space::shared ? "shared" : "global") +
@@ -219,15 +233,17 @@ std::string thread_colour(std::int64_t tid) {
 }
 
 std::string render_svg(const Picture& p) {
-  std::ostringstream body;
+  Canvas body;
   int y = margin;
   text(body, margin, y + 14, "heading",
        "ptxgen show: kernel " + p.kernel + " (" + p.spec + "), CTA 0 of its grid, " +
-           std::to_string(p.threads) +
-           " threads: each cell is coloured by the thread that copies it and labelled T<thread> "
-           "and its repeat coordinate");
-  y += line_h + 12;
-  std::int64_t widest = 1200;
+           std::to_string(p.threads) + " threads");
+  y += line_h + 6;
+  text(body, margin, y + 12, "caption",
+       "each cell is coloured by the thread that copies it and labelled T<thread> and its "
+       "repeat coordinate; hover a cell for its element, warp and lane");
+  y += line_h + 8;
+  std::int64_t widest = 0;
   for (const auto& op : p.ops) {
     text(body, margin, y + 14, "op-title",
          "op " + std::to_string(op.index + 1) + " (line " + std::to_string(op.line) +
@@ -239,6 +255,7 @@ std::string render_svg(const Picture& p) {
     }
   }
   widest = std::max<std::int64_t>(widest, 2 * margin + bank_label_w + sim::shared_banks * bank_w);
+  widest = std::max<std::int64_t>(widest, body.width + margin);
   std::ostringstream o;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << widest
@@ -259,7 +276,7 @@ std::string render_svg(const Picture& p) {
        "</style>\n"
     << "<rect x=\"0\" y=\"0\" width=\"" << widest << "\" height=\"" << y + margin
     << "\" fill=\"#ffffff\"/>\n"
-    << body.str() << "</svg>\n";
+    << body.out.str() << "</svg>\n";
   return o.str();
 }
 
