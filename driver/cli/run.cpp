@@ -145,6 +145,9 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
     return command_error("run", exit_environment, r.backend_description);
   }
   print_table(r, std::cout);
+  for (const auto& c : r.cases) // issue 13, --profile: the simulator's figures per spec
+    if (c.profile)
+      sim::print_profile(c.spec, *c.profile, std::cout);
   std::cout << "backend: " << r.backend_description << '\n'
             << "summary: " << spec_count(r.cases.size(), output) << ": "
             << r.count(CaseResult::Status::pass) << " pass, "
@@ -332,7 +335,9 @@ int run_run(const std::vector<std::string>& args) {
       "run each GPU case under compute-sanitizer --tool TOOL (memcheck, racecheck, synccheck, "
       "initcheck), one worker process per case, -j at once")(
       "sanitize-timeout", po::value(&sanitize_timeout)->default_value(120),
-      "with --sanitize: seconds one case's sanitizer process may take");
+      "with --sanitize: seconds one case's sanitizer process may take")(
+      "profile", "on the simulator: wavefronts per shared request (bank conflicts) and "
+                 "sectors per global request (coalescing), per instruction (docs/profile.md)");
   std::vector<std::string> specs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("run", args, opts, specs_in, vm))
@@ -398,14 +403,17 @@ int run_run(const std::vector<std::string>& args) {
     return *status;
   if (specs.empty())
     return empty_shard(output);
-  if (backend == "sim") {
+  o.profile = vm.count("profile") > 0; // issue 13: a simulator figure; auto means sim
+  if (o.profile && backend == "cuda")
+    return usage_error("run", "--profile runs on the simulator; it cannot go with --backend cuda");
+  if (backend == "sim" || (o.profile && backend == "auto")) {
     o.backend = driver::Backend::sim;
   } else if (backend == "cuda" || backend == "auto") {
     o.backend = driver::Backend::cuda;
   } else {
     return usage_error("run", "--backend expects auto, cuda or sim; got '" + backend + "'");
   }
-  return conform(specs, o, backend == "auto", output);
+  return conform(specs, o, backend == "auto" && !o.profile, output);
 }
 
 } // namespace

@@ -159,6 +159,7 @@ struct Prepared {
       tamper_sim_outputs = nullptr;
   /// ConformanceOptions::also_simulate: the simulator's outcome (issue 12, fuzz-loop).
   std::optional<CaseResult> sim_result;
+  bool profile = false; ///< ConformanceOptions::profile (issue 13)
 };
 
 /// Marks the case as an error: `blame` says whose, `stage` where it stopped.
@@ -381,6 +382,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   p.result.spec = spec.generic_string();
   p.result.expect_fault = is_fault_spec(spec);
   p.dump_dir = o.dump_dir;
+  p.profile = o.profile; // issue 13, run --profile
   if (o.tamper_sim_outputs)
     p.tamper_sim_outputs = &o.tamper_sim_outputs;
   lower::LowerOptions lo;
@@ -516,9 +518,13 @@ void run_on_sim(Prepared& p) {
     else
       launch.params.push_back(p.kernel->find_param(b.name)->value);
   }
+  sim::Profile profile; // issue 13, run --profile
+  launch.profile = p.profile ? &profile : nullptr;
   const auto start = Clock::now();
   auto r = sim::run(*p.program, p.binding.entry, launch, memory);
   p.result.launch_ms = ms_since(start);
+  if (p.profile)
+    p.result.profile = profile.report();
   if (r.fault) {
     p.result.sim_fault = r.fault->kind;
     p.result.sim_race = r.fault->race;
@@ -1094,7 +1100,9 @@ std::string case_json(const CaseResult& c) {
     << "\", \"race_kind\": \"" << (c.sim_race ? sim::name(c.sim_race->kind) : std::string_view{})
     << "\", \"expectations\": " << c.expectations
     << ", \"expectations_failed\": " << c.expectations_failed << ", \"traps\": " << traps_json(c)
-    << ", \"sanitizer\": " << sanitizer_report_json(c.sanitizer) << "}";
+    << ", \"sanitizer\": " << sanitizer_report_json(c.sanitizer);
+  // issue 13: the simulator's memory-efficiency figures (null without --profile).
+  j << ", \"profile\": " << (c.profile ? sim::profile_json(*c.profile) : "null") << "}";
   return j.str();
 }
 

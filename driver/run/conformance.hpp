@@ -11,6 +11,7 @@
 #include "driver/run/pipeline.hpp"
 #include "driver/run/shard.hpp"
 #include "driver/sass/traps.hpp"
+#include "driver/sim/profile.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/target.hpp"
 
@@ -75,6 +76,9 @@ struct ConformanceOptions {
   std::function<void(const std::string& ptx,
                      std::map<std::string, std::vector<std::uint8_t>>& outputs)>
       tamper_sim_outputs;
+  /// issue 13, `run --profile`: the simulator collects memory-efficiency figures per case
+  /// (CaseResult::profile; driver/sim/profile.hpp).
+  bool profile = false;
 };
 
 /// One spec's outcome.
@@ -163,6 +167,8 @@ struct CaseResult {
   // (detail "compute-sanitizer TOOL: ..."); a case the tool did not check is an
   // environment `error`; a faults/ spec's findings are its expected evidence.
   std::optional<cuda::SanitizerReport> sanitizer;
+  /// issue 13: with ConformanceOptions::profile, the simulator's figures for the case.
+  std::optional<sim::ProfileReport> profile;
 };
 std::string_view name(CaseResult::Status s);
 /// "none", "emit", "reference", "ptxas", ... (the enumerator's name; the JSON's `stage`).

@@ -4,6 +4,7 @@
 #include "driver/sim/alu.hpp"
 #include "driver/sim/ir.hpp"
 #include "driver/sim/mbarrier.hpp"
+#include "driver/sim/profile.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/support/unreachable.hpp"
@@ -174,6 +175,8 @@ public:
         frames_(static_cast<std::size_t>(c.l.block_total()) * c.e.frame_bytes, 0),
         iterations_(static_cast<std::size_t>(c.l.block_total()) * c.slots, 0),
         mb_(static_cast<std::uint32_t>(c.l.block_total()), c.uses_mbarriers) {
+    if (l_.profile != nullptr) // issue 13, run --profile
+      prof_.emplace(l_.block_total());
     threads_.resize(static_cast<std::size_t>(c.l.block_total()));
     for (std::uint32_t t = 0; t < threads_.size(); ++t) {
       threads_[t].tid = t;
@@ -183,6 +186,13 @@ public:
       threads_[t].frame = frames_.data() + static_cast<std::size_t>(t) * e_.frame_bytes;
     }
   }
+
+  ~Cta() {
+    if (prof_) // issue 13, run --profile: this CTA's requests into the launch's figures
+      l_.profile->merge(*prof_);
+  }
+  Cta(const Cta&) = delete;
+  Cta& operator=(const Cta&) = delete;
 
   void run() {
     while (true) {
@@ -422,6 +432,16 @@ private:
                    std::to_string(n) + " bytes");
   }
 
+  /// issue 13, run --profile: reports an access of `op` to the CTA's profile, if any.
+  void profiled(const Thread& t, const ir::Op& op, AccessKind kind, std::uint64_t addr,
+                std::uint64_t n) {
+    if (!prof_)
+      return;
+    const auto index = static_cast<std::uint32_t>(&op - e_.ops.data());
+    prof_->access(index, op.line, e_.texts[op.text], kind, t.tid, t.iterations[slot_[index]], addr,
+                  static_cast<std::uint32_t>(n));
+  }
+
   // ------------------------------------------------ race tracking
 
   /// The access `op` of thread `t` is making now.
@@ -606,6 +626,9 @@ private:
       c.buffer = find_buffer(src, c.src_bytes);
     }
     check_write(t, self, dst, op.cp_size, true, false);
+    profiled(t, op, AccessKind::shared_async, dst, op.cp_size);
+    if (c.src_bytes > 0)
+      profiled(t, op, AccessKind::global_async, src, c.src_bytes);
     for (std::uint64_t b = dst; b < dst + op.cp_size; ++b)
       track_[b].pending = static_cast<std::int32_t>(t.tid);
     t.copies.push_back(c);
@@ -692,6 +715,7 @@ private:
       if (shared) {
         check_shared(t, op, addr, total, what);
         not_an_mbarrier(t, op, addr, total, what);
+        profiled(t, op, is_ld ? AccessKind::shared_load : AccessKind::shared_store, addr, total);
         t.spin_read = is_ld && (op.strong || t.spin_read);
         if (is_ld) {
           on_read(t, op, addr, total);
@@ -704,6 +728,7 @@ private:
       } else {
         t.spin_read = is_ld && (op.strong || t.spin_read);
         bytes = global_bytes(t, op, addr, total, what);
+        profiled(t, op, is_ld ? AccessKind::global_load : AccessKind::global_store, addr, total);
       }
     }
     for (std::uint32_t k = 0; k < op.vec; ++k) {
@@ -1510,6 +1535,7 @@ private:
   std::vector<Thread> threads_;
   std::uint32_t phase_ = 0;
   detail::Mbarriers mb_;
+  std::optional<CtaProfile> prof_; ///< issue 13: set when the launch is profiled
 
 #include "driver/sim/executor_mbarrier.inc"
 };

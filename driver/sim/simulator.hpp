@@ -106,6 +106,7 @@ namespace ptxgen::sim {
 namespace ir {
 struct Module;
 } // namespace ir
+class Profile; // driver/sim/profile.hpp
 
 /// The value every byte of a CTA's shared memory holds before the kernel writes it.
 inline constexpr std::uint8_t poison_byte = 0xA5;
@@ -140,6 +141,9 @@ struct Launch {
   std::uint32_t dynamic_shared_bytes = 0;
   /// One value per declared `.param`, in declaration order (u32 params are truncated).
   std::vector<std::uint64_t> params;
+  /// issue 13, `run --profile`: when set, every CTA's shared and global accesses by ld, st
+  /// and cp.async are merged into it (driver/sim/profile.hpp); it must outlive the run.
+  Profile* profile = nullptr;
   /// A launch that executes more instructions than this (all threads together)
   /// stops with an `instruction_limit` fault: a runaway loop, not a result.
   std::uint64_t max_instructions = 200'000'000;
