@@ -9,3 +9,18 @@ set_target_properties(ptxgen_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT
 
 # The GPU streaming-copy benchmark (tools/bench/stream_bench.cmake).
 include(${PROJECT_SOURCE_DIR}/tools/bench/stream_bench.cmake)
+
+# ptxgen_ref_sim_bench (tools/bench/ref_sim_bench.cpp): the reference's GB/s, the
+# simulator's instructions/s and the time of `check` and `run --backend sim` of the
+# 1024 x 1024 float32 copy (docs/benchmarks.md). A program to run by hand; the smoke
+# test runs its --quick form (every step must succeed; the figures are not judged).
+add_executable(ptxgen_ref_sim_bench ${PROJECT_SOURCE_DIR}/tools/bench/ref_sim_bench.cpp)
+target_link_libraries(ptxgen_ref_sim_bench PRIVATE ptxgen_driver)
+target_compile_options(ptxgen_ref_sim_bench PRIVATE ${PTXGEN_WARNINGS})
+target_compile_definitions(ptxgen_ref_sim_bench PRIVATE PTXGEN_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                                                        PTXGEN_EXE="$<TARGET_FILE:ptxgen>")
+set_target_properties(ptxgen_ref_sim_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                                                      ${PROJECT_BINARY_DIR})
+add_dependencies(ptxgen_ref_sim_bench ptxgen)
+add_test(NAME bench.ref_sim_smoke COMMAND ptxgen_ref_sim_bench --quick)
+set_tests_properties(bench.ref_sim_smoke PROPERTIES LABELS bench)

@@ -145,6 +145,27 @@ bool plan_rearrange(const tile::RearrangeStep& step, const std::vector<std::int6
   return true;
 }
 
+/// The names of a parsed pattern as indices (in the order of the left side), with sizes.
+bool resolve_names(const NaivePattern& pattern,
+                   const std::map<std::string, std::int64_t, std::less<>>& sizes,
+                   NaivePlan::Names& out) {
+  std::map<std::string, std::size_t, std::less<>> index;
+  for (const auto& g : pattern.lhs) {
+    out.lhs.emplace_back();
+    for (const auto& n : g) {
+      index.emplace(n, out.size.size());
+      out.lhs.back().push_back(out.size.size());
+      out.size.push_back(sizes.at(n));
+    }
+  }
+  for (const auto& g : pattern.rhs) {
+    out.rhs.emplace_back();
+    for (const auto& n : g)
+      out.rhs.back().push_back(index.at(n)); // both sides name the same axes (parsed so)
+  }
+  return true;
+}
+
 bool plan_sub(const tile::SubStep& step, const std::vector<std::int64_t>& in,
               std::vector<std::int64_t>& out, std::string& why) {
   if (step.entries.size() > in.size()) {
@@ -251,6 +272,7 @@ NaivePlan naive_plan(const tile::View& v) {
   plan.levels.push_back({v.tensor->shape, naive_dtype_bytes(v.tensor->dtype)});
   plan.patterns.resize(v.steps.size());
   plan.name_sizes.resize(v.steps.size());
+  plan.names.resize(v.steps.size());
   for (std::size_t i = 0; i < v.steps.size(); ++i) {
     const NaivePlan::Level& in = plan.levels.back();
     NaivePlan::Level out{{}, in.element_bytes};
@@ -260,7 +282,8 @@ NaivePlan naive_plan(const tile::View& v) {
           using S = std::decay_t<decltype(step)>;
           if constexpr (std::is_same_v<S, tile::RearrangeStep>) {
             return plan_rearrange(step, in.shape, plan.patterns[i], plan.name_sizes[i], out.shape,
-                                  why);
+                                  why) &&
+                   resolve_names(plan.patterns[i], plan.name_sizes[i], plan.names[i]);
           } else if constexpr (std::is_same_v<S, tile::SubStep>) {
             return plan_sub(step, in.shape, out.shape, why);
           } else {
@@ -325,53 +348,64 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
     return r;
   };
   const unsigned eb = plan.element_bytes();
+  // The sub steps' index values: the same for every byte of the element, evaluated once
+  // (on the first byte's walk, as that walk reaches them).
+  std::vector<std::vector<std::int64_t>> index_values(v.steps.size());
+  std::vector<std::int64_t> cur;
+  std::vector<std::int64_t> prev;
+  std::vector<std::int64_t> digit; // a rearrange's names' values, by resolved index
   for (unsigned byte0 = 0; byte0 < eb; ++byte0) {
-    std::vector<std::int64_t> cur(coords.begin(), coords.end());
+    cur.assign(coords.begin(), coords.end());
     std::int64_t byte = byte0;
     for (std::size_t i = v.steps.size(); i-- > 0;) {
       check_range(cur, i + 1);
-      std::vector<std::int64_t> prev;
+      prev.clear();
       bool ok = true;
       std::visit(
           [&](const auto& step) {
             using S = std::decay_t<decltype(step)>;
             if constexpr (std::is_same_v<S, tile::RearrangeStep>) {
-              const auto& pat = plan.patterns[i];
-              const auto& sizes = plan.name_sizes[i];
-              std::map<std::string, std::int64_t, std::less<>> value;
-              for (std::size_t a = 0; a < pat.rhs.size(); ++a) {
+              const NaivePlan::Names& names = plan.names[i];
+              digit.assign(names.size.size(), 0);
+              for (std::size_t a = 0; a < names.rhs.size(); ++a) {
                 std::int64_t c = cur[a];
-                const auto& g = pat.rhs[a];
+                const auto& g = names.rhs[a];
                 // Last name fastest; the first name keeps what is left (not wrapped).
                 for (std::size_t k = g.size(); k-- > 0;) {
                   if (k == 0) {
-                    value[g[k]] = c;
+                    digit[g[k]] = c;
                   } else {
-                    const std::int64_t s = sizes.at(g[k]);
-                    value[g[k]] = c % s;
+                    const std::int64_t s = names.size[g[k]];
+                    digit[g[k]] = c % s;
                     c /= s;
                   }
                 }
               }
-              for (const auto& g : pat.lhs) {
+              for (const auto& g : names.lhs) {
                 std::int64_t c = 0;
-                for (const auto& n : g) {
-                  c = mul_add(c, sizes.at(n), value.at(n));
+                for (const std::size_t n : g) {
+                  c = mul_add(c, names.size[n], digit[n]);
                 }
                 prev.push_back(c);
               }
             } else if constexpr (std::is_same_v<S, tile::SubStep>) {
               const std::size_t in_rank = plan.levels[i].shape.size();
+              std::vector<std::int64_t>& indices = index_values[i];
+              const bool first = byte0 == 0;
               std::size_t next = 0; // the next coordinate of `cur` to consume
+              std::size_t next_index = 0;
               for (std::size_t a = 0; a < in_rank; ++a) {
                 if (a < step.entries.size() && !step.entries[a].is_slice) {
-                  auto value = naive_evaluate(*step.entries[a].index, env);
-                  if (!value) {
-                    ok = false;
-                    loc.error = "sub index " + std::to_string(a) + " does not evaluate";
-                    return;
+                  if (first) {
+                    auto value = naive_evaluate(*step.entries[a].index, env);
+                    if (!value) {
+                      ok = false;
+                      loc.error = "sub index " + std::to_string(a) + " does not evaluate";
+                      return;
+                    }
+                    indices.push_back(*value);
                   }
-                  prev.push_back(*value);
+                  prev.push_back(indices[next_index++]);
                 } else {
                   const std::int64_t begin =
                       a < step.entries.size() ? step.entries[a].begin : std::int64_t{0};
@@ -399,7 +433,7 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
         loc.in_bounds = false;
         return loc;
       }
-      cur = std::move(prev);
+      std::swap(cur, prev);
     }
     check_range(cur, 0);
     std::int64_t flat = 0;

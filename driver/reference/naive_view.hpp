@@ -50,6 +50,14 @@ struct NaivePlan {
   /// Per step: the parsed pattern and every name's size (rearrange steps only).
   std::vector<NaivePattern> patterns;
   std::vector<std::map<std::string, std::int64_t, std::less<>>> name_sizes;
+  /// Per rearrange step, the pattern with its names resolved once (naive_locate looks
+  /// nothing up by name): each name's size, and each axis's names as indices into it.
+  struct Names {
+    std::vector<std::int64_t> size;
+    std::vector<std::vector<std::size_t>> lhs;
+    std::vector<std::vector<std::size_t>> rhs;
+  };
+  std::vector<Names> names;
   tile::DType dtype = tile::DType::uint8; ///< the element type after all steps
   std::string error;                      ///< non-empty: the steps cannot be replayed (why)
 

@@ -1,5 +1,6 @@
 #include "driver/reference/reference.hpp"
 
+#include "driver/reference/affine_view.hpp"
 #include "driver/reference/hazards.hpp"
 #include "driver/reference/naive_expr.hpp"
 #include "driver/reference/naive_view.hpp"
@@ -251,9 +252,9 @@ public:
       }
     }
     report_loose_waits();
-    for (const Buffer& g : globals_) {
-      out.global[g.name] = g.bytes;
-      out.defined[g.name] = g.defined;
+    for (Buffer& g : globals_) { // the last use of the buffers
+      out.global[g.name] = std::move(g.bytes);
+      out.defined[g.name] = std::move(g.defined);
     }
     finish(out);
     return out;
@@ -454,11 +455,31 @@ private:
     return true;
   }
 
+  /// The view's affine form for one thread (the fast path), or nullopt: naive_locate then.
+  std::optional<AffineForm> form(const tile::Located<tile::View>& v, const tile::ExprEnv& e) {
+    if (!in_.fast) {
+      return std::nullopt;
+    }
+    return affine_form(plan(v.value), v.value, e);
+  }
+
   /// The byte offsets of one element, or nullopt (with a problem) when any byte is outside.
+  /// `fast`: the view's affine form for this thread, if it has one.
   std::optional<std::vector<std::int64_t>> locate(std::size_t op,
                                                   const tile::Located<tile::View>& v,
                                                   const Buffer& b, const tile::ExprEnv& e,
-                                                  const std::vector<std::int64_t>& coords) {
+                                                  const std::vector<std::int64_t>& coords,
+                                                  const std::optional<AffineForm>& fast) {
+    if (fast) {
+      const std::int64_t first = fast->offset(coords);
+      if (first >= 0 && first + fast->element_bytes <= static_cast<std::int64_t>(b.bytes.size())) {
+        std::vector<std::int64_t> offsets(static_cast<std::size_t>(fast->element_bytes));
+        for (std::size_t i = 0; i < offsets.size(); ++i) {
+          offsets[i] = first + static_cast<std::int64_t>(i);
+        }
+        return offsets;
+      }
+    }
     NaiveLocation loc = naive_locate(plan(v.value), v.value, e, coords);
     bool inside = loc.in_bounds && !loc.offsets.empty();
     for (std::int64_t o : loc.offsets) {
@@ -761,7 +782,7 @@ private:
     const Slot s = *slot(v.value);
     Buffer& b = buffer(s, cta_state_);
     const std::vector<std::int64_t> zeros(plan(v.value).shape().size(), 0);
-    const auto o = locate(op, v, b, env(cta_, tid), zeros);
+    const auto o = locate(op, v, b, env(cta_, tid), zeros, std::nullopt);
     if (!o || o->empty())
       return std::nullopt;
     auto [it, fresh] =
@@ -995,6 +1016,8 @@ private:
           }
         }
         ThreadState& ts = cta.threads[tid];
+        const std::optional<AffineForm> dform = form(a.dst, e);
+        const std::optional<AffineForm> sform = form(a.src, e);
         for_each_coord(repeat_shape, groups, coords, [&](const std::vector<std::int64_t>& rep) {
           // The operands for this chunk: its repeat axes' names bound to its coordinates.
           tile::ExprEnv chunk_env = e;
@@ -1010,12 +1033,13 @@ private:
           Chunk c{op, ts.open_group, &db, {}, &sb, {}, *read_bytes};
           bool inside = true;
           auto side = [&](const tile::Located<tile::View>& v, const Buffer& b, std::int64_t n,
-                          std::vector<std::int64_t>& offsets) {
+                          std::vector<std::int64_t>& offsets,
+                          const std::optional<AffineForm>& fast) {
             std::vector<std::int64_t> full = rep;
             full.push_back(0);
             for (std::int64_t x = 0; x < n && inside; ++x) {
               full.back() = x;
-              auto o = locate(op, v, b, e, full);
+              auto o = locate(op, v, b, e, full, fast);
               if (!o) {
                 inside = false;
                 return;
@@ -1023,8 +1047,8 @@ private:
               offsets.insert(offsets.end(), o->begin(), o->end());
             }
           };
-          side(a.dst, db, ds.back(), c.dst_off);
-          side(a.src, sb, ss.back(), c.src_off); // checked even when nothing is read
+          side(a.dst, db, ds.back(), c.dst_off, dform);
+          side(a.src, sb, ss.back(), c.src_off, sform); // checked even when nothing is read
           if (!inside) {
             return;
           }
@@ -1199,8 +1223,9 @@ private:
         const tile::ExprEnv e = env(bid, tid);
         std::vector<std::int64_t> coords;
         std::int64_t element = 0;
+        const std::optional<AffineForm> fast = form(f.dst, e);
         for_each_coord(p.shape(), 0, coords, [&](const std::vector<std::int64_t>& c) {
-          if (auto o = locate(op, f.dst, b, e, c)) {
+          if (auto o = locate(op, f.dst, b, e, c, fast)) {
             for (std::int64_t i = 0; i < eb; ++i) {
               const auto k = static_cast<std::size_t>(element * eb + i);
               write(op, cta, bid, tid, b, (*o)[i], f.pattern[k % f.pattern.size()], true);
@@ -1235,9 +1260,11 @@ private:
       for (std::int64_t tid = 0; tid < k_.block; ++tid) {
         const tile::ExprEnv e = env(bid, tid);
         std::vector<std::int64_t> coords;
+        const std::optional<AffineForm> sform = form(c.src, e);
+        const std::optional<AffineForm> dform = form(c.dst, e);
         for_each_coord(dp.shape(), 0, coords, [&](const std::vector<std::int64_t>& x) {
-          auto so = locate(op, c.src, sb, e, x);
-          auto dO = locate(op, c.dst, db, e, x);
+          auto so = locate(op, c.src, sb, e, x, sform);
+          auto dO = locate(op, c.dst, db, e, x, dform);
           if (!so || !dO) {
             return;
           }

@@ -58,6 +58,9 @@ struct ReferenceInput {
   const tile::Kernel* kernel = nullptr;
   /// Initial bytes per global tensor name (missing ones start as zeros, with a problem).
   std::map<std::string, std::vector<std::uint8_t>> global;
+  /// Locate a view's bytes through its affine form (affine_view.hpp) where it has one;
+  /// false: always through naive_locate, the oracle the fast path is tested against.
+  bool fast = true;
 };
 
 /// One of the reference's findings, typed.

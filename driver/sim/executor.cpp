@@ -10,10 +10,12 @@
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -159,6 +161,9 @@ struct LaunchContext {
   bool uses_reserved = false;  ///< the entry reads a %reserved_smem_offset_* register
   SimResult& res;
   ExitWarnings& exits;
+  /// Instructions this run may execute before an instruction_limit fault: the launch's
+  /// limit, or what a CTA rerun to find where the launch crossed it has left.
+  std::uint64_t max_instructions = 0;
 };
 
 class Cta {
@@ -166,6 +171,7 @@ public:
   Cta(const LaunchContext& c, std::uint64_t bid)
       : e_(c.e), l_(c.l), mem_(c.mem), params_(c.params), slot_(c.slot), bid_(bid),
         bid_xyz_(coordinates(bid, c.l.grid_dim)), res_(c.res), exits_(c.exits),
+        max_instructions_(c.max_instructions),
         reserved_begin_((c.e.shared_bytes + c.l.dynamic_shared_bytes + 15) / 16 * 16),
         smem_(c.uses_reserved ? reserved_begin_ + reserved_smem_bytes
                               : c.e.shared_bytes + c.l.dynamic_shared_bytes,
@@ -764,7 +770,7 @@ private:
         return;
       }
       const ir::Op& op = ops[t.pc];
-      if (++res_.instructions_executed > l_.max_instructions)
+      if (++res_.instructions_executed > max_instructions_)
         fault_at(FaultKind::instruction_limit, t, op,
                  "the launch executed more than " + std::to_string(l_.max_instructions) +
                      " instructions (a loop that does not end?)");
@@ -1526,6 +1532,7 @@ private:
   Dim3 bid_xyz_;
   SimResult& res_;
   ExitWarnings& exits_;
+  std::uint64_t max_instructions_;
   std::uint64_t reserved_begin_; ///< where the reserved shared region starts (simulator.hpp)
   std::vector<std::uint8_t> smem_;
   std::vector<ByteState> track_;
@@ -1593,6 +1600,107 @@ std::optional<Fault> check_launch(const ir::Entry& e, const Launch& launch) {
   return std::nullopt;
 }
 
+/// Whether the CTAs of a launch may run on several host threads and give what one after
+/// the other gives: no atomics (CTAs may read-modify-write the same global bytes) and no
+/// %clock / %globaltimer read (its value is the launch's instruction count so far). Other
+/// global bytes that one CTA writes and another reads or writes are a race the contract
+/// forbids; everything else a CTA touches (shared memory, mbarriers, registers) is its own.
+bool ctas_independent(const ir::Entry& e) {
+  for (const ir::Op& op : e.ops) {
+    if (op.code == ir::Code::atom || op.code == ir::Code::red)
+      return false;
+    for (const ir::Val& v : op.src) {
+      if (v.kind == ir::Val::Kind::special &&
+          (v.special == ir::Special::clock || v.special == ir::Special::clock64 ||
+           v.special == ir::Special::globaltimer))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// One CTA's part of a launch: its own count, exit warnings and fault.
+struct CtaRun {
+  SimResult res;
+  ExitWarnings exits;
+};
+
+/// Runs CTA `bid` alone into `r`, with `limit` instructions to spend.
+void run_one_cta(const LaunchContext& c, std::uint64_t bid, std::uint64_t limit, CtaRun& r) {
+  const LaunchContext own{
+      c.e,   c.l,     c.mem, c.params, c.slot, c.slots, c.uses_mbarriers, c.uses_reserved,
+      r.res, r.exits, limit};
+  try {
+    Cta cta(own, bid);
+    cta.run();
+  } catch (const FaultThrow& f) {
+    r.res.fault = f.fault;
+  }
+}
+
+void merge_exits(ExitWarnings& into, const ExitWarnings& from) {
+  if (into.threads == 0)
+    into.first = from.first;
+  into.threads += from.threads;
+}
+
+/// The CTAs one after the other, as the launch's semantics reads: the first fault stops it.
+void run_ctas_in_order(const LaunchContext& c, std::uint64_t grid) {
+  try {
+    for (std::uint64_t bid = 0; bid < grid; ++bid) {
+      Cta cta(c, bid);
+      cta.run();
+    }
+  } catch (const FaultThrow& f) {
+    c.res.fault = f.fault;
+  }
+}
+
+/// The CTAs on `workers` host threads, each CTA with its own count and warnings, merged in
+/// CTA order into what run_ctas_in_order gives: counts summed up to the first CTA that
+/// faults (whose fault is the launch's; CTAs are claimed in order, so every CTA before it
+/// ran) or that takes the sum past the limit (rerun alone with what the CTAs before it left,
+/// to fault where the in-order run does). Once a CTA faults no new CTA starts.
+void run_ctas_in_parallel(const LaunchContext& c, std::uint64_t grid, unsigned workers) {
+  std::vector<CtaRun> runs(grid);
+  std::atomic<std::uint64_t> next{0};
+  std::atomic<bool> stop{false};
+  auto work = [&] {
+    while (!stop) {
+      const std::uint64_t bid = next++; // claimed: it runs (a CTA after a fault may)
+      if (bid >= grid)
+        return;
+      run_one_cta(c, bid, c.max_instructions, runs[bid]);
+      if (runs[bid].res.fault)
+        stop = true;
+    }
+  };
+  std::vector<std::jthread> pool;
+  for (unsigned w = 1; w < workers; ++w)
+    pool.emplace_back(work);
+  work();
+  pool.clear(); // joins
+  std::uint64_t total = 0;
+  for (std::uint64_t bid = 0; bid < grid; ++bid) {
+    CtaRun& r = runs[bid];
+    if (r.res.instructions_executed > c.max_instructions - total) {
+      CtaRun again;
+      run_one_cta(c, bid, c.max_instructions - total, again);
+      c.res.instructions_executed = total + again.res.instructions_executed;
+      c.res.fault = std::move(again.res.fault);
+      merge_exits(c.exits, again.exits);
+      return;
+    }
+    total += r.res.instructions_executed;
+    merge_exits(c.exits, r.exits);
+    if (r.res.fault) {
+      c.res.fault = std::move(r.res.fault);
+      break;
+    }
+  }
+  c.res.instructions_executed = total;
+}
+
 } // namespace
 
 SimResult run(const Program& p, std::string_view entry, const Launch& launch,
@@ -1652,16 +1760,25 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
     data.push_back(d.init);
     all.push_back(GlobalBuffer{d.address, &data.back(), d.name});
   }
-  const LaunchContext context{*e,    launch,         all,           params, slot,
-                              slots, uses_mbarriers, uses_reserved, res,    exits};
-  try {
-    for (std::uint64_t bid = 0; bid < launch.grid_total(); ++bid) {
-      Cta cta(context, bid);
-      cta.run();
-    }
-  } catch (const FaultThrow& f) {
-    res.fault = f.fault;
-  }
+  const LaunchContext context{*e,
+                              launch,
+                              all,
+                              params,
+                              slot,
+                              slots,
+                              uses_mbarriers,
+                              uses_reserved,
+                              res,
+                              exits,
+                              launch.max_instructions};
+  const std::uint64_t grid = launch.grid_total();
+  const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(
+      grid,
+      launch.workers != 0 ? launch.workers : std::max(1u, std::thread::hardware_concurrency())));
+  if (workers > 1 && ctas_independent(*e))
+    run_ctas_in_parallel(context, grid, workers);
+  else
+    run_ctas_in_order(context, grid);
   if (exits.threads > 0)
     res.warnings.push_back(
         std::to_string(exits.threads) +

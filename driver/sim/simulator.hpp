@@ -147,6 +147,12 @@ struct Launch {
   /// A launch that executes more instructions than this (all threads together)
   /// stops with an `instruction_limit` fault: a runaway loop, not a result.
   std::uint64_t max_instructions = 200'000'000;
+  /// Host threads that run CTAs at once (0: one per hardware thread; 1: one after the other).
+  /// The result is the same either way (the fault, the count, the warnings, and the global
+  /// bytes of a launch that does not fault): CTAs run in parallel only where they cannot
+  /// see each other (no atomics, no %clock), and their results are merged in CTA order.
+  /// After a fault, CTAs after the faulting one may have run and written global memory.
+  unsigned workers = 0;
 
   /// CTAs in the grid (x*y*z).
   std::uint64_t grid_total() const {
