@@ -333,6 +333,7 @@ int run_run(const std::vector<std::string>& args) {
       "initcheck), one worker process per case, -j at once")(
       "sanitize-timeout", po::value(&sanitize_timeout)->default_value(120),
       "with --sanitize: seconds one case's sanitizer process may take");
+  add_cache_option(opts);
   std::vector<std::string> specs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("run", args, opts, specs_in, vm))
