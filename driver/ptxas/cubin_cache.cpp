@@ -1,16 +1,19 @@
 #include "driver/ptxas/cubin_cache.hpp"
 
-#include "driver/support/atomic_file.hpp"
+#include "driver/support/atomic_file.hpp" // read_file
 #include "driver/support/process.hpp"
 #include "driver/support/sha256.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <tuple>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace ptxgen::driver {
 
@@ -75,13 +78,38 @@ fs::path entry_path(const fs::path& dir, const CacheKey& key) {
   return dir / kLayout / key.hex.substr(0, 2) / key.hex;
 }
 
+/// Writes a cache file: a temporary in the same directory, renamed over `path`.
+/// Unlike write_file_atomically() there is no fsync: an entry torn by a crash
+/// fails its header check and is a miss, so durability is not worth a disk
+/// flush per ptxas run.
 bool store_file(const fs::path& path, std::string_view payload) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec)
     return false;
-  std::string error;
-  return write_file_atomically(path, encode_cache_file(payload), error);
+  const std::string file = encode_cache_file(payload);
+  std::string tmp =
+      (path.parent_path() / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0)
+    return false;
+  std::string_view left = file;
+  while (!left.empty()) {
+    const ssize_t n = ::write(fd, left.data(), left.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    left.remove_prefix(static_cast<std::size_t>(n));
+  }
+  const bool written = left.empty() && ::close(fd) == 0;
+  if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (!written && !left.empty())
+      ::close(fd);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
 }
 
 std::optional<std::string> load_file(const fs::path& path) {
