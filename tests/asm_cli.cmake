@@ -4,7 +4,7 @@
 # the others use fake ptxas scripts the check script writes at test time.
 
 # One CTest test per `ptxgen asm` scenario; the script checks exit status and files.
-foreach(scenario ok multi rejected usage unsupported no_ptxas crash hang garbage)
+foreach(scenario ok multi fatbin rejected usage unsupported no_ptxas crash hang garbage)
   add_test(NAME asm_cli.${scenario}
            COMMAND ${CMAKE_COMMAND} -DPTXGEN=$<TARGET_FILE:ptxgen>
                    -DDATA=${CMAKE_CURRENT_SOURCE_DIR}/data/asm

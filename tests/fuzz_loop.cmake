@@ -19,6 +19,7 @@ add_test(NAME fuzz_loop.smoke
                             grep -q '"mutants_refused": '"$2"',' "$1"]=]
                  smoke ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json ${PTXGEN_FUZZ_SMOKE_COUNT}
                  $<TARGET_FILE:ptxgen> fuzz --seed 20261130 --count ${PTXGEN_FUZZ_SMOKE_COUNT} --backend sim -j 2
+                 --no-cache # each spec really through ptxas (ptxas_ms > 0), not the cubin cache
                  --mutants 1 --report ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json)
 set_tests_properties(fuzz_loop.smoke PROPERTIES LABELS fuzzloop TIMEOUT 600)
 

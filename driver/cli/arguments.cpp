@@ -1,7 +1,9 @@
 #include "driver/cli/arguments.hpp"
 
 #include "driver/cli/command.hpp"
+#include "driver/ptxas/cubin_cache.hpp"
 
+#include <cstdlib>
 #include <iostream>
 
 namespace ptxgen::cli {
@@ -38,7 +40,38 @@ std::optional<int> parse_arguments(std::string_view command, const std::vector<s
   } catch (const po::error& e) {
     return usage_error(command, e.what());
   }
+  apply_cache_option(vm);
   return std::nullopt;
+}
+
+void add_diagnostics_format_option(po::options_description& options, std::string& value) {
+  options.add_options()("diagnostics-format", po::value(&value)->default_value("text"),
+                        "text, json (one object per line) or sarif (one SARIF 2.1.0 document); "
+                        "on standard error");
+}
+
+std::optional<driver::DiagnosticsPrinter> diagnostics_printer(std::string_view command,
+                                                              const std::string& value) {
+  driver::DiagnosticsFormat format{};
+  if (!driver::parse_diagnostics_format(value, format)) {
+    usage_error(command, "--diagnostics-format expects text, json or sarif; got '" + value + "'");
+    return std::nullopt;
+  }
+  return std::optional<driver::DiagnosticsPrinter>(std::in_place, format, std::cerr,
+                                                   PTXGEN_VERSION);
+}
+
+void add_cache_option(po::options_description& options) {
+  options.add_options()("no-cache", "neither read nor write the cubin cache (also: "
+                                    "PTXGEN_NO_CACHE=1; see `ptxgen cache --help`)");
+}
+
+void apply_cache_option(const po::variables_map& vm) {
+  if (!vm.count("no-cache"))
+    return;
+  driver::set_process_cache_dir(std::nullopt);
+  // ptxgen processes this one starts (shards, device workers) inherit the choice.
+  ::setenv("PTXGEN_NO_CACHE", "1", 1);
 }
 
 } // namespace ptxgen::cli

@@ -4,6 +4,7 @@
 // standard error, then the exit status (command.hpp's ExitStatus) to end with.
 
 #include "driver/cli/command.hpp"
+#include "driver/support/diagnostic_format.hpp"
 
 #include <boost/program_options.hpp>
 #include <optional>
@@ -28,5 +29,19 @@ std::optional<int> parse_arguments(std::string_view command, const std::vector<s
                                    const boost::program_options::options_description& options,
                                    std::vector<std::string>& positional,
                                    boost::program_options::variables_map& vm);
+
+/// Adds --diagnostics-format=text|json|sarif, stored in `value`.
+void add_diagnostics_format_option(boost::program_options::options_description& options,
+                                   std::string& value);
+/// The printer for --diagnostics-format's `value` (on standard error); nullopt
+/// after printing a usage error for an unknown format.
+std::optional<driver::DiagnosticsPrinter> diagnostics_printer(std::string_view command,
+                                                              const std::string& value);
+
+/// Adds --no-cache to a command that assembles. parse_arguments() applies it
+/// (commands parsing by other means call apply_cache_option()).
+void add_cache_option(boost::program_options::options_description& options);
+/// With --no-cache in `vm`: turns the process's cubin cache off, for it and its children.
+void apply_cache_option(const boost::program_options::variables_map& vm);
 
 } // namespace ptxgen::cli

@@ -4,6 +4,7 @@
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/ptxas/assemble_all.hpp"
+#include "driver/ptxas/fatbinary.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/sass/disassemble.hpp"
@@ -167,7 +168,10 @@ void print_asm_help(const po::options_description& opts) {
                "vector in a private temporary\n"
                "directory and is killed past the time limit. Without -o or --out-dir the cubins\n"
                "are checked and discarded. Cubins are written atomically, and only when every\n"
-               "target assembled: a failure writes nothing and clobbers nothing.\n\n"
+               "target assembled: a failure writes nothing and clobbers nothing. -o with\n"
+               "several targets writes one fat binary (the toolkit's fatbinary, found beside\n"
+               "ptxas or on PATH, as nvcc -fatbin does). ptxas's results are cached (see\n"
+               "`ptxgen cache --help`; --no-cache bypasses the cache).\n\n"
                "--sass prints each cubin's SASS (cuobjdump -sass, else nvdisasm: next to ptxas,\n"
                "on PATH or in /usr/local/cuda/bin) and warns of every known ptxas miscompile\n"
                "signature in it (docs/conformance.md, \"Toolchain traps\"): machine code\n"
@@ -177,6 +181,7 @@ void print_asm_help(const po::options_description& opts) {
                "  ptxgen asm kernel.ptx                          # check, for the file's .target\n"
                "  ptxgen asm kernel.ptx --arch sm_90a -o kernel.cubin\n"
                "  ptxgen asm a.ptx b.ptx --arch sm_80,sm_90,sm_120 --out-dir build/ -j 4\n"
+               "  ptxgen asm kernel.ptx --arch sm_80,sm_90a -o kernel.fatbin --embed-ptx\n"
                "  ptxgen asm kernel.ptx --ptxas /usr/local/cuda-13.0/bin/ptxas\n"
                "  ptxgen asm spec.toml --arch sm_90 --sass   # SASS and known ptxas traps\n\n"
                "exit status: 0 success, 1 ptxas rejected an input or --sass found a known\n"
@@ -293,18 +298,43 @@ int report_sass(const std::vector<std::string>& inputs_in, const std::vector<Tar
   return status;
 }
 
+/// Writes the cubins of `results` (one input, one per target) as one fat
+/// binary at `output`, with the PTX for the highest target when `embed_ptx`.
+int write_fatbinary(const fs::path& fatbinary, const std::string& output, const std::string& ptx,
+                    const std::vector<Target>& targets,
+                    const std::vector<driver::AssembleResult>& results, bool embed_ptx,
+                    std::chrono::milliseconds timeout) {
+  std::vector<driver::FatImage> images;
+  for (std::size_t k = 0; k < targets.size(); ++k)
+    images.push_back({targets[k].arch, false, results[k].cubin});
+  if (embed_ptx) {
+    auto highest =
+        std::max_element(targets.begin(), targets.end(),
+                         [](const Target& a, const Target& b) { return a.arch < b.arch; });
+    images.push_back({highest->arch, true, std::vector<std::uint8_t>(ptx.begin(), ptx.end())});
+  }
+  std::string error;
+  auto bytes = driver::make_fatbinary(fatbinary, images, timeout, error);
+  if (!bytes || !driver::write_file_atomically(output, *bytes, error))
+    return command_error("asm", exit_environment, error);
+  return exit_ok;
+}
+
 int run_asm(const std::vector<std::string>& args) {
   po::options_description opts("options");
   std::vector<std::string> arch_values;
   std::string output, out_dir, ptxas_path, disassembler_path;
-  bool sass = false;
+  bool sass = false, embed_ptx = false;
   unsigned jobs = 0;
   double timeout_s = 60;
   opts.add_options()("help,h", "show this help")(
       "arch", po::value(&arch_values)->composing(),
       "targets to assemble for, comma-separated or repeated: sm_80,sm_90a (default: each "
       "file's .target)")("output,o", po::value(&output),
-                         "write the cubin to FILE (exactly one input and one target)")(
+                         "write the cubin to FILE (one input); with several targets, a fat binary "
+                         "holding a cubin per target, made by the toolkit's fatbinary")(
+      "embed-ptx", po::bool_switch(&embed_ptx),
+      "also put the PTX in the fat binary, for the driver to JIT on newer GPUs")(
       "out-dir", po::value(&out_dir), "write each cubin to DIR/<stem>.<arch>.cubin")(
       "ptxas", po::value(&ptxas_path),
       "the ptxas to run (default: $PTXGEN_PTXAS, the configured CUDA toolkit, then PATH)")(
@@ -316,6 +346,7 @@ int run_asm(const std::vector<std::string>& args) {
       "disassembler", po::value(&disassembler_path),
       "the cuobjdump or nvdisasm for --sass (default: $PTXGEN_DISASSEMBLER, next to ptxas, "
       "PATH, /usr/local/cuda/bin)");
+  add_cache_option(opts);
   std::vector<std::string> inputs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("asm", args, opts, inputs_in, vm))
@@ -357,9 +388,13 @@ int run_asm(const std::vector<std::string>& args) {
                                     "' has no .target directive ptxgen understands; pass --arch");
     targets.push_back({i, *declared});
   }
-  if (!output.empty() && targets.size() != 1)
-    return usage_error("asm", "-o takes exactly one input and one target; use --out-dir for " +
-                                  std::to_string(targets.size()) + " cubins");
+  if (!output.empty() && inputs_in.size() != 1)
+    return usage_error("asm", "-o takes exactly one input; use --out-dir for " +
+                                  std::to_string(inputs_in.size()) + " inputs");
+  // -o with several targets writes one fat binary holding a cubin per target.
+  const bool fat = !output.empty() && targets.size() > 1;
+  if (embed_ptx && !fat)
+    return usage_error("asm", "--embed-ptx is for a fat binary (-o with several --arch)");
 
   if (!out_dir.empty()) {
     // Two inputs with one stem would write the same cubin name.
@@ -373,6 +408,9 @@ int run_asm(const std::vector<std::string>& args) {
 
   auto ptxas = driver::locate_ptxas(ptxas_path, error);
   if (!ptxas)
+    return command_error("asm", exit_environment, error);
+  std::optional<fs::path> fatbinary;
+  if (fat && !(fatbinary = driver::locate_fatbinary(ptxas->path, error)))
     return command_error("asm", exit_environment, error);
   std::optional<driver::sass::Disassembler> disassembler;
   if (sass) {
@@ -411,6 +449,9 @@ int run_asm(const std::vector<std::string>& args) {
       return command_error("asm", exit_environment,
                            "cannot create '" + out_dir + "': " + ec.message());
   }
+  if (fat)
+    return write_fatbinary(*fatbinary, output, ptx.front(), targets, results, embed_ptx,
+                           std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
   for (std::size_t k = 0; k < targets.size(); ++k) {
     const auto& t = targets[k];
     fs::path dest = !output.empty()

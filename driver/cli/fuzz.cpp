@@ -210,6 +210,7 @@ int run_fuzz_command(const std::vector<std::string>& args) {
       "simulator sees is a disagreement; known false positives are counted as explained "
       "(docs/fuzzing.md)")("sanitize-timeout", po::value(&sanitize_timeout)->default_value(120),
                            "seconds one case's sanitizer process may take");
+  add_cache_option(opts); // issue 13, cache
   hidden.add_options()("inject-fault", po::value(&inject), "test hook, see inject_fault()")(
       "inject-false-accept", "test hook: mutants replaced by their valid parents");
   po::options_description all;

@@ -30,7 +30,8 @@ std::optional<fs::path> golden_path(const fs::path& spec, const fs::path& spec_r
 
 int run_golden(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string golden_dir = "golden", spec_root = "specs", target = driver::emitted_target.str();
+  std::string golden_dir = "golden", spec_root = "specs", target = driver::emitted_target.str(),
+              diag_format;
   opts.add_options()("help,h", "show this help")("check", "compare (the default)")(
       "update", "rewrite the goldens that differ or are missing")(
       "golden-dir", po::value(&golden_dir)->default_value("golden"),
@@ -38,6 +39,7 @@ int run_golden(const std::vector<std::string>& args) {
                                 "the folder the golden tree mirrors")(
       "target", po::value(&target)->default_value(driver::emitted_target.str()),
       "PTX target of the goldens");
+  add_diagnostics_format_option(opts, diag_format);
   std::vector<std::string> specs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("golden", args, opts, specs_in, vm))
@@ -54,6 +56,9 @@ int run_golden(const std::vector<std::string>& args) {
                  "specs/seed/copy_async.toml\n";
     return exit_ok;
   }
+  auto printer = diagnostics_printer("golden", diag_format);
+  if (!printer)
+    return exit_usage;
   if (vm.count("check") && vm.count("update"))
     return usage_error("golden", "--check and --update exclude each other");
   const bool update = vm.count("update") > 0;
@@ -79,7 +84,7 @@ int run_golden(const std::vector<std::string>& args) {
     lo.header_comments = driver::golden_header(display.generic_string());
     auto e = driver::emit_spec(spec, lo);
     if (!e.ok()) {
-      std::cerr << e.diagnostics.format_all();
+      printer->print(e.diagnostics);
       ++invalid;
       status = std::max<int>(status, exit_input);
       continue;

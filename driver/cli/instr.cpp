@@ -223,6 +223,9 @@ int run_instr(const std::vector<std::string>& args) {
     ("ptxas", po::value<std::string>()->implicit_value(""), "also assemble it with ptxas (at PATH, or found as usual) and report whether ptxas agrees")
     ("help,h", "show this help");
   // clang-format on
+  add_cache_option(visible);
+  std::string diag_format;
+  add_diagnostics_format_option(visible, diag_format);
   po::options_description all;
   all.add(visible).add_options()("opcode", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
@@ -235,6 +238,10 @@ int run_instr(const std::vector<std::string>& args) {
   } catch (const po::error& e) {
     return usage_error("instr", e.what(), kUsage);
   }
+  apply_cache_option(vm);
+  auto printer = diagnostics_printer("instr", diag_format);
+  if (!printer)
+    return exit_usage;
   if (vm.count("help")) {
     std::cout << kUsage << "\n" << kHelpText << "\n" << visible;
     return exit_ok;
@@ -284,7 +291,7 @@ int run_instr(const std::vector<std::string>& args) {
   if (!parsed) {
     for (auto d : parsed.diagnostics.items()) {
       d.file = "opcode";
-      std::cerr << format(d);
+      printer->print(d);
     }
     return exit_input;
   }
@@ -320,7 +327,8 @@ int run_instr(const std::vector<std::string>& args) {
     std::cout << ".version " << version->str() << "\n.target " << target->str() << "\n"
               << print(b.instruction) << "\n";
   } else {
-    std::cerr << diags.format_all();
+    printer->print(diags);
+    printer->finish();
   }
   if (!o.ptxas)
     return valid ? exit_ok : exit_input;

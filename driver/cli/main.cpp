@@ -1,6 +1,7 @@
 // ptxgen: raw PTX emitter and assembler driver for the cp.async family.
 
 #include "driver/cli/command.hpp"
+#include "driver/ptxas/cubin_cache.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -58,6 +59,8 @@ int main(int argc, char** argv) {
     std::cout << "ptxgen " << PTXGEN_VERSION << '\n';
     return exit_ok;
   }
+  // Every ptxas run goes through the cubin cache unless a command's --no-cache says otherwise.
+  ptxgen::driver::set_process_cache_dir(ptxgen::driver::cache_dir_from_environment());
   for (const auto& c : commands()) {
     if (c.name == name) {
       try {

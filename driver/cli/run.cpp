@@ -338,6 +338,7 @@ int run_run(const std::vector<std::string>& args) {
       "with --sanitize: seconds one case's sanitizer process may take")(
       "profile", "on the simulator: wavefronts per shared request (bank conflicts) and "
                  "sectors per global request (coalescing), per instruction (docs/profile.md)");
+  add_cache_option(opts);
   std::vector<std::string> specs_in;
   po::variables_map vm;
   if (auto status = parse_arguments("run", args, opts, specs_in, vm))

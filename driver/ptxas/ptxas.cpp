@@ -1,5 +1,6 @@
 #include "driver/ptxas/ptxas.hpp"
 
+#include "driver/ptxas/cubin_cache.hpp"
 #include "driver/ptxas/locate.hpp"
 #include "driver/ptxas/ptxas_output.hpp"
 #include "driver/support/process.hpp"
@@ -180,8 +181,20 @@ std::string AssembleResult::describe() const {
   return "ptxas ended in an unknown state";
 }
 
-AssembleResult assemble(const fs::path& ptxas, std::string_view ptx,
-                        const AssembleOptions& options) {
+namespace {
+
+/// ptxas's arguments before the file names, and after them.
+std::vector<std::string> ptxas_flags(const AssembleOptions& options) {
+  std::vector<std::string> args;
+  args.push_back("-arch=" + options.target.str());
+  if (options.verbose)
+    args.push_back("-v");
+  return args;
+}
+
+/// Runs ptxas once, without the cache.
+AssembleResult run_ptxas(const fs::path& ptxas, std::string_view ptx,
+                         const AssembleOptions& options) {
   AssembleResult r;
   auto io_error = [&](std::string text) {
     r.status = AssembleResult::Status::io_error;
@@ -205,10 +218,7 @@ AssembleResult assemble(const fs::path& ptxas, std::string_view ptx,
       return io_error("cannot write the PTX to '" + ptx_path.string() + "'");
   }
 
-  std::vector<std::string> args;
-  args.push_back("-arch=" + options.target.str());
-  if (options.verbose)
-    args.push_back("-v");
+  std::vector<std::string> args = ptxas_flags(options);
   args.push_back("-o");
   args.push_back(cubin_path.string());
   args.push_back(ptx_path.string());
@@ -264,6 +274,42 @@ AssembleResult assemble(const fs::path& ptxas, std::string_view ptx,
                       "' exited with status 0 but wrote an empty cubin");
     r.cubin.assign(contents.begin(), contents.end());
   }
+  return r;
+}
+
+/// What a hit gives back: the result ptxas returned, messages and usage parsed again.
+AssembleResult from_cache(CachedAssembly a, std::string_view ptx, const AssembleOptions& options) {
+  AssembleResult r;
+  r.status = a.status;
+  r.exit_code = a.exit_code;
+  r.raw_output = std::move(a.raw_output);
+  r.cubin = std::move(a.cubin);
+  r.messages = parse_ptxas_messages(r.raw_output, ptx);
+  if (r.status == AssembleResult::Status::ok && options.verbose)
+    r.usage = parse_resource_usage(r.raw_output);
+  return r;
+}
+
+} // namespace
+
+AssembleResult assemble(const fs::path& ptxas, std::string_view ptx,
+                        const AssembleOptions& options) {
+  const std::optional<fs::path> dir = process_cache_dir();
+  if (!dir)
+    return run_ptxas(ptxas, ptx, options);
+  const std::optional<std::string> version = ptxas_version(ptxas, dir, options.timeout);
+  if (!version)
+    return run_ptxas(ptxas, ptx, options);
+  std::vector<std::string> flags = ptxas_flags(options);
+  flags.insert(flags.end(), options.extra_args.begin(), options.extra_args.end());
+  flags.push_back(options.keep_cubin ? "keep-cubin" : "no-cubin");
+  const CacheKey key = make_cache_key(ptx, *version, flags);
+  if (auto hit = cache_lookup(*dir, key))
+    return from_cache(std::move(*hit), ptx, options);
+  AssembleResult r = run_ptxas(ptxas, ptx, options);
+  // Only ptxas's own verdicts are kept: a crash, a time-out or an I/O error may not recur.
+  if (r.status == AssembleResult::Status::ok || r.status == AssembleResult::Status::rejected)
+    cache_store(*dir, key, CachedAssembly{r.status, r.exit_code, r.raw_output, r.cubin});
   return r;
 }
 

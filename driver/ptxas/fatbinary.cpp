@@ -1,0 +1,90 @@
+#include "driver/ptxas/fatbinary.hpp"
+
+#include "driver/ptxas/locate.hpp"
+#include "driver/support/atomic_file.hpp"
+#include "driver/support/process.hpp"
+#include "driver/support/temp_dir.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <string_view>
+
+namespace ptxgen::driver {
+
+namespace fs = std::filesystem;
+
+std::optional<fs::path> locate_fatbinary(const fs::path& ptxas, std::string& error) {
+  std::string why;
+  const fs::path beside = ptxas.parent_path() / "fatbinary";
+  if (is_executable_file(beside, why))
+    return beside;
+  if (const char* path = std::getenv("PATH")) {
+    std::string_view rest = path;
+    while (true) {
+      const auto colon = rest.find(':');
+      const std::string_view dir = rest.substr(0, colon);
+      const fs::path candidate = fs::path(dir.empty() ? std::string_view(".") : dir) / "fatbinary";
+      if (is_executable_file(candidate, why))
+        return candidate;
+      if (colon == std::string_view::npos)
+        break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  error = "fatbinary not found beside '" + ptxas.string() +
+          "' nor on PATH: several --arch values with -o need the CUDA toolkit's fatbinary";
+  return std::nullopt;
+}
+
+std::string fatbinary_sm(const ptx::Target& arch) {
+  const std::string s = arch.str();
+  return s.substr(s.find('_') + 1);
+}
+
+std::vector<std::string> fatbinary_args(const std::vector<FatImage>& images,
+                                        const std::vector<fs::path>& files,
+                                        const fs::path& output) {
+  std::vector<std::string> args = {"--create=" + output.string(), "-64"};
+  for (std::size_t i = 0; i < images.size(); ++i)
+    args.push_back(std::string("--image3=kind=") + (images[i].is_ptx ? "ptx" : "elf") +
+                   ",sm=" + fatbinary_sm(images[i].arch) + ",file=" + files[i].string());
+  return args;
+}
+
+std::optional<std::string> make_fatbinary(const fs::path& fatbinary,
+                                          const std::vector<FatImage>& images,
+                                          std::chrono::milliseconds timeout, std::string& error) {
+  std::optional<TempDir> dir = TempDir::create("ptxgen-fatbin-", error);
+  if (!dir)
+    return std::nullopt;
+  std::vector<fs::path> files;
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    const auto& image = images[i];
+    files.push_back(dir->path() / (std::to_string(i) + "." + image.arch.str() +
+                                   (image.is_ptx ? ".ptx" : ".cubin")));
+    const std::string_view bytes(reinterpret_cast<const char*>(image.bytes.data()),
+                                 image.bytes.size());
+    if (!write_file_atomically(files.back(), bytes, error))
+      return std::nullopt;
+  }
+  const fs::path output = dir->path() / "out.fatbin";
+  ProcessOptions options;
+  options.timeout = timeout;
+  const ProcessResult r = run_process(fatbinary, fatbinary_args(images, files, output), options);
+  if (!r.succeeded()) {
+    error = "fatbinary '" + fatbinary.string() + "' " + r.describe();
+    if (!r.output.empty())
+      error += "; its output was:\n" + r.output;
+    return std::nullopt;
+  }
+  std::string contents;
+  if (!read_file(output, contents, error))
+    return std::nullopt;
+  if (contents.empty()) {
+    error = "fatbinary '" + fatbinary.string() + "' exited with status 0 but wrote nothing";
+    return std::nullopt;
+  }
+  return contents;
+}
+
+} // namespace ptxgen::driver
