@@ -17,8 +17,11 @@ find_program(PTXGEN_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(PTXGEN_DPKG_SHLIBDEPS)
   # Depends from the shared libraries the ptxgen binary really links.
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+elseif(PTXGEN_STATIC_RUNTIME)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6") # libstdc++, Boost and toml++ are linked in
 else()
-  # Debian 12's packages of the shared libraries a default (not static-runtime) build links.
+  # Without dpkg-shlibdeps (package dpkg-dev): Debian 12's packages of the shared
+  # libraries a default build links (tools/package_check.sh checks them against ldd).
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
       "libc6, libstdc++6, libgcc-s1, libboost-program-options1.74.0, libtomlplusplus3")
 endif()

@@ -6,15 +6,17 @@
 #                                        # install; build examples/ against it and run it
 #   tools/package_check.sh install BUILD # `cmake --install` the built tree BUILD into a temp
 #                                        # prefix; build examples/ against it and run it
-#   tools/package_check.sh deb BUILD     # `cpack -G DEB` in BUILD; inspect the .deb with
-#                                        # dpkg-deb; as root with CI=true and apt-get: install it
-#                                        # with apt-get, run `ptxgen --help` and `ptxgen emit`,
-#                                        # build examples/ against /usr, then remove it again
+#   tools/package_check.sh deb BUILD [--install]
+#                                        # `cpack -G DEB` in BUILD; inspect the .deb with
+#                                        # dpkg-deb; with --install, as root with CI=true and
+#                                        # apt-get: install it with apt-get, run `ptxgen --help`
+#                                        # and `ptxgen emit`, build examples/ against /usr, then
+#                                        # remove it again (elsewhere --install only says so)
 #
 # The example's PTX must equal golden/seed/copy_async.ptx (produced by `ptxgen golden`
 # from specs/seed/copy_async.toml) apart from // comment lines. Exit 0 pass, 1 fail,
 # 77 skipped (a tool the check needs is missing). CTest runs the three (tests/package.cmake);
-# tools/test.sh runs `deb` again in CI, after CTest, where it installs the package.
+# tools/test.sh runs `deb BUILD --install` in CI (as root), after CTest.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GOLDEN="$ROOT/golden/seed/copy_async.ptx"
@@ -87,7 +89,7 @@ install_tree() {
 }
 
 deb() {
-  local build=$1
+  local build=$1 install=$2
   command -v cpack >/dev/null && command -v dpkg-deb >/dev/null || { note "no cpack or dpkg-deb: skipped"; exit 77; }
   (cd "$build" && cpack -G DEB -B "$TMP/deb" >"$TMP/cpack.log" 2>&1) || { cat "$TMP/cpack.log" >&2; fail "cpack -G DEB"; }
   local debs=("$TMP"/deb/ptxgen_*_*.deb)
@@ -108,6 +110,7 @@ deb() {
     /ptxgenConfigVersion.cmake /libptxgen_emitter.a /libptxgen_driver.a; do
     grep -q -- "$f\$" <<<"$contents" || fail "the .deb lacks $f"
   done
+  [ "$install" = --install ] || return 0
   if [ "${CI:-}" != true ] || [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
     note "not root in CI: the .deb is built and inspected, not installed"
     return 0
@@ -130,6 +133,7 @@ deb() {
 case "${1:-}" in
 emitter-only) emitter_only ;;
 install) [ $# -eq 2 ] || fail "usage: $0 install BUILD"; install_tree "$2" ;;
-deb) [ $# -eq 2 ] || fail "usage: $0 deb BUILD"; deb "$2" ;;
-*) echo "usage: $0 emitter-only | install BUILD | deb BUILD" >&2; exit 2 ;;
+deb) [ $# -eq 2 ] || { [ $# -eq 3 ] && [ "$3" = --install ]; } || fail "usage: $0 deb BUILD [--install]"
+  deb "$2" "${3:-}" ;;
+*) echo "usage: $0 emitter-only | install BUILD | deb BUILD [--install]" >&2; exit 2 ;;
 esac
