@@ -60,7 +60,7 @@ emitter_only() {
   # Hiding the driver's dependencies proves the emitter needs none of them. A unity build
   # without optimisation keeps this cheap: the library is compiled, not benchmarked.
   cmake -S "$ROOT" -B "$b" -DPTXGEN_BUILD_DRIVER=OFF -DCMAKE_BUILD_TYPE=Plain \
-    -DCMAKE_UNITY_BUILD=ON -DCMAKE_INSTALL_PREFIX="$prefix" \
+    -DPTXGEN_UNITY_BUILD=ON -DCMAKE_INSTALL_PREFIX="$prefix" \
     -DCMAKE_DISABLE_FIND_PACKAGE_Boost=ON -DCMAKE_DISABLE_FIND_PACKAGE_tomlplusplus=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_DISABLE_FIND_PACKAGE_doctest=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_Threads=ON >"$TMP/configure.log" 2>&1 ||
