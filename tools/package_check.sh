@@ -8,7 +8,8 @@
 #                                        # prefix; build examples/ against it and run it
 #   tools/package_check.sh deb BUILD [--install]
 #                                        # `cpack -G DEB` in BUILD; inspect the .deb with
-#                                        # dpkg-deb; with --install, as root with CI=true and
+#                                        # dpkg-deb, unpack it into a temp folder, run its
+#                                        # ptxgen and build examples/ against it; with --install, as root with CI=true and
 #                                        # apt-get: install it with apt-get, run `ptxgen --help`
 #                                        # and `ptxgen emit`, build examples/ against /usr, then
 #                                        # remove it again (elsewhere --install only says so)
@@ -110,6 +111,14 @@ deb() {
     /ptxgenConfigVersion.cmake /libptxgen_emitter.a /libptxgen_driver.a; do
     grep -q -- "$f\$" <<<"$contents" || fail "the .deb lacks $f"
   done
+  # What the package holds works as laid out there, before anything is installed: the
+  # command runs, and examples/ builds against its CMake package.
+  dpkg-deb -x "$pkg" "$TMP/root" || fail "dpkg-deb -x"
+  "$TMP/root/usr/bin/ptxgen" --help >/dev/null || fail "the packaged ptxgen --help"
+  build_and_run_examples "$TMP/root/usr" "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")" driver
+  if command -v apt-get >/dev/null; then # apt resolves its Depends here (a simulation)
+    apt-get install -s "$pkg" >"$TMP/apt-sim.log" 2>&1 || { cat "$TMP/apt-sim.log" >&2; fail "apt-get install -s $pkg"; }
+  fi
   [ "$install" = --install ] || return 0
   if [ "${CI:-}" != true ] || [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
     note "not root in CI: the .deb is built and inspected, not installed"
