@@ -3,7 +3,9 @@
 # -DPTXGEN_SANITIZE=ON (AddressSanitizer + UBSan, -fno-sanitize-recover=all)
 # and -DPTXGEN_FUZZ=ON (the libFuzzer targets and their smoke runs), builds
 # everything and runs the whole CTest suite there; any sanitizer report fails
-# the test that produced it. CI runs it after tools/test.sh.
+# the test that produced it. CI runs it after tools/test.sh. The libraries are
+# unity builds (several sources per translation unit: less compile time;
+# cmake/unity.cmake); PTXGEN_UNITY_BUILD=OFF turns that off.
 #
 #   tools/sanitize.sh                 # build-asan/ beside build/
 #   ASAN_BUILD_DIR=/tmp/b tools/sanitize.sh -L unit    # extra arguments go to ctest
@@ -16,7 +18,7 @@ ensure_packages cmake clang-14 libclang-rt-14-dev libboost-program-options-dev d
 
 CC=$(command -v clang || command -v clang-14) CXX=$(command -v clang++ || command -v clang++-14) \
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXGEN_SANITIZE=ON -DPTXGEN_FUZZ=ON \
-  -DPTXGEN_WERROR=ON >/dev/null
+  -DPTXGEN_WERROR=ON -DPTXGEN_UNITY_BUILD="${PTXGEN_UNITY_BUILD:-ON}" >/dev/null
 cmake --build "$BUILD" -j"$(nproc)"
 
 # Halt on the first report, with a non-zero status CTest sees. detect_leaks stays on.

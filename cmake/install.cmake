@@ -1,0 +1,35 @@
+# install(): headers under include/ptxgen/ (so `#include "emitter/..."` keeps working),
+# the static libraries, the ptxgen command and a CMake package: find_package(ptxgen CONFIG)
+# gives ptxgen::emitter and, when the driver was built, ptxgen::driver.
+include(CMakePackageConfigHelpers)
+
+set(PTXGEN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/ptxgen)
+set(PTXGEN_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/ptxgen)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/emitter DESTINATION ${PTXGEN_INSTALL_INCLUDEDIR}
+        COMPONENT ptxgen FILES_MATCHING PATTERN "*.hpp" PATTERN "*.def")
+install(TARGETS ptxgen_emitter EXPORT ptxgenEmitterTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ptxgen)
+install(EXPORT ptxgenEmitterTargets NAMESPACE ptxgen:: DESTINATION ${PTXGEN_INSTALL_CMAKEDIR}
+        COMPONENT ptxgen)
+
+if(PTXGEN_BUILD_DRIVER)
+  # The command-line front end's headers (driver/cli) are not part of the library.
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/driver DESTINATION ${PTXGEN_INSTALL_INCLUDEDIR}
+          COMPONENT ptxgen FILES_MATCHING PATTERN "*.hpp" PATTERN "*.def" PATTERN "cli" EXCLUDE)
+  install(TARGETS ptxgen_driver EXPORT ptxgenDriverTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ptxgen)
+  install(EXPORT ptxgenDriverTargets NAMESPACE ptxgen:: DESTINATION ${PTXGEN_INSTALL_CMAKEDIR}
+          COMPONENT ptxgen)
+  install(TARGETS ptxgen RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ptxgen)
+else()
+  set(PTXGEN_DRIVER_LINKS_TOML OFF)
+endif()
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ptxgenConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/ptxgenConfig.cmake
+                              INSTALL_DESTINATION ${PTXGEN_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ptxgenConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/ptxgenConfig.cmake ${PROJECT_BINARY_DIR}/ptxgenConfigVersion.cmake
+        DESTINATION ${PTXGEN_INSTALL_CMAKEDIR} COMPONENT ptxgen)
