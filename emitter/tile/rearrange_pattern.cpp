@@ -1,5 +1,7 @@
 #include "emitter/tile/rearrange_pattern.hpp"
 
+#include "emitter/tile/name_chars.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -7,12 +9,6 @@ namespace ptxgen::tile {
 
 namespace {
 
-bool name_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
 bool space(char c) {
   return std::isspace(static_cast<unsigned char>(c)) != 0;
 }

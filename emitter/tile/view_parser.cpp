@@ -1,5 +1,6 @@
 // parse_view: `NAME(.rearrange("pattern", k=v, ...) | .sub[entries] | .view("dtype"))*`.
 
+#include "emitter/tile/name_chars.hpp"
 #include "emitter/tile/suggest.hpp"
 #include "emitter/tile/view.hpp"
 
@@ -14,13 +15,6 @@ namespace {
 struct ViewSyntaxError {
   Diagnostic diagnostic;
 };
-
-bool name_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
 
 class ViewParser {
 public:
