@@ -11,25 +11,48 @@
 // constants, so `tid() * 64 + 3` needs no wrapper.
 //
 // Pos: where a builder call came from, for diagnostics. Every builder call takes
-// one as its last argument, defaulted to the C++ call site (std::source_location);
+// one as its last argument, defaulted to the C++ call site (CallSite::current());
 // a code generator passes its own input's position instead, or Pos::none().
 
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/kernel.hpp"
 
 #include <cstdint>
+#if __has_include(<source_location>)
 #include <source_location>
+#endif
 #include <string>
 
 namespace ptxgen::api {
+
+/// The C++ call site, taken by a default argument: std::source_location where the
+/// library has it (g++ 12), else the compiler builtins it is made of (clang 14, CI's
+/// sanitizer compiler, has __builtin_FILE/LINE/COLUMN but not the
+/// __builtin_source_location that libstdc++ 12's <source_location> needs).
+struct CallSite {
+  const char* file = "";
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+#if defined(__cpp_lib_source_location)
+  static constexpr CallSite current(std::source_location at = std::source_location::current()) {
+    return CallSite{at.file_name(), at.line(), at.column()};
+  }
+#else
+  static constexpr CallSite current(const char* file = __builtin_FILE(),
+                                    std::uint32_t line = __builtin_LINE(),
+                                    std::uint32_t column = __builtin_COLUMN()) {
+    return CallSite{file, line, column};
+  }
+#endif
+};
 
 /// A source position: file, 1-based line and column (0: unknown), and optionally the
 /// line's text for the caret display.
 class Pos {
 public:
   /// The C++ call site (the default argument of every builder call).
-  Pos(std::source_location at = std::source_location::current()) // NOLINT: implicit on purpose
-      : file_(at.file_name()), line_(at.line()), column_(at.column()) {}
+  Pos(CallSite at = CallSite::current()) // NOLINT: implicit on purpose
+      : file_(at.file), line_(at.line), column_(at.column) {}
   /// A position in the generator's own input.
   Pos(std::string file, std::uint32_t line, std::uint32_t column = 1, std::string source_line = {})
       : file_(std::move(file)), line_(line), column_(column), source_line_(std::move(source_line)) {

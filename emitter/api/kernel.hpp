@@ -27,7 +27,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,7 +110,7 @@ class KernelBuilder {
 public:
   /// A kernel named `name` (an identifier); `file` names the input in diagnostics
   /// (Kernel::file).
-  explicit KernelBuilder(std::string name, Pos at = std::source_location::current());
+  explicit KernelBuilder(std::string name, Pos at = CallSite::current());
   KernelBuilder(const KernelBuilder&) = delete;
   KernelBuilder& operator=(const KernelBuilder&) = delete;
   KernelBuilder(KernelBuilder&&) noexcept;
@@ -121,76 +120,69 @@ public:
   // ---------------------------------------------------------------- declarations
 
   /// grid: CTAs, block: threads per CTA, each 1- to 3-D ({128} or {32, 4}).
-  KernelBuilder& launch(Dim3 grid, Dim3 block, Pos at = std::source_location::current());
+  KernelBuilder& launch(Dim3 grid, Dim3 block, Pos at = CallSite::current());
   /// The dynamic shared bytes a launch passes (the spec's `dynamic_shared`).
-  KernelBuilder& dynamic_shared(std::int64_t bytes, Pos at = std::source_location::current());
+  KernelBuilder& dynamic_shared(std::int64_t bytes, Pos at = CallSite::current());
   Tensor global(std::string name, std::vector<std::int64_t> shape, DType dtype,
-                GlobalOptions options = {}, Pos at = std::source_location::current());
+                GlobalOptions options = {}, Pos at = CallSite::current());
   Tensor shared(std::string name, std::vector<std::int64_t> shape, DType dtype,
-                std::uint32_t align = tile::default_shared_align,
-                Pos at = std::source_location::current());
+                std::uint32_t align = tile::default_shared_align, Pos at = CallSite::current());
   /// A u32 scalar parameter: `value` is what test runs pass, `range` what the
   /// contract may assume (default: the whole type). Returns its leaf.
   Expr param_u32(std::string name, std::uint64_t value,
-                 std::optional<tile::Interval> range = std::nullopt,
-                 Pos at = std::source_location::current());
+                 std::optional<tile::Interval> range = std::nullopt, Pos at = CallSite::current());
   /// A u64 parameter (a cache policy: policy_param(name)).
-  void param_u64(std::string name, std::uint64_t value, Pos at = std::source_location::current());
+  void param_u64(std::string name, std::uint64_t value, Pos at = CallSite::current());
 
   /// A view string as a spec writes it (`"A.sub[tid, :]"`), over this kernel's tensors,
   /// parameters and open loops; in error (View::ok) when it does not parse.
-  View view(std::string_view text, Pos at = std::source_location::current()) const;
+  View view(std::string_view text, Pos at = CallSite::current()) const;
 
   // ---------------------------------------------------------------- ops, in program order
 
   void apply(const CpAsyncOpcode& opcode, const View& dst, const View& src,
              std::int64_t chunk_bytes, const ApplyOptions& options = {},
-             Pos at = std::source_location::current());
+             Pos at = CallSite::current());
   /// The opcode as a string ("cp.async.cg.shared.global.L2::128B"), as the spec's.
   void apply(std::string_view opcode, const View& dst, const View& src, std::int64_t chunk_bytes,
-             const ApplyOptions& options = {}, Pos at = std::source_location::current());
-  void commit_group(Pos at = std::source_location::current());
-  void wait_group(std::int64_t n, Pos at = std::source_location::current());
-  void wait_all(Pos at = std::source_location::current());
-  void cta_sync(Pos at = std::source_location::current());
+             const ApplyOptions& options = {}, Pos at = CallSite::current());
+  void commit_group(Pos at = CallSite::current());
+  void wait_group(std::int64_t n, Pos at = CallSite::current());
+  void wait_all(Pos at = CallSite::current());
+  void cta_sync(Pos at = CallSite::current());
   /// Every byte of each thread's `dst` from `pattern`, repeated.
-  void fill(const View& dst, std::vector<std::uint8_t> pattern,
-            Pos at = std::source_location::current());
-  void copy(const View& dst, const View& src, Pos at = std::source_location::current());
+  void fill(const View& dst, std::vector<std::uint8_t> pattern, Pos at = CallSite::current());
+  void copy(const View& dst, const View& src, Pos at = CallSite::current());
 
   /// `for (var = start; var < stop; var += step)` up to the matching end_for();
   /// returns the loop variable. start, stop and step must be the same for every
   /// thread of a CTA.
   Expr begin_for(std::string var, const Expr& start, const Expr& stop, const Expr& step = 1,
-                 std::int64_t unroll = 1, Pos at = std::source_location::current());
-  void end_for(Pos at = std::source_location::current());
+                 std::int64_t unroll = 1, Pos at = CallSite::current());
+  void end_for(Pos at = CallSite::current());
 
   /// A pipeline (tile/pipeline.hpp): `loads` makes the apply()s of one tile (their
   /// dst indexed by the stage), `body` the copy()s and fill()s that consume it; the
   /// builder writes the prologue, the waits, the barriers and the steady-state loop.
   void pipeline(const PipelineOptions& options,
                 const std::function<void(const PipelineVars&)>& loads,
-                const std::function<void(const PipelineVars&)>& body,
-                Pos at = std::source_location::current());
+                const std::function<void(const PipelineVars&)>& body, Pos at = CallSite::current());
 
-  void mbarrier_init(const View& barrier, std::int64_t count,
-                     Pos at = std::source_location::current());
-  void copy_arrive(const View& barrier, bool noinc = false,
-                   Pos at = std::source_location::current());
+  void mbarrier_init(const View& barrier, std::int64_t count, Pos at = CallSite::current());
+  void copy_arrive(const View& barrier, bool noinc = false, Pos at = CallSite::current());
   void mbarrier_arrive(const View& barrier, std::optional<Expr> pred = std::nullopt,
-                       Pos at = std::source_location::current());
-  void mbarrier_wait(const View& barrier, const Expr& parity,
-                     Pos at = std::source_location::current());
+                       Pos at = CallSite::current());
+  void mbarrier_wait(const View& barrier, const Expr& parity, Pos at = CallSite::current());
 
   /// `[[expect]] that = "LHS == RHS"`: views of global tensors by .sub with constant
   /// entries only (test runs check the reference's result against it).
-  void expect_equal(const View& lhs, const View& rhs, Pos at = std::source_location::current());
+  void expect_equal(const View& lhs, const View& rhs, Pos at = CallSite::current());
   /// `[[expect]] that = "LHS == VALUE"`: every element holds `value` in LHS's element
   /// type. Whether the type holds it exactly is the driver's check (run_kernel's
   /// loader reports spec_expect_value_range); emit() does not look at expectations.
-  void expect_value(const View& lhs, std::int64_t value, Pos at = std::source_location::current());
+  void expect_value(const View& lhs, std::int64_t value, Pos at = CallSite::current());
   /// `[[expect]] that = "LHS == sentinel"`: LHS keeps its initial bytes.
-  void expect_sentinel(const View& lhs, Pos at = std::source_location::current());
+  void expect_sentinel(const View& lhs, Pos at = CallSite::current());
 
   // ---------------------------------------------------------------- results
 

@@ -17,7 +17,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <vector>
 
@@ -70,11 +69,11 @@ public:
 
   /// `.rearrange("pattern", name=size, ...)` (einops).
   View rearrange(std::string pattern, std::vector<AxisSize> sizes,
-                 Pos at = std::source_location::current()) const;
+                 Pos at = CallSite::current()) const;
   /// `.sub[entries]`: fewer entries than axes leave the trailing axes whole.
-  View sub(std::vector<Index> entries, Pos at = std::source_location::current()) const;
+  View sub(std::vector<Index> entries, Pos at = CallSite::current()) const;
   /// `.view("dtype")`: the last axis's bytes as another element type.
-  View as(DType dtype, Pos at = std::source_location::current()) const;
+  View as(DType dtype, Pos at = CallSite::current()) const;
 
   /// False when a step failed; diagnostics() then says why.
   bool ok() const { return !error_.has_value(); }
@@ -106,13 +105,13 @@ public:
   /// The whole tensor as a view.
   View view() const { return View(*t_); }
   View rearrange(std::string pattern, std::vector<AxisSize> sizes,
-                 Pos at = std::source_location::current()) const {
+                 Pos at = CallSite::current()) const {
     return view().rearrange(std::move(pattern), std::move(sizes), std::move(at));
   }
-  View sub(std::vector<Index> entries, Pos at = std::source_location::current()) const {
+  View sub(std::vector<Index> entries, Pos at = CallSite::current()) const {
     return view().sub(std::move(entries), std::move(at));
   }
-  View as(DType dtype, Pos at = std::source_location::current()) const {
+  View as(DType dtype, Pos at = CallSite::current()) const {
     return view().as(dtype, std::move(at));
   }
   operator View() const { return view(); } // NOLINT: a tensor is its whole view
