@@ -8,6 +8,11 @@ BUILD_DIR=${BUILD_DIR:-"$ROOT/build"}
 source "$ROOT/tools/packages.sh"
 ensure_packages cmake g++ libboost-program-options-dev doctest-dev libtomlplusplus-dev
 
+# In CI (CI=true) the build has no debug information: -g is about 40% of the compile time
+# (conformance.cpp: 9.1 s with it, 6.0 s without), and CI must finish in 15 minutes on
+# 2 cores. Elsewhere the usual RelWithDebInfo flags stay.
+ci_flags=()
+[ "${CI:-}" = true ] && ci_flags+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG")
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXGEN_WERROR=ON \
-  ${PTXGEN_CMAKE_ARGS:-} >/dev/null
+  "${ci_flags[@]}" ${PTXGEN_CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"

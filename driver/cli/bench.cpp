@@ -12,6 +12,7 @@
 #include "driver/run/pipeline.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/support/atomic_file.hpp"
+#include "driver/support/escape.hpp"
 #include "emitter/ptx/target.hpp"
 
 #include <boost/program_options.hpp>

@@ -2,6 +2,7 @@
 
 #include "driver/run/pipeline.hpp"
 #include "driver/support/atomic_file.hpp"
+#include "driver/support/escape.hpp"
 #include "driver/support/temp_dir.hpp"
 #include "emitter/support/unreachable.hpp"
 

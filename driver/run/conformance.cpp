@@ -11,6 +11,7 @@
 #include "driver/sass/disassemble.hpp"
 #include "driver/sim/simulator.hpp"
 #include "driver/support/atomic_file.hpp"
+#include "driver/support/escape.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/support/unreachable.hpp"
 
@@ -968,60 +969,6 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
   }
   report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall).count();
   return report;
-}
-
-// issue 12, fuzz-loop: json_escape and xml_escape are shared with the fuzz report.
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out;
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t')
-        out += c;
-    }
-  }
-  return out;
 }
 
 namespace {

@@ -237,9 +237,4 @@ bool is_fault_spec(const std::filesystem::path& spec);
 std::string to_json(const ConformanceReport& r);
 std::string to_junit(const ConformanceReport& r);
 
-// issue 12, fuzz-loop: the escaping of the reports, shared with `ptxgen fuzz`'s.
-/// `s` as the inside of a JSON string / of XML text or an attribute value.
-std::string json_escape(const std::string& s);
-std::string xml_escape(const std::string& s);
-
 } // namespace ptxgen::driver

@@ -4,6 +4,7 @@
 // serves several words in one phase).
 
 #include "driver/show/picture.hpp"
+#include "driver/support/escape.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,29 +23,6 @@ constexpr int index_w = 40; ///< the row-index column left of a grid
 constexpr int bank_w = 30;
 constexpr int bank_h = 26;
 constexpr int bank_label_w = 260; ///< the access's caption left of its banks
-
-std::string xml(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string tuple_text(const std::vector<std::int64_t>& v) {
   std::string s = "(";
@@ -88,7 +66,7 @@ struct Canvas {
 void text(Canvas& o, int x, int y, const std::string& cls, const std::string& s) {
   const int px = cls == "heading" ? 14 : cls == "op-title" ? 13 : 11;
   o.width = std::max(o.width, x + static_cast<int>(s.size()) * px * 62 / 100);
-  o << "<text class=\"" << cls << "\" x=\"" << x << "\" y=\"" << y << "\">" << xml(s)
+  o << "<text class=\"" << cls << "\" x=\"" << x << "\" y=\"" << y << "\">" << xml_escape(s)
     << "</text>\n";
 }
 
@@ -120,7 +98,7 @@ int draw_grid(Canvas& o, const ViewPanel& v, int y) {
       o << "<rect class=\"cell\" x=\"" << x << "\" y=\"" << ry << "\" width=\"" << cell_w
         << "\" height=\"" << cell_h << "\" fill=\""
         << (cell.tid < 0 ? std::string("#ffffff") : thread_colour(cell.tid)) << "\"><title>"
-        << xml(v.tensor->name + element_text(shape, r * v.cols + c));
+        << xml_escape(v.tensor->name + element_text(shape, r * v.cols + c));
       if (cell.tid < 0) {
         o << ": no thread of CTA 0";
       } else {
@@ -261,7 +239,7 @@ std::string render_svg(const Picture& p) {
     << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << widest
     << "\" height=\"" << y + margin << "\" viewBox=\"0 0 " << widest << ' ' << y + margin
     << "\" font-family=\"monospace\">\n"
-    << "<title>" << xml("ptxgen show " + p.spec) << "</title>\n"
+    << "<title>" << xml_escape("ptxgen show " + p.spec) << "</title>\n"
     << "<style>\n"
        ".cell{stroke:#999;stroke-width:0.5}\n"
        ".chunk{fill:none;stroke:#222;stroke-width:1.5}\n"

@@ -1,5 +1,7 @@
 #include "driver/support/diagnostic_format.hpp"
 
+#include "driver/support/escape.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -39,35 +41,7 @@ bool parse_diagnostics_format(std::string_view text, DiagnosticsFormat& out) {
 }
 
 std::string json_quote(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out + "\"";
+  return "\"" + json_escape(s) + "\"";
 }
 
 std::string diagnostic_json(const Diagnostic& d) {

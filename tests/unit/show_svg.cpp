@@ -147,8 +147,9 @@ TEST_CASE("the SVG is well formed and every cell names the thread that copies it
   }
   REQUIRE(fills.size() == 4);
   std::set<std::string> all;
-  for (const auto& [t, f] : fills) {
-    CHECK_MESSAGE(f.size() == 1, "thread " << t << " has " << f.size() << " colours");
+  for (const auto& entry : fills) { // no structured binding: clang 14 cannot capture one
+    const auto& f = entry.second;
+    CHECK_MESSAGE(f.size() == 1, "thread " << entry.first << " has " << f.size() << " colours");
     all.insert(*f.begin());
   }
   CHECK(all.size() == 4); // one colour per thread, none shared
