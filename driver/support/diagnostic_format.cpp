@@ -10,18 +10,6 @@ namespace ptxgen::driver {
 
 namespace {
 
-std::string_view severity_word(Severity s) {
-  switch (s) {
-  case Severity::error:
-    return "error";
-  case Severity::warning:
-    return "warning";
-  case Severity::note:
-    return "note";
-  }
-  return "error";
-}
-
 std::uint32_t end_column(const Diagnostic& d) {
   return d.line == 0 ? 0 : d.column + std::max<std::uint32_t>(d.length, 1);
 }
@@ -48,7 +36,7 @@ std::string diagnostic_json(const Diagnostic& d) {
   return "{\"file\":" + json_quote(d.file) + ",\"line\":" + std::to_string(d.line) +
          ",\"column\":" + std::to_string(d.column) +
          ",\"end_column\":" + std::to_string(end_column(d)) + ",\"id\":" + json_quote(name(d.id)) +
-         ",\"severity\":" + json_quote(severity_word(d.severity)) +
+         ",\"severity\":" + json_quote(severity_name(d.severity)) +
          ",\"message\":" + json_quote(d.message) + ",\"source_line\":" + json_quote(d.source_line) +
          "}";
 }
@@ -72,7 +60,7 @@ std::string sarif_document(const std::vector<Diagnostic>& diagnostics, std::stri
     out += first ? "" : ",";
     first = false;
     out += "{\"ruleId\":" + json_quote(name(d.id)) +
-           ",\"level\":" + json_quote(severity_word(d.severity)) +
+           ",\"level\":" + json_quote(severity_name(d.severity)) +
            ",\"message\":{\"text\":" + json_quote(d.message) + "},\"locations\":[";
     if (!d.file.empty()) {
       out += "{\"physicalLocation\":{\"artifactLocation\":{\"uri\":" + json_quote(d.file) + "}";

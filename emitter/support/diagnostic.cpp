@@ -51,7 +51,7 @@ Diagnostic rebase(Diagnostic d, std::string file, std::uint32_t line, std::uint3
   return d;
 }
 
-static const char* severity_name(Severity s) {
+const char* severity_name(Severity s) {
   switch (s) {
   case Severity::error:
     return "error";
