@@ -5,11 +5,14 @@
 # "ptxgen bench"):
 #   - every specs/large/stream*.toml (the one-stage and pipelined streaming copies,
 #     where they are in the corpus);
+#   - tools/bench/stream_copy_one_stage.toml (the one-stage streaming copy of 2 GiB, the
+#     shape of the seed stage's measured copy);
 #   - tools/bench/stream_copy_persistent.toml (the persistent pipelined copy of 2 GiB that
 #     tools/bench/stream_bench.sh times), emitted for sm_90 (try_wait);
 #   - any spec given as an argument instead of those.
 # usage: tools/bench_device.sh [SPEC...]. Environment (optional): REPS (default 20),
-# WARMUP (3), PTXGEN (default build-device/ptxgen), OUT (default /tmp/ptxgen-bench): the
+# WARMUP (10: on the H200 cuMemcpyDtoD's first 5 timed copies after 3 warm-up ones were
+# 11% slow), PTXGEN (default build-device/ptxgen), OUT (default /tmp/ptxgen-bench): the
 # JSON of each run and the logs go to $OUT/bench. Exit status: 1 when a spec was not timed.
 set -u
 log=${OUT:-/tmp/ptxgen-bench}/bench
@@ -17,7 +20,7 @@ mkdir -p "$log"
 export PATH=/usr/local/cuda/bin:$PATH
 bin=${PTXGEN:-build-device/ptxgen}
 reps=${REPS:-20}
-warmup=${WARMUP:-3}
+warmup=${WARMUP:-10}
 
 {
   date -u '+date: %Y-%m-%d %H:%M UTC'
@@ -31,7 +34,8 @@ if [ $# -gt 0 ]; then
   specs=("$@")
 else
   shopt -s nullglob
-  specs=(specs/large/stream*.toml tools/bench/stream_copy_persistent.toml)
+  specs=(specs/large/stream*.toml tools/bench/stream_copy_one_stage.toml
+         tools/bench/stream_copy_persistent.toml)
 fi
 
 failures=0
