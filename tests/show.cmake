@@ -56,3 +56,20 @@ add_test(NAME show.renders_in_browser
                  $<TARGET_FILE:ptxgen> ${PROJECT_SOURCE_DIR})
 set_tests_properties(show.renders_in_browser PROPERTIES LABELS show TIMEOUT 180
                      SKIP_RETURN_CODE 77)
+
+# --diagnostics-format on show: an invalid spec's error as one JSON line with the DiagId,
+# line and column of the spec's `# expect-error:` line; nothing written; an unknown
+# format is a usage error.
+add_test(NAME show.diagnostics_format
+         COMMAND bash -c [=[set -u; spec="$1/specs/invalid/bad_dtype.toml"
+                            dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+                            want=$(sed -n 's/^# expect-error: \([0-9]*\):\([0-9]*\): \[\([a-z_0-9]*\)\].*/"line":\1,"column":\2,.*"id":"\3"/p' "$spec" | head -n 1)
+                            [ -n "$want" ] || { echo "no expect-error line"; exit 1; }
+                            "$0" show "$spec" --svg "$dir/x.svg" --diagnostics-format=json 2>"$dir/err"
+                            rc=$?; cat "$dir/err"
+                            [ $rc -eq 1 ] && [ ! -e "$dir/x.svg" ] || exit 1
+                            head -n 1 "$dir/err" | grep -q "^{.*$want" || { echo "want $want"; exit 1; }
+                            "$0" show "$spec" --svg "$dir/x.svg" --diagnostics-format=xml 2>/dev/null
+                            [ $? -eq 2 ]]=]
+                 $<TARGET_FILE:ptxgen> ${PROJECT_SOURCE_DIR})
+set_tests_properties(show.diagnostics_format PROPERTIES LABELS "show;diagnostics" TIMEOUT 60)
