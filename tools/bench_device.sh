@@ -11,8 +11,7 @@
 #     tools/bench/stream_bench.sh times), emitted for sm_90 (try_wait);
 #   - any spec given as an argument instead of those.
 # usage: tools/bench_device.sh [SPEC...]. Environment (optional): REPS (default 20),
-# WARMUP (10: on the H200 cuMemcpyDtoD's first 5 timed copies after 3 warm-up ones were
-# 11% slow), PTXGEN (default build-device/ptxgen), OUT (default /tmp/ptxgen-bench): the
+# WARMUP (default: bench's own, 10), PTXGEN (default build-device/ptxgen), OUT (default /tmp/ptxgen-bench): the
 # JSON of each run and the logs go to $OUT/bench. Exit status: 1 when a spec was not timed.
 set -u
 log=${OUT:-/tmp/ptxgen-bench}/bench
@@ -20,7 +19,8 @@ mkdir -p "$log"
 export PATH=/usr/local/cuda/bin:$PATH
 bin=${PTXGEN:-build-device/ptxgen}
 reps=${REPS:-20}
-warmup=${WARMUP:-10}
+warmup=()
+[ -n "${WARMUP:-}" ] && warmup=(--warmup "$WARMUP")
 
 {
   date -u '+date: %Y-%m-%d %H:%M UTC'
@@ -42,7 +42,7 @@ failures=0
 for spec in "${specs[@]}"; do
   name=$(basename "$spec" .toml)
   # sm_90 PTX (try_wait loops) for the GPU it runs on; the bench assembles for the device.
-  timeout 600 "$bin" bench --target sm_90 --reps "$reps" --warmup "$warmup" \
+  timeout 600 "$bin" bench --target sm_90 --reps "$reps" "${warmup[@]}" \
     --json "$log/$name.json" "$spec" > "$log/$name.log" 2>&1
   rc=$?
   if [ $rc -ne 0 ]; then
