@@ -22,5 +22,8 @@ target_compile_definitions(ptxgen_ref_sim_bench PRIVATE PTXGEN_SOURCE_DIR="${PRO
 set_target_properties(ptxgen_ref_sim_bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                                                       ${PROJECT_BINARY_DIR})
 add_dependencies(ptxgen_ref_sim_bench ptxgen)
+if(PTXGEN_STATIC_RUNTIME) # runs on the GPU machine (tools/build_device.sh builds it)
+  target_link_options(ptxgen_ref_sim_bench PRIVATE -static-libstdc++ -static-libgcc)
+endif()
 add_test(NAME bench.ref_sim_smoke COMMAND ptxgen_ref_sim_bench --quick)
 set_tests_properties(bench.ref_sim_smoke PROPERTIES LABELS bench)

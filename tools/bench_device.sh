@@ -5,11 +5,13 @@
 # "ptxgen bench"):
 #   - every specs/large/stream*.toml (the one-stage and pipelined streaming copies,
 #     where they are in the corpus);
+#   - tools/bench/stream_copy_one_stage.toml (the one-stage streaming copy of 2 GiB, the
+#     shape of the seed stage's measured copy);
 #   - tools/bench/stream_copy_persistent.toml (the persistent pipelined copy of 2 GiB that
 #     tools/bench/stream_bench.sh times), emitted for sm_90 (try_wait);
 #   - any spec given as an argument instead of those.
 # usage: tools/bench_device.sh [SPEC...]. Environment (optional): REPS (default 20),
-# WARMUP (3), PTXGEN (default build-device/ptxgen), OUT (default /tmp/ptxgen-bench): the
+# WARMUP (default: bench's own, 10), PTXGEN (default build-device/ptxgen), OUT (default /tmp/ptxgen-bench): the
 # JSON of each run and the logs go to $OUT/bench. Exit status: 1 when a spec was not timed.
 set -u
 log=${OUT:-/tmp/ptxgen-bench}/bench
@@ -17,7 +19,8 @@ mkdir -p "$log"
 export PATH=/usr/local/cuda/bin:$PATH
 bin=${PTXGEN:-build-device/ptxgen}
 reps=${REPS:-20}
-warmup=${WARMUP:-3}
+warmup=()
+[ -n "${WARMUP:-}" ] && warmup=(--warmup "$WARMUP")
 
 {
   date -u '+date: %Y-%m-%d %H:%M UTC'
@@ -31,14 +34,15 @@ if [ $# -gt 0 ]; then
   specs=("$@")
 else
   shopt -s nullglob
-  specs=(specs/large/stream*.toml tools/bench/stream_copy_persistent.toml)
+  specs=(specs/large/stream*.toml tools/bench/stream_copy_one_stage.toml
+         tools/bench/stream_copy_persistent.toml)
 fi
 
 failures=0
 for spec in "${specs[@]}"; do
   name=$(basename "$spec" .toml)
   # sm_90 PTX (try_wait loops) for the GPU it runs on; the bench assembles for the device.
-  timeout 600 "$bin" bench --target sm_90 --reps "$reps" --warmup "$warmup" \
+  timeout 600 "$bin" bench --target sm_90 --reps "$reps" "${warmup[@]}" \
     --json "$log/$name.json" "$spec" > "$log/$name.log" 2>&1
   rc=$?
   if [ $rc -ne 0 ]; then

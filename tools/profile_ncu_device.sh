@@ -38,13 +38,14 @@ wanted=(l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
         l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
         l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
         l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+        l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum
         l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
         l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
         l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
         l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
-        l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum
-        l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum
-        l1tex__data_bank_conflicts_pipe_lsu_mem_global_op_ldgsts.sum)
+        l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum
+        l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum
+        l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum)
 timeout 300 "$ncu" --query-metrics > "$log/query.txt" 2>&1
 metrics=()
 for m in "${wanted[@]}"; do

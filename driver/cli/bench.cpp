@@ -34,8 +34,9 @@ constexpr std::string_view synopsis =
 
 struct BenchArgs {
   std::vector<std::string> specs;
-  long long reps = 20, warmup = 3; ///< as given (signed: a negative count is a usage error)
   cuda::BenchOptions bench;
+  /// as given (signed: a negative count is a usage error); cuda::BenchOptions' defaults
+  long long reps = bench.reps, warmup = bench.warmup;
   std::string target, ptxas, json;
 };
 
@@ -156,9 +157,9 @@ void print_row(const SpecBench& r) {
 /// Parses the command line; nullopt when it is fine, else the exit status to end with.
 std::optional<int> parse(const std::vector<std::string>& args, BenchArgs& a) {
   po::options_description opts("options");
-  opts.add_options()("help,h", "show this help")("reps", po::value(&a.reps)->default_value(20),
+  opts.add_options()("help,h", "show this help")("reps", po::value(&a.reps)->default_value(a.reps),
                                                  "timed repetitions (at least 1)")(
-      "warmup", po::value(&a.warmup)->default_value(3), "untimed launches first")(
+      "warmup", po::value(&a.warmup)->default_value(a.warmup), "untimed launches first")(
       "device", po::value(&a.bench.device)->default_value(0), "the CUDA device ordinal")(
       "target", po::value(&a.target), "the target of the PTX ptxgen emits (default sm_80)")(
       "ptxas", po::value(&a.ptxas), "the ptxas to use")(

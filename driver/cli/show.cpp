@@ -18,7 +18,7 @@ namespace {
 namespace po = boost::program_options;
 
 void print_help(const po::options_description& opts) {
-  std::cout << "usage: ptxgen show SPEC --svg FILE\n\n"
+  std::cout << "usage: ptxgen show SPEC --svg FILE [--diagnostics-format text|json|sarif]\n\n"
                "Draws, for each op of the spec, each view over its tensor's element grid, every\n"
                "chunk coloured by the thread of CTA 0 that copies it and labelled T<thread> and\n"
                "its repeat coordinate (hover a cell for its element, warp and lane); and for\n"
@@ -35,9 +35,10 @@ void print_help(const po::options_description& opts) {
 
 int run_show(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string svg;
+  std::string svg, diag_format;
   opts.add_options()("help,h", "show this help")("svg", po::value(&svg),
                                                  "write the picture to FILE (SVG)");
+  add_diagnostics_format_option(opts, diag_format);
   std::vector<std::string> specs;
   po::variables_map vm;
   if (auto status = parse_arguments("show", args, opts, specs, vm))
@@ -46,17 +47,20 @@ int run_show(const std::vector<std::string>& args) {
     print_help(opts);
     return exit_ok;
   }
+  auto printer = diagnostics_printer("show", diag_format);
+  if (!printer)
+    return exit_usage;
   if (specs.size() != 1)
     return usage_error("show", "give exactly one spec", "ptxgen show SPEC --svg FILE");
   if (svg.empty())
     return usage_error("show", "--svg FILE is required", "ptxgen show SPEC --svg FILE");
   auto kernel = driver::load_spec_file(specs.front());
-  std::cerr << kernel.diagnostics.format_all();
-  if (!kernel)
-    return exit_input;
-  const Diagnostics contract = tile::check_contract(**kernel);
-  std::cerr << contract.format_all();
-  if (contract.has_errors())
+  Diagnostics diagnostics = kernel.diagnostics;
+  if (kernel)
+    diagnostics.append(tile::check_contract(**kernel));
+  printer->print(diagnostics);
+  printer->finish();
+  if (!kernel || diagnostics.has_errors())
     return exit_input;
   const std::string picture = driver::show::render_svg(driver::show::build_picture(**kernel));
   std::string err;

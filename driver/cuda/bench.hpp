@@ -23,8 +23,10 @@ namespace ptxgen::driver::cuda {
 
 struct BenchOptions {
   int device = 0;
-  unsigned warmup = 3; ///< untimed launches (and copies) before the timed ones
-  unsigned reps = 20;  ///< timed launches (and copies), at least 1
+  /// untimed launches (and copies) before the timed ones: on the H200 cuMemcpyDtoD's first
+  /// 5 timed copies after 3 warm-up ones were 11% slower than the rest (docs/benchmarks.md)
+  unsigned warmup = 10;
+  unsigned reps = 20;                           ///< timed launches (and copies), at least 1
   std::string library = default_driver_library; ///< the driver library (tests)
 };
 

@@ -497,15 +497,9 @@ void Fuzzer::shrink_finding(Finding& f, const SpecModel& model) {
 
 } // namespace
 
-namespace {
-
-bool Fuzzer::keep(const std::string& c) {
-  count_class(c);
-  return per_class_kept_[c]++ < o_.shrink_per_class;
-}
-
-/// compute-sanitizer's verdict on an outcome: the tool, its counts and finding kinds
-/// (the messages are in the outcome's detail); null without --sanitize.
+/// compute-sanitizer's verdict on an outcome: the tool, its counts, the kind of every
+/// finding, and each distinct finding (kind, headline, first location) with how many
+/// times it was reported; null without --sanitize.
 std::string sanitizer_json(const std::optional<cuda::SanitizerReport>& r) {
   if (!r)
     return "null";
@@ -513,9 +507,33 @@ std::string sanitizer_json(const std::optional<cuda::SanitizerReport>& r) {
                   "\", \"checked\": " + (r->checked ? "true" : "false") +
                   ", \"errors\": " + std::to_string(r->errors) +
                   ", \"warnings\": " + std::to_string(r->warnings) + ", \"kinds\": [";
-  for (std::size_t i = 0; i < r->findings.size(); ++i)
-    j += std::string(i ? ", " : "") + "\"" + std::string(cuda::name(r->findings[i].kind)) + "\"";
+  std::vector<std::pair<const cuda::SanitizerFinding*, std::size_t>> distinct;
+  for (std::size_t i = 0; i < r->findings.size(); ++i) {
+    const auto& f = r->findings[i];
+    j += std::string(i ? ", " : "") + "\"" + std::string(cuda::name(f.kind)) + "\"";
+    const auto same = std::find_if(distinct.begin(), distinct.end(), [&](const auto& d) {
+      return d.first->kind == f.kind && d.first->message == f.message;
+    });
+    if (same == distinct.end())
+      distinct.emplace_back(&f, 1);
+    else
+      ++same->second;
+  }
+  j += "], \"findings\": [";
+  for (std::size_t i = 0; i < distinct.size(); ++i) {
+    const auto& [f, count] = distinct[i];
+    j += std::string(i ? ", " : "") + "{\"kind\": \"" + std::string(cuda::name(f->kind)) +
+         "\", \"message\": \"" + json_escape(f->message) + "\", \"at\": \"" +
+         json_escape(f->location) + "\", \"count\": " + std::to_string(count) + "}";
+  }
   return j + "]}";
+}
+
+namespace {
+
+bool Fuzzer::keep(const std::string& c) {
+  count_class(c);
+  return per_class_kept_[c]++ < o_.shrink_per_class;
 }
 
 std::string outcomes_json(const std::vector<BackendOutcome>& outcomes) {

@@ -200,4 +200,9 @@ FuzzReport run_fuzz(const FuzzOptions& options, const FuzzProgressFn& progress);
 std::string to_json(const FuzzReport& r);
 std::string to_junit(const FuzzReport& r);
 
+/// compute-sanitizer's verdict on one outcome as the JSON object a saved finding's
+/// outcome.json holds: tool, checked, errors, warnings, every finding's kind, and each
+/// distinct finding (kind and headline) with its first location and count; "null" without.
+std::string sanitizer_json(const std::optional<cuda::SanitizerReport>& r);
+
 } // namespace ptxgen::driver::fuzz

@@ -255,3 +255,27 @@ TEST_CASE("the fuzz report counts explained outcomes apart from findings") {
         std::string::npos);
   CHECK(json.find("\"findings_total\": 0") != std::string::npos);
 }
+
+TEST_CASE("a saved finding names each distinct sanitizer finding with its count") {
+  // The real log of block_2d (tests/data/sanitizer): counted here from its lines.
+  const std::string log = read(root / "tests/data/sanitizer/synccheck_mbarrier_block_2d.log");
+  std::size_t missing = 0;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);)
+    missing += line == "========= Barrier error detected. Missing wait." ? 1 : 0;
+  REQUIRE(missing > 1);
+  const std::string j =
+      ptxgen::driver::fuzz::sanitizer_json(synccheck_log("synccheck_mbarrier_block_2d.log"));
+  CHECK(j.find("\"findings\": [{\"kind\": \"barrier_missing_wait\", \"message\": \"Barrier "
+               "error detected. Missing wait.\", \"at\": \"mbarrier_block_2d+0x") !=
+        std::string::npos);
+  CHECK(j.find("\"count\": " + std::to_string(missing) + "}]}") != std::string::npos);
+  // Two kinds in one log: two entries, each counted once.
+  const std::string mixed = ptxgen::driver::fuzz::sanitizer_json(
+      synccheck_log("synthetic_missing_wait_and_divergent.log"));
+  CHECK(mixed.find("\"kind\": \"barrier_missing_wait\"") != std::string::npos);
+  CHECK(mixed.find("\"message\": \"Barrier error detected. Divergent thread(s) in warp.\"") !=
+        std::string::npos);
+  CHECK(mixed.find("\"count\": 2") == std::string::npos);
+  CHECK(ptxgen::driver::fuzz::sanitizer_json(std::nullopt) == "null");
+}
