@@ -1,11 +1,10 @@
 #include "driver/api/driver.hpp"
 
 #include "driver/api/to_spec.hpp"
+#include "driver/ptxas/ptxas_output.hpp"
 #include "driver/run/pipeline.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "driver/support/temp_dir.hpp"
-
-#include <algorithm>
 
 namespace ptxgen::api {
 
@@ -57,24 +56,10 @@ AssembleOutput assemble(std::string_view ptx, ptx::Target arch, const AssembleOp
     out.diagnostics.push_back(unavailable(options, r.describe()));
     return out;
   }
-  for (const driver::PtxasMessage& m : r.messages) {
-    Diagnostic d(m.is_error ? DiagId::run_ptxas_rejected : DiagId::run_ptxas_warning, m.text,
-                 m.is_error ? Severity::error : Severity::warning);
-    d.file = options.ptx_name;
-    d.line = m.line;
-    d.column = m.line ? 1 : 0;
-    d.source_line = m.ptx_line;
-    out.diagnostics.push_back(std::move(d));
-  }
-  if (r.ok()) {
+  const Diagnostics said = driver::ptxas_diagnostics(r, {options.ptx_name, false}, arch);
+  out.diagnostics.insert(out.diagnostics.end(), said.items().begin(), said.items().end());
+  if (r.ok())
     out.cubin = std::move(r.cubin);
-  } else if (std::none_of(out.diagnostics.begin(), out.diagnostics.end(),
-                          [](const Diagnostic& d) { return d.severity == Severity::error; })) {
-    // Rejected without a message ptxgen recognises: the description holds its output.
-    Diagnostic d(DiagId::run_ptxas_rejected, r.describe());
-    d.file = options.ptx_name;
-    out.diagnostics.push_back(std::move(d));
-  }
   return out;
 }
 

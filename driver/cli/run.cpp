@@ -108,18 +108,32 @@ std::string spec_count(std::size_t n, const Output& output) {
   return s;
 }
 
+/// --diagnostics-format json or sarif: the diagnostics of every case, in case order
+/// (CaseResult::diagnostics: the loader's, the contract's, the reference's, ptxas's, the
+/// --ptx binding's), and nothing else on standard error but errors that end the command.
+void print_case_diagnostics(const driver::ConformanceReport& r,
+                            driver::DiagnosticsPrinter& printer) {
+  for (const auto& c : r.cases)
+    printer.print(c.diagnostics);
+  printer.finish();
+}
+
 /// The run, and with `auto` the simulator when there is no GPU. A run that
 /// could not start (no GPU for cuda, no ptxas or a broken one) is exit 3.
+/// With the text format, each case that does not pass is a line on standard
+/// error as it ends (its detail holds its diagnostics); with json or sarif,
+/// the cases' diagnostics are printed as data once the run is over.
 int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bool auto_backend,
-            const Output& output) {
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
+            const Output& output, driver::DiagnosticsPrinter& printer) {
+  const bool text = printer.format() == driver::DiagnosticsFormat::text;
+  const bool tty = text && ::isatty(STDERR_FILENO) != 0;
   auto progress = [&](std::size_t done, std::size_t total, const CaseResult& c) {
     if (tty) {
       std::cerr << "\r\033[K[" << done << "/" << total << "] " << c.spec << std::flush;
       if (done == total)
         std::cerr << "\r\033[K";
     }
-    if (c.status != CaseResult::Status::pass)
+    if (text && c.status != CaseResult::Status::pass)
       std::cerr << (tty ? "\r\033[K" : "") << c.spec << ": " << driver::name(c.status) << ": "
                 << c.detail << (c.detail.empty() || c.detail.back() != '\n' ? "\n" : "");
   };
@@ -131,10 +145,11 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
     break;
   case Setup::no_gpu:
     if (auto_backend) {
-      std::cerr << "ptxgen run: " << r.backend_description
-                << "\nptxgen run: running on the CPU simulator instead\n";
+      if (text)
+        std::cerr << "ptxgen run: " << r.backend_description
+                  << "\nptxgen run: running on the CPU simulator instead\n";
       o.backend = driver::Backend::sim;
-      return conform(specs, o, false, output);
+      return conform(specs, o, false, output, printer);
     }
     [[fallthrough]];
   case Setup::no_ptxas:
@@ -144,6 +159,8 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
     write_report(output, r);
     return command_error("run", exit_environment, r.backend_description);
   }
+  if (!text)
+    print_case_diagnostics(r, printer);
   print_table(r, std::cout);
   for (const auto& c : r.cases) // issue 13, --profile: the simulator's figures per spec
     if (c.profile)
@@ -288,6 +305,13 @@ void print_help(const po::options_description& opts) {
          "compute-sanitizer (found beside ptxas, on PATH or in /usr/local/cuda/bin);\n"
          "a case that passed but has sanitizer errors is a fault, one the tool did not\n"
          "check is an error (exit 3); a faults/ spec's findings are its evidence.\n\n"
+         "--diagnostics-format: with text (the default) each case that does not pass is\n"
+         "a line on standard error as it ends, its diagnostics in its detail. With json or\n"
+         "sarif, standard error holds only the diagnostics of the cases that have them (a\n"
+         "spec that does not load or breaks its contract, the reference's refusal, ptxas's\n"
+         "errors, a --ptx entry that does not fit), in case order once the run is over,\n"
+         "and the errors that end the command; every case's verdict stays in the table\n"
+         "on standard output and in --report, whose JSON holds the same diagnostics.\n\n"
          "exit status: 0 all pass, 1 a mismatch, fault, invalid spec, PTX ptxas\n"
          "rejects or parameters that do not fit the spec, 2 usage, 3 environment (no\n"
          "GPU with --backend cuda or --sanitize, no ptxas or one that cannot assemble an\n"
@@ -338,6 +362,8 @@ int run_run(const std::vector<std::string>& args) {
       "with --sanitize: seconds one case's sanitizer process may take")(
       "profile", "on the simulator: wavefronts per shared request (bank conflicts) and "
                  "sectors per global request (coalescing), per instruction (docs/profile.md)");
+  std::string diag_format;
+  add_diagnostics_format_option(opts, diag_format);
   add_cache_option(opts);
   std::vector<std::string> specs_in;
   po::variables_map vm;
@@ -347,6 +373,9 @@ int run_run(const std::vector<std::string>& args) {
     print_help(opts);
     return exit_ok;
   }
+  auto printer = diagnostics_printer("run", diag_format);
+  if (!printer)
+    return exit_usage;
   if (specs_in.empty())
     return usage_error("run", "no spec given");
   driver::ConformanceOptions o;
@@ -414,7 +443,7 @@ int run_run(const std::vector<std::string>& args) {
   } else {
     return usage_error("run", "--backend expects auto, cuda or sim; got '" + backend + "'");
   }
-  return conform(specs, o, backend == "auto" && !o.profile, output);
+  return conform(specs, o, backend == "auto" && !o.profile, output, *printer);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "driver/ptxas/ptxas_output.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <optional>
@@ -153,6 +154,66 @@ std::vector<PtxasMessage> parse_ptxas_messages(std::string_view output, std::str
     messages.push_back(std::move(m));
   }
   return messages;
+}
+
+namespace {
+
+/// ptxas's closing line after its errors: no news when another message says why.
+bool is_abort_summary(const PtxasMessage& m) {
+  return m.line == 0 && m.text == "Ptx assembly aborted due to errors";
+}
+
+/// One ptxas message as a diagnostic (see ptxas_diagnostics()).
+Diagnostic message_diagnostic(const PtxasMessage& m, const PtxOrigin& origin,
+                              const std::string& suffix) {
+  Diagnostic d(m.is_error ? DiagId::run_ptxas_rejected : DiagId::run_ptxas_warning, m.text,
+               m.is_error ? Severity::error : Severity::warning);
+  d.file = origin.file;
+  const std::string_view text = trim(m.ptx_line);
+  if (m.line == 0) {
+    d.message += suffix;
+  } else if (origin.emitted) {
+    d.message += " (line " + std::to_string(m.line) + " of the PTX emitted from it: `" +
+                 std::string(text) + "`; " + suffix.substr(2);
+  } else {
+    d.message += suffix;
+    d.line = m.line;
+    d.source_line = m.ptx_line;
+    // The caret under the instruction, past the line's indentation.
+    const std::size_t indent = text.empty() ? 0 : m.ptx_line.find(text.front());
+    d.column = static_cast<std::uint32_t>(indent + 1);
+    d.length = static_cast<std::uint32_t>(std::max<std::size_t>(text.size(), 1));
+  }
+  return d;
+}
+
+} // namespace
+
+Diagnostics ptxas_diagnostics(const AssembleResult& r, const PtxOrigin& origin, ptx::Target arch) {
+  Diagnostics out;
+  switch (r.status) {
+  case AssembleResult::Status::ok:
+  case AssembleResult::Status::rejected:
+    break;
+  case AssembleResult::Status::failed_to_start:
+  case AssembleResult::Status::crashed:
+  case AssembleResult::Status::timed_out:
+  case AssembleResult::Status::io_error:
+    return out;
+  }
+  const std::string suffix = " (ptxas -arch=" + arch.str() + ")";
+  const bool explained = std::any_of(r.messages.begin(), r.messages.end(),
+                                     [](const PtxasMessage& m) { return !is_abort_summary(m); });
+  for (const PtxasMessage& m : r.messages)
+    if (!explained || !is_abort_summary(m))
+      out.add(message_diagnostic(m, origin, suffix));
+  if (!r.ok() && !out.has_errors()) {
+    // Rejected without a message ptxgen recognises: the description holds its output.
+    Diagnostic d(DiagId::run_ptxas_rejected, r.describe() + suffix);
+    d.file = origin.file;
+    out.add(std::move(d));
+  }
+  return out;
 }
 
 std::vector<ResourceUsage> parse_resource_usage(std::string_view output) {

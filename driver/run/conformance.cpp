@@ -3,6 +3,7 @@
 #include "driver/cuda/isolated_runner.hpp"
 #include "driver/cuda/sanitizer_runner.hpp"
 #include "driver/ptxas/ptxas.hpp"
+#include "driver/ptxas/ptxas_output.hpp"
 #include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/binding.hpp"
@@ -11,6 +12,7 @@
 #include "driver/sass/disassemble.hpp"
 #include "driver/sim/simulator.hpp"
 #include "driver/support/atomic_file.hpp"
+#include "driver/support/diagnostic_format.hpp"
 #include "driver/support/escape.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/support/unreachable.hpp"
@@ -290,6 +292,11 @@ void assemble_case(Prepared& p, const ConformanceOptions& o, const PtxasLocation
     return;
   case AssembleResult::Status::rejected:
     fail(p, CaseResult::Blame::input, CaseResult::Stage::ptxas, r.describe());
+    // issue 13, diagnostics as data: ptxas's errors, at the lines of a --ptx file, or
+    // naming the spec whose emitted PTX it rejected.
+    p.result.diagnostics = o.ptx_override.empty()
+                               ? ptxas_diagnostics(r, {p.result.spec, true}, arch)
+                               : ptxas_diagnostics(r, {o.ptx_override_name, false}, arch);
     return;
   case AssembleResult::Status::failed_to_start:
   case AssembleResult::Status::crashed:
@@ -364,6 +371,11 @@ bool bind_case(Prepared& p, const ConformanceOptions& o) {
          "cannot check the PTX's parameters against the spec: the simulator's parser does "
          "not read it:\n" +
              program.diagnostics.format_all());
+    for (Diagnostic d : program.diagnostics.items()) { // issue 13: in the --ptx file
+      if (d.file.empty())
+        d.file = o.ptx_override_name;
+      p.result.diagnostics.add(std::move(d));
+    }
     return false;
   }
   p.program = std::move(*program);
@@ -1030,11 +1042,21 @@ std::string diag_ids_json(const CaseResult& c) {
   return j + "]";
 }
 
+/// issue 13: every diagnostic of the case's refusing stage, each as `--diagnostics-format=json`
+/// writes it (driver/support/diagnostic_format.hpp), as a JSON array.
+std::string diagnostics_json(const CaseResult& c) {
+  std::string j = "[";
+  for (std::size_t i = 0; i < c.diagnostics.items().size(); ++i)
+    j += (i ? ", " : "") + diagnostic_json(c.diagnostics.items()[i]);
+  return j + "]";
+}
+
 /// One case of the report, as a JSON object.
 std::string case_json(const CaseResult& c) {
   std::ostringstream j;
   j << "{\"spec\": \"" << json_escape(c.spec) << "\", \"status\": \"" << name(c.status)
     << "\", \"stage\": \"" << name(c.stage) << "\", \"diag_ids\": " << diag_ids_json(c)
+    << ", \"diagnostics\": " << diagnostics_json(c)
     << ", \"expect_fault\": " << (c.expect_fault ? "true" : "false")
     << ", \"device\": " << (c.device ? std::to_string(*c.device) : "null") << ", \"detail\": \""
     << json_escape(c.detail) << "\", \"emit_ms\": " << c.emit_ms << ", \"ptxas_ms\": " << c.ptxas_ms

@@ -145,8 +145,11 @@ struct CaseResult {
   std::vector<sim::UnsupportedLine> unsupported;
   /// The diagnostics of the stage that refused the case, where it gives DiagIds: the
   /// loader, contract and lowering (emit), the reference's problems and missed
-  /// expectations (reference), a --ptx entry that does not fit the spec (bind: run_entry,
-  /// run_param_count, run_param_type). What tests and the fuzz signature switch on.
+  /// expectations (reference), ptxas's errors (ptxas: run_ptxas_rejected, at the lines
+  /// of a --ptx file, or naming the spec whose emitted PTX ptxas rejected), a --ptx
+  /// entry that does not fit the spec or that the simulator's parser does not read
+  /// (bind: run_entry, run_param_count, run_param_type, sim_*). What tests, the fuzz
+  /// signature and `run --diagnostics-format` use.
   Diagnostics diagnostics;
   /// A structural fact of the kernel ptxgen emitted (not of its outcome), for a known false
   /// positive of compute-sanitizer (issue 12, errclass): the spec has a copy_arrive op

@@ -8,6 +8,7 @@
 #include "emitter/ptx/validator.hpp"
 #include "emitter/support/unreachable.hpp"
 #include "emitter/tile/contract.hpp"
+#include "emitter/tile/limits.hpp"
 #include "emitter/tile/pipeline.hpp"
 #include "emitter/tile/suggest.hpp"
 
@@ -34,11 +35,13 @@ namespace {
 
 using tile::SourcePos;
 
-constexpr std::int64_t kMaxGrid = ptx::max_grid_dims[0];        // CUDA's gridDim.x limit
-constexpr std::int64_t kMaxBlock = ptx::max_block_threads;      // CUDA's threads per block
-constexpr std::int64_t kMaxGlobalBytes = std::int64_t{1} << 40; // 1 TiB per global tensor
-constexpr std::int64_t kMaxAlign = 4096;
-constexpr std::size_t kMaxPatternBytes = 256;
+constexpr std::int64_t kMaxGrid = ptx::max_grid_dims[0];   // CUDA's gridDim.x limit
+constexpr std::int64_t kMaxBlock = ptx::max_block_threads; // CUDA's threads per block
+// ptxgen's own upper limits, shared with the C++ API's builder (emitter/tile/limits.hpp).
+using tile::kMaxAlign;
+using tile::kMaxGlobalBytes;
+using tile::kMaxPatternBytes;
+using tile::kMaxUnroll;
 
 constexpr std::array<std::string_view, 5> kTopKeys = {"kernel", "tensor", "param", "op", "expect"};
 constexpr std::array<std::string_view, 5> kKernelKeys = {"name", "grid", "block", "abi",
@@ -66,7 +69,6 @@ constexpr std::array<std::string_view, 3> kMbarrierArriveKeys = {"op", "barrier"
 constexpr std::array<std::string_view, 3> kMbarrierWaitKeys = {"op", "barrier", "parity"};
 constexpr std::array<std::string_view, 6> kForKeys = {"op",   "var",  "start",
                                                       "stop", "step", "unroll"};
-constexpr std::int64_t kMaxUnroll = 64; // body copies per back edge of a `for`
 constexpr std::array<std::string_view, 10> kPipelineKeys = {
     "op", "var", "start", "stop", "step", "stages", "unroll", "stage_var", "load", "body"};
 // The ops a pipeline's [[op.body]] (its consumer) may hold.
@@ -953,7 +955,7 @@ private:
     decl->tensor.align = shared ? tile::default_shared_align : tile::default_global_align;
     if (const toml::node* v = t->get("align")) {
       if (auto a = get_int(*v, "align", where, "an integer (a power of two)")) {
-        const std::int64_t lo = shared ? 16 : 1;
+        const std::int64_t lo = shared ? tile::min_shared_align : 1;
         if (*a < lo || *a > kMaxAlign || (*a & (*a - 1)) != 0) {
           error_at(DiagId::spec_bad_align, v->source(),
                    "align of a " + std::string(shared ? "shared" : "global") +

@@ -2,7 +2,9 @@
 
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
+#include "emitter/ptx/validator.hpp"
 #include "emitter/tile/contract.hpp"
+#include "emitter/tile/limits.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -123,56 +125,84 @@ KernelBuilder& KernelBuilder::dynamic_shared(std::int64_t bytes, Pos at) {
 
 Tensor KernelBuilder::global(std::string name, std::vector<std::int64_t> shape, DType dtype,
                              GlobalOptions options, Pos at) {
-  auto decl = std::make_unique<tile::TensorDecl>();
-  decl->tensor.name = std::move(name);
-  decl->tensor.space = tile::Space::global;
-  decl->tensor.shape = std::move(shape);
-  decl->tensor.dtype = dtype;
-  decl->tensor.align = options.align;
-  decl->init = options.init;
-  decl->output = options.output;
-  decl->pos = at.source_pos();
-  bool ok = check_name(decl->tensor.name, "tensor", at);
-  if (decl->tensor.shape.empty() ||
-      std::any_of(decl->tensor.shape.begin(), decl->tensor.shape.end(),
-                  [](std::int64_t d) { return d < 1; })) {
-    error(DiagId::spec_bad_shape, at,
-          "tensor " + squote(decl->tensor.name) +
-              ": a shape has at least one dimension, each at least 1");
-    ok = false;
-  } else if (decl->tensor.size_bytes() < 0) {
-    error(DiagId::spec_tensor_too_large, at,
-          "tensor " + squote(decl->tensor.name) + " has more bytes than an int64 counts");
-    ok = false;
-  }
-  const std::uint32_t align = decl->tensor.align;
-  const bool shared = decl->tensor.space == tile::Space::shared;
-  if ((align & (align - 1)) != 0 || align < (shared ? tile::min_shared_align : 1u)) {
-    error(DiagId::spec_bad_align, at,
-          "align of tensor " + squote(decl->tensor.name) + " must be a power of two" +
-              (shared ? " of at least " + std::to_string(tile::min_shared_align) : "") + "; got " +
-              std::to_string(align));
-    ok = false;
-  }
-  // A tensor in error is still declared (its views stay usable) but the
-  // builder's diagnostics keep the kernel from being emitted.
-  (void)ok;
-  kernel_->tensors.push_back(std::move(decl));
-  return Tensor(kernel_->tensors.back()->tensor);
+  return declare(tile::Space::global, std::move(name), std::move(shape), dtype, options, at);
 }
 
 Tensor KernelBuilder::shared(std::string name, std::vector<std::int64_t> shape, DType dtype,
                              std::uint32_t align, Pos at) {
   GlobalOptions o;
   o.align = align;
-  Tensor t = global(std::move(name), std::move(shape), dtype, o, at);
-  kernel_->tensors.back()->tensor.space = tile::Space::shared;
-  const std::uint32_t a = kernel_->tensors.back()->tensor.align;
-  if ((a & (a - 1)) == 0 && a < tile::min_shared_align)
-    error(DiagId::spec_bad_align, at,
-          "align of shared tensor " + squote(t.name()) + " must be at least " +
-              std::to_string(tile::min_shared_align) + "; got " + std::to_string(a));
-  return t;
+  return declare(tile::Space::shared, std::move(name), std::move(shape), dtype, o, at);
+}
+
+Tensor KernelBuilder::declare(tile::Space space, std::string name, std::vector<std::int64_t> shape,
+                              DType dtype, const GlobalOptions& options, const Pos& at) {
+  auto decl = std::make_unique<tile::TensorDecl>();
+  decl->tensor.name = std::move(name);
+  decl->tensor.space = space;
+  decl->tensor.shape = std::move(shape);
+  decl->tensor.dtype = dtype;
+  decl->tensor.align = options.align;
+  decl->init = options.init;
+  decl->output = options.output;
+  decl->pos = at.source_pos();
+  check_name(decl->tensor.name, "tensor", at);
+  const bool shape_ok = !decl->tensor.shape.empty() &&
+                        std::none_of(decl->tensor.shape.begin(), decl->tensor.shape.end(),
+                                     [](std::int64_t d) { return d < 1; });
+  if (!shape_ok)
+    error(DiagId::spec_bad_shape, at,
+          "tensor " + squote(decl->tensor.name) +
+              ": a shape has at least one dimension, each at least 1");
+  if (check_align(decl->tensor, at) && shape_ok)
+    check_size(decl->tensor, at);
+  // A tensor in error is still declared (its views stay usable) but the
+  // builder's diagnostics keep the kernel from being emitted.
+  kernel_->tensors.push_back(std::move(decl));
+  return Tensor(kernel_->tensors.back()->tensor);
+}
+
+bool KernelBuilder::check_align(const tile::Tensor& t, const Pos& at) {
+  const bool shared = t.space == tile::Space::shared;
+  const std::int64_t lo = shared ? tile::min_shared_align : 1;
+  const std::int64_t a = t.align;
+  if (a >= lo && a <= tile::kMaxAlign && (a & (a - 1)) == 0)
+    return true;
+  error(DiagId::spec_bad_align, at,
+        "align of " + std::string(shared ? "shared" : "global") + " tensor " + squote(t.name) +
+            " must be a power of two in " + std::to_string(lo) + ".." +
+            std::to_string(tile::kMaxAlign) + "; got " + std::to_string(a));
+  return false;
+}
+
+bool KernelBuilder::check_size(const tile::Tensor& t, const Pos& at) {
+  const bool shared = t.space == tile::Space::shared;
+  // Shared: what a CTA can have on any target (the contract checks the target's own).
+  const std::int64_t max_shared = ptx::max_dynamic_shared_bytes_any_target();
+  const std::int64_t limit = shared ? max_shared : tile::kMaxGlobalBytes;
+  std::int64_t bytes = tile::size_bytes(t.dtype);
+  for (std::int64_t d : t.shape) {
+    if (d > limit / bytes) {
+      error(DiagId::spec_tensor_too_large, at,
+            "tensor " + squote(t.name) + " is larger than the " + std::to_string(limit) +
+                " bytes allowed for a " + (shared ? "shared" : "global") + " tensor");
+      return false;
+    }
+    bytes *= d;
+  }
+  if (!shared)
+    return true;
+  // After the shared tensors declared so far, laid out in order as the loader lays them out.
+  const std::int64_t start = (shared_bytes_ + t.align - 1) / t.align * t.align;
+  if (start + bytes <= max_shared) {
+    shared_bytes_ = start + bytes;
+    return true;
+  }
+  error(DiagId::spec_shared_total_too_large, at,
+        "shared tensors need " + std::to_string(start + bytes) + " bytes together with " +
+            squote(t.name) + "; a CTA has at most " + std::to_string(max_shared) +
+            " bytes of shared memory on any target");
+  return false;
 }
 
 Expr KernelBuilder::param_u32(std::string name, std::uint64_t value,
@@ -369,7 +399,12 @@ void KernelBuilder::commit_group(Pos at) {
   push(tile::CommitGroupOp{}, at);
 }
 void KernelBuilder::wait_group(std::int64_t n, Pos at) {
-  push(tile::WaitGroupOp{n}, at);
+  if (n < 0 || n > ptx::max_wait_group)
+    error(DiagId::contract_wait_group_range, at,
+          "wait_group n must be in 0.." + std::to_string(ptx::max_wait_group) + "; got " +
+              std::to_string(n));
+  else
+    push(tile::WaitGroupOp{n}, at);
 }
 void KernelBuilder::wait_all(Pos at) {
   push(tile::WaitAllOp{}, at);
@@ -379,7 +414,14 @@ void KernelBuilder::cta_sync(Pos at) {
 }
 
 void KernelBuilder::fill(const View& dst, std::vector<std::uint8_t> pattern, Pos at) {
-  if (check_view(dst, at))
+  bool ok = check_view(dst, at);
+  if (pattern.empty() || pattern.size() > tile::kMaxPatternBytes) {
+    error(DiagId::spec_bad_pattern, at,
+          "a pattern must have 1.." + std::to_string(tile::kMaxPatternBytes) + " bytes; got " +
+              std::to_string(pattern.size()));
+    ok = false;
+  }
+  if (ok)
     push(tile::FillOp{located(dst, at), std::move(pattern)}, at);
 }
 
@@ -413,17 +455,22 @@ bool KernelBuilder::check_loop_bound(const std::string& var, const Expr& bound, 
   return ok;
 }
 
+bool KernelBuilder::check_unroll(std::int64_t unroll, const Pos& at) {
+  if (unroll >= 1 && unroll <= tile::kMaxUnroll)
+    return true;
+  error(DiagId::spec_loop_unroll_range, at,
+        "unroll must be in 1.." + std::to_string(tile::kMaxUnroll) + "; got " +
+            std::to_string(unroll));
+  return false;
+}
+
 Expr KernelBuilder::begin_for(std::string var, const Expr& start, const Expr& stop,
                               const Expr& step, std::int64_t unroll, Pos at) {
   Expr leaf(tile::make_leaf(tile::ExprKind::loop, var));
   bool ok = check_loop_var(var, at);
   for (const Expr* bound : {&start, &stop, &step})
     ok = check_loop_bound(var, *bound, at) && ok;
-  if (unroll < 1) {
-    error(DiagId::spec_loop_unroll_range, at,
-          "unroll must be at least 1; got " + std::to_string(unroll));
-    ok = false;
-  }
+  ok = check_unroll(unroll, at) && ok;
   OpenLoop open{var, static_cast<std::size_t>(-1), at.source_pos()};
   if (ok) {
     tile::ForOp f;
@@ -523,11 +570,7 @@ void KernelBuilder::pipeline(const PipelineOptions& o,
               std::to_string(tile::kMaxPipelineStages) + "; got " + std::to_string(o.stages));
     ok = false;
   }
-  if (o.unroll < 1) {
-    error(DiagId::spec_loop_unroll_range, at,
-          "unroll must be at least 1; got " + std::to_string(o.unroll));
-    ok = false;
-  }
+  ok = check_unroll(o.unroll, at) && ok;
   tile::Pipeline p;
   p.var = {o.var, o.var, at.source_pos()};
   p.start = located(o.start, at);

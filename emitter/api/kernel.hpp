@@ -12,9 +12,10 @@
 //
 // The builder checks what the spec loader checks of the same things (names,
 // shapes, launch ranges, parameter values, loop structure and bounds, the names
-// an expression uses) with the loader's DiagIds; each diagnostic is at the
-// call's Pos. An op with a bad operand is left out, as the loader leaves out a
-// bad [[op]], and the builder goes on, so one build reports all it can.
+// an expression uses, and the upper limits of emitter/tile/limits.hpp: tensor
+// sizes, alignment, fill patterns, unroll, wait_group) with the loader's DiagIds;
+// each diagnostic is at the call's Pos. An op with a bad operand is left out, as the loader leaves
+// out a bad [[op]], and the builder goes on, so one build reports all it can.
 
 #include "emitter/api/expr.hpp"
 #include "emitter/api/view.hpp"
@@ -203,6 +204,11 @@ private:
 
   void error(DiagId id, const Pos& at, std::string message);
   bool check_name(const std::string& name, std::string_view what, const Pos& at);
+  Tensor declare(tile::Space space, std::string name, std::vector<std::int64_t> shape, DType dtype,
+                 const GlobalOptions& options, const Pos& at);
+  bool check_align(const tile::Tensor& t, const Pos& at);
+  bool check_size(const tile::Tensor& t, const Pos& at);
+  bool check_unroll(std::int64_t unroll, const Pos& at);
   bool check_view(const View& v, const Pos& at);
   bool check_names(const Expr& e, const Pos& at, const tile::ApplyOp* apply = nullptr);
   tile::Located<tile::View> located(const View& v, const Pos& at) const;
@@ -221,6 +227,7 @@ private:
   std::unique_ptr<tile::Kernel> kernel_;
   Diagnostics diags_;
   std::vector<OpenLoop> loops_;
+  std::int64_t shared_bytes_ = 0; ///< the shared tensors' bytes so far, each aligned
 };
 
 } // namespace ptxgen::api

@@ -2,7 +2,7 @@
 # Every command that reports diagnostics takes --diagnostics-format and rejects an
 # unknown value as a usage error (2); `emit` and `golden` give JSON lines too.
 
-foreach(command check emit golden)
+foreach(command check emit golden asm run)
   execute_process(COMMAND "${PTXGEN}" ${command} "${SPEC}" --diagnostics-format=xml
                   RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 2 OR NOT err MATCHES "--diagnostics-format")

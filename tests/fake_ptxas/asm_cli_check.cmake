@@ -184,8 +184,9 @@ elseif(SCENARIO STREQUAL "rejected")
     return()
   endif()
   expect_rc(1)
-  # Line 22 of bad_chunk.ptx holds the 8-byte cp.async.cg (counted by hand).
-  expect_match("${ERR}" "bad_chunk\\.ptx:22: error: [^\n]*cp\\.async[^\n]*\n +cp\\.async\\.cg\\.shared\\.global \\[%r3\\], \\[%rd4\\], 8;")
+  # Line 22 of bad_chunk.ptx holds the 8-byte cp.async.cg (counted by hand), after a
+  # tab: column 2; the diagnostic's id, then the source line.
+  expect_match("${ERR}" "bad_chunk\\.ptx:22:2: error: [^\n]*cp\\.async[^\n]*\\[run_ptxas_rejected\\]\n[ \t]+cp\\.async\\.cg\\.shared\\.global \\[%r3\\], \\[%rd4\\], 8;")
   expect_file_text("${WORK}/keep.cubin" "OLD")
 
 elseif(SCENARIO STREQUAL "usage")

@@ -135,3 +135,60 @@ TEST_CASE("an entry without a properties block or Used line keeps zeros") {
   CHECK(u[0].stack_bytes == 0);
   CHECK(parse_resource_usage("random text\nUsed 5 registers\n").empty());
 }
+
+// issue 13, diagnostics as data: ptxas's messages as Diagnostics (asm, run, the C++ API).
+namespace {
+
+ptxgen::driver::AssembleResult rejection(std::string_view output) {
+  ptxgen::driver::AssembleResult r;
+  r.status = ptxgen::driver::AssembleResult::Status::rejected;
+  r.exit_code = 255;
+  r.raw_output = std::string(output);
+  r.messages = parse_ptxas_messages(output, kPtx);
+  return r;
+}
+
+constexpr ptxgen::ptx::Target kSm80{80, false};
+
+} // namespace
+
+TEST_CASE("ptxas_diagnostics: an error at its PTX line, caret past the indentation") {
+  const auto r = rejection("ptxas k.ptx, line 3; error   : Argument 2 of instruction 'cp.async'\n"
+                           "ptxas fatal   : Ptx assembly aborted due to errors\n");
+  const auto ds = ptxgen::driver::ptxas_diagnostics(r, {"dir/k.ptx", false}, kSm80);
+  // The closing "aborted" line says nothing the error does not: left out.
+  REQUIRE(ds.items().size() == 1);
+  const auto& d = ds.items()[0];
+  CHECK(d.id == ptxgen::DiagId::run_ptxas_rejected);
+  CHECK(d.severity == ptxgen::Severity::error);
+  CHECK(d.file == "dir/k.ptx");
+  CHECK(d.line == 3);
+  CHECK(d.column == 3);  // two spaces of indentation
+  CHECK(d.length == 43); // "cp.async.cg.shared.global [%r3], [%rd4], 8;"
+  CHECK(d.source_line == "  cp.async.cg.shared.global [%r3], [%rd4], 8;");
+}
+
+TEST_CASE("ptxas_diagnostics: a warning, and the PTX of a spec has no position in it") {
+  auto r = rejection("ptxas k.ptx, line 4; warning : something odd\n");
+  r.status = ptxgen::driver::AssembleResult::Status::ok;
+  const auto ds = ptxgen::driver::ptxas_diagnostics(r, {"specs/k.toml", true}, kSm80);
+  REQUIRE(ds.items().size() == 1);
+  CHECK(ds.items()[0].id == ptxgen::DiagId::run_ptxas_warning);
+  CHECK(ds.items()[0].severity == ptxgen::Severity::warning);
+  CHECK(ds.items()[0].file == "specs/k.toml");
+  CHECK(ds.items()[0].line == 0);
+  CHECK_FALSE(ds.has_errors());
+}
+
+TEST_CASE("ptxas_diagnostics: a rejection without a message ptxgen reads, and a crash") {
+  auto r = rejection("qqq garbage zzz\n");
+  const auto ds = ptxgen::driver::ptxas_diagnostics(r, {"k.ptx", false}, kSm80);
+  REQUIRE(ds.items().size() == 1);
+  CHECK(ds.items()[0].id == ptxgen::DiagId::run_ptxas_rejected);
+  CHECK(ds.items()[0].line == 0);
+  // Only the aborted line: it is all ptxas said, so it stays.
+  auto aborted = rejection("ptxas fatal   : Ptx assembly aborted due to errors\n");
+  CHECK(ptxgen::driver::ptxas_diagnostics(aborted, {"k.ptx", false}, kSm80).items().size() == 1);
+  r.status = ptxgen::driver::AssembleResult::Status::crashed; // the environment's, not the PTX's
+  CHECK(ptxgen::driver::ptxas_diagnostics(r, {"k.ptx", false}, kSm80).empty());
+}
