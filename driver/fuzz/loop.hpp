@@ -114,7 +114,8 @@ struct Signature {
   bool operator==(const Signature&) const = default;
   /// The finding's class, the folder name's prefix: "sim_mismatch",
   /// "cuda_fault-sim_pass", "sim_invalid-spec_unknown_key", "false_accept",
-  /// "cuda_error_ptxas-sim_error_ptxas" (an error's stage follows its status),
+  /// "cuda_error_ptxas-sim_error_ptxas-run_ptxas_rejected" (an error's stage follows its
+  /// status, its first error DiagId ends the name),
   /// "sanitizer_explained-synccheck_missing_wait_inc",
   /// "sanitizer-memcheck_memory_access-cuda_fault-sim_pass",
   /// "race_sim_only-racecheck-cuda_pass-sim_fault-race" ...
