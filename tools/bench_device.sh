@@ -26,7 +26,6 @@ warmup=()
   date -u '+date: %Y-%m-%d %H:%M UTC'
   nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
   ptxas --version | tail -1
-  git log -1 --format='commit: %h %s' 2>/dev/null
 } > "$log/machine.txt" 2>&1
 cat "$log/machine.txt"
 
