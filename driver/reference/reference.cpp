@@ -692,7 +692,7 @@ private:
         b.bytes.assign(size, 0);
         b.defined.assign(size, 0);
         b.index = shared_template_.size();
-        b.shift = granule_shift(b.index, size);
+        b.shift = granule_shift(t, b.index, size);
         b.hz.reset(size >> b.shift);
         slots_[&t] = {true, shared_template_.size()};
         by_name_[t.name] = {true, shared_template_.size()};
@@ -718,18 +718,45 @@ private:
     return e;
   }
 
-  /// The granule of shared tensor `index` of `size` bytes: at most max_granule_shift, no
-  /// more than the size's alignment, and below the limit of an earlier start (Regranule);
-  /// single bytes on the naive path.
-  int granule_shift(std::size_t index, std::size_t size) const {
+  /// The granule of shared tensor `t` (slot `index`, `size` bytes): at most
+  /// max_granule_shift, no more than the alignment of its size, of the chunks that applies
+  /// copy into or out of it and of the rows that fills and copies write or read (the runs
+  /// they access it by where their views are contiguous), and below the limit of an earlier
+  /// start (Regranule: a view that is not contiguous). Single bytes on the naive path.
+  int granule_shift(const tile::Tensor& t, std::size_t index, std::size_t size) {
     if (!in_.fast || size == 0) {
       return 0;
     }
     int shift = std::min(max_granule_shift, std::countr_zero(size));
+    auto align = [&](std::int64_t bytes) {
+      shift = std::min(shift, std::countr_zero(static_cast<std::uint64_t>(bytes)));
+    };
+    auto on_t = [&](const tile::Located<tile::View>& v) {
+      return v.value.tensor == &t || (v.value.tensor != nullptr && v.value.tensor->name == t.name);
+    };
+    auto row = [&](const tile::Located<tile::View>& v) {
+      const NaivePlan& p = plan(v.value);
+      if (on_t(v) && p.ok()) {
+        align(static_cast<std::int64_t>(p.element_bytes()) *
+              (p.shape().empty() ? 1 : p.shape().back()));
+      }
+    };
+    for (const tile::Op& op : k_.ops) {
+      if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
+        if (on_t(a->dst) || on_t(a->src)) {
+          align(a->chunk_bytes.value);
+        }
+      } else if (const auto* c = std::get_if<tile::CopyOp>(&op.body)) {
+        row(c->dst);
+        row(c->src);
+      } else if (const auto* f = std::get_if<tile::FillOp>(&op.body)) {
+        row(f->dst);
+      }
+    }
     if (auto it = shift_limits_.find(index); it != shift_limits_.end()) {
       shift = std::min(shift, it->second);
     }
-    return shift;
+    return std::max(shift, 0);
   }
 
   /// A view's plan and, where it has one, its affine skeleton: computed once per view.
