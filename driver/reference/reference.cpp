@@ -1945,6 +1945,7 @@ ReferenceOutput evaluate_reference(const ReferenceInput& in) {
       Evaluator ev(in, shift_limits);
       if (side_by_side && !ev.ctas_may_meet() && ev.global_bytes() >= in.parallel_min_bytes) {
         if (auto out = ev.run_parallel(workers)) {
+          out->workers = std::min<unsigned>(workers, static_cast<unsigned>(in.kernel->grid));
           return std::move(*out);
         }
         side_by_side = false; // the CTAs may see each other: one after the other

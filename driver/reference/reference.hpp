@@ -93,6 +93,8 @@ struct ReferenceOutput {
   /// Every finding, typed, in the order found: the problems (one per line of `problems`, in
   /// the same order) and the notes (Severity::note), which are not problems.
   std::vector<ReferenceFinding> findings;
+  /// The host threads the CTAs ran on (1: one after the other; ReferenceInput::workers).
+  unsigned workers = 1;
 };
 
 ReferenceOutput evaluate_reference(const ReferenceInput& in);
