@@ -1427,11 +1427,25 @@ private:
     return {&a.pred, &a.ignore_src, &a.src_size};
   }
 
+  /// What each operand's value depends on (a default where there is no operand).
+  static std::array<NaiveDependence, 3> operand_dependence(const tile::ApplyOp& a) {
+    std::array<NaiveDependence, 3> deps;
+    const auto xs = operands(a);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      if (*xs[i] && (*xs[i])->value) {
+        deps[i] = naive_dependence(*(*xs[i])->value);
+      }
+    }
+    return deps;
+  }
+
   /// The operands' values that are the same for many chunks, evaluated once for them:
   /// `per_thread` false: those that use neither the thread nor a repeat axis (for the whole
   /// op), true: those that use no repeat axis (for one thread). nullopt: evaluated per chunk
   /// (also where it does not evaluate: the chunks report it).
-  static void known_operands(const tile::ApplyOp& a, const tile::ExprEnv& e, bool per_thread,
+  /// `deps`: what each operand depends on (operand_dependence).
+  static void known_operands(const tile::ApplyOp& a, const std::array<NaiveDependence, 3>& deps,
+                             const tile::ExprEnv& e, bool per_thread,
                              std::array<std::optional<std::int64_t>, 3>& known) {
     const auto xs = operands(a);
     for (std::size_t i = 0; i < xs.size(); ++i) {
@@ -1439,7 +1453,7 @@ private:
       if (!x || !x->value) {
         continue;
       }
-      const NaiveDependence d = naive_dependence(*x->value);
+      const NaiveDependence& d = deps[i];
       if (!d.axis && d.thread == per_thread) {
         known[i] = naive_evaluate(*x->value, e);
       }
@@ -1540,12 +1554,13 @@ private:
     const OpForm dview = op_form(a.dst, e);
     const OpForm sview = op_form(a.src, e);
     std::array<std::optional<std::int64_t>, 3> op_known;
-    known_operands(a, e, false, op_known);
+    const std::array<NaiveDependence, 3> deps = operand_dependence(a);
+    known_operands(a, deps, e, false, op_known);
     for (std::int64_t tid = 0; tid < k_.block; ++tid) {
       e.tid = tid;
       chunk_env.tid = tid;
       std::array<std::optional<std::int64_t>, 3> known = op_known;
-      known_operands(a, e, true, known);
+      known_operands(a, deps, e, true, known);
       if (groups == 2) {
         coords[0] = tid / 32;
         coords[1] = tid % 32;
