@@ -5,8 +5,9 @@
 // Launch: kernel.grid CTAs of kernel.block threads (grid_dim, block_dim in 3-D;
 // tid and bid are the linear indices); warp = tid / 32, lane = tid % 32. Every
 // CTA has its own copy of each shared tensor, whose bytes start undefined. CTAs
-// run one after the other; in a CTA, ops run in order and for each op each
-// thread (tid ascending) applies its own effect:
+// run one after the other (that order defines the result; ReferenceInput::workers
+// runs them side by side where it gives the same one); in a CTA, ops run in
+// order and for each op each thread (tid ascending) applies its own effect:
 //  - apply: pred false -> nothing. Otherwise for each repeat coordinate (row
 //    major; at CTA scope the first two coordinates are the thread's warp and
 //    lane) the chunk (the last axis, chunk_bytes bytes on both sides, element
