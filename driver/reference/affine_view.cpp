@@ -40,7 +40,9 @@ bool rearrange(const NaivePlan::Names& names, Level& l) {
   return true;
 }
 
-bool sub(const tile::SubStep& step, const tile::ExprEnv& env, Level& l) {
+/// A sub step: a slice keeps its axis from `begin`, an index drops its axis and becomes one
+/// of the skeleton's indices (its value is added at AffineSkeleton::base_at).
+bool sub(const tile::SubStep& step, Level& l, std::vector<AffineSkeleton::Index>& indices) {
   Level out{l.base, {}, {}};
   for (std::size_t a = 0; a < l.size.size(); ++a) {
     if (a >= step.entries.size()) {
@@ -50,10 +52,9 @@ bool sub(const tile::SubStep& step, const tile::ExprEnv& env, Level& l) {
     }
     const auto& e = step.entries[a];
     if (!e.is_slice) {
-      const auto value = e.index ? naive_evaluate(*e.index, env) : std::nullopt;
-      if (!value || *value < 0 || *value >= l.size[a])
-        return false; // no value, or outside its axis: naive_locate says which
-      out.base += *value * l.stride[a];
+      if (!e.index)
+        return false; // no expression: naive_locate says so
+      indices.push_back({e.index.get(), l.size[a], l.stride[a], naive_dependence(*e.index).thread});
       continue;
     }
     out.base += e.begin * l.stride[a];
@@ -66,8 +67,7 @@ bool sub(const tile::SubStep& step, const tile::ExprEnv& env, Level& l) {
 
 } // namespace
 
-std::optional<AffineForm> affine_form(const NaivePlan& plan, const tile::View& v,
-                                      const tile::ExprEnv& env) {
+std::optional<AffineSkeleton> affine_skeleton(const NaivePlan& plan, const tile::View& v) {
   if (!plan.ok() || plan.levels.size() != v.steps.size() + 1)
     return std::nullopt;
   Level l;
@@ -78,6 +78,7 @@ std::optional<AffineForm> affine_form(const NaivePlan& plan, const tile::View& v
     l.stride[a] = s;
     s *= l.size[a];
   }
+  std::vector<AffineSkeleton::Index> indices;
   for (std::size_t i = 0; i < v.steps.size(); ++i) {
     bool ok = std::visit(
         [&](const auto& step) -> bool {
@@ -85,7 +86,7 @@ std::optional<AffineForm> affine_form(const NaivePlan& plan, const tile::View& v
           if constexpr (std::is_same_v<S, tile::RearrangeStep>) {
             return rearrange(plan.names[i], l);
           } else if constexpr (std::is_same_v<S, tile::SubStep>) {
-            return sub(step, env, l);
+            return sub(step, l, indices);
           } else {
             const std::int64_t old_eb = plan.levels[i].element_bytes;
             const std::int64_t new_eb = plan.levels[i + 1].element_bytes;
@@ -102,7 +103,60 @@ std::optional<AffineForm> affine_form(const NaivePlan& plan, const tile::View& v
     if (!ok || l.size != plan.levels[i + 1].shape)
       return std::nullopt;
   }
-  return AffineForm{l.base, std::move(l.stride), plan.element_bytes()};
+  return AffineSkeleton{l.base, std::move(l.stride), plan.element_bytes(), std::move(indices)};
+}
+
+std::optional<std::int64_t> AffineSkeleton::base_at(const tile::ExprEnv& env) const {
+  std::int64_t b = base;
+  for (const Index& i : indices) {
+    const auto value = naive_evaluate(*i.expr, env);
+    if (!value || *value < 0 || *value >= i.size)
+      return std::nullopt; // no value, or outside its axis: naive_locate says which
+    b += *value * i.stride;
+  }
+  return b;
+}
+
+std::optional<std::int64_t> AffineSkeleton::shared_base(const tile::ExprEnv& env) const {
+  std::int64_t b = base;
+  for (const Index& i : indices) {
+    if (i.thread)
+      continue;
+    const auto value = naive_evaluate(*i.expr, env);
+    if (!value || *value < 0 || *value >= i.size)
+      return std::nullopt;
+    b += *value * i.stride;
+  }
+  return b;
+}
+
+std::optional<std::int64_t> AffineSkeleton::thread_base(std::int64_t shared,
+                                                        const tile::ExprEnv& env) const {
+  std::int64_t b = shared;
+  for (const Index& i : indices) {
+    if (!i.thread)
+      continue;
+    const auto value = naive_evaluate(*i.expr, env);
+    if (!value || *value < 0 || *value >= i.size)
+      return std::nullopt;
+    b += *value * i.stride;
+  }
+  return b;
+}
+
+std::optional<AffineForm> AffineSkeleton::at(const tile::ExprEnv& env) const {
+  const auto b = base_at(env);
+  if (!b)
+    return std::nullopt;
+  return AffineForm{*b, stride, element_bytes};
+}
+
+std::optional<AffineForm> affine_form(const NaivePlan& plan, const tile::View& v,
+                                      const tile::ExprEnv& env) {
+  const auto skeleton = affine_skeleton(plan, v);
+  if (!skeleton)
+    return std::nullopt;
+  return skeleton->at(env);
 }
 
 } // namespace ptxgen::driver

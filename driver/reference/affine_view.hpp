@@ -44,6 +44,36 @@ struct AffineForm {
   }
 };
 
+/// The part of a view's affine form that no thread or loop value changes: the strides, and
+/// each index of its sub steps (the expression, the size of its axis and the bytes one step
+/// of it moves). Computed once per view; AffineSkeleton::at then needs only the indices'
+/// values for one thread (the reference calls it for every thread of every op).
+struct AffineSkeleton {
+  struct Index {
+    const tile::Expr* expr = nullptr;
+    std::int64_t size = 0;   ///< the indexed axis's size: the value must lie in 0 .. size - 1
+    std::int64_t stride = 0; ///< bytes per unit of the value
+    bool thread = false;     ///< the expression uses the thread (naive_dependence)
+  };
+  std::int64_t base = 0; ///< the offset with every index 0
+  std::vector<std::int64_t> stride;
+  std::int64_t element_bytes = 1;
+  std::vector<Index> indices;
+
+  /// The form's base for `env`: nullopt when an index has no value or lies outside its axis.
+  std::optional<std::int64_t> base_at(const tile::ExprEnv& env) const;
+  /// For the threads of one op: the base with only the indices that do not use the thread
+  /// (the CTA and loop values of `env`); nullopt as base_at (for every thread).
+  std::optional<std::int64_t> shared_base(const tile::ExprEnv& env) const;
+  /// base_at(env) from shared_base's value: only the indices that use the thread.
+  std::optional<std::int64_t> thread_base(std::int64_t shared, const tile::ExprEnv& env) const;
+  /// The whole form for `env`, or nullopt as base_at.
+  std::optional<AffineForm> at(const tile::ExprEnv& env) const;
+};
+
+/// The view's skeleton, or nullopt when the view has no affine form for any thread.
+std::optional<AffineSkeleton> affine_skeleton(const NaivePlan& plan, const tile::View& v);
+
 /// The view's affine form for the thread and loop values in `env`, or nullopt.
 std::optional<AffineForm> affine_form(const NaivePlan& plan, const tile::View& v,
                                       const tile::ExprEnv& env);

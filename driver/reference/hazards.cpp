@@ -73,6 +73,15 @@ void WaitSlack::close(LiveWait& live, std::int64_t covered) {
   live = LiveWait{};
 }
 
+void WaitSlack::merge(const WaitSlack& o) {
+  for (std::size_t op = 0; op < best_.size(); ++op) {
+    best_[op] = std::min(best_[op], o.best_[op]);
+    runs_[op] += o.runs_[op];
+    most_open_[op] = std::max(most_open_[op], o.most_open_[op]);
+    worked_[op] = static_cast<char>(worked_[op] | o.worked_[op]);
+  }
+}
+
 std::string element_text(const std::vector<std::int64_t>& shape, std::int64_t element_bytes,
                          std::int64_t off) {
   if (element_bytes <= 0) {

@@ -1,12 +1,15 @@
 #pragma once
 // The reference's hazard bookkeeping (driver/reference/reference.cpp runs the ops and asks
-// these questions): per shared byte, who may still write it (pending copies), who wrote and
-// who read it in the current barrier phase, and which thread's wait_group landed it; per
+// these questions): per shared byte (granule), who may still write it (pending copies), who wrote
+// and who read it in the current barrier phase, and which thread's wait_group landed it; per
 // thread, the wait_group it ran last; per wait_group op, the largest count that would still
 // have done; per `for`, how many groups one iteration commits.
 //
-// Every vector holds one entry per byte of one shared tensor of the CTA being run (flat, no
-// maps: a pipeline runs these checks on every byte of every iteration).
+// Every vector holds one entry per granule of one shared tensor of the CTA being run (flat,
+// no maps: a pipeline runs these checks on every byte of every iteration). A granule is
+// 2^k bytes that every access covers whole or not at all, so its bytes share one state
+// (reference.cpp: Buffer::shift; the naive path has granules of one byte). The offsets
+// below (`off`) index granules.
 //
 // The spec language has no conditional ops: every thread of a CTA runs the same ops, so
 // every thread commits the same groups and the FIFO of groups is the same length on every
@@ -27,7 +30,7 @@ inline constexpr std::int32_t many_threads = -2; ///< read by two threads or mor
 
 /// The ordering state of one shared tensor's bytes in one CTA.
 struct SharedBytes {
-  /// n bytes, none pending, none written or read.
+  /// n granules, none pending, none written or read.
   void reset(std::size_t n);
 
   // Copies issued and not yet performed (at their thread's wait).
@@ -95,6 +98,10 @@ public:
   /// `covered`: groups the live wait performed that it would not must stay performed there.
   void close(LiveWait& live, std::int64_t covered);
 
+  /// Adds the runs `o` saw (another part of the launch's CTAs): the result is as if this one
+  /// had seen them too.
+  void merge(const WaitSlack& o);
+
   /// Times the op ran (over all threads), and the largest count that would have done
   /// (meaningful when it ran).
   std::int64_t runs(std::size_t op) const { return runs_[op]; }
@@ -137,6 +144,9 @@ public:
     }
     return f.groups == groups ? nullptr : &f;
   }
+
+  /// The groups of the first iteration of the `for` at `op` that finished; -1: none did.
+  std::int64_t first_groups(std::size_t op) const { return first_[op].groups; }
 
 private:
   std::vector<First> first_;

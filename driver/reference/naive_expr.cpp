@@ -214,6 +214,40 @@ std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::Expr
   unreachable("naive_expr: not an ExprKind value");
 }
 
+NaiveDependence naive_dependence(const tile::Expr& e) {
+  NaiveDependence d;
+  switch (e.kind) {
+  case tile::ExprKind::tid:
+  case tile::ExprKind::warp:
+  case tile::ExprKind::lane:
+    d.thread = true;
+    break;
+  case tile::ExprKind::special:
+    d.thread = e.special == tile::Special::tid_x || e.special == tile::Special::tid_y ||
+               e.special == tile::Special::tid_z;
+    break;
+  case tile::ExprKind::axis:
+    d.axis = true;
+    break;
+  case tile::ExprKind::constant:
+  case tile::ExprKind::bid:
+  case tile::ExprKind::param:
+  case tile::ExprKind::loop:
+  case tile::ExprKind::unary:
+  case tile::ExprKind::binary:
+  case tile::ExprKind::select:
+    break;
+  }
+  for (const tile::ExprPtr& a : e.args) {
+    if (a) {
+      const NaiveDependence ad = naive_dependence(*a);
+      d.thread = d.thread || ad.thread;
+      d.axis = d.axis || ad.axis;
+    }
+  }
+  return d;
+}
+
 std::vector<std::string> naive_axis_names(const tile::View& v, std::size_t base_rank) {
   std::vector<std::string> names(base_rank);
   for (const tile::ViewStep& step : v.steps) {

@@ -23,6 +23,15 @@ namespace ptxgen::driver {
 /// amount outside 0..63, an unknown parameter or a malformed node.
 std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::ExprEnv& env);
 
+/// What an expression's value may change with inside one op of one CTA, where the CTA, the
+/// loop variables and the parameters are fixed: the thread (tid, warp, lane, tid.x/y/z) and
+/// the repeat axes of an apply.
+struct NaiveDependence {
+  bool thread = false;
+  bool axis = false;
+};
+NaiveDependence naive_dependence(const tile::Expr& e);
+
 /// The name of each axis of v after all its steps ("" for an axis without a
 /// single name), replayed from the step texts: a rearrange's right-hand side
 /// names its axes (a group of one name is that name), an index in sub drops

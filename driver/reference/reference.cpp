@@ -6,9 +6,17 @@
 #include "driver/reference/naive_view.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cstring>
+#include <exception>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <set>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -18,15 +26,104 @@ namespace ptxgen::driver {
 namespace {
 
 constexpr std::size_t kernel_level = std::numeric_limits<std::size_t>::max(); ///< not one op
+/// The largest granule of shared hazard state: 64 bytes (Buffer::shift).
+constexpr int max_granule_shift = 6;
+
+/// A run of contiguous bytes of one buffer.
+struct Run {
+  std::int64_t off = 0;
+  std::int64_t len = 0;
+};
+
+/// The bytes of an access (one element, one chunk, one row of elements), in the order its
+/// bytes are accessed, as runs: the first inline (no allocation for a contiguous access),
+/// the rest (non-contiguous views only) in `more`. A run that continues the last one merges
+/// with it.
+struct Runs {
+  Run first;
+  std::vector<Run> more;
+
+  void append(Run r) {
+    if (r.len <= 0)
+      return;
+    Run& last = more.empty() ? first : more.back();
+    if (last.len == 0) {
+      last = r;
+    } else if (last.off + last.len == r.off) {
+      last.len += r.len;
+    } else {
+      more.push_back(r);
+    }
+  }
+  std::int64_t bytes() const {
+    std::int64_t n = first.len;
+    for (const Run& r : more)
+      n += r.len;
+    return n;
+  }
+  bool contains(std::int64_t off) const {
+    auto in = [&](const Run& r) { return off >= r.off && off < r.off + r.len; };
+    return in(first) || std::any_of(more.begin(), more.end(), in);
+  }
+  template <class F>
+  void each(F&& f) const {
+    if (first.len > 0)
+      f(first);
+    for (const Run& r : more)
+      f(r);
+  }
+};
 
 struct Buffer {
   std::string name;
   bool shared = false;
+  std::size_t index = 0;           ///< its slot (Slot::index) among the shared or global ones
   std::vector<std::int64_t> shape; ///< the tensor's, for the element of a byte in findings
   std::int64_t element_bytes = 1;
   std::vector<std::uint8_t> bytes;
-  std::vector<bool> defined;
-  ref::SharedBytes hz; ///< shared tensors only: the ordering state of each byte
+  std::vector<std::uint8_t> defined; ///< per byte: 1 when it holds a defined value
+  /// Shared tensors only: the ordering state, one entry per granule of 2^shift bytes. Every
+  /// access starts and ends on a granule boundary (the reference checks each one and starts
+  /// over with a smaller granule when one does not), so the bytes of a granule see the same
+  /// accesses in the same order and have the same state: one entry stands for all of them.
+  ref::SharedBytes hz;
+  int shift = 0;
+
+  std::int64_t granule() const { return std::int64_t{1} << shift; }
+};
+
+/// Thrown when an access to shared tensor `index` does not start and end on its granule: the
+/// reference starts over with granules of 2^shift bytes for it.
+struct Regranule {
+  std::size_t index = 0;
+  int shift = 0;
+};
+
+/// Thrown in a worker (ReferenceInput::workers) whose CTA writes a 64-byte block of a global
+/// tensor that another worker's CTA wrote: the launch runs one CTA after the other instead.
+struct CtaConflict {};
+
+/// Which worker wrote each 64-byte block of each global tensor (0: none yet), while CTAs run
+/// side by side: a block has one writer, so the workers never write the same bytes.
+struct GlobalOwners {
+  static constexpr int block_shift = 6;
+  std::vector<std::vector<std::atomic<std::int32_t>>> blocks; ///< per global slot
+
+  /// Claims the blocks of `r` for `worker` (from 1); throws CtaConflict when one is another's.
+  void claim(std::size_t index, std::int64_t off, std::int64_t len, std::int32_t worker) {
+    auto& b = blocks[index];
+    const std::int64_t last = (off + len - 1) >> block_shift;
+    for (std::int64_t k = off >> block_shift; k <= last; ++k) {
+      auto& o = b[static_cast<std::size_t>(k)];
+      std::int32_t seen = o.load(std::memory_order_relaxed);
+      if (seen == worker) {
+        continue;
+      }
+      if (seen != 0 || !o.compare_exchange_strong(seen, worker, std::memory_order_relaxed)) {
+        throw CtaConflict{};
+      }
+    }
+  }
 };
 
 /// An op index as the hazard state stores it.
@@ -39,9 +136,9 @@ struct Chunk {
   std::size_t op = 0;
   std::int64_t group = 0;
   Buffer* dst = nullptr;
-  std::vector<std::int64_t> dst_off;
+  Runs dst_runs;
   Buffer* src = nullptr;
-  std::vector<std::int64_t> src_off;
+  Runs src_runs;
   std::int64_t read_bytes = 0; ///< the first read_bytes come from src, the rest are zero
   /// The first wait_group that ran while no commit_group had closed this chunk's group
   /// (kernel_level when none): that wait did not cover it.
@@ -89,13 +186,15 @@ struct Cta {
 /// Problems, aggregated per (op, id, kind): the first instance and a count.
 class Problems {
 public:
+  /// `count`: the instances this call stands for (the bytes of a granule).
   void add(std::size_t op, DiagId id, const std::string& kind,
-           const std::function<std::string()>& detail, Severity severity = Severity::error) {
+           const std::function<std::string()>& detail, Severity severity = Severity::error,
+           std::int64_t count = 1) {
     auto [it, fresh] = index_.try_emplace({op, id, kind}, entries_.size());
     if (fresh) {
-      entries_.push_back({op, id, kind, detail(), 1, severity});
+      entries_.push_back({op, id, kind, detail(), count, severity, tag_, false});
     } else {
-      ++entries_[it->second].count;
+      entries_[it->second].count += count;
     }
   }
 
@@ -104,8 +203,44 @@ public:
   void add_cause(std::size_t op, DiagId id, const std::string& kind,
                  const std::function<std::string()>& detail) {
     if (index_.try_emplace({op, id, kind}, entries_.size()).second) {
-      entries_.push_back({op, id, kind, detail(), 1, Severity::error});
+      entries_.push_back({op, id, kind, detail(), 1, Severity::error, tag_, true});
     }
+  }
+
+  /// A batch: several elements' reads, then their writes, where the naive order alternates
+  /// (element 0's read, its write, element 1's read, ...). Each problem found first in the
+  /// batch is tagged with its place in the naive order (tag(): element * 2 + phase), and
+  /// end_batch() puts them in that order. Exact when no problem can come from both phases
+  /// (the caller batches only where one side is a global tensor, which has no hazards).
+  std::size_t begin_batch() const { return entries_.size(); }
+  void tag(std::int64_t t) { tag_ = t; }
+  void end_batch(std::size_t mark) {
+    tag_ = 0;
+    if (entries_.size() - mark < 2)
+      return;
+    std::stable_sort(entries_.begin() + static_cast<std::ptrdiff_t>(mark), entries_.end(),
+                     [](const Entry& a, const Entry& b) { return a.tag < b.tag; });
+    for (std::size_t i = mark; i < entries_.size(); ++i)
+      index_[{entries_[i].op, entries_[i].id, entries_[i].kind}] = i;
+  }
+
+  /// Adds the findings of `o`, which ran after everything this one saw (the next CTAs):
+  /// new ones after these, in their order; the counts of known ones add up.
+  void merge(const Problems& o) {
+    for (const Entry& e : o.entries_) {
+      auto [it, fresh] = index_.try_emplace({e.op, e.id, e.kind}, entries_.size());
+      if (fresh) {
+        entries_.push_back(e);
+      } else if (!entries_[it->second].cause) {
+        entries_[it->second].count += e.count;
+      }
+    }
+  }
+
+  /// True when some finding has ID `id`.
+  bool has(DiagId id) const {
+    return std::any_of(entries_.begin(), entries_.end(),
+                       [&](const Entry& e) { return e.id == id; });
   }
 
   /// Each finding (errors and notes): its ID, its op and its text without the op's name.
@@ -164,6 +299,8 @@ private:
     std::string first;
     std::int64_t count;
     Severity severity;
+    std::int64_t tag;   ///< its place in a batch (begin_batch)
+    bool cause = false; ///< from add_cause: counted once
   };
 
   /// "kind: first instance (N times in all)".
@@ -180,6 +317,7 @@ private:
 
   std::vector<Entry> entries_;
   std::map<std::tuple<std::size_t, DiagId, std::string>, std::size_t> index_;
+  std::int64_t tag_ = 0;
 };
 
 /// Calls f(coords) for every coordinate of `shape`, row major, over the axes
@@ -210,6 +348,19 @@ void for_each_coord(const std::vector<std::int64_t>& shape, std::size_t from,
   }
 }
 
+/// Calls f(x) for each row (the last axis) of `shape`, row major, with x the coordinates of
+/// its first element (last coordinate 0); for a shape of rank 0, once with no coordinates.
+template <class F>
+void for_each_row(const std::vector<std::int64_t>& shape, F&& f) {
+  const std::vector<std::int64_t> outer(shape.begin(), shape.end() - (shape.empty() ? 0 : 1));
+  std::vector<std::int64_t> coords;
+  std::vector<std::int64_t> x(shape.size(), 0);
+  for_each_coord(outer, 0, coords, [&](const std::vector<std::int64_t>& c) {
+    std::copy(c.begin(), c.end(), x.begin());
+    f(static_cast<const std::vector<std::int64_t>&>(x));
+  });
+}
+
 std::string coords_text(const std::vector<std::int64_t>& c) {
   std::string s = "(";
   for (std::size_t i = 0; i < c.size(); ++i) {
@@ -220,23 +371,160 @@ std::string coords_text(const std::vector<std::int64_t>& c) {
 
 class Evaluator {
 public:
-  explicit Evaluator(const ReferenceInput& in)
-      : in_(in), k_(*in.kernel), slack_(k_.ops.size()), loop_commits_(k_.ops.size()) {}
+  Evaluator(const ReferenceInput& in, const std::map<std::size_t, int>& shift_limits)
+      : in_(in), k_(*in.kernel), slack_(k_.ops.size()), loop_commits_(k_.ops.size()),
+        shift_limits_(shift_limits) {}
 
+  /// A worker of `main` (set up): the same tensors, its own CTAs' state and findings, writing
+  /// main's global tensors through `owners` as worker `worker` (from 1).
+  Evaluator(Evaluator& main, GlobalOwners& owners, std::int32_t worker)
+      : in_(main.in_), k_(main.k_), globals_(main.globals_),
+        shared_template_(main.shared_template_), slack_(k_.ops.size()),
+        loop_commits_(k_.ops.size()), slots_(main.slots_), by_name_(main.by_name_),
+        params_(main.params_), shift_limits_(main.shift_limits_), owners_(&owners),
+        worker_(worker) {}
+
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  /// The launch, one CTA after the other.
   ReferenceOutput run() {
-    ReferenceOutput out;
-    if (k_.grid <= 0 || k_.block <= 0) {
-      problems_.add(kernel_level, DiagId::check_empty_launch, "empty launch", [&] {
-        return "grid " + std::to_string(k_.grid) + ", block " + std::to_string(k_.block);
-      });
-      finish(out);
-      return out;
+    if (!launchable()) {
+      return output();
     }
     set_up();
-    // CTAs are independent: each runs the ops on its own, in order, its threads
-    // in lockstep op by op; a `for` repeats the ops up to its `end`. One CTA's state
-    // (shared tensors, threads) at a time.
-    for (cta_ = 0; cta_ < k_.grid; ++cta_) {
+    run_ctas(0, k_.grid, nullptr);
+    return output();
+  }
+
+  /// The launch with CTAs side by side on `workers` threads (worker w runs a contiguous block
+  /// of CTAs with its own findings; they are merged in CTA order, so the output is run()'s);
+  /// nullopt where that cannot be shown: two workers wrote the same 64-byte global block
+  /// (CtaConflict), or their loops committed different numbers of groups (the note names the
+  /// launch's first iteration). A Regranule in a worker is rethrown.
+  std::optional<ReferenceOutput> run_parallel(unsigned workers) {
+    if (!launchable()) {
+      return output();
+    }
+    set_up();
+    GlobalOwners owners;
+    for (const Buffer& g : *globals_) {
+      owners.blocks.emplace_back((g.bytes.size() >> GlobalOwners::block_shift) + 1);
+    }
+    workers = static_cast<unsigned>(std::min<std::int64_t>(workers, k_.grid));
+    std::vector<std::unique_ptr<Evaluator>> part;
+    for (unsigned w = 0; w < workers; ++w) {
+      part.push_back(std::make_unique<Evaluator>(*this, owners, static_cast<std::int32_t>(w + 1)));
+    }
+    std::atomic<bool> stop{false};
+    std::vector<std::exception_ptr> failed(workers);
+    std::vector<std::thread> threads;
+    for (unsigned w = 0; w < workers; ++w) {
+      threads.emplace_back([&, w] {
+        try {
+          part[w]->run_ctas(k_.grid * w / workers, k_.grid * (w + 1) / workers, &stop);
+        } catch (...) {
+          failed[w] = std::current_exception();
+          stop = true;
+        }
+      });
+    }
+    for (std::thread& t : threads) {
+      t.join();
+    }
+    for (const std::exception_ptr& e : failed) {
+      if (!e) {
+        continue;
+      }
+      try {
+        std::rethrow_exception(e);
+      } catch (const CtaConflict&) {
+        return std::nullopt;
+      }
+    }
+    for (std::size_t op = 0; op < k_.ops.size(); ++op) {
+      if (!std::holds_alternative<tile::ForOp>(k_.ops[op].body)) {
+        continue;
+      }
+      std::int64_t first = -1;
+      for (const auto& p : part) {
+        const std::int64_t g = p->loop_commits_.first_groups(op);
+        if (g >= 0 && first >= 0 && g != first) {
+          return std::nullopt;
+        }
+        first = first >= 0 ? first : g;
+      }
+    }
+    for (const auto& p : part) {
+      if (p->problems_.has(DiagId::check_loop_commit_count)) {
+        return std::nullopt;
+      }
+      problems_.merge(p->problems_);
+      slack_.merge(p->slack_);
+    }
+    return output();
+  }
+
+  /// True when a CTA may read global bytes another writes: a global tensor both read and
+  /// written by the ops (then the order of the CTAs matters).
+  bool ctas_may_meet() {
+    std::set<const tile::Tensor*> read;
+    std::set<const tile::Tensor*> written;
+    auto note = [&](const tile::Located<tile::View>& v, std::set<const tile::Tensor*>& into) {
+      if (v.value.tensor != nullptr && v.value.tensor->space == tile::Space::global) {
+        into.insert(v.value.tensor);
+      }
+    };
+    for (const tile::Op& op : k_.ops) {
+      if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
+        note(a->dst, written);
+        note(a->src, read);
+      } else if (const auto* c = std::get_if<tile::CopyOp>(&op.body)) {
+        note(c->dst, written);
+        note(c->src, read);
+      } else if (const auto* f = std::get_if<tile::FillOp>(&op.body)) {
+        note(f->dst, written);
+      }
+    }
+    return std::any_of(read.begin(), read.end(),
+                       [&](const tile::Tensor* t) { return written.count(t) != 0; });
+  }
+
+  /// The bytes of the kernel's global tensors.
+  std::size_t global_bytes() const {
+    std::size_t n = 0;
+    for (const auto& decl : k_.tensors) {
+      if (decl->tensor.space == tile::Space::global) {
+        std::size_t count = naive_dtype_bytes(decl->tensor.dtype);
+        for (auto s : decl->tensor.shape) {
+          count *= s < 0 ? 0 : static_cast<std::size_t>(s);
+        }
+        n += count;
+      }
+    }
+    return n;
+  }
+
+private:
+  /// False (with the problem) for an empty launch.
+  bool launchable() {
+    if (k_.grid > 0 && k_.block > 0) {
+      return true;
+    }
+    problems_.add(kernel_level, DiagId::check_empty_launch, "empty launch", [&] {
+      return "grid " + std::to_string(k_.grid) + ", block " + std::to_string(k_.block);
+    });
+    return false;
+  }
+
+  /// CTAs first .. last - 1 (until `stop`, when given, is set). CTAs are independent: each
+  /// runs the ops on its own, in order, its threads in lockstep op by op; a `for` repeats the
+  /// ops up to its `end`. One CTA's state (shared tensors, threads) at a time.
+  void run_ctas(std::int64_t first, std::int64_t last, const std::atomic<bool>* stop) {
+    for (cta_ = first; cta_ < last; ++cta_) {
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+        return;
+      }
       cta_state_.shared = shared_template_;
       cta_state_.epoch = 0;
       cta_state_.threads.assign(static_cast<std::size_t>(k_.block), ThreadState{});
@@ -251,8 +539,13 @@ public:
         finish_thread(cta_, t);
       }
     }
+  }
+
+  /// The output after the CTAs ran: the last use of the global buffers.
+  ReferenceOutput output() {
+    ReferenceOutput out;
     report_loose_waits();
-    for (Buffer& g : globals_) { // the last use of the buffers
+    for (Buffer& g : *globals_) {
       out.global[g.name] = std::move(g.bytes);
       out.defined[g.name] = std::move(g.defined);
     }
@@ -260,7 +553,14 @@ public:
     return out;
   }
 
-private:
+  /// Before bytes of run `r` of `b` are written: a global block another worker wrote means the
+  /// CTAs cannot run side by side (CtaConflict).
+  void claim(const Buffer& b, Run r) {
+    if (owners_ != nullptr && !b.shared && r.len > 0) {
+      owners_->claim(b.index, r.off, r.len, worker_);
+    }
+  }
+
   /// At the end of the kernel: reports the thread's copies still pending (as a missing
   /// commit_group where a wait passed over them uncommitted) and performs them.
   void finish_thread(std::int64_t b, std::int64_t t) {
@@ -382,15 +682,18 @@ private:
             b.bytes.resize(size, 0);
           }
         }
-        b.defined.assign(size, true);
-        slots_[&t] = {false, globals_.size()};
-        by_name_[t.name] = {false, globals_.size()};
-        globals_.push_back(std::move(b));
+        b.defined.assign(size, 1);
+        b.index = globals_->size();
+        slots_[&t] = {false, globals_->size()};
+        by_name_[t.name] = {false, globals_->size()};
+        globals_->push_back(std::move(b));
       } else {
         b.shared = true;
         b.bytes.assign(size, 0);
-        b.defined.assign(size, false);
-        b.hz.reset(size);
+        b.defined.assign(size, 0);
+        b.index = shared_template_.size();
+        b.shift = granule_shift(t, b.index, size);
+        b.hz.reset(size >> b.shift);
         slots_[&t] = {true, shared_template_.size()};
         by_name_[t.name] = {true, shared_template_.size()};
         shared_template_.push_back(std::move(b));
@@ -415,13 +718,64 @@ private:
     return e;
   }
 
-  const NaivePlan& plan(const tile::View& v) {
-    auto it = plans_.find(&v);
-    if (it == plans_.end()) {
-      it = plans_.emplace(&v, naive_plan(v)).first;
+  /// The granule of shared tensor `t` (slot `index`, `size` bytes): at most
+  /// max_granule_shift, no more than the alignment of its size, of the chunks that applies
+  /// copy into or out of it and of the rows that fills and copies write or read (the runs
+  /// they access it by where their views are contiguous), and below the limit of an earlier
+  /// start (Regranule: a view that is not contiguous). Single bytes on the naive path.
+  int granule_shift(const tile::Tensor& t, std::size_t index, std::size_t size) {
+    if (!in_.fast || size == 0) {
+      return 0;
+    }
+    int shift = std::min(max_granule_shift, std::countr_zero(size));
+    auto align = [&](std::int64_t bytes) {
+      shift = std::min(shift, std::countr_zero(static_cast<std::uint64_t>(bytes)));
+    };
+    auto on_t = [&](const tile::Located<tile::View>& v) {
+      return v.value.tensor == &t || (v.value.tensor != nullptr && v.value.tensor->name == t.name);
+    };
+    auto row = [&](const tile::Located<tile::View>& v) {
+      const NaivePlan& p = plan(v.value);
+      if (on_t(v) && p.ok()) {
+        align(static_cast<std::int64_t>(p.element_bytes()) *
+              (p.shape().empty() ? 1 : p.shape().back()));
+      }
+    };
+    for (const tile::Op& op : k_.ops) {
+      if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
+        if (on_t(a->dst) || on_t(a->src)) {
+          align(a->chunk_bytes.value);
+        }
+      } else if (const auto* c = std::get_if<tile::CopyOp>(&op.body)) {
+        row(c->dst);
+        row(c->src);
+      } else if (const auto* f = std::get_if<tile::FillOp>(&op.body)) {
+        row(f->dst);
+      }
+    }
+    if (auto it = shift_limits_.find(index); it != shift_limits_.end()) {
+      shift = std::min(shift, it->second);
+    }
+    return std::max(shift, 0);
+  }
+
+  /// A view's plan and, where it has one, its affine skeleton: computed once per view.
+  struct ViewInfo {
+    NaivePlan plan;
+    std::optional<AffineSkeleton> skeleton;
+  };
+
+  const ViewInfo& view_info(const tile::View& v) {
+    auto it = views_.find(&v);
+    if (it == views_.end()) {
+      ViewInfo info{naive_plan(v), std::nullopt};
+      info.skeleton = affine_skeleton(info.plan, v);
+      it = views_.emplace(&v, std::move(info)).first;
     }
     return it->second;
   }
+
+  const NaivePlan& plan(const tile::View& v) { return view_info(v).plan; }
 
   std::optional<Slot> slot(const tile::View& v) const {
     if (v.tensor == nullptr) {
@@ -436,7 +790,7 @@ private:
     return std::nullopt;
   }
 
-  Buffer& buffer(Slot s, Cta& cta) { return s.shared ? cta.shared[s.index] : globals_[s.index]; }
+  Buffer& buffer(Slot s, Cta& cta) { return s.shared ? cta.shared[s.index] : (*globals_)[s.index]; }
 
   /// Prepares a view for an op; records a problem and returns false when it cannot be used.
   bool prepare(std::size_t op, const tile::Located<tile::View>& v, const char* role) {
@@ -455,29 +809,61 @@ private:
     return true;
   }
 
-  /// The view's affine form for one thread (the fast path), or nullopt: naive_locate then.
-  std::optional<AffineForm> form(const tile::Located<tile::View>& v, const tile::ExprEnv& e) {
-    if (!in_.fast) {
-      return std::nullopt;
+  /// A view's affine form for one thread (the fast path): its skeleton and its base.
+  struct Fast {
+    const AffineSkeleton* skeleton = nullptr;
+    std::int64_t base = 0;
+
+    std::int64_t offset(const std::vector<std::int64_t>& coords) const {
+      std::int64_t o = base;
+      for (std::size_t a = 0; a < coords.size(); ++a)
+        o += coords[a] * skeleton->stride[a];
+      return o;
     }
-    return affine_form(plan(v.value), v.value, e);
+  };
+
+  /// A view's affine form for the threads of one op: its skeleton and the part of its base
+  /// that no thread changes (evaluated once per op), where it has them.
+  struct OpForm {
+    const AffineSkeleton* skeleton = nullptr;
+    std::optional<std::int64_t> shared;
+  };
+
+  /// The view's OpForm for the op's CTA and loop values in `e` (none on the naive path).
+  OpForm op_form(const tile::Located<tile::View>& v, const tile::ExprEnv& e) {
+    if (!in_.fast) {
+      return {};
+    }
+    const ViewInfo& info = view_info(v.value);
+    if (!info.skeleton) {
+      return {};
+    }
+    return {&*info.skeleton, info.skeleton->shared_base(e)};
   }
 
-  /// The byte offsets of one element, or nullopt (with a problem) when any byte is outside.
-  /// `fast`: the view's affine form for this thread, if it has one.
-  std::optional<std::vector<std::int64_t>> locate(std::size_t op,
-                                                  const tile::Located<tile::View>& v,
-                                                  const Buffer& b, const tile::ExprEnv& e,
-                                                  const std::vector<std::int64_t>& coords,
-                                                  const std::optional<AffineForm>& fast) {
+  /// The view's affine form for one thread, or nullopt: naive_locate then.
+  static std::optional<Fast> form(const OpForm& f, const tile::ExprEnv& e) {
+    if (f.skeleton == nullptr || !f.shared) {
+      return std::nullopt;
+    }
+    const auto base = f.skeleton->thread_base(*f.shared, e);
+    if (!base) {
+      return std::nullopt;
+    }
+    return Fast{f.skeleton, *base};
+  }
+
+  /// Appends the bytes of one element to `out`; false (with a problem) when any byte is
+  /// outside the tensor. `fast`: the view's affine form for this thread, if it has one.
+  bool locate(std::size_t op, const tile::Located<tile::View>& v, const Buffer& b,
+              const tile::ExprEnv& e, const std::vector<std::int64_t>& coords,
+              const std::optional<Fast>& fast, Runs& out) {
     if (fast) {
       const std::int64_t first = fast->offset(coords);
-      if (first >= 0 && first + fast->element_bytes <= static_cast<std::int64_t>(b.bytes.size())) {
-        std::vector<std::int64_t> offsets(static_cast<std::size_t>(fast->element_bytes));
-        for (std::size_t i = 0; i < offsets.size(); ++i) {
-          offsets[i] = first + static_cast<std::int64_t>(i);
-        }
-        return offsets;
+      const std::int64_t eb = fast->skeleton->element_bytes;
+      if (first >= 0 && first + eb <= static_cast<std::int64_t>(b.bytes.size())) {
+        out.append({first, eb});
+        return true;
       }
     }
     NaiveLocation loc = naive_locate(plan(v.value), v.value, e, coords);
@@ -497,71 +883,139 @@ private:
         }
         return s;
       });
+      return false;
+    }
+    for (std::int64_t o : loc.offsets) {
+      out.append({o, 1});
+    }
+    return true;
+  }
+
+  /// Elements 0 .. n-1 of the last axis at `coords` (whose last coordinate is 0) as one run,
+  /// when the thread's form has them contiguous and inside the tensor; else nullopt (the
+  /// caller goes element by element, and reports what is outside).
+  static std::optional<Run> row(const std::optional<Fast>& fast, const Buffer& b,
+                                const std::vector<std::int64_t>& coords, std::int64_t n) {
+    if (!fast || n <= 0) {
       return std::nullopt;
     }
-    return std::move(loc.offsets);
-  }
-
-  /// A thread's read of a byte, with the shared-memory ordering checks.
-  std::pair<std::uint8_t, bool> read(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid,
-                                     Buffer& b, std::int64_t off) {
-    bool moot = false; // the missing commit_group is the cause; the byte's value is moot
-    if (b.shared) {
-      ref::SharedBytes& h = b.hz;
-      if (h.pending[off] > 0 && missing_commit(b, off)) {
-        moot = true;
-      } else if (h.pending[off] > 0) {
-        problems_.add(op, DiagId::check_read_pending,
-                      "reads shared bytes that a pending (not yet waited) copy will write", [&] {
-                        return where(bid, tid) + " reads " + byte_text(b, off) + ", which op " +
-                               std::to_string(h.pending_op[off] + 1) + "'s copy by thread " +
-                               std::to_string(h.pending_tid[off]) +
-                               " will write: it is not yet waited" + pending_cause(cta, h, off);
-                      });
-      }
-      const std::int32_t guard = h.guard_barrier[off];
-      if (guard != ref::none) {
-        const auto& waited = cta.threads[static_cast<std::size_t>(tid)].waited;
-        const auto it = waited.find(static_cast<std::size_t>(guard));
-        if (it == waited.end() || it->second < h.guard_phase[off]) {
-          problems_.add(op, DiagId::check_mbarrier_unwaited_read,
-                        "reads shared bytes an mbarrier phase guards before waiting for that phase",
-                        [&] {
-                          return where(bid, tid) + " reads " + byte_text(b, off) +
-                                 ", landed by copies whose copy_arrive arrives in phase " +
-                                 std::to_string(h.guard_phase[off]) + " of barrier '" +
-                                 cta.barriers[static_cast<std::size_t>(guard)].name +
-                                 "'; the thread has not waited for that phase";
-                        });
-        }
-      } else if (h.writer[off] >= 0 && h.writer[off] != tid && h.write_epoch[off] == cta.epoch) {
-        problems_.add(op, DiagId::check_read_without_sync,
-                      "reads shared bytes another thread wrote with no cta_sync in between", [&] {
-                        return where(bid, tid) + " reads " + byte_text(b, off) +
-                               " written by thread " + std::to_string(h.writer[off]);
-                      });
-      }
-      used_again(cta, h, off);
-      h.note_read(static_cast<std::size_t>(off), static_cast<std::int32_t>(tid), cta.epoch,
-                  op32(op));
+    const std::int64_t eb = fast->skeleton->element_bytes;
+    if (n > 1 && fast->skeleton->stride.back() != eb) {
+      return std::nullopt;
     }
-    return {b.bytes[off], b.defined[off] || moot};
+    const std::int64_t first = fast->offset(coords);
+    if (first < 0 || first + n * eb > static_cast<std::int64_t>(b.bytes.size())) {
+      return std::nullopt;
+    }
+    return Run{first, n * eb};
   }
 
-  /// Why a pending byte's group is not complete, from the issuing thread's last wait_group:
-  /// the count that would have completed it, or no wait since its commit.
-  static std::string pending_cause(const Cta& cta, const ref::SharedBytes& h, std::int64_t off) {
-    const ThreadState& ts = cta.threads[static_cast<std::size_t>(h.pending_tid[off])];
+  /// Throws Regranule when run `r` of shared `b` does not start and end on a granule.
+  static void check_granules(const Buffer& b, Run r) {
+    const std::int64_t mask = b.granule() - 1;
+    if (((r.off | r.len) & mask) != 0) {
+      throw Regranule{b.index, std::countr_zero(static_cast<std::uint64_t>(r.off | r.len))};
+    }
+  }
+
+  /// Calls f(granule index, its first byte) for each granule of run `r` of shared `b`.
+  template <class F>
+  static void each_granule(const Buffer& b, Run r, F&& f) {
+    check_granules(b, r);
+    const std::int64_t end = (r.off + r.len) >> b.shift;
+    for (std::int64_t g = r.off >> b.shift; g < end; ++g) {
+      f(static_cast<std::size_t>(g), g << b.shift);
+    }
+  }
+
+  /// A thread's read of one granule (at byte `off`) of shared `b`, with the ordering checks,
+  /// each problem counted once per byte of the granule. True when the missing commit_group
+  /// is the cause of what the read would report: the bytes' values are moot.
+  bool read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b,
+                    std::size_t g, std::int64_t off) {
+    bool moot = false;
+    ref::SharedBytes& h = b.hz;
+    const std::int64_t w = b.granule();
+    if (h.pending[g] > 0 && missing_commit(b, g)) {
+      moot = true;
+    } else if (h.pending[g] > 0) {
+      problems_.add(
+          op, DiagId::check_read_pending,
+          "reads shared bytes that a pending (not yet waited) copy will write",
+          [&] {
+            return where(bid, tid) + " reads " + byte_text(b, off) + ", which op " +
+                   std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
+                   std::to_string(h.pending_tid[g]) + " will write: it is not yet waited" +
+                   pending_cause(cta, h, g, off);
+          },
+          Severity::error, w);
+    }
+    const std::int32_t guard = h.guard_barrier[g];
+    if (guard != ref::none) {
+      const auto& waited = cta.threads[static_cast<std::size_t>(tid)].waited;
+      const auto it = waited.find(static_cast<std::size_t>(guard));
+      if (it == waited.end() || it->second < h.guard_phase[g]) {
+        problems_.add(
+            op, DiagId::check_mbarrier_unwaited_read,
+            "reads shared bytes an mbarrier phase guards before waiting for that phase",
+            [&] {
+              return where(bid, tid) + " reads " + byte_text(b, off) +
+                     ", landed by copies whose copy_arrive arrives in phase " +
+                     std::to_string(h.guard_phase[g]) + " of barrier '" +
+                     cta.barriers[static_cast<std::size_t>(guard)].name +
+                     "'; the thread has not waited for that phase";
+            },
+            Severity::error, w);
+      }
+    } else if (h.writer[g] >= 0 && h.writer[g] != tid && h.write_epoch[g] == cta.epoch) {
+      problems_.add(
+          op, DiagId::check_read_without_sync,
+          "reads shared bytes another thread wrote with no cta_sync in between",
+          [&] {
+            return where(bid, tid) + " reads " + byte_text(b, off) + " written by thread " +
+                   std::to_string(h.writer[g]);
+          },
+          Severity::error, w);
+    }
+    used_again(cta, h, g);
+    h.note_read(g, static_cast<std::int32_t>(tid), cta.epoch, op32(op));
+    return moot;
+  }
+
+  /// A thread's read of run `r` of `b`: the ordering checks of each granule of a shared one.
+  /// `moot(offset in r, bytes)` is called for the granules whose values are moot. In a batch
+  /// (`eb` > 0), each granule's problems are tagged with its element (of `eb` bytes).
+  template <class Moot>
+  void read_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b, Run r,
+                std::int64_t eb, Moot&& moot) {
+    if (!b.shared) {
+      return;
+    }
+    each_granule(b, r, [&](std::size_t g, std::int64_t off) {
+      if (eb > 0) {
+        problems_.tag((off - r.off) / eb * 2);
+      }
+      if (read_granule(op, cta, bid, tid, b, g, off)) {
+        moot(off - r.off, b.granule());
+      }
+    });
+  }
+
+  /// Why a pending granule's group is not complete, from the issuing thread's last
+  /// wait_group: the count that would have completed it, or no wait since its commit.
+  static std::string pending_cause(const Cta& cta, const ref::SharedBytes& h, std::size_t g,
+                                   std::int64_t off) {
+    const ThreadState& ts = cta.threads[static_cast<std::size_t>(h.pending_tid[g])];
     for (const Chunk& c : ts.queue) {
-      if (c.op != static_cast<std::size_t>(h.pending_op[off]) || c.deferred.empty() ||
-          std::find(c.dst_off.begin(), c.dst_off.end(), off) == c.dst_off.end()) {
+      if (c.op != static_cast<std::size_t>(h.pending_op[g]) || c.deferred.empty() ||
+          !c.dst_runs.contains(off)) {
         continue;
       }
       return " (a copy_arrive on barrier '" +
              cta.barriers[cta.deferred[c.deferred.front()].barrier].name +
              "' tracks it: read it after the mbarrier_wait for that phase)";
     }
-    const std::int64_t group = h.pending_group[off];
+    const std::int64_t group = h.pending_group[g];
     if (ts.live.op == ref::none || group >= ts.live.open) {
       return " (no wait_group since its commit_group)";
     }
@@ -571,26 +1025,25 @@ private:
            " there would complete this one";
   }
 
-  /// A byte a wait_group landed is read or written again: while that wait is still its
-  /// thread's newest, the wait had to complete the byte's group.
-  void used_again(Cta& cta, ref::SharedBytes& h, std::int64_t off) {
-    const std::int32_t owner = h.land_tid[off];
+  /// A granule a wait_group landed is read or written again: while that wait is still its
+  /// thread's newest, the wait had to complete the granule's group.
+  static void used_again(Cta& cta, ref::SharedBytes& h, std::size_t g) {
+    const std::int32_t owner = h.land_tid[g];
     if (owner == ref::none) {
       return;
     }
     ThreadState& ts = cta.threads[static_cast<std::size_t>(owner)];
-    if (ts.waits == h.land_seq[off] && ts.live.op != ref::none) {
-      ref::WaitSlack::needed(ts.live, h.land_group[off]);
+    if (ts.waits == h.land_seq[g] && ts.live.op != ref::none) {
+      ref::WaitSlack::needed(ts.live, h.land_group[g]);
     }
-    h.land_tid[off] = ref::none; // a second use says the same
+    h.land_tid[g] = ref::none; // a second use says the same
   }
 
   /// A write (store, or the issue of a copy) into shared bytes another thread read in this
   /// barrier phase: the reader may still see the new bytes (refill without a barrier).
   void check_refill(std::size_t op, const Cta& cta, std::int64_t bid, std::int64_t tid,
-                    const Buffer& b, std::int64_t off, bool copy) {
-    const std::int32_t other =
-        b.hz.other_reader(static_cast<std::size_t>(off), static_cast<std::int32_t>(tid), cta.epoch);
+                    const Buffer& b, std::size_t g, std::int64_t off, bool copy) {
+    const std::int32_t other = b.hz.other_reader(g, static_cast<std::int32_t>(tid), cta.epoch);
     if (other == ref::none) {
       return;
     }
@@ -603,22 +1056,23 @@ private:
                                                              : "thread " + std::to_string(other);
           return where(bid, tid) + (copy ? " issues a copy into " : " writes ") +
                  byte_text(b, off) + ", read by " + who + " at op " +
-                 std::to_string(b.hz.read_op[off] + 1) +
+                 std::to_string(b.hz.read_op[g] + 1) +
                  " since the last cta_sync; add op = \"cta_sync\" between that read and this "
                  "write";
-        });
+        },
+        Severity::error, b.granule());
   }
 
-  /// When pending byte `off` of `b` belongs to a copy that a wait_group passed over because no
-  /// commit_group had closed its group, reports that missing commit_group (at the wait) and
+  /// When pending granule `g` of `b` belongs to a copy that a wait_group passed over because
+  /// no commit_group had closed its group, reports that missing commit_group (at the wait) and
   /// returns true: it is the cause of whatever the access would otherwise report.
-  bool missing_commit(const Buffer& b, std::int64_t off) {
-    const std::int32_t wait = b.hz.skipped_by_wait[off];
+  bool missing_commit(const Buffer& b, std::size_t g) {
+    const std::int32_t wait = b.hz.skipped_by_wait[g];
     if (wait == ref::none) {
       return false;
     }
     report_missing_commit(static_cast<std::size_t>(wait),
-                          static_cast<std::size_t>(b.hz.skipped_apply[off]));
+                          static_cast<std::size_t>(b.hz.skipped_apply[g]));
     return true;
   }
 
@@ -645,51 +1099,102 @@ private:
       if (!c.dst->shared) {
         continue;
       }
-      for (std::int64_t o : c.dst_off) {
-        if (c.dst->hz.skipped_by_wait[o] == ref::none) {
-          c.dst->hz.skipped_by_wait[o] = op32(wait);
-          c.dst->hz.skipped_apply[o] = op32(c.op);
+      ref::SharedBytes& h = c.dst->hz;
+      c.dst_runs.each([&](Run r) {
+        each_granule(*c.dst, r, [&](std::size_t g, std::int64_t) {
+          if (h.skipped_by_wait[g] == ref::none) {
+            h.skipped_by_wait[g] = op32(wait);
+            h.skipped_apply[g] = op32(c.op);
+          }
+        });
+      });
+    }
+  }
+
+  /// A plain store (fill, copy) by a thread into run `r` of `b`, whose bytes and
+  /// definedness the caller has set: the ordering checks and the writer of a shared one, the
+  /// definedness check of a global one (tagged as the write of its element in a batch, `eb`
+  /// > 0).
+  void write_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b, Run r,
+                 std::int64_t eb) {
+    if (!b.shared) {
+      store_global(op, bid, tid, b, r, eb);
+      return;
+    }
+    ref::SharedBytes& h = b.hz;
+    each_granule(b, r, [&](std::size_t g, std::int64_t off) {
+      if (h.pending[g] > 0 && !missing_commit(b, g)) {
+        problems_.add(
+            op, DiagId::check_write_pending,
+            "writes shared bytes that a pending (not yet waited) copy will write",
+            [&] {
+              return where(bid, tid) + " writes " + byte_text(b, off) + ", which op " +
+                     std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
+                     std::to_string(h.pending_tid[g]) + " will write";
+            },
+            Severity::error, b.granule());
+      }
+      check_refill(op, cta, bid, tid, b, g, off, false);
+      used_again(cta, h, g);
+      store_granule(cta, tid, h, g);
+    });
+  }
+
+  /// The writer of a shared granule.
+  static void store_granule(const Cta& cta, std::int64_t tid, ref::SharedBytes& h, std::size_t g) {
+    h.writer[g] = static_cast<std::int32_t>(tid);
+    h.write_epoch[g] = cta.epoch;
+    h.land_tid[g] = ref::none;
+    h.guard_barrier[g] = ref::none;
+  }
+
+  /// Bytes stored into run `r` of global `b`: each undefined one is a problem.
+  void store_global(std::size_t op, std::int64_t bid, std::int64_t tid, const Buffer& b, Run r,
+                    std::int64_t eb) {
+    const std::uint8_t* d = b.defined.data() + r.off;
+    const auto* undefined = static_cast<const std::uint8_t*>(std::memchr(d, 0, r.len));
+    if (undefined == nullptr) {
+      return;
+    }
+    const std::int64_t first = undefined - d;
+    if (eb > 0) {
+      problems_.tag(first / eb * 2 + 1);
+    }
+    problems_.add(
+        op, DiagId::check_uninitialised_to_global,
+        "uninitialised shared bytes reach a global tensor",
+        [&] {
+          return where(bid, tid) + " writes byte " + std::to_string(r.off + first) + " of '" +
+                 b.name + "'";
+        },
+        Severity::error, std::count(undefined, d + r.len, std::uint8_t{0}));
+  }
+
+  /// Moves the first `n` bytes (and their definedness) of `src` runs of `sb` into `dst` runs
+  /// of `db`, in order; the rest of `dst` becomes zero and defined.
+  static void move_bytes(Buffer& db, const Runs& dst, const Buffer& sb, const Runs& src,
+                         std::int64_t n) {
+    std::size_t si = 0;     // src run: 0 = first, i = more[i - 1]
+    std::int64_t sdone = 0; // bytes of it used
+    auto src_run = [&]() -> const Run& { return si == 0 ? src.first : src.more[si - 1]; };
+    dst.each([&](Run r) {
+      std::int64_t at = 0;
+      while (at < r.len && n > 0) {
+        while (sdone == src_run().len) {
+          ++si;
+          sdone = 0;
         }
+        const Run& s = src_run();
+        const std::int64_t k = std::min({r.len - at, s.len - sdone, n});
+        std::memmove(&db.bytes[r.off + at], &sb.bytes[s.off + sdone], k);
+        std::memmove(&db.defined[r.off + at], &sb.defined[s.off + sdone], k);
+        at += k;
+        sdone += k;
+        n -= k;
       }
-    }
-  }
-
-  /// A plain store (fill, copy) by a thread.
-  void write(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b,
-             std::int64_t off, std::uint8_t value, bool defined) {
-    if (b.shared) {
-      ref::SharedBytes& h = b.hz;
-      if (h.pending[off] > 0 && !missing_commit(b, off)) {
-        problems_.add(op, DiagId::check_write_pending,
-                      "writes shared bytes that a pending (not yet waited) copy will write", [&] {
-                        return where(bid, tid) + " writes " + byte_text(b, off) + ", which op " +
-                               std::to_string(h.pending_op[off] + 1) + "'s copy by thread " +
-                               std::to_string(h.pending_tid[off]) + " will write";
-                      });
-      }
-      check_refill(op, cta, bid, tid, b, off, false);
-      used_again(cta, h, off);
-    }
-    store(op, cta, bid, tid, b, off, value, defined);
-  }
-
-  /// The bytes of a write: value, definedness, and for shared bytes the writer.
-  void store(std::size_t op, const Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b,
-             std::int64_t off, std::uint8_t value, bool defined) {
-    b.bytes[off] = value;
-    b.defined[off] = defined;
-    if (b.shared) {
-      b.hz.writer[off] = static_cast<std::int32_t>(tid);
-      b.hz.write_epoch[off] = cta.epoch;
-      b.hz.land_tid[off] = ref::none;
-      b.hz.guard_barrier[off] = ref::none;
-    } else if (!defined) {
-      problems_.add(op, DiagId::check_uninitialised_to_global,
-                    "uninitialised shared bytes reach a global tensor", [&] {
-                      return where(bid, tid) + " writes byte " + std::to_string(off) + " of '" +
-                             b.name + "'";
-                    });
-    }
+      std::memset(&db.bytes[r.off + at], 0, r.len - at);
+      std::memset(&db.defined[r.off + at], 1, r.len - at);
+    });
   }
 
   /// Performs (in issue order) and removes the thread's queued chunks selected by `which`.
@@ -704,50 +1209,52 @@ private:
                std::optional<std::size_t> via_barrier = std::nullopt) {
     const std::int64_t bid = cta_;
     ThreadState& ts = cta.threads[tid];
-    std::vector<Chunk> keep;
-    for (Chunk& c : ts.queue) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < ts.queue.size(); ++i) {
+      Chunk& c = ts.queue[i];
       if (!which(c)) {
-        keep.push_back(std::move(c));
+        if (kept != i) {
+          ts.queue[kept] = std::move(c);
+        }
+        ++kept;
         continue;
       }
       if (landed && c.dst->shared) {
         ref::WaitSlack::performed(ts.live, c.group);
       }
-      for (std::size_t i = 0; i < c.dst_off.size(); ++i) {
-        const std::int64_t o = c.dst_off[i];
-        std::uint8_t value = 0;
-        bool defined = true;
-        if (static_cast<std::int64_t>(i) < c.read_bytes) {
-          value = c.src->bytes[c.src_off[i]];
-          defined = c.src->defined[c.src_off[i]];
-        }
-        store(c.op, cta, bid, tid, *c.dst, o, value, defined);
+      c.dst_runs.each([&](Run r) { claim(*c.dst, r); });
+      move_bytes(*c.dst, c.dst_runs, *c.src, c.src_runs, c.read_bytes);
+      c.dst_runs.each([&](Run r) {
         if (!c.dst->shared) {
-          continue;
+          store_global(c.op, bid, tid, *c.dst, r, 0);
+          return;
         }
         ref::SharedBytes& h = c.dst->hz;
-        if (--h.pending[o] == 0) {
-          h.skipped_by_wait[o] = ref::none;
-        }
-        if (landed) {
-          h.land_tid[o] = static_cast<std::int32_t>(tid);
-          h.land_seq[o] = ts.waits;
-          h.land_group[o] = static_cast<std::int32_t>(c.group);
-        }
-        // Tracked by a copy_arrive: readable after a wait for the phase it arrives in.
-        for (std::size_t d : c.deferred) {
-          const Deferred& def = cta.deferred[d];
-          if (via_barrier == def.barrier && !def.fired) {
-            h.guard_barrier[o] = static_cast<std::int32_t>(def.barrier);
-            h.guard_phase[o] = cta.barriers[def.barrier].phase;
+        each_granule(*c.dst, r, [&](std::size_t g, std::int64_t) {
+          store_granule(cta, tid, h, g);
+          if (--h.pending[g] == 0) {
+            h.skipped_by_wait[g] = ref::none;
           }
-        }
-      }
+          if (landed) {
+            h.land_tid[g] = static_cast<std::int32_t>(tid);
+            h.land_seq[g] = ts.waits;
+            h.land_group[g] = static_cast<std::int32_t>(c.group);
+          }
+          // Tracked by a copy_arrive: readable after a wait for the phase it arrives in.
+          for (std::size_t d : c.deferred) {
+            const Deferred& def = cta.deferred[d];
+            if (via_barrier == def.barrier && !def.fired) {
+              h.guard_barrier[g] = static_cast<std::int32_t>(def.barrier);
+              h.guard_phase[g] = cta.barriers[def.barrier].phase;
+            }
+          }
+        });
+      });
       for (std::size_t d : c.deferred)
         if (--cta.deferred[d].remaining == 0)
           fire(cta, d);
     }
-    ts.queue = std::move(keep);
+    ts.queue.resize(kept);
   }
 
   // ---------------------------------------------------------------- mbarriers
@@ -782,11 +1289,11 @@ private:
     const Slot s = *slot(v.value);
     Buffer& b = buffer(s, cta_state_);
     const std::vector<std::int64_t> zeros(plan(v.value).shape().size(), 0);
-    const auto o = locate(op, v, b, env(cta_, tid), zeros, std::nullopt);
-    if (!o || o->empty())
+    Runs o;
+    if (!locate(op, v, b, env(cta_, tid), zeros, std::nullopt, o) || o.first.len == 0)
       return std::nullopt;
     auto [it, fresh] =
-        cta_state_.barrier_ids.try_emplace({s.index, o->front()}, cta_state_.barriers.size());
+        cta_state_.barrier_ids.try_emplace({s.index, o.first.off}, cta_state_.barriers.size());
     if (fresh)
       cta_state_.barriers.push_back(RefBarrier{v.text});
     return it->second;
@@ -914,20 +1421,61 @@ private:
     return v;
   }
 
+  /// An apply's pred, ignore_src and src_size, in that order.
+  static std::array<const std::optional<tile::Located<tile::ExprPtr>>*, 3>
+  operands(const tile::ApplyOp& a) {
+    return {&a.pred, &a.ignore_src, &a.src_size};
+  }
+
+  /// What each operand's value depends on (a default where there is no operand).
+  static std::array<NaiveDependence, 3> operand_dependence(const tile::ApplyOp& a) {
+    std::array<NaiveDependence, 3> deps;
+    const auto xs = operands(a);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      if (*xs[i] && (*xs[i])->value) {
+        deps[i] = naive_dependence(*(*xs[i])->value);
+      }
+    }
+    return deps;
+  }
+
+  /// The operands' values that are the same for many chunks, evaluated once for them:
+  /// `per_thread` false: those that use neither the thread nor a repeat axis (for the whole
+  /// op), true: those that use no repeat axis (for one thread). nullopt: evaluated per chunk
+  /// (also where it does not evaluate: the chunks report it).
+  /// `deps`: what each operand depends on (operand_dependence).
+  static void known_operands(const tile::ApplyOp& a, const std::array<NaiveDependence, 3>& deps,
+                             const tile::ExprEnv& e, bool per_thread,
+                             std::array<std::optional<std::int64_t>, 3>& known) {
+    const auto xs = operands(a);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const auto& x = *xs[i];
+      if (!x || !x->value) {
+        continue;
+      }
+      const NaiveDependence& d = deps[i];
+      if (!d.axis && d.thread == per_thread) {
+        known[i] = naive_evaluate(*x->value, e);
+      }
+    }
+  }
+
   /// The bytes one chunk reads (chunk_bytes, less by src_size or ignore_src);
-  /// nullopt when pred is false or an operand does not evaluate (no copy).
-  std::optional<std::int64_t> chunk_read_bytes(std::size_t op, const tile::ApplyOp& a,
-                                               const tile::ExprEnv& e) {
+  /// nullopt when pred is false or an operand does not evaluate (no copy). `known`: the
+  /// operands' values already evaluated for this chunk (known_operands).
+  std::optional<std::int64_t>
+  chunk_read_bytes(std::size_t op, const tile::ApplyOp& a, const tile::ExprEnv& e,
+                   const std::array<std::optional<std::int64_t>, 3>& known) {
     const std::int64_t chunk = a.chunk_bytes.value;
     if (a.pred) {
-      auto p = eval(op, *a.pred, "pred", e);
+      auto p = known[0] ? known[0] : eval(op, *a.pred, "pred", e);
       if (!p || *p == 0) {
         return std::nullopt;
       }
     }
     std::int64_t read_bytes = chunk;
     if (a.ignore_src) {
-      auto v = eval(op, *a.ignore_src, "ignore_src", e);
+      auto v = known[1] ? known[1] : eval(op, *a.ignore_src, "ignore_src", e);
       if (!v) {
         return std::nullopt;
       }
@@ -936,7 +1484,7 @@ private:
       }
     }
     if (a.src_size) {
-      auto v = eval(op, *a.src_size, "src_size", e);
+      auto v = known[2] ? known[2] : eval(op, *a.src_size, "src_size", e);
       if (!v) {
         return std::nullopt;
       }
@@ -994,70 +1542,80 @@ private:
     std::vector<std::int64_t> repeat_shape(ds.begin(), ds.end() - 1);
     const std::vector<std::string> axis_names =
         naive_axis_names(a.src.value, sp.levels.front().shape.size());
-    for (std::int64_t bid = cta_; bid < cta_ + 1; ++bid) {
-      Cta& cta = cta_state_;
-      Buffer& db = buffer(dslot, cta);
-      Buffer& sb = buffer(sslot, cta);
-      for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-        const tile::ExprEnv e = env(bid, tid);
-        std::vector<std::int64_t> coords(repeat_shape.size());
-        if (groups == 2) {
-          coords[0] = tid / 32;
-          coords[1] = tid % 32;
-          if (coords[0] >= ds[0] || coords[1] >= ds[1]) {
-            problems_.add(op, DiagId::check_thread_outside_group,
-                          "thread outside the (warp, lane) group axes (no copy)", [&] {
-                            return where(bid, tid) + " is (warp " + std::to_string(coords[0]) +
-                                   ", lane " + std::to_string(coords[1]) +
-                                   "); the group axes are (" + std::to_string(ds[0]) + ", " +
-                                   std::to_string(ds[1]) + ")";
-                          });
-            continue;
-          }
+    const bool has_operands = a.pred || a.ignore_src || a.src_size; // evaluated per chunk
+    const std::int64_t bid = cta_;
+    Cta& cta = cta_state_;
+    Buffer& db = buffer(dslot, cta);
+    Buffer& sb = buffer(sslot, cta);
+    tile::ExprEnv e = env(bid, 0);
+    tile::ExprEnv chunk_env = e; // e with the chunk's repeat axes bound
+    std::vector<std::int64_t> coords(repeat_shape.size());
+    std::vector<std::int64_t> full; // a chunk's coordinates, its last axis's included
+    const OpForm dview = op_form(a.dst, e);
+    const OpForm sview = op_form(a.src, e);
+    std::array<std::optional<std::int64_t>, 3> op_known;
+    const std::array<NaiveDependence, 3> deps = operand_dependence(a);
+    known_operands(a, deps, e, false, op_known);
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      e.tid = tid;
+      chunk_env.tid = tid;
+      std::array<std::optional<std::int64_t>, 3> known = op_known;
+      known_operands(a, deps, e, true, known);
+      if (groups == 2) {
+        coords[0] = tid / 32;
+        coords[1] = tid % 32;
+        if (coords[0] >= ds[0] || coords[1] >= ds[1]) {
+          problems_.add(op, DiagId::check_thread_outside_group,
+                        "thread outside the (warp, lane) group axes (no copy)", [&] {
+                          return where(bid, tid) + " is (warp " + std::to_string(coords[0]) +
+                                 ", lane " + std::to_string(coords[1]) + "); the group axes are (" +
+                                 std::to_string(ds[0]) + ", " + std::to_string(ds[1]) + ")";
+                        });
+          continue;
         }
-        ThreadState& ts = cta.threads[tid];
-        const std::optional<AffineForm> dform = form(a.dst, e);
-        const std::optional<AffineForm> sform = form(a.src, e);
-        for_each_coord(repeat_shape, groups, coords, [&](const std::vector<std::int64_t>& rep) {
+      }
+      ThreadState& ts = cta.threads[tid];
+      const std::optional<Fast> dform = form(dview, e);
+      const std::optional<Fast> sform = form(sview, e);
+      for_each_coord(repeat_shape, groups, coords, [&](const std::vector<std::int64_t>& rep) {
+        std::optional<std::int64_t> read_bytes = chunk;
+        if (has_operands) {
           // The operands for this chunk: its repeat axes' names bound to its coordinates.
-          tile::ExprEnv chunk_env = e;
           for (std::size_t i = groups; i < rep.size() && i < axis_names.size(); ++i) {
             if (!axis_names[i].empty()) {
               chunk_env.axes[axis_names[i]] = rep[i];
             }
           }
-          auto read_bytes = chunk_read_bytes(op, a, chunk_env);
+          read_bytes = chunk_read_bytes(op, a, chunk_env, known);
           if (!read_bytes) {
             return;
           }
-          Chunk c{op, ts.open_group, &db, {}, &sb, {}, *read_bytes};
-          bool inside = true;
-          auto side = [&](const tile::Located<tile::View>& v, const Buffer& b, std::int64_t n,
-                          std::vector<std::int64_t>& offsets,
-                          const std::optional<AffineForm>& fast) {
-            std::vector<std::int64_t> full = rep;
-            full.push_back(0);
-            for (std::int64_t x = 0; x < n && inside; ++x) {
-              full.back() = x;
-              auto o = locate(op, v, b, e, full, fast);
-              if (!o) {
-                inside = false;
-                return;
-              }
-              offsets.insert(offsets.end(), o->begin(), o->end());
-            }
-          };
-          side(a.dst, db, ds.back(), c.dst_off, dform);
-          side(a.src, sb, ss.back(), c.src_off, sform); // checked even when nothing is read
-          if (!inside) {
+        }
+        Chunk c{op, ts.open_group, &db, {}, &sb, {}, *read_bytes};
+        bool inside = true;
+        auto side = [&](const tile::Located<tile::View>& v, const Buffer& b, std::int64_t n,
+                        Runs& runs, const std::optional<Fast>& fast) {
+          full.assign(rep.begin(), rep.end());
+          full.push_back(0);
+          if (const auto r = this->row(fast, b, full, n)) {
+            runs.append(*r);
             return;
           }
-          if (db.shared) {
-            issue(op, cta, bid, tid, db, c);
+          for (std::int64_t x = 0; x < n && inside; ++x) {
+            full.back() = x;
+            inside = locate(op, v, b, e, full, fast, runs);
           }
-          ts.queue.push_back(std::move(c));
-        });
-      }
+        };
+        side(a.dst, db, ds.back(), c.dst_runs, dform);
+        side(a.src, sb, ss.back(), c.src_runs, sform); // checked even when nothing is read
+        if (!inside) {
+          return;
+        }
+        if (db.shared) {
+          issue(op, cta, bid, tid, db, c);
+        }
+        ts.queue.push_back(std::move(c));
+      });
     }
   }
 
@@ -1067,23 +1625,26 @@ private:
   void issue(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& db,
              const Chunk& c) {
     ref::SharedBytes& h = db.hz;
-    for (std::int64_t o : c.dst_off) {
-      if (h.pending[o] > 0 && !missing_commit(db, o)) {
-        problems_.add(op, DiagId::check_pending_overlap,
-                      "two pending copies write the same shared bytes", [&] {
-                        return where(bid, tid) + " issues a copy into " + byte_text(db, o) +
-                               ", which op " + std::to_string(h.pending_op[o] + 1) +
-                               "'s copy by thread " + std::to_string(h.pending_tid[o]) +
-                               " will still write (not yet waited)";
-                      });
-      }
-      check_refill(op, cta, bid, tid, db, o, true);
-      used_again(cta, h, o);
-      ++h.pending[o];
-      h.pending_tid[o] = static_cast<std::int32_t>(tid);
-      h.pending_op[o] = op32(op);
-      h.pending_group[o] = static_cast<std::int32_t>(c.group);
-    }
+    c.dst_runs.each([&](Run r) {
+      each_granule(db, r, [&](std::size_t g, std::int64_t o) {
+        if (h.pending[g] > 0 && !missing_commit(db, g)) {
+          problems_.add(
+              op, DiagId::check_pending_overlap, "two pending copies write the same shared bytes",
+              [&] {
+                return where(bid, tid) + " issues a copy into " + byte_text(db, o) + ", which op " +
+                       std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
+                       std::to_string(h.pending_tid[g]) + " will still write (not yet waited)";
+              },
+              Severity::error, db.granule());
+        }
+        check_refill(op, cta, bid, tid, db, g, o, true);
+        used_again(cta, h, g);
+        ++h.pending[g];
+        h.pending_tid[g] = static_cast<std::int32_t>(tid);
+        h.pending_op[g] = op32(op);
+        h.pending_group[g] = static_cast<std::int32_t>(c.group);
+      });
+    });
   }
 
   /// The CTA being run, as a range for the ops' loops over CTAs.
@@ -1216,24 +1777,48 @@ private:
     const NaivePlan& p = plan(f.dst.value);
     const Slot s = *slot(f.dst.value);
     const std::int64_t eb = p.element_bytes();
-    for (std::int64_t bid = cta_; bid < cta_ + 1; ++bid) {
-      Cta& cta = cta_state_;
-      Buffer& b = buffer(s, cta);
-      for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-        const tile::ExprEnv e = env(bid, tid);
-        std::vector<std::int64_t> coords;
-        std::int64_t element = 0;
-        const std::optional<AffineForm> fast = form(f.dst, e);
-        for_each_coord(p.shape(), 0, coords, [&](const std::vector<std::int64_t>& c) {
-          if (auto o = locate(op, f.dst, b, e, c, fast)) {
-            for (std::int64_t i = 0; i < eb; ++i) {
-              const auto k = static_cast<std::size_t>(element * eb + i);
-              write(op, cta, bid, tid, b, (*o)[i], f.pattern[k % f.pattern.size()], true);
-            }
+    const std::int64_t bid = cta_;
+    Cta& cta = cta_state_;
+    Buffer& b = buffer(s, cta);
+    const auto& shape = p.shape();
+    const std::int64_t n = shape.empty() ? 1 : shape.back();
+    tile::ExprEnv e = env(bid, 0);
+    const OpForm view = op_form(f.dst, e);
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      e.tid = tid;
+      std::int64_t element = 0;
+      const std::optional<Fast> fast = form(view, e);
+      // Byte k of the thread's view (k counts from `element`'s first byte) gets pattern[k % size].
+      auto store = [&](Run r, std::int64_t k) {
+        claim(b, r);
+        for (std::int64_t i = 0; i < r.len; ++i) {
+          b.bytes[r.off + i] = f.pattern[static_cast<std::size_t>(k + i) % f.pattern.size()];
+        }
+        std::memset(&b.defined[r.off], 1, r.len);
+        write_run(op, cta, bid, tid, b, r, 0);
+      };
+      // A row (the last axis) at a time where it is contiguous, else element by element.
+      for_each_row(shape, [&](const std::vector<std::int64_t>& c) {
+        if (const auto r = row(fast, b, c, n)) {
+          store(*r, element * eb);
+          element += n;
+          return;
+        }
+        std::vector<std::int64_t> x = c;
+        for (std::int64_t i = 0; i < n; ++i, ++element) {
+          if (!shape.empty()) {
+            x.back() = i;
           }
-          ++element;
-        });
-      }
+          Runs runs;
+          if (locate(op, f.dst, b, e, x, fast, runs)) {
+            std::int64_t k = element * eb;
+            runs.each([&](Run r) {
+              store(r, k);
+              k += r.len;
+            });
+          }
+        }
+      });
     }
   }
 
@@ -1253,39 +1838,89 @@ private:
     }
     const Slot ds = *slot(c.dst.value);
     const Slot ss = *slot(c.src.value);
-    for (std::int64_t bid = cta_; bid < cta_ + 1; ++bid) {
-      Cta& cta = cta_state_;
-      Buffer& db = buffer(ds, cta);
-      Buffer& sb = buffer(ss, cta);
-      for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-        const tile::ExprEnv e = env(bid, tid);
-        std::vector<std::int64_t> coords;
-        const std::optional<AffineForm> sform = form(c.src, e);
-        const std::optional<AffineForm> dform = form(c.dst, e);
-        for_each_coord(dp.shape(), 0, coords, [&](const std::vector<std::int64_t>& x) {
-          auto so = locate(op, c.src, sb, e, x, sform);
-          auto dO = locate(op, c.dst, db, e, x, dform);
-          if (!so || !dO) {
-            return;
-          }
-          // ld, then st: the whole element is read before it is written.
-          std::vector<std::pair<std::uint8_t, bool>> element;
-          for (std::int64_t o : *so) {
-            element.push_back(read(op, cta, bid, tid, sb, o));
-          }
-          for (std::size_t i = 0; i < element.size(); ++i) {
-            write(op, cta, bid, tid, db, (*dO)[i], element[i].first, element[i].second);
-          }
+    const std::int64_t bid = cta_;
+    Cta& cta = cta_state_;
+    Buffer& db = buffer(ds, cta);
+    Buffer& sb = buffer(ss, cta);
+    const auto& shape = dp.shape();
+    const std::int64_t n = shape.empty() ? 1 : shape.back();
+    const std::int64_t eb = dp.element_bytes();
+    // A row at a time only where one side is global (no problem comes from both the reads
+    // and the writes; Problems::begin_batch) and the sides are different tensors.
+    const bool batch = &db != &sb && (!db.shared || !sb.shared);
+    tile::ExprEnv e = env(bid, 0);
+    const OpForm sview = op_form(c.src, e);
+    const OpForm dview = op_form(c.dst, e);
+    std::vector<std::uint8_t> value;
+    std::vector<std::uint8_t> defined;
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      e.tid = tid;
+      const std::optional<Fast> sform = form(sview, e);
+      const std::optional<Fast> dform = form(dview, e);
+      auto element = [&](const std::vector<std::int64_t>& x) {
+        Runs so;
+        Runs dO;
+        const bool s_in = locate(op, c.src, sb, e, x, sform, so);
+        const bool d_in = locate(op, c.dst, db, e, x, dform, dO);
+        if (!s_in || !d_in) {
+          return;
+        }
+        // ld, then st: the whole element is read before it is written.
+        value.clear();
+        defined.clear();
+        so.each([&](Run r) {
+          const std::size_t at = value.size();
+          value.insert(value.end(), &sb.bytes[r.off], &sb.bytes[r.off] + r.len);
+          defined.insert(defined.end(), &sb.defined[r.off], &sb.defined[r.off] + r.len);
+          read_run(op, cta, bid, tid, sb, r, 0, [&](std::int64_t from, std::int64_t len) {
+            std::fill_n(defined.begin() + static_cast<std::ptrdiff_t>(at + from), len, 1);
+          });
         });
-      }
+        std::size_t at = 0;
+        dO.each([&](Run r) {
+          claim(db, r);
+          std::memcpy(&db.bytes[r.off], &value[at], r.len);
+          std::memcpy(&db.defined[r.off], &defined[at], r.len);
+          at += r.len;
+          write_run(op, cta, bid, tid, db, r, 0);
+        });
+      };
+      for_each_row(shape, [&](const std::vector<std::int64_t>& x) {
+        const auto sr = batch ? row(sform, sb, x, n) : std::nullopt;
+        const auto dr = sr ? row(dform, db, x, n) : std::nullopt;
+        if (dr) {
+          const std::size_t mark = problems_.begin_batch();
+          std::vector<Run> moot;
+          read_run(op, cta, bid, tid, sb, *sr, eb, [&](std::int64_t from, std::int64_t len) {
+            moot.push_back({from, len});
+          });
+          claim(db, *dr);
+          std::memcpy(&db.bytes[dr->off], &sb.bytes[sr->off], dr->len);
+          std::memcpy(&db.defined[dr->off], &sb.defined[sr->off], dr->len);
+          for (const Run& m : moot) {
+            std::memset(&db.defined[dr->off + m.off], 1, m.len);
+          }
+          write_run(op, cta, bid, tid, db, *dr, eb);
+          problems_.end_batch(mark);
+          return;
+        }
+        std::vector<std::int64_t> y = x;
+        for (std::int64_t i = 0; i < n; ++i) {
+          if (!shape.empty()) {
+            y.back() = i;
+          }
+          element(y);
+        }
+      });
     }
   }
 
   const ReferenceInput& in_;
   const tile::Kernel& k_;
-  std::vector<Buffer> globals_;
-  std::vector<Buffer> shared_template_; ///< each shared tensor as a CTA starts
-  Cta cta_state_;                       ///< the CTA being run
+  std::vector<Buffer> own_globals_;              ///< the global tensors (a worker: none)
+  std::vector<Buffer>* globals_ = &own_globals_; ///< where they are: main's in a worker
+  std::vector<Buffer> shared_template_;          ///< each shared tensor as a CTA starts
+  Cta cta_state_;                                ///< the CTA being run
   ref::WaitSlack slack_;
   ref::LoopCommits loop_commits_;
   std::map<const tile::Tensor*, Slot> slots_;
@@ -1295,7 +1930,10 @@ private:
   std::size_t next_op_ = 0; ///< the op to run after the current one
   std::map<std::string, std::int64_t, std::less<>> loop_values_; ///< the live loop variables
   std::vector<ActiveLoop> active_;                               ///< innermost last
-  std::map<const tile::View*, NaivePlan> plans_;
+  std::map<const tile::View*, ViewInfo> views_;
+  const std::map<std::size_t, int>& shift_limits_; ///< per shared tensor, from Regranule
+  GlobalOwners* owners_ = nullptr; ///< CTAs side by side: who wrote which global block
+  std::int32_t worker_ = 0;        ///< this worker's number in owners_ (from 1)
   Problems problems_;
 };
 
@@ -1310,7 +1948,29 @@ ReferenceOutput evaluate_reference(const ReferenceInput& in) {
         {DiagId::check_no_kernel, ReferenceOutput::kernel_problem, "no kernel given"});
     return out;
   }
-  return Evaluator(in).run();
+  // Shared tensors start with the largest granule; an access that does not start and end on
+  // one starts the run over with the granule it allows (at most max_granule_shift times per
+  // tensor).
+  std::map<std::size_t, int> shift_limits;
+  const unsigned workers =
+      in.workers != 0 ? in.workers : std::max(1u, std::thread::hardware_concurrency());
+  bool side_by_side = workers > 1 && in.kernel->grid > 1;
+  while (true) {
+    try {
+      Evaluator ev(in, shift_limits);
+      if (side_by_side && !ev.ctas_may_meet() && ev.global_bytes() >= in.parallel_min_bytes) {
+        if (auto out = ev.run_parallel(workers)) {
+          out->workers = std::min<unsigned>(workers, static_cast<unsigned>(in.kernel->grid));
+          return std::move(*out);
+        }
+        side_by_side = false; // the CTAs may see each other: one after the other
+        continue;
+      }
+      return ev.run();
+    } catch (const Regranule& r) {
+      shift_limits[r.index] = r.shift;
+    }
+  }
 }
 
 Diagnostics findings_as_diagnostics(const tile::Kernel& k, const ReferenceOutput& out) {

@@ -5,8 +5,9 @@
 // Launch: kernel.grid CTAs of kernel.block threads (grid_dim, block_dim in 3-D;
 // tid and bid are the linear indices); warp = tid / 32, lane = tid % 32. Every
 // CTA has its own copy of each shared tensor, whose bytes start undefined. CTAs
-// run one after the other; in a CTA, ops run in order and for each op each
-// thread (tid ascending) applies its own effect:
+// run one after the other (that order defines the result; ReferenceInput::workers
+// runs them side by side where it gives the same one); in a CTA, ops run in
+// order and for each op each thread (tid ascending) applies its own effect:
 //  - apply: pred false -> nothing. Otherwise for each repeat coordinate (row
 //    major; at CTA scope the first two coordinates are the thread's warp and
 //    lane) the chunk (the last axis, chunk_bytes bytes on both sides, element
@@ -61,6 +62,15 @@ struct ReferenceInput {
   /// Locate a view's bytes through its affine form (affine_view.hpp) where it has one;
   /// false: always through naive_locate, the oracle the fast path is tested against.
   bool fast = true;
+  /// Host threads that run CTAs side by side, each a contiguous block of them, their findings
+  /// merged in CTA order: 0 = std::thread::hardware_concurrency(), 1 = one CTA after the
+  /// other. The output is the same either way: where CTAs could see each other's global bytes
+  /// (a global tensor both read and written, two CTAs writing the same 64-byte block, loops
+  /// whose commit counts differ) the launch runs one CTA after the other.
+  unsigned workers = 0;
+  /// Launches whose global tensors hold fewer bytes run one CTA after the other (threads would
+  /// cost more than they save); tests set 0.
+  std::size_t parallel_min_bytes = std::size_t{1} << 20;
 };
 
 /// One of the reference's findings, typed.
@@ -74,8 +84,8 @@ struct ReferenceFinding {
 struct ReferenceOutput {
   /// Final bytes of every global tensor.
   std::map<std::string, std::vector<std::uint8_t>> global;
-  /// Per byte of each global tensor: false when the byte came from uninitialised shared memory.
-  std::map<std::string, std::vector<bool>> defined;
+  /// Per byte of each global tensor: 0 when the byte came from uninitialised shared memory, else 1.
+  std::map<std::string, std::vector<std::uint8_t>> defined;
   /// The reference's own problems (its error findings); empty for a correct kernel.
   std::vector<std::string> problems;
   /// For each problem, the index of the op it is about, or kernel_problem.
@@ -84,6 +94,8 @@ struct ReferenceOutput {
   /// Every finding, typed, in the order found: the problems (one per line of `problems`, in
   /// the same order) and the notes (Severity::note), which are not problems.
   std::vector<ReferenceFinding> findings;
+  /// The host threads the CTAs ran on (1: one after the other; ReferenceInput::workers).
+  unsigned workers = 1;
 };
 
 ReferenceOutput evaluate_reference(const ReferenceInput& in);

@@ -13,6 +13,7 @@
 #include "driver/run/tensor_data.hpp"
 #include "driver/spec/loader.hpp"
 #include "fuzz_gen_seeds.hpp"
+#include "reference_difference.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -29,30 +30,6 @@ namespace fs = std::filesystem;
 /// Specs whose global tensors hold more bytes than this run only the fast path elsewhere
 /// (check, sim.corpus): the naive path takes seconds on them.
 constexpr std::size_t naive_byte_budget = std::size_t{1} << 20;
-
-/// "" when both outputs agree, else what differs first.
-std::string difference(const driver::ReferenceOutput& fast, const driver::ReferenceOutput& naive) {
-  if (fast.global != naive.global)
-    return "global bytes";
-  if (fast.defined != naive.defined)
-    return "definedness";
-  if (fast.problems != naive.problems)
-    return "problems: fast " + std::to_string(fast.problems.size()) + ", naive " +
-           std::to_string(naive.problems.size()) +
-           (naive.problems.empty() ? "" : ", naive's first: " + naive.problems.front());
-  if (fast.problem_ops != naive.problem_ops)
-    return "problem ops";
-  if (fast.findings.size() != naive.findings.size())
-    return "finding count";
-  for (std::size_t i = 0; i < fast.findings.size(); ++i) {
-    const auto& f = fast.findings[i];
-    const auto& n = naive.findings[i];
-    if (f.id != n.id || f.op != n.op || f.message != n.message || f.severity != n.severity)
-      return "finding " + std::to_string(i) + ": fast '" + f.message + "', naive '" + n.message +
-             "'";
-  }
-  return "";
-}
 
 /// Runs the reference both ways on k; false (with a message) when they differ.
 /// Skipped (true) above the byte budget; `compared` counts the others.
@@ -72,7 +49,7 @@ bool same_both_ways(const tile::Kernel& k, const std::string& what, std::size_t&
   const driver::ReferenceOutput fast = driver::evaluate_reference(in);
   in.fast = false;
   const driver::ReferenceOutput naive = driver::evaluate_reference(in);
-  const std::string diff = difference(fast, naive);
+  const std::string diff = reference_test::difference(fast, naive);
   if (!diff.empty()) {
     MESSAGE(what << ": the fast and the naive reference differ in " << diff);
     return false;

@@ -3,12 +3,14 @@
 //
 // usage: ptxgen_ref_sim_bench [--quick]
 // Prints, with the machine (hardware threads, CPU model), the date and the command:
-//  1. the reference (driver::evaluate_reference, single-threaded) on plain copy specs: the
-//     1024 x 1024 float32 copy (specs/large/copy_1024x1024_f32.toml) and the persistent
-//     streaming copy (tools/bench/stream_copy_persistent.toml) with 2 GiB / 8 tensors
-//     (n_tiles and the tensors' first axis divided by 8: the 2 GiB one does not fit in
-//     this machine's memory three times over), each as GB/s of output bytes, with the
-//     naive path (ReferenceInput::fast = false) on the 1024 x 1024 copy for comparison;
+//  1. the reference (driver::evaluate_reference) on plain copy specs: the 1024 x 1024 float32
+//     copy (specs/large/copy_1024x1024_f32.toml) and the persistent streaming copy
+//     (tools/bench/stream_copy_persistent.toml) with 2 GiB / 8 tensors (n_tiles and the
+//     tensors' first axis divided by 8: the 2 GiB one does not fit in this machine's memory
+//     three times over), each as GB/s of output bytes on one host thread
+//     (ReferenceInput::workers = 1; per cpu second = per core) and on all of them
+//     (workers = 0), with the speedup of the second, and the naive path
+//     (ReferenceInput::fast = false) on the 1024 x 1024 copy for comparison;
 //  2. the simulator on the 1024 x 1024 copy: PTX instructions per second on one host
 //     thread (Launch::workers = 1) and on all of them (workers = 0);
 //  3. the wall time of `ptxgen check` and `ptxgen run --backend sim` of the 1024 x 1024
@@ -103,20 +105,37 @@ std::size_t output_bytes(const tile::Kernel& k) {
   return n;
 }
 
-/// Times the reference on k; false when it reports a problem.
-bool reference_row(const std::string& what, const tile::Kernel& k, bool fast, int runs) {
+/// Times the reference on k with `workers` host threads (0: all); false when it reports a
+/// problem. Returns the timing through `t`.
+bool reference_row(const std::string& what, const tile::Kernel& k, bool fast, unsigned workers,
+                   int runs, Time& t) {
   driver::ReferenceInput in = reference_input(k);
   in.fast = fast;
+  in.workers = workers;
   std::size_t problems = 0;
-  const Time t = best_of(runs, [&] { problems = driver::evaluate_reference(in).problems.size(); });
+  t = best_of(runs, [&] { problems = driver::evaluate_reference(in).problems.size(); });
   const double gb = static_cast<double>(output_bytes(k)) / 1e9;
-  std::printf("  %-38s %-5s wall %8.3f s cpu %8.3f s  %7.3f GB/s (by cpu %7.3f)\n", what.c_str(),
-              fast ? "fast" : "naive", t.wall, t.cpu, gb / t.wall, gb / t.cpu);
+  std::printf("  %-38s %-5s workers %-3s wall %7.3f s cpu %7.3f s  %7.3f GB/s (per cpu second "
+              "%7.3f)\n",
+              what.c_str(), fast ? "fast" : "naive",
+              workers == 0 ? "all" : std::to_string(workers).c_str(), t.wall, t.cpu, gb / t.wall,
+              gb / t.cpu);
   return problems == 0;
 }
 
+/// The fast reference on k on one thread and on all of them, and the speedup of the second.
+bool reference_pair(const std::string& what, const tile::Kernel& k, int runs) {
+  Time one;
+  Time all;
+  bool ok = reference_row(what, k, true, 1, runs, one);
+  ok = reference_row(what, k, true, 0, runs, all) && ok;
+  std::printf("  %-38s parallel speedup (wall, workers all / 1): %.2fx on %u hardware threads\n",
+              what.c_str(), one.wall / all.wall, std::thread::hardware_concurrency());
+  return ok;
+}
+
 bool reference_section(int runs) {
-  std::printf("reference (one core), output bytes per second:\n");
+  std::printf("reference, output bytes per second (per cpu second: per core):\n");
   auto copy = driver::load_spec_file(copy_spec);
   std::ifstream stream_in(stream_spec);
   std::stringstream text;
@@ -128,10 +147,11 @@ bool reference_section(int runs) {
     std::cerr << copy.diagnostics.format_all() << stream.diagnostics.format_all();
     return false;
   }
-  bool ok = reference_row("copy_1024x1024_f32 (4 MiB)", **copy.value, true, runs);
+  bool ok = reference_pair("copy_1024x1024_f32 (4 MiB)", **copy.value, runs);
   if (runs > 1) { // not in --quick: seconds each
-    ok = reference_row("copy_1024x1024_f32 (4 MiB)", **copy.value, false, 1) && ok;
-    ok = reference_row("stream_copy_persistent / 8 (256 MiB)", **stream.value, true, 1) && ok;
+    Time naive;
+    ok = reference_row("copy_1024x1024_f32 (4 MiB)", **copy.value, false, 1, 1, naive) && ok;
+    ok = reference_pair("stream_copy_persistent / 8 (256 MiB)", **stream.value, 1) && ok;
   }
   return ok;
 }

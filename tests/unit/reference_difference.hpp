@@ -1,0 +1,37 @@
+#pragma once
+// Two outputs of the CPU reference compared whole (tests/unit/reference_affine.cpp: the fast
+// path against the naive one; reference_parallel.cpp: CTAs side by side against one after
+// the other).
+
+#include "driver/reference/reference.hpp"
+
+#include <string>
+
+namespace reference_test {
+
+/// "" when both outputs agree (bytes, definedness, findings with their texts), else what
+/// differs first.
+inline std::string difference(const ptxgen::driver::ReferenceOutput& a,
+                              const ptxgen::driver::ReferenceOutput& b) {
+  if (a.global != b.global)
+    return "global bytes";
+  if (a.defined != b.defined)
+    return "definedness";
+  if (a.problems != b.problems)
+    return "problems: " + std::to_string(a.problems.size()) + " and " +
+           std::to_string(b.problems.size()) +
+           (b.problems.empty() ? "" : ", the second's first: " + b.problems.front());
+  if (a.problem_ops != b.problem_ops)
+    return "problem ops";
+  if (a.findings.size() != b.findings.size())
+    return "finding count";
+  for (std::size_t i = 0; i < a.findings.size(); ++i) {
+    const auto& f = a.findings[i];
+    const auto& n = b.findings[i];
+    if (f.id != n.id || f.op != n.op || f.message != n.message || f.severity != n.severity)
+      return "finding " + std::to_string(i) + ": '" + f.message + "' and '" + n.message + "'";
+  }
+  return "";
+}
+
+} // namespace reference_test
