@@ -249,7 +249,7 @@ void compare(Prepared& p, const std::map<std::string, std::vector<std::uint8_t>>
     for (std::size_t e = 0; e * elem < want.size(); ++e) {
       bool differs = false;
       for (std::size_t b = e * elem; b < (e + 1) * elem; ++b)
-        if (defined[b] && want[b] != got[b])
+        if ((defined.empty() || defined[b]) && want[b] != got[b]) // empty: all defined
           differs = true;
       if (!differs)
         continue;
