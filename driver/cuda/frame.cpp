@@ -3,7 +3,9 @@
 #include "driver/cuda/wire.hpp"
 
 #include <cstring>
+#include <new>
 #include <optional>
+#include <stdexcept>
 
 namespace ptxgen::driver::cuda {
 namespace {
@@ -18,15 +20,18 @@ void append_scalar(std::string& out, T value) {
 
 } // namespace
 
-std::string encode_frame(const BatchFrame& frame) {
-  const std::string body = encode_outcome(frame.outcome);
+std::string frame_head(const BatchFrame& frame, std::size_t body_bytes) {
   std::string out;
-  out.reserve(length_bytes + header_bytes + body.size());
-  append_scalar<std::uint64_t>(out, header_bytes + body.size());
+  out.reserve(length_bytes + header_bytes);
+  append_scalar<std::uint64_t>(out, header_bytes + body_bytes);
   append_scalar<std::uint64_t>(out, frame.index);
   append_scalar<std::uint8_t>(out, frame.last ? 1 : 0);
-  out += body;
   return out;
+}
+
+std::string encode_frame(const BatchFrame& frame) {
+  const std::string body = encode_outcome(frame.outcome);
+  return frame_head(frame, body.size()) + body;
 }
 
 void FrameReader::feed(std::string_view bytes) {
@@ -37,6 +42,24 @@ void FrameReader::feed(std::string_view bytes) {
     consumed_ = 0;
   }
   buffer_.append(bytes);
+  // Once a frame's length is known, room for all of it at once: a frame carrying a
+  // 2 GiB tensor then grows the buffer once instead of doubling through fresh pages.
+  const std::string_view rest = std::string_view(buffer_).substr(consumed_);
+  if (rest.size() >= length_bytes) {
+    std::uint64_t length = 0;
+    std::memcpy(&length, rest.data(), length_bytes);
+    // A length no frame can have (a damaged stream: next() calls it malformed) or
+    // memory that is not there only skip the reservation.
+    constexpr std::uint64_t most = std::uint64_t{1} << 40;
+    const std::uint64_t want = consumed_ + length_bytes + length;
+    if (length <= most && want > buffer_.capacity()) {
+      try {
+        buffer_.reserve(static_cast<std::size_t>(want));
+      } catch (const std::bad_alloc&) {
+      } catch (const std::length_error&) {
+      }
+    }
+  }
 }
 
 FrameReader::Next FrameReader::next(BatchFrame& out) {

@@ -27,6 +27,9 @@ struct BatchFrame {
 
 /// The frame, length prefix included.
 std::string encode_frame(const BatchFrame& frame);
+/// The bytes of encode_frame(frame) before its body (encode_outcome(frame.outcome), of
+/// `body_bytes` bytes): a writer may send the two apart and spare a copy of the body.
+std::string frame_head(const BatchFrame& frame, std::size_t body_bytes);
 
 /// Splits a byte stream into frames, whatever the pieces it arrives in.
 class FrameReader {

@@ -194,6 +194,27 @@ TEST_CASE("malformed frames are reported, not decoded") {
   }
 }
 
+TEST_CASE("a frame's head and its body sent apart are the frame") {
+  const BatchFrame f = frame(7, false, outcome(Status::ok, "case y", 5));
+  const std::string body = encode_outcome(f.outcome);
+  CHECK(frame_head(f, body.size()) + body == encode_frame(f));
+}
+
+TEST_CASE("a length no frame can have waits for bytes that never come, without throwing") {
+  // The reader reserves room for a frame once its length is known; a damaged length
+  // (past any string's max_size, 2^62 bytes, or 2^39: within its bound, possibly more
+  // than the memory) must not throw or allocate it.
+  for (const std::uint64_t length :
+       {~std::uint64_t{0} - 8, std::uint64_t{1} << 62, std::uint64_t{1} << 39}) {
+    std::string head(8, '\0');
+    std::memcpy(head.data(), &length, 8);
+    FrameReader reader;
+    CHECK_NOTHROW(reader.feed(head + std::string(9, '\0')));
+    BatchFrame got;
+    CHECK(reader.next(got) == FrameReader::Next::incomplete);
+  }
+}
+
 namespace {
 
 /// A fake case: ok, with the child's pid as its message.

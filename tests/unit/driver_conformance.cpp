@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -259,4 +260,33 @@ TEST_CASE("sim: a faults/ spec the simulator cannot run is unsupported, not a fa
   CHECK(c.sim_fault == ptxgen::sim::FaultKind::unsupported);
   REQUIRE(c.unsupported.size() == 1);
   CHECK(c.unsupported[0].text == "frobnicate.u32 %r2, %r2;");
+}
+
+TEST_CASE("sim: the comparison finds every differing element, across and inside 64 KiB blocks") {
+  // staged_160k_u8: B is 1024 x 160 uint8 (163840 bytes: two whole 64 KiB blocks of the
+  // comparison's memcmp and a partial one). Bytes changed by hand: one in the first block;
+  // none in the second but one changed and changed back (equal: skipped whole); the first
+  // byte of the third, two neighbours in it and the very last byte.
+  Bin bin;
+  ConformanceOptions o;
+  o.backend = Backend::sim;
+  o.ptxas = bin.script("ptxas", "printf CUBIN > \"$3\"\n").string();
+  o.tamper_sim_outputs = [](const std::string&,
+                            std::map<std::string, std::vector<std::uint8_t>>& outputs) {
+    auto& b = outputs.at("B");
+    REQUIRE(b.size() == 163840);
+    for (std::size_t at : {std::size_t{100}, std::size_t{131072}, std::size_t{140000},
+                           std::size_t{140001}, std::size_t{163839}})
+      b[at] = static_cast<std::uint8_t>(b[at] ^ 0xff);
+    b[70000] = static_cast<std::uint8_t>(b[70000] + 1);
+    b[70000] = static_cast<std::uint8_t>(b[70000] - 1);
+  };
+  auto r = run_conformance(
+      {fs::path(PTXGEN_SOURCE_DIR) / "specs/dynamic_shared/staged_160k_u8.toml"}, o, {});
+  REQUIRE(r.cases.size() == 1);
+  const auto& c = r.cases[0];
+  INFO(c.detail);
+  CHECK(c.status == CaseResult::Status::mismatch);
+  CHECK(has(c.detail, "element 100 (0,100):"));
+  CHECK(has(c.detail, "(5 elements of B differ)"));
 }
