@@ -81,7 +81,9 @@ struct Buffer {
   std::vector<std::int64_t> shape; ///< the tensor's, for the element of a byte in findings
   std::int64_t element_bytes = 1;
   std::vector<std::uint8_t> bytes;
-  std::vector<std::uint8_t> defined; ///< per byte: 1 when it holds a defined value
+  /// Per byte: 1 when it holds a defined value. A global tensor's starts empty, which means
+  /// every byte is defined, and is filled in (put_defined) only when undefined bytes reach it.
+  std::vector<std::uint8_t> defined;
   /// Shared tensors only: the ordering state, one entry per granule of 2^shift bytes. Every
   /// access starts and ends on a granule boundary (the reference checks each one and starts
   /// over with a smaller granule when one does not), so the bytes of a granule see the same
@@ -547,6 +549,10 @@ private:
     report_loose_waits();
     for (Buffer& g : *globals_) {
       out.global[g.name] = std::move(g.bytes);
+      // Empty when every byte is defined, whatever path (row or element) got it there.
+      if (!g.defined.empty() && std::memchr(g.defined.data(), 0, g.defined.size()) == nullptr) {
+        g.defined.clear();
+      }
       out.defined[g.name] = std::move(g.defined);
     }
     finish(out);
@@ -682,8 +688,7 @@ private:
             b.bytes.resize(size, 0);
           }
         }
-        b.defined.assign(size, 1);
-        b.index = globals_->size();
+        b.index = globals_->size(); // b.defined stays empty: all defined
         slots_[&t] = {false, globals_->size()};
         by_name_[t.name] = {false, globals_->size()};
         globals_->push_back(std::move(b));
@@ -1151,6 +1156,9 @@ private:
   /// Bytes stored into run `r` of global `b`: each undefined one is a problem.
   void store_global(std::size_t op, std::int64_t bid, std::int64_t tid, const Buffer& b, Run r,
                     std::int64_t eb) {
+    if (b.defined.empty()) {
+      return; // every byte defined
+    }
     const std::uint8_t* d = b.defined.data() + r.off;
     const auto* undefined = static_cast<const std::uint8_t*>(std::memchr(d, 0, r.len));
     if (undefined == nullptr) {
@@ -1170,10 +1178,37 @@ private:
         Severity::error, std::count(undefined, d + r.len, std::uint8_t{0}));
   }
 
+  /// Sets the definedness of `len` bytes of `db` from `off` to `src` (nullptr: all defined).
+  /// A global tensor's (empty: all defined) is filled in when the first undefined byte reaches
+  /// it; in a worker that throws CtaConflict instead (the workers share the global tensors),
+  /// so the launch runs one CTA after the other.
+  void put_defined(Buffer& db, std::int64_t off, const std::uint8_t* src, std::int64_t len) {
+    if (!db.defined.empty()) {
+      if (src == nullptr) {
+        std::memset(&db.defined[off], 1, len);
+      } else {
+        std::memmove(&db.defined[off], src, len);
+      }
+      return;
+    }
+    if (src == nullptr || std::memchr(src, 0, len) == nullptr) {
+      return;
+    }
+    if (owners_ != nullptr) {
+      throw CtaConflict{};
+    }
+    db.defined.assign(db.bytes.size(), 1);
+    std::memmove(&db.defined[off], src, len);
+  }
+
+  /// The definedness of byte `off` of `b` onwards (nullptr: all defined).
+  static const std::uint8_t* defined_at(const Buffer& b, std::int64_t off) {
+    return b.defined.empty() ? nullptr : &b.defined[off];
+  }
+
   /// Moves the first `n` bytes (and their definedness) of `src` runs of `sb` into `dst` runs
   /// of `db`, in order; the rest of `dst` becomes zero and defined.
-  static void move_bytes(Buffer& db, const Runs& dst, const Buffer& sb, const Runs& src,
-                         std::int64_t n) {
+  void move_bytes(Buffer& db, const Runs& dst, const Buffer& sb, const Runs& src, std::int64_t n) {
     std::size_t si = 0;     // src run: 0 = first, i = more[i - 1]
     std::int64_t sdone = 0; // bytes of it used
     auto src_run = [&]() -> const Run& { return si == 0 ? src.first : src.more[si - 1]; };
@@ -1187,13 +1222,15 @@ private:
         const Run& s = src_run();
         const std::int64_t k = std::min({r.len - at, s.len - sdone, n});
         std::memmove(&db.bytes[r.off + at], &sb.bytes[s.off + sdone], k);
-        std::memmove(&db.defined[r.off + at], &sb.defined[s.off + sdone], k);
+        put_defined(db, r.off + at, defined_at(sb, s.off + sdone), k);
         at += k;
         sdone += k;
         n -= k;
       }
-      std::memset(&db.bytes[r.off + at], 0, r.len - at);
-      std::memset(&db.defined[r.off + at], 1, r.len - at);
+      if (at < r.len) {
+        std::memset(&db.bytes[r.off + at], 0, r.len - at);
+        put_defined(db, r.off + at, nullptr, r.len - at);
+      }
     });
   }
 
@@ -1794,7 +1831,7 @@ private:
         for (std::int64_t i = 0; i < r.len; ++i) {
           b.bytes[r.off + i] = f.pattern[static_cast<std::size_t>(k + i) % f.pattern.size()];
         }
-        std::memset(&b.defined[r.off], 1, r.len);
+        put_defined(b, r.off, nullptr, r.len);
         write_run(op, cta, bid, tid, b, r, 0);
       };
       // A row (the last axis) at a time where it is contiguous, else element by element.
@@ -1871,7 +1908,11 @@ private:
         so.each([&](Run r) {
           const std::size_t at = value.size();
           value.insert(value.end(), &sb.bytes[r.off], &sb.bytes[r.off] + r.len);
-          defined.insert(defined.end(), &sb.defined[r.off], &sb.defined[r.off] + r.len);
+          if (sb.defined.empty()) {
+            defined.insert(defined.end(), r.len, 1);
+          } else {
+            defined.insert(defined.end(), &sb.defined[r.off], &sb.defined[r.off] + r.len);
+          }
           read_run(op, cta, bid, tid, sb, r, 0, [&](std::int64_t from, std::int64_t len) {
             std::fill_n(defined.begin() + static_cast<std::ptrdiff_t>(at + from), len, 1);
           });
@@ -1880,7 +1921,7 @@ private:
         dO.each([&](Run r) {
           claim(db, r);
           std::memcpy(&db.bytes[r.off], &value[at], r.len);
-          std::memcpy(&db.defined[r.off], &defined[at], r.len);
+          put_defined(db, r.off, &defined[at], r.len);
           at += r.len;
           write_run(op, cta, bid, tid, db, r, 0);
         });
@@ -1896,9 +1937,9 @@ private:
           });
           claim(db, *dr);
           std::memcpy(&db.bytes[dr->off], &sb.bytes[sr->off], dr->len);
-          std::memcpy(&db.defined[dr->off], &sb.defined[sr->off], dr->len);
+          put_defined(db, dr->off, defined_at(sb, sr->off), dr->len);
           for (const Run& m : moot) {
-            std::memset(&db.defined[dr->off + m.off], 1, m.len);
+            put_defined(db, dr->off + m.off, nullptr, m.len);
           }
           write_run(op, cta, bid, tid, db, *dr, eb);
           problems_.end_batch(mark);

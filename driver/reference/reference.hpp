@@ -84,7 +84,8 @@ struct ReferenceFinding {
 struct ReferenceOutput {
   /// Final bytes of every global tensor.
   std::map<std::string, std::vector<std::uint8_t>> global;
-  /// Per byte of each global tensor: 0 when the byte came from uninitialised shared memory, else 1.
+  /// Per byte of each global tensor: 0 when the byte came from uninitialised shared memory, else 1;
+  /// empty when every byte of the tensor is defined (no per-byte vector for plain copies).
   std::map<std::string, std::vector<std::uint8_t>> defined;
   /// The reference's own problems (its error findings); empty for a correct kernel.
   std::vector<std::string> problems;

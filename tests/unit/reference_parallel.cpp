@@ -13,6 +13,7 @@
 #include "driver/spec/loader.hpp"
 #include "reference_difference.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -158,6 +159,38 @@ src = "A.sub[bid, tid]"
   CHECK(b.parallel.workers == 4);
   CHECK(reference_test::difference(b.serial, b.parallel).empty());
   CHECK(b.parallel.global.at("B") == driver::initial_bytes(*k->find_tensor("A")));
+  CHECK(b.parallel.defined.at("B").empty()); // every byte defined: no per-byte vector
+}
+
+TEST_CASE("reference: undefined bytes reaching a global tensor: one CTA after the other") {
+  // CTA 2 copies the never-written half of S into its row of B; the other CTAs the half they
+  // wrote. Only that row of B is undefined, and filling in B's definedness in a worker (the
+  // workers share B) makes the launch run one CTA after the other.
+  const auto k = load(kernel("[4, 32]", R"spec(
+[tensor.S]
+space = "shared"
+shape = [64]
+dtype = "uint32"
+
+[[op]]
+op = "copy"
+dst = "S.sub[tid]"
+src = "A.sub[bid, tid]"
+
+[[op]]
+op = "copy"
+dst = "B.sub[bid, tid]"
+src = "S.sub[tid + 32 * (bid / 2) * (1 - bid / 3)]"
+)spec"));
+  const Both b = both(*k, 4);
+  CHECK(b.parallel.workers == 1);
+  CHECK(reference_test::difference(b.serial, b.parallel).empty());
+  std::vector<std::uint8_t> want(4 * 32 * 4, 1);
+  std::fill(want.begin() + 2 * 128, want.begin() + 3 * 128, 0);
+  CHECK(b.parallel.defined.at("B") == want);
+  driver::ReferenceInput in = input(*k);
+  in.fast = false; // the oracle
+  CHECK(reference_test::difference(driver::evaluate_reference(in), b.parallel).empty());
 }
 
 TEST_CASE("reference: loops whose commit counts differ between CTAs run one after the other") {
