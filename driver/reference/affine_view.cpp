@@ -117,10 +117,15 @@ std::optional<std::int64_t> AffineSkeleton::base_at(const tile::ExprEnv& env) co
   return b;
 }
 
-std::optional<std::int64_t> AffineSkeleton::shared_base(const tile::ExprEnv& env) const {
-  std::int64_t b = base;
-  for (const Index& i : indices) {
-    if (i.thread)
+namespace {
+
+/// `b` plus stride x value of each index that uses the thread (`thread`) or does not;
+/// nullopt when one does not evaluate or falls outside its axis.
+std::optional<std::int64_t> add_indices(std::int64_t b,
+                                        const std::vector<AffineSkeleton::Index>& indices,
+                                        bool thread, const tile::ExprEnv& env) {
+  for (const auto& i : indices) {
+    if (i.thread != thread)
       continue;
     const auto value = naive_evaluate(*i.expr, env);
     if (!value || *value < 0 || *value >= i.size)
@@ -130,18 +135,15 @@ std::optional<std::int64_t> AffineSkeleton::shared_base(const tile::ExprEnv& env
   return b;
 }
 
+} // namespace
+
+std::optional<std::int64_t> AffineSkeleton::shared_base(const tile::ExprEnv& env) const {
+  return add_indices(base, indices, false, env);
+}
+
 std::optional<std::int64_t> AffineSkeleton::thread_base(std::int64_t shared,
                                                         const tile::ExprEnv& env) const {
-  std::int64_t b = shared;
-  for (const Index& i : indices) {
-    if (!i.thread)
-      continue;
-    const auto value = naive_evaluate(*i.expr, env);
-    if (!value || *value < 0 || *value >= i.size)
-      return std::nullopt;
-    b += *value * i.stride;
-  }
-  return b;
+  return add_indices(shared, indices, true, env);
 }
 
 std::optional<AffineForm> AffineSkeleton::at(const tile::ExprEnv& env) const {
