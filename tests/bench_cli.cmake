@@ -17,6 +17,7 @@ ptxgen_bench_status_test(negative_reps_usage_2 2 --reps -1 ${PTXGEN_BENCH_SPEC})
 ptxgen_bench_status_test(negative_warmup_usage_2 2 --warmup -2 ${PTXGEN_BENCH_SPEC})
 ptxgen_bench_status_test(bad_target_usage_2 2 --target sm_x ${PTXGEN_BENCH_SPEC})
 ptxgen_bench_status_test(unknown_option_usage_2 2 --frobnicate ${PTXGEN_BENCH_SPEC})
+ptxgen_bench_status_test(bad_diagnostics_format_usage_2 2 --diagnostics-format=xml ${PTXGEN_BENCH_SPEC})
 ptxgen_bench_status_test(help_0 0 --help)
 
 # No GPU: exit 3 and a message that says so; the --json file is not written. Skipped (77)

@@ -30,14 +30,14 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view synopsis =
     "ptxgen bench SPEC... [--reps N] [--warmup N] [--device N] [--target sm_XX]\n"
-    "                     [--ptxas PATH] [--json FILE]";
+    "                     [--ptxas PATH] [--json FILE] [--diagnostics-format text|json|sarif]";
 
 struct BenchArgs {
   std::vector<std::string> specs;
   cuda::BenchOptions bench;
   /// as given (signed: a negative count is a usage error); cuda::BenchOptions' defaults
   long long reps = bench.reps, warmup = bench.warmup;
-  std::string target, ptxas, json;
+  std::string target, ptxas, json, diag_format;
 };
 
 /// One spec's result: what was timed, or why it was not.
@@ -85,7 +85,7 @@ cuda::LaunchRequest spec_request(const std::string& spec, const tile::Kernel& k,
 
 /// Emits, assembles for the device and times one spec.
 SpecBench bench_spec(const std::string& spec, const BenchArgs& a, const cuda::DeviceInfo& device,
-                     const driver::PtxasLocation& ptxas) {
+                     const driver::PtxasLocation& ptxas, driver::DiagnosticsPrinter& printer) {
   SpecBench r{spec, {}, {}};
   const auto arch = ptx::Target::parse(device.arch());
   lower::LowerOptions lo;
@@ -93,7 +93,9 @@ SpecBench bench_spec(const std::string& spec, const BenchArgs& a, const cuda::De
   lo.run_target = arch;
   auto e = driver::emit_spec(spec, lo);
   if (!e.kernel || !e.ok()) {
-    r.problem = e.diagnostics.format_all();
+    r.problem = e.diagnostics.format_all(); // the table's and the JSON's text
+    if (printer.format() != driver::DiagnosticsFormat::text)
+      printer.print(e.diagnostics); // as data on standard error
     return r;
   }
   driver::AssembleOptions ao;
@@ -164,6 +166,7 @@ std::optional<int> parse(const std::vector<std::string>& args, BenchArgs& a) {
       "target", po::value(&a.target), "the target of the PTX ptxgen emits (default sm_80)")(
       "ptxas", po::value(&a.ptxas), "the ptxas to use")(
       "json", po::value(&a.json), "also write the results as JSON to FILE (atomically)");
+  add_diagnostics_format_option(opts, a.diag_format);
   po::variables_map vm;
   if (auto status = parse_arguments("bench", args, opts, a.specs, vm))
     return status;
@@ -173,7 +176,9 @@ std::optional<int> parse(const std::vector<std::string>& args, BenchArgs& a) {
                  "--reps launches after --warmup), the global bytes it moves, GB/s, and the\n"
                  "percentage of cuMemcpyDtoD's bandwidth over the same bytes in the same run\n"
                  "(docs/benchmarks.md). Exit status: 0 all timed, 1 a spec not timed, 2 usage,\n"
-                 "3 no GPU or no ptxas.\n\n"
+                 "3 no GPU or no ptxas. With --diagnostics-format json or sarif, the diagnostics\n"
+                 "of a spec that does not load or breaks its contract also go to standard error\n"
+                 "as data (the table and --json say \"not timed\" either way).\n\n"
               << opts;
     return exit_ok;
   }
@@ -196,6 +201,9 @@ int run_bench_command(const std::vector<std::string>& args) {
   BenchArgs a;
   if (auto status = parse(args, a))
     return *status;
+  auto printer = diagnostics_printer("bench", a.diag_format);
+  if (!printer)
+    return exit_usage;
   std::string why;
   const auto device = cuda::probe_device(a.bench.device, why, a.bench.library);
   if (!device)
@@ -210,10 +218,11 @@ int run_bench_command(const std::vector<std::string>& args) {
   std::vector<SpecBench> results;
   bool all = true;
   for (const auto& spec : a.specs) {
-    results.push_back(bench_spec(spec, a, *device, *ptxas));
+    results.push_back(bench_spec(spec, a, *device, *ptxas, *printer));
     print_row(results.back());
     all = all && results.back().problem.empty();
   }
+  printer->finish();
   if (!a.json.empty()) {
     std::string err;
     if (!driver::write_file_atomically(a.json, to_json(results, a), err))
