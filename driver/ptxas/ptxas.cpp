@@ -113,11 +113,6 @@ PtxasMessage note(std::string text) {
   return m;
 }
 
-/// ptxas closes every failing run with this line; it adds nothing to the real errors.
-bool is_abort_summary(const PtxasMessage& m) {
-  return m.line == 0 && m.text == "Ptx assembly aborted due to errors";
-}
-
 std::string format_message(const PtxasMessage& m) {
   std::string out = m.line ? "line " + std::to_string(m.line) + ": " : std::string();
   out += m.is_error ? "" : "warning: ";

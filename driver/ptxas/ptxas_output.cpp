@@ -156,12 +156,11 @@ std::vector<PtxasMessage> parse_ptxas_messages(std::string_view output, std::str
   return messages;
 }
 
-namespace {
-
-/// ptxas's closing line after its errors: no news when another message says why.
 bool is_abort_summary(const PtxasMessage& m) {
   return m.line == 0 && m.text == "Ptx assembly aborted due to errors";
 }
+
+namespace {
 
 /// One ptxas message as a diagnostic (see ptxas_diagnostics()).
 Diagnostic message_diagnostic(const PtxasMessage& m, const PtxOrigin& origin,

@@ -27,6 +27,10 @@ namespace ptxgen::driver {
 /// (without its line terminator).
 std::vector<PtxasMessage> parse_ptxas_messages(std::string_view output, std::string_view ptx);
 
+/// ptxas's closing line after every failing run ("Ptx assembly aborted due to errors"):
+/// no news when another message says why.
+bool is_abort_summary(const PtxasMessage& m);
+
 /// Where the PTX that ptxas read came from, for ptxas_diagnostics().
 struct PtxOrigin {
   /// The .ptx file (or the name a caller gives its PTX); with `emitted`, the spec
