@@ -62,10 +62,7 @@ bool same_both_ways(const tile::Kernel& k, const std::string& what, std::size_t&
 TEST_CASE("reference: fast path == naive path on the corpus, races and faults included") {
   std::vector<fs::path> specs;
   std::string err;
-  REQUIRE(
-      driver::expand_spec_arguments({PTXGEN_SOURCE_DIR "/specs", PTXGEN_SOURCE_DIR "/specs/races",
-                                     PTXGEN_SOURCE_DIR "/specs/faults"},
-                                    specs, err));
+  REQUIRE_MESSAGE(reference_test::corpus_specs(specs, err), err);
   std::size_t compared = 0;
   std::size_t differ = 0;
   for (const auto& spec : specs) {

@@ -4,8 +4,11 @@
 // the other).
 
 #include "driver/reference/reference.hpp"
+#include "driver/run/pipeline.hpp"
 
+#include <filesystem>
 #include <string>
+#include <vector>
 
 namespace reference_test {
 
@@ -32,6 +35,15 @@ inline std::string difference(const ptxgen::driver::ReferenceOutput& a,
       return "finding " + std::to_string(i) + ": '" + f.message + "' and '" + n.message + "'";
   }
   return "";
+}
+
+/// The corpus both comparisons walk: specs/ with its races/ and faults/ (every spec the
+/// reference runs on). False, with `err`, when they cannot be listed.
+inline bool corpus_specs(std::vector<std::filesystem::path>& specs, std::string& err) {
+  return ptxgen::driver::expand_spec_arguments({PTXGEN_SOURCE_DIR "/specs",
+                                                PTXGEN_SOURCE_DIR "/specs/races",
+                                                PTXGEN_SOURCE_DIR "/specs/faults"},
+                                               specs, err);
 }
 
 } // namespace reference_test

@@ -85,10 +85,7 @@ output = true
 TEST_CASE("reference: CTAs side by side == one after the other on the corpus") {
   std::vector<fs::path> specs;
   std::string err;
-  REQUIRE(
-      driver::expand_spec_arguments({PTXGEN_SOURCE_DIR "/specs", PTXGEN_SOURCE_DIR "/specs/races",
-                                     PTXGEN_SOURCE_DIR "/specs/faults"},
-                                    specs, err));
+  REQUIRE_MESSAGE(reference_test::corpus_specs(specs, err), err);
   std::size_t compared = 0;
   std::size_t side_by_side = 0;
   std::size_t differ = 0;
