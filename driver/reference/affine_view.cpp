@@ -2,6 +2,7 @@
 
 #include "driver/reference/naive_expr.hpp"
 
+#include <algorithm>
 #include <type_traits>
 #include <variant>
 
@@ -54,7 +55,8 @@ bool sub(const tile::SubStep& step, Level& l, std::vector<AffineSkeleton::Index>
     if (!e.is_slice) {
       if (!e.index)
         return false; // no expression: naive_locate says so
-      indices.push_back({e.index.get(), l.size[a], l.stride[a], naive_dependence(*e.index).thread});
+      const NaiveDependence d = naive_dependence(*e.index);
+      indices.push_back({e.index.get(), l.size[a], l.stride[a], d.thread, d.varies || d.axis});
       continue;
     }
     out.base += e.begin * l.stride[a];
@@ -144,6 +146,11 @@ std::optional<std::int64_t> AffineSkeleton::shared_base(const tile::ExprEnv& env
 std::optional<std::int64_t> AffineSkeleton::thread_base(std::int64_t shared,
                                                         const tile::ExprEnv& env) const {
   return add_indices(shared, indices, true, env);
+}
+
+bool AffineSkeleton::thread_part_fixed() const {
+  return std::none_of(indices.begin(), indices.end(),
+                      [](const Index& i) { return i.thread && i.varies; });
 }
 
 std::optional<AffineForm> AffineSkeleton::at(const tile::ExprEnv& env) const {

@@ -54,6 +54,7 @@ struct AffineSkeleton {
     std::int64_t size = 0;   ///< the indexed axis's size: the value must lie in 0 .. size - 1
     std::int64_t stride = 0; ///< bytes per unit of the value
     bool thread = false;     ///< the expression uses the thread (naive_dependence)
+    bool varies = false;     ///< it uses the CTA or a loop variable (naive_dependence)
   };
   std::int64_t base = 0; ///< the offset with every index 0
   std::vector<std::int64_t> stride;
@@ -67,6 +68,10 @@ struct AffineSkeleton {
   std::optional<std::int64_t> shared_base(const tile::ExprEnv& env) const;
   /// base_at(env) from shared_base's value: only the indices that use the thread.
   std::optional<std::int64_t> thread_base(std::int64_t shared, const tile::ExprEnv& env) const;
+  /// True when every index that uses the thread uses nothing that changes between the CTAs
+  /// or iterations of a launch: thread_base(s, env) - s is then the same for a thread in
+  /// every op, so a caller may compute it once per thread.
+  bool thread_part_fixed() const;
   /// The whole form for `env`, or nullopt as base_at.
   std::optional<AffineForm> at(const tile::ExprEnv& env) const;
 };

@@ -82,6 +82,12 @@ void WaitSlack::merge(const WaitSlack& o) {
   }
 }
 
+void WaitSlack::add_runs(const std::vector<std::int64_t>& delta) {
+  for (std::size_t op = 0; op < runs_.size() && op < delta.size(); ++op) {
+    runs_[op] += delta[op];
+  }
+}
+
 std::string element_text(const std::vector<std::int64_t>& shape, std::int64_t element_bytes,
                          std::int64_t off) {
   if (element_bytes <= 0) {

@@ -102,6 +102,12 @@ public:
   /// had seen them too.
   void merge(const WaitSlack& o);
 
+  /// The runs of each op so far.
+  const std::vector<std::int64_t>& all_runs() const { return runs_; }
+  /// `delta[op]` more runs of each op, which saw what runs seen already saw (a replayed CTA:
+  /// reference.cpp): the largest counts that would do, the groups and `worked` stay.
+  void add_runs(const std::vector<std::int64_t>& delta);
+
   /// Times the op ran (over all threads), and the largest count that would have done
   /// (meaningful when it ran).
   std::int64_t runs(std::size_t op) const { return runs_[op]; }

@@ -225,14 +225,18 @@ NaiveDependence naive_dependence(const tile::Expr& e) {
   case tile::ExprKind::special:
     d.thread = e.special == tile::Special::tid_x || e.special == tile::Special::tid_y ||
                e.special == tile::Special::tid_z;
+    d.varies = e.special == tile::Special::bid_x || e.special == tile::Special::bid_y ||
+               e.special == tile::Special::bid_z;
     break;
   case tile::ExprKind::axis:
     d.axis = true;
     break;
-  case tile::ExprKind::constant:
   case tile::ExprKind::bid:
-  case tile::ExprKind::param:
   case tile::ExprKind::loop:
+    d.varies = true;
+    break;
+  case tile::ExprKind::constant:
+  case tile::ExprKind::param:
   case tile::ExprKind::unary:
   case tile::ExprKind::binary:
   case tile::ExprKind::select:
@@ -243,6 +247,7 @@ NaiveDependence naive_dependence(const tile::Expr& e) {
       const NaiveDependence ad = naive_dependence(*a);
       d.thread = d.thread || ad.thread;
       d.axis = d.axis || ad.axis;
+      d.varies = d.varies || ad.varies;
     }
   }
   return d;

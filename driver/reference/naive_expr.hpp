@@ -25,10 +25,13 @@ std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::Expr
 
 /// What an expression's value may change with inside one op of one CTA, where the CTA, the
 /// loop variables and the parameters are fixed: the thread (tid, warp, lane, tid.x/y/z) and
-/// the repeat axes of an apply.
+/// the repeat axes of an apply. `varies`: it may also change between the CTAs or the
+/// iterations of one launch (it uses the CTA or a loop variable); without it, the value is
+/// fixed for a thread and its repeat coordinates (parameters and dimensions are the launch's).
 struct NaiveDependence {
   bool thread = false;
   bool axis = false;
+  bool varies = false;
 };
 NaiveDependence naive_dependence(const tile::Expr& e);
 

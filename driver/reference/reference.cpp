@@ -1,6 +1,7 @@
 #include "driver/reference/reference.hpp"
 
 #include "driver/reference/affine_view.hpp"
+#include "driver/reference/cta_trace.hpp"
 #include "driver/reference/hazards.hpp"
 #include "driver/reference/naive_expr.hpp"
 #include "driver/reference/naive_view.hpp"
@@ -192,6 +193,7 @@ public:
   void add(std::size_t op, DiagId id, const std::string& kind,
            const std::function<std::string()>& detail, Severity severity = Severity::error,
            std::int64_t count = 1) {
+    ++adds_;
     auto [it, fresh] = index_.try_emplace({op, id, kind}, entries_.size());
     if (fresh) {
       entries_.push_back({op, id, kind, detail(), count, severity, tag_, false});
@@ -204,6 +206,7 @@ public:
   /// that ran into it.
   void add_cause(std::size_t op, DiagId id, const std::string& kind,
                  const std::function<std::string()>& detail) {
+    ++adds_;
     if (index_.try_emplace({op, id, kind}, entries_.size()).second) {
       entries_.push_back({op, id, kind, detail(), 1, Severity::error, tag_, true});
     }
@@ -238,6 +241,9 @@ public:
       }
     }
   }
+
+  /// How many findings (instances) were added so far: unchanged over a run, it found nothing.
+  std::uint64_t adds() const { return adds_; }
 
   /// True when some finding has ID `id`.
   bool has(DiagId id) const {
@@ -320,6 +326,7 @@ private:
   std::vector<Entry> entries_;
   std::map<std::tuple<std::size_t, DiagId, std::string>, std::size_t> index_;
   std::int64_t tag_ = 0;
+  std::uint64_t adds_ = 0;
 };
 
 /// Calls f(coords) for every coordinate of `shape`, row major, over the axes
@@ -363,6 +370,44 @@ void for_each_row(const std::vector<std::int64_t>& shape, F&& f) {
   });
 }
 
+/// Steps `c` to the next coordinate of `shape` over the axes from .. to - 1, row major (the
+/// others stay): false when every one of them wrapped around to 0.
+bool next_coord(std::vector<std::int64_t>& c, const std::vector<std::int64_t>& shape,
+                std::size_t from, std::size_t to) {
+  for (std::size_t a = to; a-- > from;) {
+    if (++c[a] < shape[a]) {
+      return true;
+    }
+    c[a] = 0;
+  }
+  return false;
+}
+
+/// memcpy of `n` bytes, with the chunk sizes of cp.async (4, 8, 16) as constants: a call of
+/// the library's memcpy costs more than such a copy itself.
+inline void copy_bytes(std::uint8_t* dst, const std::uint8_t* src, std::int64_t n) {
+  switch (n) {
+  case 16:
+    std::memcpy(dst, src, 16);
+    break;
+  case 8:
+    std::memcpy(dst, src, 8);
+    break;
+  case 4:
+    std::memcpy(dst, src, 4);
+    break;
+  default:
+    std::memcpy(dst, src, static_cast<std::size_t>(n));
+  }
+}
+
+/// True when one of the axes from .. to - 1 of `shape` is empty: no coordinates at all.
+bool any_empty(const std::vector<std::int64_t>& shape, std::size_t from, std::size_t to) {
+  return std::any_of(shape.begin() + static_cast<std::ptrdiff_t>(from),
+                     shape.begin() + static_cast<std::ptrdiff_t>(to),
+                     [](std::int64_t n) { return n <= 0; });
+}
+
 std::string coords_text(const std::vector<std::int64_t>& c) {
   std::string s = "(";
   for (std::size_t i = 0; i < c.size(); ++i) {
@@ -383,8 +428,8 @@ public:
       : in_(main.in_), k_(main.k_), globals_(main.globals_),
         shared_template_(main.shared_template_), slack_(k_.ops.size()),
         loop_commits_(k_.ops.size()), slots_(main.slots_), by_name_(main.by_name_),
-        params_(main.params_), shift_limits_(main.shift_limits_), owners_(&owners),
-        worker_(worker) {}
+        params_(main.params_), shift_limits_(main.shift_limits_), owners_(&owners), worker_(worker),
+        replayable_(main.replayable_) {}
 
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
@@ -463,6 +508,7 @@ public:
       }
       problems_.merge(p->problems_);
       slack_.merge(p->slack_);
+      replayed_ += p->replayed_;
     }
     return output();
   }
@@ -522,23 +568,51 @@ private:
   /// CTAs first .. last - 1 (until `stop`, when given, is set). CTAs are independent: each
   /// runs the ops on its own, in order, its threads in lockstep op by op; a `for` repeats the
   /// ops up to its `end`. One CTA's state (shared tensors, threads) at a time.
+  /// A CTA is replayed (replay_cta) where it can be, else runs with every check (run_cta).
   void run_ctas(std::int64_t first, std::int64_t last, const std::atomic<bool>* stop) {
     for (cta_ = first; cta_ < last; ++cta_) {
       if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
         return;
       }
-      cta_state_.shared = shared_template_;
-      cta_state_.epoch = 0;
-      cta_state_.threads.assign(static_cast<std::size_t>(k_.block), ThreadState{});
-      cta_state_.barriers.clear();
-      cta_state_.barrier_ids.clear();
-      cta_state_.deferred.clear();
-      for (std::size_t i = 0; i < k_.ops.size();) {
-        std::visit([&](const auto& body) { run_op(i, body); }, k_.ops[i].body);
-        i = next_op_;
+      if (recorded_ && replay_cta()) {
+        slack_.add_runs(recorded_runs_);
+        ++replayed_;
+        continue;
       }
-      for (std::int64_t t = 0; t < k_.block; ++t) {
-        finish_thread(cta_, t);
+      run_cta();
+    }
+  }
+
+  /// CTA cta_ with every check. Where CTAs may be replayed its trace is recorded, and kept
+  /// for the CTAs after it when it found nothing.
+  void run_cta() {
+    const std::uint64_t adds = problems_.adds();
+    std::vector<std::int64_t> runs;
+    if (replayable_) {
+      runs = slack_.all_runs();
+      trace_.record();
+    }
+    cta_state_.shared = shared_template_;
+    cta_state_.epoch = 0;
+    cta_state_.threads.assign(static_cast<std::size_t>(k_.block), ThreadState{});
+    cta_state_.barriers.clear();
+    cta_state_.barrier_ids.clear();
+    cta_state_.deferred.clear();
+    for (std::size_t i = 0; i < k_.ops.size();) {
+      if (replayable_) {
+        trace_.op(i);
+      }
+      std::visit([&](const auto& body) { run_op(i, body); }, k_.ops[i].body);
+      i = next_op_;
+    }
+    for (std::int64_t t = 0; t < k_.block; ++t) {
+      finish_thread(cta_, t);
+    }
+    recorded_ = replayable_ && problems_.adds() == adds;
+    if (recorded_) {
+      recorded_runs_ = slack_.all_runs();
+      for (std::size_t op = 0; op < runs.size(); ++op) {
+        recorded_runs_[op] -= runs[op];
       }
     }
   }
@@ -556,6 +630,7 @@ private:
       out.defined[g.name] = std::move(g.defined);
     }
     finish(out);
+    out.replayed = replayed_;
     return out;
   }
 
@@ -707,6 +782,7 @@ private:
     for (const auto& p : k_.params) {
       params_[p.name] = static_cast<std::int64_t>(p.value);
     }
+    replayable_ = replayable();
   }
 
   tile::ExprEnv env(std::int64_t bid, std::int64_t tid) const {
@@ -768,9 +844,13 @@ private:
   struct ViewInfo {
     NaivePlan plan;
     std::optional<AffineSkeleton> skeleton;
+    /// Where skeleton->thread_part_fixed(): per thread, thread_base(0, its env) (no_part where
+    /// an index has no value or lies outside its axis), filled in at the view's first op.
+    std::vector<std::int64_t> thread_part;
   };
+  static constexpr std::int64_t no_part = std::numeric_limits<std::int64_t>::min();
 
-  const ViewInfo& view_info(const tile::View& v) {
+  ViewInfo& view_info(const tile::View& v) {
     auto it = views_.find(&v);
     if (it == views_.end()) {
       ViewInfo info{naive_plan(v), std::nullopt};
@@ -832,6 +912,7 @@ private:
   struct OpForm {
     const AffineSkeleton* skeleton = nullptr;
     std::optional<std::int64_t> shared;
+    const std::vector<std::int64_t>* thread_part = nullptr; ///< ViewInfo's, where it has one
   };
 
   /// The view's OpForm for the op's CTA and loop values in `e` (none on the naive path).
@@ -839,17 +920,34 @@ private:
     if (!in_.fast) {
       return {};
     }
-    const ViewInfo& info = view_info(v.value);
+    ViewInfo& info = view_info(v.value);
     if (!info.skeleton) {
       return {};
     }
-    return {&*info.skeleton, info.skeleton->shared_base(e)};
+    const bool fixed = info.skeleton->thread_part_fixed();
+    if (fixed && info.thread_part.empty()) {
+      tile::ExprEnv te = e; // the thread's indices use nothing else of it
+      info.thread_part.resize(static_cast<std::size_t>(k_.block));
+      for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+        te.tid = tid;
+        info.thread_part[static_cast<std::size_t>(tid)] =
+            info.skeleton->thread_base(0, te).value_or(no_part);
+      }
+    }
+    return {&*info.skeleton, info.skeleton->shared_base(e), fixed ? &info.thread_part : nullptr};
   }
 
   /// The view's affine form for one thread, or nullopt: naive_locate then.
   static std::optional<Fast> form(const OpForm& f, const tile::ExprEnv& e) {
     if (f.skeleton == nullptr || !f.shared) {
       return std::nullopt;
+    }
+    if (f.thread_part != nullptr) {
+      const std::int64_t part = (*f.thread_part)[static_cast<std::size_t>(e.tid)];
+      if (part == no_part) {
+        return std::nullopt;
+      }
+      return Fast{f.skeleton, *f.shared + part};
     }
     const auto base = f.skeleton->thread_base(*f.shared, e);
     if (!base) {
@@ -913,6 +1011,13 @@ private:
       return std::nullopt;
     }
     return Run{first, n * eb};
+  }
+
+  /// An access of a CTA that runs with every check, to its trace where CTAs may be replayed.
+  void trace(ref::CtaTrace::Kind kind, const Buffer& b, std::int64_t tid, Run r) {
+    if (replayable_) {
+      trace_.note(kind, static_cast<std::uint32_t>(b.index), tid, r.off, r.len);
+    }
   }
 
   /// Throws Regranule when run `r` of shared `b` does not start and end on a granule.
@@ -996,6 +1101,7 @@ private:
     if (!b.shared) {
       return;
     }
+    trace(ref::CtaTrace::Kind::read, b, tid, r);
     each_granule(b, r, [&](std::size_t g, std::int64_t off) {
       if (eb > 0) {
         problems_.tag((off - r.off) / eb * 2);
@@ -1126,6 +1232,7 @@ private:
       store_global(op, bid, tid, b, r, eb);
       return;
     }
+    trace(ref::CtaTrace::Kind::write, b, tid, r);
     ref::SharedBytes& h = b.hz;
     each_granule(b, r, [&](std::size_t g, std::int64_t off) {
       if (h.pending[g] > 0 && !missing_commit(b, g)) {
@@ -1452,10 +1559,15 @@ private:
       v = naive_evaluate(*x.value, e);
     }
     if (!v) {
-      problems_.add(op, DiagId::check_expr_not_evaluable, std::string(what) + " does not evaluate",
-                    [&] { return where(e.bid, e.tid) + ": '" + x.text + "'"; });
+      report_no_value(op, x, what, e);
     }
     return v;
+  }
+
+  void report_no_value(std::size_t op, const tile::Located<tile::ExprPtr>& x, const char* what,
+                       const tile::ExprEnv& e) {
+    problems_.add(op, DiagId::check_expr_not_evaluable, std::string(what) + " does not evaluate",
+                  [&] { return where(e.bid, e.tid) + ": '" + x.text + "'"; });
   }
 
   /// An apply's pred, ignore_src and src_size, in that order.
@@ -1497,45 +1609,135 @@ private:
     }
   }
 
-  /// The bytes one chunk reads (chunk_bytes, less by src_size or ignore_src);
-  /// nullopt when pred is false or an operand does not evaluate (no copy). `known`: the
-  /// operands' values already evaluated for this chunk (known_operands).
-  std::optional<std::int64_t>
-  chunk_read_bytes(std::size_t op, const tile::ApplyOp& a, const tile::ExprEnv& e,
-                   const std::array<std::optional<std::int64_t>, 3>& known) {
+  /// What one chunk reads, nothing reported: `copy` (`bytes`: chunk_bytes, less by src_size
+  /// or ignore_src), `none` (pred false), `no_value` (operands(a)[`operand`] does not
+  /// evaluate) or `range` (src_size `bytes` outside 0..chunk_bytes). `known`: the operands'
+  /// values already evaluated for this chunk (known_operands).
+  struct ChunkRead {
+    enum class What : std::uint8_t { copy, none, no_value, range };
+    What what = What::copy;
+    std::int64_t bytes = 0;
+    std::size_t operand = 0;
+  };
+  static ChunkRead chunk_read(const tile::ApplyOp& a, const tile::ExprEnv& e,
+                              const std::array<std::optional<std::int64_t>, 3>& known) {
+    using W = ChunkRead::What;
+    const auto xs = operands(a);
+    auto value = [&](std::size_t i) -> std::optional<std::int64_t> {
+      if (known[i]) {
+        return known[i];
+      }
+      const auto& x = *xs[i];
+      return x->value ? naive_evaluate(*x->value, e) : std::nullopt;
+    };
     const std::int64_t chunk = a.chunk_bytes.value;
     if (a.pred) {
-      auto p = known[0] ? known[0] : eval(op, *a.pred, "pred", e);
-      if (!p || *p == 0) {
-        return std::nullopt;
+      const auto p = value(0);
+      if (!p) {
+        return {W::no_value, 0, 0};
+      }
+      if (*p == 0) {
+        return {W::none};
       }
     }
     std::int64_t read_bytes = chunk;
     if (a.ignore_src) {
-      auto v = known[1] ? known[1] : eval(op, *a.ignore_src, "ignore_src", e);
+      const auto v = value(1);
       if (!v) {
-        return std::nullopt;
+        return {W::no_value, 0, 1};
       }
       if (*v != 0) {
         read_bytes = 0;
       }
     }
     if (a.src_size) {
-      auto v = known[2] ? known[2] : eval(op, *a.src_size, "src_size", e);
+      const auto v = value(2);
       if (!v) {
-        return std::nullopt;
+        return {W::no_value, 0, 2};
       }
       if (*v < 0 || *v > chunk) {
-        problems_.add(op, DiagId::check_src_size_range,
-                      "src_size outside 0..chunk_bytes (nothing copied)", [&] {
-                        return where(e.bid, e.tid) + ": src_size " + std::to_string(*v) +
-                               ", chunk_bytes " + std::to_string(chunk);
-                      });
-        return std::nullopt;
+        return {W::range, *v, 2};
       }
       read_bytes = std::min(read_bytes, *v);
     }
-    return read_bytes;
+    return {W::copy, read_bytes};
+  }
+
+  /// True when an operand of `a` is left to evaluate per chunk: not in `known`.
+  static bool per_chunk(const tile::ApplyOp& a,
+                        const std::array<std::optional<std::int64_t>, 3>& known) {
+    const auto xs = operands(a);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      if (*xs[i] && !known[i]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// What every chunk of a thread reads where no operand is left per chunk (`copy` of
+  /// chunk_bytes without operands); nullopt where one is.
+  static std::optional<ChunkRead>
+  thread_read(const tile::ApplyOp& a, const tile::ExprEnv& e,
+              const std::array<std::optional<std::int64_t>, 3>& known) {
+    if (per_chunk(a, known)) {
+      return std::nullopt;
+    }
+    return chunk_read(a, e, known);
+  }
+
+  /// chunk_read, with its problems reported: nullopt when nothing is copied.
+  std::optional<std::int64_t>
+  chunk_read_bytes(std::size_t op, const tile::ApplyOp& a, const tile::ExprEnv& e,
+                   const std::array<std::optional<std::int64_t>, 3>& known) {
+    static const char* const names[] = {"pred", "ignore_src", "src_size"};
+    const ChunkRead r = chunk_read(a, e, known);
+    switch (r.what) {
+    case ChunkRead::What::copy:
+      return r.bytes;
+    case ChunkRead::What::none:
+      break;
+    case ChunkRead::What::no_value:
+      report_no_value(op, **operands(a)[r.operand], names[r.operand], e);
+      break;
+    case ChunkRead::What::range:
+      problems_.add(op, DiagId::check_src_size_range,
+                    "src_size outside 0..chunk_bytes (nothing copied)", [&] {
+                      return where(e.bid, e.tid) + ": src_size " + std::to_string(r.bytes) +
+                             ", chunk_bytes " + std::to_string(a.chunk_bytes.value);
+                    });
+      break;
+    }
+    return std::nullopt;
+  }
+
+  /// Why an apply's dst and src views (plans dp and sp) do not fit together; empty when they do.
+  static std::string misfit(const tile::ApplyOp& a, const NaivePlan& dp, const NaivePlan& sp) {
+    const auto& ds = dp.shape();
+    const auto& ss = sp.shape();
+    const std::int64_t chunk = a.chunk_bytes.value;
+    const std::size_t groups = a.scope == tile::Scope::cta ? 2 : 0; // (warp, lane) axes
+    if (ds.size() != ss.size()) {
+      return "dst has rank " + std::to_string(ds.size()) + ", src rank " +
+             std::to_string(ss.size());
+    }
+    if (ds.size() < groups + 1) {
+      return "expected at least " + std::to_string(groups + 1) + " axes, got " +
+             std::to_string(ds.size());
+    }
+    if (chunk <= 0 || ds.back() * dp.element_bytes() != chunk ||
+        ss.back() * sp.element_bytes() != chunk) {
+      return "the last axis must hold chunk_bytes = " + std::to_string(chunk) +
+             " bytes on both sides; dst holds " + std::to_string(ds.back() * dp.element_bytes()) +
+             ", src " + std::to_string(ss.back() * sp.element_bytes());
+    }
+    for (std::size_t i = 0; i + 1 < ds.size(); ++i) {
+      if (ds[i] != ss[i]) {
+        return "axis " + std::to_string(i) + " has size " + std::to_string(ds[i]) + " in dst, " +
+               std::to_string(ss[i]) + " in src";
+      }
+    }
+    return {};
   }
 
   void step_op(std::size_t op, const tile::ApplyOp& a) {
@@ -1548,27 +1750,7 @@ private:
     const auto& ss = sp.shape();
     const std::int64_t chunk = a.chunk_bytes.value;
     const std::size_t groups = a.scope == tile::Scope::cta ? 2 : 0; // (warp, lane) axes
-    std::string why;
-    if (ds.size() != ss.size()) {
-      why = "dst has rank " + std::to_string(ds.size()) + ", src rank " + std::to_string(ss.size());
-    } else if (ds.size() < groups + 1) {
-      why = "expected at least " + std::to_string(groups + 1) + " axes, got " +
-            std::to_string(ds.size());
-    } else if (chunk <= 0 || ds.back() * dp.element_bytes() != chunk ||
-               ss.back() * sp.element_bytes() != chunk) {
-      why = "the last axis must hold chunk_bytes = " + std::to_string(chunk) +
-            " bytes on both sides; dst holds " + std::to_string(ds.back() * dp.element_bytes()) +
-            ", src " + std::to_string(ss.back() * sp.element_bytes());
-    } else {
-      for (std::size_t i = 0; i + 1 < ds.size(); ++i) {
-        if (ds[i] != ss[i]) {
-          why = "axis " + std::to_string(i) + " has size " + std::to_string(ds[i]) + " in dst, " +
-                std::to_string(ss[i]) + " in src";
-          break;
-        }
-      }
-    }
-    if (!why.empty()) {
+    if (const std::string why = misfit(a, dp, sp); !why.empty()) {
       problems_.add(op, DiagId::check_views_do_not_fit, "dst and src do not fit together",
                     [&] { return why; });
       return;
@@ -1614,9 +1796,15 @@ private:
       ThreadState& ts = cta.threads[tid];
       const std::optional<Fast> dform = form(dview, e);
       const std::optional<Fast> sform = form(sview, e);
+      const std::optional<ChunkRead> same = thread_read(a, e, known);
       for_each_coord(repeat_shape, groups, coords, [&](const std::vector<std::int64_t>& rep) {
         std::optional<std::int64_t> read_bytes = chunk;
-        if (has_operands) {
+        if (same && same->what == ChunkRead::What::none) {
+          return;
+        }
+        if (same && same->what == ChunkRead::What::copy) {
+          read_bytes = same->bytes;
+        } else if (has_operands) {
           // The operands for this chunk: its repeat axes' names bound to its coordinates.
           for (std::size_t i = groups; i < rep.size() && i < axis_names.size(); ++i) {
             if (!axis_names[i].empty()) {
@@ -1663,6 +1851,7 @@ private:
              const Chunk& c) {
     ref::SharedBytes& h = db.hz;
     c.dst_runs.each([&](Run r) {
+      trace(ref::CtaTrace::Kind::issue, db, tid, r);
       each_granule(db, r, [&](std::size_t g, std::int64_t o) {
         if (h.pending[g] > 0 && !missing_commit(db, g)) {
           problems_.add(
@@ -1707,24 +1896,32 @@ private:
   }
 
   void run_op(std::size_t op, const tile::ForOp& f) {
+    if (!enter_loop(op, f)) {
+      problems_.add(op, DiagId::check_loop_bounds, "loop bounds without a value or a step below 1",
+                    [&] { return where(cta_, 0) + " at loop '" + f.var.value + "'"; });
+    }
+  }
+
+  /// The `for` at `op`: its first iteration, or the op after its `end` when it has none. False
+  /// (the loop skipped) when start, stop or step has no value or the step is below 1.
+  bool enter_loop(std::size_t op, const tile::ForOp& f) {
     // start, stop and step are the same for every thread of the CTA: thread 0's values.
     const tile::ExprEnv e = env(cta_, 0);
     auto start = naive_evaluate(*f.start.value, e);
     auto stop = naive_evaluate(*f.stop.value, e);
     auto step = naive_evaluate(*f.step.value, e);
     if (!start || !stop || !step || *step < 1) {
-      problems_.add(op, DiagId::check_loop_bounds, "loop bounds without a value or a step below 1",
-                    [&] { return where(cta_, 0) + " at loop '" + f.var.value + "'"; });
       next_op_ = f.end + 1;
-      return;
+      return false;
     }
     if (*start >= *stop) {
       next_op_ = f.end + 1;
-      return;
+      return true;
     }
     loop_values_[f.var.value] = *start;
     active_.push_back({op, f.var.value, *stop, *step, groups_committed()});
     next_op_ = op + 1;
+    return true;
   }
 
   void run_op(std::size_t op, const tile::EndOp& e) {
@@ -1745,6 +1942,12 @@ private:
           Severity::note);
     }
     l.groups_before = groups_committed();
+    next_iteration(op, e);
+  }
+
+  /// The `end` at `op`: the loop's next iteration, or the op after the end.
+  void next_iteration(std::size_t op, const tile::EndOp& e) {
+    ActiveLoop& l = active_.back();
     std::int64_t& v = loop_values_[l.var];
     v += l.step;
     if (v < l.stop) {
@@ -1828,9 +2031,7 @@ private:
       // Byte k of the thread's view (k counts from `element`'s first byte) gets pattern[k % size].
       auto store = [&](Run r, std::int64_t k) {
         claim(b, r);
-        for (std::int64_t i = 0; i < r.len; ++i) {
-          b.bytes[r.off + i] = f.pattern[static_cast<std::size_t>(k + i) % f.pattern.size()];
-        }
+        put_pattern(b, r, k, f.pattern);
         put_defined(b, r.off, nullptr, r.len);
         write_run(op, cta, bid, tid, b, r, 0);
       };
@@ -1856,6 +2057,15 @@ private:
           }
         }
       });
+    }
+  }
+
+  /// Byte i of run `r` of `b` becomes pattern[(k + i) % pattern.size()].
+  static void put_pattern(Buffer& b, Run r, std::int64_t k,
+                          const std::vector<std::uint8_t>& pattern) {
+    for (std::int64_t i = 0; i < r.len; ++i) {
+      b.bytes[static_cast<std::size_t>(r.off + i)] =
+          pattern[static_cast<std::size_t>(k + i) % pattern.size()];
     }
   }
 
@@ -1956,6 +2166,265 @@ private:
     }
   }
 
+  // ------------------------------------------------------------------ replay (ref::CtaTrace)
+
+  /// True when the launch's CTAs may be replayed: the fast path (the naive one stays the
+  /// oracle), no mbarrier ops, every apply copies a global tensor into a shared one, and no
+  /// global tensor both read and written. A replayed copy then lands as it is issued: in a CTA
+  /// whose checks find nothing, no access meets its bytes before its wait and its source does
+  /// not change, so landing at the wait would give the same bytes.
+  bool replayable() {
+    if (!in_.fast || !in_.replay || ctas_may_meet()) {
+      return false;
+    }
+    auto space = [](const tile::Located<tile::View>& v) {
+      return v.value.tensor == nullptr ? std::optional<tile::Space>() : v.value.tensor->space;
+    };
+    return std::all_of(k_.ops.begin(), k_.ops.end(), [&](const tile::Op& op) {
+      if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
+        return space(a->dst) == tile::Space::shared && space(a->src) == tile::Space::global;
+      }
+      return !std::holds_alternative<tile::MbarrierInitOp>(op.body) &&
+             !std::holds_alternative<tile::CopyArriveOp>(op.body) &&
+             !std::holds_alternative<tile::MbarrierArriveOp>(op.body) &&
+             !std::holds_alternative<tile::MbarrierWaitOp>(op.body);
+    });
+  }
+
+  /// Replays CTA cta_: its ops move its bytes without the ordering checks while its trace is
+  /// compared with the recorded one. False where it leaves that trace or meets what the replay
+  /// does not do (what would be a finding, a view without an affine form, rows that are not
+  /// contiguous): the caller then runs the CTA with every check, which writes again every
+  /// global byte the replay wrote (the same ops, views and bounds decide which).
+  bool replay_cta() {
+    trace_.replay();
+    for (std::size_t i = 0; i < k_.ops.size();) {
+      const bool ok =
+          trace_.op(i) &&
+          std::visit([&](const auto& body) { return replay_op(i, body); }, k_.ops[i].body);
+      if (!ok) {
+        active_.clear();
+        loop_values_.clear();
+        return false;
+      }
+      i = next_op_;
+    }
+    return trace_.matched();
+  }
+
+  /// The view evaluates and names a tensor of the kernel (prepare, without the problem).
+  bool usable(const tile::Located<tile::View>& v) { return plan(v.value).ok() && slot(v.value); }
+
+  /// True when the thread's `n` elements along the last axis are contiguous (row()).
+  static bool contiguous(const Fast& f, std::int64_t n) {
+    return n <= 1 || f.skeleton->stride.back() == f.skeleton->element_bytes;
+  }
+
+  bool replay_op(std::size_t op, const tile::ApplyOp& a) {
+    next_op_ = op + 1;
+    if (!usable(a.dst) || !usable(a.src)) {
+      return false;
+    }
+    const NaivePlan& dp = plan(a.dst.value);
+    const NaivePlan& sp = plan(a.src.value);
+    if (!misfit(a, dp, sp).empty()) {
+      return false;
+    }
+    Buffer& db = buffer(*slot(a.dst.value), cta_state_);
+    const Buffer& sb = buffer(*slot(a.src.value), cta_state_);
+    const auto& ds = dp.shape();
+    const std::size_t rank = ds.size();
+    const std::size_t groups = a.scope == tile::Scope::cta ? 2 : 0;
+    const std::int64_t chunk = a.chunk_bytes.value;
+    const bool none = any_empty(ds, groups, rank - 1);
+    const bool has_operands = a.pred || a.ignore_src || a.src_size;
+    const std::vector<std::string> axis_names =
+        has_operands ? naive_axis_names(a.src.value, sp.levels.front().shape.size())
+                     : std::vector<std::string>();
+    tile::ExprEnv e = env(cta_, 0);
+    tile::ExprEnv chunk_env = e;
+    const OpForm dview = op_form(a.dst, e);
+    const OpForm sview = op_form(a.src, e);
+    const std::array<NaiveDependence, 3> deps = operand_dependence(a);
+    std::array<std::optional<std::int64_t>, 3> op_known;
+    known_operands(a, deps, e, false, op_known);
+    std::vector<std::int64_t> x(rank, 0); // a chunk's coordinates, its last axis's 0
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      e.tid = tid;
+      chunk_env.tid = tid;
+      std::array<std::optional<std::int64_t>, 3> known = op_known;
+      known_operands(a, deps, e, true, known);
+      if (groups == 2) {
+        x[0] = tid / 32;
+        x[1] = tid % 32;
+        if (x[0] >= ds[0] || x[1] >= ds[1]) {
+          return false;
+        }
+      }
+      if (none) {
+        continue;
+      }
+      const std::optional<ChunkRead> same = thread_read(a, e, known);
+      if (same && same->what == ChunkRead::What::none) {
+        continue;
+      }
+      if (same && same->what != ChunkRead::What::copy) {
+        return false;
+      }
+      const std::optional<Fast> dform = form(dview, e);
+      const std::optional<Fast> sform = form(sview, e);
+      if (!dform || !sform || !contiguous(*dform, ds.back()) || !contiguous(*sform, ds.back())) {
+        return false;
+      }
+      std::fill(x.begin() + static_cast<std::ptrdiff_t>(groups), x.end(), 0);
+      do {
+        std::int64_t read = same ? same->bytes : chunk;
+        if (!same) {
+          for (std::size_t i = groups; i + 1 < rank && i < axis_names.size(); ++i) {
+            if (!axis_names[i].empty()) {
+              chunk_env.axes[axis_names[i]] = x[i];
+            }
+          }
+          const ChunkRead r = chunk_read(a, chunk_env, known);
+          if (r.what == ChunkRead::What::none) {
+            continue;
+          }
+          if (r.what != ChunkRead::What::copy) {
+            return false;
+          }
+          read = r.bytes;
+        }
+        const std::int64_t d = dform->offset(x);
+        const std::int64_t s = sform->offset(x);
+        if (d < 0 || d + chunk > std::ssize(db.bytes) || s < 0 ||
+            s + chunk > std::ssize(sb.bytes) ||
+            !trace_.note(ref::CtaTrace::Kind::issue, static_cast<std::uint32_t>(db.index), tid, d,
+                         chunk)) {
+          return false;
+        }
+        copy_bytes(db.bytes.data() + d, sb.bytes.data() + s, read);
+        if (read < chunk) {
+          std::memset(db.bytes.data() + d + read, 0, static_cast<std::size_t>(chunk - read));
+        }
+      } while (next_coord(x, ds, groups, rank - 1));
+    }
+    return true;
+  }
+
+  bool replay_op(std::size_t op, const tile::CopyOp& c) {
+    next_op_ = op + 1;
+    if (!usable(c.dst) || !usable(c.src)) {
+      return false;
+    }
+    const NaivePlan& dp = plan(c.dst.value);
+    const NaivePlan& sp = plan(c.src.value);
+    Buffer& db = buffer(*slot(c.dst.value), cta_state_);
+    const Buffer& sb = buffer(*slot(c.src.value), cta_state_);
+    if (dp.shape() != sp.shape() || dp.element_bytes() != sp.element_bytes() || &db == &sb ||
+        (db.shared && sb.shared)) {
+      return false; // a finding, or a copy that runs element by element
+    }
+    const auto& shape = dp.shape();
+    const std::size_t rank = shape.size();
+    const std::int64_t n = shape.empty() ? 1 : shape.back();
+    if (n <= 0 || (rank > 1 && any_empty(shape, 0, rank - 1))) {
+      return true; // no elements
+    }
+    tile::ExprEnv e = env(cta_, 0);
+    const OpForm sview = op_form(c.src, e);
+    const OpForm dview = op_form(c.dst, e);
+    std::vector<std::int64_t> x(rank, 0); // a row's first element
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      e.tid = tid;
+      const std::optional<Fast> sform = form(sview, e);
+      const std::optional<Fast> dform = form(dview, e);
+      std::fill(x.begin(), x.end(), 0);
+      do {
+        const auto sr = row(sform, sb, x, n);
+        const auto dr = sr ? row(dform, db, x, n) : std::nullopt;
+        if (!dr ||
+            (sb.shared &&
+             !trace_.note(ref::CtaTrace::Kind::read, static_cast<std::uint32_t>(sb.index), tid,
+                          sr->off, sr->len)) ||
+            (db.shared &&
+             !trace_.note(ref::CtaTrace::Kind::write, static_cast<std::uint32_t>(db.index), tid,
+                          dr->off, dr->len))) {
+          return false;
+        }
+        claim(db, *dr);
+        copy_bytes(db.bytes.data() + dr->off, sb.bytes.data() + sr->off, dr->len);
+        defined_again(db, *dr);
+      } while (rank > 1 && next_coord(x, shape, 0, rank - 1));
+    }
+    return true;
+  }
+
+  bool replay_op(std::size_t op, const tile::FillOp& f) {
+    next_op_ = op + 1;
+    if (!usable(f.dst) || f.pattern.empty()) {
+      return false;
+    }
+    const NaivePlan& p = plan(f.dst.value);
+    Buffer& b = buffer(*slot(f.dst.value), cta_state_);
+    const auto& shape = p.shape();
+    const std::size_t rank = shape.size();
+    const std::int64_t n = shape.empty() ? 1 : shape.back();
+    if (n <= 0 || (rank > 1 && any_empty(shape, 0, rank - 1))) {
+      return true;
+    }
+    tile::ExprEnv e = env(cta_, 0);
+    const OpForm view = op_form(f.dst, e);
+    std::vector<std::int64_t> x(rank, 0);
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      e.tid = tid;
+      const std::optional<Fast> fast = form(view, e);
+      std::fill(x.begin(), x.end(), 0);
+      std::int64_t k = 0; // the thread's byte the row starts at
+      do {
+        const auto r = row(fast, b, x, n);
+        if (!r ||
+            (b.shared && !trace_.note(ref::CtaTrace::Kind::write,
+                                      static_cast<std::uint32_t>(b.index), tid, r->off, r->len))) {
+          return false;
+        }
+        claim(b, *r);
+        put_pattern(b, *r, k, f.pattern);
+        defined_again(b, *r);
+        k += r->len;
+      } while (rank > 1 && next_coord(x, shape, 0, rank - 1));
+    }
+    return true;
+  }
+
+  /// A replayed store into run `r` of `b`: its bytes are defined (the recorded CTA stored no
+  /// undefined byte into a global tensor; a shared tensor's definedness is not kept).
+  static void defined_again(Buffer& b, Run r) {
+    if (!b.shared && !b.defined.empty()) {
+      std::memset(b.defined.data() + r.off, 1, static_cast<std::size_t>(r.len));
+    }
+  }
+
+  bool replay_op(std::size_t op, const tile::ForOp& f) { return enter_loop(op, f); }
+  bool replay_op(std::size_t op, const tile::EndOp& e) {
+    next_iteration(op, e);
+    return true;
+  }
+  bool replay_op(std::size_t op, const tile::CommitGroupOp&) { return skip(op, true); }
+  bool replay_op(std::size_t op, const tile::WaitGroupOp& w) { return skip(op, w.n >= 0); }
+  bool replay_op(std::size_t op, const tile::WaitAllOp&) { return skip(op, true); }
+  bool replay_op(std::size_t op, const tile::CtaSyncOp&) { return skip(op, true); }
+  // Never replayed (replayable()).
+  bool replay_op(std::size_t op, const tile::MbarrierInitOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::CopyArriveOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::MbarrierArriveOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::MbarrierWaitOp&) { return skip(op, false); }
+
+  /// An op that moves no bytes in a replay (the copies landed as they were issued).
+  bool skip(std::size_t op, bool ok) {
+    next_op_ = op + 1;
+    return ok;
+  }
+
   const ReferenceInput& in_;
   const tile::Kernel& k_;
   std::vector<Buffer> own_globals_;              ///< the global tensors (a worker: none)
@@ -1976,6 +2445,11 @@ private:
   GlobalOwners* owners_ = nullptr; ///< CTAs side by side: who wrote which global block
   std::int32_t worker_ = 0;        ///< this worker's number in owners_ (from 1)
   Problems problems_;
+  bool replayable_ = false;                 ///< replayable(), at set_up
+  ref::CtaTrace trace_;                     ///< the recorded CTA's, or the one being replayed
+  bool recorded_ = false;                   ///< trace_ holds a CTA that found nothing
+  std::vector<std::int64_t> recorded_runs_; ///< per wait_group op: that CTA's runs
+  std::int64_t replayed_ = 0;               ///< CTAs replayed
 };
 
 } // namespace

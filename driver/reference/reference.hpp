@@ -71,6 +71,12 @@ struct ReferenceInput {
   /// Launches whose global tensors hold fewer bytes run one CTA after the other (threads would
   /// cost more than they save); tests set 0.
   std::size_t parallel_min_bytes = std::size_t{1} << 20;
+  /// On the fast path, a CTA whose shared-memory accesses (threads, bytes, order) and ops are
+  /// those of an earlier CTA that ran with every ordering check and found nothing is replayed:
+  /// its bytes move without the checks, which would find nothing either (driver/reference/
+  /// cta_trace.hpp). Only where every apply copies global into shared, no global tensor is
+  /// both read and written, and there are no mbarrier ops. false: every CTA runs every check.
+  bool replay = true;
 };
 
 /// One of the reference's findings, typed.
@@ -97,6 +103,8 @@ struct ReferenceOutput {
   std::vector<ReferenceFinding> findings;
   /// The host threads the CTAs ran on (1: one after the other; ReferenceInput::workers).
   unsigned workers = 1;
+  /// The CTAs that were replayed (ReferenceInput::replay).
+  std::int64_t replayed = 0;
 };
 
 ReferenceOutput evaluate_reference(const ReferenceInput& in);

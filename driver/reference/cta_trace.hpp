@@ -1,0 +1,68 @@
+#pragma once
+// What one CTA's run did that the reference's ordering checks see, in order: the ops it ran,
+// and each access to a shared tensor (the issue of a copy into it, a read, a store) with its
+// thread and bytes. Everything the ordering checks decide (reference.cpp: issue, read_run,
+// write_run, perform, the notes about waits) is a function of this sequence: the groups and
+// waits come from the ops, the granules from the accesses. A CTA whose sequence equals that
+// of an earlier CTA that ran with every check and found nothing would find nothing either, so
+// the reference replays it (moves its bytes without the checks) and compares the sequence as
+// it goes (ReferenceInput::replay).
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ptxgen::driver::ref {
+
+class CtaTrace {
+public:
+  enum class Kind : std::uint8_t { op, issue, read, write };
+
+  struct Event {
+    std::int64_t off = 0; ///< the first byte (an op: its index)
+    std::int32_t len = 0;
+    std::int32_t tid = 0;
+    std::uint32_t tensor = 0; ///< the shared tensor's slot
+    Kind kind = Kind::op;
+    bool operator==(const Event&) const = default;
+  };
+
+  /// A CTA runs with every check: its sequence is recorded, replacing the last one.
+  void record() {
+    events_.clear();
+    recording_ = true;
+    pos_ = 0;
+    ok_ = true;
+  }
+  /// A CTA is replayed: its sequence is compared with the recorded one.
+  void replay() {
+    recording_ = false;
+    pos_ = 0;
+    ok_ = true;
+  }
+
+  /// The next event: recorded, or compared (false once the replay has left the recording).
+  bool note(Kind kind, std::uint32_t tensor, std::int64_t tid, std::int64_t off, std::int64_t len) {
+    const Event e{off, static_cast<std::int32_t>(len), static_cast<std::int32_t>(tid), tensor,
+                  kind};
+    if (recording_) {
+      events_.push_back(e);
+      return true;
+    }
+    ok_ = ok_ && pos_ < events_.size() && events_[pos_] == e;
+    ++pos_;
+    return ok_;
+  }
+  bool op(std::size_t index) { return note(Kind::op, 0, 0, static_cast<std::int64_t>(index), 0); }
+
+  /// After a replay: true when its sequence was the recorded one, event for event.
+  bool matched() const { return ok_ && pos_ == events_.size(); }
+
+private:
+  std::vector<Event> events_;
+  bool recording_ = false;
+  std::size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+} // namespace ptxgen::driver::ref
