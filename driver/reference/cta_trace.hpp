@@ -27,40 +27,44 @@ public:
     bool operator==(const Event&) const = default;
   };
 
-  /// A CTA runs with every check: its sequence is recorded, replacing the last one.
+  /// A CTA runs with every check: its sequence is recorded (note), replacing the last one.
   void record() {
     events_.clear();
-    recording_ = true;
     pos_ = 0;
     ok_ = true;
   }
-  /// A CTA is replayed: its sequence is compared with the recorded one.
-  void replay() {
-    recording_ = false;
-    pos_ = 0;
-    ok_ = true;
+  void note(Kind kind, std::uint32_t tensor, std::int64_t tid, std::int64_t off, std::int64_t len) {
+    events_.push_back(event(kind, tensor, tid, off, len));
   }
 
-  /// The next event: recorded, or compared (false once the replay has left the recording).
-  bool note(Kind kind, std::uint32_t tensor, std::int64_t tid, std::int64_t off, std::int64_t len) {
-    const Event e{off, static_cast<std::int32_t>(len), static_cast<std::int32_t>(tid), tensor,
-                  kind};
-    if (recording_) {
-      events_.push_back(e);
-      return true;
-    }
-    ok_ = ok_ && pos_ < events_.size() && events_[pos_] == e;
+  /// A CTA is replayed: its sequence is compared with the recorded one (match).
+  void replay() {
+    pos_ = 0;
+    ok_ = true;
+  }
+  /// The replayed CTA's next event: false once its sequence has left the recorded one.
+  /// Inlined: a replay calls it for every chunk and row it moves.
+  [[gnu::always_inline]] bool match(Kind kind, std::uint32_t tensor, std::int64_t tid,
+                                    std::int64_t off, std::int64_t len) {
+    ok_ = ok_ && pos_ < events_.size() && events_[pos_] == event(kind, tensor, tid, off, len);
     ++pos_;
     return ok_;
   }
-  bool op(std::size_t index) { return note(Kind::op, 0, 0, static_cast<std::int64_t>(index), 0); }
+  bool match_op(std::size_t index) {
+    return match(Kind::op, 0, 0, static_cast<std::int64_t>(index), 0);
+  }
+  void note_op(std::size_t index) { note(Kind::op, 0, 0, static_cast<std::int64_t>(index), 0); }
 
   /// After a replay: true when its sequence was the recorded one, event for event.
   bool matched() const { return ok_ && pos_ == events_.size(); }
 
 private:
+  [[gnu::always_inline]] static Event event(Kind kind, std::uint32_t tensor, std::int64_t tid,
+                                            std::int64_t off, std::int64_t len) {
+    return {off, static_cast<std::int32_t>(len), static_cast<std::int32_t>(tid), tensor, kind};
+  }
+
   std::vector<Event> events_;
-  bool recording_ = false;
   std::size_t pos_ = 0;
   bool ok_ = true;
 };

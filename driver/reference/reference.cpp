@@ -370,19 +370,6 @@ void for_each_row(const std::vector<std::int64_t>& shape, F&& f) {
   });
 }
 
-/// Steps `c` to the next coordinate of `shape` over the axes from .. to - 1, row major (the
-/// others stay): false when every one of them wrapped around to 0.
-bool next_coord(std::vector<std::int64_t>& c, const std::vector<std::int64_t>& shape,
-                std::size_t from, std::size_t to) {
-  for (std::size_t a = to; a-- > from;) {
-    if (++c[a] < shape[a]) {
-      return true;
-    }
-    c[a] = 0;
-  }
-  return false;
-}
-
 /// memcpy of `n` bytes, with the chunk sizes of cp.async (4, 8, 16) as constants: a call of
 /// the library's memcpy costs more than such a copy itself.
 inline void copy_bytes(std::uint8_t* dst, const std::uint8_t* src, std::int64_t n) {
@@ -399,6 +386,27 @@ inline void copy_bytes(std::uint8_t* dst, const std::uint8_t* src, std::int64_t 
   default:
     std::memcpy(dst, src, static_cast<std::size_t>(n));
   }
+}
+
+/// Calls f(d, s) at each coordinate of the axes from .. to - 1 of `shape` (row major; `x`,
+/// whose coordinates there start at 0, follows), d and s being two affine forms' offsets
+/// there (d and s at the start), stepped by their strides: one addition per step, not a sum
+/// per axis. Stops at the first f that returns false, and then returns false.
+template <class F>
+bool each_point(const std::vector<std::int64_t>& shape, std::size_t from, std::size_t to,
+                std::vector<std::int64_t>& x, std::int64_t d, std::int64_t s,
+                const std::vector<std::int64_t>& dstride, const std::vector<std::int64_t>& sstride,
+                F& f) {
+  if (from == to) {
+    return f(d, s);
+  }
+  for (x[from] = 0; x[from] < shape[from]; ++x[from], d += dstride[from], s += sstride[from]) {
+    if (!each_point(shape, from + 1, to, x, d, s, dstride, sstride, f)) {
+      return false;
+    }
+  }
+  x[from] = 0;
+  return true;
 }
 
 /// True when one of the axes from .. to - 1 of `shape` is empty: no coordinates at all.
@@ -600,7 +608,7 @@ private:
     cta_state_.deferred.clear();
     for (std::size_t i = 0; i < k_.ops.size();) {
       if (replayable_) {
-        trace_.op(i);
+        trace_.note_op(i);
       }
       std::visit([&](const auto& body) { run_op(i, body); }, k_.ops[i].body);
       i = next_op_;
@@ -2200,7 +2208,7 @@ private:
     trace_.replay();
     for (std::size_t i = 0; i < k_.ops.size();) {
       const bool ok =
-          trace_.op(i) &&
+          trace_.match_op(i) &&
           std::visit([&](const auto& body) { return replay_op(i, body); }, k_.ops[i].body);
       if (!ok) {
         active_.clear();
@@ -2237,10 +2245,7 @@ private:
     const std::size_t groups = a.scope == tile::Scope::cta ? 2 : 0;
     const std::int64_t chunk = a.chunk_bytes.value;
     const bool none = any_empty(ds, groups, rank - 1);
-    const bool has_operands = a.pred || a.ignore_src || a.src_size;
-    const std::vector<std::string> axis_names =
-        has_operands ? naive_axis_names(a.src.value, sp.levels.front().shape.size())
-                     : std::vector<std::string>();
+    std::optional<std::vector<std::string>> axis_names; // where an operand uses one
     tile::ExprEnv e = env(cta_, 0);
     tile::ExprEnv chunk_env = e;
     const OpForm dview = op_form(a.dst, e);
@@ -2248,11 +2253,47 @@ private:
     const std::array<NaiveDependence, 3> deps = operand_dependence(a);
     std::array<std::optional<std::int64_t>, 3> op_known;
     known_operands(a, deps, e, false, op_known);
+    std::array<std::optional<std::int64_t>, 3> known;
+    std::optional<ChunkRead> same;        // the thread's chunks' reads, where they are all the same
     std::vector<std::int64_t> x(rank, 0); // a chunk's coordinates, its last axis's 0
-    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+    const std::int64_t dsize = std::ssize(db.bytes);
+    const std::int64_t ssize = std::ssize(sb.bytes);
+    const auto dindex = static_cast<std::uint32_t>(db.index);
+    std::int64_t tid = 0;
+    auto land = [&](std::int64_t d, std::int64_t s) {
+      std::int64_t read = same ? same->bytes : chunk;
+      if (!same) {
+        if (!axis_names) {
+          axis_names = naive_axis_names(a.src.value, sp.levels.front().shape.size());
+        }
+        for (std::size_t i = groups; i + 1 < rank && i < axis_names->size(); ++i) {
+          if (!(*axis_names)[i].empty()) {
+            chunk_env.axes[(*axis_names)[i]] = x[i];
+          }
+        }
+        const ChunkRead r = chunk_read(a, chunk_env, known);
+        if (r.what == ChunkRead::What::none) {
+          return true;
+        }
+        if (r.what != ChunkRead::What::copy) {
+          return false;
+        }
+        read = r.bytes;
+      }
+      if (d < 0 || d + chunk > dsize || s < 0 || s + chunk > ssize ||
+          !trace_.match(ref::CtaTrace::Kind::issue, dindex, tid, d, chunk)) {
+        return false;
+      }
+      copy_bytes(db.bytes.data() + d, sb.bytes.data() + s, read);
+      if (read < chunk) {
+        std::memset(db.bytes.data() + d + read, 0, static_cast<std::size_t>(chunk - read));
+      }
+      return true;
+    };
+    for (; tid < k_.block; ++tid) {
       e.tid = tid;
       chunk_env.tid = tid;
-      std::array<std::optional<std::int64_t>, 3> known = op_known;
+      known = op_known;
       known_operands(a, deps, e, true, known);
       if (groups == 2) {
         x[0] = tid / 32;
@@ -2264,7 +2305,7 @@ private:
       if (none) {
         continue;
       }
-      const std::optional<ChunkRead> same = thread_read(a, e, known);
+      same = thread_read(a, e, known);
       if (same && same->what == ChunkRead::What::none) {
         continue;
       }
@@ -2273,40 +2314,11 @@ private:
       }
       const std::optional<Fast> dform = form(dview, e);
       const std::optional<Fast> sform = form(sview, e);
-      if (!dform || !sform || !contiguous(*dform, ds.back()) || !contiguous(*sform, ds.back())) {
+      if (!dform || !sform || !contiguous(*dform, ds.back()) || !contiguous(*sform, ds.back()) ||
+          !each_point(ds, groups, rank - 1, x, dform->offset(x), sform->offset(x),
+                      dform->skeleton->stride, sform->skeleton->stride, land)) {
         return false;
       }
-      std::fill(x.begin() + static_cast<std::ptrdiff_t>(groups), x.end(), 0);
-      do {
-        std::int64_t read = same ? same->bytes : chunk;
-        if (!same) {
-          for (std::size_t i = groups; i + 1 < rank && i < axis_names.size(); ++i) {
-            if (!axis_names[i].empty()) {
-              chunk_env.axes[axis_names[i]] = x[i];
-            }
-          }
-          const ChunkRead r = chunk_read(a, chunk_env, known);
-          if (r.what == ChunkRead::What::none) {
-            continue;
-          }
-          if (r.what != ChunkRead::What::copy) {
-            return false;
-          }
-          read = r.bytes;
-        }
-        const std::int64_t d = dform->offset(x);
-        const std::int64_t s = sform->offset(x);
-        if (d < 0 || d + chunk > std::ssize(db.bytes) || s < 0 ||
-            s + chunk > std::ssize(sb.bytes) ||
-            !trace_.note(ref::CtaTrace::Kind::issue, static_cast<std::uint32_t>(db.index), tid, d,
-                         chunk)) {
-          return false;
-        }
-        copy_bytes(db.bytes.data() + d, sb.bytes.data() + s, read);
-        if (read < chunk) {
-          std::memset(db.bytes.data() + d + read, 0, static_cast<std::size_t>(chunk - read));
-        }
-      } while (next_coord(x, ds, groups, rank - 1));
     }
     return true;
   }
@@ -2334,27 +2346,32 @@ private:
     const OpForm sview = op_form(c.src, e);
     const OpForm dview = op_form(c.dst, e);
     std::vector<std::int64_t> x(rank, 0); // a row's first element
-    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+    const std::int64_t len = n * dp.element_bytes();
+    const std::int64_t dsize = std::ssize(db.bytes);
+    const std::int64_t ssize = std::ssize(sb.bytes);
+    const auto dindex = static_cast<std::uint32_t>(db.index);
+    const auto sindex = static_cast<std::uint32_t>(sb.index);
+    std::int64_t tid = 0;
+    auto move = [&](std::int64_t d, std::int64_t s) {
+      if (d < 0 || d + len > dsize || s < 0 || s + len > ssize ||
+          (sb.shared && !trace_.match(ref::CtaTrace::Kind::read, sindex, tid, s, len)) ||
+          (db.shared && !trace_.match(ref::CtaTrace::Kind::write, dindex, tid, d, len))) {
+        return false;
+      }
+      claim(db, {d, len});
+      copy_bytes(db.bytes.data() + d, sb.bytes.data() + s, len);
+      defined_again(db, {d, len});
+      return true;
+    };
+    for (; tid < k_.block; ++tid) {
       e.tid = tid;
       const std::optional<Fast> sform = form(sview, e);
       const std::optional<Fast> dform = form(dview, e);
-      std::fill(x.begin(), x.end(), 0);
-      do {
-        const auto sr = row(sform, sb, x, n);
-        const auto dr = sr ? row(dform, db, x, n) : std::nullopt;
-        if (!dr ||
-            (sb.shared &&
-             !trace_.note(ref::CtaTrace::Kind::read, static_cast<std::uint32_t>(sb.index), tid,
-                          sr->off, sr->len)) ||
-            (db.shared &&
-             !trace_.note(ref::CtaTrace::Kind::write, static_cast<std::uint32_t>(db.index), tid,
-                          dr->off, dr->len))) {
-          return false;
-        }
-        claim(db, *dr);
-        copy_bytes(db.bytes.data() + dr->off, sb.bytes.data() + sr->off, dr->len);
-        defined_again(db, *dr);
-      } while (rank > 1 && next_coord(x, shape, 0, rank - 1));
+      if (!sform || !dform || !contiguous(*sform, n) || !contiguous(*dform, n) ||
+          !each_point(shape, 0, rank == 0 ? 0 : rank - 1, x, dform->offset(x), sform->offset(x),
+                      dform->skeleton->stride, sform->skeleton->stride, move)) {
+        return false;
+      }
     }
     return true;
   }
@@ -2375,23 +2392,31 @@ private:
     tile::ExprEnv e = env(cta_, 0);
     const OpForm view = op_form(f.dst, e);
     std::vector<std::int64_t> x(rank, 0);
-    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+    const std::int64_t len = n * p.element_bytes();
+    const std::int64_t size = std::ssize(b.bytes);
+    const auto index = static_cast<std::uint32_t>(b.index);
+    std::int64_t tid = 0;
+    std::int64_t k = 0; // the thread's byte the row starts at
+    auto store = [&](std::int64_t d, std::int64_t) {
+      if (d < 0 || d + len > size ||
+          (b.shared && !trace_.match(ref::CtaTrace::Kind::write, index, tid, d, len))) {
+        return false;
+      }
+      claim(b, {d, len});
+      put_pattern(b, {d, len}, k, f.pattern);
+      defined_again(b, {d, len});
+      k += len;
+      return true;
+    };
+    for (; tid < k_.block; ++tid) {
       e.tid = tid;
+      k = 0;
       const std::optional<Fast> fast = form(view, e);
-      std::fill(x.begin(), x.end(), 0);
-      std::int64_t k = 0; // the thread's byte the row starts at
-      do {
-        const auto r = row(fast, b, x, n);
-        if (!r ||
-            (b.shared && !trace_.note(ref::CtaTrace::Kind::write,
-                                      static_cast<std::uint32_t>(b.index), tid, r->off, r->len))) {
-          return false;
-        }
-        claim(b, *r);
-        put_pattern(b, *r, k, f.pattern);
-        defined_again(b, *r);
-        k += r->len;
-      } while (rank > 1 && next_coord(x, shape, 0, rank - 1));
+      if (!fast || !contiguous(*fast, n) ||
+          !each_point(shape, 0, rank == 0 ? 0 : rank - 1, x, fast->offset(x), 0,
+                      fast->skeleton->stride, fast->skeleton->stride, store)) {
+        return false;
+      }
     }
     return true;
   }
