@@ -20,11 +20,11 @@ public:
 
   struct Event {
     std::int64_t off = 0; ///< the first byte (an op: its index)
-    std::int32_t len = 0;
-    std::int32_t tid = 0;
-    std::uint32_t tensor = 0; ///< the shared tensor's slot
-    Kind kind = Kind::op;
-    bool operator==(const Event&) const = default;
+    std::int64_t len = 0;
+    std::uint64_t who = 0; ///< the thread, the shared tensor's slot and the kind (event())
+    [[gnu::always_inline]] bool operator==(const Event& o) const {
+      return off == o.off && len == o.len && who == o.who;
+    }
   };
 
   /// A CTA runs with every check: its sequence is recorded (note), replacing the last one.
@@ -61,7 +61,9 @@ public:
 private:
   [[gnu::always_inline]] static Event event(Kind kind, std::uint32_t tensor, std::int64_t tid,
                                             std::int64_t off, std::int64_t len) {
-    return {off, static_cast<std::int32_t>(len), static_cast<std::int32_t>(tid), tensor, kind};
+    return {off, len,
+            static_cast<std::uint64_t>(tid) << 32 | std::uint64_t{tensor} << 8 |
+                static_cast<std::uint64_t>(kind)};
   }
 
   std::vector<Event> events_;

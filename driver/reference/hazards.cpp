@@ -1,6 +1,8 @@
 #include "driver/reference/hazards.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+#include <utility>
 
 namespace ptxgen::driver::ref {
 
@@ -21,6 +23,30 @@ void SharedBytes::reset(std::size_t n) {
   land_group.assign(n, 0);
   guard_barrier.assign(n, none);
   guard_phase.assign(n, 0);
+}
+
+namespace {
+
+/// Each entry of v repeated 2^by times, in order.
+template <class T>
+void split(std::vector<T>& v, int by) {
+  std::vector<T> out;
+  out.reserve(v.size() << by);
+  for (const T& x : v) {
+    out.insert(out.end(), std::size_t{1} << by, x);
+  }
+  v = std::move(out);
+}
+
+} // namespace
+
+void SharedBytes::refine(int by) {
+  for (auto* v : {&pending, &pending_tid, &pending_op, &pending_group, &skipped_by_wait,
+                  &skipped_apply, &writer, &write_epoch, &reader, &read_epoch, &read_op, &land_tid,
+                  &land_seq, &land_group, &guard_barrier}) {
+    split(*v, by);
+  }
+  split(guard_phase, by);
 }
 
 void SharedBytes::note_read(std::size_t off, std::int32_t tid, std::int32_t epoch,

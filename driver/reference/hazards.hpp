@@ -32,6 +32,9 @@ inline constexpr std::int32_t many_threads = -2; ///< read by two threads or mor
 struct SharedBytes {
   /// n granules, none pending, none written or read.
   void reset(std::size_t n);
+  /// Splits every granule into 2^by granules, each with its state: exact, since the bytes of
+  /// a granule all have the same state.
+  void refine(int by);
 
   // Copies issued and not yet performed (at their thread's wait).
   std::vector<std::int32_t> pending;       ///< how many queued copies will still write the byte

@@ -82,6 +82,7 @@ struct Buffer {
   std::vector<std::int64_t> shape; ///< the tensor's, for the element of a byte in findings
   std::int64_t element_bytes = 1;
   std::vector<std::uint8_t> bytes;
+  bool taken = false; ///< bytes taken from the caller's input (evaluate_reference(&&))
   /// Per byte: 1 when it holds a defined value. A global tensor's starts empty, which means
   /// every byte is defined, and is filled in (put_defined) only when undefined bytes reach it.
   std::vector<std::uint8_t> defined;
@@ -93,13 +94,6 @@ struct Buffer {
   int shift = 0;
 
   std::int64_t granule() const { return std::int64_t{1} << shift; }
-};
-
-/// Thrown when an access to shared tensor `index` does not start and end on its granule: the
-/// reference starts over with granules of 2^shift bytes for it.
-struct Regranule {
-  std::size_t index = 0;
-  int shift = 0;
 };
 
 /// Thrown in a worker (ReferenceInput::workers) whose CTA writes a 64-byte block of a global
@@ -409,6 +403,39 @@ bool each_point(const std::vector<std::int64_t>& shape, std::size_t from, std::s
   return true;
 }
 
+/// The offsets of each coordinate of the axes from .. to - 1 of `shape` (row major, the others
+/// 0) under two views' strides, relative to coordinate 0, and their extremes: the same for
+/// every thread of an op (a view's strides do not depend on the thread), so a thread's points
+/// are its base plus these, and its base alone says whether all of them are in bounds.
+struct Points {
+  std::vector<std::int64_t> d;
+  std::vector<std::int64_t> s;
+  std::int64_t d_low = 0, d_high = 0, s_low = 0, s_high = 0;
+
+  Points(const std::vector<std::int64_t>& shape, std::size_t from, std::size_t to,
+         const std::vector<std::int64_t>& dstride, const std::vector<std::int64_t>& sstride) {
+    std::vector<std::int64_t> x(shape.size(), 0);
+    auto add = [&](std::int64_t dd, std::int64_t ss) {
+      d.push_back(dd);
+      s.push_back(ss);
+      d_low = std::min(d_low, dd);
+      d_high = std::max(d_high, dd);
+      s_low = std::min(s_low, ss);
+      s_high = std::max(s_high, ss);
+      return true;
+    };
+    each_point(shape, from, to, x, 0, 0, dstride, sstride, add);
+  }
+
+  /// True when every point of the thread whose first point is at d0 and s0 has its `len`
+  /// bytes inside tensors of dsize and ssize bytes.
+  bool inside(std::int64_t d0, std::int64_t dsize, std::int64_t s0, std::int64_t ssize,
+              std::int64_t len) const {
+    return d.empty() || (d0 + d_low >= 0 && d0 + d_high + len <= dsize && s0 + s_low >= 0 &&
+                         s0 + s_high + len <= ssize);
+  }
+};
+
 /// True when one of the axes from .. to - 1 of `shape` is empty: no coordinates at all.
 bool any_empty(const std::vector<std::int64_t>& shape, std::size_t from, std::size_t to) {
   return std::any_of(shape.begin() + static_cast<std::ptrdiff_t>(from),
@@ -426,9 +453,12 @@ std::string coords_text(const std::vector<std::int64_t>& c) {
 
 class Evaluator {
 public:
-  Evaluator(const ReferenceInput& in, const std::map<std::size_t, int>& shift_limits)
-      : in_(in), k_(*in.kernel), slack_(k_.ops.size()), loop_commits_(k_.ops.size()),
-        shift_limits_(shift_limits) {}
+  /// `take`: the caller's input, whose global bytes the launch may take instead of copying
+  /// (nullptr: copy them all): those of every tensor where `take_written`, else only of the
+  /// tensors no op writes (give_back returns them unchanged).
+  Evaluator(const ReferenceInput& in, ReferenceInput* take, bool take_written)
+      : in_(in), k_(*in.kernel), slack_(k_.ops.size()), loop_commits_(k_.ops.size()), take_(take),
+        take_written_(take_written) {}
 
   /// A worker of `main` (set up): the same tensors, its own CTAs' state and findings, writing
   /// main's global tensors through `owners` as worker `worker` (from 1).
@@ -436,8 +466,7 @@ public:
       : in_(main.in_), k_(main.k_), globals_(main.globals_),
         shared_template_(main.shared_template_), slack_(k_.ops.size()),
         loop_commits_(k_.ops.size()), slots_(main.slots_), by_name_(main.by_name_),
-        params_(main.params_), shift_limits_(main.shift_limits_), owners_(&owners), worker_(worker),
-        replayable_(main.replayable_) {}
+        params_(main.params_), owners_(&owners), worker_(worker), replayable_(main.replayable_) {}
 
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
@@ -456,7 +485,7 @@ public:
   /// of CTAs with its own findings; they are merged in CTA order, so the output is run()'s);
   /// nullopt where that cannot be shown: two workers wrote the same 64-byte global block
   /// (CtaConflict), or their loops committed different numbers of groups (the note names the
-  /// launch's first iteration). A Regranule in a worker is rethrown.
+  /// launch's first iteration).
   std::optional<ReferenceOutput> run_parallel(unsigned workers) {
     if (!launchable()) {
       return output();
@@ -760,6 +789,9 @@ private:
                         "no initial bytes for a global tensor",
                         [&] { return "'" + t.name + "' starts as zeros"; });
           b.bytes.assign(size, 0);
+        } else if (it->second.size() == size && may_take(t)) {
+          b.bytes = std::move(take_->global.at(t.name));
+          b.taken = true;
         } else {
           b.bytes = it->second;
           if (b.bytes.size() != size) {
@@ -780,7 +812,7 @@ private:
         b.bytes.assign(size, 0);
         b.defined.assign(size, 0);
         b.index = shared_template_.size();
-        b.shift = granule_shift(t, b.index, size);
+        b.shift = granule_shift(t, size);
         b.hz.reset(size >> b.shift);
         slots_[&t] = {true, shared_template_.size()};
         by_name_[t.name] = {true, shared_template_.size()};
@@ -793,6 +825,42 @@ private:
     replayable_ = replayable();
   }
 
+  /// True when global tensor t's initial bytes may be taken from the caller (take_).
+  bool may_take(const tile::Tensor& t) const {
+    if (take_ == nullptr) {
+      return false;
+    }
+    if (take_written_) {
+      return true;
+    }
+    auto writes = [&](const tile::Located<tile::View>& v) {
+      return v.value.tensor == &t || (v.value.tensor != nullptr && v.value.tensor->name == t.name);
+    };
+    return std::none_of(k_.ops.begin(), k_.ops.end(), [&](const tile::Op& op) {
+      if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
+        return writes(a->dst);
+      }
+      if (const auto* c = std::get_if<tile::CopyOp>(&op.body)) {
+        return writes(c->dst);
+      }
+      const auto* f = std::get_if<tile::FillOp>(&op.body);
+      return f != nullptr && writes(f->dst);
+    });
+  }
+
+public:
+  /// Returns the bytes taken from the caller (tensors no op writes: unchanged) before the
+  /// launch starts again one CTA after the other.
+  void give_back() {
+    for (Buffer& g : *globals_) {
+      if (g.taken) {
+        take_->global.at(g.name) = std::move(g.bytes);
+        g.taken = false;
+      }
+    }
+  }
+
+private:
   tile::ExprEnv env(std::int64_t bid, std::int64_t tid) const {
     tile::ExprEnv e;
     e.tid = tid;
@@ -807,12 +875,12 @@ private:
     return e;
   }
 
-  /// The granule of shared tensor `t` (slot `index`, `size` bytes): at most
-  /// max_granule_shift, no more than the alignment of its size, of the chunks that applies
-  /// copy into or out of it and of the rows that fills and copies write or read (the runs
-  /// they access it by where their views are contiguous), and below the limit of an earlier
-  /// start (Regranule: a view that is not contiguous). Single bytes on the naive path.
-  int granule_shift(const tile::Tensor& t, std::size_t index, std::size_t size) {
+  /// The first granule of shared tensor `t` (`size` bytes): at most max_granule_shift, no
+  /// more than the alignment of its size, of the chunks that applies copy into or out of it
+  /// and of the rows that fills and copies write or read (the runs they access it by where
+  /// their views are contiguous). An access it does not fit splits it (fit_granules: a view
+  /// that is not contiguous). Single bytes on the naive path.
+  int granule_shift(const tile::Tensor& t, std::size_t size) {
     if (!in_.fast || size == 0) {
       return 0;
     }
@@ -841,9 +909,6 @@ private:
       } else if (const auto* f = std::get_if<tile::FillOp>(&op.body)) {
         row(f->dst);
       }
-    }
-    if (auto it = shift_limits_.find(index); it != shift_limits_.end()) {
-      shift = std::min(shift, it->second);
     }
     return std::max(shift, 0);
   }
@@ -1028,18 +1093,29 @@ private:
     }
   }
 
-  /// Throws Regranule when run `r` of shared `b` does not start and end on a granule.
-  static void check_granules(const Buffer& b, Run r) {
+  /// Makes run `r` of shared `b` start and end on granules: where it does not, b's granules
+  /// (and those of the tensor as the next CTAs start it) are split to the size it allows.
+  /// Exact: the bytes of a granule have the same state, so each part starts with it, and each
+  /// problem is counted per byte whatever the granule.
+  void fit_granules(Buffer& b, Run r) {
     const std::int64_t mask = b.granule() - 1;
-    if (((r.off | r.len) & mask) != 0) {
-      throw Regranule{b.index, std::countr_zero(static_cast<std::uint64_t>(r.off | r.len))};
+    if (((r.off | r.len) & mask) == 0) {
+      return;
+    }
+    const int shift = std::countr_zero(static_cast<std::uint64_t>(r.off | r.len));
+    b.hz.refine(b.shift - shift);
+    b.shift = shift;
+    Buffer& start = shared_template_[b.index];
+    if (start.shift > shift) {
+      start.shift = shift;
+      start.hz.reset(start.bytes.size() >> shift);
     }
   }
 
   /// Calls f(granule index, its first byte) for each granule of run `r` of shared `b`.
   template <class F>
-  static void each_granule(const Buffer& b, Run r, F&& f) {
-    check_granules(b, r);
+  void each_granule(Buffer& b, Run r, F&& f) {
+    fit_granules(b, r);
     const std::int64_t end = (r.off + r.len) >> b.shift;
     for (std::int64_t g = r.off >> b.shift; g < end; ++g) {
       f(static_cast<std::size_t>(g), g << b.shift);
@@ -2255,6 +2331,7 @@ private:
     known_operands(a, deps, e, false, op_known);
     std::array<std::optional<std::int64_t>, 3> known;
     std::optional<ChunkRead> same;        // the thread's chunks' reads, where they are all the same
+    std::optional<Points> points;         // the chunks' offsets, from the first thread's views
     std::vector<std::int64_t> x(rank, 0); // a chunk's coordinates, its last axis's 0
     const std::int64_t dsize = std::ssize(db.bytes);
     const std::int64_t ssize = std::ssize(sb.bytes);
@@ -2314,10 +2391,34 @@ private:
       }
       const std::optional<Fast> dform = form(dview, e);
       const std::optional<Fast> sform = form(sview, e);
-      if (!dform || !sform || !contiguous(*dform, ds.back()) || !contiguous(*sform, ds.back()) ||
-          !each_point(ds, groups, rank - 1, x, dform->offset(x), sform->offset(x),
-                      dform->skeleton->stride, sform->skeleton->stride, land)) {
+      if (!dform || !sform || !contiguous(*dform, ds.back()) || !contiguous(*sform, ds.back())) {
         return false;
+      }
+      const std::int64_t d0 = dform->offset(x);
+      const std::int64_t s0 = sform->offset(x);
+      if (!same) { // operands per chunk
+        if (!each_point(ds, groups, rank - 1, x, d0, s0, dform->skeleton->stride,
+                        sform->skeleton->stride, land)) {
+          return false;
+        }
+        continue;
+      }
+      if (!points) {
+        points.emplace(ds, groups, rank - 1, dform->skeleton->stride, sform->skeleton->stride);
+      }
+      if (!points->inside(d0, dsize, s0, ssize, chunk)) {
+        return false;
+      }
+      const std::int64_t read = same->bytes;
+      for (std::size_t i = 0; i < points->d.size(); ++i) {
+        const std::int64_t d = d0 + points->d[i];
+        if (!trace_.match(ref::CtaTrace::Kind::issue, dindex, tid, d, chunk)) {
+          return false;
+        }
+        copy_bytes(db.bytes.data() + d, sb.bytes.data() + s0 + points->s[i], read);
+        if (read < chunk) {
+          std::memset(db.bytes.data() + d + read, 0, static_cast<std::size_t>(chunk - read));
+        }
       }
     }
     return true;
@@ -2351,26 +2452,33 @@ private:
     const std::int64_t ssize = std::ssize(sb.bytes);
     const auto dindex = static_cast<std::uint32_t>(db.index);
     const auto sindex = static_cast<std::uint32_t>(sb.index);
-    std::int64_t tid = 0;
-    auto move = [&](std::int64_t d, std::int64_t s) {
-      if (d < 0 || d + len > dsize || s < 0 || s + len > ssize ||
-          (sb.shared && !trace_.match(ref::CtaTrace::Kind::read, sindex, tid, s, len)) ||
-          (db.shared && !trace_.match(ref::CtaTrace::Kind::write, dindex, tid, d, len))) {
-        return false;
-      }
-      claim(db, {d, len});
-      copy_bytes(db.bytes.data() + d, sb.bytes.data() + s, len);
-      defined_again(db, {d, len});
-      return true;
-    };
-    for (; tid < k_.block; ++tid) {
+    std::optional<Points> points; // the rows' offsets, from the first thread's views
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
       e.tid = tid;
       const std::optional<Fast> sform = form(sview, e);
       const std::optional<Fast> dform = form(dview, e);
-      if (!sform || !dform || !contiguous(*sform, n) || !contiguous(*dform, n) ||
-          !each_point(shape, 0, rank == 0 ? 0 : rank - 1, x, dform->offset(x), sform->offset(x),
-                      dform->skeleton->stride, sform->skeleton->stride, move)) {
+      if (!sform || !dform || !contiguous(*sform, n) || !contiguous(*dform, n)) {
         return false;
+      }
+      if (!points) {
+        points.emplace(shape, 0, rank == 0 ? 0 : rank - 1, dform->skeleton->stride,
+                       sform->skeleton->stride);
+      }
+      const std::int64_t d0 = dform->offset(x);
+      const std::int64_t s0 = sform->offset(x);
+      if (!points->inside(d0, dsize, s0, ssize, len)) {
+        return false;
+      }
+      for (std::size_t i = 0; i < points->d.size(); ++i) {
+        const std::int64_t d = d0 + points->d[i];
+        const std::int64_t s = s0 + points->s[i];
+        if ((sb.shared && !trace_.match(ref::CtaTrace::Kind::read, sindex, tid, s, len)) ||
+            (db.shared && !trace_.match(ref::CtaTrace::Kind::write, dindex, tid, d, len))) {
+          return false;
+        }
+        claim(db, {d, len});
+        copy_bytes(db.bytes.data() + d, sb.bytes.data() + s, len);
+        defined_again(db, {d, len});
       }
     }
     return true;
@@ -2466,7 +2574,6 @@ private:
   std::map<std::string, std::int64_t, std::less<>> loop_values_; ///< the live loop variables
   std::vector<ActiveLoop> active_;                               ///< innermost last
   std::map<const tile::View*, ViewInfo> views_;
-  const std::map<std::size_t, int>& shift_limits_; ///< per shared tensor, from Regranule
   GlobalOwners* owners_ = nullptr; ///< CTAs side by side: who wrote which global block
   std::int32_t worker_ = 0;        ///< this worker's number in owners_ (from 1)
   Problems problems_;
@@ -2475,11 +2582,17 @@ private:
   bool recorded_ = false;                   ///< trace_ holds a CTA that found nothing
   std::vector<std::int64_t> recorded_runs_; ///< per wait_group op: that CTA's runs
   std::int64_t replayed_ = 0;               ///< CTAs replayed
+  ReferenceInput* take_ = nullptr;          ///< whose global bytes may be taken
+  bool take_written_ = false;               ///< also those of tensors the ops write
 };
 
 } // namespace
 
-ReferenceOutput evaluate_reference(const ReferenceInput& in) {
+namespace {
+
+/// The launch: CTAs side by side where that gives the same output, else one after the other.
+/// `take`: where the caller's global bytes may be taken instead of copied (nullptr: none).
+ReferenceOutput launch(const ReferenceInput& in, ReferenceInput* take) {
   if (in.kernel == nullptr) {
     ReferenceOutput out;
     out.problems.push_back("kernel: no kernel given");
@@ -2488,29 +2601,32 @@ ReferenceOutput evaluate_reference(const ReferenceInput& in) {
         {DiagId::check_no_kernel, ReferenceOutput::kernel_problem, "no kernel given"});
     return out;
   }
-  // Shared tensors start with the largest granule; an access that does not start and end on
-  // one starts the run over with the granule it allows (at most max_granule_shift times per
-  // tensor).
-  std::map<std::size_t, int> shift_limits;
   const unsigned workers =
       in.workers != 0 ? in.workers : std::max(1u, std::thread::hardware_concurrency());
-  bool side_by_side = workers > 1 && in.kernel->grid > 1;
-  while (true) {
-    try {
-      Evaluator ev(in, shift_limits);
-      if (side_by_side && !ev.ctas_may_meet() && ev.global_bytes() >= in.parallel_min_bytes) {
-        if (auto out = ev.run_parallel(workers)) {
-          out->workers = std::min<unsigned>(workers, static_cast<unsigned>(in.kernel->grid));
-          return std::move(*out);
-        }
-        side_by_side = false; // the CTAs may see each other: one after the other
-        continue;
+  if (workers > 1 && in.kernel->grid > 1) {
+    // The tensors the ops write are copied: where the CTAs turn out to meet, the launch
+    // starts again one after the other from the initial bytes.
+    Evaluator ev(in, take, false);
+    if (!ev.ctas_may_meet() && ev.global_bytes() >= in.parallel_min_bytes) {
+      if (auto out = ev.run_parallel(workers)) {
+        out->workers = std::min<unsigned>(workers, static_cast<unsigned>(in.kernel->grid));
+        return std::move(*out);
       }
-      return ev.run();
-    } catch (const Regranule& r) {
-      shift_limits[r.index] = r.shift;
+      ev.give_back();
     }
   }
+  Evaluator ev(in, take, true);
+  return ev.run();
+}
+
+} // namespace
+
+ReferenceOutput evaluate_reference(const ReferenceInput& in) {
+  return launch(in, nullptr);
+}
+
+ReferenceOutput evaluate_reference(ReferenceInput&& in) {
+  return launch(in, &in);
 }
 
 Diagnostics findings_as_diagnostics(const tile::Kernel& k, const ReferenceOutput& out) {

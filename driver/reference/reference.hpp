@@ -108,6 +108,10 @@ struct ReferenceOutput {
 };
 
 ReferenceOutput evaluate_reference(const ReferenceInput& in);
+/// The same, taking the bytes of in.global instead of copying them where it can (the tensors'
+/// final bytes are then built in them): afterwards in.global holds what is left of them, empty
+/// vectors among it, and is not an input any more.
+ReferenceOutput evaluate_reference(ReferenceInput&& in);
 
 /// The findings as diagnostics (errors and notes, each with its severity): each at its op's
 /// position in the spec (the kernel's file for whole-kernel findings), as

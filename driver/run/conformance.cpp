@@ -443,7 +443,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   {
     start = Clock::now();
     ReferenceInput in{p.kernel.get(), p.inputs};
-    p.expected = evaluate_reference(in);
+    p.expected = evaluate_reference(std::move(in)); // a copy of the inputs: its bytes are taken
     p.result.reference_ms = ms_since(start);
     if (!p.expected.problems.empty() && !p.result.expect_fault) {
       fail(p, CaseResult::Blame::input, CaseResult::Stage::reference,

@@ -39,10 +39,13 @@ Diagnostics reference_findings(const tile::Kernel& k) {
   for (const auto& t : k.tensors)
     if (t->tensor.space == tile::Space::global)
       in.global[t->tensor.name] = initial_bytes(*t);
-  const ReferenceOutput out = evaluate_reference(in);
-  Diagnostics ds = findings_as_diagnostics(k, out);
-  ds.append(expectation_diagnostics(k, check_expectations(k, in.global, out.global)));
-  return ds;
+  if (!k.expectations.empty()) { // they compare the initial bytes with the final ones
+    const ReferenceOutput out = evaluate_reference(in);
+    Diagnostics ds = findings_as_diagnostics(k, out);
+    ds.append(expectation_diagnostics(k, check_expectations(k, in.global, out.global)));
+    return ds;
+  }
+  return findings_as_diagnostics(k, evaluate_reference(std::move(in)));
 }
 
 static bool skipped_directory(const fs::path& p) {

@@ -3,8 +3,8 @@
 // per granule, element by element), which stays the oracle. The corpus comparison is in
 // reference_affine.cpp; these kernels aim at the two places where exactness takes care:
 //  - a shared tensor written by 16-byte chunks and read element by element through a
-//    transposed view: the reads do not cover whole 16-byte granules, so the run starts over
-//    with 4-byte ones; the findings' counts are per byte either way;
+//    transposed view: the reads do not cover whole 16-byte granules, so they split into
+//    4-byte ones, each with the state of the one it was part of; counts are per byte;
 //  - a row copied from shared to global as one batch (all reads, then all writes), where the
 //    naive order alternates: an undefined byte written out at element 0 is found before a
 //    read without a barrier at element 1.

@@ -226,3 +226,46 @@ src = "A.sub[bid, tid]"
   CHECK(b.serial.findings.front().id == DiagId::check_loop_commit_count);
   CHECK(b.serial.findings.front().message.find("(i=0) committed 0") != std::string::npos);
 }
+
+TEST_CASE("reference: taking the input's bytes (evaluate_reference(&&)) == copying them") {
+  // One CTA after the other takes every tensor's bytes; side by side only those no op writes,
+  // given back where the launch falls back to one CTA after the other (the corpus's races and
+  // the specs whose CTAs write the same bytes).
+  std::vector<fs::path> specs;
+  std::string err;
+  REQUIRE_MESSAGE(reference_test::corpus_specs(specs, err), err);
+  std::size_t differ = 0;
+  std::size_t compared = 0;
+  for (const auto& spec : specs) {
+    auto loaded = driver::load_spec_file(spec);
+    if (!loaded)
+      continue;
+    for (unsigned workers : {1u, 4u}) {
+      driver::ReferenceInput in = input(**loaded.value);
+      in.workers = workers;
+      const driver::ReferenceOutput copied = driver::evaluate_reference(in);
+      const driver::ReferenceOutput taken = driver::evaluate_reference(std::move(in));
+      ++compared;
+      const std::string diff = reference_test::difference(copied, taken);
+      if (!diff.empty()) {
+        MESSAGE(spec.string() << " (workers " << workers << "): copied and taken differ in "
+                              << diff);
+        ++differ;
+      }
+    }
+  }
+  CHECK(compared >= 200);
+  CHECK(differ == 0);
+  // Side by side, then one after the other: the tensors no op writes come back whole.
+  const auto k = load(kernel("[32]", R"spec(
+[[op]]
+op = "copy"
+dst = "B.sub[tid]"
+src = "A.sub[bid, tid]"
+)spec"));
+  driver::ReferenceInput in = input(*k);
+  in.workers = 4;
+  const driver::ReferenceOutput taken = driver::evaluate_reference(std::move(in));
+  CHECK(taken.workers == 1);
+  CHECK(taken.global.at("A") == driver::initial_bytes(*k->find_tensor("A")));
+}
