@@ -1010,8 +1010,9 @@ private:
     return {&*info.skeleton, info.skeleton->shared_base(e), fixed ? &info.thread_part : nullptr};
   }
 
-  /// The view's affine form for one thread, or nullopt: naive_locate then.
-  static std::optional<Fast> form(const OpForm& f, const tile::ExprEnv& e) {
+  /// The view's affine form for one thread, or nullopt: naive_locate then. Inlined: it runs
+  /// for every thread of every op, most often as one addition.
+  [[gnu::always_inline]] static std::optional<Fast> form(const OpForm& f, const tile::ExprEnv& e) {
     if (f.skeleton == nullptr || !f.shared) {
       return std::nullopt;
     }
@@ -1067,9 +1068,9 @@ private:
     return true;
   }
 
-  /// Elements 0 .. n-1 of the last axis at `coords` (whose last coordinate is 0) as one run,
-  /// when the thread's form has them contiguous and inside the tensor; else nullopt (the
-  /// caller goes element by element, and reports what is outside).
+  /// Elements 0 .. n-1 of the last axis at `coords` (whose last coordinate is 0, or left out)
+  /// as one run, when the thread's form has them contiguous and inside the tensor; else
+  /// nullopt (the caller goes element by element, and reports what is outside).
   static std::optional<Run> row(const std::optional<Fast>& fast, const Buffer& b,
                                 const std::vector<std::int64_t>& coords, std::int64_t n) {
     if (!fast || n <= 0) {
@@ -1400,6 +1401,11 @@ private:
   /// Moves the first `n` bytes (and their definedness) of `src` runs of `sb` into `dst` runs
   /// of `db`, in order; the rest of `dst` becomes zero and defined.
   void move_bytes(Buffer& db, const Runs& dst, const Buffer& sb, const Runs& src, std::int64_t n) {
+    if (dst.more.empty() && src.more.empty() && n == dst.first.len && n == src.first.len) {
+      copy_bytes(db.bytes.data() + dst.first.off, sb.bytes.data() + src.first.off, n);
+      put_defined(db, dst.first.off, defined_at(sb, src.first.off), n);
+      return;
+    }
     std::size_t si = 0;     // src run: 0 = first, i = more[i - 1]
     std::int64_t sdone = 0; // bytes of it used
     auto src_run = [&]() -> const Run& { return si == 0 ? src.first : src.more[si - 1]; };
@@ -1904,12 +1910,14 @@ private:
         bool inside = true;
         auto side = [&](const tile::Located<tile::View>& v, const Buffer& b, std::int64_t n,
                         Runs& runs, const std::optional<Fast>& fast) {
-          full.assign(rep.begin(), rep.end());
-          full.push_back(0);
-          if (const auto r = this->row(fast, b, full, n)) {
-            runs.append(*r);
+          // The chunk's row: its coordinates without the last axis are those of its first
+          // element (the last one is 0).
+          if (const auto r = this->row(fast, b, rep, n)) {
+            runs.first = *r;
             return;
           }
+          full.assign(rep.begin(), rep.end());
+          full.push_back(0);
           for (std::int64_t x = 0; x < n && inside; ++x) {
             full.back() = x;
             inside = locate(op, v, b, e, full, fast, runs);
@@ -2367,11 +2375,22 @@ private:
       }
       return true;
     };
+    // Without an operand that uses the thread, every thread's chunks read the same.
+    const auto xs = operands(a);
+    bool thread_operands = false;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      thread_operands = thread_operands || (*xs[i] && deps[i].thread);
+    }
+    const std::optional<ChunkRead> op_same =
+        thread_operands ? std::nullopt : thread_read(a, e, op_known);
+    known = op_known;
     for (; tid < k_.block; ++tid) {
       e.tid = tid;
       chunk_env.tid = tid;
-      known = op_known;
-      known_operands(a, deps, e, true, known);
+      if (thread_operands) {
+        known = op_known;
+        known_operands(a, deps, e, true, known);
+      }
       if (groups == 2) {
         x[0] = tid / 32;
         x[1] = tid % 32;
@@ -2382,7 +2401,7 @@ private:
       if (none) {
         continue;
       }
-      same = thread_read(a, e, known);
+      same = thread_operands ? thread_read(a, e, known) : op_same;
       if (same && same->what == ChunkRead::What::none) {
         continue;
       }
@@ -2394,8 +2413,12 @@ private:
       if (!dform || !sform || !contiguous(*dform, ds.back()) || !contiguous(*sform, ds.back())) {
         return false;
       }
-      const std::int64_t d0 = dform->offset(x);
-      const std::int64_t s0 = sform->offset(x);
+      std::int64_t d0 = dform->base; // the first chunk: only the group axes' coordinates
+      std::int64_t s0 = sform->base;
+      for (std::size_t g = 0; g < groups; ++g) {
+        d0 += x[g] * dform->skeleton->stride[g];
+        s0 += x[g] * sform->skeleton->stride[g];
+      }
       if (!same) { // operands per chunk
         if (!each_point(ds, groups, rank - 1, x, d0, s0, dform->skeleton->stride,
                         sform->skeleton->stride, land)) {
@@ -2446,7 +2469,6 @@ private:
     tile::ExprEnv e = env(cta_, 0);
     const OpForm sview = op_form(c.src, e);
     const OpForm dview = op_form(c.dst, e);
-    std::vector<std::int64_t> x(rank, 0); // a row's first element
     const std::int64_t len = n * dp.element_bytes();
     const std::int64_t dsize = std::ssize(db.bytes);
     const std::int64_t ssize = std::ssize(sb.bytes);
@@ -2464,8 +2486,8 @@ private:
         points.emplace(shape, 0, rank == 0 ? 0 : rank - 1, dform->skeleton->stride,
                        sform->skeleton->stride);
       }
-      const std::int64_t d0 = dform->offset(x);
-      const std::int64_t s0 = sform->offset(x);
+      const std::int64_t d0 = dform->base; // the first row
+      const std::int64_t s0 = sform->base;
       if (!points->inside(d0, dsize, s0, ssize, len)) {
         return false;
       }
