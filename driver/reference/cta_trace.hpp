@@ -50,6 +50,18 @@ public:
     ++pos_;
     return ok_;
   }
+  /// The next n recorded events, for a replay that compares a run of them itself (nullptr
+  /// where fewer are left or the replay has left the recording); advance(n) then passes them.
+  const Event* next(std::size_t n) const {
+    return ok_ && pos_ + n <= events_.size() ? events_.data() + pos_ : nullptr;
+  }
+  void advance(std::size_t n) { pos_ += n; }
+  /// Event::who of an event.
+  static std::uint64_t who(Kind kind, std::uint32_t tensor, std::int64_t tid) {
+    return static_cast<std::uint64_t>(tid) << 32 | std::uint64_t{tensor} << 8 |
+           static_cast<std::uint64_t>(kind);
+  }
+
   bool match_op(std::size_t index) {
     return match(Kind::op, 0, 0, static_cast<std::int64_t>(index), 0);
   }
@@ -61,9 +73,7 @@ public:
 private:
   [[gnu::always_inline]] static Event event(Kind kind, std::uint32_t tensor, std::int64_t tid,
                                             std::int64_t off, std::int64_t len) {
-    return {off, len,
-            static_cast<std::uint64_t>(tid) << 32 | std::uint64_t{tensor} << 8 |
-                static_cast<std::uint64_t>(kind)};
+    return {off, len, who(kind, tensor, tid)};
   }
 
   std::vector<Event> events_;

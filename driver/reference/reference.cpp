@@ -2432,17 +2432,30 @@ private:
       if (!points->inside(d0, dsize, s0, ssize, chunk)) {
         return false;
       }
+      // The thread's issue events, compared here; everything in locals (a byte store may
+      // alias any memory, so members would be loaded again after each chunk).
+      const std::size_t n = points->d.size();
+      const ref::CtaTrace::Event* ev = trace_.next(n);
+      if (ev == nullptr) {
+        return false;
+      }
+      const std::uint64_t who = ref::CtaTrace::who(ref::CtaTrace::Kind::issue, dindex, tid);
       const std::int64_t read = same->bytes;
-      for (std::size_t i = 0; i < points->d.size(); ++i) {
-        const std::int64_t d = d0 + points->d[i];
-        if (!trace_.match(ref::CtaTrace::Kind::issue, dindex, tid, d, chunk)) {
+      const std::int64_t* const pd = points->d.data();
+      const std::int64_t* const ps = points->s.data();
+      std::uint8_t* const dst = db.bytes.data();
+      const std::uint8_t* const src = sb.bytes.data();
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t d = d0 + pd[i];
+        if (ev[i].off != d || ev[i].len != chunk || ev[i].who != who) {
           return false;
         }
-        copy_bytes(db.bytes.data() + d, sb.bytes.data() + s0 + points->s[i], read);
+        copy_bytes(dst + d, src + s0 + ps[i], read);
         if (read < chunk) {
-          std::memset(db.bytes.data() + d + read, 0, static_cast<std::size_t>(chunk - read));
+          std::memset(dst + d + read, 0, static_cast<std::size_t>(chunk - read));
         }
       }
+      trace_.advance(n);
     }
     return true;
   }
@@ -2475,6 +2488,16 @@ private:
     const auto dindex = static_cast<std::uint32_t>(db.index);
     const auto sindex = static_cast<std::uint32_t>(sb.index);
     std::optional<Points> points; // the rows' offsets, from the first thread's views
+    const bool sshared = sb.shared;
+    const bool dshared = db.shared;
+    const std::size_t per_row = (sshared ? 1 : 0) + (dshared ? 1 : 0);
+    const bool claims = owners_ != nullptr && !dshared;
+    // A replayed row's bytes are defined: the recorded CTA stored no undefined byte into a
+    // global tensor (a shared tensor's definedness is not kept).
+    std::uint8_t* const defined = dshared || db.defined.empty() ? nullptr : db.defined.data();
+    const bool defines = defined != nullptr;
+    std::uint8_t* const dst = db.bytes.data();
+    const std::uint8_t* const src = sb.bytes.data();
     for (std::int64_t tid = 0; tid < k_.block; ++tid) {
       e.tid = tid;
       const std::optional<Fast> sform = form(sview, e);
@@ -2491,17 +2514,41 @@ private:
       if (!points->inside(d0, dsize, s0, ssize, len)) {
         return false;
       }
-      for (std::size_t i = 0; i < points->d.size(); ++i) {
-        const std::int64_t d = d0 + points->d[i];
-        const std::int64_t s = s0 + points->s[i];
-        if ((sb.shared && !trace_.match(ref::CtaTrace::Kind::read, sindex, tid, s, len)) ||
-            (db.shared && !trace_.match(ref::CtaTrace::Kind::write, dindex, tid, d, len))) {
-          return false;
-        }
-        claim(db, {d, len});
-        copy_bytes(db.bytes.data() + d, sb.bytes.data() + s, len);
-        defined_again(db, {d, len});
+      const std::int64_t* const pd = points->d.data();
+      const std::int64_t* const ps = points->s.data();
+      // A row's events: its read where src is shared, then its write where dst is; compared
+      // here, everything in locals (as in the apply's).
+      const std::size_t rows = points->d.size();
+      const ref::CtaTrace::Event* ev = trace_.next(rows * per_row);
+      if (per_row > 0 && ev == nullptr) {
+        return false;
       }
+      const std::uint64_t read = ref::CtaTrace::who(ref::CtaTrace::Kind::read, sindex, tid);
+      const std::uint64_t write = ref::CtaTrace::who(ref::CtaTrace::Kind::write, dindex, tid);
+      for (std::size_t i = 0; i < rows; ++i) {
+        const std::int64_t d = d0 + pd[i];
+        const std::int64_t s = s0 + ps[i];
+        if (sshared) {
+          if (ev->off != s || ev->len != len || ev->who != read) {
+            return false;
+          }
+          ++ev;
+        }
+        if (dshared) {
+          if (ev->off != d || ev->len != len || ev->who != write) {
+            return false;
+          }
+          ++ev;
+        }
+        if (claims) {
+          claim(db, {d, len});
+        }
+        copy_bytes(dst + d, src + s, len);
+        if (defines) {
+          std::memset(defined + d, 1, static_cast<std::size_t>(len));
+        }
+      }
+      trace_.advance(rows * per_row);
     }
     return true;
   }

@@ -147,6 +147,33 @@ src = "S.sub[bid / 2 * (1 - bid / 3), tid, :]"
   CHECK(reference_test::difference(driver::evaluate_reference(naive), b.replayed).empty());
 }
 
+TEST_CASE("reference: a CTA landing its chunks elsewhere runs with every check") {
+  // Odd CTAs land their chunks in S[1] but copy S[0] out, never written in them: only the
+  // copies' shared bytes differ from CTA 0's, and each odd CTA runs checked with its finding.
+  const auto k = load(kernel(R"spec(
+[[op]]
+op = "apply"
+opcode = "cp.async.cg.shared.global"
+dst = "S.sub[bid % 2, tid, :]"
+src = "A.sub[bid, tid, :]"
+chunk_bytes = 16
+
+[[op]]
+op = "wait_all"
+
+[[op]]
+op = "copy"
+dst = "B.sub[bid, tid, :]"
+src = "S.sub[0, tid, :]"
+)spec"));
+  const Both b = both(*k);
+  CHECK(b.replayed.replayed == 0); // CTA 2 runs checked after CTA 1's finding; CTA 3 is odd
+  CHECK(reference_test::difference(b.checked, b.replayed).empty());
+  REQUIRE(b.replayed.findings.size() == 1);
+  CHECK(b.replayed.findings.front().id == DiagId::check_uninitialised_to_global);
+  CHECK(b.replayed.findings.front().message.find("CTA 1 thread 0") != std::string::npos);
+}
+
 TEST_CASE("reference: CTAs with fewer iterations run checked, then replay against each other") {
   // t = bid, bid + 4 while t < 6: CTAs 0 and 1 run two iterations, CTAs 2 and 3 one. CTA 1
   // replays CTA 0's trace; CTA 2 leaves it (one iteration) and is recorded; CTA 3 replays it.

@@ -8,9 +8,11 @@
 //     (tools/bench/stream_copy_persistent.toml) with 2 GiB / 8 tensors (n_tiles and the
 //     tensors' first axis divided by 8: the 2 GiB one does not fit in this machine's memory
 //     three times over), each as GB/s of output bytes on one host thread
-//     (ReferenceInput::workers = 1; per cpu second = per core) and on all of them
-//     (workers = 0), with the speedup of the second and the CTAs replayed
-//     (ReferenceInput::replay), and on the 1024 x 1024 copy for comparison the fast path with
+//     (ReferenceInput::workers = 1; per cpu second = per core), copying the input ("copy":
+//     evaluate_reference(const&)) and taking it ("take": evaluate_reference(&&), as ptxgen
+//     check and run do; the input copied before each run, untimed), and on all of them
+//     (workers = 0, taking it), with the speedup of the last and the CTAs replayed
+//     (ReferenceInput::replay); on the 1024 x 1024 copy for comparison the fast path with
 //     every CTA checked (replay = false, "check") and the naive path (fast = false);
 //  2. the simulator on the 1024 x 1024 copy: PTX instructions per second on one host
 //     thread (Launch::workers = 1) and on all of them (workers = 0);
@@ -58,11 +60,15 @@ struct Time {
   double cpu = 0;
 };
 
-/// The run of f with the best wall time out of `runs`. The machine may be shared: where the
-/// wall time is far above the CPU time, other processes had the cores.
-Time best_of(int runs, const std::function<void()>& f) {
+/// The run of f with the best wall time out of `runs`, `prepare` (untimed) before each. The
+/// machine may be shared: where the wall time is far above the CPU time, other processes had
+/// the cores.
+Time best_of(int runs, const std::function<void()>& f,
+             const std::function<void()>& prepare = nullptr) {
   Time best;
   for (int i = 0; i < runs; ++i) {
+    if (prepare)
+      prepare();
     const std::clock_t cpu = std::clock();
     const auto start = Clock::now();
     f();
@@ -106,9 +112,11 @@ std::size_t output_bytes(const tile::Kernel& k) {
   return n;
 }
 
-/// How the reference runs: the fast path with CTAs replayed (ReferenceInput::replay), the
-/// fast path with every CTA checked, or the naive path (the oracle).
-enum class Mode { replay, checked, naive };
+/// How the reference runs: the fast path with CTAs replayed (ReferenceInput::replay) on a
+/// copy of the input, the same taking the input's bytes (evaluate_reference(&&), as `ptxgen
+/// check` and `run` call it; the input is copied before each run, untimed), the fast path with
+/// every CTA checked, or the naive path (the oracle).
+enum class Mode { copied, taken, checked, naive };
 
 /// Times the reference on k with `workers` host threads (0: all); false when it reports a
 /// problem. Returns the timing through `t`.
@@ -116,17 +124,26 @@ bool reference_row(const std::string& what, const tile::Kernel& k, Mode mode, un
                    int runs, Time& t) {
   driver::ReferenceInput in = reference_input(k);
   in.fast = mode != Mode::naive;
-  in.replay = mode == Mode::replay;
+  in.replay = mode == Mode::copied || mode == Mode::taken;
   in.workers = workers;
   std::size_t problems = 0;
   std::int64_t replayed = 0;
-  t = best_of(runs, [&] {
-    const driver::ReferenceOutput out = driver::evaluate_reference(in);
-    problems = out.problems.size();
-    replayed = out.replayed;
-  });
+  driver::ReferenceInput mine; // Mode::taken: a copy of `in` for each run
+  t = best_of(
+      runs,
+      [&] {
+        const driver::ReferenceOutput out = mode == Mode::taken
+                                                ? driver::evaluate_reference(std::move(mine))
+                                                : driver::evaluate_reference(in);
+        problems = out.problems.size();
+        replayed = out.replayed;
+      },
+      [&] {
+        if (mode == Mode::taken)
+          mine = in;
+      });
   const double gb = static_cast<double>(output_bytes(k)) / 1e9;
-  static const char* const names[] = {"fast", "check", "naive"};
+  static const char* const names[] = {"copy", "take", "check", "naive"};
   std::printf("  %-38s %-5s workers %-3s wall %7.3f s cpu %7.3f s  %7.3f GB/s (per cpu second "
               "%7.3f), %lld CTAs replayed\n",
               what.c_str(), names[static_cast<int>(mode)],
@@ -135,12 +152,14 @@ bool reference_row(const std::string& what, const tile::Kernel& k, Mode mode, un
   return problems == 0;
 }
 
-/// The fast reference on k on one thread and on all of them, and the speedup of the second.
+/// The fast reference on k on one thread (copying and taking the input) and on all of them
+/// (taking it), and the speedup of the last.
 bool reference_pair(const std::string& what, const tile::Kernel& k, int runs) {
   Time one;
   Time all;
-  bool ok = reference_row(what, k, Mode::replay, 1, runs, one);
-  ok = reference_row(what, k, Mode::replay, 0, runs, all) && ok;
+  bool ok = reference_row(what, k, Mode::copied, 1, runs, one);
+  ok = reference_row(what, k, Mode::taken, 1, runs, one) && ok;
+  ok = reference_row(what, k, Mode::taken, 0, runs, all) && ok;
   std::printf("  %-38s parallel speedup (wall, workers all / 1): %.2fx on %u hardware threads\n",
               what.c_str(), one.wall / all.wall, std::thread::hardware_concurrency());
   return ok;
