@@ -2304,6 +2304,21 @@ private:
     return trace_.matched();
   }
 
+  /// The offsets of op's chunks or rows relative to a thread's first (Points), over the axes
+  /// from .. to - 1 of `shape` under the strides of the views' forms: computed at the op's
+  /// first replay (a view's strides are its skeleton's, the same in every CTA and iteration).
+  const Points& op_points(std::size_t op, const std::vector<std::int64_t>& shape, std::size_t from,
+                          std::size_t to, const Fast& d, const Fast& s) {
+    if (points_.size() != k_.ops.size()) {
+      points_.resize(k_.ops.size());
+    }
+    if (!points_[op]) {
+      points_[op] =
+          std::make_unique<Points>(shape, from, to, d.skeleton->stride, s.skeleton->stride);
+    }
+    return *points_[op];
+  }
+
   /// The view evaluates and names a tensor of the kernel (prepare, without the problem).
   bool usable(const tile::Located<tile::View>& v) { return plan(v.value).ok() && slot(v.value); }
 
@@ -2331,7 +2346,7 @@ private:
     const bool none = any_empty(ds, groups, rank - 1);
     std::optional<std::vector<std::string>> axis_names; // where an operand uses one
     tile::ExprEnv e = env(cta_, 0);
-    tile::ExprEnv chunk_env = e;
+    std::optional<tile::ExprEnv> chunk_env; // e with a chunk's repeat axes bound, where needed
     const OpForm dview = op_form(a.dst, e);
     const OpForm sview = op_form(a.src, e);
     const std::array<NaiveDependence, 3> deps = operand_dependence(a);
@@ -2339,7 +2354,7 @@ private:
     known_operands(a, deps, e, false, op_known);
     std::array<std::optional<std::int64_t>, 3> known;
     std::optional<ChunkRead> same;        // the thread's chunks' reads, where they are all the same
-    std::optional<Points> points;         // the chunks' offsets, from the first thread's views
+    const Points* points = nullptr;       // the chunks' offsets (op_points)
     std::vector<std::int64_t> x(rank, 0); // a chunk's coordinates, its last axis's 0
     const std::int64_t dsize = std::ssize(db.bytes);
     const std::int64_t ssize = std::ssize(sb.bytes);
@@ -2351,12 +2366,16 @@ private:
         if (!axis_names) {
           axis_names = naive_axis_names(a.src.value, sp.levels.front().shape.size());
         }
+        if (!chunk_env) {
+          chunk_env = e;
+        }
+        chunk_env->tid = tid;
         for (std::size_t i = groups; i + 1 < rank && i < axis_names->size(); ++i) {
           if (!(*axis_names)[i].empty()) {
-            chunk_env.axes[(*axis_names)[i]] = x[i];
+            chunk_env->axes[(*axis_names)[i]] = x[i];
           }
         }
-        const ChunkRead r = chunk_read(a, chunk_env, known);
+        const ChunkRead r = chunk_read(a, *chunk_env, known);
         if (r.what == ChunkRead::What::none) {
           return true;
         }
@@ -2386,7 +2405,6 @@ private:
     known = op_known;
     for (; tid < k_.block; ++tid) {
       e.tid = tid;
-      chunk_env.tid = tid;
       if (thread_operands) {
         known = op_known;
         known_operands(a, deps, e, true, known);
@@ -2427,7 +2445,7 @@ private:
         continue;
       }
       if (!points) {
-        points.emplace(ds, groups, rank - 1, dform->skeleton->stride, sform->skeleton->stride);
+        points = &op_points(op, ds, groups, rank - 1, *dform, *sform);
       }
       if (!points->inside(d0, dsize, s0, ssize, chunk)) {
         return false;
@@ -2487,7 +2505,7 @@ private:
     const std::int64_t ssize = std::ssize(sb.bytes);
     const auto dindex = static_cast<std::uint32_t>(db.index);
     const auto sindex = static_cast<std::uint32_t>(sb.index);
-    std::optional<Points> points; // the rows' offsets, from the first thread's views
+    const Points* points = nullptr; // the rows' offsets (op_points)
     const bool sshared = sb.shared;
     const bool dshared = db.shared;
     const std::size_t per_row = (sshared ? 1 : 0) + (dshared ? 1 : 0);
@@ -2506,8 +2524,7 @@ private:
         return false;
       }
       if (!points) {
-        points.emplace(shape, 0, rank == 0 ? 0 : rank - 1, dform->skeleton->stride,
-                       sform->skeleton->stride);
+        points = &op_points(op, shape, 0, rank == 0 ? 0 : rank - 1, *dform, *sform);
       }
       const std::int64_t d0 = dform->base; // the first row
       const std::int64_t s0 = sform->base;
@@ -2646,13 +2663,14 @@ private:
   GlobalOwners* owners_ = nullptr; ///< CTAs side by side: who wrote which global block
   std::int32_t worker_ = 0;        ///< this worker's number in owners_ (from 1)
   Problems problems_;
-  bool replayable_ = false;                 ///< replayable(), at set_up
-  ref::CtaTrace trace_;                     ///< the recorded CTA's, or the one being replayed
-  bool recorded_ = false;                   ///< trace_ holds a CTA that found nothing
-  std::vector<std::int64_t> recorded_runs_; ///< per wait_group op: that CTA's runs
-  std::int64_t replayed_ = 0;               ///< CTAs replayed
-  ReferenceInput* take_ = nullptr;          ///< whose global bytes may be taken
-  bool take_written_ = false;               ///< also those of tensors the ops write
+  bool replayable_ = false;                     ///< replayable(), at set_up
+  ref::CtaTrace trace_;                         ///< the recorded CTA's, or the one being replayed
+  bool recorded_ = false;                       ///< trace_ holds a CTA that found nothing
+  std::vector<std::int64_t> recorded_runs_;     ///< per wait_group op: that CTA's runs
+  std::int64_t replayed_ = 0;                   ///< CTAs replayed
+  std::vector<std::unique_ptr<Points>> points_; ///< per op, op_points
+  ReferenceInput* take_ = nullptr;              ///< whose global bytes may be taken
+  bool take_written_ = false;                   ///< also those of tensors the ops write
 };
 
 } // namespace
