@@ -14,7 +14,10 @@ include(${PROJECT_SOURCE_DIR}/tools/bench/stream_bench.cmake)
 # simulator's instructions/s and the time of `check` and `run --backend sim` of the
 # 1024 x 1024 float32 copy (docs/benchmarks.md). A program to run by hand; the smoke
 # test runs its --quick form (every step must succeed; the figures are not judged).
-add_executable(ptxgen_ref_sim_bench ${PROJECT_SOURCE_DIR}/tools/bench/ref_sim_bench.cpp)
+# It allocates as the ptxgen command does: with its operator new, which asks for transparent
+# huge pages on big allocations (driver/cli/huge_pages_new.cpp).
+add_executable(ptxgen_ref_sim_bench ${PROJECT_SOURCE_DIR}/tools/bench/ref_sim_bench.cpp
+                                    ${PROJECT_SOURCE_DIR}/driver/cli/huge_pages_new.cpp)
 target_link_libraries(ptxgen_ref_sim_bench PRIVATE ptxgen_driver)
 target_compile_options(ptxgen_ref_sim_bench PRIVATE ${PTXGEN_WARNINGS})
 target_compile_definitions(ptxgen_ref_sim_bench PRIVATE PTXGEN_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
