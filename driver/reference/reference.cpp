@@ -130,6 +130,12 @@ std::int32_t op32(std::size_t op) {
 
 /// One queued chunk of an apply: performed at the issuing thread's wait.
 struct Chunk {
+  // Members set one by one: an aggregate's zeroing of the whole (a `rep stos`) and the stores
+  // into it right after cost more than the rest of an issue.
+  Chunk() = default;
+  Chunk(std::size_t op_, std::int64_t group_, Buffer* dst_, Buffer* src_, std::int64_t read)
+      : op(op_), group(group_), dst(dst_), src(src_), read_bytes(read) {}
+
   std::size_t op = 0;
   std::int64_t group = 0;
   Buffer* dst = nullptr;
@@ -411,6 +417,9 @@ struct Points {
   std::vector<std::int64_t> d;
   std::vector<std::int64_t> s;
   std::int64_t d_low = 0, d_high = 0, s_low = 0, s_high = 0;
+  /// d[i] = i * d_step for every i (d_even), and the same for s: one run of a trace.
+  bool d_even = true, s_even = true;
+  std::int64_t d_step = 0, s_step = 0;
 
   Points(const std::vector<std::int64_t>& shape, std::size_t from, std::size_t to,
          const std::vector<std::int64_t>& dstride, const std::vector<std::int64_t>& sstride) {
@@ -425,6 +434,12 @@ struct Points {
       return true;
     };
     each_point(shape, from, to, x, 0, 0, dstride, sstride, add);
+    d_step = d.size() > 1 ? d[1] : 0;
+    s_step = s.size() > 1 ? s[1] : 0;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      d_even = d_even && d[i] == static_cast<std::int64_t>(i) * d_step;
+      s_even = s_even && s[i] == static_cast<std::int64_t>(i) * s_step;
+    }
   }
 
   /// True when every point of the thread whose first point is at d0 and s0 has its `len`
@@ -1187,9 +1202,14 @@ private:
       return;
     }
     trace(ref::CtaTrace::Kind::read, b, tid, r);
+    // A batch's element of a granule: a shift where eb is a power of two (a division per
+    // granule costs more than the granule's checks).
+    const int eb_shift = eb > 0 && std::has_single_bit(static_cast<std::uint64_t>(eb))
+                             ? std::countr_zero(static_cast<std::uint64_t>(eb))
+                             : -1;
     each_granule(b, r, [&](std::size_t g, std::int64_t off) {
       if (eb > 0) {
-        problems_.tag((off - r.off) / eb * 2);
+        problems_.tag((eb_shift >= 0 ? (off - r.off) >> eb_shift : (off - r.off) / eb) * 2);
       }
       if (read_granule(op, cta, bid, tid, b, g, off)) {
         moot(off - r.off, b.granule());
@@ -1906,7 +1926,7 @@ private:
             return;
           }
         }
-        Chunk c{op, ts.open_group, &db, {}, &sb, {}, *read_bytes};
+        Chunk c(op, ts.open_group, &db, &sb, *read_bytes);
         bool inside = true;
         auto side = [&](const tile::Located<tile::View>& v, const Buffer& b, std::int64_t n,
                         Runs& runs, const std::optional<Fast>& fast) {
@@ -2450,14 +2470,13 @@ private:
       if (!points->inside(d0, dsize, s0, ssize, chunk)) {
         return false;
       }
-      // The thread's issue events, compared here; everything in locals (a byte store may
-      // alias any memory, so members would be loaded again after each chunk).
+      // The thread's issue events at once (CtaTrace::match_points); the rest in locals (a byte
+      // store may alias any memory, so members would be loaded again after each chunk).
       const std::size_t n = points->d.size();
-      const ref::CtaTrace::Event* ev = trace_.next(n);
-      if (ev == nullptr) {
+      if (!trace_.match_points(ref::CtaTrace::Kind::issue, dindex, tid, d0, points->d.data(), n,
+                               points->d_even, points->d_step, chunk)) {
         return false;
       }
-      const std::uint64_t who = ref::CtaTrace::who(ref::CtaTrace::Kind::issue, dindex, tid);
       const std::int64_t read = same->bytes;
       const std::int64_t* const pd = points->d.data();
       const std::int64_t* const ps = points->s.data();
@@ -2465,15 +2484,11 @@ private:
       const std::uint8_t* const src = sb.bytes.data();
       for (std::size_t i = 0; i < n; ++i) {
         const std::int64_t d = d0 + pd[i];
-        if (ev[i].off != d || ev[i].len != chunk || ev[i].who != who) {
-          return false;
-        }
         copy_bytes(dst + d, src + s0 + ps[i], read);
         if (read < chunk) {
           std::memset(dst + d + read, 0, static_cast<std::size_t>(chunk - read));
         }
       }
-      trace_.advance(n);
     }
     return true;
   }
@@ -2508,7 +2523,6 @@ private:
     const Points* points = nullptr; // the rows' offsets (op_points)
     const bool sshared = sb.shared;
     const bool dshared = db.shared;
-    const std::size_t per_row = (sshared ? 1 : 0) + (dshared ? 1 : 0);
     const bool claims = owners_ != nullptr && !dshared;
     // A replayed row's bytes are defined: the recorded CTA stored no undefined byte into a
     // global tensor (a shared tensor's definedness is not kept).
@@ -2533,30 +2547,20 @@ private:
       }
       const std::int64_t* const pd = points->d.data();
       const std::int64_t* const ps = points->s.data();
-      // A row's events: its read where src is shared, then its write where dst is; compared
-      // here, everything in locals (as in the apply's).
+      // The thread's row events at once: its reads where src is shared, its writes where dst
+      // is (not both: replay_op returned above), everything else in locals.
       const std::size_t rows = points->d.size();
-      const ref::CtaTrace::Event* ev = trace_.next(rows * per_row);
-      if (per_row > 0 && ev == nullptr) {
+      if ((sshared &&
+           !trace_.match_points(ref::CtaTrace::Kind::read, sindex, tid, s0, points->s.data(), rows,
+                                points->s_even, points->s_step, len)) ||
+          (dshared &&
+           !trace_.match_points(ref::CtaTrace::Kind::write, dindex, tid, d0, points->d.data(), rows,
+                                points->d_even, points->d_step, len))) {
         return false;
       }
-      const std::uint64_t read = ref::CtaTrace::who(ref::CtaTrace::Kind::read, sindex, tid);
-      const std::uint64_t write = ref::CtaTrace::who(ref::CtaTrace::Kind::write, dindex, tid);
       for (std::size_t i = 0; i < rows; ++i) {
         const std::int64_t d = d0 + pd[i];
         const std::int64_t s = s0 + ps[i];
-        if (sshared) {
-          if (ev->off != s || ev->len != len || ev->who != read) {
-            return false;
-          }
-          ++ev;
-        }
-        if (dshared) {
-          if (ev->off != d || ev->len != len || ev->who != write) {
-            return false;
-          }
-          ++ev;
-        }
         if (claims) {
           claim(db, {d, len});
         }
@@ -2565,7 +2569,6 @@ private:
           std::memset(defined + d, 1, static_cast<std::size_t>(len));
         }
       }
-      trace_.advance(rows * per_row);
     }
     return true;
   }
