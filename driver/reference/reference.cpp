@@ -2380,37 +2380,31 @@ private:
     const std::int64_t ssize = std::ssize(sb.bytes);
     const auto dindex = static_cast<std::uint32_t>(db.index);
     std::int64_t tid = 0;
+    // A chunk whose operands are evaluated for it alone (they use its repeat axes).
     auto land = [&](std::int64_t d, std::int64_t s) {
-      std::int64_t read = same ? same->bytes : chunk;
-      if (!same) {
-        if (!axis_names) {
-          axis_names = naive_axis_names(a.src.value, sp.levels.front().shape.size());
-        }
-        if (!chunk_env) {
-          chunk_env = e;
-        }
-        chunk_env->tid = tid;
-        for (std::size_t i = groups; i + 1 < rank && i < axis_names->size(); ++i) {
-          if (!(*axis_names)[i].empty()) {
-            chunk_env->axes[(*axis_names)[i]] = x[i];
-          }
-        }
-        const ChunkRead r = chunk_read(a, *chunk_env, known);
-        if (r.what == ChunkRead::What::none) {
-          return true;
-        }
-        if (r.what != ChunkRead::What::copy) {
-          return false;
-        }
-        read = r.bytes;
+      if (!axis_names) {
+        axis_names = naive_axis_names(a.src.value, sp.levels.front().shape.size());
       }
-      if (d < 0 || d + chunk > dsize || s < 0 || s + chunk > ssize ||
-          !trace_.match(ref::CtaTrace::Kind::issue, dindex, tid, d, chunk)) {
+      if (!chunk_env) {
+        chunk_env = e;
+      }
+      chunk_env->tid = tid;
+      for (std::size_t i = groups; i + 1 < rank && i < axis_names->size(); ++i) {
+        if (!(*axis_names)[i].empty()) {
+          chunk_env->axes[(*axis_names)[i]] = x[i];
+        }
+      }
+      const ChunkRead r = chunk_read(a, *chunk_env, known);
+      if (r.what == ChunkRead::What::none) {
+        return true;
+      }
+      if (r.what != ChunkRead::What::copy || d < 0 || d + chunk > dsize || s < 0 ||
+          s + chunk > ssize || !trace_.match(ref::CtaTrace::Kind::issue, dindex, tid, d, chunk)) {
         return false;
       }
-      copy_bytes(db.bytes.data() + d, sb.bytes.data() + s, read);
-      if (read < chunk) {
-        std::memset(db.bytes.data() + d + read, 0, static_cast<std::size_t>(chunk - read));
+      copy_bytes(db.bytes.data() + d, sb.bytes.data() + s, r.bytes);
+      if (r.bytes < chunk) {
+        std::memset(db.bytes.data() + d + r.bytes, 0, static_cast<std::size_t>(chunk - r.bytes));
       }
       return true;
     };
