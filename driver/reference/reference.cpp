@@ -2328,24 +2328,84 @@ private:
   /// from .. to - 1 of `shape` under the strides of the views' forms: computed at the op's
   /// first replay (a view's strides are its skeleton's, the same in every CTA and iteration).
   const Points& op_points(std::size_t op, const std::vector<std::int64_t>& shape, std::size_t from,
-                          std::size_t to, const Fast& d, const Fast& s) {
+                          std::size_t to, const AffineSkeleton& d, const AffineSkeleton& s) {
     if (points_.size() != k_.ops.size()) {
       points_.resize(k_.ops.size());
     }
     if (!points_[op]) {
-      points_[op] =
-          std::make_unique<Points>(shape, from, to, d.skeleton->stride, s.skeleton->stride);
+      points_[op] = std::make_unique<Points>(shape, from, to, d.stride, s.stride);
     }
     return *points_[op];
+  }
+
+  /// True when an operand of `a` (what each depends on: `deps`) uses the thread.
+  static bool uses_thread(const tile::ApplyOp& a, const std::array<NaiveDependence, 3>& deps) {
+    const auto xs = operands(a);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      if (*xs[i] && deps[i].thread) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// The replay of an apply (`op`, dst shape `ds`) whose threads differ only in their bases,
+  /// each a fixed part plus the op's (OpForm::thread_part), with no group axes, contiguous
+  /// chunks of `chunk` bytes and `read` bytes read by each: one addition per thread.
+  bool replay_alike(std::size_t op, const std::vector<std::int64_t>& ds, const OpForm& dview,
+                    const OpForm& sview, Buffer& db, const Buffer& sb, std::int64_t chunk,
+                    std::int64_t read) {
+    const Points& p = op_points(op, ds, 0, ds.size() - 1, *dview.skeleton, *sview.skeleton);
+    const std::int64_t* const dpart = dview.thread_part->data();
+    const std::int64_t* const spart = sview.thread_part->data();
+    const std::int64_t dsize = std::ssize(db.bytes);
+    const std::int64_t ssize = std::ssize(sb.bytes);
+    const auto dindex = static_cast<std::uint32_t>(db.index);
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      if (dpart[tid] == no_part || spart[tid] == no_part) {
+        return false;
+      }
+      const std::int64_t d0 = *dview.shared + dpart[tid];
+      const std::int64_t s0 = *sview.shared + spart[tid];
+      if (!p.inside(d0, dsize, s0, ssize, chunk) ||
+          !land_thread(tid, dindex, d0, s0, p, db.bytes.data(), sb.bytes.data(), chunk, read)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// Lands a thread's chunks of an apply (Points `p` from its first, at d0 and s0; `read` of
+  /// each chunk's bytes come from src, the rest are zero), its events matched first. Locals
+  /// only: a byte store may alias any memory, so members would be loaded again per chunk.
+  bool land_thread(std::int64_t tid, std::uint32_t dindex, std::int64_t d0, std::int64_t s0,
+                   const Points& p, std::uint8_t* dst, const std::uint8_t* src, std::int64_t chunk,
+                   std::int64_t read) {
+    const std::size_t n = p.d.size();
+    if (!trace_.match_points(ref::CtaTrace::Kind::issue, dindex, tid, d0, p.d.data(), n, p.d_even,
+                             p.d_step, chunk)) {
+      return false;
+    }
+    const std::int64_t* const pd = p.d.data();
+    const std::int64_t* const ps = p.s.data();
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t d = d0 + pd[i];
+      copy_bytes(dst + d, src + s0 + ps[i], read);
+      if (read < chunk) {
+        std::memset(dst + d + read, 0, static_cast<std::size_t>(chunk - read));
+      }
+    }
+    return true;
   }
 
   /// The view evaluates and names a tensor of the kernel (prepare, without the problem).
   bool usable(const tile::Located<tile::View>& v) { return plan(v.value).ok() && slot(v.value); }
 
   /// True when the thread's `n` elements along the last axis are contiguous (row()).
-  static bool contiguous(const Fast& f, std::int64_t n) {
-    return n <= 1 || f.skeleton->stride.back() == f.skeleton->element_bytes;
+  static bool contiguous(const AffineSkeleton& s, std::int64_t n) {
+    return n <= 1 || s.stride.back() == s.element_bytes;
   }
+  static bool contiguous(const Fast& f, std::int64_t n) { return contiguous(*f.skeleton, n); }
 
   bool replay_op(std::size_t op, const tile::ApplyOp& a) {
     next_op_ = op + 1;
@@ -2409,14 +2469,16 @@ private:
       return true;
     };
     // Without an operand that uses the thread, every thread's chunks read the same.
-    const auto xs = operands(a);
-    bool thread_operands = false;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      thread_operands = thread_operands || (*xs[i] && deps[i].thread);
-    }
+    const bool thread_operands = uses_thread(a, deps);
     const std::optional<ChunkRead> op_same =
         thread_operands ? std::nullopt : thread_read(a, e, op_known);
     known = op_known;
+    if (groups == 0 && !none && op_same && op_same->what == ChunkRead::What::copy &&
+        dview.thread_part != nullptr && sview.thread_part != nullptr && dview.shared &&
+        sview.shared && contiguous(*dview.skeleton, ds.back()) &&
+        contiguous(*sview.skeleton, ds.back())) {
+      return replay_alike(op, ds, dview, sview, db, sb, chunk, op_same->bytes);
+    }
     for (; tid < k_.block; ++tid) {
       e.tid = tid;
       if (thread_operands) {
@@ -2459,29 +2521,14 @@ private:
         continue;
       }
       if (!points) {
-        points = &op_points(op, ds, groups, rank - 1, *dform, *sform);
+        points = &op_points(op, ds, groups, rank - 1, *dform->skeleton, *sform->skeleton);
       }
       if (!points->inside(d0, dsize, s0, ssize, chunk)) {
         return false;
       }
-      // The thread's issue events at once (CtaTrace::match_points); the rest in locals (a byte
-      // store may alias any memory, so members would be loaded again after each chunk).
-      const std::size_t n = points->d.size();
-      if (!trace_.match_points(ref::CtaTrace::Kind::issue, dindex, tid, d0, points->d.data(), n,
-                               points->d_even, points->d_step, chunk)) {
+      if (!land_thread(tid, dindex, d0, s0, *points, db.bytes.data(), sb.bytes.data(), chunk,
+                       same->bytes)) {
         return false;
-      }
-      const std::int64_t read = same->bytes;
-      const std::int64_t* const pd = points->d.data();
-      const std::int64_t* const ps = points->s.data();
-      std::uint8_t* const dst = db.bytes.data();
-      const std::uint8_t* const src = sb.bytes.data();
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::int64_t d = d0 + pd[i];
-        copy_bytes(dst + d, src + s0 + ps[i], read);
-        if (read < chunk) {
-          std::memset(dst + d + read, 0, static_cast<std::size_t>(chunk - read));
-        }
       }
     }
     return true;
@@ -2532,7 +2579,8 @@ private:
         return false;
       }
       if (!points) {
-        points = &op_points(op, shape, 0, rank == 0 ? 0 : rank - 1, *dform, *sform);
+        points =
+            &op_points(op, shape, 0, rank == 0 ? 0 : rank - 1, *dform->skeleton, *sform->skeleton);
       }
       const std::int64_t d0 = dform->base; // the first row
       const std::int64_t s0 = sform->base;
