@@ -76,13 +76,12 @@ public:
   /// The next n events: `len` bytes at first + offsets[i] each. One comparison where the
   /// recording holds exactly them as one run: the offsets step evenly by `step` (`even`), as a
   /// thread's chunks or rows in one op usually do; else event by event.
-  bool match_points(Kind kind, std::uint32_t tensor, std::int64_t tid, std::int64_t first,
-                    const std::int64_t* offsets, std::size_t n, bool even, std::int64_t step,
-                    std::int64_t len) {
-    if (n == 0) {
-      return ok_;
-    }
-    if (ok_ && k_ == 0 && pos_ < runs_.size() && even) {
+  /// Inlined: the replay calls it for every thread of every op.
+  [[gnu::always_inline]] bool match_points(Kind kind, std::uint32_t tensor, std::int64_t tid,
+                                           std::int64_t first, const std::int64_t* offsets,
+                                           std::size_t n, bool even, std::int64_t step,
+                                           std::int64_t len) {
+    if (n != 0 && ok_ && k_ == 0 && pos_ < runs_.size() && even) {
       const Run& r = runs_[pos_];
       if (r.count == static_cast<std::int64_t>(n) && r.who == who(kind, tensor, tid) &&
           r.len == len && r.off == first + offsets[0] && (n == 1 || r.stride == step)) {
@@ -90,12 +89,18 @@ public:
         return true;
       }
     }
+    return match_each(kind, tensor, tid, first, offsets, n, len);
+  }
+
+  /// match_points event by event.
+  bool match_each(Kind kind, std::uint32_t tensor, std::int64_t tid, std::int64_t first,
+                  const std::int64_t* offsets, std::size_t n, std::int64_t len) {
     for (std::size_t i = 0; i < n; ++i) {
       if (!match(kind, tensor, tid, first + offsets[i], len)) {
         return false;
       }
     }
-    return true;
+    return ok_;
   }
 
   /// After a replay: true when its sequence was the recorded one, event for event.

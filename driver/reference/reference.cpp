@@ -2571,19 +2571,38 @@ private:
     const bool defines = defined != nullptr;
     std::uint8_t* const dst = db.bytes.data();
     const std::uint8_t* const src = sb.bytes.data();
+    // Threads that differ only in their bases (fixed thread parts): one addition each.
+    const bool alike = dview.thread_part != nullptr && sview.thread_part != nullptr &&
+                       dview.shared && sview.shared && contiguous(*dview.skeleton, n) &&
+                       contiguous(*sview.skeleton, n);
+    if (alike) {
+      points = &op_points(op, shape, 0, rank == 0 ? 0 : rank - 1, *dview.skeleton, *sview.skeleton);
+    }
     for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-      e.tid = tid;
-      const std::optional<Fast> sform = form(sview, e);
-      const std::optional<Fast> dform = form(dview, e);
-      if (!sform || !dform || !contiguous(*sform, n) || !contiguous(*dform, n)) {
-        return false;
+      std::int64_t d0 = 0; // the thread's first row
+      std::int64_t s0 = 0;
+      if (alike) {
+        const std::int64_t dpart = (*dview.thread_part)[static_cast<std::size_t>(tid)];
+        const std::int64_t spart = (*sview.thread_part)[static_cast<std::size_t>(tid)];
+        if (dpart == no_part || spart == no_part) {
+          return false;
+        }
+        d0 = *dview.shared + dpart;
+        s0 = *sview.shared + spart;
+      } else {
+        e.tid = tid;
+        const std::optional<Fast> sform = form(sview, e);
+        const std::optional<Fast> dform = form(dview, e);
+        if (!sform || !dform || !contiguous(*sform, n) || !contiguous(*dform, n)) {
+          return false;
+        }
+        if (!points) {
+          points = &op_points(op, shape, 0, rank == 0 ? 0 : rank - 1, *dform->skeleton,
+                              *sform->skeleton);
+        }
+        d0 = dform->base;
+        s0 = sform->base;
       }
-      if (!points) {
-        points =
-            &op_points(op, shape, 0, rank == 0 ? 0 : rank - 1, *dform->skeleton, *sform->skeleton);
-      }
-      const std::int64_t d0 = dform->base; // the first row
-      const std::int64_t s0 = sform->base;
       if (!points->inside(d0, dsize, s0, ssize, len)) {
         return false;
       }
