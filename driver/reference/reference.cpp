@@ -2361,6 +2361,7 @@ private:
     const std::int64_t dsize = std::ssize(db.bytes);
     const std::int64_t ssize = std::ssize(sb.bytes);
     const auto dindex = static_cast<std::uint32_t>(db.index);
+    firsts_.clear();
     for (std::int64_t tid = 0; tid < k_.block; ++tid) {
       if (dpart[tid] == no_part || spart[tid] == no_part) {
         return false;
@@ -2368,8 +2369,26 @@ private:
       const std::int64_t d0 = *dview.shared + dpart[tid];
       const std::int64_t s0 = *sview.shared + spart[tid];
       if (!p.inside(d0, dsize, s0, ssize, chunk) ||
-          !land_thread(tid, dindex, d0, s0, p, db.bytes.data(), sb.bytes.data(), chunk, read)) {
+          !trace_.match_points(ref::CtaTrace::Kind::issue, dindex, tid, d0, p.d.data(), p.d.size(),
+                               p.d_even, p.d_step, chunk)) {
         return false;
+      }
+      firsts_.push_back({d0, s0});
+    }
+    // Chunk by chunk across the threads: neighbouring threads' chunks are neighbours in
+    // memory (the processor fetches ahead), where one thread's lie a row apart. The order is
+    // free: in a CTA whose checks find nothing no two chunks of an apply write the same shared
+    // bytes (they would be two pending copies of them), and the sources do not change.
+    std::uint8_t* const dst = db.bytes.data();
+    const std::uint8_t* const src = sb.bytes.data();
+    for (std::size_t i = 0; i < p.d.size(); ++i) {
+      const std::int64_t pd = p.d[i];
+      const std::int64_t ps = p.s[i];
+      for (const auto& [d0, s0] : firsts_) {
+        copy_bytes(dst + d0 + pd, src + s0 + ps, read);
+        if (read < chunk) {
+          std::memset(dst + d0 + pd + read, 0, static_cast<std::size_t>(chunk - read));
+        }
       }
     }
     return true;
@@ -2578,6 +2597,15 @@ private:
     if (alike) {
       points = &op_points(op, shape, 0, rank == 0 ? 0 : rank - 1, *dview.skeleton, *sview.skeleton);
     }
+    auto move_row = [&](std::int64_t d, std::int64_t s) {
+      if (claims) {
+        claim(db, {d, len});
+      }
+      copy_bytes(dst + d, src + s, len);
+      if (defines) {
+        std::memset(defined + d, 1, static_cast<std::size_t>(len));
+      }
+    };
     for (std::int64_t tid = 0; tid < k_.block; ++tid) {
       std::int64_t d0 = 0; // the thread's first row
       std::int64_t s0 = 0;
@@ -2620,15 +2648,7 @@ private:
         return false;
       }
       for (std::size_t i = 0; i < rows; ++i) {
-        const std::int64_t d = d0 + pd[i];
-        const std::int64_t s = s0 + ps[i];
-        if (claims) {
-          claim(db, {d, len});
-        }
-        copy_bytes(dst + d, src + s, len);
-        if (defines) {
-          std::memset(defined + d, 1, static_cast<std::size_t>(len));
-        }
+        move_row(d0 + pd[i], s0 + ps[i]);
       }
     }
     return true;
@@ -2733,8 +2753,9 @@ private:
   std::vector<std::int64_t> recorded_runs_;     ///< per wait_group op: that CTA's runs
   std::int64_t replayed_ = 0;                   ///< CTAs replayed
   std::vector<std::unique_ptr<Points>> points_; ///< per op, op_points
-  ReferenceInput* take_ = nullptr;              ///< whose global bytes may be taken
-  bool take_written_ = false;                   ///< also those of tensors the ops write
+  std::vector<std::pair<std::int64_t, std::int64_t>> firsts_; ///< replay_alike's threads'
+  ReferenceInput* take_ = nullptr;                            ///< whose global bytes may be taken
+  bool take_written_ = false; ///< also those of tensors the ops write
 };
 
 } // namespace
