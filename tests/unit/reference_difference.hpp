@@ -5,6 +5,7 @@
 
 #include "driver/reference/reference.hpp"
 #include "driver/run/pipeline.hpp"
+#include "driver/spec/loader.hpp"
 
 #include <filesystem>
 #include <string>
@@ -44,6 +45,21 @@ inline bool corpus_specs(std::vector<std::filesystem::path>& specs, std::string&
                                                 PTXGEN_SOURCE_DIR "/specs/races",
                                                 PTXGEN_SOURCE_DIR "/specs/faults"},
                                                specs, err);
+}
+
+/// Calls f(spec path, kernel) for every spec of the corpus (corpus_specs) that loads; false,
+/// with `err`, when the corpus cannot be listed.
+template <class F>
+bool each_corpus_kernel(std::string& err, F&& f) {
+  std::vector<std::filesystem::path> specs;
+  if (!corpus_specs(specs, err))
+    return false;
+  for (const auto& spec : specs) {
+    auto loaded = ptxgen::driver::load_spec_file(spec);
+    if (loaded)
+      f(spec, static_cast<const ptxgen::tile::Kernel&>(**loaded.value));
+  }
+  return true;
 }
 
 } // namespace reference_test

@@ -83,27 +83,24 @@ output = true
 } // namespace
 
 TEST_CASE("reference: CTAs side by side == one after the other on the corpus") {
-  std::vector<fs::path> specs;
   std::string err;
-  REQUIRE_MESSAGE(reference_test::corpus_specs(specs, err), err);
   std::size_t compared = 0;
   std::size_t side_by_side = 0;
   std::size_t differ = 0;
-  for (const auto& spec : specs) {
-    auto loaded = driver::load_spec_file(spec);
-    if (!loaded)
-      continue;
-    ++compared;
-    const Both b = both(**loaded.value, 4);
-    CHECK(b.serial.workers == 1);
-    if (b.parallel.workers > 1)
-      ++side_by_side;
-    const std::string diff = reference_test::difference(b.serial, b.parallel);
-    if (!diff.empty()) {
-      MESSAGE(spec.string() << ": one after the other and side by side differ in " << diff);
-      ++differ;
-    }
-  }
+  const bool listed =
+      reference_test::each_corpus_kernel(err, [&](const fs::path& spec, const tile::Kernel& k) {
+        ++compared;
+        const Both b = both(k, 4);
+        CHECK(b.serial.workers == 1);
+        if (b.parallel.workers > 1)
+          ++side_by_side;
+        const std::string diff = reference_test::difference(b.serial, b.parallel);
+        if (!diff.empty()) {
+          MESSAGE(spec.string() << ": one after the other and side by side differ in " << diff);
+          ++differ;
+        }
+      });
+  REQUIRE_MESSAGE(listed, err);
   MESSAGE("compared " << compared << " specs, " << side_by_side << " ran side by side");
   CHECK(compared >= 100);
   CHECK(side_by_side >= 20); // most specs have one CTA or read a tensor they write
@@ -231,29 +228,26 @@ TEST_CASE("reference: taking the input's bytes (evaluate_reference(&&)) == copyi
   // One CTA after the other takes every tensor's bytes; side by side only those no op writes,
   // given back where the launch falls back to one CTA after the other (the corpus's races and
   // the specs whose CTAs write the same bytes).
-  std::vector<fs::path> specs;
   std::string err;
-  REQUIRE_MESSAGE(reference_test::corpus_specs(specs, err), err);
   std::size_t differ = 0;
   std::size_t compared = 0;
-  for (const auto& spec : specs) {
-    auto loaded = driver::load_spec_file(spec);
-    if (!loaded)
-      continue;
-    for (unsigned workers : {1u, 4u}) {
-      driver::ReferenceInput in = input(**loaded.value);
-      in.workers = workers;
-      const driver::ReferenceOutput copied = driver::evaluate_reference(in);
-      const driver::ReferenceOutput taken = driver::evaluate_reference(std::move(in));
-      ++compared;
-      const std::string diff = reference_test::difference(copied, taken);
-      if (!diff.empty()) {
-        MESSAGE(spec.string() << " (workers " << workers << "): copied and taken differ in "
-                              << diff);
-        ++differ;
-      }
-    }
-  }
+  const bool listed =
+      reference_test::each_corpus_kernel(err, [&](const fs::path& spec, const tile::Kernel& k) {
+        for (unsigned workers : {1u, 4u}) {
+          driver::ReferenceInput in = input(k);
+          in.workers = workers;
+          const driver::ReferenceOutput copied = driver::evaluate_reference(in);
+          const driver::ReferenceOutput taken = driver::evaluate_reference(std::move(in));
+          ++compared;
+          const std::string diff = reference_test::difference(copied, taken);
+          if (!diff.empty()) {
+            MESSAGE(spec.string() << " (workers " << workers << "): copied and taken differ in "
+                                  << diff);
+            ++differ;
+          }
+        }
+      });
+  REQUIRE_MESSAGE(listed, err);
   CHECK(compared >= 200);
   CHECK(differ == 0);
   // Side by side, then one after the other: the tensors no op writes come back whole.

@@ -80,27 +80,24 @@ dtype = "uint32"
 } // namespace
 
 TEST_CASE("reference: replayed CTAs == every CTA checked, on the corpus") {
-  std::vector<fs::path> specs;
   std::string err;
-  REQUIRE_MESSAGE(reference_test::corpus_specs(specs, err), err);
   std::size_t compared = 0;
   std::size_t replaying = 0;
   std::size_t differ = 0;
-  for (const auto& spec : specs) {
-    auto loaded = driver::load_spec_file(spec);
-    if (!loaded)
-      continue;
-    ++compared;
-    const Both b = both(**loaded.value);
-    CHECK(b.checked.replayed == 0);
-    if (b.replayed.replayed > 0)
-      ++replaying;
-    const std::string diff = reference_test::difference(b.checked, b.replayed);
-    if (!diff.empty()) {
-      MESSAGE(spec.string() << ": checked and replayed differ in " << diff);
-      ++differ;
-    }
-  }
+  const bool listed =
+      reference_test::each_corpus_kernel(err, [&](const fs::path& spec, const tile::Kernel& k) {
+        ++compared;
+        const Both b = both(k);
+        CHECK(b.checked.replayed == 0);
+        if (b.replayed.replayed > 0)
+          ++replaying;
+        const std::string diff = reference_test::difference(b.checked, b.replayed);
+        if (!diff.empty()) {
+          MESSAGE(spec.string() << ": checked and replayed differ in " << diff);
+          ++differ;
+        }
+      });
+  REQUIRE_MESSAGE(listed, err);
   MESSAGE("compared " << compared << " specs, " << replaying << " replayed CTAs");
   CHECK(compared >= 100);
   CHECK(replaying >= 15); // most specs have one CTA, mbarriers or a tensor both read and written
