@@ -26,6 +26,7 @@ warmup=()
   date -u '+date: %Y-%m-%d %H:%M UTC'
   nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
   ptxas --version | tail -1
+  "$bin" --version # names the commit it was built from (the device's .git may lag)
 } > "$log/machine.txt" 2>&1
 cat "$log/machine.txt"
 

@@ -2,6 +2,7 @@
 
 #include "driver/cli/command.hpp"
 #include "driver/ptxas/cubin_cache.hpp"
+#include "ptxgen_commit.hpp" // generated: cmake/commit.cmake
 
 #include <algorithm>
 #include <cstdio>
@@ -37,7 +38,8 @@ static void print_usage(std::ostream& out) {
   for (const auto& c : commands())
     out << "  " << c.name << std::string(10 - std::min<std::size_t>(c.name.size(), 9), ' ')
         << c.summary << '\n';
-  out << "\n`ptxgen <command> --help` describes a command's options.\n"
+  out << "\n`ptxgen <command> --help` describes a command's options; `ptxgen --version` names\n"
+         "the version and the commit it was built from.\n"
          "exit status: 0 success, 1 input error or mismatch, 2 usage, 3 environment.\n";
 }
 
@@ -56,7 +58,7 @@ int main(int argc, char** argv) {
     return exit_ok;
   }
   if (name == "--version") {
-    std::cout << "ptxgen " << PTXGEN_VERSION << '\n';
+    std::cout << "ptxgen " << PTXGEN_VERSION << " (commit " << PTXGEN_COMMIT << ")\n";
     return exit_ok;
   }
   // Every ptxas run goes through the cubin cache unless a command's --no-cache says otherwise.
