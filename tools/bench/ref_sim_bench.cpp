@@ -10,8 +10,9 @@
 //     three times over), each as GB/s of output bytes on one host thread
 //     (ReferenceInput::workers = 1; per cpu second = per core), copying the input ("copy":
 //     evaluate_reference(const&)) and taking it ("take": evaluate_reference(&&), as ptxgen
-//     check and run do; the input copied before each run, untimed), and on all of them
-//     (workers = 0, taking it), with the speedup of the last and the CTAs replayed
+//     check and run do; the input copied before each run, untimed), and on 2, 4 (where
+//     the machine has more) and all of them (workers = 0, taking it), with the speedup of
+//     the last and the CTAs replayed
 //     (ReferenceInput::replay); on the 1024 x 1024 copy for comparison the fast path with
 //     every CTA checked (replay = false, "check") and the naive path (fast = false);
 //  2. the simulator on the 1024 x 1024 copy: PTX instructions per second on one host
@@ -162,6 +163,14 @@ bool reference_pair(const std::string& what, const tile::Kernel& k, int runs) {
   Time all;
   bool ok = reference_row(what, k, Mode::copied, 1, runs, one);
   ok = reference_row(what, k, Mode::taken, 1, runs, one) && ok;
+  // Side by side the tensors the ops write are copied (a fall-back starts from them): 2 and
+  // 4 workers too, where the machine has more, to see where that pays.
+  const unsigned threads = std::thread::hardware_concurrency();
+  for (unsigned w : {2u, 4u}) {
+    Time some;
+    if (w < threads)
+      ok = reference_row(what, k, Mode::taken, w, runs, some) && ok;
+  }
   ok = reference_row(what, k, Mode::taken, 0, runs, all) && ok;
   std::printf("  %-38s parallel speedup (wall, workers all / 1): %.2fx on %u hardware threads\n",
               what.c_str(), one.wall / all.wall, std::thread::hardware_concurrency());
