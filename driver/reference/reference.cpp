@@ -2775,11 +2775,15 @@ ReferenceOutput launch(const ReferenceInput& in, ReferenceInput* take) {
   }
   const unsigned workers =
       in.workers != 0 ? in.workers : std::max(1u, std::thread::hardware_concurrency());
-  if (workers > 1 && in.kernel->grid > 1) {
+  if (workers > 1 && in.kernel->grid > 1 &&
+      (take == nullptr || workers >= in.taken_parallel_min_workers)) {
     // The tensors the ops write are copied: where the CTAs turn out to meet, the launch
     // starts again one after the other from the initial bytes.
     Evaluator ev(in, take, false);
-    if (!ev.ctas_may_meet() && ev.global_bytes() >= in.parallel_min_bytes) {
+    const std::size_t min_bytes =
+        take == nullptr ? in.parallel_min_bytes
+                        : std::max(in.parallel_min_bytes, in.taken_parallel_min_bytes);
+    if (!ev.ctas_may_meet() && ev.global_bytes() >= min_bytes) {
       if (auto out = ev.run_parallel(workers)) {
         out->workers = std::min<unsigned>(workers, static_cast<unsigned>(in.kernel->grid));
         return std::move(*out);

@@ -71,6 +71,13 @@ struct ReferenceInput {
   /// Launches whose global tensors hold fewer bytes run one CTA after the other (threads would
   /// cost more than they save); tests set 0.
   std::size_t parallel_min_bytes = std::size_t{1} << 20;
+  /// Where the input is taken (evaluate_reference(&&)), side by side still copies the tensors
+  /// the ops write (a launch that falls back starts again from their initial bytes), which
+  /// costs about what the workers save: it is tried only with at least this many workers and
+  /// global bytes (measured: 2 and 4 workers were slower than one on a 512 MiB copy, 16
+  /// faster; 16 were slower on an 8 MiB one; docs/benchmarks.md). Tests set 0.
+  unsigned taken_parallel_min_workers = 8;
+  std::size_t taken_parallel_min_bytes = std::size_t{64} << 20;
   /// On the fast path, a CTA whose shared-memory accesses (threads, bytes, order) and ops are
   /// those of an earlier CTA that ran with every ordering check and found nothing is replayed:
   /// its bytes move without the checks, which would find nothing either (driver/reference/

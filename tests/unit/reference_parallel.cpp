@@ -28,7 +28,9 @@ namespace fs = std::filesystem;
 driver::ReferenceInput input(const tile::Kernel& k) {
   driver::ReferenceInput in;
   in.kernel = &k;
-  in.parallel_min_bytes = 0; // small specs too
+  in.parallel_min_bytes = 0; // small specs too, and few workers with the input taken
+  in.taken_parallel_min_bytes = 0;
+  in.taken_parallel_min_workers = 0;
   for (const auto& t : k.tensors)
     if (t->tensor.space == tile::Space::global)
       in.global[t->tensor.name] = driver::initial_bytes(*t);
@@ -262,4 +264,31 @@ src = "A.sub[bid, tid]"
   const driver::ReferenceOutput taken = driver::evaluate_reference(std::move(in));
   CHECK(taken.workers == 1);
   CHECK(taken.global.at("A") == driver::initial_bytes(*k->find_tensor("A")));
+}
+
+TEST_CASE(
+    "reference: with the input taken, few workers or a small launch run one CTA after the other") {
+  // Side by side would copy the tensors the ops write, about what the workers save: only
+  // taken_parallel_min_workers workers on taken_parallel_min_bytes go side by side.
+  const auto k = load(kernel("[4, 32]", R"spec(
+[[op]]
+op = "copy"
+dst = "B.sub[bid, tid]"
+src = "A.sub[bid, tid]"
+)spec"));
+  auto run = [&](unsigned workers, unsigned min_workers, std::size_t min_bytes) {
+    driver::ReferenceInput in = input(*k);
+    in.workers = workers;
+    in.taken_parallel_min_workers = min_workers;
+    in.taken_parallel_min_bytes = min_bytes;
+    return driver::evaluate_reference(std::move(in)).workers;
+  };
+  CHECK(run(4, 0, 0) == 4);
+  CHECK(run(4, 8, 0) == 1);    // too few workers
+  CHECK(run(4, 0, 1025) == 1); // 1 KiB of global tensors: too small
+  CHECK(run(8, 8, 1024) == 4); // enough of both (a worker per CTA at most)
+  driver::ReferenceInput copied = input(*k);
+  copied.workers = 4;
+  copied.taken_parallel_min_workers = 8;
+  CHECK(driver::evaluate_reference(copied).workers == 4); // copying: the rule does not apply
 }

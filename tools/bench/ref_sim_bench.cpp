@@ -10,9 +10,10 @@
 //     three times over), each as GB/s of output bytes on one host thread
 //     (ReferenceInput::workers = 1; per cpu second = per core), copying the input ("copy":
 //     evaluate_reference(const&)) and taking it ("take": evaluate_reference(&&), as ptxgen
-//     check and run do; the input copied before each run, untimed), and on 2, 4 (where
-//     the machine has more) and all of them (workers = 0, taking it), with the speedup of
-//     the last and the CTAs replayed
+//     check and run do; the input copied before each run, untimed), and on all of them
+//     (workers = 0, taking it: ReferenceInput::taken_parallel_min_workers and _bytes decide
+//     whether they run side by side), with the speedup of the last, the host threads that
+//     ran and the CTAs replayed
 //     (ReferenceInput::replay); on the 1024 x 1024 copy for comparison the fast path with
 //     every CTA checked (replay = false, "check") and the naive path (fast = false);
 //  2. the simulator on the 1024 x 1024 copy: PTX instructions per second on one host
@@ -132,6 +133,7 @@ bool reference_row(const std::string& what, const tile::Kernel& k, Mode mode, un
   in.workers = workers;
   std::size_t problems = 0;
   std::int64_t replayed = 0;
+  unsigned ran = 1;            // the host threads that ran the CTAs
   driver::ReferenceInput mine; // Mode::taken: a copy of `in` for each run
   t = best_of(
       runs,
@@ -141,6 +143,7 @@ bool reference_row(const std::string& what, const tile::Kernel& k, Mode mode, un
                                                 : driver::evaluate_reference(in);
         problems = out.problems.size();
         replayed = out.replayed;
+        ran = out.workers;
       },
       [&] {
         if (mode == Mode::taken)
@@ -149,10 +152,10 @@ bool reference_row(const std::string& what, const tile::Kernel& k, Mode mode, un
   const double gb = static_cast<double>(output_bytes(k)) / 1e9;
   static const char* const names[] = {"copy", "take", "check", "naive"};
   std::printf("  %-38s %-5s workers %-3s wall %7.3f s cpu %7.3f s  %7.3f GB/s (per cpu second "
-              "%7.3f), %lld CTAs replayed\n",
+              "%7.3f), ran on %u, %lld CTAs replayed\n",
               what.c_str(), names[static_cast<int>(mode)],
               workers == 0 ? "all" : std::to_string(workers).c_str(), t.wall, t.cpu, gb / t.wall,
-              gb / t.cpu, static_cast<long long>(replayed));
+              gb / t.cpu, ran, static_cast<long long>(replayed));
   return problems == 0;
 }
 
@@ -163,14 +166,6 @@ bool reference_pair(const std::string& what, const tile::Kernel& k, int runs) {
   Time all;
   bool ok = reference_row(what, k, Mode::copied, 1, runs, one);
   ok = reference_row(what, k, Mode::taken, 1, runs, one) && ok;
-  // Side by side the tensors the ops write are copied (a fall-back starts from them): 2 and
-  // 4 workers too, where the machine has more, to see where that pays.
-  const unsigned threads = std::thread::hardware_concurrency();
-  for (unsigned w : {2u, 4u}) {
-    Time some;
-    if (w < threads)
-      ok = reference_row(what, k, Mode::taken, w, runs, some) && ok;
-  }
   ok = reference_row(what, k, Mode::taken, 0, runs, all) && ok;
   std::printf("  %-38s parallel speedup (wall, workers all / 1): %.2fx on %u hardware threads\n",
               what.c_str(), one.wall / all.wall, std::thread::hardware_concurrency());
