@@ -1091,10 +1091,10 @@ private:
     if (!fast || n <= 0) {
       return std::nullopt;
     }
-    const std::int64_t eb = fast->skeleton->element_bytes;
-    if (n > 1 && fast->skeleton->stride.back() != eb) {
+    if (!contiguous(*fast, n)) {
       return std::nullopt;
     }
+    const std::int64_t eb = fast->skeleton->element_bytes;
     const std::int64_t first = fast->offset(coords);
     if (first < 0 || first + n * eb > static_cast<std::int64_t>(b.bytes.size())) {
       return std::nullopt;

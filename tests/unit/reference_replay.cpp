@@ -77,6 +77,31 @@ dtype = "uint32"
 )spec" + ops;
 }
 
+/// kernel() with one apply landing A's row bid (16 bytes per thread) in `landing`, guarded by
+/// `pred` where given, a wait_all, and a copy of `from` into `into` (views with `tid`).
+std::string land_then_copy(const std::string& landing, const std::string& pred,
+                           const std::string& into, const std::string& from) {
+  return kernel(R"spec(
+[[op]]
+op = "apply"
+opcode = "cp.async.cg.shared.global"
+dst = ")spec" + landing +
+                R"spec("
+src = "A.sub[bid, tid, :]"
+chunk_bytes = 16
+)spec" + (pred.empty() ? "" : "pred = \"" + pred + "\"\n") +
+                R"spec(
+[[op]]
+op = "wait_all"
+
+[[op]]
+op = "copy"
+dst = ")spec" + into +
+                R"spec("
+src = ")spec" + from +
+                "\"\n");
+}
+
 } // namespace
 
 TEST_CASE("reference: replayed CTAs == every CTA checked, on the corpus") {
@@ -117,22 +142,8 @@ TEST_CASE("reference: a CTA reading other shared bytes runs with every check") {
   // CTA 2 copies the never-written half of S out: its finding; CTA 1 reads what CTA 0 read
   // (replayed); CTA 3 runs checked (CTA 2 found something, so nothing is recorded) and CTAs
   // after it would replay.
-  const auto k = load(kernel(R"spec(
-[[op]]
-op = "apply"
-opcode = "cp.async.cg.shared.global"
-dst = "S.sub[0, tid, :]"
-src = "A.sub[bid, tid, :]"
-chunk_bytes = 16
-
-[[op]]
-op = "wait_all"
-
-[[op]]
-op = "copy"
-dst = "B.sub[bid, tid, :]"
-src = "S.sub[bid / 2 * (1 - bid / 3), tid, :]"
-)spec"));
+  const auto k = load(land_then_copy("S.sub[0, tid, :]", "", "B.sub[bid, tid, :]",
+                                     "S.sub[bid / 2 * (1 - bid / 3), tid, :]"));
   const Both b = both(*k);
   CHECK(b.replayed.replayed == 1);
   CHECK(reference_test::difference(b.checked, b.replayed).empty());
@@ -147,22 +158,8 @@ src = "S.sub[bid / 2 * (1 - bid / 3), tid, :]"
 TEST_CASE("reference: a CTA landing its chunks elsewhere runs with every check") {
   // Odd CTAs land their chunks in S[1] but copy S[0] out, never written in them: only the
   // copies' shared bytes differ from CTA 0's, and each odd CTA runs checked with its finding.
-  const auto k = load(kernel(R"spec(
-[[op]]
-op = "apply"
-opcode = "cp.async.cg.shared.global"
-dst = "S.sub[bid % 2, tid, :]"
-src = "A.sub[bid, tid, :]"
-chunk_bytes = 16
-
-[[op]]
-op = "wait_all"
-
-[[op]]
-op = "copy"
-dst = "B.sub[bid, tid, :]"
-src = "S.sub[0, tid, :]"
-)spec"));
+  const auto k =
+      load(land_then_copy("S.sub[bid % 2, tid, :]", "", "B.sub[bid, tid, :]", "S.sub[0, tid, :]"));
   const Both b = both(*k);
   CHECK(b.replayed.replayed == 0); // CTA 2 runs checked after CTA 1's finding; CTA 3 is odd
   CHECK(reference_test::difference(b.checked, b.replayed).empty());
@@ -216,23 +213,8 @@ TEST_CASE("reference: a chunk left out by its pred is a different trace") {
   // CTA 1's pred leaves out thread 5's chunk: the copy then reads bytes nothing wrote (its
   // finding, with CTA 1's count). CTAs 2 and 3 issue every chunk again: CTA 2 runs checked
   // (nothing recorded after CTA 1's finding), CTA 3 replays it.
-  const auto k = load(kernel(R"spec(
-[[op]]
-op = "apply"
-opcode = "cp.async.cg.shared.global"
-dst = "S.sub[0, tid, :]"
-src = "A.sub[bid, tid, :]"
-chunk_bytes = 16
-pred = "bid != 1 || tid != 5"
-
-[[op]]
-op = "wait_all"
-
-[[op]]
-op = "copy"
-dst = "B.sub[bid, tid, :]"
-src = "S.sub[0, tid, :]"
-)spec"));
+  const auto k = load(land_then_copy("S.sub[0, tid, :]", "bid != 1 || tid != 5",
+                                     "B.sub[bid, tid, :]", "S.sub[0, tid, :]"));
   const Both b = both(*k);
   CHECK(b.replayed.replayed == 1);
   CHECK(reference_test::difference(b.checked, b.replayed).empty());
@@ -242,22 +224,8 @@ src = "S.sub[0, tid, :]"
 
 TEST_CASE("reference: no replay where the ops keep it from being exact") {
   // A global tensor both read and written: a copy's source could change before its wait.
-  const auto k = load(kernel(R"spec(
-[[op]]
-op = "apply"
-opcode = "cp.async.cg.shared.global"
-dst = "S.sub[0, tid, :]"
-src = "A.sub[bid, tid, :]"
-chunk_bytes = 16
-
-[[op]]
-op = "wait_all"
-
-[[op]]
-op = "copy"
-dst = "A.sub[bid, tid, :]"
-src = "S.sub[0, tid, :]"
-)spec"));
+  const auto k =
+      load(land_then_copy("S.sub[0, tid, :]", "", "A.sub[bid, tid, :]", "S.sub[0, tid, :]"));
   const Both b = both(*k);
   CHECK(b.replayed.replayed == 0);
   CHECK(reference_test::difference(b.checked, b.replayed).empty());
