@@ -105,7 +105,6 @@ TEST_CASE("stdin is /dev/null, so a reader of stdin ends at once") {
   CHECK(r.status == Status::exited);
   CHECK(r.exit_code == 0);
   CHECK(r.output.empty());
-  CHECK(r.seconds < 5.0);
 }
 
 TEST_CASE("a child killed by a signal is reported with the signal's name") {
@@ -132,7 +131,7 @@ TEST_CASE("a time limit kills a hanging child quickly") {
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(r.status == Status::timed_out);
   CHECK(elapsed >= 0.19);
-  CHECK(elapsed < 5.0);
+  CHECK(elapsed < 60.0); // a hang guard: the child sleeps 100 s
   CHECK(r.describe() == "did not finish in time and was killed");
 }
 
@@ -157,7 +156,6 @@ TEST_CASE("a grandchild holding the output pipe does not keep the caller waiting
   auto r = run_process("/bin/sh", {"-c", "sleep 100 & echo $!"}, with_timeout(20s));
   CHECK(r.status == Status::exited);
   CHECK(r.exit_code == 0);
-  CHECK(r.seconds < 5.0);
   REQUIRE_FALSE(r.output.empty());
   long grandchild = std::stol(r.output);
   bool gone = false;
@@ -214,13 +212,14 @@ TEST_CASE("output beyond the cap is discarded, and the child still finishes") {
 
 TEST_CASE("concurrent runs each get their own output, without waiting for each other") {
   // Long-lived children are spawned while short ones run on other threads: a
-  // short run must neither see another run's output nor wait for a sleeper.
+  // short run must neither see another run's output nor wait for a sleeper. A run
+  // that waited would take most of a sleeper's 8 s; half of it is the hang guard.
   std::atomic<bool> all_ok{true};
   std::atomic<int> slow{0};
   std::vector<std::thread> threads;
   for (int i = 0; i < 3; ++i)
     threads.emplace_back([&] {
-      auto r = run_process("/bin/sleep", {"2"}, with_timeout(20s));
+      auto r = run_process("/bin/sleep", {"8"}, with_timeout(30s));
       if (!r.succeeded())
         all_ok = false;
     });
@@ -231,7 +230,7 @@ TEST_CASE("concurrent runs each get their own output, without waiting for each o
         auto r = run_process("/bin/echo", {word}, with_timeout(20s));
         if (!r.succeeded() || r.output != word + "\n")
           all_ok = false;
-        if (r.seconds > 1.0)
+        if (r.seconds > 4.0)
           ++slow;
       }
     });

@@ -7,6 +7,7 @@
 #include "driver/cuda/wire.hpp"
 #include "driver/run/shard.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -205,8 +206,11 @@ TEST_CASE("dispatch: a device's long case does not hide another device's dead ch
         &done_ms);
     for (const auto& s : seen)
       CHECK(s.times == 1);
-    for (double ms : done_ms[0])
-      CHECK(ms < 700);
+    // An order, not a time bound: with the pipe inherited, device 0 could see its child's
+    // death only once device 1's child had finished its case.
+    if (!done_ms[1].empty())
+      for (double ms : done_ms[0])
+        CHECK(ms < *std::min_element(done_ms[1].begin(), done_ms[1].end()));
   }
 }
 
