@@ -1,3 +1,6 @@
+if(NOT PTXGEN_BUILD_BENCH) # the sanitizer build (tools/sanitize.sh) leaves them out
+  return()
+endif()
 # ptxgen_bench (tools/bench/): ptxgen's own time per spec against ptxas's.
 # A program to run by hand (docs/benchmarks.md), not a timed CTest test.
 add_executable(ptxgen_bench ${PROJECT_SOURCE_DIR}/tools/bench/bench_emit.cpp)
