@@ -1,8 +1,8 @@
 # sim: the whole corpus run on the CPU simulator against the reference
-# (valid specs must match byte for byte; specs/faults/ must fault).
+# (valid specs must match byte for byte; specs that declare expect = "fault" must fault).
 add_test(NAME sim.corpus
          COMMAND ptxgen run --backend sim --report ${CMAKE_CURRENT_BINARY_DIR}/sim-corpus.xml
-                 ${PROJECT_SOURCE_DIR}/specs ${PROJECT_SOURCE_DIR}/specs/faults)
+                 ${PROJECT_SOURCE_DIR}/specs)
 set_tests_properties(sim.corpus PROPERTIES LABELS sim)
 
 # sim: the mbarrier specs lowered for sm_90 (mbarrier.try_wait loops instead of
@@ -23,5 +23,14 @@ set_tests_properties(sim.dynamic_shared_sm90 PROPERTIES LABELS sim)
 # gpu: the same on the GPU; skipped (77) where there is none.
 add_test(NAME gpu.corpus
          COMMAND bash ${PROJECT_SOURCE_DIR}/tools/gpu_corpus.sh $<TARGET_FILE:ptxgen>
-                 ${PROJECT_SOURCE_DIR}/specs ${PROJECT_SOURCE_DIR}/specs/faults)
+                 ${PROJECT_SOURCE_DIR}/specs)
 set_tests_properties(gpu.corpus PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+
+# A spec that declares expect = "fault" but breaks nothing: run refuses the case at the key
+# (exit 1), rather than running it unchecked and calling a completed kernel a failure.
+add_test(NAME sim.fault_spec_valid
+         COMMAND bash -c [=[out=$("$@" 2>&1); rc=$?; printf '%s\n' "$out"
+                            [ "$rc" = 1 ] && grep -q 'valid_marked_fault.toml:6:10: error: .*\[run_fault_spec_valid\]' <<<"$out"]=]
+                 fault_spec_valid $<TARGET_FILE:ptxgen> run --backend sim
+                 ${PROJECT_SOURCE_DIR}/tests/data/fault_spec/valid_marked_fault.toml)
+set_tests_properties(sim.fault_spec_valid PROPERTIES LABELS sim)

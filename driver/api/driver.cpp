@@ -1,10 +1,7 @@
 #include "driver/api/driver.hpp"
 
-#include "driver/api/to_spec.hpp"
 #include "driver/ptxas/ptxas_output.hpp"
 #include "driver/run/pipeline.hpp"
-#include "driver/support/atomic_file.hpp"
-#include "driver/support/temp_dir.hpp"
 
 namespace ptxgen::api {
 
@@ -72,7 +69,7 @@ driver::ConformanceReport run_conformance(const std::vector<std::filesystem::pat
     args.push_back(s.string());
   std::vector<std::filesystem::path> expanded;
   std::string error;
-  if (!driver::expand_spec_arguments(args, expanded, error))
+  if (!driver::expand_spec_arguments(args, expanded, error, driver::SpecWalk::valid_and_faults))
     return failed_case(specs.empty() ? std::string() : specs.front().string(), error,
                        driver::CaseResult::Blame::input);
   return driver::run_conformance(expanded, options, {});
@@ -80,16 +77,10 @@ driver::ConformanceReport run_conformance(const std::vector<std::filesystem::pat
 
 driver::ConformanceReport run_kernel(const tile::Kernel& kernel, driver::Backend backend,
                                      driver::ConformanceOptions options) {
-  std::string error;
-  auto dir = driver::TempDir::create("ptxgen-api-run-", error);
-  const std::string name = kernel.name + ".toml";
-  if (!dir)
-    return failed_case(name, error, driver::CaseResult::Blame::environment);
-  const std::filesystem::path spec = dir->path() / name;
-  if (!driver::write_file_atomically(spec, to_spec_toml(kernel), error))
-    return failed_case(name, error, driver::CaseResult::Blame::environment);
   options.backend = backend;
-  return driver::run_conformance({spec}, options, {});
+  const std::string name = kernel.file.empty() ? kernel.name : kernel.file;
+  return driver::run_conformance(std::vector<driver::ConformanceCase>{{name, {}, &kernel}}, options,
+                                 {});
 }
 
 } // namespace ptxgen::api

@@ -47,9 +47,8 @@ driver::ConformanceReport run_conformance(const std::vector<std::filesystem::pat
                                           driver::Backend backend = driver::Backend::sim,
                                           driver::ConformanceOptions options = {});
 
-/// The same for a kernel built in C++ (or loaded): written as a spec (to_spec_toml) in a
-/// private temporary folder, as `<name>.toml`, and run as one case; the case's `spec`
-/// names that file, which is gone when this returns.
+/// The same for a kernel built in C++ (or loaded), run as one case straight from memory
+/// (nothing is written); the case's `spec` is the kernel's file, or its name when it has none.
 driver::ConformanceReport run_kernel(const tile::Kernel& kernel,
                                      driver::Backend backend = driver::Backend::sim,
                                      driver::ConformanceOptions options = {});

@@ -104,16 +104,17 @@ int run_check(const std::vector<std::string>& args) {
   if (auto status = parse_arguments("check", args, opts, specs_in, vm))
     return *status;
   if (vm.count("help")) {
-    std::cout << "usage: ptxgen check SPEC|DIR... [--target sm_XX] [--ptx-version X.Y]\n\n"
-                 "Loads, proves and lowers each spec like `emit`, but prints only diagnostics\n"
-                 "(like -fsyntax-only). It also runs the spec's ops on the reference and\n"
-                 "reports whole-launch problems the per-op contract cannot see: a read of\n"
-                 "shared bytes before the wait or without the barrier, copies never waited\n"
-                 "for, uninitialised shared bytes reaching an output; then it verifies the\n"
-                 "spec's expectations ([[expect]]) on the reference's final tensors.\n\n"
-                 "A directory means every *.toml below it except those under `invalid/`,\n"
-                 "`races/`, `wrong_kernel/` and `faults/`, which hold specs that must fail.\n\n"
-              << opts << "\nexit status: 0 every spec is valid, 1 otherwise, 2 usage.\n";
+    std::cout
+        << "usage: ptxgen check SPEC|DIR... [--target sm_XX] [--ptx-version X.Y]\n\n"
+           "Loads, proves and lowers each spec like `emit`, but prints only diagnostics\n"
+           "(like -fsyntax-only). It also runs the spec's ops on the reference and\n"
+           "reports whole-launch problems the per-op contract cannot see: a read of\n"
+           "shared bytes before the wait or without the barrier, copies never waited\n"
+           "for, uninitialised shared bytes reaching an output; then it verifies the\n"
+           "spec's expectations ([[expect]]) on the reference's final tensors.\n\n"
+           "A directory means every *.toml below it except specs that must fail: those\n"
+           "with `# expect-error:` lines and those whose [kernel] says expect = \"fault\".\n\n"
+        << opts << "\nexit status: 0 every spec is valid, 1 otherwise, 2 usage.\n";
     return exit_ok;
   }
   auto printer = diagnostics_printer("check", diag_format);

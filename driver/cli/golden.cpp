@@ -45,15 +45,17 @@ int run_golden(const std::vector<std::string>& args) {
   if (auto status = parse_arguments("golden", args, opts, specs_in, vm))
     return *status;
   if (vm.count("help")) {
-    std::cout << "usage: ptxgen golden [--check|--update] [--golden-dir DIR] [--spec-root DIR] "
-                 "SPEC|DIR...\n\n"
-                 "Each valid spec SPEC-ROOT/x/y.toml has its expected PTX in GOLDEN-DIR/x/y.ptx.\n"
-                 "--check (the default) prints a unified diff for every golden that differs and\n"
-                 "exits 1; --update rewrites them (atomically). Goldens are only ever written by\n"
-                 "this command, never by hand. Directories skip `invalid/` and `faults/`.\n\n"
-              << opts
-              << "\nexamples:\n  ptxgen golden --check specs/\n  ptxgen golden --update "
-                 "specs/seed/copy_async.toml\n";
+    std::cout
+        << "usage: ptxgen golden [--check|--update] [--golden-dir DIR] [--spec-root DIR] "
+           "SPEC|DIR...\n\n"
+           "Each valid spec SPEC-ROOT/x/y.toml has its expected PTX in GOLDEN-DIR/x/y.ptx.\n"
+           "--check (the default) prints a unified diff for every golden that differs and\n"
+           "exits 1; --update rewrites them (atomically). Goldens are only ever written by\n"
+           "this command, never by hand. Directories skip specs that must fail (`# expect-error:`\n"
+           "lines, or expect = \"fault\" in [kernel]).\n\n"
+        << opts
+        << "\nexamples:\n  ptxgen golden --check specs/\n  ptxgen golden --update "
+           "specs/seed/copy_async.toml\n";
     return exit_ok;
   }
   auto printer = diagnostics_printer("golden", diag_format);

@@ -30,7 +30,7 @@ std::string ms(double v) {
   return buf;
 }
 
-/// The table's result word: a passing faults/ spec says how it showed the violation.
+/// The table's result word: a passing fault spec says how it showed the violation.
 std::string result_word(const CaseResult& c) {
   switch (c.evidence) {
   case CaseResult::Evidence::none:
@@ -72,7 +72,7 @@ void print_sanitizer_summary(const driver::ConformanceReport& r,
     if (c.sanitizer->checked && !c.sanitizer->clean()) {
       ++with_errors;
       out << "sanitizer: " << c.spec << ": " << c.sanitizer->summary()
-          << (c.expect_fault ? " (expected: a faults/ spec)" : "") << '\n';
+          << (c.expect_fault ? " (expected: the spec must fault)" : "") << '\n';
     }
   }
   out << "compute-sanitizer " << driver::cuda::name(*o.sanitize) << ": " << checked
@@ -280,9 +280,11 @@ void print_help(const po::options_description& opts) {
          "every global tensor byte for byte with the independent CPU reference, whose\n"
          "result must first meet the spec's [[expect]] tables (else the case is invalid\n"
          "and does not run). ptxas assembles on every backend; PTX it rejects fails its\n"
-         "case. Specs in a `faults/` folder are run without the contract and must fault\n"
-         "(a directory argument skips faults/, invalid/, races/ and wrong_kernel/: name\n"
-         "them explicitly). Each GPU case runs in its own process, so a faulting kernel\n"
+         "case. A spec whose [kernel] says expect = \"fault\" breaks the contract on\n"
+         "purpose: it is run without the contract and passes only if it faults. A\n"
+         "directory argument takes every spec below it except those with `# expect-error:`\n"
+         "lines (specs that checking must refuse; name them to run them). A spec named\n"
+         "twice runs once. Each GPU case runs in its own process, so a faulting kernel\n"
          "costs only its case.\n\n"
          "With --ptx, the entry's parameters are checked by type and size against the\n"
          "spec's ABI (global tensors as .u64 pointers, then parameters, or [kernel] abi's\n"
@@ -297,14 +299,14 @@ void print_help(const po::options_description& opts) {
          "report goes to XML_OUTPUT_FILE when set. --devices spreads the GPU cases over\n"
          "several GPUs of one kind (see docs/conformance.md).\n\n"
       << opts
-      << "\nexamples:\n  ptxgen run specs/ specs/faults/\n"
+      << "\nexamples:\n  ptxgen run specs/\n"
          "  ptxgen run --backend sim specs/seed/copy_async.toml\n"
          "  ptxgen run specs/seed/copy_async.toml --ptx my_kernel.ptx\n"
          "  ptxgen run spec.toml --ptx nvcc_out.ptx --entry _Z4copyPKfPf\n\n"
          "With --sanitize TOOL every GPU case runs in its own process under\n"
          "compute-sanitizer (found beside ptxas, on PATH or in /usr/local/cuda/bin);\n"
          "a case that passed but has sanitizer errors is a fault, one the tool did not\n"
-         "check is an error (exit 3); a faults/ spec's findings are its evidence.\n\n"
+         "check is an error (exit 3); a fault spec's findings are its evidence.\n\n"
          "--diagnostics-format: with text (the default) each case that does not pass is\n"
          "a line on standard error as it ends, its diagnostics in its detail. With json or\n"
          "sarif, standard error holds only the diagnostics of the cases that have them (a\n"
@@ -412,7 +414,7 @@ int run_run(const std::vector<std::string>& args) {
     return *status;
   std::vector<fs::path> specs;
   std::string err;
-  if (!driver::expand_spec_arguments(specs_in, specs, err))
+  if (!driver::expand_spec_arguments(specs_in, specs, err, driver::SpecWalk::valid_and_faults))
     return command_error("run", exit_input, err);
   if (!ptx_file.empty()) {
     if (specs.size() != 1)

@@ -132,13 +132,6 @@ std::string_view name(ConformanceReport::Setup s) {
   unreachable("name(): not a Setup value");
 }
 
-bool is_fault_spec(const fs::path& spec) {
-  for (const auto& part : spec.parent_path())
-    if (part == faults_dir)
-      return true;
-  return false;
-}
-
 namespace {
 
 /// A backend's final global tensors by name, as views (the GPU's come back in the
@@ -152,7 +145,8 @@ double ms_since(Clock::time_point t) {
 /// Everything a case needs between its stages.
 struct Prepared {
   CaseResult result;
-  std::unique_ptr<tile::Kernel> kernel;
+  std::unique_ptr<tile::Kernel> loaded; ///< the kernel of a spec file
+  const tile::Kernel* kernel = nullptr; ///< `loaded`, or the caller's (ConformanceCase)
   std::string ptx;
   std::vector<std::uint8_t> cubin;
   Binding binding; ///< the entry, its parameters and dynamic shared bytes
@@ -406,11 +400,10 @@ bool bind_case(Prepared& p, const ConformanceOptions& o) {
   return true;
 }
 
-/// Emit, evaluate the reference and assemble for one spec.
-void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
+/// Emit, evaluate the reference and assemble for one case.
+void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
              const PtxasLocation& ptxas, ptx::Target arch) {
-  p.result.spec = spec.generic_string();
-  p.result.expect_fault = is_fault_spec(spec);
+  p.result.spec = c.name;
   p.dump_dir = o.dump_dir;
   p.profile = o.profile; // issue 13, run --profile
   if (o.tamper_sim_outputs)
@@ -418,18 +411,24 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   lower::LowerOptions lo;
   lo.target = o.target.value_or(emitted_target);
   lo.run_target = arch; // ptxas assembles for it: its shared memory is the limit
-  lo.unchecked = p.result.expect_fault || o.unchecked;
+  lo.unchecked = o.unchecked;
   auto start = Clock::now();
-  EmittedSpec e = emit_spec(spec, lo);
+  EmittedSpec e;
+  if (c.kernel)
+    lower_into(e, *c.kernel, lo, FaultSpecs::run_unchecked);
+  else
+    e = emit_spec(c.file, lo, FaultSpecs::run_unchecked);
   p.result.emit_ms = ms_since(start);
-  if (!e.kernel || !e.ok()) {
+  p.loaded = std::move(e.kernel);
+  p.kernel = c.kernel ? c.kernel : p.loaded.get();
+  p.result.expect_fault = p.kernel && p.kernel->must_fault;
+  if (!p.kernel || !e.ok()) {
     p.result.status = CaseResult::Status::invalid;
     p.result.stage = CaseResult::Stage::emit;
     p.result.detail = e.diagnostics.format_all();
     p.result.diagnostics = e.diagnostics; // issue 12, fuzz-loop: the fuzz signature's DiagIds
     return;
   }
-  p.kernel = std::move(e.kernel);
   p.ptx = o.ptx_override.empty() ? e.ptx : o.ptx_override;
   p.binding = own_binding(*p.kernel);
   p.result.copy_arrive_inc = o.ptx_override.empty() && has_copy_arrive_inc(*p.kernel);
@@ -442,7 +441,7 @@ void prepare(Prepared& p, const fs::path& spec, const ConformanceOptions& o,
   // check the contract), so a kernel that completes can be shown to be wrong.
   {
     start = Clock::now();
-    ReferenceInput in{p.kernel.get(), p.inputs};
+    ReferenceInput in{p.kernel, p.inputs};
     p.expected = evaluate_reference(std::move(in)); // a copy of the inputs: its bytes are taken
     p.result.reference_ms = ms_since(start);
     if (!p.expected.problems.empty() && !p.result.expect_fault) {
@@ -870,14 +869,15 @@ cuda::SanitizeOptions sanitize_options(const ConformanceOptions& o, const Setup&
 }
 
 /// Every case an error that says why the run could not start.
-ConformanceReport refuse(const std::vector<fs::path>& specs, const Setup& s) {
+ConformanceReport refuse(const std::vector<ConformanceCase>& cases, const Setup& s) {
   ConformanceReport report;
   report.setup = s.state;
   report.backend_description = s.problem;
-  for (const auto& spec : specs) {
+  for (const auto& in : cases) {
     CaseResult c;
-    c.spec = spec.generic_string();
-    c.expect_fault = is_fault_spec(spec);
+    c.spec = in.name;
+    c.expect_fault =
+        in.kernel ? in.kernel->must_fault.has_value() : spec_role(in.file) == SpecRole::must_fault;
     c.status = CaseResult::Status::error;
     c.blame = CaseResult::Blame::environment;
     c.stage = CaseResult::Stage::setup;
@@ -938,8 +938,21 @@ void launch_sanitized(std::vector<Prepared>& cases, const ConformanceOptions& o,
 
 } // namespace
 
+std::vector<ConformanceCase> file_cases(const std::vector<fs::path>& specs) {
+  std::vector<ConformanceCase> cases;
+  cases.reserve(specs.size());
+  for (const auto& s : specs)
+    cases.push_back({s.generic_string(), s, nullptr});
+  return cases;
+}
+
 ConformanceReport run_conformance(const std::vector<fs::path>& specs, const ConformanceOptions& o,
                                   const ProgressFn& progress) {
+  return run_conformance(file_cases(specs), o, progress);
+}
+
+ConformanceReport run_conformance(const std::vector<ConformanceCase>& specs,
+                                  const ConformanceOptions& o, const ProgressFn& progress) {
   auto wall = Clock::now();
   Setup setup = set_up(o);
   if (setup.state != ConformanceReport::Setup::ready) {

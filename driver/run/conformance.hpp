@@ -4,8 +4,8 @@
 // on a backend (the GPU through the CUDA driver, or the CPU simulator), and
 // compare every global tensor byte for byte with the independent CPU
 // reference. Before the backend runs, the reference's result must meet the
-// spec's expectations (`[[expect]]`). Specs under a `faults/` folder are run
-// unchecked and must fault.
+// spec's expectations (`[[expect]]`). Specs that declare expect = "fault"
+// ([kernel]) are run unchecked and must fault.
 
 #include "driver/cuda/sanitizer.hpp"
 #include "driver/run/pipeline.hpp"
@@ -56,7 +56,7 @@ struct ConformanceOptions {
   /// Load the PTX through the driver's JIT instead of ptxas's cubin (ptxas still
   /// assembles it first: PTX that ptxas rejects is not run).
   bool jit = false;
-  bool unchecked = false; ///< skip the contract for every spec (faults/ specs always are)
+  bool unchecked = false; ///< skip the contract for every spec (fault specs always are)
   /// When set, the final bytes of every global tensor of every completed case
   /// are written to DIR/<spec path with '/' as '__'>.<tensor>.bin (to compare
   /// two backends byte for byte).
@@ -84,9 +84,9 @@ struct ConformanceOptions {
 /// One spec's outcome.
 struct CaseResult {
   enum class Status : std::uint8_t {
-    pass,        ///< every global tensor equals the reference (or, under faults/, it faulted)
+    pass,        ///< every global tensor equals the reference (or, for a fault spec, it faulted)
     mismatch,    ///< some byte differs from the reference
-    fault,       ///< the kernel faulted (or, under faults/, it did not fault)
+    fault,       ///< the kernel faulted (or, for a fault spec, it did not fault)
     invalid,     ///< the spec did not load, failed its contract, or its reference missed one
                  ///< of its expectations (`[[expect]]`: it describes the wrong kernel)
     error,       ///< ptxas rejected the PTX, the --ptx entry does not fit the spec's ABI, or
@@ -94,9 +94,9 @@ struct CaseResult {
     unsupported, ///< the simulator cannot run this kernel (no verdict: not a fault, not a
                  ///< mismatch); CaseResult::unsupported lists every line it cannot run
   };
-  /// How a faults/ spec that passed showed what its contract prevents.
+  /// How a fault spec that passed showed what its contract prevents.
   enum class Evidence : std::uint8_t {
-    none,          ///< not a passing faults/ spec
+    none,          ///< not a passing fault spec
     fault,         ///< the kernel faulted
     wrong_result,  ///< the kernel completed with a result other than the one asked for
     wrote_outside, ///< the kernel wrote into the guard bytes around a tensor (GPU)
@@ -132,7 +132,7 @@ struct CaseResult {
   Evidence evidence = Evidence::none;
   Blame blame = Blame::none;
   Stage stage = Stage::none;
-  bool expect_fault = false; ///< the spec lives under faults/
+  bool expect_fault = false; ///< the spec declares expect = "fault" ([kernel])
   /// The ordinal of the GPU that ran the case; nullopt when none did.
   std::optional<int> device;
   /// On the simulator, the kind of fault the run ended with (what tests switch on).
@@ -140,7 +140,7 @@ struct CaseResult {
   /// On the simulator, for a `race` fault: which accesses conflicted (kind, thread, line,
   /// iteration).
   std::optional<sim::Race> sim_race;
-  std::string detail; ///< why it did not pass; for faults/, the fault seen
+  std::string detail; ///< why it did not pass; for a fault spec, the fault seen
   /// Status::unsupported: every line of the entry the simulator will not run.
   std::vector<sim::UnsupportedLine> unsupported;
   /// The diagnostics of the stage that refused the case, where it gives DiagIds: the
@@ -168,7 +168,7 @@ struct CaseResult {
   // issue 12, gpu-sanitize: what compute-sanitizer said (with --sanitize only). A
   // valid spec that passed the comparison but has sanitizer errors is a `fault`
   // (detail "compute-sanitizer TOOL: ..."); a case the tool did not check is an
-  // environment `error`; a faults/ spec's findings are its expected evidence.
+  // environment `error`; a fault spec's findings are its expected evidence.
   std::optional<cuda::SanitizerReport> sanitizer;
   /// issue 13: with ConformanceOptions::profile, the simulator's figures for the case.
   std::optional<sim::ProfileReport> profile;
@@ -222,19 +222,30 @@ std::string_view name(ConformanceReport::Setup s);
 /// Called after each case finishes (for a progress bar): done, total, the case.
 using ProgressFn = std::function<void(std::size_t, std::size_t, const CaseResult&)>;
 
-/// Runs every spec. Never throws for a spec's failure: each becomes a CaseResult.
+/// One case of a run: a spec file, or a kernel the caller built (the library's run_kernel:
+/// no file is written or read), and the name its CaseResult carries.
+struct ConformanceCase {
+  std::string name;                     ///< CaseResult::spec
+  std::filesystem::path file;           ///< the spec to load, when `kernel` is null
+  const tile::Kernel* kernel = nullptr; ///< not owned: outlives the run
+};
+
+/// The cases of spec files, named by their paths.
+std::vector<ConformanceCase> file_cases(const std::vector<std::filesystem::path>& specs);
+
+/// Runs every case. Never throws for a case's failure: each becomes a CaseResult.
+ConformanceReport run_conformance(const std::vector<ConformanceCase>& cases,
+                                  const ConformanceOptions& options, const ProgressFn& progress);
+/// The same for spec files.
 ConformanceReport run_conformance(const std::vector<std::filesystem::path>& specs,
                                   const ConformanceOptions& options, const ProgressFn& progress);
 
 // issue 12, gpu-sanitize: attaches compute-sanitizer's report to a judged case and
-// gives the verdict. A faults/ spec keeps its verdict (its findings are the expected
+// gives the verdict. A fault spec keeps its verdict (its findings are the expected
 // evidence), as does an error; a case the tool did not check becomes an environment
 // error (never clean); errors in a case that passed make it a fault; racecheck's
 // warnings are reported only.
 void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report);
-
-/// True when `spec` lives under a folder named `faults`.
-bool is_fault_spec(const std::filesystem::path& spec);
 
 /// The report as JSON / as JUnit XML.
 std::string to_json(const ConformanceReport& r);

@@ -5,16 +5,61 @@
 #include "driver/run/tensor_data.hpp"
 #include "driver/spec/loader.hpp"
 #include "emitter/ptx/printer.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <system_error>
+
+#include <toml++/toml.h>
 
 namespace ptxgen::driver {
 
 namespace fs = std::filesystem;
 
-EmittedSpec emit_spec(const fs::path& spec, const lower::LowerOptions& options) {
+namespace {
+
+/// Whether the contract refuses `k`; when it accepts a spec that declares it must fault,
+/// that is the error (the run could not show what the spec claims).
+bool contract_refuses_fault_spec(const tile::Kernel& k, const lower::LowerOptions& options,
+                                 Diagnostics& out) {
+  lower::LowerOptions checked = options;
+  checked.unchecked = false;
+  if (!lower::lower(k, checked)) // refused, as a fault spec must be
+    return true;
+  Diagnostic d(DiagId::run_fault_spec_valid,
+               "the spec declares expect = \"fault\" but the contract accepts it: nothing in "
+               "it breaks the contract, so no run can show the fault it claims");
+  d.file = k.must_fault->file;
+  d.line = k.must_fault->line;
+  d.column = k.must_fault->column;
+  d.source_line = k.must_fault->source_line;
+  out.add(std::move(d));
+  return false;
+}
+
+} // namespace
+
+void lower_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::LowerOptions& options,
+                FaultSpecs faults) {
+  lower::LowerOptions lo = options;
+  if (kernel.must_fault && faults == FaultSpecs::run_unchecked) {
+    if (!contract_refuses_fault_spec(kernel, options, out.diagnostics))
+      return;
+    lo.unchecked = true;
+  }
+  auto lowered = lower::lower(kernel, lo);
+  out.diagnostics.append(lowered.diagnostics);
+  if (lowered) {
+    out.ptx = ptx::print(*lowered.value);
+    out.module = std::move(lowered.value);
+  }
+}
+
+EmittedSpec emit_spec(const fs::path& spec, const lower::LowerOptions& options, FaultSpecs faults) {
   auto start = std::chrono::steady_clock::now();
   EmittedSpec out;
   out.spec = spec;
@@ -22,12 +67,7 @@ EmittedSpec emit_spec(const fs::path& spec, const lower::LowerOptions& options) 
   out.diagnostics.append(loaded.diagnostics);
   if (loaded) {
     out.kernel = std::move(*loaded.value);
-    auto lowered = lower::lower(*out.kernel, options);
-    out.diagnostics.append(lowered.diagnostics);
-    if (lowered) {
-      out.ptx = ptx::print(*lowered.value);
-      out.module = std::move(lowered.value);
-    }
+    lower_into(out, *out.kernel, options, faults);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
@@ -48,26 +88,76 @@ Diagnostics reference_findings(const tile::Kernel& k) {
   return findings_as_diagnostics(k, evaluate_reference(std::move(in)));
 }
 
-static bool skipped_directory(const fs::path& p) {
-  auto name = p.filename().string();
-  return name == invalid_dir || name == faults_dir || name == races_dir || name == wrong_kernel_dir;
+SpecRole spec_role(const fs::path& spec) {
+  std::ifstream in(spec, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  // A line `#`, blanks, `expect-error:` (as tools/check_invalid_spec.sh reads it).
+  constexpr std::string_view refused_mark = "expect-error:";
+  for (std::size_t at = 0; at < s.size();) {
+    const std::size_t nl = std::min(s.find('\n', at), s.size());
+    if (s[at] == '#') {
+      const std::size_t word = s.find_first_not_of(" \t", at + 1);
+      if (word < nl && std::string_view(s).substr(word, refused_mark.size()) == refused_mark)
+        return SpecRole::refused;
+    }
+    at = nl + 1;
+  }
+  try {
+    const toml::table root = toml::parse(s);
+    const auto expect = root["kernel"]["expect"].value<std::string>();
+    if (expect && *expect == tile::kMustFaultValue)
+      return SpecRole::must_fault;
+  } catch (const toml::parse_error&) {
+    // valid: loading the spec reports the syntax error
+  }
+  return SpecRole::valid;
 }
 
+namespace {
+
+bool walk_takes(SpecWalk walk, SpecRole role) {
+  if (walk == SpecWalk::every)
+    return true;
+  switch (role) {
+  case SpecRole::valid:
+    return true;
+  case SpecRole::refused:
+    return false;
+  case SpecRole::must_fault:
+    return walk == SpecWalk::valid_and_faults;
+  }
+  unreachable("walk_takes(): not a SpecRole");
+}
+
+} // namespace
+
 bool expand_spec_arguments(const std::vector<std::string>& args, std::vector<fs::path>& specs,
-                           std::string& error) {
+                           std::string& error, SpecWalk walk) {
+  std::set<fs::path> taken;
+  auto take = [&](const fs::path& p) {
+    std::error_code ec;
+    fs::path key = fs::weakly_canonical(p, ec);
+    if (ec)
+      key = p;
+    if (taken.insert(key).second)
+      specs.push_back(p);
+  };
   for (const auto& a : args) {
     fs::path p(a);
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
       std::vector<fs::path> found;
+      std::size_t passed_over = 0;
       fs::recursive_directory_iterator it(p, ec), end;
       for (; !ec && it != end; it.increment(ec)) {
-        if (it->is_directory() && skipped_directory(it->path())) {
-          it.disable_recursion_pending();
+        if (!it->is_regular_file() || it->path().extension() != ".toml")
           continue;
-        }
-        if (it->is_regular_file() && it->path().extension() == ".toml")
+        if (walk_takes(walk, spec_role(it->path())))
           found.push_back(it->path());
+        else
+          ++passed_over;
       }
       if (ec) {
         error = "cannot read directory '" + a + "': " + ec.message();
@@ -76,12 +166,17 @@ bool expand_spec_arguments(const std::vector<std::string>& args, std::vector<fs:
       // A directory where a spec file was meant must not pass as "0 specs, all fine".
       if (found.empty()) {
         error = "no spec files (*.toml) in directory '" + a + "'";
+        if (passed_over > 0)
+          error += " that this command takes (" + std::to_string(passed_over) +
+                   " passed over: specs with `# expect-error:` lines are taken only when named, "
+                   "specs with expect = \"fault\" only by run)";
         return false;
       }
       std::sort(found.begin(), found.end());
-      specs.insert(specs.end(), found.begin(), found.end());
+      for (const auto& f : found)
+        take(f);
     } else if (fs::exists(p, ec)) {
-      specs.push_back(p);
+      take(p);
     } else {
       error = "no such file or directory: '" + a + "'";
       return false;

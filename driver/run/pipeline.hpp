@@ -21,13 +21,30 @@ namespace ptxgen::driver {
 /// target (--arch, the device's, or this one).
 inline constexpr ptx::Target emitted_target{80, false};
 
-/// Spec folders whose specs must fail: a directory argument skips them; name them
-/// explicitly. faults/ specs run unchecked and pass when they show the violation.
-inline constexpr std::string_view invalid_dir = "invalid";
-inline constexpr std::string_view races_dir = "races";
-/// Specs whose kernel does not do what their `[[expect]]` says (check refuses them).
-inline constexpr std::string_view wrong_kernel_dir = "wrong_kernel";
-inline constexpr std::string_view faults_dir = "faults";
+/// What a spec file declares about itself, read from its text (never from its folder).
+enum class SpecRole {
+  valid,      ///< a kernel every command takes
+  refused,    ///< it has `# expect-error:` lines: checking must refuse it with those errors
+  must_fault, ///< [kernel] expect = "fault": `run` launches it unchecked and it must fault
+};
+
+/// The role of the spec at `spec`: a cheap look at its text and [kernel] table, for
+/// directory walks. A file that cannot be read or parsed is `valid`, so that loading it
+/// reports why.
+SpecRole spec_role(const std::filesystem::path& spec);
+
+/// Which specs a directory argument stands for (expand_spec_arguments).
+enum class SpecWalk {
+  valid,            ///< valid specs only (emit, golden, check)
+  valid_and_faults, ///< valid specs and those that must fault (run)
+  every,            ///< every spec, whatever it declares (tests that walk refused specs)
+};
+
+/// How emit_spec treats a spec that declares `expect = "fault"`.
+enum class FaultSpecs {
+  refuse,        ///< the contract checks it like any other (and refuses it)
+  run_unchecked, ///< lowered without the contract, after the contract has refused it
+};
 
 struct EmittedSpec {
   std::filesystem::path spec;
@@ -40,8 +57,16 @@ struct EmittedSpec {
   bool ok() const { return module.has_value(); }
 };
 
-/// Loads, checks, lowers and prints one spec.
-EmittedSpec emit_spec(const std::filesystem::path& spec, const lower::LowerOptions& options);
+/// Checks, lowers and prints `kernel` into `out` (its module, PTX and diagnostics; not its
+/// kernel): emit_spec's second half, for a kernel built without a file.
+void lower_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::LowerOptions& options,
+                FaultSpecs faults = FaultSpecs::refuse);
+
+/// Loads, checks, lowers and prints one spec. With FaultSpecs::run_unchecked a spec that
+/// declares `expect = "fault"` is lowered without the contract, once the contract has been
+/// shown to refuse it (a fault spec the contract accepts is run_fault_spec_valid).
+EmittedSpec emit_spec(const std::filesystem::path& spec, const lower::LowerOptions& options,
+                      FaultSpecs faults = FaultSpecs::refuse);
 
 /// Runs the independent reference over the kernel (with its test inputs) and
 /// reports what it finds as errors at the op they concern: a thread reading
@@ -54,12 +79,14 @@ EmittedSpec emit_spec(const std::filesystem::path& spec, const lower::LowerOptio
 Diagnostics reference_findings(const tile::Kernel& k);
 
 /// The spec files named by command-line arguments: a file as given; a
-/// directory as every *.toml below it, sorted, except in subdirectories named
-/// `invalid`, `races`, `wrong_kernel` or `faults` (specs that must fail; name them explicitly
-/// to use them). Returns false with `error` set for a path that does not exist or a
-/// directory that holds no spec.
+/// directory as every *.toml below it, sorted, whose role (spec_role) the walk takes:
+/// specs that must be refused never, specs that must fault with SpecWalk::valid_and_faults.
+/// A file named twice (directly or through directories) is taken once, where it first
+/// appears. Returns false with `error` set for a path that does not exist or a directory
+/// that holds no spec the walk takes.
 bool expand_spec_arguments(const std::vector<std::string>& args,
-                           std::vector<std::filesystem::path>& specs, std::string& error);
+                           std::vector<std::filesystem::path>& specs, std::string& error,
+                           SpecWalk walk = SpecWalk::valid);
 
 /// The header comments of a golden file: the spec and the command that regenerates it.
 std::vector<std::string> golden_header(const std::string& spec_display);

@@ -44,8 +44,8 @@ using tile::kMaxPatternBytes;
 using tile::kMaxUnroll;
 
 constexpr std::array<std::string_view, 5> kTopKeys = {"kernel", "tensor", "param", "op", "expect"};
-constexpr std::array<std::string_view, 5> kKernelKeys = {"name", "grid", "block", "abi",
-                                                         "dynamic_shared"};
+constexpr std::array<std::string_view, 6> kKernelKeys = {"name", "grid",           "block",
+                                                         "abi",  "dynamic_shared", "expect"};
 constexpr std::array<std::string_view, 7> kTensorKeys = {"space",  "shape", "dtype", "init",
                                                          "output", "align", "layout"};
 constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
@@ -571,6 +571,24 @@ private:
       missing(*t, "block", where, "the number of threads per CTA, 1..1024, or [x, y, z]");
     }
     kernel_->set_launch(grid, block);
+    load_must_fault(*t);
+  }
+
+  /// [kernel]'s `expect = "fault"`: what the run of a spec that breaks the contract must show.
+  void load_must_fault(const toml::table& t) {
+    const toml::node* v = t.get("expect");
+    if (!v)
+      return;
+    auto s = get_string(*v, "expect", "[kernel]", "the string \"fault\"");
+    if (!s)
+      return;
+    if (*s == tile::kMustFaultValue)
+      kernel_->must_fault = pos_of(v->source().begin);
+    else
+      error_at(DiagId::spec_expect_run, v->source(),
+               "[kernel] expect must be \"fault\" (a spec that breaks the contract on purpose "
+               "and must fault when run); got " +
+                   squote(*s));
   }
 
   /// [kernel]'s `abi = [...]` (the PTX parameter order: every global tensor and

@@ -11,12 +11,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 namespace ptxgen::tile {
 
 /// Where an op or a field came from, for diagnostics.
+/// The value of [kernel]'s `expect` key that declares a spec that must fault (Kernel::must_fault).
+inline constexpr std::string_view kMustFaultValue = "fault";
+
 struct SourcePos {
   std::string file;
   std::uint32_t line = 0;
@@ -192,6 +196,10 @@ struct Kernel {
   /// `dynamic_shared = N`: the dynamic shared bytes a foreign kernel's
   /// `.extern .shared` array is launched with (default: the shared layout's total).
   std::optional<std::int64_t> dynamic_shared;
+  /// `expect = "fault"` in [kernel], where it was written: the spec breaks the contract on
+  /// purpose, so `run` launches it without the contract and passes it only if it faults;
+  /// every other command refuses it as the contract does.
+  std::optional<SourcePos> must_fault;
 
   /// Sets grid_dim and block_dim and the totals grid and block with them.
   void set_launch(Dim3 grid_dims, Dim3 block_dims);

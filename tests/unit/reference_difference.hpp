@@ -41,10 +41,11 @@ inline std::string difference(const ptxgen::driver::ReferenceOutput& a,
 /// The corpus both comparisons walk: specs/ with its races/ and faults/ (every spec the
 /// reference runs on). False, with `err`, when they cannot be listed.
 inline bool corpus_specs(std::vector<std::filesystem::path>& specs, std::string& err) {
-  return ptxgen::driver::expand_spec_arguments({PTXGEN_SOURCE_DIR "/specs",
-                                                PTXGEN_SOURCE_DIR "/specs/races",
-                                                PTXGEN_SOURCE_DIR "/specs/faults"},
-                                               specs, err);
+  using ptxgen::driver::SpecWalk;
+  return ptxgen::driver::expand_spec_arguments({PTXGEN_SOURCE_DIR "/specs"}, specs, err,
+                                               SpecWalk::valid_and_faults) &&
+         ptxgen::driver::expand_spec_arguments({PTXGEN_SOURCE_DIR "/specs/races"}, specs, err,
+                                               SpecWalk::every);
 }
 
 /// Calls f(spec path, kernel) for every spec of the corpus (corpus_specs) that loads; false,
