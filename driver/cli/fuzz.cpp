@@ -51,7 +51,7 @@ std::optional<int> distribute(const std::string& shard, const std::string& devic
   if (d->devices && o.conformance.sanitize && (d->devices->all || d->devices->ordinals.size() > 1))
     return usage_error("fuzz", "--sanitize runs its workers on one device: give --devices N",
                        synopsis);
-  d->apply(o.conformance);
+  driver::apply_devices(*d, o.conformance);
   o.shard = d->shard;
   if (report.empty() && !d->junit_output.empty()) {
     report = d->junit_output;

@@ -222,7 +222,7 @@ std::optional<int> distribute(const std::string& shard, const std::string& devic
     return usage_error("run", "--device and --devices: give one of them");
   if (d->devices && o.sanitize && (d->devices->all || d->devices->ordinals.size() > 1))
     return usage_error("run", "--sanitize runs its workers on one device: give --devices N");
-  d->apply(o);
+  driver::apply_devices(*d, o);
   if (output.report.empty() && !d->junit_output.empty()) {
     output.report = d->junit_output;
     output.junit = true;

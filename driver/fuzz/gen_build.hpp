@@ -3,7 +3,7 @@
 // element size, launch shapes, and the per-thread row copy every family is made of.
 
 #include "driver/fuzz/gen_rng.hpp"
-#include "driver/fuzz/generator.hpp"
+#include "driver/fuzz/spec_model.hpp"
 #include "emitter/ptx/feature.hpp"
 
 #include <cstdint>

@@ -9,7 +9,7 @@
 // a miss. Files are written to a temporary in the same directory and renamed,
 // so processes sharing DIR only ever see whole entries.
 
-#include "driver/ptxas/ptxas.hpp"
+#include "driver/ptxas/assembly.hpp"
 
 #include <chrono>
 #include <cstdint>

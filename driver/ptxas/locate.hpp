@@ -2,7 +2,7 @@
 // The search behind locate_ptxas(), with every input passed in, so tests can
 // exercise each rule without touching the process environment.
 
-#include "driver/ptxas/ptxas.hpp"
+#include "driver/ptxas/assembly.hpp"
 
 #include <optional>
 #include <string>

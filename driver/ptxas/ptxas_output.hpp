@@ -13,7 +13,7 @@
 //       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 //   ptxas info    : Used 8 registers, used 1 barriers, 4096 bytes smem, 360 bytes cmem[0]
 
-#include "driver/ptxas/ptxas.hpp"
+#include "driver/ptxas/assembly.hpp"
 #include "emitter/support/diagnostic.hpp"
 
 #include <string>

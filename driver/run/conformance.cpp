@@ -938,6 +938,13 @@ void launch_sanitized(std::vector<Prepared>& cases, const ConformanceOptions& o,
 
 } // namespace
 
+void apply_devices(const Distribution& d, ConformanceOptions& o) {
+  if (!d.devices)
+    return;
+  o.all_devices = d.devices->all;
+  o.devices = d.devices->ordinals;
+}
+
 std::vector<ConformanceCase> file_cases(const std::vector<fs::path>& specs) {
   std::vector<ConformanceCase> cases;
   cases.reserve(specs.size());

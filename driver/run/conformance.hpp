@@ -222,6 +222,9 @@ std::string_view name(ConformanceReport::Setup s);
 /// Called after each case finishes (for a progress bar): done, total, the case.
 using ProgressFn = std::function<void(std::size_t, std::size_t, const CaseResult&)>;
 
+/// Sets options.devices / all_devices from a distribution's --devices, when it has one.
+void apply_devices(const Distribution& d, ConformanceOptions& options);
+
 /// One case of a run: a spec file, or a kernel the caller built (the library's run_kernel:
 /// no file is written or read), and the name its CaseResult carries.
 struct ConformanceCase {

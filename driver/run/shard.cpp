@@ -1,6 +1,5 @@
 #include "driver/run/shard.hpp"
 
-#include "driver/run/conformance.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -143,13 +142,6 @@ Environment process_environment() {
       return std::nullopt;
     return std::string(v);
   };
-}
-
-void Distribution::apply(ConformanceOptions& o) const {
-  if (!devices)
-    return;
-  o.all_devices = devices->all;
-  o.devices = devices->ordinals;
 }
 
 std::optional<Distribution> resolve_distribution(const std::string& shard_flag,

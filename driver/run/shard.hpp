@@ -25,8 +25,6 @@
 
 namespace ptxgen::driver {
 
-struct ConformanceOptions;
-
 /// One part of a sweep split COUNT ways; {0, 1} is the whole.
 struct Shard {
   unsigned index = 0;
@@ -73,9 +71,6 @@ struct Distribution {
   /// Where JUnit XML goes when the command is given no report of its own:
   /// XML_OUTPUT_FILE, or "" when unset.
   std::string junit_output;
-
-  /// Sets ConformanceOptions::devices / all_devices from `devices`.
-  void apply(ConformanceOptions& o) const;
 };
 
 /// Why resolve_distribution failed: the command line's fault (exit 2) or the

@@ -1,6 +1,7 @@
 #include "driver/sass/disassemble.hpp"
 
 #include "driver/ptxas/locate.hpp"
+#include "driver/ptxas/ptxas.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "driver/support/process.hpp"
 #include "driver/support/temp_dir.hpp"

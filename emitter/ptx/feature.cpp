@@ -1,6 +1,5 @@
 #include "emitter/ptx/feature.hpp"
 
-#include "emitter/ptx/instruction.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
@@ -162,37 +161,6 @@ bool is_known_version(PtxVersion v) {
   if (v.major == 9)
     return v.minor == 0;
   return false;
-}
-
-namespace {
-
-/// Collects the feature rows an instruction's declaration names; ignores the rest.
-struct FeatureCollector {
-  std::vector<Feature> out;
-  void opcode(std::string_view) {}
-  void qualifier(std::string_view) {}
-  void def(Register, Slot) {}
-  void defs(std::span<const Register>, Slot) {}
-  void use(const Operand&, Slot) {}
-  void reg(Register, Slot) {}
-  void negated_reg(Register, Slot) {}
-  void uses(std::span<const Operand>, Slot) {}
-  void address(const Address&, AddressSlot) {}
-  void immediate(std::int64_t) {}
-  void float_immediate(float) {}
-  void label(const std::string&) {}
-  void label_definition(const std::string&) {}
-  void sink(Slot) {}
-  void missing(std::string_view) {}
-  void feature(Feature f) { out.push_back(f); }
-};
-
-} // namespace
-
-std::vector<Feature> features_used(const Instruction& i) {
-  FeatureCollector c;
-  describe(i.body, c);
-  return c.out;
 }
 
 } // namespace ptxgen::ptx

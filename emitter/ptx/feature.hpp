@@ -16,8 +16,6 @@
 
 namespace ptxgen::ptx {
 
-struct Instruction;
-
 enum class Feature : std::uint8_t {
   cp_async,            ///< cp.async .ca/.cg, src-size, commit/wait_group, wait_all
   cp_async_cache_hint, ///< `.L2::cache_hint` with a cache-policy operand
@@ -75,8 +73,5 @@ std::int64_t max_dynamic_shared_bytes_any_target();
 inline constexpr std::int64_t max_block_threads = 1024;
 inline constexpr std::array<std::int64_t, 3> max_block_dims = {1024, 1024, 64};
 inline constexpr std::array<std::int64_t, 3> max_grid_dims = {2147483647, 65535, 65535};
-
-/// The features one instruction uses, as its declaration lists them (base feature first).
-std::vector<Feature> features_used(const Instruction& i);
 
 } // namespace ptxgen::ptx

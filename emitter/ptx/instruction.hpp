@@ -665,4 +665,7 @@ struct Instruction {
   std::string comment; ///< printed as a trailing `// comment` when not empty
 };
 
+/// The features one instruction uses, as its declaration lists them (base feature first).
+std::vector<Feature> features_used(const Instruction& i);
+
 } // namespace ptxgen::ptx

@@ -118,7 +118,7 @@ TEST_CASE("distribution: nothing given is the whole sweep on the default device"
   CHECK(d->junit_output.empty());
   ConformanceOptions o;
   o.device = 3;
-  d->apply(o);
+  apply_devices(*d, o);
   CHECK(o.devices.empty());
   CHECK_FALSE(o.all_devices);
   CHECK(o.device == 3);
@@ -174,12 +174,12 @@ TEST_CASE("distribution: --devices reaches the conformance options") {
   auto d = resolve("", "all", {}, error);
   REQUIRE(d);
   ConformanceOptions o;
-  d->apply(o);
+  apply_devices(*d, o);
   CHECK(o.all_devices);
   d = resolve("", "1,0", {}, error);
   REQUIRE(d);
   ConformanceOptions p;
-  d->apply(p);
+  apply_devices(*d, p);
   CHECK_FALSE(p.all_devices);
   CHECK(p.devices == std::vector<int>{1, 0});
 }

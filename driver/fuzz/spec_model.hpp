@@ -1,0 +1,187 @@
+#pragma once
+// The model of a generated spec (the generator's output, the shrinker's and the mutator's
+// input): tensors, parameters, the launch, and ops as ordered key = value pairs whose values
+// are TOML text. Apart from generator.hpp so that the generator's families (gen_build.hpp)
+// build it without including the header of the generator that calls them.
+
+#include "driver/run/pipeline.hpp" // emitted_target
+#include "emitter/ptx/feature.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxgen::driver::fuzz {
+
+/// The generator's version: printed in every spec's header; bump it whenever a seed's
+/// spec changes, so that a saved finding names the generator that made it.
+inline constexpr int generator_version = 2;
+
+/// The shapes of kernel the generator builds (one per spec).
+enum class Family : unsigned {
+  tile,     ///< applies, commit/wait, cta_sync, copies to global outputs
+  loop,     ///< a `for` loop over tiles (constant or runtime trip count, grid stride)
+  pipeline, ///< a `pipeline` op
+  mbarrier, ///< completion through mbarriers
+};
+inline constexpr std::size_t family_count = 4;
+std::string_view name(Family f);
+
+/// The features of the spec language a generated spec uses (coverage counts them).
+#define PTXGEN_FUZZ_FEATURES(X)                                                                    \
+  X(thread_scope)                                                                                  \
+  X(cta_scope)                                                                                     \
+  X(multi_cta)                                                                                     \
+  X(grid_2d)                                                                                       \
+  X(grid_3d)                                                                                       \
+  X(block_2d)                                                                                      \
+  X(block_3d)                                                                                      \
+  X(block_1024)                                                                                    \
+  X(block_odd)                                                                                     \
+  X(repeat_axes)                                                                                   \
+  X(two_repeat_axes)                                                                               \
+  X(sub_slice)                                                                                     \
+  X(view_dtype)                                                                                    \
+  X(dst_view_dtype)                                                                                \
+  X(merge_axes)                                                                                    \
+  X(dtype_mix)                                                                                     \
+  X(dtype_alias)                                                                                   \
+  X(ca)                                                                                            \
+  X(cg)                                                                                            \
+  X(chunk4)                                                                                        \
+  X(chunk8)                                                                                        \
+  X(chunk16)                                                                                       \
+  X(shared_cta_space)                                                                              \
+  X(prefetch_64)                                                                                   \
+  X(prefetch_128)                                                                                  \
+  X(prefetch_256)                                                                                  \
+  X(policy_param)                                                                                  \
+  X(policy_createpolicy)                                                                           \
+  X(policy_table)                                                                                  \
+  X(src_size_const)                                                                                \
+  X(src_size_expr)                                                                                 \
+  X(ignore_src_const)                                                                              \
+  X(ignore_src_expr)                                                                               \
+  X(pred_const)                                                                                    \
+  X(pred_expr)                                                                                     \
+  X(param_range)                                                                                   \
+  X(repeat_axis_expr)                                                                              \
+  X(expr_operators)                                                                                \
+  X(launch_ids)                                                                                    \
+  X(fill_sentinel)                                                                                 \
+  X(cross_thread_readback)                                                                         \
+  X(xor_index)                                                                                     \
+  X(param_index)                                                                                   \
+  X(arithmetic_index)                                                                              \
+  X(abi_order)                                                                                     \
+  X(two_groups)                                                                                    \
+  X(wait_all)                                                                                      \
+  X(for_loop)                                                                                      \
+  X(nested_loop)                                                                                   \
+  X(runtime_trips)                                                                                 \
+  X(grid_stride)                                                                                   \
+  X(unroll)                                                                                        \
+  X(loop_start_param)                                                                              \
+  X(loop_step)                                                                                     \
+  X(pipeline)                                                                                      \
+  X(trips_below_stages)                                                                            \
+  X(pipeline_two_loads)                                                                            \
+  X(pipeline_body_fill)                                                                            \
+  X(mbarrier)                                                                                      \
+  X(mbarrier_noinc)                                                                                \
+  X(mbarrier_ring)                                                                                 \
+  X(dynamic_shared)                                                                                \
+  X(shared_align)                                                                                  \
+  X(expect)                                                                                        \
+  X(expect_zero)
+
+enum class Feature : unsigned {
+#define PTXGEN_FUZZ_FEATURE_ENUM(f) f,
+  PTXGEN_FUZZ_FEATURES(PTXGEN_FUZZ_FEATURE_ENUM)
+#undef PTXGEN_FUZZ_FEATURE_ENUM
+};
+inline constexpr std::size_t feature_count = 0
+#define PTXGEN_FUZZ_FEATURE_COUNT(f) +1
+    PTXGEN_FUZZ_FEATURES(PTXGEN_FUZZ_FEATURE_COUNT)
+#undef PTXGEN_FUZZ_FEATURE_COUNT
+    ;
+std::string_view name(Feature f);
+
+/// What the generator may use, and how big a spec may get.
+struct GenOptions {
+  /// Families drawn from (indexed by Family); at least one must be on.
+  std::array<bool, family_count> families{true, true, true, true};
+  std::int64_t max_tensor_bytes = 64 * 1024; ///< per tensor (global or shared)
+  std::int64_t max_ctas = 8;                 ///< CTAs per launch
+  std::int64_t max_tiles = 16;               ///< loop / pipeline trip counts
+  /// Shared bytes of all tensors together: the opt-in maximum of the default target, sm_80.
+  std::int64_t max_shared_bytes = ptx::max_dynamic_shared_bytes(emitted_target);
+  bool cache_hints = true; ///< `.L2::cache_hint` with cache policies
+  bool expectations = true;
+};
+
+/// A global or shared tensor ([tensor.NAME]).
+struct ModelTensor {
+  std::string name;
+  bool shared = false;
+  std::vector<std::int64_t> shape;
+  std::string dtype;      ///< as printed (an alias is fine)
+  std::int64_t align = 0; ///< 0: the default
+  std::string init;       ///< global only; empty: the default (zero)
+  bool output = false;    ///< global only
+  std::int64_t bytes() const;
+};
+
+/// A kernel parameter ([param.NAME]).
+struct ModelParam {
+  std::string name;
+  bool u64 = false;
+  std::uint64_t value = 0;
+  std::optional<std::array<std::uint64_t, 2>> range;
+};
+
+/// `key = value`, the value as TOML text ("16", "'A.sub[tid, :]'", "{ param = \"p\" }").
+struct ModelKey {
+  std::string key;
+  std::string value;
+};
+
+/// One [[op]] (or [[op.load]] / [[op.body]] of a pipeline).
+struct ModelOp {
+  std::string op; ///< empty for a pipeline's [[op.load]] (which has no `op` key)
+  std::vector<ModelKey> keys;
+  std::vector<ModelOp> loads, body; ///< a pipeline's
+  std::size_t unit = 0;             ///< the shrinker's unit this op belongs to
+
+  const ModelKey* find(std::string_view key) const;
+  ModelKey* find(std::string_view key);
+};
+
+/// What one shrinker unit needs besides its ops: the tensors and parameters it names.
+struct ModelUnit {
+  std::vector<std::string> names;
+};
+
+/// A generated spec.
+struct SpecModel {
+  std::uint64_t seed = 0;
+  Family family = Family::tile;
+  std::string name;                            ///< the kernel's
+  std::vector<std::int64_t> grid{1}, block{1}; ///< 1..3 axes each
+  std::vector<std::string> abi; ///< [kernel] abi: the entry's parameter order; empty: none
+  bool grid_as_array = false, block_as_array = false;
+  std::vector<ModelTensor> tensors;
+  std::vector<ModelParam> params;
+  std::vector<ModelOp> ops;
+  std::vector<ModelUnit> units; ///< indexed by ModelOp::unit
+  std::vector<std::string> expects;
+  std::vector<Feature> features; ///< what the generator used, each once
+
+  bool has(Feature f) const;
+};
+
+} // namespace ptxgen::driver::fuzz
