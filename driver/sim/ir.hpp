@@ -13,11 +13,11 @@
 namespace ptxgen::sim::ir {
 
 /// What an instruction does. Each maps to one case of the executor's switch;
-/// the list and each code's instruction forms are declared in instructions.def.
+/// the list and each code's instruction forms are declared in forms.def.
 enum class Code : std::uint8_t {
 #define SIM_CODE(code) code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
-#include "driver/sim/instructions.def"
+#include "driver/sim/forms.def"
 #undef SIM_FORM
 #undef SIM_CODE
 };

@@ -1,9 +1,9 @@
-// The simulator's decoder table (driver/sim/instructions.def): every row
+// The simulator's form table (driver/sim/forms.def): every row
 // decodes, unknown and unsupported instructions are reported by DiagId with
 // their line, malformed instructions are errors with a DiagId, and faults
 // keep their kind apart from their message.
 
-#include "driver/sim/decode.hpp"
+#include "driver/sim/forms.hpp"
 #include "driver/sim/simulator.hpp"
 
 #include <algorithm>
@@ -38,12 +38,12 @@ std::string one_thread(const std::string& body) {
 
 constexpr std::uint32_t first_body_line = 14;
 
-/// The ir::Code spelled as in instructions.def ("mul_hi").
+/// The ir::Code spelled as in forms.def ("mul_hi").
 std::optional<ir::Code> code_named(std::string_view text) {
   static const std::pair<std::string_view, ir::Code> codes[] = {
 #define SIM_CODE(code) {#code, ir::Code::code},
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
-#include "driver/sim/instructions.def"
+#include "driver/sim/forms.def"
 #undef SIM_FORM
 #undef SIM_CODE
   };
@@ -141,8 +141,7 @@ void expect_unsupported(const std::string& body, DiagId id) {
 
 } // namespace
 
-TEST_CASE(
-    "every row of instructions.def has a sample in decoder_samples.ptx, decoded to its code") {
+TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded to its code") {
   const auto rows = detail::forms();
   std::vector<int> covered(rows.size(), 0);
   for (const char* file : sample_files) {
@@ -170,16 +169,15 @@ TEST_CASE(
   }
 }
 
-TEST_CASE(
-    "instructions.def: every code but those the parser makes itself has a form; optional operands "
-    "come last") {
+TEST_CASE("forms.def: every code but those the parser makes itself has a form; optional operands "
+          "come last") {
   // `unsupported`; `call` (its own statement grammar); mov_pack / mov_unpack (mov with a vector)
   const std::vector<ir::Code> formless = {ir::Code::unsupported, ir::Code::call, ir::Code::mov_pack,
                                           ir::Code::mov_unpack};
   const std::vector<ir::Code> codes = {
 #define SIM_CODE(code) ir::Code::code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
-#include "driver/sim/instructions.def"
+#include "driver/sim/forms.def"
 #undef SIM_FORM
 #undef SIM_CODE
   };
