@@ -64,71 +64,71 @@ Fault Cta::fault_for(FaultKind k, const Thread& t, const ir::Op& op) const {
   throw FaultThrow{std::move(f)};
 }
 
-std::uint64_t Cta::special(const Thread& t, ir::Special sp) const {
+std::uint64_t Cta::special(const Thread& t, ptx::SpecialRegister sp) const {
   switch (sp) {
-  case ir::Special::tid_x:
+  case ptx::SpecialRegister::tid_x:
     return t.xyz[0];
-  case ir::Special::tid_y:
+  case ptx::SpecialRegister::tid_y:
     return t.xyz[1];
-  case ir::Special::tid_z:
+  case ptx::SpecialRegister::tid_z:
     return t.xyz[2];
-  case ir::Special::ntid_x:
+  case ptx::SpecialRegister::ntid_x:
     return l_.block_dim[0];
-  case ir::Special::ntid_y:
+  case ptx::SpecialRegister::ntid_y:
     return l_.block_dim[1];
-  case ir::Special::ntid_z:
+  case ptx::SpecialRegister::ntid_z:
     return l_.block_dim[2];
-  case ir::Special::ctaid_x:
+  case ptx::SpecialRegister::ctaid_x:
     return bid_xyz_[0];
-  case ir::Special::ctaid_y:
+  case ptx::SpecialRegister::ctaid_y:
     return bid_xyz_[1];
-  case ir::Special::ctaid_z:
+  case ptx::SpecialRegister::ctaid_z:
     return bid_xyz_[2];
-  case ir::Special::nctaid_x:
+  case ptx::SpecialRegister::nctaid_x:
     return l_.grid_dim[0];
-  case ir::Special::nctaid_y:
+  case ptx::SpecialRegister::nctaid_y:
     return l_.grid_dim[1];
-  case ir::Special::nctaid_z:
+  case ptx::SpecialRegister::nctaid_z:
     return l_.grid_dim[2];
-  case ir::Special::laneid:
+  case ptx::SpecialRegister::laneid:
     return t.tid & 31u; // warps are formed from the linear index
-  case ir::Special::warpid:
-    return t.tid >> 5;
-  case ir::Special::clock:
-  case ir::Special::clock64:
-  case ir::Special::globaltimer:
+  case ptx::SpecialRegister::warpid:
+    return t.tid >> 5; // on hardware a slot number; here the warp's index in the CTA
+  case ptx::SpecialRegister::clock:
+  case ptx::SpecialRegister::clock64:
+  case ptx::SpecialRegister::globaltimer:
     return res_.instructions_executed; // deterministic and increasing
-  case ir::Special::smid:
+  case ptx::SpecialRegister::smid:     // one simulated SM
     return 0;
-  case ir::Special::nsmid:
+  case ptx::SpecialRegister::nsmid:
     return 1;
-  case ir::Special::lanemask_eq:
+  case ptx::SpecialRegister::lanemask_eq:
     return 1ull << (t.tid & 31u);
-  case ir::Special::lanemask_le:
+  case ptx::SpecialRegister::lanemask_le:
     return mask((t.tid & 31u) + 1);
-  case ir::Special::lanemask_lt:
+  case ptx::SpecialRegister::lanemask_lt:
     return mask(t.tid & 31u);
-  case ir::Special::lanemask_ge:
+  case ptx::SpecialRegister::lanemask_ge:
     return ~mask(t.tid & 31u) & 0xffffffffull;
-  case ir::Special::lanemask_gt:
+  case ptx::SpecialRegister::lanemask_gt:
     return ~mask((t.tid & 31u) + 1) & 0xffffffffull;
-  case ir::Special::dynamic_smem_size:
+  case ptx::SpecialRegister::dynamic_smem_size:
     return l_.dynamic_shared_bytes;
-  case ir::Special::total_smem_size:
+  case ptx::SpecialRegister::total_smem_size:
     return e_.shared_bytes + l_.dynamic_shared_bytes;
-  case ir::Special::nwarpid:
+  case ptx::SpecialRegister::nwarpid:
     return (l_.block_total() + 31) / 32;
-  case ir::Special::reserved_smem_begin:
-  case ir::Special::reserved_smem_0:
+  case ptx::SpecialRegister::reserved_smem_begin: // after the kernel's shared memory
+  case ptx::SpecialRegister::reserved_smem_0:     // (simulator.hpp, "Reserved shared memory")
     return reserved_begin_;
-  case ir::Special::reserved_smem_end:
+  case ptx::SpecialRegister::reserved_smem_end:
     return reserved_begin_ + reserved_smem_bytes;
-  case ir::Special::reserved_smem_cap:
+  case ptx::SpecialRegister::reserved_smem_cap:
     return reserved_smem_bytes;
-  case ir::Special::reserved_smem_1:
+  case ptx::SpecialRegister::reserved_smem_1:
     return reserved_begin_ + 8;
   }
-  unreachable("special(): not an ir::Special value");
+  unreachable("special(): not a ptx::SpecialRegister value");
 }
 
 void Cta::exit_thread(Thread& t, std::uint32_t line) {

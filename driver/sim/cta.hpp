@@ -202,7 +202,7 @@ private:
   Fault fault_for(FaultKind k, const Thread& t, const ir::Op& op) const;
   [[noreturn]] void fault_at(FaultKind k, const Thread& t, const ir::Op& op,
                              const std::string& detail) const;
-  std::uint64_t special(const Thread& t, ir::Special sp) const;
+  std::uint64_t special(const Thread& t, ptx::SpecialRegister sp) const;
   void exit_thread(Thread& t, std::uint32_t line);
   /// A call: the arguments copied into the callee's parameters, then its first op.
   void call(Thread& t, const ir::Op& op);

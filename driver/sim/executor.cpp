@@ -107,8 +107,8 @@ bool ctas_independent(const ir::Entry& e) {
       return false;
     for (const ir::Val& v : op.src) {
       if (v.kind == ir::Val::Kind::special &&
-          (v.special == ir::Special::clock || v.special == ir::Special::clock64 ||
-           v.special == ir::Special::globaltimer))
+          (v.special == ptx::SpecialRegister::clock || v.special == ptx::SpecialRegister::clock64 ||
+           v.special == ptx::SpecialRegister::globaltimer))
         return false;
     }
   }
@@ -245,7 +245,7 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
     uses_mbarriers = uses_mbarriers || is_mbarrier_op(e->ops[k].code);
     for (const ir::Val& v : e->ops[k].src)
       uses_reserved = uses_reserved || (v.kind == ir::Val::Kind::special &&
-                                        v.special >= ir::Special::reserved_smem_begin);
+                                        v.special >= ptx::SpecialRegister::reserved_smem_begin);
   }
   ExitWarnings exits;
   // The module's own .global / .const variables: fresh copies for this launch.

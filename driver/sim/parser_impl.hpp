@@ -49,9 +49,6 @@ std::string quote(std::string_view s);
 /// An arithmetic type: parse_type's, the packed and bfloat ones too, with its ir::Num.
 std::optional<TypeInfo> numeric_type(std::string_view s);
 
-/// "%tid.x" -> Special::tid_x; nullopt for a name that is not a simulated special register.
-std::optional<ir::Special> parse_special(std::string_view s);
-
 /// An operand as written, before it is checked against its instruction.
 struct Opnd {
   enum class Kind : std::uint8_t {

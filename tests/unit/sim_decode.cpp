@@ -5,6 +5,7 @@
 
 #include "driver/sim/forms.hpp"
 #include "driver/sim/simulator.hpp"
+#include "emitter/ptx/operand.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -198,6 +199,32 @@ TEST_CASE("forms.def: every code but those the parser makes itself has a form; o
       CHECK(!(optional_seen && !optional));
       optional_seen = optional_seen || optional;
     }
+  }
+}
+
+TEST_CASE("special registers: one vocabulary, the emitter's, which the simulator reads") {
+  namespace ptx = ptxgen::ptx;
+  // Spellings from the PTX ISA, written here by hand.
+  CHECK(ptx::parse_special_register("%tid.y") == ptx::SpecialRegister::tid_y);
+  CHECK(ptx::parse_special_register("%clock64") == ptx::SpecialRegister::clock64);
+  CHECK(ptx::parse_special_register("%lanemask_lt") == ptx::SpecialRegister::lanemask_lt);
+  CHECK(ptx::parse_special_register("%reserved_smem_offset_1") ==
+        ptx::SpecialRegister::reserved_smem_1);
+  CHECK(!ptx::parse_special_register("%envreg0"));
+  CHECK(!ptx::parse_special_register("tid.x"));
+  std::vector<std::uint8_t> out(8, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  for (std::size_t k = 0; k < ptx::special_register_count; ++k) {
+    const auto r = static_cast<ptx::SpecialRegister>(k);
+    const std::string text(ptx::name(r));
+    INFO(text);
+    CHECK(ptx::parse_special_register(text) == r);
+    auto p = Program::parse(one_thread("\tmov.u64 %rd2, " + text + ";\n"));
+    REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+    CHECK(p.diagnostics.items().empty());
+    CHECK(!run(*p, "k", l, mem).fault);
   }
 }
 
