@@ -3,6 +3,7 @@
 
 #include "driver/sim/parser_impl.hpp"
 #include "emitter/ptx/instruction.hpp"
+#include "emitter/ptx/opcode_parser.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -584,50 +585,23 @@ void Parser::cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token&
   op.type = d.type.t;
 }
 
-/// The copy: cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::NB}
+/// The copy: cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::NB}, read by the
+/// emitter's opcode grammar (ptx::parse_opcode), so that the two read cp.async alike. Its
+/// rejection is this parser's sim_qualifier error, with the emitter's words and caret.
 void Parser::cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
                                  std::span<const std::string_view> quals) {
   if (!quals.empty() && quals[0] == "mbarrier")
     throw Unsupported{DiagId::sim_unsupported_form,
                       "only cp.async.mbarrier.arrive{.noinc} of the cp.async.mbarrier forms is "
                       "simulated"};
-  std::optional<bool> cg;
-  bool seen_shared = false, seen_global = false, prefetch = false;
-  for (std::string_view q : quals) {
-    if (q == "ca" || q == "cg") {
-      if (cg)
-        fail(DiagId::sim_qualifier, opc, "cp.async takes exactly one of .ca / .cg");
-      cg = q == "cg";
-    } else if (q == "shared" || q == "shared::cta") {
-      if (seen_shared || seen_global)
-        fail(DiagId::sim_qualifier, opc,
-             "cp.async names the destination space .shared first, then .global");
-      seen_shared = true;
-    } else if (q == "global") {
-      if (!seen_shared || seen_global)
-        fail(DiagId::sim_qualifier, opc,
-             "cp.async names the destination space .shared first, then .global");
-      seen_global = true;
-    } else if (q == "L2::cache_hint") {
-      if (d.hint)
-        fail(DiagId::sim_qualifier, opc, ".L2::cache_hint appears twice");
-      d.hint = true;
-    } else if (q == "L2::64B" || q == "L2::128B" || q == "L2::256B") {
-      if (prefetch)
-        fail(DiagId::sim_qualifier, opc, "at most one .L2 prefetch size");
-      prefetch = true;
-    } else if (q == "shared::cluster") {
-      fail(DiagId::sim_qualifier, opc, "cp.async to .shared::cluster is rejected by ptxas");
-    } else {
-      fail(DiagId::sim_qualifier, opc, "`." + std::string(q) + "` is not a cp.async qualifier");
-    }
+  const Result<ptx::CpAsyncOpcode> parsed = ptx::parse_opcode(opc.text);
+  if (!parsed) {
+    const Diagnostic& why = parsed.diagnostics.items().front();
+    throw ParseError{DiagId::sim_qualifier, opc.pos + why.column - 1,
+                     std::max<std::size_t>(why.length, 1), why.message};
   }
-  if (!cg)
-    fail(DiagId::sim_qualifier, opc, "cp.async needs .ca or .cg");
-  if (!seen_shared || !seen_global)
-    fail(DiagId::sim_qualifier, opc,
-         "cp.async needs `.shared.global` (destination shared, source global)");
-  d.cg = *cg;
+  d.cg = parsed->cache_op == ptx::CacheOp::cg;
+  d.hint = parsed->cache_hint;
   op.space = ir::Space::shared;
 }
 

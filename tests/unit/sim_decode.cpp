@@ -302,6 +302,32 @@ TEST_CASE("malformed instructions are errors with a DiagId") {
 }
 
 TEST_CASE(
+    "cp.async's qualifiers are read by the emitter's grammar: errors point at the qualifier") {
+  struct Case {
+    const char* opcode;
+    std::uint32_t column; ///< of the offending qualifier's dot (the opcode starts at column 2)
+  };
+  const Case cases[] = {
+      {"cp.async.ca.cg.shared.global", 13},      // a second cache operator
+      {"cp.async.ca.global.shared", 13},         // the source space before the destination
+      {"cp.async.cs.shared.global", 10},         // not a cp.async cache operator
+      {"cp.async.cg.shared.global.L2::96B", 27}, // not a prefetch size
+  };
+  for (const Case& c : cases) {
+    const std::string body = "\t" + std::string(c.opcode) + " [%r1], [%rd1], 16;\n";
+    INFO(body);
+    auto p = Program::parse(one_thread(body));
+    REQUIRE(!p);
+    const auto* d = find(p.diagnostics, DiagId::sim_qualifier);
+    REQUIRE(d != nullptr);
+    CHECK(d->line == first_body_line);
+    CHECK(d->column == c.column);
+  }
+  auto ok = Program::parse(one_thread("\tcp.async.shared.global.cg.L2::128B [%r1], [%rd1], 16;\n"));
+  CHECK_MESSAGE(ok, ok.diagnostics.format_all());
+}
+
+TEST_CASE(
     "unsupported declarations are errors sim_unsupported_construct; run() calls them unsupported") {
   std::string ptx =
       ".version 8.0\n.target sm_80\n.address_size 32\n.visible .entry f()\n{\n\tret;\n}\n";
