@@ -86,7 +86,7 @@ bool memory_hint(std::string_view q) {
   return std::find(std::begin(hints), std::end(hints), q) != std::end(hints);
 }
 
-/// The qualifiers of the mbarrier family (sim-mbarrier): `.sem .scope .space .b64` in any order,
+/// The qualifiers of the mbarrier family: `.sem .scope .space .b64` in any order,
 /// `.noinc` on cp.async.mbarrier.arrive. Returns an error for the parser to report, or sets
 /// op.space (shared, or generic when no space is named), op.noinc and the .b64 type. Forms
 /// the simulator does not model (other CTAs' barriers, `.acquire.cluster` waits) are simulated

@@ -221,7 +221,7 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
   }
 }
 
-/// The operand shapes of the sim-arith forms (bit operations, cvt pairs,
+/// The operand shapes of the bit-operation and float forms (bit operations, cvt pairs,
 /// ldmatrix, vote, cache policies).
 void Parser::arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
                          const std::vector<Opnd>& ops, std::size_t& k) {
@@ -288,7 +288,7 @@ void Parser::arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     return;
   }
   default:
-    unreachable("arith_shape(): not a sim-arith operand shape");
+    unreachable("arith_shape(): not a bit-operation or float operand shape");
   }
 }
 
