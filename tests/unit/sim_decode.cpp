@@ -6,12 +6,14 @@
 #include "driver/sim/forms.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/ptx/operand.hpp"
+#include "emitter/ptx/printer.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -226,6 +228,80 @@ TEST_CASE("special registers: one vocabulary, the emitter's, which the simulator
     CHECK(p.diagnostics.items().empty());
     CHECK(!run(*p, "k", l, mem).fault);
   }
+}
+
+TEST_CASE("every instruction kind the emitter prints, the simulator decodes without a word") {
+  namespace ptx = ptxgen::ptx;
+  using ptx::Address, ptx::Immediate, ptx::Register, ptx::RegClass, ptx::ScalarType;
+  const Register r1{RegClass::b32, 1}, r2{RegClass::b32, 2}, rd1{RegClass::b64, 1},
+      rd2{RegClass::b64, 2}, rd3{RegClass::b64, 3}, p1{RegClass::pred, 1};
+  const ptx::Symbol smem{"s"};
+  std::vector<ptx::InstructionBody> kinds;
+  for (const ptx::CpAsyncOpcode& o :
+       {ptx::CpAsyncOpcode{ptx::CacheOp::cg, ptx::SharedSpace::shared, false,
+                           ptx::L2Prefetch::none},
+        ptx::CpAsyncOpcode{ptx::CacheOp::ca, ptx::SharedSpace::shared_cta, true,
+                           ptx::L2Prefetch::b256}}) {
+    ptx::CpAsync c;
+    c.opcode = o;
+    c.dst = Address{smem, 16};
+    c.src = Address{rd1, 0};
+    if (o.cache_hint)
+      c.cache_policy = rd2;
+    kinds.push_back(c);
+  }
+  kinds.push_back(ptx::CpAsyncCommitGroup{});
+  kinds.push_back(ptx::CpAsyncWaitGroup{1});
+  kinds.push_back(ptx::CpAsyncWaitAll{});
+  kinds.push_back(ptx::CpAsyncMbarrierArrive{true, ptx::SharedSpace::shared, Address{smem, 0}});
+  kinds.push_back(ptx::MbarrierInit{ptx::SharedSpace::shared_cta, Address{smem, 0}, Immediate{32}});
+  kinds.push_back(ptx::MbarrierArrive{std::nullopt, rd3, Address{rd2, 0}});
+  kinds.push_back(ptx::MbarrierWait{ptx::MbarrierWaitKind::test, false, ptx::SharedSpace::shared,
+                                    p1, Address{smem, 0}, rd3});
+  kinds.push_back(ptx::MbarrierWait{ptx::MbarrierWaitKind::test, true, std::nullopt, p1,
+                                    Address{rd2, 0}, Immediate{1}});
+  kinds.push_back(ptx::CreatePolicyFractional{rd2, ptx::EvictionPriority::evict_first,
+                                              ptx::EvictionPriority::evict_unchanged, 0.5f});
+  kinds.push_back(ptx::Mov{ScalarType::u32, r1, ptx::SpecialRegister::tid_x});
+  kinds.push_back(
+      ptx::Ld{ptx::StateSpace::param, ScalarType::u64, {rd1}, Address{ptx::Symbol{"k_out"}, 0}});
+  kinds.push_back(ptx::Ld{ptx::StateSpace::shared, ScalarType::u32, {r1, r2}, Address{smem, 8}});
+  kinds.push_back(ptx::St{ptx::StateSpace::global, ScalarType::u32, Address{rd1, 4}, {r1}});
+  kinds.push_back(ptx::Cvta{ptx::StateSpace::global, ScalarType::u64, rd2, rd1});
+  kinds.push_back(ptx::Unary{ptx::UnaryOp::not_, ScalarType::pred, p1, p1});
+  kinds.push_back(ptx::Unary{ptx::UnaryOp::neg, ScalarType::s32, r1, r2});
+  for (ptx::BinaryOp op :
+       {ptx::BinaryOp::add, ptx::BinaryOp::sub, ptx::BinaryOp::mul_lo, ptx::BinaryOp::div,
+        ptx::BinaryOp::rem, ptx::BinaryOp::min, ptx::BinaryOp::max})
+    kinds.push_back(ptx::Binary{op, ScalarType::u32, r1, r2, Immediate{3}});
+  for (ptx::BinaryOp op : {ptx::BinaryOp::shl, ptx::BinaryOp::shr, ptx::BinaryOp::and_,
+                           ptx::BinaryOp::or_, ptx::BinaryOp::xor_})
+    kinds.push_back(ptx::Binary{op, ScalarType::b32, r1, r2, Immediate{3}});
+  kinds.push_back(ptx::Binary{ptx::BinaryOp::mul_wide, ScalarType::u32, rd2, r1, Immediate{4}});
+  kinds.push_back(ptx::Mad{false, ScalarType::u32, r1, r2, Immediate{3}, r1});
+  kinds.push_back(ptx::Mad{true, ScalarType::u32, rd2, r2, Immediate{3}, rd1});
+  kinds.push_back(ptx::Cvt{ScalarType::u64, ScalarType::u32, rd1, r1});
+  for (ptx::CompareOp c :
+       {ptx::CompareOp::eq, ptx::CompareOp::ne, ptx::CompareOp::lt, ptx::CompareOp::le,
+        ptx::CompareOp::gt, ptx::CompareOp::ge, ptx::CompareOp::lo, ptx::CompareOp::ls,
+        ptx::CompareOp::hi, ptx::CompareOp::hs})
+    kinds.push_back(ptx::Setp{c, ScalarType::u32, p1, r1, Immediate{7}});
+  kinds.push_back(ptx::Selp{ScalarType::u32, r2, Immediate{16}, Immediate{0}, p1});
+  kinds.push_back(ptx::BarSync{0});
+  kinds.push_back(ptx::Bra{"$L_end", true});
+  kinds.push_back(ptx::Label{"$L_end"});
+  kinds.push_back(ptx::Ret{});
+  std::set<std::size_t> seen;
+  std::string body;
+  for (const auto& k : kinds) {
+    seen.insert(k.index());
+    body += "\t" + ptx::print(ptx::Instruction{std::nullopt, k, ""}) + "\n";
+  }
+  INFO(body);
+  CHECK(seen.size() == std::variant_size_v<ptx::InstructionBody>); // every kind has a sample
+  auto p = Program::parse(one_thread(body));
+  REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+  CHECK_MESSAGE(p.diagnostics.items().empty(), p.diagnostics.format_all());
 }
 
 TEST_CASE("the longest mnemonic prefix wins") {
