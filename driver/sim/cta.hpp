@@ -25,14 +25,17 @@
 
 namespace ptxgen::sim::exec {
 
+/// A fault on its way out of the CTA (caught by the launch, which records it).
 struct FaultThrow {
   Fault fault;
 };
 
+/// The low `bits` bits set (all 64 from 64 up).
 inline std::uint64_t mask(unsigned bits) {
   return bits >= 64 ? ~0ull : ((1ull << bits) - 1);
 }
 
+/// `v`'s low `bits` bits, sign-extended.
 inline std::int64_t sext(std::uint64_t v, unsigned bits) {
   if (bits >= 64)
     return static_cast<std::int64_t>(v);
@@ -41,6 +44,7 @@ inline std::int64_t sext(std::uint64_t v, unsigned bits) {
   return static_cast<std::int64_t>((v ^ m) - m);
 }
 
+/// "0x1f": an address for messages.
 inline std::string hex(std::uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
@@ -166,6 +170,7 @@ private:
 
   // ------------------------------------------------ values (the interpreter's hot path)
 
+  /// The operand's 64 bits as the thread sees them.
   std::uint64_t raw(const Thread& t, const ir::Val& v) const {
     switch (v.kind) {
     case ir::Val::Kind::reg:
@@ -185,9 +190,11 @@ private:
     std::uint64_t r = raw(t, v);
     return ty.is_signed ? static_cast<std::uint64_t>(sext(r, ty.bits)) : (r & mask(ty.bits));
   }
+  /// Writes a register, keeping the bits its declared width holds.
   void set(Thread& t, std::uint32_t reg, std::uint64_t v) const {
     t.regs[reg] = v & e_.reg_mask[reg];
   }
+  /// The address an operand names, wrapped to its width (ir::Addr::bits).
   std::uint64_t address(const Thread& t, const ir::Addr& a) const {
     std::uint64_t base = a.has_reg ? t.regs[a.reg] : 0;
     return (base + static_cast<std::uint64_t>(a.offset)) & mask(a.bits);
