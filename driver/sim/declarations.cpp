@@ -2,29 +2,50 @@
 
 #include "driver/sim/parser_impl.hpp"
 #include "driver/sim/simulator.hpp"
+#include "emitter/ptx/types.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <map>
 
 namespace ptxgen::sim::detail {
 
 std::optional<TypeInfo> parse_type(std::string_view s) {
-  static const std::map<std::string_view, TypeInfo> table = {
-      {"pred", {{1, false}, false, true, false}},  {"b8", {{8, false}, false, false, true}},
-      {"b16", {{16, false}, false, false, true}},  {"b32", {{32, false}, false, false, true}},
-      {"b64", {{64, false}, false, false, true}},  {"u8", {{8, false}, false, false, false}},
-      {"u16", {{16, false}, false, false, false}}, {"u32", {{32, false}, false, false, false}},
-      {"u64", {{64, false}, false, false, false}}, {"s8", {{8, true}, false, false, false}},
-      {"s16", {{16, true}, false, false, false}},  {"s32", {{32, true}, false, false, false}},
-      {"s64", {{64, true}, false, false, false}},  {"f16", {{16, false}, true, false, false}},
-      {"f32", {{32, false}, true, false, false}},  {"f64", {{64, false}, true, false, false}},
-  };
-  auto it = table.find(s);
-  if (it == table.end())
+  // The spelling is the emitter's (one table of PTX type names); what each type means to
+  // the simulator's arithmetic is decided here.
+  const std::optional<ptx::ScalarType> t = ptx::parse_scalar_type(s);
+  if (!t)
     return std::nullopt;
-  return it->second;
+  TypeInfo info;
+  info.t.bits = static_cast<std::uint8_t>(ptx::bit_width(*t));
+  switch (*t) {
+  case ptx::ScalarType::pred:
+    info.is_pred = true;
+    break;
+  case ptx::ScalarType::b8:
+  case ptx::ScalarType::b16:
+  case ptx::ScalarType::b32:
+  case ptx::ScalarType::b64:
+    info.is_bits = true;
+    break;
+  case ptx::ScalarType::u8:
+  case ptx::ScalarType::u16:
+  case ptx::ScalarType::u32:
+  case ptx::ScalarType::u64:
+    break;
+  case ptx::ScalarType::s8:
+  case ptx::ScalarType::s16:
+  case ptx::ScalarType::s32:
+  case ptx::ScalarType::s64:
+    info.t.is_signed = true;
+    break;
+  case ptx::ScalarType::f16:
+  case ptx::ScalarType::f32:
+  case ptx::ScalarType::f64:
+    info.is_float = true; // its ir::Num is set by numeric_type (qualifiers.cpp)
+    break;
+  }
+  return info;
 }
 
 std::uint32_t Parser::align_value() {

@@ -2,6 +2,7 @@
 // The simulator's compact form of parsed PTX: one flat instruction array per
 // entry with register indices resolved, so execution does no string work.
 
+#include "emitter/ptx/operand.hpp"
 #include "emitter/support/diagnostic.hpp"
 
 #include <array>
@@ -13,11 +14,11 @@
 namespace ptxgen::sim::ir {
 
 /// What an instruction does. Each maps to one case of the executor's switch;
-/// the list and each code's instruction forms are declared in instructions.def.
+/// the list and each code's instruction forms are declared in forms.def.
 enum class Code : std::uint8_t {
 #define SIM_CODE(code) code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
-#include "driver/sim/instructions.def"
+#include "driver/sim/forms.def"
 #undef SIM_FORM
 #undef SIM_CODE
 };
@@ -120,45 +121,6 @@ enum class Space : std::uint8_t {
   local,
 };
 
-/// Special registers the executor computes from the thread's position.
-enum class Special : std::uint8_t {
-  tid_x,             ///< %tid.x
-  tid_y,             ///< %tid.y
-  tid_z,             ///< %tid.z
-  ntid_x,            ///< %ntid.x
-  ntid_y,            ///< %ntid.y
-  ntid_z,            ///< %ntid.z
-  ctaid_x,           ///< %ctaid.x
-  ctaid_y,           ///< %ctaid.y
-  ctaid_z,           ///< %ctaid.z
-  nctaid_x,          ///< %nctaid.x
-  nctaid_y,          ///< %nctaid.y
-  nctaid_z,          ///< %nctaid.z
-  laneid,            ///< %laneid (linear tid % 32)
-  warpid,            ///< %warpid (linear tid / 32 here; on hardware a slot number)
-  clock,             ///< %clock: a deterministic count (instructions the launch executed)
-  clock64,           ///< %clock64: as %clock, 64 bits
-  globaltimer,       ///< %globaltimer: as %clock64 (nanoseconds on hardware)
-  smid,              ///< %smid: 0 (one simulated SM)
-  nsmid,             ///< %nsmid: 1
-  lanemask_eq,       ///< %lanemask_eq: the bit of the thread's lane
-  lanemask_le,       ///< %lanemask_le: lanes <= the thread's
-  lanemask_lt,       ///< %lanemask_lt: lanes < the thread's
-  lanemask_ge,       ///< %lanemask_ge: lanes >= the thread's
-  lanemask_gt,       ///< %lanemask_gt: lanes > the thread's
-  dynamic_smem_size, ///< %dynamic_smem_size: Launch::dynamic_shared_bytes
-  total_smem_size,   ///< %total_smem_size: static + dynamic shared bytes
-  nwarpid,           ///< %nwarpid: warps of the CTA
-  /// %reserved_smem_offset_begin: the first byte of the reserved shared region (the
-  /// simulator places it after the kernel's static and dynamic shared memory; see
-  /// simulator.hpp, "Reserved shared memory")
-  reserved_smem_begin,
-  reserved_smem_end, ///< %reserved_smem_offset_end: one past its last byte
-  reserved_smem_cap, ///< %reserved_smem_offset_cap: its size (reserved_smem_bytes)
-  reserved_smem_0,   ///< %reserved_smem_offset_0: its first 8-byte slot
-  reserved_smem_1,   ///< %reserved_smem_offset_1: its second 8-byte slot
-};
-
 /// The operation of an atom / red.
 enum class Atomic : std::uint8_t {
   add,  ///< .add
@@ -179,11 +141,11 @@ struct Val {
     none,    ///< absent
     reg,     ///< register `reg`
     imm,     ///< immediate `imm` (shared symbols are folded into immediates)
-    special, ///< special register `special`
+    special, ///< special register `special` (the emitter's enum: one PTX vocabulary)
     local, ///< the local address of a `.local` array: `imm`, a frame offset (relocated by the link)
   };
   Kind kind = Kind::none;
-  Special special = Special::tid_x;
+  ptx::SpecialRegister special = ptx::SpecialRegister::tid_x;
   std::uint32_t reg = 0;
   std::int64_t imm = 0;
 };

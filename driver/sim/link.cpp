@@ -232,6 +232,44 @@ std::uint32_t place_assert_trap(ir::Entry& e, std::uint32_t from, std::uint32_t 
   return static_cast<std::uint32_t>(e.ops.size() - 1);
 }
 
+/// A function placed in a linked entry: where its registers, ops, texts, frame and calls went.
+struct Placed {
+  const ir::Entry* fn;
+  Relocation r;
+  std::size_t calls; ///< the function's own calls
+};
+
+/// An indirect call: one direct alternative per function whose address is taken (`taken`),
+/// appended to e.calls. Returns the alternatives with their caller's relocation.
+std::vector<std::pair<Relocation, std::uint32_t>>
+add_alternatives(const ir::Module& m, ir::Entry& e, const std::vector<Placed>& placed,
+                 const std::vector<std::string>& taken) {
+  std::vector<std::pair<Relocation, std::uint32_t>> extra;
+  for (const Placed& p : placed) {
+    for (std::size_t k = 0; k < p.calls; ++k) {
+      if (!e.calls[p.r.call + k].indirect)
+        continue;
+      for (std::size_t f = 0; f < m.funcs.size(); ++f) {
+        const auto at = std::find_if(placed.begin() + 1, placed.end(), [&](const Placed& q) {
+          return q.fn->name == m.funcs[f].name;
+        });
+        if (at == placed.end() ||
+            std::find(taken.begin(), taken.end(), m.funcs[f].name) == taken.end())
+          continue;
+        ir::Call alt = e.calls[p.r.call + k];
+        alt.indirect = false;
+        alt.alternatives.clear();
+        alt.callee = m.funcs[f].name;
+        alt.address = function_address_base + f;
+        e.calls[p.r.call + k].alternatives.push_back(static_cast<std::uint32_t>(e.calls.size()));
+        e.calls.push_back(std::move(alt));
+        extra.push_back({p.r, static_cast<std::uint32_t>(e.calls.size() - 1)});
+      }
+    }
+  }
+  return extra;
+}
+
 } // namespace
 
 void Parser::link_entry(ir::Module& m, ir::Entry& e) {
@@ -246,7 +284,6 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
   std::vector<std::string> taken = e.address_taken;
   for (const ir::Entry* f : order)
     taken.insert(taken.end(), f->address_taken.begin(), f->address_taken.end());
-  std::vector<std::pair<Relocation, std::uint32_t>> extra; // the indirect calls' alternatives
   // A thread that runs off the end of the entry must not fall into a function.
   ir::Op end;
   end.code = ir::Code::ret;
@@ -254,11 +291,6 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
   end.text = static_cast<std::uint32_t>(e.texts.size());
   e.texts.push_back("ret;");
   e.ops.push_back(end);
-  struct Placed {
-    const ir::Entry* fn;
-    Relocation r;
-    std::size_t calls; ///< the function's own calls
-  };
   std::vector<Placed> placed = {{&e, Relocation{}, e.calls.size()}};
   for (const ir::Entry* f : order) {
     e.problems.insert(e.problems.end(), f->problems.begin(), f->problems.end());
@@ -281,29 +313,7 @@ void Parser::link_entry(ir::Module& m, ir::Entry& e) {
     e.frame_bytes += f->frame_bytes;
     placed.push_back({f, r, f->calls.size()});
   }
-  // An indirect call: one direct alternative per function whose address is taken.
-  for (Placed& p : placed) {
-    for (std::size_t k = 0; k < p.calls; ++k) {
-      if (!e.calls[p.r.call + k].indirect)
-        continue;
-      for (std::size_t f = 0; f < m.funcs.size(); ++f) {
-        const auto at = std::find_if(placed.begin() + 1, placed.end(), [&](const Placed& q) {
-          return q.fn->name == m.funcs[f].name;
-        });
-        if (at == placed.end() ||
-            std::find(taken.begin(), taken.end(), m.funcs[f].name) == taken.end())
-          continue;
-        ir::Call alt = e.calls[p.r.call + k];
-        alt.indirect = false;
-        alt.alternatives.clear();
-        alt.callee = m.funcs[f].name;
-        alt.address = function_address_base + f;
-        e.calls[p.r.call + k].alternatives.push_back(static_cast<std::uint32_t>(e.calls.size()));
-        e.calls.push_back(std::move(alt));
-        extra.push_back({p.r, static_cast<std::uint32_t>(e.calls.size() - 1)});
-      }
-    }
-  }
+  const auto extra = add_alternatives(m, e, placed, taken);
   // Point every call at its callee, with its argument and result copies.
   std::vector<std::pair<Relocation, std::uint32_t>> calls; // (caller's relocation, index)
   for (const Placed& p : placed) {

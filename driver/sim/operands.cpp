@@ -5,50 +5,8 @@
 #include "driver/sim/simulator.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace ptxgen::sim::detail {
-
-std::optional<ir::Special> parse_special(std::string_view s) {
-  static const std::map<std::string_view, ir::Special> table = {
-      {"%tid.x", ir::Special::tid_x},
-      {"%tid.y", ir::Special::tid_y},
-      {"%tid.z", ir::Special::tid_z},
-      {"%ntid.x", ir::Special::ntid_x},
-      {"%ntid.y", ir::Special::ntid_y},
-      {"%ntid.z", ir::Special::ntid_z},
-      {"%ctaid.x", ir::Special::ctaid_x},
-      {"%ctaid.y", ir::Special::ctaid_y},
-      {"%ctaid.z", ir::Special::ctaid_z},
-      {"%nctaid.x", ir::Special::nctaid_x},
-      {"%nctaid.y", ir::Special::nctaid_y},
-      {"%nctaid.z", ir::Special::nctaid_z},
-      {"%laneid", ir::Special::laneid},
-      {"%warpid", ir::Special::warpid},
-      {"%clock", ir::Special::clock},
-      {"%clock64", ir::Special::clock64},
-      {"%globaltimer", ir::Special::globaltimer},
-      {"%smid", ir::Special::smid},
-      {"%nsmid", ir::Special::nsmid},
-      {"%lanemask_eq", ir::Special::lanemask_eq},
-      {"%lanemask_le", ir::Special::lanemask_le},
-      {"%lanemask_lt", ir::Special::lanemask_lt},
-      {"%lanemask_ge", ir::Special::lanemask_ge},
-      {"%lanemask_gt", ir::Special::lanemask_gt},
-      {"%dynamic_smem_size", ir::Special::dynamic_smem_size},
-      {"%total_smem_size", ir::Special::total_smem_size},
-      {"%nwarpid", ir::Special::nwarpid},
-      {"%reserved_smem_offset_begin", ir::Special::reserved_smem_begin},
-      {"%reserved_smem_offset_end", ir::Special::reserved_smem_end},
-      {"%reserved_smem_offset_cap", ir::Special::reserved_smem_cap},
-      {"%reserved_smem_offset_0", ir::Special::reserved_smem_0},
-      {"%reserved_smem_offset_1", ir::Special::reserved_smem_1},
-  };
-  auto it = table.find(s);
-  if (it == table.end())
-    return std::nullopt;
-  return it->second;
-}
 
 Opnd Parser::operand() {
   Opnd o;
@@ -136,7 +94,7 @@ std::uint32_t Parser::reg(const Opnd& o, unsigned bits, bool at_least, std::stri
     fail(DiagId::sim_operand_kind, o, std::string(role) + " must be a register");
   auto r = find_reg(o.name);
   if (!r) {
-    if (parse_special(o.name))
+    if (ptx::parse_special_register(o.name))
       fail(DiagId::sim_operand_kind, o,
            std::string(role) + " cannot be the read-only special register `" + std::string(o.name) +
                "`");
@@ -174,7 +132,7 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
   }
   if (o.kind != Opnd::Kind::name || o.negated)
     fail(DiagId::sim_operand_kind, o, std::string(role) + " must be a register or an immediate");
-  if (auto s = parse_special(o.name)) {
+  if (auto s = ptx::parse_special_register(o.name)) {
     if (bits == 1)
       fail(DiagId::sim_operand_kind, o, "a special register is not a predicate");
     v.kind = ir::Val::Kind::special;
@@ -253,7 +211,7 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
 
 /// A register of at least `bits` bits, or any other value operand of `bits` bits.
 ir::Val Parser::value_or_wider_reg(const Opnd& o, unsigned bits, std::string_view role) {
-  if (o.kind == Opnd::Kind::name && is_reg_name(o.name) && !parse_special(o.name)) {
+  if (o.kind == Opnd::Kind::name && is_reg_name(o.name) && !ptx::parse_special_register(o.name)) {
     ir::Val v;
     v.kind = ir::Val::Kind::reg;
     v.reg = reg(o, bits, true, role);

@@ -1,6 +1,7 @@
 // The simulator's PTX parser, driving part: diagnostics, token access, the
 // module and entry structure and statement dispatch. Declarations, operands
-// and instructions are in declarations.cpp, operands.cpp and decode.cpp.
+// and instructions are in declarations.cpp, operands.cpp, decode.cpp, qualifiers.cpp and
+// shapes.cpp.
 
 #include "driver/sim/parser.hpp"
 

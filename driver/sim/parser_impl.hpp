@@ -4,9 +4,12 @@
 //   parser.cpp        driving: diagnostics, tokens, module and entry structure, statements
 //   declarations.cpp  .param, .reg, .shared declarations and PTX types
 //   operands.cpp      operands as written, and their checked forms (registers, values, addresses)
-//   decode.cpp        instructions: the form table (instructions.def), qualifiers, operand shapes
+//   decode.cpp        the instruction statement: its form (forms.hpp), then qualifiers and operands
+//   qualifiers.cpp    an instruction's qualifiers, by its form's grammar, and its types
+//   shapes.cpp        an instruction's operands, by its form's shapes
+//   link.cpp          calls: the call statement, and linking the .funcs into each entry
 
-#include "driver/sim/decode.hpp"
+#include "driver/sim/forms.hpp"
 #include "driver/sim/ir.hpp"
 #include "driver/sim/lexer.hpp"
 #include "emitter/support/result.hpp"
@@ -40,8 +43,11 @@ inline std::int64_t negate_mod64(std::int64_t v) {
   return static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v));
 }
 
-/// "%tid.x" -> Special::tid_x; nullopt for a name that is not a simulated special register.
-std::optional<ir::Special> parse_special(std::string_view s);
+/// `s` in backquotes, for messages.
+std::string quote(std::string_view s);
+
+/// An arithmetic type: parse_type's, the packed and bfloat ones too, with its ir::Num.
+std::optional<TypeInfo> numeric_type(std::string_view s);
 
 /// An operand as written, before it is checked against its instruction.
 struct Opnd {
@@ -144,6 +150,8 @@ private:
   /// `.shared ...` in an entry or, with is_extern, the `.shared ...` after a
   /// module-scope `.extern` (ptxas takes `.extern .shared` only there).
   void shared_decl(ir::Entry& e, bool is_extern);
+  /// `.local {.align N} .type name{[N]};` in a body: bytes of the thread's frame.
+  void local_decl(ir::Entry& e);
 
   // ------------------------------------------------ operands.cpp
   Opnd operand();
@@ -161,21 +169,25 @@ private:
 
   // ------------------------------------------------ decode.cpp
   void instruction(ir::Entry& e);
+  void decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops);
+
+  // ------------------------------------------------ link.cpp
   /// `call{.uni} {(results),} f{, (args)};` -> a Code::call op and an Entry::calls row.
   void call(ir::Entry& e, ir::Op& op, const Token& opc);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> call_list(std::string_view what);
-
-  // ------------------------------------------------ link.cpp
   /// Appends to each entry the .funcs it calls (transitively), resolves the
   /// calls, and moves the problems of the called functions into the entry's.
   void link(ir::Module& m);
   void link_entry(ir::Module& m, ir::Entry& e);
-  void decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops);
+
+  // ------------------------------------------------ qualifiers.cpp
   TypeInfo checked_type(const Form& f, const Token& opc, std::string_view part);
   Decoded qualifiers(const Form& f, ir::Op& op, const Token& opc,
                      std::span<const std::string_view> quals);
   void memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
                          std::span<const std::string_view> quals);
+  void compare_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
+                          std::span<const std::string_view> quals);
   void cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
                        std::span<const std::string_view> quals);
   void cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
@@ -192,14 +204,16 @@ private:
                          std::span<const std::string_view> quals);
   void space_qualifier(ir::Op& op, Decoded& d, const Token& opc,
                        std::span<const std::string_view> quals);
-  /// `.local {.align N} .type name{[N]};` in a body: bytes of the thread's frame.
-  void local_decl(ir::Entry& e);
   void warp_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
                        std::span<const std::string_view> quals);
   void ldmatrix_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
                            std::span<const std::string_view> quals);
+
+  // ------------------------------------------------ shapes.cpp
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
              std::size_t& k);
+  void control_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
+                     const std::vector<Opnd>& ops, std::size_t& k);
   void memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
                     std::size_t& k);
   void arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,

@@ -46,11 +46,6 @@ struct LaneAccess {
 /// The lanes served together in one phase for accesses of `bytes` bytes (32, 16 or 8).
 std::uint32_t lanes_per_phase(std::uint32_t bytes);
 
-/// The bank of shared byte offset `address`.
-constexpr std::uint32_t bank_of(std::uint64_t address) {
-  return static_cast<std::uint32_t>(address / bank_bytes % shared_banks);
-}
-
 /// How the shared-memory unit serves one warp request.
 struct SharedCost {
   std::uint32_t phases = 0;     ///< phases with at least one active lane

@@ -141,7 +141,7 @@ struct Launch {
   std::uint32_t dynamic_shared_bytes = 0;
   /// One value per declared `.param`, in declaration order (u32 params are truncated).
   std::vector<std::uint64_t> params;
-  /// issue 13, `run --profile`: when set, every CTA's shared and global accesses by ld, st
+  /// `run --profile`: when set, every CTA's shared and global accesses by ld, st
   /// and cp.async are merged into it (driver/sim/profile.hpp); it must outlive the run.
   Profile* profile = nullptr;
   /// A launch that executes more instructions than this (all threads together)

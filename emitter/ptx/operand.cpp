@@ -34,8 +34,53 @@ std::string_view name(SpecialRegister r) {
     return "%laneid";
   case SpecialRegister::warpid:
     return "%warpid";
+  case SpecialRegister::clock:
+    return "%clock";
+  case SpecialRegister::clock64:
+    return "%clock64";
+  case SpecialRegister::globaltimer:
+    return "%globaltimer";
+  case SpecialRegister::smid:
+    return "%smid";
+  case SpecialRegister::nsmid:
+    return "%nsmid";
+  case SpecialRegister::lanemask_eq:
+    return "%lanemask_eq";
+  case SpecialRegister::lanemask_le:
+    return "%lanemask_le";
+  case SpecialRegister::lanemask_lt:
+    return "%lanemask_lt";
+  case SpecialRegister::lanemask_ge:
+    return "%lanemask_ge";
+  case SpecialRegister::lanemask_gt:
+    return "%lanemask_gt";
+  case SpecialRegister::dynamic_smem_size:
+    return "%dynamic_smem_size";
+  case SpecialRegister::total_smem_size:
+    return "%total_smem_size";
+  case SpecialRegister::nwarpid:
+    return "%nwarpid";
+  case SpecialRegister::reserved_smem_begin:
+    return "%reserved_smem_offset_begin";
+  case SpecialRegister::reserved_smem_end:
+    return "%reserved_smem_offset_end";
+  case SpecialRegister::reserved_smem_cap:
+    return "%reserved_smem_offset_cap";
+  case SpecialRegister::reserved_smem_0:
+    return "%reserved_smem_offset_0";
+  case SpecialRegister::reserved_smem_1:
+    return "%reserved_smem_offset_1";
   }
   return "%?";
+}
+
+std::optional<SpecialRegister> parse_special_register(std::string_view text) {
+  for (std::size_t k = 0; k < special_register_count; ++k) {
+    const auto r = static_cast<SpecialRegister>(k);
+    if (name(r) == text)
+      return r;
+  }
+  return std::nullopt;
 }
 
 namespace {} // namespace

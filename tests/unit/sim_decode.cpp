@@ -1,16 +1,19 @@
-// The simulator's decoder table (driver/sim/instructions.def): every row
+// The simulator's form table (driver/sim/forms.def): every row
 // decodes, unknown and unsupported instructions are reported by DiagId with
 // their line, malformed instructions are errors with a DiagId, and faults
 // keep their kind apart from their message.
 
-#include "driver/sim/decode.hpp"
+#include "driver/sim/forms.hpp"
 #include "driver/sim/simulator.hpp"
+#include "emitter/ptx/operand.hpp"
+#include "emitter/ptx/printer.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -38,12 +41,12 @@ std::string one_thread(const std::string& body) {
 
 constexpr std::uint32_t first_body_line = 14;
 
-/// The ir::Code spelled as in instructions.def ("mul_hi").
+/// The ir::Code spelled as in forms.def ("mul_hi").
 std::optional<ir::Code> code_named(std::string_view text) {
   static const std::pair<std::string_view, ir::Code> codes[] = {
 #define SIM_CODE(code) {#code, ir::Code::code},
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
-#include "driver/sim/instructions.def"
+#include "driver/sim/forms.def"
 #undef SIM_FORM
 #undef SIM_CODE
   };
@@ -141,8 +144,7 @@ void expect_unsupported(const std::string& body, DiagId id) {
 
 } // namespace
 
-TEST_CASE(
-    "every row of instructions.def has a sample in decoder_samples.ptx, decoded to its code") {
+TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded to its code") {
   const auto rows = detail::forms();
   std::vector<int> covered(rows.size(), 0);
   for (const char* file : sample_files) {
@@ -170,16 +172,15 @@ TEST_CASE(
   }
 }
 
-TEST_CASE(
-    "instructions.def: every code but those the parser makes itself has a form; optional operands "
-    "come last") {
+TEST_CASE("forms.def: every code but those the parser makes itself has a form; optional operands "
+          "come last") {
   // `unsupported`; `call` (its own statement grammar); mov_pack / mov_unpack (mov with a vector)
   const std::vector<ir::Code> formless = {ir::Code::unsupported, ir::Code::call, ir::Code::mov_pack,
                                           ir::Code::mov_unpack};
   const std::vector<ir::Code> codes = {
 #define SIM_CODE(code) ir::Code::code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
-#include "driver/sim/instructions.def"
+#include "driver/sim/forms.def"
 #undef SIM_FORM
 #undef SIM_CODE
   };
@@ -201,6 +202,106 @@ TEST_CASE(
       optional_seen = optional_seen || optional;
     }
   }
+}
+
+TEST_CASE("special registers: one vocabulary, the emitter's, which the simulator reads") {
+  namespace ptx = ptxgen::ptx;
+  // Spellings from the PTX ISA, written here by hand.
+  CHECK(ptx::parse_special_register("%tid.y") == ptx::SpecialRegister::tid_y);
+  CHECK(ptx::parse_special_register("%clock64") == ptx::SpecialRegister::clock64);
+  CHECK(ptx::parse_special_register("%lanemask_lt") == ptx::SpecialRegister::lanemask_lt);
+  CHECK(ptx::parse_special_register("%reserved_smem_offset_1") ==
+        ptx::SpecialRegister::reserved_smem_1);
+  CHECK(!ptx::parse_special_register("%envreg0"));
+  CHECK(!ptx::parse_special_register("tid.x"));
+  std::vector<std::uint8_t> out(8, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  for (std::size_t k = 0; k < ptx::special_register_count; ++k) {
+    const auto r = static_cast<ptx::SpecialRegister>(k);
+    const std::string text(ptx::name(r));
+    INFO(text);
+    CHECK(ptx::parse_special_register(text) == r);
+    auto p = Program::parse(one_thread("\tmov.u64 %rd2, " + text + ";\n"));
+    REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+    CHECK(p.diagnostics.items().empty());
+    CHECK(!run(*p, "k", l, mem).fault);
+  }
+}
+
+TEST_CASE("every instruction kind the emitter prints, the simulator decodes without a word") {
+  namespace ptx = ptxgen::ptx;
+  using ptx::Address, ptx::Immediate, ptx::Register, ptx::RegClass, ptx::ScalarType;
+  const Register r1{RegClass::b32, 1}, r2{RegClass::b32, 2}, rd1{RegClass::b64, 1},
+      rd2{RegClass::b64, 2}, rd3{RegClass::b64, 3}, p1{RegClass::pred, 1};
+  const ptx::Symbol smem{"s"};
+  std::vector<ptx::InstructionBody> kinds;
+  for (const ptx::CpAsyncOpcode& o :
+       {ptx::CpAsyncOpcode{ptx::CacheOp::cg, ptx::SharedSpace::shared, false,
+                           ptx::L2Prefetch::none},
+        ptx::CpAsyncOpcode{ptx::CacheOp::ca, ptx::SharedSpace::shared_cta, true,
+                           ptx::L2Prefetch::b256}}) {
+    ptx::CpAsync c;
+    c.opcode = o;
+    c.dst = Address{smem, 16};
+    c.src = Address{rd1, 0};
+    if (o.cache_hint)
+      c.cache_policy = rd2;
+    kinds.push_back(c);
+  }
+  kinds.push_back(ptx::CpAsyncCommitGroup{});
+  kinds.push_back(ptx::CpAsyncWaitGroup{1});
+  kinds.push_back(ptx::CpAsyncWaitAll{});
+  kinds.push_back(ptx::CpAsyncMbarrierArrive{true, ptx::SharedSpace::shared, Address{smem, 0}});
+  kinds.push_back(ptx::MbarrierInit{ptx::SharedSpace::shared_cta, Address{smem, 0}, Immediate{32}});
+  kinds.push_back(ptx::MbarrierArrive{std::nullopt, rd3, Address{rd2, 0}});
+  kinds.push_back(ptx::MbarrierWait{ptx::MbarrierWaitKind::test, false, ptx::SharedSpace::shared,
+                                    p1, Address{smem, 0}, rd3});
+  kinds.push_back(ptx::MbarrierWait{ptx::MbarrierWaitKind::test, true, std::nullopt, p1,
+                                    Address{rd2, 0}, Immediate{1}});
+  kinds.push_back(ptx::CreatePolicyFractional{rd2, ptx::EvictionPriority::evict_first,
+                                              ptx::EvictionPriority::evict_unchanged, 0.5f});
+  kinds.push_back(ptx::Mov{ScalarType::u32, r1, ptx::SpecialRegister::tid_x});
+  kinds.push_back(
+      ptx::Ld{ptx::StateSpace::param, ScalarType::u64, {rd1}, Address{ptx::Symbol{"k_out"}, 0}});
+  kinds.push_back(ptx::Ld{ptx::StateSpace::shared, ScalarType::u32, {r1, r2}, Address{smem, 8}});
+  kinds.push_back(ptx::St{ptx::StateSpace::global, ScalarType::u32, Address{rd1, 4}, {r1}});
+  kinds.push_back(ptx::Cvta{ptx::StateSpace::global, ScalarType::u64, rd2, rd1});
+  kinds.push_back(ptx::Unary{ptx::UnaryOp::not_, ScalarType::pred, p1, p1});
+  kinds.push_back(ptx::Unary{ptx::UnaryOp::neg, ScalarType::s32, r1, r2});
+  for (ptx::BinaryOp op :
+       {ptx::BinaryOp::add, ptx::BinaryOp::sub, ptx::BinaryOp::mul_lo, ptx::BinaryOp::div,
+        ptx::BinaryOp::rem, ptx::BinaryOp::min, ptx::BinaryOp::max})
+    kinds.push_back(ptx::Binary{op, ScalarType::u32, r1, r2, Immediate{3}});
+  for (ptx::BinaryOp op : {ptx::BinaryOp::shl, ptx::BinaryOp::shr, ptx::BinaryOp::and_,
+                           ptx::BinaryOp::or_, ptx::BinaryOp::xor_})
+    kinds.push_back(ptx::Binary{op, ScalarType::b32, r1, r2, Immediate{3}});
+  kinds.push_back(ptx::Binary{ptx::BinaryOp::mul_wide, ScalarType::u32, rd2, r1, Immediate{4}});
+  kinds.push_back(ptx::Mad{false, ScalarType::u32, r1, r2, Immediate{3}, r1});
+  kinds.push_back(ptx::Mad{true, ScalarType::u32, rd2, r2, Immediate{3}, rd1});
+  kinds.push_back(ptx::Cvt{ScalarType::u64, ScalarType::u32, rd1, r1});
+  for (ptx::CompareOp c :
+       {ptx::CompareOp::eq, ptx::CompareOp::ne, ptx::CompareOp::lt, ptx::CompareOp::le,
+        ptx::CompareOp::gt, ptx::CompareOp::ge, ptx::CompareOp::lo, ptx::CompareOp::ls,
+        ptx::CompareOp::hi, ptx::CompareOp::hs})
+    kinds.push_back(ptx::Setp{c, ScalarType::u32, p1, r1, Immediate{7}});
+  kinds.push_back(ptx::Selp{ScalarType::u32, r2, Immediate{16}, Immediate{0}, p1});
+  kinds.push_back(ptx::BarSync{0});
+  kinds.push_back(ptx::Bra{"$L_end", true});
+  kinds.push_back(ptx::Label{"$L_end"});
+  kinds.push_back(ptx::Ret{});
+  std::set<std::size_t> seen;
+  std::string body;
+  for (const auto& k : kinds) {
+    seen.insert(k.index());
+    body += "\t" + ptx::print(ptx::Instruction{std::nullopt, k, ""}) + "\n";
+  }
+  INFO(body);
+  CHECK(seen.size() == std::variant_size_v<ptx::InstructionBody>); // every kind has a sample
+  auto p = Program::parse(one_thread(body));
+  REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+  CHECK_MESSAGE(p.diagnostics.items().empty(), p.diagnostics.format_all());
 }
 
 TEST_CASE("the longest mnemonic prefix wins") {
@@ -274,6 +375,32 @@ TEST_CASE("malformed instructions are errors with a DiagId") {
   SUBCASE("syntax") {
     expect_error("\tadd.s32 %r1 %r2, 1;\n", DiagId::sim_syntax);
   }
+}
+
+TEST_CASE(
+    "cp.async's qualifiers are read by the emitter's grammar: errors point at the qualifier") {
+  struct Case {
+    const char* opcode;
+    std::uint32_t column; ///< of the offending qualifier's dot (the opcode starts at column 2)
+  };
+  const Case cases[] = {
+      {"cp.async.ca.cg.shared.global", 13},      // a second cache operator
+      {"cp.async.ca.global.shared", 13},         // the source space before the destination
+      {"cp.async.cs.shared.global", 10},         // not a cp.async cache operator
+      {"cp.async.cg.shared.global.L2::96B", 27}, // not a prefetch size
+  };
+  for (const Case& c : cases) {
+    const std::string body = "\t" + std::string(c.opcode) + " [%r1], [%rd1], 16;\n";
+    INFO(body);
+    auto p = Program::parse(one_thread(body));
+    REQUIRE(!p);
+    const auto* d = find(p.diagnostics, DiagId::sim_qualifier);
+    REQUIRE(d != nullptr);
+    CHECK(d->line == first_body_line);
+    CHECK(d->column == c.column);
+  }
+  auto ok = Program::parse(one_thread("\tcp.async.shared.global.cg.L2::128B [%r1], [%rd1], 16;\n"));
+  CHECK_MESSAGE(ok, ok.diagnostics.format_all());
 }
 
 TEST_CASE(

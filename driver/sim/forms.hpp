@@ -1,6 +1,7 @@
 #pragma once
-// The simulator's instruction decoder as a table (internal to driver/sim):
-// one Form per row of instructions.def.
+// The simulator's instruction forms as a table (internal to driver/sim): one
+// Form per SIM_FORM row of forms.def. The parser (decode.cpp) reads an
+// instruction by its form.
 
 #include "driver/sim/ir.hpp"
 
@@ -93,7 +94,7 @@ enum class Shape : std::uint8_t {
   opt_src,      ///< optional `src` (atom.cas's third operand)
 };
 
-/// One instruction form: a row of instructions.def.
+/// One instruction form: a row of forms.def.
 struct Form {
   std::string_view mnemonic;
   ir::Code code;
@@ -102,12 +103,16 @@ struct Form {
   std::array<Shape, 4> operands;
 };
 
-/// Every form, in the order of instructions.def.
+/// Every form, in the order of forms.def.
 std::span<const Form> forms();
 
 /// The form whose mnemonic is the longest dotted prefix of `opcode`
 /// ("mul.lo.s32" -> the "mul.lo" row); nullptr when there is none.
 const Form* find_form(std::string_view opcode);
+
+/// Whether some form's mnemonic starts with `root` ("mad" for mad.hi, which has no form):
+/// such an opcode is an unsupported form rather than an unknown instruction.
+bool known_root(std::string_view root);
 
 /// The fewest and the most operands a form takes.
 std::size_t min_operands(const Form& f);

@@ -1,12 +1,13 @@
-// The executor's mbarrier members (sim-mbarrier): included inside `class Cta` of executor.cpp,
-// so that they use its threads, memory and race tracking. The objects' state and phase rules
-// are in mbarrier.{hpp,cpp}; here: operands, scheduling of blocked waits, the copies that land
-// at a phase's completion, deadlocks.
+// The executor's CTA: the mbarrier instructions. The objects' state and phase rules are in
+// mbarrier.{hpp,cpp}; here: operands, scheduling of blocked waits, the copies that land at a
+// phase's completion, deadlocks (cta.hpp).
 
-// ------------------------------------------------ mbarrier: operands and memory
+#include "driver/sim/cta.hpp"
+#include "emitter/support/unreachable.hpp"
 
-/// The shared offset of the mbarrier operand `a` of `op` (8-aligned, inside shared memory).
-std::uint64_t mbar_offset(const Thread& t, const ir::Op& op, const ir::Addr& a) const {
+namespace ptxgen::sim::exec {
+
+std::uint64_t Cta::mbar_offset(const Thread& t, const ir::Op& op, const ir::Addr& a) const {
   std::uint64_t off = address(t, a);
   if (op.space == ir::Space::generic) {
     if (off < shared_window_base || off - shared_window_base >= smem_.size())
@@ -20,10 +21,8 @@ std::uint64_t mbar_offset(const Thread& t, const ir::Op& op, const ir::Addr& a) 
   return off;
 }
 
-/// Faults when bytes [off, off+n) touch a valid mbarrier object: PTX allows only mbarrier
-/// instructions on one (everything else is undefined until mbarrier.inval).
-void not_an_mbarrier(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n,
-                     std::string_view what) const {
+void Cta::not_an_mbarrier(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n,
+                          std::string_view what) const {
   if (auto bar = mb_.overlapping(off, n)) {
     const auto [sym, at] = symbol_of(*bar);
     fault_at(FaultKind::undefined_behavior, t, op,
@@ -34,15 +33,12 @@ void not_an_mbarrier(const Thread& t, const ir::Op& op, std::uint64_t off, std::
   }
 }
 
-/// "`bar`+0 (phase 1 (parity 1), ...)": an object for messages.
-std::string mbar_text(std::uint64_t off) const {
+std::string Cta::mbar_text(std::uint64_t off) const {
   const auto [sym, at] = symbol_of(off);
   return "`" + sym + "`+" + std::to_string(at) + " (" + mb_.describe(off) + ")";
 }
 
-// ------------------------------------------------ mbarrier: instructions
-
-Flow mbarrier_op(Thread& t, const ir::Op& op) {
+Cta::Flow Cta::mbarrier_op(Thread& t, const ir::Op& op) {
   try {
     return mbarrier_step(t, op);
   } catch (const detail::MbarrierError& e) {
@@ -50,7 +46,7 @@ Flow mbarrier_op(Thread& t, const ir::Op& op) {
   }
 }
 
-Flow mbarrier_step(Thread& t, const ir::Op& op) {
+Cta::Flow Cta::mbarrier_step(Thread& t, const ir::Op& op) {
   const auto u32 = [&](std::size_t k) {
     return static_cast<std::int64_t>(get(t, op.src[k], ir::Type{32, false}));
   };
@@ -94,10 +90,7 @@ Flow mbarrier_step(Thread& t, const ir::Op& op) {
   }
 }
 
-/// test_wait / try_wait: true when the phase has completed (completing it first when it can);
-/// otherwise the thread is descheduled and retries when some object's state has changed. When
-/// nothing else can run, it is resumed once to see `false` (wake_mbarrier_waiters).
-Flow mbarrier_wait(Thread& t, const ir::Op& op, std::uint64_t off) {
+Cta::Flow Cta::mbarrier_wait(Thread& t, const ir::Op& op, std::uint64_t off) {
   settle(off);
   const bool parity = op.code == ir::Code::mbar_wait_parity;
   const std::uint64_t token = parity ? get(t, op.src[0], ir::Type{32, false}) : raw(t, op.src[0]);
@@ -115,8 +108,7 @@ Flow mbarrier_wait(Thread& t, const ir::Op& op, std::uint64_t off) {
   return Flow::stop;
 }
 
-/// Completes the object's phase if it can (an operation on it would find it complete on a GPU).
-void settle(std::uint64_t off) {
+void Cta::settle(std::uint64_t off) {
   if (!mb_.completable(off))
     return;
   for (const detail::Tracker& tr : mb_.complete(off)) {
@@ -127,9 +119,7 @@ void settle(std::uint64_t off) {
     perform_if(th, [&](const Copy& c) { return c.bulk && c.bar == off; });
 }
 
-/// cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes: queued like a
-/// cp.async (addresses and bounds checked at issue), performed when its phase completes.
-void bulk_issue(Thread& t, const ir::Op& op) {
+void Cta::bulk_issue(Thread& t, const ir::Op& op) {
   constexpr std::uint32_t granule = 16; // size and both addresses are multiples of 16 (PTX)
   const std::uint64_t dst = address(t, op.addr), src = address(t, op.addr2);
   const std::uint64_t size = get(t, op.src[0], ir::Type{32, false});
@@ -164,13 +154,7 @@ void bulk_issue(Thread& t, const ir::Op& op) {
   t.copies.push_back(c);
 }
 
-// ------------------------------------------------ mbarrier: scheduling
-
-/// Resumes the threads blocked on a wait: those that blocked before some object changed
-/// (their phase may be complete now); when there are none, each blocked thread once per state
-/// of the objects to see its wait return false (a test_wait may return false; a loop that
-/// only spins blocks again). Returns whether any thread runs again.
-bool wake_mbarrier_waiters() {
+bool Cta::wake_mbarrier_waiters() {
   bool woke = false;
   for (auto& t : threads_) {
     if (t.state == State::at_mbarrier && t.blocked_at != mb_.events()) {
@@ -191,8 +175,7 @@ bool wake_mbarrier_waiters() {
   return woke;
 }
 
-/// Every live thread is blocked and no wait can succeed: a `deadlock` fault naming `t`.
-[[noreturn]] void deadlock(const Thread& t) const {
+[[noreturn]] void Cta::deadlock(const Thread& t) const {
   std::uint64_t blocked = 0, at_bar = 0, exited = 0;
   for (const auto& u : threads_) {
     blocked += u.state == State::at_mbarrier ? 1 : 0;
@@ -207,9 +190,7 @@ bool wake_mbarrier_waiters() {
                std::to_string(exited) + " exited");
 }
 
-/// At the end of the CTA: copies whose mbarrier phase never completed are performed (the
-/// GPU would perform them eventually), with the exit warning.
-void flush_async_copies() {
+void Cta::flush_async_copies() {
   for (auto& t : threads_) {
     if (t.copies.empty())
       continue;
@@ -220,3 +201,5 @@ void flush_async_copies() {
     perform_if(t, [](const Copy&) { return true; });
   }
 }
+
+} // namespace ptxgen::sim::exec

@@ -1,0 +1,394 @@
+#pragma once
+// The executor's CTA (internal to driver/sim): its threads, shared memory, race
+// tracking and mbarriers, and the interpreter that runs them. One class, its
+// members defined by concern:
+//   cta.cpp           construction, faults, special registers, calls and exits
+//   cta_schedule.cpp  the scheduler (run) and the warp-collective instructions
+//   cta_execute.cpp   the interpreter: one instruction's semantics
+//   cta_memory.cpp    ld / st / atom, the global buffers, cp.async issue and completion
+//   cta_hazards.cpp   race tracking over shared bytes
+//   cta_mbarrier.cpp  the mbarrier instructions, bulk copies, blocked waits, deadlocks
+// See simulator.hpp for the execution, cp.async and race model.
+
+#include "driver/sim/ir.hpp"
+#include "driver/sim/mbarrier.hpp"
+#include "driver/sim/profile.hpp"
+#include "driver/sim/simulator.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ptxgen::sim::exec {
+
+/// A fault on its way out of the CTA (caught by the launch, which records it).
+struct FaultThrow {
+  Fault fault;
+};
+
+/// The low `bits` bits set (all 64 from 64 up).
+inline std::uint64_t mask(unsigned bits) {
+  return bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+}
+
+/// `v`'s low `bits` bits, sign-extended.
+inline std::int64_t sext(std::uint64_t v, unsigned bits) {
+  if (bits >= 64)
+    return static_cast<std::int64_t>(v);
+  std::uint64_t m = 1ull << (bits - 1);
+  v &= mask(bits);
+  return static_cast<std::int64_t>((v ^ m) - m);
+}
+
+/// "0x1f": an address for messages.
+inline std::string hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+/// A queued cp.async: everything captured at issue time.
+struct Copy {
+  std::uint64_t dst = 0;       ///< shared offset
+  std::uint64_t src = 0;       ///< global address
+  std::uint32_t size = 0;      ///< cp-size
+  std::uint32_t src_bytes = 0; ///< bytes read from src; the rest of size is zeroed
+  std::int32_t buffer = -1;    ///< the global buffer holding the source bytes
+  std::uint32_t group = 0;     ///< the thread's group number at issue
+  std::uint32_t op = 0;        ///< index of the cp.async op
+  std::uint32_t iteration = 0; ///< the thread's iteration of that op at issue
+  std::uint32_t clock = 0;     ///< the thread's clock at issue (mbarrier ordering)
+  std::uint64_t seq = 0;       ///< the thread's copies in issue order (cp.async.mbarrier.arrive)
+  bool bulk = false;           ///< a cp.async.bulk: completes with its mbarrier's phase only
+  std::uint64_t bar = 0;       ///< a bulk copy's mbarrier (shared offset)
+};
+
+/// One thread's access to a shared byte: who, by which op, in which iteration.
+struct Access {
+  std::int32_t tid = -1; ///< -1: nobody
+  std::uint32_t op = 0;
+  std::uint32_t iteration = 0;
+  std::uint32_t clock = 0; ///< the thread's clock then (detail::Mbarriers::ordered)
+};
+
+/// Per shared byte: who wrote it last in which phase, the two latest distinct
+/// readers in phase `rphase` (two suffice: a writer differs from at least one
+/// of them), and whose pending cp.async will write it.
+struct ByteState {
+  Access writer;
+  std::uint32_t wphase = 0;
+  Access reader;
+  Access reader2; ///< the reader before `reader`, another thread, same phase
+  std::uint32_t rphase = 0;
+  std::int32_t pending = -1; ///< the thread whose pending cp.async will write it
+};
+
+enum class State : std::uint8_t {
+  running,     ///< runs on at the next pass
+  at_barrier,  ///< waits in bar.sync
+  at_mbarrier, ///< waits for an mbarrier phase (test_wait / try_wait found it incomplete)
+  exited,      ///< returned
+  at_warp,     ///< waits in a warp-collective instruction (ldmatrix) for its warp's other lanes
+};
+
+struct Thread {
+  std::uint32_t tid = 0; ///< linear index within the CTA
+  Dim3 xyz = {0, 0, 0};  ///< %tid.x, %tid.y, %tid.z
+  std::uint32_t pc = 0;
+  State state = State::running;
+  std::uint64_t* regs = nullptr;
+  std::uint32_t* iterations = nullptr; ///< per memory op (see Cta::slot_): times reached
+  std::vector<Copy> copies;
+  std::uint32_t open_group = 0; ///< committed groups so far (the next copy's group number)
+  std::int64_t barrier = 0;
+  std::uint32_t stop_line = 0;         ///< line of the bar.sync / ret where it stopped
+  std::uint8_t* frame = nullptr;       ///< the thread's frame area (Space::frame)
+  std::vector<std::uint32_t> calls;    ///< the call stack: the pc of each active call op
+  std::vector<std::size_t> call_index; ///< per active call: its Entry::calls index (resolved)
+  std::uint64_t seq = 0;               ///< copies issued so far (Copy::seq)
+  std::uint64_t tracked_seq = 0;  ///< copies below this are tracked by a cp.async.mbarrier.arrive
+  std::uint64_t blocked_at = 0;   ///< at_mbarrier: Mbarriers::events() when it blocked
+  std::uint64_t false_at = ~0ull; ///< Mbarriers::events() when its wait last returned false
+  bool wake_false = false;        ///< resumed to see its wait return false once
+  bool spin_read = false; ///< a strong load and no store since its last taken backward branch
+};
+
+/// The coordinates of linear index `i` within `dim` (x fastest).
+inline Dim3 coordinates(std::uint64_t i, const Dim3& dim) {
+  return {static_cast<std::uint32_t>(i % dim[0]), static_cast<std::uint32_t>(i / dim[0] % dim[1]),
+          static_cast<std::uint32_t>(i / dim[0] / dim[1])};
+}
+
+inline std::string dim_text(const Dim3& d) {
+  return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
+}
+
+struct ExitWarnings {
+  std::uint64_t threads = 0;
+  std::string first;
+};
+
+/// What a CTA shares with the launch: the entry, its memory and where results go.
+struct LaunchContext {
+  const ir::Entry& e;
+  const Launch& l;
+  std::vector<GlobalBuffer>& mem;
+  const std::vector<std::uint8_t>& params;
+  /// Per op: its index among the memory ops (iteration counters), -1 for the others.
+  const std::vector<std::int32_t>& slot;
+  std::uint32_t slots = 0;
+  bool uses_mbarriers = false; ///< the entry has an mbarrier op (vector clocks are kept)
+  bool uses_reserved = false;  ///< the entry reads a %reserved_smem_offset_* register
+  SimResult& res;
+  ExitWarnings& exits;
+  /// Instructions this run may execute before an instruction_limit fault: the launch's
+  /// limit, or what a CTA rerun to find where the launch crossed it has left.
+  std::uint64_t max_instructions = 0;
+};
+
+class Cta {
+public:
+  Cta(const LaunchContext& c, std::uint64_t bid);
+  /// Merges this CTA's profile into the launch's, when the launch is profiled.
+  ~Cta();
+  Cta(const Cta&) = delete;
+  Cta& operator=(const Cta&) = delete;
+
+  /// Runs every thread of the CTA to its end; a fault is thrown as FaultThrow.
+  void run();
+
+private:
+  /// Whether the thread runs on after an instruction.
+  enum class Flow : std::uint8_t {
+    next, ///< runs the next instruction
+    stop, ///< waits at a barrier or has exited
+  };
+
+  // ------------------------------------------------ values (the interpreter's hot path)
+
+  /// The operand's 64 bits as the thread sees them.
+  std::uint64_t raw(const Thread& t, const ir::Val& v) const {
+    switch (v.kind) {
+    case ir::Val::Kind::reg:
+      return t.regs[v.reg];
+    case ir::Val::Kind::imm:
+    case ir::Val::Kind::local:
+      return static_cast<std::uint64_t>(v.imm);
+    case ir::Val::Kind::special:
+      return special(t, v.special);
+    case ir::Val::Kind::none:
+      return 0;
+    }
+    return 0;
+  }
+  /// The operand as an integer of `ty`: sign-extended when signed, else zero-extended.
+  std::uint64_t get(const Thread& t, const ir::Val& v, ir::Type ty) const {
+    std::uint64_t r = raw(t, v);
+    return ty.is_signed ? static_cast<std::uint64_t>(sext(r, ty.bits)) : (r & mask(ty.bits));
+  }
+  /// Writes a register, keeping the bits its declared width holds.
+  void set(Thread& t, std::uint32_t reg, std::uint64_t v) const {
+    t.regs[reg] = v & e_.reg_mask[reg];
+  }
+  /// The address an operand names, wrapped to its width (ir::Addr::bits).
+  std::uint64_t address(const Thread& t, const ir::Addr& a) const {
+    std::uint64_t base = a.has_reg ? t.regs[a.reg] : 0;
+    return (base + static_cast<std::uint64_t>(a.offset)) & mask(a.bits);
+  }
+
+  // ------------------------------------------------ cta.cpp: faults, special registers, calls
+
+  /// "thread (bid x,y,z / tid x,y,z)": the faulting thread.
+  std::string who(std::uint32_t tid) const;
+  /// "thread (tid x,y,z)": another thread of the same CTA.
+  std::string other(std::uint32_t tid) const;
+  Fault fault_for(FaultKind k, const Thread& t, const ir::Op& op) const;
+  [[noreturn]] void fault_at(FaultKind k, const Thread& t, const ir::Op& op,
+                             const std::string& detail) const;
+  std::uint64_t special(const Thread& t, ptx::SpecialRegister sp) const;
+  void exit_thread(Thread& t, std::uint32_t line);
+  /// A call: the arguments copied into the callee's parameters, then its first op.
+  void call(Thread& t, const ir::Op& op);
+  /// A function's ret: its results copied to the caller, which runs on after the call.
+  void return_from_call(Thread& t);
+
+  // ------------------------------------------------ cta_schedule.cpp: the scheduler, warps
+
+  /// A warp-collective instruction (ldmatrix): the thread waits until every
+  /// lane of its warp is at the same instruction; the last to arrive performs
+  /// it for the warp, and all run on.
+  Flow warp_collective(Thread& t, const ir::Op& op);
+  /// activemask: the thread waits until no lane of its warp can run on; the lanes then at
+  /// this same instruction are the active ones (simulator.hpp, "Warp queries").
+  Flow active_mask(Thread& t, const ir::Op& op);
+  /// Gives the lanes of [first, last) waiting in the activemask before `pc` their mask.
+  void settle_active_mask(std::size_t first, std::size_t last, std::uint32_t pc);
+  /// When no thread can run: settles every warp waiting in an activemask. Whether any did.
+  bool settle_active_masks();
+  /// shfl.sync and vote.sync for the warp of lanes [first, last) (PTX ISA
+  /// pseudocode; a lane outside the warp reads its own value).
+  void exchange(std::size_t first, std::size_t last, const ir::Op& op);
+  /// ldmatrix for the warp of lanes [first, last): lane i (< 8 * Op::vec) gives
+  /// the address of row i % 8 of matrix i / 8 (16 bytes); lane l receives of
+  /// each matrix row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1, or with .trans
+  /// column l / 4 of rows 2 (l % 4) and 2 (l % 4) + 1 (the first in the low half).
+  void load_matrices(std::size_t first, std::size_t last, const ir::Op& op);
+
+  // ------------------------------------------------ cta_execute.cpp: the interpreter
+
+  /// Runs the thread until it waits at a barrier or exits.
+  void step(Thread& t);
+  /// One instruction's semantics: one case per ir::Code (forms.def), most by family.
+  Flow execute(Thread& t, const ir::Op& op);
+  /// cp.async and its groups: issue, commit, wait; createpolicy.
+  Flow async_copy_op(Thread& t, const ir::Op& op);
+  /// bar.sync, ret / exit, call, trap, bra.
+  Flow control_op(Thread& t, const ir::Op& op);
+  /// The moves, conversions, comparisons and plain loads/stores (mov, ld, st, cvta, cvt,
+  /// setp, selp, isspacep) on integers.
+  Flow move_op(Thread& t, const ir::Op& op);
+  /// The integer arithmetic, shifts, bit fields and logic.
+  Flow integer_op(Thread& t, const ir::Op& op);
+  /// Whether `op` is the float form of an instruction that also takes integers.
+  static bool float_form(const ir::Op& op);
+  /// The instructions computed by driver/sim/alu (bit operations, floats, cvt).
+  Flow arith(Thread& t, const ir::Op& op);
+  /// bfind: the bit position of the most significant non-sign bit of `a` (of a negative
+  /// signed value: its most significant 0), counted from the msb with .shiftamt;
+  /// 0xffffffff when there is none.
+  static std::uint64_t find_msb(std::uint64_t a, ir::Type ty, bool shiftamt);
+  static std::uint64_t mul_hi(std::uint64_t a, std::uint64_t b, ir::Type ty);
+  std::uint64_t divide(const Thread& t, const ir::Op& op, std::uint64_t a, std::uint64_t b) const;
+  static std::uint64_t shift_right(std::uint64_t a, std::uint64_t s, ir::Type ty);
+  /// bfe (PTX ISA): bits [pos, pos+len) of `a`; above them, and where the
+  /// field runs past the msb, the sign bit a[min(pos+len-1, msb)] when signed,
+  /// else 0. A zero-length field is 0.
+  static std::uint64_t bit_field_extract(std::uint64_t a, std::uint64_t b, std::uint64_t c,
+                                         ir::Type ty);
+  /// setp: `a` and `b` are already sign- or zero-extended to 64 bits.
+  static bool compare(ir::Cmp cmp, std::uint64_t a, std::uint64_t b, bool is_signed);
+
+  // ------------------------------------------------ cta_memory.cpp: memory and cp.async
+
+  std::int32_t find_buffer(std::uint64_t addr, std::uint64_t n) const;
+  /// The global buffers and their address ranges, for messages.
+  std::string buffer_list() const;
+  std::uint8_t* global_bytes(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint64_t n,
+                             std::string_view what) const;
+  void check_shared(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n,
+                    std::string_view what) const;
+  void check_align(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint64_t n,
+                   std::string_view what) const;
+  /// run --profile: reports an access of `op` to the CTA's profile, if any.
+  void profiled(const Thread& t, const ir::Op& op, AccessKind kind, std::uint64_t addr,
+                std::uint64_t n);
+  void load_store(Thread& t, const ir::Op& op, bool is_ld);
+  /// atom / red: a read-modify-write of shared or global memory. On shared memory it is a
+  /// read and a write for the race rules, strong (ir::Op::strong).
+  void atomic(Thread& t, const ir::Op& op);
+  /// The value an atomic operation `a` stores over `old` (PTX ISA, atom).
+  static std::uint64_t atomic_result(ir::Atomic a, ir::Type ty, std::uint64_t old, std::uint64_t b,
+                                     std::uint64_t c);
+  std::uint64_t convert_address(const Thread& t, const ir::Op& op) const;
+  void issue(Thread& t, const ir::Op& op);
+  void perform(const Thread& t, const Copy& c);
+  /// Performs the thread's copies whose group is below `limit` (all when limit is max).
+  void complete(Thread& t, std::uint32_t limit);
+  /// Performs the thread's copies that satisfy `which`, in issue order.
+  template <class Which>
+  void perform_if(Thread& t, Which which) {
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < t.copies.size(); ++k) {
+      if (which(t.copies[k]))
+        perform(t, t.copies[k]);
+      else
+        t.copies[kept++] = t.copies[k];
+    }
+    t.copies.resize(kept);
+  }
+
+  // ------------------------------------------------ cta_hazards.cpp: race tracking
+
+  /// The access `op` of thread `t` is making now.
+  Access now(const Thread& t, const ir::Op& op) const;
+  /// Whether `a` (another thread's access) is ordered before `self` by mbarrier phases.
+  bool ordered(const Access& a, const Access& self) const;
+  /// Whether both accesses are strong (atomics, .relaxed/.acquire/.release/.volatile):
+  /// never a data race in PTX's memory model.
+  bool both_strong(const Access& a, const Access& b) const;
+  /// The pending copy of thread `tid` that will write shared byte `b`, as an access.
+  Access pending_copy(std::int32_t tid, std::uint64_t b) const;
+  /// The shared array holding byte `b` and the offset within it.
+  std::pair<std::string, std::uint64_t> symbol_of(std::uint64_t b) const;
+  /// Throws a `race` fault: `self` (the faulting access) conflicts with `earlier` on byte `b`.
+  [[noreturn]] void race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
+                         const Access& earlier) const;
+  /// How byte and earlier access relate ("... by"), and what follows from it.
+  static std::pair<std::string_view, std::string_view> race_relation(RaceKind k);
+  void on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n);
+  /// Checks a write of `self` (a st, or a copy at issue / when performed) against
+  /// the other accesses. `copy`: the write is a cp.async's.
+  void check_write(const Thread& t, const Access& self, std::uint64_t off, std::uint64_t n,
+                   bool copy, bool own_pending_ok) const;
+  void mark_written(const Access& self, std::uint64_t off, std::uint64_t n);
+  RaceAccess race_access(const Access& a) const { return {a.tid, e_.ops[a.op].line, a.iteration}; }
+
+  // ------------------------------------------------ cta_mbarrier.cpp: mbarriers
+
+  /// The shared offset of the mbarrier operand `a` of `op` (8-aligned, inside shared memory).
+  std::uint64_t mbar_offset(const Thread& t, const ir::Op& op, const ir::Addr& a) const;
+  /// Faults when bytes [off, off+n) touch a valid mbarrier object: PTX allows only mbarrier
+  /// instructions on one (everything else is undefined until mbarrier.inval).
+  void not_an_mbarrier(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n,
+                       std::string_view what) const;
+  /// "`bar`+0 (phase 1 (parity 1), ...)": an object for messages.
+  std::string mbar_text(std::uint64_t off) const;
+  Flow mbarrier_op(Thread& t, const ir::Op& op);
+  Flow mbarrier_step(Thread& t, const ir::Op& op);
+  /// test_wait / try_wait: true when the phase has completed (completing it first when it can);
+  /// otherwise the thread is descheduled and retries when some object's state has changed. When
+  /// nothing else can run, it is resumed once to see `false` (wake_mbarrier_waiters).
+  Flow mbarrier_wait(Thread& t, const ir::Op& op, std::uint64_t off);
+  /// Completes the object's phase if it can (an operation on it would find it complete on a GPU).
+  void settle(std::uint64_t off);
+  /// cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes: queued like a
+  /// cp.async (addresses and bounds checked at issue), performed when its phase completes.
+  void bulk_issue(Thread& t, const ir::Op& op);
+  /// Resumes the threads blocked on a wait: those that blocked before some object changed
+  /// (their phase may be complete now); when there are none, each blocked thread once per state
+  /// of the objects to see its wait return false (a test_wait may return false; a loop that
+  /// only spins blocks again). Returns whether any thread runs again.
+  bool wake_mbarrier_waiters();
+  /// Every live thread is blocked and no wait can succeed: a `deadlock` fault naming `t`.
+  [[noreturn]] void deadlock(const Thread& t) const;
+  /// At the end of the CTA: copies whose mbarrier phase never completed are performed (the
+  /// GPU would perform them eventually), with the exit warning.
+  void flush_async_copies();
+
+  const ir::Entry& e_;
+  const Launch& l_;
+  std::vector<GlobalBuffer>& mem_;
+  const std::vector<std::uint8_t>& params_;
+  const std::vector<std::int32_t>& slot_;
+  std::uint64_t bid_;
+  Dim3 bid_xyz_;
+  SimResult& res_;
+  ExitWarnings& exits_;
+  std::uint64_t max_instructions_;
+  std::uint64_t reserved_begin_; ///< where the reserved shared region starts (simulator.hpp)
+  std::vector<std::uint8_t> smem_;
+  std::vector<ByteState> track_;
+  std::vector<std::uint64_t> regfile_;
+  std::vector<std::uint8_t> frames_;
+  std::vector<std::uint32_t> iterations_;
+  std::vector<Thread> threads_;
+  std::uint32_t phase_ = 0;
+  detail::Mbarriers mb_;
+  std::optional<CtaProfile> prof_; ///< set when the launch is profiled (run --profile)
+};
+
+} // namespace ptxgen::sim::exec

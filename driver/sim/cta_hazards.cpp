@@ -1,0 +1,140 @@
+// The executor's CTA: race tracking over shared bytes (cta.hpp; the rules: simulator.hpp).
+
+#include "driver/sim/cta.hpp"
+#include "emitter/support/unreachable.hpp"
+
+#include <tuple>
+
+namespace ptxgen::sim::exec {
+
+Access Cta::now(const Thread& t, const ir::Op& op) const {
+  auto index = static_cast<std::uint32_t>(&op - e_.ops.data());
+  return {static_cast<std::int32_t>(t.tid), index, t.iterations[slot_[index]], mb_.clock(t.tid)};
+}
+
+bool Cta::ordered(const Access& a, const Access& self) const {
+  return mb_.ordered(static_cast<std::uint32_t>(a.tid), a.clock,
+                     static_cast<std::uint32_t>(self.tid));
+}
+
+bool Cta::both_strong(const Access& a, const Access& b) const {
+  return e_.ops[a.op].strong && e_.ops[b.op].strong;
+}
+
+Access Cta::pending_copy(std::int32_t tid, std::uint64_t b) const {
+  for (const auto& c : threads_[static_cast<std::size_t>(tid)].copies) {
+    if (b >= c.dst && b < c.dst + c.size)
+      return {tid, c.op, c.iteration, c.clock};
+  }
+  unreachable("pending_copy(): a byte marked pending has no pending copy");
+}
+
+std::pair<std::string, std::uint64_t> Cta::symbol_of(std::uint64_t b) const {
+  for (const auto& a : e_.shared) {
+    if (b >= a.offset && (a.is_extern || b < a.offset + a.bytes))
+      return {a.name, b - a.offset};
+  }
+  return {"(padding)", b}; // between arrays: only reachable through a stray address
+}
+
+[[noreturn]] void Cta::race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
+                            const Access& earlier) const {
+  const ir::Op& op = e_.ops[self.op];
+  Fault f = fault_for(FaultKind::race, t, op);
+  Race r;
+  r.kind = k;
+  std::tie(r.symbol, r.offset) = symbol_of(b);
+  r.access = race_access(self);
+  r.other = race_access(earlier);
+  const std::string whose = earlier.tid == self.tid
+                                ? std::string("this thread")
+                                : other(static_cast<std::uint32_t>(earlier.tid));
+  const auto [relation, consequence] = race_relation(k);
+  f.message += ", iteration " + std::to_string(self.iteration) + ": " + std::string(name(k)) +
+               ": byte " + std::to_string(r.offset) + " of shared `" + r.symbol + "` is " +
+               std::string(relation) + " " + whose + " at PTX line " +
+               std::to_string(r.other.ptx_line) + " (iteration " +
+               std::to_string(earlier.iteration) + ")" + std::string(consequence);
+  f.race = std::move(r);
+  throw FaultThrow{std::move(f)};
+}
+
+std::pair<std::string_view, std::string_view> Cta::race_relation(RaceKind k) {
+  switch (k) {
+  case RaceKind::read_before_wait:
+    return {"to be written by an async copy that no wait (wait_group / wait_all, or an "
+            "mbarrier wait on its phase) has completed, issued by",
+            ""};
+  case RaceKind::read_in_flight:
+    return {"the destination of a pending cp.async issued by", ""};
+  case RaceKind::read_after_write:
+    return {"written, with no bar.sync both passed (nor an mbarrier phase ordering them) since, by",
+            ""};
+  case RaceKind::write_after_read:
+    return {"read, with no bar.sync both passed (nor an mbarrier phase ordering them) since, by",
+            "; a refill needs a barrier after the last read"};
+  case RaceKind::write_after_write:
+    return {"also written, with no bar.sync both passed (nor an mbarrier phase ordering them) "
+            "since, by",
+            ""};
+  case RaceKind::pending_copies:
+  case RaceKind::write_in_flight:
+    return {"the destination of a pending cp.async issued by",
+            "; the order of the two writes is undefined"};
+  }
+  unreachable("race_relation(): not a RaceKind value");
+}
+
+void Cta::on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n) {
+  const Access self = now(t, op);
+  for (std::uint64_t b = off; b < off + n; ++b) {
+    ByteState& s = track_[b];
+    if (s.pending == self.tid)
+      race(RaceKind::read_before_wait, t, self, b, pending_copy(s.pending, b));
+    if (s.pending >= 0)
+      race(RaceKind::read_in_flight, t, self, b, pending_copy(s.pending, b));
+    if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
+        !ordered(s.writer, self) && !both_strong(s.writer, self))
+      race(RaceKind::read_after_write, t, self, b, s.writer);
+    if (s.rphase != phase_) {
+      s.reader = self;
+      s.reader2 = Access{};
+      s.rphase = phase_;
+    } else if (s.reader.tid == self.tid) {
+      s.reader = self;
+    } else {
+      s.reader2 = s.reader;
+      s.reader = self;
+    }
+  }
+}
+
+void Cta::check_write(const Thread& t, const Access& self, std::uint64_t off, std::uint64_t n,
+                      bool copy, bool own_pending_ok) const {
+  for (std::uint64_t b = off; b < off + n; ++b) {
+    const ByteState& s = track_[b];
+    if (s.pending >= 0 && !(own_pending_ok && s.pending == self.tid))
+      race(copy ? RaceKind::pending_copies : RaceKind::write_in_flight, t, self, b,
+           pending_copy(s.pending, b));
+    if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
+        !ordered(s.writer, self) && !both_strong(s.writer, self))
+      race(RaceKind::write_after_write, t, self, b, s.writer);
+    if (s.rphase == phase_ && s.reader.tid >= 0) {
+      if (s.reader.tid != self.tid && !ordered(s.reader, self) && !both_strong(s.reader, self))
+        race(RaceKind::write_after_read, t, self, b, s.reader);
+      if (s.reader2.tid >= 0 && s.reader2.tid != self.tid && !ordered(s.reader2, self) &&
+          !both_strong(s.reader2, self))
+        race(RaceKind::write_after_read, t, self, b, s.reader2);
+    }
+  }
+}
+
+void Cta::mark_written(const Access& self, std::uint64_t off, std::uint64_t n) {
+  for (std::uint64_t b = off; b < off + n; ++b) {
+    ByteState& s = track_[b];
+    s.writer = self;
+    s.wphase = phase_;
+  }
+}
+
+} // namespace ptxgen::sim::exec

@@ -1,0 +1,278 @@
+// The executor's CTA: ld / st / atom over the state spaces, the global buffers, and
+// cp.async's issue and completion (cta.hpp).
+
+#include "driver/sim/cta.hpp"
+
+#include <cstring>
+
+namespace ptxgen::sim::exec {
+
+std::int32_t Cta::find_buffer(std::uint64_t addr, std::uint64_t n) const {
+  for (std::size_t k = 0; k < mem_.size(); ++k) {
+    const auto& b = mem_[k];
+    std::uint64_t size = b.bytes != nullptr ? b.bytes->size() : 0;
+    if (addr >= b.address && n <= size && addr - b.address <= size - n)
+      return static_cast<std::int32_t>(k);
+  }
+  return -1;
+}
+
+std::string Cta::buffer_list() const {
+  std::string best;
+  for (const auto& b : mem_) {
+    std::uint64_t size = b.bytes != nullptr ? b.bytes->size() : 0;
+    best += (best.empty() ? "" : ", ") + (b.name.empty() ? std::string("buffer") : b.name) + " [" +
+            hex(b.address) + ", " + hex(b.address + size) + ")";
+  }
+  return best.empty() ? "no global buffers" : "global buffers: " + best;
+}
+
+std::uint8_t* Cta::global_bytes(const Thread& t, const ir::Op& op, std::uint64_t addr,
+                                std::uint64_t n, std::string_view what) const {
+  std::int32_t b = find_buffer(addr, n);
+  if (b < 0)
+    fault_at(FaultKind::illegal_address, t, op,
+             std::string(what) + " of " + std::to_string(n) + " bytes at global address " +
+                 hex(addr) + " lies outside every buffer (" + buffer_list() + ")");
+  return mem_[b].bytes->data() + (addr - mem_[b].address);
+}
+
+void Cta::check_shared(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n,
+                       std::string_view what) const {
+  if (off > smem_.size() || n > smem_.size() - off)
+    fault_at(FaultKind::illegal_address, t, op,
+             std::string(what) + " of " + std::to_string(n) + " bytes at shared address " +
+                 hex(off) + " lies outside shared memory (" + std::to_string(smem_.size()) +
+                 " bytes)");
+}
+
+void Cta::check_align(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint64_t n,
+                      std::string_view what) const {
+  if (n != 0 && addr % n != 0)
+    fault_at(FaultKind::misaligned_address, t, op,
+             std::string(what) + " address " + hex(addr) + " is not aligned to " +
+                 std::to_string(n) + " bytes");
+}
+
+void Cta::profiled(const Thread& t, const ir::Op& op, AccessKind kind, std::uint64_t addr,
+                   std::uint64_t n) {
+  if (!prof_)
+    return;
+  const auto index = static_cast<std::uint32_t>(&op - e_.ops.data());
+  prof_->access(index, op.line, e_.texts[op.text], kind, t.tid, t.iterations[slot_[index]], addr,
+                static_cast<std::uint32_t>(n));
+}
+
+void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
+  std::uint32_t size = op.type.bits / 8u;
+  std::uint64_t total = static_cast<std::uint64_t>(size) * op.vec;
+  std::uint64_t addr = address(t, op.addr);
+  std::uint8_t* bytes = nullptr;
+  const char* what = is_ld ? "load" : "store";
+  if (op.space == ir::Space::param) {
+    bytes = const_cast<std::uint8_t*>(params_.data()) + addr; // offset checked by the parser
+  } else if (op.space == ir::Space::frame) {
+    bytes = t.frame + addr; // offset checked by the parser
+  } else if (op.space == ir::Space::local ||
+             (op.space == ir::Space::generic && addr >= local_window_base &&
+              addr - local_window_base < e_.frame_bytes)) {
+    if (op.space == ir::Space::generic)
+      addr -= local_window_base;
+    check_align(t, op, addr, total, what);
+    if (addr > e_.frame_bytes || total > e_.frame_bytes - addr)
+      fault_at(FaultKind::illegal_address, t, op,
+               std::string(what) + " of " + std::to_string(total) + " bytes at local address " +
+                   hex(addr) + " lies outside the thread's " + std::to_string(e_.frame_bytes) +
+                   " local bytes");
+    bytes = t.frame + addr;
+  } else {
+    check_align(t, op, addr, total, what);
+    bool shared = op.space == ir::Space::shared;
+    if (op.space == ir::Space::generic && addr >= shared_window_base &&
+        addr - shared_window_base < smem_.size()) {
+      shared = true;
+      addr -= shared_window_base;
+    }
+    if (shared) {
+      check_shared(t, op, addr, total, what);
+      not_an_mbarrier(t, op, addr, total, what);
+      profiled(t, op, is_ld ? AccessKind::shared_load : AccessKind::shared_store, addr, total);
+      t.spin_read = is_ld && (op.strong || t.spin_read);
+      if (is_ld) {
+        on_read(t, op, addr, total);
+      } else {
+        const Access self = now(t, op);
+        check_write(t, self, addr, total, false, false);
+        mark_written(self, addr, total);
+      }
+      bytes = smem_.data() + addr;
+    } else {
+      t.spin_read = is_ld && (op.strong || t.spin_read);
+      bytes = global_bytes(t, op, addr, total, what);
+      profiled(t, op, is_ld ? AccessKind::global_load : AccessKind::global_store, addr, total);
+    }
+  }
+  for (std::uint32_t k = 0; k < op.vec; ++k) {
+    std::uint8_t* p = bytes + static_cast<std::size_t>(k) * size;
+    if (is_ld) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, p, size); // little-endian host
+      if (op.type.is_signed)
+        v = static_cast<std::uint64_t>(sext(v, op.type.bits));
+      set(t, op.dst[k], v);
+    } else {
+      std::uint64_t v = raw(t, op.src[k]);
+      std::memcpy(p, &v, size);
+    }
+  }
+}
+
+void Cta::atomic(Thread& t, const ir::Op& op) {
+  const std::uint32_t n = op.type.bits / 8u;
+  std::uint64_t addr = address(t, op.addr);
+  const char* what = op.code == ir::Code::atom ? "atom" : "red";
+  check_align(t, op, addr, n, what);
+  bool shared = op.space == ir::Space::shared;
+  if (op.space == ir::Space::generic && addr >= shared_window_base &&
+      addr - shared_window_base < smem_.size()) {
+    shared = true;
+    addr -= shared_window_base;
+  }
+  std::uint8_t* p = nullptr;
+  if (shared) {
+    check_shared(t, op, addr, n, what);
+    not_an_mbarrier(t, op, addr, n, what);
+    on_read(t, op, addr, n);
+    const Access self = now(t, op);
+    check_write(t, self, addr, n, false, false);
+    mark_written(self, addr, n);
+    p = smem_.data() + addr;
+  } else {
+    p = global_bytes(t, op, addr, n, what);
+  }
+  std::uint64_t old = 0;
+  std::memcpy(&old, p, n); // little-endian host
+  const std::uint64_t v = atomic_result(op.atomic, op.type, old, raw(t, op.src[0]),
+                                        op.atomic == ir::Atomic::cas ? raw(t, op.src[1]) : 0);
+  std::memcpy(p, &v, n);
+  if (op.code == ir::Code::atom)
+    set(t, op.dst[0],
+        op.type.is_signed ? static_cast<std::uint64_t>(sext(old, op.type.bits)) : old);
+  t.spin_read = false;
+}
+
+std::uint64_t Cta::atomic_result(ir::Atomic a, ir::Type ty, std::uint64_t old, std::uint64_t b,
+                                 std::uint64_t c) {
+  const unsigned w = ty.bits;
+  old &= mask(w);
+  b &= mask(w);
+  const bool less = ty.is_signed ? sext(old, w) < sext(b, w) : old < b;
+  std::uint64_t v = 0;
+  switch (a) {
+  case ir::Atomic::add:
+    v = old + b;
+    break;
+  case ir::Atomic::inc:
+    v = old >= b ? 0 : old + 1;
+    break;
+  case ir::Atomic::dec:
+    v = old == 0 || old > b ? b : old - 1;
+    break;
+  case ir::Atomic::cas:
+    v = old == b ? c : old;
+    break;
+  case ir::Atomic::exch:
+    v = b;
+    break;
+  case ir::Atomic::min:
+    v = less ? old : b;
+    break;
+  case ir::Atomic::max:
+    v = less ? b : old;
+    break;
+  case ir::Atomic::and_:
+    v = old & b;
+    break;
+  case ir::Atomic::or_:
+    v = old | b;
+    break;
+  case ir::Atomic::xor_:
+    v = old ^ b;
+    break;
+  }
+  return v & mask(w);
+}
+
+std::uint64_t Cta::convert_address(const Thread& t, const ir::Op& op) const {
+  std::uint64_t v = raw(t, op.src[0]);
+  if (op.space == ir::Space::shared)
+    v = op.to ? v - shared_window_base : v + shared_window_base;
+  if (op.space == ir::Space::local)
+    v = op.to ? v - local_window_base : v + local_window_base;
+  return v;
+}
+
+void Cta::issue(Thread& t, const ir::Op& op) {
+  std::uint64_t dst = address(t, op.addr);
+  std::uint64_t src = address(t, op.addr2);
+  Copy c;
+  c.dst = dst;
+  c.src = src;
+  c.size = op.cp_size;
+  c.src_bytes = op.cp_size;
+  c.group = t.open_group;
+  const Access self = now(t, op);
+  c.op = self.op;
+  c.iteration = self.iteration;
+  c.clock = self.clock;
+  c.seq = t.seq++;
+  if (op.zfill == ir::ZeroFill::src_size) {
+    std::uint64_t s = get(t, op.zval, ir::Type{32, false});
+    if (s > op.cp_size)
+      fault_at(FaultKind::undefined_behavior, t, op,
+               "src-size " + std::to_string(s) + " exceeds cp-size " + std::to_string(op.cp_size) +
+                   " (undefined in PTX)");
+    c.src_bytes = static_cast<std::uint32_t>(s);
+  } else if (op.zfill == ir::ZeroFill::ignore_src) {
+    bool p = (t.regs[op.zval.reg] != 0) != op.zneg;
+    if (p)
+      c.src_bytes = 0; // ignore-src true: the source is neither read nor checked
+  }
+  bool ignored = op.zfill == ir::ZeroFill::ignore_src && c.src_bytes == 0;
+  check_align(t, op, dst, op.cp_size, "cp.async destination");
+  if (!ignored)
+    check_align(t, op, src, op.cp_size, "cp.async source");
+  check_shared(t, op, dst, op.cp_size, "cp.async destination");
+  not_an_mbarrier(t, op, dst, op.cp_size, "cp.async destination");
+  if (c.src_bytes > 0) {
+    global_bytes(t, op, src, c.src_bytes, "cp.async source");
+    c.buffer = find_buffer(src, c.src_bytes);
+  }
+  check_write(t, self, dst, op.cp_size, true, false);
+  profiled(t, op, AccessKind::shared_async, dst, op.cp_size);
+  if (c.src_bytes > 0)
+    profiled(t, op, AccessKind::global_async, src, c.src_bytes);
+  for (std::uint64_t b = dst; b < dst + op.cp_size; ++b)
+    track_[b].pending = static_cast<std::int32_t>(t.tid);
+  t.copies.push_back(c);
+}
+
+void Cta::perform(const Thread& t, const Copy& c) {
+  const Access self{static_cast<std::int32_t>(t.tid), c.op, c.iteration, c.clock};
+  for (std::uint64_t b = c.dst; b < c.dst + c.size; ++b)
+    track_[b].pending = -1;
+  check_write(t, self, c.dst, c.size, true, true);
+  std::uint8_t* d = smem_.data() + c.dst;
+  if (c.src_bytes > 0) {
+    const auto& buf = mem_[static_cast<std::size_t>(c.buffer)];
+    std::memcpy(d, buf.bytes->data() + (c.src - buf.address), c.src_bytes);
+  }
+  std::memset(d + c.src_bytes, 0, c.size - c.src_bytes);
+  mark_written(self, c.dst, c.size);
+}
+
+void Cta::complete(Thread& t, std::uint32_t limit) {
+  perform_if(t, [&](const Copy& c) { return !c.bulk && c.group < limit; });
+}
+
+} // namespace ptxgen::sim::exec
