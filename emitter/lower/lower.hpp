@@ -10,6 +10,7 @@
 #include "emitter/support/result.hpp"
 #include "emitter/tile/kernel.hpp"
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ struct LowerOptions {
   /// Skip the contract and let validator errors through as warnings: only for
   /// showing on a device what the contract prevents (`ptxgen run --unchecked`).
   bool unchecked = false;
+  /// Where the loop form is written as text once the loop passes ran
+  /// (`ptxgen emit --dump-loops`); nowhere when null.
+  std::ostream* dump_loop_form = nullptr;
 };
 
 /// Checks the contract (tile::check_contract), lowers, and validates the
