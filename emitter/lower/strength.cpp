@@ -6,9 +6,21 @@
 
 namespace ptxgen::lower {
 
-namespace {
+using ptx::Binary;
+using ptx::BinaryOp;
+using ptx::CompareOp;
+using ptx::Immediate;
+using ptx::Instruction;
+using ptx::InstructionBody;
+using ptx::Operand;
+using ptx::RegClass;
+using ptx::Register;
+using ptx::RegisterFile;
+using ptx::ScalarType;
+using ptx::Selp;
+using ptx::Setp;
 
-using namespace ptxgen::ptx;
+namespace {
 
 Immediate low32(std::int64_t v) {
   return Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(v))};
