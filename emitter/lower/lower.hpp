@@ -4,7 +4,8 @@
 // Loops are lowered as an expert writes them: invariant values hoisted before
 // the outermost loop they do not depend on, addresses affine in a loop
 // variable advanced per iteration, `x % S` and `x / S` rotating registers (no
-// division in a loop body), `unroll` copies with a remainder.
+// division in a loop body), `unroll` copies with a remainder. Selection builds
+// a loop form that separate passes finish (emitter/lower/loop_form.hpp).
 
 #include "emitter/ptx/module.hpp"
 #include "emitter/support/result.hpp"
