@@ -25,7 +25,10 @@ int run_emit(const std::vector<std::string>& args) {
       "target", po::value(&target)->default_value(driver::emitted_target.str()),
       "PTX target, e.g. sm_80, sm_90a")(
       "ptx-version", po::value(&version),
-      "PTX ISA version X.Y (default: the lowest the target and every feature used allow)");
+      "PTX ISA version X.Y (default: the lowest the target and every feature used allow)")(
+      "dump-loops", "also write each kernel's loop form to standard error: the loops with their "
+                    "plan, induction and rotating registers, preheader and body, as the "
+                    "lowering's passes leave them");
   add_diagnostics_format_option(opts, diag_format);
   std::vector<std::string> specs_in;
   po::variables_map vm;
@@ -33,7 +36,7 @@ int run_emit(const std::vector<std::string>& args) {
     return *status;
   if (vm.count("help")) {
     std::cout << "usage: ptxgen emit SPEC... [-o FILE|-] [--out-dir DIR] [--target sm_XX] "
-                 "[--ptx-version X.Y]\n\n"
+                 "[--ptx-version X.Y] [--dump-loops]\n\n"
                  "Loads each spec, proves its cp.async contract, lowers it and prints the PTX.\n"
                  "One spec goes to standard output unless -o or --out-dir is given; several\n"
                  "need --out-dir. Files are written atomically: a failing spec writes nothing\n"
@@ -55,6 +58,8 @@ int run_emit(const std::vector<std::string>& args) {
   std::string err;
   if (!parse_target_options(target, version, lo, err))
     return usage_error("emit", err);
+  if (vm.count("dump-loops"))
+    lo.dump_loop_form = &std::cerr;
   std::vector<fs::path> specs;
   if (!driver::expand_spec_arguments(specs_in, specs, err))
     return command_error("emit", exit_input, err);

@@ -4,12 +4,14 @@
 // Loops are lowered as an expert writes them: invariant values hoisted before
 // the outermost loop they do not depend on, addresses affine in a loop
 // variable advanced per iteration, `x % S` and `x / S` rotating registers (no
-// division in a loop body), `unroll` copies with a remainder.
+// division in a loop body), `unroll` copies with a remainder. Selection builds
+// a loop form that separate passes finish (emitter/lower/loop_form.hpp).
 
 #include "emitter/ptx/module.hpp"
 #include "emitter/support/result.hpp"
 #include "emitter/tile/kernel.hpp"
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +29,9 @@ struct LowerOptions {
   /// Skip the contract and let validator errors through as warnings: only for
   /// showing on a device what the contract prevents (`ptxgen run --unchecked`).
   bool unchecked = false;
+  /// Where the loop form is written as text once the loop passes ran
+  /// (`ptxgen emit --dump-loops`); nowhere when null.
+  std::ostream* dump_loop_form = nullptr;
 };
 
 /// Checks the contract (tile::check_contract), lowers, and validates the

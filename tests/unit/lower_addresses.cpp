@@ -1,4 +1,4 @@
-// The lowering's address rules (emitter/lower/lower.cpp): constant folding into
+// The lowering's address rules (emitter/lower/select_addresses.cpp): constant folding into
 // [reg+imm], warp/lane recombination into tid, negative coefficients, one mad
 // per atom, per-thread bases and addresses computed once.
 //

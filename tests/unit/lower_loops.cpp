@@ -1,4 +1,4 @@
-// The loop lowering (emitter/lower/lower.cpp, "loops"): what an expert's loop
+// The loop lowering (emitter/lower/select_loops.cpp and the loop passes): what an expert's loop
 // looks like, checked on the PTX of the specs in tests/data/lower_loops/
 // (which sim.lower_loops runs against the reference): nothing invariant and
 // no division inside a loop body, addresses advanced by adds, unroll copies.

@@ -1,4 +1,4 @@
-// The lowering's operand rules (emitter/lower/lower.cpp): guards (pred),
+// The lowering's operand rules (emitter/lower/select_ops.cpp): guards (pred),
 // src-size and ignore-src operand forms, constant pred/ignore-src kept as
 // operands via mov.pred, cache policies (one register per exact policy), the
 // u32 lowering of every expression operator, and the --unchecked diagnostic.

@@ -1,0 +1,50 @@
+// The lowering's driver: the entry's declarations, then every op.
+
+#include "emitter/lower/lowerer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <ostream>
+
+namespace ptxgen::lower::impl {
+
+Module Lowerer::run() {
+  Module m;
+  m.header_comments = o_.header_comments;
+  m.version = o_.version;
+  m.target = o_.target;
+  Entry e;
+  e.name = k_.name;
+  for (const auto& p : kernel_params(k_))
+    e.params.push_back(
+        {p.ptx_name, p.kind == ParamBinding::Kind::u32 ? ScalarType::u32 : ScalarType::u64});
+  if (layout_.dynamic)
+    e.shared.push_back({std::string(dynamic_shared_symbol),
+                        std::max(layout_.align, dynamic_shared_align), 0, SharedKind::dynamic});
+  else
+    for (const auto& s : layout_.entries)
+      e.shared.push_back(
+          {shared_symbol(s.decl->tensor), std::max(s.decl->tensor.align, tile::min_shared_align),
+           static_cast<std::uint64_t>(s.decl->tensor.size_bytes()), SharedKind::fixed});
+  if (!single_thread_cache_hint())
+    e.reqntid = std::array<std::uint32_t, 3>{static_cast<std::uint32_t>(k_.block_dim.x),
+                                             static_cast<std::uint32_t>(k_.block_dim.y),
+                                             static_cast<std::uint32_t>(k_.block_dim.z)};
+  entry_ = &e;
+  form_.kernel = k_.name;
+  lower_ops(0, k_.ops.size());
+  emit(Ret{});
+  hoist_invariants(form_);
+  if (o_.dump_loop_form)
+    *o_.dump_loop_form << dump(form_);
+  e.body = flatten(std::move(form_));
+  m.entries.push_back(std::move(e));
+  return m;
+}
+
+void Lowerer::emit(InstructionBody b, std::optional<Guard> g, std::string comment) {
+  auto& block = loops_.empty() ? form_.items : loops_.back().node->body;
+  block.emplace_back(FormInstruction{Instruction{g, std::move(b), std::move(comment)}, at_});
+}
+
+} // namespace ptxgen::lower::impl

@@ -1,0 +1,104 @@
+// Strength reduction's update code: once per pass of a loop, its counter,
+// induction and rotating registers advance by additions, compares and selects
+// (no multiplication or division in a loop body).
+
+#include "emitter/lower/loop_form.hpp"
+
+namespace ptxgen::lower {
+
+using ptx::Binary;
+using ptx::BinaryOp;
+using ptx::CompareOp;
+using ptx::Immediate;
+using ptx::Instruction;
+using ptx::InstructionBody;
+using ptx::Operand;
+using ptx::RegClass;
+using ptx::Register;
+using ptx::RegisterFile;
+using ptx::ScalarType;
+using ptx::Selp;
+using ptx::Setp;
+
+namespace {
+
+Immediate low32(std::int64_t v) {
+  return Immediate{static_cast<std::int64_t>(static_cast<std::uint32_t>(v))};
+}
+
+/// An immediate delta `mult` times (64-bit, or modulo 2^32); mult is 1 for registers.
+Operand multiplied(const Operand& o, std::int64_t mult, bool wide) {
+  if (mult == 1)
+    return o;
+  const std::int64_t v = std::get<Immediate>(o).value * mult;
+  return wide ? Immediate{v} : low32(v);
+}
+
+bool zero_operand(const Operand& o) {
+  const auto* imm = std::get_if<Immediate>(&o);
+  return imm && imm->value == 0;
+}
+
+void advance_rotating(const Rotating& rot, RegisterFile& regs, std::vector<Instruction>& out) {
+  auto add = [&](InstructionBody b) { out.push_back(Instruction{std::nullopt, std::move(b), {}}); };
+  if (rot.mask) {
+    if (!zero_operand(rot.delta_op)) {
+      add(Binary{BinaryOp::add, ScalarType::u32, rot.r, rot.r, rot.delta_op});
+      add(Binary{BinaryOp::and_, ScalarType::b32, rot.r, rot.r, Immediate{rot.m * rot.s - 1}});
+    }
+    return;
+  }
+  std::optional<Register> wrap;
+  if (!zero_operand(rot.delta_op)) { // else the remainder never changes
+    wrap = regs.make(RegClass::pred);
+    add(Setp{CompareOp::ge, ScalarType::u32, *wrap, rot.r, rot.wrap_at});
+    Register step = regs.make(RegClass::b32);
+    add(Selp{ScalarType::u32, step, rot.wrapped_delta, rot.delta_op, *wrap});
+    add(Binary{BinaryOp::add, ScalarType::u32, rot.r, rot.r, step});
+  }
+  if (!rot.quotient)
+    return;
+  Operand q = rot.quotient_delta;
+  if (wrap) {
+    Register c = regs.make(RegClass::b32);
+    add(Selp{ScalarType::u32, c, rot.quotient_carry, rot.quotient_delta, *wrap});
+    q = c;
+  }
+  if (!zero_operand(q))
+    add(Binary{BinaryOp::add, ScalarType::u32, *rot.quotient, *rot.quotient, q});
+}
+
+/// rot's update for `mult` iterations of a constant growth: the same
+/// register, the deltas of a growth mult times as large.
+Rotating rotating_times(const Rotating& rot, std::int64_t mult) {
+  Rotating r = rot;
+  const std::int64_t astep = *tile::constant_value(*rot.growth) * mult;
+  const std::int64_t d = rot.m * (astep % rot.s), ms = rot.m * rot.s;
+  r.delta_op = Immediate{d};
+  r.wrap_at = Immediate{ms - d};
+  r.wrapped_delta = low32(d - ms);
+  r.quotient_delta = Immediate{astep / rot.s};
+  r.quotient_carry = Immediate{astep / rot.s + 1};
+  return r;
+}
+
+} // namespace
+
+std::vector<Instruction> advance_instructions(const Loop& loop, std::int64_t mult,
+                                              RegisterFile& regs) {
+  std::vector<Instruction> out;
+  out.push_back(Instruction{std::nullopt,
+                            Binary{BinaryOp::add, ScalarType::u32, loop.counter, loop.counter,
+                                   multiplied(loop.step, mult, false)},
+                            {}});
+  for (const auto& iv : loop.inductions)
+    out.push_back(Instruction{std::nullopt,
+                              Binary{BinaryOp::add, iv.type, iv.r, iv.r,
+                                     multiplied(iv.delta, mult, iv.type == ScalarType::s64)},
+                              {}});
+  for (const auto& rot : loop.rotating)
+    advance_rotating(mult == 1 ? rot : rotating_times(rot, mult), regs, out);
+  return out;
+}
+
+} // namespace ptxgen::lower
