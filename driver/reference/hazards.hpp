@@ -101,10 +101,6 @@ public:
   /// `covered`: groups the live wait performed that it would not must stay performed there.
   void close(LiveWait& live, std::int64_t covered);
 
-  /// Adds the runs `o` saw (another part of the launch's CTAs): the result is as if this one
-  /// had seen them too.
-  void merge(const WaitSlack& o);
-
   /// The runs of each op so far.
   const std::vector<std::int64_t>& all_runs() const { return runs_; }
   /// `delta[op]` more runs of each op, which saw what runs seen already saw (a replayed CTA:
@@ -153,9 +149,6 @@ public:
     }
     return f.groups == groups ? nullptr : &f;
   }
-
-  /// The groups of the first iteration of the `for` at `op` that finished; -1: none did.
-  std::int64_t first_groups(std::size_t op) const { return first_[op].groups; }
 
 private:
   std::vector<First> first_;

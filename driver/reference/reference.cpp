@@ -8,16 +8,13 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cstring>
-#include <exception>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <set>
-#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -82,7 +79,6 @@ struct Buffer {
   std::vector<std::int64_t> shape; ///< the tensor's, for the element of a byte in findings
   std::int64_t element_bytes = 1;
   std::vector<std::uint8_t> bytes;
-  bool taken = false; ///< bytes taken from the caller's input (evaluate_reference(&&))
   /// Per byte: 1 when it holds a defined value. A global tensor's starts empty, which means
   /// every byte is defined, and is filled in (put_defined) only when undefined bytes reach it.
   std::vector<std::uint8_t> defined;
@@ -94,33 +90,6 @@ struct Buffer {
   int shift = 0;
 
   std::int64_t granule() const { return std::int64_t{1} << shift; }
-};
-
-/// Thrown in a worker (ReferenceInput::workers) whose CTA writes a 64-byte block of a global
-/// tensor that another worker's CTA wrote: the launch runs one CTA after the other instead.
-struct CtaConflict {};
-
-/// Which worker wrote each 64-byte block of each global tensor (0: none yet), while CTAs run
-/// side by side: a block has one writer, so the workers never write the same bytes.
-struct GlobalOwners {
-  static constexpr int block_shift = 6;
-  std::vector<std::vector<std::atomic<std::int32_t>>> blocks; ///< per global slot
-
-  /// Claims the blocks of `r` for `worker` (from 1); throws CtaConflict when one is another's.
-  void claim(std::size_t index, std::int64_t off, std::int64_t len, std::int32_t worker) {
-    auto& b = blocks[index];
-    const std::int64_t last = (off + len - 1) >> block_shift;
-    for (std::int64_t k = off >> block_shift; k <= last; ++k) {
-      auto& o = b[static_cast<std::size_t>(k)];
-      std::int32_t seen = o.load(std::memory_order_relaxed);
-      if (seen == worker) {
-        continue;
-      }
-      if (seen != 0 || !o.compare_exchange_strong(seen, worker, std::memory_order_relaxed)) {
-        throw CtaConflict{};
-      }
-    }
-  }
 };
 
 /// An op index as the hazard state stores it.
@@ -229,27 +198,8 @@ public:
       index_[{entries_[i].op, entries_[i].id, entries_[i].kind}] = i;
   }
 
-  /// Adds the findings of `o`, which ran after everything this one saw (the next CTAs):
-  /// new ones after these, in their order; the counts of known ones add up.
-  void merge(const Problems& o) {
-    for (const Entry& e : o.entries_) {
-      auto [it, fresh] = index_.try_emplace({e.op, e.id, e.kind}, entries_.size());
-      if (fresh) {
-        entries_.push_back(e);
-      } else if (!entries_[it->second].cause) {
-        entries_[it->second].count += e.count;
-      }
-    }
-  }
-
   /// How many findings (instances) were added so far: unchanged over a run, it found nothing.
   std::uint64_t adds() const { return adds_; }
-
-  /// True when some finding has ID `id`.
-  bool has(DiagId id) const {
-    return std::any_of(entries_.begin(), entries_.end(),
-                       [&](const Entry& e) { return e.id == id; });
-  }
 
   /// Each finding (errors and notes): its ID, its op and its text without the op's name.
   std::vector<ReferenceFinding> findings() const {
@@ -469,19 +419,9 @@ std::string coords_text(const std::vector<std::int64_t>& c) {
 class Evaluator {
 public:
   /// `take`: the caller's input, whose global bytes the launch may take instead of copying
-  /// (nullptr: copy them all): those of every tensor where `take_written`, else only of the
-  /// tensors no op writes (give_back returns them unchanged).
-  Evaluator(const ReferenceInput& in, ReferenceInput* take, bool take_written)
-      : in_(in), k_(*in.kernel), slack_(k_.ops.size()), loop_commits_(k_.ops.size()), take_(take),
-        take_written_(take_written) {}
-
-  /// A worker of `main` (set up): the same tensors, its own CTAs' state and findings, writing
-  /// main's global tensors through `owners` as worker `worker` (from 1).
-  Evaluator(Evaluator& main, GlobalOwners& owners, std::int32_t worker)
-      : in_(main.in_), k_(main.k_), globals_(main.globals_),
-        shared_template_(main.shared_template_), slack_(k_.ops.size()),
-        loop_commits_(k_.ops.size()), slots_(main.slots_), by_name_(main.by_name_),
-        params_(main.params_), owners_(&owners), worker_(worker), replayable_(main.replayable_) {}
+  /// (nullptr: copy them all).
+  Evaluator(const ReferenceInput& in, ReferenceInput* take)
+      : in_(in), k_(*in.kernel), slack_(k_.ops.size()), loop_commits_(k_.ops.size()), take_(take) {}
 
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
@@ -492,76 +432,7 @@ public:
       return output();
     }
     set_up();
-    run_ctas(0, k_.grid, nullptr);
-    return output();
-  }
-
-  /// The launch with CTAs side by side on `workers` threads (worker w runs a contiguous block
-  /// of CTAs with its own findings; they are merged in CTA order, so the output is run()'s);
-  /// nullopt where that cannot be shown: two workers wrote the same 64-byte global block
-  /// (CtaConflict), or their loops committed different numbers of groups (the note names the
-  /// launch's first iteration).
-  std::optional<ReferenceOutput> run_parallel(unsigned workers) {
-    if (!launchable()) {
-      return output();
-    }
-    set_up();
-    GlobalOwners owners;
-    for (const Buffer& g : *globals_) {
-      owners.blocks.emplace_back((g.bytes.size() >> GlobalOwners::block_shift) + 1);
-    }
-    workers = static_cast<unsigned>(std::min<std::int64_t>(workers, k_.grid));
-    std::vector<std::unique_ptr<Evaluator>> part;
-    for (unsigned w = 0; w < workers; ++w) {
-      part.push_back(std::make_unique<Evaluator>(*this, owners, static_cast<std::int32_t>(w + 1)));
-    }
-    std::atomic<bool> stop{false};
-    std::vector<std::exception_ptr> failed(workers);
-    std::vector<std::thread> threads;
-    for (unsigned w = 0; w < workers; ++w) {
-      threads.emplace_back([&, w] {
-        try {
-          part[w]->run_ctas(k_.grid * w / workers, k_.grid * (w + 1) / workers, &stop);
-        } catch (...) {
-          failed[w] = std::current_exception();
-          stop = true;
-        }
-      });
-    }
-    for (std::thread& t : threads) {
-      t.join();
-    }
-    for (const std::exception_ptr& e : failed) {
-      if (!e) {
-        continue;
-      }
-      try {
-        std::rethrow_exception(e);
-      } catch (const CtaConflict&) {
-        return std::nullopt;
-      }
-    }
-    for (std::size_t op = 0; op < k_.ops.size(); ++op) {
-      if (!std::holds_alternative<tile::ForOp>(k_.ops[op].body)) {
-        continue;
-      }
-      std::int64_t first = -1;
-      for (const auto& p : part) {
-        const std::int64_t g = p->loop_commits_.first_groups(op);
-        if (g >= 0 && first >= 0 && g != first) {
-          return std::nullopt;
-        }
-        first = first >= 0 ? first : g;
-      }
-    }
-    for (const auto& p : part) {
-      if (p->problems_.has(DiagId::check_loop_commit_count)) {
-        return std::nullopt;
-      }
-      problems_.merge(p->problems_);
-      slack_.merge(p->slack_);
-      replayed_ += p->replayed_;
-    }
+    run_ctas();
     return output();
   }
 
@@ -590,21 +461,6 @@ public:
                        [&](const tile::Tensor* t) { return written.count(t) != 0; });
   }
 
-  /// The bytes of the kernel's global tensors.
-  std::size_t global_bytes() const {
-    std::size_t n = 0;
-    for (const auto& decl : k_.tensors) {
-      if (decl->tensor.space == tile::Space::global) {
-        std::size_t count = naive_dtype_bytes(decl->tensor.dtype);
-        for (auto s : decl->tensor.shape) {
-          count *= s < 0 ? 0 : static_cast<std::size_t>(s);
-        }
-        n += count;
-      }
-    }
-    return n;
-  }
-
 private:
   /// False (with the problem) for an empty launch.
   bool launchable() {
@@ -617,15 +473,12 @@ private:
     return false;
   }
 
-  /// CTAs first .. last - 1 (until `stop`, when given, is set). CTAs are independent: each
-  /// runs the ops on its own, in order, its threads in lockstep op by op; a `for` repeats the
-  /// ops up to its `end`. One CTA's state (shared tensors, threads) at a time.
+  /// Every CTA, one after the other. CTAs are independent: each runs the ops on its own, in
+  /// order, its threads in lockstep op by op; a `for` repeats the ops up to its `end`. One
+  /// CTA's state (shared tensors, threads) at a time.
   /// A CTA is replayed (replay_cta) where it can be, else runs with every check (run_cta).
-  void run_ctas(std::int64_t first, std::int64_t last, const std::atomic<bool>* stop) {
-    for (cta_ = first; cta_ < last; ++cta_) {
-      if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
-        return;
-      }
+  void run_ctas() {
+    for (cta_ = 0; cta_ < k_.grid; ++cta_) {
       if (recorded_ && replay_cta()) {
         slack_.add_runs(recorded_runs_);
         ++replayed_;
@@ -673,7 +526,7 @@ private:
   ReferenceOutput output() {
     ReferenceOutput out;
     report_loose_waits();
-    for (Buffer& g : *globals_) {
+    for (Buffer& g : globals_) {
       out.global[g.name] = std::move(g.bytes);
       // Empty when every byte is defined, whatever path (row or element) got it there.
       if (!g.defined.empty() && std::memchr(g.defined.data(), 0, g.defined.size()) == nullptr) {
@@ -684,14 +537,6 @@ private:
     finish(out);
     out.replayed = replayed_;
     return out;
-  }
-
-  /// Before bytes of run `r` of `b` are written: a global block another worker wrote means the
-  /// CTAs cannot run side by side (CtaConflict).
-  void claim(const Buffer& b, Run r) {
-    if (owners_ != nullptr && !b.shared && r.len > 0) {
-      owners_->claim(b.index, r.off, r.len, worker_);
-    }
   }
 
   /// At the end of the kernel: reports the thread's copies still pending (as a missing
@@ -804,9 +649,8 @@ private:
                         "no initial bytes for a global tensor",
                         [&] { return "'" + t.name + "' starts as zeros"; });
           b.bytes.assign(size, 0);
-        } else if (it->second.size() == size && may_take(t)) {
+        } else if (it->second.size() == size && take_ != nullptr) {
           b.bytes = std::move(take_->global.at(t.name));
-          b.taken = true;
         } else {
           b.bytes = it->second;
           if (b.bytes.size() != size) {
@@ -818,10 +662,10 @@ private:
             b.bytes.resize(size, 0);
           }
         }
-        b.index = globals_->size(); // b.defined stays empty: all defined
-        slots_[&t] = {false, globals_->size()};
-        by_name_[t.name] = {false, globals_->size()};
-        globals_->push_back(std::move(b));
+        b.index = globals_.size(); // b.defined stays empty: all defined
+        slots_[&t] = {false, globals_.size()};
+        by_name_[t.name] = {false, globals_.size()};
+        globals_.push_back(std::move(b));
       } else {
         b.shared = true;
         b.bytes.assign(size, 0);
@@ -840,42 +684,6 @@ private:
     replayable_ = replayable();
   }
 
-  /// True when global tensor t's initial bytes may be taken from the caller (take_).
-  bool may_take(const tile::Tensor& t) const {
-    if (take_ == nullptr) {
-      return false;
-    }
-    if (take_written_) {
-      return true;
-    }
-    auto writes = [&](const tile::Located<tile::View>& v) {
-      return v.value.tensor == &t || (v.value.tensor != nullptr && v.value.tensor->name == t.name);
-    };
-    return std::none_of(k_.ops.begin(), k_.ops.end(), [&](const tile::Op& op) {
-      if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
-        return writes(a->dst);
-      }
-      if (const auto* c = std::get_if<tile::CopyOp>(&op.body)) {
-        return writes(c->dst);
-      }
-      const auto* f = std::get_if<tile::FillOp>(&op.body);
-      return f != nullptr && writes(f->dst);
-    });
-  }
-
-public:
-  /// Returns the bytes taken from the caller (tensors no op writes: unchanged) before the
-  /// launch starts again one CTA after the other.
-  void give_back() {
-    for (Buffer& g : *globals_) {
-      if (g.taken) {
-        take_->global.at(g.name) = std::move(g.bytes);
-        g.taken = false;
-      }
-    }
-  }
-
-private:
   tile::ExprEnv env(std::int64_t bid, std::int64_t tid) const {
     tile::ExprEnv e;
     e.tid = tid;
@@ -963,7 +771,7 @@ private:
     return std::nullopt;
   }
 
-  Buffer& buffer(Slot s, Cta& cta) { return s.shared ? cta.shared[s.index] : (*globals_)[s.index]; }
+  Buffer& buffer(Slot s, Cta& cta) { return s.shared ? cta.shared[s.index] : (globals_)[s.index]; }
 
   /// Prepares a view for an op; records a problem and returns false when it cannot be used.
   bool prepare(std::size_t op, const tile::Located<tile::View>& v, const char* role) {
@@ -1392,8 +1200,7 @@ private:
 
   /// Sets the definedness of `len` bytes of `db` from `off` to `src` (nullptr: all defined).
   /// A global tensor's (empty: all defined) is filled in when the first undefined byte reaches
-  /// it; in a worker that throws CtaConflict instead (the workers share the global tensors),
-  /// so the launch runs one CTA after the other.
+  /// it.
   void put_defined(Buffer& db, std::int64_t off, const std::uint8_t* src, std::int64_t len) {
     if (!db.defined.empty()) {
       if (src == nullptr) {
@@ -1405,9 +1212,6 @@ private:
     }
     if (src == nullptr || std::memchr(src, 0, len) == nullptr) {
       return;
-    }
-    if (owners_ != nullptr) {
-      throw CtaConflict{};
     }
     db.defined.assign(db.bytes.size(), 1);
     std::memmove(&db.defined[off], src, len);
@@ -1476,7 +1280,6 @@ private:
       if (landed && c.dst->shared) {
         ref::WaitSlack::performed(ts.live, c.group);
       }
-      c.dst_runs.each([&](Run r) { claim(*c.dst, r); });
       move_bytes(*c.dst, c.dst_runs, *c.src, c.src_runs, c.read_bytes);
       c.dst_runs.each([&](Run r) {
         if (!c.dst->shared) {
@@ -2142,7 +1945,6 @@ private:
       const std::optional<Fast> fast = form(view, e);
       // Byte k of the thread's view (k counts from `element`'s first byte) gets pattern[k % size].
       auto store = [&](Run r, std::int64_t k) {
-        claim(b, r);
         put_pattern(b, r, k, f.pattern);
         put_defined(b, r.off, nullptr, r.len);
         write_run(op, cta, bid, tid, b, r, 0);
@@ -2241,7 +2043,6 @@ private:
         });
         std::size_t at = 0;
         dO.each([&](Run r) {
-          claim(db, r);
           std::memcpy(&db.bytes[r.off], &value[at], r.len);
           put_defined(db, r.off, &defined[at], r.len);
           at += r.len;
@@ -2257,7 +2058,6 @@ private:
           read_run(op, cta, bid, tid, sb, *sr, eb, [&](std::int64_t from, std::int64_t len) {
             moot.push_back({from, len});
           });
-          claim(db, *dr);
           std::memcpy(&db.bytes[dr->off], &sb.bytes[sr->off], dr->len);
           put_defined(db, dr->off, defined_at(sb, sr->off), dr->len);
           for (const Run& m : moot) {
@@ -2583,7 +2383,6 @@ private:
     const Points* points = nullptr; // the rows' offsets (op_points)
     const bool sshared = sb.shared;
     const bool dshared = db.shared;
-    const bool claims = owners_ != nullptr && !dshared;
     // A replayed row's bytes are defined: the recorded CTA stored no undefined byte into a
     // global tensor (a shared tensor's definedness is not kept).
     std::uint8_t* const defined = dshared || db.defined.empty() ? nullptr : db.defined.data();
@@ -2598,9 +2397,6 @@ private:
       points = &op_points(op, shape, 0, rank == 0 ? 0 : rank - 1, *dview.skeleton, *sview.skeleton);
     }
     auto move_row = [&](std::int64_t d, std::int64_t s) {
-      if (claims) {
-        claim(db, {d, len});
-      }
       copy_bytes(dst + d, src + s, len);
       if (defines) {
         std::memset(defined + d, 1, static_cast<std::size_t>(len));
@@ -2680,7 +2476,6 @@ private:
           (b.shared && !trace_.match(ref::CtaTrace::Kind::write, index, tid, d, len))) {
         return false;
       }
-      claim(b, {d, len});
       put_pattern(b, {d, len}, k, f.pattern);
       defined_again(b, {d, len});
       k += len;
@@ -2730,10 +2525,9 @@ private:
 
   const ReferenceInput& in_;
   const tile::Kernel& k_;
-  std::vector<Buffer> own_globals_;              ///< the global tensors (a worker: none)
-  std::vector<Buffer>* globals_ = &own_globals_; ///< where they are: main's in a worker
-  std::vector<Buffer> shared_template_;          ///< each shared tensor as a CTA starts
-  Cta cta_state_;                                ///< the CTA being run
+  std::vector<Buffer> globals_;         ///< the global tensors
+  std::vector<Buffer> shared_template_; ///< each shared tensor as a CTA starts
+  Cta cta_state_;                       ///< the CTA being run
   ref::WaitSlack slack_;
   ref::LoopCommits loop_commits_;
   std::map<const tile::Tensor*, Slot> slots_;
@@ -2744,8 +2538,6 @@ private:
   std::map<std::string, std::int64_t, std::less<>> loop_values_; ///< the live loop variables
   std::vector<ActiveLoop> active_;                               ///< innermost last
   std::map<const tile::View*, ViewInfo> views_;
-  GlobalOwners* owners_ = nullptr; ///< CTAs side by side: who wrote which global block
-  std::int32_t worker_ = 0;        ///< this worker's number in owners_ (from 1)
   Problems problems_;
   bool replayable_ = false;                     ///< replayable(), at set_up
   ref::CtaTrace trace_;                         ///< the recorded CTA's, or the one being replayed
@@ -2755,15 +2547,14 @@ private:
   std::vector<std::unique_ptr<Points>> points_; ///< per op, op_points
   std::vector<std::pair<std::int64_t, std::int64_t>> firsts_; ///< replay_alike's threads'
   ReferenceInput* take_ = nullptr;                            ///< whose global bytes may be taken
-  bool take_written_ = false; ///< also those of tensors the ops write
 };
 
 } // namespace
 
 namespace {
 
-/// The launch: CTAs side by side where that gives the same output, else one after the other.
-/// `take`: where the caller's global bytes may be taken instead of copied (nullptr: none).
+/// The launch. `take`: where the caller's global bytes may be taken instead of copied
+/// (nullptr: none).
 ReferenceOutput launch(const ReferenceInput& in, ReferenceInput* take) {
   if (in.kernel == nullptr) {
     ReferenceOutput out;
@@ -2773,25 +2564,7 @@ ReferenceOutput launch(const ReferenceInput& in, ReferenceInput* take) {
         {DiagId::check_no_kernel, ReferenceOutput::kernel_problem, "no kernel given"});
     return out;
   }
-  const unsigned workers =
-      in.workers != 0 ? in.workers : std::max(1u, std::thread::hardware_concurrency());
-  if (workers > 1 && in.kernel->grid > 1 &&
-      (take == nullptr || workers >= in.taken_parallel_min_workers)) {
-    // The tensors the ops write are copied: where the CTAs turn out to meet, the launch
-    // starts again one after the other from the initial bytes.
-    Evaluator ev(in, take, false);
-    const std::size_t min_bytes =
-        take == nullptr ? in.parallel_min_bytes
-                        : std::max(in.parallel_min_bytes, in.taken_parallel_min_bytes);
-    if (!ev.ctas_may_meet() && ev.global_bytes() >= min_bytes) {
-      if (auto out = ev.run_parallel(workers)) {
-        out->workers = std::min<unsigned>(workers, static_cast<unsigned>(in.kernel->grid));
-        return std::move(*out);
-      }
-      ev.give_back();
-    }
-  }
-  Evaluator ev(in, take, true);
+  Evaluator ev(in, take);
   return ev.run();
 }
 
