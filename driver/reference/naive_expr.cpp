@@ -31,7 +31,7 @@ Wide magnitude(Wide v) {
   return v < 0 ? -v : v;
 }
 
-Wide power_of_two(Wide k) {
+Wide two_to_the(Wide k) {
   Wide p = 1;
   for (Wide i = 0; i < k; ++i) {
     p *= 2;
@@ -118,7 +118,7 @@ constexpr OpRule rule_shl() {
     if (!shift_in_range(k)) {
       return std::nullopt;
     }
-    return a * power_of_two(k);
+    return a * two_to_the(k);
   });
 }
 // floor(a / 2^k): for a negative a, minus the ceiling of |a| / 2^k.
@@ -127,7 +127,7 @@ constexpr OpRule rule_shr() {
     if (!shift_in_range(k)) {
       return std::nullopt;
     }
-    const Wide p = power_of_two(k);
+    const Wide p = two_to_the(k);
     if (a >= 0) {
       return a / p;
     }
