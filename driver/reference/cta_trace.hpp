@@ -1,7 +1,7 @@
 #pragma once
 // What one CTA's run did that the reference's ordering checks see, in order: the ops it ran,
 // and each access to a shared tensor (the issue of a copy into it, a read, a store) with its
-// thread and bytes. Everything the ordering checks decide (reference.cpp: issue, read_run,
+// thread and bytes. Everything the ordering checks decide (evaluator.hpp: issue, read_run,
 // write_run, perform, the notes about waits) is a function of this sequence: the groups and
 // waits come from the ops, the granules from the accesses. A CTA whose sequence equals that
 // of an earlier CTA that ran with every check and found nothing would find nothing either, so

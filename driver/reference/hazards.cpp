@@ -99,15 +99,6 @@ void WaitSlack::close(LiveWait& live, std::int64_t covered) {
   live = LiveWait{};
 }
 
-void WaitSlack::merge(const WaitSlack& o) {
-  for (std::size_t op = 0; op < best_.size(); ++op) {
-    best_[op] = std::min(best_[op], o.best_[op]);
-    runs_[op] += o.runs_[op];
-    most_open_[op] = std::max(most_open_[op], o.most_open_[op]);
-    worked_[op] = static_cast<char>(worked_[op] | o.worked_[op]);
-  }
-}
-
 void WaitSlack::add_runs(const std::vector<std::int64_t>& delta) {
   for (std::size_t op = 0; op < runs_.size() && op < delta.size(); ++op) {
     runs_[op] += delta[op];

@@ -1,5 +1,5 @@
 #pragma once
-// The reference's hazard bookkeeping (driver/reference/reference.cpp runs the ops and asks
+// The reference's hazard bookkeeping (driver/reference/evaluator.hpp runs the ops and asks
 // these questions): per shared byte (granule), who may still write it (pending copies), who wrote
 // and who read it in the current barrier phase, and which thread's wait_group landed it; per
 // thread, the wait_group it ran last; per wait_group op, the largest count that would still
@@ -8,7 +8,7 @@
 // Every vector holds one entry per granule of one shared tensor of the CTA being run (flat,
 // no maps: a pipeline runs these checks on every byte of every iteration). A granule is
 // 2^k bytes that every access covers whole or not at all, so its bytes share one state
-// (reference.cpp: Buffer::shift; the naive path has granules of one byte). The offsets
+// (ref_state.hpp: Buffer::shift; the naive path has granules of one byte). The offsets
 // below (`off`) index granules.
 //
 // The spec language has no conditional ops: every thread of a CTA runs the same ops, so
@@ -101,14 +101,10 @@ public:
   /// `covered`: groups the live wait performed that it would not must stay performed there.
   void close(LiveWait& live, std::int64_t covered);
 
-  /// Adds the runs `o` saw (another part of the launch's CTAs): the result is as if this one
-  /// had seen them too.
-  void merge(const WaitSlack& o);
-
   /// The runs of each op so far.
   const std::vector<std::int64_t>& all_runs() const { return runs_; }
   /// `delta[op]` more runs of each op, which saw what runs seen already saw (a replayed CTA:
-  /// reference.cpp): the largest counts that would do, the groups and `worked` stay.
+  /// evaluator_replay.cpp): the largest counts that would do, the groups and `worked` stay.
   void add_runs(const std::vector<std::int64_t>& delta);
 
   /// Times the op ran (over all threads), and the largest count that would have done
@@ -153,9 +149,6 @@ public:
     }
     return f.groups == groups ? nullptr : &f;
   }
-
-  /// The groups of the first iteration of the `for` at `op` that finished; -1: none did.
-  std::int64_t first_groups(std::size_t op) const { return first_[op].groups; }
 
 private:
   std::vector<First> first_;

@@ -4,77 +4,202 @@
 
 #include <array>
 #include <limits>
+#include <map>
 #include <variant>
 
 namespace ptxgen::driver {
 namespace {
 
-std::int64_t wrap(std::uint64_t v) {
-  return static_cast<std::int64_t>(v);
-}
-std::uint64_t bits(std::int64_t v) {
-  return static_cast<std::uint64_t>(v);
+// Each operator is defined here from its mathematical meaning: the exact result over 128-bit
+// integers (which hold any sum, difference, product or 2^k multiple of two int64 values),
+// then cut to the low 64 bits, two's complement, as the 64-bit register the lowering writes
+// keeps them. Written apart from tile::evaluate, which checks each operation instead, so the
+// two agree wherever neither overflows and a mistake in one shows up against the other.
+__extension__ typedef __int128 Wide;
+__extension__ typedef unsigned __int128 WideBits;
+using Exact = std::optional<Wide>;
+
+constexpr Wide kInt64Low = std::numeric_limits<std::int64_t>::min();
+constexpr Wide kInt64High = std::numeric_limits<std::int64_t>::max();
+
+std::int64_t low_64_bits(Wide v) {
+  const auto bits = static_cast<std::uint64_t>(static_cast<WideBits>(v));
+  return static_cast<std::int64_t>(bits);
 }
 
-std::optional<std::int64_t> binary(tile::ExprOp op, std::int64_t a, std::int64_t b) {
-  using tile::ExprOp;
-  switch (op) {
-  case ExprOp::add:
-    return wrap(bits(a) + bits(b));
-  case ExprOp::sub:
-    return wrap(bits(a) - bits(b));
-  case ExprOp::mul:
-    return wrap(bits(a) * bits(b));
-  case ExprOp::div:
-  case ExprOp::rem:
-    if (b == 0 || (a == std::numeric_limits<std::int64_t>::min() && b == -1)) {
-      return std::nullopt;
-    }
-    return op == ExprOp::div ? a / b : a % b;
-  case ExprOp::shl:
-  case ExprOp::shr:
-    if (b < 0 || b > 63) {
-      return std::nullopt;
-    }
-    return op == ExprOp::shl ? wrap(bits(a) << b) : a >> b;
-  case ExprOp::bit_and:
-    return a & b;
-  case ExprOp::bit_or:
-    return a | b;
-  case ExprOp::bit_xor:
-    return a ^ b;
-  case ExprOp::min:
-    if (a < b) {
-      return a;
-    }
-    return b;
-  case ExprOp::max:
-    if (a > b) {
-      return a;
-    }
-    return b;
-  case ExprOp::lt:
-    return a < b ? 1 : 0;
-  case ExprOp::le:
-    return a <= b ? 1 : 0;
-  case ExprOp::gt:
-    return a > b ? 1 : 0;
-  case ExprOp::ge:
-    return a >= b ? 1 : 0;
-  case ExprOp::eq:
-    return a == b ? 1 : 0;
-  case ExprOp::ne:
-    return a != b ? 1 : 0;
-  case ExprOp::logical_and:
-    return (a != 0 && b != 0) ? 1 : 0;
-  case ExprOp::logical_or:
-    return (a != 0 || b != 0) ? 1 : 0;
-  case ExprOp::none:
-  case ExprOp::logical_not:
-  case ExprOp::neg:
+Wide magnitude(Wide v) {
+  return v < 0 ? -v : v;
+}
+
+Wide two_to_the(Wide k) {
+  Wide p = 1;
+  for (Wide i = 0; i < k; ++i) {
+    p *= 2;
+  }
+  return p;
+}
+
+// C's quotient, rounded toward zero: the quotient of the magnitudes, negated when the signs
+// differ. None for a zero divisor or a quotient outside int64 (INT64_MIN / -1); the
+// remainder is defined through this quotient, so it has no value there either.
+Exact toward_zero_quotient(Wide a, Wide b) {
+  if (b == 0) {
     return std::nullopt;
   }
-  unreachable("naive_expr: not an ExprOp value");
+  const Wide q = magnitude(a) / magnitude(b);
+  const Wide signed_q = (a < 0) == (b < 0) ? q : -q;
+  if (signed_q < kInt64Low || signed_q > kInt64High) {
+    return std::nullopt;
+  }
+  return signed_q;
+}
+
+bool shift_in_range(Wide k) {
+  return k >= 0 && k <= 63;
+}
+
+// The 64-bit two's complement patterns of a and b combined bit by bit.
+template <class Combine>
+Wide bitwise(Wide a, Wide b, Combine combine) {
+  const auto x = static_cast<std::uint64_t>(static_cast<WideBits>(a));
+  const auto y = static_cast<std::uint64_t>(static_cast<WideBits>(b));
+  return static_cast<std::int64_t>(combine(x, y));
+}
+
+Wide truth(bool holds) {
+  return holds ? 1 : 0;
+}
+
+// What a && or || already knows from its left operand alone.
+enum class ShortCircuit : std::uint8_t { never, zero_when_left_false, one_when_left_true };
+
+// One operator's meaning: how many operands it takes (0: not an operator) and its exact result.
+struct OpRule {
+  int arity = 0;
+  Exact (*exact)(Wide a, Wide b) = nullptr;
+  ShortCircuit short_circuit = ShortCircuit::never;
+};
+
+constexpr OpRule unary_rule(Exact (*f)(Wide, Wide)) {
+  return {1, f, ShortCircuit::never};
+}
+constexpr OpRule binary_rule(Exact (*f)(Wide, Wide), ShortCircuit sc = ShortCircuit::never) {
+  return {2, f, sc};
+}
+
+// One function per line of expr_ops.def, named after its id: a new operator without its
+// meaning here fails to compile the table below.
+constexpr OpRule rule_none() {
+  return {};
+}
+constexpr OpRule rule_add() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return a + b; });
+}
+constexpr OpRule rule_sub() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return a - b; });
+}
+constexpr OpRule rule_mul() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return a * b; });
+}
+constexpr OpRule rule_div() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return toward_zero_quotient(a, b); });
+}
+constexpr OpRule rule_rem() {
+  return binary_rule([](Wide a, Wide b) -> Exact {
+    const Exact q = toward_zero_quotient(a, b);
+    if (!q) {
+      return std::nullopt;
+    }
+    return a - *q * b;
+  });
+}
+constexpr OpRule rule_shl() {
+  return binary_rule([](Wide a, Wide k) -> Exact {
+    if (!shift_in_range(k)) {
+      return std::nullopt;
+    }
+    return a * two_to_the(k);
+  });
+}
+// floor(a / 2^k): for a negative a, minus the ceiling of |a| / 2^k.
+constexpr OpRule rule_shr() {
+  return binary_rule([](Wide a, Wide k) -> Exact {
+    if (!shift_in_range(k)) {
+      return std::nullopt;
+    }
+    const Wide p = two_to_the(k);
+    if (a >= 0) {
+      return a / p;
+    }
+    return -((-a + p - 1) / p);
+  });
+}
+constexpr OpRule rule_bit_and() {
+  return binary_rule([](Wide a, Wide b) -> Exact {
+    return bitwise(a, b, [](std::uint64_t x, std::uint64_t y) { return x & y; });
+  });
+}
+constexpr OpRule rule_bit_or() {
+  return binary_rule([](Wide a, Wide b) -> Exact {
+    return bitwise(a, b, [](std::uint64_t x, std::uint64_t y) { return x | y; });
+  });
+}
+constexpr OpRule rule_bit_xor() {
+  return binary_rule([](Wide a, Wide b) -> Exact {
+    return bitwise(a, b, [](std::uint64_t x, std::uint64_t y) { return x ^ y; });
+  });
+}
+constexpr OpRule rule_min() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return b < a ? b : a; });
+}
+constexpr OpRule rule_max() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return b > a ? b : a; });
+}
+constexpr OpRule rule_lt() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return truth(a < b); });
+}
+constexpr OpRule rule_le() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return truth(!(b < a)); });
+}
+constexpr OpRule rule_gt() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return truth(b < a); });
+}
+constexpr OpRule rule_ge() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return truth(!(a < b)); });
+}
+constexpr OpRule rule_eq() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return truth(a == b); });
+}
+constexpr OpRule rule_ne() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return truth(a != b); });
+}
+constexpr OpRule rule_logical_and() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return truth(a != 0 && b != 0); },
+                     ShortCircuit::zero_when_left_false);
+}
+constexpr OpRule rule_logical_or() {
+  return binary_rule([](Wide a, Wide b) -> Exact { return truth(a != 0 || b != 0); },
+                     ShortCircuit::one_when_left_true);
+}
+constexpr OpRule rule_logical_not() {
+  return unary_rule([](Wide a, Wide) -> Exact { return truth(a == 0); });
+}
+constexpr OpRule rule_neg() {
+  return unary_rule([](Wide a, Wide) -> Exact { return -a; });
+}
+
+constexpr OpRule kOpRules[] = {
+#define PTXGEN_EXPR_OP(id, spelling, precedence, flags, negated, swapped) rule_##id(),
+#include "emitter/tile/expr_ops.def"
+#undef PTXGEN_EXPR_OP
+};
+
+const OpRule& rule_of(tile::ExprOp op) {
+  const auto i = static_cast<std::size_t>(op);
+  if (i >= std::size(kOpRules)) {
+    unreachable("naive_expr: not an ExprOp value");
+  }
+  return kOpRules[i];
 }
 
 // The coordinates of a linear index in a launch extent, x fastest.
@@ -128,127 +253,148 @@ std::optional<std::int64_t> naive_special(tile::Special s, const tile::ExprEnv& 
   unreachable("naive_expr: not a Special value");
 }
 
-} // namespace
-
-std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::ExprEnv& env) {
-  using tile::ExprKind;
-  auto arg = [&](std::size_t i) -> std::optional<std::int64_t> {
-    if (i >= e.args.size() || !e.args[i]) {
-      return std::nullopt;
-    }
-    return naive_evaluate(*e.args[i], env);
-  };
-  switch (e.kind) {
-  case ExprKind::constant:
-    return e.value;
-  case ExprKind::tid:
-    return env.tid;
-  case ExprKind::warp:
-    return env.tid / 32;
-  case ExprKind::lane:
-    return env.tid % 32;
-  case ExprKind::bid:
-    return env.bid;
-  case ExprKind::param: {
-    auto it = env.params.find(e.name);
-    if (it == env.params.end()) {
-      return std::nullopt;
-    }
-    return it->second;
-  }
-  case ExprKind::axis: {
-    auto it = env.axes.find(e.name);
-    if (it == env.axes.end()) {
-      return std::nullopt;
-    }
-    return it->second;
-  }
-  case ExprKind::loop: {
-    auto it = env.loops.find(e.name);
-    if (it == env.loops.end()) {
-      return std::nullopt;
-    }
-    return it->second;
-  }
-  case ExprKind::special:
-    return naive_special(e.special, env);
-  case ExprKind::unary: {
-    auto a = arg(0);
-    if (!a) {
-      return std::nullopt;
-    }
-    if (e.op == tile::ExprOp::logical_not) {
-      return *a == 0 ? 1 : 0;
-    }
-    if (e.op == tile::ExprOp::neg) {
-      return wrap(0 - bits(*a));
-    }
+std::optional<std::int64_t> named_value(const std::map<std::string, std::int64_t, std::less<>>& m,
+                                        const std::string& name) {
+  const auto it = m.find(name);
+  if (it == m.end()) {
     return std::nullopt;
   }
-  case ExprKind::binary: {
-    auto a = arg(0);
-    if (!a) {
-      return std::nullopt;
-    }
-    // && and || short-circuit as in C, like `c ? a : b` evaluates one arm.
-    if (e.op == tile::ExprOp::logical_and && *a == 0) {
-      return 0;
-    }
-    if (e.op == tile::ExprOp::logical_or && *a != 0) {
-      return 1;
-    }
-    auto b = arg(1);
-    if (!b) {
-      return std::nullopt;
-    }
-    return binary(e.op, *a, *b);
-  }
-  case ExprKind::select: {
-    auto c = arg(0);
-    if (!c) {
-      return std::nullopt;
-    }
-    return *c != 0 ? arg(1) : arg(2);
-  }
+  return it->second;
+}
+
+// The value of a node that is not an operator application.
+std::optional<std::int64_t> leaf_value(const tile::Expr& e, const tile::ExprEnv& env) {
+  switch (e.kind) {
+  case tile::ExprKind::param:
+    return named_value(env.params, e.name);
+  case tile::ExprKind::axis:
+    return named_value(env.axes, e.name);
+  case tile::ExprKind::loop:
+    return named_value(env.loops, e.name);
+  case tile::ExprKind::special:
+    return naive_special(e.special, env);
+  case tile::ExprKind::constant:
+    return e.value;
+  case tile::ExprKind::bid:
+    return env.bid;
+  case tile::ExprKind::tid:
+    return env.tid;
+  case tile::ExprKind::warp:
+    return env.tid / 32;
+  case tile::ExprKind::lane:
+    return env.tid - 32 * (env.tid / 32);
+  case tile::ExprKind::unary:
+  case tile::ExprKind::binary:
+  case tile::ExprKind::select:
+    return std::nullopt; // operator nodes: naive_evaluate applies them
   }
   unreachable("naive_expr: not an ExprKind value");
 }
 
-NaiveDependence naive_dependence(const tile::Expr& e) {
+std::optional<std::int64_t> operand(const tile::Expr& e, std::size_t i, const tile::ExprEnv& env) {
+  if (i >= e.args.size() || !e.args[i]) {
+    return std::nullopt;
+  }
+  return naive_evaluate(*e.args[i], env);
+}
+
+// An operator node with `arity` operands: its rule's exact result, wrapped to 64 bits.
+std::optional<std::int64_t> apply_rule(const tile::Expr& e, int arity, const tile::ExprEnv& env) {
+  const OpRule& rule = rule_of(e.op);
+  if (rule.arity != arity) {
+    return std::nullopt;
+  }
+  const auto left = operand(e, 0, env);
+  if (!left) {
+    return std::nullopt;
+  }
+  if (rule.short_circuit == ShortCircuit::zero_when_left_false && *left == 0) {
+    return 0;
+  }
+  if (rule.short_circuit == ShortCircuit::one_when_left_true && *left != 0) {
+    return 1;
+  }
+  Wide right = 0;
+  if (arity == 2) {
+    const auto r = operand(e, 1, env);
+    if (!r) {
+      return std::nullopt;
+    }
+    right = *r;
+  }
+  const Exact exact = rule.exact(*left, right);
+  if (!exact) {
+    return std::nullopt;
+  }
+  return low_64_bits(*exact);
+}
+
+NaiveDependence special_dependence(tile::Special s) {
+  NaiveDependence d;
+  d.thread = s == tile::Special::tid_x || s == tile::Special::tid_y || s == tile::Special::tid_z;
+  d.varies = s == tile::Special::bid_x || s == tile::Special::bid_y || s == tile::Special::bid_z;
+  return d;
+}
+
+// What the node itself (not its operands) depends on.
+NaiveDependence own_dependence(const tile::Expr& e) {
   NaiveDependence d;
   switch (e.kind) {
-  case tile::ExprKind::tid:
-  case tile::ExprKind::warp:
-  case tile::ExprKind::lane:
-    d.thread = true;
-    break;
   case tile::ExprKind::special:
-    d.thread = e.special == tile::Special::tid_x || e.special == tile::Special::tid_y ||
-               e.special == tile::Special::tid_z;
-    d.varies = e.special == tile::Special::bid_x || e.special == tile::Special::bid_y ||
-               e.special == tile::Special::bid_z;
-    break;
+    return special_dependence(e.special);
   case tile::ExprKind::axis:
     d.axis = true;
-    break;
-  case tile::ExprKind::bid:
+    return d;
   case tile::ExprKind::loop:
+  case tile::ExprKind::bid:
     d.varies = true;
-    break;
-  case tile::ExprKind::constant:
+    return d;
+  case tile::ExprKind::lane:
+  case tile::ExprKind::warp:
+  case tile::ExprKind::tid:
+    d.thread = true;
+    return d;
   case tile::ExprKind::param:
-  case tile::ExprKind::unary:
-  case tile::ExprKind::binary:
+  case tile::ExprKind::constant:
+    return d; // fixed for the launch
   case tile::ExprKind::select:
-    break;
+  case tile::ExprKind::binary:
+  case tile::ExprKind::unary:
+    return d; // only through the operands
   }
-  for (const tile::ExprPtr& a : e.args) {
-    if (a) {
-      const NaiveDependence ad = naive_dependence(*a);
-      d.thread = d.thread || ad.thread;
-      d.axis = d.axis || ad.axis;
-      d.varies = d.varies || ad.varies;
+  unreachable("naive_expr: not an ExprKind value");
+}
+
+} // namespace
+
+std::optional<std::int64_t> naive_evaluate(const tile::Expr& e, const tile::ExprEnv& env) {
+  if (e.kind == tile::ExprKind::unary) {
+    return apply_rule(e, 1, env);
+  }
+  if (e.kind == tile::ExprKind::binary) {
+    return apply_rule(e, 2, env);
+  }
+  if (e.kind == tile::ExprKind::select) {
+    // Only the arm the condition picks is evaluated (a division by zero in the other is fine).
+    const auto c = operand(e, 0, env);
+    if (!c) {
+      return std::nullopt;
     }
+    return operand(e, *c != 0 ? 1 : 2, env);
+  }
+  return leaf_value(e, env);
+}
+
+NaiveDependence naive_dependence(const tile::Expr& e) {
+  NaiveDependence d = own_dependence(e);
+  for (const tile::ExprPtr& a : e.args) {
+    if (!a) {
+      continue;
+    }
+    const NaiveDependence sub = naive_dependence(*a);
+    d.thread = d.thread || sub.thread;
+    d.axis = d.axis || sub.axis;
+    d.varies = d.varies || sub.varies;
   }
   return d;
 }

@@ -1,9 +1,11 @@
 #pragma once
 // The reference's own evaluation of index / size / predicate expressions.
 //
-// Written separately from tile::evaluate on purpose, so a mistake in either
-// shows up as a disagreement. Values are mathematical integers in int64
-// (wrapping on overflow, never undefined behaviour); `/` and `%` truncate
+// Written separately from tile::evaluate on purpose (its own table of operator
+// meanings, exact 128-bit results), so a mistake in either shows up as a
+// disagreement. Values are mathematical integers in int64: each operation's
+// exact result is cut to its low 64 bits, two's complement (wrapping on
+// overflow, never undefined behaviour), where tile::evaluate has no value; `/` and `%` truncate
 // toward zero like C; `>>` is arithmetic; comparisons and logical operators
 // yield 0 or 1 (`&&` and `||` short-circuit, `c ? a : b` evaluates one arm);
 // `^` is xor, min/max the smaller/larger operand; a repeat axis is its

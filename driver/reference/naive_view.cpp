@@ -197,6 +197,76 @@ bool plan_sub(const tile::SubStep& step, const std::vector<std::int64_t>& in,
   return true;
 }
 
+/// a * b + c, remembering whether any such step left int64: a runtime index far out of range
+/// (`sub[tid - 2^59]`, seen under --unchecked) must not overflow; such an element has no
+/// offset at all.
+struct NaiveArith {
+  bool overflow = false;
+  std::int64_t mul_add(std::int64_t a, std::int64_t b, std::int64_t c) {
+    std::int64_t r = 0;
+    overflow = overflow || __builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r);
+    return r;
+  }
+};
+
+/// A rearrange step walked backwards: `prev` becomes the coordinates of its input for the
+/// coordinates `cur` of its output. `digit`: scratch for the names' values.
+void naive_unrearrange(const NaivePlan::Names& names, const std::vector<std::int64_t>& cur,
+                       std::vector<std::int64_t>& digit, std::vector<std::int64_t>& prev,
+                       NaiveArith& arith) {
+  digit.assign(names.size.size(), 0);
+  for (std::size_t a = 0; a < names.rhs.size(); ++a) {
+    std::int64_t c = cur[a];
+    const auto& g = names.rhs[a];
+    // Last name fastest; the first name keeps what is left (not wrapped).
+    for (std::size_t k = g.size(); k-- > 0;) {
+      if (k == 0) {
+        digit[g[k]] = c;
+      } else {
+        const std::int64_t s = names.size[g[k]];
+        digit[g[k]] = c % s;
+        c /= s;
+      }
+    }
+  }
+  for (const auto& g : names.lhs) {
+    std::int64_t c = 0;
+    for (const std::size_t n : g) {
+      c = arith.mul_add(c, names.size[n], digit[n]);
+    }
+    prev.push_back(c);
+  }
+}
+
+/// A sub step (input rank `in_rank`) walked backwards: `prev` becomes the coordinates of its
+/// input for the coordinates `cur` of its output. `indices`: its index values, evaluated when
+/// `first` (the same for every byte of the element). False (with `error`) when one does not
+/// evaluate.
+bool naive_unsub(const tile::SubStep& step, std::size_t in_rank, const tile::ExprEnv& env,
+                 bool first, std::vector<std::int64_t>& indices,
+                 const std::vector<std::int64_t>& cur, std::vector<std::int64_t>& prev,
+                 NaiveArith& arith, std::string& error) {
+  std::size_t next = 0; // the next coordinate of `cur` to consume
+  std::size_t next_index = 0;
+  for (std::size_t a = 0; a < in_rank; ++a) {
+    if (a < step.entries.size() && !step.entries[a].is_slice) {
+      if (first) {
+        auto value = naive_evaluate(*step.entries[a].index, env);
+        if (!value) {
+          error = "sub index " + std::to_string(a) + " does not evaluate";
+          return false;
+        }
+        indices.push_back(*value);
+      }
+      prev.push_back(indices[next_index++]);
+    } else {
+      const std::int64_t begin = a < step.entries.size() ? step.entries[a].begin : std::int64_t{0};
+      prev.push_back(arith.mul_add(cur[next++], 1, begin));
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 unsigned naive_dtype_bytes(tile::DType d) {
@@ -339,14 +409,7 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
       }
     }
   };
-  // A runtime index far out of range (`sub[tid - 2^59]`, seen under --unchecked)
-  // must not overflow: such an element has no offset at all.
-  bool overflow = false;
-  auto mul_add = [&overflow](std::int64_t a, std::int64_t b, std::int64_t c) {
-    std::int64_t r = 0;
-    overflow = overflow || __builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r);
-    return r;
-  };
+  NaiveArith arith;
   const unsigned eb = plan.element_bytes();
   // The sub steps' index values: the same for every byte of the element, evaluated once
   // (on the first byte's walk, as that walk reaches them).
@@ -365,58 +428,15 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
           [&](const auto& step) {
             using S = std::decay_t<decltype(step)>;
             if constexpr (std::is_same_v<S, tile::RearrangeStep>) {
-              const NaivePlan::Names& names = plan.names[i];
-              digit.assign(names.size.size(), 0);
-              for (std::size_t a = 0; a < names.rhs.size(); ++a) {
-                std::int64_t c = cur[a];
-                const auto& g = names.rhs[a];
-                // Last name fastest; the first name keeps what is left (not wrapped).
-                for (std::size_t k = g.size(); k-- > 0;) {
-                  if (k == 0) {
-                    digit[g[k]] = c;
-                  } else {
-                    const std::int64_t s = names.size[g[k]];
-                    digit[g[k]] = c % s;
-                    c /= s;
-                  }
-                }
-              }
-              for (const auto& g : names.lhs) {
-                std::int64_t c = 0;
-                for (const std::size_t n : g) {
-                  c = mul_add(c, names.size[n], digit[n]);
-                }
-                prev.push_back(c);
-              }
+              naive_unrearrange(plan.names[i], cur, digit, prev, arith);
             } else if constexpr (std::is_same_v<S, tile::SubStep>) {
-              const std::size_t in_rank = plan.levels[i].shape.size();
-              std::vector<std::int64_t>& indices = index_values[i];
-              const bool first = byte0 == 0;
-              std::size_t next = 0; // the next coordinate of `cur` to consume
-              std::size_t next_index = 0;
-              for (std::size_t a = 0; a < in_rank; ++a) {
-                if (a < step.entries.size() && !step.entries[a].is_slice) {
-                  if (first) {
-                    auto value = naive_evaluate(*step.entries[a].index, env);
-                    if (!value) {
-                      ok = false;
-                      loc.error = "sub index " + std::to_string(a) + " does not evaluate";
-                      return;
-                    }
-                    indices.push_back(*value);
-                  }
-                  prev.push_back(indices[next_index++]);
-                } else {
-                  const std::int64_t begin =
-                      a < step.entries.size() ? step.entries[a].begin : std::int64_t{0};
-                  prev.push_back(mul_add(cur[next++], 1, begin));
-                }
-              }
+              ok = naive_unsub(step, plan.levels[i].shape.size(), env, byte0 == 0, index_values[i],
+                               cur, prev, arith, loc.error);
             } else {
               prev = cur;
               if (!prev.empty()) {
-                const std::int64_t p = mul_add(cur.back(), plan.levels[i + 1].element_bytes,
-                                               byte); // byte of the last axis
+                const std::int64_t p = arith.mul_add(cur.back(), plan.levels[i + 1].element_bytes,
+                                                     byte); // byte of the last axis
                 const std::int64_t s1 = plan.levels[i].element_bytes;
                 prev.back() = p / s1;
                 byte = p % s1;
@@ -424,7 +444,7 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
             }
           },
           v.steps[i]);
-      if (overflow) {
+      if (arith.overflow) {
         ok = false;
         loc.error = "the element's coordinates do not fit in 64 bits";
       }
@@ -438,9 +458,9 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
     check_range(cur, 0);
     std::int64_t flat = 0;
     for (std::size_t a = 0; a < cur.size(); ++a)
-      flat = mul_add(flat, plan.levels[0].shape[a], cur[a]);
-    const std::int64_t offset = mul_add(flat, plan.levels[0].element_bytes, byte);
-    if (overflow) {
+      flat = arith.mul_add(flat, plan.levels[0].shape[a], cur[a]);
+    const std::int64_t offset = arith.mul_add(flat, plan.levels[0].element_bytes, byte);
+    if (arith.overflow) {
       loc.offsets.clear();
       loc.in_bounds = false;
       loc.error = "the element's byte offset does not fit in 64 bits";

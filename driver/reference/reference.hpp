@@ -5,8 +5,7 @@
 // Launch: kernel.grid CTAs of kernel.block threads (grid_dim, block_dim in 3-D;
 // tid and bid are the linear indices); warp = tid / 32, lane = tid % 32. Every
 // CTA has its own copy of each shared tensor, whose bytes start undefined. CTAs
-// run one after the other (that order defines the result; ReferenceInput::workers
-// runs them side by side where it gives the same one); in a CTA, ops run in
+// run one after the other (that order defines the result); in a CTA, ops run in
 // order and for each op each thread (tid ascending) applies its own effect:
 //  - apply: pred false -> nothing. Otherwise for each repeat coordinate (row
 //    major; at CTA scope the first two coordinates are the thread's warp and
@@ -62,22 +61,6 @@ struct ReferenceInput {
   /// Locate a view's bytes through its affine form (affine_view.hpp) where it has one;
   /// false: always through naive_locate, the oracle the fast path is tested against.
   bool fast = true;
-  /// Host threads that run CTAs side by side, each a contiguous block of them, their findings
-  /// merged in CTA order: 0 = std::thread::hardware_concurrency(), 1 = one CTA after the
-  /// other. The output is the same either way: where CTAs could see each other's global bytes
-  /// (a global tensor both read and written, two CTAs writing the same 64-byte block, loops
-  /// whose commit counts differ) the launch runs one CTA after the other.
-  unsigned workers = 0;
-  /// Launches whose global tensors hold fewer bytes run one CTA after the other (threads would
-  /// cost more than they save); tests set 0.
-  std::size_t parallel_min_bytes = std::size_t{1} << 20;
-  /// Where the input is taken (evaluate_reference(&&)), side by side still copies the tensors
-  /// the ops write (a launch that falls back starts again from their initial bytes), which
-  /// costs about what the workers save: it is tried only with at least this many workers and
-  /// global bytes (measured: 2 and 4 workers were slower than one on a 512 MiB copy, 16
-  /// faster; 16 were slower on an 8 MiB one; docs/benchmarks.md). Tests set 0.
-  unsigned taken_parallel_min_workers = 8;
-  std::size_t taken_parallel_min_bytes = std::size_t{64} << 20;
   /// On the fast path, a CTA whose shared-memory accesses (threads, bytes, order) and ops are
   /// those of an earlier CTA that ran with every ordering check and found nothing is replayed:
   /// its bytes move without the checks, which would find nothing either (driver/reference/
@@ -108,8 +91,6 @@ struct ReferenceOutput {
   /// Every finding, typed, in the order found: the problems (one per line of `problems`, in
   /// the same order) and the notes (Severity::note), which are not problems.
   std::vector<ReferenceFinding> findings;
-  /// The host threads the CTAs ran on (1: one after the other; ReferenceInput::workers).
-  unsigned workers = 1;
   /// The CTAs that were replayed (ReferenceInput::replay).
   std::int64_t replayed = 0;
 };

@@ -1,7 +1,7 @@
 #pragma once
 // Two outputs of the CPU reference compared whole (tests/unit/reference_affine.cpp: the fast
-// path against the naive one; reference_parallel.cpp: CTAs side by side against one after
-// the other).
+// path against the naive one; reference_replay.cpp: CTAs replayed against every CTA checked;
+// reference_launch.cpp: the input taken against copied).
 
 #include "driver/reference/reference.hpp"
 #include "driver/run/pipeline.hpp"

@@ -1,5 +1,5 @@
 // The CPU reference's hazard state per granule of a shared tensor (driver/reference/
-// reference.cpp, Buffer::shift) and its rows moved whole, against the naive path (one byte
+// ref_state.hpp, Buffer::shift) and its rows moved whole, against the naive path (one byte
 // per granule, element by element), which stays the oracle. The corpus comparison is in
 // reference_affine.cpp; these kernels aim at the two places where exactness takes care:
 //  - a shared tensor written by 16-byte chunks and read element by element through a

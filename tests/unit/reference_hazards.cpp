@@ -1,4 +1,4 @@
-// The reference's hazard findings and notes (driver/reference/hazards, reference.cpp), keyed
+// The reference's hazard findings and notes (driver/reference/hazards, evaluator_shared.cpp), keyed
 // on their IDs: kernels are written as spec text (loops, stages), loaded, and run on the
 // reference with their tensors' initial bytes. Each expected finding is worked out by hand
 // from the pipeline's group accounting in the comment next to it.

@@ -27,7 +27,6 @@ namespace fs = std::filesystem;
 driver::ReferenceInput input(const tile::Kernel& k, bool replay) {
   driver::ReferenceInput in;
   in.kernel = &k;
-  in.workers = 1;
   in.replay = replay;
   for (const auto& t : k.tensors)
     if (t->tensor.space == tile::Space::global)

@@ -7,13 +7,10 @@
 //     copy (specs/large/copy_1024x1024_f32.toml) and the persistent streaming copy
 //     (tools/bench/stream_copy_persistent.toml) with 2 GiB / 8 tensors (n_tiles and the
 //     tensors' first axis divided by 8: the 2 GiB one does not fit in this machine's memory
-//     three times over), each as GB/s of output bytes on one host thread
-//     (ReferenceInput::workers = 1; per cpu second = per core), copying the input ("copy":
-//     evaluate_reference(const&)) and taking it ("take": evaluate_reference(&&), as ptxgen
-//     check and run do; the input copied before each run, untimed), and on all of them
-//     (workers = 0, taking it: ReferenceInput::taken_parallel_min_workers and _bytes decide
-//     whether they run side by side), with the speedup of the last, the host threads that
-//     ran and the CTAs replayed
+//     three times over), each as GB/s of output bytes (the reference runs on one host thread;
+//     per cpu second = per core), copying the input ("copy": evaluate_reference(const&)) and
+//     taking it ("take": evaluate_reference(&&), as ptxgen check and run do; the input copied
+//     before each run, untimed), with the CTAs replayed
 //     (ReferenceInput::replay); on the 1024 x 1024 copy for comparison the fast path with
 //     every CTA checked (replay = false, "check") and the naive path (fast = false);
 //  2. the simulator on the 1024 x 1024 copy: PTX instructions per second on one host
@@ -123,17 +120,13 @@ std::size_t output_bytes(const tile::Kernel& k) {
 /// every CTA checked, or the naive path (the oracle).
 enum class Mode { copied, taken, checked, naive };
 
-/// Times the reference on k with `workers` host threads (0: all); false when it reports a
-/// problem. Returns the timing through `t`.
-bool reference_row(const std::string& what, const tile::Kernel& k, Mode mode, unsigned workers,
-                   int runs, Time& t) {
+/// Times the reference on k; false when it reports a problem. Returns the timing through `t`.
+bool reference_row(const std::string& what, const tile::Kernel& k, Mode mode, int runs, Time& t) {
   driver::ReferenceInput in = reference_input(k);
   in.fast = mode != Mode::naive;
   in.replay = mode == Mode::copied || mode == Mode::taken;
-  in.workers = workers;
   std::size_t problems = 0;
   std::int64_t replayed = 0;
-  unsigned ran = 1;            // the host threads that ran the CTAs
   driver::ReferenceInput mine; // Mode::taken: a copy of `in` for each run
   t = best_of(
       runs,
@@ -143,7 +136,6 @@ bool reference_row(const std::string& what, const tile::Kernel& k, Mode mode, un
                                                 : driver::evaluate_reference(in);
         problems = out.problems.size();
         replayed = out.replayed;
-        ran = out.workers;
       },
       [&] {
         if (mode == Mode::taken)
@@ -151,24 +143,18 @@ bool reference_row(const std::string& what, const tile::Kernel& k, Mode mode, un
       });
   const double gb = static_cast<double>(output_bytes(k)) / 1e9;
   static const char* const names[] = {"copy", "take", "check", "naive"};
-  std::printf("  %-38s %-5s workers %-3s wall %7.3f s cpu %7.3f s  %7.3f GB/s (per cpu second "
-              "%7.3f), ran on %u, %lld CTAs replayed\n",
-              what.c_str(), names[static_cast<int>(mode)],
-              workers == 0 ? "all" : std::to_string(workers).c_str(), t.wall, t.cpu, gb / t.wall,
-              gb / t.cpu, ran, static_cast<long long>(replayed));
+  std::printf("  %-38s %-5s wall %7.3f s cpu %7.3f s  %7.3f GB/s (per cpu second %7.3f), %lld "
+              "CTAs replayed\n",
+              what.c_str(), names[static_cast<int>(mode)], t.wall, t.cpu, gb / t.wall, gb / t.cpu,
+              static_cast<long long>(replayed));
   return problems == 0;
 }
 
-/// The fast reference on k on one thread (copying and taking the input) and on all of them
-/// (taking it), and the speedup of the last.
+/// The fast reference on k, copying and taking the input.
 bool reference_pair(const std::string& what, const tile::Kernel& k, int runs) {
-  Time one;
-  Time all;
-  bool ok = reference_row(what, k, Mode::copied, 1, runs, one);
-  ok = reference_row(what, k, Mode::taken, 1, runs, one) && ok;
-  ok = reference_row(what, k, Mode::taken, 0, runs, all) && ok;
-  std::printf("  %-38s parallel speedup (wall, workers all / 1): %.2fx on %u hardware threads\n",
-              what.c_str(), one.wall / all.wall, std::thread::hardware_concurrency());
+  Time t;
+  bool ok = reference_row(what, k, Mode::copied, runs, t);
+  ok = reference_row(what, k, Mode::taken, runs, t) && ok;
   return ok;
 }
 
@@ -189,10 +175,10 @@ bool reference_section(int runs) {
   bool ok = reference_pair("copy_1024x1024_f32 (4 MiB)", **copy.value, copy_runs);
   if (runs > 1) { // not in --quick: seconds each
     Time other;
-    ok = reference_row("copy_1024x1024_f32 (4 MiB)", **copy.value, Mode::checked, 1, copy_runs,
+    ok = reference_row("copy_1024x1024_f32 (4 MiB)", **copy.value, Mode::checked, copy_runs,
                        other) &&
          ok;
-    ok = reference_row("copy_1024x1024_f32 (4 MiB)", **copy.value, Mode::naive, 1, 1, other) && ok;
+    ok = reference_row("copy_1024x1024_f32 (4 MiB)", **copy.value, Mode::naive, 1, other) && ok;
     ok = reference_pair("stream_copy_persistent / 8 (256 MiB)", **stream.value, 2) && ok;
   }
   return ok;

@@ -1,0 +1,682 @@
+#pragma once
+// The reference's evaluation of one launch (driver/reference/reference.hpp says what it
+// computes). One class, its members defined by concern:
+//  - evaluator_launch.cpp: the launch and its CTAs, set-up, output, the texts of findings;
+//  - evaluator_views.cpp: views (plans, affine forms, locating bytes) and shared granules;
+//  - evaluator_shared.cpp: the ordering checks on shared bytes (pending copies, barriers
+//    between threads, missing commits);
+//  - evaluator_bytes.cpp: moving bytes and their definedness, global stores;
+//  - evaluator_apply.cpp: apply (cp.async) and its operands;
+//  - evaluator_ops.cpp: loops, commit/wait, cta_sync, fill and copy;
+//  - evaluator_mbarrier.cpp: mbarriers and copy_arrive;
+//  - evaluator_replay.cpp: the replay of CTAs against a recorded trace (cta_trace.hpp).
+
+#include "driver/reference/affine_view.hpp"
+#include "driver/reference/cta_trace.hpp"
+#include "driver/reference/hazards.hpp"
+#include "driver/reference/naive_expr.hpp"
+#include "driver/reference/naive_view.hpp"
+#include "driver/reference/ref_problems.hpp"
+#include "driver/reference/ref_state.hpp"
+#include "driver/reference/ref_walk.hpp"
+#include "driver/reference/reference.hpp"
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxgen::driver::evaluation {
+
+class Evaluator {
+public:
+  /// `take`: the caller's input, whose global bytes the launch may take instead of copying
+  /// (nullptr: copy them all).
+  Evaluator(const ReferenceInput& in, ReferenceInput* take)
+      : in_(in), k_(*in.kernel), slack_(k_.ops.size()), loop_commits_(k_.ops.size()), take_(take) {}
+
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  /// The launch, one CTA after the other.
+  ReferenceOutput run();
+
+private:
+  /// True when a CTA may read global bytes another writes: a global tensor both read and
+  /// written by the ops (then the order of the CTAs matters).
+  bool ctas_may_meet();
+
+  /// False (with the problem) for an empty launch.
+  bool launchable();
+
+  /// Every CTA, one after the other. CTAs are independent: each runs the ops on its own, in
+  /// order, its threads in lockstep op by op; a `for` repeats the ops up to its `end`. One
+  /// CTA's state (shared tensors, threads) at a time.
+  /// A CTA is replayed (replay_cta) where it can be, else runs with every check (run_cta).
+  void run_ctas();
+
+  /// CTA cta_ with every check. Where CTAs may be replayed its trace is recorded, and kept
+  /// for the CTAs after it when it found nothing.
+  void run_cta();
+
+  /// The output after the CTAs ran: the last use of the global buffers.
+  ReferenceOutput output();
+
+  /// At the end of the kernel: reports the thread's copies still pending (as a missing
+  /// commit_group where a wait passed over them uncommitted) and performs them.
+  void finish_thread(std::int64_t b, std::int64_t t);
+
+  /// A note for each wait_group whose every run would have done with a larger count.
+  void report_loose_waits();
+
+  /// "CTA b thread t", and the live loop variables (outer first): "CTA 0 thread 5 (k=2)".
+  std::string where(std::int64_t bid, std::int64_t tid) const;
+
+  /// The live loop variables, outer first: "i=1, k=2".
+  std::string iteration_text() const;
+
+  /// "byte 40 of 'sA' (element (1,2,8))".
+  static std::string byte_text(const Buffer& b, std::int64_t off);
+
+  void finish(ReferenceOutput& out) const;
+
+  /// Where a view's tensor lives: a global buffer or the CTA's shared slot.
+  struct Slot {
+    bool shared = false;
+    std::size_t index = 0;
+  };
+
+  void set_up();
+
+  tile::ExprEnv env(std::int64_t bid, std::int64_t tid) const;
+
+  /// The first granule of shared tensor `t` (`size` bytes): at most max_granule_shift, no
+  /// more than the alignment of its size, of the chunks that applies copy into or out of it
+  /// and of the rows that fills and copies write or read (the runs they access it by where
+  /// their views are contiguous). An access it does not fit splits it (fit_granules: a view
+  /// that is not contiguous). Single bytes on the naive path.
+  int granule_shift(const tile::Tensor& t, std::size_t size);
+
+  /// A view's plan and, where it has one, its affine skeleton: computed once per view.
+  struct ViewInfo {
+    NaivePlan plan;
+    std::optional<AffineSkeleton> skeleton;
+    /// Where skeleton->thread_part_fixed(): per thread, thread_base(0, its env) (no_part where
+    /// an index has no value or lies outside its axis), filled in at the view's first op.
+    std::vector<std::int64_t> thread_part;
+  };
+
+  static constexpr std::int64_t no_part = std::numeric_limits<std::int64_t>::min();
+
+  ViewInfo& view_info(const tile::View& v);
+
+  const NaivePlan& plan(const tile::View& v) { return view_info(v).plan; }
+
+  std::optional<Slot> slot(const tile::View& v) const;
+
+  Buffer& buffer(Slot s, Cta& cta) { return s.shared ? cta.shared[s.index] : (globals_)[s.index]; }
+
+  /// Prepares a view for an op; records a problem and returns false when it cannot be used.
+  bool prepare(std::size_t op, const tile::Located<tile::View>& v, const char* role);
+
+  /// A view's affine form for one thread (the fast path): its skeleton and its base.
+  struct Fast {
+    const AffineSkeleton* skeleton = nullptr;
+    std::int64_t base = 0;
+
+    std::int64_t offset(const std::vector<std::int64_t>& coords) const {
+      std::int64_t o = base;
+      for (std::size_t a = 0; a < coords.size(); ++a)
+        o += coords[a] * skeleton->stride[a];
+      return o;
+    }
+  };
+
+  /// A view's affine form for the threads of one op: its skeleton and the part of its base
+  /// that no thread changes (evaluated once per op), where it has them.
+  struct OpForm {
+    const AffineSkeleton* skeleton = nullptr;
+    std::optional<std::int64_t> shared;
+    const std::vector<std::int64_t>* thread_part = nullptr; ///< ViewInfo's, where it has one
+  };
+
+  /// The view's OpForm for the op's CTA and loop values in `e` (none on the naive path).
+  OpForm op_form(const tile::Located<tile::View>& v, const tile::ExprEnv& e);
+
+  /// The view's affine form for one thread, or nullopt: naive_locate then. Inlined: it runs
+  /// for every thread of every op, most often as one addition.
+  [[gnu::always_inline]] static std::optional<Fast> form(const OpForm& f, const tile::ExprEnv& e) {
+    if (f.skeleton == nullptr || !f.shared) {
+      return std::nullopt;
+    }
+    if (f.thread_part != nullptr) {
+      const std::int64_t part = (*f.thread_part)[static_cast<std::size_t>(e.tid)];
+      if (part == no_part) {
+        return std::nullopt;
+      }
+      return Fast{f.skeleton, *f.shared + part};
+    }
+    const auto base = f.skeleton->thread_base(*f.shared, e);
+    if (!base) {
+      return std::nullopt;
+    }
+    return Fast{f.skeleton, *base};
+  }
+
+  /// Appends the bytes of one element to `out`; false (with a problem) when any byte is
+  /// outside the tensor. `fast`: the view's affine form for this thread, if it has one.
+  bool locate(std::size_t op, const tile::Located<tile::View>& v, const Buffer& b,
+              const tile::ExprEnv& e, const std::vector<std::int64_t>& coords,
+              const std::optional<Fast>& fast, Runs& out);
+
+  /// Elements 0 .. n-1 of the last axis at `coords` (whose last coordinate is 0, or left out)
+  /// as one run, when the thread's form has them contiguous and inside the tensor; else
+  /// nullopt (the caller goes element by element, and reports what is outside).
+  static std::optional<Run> row(const std::optional<Fast>& fast, const Buffer& b,
+                                const std::vector<std::int64_t>& coords, std::int64_t n) {
+    if (!fast || n <= 0) {
+      return std::nullopt;
+    }
+    if (!contiguous(*fast, n)) {
+      return std::nullopt;
+    }
+    const std::int64_t eb = fast->skeleton->element_bytes;
+    const std::int64_t first = fast->offset(coords);
+    if (first < 0 || first + n * eb > static_cast<std::int64_t>(b.bytes.size())) {
+      return std::nullopt;
+    }
+    return Run{first, n * eb};
+  }
+
+  /// An access of a CTA that runs with every check, to its trace where CTAs may be replayed.
+  void trace(ref::CtaTrace::Kind kind, const Buffer& b, std::int64_t tid, Run r) {
+    if (replayable_) {
+      trace_.note(kind, static_cast<std::uint32_t>(b.index), tid, r.off, r.len);
+    }
+  }
+
+  /// Makes run `r` of shared `b` start and end on granules: where it does not, b's granules
+  /// (and those of the tensor as the next CTAs start it) are split to the size it allows.
+  /// Exact: the bytes of a granule have the same state, so each part starts with it, and each
+  /// problem is counted per byte whatever the granule.
+  void fit_granules(Buffer& b, Run r);
+
+  /// Calls f(granule index, its first byte) for each granule of run `r` of shared `b`.
+  template <class F>
+  void each_granule(Buffer& b, Run r, F&& f) {
+    fit_granules(b, r);
+    const std::int64_t end = (r.off + r.len) >> b.shift;
+    for (std::int64_t g = r.off >> b.shift; g < end; ++g) {
+      f(static_cast<std::size_t>(g), g << b.shift);
+    }
+  }
+
+  /// A thread's read of one granule (at byte `off`) of shared `b`, with the ordering checks,
+  /// each problem counted once per byte of the granule. True when the missing commit_group
+  /// is the cause of what the read would report: the bytes' values are moot.
+  bool read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b,
+                    std::size_t g, std::int64_t off);
+
+  /// A thread's read of run `r` of `b`: the ordering checks of each granule of a shared one.
+  /// `moot(offset in r, bytes)` is called for the granules whose values are moot. In a batch
+  /// (`eb` > 0), each granule's problems are tagged with its element (of `eb` bytes).
+  template <class Moot>
+  void read_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b, Run r,
+                std::int64_t eb, Moot&& moot) {
+    if (!b.shared) {
+      return;
+    }
+    trace(ref::CtaTrace::Kind::read, b, tid, r);
+    // A batch's element of a granule: a shift where eb is a power of two (a division per
+    // granule costs more than the granule's checks).
+    const int eb_shift = eb > 0 && std::has_single_bit(static_cast<std::uint64_t>(eb))
+                             ? std::countr_zero(static_cast<std::uint64_t>(eb))
+                             : -1;
+    each_granule(b, r, [&](std::size_t g, std::int64_t off) {
+      if (eb > 0) {
+        problems_.tag((eb_shift >= 0 ? (off - r.off) >> eb_shift : (off - r.off) / eb) * 2);
+      }
+      if (read_granule(op, cta, bid, tid, b, g, off)) {
+        moot(off - r.off, b.granule());
+      }
+    });
+  }
+
+  /// Why a pending granule's group is not complete, from the issuing thread's last
+  /// wait_group: the count that would have completed it, or no wait since its commit.
+  static std::string pending_cause(const Cta& cta, const ref::SharedBytes& h, std::size_t g,
+                                   std::int64_t off);
+
+  /// A granule a wait_group landed is read or written again: while that wait is still its
+  /// thread's newest, the wait had to complete the granule's group.
+  static void used_again(Cta& cta, ref::SharedBytes& h, std::size_t g) {
+    const std::int32_t owner = h.land_tid[g];
+    if (owner == ref::none) {
+      return;
+    }
+    ThreadState& ts = cta.threads[static_cast<std::size_t>(owner)];
+    if (ts.waits == h.land_seq[g] && ts.live.op != ref::none) {
+      ref::WaitSlack::needed(ts.live, h.land_group[g]);
+    }
+    h.land_tid[g] = ref::none; // a second use says the same
+  }
+
+  /// A write (store, or the issue of a copy) into shared bytes another thread read in this
+  /// barrier phase: the reader may still see the new bytes (refill without a barrier).
+  void check_refill(std::size_t op, const Cta& cta, std::int64_t bid, std::int64_t tid,
+                    const Buffer& b, std::size_t g, std::int64_t off, bool copy);
+
+  /// When pending granule `g` of `b` belongs to a copy that a wait_group passed over because
+  /// no commit_group had closed its group, reports that missing commit_group (at the wait) and
+  /// returns true: it is the cause of whatever the access would otherwise report.
+  bool missing_commit(const Buffer& b, std::size_t g);
+
+  void report_missing_commit(std::size_t wait, std::size_t apply);
+
+  /// Marks the thread's copies that no commit_group has closed yet as passed over by `wait`.
+  void mark_uncommitted(std::size_t wait, ThreadState& ts);
+
+  /// A plain store (fill, copy) by a thread into run `r` of `b`, whose bytes and
+  /// definedness the caller has set: the ordering checks and the writer of a shared one, the
+  /// definedness check of a global one (tagged as the write of its element in a batch, `eb`
+  /// > 0).
+  void write_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b, Run r,
+                 std::int64_t eb);
+
+  /// The writer of a shared granule.
+  static void store_granule(const Cta& cta, std::int64_t tid, ref::SharedBytes& h, std::size_t g) {
+    h.writer[g] = static_cast<std::int32_t>(tid);
+    h.write_epoch[g] = cta.epoch;
+    h.land_tid[g] = ref::none;
+    h.guard_barrier[g] = ref::none;
+  }
+
+  /// Bytes stored into run `r` of global `b`: each undefined one is a problem.
+  void store_global(std::size_t op, std::int64_t bid, std::int64_t tid, const Buffer& b, Run r,
+                    std::int64_t eb);
+
+  /// Sets the definedness of `len` bytes of `db` from `off` to `src` (nullptr: all defined).
+  /// A global tensor's (empty: all defined) is filled in when the first undefined byte reaches
+  /// it.
+  void put_defined(Buffer& db, std::int64_t off, const std::uint8_t* src, std::int64_t len);
+
+  /// The definedness of byte `off` of `b` onwards (nullptr: all defined).
+  static const std::uint8_t* defined_at(const Buffer& b, std::int64_t off) {
+    return b.defined.empty() ? nullptr : &b.defined[off];
+  }
+
+  /// Moves the first `n` bytes (and their definedness) of `src` runs of `sb` into `dst` runs
+  /// of `db`, in order; the rest of `dst` becomes zero and defined.
+  void move_bytes(Buffer& db, const Runs& dst, const Buffer& sb, const Runs& src, std::int64_t n);
+
+  /// Performs (in issue order) and removes the thread's queued chunks selected by `which`.
+  /// `landed`: performed by the thread's live wait_group (for its note), else by a wait_all or
+  /// the end of the kernel.
+  /// `via_barrier`: the barrier whose mbarrier_wait lands them, for the copy_arrives on it that
+  /// track them: such bytes are guarded by the phase of that arrival (readable by the threads
+  /// that waited for it). A copy tracked by arrivals on several barriers is guarded by the
+  /// one whose wait landed it.
+  template <class Pred>
+  void perform(Cta& cta, std::int64_t tid, Pred which, bool landed = false,
+               std::optional<std::size_t> via_barrier = std::nullopt) {
+    const std::int64_t bid = cta_;
+    ThreadState& ts = cta.threads[tid];
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < ts.queue.size(); ++i) {
+      Chunk& c = ts.queue[i];
+      if (!which(c)) {
+        if (kept != i) {
+          ts.queue[kept] = std::move(c);
+        }
+        ++kept;
+        continue;
+      }
+      if (landed && c.dst->shared) {
+        ref::WaitSlack::performed(ts.live, c.group);
+      }
+      move_bytes(*c.dst, c.dst_runs, *c.src, c.src_runs, c.read_bytes);
+      c.dst_runs.each([&](Run r) {
+        if (!c.dst->shared) {
+          store_global(c.op, bid, tid, *c.dst, r, 0);
+          return;
+        }
+        ref::SharedBytes& h = c.dst->hz;
+        each_granule(*c.dst, r, [&](std::size_t g, std::int64_t) {
+          store_granule(cta, tid, h, g);
+          if (--h.pending[g] == 0) {
+            h.skipped_by_wait[g] = ref::none;
+          }
+          if (landed) {
+            h.land_tid[g] = static_cast<std::int32_t>(tid);
+            h.land_seq[g] = ts.waits;
+            h.land_group[g] = static_cast<std::int32_t>(c.group);
+          }
+          // Tracked by a copy_arrive: readable after a wait for the phase it arrives in.
+          for (std::size_t d : c.deferred) {
+            const Deferred& def = cta.deferred[d];
+            if (via_barrier == def.barrier && !def.fired) {
+              h.guard_barrier[g] = static_cast<std::int32_t>(def.barrier);
+              h.guard_phase[g] = cta.barriers[def.barrier].phase;
+            }
+          }
+        });
+      });
+      for (std::size_t d : c.deferred)
+        if (--cta.deferred[d].remaining == 0)
+          fire(cta, d);
+    }
+    ts.queue.resize(kept);
+  }
+
+  /// One arrival on barrier `id`: the pending count drops; at zero the phase completes, the
+  /// count is reloaded and the phase (and its parity) advances.
+  static void arrive_on(Cta& cta, std::size_t id);
+
+  /// A copy_arrive's copies have all landed: its arrival (the one counted, with noinc; the
+  /// one that undoes the increment of its issue, without).
+  static void fire(Cta& cta, std::size_t d);
+
+  /// The id of the barrier `v` names for thread `tid`, from the naive view (its first byte);
+  /// nullopt when it does not evaluate (a problem is recorded).
+  std::optional<std::size_t> barrier_id(std::size_t op, const tile::Located<tile::View>& v,
+                                        std::int64_t tid);
+
+  /// The barrier of a use, or nullopt (with a problem) when it was never initialised.
+  std::optional<std::size_t> used_barrier(std::size_t op, const tile::Located<tile::View>& v,
+                                          std::int64_t tid);
+
+  void step_op(std::size_t op, const tile::MbarrierInitOp& m);
+
+  void step_op(std::size_t op, const tile::CopyArriveOp& m);
+
+  void step_op(std::size_t op, const tile::MbarrierArriveOp& m);
+
+  /// test_wait.parity passes when the current phase's parity differs from the operand: the
+  /// phase of that parity just before it has completed. The copies the barrier's deferred
+  /// arrivals wait for land first (as late as the wait can make them).
+  void step_op(std::size_t op, const tile::MbarrierWaitOp& m);
+
+  /// Lands every copy that an unfired copy_arrive on barrier `id` waits for.
+  void land_tracked(std::size_t id);
+
+  std::optional<std::int64_t> eval(std::size_t op, const tile::Located<tile::ExprPtr>& x,
+                                   const char* what, const tile::ExprEnv& e);
+
+  void report_no_value(std::size_t op, const tile::Located<tile::ExprPtr>& x, const char* what,
+                       const tile::ExprEnv& e);
+
+  /// An apply's pred, ignore_src and src_size, in that order.
+  static std::array<const std::optional<tile::Located<tile::ExprPtr>>*, 3>
+  operands(const tile::ApplyOp& a);
+
+  /// What each operand's value depends on (a default where there is no operand).
+  static std::array<NaiveDependence, 3> operand_dependence(const tile::ApplyOp& a);
+
+  /// The operands' values that are the same for many chunks, evaluated once for them:
+  /// `per_thread` false: those that use neither the thread nor a repeat axis (for the whole
+  /// op), true: those that use no repeat axis (for one thread). nullopt: evaluated per chunk
+  /// (also where it does not evaluate: the chunks report it).
+  /// `deps`: what each operand depends on (operand_dependence).
+  static void known_operands(const tile::ApplyOp& a, const std::array<NaiveDependence, 3>& deps,
+                             const tile::ExprEnv& e, bool per_thread,
+                             std::array<std::optional<std::int64_t>, 3>& known);
+
+  /// What one chunk reads, nothing reported: `copy` (`bytes`: chunk_bytes, less by src_size
+  /// or ignore_src), `none` (pred false), `no_value` (operands(a)[`operand`] does not
+  /// evaluate) or `range` (src_size `bytes` outside 0..chunk_bytes). `known`: the operands'
+  /// values already evaluated for this chunk (known_operands).
+  struct ChunkRead {
+    enum class What : std::uint8_t { copy, none, no_value, range };
+    What what = What::copy;
+    std::int64_t bytes = 0;
+    std::size_t operand = 0;
+  };
+
+  static ChunkRead chunk_read(const tile::ApplyOp& a, const tile::ExprEnv& e,
+                              const std::array<std::optional<std::int64_t>, 3>& known);
+
+  /// True when an operand of `a` is left to evaluate per chunk: not in `known`.
+  static bool per_chunk(const tile::ApplyOp& a,
+                        const std::array<std::optional<std::int64_t>, 3>& known);
+
+  /// What every chunk of a thread reads where no operand is left per chunk (`copy` of
+  /// chunk_bytes without operands); nullopt where one is.
+  static std::optional<ChunkRead>
+  thread_read(const tile::ApplyOp& a, const tile::ExprEnv& e,
+              const std::array<std::optional<std::int64_t>, 3>& known);
+
+  /// chunk_read, with its problems reported: nullopt when nothing is copied.
+  std::optional<std::int64_t>
+  chunk_read_bytes(std::size_t op, const tile::ApplyOp& a, const tile::ExprEnv& e,
+                   const std::array<std::optional<std::int64_t>, 3>& known);
+
+  /// Why an apply's dst and src views (plans dp and sp) do not fit together; empty when they do.
+  static std::string misfit(const tile::ApplyOp& a, const NaivePlan& dp, const NaivePlan& sp);
+
+  /// The runs of one side of a chunk (`n` elements of view v in b at repeat coordinates
+  /// `rep`) into `runs`; false (with the problem) when a byte is outside the tensor. `full`:
+  /// scratch for an element's coordinates.
+  bool chunk_runs(std::size_t op, const tile::Located<tile::View>& v, const Buffer& b,
+                  const tile::ExprEnv& e, const std::vector<std::int64_t>& rep, std::int64_t n,
+                  const std::optional<Fast>& fast, std::vector<std::int64_t>& full, Runs& runs);
+
+  void step_op(std::size_t op, const tile::ApplyOp& a);
+
+  /// The issue of a copy into shared bytes: it may land any time before its wait, so it
+  /// counts as the write for the barrier-phase check, and it must not meet another pending
+  /// copy of the same bytes.
+  void issue(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& db,
+             const Chunk& c);
+
+  /// The CTA being run, as a range for the ops' loops over CTAs.
+  std::span<Cta> this_cta() { return std::span<Cta>(&cta_state_, 1); }
+
+  /// A loop being run: its ForOp's index, and stop and step as evaluated at its entry.
+  struct ActiveLoop {
+    std::size_t begin = 0;
+    std::string var;
+    std::int64_t stop = 0;
+    std::int64_t step = 0;
+    std::int64_t groups_before = 0; ///< groups committed when the iteration began
+  };
+
+  /// Groups committed so far: the same on every thread (no op is conditional), thread 0's.
+  std::int64_t groups_committed() const { return cta_state_.threads.front().open_group; }
+
+  /// Every op but `for` and `end` continues with the next one.
+  template <class Body>
+  void run_op(std::size_t op, const Body& body) {
+    next_op_ = op + 1;
+    step_op(op, body);
+  }
+
+  void run_op(std::size_t op, const tile::ForOp& f);
+
+  /// The `for` at `op`: its first iteration, or the op after its `end` when it has none. False
+  /// (the loop skipped) when start, stop or step has no value or the step is below 1.
+  bool enter_loop(std::size_t op, const tile::ForOp& f);
+
+  void run_op(std::size_t op, const tile::EndOp& e);
+
+  /// The `end` at `op`: the loop's next iteration, or the op after the end.
+  void next_iteration(std::size_t op, const tile::EndOp& e);
+
+  void step_op(std::size_t, const tile::CommitGroupOp&);
+
+  void step_op(std::size_t op, const tile::WaitGroupOp& w);
+
+  void step_op(std::size_t, const tile::WaitAllOp&);
+
+  void step_op(std::size_t, const tile::CtaSyncOp&);
+
+  void step_op(std::size_t op, const tile::FillOp& f);
+
+  /// Byte i of run `r` of `b` becomes pattern[(k + i) % pattern.size()].
+  static void put_pattern(Buffer& b, Run r, std::int64_t k,
+                          const std::vector<std::uint8_t>& pattern);
+
+  void step_op(std::size_t op, const tile::CopyOp& c);
+
+  /// True when the launch's CTAs may be replayed: the fast path (the naive one stays the
+  /// oracle), no mbarrier ops, every apply copies a global tensor into a shared one, and no
+  /// global tensor both read and written. A replayed copy then lands as it is issued: in a CTA
+  /// whose checks find nothing, no access meets its bytes before its wait and its source does
+  /// not change, so landing at the wait would give the same bytes.
+  bool replayable();
+
+  /// Replays CTA cta_: its ops move its bytes without the ordering checks while its trace is
+  /// compared with the recorded one. False where it leaves that trace or meets what the replay
+  /// does not do (what would be a finding, a view without an affine form, rows that are not
+  /// contiguous): the caller then runs the CTA with every check, which writes again every
+  /// global byte the replay wrote (the same ops, views and bounds decide which).
+  bool replay_cta();
+
+  /// The offsets of op's chunks or rows relative to a thread's first (Points), over the axes
+  /// from .. to - 1 of `shape` under the strides of the views' forms: computed at the op's
+  /// first replay (a view's strides are its skeleton's, the same in every CTA and iteration).
+  const Points& op_points(std::size_t op, const std::vector<std::int64_t>& shape, std::size_t from,
+                          std::size_t to, const AffineSkeleton& d, const AffineSkeleton& s);
+
+  /// True when an operand of `a` (what each depends on: `deps`) uses the thread.
+  static bool uses_thread(const tile::ApplyOp& a, const std::array<NaiveDependence, 3>& deps);
+
+  /// The replay of an apply (`op`, dst shape `ds`) whose threads differ only in their bases,
+  /// each a fixed part plus the op's (OpForm::thread_part), with no group axes, contiguous
+  /// chunks of `chunk` bytes and `read` bytes read by each: one addition per thread.
+  bool replay_alike(std::size_t op, const std::vector<std::int64_t>& ds, const OpForm& dview,
+                    const OpForm& sview, Buffer& db, const Buffer& sb, std::int64_t chunk,
+                    std::int64_t read);
+
+  /// Lands a thread's chunks of an apply (Points `p` from its first, at d0 and s0; `read` of
+  /// each chunk's bytes come from src, the rest are zero), its events matched first. Locals
+  /// only: a byte store may alias any memory, so members would be loaded again per chunk.
+  bool land_thread(std::int64_t tid, std::uint32_t dindex, std::int64_t d0, std::int64_t s0,
+                   const Points& p, std::uint8_t* dst, const std::uint8_t* src, std::int64_t chunk,
+                   std::int64_t read);
+
+  /// The view evaluates and names a tensor of the kernel (prepare, without the problem).
+  bool usable(const tile::Located<tile::View>& v) { return plan(v.value).ok() && slot(v.value); }
+
+  /// True when the thread's `n` elements along the last axis are contiguous (row()).
+  static bool contiguous(const AffineSkeleton& s, std::int64_t n) {
+    return n <= 1 || s.stride.back() == s.element_bytes;
+  }
+
+  static bool contiguous(const Fast& f, std::int64_t n) { return contiguous(*f.skeleton, n); }
+
+  /// What the replay of an apply needs to land a chunk whose operands use its repeat axes
+  /// (evaluated for it alone): the op's, and the thread's.
+  struct ChunkLanding {
+    const tile::ApplyOp& a;
+    const NaivePlan& sp;
+    std::size_t groups;                 ///< the group axes (warp, lane) before the repeat axes
+    const std::vector<std::int64_t>& x; ///< the chunk's coordinates, its last axis's 0
+    const tile::ExprEnv& e;             ///< the op's environment
+    const std::array<std::optional<std::int64_t>, 3>& known; ///< known_operands
+    Buffer& db;
+    const Buffer& sb;
+    std::int64_t tid = 0;
+    std::optional<std::vector<std::string>> axis_names; ///< the src view's, at the first chunk
+    std::optional<tile::ExprEnv> chunk_env;             ///< e with the chunk's repeat axes bound
+  };
+  /// Lands one such chunk at d (from s), its issue matched first; false where the replay
+  /// cannot do it (a finding, another trace).
+  bool land_chunk(ChunkLanding& l, std::int64_t d, std::int64_t s);
+
+  bool replay_op(std::size_t op, const tile::ApplyOp& a);
+
+  bool replay_op(std::size_t op, const tile::CopyOp& c);
+
+  bool replay_op(std::size_t op, const tile::FillOp& f);
+
+  /// A replayed store into run `r` of `b`: its bytes are defined (the recorded CTA stored no
+  /// undefined byte into a global tensor; a shared tensor's definedness is not kept).
+  static void defined_again(Buffer& b, Run r);
+
+  bool replay_op(std::size_t op, const tile::ForOp& f) { return enter_loop(op, f); }
+
+  bool replay_op(std::size_t op, const tile::EndOp& e) {
+    next_iteration(op, e);
+    return true;
+  }
+
+  bool replay_op(std::size_t op, const tile::CommitGroupOp&) { return skip(op, true); }
+
+  bool replay_op(std::size_t op, const tile::WaitGroupOp& w) { return skip(op, w.n >= 0); }
+
+  bool replay_op(std::size_t op, const tile::WaitAllOp&) { return skip(op, true); }
+
+  bool replay_op(std::size_t op, const tile::CtaSyncOp&) { return skip(op, true); }
+
+  // Never replayed (replayable()).
+  bool replay_op(std::size_t op, const tile::MbarrierInitOp&) { return skip(op, false); }
+
+  bool replay_op(std::size_t op, const tile::CopyArriveOp&) { return skip(op, false); }
+
+  bool replay_op(std::size_t op, const tile::MbarrierArriveOp&) { return skip(op, false); }
+
+  bool replay_op(std::size_t op, const tile::MbarrierWaitOp&) { return skip(op, false); }
+
+  /// An op that moves no bytes in a replay (the copies landed as they were issued).
+  bool skip(std::size_t op, bool ok) {
+    next_op_ = op + 1;
+    return ok;
+  }
+
+  const ReferenceInput& in_;
+
+  const tile::Kernel& k_;
+
+  std::vector<Buffer> globals_; ///< the global tensors
+
+  std::vector<Buffer> shared_template_; ///< each shared tensor as a CTA starts
+
+  Cta cta_state_; ///< the CTA being run
+
+  ref::WaitSlack slack_;
+
+  ref::LoopCommits loop_commits_;
+
+  std::map<const tile::Tensor*, Slot> slots_;
+
+  std::map<std::string, Slot, std::less<>> by_name_;
+
+  std::map<std::string, std::int64_t, std::less<>> params_;
+
+  std::int64_t cta_ = 0; ///< the CTA whose ops are running
+
+  std::size_t next_op_ = 0; ///< the op to run after the current one
+
+  std::map<std::string, std::int64_t, std::less<>> loop_values_; ///< the live loop variables
+
+  std::vector<ActiveLoop> active_; ///< innermost last
+
+  std::map<const tile::View*, ViewInfo> views_;
+
+  Problems problems_;
+
+  bool replayable_ = false; ///< replayable(), at set_up
+
+  ref::CtaTrace trace_; ///< the recorded CTA's, or the one being replayed
+
+  bool recorded_ = false; ///< trace_ holds a CTA that found nothing
+
+  std::vector<std::int64_t> recorded_runs_; ///< per wait_group op: that CTA's runs
+
+  std::int64_t replayed_ = 0; ///< CTAs replayed
+
+  std::vector<std::unique_ptr<Points>> points_; ///< per op, op_points
+
+  std::vector<std::pair<std::int64_t, std::int64_t>> firsts_; ///< replay_alike's threads'
+
+  ReferenceInput* take_ = nullptr; ///< whose global bytes may be taken
+};
+
+} // namespace ptxgen::driver::evaluation

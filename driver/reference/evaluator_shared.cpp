@@ -1,0 +1,200 @@
+// The ordering checks on shared bytes: reads and writes against pending copies, other
+// threads and barrier phases, and missing commit_groups.
+
+#include "driver/reference/evaluator.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ptxgen::driver::evaluation {
+
+bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid,
+                             Buffer& b, std::size_t g, std::int64_t off) {
+  bool moot = false;
+  ref::SharedBytes& h = b.hz;
+  const std::int64_t w = b.granule();
+  if (h.pending[g] > 0 && missing_commit(b, g)) {
+    moot = true;
+  } else if (h.pending[g] > 0) {
+    problems_.add(
+        op, DiagId::check_read_pending,
+        "reads shared bytes that a pending (not yet waited) copy will write",
+        [&] {
+          return where(bid, tid) + " reads " + byte_text(b, off) + ", which op " +
+                 std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
+                 std::to_string(h.pending_tid[g]) + " will write: it is not yet waited" +
+                 pending_cause(cta, h, g, off);
+        },
+        Severity::error, w);
+  }
+  const std::int32_t guard = h.guard_barrier[g];
+  if (guard != ref::none) {
+    const auto& waited = cta.threads[static_cast<std::size_t>(tid)].waited;
+    const auto it = waited.find(static_cast<std::size_t>(guard));
+    if (it == waited.end() || it->second < h.guard_phase[g]) {
+      problems_.add(
+          op, DiagId::check_mbarrier_unwaited_read,
+          "reads shared bytes an mbarrier phase guards before waiting for that phase",
+          [&] {
+            return where(bid, tid) + " reads " + byte_text(b, off) +
+                   ", landed by copies whose copy_arrive arrives in phase " +
+                   std::to_string(h.guard_phase[g]) + " of barrier '" +
+                   cta.barriers[static_cast<std::size_t>(guard)].name +
+                   "'; the thread has not waited for that phase";
+          },
+          Severity::error, w);
+    }
+  } else if (h.writer[g] >= 0 && h.writer[g] != tid && h.write_epoch[g] == cta.epoch) {
+    problems_.add(
+        op, DiagId::check_read_without_sync,
+        "reads shared bytes another thread wrote with no cta_sync in between",
+        [&] {
+          return where(bid, tid) + " reads " + byte_text(b, off) + " written by thread " +
+                 std::to_string(h.writer[g]);
+        },
+        Severity::error, w);
+  }
+  used_again(cta, h, g);
+  h.note_read(g, static_cast<std::int32_t>(tid), cta.epoch, op32(op));
+  return moot;
+}
+
+std::string Evaluator::pending_cause(const Cta& cta, const ref::SharedBytes& h, std::size_t g,
+                                     std::int64_t off) {
+  const ThreadState& ts = cta.threads[static_cast<std::size_t>(h.pending_tid[g])];
+  for (const Chunk& c : ts.queue) {
+    if (c.op != static_cast<std::size_t>(h.pending_op[g]) || c.deferred.empty() ||
+        !c.dst_runs.contains(off)) {
+      continue;
+    }
+    return " (a copy_arrive on barrier '" +
+           cta.barriers[cta.deferred[c.deferred.front()].barrier].name +
+           "' tracks it: read it after the mbarrier_wait for that phase)";
+  }
+  const std::int64_t group = h.pending_group[g];
+  if (ts.live.op == ref::none || group >= ts.live.open) {
+    return " (no wait_group since its commit_group)";
+  }
+  return "; that thread's last wait, op " + std::to_string(ts.live.op + 1) + " (wait_group " +
+         std::to_string(ts.live.n) + "), left its newest " + std::to_string(ts.live.n) +
+         " groups pending: wait_group " + std::to_string(ts.live.open - 1 - group) +
+         " there would complete this one";
+}
+
+void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, std::int64_t tid,
+                             const Buffer& b, std::size_t g, std::int64_t off, bool copy) {
+  const std::int32_t other = b.hz.other_reader(g, static_cast<std::int32_t>(tid), cta.epoch);
+  if (other == ref::none) {
+    return;
+  }
+  problems_.add(
+      op, DiagId::check_refill_without_barrier,
+      "writes shared bytes another thread read with no cta_sync in between (refill without a "
+      "barrier)",
+      [&] {
+        const std::string who = other == ref::many_threads ? std::string("several threads")
+                                                           : "thread " + std::to_string(other);
+        return where(bid, tid) + (copy ? " issues a copy into " : " writes ") + byte_text(b, off) +
+               ", read by " + who + " at op " + std::to_string(b.hz.read_op[g] + 1) +
+               " since the last cta_sync; add op = \"cta_sync\" between that read and this "
+               "write";
+      },
+      Severity::error, b.granule());
+}
+
+bool Evaluator::missing_commit(const Buffer& b, std::size_t g) {
+  const std::int32_t wait = b.hz.skipped_by_wait[g];
+  if (wait == ref::none) {
+    return false;
+  }
+  report_missing_commit(static_cast<std::size_t>(wait),
+                        static_cast<std::size_t>(b.hz.skipped_apply[g]));
+  return true;
+}
+
+void Evaluator::report_missing_commit(std::size_t wait, std::size_t apply) {
+  problems_.add_cause(wait, DiagId::check_missing_commit, "no commit_group before this wait", [&] {
+    std::string line;
+    if (k_.ops[apply].pos.line != 0) {
+      line = " at line " + std::to_string(k_.ops[apply].pos.line);
+    }
+    return "the copies of op " + std::to_string(apply + 1) + " (apply" + line +
+           ") are in no committed group, so this wait does not wait for them; add "
+           "op = \"commit_group\" between the apply and the wait";
+  });
+}
+
+void Evaluator::mark_uncommitted(std::size_t wait, ThreadState& ts) {
+  for (Chunk& c : ts.queue) {
+    if (c.group != ts.open_group || c.skipped_by_wait != kernel_level) {
+      continue;
+    }
+    c.skipped_by_wait = wait;
+    if (!c.dst->shared) {
+      continue;
+    }
+    ref::SharedBytes& h = c.dst->hz;
+    c.dst_runs.each([&](Run r) {
+      each_granule(*c.dst, r, [&](std::size_t g, std::int64_t) {
+        if (h.skipped_by_wait[g] == ref::none) {
+          h.skipped_by_wait[g] = op32(wait);
+          h.skipped_apply[g] = op32(c.op);
+        }
+      });
+    });
+  }
+}
+
+void Evaluator::write_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b,
+                          Run r, std::int64_t eb) {
+  if (!b.shared) {
+    store_global(op, bid, tid, b, r, eb);
+    return;
+  }
+  trace(ref::CtaTrace::Kind::write, b, tid, r);
+  ref::SharedBytes& h = b.hz;
+  each_granule(b, r, [&](std::size_t g, std::int64_t off) {
+    if (h.pending[g] > 0 && !missing_commit(b, g)) {
+      problems_.add(
+          op, DiagId::check_write_pending,
+          "writes shared bytes that a pending (not yet waited) copy will write",
+          [&] {
+            return where(bid, tid) + " writes " + byte_text(b, off) + ", which op " +
+                   std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
+                   std::to_string(h.pending_tid[g]) + " will write";
+          },
+          Severity::error, b.granule());
+    }
+    check_refill(op, cta, bid, tid, b, g, off, false);
+    used_again(cta, h, g);
+    store_granule(cta, tid, h, g);
+  });
+}
+
+void Evaluator::issue(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& db,
+                      const Chunk& c) {
+  ref::SharedBytes& h = db.hz;
+  c.dst_runs.each([&](Run r) {
+    trace(ref::CtaTrace::Kind::issue, db, tid, r);
+    each_granule(db, r, [&](std::size_t g, std::int64_t o) {
+      if (h.pending[g] > 0 && !missing_commit(db, g)) {
+        problems_.add(
+            op, DiagId::check_pending_overlap, "two pending copies write the same shared bytes",
+            [&] {
+              return where(bid, tid) + " issues a copy into " + byte_text(db, o) + ", which op " +
+                     std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
+                     std::to_string(h.pending_tid[g]) + " will still write (not yet waited)";
+            },
+            Severity::error, db.granule());
+      }
+      check_refill(op, cta, bid, tid, db, g, o, true);
+      used_again(cta, h, g);
+      ++h.pending[g];
+      h.pending_tid[g] = static_cast<std::int32_t>(tid);
+      h.pending_op[g] = op32(op);
+      h.pending_group[g] = static_cast<std::int32_t>(c.group);
+    });
+  });
+}
+
+} // namespace ptxgen::driver::evaluation

@@ -1,0 +1,149 @@
+#pragma once
+// The reference's state while a launch runs: the bytes of a tensor (Buffer) and the runs of
+// them an access touches, the chunks a thread has queued, its commit groups and waits, a CTA's
+// mbarriers. Plain data: the Evaluator (evaluator.hpp) gives it its meaning.
+
+#include "driver/reference/hazards.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptxgen::driver::evaluation {
+
+inline constexpr std::size_t kernel_level = std::numeric_limits<std::size_t>::max(); ///< not one op
+/// The largest granule of shared hazard state: 64 bytes (Buffer::shift).
+inline constexpr int max_granule_shift = 6;
+
+/// A run of contiguous bytes of one buffer.
+struct Run {
+  std::int64_t off = 0;
+  std::int64_t len = 0;
+};
+
+/// The bytes of an access (one element, one chunk, one row of elements), in the order its
+/// bytes are accessed, as runs: the first inline (no allocation for a contiguous access),
+/// the rest (non-contiguous views only) in `more`. A run that continues the last one merges
+/// with it.
+struct Runs {
+  Run first;
+  std::vector<Run> more;
+
+  void append(Run r) {
+    if (r.len <= 0)
+      return;
+    Run& last = more.empty() ? first : more.back();
+    if (last.len == 0) {
+      last = r;
+    } else if (last.off + last.len == r.off) {
+      last.len += r.len;
+    } else {
+      more.push_back(r);
+    }
+  }
+  std::int64_t bytes() const {
+    std::int64_t n = first.len;
+    for (const Run& r : more)
+      n += r.len;
+    return n;
+  }
+  bool contains(std::int64_t off) const {
+    auto in = [&](const Run& r) { return off >= r.off && off < r.off + r.len; };
+    return in(first) || std::any_of(more.begin(), more.end(), in);
+  }
+  template <class F>
+  void each(F&& f) const {
+    if (first.len > 0)
+      f(first);
+    for (const Run& r : more)
+      f(r);
+  }
+};
+
+struct Buffer {
+  std::string name;
+  bool shared = false;
+  std::size_t index = 0;           ///< its slot (Slot::index) among the shared or global ones
+  std::vector<std::int64_t> shape; ///< the tensor's, for the element of a byte in findings
+  std::int64_t element_bytes = 1;
+  std::vector<std::uint8_t> bytes;
+  /// Per byte: 1 when it holds a defined value. A global tensor's starts empty, which means
+  /// every byte is defined, and is filled in (put_defined) only when undefined bytes reach it.
+  std::vector<std::uint8_t> defined;
+  /// Shared tensors only: the ordering state, one entry per granule of 2^shift bytes. Every
+  /// access starts and ends on a granule boundary (the reference checks each one and starts
+  /// over with a smaller granule when one does not), so the bytes of a granule see the same
+  /// accesses in the same order and have the same state: one entry stands for all of them.
+  ref::SharedBytes hz;
+  int shift = 0;
+
+  std::int64_t granule() const { return std::int64_t{1} << shift; }
+};
+
+/// An op index as the hazard state stores it.
+inline std::int32_t op32(std::size_t op) {
+  return static_cast<std::int32_t>(op);
+}
+
+/// One queued chunk of an apply: performed at the issuing thread's wait.
+struct Chunk {
+  // Members set one by one: an aggregate's zeroing of the whole (a `rep stos`) and the stores
+  // into it right after cost more than the rest of an issue.
+  Chunk() = default;
+  Chunk(std::size_t op_, std::int64_t group_, Buffer* dst_, Buffer* src_, std::int64_t read)
+      : op(op_), group(group_), dst(dst_), src(src_), read_bytes(read) {}
+
+  std::size_t op = 0;
+  std::int64_t group = 0;
+  Buffer* dst = nullptr;
+  Runs dst_runs;
+  Buffer* src = nullptr;
+  Runs src_runs;
+  std::int64_t read_bytes = 0; ///< the first read_bytes come from src, the rest are zero
+  /// The first wait_group that ran while no commit_group had closed this chunk's group
+  /// (kernel_level when none): that wait did not cover it.
+  std::size_t skipped_by_wait = kernel_level;
+  /// The copy_arrives (indices into Cta::deferred) whose deferred arrival waits for it.
+  std::vector<std::size_t> deferred;
+};
+
+/// An mbarrier of one CTA, exactly as PTX keeps it.
+struct RefBarrier {
+  std::string name; ///< the barrier view's text, for findings
+  bool initialised = false;
+  std::int64_t count = 0;   ///< arrivals per phase
+  std::int64_t pending = 0; ///< arrivals the current phase still needs
+  std::int64_t phase = 0;   ///< the current phase's index (its parity is phase % 2)
+  std::int64_t unfired = 0; ///< copy_arrives on it whose copies have not all landed
+};
+
+/// The deferred arrival of one thread's copy_arrive: it arrives when its copies have landed.
+struct Deferred {
+  std::size_t barrier = 0; ///< index into Cta::barriers
+  std::size_t op = 0;
+  std::int64_t remaining = 0; ///< copies still pending
+  bool fired = false;
+};
+
+struct ThreadState {
+  std::vector<Chunk> queue;    ///< issue order
+  std::int64_t open_group = 0; ///< id of the group being filled = groups committed so far
+  std::int32_t waits = 0;      ///< wait_group and wait_all ops run so far
+  ref::LiveWait live;          ///< the wait_group it ran last, while it is its newest wait
+  /// Per barrier id: the newest phase this thread's mbarrier_waits have seen complete.
+  std::map<std::size_t, std::int64_t> waited;
+};
+
+struct Cta {
+  std::vector<Buffer> shared; ///< one per shared tensor, in declaration order
+  std::int32_t epoch = 0;     ///< cta_sync count
+  std::vector<ThreadState> threads;
+  std::vector<RefBarrier> barriers;                                        ///< by id
+  std::map<std::pair<std::size_t, std::int64_t>, std::size_t> barrier_ids; ///< (slot, byte)
+  std::vector<Deferred> deferred;                                          ///< every copy_arrive's
+};
+
+} // namespace ptxgen::driver::evaluation
