@@ -1,6 +1,7 @@
 #include "driver/spec/loader.hpp"
 
 #include "driver/reference/expect.hpp"
+#include "emitter/build/builder.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/instruction.hpp"
@@ -18,10 +19,8 @@
 #include <charconv>
 #include <fstream>
 #include <functional>
-#include <initializer_list>
 #include <limits>
 #include <map>
-#include <set>
 #include <span>
 #include <sstream>
 #include <system_error>
@@ -35,13 +34,7 @@ namespace {
 
 using tile::SourcePos;
 
-constexpr std::int64_t kMaxGrid = ptx::max_grid_dims[0];   // CUDA's gridDim.x limit
-constexpr std::int64_t kMaxBlock = ptx::max_block_threads; // CUDA's threads per block
-// ptxgen's own upper limits, shared with the C++ API's builder (emitter/tile/limits.hpp).
-using tile::kMaxAlign;
-using tile::kMaxGlobalBytes;
 using tile::kMaxPatternBytes;
-using tile::kMaxUnroll;
 
 constexpr std::array<std::string_view, 5> kTopKeys = {"kernel", "tensor", "param", "op", "expect"};
 constexpr std::array<std::string_view, 5> kKernelKeys = {"name", "grid", "block", "abi",
@@ -71,8 +64,6 @@ constexpr std::array<std::string_view, 6> kForKeys = {"op",   "var",  "start",
                                                       "stop", "step", "unroll"};
 constexpr std::array<std::string_view, 10> kPipelineKeys = {
     "op", "var", "start", "stop", "step", "stages", "unroll", "stage_var", "load", "body"};
-// The ops a pipeline's [[op.body]] (its consumer) may hold.
-constexpr std::array<std::string_view, 2> kPipelineBodyKinds = {"copy", "fill"};
 constexpr std::array<std::string_view, 10> kApplyKeys = {
     "op",    "opcode",   "dst",        "src",  "chunk_bytes",
     "scope", "src_size", "ignore_src", "pred", "cache_policy"};
@@ -80,15 +71,6 @@ constexpr std::array<std::string_view, 1> kBareKeys = {"op"};
 constexpr std::array<std::string_view, 2> kWaitGroupKeys = {"op", "n"};
 constexpr std::array<std::string_view, 3> kFillKeys = {"op", "dst", "pattern"};
 constexpr std::array<std::string_view, 3> kCopyKeys = {"op", "dst", "src"};
-// Names the expression grammar gives a meaning of its own: a tensor or parameter
-// of that name would be shadowed or would shadow.
-constexpr std::array<std::string_view, 12> kReservedNames = {
-    "tid", "warp",         "lane",   "bid", "ntid", "nbid",
-    "T",   "if_then_else", "uint32", "min", "max",  "clamp"};
-// Per-axis launch limits (CUDA's): grid x up to 2^31-1, y and z up to 65535;
-// block x and y up to 1024, z up to 64, and 1024 threads in all.
-constexpr std::array<std::int64_t, 3> kMaxGridDims = ptx::max_grid_dims;
-constexpr std::array<std::int64_t, 3> kMaxBlockDims = ptx::max_block_dims;
 
 const char* type_phrase(toml::node_type t) {
   switch (t) {
@@ -201,7 +183,7 @@ std::vector<std::pair<const toml::key*, const toml::node*>> in_file_order(const 
 
 class Loader {
 public:
-  Loader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {
+  Loader(std::string_view text, std::string file) : text_(text), file_(std::move(file)), b_(file_) {
     std::size_t start = 0;
     while (start <= text_.size()) {
       std::size_t nl = text_.find('\n', start);
@@ -214,7 +196,6 @@ public:
         break;
       start = nl + 1;
     }
-    kernel_->file = file_;
   }
 
   /// The 1-based column (in characters, as toml++ counts) of the first
@@ -234,6 +215,25 @@ public:
       ++col;
     }
     return col;
+  }
+
+  /// True when 1-based `line` is well-formed TOML on its own and the text is well-formed
+  /// without it: the line then clashes with the rest (a key or table defined twice), and
+  /// the error belongs to its key, where toml++ reports it at the value.
+  bool conflicts_with_rest(toml::source_index line) const {
+    if (line == 0 || line > lines_.size())
+      return false;
+    std::string without;
+    for (std::size_t i = 0; i < lines_.size(); ++i)
+      if (i + 1 != line)
+        without.append(lines_[i]).push_back('\n');
+    try {
+      (void)toml::parse(lines_[line - 1]);
+      (void)toml::parse(without);
+    } catch (const toml::parse_error&) {
+      return false;
+    }
+    return true;
   }
 
   /// toml++ recurses once per dotted key part and overflows the stack on keys
@@ -285,20 +285,10 @@ public:
     try {
       root = toml::parse(text_, std::string_view(file_));
     } catch (const toml::parse_error& e) {
-      std::string desc(e.description());
-      // toml++ says "Error while parsing value: could not determine value type".
-      constexpr std::string_view prefix = "Error while parsing ";
-      if (desc.rfind(prefix, 0) == 0) {
-        std::size_t colon = desc.find(": ");
-        if (colon != std::string::npos)
-          desc = desc.substr(colon + 2) + " (while parsing " +
-                 desc.substr(prefix.size(), colon - prefix.size()) + ")";
-      }
       toml::source_position at = e.source().begin;
-      // toml++ reports a redefined key at its value; point at the key itself.
-      if (desc.find("cannot redefine") != std::string::npos)
+      if (conflicts_with_rest(at.line))
         at.column = first_non_blank_column(at.line);
-      add_error(DiagId::spec_toml_syntax, at, 1, "invalid TOML: " + desc);
+      add_error(DiagId::spec_toml_syntax, at, 1, "invalid TOML: " + std::string(e.description()));
       return finish();
     }
 
@@ -321,7 +311,7 @@ public:
     const toml::node* ops = root.get("op");
     if (ops)
       load_ops(*ops);
-    check_loops_closed();
+    b_.close_loops();
     if (const toml::node* n = root.get("expect"))
       load_expectations(*n);
     if (!ops || (ops->is_array() && ops->as_array()->empty()))
@@ -368,19 +358,31 @@ private:
     return d;
   }
 
-  void add(Diagnostic d) { diags_.add(std::move(d)); }
+  void add(Diagnostic d) { b_.report(std::move(d)); }
 
   void add_error(DiagId id, const toml::source_position& p, std::uint32_t length,
                  std::string message) {
     add(make_diag(Severity::error, id, p, length, std::move(message)));
   }
 
-  /// An error underlining `r` when it lies on one line, else its first character.
-  void error_at(DiagId id, const toml::source_region& r, std::string message) {
+  /// `r` for the builder: its first character, underlined to its end when on one line.
+  build::At at(const toml::source_region& r) const {
     std::uint32_t length = 1;
     if (r.begin.line == r.end.line && r.end.column > r.begin.column)
       length = byte_column(r.end) - byte_column(r.begin);
-    add_error(id, r.begin, length, std::move(message));
+    return build::At{pos_of(r.begin), length};
+  }
+
+  /// A string value for the builder, with where its characters are (see locate_string()).
+  build::Text text_of(const toml::node& n, const std::string& value) const {
+    const StringLoc loc = locate_string(n);
+    return build::Text{value, loc.pos, loc.exact, 1};
+  }
+
+  /// An error underlining `r` when it lies on one line, else its first character.
+  void error_at(DiagId id, const toml::source_region& r, std::string message) {
+    const build::At a = at(r);
+    add(tile::diagnostic_at(id, a.pos, std::move(message), a.length));
   }
 
   /// Diagnostics from a parser of a string value (line 1, columns within the string).
@@ -409,19 +411,16 @@ private:
   }
 
   Result<std::unique_ptr<tile::Kernel>> finish() {
-    std::vector<Diagnostic> items = diags_.items();
+    auto built = std::move(b_).finish();
+    std::vector<Diagnostic> items = built.diagnostics.items();
     std::stable_sort(items.begin(), items.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return a.line != b.line ? a.line < b.line : a.column < b.column;
     });
     Diagnostics sorted;
     for (auto& d : items)
       sorted.add(std::move(d));
-    if (sorted.has_errors())
-      return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(sorted));
-    Result<std::unique_ptr<tile::Kernel>> r;
-    r.value = std::move(kernel_);
-    r.diagnostics = std::move(sorted);
-    return r;
+    built.diagnostics = std::move(sorted);
+    return built;
   }
 
   // ---------------------------------------------------------------- generic field access
@@ -473,8 +472,8 @@ private:
 
   void missing(const toml::table& t, std::string_view key, const std::string& where,
                std::string_view expected) {
-    error_at(DiagId::spec_missing_key, t.source(),
-             where + " is missing " + squote(key) + " (" + std::string(expected) + ")");
+    b_.missing(at(t.source()),
+               where + " is missing " + squote(key) + " (" + std::string(expected) + ")");
   }
 
   void wrong_type(const toml::node& n, std::string_view key, const std::string& where,
@@ -508,32 +507,13 @@ private:
     return std::nullopt;
   }
 
-  /// `key` as a name checked for being an identifier the expression grammar does not own.
-  bool check_name(const toml::key& k, std::string_view what) {
-    std::string_view name = k.str();
-    if (!is_identifier(name)) {
-      error_at(DiagId::spec_bad_name, k.source(),
-               std::string(what) + " name " + squote(name) +
-                   " is not an identifier (letters, digits and '_', not starting "
-                   "with a digit)");
-      return false;
-    }
-    if (contains(kReservedNames, name)) {
-      error_at(DiagId::spec_reserved_name, k.source(),
-               std::string(what) + " name " + squote(name) + " is reserved in index expressions (" +
-                   join(kReservedNames) + ")");
-      return false;
-    }
-    return true;
-  }
-
   // ---------------------------------------------------------------- [kernel]
 
   void load_kernel(const toml::table& root) {
     const toml::node* n = root.get("kernel");
     if (!n) {
-      add_error(DiagId::spec_missing_key, {1, 1}, 1,
-                "the spec has no [kernel] table (name, grid, block)");
+      b_.missing(build::At{pos_of({1, 1}), 1},
+                 "the spec has no [kernel] table (name, grid, block)");
       return;
     }
     const toml::table* t = n->as_table();
@@ -547,30 +527,23 @@ private:
     check_keys(*t, kKernelKeys, where);
 
     if (const toml::node* v = t->get("name")) {
-      if (auto s = get_string(*v, "name", where, "a string (an identifier)")) {
-        if (!is_identifier(*s))
-          error_at(DiagId::spec_bad_name, v->source(),
-                   "kernel name " + squote(*s) +
-                       " is not an identifier (letters, digits and '_', not "
-                       "starting with a digit)");
-        else
-          kernel_->name = *s;
-      }
+      if (auto s = get_string(*v, "name", where, "a string (an identifier)"))
+        b_.kernel_name(*s, at(v->source()));
     } else {
       missing(*t, "name", where, "an identifier such as \"copy_async\"");
     }
 
-    tile::Dim3 grid{1, 1, 1}, block{kernel_->block, 1, 1};
+    tile::Dim3 grid{1, 1, 1}, block{b_.kernel().block, 1, 1};
     if (const toml::node* v = t->get("grid"))
-      if (auto g = get_dims(*v, "grid", DiagId::spec_grid_range, kMaxGridDims, kMaxGrid))
+      if (auto g = get_dims(*v, build::LaunchPart::grid))
         grid = *g;
     if (const toml::node* v = t->get("block")) {
-      if (auto b = get_dims(*v, "block", DiagId::spec_block_range, kMaxBlockDims, kMaxBlock))
+      if (auto b = get_dims(*v, build::LaunchPart::block))
         block = *b;
     } else {
       missing(*t, "block", where, "the number of threads per CTA, 1..1024, or [x, y, z]");
     }
-    kernel_->set_launch(grid, block);
+    b_.launch(grid, block);
   }
 
   /// [kernel]'s `abi = [...]` (the PTX parameter order: every global tensor and
@@ -580,17 +553,9 @@ private:
     const toml::table* t = root.get("kernel") ? root.get("kernel")->as_table() : nullptr;
     if (!t)
       return;
-    if (const toml::node* v = t->get("dynamic_shared")) {
-      const std::int64_t max = ptx::max_dynamic_shared_bytes_any_target();
-      if (auto n = get_int(*v, "dynamic_shared", "[kernel]", "an integer (bytes)")) {
-        if (*n < 0 || *n > max)
-          error_at(DiagId::spec_dynamic_shared_range, v->source(),
-                   "dynamic_shared must be in 0.." + std::to_string(max) + " bytes; got " +
-                       std::to_string(*n));
-        else
-          kernel_->dynamic_shared = *n;
-      }
-    }
+    if (const toml::node* v = t->get("dynamic_shared"))
+      if (auto n = get_int(*v, "dynamic_shared", "[kernel]", "an integer (bytes)"))
+        b_.dynamic_shared(*n, at(v->source()));
     const toml::node* v = t->get("abi");
     if (!v)
       return;
@@ -599,56 +564,23 @@ private:
       wrong_type(*v, "abi", "[kernel]", "an array of tensor and parameter names");
       return;
     }
-    std::vector<std::string> wanted; // the default order: what abi must list
-    for (const auto& b : lower::kernel_params(*kernel_))
-      wanted.push_back(b.name);
-    std::vector<std::string> order;
+    std::vector<std::pair<std::string, build::At>> names;
+    const toml::node* unreadable = nullptr;
     for (const toml::node& e : *a) {
-      auto name = get_string(e, "abi", "[kernel]", "an array of tensor and parameter names");
-      if (!name)
-        return;
-      if (std::find(wanted.begin(), wanted.end(), *name) == wanted.end()) {
-        const bool shared = kernel_->find_tensor(*name) != nullptr;
-        error_at(DiagId::spec_abi_unknown_name, e.source(),
-                 squote(*name) +
-                     (shared ? " is a shared tensor, not a kernel parameter"
-                             : " is not a global tensor or a parameter of the spec") +
-                     "; abi lists " + join_names(wanted));
-        return;
+      if (!e.is_string()) {
+        unreadable = &e;
+        break;
       }
-      if (std::find(order.begin(), order.end(), *name) != order.end()) {
-        error_at(DiagId::spec_abi_duplicate_name, e.source(),
-                 squote(*name) + " is listed twice in abi");
-        return;
-      }
-      order.push_back(*name);
+      names.emplace_back(e.as_string()->get(), at(e.source()));
     }
-    std::vector<std::string> left;
-    for (const auto& w : wanted)
-      if (std::find(order.begin(), order.end(), w) == order.end())
-        left.push_back(w);
-    if (!left.empty()) {
-      error_at(DiagId::spec_abi_missing_name, v->source(),
-               "abi does not list " + join_names(left) +
-                   ": it must name every global tensor and parameter once, in PTX order");
-      return;
-    }
-    kernel_->abi = std::move(order);
+    if (b_.abi(names, at(v->source()), unreadable == nullptr) && unreadable)
+      wrong_type(*unreadable, "abi", "[kernel]", "an array of tensor and parameter names");
   }
 
-  static std::string join_names(const std::vector<std::string>& names) {
-    std::string out;
-    for (std::size_t i = 0; i < names.size(); ++i)
-      out += (i ? ", " : "") + squote(names[i]);
-    return out;
-  }
-
-  /// `grid` or `block`: an integer N (x = N) or an array [x], [x, y] or [x, y, z],
-  /// each axis within `max_each`, the product at most `max_total`.
-  std::optional<tile::Dim3> get_dims(const toml::node& v, std::string_view key, DiagId range_id,
-                                     const std::array<std::int64_t, 3>& max_each,
-                                     std::int64_t max_total) {
-    const std::string what = key == "grid" ? "CTAs" : "threads per CTA";
+  /// `grid` or `block`: an integer N (x = N) or an array [x], [x, y] or [x, y, z].
+  std::optional<tile::Dim3> get_dims(const toml::node& v, build::LaunchPart part) {
+    const std::string_view key = part == build::LaunchPart::grid ? "grid" : "block";
+    const std::string what = part == build::LaunchPart::grid ? "CTAs" : "threads per CTA";
     std::array<std::int64_t, 3> d = {1, 1, 1};
     if (const auto* n = v.as_integer()) {
       d[0] = n->get();
@@ -666,27 +598,7 @@ private:
                  "an integer (" + what + ") or an array [x, y, z] of 1 to 3 integers");
       return std::nullopt;
     }
-    static constexpr const char* kAxis[] = {"x", "y", "z"};
-    const bool scalar = v.is_integer();
-    std::int64_t total = 1;
-    for (std::size_t i = 0; i < 3; ++i) {
-      if (d[i] < 1 || d[i] > max_each[i]) {
-        error_at(range_id, v.source(),
-                 std::string(key) + (scalar ? "" : std::string(".") + kAxis[i]) +
-                     " must be in 1.." + std::to_string(max_each[i]) +
-                     (scalar && key == "block" ? " threads" : "") + "; got " +
-                     std::to_string(d[i]));
-        return std::nullopt;
-      }
-      total *= d[i];
-    }
-    if (total > max_total) {
-      error_at(range_id, v.source(),
-               std::string(key) + " has " + std::to_string(total) + " " + what +
-                   " in all; at most " + std::to_string(max_total));
-      return std::nullopt;
-    }
-    return tile::Dim3{d[0], d[1], d[2]};
+    return b_.dims(part, d, v.is_integer(), at(v.source()));
   }
 
   // ---------------------------------------------------------------- [param.NAME]
@@ -699,123 +611,71 @@ private:
                    std::string(type_phrase(n.type())));
       return;
     }
-    for (auto [k, v] : in_file_order(*all)) {
-      param_names_.emplace(k->str());
+    for (auto [k, v] : in_file_order(*all))
       load_param(*k, *v);
+  }
+
+  /// A parameter's dtype: u64 or not; nullopt after an error.
+  std::optional<bool> param_is_u64(const toml::table& t, const std::string& where) {
+    const toml::node* v = t.get("dtype");
+    if (!v) {
+      missing(t, "dtype", where, "\"u32\" or \"u64\"");
+      return std::nullopt;
     }
+    auto s = get_string(*v, "dtype", where, "\"u32\" or \"u64\"");
+    if (!s)
+      return std::nullopt;
+    if (*s == "u32" || *s == "uint32")
+      return false;
+    if (*s == "u64" || *s == "uint64")
+      return true;
+    constexpr std::array<std::string_view, 4> types = {"u32", "u64", "uint32", "uint64"};
+    error_at(DiagId::spec_param_dtype, v->source(),
+             "parameter dtype must be \"u32\" or \"u64\"; got " + squote(*s) +
+                 did_you_mean(*s, types));
+    return std::nullopt;
   }
 
   void load_param(const toml::key& k, const toml::node& n) {
     const std::string where = "[param." + std::string(k.str()) + "]";
+    build::ParamDecl d;
+    d.name = std::string(k.str());
+    d.name_at = at(k.source());
     const toml::table* t = n.as_table();
     if (!t) {
       error_at(DiagId::spec_wrong_type, n.source(),
                "parameter " + squote(k.str()) + " must be a table with dtype and value; got " +
                    type_phrase(n.type()));
+      b_.param(d); // the name is taken all the same
       return;
     }
-    bool ok = check_name(k, "parameter");
     check_keys(*t, kParamKeys, where);
-
-    tile::ScalarParam p;
-    p.name = std::string(k.str());
-    p.pos = pos_of(t->source().begin);
-
-    if (const toml::node* v = t->get("dtype")) {
-      if (auto s = get_string(*v, "dtype", where, "\"u32\" or \"u64\"")) {
-        if (*s == "u32" || *s == "uint32")
-          p.is_u64 = false;
-        else if (*s == "u64" || *s == "uint64")
-          p.is_u64 = true;
-        else {
-          constexpr std::array<std::string_view, 4> types = {"u32", "u64", "uint32", "uint64"};
-          error_at(DiagId::spec_param_dtype, v->source(),
-                   "parameter dtype must be \"u32\" or \"u64\"; got " + squote(*s) +
-                       did_you_mean(*s, types));
-          ok = false;
-        }
-      } else {
-        ok = false;
-      }
-    } else {
-      missing(*t, "dtype", where, "\"u32\" or \"u64\"");
-      ok = false;
-    }
-    const std::uint64_t type_max =
-        p.is_u64 ? std::numeric_limits<std::uint64_t>::max() : std::uint64_t{0xffffffffu};
-    const std::string type_name = p.is_u64 ? "u64" : "u32";
-
-    bool have_value = false;
-    const toml::node* value_node = t->get("value");
-    if (value_node) {
-      if (const auto* i = value_node->as_integer()) {
-        if (i->get() < 0 || static_cast<std::uint64_t>(i->get()) > type_max) {
-          error_at(DiagId::spec_param_value, value_node->source(),
-                   "value " + std::to_string(i->get()) + " does not fit " + type_name + " (0.." +
-                       std::to_string(type_max) + ")");
-          ok = false;
-        } else {
-          p.value = static_cast<std::uint64_t>(i->get());
-          have_value = true;
-        }
-      } else if (const auto* s = value_node->as_string(); s && p.is_u64) {
-        // TOML integers stop at 2^63-1; a u64 (a cache policy) may need the top bit.
-        if (auto u = parse_integer<std::uint64_t>(s->get())) {
-          p.value = *u;
-          have_value = true;
-        } else {
-          error_at(DiagId::spec_param_value, value_node->source(),
-                   "a u64 value string must be a decimal or 0x "
-                   "hexadecimal integer below 2^64; got " +
-                       squote(s->get()));
-          ok = false;
-        }
-      } else {
-        wrong_type(*value_node, "value", where,
-                   p.is_u64 ? "an integer (or a \"0x...\" string)" : "an integer");
-        ok = false;
-      }
+    d.pos = pos_of(t->source().begin);
+    d.is_u64 = param_is_u64(*t, where);
+    const bool u64 = d.is_u64.value_or(false);
+    if (const toml::node* v = t->get("value")) {
+      d.value_at = at(v->source());
+      if (const auto* i = v->as_integer())
+        d.value = build::ParamValue{build::ParamValue::Form::integer, i->get(), 0, {}};
+      else if (const auto* s = v->as_string(); s && u64)
+        d.value = build::ParamValue{build::ParamValue::Form::text, 0, 0, s->get()};
+      else
+        wrong_type(*v, "value", where, u64 ? "an integer (or a \"0x...\" string)" : "an integer");
     } else {
       missing(*t, "value", where, "the integer the test runs pass");
-      ok = false;
     }
-
     if (const toml::node* v = t->get("range")) {
       const toml::array* a = v->as_array();
-      if (!a || a->size() != 2 || !(*a)[0].is_integer() || !(*a)[1].is_integer()) {
-        error_at(DiagId::spec_param_range, v->source(),
-                 "range in " + where + " must be [lo, hi], two integers");
-        ok = false;
-      } else {
-        const std::int64_t lo = (*a)[0].as_integer()->get();
-        const std::int64_t hi = (*a)[1].as_integer()->get();
-        if (lo > hi) {
-          error_at(DiagId::spec_param_range, v->source(),
-                   "range [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                       "] is empty; expected lo <= hi");
-          ok = false;
-        } else if (lo < 0 || static_cast<std::uint64_t>(hi) > type_max) {
-          error_at(DiagId::spec_param_range, v->source(),
-                   "range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] does not fit " +
-                       type_name + " (0.." + std::to_string(type_max) + ")");
-          ok = false;
-        } else {
-          p.range = tile::Interval{lo, hi};
-          if (have_value && (p.value < static_cast<std::uint64_t>(lo) ||
-                             p.value > static_cast<std::uint64_t>(hi))) {
-            error_at(DiagId::spec_param_outside_range, value_node->source(),
-                     "value " + std::to_string(p.value) + " is outside the declared range [" +
-                         std::to_string(lo) + ", " + std::to_string(hi) + "]");
-            ok = false;
-          }
-        }
+      build::ParamRange r;
+      r.at = at(v->source());
+      r.well_formed = a && a->size() == 2 && (*a)[0].is_integer() && (*a)[1].is_integer();
+      if (r.well_formed) {
+        r.lo = (*a)[0].as_integer()->get();
+        r.hi = (*a)[1].as_integer()->get();
       }
+      d.range = r;
     }
-
-    if (ok) {
-      param_u64_[p.name] = p.is_u64;
-      kernel_->params.push_back(std::move(p));
-    }
+    b_.param(d);
   }
 
   // ---------------------------------------------------------------- [tensor.NAME]
@@ -828,10 +688,8 @@ private:
                    std::string(type_phrase(n.type())));
       return;
     }
-    for (auto [k, v] : in_file_order(*all)) {
-      if (!load_tensor(*k, *v))
-        broken_tensors_.emplace(k->str());
-    }
+    for (auto [k, v] : in_file_order(*all))
+      load_tensor(*k, *v);
   }
 
   /// The tensor's dtype; nullopt (after an error) when it is missing or unknown.
@@ -853,9 +711,10 @@ private:
     return d;
   }
 
-  /// The tensor's shape; nullopt (after errors) when it is missing or malformed.
-  std::optional<std::vector<std::int64_t>> tensor_shape(const toml::table& t,
-                                                        const std::string& where) {
+  /// The tensor's shape as written (its integer dimensions); `complete` false when a
+  /// dimension is not an integer (reported).
+  std::optional<std::vector<build::Dim>> tensor_shape(const toml::table& t,
+                                                      const std::string& where, bool& complete) {
     const toml::node* shape_node = t.get("shape");
     if (!shape_node) {
       missing(t, "shape", where, "an array of positive integers such as [128, 32]");
@@ -866,198 +725,93 @@ private:
       wrong_type(*shape_node, "shape", where, "an array of positive integers");
       return std::nullopt;
     }
-    if (a->empty()) {
-      error_at(DiagId::spec_bad_shape, shape_node->source(),
-               "shape must have at least one dimension");
-      return std::nullopt;
-    }
-    std::vector<std::int64_t> shape;
-    bool ok = true;
+    std::vector<build::Dim> shape;
     for (const toml::node& e : *a) {
-      const auto* i = e.as_integer();
-      if (!i) {
-        error_at(DiagId::spec_wrong_type, e.source(),
-                 "a shape dimension must be a positive integer; got " +
-                     std::string(type_phrase(e.type())));
-        ok = false;
-      } else if (i->get() < 1) {
-        error_at(DiagId::spec_bad_shape, e.source(),
-                 "a shape dimension must be at least 1; got " + std::to_string(i->get()));
-        ok = false;
-      } else {
-        shape.push_back(i->get());
+      if (const auto* i = e.as_integer()) {
+        shape.push_back(build::Dim{i->get(), at(e.source())});
+        continue;
       }
+      error_at(DiagId::spec_wrong_type, e.source(),
+               "a shape dimension must be a positive integer; got " +
+                   std::string(type_phrase(e.type())));
+      complete = false;
     }
-    if (!ok)
-      return std::nullopt;
     return shape;
   }
 
-  bool load_tensor(const toml::key& k, const toml::node& n) {
+  /// The tensor's space; nullopt (after an error) when it is missing or unknown.
+  std::optional<tile::Space> tensor_space(const toml::table& t, const std::string& where) {
+    const toml::node* v = t.get("space");
+    if (!v) {
+      missing(t, "space", where, "\"global\" or \"shared\"");
+      return std::nullopt;
+    }
+    auto s = get_string(*v, "space", where, "\"global\" or \"shared\"");
+    if (!s)
+      return std::nullopt;
+    if (*s == "global")
+      return tile::Space::global;
+    if (*s == "shared")
+      return tile::Space::shared;
+    constexpr std::array<std::string_view, 2> spaces = {"global", "shared"};
+    error_at(DiagId::spec_unknown_space, v->source(),
+             "space must be \"global\" or \"shared\"; got " + squote(*s) +
+                 did_you_mean(*s, spaces));
+    return std::nullopt;
+  }
+
+  void load_tensor(const toml::key& k, const toml::node& n) {
     const std::string where = "[tensor." + std::string(k.str()) + "]";
+    build::TensorDecl d;
+    d.name = std::string(k.str());
+    d.name_at = at(k.source());
     const toml::table* t = n.as_table();
     if (!t) {
       error_at(DiagId::spec_wrong_type, n.source(),
                "tensor " + squote(k.str()) + " must be a table with space, shape and dtype; got " +
                    type_phrase(n.type()));
-      return false;
-    }
-    bool ok = check_name(k, "tensor");
-    if (param_names_.count(k.str()) != 0) {
-      error_at(DiagId::spec_name_clash, k.source(),
-               "tensor " + squote(k.str()) + " has the name of a parameter");
-      ok = false;
+      d.syntax_ok = false;
+      b_.tensor(d); // the name is taken all the same
+      return;
     }
     check_keys(*t, kTensorKeys, where);
-
-    auto decl = std::make_unique<tile::TensorDecl>();
-    decl->tensor.name = std::string(k.str());
-    decl->pos = pos_of(t->source().begin);
-
-    bool have_space = false;
-    if (const toml::node* v = t->get("space")) {
-      if (auto s = get_string(*v, "space", where, "\"global\" or \"shared\"")) {
-        if (*s == "global") {
-          decl->tensor.space = tile::Space::global;
-          have_space = true;
-        } else if (*s == "shared") {
-          decl->tensor.space = tile::Space::shared;
-          have_space = true;
-        } else {
-          constexpr std::array<std::string_view, 2> spaces = {"global", "shared"};
-          error_at(DiagId::spec_unknown_space, v->source(),
-                   "space must be \"global\" or \"shared\"; got " + squote(*s) +
-                       did_you_mean(*s, spaces));
-          ok = false;
-        }
-      } else {
-        ok = false;
-      }
-    } else {
-      missing(*t, "space", where, "\"global\" or \"shared\"");
-      ok = false;
-    }
-    const bool shared = decl->tensor.space == tile::Space::shared;
-
-    const std::optional<tile::DType> dtype = tensor_dtype(*t, where);
-    const bool have_dtype = dtype.has_value();
-    if (dtype)
-      decl->tensor.dtype = *dtype;
-    ok = ok && have_dtype;
-
-    const toml::node* shape_node = t->get("shape");
-    std::optional<std::vector<std::int64_t>> shape = tensor_shape(*t, where);
-    const bool have_shape = shape.has_value();
-    if (shape)
-      decl->tensor.shape = std::move(*shape);
-    ok = ok && have_shape;
-
-    decl->tensor.align = shared ? tile::default_shared_align : tile::default_global_align;
+    d.pos = pos_of(t->source().begin);
+    d.space = tensor_space(*t, where);
+    const bool shared = d.space == tile::Space::shared;
+    d.dtype = tensor_dtype(*t, where);
+    d.shape = tensor_shape(*t, where, d.shape_complete);
+    if (const toml::node* v = t->get("shape"))
+      d.shape_at = at(v->source());
     if (const toml::node* v = t->get("align")) {
-      if (auto a = get_int(*v, "align", where, "an integer (a power of two)")) {
-        const std::int64_t lo = shared ? tile::min_shared_align : 1;
-        if (*a < lo || *a > kMaxAlign || (*a & (*a - 1)) != 0) {
-          error_at(DiagId::spec_bad_align, v->source(),
-                   "align of a " + std::string(shared ? "shared" : "global") +
-                       " tensor must be a power of two in " + std::to_string(lo) + ".." +
-                       std::to_string(kMaxAlign) + "; got " + std::to_string(*a));
-          ok = false;
-        } else {
-          decl->tensor.align = static_cast<std::uint32_t>(*a);
-        }
-      } else {
-        ok = false;
-      }
+      d.align_at = at(v->source());
+      d.align = get_int(*v, "align", where, "an integer (a power of two)");
+      d.syntax_ok = d.align.has_value() && d.syntax_ok;
     }
-
     if (const toml::node* v = t->get("layout")) {
-      if (auto s = get_string(*v, "layout", where, "\"default\"")) {
-        if (*s != "default") {
-          error_at(DiagId::spec_bad_layout, v->source(),
-                   "only the row-major \"default\" layout is supported; got " + squote(*s));
-          ok = false;
-        }
-      } else {
-        ok = false;
-      }
+      auto s = get_string(*v, "layout", where, "\"default\"");
+      if (s && *s != "default")
+        error_at(DiagId::spec_bad_layout, v->source(),
+                 "only the row-major \"default\" layout is supported; got " + squote(*s));
+      d.syntax_ok = s && *s == "default" && d.syntax_ok;
     }
-
     if (const toml::node* v = t->get("init")) {
-      if (have_space && shared) {
-        error_at(DiagId::spec_global_only_key, key_of(*t, "init")->source(),
-                 "init is only for global tensors; shared memory starts undefined (fill it "
-                 "with a fill op)");
-        ok = false;
-      } else if (auto s = get_string(*v, "init", where,
-                                     "\"zero\", \"arange % M\", \"random(SEED)\" or "
-                                     "\"constant(V)\"")) {
-        if (auto init = parse_init(*s, *v))
-          decl->init = *init;
-        else
-          ok = false;
-      } else {
-        ok = false;
-      }
+      d.init_at = at(key_of(*t, "init")->source());
+      // Shared memory has no init (the builder says so): nothing to read.
+      if (!shared)
+        if (auto s = get_string(*v, "init", where,
+                                "\"zero\", \"arange % M\", \"random(SEED)\" or "
+                                "\"constant(V)\""))
+          d.init = parse_init(*s, *v);
     }
-
     if (const toml::node* v = t->get("output")) {
-      if (have_space && shared) {
-        error_at(DiagId::spec_global_only_key, key_of(*t, "output")->source(),
-                 "output is only for global tensors; shared memory is not compared after a run");
-        ok = false;
-      } else if (auto b = get_bool(*v, "output", where)) {
-        decl->output = *b;
-      } else {
-        ok = false;
+      d.output_at = at(key_of(*t, "output")->source());
+      if (!shared) {
+        auto b = get_bool(*v, "output", where);
+        d.output = b.value_or(false);
+        d.syntax_ok = b.has_value() && d.syntax_ok;
       }
     }
-
-    if (have_shape && have_dtype && have_space)
-      ok = check_size(decl->tensor, *shape_node) && ok;
-
-    if (!ok)
-      return false;
-    kernel_->tensors.push_back(std::move(decl));
-    return true;
-  }
-
-  /// Element count and byte size within the limits; shared tensors also in total.
-  bool check_size(const tile::Tensor& t, const toml::node& shape_node) {
-    const bool shared = t.space == tile::Space::shared;
-    // Shared: what a CTA can have on any target; the contract checks the target's own limit.
-    const std::int64_t max_shared = ptx::max_dynamic_shared_bytes_any_target();
-    const std::int64_t limit = shared ? max_shared : kMaxGlobalBytes;
-    const std::int64_t elem = tile::size_bytes(t.dtype);
-    std::int64_t bytes = elem;
-    for (std::int64_t d : t.shape) {
-      if (d > limit / bytes) {
-        std::string shape;
-        for (std::size_t i = 0; i < t.shape.size(); ++i)
-          shape += (i ? ", " : "") + std::to_string(t.shape[i]);
-        error_at(DiagId::spec_tensor_too_large, shape_node.source(),
-                 "tensor " + squote(t.name) + " of shape [" + shape + "] and " +
-                     std::to_string(elem) + "-byte elements is larger than the " +
-                     (shared ? std::to_string(max_shared) +
-                                   " bytes of shared memory a CTA can have on any target"
-                             : std::string("2^40 bytes allowed for a global tensor")));
-        return false;
-      }
-      bytes *= d;
-    }
-    if (shared) {
-      const std::int64_t a = t.align;
-      const std::int64_t start = (shared_bytes_ + a - 1) / a * a;
-      if (start + bytes > max_shared) {
-        error_at(DiagId::spec_shared_total_too_large, shape_node.source(),
-                 "shared tensors need " + std::to_string(start + bytes) + " bytes together with " +
-                     squote(t.name) + " (" + std::to_string(bytes) + " bytes at offset " +
-                     std::to_string(start) + "); a CTA has at most " + std::to_string(max_shared) +
-                     " bytes of shared memory on any target");
-        return false;
-      }
-      shared_bytes_ = start + bytes;
-    }
-    return true;
+    b_.tensor(d);
   }
 
   /// "zero" | "0" | "arange % M" | "random(SEED)" | "constant(V)", spaces allowed around tokens.
@@ -1136,15 +890,6 @@ private:
 
   // ---------------------------------------------------------------- [[op]]
 
-  const tile::Tensor* find_tensor(std::string_view name) const {
-    for (const auto& d : kernel_->tensors)
-      if (d->tensor.name == name)
-        return &d->tensor;
-    return nullptr;
-  }
-
-  bool is_param(std::string_view name) const { return param_names_.count(name) != 0; }
-
   void load_ops(const toml::node& n) {
     const toml::array* ops = n.as_array();
     if (!ops) {
@@ -1168,11 +913,14 @@ private:
     }
   }
 
-  void load_op(const toml::table& t, const std::string& where) {
+  /// One [[op]] table; its op goes to `into` when given (a pipeline's consumer), else
+  /// to the kernel.
+  void load_op(const toml::table& t, const std::string& where,
+               std::vector<tile::Op>* into = nullptr) {
     const toml::node* kind_node = t.get("op");
     if (!kind_node) {
-      error_at(DiagId::spec_missing_key, t.source(),
-               where + " has no 'op' key; expected op = one of: " + join(kOpKinds));
+      b_.missing(at(t.source()),
+                 where + " has no 'op' key; expected op = one of: " + join(kOpKinds));
       return;
     }
     auto kind = get_string(*kind_node, "op", where, "a string naming the op");
@@ -1200,20 +948,10 @@ private:
       check_keys(t, kWaitGroupKeys, where);
       tile::WaitGroupOp w;
       if (const toml::node* v = t.get("n")) {
-        if (auto i = get_int(*v, "n", where_kind, "an integer (groups left pending)")) {
-          if (*i < 0 || *i > ptx::max_wait_group) {
-            error_at(DiagId::contract_wait_group_range, v->source(),
-                     "wait_group n must be in 0.." + std::to_string(ptx::max_wait_group) +
-                         "; it is " + std::to_string(*i) +
-                         " (ptxgen is stricter than ptxas, which accepts any "
-                         "integer)");
-            ok = false;
-          } else {
-            w.n = *i;
-          }
-        } else {
-          ok = false;
-        }
+        auto i = get_int(*v, "n", where_kind, "an integer (groups left pending)");
+        ok = i && b_.wait_group(*i, at(v->source()));
+        if (ok)
+          w.n = *i;
       } else {
         missing(t, "n", where_kind, "the number of groups that may stay pending, e.g. n = 0");
         ok = false;
@@ -1242,7 +980,7 @@ private:
       return;
     } else if (*kind == "end") {
       check_keys(t, kBareKeys, where);
-      load_end(t, op);
+      b_.end_for(at(t.source()));
       return;
     } else if (*kind == "pipeline") {
       check_keys(t, kPipelineKeys, where);
@@ -1271,8 +1009,10 @@ private:
                    " (expected one of: " + join(kOpKinds) + ")");
       return;
     }
-    if (ok)
-      kernel_->ops.push_back(std::move(op));
+    if (ok && into)
+      into->push_back(std::move(op));
+    else if (ok)
+      b_.push(std::move(op));
   }
 
   // ---------------------------------------------------------------- mbarriers
@@ -1292,12 +1032,8 @@ private:
       check_keys(t, kMbarrierWaitKeys, where);
     auto barrier = view_field(t, "barrier", where_kind);
     bool ok = barrier.has_value();
-    if (barrier && barrier->value.tensor->space != tile::Space::shared) {
-      error_at(DiagId::spec_mbarrier_operand, t.get("barrier")->source(),
-               "an mbarrier lives in shared memory; '" + barrier->value.tensor->name +
-                   "' is a global tensor");
+    if (barrier && !b_.barrier(barrier->value, at(t.get("barrier")->source())))
       ok = false;
-    }
     if (kind == "mbarrier_init") {
       tile::MbarrierInitOp m;
       if (const toml::node* v = t.get("count")) {
@@ -1358,54 +1094,6 @@ private:
 
   // ---------------------------------------------------------------- loops
 
-  /// A `for` whose var is live for the ops up to its `end`. `index` is the
-  /// ForOp's index in kernel_->ops, or npos for a rejected `for` (its `end`
-  /// is then consumed silently).
-  struct OpenLoop {
-    std::string var;
-    std::size_t index = static_cast<std::size_t>(-1);
-    tile::SourcePos pos;
-  };
-
-  bool is_loop_var(std::string_view name) const {
-    return std::any_of(loops_.begin(), loops_.end(),
-                       [&](const OpenLoop& l) { return l.var == name; });
-  }
-
-  /// The names expressions may use here: parameters and the live loop variables.
-  tile::ExprNames expr_names() const {
-    tile::ExprNames n;
-    n.is_param = [this](std::string_view x) { return is_param(x); };
-    if (!loops_.empty())
-      n.is_loop = [this](std::string_view x) { return is_loop_var(x); };
-    return n;
-  }
-
-  /// The first leaf of e that differs between the threads of a CTA, else nullptr.
-  static const tile::Expr* per_thread_leaf(const tile::Expr& e) {
-    switch (e.kind) {
-    case tile::ExprKind::tid:
-    case tile::ExprKind::warp:
-    case tile::ExprKind::lane:
-      return &e;
-    case tile::ExprKind::special:
-      return tile::per_thread(e.special) ? &e : nullptr;
-    case tile::ExprKind::constant:
-    case tile::ExprKind::bid:
-    case tile::ExprKind::param:
-    case tile::ExprKind::axis:
-    case tile::ExprKind::loop:
-    case tile::ExprKind::unary:
-    case tile::ExprKind::binary:
-    case tile::ExprKind::select:
-      break;
-    }
-    for (const auto& a : e.args)
-      if (const tile::Expr* hit = per_thread_leaf(*a))
-        return hit;
-    return nullptr;
-  }
-
   /// start, stop or step of a `for`: an integer or an expression string over
   /// constants, parameters, bid, nbid, ntid and enclosing loop variables.
   std::optional<tile::Located<tile::ExprPtr>> loop_bound(const toml::node& v, std::string_view key,
@@ -1418,41 +1106,11 @@ private:
       wrong_type(v, key, where, "an integer or an expression string such as \"k_tiles\"");
       return std::nullopt;
     }
-    const StringLoc loc = locate_string(v);
-    auto r = tile::parse_expr(s->get(), expr_names());
-    if (!r) {
-      add_inner(with_suggestions(r.diagnostics, s->get()), loc);
+    const build::Text text = text_of(v, s->get());
+    auto r = b_.expr(text);
+    if (!r || !b_.loop_bound(key, *r->value, text))
       return std::nullopt;
-    }
-    if (const tile::Expr* t = per_thread_leaf(**r)) {
-      Diagnostics ds;
-      ds.add(ptxgen::error_at(DiagId::spec_loop_bound_per_thread, s->get(), t->offset, t->length,
-                              std::string(key) +
-                                  " of a loop must be the same for every thread "
-                                  "of a CTA; '" +
-                                  s->get().substr(t->offset, t->length) +
-                                  "' differs between threads (use bid, nbid, parameters, "
-                                  "constants or enclosing loop variables)"));
-      add_inner(ds, loc);
-      return std::nullopt;
-    }
-    return tile::Located<tile::ExprPtr>{std::move(*r), s->get(), loc.pos};
-  }
-
-  /// Why `name` cannot name a loop variable (not an identifier, reserved, a
-  /// parameter, a tensor or the variable of an enclosing loop); empty when it can.
-  std::string loop_name_clash(const std::string& name) const {
-    if (!is_identifier(name))
-      return "is not an identifier (letters, digits and '_', not starting with a digit)";
-    if (contains(kReservedNames, name))
-      return "is reserved in expressions (" + join(kReservedNames) + ")";
-    if (is_param(name))
-      return "is a kernel parameter";
-    if (find_tensor(name))
-      return "is a tensor";
-    if (is_loop_var(name))
-      return "is the variable of an enclosing loop";
-    return {};
+    return r;
   }
 
   /// A loop bound to load: its key, where it goes, and the example a missing one names.
@@ -1470,12 +1128,8 @@ private:
     if (v == nullptr)
       return true;
     auto u = get_int(*v, "unroll", where, "an integer (body copies per back edge)");
-    if (u && (*u < 1 || *u > kMaxUnroll)) {
-      error_at(DiagId::spec_loop_unroll_range, v->source(),
-               "unroll must be in 1.." + std::to_string(kMaxUnroll) + "; got " +
-                   std::to_string(*u));
-      return false;
-    }
+    if (u)
+      u = b_.unroll(*u, at(v->source()));
     if (u)
       out = *u;
     return u.has_value();
@@ -1511,17 +1165,10 @@ private:
     auto name = get_string(*v, "var", where, "a string (the loop variable's name)");
     if (!name)
       return std::nullopt;
-    const std::string clash = loop_name_clash(*name);
-    if (!clash.empty()) {
-      const StringLoc loc = locate_string(*v);
-      Diagnostics ds;
-      ds.add(ptxgen::error_at(DiagId::spec_loop_var_name, *name, 0,
-                              static_cast<std::uint32_t>(name->size()),
-                              "loop variable " + squote(*name) + " " + clash));
-      add_inner(ds, loc);
+    const build::Text text = text_of(*v, *name);
+    if (!b_.loop_var(text))
       return std::nullopt;
-    }
-    return tile::Located<std::string>{*name, *name, locate_string(*v).pos};
+    return tile::Located<std::string>{*name, *name, text.pos};
   }
 
   void load_for(const toml::table& t, const std::string& where, tile::Op& op) {
@@ -1537,43 +1184,13 @@ private:
         {"step", &f.step, ""}};
     ok = load_loop_bounds(t, where, std::span(fields, has_step ? 3 : 2)) && ok;
     ok = load_unroll(t, where, f.unroll) && ok;
-    OpenLoop open{var ? var->value : std::string(), static_cast<std::size_t>(-1), op.pos};
-    if (ok) {
+    const std::string name = var ? var->value : std::string();
+    if (ok)
       f.var = std::move(*var);
-      open.index = kernel_->ops.size();
-      op.body = std::move(f);
-      kernel_->ops.push_back(std::move(op));
-    }
-    loops_.push_back(std::move(open));
-  }
-
-  void load_end(const toml::table& t, tile::Op& op) {
-    if (loops_.empty()) {
-      error_at(DiagId::spec_loop_stray_end, t.source(),
-               "`end` without a `for`: every op = \"end\" closes the innermost open loop");
-      return;
-    }
-    const OpenLoop open = loops_.back();
-    loops_.pop_back();
-    if (open.index == static_cast<std::size_t>(-1))
-      return; // its `for` was rejected and reported
-    std::get<tile::ForOp>(kernel_->ops[open.index].body).end = kernel_->ops.size();
-    op.body = tile::EndOp{open.index};
-    kernel_->ops.push_back(std::move(op));
-  }
-
-  /// Reports every `for` still open at the end of the ops.
-  void check_loops_closed() {
-    for (const OpenLoop& l : loops_)
-      add_error(DiagId::spec_loop_unclosed, {l.pos.line, l.pos.column}, 1,
-                "this `for` has no matching op = \"end\"");
-    loops_.clear();
+    b_.begin_for(name, ok ? std::optional<tile::ForOp>(std::move(f)) : std::nullopt, op.pos);
   }
 
   // ---------------------------------------------------------------- pipeline
-
-  /// OpenLoop::index of a variable with no ForOp (a pipeline's, while its ops load).
-  static constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
 
   /// op = "pipeline": a tile loop with S shared stages, its loads ([[op.load]],
   /// cp.async applies) and its consumer ([[op.body]], copy and fill), expanded
@@ -1595,17 +1212,13 @@ private:
     if (stage)
       p.stage_var = *stage;
     // The loads and the consumer see the tile variable and the stage variable.
-    const std::size_t open = loops_.size();
-    loops_.push_back(OpenLoop{var ? var->value : std::string(), kNoOp, pos});
-    loops_.push_back(OpenLoop{p.stage_var, kNoOp, pos});
+    const std::size_t open =
+        b_.open_pipeline_vars(var ? var->value : std::string(), p.stage_var, pos);
     ok = pipeline_loads(t, where, p) && ok;
     ok = pipeline_body(t, where, p) && ok;
-    loops_.erase(loops_.begin() + static_cast<std::ptrdiff_t>(open), loops_.end());
-    if (!ok)
-      return;
-    p.sync_before = tile::pipeline_needs_sync(p, kernel_->ops, !loops_.empty());
-    for (tile::Op& o : tile::expand_pipeline(p, kernel_->ops.size(), kernel_->launch_bounds()))
-      kernel_->ops.push_back(std::move(o));
+    b_.close_pipeline_vars(open);
+    if (ok)
+      b_.pipeline(std::move(p), at(t.source()));
   }
 
   /// stages (required), step (1 if given) and unroll of a pipeline.
@@ -1613,15 +1226,8 @@ private:
     bool ok = true;
     if (const toml::node* v = t.get("stages")) {
       auto s = get_int(*v, "stages", where, "an integer, the shared buffers of the ring");
-      if (s && (*s < tile::kMinPipelineStages || *s > tile::kMaxPipelineStages)) {
-        error_at(DiagId::spec_pipeline_stages, v->source(),
-                 "stages must be in " + std::to_string(tile::kMinPipelineStages) + ".." +
-                     std::to_string(tile::kMaxPipelineStages) + "; got " + std::to_string(*s) +
-                     (*s == 1 ? " (one stage cannot overlap a tile's load with the consumer of "
-                                "the previous one: write the loop with op = \"for\")"
-                              : ""));
-        s.reset();
-      }
+      if (s)
+        s = b_.stages(*s, at(v->source()));
       ok = s.has_value();
       if (s)
         p.stages = *s;
@@ -1653,21 +1259,9 @@ private:
         return std::nullopt;
       name = *s;
     }
-    std::string clash = loop_name_clash(name);
-    if (clash.empty() && name == var)
-      clash = "is the pipeline's tile variable";
-    if (clash.empty())
+    const build::Text text = v ? text_of(*v, name) : build::Text{name, {}, false, 1};
+    if (b_.stage_var(text, var, v != nullptr, at(t.get("op")->source())))
       return name;
-    const std::string message = "stage variable " + squote(name) + " " + clash;
-    if (v) {
-      Diagnostics ds;
-      ds.add(ptxgen::error_at(DiagId::spec_loop_var_name, name, 0,
-                              static_cast<std::uint32_t>(name.size()), message));
-      add_inner(ds, locate_string(*v));
-    } else {
-      error_at(DiagId::spec_loop_var_name, t.get("op")->source(),
-               message + "; name it otherwise with stage_var = \"s\"");
-    }
     return std::nullopt;
   }
 
@@ -1707,11 +1301,7 @@ private:
       }
       if (const toml::node* k = lt->get("op")) {
         auto s = get_string(*k, "op", w, "\"apply\" (or no op key)");
-        if (s && *s != "apply")
-          error_at(DiagId::spec_pipeline_load_op, k->source(),
-                   "a pipeline's [[op.load]] is a cp.async apply; op " + squote(*s) +
-                       " belongs in [[op.body]] (the consumer) or outside the pipeline");
-        if (!s || *s != "apply") {
+        if (!s || !b_.pipeline_load_kind(*s, at(k->source()))) {
           ok = false;
           continue;
         }
@@ -1722,31 +1312,13 @@ private:
         ok = false;
         continue;
       }
-      if (!uses_any_loop_var(a.dst.value, {p.var.value, p.stage_var})) {
-        error_at(DiagId::spec_pipeline_load_stage, lt->get("dst")->source(),
-                 "the load's dst does not depend on the stage: every tile would land in the "
-                 "same shared bytes, refilled while they are read; index the ring with '" +
-                     p.stage_var + "' (or '" + p.var.value + " % " + std::to_string(p.stages) +
-                     "')");
+      if (!b_.pipeline_load_stage(p, a, at(lt->get("dst")->source()))) {
         ok = false;
         continue;
       }
       p.loads.push_back(tile::Op{std::move(a), pos_of(lt->source().begin)});
     }
     return ok;
-  }
-
-  /// True when a runtime index of `v` uses a loop variable named in `names`.
-  static bool uses_any_loop_var(const tile::View& v, std::initializer_list<std::string> names) {
-    std::function<bool(const tile::Expr&)> uses = [&](const tile::Expr& e) {
-      if (e.kind == tile::ExprKind::loop &&
-          std::find(names.begin(), names.end(), e.name) != names.end())
-        return true;
-      return std::any_of(e.args.begin(), e.args.end(),
-                         [&](const tile::ExprPtr& a) { return uses(*a); });
-    };
-    return std::any_of(v.terms.begin(), v.terms.end(),
-                       [&](const tile::RuntimeTerm& t) { return uses(*t.index); });
   }
 
   /// The [[op.body]] tables: the consumer of one tile, copy and fill ops.
@@ -1764,12 +1336,7 @@ private:
       const toml::table* bt = e.as_table();
       const toml::node* kind = bt ? bt->get("op") : nullptr;
       const auto* name = kind ? kind->as_string() : nullptr;
-      if (name && !contains(kPipelineBodyKinds, name->get())) {
-        error_at(DiagId::spec_pipeline_body_op, kind->source(),
-                 "a pipeline's consumer ([[op.body]]) holds only copy and fill ops; not " +
-                     squote(name->get()) +
-                     " (the pipeline writes its own commits, waits and barriers, and a "
-                     "cp.async in the consumer would join the pipeline's groups)");
+      if (name && !b_.pipeline_body_kind(name->get(), at(kind->source()))) {
         ok = false;
         continue;
       }
@@ -1779,25 +1346,11 @@ private:
         ok = false;
         continue;
       }
-      const std::size_t before = kernel_->ops.size();
-      load_op(*bt, w);
-      if (kernel_->ops.size() == before) {
-        ok = false;
-        continue;
-      }
-      p.body.push_back(std::move(kernel_->ops.back()));
-      kernel_->ops.pop_back();
+      const std::size_t before = p.body.size();
+      load_op(*bt, w, &p.body);
+      ok = p.body.size() != before && ok;
     }
     return ok;
-  }
-
-  /// The tensor name a view string starts with ("A" in `A.sub[tid, :]`).
-  static std::string_view leading_name(std::string_view s) {
-    s = trim(s);
-    std::size_t n = 0;
-    while (n < s.size() && is_ident_char(s[n]))
-      ++n;
-    return s.substr(0, n);
   }
 
   std::optional<tile::Located<tile::View>> view_field(const toml::table& t, std::string_view key,
@@ -1810,59 +1363,7 @@ private:
     auto s = get_string(*v, key, where, "a view string such as \"shared.sub[tid, :]\"");
     if (!s)
       return std::nullopt;
-    // A view on a tensor whose declaration was rejected: that error is enough.
-    if (broken_tensors_.count(leading_name(*s)) != 0)
-      return std::nullopt;
-    const StringLoc loc = locate_string(*v);
-    auto r = tile::parse_view(
-        *s, [this](std::string_view n) { return find_tensor(n); }, expr_names());
-    if (!r) {
-      add_inner(with_suggestions(r.diagnostics, *s), loc);
-      return std::nullopt;
-    }
-    return tile::Located<tile::View>{std::move(*r), *s, loc.pos};
-  }
-
-  /// Diagnostics of a view or expression string `text`, with "did you mean" added to an
-  /// unknown tensor or name: the parsers do not know the spec's tensors and parameters.
-  Diagnostics
-  with_suggestions(const Diagnostics& inner, std::string_view text,
-                   const std::map<std::string, std::size_t, std::less<>>* axes = nullptr) const {
-    Diagnostics out;
-    for (Diagnostic d : inner.items()) {
-      const bool tensor = d.id == DiagId::view_unknown_tensor;
-      if ((tensor || d.id == DiagId::expr_unknown_name) && d.line == 1 && d.column >= 1 &&
-          d.column - 1 < text.size()) {
-        std::string_view word = text.substr(d.column - 1, d.length);
-        std::vector<std::string_view> names;
-        if (tensor) {
-          for (const auto& t : kernel_->tensors)
-            names.push_back(t->tensor.name);
-          names.insert(names.end(), broken_tensors_.begin(), broken_tensors_.end());
-        } else {
-          names.assign(kReservedNames.begin(), kReservedNames.end());
-          names.insert(names.end(), param_names_.begin(), param_names_.end());
-          if (axes)
-            for (const auto& [name, index] : *axes)
-              names.push_back(name);
-        }
-        d.message += did_you_mean(word, names);
-      }
-      out.add(std::move(d));
-    }
-    return out;
-  }
-
-  /// The first parameter leaf of e whose name is also one of `axes`, else nullptr.
-  static const tile::Expr*
-  param_named_like_axis(const tile::Expr& e,
-                        const std::map<std::string, std::size_t, std::less<>>& axes) {
-    if (e.kind == tile::ExprKind::param && axes.count(e.name))
-      return &e;
-    for (const auto& a : e.args)
-      if (const tile::Expr* hit = param_named_like_axis(*a, axes))
-        return hit;
-    return nullptr;
+    return b_.view(text_of(*v, *s));
   }
 
   /// src_size (integer or expression), ignore_src / pred (boolean or expression);
@@ -1888,28 +1389,7 @@ private:
                          : "a boolean or an expression string such as \"tid < valid_rows\"");
       return std::nullopt;
     }
-    const StringLoc loc = locate_string(v);
-    std::function<bool(std::string_view)> is_axis; // none: the message does not offer axes
-    if (!axes.empty())
-      is_axis = [&axes](std::string_view n) { return axes.find(n) != axes.end(); };
-    tile::ExprNames names = expr_names();
-    names.is_axis = is_axis;
-    auto r = tile::parse_expr(s->get(), names);
-    if (!r) {
-      add_inner(with_suggestions(r.diagnostics, s->get(), &axes), loc);
-      return std::nullopt;
-    }
-    if (const tile::Expr* clash = param_named_like_axis(**r, axes)) {
-      Diagnostics ds;
-      ds.add(ptxgen::error_at(DiagId::spec_axis_shadows_param, s->get(), clash->offset,
-                              clash->length,
-                              "'" + clash->name +
-                                  "' is both a kernel parameter and a repeat axis of the src view; "
-                                  "rename one of them"));
-      add_inner(ds, loc);
-      return std::nullopt;
-    }
-    return tile::Located<tile::ExprPtr>{std::move(*r), s->get(), loc.pos};
+    return b_.expr(text_of(v, s->get()), &axes);
   }
 
   bool load_apply(const toml::table& t, const std::string& where, tile::ApplyOp& a) {
@@ -2053,42 +1533,6 @@ private:
     return out;
   }
 
-  struct PolicyParamError {
-    DiagId id;
-    std::string message;
-  };
-
-  /// Why `name` cannot be a cache policy; nullopt when it is a declared u64 parameter.
-  std::optional<PolicyParamError> check_policy_param(std::string_view name) const {
-    if (!is_identifier(name))
-      return PolicyParamError{DiagId::spec_bad_cache_policy,
-                              "expected a parameter name after \"param:\"; got " + squote(name)};
-    auto it = param_u64_.find(name);
-    if (it == param_u64_.end()) {
-      if (is_param(name))
-        return std::nullopt; // declared but rejected: its own error says why
-      return PolicyParamError{DiagId::contract_policy_param_unknown,
-                              "unknown parameter " + squote(name) + " for the cache policy" +
-                                  did_you_mean(name, u64_param_names()) +
-                                  " (declare it as [param." + std::string(name) +
-                                  "] with dtype = \"u64\")"};
-    }
-    if (!it->second)
-      return PolicyParamError{DiagId::contract_policy_param_not_u64,
-                              "cache policy parameter " + squote(name) +
-                                  " is u32; a cache policy is a 64-bit operand (dtype = \"u64\")"};
-    return std::nullopt;
-  }
-
-  /// The accepted u64 parameters, the candidates for a misspelt cache-policy parameter.
-  std::vector<std::string_view> u64_param_names() const {
-    std::vector<std::string_view> out;
-    for (const auto& [name, is_u64] : param_u64_)
-      if (is_u64)
-        out.push_back(name);
-    return out;
-  }
-
   std::optional<tile::Located<tile::CachePolicy>> cache_policy_field(const toml::node& v,
                                                                      const std::string& where) {
     const SourcePos pos = pos_of(v.source().begin);
@@ -2111,10 +1555,8 @@ private:
     if (s.rfind("param:", 0) == 0)
       name = trim(s.substr(6));
     if (is_identifier(name) && name != "createpolicy") {
-      if (auto err = check_policy_param(name)) {
-        inner_error(err->id, loc, text, offset_of(name), name.size(), err->message);
+      if (!b_.policy_param(name, text_of(v, text), offset_of(name)))
         return std::nullopt;
-      }
       return tile::Located<tile::CachePolicy>{tile::CachePolicyFromParam{std::string(name)}, text,
                                               loc.pos};
     }
@@ -2219,10 +1661,9 @@ private:
       auto s = get_string(*p, "param", tw, "the name of a u64 parameter");
       if (!s)
         return std::nullopt;
-      if (auto err = check_policy_param(*s)) {
-        error_at(err->id, p->source(), err->message);
+      const build::At a = at(p->source());
+      if (!b_.policy_param(*s, build::Text{*s, a.pos, false, a.length}))
         return std::nullopt;
-      }
       return tile::Located<tile::CachePolicy>{tile::CachePolicyFromParam{*s}, "param:" + *s, pos};
     }
     constexpr std::array<std::string_view, 3> keys = {"primary", "secondary", "fraction"};
@@ -2298,12 +1739,8 @@ private:
       return std::vector<std::uint8_t>{static_cast<std::uint8_t>(i->get())};
     }
     if (const auto* a = v.as_array()) {
-      if (a->empty() || a->size() > kMaxPatternBytes) {
-        error_at(DiagId::spec_bad_pattern, v.source(),
-                 "a pattern must have 1.." + std::to_string(kMaxPatternBytes) + " bytes; got " +
-                     std::to_string(a->size()));
+      if (!b_.pattern_size(a->size(), at(v.source())))
         return std::nullopt;
-      }
       std::vector<std::uint8_t> out;
       bool ok = true;
       for (const toml::node& e : *a) {
@@ -2330,11 +1767,8 @@ private:
                     "bytes), such as \"0xDEADBEEF\"");
         return std::nullopt;
       }
-      if ((text.size() - 2) / 2 > kMaxPatternBytes) {
-        inner_error(DiagId::spec_bad_pattern, loc, text, 0, text.size(),
-                    "a pattern must have at most " + std::to_string(kMaxPatternBytes) + " bytes");
+      if (!b_.pattern_size((text.size() - 2) / 2, text_of(v, text).at(0, text.size())))
         return std::nullopt;
-      }
       std::vector<std::uint8_t> out;
       for (std::size_t i = 2; i < text.size(); i += 2) {
         unsigned byte = 0;
@@ -2393,7 +1827,7 @@ private:
       if (!s)
         continue;
       if (auto x = expectation(*s, locate_string(*v)))
-        kernel_->expectations.push_back(std::move(*x));
+        b_.expectation(std::move(*x));
     }
   }
 
@@ -2445,7 +1879,9 @@ private:
     }
     tile::Expectation x;
     x.that = tile::Located<std::string>{s, s, loc.pos};
-    auto lhs = expect_view(left, left_at, loc);
+    const build::Text whole{s, loc.pos, loc.exact, 1};
+    const build::Text left_text = whole.piece(left_at, left);
+    auto lhs = expect_view(left_text);
     if (!lhs)
       return std::nullopt;
     x.lhs = std::move(*lhs);
@@ -2467,132 +1903,28 @@ private:
       }
       x.rhs = *v;
     } else {
-      auto rhs = expect_view(right, right_at, loc);
-      if (!rhs)
+      const build::Text right_text = whole.piece(right_at, right);
+      auto rhs = expect_view(right_text);
+      if (!rhs || !b_.expect_same_shape(x.lhs.value, rhs->value, left_text, right_text))
         return std::nullopt;
-      const tile::View& l = x.lhs.value;
-      const tile::View& r = rhs->value;
-      // Two whole tensors need the same byte size (compared byte for byte); views the
-      // same shape and element size (compared element by element).
-      const bool whole = l.steps.empty() && r.steps.empty();
-      const bool fits =
-          whole ? view_bytes(l) == view_bytes(r)
-                : l.shape() == r.shape() && tile::size_bytes(l.dtype) == tile::size_bytes(r.dtype);
-      if (!fits) {
-        inner_error(DiagId::spec_expect_shape_mismatch, loc, text, right_at, right.size(),
-                    std::string(right) + " is " + shape_text(r) + " but " + std::string(left) +
-                        " is " + shape_text(l) +
-                        (whole ? "; two whole tensors need the same byte size"
-                               : "; both sides need the same shape and element size"));
-        return std::nullopt;
-      }
       x.rhs = std::move(*rhs);
     }
     return x;
   }
 
-  static std::int64_t view_bytes(const tile::View& v) {
-    std::int64_t n = tile::size_bytes(v.dtype);
-    for (std::int64_t s : v.shape())
-      n *= s;
-    return n;
-  }
-
-  static std::string shape_text(const tile::View& v) {
-    std::string s = "[";
-    const auto shape = v.shape();
-    for (std::size_t i = 0; i < shape.size(); ++i)
-      s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "] of " + std::string(tile::name(v.dtype));
-  }
-
-  /// The first leaf of `e` that is not a constant (tid, bid, a parameter...), else nullptr.
-  static const tile::Expr* nonconstant_leaf(const tile::Expr& e) {
-    switch (e.kind) {
-    case tile::ExprKind::constant:
-      return nullptr;
-    case tile::ExprKind::tid:
-    case tile::ExprKind::warp:
-    case tile::ExprKind::lane:
-    case tile::ExprKind::bid:
-    case tile::ExprKind::param:
-    case tile::ExprKind::axis:
-    case tile::ExprKind::loop:
-    case tile::ExprKind::special:
-      return &e;
-    case tile::ExprKind::unary:
-    case tile::ExprKind::binary:
-    case tile::ExprKind::select:
-      for (const tile::ExprPtr& a : e.args)
-        if (const tile::Expr* leaf = nonconstant_leaf(*a))
-          return leaf;
-      return nullptr;
-    }
-    unreachable("nonconstant_leaf(): not an ExprKind");
-  }
-
-  /// One side of an expectation: `text` starts at byte `offset` of the string at `loc`.
-  std::optional<tile::Located<tile::View>> expect_view(std::string_view text, std::size_t offset,
-                                                       const StringLoc& loc) {
-    StringLoc at = loc;
-    if (loc.exact)
-      at.pos.column += static_cast<std::uint32_t>(offset);
-    if (broken_tensors_.count(leading_name(text)) != 0)
-      return std::nullopt; // its declaration's error is enough
-    auto r = tile::parse_view(
-        text, [this](std::string_view n) { return find_tensor(n); }, expr_names());
-    if (!r) {
-      add_inner(with_suggestions(r.diagnostics, text), at);
+  /// One side of an expectation.
+  std::optional<tile::Located<tile::View>> expect_view(const build::Text& text) {
+    auto v = b_.view(text);
+    if (!v || !b_.expect_side(v->value, text))
       return std::nullopt;
-    }
-    const tile::View& v = *r;
-    const std::string_view name = leading_name(text);
-    if (v.tensor->space != tile::Space::global) {
-      inner_error(DiagId::spec_expect_not_global, at, text, 0, name.size(),
-                  squote(name) + " is a shared tensor; expectations are about global "
-                                 "tensors, whose bytes outlive the kernel");
-      return std::nullopt;
-    }
-    for (const tile::ViewStep& step : v.steps) {
-      if (const auto* sub = std::get_if<tile::SubStep>(&step)) {
-        for (const tile::SubEntry& e : sub->entries) {
-          const tile::Expr* leaf = e.is_slice ? nullptr : nonconstant_leaf(*e.index);
-          if (!leaf)
-            continue;
-          const bool inside = leaf->length > 0 && leaf->offset + leaf->length <= text.size();
-          inner_error(DiagId::spec_expect_index_not_constant, at, text,
-                      inside ? leaf->offset : e.offset, inside ? leaf->length : e.length,
-                      "an expectation's indices are constants: it is about the whole "
-                      "launch's result, not one thread's, CTA's or iteration's");
-          return std::nullopt;
-        }
-        continue;
-      }
-      const std::string_view method = std::holds_alternative<tile::RearrangeStep>(step)
-                                          ? std::string_view(".rearrange")
-                                          : std::string_view(".view");
-      const std::size_t where = text.find(method);
-      inner_error(DiagId::spec_expect_view_step, at, text,
-                  where == std::string_view::npos ? 0 : where,
-                  where == std::string_view::npos ? name.size() : method.size(),
-                  "expectations take .sub[...] views only (the checker replays them "
-                  "element by element on its own); write the region with .sub[...]");
-      return std::nullopt;
-    }
-    return tile::Located<tile::View>{std::move(*r), std::string(text), at.pos};
+    return v;
   }
   // ================================================================ end of [[expect]]
 
   std::string_view text_;
   std::string file_;
   std::vector<std::string_view> lines_;
-  Diagnostics diags_;
-  std::unique_ptr<tile::Kernel> kernel_ = std::make_unique<tile::Kernel>();
-  std::set<std::string, std::less<>> param_names_;     // every [param.*] key, valid or not
-  std::vector<OpenLoop> loops_;                        // the `for`s open at the current op
-  std::map<std::string, bool, std::less<>> param_u64_; // accepted parameters: is it u64?
-  std::set<std::string, std::less<>> broken_tensors_;  // declared but rejected
-  std::int64_t shared_bytes_ = 0;                      // shared tensors so far, aligned
+  build::Builder b_; // every rule, the kernel and the diagnostics
 };
 
 } // namespace
