@@ -508,7 +508,7 @@ void Loader::load_tensor(const toml::key& k, const toml::node& n) {
       if (auto s = get_string(*v, "init", where,
                               "\"zero\", \"arange % M\", \"random(SEED)\" or "
                               "\"constant(V)\""))
-        d.init = parse_init(*s, *v);
+        d.init = b_.init(text_of(*v, *s));
   }
   if (const toml::node* v = t->get("output")) {
     d.output_at = at(key_of(*t, "output")->source());
@@ -519,81 +519,6 @@ void Loader::load_tensor(const toml::key& k, const toml::node& n) {
     }
   }
   b_.tensor(d);
-}
-
-/// "zero" | "0" | "arange % M" | "random(SEED)" | "constant(V)", spaces allowed around tokens.
-std::optional<tile::TensorInit> Loader::parse_init(const std::string& text,
-                                                   const toml::node& node) {
-  const StringLoc loc = locate_string(node);
-  const std::string expected =
-      "expected \"zero\", \"arange % M\", \"random(SEED)\" or \"constant(V)\"";
-  std::size_t skip = 0;
-  std::string_view s = trim(text, &skip);
-  tile::TensorInit init;
-  if (s == "zero" || s == "0")
-    return init;
-  auto call_arg = [&](std::string_view fn) -> std::optional<std::string_view> {
-    if (s.rfind(fn, 0) != 0)
-      return std::nullopt;
-    std::string_view rest = trim(s.substr(fn.size()));
-    if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')')
-      return std::nullopt;
-    return trim(rest.substr(1, rest.size() - 2));
-  };
-  if (s.rfind("arange", 0) == 0) {
-    std::string_view rest = trim(s.substr(6));
-    if (rest.empty() || rest[0] != '%') {
-      inner_error(DiagId::spec_bad_init, loc, text, skip, s.size(),
-                  "arange needs a modulus: \"arange % M\"");
-      return std::nullopt;
-    }
-    std::string_view m = trim(rest.substr(1));
-    auto v = parse_integer<std::int64_t>(m);
-    if (!v || *v < 1) {
-      inner_error(DiagId::spec_bad_init, loc, text,
-                  static_cast<std::size_t>(m.data() - text.data()),
-                  std::max<std::size_t>(m.size(), 1),
-                  "the arange modulus must be a positive integer; got \"" + std::string(m) + "\"");
-      return std::nullopt;
-    }
-    init.kind = tile::TensorInit::Kind::arange_mod;
-    init.modulus = *v;
-    return init;
-  }
-  if (auto a = call_arg("random")) {
-    auto v = parse_integer<std::uint64_t>(*a);
-    if (!v) {
-      inner_error(
-          DiagId::spec_bad_init, loc, text, static_cast<std::size_t>(a->data() - text.data()),
-          std::max<std::size_t>(a->size(), 1),
-          "the random seed must be a non-negative integer; got \"" + std::string(*a) + "\"");
-      return std::nullopt;
-    }
-    init.kind = tile::TensorInit::Kind::random;
-    init.seed = *v;
-    return init;
-  }
-  if (auto a = call_arg("constant")) {
-    auto v = parse_integer<std::int64_t>(*a);
-    if (!v) {
-      inner_error(DiagId::spec_bad_init, loc, text,
-                  static_cast<std::size_t>(a->data() - text.data()),
-                  std::max<std::size_t>(a->size(), 1),
-                  "the constant must be an integer; got \"" + std::string(*a) + "\"");
-      return std::nullopt;
-    }
-    init.kind = tile::TensorInit::Kind::constant;
-    init.value = *v;
-    return init;
-  }
-  constexpr std::array<std::string_view, 4> kinds = {"zero", "arange", "random", "constant"};
-  std::size_t word = 0;
-  while (word < s.size() && is_ident_char(s[word]))
-    ++word;
-  inner_error(DiagId::spec_bad_init, loc, text, skip, std::max<std::size_t>(s.size(), 1),
-              "unknown init " + squote(s) +
-                  or_choices(did_you_mean(s.substr(0, word), kinds), "; " + expected));
-  return std::nullopt;
 }
 
 } // namespace ptxgen::driver::toml_reader

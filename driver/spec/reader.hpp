@@ -369,9 +369,6 @@ private:
 
   void load_tensor(const toml::key& k, const toml::node& n);
 
-  /// "zero" | "0" | "arange % M" | "random(SEED)" | "constant(V)", spaces allowed around tokens.
-  std::optional<tile::TensorInit> parse_init(const std::string& text, const toml::node& node);
-
   // ---------------------------------------------------------------- [[op]]
 
   void load_ops(const toml::node& n);
@@ -456,32 +453,11 @@ private:
 
   // ---------------------------------------------------------------- cache_policy
 
-  /// An eviction priority, also written `.evict_last`, `L2::evict_last` or `.L2::evict_last`.
-  static std::optional<ptx::EvictionPriority> parse_priority(std::string_view s) {
-    return ptx::parse_eviction_priority(strip_priority_prefix(s));
-  }
-
-  static std::string_view strip_priority_prefix(std::string_view s) {
-    if (!s.empty() && s[0] == '.')
-      s.remove_prefix(1);
-    if (s.rfind("L2::", 0) == 0)
-      s.remove_prefix(4);
-    return s;
-  }
-
-  /// "evict_last, evict_normal, evict_first or evict_unchanged" (all == false: the secondaries).
-  static std::string priority_list(bool all);
+  /// A value for the builder as a whole: its diagnostics underline the value.
+  build::Text region_text(const toml::node& n, std::string value) const;
 
   std::optional<tile::Located<tile::CachePolicy>> cache_policy_field(const toml::node& v,
                                                                      const std::string& where);
-
-  static std::optional<float> parse_fraction(std::string_view s) {
-    double d = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
-    if (ec != std::errc() || p != s.data() + s.size() || !(d > 0.0 && d <= 1.0))
-      return std::nullopt;
-    return static_cast<float>(d);
-  }
 
   std::optional<tile::Located<tile::CachePolicy>>
   cache_policy_table(const toml::table& t, const std::string& where, const SourcePos& pos);
@@ -502,18 +478,6 @@ private:
 
   void load_expectations(const toml::node& n);
 
-  /// The offset of the first `==` of `text` outside brackets and quotes, or npos.
-  static std::size_t top_level_equals(std::string_view text);
-
-  std::optional<tile::Expectation> expectation(const std::string& s, const StringLoc& loc);
-
-  /// One side of an expectation.
-  std::optional<tile::Located<tile::View>> expect_view(const build::Text& text) {
-    auto v = b_.view(text);
-    if (!v || !b_.expect_side(v->value, text))
-      return std::nullopt;
-    return v;
-  }
   // ================================================================ end of [[expect]]
 
   std::string_view text_;

@@ -252,7 +252,7 @@ void KernelBuilder::cta_sync(Pos at) {
 
 void KernelBuilder::fill(const View& dst, std::vector<std::uint8_t> pattern, Pos at) {
   bool ok = check_view(dst, at);
-  ok = b_->pattern_size(pattern.size(), at_of(at)) && ok;
+  ok = b_->pattern_size(pattern.size(), text_of({}, at)) && ok;
   if (ok)
     push(tile::FillOp{located(dst, at), std::move(pattern)}, at);
 }

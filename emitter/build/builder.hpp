@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -62,6 +63,10 @@ struct Text {
 /// or loop variable of that name would shadow or be shadowed.
 std::span<const std::string_view> reserved_names();
 
+/// "evict_last, evict_normal, evict_first or evict_unchanged", or the ones a secondary
+/// may be.
+std::string eviction_priorities(bool secondary_only);
+
 /// Which launch size a dims() call checks.
 enum class LaunchPart : std::uint8_t { grid, block };
 
@@ -98,6 +103,29 @@ struct Dim {
   std::int64_t value = 0;
   At at;
 };
+
+/// A fill pattern's byte as written: nullopt when it is not an integer.
+struct PatternByte {
+  std::optional<std::int64_t> value;
+  Text at;
+};
+
+/// A cache policy written as parts (a table): a u64 parameter, or the createpolicy
+/// arguments (the caller reported a part it could not read as a string).
+struct PolicyParts {
+  std::optional<Text> param;
+  std::optional<Text> primary;
+  std::optional<Text> secondary;
+  struct Fraction {
+    std::optional<double> value; ///< nullopt: not a number
+    Text at;
+  };
+  std::optional<Fraction> fraction;
+};
+
+/// Whether an element type holds an integer exactly (the checker's rule for
+/// `[[expect]] that = "B == 7"`; the emitter does not compare values itself).
+using ExactValue = std::function<bool(tile::DType, std::int64_t)>;
 
 struct TensorDecl {
   std::string name;
@@ -177,7 +205,19 @@ public:
   /// A cache policy's u64 parameter `name`, at byte `offset` of `at`: declared and u64.
   bool policy_param(std::string_view name, const Text& at, std::size_t offset = 0);
   bool wait_group(std::int64_t n, const At& at);
-  bool pattern_size(std::size_t bytes, const At& at);
+  /// A fill pattern written as bytes (`single`: one integer, not an array at `at`).
+  std::optional<std::vector<std::uint8_t>> pattern(std::span<const PatternByte> bytes, bool single,
+                                                   const Text& at);
+  /// A fill pattern written as "0x" and hex digits, whole bytes.
+  std::optional<std::vector<std::uint8_t>> pattern(const Text& hex);
+  /// 1..kMaxPatternBytes bytes (`at`: where the pattern is written).
+  bool pattern_size(std::size_t bytes, const Text& at);
+  /// "zero" | "0" | "arange % M" | "random(SEED)" | "constant(V)".
+  std::optional<tile::TensorInit> init(const Text& text);
+  /// A u64 parameter's name, "param:NAME" or "createpolicy(PRIMARY[, SECONDARY][, FRACTION])".
+  std::optional<tile::Located<tile::CachePolicy>> cache_policy(const Text& text);
+  std::optional<tile::Located<tile::CachePolicy>> cache_policy(const PolicyParts& parts,
+                                                               const tile::SourcePos& pos);
   /// An mbarrier operand lives in shared memory.
   bool barrier(const tile::View& v, const At& at);
   /// Adds a checked op in program order (loops and pipelines have their own calls).
@@ -227,6 +267,12 @@ public:
   bool expect_same_shape(const tile::View& lhs, const tile::View& rhs, const Text& lhs_at,
                          const Text& rhs_at);
   void expectation(tile::Expectation x);
+  /// `LEFT == RIGHT` (a view, an integer `holds_exactly` accepts for LEFT's element type,
+  /// or `sentinel`) checked by the rules above.
+  std::optional<tile::Expectation> expectation(const Text& that, const ExactValue& holds_exactly);
+  /// `lhs == value`: `holds_exactly` (when given) takes the value for lhs's element type.
+  bool expect_value(const tile::View& lhs, std::int64_t value, const Text& at,
+                    std::string_view lhs_text, const ExactValue& holds_exactly);
 
   // ---------------------------------------------------------------- results
 
@@ -249,6 +295,12 @@ private:
   std::string loop_name_problem(const std::string& n) const;
   bool loop_var_in(const Text& name, std::string_view what, const std::string& problem,
                    const At* at);
+  bool bad_pattern(const Text& at, std::size_t offset, std::size_t length, std::string message);
+  bool bad_policy(const Text& at, std::size_t offset, std::size_t length, std::string message);
+  std::optional<ptx::EvictionPriority> priority(const Text& at, std::size_t offset,
+                                                std::string_view word, bool secondary);
+  std::optional<tile::CachePolicyCreate> policy_args(const Text& at,
+                                                     std::span<const std::string_view> args);
   bool tree_names(const tile::Expr& e, const Text& at, const tile::ApplyOp* apply);
   tile::ExprNames expr_names() const;
   Diagnostics with_suggestions(const Diagnostics& inner, std::string_view text,

@@ -199,11 +199,9 @@ bool Builder::tree_names(const tile::Expr& x, const Text& at, const tile::ApplyO
 bool Builder::policy_param(std::string_view name, const Text& at, std::size_t offset) {
   const std::size_t length = std::max<std::size_t>(name.size(), 1);
   if (name.empty() || !tile::name_start(name[0]) ||
-      !std::all_of(name.begin(), name.end(), tile::name_char)) {
-    error_in(DiagId::spec_bad_cache_policy, at, offset, length,
-             "expected a parameter name after \"param:\"; got " + squoted(name));
-    return false;
-  }
+      !std::all_of(name.begin(), name.end(), tile::name_char))
+    return bad_policy(at, offset, length,
+                      "expected a parameter name after \"param:\"; got " + squoted(name));
   auto it = param_u64_.find(name);
   if (it == param_u64_.end()) {
     if (is_param(name))
@@ -233,15 +231,6 @@ bool Builder::wait_group(std::int64_t n, const At& at) {
   error(DiagId::contract_wait_group_range, at,
         "wait_group n must be in 0.." + std::to_string(ptx::max_wait_group) + "; it is " +
             std::to_string(n) + " (ptxgen is stricter than ptxas, which accepts any integer)");
-  return false;
-}
-
-bool Builder::pattern_size(std::size_t bytes, const At& at) {
-  if (bytes >= 1 && bytes <= tile::kMaxPatternBytes)
-    return true;
-  error(DiagId::spec_bad_pattern, at,
-        "a pattern must have 1.." + std::to_string(tile::kMaxPatternBytes) + " bytes; got " +
-            std::to_string(bytes));
   return false;
 }
 
