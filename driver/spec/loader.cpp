@@ -99,16 +99,7 @@ Result<std::unique_ptr<tile::Kernel>> Loader::run() {
     return finish();
   }
 
-  for (auto [k, v] : in_file_order(root)) {
-    (void)v;
-    if (!contains(kTopKeys, k->str()))
-      error_at(
-          DiagId::spec_unknown_key, k->source(),
-          "unknown top-level key " + squote(k->str()) +
-              or_choices(did_you_mean(k->str(), kTopKeys),
-                         "; expected [kernel], [tensor.NAME], [param.NAME], [[op]] or [[expect]]"));
-  }
-
+  check_keys(root, kTopKeys, {});
   load_kernel(root);
   if (const toml::node* n = root.get("param"))
     load_params(*n);
@@ -209,16 +200,24 @@ StringLoc Loader::locate_string(const toml::node& n) const {
   return loc;
 }
 
-/// Reports every key of `t` not in `allowed`.
+/// Reports every key of `t` not in `allowed` (`where` empty: the top level).
 void Loader::check_keys(const toml::table& t, std::span<const std::string_view> allowed,
                         const std::string& where) {
   for (auto [k, v] : in_file_order(t)) {
     (void)v;
     if (std::find(allowed.begin(), allowed.end(), k->str()) != allowed.end())
       continue;
-    std::string msg = "unknown key " + squote(k->str()) + " in " + where;
-    msg += or_choices(did_you_mean(k->str(), allowed), "; expected one of: " + join(allowed));
-    error_at(DiagId::spec_unknown_key, k->source(), std::move(msg));
+    // The top level (`where` empty) names its tables as they are written.
+    const std::string msg =
+        where.empty()
+            ? "unknown top-level key " + squote(k->str()) +
+                  or_choices(did_you_mean(k->str(), allowed),
+                             "; expected [kernel], [tensor.NAME], [param.NAME], [[op]] or "
+                             "[[expect]]")
+            : "unknown key " + squote(k->str()) + " in " + where +
+                  or_choices(did_you_mean(k->str(), allowed),
+                             "; expected one of: " + join(allowed));
+    error_at(DiagId::spec_unknown_key, k->source(), msg);
   }
 }
 
@@ -230,9 +229,8 @@ void Loader::load_kernel(const toml::table& root) {
   }
   const toml::table* t = n->as_table();
   if (!t) {
-    error_at(DiagId::spec_wrong_type, n->source(),
-             "'kernel' must be a table ([kernel] with name, grid, block); got " +
-                 std::string(type_phrase(n->type())));
+    type_error(*n, "'kernel' must be a table ([kernel] with name, grid, block); got " +
+                       std::string(type_phrase(n->type())));
     return;
   }
   const std::string where = "[kernel]";
@@ -316,9 +314,8 @@ std::optional<tile::Dim3> Loader::get_dims(const toml::node& v, build::LaunchPar
 void Loader::load_params(const toml::node& n) {
   const toml::table* all = n.as_table();
   if (!all) {
-    error_at(DiagId::spec_wrong_type, n.source(),
-             "'param' must be a table of parameters ([param.NAME]); got " +
-                 std::string(type_phrase(n.type())));
+    type_error(n, "'param' must be a table of parameters ([param.NAME]); got " +
+                      std::string(type_phrase(n.type())));
     return;
   }
   for (auto [k, v] : in_file_order(*all))
@@ -353,9 +350,8 @@ void Loader::load_param(const toml::key& k, const toml::node& n) {
   d.name_at = at(k.source());
   const toml::table* t = n.as_table();
   if (!t) {
-    error_at(DiagId::spec_wrong_type, n.source(),
-             "parameter " + squote(k.str()) + " must be a table with dtype and value; got " +
-                 type_phrase(n.type()));
+    type_error(n, "parameter " + squote(k.str()) + " must be a table with dtype and value; got " +
+                      type_phrase(n.type()));
     b_.param(d); // the name is taken all the same
     return;
   }
@@ -391,9 +387,8 @@ void Loader::load_param(const toml::key& k, const toml::node& n) {
 void Loader::load_tensors(const toml::node& n) {
   const toml::table* all = n.as_table();
   if (!all) {
-    error_at(DiagId::spec_wrong_type, n.source(),
-             "'tensor' must be a table of tensors ([tensor.NAME]); got " +
-                 std::string(type_phrase(n.type())));
+    type_error(n, "'tensor' must be a table of tensors ([tensor.NAME]); got " +
+                      std::string(type_phrase(n.type())));
     return;
   }
   for (auto [k, v] : in_file_order(*all))
@@ -439,9 +434,8 @@ Loader::tensor_shape(const toml::table& t, const std::string& where, bool& compl
       shape.push_back(build::Dim{i->get(), at(e.source())});
       continue;
     }
-    error_at(DiagId::spec_wrong_type, e.source(),
-             "a shape dimension must be a positive integer; got " +
-                 std::string(type_phrase(e.type())));
+    type_error(e, "a shape dimension must be a positive integer; got " +
+                      std::string(type_phrase(e.type())));
     complete = false;
   }
   return shape;
@@ -474,9 +468,8 @@ void Loader::load_tensor(const toml::key& k, const toml::node& n) {
   d.name_at = at(k.source());
   const toml::table* t = n.as_table();
   if (!t) {
-    error_at(DiagId::spec_wrong_type, n.source(),
-             "tensor " + squote(k.str()) + " must be a table with space, shape and dtype; got " +
-                 type_phrase(n.type()));
+    type_error(n, "tensor " + squote(k.str()) +
+                      " must be a table with space, shape and dtype; got " + type_phrase(n.type()));
     d.syntax_ok = false;
     b_.tensor(d); // the name is taken all the same
     return;

@@ -8,10 +8,9 @@ namespace ptxgen::driver::toml_reader {
 void Loader::load_ops(const toml::node& n) {
   const toml::array* ops = n.as_array();
   if (!ops) {
-    error_at(DiagId::spec_wrong_type, n.source(),
-             "ops must be an array of tables: write each op as [[op]] (two "
-             "brackets); got " +
-                 std::string(type_phrase(n.type())));
+    type_error(n, "ops must be an array of tables: write each op as [[op]] (two "
+                  "brackets); got " +
+                      std::string(type_phrase(n.type())));
     return;
   }
   std::size_t index = 0;
@@ -20,8 +19,7 @@ void Loader::load_ops(const toml::node& n) {
     const std::string where = "[[op]] " + std::to_string(index);
     const toml::table* t = e.as_table();
     if (!t) {
-      error_at(DiagId::spec_wrong_type, e.source(),
-               where + " must be a table; got " + type_phrase(e.type()));
+      type_error(e, where + " must be a table; got " + type_phrase(e.type()));
       continue;
     }
     load_op(*t, where);
@@ -393,8 +391,7 @@ bool Loader::pipeline_loads(const toml::table& t, const std::string& where, tile
     const std::string w = where + " [[op.load]] " + std::to_string(++index);
     const toml::table* lt = e.as_table();
     if (!lt) {
-      error_at(DiagId::spec_wrong_type, e.source(),
-               w + " must be a table; got " + type_phrase(e.type()));
+      type_error(e, w + " must be a table; got " + type_phrase(e.type()));
       ok = false;
       continue;
     }
@@ -440,8 +437,7 @@ bool Loader::pipeline_body(const toml::table& t, const std::string& where, tile:
       continue;
     }
     if (!bt) {
-      error_at(DiagId::spec_wrong_type, e.source(),
-               w + " must be a table; got " + type_phrase(e.type()));
+      type_error(e, w + " must be a table; got " + type_phrase(e.type()));
       ok = false;
       continue;
     }
@@ -535,9 +531,9 @@ bool Loader::load_apply(const toml::table& t, const std::string& where, tile::Ap
     if (const auto* i = v->as_integer()) {
       a.chunk_bytes = {i->get(), std::to_string(i->get()), pos_of(v->source().begin)};
     } else {
-      error_at(DiagId::spec_wrong_type, v->source(),
-               "chunk_bytes must be an integer literal (4, 8 or 16), not " +
-                   std::string(type_phrase(v->type())) + "; it is a constant of the instruction");
+      type_error(*v, "chunk_bytes must be an integer literal (4, 8 or 16), not " +
+                         std::string(type_phrase(v->type())) +
+                         "; it is a constant of the instruction");
       ok = false;
     }
   } else {

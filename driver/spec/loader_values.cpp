@@ -84,20 +84,18 @@ std::optional<std::vector<std::uint8_t>> Loader::parse_pattern(const toml::node&
   }
   if (const auto* s = v.as_string())
     return b_.pattern(text_of(v, s->get()));
-  error_at(DiagId::spec_wrong_type, v.source(),
-           "pattern must be a byte 0..255, an array of bytes such as [0xDE, 0xAD] or a hex "
-           "string such as \"0xDEADBEEF\"; got " +
-               std::string(type_phrase(v.type())));
+  type_error(v, "pattern must be a byte 0..255, an array of bytes such as [0xDE, 0xAD] or a hex "
+                "string such as \"0xDEADBEEF\"; got " +
+                    std::string(type_phrase(v.type())));
   return std::nullopt;
 }
 
 void Loader::load_expectations(const toml::node& n) {
   const toml::array* list = n.as_array();
   if (!list) {
-    error_at(DiagId::spec_wrong_type, n.source(),
-             "expectations must be an array of tables: write each as [[expect]] (two "
-             "brackets); got " +
-                 std::string(type_phrase(n.type())));
+    type_error(n, "expectations must be an array of tables: write each as [[expect]] (two "
+                  "brackets); got " +
+                      std::string(type_phrase(n.type())));
     return;
   }
   std::size_t index = 0;
@@ -105,8 +103,7 @@ void Loader::load_expectations(const toml::node& n) {
     const std::string where = "[[expect]] " + std::to_string(++index);
     const toml::table* t = e.as_table();
     if (!t) {
-      error_at(DiagId::spec_wrong_type, e.source(),
-               where + " must be a table; got " + type_phrase(e.type()));
+      type_error(e, where + " must be a table; got " + type_phrase(e.type()));
       continue;
     }
     check_keys(*t, kExpectKeys, where);

@@ -300,11 +300,15 @@ private:
                where + " is missing " + squote(key) + " (" + std::string(expected) + ")");
   }
 
+  /// A value of the wrong TOML type (`message` says what was expected and what came).
+  void type_error(const toml::node& n, std::string message) {
+    error_at(DiagId::spec_wrong_type, n.source(), std::move(message));
+  }
+
   void wrong_type(const toml::node& n, std::string_view key, const std::string& where,
                   std::string_view expected) {
-    error_at(DiagId::spec_wrong_type, n.source(),
-             squote(key) + " in " + where + " must be " + std::string(expected) + "; got " +
-                 type_phrase(n.type()));
+    type_error(n, squote(key) + " in " + where + " must be " + std::string(expected) + "; got " +
+                      type_phrase(n.type()));
   }
 
   std::optional<std::int64_t> get_int(const toml::node& n, std::string_view key,

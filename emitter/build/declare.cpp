@@ -225,34 +225,32 @@ bool Builder::param_value(const ParamDecl& d, std::uint64_t& out) {
   const std::uint64_t type_max =
       u64 ? std::numeric_limits<std::uint64_t>::max() : std::uint64_t{0xffffffffu};
   const ParamValue& v = *d.value;
+  const std::string fits = " does not fit " + std::string(u64 ? "u64" : "u32") + " (0.." +
+                           std::to_string(type_max) + ")";
   std::string problem;
   switch (v.form) {
   case ParamValue::Form::integer:
     out = static_cast<std::uint64_t>(v.integer);
     if (v.integer < 0 || out > type_max)
-      problem = "value " + std::to_string(v.integer);
+      problem = "value " + std::to_string(v.integer) + fits;
     break;
   case ParamValue::Form::unsigned_integer:
     out = v.unsigned_integer;
     if (out > type_max)
-      problem = "value " + std::to_string(out);
+      problem = "value " + std::to_string(out) + fits;
     break;
   case ParamValue::Form::text:
     // A file's integers stop at 2^63-1; a u64 (a cache policy) may need the top bit.
-    if (auto u = parse_u64(v.text)) {
+    if (auto u = parse_u64(v.text))
       out = *u;
-      break;
-    }
-    error(DiagId::spec_param_value, d.value_at,
-          "a u64 value string must be a decimal or 0x hexadecimal integer below 2^64; got " +
-              quoted(v.text));
-    return false;
+    else
+      problem = "a u64 value string must be a decimal or 0x hexadecimal integer below 2^64; got " +
+                quoted(v.text);
+    break;
   }
   if (problem.empty())
     return true;
-  error(DiagId::spec_param_value, d.value_at,
-        problem + " does not fit " + (u64 ? "u64" : "u32") + " (0.." + std::to_string(type_max) +
-            ")");
+  error(DiagId::spec_param_value, d.value_at, problem);
   return false;
 }
 
@@ -312,21 +310,20 @@ bool Builder::param(const ParamDecl& d) {
 bool Builder::tensor_shape(const TensorDecl& d, tile::Tensor& t) {
   if (!d.shape)
     return false;
-  if (d.shape->empty() && d.shape_complete) {
-    error(DiagId::spec_bad_shape, d.shape_at, "shape must have at least one dimension");
-    return false;
-  }
-  bool ok = d.shape_complete;
+  // Where the shape breaks the rule (at least one dimension, each at least 1), and how.
+  std::vector<std::pair<At, std::string>> problems;
+  if (d.shape->empty() && d.shape_complete)
+    problems.emplace_back(d.shape_at, "shape must have at least one dimension");
   for (const Dim& dim : *d.shape) {
-    if (dim.value < 1) {
-      error(DiagId::spec_bad_shape, dim.at,
-            "a shape dimension must be at least 1; got " + std::to_string(dim.value));
-      ok = false;
-    } else {
+    if (dim.value >= 1)
       t.shape.push_back(dim.value);
-    }
+    else
+      problems.emplace_back(dim.at, "a shape dimension must be at least 1; got " +
+                                        std::to_string(dim.value));
   }
-  return ok;
+  for (auto& [at, message] : problems)
+    error(DiagId::spec_bad_shape, at, std::move(message));
+  return problems.empty() && d.shape_complete;
 }
 
 bool Builder::tensor_align(const TensorDecl& d, tile::Tensor& t) {

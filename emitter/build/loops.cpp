@@ -101,10 +101,9 @@ bool Builder::loop_var_in(const Text& name, std::string_view what, const std::st
   if (problem.empty())
     return true;
   const std::string message = std::string(what) + " " + loop_quoted(name.text) + " " + problem;
-  if (at)
-    error(DiagId::spec_loop_var_name, *at, message + "; name it otherwise with stage_var = \"s\"");
-  else
-    error_in(DiagId::spec_loop_var_name, name, 0, name.text.size(), message);
+  // A default name the caller did not write is reported where it applies, with the way out.
+  error(DiagId::spec_loop_var_name, at ? *at : name.at(0, name.text.size()),
+        at ? message + "; name it otherwise with stage_var = \"s\"" : message);
   return false;
 }
 
