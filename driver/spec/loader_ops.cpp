@@ -334,12 +334,7 @@ bool Loader::pipeline_scalars(const toml::table& t, const std::string& where, ti
   }
   if (const toml::node* v = t.get("step")) {
     const auto* i = v->as_integer();
-    if (!i || i->get() != 1) {
-      error_at(DiagId::spec_pipeline_step, v->source(),
-               "a pipeline's tiles advance by 1 (step = 1, or no step); for a strided tile "
-               "loop write op = \"for\" with the stages, waits and barriers yourself");
-      ok = false;
-    }
+    ok = b_.pipeline_step(i ? std::optional(i->get()) : std::nullopt, at(v->source())) && ok;
   }
   ok = load_unroll(t, where, p.unroll) && ok;
   return ok;

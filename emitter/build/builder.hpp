@@ -242,6 +242,8 @@ public:
   // ---------------------------------------------------------------- pipelines
 
   std::optional<std::int64_t> stages(std::int64_t n, const At& at);
+  /// A pipeline's tiles advance by 1 (`step` nullopt: not an integer).
+  bool pipeline_step(std::optional<std::int64_t> step, const At& at);
   /// The stage variable: a loop variable's rules, and not the tile variable. `given`:
   /// written by the caller (else the default, reported at `at`).
   bool stage_var(const Text& name, const std::string& tile_var, bool given, const At& at);

@@ -177,6 +177,15 @@ std::optional<std::int64_t> Builder::stages(std::int64_t n, const At& at) {
   return std::nullopt;
 }
 
+bool Builder::pipeline_step(std::optional<std::int64_t> step, const At& at) {
+  if (step == 1)
+    return true;
+  error(DiagId::spec_pipeline_step, at,
+        "a pipeline's tiles advance by 1 (step = 1, or no step); for a strided tile loop write "
+        "op = \"for\" with the stages, waits and barriers yourself");
+  return false;
+}
+
 bool Builder::stage_var(const Text& name, const std::string& tile_var, bool given, const At& at) {
   std::string problem = loop_name_problem(name.text);
   if (problem.empty() && name.text == tile_var)
