@@ -2,7 +2,7 @@
 // [[expect]] tables. The strings' own languages are the builder's (build::Builder::
 // cache_policy, pattern, expectation); this reads the TOML around them.
 
-#include "driver/spec/reader.hpp"
+#include "driver/toml/reader.hpp"
 
 namespace ptxgen::driver::toml_reader {
 

@@ -1,13 +1,13 @@
 #pragma once
-// The TOML spec reader's class (driver/spec/loader.hpp is its entry point): it reads a
+// The TOML spec reader's class (driver/toml/toml_spec.hpp is its entry point): it reads a
 // spec file's tables and strings, checks their syntax (types, keys, the spelling of
 // enums) and turns them into build::Builder calls with the file positions of every
-// value; the builder holds every rule. Split by table: loader.cpp ([kernel],
-// [param.*], [tensor.*]), loader_ops.cpp ([[op]] and its operands), loader_values.cpp
+// value; the builder holds every rule. Split by table: toml_spec.cpp ([kernel],
+// [param.*], [tensor.*]), toml_spec_ops.cpp ([[op]] and its operands), toml_spec_values.cpp
 // (cache policies, fill patterns, [[expect]]).
 
 #include "driver/reference/expect.hpp"
-#include "driver/spec/loader.hpp"
+#include "driver/toml/toml_spec.hpp"
 #include "emitter/build/builder.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/ptx/feature.hpp"

@@ -1,7 +1,7 @@
 // The TOML reader's [[op]] tables: plain ops, mbarriers, loops, pipelines and an
 // apply's operands.
 
-#include "driver/spec/reader.hpp"
+#include "driver/toml/reader.hpp"
 
 namespace ptxgen::driver::toml_reader {
 

@@ -1,7 +1,7 @@
 // The TOML reader: the document, diagnostics, field access, [kernel], [param.*] and
 // [tensor.*].
 
-#include "driver/spec/reader.hpp"
+#include "driver/toml/reader.hpp"
 
 namespace ptxgen::driver::toml_reader {
 
