@@ -4,8 +4,8 @@
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/show/picture.hpp"
-#include "driver/spec/loader.hpp"
 #include "driver/support/atomic_file.hpp"
+#include "driver/toml/toml_spec.hpp"
 #include "emitter/tile/contract.hpp"
 
 #include <boost/program_options.hpp>

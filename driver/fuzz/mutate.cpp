@@ -6,7 +6,7 @@
 #include "driver/fuzz/gen_build.hpp"
 #include "driver/fuzz/generator.hpp"
 #include "driver/run/pipeline.hpp"
-#include "driver/spec/loader.hpp"
+#include "driver/toml/toml_spec.hpp"
 #include "emitter/ptx/feature.hpp"
 
 #include <algorithm>

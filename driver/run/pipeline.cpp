@@ -3,7 +3,7 @@
 #include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/tensor_data.hpp"
-#include "driver/spec/loader.hpp"
+#include "driver/toml/toml_spec.hpp"
 #include "emitter/ptx/printer.hpp"
 #include "emitter/support/unreachable.hpp"
 

@@ -1,6 +1,5 @@
 #include "driver/run/shard.hpp"
 
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>

@@ -10,15 +10,14 @@
 //   k.apply(cp_async(CacheOp::cg), s.rearrange(...), A.rearrange(...), 16, {.scope = Scope::cta});
 //   k.commit_group(); k.wait_group(0); k.cta_sync();
 //
-// The builder checks what the spec loader checks of the same things (names,
-// shapes, launch ranges, parameter values, loop structure and bounds, the names
-// an expression uses, and the upper limits of emitter/tile/limits.hpp: tensor
-// sizes, alignment, fill patterns, unroll, wait_group) with the loader's DiagIds;
-// each diagnostic is at the call's Pos. An op with a bad operand is left out, as the loader leaves
-// out a bad [[op]], and the builder goes on, so one build reports all it can.
+// A typed front over build::Builder (emitter/build/builder.hpp), which holds every
+// rule a spec file's kernel keeps too; each diagnostic is at the call's Pos. An op
+// with a bad operand is left out and the builder goes on, so one build reports all
+// it can.
 
 #include "emitter/api/expr.hpp"
 #include "emitter/api/view.hpp"
+#include "emitter/build/builder.hpp"
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
@@ -190,44 +189,26 @@ public:
   /// Everything the builder found so far, and a `for` still open.
   Diagnostics diagnostics() const;
   /// The kernel built so far (complete when diagnostics() has no error).
-  const tile::Kernel& kernel() const { return *kernel_; }
+  const tile::Kernel& kernel() const { return b_->kernel(); }
   /// The kernel, or the builder's diagnostics when it has an error. The builder is
   /// empty afterwards.
   Result<std::unique_ptr<tile::Kernel>> finish() &&;
 
 private:
-  struct OpenLoop {
-    std::string var;
-    std::size_t index;
-    tile::SourcePos pos;
-  };
-
-  void error(DiagId id, const Pos& at, std::string message);
-  bool check_name(const std::string& name, std::string_view what, const Pos& at);
+  void push(tile::OpBody body, const Pos& at);
+  bool check_view(const View& v, const Pos& at);
+  bool check_expr(const Expr& e, const Pos& at, const tile::ApplyOp* apply = nullptr);
   Tensor declare(tile::Space space, std::string name, std::vector<std::int64_t> shape, DType dtype,
                  const GlobalOptions& options, const Pos& at);
-  bool check_align(const tile::Tensor& t, const Pos& at);
-  bool check_size(const tile::Tensor& t, const Pos& at);
-  bool check_unroll(std::int64_t unroll, const Pos& at);
-  bool check_view(const View& v, const Pos& at);
-  bool check_names(const Expr& e, const Pos& at, const tile::ApplyOp* apply = nullptr);
-  tile::Located<tile::View> located(const View& v, const Pos& at) const;
-  tile::Located<tile::ExprPtr> located(const Expr& e, const Pos& at) const;
-  void push(tile::OpBody body, const Pos& at);
   std::optional<tile::ApplyOp> apply_operands(const View& dst, const View& src,
                                               std::int64_t chunk_bytes, const ApplyOptions& options,
                                               const Pos& at);
-  bool is_param(std::string_view name) const;
-  bool check_loop_var(const std::string& var, const Pos& at);
-  bool check_loop_bound(const std::string& var, const Expr& bound, const Pos& at);
+  bool check_bound(std::string_view key, const Expr& bound, const Pos& at);
   bool capture(const std::function<void(const PipelineVars&)>& make, const PipelineVars& vars,
-               const PipelineOptions& options, bool loads, std::vector<tile::Op>& out);
-  bool is_open_loop(std::string_view name) const;
+               const tile::Pipeline& p, bool loads, std::vector<tile::Op>& out);
 
-  std::unique_ptr<tile::Kernel> kernel_;
-  Diagnostics diags_;
-  std::vector<OpenLoop> loops_;
-  std::int64_t shared_bytes_ = 0; ///< the shared tensors' bytes so far, each aligned
+  std::unique_ptr<build::Builder> b_;        ///< every rule; movable as a pointer
+  std::vector<tile::Op>* capture_ = nullptr; ///< where ops go while a pipeline's parts run
 };
 
 } // namespace ptxgen::api

@@ -1,8 +1,8 @@
 #pragma once
 // The upper limits of a kernel's declarations and ops that no hardware rule sets:
 // ptxgen's own bounds, so that hostile sizes fail with a diagnostic instead of an
-// overflow or an hour of unrolling. The spec loader (driver/spec/loader.cpp) and the
-// C++ API's builder (emitter/api/kernel.cpp) both check them, with the same DiagIds.
+// overflow or an hour of unrolling. The kernel builder (emitter/build/) checks them
+// for every front door, the spec files' and the C++ API's.
 // The launch limits (grid, block) and the shared-memory sizes are the hardware's:
 // emitter/ptx/feature.hpp.
 

@@ -6,7 +6,7 @@
 #include "driver/api/driver.hpp"
 #include "driver/api/to_spec.hpp"
 #include "driver/run/pipeline.hpp"
-#include "driver/spec/loader.hpp"
+#include "driver/toml/toml_spec.hpp"
 #include "emitter/api/api.hpp"
 
 #include <filesystem>

@@ -1,8 +1,8 @@
 // Hostile input to the spec loader and the spec-argument expansion: inputs that
 // once crashed or passed silently, kept as regression tests (docs/fuzzing.md).
 #include "driver/run/pipeline.hpp"
-#include "driver/spec/loader.hpp"
 #include "driver/support/temp_dir.hpp"
+#include "driver/toml/toml_spec.hpp"
 
 #include <filesystem>
 #include <string>

@@ -5,7 +5,7 @@
 
 #include "driver/reference/reference.hpp"
 #include "driver/run/pipeline.hpp"
-#include "driver/spec/loader.hpp"
+#include "driver/toml/toml_spec.hpp"
 
 #include <filesystem>
 #include <string>

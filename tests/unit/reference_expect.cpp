@@ -8,8 +8,8 @@
 
 #include "driver/reference/expect.hpp"
 #include "driver/run/conformance.hpp"
-#include "driver/spec/loader.hpp"
 #include "driver/support/temp_dir.hpp"
+#include "driver/toml/toml_spec.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -2,7 +2,7 @@
 // whose thread-to-element maps are worked out by hand here (never read from the code).
 
 #include "driver/show/picture.hpp"
-#include "driver/spec/loader.hpp"
+#include "driver/toml/toml_spec.hpp"
 
 #include <map>
 #include <regex>

@@ -30,8 +30,8 @@
 #include "driver/run/pipeline.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/sim/simulator.hpp"
-#include "driver/spec/loader.hpp"
 #include "driver/support/process.hpp"
+#include "driver/toml/toml_spec.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -47,6 +47,11 @@
 // a multi-line or escaped string reports at its opening quote. Loading goes on
 // after an error (next key, next table, next op) so that one run reports all it can;
 // diagnostics come back sorted by position.
+//
+// The reader checks only the TOML: value types, unknown and missing keys, and the
+// spelling of enums. Every rule of a kernel (names, sizes, ranges, loops, pipelines,
+// operands, expectations) is build::Builder's (emitter/build/builder.hpp), which the
+// reader calls with the file position of each value; the C++ API calls the same one.
 
 #include "emitter/support/result.hpp"
 #include "emitter/tile/kernel.hpp"

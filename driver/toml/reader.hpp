@@ -1,0 +1,493 @@
+#pragma once
+// The TOML spec reader's class (driver/toml/toml_spec.hpp is its entry point): it reads a
+// spec file's tables and strings, checks their syntax (types, keys, the spelling of
+// enums) and turns them into build::Builder calls with the file positions of every
+// value; the builder holds every rule. Split by table: toml_spec.cpp ([kernel],
+// [param.*], [tensor.*]), toml_spec_ops.cpp ([[op]] and its operands), toml_spec_values.cpp
+// (cache policies, fill patterns, [[expect]]).
+
+#include "driver/reference/expect.hpp"
+#include "driver/toml/toml_spec.hpp"
+#include "emitter/build/builder.hpp"
+#include "emitter/lower/abi.hpp"
+#include "emitter/ptx/feature.hpp"
+#include "emitter/ptx/instruction.hpp"
+#include "emitter/ptx/opcode_parser.hpp"
+#include "emitter/ptx/validator.hpp"
+#include "emitter/support/unreachable.hpp"
+#include "emitter/tile/contract.hpp"
+#include "emitter/tile/limits.hpp"
+#include "emitter/tile/pipeline.hpp"
+#include "emitter/tile/suggest.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <span>
+#include <sstream>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <toml++/toml.h>
+
+namespace ptxgen::driver::toml_reader {
+
+using tile::SourcePos;
+
+using tile::kMaxPatternBytes;
+
+constexpr std::array<std::string_view, 5> kTopKeys = {"kernel", "tensor", "param", "op", "expect"};
+constexpr std::array<std::string_view, 6> kKernelKeys = {"name", "grid",           "block",
+                                                         "abi",  "dynamic_shared", "expect"};
+constexpr std::array<std::string_view, 7> kTensorKeys = {"space",  "shape", "dtype", "init",
+                                                         "output", "align", "layout"};
+constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
+constexpr std::array<std::string_view, 14> kOpKinds = {"apply",
+                                                       "commit_group",
+                                                       "wait_group",
+                                                       "wait_all",
+                                                       "cta_sync",
+                                                       "fill",
+                                                       "copy",
+                                                       "for",
+                                                       "end",
+                                                       "pipeline",
+                                                       "mbarrier_init",
+                                                       "copy_arrive",
+                                                       "mbarrier_arrive",
+                                                       "mbarrier_wait"};
+constexpr std::array<std::string_view, 3> kMbarrierInitKeys = {"op", "barrier", "count"};
+constexpr std::array<std::string_view, 3> kCopyArriveKeys = {"op", "barrier", "noinc"};
+constexpr std::array<std::string_view, 3> kMbarrierArriveKeys = {"op", "barrier", "pred"};
+constexpr std::array<std::string_view, 3> kMbarrierWaitKeys = {"op", "barrier", "parity"};
+constexpr std::array<std::string_view, 6> kForKeys = {"op",   "var",  "start",
+                                                      "stop", "step", "unroll"};
+constexpr std::array<std::string_view, 10> kPipelineKeys = {
+    "op", "var", "start", "stop", "step", "stages", "unroll", "stage_var", "load", "body"};
+constexpr std::array<std::string_view, 10> kApplyKeys = {
+    "op",    "opcode",   "dst",        "src",  "chunk_bytes",
+    "scope", "src_size", "ignore_src", "pred", "cache_policy"};
+constexpr std::array<std::string_view, 1> kBareKeys = {"op"};
+constexpr std::array<std::string_view, 2> kWaitGroupKeys = {"op", "n"};
+constexpr std::array<std::string_view, 3> kFillKeys = {"op", "dst", "pattern"};
+constexpr std::array<std::string_view, 3> kCopyKeys = {"op", "dst", "src"};
+
+inline const char* type_phrase(toml::node_type t) {
+  switch (t) {
+  case toml::node_type::none:
+    return "nothing";
+  case toml::node_type::table:
+    return "a table";
+  case toml::node_type::array:
+    return "an array";
+  case toml::node_type::string:
+    return "a string";
+  case toml::node_type::integer:
+    return "an integer";
+  case toml::node_type::floating_point:
+    return "a floating-point number";
+  case toml::node_type::boolean:
+    return "a boolean";
+  case toml::node_type::date:
+    return "a date";
+  case toml::node_type::time:
+    return "a time";
+  case toml::node_type::date_time:
+    return "a date-time";
+  }
+  return "a value";
+}
+
+inline bool is_ident_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+inline bool is_ident_char(char c) {
+  return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+inline bool is_identifier(std::string_view s) {
+  if (s.empty() || !is_ident_start(s[0]))
+    return false;
+  return std::all_of(s.begin(), s.end(), is_ident_char);
+}
+
+template <std::size_t N>
+inline bool contains(const std::array<std::string_view, N>& xs, std::string_view x) {
+  return std::find(xs.begin(), xs.end(), x) != xs.end();
+}
+
+inline std::string join(std::span<const std::string_view> xs) {
+  std::string out;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (i != 0)
+      out += ", ";
+    out += xs[i];
+  }
+  return out;
+}
+
+inline std::string squote(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
+
+using tile::did_you_mean;
+
+using tile::or_choices;
+
+inline bool before(const toml::source_position& a, const toml::source_position& b) {
+  return a.line != b.line ? a.line < b.line : a.column < b.column;
+}
+
+inline std::string_view trim(std::string_view s, std::size_t* skipped = nullptr) {
+  std::size_t b = 0;
+  while (b < s.size() && (s[b] == ' ' || s[b] == '\t'))
+    ++b;
+  std::size_t e = s.size();
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+    --e;
+  if (skipped)
+    *skipped = b;
+  return s.substr(b, e - b);
+}
+
+template <class Int>
+inline std::optional<Int> parse_integer(std::string_view s) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  Int v{};
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+    return std::nullopt;
+  return v;
+}
+
+/// Where a string value's characters sit in the file.
+struct StringLoc {
+  SourcePos pos;      ///< the first character (exact) or the opening quote (not exact)
+  bool exact = false; ///< character i of the value is at pos.column + i
+};
+
+/// Keys in the order they appear in the file (toml::table iterates by name).
+inline std::vector<std::pair<const toml::key*, const toml::node*>>
+in_file_order(const toml::table& t) {
+  std::vector<std::pair<const toml::key*, const toml::node*>> out;
+  for (auto&& [k, v] : t)
+    out.emplace_back(&k, &v);
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return before(a.first->source().begin, b.first->source().begin);
+  });
+  return out;
+}
+
+class Loader {
+public:
+  Loader(std::string_view text, std::string file) : text_(text), file_(std::move(file)), b_(file_) {
+    std::size_t start = 0;
+    while (start <= text_.size()) {
+      std::size_t nl = text_.find('\n', start);
+      std::string_view line =
+          text_.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+      if (!line.empty() && line.back() == '\r')
+        line.remove_suffix(1);
+      lines_.push_back(line);
+      if (nl == std::string_view::npos)
+        break;
+      start = nl + 1;
+    }
+  }
+
+  /// The 1-based column (in characters, as toml++ counts) of the first
+  /// non-blank character of 1-based `line`.
+  toml::source_index first_non_blank_column(toml::source_index line) const;
+
+  /// True when 1-based `line` is well-formed TOML on its own and the text is well-formed
+  /// without it: the line then clashes with the rest (a key or table defined twice), and
+  /// the error belongs to its key, where toml++ reports it at the value.
+  bool conflicts_with_rest(toml::source_index line) const;
+
+  /// toml++ recurses once per dotted key part and overflows the stack on keys
+  /// such as `a.a.a...` with ~50,000 parts (less under AddressSanitizer). No
+  /// spec needs deep keys, so a line with more than kMaxKeyDots dots outside
+  /// quotes and comments is refused before toml++ sees the text.
+  bool refuse_deep_keys();
+
+  Result<std::unique_ptr<tile::Kernel>> run();
+
+private:
+  // ---------------------------------------------------------------- diagnostics
+
+  std::string line_text(std::uint32_t line) const {
+    if (line == 0 || line > lines_.size())
+      return {};
+    return std::string(lines_[line - 1]);
+  }
+
+  /// toml++ counts columns in code points; diagnostics count bytes.
+  std::uint32_t byte_column(const toml::source_position& p) const;
+
+  SourcePos pos_of(const toml::source_position& p) const {
+    return SourcePos{file_, p.line, byte_column(p), line_text(p.line)};
+  }
+
+  Diagnostic make_diag(Severity s, DiagId id, const toml::source_position& p, std::uint32_t length,
+                       std::string message) const;
+
+  void add(Diagnostic d) { b_.report(std::move(d)); }
+
+  void add_error(DiagId id, const toml::source_position& p, std::uint32_t length,
+                 std::string message) {
+    add(make_diag(Severity::error, id, p, length, std::move(message)));
+  }
+
+  /// `r` for the builder: its first character, underlined to its end when on one line.
+  build::At at(const toml::source_region& r) const {
+    std::uint32_t length = 1;
+    if (r.begin.line == r.end.line && r.end.column > r.begin.column)
+      length = byte_column(r.end) - byte_column(r.begin);
+    return build::At{pos_of(r.begin), length};
+  }
+
+  /// A string value for the builder, with where its characters are (see locate_string()).
+  build::Text text_of(const toml::node& n, const std::string& value) const {
+    const StringLoc loc = locate_string(n);
+    return build::Text{value, loc.pos, loc.exact, 1};
+  }
+
+  /// An error underlining `r` when it lies on one line, else its first character.
+  void error_at(DiagId id, const toml::source_region& r, std::string message) {
+    const build::At a = at(r);
+    add(tile::diagnostic_at(id, a.pos, std::move(message), a.length));
+  }
+
+  /// Diagnostics from a parser of a string value (line 1, columns within the string).
+  void add_inner(const Diagnostics& inner, const StringLoc& loc);
+
+  /// An error at `offset` (0-based) within a string value.
+  void inner_error(DiagId id, const StringLoc& loc, std::string_view text, std::size_t offset,
+                   std::size_t length, std::string message) {
+    Diagnostics ds;
+    ds.add(ptxgen::error_at(id, text, offset, length, std::move(message)));
+    add_inner(ds, loc);
+  }
+
+  Result<std::unique_ptr<tile::Kernel>> finish();
+
+  // ---------------------------------------------------------------- generic field access
+
+  StringLoc locate_string(const toml::node& n) const;
+
+  /// Reports every key of `t` not in `allowed`.
+  void check_keys(const toml::table& t, std::span<const std::string_view> allowed,
+                  const std::string& where);
+
+  const toml::key* key_of(const toml::table& t, std::string_view key) const {
+    auto it = t.find(key);
+    return it == t.end() ? nullptr : &it->first;
+  }
+
+  void missing(const toml::table& t, std::string_view key, const std::string& where,
+               std::string_view expected) {
+    b_.missing(at(t.source()),
+               where + " is missing " + squote(key) + " (" + std::string(expected) + ")");
+  }
+
+  /// A value of the wrong TOML type (`message` says what was expected and what came).
+  void type_error(const toml::node& n, std::string message) {
+    error_at(DiagId::spec_wrong_type, n.source(), std::move(message));
+  }
+
+  void wrong_type(const toml::node& n, std::string_view key, const std::string& where,
+                  std::string_view expected) {
+    type_error(n, squote(key) + " in " + where + " must be " + std::string(expected) + "; got " +
+                      type_phrase(n.type()));
+  }
+
+  std::optional<std::int64_t> get_int(const toml::node& n, std::string_view key,
+                                      const std::string& where, std::string_view expected) {
+    if (const auto* v = n.as_integer())
+      return v->get();
+    wrong_type(n, key, where, expected);
+    return std::nullopt;
+  }
+
+  std::optional<std::string> get_string(const toml::node& n, std::string_view key,
+                                        const std::string& where, std::string_view expected) {
+    if (const auto* v = n.as_string())
+      return v->get();
+    wrong_type(n, key, where, expected);
+    return std::nullopt;
+  }
+
+  std::optional<bool> get_bool(const toml::node& n, std::string_view key,
+                               const std::string& where) {
+    if (const auto* v = n.as_boolean())
+      return v->get();
+    wrong_type(n, key, where, "true or false");
+    return std::nullopt;
+  }
+
+  // ---------------------------------------------------------------- [kernel]
+
+  void load_kernel(const toml::table& root);
+
+  /// [kernel]'s `abi = [...]` (the PTX parameter order: every global tensor and
+  /// scalar parameter once) and `dynamic_shared = N` (a foreign kernel's dynamic
+  /// shared bytes); after the tensors and parameters are loaded.
+  void load_binding(const toml::table& root);
+
+  /// `grid` or `block`: an integer N (x = N) or an array [x], [x, y] or [x, y, z].
+  std::optional<tile::Dim3> get_dims(const toml::node& v, build::LaunchPart part);
+
+  // ---------------------------------------------------------------- [param.NAME]
+
+  void load_params(const toml::node& n);
+
+  /// A parameter's dtype: u64 or not; nullopt after an error.
+  std::optional<bool> param_is_u64(const toml::table& t, const std::string& where);
+
+  void load_param(const toml::key& k, const toml::node& n);
+
+  // ---------------------------------------------------------------- [tensor.NAME]
+
+  void load_tensors(const toml::node& n);
+
+  /// The tensor's dtype; nullopt (after an error) when it is missing or unknown.
+  std::optional<tile::DType> tensor_dtype(const toml::table& t, const std::string& where);
+
+  /// The tensor's shape as written (its integer dimensions); `complete` false when a
+  /// dimension is not an integer (reported).
+  std::optional<std::vector<build::Dim>> tensor_shape(const toml::table& t,
+                                                      const std::string& where, bool& complete);
+
+  /// The tensor's space; nullopt (after an error) when it is missing or unknown.
+  std::optional<tile::Space> tensor_space(const toml::table& t, const std::string& where);
+
+  void load_tensor(const toml::key& k, const toml::node& n);
+
+  // ---------------------------------------------------------------- [[op]]
+
+  void load_ops(const toml::node& n);
+
+  /// One [[op]] table; its op goes to `into` when given (a pipeline's consumer), else
+  /// to the kernel.
+  void load_op(const toml::table& t, const std::string& where,
+               std::vector<tile::Op>* into = nullptr);
+
+  // ---------------------------------------------------------------- mbarriers
+
+  /// mbarrier_init / copy_arrive / mbarrier_arrive / mbarrier_wait: a `barrier` view of a
+  /// shared tensor and the op's own key (count, noinc, pred, parity).
+  std::optional<tile::OpBody> load_mbarrier_op(const toml::table& t, std::string_view kind,
+                                               const std::string& where,
+                                               const std::string& where_kind);
+
+  // ---------------------------------------------------------------- loops
+
+  /// start, stop or step of a `for`: an integer or an expression string over
+  /// constants, parameters, bid, nbid, ntid and enclosing loop variables.
+  std::optional<tile::Located<tile::ExprPtr>> loop_bound(const toml::node& v, std::string_view key,
+                                                         const std::string& where);
+
+  /// A loop bound to load: its key, where it goes, and the example a missing one names.
+  struct BoundField {
+    const char* key;
+    tile::Located<tile::ExprPtr>* slot;
+    const char* example;
+  };
+
+  /// Loads each field with loop_bound(); false when one is missing or bad (each reported).
+  /// An optional `unroll` key (body copies per back edge, 1..kMaxUnroll) into `out`
+  /// (left as it is when absent); false after an error.
+  bool load_unroll(const toml::table& t, const std::string& where, std::int64_t& out);
+
+  bool load_loop_bounds(const toml::table& t, const std::string& where,
+                        std::span<const BoundField> fields);
+
+  /// The loop variable's name: an identifier that is not reserved, a parameter,
+  /// a tensor or the variable of an enclosing loop.
+  std::optional<tile::Located<std::string>> loop_var(const toml::table& t,
+                                                     const std::string& where);
+
+  void load_for(const toml::table& t, const std::string& where, tile::Op& op);
+
+  // ---------------------------------------------------------------- pipeline
+
+  /// op = "pipeline": a tile loop with S shared stages, its loads ([[op.load]],
+  /// cp.async applies) and its consumer ([[op.body]], copy and fill), expanded
+  /// by tile::expand_pipeline into plain ops (see emitter/tile/pipeline.hpp).
+  void load_pipeline(const toml::table& t, const std::string& where, const SourcePos& pos);
+
+  /// stages (required), step (1 if given) and unroll of a pipeline.
+  bool pipeline_scalars(const toml::table& t, const std::string& where, tile::Pipeline& p);
+
+  /// The stage variable's name: `stage_var`, by default "stage"; a loop variable's rules.
+  std::optional<std::string> pipeline_stage_var(const toml::table& t, const std::string& where,
+                                                const std::string& var);
+
+  /// The array of tables `key` of a pipeline (load or body), non-empty; else nullptr
+  /// after an error.
+  const toml::array* pipeline_tables(const toml::table& t, std::string_view key,
+                                     const std::string& where, std::string_view expected);
+
+  /// The [[op.load]] tables: cp.async applies whose dst depends on the stage.
+  bool pipeline_loads(const toml::table& t, const std::string& where, tile::Pipeline& p);
+
+  /// The [[op.body]] tables: the consumer of one tile, copy and fill ops.
+  bool pipeline_body(const toml::table& t, const std::string& where, tile::Pipeline& p);
+
+  std::optional<tile::Located<tile::View>> view_field(const toml::table& t, std::string_view key,
+                                                      const std::string& where);
+
+  /// src_size (integer or expression), ignore_src / pred (boolean or expression);
+  /// `axes` are the repeat-axis names the expression may use.
+  std::optional<tile::Located<tile::ExprPtr>>
+  expr_field(const toml::node& v, std::string_view key, const std::string& where, bool is_size,
+             const std::map<std::string, std::size_t, std::less<>>& axes);
+
+  bool load_apply(const toml::table& t, const std::string& where, tile::ApplyOp& a);
+
+  // ---------------------------------------------------------------- cache_policy
+
+  /// A value for the builder as a whole: its diagnostics underline the value.
+  build::Text region_text(const toml::node& n, std::string value) const;
+
+  std::optional<tile::Located<tile::CachePolicy>> cache_policy_field(const toml::node& v,
+                                                                     const std::string& where);
+
+  std::optional<tile::Located<tile::CachePolicy>>
+  cache_policy_table(const toml::table& t, const std::string& where, const SourcePos& pos);
+
+  // ---------------------------------------------------------------- fill pattern
+
+  std::optional<std::vector<std::uint8_t>> parse_pattern(const toml::node& v);
+
+  // ================================================================ [[expect]]
+  // Expectations (tile::Expectation): `that = "LEFT == RIGHT"`, loaded after the ops.
+  // LEFT is a view of a global tensor through `.sub[...]` steps with constant entries;
+  // RIGHT is another such view of the same shape and element size, an integer the
+  // left side's element type holds exactly, or `sentinel`. Positions inside the
+  // string are exact for a one-line string (see locate_string()).
+
+  static constexpr std::array<std::string_view, 1> kExpectKeys = {"that"};
+  static constexpr std::string_view kExpectExample = "a string such as \"B == A\"";
+
+  void load_expectations(const toml::node& n);
+
+  // ================================================================ end of [[expect]]
+
+  std::string_view text_;
+  std::string file_;
+  std::vector<std::string_view> lines_;
+  build::Builder b_; // every rule, the kernel and the diagnostics
+};
+
+} // namespace ptxgen::driver::toml_reader

@@ -1,0 +1,330 @@
+#pragma once
+// The one builder of a tile::Kernel. Every well-formedness rule a kernel's
+// declarations and ops must keep lives here once, with the pipeline expansion:
+// names, the launch, tensors and their sizes, parameters, loops and their
+// bounds, an apply's operand expressions, pipelines, mbarrier operands and
+// expectations. Each rule raises its DiagId at the position its caller gave.
+//
+// Two front doors call it: the TOML spec reader (driver/toml/), which turns a
+// file's tables and strings into these calls with the file positions of every
+// value (and of every character of a one-line string, see Text), and the C++
+// API's api::KernelBuilder, which passes its call sites. The callers keep only
+// syntax: the types of values, unknown and missing keys, and the spelling of
+// enums in strings.
+//
+// Building goes on after an error so that one run reports all it can; a part
+// the caller could not read is passed as nullopt (its error already reported).
+
+#include "emitter/support/diagnostic.hpp"
+#include "emitter/support/result.hpp"
+#include "emitter/tile/kernel.hpp"
+#include "emitter/tile/pipeline.hpp"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ptxgen::build {
+
+/// Where a value was written: a diagnostic's position and its underline width.
+struct At {
+  tile::SourcePos pos;
+  std::uint32_t length = 1;
+};
+
+/// A string operand (a name, a view, an expression) and where its characters lie:
+/// when `exact`, byte i of `text` is at column pos.column + i of pos.line; otherwise
+/// every diagnostic inside it goes to `pos` (a multi-line or escaped string's quote,
+/// or a C++ call site).
+struct Text {
+  std::string text;
+  tile::SourcePos pos;
+  bool exact = false;
+  std::uint32_t length = 1; ///< the underline when not exact
+
+  /// `inner` (positioned on line 1 of `text`) moved onto the file.
+  Diagnostic place(Diagnostic inner) const;
+  /// The piece of `text` that starts at byte `offset`.
+  Text piece(std::size_t offset, std::string_view s) const;
+  /// Where bytes [offset, offset + n) of `text` are.
+  At at(std::size_t offset, std::size_t n) const;
+};
+
+/// The names the expression grammar gives a meaning of its own: a tensor, parameter
+/// or loop variable of that name would shadow or be shadowed.
+std::span<const std::string_view> reserved_names();
+
+/// "evict_last, evict_normal, evict_first or evict_unchanged", or the ones a secondary
+/// may be.
+std::string eviction_priorities(bool secondary_only);
+
+/// Which launch size a dims() call checks.
+enum class LaunchPart : std::uint8_t { grid, block };
+
+/// A parameter's value as written: an integer (possibly negative, from a file), an
+/// unsigned one (from C++), or a decimal or "0x" string (a u64 above 2^63-1).
+struct ParamValue {
+  enum class Form : std::uint8_t { integer, unsigned_integer, text };
+  Form form = Form::integer;
+  std::int64_t integer = 0;
+  std::uint64_t unsigned_integer = 0;
+  std::string text;
+};
+
+/// A parameter's `range`: `well_formed` false when it is not two integers.
+struct ParamRange {
+  bool well_formed = true;
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  At at;
+};
+
+struct ParamDecl {
+  std::string name;
+  At name_at;
+  tile::SourcePos pos;             ///< ScalarParam::pos
+  std::optional<bool> is_u64;      ///< nullopt: no valid dtype (reported; taken as u32)
+  std::optional<ParamValue> value; ///< nullopt: missing or unreadable (reported)
+  At value_at;
+  std::optional<ParamRange> range; ///< nullopt: none declared
+};
+
+/// A shape dimension as written.
+struct Dim {
+  std::int64_t value = 0;
+  At at;
+};
+
+/// A fill pattern's byte as written: nullopt when it is not an integer.
+struct PatternByte {
+  std::optional<std::int64_t> value;
+  Text at;
+};
+
+/// A cache policy written as parts (a table): a u64 parameter, or the createpolicy
+/// arguments (the caller reported a part it could not read as a string).
+struct PolicyParts {
+  std::optional<Text> param;
+  std::optional<Text> primary;
+  std::optional<Text> secondary;
+  struct Fraction {
+    std::optional<double> value; ///< nullopt: not a number
+    Text at;
+  };
+  std::optional<Fraction> fraction;
+};
+
+/// Whether an element type holds an integer exactly (the checker's rule for
+/// `[[expect]] that = "B == 7"`; the emitter does not compare values itself).
+using ExactValue = std::function<bool(tile::DType, std::int64_t)>;
+
+struct TensorDecl {
+  std::string name;
+  At name_at;
+  tile::SourcePos pos;              ///< TensorDecl::pos
+  std::optional<tile::Space> space; ///< nullopt: missing or unknown (reported)
+  std::optional<tile::DType> dtype; ///< nullopt: missing or unknown (reported)
+  /// The integer dimensions; nullopt when the shape is missing or not an array.
+  std::optional<std::vector<Dim>> shape;
+  bool shape_complete = true; ///< false when some dimension was not an integer (reported)
+  At shape_at;
+  std::optional<std::int64_t> align; ///< nullopt: the space's default
+  At align_at;
+  std::optional<At> init_at; ///< where `init` was given, if it was
+  std::optional<tile::TensorInit> init;
+  std::optional<At> output_at; ///< where `output` was given, if it was
+  bool output = false;
+  bool syntax_ok = true; ///< false after the caller reported another field
+};
+
+class Builder {
+public:
+  /// `file` names the input in diagnostics and Kernel::file.
+  explicit Builder(std::string file);
+  Builder(const Builder&) = delete;
+  Builder& operator=(const Builder&) = delete;
+  Builder(Builder&&) noexcept;
+  Builder& operator=(Builder&&) noexcept;
+  ~Builder();
+
+  /// A required part the caller did not find (`message` says which and where).
+  void missing(const At& at, std::string message);
+  /// A diagnostic of the caller's own (syntax), kept with the builder's.
+  void report(Diagnostic d) { diags_.add(std::move(d)); }
+  const Diagnostics& diagnostics() const { return diags_; }
+  const tile::Kernel& kernel() const { return *kernel_; }
+
+  // ---------------------------------------------------------------- names and launch
+
+  void kernel_name(const std::string& name, const At& at);
+  /// A grid or block size: each axis within CUDA's limit, the product too. `scalar`:
+  /// written as one integer (the messages then name no axis).
+  std::optional<tile::Dim3> dims(LaunchPart part, const std::array<std::int64_t, 3>& d, bool scalar,
+                                 const At& at);
+  void launch(tile::Dim3 grid, tile::Dim3 block);
+  void dynamic_shared(std::int64_t bytes, const At& at);
+  /// [kernel]'s `expect`: what a run of the kernel must show; only "fault" (tile::kMustFaultValue:
+  /// the kernel breaks the contract on purpose and must fault when run).
+  void expect_run(const std::string& value, const At& at);
+  /// The PTX parameter order: every global tensor and parameter once. `complete`
+  /// false: `names` is the part before an entry the caller could not read (reported).
+  /// False after an error in `names`.
+  bool abi(std::span<const std::pair<std::string, At>> names, const At& at, bool complete);
+
+  // ---------------------------------------------------------------- declarations
+
+  /// Declares a parameter (its name is taken even when it is rejected); true when accepted.
+  bool param(const ParamDecl& d);
+  /// Declares a tensor and returns it; a rejected one (is_broken()) is kept aside, and
+  /// the views of it are refused silently: the declaration's error is enough.
+  const tile::Tensor* tensor(const TensorDecl& d);
+  /// A tensor by name, also a rejected one.
+  const tile::Tensor* find_any_tensor(std::string_view name) const;
+  bool is_broken(const tile::Tensor* t) const;
+  bool is_param(std::string_view name) const { return param_names_.count(name) != 0; }
+  bool is_open_loop(std::string_view name) const;
+
+  // ---------------------------------------------------------------- operands
+
+  /// A view string over the kernel's tensors, parameters and open loops.
+  std::optional<tile::Located<tile::View>> view(const Text& text);
+  /// An expression string; `axes`: the repeat axes of the apply it belongs to.
+  std::optional<tile::Located<tile::ExprPtr>>
+  expr(const Text& text, const std::map<std::string, std::size_t, std::less<>>* axes = nullptr);
+  /// A view made elsewhere (the C++ API's): its tensor is this kernel's, every name
+  /// its indices use is declared or open here.
+  bool check_view(const tile::View& v, const Text& at);
+  /// An expression tree made elsewhere: every name is declared, open or an axis of `apply`.
+  bool check_expr(const tile::ExprPtr& e, const Text& at, const tile::ApplyOp* apply = nullptr);
+  /// A cache policy's u64 parameter `name`, at byte `offset` of `at`: declared and u64.
+  bool policy_param(std::string_view name, const Text& at, std::size_t offset = 0);
+  bool wait_group(std::int64_t n, const At& at);
+  /// A fill pattern written as bytes (`single`: one integer, not an array at `at`).
+  std::optional<std::vector<std::uint8_t>> pattern(std::span<const PatternByte> bytes, bool single,
+                                                   const Text& at);
+  /// A fill pattern written as "0x" and hex digits, whole bytes.
+  std::optional<std::vector<std::uint8_t>> pattern(const Text& hex);
+  /// 1..kMaxPatternBytes bytes (`at`: where the pattern is written).
+  bool pattern_size(std::size_t bytes, const Text& at);
+  /// "zero" | "0" | "arange % M" | "random(SEED)" | "constant(V)".
+  std::optional<tile::TensorInit> init(const Text& text);
+  /// A u64 parameter's name, "param:NAME" or "createpolicy(PRIMARY[, SECONDARY][, FRACTION])".
+  std::optional<tile::Located<tile::CachePolicy>> cache_policy(const Text& text);
+  std::optional<tile::Located<tile::CachePolicy>> cache_policy(const PolicyParts& parts,
+                                                               const tile::SourcePos& pos);
+  /// An mbarrier operand lives in shared memory.
+  bool barrier(const tile::View& v, const At& at);
+  /// Adds a checked op in program order (loops and pipelines have their own calls).
+  void push(tile::Op op);
+
+  // ---------------------------------------------------------------- loops
+
+  /// A loop variable's name (`what`: "loop variable" or "stage variable").
+  bool loop_var(const Text& name, std::string_view what = "loop variable");
+  /// start, stop or step of a loop: the same for every thread of a CTA.
+  bool loop_bound(std::string_view key, const tile::Expr& bound, const Text& at);
+  std::optional<std::int64_t> unroll(std::int64_t n, const At& at);
+  /// Opens a loop; `f` nullopt when one of its parts was rejected (its end is then
+  /// consumed silently).
+  void begin_for(const std::string& var, std::optional<tile::ForOp> f, const tile::SourcePos& pos);
+  void end_for(const At& at);
+  /// Reports every loop still open and forgets them.
+  void close_loops();
+  /// The loops still open, as diagnostics (for a build in progress).
+  Diagnostics open_loop_diagnostics() const;
+
+  // ---------------------------------------------------------------- pipelines
+
+  std::optional<std::int64_t> stages(std::int64_t n, const At& at);
+  /// A pipeline's tiles advance by 1 (`step` nullopt: not an integer).
+  bool pipeline_step(std::optional<std::int64_t> step, const At& at);
+  /// The stage variable: a loop variable's rules, and not the tile variable. `given`:
+  /// written by the caller (else the default, reported at `at`).
+  bool stage_var(const Text& name, const std::string& tile_var, bool given, const At& at);
+  /// The loads and the consumer see the tile and stage variables; returns a mark for
+  /// close_pipeline_vars().
+  std::size_t open_pipeline_vars(const std::string& var, const std::string& stage_var,
+                                 const tile::SourcePos& pos);
+  void close_pipeline_vars(std::size_t mark);
+  /// A load is an apply (`kind` the op's name).
+  bool pipeline_load_kind(std::string_view kind, const At& at);
+  /// A load's dst depends on the tile or the stage.
+  bool pipeline_load_stage(const tile::Pipeline& p, const tile::ApplyOp& a, const At& at);
+  /// The consumer holds only copies and fills.
+  bool pipeline_body_kind(std::string_view kind, const At& at);
+  /// A pipeline with at least one load and one consumer op, expanded into plain ops.
+  void pipeline(tile::Pipeline p, const At& at);
+
+  // ---------------------------------------------------------------- expectations
+
+  /// One side of an expectation: a view of a global tensor by .sub with constant entries.
+  bool expect_side(const tile::View& v, const Text& at);
+  /// `lhs == rhs`: the same shape and element size (two whole tensors: the same bytes).
+  bool expect_same_shape(const tile::View& lhs, const tile::View& rhs, const Text& lhs_at,
+                         const Text& rhs_at);
+  void expectation(tile::Expectation x);
+  /// `LEFT == RIGHT` (a view, an integer `holds_exactly` accepts for LEFT's element type,
+  /// or `sentinel`) checked by the rules above.
+  std::optional<tile::Expectation> expectation(const Text& that, const ExactValue& holds_exactly);
+  /// `lhs == value`: `holds_exactly` (when given) takes the value for lhs's element type.
+  bool expect_value(const tile::View& lhs, std::int64_t value, const Text& at,
+                    std::string_view lhs_text, const ExactValue& holds_exactly);
+
+  // ---------------------------------------------------------------- results
+
+  /// The kernel, or the diagnostics when one is an error; closes open loops first.
+  Result<std::unique_ptr<tile::Kernel>> finish() &&;
+
+private:
+  void error(DiagId id, const At& at, std::string message);
+  void error_in(DiagId id, const Text& at, std::size_t offset, std::size_t length,
+                std::string message);
+  bool identifier(std::string_view name, std::string_view what, const At& at);
+  bool declare_name(std::string_view name, std::string_view what, const At& at);
+  bool param_value(const ParamDecl& d, std::uint64_t& out);
+  bool param_range(const ParamDecl& d, bool have_value, std::uint64_t value);
+  bool tensor_shape(const TensorDecl& d, tile::Tensor& t);
+  bool tensor_align(const TensorDecl& d, tile::Tensor& t);
+  bool tensor_size(const tile::Tensor& t, const At& at);
+  bool axis_shadow(const tile::Expr& e, const std::map<std::string, std::size_t, std::less<>>& axes,
+                   const Text& at);
+  std::string loop_name_problem(const std::string& n) const;
+  bool loop_var_in(const Text& name, std::string_view what, const std::string& problem,
+                   const At* at);
+  bool bad_pattern(const Text& at, std::size_t offset, std::size_t length, std::string message);
+  bool bad_policy(const Text& at, std::size_t offset, std::size_t length, std::string message);
+  std::optional<ptx::EvictionPriority> priority(const Text& at, std::size_t offset,
+                                                std::string_view word, bool secondary);
+  std::optional<tile::CachePolicyCreate> policy_args(const Text& at,
+                                                     std::span<const std::string_view> args);
+  bool tree_names(const tile::Expr& e, const Text& at, const tile::ApplyOp* apply);
+  tile::ExprNames expr_names() const;
+  Diagnostics with_suggestions(const Diagnostics& inner, std::string_view text,
+                               const std::map<std::string, std::size_t, std::less<>>* axes) const;
+
+  struct OpenLoop {
+    std::string var;
+    std::size_t index; ///< the ForOp's, or kNoOp (a rejected for, a pipeline's variable)
+    tile::SourcePos pos;
+  };
+  static constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
+
+  std::unique_ptr<tile::Kernel> kernel_;
+  Diagnostics diags_;
+  std::vector<OpenLoop> loops_;
+  std::set<std::string, std::less<>> param_names_;        ///< every declared one, valid or not
+  std::map<std::string, bool, std::less<>> param_u64_;    ///< accepted parameters: is it u64?
+  std::vector<std::unique_ptr<tile::TensorDecl>> broken_; ///< declared but rejected
+  std::int64_t shared_bytes_ = 0; ///< the shared tensors so far, each aligned
+};
+
+} // namespace ptxgen::build

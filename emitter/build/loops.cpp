@@ -1,0 +1,258 @@
+// The builder's loop and pipeline rules, the pipeline expansion, and the result.
+#include "emitter/build/builder.hpp"
+#include "emitter/tile/contract.hpp"
+#include "emitter/tile/limits.hpp"
+#include "emitter/tile/name_chars.hpp"
+
+#include <algorithm>
+#include <functional>
+
+namespace ptxgen::build {
+
+namespace {
+
+std::string loop_quoted(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
+
+/// The first leaf of e that differs between the threads of a CTA, else nullptr.
+const tile::Expr* per_thread_leaf(const tile::Expr& e) {
+  switch (e.kind) {
+  case tile::ExprKind::tid:
+  case tile::ExprKind::warp:
+  case tile::ExprKind::lane:
+    return &e;
+  case tile::ExprKind::special:
+    return tile::per_thread(e.special) ? &e : nullptr;
+  case tile::ExprKind::constant:
+  case tile::ExprKind::bid:
+  case tile::ExprKind::param:
+  case tile::ExprKind::axis:
+  case tile::ExprKind::loop:
+  case tile::ExprKind::unary:
+  case tile::ExprKind::binary:
+  case tile::ExprKind::select:
+    break;
+  }
+  for (const auto& a : e.args)
+    if (const tile::Expr* hit = per_thread_leaf(*a))
+      return hit;
+  return nullptr;
+}
+
+/// True when a runtime index of `v` uses a loop variable named `a` or `b`.
+bool uses_loop_var(const tile::View& v, const std::string& a, const std::string& b) {
+  std::function<bool(const tile::Expr&)> uses = [&](const tile::Expr& e) {
+    if (e.kind == tile::ExprKind::loop && (e.name == a || e.name == b))
+      return true;
+    return std::any_of(e.args.begin(), e.args.end(),
+                       [&](const tile::ExprPtr& x) { return uses(*x); });
+  };
+  return std::any_of(v.terms.begin(), v.terms.end(),
+                     [&](const tile::RuntimeTerm& t) { return uses(*t.index); });
+}
+
+/// The piece of `text` an expression node spans, or its printed form when it has no
+/// span there (a tree built in C++).
+std::string spelled(const tile::Expr& e, std::string_view text) {
+  if (e.length > 0 && e.offset + e.length <= text.size())
+    return std::string(text.substr(e.offset, e.length));
+  return tile::print(e);
+}
+
+} // namespace
+
+void Builder::missing(const At& at, std::string message) {
+  error(DiagId::spec_missing_key, at, std::move(message));
+}
+
+// ---------------------------------------------------------------- loops
+
+/// Why `n` cannot name a loop variable (not an identifier, reserved, a parameter, a
+/// tensor or the variable of an enclosing loop); empty when it can.
+std::string Builder::loop_name_problem(const std::string& n) const {
+  const auto reserved = reserved_names();
+  if (n.empty() || !tile::name_start(n[0]) || !std::all_of(n.begin(), n.end(), tile::name_char))
+    return "is not an identifier (letters, digits and '_', not starting with a digit)";
+  if (std::find(reserved.begin(), reserved.end(), n) != reserved.end()) {
+    std::string list;
+    for (std::string_view r : reserved)
+      list += (list.empty() ? "" : ", ") + std::string(r);
+    return "is reserved in expressions (" + list + ")";
+  }
+  if (is_param(n))
+    return "is a kernel parameter";
+  if (find_any_tensor(n))
+    return "is a tensor";
+  if (is_open_loop(n))
+    return "is the variable of an enclosing loop";
+  return {};
+}
+
+bool Builder::loop_var(const Text& name, std::string_view what) {
+  return loop_var_in(name, what, loop_name_problem(name.text), nullptr);
+}
+
+/// Reports `problem` of a loop variable `name` (nothing when empty): inside the name
+/// when `at` is null, else at `at` with the way out (a default name the caller did
+/// not write).
+bool Builder::loop_var_in(const Text& name, std::string_view what, const std::string& problem,
+                          const At* at) {
+  if (problem.empty())
+    return true;
+  const std::string message = std::string(what) + " " + loop_quoted(name.text) + " " + problem;
+  // A default name the caller did not write is reported where it applies, with the way out.
+  error(DiagId::spec_loop_var_name, at ? *at : name.at(0, name.text.size()),
+        at ? message + "; name it otherwise with stage_var = \"s\"" : message);
+  return false;
+}
+
+bool Builder::loop_bound(std::string_view key, const tile::Expr& bound, const Text& at) {
+  const tile::Expr* t = per_thread_leaf(bound);
+  if (!t)
+    return true;
+  error_in(DiagId::spec_loop_bound_per_thread, at, t->offset, t->length,
+           std::string(key) + " of a loop must be the same for every thread of a CTA; '" +
+               spelled(*t, at.text) +
+               "' differs between threads (use bid, nbid, parameters, constants or enclosing "
+               "loop variables)");
+  return false;
+}
+
+std::optional<std::int64_t> Builder::unroll(std::int64_t n, const At& at) {
+  if (n >= 1 && n <= tile::kMaxUnroll)
+    return n;
+  error(DiagId::spec_loop_unroll_range, at,
+        "unroll must be in 1.." + std::to_string(tile::kMaxUnroll) + "; got " + std::to_string(n));
+  return std::nullopt;
+}
+
+void Builder::begin_for(const std::string& var, std::optional<tile::ForOp> f,
+                        const tile::SourcePos& pos) {
+  OpenLoop open{var, kNoOp, pos};
+  if (f) {
+    open.index = kernel_->ops.size();
+    kernel_->ops.push_back(tile::Op{std::move(*f), pos});
+  }
+  loops_.push_back(std::move(open));
+}
+
+void Builder::end_for(const At& at) {
+  if (loops_.empty())
+    return error(DiagId::spec_loop_stray_end, at,
+                 "`end` without a `for`: every op = \"end\" closes the innermost open loop");
+  const OpenLoop open = loops_.back();
+  loops_.pop_back();
+  if (open.index == kNoOp)
+    return; // its `for` was rejected and reported
+  std::get<tile::ForOp>(kernel_->ops[open.index].body).end = kernel_->ops.size();
+  kernel_->ops.push_back(tile::Op{tile::EndOp{open.index}, at.pos});
+}
+
+Diagnostics Builder::open_loop_diagnostics() const {
+  Diagnostics out;
+  for (const OpenLoop& l : loops_)
+    out.add(tile::diagnostic_at(DiagId::spec_loop_unclosed, l.pos,
+                                "this `for` has no matching op = \"end\" (loop " +
+                                    loop_quoted(l.var) + ")"));
+  return out;
+}
+
+void Builder::close_loops() {
+  diags_.append(open_loop_diagnostics());
+  loops_.clear();
+}
+
+// ---------------------------------------------------------------- pipelines
+
+std::optional<std::int64_t> Builder::stages(std::int64_t n, const At& at) {
+  if (n >= tile::kMinPipelineStages && n <= tile::kMaxPipelineStages)
+    return n;
+  error(DiagId::spec_pipeline_stages, at,
+        "stages must be in " + std::to_string(tile::kMinPipelineStages) + ".." +
+            std::to_string(tile::kMaxPipelineStages) + "; got " + std::to_string(n) +
+            (n == 1 ? " (one stage cannot overlap a tile's load with the consumer of the "
+                      "previous one: write the loop with op = \"for\")"
+                    : ""));
+  return std::nullopt;
+}
+
+bool Builder::pipeline_step(std::optional<std::int64_t> step, const At& at) {
+  if (step == 1)
+    return true;
+  error(DiagId::spec_pipeline_step, at,
+        "a pipeline's tiles advance by 1 (step = 1, or no step); for a strided tile loop write "
+        "op = \"for\" with the stages, waits and barriers yourself");
+  return false;
+}
+
+bool Builder::stage_var(const Text& name, const std::string& tile_var, bool given, const At& at) {
+  std::string problem = loop_name_problem(name.text);
+  if (problem.empty() && name.text == tile_var)
+    problem = "is the pipeline's tile variable";
+  return loop_var_in(name, "stage variable", problem, given ? nullptr : &at);
+}
+
+std::size_t Builder::open_pipeline_vars(const std::string& var, const std::string& stage,
+                                        const tile::SourcePos& pos) {
+  const std::size_t mark = loops_.size();
+  loops_.push_back(OpenLoop{var, kNoOp, pos});
+  loops_.push_back(OpenLoop{stage, kNoOp, pos});
+  return mark;
+}
+
+void Builder::close_pipeline_vars(std::size_t mark) {
+  loops_.erase(loops_.begin() + static_cast<std::ptrdiff_t>(mark), loops_.end());
+}
+
+bool Builder::pipeline_load_kind(std::string_view kind, const At& at) {
+  if (kind == "apply")
+    return true;
+  error(DiagId::spec_pipeline_load_op, at,
+        "a pipeline's [[op.load]] is a cp.async apply; op " + loop_quoted(kind) +
+            " belongs in [[op.body]] (the consumer) or outside the pipeline");
+  return false;
+}
+
+bool Builder::pipeline_load_stage(const tile::Pipeline& p, const tile::ApplyOp& a, const At& at) {
+  if (uses_loop_var(a.dst.value, p.var.value, p.stage_var))
+    return true;
+  error(DiagId::spec_pipeline_load_stage, at,
+        "the load's dst does not depend on the stage: every tile would land in the same shared "
+        "bytes, refilled while they are read; index the ring with '" +
+            p.stage_var + "' (or '" + p.var.value + " % " + std::to_string(p.stages) + "')");
+  return false;
+}
+
+bool Builder::pipeline_body_kind(std::string_view kind, const At& at) {
+  if (kind == "copy" || kind == "fill")
+    return true;
+  error(DiagId::spec_pipeline_body_op, at,
+        "a pipeline's consumer ([[op.body]]) holds only copy and fill ops; not " +
+            loop_quoted(kind) +
+            " (the pipeline writes its own commits, waits and barriers, and a cp.async in the "
+            "consumer would join the pipeline's groups)");
+  return false;
+}
+
+void Builder::pipeline(tile::Pipeline p, const At& at) {
+  if (p.loads.empty() || p.body.empty())
+    return missing(at, "a pipeline needs at least one load and one consumer op");
+  p.sync_before = tile::pipeline_needs_sync(p, kernel_->ops, !loops_.empty());
+  for (tile::Op& op : tile::expand_pipeline(p, kernel_->ops.size(), kernel_->launch_bounds()))
+    kernel_->ops.push_back(std::move(op));
+}
+
+// ---------------------------------------------------------------- results
+
+Result<std::unique_ptr<tile::Kernel>> Builder::finish() && {
+  close_loops();
+  if (diags_.has_errors())
+    return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(diags_));
+  Result<std::unique_ptr<tile::Kernel>> r;
+  r.value = std::move(kernel_);
+  r.diagnostics = std::move(diags_);
+  return r;
+}
+
+} // namespace ptxgen::build
