@@ -3,7 +3,7 @@
 if(PTXGEN_FUZZ)
   set(_corpus ${CMAKE_BINARY_DIR}/fuzz-smoke-corpus)
   add_test(NAME fuzz.corpus
-           COMMAND ${PROJECT_SOURCE_DIR}/fuzz/make_corpus.sh ${PROJECT_SOURCE_DIR} ${_corpus})
+           COMMAND ${PROJECT_SOURCE_DIR}/libfuzzer/make_corpus.sh ${PROJECT_SOURCE_DIR} ${_corpus})
   set_tests_properties(fuzz.corpus PROPERTIES LABELS fuzz FIXTURES_SETUP fuzz_corpus)
   foreach(target ${PTXGEN_FUZZ_TARGETS})
     # The seeds are read but not added to (a scratch copy is the corpus written to).

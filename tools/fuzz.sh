@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/) with clang and runs them, one at a time.
+# Builds the libFuzzer targets (libfuzzer/) with clang and runs them, one at a time.
 #
 #   tools/fuzz.sh                      # every target, 600 s each
 #   tools/fuzz.sh --time 60 expr_parser view_parser
@@ -39,14 +39,14 @@ CC=$CC_BIN CXX=$CXX_BIN cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithD
 cmake --build "$BUILD" -j"${FUZZ_JOBS:-2}" --target "${TARGETS[@]/#/fuzz_}"
 [ "$BUILD_ONLY" -eq 0 ] || exit 0
 
-"$ROOT/fuzz/make_corpus.sh" "$ROOT" "$BUILD/seeds"
+"$ROOT/libfuzzer/make_corpus.sh" "$ROOT" "$BUILD/seeds"
 mkdir -p "$BUILD/logs"
 status=0
 for t in "${TARGETS[@]}"; do
   mkdir -p "$BUILD/artifacts/$t" "$BUILD/corpus/$t"
   echo "fuzzing $t for ${TIME}s (log: $BUILD/logs/$t.log)" >&2
   # -rss_limit_mb / -timeout: a slow or memory-hungry input is a finding too.
-  if ! "$BUILD/fuzz/fuzz_$t" "$BUILD/corpus/$t" "$BUILD/seeds/$t" -max_total_time="$TIME" -rss_limit_mb=2048 \
+  if ! "$BUILD/libfuzzer/fuzz_$t" "$BUILD/corpus/$t" "$BUILD/seeds/$t" -max_total_time="$TIME" -rss_limit_mb=2048 \
       -timeout=10 -max_len=8192 -print_final_stats=1 \
       -artifact_prefix="$BUILD/artifacts/$t/" >"$BUILD/logs/$t.log" 2>&1; then
     echo "FINDING in $t: see $BUILD/logs/$t.log and $BUILD/artifacts/$t/" >&2
