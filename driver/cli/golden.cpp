@@ -42,9 +42,8 @@ int run_golden(const std::vector<std::string>& args) {
   add_diagnostics_format_option(opts, diag_format);
   std::vector<std::string> specs_in;
   po::variables_map vm;
-  if (auto status = parse_arguments("golden", args, opts, specs_in, vm))
-    return *status;
-  if (vm.count("help")) {
+  std::optional<driver::DiagnosticsPrinter> printer;
+  auto help = [&opts] {
     std::cout
         << "usage: ptxgen golden [--check|--update] [--golden-dir DIR] [--spec-root DIR] "
            "SPEC|DIR...\n\n"
@@ -56,11 +55,10 @@ int run_golden(const std::vector<std::string>& args) {
         << opts
         << "\nexamples:\n  ptxgen golden --check specs/\n  ptxgen golden --update "
            "specs/seed/copy_async.toml\n";
-    return exit_ok;
-  }
-  auto printer = diagnostics_printer("golden", diag_format);
-  if (!printer)
-    return exit_usage;
+  };
+  if (auto status =
+          parse_command_line("golden", args, opts, specs_in, vm, help, diag_format, printer))
+    return *status;
   if (vm.count("check") && vm.count("update"))
     return usage_error("golden", "--check and --update exclude each other");
   const bool update = vm.count("update") > 0;
@@ -71,8 +69,8 @@ int run_golden(const std::vector<std::string>& args) {
   if (!parse_target_options(target, "", lo, err))
     return usage_error("golden", err);
   std::vector<fs::path> specs;
-  if (!driver::expand_spec_arguments(specs_in, specs, err))
-    return command_error("golden", exit_input, err);
+  if (auto status = expand_specs("golden", specs_in, specs))
+    return *status;
   std::size_t same = 0, differ = 0, missing = 0, invalid = 0, written = 0;
   int status = exit_ok;
   for (const auto& spec : specs) {
@@ -98,12 +96,8 @@ int run_golden(const std::vector<std::string>& args) {
       continue;
     }
     if (update) {
-      std::error_code ec;
-      fs::create_directories(gpath->parent_path(), ec);
-      if (ec) {
-        status =
-            command_error("golden", exit_environment,
-                          "cannot create '" + gpath->parent_path().string() + "': " + ec.message());
+      if (int made = create_directories("golden", gpath->parent_path()); made != exit_ok) {
+        status = made;
         continue;
       }
       if (!driver::write_file_atomically(*gpath, e.ptx, err)) {
