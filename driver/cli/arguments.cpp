@@ -10,6 +10,19 @@ namespace ptxgen::cli {
 
 namespace po = boost::program_options;
 
+namespace {
+
+/// --diagnostics-format's `value` into `format`; false after printing a usage error.
+bool parse_format_option(std::string_view command, const std::string& value,
+                         driver::DiagnosticsFormat& format) {
+  if (driver::parse_diagnostics_format(value, format))
+    return true;
+  usage_error(command, "--diagnostics-format expects text, json or sarif; got '" + value + "'");
+  return false;
+}
+
+} // namespace
+
 int command_error(std::string_view command, ExitStatus status, const std::string& message) {
   std::cerr << "ptxgen " << command << ": " << message;
   if (message.empty() || message.back() != '\n')
@@ -44,6 +57,53 @@ std::optional<int> parse_arguments(std::string_view command, const std::vector<s
   return std::nullopt;
 }
 
+std::optional<int> parse_command_line(std::string_view command,
+                                      const std::vector<std::string>& args,
+                                      const po::options_description& options,
+                                      std::vector<std::string>& positional, po::variables_map& vm,
+                                      const std::function<void()>& print_help) {
+  if (auto status = parse_arguments(command, args, options, positional, vm))
+    return status;
+  if (vm.count("help")) {
+    print_help();
+    return exit_ok;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> parse_command_line(std::string_view command,
+                                      const std::vector<std::string>& args,
+                                      const po::options_description& options,
+                                      std::vector<std::string>& positional, po::variables_map& vm,
+                                      const std::function<void()>& print_help,
+                                      const std::string& diag_format,
+                                      std::optional<driver::DiagnosticsPrinter>& printer) {
+  if (auto status = parse_command_line(command, args, options, positional, vm, print_help))
+    return status;
+  driver::DiagnosticsFormat format{};
+  if (!parse_format_option(command, diag_format, format))
+    return exit_usage;
+  printer.emplace(format, std::cerr, PTXGEN_VERSION);
+  return std::nullopt;
+}
+
+std::optional<int> expand_specs(std::string_view command, const std::vector<std::string>& args,
+                                std::vector<std::filesystem::path>& specs, driver::SpecWalk walk) {
+  std::string err;
+  if (!driver::expand_spec_arguments(args, specs, err, walk))
+    return command_error(command, exit_input, err);
+  return std::nullopt;
+}
+
+int create_directories(std::string_view command, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (!ec)
+    return exit_ok;
+  return command_error(command, exit_environment,
+                       "cannot create '" + dir.string() + "': " + ec.message());
+}
+
 void add_diagnostics_format_option(po::options_description& options, std::string& value) {
   options.add_options()("diagnostics-format", po::value(&value)->default_value("text"),
                         "text, json (one object per line) or sarif (one SARIF 2.1.0 document); "
@@ -53,10 +113,8 @@ void add_diagnostics_format_option(po::options_description& options, std::string
 std::optional<driver::DiagnosticsPrinter> diagnostics_printer(std::string_view command,
                                                               const std::string& value) {
   driver::DiagnosticsFormat format{};
-  if (!driver::parse_diagnostics_format(value, format)) {
-    usage_error(command, "--diagnostics-format expects text, json or sarif; got '" + value + "'");
+  if (!parse_format_option(command, value, format))
     return std::nullopt;
-  }
   return std::optional<driver::DiagnosticsPrinter>(std::in_place, format, std::cerr,
                                                    PTXGEN_VERSION);
 }

@@ -4,9 +4,12 @@
 // standard error, then the exit status (command.hpp's ExitStatus) to end with.
 
 #include "driver/cli/command.hpp"
+#include "driver/run/pipeline.hpp"
 #include "driver/support/diagnostic_format.hpp"
 
 #include <boost/program_options.hpp>
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +32,35 @@ std::optional<int> parse_arguments(std::string_view command, const std::vector<s
                                    const boost::program_options::options_description& options,
                                    std::vector<std::string>& positional,
                                    boost::program_options::variables_map& vm);
+
+/// The opening every subcommand shares: parse_arguments(), then with --help
+/// print_help() and exit_ok. Returns nullopt to go on, else the exit status to end with.
+std::optional<int> parse_command_line(std::string_view command,
+                                      const std::vector<std::string>& args,
+                                      const boost::program_options::options_description& options,
+                                      std::vector<std::string>& positional,
+                                      boost::program_options::variables_map& vm,
+                                      const std::function<void()>& print_help);
+
+/// parse_command_line() for a command with --diagnostics-format (added to `options` by
+/// add_diagnostics_format_option(), into `diag_format`): also sets `printer`, or ends
+/// with a usage error for an unknown format. --help comes before the format's check.
+std::optional<int>
+parse_command_line(std::string_view command, const std::vector<std::string>& args,
+                   const boost::program_options::options_description& options,
+                   std::vector<std::string>& positional, boost::program_options::variables_map& vm,
+                   const std::function<void()>& print_help, const std::string& diag_format,
+                   std::optional<driver::DiagnosticsPrinter>& printer);
+
+/// driver::expand_spec_arguments(), its error reported as `ptxgen COMMAND: ...`.
+/// Returns nullopt to go on, else the exit status to end with (exit_input).
+std::optional<int> expand_specs(std::string_view command, const std::vector<std::string>& args,
+                                std::vector<std::filesystem::path>& specs,
+                                driver::SpecWalk walk = driver::SpecWalk::valid);
+
+/// Creates `dir` and its parents; on failure reports `cannot create 'DIR': why` and
+/// returns exit_environment, else exit_ok.
+int create_directories(std::string_view command, const std::filesystem::path& dir);
 
 /// Adds --diagnostics-format=text|json|sarif, stored in `value`.
 void add_diagnostics_format_option(boost::program_options::options_description& options,

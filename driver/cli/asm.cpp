@@ -313,157 +313,194 @@ int write_fatbinary(const fs::path& fatbinary, const std::string& output, const 
   return exit_ok;
 }
 
-int run_asm(const std::vector<std::string>& args) {
-  po::options_description opts("options");
-  std::vector<std::string> arch_values;
+/// The command line of `ptxgen asm`.
+struct AsmArgs {
+  std::vector<std::string> inputs;
+  std::vector<ptx::Target> arches; ///< --arch; empty: each input's .target
   std::string output, out_dir, ptxas_path, disassembler_path;
   bool sass = false, embed_ptx = false;
   unsigned jobs = 0;
   double timeout_s = 60;
+
+  std::chrono::milliseconds timeout() const {
+    return std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000));
+  }
+  /// -o or --out-dir: the cubins are written, not only checked.
+  bool keep() const { return !output.empty() || !out_dir.empty(); }
+};
+
+/// Parses and checks the options; nullopt to go on, else the exit status to end with.
+std::optional<int> parse_asm_args(const std::vector<std::string>& args, AsmArgs& a,
+                                  std::optional<driver::DiagnosticsPrinter>& printer) {
+  po::options_description opts("options");
+  std::vector<std::string> arch_values;
   opts.add_options()("help,h", "show this help")(
       "arch", po::value(&arch_values)->composing(),
       "targets to assemble for, comma-separated or repeated: sm_80,sm_90a (default: each "
-      "file's .target)")("output,o", po::value(&output),
+      "file's .target)")("output,o", po::value(&a.output),
                          "write the cubin to FILE (one input); with several targets, a fat binary "
                          "holding a cubin per target, made by the toolkit's fatbinary")(
-      "embed-ptx", po::bool_switch(&embed_ptx),
+      "embed-ptx", po::bool_switch(&a.embed_ptx),
       "also put the PTX in the fat binary, for the driver to JIT on newer GPUs")(
-      "out-dir", po::value(&out_dir), "write each cubin to DIR/<stem>.<arch>.cubin")(
-      "ptxas", po::value(&ptxas_path),
+      "out-dir", po::value(&a.out_dir), "write each cubin to DIR/<stem>.<arch>.cubin")(
+      "ptxas", po::value(&a.ptxas_path),
       "the ptxas to run (default: $PTXGEN_PTXAS, the configured CUDA toolkit, then PATH)")(
-      "jobs,j", po::value(&jobs), "ptxas processes at a time (default: one per CPU)")(
-      "timeout", po::value(&timeout_s)->default_value(60),
+      "jobs,j", po::value(&a.jobs), "ptxas processes at a time (default: one per CPU)")(
+      "timeout", po::value(&a.timeout_s)->default_value(60),
       "seconds one ptxas run may take before it is killed")(
-      "sass", po::bool_switch(&sass),
+      "sass", po::bool_switch(&a.sass),
       "print each cubin's SASS and warn of known ptxas miscompiles (exit 1 when one matches)")(
-      "disassembler", po::value(&disassembler_path),
+      "disassembler", po::value(&a.disassembler_path),
       "the cuobjdump or nvdisasm for --sass (default: $PTXGEN_DISASSEMBLER, next to ptxas, "
       "PATH, /usr/local/cuda/bin)");
   std::string diag_format;
   add_diagnostics_format_option(opts, diag_format);
   add_cache_option(opts);
-  std::vector<std::string> inputs_in;
   po::variables_map vm;
-  if (auto status = parse_arguments("asm", args, opts, inputs_in, vm))
-    return *status;
-  if (vm.count("help")) {
-    print_asm_help(opts);
-    return exit_ok;
-  }
-  auto printer = diagnostics_printer("asm", diag_format);
-  if (!printer)
-    return exit_usage;
-  if (inputs_in.empty())
+  if (auto status = parse_command_line(
+          "asm", args, opts, a.inputs, vm, [&opts] { print_asm_help(opts); }, diag_format, printer))
+    return status;
+  if (a.inputs.empty())
     return usage_error("asm", "no input given");
-  if (!output.empty() && !out_dir.empty())
+  if (!a.output.empty() && !a.out_dir.empty())
     return usage_error("asm", "-o and --out-dir exclude each other");
-  if (!disassembler_path.empty() && !sass)
+  if (!a.disassembler_path.empty() && !a.sass)
     return usage_error("asm", "--disassembler is for --sass");
-  if (!(timeout_s > 0) || timeout_s > 86400)
+  if (!(a.timeout_s > 0) || a.timeout_s > 86400)
     return usage_error("asm", "--timeout must be between 0 and 86400 seconds");
-  std::vector<ptx::Target> arches;
   std::string error;
-  if (!parse_arches(arch_values, arches, error))
+  if (!parse_arches(arch_values, a.arches, error))
     return usage_error("asm", error);
-  if (vm.count("arch") && arches.empty())
+  if (vm.count("arch") && a.arches.empty())
     return usage_error("asm", "--arch names no target");
+  return std::nullopt;
+}
 
-  // Inputs first: an unsupported kind is a usage error, before looking for ptxas.
-  std::vector<std::string> ptx;
-  if (auto status = read_inputs(inputs_in, ptx, *printer))
-    return *status;
-
-  std::vector<Target> targets;
-  for (std::size_t i = 0; i < inputs_in.size(); ++i) {
-    if (!arches.empty()) {
-      for (const auto& a : arches)
-        targets.push_back({i, a});
+/// Every (input, target) pair to assemble, and the checks that need the inputs' PTX:
+/// a .target to fall back on, -o with one input, --embed-ptx with a fat binary, and
+/// distinct cubin names in --out-dir. Nullopt to go on, else the exit status.
+std::optional<int> plan_targets(const AsmArgs& a, const std::vector<std::string>& ptx,
+                                std::vector<Target>& targets) {
+  for (std::size_t i = 0; i < a.inputs.size(); ++i) {
+    if (!a.arches.empty()) {
+      for (const auto& arch : a.arches)
+        targets.push_back({i, arch});
       continue;
     }
     auto declared = declared_target(ptx[i]);
     if (!declared)
-      return usage_error("asm", "'" + inputs_in[i] +
+      return usage_error("asm", "'" + a.inputs[i] +
                                     "' has no .target directive ptxgen understands; pass --arch");
     targets.push_back({i, *declared});
   }
-  if (!output.empty() && inputs_in.size() != 1)
+  if (!a.output.empty() && a.inputs.size() != 1)
     return usage_error("asm", "-o takes exactly one input; use --out-dir for " +
-                                  std::to_string(inputs_in.size()) + " inputs");
-  // -o with several targets writes one fat binary holding a cubin per target.
-  const bool fat = !output.empty() && targets.size() > 1;
-  if (embed_ptx && !fat)
+                                  std::to_string(a.inputs.size()) + " inputs");
+  if (a.embed_ptx && !(!a.output.empty() && targets.size() > 1))
     return usage_error("asm", "--embed-ptx is for a fat binary (-o with several --arch)");
 
-  if (!out_dir.empty()) {
+  if (!a.out_dir.empty()) {
     // Two inputs with one stem would write the same cubin name.
-    for (std::size_t a = 0; a < inputs_in.size(); ++a)
-      for (std::size_t b = a + 1; b < inputs_in.size(); ++b)
-        if (fs::path(inputs_in[a]).stem() == fs::path(inputs_in[b]).stem())
+    for (std::size_t x = 0; x < a.inputs.size(); ++x)
+      for (std::size_t y = x + 1; y < a.inputs.size(); ++y)
+        if (fs::path(a.inputs[x]).stem() == fs::path(a.inputs[y]).stem())
           return usage_error(
-              "asm", "'" + inputs_in[a] + "' and '" + inputs_in[b] + "' would both write " +
-                         fs::path(inputs_in[a]).stem().string() + ".<arch>.cubin in --out-dir");
+              "asm", "'" + a.inputs[x] + "' and '" + a.inputs[y] + "' would both write " +
+                         fs::path(a.inputs[x]).stem().string() + ".<arch>.cubin in --out-dir");
   }
+  return std::nullopt;
+}
 
-  auto ptxas = driver::locate_ptxas(ptxas_path, error);
-  if (!ptxas)
-    return command_error("asm", exit_environment, error);
+/// The tools besides ptxas: fatbinary for a fat binary, the disassembler for --sass.
+struct AsmTools {
+  std::optional<driver::PtxasLocation> ptxas;
   std::optional<fs::path> fatbinary;
-  if (fat && !(fatbinary = driver::locate_fatbinary(ptxas->path, error)))
-    return command_error("asm", exit_environment, error);
   std::optional<driver::sass::Disassembler> disassembler;
-  if (sass) {
-    disassembler =
-        driver::sass::locate_disassembler(disassembler_path, ptxas->path.string(), error);
-    if (!disassembler)
+};
+
+/// Finds ptxas and the tools `a` needs; nullopt to go on, else the exit status.
+std::optional<int> locate_tools(const AsmArgs& a, bool fat, AsmTools& tools) {
+  std::string error;
+  tools.ptxas = driver::locate_ptxas(a.ptxas_path, error);
+  if (!tools.ptxas)
+    return command_error("asm", exit_environment, error);
+  if (fat && !(tools.fatbinary = driver::locate_fatbinary(tools.ptxas->path, error)))
+    return command_error("asm", exit_environment, error);
+  if (a.sass) {
+    tools.disassembler =
+        driver::sass::locate_disassembler(a.disassembler_path, tools.ptxas->path.string(), error);
+    if (!tools.disassembler)
       return command_error("asm", exit_environment, error);
   }
+  return std::nullopt;
+}
 
-  const bool keep = !output.empty() || !out_dir.empty();
-  std::vector<driver::AssembleJob> jobs_list;
-  for (const auto& t : targets) {
-    driver::AssembleJob job;
-    job.ptx = ptx[t.input];
-    job.options.target = t.arch;
-    job.options.keep_cubin = keep || sass;
-    job.options.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000));
-    jobs_list.push_back(std::move(job));
-  }
-  auto results = driver::assemble_all(ptxas->path, jobs_list, jobs);
-
-  int status = report_results(inputs_in, targets, results, *printer);
-  if (status == exit_ok && disassembler)
-    status =
-        report_sass(inputs_in, targets, results, *disassembler, jobs,
-                    std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)), *printer);
-  printer->finish();
-  if (status != exit_ok)
-    return keep ? command_error("asm", static_cast<ExitStatus>(status), "no cubin written")
-                : status;
-  if (!keep)
-    return exit_ok;
-
-  if (!out_dir.empty()) {
-    std::error_code ec;
-    fs::create_directories(out_dir, ec);
-    if (ec)
-      return command_error("asm", exit_environment,
-                           "cannot create '" + out_dir + "': " + ec.message());
-  }
-  if (fat)
-    return write_fatbinary(*fatbinary, output, ptx.front(), targets, results, embed_ptx,
-                           std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
+/// Writes each cubin to -o or --out-dir/<stem>.<arch>.cubin.
+int write_cubins(const AsmArgs& a, const std::vector<Target>& targets,
+                 const std::vector<AssembleResult>& results) {
+  std::string error;
   for (std::size_t k = 0; k < targets.size(); ++k) {
     const auto& t = targets[k];
-    fs::path dest = !output.empty()
-                        ? fs::path(output)
-                        : fs::path(out_dir) / (fs::path(inputs_in[t.input]).stem().string() + "." +
-                                               t.arch.str() + ".cubin");
+    fs::path dest = !a.output.empty()
+                        ? fs::path(a.output)
+                        : fs::path(a.out_dir) / (fs::path(a.inputs[t.input]).stem().string() + "." +
+                                                 t.arch.str() + ".cubin");
     const auto& bytes = results[k].cubin;
     std::string_view contents(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     if (!driver::write_file_atomically(dest, contents, error))
       return command_error("asm", exit_environment, error);
   }
   return exit_ok;
+}
+
+int run_asm(const std::vector<std::string>& args) {
+  AsmArgs a;
+  std::optional<driver::DiagnosticsPrinter> printer;
+  if (auto status = parse_asm_args(args, a, printer))
+    return *status;
+
+  // Inputs first: an unsupported kind is a usage error, before looking for ptxas.
+  std::vector<std::string> ptx;
+  if (auto status = read_inputs(a.inputs, ptx, *printer))
+    return *status;
+  std::vector<Target> targets;
+  if (auto status = plan_targets(a, ptx, targets))
+    return *status;
+  // -o with several targets writes one fat binary holding a cubin per target.
+  const bool fat = !a.output.empty() && targets.size() > 1;
+  AsmTools tools;
+  if (auto status = locate_tools(a, fat, tools))
+    return *status;
+
+  std::vector<driver::AssembleJob> jobs_list;
+  for (const auto& t : targets) {
+    driver::AssembleJob job;
+    job.ptx = ptx[t.input];
+    job.options.target = t.arch;
+    job.options.keep_cubin = a.keep() || a.sass;
+    job.options.timeout = a.timeout();
+    jobs_list.push_back(std::move(job));
+  }
+  auto results = driver::assemble_all(tools.ptxas->path, jobs_list, a.jobs);
+
+  int status = report_results(a.inputs, targets, results, *printer);
+  if (status == exit_ok && tools.disassembler)
+    status =
+        report_sass(a.inputs, targets, results, *tools.disassembler, a.jobs, a.timeout(), *printer);
+  printer->finish();
+  if (status != exit_ok)
+    return a.keep() ? command_error("asm", static_cast<ExitStatus>(status), "no cubin written")
+                    : status;
+  if (!a.keep())
+    return exit_ok;
+
+  if (!a.out_dir.empty())
+    if (int made = create_directories("asm", a.out_dir); made != exit_ok)
+      return made;
+  if (fat)
+    return write_fatbinary(*tools.fatbinary, a.output, ptx.front(), targets, results, a.embed_ptx,
+                           a.timeout());
+  return write_cubins(a, targets, results);
 }
 
 } // namespace

@@ -168,9 +168,7 @@ std::optional<int> parse(const std::vector<std::string>& args, BenchArgs& a) {
       "json", po::value(&a.json), "also write the results as JSON to FILE (atomically)");
   add_diagnostics_format_option(opts, a.diag_format);
   po::variables_map vm;
-  if (auto status = parse_arguments("bench", args, opts, a.specs, vm))
-    return status;
-  if (vm.count("help")) {
+  auto help = [&opts] {
     std::cout << "usage: " << synopsis << "\n\n"
               << "Times each spec's kernel on the GPU with CUDA events (median and minimum of\n"
                  "--reps launches after --warmup), the global bytes it moves, GB/s, and the\n"
@@ -180,8 +178,9 @@ std::optional<int> parse(const std::vector<std::string>& args, BenchArgs& a) {
                  "of a spec that does not load or breaks its contract also go to standard error\n"
                  "as data (the table and --json say \"not timed\" either way).\n\n"
               << opts;
-    return exit_ok;
-  }
+  };
+  if (auto status = parse_command_line("bench", args, opts, a.specs, vm, help))
+    return status;
   if (a.specs.empty())
     return usage_error("bench", "give at least one spec", synopsis);
   constexpr long long most = 1'000'000;

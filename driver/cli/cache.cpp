@@ -34,12 +34,9 @@ int run_cache(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help");
   std::vector<std::string> positional;
   po::variables_map vm;
-  if (auto status = parse_arguments("cache", args, opts, positional, vm))
+  if (auto status =
+          parse_command_line("cache", args, opts, positional, vm, [&opts] { print_help(opts); }))
     return *status;
-  if (vm.count("help")) {
-    print_help(opts);
-    return exit_ok;
-  }
   if (positional.size() != 1)
     return usage_error("cache", "expected one action: dir, stats or clear", kSynopsis);
   const std::string& action = positional.front();

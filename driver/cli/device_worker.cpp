@@ -96,16 +96,15 @@ int run_device_worker(const std::vector<std::string>& args) {
       "driver-library", po::value(&library), "the CUDA driver library to open (tests)");
   std::vector<std::string> positional;
   po::variables_map vm;
-  if (auto status = parse_arguments(command, args, opts, positional, vm))
-    return *status;
-  if (vm.count("help")) {
+  auto help = [&opts] {
     std::cout << "usage: ptxgen device-worker [--device N] [--requests FILE] [--out FILE]\n\n"
                  "Internal: the GPU worker that `ptxgen run --sanitize TOOL` runs under\n"
                  "compute-sanitizer, one process per case. Reads encoded launch requests,\n"
                  "writes encoded outcome frames.\n\n"
               << opts;
-    return exit_ok;
-  }
+  };
+  if (auto status = parse_command_line(command, args, opts, positional, vm, help))
+    return *status;
   if (!positional.empty())
     return usage_error(command, "unexpected argument '" + positional.front() + "'");
   std::string err;

@@ -32,9 +32,8 @@ int run_emit(const std::vector<std::string>& args) {
   add_diagnostics_format_option(opts, diag_format);
   std::vector<std::string> specs_in;
   po::variables_map vm;
-  if (auto status = parse_arguments("emit", args, opts, specs_in, vm))
-    return *status;
-  if (vm.count("help")) {
+  std::optional<driver::DiagnosticsPrinter> printer;
+  auto help = [&opts] {
     std::cout << "usage: ptxgen emit SPEC... [-o FILE|-] [--out-dir DIR] [--target sm_XX] "
                  "[--ptx-version X.Y] [--dump-loops]\n\n"
                  "Loads each spec, proves its cp.async contract, lowers it and prints the PTX.\n"
@@ -45,11 +44,10 @@ int run_emit(const std::vector<std::string>& args) {
               << "\nexamples:\n  ptxgen emit specs/seed/copy_async.toml\n"
                  "  ptxgen emit specs/ --out-dir out/ --target sm_90\n\n"
                  "exit status: 0 success, 1 a spec is invalid, 2 usage, 3 I/O error.\n";
-    return exit_ok;
-  }
-  auto printer = diagnostics_printer("emit", diag_format);
-  if (!printer)
-    return exit_usage;
+  };
+  if (auto status =
+          parse_command_line("emit", args, opts, specs_in, vm, help, diag_format, printer))
+    return *status;
   if (specs_in.empty())
     return usage_error("emit", "no spec given");
   if (!output.empty() && !out_dir.empty())
@@ -61,8 +59,8 @@ int run_emit(const std::vector<std::string>& args) {
   if (vm.count("dump-loops"))
     lo.dump_loop_form = &std::cerr;
   std::vector<fs::path> specs;
-  if (!driver::expand_spec_arguments(specs_in, specs, err))
-    return command_error("emit", exit_input, err);
+  if (auto status = expand_specs("emit", specs_in, specs))
+    return *status;
   if (specs.size() > 1 && out_dir.empty())
     return usage_error("emit", "several specs need --out-dir");
   int status = exit_ok;
@@ -82,11 +80,8 @@ int run_emit(const std::vector<std::string>& args) {
     fs::path dest = out_dir.empty() ? fs::path(output) : fs::path(out_dir) / spec.stem();
     if (!out_dir.empty()) {
       dest += ".ptx";
-      std::error_code ec;
-      fs::create_directories(out_dir, ec);
-      if (ec) {
-        status = command_error("emit", exit_environment,
-                               "cannot create '" + out_dir + "': " + ec.message());
+      if (int made = create_directories("emit", out_dir); made != exit_ok) {
+        status = made;
         continue;
       }
     }
@@ -106,9 +101,8 @@ int run_check(const std::vector<std::string>& args) {
   add_diagnostics_format_option(opts, diag_format);
   std::vector<std::string> specs_in;
   po::variables_map vm;
-  if (auto status = parse_arguments("check", args, opts, specs_in, vm))
-    return *status;
-  if (vm.count("help")) {
+  std::optional<driver::DiagnosticsPrinter> printer;
+  auto help = [&opts] {
     std::cout
         << "usage: ptxgen check SPEC|DIR... [--target sm_XX] [--ptx-version X.Y]\n\n"
            "Loads, proves and lowers each spec like `emit`, but prints only diagnostics\n"
@@ -120,11 +114,10 @@ int run_check(const std::vector<std::string>& args) {
            "A directory means every *.toml below it except specs that must fail: those\n"
            "with `# expect-error:` lines and those whose [kernel] says expect = \"fault\".\n\n"
         << opts << "\nexit status: 0 every spec is valid, 1 otherwise, 2 usage.\n";
-    return exit_ok;
-  }
-  auto printer = diagnostics_printer("check", diag_format);
-  if (!printer)
-    return exit_usage;
+  };
+  if (auto status =
+          parse_command_line("check", args, opts, specs_in, vm, help, diag_format, printer))
+    return *status;
   if (specs_in.empty())
     return usage_error("check", "no spec given");
   lower::LowerOptions lo;
@@ -132,8 +125,8 @@ int run_check(const std::vector<std::string>& args) {
   if (!parse_target_options(target, version, lo, err))
     return usage_error("check", err);
   std::vector<fs::path> specs;
-  if (!driver::expand_spec_arguments(specs_in, specs, err))
-    return command_error("check", exit_input, err);
+  if (auto status = expand_specs("check", specs_in, specs))
+    return *status;
   std::size_t bad = 0;
   for (const auto& spec : specs) {
     auto e = driver::emit_spec(spec, lo);

@@ -3,6 +3,7 @@
 
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
+#include "driver/cli/sweep_options.hpp"
 #include "driver/fuzz/loop.hpp"
 #include "driver/run/shard.hpp"
 #include "driver/support/atomic_file.hpp"
@@ -30,36 +31,6 @@ constexpr std::string_view synopsis =
     "                   [--devices all|LIST] [--sanitize TOOL]\n"
     "                   [--mutants N] [--no-shrink]";
 
-/// --shard, --devices and the test runner's environment (driver/run/shard.hpp): the
-/// shard of seed indices, the GPUs, and where JUnit goes when --report is not given.
-std::optional<int> distribute(const std::string& shard, const std::string& devices,
-                              bool device_given, fuzz::FuzzOptions& o, std::string& report,
-                              bool& junit) {
-  driver::DistributionError error;
-  auto d = driver::resolve_distribution(shard, devices, driver::process_environment(), error);
-  if (!d) {
-    switch (error.kind) {
-    case driver::DistributionError::Kind::usage:
-      return usage_error("fuzz", error.message, synopsis);
-    case driver::DistributionError::Kind::environment:
-      return command_error("fuzz", exit_environment, error.message);
-    }
-  }
-  if (d->devices && device_given)
-    return usage_error("fuzz", "--device and --devices: give one of them", synopsis);
-  // issue 12, fuzz-wire: as `run`, the sanitizer's workers run on one device.
-  if (d->devices && o.conformance.sanitize && (d->devices->all || d->devices->ordinals.size() > 1))
-    return usage_error("fuzz", "--sanitize runs its workers on one device: give --devices N",
-                       synopsis);
-  driver::apply_devices(*d, o.conformance);
-  o.shard = d->shard;
-  if (report.empty() && !d->junit_output.empty()) {
-    report = d->junit_output;
-    junit = true;
-  }
-  return std::nullopt;
-}
-
 /// --inject-fault OPCODE (hidden, for the fuzz loop's own test): on the simulator, one
 /// byte of the first global tensor is flipped in every case whose PTX contains the text.
 void inject_fault(driver::ConformanceOptions& o, const std::string& text) {
@@ -69,28 +40,6 @@ void inject_fault(driver::ConformanceOptions& o, const std::string& text) {
       return;
     outputs.begin()->second.front() ^= 0x5a;
   };
-}
-
-/// --sanitize TOOL and --sanitize-timeout S (issue 12, fuzz-wire): every GPU case under
-/// compute-sanitizer TOOL; the GPU is required (no fallback to the simulator alone).
-std::optional<int> set_sanitize(const std::string& tool, unsigned timeout,
-                                const std::string& backend, fuzz::FuzzOptions& o) {
-  if (tool.empty())
-    return std::nullopt;
-  o.conformance.sanitize = driver::cuda::parse_sanitizer_tool(tool);
-  if (!o.conformance.sanitize)
-    return usage_error("fuzz",
-                       "--sanitize expects memcheck, racecheck, synccheck or initcheck; got '" +
-                           tool + "'",
-                       synopsis);
-  if (backend == "sim")
-    return usage_error("fuzz", "--sanitize runs on the GPU; it cannot go with --backend sim",
-                       synopsis);
-  if (timeout == 0)
-    return usage_error("fuzz", "--sanitize-timeout must be at least 1 second", synopsis);
-  o.conformance.sanitize_timeout = std::chrono::seconds(timeout);
-  o.auto_backend = false;
-  return std::nullopt;
 }
 
 /// "1234 specs/hour (GPU 0: 600, GPU 1: 634)": overall and per GPU.
@@ -165,8 +114,8 @@ void print_help(const po::options_description& opts) {
          "finding or report not written).\n";
 }
 
-int run_fuzz_command(const std::vector<std::string>& args) {
-  po::options_description opts("options"), hidden;
+/// The command line of `ptxgen fuzz`, as given.
+struct FuzzArgs {
   std::string backend = "auto", out, report, shard, devices, inject, specs_dir, target, sanitize;
   unsigned sanitize_timeout = 120;
   std::uint64_t seed = 0;
@@ -175,107 +124,107 @@ int run_fuzz_command(const std::vector<std::string>& args) {
   unsigned jobs = 0, mutants = 0;
   int device = 0;
   std::string ptxas;
+};
+
+/// Declares the options of `ptxgen fuzz` into `a`: `opts` those --help lists,
+/// `hidden` the test hooks.
+void add_fuzz_options(po::options_description& opts, po::options_description& hidden, FuzzArgs& a) {
   opts.add_options()("help,h", "show this help")(
-      "seed", po::value(&seed), "the first spec's seed (default: from the clock, printed)")(
-      "count", po::value(&count), "specs to run")("time", po::value(&seconds),
-                                                  "run batches until SECONDS have passed")(
-      "backend", po::value(&backend)->default_value("auto"),
+      "seed", po::value(&a.seed), "the first spec's seed (default: from the clock, printed)")(
+      "count", po::value(&a.count), "specs to run")("time", po::value(&a.seconds),
+                                                    "run batches until SECONDS have passed")(
+      "backend", po::value(&a.backend)->default_value("auto"),
       "auto (the GPU and the simulator where there is a GPU, else the simulator), cuda, sim")(
-      "device", po::value(&device)->default_value(0), "CUDA device ordinal")(
-      "jobs,j", po::value(&jobs)->default_value(0), "parallel emit/assemble/simulate (0: cores)")(
-      "batch", po::value(&batch)->default_value(0),
+      "device", po::value(&a.device)->default_value(0), "CUDA device ordinal")(
+      "jobs,j", po::value(&a.jobs)->default_value(0), "parallel emit/assemble/simulate (0: cores)")(
+      "batch", po::value(&a.batch)->default_value(0),
       "specs per conformance batch (0: 32 per job, at least 64)")(
-      "save-specs", po::value(&specs_dir),
+      "save-specs", po::value(&a.specs_dir),
       "also write every generated spec to DIR/SEED.toml (e.g. for `asm --sass` over them)")(
-      "out", po::value(&out), "save findings under DIR")(
-      "report", po::value(&report), "write a report: FILE.json or FILE.xml (JUnit)")(
-      "shard", po::value(&shard),
+      "out", po::value(&a.out), "save findings under DIR")(
+      "report", po::value(&a.report), "write a report: FILE.json or FILE.xml (JUnit)")(
+      "shard", po::value(&a.shard),
       "I/C: run only the seed indices i with i % C == I (default: TEST_SHARD_INDEX / "
-      "TEST_TOTAL_SHARDS when set)")("devices", po::value(&devices),
+      "TEST_TOTAL_SHARDS when set)")("devices", po::value(&a.devices),
                                      "all, or GPU ordinals as 0,2: one worker per device")(
-      "mutants", po::value(&mutants)->default_value(0),
+      "mutants", po::value(&a.mutants)->default_value(0),
       "invalid mutants of each spec that `check` must refuse")("no-shrink",
                                                                "save findings as generated")(
-      "per-class", po::value(&per_class)->default_value(2),
+      "per-class", po::value(&a.per_class)->default_value(2),
       "findings of one outcome class shrunk and saved (the rest are counted)")(
-      "shrink-budget", po::value(&budget)->default_value(2000),
-      "candidate specs tried per shrink at most")("ptxas", po::value(&ptxas), "the ptxas to use")(
-      "target", po::value(&target),
+      "shrink-budget", po::value(&a.budget)->default_value(2000),
+      "candidate specs tried per shrink at most")("ptxas", po::value(&a.ptxas), "the ptxas to use")(
+      "target", po::value(&a.target),
       "the target of the PTX ptxgen emits (default sm_80): sm_90 makes mbarrier waits "
       "try_wait loops");
-  opts.add_options()( // issue 12, fuzz-wire
-      "sanitize", po::value(&sanitize),
+  opts.add_options()(
+      "sanitize", po::value(&a.sanitize),
       "run each GPU case under compute-sanitizer TOOL (memcheck, racecheck, synccheck, "
       "initcheck): its findings are findings; with racecheck, a race only it or only the "
       "simulator sees is a disagreement; known false positives are counted as explained "
-      "(docs/fuzzing.md)")("sanitize-timeout", po::value(&sanitize_timeout)->default_value(120),
+      "(docs/fuzzing.md)")("sanitize-timeout", po::value(&a.sanitize_timeout)->default_value(120),
                            "seconds one case's sanitizer process may take");
-  add_cache_option(opts); // issue 13, cache
-  hidden.add_options()("inject-fault", po::value(&inject), "test hook, see inject_fault()")(
+  add_cache_option(opts);
+  hidden.add_options()("inject-fault", po::value(&a.inject), "test hook, see inject_fault()")(
       "inject-false-accept", "test hook: mutants replaced by their valid parents");
-  po::options_description all;
-  all.add(opts).add(hidden);
-  std::vector<std::string> positional;
-  po::variables_map vm;
-  if (auto status = parse_arguments("fuzz", args, all, positional, vm))
-    return *status;
-  if (vm.count("help")) {
-    print_help(opts);
-    return exit_ok;
-  }
-  if (!positional.empty())
-    return usage_error("fuzz", "unexpected argument '" + positional.front() + "'", synopsis);
-  if (!vm.count("count") && !vm.count("time"))
-    return usage_error("fuzz", "give --count N or --time SECONDS", synopsis);
-  fuzz::FuzzOptions o;
-  o.count = count;
-  o.seconds = seconds;
-  o.batch = batch;
-  o.out_dir = out;
-  o.specs_dir = specs_dir;
+}
+
+/// The fuzz loop's options from the command line; nullopt to go on, else the exit
+/// status. Sets where the report goes: `a.report`, as JUnit when `junit`.
+std::optional<int> fuzz_options(FuzzArgs& a, const po::variables_map& vm, fuzz::FuzzOptions& o,
+                                bool& junit) {
+  o.count = a.count;
+  o.seconds = a.seconds;
+  o.batch = a.batch;
+  o.out_dir = a.out;
+  o.specs_dir = a.specs_dir;
   o.inject_false_accept = vm.count("inject-false-accept") > 0;
-  o.mutants = mutants;
+  o.mutants = a.mutants;
   o.shrink = !vm.count("no-shrink");
-  o.shrink_per_class = per_class;
-  o.shrink_options.max_candidates = budget;
-  o.conformance.jobs = jobs;
-  o.conformance.device = device;
-  o.conformance.ptxas = ptxas;
-  if (!target.empty()) {
-    o.conformance.target = ptx::Target::parse(target);
+  o.shrink_per_class = a.per_class;
+  o.shrink_options.max_candidates = a.budget;
+  o.conformance.jobs = a.jobs;
+  o.conformance.device = a.device;
+  o.conformance.ptxas = a.ptxas;
+  if (!a.target.empty()) {
+    o.conformance.target = ptx::Target::parse(a.target);
     if (!o.conformance.target || *o.conformance.target < driver::emitted_target)
       return usage_error("fuzz",
                          "--target expects sm_XX or sm_XXa, at least " +
-                             driver::emitted_target.str() + "; got '" + target + "'",
+                             driver::emitted_target.str() + "; got '" + a.target + "'",
                          synopsis);
   }
   o.reproduce_tool = "ptxgen";
   o.tool_version = PTXGEN_VERSION;
-  if (auto status = set_sanitize(sanitize, sanitize_timeout, backend, o))
-    return *status;
-  bool junit = false;
-  if (auto status = distribute(shard, devices, !vm["device"].defaulted(), o, report, junit))
-    return *status;
-  if (backend == "sim") {
+  // The GPU is required: no fallback to the simulator alone.
+  if (auto status = parse_sanitize_options("fuzz", synopsis, a.sanitize, a.sanitize_timeout,
+                                           a.backend, o.conformance))
+    return status;
+  if (o.conformance.sanitize)
+    o.auto_backend = false;
+  if (auto status = resolve_sweep("fuzz", synopsis, a.shard, a.devices, !vm["device"].defaulted(),
+                                  o.conformance, o.shard, a.report, junit))
+    return status;
+  if (a.backend == "sim") {
     o.backends = {driver::Backend::sim};
-  } else if (backend == "cuda") {
+  } else if (a.backend == "cuda") {
     o.backends = {driver::Backend::cuda};
-  } else if (backend == "auto") {
+  } else if (a.backend == "auto") {
     o.backends = {driver::Backend::cuda, driver::Backend::sim};
     o.auto_backend = !o.conformance.sanitize;
   } else {
-    return usage_error("fuzz", "--backend expects auto, cuda or sim; got '" + backend + "'",
+    return usage_error("fuzz", "--backend expects auto, cuda or sim; got '" + a.backend + "'",
                        synopsis);
   }
-  if (!inject.empty())
-    inject_fault(o.conformance, inject);
-  if (!vm.count("seed")) {
-    seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-    std::cerr << "ptxgen fuzz: --seed " << seed << '\n';
-  }
-  o.seed = seed;
+  if (!a.inject.empty())
+    inject_fault(o.conformance, a.inject);
+  return std::nullopt;
+}
+
+/// Runs the loop with progress on standard error: on a tty one line rewritten after
+/// each batch, otherwise (a log) a line a minute.
+fuzz::FuzzReport run_with_progress(const fuzz::FuzzOptions& o) {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
-  // A tty: one line rewritten after each batch. Otherwise (a log): a line a minute.
   auto last_line = std::chrono::steady_clock::now();
   auto progress = [&](const fuzz::FuzzReport& r) {
     const auto now = std::chrono::steady_clock::now();
@@ -291,7 +240,35 @@ int run_fuzz_command(const std::vector<std::string>& args) {
   auto r = fuzz::run_fuzz(o, progress);
   if (tty)
     std::cerr << "\r\033[K";
-  return finish(r, report, junit);
+  return r;
+}
+
+int run_fuzz_command(const std::vector<std::string>& args) {
+  po::options_description opts("options"), hidden;
+  FuzzArgs a;
+  add_fuzz_options(opts, hidden, a);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  std::vector<std::string> positional;
+  po::variables_map vm;
+  if (auto status =
+          parse_command_line("fuzz", args, all, positional, vm, [&opts] { print_help(opts); }))
+    return *status;
+  if (!positional.empty())
+    return usage_error("fuzz", "unexpected argument '" + positional.front() + "'", synopsis);
+  if (!vm.count("count") && !vm.count("time"))
+    return usage_error("fuzz", "give --count N or --time SECONDS", synopsis);
+  fuzz::FuzzOptions o;
+  bool junit = false;
+  if (auto status = fuzz_options(a, vm, o, junit))
+    return *status;
+  if (!vm.count("seed")) {
+    a.seed =
+        static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    std::cerr << "ptxgen fuzz: --seed " << a.seed << '\n';
+  }
+  o.seed = a.seed;
+  return finish(run_with_progress(o), a.report, junit);
 }
 
 } // namespace

@@ -28,6 +28,47 @@ std::optional<fs::path> golden_path(const fs::path& spec, const fs::path& spec_r
   return golden_dir / rel;
 }
 
+/// What golden found over the specs, for its summary line.
+struct GoldenTally {
+  std::size_t same = 0, differ = 0, missing = 0, invalid = 0, written = 0;
+};
+
+/// Compares `ptx`, emitted now from `spec`, with its golden `gpath`; with `update`
+/// rewrites a golden that differs or is missing. Counts the outcome in `tally` and
+/// raises `status` for a difference or a golden not written.
+void settle_golden(const fs::path& spec, const fs::path& gpath, const std::string& ptx, bool update,
+                   GoldenTally& tally, int& status) {
+  std::string old, err;
+  bool exists = driver::read_file(gpath, old, err);
+  if (exists && old == ptx) {
+    ++tally.same;
+    return;
+  }
+  if (update) {
+    if (int made = create_directories("golden", gpath.parent_path()); made != exit_ok) {
+      status = made;
+      return;
+    }
+    if (!driver::write_file_atomically(gpath, ptx, err)) {
+      status = command_error("golden", exit_environment, err);
+      return;
+    }
+    ++tally.written;
+    std::cout << (exists ? "updated " : "created ") << gpath.generic_string() << '\n';
+    return;
+  }
+  if (!exists) {
+    ++tally.missing;
+    std::cerr << "golden missing: " << gpath.generic_string() << " (for " << spec.generic_string()
+              << "; run `ptxgen golden --update " << spec.generic_string() << "`)\n";
+  } else {
+    ++tally.differ;
+    std::cerr << driver::unified_diff(old, ptx, gpath.generic_string(),
+                                      spec.generic_string() + " (emitted now)");
+  }
+  status = std::max<int>(status, exit_input);
+}
+
 int run_golden(const std::vector<std::string>& args) {
   po::options_description opts("options");
   std::string golden_dir = "golden", spec_root = "specs", target = driver::emitted_target.str(),
@@ -42,9 +83,8 @@ int run_golden(const std::vector<std::string>& args) {
   add_diagnostics_format_option(opts, diag_format);
   std::vector<std::string> specs_in;
   po::variables_map vm;
-  if (auto status = parse_arguments("golden", args, opts, specs_in, vm))
-    return *status;
-  if (vm.count("help")) {
+  std::optional<driver::DiagnosticsPrinter> printer;
+  auto help = [&opts] {
     std::cout
         << "usage: ptxgen golden [--check|--update] [--golden-dir DIR] [--spec-root DIR] "
            "SPEC|DIR...\n\n"
@@ -56,11 +96,10 @@ int run_golden(const std::vector<std::string>& args) {
         << opts
         << "\nexamples:\n  ptxgen golden --check specs/\n  ptxgen golden --update "
            "specs/seed/copy_async.toml\n";
-    return exit_ok;
-  }
-  auto printer = diagnostics_printer("golden", diag_format);
-  if (!printer)
-    return exit_usage;
+  };
+  if (auto status =
+          parse_command_line("golden", args, opts, specs_in, vm, help, diag_format, printer))
+    return *status;
   if (vm.count("check") && vm.count("update"))
     return usage_error("golden", "--check and --update exclude each other");
   const bool update = vm.count("update") > 0;
@@ -71,9 +110,9 @@ int run_golden(const std::vector<std::string>& args) {
   if (!parse_target_options(target, "", lo, err))
     return usage_error("golden", err);
   std::vector<fs::path> specs;
-  if (!driver::expand_spec_arguments(specs_in, specs, err))
-    return command_error("golden", exit_input, err);
-  std::size_t same = 0, differ = 0, missing = 0, invalid = 0, written = 0;
+  if (auto status = expand_specs("golden", specs_in, specs))
+    return *status;
+  GoldenTally tally;
   int status = exit_ok;
   for (const auto& spec : specs) {
     auto gpath = golden_path(spec, spec_root, golden_dir);
@@ -87,49 +126,16 @@ int run_golden(const std::vector<std::string>& args) {
     auto e = driver::emit_spec(spec, lo);
     if (!e.ok()) {
       printer->print(e.diagnostics);
-      ++invalid;
+      ++tally.invalid;
       status = std::max<int>(status, exit_input);
       continue;
     }
-    std::string old;
-    bool exists = driver::read_file(*gpath, old, err);
-    if (exists && old == e.ptx) {
-      ++same;
-      continue;
-    }
-    if (update) {
-      std::error_code ec;
-      fs::create_directories(gpath->parent_path(), ec);
-      if (ec) {
-        status =
-            command_error("golden", exit_environment,
-                          "cannot create '" + gpath->parent_path().string() + "': " + ec.message());
-        continue;
-      }
-      if (!driver::write_file_atomically(*gpath, e.ptx, err)) {
-        status = command_error("golden", exit_environment, err);
-        continue;
-      }
-      ++written;
-      std::cout << (exists ? "updated " : "created ") << gpath->generic_string() << '\n';
-      continue;
-    }
-    if (!exists) {
-      ++missing;
-      std::cerr << "golden missing: " << gpath->generic_string() << " (for "
-                << spec.generic_string() << "; run `ptxgen golden --update "
-                << spec.generic_string() << "`)\n";
-    } else {
-      ++differ;
-      std::cerr << driver::unified_diff(old, e.ptx, gpath->generic_string(),
-                                        spec.generic_string() + " (emitted now)");
-    }
-    status = std::max<int>(status, exit_input);
+    settle_golden(spec, *gpath, e.ptx, update, tally, status);
   }
-  std::cerr << "golden: " << specs.size() << " specs, " << same << " match, " << differ
-            << " differ, " << missing << " missing, " << invalid << " invalid";
+  std::cerr << "golden: " << specs.size() << " specs, " << tally.same << " match, " << tally.differ
+            << " differ, " << tally.missing << " missing, " << tally.invalid << " invalid";
   if (update)
-    std::cerr << ", " << written << " written";
+    std::cerr << ", " << tally.written << " written";
   std::cerr << '\n';
   return status;
 }

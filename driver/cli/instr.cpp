@@ -208,30 +208,15 @@ int compare_with_ptxas(const std::string& ptxas, const Module& module, Target ta
   return exit_input;
 }
 
-int run_instr(const std::vector<std::string>& args) {
-  Options o;
-  po::options_description visible("options");
-  // clang-format off
-  visible.add_options()
-    ("chunk-bytes", po::value<std::uint32_t>(), "the copy width (cp-size) in bytes: 4, 8 or 16 for .ca, 16 for .cg; required, never inferred")
-    ("src-size", po::value<std::string>(), "copy only N bytes and zero the rest (N an immediate in 0..chunk-bytes), or `reg` for a u32 register")
-    ("ignore-src", po::bool_switch(&o.ignore_src), "add an ignore-src predicate operand (PTX 7.5): zero all bytes when true")
-    ("pred", po::bool_switch(&o.pred), "guard the instruction with @%p")
-    ("cache-policy", po::bool_switch(&o.cache_policy), "add the 64-bit cache-policy operand that .L2::cache_hint requires")
-    ("target", po::value<std::string>(&o.target)->default_value(driver::emitted_target.str()), "the target, e.g. sm_80, sm_90a, sm_120")
-    ("ptx-version", po::value<std::string>(), "the .version X.Y (default: the lowest the target and the instruction allow)")
-    ("ptxas", po::value<std::string>()->implicit_value(""), "also assemble it with ptxas (at PATH, or found as usual) and report whether ptxas agrees")
-    ("help,h", "show this help");
-  // clang-format on
-  add_cache_option(visible);
-  std::string diag_format;
-  add_diagnostics_format_option(visible, diag_format);
+/// Parses the command line into `vm` against `visible` (the options --help lists) and
+/// the OPCODE operand. Nullopt to go on, else the exit status to end with.
+std::optional<int> parse_instr_command_line(const std::vector<std::string>& args,
+                                            const po::options_description& visible,
+                                            po::variables_map& vm) {
   po::options_description all;
   all.add(visible).add_options()("opcode", po::value<std::vector<std::string>>(), "");
   po::positional_options_description positional;
   positional.add("opcode", -1);
-
-  po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     po::notify(vm);
@@ -239,9 +224,13 @@ int run_instr(const std::vector<std::string>& args) {
     return usage_error("instr", e.what(), kUsage);
   }
   apply_cache_option(vm);
-  auto printer = diagnostics_printer("instr", diag_format);
-  if (!printer)
-    return exit_usage;
+  return std::nullopt;
+}
+
+/// --help, OPCODE and the options held as text into `o`. Nullopt to go on, else the
+/// exit status to end with.
+std::optional<int> read_instr_options(const po::variables_map& vm,
+                                      const po::options_description& visible, Options& o) {
   if (vm.count("help")) {
     std::cout << kUsage << "\n" << kHelpText << "\n" << visible;
     return exit_ok;
@@ -263,28 +252,87 @@ int run_instr(const std::vector<std::string>& args) {
                        "--chunk-bytes is required: the copy width is never inferred; give 4, 8 "
                        "or 16 (`.cg` copies exactly 16)",
                        kUsage);
-  const std::uint32_t chunk_bytes = vm["chunk-bytes"].as<std::uint32_t>();
+  o.chunk_bytes = vm["chunk-bytes"].as<std::uint32_t>();
+  return std::nullopt;
+}
 
+/// The option values parsed: the target, the .version when given, an immediate src-size.
+struct InstrValues {
+  Target target;
+  std::optional<PtxVersion> version;
+  std::optional<std::uint32_t> src_size_imm;
+};
+
+/// Parses --target, --ptx-version and --src-size; nullopt to go on, else the exit status.
+std::optional<int> parse_instr_values(const Options& o, InstrValues& v) {
   auto target = Target::parse(o.target);
   if (!target)
     return usage_error(
         "instr", "--target expects sm_XX or sm_XXa (e.g. sm_80, sm_90a); got '" + o.target + "'",
         kUsage);
-  std::optional<PtxVersion> version;
+  v.target = *target;
   if (o.ptx_version) {
-    version = PtxVersion::parse(*o.ptx_version);
-    if (!version)
+    v.version = PtxVersion::parse(*o.ptx_version);
+    if (!v.version)
       return usage_error(
           "instr", "--ptx-version expects X.Y (e.g. 7.8); got '" + *o.ptx_version + "'", kUsage);
   }
-  std::optional<std::uint32_t> src_size_imm;
   if (o.src_size && *o.src_size != "reg") {
     const std::string& s = *o.src_size;
     if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
       return usage_error(
           "instr", "--src-size expects a non-negative integer or `reg`; got '" + s + "'", kUsage);
-    src_size_imm = static_cast<std::uint32_t>(std::stoul(s));
+    v.src_size_imm = static_cast<std::uint32_t>(std::stoul(s));
   }
+  return std::nullopt;
+}
+
+/// The PTX rules' findings on `b` for the target and version, each placed in the opcode.
+Diagnostics check_built(const Built& b, const Options& o, const OpcodeLayout& layout,
+                        const CpAsyncOpcode& parsed, Target target, PtxVersion version) {
+  Diagnostics diags = validate_target_version(target, version);
+  for (const Finding& f : check(b.instruction, target, version))
+    diags.add(place(o.opcode, layout, f));
+  if (o.cache_policy == false && parsed.cache_hint) {
+    // The validator already said it; add how to fix it from the command line.
+    Diagnostic n(DiagId::ptx_cache_hint_without_policy,
+                 "pass --cache-policy to add the policy operand (ptxgen always prints it: "
+                 "with the hint, ptxas reads the last operand as the policy)",
+                 Severity::note);
+    diags.add(n);
+  }
+  return diags;
+}
+
+int run_instr(const std::vector<std::string>& args) {
+  Options o;
+  po::options_description visible("options");
+  // clang-format off
+  visible.add_options()
+    ("chunk-bytes", po::value<std::uint32_t>(), "the copy width (cp-size) in bytes: 4, 8 or 16 for .ca, 16 for .cg; required, never inferred")
+    ("src-size", po::value<std::string>(), "copy only N bytes and zero the rest (N an immediate in 0..chunk-bytes), or `reg` for a u32 register")
+    ("ignore-src", po::bool_switch(&o.ignore_src), "add an ignore-src predicate operand (PTX 7.5): zero all bytes when true")
+    ("pred", po::bool_switch(&o.pred), "guard the instruction with @%p")
+    ("cache-policy", po::bool_switch(&o.cache_policy), "add the 64-bit cache-policy operand that .L2::cache_hint requires")
+    ("target", po::value<std::string>(&o.target)->default_value(driver::emitted_target.str()), "the target, e.g. sm_80, sm_90a, sm_120")
+    ("ptx-version", po::value<std::string>(), "the .version X.Y (default: the lowest the target and the instruction allow)")
+    ("ptxas", po::value<std::string>()->implicit_value(""), "also assemble it with ptxas (at PATH, or found as usual) and report whether ptxas agrees")
+    ("help,h", "show this help");
+  // clang-format on
+  add_cache_option(visible);
+  std::string diag_format;
+  add_diagnostics_format_option(visible, diag_format);
+  po::variables_map vm;
+  if (auto status = parse_instr_command_line(args, visible, vm))
+    return *status;
+  auto printer = diagnostics_printer("instr", diag_format);
+  if (!printer)
+    return exit_usage;
+  if (auto status = read_instr_options(vm, visible, o))
+    return *status;
+  InstrValues v;
+  if (auto status = parse_instr_values(o, v))
+    return *status;
 
   OpcodeLayout layout;
   Result<CpAsyncOpcode> parsed = parse_opcode(o.opcode, &layout);
@@ -301,30 +349,19 @@ int run_instr(const std::vector<std::string>& args) {
     return exit_input;
   }
 
-  Built b = build(*parsed, o, chunk_bytes, src_size_imm, *target);
-  if (!version) {
-    PtxVersion v = min_version_for_target(*target);
+  Built b = build(*parsed, o, *o.chunk_bytes, v.src_size_imm, v.target);
+  if (!v.version) {
+    PtxVersion min = min_version_for_target(v.target);
     for (Feature f : features_used(b.instruction))
-      v = std::max(v, info(f).min_version);
-    version = v;
+      min = std::max(min, info(f).min_version);
+    v.version = min;
   }
-  b.module.version = *version;
-
-  Diagnostics diags = validate_target_version(*target, *version);
-  for (const Finding& f : check(b.instruction, *target, *version))
-    diags.add(place(o.opcode, layout, f));
-  if (o.cache_policy == false && parsed->cache_hint) {
-    // The validator already said it; add how to fix it from the command line.
-    Diagnostic n(DiagId::ptx_cache_hint_without_policy,
-                 "pass --cache-policy to add the policy operand (ptxgen always prints it: "
-                 "with the hint, ptxas reads the last operand as the policy)",
-                 Severity::note);
-    diags.add(n);
-  }
+  b.module.version = *v.version;
+  Diagnostics diags = check_built(b, o, layout, *parsed, v.target, *v.version);
 
   const bool valid = !diags.has_errors();
   if (valid) {
-    std::cout << ".version " << version->str() << "\n.target " << target->str() << "\n"
+    std::cout << ".version " << v.version->str() << "\n.target " << v.target.str() << "\n"
               << print(b.instruction) << "\n";
   } else {
     printer->print(diags);
@@ -333,7 +370,7 @@ int run_instr(const std::vector<std::string>& args) {
   if (!o.ptxas)
     return valid ? exit_ok : exit_input;
 
-  return compare_with_ptxas(*o.ptxas, b.module, *target, *version, valid);
+  return compare_with_ptxas(*o.ptxas, b.module, v.target, *v.version, valid);
 }
 
 } // namespace

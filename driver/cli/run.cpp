@@ -3,6 +3,7 @@
 
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
+#include "driver/cli/sweep_options.hpp"
 #include "driver/run/binding.hpp"
 #include "driver/run/conformance.hpp"
 #include "driver/run/pipeline.hpp"
@@ -208,30 +209,13 @@ std::optional<int> pick_entry(const std::string& ptx, const std::string& request
 std::optional<int> distribute(const std::string& shard, const std::string& devices,
                               bool device_given, std::vector<fs::path>& specs,
                               driver::ConformanceOptions& o, Output& output) {
-  driver::DistributionError error;
-  auto d = driver::resolve_distribution(shard, devices, driver::process_environment(), error);
-  if (!d) {
-    switch (error.kind) {
-    case driver::DistributionError::Kind::usage:
-      return usage_error("run", error.message);
-    case driver::DistributionError::Kind::environment:
-      return command_error("run", exit_environment, error.message);
-    }
-  }
-  if (d->devices && device_given)
-    return usage_error("run", "--device and --devices: give one of them");
-  if (d->devices && o.sanitize && (d->devices->all || d->devices->ordinals.size() > 1))
-    return usage_error("run", "--sanitize runs its workers on one device: give --devices N");
-  driver::apply_devices(*d, o);
-  if (output.report.empty() && !d->junit_output.empty()) {
-    output.report = d->junit_output;
-    output.junit = true;
-  }
-  output.shard = d->shard;
+  if (auto status = resolve_sweep("run", {}, shard, devices, device_given, o, output.shard,
+                                  output.report, output.junit))
+    return status;
   output.all_specs = specs.size();
   std::vector<fs::path> mine;
   for (std::size_t i = 0; i < specs.size(); ++i)
-    if (driver::contains(d->shard, i))
+    if (driver::contains(output.shard, i))
       mine.push_back(specs[i]);
   specs = std::move(mine);
   return std::nullopt;
@@ -248,23 +232,14 @@ int empty_shard(const Output& output) {
   return write_report(output, r) ? exit_ok : exit_environment;
 }
 
-// issue 12, gpu-sanitize: --sanitize TOOL and --sanitize-timeout S into `o`. The GPU
-// only: no fallback to the simulator (a missing GPU is an environment error).
+/// --sanitize TOOL and --sanitize-timeout S into `o`. The GPU only: no fallback to
+/// the simulator (a missing GPU is an environment error).
 std::optional<int> set_sanitize(const std::string& tool, unsigned timeout, std::string& backend,
                                 driver::ConformanceOptions& o) {
-  if (tool.empty())
-    return std::nullopt;
-  o.sanitize = driver::cuda::parse_sanitizer_tool(tool);
-  if (!o.sanitize)
-    return usage_error("run", "--sanitize expects memcheck, racecheck, synccheck or initcheck; "
-                              "got '" +
-                                  tool + "'");
-  if (backend == "sim")
-    return usage_error("run", "--sanitize runs on the GPU; it cannot go with --backend sim");
-  if (timeout == 0)
-    return usage_error("run", "--sanitize-timeout must be at least 1 second");
-  o.sanitize_timeout = std::chrono::seconds(timeout);
-  backend = "cuda";
+  if (auto status = parse_sanitize_options("run", {}, tool, timeout, backend, o))
+    return status;
+  if (o.sanitize)
+    backend = "cuda";
   return std::nullopt;
 }
 
@@ -323,119 +298,107 @@ void print_help(const po::options_description& opts) {
          "other case passed.\n";
 }
 
-int run_run(const std::vector<std::string>& args) {
-  po::options_description opts("options");
+/// The command line of `ptxgen run`, as given.
+struct RunArgs {
+  std::vector<std::string> specs;
   std::string backend = "auto", arch, target, report, ptx_file, ptxas, dump_dir, entry, shard,
               devices, sanitize;
   unsigned sanitize_timeout = 120;
   int device = 0;
   unsigned jobs = 0;
+};
+
+/// Declares the options of `ptxgen run` into `a`.
+void add_run_options(po::options_description& opts, RunArgs& a) {
   opts.add_options()("help,h", "show this help")(
-      "backend", po::value(&backend)->default_value("auto"),
+      "backend", po::value(&a.backend)->default_value("auto"),
       "auto (the GPU when there is one, else the simulator), cuda, or sim")(
-      "device", po::value(&device)->default_value(0), "CUDA device ordinal")(
-      "devices", po::value(&devices),
+      "device", po::value(&a.device)->default_value(0), "CUDA device ordinal")(
+      "devices", po::value(&a.devices),
       "all, or GPU ordinals as 0,2: one worker per device, the cases handed out as they free "
-      "up")("shard", po::value(&shard),
+      "up")("shard", po::value(&a.shard),
             "INDEX/COUNT: run only the specs i with i % COUNT == INDEX (default: the test "
             "runner's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS)")(
-      "arch", po::value(&arch),
+      "arch", po::value(&a.arch),
       "ptxas's target, on every backend (default: the device's, e.g. sm_90; sim: sm_80)")(
-      "target", po::value(&target),
+      "target", po::value(&a.target),
       "the target of the PTX ptxgen emits (default sm_80; at most --arch): sm_90 makes "
-      "mbarrier waits try_wait loops")("jobs,j", po::value(&jobs)->default_value(0),
+      "mbarrier waits try_wait loops")("jobs,j", po::value(&a.jobs)->default_value(0),
                                        "parallel emit/assemble/simulate (0: cores)")(
-      "report", po::value(&report), "also write a report: FILE.json or FILE.xml (JUnit)")(
-      "ptx", po::value(&ptx_file),
+      "report", po::value(&a.report), "also write a report: FILE.json or FILE.xml (JUnit)")(
+      "ptx", po::value(&a.ptx_file),
       "run this PTX file (hand-written, or another compiler's) instead of ptxgen's, "
       "against the spec's reference; needs exactly one spec")(
-      "entry", po::value(&entry),
+      "entry", po::value(&a.entry),
       "with --ptx: the .entry to run (a C++ mangled name as written in the PTX); default: "
-      "the PTX's only entry")("ptxas", po::value(&ptxas), "the ptxas to use")(
+      "the PTX's only entry")("ptxas", po::value(&a.ptxas), "the ptxas to use")(
       "jit", "load the PTX through the driver's JIT instead of ptxas's cubin (ptxas still "
              "checks it)")("unchecked", "skip the contract: show on the device what it prevents")(
-      "dump", po::value(&dump_dir),
+      "dump", po::value(&a.dump_dir),
       "write every completed case's global tensors to DIR (compare backends with diff -r)")(
-      // issue 12, gpu-sanitize
-      "sanitize", po::value(&sanitize),
+      "sanitize", po::value(&a.sanitize),
       "run each GPU case under compute-sanitizer --tool TOOL (memcheck, racecheck, synccheck, "
       "initcheck), one worker process per case, -j at once")(
-      "sanitize-timeout", po::value(&sanitize_timeout)->default_value(120),
+      "sanitize-timeout", po::value(&a.sanitize_timeout)->default_value(120),
       "with --sanitize: seconds one case's sanitizer process may take")(
       "profile", "on the simulator: wavefronts per shared request (bank conflicts) and "
                  "sectors per global request (coalescing), per instruction (docs/profile.md)");
-  std::string diag_format;
-  add_diagnostics_format_option(opts, diag_format);
-  add_cache_option(opts);
-  std::vector<std::string> specs_in;
-  po::variables_map vm;
-  if (auto status = parse_arguments("run", args, opts, specs_in, vm))
-    return *status;
-  if (vm.count("help")) {
-    print_help(opts);
-    return exit_ok;
+}
+
+/// --arch or --target (`flag`) VALUE: a target no older than the oldest with cp.async.
+/// Nullopt to go on, else the exit status.
+std::optional<int> parse_run_target(std::string_view flag, const std::string& value,
+                                    std::optional<ptx::Target>& out) {
+  out = ptx::Target::parse(value);
+  if (!out)
+    return usage_error("run", std::string(flag) + " expects sm_XX or sm_XXa; got '" + value + "'");
+  if (*out < driver::emitted_target)
+    return usage_error("run", std::string(flag) + " " + value + " is older than " +
+                                  driver::emitted_target.str() +
+                                  ", the oldest target with cp.async");
+  return std::nullopt;
+}
+
+/// --arch and --target into `o`; nullopt to go on, else the exit status.
+std::optional<int> set_targets(const RunArgs& a, driver::ConformanceOptions& o) {
+  if (!a.arch.empty())
+    if (auto status = parse_run_target("--arch", a.arch, o.arch))
+      return status;
+  if (a.target.empty())
+    return std::nullopt;
+  if (auto status = parse_run_target("--target", a.target, o.target))
+    return status;
+  if (o.arch && *o.arch < *o.target)
+    return usage_error("run", "--target " + a.target + " is newer than --arch " + a.arch +
+                                  ": ptxas cannot assemble it for that target");
+  if (!a.ptx_file.empty())
+    return usage_error("run", "--target sets ptxgen's PTX; with --ptx the file has its own");
+  return std::nullopt;
+}
+
+/// --ptx and --entry into `o`; nullopt to go on, else the exit status.
+std::optional<int> set_ptx_override(const RunArgs& a, const std::vector<fs::path>& specs,
+                                    driver::ConformanceOptions& o) {
+  if (a.ptx_file.empty()) {
+    if (!a.entry.empty())
+      return usage_error("run", "--entry needs --ptx (ptxgen's own PTX has one entry)");
+    return std::nullopt;
   }
-  auto printer = diagnostics_printer("run", diag_format);
-  if (!printer)
-    return exit_usage;
-  if (specs_in.empty())
-    return usage_error("run", "no spec given");
-  driver::ConformanceOptions o;
-  o.device = device;
-  o.jobs = jobs;
-  o.ptxas = ptxas;
-  o.jit = vm.count("jit") > 0;
-  o.unchecked = vm.count("unchecked") > 0;
-  o.dump_dir = dump_dir;
-  if (!arch.empty()) {
-    o.arch = ptx::Target::parse(arch);
-    if (!o.arch)
-      return usage_error("run", "--arch expects sm_XX or sm_XXa; got '" + arch + "'");
-    if (*o.arch < driver::emitted_target)
-      return usage_error("run", "--arch " + arch + " is older than " +
-                                    driver::emitted_target.str() +
-                                    ", the oldest target with cp.async");
-  }
-  if (!target.empty()) {
-    o.target = ptx::Target::parse(target);
-    if (!o.target)
-      return usage_error("run", "--target expects sm_XX or sm_XXa; got '" + target + "'");
-    if (*o.target < driver::emitted_target)
-      return usage_error("run", "--target " + target + " is older than " +
-                                    driver::emitted_target.str() +
-                                    ", the oldest target with cp.async");
-    if (o.arch && *o.arch < *o.target)
-      return usage_error("run", "--target " + target + " is newer than --arch " + arch +
-                                    ": ptxas cannot assemble it for that target");
-    if (!ptx_file.empty())
-      return usage_error("run", "--target sets ptxgen's PTX; with --ptx the file has its own");
-  }
-  if (auto status = set_sanitize(sanitize, sanitize_timeout, backend, o)) // issue 12
-    return *status;
-  std::vector<fs::path> specs;
+  if (specs.size() != 1)
+    return usage_error("run", "--ptx needs exactly one spec");
   std::string err;
-  if (!driver::expand_spec_arguments(specs_in, specs, err, driver::SpecWalk::valid_and_faults))
-    return command_error("run", exit_input, err);
-  if (!ptx_file.empty()) {
-    if (specs.size() != 1)
-      return usage_error("run", "--ptx needs exactly one spec");
-    if (!driver::read_file(ptx_file, o.ptx_override, err))
-      return command_error("run", exit_environment, err);
-    if (o.ptx_override.empty())
-      return command_error("run", exit_input, "--ptx file '" + ptx_file + "' is empty");
-    o.ptx_override_name = ptx_file;
-    if (auto status = pick_entry(o.ptx_override, entry, o))
-      return *status;
-  } else if (!entry.empty()) {
-    return usage_error("run", "--entry needs --ptx (ptxgen's own PTX has one entry)");
-  }
-  Output output;
-  output.report = report;
-  if (auto status = distribute(shard, devices, !vm["device"].defaulted(), specs, o, output))
-    return *status;
-  if (specs.empty())
-    return empty_shard(output);
-  o.profile = vm.count("profile") > 0; // issue 13: a simulator figure; auto means sim
+  if (!driver::read_file(a.ptx_file, o.ptx_override, err))
+    return command_error("run", exit_environment, err);
+  if (o.ptx_override.empty())
+    return command_error("run", exit_input, "--ptx file '" + a.ptx_file + "' is empty");
+  o.ptx_override_name = a.ptx_file;
+  return pick_entry(o.ptx_override, a.entry, o);
+}
+
+/// --backend and --profile into `o`; nullopt to go on, else the exit status.
+std::optional<int> set_backend(const std::string& backend, bool profile,
+                               driver::ConformanceOptions& o) {
+  o.profile = profile; // a simulator figure: with auto, the simulator runs
   if (o.profile && backend == "cuda")
     return usage_error("run", "--profile runs on the simulator; it cannot go with --backend cuda");
   if (backend == "sim" || (o.profile && backend == "auto")) {
@@ -445,7 +408,48 @@ int run_run(const std::vector<std::string>& args) {
   } else {
     return usage_error("run", "--backend expects auto, cuda or sim; got '" + backend + "'");
   }
-  return conform(specs, o, backend == "auto" && !o.profile, output, *printer);
+  return std::nullopt;
+}
+
+int run_run(const std::vector<std::string>& args) {
+  po::options_description opts("options");
+  RunArgs a;
+  add_run_options(opts, a);
+  std::string diag_format;
+  add_diagnostics_format_option(opts, diag_format);
+  add_cache_option(opts);
+  po::variables_map vm;
+  std::optional<driver::DiagnosticsPrinter> printer;
+  if (auto status = parse_command_line(
+          "run", args, opts, a.specs, vm, [&opts] { print_help(opts); }, diag_format, printer))
+    return *status;
+  if (a.specs.empty())
+    return usage_error("run", "no spec given");
+  driver::ConformanceOptions o;
+  o.device = a.device;
+  o.jobs = a.jobs;
+  o.ptxas = a.ptxas;
+  o.jit = vm.count("jit") > 0;
+  o.unchecked = vm.count("unchecked") > 0;
+  o.dump_dir = a.dump_dir;
+  if (auto status = set_targets(a, o))
+    return *status;
+  if (auto status = set_sanitize(a.sanitize, a.sanitize_timeout, a.backend, o))
+    return *status;
+  std::vector<fs::path> specs;
+  if (auto status = expand_specs("run", a.specs, specs, driver::SpecWalk::valid_and_faults))
+    return *status;
+  if (auto status = set_ptx_override(a, specs, o))
+    return *status;
+  Output output;
+  output.report = a.report;
+  if (auto status = distribute(a.shard, a.devices, !vm["device"].defaulted(), specs, o, output))
+    return *status;
+  if (specs.empty())
+    return empty_shard(output);
+  if (auto status = set_backend(a.backend, vm.count("profile") > 0, o))
+    return *status;
+  return conform(specs, o, a.backend == "auto" && !o.profile, output, *printer);
 }
 
 } // namespace

@@ -41,15 +41,10 @@ int run_show(const std::vector<std::string>& args) {
   add_diagnostics_format_option(opts, diag_format);
   std::vector<std::string> specs;
   po::variables_map vm;
-  if (auto status = parse_arguments("show", args, opts, specs, vm))
+  std::optional<driver::DiagnosticsPrinter> printer;
+  if (auto status = parse_command_line(
+          "show", args, opts, specs, vm, [&opts] { print_help(opts); }, diag_format, printer))
     return *status;
-  if (vm.count("help")) {
-    print_help(opts);
-    return exit_ok;
-  }
-  auto printer = diagnostics_printer("show", diag_format);
-  if (!printer)
-    return exit_usage;
   if (specs.size() != 1)
     return usage_error("show", "give exactly one spec", "ptxgen show SPEC --svg FILE");
   if (svg.empty())
