@@ -288,6 +288,8 @@ private:
   /// run --profile: reports an access of `op` to the CTA's profile, if any.
   void profiled(const Thread& t, const ir::Op& op, AccessKind kind, std::uint64_t addr,
                 std::uint64_t n);
+  /// Whether the generic address `addr` lies in this CTA's shared memory.
+  bool in_shared_window(std::uint64_t addr) const;
   /// Whether `op` reaches shared memory at `addr`: a .shared access, or a generic address
   /// inside the shared window, which is then rebased to its offset in the CTA's shared memory.
   bool resolve_shared(const ir::Op& op, std::uint64_t& addr) const;

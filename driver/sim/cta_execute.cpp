@@ -167,7 +167,7 @@ Cta::Flow Cta::move_op(Thread& t, const ir::Op& op) {
     return Flow::next;
   case ir::Code::isspacep: {
     const std::uint64_t v = raw(t, op.src[0]);
-    const bool shared = v >= shared_window_base && v - shared_window_base < smem_.size();
+    const bool shared = in_shared_window(v);
     const bool local = v >= local_window_base && v - local_window_base < e_.frame_bytes;
     const bool in = op.space == ir::Space::shared  ? shared
                     : op.space == ir::Space::local ? local

@@ -63,11 +63,14 @@ void Cta::profiled(const Thread& t, const ir::Op& op, AccessKind kind, std::uint
                 static_cast<std::uint32_t>(n));
 }
 
+bool Cta::in_shared_window(std::uint64_t addr) const {
+  return addr >= shared_window_base && addr - shared_window_base < smem_.size();
+}
+
 bool Cta::resolve_shared(const ir::Op& op, std::uint64_t& addr) const {
   if (op.space == ir::Space::shared)
     return true;
-  if (op.space == ir::Space::generic && addr >= shared_window_base &&
-      addr - shared_window_base < smem_.size()) {
+  if (op.space == ir::Space::generic && in_shared_window(addr)) {
     addr -= shared_window_base;
     return true;
   }
