@@ -12,15 +12,21 @@
 namespace ptxgen::sim::detail {
 namespace {
 
-/// The setp comparisons, by qualifier.
+/// The setp comparisons, by qualifier: the ten the emitter writes, spelled by it
+/// (ptx::CompareOp, whose order ir::Cmp begins with), then the float-only ones.
 std::optional<ir::Cmp> parse_cmp(std::string_view s) {
-  static constexpr std::pair<std::string_view, ir::Cmp> cmps[] = {
-      {"eq", ir::Cmp::eq},   {"ne", ir::Cmp::ne},   {"lt", ir::Cmp::lt},   {"le", ir::Cmp::le},
-      {"gt", ir::Cmp::gt},   {"ge", ir::Cmp::ge},   {"lo", ir::Cmp::lo},   {"ls", ir::Cmp::ls},
-      {"hi", ir::Cmp::hi},   {"hs", ir::Cmp::hs},   {"equ", ir::Cmp::equ}, {"neu", ir::Cmp::neu},
-      {"ltu", ir::Cmp::ltu}, {"leu", ir::Cmp::leu}, {"gtu", ir::Cmp::gtu}, {"geu", ir::Cmp::geu},
-      {"num", ir::Cmp::num}, {"nan", ir::Cmp::nan}};
-  for (const auto& [text, cmp] : cmps) {
+  static_assert(static_cast<unsigned>(ir::Cmp::eq) == static_cast<unsigned>(ptx::CompareOp::eq) &&
+                static_cast<unsigned>(ir::Cmp::lt) == static_cast<unsigned>(ptx::CompareOp::lt) &&
+                static_cast<unsigned>(ir::Cmp::lo) == static_cast<unsigned>(ptx::CompareOp::lo) &&
+                static_cast<unsigned>(ir::Cmp::hs) == static_cast<unsigned>(ptx::CompareOp::hs));
+  for (unsigned k = 0; k <= static_cast<unsigned>(ptx::CompareOp::hs); ++k) {
+    if (ptx::name(static_cast<ptx::CompareOp>(k)) == s)
+      return static_cast<ir::Cmp>(k);
+  }
+  static constexpr std::pair<std::string_view, ir::Cmp> float_cmps[] = {
+      {"equ", ir::Cmp::equ}, {"neu", ir::Cmp::neu}, {"ltu", ir::Cmp::ltu}, {"leu", ir::Cmp::leu},
+      {"gtu", ir::Cmp::gtu}, {"geu", ir::Cmp::geu}, {"num", ir::Cmp::num}, {"nan", ir::Cmp::nan}};
+  for (const auto& [text, cmp] : float_cmps) {
     if (text == s)
       return cmp;
   }
