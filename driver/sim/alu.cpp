@@ -331,22 +331,7 @@ std::uint64_t float_to_int(ir::Type to, double x, ir::Round round) {
 std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t c, ir::Permute mode) {
   const std::uint64_t src = (static_cast<std::uint64_t>(b) << 32) | a;
   auto byte = [&](unsigned k) { return static_cast<std::uint32_t>((src >> (8 * (k & 7))) & 0xff); };
-  // The specialised modes: for each c[1:0], the source byte of d.b0 .. d.b3.
-  static constexpr std::uint8_t f4e[4][4] = {
-      {0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}};
-  static constexpr std::uint8_t b4e[4][4] = {
-      {0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}};
-  static constexpr std::uint8_t rc8[4][4] = {
-      {0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}};
-  static constexpr std::uint8_t ecl[4][4] = {
-      {0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}};
-  static constexpr std::uint8_t ecr[4][4] = {
-      {0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}};
-  static constexpr std::uint8_t rc16[4][4] = {
-      {0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}};
-  const std::uint8_t(*table)[4] = nullptr;
-  switch (mode) {
-  case ir::Permute::generic: {
+  if (mode == ir::Permute::generic) {
     std::uint32_t d = 0;
     for (unsigned k = 0; k < 4; ++k) {
       const unsigned sel = (c >> (4 * k)) & 0xf;
@@ -357,25 +342,18 @@ std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t c, ir::Permut
     }
     return d;
   }
-  case ir::Permute::f4e:
-    table = f4e;
-    break;
-  case ir::Permute::b4e:
-    table = b4e;
-    break;
-  case ir::Permute::rc8:
-    table = rc8;
-    break;
-  case ir::Permute::ecl:
-    table = ecl;
-    break;
-  case ir::Permute::ecr:
-    table = ecr;
-    break;
-  case ir::Permute::rc16:
-    table = rc16;
-    break;
-  }
+  // The specialised modes, in ir::Permute order after generic (f4e, b4e, rc8, ecl, ecr,
+  // rc16): for each c[1:0], the source byte of d.b0 .. d.b3.
+  static constexpr std::uint8_t tables[6][4][4] = {
+      {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},
+      {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},
+      {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},
+      {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},
+      {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},
+      {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}};
+  static_assert(static_cast<std::size_t>(ir::Permute::f4e) == 1 &&
+                static_cast<std::size_t>(ir::Permute::rc16) == 6);
+  const auto& table = tables[static_cast<std::size_t>(mode) - 1];
   std::uint32_t d = 0;
   for (unsigned k = 0; k < 4; ++k)
     d |= byte(table[c & 3][k]) << (8 * k);

@@ -65,31 +65,29 @@ Fault Cta::fault_for(FaultKind k, const Thread& t, const ir::Op& op) const {
 }
 
 std::uint64_t Cta::special(const Thread& t, ptx::SpecialRegister sp) const {
+  // %tid, %ntid, %ctaid and %nctaid: the emitter declares each as .x, .y, .z in a row.
+  static_assert(static_cast<unsigned>(ptx::SpecialRegister::ntid_x) == 3 &&
+                static_cast<unsigned>(ptx::SpecialRegister::ctaid_x) == 6 &&
+                static_cast<unsigned>(ptx::SpecialRegister::nctaid_z) == 11);
+  const auto index = static_cast<unsigned>(sp);
+  if (sp <= ptx::SpecialRegister::nctaid_z) {
+    const Dim3* const vectors[4] = {&t.xyz, &l_.block_dim, &bid_xyz_, &l_.grid_dim};
+    return (*vectors[index / 3])[index % 3];
+  }
   switch (sp) {
   case ptx::SpecialRegister::tid_x:
-    return t.xyz[0];
   case ptx::SpecialRegister::tid_y:
-    return t.xyz[1];
   case ptx::SpecialRegister::tid_z:
-    return t.xyz[2];
   case ptx::SpecialRegister::ntid_x:
-    return l_.block_dim[0];
   case ptx::SpecialRegister::ntid_y:
-    return l_.block_dim[1];
   case ptx::SpecialRegister::ntid_z:
-    return l_.block_dim[2];
   case ptx::SpecialRegister::ctaid_x:
-    return bid_xyz_[0];
   case ptx::SpecialRegister::ctaid_y:
-    return bid_xyz_[1];
   case ptx::SpecialRegister::ctaid_z:
-    return bid_xyz_[2];
   case ptx::SpecialRegister::nctaid_x:
-    return l_.grid_dim[0];
   case ptx::SpecialRegister::nctaid_y:
-    return l_.grid_dim[1];
   case ptx::SpecialRegister::nctaid_z:
-    return l_.grid_dim[2];
+    break; // above
   case ptx::SpecialRegister::laneid:
     return t.tid & 31u; // warps are formed from the linear index
   case ptx::SpecialRegister::warpid:

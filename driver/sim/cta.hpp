@@ -218,6 +218,8 @@ private:
 
   // ------------------------------------------------ cta_schedule.cpp: the scheduler, warps
 
+  /// Parks `t` at the warp instruction `op`; the lanes [first, last) of its warp.
+  std::pair<std::size_t, std::size_t> enter_warp(Thread& t, const ir::Op& op);
   /// A warp-collective instruction (ldmatrix): the thread waits until every
   /// lane of its warp is at the same instruction; the last to arrive performs
   /// it for the warp, and all run on.
@@ -242,7 +244,7 @@ private:
 
   /// Runs the thread until it waits at a barrier or exits.
   void step(Thread& t);
-  /// One instruction's semantics: one case per ir::Code (forms.def), most by family.
+  /// One instruction's semantics: one case per ir::Family (forms.def).
   Flow execute(Thread& t, const ir::Op& op);
   /// cp.async and its groups: issue, commit, wait; createpolicy.
   Flow async_copy_op(Thread& t, const ir::Op& op);
@@ -286,6 +288,11 @@ private:
   /// run --profile: reports an access of `op` to the CTA's profile, if any.
   void profiled(const Thread& t, const ir::Op& op, AccessKind kind, std::uint64_t addr,
                 std::uint64_t n);
+  /// Whether the generic address `addr` lies in this CTA's shared memory.
+  bool in_shared_window(std::uint64_t addr) const;
+  /// Whether `op` reaches shared memory at `addr`: a .shared access, or a generic address
+  /// inside the shared window, which is then rebased to its offset in the CTA's shared memory.
+  bool resolve_shared(const ir::Op& op, std::uint64_t& addr) const;
   void load_store(Thread& t, const ir::Op& op, bool is_ld);
   /// atom / red: a read-modify-write of shared or global memory. On shared memory it is a
   /// read and a write for the race rules, strong (ir::Op::strong).

@@ -42,93 +42,34 @@ void Cta::step(Thread& t) {
 Cta::Flow Cta::execute(Thread& t, const ir::Op& op) {
   if (float_form(op))
     return arith(t, op);
-  switch (op.code) {
-  case ir::Code::cp_async:
-  case ir::Code::commit_group:
-  case ir::Code::wait_group:
-  case ir::Code::wait_all:
-  case ir::Code::createpolicy:
+  switch (ir::family(op.code)) {
+  case ir::Family::async_copy:
     return async_copy_op(t, op);
-  case ir::Code::mov:
-  case ir::Code::mov_unpack:
-  case ir::Code::mov_pack:
-  case ir::Code::ld:
-  case ir::Code::st:
-  case ir::Code::cvta:
-  case ir::Code::isspacep:
-  case ir::Code::cvt:
-  case ir::Code::setp:
-  case ir::Code::selp:
+  case ir::Family::move:
     return move_op(t, op);
-  case ir::Code::add:
-  case ir::Code::sub:
-  case ir::Code::mul_lo:
-  case ir::Code::mul_hi:
-  case ir::Code::mul_wide:
-  case ir::Code::mad_lo:
-  case ir::Code::mad_wide:
-  case ir::Code::div:
-  case ir::Code::rem:
-  case ir::Code::min:
-  case ir::Code::max:
-  case ir::Code::shl:
-  case ir::Code::shr:
-  case ir::Code::bfe:
-  case ir::Code::and_:
-  case ir::Code::or_:
-  case ir::Code::xor_:
-  case ir::Code::not_:
-  case ir::Code::neg:
-  case ir::Code::bfind:
+  case ir::Family::integer:
     return integer_op(t, op);
-  case ir::Code::prmt:
-  case ir::Code::bfi:
-  case ir::Code::shf:
-  case ir::Code::lop3:
-  case ir::Code::popc:
-  case ir::Code::clz:
-  case ir::Code::brev:
-  case ir::Code::abs:
-  case ir::Code::fmul:
-  case ir::Code::fma:
+  case ir::Family::arith:
     return arith(t, op);
-  case ir::Code::nanosleep:   // hints: the scheduler runs the others anyway, and
-  case ir::Code::prefetch:    // a prefetch of a bad address does not fault either
-  case ir::Code::fence:       // see forms.def
-  case ir::Code::async_fence: // see forms.def
+  case ir::Family::hint:
+    // nanosleep: the scheduler runs the others anyway; a prefetch of a bad address does not
+    // fault either; the fences: see forms.def.
     return Flow::next;
-  case ir::Code::ldmatrix:
-  case ir::Code::shfl:
-  case ir::Code::vote:
-  case ir::Code::match_any:
+  case ir::Family::warp:
     return warp_collective(t, op);
-  case ir::Code::activemask:
+  case ir::Family::active_mask:
     return active_mask(t, op);
-  case ir::Code::bar:
-  case ir::Code::ret:
-  case ir::Code::call:
-  case ir::Code::trap:
-  case ir::Code::bra:
+  case ir::Family::control:
     return control_op(t, op);
-  case ir::Code::atom:
-  case ir::Code::red:
+  case ir::Family::atomic:
     atomic(t, op);
     return Flow::next;
-  case ir::Code::mbar_init:
-  case ir::Code::mbar_arrive:
-  case ir::Code::mbar_arrive_drop:
-  case ir::Code::mbar_arrive_tx:
-  case ir::Code::mbar_expect_tx:
-  case ir::Code::mbar_wait:
-  case ir::Code::mbar_wait_parity:
-  case ir::Code::mbar_inval:
-  case ir::Code::cp_mbar_arrive:
-  case ir::Code::bulk_copy:
+  case ir::Family::mbarrier:
     return mbarrier_op(t, op);
-  case ir::Code::mbar_pending_count: // the low half of an arrival state (mbarrier.hpp)
+  case ir::Family::pending_count: // the low half of an arrival state (mbarrier.hpp)
     set(t, op.dst[0], raw(t, op.src[0]) & 0xffffffffull);
     return Flow::next;
-  case ir::Code::unsupported:
+  case ir::Family::unsupported:
     fault_at(FaultKind::unsupported, t, op, e_.texts[static_cast<std::size_t>(op.n)]);
   }
   return Flow::next;
@@ -226,7 +167,7 @@ Cta::Flow Cta::move_op(Thread& t, const ir::Op& op) {
     return Flow::next;
   case ir::Code::isspacep: {
     const std::uint64_t v = raw(t, op.src[0]);
-    const bool shared = v >= shared_window_base && v - shared_window_base < smem_.size();
+    const bool shared = in_shared_window(v);
     const bool local = v >= local_window_base && v - local_window_base < e_.frame_bytes;
     const bool in = op.space == ir::Space::shared  ? shared
                     : op.space == ir::Space::local ? local

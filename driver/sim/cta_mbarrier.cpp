@@ -10,7 +10,7 @@ namespace ptxgen::sim::exec {
 std::uint64_t Cta::mbar_offset(const Thread& t, const ir::Op& op, const ir::Addr& a) const {
   std::uint64_t off = address(t, a);
   if (op.space == ir::Space::generic) {
-    if (off < shared_window_base || off - shared_window_base >= smem_.size())
+    if (!in_shared_window(off))
       fault_at(FaultKind::illegal_address, t, op,
                "the mbarrier address " + hex(off) +
                    " is not a shared-memory address (an mbarrier object lives in shared memory)");

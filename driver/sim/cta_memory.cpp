@@ -63,6 +63,20 @@ void Cta::profiled(const Thread& t, const ir::Op& op, AccessKind kind, std::uint
                 static_cast<std::uint32_t>(n));
 }
 
+bool Cta::in_shared_window(std::uint64_t addr) const {
+  return addr >= shared_window_base && addr - shared_window_base < smem_.size();
+}
+
+bool Cta::resolve_shared(const ir::Op& op, std::uint64_t& addr) const {
+  if (op.space == ir::Space::shared)
+    return true;
+  if (op.space == ir::Space::generic && in_shared_window(addr)) {
+    addr -= shared_window_base;
+    return true;
+  }
+  return false;
+}
+
 void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
   std::uint32_t size = op.type.bits / 8u;
   std::uint64_t total = static_cast<std::uint64_t>(size) * op.vec;
@@ -87,13 +101,7 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
     bytes = t.frame + addr;
   } else {
     check_align(t, op, addr, total, what);
-    bool shared = op.space == ir::Space::shared;
-    if (op.space == ir::Space::generic && addr >= shared_window_base &&
-        addr - shared_window_base < smem_.size()) {
-      shared = true;
-      addr -= shared_window_base;
-    }
-    if (shared) {
+    if (resolve_shared(op, addr)) {
       check_shared(t, op, addr, total, what);
       not_an_mbarrier(t, op, addr, total, what);
       profiled(t, op, is_ld ? AccessKind::shared_load : AccessKind::shared_store, addr, total);
@@ -132,12 +140,7 @@ void Cta::atomic(Thread& t, const ir::Op& op) {
   std::uint64_t addr = address(t, op.addr);
   const char* what = op.code == ir::Code::atom ? "atom" : "red";
   check_align(t, op, addr, n, what);
-  bool shared = op.space == ir::Space::shared;
-  if (op.space == ir::Space::generic && addr >= shared_window_base &&
-      addr - shared_window_base < smem_.size()) {
-    shared = true;
-    addr -= shared_window_base;
-  }
+  const bool shared = resolve_shared(op, addr);
   std::uint8_t* p = nullptr;
   if (shared) {
     check_shared(t, op, addr, n, what);

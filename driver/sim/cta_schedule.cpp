@@ -63,11 +63,15 @@ void Cta::run() {
   }
 }
 
-Cta::Flow Cta::warp_collective(Thread& t, const ir::Op& op) {
+std::pair<std::size_t, std::size_t> Cta::enter_warp(Thread& t, const ir::Op& op) {
   t.state = State::at_warp;
   t.stop_line = op.line;
   const std::size_t first = t.tid & ~31u;
-  const std::size_t last = std::min<std::size_t>(first + 32, threads_.size());
+  return {first, std::min<std::size_t>(first + 32, threads_.size())};
+}
+
+Cta::Flow Cta::warp_collective(Thread& t, const ir::Op& op) {
+  const auto [first, last] = enter_warp(t, op);
   for (std::size_t k = first; k < last; ++k) {
     const Thread& u = threads_[k];
     if (u.state == State::exited || (u.state == State::at_warp && u.pc != t.pc))
@@ -88,10 +92,7 @@ Cta::Flow Cta::warp_collective(Thread& t, const ir::Op& op) {
 }
 
 Cta::Flow Cta::active_mask(Thread& t, const ir::Op& op) {
-  t.state = State::at_warp;
-  t.stop_line = op.line;
-  const std::size_t first = t.tid & ~31u;
-  const std::size_t last = std::min<std::size_t>(first + 32, threads_.size());
+  const auto [first, last] = enter_warp(t, op);
   for (std::size_t k = first; k < last; ++k) {
     if (threads_[k].state == State::running)
       return Flow::stop;

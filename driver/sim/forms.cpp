@@ -13,7 +13,7 @@ namespace ptxgen::sim::detail {
 namespace {
 
 constexpr Form table[] = {
-#define SIM_CODE(code)
+#define SIM_CODE(code, family)
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)                                \
   Form{mnemonic,                                                                                   \
        ir::Code::code,                                                                             \

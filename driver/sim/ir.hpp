@@ -13,15 +13,43 @@
 
 namespace ptxgen::sim::ir {
 
-/// What an instruction does. Each maps to one case of the executor's switch;
-/// the list and each code's instruction forms are declared in forms.def.
+/// What an instruction does; the list, each code's family and its instruction forms are
+/// declared in forms.def.
 enum class Code : std::uint8_t {
-#define SIM_CODE(code) code,
+#define SIM_CODE(code, family) code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
 #include "driver/sim/forms.def"
 #undef SIM_FORM
 #undef SIM_CODE
 };
+
+/// The executor's handler for a code: one case of its switch (Cta::execute).
+enum class Family : std::uint8_t {
+  async_copy,    ///< cp.async and its groups, createpolicy
+  move,          ///< moves, conversions, comparisons, plain loads and stores
+  integer,       ///< integer arithmetic, shifts, bit fields and logic
+  arith,         ///< the bit operations and the float forms
+  hint,          ///< instructions the simulator runs as no-ops (nanosleep, prefetch, fences)
+  warp,          ///< warp-collective instructions (ldmatrix, shfl, vote, match)
+  active_mask,   ///< activemask
+  control,       ///< bar.sync, ret / exit, call, trap, bra
+  atomic,        ///< atom, red
+  mbarrier,      ///< the mbarrier family and the copies that complete on one
+  pending_count, ///< mbarrier.pending_count
+  unsupported,   ///< a form the parser accepted but the simulator does not run
+};
+
+/// The family forms.def gives `c`.
+constexpr Family family(Code c) {
+  constexpr Family families[] = {
+#define SIM_CODE(code, family) Family::family,
+#define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
+#include "driver/sim/forms.def"
+#undef SIM_FORM
+#undef SIM_CODE
+  };
+  return families[static_cast<std::size_t>(c)];
+}
 
 /// A setp comparison. lo/ls/hi/hs compare unsigned whatever the type.
 enum class Cmp : std::uint8_t {

@@ -19,6 +19,18 @@ bool ident_char(char c) {
          c == '$';
 }
 
+/// The float whose IEEE bits are the hex digits `hex` (the digits of 0fXXXXXXXX / 0dXXXX...).
+template <class Float, class Bits>
+std::optional<double> float_bits(std::string_view hex) {
+  Bits bits = 0;
+  auto [p, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), bits, 16);
+  if (ec != std::errc() || p != hex.data() + hex.size())
+    return std::nullopt;
+  Float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 } // namespace
 
 std::vector<Token> lex(std::string_view s) {
@@ -128,24 +140,10 @@ std::optional<std::int64_t> parse_int(std::string_view s) {
 
 /// Float literal: 1.0, 0.5e0, 0fXXXXXXXX (f32 bits), 0dXXXXXXXXXXXXXXXX (f64 bits).
 std::optional<double> parse_float(std::string_view s) {
-  if (s.size() == 10 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) {
-    std::uint32_t bits = 0;
-    auto [p, ec] = std::from_chars(s.data() + 2, s.data() + s.size(), bits, 16);
-    if (ec != std::errc() || p != s.data() + s.size())
-      return std::nullopt;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
-  if (s.size() == 18 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) {
-    std::uint64_t bits = 0;
-    auto [p, ec] = std::from_chars(s.data() + 2, s.data() + s.size(), bits, 16);
-    if (ec != std::errc() || p != s.data() + s.size())
-      return std::nullopt;
-    double d;
-    std::memcpy(&d, &bits, 8);
-    return d;
-  }
+  if (s.size() == 10 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F'))
+    return float_bits<float, std::uint32_t>(s.substr(2));
+  if (s.size() == 18 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D'))
+    return float_bits<double, std::uint64_t>(s.substr(2));
   std::string copy(s);
   char* endp = nullptr;
   double d = std::strtod(copy.c_str(), &endp);

@@ -333,8 +333,8 @@ void Parser::vector_mov(ir::Op& op, const Opnd& v, bool is_dst) {
 namespace ptxgen::sim::detail {
 
 /// isspacep's one state space; its operand is a 64-bit generic address.
-void Parser::space_qualifier(ir::Op& op, Decoded& d, const Token& opc,
-                             std::span<const std::string_view> quals) {
+void Parser::space_qualifier(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   if (quals.size() != 1)
     fail(DiagId::sim_qualifier, opc, "expected isspacep.space");
   const std::string_view sp = quals[0];

@@ -89,6 +89,16 @@ struct Decoded {
   std::size_t src = 0; ///< the next ir::Op::src slot to fill
 };
 
+/// What a qualifier reader works on: the instruction's form, the op and the decoded types it
+/// fills, the opcode token (for messages) and the qualifiers after the form's mnemonic.
+struct QualifierInput {
+  const Form& f;
+  ir::Op& op;
+  Decoded& d;
+  const Token& opc;
+  std::span<const std::string_view> quals;
+};
+
 class Parser {
 public:
   explicit Parser(std::string_view src);
@@ -184,30 +194,19 @@ private:
   TypeInfo checked_type(const Form& f, const Token& opc, std::string_view part);
   Decoded qualifiers(const Form& f, ir::Op& op, const Token& opc,
                      std::span<const std::string_view> quals);
-  void memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                         std::span<const std::string_view> quals);
-  void compare_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                          std::span<const std::string_view> quals);
-  void cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                       std::span<const std::string_view> quals);
-  void cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
-                           std::span<const std::string_view> quals);
-  void createpolicy_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
-                               std::span<const std::string_view> quals);
-  void arith_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                        std::span<const std::string_view> quals);
-  void cvt_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                      std::span<const std::string_view> quals);
-  void bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                      std::span<const std::string_view> quals);
-  void atomic_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                         std::span<const std::string_view> quals);
-  void space_qualifier(ir::Op& op, Decoded& d, const Token& opc,
-                       std::span<const std::string_view> quals);
-  void warp_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                       std::span<const std::string_view> quals);
-  void ldmatrix_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
-                           std::span<const std::string_view> quals);
+  void type_qualifiers(const QualifierInput& in);
+  void memory_qualifiers(const QualifierInput& in);
+  void compare_qualifiers(const QualifierInput& in);
+  void cvta_qualifiers(const QualifierInput& in);
+  void cp_async_qualifiers(const QualifierInput& in);
+  void createpolicy_qualifiers(const QualifierInput& in);
+  void arith_qualifiers(const QualifierInput& in);
+  void cvt_qualifiers(const QualifierInput& in);
+  void bit_qualifiers(const QualifierInput& in);
+  void atomic_qualifiers(const QualifierInput& in);
+  void space_qualifier(const QualifierInput& in);
+  void warp_qualifiers(const QualifierInput& in);
+  void ldmatrix_qualifiers(const QualifierInput& in);
 
   // ------------------------------------------------ shapes.cpp
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,

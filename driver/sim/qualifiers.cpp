@@ -4,6 +4,7 @@
 #include "driver/sim/parser_impl.hpp"
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -11,15 +12,21 @@
 namespace ptxgen::sim::detail {
 namespace {
 
-/// The setp comparisons, by qualifier.
+/// The setp comparisons, by qualifier: the ten the emitter writes, spelled by it
+/// (ptx::CompareOp, whose order ir::Cmp begins with), then the float-only ones.
 std::optional<ir::Cmp> parse_cmp(std::string_view s) {
-  static constexpr std::pair<std::string_view, ir::Cmp> cmps[] = {
-      {"eq", ir::Cmp::eq},   {"ne", ir::Cmp::ne},   {"lt", ir::Cmp::lt},   {"le", ir::Cmp::le},
-      {"gt", ir::Cmp::gt},   {"ge", ir::Cmp::ge},   {"lo", ir::Cmp::lo},   {"ls", ir::Cmp::ls},
-      {"hi", ir::Cmp::hi},   {"hs", ir::Cmp::hs},   {"equ", ir::Cmp::equ}, {"neu", ir::Cmp::neu},
-      {"ltu", ir::Cmp::ltu}, {"leu", ir::Cmp::leu}, {"gtu", ir::Cmp::gtu}, {"geu", ir::Cmp::geu},
-      {"num", ir::Cmp::num}, {"nan", ir::Cmp::nan}};
-  for (const auto& [text, cmp] : cmps) {
+  static_assert(static_cast<unsigned>(ir::Cmp::eq) == static_cast<unsigned>(ptx::CompareOp::eq) &&
+                static_cast<unsigned>(ir::Cmp::lt) == static_cast<unsigned>(ptx::CompareOp::lt) &&
+                static_cast<unsigned>(ir::Cmp::lo) == static_cast<unsigned>(ptx::CompareOp::lo) &&
+                static_cast<unsigned>(ir::Cmp::hs) == static_cast<unsigned>(ptx::CompareOp::hs));
+  for (unsigned k = 0; k <= static_cast<unsigned>(ptx::CompareOp::hs); ++k) {
+    if (ptx::name(static_cast<ptx::CompareOp>(k)) == s)
+      return static_cast<ir::Cmp>(k);
+  }
+  static constexpr std::pair<std::string_view, ir::Cmp> float_cmps[] = {
+      {"equ", ir::Cmp::equ}, {"neu", ir::Cmp::neu}, {"ltu", ir::Cmp::ltu}, {"leu", ir::Cmp::leu},
+      {"gtu", ir::Cmp::gtu}, {"geu", ir::Cmp::geu}, {"num", ir::Cmp::num}, {"nan", ir::Cmp::nan}};
+  for (const auto& [text, cmp] : float_cmps) {
     if (text == s)
       return cmp;
   }
@@ -270,6 +277,7 @@ TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view 
 Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
                            std::span<const std::string_view> quals) {
   Decoded d;
+  const QualifierInput in{f, op, d, opc, quals};
   switch (f.quals) {
   case Quals::none:
     if (!quals.empty())
@@ -287,46 +295,34 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
                                                           "{.aligned} N)"};
     break;
   case Quals::type:
-    if (quals.size() != 1)
-      throw Unsupported{DiagId::sim_unsupported_form,
-                        quote(opc.text) + " (with these qualifiers) is not simulated"};
-    d.type = checked_type(f, opc, quals[0]);
-    op.type = d.type.t;
+  case Quals::type_type:
+  case Quals::bfind:
+    type_qualifiers(in);
     break;
   case Quals::cmp_type:
-    compare_qualifiers(f, op, d, opc, quals);
-    break;
-  case Quals::type_type:
-    if (quals.size() != 2)
-      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
-                                                          std::string(f.mnemonic) +
-                                                          ".dtype.stype)"};
-    d.type = checked_type(f, opc, quals[0]);
-    d.from = checked_type(f, opc, quals[1]);
-    op.type = d.type.t;
-    op.type2 = d.from.t;
+    compare_qualifiers(in);
     break;
   case Quals::memory:
-    memory_qualifiers(f, op, d, opc, quals);
+    memory_qualifiers(in);
     break;
   case Quals::cvta:
-    cvta_qualifiers(f, op, d, opc, quals);
+    cvta_qualifiers(in);
     break;
   case Quals::cp_async:
-    cp_async_qualifiers(op, d, opc, quals);
+    cp_async_qualifiers(in);
     break;
   case Quals::createpolicy:
-    createpolicy_qualifiers(op, d, opc, quals);
+    createpolicy_qualifiers(in);
     break;
   case Quals::arith:
-    arith_qualifiers(f, op, d, opc, quals);
+    arith_qualifiers(in);
     break;
   case Quals::cvt:
-    cvt_qualifiers(f, op, d, opc, quals);
+    cvt_qualifiers(in);
     break;
   case Quals::prmt:
   case Quals::shf:
-    bit_qualifiers(f, op, d, opc, quals);
+    bit_qualifiers(in);
     break;
   case Quals::mbarrier:
     if (auto bad = mbarrier_qualifiers(op, quals))
@@ -344,28 +340,21 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
     break;
   case Quals::space:
-    space_qualifier(op, d, opc, quals);
+    space_qualifier(in);
     break;
   case Quals::ldmatrix:
-    ldmatrix_qualifiers(op, d, opc, quals);
+    ldmatrix_qualifiers(in);
     break;
   case Quals::shfl:
   case Quals::vote:
-    warp_qualifiers(f, op, d, opc, quals);
+    warp_qualifiers(in);
     break;
   case Quals::atomic:
-    atomic_qualifiers(f, op, d, opc, quals);
+    atomic_qualifiers(in);
     break;
   case Quals::scope:
     if (!scope_qualifier_ok(f.mnemonic, quals))
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
-    break;
-  case Quals::bfind:
-    op.shiftamt = !quals.empty() && quals[0] == "shiftamt";
-    if (quals.size() != (op.shiftamt ? 2u : 1u))
-      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
-    d.type = checked_type(f, opc, quals.back());
-    op.type = d.type.t;
     break;
   case Quals::prefetch:
     if (auto bad = prefetch_qualifiers(quals))
@@ -376,10 +365,44 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   return d;
 }
 
+/// The forms whose qualifiers are their types alone: one type, cvt-like `.dtype.stype`, and
+/// bfind's `{.shiftamt}` then one type.
+void Parser::type_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
+  switch (f.quals) {
+  case Quals::type:
+    if (quals.size() != 1)
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " (with these qualifiers) is not simulated"};
+    d.type = checked_type(f, opc, quals[0]);
+    op.type = d.type.t;
+    return;
+  case Quals::type_type:
+    if (quals.size() != 2)
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
+                                                          std::string(f.mnemonic) +
+                                                          ".dtype.stype)"};
+    d.type = checked_type(f, opc, quals[0]);
+    d.from = checked_type(f, opc, quals[1]);
+    op.type = d.type.t;
+    op.type2 = d.from.t;
+    return;
+  case Quals::bfind:
+    op.shiftamt = !quals.empty() && quals[0] == "shiftamt";
+    if (quals.size() != (op.shiftamt ? 2u : 1u))
+      throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
+    d.type = checked_type(f, opc, quals.back());
+    op.type = d.type.t;
+    return;
+  default:
+    unreachable("type_qualifiers(): not a types-only qualifier grammar");
+  }
+}
+
 /// shfl.sync's `.up|.down|.bfly|.idx .b32` and vote.sync's `.all|.any|.uni .pred` /
 /// `.ballot .b32`.
-void Parser::warp_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                             std::span<const std::string_view> quals) {
+void Parser::warp_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   static constexpr std::pair<std::string_view, ir::Shuffle> shuffles[] = {
       {"up", ir::Shuffle::up},
       {"down", ir::Shuffle::down},
@@ -405,8 +428,8 @@ void Parser::warp_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token&
   op.type = d.type.t;
 }
 
-void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                               std::span<const std::string_view> quals) {
+void Parser::memory_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   std::optional<ir::Space> space;
   std::optional<std::string_view> type;
   for (std::string_view q : quals) {
@@ -455,8 +478,8 @@ void Parser::memory_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Toke
 }
 
 /// `{.rn|.rz|.rm|.rp}{.ftz}{.sat}.type`: float arithmetic, and integer add/sub.sat.s32.
-void Parser::arith_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                              std::span<const std::string_view> quals) {
+void Parser::arith_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   if (quals.empty())
     fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs a type");
   for (std::string_view q : quals.first(quals.size() - 1)) {
@@ -484,8 +507,8 @@ void Parser::arith_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token
 }
 
 /// `cvt{.rnd}{.ftz}{.sat}.dtype.atype`.
-void Parser::cvt_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                            std::span<const std::string_view> quals) {
+void Parser::cvt_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   if (quals.size() < 2)
     fail(DiagId::sim_qualifier, opc, "expected cvt{.rnd}{.ftz}{.sat}.dtype.atype");
   for (std::string_view q : quals.first(quals.size() - 2)) {
@@ -512,8 +535,8 @@ void Parser::cvt_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& 
 }
 
 /// prmt.b32{.mode} and shf.{l,r}.{wrap,clamp}.b32.
-void Parser::bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                            std::span<const std::string_view> quals) {
+void Parser::bit_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   std::size_t type_at = 0;
   if (f.quals == Quals::prmt) {
     if (quals.empty() || quals.size() > 2 || (quals.size() == 2 && !parse_permute(quals[1])))
@@ -536,8 +559,8 @@ void Parser::bit_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& 
 }
 
 /// ldmatrix.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16 (other shapes unsupported).
-void Parser::ldmatrix_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
-                                 std::span<const std::string_view> quals) {
+void Parser::ldmatrix_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   std::size_t k = 0;
   auto take = [&](std::string_view q) {
     const bool here = k < quals.size() && quals[k] == q;
@@ -563,8 +586,8 @@ void Parser::ldmatrix_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
   op.type = d.type.t;
 }
 
-void Parser::cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                             std::span<const std::string_view> quals) {
+void Parser::cvta_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   std::size_t k = 0;
   op.to = k < quals.size() && quals[k] == "to";
   if (op.to)
@@ -588,8 +611,8 @@ void Parser::cvta_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token&
 /// The copy: cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::NB}, read by the
 /// emitter's opcode grammar (ptx::parse_opcode), so that the two read cp.async alike. Its
 /// rejection is this parser's sim_qualifier error, with the emitter's words and caret.
-void Parser::cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
-                                 std::span<const std::string_view> quals) {
+void Parser::cp_async_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   if (!quals.empty() && quals[0] == "mbarrier")
     throw Unsupported{DiagId::sim_unsupported_form,
                       "only cp.async.mbarrier.arrive{.noinc} of the cp.async.mbarrier forms is "
@@ -605,8 +628,8 @@ void Parser::cp_async_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
   op.space = ir::Space::shared;
 }
 
-void Parser::createpolicy_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
-                                     std::span<const std::string_view> quals) {
+void Parser::createpolicy_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   // The spellings are PTX's, declared once in emitter/ptx (`L2::` + the spec spelling).
   std::size_t k = 0;
   while (k < quals.size() && quals[k].starts_with("L2::evict_")) {
@@ -623,8 +646,8 @@ void Parser::createpolicy_qualifiers(ir::Op& op, Decoded& d, const Token& opc,
 }
 
 /// setp's `.cmp{.ftz}.type`.
-void Parser::compare_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                                std::span<const std::string_view> quals) {
+void Parser::compare_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   op.ftz = quals.size() == 3 && quals[1] == "ftz";
   if (quals.size() != (op.ftz ? 3u : 2u))
     throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
@@ -646,8 +669,8 @@ void Parser::compare_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Tok
 }
 
 /// atom / red: `{.sem}{.scope}{.space}.op.type`, the first three in any order.
-void Parser::atomic_qualifiers(const Form& f, ir::Op& op, Decoded& d, const Token& opc,
-                               std::span<const std::string_view> quals) {
+void Parser::atomic_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
   std::optional<ir::Space> space;
   std::optional<ir::Atomic> atomic;
   std::optional<std::string_view> type;

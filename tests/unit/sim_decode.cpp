@@ -44,7 +44,7 @@ constexpr std::uint32_t first_body_line = 14;
 /// The ir::Code spelled as in forms.def ("mul_hi").
 std::optional<ir::Code> code_named(std::string_view text) {
   static const std::pair<std::string_view, ir::Code> codes[] = {
-#define SIM_CODE(code) {#code, ir::Code::code},
+#define SIM_CODE(code, family) {#code, ir::Code::code},
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
 #include "driver/sim/forms.def"
 #undef SIM_FORM
@@ -178,7 +178,7 @@ TEST_CASE("forms.def: every code but those the parser makes itself has a form; o
   const std::vector<ir::Code> formless = {ir::Code::unsupported, ir::Code::call, ir::Code::mov_pack,
                                           ir::Code::mov_unpack};
   const std::vector<ir::Code> codes = {
-#define SIM_CODE(code) ir::Code::code,
+#define SIM_CODE(code, family) ir::Code::code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
 #include "driver/sim/forms.def"
 #undef SIM_FORM
