@@ -111,24 +111,23 @@ std::optional<tile::TensorInit> Builder::init(const Text& at) {
     init.modulus = *v;
     return init;
   }
-  if (auto a = call_arg("random")) {
-    auto v = integer_of<std::uint64_t>(*a);
+  // random(SEED) and constant(V): one integer argument, which `field` takes.
+  auto integer_call = [&]<class Int>(std::string_view a, std::string_view rule,
+                                     tile::TensorInit::Kind kind,
+                                     Int& field) -> std::optional<tile::TensorInit> {
+    auto v = integer_of<Int>(a);
     if (!v)
-      return bad(offset_of(*a), a->size(),
-                 "the random seed must be a non-negative integer; got \"" + std::string(*a) + "\"");
-    init.kind = tile::TensorInit::Kind::random;
-    init.seed = *v;
+      return bad(offset_of(a), a.size(), std::string(rule) + "; got \"" + std::string(a) + "\"");
+    init.kind = kind;
+    field = *v;
     return init;
-  }
-  if (auto a = call_arg("constant")) {
-    auto v = integer_of<std::int64_t>(*a);
-    if (!v)
-      return bad(offset_of(*a), a->size(),
-                 "the constant must be an integer; got \"" + std::string(*a) + "\"");
-    init.kind = tile::TensorInit::Kind::constant;
-    init.value = *v;
-    return init;
-  }
+  };
+  if (auto a = call_arg("random"))
+    return integer_call(*a, "the random seed must be a non-negative integer",
+                        tile::TensorInit::Kind::random, init.seed);
+  if (auto a = call_arg("constant"))
+    return integer_call(*a, "the constant must be an integer", tile::TensorInit::Kind::constant,
+                        init.value);
   constexpr std::array<std::string_view, 4> kinds = {"zero", "arange", "random", "constant"};
   std::size_t word = 0;
   while (word < s.size() && tile::name_char(s[word]))
