@@ -49,17 +49,11 @@ inline CpAsyncOpcode cp_async(CacheOp cache_op, L2Prefetch prefetch = L2Prefetch
 }
 
 /// How a global tensor starts in test runs (the spec's `init`).
-inline tile::TensorInit zero_init() {
-  return {};
-}
 inline tile::TensorInit arange_mod(std::int64_t modulus) {
   return {tile::TensorInit::Kind::arange_mod, modulus, 0, 0};
 }
 inline tile::TensorInit random_init(std::uint64_t seed) {
   return {tile::TensorInit::Kind::random, 0, seed, 0};
-}
-inline tile::TensorInit constant_init(std::int64_t value) {
-  return {tile::TensorInit::Kind::constant, 0, 0, value};
 }
 
 struct GlobalOptions {

@@ -1,6 +1,7 @@
 // The builder's core and its declaration rules: names, the launch, the ABI order,
 // parameters and tensors.
 #include "emitter/build/builder.hpp"
+#include "emitter/build/text.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/tile/contract.hpp"
@@ -19,10 +20,6 @@ constexpr std::array<std::string_view, 12> kReserved = {"tid",    "warp", "lane"
                                                         "ntid",   "nbid", "T",    "if_then_else",
                                                         "uint32", "min",  "max",  "clamp"};
 
-std::string quoted(std::string_view s) {
-  return "'" + std::string(s) + "'";
-}
-
 std::string joined(std::span<const std::string_view> xs) {
   std::string out;
   for (std::size_t i = 0; i < xs.size(); ++i)
@@ -35,23 +32,6 @@ std::string quoted_names(const std::vector<std::string>& names) {
   for (std::size_t i = 0; i < names.size(); ++i)
     out += (i ? ", " : "") + quoted(names[i]);
   return out;
-}
-
-bool is_identifier(std::string_view s) {
-  return !s.empty() && tile::name_start(s[0]) && std::all_of(s.begin(), s.end(), tile::name_char);
-}
-
-std::optional<std::uint64_t> parse_u64(std::string_view s) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  }
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    return std::nullopt;
-  return v;
 }
 
 } // namespace
@@ -105,7 +85,7 @@ void Builder::error_in(DiagId id, const Text& at, std::size_t offset, std::size_
 // ---------------------------------------------------------------- names and launch
 
 bool Builder::identifier(std::string_view name, std::string_view what, const At& at) {
-  if (is_identifier(name))
+  if (is_name(name))
     return true;
   error(DiagId::spec_bad_name, at,
         std::string(what) + " name " + quoted(name) +
@@ -251,7 +231,7 @@ bool Builder::param_value(const ParamDecl& d, std::uint64_t& out) {
     break;
   case ParamValue::Form::text:
     // A file's integers stop at 2^63-1; a u64 (a cache policy) may need the top bit.
-    if (auto u = parse_u64(v.text))
+    if (auto u = integer_of<std::uint64_t>(v.text))
       out = *u;
     else
       problem = "a u64 value string must be a decimal or 0x hexadecimal integer below 2^64; got " +

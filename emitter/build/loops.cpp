@@ -1,5 +1,6 @@
 // The builder's loop and pipeline rules, the pipeline expansion, and the result.
 #include "emitter/build/builder.hpp"
+#include "emitter/build/text.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/limits.hpp"
 #include "emitter/tile/name_chars.hpp"
@@ -10,10 +11,6 @@
 namespace ptxgen::build {
 
 namespace {
-
-std::string loop_quoted(std::string_view s) {
-  return "'" + std::string(s) + "'";
-}
 
 /// The first leaf of e that differs between the threads of a CTA, else nullptr.
 const tile::Expr* per_thread_leaf(const tile::Expr& e) {
@@ -100,7 +97,7 @@ bool Builder::loop_var_in(const Text& name, std::string_view what, const std::st
                           const At* at) {
   if (problem.empty())
     return true;
-  const std::string message = std::string(what) + " " + loop_quoted(name.text) + " " + problem;
+  const std::string message = std::string(what) + " " + quoted(name.text) + " " + problem;
   // A default name the caller did not write is reported where it applies, with the way out.
   error(DiagId::spec_loop_var_name, at ? *at : name.at(0, name.text.size()),
         at ? message + "; name it otherwise with stage_var = \"s\"" : message);
@@ -153,8 +150,8 @@ Diagnostics Builder::open_loop_diagnostics() const {
   Diagnostics out;
   for (const OpenLoop& l : loops_)
     out.add(tile::diagnostic_at(DiagId::spec_loop_unclosed, l.pos,
-                                "this `for` has no matching op = \"end\" (loop " +
-                                    loop_quoted(l.var) + ")"));
+                                "this `for` has no matching op = \"end\" (loop " + quoted(l.var) +
+                                    ")"));
   return out;
 }
 
@@ -209,7 +206,7 @@ bool Builder::pipeline_load_kind(std::string_view kind, const At& at) {
   if (kind == "apply")
     return true;
   error(DiagId::spec_pipeline_load_op, at,
-        "a pipeline's [[op.load]] is a cp.async apply; op " + loop_quoted(kind) +
+        "a pipeline's [[op.load]] is a cp.async apply; op " + quoted(kind) +
             " belongs in [[op.body]] (the consumer) or outside the pipeline");
   return false;
 }
@@ -228,8 +225,7 @@ bool Builder::pipeline_body_kind(std::string_view kind, const At& at) {
   if (kind == "copy" || kind == "fill")
     return true;
   error(DiagId::spec_pipeline_body_op, at,
-        "a pipeline's consumer ([[op.body]]) holds only copy and fill ops; not " +
-            loop_quoted(kind) +
+        "a pipeline's consumer ([[op.body]]) holds only copy and fill ops; not " + quoted(kind) +
             " (the pipeline writes its own commits, waits and barriers, and a cp.async in the "
             "consumer would join the pipeline's groups)");
   return false;

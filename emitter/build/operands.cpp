@@ -1,6 +1,7 @@
 // The builder's operand rules: views and expressions over the kernel's names, an
 // apply's repeat axes, cache-policy parameters, wait_group, fill patterns and mbarriers.
 #include "emitter/build/builder.hpp"
+#include "emitter/build/text.hpp"
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/limits.hpp"
@@ -12,10 +13,6 @@
 namespace ptxgen::build {
 
 namespace {
-
-std::string squoted(std::string_view s) {
-  return "'" + std::string(s) + "'";
-}
 
 /// The tensor name a view string starts with ("A" in `A.sub[tid, :]`).
 std::string_view leading_name(std::string_view s) {
@@ -190,7 +187,7 @@ bool Builder::tree_names(const tile::Expr& x, const Text& at, const tile::ApplyO
   bool ok = problem.empty();
   if (!ok)
     error_in(DiagId::expr_unknown_name, at, x.offset, x.length,
-             "unknown name " + squoted(x.name) + ": " + problem);
+             "unknown name " + quoted(x.name) + ": " + problem);
   for (const tile::ExprPtr& a : x.args)
     ok = tree_names(*a, at, apply) && ok;
   return ok;
@@ -201,7 +198,7 @@ bool Builder::policy_param(std::string_view name, const Text& at, std::size_t of
   if (name.empty() || !tile::name_start(name[0]) ||
       !std::all_of(name.begin(), name.end(), tile::name_char))
     return bad_policy(at, offset, length,
-                      "expected a parameter name after \"param:\"; got " + squoted(name));
+                      "expected a parameter name after \"param:\"; got " + quoted(name));
   auto it = param_u64_.find(name);
   if (it == param_u64_.end()) {
     if (is_param(name))
@@ -211,14 +208,14 @@ bool Builder::policy_param(std::string_view name, const Text& at, std::size_t of
       if (is_u64)
         u64s.push_back(n);
     error_in(DiagId::contract_policy_param_unknown, at, offset, length,
-             "unknown parameter " + squoted(name) + " for the cache policy" +
+             "unknown parameter " + quoted(name) + " for the cache policy" +
                  tile::did_you_mean(name, u64s) + " (declare it as [param." + std::string(name) +
                  "] with dtype = \"u64\")");
     return false;
   }
   if (!it->second) {
     error_in(DiagId::contract_policy_param_not_u64, at, offset, length,
-             "cache policy parameter " + squoted(name) +
+             "cache policy parameter " + quoted(name) +
                  " is u32; a cache policy is a 64-bit operand (dtype = \"u64\")");
     return false;
   }

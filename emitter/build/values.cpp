@@ -2,6 +2,7 @@
 // beside views and expressions: a tensor's init, a fill pattern, a cache policy and
 // an expectation's `LEFT == RIGHT`. Each reports inside the string (see Text).
 #include "emitter/build/builder.hpp"
+#include "emitter/build/text.hpp"
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/tile/limits.hpp"
 #include "emitter/tile/name_chars.hpp"
@@ -15,40 +16,6 @@
 namespace ptxgen::build {
 
 namespace {
-
-std::string_view trimmed(std::string_view s, std::size_t* skipped = nullptr) {
-  std::size_t b = 0;
-  while (b < s.size() && (s[b] == ' ' || s[b] == '\t'))
-    ++b;
-  std::size_t e = s.size();
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
-    --e;
-  if (skipped)
-    *skipped = b;
-  return s.substr(b, e - b);
-}
-
-template <class Int>
-std::optional<Int> integer_of(std::string_view s) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  }
-  Int v{};
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    return std::nullopt;
-  return v;
-}
-
-std::string value_quoted(std::string_view s) {
-  return "'" + std::string(s) + "'";
-}
-
-bool is_name(std::string_view s) {
-  return !s.empty() && tile::name_start(s[0]) && std::all_of(s.begin(), s.end(), tile::name_char);
-}
 
 /// An eviction priority, also written `.evict_last`, `L2::evict_last` or `.L2::evict_last`.
 std::string_view without_priority_prefix(std::string_view s) {
@@ -144,30 +111,29 @@ std::optional<tile::TensorInit> Builder::init(const Text& at) {
     init.modulus = *v;
     return init;
   }
-  if (auto a = call_arg("random")) {
-    auto v = integer_of<std::uint64_t>(*a);
+  // random(SEED) and constant(V): one integer argument, which `field` takes.
+  auto integer_call = [&]<class Int>(std::string_view a, std::string_view rule,
+                                     tile::TensorInit::Kind kind,
+                                     Int& field) -> std::optional<tile::TensorInit> {
+    auto v = integer_of<Int>(a);
     if (!v)
-      return bad(offset_of(*a), a->size(),
-                 "the random seed must be a non-negative integer; got \"" + std::string(*a) + "\"");
-    init.kind = tile::TensorInit::Kind::random;
-    init.seed = *v;
+      return bad(offset_of(a), a.size(), std::string(rule) + "; got \"" + std::string(a) + "\"");
+    init.kind = kind;
+    field = *v;
     return init;
-  }
-  if (auto a = call_arg("constant")) {
-    auto v = integer_of<std::int64_t>(*a);
-    if (!v)
-      return bad(offset_of(*a), a->size(),
-                 "the constant must be an integer; got \"" + std::string(*a) + "\"");
-    init.kind = tile::TensorInit::Kind::constant;
-    init.value = *v;
-    return init;
-  }
+  };
+  if (auto a = call_arg("random"))
+    return integer_call(*a, "the random seed must be a non-negative integer",
+                        tile::TensorInit::Kind::random, init.seed);
+  if (auto a = call_arg("constant"))
+    return integer_call(*a, "the constant must be an integer", tile::TensorInit::Kind::constant,
+                        init.value);
   constexpr std::array<std::string_view, 4> kinds = {"zero", "arange", "random", "constant"};
   std::size_t word = 0;
   while (word < s.size() && tile::name_char(s[word]))
     ++word;
   return bad(skip, s.size(),
-             "unknown init " + value_quoted(s) +
+             "unknown init " + quoted(s) +
                  tile::or_choices(tile::did_you_mean(s.substr(0, word), kinds),
                                   "; expected \"zero\", \"arange % M\", \"random(SEED)\" or "
                                   "\"constant(V)\""));
@@ -254,11 +220,11 @@ std::optional<ptx::EvictionPriority> Builder::priority(const Text& at, std::size
   if (secondary)
     error_in(DiagId::spec_bad_secondary_priority, at, offset, length,
              "the secondary eviction priority must be " + eviction_priorities(true) + "; got " +
-                 value_quoted(word));
+                 quoted(word));
   else
     error_in(
         DiagId::spec_unknown_eviction_priority, at, offset, length,
-        "unknown primary eviction priority " + value_quoted(word) +
+        "unknown primary eviction priority " + quoted(word) +
             tile::did_you_mean(without_priority_prefix(word), ptx::eviction_priority_spellings()) +
             " (expected " + eviction_priorities(false) + ")");
   return std::nullopt;
@@ -341,7 +307,7 @@ Builder::policy_args(const Text& at, std::span<const std::string_view> args) {
         have_fraction = true;
         continue;
       }
-      problem = "expected a fraction in (0, 1] such as 0.5; got " + value_quoted(arg);
+      problem = "expected a fraction in (0, 1] such as 0.5; got " + quoted(arg);
     } else {
       problem = "too many createpolicy arguments; expected (PRIMARY[, SECONDARY][, FRACTION])";
     }

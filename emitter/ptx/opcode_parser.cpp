@@ -45,6 +45,88 @@ Diagnostic root_error(std::string_view text) {
                                                : "`" + std::string(wrong) + "` is not `async`"));
 }
 
+/// The qualifiers seen so far, for duplicate checks and the layout.
+struct FoundQualifiers {
+  std::optional<Token> cache_op, dst, src, hint, prefetch;
+};
+
+/// Takes one qualifier into `op`, or says why it does not belong.
+std::optional<Diagnostic> take_qualifier(const Token& t, std::string_view text, CpAsyncOpcode& op,
+                                         FoundQualifiers& found) {
+  auto& [cache_op, dst, src, hint, prefetch] = found;
+  const std::string_view q = t.text;
+  if (q == "ca" || q == "cg") {
+    if (cache_op)
+      return error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
+                      "a second cache operator " + quoted(q) + "; cp.async takes exactly one of " +
+                          std::string(kCacheOps) + ", and " + quoted(cache_op->text) +
+                          " came first");
+    cache_op = t;
+    op.cache_op = q == "ca" ? CacheOp::ca : CacheOp::cg;
+  } else if (q == "cs" || q == "lu" || q == "cv" || q == "wb" || q == "wt" ||
+             q.substr(0, 4) == "L1::") {
+    return error_at(DiagId::ptx_opcode_cache_op, text, t.offset - 1, q.size() + 1,
+                    quoted(q) + " is not a cp.async cache operator; use " + std::string(kCacheOps));
+  } else if (q == "shared" || q == "shared::cta") {
+    if (src)
+      return error_at(DiagId::ptx_opcode_space_order, text, src->offset - 1, src->text.size() + 1,
+                      "cp.async copies global to shared only: the destination space " + quoted(q) +
+                          " must come first and the source space `.global` second");
+    if (dst)
+      return error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
+                      "a second destination space " + quoted(q) +
+                          "; cp.async takes one shared destination and the "
+                          "`.global` source");
+    dst = t;
+    op.dst_space = q == "shared" ? SharedSpace::shared : SharedSpace::shared_cta;
+  } else if (q == "shared::cluster") {
+    return error_at(DiagId::ptx_opcode_space, text, t.offset - 1, q.size() + 1,
+                    "ptxas rejects .shared::cluster on every target; use .shared "
+                    "or .shared::cta");
+  } else if (q == "global") {
+    if (src)
+      return error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
+                      "a second `.global`; cp.async takes one shared destination "
+                      "and one `.global` source");
+    src = t;
+  } else if (q == "local" || q == "param" || q == "const" || q == "generic" ||
+             q.substr(0, 6) == "shared") {
+    return error_at(DiagId::ptx_opcode_space, text, t.offset - 1, q.size() + 1,
+                    "cp.async copies global to shared only: " + quoted(q) +
+                        " is not allowed; the spaces are `.shared` (or "
+                        "`.shared::cta`) then `.global`");
+  } else if (q == "L2::cache_hint") {
+    if (hint)
+      return error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
+                      "`.L2::cache_hint` may appear at most once");
+    hint = t;
+    op.cache_hint = true;
+  } else if (q == "L2::64B" || q == "L2::128B" || q == "L2::256B") {
+    if (prefetch)
+      return error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
+                      "at most one L2 prefetch size; " + quoted(prefetch->text) + " came first");
+    prefetch = t;
+    op.prefetch = q == "L2::64B"    ? L2Prefetch::b64
+                  : q == "L2::128B" ? L2Prefetch::b128
+                                    : L2Prefetch::b256;
+  } else if (q.substr(0, 4) == "L2::" && !q.empty() && q.back() == 'B') {
+    return error_at(DiagId::ptx_opcode_prefetch, text, t.offset - 1, q.size() + 1,
+                    "unknown L2 prefetch size " + quoted(q) +
+                        "; expected `.L2::64B`, `.L2::128B` or `.L2::256B`");
+  } else if (q == "commit_group" || q == "wait_group" || q == "wait_all" || q == "mbarrier") {
+    return error_at(DiagId::ptx_opcode_not_a_copy, text, t.offset - 1, q.size() + 1,
+                    "`cp.async." + std::string(q) +
+                        "` is a separate instruction, not a copy opcode; expected "
+                        "e.g. `cp.async.cg.shared.global`");
+  } else {
+    return error_at(DiagId::ptx_opcode_unknown_qualifier, text, t.offset - 1, q.size() + 1,
+                    "unknown cp.async qualifier " + quoted(q) +
+                        "; expected `.ca`/`.cg`, `.shared`/`.shared::cta`, "
+                        "`.global`, `.L2::cache_hint` or `.L2::64B`/`128B`/`256B`");
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 Result<CpAsyncOpcode> parse_opcode(std::string_view text, OpcodeLayout* layout) {
@@ -72,86 +154,13 @@ Result<CpAsyncOpcode> parse_opcode(std::string_view text, OpcodeLayout* layout) 
   }
 
   CpAsyncOpcode op;
-  std::optional<Token> cache_op, dst, src, hint, prefetch;
+  FoundQualifiers seen;
   for (const Token& t : tokens) {
-    const std::string_view q = t.text;
-    if (q == "ca" || q == "cg") {
-      if (cache_op)
-        return R::failure(error_at(
-            DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
-            "a second cache operator " + quoted(q) + "; cp.async takes exactly one of " +
-                std::string(kCacheOps) + ", and " + quoted(cache_op->text) + " came first"));
-      cache_op = t;
-      op.cache_op = q == "ca" ? CacheOp::ca : CacheOp::cg;
-    } else if (q == "cs" || q == "lu" || q == "cv" || q == "wb" || q == "wt" ||
-               q.substr(0, 4) == "L1::") {
-      return R::failure(
-          error_at(DiagId::ptx_opcode_cache_op, text, t.offset - 1, q.size() + 1,
-                   quoted(q) + " is not a cp.async cache operator; use " + std::string(kCacheOps)));
-    } else if (q == "shared" || q == "shared::cta") {
-      if (src)
-        return R::failure(
-            error_at(DiagId::ptx_opcode_space_order, text, src->offset - 1, src->text.size() + 1,
-                     "cp.async copies global to shared only: the destination space " + quoted(q) +
-                         " must come first and the source space `.global` second"));
-      if (dst)
-        return R::failure(error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1,
-                                   q.size() + 1,
-                                   "a second destination space " + quoted(q) +
-                                       "; cp.async takes one shared destination and the "
-                                       "`.global` source"));
-      dst = t;
-      op.dst_space = q == "shared" ? SharedSpace::shared : SharedSpace::shared_cta;
-    } else if (q == "shared::cluster") {
-      return R::failure(error_at(DiagId::ptx_opcode_space, text, t.offset - 1, q.size() + 1,
-                                 "ptxas rejects .shared::cluster on every target; use .shared "
-                                 "or .shared::cta"));
-    } else if (q == "global") {
-      if (src)
-        return R::failure(error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1,
-                                   q.size() + 1,
-                                   "a second `.global`; cp.async takes one shared destination "
-                                   "and one `.global` source"));
-      src = t;
-    } else if (q == "local" || q == "param" || q == "const" || q == "generic" ||
-               q.substr(0, 6) == "shared") {
-      return R::failure(error_at(DiagId::ptx_opcode_space, text, t.offset - 1, q.size() + 1,
-                                 "cp.async copies global to shared only: " + quoted(q) +
-                                     " is not allowed; the spaces are `.shared` (or "
-                                     "`.shared::cta`) then `.global`"));
-    } else if (q == "L2::cache_hint") {
-      if (hint)
-        return R::failure(error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1,
-                                   q.size() + 1, "`.L2::cache_hint` may appear at most once"));
-      hint = t;
-      op.cache_hint = true;
-    } else if (q == "L2::64B" || q == "L2::128B" || q == "L2::256B") {
-      if (prefetch)
-        return R::failure(
-            error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
-                     "at most one L2 prefetch size; " + quoted(prefetch->text) + " came first"));
-      prefetch = t;
-      op.prefetch = q == "L2::64B"    ? L2Prefetch::b64
-                    : q == "L2::128B" ? L2Prefetch::b128
-                                      : L2Prefetch::b256;
-    } else if (q.substr(0, 4) == "L2::" && !q.empty() && q.back() == 'B') {
-      return R::failure(error_at(DiagId::ptx_opcode_prefetch, text, t.offset - 1, q.size() + 1,
-                                 "unknown L2 prefetch size " + quoted(q) +
-                                     "; expected `.L2::64B`, `.L2::128B` or `.L2::256B`"));
-    } else if (q == "commit_group" || q == "wait_group" || q == "wait_all" || q == "mbarrier") {
-      return R::failure(error_at(DiagId::ptx_opcode_not_a_copy, text, t.offset - 1, q.size() + 1,
-                                 "`cp.async." + std::string(q) +
-                                     "` is a separate instruction, not a copy opcode; expected "
-                                     "e.g. `cp.async.cg.shared.global`"));
-    } else {
-      return R::failure(error_at(DiagId::ptx_opcode_unknown_qualifier, text, t.offset - 1,
-                                 q.size() + 1,
-                                 "unknown cp.async qualifier " + quoted(q) +
-                                     "; expected `.ca`/`.cg`, `.shared`/`.shared::cta`, "
-                                     "`.global`, `.L2::cache_hint` or `.L2::64B`/`128B`/`256B`"));
-    }
+    if (auto d = take_qualifier(t, text, op, seen))
+      return R::failure(std::move(*d));
   }
 
+  const auto& [cache_op, dst, src, hint, prefetch] = seen;
   if (!cache_op)
     return R::failure(error_at(DiagId::ptx_opcode_missing_qualifier, text, text.size(), 1,
                                "missing cache operator; cp.async needs " + std::string(kCacheOps)));

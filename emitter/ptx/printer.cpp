@@ -20,29 +20,9 @@ public:
     out_ += q;
   }
   void def(Register r, Slot) { next() += to_string(r); }
-  void defs(std::span<const Register> rs, Slot) {
-    std::string& out = next();
-    if (rs.size() == 1) {
-      out += to_string(rs.front());
-      return;
-    }
-    out += "{";
-    for (std::size_t k = 0; k < rs.size(); ++k)
-      out += (k ? ", " : "") + to_string(rs[k]);
-    out += "}";
-  }
+  void defs(std::span<const Register> rs, Slot) { list(rs); }
   void use(const Operand& o, Slot) { next() += to_string(o); }
-  void uses(std::span<const Operand> os, Slot) {
-    std::string& out = next();
-    if (os.size() == 1) {
-      out += to_string(os.front());
-      return;
-    }
-    out += "{";
-    for (std::size_t k = 0; k < os.size(); ++k)
-      out += (k ? ", " : "") + to_string(os[k]);
-    out += "}";
-  }
+  void uses(std::span<const Operand> os, Slot) { list(os); }
   void reg(Register r, Slot) { next() += to_string(r); }
   void negated_reg(Register r, Slot) { next() += "!" + to_string(r); }
   void address(const Address& a, AddressSlot) { next() += to_string(a); }
@@ -62,6 +42,20 @@ public:
   bool is_label_definition() const { return label_definition_; }
 
 private:
+  /// One operand, or a vector operand `{a, b, ...}`.
+  template <class T>
+  void list(std::span<const T> items) {
+    std::string& out = next();
+    if (items.size() == 1) {
+      out += to_string(items.front());
+      return;
+    }
+    out += "{";
+    for (std::size_t k = 0; k < items.size(); ++k)
+      out += (k ? ", " : "") + to_string(items[k]);
+    out += "}";
+  }
+
   std::string& next() {
     out_ += operands_++ ? ", " : " ";
     return out_;

@@ -527,6 +527,93 @@ private:
       check_u32(*a.pred->value, lb, a.pred->pos, text_length(*a.pred), "pred", out_);
   }
 
+  /// One operand's shape: its group axes, then a contiguous chunk axis of chunk_bytes.
+  bool check_apply_shape(const ApplyOp& a, const ViewUse& u, std::size_t group_axes,
+                         std::int64_t chunk) {
+    const View& v = u.view->value;
+    if (v.rank() < group_axes + 1) {
+      error(a.scope == Scope::cta ? DiagId::contract_group_axes : DiagId::contract_no_element_axis,
+            u.view->pos,
+            a.scope == Scope::cta
+                ? std::string("missing group axis: at CTA scope ") + std::string(u.role) +
+                      " must have shape (warp, lane, *repeat, element); it has shape " +
+                      shape_str(v)
+                : std::string(u.role) + " must have at least the element axis; it has shape " +
+                      shape_str(v),
+            text_length(*u.view));
+      return false;
+    }
+    if (a.scope == Scope::cta) {
+      if (k_.block % 32 != 0 || v.axes[1].size != 32 || v.axes[0].size != k_.block / 32) {
+        error(DiagId::contract_group_axes, u.view->pos,
+              "missing group axis: at CTA scope the first two axes of " + std::string(u.role) +
+                  " bind (warp, lane) and must be (" + std::to_string(k_.block / 32) +
+                  ",32) for a block of " + std::to_string(k_.block) + " threads; " +
+                  std::string(u.role) + " has shape " + shape_str(v),
+              text_length(*u.view));
+        return false;
+      }
+    }
+    // The chunk axis: exactly chunk_bytes, contiguous.
+    const ViewAxis& last = v.axes.back();
+    const std::int64_t elem = size_bytes(v.dtype);
+    if (last.size * elem != chunk) {
+      error(DiagId::contract_chunk_axis_bytes, u.view->pos,
+            std::string(u.role) + ": the final axis holds " + std::to_string(last.size) + " " +
+                std::string(name(v.dtype)) + " = " + std::to_string(last.size * elem) +
+                " bytes; chunk_bytes is " + std::to_string(chunk) +
+                " (the final axis must occupy exactly chunk_bytes bytes)",
+            text_length(*u.view));
+      return false;
+    }
+    if (last.size > 1 && last.stride_bytes != elem) {
+      error(DiagId::contract_noncontiguous_chunk, u.view->pos,
+            std::string(u.role) + " " + v.str() +
+                ": noncontiguous chunk: the final axis has a "
+                "stride of " +
+                std::to_string(last.stride_bytes) + " bytes; its " + std::to_string(elem) +
+                "-byte elements must be adjacent (stride " + std::to_string(elem) + ")",
+            text_length(*u.view));
+      return false;
+    }
+    return true;
+  }
+
+  /// dst and src agree on their repeat axes, and those ask for few enough instructions.
+  bool check_apply_repeats(const ApplyOp& a, std::size_t group_axes) {
+    const View& dv = a.dst.value;
+    const View& sv = a.src.value;
+    if (dv.rank() != sv.rank()) {
+      error(DiagId::contract_shapes_disagree, a.src.pos,
+            "dst has shape " + shape_str(dv) + " and src has shape " + shape_str(sv) +
+                "; the repeat axes must agree",
+            text_length(a.src));
+      return false;
+    }
+    std::int64_t repeats = 1;
+    for (std::size_t i = 0; i + 1 < dv.rank(); ++i) {
+      if (dv.axes[i].size != sv.axes[i].size) {
+        error(DiagId::contract_shapes_disagree, a.src.pos,
+              "axis " + std::to_string(i) + " has size " + std::to_string(dv.axes[i].size) +
+                  " in dst " + shape_str(dv) + " but " + std::to_string(sv.axes[i].size) +
+                  " in src " + shape_str(sv),
+              text_length(a.src));
+        return false;
+      }
+      if (i >= group_axes)
+        repeats *= dv.axes[i].size;
+    }
+    if (repeats > max_repeats_per_apply) {
+      error(DiagId::contract_too_many_repeats, a.dst.pos,
+            "the repeat axes ask for " + std::to_string(repeats) +
+                " cp.async instructions per thread; at most " +
+                std::to_string(max_repeats_per_apply) + " are unrolled",
+            text_length(a.dst));
+      return false;
+    }
+    return true;
+  }
+
   void check(const ApplyOp& a, const Op&) {
     check_not_barrier(a.dst, "apply dst");
     const auto& opc = a.opcode.value;
@@ -569,85 +656,11 @@ private:
     // Shapes: thread scope (*repeat, element); CTA scope (warp, lane, *repeat, element).
     const std::size_t group_axes = a.scope == Scope::cta ? 2 : 0;
     const ViewUse uses[2] = {{&a.dst, "dst"}, {&a.src, "src"}};
-    for (const auto& u : uses) {
-      const View& v = u.view->value;
-      if (v.rank() < group_axes + 1) {
-        error(a.scope == Scope::cta ? DiagId::contract_group_axes
-                                    : DiagId::contract_no_element_axis,
-              u.view->pos,
-              a.scope == Scope::cta
-                  ? std::string("missing group axis: at CTA scope ") + std::string(u.role) +
-                        " must have shape (warp, lane, *repeat, element); it has shape " +
-                        shape_str(v)
-                  : std::string(u.role) + " must have at least the element axis; it has shape " +
-                        shape_str(v),
-              text_length(*u.view));
+    for (const auto& u : uses)
+      if (!check_apply_shape(a, u, group_axes, chunk))
         return;
-      }
-      if (a.scope == Scope::cta) {
-        if (k_.block % 32 != 0 || v.axes[1].size != 32 || v.axes[0].size != k_.block / 32) {
-          error(DiagId::contract_group_axes, u.view->pos,
-                "missing group axis: at CTA scope the first two axes of " + std::string(u.role) +
-                    " bind (warp, lane) and must be (" + std::to_string(k_.block / 32) +
-                    ",32) for a block of " + std::to_string(k_.block) + " threads; " +
-                    std::string(u.role) + " has shape " + shape_str(v),
-                text_length(*u.view));
-          return;
-        }
-      }
-      // The chunk axis: exactly chunk_bytes, contiguous.
-      const ViewAxis& last = v.axes.back();
-      const std::int64_t elem = size_bytes(v.dtype);
-      if (last.size * elem != chunk) {
-        error(DiagId::contract_chunk_axis_bytes, u.view->pos,
-              std::string(u.role) + ": the final axis holds " + std::to_string(last.size) + " " +
-                  std::string(name(v.dtype)) + " = " + std::to_string(last.size * elem) +
-                  " bytes; chunk_bytes is " + std::to_string(chunk) +
-                  " (the final axis must occupy exactly chunk_bytes bytes)",
-              text_length(*u.view));
-        return;
-      }
-      if (last.size > 1 && last.stride_bytes != elem) {
-        error(DiagId::contract_noncontiguous_chunk, u.view->pos,
-              std::string(u.role) + " " + v.str() +
-                  ": noncontiguous chunk: the final axis has a "
-                  "stride of " +
-                  std::to_string(last.stride_bytes) + " bytes; its " + std::to_string(elem) +
-                  "-byte elements must be adjacent (stride " + std::to_string(elem) + ")",
-              text_length(*u.view));
-        return;
-      }
-    }
-    const View& dv = a.dst.value;
-    const View& sv = a.src.value;
-    if (dv.rank() != sv.rank()) {
-      error(DiagId::contract_shapes_disagree, a.src.pos,
-            "dst has shape " + shape_str(dv) + " and src has shape " + shape_str(sv) +
-                "; the repeat axes must agree",
-            text_length(a.src));
+    if (!check_apply_repeats(a, group_axes))
       return;
-    }
-    std::int64_t repeats = 1;
-    for (std::size_t i = 0; i + 1 < dv.rank(); ++i) {
-      if (dv.axes[i].size != sv.axes[i].size) {
-        error(DiagId::contract_shapes_disagree, a.src.pos,
-              "axis " + std::to_string(i) + " has size " + std::to_string(dv.axes[i].size) +
-                  " in dst " + shape_str(dv) + " but " + std::to_string(sv.axes[i].size) +
-                  " in src " + shape_str(sv),
-              text_length(a.src));
-        return;
-      }
-      if (i >= group_axes)
-        repeats *= dv.axes[i].size;
-    }
-    if (repeats > max_repeats_per_apply) {
-      error(DiagId::contract_too_many_repeats, a.dst.pos,
-            "the repeat axes ask for " + std::to_string(repeats) +
-                " cp.async instructions per thread; at most " +
-                std::to_string(max_repeats_per_apply) + " are unrolled",
-            text_length(a.dst));
-      return;
-    }
     const char* why =
         a.src_size || a.ignore_src ? " (zero fill does not relax the bounds proof)" : "";
     for (const auto& u : uses) {

@@ -16,6 +16,33 @@ using i64 = std::int64_t;
 constexpr i64 kMin = std::numeric_limits<i64>::min();
 constexpr i64 kMax = std::numeric_limits<i64>::max();
 
+// What each Special reads, in enum order: its spelling; the grid's CTAs or the block's
+// threads; an extent (ntid, nbid...) or an index (tid, bid); the axis (kAllAxes: the
+// total, for extents only).
+constexpr int kAllAxes = 3;
+struct SpecialRow {
+  std::string_view spelling;
+  bool of_grid;
+  bool extent;
+  int axis;
+};
+constexpr SpecialRow kSpecialRows[] = {
+    {"tid.x", false, false, 0},      {"tid.y", false, false, 1},     {"tid.z", false, false, 2},
+    {"ntid", false, true, kAllAxes}, {"ntid.x", false, true, 0},     {"ntid.y", false, true, 1},
+    {"ntid.z", false, true, 2},      {"bid.x", true, false, 0},      {"bid.y", true, false, 1},
+    {"bid.z", true, false, 2},       {"nbid", true, true, kAllAxes}, {"nbid.x", true, true, 0},
+    {"nbid.y", true, true, 1},       {"nbid.z", true, true, 2},
+};
+static_assert(std::size(kSpecialRows) == std::size(kSpecials));
+
+const SpecialRow& special_row(Special s) {
+  return kSpecialRows[static_cast<std::size_t>(s)];
+}
+
+i64 dim_axis(const Dim3& d, int axis) {
+  return axis == 0 ? d.x : axis == 1 ? d.y : d.z;
+}
+
 std::optional<i64> checked_add(i64 a, i64 b) {
   i64 r = 0;
   if (__builtin_add_overflow(a, b, &r))
@@ -333,38 +360,11 @@ Interval narrowed(const LaunchBounds& l, ExprKind k, Interval r) {
 }
 
 Interval special_range(Special s, const LaunchBounds& l) {
-  const Dim3 b = l.block_dim.or_x(l.block), g = l.grid_dim.or_x(l.grid);
-  switch (s) {
-  case Special::tid_x:
-    return {0, b.x - 1};
-  case Special::tid_y:
-    return {0, b.y - 1};
-  case Special::tid_z:
-    return {0, b.z - 1};
-  case Special::ntid:
-    return {l.block, l.block};
-  case Special::ntid_x:
-    return {b.x, b.x};
-  case Special::ntid_y:
-    return {b.y, b.y};
-  case Special::ntid_z:
-    return {b.z, b.z};
-  case Special::bid_x:
-    return {0, g.x - 1};
-  case Special::bid_y:
-    return {0, g.y - 1};
-  case Special::bid_z:
-    return {0, g.z - 1};
-  case Special::nbid:
-    return {l.grid, l.grid};
-  case Special::nbid_x:
-    return {g.x, g.x};
-  case Special::nbid_y:
-    return {g.y, g.y};
-  case Special::nbid_z:
-    return {g.z, g.z};
-  }
-  unreachable("not a Special value");
+  const SpecialRow& r = special_row(s);
+  const i64 total = r.of_grid ? l.grid : l.block;
+  const Dim3 d = (r.of_grid ? l.grid_dim : l.block_dim).or_x(total);
+  const i64 n = r.axis == kAllAxes ? total : dim_axis(d, r.axis);
+  return r.extent ? Interval{n, n} : Interval{0, n - 1};
 }
 
 Interval leaf_range(const Expr& e, const LaunchBounds& l) {
@@ -785,53 +785,25 @@ ExprPtr make_special(Special s) {
 
 namespace {
 
-// The spelling of each Special, in enum order.
-constexpr std::string_view kSpecialSpellings[] = {"tid.x",  "tid.y",  "tid.z",  "ntid",  "ntid.x",
-                                                  "ntid.y", "ntid.z", "bid.x",  "bid.y", "bid.z",
-                                                  "nbid",   "nbid.x", "nbid.y", "nbid.z"};
-static_assert(std::size(kSpecialSpellings) == std::size(kSpecials));
-
 // The value of a special for the thread `tid` of CTA `bid`.
 std::int64_t special_value(Special s, const ExprEnv& env) {
-  const Dim3& b = env.block_dim;
-  const Dim3& g = env.grid_dim;
-  switch (s) {
-  case Special::tid_x:
-    return env.tid % b.x;
-  case Special::tid_y:
-    return env.tid / b.x % b.y;
-  case Special::tid_z:
-    return env.tid / (b.x * b.y);
-  case Special::ntid:
-    return b.count();
-  case Special::ntid_x:
-    return b.x;
-  case Special::ntid_y:
-    return b.y;
-  case Special::ntid_z:
-    return b.z;
-  case Special::bid_x:
-    return env.bid % g.x;
-  case Special::bid_y:
-    return env.bid / g.x % g.y;
-  case Special::bid_z:
-    return env.bid / (g.x * g.y);
-  case Special::nbid:
-    return g.count();
-  case Special::nbid_x:
-    return g.x;
-  case Special::nbid_y:
-    return g.y;
-  case Special::nbid_z:
-    return g.z;
-  }
-  unreachable("not a Special value");
+  const SpecialRow& r = special_row(s);
+  const Dim3& d = r.of_grid ? env.grid_dim : env.block_dim;
+  if (r.extent)
+    return r.axis == kAllAxes ? d.count() : dim_axis(d, r.axis);
+  // A linear index splits x fastest, then y, then z.
+  const i64 i = r.of_grid ? env.bid : env.tid;
+  if (r.axis == 0)
+    return i % d.x;
+  if (r.axis == 1)
+    return i / d.x % d.y;
+  return i / (d.x * d.y);
 }
 
 } // namespace
 
 std::string_view spelling(Special s) {
-  return kSpecialSpellings[static_cast<std::size_t>(s)];
+  return special_row(s).spelling;
 }
 
 std::optional<Special> parse_special(std::string_view text) {
@@ -842,7 +814,8 @@ std::optional<Special> parse_special(std::string_view text) {
 }
 
 bool per_thread(Special s) {
-  return s == Special::tid_x || s == Special::tid_y || s == Special::tid_z;
+  const SpecialRow& r = special_row(s);
+  return !r.of_grid && !r.extent;
 }
 
 bool uses_thread(const Expr& e) {

@@ -93,6 +93,16 @@ const PatternName* find_name(const std::vector<PatternGroup>& side, std::string_
   return nullptr;
 }
 
+/// The first name of `side` that `other` lacks, else nullptr.
+const PatternName* first_unmatched(const std::vector<PatternGroup>& side,
+                                   const std::vector<PatternGroup>& other) {
+  for (const auto& g : side)
+    for (const auto& n : g.names)
+      if (!find_name(other, n.name))
+        return &n;
+  return nullptr;
+}
+
 } // namespace
 
 std::string PatternGroup::str() const {
@@ -155,20 +165,16 @@ Result<RearrangePattern> parse_rearrange_pattern(std::string_view text, std::siz
       }
   }
   // Both sides name the same axes.
-  for (const auto& g : p.outputs)
-    for (const auto& n : g.names)
-      if (!find_name(p.inputs, n.name))
-        return R::failure(error_at(DiagId::view_pattern_unknown_axis, text, n.offset, n.name.size(),
-                                   "unknown axis '" + n.name +
-                                       "' on the right side: it is not on the left side of "
-                                       "the pattern"));
-  for (const auto& g : p.inputs)
-    for (const auto& n : g.names)
-      if (!find_name(p.outputs, n.name))
-        return R::failure(error_at(DiagId::view_pattern_dropped_axis, text, n.offset, n.name.size(),
-                                   "axis '" + n.name +
-                                       "' is on the left side only; every input axis must "
-                                       "appear on the right (use .sub to select from an axis)"));
+  if (const PatternName* n = first_unmatched(p.outputs, p.inputs))
+    return R::failure(error_at(DiagId::view_pattern_unknown_axis, text, n->offset, n->name.size(),
+                               "unknown axis '" + n->name +
+                                   "' on the right side: it is not on the left side of "
+                                   "the pattern"));
+  if (const PatternName* n = first_unmatched(p.inputs, p.outputs))
+    return R::failure(error_at(DiagId::view_pattern_dropped_axis, text, n->offset, n->name.size(),
+                               "axis '" + n->name +
+                                   "' is on the left side only; every input axis must "
+                                   "appear on the right (use .sub to select from an axis)"));
   return R::success(std::move(p));
 }
 

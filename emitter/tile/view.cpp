@@ -29,24 +29,17 @@ struct Elementary {
   i64 stride = 0;
 };
 
-Result<View> apply_rearrange(const View& v, const RearrangeStep& step, std::string_view text,
-                             std::size_t offset) {
-  using R = Result<View>;
-  // Report inside the view text when it holds the pattern at `offset`, else inside the pattern.
-  if (text.size() < offset || text.substr(offset, step.pattern.size()) != step.pattern) {
-    text = step.pattern;
-    offset = 0;
-  }
-  auto parsed = parse_rearrange_pattern(text, offset, offset + step.pattern.size());
-  if (!parsed)
-    return R::failure(parsed.diagnostics);
-  const RearrangePattern& p = *parsed;
+using ElementaryAxes = std::map<std::string, Elementary, std::less<>>;
+
+// Every size the step gives must name an input of the pattern and be positive.
+std::optional<Diagnostic> check_step_sizes(const RearrangeStep& step, const RearrangePattern& p,
+                                           std::string_view text, std::size_t offset) {
   auto keyword_error = [&](DiagId id, const std::string& name, std::string message) {
     auto it = step.size_offsets.find(name);
     if (it != step.size_offsets.end() && it->second + name.size() <= text.size() &&
         text.substr(it->second, name.size()) == name)
-      return R::failure(error_at(id, text, it->second, name.size(), std::move(message)));
-    return R::failure(error_at(id, text, offset, step.pattern.size(), std::move(message)));
+      return error_at(id, text, it->second, name.size(), std::move(message));
+    return error_at(id, text, offset, step.pattern.size(), std::move(message));
   };
   for (const auto& [name, size] : step.sizes) {
     bool named = false;
@@ -60,102 +53,128 @@ Result<View> apply_rearrange(const View& v, const RearrangeStep& step, std::stri
       return keyword_error(DiagId::view_size_not_positive, name,
                            "size of '" + name + "' must be positive; got " + std::to_string(size));
   }
+  return std::nullopt;
+}
+
+// Splits input axis `i` into the names of its group `g`, adding them to `axes`.
+std::optional<Diagnostic> split_input_axis(const PatternGroup& g, const ViewAxis& a, std::size_t i,
+                                           const RearrangeStep& step, std::string_view text,
+                                           ElementaryAxes& axes) {
+  std::vector<std::pair<std::string, i64>> known;
+  std::vector<std::string> unknown;
+  i64 product = 1;
+  for (const auto& n : g.names) {
+    auto it = step.sizes.find(n.name);
+    if (it == step.sizes.end()) {
+      unknown.push_back(n.name);
+      continue;
+    }
+    known.emplace_back(n.name, it->second);
+    if (__builtin_mul_overflow(product, it->second, &product))
+      return error_at(DiagId::view_overflow, text, g.offset, g.length,
+                      "the sizes of " + g.str() + " overflow 64 bits");
+  }
+  std::map<std::string, i64, std::less<>> sizes(known.begin(), known.end());
+  std::string axis_desc = "axis " + std::to_string(i) + " of size " + std::to_string(a.size);
+  if (unknown.size() > 1) {
+    std::string names;
+    for (const auto& u : unknown)
+      names += (names.empty() ? "" : ", ") + u;
+    return error_at(DiagId::view_cannot_infer, text, g.offset, g.length,
+                    "cannot infer more than one size in " + g.str() + " (" + axis_desc +
+                        "): give sizes for all but one of " + names);
+  }
+  if (unknown.size() == 1) {
+    if (a.size % product != 0)
+      return error_at(DiagId::view_split_mismatch, text, g.offset, g.length,
+                      "axis of size " + std::to_string(a.size) + " cannot be split into " +
+                          g.str() + " with " + join_sizes(known));
+    sizes[unknown[0]] = a.size / product;
+  } else if (product != a.size) {
+    return error_at(DiagId::view_split_mismatch, text, g.offset, g.length,
+                    g.names.size() == 1
+                        ? axis_desc + " cannot be named " + g.str() + " with " + join_sizes(known)
+                        : "axis of size " + std::to_string(a.size) + " cannot be split into " +
+                              g.str() + " with " + join_sizes(known) + " (their product is " +
+                              std::to_string(product) + ")");
+  }
+  // Inner names step by the axis stride; each outer one by the span of those inside it.
+  i64 stride = a.stride_bytes;
+  for (auto it = g.names.rbegin(); it != g.names.rend(); ++it) {
+    i64 size = sizes[it->name];
+    axes[it->name] = {size, stride};
+    if (it + 1 != g.names.rend() && __builtin_mul_overflow(stride, size, &stride))
+      return error_at(DiagId::view_overflow, text, g.offset, g.length, "strides overflow 64 bits");
+  }
+  return std::nullopt;
+}
+
+// Merges the names of output group `g` into one axis.
+std::optional<Diagnostic> merge_output_group(const PatternGroup& g, ElementaryAxes& axes,
+                                             std::string_view text, ViewAxis& merged) {
+  merged.name = g.names.size() == 1 ? g.names[0].name : g.str();
+  const PatternName* inner = nullptr; // the innermost name of size > 1 seen so far
+  i64 size = 1;
+  for (auto it = g.names.rbegin(); it != g.names.rend(); ++it) {
+    const Elementary& e = axes[it->name];
+    if (e.size != 1) {
+      if (inner) {
+        const Elementary& in = axes[inner->name];
+        // Merging needs the outer stride to continue where the inner axis ends.
+        if (e.stride != in.size * in.stride)
+          return error_at(DiagId::view_unmergeable, text, g.offset, g.length,
+                          "cannot merge " + g.str() + ": axis '" + it->name + "' has stride " +
+                              std::to_string(e.stride) + " bytes, but '" + inner->name +
+                              "' (size " + std::to_string(in.size) + ", stride " +
+                              std::to_string(in.stride) + " bytes) spans " +
+                              std::to_string(in.size * in.stride) +
+                              " bytes; a merge needs stride(" + it->name + ") == size(" +
+                              inner->name + ") * stride(" + inner->name + ")");
+      } else {
+        merged.stride_bytes = e.stride;
+      }
+      inner = &*it;
+    }
+    if (__builtin_mul_overflow(size, e.size, &size))
+      return error_at(DiagId::view_overflow, text, g.offset, g.length, "the merged size overflows");
+  }
+  if (!inner)
+    merged.stride_bytes = axes[g.names.back().name].stride;
+  merged.size = size;
+  return std::nullopt;
+}
+
+Result<View> apply_rearrange(const View& v, const RearrangeStep& step, std::string_view text,
+                             std::size_t offset) {
+  using R = Result<View>;
+  // Report inside the view text when it holds the pattern at `offset`, else inside the pattern.
+  if (text.size() < offset || text.substr(offset, step.pattern.size()) != step.pattern) {
+    text = step.pattern;
+    offset = 0;
+  }
+  auto parsed = parse_rearrange_pattern(text, offset, offset + step.pattern.size());
+  if (!parsed)
+    return R::failure(parsed.diagnostics);
+  const RearrangePattern& p = *parsed;
+  if (auto d = check_step_sizes(step, p, text, offset))
+    return R::failure(std::move(*d));
   if (p.inputs.size() != v.rank())
     return R::failure(error_at(DiagId::view_pattern_rank, text, p.inputs_offset, p.inputs_length,
                                "the pattern has " + std::to_string(p.inputs.size()) +
                                    " input group" + (p.inputs.size() == 1 ? "" : "s") +
                                    "; the view has " + std::to_string(v.rank()) + " axes"));
 
-  // Split each input axis into its names.
-  std::map<std::string, Elementary, std::less<>> axes;
-  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
-    const PatternGroup& g = p.inputs[i];
-    const ViewAxis& a = v.axes[i];
-    std::vector<std::pair<std::string, i64>> known;
-    std::vector<std::string> unknown;
-    i64 product = 1;
-    for (const auto& n : g.names) {
-      auto it = step.sizes.find(n.name);
-      if (it == step.sizes.end()) {
-        unknown.push_back(n.name);
-        continue;
-      }
-      known.emplace_back(n.name, it->second);
-      if (__builtin_mul_overflow(product, it->second, &product))
-        return R::failure(error_at(DiagId::view_overflow, text, g.offset, g.length,
-                                   "the sizes of " + g.str() + " overflow 64 bits"));
-    }
-    std::map<std::string, i64, std::less<>> sizes(known.begin(), known.end());
-    std::string axis_desc = "axis " + std::to_string(i) + " of size " + std::to_string(a.size);
-    if (unknown.size() > 1) {
-      std::string names;
-      for (const auto& u : unknown)
-        names += (names.empty() ? "" : ", ") + u;
-      return R::failure(error_at(DiagId::view_cannot_infer, text, g.offset, g.length,
-                                 "cannot infer more than one size in " + g.str() + " (" +
-                                     axis_desc + "): give sizes for all but one of " + names));
-    }
-    if (unknown.size() == 1) {
-      if (a.size % product != 0)
-        return R::failure(error_at(DiagId::view_split_mismatch, text, g.offset, g.length,
-                                   "axis of size " + std::to_string(a.size) +
-                                       " cannot be split into " + g.str() + " with " +
-                                       join_sizes(known)));
-      sizes[unknown[0]] = a.size / product;
-    } else if (product != a.size) {
-      return R::failure(
-          error_at(DiagId::view_split_mismatch, text, g.offset, g.length,
-                   g.names.size() == 1
-                       ? axis_desc + " cannot be named " + g.str() + " with " + join_sizes(known)
-                       : "axis of size " + std::to_string(a.size) + " cannot be split into " +
-                             g.str() + " with " + join_sizes(known) + " (their product is " +
-                             std::to_string(product) + ")"));
-    }
-    // Inner names step by the axis stride; each outer one by the span of those inside it.
-    i64 stride = a.stride_bytes;
-    for (auto it = g.names.rbegin(); it != g.names.rend(); ++it) {
-      i64 size = sizes[it->name];
-      axes[it->name] = {size, stride};
-      if (it + 1 != g.names.rend() && __builtin_mul_overflow(stride, size, &stride))
-        return R::failure(
-            error_at(DiagId::view_overflow, text, g.offset, g.length, "strides overflow 64 bits"));
-    }
-  }
+  ElementaryAxes axes;
+  for (std::size_t i = 0; i < p.inputs.size(); ++i)
+    if (auto d = split_input_axis(p.inputs[i], v.axes[i], i, step, text, axes))
+      return R::failure(std::move(*d));
 
   View out = v;
   out.axes.clear();
   for (const PatternGroup& g : p.outputs) {
     ViewAxis merged;
-    merged.name = g.names.size() == 1 ? g.names[0].name : g.str();
-    const PatternName* inner = nullptr; // the innermost name of size > 1 seen so far
-    i64 size = 1;
-    for (auto it = g.names.rbegin(); it != g.names.rend(); ++it) {
-      const Elementary& e = axes[it->name];
-      if (e.size != 1) {
-        if (inner) {
-          const Elementary& in = axes[inner->name];
-          // Merging needs the outer stride to continue where the inner axis ends.
-          if (e.stride != in.size * in.stride)
-            return R::failure(
-                error_at(DiagId::view_unmergeable, text, g.offset, g.length,
-                         "cannot merge " + g.str() + ": axis '" + it->name + "' has stride " +
-                             std::to_string(e.stride) + " bytes, but '" + inner->name + "' (size " +
-                             std::to_string(in.size) + ", stride " + std::to_string(in.stride) +
-                             " bytes) spans " + std::to_string(in.size * in.stride) +
-                             " bytes; a merge needs stride(" + it->name + ") == size(" +
-                             inner->name + ") * stride(" + inner->name + ")"));
-        } else {
-          merged.stride_bytes = e.stride;
-        }
-        inner = &*it;
-      }
-      if (__builtin_mul_overflow(size, e.size, &size))
-        return R::failure(
-            error_at(DiagId::view_overflow, text, g.offset, g.length, "the merged size overflows"));
-    }
-    if (!inner)
-      merged.stride_bytes = axes[g.names.back().name].stride;
-    merged.size = size;
+    if (auto d = merge_output_group(g, axes, text, merged))
+      return R::failure(std::move(*d));
     out.axes.push_back(std::move(merged));
   }
   out.steps.emplace_back(std::in_place_type<std::decay_t<decltype(step)>>, step);
