@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -142,32 +141,6 @@ using tile::or_choices;
 
 inline bool before(const toml::source_position& a, const toml::source_position& b) {
   return a.line != b.line ? a.line < b.line : a.column < b.column;
-}
-
-inline std::string_view trim(std::string_view s, std::size_t* skipped = nullptr) {
-  std::size_t b = 0;
-  while (b < s.size() && (s[b] == ' ' || s[b] == '\t'))
-    ++b;
-  std::size_t e = s.size();
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
-    --e;
-  if (skipped)
-    *skipped = b;
-  return s.substr(b, e - b);
-}
-
-template <class Int>
-inline std::optional<Int> parse_integer(std::string_view s) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  }
-  Int v{};
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    return std::nullopt;
-  return v;
 }
 
 /// Where a string value's characters sit in the file.
@@ -325,6 +298,20 @@ private:
       return v->get();
     wrong_type(n, key, where, expected);
     return std::nullopt;
+  }
+
+  /// The string under `key` (its node in `node`, null when missing); nullopt after reporting
+  /// it missing (`missing_hint` says what belongs there) or not a string (`expected`).
+  std::optional<std::string> required_string(const toml::table& t, std::string_view key,
+                                             const std::string& where,
+                                             std::string_view missing_hint,
+                                             std::string_view expected, const toml::node*& node) {
+    node = t.get(key);
+    if (!node) {
+      missing(t, key, where, missing_hint);
+      return std::nullopt;
+    }
+    return get_string(*node, key, where, expected);
   }
 
   std::optional<bool> get_bool(const toml::node& n, std::string_view key,

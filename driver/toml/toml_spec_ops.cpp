@@ -143,6 +143,13 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
   bool ok = barrier.has_value();
   if (barrier && !b_.barrier(barrier->value, at(t.get("barrier")->source())))
     ok = false;
+  // The op with its barrier, once every key of it loaded.
+  auto finish = [&](auto m) -> std::optional<tile::OpBody> {
+    if (!ok)
+      return std::nullopt;
+    m.barrier = std::move(*barrier);
+    return m;
+  };
   if (kind == "mbarrier_init") {
     tile::MbarrierInitOp m;
     if (const toml::node* v = t.get("count")) {
@@ -154,10 +161,7 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
       missing(t, "count", where_kind, "the arrivals per phase, e.g. count = 128");
       ok = false;
     }
-    if (!ok)
-      return std::nullopt;
-    m.barrier = std::move(*barrier);
-    return m;
+    return finish(std::move(m));
   }
   if (kind == "copy_arrive") {
     tile::CopyArriveOp m;
@@ -167,10 +171,7 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
       else
         ok = false;
     }
-    if (!ok)
-      return std::nullopt;
-    m.barrier = std::move(*barrier);
-    return m;
+    return finish(std::move(m));
   }
   const std::map<std::string, std::size_t, std::less<>> no_axes;
   if (kind == "mbarrier_arrive") {
@@ -179,10 +180,7 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
       m.pred = expr_field(*v, "pred", where_kind, false, no_axes);
       ok = m.pred.has_value() && ok;
     }
-    if (!ok)
-      return std::nullopt;
-    m.barrier = std::move(*barrier);
-    return m;
+    return finish(std::move(m));
   }
   tile::MbarrierWaitOp m;
   if (const toml::node* v = t.get("parity")) {
@@ -195,10 +193,7 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
     missing(t, "parity", where_kind, "the phase parity waited for, e.g. parity = \"k % 2\"");
     ok = false;
   }
-  if (!ok)
-    return std::nullopt;
-  m.barrier = std::move(*barrier);
-  return m;
+  return finish(std::move(m));
 }
 
 /// start, stop or step of a `for`: an integer or an expression string over
@@ -257,12 +252,9 @@ bool Loader::load_loop_bounds(const toml::table& t, const std::string& where,
 /// a tensor or the variable of an enclosing loop.
 std::optional<tile::Located<std::string>> Loader::loop_var(const toml::table& t,
                                                            const std::string& where) {
-  const toml::node* v = t.get("var");
-  if (!v) {
-    missing(t, "var", where, "the loop variable's name, e.g. var = \"k\"");
-    return std::nullopt;
-  }
-  auto name = get_string(*v, "var", where, "a string (the loop variable's name)");
+  const toml::node* v = nullptr;
+  auto name = required_string(t, "var", where, "the loop variable's name, e.g. var = \"k\"",
+                              "a string (the loop variable's name)", v);
   if (!name)
     return std::nullopt;
   const build::Text text = text_of(*v, *name);
