@@ -84,6 +84,18 @@ public:
       add(std::move(what), *changed, std::move(ids));
   }
 
+  /// A mutant whose chosen apply op has `key` set to `value` (a TOML value as written).
+  void add_key_change(std::string what, std::uint64_t which, const std::string& key,
+                      const std::string& value, DiagId id) {
+    add(std::move(what),
+        with_apply(m_, which,
+                   [&](ModelOp& op) {
+                     set_key(op, key, value);
+                     return true;
+                   }),
+        {id});
+  }
+
   void launch() {
     SpecModel s = m_;
     s.block = {0};
@@ -98,13 +110,7 @@ public:
 
   void applies() {
     const auto which = rng_.next();
-    add("chunk_bytes 12",
-        with_apply(m_, which,
-                   [](ModelOp& op) {
-                     set_key(op, "chunk_bytes", "12");
-                     return true;
-                   }),
-        {DiagId::contract_chunk_bytes});
+    add_key_change("chunk_bytes 12", which, "chunk_bytes", "12", DiagId::contract_chunk_bytes);
     add("src_size above chunk_bytes",
         with_apply(m_, which,
                    [](ModelOp& op) {
@@ -144,20 +150,10 @@ public:
                      return true;
                    }),
         {DiagId::spec_unknown_key});
-    add("pred names an unknown parameter",
-        with_apply(m_, which,
-                   [](ModelOp& op) {
-                     set_key(op, "pred", toml_string("tid < no_such_param"));
-                     return true;
-                   }),
-        {DiagId::expr_unknown_name});
-    add("unknown scope",
-        with_apply(m_, which,
-                   [](ModelOp& op) {
-                     set_key(op, "scope", toml_string("warp"));
-                     return true;
-                   }),
-        {DiagId::spec_unknown_scope});
+    add_key_change("pred names an unknown parameter", which, "pred",
+                   toml_string("tid < no_such_param"), DiagId::expr_unknown_name);
+    add_key_change("unknown scope", which, "scope", toml_string("warp"),
+                   DiagId::spec_unknown_scope);
   }
 
   void tensors() {
