@@ -248,34 +248,32 @@ public:
       s = m_;
       std::erase_if(s.ops, [](const ModelOp& op) { return op.op == "end"; });
       add("loop without end", s, {DiagId::spec_loop_unclosed});
-      s = m_;
-      visit_ops(s.ops, [](ModelOp& op) {
-        if (op.op == "for")
-          set_key(op, "unroll", "65");
-      });
-      add("unroll 65", s, {DiagId::spec_loop_unroll_range});
+      add("unroll 65", with_every("for", "unroll", "65"), {DiagId::spec_loop_unroll_range});
     }
     if (has_op(m_, "pipeline")) {
-      s = m_;
-      visit_ops(s.ops, [](ModelOp& op) {
-        if (op.op == "pipeline")
-          op.find("stages")->value = "9";
-      });
-      add("pipeline of 9 stages", s, {DiagId::spec_pipeline_stages});
+      add("pipeline of 9 stages", with_every("pipeline", "stages", "9"),
+          {DiagId::spec_pipeline_stages});
     }
     if (has_op(m_, "mbarrier_init")) {
-      s = m_;
-      visit_ops(s.ops, [](ModelOp& op) {
-        if (op.op == "mbarrier_init")
-          op.find("count")->value = "1048576";
-      });
-      add("mbarrier count 2^20", s, {DiagId::contract_mbarrier_count_range});
+      add("mbarrier count 2^20", with_every("mbarrier_init", "count", "1048576"),
+          {DiagId::contract_mbarrier_count_range});
     }
   }
 
   std::vector<Mutant> out;
 
 private:
+  /// The model with `key` of every `kind` op set to `value` (a TOML value as written).
+  SpecModel with_every(std::string_view kind, const std::string& key,
+                       const std::string& value) const {
+    SpecModel s = m_;
+    visit_ops(s.ops, [&](ModelOp& op) {
+      if (op.op == kind)
+        set_key(op, key, value);
+    });
+    return s;
+  }
+
   bool any_pred() const {
     SpecModel copy = m_;
     bool pred = false;
