@@ -284,20 +284,25 @@ private:
                       type_phrase(n.type()));
   }
 
-  std::optional<std::int64_t> get_int(const toml::node& n, std::string_view key,
-                                      const std::string& where, std::string_view expected) {
-    if (const auto* v = n.as_integer())
+  /// The value of `n` as a T (std::int64_t, std::string or bool); nullopt after reporting
+  /// that `key` in `where` must be `expected`.
+  template <class T>
+  std::optional<T> get_as(const toml::node& n, std::string_view key, const std::string& where,
+                          std::string_view expected) {
+    if (const auto* v = n.as<T>())
       return v->get();
     wrong_type(n, key, where, expected);
     return std::nullopt;
   }
 
+  std::optional<std::int64_t> get_int(const toml::node& n, std::string_view key,
+                                      const std::string& where, std::string_view expected) {
+    return get_as<std::int64_t>(n, key, where, expected);
+  }
+
   std::optional<std::string> get_string(const toml::node& n, std::string_view key,
                                         const std::string& where, std::string_view expected) {
-    if (const auto* v = n.as_string())
-      return v->get();
-    wrong_type(n, key, where, expected);
-    return std::nullopt;
+    return get_as<std::string>(n, key, where, expected);
   }
 
   /// The string under `key` (its node in `node`, null when missing); nullopt after reporting
@@ -316,10 +321,7 @@ private:
 
   std::optional<bool> get_bool(const toml::node& n, std::string_view key,
                                const std::string& where) {
-    if (const auto* v = n.as_boolean())
-      return v->get();
-    wrong_type(n, key, where, "true or false");
-    return std::nullopt;
+    return get_as<bool>(n, key, where, "true or false");
   }
 
   // ---------------------------------------------------------------- [kernel]
