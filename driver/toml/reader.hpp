@@ -324,6 +324,29 @@ private:
     return get_as<bool>(n, key, where, "true or false");
   }
 
+  /// Calls `each(table, where)` for every table of the array of tables `n`, `where` being
+  /// "`name` i"; reports `n` not being an array (`must_be` says how to write it) and each
+  /// element that is not a table.
+  template <class Each>
+  void each_table(const toml::node& n, std::string_view must_be, std::string_view name, Each each) {
+    const toml::array* list = n.as_array();
+    if (!list) {
+      type_error(n, std::string(must_be) + " (two brackets); got " +
+                        std::string(type_phrase(n.type())));
+      return;
+    }
+    std::size_t index = 0;
+    for (const toml::node& e : *list) {
+      const std::string where = std::string(name) + " " + std::to_string(++index);
+      const toml::table* t = e.as_table();
+      if (!t) {
+        type_error(e, where + " must be a table; got " + type_phrase(e.type()));
+        continue;
+      }
+      each(*t, where);
+    }
+  }
+
   // ---------------------------------------------------------------- [kernel]
 
   void load_kernel(const toml::table& root);

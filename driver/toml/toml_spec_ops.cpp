@@ -6,24 +6,8 @@
 namespace ptxgen::driver::toml_reader {
 
 void Loader::load_ops(const toml::node& n) {
-  const toml::array* ops = n.as_array();
-  if (!ops) {
-    type_error(n, "ops must be an array of tables: write each op as [[op]] (two "
-                  "brackets); got " +
-                      std::string(type_phrase(n.type())));
-    return;
-  }
-  std::size_t index = 0;
-  for (const toml::node& e : *ops) {
-    ++index;
-    const std::string where = "[[op]] " + std::to_string(index);
-    const toml::table* t = e.as_table();
-    if (!t) {
-      type_error(e, where + " must be a table; got " + type_phrase(e.type()));
-      continue;
-    }
-    load_op(*t, where);
-  }
+  each_table(n, "ops must be an array of tables: write each op as [[op]]", "[[op]]",
+             [&](const toml::table& t, const std::string& where) { load_op(t, where); });
 }
 
 /// One [[op]] table; its op goes to `into` when given (a pipeline's consumer), else
