@@ -421,12 +421,9 @@ bool Loader::pipeline_body(const toml::table& t, const std::string& where, tile:
 
 std::optional<tile::Located<tile::View>>
 Loader::view_field(const toml::table& t, std::string_view key, const std::string& where) {
-  const toml::node* v = t.get(key);
-  if (!v) {
-    missing(t, key, where, "a view string such as \"shared.sub[tid, :]\"");
-    return std::nullopt;
-  }
-  auto s = get_string(*v, key, where, "a view string such as \"shared.sub[tid, :]\"");
+  constexpr std::string_view expected = "a view string such as \"shared.sub[tid, :]\"";
+  const toml::node* v = nullptr;
+  auto s = required_string(t, key, where, expected, expected, v);
   if (!s)
     return std::nullopt;
   return b_.view(text_of(*v, *s));
