@@ -1,7 +1,9 @@
 #include "driver/cuda/batch_process.hpp"
 
+#include "driver/cuda/fd_io.hpp"
 #include "driver/cuda/frame.hpp"
 #include "driver/cuda/wire.hpp"
+#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -30,39 +32,8 @@ constexpr std::chrono::seconds exit_grace{30};
 /// Held while a child is spawned (see spawn()).
 std::mutex fork_mutex;
 
-bool write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return false;
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
 /// What the parent sends a child that is to exit (instead of a case index).
 constexpr std::uint64_t no_more_cases = ~std::uint64_t{0};
-
-/// Reads exactly `n` bytes; false at EOF or on an error.
-bool read_all(int fd, void* data, std::size_t n) {
-  auto* p = static_cast<char*>(data);
-  while (n > 0) {
-    const ssize_t got = ::read(fd, p, n);
-    if (got < 0 && errno == EINTR) {
-      continue;
-    }
-    if (got <= 0) {
-      return false;
-    }
-    p += got;
-    n -= static_cast<std::size_t>(got);
-  }
-  return true;
-}
 
 /// The child: runs each case whose index the parent sends on `commands`, one
 /// frame each on `fd`, until the parent sends no_more_cases (or is gone) or a
@@ -93,25 +64,6 @@ bool read_all(int fd, void* data, std::size_t n) {
   }
   ::close(fd); // EOF for the parent now, even if process teardown is slow
   ::_exit(0);
-}
-
-/// Sends a case index (or no_more_cases) to a child; false when it is gone.
-/// The channel is a socket, so a dead child is EPIPE, never SIGPIPE.
-bool send_index(int commands, std::uint64_t index) {
-  const char* p = reinterpret_cast<const char*>(&index);
-  std::size_t n = sizeof index;
-  while (n > 0) {
-    const ssize_t sent = ::send(commands, p, n, MSG_NOSIGNAL);
-    if (sent < 0 && errno == EINTR) {
-      continue;
-    }
-    if (sent <= 0) {
-      return false;
-    }
-    p += sent;
-    n -= static_cast<std::size_t>(sent);
-  }
-  return true;
 }
 
 /// Waits for `pid`; kills it if it has not ended within exit_grace.
@@ -148,7 +100,8 @@ public:
   }
   int fd() const { return fd_; }
   /// Gives the child its next case (or no_more_cases); false when it is gone.
-  bool send(std::uint64_t index) const { return send_index(commands_, index); }
+  /// The channel is a socket, so a dead child is EPIPE, never SIGPIPE.
+  bool send(std::uint64_t index) const { return send_all(commands_, &index, sizeof index); }
   void kill() const { ::kill(pid_, SIGKILL); }
   /// Closes the channels and reaps the child; returns its wait status.
   int finish() {
@@ -196,25 +149,25 @@ std::string describe_wait_status(int status) {
   return "ended with wait status " + std::to_string(status);
 }
 
+BatchSource in_order(std::size_t count) {
+  return [count, next = std::size_t{0}]() mutable -> std::optional<std::size_t> {
+    if (next == count) {
+      return std::nullopt;
+    }
+    return next++;
+  };
+}
+
 std::vector<LaunchOutcome> run_batch_in_children(const std::vector<BatchCase>& cases,
                                                  const BatchWork& work, const BatchDone& on_done) {
   std::vector<LaunchOutcome> results(cases.size());
-  std::size_t next = 0;
-  run_queue_in_children(
-      cases,
-      [&]() -> std::optional<std::size_t> {
-        if (next == cases.size()) {
-          return std::nullopt;
-        }
-        return next++;
-      },
-      work,
-      [&](std::size_t index, LaunchOutcome& outcome) {
-        results[index] = std::move(outcome);
-        if (on_done) {
-          on_done(index, results[index]);
-        }
-      });
+  run_queue_in_children(cases, in_order(cases.size()), work,
+                        [&](std::size_t index, LaunchOutcome& outcome) {
+                          results[index] = std::move(outcome);
+                          if (on_done) {
+                            on_done(index, results[index]);
+                          }
+                        });
   return results;
 }
 
@@ -269,6 +222,27 @@ Spawned spawn(const BatchWork& work) {
   s.fd = fds[0];
   s.commands = commands[0];
   return s;
+}
+
+/// The outcome blamed on the case a child was running when it stopped without reporting it.
+LaunchOutcome child_failure(End end, const std::string& label, const BatchCase& c, int status,
+                            bool died_mid_frame) {
+  switch (end) {
+  case End::deadline:
+    return failed(Status::timed_out, label + ": the worker process did not finish within " +
+                                         std::to_string(c.limit.count()) + " ms and was killed");
+  case End::malformed:
+    return failed(Status::fault,
+                  label + ": the worker process sent an unreadable outcome and was killed");
+  case End::eof:
+    return failed(Status::fault, label + ": the worker process " + describe_wait_status(status) +
+                                     (died_mid_frame ? " while reporting its outcome"
+                                                     : " before reporting an outcome"));
+  case End::drained:
+  case End::stopped:
+    break;
+  }
+  unreachable("child_failure(): the child did not fail");
 }
 
 } // namespace
@@ -374,26 +348,9 @@ void run_queue_in_children(const std::vector<BatchCase>& cases, const BatchSourc
     }
     const bool died_mid_frame = reader.partial_bytes() != 0;
     const int status = child.finish();
-    switch (end) {
-    case End::drained:
-    case End::stopped:
-      break; // the next child, if any, takes the rest
-    case End::deadline:
-      record(failed(Status::timed_out, label() + ": the worker process did not finish within " +
-                                           std::to_string(cases[*current].limit.count()) +
-                                           " ms and was killed"));
-      break;
-    case End::malformed:
-      record(failed(Status::fault,
-                    label() + ": the worker process sent an unreadable outcome and was killed"));
-      break;
-    case End::eof:
-      record(failed(
-          Status::fault,
-          label() + ": the worker process " + describe_wait_status(status) +
-              (died_mid_frame ? " while reporting its outcome" : " before reporting an outcome")));
-      break;
-    }
+    if (end != End::drained && end != End::stopped) {
+      record(child_failure(end, label(), cases[*current], status, died_mid_frame));
+    } // else the next child, if any, takes the rest
   }
 }
 

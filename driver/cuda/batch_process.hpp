@@ -65,6 +65,9 @@ std::vector<LaunchOutcome> run_batch_in_children(const std::vector<BatchCase>& c
 /// is ready for another case; an index into the cases, or nullopt when none is
 /// left. Several threads may share one (one per device), each with its children.
 using BatchSource = std::function<std::optional<std::size_t>()>;
+/// A source that hands out 0, 1, ..., count - 1 in order, then nullopt (a copy counts on its
+/// own).
+BatchSource in_order(std::size_t count);
 /// Called in the parent as each case's outcome becomes known; may move from it.
 using QueueDone = std::function<void(std::size_t index, LaunchOutcome& outcome)>;
 

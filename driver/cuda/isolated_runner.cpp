@@ -1,6 +1,7 @@
 #include "driver/cuda/isolated_runner.hpp"
 
 #include "driver/cuda/batch_process.hpp"
+#include "driver/cuda/fd_io.hpp"
 #include "driver/cuda/wire.hpp"
 
 #include <cerrno>
@@ -19,21 +20,6 @@ namespace ptxgen::driver::cuda {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-bool write_all(int fd, const std::string& bytes) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 /// What came back from one child.
 struct ChildResult {
@@ -168,21 +154,12 @@ std::vector<LaunchOutcome> IsolatedRunner::launch_batch(
     std::vector<LaunchRequest> requests,
     const std::function<void(std::size_t index, const LaunchOutcome&)>& on_done) {
   std::vector<LaunchOutcome> outcomes(requests.size());
-  std::size_t next = 0;
-  launch_queue(
-      requests,
-      [&]() -> std::optional<std::size_t> {
-        if (next == requests.size()) {
-          return std::nullopt;
-        }
-        return next++;
-      },
-      [&](std::size_t i, const LaunchOutcome& out) {
-        outcomes[i] = out;
-        if (on_done) {
-          on_done(i, outcomes[i]);
-        }
-      });
+  launch_queue(requests, in_order(requests.size()), [&](std::size_t i, const LaunchOutcome& out) {
+    outcomes[i] = out;
+    if (on_done) {
+      on_done(i, outcomes[i]);
+    }
+  });
   return outcomes;
 }
 

@@ -88,6 +88,16 @@ struct Runner::Impl {
   /// returns or throws, the module, buffers and stream are gone (or leaked on a
   /// timeout) and the context can be reset safely.
   void run_case(LaunchRequest& request, LaunchOutcome& out, Phase& phase);
+  /// Allocates one [guard][data][guard] device buffer per host buffer, uploads the images
+  /// and returns the address of each data part.
+  std::vector<std::uint64_t> upload_buffers(const LaunchRequest& request, std::size_t guard,
+                                            const std::string& label,
+                                            std::vector<DeviceBuffer>& buffers);
+  /// Polls the stream until the kernel ends; false (with the outcome set) on a fault or a
+  /// timeout, after which the caller must return.
+  bool wait_for_kernel(const LaunchRequest& request, const std::string& label, Stream& stream,
+                       Module& module, std::vector<DeviceBuffer>& buffers, Clock::time_point start,
+                       LaunchOutcome& out);
   void download_and_check(LaunchRequest& request, std::vector<DeviceBuffer>& buffers,
                           std::size_t guard, const std::string& label, LaunchOutcome& out);
   /// Releases and resets the primary context, then retains a fresh one.
@@ -139,22 +149,7 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
   start = Clock::now();
   const std::size_t guard = round_guard_bytes(request.guard_bytes);
   std::vector<DeviceBuffer> buffers;
-  std::vector<std::uint64_t> addresses;
-  buffers.reserve(request.buffers.size());
-  for (const HostBuffer& host : request.buffers) {
-    const std::string what = "buffer " + host.name + " of " + label;
-    DeviceBuffer& device_buffer = buffers.emplace_back(api, host.bytes.size() + 2 * guard, what);
-    if (guard != 0 && device_buffer.address() % guard_granule != 0) {
-      // cuMemAlloc promises 256-byte alignment; check rather than trust.
-      throw CudaError(0, "", "cuMemAlloc returned an address not aligned to 256 for " + what);
-    }
-    const std::vector<std::uint8_t> image = make_guarded_image(host.bytes, guard);
-    if (image.size() == device_buffer.size()) {
-      device_buffer.upload(image);
-    } else { // an empty buffer with no guards: nothing to upload into its 1-byte allocation
-    }
-    addresses.push_back(static_cast<std::uint64_t>(device_buffer.address() + guard));
-  }
+  const std::vector<std::uint64_t> addresses = upload_buffers(request, guard, label, buffers);
   // Synchronous copies from pageable memory may return before the DMA lands;
   // waiting here keeps the copy time out of launch_ms (the blocking stream
   // would order the kernel after them anyway).
@@ -189,18 +184,54 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
                             param_pointers.empty() ? nullptr : param_pointers.data(), nullptr),
         "cuLaunchKernel(" + request.entry + ", grid " + request.grid.str() + ", block " +
             request.block.str() + ") for " + label);
+  if (!wait_for_kernel(request, label, stream, module, buffers, start, out)) {
+    return; // the caller resets the context once the locals are gone
+  }
+  out.launch_ms = ms_since(start);
+
+  // Download and check the guards.
+  phase = Phase::download;
+  download_and_check(request, buffers, guard, label, out);
+}
+
+std::vector<std::uint64_t> Runner::Impl::upload_buffers(const LaunchRequest& request,
+                                                        std::size_t guard, const std::string& label,
+                                                        std::vector<DeviceBuffer>& buffers) {
+  std::vector<std::uint64_t> addresses;
+  buffers.reserve(request.buffers.size());
+  for (const HostBuffer& host : request.buffers) {
+    const std::string what = "buffer " + host.name + " of " + label;
+    DeviceBuffer& device_buffer = buffers.emplace_back(api, host.bytes.size() + 2 * guard, what);
+    if (guard != 0 && device_buffer.address() % guard_granule != 0) {
+      // cuMemAlloc promises 256-byte alignment; check rather than trust.
+      throw CudaError(0, "", "cuMemAlloc returned an address not aligned to 256 for " + what);
+    }
+    const std::vector<std::uint8_t> image = make_guarded_image(host.bytes, guard);
+    if (image.size() == device_buffer.size()) {
+      device_buffer.upload(image);
+    } else { // an empty buffer with no guards: nothing to upload into its 1-byte allocation
+    }
+    addresses.push_back(static_cast<std::uint64_t>(device_buffer.address() + guard));
+  }
+  return addresses;
+}
+
+bool Runner::Impl::wait_for_kernel(const LaunchRequest& request, const std::string& label,
+                                   Stream& stream, Module& module,
+                                   std::vector<DeviceBuffer>& buffers, Clock::time_point start,
+                                   LaunchOutcome& out) {
   auto pause = std::chrono::microseconds(20);
   for (;;) {
     const CUresult result = stream.query();
     if (result == CUDA_SUCCESS) {
-      break;
+      return true;
     }
     if (result != CUDA_ERROR_NOT_READY) {
       out.launch_ms = ms_since(start);
       out.status = Status::fault;
       out.error_name = error_name(*api, result);
       out.message = describe_error(*api, result, "kernel " + request.entry + " of " + label);
-      return; // the caller resets the context once the locals are gone
+      return false;
     }
     if (request.timeout.count() > 0 && Clock::now() - start > request.timeout) {
       out.launch_ms = ms_since(start);
@@ -218,16 +249,11 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
       context->leak();
       context.reset();
       unavailable = "an earlier launch hung (" + out.message + ")";
-      return;
+      return false;
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
-  out.launch_ms = ms_since(start);
-
-  // Download and check the guards.
-  phase = Phase::download;
-  download_and_check(request, buffers, guard, label, out);
 }
 
 /// Copies every buffer back, checks its guards and sets the outcome: ok, or the guards

@@ -77,6 +77,29 @@ bool read_dims(Reader& r, LaunchDims& d) {
   return r.scalar(d.x) && r.scalar(d.y) && r.scalar(d.z);
 }
 
+void write_buffers(Writer& w, const std::vector<HostBuffer>& buffers) {
+  w.scalar<std::uint64_t>(buffers.size());
+  for (const HostBuffer& b : buffers) {
+    w.text(b.name);
+    w.text(as_text(b.bytes));
+  }
+}
+
+bool read_buffers(Reader& r, std::vector<HostBuffer>& buffers) {
+  std::uint64_t count = 0;
+  if (!r.scalar(count)) {
+    return false;
+  }
+  for (std::uint64_t i = 0; i < count; ++i) {
+    HostBuffer b;
+    if (!r.text(b.name) || !r.bytes(b.bytes)) {
+      return false;
+    }
+    buffers.push_back(std::move(b));
+  }
+  return true;
+}
+
 } // namespace
 
 std::string encode_outcome(const LaunchOutcome& o) {
@@ -84,11 +107,7 @@ std::string encode_outcome(const LaunchOutcome& o) {
   w.scalar(static_cast<std::uint8_t>(o.status));
   w.text(o.error_name);
   w.text(o.message);
-  w.scalar<std::uint64_t>(o.buffers.size());
-  for (const HostBuffer& b : o.buffers) {
-    w.text(b.name);
-    w.text(std::string_view(reinterpret_cast<const char*>(b.bytes.data()), b.bytes.size()));
-  }
+  write_buffers(w, o.buffers);
   w.scalar<std::uint64_t>(o.canary_reports.size());
   for (const std::string& r : o.canary_reports) {
     w.text(r);
@@ -107,22 +126,10 @@ std::optional<LaunchOutcome> decode_outcome(std::string_view bytes) {
   std::uint8_t status = 0;
   std::uint64_t count = 0;
   if (!r.scalar(status) || status > last_status || !r.text(o.error_name) || !r.text(o.message) ||
-      !r.scalar(count)) {
+      !read_buffers(r, o.buffers) || !r.scalar(count)) {
     return std::nullopt;
   }
   o.status = static_cast<LaunchOutcome::Status>(status);
-  for (std::uint64_t i = 0; i < count; ++i) {
-    HostBuffer b;
-    std::string data;
-    if (!r.text(b.name) || !r.text(data)) {
-      return std::nullopt;
-    }
-    b.bytes.assign(data.begin(), data.end());
-    o.buffers.push_back(std::move(b));
-  }
-  if (!r.scalar(count)) {
-    return std::nullopt;
-  }
   for (std::uint64_t i = 0; i < count; ++i) {
     std::string report;
     if (!r.text(report)) {
@@ -146,11 +153,7 @@ std::string encode_request(const LaunchRequest& q) {
   write_dims(w, q.grid);
   write_dims(w, q.block);
   w.scalar(q.dynamic_shared_bytes);
-  w.scalar<std::uint64_t>(q.buffers.size());
-  for (const HostBuffer& b : q.buffers) {
-    w.text(b.name);
-    w.text(as_text(b.bytes));
-  }
+  write_buffers(w, q.buffers);
   w.scalar<std::uint64_t>(q.params.size());
   for (const KernelParam& p : q.params) {
     w.scalar(static_cast<std::uint8_t>(p.kind));
@@ -168,17 +171,7 @@ std::optional<LaunchRequest> decode_request(std::string_view bytes) {
   std::uint64_t count = 0;
   if (!r.text(q.case_name) || !r.bytes(q.cubin) || !r.text(q.ptx) || !r.text(q.entry) ||
       !read_dims(r, q.grid) || !read_dims(r, q.block) || !r.scalar(q.dynamic_shared_bytes) ||
-      !r.scalar(count)) {
-    return std::nullopt;
-  }
-  for (std::uint64_t i = 0; i < count; ++i) {
-    HostBuffer b;
-    if (!r.text(b.name) || !r.bytes(b.bytes)) {
-      return std::nullopt;
-    }
-    q.buffers.push_back(std::move(b));
-  }
-  if (!r.scalar(count)) {
+      !read_buffers(r, q.buffers) || !r.scalar(count)) {
     return std::nullopt;
   }
   for (std::uint64_t i = 0; i < count; ++i) {

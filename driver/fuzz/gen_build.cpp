@@ -523,6 +523,13 @@ RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t r
 
 namespace {
 
+/// A new u32 parameter in lo..hi that the apply's keys name.
+std::string named_param(Builder& b, ApplyExtras& x, std::int64_t lo, std::int64_t hi) {
+  std::string n = b.param_u32(lo, hi);
+  x.names.push_back(n);
+  return n;
+}
+
 std::string cache_policy(Builder& b, ApplyExtras& x) {
   switch (b.rng.below(3)) {
   case 0: {
@@ -575,6 +582,15 @@ std::vector<Var> expression_vars(Builder& b, const ApplyContext& ctx) {
   return vars;
 }
 
+/// One of expression_vars; a variable other than lane exercises repeat_axis_expr.
+Var pick_expression_var(Builder& b, const ApplyContext& ctx) {
+  const auto vars = expression_vars(b, ctx);
+  Var v = b.rng.pick(vars);
+  if (v.name != "lane")
+    b.use(Feature::repeat_axis_expr);
+  return v;
+}
+
 /// A src_size in 0..C through the rest of the expression grammar: shifts, masks, the
 /// select spellings, T.uint32, signed max, the launch's sizes.
 std::string src_size_operators(Builder& b, std::int64_t C, ApplyExtras& x) {
@@ -586,13 +602,11 @@ std::string src_size_operators(Builder& b, std::int64_t C, ApplyExtras& x) {
     return "(tid & " + std::to_string(C >> shift) + ") << " + std::to_string(shift);
   }
   case 1: {
-    const std::string n = b.param_u32(0, b.threads());
-    x.names.push_back(n);
+    const std::string n = named_param(b, x, 0, b.threads());
     return "if_then_else(tid < " + n + ", " + c + ", " + std::to_string(b.rng.edge(0, C)) + ")";
   }
   case 2: {
-    const std::string n = b.param_u32(0, warp_size);
-    x.names.push_back(n);
+    const std::string n = named_param(b, x, 0, warp_size);
     return "T.if_then_else(lane >= " + n + ", 0, T.uint32(" + c + "))";
   }
   case 3:
@@ -621,18 +635,13 @@ std::string src_size(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
     return toml_string("tid % " + std::to_string(C + 1));
   case 2: {
     b.use(Feature::src_size_expr);
-    const std::string n = b.param_u32(0, T);
-    x.names.push_back(n);
+    const std::string n = named_param(b, x, 0, T);
     return toml_string("tid < " + n + " ? " + c + " : " + std::to_string(b.rng.edge(0, C)));
   }
   case 3: {
     b.use(Feature::src_size_expr);
-    const auto vars = expression_vars(b, ctx);
-    const Var& v = b.rng.pick(vars);
-    if (v.name != "lane")
-      b.use(Feature::repeat_axis_expr);
-    const std::string n = b.param_u32(0, C * v.count);
-    x.names.push_back(n);
+    const Var v = pick_expression_var(b, ctx);
+    const std::string n = named_param(b, x, 0, C * v.count);
     return toml_string("clamp(" + n + " - " + c + " * " + v.name + ", 0, " + c + ")");
   }
   case 4:
@@ -659,19 +668,14 @@ std::string ignore_src(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
     return toml_string("tid % 3 == 1");
   case 2: {
     b.use(Feature::ignore_src_expr);
-    const auto vars = expression_vars(b, ctx);
-    const Var& v = b.rng.pick(vars);
-    if (v.name != "lane")
-      b.use(Feature::repeat_axis_expr);
-    const std::string n = b.param_u32(0, T);
-    x.names.push_back(n);
+    const Var v = pick_expression_var(b, ctx);
+    const std::string n = named_param(b, x, 0, T);
     return toml_string(v.name + " == " + std::to_string(v.count - 1) + " && tid >= " + n);
   }
   case 3: {
     b.use(Feature::ignore_src_expr);
     b.use(Feature::expr_operators);
-    const std::string n = b.param_u32(0, warp_size - 1);
-    x.names.push_back(n);
+    const std::string n = named_param(b, x, 0, warp_size - 1);
     return toml_string(b.rng.chance(1, 2) ? "(lane ^ " + n + ") == 0" : "!(lane < " + n + ")");
   }
   default:
@@ -687,16 +691,12 @@ std::string pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
     return b.rng.chance(1, 2) ? "true" : "false";
   case 1: {
     b.use(Feature::pred_expr);
-    const std::string n = b.param_u32(0, b.threads());
-    x.names.push_back(n);
+    const std::string n = named_param(b, x, 0, b.threads());
     return toml_string("tid < " + n);
   }
   case 2: {
     b.use(Feature::pred_expr);
-    const auto vars = expression_vars(b, ctx);
-    const Var& v = b.rng.pick(vars);
-    if (v.name != "lane")
-      b.use(Feature::repeat_axis_expr);
+    const Var v = pick_expression_var(b, ctx);
     return toml_string(v.name +
                        " != " + std::to_string(b.rng.below(static_cast<std::uint64_t>(v.count))));
   }

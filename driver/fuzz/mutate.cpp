@@ -84,6 +84,18 @@ public:
       add(std::move(what), *changed, std::move(ids));
   }
 
+  /// A mutant whose chosen apply op has `key` set to `value` (a TOML value as written).
+  void add_key_change(std::string what, std::uint64_t which, const std::string& key,
+                      const std::string& value, DiagId id) {
+    add(std::move(what),
+        with_apply(m_, which,
+                   [&](ModelOp& op) {
+                     set_key(op, key, value);
+                     return true;
+                   }),
+        {id});
+  }
+
   void launch() {
     SpecModel s = m_;
     s.block = {0};
@@ -98,13 +110,7 @@ public:
 
   void applies() {
     const auto which = rng_.next();
-    add("chunk_bytes 12",
-        with_apply(m_, which,
-                   [](ModelOp& op) {
-                     set_key(op, "chunk_bytes", "12");
-                     return true;
-                   }),
-        {DiagId::contract_chunk_bytes});
+    add_key_change("chunk_bytes 12", which, "chunk_bytes", "12", DiagId::contract_chunk_bytes);
     add("src_size above chunk_bytes",
         with_apply(m_, which,
                    [](ModelOp& op) {
@@ -144,20 +150,10 @@ public:
                      return true;
                    }),
         {DiagId::spec_unknown_key});
-    add("pred names an unknown parameter",
-        with_apply(m_, which,
-                   [](ModelOp& op) {
-                     set_key(op, "pred", toml_string("tid < no_such_param"));
-                     return true;
-                   }),
-        {DiagId::expr_unknown_name});
-    add("unknown scope",
-        with_apply(m_, which,
-                   [](ModelOp& op) {
-                     set_key(op, "scope", toml_string("warp"));
-                     return true;
-                   }),
-        {DiagId::spec_unknown_scope});
+    add_key_change("pred names an unknown parameter", which, "pred",
+                   toml_string("tid < no_such_param"), DiagId::expr_unknown_name);
+    add_key_change("unknown scope", which, "scope", toml_string("warp"),
+                   DiagId::spec_unknown_scope);
   }
 
   void tensors() {
@@ -252,34 +248,32 @@ public:
       s = m_;
       std::erase_if(s.ops, [](const ModelOp& op) { return op.op == "end"; });
       add("loop without end", s, {DiagId::spec_loop_unclosed});
-      s = m_;
-      visit_ops(s.ops, [](ModelOp& op) {
-        if (op.op == "for")
-          set_key(op, "unroll", "65");
-      });
-      add("unroll 65", s, {DiagId::spec_loop_unroll_range});
+      add("unroll 65", with_every("for", "unroll", "65"), {DiagId::spec_loop_unroll_range});
     }
     if (has_op(m_, "pipeline")) {
-      s = m_;
-      visit_ops(s.ops, [](ModelOp& op) {
-        if (op.op == "pipeline")
-          op.find("stages")->value = "9";
-      });
-      add("pipeline of 9 stages", s, {DiagId::spec_pipeline_stages});
+      add("pipeline of 9 stages", with_every("pipeline", "stages", "9"),
+          {DiagId::spec_pipeline_stages});
     }
     if (has_op(m_, "mbarrier_init")) {
-      s = m_;
-      visit_ops(s.ops, [](ModelOp& op) {
-        if (op.op == "mbarrier_init")
-          op.find("count")->value = "1048576";
-      });
-      add("mbarrier count 2^20", s, {DiagId::contract_mbarrier_count_range});
+      add("mbarrier count 2^20", with_every("mbarrier_init", "count", "1048576"),
+          {DiagId::contract_mbarrier_count_range});
     }
   }
 
   std::vector<Mutant> out;
 
 private:
+  /// The model with `key` of every `kind` op set to `value` (a TOML value as written).
+  SpecModel with_every(std::string_view kind, const std::string& key,
+                       const std::string& value) const {
+    SpecModel s = m_;
+    visit_ops(s.ops, [&](ModelOp& op) {
+      if (op.op == kind)
+        set_key(op, key, value);
+    });
+    return s;
+  }
+
   bool any_pred() const {
     SpecModel copy = m_;
     bool pred = false;

@@ -280,6 +280,13 @@ private:
 
   void report_missing_commit(std::size_t wait, std::size_t apply);
 
+  /// A write (store, or the issue of a copy, `access` says which) into shared granule `g`
+  /// that a pending copy, not yet waited, will still write: a finding `id`, unless a missing
+  /// commit_group explains it.
+  void check_pending_write(std::size_t op, DiagId id, const std::string& kind, std::int64_t bid,
+                           std::int64_t tid, const Buffer& b, std::size_t g, std::int64_t off,
+                           std::string_view access, std::string_view tail);
+
   /// Marks the thread's copies that no commit_group has closed yet as passed over by `wait`.
   void mark_uncommitted(std::size_t wait, ThreadState& ts);
 

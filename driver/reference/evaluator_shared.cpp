@@ -154,21 +154,31 @@ void Evaluator::write_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64
   trace(ref::CtaTrace::Kind::write, b, tid, r);
   ref::SharedBytes& h = b.hz;
   each_granule(b, r, [&](std::size_t g, std::int64_t off) {
-    if (h.pending[g] > 0 && !missing_commit(b, g)) {
-      problems_.add(
-          op, DiagId::check_write_pending,
-          "writes shared bytes that a pending (not yet waited) copy will write",
-          [&] {
-            return where(bid, tid) + " writes " + byte_text(b, off) + ", which op " +
-                   std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
-                   std::to_string(h.pending_tid[g]) + " will write";
-          },
-          Severity::error, b.granule());
-    }
+    check_pending_write(op, DiagId::check_write_pending,
+                        "writes shared bytes that a pending (not yet waited) copy will write", bid,
+                        tid, b, g, off, " writes ", " will write");
     check_refill(op, cta, bid, tid, b, g, off, false);
     used_again(cta, h, g);
     store_granule(cta, tid, h, g);
   });
+}
+
+void Evaluator::check_pending_write(std::size_t op, DiagId id, const std::string& kind,
+                                    std::int64_t bid, std::int64_t tid, const Buffer& b,
+                                    std::size_t g, std::int64_t off, std::string_view access,
+                                    std::string_view tail) {
+  const ref::SharedBytes& h = b.hz;
+  if (h.pending[g] <= 0 || missing_commit(b, g)) {
+    return;
+  }
+  problems_.add(
+      op, id, kind,
+      [&] {
+        return where(bid, tid) + std::string(access) + byte_text(b, off) + ", which op " +
+               std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
+               std::to_string(h.pending_tid[g]) + std::string(tail);
+      },
+      Severity::error, b.granule());
 }
 
 void Evaluator::issue(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& db,
@@ -177,16 +187,9 @@ void Evaluator::issue(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t t
   c.dst_runs.each([&](Run r) {
     trace(ref::CtaTrace::Kind::issue, db, tid, r);
     each_granule(db, r, [&](std::size_t g, std::int64_t o) {
-      if (h.pending[g] > 0 && !missing_commit(db, g)) {
-        problems_.add(
-            op, DiagId::check_pending_overlap, "two pending copies write the same shared bytes",
-            [&] {
-              return where(bid, tid) + " issues a copy into " + byte_text(db, o) + ", which op " +
-                     std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
-                     std::to_string(h.pending_tid[g]) + " will still write (not yet waited)";
-            },
-            Severity::error, db.granule());
-      }
+      check_pending_write(op, DiagId::check_pending_overlap,
+                          "two pending copies write the same shared bytes", bid, tid, db, g, o,
+                          " issues a copy into ", " will still write (not yet waited)");
       check_refill(op, cta, bid, tid, db, g, o, true);
       used_again(cta, h, g);
       ++h.pending[g];

@@ -55,6 +55,43 @@ struct SpawnSetup {
   }
 };
 
+/// Sets up a child with stdin from /dev/null, stdout and stderr into `output_fd`, in a process
+/// group of its own (so a time-out kills grandchildren too), with an empty signal mask and
+/// default dispositions for the signals a parent commonly changes. Returns 0 or an errno value.
+int init_spawn_setup(SpawnSetup& setup, int output_fd) {
+  if (int e = posix_spawn_file_actions_init(&setup.actions))
+    return e;
+  setup.actions_ok = true;
+  if (int e = posix_spawnattr_init(&setup.attr))
+    return e;
+  setup.attr_ok = true;
+
+  int e = posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0);
+  if (!e)
+    e = posix_spawn_file_actions_adddup2(&setup.actions, output_fd, 1);
+  if (!e)
+    e = posix_spawn_file_actions_adddup2(&setup.actions, output_fd, 2);
+  if (e)
+    return e;
+
+  sigset_t empty_mask;
+  sigemptyset(&empty_mask);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int s : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2})
+    sigaddset(&defaults, s);
+  e = posix_spawnattr_setflags(
+      &setup.attr,
+      static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
+  if (!e)
+    e = posix_spawnattr_setpgroup(&setup.attr, 0);
+  if (!e)
+    e = posix_spawnattr_setsigmask(&setup.attr, &empty_mask);
+  if (!e)
+    e = posix_spawnattr_setsigdefault(&setup.attr, &defaults);
+  return e;
+}
+
 void append_capped(ProcessResult& r, const char* data, std::size_t n, std::size_t cap) {
   std::size_t room = r.output.size() < cap ? cap - r.output.size() : 0;
   if (n > room)
@@ -141,39 +178,7 @@ ProcessResult run_process(const std::filesystem::path& program,
   Fd write_end(pipe_fds[1]);
 
   SpawnSetup setup;
-  if (int e = posix_spawn_file_actions_init(&setup.actions))
-    return fail(e);
-  setup.actions_ok = true;
-  if (int e = posix_spawnattr_init(&setup.attr))
-    return fail(e);
-  setup.attr_ok = true;
-
-  int e = posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0);
-  if (!e)
-    e = posix_spawn_file_actions_adddup2(&setup.actions, write_end.get(), 1);
-  if (!e)
-    e = posix_spawn_file_actions_adddup2(&setup.actions, write_end.get(), 2);
-  if (e)
-    return fail(e);
-
-  // Own process group (so a time-out kills grandchildren too), an empty signal
-  // mask and default dispositions for the signals a parent commonly changes.
-  sigset_t empty_mask;
-  sigemptyset(&empty_mask);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2})
-    sigaddset(&defaults, s);
-  e = posix_spawnattr_setflags(
-      &setup.attr,
-      static_cast<short>(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
-  if (!e)
-    e = posix_spawnattr_setpgroup(&setup.attr, 0);
-  if (!e)
-    e = posix_spawnattr_setsigmask(&setup.attr, &empty_mask);
-  if (!e)
-    e = posix_spawnattr_setsigdefault(&setup.attr, &defaults);
-  if (e)
+  if (int e = init_spawn_setup(setup, write_end.get()))
     return fail(e);
 
   std::string program_str = program.string();

@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -142,32 +141,6 @@ using tile::or_choices;
 
 inline bool before(const toml::source_position& a, const toml::source_position& b) {
   return a.line != b.line ? a.line < b.line : a.column < b.column;
-}
-
-inline std::string_view trim(std::string_view s, std::size_t* skipped = nullptr) {
-  std::size_t b = 0;
-  while (b < s.size() && (s[b] == ' ' || s[b] == '\t'))
-    ++b;
-  std::size_t e = s.size();
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
-    --e;
-  if (skipped)
-    *skipped = b;
-  return s.substr(b, e - b);
-}
-
-template <class Int>
-inline std::optional<Int> parse_integer(std::string_view s) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  }
-  Int v{};
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty())
-    return std::nullopt;
-  return v;
 }
 
 /// Where a string value's characters sit in the file.
@@ -311,28 +284,67 @@ private:
                       type_phrase(n.type()));
   }
 
-  std::optional<std::int64_t> get_int(const toml::node& n, std::string_view key,
-                                      const std::string& where, std::string_view expected) {
-    if (const auto* v = n.as_integer())
+  /// The value of `n` as a T (std::int64_t, std::string or bool); nullopt after reporting
+  /// that `key` in `where` must be `expected`.
+  template <class T>
+  std::optional<T> get_as(const toml::node& n, std::string_view key, const std::string& where,
+                          std::string_view expected) {
+    if (const auto* v = n.as<T>())
       return v->get();
     wrong_type(n, key, where, expected);
     return std::nullopt;
+  }
+
+  std::optional<std::int64_t> get_int(const toml::node& n, std::string_view key,
+                                      const std::string& where, std::string_view expected) {
+    return get_as<std::int64_t>(n, key, where, expected);
   }
 
   std::optional<std::string> get_string(const toml::node& n, std::string_view key,
                                         const std::string& where, std::string_view expected) {
-    if (const auto* v = n.as_string())
-      return v->get();
-    wrong_type(n, key, where, expected);
-    return std::nullopt;
+    return get_as<std::string>(n, key, where, expected);
+  }
+
+  /// The string under `key` (its node in `node`, null when missing); nullopt after reporting
+  /// it missing (`missing_hint` says what belongs there) or not a string (`expected`).
+  std::optional<std::string> required_string(const toml::table& t, std::string_view key,
+                                             const std::string& where,
+                                             std::string_view missing_hint,
+                                             std::string_view expected, const toml::node*& node) {
+    node = t.get(key);
+    if (!node) {
+      missing(t, key, where, missing_hint);
+      return std::nullopt;
+    }
+    return get_string(*node, key, where, expected);
   }
 
   std::optional<bool> get_bool(const toml::node& n, std::string_view key,
                                const std::string& where) {
-    if (const auto* v = n.as_boolean())
-      return v->get();
-    wrong_type(n, key, where, "true or false");
-    return std::nullopt;
+    return get_as<bool>(n, key, where, "true or false");
+  }
+
+  /// Calls `each(table, where)` for every table of the array of tables `n`, `where` being
+  /// "`name` i"; reports `n` not being an array (`must_be` says how to write it) and each
+  /// element that is not a table.
+  template <class Each>
+  void each_table(const toml::node& n, std::string_view must_be, std::string_view name, Each each) {
+    const toml::array* list = n.as_array();
+    if (!list) {
+      type_error(n, std::string(must_be) + " (two brackets); got " +
+                        std::string(type_phrase(n.type())));
+      return;
+    }
+    std::size_t index = 0;
+    for (const toml::node& e : *list) {
+      const std::string where = std::string(name) + " " + std::to_string(++index);
+      const toml::table* t = e.as_table();
+      if (!t) {
+        type_error(e, where + " must be a table; got " + type_phrase(e.type()));
+        continue;
+      }
+      each(*t, where);
+    }
   }
 
   // ---------------------------------------------------------------- [kernel]

@@ -327,12 +327,8 @@ void Loader::load_params(const toml::node& n) {
 
 /// A parameter's dtype: u64 or not; nullopt after an error.
 std::optional<bool> Loader::param_is_u64(const toml::table& t, const std::string& where) {
-  const toml::node* v = t.get("dtype");
-  if (!v) {
-    missing(t, "dtype", where, "\"u32\" or \"u64\"");
-    return std::nullopt;
-  }
-  auto s = get_string(*v, "dtype", where, "\"u32\" or \"u64\"");
+  const toml::node* v = nullptr;
+  auto s = required_string(t, "dtype", where, "\"u32\" or \"u64\"", "\"u32\" or \"u64\"", v);
   if (!s)
     return std::nullopt;
   if (*s == "u32" || *s == "uint32")
@@ -400,12 +396,9 @@ void Loader::load_tensors(const toml::node& n) {
 
 /// The tensor's dtype; nullopt (after an error) when it is missing or unknown.
 std::optional<tile::DType> Loader::tensor_dtype(const toml::table& t, const std::string& where) {
-  const toml::node* v = t.get("dtype");
-  if (!v) {
-    missing(t, "dtype", where, "an element type such as \"float16\"");
-    return std::nullopt;
-  }
-  auto s = get_string(*v, "dtype", where, "a dtype name such as \"float16\"");
+  const toml::node* v = nullptr;
+  auto s = required_string(t, "dtype", where, "an element type such as \"float16\"",
+                           "a dtype name such as \"float16\"", v);
   if (!s)
     return std::nullopt;
   auto d = tile::parse_dtype(*s);
@@ -446,12 +439,9 @@ Loader::tensor_shape(const toml::table& t, const std::string& where, bool& compl
 
 /// The tensor's space; nullopt (after an error) when it is missing or unknown.
 std::optional<tile::Space> Loader::tensor_space(const toml::table& t, const std::string& where) {
-  const toml::node* v = t.get("space");
-  if (!v) {
-    missing(t, "space", where, "\"global\" or \"shared\"");
-    return std::nullopt;
-  }
-  auto s = get_string(*v, "space", where, "\"global\" or \"shared\"");
+  const toml::node* v = nullptr;
+  auto s =
+      required_string(t, "space", where, "\"global\" or \"shared\"", "\"global\" or \"shared\"", v);
   if (!s)
     return std::nullopt;
   if (*s == "global")

@@ -6,24 +6,8 @@
 namespace ptxgen::driver::toml_reader {
 
 void Loader::load_ops(const toml::node& n) {
-  const toml::array* ops = n.as_array();
-  if (!ops) {
-    type_error(n, "ops must be an array of tables: write each op as [[op]] (two "
-                  "brackets); got " +
-                      std::string(type_phrase(n.type())));
-    return;
-  }
-  std::size_t index = 0;
-  for (const toml::node& e : *ops) {
-    ++index;
-    const std::string where = "[[op]] " + std::to_string(index);
-    const toml::table* t = e.as_table();
-    if (!t) {
-      type_error(e, where + " must be a table; got " + type_phrase(e.type()));
-      continue;
-    }
-    load_op(*t, where);
-  }
+  each_table(n, "ops must be an array of tables: write each op as [[op]]", "[[op]]",
+             [&](const toml::table& t, const std::string& where) { load_op(t, where); });
 }
 
 /// One [[op]] table; its op goes to `into` when given (a pipeline's consumer), else
@@ -143,6 +127,13 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
   bool ok = barrier.has_value();
   if (barrier && !b_.barrier(barrier->value, at(t.get("barrier")->source())))
     ok = false;
+  // The op with its barrier, once every key of it loaded.
+  auto finish = [&](auto m) -> std::optional<tile::OpBody> {
+    if (!ok)
+      return std::nullopt;
+    m.barrier = std::move(*barrier);
+    return m;
+  };
   if (kind == "mbarrier_init") {
     tile::MbarrierInitOp m;
     if (const toml::node* v = t.get("count")) {
@@ -154,10 +145,7 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
       missing(t, "count", where_kind, "the arrivals per phase, e.g. count = 128");
       ok = false;
     }
-    if (!ok)
-      return std::nullopt;
-    m.barrier = std::move(*barrier);
-    return m;
+    return finish(std::move(m));
   }
   if (kind == "copy_arrive") {
     tile::CopyArriveOp m;
@@ -167,10 +155,7 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
       else
         ok = false;
     }
-    if (!ok)
-      return std::nullopt;
-    m.barrier = std::move(*barrier);
-    return m;
+    return finish(std::move(m));
   }
   const std::map<std::string, std::size_t, std::less<>> no_axes;
   if (kind == "mbarrier_arrive") {
@@ -179,10 +164,7 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
       m.pred = expr_field(*v, "pred", where_kind, false, no_axes);
       ok = m.pred.has_value() && ok;
     }
-    if (!ok)
-      return std::nullopt;
-    m.barrier = std::move(*barrier);
-    return m;
+    return finish(std::move(m));
   }
   tile::MbarrierWaitOp m;
   if (const toml::node* v = t.get("parity")) {
@@ -195,10 +177,7 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
     missing(t, "parity", where_kind, "the phase parity waited for, e.g. parity = \"k % 2\"");
     ok = false;
   }
-  if (!ok)
-    return std::nullopt;
-  m.barrier = std::move(*barrier);
-  return m;
+  return finish(std::move(m));
 }
 
 /// start, stop or step of a `for`: an integer or an expression string over
@@ -257,12 +236,9 @@ bool Loader::load_loop_bounds(const toml::table& t, const std::string& where,
 /// a tensor or the variable of an enclosing loop.
 std::optional<tile::Located<std::string>> Loader::loop_var(const toml::table& t,
                                                            const std::string& where) {
-  const toml::node* v = t.get("var");
-  if (!v) {
-    missing(t, "var", where, "the loop variable's name, e.g. var = \"k\"");
-    return std::nullopt;
-  }
-  auto name = get_string(*v, "var", where, "a string (the loop variable's name)");
+  const toml::node* v = nullptr;
+  auto name = required_string(t, "var", where, "the loop variable's name, e.g. var = \"k\"",
+                              "a string (the loop variable's name)", v);
   if (!name)
     return std::nullopt;
   const build::Text text = text_of(*v, *name);
@@ -445,12 +421,9 @@ bool Loader::pipeline_body(const toml::table& t, const std::string& where, tile:
 
 std::optional<tile::Located<tile::View>>
 Loader::view_field(const toml::table& t, std::string_view key, const std::string& where) {
-  const toml::node* v = t.get(key);
-  if (!v) {
-    missing(t, key, where, "a view string such as \"shared.sub[tid, :]\"");
-    return std::nullopt;
-  }
-  auto s = get_string(*v, key, where, "a view string such as \"shared.sub[tid, :]\"");
+  constexpr std::string_view expected = "a view string such as \"shared.sub[tid, :]\"";
+  const toml::node* v = nullptr;
+  auto s = required_string(t, key, where, expected, expected, v);
   if (!s)
     return std::nullopt;
   return b_.view(text_of(*v, *s));

@@ -91,36 +91,19 @@ std::optional<std::vector<std::uint8_t>> Loader::parse_pattern(const toml::node&
 }
 
 void Loader::load_expectations(const toml::node& n) {
-  const toml::array* list = n.as_array();
-  if (!list) {
-    type_error(n, "expectations must be an array of tables: write each as [[expect]] (two "
-                  "brackets); got " +
-                      std::string(type_phrase(n.type())));
-    return;
-  }
-  std::size_t index = 0;
-  for (const toml::node& e : *list) {
-    const std::string where = "[[expect]] " + std::to_string(++index);
-    const toml::table* t = e.as_table();
-    if (!t) {
-      type_error(e, where + " must be a table; got " + type_phrase(e.type()));
-      continue;
-    }
-    check_keys(*t, kExpectKeys, where);
-    const toml::node* v = t->get("that");
-    if (!v) {
-      missing(*t, "that", where, kExpectExample);
-      continue;
-    }
-    auto s = get_string(*v, "that", where, kExpectExample);
-    if (!s)
-      continue;
-    const build::ExactValue holds = [](tile::DType dtype, std::int64_t value) {
-      return expect_value_bytes(dtype, value).has_value();
-    };
-    if (auto x = b_.expectation(text_of(*v, *s), holds))
-      b_.expectation(std::move(*x));
-  }
+  each_table(n, "expectations must be an array of tables: write each as [[expect]]", "[[expect]]",
+             [&](const toml::table& t, const std::string& where) {
+               check_keys(t, kExpectKeys, where);
+               const toml::node* v = nullptr;
+               auto s = required_string(t, "that", where, kExpectExample, kExpectExample, v);
+               if (!s)
+                 return;
+               const build::ExactValue holds = [](tile::DType dtype, std::int64_t value) {
+                 return expect_value_bytes(dtype, value).has_value();
+               };
+               if (auto x = b_.expectation(text_of(*v, *s), holds))
+                 b_.expectation(std::move(*x));
+             });
 }
 
 } // namespace ptxgen::driver::toml_reader
