@@ -248,7 +248,6 @@ int report_results(const std::vector<std::string>& inputs_in, const std::vector<
   return status;
 }
 
-// issue 12, sass-trap: --sass.
 /// Disassembles every cubin (`jobs` at a time), prints each listing to stdout and
 /// a warning per known miscompile signature to stderr; returns the worst status
 /// (exit_input for a signature, exit_environment for a disassembler failure).

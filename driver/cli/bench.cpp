@@ -1,4 +1,4 @@
-// `ptxgen bench SPEC...` (issue 13): each spec's kernel on the GPU, timed with CUDA events
+// `ptxgen bench SPEC...`: each spec's kernel on the GPU, timed with CUDA events
 // (driver/cuda/bench.hpp), against cuMemcpyDtoD of the same bytes in the same run; a
 // table, and with --json FILE the same as JSON (written atomically). docs/benchmarks.md.
 

@@ -1,4 +1,4 @@
-// `ptxgen fuzz` (issue 12): differential testing of random specs on the GPU and the
+// `ptxgen fuzz`: differential testing of random specs on the GPU and the
 // simulator, with shrinking; see driver/fuzz/loop.hpp.
 
 #include "driver/cli/arguments.hpp"
@@ -63,7 +63,7 @@ void print_summary(const fuzz::FuzzReport& r, std::ostream& out) {
       << " s)\n";
   for (const auto& [c, n] : r.by_class)
     out << "  " << c << ": " << n << '\n';
-  for (const auto& [c, n] : r.explained_by_class) // issue 12, errclass (docs/fuzzing.md)
+  for (const auto& [c, n] : r.explained_by_class) // docs/fuzzing.md
     out << "  " << c << ": " << n << " (explained: a known false positive of the tool)\n";
   for (const auto& f : r.findings) {
     out << "finding " << f.signature.class_name() << " seed " << f.seed;

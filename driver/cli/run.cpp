@@ -59,7 +59,7 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   }
 }
 
-// issue 12, gpu-sanitize: with --sanitize, one line: how many cases the tool
+// with --sanitize, one line: how many cases the tool
 // checked, how many it found errors in (each listed), how many it did not check.
 void print_sanitizer_summary(const driver::ConformanceReport& r,
                              const driver::ConformanceOptions& o, std::ostream& out) {
@@ -156,14 +156,14 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
   case Setup::no_ptxas:
   case Setup::broken_ptxas:
   case Setup::bad_devices:
-  case Setup::no_sanitizer: // issue 12, gpu-sanitize
+  case Setup::no_sanitizer:
     write_report(output, r);
     return command_error("run", exit_environment, r.backend_description);
   }
   if (!text)
     print_case_diagnostics(r, printer);
   print_table(r, std::cout);
-  for (const auto& c : r.cases) // issue 13, --profile: the simulator's figures per spec
+  for (const auto& c : r.cases) // the simulator's figures per spec
     if (c.profile)
       sim::print_profile(c.spec, *c.profile, std::cout);
   std::cout << "backend: " << r.backend_description << '\n'
@@ -175,7 +175,7 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
             << r.count(CaseResult::Status::error) << " error, "
             << r.count(CaseResult::Status::unsupported) << " unsupported; wall "
             << ms(r.wall_seconds * 1000) << " ms\n";
-  print_sanitizer_summary(r, o, std::cout); // issue 12, gpu-sanitize
+  print_sanitizer_summary(r, o, std::cout);
   if (!write_report(output, r) || r.environment_failed())
     return exit_environment;
   if (r.all_passed())

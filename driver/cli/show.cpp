@@ -1,5 +1,5 @@
 // `ptxgen show SPEC --svg FILE`: a picture of which thread copies which element of
-// each view of each op, and the banks warp 0's shared accesses touch (issue 13).
+// each view of each op, and the banks warp 0's shared accesses touch.
 
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"

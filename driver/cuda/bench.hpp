@@ -1,5 +1,5 @@
 #pragma once
-// `ptxgen bench` on the GPU (issue 13): times one kernel with CUDA events and, in the same
+// `ptxgen bench` on the GPU: times one kernel with CUDA events and, in the same
 // run and context, cuMemcpyDtoD of the same byte count, the ceiling it is compared with.
 //
 // In this process (no isolated runner: nothing else runs here, and a fault ends the

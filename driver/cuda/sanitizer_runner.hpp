@@ -4,7 +4,7 @@
 // Why not IsolatedRunner: its workers are forked from the multi-threaded
 // conformance run, and a whole `ptxgen run` wrapped in compute-sanitizer
 // (--target-processes all) crashed the sanitizer once and hung it another
-// time (issue 12). Here every case is its own fresh program instead:
+// time. Here every case is its own fresh program instead:
 //
 //   compute-sanitizer --tool TOOL --print-limit N --log-file DIR/sanitizer.log
 //       /proc/self/exe device-worker --device D

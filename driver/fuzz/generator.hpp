@@ -1,5 +1,5 @@
 #pragma once
-// The random spec generator of `ptxgen fuzz` (issue 12): a seed -> a model of a spec that
+// The random spec generator of `ptxgen fuzz`: a seed -> a model of a spec that
 // is valid by construction (docs/spec-format.md), printed as TOML; the hooks the shrinker
 // uses to make a failing model smaller; invalid mutants that `ptxgen check` must refuse.
 //

@@ -54,7 +54,7 @@ namespace {
 constexpr std::string_view pass_class = "pass", mutant_class = "mutant";
 
 /// "cuda_fault-sim_pass", "cuda_error_ptxas-sim_error_ptxas": the status of every backend,
-/// and an error's stage where known (issue 12, errclass: errors of different stages are
+/// and an error's stage where known (errors of different stages are
 /// different classes; the other statuses say their stage themselves).
 std::string statuses_name(const Signature& s) {
   std::string n;
@@ -111,7 +111,7 @@ bool is_race(cuda::SanitizerFinding::Kind k) {
   return k == cuda::SanitizerFinding::Kind::race || k == cuda::SanitizerFinding::Kind::race_warning;
 }
 
-/// issue 12, errclass: the known false positive that explains a flagged outcome, decided
+/// the known false positive that explains a flagged outcome, decided
 /// from the finding kinds and the kernel's structure (never from a message): synccheck
 /// found only "Missing wait" errors on a kernel with a copy_arrive without noinc, the GPU
 /// case is a fault only the tool explains (the bytes were right and judge_sanitizer made
@@ -172,7 +172,7 @@ Signature signature_of(const std::vector<BackendOutcome>& outcomes) {
     s.statuses.push_back({o.backend, o.result.status, o.result.stage});
     if (o.result.sim_fault)
       s.sim_fault = o.result.sim_fault;
-    // issue 12, fuzz-wire: compute-sanitizer's verdict, by its finding kinds.
+    // compute-sanitizer's verdict, by its finding kinds.
     if (o.result.sanitizer && o.result.sanitizer->checked) {
       const auto& r = *o.result.sanitizer;
       s.sanitizer_tool = r.tool;
@@ -666,7 +666,7 @@ void Fuzzer::run_batch(std::size_t first, std::size_t n) {
     ++report_.specs;
     count_device(outcomes[i]);
     const Signature sig = signature_of(outcomes[i]);
-    if (is_explained(sig)) { // issue 12, errclass: a known false positive of a tool
+    if (is_explained(sig)) { // a known false positive of a tool
       ++report_.explained;
       count_class(report_.explained_by_class, sig.class_name());
       continue;

@@ -1,5 +1,5 @@
 #pragma once
-// `ptxgen fuzz` (issue 12): differential testing of random specs. Seeds run in batches:
+// `ptxgen fuzz`: differential testing of random specs. Seeds run in batches:
 // each batch's specs are generated (driver/fuzz/generator.hpp), written into a private
 // temporary directory and run through run_conformance on every backend (the GPU, then
 // the simulator without assembling again). A spec that does not pass on every backend
@@ -63,7 +63,7 @@ struct BackendOutcome {
 };
 
 /// What one backend's outcome contributes to a signature: its status and the stage that
-/// decided it (issue 12, errclass: a ptxas rejection and a reference refusal are both
+/// decided it (a ptxas rejection and a reference refusal are both
 /// Status::error, but different outcomes).
 struct BackendStatus {
   Backend backend = Backend::sim;
@@ -72,8 +72,8 @@ struct BackendStatus {
   bool operator==(const BackendStatus&) const = default;
 };
 
-/// A known false positive of a checking tool that explains an outcome (issue 12, errclass;
-/// docs/fuzzing.md): the outcome is counted as explained, not as a finding.
+/// A known false positive of a checking tool that explains an outcome
+/// (docs/fuzzing.md): the outcome is counted as explained, not as a finding.
 enum class Explanation : std::uint8_t {
   none,
   /// compute-sanitizer synccheck 2025.3.1 reports "Missing wait" on every kernel with a
@@ -90,11 +90,11 @@ struct Signature {
     backends,      ///< some backend did not pass, or the backends disagree
     false_accept,  ///< a mutant that `check` accepts
     wrong_refusal, ///< a mutant that `check` refuses, but with none of the expected DiagIds
-    // issue 12, fuzz-wire: compute-sanitizer as a second oracle (--sanitize).
+    // compute-sanitizer as a second oracle (--sanitize).
     sanitizer,     ///< the sanitizer flagged a valid spec (racecheck: a race the simulator saw too)
     race_sim_only, ///< racecheck checked the case and saw no race; the simulator did
     race_racecheck_only, ///< racecheck reported hazards; the simulator ran it and passed
-    /// issue 12, errclass: the sanitizer's findings are a known false positive of the
+    /// the sanitizer's findings are a known false positive of the
     /// tool on this kernel's structure (`explanation`); no finding.
     sanitizer_explained,
   };
@@ -160,8 +160,7 @@ struct FuzzReport {
   Shard shard;
   std::size_t specs = 0;  ///< generated specs run
   std::size_t passed = 0; ///< of those, passed on every backend
-  /// Of those, explained by a known false positive of a tool (is_explained; issue 12,
-  /// errclass): neither passed nor findings.
+  /// Of those, explained by a known false positive of a tool (is_explained): neither passed nor findings.
   std::size_t explained = 0;
   std::size_t mutants = 0;         ///< mutants checked
   std::size_t mutants_refused = 0; ///< refused with an expected DiagId

@@ -1,5 +1,5 @@
 #pragma once
-// The shrinker of `ptxgen fuzz` (issue 12): reduces a failing candidate to a small one
+// The shrinker of `ptxgen fuzz`: reduces a failing candidate to a small one
 // that still fails the same way. Generic over the candidate type: the problem says how to
 // drop units of a candidate, which one-step simplifications it has, how complex it is,
 // and (for a whole batch at once, so that a round's candidates share one conformance

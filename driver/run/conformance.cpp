@@ -158,12 +158,12 @@ struct Prepared {
   ReferenceOutput expected;
   bool ready = false;   ///< emitted, assembled and referenced: ready for the backend
   std::string dump_dir; ///< ConformanceOptions::dump_dir
-  /// ConformanceOptions::tamper_sim_outputs, when set (issue 12, fuzz-loop).
+  /// ConformanceOptions::tamper_sim_outputs, when set.
   const std::function<void(const std::string&, std::map<std::string, std::vector<std::uint8_t>>&)>*
       tamper_sim_outputs = nullptr;
-  /// ConformanceOptions::also_simulate: the simulator's outcome (issue 12, fuzz-loop).
+  /// ConformanceOptions::also_simulate: the simulator's outcome.
   std::optional<CaseResult> sim_result;
-  bool profile = false; ///< ConformanceOptions::profile (issue 13)
+  bool profile = false; ///< ConformanceOptions::profile
 };
 
 /// Marks the case as an error: `blame` says whose, `stage` where it stopped.
@@ -303,7 +303,7 @@ void assemble_case(Prepared& p, const ConformanceOptions& o, const PtxasLocation
     return;
   case AssembleResult::Status::rejected:
     fail(p, CaseResult::Blame::input, CaseResult::Stage::ptxas, r.describe());
-    // issue 13, diagnostics as data: ptxas's errors, at the lines of a --ptx file, or
+    // ptxas's errors, at the lines of a --ptx file, or
     // naming the spec whose emitted PTX it rejected.
     p.result.diagnostics = o.ptx_override.empty()
                                ? ptxas_diagnostics(r, {p.result.spec, true}, arch)
@@ -331,7 +331,7 @@ bool expectations_hold(Prepared& p) {
   p.result.status = CaseResult::Status::invalid;
   p.result.stage = CaseResult::Stage::reference;
   p.result.detail = failed.format_all();
-  p.result.diagnostics = failed; // issue 12, fuzz-loop: the fuzz signature's DiagIds
+  p.result.diagnostics = failed; // the fuzz signature's DiagIds
   return false;
 }
 
@@ -382,7 +382,7 @@ bool bind_case(Prepared& p, const ConformanceOptions& o) {
          "cannot check the PTX's parameters against the spec: the simulator's parser does "
          "not read it:\n" +
              program.diagnostics.format_all());
-    for (Diagnostic d : program.diagnostics.items()) { // issue 13: in the --ptx file
+    for (Diagnostic d : program.diagnostics.items()) { // in the --ptx file
       if (d.file.empty())
         d.file = o.ptx_override_name;
       p.result.diagnostics.add(std::move(d));
@@ -405,7 +405,7 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
              const PtxasLocation& ptxas, ptx::Target arch) {
   p.result.spec = c.name;
   p.dump_dir = o.dump_dir;
-  p.profile = o.profile; // issue 13, run --profile
+  p.profile = o.profile;
   if (o.tamper_sim_outputs)
     p.tamper_sim_outputs = &o.tamper_sim_outputs;
   lower::LowerOptions lo;
@@ -426,7 +426,7 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
     p.result.status = CaseResult::Status::invalid;
     p.result.stage = CaseResult::Stage::emit;
     p.result.detail = e.diagnostics.format_all();
-    p.result.diagnostics = e.diagnostics; // issue 12, fuzz-loop: the fuzz signature's DiagIds
+    p.result.diagnostics = e.diagnostics; // the fuzz signature's DiagIds
     return;
   }
   p.ptx = o.ptx_override.empty() ? e.ptx : o.ptx_override;
@@ -447,7 +447,7 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
     if (!p.expected.problems.empty() && !p.result.expect_fault) {
       fail(p, CaseResult::Blame::input, CaseResult::Stage::reference,
            "the reference found a problem in the spec: " + p.expected.problems.front());
-      // issue 12, errclass: its problems' DiagIds (check_*), for the fuzz signature.
+      // its problems' DiagIds (check_*), for the fuzz signature.
       const Diagnostics found = findings_as_diagnostics(*p.kernel, p.expected);
       for (const auto& d : found.items())
         if (d.severity == Severity::error)
@@ -547,7 +547,7 @@ void run_on_sim(Prepared& p) {
     else
       launch.params.push_back(p.kernel->find_param(b.name)->value);
   }
-  sim::Profile profile; // issue 13, run --profile
+  sim::Profile profile;
   launch.profile = p.profile ? &profile : nullptr;
   const auto start = Clock::now();
   auto r = sim::run(*p.program, p.binding.entry, launch, memory);
@@ -572,12 +572,12 @@ void run_on_sim(Prepared& p) {
       return;
     }
   }
-  if (p.tamper_sim_outputs) // issue 12, fuzz-loop: --inject-fault (a test hook)
+  if (p.tamper_sim_outputs) // --inject-fault (a test hook)
     (*p.tamper_sim_outputs)(p.ptx, bytes);
   judge_no_fault(p, Outputs(bytes.begin(), bytes.end()));
 }
 
-/// ConformanceOptions::also_simulate (issue 12, fuzz-loop): the simulator's verdict on
+/// ConformanceOptions::also_simulate: the simulator's verdict on
 /// the case as prepared for the GPU; p.result is left as it was, for the GPU's.
 void simulate_too(Prepared& p) {
   const CaseResult base = p.result;
@@ -626,7 +626,7 @@ cuda::LaunchRequest cuda_request(Prepared& p) {
   return req;
 }
 
-// issue 12, sass-trap: a GPU fault whose cubin carries a known ptxas miscompile
+// a GPU fault whose cubin carries a known ptxas miscompile
 // is the toolchain's: say so in the detail and list the matches (CaseResult::traps).
 void note_traps(Prepared& p) {
   auto scan = sass::scan_cubin(p.cubin);
@@ -665,7 +665,7 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
   }
   case S::fault:
     judge_fault(p, out.error_name + ": " + out.message);
-    note_traps(p); // issue 12, sass-trap
+    note_traps(p);
     break;
   case S::load_error:
     // ptxas accepted the PTX; the driver refusing it is still the input's problem.
@@ -686,7 +686,6 @@ void judge_cuda(Prepared& p, const cuda::LaunchOutcome& out) {
 
 } // namespace
 
-// issue 12, gpu-sanitize
 void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report) {
   c.sanitizer = report;
   if (c.expect_fault || c.status == CaseResult::Status::error)
@@ -790,7 +789,7 @@ bool open_gpus(const ConformanceOptions& o, Setup& s, std::string& runs_on) {
   return true;
 }
 
-// issue 12, gpu-sanitize: compute-sanitizer beside the run's ptxas, on PATH, or in
+// compute-sanitizer beside the run's ptxas, on PATH, or in
 // /usr/local/cuda/bin; false (the setup refused) when there is none.
 bool find_sanitizer(const ConformanceOptions& o, Setup& s) {
   std::string ignored; // a missing ptxas is reported by set_up itself
@@ -918,7 +917,7 @@ void launch_on_gpus(std::vector<Prepared>& cases, std::vector<cuda::IsolatedRunn
   });
 }
 
-// issue 12, gpu-sanitize: the ready cases, each in its own exec'd worker under
+// the ready cases, each in its own exec'd worker under
 // compute-sanitizer (`jobs` at once, on the first device); each outcome is judged
 // as soon as it arrives.
 void launch_sanitized(std::vector<Prepared>& cases, const ConformanceOptions& o, const Setup& setup,
@@ -990,7 +989,7 @@ ConformanceReport run_conformance(const std::vector<ConformanceCase>& specs,
         prepare(p, specs[i], o, *setup.ptxas, setup.arch);
         if (p.ready && o.backend == Backend::sim)
           run_on_sim(p);
-        else if (o.also_simulate) // issue 12, fuzz-loop
+        else if (o.also_simulate)
           simulate_too(p);
       } catch (const std::exception& e) {
         fail(p, CaseResult::Blame::environment, CaseResult::Stage::internal,
@@ -1009,14 +1008,14 @@ ConformanceReport run_conformance(const std::vector<ConformanceCase>& specs,
 
   if (!setup.gpus.empty()) {
     const auto gpu_start = Clock::now();
-    if (o.sanitize) // issue 12, gpu-sanitize: exec'd workers under compute-sanitizer
+    if (o.sanitize) // exec'd workers under compute-sanitizer
       launch_sanitized(cases, o, setup, jobs, finish);
     else
       launch_on_gpus(cases, setup.gpus, finish);
     report.device_seconds = std::chrono::duration<double>(Clock::now() - gpu_start).count();
   }
   for (auto& p : cases) {
-    if (o.also_simulate) // issue 12, fuzz-loop (an internal error may have cut it short)
+    if (o.also_simulate) // an internal error may have cut it short
       report.sim_cases.push_back(p.sim_result ? std::move(*p.sim_result) : p.result);
     report.cases.push_back(std::move(p.result));
   }
@@ -1038,7 +1037,7 @@ std::string unsupported_json(const CaseResult& c) {
   return j.str();
 }
 
-/// issue 12, sass-trap: a case's known ptxas miscompiles, as a JSON array.
+/// a case's known ptxas miscompiles, as a JSON array.
 std::string traps_json(const CaseResult& c) {
   std::ostringstream j;
   j << "[";
@@ -1051,7 +1050,7 @@ std::string traps_json(const CaseResult& c) {
   return j.str();
 }
 
-/// issue 12, gpu-sanitize: compute-sanitizer's report (null without --sanitize).
+/// compute-sanitizer's report (null without --sanitize).
 std::string sanitizer_report_json(const std::optional<cuda::SanitizerReport>& r) {
   if (!r)
     return "null";
@@ -1070,7 +1069,7 @@ std::string sanitizer_report_json(const std::optional<cuda::SanitizerReport>& r)
   return j.str();
 }
 
-/// issue 12, errclass: the error DiagIds of the case's refusing stage, as a JSON array.
+/// the error DiagIds of the case's refusing stage, as a JSON array.
 std::string diag_ids_json(const CaseResult& c) {
   std::string j = "[";
   bool first = true;
@@ -1083,7 +1082,7 @@ std::string diag_ids_json(const CaseResult& c) {
   return j + "]";
 }
 
-/// issue 13: every diagnostic of the case's refusing stage, each as `--diagnostics-format=json`
+/// every diagnostic of the case's refusing stage, each as `--diagnostics-format=json`
 /// writes it (driver/support/diagnostic_format.hpp), as a JSON array.
 std::string diagnostics_json(const CaseResult& c) {
   std::string j = "[";
@@ -1111,7 +1110,7 @@ std::string case_json(const CaseResult& c) {
     << "\", \"expectations\": " << c.expectations
     << ", \"expectations_failed\": " << c.expectations_failed << ", \"traps\": " << traps_json(c)
     << ", \"sanitizer\": " << sanitizer_report_json(c.sanitizer);
-  // issue 13: the simulator's memory-efficiency figures (null without --profile).
+  // the simulator's memory-efficiency figures (null without --profile).
   j << ", \"profile\": " << (c.profile ? sim::profile_json(*c.profile) : "null") << "}";
   return j.str();
 }
@@ -1153,7 +1152,7 @@ std::string to_junit(const ConformanceReport& r) {
         (c.emit_ms + c.ptxas_ms + c.reference_ms + c.load_ms + c.launch_ms + c.compare_ms) / 1000.0;
     x << "  <testcase classname=\"conformance\" name=\"" << xml_escape(c.spec) << "\" time=\"" << t
       << "\"";
-    // issue 12, gpu-sanitize: compute-sanitizer's report, passing or not.
+    // compute-sanitizer's report, passing or not.
     const std::string sanitizer_out =
         c.sanitizer ? "    <system-out>" + xml_escape(c.sanitizer->summary()) + "</system-out>\n"
                     : std::string();

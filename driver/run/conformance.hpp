@@ -61,12 +61,12 @@ struct ConformanceOptions {
   /// are written to DIR/<spec path with '/' as '__'>.<tensor>.bin (to compare
   /// two backends byte for byte).
   std::string dump_dir;
-  // issue 12, gpu-sanitize: --sanitize TOOL runs each GPU case in its own exec'd
+  // --sanitize TOOL runs each GPU case in its own exec'd
   // worker under compute-sanitizer (driver/cuda/sanitizer_runner.hpp), `jobs` at once.
   std::optional<cuda::SanitizerTool> sanitize;
   /// --sanitize-timeout: one case's whole sanitizer process; past it the case is timed_out.
   std::chrono::seconds sanitize_timeout{120};
-  // issue 12, fuzz-loop: `ptxgen fuzz` runs each spec on the GPU and the simulator.
+  // `ptxgen fuzz` runs each spec on the GPU and the simulator.
   /// With Backend::cuda: also run every case on the simulator, from the same emitted
   /// PTX, reference and ptxas verdict, in the worker threads before the GPU launches
   /// (ConformanceReport::sim_cases): emit, reference and ptxas once for both backends.
@@ -76,7 +76,7 @@ struct ConformanceOptions {
   std::function<void(const std::string& ptx,
                      std::map<std::string, std::vector<std::uint8_t>>& outputs)>
       tamper_sim_outputs;
-  /// issue 13, `run --profile`: the simulator collects memory-efficiency figures per case
+  /// `run --profile`: the simulator collects memory-efficiency figures per case
   /// (CaseResult::profile; driver/sim/profile.hpp).
   bool profile = false;
 };
@@ -107,7 +107,7 @@ struct CaseResult {
     input,       ///< the spec or its PTX (ptxas rejected it, the reference refused it)
     environment, ///< ptxas could not run, the device broke, an output could not be written
   };
-  /// The stage whose verdict a status other than pass is (issue 12, errclass): two errors
+  /// The stage whose verdict a status other than pass is: two errors
   /// of one Status from different stages (ptxas refusing the PTX, the reference refusing the
   /// spec) are different outcomes, and the fuzz loop's classes and shrinker tell them apart.
   enum class Stage : std::uint8_t {
@@ -152,7 +152,7 @@ struct CaseResult {
   /// signature and `run --diagnostics-format` use.
   Diagnostics diagnostics;
   /// A structural fact of the kernel ptxgen emitted (not of its outcome), for a known false
-  /// positive of compute-sanitizer (issue 12, errclass): the spec has a copy_arrive op
+  /// positive of compute-sanitizer: the spec has a copy_arrive op
   /// without noinc (`cp.async.mbarrier.arrive.shared.b64`, which synccheck 2025.3.1 reports
   /// as "Missing wait"). False for --ptx runs (the PTX is not the spec's lowering).
   bool copy_arrive_inc = false;
@@ -162,15 +162,15 @@ struct CaseResult {
   /// and how many of them failed (then the status is invalid and nothing runs).
   std::size_t expectations = 0;
   std::size_t expectations_failed = 0;
-  /// issue 12, sass-trap: on the GPU, a faulting case's known ptxas miscompiles,
+  /// on the GPU, a faulting case's known ptxas miscompiles,
   /// found in its cubin's SASS (driver/sass; empty when none or no disassembler).
   std::vector<sass::TrapMatch> traps;
-  // issue 12, gpu-sanitize: what compute-sanitizer said (with --sanitize only). A
+  // what compute-sanitizer said (with --sanitize only). A
   // valid spec that passed the comparison but has sanitizer errors is a `fault`
   // (detail "compute-sanitizer TOOL: ..."); a case the tool did not check is an
   // environment `error`; a fault spec's findings are its expected evidence.
   std::optional<cuda::SanitizerReport> sanitizer;
-  /// issue 13: with ConformanceOptions::profile, the simulator's figures for the case.
+  /// with ConformanceOptions::profile, the simulator's figures for the case.
   std::optional<sim::ProfileReport> profile;
 };
 std::string_view name(CaseResult::Status s);
@@ -200,7 +200,7 @@ struct ConformanceReport {
   Setup setup = Setup::ready;
   std::vector<CaseResult> cases;
   /// ConformanceOptions::also_simulate: each case's simulator outcome, in the order of
-  /// `cases` (issue 12, fuzz-loop); empty otherwise or when the setup failed.
+  /// `cases`; empty otherwise or when the setup failed.
   std::vector<CaseResult> sim_cases;
   /// What ran the cases and whose PTX (ptxgen's, or the --ptx file), or why it could not.
   std::string backend_description;
@@ -243,7 +243,7 @@ ConformanceReport run_conformance(const std::vector<ConformanceCase>& cases,
 ConformanceReport run_conformance(const std::vector<std::filesystem::path>& specs,
                                   const ConformanceOptions& options, const ProgressFn& progress);
 
-// issue 12, gpu-sanitize: attaches compute-sanitizer's report to a judged case and
+// attaches compute-sanitizer's report to a judged case and
 // gives the verdict. A fault spec keeps its verdict (its findings are the expected
 // evidence), as does an error; a case the tool did not check becomes an environment
 // error (never clean); errors in a case that passed make it a fault; racecheck's

@@ -1,5 +1,5 @@
 #pragma once
-// Transparent huge pages for big buffers (issue 13, the 2 GiB streaming copy through
+// Transparent huge pages for big buffers (the 2 GiB streaming copy through
 // `run --backend cuda`): a fresh 2 GiB tensor touched page by page costs 524288 page
 // faults of 4 KiB, most of a run's system time on the GPU machine (a VM, where THP is
 // in `madvise` mode). Advised with MADV_HUGEPAGE before it is touched, the same memory
