@@ -1,7 +1,7 @@
 #include "driver/api/driver.hpp"
 
 #include "driver/ptxas/ptxas_output.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 
 namespace ptxgen::api {
 

@@ -4,7 +4,7 @@
 // standard error, then the exit status (command.hpp's ExitStatus) to end with.
 
 #include "driver/cli/command.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/support/diagnostic_format.hpp"
 
 #include <boost/program_options.hpp>

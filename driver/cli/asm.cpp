@@ -7,7 +7,7 @@
 #include "driver/ptxas/fatbinary.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/ptxas/ptxas_output.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/sass/disassemble.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "emitter/ptx/target.hpp"

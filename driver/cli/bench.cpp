@@ -9,7 +9,7 @@
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/run/binding.hpp"
 #include "driver/run/conformance.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "driver/support/escape.hpp"

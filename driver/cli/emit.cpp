@@ -3,7 +3,7 @@
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/cli/target_options.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/support/atomic_file.hpp"
 
 #include <boost/program_options.hpp>

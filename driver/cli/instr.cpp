@@ -5,7 +5,7 @@
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/ptxas/ptxas.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
 #include "emitter/ptx/printer.hpp"

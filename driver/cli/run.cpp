@@ -6,7 +6,7 @@
 #include "driver/cli/sweep_options.hpp"
 #include "driver/run/binding.hpp"
 #include "driver/run/conformance.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/support/atomic_file.hpp"
 
 #include <boost/program_options.hpp>

@@ -14,7 +14,7 @@
 // scope, a `for` loop, a `pipeline`, mbarriers) whose every choice keeps the spec valid.
 
 #include "driver/fuzz/spec_model.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/support/diagnostic.hpp"
 

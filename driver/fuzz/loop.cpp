@@ -1,6 +1,6 @@
 #include "driver/fuzz/loop.hpp"
 
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "driver/support/escape.hpp"
 #include "driver/support/temp_dir.hpp"

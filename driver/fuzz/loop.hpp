@@ -160,7 +160,8 @@ struct FuzzReport {
   Shard shard;
   std::size_t specs = 0;  ///< generated specs run
   std::size_t passed = 0; ///< of those, passed on every backend
-  /// Of those, explained by a known false positive of a tool (is_explained): neither passed nor findings.
+  /// Of those, explained by a known false positive of a tool (is_explained): neither passed nor
+  /// findings.
   std::size_t explained = 0;
   std::size_t mutants = 0;         ///< mutants checked
   std::size_t mutants_refused = 0; ///< refused with an expected DiagId

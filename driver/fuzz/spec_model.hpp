@@ -4,7 +4,7 @@
 // are TOML text. Apart from generator.hpp so that the generator's families (gen_build.hpp)
 // build it without including the header of the generator that calls them.
 
-#include "driver/run/pipeline.hpp" // emitted_target
+#include "driver/run/spec_files.hpp" // emitted_target
 #include "emitter/ptx/feature.hpp"
 
 #include <array>

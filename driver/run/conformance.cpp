@@ -7,7 +7,7 @@
 #include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/binding.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/sass/disassemble.hpp"
 #include "driver/sim/simulator.hpp"

@@ -8,8 +8,8 @@
 // ([kernel]) are run unchecked and must fault.
 
 #include "driver/cuda/sanitizer.hpp"
-#include "driver/run/pipeline.hpp"
 #include "driver/run/shard.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/sass/traps.hpp"
 #include "driver/sim/profile.hpp"
 #include "driver/sim/simulator.hpp"

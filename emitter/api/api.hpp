@@ -4,5 +4,5 @@
 
 #include "emitter/api/emit.hpp"
 #include "emitter/api/expr.hpp"
-#include "emitter/api/kernel.hpp"
+#include "emitter/api/kernel_builder.hpp"
 #include "emitter/api/view.hpp"

@@ -5,7 +5,7 @@
 //   ptxgen::api::EmitResult r = ptxgen::api::emit(builder, ptxgen::ptx::Target{80, false});
 //   if (r.ptx) write(*r.ptx); else for (auto& d : r.diagnostics) report(d.id, d.line);
 
-#include "emitter/api/kernel.hpp"
+#include "emitter/api/kernel_builder.hpp"
 #include "emitter/lower/lower.hpp"
 #include "emitter/ptx/target.hpp"
 #include "emitter/support/diagnostic.hpp"

@@ -1,7 +1,7 @@
 // The C++ API builds the seed kernels and emits exactly the PTX `ptxgen golden`
 // wrote for their TOML specs (golden/seed/*.ptx, produced by the tool).
 
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "emitter/api/api.hpp"
 
 #include <fstream>

@@ -1,7 +1,7 @@
 // Loops, pipelines and mbarriers built in C++ emit the golden PTX of the specs
 // they transcribe (golden/*/*.ptx, produced by `ptxgen golden --update`).
 
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "emitter/api/api.hpp"
 
 #include <fstream>

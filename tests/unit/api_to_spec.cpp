@@ -5,7 +5,7 @@
 
 #include "driver/api/driver.hpp"
 #include "driver/api/to_spec.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "emitter/api/api.hpp"
 

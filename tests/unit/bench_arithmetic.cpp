@@ -5,7 +5,7 @@
 // shapes, written in the comments.
 
 #include "driver/cuda/bench.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 
 #include <filesystem>
 

@@ -4,7 +4,7 @@
 // reference's naive replay of the view's steps (driver::naive_byte_offsets).
 
 #include "driver/reference/naive_view.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
 
 #include <filesystem>

@@ -5,7 +5,7 @@
 // Expected values come from the scripts written here, never from a run.
 
 #include "driver/run/conformance.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/support/temp_dir.hpp"
 
 #include <filesystem>

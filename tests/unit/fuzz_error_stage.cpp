@@ -9,7 +9,7 @@
 #include "driver/fuzz/loop.hpp"
 #include "driver/fuzz/shrink.hpp"
 #include "driver/run/conformance.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/support/temp_dir.hpp"
 
 #include <filesystem>

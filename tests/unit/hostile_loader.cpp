@@ -1,6 +1,6 @@
 // Hostile input to the spec loader and the spec-argument expansion: inputs that
 // once crashed or passed silently, kept as regression tests (docs/fuzzing.md).
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/support/temp_dir.hpp"
 #include "driver/toml/toml_spec.hpp"
 

@@ -5,7 +5,7 @@
 
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/run/conformance.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 
 #include <cstddef>
 #include <filesystem>

@@ -9,7 +9,7 @@
 
 #include "driver/reference/affine_view.hpp"
 #include "driver/reference/reference.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "fuzz_gen_seeds.hpp"

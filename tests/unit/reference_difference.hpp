@@ -4,7 +4,7 @@
 // reference_launch.cpp: the input taken against copied).
 
 #include "driver/reference/reference.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
 
 #include <filesystem>

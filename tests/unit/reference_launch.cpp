@@ -5,7 +5,7 @@
 // what copying them gives.
 
 #include "driver/reference/reference.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "reference_difference.hpp"

@@ -8,7 +8,7 @@
 //    nothing. The exact replay counts below are the CTAs whose traces match.
 
 #include "driver/reference/reference.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "reference_difference.hpp"

@@ -7,7 +7,7 @@
 
 #include "driver/run/binding.hpp"
 #include "driver/run/conformance.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
 
 #include <filesystem>

@@ -5,7 +5,7 @@
 // CTAs fault (the first CTA's fault is the launch's).
 
 #include "driver/run/binding.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/sim/simulator.hpp"
 

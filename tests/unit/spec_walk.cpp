@@ -1,6 +1,6 @@
 // What a directory argument stands for: decided by what each spec declares in its text
 // (`# expect-error:` lines, [kernel] expect = "fault"), never by the folder it is in.
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/support/temp_dir.hpp"
 #include "driver/toml/toml_spec.hpp"
 

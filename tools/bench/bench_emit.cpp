@@ -12,7 +12,7 @@
 // not emit or ptxas rejects it, 2 on a usage error.
 
 #include "driver/ptxas/ptxas.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -27,7 +27,7 @@
 
 #include "driver/reference/reference.hpp"
 #include "driver/run/binding.hpp"
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/sim/simulator.hpp"
 #include "driver/support/process.hpp"

@@ -1,4 +1,4 @@
-#include "driver/run/pipeline.hpp"
+#include "driver/run/spec_files.hpp"
 
 #include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"

@@ -1,4 +1,4 @@
-#include "emitter/api/kernel.hpp"
+#include "emitter/api/kernel_builder.hpp"
 
 #include "emitter/ptx/opcode_parser.hpp"
 #include "emitter/tile/contract.hpp"
