@@ -19,7 +19,7 @@
 #include "driver/reference/ref_problems.hpp"
 #include "driver/reference/ref_state.hpp"
 #include "driver/reference/ref_walk.hpp"
-#include "driver/reference/reference.hpp"
+#include "driver/reference/reference_types.hpp"
 
 #include <array>
 #include <bit>

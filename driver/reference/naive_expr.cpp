@@ -1,5 +1,6 @@
 #include "driver/reference/naive_expr.hpp"
 
+#include "driver/reference/naive_view.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <array>

@@ -11,8 +11,8 @@
 // `^` is xor, min/max the smaller/larger operand; a repeat axis is its
 // coordinate in env.axes; warp = tid / 32, lane = tid % 32.
 
-#include "driver/reference/naive_view.hpp"
 #include "emitter/tile/expr.hpp"
+#include "emitter/tile/view.hpp"
 
 #include <cstdint>
 #include <optional>

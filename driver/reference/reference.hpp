@@ -44,6 +44,7 @@
 //    conditional, so every thread of a CTA commits the same groups; iterations
 //    differ only through a nested loop whose trip count varies.
 
+#include "driver/reference/reference_types.hpp"
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
 
@@ -53,47 +54,6 @@
 #include <vector>
 
 namespace ptxgen::driver {
-
-struct ReferenceInput {
-  const tile::Kernel* kernel = nullptr;
-  /// Initial bytes per global tensor name (missing ones start as zeros, with a problem).
-  std::map<std::string, std::vector<std::uint8_t>> global;
-  /// Locate a view's bytes through its affine form (affine_view.hpp) where it has one;
-  /// false: always through naive_locate, the oracle the fast path is tested against.
-  bool fast = true;
-  /// On the fast path, a CTA whose shared-memory accesses (threads, bytes, order) and ops are
-  /// those of an earlier CTA that ran with every ordering check and found nothing is replayed:
-  /// its bytes move without the checks, which would find nothing either (driver/reference/
-  /// cta_trace.hpp). Only where every apply copies global into shared, no global tensor is
-  /// both read and written, and there are no mbarrier ops. false: every CTA runs every check.
-  bool replay = true;
-};
-
-/// One of the reference's findings, typed.
-struct ReferenceFinding {
-  DiagId id = DiagId::check_no_kernel;
-  std::size_t op = 0;                  ///< the op it is about, or ReferenceOutput::kernel_problem
-  std::string message;                 ///< what and the first instance, without the op's name
-  Severity severity = Severity::error; ///< error: a problem; note: the spec is still valid
-};
-
-struct ReferenceOutput {
-  /// Final bytes of every global tensor.
-  std::map<std::string, std::vector<std::uint8_t>> global;
-  /// Per byte of each global tensor: 0 when the byte came from uninitialised shared memory, else 1;
-  /// empty when every byte of the tensor is defined (no per-byte vector for plain copies).
-  std::map<std::string, std::vector<std::uint8_t>> defined;
-  /// The reference's own problems (its error findings); empty for a correct kernel.
-  std::vector<std::string> problems;
-  /// For each problem, the index of the op it is about, or kernel_problem.
-  std::vector<std::size_t> problem_ops;
-  static constexpr std::size_t kernel_problem = static_cast<std::size_t>(-1);
-  /// Every finding, typed, in the order found: the problems (one per line of `problems`, in
-  /// the same order) and the notes (Severity::note), which are not problems.
-  std::vector<ReferenceFinding> findings;
-  /// The CTAs that were replayed (ReferenceInput::replay).
-  std::int64_t replayed = 0;
-};
 
 ReferenceOutput evaluate_reference(const ReferenceInput& in);
 /// The same, taking the bytes of in.global instead of copying them where it can (the tensors'

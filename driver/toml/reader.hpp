@@ -7,7 +7,6 @@
 // (cache policies, fill patterns, [[expect]]).
 
 #include "driver/reference/expect.hpp"
-#include "driver/toml/toml_spec.hpp"
 #include "emitter/build/builder.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/ptx/feature.hpp"

@@ -1,6 +1,8 @@
 // The TOML reader: the document, diagnostics, field access, [kernel], [param.*] and
 // [tensor.*].
 
+#include "driver/toml/toml_spec.hpp"
+
 #include "driver/toml/reader.hpp"
 
 namespace ptxgen::driver::toml_reader {

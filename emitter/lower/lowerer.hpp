@@ -5,7 +5,8 @@
 #include "emitter/lower/abi.hpp"
 #include "emitter/lower/linear.hpp"
 #include "emitter/lower/loop_form.hpp"
-#include "emitter/lower/lower.hpp"
+#include "emitter/lower/lower_options.hpp"
+#include "emitter/ptx/module.hpp"
 #include "emitter/support/unreachable.hpp"
 #include "emitter/tile/contract.hpp"
 
