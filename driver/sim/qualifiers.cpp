@@ -562,8 +562,9 @@ void Parser::bit_qualifiers(const QualifierInput& in) {
 void Parser::ldmatrix_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   std::size_t k = 0;
-  auto take = [&](std::string_view q) {
-    const bool here = k < quals.size() && quals[k] == q;
+  // The qualifiers by name, not by the structured binding (clang 14 cannot capture one).
+  auto take = [&k, qs = in.quals](std::string_view q) {
+    const bool here = k < qs.size() && qs[k] == q;
     k += here ? 1 : 0;
     return here;
   };
