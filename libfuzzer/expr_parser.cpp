@@ -6,7 +6,7 @@
 //    lies inside bounds().
 
 #include "emitter/tile/expr.hpp"
-#include "fuzz/fuzz_check.hpp"
+#include "libfuzzer/fuzz_check.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -6,7 +6,7 @@
 #include "emitter/ptx/opcode_parser.hpp"
 
 #include "emitter/ptx/opcode.hpp"
-#include "fuzz/fuzz_check.hpp"
+#include "libfuzzer/fuzz_check.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -4,7 +4,7 @@
 
 #include "emitter/tile/rearrange_pattern.hpp"
 
-#include "fuzz/fuzz_check.hpp"
+#include "libfuzzer/fuzz_check.hpp"
 
 #include <cstddef>
 #include <cstdint>

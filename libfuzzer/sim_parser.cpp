@@ -2,7 +2,7 @@
 // Property: it never crashes, and a rejection always comes with an error diagnostic.
 
 #include "driver/sim/simulator.hpp"
-#include "fuzz/fuzz_check.hpp"
+#include "libfuzzer/fuzz_check.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -10,7 +10,7 @@
 #include "emitter/lower/lower.hpp"
 #include "emitter/ptx/printer.hpp"
 #include "emitter/ptx/validator.hpp"
-#include "fuzz/fuzz_check.hpp"
+#include "libfuzzer/fuzz_check.hpp"
 
 #include <cstddef>
 #include <cstdint>

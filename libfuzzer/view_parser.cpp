@@ -5,7 +5,7 @@
 
 #include "driver/reference/naive_view.hpp"
 #include "emitter/tile/view.hpp"
-#include "fuzz/fuzz_check.hpp"
+#include "libfuzzer/fuzz_check.hpp"
 
 #include <cstddef>
 #include <cstdint>
