@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks one invalid spec: tools/check_invalid_spec.sh PTXGEN SPEC [--check-only]
 #
-# --check-only: only `PTXGEN check` is run (for specs/races/, whose problems
-# only check's run of the reference finds; emit does not run the ops).
+# --check-only: only `PTXGEN check` is run (emit and golden refuse what check
+# refuses, through the same reference run; the corpus tests run both).
 #
 # SPEC must carry a comment line `# expect-error: LINE:COL: [DIAG_ID] MESSAGE-SUBSTRING`
 # (the `[DIAG_ID]` is required: the spec pins the diagnostic's ID).

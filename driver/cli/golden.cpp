@@ -123,7 +123,7 @@ int run_golden(const std::vector<std::string>& args) {
         fs::path(spec_root).filename() / fs::relative(fs::absolute(spec).lexically_normal(),
                                                       fs::absolute(spec_root).lexically_normal());
     lo.header_comments = driver::golden_header(display.generic_string());
-    auto e = driver::emit_spec(spec, lo);
+    auto e = driver::emit_checked_spec(spec, lo);
     if (!e.ok()) {
       printer->print(e.diagnostics);
       ++tally.invalid;

@@ -115,6 +115,19 @@ SpecRole spec_role(const fs::path& spec) {
   return SpecRole::valid;
 }
 
+EmittedSpec emit_checked_spec(const fs::path& spec, const lower::LowerOptions& options) {
+  EmittedSpec out = emit_spec(spec, options);
+  if (!out.ok())
+    return out;
+  Diagnostics found = reference_findings(*out.kernel);
+  if (found.has_errors()) {
+    out.diagnostics.append(found);
+    out.module.reset();
+    out.ptx.clear();
+  }
+  return out;
+}
+
 namespace {
 
 bool walk_takes(SpecWalk walk, SpecRole role) {

@@ -68,6 +68,13 @@ void lower_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::Lower
 EmittedSpec emit_spec(const std::filesystem::path& spec, const lower::LowerOptions& options,
                       FaultSpecs faults = FaultSpecs::refuse);
 
+/// emit_spec, then, when the contract passed, the reference's whole-launch checks
+/// (reference_findings): a spec they refuse keeps its diagnostics and loses its PTX, so that
+/// no command emits what `ptxgen check` refuses. Findings that refuse nothing (notes) are
+/// left to `check`.
+EmittedSpec emit_checked_spec(const std::filesystem::path& spec,
+                              const lower::LowerOptions& options);
+
 /// Runs the independent reference over the kernel (with its test inputs) and
 /// reports what it finds as errors at the op they concern: a thread reading
 /// shared bytes that a pending copy will write (a missing wait), or that
