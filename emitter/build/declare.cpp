@@ -167,8 +167,8 @@ void Builder::expect_run(const std::string& value, const At& at) {
   else
     error(DiagId::spec_expect_run, at,
           "[kernel] expect must be \"fault\" (a spec that breaks the contract on purpose and "
-          "must fault when run); got '" +
-              value + "'");
+          "must fault when run); got " +
+              quoted(value));
 }
 
 bool Builder::abi(std::span<const std::pair<std::string, At>> names, const At& at, bool complete) {
