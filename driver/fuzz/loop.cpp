@@ -1,5 +1,6 @@
 #include "driver/fuzz/loop.hpp"
 
+#include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/support/atomic_file.hpp"
 #include "driver/support/escape.hpp"

@@ -5,6 +5,7 @@
 
 #include "driver/fuzz/gen_build.hpp"
 #include "driver/fuzz/generator.hpp"
+#include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "emitter/ptx/feature.hpp"

@@ -1,8 +1,6 @@
 #include "driver/run/spec_files.hpp"
 
-#include "driver/reference/expect.hpp"
-#include "driver/reference/reference.hpp"
-#include "driver/run/tensor_data.hpp"
+#include "driver/run/range_proof.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "emitter/ptx/printer.hpp"
 #include "emitter/support/unreachable.hpp"
@@ -73,21 +71,6 @@ EmittedSpec emit_spec(const fs::path& spec, const lower::LowerOptions& options, 
   return out;
 }
 
-Diagnostics reference_findings(const tile::Kernel& k) {
-  ReferenceInput in;
-  in.kernel = &k;
-  for (const auto& t : k.tensors)
-    if (t->tensor.space == tile::Space::global)
-      in.global[t->tensor.name] = initial_bytes(*t);
-  if (!k.expectations.empty()) { // they compare the initial bytes with the final ones
-    const ReferenceOutput out = evaluate_reference(in);
-    Diagnostics ds = findings_as_diagnostics(k, out);
-    ds.append(expectation_diagnostics(k, check_expectations(k, in.global, out.global)));
-    return ds;
-  }
-  return findings_as_diagnostics(k, evaluate_reference(std::move(in)));
-}
-
 SpecRole spec_role(const fs::path& spec) {
   std::ifstream in(spec, std::ios::binary);
   std::stringstream text;
@@ -119,7 +102,7 @@ EmittedSpec emit_checked_spec(const fs::path& spec, const lower::LowerOptions& o
   EmittedSpec out = emit_spec(spec, options);
   if (!out.ok())
     return out;
-  Diagnostics found = reference_findings(*out.kernel);
+  Diagnostics found = whole_launch_findings(*out.kernel);
   if (found.has_errors()) {
     out.diagnostics.append(found);
     out.module.reset();

@@ -68,22 +68,12 @@ void lower_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::Lower
 EmittedSpec emit_spec(const std::filesystem::path& spec, const lower::LowerOptions& options,
                       FaultSpecs faults = FaultSpecs::refuse);
 
-/// emit_spec, then, when the contract passed, the reference's whole-launch checks
-/// (reference_findings): a spec they refuse keeps its diagnostics and loses its PTX, so that
-/// no command emits what `ptxgen check` refuses. Findings that refuse nothing (notes) are
-/// left to `check`.
+/// emit_spec, then, when the contract passed, the whole-launch checks over every parameter
+/// value (whole_launch_findings, range_proof.hpp): a spec they refuse keeps its diagnostics and
+/// loses its PTX, so that no command emits what `ptxgen check` refuses. Findings that refuse
+/// nothing (notes) are left to `check`.
 EmittedSpec emit_checked_spec(const std::filesystem::path& spec,
                               const lower::LowerOptions& options);
-
-/// Runs the independent reference over the kernel (with its test inputs) and
-/// reports what it finds as errors at the op they concern: a thread reading
-/// shared bytes that a pending copy will write (a missing wait), or that
-/// another thread wrote with no cta_sync in between (a missing barrier),
-/// copies never waited for, undefined shared bytes reaching a global tensor.
-/// These are properties of the whole launch, beyond the per-op contract.
-/// Then it verifies the spec's expectations (`[[expect]]`) on the reference's final
-/// global tensors: each one that fails is an error at its `that` string.
-Diagnostics reference_findings(const tile::Kernel& k);
 
 /// The spec files named by command-line arguments: a file as given; a
 /// directory as every *.toml below it, sorted, whose role (spec_role) the walk takes:

@@ -1,0 +1,81 @@
+#pragma once
+// The whole-launch checks over every value a spec declares. The contract proves bounds and
+// alignment over the parameters' declared ranges by interval arithmetic; the whole-launch
+// checks (the reference's hazard checks, the mbarrier contract's phase walk) are runs. A run
+// at one value proves nothing about another, so these checks run at every combination of the
+// values of the parameters they can see, after one sound reduction:
+//
+//  - A parameter no expression of the kernel names cannot change a run: one value stands for
+//    all of them.
+//  - A parameter p each of whose uses is `e OP p` or `p OP e` with OP a comparison, or
+//    min(p, e) / min(e, p), where e does not name p and bounds() gives e at most U over the
+//    whole launch: every value of p above U + 1 makes every use evaluate as p = U + 1 does
+//    (a comparison with a value above every e decides the same way; the min is e), so the
+//    runs for p in lo..min(hi, U + 1) cover lo..hi.
+//  - The rest run value by value. When the combinations exceed max_value_runs the spec is
+//    refused (check_range_too_wide) naming the widest parameter: never accepted on a sample.
+//
+// Soundness rests on the reference being a function of the parameter values: every
+// expression it evaluates reads a parameter only through Kernel::params' `value` (env_for),
+// which the proof sets for each run and restores afterwards.
+
+#include "emitter/support/diagnostic.hpp"
+#include "emitter/tile/kernel.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace ptxgen::driver {
+
+/// Whether reference_findings verifies the [[expect]] statements too.
+enum class ExpectationRuns : bool { skip, check };
+
+/// Runs the independent reference over the kernel (with its test inputs) and
+/// reports what it finds as errors at the op they concern: a thread reading
+/// shared bytes that a pending copy will write (a missing wait), or that
+/// another thread wrote with no cta_sync in between (a missing barrier),
+/// copies never waited for, undefined shared bytes reaching a global tensor.
+/// These are properties of the whole launch, beyond the per-op contract.
+/// Then it verifies the spec's expectations (`[[expect]]`) on the reference's final
+/// global tensors: each one that fails is an error at its `that` string. One run, at the
+/// parameters' current values (whole_launch_findings runs it over their ranges).
+Diagnostics reference_findings(const tile::Kernel& k,
+                               ExpectationRuns expectations = ExpectationRuns::check);
+
+/// The most runs of the whole-launch checks one spec may take: the reference runs a corpus
+/// spec in well under a millisecond, so 4096 runs stay within a few seconds for the largest.
+inline constexpr std::uint64_t max_value_runs = 4096;
+
+/// How one scalar parameter's declared range is covered.
+struct ParamCoverage {
+  std::size_t index = 0;       ///< into Kernel::params
+  tile::Interval range;        ///< declared, else the whole of its type
+  bool used = false;           ///< some expression of the kernel names it
+  std::int64_t checked_hi = 0; ///< the runs take range.lo..checked_hi (all of it when equal)
+  /// Every use compares p with (or takes min with) an expression at most checked_hi - 1.
+  bool merged_above = false;
+
+  /// The values run: 1 when unused (the test value stands for all).
+  std::uint64_t values() const {
+    return used ? static_cast<std::uint64_t>(checked_hi - range.lo) + 1 : 1;
+  }
+};
+
+/// Which values the whole-launch checks run, per parameter (u64 cache policies excluded:
+/// no check reads them).
+std::vector<ParamCoverage> plan_values(const tile::Kernel& k);
+
+struct RangeProofOptions {
+  bool coverage_notes = false; ///< add one check_param_coverage note per used parameter
+  /// Run only at the test values (the behaviour before every-value proofs): a test-only
+  /// switch that shows the fuzzer's range-dependent mutants need the proof.
+  bool test_values_only = false;
+};
+
+/// The reference's findings and the expectations at the test values, then the reference's
+/// and the mbarrier walk's errors at every other combination the plan covers (the first
+/// combination with errors ends it; its errors name the values). k's parameter values are
+/// set for each run and restored before returning.
+Diagnostics whole_launch_findings(tile::Kernel& k, const RangeProofOptions& options = {});
+
+} // namespace ptxgen::driver

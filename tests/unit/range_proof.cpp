@@ -1,0 +1,127 @@
+// The whole-launch checks over every parameter value (driver/run/range_proof.hpp): which
+// values the plan runs, and that a spec racy only away from its test value is refused.
+#include "driver/run/range_proof.hpp"
+
+#include "driver/toml/toml_spec.hpp"
+
+#include <memory>
+#include <string>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+using ptxgen::DiagId;
+using ptxgen::driver::ParamCoverage;
+
+/// A one-CTA kernel of `block` threads with parameter p in [lo, hi] (test value `value`):
+/// each thread copies one 16-byte row into shared and back out under `pred`, and a loop
+/// of `trips` iterations wraps nothing (it only names p when `trips` does).
+std::string spec(const std::string& pred, const std::string& trips = "1", int lo = 0, int hi = 200,
+                 int value = 7) {
+  return "[kernel]\nname = \"k\"\ngrid = 1\nblock = 128\n"
+         "[param.p]\ndtype = \"u32\"\nvalue = " +
+         std::to_string(value) + "\nrange = [" + std::to_string(lo) + ", " + std::to_string(hi) +
+         "]\n"
+         "[param.unused]\ndtype = \"u32\"\nvalue = 3\n"
+         "[tensor.A]\nspace = \"global\"\nshape = [128, 16]\ndtype = \"uint8\"\n"
+         "[tensor.B]\nspace = \"global\"\nshape = [128, 16]\ndtype = \"uint8\"\noutput = true\n"
+         "[tensor.s]\nspace = \"shared\"\nshape = [128, 16]\ndtype = \"uint8\"\n"
+         "[[op]]\nop = \"fill\"\ndst = 's.sub[tid, :]'\npattern = \"0x00\"\n"
+         "[[op]]\nop = \"for\"\nvar = \"i\"\nstart = 0\nstop = \"" +
+         trips +
+         "\"\n"
+         "[[op]]\nop = \"apply\"\nopcode = \"cp.async.cg.shared.global\"\n"
+         "dst = 's.sub[tid, :]'\nsrc = 'A.sub[tid, :]'\nchunk_bytes = 16\npred = \"" +
+         pred +
+         "\"\n"
+         "[[op]]\nop = \"commit_group\"\n[[op]]\nop = \"wait_group\"\nn = 0\n"
+         "[[op]]\nop = \"end\"\n"
+         "[[op]]\nop = \"copy\"\ndst = 'B.sub[tid, :]'\nsrc = 's.sub[tid, :]'\n";
+}
+
+std::unique_ptr<ptxgen::tile::Kernel> load(const std::string& text) {
+  auto loaded = ptxgen::driver::load_spec_text(text, "range.toml");
+  REQUIRE_MESSAGE(loaded, loaded.diagnostics.format_all());
+  return std::move(*loaded.value);
+}
+
+const ParamCoverage& coverage_of(const std::vector<ParamCoverage>& plan,
+                                 const ptxgen::tile::Kernel& k, const std::string& name) {
+  for (const ParamCoverage& c : plan)
+    if (k.params[c.index].name == name)
+      return c;
+  FAIL("no coverage for " << name);
+  return plan.front();
+}
+
+} // namespace
+
+TEST_CASE("range proof: a parameter no expression names is run at its test value only") {
+  const auto k = load(spec("tid < p"));
+  const auto plan = ptxgen::driver::plan_values(*k);
+  const ParamCoverage& c = coverage_of(plan, *k, "unused");
+  CHECK_FALSE(c.used);
+  CHECK(c.values() == 1);
+  CHECK(c.range.hi == 0xFFFFFFFF); // no range declared: the whole u32
+}
+
+TEST_CASE("range proof: past every bound a comparison decides alike, so those values merge") {
+  // tid is at most 127: every p from 128 on makes `tid < p` true for every thread.
+  const auto k = load(spec("tid < p"));
+  const auto plan = ptxgen::driver::plan_values(*k);
+  const ParamCoverage& c = coverage_of(plan, *k, "p");
+  CHECK(c.used);
+  CHECK(c.merged_above);
+  CHECK(c.checked_hi == 128);
+  CHECK(c.values() == 129);
+}
+
+TEST_CASE("range proof: a bare use (a trip count) runs every value of the range") {
+  const auto k = load(spec("tid < 128", "p", 1, 50, 3));
+  const auto plan = ptxgen::driver::plan_values(*k);
+  const ParamCoverage& c = coverage_of(plan, *k, "p");
+  CHECK(c.used);
+  CHECK_FALSE(c.merged_above);
+  CHECK(c.checked_hi == 50);
+  CHECK(c.values() == 50);
+}
+
+TEST_CASE("range proof: a select decided above the bound takes only its arm's uses") {
+  // `p < 16 ? p : 16` is 16 for every p above 16 (the bound of the other side, 16, is what
+  // the plan knows): values 0..17 run, the bare p in the other arm among them.
+  const auto k = load(spec("(p < 16 ? p : 16) > tid % 16"));
+  const auto plan = ptxgen::driver::plan_values(*k);
+  const ParamCoverage& c = coverage_of(plan, *k, "p");
+  CHECK(c.merged_above);
+  CHECK(c.checked_hi == 17);
+  // The other arm alone: not merged.
+  const auto bare = load(spec("(p < 16 ? 16 : p) > tid % 16"));
+  const auto bare_plan = ptxgen::driver::plan_values(*bare);
+  CHECK_FALSE(coverage_of(bare_plan, *bare, "p").merged_above);
+}
+
+TEST_CASE("range proof: a spec racy only away from its test value is refused, naming it") {
+  // A second loop, empty at the test value p = 1, stores into the mirrored thread's row,
+  // which that thread read in the copy-out with no cta_sync since: from p = 2 on.
+  std::string text = spec("tid < 128", "p", 1, 8, 1);
+  text += "[[op]]\nop = \"for\"\nvar = \"j\"\nstart = 1\nstop = \"p\"\n"
+          "[[op]]\nop = \"fill\"\ndst = 's.sub[127 - tid, :]'\npattern = \"0x01\"\n"
+          "[[op]]\nop = \"end\"\n";
+  auto k = load(text);
+  ptxgen::driver::RangeProofOptions only_test;
+  only_test.test_values_only = true;
+  CHECK_FALSE(ptxgen::driver::whole_launch_findings(*k, only_test).has_errors());
+  const auto found = ptxgen::driver::whole_launch_findings(*k);
+  REQUIRE(found.has_errors());
+  CHECK(found.has(DiagId::check_refill_without_barrier));
+  CHECK(found.format_all().find("(at p = 2)") != std::string::npos);
+  CHECK(k->params[0].value == 1); // the test value is restored
+}
+
+TEST_CASE("range proof: more runs than the budget is refused, naming the widest parameter") {
+  const auto k = load(spec("tid < 128", "p", 0, 5000, 1));
+  const auto found = ptxgen::driver::whole_launch_findings(*k);
+  REQUIRE(found.has(DiagId::check_range_too_wide));
+  CHECK(found.format_all().find("p's range 0..5000") != std::string::npos);
+}
