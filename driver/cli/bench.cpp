@@ -91,7 +91,7 @@ SpecBench bench_spec(const std::string& spec, const BenchArgs& a, const cuda::De
   lower::LowerOptions lo;
   lo.target = a.target.empty() ? driver::emitted_target : *ptx::Target::parse(a.target);
   lo.run_target = arch;
-  auto e = driver::emit_spec(spec, lo);
+  auto e = driver::emit_checked_spec(spec, lo); // refuses what check refuses
   if (!e.kernel || !e.ok()) {
     r.problem = e.diagnostics.format_all(); // the table's and the JSON's text
     if (printer.format() != driver::DiagnosticsFormat::text)

@@ -236,8 +236,9 @@ void Evaluator::set_up() {
       shared_template_.push_back(std::move(b));
     }
   }
-  for (const auto& p : k_.params) {
-    params_[p.name] = static_cast<std::int64_t>(p.value);
+  for (std::size_t i = 0; i < k_.params.size(); ++i) {
+    const std::uint64_t v = in_.param_values.empty() ? k_.params[i].value : in_.param_values[i];
+    params_[k_.params[i].name] = static_cast<std::int64_t>(v);
   }
   replayable_ = replayable();
 }

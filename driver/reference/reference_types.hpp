@@ -25,6 +25,8 @@ struct ReferenceInput {
   /// cta_trace.hpp). Only where every apply copies global into shared, no global tensor is
   /// both read and written, and there are no mbarrier ops. false: every CTA runs every check.
   bool replay = true;
+  /// The parameters' values, one per Kernel::params entry; empty: their test values.
+  std::vector<std::uint64_t> param_values;
 };
 
 /// One of the reference's findings, typed.

@@ -7,6 +7,7 @@
 #include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/binding.hpp"
+#include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/sass/disassemble.hpp"
@@ -400,6 +401,20 @@ bool bind_case(Prepared& p, const ConformanceOptions& o) {
   return true;
 }
 
+/// True (and the case invalid) when the whole-launch checks fail at parameter values other
+/// than the test values: `run` refuses what `check` refuses.
+bool refused_elsewhere(Prepared& p) {
+  const Diagnostics found = range_findings(*p.kernel);
+  if (!found.has_errors())
+    return false;
+  fail(p, CaseResult::Blame::input, CaseResult::Stage::reference,
+       "the whole-launch checks refuse the spec at other parameter values:\n" + found.format_all());
+  for (const auto& d : found.items())
+    if (d.severity == Severity::error)
+      p.result.diagnostics.add(d);
+  return true;
+}
+
 /// Emit, evaluate the reference and assemble for one case.
 void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
              const PtxasLocation& ptxas, ptx::Target arch) {
@@ -455,6 +470,9 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
       return;
     }
     if (!expectations_hold(p))
+      return;
+    // The test values passed: the other values of the declared ranges, as check runs them.
+    if (!p.result.expect_fault && !o.unchecked && refused_elsewhere(p))
       return;
   }
   assemble_case(p, o, ptxas, arch);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace ptxgen::driver {
@@ -86,7 +87,7 @@ bool names_param(const tile::Expr& e, std::string_view name) {
                      [&](const tile::ExprPtr& a) { return names_param(*a, name); });
 }
 
-bool merging_op(tile::ExprOp op) {
+bool is_comparison(tile::ExprOp op) {
   switch (op) {
   case tile::ExprOp::lt:
   case tile::ExprOp::le:
@@ -94,89 +95,115 @@ bool merging_op(tile::ExprOp op) {
   case tile::ExprOp::ge:
   case tile::ExprOp::eq:
   case tile::ExprOp::ne:
-  case tile::ExprOp::min:
     return true;
   default:
     return false;
   }
 }
 
-/// The value of the comparison `p OP e` (`e OP p` when !param_first) for every p above e.
-bool truth_above(tile::ExprOp op, bool param_first) {
+bool compare(tile::ExprOp op, std::int64_t a, std::int64_t b) {
   switch (op) {
   case tile::ExprOp::lt:
+    return a < b;
   case tile::ExprOp::le:
-    return !param_first;
+    return a <= b;
   case tile::ExprOp::gt:
+    return a > b;
   case tile::ExprOp::ge:
-    return param_first;
-  case tile::ExprOp::ne:
-    return true;
+    return a >= b;
+  case tile::ExprOp::eq:
+    return a == b;
   default:
-    return false;
+    return a != b;
   }
 }
 
-/// One parameter's uses in one expression: `merged` stays true while every use is a
-/// comparison or min with a bounded other side, whose largest bound goes into `top`.
-struct UseScan {
+/// Whether every expression that names parameter `name` evaluates the same for all of its
+/// values in `launch.params[name]` (the range [c, hi] being tried). A use is decided when
+/// it sits in a comparison whose two sides' intervals are disjoint, in a min or max whose
+/// p side's interval lies wholly above (min) or below (max) the other side's, or in the arm
+/// of a select that a decided comparison rules out. Any other use is not.
+struct DecidedScan {
   std::string_view name;
   const tile::LaunchBounds& launch;
   bool used = false;
-  bool merged = true;
-  std::int64_t top = std::numeric_limits<std::int64_t>::min();
+  bool decided = true;
 
   void scan(const tile::Expr& e) {
     if (is_param(e, name)) {
       used = true;
-      merged = false; // a bare use: its value flows on
+      decided = false; // a bare use: its value flows on
       return;
     }
-    if (e.kind == tile::ExprKind::binary && merges(e))
-      return;
-    // `c ? a : b` with c a comparison of p with a bounded e: above e, c is decided and only
-    // the arm it picks is evaluated (the other may name p freely: its values are run).
+    if (e.kind == tile::ExprKind::binary && e.args.size() == 2) {
+      if (const auto taken = decided_node(e); taken)
+        return;
+    }
     if (e.kind == tile::ExprKind::select && e.args[0]->kind == tile::ExprKind::binary &&
-        e.args[0]->op != tile::ExprOp::min && merges(*e.args[0])) {
-      const tile::Expr& c = *e.args[0];
-      scan(*e.args[truth_above(c.op, is_param(*c.args[0], name)) ? 1 : 2]);
-      return;
+        is_comparison(e.args[0]->op)) {
+      if (const auto truth = decided_node(*e.args[0]); truth) {
+        scan(*e.args[*truth ? 1 : 2]);
+        return;
+      }
     }
     for (const tile::ExprPtr& a : e.args)
       scan(*a);
   }
 
-  /// True when `e` is `p OP other` or `other OP p` with OP a comparison or min and other
-  /// free of p: then it records other's upper bound (or that it has none).
-  bool merges(const tile::Expr& e) {
-    if (e.args.size() != 2 || !merging_op(e.op))
-      return false;
-    for (std::size_t side = 0; side < 2; ++side) {
-      const tile::Expr& other = *e.args[1 - side];
-      if (!is_param(*e.args[side], name) || names_param(other, name))
-        continue;
-      used = true;
-      if (const auto b = tile::bounds(other, launch))
-        top = std::max(top, b->hi);
-      else
-        merged = false;
-      return true;
+  /// For a binary node with p on exactly one side: its value when decided over the range
+  /// (a comparison's truth; for min and max, true), else nullopt.
+  std::optional<bool> decided_node(const tile::Expr& e) {
+    const bool left = names_param(*e.args[0], name), right = names_param(*e.args[1], name);
+    if (left == right)
+      return std::nullopt;
+    const bool comparison = is_comparison(e.op);
+    if (!comparison && e.op != tile::ExprOp::min && e.op != tile::ExprOp::max)
+      return std::nullopt;
+    const auto a = tile::bounds(*e.args[0], launch), b = tile::bounds(*e.args[1], launch);
+    if (!a || !b)
+      return std::nullopt;
+    const tile::Interval& p_side = left ? *a : *b;
+    const tile::Interval& other = left ? *b : *a;
+    if (comparison) {
+      if (a->hi < b->lo || b->hi < a->lo) {
+        used = true;
+        return compare(e.op, a->lo, b->lo);
+      }
+      return std::nullopt;
     }
-    return false;
+    // min(p side, other) is other when the p side is never below it; max the reverse.
+    const bool is_other = e.op == tile::ExprOp::min ? p_side.lo >= other.hi : p_side.hi <= other.lo;
+    if (!is_other)
+      return std::nullopt;
+    used = true;
+    return true;
   }
 };
+
+/// Every use of the parameter decided over [c, range.hi]; `used` reports whether any
+/// expression names it at all.
+bool decided_from(const tile::Kernel& k, std::string_view name, tile::Interval range,
+                  std::int64_t c, bool& used) {
+  tile::LaunchBounds launch = k.launch_bounds();
+  launch.params[std::string(name)] = tile::Interval{c, range.hi};
+  DecidedScan scan{name, launch};
+  visit_roots(k, [&](const tile::Expr& e) { scan.scan(e); });
+  used = scan.used || !scan.decided;
+  return scan.decided;
+}
 
 tile::Interval whole_range(const tile::ScalarParam& p) {
   return p.range ? *p.range : tile::Interval{0, std::int64_t{0xFFFFFFFF}};
 }
 
-std::string values_text(const tile::Kernel& k, const std::vector<ParamCoverage>& plan) {
+std::string values_text(const tile::Kernel& k, const std::vector<ParamCoverage>& plan,
+                        std::span<const std::uint64_t> values) {
   std::string s;
   for (const ParamCoverage& c : plan) {
     if (!c.used)
       continue;
-    const tile::ScalarParam& p = k.params[c.index];
-    s += (s.empty() ? "" : ", ") + p.name + " = " + std::to_string(p.value);
+    const std::uint64_t v = values.empty() ? k.params[c.index].value : values[c.index];
+    s += (s.empty() ? "" : ", ") + k.params[c.index].name + " = " + std::to_string(v);
   }
   return s;
 }
@@ -197,14 +224,16 @@ Diagnostic coverage_note(const tile::Kernel& k, const ParamCoverage& c) {
   const tile::ScalarParam& p = k.params[c.index];
   std::string m = p.name + ": ";
   const std::string lo = std::to_string(c.range.lo), hi = std::to_string(c.range.hi);
-  if (c.checked_hi == c.range.hi)
+  const std::string top = std::to_string(c.checked_hi);
+  if (!c.merged_above)
     m += "every value of " + lo + ".." + hi + " checked (" + std::to_string(c.values()) + " value" +
          (c.values() == 1 ? "" : "s") + ")";
   else
-    m += lo + ".." + std::to_string(c.checked_hi) + " checked value by value; every value of " +
-         std::to_string(c.checked_hi + 1) + ".." + hi + " acts as " + std::to_string(c.checked_hi) +
-         " (each use compares it with, or takes the min with, an expression at most " +
-         std::to_string(c.checked_hi - 1) + ")";
+    m += (c.values() == 1 ? lo + " checked" : lo + ".." + top + " checked value by value") +
+         "; over " + top + ".." + hi + " every expression that names it evaluates as at " + top +
+         " (each use is a comparison decided the same way, a min or max at its other "
+         "side, or a select arm ruled out), so " +
+         top + " stands for them";
   Diagnostic d(DiagId::check_param_coverage, m, Severity::note);
   d.file = k.file;
   d.line = p.pos.line;
@@ -240,11 +269,11 @@ Diagnostic too_wide(const tile::Kernel& k, const std::vector<ParamCoverage>& pla
 }
 
 /// Advances the odometer over the used parameters' values; false after the last.
-bool next_values(tile::Kernel& k, const std::vector<ParamCoverage>& plan) {
+bool next_values(std::vector<std::uint64_t>& values, const std::vector<ParamCoverage>& plan) {
   for (const ParamCoverage& c : plan) {
     if (!c.used)
       continue;
-    auto& v = k.params[c.index].value;
+    auto& v = values[c.index];
     if (static_cast<std::int64_t>(v) < c.checked_hi) {
       ++v;
       return true;
@@ -254,59 +283,44 @@ bool next_values(tile::Kernel& k, const std::vector<ParamCoverage>& plan) {
   return false;
 }
 
-/// Restores the parameters' test values when it goes out of scope.
-class TestValues {
-public:
-  explicit TestValues(tile::Kernel& k) : k_(k) {
-    for (const auto& p : k.params)
-      saved_.push_back(p.value);
-  }
-  ~TestValues() {
-    for (std::size_t i = 0; i < saved_.size(); ++i)
-      k_.params[i].value = saved_[i];
-  }
-  bool at_test_values() const {
-    for (std::size_t i = 0; i < saved_.size(); ++i)
-      if (k_.params[i].value != saved_[i])
-        return false;
-    return true;
-  }
-  TestValues(const TestValues&) = delete;
-  TestValues& operator=(const TestValues&) = delete;
-
-private:
-  tile::Kernel& k_;
-  std::vector<std::uint64_t> saved_;
-};
+std::vector<std::uint64_t> test_values(const tile::Kernel& k) {
+  std::vector<std::uint64_t> v;
+  for (const auto& p : k.params)
+    v.push_back(p.value);
+  return v;
+}
 
 /// The other combinations' errors (the reference's and the mbarrier walk's), stopping at
 /// the first combination with any.
-void other_values(tile::Kernel& k, const std::vector<ParamCoverage>& plan, Diagnostics& out) {
-  TestValues test(k);
+void other_values(const tile::Kernel& k, const std::vector<ParamCoverage>& plan, Diagnostics& out) {
+  const std::vector<std::uint64_t> test = test_values(k);
+  std::vector<std::uint64_t> values = test;
   for (const ParamCoverage& c : plan)
     if (c.used)
-      k.params[c.index].value = static_cast<std::uint64_t>(c.range.lo);
+      values[c.index] = static_cast<std::uint64_t>(c.range.lo);
   do {
-    if (test.at_test_values())
+    if (values == test)
       continue;
     // The contract's walk first, as at the test values, where its errors stop the lowering
     // before the reference runs: one cause, one error.
     Diagnostics found;
-    tile::check_mbarrier_phases(k, found);
+    tile::check_mbarrier_phases(k, found, tile::default_mbarrier_steps, values);
     if (!found.has_errors())
-      found = reference_findings(k, ExpectationRuns::skip);
+      found = reference_findings(k, ExpectationRuns::skip, values);
     if (found.has_errors()) {
-      add_run(out, found, values_text(k, plan), false);
+      add_run(out, found, values_text(k, plan, values), false);
       return;
     }
-  } while (next_values(k, plan));
+  } while (next_values(values, plan));
 }
 
 } // namespace
 
-Diagnostics reference_findings(const tile::Kernel& k, ExpectationRuns expectations) {
+Diagnostics reference_findings(const tile::Kernel& k, ExpectationRuns expectations,
+                               std::span<const std::uint64_t> values) {
   ReferenceInput in;
   in.kernel = &k;
+  in.param_values.assign(values.begin(), values.end());
   for (const auto& t : k.tensors)
     if (t->tensor.space == tile::Space::global)
       in.global[t->tensor.name] = initial_bytes(*t);
@@ -321,33 +335,52 @@ Diagnostics reference_findings(const tile::Kernel& k, ExpectationRuns expectatio
 }
 
 std::vector<ParamCoverage> plan_values(const tile::Kernel& k) {
-  const tile::LaunchBounds launch = k.launch_bounds();
   std::vector<ParamCoverage> plan;
   for (std::size_t i = 0; i < k.params.size(); ++i) {
     const tile::ScalarParam& p = k.params[i];
     if (p.is_u64)
       continue; // cache policies: no check reads them
-    UseScan scan{p.name, launch};
-    visit_roots(k, [&](const tile::Expr& e) { scan.scan(e); });
     ParamCoverage c;
     c.index = i;
     c.range = whole_range(p);
-    c.used = scan.used;
     c.checked_hi = c.range.hi;
-    if (scan.used && scan.merged && scan.top < c.range.hi - 1) {
-      c.checked_hi = std::max(c.range.lo, scan.top + 1);
-      c.merged_above = true;
+    bool used = false;
+    if (decided_from(k, p.name, c.range, c.range.lo, used) || !used) {
+      c.used = used; // one value (or none that matters) stands for all
+      c.checked_hi = c.range.lo;
+      c.merged_above = used && c.range.lo < c.range.hi;
+      plan.push_back(c);
+      continue;
     }
+    c.used = true;
+    // Decided over [c, hi] only gets easier as c grows (the intervals shrink): the least
+    // such c by bisection; values c..hi then all run as c does.
+    std::int64_t lo = c.range.lo, hi = c.range.hi; // decided at hi (a single value)
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      bool named = false;
+      (decided_from(k, p.name, c.range, mid, named) ? hi : lo) = mid;
+    }
+    c.checked_hi = hi;
+    c.merged_above = hi < c.range.hi;
     plan.push_back(c);
   }
   return plan;
 }
 
-Diagnostics whole_launch_findings(tile::Kernel& k, const RangeProofOptions& options) {
+Diagnostics whole_launch_findings(const tile::Kernel& k, const RangeProofOptions& options) {
+  Diagnostics out;
+  add_run(out, reference_findings(k), values_text(k, plan_values(k), {}), true);
+  if (options.test_values_only || out.has_errors())
+    return out;
+  out.append(range_findings(k, options));
+  return out;
+}
+
+Diagnostics range_findings(const tile::Kernel& k, const RangeProofOptions& options) {
   const std::vector<ParamCoverage> plan = plan_values(k);
   Diagnostics out;
-  add_run(out, reference_findings(k), values_text(k, plan), true);
-  if (options.test_values_only || out.has_errors() || plan.empty())
+  if (plan.empty())
     return out;
   std::uint64_t runs = 1;
   for (const ParamCoverage& c : plan)

@@ -15,14 +15,15 @@
 //  - The rest run value by value. When the combinations exceed max_value_runs the spec is
 //    refused (check_range_too_wide) naming the widest parameter: never accepted on a sample.
 //
-// Soundness rests on the reference being a function of the parameter values: every
-// expression it evaluates reads a parameter only through Kernel::params' `value` (env_for),
-// which the proof sets for each run and restores afterwards.
+// Soundness rests on the runs being functions of the parameter values: the reference and
+// the mbarrier walk read a parameter only from the values they are given
+// (ReferenceInput::param_values, Kernel::env_for's `values`).
 
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace ptxgen::driver {
@@ -39,8 +40,10 @@ enum class ExpectationRuns : bool { skip, check };
 /// Then it verifies the spec's expectations (`[[expect]]`) on the reference's final
 /// global tensors: each one that fails is an error at its `that` string. One run, at the
 /// parameters' current values (whole_launch_findings runs it over their ranges).
+/// `values`: the parameters' values, one per Kernel::params entry (empty: the test values).
 Diagnostics reference_findings(const tile::Kernel& k,
-                               ExpectationRuns expectations = ExpectationRuns::check);
+                               ExpectationRuns expectations = ExpectationRuns::check,
+                               std::span<const std::uint64_t> values = {});
 
 /// The most runs of the whole-launch checks one spec may take: the reference runs a corpus
 /// spec in well under a millisecond, so 4096 runs stay within a few seconds for the largest.
@@ -74,8 +77,11 @@ struct RangeProofOptions {
 
 /// The reference's findings and the expectations at the test values, then the reference's
 /// and the mbarrier walk's errors at every other combination the plan covers (the first
-/// combination with errors ends it; its errors name the values). k's parameter values are
-/// set for each run and restored before returning.
-Diagnostics whole_launch_findings(tile::Kernel& k, const RangeProofOptions& options = {});
+/// combination with errors ends it; its errors name the values).
+Diagnostics whole_launch_findings(const tile::Kernel& k, const RangeProofOptions& options = {});
+
+/// whole_launch_findings without the run at the test values (for callers that made it):
+/// the other combinations' errors, check_range_too_wide, and the coverage notes when asked.
+Diagnostics range_findings(const tile::Kernel& k, const RangeProofOptions& options = {});
 
 } // namespace ptxgen::driver

@@ -27,14 +27,16 @@ void Kernel::set_launch(Dim3 grid_dims, Dim3 block_dims) {
   block = block_dims.count();
 }
 
-ExprEnv Kernel::env_for(std::int64_t bid, std::int64_t tid) const {
+ExprEnv Kernel::env_for(std::int64_t bid, std::int64_t tid,
+                        std::span<const std::uint64_t> values) const {
   ExprEnv env;
   env.bid = bid;
   env.tid = tid;
   env.grid_dim = grid_dim.or_x(grid);
   env.block_dim = block_dim.or_x(block);
-  for (const auto& p : params)
-    env.params[p.name] = static_cast<std::int64_t>(p.value);
+  for (std::size_t i = 0; i < params.size(); ++i)
+    env.params[params[i].name] =
+        static_cast<std::int64_t>(values.empty() ? params[i].value : values[i]);
   return env;
 }
 

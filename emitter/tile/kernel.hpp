@@ -204,8 +204,10 @@ struct Kernel {
   /// Sets grid_dim and block_dim and the totals grid and block with them.
   void set_launch(Dim3 grid_dims, Dim3 block_dims);
 
-  /// The values of the leaves for thread `tid` of CTA `bid` (params at their test values).
-  ExprEnv env_for(std::int64_t bid, std::int64_t tid) const;
+  /// The values of the leaves for thread `tid` of CTA `bid`: the parameters at `values`
+  /// (one per entry of params, in order), or at their test values when it is empty.
+  ExprEnv env_for(std::int64_t bid, std::int64_t tid,
+                  std::span<const std::uint64_t> values = {}) const;
 
   const TensorDecl* find_tensor(std::string_view n) const;
   const ScalarParam* find_param(std::string_view n) const;

@@ -44,8 +44,9 @@ struct Frame {
 
 class Walk {
 public:
-  Walk(const Kernel& k, Diagnostics& out, std::int64_t max_steps)
-      : k_(k), out_(out), budget_(max_steps) {}
+  Walk(const Kernel& k, Diagnostics& out, std::int64_t max_steps,
+       std::span<const std::uint64_t> values)
+      : k_(k), out_(out), budget_(max_steps), values_(values) {}
 
   void run() {
     for (std::int64_t b = 0; b < k_.grid && budget_ > 0; ++b)
@@ -56,6 +57,7 @@ private:
   const Kernel& k_;
   Diagnostics& out_;
   std::int64_t budget_;
+  std::span<const std::uint64_t> values_; ///< the parameters' values; empty: the test values
   std::set<std::pair<DiagId, std::size_t>> reported_;
   std::vector<ExprEnv> envs_;
   std::map<BarrierKey, Barrier> barriers_;
@@ -85,7 +87,7 @@ private:
     barriers_.clear();
     envs_.clear();
     for (std::int64_t t = 0; t < k_.block; ++t)
-      envs_.push_back(k_.env_for(b, t));
+      envs_.push_back(k_.env_for(b, t, values_));
     std::vector<Frame> frames;
     std::size_t pc = 0;
     while (pc < k_.ops.size() && budget_ > 0) {
@@ -381,10 +383,11 @@ bool uses_mbarriers(const Kernel& k) {
   return false;
 }
 
-void check_mbarrier_phases(const Kernel& k, Diagnostics& out, std::int64_t max_steps) {
+void check_mbarrier_phases(const Kernel& k, Diagnostics& out, std::int64_t max_steps,
+                           std::span<const std::uint64_t> values) {
   if (!uses_mbarriers(k))
     return;
-  Walk(k, out, max_steps).run();
+  Walk(k, out, max_steps, values).run();
 }
 
 } // namespace ptxgen::tile

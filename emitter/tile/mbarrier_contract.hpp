@@ -20,15 +20,21 @@
 #include "emitter/tile/kernel.hpp"
 
 #include <cstdint>
+#include <span>
 
 namespace ptxgen::tile {
 
 /// True when the kernel has an mbarrier op (the walk below runs only then).
 bool uses_mbarriers(const Kernel& k);
 
+/// The work the walk may do (thread-op executions) unless told otherwise.
+inline constexpr std::int64_t default_mbarrier_steps = std::int64_t{1} << 26;
+
 /// The walk; adds at most one diagnostic per (rule, op). `max_steps` bounds the work
 /// (thread-op executions); beyond it the walk stops without a verdict on the rest.
+/// `values`: the parameters' values (as Kernel::env_for takes them; empty: the test values).
 void check_mbarrier_phases(const Kernel& k, Diagnostics& out,
-                           std::int64_t max_steps = std::int64_t{1} << 26);
+                           std::int64_t max_steps = default_mbarrier_steps,
+                           std::span<const std::uint64_t> values = {});
 
 } // namespace ptxgen::tile

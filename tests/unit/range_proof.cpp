@@ -88,17 +88,27 @@ TEST_CASE("range proof: a bare use (a trip count) runs every value of the range"
 }
 
 TEST_CASE("range proof: a select decided above the bound takes only its arm's uses") {
-  // `p < 16 ? p : 16` is 16 for every p above 16 (the bound of the other side, 16, is what
-  // the plan knows): values 0..17 run, the bare p in the other arm among them.
+  // `p < 16 ? p : 16` is 16 for every p from 16 on, and then `16 > tid % 16` holds for every
+  // thread: values 0..16 run, the bare p in the other arm among them.
   const auto k = load(spec("(p < 16 ? p : 16) > tid % 16"));
   const auto plan = ptxgen::driver::plan_values(*k);
   const ParamCoverage& c = coverage_of(plan, *k, "p");
   CHECK(c.merged_above);
-  CHECK(c.checked_hi == 17);
-  // The other arm alone: not merged.
-  const auto bare = load(spec("(p < 16 ? 16 : p) > tid % 16"));
-  const auto bare_plan = ptxgen::driver::plan_values(*bare);
-  CHECK_FALSE(coverage_of(bare_plan, *bare, "p").merged_above);
+  CHECK(c.checked_hi == 16);
+  // A use no range of p decides (p % 16 cycles): every value runs.
+  const auto cyclic = load(spec("p % 16 > tid % 16"));
+  const auto cyclic_plan = ptxgen::driver::plan_values(*cyclic);
+  CHECK_FALSE(coverage_of(cyclic_plan, *cyclic, "p").merged_above);
+  CHECK(coverage_of(cyclic_plan, *cyclic, "p").checked_hi == 200);
+}
+
+TEST_CASE("range proof: a clamp of a per-thread tail merges once every thread's is full") {
+  // clamp(p - 16 * tid, 0, 16) > 0 holds for every thread once p - 16 * 127 >= 1.
+  const auto k = load(spec("clamp(p - 16 * tid, 0, 16) > 0", "1", 0, 4096, 600));
+  const auto plan = ptxgen::driver::plan_values(*k);
+  const ParamCoverage& c = coverage_of(plan, *k, "p");
+  CHECK(c.merged_above);
+  CHECK(c.checked_hi == 2033);
 }
 
 TEST_CASE("range proof: a spec racy only away from its test value is refused, naming it") {
@@ -116,7 +126,6 @@ TEST_CASE("range proof: a spec racy only away from its test value is refused, na
   REQUIRE(found.has_errors());
   CHECK(found.has(DiagId::check_refill_without_barrier));
   CHECK(found.format_all().find("(at p = 2)") != std::string::npos);
-  CHECK(k->params[0].value == 1); // the test value is restored
 }
 
 TEST_CASE("range proof: more runs than the budget is refused, naming the widest parameter") {
