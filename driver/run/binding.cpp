@@ -1,10 +1,12 @@
 #include "driver/run/binding.hpp"
 
 #include "driver/sim/ir.hpp"
+#include "emitter/support/enum_names.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 namespace ptxgen::driver {
 
@@ -39,21 +41,10 @@ bool integer_of_size(std::string_view type, std::uint32_t bytes) {
 
 /// How a `.ptr` attribute's state space is written (empty: none stated).
 std::string ptr_space_text(sim::ir::Space space) {
-  switch (space) {
-  case sim::ir::Space::generic:
-    return "";
-  case sim::ir::Space::global:
-    return " .global";
-  case sim::ir::Space::shared:
-    return " .shared";
-  case sim::ir::Space::param:
-    return " .param";
-  case sim::ir::Space::frame:
-    return " .param";
-  case sim::ir::Space::local:
-    return " .local";
-  }
-  unreachable("ptr_space_text(): not a Space value");
+  // In the enum's order: param, global, shared, generic, frame (call params), local.
+  static constexpr auto texts = enum_names<sim::ir::Space::local>(" .param", " .global", " .shared",
+                                                                  "", " .param", " .local");
+  return std::string(name_of(texts, space));
 }
 
 std::string spec_side(const lower::ParamBinding& b) {

@@ -18,30 +18,19 @@ std::optional<TypeInfo> parse_type(std::string_view s) {
     return std::nullopt;
   TypeInfo info;
   info.t.bits = static_cast<std::uint8_t>(ptx::bit_width(*t));
-  switch (*t) {
-  case ptx::ScalarType::pred:
+  switch (ptx::family(*t)) {
+  case ptx::TypeFamily::pred:
     info.is_pred = true;
     break;
-  case ptx::ScalarType::b8:
-  case ptx::ScalarType::b16:
-  case ptx::ScalarType::b32:
-  case ptx::ScalarType::b64:
+  case ptx::TypeFamily::bits:
     info.is_bits = true;
     break;
-  case ptx::ScalarType::u8:
-  case ptx::ScalarType::u16:
-  case ptx::ScalarType::u32:
-  case ptx::ScalarType::u64:
+  case ptx::TypeFamily::unsigned_:
     break;
-  case ptx::ScalarType::s8:
-  case ptx::ScalarType::s16:
-  case ptx::ScalarType::s32:
-  case ptx::ScalarType::s64:
+  case ptx::TypeFamily::signed_:
     info.t.is_signed = true;
     break;
-  case ptx::ScalarType::f16:
-  case ptx::ScalarType::f32:
-  case ptx::ScalarType::f64:
+  case ptx::TypeFamily::float_:
     info.is_float = true; // its ir::Num is set by numeric_type (qualifiers.cpp)
     break;
   }
