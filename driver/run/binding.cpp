@@ -159,4 +159,34 @@ std::uint32_t foreign_dynamic_shared_bytes(const tile::Kernel& k, bool has_exter
   return static_cast<std::uint32_t>(tile::shared_layout(k).total);
 }
 
+cuda::LaunchRequest launch_request(const tile::Kernel& k, const Binding& binding,
+                                   std::vector<cuda::HostBuffer> buffers) {
+  cuda::LaunchRequest req;
+  req.entry = binding.entry;
+  const auto dims = [](const tile::Dim3& d) {
+    return cuda::LaunchDims{static_cast<unsigned>(d.x), static_cast<unsigned>(d.y),
+                            static_cast<unsigned>(d.z)};
+  };
+  req.grid = dims(k.grid_dim);
+  req.block = dims(k.block_dim);
+  req.dynamic_shared_bytes = binding.dynamic_shared_bytes;
+  req.buffers = std::move(buffers);
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < req.buffers.size(); ++i)
+    index[req.buffers[i].name] = i;
+  for (const auto& b : binding.params) {
+    cuda::KernelParam kp;
+    if (b.kind == lower::ParamBinding::Kind::tensor) {
+      kp.kind = cuda::KernelParam::Kind::buffer;
+      kp.buffer_index = index.at(b.name);
+    } else {
+      kp.kind = b.kind == lower::ParamBinding::Kind::u32 ? cuda::KernelParam::Kind::u32
+                                                         : cuda::KernelParam::Kind::u64;
+      kp.value = k.find_param(b.name)->value;
+    }
+    req.params.push_back(kp);
+  }
+  return req;
+}
+
 } // namespace ptxgen::driver

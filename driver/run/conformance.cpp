@@ -538,37 +538,15 @@ void simulate_too(Prepared& p) {
 /// reference, the expectations and any simulator run are done (they are, for a ready
 /// case), nothing reads them again, and a 2 GiB tensor is not copied.
 cuda::LaunchRequest cuda_request(Prepared& p) {
-  cuda::LaunchRequest req;
+  std::vector<cuda::HostBuffer> buffers;
+  for (auto& [name, b] : p.inputs)
+    buffers.push_back({name, std::move(b)});
+  p.inputs.clear();
+  cuda::LaunchRequest req = launch_request(*p.kernel, p.binding, std::move(buffers));
   req.case_name = p.result.spec;
   req.cubin = p.cubin;
   if (p.cubin.empty())
     req.ptx = p.ptx;
-  req.entry = p.binding.entry;
-  const auto dims = [](const tile::Dim3& d) {
-    return cuda::LaunchDims{static_cast<unsigned>(d.x), static_cast<unsigned>(d.y),
-                            static_cast<unsigned>(d.z)};
-  };
-  req.grid = dims(p.kernel->grid_dim);
-  req.block = dims(p.kernel->block_dim);
-  req.dynamic_shared_bytes = p.binding.dynamic_shared_bytes;
-  std::map<std::string, std::size_t> index;
-  for (auto& [name, b] : p.inputs) {
-    index[name] = req.buffers.size();
-    req.buffers.push_back({name, std::move(b)});
-  }
-  p.inputs.clear();
-  for (const auto& b : p.binding.params) {
-    cuda::KernelParam kp;
-    if (b.kind == lower::ParamBinding::Kind::tensor) {
-      kp.kind = cuda::KernelParam::Kind::buffer;
-      kp.buffer_index = index.at(b.name);
-    } else {
-      kp.kind = b.kind == lower::ParamBinding::Kind::u32 ? cuda::KernelParam::Kind::u32
-                                                         : cuda::KernelParam::Kind::u64;
-      kp.value = p.kernel->find_param(b.name)->value;
-    }
-    req.params.push_back(kp);
-  }
   req.timeout = std::chrono::milliseconds(10'000);
   return req;
 }
