@@ -50,36 +50,13 @@ struct SpecBench {
 /// The launch request of a spec's own kernel: its inputs' initial bytes, its parameters.
 cuda::LaunchRequest spec_request(const std::string& spec, const tile::Kernel& k,
                                  std::vector<std::uint8_t> cubin) {
-  cuda::LaunchRequest req;
+  std::vector<cuda::HostBuffer> buffers;
+  for (const auto& t : k.tensors)
+    if (t->tensor.space == tile::Space::global)
+      buffers.push_back({t->tensor.name, driver::initial_bytes(*t)});
+  cuda::LaunchRequest req = driver::launch_request(k, driver::own_binding(k), std::move(buffers));
   req.case_name = spec;
   req.cubin = std::move(cubin);
-  const driver::Binding binding = driver::own_binding(k);
-  req.entry = binding.entry;
-  const auto dims = [](const tile::Dim3& d) {
-    return cuda::LaunchDims{static_cast<unsigned>(d.x), static_cast<unsigned>(d.y),
-                            static_cast<unsigned>(d.z)};
-  };
-  req.grid = dims(k.grid_dim);
-  req.block = dims(k.block_dim);
-  req.dynamic_shared_bytes = binding.dynamic_shared_bytes;
-  std::map<std::string, std::size_t> index;
-  for (const auto& t : k.tensors)
-    if (t->tensor.space == tile::Space::global) {
-      index[t->tensor.name] = req.buffers.size();
-      req.buffers.push_back({t->tensor.name, driver::initial_bytes(*t)});
-    }
-  for (const auto& b : binding.params) {
-    cuda::KernelParam kp;
-    if (b.kind == lower::ParamBinding::Kind::tensor) {
-      kp.kind = cuda::KernelParam::Kind::buffer;
-      kp.buffer_index = index.at(b.name);
-    } else {
-      kp.kind = b.kind == lower::ParamBinding::Kind::u32 ? cuda::KernelParam::Kind::u32
-                                                         : cuda::KernelParam::Kind::u64;
-      kp.value = k.find_param(b.name)->value;
-    }
-    req.params.push_back(kp);
-  }
   return req;
 }
 

@@ -1,6 +1,7 @@
 #include "driver/cuda/runner.hpp"
 
 #include "driver/cuda/config.hpp"
+#include "emitter/support/enum_names.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
@@ -21,23 +22,9 @@
 namespace ptxgen::driver::cuda {
 
 std::string_view status_name(LaunchOutcome::Status status) {
-  switch (status) {
-  case LaunchOutcome::Status::ok:
-    return "ok";
-  case LaunchOutcome::Status::load_error:
-    return "load_error";
-  case LaunchOutcome::Status::launch_error:
-    return "launch_error";
-  case LaunchOutcome::Status::fault:
-    return "fault";
-  case LaunchOutcome::Status::timed_out:
-    return "timed_out";
-  case LaunchOutcome::Status::canary_damaged:
-    return "canary_damaged";
-  case LaunchOutcome::Status::unavailable:
-    return "unavailable";
-  }
-  return "unknown";
+  static constexpr auto names = enum_names<LaunchOutcome::Status::unavailable>(
+      "ok", "load_error", "launch_error", "fault", "timed_out", "canary_damaged", "unavailable");
+  return name_of(names, status);
 }
 
 #if PTXGEN_CUDA_HEADERS

@@ -1,5 +1,7 @@
 #include "driver/cuda/sanitizer.hpp"
 
+#include "emitter/support/enum_names.hpp"
+
 #include <algorithm>
 #include <charconv>
 
@@ -105,48 +107,25 @@ bool read_summary(SanitizerReport& r, std::string_view text) {
 
 } // namespace
 
+namespace {
+constexpr auto sanitizer_tool_names =
+    enum_names<SanitizerTool::initcheck>("memcheck", "racecheck", "synccheck", "initcheck");
+} // namespace
+
 std::string_view name(SanitizerTool tool) {
-  switch (tool) {
-  case SanitizerTool::memcheck:
-    return "memcheck";
-  case SanitizerTool::racecheck:
-    return "racecheck";
-  case SanitizerTool::synccheck:
-    return "synccheck";
-  case SanitizerTool::initcheck:
-    return "initcheck";
-  }
-  return "memcheck";
+  return name_of(sanitizer_tool_names, tool);
 }
 
 std::optional<SanitizerTool> parse_sanitizer_tool(std::string_view text) {
-  for (SanitizerTool t : all_sanitizer_tools)
-    if (name(t) == text)
-      return t;
-  return std::nullopt;
+  return parse_name(sanitizer_tool_names, text);
 }
 
 std::string_view name(SanitizerFinding::Kind kind) {
   using K = SanitizerFinding::Kind;
-  switch (kind) {
-  case K::memory_access:
-    return "memory_access";
-  case K::race:
-    return "race";
-  case K::race_warning:
-    return "race_warning";
-  case K::barrier:
-    return "barrier";
-  case K::barrier_missing_wait:
-    return "barrier_missing_wait";
-  case K::uninitialized:
-    return "uninitialized";
-  case K::api_error:
-    return "api_error";
-  case K::other:
-    return "other";
-  }
-  return "other";
+  static constexpr auto names =
+      enum_names<K::other>("memory_access", "race", "race_warning", "barrier",
+                           "barrier_missing_wait", "uninitialized", "api_error", "other");
+  return name_of(names, kind);
 }
 
 std::string SanitizerReport::summary() const {

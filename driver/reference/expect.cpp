@@ -1,5 +1,6 @@
 #include "driver/reference/expect.hpp"
 
+#include "driver/reference/naive_view.hpp"
 #include "emitter/support/overloaded.hpp"
 #include "emitter/support/unreachable.hpp"
 
@@ -15,61 +16,7 @@ namespace {
 
 // ---------------------------------------------------------------- element values
 
-/// Significant bits of a float type's significand (with the leading one); 0 for the
-/// integer and untyped types.
-unsigned significand_bits(tile::DType d) {
-  switch (d) {
-  case tile::DType::float16:
-    return 11;
-  case tile::DType::bfloat16:
-    return 8;
-  case tile::DType::float32:
-    return 24;
-  case tile::DType::float64:
-    return 53;
-  case tile::DType::uint8:
-  case tile::DType::int8:
-  case tile::DType::uint16:
-  case tile::DType::int16:
-  case tile::DType::uint32:
-  case tile::DType::int32:
-  case tile::DType::uint64:
-  case tile::DType::int64:
-  case tile::DType::b8:
-  case tile::DType::b16:
-  case tile::DType::b32:
-  case tile::DType::b64:
-    return 0;
-  }
-  unreachable("significand_bits(): not a DType");
-}
-
-enum class Signedness : std::uint8_t { unsigned_, signed_, untyped };
-
-Signedness signedness(tile::DType d) {
-  switch (d) {
-  case tile::DType::uint8:
-  case tile::DType::uint16:
-  case tile::DType::uint32:
-  case tile::DType::uint64:
-    return Signedness::unsigned_;
-  case tile::DType::int8:
-  case tile::DType::int16:
-  case tile::DType::int32:
-  case tile::DType::int64:
-  case tile::DType::float16: // floats are signed; only their integer range matters here
-  case tile::DType::bfloat16:
-  case tile::DType::float32:
-  case tile::DType::float64:
-    return Signedness::signed_;
-  case tile::DType::b8:
-  case tile::DType::b16:
-  case tile::DType::b32:
-  case tile::DType::b64:
-    return Signedness::untyped;
-  }
-  unreachable("signedness(): not a DType");
-}
+using Signedness = NaiveDType::Sign;
 
 std::vector<std::uint8_t> little_endian(std::uint64_t bits, unsigned n) {
   std::vector<std::uint8_t> out(n);
@@ -363,9 +310,10 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
 
 std::optional<std::vector<std::uint8_t>> expect_value_bytes(tile::DType dtype, std::int64_t v) {
   const unsigned n = tile::size_bytes(dtype);
-  const unsigned precision = significand_bits(dtype);
+  const NaiveDType& type = naive_dtype(dtype);
+  const unsigned precision = type.significand_bits;
   if (precision == 0) {
-    if (!integer_fits(signedness(dtype), n, v))
+    if (!integer_fits(type.sign, n, v))
       return std::nullopt;
     return little_endian(static_cast<std::uint64_t>(v), n);
   }

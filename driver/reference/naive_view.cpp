@@ -1,6 +1,7 @@
 #include "driver/reference/naive_view.hpp"
 
 #include "driver/reference/naive_expr.hpp"
+#include "emitter/support/enum_names.hpp"
 
 #include <cctype>
 #include <set>
@@ -269,30 +270,31 @@ bool naive_unsub(const tile::SubStep& step, std::size_t in_rank, const tile::Exp
 
 } // namespace
 
+const NaiveDType& naive_dtype(tile::DType d) {
+  using Sign = NaiveDType::Sign;
+  static constexpr auto rows = enum_table<tile::DType::b64>(std::to_array<NaiveDType>({
+      {1, 0, Sign::unsigned_}, // uint8
+      {1, 0, Sign::signed_},   // int8
+      {2, 0, Sign::unsigned_}, // uint16
+      {2, 0, Sign::signed_},   // int16
+      {2, 11, Sign::signed_},  // float16
+      {2, 8, Sign::signed_},   // bfloat16
+      {4, 0, Sign::unsigned_}, // uint32
+      {4, 0, Sign::signed_},   // int32
+      {4, 24, Sign::signed_},  // float32
+      {8, 0, Sign::unsigned_}, // uint64
+      {8, 0, Sign::signed_},   // int64
+      {8, 53, Sign::signed_},  // float64
+      {1, 0, Sign::untyped},   // b8
+      {2, 0, Sign::untyped},   // b16
+      {4, 0, Sign::untyped},   // b32
+      {8, 0, Sign::untyped},   // b64
+  }));
+  return row_of(rows, d);
+}
+
 unsigned naive_dtype_bytes(tile::DType d) {
-  switch (d) {
-  case tile::DType::uint8:
-  case tile::DType::int8:
-  case tile::DType::b8:
-    return 1;
-  case tile::DType::uint16:
-  case tile::DType::int16:
-  case tile::DType::float16:
-  case tile::DType::bfloat16:
-  case tile::DType::b16:
-    return 2;
-  case tile::DType::uint32:
-  case tile::DType::int32:
-  case tile::DType::float32:
-  case tile::DType::b32:
-    return 4;
-  case tile::DType::uint64:
-  case tile::DType::int64:
-  case tile::DType::float64:
-  case tile::DType::b64:
-    return 8;
-  }
-  return 1;
+  return naive_dtype(d).bytes;
 }
 
 std::optional<NaivePattern> parse_naive_pattern(std::string_view text, std::string* why) {

@@ -92,7 +92,18 @@ std::vector<std::int64_t> naive_byte_offsets(const tile::View& v, const tile::Ex
 /// The view's shape by the forward replay; nullopt when the steps do not replay.
 std::optional<std::vector<std::int64_t>> naive_shape(const tile::View& v);
 
-/// Element size of a dtype, the reference's own table.
+/// What the reference knows of an element type: its own table, not the emitter's.
+struct NaiveDType {
+  /// How an integer of the type reads its bits (floats are signed; only their integer
+  /// range matters to the reference).
+  enum class Sign : std::uint8_t { unsigned_, signed_, untyped };
+  unsigned bytes;            ///< element size
+  unsigned significand_bits; ///< a float's significand bits with the leading one; 0 otherwise
+  Sign sign;
+};
+const NaiveDType& naive_dtype(tile::DType d);
+
+/// naive_dtype(d).bytes.
 unsigned naive_dtype_bytes(tile::DType d);
 
 } // namespace ptxgen::driver

@@ -1,10 +1,12 @@
 #include "driver/run/binding.hpp"
 
 #include "driver/sim/ir.hpp"
+#include "emitter/support/enum_names.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 namespace ptxgen::driver {
 
@@ -39,21 +41,10 @@ bool integer_of_size(std::string_view type, std::uint32_t bytes) {
 
 /// How a `.ptr` attribute's state space is written (empty: none stated).
 std::string ptr_space_text(sim::ir::Space space) {
-  switch (space) {
-  case sim::ir::Space::generic:
-    return "";
-  case sim::ir::Space::global:
-    return " .global";
-  case sim::ir::Space::shared:
-    return " .shared";
-  case sim::ir::Space::param:
-    return " .param";
-  case sim::ir::Space::frame:
-    return " .param";
-  case sim::ir::Space::local:
-    return " .local";
-  }
-  unreachable("ptr_space_text(): not a Space value");
+  // In the enum's order: param, global, shared, generic, frame (call params), local.
+  static constexpr auto texts = enum_names<sim::ir::Space::local>(" .param", " .global", " .shared",
+                                                                  "", " .param", " .local");
+  return std::string(name_of(texts, space));
 }
 
 std::string spec_side(const lower::ParamBinding& b) {
@@ -166,6 +157,36 @@ std::uint32_t foreign_dynamic_shared_bytes(const tile::Kernel& k, bool has_exter
   if (k.dynamic_shared)
     return static_cast<std::uint32_t>(*k.dynamic_shared);
   return static_cast<std::uint32_t>(tile::shared_layout(k).total);
+}
+
+cuda::LaunchRequest launch_request(const tile::Kernel& k, const Binding& binding,
+                                   std::vector<cuda::HostBuffer> buffers) {
+  cuda::LaunchRequest req;
+  req.entry = binding.entry;
+  const auto dims = [](const tile::Dim3& d) {
+    return cuda::LaunchDims{static_cast<unsigned>(d.x), static_cast<unsigned>(d.y),
+                            static_cast<unsigned>(d.z)};
+  };
+  req.grid = dims(k.grid_dim);
+  req.block = dims(k.block_dim);
+  req.dynamic_shared_bytes = binding.dynamic_shared_bytes;
+  req.buffers = std::move(buffers);
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < req.buffers.size(); ++i)
+    index[req.buffers[i].name] = i;
+  for (const auto& b : binding.params) {
+    cuda::KernelParam kp;
+    if (b.kind == lower::ParamBinding::Kind::tensor) {
+      kp.kind = cuda::KernelParam::Kind::buffer;
+      kp.buffer_index = index.at(b.name);
+    } else {
+      kp.kind = b.kind == lower::ParamBinding::Kind::u32 ? cuda::KernelParam::Kind::u32
+                                                         : cuda::KernelParam::Kind::u64;
+      kp.value = k.find_param(b.name)->value;
+    }
+    req.params.push_back(kp);
+  }
+  return req;
 }
 
 } // namespace ptxgen::driver

@@ -7,6 +7,7 @@
 // against the spec's ABI before anything runs, so a .u64 pointer in a .u32
 // slot is an error naming the parameter, never a silent data mismatch.
 
+#include "driver/cuda/runner.hpp"
 #include "driver/sim/simulator.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/support/result.hpp"
@@ -27,6 +28,13 @@ struct Binding {
 
 /// ptxgen's own PTX for `k`: its name, lower::kernel_params, its layout's dynamic bytes.
 Binding own_binding(const tile::Kernel& k);
+
+/// The launch of `k` as `binding` binds it: its entry, grid, block and dynamic shared bytes,
+/// `buffers` (its global tensors' initial bytes, each under its tensor's name) and the
+/// parameters, a tensor parameter naming its buffer. The case name, module and time limit are
+/// the caller's to set.
+cuda::LaunchRequest launch_request(const tile::Kernel& k, const Binding& binding,
+                                   std::vector<cuda::HostBuffer> buffers);
 
 /// The entry of `entries` to run: `requested` when not empty (it must be one of
 /// them: C++ mangled names are matched exactly), else the only one. A run_entry

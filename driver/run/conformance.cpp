@@ -16,7 +16,7 @@
 #include "driver/support/diagnostic_format.hpp"
 #include "driver/support/escape.hpp"
 #include "emitter/lower/abi.hpp"
-#include "emitter/support/unreachable.hpp"
+#include "emitter/support/enum_names.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -39,58 +39,17 @@ std::string_view name(Backend b) {
 }
 
 std::string_view name(CaseResult::Status s) {
-  switch (s) {
-  case CaseResult::Status::pass:
-    return "pass";
-  case CaseResult::Status::mismatch:
-    return "mismatch";
-  case CaseResult::Status::fault:
-    return "fault";
-  case CaseResult::Status::invalid:
-    return "invalid";
-  case CaseResult::Status::error:
-    return "error";
-  case CaseResult::Status::unsupported:
-    return "unsupported";
-  }
-  return "error";
+  static constexpr auto names = enum_names<CaseResult::Status::unsupported>(
+      "pass", "mismatch", "fault", "invalid", "error", "unsupported");
+  return name_of(names, s);
 }
 
 std::string_view name(CaseResult::Stage s) {
   using S = CaseResult::Stage;
-  switch (s) {
-  case S::none:
-    return "none";
-  case S::emit:
-    return "emit";
-  case S::reference:
-    return "reference";
-  case S::ptxas:
-    return "ptxas";
-  case S::bind:
-    return "bind";
-  case S::simulate:
-    return "simulate";
-  case S::load:
-    return "load";
-  case S::launch:
-    return "launch";
-  case S::kernel:
-    return "kernel";
-  case S::compare:
-    return "compare";
-  case S::output:
-    return "output";
-  case S::sanitizer:
-    return "sanitizer";
-  case S::device:
-    return "device";
-  case S::setup:
-    return "setup";
-  case S::internal:
-    return "internal";
-  }
-  unreachable("name(): not a CaseResult::Stage");
+  static constexpr auto names = enum_names<S::internal>(
+      "none", "emit", "reference", "ptxas", "bind", "simulate", "load", "launch", "kernel",
+      "compare", "output", "sanitizer", "device", "setup", "internal");
+  return name_of(names, s);
 }
 
 bool has_copy_arrive_inc(const tile::Kernel& k) {
@@ -116,21 +75,9 @@ bool ConformanceReport::environment_failed() const {
 }
 
 std::string_view name(ConformanceReport::Setup s) {
-  switch (s) {
-  case ConformanceReport::Setup::ready:
-    return "ready";
-  case ConformanceReport::Setup::no_gpu:
-    return "no_gpu";
-  case ConformanceReport::Setup::no_ptxas:
-    return "no_ptxas";
-  case ConformanceReport::Setup::broken_ptxas:
-    return "broken_ptxas";
-  case ConformanceReport::Setup::bad_devices:
-    return "bad_devices";
-  case ConformanceReport::Setup::no_sanitizer:
-    return "no_sanitizer";
-  }
-  unreachable("name(): not a Setup value");
+  static constexpr auto names = enum_names<ConformanceReport::Setup::no_sanitizer>(
+      "ready", "no_gpu", "no_ptxas", "broken_ptxas", "bad_devices", "no_sanitizer");
+  return name_of(names, s);
 }
 
 namespace {
@@ -609,37 +556,15 @@ void simulate_too(Prepared& p) {
 /// reference, the expectations and any simulator run are done (they are, for a ready
 /// case), nothing reads them again, and a 2 GiB tensor is not copied.
 cuda::LaunchRequest cuda_request(Prepared& p) {
-  cuda::LaunchRequest req;
+  std::vector<cuda::HostBuffer> buffers;
+  for (auto& [name, b] : p.inputs)
+    buffers.push_back({name, std::move(b)});
+  p.inputs.clear();
+  cuda::LaunchRequest req = launch_request(*p.kernel, p.binding, std::move(buffers));
   req.case_name = p.result.spec;
   req.cubin = p.cubin;
   if (p.cubin.empty())
     req.ptx = p.ptx;
-  req.entry = p.binding.entry;
-  const auto dims = [](const tile::Dim3& d) {
-    return cuda::LaunchDims{static_cast<unsigned>(d.x), static_cast<unsigned>(d.y),
-                            static_cast<unsigned>(d.z)};
-  };
-  req.grid = dims(p.kernel->grid_dim);
-  req.block = dims(p.kernel->block_dim);
-  req.dynamic_shared_bytes = p.binding.dynamic_shared_bytes;
-  std::map<std::string, std::size_t> index;
-  for (auto& [name, b] : p.inputs) {
-    index[name] = req.buffers.size();
-    req.buffers.push_back({name, std::move(b)});
-  }
-  p.inputs.clear();
-  for (const auto& b : p.binding.params) {
-    cuda::KernelParam kp;
-    if (b.kind == lower::ParamBinding::Kind::tensor) {
-      kp.kind = cuda::KernelParam::Kind::buffer;
-      kp.buffer_index = index.at(b.name);
-    } else {
-      kp.kind = b.kind == lower::ParamBinding::Kind::u32 ? cuda::KernelParam::Kind::u32
-                                                         : cuda::KernelParam::Kind::u64;
-      kp.value = p.kernel->find_param(b.name)->value;
-    }
-    req.params.push_back(kp);
-  }
   req.timeout = std::chrono::milliseconds(10'000);
   return req;
 }

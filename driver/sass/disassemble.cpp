@@ -5,7 +5,7 @@
 #include "driver/support/atomic_file.hpp"
 #include "driver/support/process.hpp"
 #include "driver/support/temp_dir.hpp"
-#include "emitter/support/unreachable.hpp"
+#include "emitter/support/enum_names.hpp"
 
 #include <array>
 #include <cstdlib>
@@ -49,13 +49,8 @@ std::vector<fs::path> path_dirs(std::string_view value) {
 } // namespace
 
 std::string_view name(DisassemblerKind k) {
-  switch (k) {
-  case DisassemblerKind::cuobjdump:
-    return "cuobjdump";
-  case DisassemblerKind::nvdisasm:
-    return "nvdisasm";
-  }
-  unreachable("bad DisassemblerKind");
+  static constexpr auto names = enum_names<DisassemblerKind::nvdisasm>("cuobjdump", "nvdisasm");
+  return name_of(names, k);
 }
 
 std::optional<Disassembler> locate_disassembler_in(const DisassemblerSearch& search,

@@ -1,5 +1,6 @@
 #include "driver/sass/traps.hpp"
 
+#include "emitter/support/enum_names.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
@@ -64,11 +65,9 @@ const std::array<Signature, 1> table = {{
 } // namespace
 
 std::string_view name(TrapId id) {
-  switch (id) {
-  case TrapId::ldgsts_unwritten_uniform:
-    return "ldgsts_unwritten_uniform";
-  }
-  unreachable("bad TrapId");
+  static constexpr auto names =
+      enum_names<TrapId::ldgsts_unwritten_uniform>("ldgsts_unwritten_uniform");
+  return name_of(names, id);
 }
 
 std::span<const Signature> signatures() {

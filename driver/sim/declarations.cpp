@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <limits>
 
 namespace ptxgen::sim::detail {
 
@@ -18,30 +19,19 @@ std::optional<TypeInfo> parse_type(std::string_view s) {
     return std::nullopt;
   TypeInfo info;
   info.t.bits = static_cast<std::uint8_t>(ptx::bit_width(*t));
-  switch (*t) {
-  case ptx::ScalarType::pred:
+  switch (ptx::family(*t)) {
+  case ptx::TypeFamily::pred:
     info.is_pred = true;
     break;
-  case ptx::ScalarType::b8:
-  case ptx::ScalarType::b16:
-  case ptx::ScalarType::b32:
-  case ptx::ScalarType::b64:
+  case ptx::TypeFamily::bits:
     info.is_bits = true;
     break;
-  case ptx::ScalarType::u8:
-  case ptx::ScalarType::u16:
-  case ptx::ScalarType::u32:
-  case ptx::ScalarType::u64:
+  case ptx::TypeFamily::unsigned_:
     break;
-  case ptx::ScalarType::s8:
-  case ptx::ScalarType::s16:
-  case ptx::ScalarType::s32:
-  case ptx::ScalarType::s64:
+  case ptx::TypeFamily::signed_:
     info.t.is_signed = true;
     break;
-  case ptx::ScalarType::f16:
-  case ptx::ScalarType::f32:
-  case ptx::ScalarType::f64:
+  case ptx::TypeFamily::float_:
     info.is_float = true; // its ir::Num is set by numeric_type (qualifiers.cpp)
     break;
   }
@@ -54,6 +44,22 @@ std::uint32_t Parser::align_value() {
   if (a <= 0 || (a & (a - 1)) != 0 || a > (std::int64_t{1} << 31))
     fail(DiagId::sim_declaration, at, ".align must be a power of two");
   return static_cast<std::uint32_t>(a);
+}
+
+ArrayExtent Parser::optional_extent(const Token& name, std::int64_t max, const char* message) {
+  ArrayExtent x;
+  if (!accept("["))
+    return x;
+  if (accept("]")) {
+    x.unsized = true;
+    return x;
+  }
+  const std::int64_t n = expect_int("the array length");
+  if (n <= 0 || n > max)
+    fail(DiagId::sim_declaration, name, message);
+  x.count = static_cast<std::uint64_t>(n);
+  expect("]", "to close the array length");
+  return x;
 }
 
 std::uint32_t Parser::optional_align() {
@@ -285,19 +291,8 @@ void Parser::shared_decl(ir::Entry& e, bool is_extern) {
   const TypeInfo t = declared_type("an element type", ".b8");
   const Token& nm = expect_ident("the shared array name");
   std::uint64_t elem = t.t.bits / 8;
-  std::uint64_t count = 1;
-  bool unsized = false;
-  if (accept("[")) {
-    if (accept("]")) {
-      unsized = true;
-    } else {
-      std::int64_t n = expect_int("the array length");
-      if (n <= 0)
-        fail(DiagId::sim_declaration, nm, "shared array length must be positive");
-      count = static_cast<std::uint64_t>(n);
-      expect("]", "to close the array length");
-    }
-  }
+  const auto [count, unsized] = optional_extent(nm, std::numeric_limits<std::int64_t>::max(),
+                                                "shared array length must be positive");
   expect(";", "after the shared declaration");
   if (unsized != is_extern)
     fail(is_extern ? DiagId::sim_unsupported_construct : DiagId::sim_declaration, nm,
@@ -383,19 +378,8 @@ void Parser::data_decl(ir::Module& m) {
   const TypeInfo t = declared_type("a variable type", ".b8 or .u32");
   const Token& nm = expect_ident("the variable name");
   const std::uint64_t elem = t.t.bits / 8;
-  std::uint64_t count = 1;
-  bool unsized = false;
-  if (accept("[")) {
-    if (accept("]")) {
-      unsized = true;
-    } else {
-      std::int64_t n = expect_int("the array length");
-      if (n <= 0 || n > (1 << 24))
-        fail(DiagId::sim_declaration, nm, "the array length must be in 1..16777216");
-      count = static_cast<std::uint64_t>(n);
-      expect("]", "to close the array length");
-    }
-  }
+  auto [count, unsized] =
+      optional_extent(nm, std::int64_t{1} << 24, "the array length must be in 1..16777216");
   ir::Data d;
   d.name = std::string(nm.text);
   std::vector<std::uint64_t> values;

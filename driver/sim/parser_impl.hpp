@@ -34,6 +34,12 @@ struct TypeInfo {
   bool is_bits = false; ///< bN
 };
 
+/// The elements a declared array has: `name[N]`, `name[]` or a scalar `name`.
+struct ArrayExtent {
+  std::uint64_t count = 1; ///< N; 1 for a scalar and for `[]`
+  bool unsized = false;    ///< `[]`
+};
+
 /// "u32" -> {32, unsigned}; nullopt for a name that is not a PTX type.
 std::optional<TypeInfo> parse_type(std::string_view s);
 
@@ -127,6 +133,9 @@ private:
   /// A declaration's type (`.b8`, `.u32`, ...; not `.pred`); `what` and `example`
   /// say in the error what was expected ("an element type", ".b8").
   TypeInfo declared_type(std::string_view what, std::string_view example);
+  /// An optional `[N]` or `[]` after the declared `name`; an N outside 1..max fails with
+  /// `message` (the caret on the name).
+  ArrayExtent optional_extent(const Token& name, std::int64_t max, const char* message);
   void skip_statement();
 
   void module(ir::Module& m);

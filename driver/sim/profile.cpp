@@ -3,6 +3,7 @@
 
 #include "driver/sim/profile.hpp"
 
+#include "emitter/support/enum_names.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
@@ -129,21 +130,9 @@ std::uint32_t global_ideal_sectors(std::span<const LaneAccess> lanes) {
 }
 
 std::string_view name(AccessKind k) {
-  switch (k) {
-  case AccessKind::shared_load:
-    return "ld.shared";
-  case AccessKind::shared_store:
-    return "st.shared";
-  case AccessKind::shared_async:
-    return "cp.async dst";
-  case AccessKind::global_load:
-    return "ld.global";
-  case AccessKind::global_store:
-    return "st.global";
-  case AccessKind::global_async:
-    return "cp.async src";
-  }
-  unreachable("name(): not an AccessKind value");
+  static constexpr auto names = enum_names<AccessKind::global_async>(
+      "ld.shared", "st.shared", "cp.async dst", "ld.global", "st.global", "cp.async src");
+  return name_of(names, k);
 }
 
 bool is_shared(AccessKind k) {

@@ -2,6 +2,7 @@
 
 #include "driver/sim/ir.hpp"
 #include "driver/sim/parser.hpp"
+#include "emitter/support/enum_names.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
@@ -9,51 +10,17 @@
 namespace ptxgen::sim {
 
 std::string_view name(FaultKind k) {
-  switch (k) {
-  case FaultKind::misaligned_address:
-    return "misaligned address";
-  case FaultKind::illegal_address:
-    return "illegal address";
-  case FaultKind::race:
-    return "race";
-  case FaultKind::barrier_divergence:
-    return "barrier divergence";
-  case FaultKind::undefined_behavior:
-    return "undefined behavior";
-  case FaultKind::unsupported:
-    return "unsupported";
-  case FaultKind::instruction_limit:
-    return "instruction limit";
-  case FaultKind::invalid_ptx:
-    return "invalid PTX";
-  case FaultKind::invalid_launch:
-    return "invalid launch";
-  case FaultKind::deadlock:
-    return "deadlock";
-  case FaultKind::trap:
-    return "trap";
-  }
-  return "fault";
+  static constexpr auto names = enum_names<FaultKind::trap>(
+      "misaligned address", "illegal address", "race", "barrier divergence", "undefined behavior",
+      "unsupported", "instruction limit", "invalid PTX", "invalid launch", "deadlock", "trap");
+  return name_of(names, k);
 }
 
 std::string_view name(RaceKind k) {
-  switch (k) {
-  case RaceKind::read_before_wait:
-    return "read before wait";
-  case RaceKind::read_in_flight:
-    return "read in flight";
-  case RaceKind::read_after_write:
-    return "read after write";
-  case RaceKind::write_after_read:
-    return "write after read";
-  case RaceKind::write_after_write:
-    return "write after write";
-  case RaceKind::pending_copies:
-    return "pending copies";
-  case RaceKind::write_in_flight:
-    return "write in flight";
-  }
-  unreachable("name(): not a RaceKind value");
+  static constexpr auto names = enum_names<RaceKind::write_in_flight>(
+      "read before wait", "read in flight", "read after write", "write after read",
+      "write after write", "pending copies", "write in flight");
+  return name_of(names, k);
 }
 
 FaultOrigin origin(FaultKind k) {

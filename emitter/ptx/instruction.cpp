@@ -1,8 +1,7 @@
 #include "emitter/ptx/instruction.hpp"
 
-#include "emitter/support/unreachable.hpp"
+#include "emitter/support/enum_names.hpp"
 
-#include <array>
 #include <cstdio>
 #include <cstring>
 
@@ -10,28 +9,24 @@ namespace ptxgen::ptx {
 
 namespace {
 
-/// Indexed by EvictionPriority.
-constexpr std::array<std::string_view, 4> eviction_names = {
-    "L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged"};
-constexpr std::array<std::string_view, 4> eviction_spellings = {
-    eviction_names[0].substr(4), eviction_names[1].substr(4), eviction_names[2].substr(4),
-    eviction_names[3].substr(4)};
+constexpr auto eviction_names = enum_names<EvictionPriority::evict_unchanged>(
+    "L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged");
+constexpr auto eviction_spellings = enum_names<EvictionPriority::evict_unchanged>(
+    eviction_names.values[0].substr(4), eviction_names.values[1].substr(4),
+    eviction_names.values[2].substr(4), eviction_names.values[3].substr(4));
 
 } // namespace
 
 std::string_view name(EvictionPriority p) {
-  return eviction_names.at(static_cast<std::size_t>(p));
+  return name_of(eviction_names, p);
 }
 
 std::optional<EvictionPriority> parse_eviction_priority(std::string_view spelling) {
-  for (std::size_t k = 0; k < eviction_spellings.size(); ++k)
-    if (eviction_spellings[k] == spelling)
-      return static_cast<EvictionPriority>(k);
-  return std::nullopt;
+  return parse_name(eviction_spellings, spelling);
 }
 
 std::span<const std::string_view> eviction_priority_spellings() {
-  return eviction_spellings;
+  return eviction_spellings.values;
 }
 
 bool allowed_as_secondary(EvictionPriority p) {
@@ -39,91 +34,24 @@ bool allowed_as_secondary(EvictionPriority p) {
 }
 
 std::string_view name(CompareOp c) {
-  switch (c) {
-  case CompareOp::eq:
-    return "eq";
-  case CompareOp::ne:
-    return "ne";
-  case CompareOp::lt:
-    return "lt";
-  case CompareOp::le:
-    return "le";
-  case CompareOp::gt:
-    return "gt";
-  case CompareOp::ge:
-    return "ge";
-  case CompareOp::lo:
-    return "lo";
-  case CompareOp::ls:
-    return "ls";
-  case CompareOp::hi:
-    return "hi";
-  case CompareOp::hs:
-    return "hs";
-  }
-  unreachable("name(): not an enum value");
+  static constexpr auto names =
+      enum_names<CompareOp::hs>("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs");
+  return name_of(names, c);
 }
 
 std::string_view name(Role r) {
-  switch (r) {
-  case Role::destination:
-    return "destination";
-  case Role::source:
-    return "source";
-  case Role::first:
-    return "first operand";
-  case Role::second:
-    return "second operand";
-  case Role::third:
-    return "third operand";
-  case Role::selector:
-    return "selector";
-  case Role::src_size:
-    return "src-size";
-  case Role::ignore_src:
-    return "ignore-src";
-  case Role::cache_policy:
-    return "cache-policy operand";
-  case Role::address:
-    return "address";
-  case Role::dst_address:
-    return "destination (shared) address";
-  case Role::src_address:
-    return "source (global) address";
-  }
-  unreachable("name(): not an enum value");
+  static constexpr auto names = enum_names<Role::src_address>(
+      "destination", "source", "first operand", "second operand", "third operand", "selector",
+      "src-size", "ignore-src", "cache-policy operand", "address", "destination (shared) address",
+      "source (global) address");
+  return name_of(names, r);
 }
 
 std::string_view mnemonic(BinaryOp op) {
-  switch (op) {
-  case BinaryOp::add:
-    return "add";
-  case BinaryOp::sub:
-    return "sub";
-  case BinaryOp::mul_lo:
-    return "mul.lo";
-  case BinaryOp::mul_wide:
-    return "mul.wide";
-  case BinaryOp::div:
-    return "div";
-  case BinaryOp::rem:
-    return "rem";
-  case BinaryOp::min:
-    return "min";
-  case BinaryOp::max:
-    return "max";
-  case BinaryOp::shl:
-    return "shl";
-  case BinaryOp::shr:
-    return "shr";
-  case BinaryOp::and_:
-    return "and";
-  case BinaryOp::or_:
-    return "or";
-  case BinaryOp::xor_:
-    return "xor";
-  }
-  unreachable("name(): not an enum value");
+  static constexpr auto names =
+      enum_names<BinaryOp::xor_>("add", "sub", "mul.lo", "mul.wide", "div", "rem", "min", "max",
+                                 "shl", "shr", "and", "or", "xor");
+  return name_of(names, op);
 }
 
 std::string float_literal(float f) {

@@ -1,5 +1,7 @@
 #include "emitter/ptx/opcode.hpp"
 
+#include "emitter/support/enum_names.hpp"
+
 namespace ptxgen::ptx {
 
 std::string_view name(CacheOp c) {
@@ -11,17 +13,8 @@ std::string_view name(SharedSpace s) {
 }
 
 std::string_view name(L2Prefetch p) {
-  switch (p) {
-  case L2Prefetch::none:
-    return "";
-  case L2Prefetch::b64:
-    return "L2::64B";
-  case L2Prefetch::b128:
-    return "L2::128B";
-  case L2Prefetch::b256:
-    return "L2::256B";
-  }
-  return "";
+  static constexpr auto names = enum_names<L2Prefetch::b256>("", "L2::64B", "L2::128B", "L2::256B");
+  return name_of(names, p);
 }
 
 std::vector<std::string_view> qualifiers(const CpAsyncOpcode& op) {

@@ -1,89 +1,26 @@
 #include "emitter/ptx/operand.hpp"
 
+#include "emitter/support/enum_names.hpp"
 #include "emitter/support/overloaded.hpp"
 
 namespace ptxgen::ptx {
 
+namespace {
+constexpr auto special_register_names =
+    enum_table<SpecialRegister::reserved_smem_1>(std::to_array<std::string_view>({
+#define PTXGEN_SPECIAL_REGISTER(id, name) name,
+#include "emitter/ptx/special_registers.def"
+#undef PTXGEN_SPECIAL_REGISTER
+    }));
+} // namespace
+
 std::string_view name(SpecialRegister r) {
-  switch (r) {
-  case SpecialRegister::tid_x:
-    return "%tid.x";
-  case SpecialRegister::tid_y:
-    return "%tid.y";
-  case SpecialRegister::tid_z:
-    return "%tid.z";
-  case SpecialRegister::ntid_x:
-    return "%ntid.x";
-  case SpecialRegister::ntid_y:
-    return "%ntid.y";
-  case SpecialRegister::ntid_z:
-    return "%ntid.z";
-  case SpecialRegister::ctaid_x:
-    return "%ctaid.x";
-  case SpecialRegister::ctaid_y:
-    return "%ctaid.y";
-  case SpecialRegister::ctaid_z:
-    return "%ctaid.z";
-  case SpecialRegister::nctaid_x:
-    return "%nctaid.x";
-  case SpecialRegister::nctaid_y:
-    return "%nctaid.y";
-  case SpecialRegister::nctaid_z:
-    return "%nctaid.z";
-  case SpecialRegister::laneid:
-    return "%laneid";
-  case SpecialRegister::warpid:
-    return "%warpid";
-  case SpecialRegister::clock:
-    return "%clock";
-  case SpecialRegister::clock64:
-    return "%clock64";
-  case SpecialRegister::globaltimer:
-    return "%globaltimer";
-  case SpecialRegister::smid:
-    return "%smid";
-  case SpecialRegister::nsmid:
-    return "%nsmid";
-  case SpecialRegister::lanemask_eq:
-    return "%lanemask_eq";
-  case SpecialRegister::lanemask_le:
-    return "%lanemask_le";
-  case SpecialRegister::lanemask_lt:
-    return "%lanemask_lt";
-  case SpecialRegister::lanemask_ge:
-    return "%lanemask_ge";
-  case SpecialRegister::lanemask_gt:
-    return "%lanemask_gt";
-  case SpecialRegister::dynamic_smem_size:
-    return "%dynamic_smem_size";
-  case SpecialRegister::total_smem_size:
-    return "%total_smem_size";
-  case SpecialRegister::nwarpid:
-    return "%nwarpid";
-  case SpecialRegister::reserved_smem_begin:
-    return "%reserved_smem_offset_begin";
-  case SpecialRegister::reserved_smem_end:
-    return "%reserved_smem_offset_end";
-  case SpecialRegister::reserved_smem_cap:
-    return "%reserved_smem_offset_cap";
-  case SpecialRegister::reserved_smem_0:
-    return "%reserved_smem_offset_0";
-  case SpecialRegister::reserved_smem_1:
-    return "%reserved_smem_offset_1";
-  }
-  return "%?";
+  return name_of(special_register_names, r);
 }
 
 std::optional<SpecialRegister> parse_special_register(std::string_view text) {
-  for (std::size_t k = 0; k < special_register_count; ++k) {
-    const auto r = static_cast<SpecialRegister>(k);
-    if (name(r) == text)
-      return r;
-  }
-  return std::nullopt;
+  return parse_name(special_register_names, text);
 }
-
-namespace {} // namespace
 
 std::string to_string(const Operand& o) {
   return std::visit(overloaded{

@@ -1,39 +1,33 @@
 #include "emitter/ptx/register.hpp"
 
+#include "emitter/support/enum_names.hpp"
 #include "emitter/support/unreachable.hpp"
 
 namespace ptxgen::ptx {
 
+namespace {
+
+struct RegClassRow {
+  std::string_view prefix;
+  ScalarType declared;
+};
+
+constexpr auto reg_class_rows = enum_table<RegClass::f32>(std::to_array<RegClassRow>({
+    {"%p", ScalarType::pred},
+    {"%rs", ScalarType::b16},
+    {"%r", ScalarType::b32},
+    {"%rd", ScalarType::b64},
+    {"%f", ScalarType::f32},
+}));
+
+} // namespace
+
 std::string_view prefix(RegClass c) {
-  switch (c) {
-  case RegClass::pred:
-    return "%p";
-  case RegClass::b16:
-    return "%rs";
-  case RegClass::b32:
-    return "%r";
-  case RegClass::b64:
-    return "%rd";
-  case RegClass::f32:
-    return "%f";
-  }
-  return "%?";
+  return row_of(reg_class_rows, c).prefix;
 }
 
 ScalarType declared_type(RegClass c) {
-  switch (c) {
-  case RegClass::pred:
-    return ScalarType::pred;
-  case RegClass::b16:
-    return ScalarType::b16;
-  case RegClass::b32:
-    return ScalarType::b32;
-  case RegClass::b64:
-    return ScalarType::b64;
-  case RegClass::f32:
-    return ScalarType::f32;
-  }
-  return ScalarType::b32;
+  return row_of(reg_class_rows, c).declared;
 }
 
 RegClass reg_class_for(ScalarType t) {

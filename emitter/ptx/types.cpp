@@ -1,99 +1,64 @@
 #include "emitter/ptx/types.hpp"
 
+#include "emitter/support/enum_names.hpp"
 #include "emitter/support/unreachable.hpp"
-
-#include <array>
 
 namespace ptxgen::ptx {
 
 namespace {
-constexpr std::array<std::string_view, 16> scalar_names = {
-    "pred", "b8", "b16", "b32", "b64", "u8",  "u16", "u32",
-    "u64",  "s8", "s16", "s32", "s64", "f16", "f32", "f64",
+
+struct ScalarRow {
+  std::string_view name;
+  unsigned bits;
+  TypeFamily family;
+  ScalarType widened;
 };
+
+constexpr auto scalar_rows = enum_table<ScalarType::f64>(std::to_array<ScalarRow>({
+    {"pred", 1, TypeFamily::pred, ScalarType::pred},
+    {"b8", 8, TypeFamily::bits, ScalarType::b8},
+    {"b16", 16, TypeFamily::bits, ScalarType::b16},
+    {"b32", 32, TypeFamily::bits, ScalarType::b32},
+    {"b64", 64, TypeFamily::bits, ScalarType::b64},
+    {"u8", 8, TypeFamily::unsigned_, ScalarType::u8},
+    {"u16", 16, TypeFamily::unsigned_, ScalarType::u32},
+    {"u32", 32, TypeFamily::unsigned_, ScalarType::u64},
+    {"u64", 64, TypeFamily::unsigned_, ScalarType::u64},
+    {"s8", 8, TypeFamily::signed_, ScalarType::s8},
+    {"s16", 16, TypeFamily::signed_, ScalarType::s32},
+    {"s32", 32, TypeFamily::signed_, ScalarType::s64},
+    {"s64", 64, TypeFamily::signed_, ScalarType::s64},
+    {"f16", 16, TypeFamily::float_, ScalarType::f16},
+    {"f32", 32, TypeFamily::float_, ScalarType::f32},
+    {"f64", 64, TypeFamily::float_, ScalarType::f64},
+}));
+
 } // namespace
 
 std::string_view name(ScalarType t) {
-  return scalar_names.at(static_cast<std::size_t>(t));
+  return row_of(scalar_rows, t).name;
 }
 
 std::optional<ScalarType> parse_scalar_type(std::string_view s) {
-  for (std::size_t i = 0; i < scalar_names.size(); ++i)
-    if (scalar_names[i] == s)
-      return static_cast<ScalarType>(i);
-  return std::nullopt;
+  return parse_name(scalar_rows, &ScalarRow::name, s);
 }
 
 unsigned bit_width(ScalarType t) {
-  switch (t) {
-  case ScalarType::pred:
-    return 1;
-  case ScalarType::b8:
-  case ScalarType::u8:
-  case ScalarType::s8:
-    return 8;
-  case ScalarType::b16:
-  case ScalarType::u16:
-  case ScalarType::s16:
-  case ScalarType::f16:
-    return 16;
-  case ScalarType::b32:
-  case ScalarType::u32:
-  case ScalarType::s32:
-  case ScalarType::f32:
-    return 32;
-  case ScalarType::b64:
-  case ScalarType::u64:
-  case ScalarType::s64:
-  case ScalarType::f64:
-    return 64;
-  }
-  unreachable("bit_width(): not a ScalarType value");
+  return row_of(scalar_rows, t).bits;
+}
+
+TypeFamily family(ScalarType t) {
+  return row_of(scalar_rows, t).family;
 }
 
 std::string_view name(StateSpace s) {
-  switch (s) {
-  case StateSpace::reg:
-    return "reg";
-  case StateSpace::param:
-    return "param";
-  case StateSpace::global:
-    return "global";
-  case StateSpace::shared:
-    return "shared";
-  case StateSpace::shared_cta:
-    return "shared::cta";
-  case StateSpace::local:
-    return "local";
-  }
-  unreachable("name(): not an enum value");
+  static constexpr auto names =
+      enum_names<StateSpace::local>("reg", "param", "global", "shared", "shared::cta", "local");
+  return name_of(names, s);
 }
 
 ScalarType widened(ScalarType t) {
-  switch (t) {
-  case ScalarType::u16:
-    return ScalarType::u32;
-  case ScalarType::s16:
-    return ScalarType::s32;
-  case ScalarType::u32:
-    return ScalarType::u64;
-  case ScalarType::s32:
-    return ScalarType::s64;
-  case ScalarType::pred:
-  case ScalarType::b8:
-  case ScalarType::b16:
-  case ScalarType::b32:
-  case ScalarType::b64:
-  case ScalarType::u8:
-  case ScalarType::u64:
-  case ScalarType::s8:
-  case ScalarType::s64:
-  case ScalarType::f16:
-  case ScalarType::f32:
-  case ScalarType::f64:
-    break;
-  }
-  return t;
+  return row_of(scalar_rows, t).widened;
 }
 
 } // namespace ptxgen::ptx

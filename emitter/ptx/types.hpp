@@ -34,6 +34,16 @@ std::optional<ScalarType> parse_scalar_type(std::string_view s);
 /// Width in bits; 1 for pred.
 unsigned bit_width(ScalarType t);
 
+/// What a type's bits hold.
+enum class TypeFamily : std::uint8_t {
+  pred,      ///< a predicate
+  bits,      ///< untyped bits: b8 .. b64
+  unsigned_, ///< an unsigned integer: u8 .. u64
+  signed_,   ///< a two's complement integer: s8 .. s64
+  float_,    ///< an IEEE float: f16, f32, f64
+};
+TypeFamily family(ScalarType t);
+
 /// The type twice as wide, as mul.wide and mad.wide produce: u16 -> u32, s32 -> s64;
 /// any other type is returned unchanged (the validator refuses it there).
 ScalarType widened(ScalarType t);

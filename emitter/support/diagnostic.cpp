@@ -1,5 +1,7 @@
 #include "emitter/support/diagnostic.hpp"
 
+#include "emitter/support/enum_names.hpp"
+
 #include <algorithm>
 
 namespace ptxgen {
@@ -51,16 +53,9 @@ Diagnostic rebase(Diagnostic d, std::string file, std::uint32_t line, std::uint3
   return d;
 }
 
-const char* severity_name(Severity s) {
-  switch (s) {
-  case Severity::error:
-    return "error";
-  case Severity::warning:
-    return "warning";
-  case Severity::note:
-    return "note";
-  }
-  return "error";
+std::string_view severity_name(Severity s) {
+  static constexpr auto names = enum_names<Severity::note>("error", "warning", "note");
+  return name_of(names, s);
 }
 
 std::string format(const Diagnostic& d) {

@@ -67,7 +67,7 @@ Diagnostic rebase(Diagnostic d, std::string file, std::uint32_t line, std::uint3
 
 /// `file:line:col: error: message [id]`, then the source line and a caret line.
 /// "error", "warning" or "note", as the text format prints it.
-const char* severity_name(Severity s);
+std::string_view severity_name(Severity s);
 std::string format(const Diagnostic& d);
 
 /// Diagnostics collected by a stage. Order is the order of discovery.

@@ -219,3 +219,35 @@ TEST_CASE("names of types, spaces and registers") {
   CHECK(name(SpecialRegister::ctaid_x) == "%ctaid.x");
   CHECK(to_string(Address{Symbol{"smem"}, 0}) == "[smem]");
 }
+
+TEST_CASE("every type and special register name parses back to its value") {
+  for (std::size_t k = 0; k <= static_cast<std::size_t>(ScalarType::f64); ++k) {
+    const auto t = static_cast<ScalarType>(k);
+    CHECK(parse_scalar_type(name(t)) == t);
+  }
+  for (std::size_t k = 0; k < special_register_count; ++k) {
+    const auto r = static_cast<SpecialRegister>(k);
+    CHECK(parse_special_register(name(r)) == r);
+  }
+  CHECK(name(SpecialRegister::reserved_smem_begin) == "%reserved_smem_offset_begin");
+  CHECK(name(SpecialRegister::nwarpid) == "%nwarpid");
+  CHECK_FALSE(parse_special_register("%tid"));
+}
+
+TEST_CASE("what each type's bits hold, and the type mul.wide makes of it") {
+  CHECK(family(ScalarType::pred) == TypeFamily::pred);
+  CHECK(family(ScalarType::b16) == TypeFamily::bits);
+  CHECK(family(ScalarType::u64) == TypeFamily::unsigned_);
+  CHECK(family(ScalarType::s8) == TypeFamily::signed_);
+  CHECK(family(ScalarType::f16) == TypeFamily::float_);
+  CHECK(bit_width(ScalarType::f16) == 16);
+  CHECK(bit_width(ScalarType::b32) == 32);
+  CHECK(widened(ScalarType::u16) == ScalarType::u32);
+  CHECK(widened(ScalarType::s32) == ScalarType::s64);
+  CHECK(widened(ScalarType::u64) == ScalarType::u64);
+  CHECK(widened(ScalarType::b32) == ScalarType::b32);
+  CHECK(declared_type(RegClass::pred) == ScalarType::pred);
+  CHECK(declared_type(RegClass::f32) == ScalarType::f32);
+  CHECK(to_string(Register{RegClass::pred, 1}) == "%p1");
+  CHECK(to_string(Register{RegClass::b64, 7}) == "%rd7");
+}

@@ -124,6 +124,7 @@ TEST_CASE("binding: the check is the backends' common one: a u64 in a u32 slot")
   auto shb = ptxgen::driver::bind_foreign(*k, sh, "", "x.ptx");
   CHECK(shb.diagnostics.has(DiagId::run_param_type));
   CHECK(has(shb.diagnostics.format_all(), "`a`"));
+  CHECK(has(shb.diagnostics.format_all(), ".u64 .ptr .shared"));
   // The right types bind, in the spec's order.
   auto ok = parse(".version 7.4\n.target sm_80\n.address_size 64\n"
                   ".visible .entry rows(.param .b64 a, .param .u64 .ptr .global .align 16 b,"
@@ -135,6 +136,32 @@ TEST_CASE("binding: the check is the backends' common one: a u64 in a u32 slot")
   CHECK(good->params[0].name == "A");
   CHECK(good->params[1].name == "B");
   CHECK(good->params[2].name == "valid_rows");
+}
+
+TEST_CASE("binding: the launch request of ptxgen's own PTX for a spec") {
+  auto k = load("rows.toml");
+  namespace cuda = ptxgen::driver::cuda;
+  // The buffers in an order other than the ABI's: each tensor parameter finds its own.
+  std::vector<cuda::HostBuffer> buffers = {{"B", std::vector<std::uint8_t>(512)},
+                                           {"A", std::vector<std::uint8_t>(512, 7)}};
+  const auto req =
+      ptxgen::driver::launch_request(*k, ptxgen::driver::own_binding(*k), std::move(buffers));
+  CHECK(req.entry == "rows");
+  CHECK(req.grid.x * req.grid.y * req.grid.z == 1);
+  CHECK(req.block.x == 32);
+  CHECK(req.block.y * req.block.z == 1);
+  CHECK(req.dynamic_shared_bytes == 0);
+  REQUIRE(req.buffers.size() == 2);
+  CHECK(req.buffers[1].name == "A");
+  CHECK(req.buffers[1].bytes[0] == 7);
+  // rows.toml's default ABI: A, B, valid_rows.
+  REQUIRE(req.params.size() == 3);
+  CHECK(req.params[0].kind == cuda::KernelParam::Kind::buffer);
+  CHECK(req.params[0].buffer_index == 1);
+  CHECK(req.params[1].kind == cuda::KernelParam::Kind::buffer);
+  CHECK(req.params[1].buffer_index == 0);
+  CHECK(req.params[2].kind == cuda::KernelParam::Kind::u32);
+  CHECK(req.params[2].value == 20);
 }
 
 TEST_CASE("binding: a parameter count that differs from the spec's ABI is an error") {
