@@ -141,10 +141,9 @@ void bench_kernel(const std::shared_ptr<const DriverApi>& api, const LaunchReque
       b.upload(host.bytes);
     addresses.push_back(static_cast<std::uint64_t>(b.address()));
   }
-  std::string error;
-  auto packed = pack_kernel_params(k.params, addresses, error);
+  auto packed = pack_kernel_params(k.params, addresses);
   if (!packed)
-    throw CudaError(0, "", label + ": " + error);
+    throw CudaError(0, "", label + ": " + packed.error());
   std::vector<void*> pointers = packed->pointers();
   if (k.dynamic_shared_bytes > 0)
     check(*api,

@@ -156,11 +156,10 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
   check(*api, api->cuCtxSynchronize(), "cuCtxSynchronize after the uploads of " + label);
   out.copy_ms = ms_since(start);
 
-  std::string param_error;
-  std::optional<PackedParams> packed = pack_kernel_params(request.params, addresses, param_error);
+  auto packed = pack_kernel_params(request.params, addresses);
   if (!packed) {
     out.status = Status::launch_error;
-    out.message = label + ": " + param_error;
+    out.message = label + ": " + packed.error();
     return;
   }
   std::vector<void*> param_pointers = packed->pointers();

@@ -1,6 +1,7 @@
 #include "driver/reference/naive_view.hpp"
 
 #include "driver/reference/naive_expr.hpp"
+#include "emitter/support/result.hpp"
 
 #include <cctype>
 #include <set>
@@ -240,22 +241,19 @@ void naive_unrearrange(const NaivePlan::Names& names, const std::vector<std::int
 
 /// A sub step (input rank `in_rank`) walked backwards: `prev` becomes the coordinates of its
 /// input for the coordinates `cur` of its output. `indices`: its index values, evaluated when
-/// `first` (the same for every byte of the element). False (with `error`) when one does not
-/// evaluate.
-bool naive_unsub(const tile::SubStep& step, std::size_t in_rank, const tile::ExprEnv& env,
-                 bool first, std::vector<std::int64_t>& indices,
-                 const std::vector<std::int64_t>& cur, std::vector<std::int64_t>& prev,
-                 NaiveArith& arith, std::string& error) {
+/// `first` (the same for every byte of the element). Fails when one does not evaluate.
+Status naive_unsub(const tile::SubStep& step, std::size_t in_rank, const tile::ExprEnv& env,
+                   bool first, std::vector<std::int64_t>& indices,
+                   const std::vector<std::int64_t>& cur, std::vector<std::int64_t>& prev,
+                   NaiveArith& arith) {
   std::size_t next = 0; // the next coordinate of `cur` to consume
   std::size_t next_index = 0;
   for (std::size_t a = 0; a < in_rank; ++a) {
     if (a < step.entries.size() && !step.entries[a].is_slice) {
       if (first) {
         auto value = naive_evaluate(*step.entries[a].index, env);
-        if (!value) {
-          error = "sub index " + std::to_string(a) + " does not evaluate";
-          return false;
-        }
+        if (!value)
+          return Failure{"sub index " + std::to_string(a) + " does not evaluate"};
         indices.push_back(*value);
       }
       prev.push_back(indices[next_index++]);
@@ -264,7 +262,7 @@ bool naive_unsub(const tile::SubStep& step, std::size_t in_rank, const tile::Exp
       prev.push_back(arith.mul_add(cur[next++], 1, begin));
     }
   }
-  return true;
+  return {};
 }
 
 } // namespace
@@ -430,8 +428,12 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
             if constexpr (std::is_same_v<S, tile::RearrangeStep>) {
               naive_unrearrange(plan.names[i], cur, digit, prev, arith);
             } else if constexpr (std::is_same_v<S, tile::SubStep>) {
-              ok = naive_unsub(step, plan.levels[i].shape.size(), env, byte0 == 0, index_values[i],
-                               cur, prev, arith, loc.error);
+              auto unsub = naive_unsub(step, plan.levels[i].shape.size(), env, byte0 == 0,
+                                       index_values[i], cur, prev, arith);
+              if (!unsub) {
+                ok = false;
+                loc.error = unsub.error();
+              }
             } else {
               prev = cur;
               if (!prev.empty()) {

@@ -24,8 +24,8 @@ struct Dirs {
   fs::path ptxas_dir, path1, path2, cuda;
   static TempDir make() {
     std::string error;
-    auto d = TempDir::create("ptxgen-test-sass-", error);
-    REQUIRE(d.has_value());
+    auto d = TempDir::create("ptxgen-test-sass-");
+    REQUIRE(d);
     return std::move(*d);
   }
   Dirs()
@@ -54,29 +54,34 @@ struct Dirs {
 
 TEST_CASE("disassembler: the search order") {
   Dirs d;
-  std::string error;
+  std::string error; // the last search's failure
+  auto locate_disassembler_in = [&error](const DisassemblerSearch& s) {
+    auto found = ptxgen::driver::sass::locate_disassembler_in(s);
+    error = found.error();
+    return found;
+  };
   auto s = d.search();
-  CHECK_FALSE(locate_disassembler_in(s, error).has_value());
+  CHECK_FALSE(static_cast<bool>(locate_disassembler_in(s)));
   CHECK(error.find("no disassembler") == 0);
   CHECK(error.find(d.cuda.string()) != std::string::npos);
 
   // Only nvdisasm, in the toolkit's bin directory.
   Dirs::put(d.cuda, "nvdisasm");
-  auto found = locate_disassembler_in(s, error);
-  REQUIRE(found.has_value());
+  auto found = locate_disassembler_in(s);
+  REQUIRE(found);
   CHECK(found->kind == DisassemblerKind::nvdisasm);
   CHECK(found->found_by == d.cuda.string());
 
   // cuobjdump anywhere beats nvdisasm; among places: next to ptxas, PATH in order, the toolkit.
   Dirs::put(d.cuda, "cuobjdump");
-  CHECK(locate_disassembler_in(s, error)->path == d.cuda / "cuobjdump");
+  CHECK(locate_disassembler_in(s)->path == d.cuda / "cuobjdump");
   Dirs::put(d.path2, "cuobjdump");
-  CHECK(locate_disassembler_in(s, error)->path == d.path2 / "cuobjdump");
+  CHECK(locate_disassembler_in(s)->path == d.path2 / "cuobjdump");
   Dirs::put(d.path1, "cuobjdump");
-  CHECK(locate_disassembler_in(s, error)->found_by == "PATH");
-  CHECK(locate_disassembler_in(s, error)->path == d.path1 / "cuobjdump");
+  CHECK(locate_disassembler_in(s)->found_by == "PATH");
+  CHECK(locate_disassembler_in(s)->path == d.path1 / "cuobjdump");
   Dirs::put(d.ptxas_dir, "cuobjdump");
-  found = locate_disassembler_in(s, error);
+  found = locate_disassembler_in(s);
   CHECK(found->path == d.ptxas_dir / "cuobjdump");
   CHECK(found->found_by == "next to ptxas");
   CHECK(found->kind == DisassemblerKind::cuobjdump);
@@ -84,18 +89,18 @@ TEST_CASE("disassembler: the search order") {
   // The variable, then the explicit path, win; a bad one is an error, not a fall-through.
   fs::path env = Dirs::put(d.root.path(), "my-nvdisasm-13");
   s.env_value = env.string();
-  found = locate_disassembler_in(s, error);
+  found = locate_disassembler_in(s);
   CHECK(found->path == env);
   CHECK(found->kind == DisassemblerKind::nvdisasm);
   CHECK(found->found_by == "PTXGEN_DISASSEMBLER");
   s.explicit_path = (d.root.path() / "missing").string();
-  CHECK_FALSE(locate_disassembler_in(s, error).has_value());
+  CHECK_FALSE(static_cast<bool>(locate_disassembler_in(s)));
   CHECK(error.find("--disassembler '") == 0);
   s.explicit_path = (d.path1 / "cuobjdump").string();
-  CHECK(locate_disassembler_in(s, error)->found_by == "--disassembler");
+  CHECK(locate_disassembler_in(s)->found_by == "--disassembler");
   s.explicit_path.clear();
   s.env_value = d.path2.string(); // a directory
-  CHECK_FALSE(locate_disassembler_in(s, error).has_value());
+  CHECK_FALSE(static_cast<bool>(locate_disassembler_in(s)));
   CHECK(error.find("PTXGEN_DISASSEMBLER='") == 0);
 }
 
