@@ -203,10 +203,9 @@ int run_bench_command(const std::vector<std::string>& args) {
   auto printer = diagnostics_printer("bench", a.diag_format);
   if (!printer)
     return exit_usage;
-  std::string why;
-  const auto device = cuda::probe_device(a.bench.device, why, a.bench.library);
+  const auto device = cuda::probe_device(a.bench.device, a.bench.library);
   if (!device)
-    return command_error("bench", exit_environment, "no usable GPU: " + why);
+    return command_error("bench", exit_environment, "no usable GPU: " + device.error());
   auto ptxas = driver::locate_ptxas(a.ptxas);
   if (!ptxas)
     return command_error("bench", exit_environment, ptxas.error());

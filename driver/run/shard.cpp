@@ -53,8 +53,8 @@ Fallible<std::optional<Shard>> shard_from_environment(const Environment& env) {
                    " is: set both or neither"};
   auto s = parse_shard(*index + "/" + *total);
   if (!s)
-    return Failure{std::string(shard_index_variable) + "=" + *index + ", " +
-                   total_shards_variable + "=" + *total + ": " + s.error()};
+    return Failure{std::string(shard_index_variable) + "=" + *index + ", " + total_shards_variable +
+                   "=" + *total + ": " + s.error()};
   return std::optional<Shard>(*s);
 }
 
@@ -88,8 +88,8 @@ Fallible<Shard> parse_shard(std::string_view text) {
   if (*count == 0)
     return Failure{"the shard count must be at least 1, got '" + std::string(text) + "'"};
   if (*index >= *count)
-    return Failure{"the shard index must be below the count (0 to " +
-                   std::to_string(*count - 1) + "), got '" + std::string(text) + "'"};
+    return Failure{"the shard index must be below the count (0 to " + std::to_string(*count - 1) +
+                   "), got '" + std::string(text) + "'"};
   return Shard{*index, *count};
 }
 

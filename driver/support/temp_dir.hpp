@@ -17,8 +17,7 @@ public:
   /// directory and the system error.
   static Fallible<TempDir> create(std::string_view prefix);
   /// Creates `<parent>/<prefix>XXXXXX`.
-  static Fallible<TempDir> create_in(const std::filesystem::path& parent,
-                                     std::string_view prefix);
+  static Fallible<TempDir> create_in(const std::filesystem::path& parent, std::string_view prefix);
   /// The out-parameter forms, for callers not yet converted (driver/fuzz).
   static std::optional<TempDir> create(std::string_view prefix, std::string& error);
   static std::optional<TempDir> create_in(const std::filesystem::path& parent,

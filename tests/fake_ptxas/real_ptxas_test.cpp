@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
   std::cout << "ptxas: " << g_ptxas->path << " (found by " << g_ptxas->found_by << ")\n";
   auto base = TempDir::create("ptxgen-real-ptxas-");
   if (!base) {
-    std::cerr << error << '\n';
+    std::cerr << base.error() << '\n';
     return 1;
   }
   g_tmp = base->path() / "dir with spaces;$(touch pwned)&`x` 'q\"";

@@ -83,8 +83,7 @@ TEST_CASE("a u32 value that does not fit is rejected") {
 }
 
 TEST_CASE("a buffer parameter must name an existing buffer") {
-  auto packed =
-      pack_kernel_params({{Kind::u32, 0, 1}, {Kind::buffer, 2, 0}}, {0x1000, 0x2000});
+  auto packed = pack_kernel_params({{Kind::u32, 0, 1}, {Kind::buffer, 2, 0}}, {0x1000, 0x2000});
   CHECK_FALSE(packed);
   CHECK(packed.error() == "parameter 1 refers to buffer 2, but the case has 2 buffers");
 

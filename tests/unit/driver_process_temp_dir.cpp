@@ -102,6 +102,7 @@ TEST_CASE("remove() can be called early and reports success") {
 TEST_CASE("a temp dir in a missing parent is an error naming the parent") {
   auto d = TempDir::create_in("/nonexistent-ptxgen-parent/x", "p-");
   CHECK_FALSE(d);
-  CHECK(d.error() == "cannot create a temporary directory in '/nonexistent-ptxgen-parent/x': No such "
-                 "file or directory");
+  CHECK(d.error() ==
+        "cannot create a temporary directory in '/nonexistent-ptxgen-parent/x': No such "
+        "file or directory");
 }

@@ -58,13 +58,15 @@ TEST_CASE("--ptxas wins, and a bad one is an error naming it") {
 
   auto dir = locate_ptxas_in({d.c.string(), "", "", ""});
   CHECK_FALSE(dir);
-  CHECK(dir.error() == "--ptxas '" + d.c.string() + "' is not an executable file: it is a directory");
+  CHECK(dir.error() ==
+        "--ptxas '" + d.c.string() + "' is not an executable file: it is a directory");
 
   fs::path plain = Dirs::put(d.c, false);
   auto not_exec = locate_ptxas_in({plain.string(), "", "", d.b.string()});
   CHECK_FALSE(not_exec);
-  CHECK(not_exec.error() == "--ptxas '" + plain.string() +
-                     "' is not an executable file: it is not executable (Permission denied)");
+  CHECK(not_exec.error() ==
+        "--ptxas '" + plain.string() +
+            "' is not an executable file: it is not executable (Permission denied)");
 }
 
 TEST_CASE("PTXGEN_PTXAS comes next, and a bad value does not fall through to PATH") {
@@ -103,12 +105,14 @@ TEST_CASE("nothing found is an error that says what to do") {
   Dirs d;
   auto none = locate_ptxas_in({"", "", "/missing/ptxas", d.a.string() + ":" + d.b.string()});
   CHECK_FALSE(none);
-  CHECK(none.error() == "ptxas not found: pass --ptxas PATH, set PTXGEN_PTXAS, or put the CUDA toolkit's "
-                 "bin directory on PATH (looked in '/missing/ptxas' and PATH)");
+  CHECK(none.error() ==
+        "ptxas not found: pass --ptxas PATH, set PTXGEN_PTXAS, or put the CUDA toolkit's "
+        "bin directory on PATH (looked in '/missing/ptxas' and PATH)");
   auto empty = locate_ptxas_in({});
   CHECK_FALSE(empty);
-  CHECK(empty.error() == "ptxas not found: pass --ptxas PATH, set PTXGEN_PTXAS, or put the CUDA toolkit's "
-                 "bin directory on PATH (looked in PATH)");
+  CHECK(empty.error() ==
+        "ptxas not found: pass --ptxas PATH, set PTXGEN_PTXAS, or put the CUDA toolkit's "
+        "bin directory on PATH (looked in PATH)");
 }
 
 TEST_CASE("locate_ptxas reads --ptxas before the environment") {

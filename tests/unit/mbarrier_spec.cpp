@@ -317,7 +317,7 @@ TEST_CASE("lowering: a test_wait loop on sm_80, a try_wait loop on sm_90, both a
     CHECK(text.find("cp.async.mbarrier.arrive.shared.b64 [") != std::string::npos);
     CHECK(text.find("mbarrier.init.shared.b64 [") != std::string::npos);
     if (!ptxas) {
-      MESSAGE("no ptxas: " << error);
+      MESSAGE("no ptxas: " << ptxas.error());
       continue;
     }
     ptxgen::driver::AssembleOptions a;
