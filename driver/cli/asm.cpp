@@ -248,7 +248,7 @@ int report_sass(const std::vector<std::string>& inputs_in, const std::vector<Tar
                 const std::vector<AssembleResult>& results, const driver::sass::Disassembler& dis,
                 unsigned jobs, std::chrono::milliseconds timeout,
                 driver::DiagnosticsPrinter& printer) {
-  std::vector<driver::sass::Disassembly> listings(targets.size());
+  std::vector<Fallible<std::string>> listings(targets.size(), Failure{"not disassembled"});
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t k; (k = next++) < targets.size();)
@@ -263,14 +263,14 @@ int report_sass(const std::vector<std::string>& inputs_in, const std::vector<Tar
   int status = exit_ok;
   for (std::size_t k = 0; k < targets.size(); ++k) {
     const std::string where = inputs_in[targets[k].input] + " (" + targets[k].arch.str() + ")";
-    if (!listings[k].ok) {
+    if (!listings[k]) {
       status = std::max<int>(
-          status, command_error("asm", exit_environment, where + ": " + listings[k].error));
+          status, command_error("asm", exit_environment, where + ": " + listings[k].error()));
       continue;
     }
     std::cout << "// " << where << ": " << name(dis.kind) << " " << dis.path.string() << '\n'
-              << listings[k].sass;
-    for (const auto& m : driver::sass::find_traps(driver::sass::parse_sass(listings[k].sass))) {
+              << *listings[k];
+    for (const auto& m : driver::sass::find_traps(driver::sass::parse_sass(*listings[k]))) {
       Diagnostic d(DiagId::run_ptxas_miscompile,
                    driver::sass::describe(m) + " (ptxas -arch=" + targets[k].arch.str() +
                        "); the device rejects this code although ptxas accepted the PTX",

@@ -114,20 +114,15 @@ Fallible<Disassembler> locate_disassembler(const std::string& explicit_path,
   return locate_disassembler_in(search);
 }
 
-Disassembly disassemble(const Disassembler& d, const std::vector<std::uint8_t>& cubin,
-                        std::chrono::milliseconds timeout) {
-  Disassembly out;
+Fallible<std::string> disassemble(const Disassembler& d, const std::vector<std::uint8_t>& cubin,
+                                  std::chrono::milliseconds timeout) {
   auto dir = TempDir::create("ptxgen-sass-");
-  if (!dir) {
-    out.error = dir.error();
-    return out;
-  }
+  if (!dir)
+    return Failure{dir.error()};
   fs::path file = dir->path() / "kernel.cubin";
   std::string_view bytes(reinterpret_cast<const char*>(cubin.data()), cubin.size());
-  if (auto written = write_file_atomically(file, bytes); !written) {
-    out.error = written.error();
-    return out;
-  }
+  if (auto written = write_file_atomically(file, bytes); !written)
+    return Failure{written.error()};
   std::vector<std::string> args;
   switch (d.kind) {
   case DisassemblerKind::cuobjdump:
@@ -140,13 +135,10 @@ Disassembly disassemble(const Disassembler& d, const std::vector<std::uint8_t>& 
   ProcessOptions po;
   po.timeout = timeout;
   auto r = run_process(d.path, args, po);
-  if (!r.succeeded()) {
-    out.error = d.path.string() + " " + r.describe() + (r.output.empty() ? "" : ": " + r.output);
-    return out;
-  }
-  out.ok = true;
-  out.sass = std::move(r.output);
-  return out;
+  if (!r.succeeded())
+    return Failure{d.path.string() + " " + r.describe() +
+                   (r.output.empty() ? "" : ": " + r.output)};
+  return std::move(r.output);
 }
 
 CubinScan scan_cubin(const std::vector<std::uint8_t>& cubin, const std::string& ptxas_path) {
@@ -161,12 +153,12 @@ CubinScan scan_cubin(const std::vector<std::uint8_t>& cubin, const std::string& 
     return scan;
   }
   auto sass = disassemble(*d, cubin);
-  if (!sass.ok) {
-    scan.error = std::move(sass.error);
+  if (!sass) {
+    scan.error = sass.error();
     return scan;
   }
   scan.scanned = true;
-  scan.traps = find_traps(parse_sass(sass.sass));
+  scan.traps = find_traps(parse_sass(*sass));
   return scan;
 }
 

@@ -47,15 +47,9 @@ Fallible<Disassembler> locate_disassembler_in(const DisassemblerSearch& search);
 Fallible<Disassembler> locate_disassembler(const std::string& explicit_path,
                                            const std::string& ptxas_path);
 
-struct Disassembly {
-  bool ok = false;
-  std::string sass;  ///< the disassembler's output (ok)
-  std::string error; ///< why there is none (not ok)
-};
-
 /// Disassembles a cubin (a private temporary copy); killed past `timeout`.
-Disassembly disassemble(const Disassembler& d, const std::vector<std::uint8_t>& cubin,
-                        std::chrono::milliseconds timeout = std::chrono::seconds(60));
+Fallible<std::string> disassemble(const Disassembler& d, const std::vector<std::uint8_t>& cubin,
+                                  std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 /// What a GPU fault's cubin shows: the known miscompiles in it, or why it could
 /// not be scanned (no disassembler, the disassembler failed).

@@ -117,19 +117,19 @@ TEST_CASE("disassembler: runs with the cubin in a private file and scans the out
   Disassembler dis{fake, DisassemblerKind::cuobjdump, "test"};
   const std::vector<std::uint8_t> cubin = {'C', 'U', 'B', 'I', 'N'};
   auto r = disassemble(dis, cubin);
-  REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(r.sass == ptxgen::test::read_test_data("sass", "ldgsts_unwritten_uniform.sm_90.sass"));
-  auto traps = find_traps(parse_sass(r.sass));
+  REQUIRE_MESSAGE(r, r.error());
+  CHECK(*r == ptxgen::test::read_test_data("sass", "ldgsts_unwritten_uniform.sm_90.sass"));
+  auto traps = find_traps(parse_sass(*r));
   CHECK(traps.size() == 1);
 
   // nvdisasm gets -c.
   fs::path nv = Dirs::put(d.path1, "nvdisasm", "[ \"$1\" = -c ] && [ -f \"$2\" ] || exit 7\n");
-  CHECK(disassemble({nv, DisassemblerKind::nvdisasm, "test"}, cubin).ok);
+  CHECK(disassemble({nv, DisassemblerKind::nvdisasm, "test"}, cubin));
   // A failing one says so.
   fs::path bad = Dirs::put(d.path2, "cuobjdump", "echo broken; exit 3\n");
   auto f = disassemble({bad, DisassemblerKind::cuobjdump, "test"}, cubin);
-  CHECK_FALSE(f.ok);
-  CHECK(f.error.find("broken") != std::string::npos);
+  CHECK_FALSE(f);
+  CHECK(f.error().find("broken") != std::string::npos);
   // A run without a cubin (--jit) cannot be scanned.
   CHECK_FALSE(scan_cubin({}).scanned);
 }
