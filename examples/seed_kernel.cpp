@@ -92,10 +92,9 @@ int main() {
   std::cout << ptx;
 
 #ifdef EXAMPLE_WITH_DRIVER
-  std::string error;
-  auto ptxas = ptxgen::driver::locate_ptxas("", error);
+  auto ptxas = ptxgen::driver::locate_ptxas("");
   if (!ptxas) {
-    std::cerr << "seed_kernel: not assembled: " << error << "\n";
+    std::cerr << "seed_kernel: not assembled: " << ptxas.error() << "\n";
     return 0;
   }
   ptxgen::driver::AssembleOptions ao;

@@ -30,10 +30,9 @@ Diagnostic unavailable(const AssembleOptions& o, std::string message) {
 
 AssembleOutput assemble(std::string_view ptx, ptx::Target arch, const AssembleOptions& options) {
   AssembleOutput out;
-  std::string error;
-  auto where = driver::locate_ptxas(options.ptxas, error);
+  auto where = driver::locate_ptxas(options.ptxas);
   if (!where) {
-    out.diagnostics.push_back(unavailable(options, error));
+    out.diagnostics.push_back(unavailable(options, where.error()));
     return out;
   }
   driver::AssembleOptions ao;
@@ -67,12 +66,11 @@ driver::ConformanceReport run_conformance(const std::vector<std::filesystem::pat
   std::vector<std::string> args;
   for (const auto& s : specs)
     args.push_back(s.string());
-  std::vector<std::filesystem::path> expanded;
-  std::string error;
-  if (!driver::expand_spec_arguments(args, expanded, error, driver::SpecWalk::valid_and_faults))
-    return failed_case(specs.empty() ? std::string() : specs.front().string(), error,
+  auto expanded = driver::expand_spec_arguments(args, driver::SpecWalk::valid_and_faults);
+  if (!expanded)
+    return failed_case(specs.empty() ? std::string() : specs.front().string(), expanded.error(),
                        driver::CaseResult::Blame::input);
-  return driver::run_conformance(expanded, options, {});
+  return driver::run_conformance(*expanded, options, {});
 }
 
 driver::ConformanceReport run_kernel(const tile::Kernel& kernel, driver::Backend backend,

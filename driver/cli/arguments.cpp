@@ -89,9 +89,10 @@ std::optional<int> parse_command_line(std::string_view command,
 
 std::optional<int> expand_specs(std::string_view command, const std::vector<std::string>& args,
                                 std::vector<std::filesystem::path>& specs, driver::SpecWalk walk) {
-  std::string err;
-  if (!driver::expand_spec_arguments(args, specs, err, walk))
-    return command_error(command, exit_input, err);
+  auto expanded = driver::expand_spec_arguments(args, walk);
+  if (!expanded)
+    return command_error(command, exit_input, expanded.error());
+  specs.insert(specs.end(), expanded->begin(), expanded->end());
   return std::nullopt;
 }
 

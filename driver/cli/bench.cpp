@@ -180,13 +180,12 @@ int run_bench_command(const std::vector<std::string>& args) {
   auto printer = diagnostics_printer("bench", a.diag_format);
   if (!printer)
     return exit_usage;
-  std::string why;
-  const auto device = cuda::probe_device(a.bench.device, why, a.bench.library);
+  const auto device = cuda::probe_device(a.bench.device, a.bench.library);
   if (!device)
-    return command_error("bench", exit_environment, "no usable GPU: " + why);
-  auto ptxas = driver::locate_ptxas(a.ptxas, why);
+    return command_error("bench", exit_environment, "no usable GPU: " + device.error());
+  auto ptxas = driver::locate_ptxas(a.ptxas);
   if (!ptxas)
-    return command_error("bench", exit_environment, why);
+    return command_error("bench", exit_environment, ptxas.error());
   std::printf("device %d: %s (%s); %u warm-up, %u timed repetitions; medians\n", device->ordinal,
               device->name.c_str(), device->arch().c_str(), a.bench.warmup, a.bench.reps);
   std::printf("%-48s %14s %10s %10s %9s %9s %8s\n", "spec", "bytes", "median_ms", "min_ms", "GB/s",
@@ -200,9 +199,8 @@ int run_bench_command(const std::vector<std::string>& args) {
   }
   printer->finish();
   if (!a.json.empty()) {
-    std::string err;
-    if (!driver::write_file_atomically(a.json, to_json(results, a), err))
-      return command_error("bench", exit_environment, err);
+    if (auto written = driver::write_file_atomically(a.json, to_json(results, a)); !written)
+      return command_error("bench", exit_environment, written.error());
   }
   return all ? exit_ok : exit_input;
 }

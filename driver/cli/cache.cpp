@@ -53,10 +53,8 @@ int run_cache(const std::vector<std::string>& args) {
     const driver::CacheStats s = driver::cache_stats(*dir);
     std::cout << dir->string() << ": " << s.entries << " entries, " << s.bytes << " bytes\n";
   } else {
-    std::string error;
-    driver::cache_clear(*dir, error);
-    if (!error.empty())
-      return command_error("cache", exit_environment, error);
+    if (auto cleared = driver::cache_clear(*dir); !cleared)
+      return command_error("cache", exit_environment, cleared.error());
     std::cout << "cleared " << dir->string() << '\n';
   }
   return exit_ok;

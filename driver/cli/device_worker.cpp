@@ -49,19 +49,14 @@ bool write_all(int fd, const std::string& bytes) {
 }
 
 /// The requests from `file`, or from standard input when it is empty.
-std::optional<std::string> read_requests(const std::string& file, std::string& err) {
+Fallible<std::string> read_requests(const std::string& file) {
+  if (!file.empty())
+    return driver::read_file(file);
   std::string bytes;
-  if (!file.empty()) {
-    if (!driver::read_file(file, bytes, err))
-      return std::nullopt;
-    return bytes;
-  }
   std::cin >> std::noskipws;
   bytes.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  if (std::cin.bad()) {
-    err = "cannot read the requests from standard input";
-    return std::nullopt;
-  }
+  if (std::cin.bad())
+    return Failure{"cannot read the requests from standard input"};
   return bytes;
 }
 
@@ -107,10 +102,9 @@ int run_device_worker(const std::vector<std::string>& args) {
     return *status;
   if (!positional.empty())
     return usage_error(command, "unexpected argument '" + positional.front() + "'");
-  std::string err;
-  auto bytes = read_requests(requests_file, err);
+  auto bytes = read_requests(requests_file);
   if (!bytes)
-    return command_error(command, exit_environment, err);
+    return command_error(command, exit_environment, bytes.error());
   auto requests = driver::cuda::decode_requests(*bytes);
   if (!requests)
     return command_error(command, exit_environment, "the requests are truncated or malformed");

@@ -54,9 +54,8 @@ int run_emit(const std::vector<std::string>& args) {
   if (!output.empty() && !out_dir.empty())
     return usage_error("emit", "-o and --out-dir exclude each other");
   lower::LowerOptions lo;
-  std::string err;
-  if (!parse_target_options(target, version, lo, err))
-    return usage_error("emit", err);
+  if (auto parsed = parse_target_options(target, version, lo); !parsed)
+    return usage_error("emit", parsed.error());
   if (vm.count("dump-loops"))
     lo.dump_loop_form = &std::cerr;
   std::vector<fs::path> specs;
@@ -86,8 +85,8 @@ int run_emit(const std::vector<std::string>& args) {
         continue;
       }
     }
-    if (!driver::write_file_atomically(dest, e.ptx, err))
-      status = command_error("emit", exit_environment, err);
+    if (auto written = driver::write_file_atomically(dest, e.ptx); !written)
+      status = command_error("emit", exit_environment, written.error());
   }
   return status;
 }
@@ -122,9 +121,8 @@ int run_check(const std::vector<std::string>& args) {
   if (specs_in.empty())
     return usage_error("check", "no spec given");
   lower::LowerOptions lo;
-  std::string err;
-  if (!parse_target_options(target, version, lo, err))
-    return usage_error("check", err);
+  if (auto parsed = parse_target_options(target, version, lo); !parsed)
+    return usage_error("check", parsed.error());
   std::vector<fs::path> specs;
   if (auto status = expand_specs("check", specs_in, specs))
     return *status;

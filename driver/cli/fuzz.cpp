@@ -77,9 +77,10 @@ void print_summary(const fuzz::FuzzReport& r, std::ostream& out) {
 int finish(const fuzz::FuzzReport& r, const std::string& report, bool junit) {
   if (!report.empty()) {
     const bool xml = junit || fs::path(report).extension() == ".xml";
-    std::string err;
-    if (!driver::write_file_atomically(report, xml ? fuzz::to_junit(r) : fuzz::to_json(r), err))
-      return command_error("fuzz", exit_environment, err);
+    auto written =
+        driver::write_file_atomically(report, xml ? fuzz::to_junit(r) : fuzz::to_json(r));
+    if (!written)
+      return command_error("fuzz", exit_environment, written.error());
   }
   if (r.setup_failure || (r.specs == 0 && !r.setup_problem.empty()))
     return command_error("fuzz", exit_environment, r.setup_problem);

@@ -38,8 +38,9 @@ struct GoldenTally {
 /// raises `status` for a difference or a golden not written.
 void settle_golden(const fs::path& spec, const fs::path& gpath, const std::string& ptx, bool update,
                    GoldenTally& tally, int& status) {
-  std::string old, err;
-  bool exists = driver::read_file(gpath, old, err);
+  auto read = driver::read_file(gpath);
+  const bool exists = static_cast<bool>(read);
+  const std::string old = exists ? std::move(*read) : std::string();
   if (exists && old == ptx) {
     ++tally.same;
     return;
@@ -49,8 +50,8 @@ void settle_golden(const fs::path& spec, const fs::path& gpath, const std::strin
       status = made;
       return;
     }
-    if (!driver::write_file_atomically(gpath, ptx, err)) {
-      status = command_error("golden", exit_environment, err);
+    if (auto written = driver::write_file_atomically(gpath, ptx); !written) {
+      status = command_error("golden", exit_environment, written.error());
       return;
     }
     ++tally.written;
@@ -106,9 +107,8 @@ int run_golden(const std::vector<std::string>& args) {
   if (specs_in.empty())
     specs_in.push_back(spec_root);
   lower::LowerOptions lo;
-  std::string err;
-  if (!parse_target_options(target, "", lo, err))
-    return usage_error("golden", err);
+  if (auto parsed = parse_target_options(target, "", lo); !parsed)
+    return usage_error("golden", parsed.error());
   std::vector<fs::path> specs;
   if (auto status = expand_specs("golden", specs_in, specs))
     return *status;

@@ -157,10 +157,9 @@ Built build(const CpAsyncOpcode& op, const Options& o, std::uint32_t chunk_bytes
 /// ptxgen's verdict `valid`; the exit status of `ptxgen instr --ptxas`.
 int compare_with_ptxas(const std::string& ptxas, const Module& module, Target target,
                        PtxVersion version, bool valid) {
-  std::string error;
-  auto where = driver::locate_ptxas(ptxas, error);
+  auto where = driver::locate_ptxas(ptxas);
   if (!where) {
-    std::cerr << "ptxgen instr: cannot check with ptxas: " << error << "\n";
+    std::cerr << "ptxgen instr: cannot check with ptxas: " << where.error() << "\n";
     return exit_environment;
   }
   // A ptxas that cannot assemble an empty kernel is broken, not a judge: its

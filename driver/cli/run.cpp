@@ -93,11 +93,11 @@ bool write_report(const Output& output, const driver::ConformanceReport& r) {
   if (output.report.empty())
     return true;
   bool xml = output.junit || fs::path(output.report).extension() == ".xml";
-  std::string err;
-  if (driver::write_file_atomically(output.report, xml ? driver::to_junit(r) : driver::to_json(r),
-                                    err))
+  auto written =
+      driver::write_file_atomically(output.report, xml ? driver::to_junit(r) : driver::to_json(r));
+  if (written)
     return true;
-  command_error("run", exit_environment, err);
+  command_error("run", exit_environment, written.error());
   return false;
 }
 
@@ -386,9 +386,10 @@ std::optional<int> set_ptx_override(const RunArgs& a, const std::vector<fs::path
   }
   if (specs.size() != 1)
     return usage_error("run", "--ptx needs exactly one spec");
-  std::string err;
-  if (!driver::read_file(a.ptx_file, o.ptx_override, err))
-    return command_error("run", exit_environment, err);
+  auto ptx = driver::read_file(a.ptx_file);
+  if (!ptx)
+    return command_error("run", exit_environment, ptx.error());
+  o.ptx_override = std::move(*ptx);
   if (o.ptx_override.empty())
     return command_error("run", exit_input, "--ptx file '" + a.ptx_file + "' is empty");
   o.ptx_override_name = a.ptx_file;

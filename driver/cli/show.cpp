@@ -58,9 +58,8 @@ int run_show(const std::vector<std::string>& args) {
   if (!kernel || diagnostics.has_errors())
     return exit_input;
   const std::string picture = driver::show::render_svg(driver::show::build_picture(**kernel));
-  std::string err;
-  if (!driver::write_file_atomically(svg, picture, err))
-    return command_error("show", exit_environment, err);
+  if (auto written = driver::write_file_atomically(svg, picture); !written)
+    return command_error("show", exit_environment, written.error());
   return exit_ok;
 }
 

@@ -141,10 +141,9 @@ void bench_kernel(const std::shared_ptr<const DriverApi>& api, const LaunchReque
       b.upload(host.bytes);
     addresses.push_back(static_cast<std::uint64_t>(b.address()));
   }
-  std::string error;
-  auto packed = pack_kernel_params(k.params, addresses, error);
+  auto packed = pack_kernel_params(k.params, addresses);
   if (!packed)
-    throw CudaError(0, "", label + ": " + error);
+    throw CudaError(0, "", label + ": " + packed.error());
   std::vector<void*> pointers = packed->pointers();
   if (k.dynamic_shared_bytes > 0)
     check(*api,
@@ -180,14 +179,14 @@ BenchOutcome run_bench(const LaunchRequest& kernel, std::uint64_t bytes_moved,
   BenchOutcome out;
   out.bytes = bytes_moved;
   out.memcpy_bytes = std::max<std::uint64_t>(bytes_moved / 2, 1);
-  std::string why;
-  auto info = probe_device(o.device, why, o.library);
-  auto api = info ? open_driver_api(o.library, why) : nullptr;
-  if (!info || !api) {
+  auto info = probe_device(o.device, o.library);
+  auto opened = info ? open_driver_api(o.library) : Failure{info.error()};
+  if (!opened) {
     out.status = BenchOutcome::Status::no_device;
-    out.message = why;
+    out.message = opened.error();
     return out;
   }
+  const auto& api = *opened;
   out.device = *info;
   try {
     CUdevice device = 0;

@@ -21,24 +21,23 @@ bool built_with_cuda() {
 
 #if PTXGEN_CUDA_HEADERS
 
-std::optional<DeviceInfo> probe_device(int ordinal, std::string& why, const std::string& library) {
-  auto api = open_driver_api(library, why);
-  if (!api) {
-    return std::nullopt;
+Fallible<DeviceInfo> probe_device(int ordinal, const std::string& library) {
+  auto opened = open_driver_api(library);
+  if (!opened) {
+    return Failure{opened.error()};
   }
+  const auto& api = *opened;
   try {
     check(*api, api->cuInit(0), "cuInit");
     int count = 0;
     check(*api, api->cuDeviceGetCount(&count), "cuDeviceGetCount");
     if (count == 0) {
-      why = "no CUDA device";
-      return std::nullopt;
+      return Failure{"no CUDA device"};
     }
     if (ordinal < 0 || ordinal >= count) {
-      why = "CUDA device " + std::to_string(ordinal) + " requested, but there " +
-            (count == 1 ? "is only 1" : "are only " + std::to_string(count)) +
-            " (ordinals start at 0)";
-      return std::nullopt;
+      return Failure{"CUDA device " + std::to_string(ordinal) + " requested, but there " +
+                     (count == 1 ? "is only 1" : "are only " + std::to_string(count)) +
+                     " (ordinals start at 0)"};
     }
     CUdevice device = 0;
     const std::string at = " for device " + std::to_string(ordinal);
@@ -65,8 +64,7 @@ std::optional<DeviceInfo> probe_device(int ordinal, std::string& why, const std:
     info.total_memory = bytes;
     return info;
   } catch (const CudaError& e) {
-    why = e.what();
-    return std::nullopt;
+    return Failure{e.what()};
   }
 }
 
@@ -76,10 +74,9 @@ bool driver_loaded_in_this_process() {
   return false;
 }
 
-std::optional<DeviceInfo> probe_device(int /*ordinal*/, std::string& why,
-                                       const std::string& /*library*/) {
-  why = "built without CUDA support (the CUDA toolkit's cuda.h was not found at configure time)";
-  return std::nullopt;
+Fallible<DeviceInfo> probe_device(int /*ordinal*/, const std::string& /*library*/) {
+  return Failure{
+      "built without CUDA support (the CUDA toolkit's cuda.h was not found at configure time)"};
 }
 
 #endif

@@ -1,6 +1,8 @@
 #pragma once
 // Which GPU is there, if any: a probe that never crashes and says why not.
 
+#include "emitter/support/result.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -32,12 +34,11 @@ bool driver_loaded_in_this_process();
 /// The library a plain probe opens.
 inline constexpr const char* default_driver_library = "libcuda.so.1";
 
-/// Looks for device `ordinal`. Returns nullopt and sets `why` when no GPU can be
-/// used: "built without CUDA support", "no CUDA driver: libcuda.so.1 could not be
-/// loaded (...)", "cuInit: CUDA_ERROR_NO_DEVICE: ...", "no CUDA device",
-/// "CUDA device 2 requested, but there are only 1". `library` exists for tests.
-/// Safe to call on any machine and from several threads.
-std::optional<DeviceInfo> probe_device(int ordinal, std::string& why,
-                                       const std::string& library = default_driver_library);
+/// Looks for device `ordinal`. Fails when no GPU can be used: "built without CUDA
+/// support", "no CUDA driver: libcuda.so.1 could not be loaded (...)", "cuInit:
+/// CUDA_ERROR_NO_DEVICE: ...", "no CUDA device", "CUDA device 2 requested, but there
+/// are only 1". `library` exists for tests. Safe to call on any machine and from
+/// several threads.
+Fallible<DeviceInfo> probe_device(int ordinal, const std::string& library = default_driver_library);
 
 } // namespace ptxgen::driver::cuda

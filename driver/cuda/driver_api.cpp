@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 #include <dlfcn.h>
 
@@ -18,14 +19,13 @@ std::atomic<bool> opened_here{false};
 
 constexpr const char* default_library = "libcuda.so.1";
 
-std::shared_ptr<const DriverApi> load(const std::string& library, std::string& why) {
+Fallible<std::shared_ptr<const DriverApi>> load(const std::string& library) {
   // RTLD_LOCAL: the driver's symbols must not satisfy anyone else's references.
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* detail = ::dlerror();
-    why = "no CUDA driver: " + library + " could not be loaded" +
-          (detail != nullptr ? std::string(" (") + detail + ")" : std::string());
-    return nullptr;
+    return Failure{"no CUDA driver: " + library + " could not be loaded" +
+                   (detail != nullptr ? std::string(" (") + detail + ")" : std::string())};
   }
   auto api = std::make_shared<DriverApi>();
   api->library = handle;
@@ -43,12 +43,11 @@ std::shared_ptr<const DriverApi> load(const std::string& library, std::string& w
 #undef PTXGEN_CUDA_RESOLVE
   if (!missing.empty()) {
     // The handle stays open: closing a half-initialised driver gains nothing.
-    why = library + " is not a usable CUDA driver: it has no " + missing +
-          " (not a CUDA driver, or one too old)";
-    return nullptr;
+    return Failure{library + " is not a usable CUDA driver: it has no " + missing +
+                   " (not a CUDA driver, or one too old)"};
   }
   opened_here = true; // only a real driver counts: its cuInit is what a fork cannot inherit
-  return api;
+  return std::shared_ptr<const DriverApi>(std::move(api));
 }
 
 } // namespace
@@ -57,19 +56,15 @@ bool driver_loaded_in_this_process() {
   return opened_here;
 }
 
-std::shared_ptr<const DriverApi> open_driver_api(const std::string& library, std::string& why) {
+Fallible<std::shared_ptr<const DriverApi>> open_driver_api(const std::string& library) {
   if (library != default_library) {
-    return load(library, why);
+    return load(library);
   }
   // Loaded once; a failure is remembered too (dlopen of a missing driver is not retried).
   static std::once_flag once;
-  static std::shared_ptr<const DriverApi> shared;
-  static std::string shared_why;
-  std::call_once(once, [] { shared = load(default_library, shared_why); });
-  if (!shared) {
-    why = shared_why;
-  }
-  return shared;
+  static std::optional<Fallible<std::shared_ptr<const DriverApi>>> shared;
+  std::call_once(once, [] { shared.emplace(load(default_library)); });
+  return *shared;
 }
 
 std::string error_name(const DriverApi& api, CUresult result) {

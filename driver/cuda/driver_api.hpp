@@ -8,6 +8,7 @@
 // compile error, not a crash.
 
 #include "driver/cuda/config.hpp"
+#include "emitter/support/result.hpp"
 
 #if PTXGEN_CUDA_HEADERS
 
@@ -63,12 +64,12 @@ struct DriverApi {
 #undef PTXGEN_CUDA_DECLARE
 };
 
-/// Opens `library` and resolves every entry point. On failure returns null and
-/// sets `why`: "no CUDA driver: libcuda.so.1 could not be loaded (...)" or
-/// "libc.so.6 is not a usable CUDA driver: it has no cuInit".
+/// Opens `library` and resolves every entry point. A failure says why: "no CUDA
+/// driver: libcuda.so.1 could not be loaded (...)" or "libc.so.6 is not a usable
+/// CUDA driver: it has no cuInit".
 /// "libcuda.so.1" is opened once per process and shared; other names (tests)
 /// are opened on each call.
-std::shared_ptr<const DriverApi> open_driver_api(const std::string& library, std::string& why);
+Fallible<std::shared_ptr<const DriverApi>> open_driver_api(const std::string& library);
 
 /// "CUDA_ERROR_ILLEGAL_ADDRESS"; "CUresult 999999" when the driver has no name.
 std::string error_name(const DriverApi& api, CUresult result);

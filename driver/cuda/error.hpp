@@ -2,8 +2,9 @@
 // A failed CUDA Driver API call, as an exception used inside driver/cuda.
 //
 // The wrappers throw it so that RAII unwinding frees what a half-finished
-// launch allocated; Runner::launch and probe_device catch it and turn it into
-// a LaunchOutcome or a `why` string. Nothing outside driver/cuda sees it.
+// launch allocated; Runner::launch, probe_device and run_bench catch it and turn
+// it into a LaunchOutcome, a Failure or a BenchOutcome. Nothing outside
+// driver/cuda sees it (the convention: emitter/support/result.hpp).
 
 #include <stdexcept>
 #include <string>

@@ -122,7 +122,10 @@ IsolatedRunner::IsolatedRunner(int ordinal, std::string library)
   ChildResult child = run_in_child(
       [ordinal, lib] {
         ProbeAnswer answer;
-        answer.device = probe_device(ordinal, answer.why, lib);
+        if (auto device = probe_device(ordinal, lib))
+          answer.device = *device;
+        else
+          answer.why = device.error();
         return encode_probe(answer);
       },
       std::chrono::milliseconds(60000));

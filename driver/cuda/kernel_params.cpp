@@ -14,9 +14,8 @@ std::vector<void*> PackedParams::pointers() {
   return result;
 }
 
-std::optional<PackedParams> pack_kernel_params(const std::vector<KernelParam>& params,
-                                               const std::vector<std::uint64_t>& buffer_addresses,
-                                               std::string& error) {
+Fallible<PackedParams> pack_kernel_params(const std::vector<KernelParam>& params,
+                                          const std::vector<std::uint64_t>& buffer_addresses) {
   PackedParams packed;
   packed.slots_.assign(params.size(), 0);
   packed.widths_.assign(params.size(), 0);
@@ -25,24 +24,20 @@ std::optional<PackedParams> pack_kernel_params(const std::vector<KernelParam>& p
     auto* slot = reinterpret_cast<unsigned char*>(&packed.slots_[i]);
     switch (p.kind) {
     case KernelParam::Kind::buffer: {
-      if (p.buffer_index >= buffer_addresses.size()) {
-        error = "parameter " + std::to_string(i) + " refers to buffer " +
-                std::to_string(p.buffer_index) + ", but the case has " +
-                std::to_string(buffer_addresses.size()) +
-                (buffer_addresses.size() == 1 ? " buffer" : " buffers");
-        return std::nullopt;
-      }
+      if (p.buffer_index >= buffer_addresses.size())
+        return Failure{"parameter " + std::to_string(i) + " refers to buffer " +
+                       std::to_string(p.buffer_index) + ", but the case has " +
+                       std::to_string(buffer_addresses.size()) +
+                       (buffer_addresses.size() == 1 ? " buffer" : " buffers")};
       const std::uint64_t address = buffer_addresses[p.buffer_index];
       std::memcpy(slot, &address, sizeof address);
       packed.widths_[i] = sizeof address;
       break;
     }
     case KernelParam::Kind::u32: {
-      if (p.value > std::numeric_limits<std::uint32_t>::max()) {
-        error = "parameter " + std::to_string(i) + " is u32 but its value " +
-                std::to_string(p.value) + " does not fit in 32 bits";
-        return std::nullopt;
-      }
+      if (p.value > std::numeric_limits<std::uint32_t>::max())
+        return Failure{"parameter " + std::to_string(i) + " is u32 but its value " +
+                       std::to_string(p.value) + " does not fit in 32 bits"};
       const auto value = static_cast<std::uint32_t>(p.value);
       std::memcpy(slot, &value, sizeof value);
       packed.widths_[i] = sizeof value;

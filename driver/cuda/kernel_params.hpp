@@ -2,6 +2,8 @@
 // Kernel arguments as cuLaunchKernel wants them: an array of pointers, one per
 // parameter in declaration order, each pointing at that parameter's value.
 
+#include "emitter/support/result.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -35,19 +37,17 @@ public:
   std::size_t size() const { return slots_.size(); }
 
 private:
-  friend std::optional<PackedParams> pack_kernel_params(const std::vector<KernelParam>&,
-                                                        const std::vector<std::uint64_t>&,
-                                                        std::string&);
+  friend Fallible<PackedParams> pack_kernel_params(const std::vector<KernelParam>&,
+                                                   const std::vector<std::uint64_t>&);
   std::vector<std::uint64_t> slots_;
   std::vector<std::size_t> widths_;
 };
 
 /// Packs `params`; `buffer_addresses[i]` is the device address passed for a
-/// buffer parameter with buffer_index i. Returns nullopt and sets `error`
-/// ("parameter 2 refers to buffer 5, but the case has 3 buffers", "parameter 0
-/// is u32 but its value 4294967296 does not fit in 32 bits").
-std::optional<PackedParams> pack_kernel_params(const std::vector<KernelParam>& params,
-                                               const std::vector<std::uint64_t>& buffer_addresses,
-                                               std::string& error);
+/// buffer parameter with buffer_index i. Fails with a message such as "parameter 2
+/// refers to buffer 5, but the case has 3 buffers" or "parameter 0 is u32 but its
+/// value 4294967296 does not fit in 32 bits".
+Fallible<PackedParams> pack_kernel_params(const std::vector<KernelParam>& params,
+                                          const std::vector<std::uint64_t>& buffer_addresses);
 
 } // namespace ptxgen::driver::cuda

@@ -143,11 +143,10 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
   check(*api, api->cuCtxSynchronize(), "cuCtxSynchronize after the uploads of " + label);
   out.copy_ms = ms_since(start);
 
-  std::string param_error;
-  std::optional<PackedParams> packed = pack_kernel_params(request.params, addresses, param_error);
+  auto packed = pack_kernel_params(request.params, addresses);
   if (!packed) {
     out.status = Status::launch_error;
-    out.message = label + ": " + param_error;
+    out.message = label + ": " + packed.error();
     return;
   }
   std::vector<void*> param_pointers = packed->pointers();
@@ -297,18 +296,18 @@ void Runner::Impl::rebuild_context(LaunchOutcome& out) {
 
 Runner::Runner(int ordinal, const std::string& library) : impl_(std::make_unique<Impl>()) {
   impl_->info.ordinal = ordinal;
-  std::string why;
-  std::optional<DeviceInfo> info = probe_device(ordinal, why, library);
+  auto info = probe_device(ordinal, library);
   if (!info) {
-    impl_->unavailable = why;
+    impl_->unavailable = info.error();
     return;
   }
   impl_->info = *info;
-  impl_->api = open_driver_api(library, why);
-  if (!impl_->api) {
-    impl_->unavailable = why;
+  auto api = open_driver_api(library);
+  if (!api) {
+    impl_->unavailable = api.error();
     return;
   }
+  impl_->api = *api;
   const CUresult result = impl_->api->cuDeviceGet(&impl_->device, ordinal);
   if (result != CUDA_SUCCESS) {
     impl_->unavailable = describe_error(*impl_->api, result, "cuDeviceGet");
@@ -361,7 +360,7 @@ struct Runner::Impl {
 
 Runner::Runner(int ordinal, const std::string& library) : impl_(std::make_unique<Impl>()) {
   impl_->info.ordinal = ordinal;
-  probe_device(ordinal, impl_->unavailable, library);
+  impl_->unavailable = probe_device(ordinal, library).error();
 }
 
 LaunchOutcome Runner::launch(LaunchRequest request) {

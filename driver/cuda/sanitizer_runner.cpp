@@ -31,11 +31,11 @@ LaunchOutcome broken(LaunchOutcome::Status status, const LaunchRequest& request,
 
 /// The worker's outcome from its output file; nullopt when there is none whole.
 std::optional<LaunchOutcome> read_outcome(const std::filesystem::path& file) {
-  std::string bytes, err;
-  if (!read_file(file, bytes, err))
+  auto bytes = read_file(file);
+  if (!bytes)
     return std::nullopt;
   FrameReader reader;
-  reader.feed(bytes);
+  reader.feed(*bytes);
   BatchFrame frame;
   if (reader.next(frame) != FrameReader::Next::frame || frame.index != 0)
     return std::nullopt;
@@ -45,20 +45,19 @@ std::optional<LaunchOutcome> read_outcome(const std::filesystem::path& file) {
 SanitizedOutcome run_one(LaunchRequest request, const SanitizeOptions& o) {
   SanitizedOutcome out;
   out.report.tool = o.tool;
-  std::string err;
-  auto dir = TempDir::create("ptxgen-sanitize-", err);
+  auto dir = TempDir::create("ptxgen-sanitize-");
   if (!dir) {
-    out.outcome = broken(LaunchOutcome::Status::unavailable, request, err);
-    out.report.problem = err;
+    out.outcome = broken(LaunchOutcome::Status::unavailable, request, dir.error());
+    out.report.problem = dir.error();
     return out;
   }
   const auto log = dir->path() / "sanitizer.log";
   const auto requests = dir->path() / "request.bin";
   const auto outcomes = dir->path() / "outcome.bin";
   request.timeout = o.limit / 2; // the kernel's own limit, well inside the process's
-  if (!write_file_atomically(requests, encode_requests({request}), err)) {
-    out.outcome = broken(LaunchOutcome::Status::unavailable, request, err);
-    out.report.problem = err;
+  if (auto written = write_file_atomically(requests, encode_requests({request})); !written) {
+    out.outcome = broken(LaunchOutcome::Status::unavailable, request, written.error());
+    out.report.problem = written.error();
     return out;
   }
   ProcessOptions po;
@@ -66,9 +65,8 @@ SanitizedOutcome run_one(LaunchRequest request, const SanitizeOptions& o) {
   po.max_output_bytes = std::size_t{1} << 20;
   const ProcessResult p =
       run_process(o.sanitizer, sanitizer_arguments(o, log, requests, outcomes), po);
-  std::string text;
-  read_file(log, text, err); // a missing log parses as "not checked"
-  out.report = parse_sanitizer_log(o.tool, text);
+  auto text = read_file(log); // a missing log parses as "not checked"
+  out.report = parse_sanitizer_log(o.tool, text ? *text : std::string());
   const std::string what =
       "compute-sanitizer " + std::string(name(o.tool)) + " (" + o.sanitizer.string() + ")";
   if (p.status == ProcessResult::Status::timed_out) {

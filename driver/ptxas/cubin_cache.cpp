@@ -113,11 +113,13 @@ bool store_file(const fs::path& path, std::string_view payload) {
 }
 
 std::optional<std::string> load_file(const fs::path& path) {
-  std::string contents, error;
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec) || !read_file(path, contents, error))
+  if (!fs::is_regular_file(path, ec))
     return std::nullopt;
-  auto payload = decode_cache_file(contents);
+  auto contents = read_file(path);
+  if (!contents)
+    return std::nullopt;
+  auto payload = decode_cache_file(*contents);
   if (!payload)
     ++process().corrupt;
   return payload;
@@ -289,14 +291,12 @@ CacheStats cache_stats(const fs::path& dir) {
   return s;
 }
 
-std::uint64_t cache_clear(const fs::path& dir, std::string& error) {
+Fallible<std::uint64_t> cache_clear(const fs::path& dir) {
   std::error_code ec;
   const std::uintmax_t removed = fs::remove_all(dir / kLayout, ec);
-  if (ec) {
-    error = "cannot remove '" + (dir / kLayout).string() + "': " + ec.message();
-    return 0;
-  }
-  return removed == static_cast<std::uintmax_t>(-1) ? 0 : removed;
+  if (ec)
+    return Failure{"cannot remove '" + (dir / kLayout).string() + "': " + ec.message()};
+  return std::uint64_t{removed == static_cast<std::uintmax_t>(-1) ? 0 : removed};
 }
 
 } // namespace ptxgen::driver

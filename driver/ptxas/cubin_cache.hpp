@@ -10,6 +10,7 @@
 // so processes sharing DIR only ever see whole entries.
 
 #include "driver/ptxas/assembly.hpp"
+#include "emitter/support/result.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -79,6 +80,6 @@ struct CacheStats {
 /// Counts entries (not the ptxas version records) under `dir`.
 CacheStats cache_stats(const std::filesystem::path& dir);
 /// Removes every entry and version record; returns how many files it removed.
-std::uint64_t cache_clear(const std::filesystem::path& dir, std::string& error);
+Fallible<std::uint64_t> cache_clear(const std::filesystem::path& dir);
 
 } // namespace ptxgen::driver

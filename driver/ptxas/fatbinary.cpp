@@ -13,10 +13,9 @@ namespace ptxgen::driver {
 
 namespace fs = std::filesystem;
 
-std::optional<fs::path> locate_fatbinary(const fs::path& ptxas, std::string& error) {
-  std::string why;
+Fallible<fs::path> locate_fatbinary(const fs::path& ptxas) {
   const fs::path beside = ptxas.parent_path() / "fatbinary";
-  if (is_executable_file(beside, why))
+  if (is_executable_file(beside))
     return beside;
   if (const char* path = std::getenv("PATH")) {
     std::string_view rest = path;
@@ -24,16 +23,15 @@ std::optional<fs::path> locate_fatbinary(const fs::path& ptxas, std::string& err
       const auto colon = rest.find(':');
       const std::string_view dir = rest.substr(0, colon);
       const fs::path candidate = fs::path(dir.empty() ? std::string_view(".") : dir) / "fatbinary";
-      if (is_executable_file(candidate, why))
+      if (is_executable_file(candidate))
         return candidate;
       if (colon == std::string_view::npos)
         break;
       rest.remove_prefix(colon + 1);
     }
   }
-  error = "fatbinary not found beside '" + ptxas.string() +
-          "' nor on PATH: several --arch values with -o need the CUDA toolkit's fatbinary";
-  return std::nullopt;
+  return Failure{"fatbinary not found beside '" + ptxas.string() +
+                 "' nor on PATH: several --arch values with -o need the CUDA toolkit's fatbinary"};
 }
 
 std::string fatbinary_sm(const ptx::Target& arch) {
@@ -51,12 +49,11 @@ std::vector<std::string> fatbinary_args(const std::vector<FatImage>& images,
   return args;
 }
 
-std::optional<std::string> make_fatbinary(const fs::path& fatbinary,
-                                          const std::vector<FatImage>& images,
-                                          std::chrono::milliseconds timeout, std::string& error) {
-  std::optional<TempDir> dir = TempDir::create("ptxgen-fatbin-", error);
+Fallible<std::string> make_fatbinary(const fs::path& fatbinary, const std::vector<FatImage>& images,
+                                     std::chrono::milliseconds timeout) {
+  auto dir = TempDir::create("ptxgen-fatbin-");
   if (!dir)
-    return std::nullopt;
+    return Failure{dir.error()};
   std::vector<fs::path> files;
   for (std::size_t i = 0; i < images.size(); ++i) {
     const auto& image = images[i];
@@ -64,26 +61,22 @@ std::optional<std::string> make_fatbinary(const fs::path& fatbinary,
                                    (image.is_ptx ? ".ptx" : ".cubin")));
     const std::string_view bytes(reinterpret_cast<const char*>(image.bytes.data()),
                                  image.bytes.size());
-    if (!write_file_atomically(files.back(), bytes, error))
-      return std::nullopt;
+    if (auto written = write_file_atomically(files.back(), bytes); !written)
+      return Failure{written.error()};
   }
   const fs::path output = dir->path() / "out.fatbin";
   ProcessOptions options;
   options.timeout = timeout;
   const ProcessResult r = run_process(fatbinary, fatbinary_args(images, files, output), options);
   if (!r.succeeded()) {
-    error = "fatbinary '" + fatbinary.string() + "' " + r.describe();
+    std::string error = "fatbinary '" + fatbinary.string() + "' " + r.describe();
     if (!r.output.empty())
       error += "; its output was:\n" + r.output;
-    return std::nullopt;
+    return Failure{std::move(error)};
   }
-  std::string contents;
-  if (!read_file(output, contents, error))
-    return std::nullopt;
-  if (contents.empty()) {
-    error = "fatbinary '" + fatbinary.string() + "' exited with status 0 but wrote nothing";
-    return std::nullopt;
-  }
+  auto contents = read_file(output);
+  if (contents && contents->empty())
+    return Failure{"fatbinary '" + fatbinary.string() + "' exited with status 0 but wrote nothing"};
   return contents;
 }
 

@@ -3,6 +3,7 @@
 // `fatbinary --create=OUT -64 --image3=kind=elf,sm=90a,file=CUBIN ...`.
 
 #include "emitter/ptx/target.hpp"
+#include "emitter/support/result.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -14,9 +15,8 @@
 namespace ptxgen::driver {
 
 /// The fatbinary beside `ptxas` (the toolkit's bin directory), else the first on
-/// PATH. nullopt with `error` set when there is none.
-std::optional<std::filesystem::path> locate_fatbinary(const std::filesystem::path& ptxas,
-                                                      std::string& error);
+/// PATH. Fails when there is none.
+Fallible<std::filesystem::path> locate_fatbinary(const std::filesystem::path& ptxas);
 
 /// One image of a fat binary: a cubin for `arch`, or PTX text (`is_ptx`).
 struct FatImage {
@@ -35,9 +35,9 @@ std::vector<std::string> fatbinary_args(const std::vector<FatImage>& images,
                                         const std::filesystem::path& output);
 
 /// Builds the fat binary in a private temporary directory and returns its
-/// bytes; nullopt with `error` (naming fatbinary's output) on failure.
-std::optional<std::string> make_fatbinary(const std::filesystem::path& fatbinary,
-                                          const std::vector<FatImage>& images,
-                                          std::chrono::milliseconds timeout, std::string& error);
+/// bytes; a failure's message names fatbinary's output.
+Fallible<std::string> make_fatbinary(const std::filesystem::path& fatbinary,
+                                     const std::vector<FatImage>& images,
+                                     std::chrono::milliseconds timeout);
 
 } // namespace ptxgen::driver

@@ -3,6 +3,7 @@
 // exercise each rule without touching the process environment.
 
 #include "driver/ptxas/assembly.hpp"
+#include "emitter/support/result.hpp"
 
 #include <optional>
 #include <string>
@@ -20,10 +21,10 @@ struct PtxasSearch {
 /// locate_ptxas() over explicit inputs. An explicit path or environment value
 /// that is not an executable regular file is an error naming it; a configured
 /// path that is missing is skipped (the binary may run on another machine).
-std::optional<PtxasLocation> locate_ptxas_in(const PtxasSearch& search, std::string& error);
+Fallible<PtxasLocation> locate_ptxas_in(const PtxasSearch& search);
 
-/// True when `path` is a regular file (after symlinks) this process may execute.
-/// Otherwise `why` says what it is instead ("it does not exist", "it is a directory", ...).
-bool is_executable_file(const std::filesystem::path& path, std::string& why);
+/// Succeeds when `path` is a regular file (after symlinks) this process may execute.
+/// Otherwise the message says what it is instead ("it does not exist", "it is a directory", ...).
+Status is_executable_file(const std::filesystem::path& path);
 
 } // namespace ptxgen::driver

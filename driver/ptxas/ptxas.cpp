@@ -20,63 +20,57 @@ namespace ptxgen::driver {
 
 namespace fs = std::filesystem;
 
-bool is_executable_file(const fs::path& path, std::string& why) {
+Status is_executable_file(const fs::path& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    why = errno == ENOENT ? "it does not exist" : std::string(std::strerror(errno));
-    return false;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    why = "it is a directory";
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    why = "it is not a regular file";
-    return false;
-  }
-  if (::access(path.c_str(), X_OK) != 0) {
-    why = "it is not executable (" + std::string(std::strerror(errno)) + ")";
-    return false;
-  }
-  return true;
+  if (::stat(path.c_str(), &st) != 0)
+    return Failure{errno == ENOENT ? "it does not exist" : std::string(std::strerror(errno))};
+  if (S_ISDIR(st.st_mode))
+    return Failure{"it is a directory"};
+  if (!S_ISREG(st.st_mode))
+    return Failure{"it is not a regular file"};
+  if (::access(path.c_str(), X_OK) != 0)
+    return Failure{"it is not executable (" + std::string(std::strerror(errno)) + ")"};
+  return {};
 }
 
-std::optional<PtxasLocation> locate_ptxas_in(const PtxasSearch& search, std::string& error) {
-  std::string why;
+Fallible<PtxasLocation> locate_ptxas_in(const PtxasSearch& search) {
   if (!search.explicit_path.empty()) {
-    if (is_executable_file(search.explicit_path, why))
+    auto usable = is_executable_file(search.explicit_path);
+    if (usable)
       return PtxasLocation{search.explicit_path, "--ptxas"};
-    error = "--ptxas '" + search.explicit_path + "' is not an executable file: " + why;
-    return std::nullopt;
+    return Failure{"--ptxas '" + search.explicit_path +
+                   "' is not an executable file: " + usable.error()};
   }
   if (!search.env_value.empty()) {
-    if (is_executable_file(search.env_value, why))
+    auto usable = is_executable_file(search.env_value);
+    if (usable)
       return PtxasLocation{search.env_value, "PTXGEN_PTXAS"};
-    error = "PTXGEN_PTXAS='" + search.env_value + "' is not an executable file: " + why;
-    return std::nullopt;
+    return Failure{"PTXGEN_PTXAS='" + search.env_value +
+                   "' is not an executable file: " + usable.error()};
   }
-  if (!search.configured.empty() && is_executable_file(search.configured, why))
+  if (!search.configured.empty() && is_executable_file(search.configured))
     return PtxasLocation{search.configured, "the CUDA toolkit found at configure time"};
   std::string_view rest = search.path_variable;
   while (!search.path_variable.empty()) {
     auto colon = rest.find(':');
     std::string_view dir = rest.substr(0, colon);
     fs::path candidate = fs::path(dir.empty() ? std::string_view(".") : dir) / "ptxas";
-    if (is_executable_file(candidate, why))
+    if (is_executable_file(candidate))
       return PtxasLocation{candidate, "PATH"};
     if (colon == std::string_view::npos)
       break;
     rest.remove_prefix(colon + 1);
   }
-  error = "ptxas not found: pass --ptxas PATH, set PTXGEN_PTXAS, or put the CUDA toolkit's "
-          "bin directory on PATH (looked in ";
+  std::string error =
+      "ptxas not found: pass --ptxas PATH, set PTXGEN_PTXAS, or put the CUDA toolkit's "
+      "bin directory on PATH (looked in ";
   if (!search.configured.empty())
     error += "'" + search.configured + "' and ";
   error += "PATH)";
-  return std::nullopt;
+  return Failure{std::move(error)};
 }
 
-std::optional<PtxasLocation> locate_ptxas(const std::string& explicit_path, std::string& error) {
+Fallible<PtxasLocation> locate_ptxas(const std::string& explicit_path) {
   PtxasSearch search;
   search.explicit_path = explicit_path;
   if (const char* env = std::getenv("PTXGEN_PTXAS"))
@@ -86,7 +80,7 @@ std::optional<PtxasLocation> locate_ptxas(const std::string& explicit_path, std:
 #endif
   if (const char* path = std::getenv("PATH"))
     search.path_variable = path;
-  return locate_ptxas_in(search, error);
+  return locate_ptxas_in(search);
 }
 
 namespace {
@@ -197,12 +191,11 @@ AssembleResult run_ptxas(const fs::path& ptxas, std::string_view ptx,
     return r;
   };
 
-  std::string error;
   // The directory (and everything ptxas wrote in it) goes away with `dir`,
   // whichever way this function returns.
-  std::optional<TempDir> dir = TempDir::create("ptxgen-ptxas-", error);
+  auto dir = TempDir::create("ptxgen-ptxas-");
   if (!dir)
-    return io_error(error);
+    return io_error(dir.error());
   const fs::path ptx_path = dir->path() / "kernel.ptx";
   const fs::path cubin_path = dir->path() / "out.cubin";
   {

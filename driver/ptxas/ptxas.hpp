@@ -4,6 +4,7 @@
 
 #include "driver/ptxas/assembly.hpp"
 #include "emitter/ptx/target.hpp"
+#include "emitter/support/result.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -18,8 +19,8 @@ namespace ptxgen::driver {
 /// Looks in order: `explicit_path` (from --ptxas; empty when not given), the
 /// PTXGEN_PTXAS environment variable, the toolkit found at configure time,
 /// then PATH. An explicit path or variable that does not name an executable
-/// file is an error, not a fall-through. nullopt with `error` set when none is found.
-std::optional<PtxasLocation> locate_ptxas(const std::string& explicit_path, std::string& error);
+/// file is an error, not a fall-through; so is finding none.
+Fallible<PtxasLocation> locate_ptxas(const std::string& explicit_path);
 
 /// Assembles `ptx` text for options.target with the ptxas at `ptxas`.
 AssembleResult assemble(const std::filesystem::path& ptxas, std::string_view ptx,

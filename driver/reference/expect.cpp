@@ -2,6 +2,7 @@
 
 #include "driver/reference/naive_view.hpp"
 #include "emitter/support/overloaded.hpp"
+#include "emitter/support/result.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
@@ -131,8 +132,7 @@ Side replay(const tile::Kernel& k, const tile::View& v) {
 }
 
 /// The tensor coordinate of view coordinate `c`, or an error.
-std::optional<std::vector<std::int64_t>> locate(const Side& s, std::vector<std::int64_t> c,
-                                                std::string& error) {
+Fallible<std::vector<std::int64_t>> locate(const Side& s, std::vector<std::int64_t> c) {
   for (std::size_t level = s.subs.size(); level-- > 0;) {
     const tile::SubStep& sub = *s.subs[level];
     const std::vector<std::int64_t>& in_shape = s.levels[level];
@@ -141,20 +141,16 @@ std::optional<std::vector<std::int64_t>> locate(const Side& s, std::vector<std::
     for (std::size_t a = 0; a < in_shape.size(); ++a) {
       if (a < sub.entries.size() && !sub.entries[a].is_slice) {
         const std::optional<std::int64_t> i = tile::evaluate(*sub.entries[a].index, {});
-        if (!i) {
-          error = "an index does not evaluate";
-          return std::nullopt;
-        }
+        if (!i)
+          return Failure{"an index does not evaluate"};
         in.push_back(*i);
       } else {
         const std::int64_t begin = a < sub.entries.size() ? sub.entries[a].begin : std::int64_t{0};
         in.push_back(begin + c.at(next++));
       }
-      if (in.back() < 0 || in.back() >= in_shape[a]) {
-        error = "coordinate " + std::to_string(in.back()) + " is outside axis " +
-                std::to_string(a) + " (size " + std::to_string(in_shape[a]) + ")";
-        return std::nullopt;
-      }
+      if (in.back() < 0 || in.back() >= in_shape[a])
+        return Failure{"coordinate " + std::to_string(in.back()) + " is outside axis " +
+                       std::to_string(a) + " (size " + std::to_string(in_shape[a]) + ")"};
     }
     c = std::move(in);
   }
@@ -176,20 +172,18 @@ std::string coords_text(const std::vector<std::int64_t>& c) {
   return s;
 }
 
-/// The bytes of `side`'s tensor in `bytes`, checked for size; nullptr with `error` set.
-const std::vector<std::uint8_t>* tensor_bytes(const Side& side, const GlobalBytes& bytes,
-                                              std::string_view which, std::string& error) {
+/// The bytes of `side`'s tensor in `bytes`, checked for size.
+Fallible<const std::vector<std::uint8_t>*> tensor_bytes(const Side& side, const GlobalBytes& bytes,
+                                                        std::string_view which) {
   const std::string& name = side.decl->tensor.name;
   auto it = bytes.find(name);
   std::int64_t elements = 1;
   for (std::int64_t n : side.levels.front())
     elements *= n;
   const auto want = static_cast<std::size_t>(elements) * side.element_bytes;
-  if (it == bytes.end() || it->second.size() != want) {
-    error = "no " + std::string(which) + " bytes of tensor " + name + " (" + std::to_string(want) +
-            " expected)";
-    return nullptr;
-  }
+  if (it == bytes.end() || it->second.size() != want)
+    return Failure{"no " + std::string(which) + " bytes of tensor " + name + " (" +
+                   std::to_string(want) + " expected)"};
   return &it->second;
 }
 
@@ -211,7 +205,14 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
     r.first = "the left side cannot be evaluated: " + lhs.error;
     return r;
   }
-  const auto* actual = tensor_bytes(lhs, final_bytes, "final", r.first);
+  // The bytes of a side's tensor, or nullptr with the reason in r.first.
+  auto bytes_of = [&r](const Side& side, const GlobalBytes& bytes, std::string_view which) {
+    auto found = tensor_bytes(side, bytes, which);
+    if (!found)
+      r.first = found.error();
+    return found ? *found : nullptr;
+  };
+  const auto* actual = bytes_of(lhs, final_bytes, "final");
   if (!actual)
     return r;
   Side rhs_side;
@@ -224,7 +225,7 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
                    if (!rhs_side.error.empty())
                      r.first = "the right side cannot be evaluated: " + rhs_side.error;
                    else
-                     want.source = tensor_bytes(rhs_side, final_bytes, "final", r.first);
+                     want.source = bytes_of(rhs_side, final_bytes, "final");
                  },
                  [&](std::int64_t v) {
                    want.what = std::to_string(v);
@@ -236,7 +237,7 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
                  [&](const tile::ExpectSentinel&) {
                    want.side = &lhs;
                    want.what = "its initial value";
-                   want.source = tensor_bytes(lhs, initial, "initial", r.first);
+                   want.source = bytes_of(lhs, initial, "initial");
                  },
              },
              x.rhs);
@@ -262,13 +263,10 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
   std::vector<std::int64_t> c(shape.size(), 0);
   const bool empty = std::any_of(shape.begin(), shape.end(), [](std::int64_t n) { return n <= 0; });
   for (bool more = !empty; more;) {
-    std::string error;
-    auto at = locate(lhs, c, error);
-    std::optional<std::vector<std::int64_t>> from;
-    if (at && want.side && !flat)
-      from = locate(*want.side, c, error);
-    if (!at || (want.side && !flat && !from)) {
-      r.first = "element (" + coords_text(c) + "): " + error;
+    auto at = locate(lhs, c);
+    auto from = want.side && !flat ? locate(*want.side, c) : Fallible(std::vector<std::int64_t>());
+    if (!at || !from) {
+      r.first = "element (" + coords_text(c) + "): " + (!at ? at : from).error();
       return r;
     }
     const std::int64_t offset = flat_index(lhs.levels.front(), *at) * eb;

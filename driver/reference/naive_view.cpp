@@ -2,6 +2,7 @@
 
 #include "driver/reference/naive_expr.hpp"
 #include "emitter/support/enum_names.hpp"
+#include "emitter/support/result.hpp"
 
 #include <cctype>
 #include <set>
@@ -19,7 +20,7 @@ bool is_name_char(char c) {
 }
 
 // One side of a pattern: "(w t) (r v)" -> {{w, t}, {r, v}}.
-bool parse_side(std::string_view s, std::vector<std::vector<std::string>>& out, std::string& why) {
+Status parse_side(std::string_view s, std::vector<std::vector<std::string>>& out) {
   bool in_group = false;
   std::size_t i = 0;
   while (i < s.size()) {
@@ -28,16 +29,14 @@ bool parse_side(std::string_view s, std::vector<std::vector<std::string>>& out, 
       ++i;
     } else if (c == '(') {
       if (in_group) {
-        why = "nested parentheses";
-        return false;
+        return Failure{"nested parentheses"};
       }
       in_group = true;
       out.emplace_back();
       ++i;
     } else if (c == ')') {
       if (!in_group) {
-        why = "')' without '('";
-        return false;
+        return Failure{"')' without '('"};
       }
       in_group = false;
       ++i;
@@ -60,34 +59,29 @@ bool parse_side(std::string_view s, std::vector<std::vector<std::string>>& out, 
       }
       i = j;
     } else if (c == '.') {
-      why = "'...' is not supported";
-      return false;
+      return Failure{"'...' is not supported"};
     } else {
-      why = std::string("unexpected character '") + c + "'";
-      return false;
+      return Failure{std::string("unexpected character '") + c + "'"};
     }
   }
   if (in_group) {
-    why = "'(' without ')'";
-    return false;
+    return Failure{"'(' without ')'"};
   }
-  return true;
+  return {};
 }
 
-bool plan_rearrange(const tile::RearrangeStep& step, const std::vector<std::int64_t>& in,
-                    NaivePattern& pattern, std::map<std::string, std::int64_t, std::less<>>& sizes,
-                    std::vector<std::int64_t>& out, std::string& why) {
-  std::string perr;
-  auto parsed = parse_naive_pattern(step.pattern, &perr);
+Status plan_rearrange(const tile::RearrangeStep& step, const std::vector<std::int64_t>& in,
+                      NaivePattern& pattern,
+                      std::map<std::string, std::int64_t, std::less<>>& sizes,
+                      std::vector<std::int64_t>& out) {
+  auto parsed = parse_naive_pattern(step.pattern);
   if (!parsed) {
-    why = "pattern \"" + step.pattern + "\": " + perr;
-    return false;
+    return Failure{"pattern \"" + step.pattern + "\": " + parsed.error()};
   }
   pattern = *parsed;
   if (pattern.lhs.size() != in.size()) {
-    why = "pattern \"" + step.pattern + "\" has " + std::to_string(pattern.lhs.size()) +
-          " input axes but the input has rank " + std::to_string(in.size());
-    return false;
+    return Failure{"pattern \"" + step.pattern + "\" has " + std::to_string(pattern.lhs.size()) +
+                   " input axes but the input has rank " + std::to_string(in.size())};
   }
   std::set<std::string, std::less<>> names;
   for (const auto& g : pattern.lhs) {
@@ -95,12 +89,11 @@ bool plan_rearrange(const tile::RearrangeStep& step, const std::vector<std::int6
   }
   for (const auto& [name, size] : step.sizes) {
     if (!names.contains(name)) {
-      why = "size given for '" + name + "', which the pattern does not use";
-      return false;
+      return Failure{"size given for '" + name + "', which the pattern does not use"};
     }
     if (size <= 0) {
-      why = "size of '" + name + "' is " + std::to_string(size) + ", expected a positive size";
-      return false;
+      return Failure{"size of '" + name + "' is " + std::to_string(size) +
+                     ", expected a positive size"};
     }
     sizes[name] = size;
   }
@@ -116,21 +109,18 @@ bool plan_rearrange(const tile::RearrangeStep& step, const std::vector<std::int6
       }
     }
     if (unknown.size() > 1) {
-      why = "input axis " + std::to_string(a) + " has more than one unknown size ('" + unknown[0] +
-            "', '" + unknown[1] + "')";
-      return false;
+      return Failure{"input axis " + std::to_string(a) + " has more than one unknown size ('" +
+                     unknown[0] + "', '" + unknown[1] + "')"};
     }
     if (unknown.empty()) {
       if (known != in[a]) {
-        why = "input axis " + std::to_string(a) + " has size " + std::to_string(in[a]) +
-              " but its group multiplies to " + std::to_string(known);
-        return false;
+        return Failure{"input axis " + std::to_string(a) + " has size " + std::to_string(in[a]) +
+                       " but its group multiplies to " + std::to_string(known)};
       }
     } else {
       if (in[a] % known != 0) {
-        why = "input axis " + std::to_string(a) + " of size " + std::to_string(in[a]) +
-              " is not divisible by " + std::to_string(known);
-        return false;
+        return Failure{"input axis " + std::to_string(a) + " of size " + std::to_string(in[a]) +
+                       " is not divisible by " + std::to_string(known)};
       }
       sizes[unknown[0]] = in[a] / known;
     }
@@ -143,7 +133,7 @@ bool plan_rearrange(const tile::RearrangeStep& step, const std::vector<std::int6
     }
     out.push_back(s);
   }
-  return true;
+  return {};
 }
 
 /// The names of a parsed pattern as indices (in the order of the left side), with sizes.
@@ -167,12 +157,11 @@ bool resolve_names(const NaivePattern& pattern,
   return true;
 }
 
-bool plan_sub(const tile::SubStep& step, const std::vector<std::int64_t>& in,
-              std::vector<std::int64_t>& out, std::string& why) {
+Status plan_sub(const tile::SubStep& step, const std::vector<std::int64_t>& in,
+                std::vector<std::int64_t>& out) {
   if (step.entries.size() > in.size()) {
-    why = "sub has " + std::to_string(step.entries.size()) + " entries for rank " +
-          std::to_string(in.size());
-    return false;
+    return Failure{"sub has " + std::to_string(step.entries.size()) + " entries for rank " +
+                   std::to_string(in.size())};
   }
   out.clear();
   for (std::size_t a = 0; a < in.size(); ++a) {
@@ -183,19 +172,17 @@ bool plan_sub(const tile::SubStep& step, const std::vector<std::int64_t>& in,
     const auto& e = step.entries[a];
     if (!e.is_slice) {
       if (!e.index) {
-        why = "sub entry " + std::to_string(a) + " has no index expression";
-        return false;
+        return Failure{"sub entry " + std::to_string(a) + " has no index expression"};
       }
       continue; // the axis disappears
     }
     if (e.begin < 0 || e.begin > e.end || e.end > in[a]) {
-      why = "slice " + std::to_string(e.begin) + ":" + std::to_string(e.end) + " of axis " +
-            std::to_string(a) + " (size " + std::to_string(in[a]) + ")";
-      return false;
+      return Failure{"slice " + std::to_string(e.begin) + ":" + std::to_string(e.end) +
+                     " of axis " + std::to_string(a) + " (size " + std::to_string(in[a]) + ")"};
     }
     out.push_back(e.end - e.begin);
   }
-  return true;
+  return {};
 }
 
 /// a * b + c, remembering whether any such step left int64: a runtime index far out of range
@@ -241,22 +228,19 @@ void naive_unrearrange(const NaivePlan::Names& names, const std::vector<std::int
 
 /// A sub step (input rank `in_rank`) walked backwards: `prev` becomes the coordinates of its
 /// input for the coordinates `cur` of its output. `indices`: its index values, evaluated when
-/// `first` (the same for every byte of the element). False (with `error`) when one does not
-/// evaluate.
-bool naive_unsub(const tile::SubStep& step, std::size_t in_rank, const tile::ExprEnv& env,
-                 bool first, std::vector<std::int64_t>& indices,
-                 const std::vector<std::int64_t>& cur, std::vector<std::int64_t>& prev,
-                 NaiveArith& arith, std::string& error) {
+/// `first` (the same for every byte of the element). Fails when one does not evaluate.
+Status naive_unsub(const tile::SubStep& step, std::size_t in_rank, const tile::ExprEnv& env,
+                   bool first, std::vector<std::int64_t>& indices,
+                   const std::vector<std::int64_t>& cur, std::vector<std::int64_t>& prev,
+                   NaiveArith& arith) {
   std::size_t next = 0; // the next coordinate of `cur` to consume
   std::size_t next_index = 0;
   for (std::size_t a = 0; a < in_rank; ++a) {
     if (a < step.entries.size() && !step.entries[a].is_slice) {
       if (first) {
         auto value = naive_evaluate(*step.entries[a].index, env);
-        if (!value) {
-          error = "sub index " + std::to_string(a) + " does not evaluate";
-          return false;
-        }
+        if (!value)
+          return Failure{"sub index " + std::to_string(a) + " does not evaluate"};
         indices.push_back(*value);
       }
       prev.push_back(indices[next_index++]);
@@ -265,7 +249,7 @@ bool naive_unsub(const tile::SubStep& step, std::size_t in_rank, const tile::Exp
       prev.push_back(arith.mul_add(cur[next++], 1, begin));
     }
   }
-  return true;
+  return {};
 }
 
 } // namespace
@@ -297,14 +281,17 @@ unsigned naive_dtype_bytes(tile::DType d) {
   return naive_dtype(d).bytes;
 }
 
-std::optional<NaivePattern> parse_naive_pattern(std::string_view text, std::string* why) {
+Fallible<NaivePattern> parse_naive_pattern(std::string_view text) {
   std::string err;
   NaivePattern p;
   const auto arrow = text.find("->");
   if (arrow == std::string_view::npos || text.find("->", arrow + 2) != std::string_view::npos) {
     err = "expected exactly one '->'";
-  } else if (parse_side(text.substr(0, arrow), p.lhs, err) &&
-             parse_side(text.substr(arrow + 2), p.rhs, err)) {
+  } else if (auto lhs = parse_side(text.substr(0, arrow), p.lhs); !lhs) {
+    err = lhs.error();
+  } else if (auto rhs = parse_side(text.substr(arrow + 2), p.rhs); !rhs) {
+    err = rhs.error();
+  } else {
     std::set<std::string, std::less<>> left;
     std::set<std::string, std::less<>> right;
     for (const auto& g : p.lhs) {
@@ -326,10 +313,7 @@ std::optional<NaivePattern> parse_naive_pattern(std::string_view text, std::stri
     }
   }
   if (!err.empty()) {
-    if (why != nullptr) {
-      *why = err;
-    }
-    return std::nullopt;
+    return Failure{std::move(err)};
   }
   return p;
 }
@@ -348,40 +332,37 @@ NaivePlan naive_plan(const tile::View& v) {
   for (std::size_t i = 0; i < v.steps.size(); ++i) {
     const NaivePlan::Level& in = plan.levels.back();
     NaivePlan::Level out{{}, in.element_bytes};
-    std::string why;
-    bool ok = std::visit(
-        [&](const auto& step) -> bool {
+    Status planned = std::visit(
+        [&](const auto& step) -> Status {
           using S = std::decay_t<decltype(step)>;
           if constexpr (std::is_same_v<S, tile::RearrangeStep>) {
-            return plan_rearrange(step, in.shape, plan.patterns[i], plan.name_sizes[i], out.shape,
-                                  why) &&
-                   resolve_names(plan.patterns[i], plan.name_sizes[i], plan.names[i]);
+            Status r =
+                plan_rearrange(step, in.shape, plan.patterns[i], plan.name_sizes[i], out.shape);
+            if (r && !resolve_names(plan.patterns[i], plan.name_sizes[i], plan.names[i]))
+              return Failure{}; // no reason of its own: the message ends at "step N: "
+            return r;
           } else if constexpr (std::is_same_v<S, tile::SubStep>) {
-            return plan_sub(step, in.shape, out.shape, why);
+            return plan_sub(step, in.shape, out.shape);
           } else {
             out.shape = in.shape;
             out.element_bytes = naive_dtype_bytes(step.dtype);
             plan.dtype = step.dtype;
             if (in.shape.empty()) {
-              if (out.element_bytes != in.element_bytes) {
-                why = "a dtype view of a rank-0 view must keep the element size";
-                return false;
-              }
-              return true;
+              if (out.element_bytes != in.element_bytes)
+                return Failure{"a dtype view of a rank-0 view must keep the element size"};
+              return {};
             }
             const std::int64_t bytes = in.shape.back() * in.element_bytes;
-            if (bytes % out.element_bytes != 0) {
-              why = "the last axis has " + std::to_string(bytes) + " bytes, not a multiple of " +
-                    std::to_string(out.element_bytes);
-              return false;
-            }
+            if (bytes % out.element_bytes != 0)
+              return Failure{"the last axis has " + std::to_string(bytes) +
+                             " bytes, not a multiple of " + std::to_string(out.element_bytes)};
             out.shape.back() = bytes / out.element_bytes;
-            return true;
+            return {};
           }
         },
         v.steps[i]);
-    if (!ok) {
-      plan.error = "step " + std::to_string(i + 1) + ": " + why;
+    if (!planned) {
+      plan.error = "step " + std::to_string(i + 1) + ": " + planned.error();
       return plan;
     }
     plan.levels.push_back(std::move(out));
@@ -432,8 +413,12 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
             if constexpr (std::is_same_v<S, tile::RearrangeStep>) {
               naive_unrearrange(plan.names[i], cur, digit, prev, arith);
             } else if constexpr (std::is_same_v<S, tile::SubStep>) {
-              ok = naive_unsub(step, plan.levels[i].shape.size(), env, byte0 == 0, index_values[i],
-                               cur, prev, arith, loc.error);
+              auto unsub = naive_unsub(step, plan.levels[i].shape.size(), env, byte0 == 0,
+                                       index_values[i], cur, prev, arith);
+              if (!unsub) {
+                ok = false;
+                loc.error = unsub.error();
+              }
             } else {
               prev = cur;
               if (!prev.empty()) {

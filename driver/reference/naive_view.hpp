@@ -15,6 +15,7 @@
 // At the base: offset = row-major flat index * element size + byte in element.
 // Tests elsewhere compare naive_byte_offsets() with View::byte_offset().
 
+#include "emitter/support/result.hpp"
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/view.hpp"
 
@@ -36,8 +37,8 @@ struct NaivePattern {
   std::vector<std::vector<std::string>> rhs;
 };
 
-/// Parses a pattern; on failure returns nullopt and sets `*why` (if given).
-std::optional<NaivePattern> parse_naive_pattern(std::string_view text, std::string* why = nullptr);
+/// Parses a pattern; a failure says why.
+Fallible<NaivePattern> parse_naive_pattern(std::string_view text);
 
 /// A view prepared for naive evaluation.
 struct NaivePlan {

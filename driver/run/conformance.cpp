@@ -138,11 +138,12 @@ bool dump_outputs(Prepared& p, const Outputs& out) {
     return false;
   }
   for (const auto& [name, bytes] : out) {
-    std::string err;
-    if (!write_file_atomically(
-            fs::path(p.dump_dir) / (stem + "." + name + ".bin"),
-            std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), err)) {
-      fail(p, CaseResult::Blame::environment, CaseResult::Stage::output, "--dump: " + err);
+    auto written = write_file_atomically(
+        fs::path(p.dump_dir) / (stem + "." + name + ".bin"),
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    if (!written) {
+      fail(p, CaseResult::Blame::environment, CaseResult::Stage::output,
+           "--dump: " + written.error());
       return false;
     }
   }
@@ -735,8 +736,7 @@ bool open_gpus(const ConformanceOptions& o, Setup& s, std::string& runs_on) {
 // compute-sanitizer beside the run's ptxas, on PATH, or in
 // /usr/local/cuda/bin; false (the setup refused) when there is none.
 bool find_sanitizer(const ConformanceOptions& o, Setup& s) {
-  std::string ignored; // a missing ptxas is reported by set_up itself
-  const auto ptxas = locate_ptxas(o.ptxas, ignored);
+  const auto ptxas = locate_ptxas(o.ptxas); // a missing one is reported by set_up itself
   const char* path = std::getenv("PATH");
   s.sanitizer = cuda::locate_compute_sanitizer(ptxas ? ptxas->path : fs::path(o.ptxas),
                                                path ? path : "", cuda::default_sanitizer_dirs());
@@ -771,13 +771,13 @@ Setup set_up(const ConformanceOptions& o) {
   } else {
     s.arch = o.arch.value_or(o.target.value_or(emitted_target));
   }
-  std::string err;
-  s.ptxas = locate_ptxas(o.ptxas, err);
-  if (!s.ptxas) {
+  auto ptxas = locate_ptxas(o.ptxas);
+  if (!ptxas) {
     s.state = State::no_ptxas;
-    s.problem = err;
+    s.problem = ptxas.error();
     return s;
   }
+  s.ptxas = std::move(*ptxas);
   const std::string ptxas_text =
       "ptxas '" + s.ptxas->path.string() + "' (" + s.ptxas->found_by + ")";
   auto probe = self_test(s.ptxas->path, emitted_target, s.arch);

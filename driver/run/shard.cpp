@@ -41,72 +41,59 @@ std::optional<unsigned> decimal(std::string_view text) {
   return value;
 }
 
-/// The shard the environment asks for; nullopt (with error empty) when it asks none.
-std::optional<Shard> shard_from_environment(const Environment& env, std::string& error) {
+/// The shard the environment asks for; nullopt when it asks none.
+Fallible<std::optional<Shard>> shard_from_environment(const Environment& env) {
   const auto index = env(shard_index_variable);
   const auto total = env(total_shards_variable);
   if (!index && !total)
-    return std::nullopt;
-  if (!index || !total) {
-    error = std::string(index ? total_shards_variable : shard_index_variable) +
-            " is not set, but " + (index ? shard_index_variable : total_shards_variable) +
-            " is: set both or neither";
-    return std::nullopt;
-  }
-  std::string why;
-  auto s = parse_shard(*index + "/" + *total, why);
+    return std::optional<Shard>();
+  if (!index || !total)
+    return Failure{std::string(index ? total_shards_variable : shard_index_variable) +
+                   " is not set, but " + (index ? shard_index_variable : total_shards_variable) +
+                   " is: set both or neither"};
+  auto s = parse_shard(*index + "/" + *total);
   if (!s)
-    error = std::string(shard_index_variable) + "=" + *index + ", " + total_shards_variable + "=" +
-            *total + ": " + why;
-  return s;
+    return Failure{std::string(shard_index_variable) + "=" + *index + ", " + total_shards_variable +
+                   "=" + *total + ": " + s.error()};
+  return std::optional<Shard>(*s);
 }
 
 /// Creates the file or updates its time, as `touch` does.
-bool touch(const fs::path& path, std::string& error) {
+Status touch(const fs::path& path) {
   {
     std::ofstream f(path, std::ios::app);
-    if (!f) {
-      error = "cannot touch " + std::string(shard_status_variable) + " '" + path.string() + "'";
-      return false;
-    }
+    if (!f)
+      return Failure{"cannot touch " + std::string(shard_status_variable) + " '" + path.string() +
+                     "'"};
   }
   std::error_code ec;
   fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
-  if (ec) {
-    error = "cannot touch " + std::string(shard_status_variable) + " '" + path.string() +
-            "': " + ec.message();
-    return false;
-  }
-  return true;
+  if (ec)
+    return Failure{"cannot touch " + std::string(shard_status_variable) + " '" + path.string() +
+                   "': " + ec.message()};
+  return {};
 }
 
 } // namespace
 
-std::optional<Shard> parse_shard(std::string_view text, std::string& error) {
+Fallible<Shard> parse_shard(std::string_view text) {
   const auto slash = text.find('/');
-  if (slash == std::string_view::npos) {
-    error = "expected INDEX/COUNT (e.g. 0/4), got '" + std::string(text) + "'";
-    return std::nullopt;
-  }
+  if (slash == std::string_view::npos)
+    return Failure{"expected INDEX/COUNT (e.g. 0/4), got '" + std::string(text) + "'"};
   const auto index = decimal(text.substr(0, slash));
   const auto count = decimal(text.substr(slash + 1));
-  if (!index || !count) {
-    error = "expected INDEX/COUNT with decimal numbers (e.g. 0/4), got '" + std::string(text) + "'";
-    return std::nullopt;
-  }
-  if (*count == 0) {
-    error = "the shard count must be at least 1, got '" + std::string(text) + "'";
-    return std::nullopt;
-  }
-  if (*index >= *count) {
-    error = "the shard index must be below the count (0 to " + std::to_string(*count - 1) +
-            "), got '" + std::string(text) + "'";
-    return std::nullopt;
-  }
+  if (!index || !count)
+    return Failure{"expected INDEX/COUNT with decimal numbers (e.g. 0/4), got '" +
+                   std::string(text) + "'"};
+  if (*count == 0)
+    return Failure{"the shard count must be at least 1, got '" + std::string(text) + "'"};
+  if (*index >= *count)
+    return Failure{"the shard index must be below the count (0 to " + std::to_string(*count - 1) +
+                   "), got '" + std::string(text) + "'"};
   return Shard{*index, *count};
 }
 
-std::optional<DeviceChoice> parse_devices(std::string_view text, std::string& error) {
+Fallible<DeviceChoice> parse_devices(std::string_view text) {
   DeviceChoice choice;
   if (text == "all") {
     choice.all = true;
@@ -117,16 +104,13 @@ std::optional<DeviceChoice> parse_devices(std::string_view text, std::string& er
     const auto comma = text.find(',', at);
     const auto item = text.substr(at, comma == std::string_view::npos ? text.npos : comma - at);
     const auto ordinal = decimal(item);
-    if (!ordinal || *ordinal > static_cast<unsigned>(std::numeric_limits<int>::max())) {
-      error = "expected 'all' or device ordinals separated by commas (e.g. 0,2), got '" +
-              std::string(text) + "'";
-      return std::nullopt;
-    }
+    if (!ordinal || *ordinal > static_cast<unsigned>(std::numeric_limits<int>::max()))
+      return Failure{"expected 'all' or device ordinals separated by commas (e.g. 0,2), got '" +
+                     std::string(text) + "'"};
     const int o = static_cast<int>(*ordinal);
-    if (std::find(choice.ordinals.begin(), choice.ordinals.end(), o) != choice.ordinals.end()) {
-      error = "device " + std::to_string(o) + " is listed twice in '" + std::string(text) + "'";
-      return std::nullopt;
-    }
+    if (std::find(choice.ordinals.begin(), choice.ordinals.end(), o) != choice.ordinals.end())
+      return Failure{"device " + std::to_string(o) + " is listed twice in '" + std::string(text) +
+                     "'"};
     choice.ordinals.push_back(o);
     if (comma == std::string_view::npos)
       return choice;
@@ -150,15 +134,19 @@ std::optional<Distribution> resolve_distribution(const std::string& shard_flag,
   error = {};
   std::optional<Shard> flag;
   if (!shard_flag.empty()) {
-    flag = parse_shard(shard_flag, error.message);
-    if (!flag) {
-      error.message = "--shard: " + error.message;
+    auto parsed = parse_shard(shard_flag);
+    if (!parsed) {
+      error.message = "--shard: " + parsed.error();
       return std::nullopt;
     }
+    flag = *parsed;
   }
-  const auto from_env = shard_from_environment(env, error.message);
-  if (!error.message.empty())
+  const auto env_shard = shard_from_environment(env);
+  if (!env_shard) {
+    error.message = env_shard.error();
     return std::nullopt;
+  }
+  const std::optional<Shard>& from_env = *env_shard;
   if (flag && from_env && !(*flag == *from_env)) {
     error.message = "--shard " + str(*flag) + " differs from the test runner's shard " +
                     str(*from_env) + " (" + shard_index_variable + ", " + total_shards_variable +
@@ -167,15 +155,17 @@ std::optional<Distribution> resolve_distribution(const std::string& shard_flag,
   }
   d.shard = flag ? *flag : from_env.value_or(Shard{});
   if (!devices_flag.empty()) {
-    d.devices = parse_devices(devices_flag, error.message);
-    if (!d.devices) {
-      error.message = "--devices: " + error.message;
+    auto devices = parse_devices(devices_flag);
+    if (!devices) {
+      error.message = "--devices: " + devices.error();
       return std::nullopt;
     }
+    d.devices = std::move(*devices);
   }
   d.junit_output = env(junit_output_variable).value_or("");
   if (const auto status = env(shard_status_variable); status && !status->empty()) {
-    if (!touch(*status, error.message)) {
+    if (auto touched = touch(*status); !touched) {
+      error.message = touched.error();
       error.kind = DistributionError::Kind::environment;
       return std::nullopt;
     }

@@ -15,6 +15,8 @@
 // Both commands parse and resolve these with resolve_distribution, so the
 // rules (and their errors) are the same everywhere.
 
+#include "emitter/support/result.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -39,9 +41,8 @@ bool sharded(Shard s);
 /// "INDEX/COUNT", as written on the command line: "1/4".
 std::string str(Shard s);
 
-/// Parses "INDEX/COUNT" (decimal, 0 <= INDEX < COUNT); on failure nullopt with
-/// `error` saying why.
-std::optional<Shard> parse_shard(std::string_view text, std::string& error);
+/// Parses "INDEX/COUNT" (decimal, 0 <= INDEX < COUNT); a failure says why.
+Fallible<Shard> parse_shard(std::string_view text);
 
 /// --devices: every device the driver lists, or these ordinals.
 struct DeviceChoice {
@@ -50,7 +51,7 @@ struct DeviceChoice {
 };
 
 /// Parses "all" or a comma-separated list of distinct ordinals ("0,2").
-std::optional<DeviceChoice> parse_devices(std::string_view text, std::string& error);
+Fallible<DeviceChoice> parse_devices(std::string_view text);
 
 /// The value of an environment variable, nullopt when unset. Tests pass a map.
 using Environment = std::function<std::optional<std::string>(const char* name)>;

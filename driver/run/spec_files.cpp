@@ -129,8 +129,9 @@ bool walk_takes(SpecWalk walk, SpecRole role) {
 
 } // namespace
 
-bool expand_spec_arguments(const std::vector<std::string>& args, std::vector<fs::path>& specs,
-                           std::string& error, SpecWalk walk) {
+Fallible<std::vector<fs::path>> expand_spec_arguments(const std::vector<std::string>& args,
+                                                      SpecWalk walk) {
+  std::vector<fs::path> specs;
   std::set<fs::path> taken;
   auto take = [&](const fs::path& p) {
     std::error_code ec;
@@ -155,18 +156,16 @@ bool expand_spec_arguments(const std::vector<std::string>& args, std::vector<fs:
         else
           ++passed_over;
       }
-      if (ec) {
-        error = "cannot read directory '" + a + "': " + ec.message();
-        return false;
-      }
+      if (ec)
+        return Failure{"cannot read directory '" + a + "': " + ec.message()};
       // A directory where a spec file was meant must not pass as "0 specs, all fine".
       if (found.empty()) {
-        error = "no spec files (*.toml) in directory '" + a + "'";
+        std::string error = "no spec files (*.toml) in directory '" + a + "'";
         if (passed_over > 0)
           error += " that this command takes (" + std::to_string(passed_over) +
                    " passed over: specs with `# expect-error:` lines are taken only when named, "
                    "specs with expect = \"fault\" only by run)";
-        return false;
+        return Failure{std::move(error)};
       }
       std::sort(found.begin(), found.end());
       for (const auto& f : found)
@@ -174,11 +173,10 @@ bool expand_spec_arguments(const std::vector<std::string>& args, std::vector<fs:
     } else if (fs::exists(p, ec)) {
       take(p);
     } else {
-      error = "no such file or directory: '" + a + "'";
-      return false;
+      return Failure{"no such file or directory: '" + a + "'"};
     }
   }
-  return true;
+  return specs;
 }
 
 std::vector<std::string> golden_header(const std::string& spec_display) {

@@ -5,6 +5,7 @@
 #include "emitter/lower/lower.hpp"
 #include "emitter/ptx/module.hpp"
 #include "emitter/support/diagnostic.hpp"
+#include "emitter/support/result.hpp"
 #include "emitter/tile/kernel.hpp"
 
 #include <filesystem>
@@ -79,11 +80,10 @@ EmittedSpec emit_checked_spec(const std::filesystem::path& spec,
 /// directory as every *.toml below it, sorted, whose role (spec_role) the walk takes:
 /// specs that must be refused never, specs that must fault with SpecWalk::valid_and_faults.
 /// A file named twice (directly or through directories) is taken once, where it first
-/// appears. Returns false with `error` set for a path that does not exist or a directory
-/// that holds no spec the walk takes.
-bool expand_spec_arguments(const std::vector<std::string>& args,
-                           std::vector<std::filesystem::path>& specs, std::string& error,
-                           SpecWalk walk = SpecWalk::valid);
+/// appears. Fails for a path that does not exist or a directory that holds no spec the
+/// walk takes.
+Fallible<std::vector<std::filesystem::path>>
+expand_spec_arguments(const std::vector<std::string>& args, SpecWalk walk = SpecWalk::valid);
 
 /// The header comments of a golden file: the spec and the command that regenerates it.
 std::vector<std::string> golden_header(const std::string& spec_display);

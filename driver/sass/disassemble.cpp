@@ -53,20 +53,20 @@ std::string_view name(DisassemblerKind k) {
   return name_of(names, k);
 }
 
-std::optional<Disassembler> locate_disassembler_in(const DisassemblerSearch& search,
-                                                   std::string& error) {
-  std::string why;
+Fallible<Disassembler> locate_disassembler_in(const DisassemblerSearch& search) {
   if (!search.explicit_path.empty()) {
-    if (is_executable_file(search.explicit_path, why))
+    auto usable = is_executable_file(search.explicit_path);
+    if (usable)
       return Disassembler{search.explicit_path, kind_of(search.explicit_path), "--disassembler"};
-    error = "--disassembler '" + search.explicit_path + "' is not an executable file: " + why;
-    return std::nullopt;
+    return Failure{"--disassembler '" + search.explicit_path +
+                   "' is not an executable file: " + usable.error()};
   }
   if (!search.env_value.empty()) {
-    if (is_executable_file(search.env_value, why))
+    auto usable = is_executable_file(search.env_value);
+    if (usable)
       return Disassembler{search.env_value, kind_of(search.env_value), "PTXGEN_DISASSEMBLER"};
-    error = "PTXGEN_DISASSEMBLER='" + search.env_value + "' is not an executable file: " + why;
-    return std::nullopt;
+    return Failure{"PTXGEN_DISASSEMBLER='" + search.env_value +
+                   "' is not an executable file: " + usable.error()};
   }
   std::vector<std::pair<fs::path, std::string>> places;
   if (!search.ptxas_path.empty())
@@ -78,10 +78,10 @@ std::optional<Disassembler> locate_disassembler_in(const DisassemblerSearch& sea
   for (const auto& tool : tools)
     for (const auto& [dir, how] : places) {
       fs::path candidate = dir / tool.file;
-      if (is_executable_file(candidate, why))
+      if (is_executable_file(candidate))
         return Disassembler{candidate, tool.kind, how};
     }
-  error = "no disassembler: neither cuobjdump nor nvdisasm was found";
+  std::string error = "no disassembler: neither cuobjdump nor nvdisasm was found";
   if (!search.ptxas_path.empty())
     error += " next to ptxas ('" + fs::path(search.ptxas_path).parent_path().string() + "'),";
   error += " on PATH";
@@ -89,37 +89,35 @@ std::optional<Disassembler> locate_disassembler_in(const DisassemblerSearch& sea
     error += " or in " + search.cuda_bin;
   error += "; pass --disassembler PATH or set PTXGEN_DISASSEMBLER (the CUDA toolkit has both; "
            "SASS cannot be shown without one)";
-  return std::nullopt;
+  return Failure{std::move(error)};
 }
 
-std::optional<Disassembler> locate_disassembler(const std::string& explicit_path,
-                                                const std::string& ptxas_path, std::string& error) {
+Fallible<Disassembler> locate_disassembler(const std::string& explicit_path,
+                                           const std::string& ptxas_path) {
   DisassemblerSearch search;
   search.explicit_path = explicit_path;
   if (const char* env = std::getenv("PTXGEN_DISASSEMBLER"))
     search.env_value = env;
   search.ptxas_path = ptxas_path;
   if (search.ptxas_path.empty()) {
-    std::string ignored;
-    if (auto ptxas = locate_ptxas("", ignored))
+    if (auto ptxas = locate_ptxas(""))
       search.ptxas_path = ptxas->path.string();
   }
   if (const char* path = std::getenv("PATH"))
     search.path_variable = path;
   search.cuda_bin = std::string(default_cuda_bin);
-  return locate_disassembler_in(search, error);
+  return locate_disassembler_in(search);
 }
 
-Disassembly disassemble(const Disassembler& d, const std::vector<std::uint8_t>& cubin,
-                        std::chrono::milliseconds timeout) {
-  Disassembly out;
-  auto dir = TempDir::create("ptxgen-sass-", out.error);
+Fallible<std::string> disassemble(const Disassembler& d, const std::vector<std::uint8_t>& cubin,
+                                  std::chrono::milliseconds timeout) {
+  auto dir = TempDir::create("ptxgen-sass-");
   if (!dir)
-    return out;
+    return Failure{dir.error()};
   fs::path file = dir->path() / "kernel.cubin";
   std::string_view bytes(reinterpret_cast<const char*>(cubin.data()), cubin.size());
-  if (!write_file_atomically(file, bytes, out.error))
-    return out;
+  if (auto written = write_file_atomically(file, bytes); !written)
+    return Failure{written.error()};
   std::vector<std::string> args;
   switch (d.kind) {
   case DisassemblerKind::cuobjdump:
@@ -132,13 +130,10 @@ Disassembly disassemble(const Disassembler& d, const std::vector<std::uint8_t>& 
   ProcessOptions po;
   po.timeout = timeout;
   auto r = run_process(d.path, args, po);
-  if (!r.succeeded()) {
-    out.error = d.path.string() + " " + r.describe() + (r.output.empty() ? "" : ": " + r.output);
-    return out;
-  }
-  out.ok = true;
-  out.sass = std::move(r.output);
-  return out;
+  if (!r.succeeded())
+    return Failure{d.path.string() + " " + r.describe() +
+                   (r.output.empty() ? "" : ": " + r.output)};
+  return std::move(r.output);
 }
 
 CubinScan scan_cubin(const std::vector<std::uint8_t>& cubin, const std::string& ptxas_path) {
@@ -147,16 +142,18 @@ CubinScan scan_cubin(const std::vector<std::uint8_t>& cubin, const std::string& 
     scan.error = "no cubin to disassemble (the driver compiled the PTX: --jit)";
     return scan;
   }
-  auto d = locate_disassembler("", ptxas_path, scan.error);
-  if (!d)
+  auto d = locate_disassembler("", ptxas_path);
+  if (!d) {
+    scan.error = d.error();
     return scan;
+  }
   auto sass = disassemble(*d, cubin);
-  if (!sass.ok) {
-    scan.error = std::move(sass.error);
+  if (!sass) {
+    scan.error = sass.error();
     return scan;
   }
   scan.scanned = true;
-  scan.traps = find_traps(parse_sass(sass.sass));
+  scan.traps = find_traps(parse_sass(*sass));
   return scan;
 }
 

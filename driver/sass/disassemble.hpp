@@ -4,6 +4,7 @@
 // directory, a time limit), and scan the result for known miscompiles.
 
 #include "driver/sass/traps.hpp"
+#include "emitter/support/result.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -38,24 +39,17 @@ struct DisassemblerSearch {
 /// In order: the explicit path, the variable (each an error when not an
 /// executable file), then cuobjdump and after it nvdisasm in ptxas's directory,
 /// on PATH, and in `cuda_bin`. The kind of an explicit one is nvdisasm when its
-/// file name says so, else cuobjdump. nullopt with `error` when none is found.
-std::optional<Disassembler> locate_disassembler_in(const DisassemblerSearch& search,
-                                                   std::string& error);
+/// file name says so, else cuobjdump. Fails when none is found.
+Fallible<Disassembler> locate_disassembler_in(const DisassemblerSearch& search);
 
 /// locate_disassembler_in() over --disassembler, $PTXGEN_DISASSEMBLER, the given
 /// ptxas (empty: the one ptxgen's search finds), $PATH and /usr/local/cuda/bin.
-std::optional<Disassembler> locate_disassembler(const std::string& explicit_path,
-                                                const std::string& ptxas_path, std::string& error);
-
-struct Disassembly {
-  bool ok = false;
-  std::string sass;  ///< the disassembler's output (ok)
-  std::string error; ///< why there is none (not ok)
-};
+Fallible<Disassembler> locate_disassembler(const std::string& explicit_path,
+                                           const std::string& ptxas_path);
 
 /// Disassembles a cubin (a private temporary copy); killed past `timeout`.
-Disassembly disassemble(const Disassembler& d, const std::vector<std::uint8_t>& cubin,
-                        std::chrono::milliseconds timeout = std::chrono::seconds(60));
+Fallible<std::string> disassemble(const Disassembler& d, const std::vector<std::uint8_t>& cubin,
+                                  std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 /// What a GPU fault's cubin shows: the known miscompiles in it, or why it could
 /// not be scanned (no disassembler, the disassembler failed).

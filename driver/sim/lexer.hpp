@@ -2,6 +2,7 @@
 // The simulator's PTX lexer and literal readers (internal to driver/sim).
 
 #include "emitter/support/diagnostic.hpp"
+#include "emitter/support/parse_error.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,14 +26,6 @@ struct Token {
   std::uint32_t line = 0;
   std::uint32_t col = 0;
   std::size_t pos = 0;
-};
-
-/// An error at a source range, thrown inside the parser and turned into a Diagnostic.
-struct ParseError {
-  DiagId id;
-  std::size_t pos;
-  std::size_t length;
-  std::string message;
 };
 
 /// A well-formed instruction that the simulator does not execute: the op

@@ -17,22 +17,19 @@ static std::string describe(const fs::path& p, const char* what, int err) {
   return std::string("cannot ") + what + " '" + p.string() + "': " + std::strerror(err);
 }
 
-bool write_file_atomically(const fs::path& path, std::string_view contents, std::string& error) {
+Status write_file_atomically(const fs::path& path, std::string_view contents) {
   fs::path dir = path.parent_path();
   if (dir.empty())
     dir = ".";
   std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) {
-    error = describe(path, "write", errno);
-    return false;
-  }
+  if (fd < 0)
+    return Failure{describe(path, "write", errno)};
   auto fail = [&](const char* what) {
     int err = errno;
     ::close(fd);
     ::unlink(tmpl.c_str());
-    error = describe(path, what, err);
-    return false;
+    return Status(Failure{describe(path, what, err)});
   };
   const char* p = contents.data();
   std::size_t left = contents.size();
@@ -55,37 +52,28 @@ bool write_file_atomically(const fs::path& path, std::string_view contents, std:
   if (::close(fd) != 0) {
     int err = errno;
     ::unlink(tmpl.c_str());
-    error = describe(path, "write", err);
-    return false;
+    return Failure{describe(path, "write", err)};
   }
   if (::rename(tmpl.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(tmpl.c_str());
-    error = describe(path, "replace", err);
-    return false;
+    return Failure{describe(path, "replace", err)};
   }
-  return true;
+  return {};
 }
 
-bool read_file(const fs::path& path, std::string& contents, std::string& error) {
+Fallible<std::string> read_file(const fs::path& path) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    error = "cannot read '" + path.string() + "': it is a directory";
-    return false;
-  }
+  if (fs::is_directory(path, ec))
+    return Failure{"cannot read '" + path.string() + "': it is a directory"};
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = describe(path, "read", errno ? errno : ENOENT);
-    return false;
-  }
+  if (!in)
+    return Failure{describe(path, "read", errno ? errno : ENOENT)};
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) {
-    error = describe(path, "read", errno);
-    return false;
-  }
-  contents = std::move(ss).str();
-  return true;
+  if (in.bad())
+    return Failure{describe(path, "read", errno)};
+  return std::move(ss).str();
 }
 
 } // namespace ptxgen::driver

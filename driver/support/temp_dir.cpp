@@ -18,20 +18,32 @@ fs::path TempDir::default_parent() {
   return fs::path("/tmp");
 }
 
+Fallible<TempDir> TempDir::create(std::string_view prefix) {
+  return create_in(default_parent(), prefix);
+}
+
+Fallible<TempDir> TempDir::create_in(const fs::path& parent, std::string_view prefix) {
+  std::string tmpl = (parent / (std::string(prefix) + "XXXXXX")).string();
+  if (::mkdtemp(tmpl.data()) == nullptr) {
+    int err = errno;
+    return Failure{"cannot create a temporary directory in '" + parent.string() +
+                   "': " + std::strerror(err)};
+  }
+  return TempDir(fs::path(tmpl));
+}
+
 std::optional<TempDir> TempDir::create(std::string_view prefix, std::string& error) {
   return create_in(default_parent(), prefix, error);
 }
 
 std::optional<TempDir> TempDir::create_in(const fs::path& parent, std::string_view prefix,
                                           std::string& error) {
-  std::string tmpl = (parent / (std::string(prefix) + "XXXXXX")).string();
-  if (::mkdtemp(tmpl.data()) == nullptr) {
-    int err = errno;
-    error =
-        "cannot create a temporary directory in '" + parent.string() + "': " + std::strerror(err);
+  auto dir = create_in(parent, prefix);
+  if (!dir) {
+    error = dir.error();
     return std::nullopt;
   }
-  return TempDir(fs::path(tmpl));
+  return std::move(*dir);
 }
 
 TempDir::TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) {
@@ -40,8 +52,7 @@ TempDir::TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) {
 
 TempDir& TempDir::operator=(TempDir&& other) noexcept {
   if (this != &other) {
-    std::string ignored;
-    remove(ignored);
+    (void)remove(); // best effort, as in the destructor
     path_ = std::move(other.path_);
     other.path_.clear();
   }
@@ -49,21 +60,18 @@ TempDir& TempDir::operator=(TempDir&& other) noexcept {
 }
 
 TempDir::~TempDir() {
-  std::string ignored;
-  remove(ignored);
+  (void)remove(); // a destructor has no one to tell
 }
 
-bool TempDir::remove(std::string& error) {
+Status TempDir::remove() {
   if (path_.empty())
-    return true;
+    return {};
   std::error_code ec;
   fs::remove_all(path_, ec);
-  if (ec) {
-    error = "cannot remove temporary directory '" + path_.string() + "': " + ec.message();
-    return false;
-  }
+  if (ec)
+    return Failure{"cannot remove temporary directory '" + path_.string() + "': " + ec.message()};
   path_.clear();
-  return true;
+  return {};
 }
 
 } // namespace ptxgen::driver

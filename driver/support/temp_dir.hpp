@@ -2,6 +2,8 @@
 // A private temporary directory (mkdtemp, mode 0700), removed with everything
 // in it when the owning object is destroyed.
 
+#include "emitter/support/result.hpp"
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -11,10 +13,13 @@ namespace ptxgen::driver {
 
 class TempDir {
 public:
-  /// Creates `<$TMPDIR or /tmp>/<prefix>XXXXXX`. nullopt with `error` set
-  /// (naming the directory and the system error) when it cannot.
-  static std::optional<TempDir> create(std::string_view prefix, std::string& error);
+  /// Creates `<$TMPDIR or /tmp>/<prefix>XXXXXX`; a failure's message names the
+  /// directory and the system error.
+  static Fallible<TempDir> create(std::string_view prefix);
   /// Creates `<parent>/<prefix>XXXXXX`.
+  static Fallible<TempDir> create_in(const std::filesystem::path& parent, std::string_view prefix);
+  /// The out-parameter forms, for callers not yet converted (driver/fuzz).
+  static std::optional<TempDir> create(std::string_view prefix, std::string& error);
   static std::optional<TempDir> create_in(const std::filesystem::path& parent,
                                           std::string_view prefix, std::string& error);
   /// The directory the system default says temporaries go in: $TMPDIR when
@@ -28,8 +33,8 @@ public:
   ~TempDir();
 
   const std::filesystem::path& path() const { return path_; }
-  /// Removes the directory now; returns false (and sets `error`) when it could not.
-  bool remove(std::string& error);
+  /// Removes the directory now; fails when it could not.
+  Status remove();
 
 private:
   explicit TempDir(std::filesystem::path p) : path_(std::move(p)) {}

@@ -1,5 +1,6 @@
 // parse_expr: a recursive-descent parser with C precedence (see expr.hpp).
 
+#include "emitter/support/parse_error.hpp"
 #include "emitter/support/unreachable.hpp"
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/suggest.hpp"
@@ -33,11 +34,6 @@ struct Token {
   std::size_t length = 0;
   std::uint64_t uvalue = 0;
   bool too_big = false; ///< the literal does not fit in uint64
-};
-
-// Internal only: unwinds the recursive descent to parse_expr_in.
-struct ParseError {
-  Diagnostic diagnostic;
 };
 
 bool ident_start(char c) {
@@ -147,7 +143,7 @@ private:
   };
 
   [[noreturn]] void fail(DiagId id, std::size_t offset, std::size_t length, std::string message) {
-    throw ParseError{error_at(id, text_, offset, length, std::move(message))};
+    throw ParseError{id, offset, length, std::move(message)};
   }
   [[noreturn]] void fail(DiagId id, const Token& t, std::string message) {
     fail(id, t.offset, t.length, std::move(message));
@@ -543,7 +539,7 @@ Result<ExprPtr> parse_range(std::string_view text, std::size_t begin, std::size_
     Parser p(text, begin, end, names);
     return Result<ExprPtr>::success(p.run());
   } catch (const ParseError& e) {
-    return Result<ExprPtr>::failure(e.diagnostic);
+    return Result<ExprPtr>::failure(error_at(e.id, text, e.pos, e.length, e.message));
   }
 }
 

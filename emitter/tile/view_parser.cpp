@@ -1,20 +1,18 @@
 // parse_view: `NAME(.rearrange("pattern", k=v, ...) | .sub[entries] | .view("dtype"))*`.
 
+#include "emitter/support/parse_error.hpp"
 #include "emitter/tile/name_chars.hpp"
 #include "emitter/tile/suggest.hpp"
 #include "emitter/tile/view.hpp"
 
 #include <array>
 #include <cctype>
+#include <optional>
 #include <string>
 
 namespace ptxgen::tile {
 
 namespace {
-
-struct ViewSyntaxError {
-  Diagnostic diagnostic;
-};
 
 class ViewParser {
 public:
@@ -22,6 +20,10 @@ public:
              const std::function<const Tensor*(std::string_view)>& find_tensor,
              const ExprNames& names)
       : t_(text), find_tensor_(find_tensor), names_(names) {}
+
+  /// The diagnostic of a nested parse (an expression, a step) that ended the parse, as
+  /// that parse positioned it; nullopt when the parser's own error did.
+  const std::optional<Diagnostic>& nested() const { return nested_; }
 
   View run() {
     skip_ws();
@@ -66,7 +68,11 @@ private:
   static constexpr std::array<std::string_view, 3> kMethods = {"rearrange", "sub", "view"};
 
   [[noreturn]] void fail(DiagId id, std::size_t offset, std::size_t length, std::string message) {
-    throw ViewSyntaxError{error_at(id, t_, offset, length, std::move(message))};
+    throw ParseError{id, offset, length, std::move(message)};
+  }
+  [[noreturn]] void fail(const Diagnostic& nested) {
+    nested_ = nested;
+    throw ParseError{nested.id, 0, 0, nested.message};
   }
 
   std::string describe() const {
@@ -132,7 +138,7 @@ private:
 
   View checked(Result<View> r) {
     if (!r)
-      throw ViewSyntaxError{r.diagnostics.items().front()};
+      fail(r.diagnostics.items().front());
     return std::move(*r);
   }
 
@@ -195,7 +201,7 @@ private:
   std::int64_t slice_bound(std::size_t b, std::size_t e) {
     auto r = parse_expr_in(t_, b, e, names_);
     if (!r)
-      throw ViewSyntaxError{r.diagnostics.items().front()};
+      fail(r.diagnostics.items().front());
     if (!is_constant(**r))
       fail(DiagId::view_slice_not_constant, b, e - b,
            "slice bounds must be constants; index with a runtime value instead of slicing");
@@ -245,7 +251,7 @@ private:
       if (colon == std::string_view::npos) {
         auto r = parse_expr_in(t_, b, e, names_);
         if (!r)
-          throw ViewSyntaxError{r.diagnostics.items().front()};
+          fail(r.diagnostics.items().front());
         entry.index = *r;
       } else {
         entry.is_slice = true;
@@ -278,6 +284,7 @@ private:
   std::size_t i_ = 0;
   const std::function<const Tensor*(std::string_view)>& find_tensor_;
   const ExprNames& names_;
+  std::optional<Diagnostic> nested_;
 };
 
 } // namespace
@@ -291,11 +298,13 @@ Result<View> parse_view(std::string_view text,
 Result<View> parse_view(std::string_view text,
                         const std::function<const Tensor*(std::string_view)>& find_tensor,
                         const ExprNames& names) {
+  ViewParser p(text, find_tensor, names);
   try {
-    ViewParser p(text, find_tensor, names);
     return Result<View>::success(p.run());
-  } catch (const ViewSyntaxError& e) {
-    return Result<View>::failure(e.diagnostic);
+  } catch (const ParseError& e) {
+    if (p.nested())
+      return Result<View>::failure(*p.nested());
+    return Result<View>::failure(error_at(e.id, text, e.pos, e.length, e.message));
   }
 }
 

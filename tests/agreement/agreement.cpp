@@ -267,10 +267,9 @@ struct Tally {
 
 int main(int argc, char** argv) {
   std::string explicit_path = argc > 1 ? argv[1] : "";
-  std::string error;
-  auto ptxas = driver::locate_ptxas(explicit_path, error);
+  auto ptxas = driver::locate_ptxas(explicit_path);
   if (!ptxas) {
-    std::cout << "ptxgen_agreement: skipped: " << error << "\n";
+    std::cout << "ptxgen_agreement: skipped: " << ptxas.error() << "\n";
     return 77;
   }
   const auto started = std::chrono::steady_clock::now();

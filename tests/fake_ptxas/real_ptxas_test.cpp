@@ -27,10 +27,9 @@ std::optional<PtxasLocation> g_ptxas;
 fs::path g_tmp; // $TMPDIR for the whole run: spaces and metacharacters
 
 std::string data(const char* name) {
-  std::string text, error;
-  REQUIRE_MESSAGE(read_file(fs::path(PTXGEN_SOURCE_DIR) / "tests/data/asm" / name, text, error),
-                  error);
-  return text;
+  auto text = read_file(fs::path(PTXGEN_SOURCE_DIR) / "tests/data/asm" / name);
+  REQUIRE_MESSAGE(text, text.error());
+  return *text;
 }
 
 /// 1-based number of the first line of `text` containing `needle`, 0 if none.
@@ -128,16 +127,16 @@ TEST_CASE("the self-test: an sm_80 empty kernel assembles for every target from 
 }
 
 int main(int argc, char** argv) {
-  std::string error;
-  g_ptxas = locate_ptxas("", error);
-  if (!g_ptxas) {
-    std::cout << "skipped: " << error << '\n';
+  auto ptxas = locate_ptxas("");
+  if (!ptxas) {
+    std::cout << "skipped: " << ptxas.error() << '\n';
     return 77;
   }
+  g_ptxas = *ptxas;
   std::cout << "ptxas: " << g_ptxas->path << " (found by " << g_ptxas->found_by << ")\n";
-  auto base = TempDir::create("ptxgen-real-ptxas-", error);
+  auto base = TempDir::create("ptxgen-real-ptxas-");
   if (!base) {
-    std::cerr << error << '\n';
+    std::cerr << base.error() << '\n';
     return 1;
   }
   g_tmp = base->path() / "dir with spaces;$(touch pwned)&`x` 'q\"";

@@ -23,8 +23,8 @@ struct Bin {
   ptxgen::driver::TempDir dir = make();
   static ptxgen::driver::TempDir make() {
     std::string error;
-    auto d = ptxgen::driver::TempDir::create("ptxgen-test-api-", error);
-    REQUIRE_MESSAGE(d.has_value(), error);
+    auto d = ptxgen::driver::TempDir::create("ptxgen-test-api-");
+    REQUIRE_MESSAGE(d, d.error());
     return std::move(*d);
   }
   std::string script(const std::string& body) const {
@@ -76,9 +76,8 @@ TEST_CASE("api: no ptxas is run_ptxas_unavailable") {
 }
 
 TEST_CASE("api: with a real ptxas, the C++ seed kernel assembles and the seed spec runs") {
-  std::string error;
-  if (!ptxgen::driver::locate_ptxas("", error)) {
-    MESSAGE("no ptxas here (" << error << "): nothing to assemble with");
+  if (auto ptxas = ptxgen::driver::locate_ptxas(""); !ptxas) {
+    MESSAGE("no ptxas here (" << ptxas.error() << "): nothing to assemble with");
     return;
   }
   using namespace ptxgen::api;

@@ -35,10 +35,9 @@ std::string outcome(const ptxgen::tile::Kernel& k) {
 } // namespace
 
 TEST_CASE("api: every corpus spec written back by to_spec_toml emits the same PTX") {
-  std::vector<fs::path> specs;
-  std::string error;
-  REQUIRE(ptxgen::driver::expand_spec_arguments({std::string(PTXGEN_SOURCE_DIR) + "/specs"}, specs,
-                                                error));
+  auto found = ptxgen::driver::expand_spec_arguments({std::string(PTXGEN_SOURCE_DIR) + "/specs"});
+  REQUIRE_MESSAGE(found, found.error());
+  const std::vector<fs::path>& specs = *found;
   REQUIRE(specs.size() > 50);
   std::size_t emitted = 0;
   for (const fs::path& spec : specs) {
@@ -58,9 +57,8 @@ TEST_CASE("api: every corpus spec written back by to_spec_toml emits the same PT
 }
 
 TEST_CASE("api: a kernel built in C++ runs on the simulator against the reference") {
-  std::string error;
-  if (!ptxgen::driver::locate_ptxas("", error)) {
-    MESSAGE("no ptxas here (" << error << "): every backend assembles first");
+  if (auto ptxas = ptxgen::driver::locate_ptxas(""); !ptxas) {
+    MESSAGE("no ptxas here (" << ptxas.error() << "): every backend assembles first");
     return;
   }
   using namespace ptxgen::api;

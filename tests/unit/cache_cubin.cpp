@@ -55,9 +55,8 @@ struct CacheBox {
   fs::path versions; ///< one line per `--version`
 
   static TempDir make_root() {
-    std::string error;
-    auto d = TempDir::create("ptxgen-test-cache-", error);
-    REQUIRE_MESSAGE(d.has_value(), error);
+    auto d = TempDir::create("ptxgen-test-cache-");
+    REQUIRE_MESSAGE(d, d.error());
     return std::move(*d);
   }
 
@@ -151,9 +150,8 @@ TEST_CASE("a second assembly of the same PTX is a hit that gives back what ptxas
   CHECK(box.entries().size() == 3);
   const CacheStats stats = cache_stats(box.cache);
   CHECK(stats.entries == 3);
-  std::string error;
-  cache_clear(box.cache, error);
-  CHECK(error.empty());
+  auto cleared = cache_clear(box.cache);
+  CHECK_MESSAGE(cleared, cleared.error());
   CHECK(cache_stats(box.cache).entries == 0);
 }
 
@@ -217,9 +215,8 @@ TEST_CASE("decode_cache_file accepts exactly what encode_cache_file wrote") {
 }
 
 TEST_CASE("two processes writing one entry while a third reads leave a whole entry") {
-  std::string error;
-  auto root = TempDir::create("ptxgen-test-cache-race-", error);
-  REQUIRE_MESSAGE(root.has_value(), error);
+  auto root = TempDir::create("ptxgen-test-cache-race-");
+  REQUIRE_MESSAGE(root, root.error());
   const fs::path dir = root->path();
   const CacheKey key = make_cache_key("ptx", "v", {"-arch=sm_80"});
   // Large, different entries: a reader of a half-written file would see a mix.

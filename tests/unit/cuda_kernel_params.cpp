@@ -34,10 +34,9 @@ TEST_CASE("parameters are packed in declaration order, each at its own address")
       {Kind::buffer, 1, 0}, {Kind::u32, 0, 100},        {Kind::u64, 0, 0x1122334455667788},
       {Kind::buffer, 0, 0}, {Kind::u32, 0, 0xFFFFFFFF},
   };
-  std::string error;
-  auto packed = pack_kernel_params(params, addresses, error);
-  REQUIRE(packed.has_value());
-  CHECK(error.empty());
+  auto packed = pack_kernel_params(params, addresses);
+  REQUIRE(packed);
+  CHECK(packed.error().empty());
   REQUIRE(packed->size() == 5);
   CHECK(packed->width(0) == 8);
   CHECK(packed->width(1) == 4);
@@ -60,9 +59,8 @@ TEST_CASE("parameters are packed in declaration order, each at its own address")
 }
 
 TEST_CASE("pointers stay valid when the packed parameters are moved") {
-  std::string error;
-  auto packed = pack_kernel_params({{Kind::u64, 0, 42}, {Kind::u32, 0, 7}}, {}, error);
-  REQUIRE(packed.has_value());
+  auto packed = pack_kernel_params({{Kind::u64, 0, 42}, {Kind::u32, 0, 7}}, {});
+  REQUIRE(packed);
   const std::vector<void*> before = packed->pointers();
   PackedParams moved = std::move(*packed);
   const std::vector<void*> after = moved.pointers();
@@ -72,28 +70,24 @@ TEST_CASE("pointers stay valid when the packed parameters are moved") {
 }
 
 TEST_CASE("no parameters pack to nothing") {
-  std::string error;
-  auto packed = pack_kernel_params({}, {0x1000}, error);
-  REQUIRE(packed.has_value());
+  auto packed = pack_kernel_params({}, {0x1000});
+  REQUIRE(packed);
   CHECK(packed->size() == 0);
   CHECK(packed->pointers().empty());
 }
 
 TEST_CASE("a u32 value that does not fit is rejected") {
-  std::string error;
-  auto packed = pack_kernel_params({{Kind::u32, 0, 0x100000000}}, {}, error);
-  CHECK_FALSE(packed.has_value());
-  CHECK(error == "parameter 0 is u32 but its value 4294967296 does not fit in 32 bits");
+  auto packed = pack_kernel_params({{Kind::u32, 0, 0x100000000}}, {});
+  CHECK_FALSE(packed);
+  CHECK(packed.error() == "parameter 0 is u32 but its value 4294967296 does not fit in 32 bits");
 }
 
 TEST_CASE("a buffer parameter must name an existing buffer") {
-  std::string error;
-  auto packed =
-      pack_kernel_params({{Kind::u32, 0, 1}, {Kind::buffer, 2, 0}}, {0x1000, 0x2000}, error);
-  CHECK_FALSE(packed.has_value());
-  CHECK(error == "parameter 1 refers to buffer 2, but the case has 2 buffers");
+  auto packed = pack_kernel_params({{Kind::u32, 0, 1}, {Kind::buffer, 2, 0}}, {0x1000, 0x2000});
+  CHECK_FALSE(packed);
+  CHECK(packed.error() == "parameter 1 refers to buffer 2, but the case has 2 buffers");
 
-  auto none = pack_kernel_params({{Kind::buffer, 0, 0}}, {}, error);
-  CHECK_FALSE(none.has_value());
-  CHECK(error == "parameter 0 refers to buffer 0, but the case has 0 buffers");
+  auto none = pack_kernel_params({{Kind::buffer, 0, 0}}, {});
+  CHECK_FALSE(none);
+  CHECK(none.error() == "parameter 0 refers to buffer 0, but the case has 0 buffers");
 }

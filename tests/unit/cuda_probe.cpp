@@ -35,9 +35,9 @@ TEST_CASE("arch() names the ptxas target of a compute capability") {
 }
 
 TEST_CASE("a driver library that does not exist yields no device and says so") {
-  std::string why;
-  const auto info = probe_device(0, why, missing_library);
-  CHECK_FALSE(info.has_value());
+  const auto info = probe_device(0, missing_library);
+  CHECK_FALSE(info);
+  const std::string& why = info.error();
   if (built_with_cuda()) {
     CHECK(
         contains(why, std::string("no CUDA driver: ") + missing_library + " could not be loaded"));
@@ -47,9 +47,9 @@ TEST_CASE("a driver library that does not exist yields no device and says so") {
 }
 
 TEST_CASE("a library without the CUDA entry points is not taken for a driver") {
-  std::string why;
-  const auto info = probe_device(0, why, "libc.so.6");
-  CHECK_FALSE(info.has_value());
+  const auto info = probe_device(0, "libc.so.6");
+  CHECK_FALSE(info);
+  const std::string& why = info.error();
   if (built_with_cuda()) {
     CHECK(contains(why, "libc.so.6 is not a usable CUDA driver: it has no cu"));
   } else {
@@ -58,8 +58,7 @@ TEST_CASE("a library without the CUDA entry points is not taken for a driver") {
 }
 
 TEST_CASE("the default probe either finds a sane device or explains why not") {
-  std::string why;
-  const auto info = probe_device(0, why);
+  const auto info = probe_device(0);
   if (info) {
     CHECK(info->ordinal == 0);
     CHECK_FALSE(info->name.empty());
@@ -68,7 +67,7 @@ TEST_CASE("the default probe either finds a sane device or explains why not") {
     CHECK(info->total_memory > 0);
     CHECK(info->driver_version >= 11000);
   } else {
-    CHECK_FALSE(why.empty());
+    CHECK_FALSE(info.error().empty());
   }
 }
 

@@ -35,9 +35,8 @@ struct Bin {
   TempDir dir;
 
   static TempDir make() {
-    std::string error;
-    auto d = TempDir::create("ptxgen-test-conformance-", error);
-    REQUIRE_MESSAGE(d.has_value(), error);
+    auto d = TempDir::create("ptxgen-test-conformance-");
+    REQUIRE_MESSAGE(d, d.error());
     return std::move(*d);
   }
   Bin() : dir(make()) {}

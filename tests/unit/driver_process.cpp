@@ -34,9 +34,8 @@ ProcessOptions with_timeout(std::chrono::milliseconds t) {
 }
 
 TempDir make_dir() {
-  std::string error;
-  auto d = TempDir::create("ptxgen-test-process-", error);
-  REQUIRE_MESSAGE(d.has_value(), error);
+  auto d = TempDir::create("ptxgen-test-process-");
+  REQUIRE_MESSAGE(d, d.error());
   return std::move(*d);
 }
 

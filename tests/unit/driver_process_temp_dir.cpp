@@ -39,11 +39,10 @@ private:
 } // namespace
 
 TEST_CASE("a temp dir is private and is removed with its contents") {
-  std::string error;
   fs::path where;
   {
-    auto dir = TempDir::create("ptxgen-test-tmp-", error);
-    REQUIRE_MESSAGE(dir.has_value(), error);
+    auto dir = TempDir::create("ptxgen-test-tmp-");
+    REQUIRE_MESSAGE(dir, dir.error());
     where = dir->path();
     CHECK(fs::is_directory(where));
     CHECK(where.filename().string().rfind("ptxgen-test-tmp-", 0) == 0);
@@ -57,14 +56,13 @@ TEST_CASE("a temp dir is private and is removed with its contents") {
 }
 
 TEST_CASE("a temp dir goes under $TMPDIR when it is set") {
-  std::string error;
-  auto parent = TempDir::create("ptxgen-test-parent-", error);
-  REQUIRE(parent.has_value());
+  auto parent = TempDir::create("ptxgen-test-parent-");
+  REQUIRE(parent);
   {
     ScopedEnv env("TMPDIR", parent->path().string());
     CHECK(TempDir::default_parent() == parent->path());
-    auto child = TempDir::create("child-", error);
-    REQUIRE(child.has_value());
+    auto child = TempDir::create("child-");
+    REQUIRE(child);
     CHECK(child->path().parent_path() == parent->path());
   }
   {
@@ -75,9 +73,9 @@ TEST_CASE("a temp dir goes under $TMPDIR when it is set") {
 }
 
 TEST_CASE("moving a temp dir moves the duty to remove it") {
-  std::string error;
-  auto a = TempDir::create("ptxgen-test-move-", error);
-  REQUIRE(a.has_value());
+  auto made = TempDir::create("ptxgen-test-move-");
+  REQUIRE(made);
+  std::optional<TempDir> a(std::move(*made));
   fs::path where = a->path();
   std::optional<TempDir> b;
   {
@@ -93,19 +91,18 @@ TEST_CASE("moving a temp dir moves the duty to remove it") {
 }
 
 TEST_CASE("remove() can be called early and reports success") {
-  std::string error;
-  auto d = TempDir::create("ptxgen-test-remove-", error);
-  REQUIRE(d.has_value());
+  auto d = TempDir::create("ptxgen-test-remove-");
+  REQUIRE(d);
   fs::path where = d->path();
-  CHECK(d->remove(error));
+  CHECK(d->remove());
   CHECK_FALSE(fs::exists(where));
-  CHECK(d->remove(error)); // idempotent
+  CHECK(d->remove()); // idempotent
 }
 
 TEST_CASE("a temp dir in a missing parent is an error naming the parent") {
-  std::string error;
-  auto d = TempDir::create_in("/nonexistent-ptxgen-parent/x", "p-", error);
-  CHECK_FALSE(d.has_value());
-  CHECK(error == "cannot create a temporary directory in '/nonexistent-ptxgen-parent/x': No such "
-                 "file or directory");
+  auto d = TempDir::create_in("/nonexistent-ptxgen-parent/x", "p-");
+  CHECK_FALSE(d);
+  CHECK(d.error() ==
+        "cannot create a temporary directory in '/nonexistent-ptxgen-parent/x': No such "
+        "file or directory");
 }

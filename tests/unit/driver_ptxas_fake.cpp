@@ -65,9 +65,8 @@ struct Sandbox {
   std::optional<std::string> old_tmpdir;
 
   static TempDir make_root() {
-    std::string error;
-    auto d = TempDir::create("ptxgen-test-fake-ptxas-", error);
-    REQUIRE_MESSAGE(d.has_value(), error);
+    auto d = TempDir::create("ptxgen-test-fake-ptxas-");
+    REQUIRE_MESSAGE(d, d.error());
     return std::move(*d);
   }
 

@@ -132,8 +132,8 @@ TEST_CASE("the shrinker keeps the stage: it does not drift from ptxas to the ref
 
 TEST_CASE("run_conformance: a ptxas rejection and a reference refusal carry their stages") {
   std::string error;
-  auto dir = ptxgen::driver::TempDir::create("ptxgen-test-stage-", error);
-  REQUIRE_MESSAGE(dir.has_value(), error);
+  auto dir = ptxgen::driver::TempDir::create("ptxgen-test-stage-");
+  REQUIRE_MESSAGE(dir, dir.error());
   // A fake ptxas: assembles the empty self-test kernel, rejects any PTX with a cp.async.
   const auto ptxas = dir->path() / "ptxas";
   std::ofstream(ptxas) << "#!/bin/sh\nif grep -q cp.async \"$4\"; then\n"

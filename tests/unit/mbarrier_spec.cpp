@@ -300,8 +300,7 @@ TEST_CASE("reference: reads before the wait, or after a wait that did not wait, 
 
 TEST_CASE("lowering: a test_wait loop on sm_80, a try_wait loop on sm_90, both assembled") {
   auto k = load(ring("(k / 2) % 2"));
-  std::string error;
-  auto ptxas = ptxgen::driver::locate_ptxas("", error);
+  auto ptxas = ptxgen::driver::locate_ptxas("");
   for (int sm : {80, 90}) {
     CAPTURE(sm);
     ptxgen::lower::LowerOptions o;
@@ -318,7 +317,7 @@ TEST_CASE("lowering: a test_wait loop on sm_80, a try_wait loop on sm_90, both a
     CHECK(text.find("cp.async.mbarrier.arrive.shared.b64 [") != std::string::npos);
     CHECK(text.find("mbarrier.init.shared.b64 [") != std::string::npos);
     if (!ptxas) {
-      MESSAGE("no ptxas: " << error);
+      MESSAGE("no ptxas: " << ptxas.error());
       continue;
     }
     ptxgen::driver::AssembleOptions a;

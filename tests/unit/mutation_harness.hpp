@@ -71,9 +71,11 @@ inline std::string drop_line(const std::string& ptx, const std::string& needle) 
 
 /// Where ptxas is found (it often is not: then the mutants are only simulated).
 inline const std::optional<ptxgen::driver::PtxasLocation>& ptxas() {
-  static const auto location = [] {
-    std::string error;
-    return ptxgen::driver::locate_ptxas("", error);
+  static const auto location = []() -> std::optional<ptxgen::driver::PtxasLocation> {
+    auto found = ptxgen::driver::locate_ptxas("");
+    if (!found)
+      return std::nullopt;
+    return *found;
   }();
   return location;
 }

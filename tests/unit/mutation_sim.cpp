@@ -183,9 +183,8 @@ TEST_CASE("mutation: a dropped wait_all with three groups is a race") {
 }
 
 TEST_CASE("mutation: a dropped bar.sync before a cross-thread read is a race") {
-  std::string error;
-  auto dir = ptxgen::driver::TempDir::create("ptxgen-mutation-", error);
-  REQUIRE_MESSAGE(dir, error);
+  auto dir = ptxgen::driver::TempDir::create("ptxgen-mutation-");
+  REQUIRE_MESSAGE(dir, dir.error());
   auto spec = dir->path() / "cross_rows.toml";
   {
     std::ofstream out(spec);

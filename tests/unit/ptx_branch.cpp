@@ -47,8 +47,10 @@ Module loop_module() {
 }
 
 std::optional<ptxgen::driver::PtxasLocation> find_ptxas() {
-  std::string error;
-  return ptxgen::driver::locate_ptxas("", error);
+  auto found = ptxgen::driver::locate_ptxas("");
+  if (!found)
+    return std::nullopt;
+  return *found;
 }
 
 ptxgen::driver::AssembleResult assemble(const std::string& ptx) {

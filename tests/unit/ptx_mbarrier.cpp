@@ -87,10 +87,9 @@ TEST_CASE("mbarrier.init's feature row and count rule") {
 }
 
 TEST_CASE("ptxas assembles the mbarrier.init forms ptxgen validates") {
-  std::string error;
-  auto ptxas = ptxgen::driver::locate_ptxas("", error);
+  auto ptxas = ptxgen::driver::locate_ptxas("");
   if (!ptxas) {
-    MESSAGE("no ptxas: " << error);
+    MESSAGE("no ptxas: " << ptxas.error());
     return;
   }
   for (auto space : {std::optional<SharedSpace>{}, std::optional<SharedSpace>{SharedSpace::shared},

@@ -42,10 +42,16 @@ inline std::string difference(const ptxgen::driver::ReferenceOutput& a,
 /// reference runs on). False, with `err`, when they cannot be listed.
 inline bool corpus_specs(std::vector<std::filesystem::path>& specs, std::string& err) {
   using ptxgen::driver::SpecWalk;
-  return ptxgen::driver::expand_spec_arguments({PTXGEN_SOURCE_DIR "/specs"}, specs, err,
-                                               SpecWalk::valid_and_faults) &&
-         ptxgen::driver::expand_spec_arguments({PTXGEN_SOURCE_DIR "/specs/races"}, specs, err,
-                                               SpecWalk::every);
+  for (auto [dir, walk] : {std::pair{PTXGEN_SOURCE_DIR "/specs", SpecWalk::valid_and_faults},
+                           std::pair{PTXGEN_SOURCE_DIR "/specs/races", SpecWalk::every}}) {
+    auto found = ptxgen::driver::expand_spec_arguments({dir}, walk);
+    if (!found) {
+      err = found.error();
+      return false;
+    }
+    specs.insert(specs.end(), found->begin(), found->end());
+  }
+  return true;
 }
 
 /// Calls f(spec path, kernel) for every spec of the corpus (corpus_specs) that loads; false,

@@ -261,9 +261,8 @@ TEST_CASE("expect: element values in messages are read in their type") {
 
 TEST_CASE("expect: run refuses a spec whose kernel is wrong before any backend runs") {
   // A fake ptxas that assembles anything: the case must stop at the expectation.
-  std::string error;
-  auto dir = driver::TempDir::create("ptxgen-test-expect-", error);
-  REQUIRE_MESSAGE(dir.has_value(), error);
+  auto dir = driver::TempDir::create("ptxgen-test-expect-");
+  REQUIRE_MESSAGE(dir, dir.error());
   const auto ptxas = dir->path() / "ptxas";
   std::ofstream(ptxas) << "#!/bin/sh\nprintf CUBIN > \"$3\"\n";
   std::filesystem::permissions(ptxas, std::filesystem::perms::owner_all);

@@ -81,15 +81,16 @@ TEST_CASE("naive pattern parser") {
   REQUIRE(q);
   CHECK(q->lhs == std::vector<std::vector<std::string>>{{"a"}, {}, {"b"}});
   CHECK(q->rhs == std::vector<std::vector<std::string>>{{"b", "a"}, {}});
-  std::string why;
-  CHECK_FALSE(parse_naive_pattern("a b -> a", &why));
-  CHECK(why == "the two sides do not name the same axes");
-  CHECK_FALSE(parse_naive_pattern("a a -> a", &why));
-  CHECK_FALSE(parse_naive_pattern("((a b)) -> a b", &why));
-  CHECK(why == "nested parentheses");
-  CHECK_FALSE(parse_naive_pattern("a b", &why));
-  CHECK_FALSE(parse_naive_pattern("(a b -> a b", &why));
-  CHECK_FALSE(parse_naive_pattern("... a -> a ...", &why));
+  auto unnamed = parse_naive_pattern("a b -> a");
+  CHECK_FALSE(unnamed);
+  CHECK(unnamed.error() == "the two sides do not name the same axes");
+  CHECK_FALSE(parse_naive_pattern("a a -> a"));
+  auto nested = parse_naive_pattern("((a b)) -> a b");
+  CHECK_FALSE(nested);
+  CHECK(nested.error() == "nested parentheses");
+  CHECK_FALSE(parse_naive_pattern("a b"));
+  CHECK_FALSE(parse_naive_pattern("(a b -> a b"));
+  CHECK_FALSE(parse_naive_pattern("... a -> a ..."));
 }
 
 TEST_CASE("naive shape: forward replay with size inference") {

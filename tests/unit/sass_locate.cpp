@@ -24,8 +24,8 @@ struct Dirs {
   fs::path ptxas_dir, path1, path2, cuda;
   static TempDir make() {
     std::string error;
-    auto d = TempDir::create("ptxgen-test-sass-", error);
-    REQUIRE(d.has_value());
+    auto d = TempDir::create("ptxgen-test-sass-");
+    REQUIRE(d);
     return std::move(*d);
   }
   Dirs()
@@ -54,29 +54,34 @@ struct Dirs {
 
 TEST_CASE("disassembler: the search order") {
   Dirs d;
-  std::string error;
+  std::string error; // the last search's failure
+  auto locate_disassembler_in = [&error](const DisassemblerSearch& s) {
+    auto found = ptxgen::driver::sass::locate_disassembler_in(s);
+    error = found.error();
+    return found;
+  };
   auto s = d.search();
-  CHECK_FALSE(locate_disassembler_in(s, error).has_value());
+  CHECK_FALSE(static_cast<bool>(locate_disassembler_in(s)));
   CHECK(error.find("no disassembler") == 0);
   CHECK(error.find(d.cuda.string()) != std::string::npos);
 
   // Only nvdisasm, in the toolkit's bin directory.
   Dirs::put(d.cuda, "nvdisasm");
-  auto found = locate_disassembler_in(s, error);
-  REQUIRE(found.has_value());
+  auto found = locate_disassembler_in(s);
+  REQUIRE(found);
   CHECK(found->kind == DisassemblerKind::nvdisasm);
   CHECK(found->found_by == d.cuda.string());
 
   // cuobjdump anywhere beats nvdisasm; among places: next to ptxas, PATH in order, the toolkit.
   Dirs::put(d.cuda, "cuobjdump");
-  CHECK(locate_disassembler_in(s, error)->path == d.cuda / "cuobjdump");
+  CHECK(locate_disassembler_in(s)->path == d.cuda / "cuobjdump");
   Dirs::put(d.path2, "cuobjdump");
-  CHECK(locate_disassembler_in(s, error)->path == d.path2 / "cuobjdump");
+  CHECK(locate_disassembler_in(s)->path == d.path2 / "cuobjdump");
   Dirs::put(d.path1, "cuobjdump");
-  CHECK(locate_disassembler_in(s, error)->found_by == "PATH");
-  CHECK(locate_disassembler_in(s, error)->path == d.path1 / "cuobjdump");
+  CHECK(locate_disassembler_in(s)->found_by == "PATH");
+  CHECK(locate_disassembler_in(s)->path == d.path1 / "cuobjdump");
   Dirs::put(d.ptxas_dir, "cuobjdump");
-  found = locate_disassembler_in(s, error);
+  found = locate_disassembler_in(s);
   CHECK(found->path == d.ptxas_dir / "cuobjdump");
   CHECK(found->found_by == "next to ptxas");
   CHECK(found->kind == DisassemblerKind::cuobjdump);
@@ -84,18 +89,18 @@ TEST_CASE("disassembler: the search order") {
   // The variable, then the explicit path, win; a bad one is an error, not a fall-through.
   fs::path env = Dirs::put(d.root.path(), "my-nvdisasm-13");
   s.env_value = env.string();
-  found = locate_disassembler_in(s, error);
+  found = locate_disassembler_in(s);
   CHECK(found->path == env);
   CHECK(found->kind == DisassemblerKind::nvdisasm);
   CHECK(found->found_by == "PTXGEN_DISASSEMBLER");
   s.explicit_path = (d.root.path() / "missing").string();
-  CHECK_FALSE(locate_disassembler_in(s, error).has_value());
+  CHECK_FALSE(static_cast<bool>(locate_disassembler_in(s)));
   CHECK(error.find("--disassembler '") == 0);
   s.explicit_path = (d.path1 / "cuobjdump").string();
-  CHECK(locate_disassembler_in(s, error)->found_by == "--disassembler");
+  CHECK(locate_disassembler_in(s)->found_by == "--disassembler");
   s.explicit_path.clear();
   s.env_value = d.path2.string(); // a directory
-  CHECK_FALSE(locate_disassembler_in(s, error).has_value());
+  CHECK_FALSE(static_cast<bool>(locate_disassembler_in(s)));
   CHECK(error.find("PTXGEN_DISASSEMBLER='") == 0);
 }
 
@@ -112,19 +117,19 @@ TEST_CASE("disassembler: runs with the cubin in a private file and scans the out
   Disassembler dis{fake, DisassemblerKind::cuobjdump, "test"};
   const std::vector<std::uint8_t> cubin = {'C', 'U', 'B', 'I', 'N'};
   auto r = disassemble(dis, cubin);
-  REQUIRE_MESSAGE(r.ok, r.error);
-  CHECK(r.sass == ptxgen::test::read_test_data("sass", "ldgsts_unwritten_uniform.sm_90.sass"));
-  auto traps = find_traps(parse_sass(r.sass));
+  REQUIRE_MESSAGE(r, r.error());
+  CHECK(*r == ptxgen::test::read_test_data("sass", "ldgsts_unwritten_uniform.sm_90.sass"));
+  auto traps = find_traps(parse_sass(*r));
   CHECK(traps.size() == 1);
 
   // nvdisasm gets -c.
   fs::path nv = Dirs::put(d.path1, "nvdisasm", "[ \"$1\" = -c ] && [ -f \"$2\" ] || exit 7\n");
-  CHECK(disassemble({nv, DisassemblerKind::nvdisasm, "test"}, cubin).ok);
+  CHECK(disassemble({nv, DisassemblerKind::nvdisasm, "test"}, cubin));
   // A failing one says so.
   fs::path bad = Dirs::put(d.path2, "cuobjdump", "echo broken; exit 3\n");
   auto f = disassemble({bad, DisassemblerKind::cuobjdump, "test"}, cubin);
-  CHECK_FALSE(f.ok);
-  CHECK(f.error.find("broken") != std::string::npos);
+  CHECK_FALSE(f);
+  CHECK(f.error().find("broken") != std::string::npos);
   // A run without a cubin (--jit) cannot be scanned.
   CHECK_FALSE(scan_cubin({}).scanned);
 }

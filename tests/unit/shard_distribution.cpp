@@ -38,16 +38,15 @@ std::optional<Distribution> resolve(const std::string& shard, const std::string&
 } // namespace
 
 TEST_CASE("shard: INDEX/COUNT parses for every index below the count") {
-  std::string error;
   for (unsigned count : {1u, 2u, 7u, 1000u}) {
     for (unsigned index = 0; index<count; index += count> 10 ? 333 : 1) {
-      auto s = parse_shard(std::to_string(index) + "/" + std::to_string(count), error);
+      auto s = parse_shard(std::to_string(index) + "/" + std::to_string(count));
       REQUIRE(s);
       CHECK(s->index == index);
       CHECK(s->count == count);
     }
   }
-  auto s = parse_shard("3/4", error);
+  auto s = parse_shard("3/4");
   REQUIRE(s);
   CHECK(str(*s) == "3/4");
   CHECK(sharded(*s));
@@ -59,9 +58,9 @@ TEST_CASE("shard: malformed INDEX/COUNT is refused with a reason") {
                           "-1/4", "+1/4", "1/-4",  " 1/4",  "1/4 ",         "1//4",         "1/4/2",
                           "a/4",  "1/b",  "1.0/4", "0x1/4", "1/9999999999", "12345678901/2"}) {
     CAPTURE(bad);
-    std::string error;
-    CHECK_FALSE(parse_shard(bad, error));
-    CHECK_FALSE(error.empty());
+    auto s = parse_shard(bad);
+    CHECK_FALSE(s);
+    CHECK_FALSE(s.error().empty());
   }
 }
 
@@ -89,23 +88,23 @@ TEST_CASE("shard: the shards of a list cover it once, in near-equal parts") {
 }
 
 TEST_CASE("devices: 'all' or distinct ordinals") {
-  std::string error;
-  auto all = parse_devices("all", error);
+  auto all = parse_devices("all");
   REQUIRE(all);
   CHECK(all->all);
   CHECK(all->ordinals.empty());
-  auto list = parse_devices("2,0,5", error);
+  auto list = parse_devices("2,0,5");
   REQUIRE(list);
   CHECK_FALSE(list->all);
   CHECK(list->ordinals == std::vector<int>{2, 0, 5});
-  auto one = parse_devices("1", error);
+  auto one = parse_devices("1");
   REQUIRE(one);
   CHECK(one->ordinals == std::vector<int>{1});
   for (const char* bad :
        {"", "ALL", "all,0", "0,", ",0", "0,,1", "-1", "0,0", "1,2,1", "0 ,1", "x", "3000000000"}) {
     CAPTURE(bad);
-    CHECK_FALSE(parse_devices(bad, error));
-    CHECK_FALSE(error.empty());
+    auto d = parse_devices(bad);
+    CHECK_FALSE(d);
+    CHECK_FALSE(d.error().empty());
   }
 }
 
@@ -185,8 +184,7 @@ TEST_CASE("distribution: --devices reaches the conformance options") {
 }
 
 TEST_CASE("distribution: XML_OUTPUT_FILE is where JUnit goes; the status file is touched") {
-  std::string why;
-  auto dir = TempDir::create("ptxgen-shard-test", why);
+  auto dir = TempDir::create("ptxgen-shard-test");
   REQUIRE(dir);
   const fs::path status = dir->path() / "shard_status";
   DistributionError error;

@@ -67,9 +67,8 @@ src = "s.sub[(tid + 1) % 128, :]"
 } // namespace
 
 TEST_CASE("a 3-D grid and block run on the simulator and equal the reference") {
-  std::string error;
-  auto dir = ptxgen::driver::TempDir::create("ptxgen-sim3d-", error);
-  REQUIRE_MESSAGE(dir, error);
+  auto dir = ptxgen::driver::TempDir::create("ptxgen-sim3d-");
+  REQUIRE_MESSAGE(dir, dir.error());
   auto spec = dir->path() / "block3d.toml";
   {
     std::ofstream out(spec);

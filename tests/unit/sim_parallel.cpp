@@ -80,12 +80,10 @@ void check_same(const Outcome& a, const Outcome& b, const std::string& what) {
 
 std::vector<fs::path> multi_cta_specs() {
   std::vector<fs::path> specs;
-  std::string err;
   for (const char* dir : {"multi_cta", "launch", "pipeline", "large"}) {
-    std::vector<fs::path> found;
-    REQUIRE(driver::expand_spec_arguments({PTXGEN_SOURCE_DIR "/specs/" + std::string(dir)}, found,
-                                          err));
-    specs.insert(specs.end(), found.begin(), found.end());
+    auto found = driver::expand_spec_arguments({PTXGEN_SOURCE_DIR "/specs/" + std::string(dir)});
+    REQUIRE_MESSAGE(found, found.error());
+    specs.insert(specs.end(), found->begin(), found->end());
   }
   return specs;
 }

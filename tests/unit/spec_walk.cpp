@@ -23,8 +23,8 @@ struct Corpus {
   driver::TempDir dir;
   static driver::TempDir make() {
     std::string error;
-    auto d = driver::TempDir::create("ptxgen-spec-walk-", error);
-    REQUIRE_MESSAGE(d.has_value(), error);
+    auto d = driver::TempDir::create("ptxgen-spec-walk-");
+    REQUIRE_MESSAGE(d, d.error());
     return std::move(*d);
   }
   Corpus() : dir(make()) {
@@ -42,11 +42,10 @@ struct Corpus {
   std::vector<std::string> walk(driver::SpecWalk how, std::vector<std::string> args = {}) const {
     if (args.empty())
       args = {dir.path().string()};
-    std::vector<fs::path> found;
-    std::string error;
-    REQUIRE_MESSAGE(driver::expand_spec_arguments(args, found, error, how), error);
+    auto found = driver::expand_spec_arguments(args, how);
+    REQUIRE_MESSAGE(found, found.error());
     std::vector<std::string> rel;
-    for (const auto& f : found)
+    for (const auto& f : *found)
       rel.push_back(fs::relative(f, dir.path()).generic_string());
     return rel;
   }
@@ -86,12 +85,10 @@ TEST_CASE("a spec named twice, directly or through a directory, is taken once") 
 
 TEST_CASE("a directory whose specs the command does not take says what it passed over") {
   Corpus c;
-  std::vector<fs::path> found;
-  std::string error;
-  CHECK_FALSE(driver::expand_spec_arguments({c.at("invalid").string()}, found, error,
-                                            driver::SpecWalk::valid));
-  CHECK(error.find("no spec files") != std::string::npos);
-  CHECK(error.find("1 passed over") != std::string::npos);
+  auto found = driver::expand_spec_arguments({c.at("invalid").string()}, driver::SpecWalk::valid);
+  CHECK_FALSE(found);
+  CHECK(found.error().find("no spec files") != std::string::npos);
+  CHECK(found.error().find("1 passed over") != std::string::npos);
 }
 
 TEST_CASE("[kernel] expect: \"fault\" is kept with its position; anything else is refused") {

@@ -128,16 +128,16 @@ int main(int argc, char** argv) {
   if (inputs.empty())
     inputs.push_back(std::string(PTXGEN_SOURCE_DIR) + "/specs");
 
-  std::vector<fs::path> specs;
-  std::string error;
-  if (!driver::expand_spec_arguments(inputs, specs, error))
-    return usage(error);
+  auto found = driver::expand_spec_arguments(inputs);
+  if (!found)
+    return usage(found.error());
+  const std::vector<fs::path>& specs = *found;
   if (specs.empty())
     return usage("no spec files found");
 
-  auto ptxas = driver::locate_ptxas(ptxas_arg, error);
+  auto ptxas = driver::locate_ptxas(ptxas_arg);
   if (!ptxas) {
-    std::cerr << "ptxgen_bench: " << error << "\n";
+    std::cerr << "ptxgen_bench: " << ptxas.error() << "\n";
     return 1;
   }
 
