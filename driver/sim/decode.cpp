@@ -81,9 +81,10 @@ void Parser::instruction(ir::Entry& e) {
 
 void Parser::decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops) {
   auto parts = split_dots(opc.text);
-  const Form* form = find_form(opc.text);
+  const std::optional<ptx::MnemonicMatch> mnemonic = ptx::parse_mnemonic(opc.text);
+  const Form* form = mnemonic ? find_form(mnemonic->mnemonic) : nullptr;
   if (form == nullptr) {
-    if (known_root(parts.front()))
+    if (ptx::known_root(parts.front()))
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " is not simulated (no simulated form of " +
                             quote(parts.front()) + " matches)"};
@@ -92,7 +93,7 @@ void Parser::decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops) 
   }
   op.code = form->code;
   std::span<const std::string_view> quals(parts);
-  quals = quals.subspan(split_dots(form->mnemonic).size());
+  quals = quals.subspan(mnemonic->words);
   Decoded d = qualifiers(*form, op, opc, quals);
   std::size_t lo = min_operands(*form), hi = max_operands(*form);
   if (ops.size() < lo || ops.size() > hi)

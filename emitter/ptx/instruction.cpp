@@ -1,5 +1,6 @@
 #include "emitter/ptx/instruction.hpp"
 
+#include "emitter/ptx/qualifier.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <array>
@@ -12,7 +13,8 @@ namespace {
 
 /// Indexed by EvictionPriority.
 constexpr std::array<std::string_view, 4> eviction_names = {
-    "L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged"};
+    spelling(Qualifier::L2_evict_last), spelling(Qualifier::L2_evict_normal),
+    spelling(Qualifier::L2_evict_first), spelling(Qualifier::L2_evict_unchanged)};
 constexpr std::array<std::string_view, 4> eviction_spellings = {
     eviction_names[0].substr(4), eviction_names[1].substr(4), eviction_names[2].substr(4),
     eviction_names[3].substr(4)};
@@ -36,32 +38,6 @@ std::span<const std::string_view> eviction_priority_spellings() {
 
 bool allowed_as_secondary(EvictionPriority p) {
   return p == EvictionPriority::evict_first || p == EvictionPriority::evict_unchanged;
-}
-
-std::string_view name(CompareOp c) {
-  switch (c) {
-  case CompareOp::eq:
-    return "eq";
-  case CompareOp::ne:
-    return "ne";
-  case CompareOp::lt:
-    return "lt";
-  case CompareOp::le:
-    return "le";
-  case CompareOp::gt:
-    return "gt";
-  case CompareOp::ge:
-    return "ge";
-  case CompareOp::lo:
-    return "lo";
-  case CompareOp::ls:
-    return "ls";
-  case CompareOp::hi:
-    return "hi";
-  case CompareOp::hs:
-    return "hs";
-  }
-  unreachable("name(): not an enum value");
 }
 
 std::string_view name(Role r) {
@@ -94,34 +70,34 @@ std::string_view name(Role r) {
   unreachable("name(): not an enum value");
 }
 
-std::string_view mnemonic(BinaryOp op) {
+Mnemonic mnemonic(BinaryOp op) {
   switch (op) {
   case BinaryOp::add:
-    return "add";
+    return Mnemonic::add;
   case BinaryOp::sub:
-    return "sub";
+    return Mnemonic::sub;
   case BinaryOp::mul_lo:
-    return "mul.lo";
+    return Mnemonic::mul_lo;
   case BinaryOp::mul_wide:
-    return "mul.wide";
+    return Mnemonic::mul_wide;
   case BinaryOp::div:
-    return "div";
+    return Mnemonic::div;
   case BinaryOp::rem:
-    return "rem";
+    return Mnemonic::rem;
   case BinaryOp::min:
-    return "min";
+    return Mnemonic::min;
   case BinaryOp::max:
-    return "max";
+    return Mnemonic::max;
   case BinaryOp::shl:
-    return "shl";
+    return Mnemonic::shl;
   case BinaryOp::shr:
-    return "shr";
+    return Mnemonic::shr;
   case BinaryOp::and_:
-    return "and";
+    return Mnemonic::and_;
   case BinaryOp::or_:
-    return "or";
+    return Mnemonic::or_;
   case BinaryOp::xor_:
-    return "xor";
+    return Mnemonic::xor_;
   }
   unreachable("name(): not an enum value");
 }
@@ -139,7 +115,7 @@ namespace {
 /// Collects the feature rows an instruction's declaration names; ignores the rest.
 struct FeatureCollector {
   std::vector<Feature> out;
-  void opcode(std::string_view) {}
+  void opcode(Mnemonic) {}
   void qualifier(std::string_view) {}
   void def(Register, Slot) {}
   void defs(std::span<const Register>, Slot) {}

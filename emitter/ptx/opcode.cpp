@@ -1,13 +1,15 @@
 #include "emitter/ptx/opcode.hpp"
 
+#include "emitter/ptx/qualifier.hpp"
+
 namespace ptxgen::ptx {
 
 std::string_view name(CacheOp c) {
-  return c == CacheOp::ca ? "ca" : "cg";
+  return spelling(c == CacheOp::ca ? Qualifier::ca : Qualifier::cg);
 }
 
 std::string_view name(SharedSpace s) {
-  return s == SharedSpace::shared ? "shared" : "shared::cta";
+  return spelling(s == SharedSpace::shared ? Qualifier::shared : Qualifier::shared_cta);
 }
 
 std::string_view name(L2Prefetch p) {
@@ -15,19 +17,20 @@ std::string_view name(L2Prefetch p) {
   case L2Prefetch::none:
     return "";
   case L2Prefetch::b64:
-    return "L2::64B";
+    return spelling(Qualifier::L2_64B);
   case L2Prefetch::b128:
-    return "L2::128B";
+    return spelling(Qualifier::L2_128B);
   case L2Prefetch::b256:
-    return "L2::256B";
+    return spelling(Qualifier::L2_256B);
   }
   return "";
 }
 
 std::vector<std::string_view> qualifiers(const CpAsyncOpcode& op) {
-  std::vector<std::string_view> out = {name(op.cache_op), name(op.dst_space), "global"};
+  std::vector<std::string_view> out = {name(op.cache_op), name(op.dst_space),
+                                       spelling(Qualifier::global)};
   if (op.cache_hint)
-    out.push_back("L2::cache_hint");
+    out.push_back(spelling(Qualifier::L2_cache_hint));
   if (op.prefetch != L2Prefetch::none)
     out.push_back(name(op.prefetch));
   return out;

@@ -11,6 +11,11 @@ constexpr std::array<std::string_view, 16> scalar_names = {
     "pred", "b8", "b16", "b32", "b64", "u8",  "u16", "u32",
     "u64",  "s8", "s16", "s32", "s64", "f16", "f32", "f64",
 };
+/// Indexed by CompareOp.
+constexpr std::array<std::string_view, 18> compare_names = {
+    "eq", "ne",  "lt",  "le",  "gt",  "ge",  "lo",  "ls",  "hi",
+    "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
+};
 } // namespace
 
 std::string_view name(ScalarType t) {
@@ -21,6 +26,17 @@ std::optional<ScalarType> parse_scalar_type(std::string_view s) {
   for (std::size_t i = 0; i < scalar_names.size(); ++i)
     if (scalar_names[i] == s)
       return static_cast<ScalarType>(i);
+  return std::nullopt;
+}
+
+std::string_view name(CompareOp c) {
+  return compare_names.at(static_cast<std::size_t>(c));
+}
+
+std::optional<CompareOp> parse_compare_op(std::string_view s) {
+  for (std::size_t i = 0; i < compare_names.size(); ++i)
+    if (compare_names[i] == s)
+      return static_cast<CompareOp>(i);
   return std::nullopt;
 }
 
