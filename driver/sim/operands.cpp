@@ -3,7 +3,6 @@
 
 #include "driver/sim/parser_impl.hpp"
 #include "driver/sim/simulator.hpp"
-#include "emitter/ptx/qualifier.hpp"
 
 #include <algorithm>
 
@@ -338,8 +337,8 @@ void Parser::space_qualifier(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.size() != 1)
     fail(DiagId::sim_qualifier, opc, "expected isspacep.space");
-  const std::string_view sp = quals[0];
-  const std::optional<ptx::Qualifier> w = ptx::parse_qualifier(sp);
+  const std::string_view sp = quals[0].text;
+  const std::optional<ptx::Qualifier> w = quals[0].qualifier;
   if (w == ptx::Qualifier::global)
     op.space = ir::Space::global;
   else if (w == ptx::Qualifier::shared || w == ptx::Qualifier::shared_cta ||

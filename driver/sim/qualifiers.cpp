@@ -4,7 +4,7 @@
 #include "driver/sim/parser_impl.hpp"
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
-#include "emitter/ptx/qualifier.hpp"
+#include "emitter/ptx/opcode_words.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
@@ -19,19 +19,19 @@ bool integer_only(ir::Cmp c) {
   return c == ir::Cmp::lo || c == ir::Cmp::ls || c == ir::Cmp::hi || c == ir::Cmp::hs;
 }
 
-/// The qualifier word `q` names (qualifiers.def), if any.
-std::optional<ptx::Qualifier> word(std::string_view q) {
-  return ptx::parse_qualifier(q);
+/// The qualifier word `q` is (qualifiers.def), if any: the emitter read it (ptx::read_opcode).
+std::optional<ptx::Qualifier> word(const ptx::OpcodeWord& q) {
+  return q.qualifier;
 }
 
 /// Whether `q` is the type `t` (`b32`).
-bool is_type(std::string_view q, ptx::ScalarType t) {
-  return ptx::parse_scalar_type(q) == t;
+bool is_type(const ptx::OpcodeWord& q, ptx::ScalarType t) {
+  return ptx::parse_scalar_type(q.text) == t;
 }
 
 /// The simulator's value of a qualifier word, by a table of {word, value} rows.
 template <class T, std::size_t N>
-std::optional<T> lookup(const std::pair<ptx::Qualifier, T> (&rows)[N], std::string_view q) {
+std::optional<T> lookup(const std::pair<ptx::Qualifier, T> (&rows)[N], const ptx::OpcodeWord& q) {
   const std::optional<ptx::Qualifier> w = word(q);
   for (const auto& [key, value] : rows) {
     if (w == key)
@@ -41,7 +41,7 @@ std::optional<T> lookup(const std::pair<ptx::Qualifier, T> (&rows)[N], std::stri
 }
 
 /// prmt's modes.
-std::optional<ir::Permute> parse_permute(std::string_view q) {
+std::optional<ir::Permute> parse_permute(const ptx::OpcodeWord& q) {
   static constexpr std::pair<ptx::Qualifier, ir::Permute> modes[] = {
       {ptx::Qualifier::f4e, ir::Permute::f4e}, {ptx::Qualifier::b4e, ir::Permute::b4e},
       {ptx::Qualifier::rc8, ir::Permute::rc8}, {ptx::Qualifier::ecl, ir::Permute::ecl},
@@ -51,7 +51,7 @@ std::optional<ir::Permute> parse_permute(std::string_view q) {
 
 /// ld / st qualifiers that are hints to the memory system: cache operators,
 /// eviction priorities, prefetch sizes, and `.weak` (the default semantics).
-bool memory_hint(std::string_view q) {
+bool memory_hint(const ptx::OpcodeWord& q) {
   const std::optional<ptx::Qualifier> w = word(q);
   if (!w)
     return false;
@@ -82,11 +82,10 @@ ir::Space space_of(ptx::Qualifier q) {
 /// op.space (shared, or generic when no space is named), op.noinc and the .b64 type. Forms
 /// the simulator does not model (other CTAs' barriers, `.acquire.cluster` waits) are simulated
 /// as their CTA-local meaning: with one CTA per cluster `.shared::cluster` names this CTA.
-std::optional<std::string> mbarrier_qualifiers(ir::Op& op,
-                                               std::span<const std::string_view> quals) {
+std::optional<std::string> mbarrier_qualifiers(ir::Op& op, std::span<const ptx::OpcodeWord> quals) {
   bool b64 = false, space = false;
   op.space = ir::Space::generic;
-  for (std::string_view q : quals) {
+  for (const ptx::OpcodeWord& q : quals) {
     const std::optional<ptx::Qualifier> w = word(q);
     if (is_type(q, ptx::ScalarType::b64) && !b64) {
       b64 = true;
@@ -105,7 +104,7 @@ std::optional<std::string> mbarrier_qualifiers(ir::Op& op,
     } else if (w == ptx::Qualifier::noinc && op.code == ir::Code::cp_mbar_arrive && !op.noinc) {
       op.noinc = true;
     } else {
-      return "`." + std::string(q) + "` is not an mbarrier qualifier here";
+      return "`." + std::string(q.text) + "` is not an mbarrier qualifier here";
     }
   }
   if (!b64)
@@ -118,7 +117,7 @@ std::optional<std::string> mbarrier_qualifiers(ir::Op& op,
 /// {.L2::cache_hint}. Other bulk forms (bulk_group completion, multicast, prefetch, tensor) are
 /// not simulated.
 std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
-                                           std::span<const std::string_view> quals) {
+                                           std::span<const ptx::OpcodeWord> quals) {
   if (quals.empty() || (word(quals[0]) != ptx::Qualifier::shared_cluster &&
                         word(quals[0]) != ptx::Qualifier::shared_cta))
     throw Unsupported{
@@ -131,20 +130,20 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
         DiagId::sim_unsupported_form,
         "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
         "is simulated"};
-  for (std::string_view q : quals.subspan(3)) {
+  for (const ptx::OpcodeWord& q : quals.subspan(3)) {
     if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
       d.hint = true;
     else if (word(q) == ptx::Qualifier::multicast_cluster)
       throw Unsupported{DiagId::sim_unsupported_form, "multicast bulk copies are not simulated"};
     else
-      return "`." + std::string(q) + "` is not a cp.async.bulk qualifier";
+      return "`." + std::string(q.text) + "` is not a cp.async.bulk qualifier";
   }
   op.space = ir::Space::shared;
   return std::nullopt;
 }
 
 /// fence.proxy.async{.global|.shared::{cta,cluster}} and fence.mbarrier_init.release.cluster.
-bool fence_qualifiers_ok(ptx::Mnemonic mnemonic, std::span<const std::string_view> quals) {
+bool fence_qualifiers_ok(ptx::Mnemonic mnemonic, std::span<const ptx::OpcodeWord> quals) {
   if (mnemonic == ptx::Mnemonic::fence_mbarrier_init)
     return quals.size() == 2 && word(quals[0]) == ptx::Qualifier::release &&
            word(quals[1]) == ptx::Qualifier::cluster;
@@ -156,19 +155,19 @@ bool fence_qualifiers_ok(ptx::Mnemonic mnemonic, std::span<const std::string_vie
 }
 
 /// The memory-model scopes.
-bool scope_name(std::string_view q) {
-  return ptx::in_group(q, ptx::QualifierGroup::scope);
+bool scope_name(const ptx::OpcodeWord& q) {
+  return q.qualifier && ptx::group(*q.qualifier) == ptx::QualifierGroup::scope;
 }
 
 /// The semantics that make an ld/st strong (`.weak` is the default: not strong).
-bool strong_qualifier(std::string_view q) {
+bool strong_qualifier(const ptx::OpcodeWord& q) {
   const std::optional<ptx::Qualifier> w = word(q);
   return w == ptx::Qualifier::volatile_ || w == ptx::Qualifier::relaxed ||
          w == ptx::Qualifier::acquire || w == ptx::Qualifier::release;
 }
 
 /// fence.sc / fence.acq_rel take one scope; membar one level (`.cta .gl .sys`).
-bool scope_qualifier_ok(ptx::Mnemonic mnemonic, std::span<const std::string_view> quals) {
+bool scope_qualifier_ok(ptx::Mnemonic mnemonic, std::span<const ptx::OpcodeWord> quals) {
   if (quals.size() != 1)
     return false;
   if (mnemonic == ptx::Mnemonic::membar)
@@ -178,7 +177,7 @@ bool scope_qualifier_ok(ptx::Mnemonic mnemonic, std::span<const std::string_view
 }
 
 /// atom / red's operations.
-std::optional<ir::Atomic> parse_atomic(std::string_view q) {
+std::optional<ir::Atomic> parse_atomic(const ptx::OpcodeWord& q) {
   static constexpr std::pair<ptx::Qualifier, ir::Atomic> ops[] = {
       {ptx::Qualifier::add, ir::Atomic::add},   {ptx::Qualifier::inc, ir::Atomic::inc},
       {ptx::Qualifier::dec, ir::Atomic::dec},   {ptx::Qualifier::cas, ir::Atomic::cas},
@@ -190,12 +189,12 @@ std::optional<ir::Atomic> parse_atomic(std::string_view q) {
 
 /// prefetch{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal (prefetchu: .L1): the
 /// first qualifier outside these, if any.
-std::optional<std::string_view> prefetch_qualifiers(std::span<const std::string_view> quals) {
-  for (std::string_view q : quals) {
+std::optional<std::string_view> prefetch_qualifiers(std::span<const ptx::OpcodeWord> quals) {
+  for (const ptx::OpcodeWord& q : quals) {
     const std::optional<ptx::Qualifier> w = word(q);
     if (w != ptx::Qualifier::global && w != ptx::Qualifier::L1 && w != ptx::Qualifier::L2 &&
         w != ptx::Qualifier::L2_evict_last && w != ptx::Qualifier::L2_evict_normal)
-      return q;
+      return q.text;
   }
   return std::nullopt;
 }
@@ -217,7 +216,7 @@ std::optional<TypeInfo> numeric_type(std::string_view s) {
       {ptx::Qualifier::bf16, {16, false, ir::Num::bf16}},
       {ptx::Qualifier::f16x2, {32, false, ir::Num::f16x2}},
       {ptx::Qualifier::bf16x2, {32, false, ir::Num::bf16x2}}};
-  if (std::optional<ir::Type> t = lookup(others, s))
+  if (std::optional<ir::Type> t = lookup(others, ptx::OpcodeWord{s, ptx::parse_qualifier(s)}))
     return TypeInfo{*t, true, false, false};
   return std::nullopt;
 }
@@ -275,14 +274,14 @@ TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view 
 }
 
 Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
-                           std::span<const std::string_view> quals) {
+                           std::span<const ptx::OpcodeWord> quals) {
   Decoded d;
   const QualifierInput in{f, op, d, opc, quals};
   switch (f.quals) {
   case Quals::none:
     if (!quals.empty())
       fail(DiagId::sim_qualifier, opc,
-           "unexpected qualifier `." + std::string(quals.front()) + "` on " +
+           "unexpected qualifier `." + std::string(quals.front().text) + "` on " +
                quote(ptx::spelling(f.mnemonic)));
     break;
   case Quals::uni:
@@ -375,7 +374,7 @@ void Parser::type_qualifiers(const QualifierInput& in) {
     if (quals.size() != 1)
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " (with these qualifiers) is not simulated"};
-    d.type = checked_type(f, opc, quals[0]);
+    d.type = checked_type(f, opc, quals[0].text);
     op.type = d.type.t;
     return;
   case Quals::type_type:
@@ -383,8 +382,8 @@ void Parser::type_qualifiers(const QualifierInput& in) {
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
                                                           std::string(ptx::spelling(f.mnemonic)) +
                                                           ".dtype.stype)"};
-    d.type = checked_type(f, opc, quals[0]);
-    d.from = checked_type(f, opc, quals[1]);
+    d.type = checked_type(f, opc, quals[0].text);
+    d.from = checked_type(f, opc, quals[1].text);
     op.type = d.type.t;
     op.type2 = d.from.t;
     return;
@@ -392,7 +391,7 @@ void Parser::type_qualifiers(const QualifierInput& in) {
     op.shiftamt = !quals.empty() && word(quals[0]) == ptx::Qualifier::shiftamt;
     if (quals.size() != (op.shiftamt ? 2u : 1u))
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
-    d.type = checked_type(f, opc, quals.back());
+    d.type = checked_type(f, opc, quals.back().text);
     op.type = d.type.t;
     return;
   default:
@@ -426,7 +425,7 @@ void Parser::warp_qualifiers(const QualifierInput& in) {
   }
   if (!known)
     throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
-  d.type = *parse_type(quals[1]);
+  d.type = *parse_type(quals[1].text);
   op.type = d.type.t;
 }
 
@@ -434,11 +433,11 @@ void Parser::memory_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   std::optional<ir::Space> space;
   std::optional<std::string_view> type;
-  for (std::string_view q : quals) {
+  for (const ptx::OpcodeWord& q : quals) {
     const std::optional<ptx::Qualifier> w = word(q);
     if (w == ptx::Qualifier::shared_cluster || w == ptx::Qualifier::tex) {
       throw Unsupported{DiagId::sim_unsupported_form,
-                        "the ." + std::string(q) + " state space is not simulated"};
+                        "the ." + std::string(q.text) + " state space is not simulated"};
     } else if (w && ptx::group(*w) == ptx::QualifierGroup::state_space) {
       if (space)
         fail(DiagId::sim_qualifier, opc, "two state spaces");
@@ -453,12 +452,12 @@ void Parser::memory_qualifiers(const QualifierInput& in) {
       // the scope of a strong access: one CTA is simulated, every scope includes it
     } else if (memory_hint(q)) {
       // cache operators, eviction priorities and prefetch sizes are hints
-    } else if (numeric_type(q)) {
+    } else if (numeric_type(q.text)) {
       if (type)
         fail(DiagId::sim_qualifier, opc, "two types");
-      type = q;
+      type = q.text;
     } else {
-      throw Unsupported{DiagId::sim_unsupported_form, "`." + std::string(q) + "` on " +
+      throw Unsupported{DiagId::sim_unsupported_form, "`." + std::string(q.text) + "` on " +
                                                           std::string(ptx::spelling(f.mnemonic)) +
                                                           " is not simulated"};
     }
@@ -475,8 +474,8 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.empty())
     fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs a type");
-  for (std::string_view q : quals.first(quals.size() - 1)) {
-    auto r = ptx::parse_rounding(q);
+  for (const ptx::OpcodeWord& q : quals.first(quals.size() - 1)) {
+    auto r = ptx::parse_rounding(q.text);
     if (r && !ptx::integral(*r) && op.round == ir::Round::none)
       op.round = *r;
     else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
@@ -485,9 +484,9 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
       op.sat = true;
     else
       throw Unsupported{DiagId::sim_unsupported_form,
-                        quote(opc.text) + " is not simulated (`." + std::string(q) + "`)"};
+                        quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
   }
-  d.type = checked_type(f, opc, quals.back());
+  d.type = checked_type(f, opc, quals.back().text);
   op.type = d.type.t;
   const bool add_sub = op.code == ir::Code::add || op.code == ir::Code::sub;
   if (!d.type.is_float && (op.round != ir::Round::none || op.ftz ||
@@ -504,8 +503,8 @@ void Parser::cvt_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.size() < 2)
     fail(DiagId::sim_qualifier, opc, "expected cvt{.rnd}{.ftz}{.sat}.dtype.atype");
-  for (std::string_view q : quals.first(quals.size() - 2)) {
-    auto r = ptx::parse_rounding(q);
+  for (const ptx::OpcodeWord& q : quals.first(quals.size() - 2)) {
+    auto r = ptx::parse_rounding(q.text);
     if (r && op.round == ir::Round::none)
       op.round = *r;
     else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
@@ -514,10 +513,10 @@ void Parser::cvt_qualifiers(const QualifierInput& in) {
       op.sat = true;
     else
       throw Unsupported{DiagId::sim_unsupported_form,
-                        quote(opc.text) + " is not simulated (`." + std::string(q) + "`)"};
+                        quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
   }
-  d.type = checked_type(f, opc, quals[quals.size() - 2]);
-  d.from = checked_type(f, opc, quals.back());
+  d.type = checked_type(f, opc, quals[quals.size() - 2].text);
+  d.from = checked_type(f, opc, quals.back().text);
   op.type = d.type.t;
   op.type2 = d.from.t;
   auto packed = [](ir::Num n) { return n == ir::Num::f16x2 || n == ir::Num::bf16x2; };
@@ -594,15 +593,15 @@ void Parser::cvta_qualifiers(const QualifierInput& in) {
     ++k;
   if (quals.size() != k + 2)
     fail(DiagId::sim_qualifier, opc, "expected cvta{.to}.space.type");
-  std::string_view sp = quals[k];
-  const std::optional<ptx::Qualifier> w = word(sp);
+  std::string_view sp = quals[k].text;
+  const std::optional<ptx::Qualifier> w = word(quals[k]);
   if (w == ptx::Qualifier::global || w == ptx::Qualifier::shared ||
       w == ptx::Qualifier::shared_cta || w == ptx::Qualifier::local)
     op.space = space_of(*w);
   else
     throw Unsupported{DiagId::sim_unsupported_form,
                       "cvta for ." + std::string(sp) + " is not simulated"};
-  d.type = checked_type(f, opc, quals[k + 1]);
+  d.type = checked_type(f, opc, quals[k + 1].text);
   op.type = d.type.t;
 }
 
@@ -611,7 +610,7 @@ void Parser::cvta_qualifiers(const QualifierInput& in) {
 /// rejection is this parser's sim_qualifier error, with the emitter's words and caret.
 void Parser::cp_async_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
-  if (!quals.empty() && quals[0] == "mbarrier")
+  if (!quals.empty() && quals[0].text == "mbarrier")
     throw Unsupported{DiagId::sim_unsupported_form,
                       "only cp.async.mbarrier.arrive{.noinc} of the cp.async.mbarrier forms is "
                       "simulated"};
@@ -630,10 +629,10 @@ void Parser::createpolicy_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   // The spellings are PTX's, declared once in emitter/ptx (`L2::` + the spec spelling).
   std::size_t k = 0;
-  while (k < quals.size() && quals[k].starts_with("L2::evict_")) {
-    if (!ptx::parse_eviction_priority(quals[k].substr(4)))
+  while (k < quals.size() && quals[k].text.starts_with("L2::evict_")) {
+    if (!ptx::parse_eviction_priority(quals[k].text.substr(4)))
       fail(DiagId::sim_qualifier, opc,
-           "`." + std::string(quals[k]) + "` is not an L2 eviction priority");
+           "`." + std::string(quals[k].text) + "` is not an L2 eviction priority");
     ++k;
   }
   if (k == 0 || k > 2 || k + 1 != quals.size() || !is_type(quals[k], ptx::ScalarType::b64))
@@ -651,12 +650,12 @@ void Parser::compare_qualifiers(const QualifierInput& in) {
     throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
                                                         std::string(ptx::spelling(f.mnemonic)) +
                                                         ".cmp{.ftz}.type)"};
-  auto cmp = ptx::parse_compare_op(quals[0]);
+  auto cmp = ptx::parse_compare_op(quals[0].text);
   if (!cmp)
     throw Unsupported{DiagId::sim_unsupported_form,
-                      "comparison `." + std::string(quals[0]) + "` is not simulated"};
+                      "comparison `." + std::string(quals[0].text) + "` is not simulated"};
   op.cmp = *cmp;
-  d.type = checked_type(f, opc, quals.back());
+  d.type = checked_type(f, opc, quals.back().text);
   op.type = d.type.t;
   if (op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2)
     throw Unsupported{DiagId::sim_unsupported_form,
@@ -672,7 +671,7 @@ void Parser::atomic_qualifiers(const QualifierInput& in) {
   std::optional<ir::Space> space;
   std::optional<ir::Atomic> atomic;
   std::optional<std::string_view> type;
-  for (std::string_view q : quals) {
+  for (const ptx::OpcodeWord& q : quals) {
     const std::optional<ptx::Qualifier> w = word(q);
     if (w == ptx::Qualifier::global || w == ptx::Qualifier::shared ||
         w == ptx::Qualifier::shared_cta) {
@@ -684,10 +683,10 @@ void Parser::atomic_qualifiers(const QualifierInput& in) {
       // the simulator runs one thread at a time: every atomic is sequentially consistent
     } else if (auto a = parse_atomic(q); a && !atomic && !type) {
       atomic = a;
-    } else if (numeric_type(q) && atomic && !type) {
-      type = q;
+    } else if (numeric_type(q.text) && atomic && !type) {
+      type = q.text;
     } else {
-      throw Unsupported{DiagId::sim_unsupported_form, "`." + std::string(q) + "` on " +
+      throw Unsupported{DiagId::sim_unsupported_form, "`." + std::string(q.text) + "` on " +
                                                           std::string(ptx::spelling(f.mnemonic)) +
                                                           " is not simulated"};
     }

@@ -22,9 +22,4 @@ std::optional<Rounding> parse_rounding(std::string_view word) {
   return static_cast<Rounding>(static_cast<unsigned>(*q) + 1);
 }
 
-bool in_group(std::string_view word, QualifierGroup g) {
-  const std::optional<Qualifier> q = parse_qualifier(word);
-  return q && group(*q) == g;
-}
-
 } // namespace ptxgen::ptx

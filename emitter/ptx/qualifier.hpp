@@ -72,7 +72,4 @@ constexpr bool integral(Rounding r) {
   return r >= Rounding::rni;
 }
 
-/// Whether `word` is a qualifier of `g` ("cta" of QualifierGroup::scope).
-bool in_group(std::string_view word, QualifierGroup g);
-
 } // namespace ptxgen::ptx

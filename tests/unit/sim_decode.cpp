@@ -5,9 +5,9 @@
 
 #include "driver/sim/forms.hpp"
 #include "driver/sim/simulator.hpp"
+#include "emitter/ptx/opcode_words.hpp"
 #include "emitter/ptx/operand.hpp"
 #include "emitter/ptx/printer.hpp"
-#include "emitter/ptx/qualifier.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -353,6 +353,18 @@ TEST_CASE("one table of qualifier words: each word of every decoder sample is th
   CHECK(ptx::parse_rounding("rzi") == ptx::Rounding::rzi);
   CHECK(!ptx::parse_rounding("ftz"));
   CHECK(ptx::parse_compare_op("gtu") == ptx::CompareOp::gtu);
+  const auto ld = ptx::read_opcode("ld.global.L2::128B.v2.u32");
+  REQUIRE(ld);
+  CHECK(ld->mnemonic == ptx::Mnemonic::ld);
+  REQUIRE(ld->qualifiers.size() == 4);
+  CHECK(ld->qualifiers[0].qualifier == ptx::Qualifier::global);
+  CHECK(ld->qualifiers[1].qualifier == ptx::Qualifier::L2_128B);
+  CHECK(ld->qualifiers[2].qualifier == ptx::Qualifier::v2);
+  CHECK(ld->qualifiers[3].text == "u32");
+  CHECK(!ld->qualifiers[3].qualifier);
+  CHECK(ptx::read_opcode("mul.lo")->qualifiers.empty());
+  CHECK(ptx::read_opcode("mov..u32")->qualifiers.size() == 2); // the empty word is kept
+  CHECK(!ptx::read_opcode("testp.finite.f32"));
   CHECK(ptx::float_only(ptx::CompareOp::nan));
   CHECK(!ptx::float_only(ptx::CompareOp::hs));
   // Every qualifier the simulator decodes in its samples is a word of the emitter's
