@@ -73,8 +73,6 @@ void Parser::instruction(ir::Entry& e) {
     op.n = static_cast<std::int64_t>(e.texts.size());
     e.texts.push_back(unsupported->reason);
     add(Severity::warning, unsupported->id, opc.pos, opc.text.size(), unsupported->reason);
-  } else if (op.code == ir::Code::ret && opc.text.starts_with("exit")) {
-    op.n = 1; // exit leaves the thread even inside a call
   }
   e.ops.push_back(op);
 }
@@ -93,6 +91,8 @@ void Parser::decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops) 
                       quote(opc.text) + " is not in the simulated PTX subset"};
   }
   op.code = form->code;
+  if (words->mnemonic == ptx::Mnemonic::exit)
+    op.n = 1; // exit leaves the thread even inside a call
   const std::span<const ptx::OpcodeWord> quals(words->qualifiers);
   Decoded d = qualifiers(*form, op, opc, quals);
   std::size_t lo = min_operands(*form), hi = max_operands(*form);
