@@ -34,20 +34,28 @@ void visit_optional(const std::optional<tile::Located<tile::ExprPtr>>& e, const 
     f(*e->value);
 }
 
-/// Every root expression the whole-launch checks evaluate: the ops' fields and their views.
+void visit_shared_view(const tile::View& v, const ExprVisitor& f) {
+  if (v.tensor && v.tensor->space == tile::Space::shared)
+    visit_view(v, f);
+}
+
+/// Every root expression the whole-launch checks' verdicts can depend on: loop bounds,
+/// predicates, mbarrier fields, and the views of shared tensors (which bytes each thread
+/// reads, writes or has pending). Not the global side of a copy, src_size or ignore_src:
+/// they change which bytes land (data), never which shared bytes are touched, when or by
+/// whom (a cp.async writes its whole chunk, zeros included), and the contract proves their
+/// bounds over the whole range by intervals. Nor the expectations: checked at the test
+/// values.
 void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
   for (const tile::Op& op : k.ops) {
     std::visit(overloaded{[&](const tile::ApplyOp& a) {
-                            visit_view(a.dst.value, f);
-                            visit_view(a.src.value, f);
-                            visit_optional(a.src_size, f);
-                            visit_optional(a.ignore_src, f);
+                            visit_shared_view(a.dst.value, f);
                             visit_optional(a.pred, f);
                           },
-                          [&](const tile::FillOp& x) { visit_view(x.dst.value, f); },
+                          [&](const tile::FillOp& x) { visit_shared_view(x.dst.value, f); },
                           [&](const tile::CopyOp& c) {
-                            visit_view(c.dst.value, f);
-                            visit_view(c.src.value, f);
+                            visit_shared_view(c.dst.value, f);
+                            visit_shared_view(c.src.value, f);
                           },
                           [&](const tile::ForOp& l) {
                             f(*l.start.value);
@@ -68,11 +76,6 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                           [](const tile::WaitAllOp&) {}, [](const tile::CtaSyncOp&) {},
                           [](const tile::EndOp&) {}},
                op.body);
-  }
-  for (const tile::Expectation& x : k.expectations) {
-    visit_view(x.lhs.value, f);
-    if (const auto* v = std::get_if<tile::Located<tile::View>>(&x.rhs))
-      visit_view(v->value, f);
   }
 }
 
@@ -225,7 +228,12 @@ Diagnostic coverage_note(const tile::Kernel& k, const ParamCoverage& c) {
   std::string m = p.name + ": ";
   const std::string lo = std::to_string(c.range.lo), hi = std::to_string(c.range.hi);
   const std::string top = std::to_string(c.checked_hi);
-  if (!c.merged_above)
+  if (!c.used)
+    m += "no expression the whole-launch checks depend on names it (at most src_size, "
+         "ignore_src or a global tensor's view do: data, whose bounds the contract proves over "
+         "the range), so its test value stands for " +
+         lo + ".." + hi;
+  else if (!c.merged_above)
     m += "every value of " + lo + ".." + hi + " checked (" + std::to_string(c.values()) + " value" +
          (c.values() == 1 ? "" : "s") + ")";
   else
@@ -393,8 +401,7 @@ Diagnostics range_findings(const tile::Kernel& k, const RangeProofOptions& optio
   other_values(k, plan, out);
   if (options.coverage_notes && !out.has_errors())
     for (const ParamCoverage& c : plan)
-      if (c.used)
-        out.add(coverage_note(k, c));
+      out.add(coverage_note(k, c));
   return out;
 }
 

@@ -73,26 +73,27 @@ void Parser::instruction(ir::Entry& e) {
     op.n = static_cast<std::int64_t>(e.texts.size());
     e.texts.push_back(unsupported->reason);
     add(Severity::warning, unsupported->id, opc.pos, opc.text.size(), unsupported->reason);
-  } else if (op.code == ir::Code::ret && opc.text.starts_with("exit")) {
-    op.n = 1; // exit leaves the thread even inside a call
   }
   e.ops.push_back(op);
 }
 
 void Parser::decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops) {
-  auto parts = split_dots(opc.text);
-  const Form* form = find_form(opc.text);
+  // The opcode is read by the emitter's vocabulary: its mnemonic, then its qualifier words.
+  const std::optional<ptx::OpcodeWords> words = ptx::read_opcode(opc.text);
+  const Form* form = words ? find_form(words->mnemonic) : nullptr;
   if (form == nullptr) {
-    if (known_root(parts.front()))
+    const std::string_view root = opc.text.substr(0, opc.text.find('.'));
+    if (ptx::known_root(root))
       throw Unsupported{DiagId::sim_unsupported_form,
-                        quote(opc.text) + " is not simulated (no simulated form of " +
-                            quote(parts.front()) + " matches)"};
+                        quote(opc.text) + " is not simulated (no simulated form of " + quote(root) +
+                            " matches)"};
     throw Unsupported{DiagId::sim_unknown_instruction,
                       quote(opc.text) + " is not in the simulated PTX subset"};
   }
   op.code = form->code;
-  std::span<const std::string_view> quals(parts);
-  quals = quals.subspan(split_dots(form->mnemonic).size());
+  if (words->mnemonic == ptx::Mnemonic::exit)
+    op.n = 1; // exit leaves the thread even inside a call
+  const std::span<const ptx::OpcodeWord> quals(words->qualifiers);
   Decoded d = qualifiers(*form, op, opc, quals);
   std::size_t lo = min_operands(*form), hi = max_operands(*form);
   if (ops.size() < lo || ops.size() > hi)

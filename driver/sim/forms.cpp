@@ -3,8 +3,6 @@
 
 #include "driver/sim/forms.hpp"
 
-#include "driver/sim/lexer.hpp"
-
 #include <algorithm>
 #include <iterator>
 #include <utility>
@@ -15,7 +13,7 @@ namespace {
 constexpr Form table[] = {
 #define SIM_CODE(code, family)
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)                                \
-  Form{mnemonic,                                                                                   \
+  Form{ptx::Mnemonic::mnemonic,                                                                    \
        ir::Code::code,                                                                             \
        Quals::qualifiers,                                                                          \
        Types::types,                                                                               \
@@ -78,29 +76,19 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
 
 } // namespace
 
-bool known_root(std::string_view root) {
-  return std::any_of(std::begin(table), std::end(table),
-                     [&](const Form& f) { return split_dots(f.mnemonic).front() == root; });
-}
-
 std::span<const Form> forms() {
   return table;
 }
 
+const Form* find_form(ptx::Mnemonic m) {
+  const auto* f = std::find_if(std::begin(table), std::end(table),
+                               [m](const Form& row) { return row.mnemonic == m; });
+  return f == std::end(table) ? nullptr : f;
+}
+
 const Form* find_form(std::string_view opcode) {
-  auto parts = split_dots(opcode);
-  const Form* best = nullptr;
-  std::size_t best_parts = 0;
-  for (const auto& f : table) {
-    auto m = split_dots(f.mnemonic);
-    if (m.size() > parts.size() || m.size() <= best_parts)
-      continue;
-    if (std::equal(m.begin(), m.end(), parts.begin())) {
-      best = &f;
-      best_parts = m.size();
-    }
-  }
-  return best;
+  const std::optional<ptx::MnemonicMatch> m = ptx::parse_mnemonic(opcode);
+  return m ? find_form(m->mnemonic) : nullptr;
 }
 
 std::size_t min_operands(const Form& f) {

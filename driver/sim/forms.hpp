@@ -4,6 +4,7 @@
 // instruction by its form.
 
 #include "driver/sim/ir.hpp"
+#include "emitter/ptx/mnemonic.hpp"
 
 #include <array>
 #include <cstdint>
@@ -96,7 +97,7 @@ enum class Shape : std::uint8_t {
 
 /// One instruction form: a row of forms.def.
 struct Form {
-  std::string_view mnemonic;
+  ptx::Mnemonic mnemonic;
   ir::Code code;
   Quals quals;
   Types types;
@@ -106,13 +107,12 @@ struct Form {
 /// Every form, in the order of forms.def.
 std::span<const Form> forms();
 
-/// The form whose mnemonic is the longest dotted prefix of `opcode`
-/// ("mul.lo.s32" -> the "mul.lo" row); nullptr when there is none.
-const Form* find_form(std::string_view opcode);
+/// The form of a mnemonic; nullptr when the simulator has none.
+const Form* find_form(ptx::Mnemonic m);
 
-/// Whether some form's mnemonic starts with `root` ("mad" for mad.hi, which has no form):
-/// such an opcode is an unsupported form rather than an unknown instruction.
-bool known_root(std::string_view root);
+/// The form of an opcode's mnemonic, the longest dotted prefix of `opcode` that
+/// ptx::parse_mnemonic finds ("mul.lo.s32" -> the "mul.lo" row); nullptr when there is none.
+const Form* find_form(std::string_view opcode);
 
 /// The fewest and the most operands a form takes.
 std::size_t min_operands(const Form& f);

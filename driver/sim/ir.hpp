@@ -3,6 +3,7 @@
 // entry with register indices resolved, so execution does no string work.
 
 #include "emitter/ptx/operand.hpp"
+#include "emitter/ptx/types.hpp"
 #include "emitter/support/diagnostic.hpp"
 
 #include <array>
@@ -51,28 +52,9 @@ constexpr Family family(Code c) {
   return families[static_cast<std::size_t>(c)];
 }
 
-/// A setp comparison. lo/ls/hi/hs compare unsigned whatever the type.
-enum class Cmp : std::uint8_t {
-  eq, ///< a == b
-  ne, ///< a != b
-  lt, ///< a < b (signed when the type is)
-  le, ///< a <= b (signed when the type is)
-  gt, ///< a > b (signed when the type is)
-  ge, ///< a >= b (signed when the type is)
-  lo, ///< a < b, unsigned
-  ls, ///< a <= b, unsigned
-  hi, ///< a > b, unsigned
-  hs, ///< a >= b, unsigned
-  // Float comparisons (the ordered ones above are false when an operand is NaN).
-  equ, ///< a == b, or either is NaN
-  neu, ///< a != b, or either is NaN
-  ltu, ///< a < b, or either is NaN
-  leu, ///< a <= b, or either is NaN
-  gtu, ///< a > b, or either is NaN
-  geu, ///< a >= b, or either is NaN
-  num, ///< neither is NaN
-  nan, ///< either is NaN
-};
+/// A setp comparison: the emitter's (ptx::CompareOp), one vocabulary. lo/ls/hi/hs compare
+/// unsigned whatever the type; equ ... nan apply to floats only.
+using Cmp = ptx::CompareOp;
 
 /// The arithmetic a type means: `integer` for the integer and bN types, else
 /// the floating-point format (the x2 forms: two 16-bit halves in 32 bits).
@@ -86,18 +68,8 @@ enum class Num : std::uint8_t {
   bf16x2,  ///< two bf16, likewise
 };
 
-/// A rounding modifier (`none`: the instruction's default).
-enum class Round : std::uint8_t {
-  none, ///< no modifier
-  rn,   ///< to nearest, ties to even
-  rz,   ///< toward zero
-  rm,   ///< toward -infinity
-  rp,   ///< toward +infinity
-  rni,  ///< to the nearest integer, ties to even
-  rzi,  ///< to the integer toward zero
-  rmi,  ///< to the integer toward -infinity
-  rpi,  ///< to the integer toward +infinity
-};
+/// A rounding modifier (`none`: the instruction's default): the emitter's, one vocabulary.
+using Round = ptx::Rounding;
 
 /// shfl.sync's mode: which lane a lane reads from.
 enum class Shuffle : std::uint8_t {

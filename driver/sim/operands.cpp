@@ -337,17 +337,19 @@ void Parser::space_qualifier(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.size() != 1)
     fail(DiagId::sim_qualifier, opc, "expected isspacep.space");
-  const std::string_view sp = quals[0];
-  if (sp == "global")
+  const std::string_view sp = quals[0].text;
+  const std::optional<ptx::Qualifier> w = quals[0].qualifier;
+  if (w == ptx::Qualifier::global)
     op.space = ir::Space::global;
-  else if (sp == "shared" || sp == "shared::cta" || sp == "shared::cluster")
+  else if (w == ptx::Qualifier::shared || w == ptx::Qualifier::shared_cta ||
+           w == ptx::Qualifier::shared_cluster)
     op.space = ir::Space::shared; // a cluster of one CTA: its own shared memory
-  else if (sp == "local")
+  else if (w == ptx::Qualifier::local)
     op.space = ir::Space::local;
   else
     throw Unsupported{DiagId::sim_unsupported_form,
                       "isspacep." + std::string(sp) + " is not simulated"};
-  d.type = *parse_type("b64");
+  d.type = *parse_type(ptx::name(ptx::ScalarType::b64));
   op.type = d.type.t;
 }
 

@@ -12,6 +12,7 @@
 #include "driver/sim/forms.hpp"
 #include "driver/sim/ir.hpp"
 #include "driver/sim/lexer.hpp"
+#include "emitter/ptx/opcode_words.hpp"
 #include "emitter/support/result.hpp"
 
 #include <cstdint>
@@ -102,7 +103,7 @@ struct QualifierInput {
   ir::Op& op;
   Decoded& d;
   const Token& opc;
-  std::span<const std::string_view> quals;
+  std::span<const ptx::OpcodeWord> quals;
 };
 
 class Parser {
@@ -202,7 +203,7 @@ private:
   // ------------------------------------------------ qualifiers.cpp
   TypeInfo checked_type(const Form& f, const Token& opc, std::string_view part);
   Decoded qualifiers(const Form& f, ir::Op& op, const Token& opc,
-                     std::span<const std::string_view> quals);
+                     std::span<const ptx::OpcodeWord> quals);
   void type_qualifiers(const QualifierInput& in);
   void memory_qualifiers(const QualifierInput& in);
   void compare_qualifiers(const QualifierInput& in);

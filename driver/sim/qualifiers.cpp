@@ -4,6 +4,7 @@
 #include "driver/sim/parser_impl.hpp"
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
+#include "emitter/ptx/opcode_words.hpp"
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
@@ -12,85 +13,68 @@
 namespace ptxgen::sim::detail {
 namespace {
 
-/// The setp comparisons, by qualifier: the ten the emitter writes, spelled by it
-/// (ptx::CompareOp, whose order ir::Cmp begins with), then the float-only ones.
-std::optional<ir::Cmp> parse_cmp(std::string_view s) {
-  static_assert(static_cast<unsigned>(ir::Cmp::eq) == static_cast<unsigned>(ptx::CompareOp::eq) &&
-                static_cast<unsigned>(ir::Cmp::lt) == static_cast<unsigned>(ptx::CompareOp::lt) &&
-                static_cast<unsigned>(ir::Cmp::lo) == static_cast<unsigned>(ptx::CompareOp::lo) &&
-                static_cast<unsigned>(ir::Cmp::hs) == static_cast<unsigned>(ptx::CompareOp::hs));
-  for (unsigned k = 0; k <= static_cast<unsigned>(ptx::CompareOp::hs); ++k) {
-    if (ptx::name(static_cast<ptx::CompareOp>(k)) == s)
-      return static_cast<ir::Cmp>(k);
-  }
-  static constexpr std::pair<std::string_view, ir::Cmp> float_cmps[] = {
-      {"equ", ir::Cmp::equ}, {"neu", ir::Cmp::neu}, {"ltu", ir::Cmp::ltu}, {"leu", ir::Cmp::leu},
-      {"gtu", ir::Cmp::gtu}, {"geu", ir::Cmp::geu}, {"num", ir::Cmp::num}, {"nan", ir::Cmp::nan}};
-  for (const auto& [text, cmp] : float_cmps) {
-    if (text == s)
-      return cmp;
-  }
-  return std::nullopt;
-}
-
-/// Whether a comparison applies to floats only (equ ... nan) or to integers only (lo ... hs).
-bool float_only(ir::Cmp c) {
-  return c >= ir::Cmp::equ;
-}
+/// Whether a comparison applies to integers only (lo ... hs); ptx::float_only() says the
+/// converse.
 bool integer_only(ir::Cmp c) {
   return c == ir::Cmp::lo || c == ir::Cmp::ls || c == ir::Cmp::hi || c == ir::Cmp::hs;
 }
 
-/// The rounding modifiers, by qualifier.
-std::optional<ir::Round> parse_round(std::string_view s) {
-  static constexpr std::pair<std::string_view, ir::Round> rounds[] = {
-      {"rn", ir::Round::rn},   {"rz", ir::Round::rz},   {"rm", ir::Round::rm},
-      {"rp", ir::Round::rp},   {"rni", ir::Round::rni}, {"rzi", ir::Round::rzi},
-      {"rmi", ir::Round::rmi}, {"rpi", ir::Round::rpi}};
-  for (const auto& [text, r] : rounds) {
-    if (text == s)
-      return r;
+/// The qualifier word `q` is (qualifiers.def), if any: the emitter read it (ptx::read_opcode).
+std::optional<ptx::Qualifier> word(const ptx::OpcodeWord& q) {
+  return q.qualifier;
+}
+
+/// Whether `q` is the type `t` (`b32`).
+bool is_type(const ptx::OpcodeWord& q, ptx::ScalarType t) {
+  return ptx::parse_scalar_type(q.text) == t;
+}
+
+/// The simulator's value of a qualifier word, by a table of {word, value} rows.
+template <class T, std::size_t N>
+std::optional<T> lookup(const std::pair<ptx::Qualifier, T> (&rows)[N], const ptx::OpcodeWord& q) {
+  const std::optional<ptx::Qualifier> w = word(q);
+  for (const auto& [key, value] : rows) {
+    if (w == key)
+      return value;
   }
   return std::nullopt;
 }
 
-/// prmt's modes, by qualifier.
-std::optional<ir::Permute> parse_permute(std::string_view s) {
-  static constexpr std::pair<std::string_view, ir::Permute> modes[] = {
-      {"f4e", ir::Permute::f4e}, {"b4e", ir::Permute::b4e}, {"rc8", ir::Permute::rc8},
-      {"ecl", ir::Permute::ecl}, {"ecr", ir::Permute::ecr}, {"rc16", ir::Permute::rc16}};
-  for (const auto& [text, m] : modes) {
-    if (text == s)
-      return m;
-  }
-  return std::nullopt;
+/// prmt's modes.
+std::optional<ir::Permute> parse_permute(const ptx::OpcodeWord& q) {
+  static constexpr std::pair<ptx::Qualifier, ir::Permute> modes[] = {
+      {ptx::Qualifier::f4e, ir::Permute::f4e}, {ptx::Qualifier::b4e, ir::Permute::b4e},
+      {ptx::Qualifier::rc8, ir::Permute::rc8}, {ptx::Qualifier::ecl, ir::Permute::ecl},
+      {ptx::Qualifier::ecr, ir::Permute::ecr}, {ptx::Qualifier::rc16, ir::Permute::rc16}};
+  return lookup(modes, q);
 }
 
 /// ld / st qualifiers that are hints to the memory system: cache operators,
-/// eviction priorities, prefetch sizes.
-bool memory_hint(std::string_view q) {
-  static constexpr std::string_view hints[] = {"ca",
-                                               "cg",
-                                               "cs",
-                                               "lu",
-                                               "cv",
-                                               "wb",
-                                               "wt",
-                                               "nc",
-                                               "volatile",
-                                               "weak",
-                                               "L2::64B",
-                                               "L2::128B",
-                                               "L2::256B",
-                                               "L1::no_allocate",
-                                               "L1::evict_normal",
-                                               "L1::evict_unchanged",
-                                               "L1::evict_first",
-                                               "L1::evict_last",
-                                               "L2::evict_normal",
-                                               "L2::evict_first",
-                                               "L2::evict_last"};
-  return std::find(std::begin(hints), std::end(hints), q) != std::end(hints);
+/// eviction priorities, prefetch sizes, and `.weak` (the default semantics).
+bool memory_hint(const ptx::OpcodeWord& q) {
+  const std::optional<ptx::Qualifier> w = word(q);
+  if (!w)
+    return false;
+  const ptx::QualifierGroup g = ptx::group(*w);
+  return g == ptx::QualifierGroup::cache_operator || g == ptx::QualifierGroup::eviction ||
+         g == ptx::QualifierGroup::prefetch_size || w == ptx::Qualifier::weak;
+}
+
+/// The simulated space of a state-space word: `.shared::cluster` is this CTA's shared memory
+/// (a cluster of one CTA), the module's `.const` variables live in the global space.
+ir::Space space_of(ptx::Qualifier q) {
+  switch (q) {
+  case ptx::Qualifier::param:
+    return ir::Space::param;
+  case ptx::Qualifier::shared:
+  case ptx::Qualifier::shared_cta:
+  case ptx::Qualifier::shared_cluster:
+    return ir::Space::shared;
+  case ptx::Qualifier::local:
+    return ir::Space::local;
+  default:
+    return ir::Space::global;
+  }
 }
 
 /// The qualifiers of the mbarrier family: `.sem .scope .space .b64` in any order,
@@ -98,25 +82,29 @@ bool memory_hint(std::string_view q) {
 /// op.space (shared, or generic when no space is named), op.noinc and the .b64 type. Forms
 /// the simulator does not model (other CTAs' barriers, `.acquire.cluster` waits) are simulated
 /// as their CTA-local meaning: with one CTA per cluster `.shared::cluster` names this CTA.
-std::optional<std::string> mbarrier_qualifiers(ir::Op& op,
-                                               std::span<const std::string_view> quals) {
+std::optional<std::string> mbarrier_qualifiers(ir::Op& op, std::span<const ptx::OpcodeWord> quals) {
   bool b64 = false, space = false;
   op.space = ir::Space::generic;
-  for (std::string_view q : quals) {
-    if (q == "b64" && !b64) {
+  for (const ptx::OpcodeWord& q : quals) {
+    const std::optional<ptx::Qualifier> w = word(q);
+    if (is_type(q, ptx::ScalarType::b64) && !b64) {
       b64 = true;
-    } else if ((q == "shared" || q == "shared::cta" || q == "shared::cluster") && !space) {
+    } else if ((w == ptx::Qualifier::shared || w == ptx::Qualifier::shared_cta ||
+                w == ptx::Qualifier::shared_cluster) &&
+               !space) {
       space = true;
       op.space = ir::Space::shared;
-    } else if (q == "release" || q == "relaxed" || q == "acquire" || q == "cta" || q == "cluster") {
+    } else if (w == ptx::Qualifier::release || w == ptx::Qualifier::relaxed ||
+               w == ptx::Qualifier::acquire || w == ptx::Qualifier::cta ||
+               w == ptx::Qualifier::cluster) {
       // memory-model qualifiers: the simulator's ordering is exact at CTA scope
-    } else if (q == "noComplete" && op.code == ir::Code::mbar_arrive) {
+    } else if (w == ptx::Qualifier::noComplete && op.code == ir::Code::mbar_arrive) {
       // an arrival the program promises does not complete the phase (libcu++ -G's
       // arrive(n)); the simulator checks nothing more than for a plain arrive
-    } else if (q == "noinc" && op.code == ir::Code::cp_mbar_arrive && !op.noinc) {
+    } else if (w == ptx::Qualifier::noinc && op.code == ir::Code::cp_mbar_arrive && !op.noinc) {
       op.noinc = true;
     } else {
-      return "`." + std::string(q) + "` is not an mbarrier qualifier here";
+      return "`." + std::string(q.text) + "` is not an mbarrier qualifier here";
     }
   }
   if (!b64)
@@ -129,78 +117,84 @@ std::optional<std::string> mbarrier_qualifiers(ir::Op& op,
 /// {.L2::cache_hint}. Other bulk forms (bulk_group completion, multicast, prefetch, tensor) are
 /// not simulated.
 std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
-                                           std::span<const std::string_view> quals) {
-  static constexpr std::string_view order[] = {"global", "mbarrier::complete_tx::bytes"};
-  if (quals.empty() || (quals[0] != "shared::cluster" && quals[0] != "shared::cta"))
+                                           std::span<const ptx::OpcodeWord> quals) {
+  if (quals.empty() || (word(quals[0]) != ptx::Qualifier::shared_cluster &&
+                        word(quals[0]) != ptx::Qualifier::shared_cta))
     throw Unsupported{
         DiagId::sim_unsupported_form,
         "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
         "is simulated"};
-  if (quals.size() < 3 || quals[1] != order[0] || quals[2] != order[1])
+  if (quals.size() < 3 || word(quals[1]) != ptx::Qualifier::global ||
+      word(quals[2]) != ptx::Qualifier::complete_tx_bytes)
     throw Unsupported{
         DiagId::sim_unsupported_form,
         "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
         "is simulated"};
-  for (std::string_view q : quals.subspan(3)) {
-    if (q == "L2::cache_hint" && !d.hint)
+  for (const ptx::OpcodeWord& q : quals.subspan(3)) {
+    if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
       d.hint = true;
-    else if (q == "multicast::cluster")
+    else if (word(q) == ptx::Qualifier::multicast_cluster)
       throw Unsupported{DiagId::sim_unsupported_form, "multicast bulk copies are not simulated"};
     else
-      return "`." + std::string(q) + "` is not a cp.async.bulk qualifier";
+      return "`." + std::string(q.text) + "` is not a cp.async.bulk qualifier";
   }
   op.space = ir::Space::shared;
   return std::nullopt;
 }
 
 /// fence.proxy.async{.global|.shared::{cta,cluster}} and fence.mbarrier_init.release.cluster.
-bool fence_qualifiers_ok(std::string_view mnemonic, std::span<const std::string_view> quals) {
-  if (mnemonic == "fence.mbarrier_init")
-    return quals.size() == 2 && quals[0] == "release" && quals[1] == "cluster";
-  return quals.empty() ||
-         (quals.size() == 1 &&
-          (quals[0] == "global" || quals[0] == "shared::cta" || quals[0] == "shared::cluster"));
+bool fence_qualifiers_ok(ptx::Mnemonic mnemonic, std::span<const ptx::OpcodeWord> quals) {
+  if (mnemonic == ptx::Mnemonic::fence_mbarrier_init)
+    return quals.size() == 2 && word(quals[0]) == ptx::Qualifier::release &&
+           word(quals[1]) == ptx::Qualifier::cluster;
+  if (quals.empty())
+    return true;
+  const std::optional<ptx::Qualifier> w = quals.size() == 1 ? word(quals[0]) : std::nullopt;
+  return w == ptx::Qualifier::global || w == ptx::Qualifier::shared_cta ||
+         w == ptx::Qualifier::shared_cluster;
 }
 
 /// The memory-model scopes.
-bool scope_name(std::string_view q) {
-  return q == "cta" || q == "cluster" || q == "gpu" || q == "sys";
+bool scope_name(const ptx::OpcodeWord& q) {
+  return q.qualifier && ptx::group(*q.qualifier) == ptx::QualifierGroup::scope;
 }
 
 /// The semantics that make an ld/st strong (`.weak` is the default: not strong).
-bool strong_qualifier(std::string_view q) {
-  return q == "volatile" || q == "relaxed" || q == "acquire" || q == "release";
+bool strong_qualifier(const ptx::OpcodeWord& q) {
+  const std::optional<ptx::Qualifier> w = word(q);
+  return w == ptx::Qualifier::volatile_ || w == ptx::Qualifier::relaxed ||
+         w == ptx::Qualifier::acquire || w == ptx::Qualifier::release;
 }
 
 /// fence.sc / fence.acq_rel take one scope; membar one level (`.cta .gl .sys`).
-bool scope_qualifier_ok(std::string_view mnemonic, std::span<const std::string_view> quals) {
+bool scope_qualifier_ok(ptx::Mnemonic mnemonic, std::span<const ptx::OpcodeWord> quals) {
   if (quals.size() != 1)
     return false;
-  if (mnemonic == "membar")
-    return quals[0] == "cta" || quals[0] == "gl" || quals[0] == "sys";
+  if (mnemonic == ptx::Mnemonic::membar)
+    return word(quals[0]) == ptx::Qualifier::cta || word(quals[0]) == ptx::Qualifier::gl ||
+           word(quals[0]) == ptx::Qualifier::sys;
   return scope_name(quals[0]);
 }
 
-/// atom / red's operations, by qualifier.
-std::optional<ir::Atomic> parse_atomic(std::string_view s) {
-  static constexpr std::pair<std::string_view, ir::Atomic> ops[] = {
-      {"add", ir::Atomic::add}, {"inc", ir::Atomic::inc},   {"dec", ir::Atomic::dec},
-      {"cas", ir::Atomic::cas}, {"exch", ir::Atomic::exch}, {"min", ir::Atomic::min},
-      {"max", ir::Atomic::max}, {"and", ir::Atomic::and_},  {"or", ir::Atomic::or_},
-      {"xor", ir::Atomic::xor_}};
-  for (const auto& [text, a] : ops) {
-    if (text == s)
-      return a;
-  }
-  return std::nullopt;
+/// atom / red's operations.
+std::optional<ir::Atomic> parse_atomic(const ptx::OpcodeWord& q) {
+  static constexpr std::pair<ptx::Qualifier, ir::Atomic> ops[] = {
+      {ptx::Qualifier::add, ir::Atomic::add},   {ptx::Qualifier::inc, ir::Atomic::inc},
+      {ptx::Qualifier::dec, ir::Atomic::dec},   {ptx::Qualifier::cas, ir::Atomic::cas},
+      {ptx::Qualifier::exch, ir::Atomic::exch}, {ptx::Qualifier::min, ir::Atomic::min},
+      {ptx::Qualifier::max, ir::Atomic::max},   {ptx::Qualifier::and_, ir::Atomic::and_},
+      {ptx::Qualifier::or_, ir::Atomic::or_},   {ptx::Qualifier::xor_, ir::Atomic::xor_}};
+  return lookup(ops, q);
 }
 
 /// prefetch{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal (prefetchu: .L1): the
 /// first qualifier outside these, if any.
-std::optional<std::string_view> prefetch_qualifiers(std::span<const std::string_view> quals) {
-  for (std::string_view q : quals) {
-    if (q != "global" && q != "L1" && q != "L2" && q != "L2::evict_last" && q != "L2::evict_normal")
-      return q;
+std::optional<std::string_view> prefetch_qualifiers(std::span<const ptx::OpcodeWord> quals) {
+  for (const ptx::OpcodeWord& q : quals) {
+    const std::optional<ptx::Qualifier> w = word(q);
+    if (w != ptx::Qualifier::global && w != ptx::Qualifier::L1 && w != ptx::Qualifier::L2 &&
+        w != ptx::Qualifier::L2_evict_last && w != ptx::Qualifier::L2_evict_normal)
+      return q.text;
   }
   return std::nullopt;
 }
@@ -212,22 +206,26 @@ std::string quote(std::string_view s) {
 }
 
 std::optional<TypeInfo> numeric_type(std::string_view s) {
-  static constexpr std::pair<std::string_view, ir::Type> floats[] = {
-      {"f16", {16, false, ir::Num::f16}},     {"bf16", {16, false, ir::Num::bf16}},
-      {"f32", {32, false, ir::Num::f32}},     {"f64", {64, false, ir::Num::f64}},
-      {"f16x2", {32, false, ir::Num::f16x2}}, {"bf16x2", {32, false, ir::Num::bf16x2}}};
-  for (const auto& [name, t] : floats) {
-    if (name == s)
-      return TypeInfo{t, true, false, false};
+  // The spellings are the emitter's: ScalarType's, then bf16 and the packed pairs.
+  if (std::optional<TypeInfo> t = parse_type(s)) {
+    if (t->is_float)
+      t->t.num = t->t.bits == 16 ? ir::Num::f16 : t->t.bits == 32 ? ir::Num::f32 : ir::Num::f64;
+    return t;
   }
-  return parse_type(s);
+  static constexpr std::pair<ptx::Qualifier, ir::Type> others[] = {
+      {ptx::Qualifier::bf16, {16, false, ir::Num::bf16}},
+      {ptx::Qualifier::f16x2, {32, false, ir::Num::f16x2}},
+      {ptx::Qualifier::bf16x2, {32, false, ir::Num::bf16x2}}};
+  if (std::optional<ir::Type> t = lookup(others, ptx::OpcodeWord{s, ptx::parse_qualifier(s)}))
+    return TypeInfo{*t, true, false, false};
+  return std::nullopt;
 }
 
 TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view part) {
   auto t = numeric_type(part);
   if (!t)
     fail(DiagId::sim_qualifier, opc, quote(part) + " is not a PTX type");
-  std::string root(split_dots(f.mnemonic).front());
+  std::string root(split_dots(ptx::spelling(f.mnemonic)).front());
   auto no_pred = [&] {
     if (t->is_pred)
       fail(DiagId::sim_qualifier, opc, quote(root) + " does not take .pred");
@@ -240,7 +238,7 @@ TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view 
   };
   switch (f.types) {
   case Types::none:
-    fail(DiagId::sim_qualifier, opc, quote(f.mnemonic) + " takes no type");
+    fail(DiagId::sim_qualifier, opc, quote(ptx::spelling(f.mnemonic)) + " takes no type");
   case Types::any:
     break;
   case Types::value:
@@ -257,11 +255,12 @@ TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view 
     no_float();
     no_pred();
     if (t->t.bits > 32)
-      fail(DiagId::sim_qualifier, opc, quote(f.mnemonic) + " takes 16- or 32-bit sources");
+      fail(DiagId::sim_qualifier, opc,
+           quote(ptx::spelling(f.mnemonic)) + " takes 16- or 32-bit sources");
     break;
   case Types::address:
     if ((t->t.bits != 32 && t->t.bits != 64) || t->is_float || t->is_pred)
-      fail(DiagId::sim_qualifier, opc, quote(f.mnemonic) + " takes .u32 or .u64");
+      fail(DiagId::sim_qualifier, opc, quote(ptx::spelling(f.mnemonic)) + " takes .u32 or .u64");
     break;
   case Types::numeric:
     no_pred();
@@ -275,23 +274,24 @@ TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view 
 }
 
 Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
-                           std::span<const std::string_view> quals) {
+                           std::span<const ptx::OpcodeWord> quals) {
   Decoded d;
   const QualifierInput in{f, op, d, opc, quals};
   switch (f.quals) {
   case Quals::none:
     if (!quals.empty())
       fail(DiagId::sim_qualifier, opc,
-           "unexpected qualifier `." + std::string(quals.front()) + "` on " + quote(f.mnemonic));
+           "unexpected qualifier `." + std::string(quals.front().text) + "` on " +
+               quote(ptx::spelling(f.mnemonic)));
     break;
   case Quals::uni:
-    if (quals.size() > 1 || (quals.size() == 1 && quals[0] != "uni"))
+    if (quals.size() > 1 || (quals.size() == 1 && word(quals[0]) != ptx::Qualifier::uni))
       fail(DiagId::sim_qualifier, opc, "unexpected qualifiers on " + quote(opc.text));
     break;
   case Quals::aligned:
-    if (quals.size() > 1 || (quals.size() == 1 && quals[0] != "aligned"))
+    if (quals.size() > 1 || (quals.size() == 1 && word(quals[0]) != ptx::Qualifier::aligned))
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
-                                                          std::string(f.mnemonic) +
+                                                          std::string(ptx::spelling(f.mnemonic)) +
                                                           "{.aligned} N)"};
     break;
   case Quals::type:
@@ -327,12 +327,12 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::mbarrier:
     if (auto bad = mbarrier_qualifiers(op, quals))
       fail(DiagId::sim_qualifier, opc, *bad);
-    d.type = *parse_type("b64");
+    d.type = *parse_type(ptx::name(ptx::ScalarType::b64));
     break;
   case Quals::bulk:
     if (auto bad = bulk_qualifiers(op, d, quals))
       fail(DiagId::sim_qualifier, opc, *bad);
-    d.type = *parse_type("u32");
+    d.type = *parse_type(ptx::name(ptx::ScalarType::u32));
     op.type = d.type.t;
     break;
   case Quals::fence:
@@ -374,24 +374,24 @@ void Parser::type_qualifiers(const QualifierInput& in) {
     if (quals.size() != 1)
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " (with these qualifiers) is not simulated"};
-    d.type = checked_type(f, opc, quals[0]);
+    d.type = checked_type(f, opc, quals[0].text);
     op.type = d.type.t;
     return;
   case Quals::type_type:
     if (quals.size() != 2)
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
-                                                          std::string(f.mnemonic) +
+                                                          std::string(ptx::spelling(f.mnemonic)) +
                                                           ".dtype.stype)"};
-    d.type = checked_type(f, opc, quals[0]);
-    d.from = checked_type(f, opc, quals[1]);
+    d.type = checked_type(f, opc, quals[0].text);
+    d.from = checked_type(f, opc, quals[1].text);
     op.type = d.type.t;
     op.type2 = d.from.t;
     return;
   case Quals::bfind:
-    op.shiftamt = !quals.empty() && quals[0] == "shiftamt";
+    op.shiftamt = !quals.empty() && word(quals[0]) == ptx::Qualifier::shiftamt;
     if (quals.size() != (op.shiftamt ? 2u : 1u))
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
-    d.type = checked_type(f, opc, quals.back());
+    d.type = checked_type(f, opc, quals.back().text);
     op.type = d.type.t;
     return;
   default:
@@ -403,28 +403,29 @@ void Parser::type_qualifiers(const QualifierInput& in) {
 /// `.ballot .b32`.
 void Parser::warp_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
-  static constexpr std::pair<std::string_view, ir::Shuffle> shuffles[] = {
-      {"up", ir::Shuffle::up},
-      {"down", ir::Shuffle::down},
-      {"bfly", ir::Shuffle::bfly},
-      {"idx", ir::Shuffle::idx}};
-  static constexpr std::pair<std::string_view, ir::Vote> votes[] = {{"all", ir::Vote::all},
-                                                                    {"any", ir::Vote::any},
-                                                                    {"uni", ir::Vote::uni},
-                                                                    {"ballot", ir::Vote::ballot}};
+  static constexpr std::pair<ptx::Qualifier, ir::Shuffle> shuffles[] = {
+      {ptx::Qualifier::up, ir::Shuffle::up},
+      {ptx::Qualifier::down, ir::Shuffle::down},
+      {ptx::Qualifier::bfly, ir::Shuffle::bfly},
+      {ptx::Qualifier::idx, ir::Shuffle::idx}};
+  static constexpr std::pair<ptx::Qualifier, ir::Vote> votes[] = {
+      {ptx::Qualifier::all, ir::Vote::all},
+      {ptx::Qualifier::any, ir::Vote::any},
+      {ptx::Qualifier::uni, ir::Vote::uni},
+      {ptx::Qualifier::ballot, ir::Vote::ballot}};
   bool known = false;
   if (quals.size() == 2) {
-    for (const auto& [text, m] : shuffles)
-      if (f.quals == Quals::shfl && text == quals[0] && quals[1] == "b32")
-        known = true, op.shuffle = m;
-    for (const auto& [text, m] : votes)
-      if (f.quals == Quals::vote && text == quals[0] &&
-          quals[1] == (m == ir::Vote::ballot ? "b32" : "pred"))
-        known = true, op.vote = m;
+    if (auto m = lookup(shuffles, quals[0]);
+        m && f.quals == Quals::shfl && is_type(quals[1], ptx::ScalarType::b32))
+      known = true, op.shuffle = *m;
+    if (auto m = lookup(votes, quals[0]);
+        m && f.quals == Quals::vote &&
+        is_type(quals[1], *m == ir::Vote::ballot ? ptx::ScalarType::b32 : ptx::ScalarType::pred))
+      known = true, op.vote = *m;
   }
   if (!known)
     throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
-  d.type = *parse_type(quals[1]);
+  d.type = *parse_type(quals[1].text);
   op.type = d.type.t;
 }
 
@@ -432,27 +433,18 @@ void Parser::memory_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   std::optional<ir::Space> space;
   std::optional<std::string_view> type;
-  for (std::string_view q : quals) {
-    if (q == "param" || q == "global" || q == "shared" || q == "shared::cta") {
-      if (space)
-        fail(DiagId::sim_qualifier, opc, "two state spaces");
-      space = q == "param"    ? ir::Space::param
-              : q == "global" ? ir::Space::global
-                              : ir::Space::shared;
-    } else if (q == "const") {
-      if (space)
-        fail(DiagId::sim_qualifier, opc, "two state spaces");
-      space = ir::Space::global; // the module's .const variables live in the global space
-    } else if (q == "local") {
-      if (space)
-        fail(DiagId::sim_qualifier, opc, "two state spaces");
-      space = ir::Space::local;
-    } else if (q == "shared::cluster" || q == "tex") {
+  for (const ptx::OpcodeWord& q : quals) {
+    const std::optional<ptx::Qualifier> w = word(q);
+    if (w == ptx::Qualifier::shared_cluster || w == ptx::Qualifier::tex) {
       throw Unsupported{DiagId::sim_unsupported_form,
-                        "the ." + std::string(q) + " state space is not simulated"};
-    } else if (q == "v2" || q == "v4") {
-      op.vec = q == "v2" ? 2 : 4;
-    } else if (q == "L2::cache_hint") {
+                        "the ." + std::string(q.text) + " state space is not simulated"};
+    } else if (w && ptx::group(*w) == ptx::QualifierGroup::state_space) {
+      if (space)
+        fail(DiagId::sim_qualifier, opc, "two state spaces");
+      space = space_of(*w);
+    } else if (w == ptx::Qualifier::v2 || w == ptx::Qualifier::v4) {
+      op.vec = w == ptx::Qualifier::v2 ? 2 : 4;
+    } else if (w == ptx::Qualifier::L2_cache_hint) {
       d.hint = true; // a policy operand follows the address / data
     } else if (strong_qualifier(q)) {
       op.strong = true; // .volatile / .relaxed / .acquire / .release: see ir::Op::strong
@@ -460,13 +452,13 @@ void Parser::memory_qualifiers(const QualifierInput& in) {
       // the scope of a strong access: one CTA is simulated, every scope includes it
     } else if (memory_hint(q)) {
       // cache operators, eviction priorities and prefetch sizes are hints
-    } else if (numeric_type(q)) {
+    } else if (numeric_type(q.text)) {
       if (type)
         fail(DiagId::sim_qualifier, opc, "two types");
-      type = q;
+      type = q.text;
     } else {
-      throw Unsupported{DiagId::sim_unsupported_form, "`." + std::string(q) + "` on " +
-                                                          std::string(f.mnemonic) +
+      throw Unsupported{DiagId::sim_unsupported_form, "`." + std::string(q.text) + "` on " +
+                                                          std::string(ptx::spelling(f.mnemonic)) +
                                                           " is not simulated"};
     }
   }
@@ -482,19 +474,19 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.empty())
     fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs a type");
-  for (std::string_view q : quals.first(quals.size() - 1)) {
-    auto r = parse_round(q);
-    if (r && *r <= ir::Round::rp && op.round == ir::Round::none)
+  for (const ptx::OpcodeWord& q : quals.first(quals.size() - 1)) {
+    auto r = ptx::parse_rounding(q.text);
+    if (r && !ptx::integral(*r) && op.round == ir::Round::none)
       op.round = *r;
-    else if (q == "ftz" && !op.ftz)
+    else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
       op.ftz = true;
-    else if (q == "sat" && !op.sat)
+    else if (word(q) == ptx::Qualifier::sat && !op.sat)
       op.sat = true;
     else
       throw Unsupported{DiagId::sim_unsupported_form,
-                        quote(opc.text) + " is not simulated (`." + std::string(q) + "`)"};
+                        quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
   }
-  d.type = checked_type(f, opc, quals.back());
+  d.type = checked_type(f, opc, quals.back().text);
   op.type = d.type.t;
   const bool add_sub = op.code == ir::Code::add || op.code == ir::Code::sub;
   if (!d.type.is_float && (op.round != ir::Round::none || op.ftz ||
@@ -511,20 +503,20 @@ void Parser::cvt_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.size() < 2)
     fail(DiagId::sim_qualifier, opc, "expected cvt{.rnd}{.ftz}{.sat}.dtype.atype");
-  for (std::string_view q : quals.first(quals.size() - 2)) {
-    auto r = parse_round(q);
+  for (const ptx::OpcodeWord& q : quals.first(quals.size() - 2)) {
+    auto r = ptx::parse_rounding(q.text);
     if (r && op.round == ir::Round::none)
       op.round = *r;
-    else if (q == "ftz" && !op.ftz)
+    else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
       op.ftz = true;
-    else if (q == "sat" && !op.sat)
+    else if (word(q) == ptx::Qualifier::sat && !op.sat)
       op.sat = true;
     else
       throw Unsupported{DiagId::sim_unsupported_form,
-                        quote(opc.text) + " is not simulated (`." + std::string(q) + "`)"};
+                        quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
   }
-  d.type = checked_type(f, opc, quals[quals.size() - 2]);
-  d.from = checked_type(f, opc, quals.back());
+  d.type = checked_type(f, opc, quals[quals.size() - 2].text);
+  d.from = checked_type(f, opc, quals.back().text);
   op.type = d.type.t;
   op.type2 = d.from.t;
   auto packed = [](ir::Num n) { return n == ir::Num::f16x2 || n == ir::Num::bf16x2; };
@@ -544,17 +536,19 @@ void Parser::bit_qualifiers(const QualifierInput& in) {
     if (quals.size() == 2)
       op.prmt = *parse_permute(quals[1]);
   } else {
-    if (quals.size() != 3 || (quals[0] != "l" && quals[0] != "r") ||
-        (quals[1] != "wrap" && quals[1] != "clamp"))
+    const std::optional<ptx::Qualifier> side = quals.size() == 3 ? word(quals[0]) : std::nullopt;
+    const std::optional<ptx::Qualifier> mode = quals.size() == 3 ? word(quals[1]) : std::nullopt;
+    if ((side != ptx::Qualifier::l && side != ptx::Qualifier::r) ||
+        (mode != ptx::Qualifier::wrap && mode != ptx::Qualifier::clamp))
       fail(DiagId::sim_qualifier, opc, "expected shf.{l,r}.{wrap,clamp}.b32");
-    op.left = quals[0] == "l";
-    op.clamp = quals[1] == "clamp";
+    op.left = side == ptx::Qualifier::l;
+    op.clamp = mode == ptx::Qualifier::clamp;
     type_at = 2;
   }
-  if (quals[type_at] != "b32")
+  if (!is_type(quals[type_at], ptx::ScalarType::b32))
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (only .b32)"};
-  d.type = *parse_type("b32");
+  d.type = *parse_type(ptx::name(ptx::ScalarType::b32));
   op.type = d.type.t;
 }
 
@@ -563,49 +557,51 @@ void Parser::ldmatrix_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   std::size_t k = 0;
   // The qualifiers by name, not by the structured binding (clang 14 cannot capture one).
-  auto take = [&k, qs = in.quals](std::string_view q) {
-    const bool here = k < qs.size() && qs[k] == q;
+  auto take = [&k, qs = in.quals](ptx::Qualifier q) {
+    const bool here = k < qs.size() && word(qs[k]) == q;
     k += here ? 1 : 0;
     return here;
   };
-  if (!take("sync") || !take("aligned"))
+  if (!take(ptx::Qualifier::sync) || !take(ptx::Qualifier::aligned))
     fail(DiagId::sim_qualifier, opc, "ldmatrix needs .sync.aligned");
-  if (!take("m8n8"))
+  if (!take(ptx::Qualifier::m8n8))
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (only the .m8n8 shape)"};
-  op.vec = take("x1") ? 1 : take("x2") ? 2 : take("x4") ? 4 : 0;
+  op.vec = take(ptx::Qualifier::x1)   ? 1
+           : take(ptx::Qualifier::x2) ? 2
+           : take(ptx::Qualifier::x4) ? 4
+                                      : 0;
   if (op.vec == 0)
     fail(DiagId::sim_qualifier, opc, "ldmatrix needs .x1, .x2 or .x4");
-  op.trans = take("trans");
-  if (!take("shared") && !take("shared::cta"))
+  op.trans = take(ptx::Qualifier::trans);
+  if (!take(ptx::Qualifier::shared) && !take(ptx::Qualifier::shared_cta))
     fail(DiagId::sim_qualifier, opc, "ldmatrix reads .shared");
-  if (!take("b16") || k != quals.size())
+  const bool b16 = k < quals.size() && is_type(quals[k], ptx::ScalarType::b16);
+  if (!b16 || k + 1 != quals.size())
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (only .b16 elements)"};
   op.space = ir::Space::shared;
-  d.type = *parse_type("b16");
+  d.type = *parse_type(ptx::name(ptx::ScalarType::b16));
   op.type = d.type.t;
 }
 
 void Parser::cvta_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   std::size_t k = 0;
-  op.to = k < quals.size() && quals[k] == "to";
+  op.to = k < quals.size() && word(quals[k]) == ptx::Qualifier::to;
   if (op.to)
     ++k;
   if (quals.size() != k + 2)
     fail(DiagId::sim_qualifier, opc, "expected cvta{.to}.space.type");
-  std::string_view sp = quals[k];
-  if (sp == "global")
-    op.space = ir::Space::global;
-  else if (sp == "shared" || sp == "shared::cta")
-    op.space = ir::Space::shared;
-  else if (sp == "local")
-    op.space = ir::Space::local;
+  std::string_view sp = quals[k].text;
+  const std::optional<ptx::Qualifier> w = word(quals[k]);
+  if (w == ptx::Qualifier::global || w == ptx::Qualifier::shared ||
+      w == ptx::Qualifier::shared_cta || w == ptx::Qualifier::local)
+    op.space = space_of(*w);
   else
     throw Unsupported{DiagId::sim_unsupported_form,
                       "cvta for ." + std::string(sp) + " is not simulated"};
-  d.type = checked_type(f, opc, quals[k + 1]);
+  d.type = checked_type(f, opc, quals[k + 1].text);
   op.type = d.type.t;
 }
 
@@ -614,7 +610,7 @@ void Parser::cvta_qualifiers(const QualifierInput& in) {
 /// rejection is this parser's sim_qualifier error, with the emitter's words and caret.
 void Parser::cp_async_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
-  if (!quals.empty() && quals[0] == "mbarrier")
+  if (!quals.empty() && quals[0].text == "mbarrier")
     throw Unsupported{DiagId::sim_unsupported_form,
                       "only cp.async.mbarrier.arrive{.noinc} of the cp.async.mbarrier forms is "
                       "simulated"};
@@ -633,38 +629,38 @@ void Parser::createpolicy_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   // The spellings are PTX's, declared once in emitter/ptx (`L2::` + the spec spelling).
   std::size_t k = 0;
-  while (k < quals.size() && quals[k].starts_with("L2::evict_")) {
-    if (!ptx::parse_eviction_priority(quals[k].substr(4)))
+  while (k < quals.size() && quals[k].text.starts_with("L2::evict_")) {
+    if (!ptx::parse_eviction_priority(quals[k].text.substr(4)))
       fail(DiagId::sim_qualifier, opc,
-           "`." + std::string(quals[k]) + "` is not an L2 eviction priority");
+           "`." + std::string(quals[k].text) + "` is not an L2 eviction priority");
     ++k;
   }
-  if (k == 0 || k > 2 || k + 1 != quals.size() || quals[k] != "b64")
+  if (k == 0 || k > 2 || k + 1 != quals.size() || !is_type(quals[k], ptx::ScalarType::b64))
     fail(DiagId::sim_qualifier, opc,
          "expected createpolicy.fractional.L2::evict_*{.L2::evict_*}.b64");
-  d.type = *parse_type("b64");
+  d.type = *parse_type(ptx::name(ptx::ScalarType::b64));
   op.type = d.type.t;
 }
 
 /// setp's `.cmp{.ftz}.type`.
 void Parser::compare_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
-  op.ftz = quals.size() == 3 && quals[1] == "ftz";
+  op.ftz = quals.size() == 3 && word(quals[1]) == ptx::Qualifier::ftz;
   if (quals.size() != (op.ftz ? 3u : 2u))
     throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
-                                                        std::string(f.mnemonic) +
+                                                        std::string(ptx::spelling(f.mnemonic)) +
                                                         ".cmp{.ftz}.type)"};
-  auto cmp = parse_cmp(quals[0]);
+  auto cmp = ptx::parse_compare_op(quals[0].text);
   if (!cmp)
     throw Unsupported{DiagId::sim_unsupported_form,
-                      "comparison `." + std::string(quals[0]) + "` is not simulated"};
+                      "comparison `." + std::string(quals[0].text) + "` is not simulated"};
   op.cmp = *cmp;
-  d.type = checked_type(f, opc, quals.back());
+  d.type = checked_type(f, opc, quals.back().text);
   op.type = d.type.t;
   if (op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2)
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (packed comparisons)"};
-  if (d.type.is_float ? integer_only(*cmp) : float_only(*cmp) || op.ftz)
+  if (d.type.is_float ? integer_only(*cmp) : ptx::float_only(*cmp) || op.ftz)
     fail(DiagId::sim_qualifier, opc,
          quote(opc.text) + ": the comparison or .ftz does not apply to this type");
 }
@@ -675,21 +671,23 @@ void Parser::atomic_qualifiers(const QualifierInput& in) {
   std::optional<ir::Space> space;
   std::optional<ir::Atomic> atomic;
   std::optional<std::string_view> type;
-  for (std::string_view q : quals) {
-    if (q == "global" || q == "shared" || q == "shared::cta") {
+  for (const ptx::OpcodeWord& q : quals) {
+    const std::optional<ptx::Qualifier> w = word(q);
+    if (w == ptx::Qualifier::global || w == ptx::Qualifier::shared ||
+        w == ptx::Qualifier::shared_cta) {
       if (space)
         fail(DiagId::sim_qualifier, opc, "two state spaces");
-      space = q == "global" ? ir::Space::global : ir::Space::shared;
-    } else if (q == "relaxed" || q == "acquire" || q == "release" || q == "acq_rel" ||
-               scope_name(q)) {
+      space = space_of(*w);
+    } else if (w == ptx::Qualifier::relaxed || w == ptx::Qualifier::acquire ||
+               w == ptx::Qualifier::release || w == ptx::Qualifier::acq_rel || scope_name(q)) {
       // the simulator runs one thread at a time: every atomic is sequentially consistent
     } else if (auto a = parse_atomic(q); a && !atomic && !type) {
       atomic = a;
-    } else if (numeric_type(q) && atomic && !type) {
-      type = q;
+    } else if (numeric_type(q.text) && atomic && !type) {
+      type = q.text;
     } else {
-      throw Unsupported{DiagId::sim_unsupported_form, "`." + std::string(q) + "` on " +
-                                                          std::string(f.mnemonic) +
+      throw Unsupported{DiagId::sim_unsupported_form, "`." + std::string(q.text) + "` on " +
+                                                          std::string(ptx::spelling(f.mnemonic)) +
                                                           " is not simulated"};
     }
   }

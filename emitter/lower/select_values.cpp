@@ -351,6 +351,19 @@ CompareOp Lowerer::swapped(CompareOp c) {
     return CompareOp::lo;
   case CompareOp::hs:
     return CompareOp::ls;
+  case CompareOp::ltu:
+    return CompareOp::gtu;
+  case CompareOp::leu:
+    return CompareOp::geu;
+  case CompareOp::gtu:
+    return CompareOp::ltu;
+  case CompareOp::geu:
+    return CompareOp::leu;
+  case CompareOp::equ:
+  case CompareOp::neu:
+  case CompareOp::num:
+  case CompareOp::nan:
+    return c;
   }
   unreachable("not a CompareOp");
 }
@@ -446,6 +459,14 @@ CompareOp Lowerer::signed_compare(CompareOp c) {
   case CompareOp::le:
   case CompareOp::gt:
   case CompareOp::ge:
+  case CompareOp::equ: // a float comparison has no unsigned form
+  case CompareOp::neu:
+  case CompareOp::ltu:
+  case CompareOp::leu:
+  case CompareOp::gtu:
+  case CompareOp::geu:
+  case CompareOp::num:
+  case CompareOp::nan:
     return c;
   }
   unreachable("not a CompareOp");

@@ -1,5 +1,6 @@
 #include "emitter/ptx/instruction.hpp"
 
+#include "emitter/ptx/qualifier.hpp"
 #include "emitter/support/enum_names.hpp"
 
 #include <cstdio>
@@ -10,7 +11,8 @@ namespace ptxgen::ptx {
 namespace {
 
 constexpr auto eviction_names = enum_names<EvictionPriority::evict_unchanged>(
-    "L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged");
+    spelling(Qualifier::L2_evict_last), spelling(Qualifier::L2_evict_normal),
+    spelling(Qualifier::L2_evict_first), spelling(Qualifier::L2_evict_unchanged));
 constexpr auto eviction_spellings = enum_names<EvictionPriority::evict_unchanged>(
     eviction_names.values[0].substr(4), eviction_names.values[1].substr(4),
     eviction_names.values[2].substr(4), eviction_names.values[3].substr(4));
@@ -33,12 +35,6 @@ bool allowed_as_secondary(EvictionPriority p) {
   return p == EvictionPriority::evict_first || p == EvictionPriority::evict_unchanged;
 }
 
-std::string_view name(CompareOp c) {
-  static constexpr auto names =
-      enum_names<CompareOp::hs>("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs");
-  return name_of(names, c);
-}
-
 std::string_view name(Role r) {
   static constexpr auto names = enum_names<Role::src_address>(
       "destination", "source", "first operand", "second operand", "third operand", "selector",
@@ -47,11 +43,12 @@ std::string_view name(Role r) {
   return name_of(names, r);
 }
 
-std::string_view mnemonic(BinaryOp op) {
-  static constexpr auto names =
-      enum_names<BinaryOp::xor_>("add", "sub", "mul.lo", "mul.wide", "div", "rem", "min", "max",
-                                 "shl", "shr", "and", "or", "xor");
-  return name_of(names, op);
+Mnemonic mnemonic(BinaryOp op) {
+  static constexpr auto mnemonics = enum_table<BinaryOp::xor_>(std::to_array<Mnemonic>(
+      {Mnemonic::add, Mnemonic::sub, Mnemonic::mul_lo, Mnemonic::mul_wide, Mnemonic::div,
+       Mnemonic::rem, Mnemonic::min, Mnemonic::max, Mnemonic::shl, Mnemonic::shr, Mnemonic::and_,
+       Mnemonic::or_, Mnemonic::xor_}));
+  return row_of(mnemonics, op);
 }
 
 std::string float_literal(float f) {
@@ -67,7 +64,7 @@ namespace {
 /// Collects the feature rows an instruction's declaration names; ignores the rest.
 struct FeatureCollector {
   std::vector<Feature> out;
-  void opcode(std::string_view) {}
+  void opcode(Mnemonic) {}
   void qualifier(std::string_view) {}
   void def(Register, Slot) {}
   void defs(std::span<const Register>, Slot) {}

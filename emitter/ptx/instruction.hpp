@@ -11,7 +11,7 @@
 //
 // A visitor V implements every call below (there is no default, so a visitor
 // that misses an operand kind does not compile):
-//   opcode(std::string_view root)              the mnemonic root: "ld", "mul.lo", "cp.async"
+//   opcode(Mnemonic m)                         the mnemonic (mnemonics.def): ld, mul_lo, cp_async
 //   qualifier(std::string_view q)              one `.q` after the root, in printed order
 //   def(Register, Slot)                        a register the instruction writes
 //   defs(std::span<const Register>, Slot)      1, 2 or 4 written registers (`{a, b}` for more)
@@ -30,6 +30,7 @@
 //   feature(Feature)                           a feature-table row the instruction uses
 
 #include "emitter/ptx/feature.hpp"
+#include "emitter/ptx/mnemonic.hpp"
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/ptx/operand.hpp"
 #include "emitter/ptx/types.hpp"
@@ -140,7 +141,7 @@ struct CpAsync {
 
 template <class V>
 void describe(const CpAsync& c, V& v) {
-  v.opcode("cp.async");
+  v.opcode(Mnemonic::cp_async);
   for (std::string_view q : qualifiers(c.opcode))
     v.qualifier(q);
   v.address(c.dst, {Role::dst_address, AddressWidth::b32_or_b64, SymbolScope::shared});
@@ -188,8 +189,7 @@ struct CpAsyncCommitGroup {}; ///< cp.async.commit_group;
 
 template <class V>
 void describe(const CpAsyncCommitGroup&, V& v) {
-  v.opcode("cp.async");
-  v.qualifier("commit_group");
+  v.opcode(Mnemonic::cp_async_commit_group);
   v.feature(Feature::cp_async);
 }
 struct CpAsyncWaitGroup { ///< cp.async.wait_group N;
@@ -198,8 +198,7 @@ struct CpAsyncWaitGroup { ///< cp.async.wait_group N;
 
 template <class V>
 void describe(const CpAsyncWaitGroup& w, V& v) {
-  v.opcode("cp.async");
-  v.qualifier("wait_group");
+  v.opcode(Mnemonic::cp_async_wait_group);
   v.immediate(w.n);
   v.feature(Feature::cp_async);
 }
@@ -207,8 +206,7 @@ struct CpAsyncWaitAll {}; ///< cp.async.wait_all;
 
 template <class V>
 void describe(const CpAsyncWaitAll&, V& v) {
-  v.opcode("cp.async");
-  v.qualifier("wait_all");
+  v.opcode(Mnemonic::cp_async_wait_all);
   v.feature(Feature::cp_async);
 }
 
@@ -221,7 +219,7 @@ struct CpAsyncMbarrierArrive {
 
 template <class V>
 void describe(const CpAsyncMbarrierArrive& m, V& v) {
-  v.opcode("cp.async.mbarrier.arrive");
+  v.opcode(Mnemonic::cp_async_mbarrier_arrive);
   if (m.noinc)
     v.qualifier("noinc");
   if (m.space)
@@ -242,7 +240,7 @@ struct MbarrierInit {
 
 template <class V>
 void describe(const MbarrierInit& m, V& v) {
-  v.opcode("mbarrier.init");
+  v.opcode(Mnemonic::mbarrier_init);
   if (m.space)
     v.qualifier(name(*m.space));
   v.qualifier("b64");
@@ -264,7 +262,7 @@ struct MbarrierArrive {
 
 template <class V>
 void describe(const MbarrierArrive& m, V& v) {
-  v.opcode("mbarrier.arrive");
+  v.opcode(Mnemonic::mbarrier_arrive);
   if (m.space)
     v.qualifier(name(*m.space));
   v.qualifier("b64");
@@ -302,7 +300,8 @@ struct MbarrierWait {
 
 template <class V>
 void describe(const MbarrierWait& m, V& v) {
-  v.opcode(m.kind == MbarrierWaitKind::test ? "mbarrier.test_wait" : "mbarrier.try_wait");
+  v.opcode(m.kind == MbarrierWaitKind::test ? Mnemonic::mbarrier_test_wait
+                                            : Mnemonic::mbarrier_try_wait);
   if (m.parity)
     v.qualifier("parity");
   if (m.space)
@@ -349,7 +348,7 @@ struct CreatePolicyFractional {
 
 template <class V>
 void describe(const CreatePolicyFractional& p, V& v) {
-  v.opcode("createpolicy.fractional");
+  v.opcode(Mnemonic::createpolicy_fractional);
   v.qualifier(name(p.primary));
   if (p.secondary)
     v.qualifier(name(*p.secondary));
@@ -369,7 +368,7 @@ struct Mov {
 
 template <class V>
 void describe(const Mov& m, V& v) {
-  v.opcode("mov");
+  v.opcode(Mnemonic::mov);
   v.qualifier(name(m.type));
   v.def(m.dst, {Role::destination, m.type});
   v.use(m.src,
@@ -391,7 +390,7 @@ constexpr std::string_view vector_qualifier(std::size_t n) {
 
 template <class V>
 void describe(const Ld& l, V& v) {
-  v.opcode("ld");
+  v.opcode(Mnemonic::ld);
   v.qualifier(name(l.space));
   if (!vector_qualifier(l.dst.size()).empty())
     v.qualifier(vector_qualifier(l.dst.size()));
@@ -413,7 +412,7 @@ struct St {
 
 template <class V>
 void describe(const St& s, V& v) {
-  v.opcode("st");
+  v.opcode(Mnemonic::st);
   v.qualifier(name(s.space));
   if (!vector_qualifier(s.src.size()).empty())
     v.qualifier(vector_qualifier(s.src.size()));
@@ -435,7 +434,8 @@ struct Cvta {
 
 template <class V>
 void describe(const Cvta& c, V& v) {
-  v.opcode("cvta.to");
+  v.opcode(Mnemonic::cvta);
+  v.qualifier("to");
   v.qualifier(name(c.space));
   v.qualifier(name(c.type));
   v.def(c.dst, {Role::destination, c.type});
@@ -456,7 +456,7 @@ struct Unary {
 
 template <class V>
 void describe(const Unary& u, V& v) {
-  v.opcode(u.op == UnaryOp::not_ ? "not" : "neg");
+  v.opcode(u.op == UnaryOp::not_ ? Mnemonic::not_ : Mnemonic::neg);
   v.qualifier(name(u.type));
   v.def(u.dst, {Role::destination, u.type});
   v.use(u.src, {Role::source, u.type});
@@ -478,8 +478,8 @@ enum class BinaryOp : std::uint8_t {
   xor_,     ///< xor.type (bN or pred)
 };
 
-/// "add", "mul.lo", "and", ...
-std::string_view mnemonic(BinaryOp op);
+/// Mnemonic::add, Mnemonic::mul_lo, Mnemonic::and_, ...
+Mnemonic mnemonic(BinaryOp op);
 
 struct Binary {
   BinaryOp op = BinaryOp::add;
@@ -512,7 +512,7 @@ struct Mad {
 
 template <class V>
 void describe(const Mad& m, V& v) {
-  v.opcode(m.wide ? "mad.wide" : "mad.lo");
+  v.opcode(m.wide ? Mnemonic::mad_wide : Mnemonic::mad_lo);
   v.qualifier(name(m.type));
   const ScalarType result = m.wide ? widened(m.type) : m.type;
   v.def(m.dst, {Role::destination, result});
@@ -531,26 +531,12 @@ struct Cvt {
 
 template <class V>
 void describe(const Cvt& c, V& v) {
-  v.opcode("cvt");
+  v.opcode(Mnemonic::cvt);
   v.qualifier(name(c.dst_type));
   v.qualifier(name(c.src_type));
   v.def(c.dst, {Role::destination, c.dst_type});
   v.use(c.src, {Role::source, c.src_type, OperandRule::special_register});
 }
-
-enum class CompareOp : std::uint8_t {
-  eq, ///< equal
-  ne, ///< not equal
-  lt, ///< less (signed)
-  le, ///< less or equal (signed)
-  gt, ///< greater (signed)
-  ge, ///< greater or equal (signed)
-  lo, ///< lower (unsigned)
-  ls, ///< lower or same (unsigned)
-  hi, ///< higher (unsigned)
-  hs, ///< higher or same (unsigned)
-};
-std::string_view name(CompareOp c);
 
 /// setp.cmp.type p, a, b;
 struct Setp {
@@ -563,7 +549,7 @@ struct Setp {
 
 template <class V>
 void describe(const Setp& s, V& v) {
-  v.opcode("setp");
+  v.opcode(Mnemonic::setp);
   v.qualifier(name(s.cmp));
   v.qualifier(name(s.type));
   v.def(s.dst, {Role::destination, ScalarType::pred});
@@ -582,7 +568,7 @@ struct Selp {
 
 template <class V>
 void describe(const Selp& s, V& v) {
-  v.opcode("selp");
+  v.opcode(Mnemonic::selp);
   v.qualifier(name(s.type));
   v.def(s.dst, {Role::destination, s.type});
   v.use(s.a, {Role::first, s.type});
@@ -597,7 +583,7 @@ struct BarSync {
 
 template <class V>
 void describe(const BarSync& b, V& v) {
-  v.opcode("bar.sync");
+  v.opcode(Mnemonic::bar_sync);
   v.immediate(b.barrier);
 }
 
@@ -605,7 +591,7 @@ struct Ret {}; ///< ret;
 
 template <class V>
 void describe(const Ret&, V& v) {
-  v.opcode("ret");
+  v.opcode(Mnemonic::ret);
 }
 
 /// `$L_name:` defines a label of the entry at this point (a pseudo-instruction).
@@ -626,7 +612,7 @@ struct Bra {
 
 template <class V>
 void describe(const Bra& b, V& v) {
-  v.opcode("bra");
+  v.opcode(Mnemonic::bra);
   if (b.uni)
     v.qualifier("uni");
   v.label(b.target);

@@ -1,5 +1,7 @@
 #include "emitter/ptx/opcode_parser.hpp"
 
+#include "emitter/ptx/qualifier.hpp"
+
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -55,19 +57,20 @@ std::optional<Diagnostic> take_qualifier(const Token& t, std::string_view text, 
                                          FoundQualifiers& found) {
   auto& [cache_op, dst, src, hint, prefetch] = found;
   const std::string_view q = t.text;
-  if (q == "ca" || q == "cg") {
+  const std::optional<Qualifier> w = parse_qualifier(q);
+  if (w == Qualifier::ca || w == Qualifier::cg) {
     if (cache_op)
       return error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
                       "a second cache operator " + quoted(q) + "; cp.async takes exactly one of " +
                           std::string(kCacheOps) + ", and " + quoted(cache_op->text) +
                           " came first");
     cache_op = t;
-    op.cache_op = q == "ca" ? CacheOp::ca : CacheOp::cg;
-  } else if (q == "cs" || q == "lu" || q == "cv" || q == "wb" || q == "wt" ||
-             q.substr(0, 4) == "L1::") {
+    op.cache_op = w == Qualifier::ca ? CacheOp::ca : CacheOp::cg;
+  } else if (w == Qualifier::cs || w == Qualifier::lu || w == Qualifier::cv || w == Qualifier::wb ||
+             w == Qualifier::wt || q.substr(0, 4) == "L1::") {
     return error_at(DiagId::ptx_opcode_cache_op, text, t.offset - 1, q.size() + 1,
                     quoted(q) + " is not a cp.async cache operator; use " + std::string(kCacheOps));
-  } else if (q == "shared" || q == "shared::cta") {
+  } else if (w == Qualifier::shared || w == Qualifier::shared_cta) {
     if (src)
       return error_at(DiagId::ptx_opcode_space_order, text, src->offset - 1, src->text.size() + 1,
                       "cp.async copies global to shared only: the destination space " + quoted(q) +
@@ -78,37 +81,37 @@ std::optional<Diagnostic> take_qualifier(const Token& t, std::string_view text, 
                           "; cp.async takes one shared destination and the "
                           "`.global` source");
     dst = t;
-    op.dst_space = q == "shared" ? SharedSpace::shared : SharedSpace::shared_cta;
-  } else if (q == "shared::cluster") {
+    op.dst_space = w == Qualifier::shared ? SharedSpace::shared : SharedSpace::shared_cta;
+  } else if (w == Qualifier::shared_cluster) {
     return error_at(DiagId::ptx_opcode_space, text, t.offset - 1, q.size() + 1,
                     "ptxas rejects .shared::cluster on every target; use .shared "
                     "or .shared::cta");
-  } else if (q == "global") {
+  } else if (w == Qualifier::global) {
     if (src)
       return error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
                       "a second `.global`; cp.async takes one shared destination "
                       "and one `.global` source");
     src = t;
-  } else if (q == "local" || q == "param" || q == "const" || q == "generic" ||
-             q.substr(0, 6) == "shared") {
+  } else if (w == Qualifier::local || w == Qualifier::param || w == Qualifier::const_ ||
+             q == "generic" || q.substr(0, 6) == "shared") {
     return error_at(DiagId::ptx_opcode_space, text, t.offset - 1, q.size() + 1,
                     "cp.async copies global to shared only: " + quoted(q) +
                         " is not allowed; the spaces are `.shared` (or "
                         "`.shared::cta`) then `.global`");
-  } else if (q == "L2::cache_hint") {
+  } else if (w == Qualifier::L2_cache_hint) {
     if (hint)
       return error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
                       "`.L2::cache_hint` may appear at most once");
     hint = t;
     op.cache_hint = true;
-  } else if (q == "L2::64B" || q == "L2::128B" || q == "L2::256B") {
+  } else if (w && group(*w) == QualifierGroup::prefetch_size) {
     if (prefetch)
       return error_at(DiagId::ptx_opcode_duplicate_qualifier, text, t.offset - 1, q.size() + 1,
                       "at most one L2 prefetch size; " + quoted(prefetch->text) + " came first");
     prefetch = t;
-    op.prefetch = q == "L2::64B"    ? L2Prefetch::b64
-                  : q == "L2::128B" ? L2Prefetch::b128
-                                    : L2Prefetch::b256;
+    op.prefetch = w == Qualifier::L2_64B    ? L2Prefetch::b64
+                  : w == Qualifier::L2_128B ? L2Prefetch::b128
+                                            : L2Prefetch::b256;
   } else if (q.substr(0, 4) == "L2::" && !q.empty() && q.back() == 'B') {
     return error_at(DiagId::ptx_opcode_prefetch, text, t.offset - 1, q.size() + 1,
                     "unknown L2 prefetch size " + quoted(q) +

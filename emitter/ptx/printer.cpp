@@ -14,7 +14,7 @@ namespace {
 /// separated by commas, then `;`. A label definition prints `name:` instead.
 class Printer {
 public:
-  void opcode(std::string_view root) { out_ += root; }
+  void opcode(Mnemonic m) { out_ += spelling(m); }
   void qualifier(std::string_view q) {
     out_ += '.';
     out_ += q;

@@ -33,6 +33,10 @@ constexpr auto scalar_rows = enum_table<ScalarType::f64>(std::to_array<ScalarRow
     {"f64", 64, TypeFamily::float_, ScalarType::f64},
 }));
 
+constexpr auto compare_names =
+    enum_names<CompareOp::nan>("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ",
+                               "neu", "ltu", "leu", "gtu", "geu", "num", "nan");
+
 } // namespace
 
 std::string_view name(ScalarType t) {
@@ -41,6 +45,14 @@ std::string_view name(ScalarType t) {
 
 std::optional<ScalarType> parse_scalar_type(std::string_view s) {
   return parse_name(scalar_rows, &ScalarRow::name, s);
+}
+
+std::string_view name(CompareOp c) {
+  return name_of(compare_names, c);
+}
+
+std::optional<CompareOp> parse_compare_op(std::string_view s) {
+  return parse_name(compare_names, s);
 }
 
 unsigned bit_width(ScalarType t) {

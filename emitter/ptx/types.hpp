@@ -48,6 +48,51 @@ TypeFamily family(ScalarType t);
 /// any other type is returned unchanged (the validator refuses it there).
 ScalarType widened(ScalarType t);
 
+/// A setp comparison. The first ten apply to integers (the emitter's loops use them), the
+/// last eight to floats only: the `u` forms are also true when an operand is NaN.
+enum class CompareOp : std::uint8_t {
+  eq,  ///< equal
+  ne,  ///< not equal
+  lt,  ///< less (signed)
+  le,  ///< less or equal (signed)
+  gt,  ///< greater (signed)
+  ge,  ///< greater or equal (signed)
+  lo,  ///< lower (unsigned)
+  ls,  ///< lower or same (unsigned)
+  hi,  ///< higher (unsigned)
+  hs,  ///< higher or same (unsigned)
+  equ, ///< equal, or unordered (floats)
+  neu, ///< not equal, or unordered
+  ltu, ///< less, or unordered
+  leu, ///< less or equal, or unordered
+  gtu, ///< greater, or unordered
+  geu, ///< greater or equal, or unordered
+  num, ///< neither operand is NaN
+  nan, ///< either operand is NaN
+};
+
+/// "lt" for CompareOp::lt (no leading dot).
+std::string_view name(CompareOp c);
+/// Inverse of name(); nullopt for an unknown spelling.
+std::optional<CompareOp> parse_compare_op(std::string_view s);
+/// Whether `c` compares floats only (equ ... nan).
+constexpr bool float_only(CompareOp c) {
+  return c >= CompareOp::equ;
+}
+
+/// A rounding modifier; `none` is the instruction's default (no modifier written).
+enum class Rounding : std::uint8_t {
+  none, ///< no modifier
+  rn,   ///< to nearest, ties to even
+  rz,   ///< toward zero
+  rm,   ///< toward -infinity
+  rp,   ///< toward +infinity
+  rni,  ///< to the nearest integer, ties to even
+  rzi,  ///< to the integer toward zero
+  rmi,  ///< to the integer toward -infinity
+  rpi,  ///< to the integer toward +infinity
+};
+
 /// A PTX state space.
 enum class StateSpace : std::uint8_t {
   reg,        ///< `.reg`

@@ -96,8 +96,8 @@ public:
 
   // --- the declaration visitor (see instruction.hpp) ---
 
-  void opcode(std::string_view root) {
-    mnemonic_ = root;
+  void opcode(Mnemonic m) {
+    mnemonic_ = spelling(m);
   }
   void qualifier(std::string_view) {}
   void def(Register r, Slot s) {
@@ -442,7 +442,8 @@ void Checker::semantics(const Binary& b) {
     break;
   }
   if (b.type == ScalarType::pred)
-    error(DiagId::ptx_instruction_type, std::string(mnemonic(b.op)) + " on .pred is not allowed");
+    error(DiagId::ptx_instruction_type,
+          std::string(spelling(mnemonic(b.op))) + " on .pred is not allowed");
 }
 
 Diagnostics diagnostics_of(std::vector<Finding> findings, const std::string& prefix = {}) {

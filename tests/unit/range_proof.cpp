@@ -66,6 +66,14 @@ TEST_CASE("range proof: a parameter no expression names is run at its test value
   CHECK(c.range.hi == 0xFFFFFFFF); // no range declared: the whole u32
 }
 
+TEST_CASE("range proof: a parameter only data reads (src_size) cannot change a verdict") {
+  std::string text = spec("tid < 128");
+  text.insert(text.find("chunk_bytes = 16"), "src_size = \"p < 16 ? p : 16\"\n");
+  const auto k = load(text);
+  const auto plan = ptxgen::driver::plan_values(*k);
+  CHECK_FALSE(coverage_of(plan, *k, "p").used);
+}
+
 TEST_CASE("range proof: past every bound a comparison decides alike, so those values merge") {
   // tid is at most 127: every p from 128 on makes `tid < p` true for every thread.
   const auto k = load(spec("tid < p"));

@@ -5,6 +5,7 @@
 
 #include "driver/sim/forms.hpp"
 #include "driver/sim/simulator.hpp"
+#include "emitter/ptx/opcode_words.hpp"
 #include "emitter/ptx/operand.hpp"
 #include "emitter/ptx/printer.hpp"
 
@@ -167,7 +168,7 @@ TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded t
     }
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    INFO("row " << r << " `" << rows[r].mnemonic << "` has no sample");
+    INFO("row " << r << " `" << ptxgen::ptx::spelling(rows[r].mnemonic) << "` has no sample");
     CHECK(covered[r] > 0);
   }
 }
@@ -191,7 +192,7 @@ TEST_CASE("forms.def: every code but those the parser makes itself has a form; o
     CHECK(has_form == (std::find(formless.begin(), formless.end(), c) == formless.end()));
   }
   for (const auto& f : rows) {
-    INFO(f.mnemonic);
+    INFO(ptxgen::ptx::spelling(f.mnemonic));
     bool optional_seen = false;
     for (detail::Shape s : f.operands) {
       bool optional = s == detail::Shape::thread_count || s == detail::Shape::fraction ||
@@ -312,6 +313,79 @@ TEST_CASE("the longest mnemonic prefix wins") {
   CHECK(detail::find_form("mad.lo.s32")->code == ir::Code::mad_lo);
   CHECK(detail::find_form("mad.rn.f32")->code == ir::Code::fma); // the float "mad" row
   CHECK(detail::find_form("testp.finite.f32") == nullptr);
+}
+
+TEST_CASE("one table of mnemonics: each of the emitter's mnemonics names exactly one simulated "
+          "form, and each form one mnemonic") {
+  namespace ptx = ptxgen::ptx;
+  const auto rows = detail::forms();
+  std::size_t mnemonics = 0;
+#define PTXGEN_PTX_MNEMONIC(id, text)                                                              \
+  ++mnemonics;                                                                                     \
+  CHECK_MESSAGE(                                                                                   \
+      std::count_if(rows.begin(), rows.end(),                                                      \
+                    [](const detail::Form& f) { return f.mnemonic == ptx::Mnemonic::id; }) == 1,   \
+      text);                                                                                       \
+  CHECK(ptx::spelling(ptx::Mnemonic::id) == text);
+#include "emitter/ptx/mnemonics.def"
+#undef PTXGEN_PTX_MNEMONIC
+  CHECK(rows.size() == mnemonics);
+  // Spellings and prefixes from the PTX ISA, written here by hand.
+  CHECK(ptx::parse_mnemonic("mbarrier.try_wait.parity.shared.b64")->mnemonic ==
+        ptx::Mnemonic::mbarrier_try_wait_parity);
+  CHECK(ptx::parse_mnemonic("mbarrier.try_wait.parity.shared.b64")->words == 3);
+  CHECK(ptx::parse_mnemonic("mul.f32")->mnemonic == ptx::Mnemonic::mul);
+  CHECK(!ptx::parse_mnemonic("mull.lo.s32"));
+  CHECK(ptx::known_root("mad"));
+  CHECK(!ptx::known_root("testp"));
+}
+
+TEST_CASE("one table of qualifier words: each word of every decoder sample is the emitter's") {
+  namespace ptx = ptxgen::ptx;
+  for (std::size_t k = 0; k < std::size(ptx::detail::qualifier_rows); ++k) {
+    const auto q = static_cast<ptx::Qualifier>(k);
+    INFO(ptx::spelling(q));
+    CHECK(ptx::parse_qualifier(ptx::spelling(q)) == q); // one row per spelling
+    CHECK(!ptx::parse_scalar_type(ptx::spelling(q)));   // types are ScalarType's
+  }
+  // Spellings from the PTX ISA, written here by hand.
+  CHECK(ptx::parse_qualifier("shared::cluster") == ptx::Qualifier::shared_cluster);
+  CHECK(ptx::parse_rounding("rzi") == ptx::Rounding::rzi);
+  CHECK(!ptx::parse_rounding("ftz"));
+  CHECK(ptx::parse_compare_op("gtu") == ptx::CompareOp::gtu);
+  const auto ld = ptx::read_opcode("ld.global.L2::128B.v2.u32");
+  REQUIRE(ld);
+  CHECK(ld->mnemonic == ptx::Mnemonic::ld);
+  REQUIRE(ld->qualifiers.size() == 4);
+  CHECK(ld->qualifiers[0].qualifier == ptx::Qualifier::global);
+  CHECK(ld->qualifiers[1].qualifier == ptx::Qualifier::L2_128B);
+  CHECK(ld->qualifiers[2].qualifier == ptx::Qualifier::v2);
+  CHECK(ld->qualifiers[3].text == "u32");
+  CHECK(!ld->qualifiers[3].qualifier);
+  CHECK(ptx::read_opcode("mul.lo")->qualifiers.empty());
+  CHECK(ptx::read_opcode("mov..u32")->qualifiers.size() == 2); // the empty word is kept
+  CHECK(!ptx::read_opcode("testp.finite.f32"));
+  CHECK(ptx::float_only(ptx::CompareOp::nan));
+  CHECK(!ptx::float_only(ptx::CompareOp::hs));
+  // Every qualifier the simulator decodes in its samples is a word of the emitter's
+  // vocabulary: a qualifier word, a type, a comparison or an eviction priority.
+  for (const char* file : sample_files) {
+    for (const Sample& s : samples_of(read_samples_file(file))) {
+      const std::string opcode = opcode_of(s.text);
+      const auto m = ptx::parse_mnemonic(opcode);
+      REQUIRE(m);
+      std::vector<std::string> words;
+      std::istringstream in(opcode);
+      for (std::string w; std::getline(in, w, '.');)
+        words.push_back(w);
+      for (std::size_t w = m->words; w < words.size(); ++w) {
+        INFO(s.text << ": `." << words[w] << "`");
+        const std::string_view q = words[w];
+        CHECK((ptx::parse_qualifier(q) || ptx::parse_scalar_type(q) || ptx::parse_compare_op(q) ||
+               (q.starts_with("L2::") && ptx::parse_eviction_priority(q.substr(4)))));
+      }
+    }
+  }
 }
 
 TEST_CASE("instructions outside the subset parse with a warning DiagId and fault `unsupported`") {
