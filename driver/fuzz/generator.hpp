@@ -8,11 +8,12 @@
 // whose output differs between standard libraries), so a seed gives the same TOML on
 // every machine and compiler.
 //
-// The model is close to the TOML: tensors, parameters, the launch, and ops as ordered
-// key = value pairs whose values are TOML text (views and expressions as strings). The
+// The model is typed (spec_model.hpp): tensors, parameters, the launch, and ops whose
+// fields are enums, integers, views and expressions; to_toml() alone spells TOML. The
 // generator builds them from a few families of kernels (a tile copy at thread or CTA
 // scope, a `for` loop, a `pipeline`, mbarriers) whose every choice keeps the spec valid.
 
+#include "driver/fuzz/gen_rng.hpp"
 #include "driver/fuzz/spec_model.hpp"
 #include "driver/run/spec_files.hpp"
 #include "emitter/ptx/feature.hpp"
@@ -22,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,12 +49,24 @@ std::vector<SpecModel> simplifications(const SpecModel& m);
 /// A measure that every simplification makes smaller (for the shrinker's progress).
 std::size_t complexity(const SpecModel& m);
 
-/// Invalid specs derived from a valid one: each must be refused by `ptxgen check`
-/// (load + contract + reference), by one of `refused_with`.
+/// One kind of invalid edit of a valid model: what it breaks, the one DiagId `ptxgen
+/// check` (load + contract + reference) must refuse the edited spec with, and the typed
+/// edit itself, which returns false where it does not apply to the model. `rng` picks
+/// among the model's parts (which apply, which tensor).
+struct MutationRule {
+  std::string_view what;
+  DiagId refused_with;
+  bool (*edit)(SpecModel& m, Rng& rng);
+};
+/// Every rule, in the order mutants() applies them.
+std::span<const MutationRule> mutation_rules();
+
+/// An invalid spec derived from a valid one by one rule.
 struct Mutant {
-  std::string what;
-  std::string toml;
-  std::vector<DiagId> refused_with;
+  std::string what; ///< the rule's
+  SpecModel model;  ///< the edited model
+  std::string toml; ///< to_toml(model)
+  DiagId refused_with;
 };
 std::vector<Mutant> mutants(const SpecModel& m, std::uint64_t seed);
 

@@ -437,10 +437,8 @@ void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
   for (auto& j : jobs) {
     ++report_.mutants;
     count_class(std::string(mutant_class));
-    const bool expected = std::any_of(j.refused.begin(), j.refused.end(), [&](DiagId id) {
-      return std::find(j.mutant.refused_with.begin(), j.mutant.refused_with.end(), id) !=
-             j.mutant.refused_with.end();
-    });
+    const bool expected =
+        std::find(j.refused.begin(), j.refused.end(), j.mutant.refused_with) != j.refused.end();
     if (expected) {
       ++report_.mutants_refused;
       continue;

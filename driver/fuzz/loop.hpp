@@ -89,7 +89,7 @@ struct Signature {
   enum class Kind : std::uint8_t {
     backends,      ///< some backend did not pass, or the backends disagree
     false_accept,  ///< a mutant that `check` accepts
-    wrong_refusal, ///< a mutant that `check` refuses, but with none of the expected DiagIds
+    wrong_refusal, ///< a mutant that `check` refuses, but without the DiagId it must have
     // compute-sanitizer as a second oracle (--sanitize).
     sanitizer,     ///< the sanitizer flagged a valid spec (racecheck: a race the simulator saw too)
     race_sim_only, ///< racecheck checked the case and saw no race; the simulator did
