@@ -67,6 +67,7 @@ struct Mutant {
   SpecModel model;  ///< the edited model
   std::string toml; ///< to_toml(model)
   DiagId refused_with;
+  std::size_t rule = 0; ///< its index in mutation_rules()
 };
 std::vector<Mutant> mutants(const SpecModel& m, std::uint64_t seed);
 

@@ -434,13 +434,19 @@ void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
   }
   parallel_for(jobs.size(), jobs_,
                [&](std::size_t i) { jobs[i].refused = check_refusals(jobs[i].path); });
+  if (report_.by_rule.empty())
+    for (const MutationRule& rule : mutation_rules())
+      report_.by_rule.push_back({rule.what, rule.refused_with, 0, 0});
   for (auto& j : jobs) {
     ++report_.mutants;
     count_class(std::string(mutant_class));
+    auto& by_rule = report_.by_rule.at(j.mutant.rule);
+    ++by_rule.mutants;
     const bool expected =
         std::find(j.refused.begin(), j.refused.end(), j.mutant.refused_with) != j.refused.end();
     if (expected) {
       ++report_.mutants_refused;
+      ++by_rule.refused;
       continue;
     }
     Finding f;
@@ -754,7 +760,13 @@ std::string to_json(const FuzzReport& r) {
   for (std::size_t i = 0; i < r.by_class.size(); ++i)
     j << (i ? ", " : "") << '"' << json_escape(r.by_class[i].first)
       << "\": " << r.by_class[i].second;
-  j << "},\n  \"backends\": [";
+  j << "},\n  \"mutants_by_rule\": [";
+  for (std::size_t i = 0; i < r.by_rule.size(); ++i)
+    j << (i ? ", " : "") << "{\"rule\": \"" << json_escape(std::string(r.by_rule[i].rule))
+      << "\", \"diag_id\": \"" << name(r.by_rule[i].refused_with)
+      << "\", \"mutants\": " << r.by_rule[i].mutants << ", \"refused\": " << r.by_rule[i].refused
+      << "}";
+  j << "],\n  \"backends\": [";
   for (std::size_t i = 0; i < r.backends.size(); ++i) {
     const auto& t = r.backends[i];
     j << (i ? ", " : "") << "{\"backend\": \"" << driver::name(t.backend)

@@ -243,12 +243,13 @@ std::span<const MutationRule> mutation_rules() {
 std::vector<Mutant> mutants(const SpecModel& m, std::uint64_t seed) {
   Rng rng(seed);
   std::vector<Mutant> out;
-  for (const MutationRule& r : rules) {
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const MutationRule& r = rules[i];
     SpecModel s = m;
     if (!r.edit(s, rng))
       continue;
     std::string toml = to_toml(s);
-    out.push_back(Mutant{std::string(r.what), std::move(s), std::move(toml), r.refused_with});
+    out.push_back(Mutant{std::string(r.what), std::move(s), std::move(toml), r.refused_with, i});
   }
   return out;
 }
