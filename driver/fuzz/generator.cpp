@@ -104,21 +104,6 @@ std::string quote(std::string_view s) {
   return "\"" + std::string(s) + "\"";
 }
 
-std::string init_spelling(const tile::TensorInit& i) {
-  using Kind = tile::TensorInit::Kind;
-  switch (i.kind) {
-  case Kind::zero:
-    return "zero";
-  case Kind::arange_mod:
-    return "arange % " + std::to_string(i.modulus);
-  case Kind::random:
-    return "random(" + std::to_string(i.seed) + ")";
-  case Kind::constant:
-    return "constant(" + std::to_string(i.value) + ")";
-  }
-  return "zero";
-}
-
 std::string_view scope_spelling(ScopeName s) {
   switch (s) {
   case ScopeName::thread:
@@ -198,12 +183,7 @@ public:
         s += ", fraction = " + std::string(*c.fraction);
       return s + " }";
     }
-    std::string s = "createpolicy(" + std::string(c.primary);
-    if (c.secondary)
-      s += ", " + std::string(*c.secondary);
-    if (c.fraction)
-      s += ", " + std::string(*c.fraction);
-    return quote(s + ")");
+    return quote(spelling(c));
   }
   void operator()(const ModelCommitGroup&) { kind("commit_group"); }
   void operator()(const ModelWaitGroup& w) {
@@ -283,14 +263,8 @@ private:
         s += (i ? ", " : "") + std::to_string(p.bytes[i]);
       return s + "]";
     }
-    case ModelPattern::Form::hex: {
-      std::string s = "0x";
-      for (auto b : p.bytes) {
-        s += hex_digits[b >> 4];
-        s += hex_digits[b & 0xF];
-      }
-      return quote(s);
-    }
+    case ModelPattern::Form::hex:
+      return quote(hex_spelling(p));
     }
     return "0";
   }
@@ -299,6 +273,39 @@ private:
 };
 
 } // namespace
+
+std::string spelling(const tile::TensorInit& i) {
+  using Kind = tile::TensorInit::Kind;
+  switch (i.kind) {
+  case Kind::zero:
+    return "zero";
+  case Kind::arange_mod:
+    return "arange % " + std::to_string(i.modulus);
+  case Kind::random:
+    return "random(" + std::to_string(i.seed) + ")";
+  case Kind::constant:
+    return "constant(" + std::to_string(i.value) + ")";
+  }
+  return "zero";
+}
+
+std::string spelling(const PolicyCreate& c) {
+  std::string s = "createpolicy(" + std::string(c.primary);
+  if (c.secondary)
+    s += ", " + std::string(*c.secondary);
+  if (c.fraction)
+    s += ", " + std::string(*c.fraction);
+  return s + ")";
+}
+
+std::string hex_spelling(const ModelPattern& p) {
+  std::string s = "0x";
+  for (auto b : p.bytes) {
+    s += hex_digits[b >> 4];
+    s += hex_digits[b & 0xF];
+  }
+  return s;
+}
 
 std::string to_toml(const SpecModel& m) {
   std::ostringstream os;
@@ -328,7 +335,7 @@ std::string to_toml(const SpecModel& m) {
     if (t.align)
       os << "align = " << t.align << "\n";
     if (t.init)
-      os << "init = \"" << init_spelling(*t.init) << "\"\n";
+      os << "init = \"" << spelling(*t.init) << "\"\n";
     if (t.output)
       os << "output = true\n";
   }

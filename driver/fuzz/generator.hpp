@@ -18,10 +18,13 @@
 #include "driver/run/spec_files.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/support/diagnostic.hpp"
+#include "emitter/support/result.hpp"
+#include "emitter/tile/kernel.hpp"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,6 +37,18 @@ SpecModel generate(std::uint64_t seed, const GenOptions& options);
 
 /// The spec as TOML; the header comment names the seed and the generator.
 std::string to_toml(const SpecModel& m);
+
+/// The model built through the emitter's builder (build::Builder, which holds every rule a
+/// kernel keeps): the kernel, or the builder's diagnostics, each at line N of
+/// NAME.generated for the model's N-th declaration, op or expectation. A generated model is
+/// accepted by construction; the diagnostics of one that is not say why.
+Result<std::unique_ptr<tile::Kernel>> build_kernel(const SpecModel& m);
+
+/// The spellings to_toml() and build_kernel() share: an init ("arange % 7"), a createpolicy
+/// call ("createpolicy(evict_last, 0.5)"), a pattern as "0x" and hex digits.
+std::string spelling(const tile::TensorInit& init);
+std::string spelling(const PolicyCreate& call);
+std::string hex_spelling(const ModelPattern& p);
 
 /// Top-level units the shrinker may drop (ddmin over them), and the model with only
 /// `keep`ed units. A unit is an op group (a top-level op, a `for` ... `end` with its body)
