@@ -3,6 +3,7 @@
 // that every rule a generated spec must keep is the builder's. This file holds only the
 // model's syntax (spellings of enums, which call a field goes to); no rule.
 
+#include "driver/api/to_spec.hpp"
 #include "driver/fuzz/generator.hpp"
 #include "driver/reference/expect.hpp"
 #include "emitter/build/builder.hpp"
@@ -390,6 +391,13 @@ private:
 
 Result<std::unique_ptr<tile::Kernel>> build_kernel(const SpecModel& m) {
   return KernelFromModel(m).build();
+}
+
+std::string spec_toml(const SpecModel& m) {
+  auto built = build_kernel(m);
+  if (!built)
+    return to_toml(m);
+  return header_comment(m) + api::to_spec_toml(**built);
 }
 
 } // namespace ptxgen::driver::fuzz

@@ -44,6 +44,15 @@ std::string to_toml(const SpecModel& m);
 /// accepted by construction; the diagnostics of one that is not say why.
 Result<std::unique_ptr<tile::Kernel>> build_kernel(const SpecModel& m);
 
+/// The spec the fuzz loop runs: the model built by build_kernel() and printed by the
+/// kernel-to-TOML printer (api::to_spec_toml) under to_toml()'s header comment. A model the
+/// builder refuses (a generator bug; a shrinker's candidate) is printed by to_toml(), so that
+/// the run refuses it with the same DiagIds and the finding says why.
+std::string spec_toml(const SpecModel& m);
+
+/// The comment line that opens a spec: the generator, its version, the seed, the family.
+std::string header_comment(const SpecModel& m);
+
 /// The spellings to_toml() and build_kernel() share: an init ("arange % 7"), a createpolicy
 /// call ("createpolicy(evict_last, 0.5)"), a pattern as "0x" and hex digits.
 std::string spelling(const tile::TensorInit& init);

@@ -477,7 +477,7 @@ void Fuzzer::shrink_finding(Finding& f, const SpecModel& model) {
   p.still_fails = [&](const std::vector<SpecModel>& batch) {
     std::vector<std::string> tomls, stems;
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      tomls.push_back(to_toml(batch[i]));
+      tomls.push_back(spec_toml(batch[i]));
       stems.push_back("c" + std::to_string(i));
     }
     const auto outcomes = run_specs(tomls, stems);
@@ -491,7 +491,7 @@ void Fuzzer::shrink_finding(Finding& f, const SpecModel& model) {
     so.max_batch = std::max<std::size_t>(8, std::size_t{4} * jobs_);
   auto r = shrink(model, p, so);
   f.shrink = r.stats;
-  f.spec_toml = to_toml(r.value);
+  f.spec_toml = spec_toml(r.value);
   // The shrunk spec's own outcomes (the shrinker keeps no candidate's).
   auto final_outcomes = run_specs({f.spec_toml}, {"final"});
   if (!final_outcomes.empty())
@@ -658,7 +658,7 @@ void Fuzzer::run_batch(std::size_t first, std::size_t n) {
     if (!contains(o_.shard, i))
       continue;
     models.push_back(generate(o_.seed + i, o_.generator));
-    tomls.push_back(to_toml(models.back()));
+    tomls.push_back(spec_toml(models.back()));
     stems.push_back(std::to_string(models.back().seed));
   }
   if (!o_.specs_dir.empty())
