@@ -222,7 +222,7 @@ private:
     }
     if (t.init) {
       d.init_at = at();
-      d.init = b_.init(text(spelling(*t.init)));
+      d.init = b_.init(text(build::init_spelling(*t.init)));
     }
     if (t.output) {
       d.output_at = at();

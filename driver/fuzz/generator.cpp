@@ -4,6 +4,7 @@
 #include "driver/fuzz/generator.hpp"
 
 #include "driver/fuzz/gen_build.hpp"
+#include "emitter/build/builder.hpp"
 
 #include <algorithm>
 #include <set>
@@ -231,24 +232,23 @@ public:
       std::visit(*this, b);
     }
   }
+  /// The mbarrier ops: their kind and barrier, then their own key.
+  void barrier_op(std::string_view k, const ViewText& barrier) {
+    kind(k);
+    key("barrier", barrier);
+  }
   void operator()(const ModelMbarrierInit& m) {
-    kind("mbarrier_init");
-    key("barrier", m.barrier);
+    barrier_op("mbarrier_init", m.barrier);
     key("count", m.count);
   }
   void operator()(const ModelCopyArrive& m) {
-    kind("copy_arrive");
-    key("barrier", m.barrier);
+    barrier_op("copy_arrive", m.barrier);
     if (m.noinc)
       key("noinc", std::string("true"));
   }
-  void operator()(const ModelMbarrierArrive& m) {
-    kind("mbarrier_arrive");
-    key("barrier", m.barrier);
-  }
+  void operator()(const ModelMbarrierArrive& m) { barrier_op("mbarrier_arrive", m.barrier); }
   void operator()(const ModelMbarrierWait& m) {
-    kind("mbarrier_wait");
-    key("barrier", m.barrier);
+    barrier_op("mbarrier_wait", m.barrier);
     key("parity", m.parity);
   }
 
@@ -273,21 +273,6 @@ private:
 };
 
 } // namespace
-
-std::string spelling(const tile::TensorInit& i) {
-  using Kind = tile::TensorInit::Kind;
-  switch (i.kind) {
-  case Kind::zero:
-    return "zero";
-  case Kind::arange_mod:
-    return "arange % " + std::to_string(i.modulus);
-  case Kind::random:
-    return "random(" + std::to_string(i.seed) + ")";
-  case Kind::constant:
-    return "constant(" + std::to_string(i.value) + ")";
-  }
-  return "zero";
-}
 
 std::string spelling(const PolicyCreate& c) {
   std::string s = "createpolicy(" + std::string(c.primary);
@@ -340,7 +325,7 @@ std::string to_toml(const SpecModel& m) {
     if (t.align)
       os << "align = " << t.align << "\n";
     if (t.init)
-      os << "init = \"" << spelling(*t.init) << "\"\n";
+      os << "init = \"" << build::init_spelling(*t.init) << "\"\n";
     if (t.output)
       os << "output = true\n";
   }

@@ -53,9 +53,8 @@ std::string spec_toml(const SpecModel& m);
 /// The comment line that opens a spec: the generator, its version, the seed, the family.
 std::string header_comment(const SpecModel& m);
 
-/// The spellings to_toml() and build_kernel() share: an init ("arange % 7"), a createpolicy
-/// call ("createpolicy(evict_last, 0.5)"), a pattern as "0x" and hex digits.
-std::string spelling(const tile::TensorInit& init);
+/// The spellings to_toml() and build_kernel() share: a createpolicy call
+/// ("createpolicy(evict_last, 0.5)"), a pattern as "0x" and hex digits.
 std::string spelling(const PolicyCreate& call);
 std::string hex_spelling(const ModelPattern& p);
 

@@ -158,11 +158,16 @@ bool abi_twice(SpecModel& m, Rng&) {
 
 // ---- control
 
+/// Sets `field` of every part of one kind to `value`; false when the model has none.
+template <class Part, class Field>
+bool set_every(const std::vector<Part*>& parts, Field Part::*field, const Field& value) {
+  for (Part* p : parts)
+    p->*field = value;
+  return !parts.empty();
+}
+
 bool wait_group_65(SpecModel& m, Rng&) {
-  auto waits = parts_of(m).wait_groups;
-  for (auto* w : waits)
-    w->n = 65;
-  return !waits.empty();
+  return set_every(parts_of(m).wait_groups, &ModelWaitGroup::n, std::int64_t{65});
 }
 /// Without a wait, the copies' reads are pending, unless no copy is ever issued (a pred
 /// that is false for every thread, as `warp != 0` in one warp), nor where a loop starts at
@@ -184,26 +189,15 @@ bool no_barrier(SpecModel& m, Rng&) {
 bool loop_unclosed(SpecModel& m, Rng&) {
   return erase_ops<ModelEnd>(m);
 }
+/// Every loop, a pipeline's included: its unroll goes through the same rule.
 bool unroll_65(SpecModel& m, Rng&) {
-  bool any = false;
-  for (auto& op : m.ops)
-    if (auto* f = std::get_if<ModelFor>(&op.body)) {
-      f->unroll = 65;
-      any = true;
-    }
-  return any;
+  return set_every(parts_of(m).loops, &ModelFor::unroll, std::optional<std::int64_t>(65));
 }
 bool stages_9(SpecModel& m, Rng&) {
-  auto pipes = parts_of(m).pipelines;
-  for (auto* p : pipes)
-    p->stages = 9;
-  return !pipes.empty();
+  return set_every(parts_of(m).pipelines, &ModelPipeline::stages, std::int64_t{9});
 }
 bool mbarrier_count_2_20(SpecModel& m, Rng&) {
-  auto inits = parts_of(m).mbarrier_inits;
-  for (auto* i : inits)
-    i->count = std::int64_t{1} << 20;
-  return !inits.empty();
+  return set_every(parts_of(m).mbarrier_inits, &ModelMbarrierInit::count, std::int64_t{1} << 20);
 }
 
 constexpr std::array<MutationRule, 23> rules{{

@@ -42,6 +42,14 @@ TEST_CASE("fuzz_gen: every model of the fixed seed range is built by the builder
     CHECK(ptx.rfind("not emitted", 0) != 0);
     CHECK(ptx == ptx_of(**loaded));
     CHECK((*built)->expectations.size() == m.expects.size());
+    // What PTX does not show: how each tensor starts in test runs, as the model says.
+    REQUIRE((*built)->tensors.size() == m.tensors.size());
+    for (std::size_t i = 0; i < m.tensors.size(); ++i) {
+      const tile::TensorInit want = m.tensors[i].init.value_or(tile::TensorInit{});
+      const tile::TensorInit& got = (*built)->tensors[i]->init;
+      CHECK((got.kind == want.kind && got.modulus == want.modulus && got.seed == want.seed &&
+             got.value == want.value));
+    }
     auto printed = driver::load_spec_text(api::to_spec_toml(**built), "printed.toml");
     REQUIRE_MESSAGE(printed, printed.diagnostics.format_all());
     CHECK(ptx == ptx_of(**printed));
