@@ -9,7 +9,9 @@
 // every machine and compiler.
 //
 // The model is typed (spec_model.hpp): tensors, parameters, the launch, and ops whose
-// fields are enums, integers, views and expressions; to_toml() alone spells TOML. The
+// fields are enums, integers, views and expressions. to_toml() prints it as written (the one
+// place that spells the model's TOML), build_kernel() builds it through the emitter's
+// builder and spec_toml() prints that kernel with the kernel-to-TOML printer. The
 // generator builds them from a few families of kernels (a tile copy at thread or CTA
 // scope, a `for` loop, a `pipeline`, mbarriers) whose every choice keeps the spec valid.
 

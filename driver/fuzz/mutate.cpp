@@ -149,6 +149,8 @@ bool abi_missing(SpecModel& m, Rng&) {
   m.abi.pop_back();
   return true;
 }
+/// The last name is then missing as well (spec_abi_missing_name follows); the rule names
+/// the cause, the duplicate.
 bool abi_twice(SpecModel& m, Rng&) {
   if (m.abi.size() < 2)
     return false;
@@ -171,7 +173,9 @@ bool wait_group_65(SpecModel& m, Rng&) {
 }
 /// Without a wait, the copies' reads are pending, unless no copy is ever issued (a pred
 /// that is false for every thread, as `warp != 0` in one warp), nor where a loop starts at
-/// a parameter (at the test values it may not run at all).
+/// a parameter (at the test values it may not run at all). The first hazard is the read
+/// (check_read_pending); what check reports after it (copies never waited, a refill while
+/// pending) follows from the same missing wait and is not the rule's.
 bool no_wait(SpecModel& m, Rng&) {
   if ((m.family != Family::tile && m.family != Family::loop) ||
       any_apply(m, [](const ModelApply& a) { return a.pred.has_value(); }) ||
