@@ -4,7 +4,7 @@
 
 # The deterministic smoke: a fixed seed, a few hundred generated specs on the simulator,
 # no finding (exit 0), every spec counted in the report and assembled by ptxas, and one
-# mutant of each refused by `check` with an expected DiagId.
+# mutant of each refused by `check` with its rule's DiagId (counted under the rule).
 # 300 specs; 50 in the sanitizer build (CI), where each is ~13 times slower.
 if(PTXGEN_SANITIZE)
   set(PTXGEN_FUZZ_SMOKE_COUNT 50)
@@ -16,7 +16,8 @@ add_test(NAME fuzz_loop.smoke
                             grep -q '"specs": '"$2"',' "$1" && grep -q '"findings": \[\]' "$1" &&
                             grep -q '"backend": "sim", "cases": '"$2"',' "$1" &&
                             ! grep -q '"ptxas_ms": 0,' "$1" &&
-                            grep -q '"mutants_refused": '"$2"',' "$1"]=]
+                            grep -q '"mutants_refused": '"$2"',' "$1" &&
+                            grep -q '"mutants_by_rule": \[{"rule": "block 0", "diag_id": "spec_block_range", "mutants": '"$2"', "refused": '"$2"'}' "$1"]=]
                  smoke ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_smoke.json ${PTXGEN_FUZZ_SMOKE_COUNT}
                  $<TARGET_FILE:ptxgen> fuzz --seed 20261130 --count ${PTXGEN_FUZZ_SMOKE_COUNT} --backend sim -j 2
                  --no-cache # each spec really through ptxas (ptxas_ms > 0), not the cubin cache
@@ -40,11 +41,13 @@ set_tests_properties(gpu.fuzz_loop_injected_fault PROPERTIES LABELS "gpu;fuzzloo
 
 # A mutant that `check` accepts is a finding: the hidden --inject-false-accept gives every
 # mutant its valid parent's TOML; 10 specs with 2 mutants each are 20 false accepts (exit
-# 1), the first 2 saved. --save-specs keeps the 10 generated specs.
+# 1), the first 2 saved, and the report counts none of the second rule's as refused.
+# --save-specs keeps the 10 generated specs.
 add_test(NAME fuzz_loop.false_accept
          COMMAND bash -c [=[rm -rf "$1"; "${@:2}" --out "$1/out" --save-specs "$1/specs" \
                               --report "$1/report.json"; rc=$?; [ "$rc" = 1 ] || exit 1
                             grep -q '"false_accept": 20' "$1/report.json" &&
+                            grep -q '{"rule": "block of 2048 threads", "diag_id": "spec_block_range", "mutants": 10, "refused": 0}' "$1/report.json" &&
                             [ -s "$1/out/false_accept-3/outcome.json" ] &&
                             [ -s "$1/out/false_accept-3-2/spec.toml" ] &&
                             [ "$(ls "$1/specs" | wc -l)" = 10 ]]=]

@@ -65,6 +65,11 @@ void print_summary(const fuzz::FuzzReport& r, std::ostream& out) {
     out << "  " << c << ": " << n << '\n';
   for (const auto& [c, n] : r.explained_by_class) // docs/fuzzing.md
     out << "  " << c << ": " << n << " (explained: a known false positive of the tool)\n";
+  if (!r.by_rule.empty())
+    out << "mutants by rule (refused with its DiagId / made):\n";
+  for (const auto& rule : r.by_rule)
+    out << "  " << rule.rule << " (" << name(rule.refused_with) << "): " << rule.refused << " / "
+        << rule.mutants << '\n';
   for (const auto& f : r.findings) {
     out << "finding " << f.signature.class_name() << " seed " << f.seed;
     if (f.shrink)

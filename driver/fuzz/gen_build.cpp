@@ -52,20 +52,6 @@ std::string paren(const std::string& s) {
 
 } // namespace
 
-std::int64_t dtype_bytes(std::string_view dtype) {
-  for (const auto& d : dtype_spellings)
-    if (d.name == dtype)
-      return d.bytes;
-  return 1;
-}
-
-std::string toml_string(std::string_view s) {
-  return "\"" + std::string(s) + "\"";
-}
-std::string toml_literal(std::string_view s) {
-  return "'" + std::string(s) + "'";
-}
-
 Builder::Builder(std::uint64_t seed, const GenOptions& options) : rng(seed), opt(options) {
   m.seed = seed;
 }
@@ -80,21 +66,17 @@ std::size_t Builder::unit(std::vector<std::string> names) {
   return m.units.size() - 1;
 }
 
-void Builder::op(std::size_t unit, std::string kind, std::vector<ModelKey> keys) {
-  ModelOp o;
-  o.op = std::move(kind);
-  o.keys = std::move(keys);
-  o.unit = unit;
-  m.ops.push_back(std::move(o));
+void Builder::op(std::size_t unit, ModelOpBody body) {
+  m.ops.push_back(ModelOp{std::move(body), unit});
 }
 
 ModelTensor& Builder::tensor(std::string name, bool shared, std::vector<std::int64_t> shape,
-                             std::string dtype) {
+                             ModelDtype dtype) {
   ModelTensor t;
   t.name = std::move(name);
   t.shared = shared;
   t.shape = std::move(shape);
-  t.dtype = std::move(dtype);
+  t.dtype = dtype;
   m.tensors.push_back(std::move(t));
   return m.tensors.back();
 }
@@ -119,7 +101,7 @@ std::string Builder::param_u64(std::uint64_t value) {
   return p.name;
 }
 
-std::string Builder::dtype(std::int64_t bytes) {
+ModelDtype Builder::dtype(std::int64_t bytes) {
   std::vector<const DtypeSpelling*> fit;
   for (const auto& d : dtype_spellings)
     if (d.bytes == bytes && (!d.alias || rng.chance(1, 3)))
@@ -127,19 +109,31 @@ std::string Builder::dtype(std::int64_t bytes) {
   const DtypeSpelling* d = rng.pick(fit);
   if (d->alias)
     use(Feature::dtype_alias);
-  return std::string(d->name);
+  return ModelDtype{d->name, d->bytes};
 }
 
-std::string Builder::init_for(std::string_view dtype) {
+tile::TensorInit Builder::init_for(ModelDtype dtype) {
+  using Kind = tile::TensorInit::Kind;
+  tile::TensorInit init;
+  const auto random = [&] {
+    init.kind = Kind::random;
+    init.seed = rng.below(1000);
+    return init;
+  };
   switch (rng.below(4)) {
   case 0:
-    return "random(" + std::to_string(rng.below(1000)) + ")";
+    return random();
   case 1:
-    return "constant(" + std::to_string(1 + rng.below(100)) + ")";
+    init.kind = Kind::constant;
+    init.value = static_cast<std::int64_t>(1 + rng.below(100));
+    return init;
   default:
-    if (dtype.front() == 'b' && dtype != "bfloat16" && dtype != "bf16")
-      return "random(" + std::to_string(rng.below(1000)) + ")";
-    return "arange % " + std::to_string(rng.pick(std::vector<int>{7, 97, 113, 251}));
+    // The bit types (b8..b64) take no arange.
+    if (dtype.spelling.front() == 'b' && dtype.spelling != "bfloat16" && dtype.spelling != "bf16")
+      return random();
+    init.kind = Kind::arange_mod;
+    init.modulus = rng.pick(std::vector<std::int64_t>{7, 97, 113, 251});
+    return init;
   }
 }
 
@@ -147,7 +141,7 @@ std::int64_t Builder::shared_bytes() const {
   std::int64_t total = 0;
   for (const auto& t : m.tensors)
     if (t.shared) {
-      const std::int64_t a = t.align ? t.align : 128;
+      const std::int64_t a = t.align ? t.align : tile::default_shared_align;
       total = (total + a - 1) / a * a + t.bytes();
     }
   return total;
@@ -251,15 +245,15 @@ std::string join(const std::vector<std::string>& parts) {
 
 } // namespace
 
-std::string RowCopy::src_view(const std::string& tensor, std::int64_t threads,
-                              std::int64_t ctas) const {
+ViewText RowCopy::src_view(const std::string& tensor, std::int64_t threads,
+                           std::int64_t ctas) const {
   std::string v = tensor;
   if (src_split > 1) {
     const std::string lead = lead_src.empty() ? "" : "x ";
     v += ".rearrange(\"" + lead + "n a b -> " + lead + "n (a b)\")";
   }
-  if (!src_view_dtype.empty())
-    v += ".view(\"" + src_view_dtype + "\")";
+  if (src_view_dtype)
+    v += ".view(\"" + std::string(src_view_dtype->spelling) + "\")";
   const std::int64_t row_elems = row_bytes() / src_es;
   std::string cols = ":";
   if (slice_lo > 0 || src_row_bytes != row_bytes())
@@ -271,19 +265,20 @@ std::string RowCopy::src_view(const std::string& tensor, std::int64_t threads,
     v += ".sub[" + join(idx) + "]";
     if (rearranged)
       v += rearrange(*this, src_es, "", "", "");
-    return v;
+    return ViewText{v};
   }
   idx.push_back(":");
   idx.push_back(cols);
   v += ".sub[" + join(idx) + "]";
   const std::string w = "w=" + std::to_string(threads / warp_size) + ", t=32, ";
   if (ctas == 1)
-    return v + rearrange(*this, src_es, "(w t) ", "w t ", w);
-  return v + rearrange(*this, src_es, "(g w t) ", "g w t ", w) + ".sub[bid]";
+    return ViewText{v + rearrange(*this, src_es, "(w t) ", "w t ", w)};
+  return ViewText{v + rearrange(*this, src_es, "(g w t) ", "g w t ", w) + ".sub[bid]"};
 }
 
-std::string RowCopy::dst_view(const std::string& tensor, std::int64_t threads) const {
-  const std::string view = dst_view_dtype.empty() ? "" : ".view(\"" + dst_view_dtype + "\")";
+ViewText RowCopy::dst_view(const std::string& tensor, std::int64_t threads) const {
+  const std::string view =
+      dst_view_dtype ? ".view(\"" + std::string(dst_view_dtype->spelling) + "\")" : "";
   std::vector<std::string> idx = lead_dst;
   if (!cta_scope) {
     idx.push_back(dst_row);
@@ -291,13 +286,13 @@ std::string RowCopy::dst_view(const std::string& tensor, std::int64_t threads) c
     std::string v = tensor + view + ".sub[" + join(idx) + "]";
     if (rearranged)
       v += rearrange(*this, dst_es, "", "", "");
-    return v;
+    return ViewText{v};
   }
   std::string v = tensor + view;
   if (!idx.empty())
     v += ".sub[" + join(idx) + "]";
   const std::string w = "w=" + std::to_string(threads / warp_size) + ", t=32, ";
-  return v + rearrange(*this, dst_es, "(w t) ", "w t ", w);
+  return ViewText{v + rearrange(*this, dst_es, "(w t) ", "w t ", w)};
 }
 
 namespace {
@@ -432,7 +427,7 @@ RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t r
   r.cta_scope = allow_cta && T % warp_size == 0 && b.rng.chance(1, 3);
   b.use(r.cta_scope ? Feature::cta_scope : Feature::thread_scope);
   const bool cg = b.rng.chance(1, 2);
-  r.cache_op = cg ? "cg" : "ca";
+  r.cache_op = cg ? ptx::CacheOp::cg : ptx::CacheOp::ca;
   r.chunk = cg ? cg_chunk : ca_chunks[b.rng.below(ca_chunks.size())];
   b.use(cg ? Feature::cg : Feature::ca);
   b.use(r.chunk == 4 ? Feature::chunk4 : r.chunk == 8 ? Feature::chunk8 : Feature::chunk16);
@@ -530,38 +525,27 @@ std::string named_param(Builder& b, ApplyExtras& x, std::int64_t lo, std::int64_
   return n;
 }
 
-std::string cache_policy(Builder& b, ApplyExtras& x) {
+ModelPolicy cache_policy(Builder& b, ApplyExtras& x) {
   switch (b.rng.below(3)) {
   case 0: {
     b.use(Feature::policy_param);
     const std::string p = b.param_u64(policy_values[b.rng.below(policy_values.size())]);
     x.names.push_back(p);
-    switch (b.rng.below(3)) {
-    case 0:
-      return toml_string(p);
-    case 1:
-      return toml_string("param:" + p);
-    default:
-      return "{ param = " + toml_string(p) + " }";
-    }
-  }
-  case 1: {
-    b.use(Feature::policy_createpolicy);
-    std::string s = "createpolicy(" + std::string(primaries[b.rng.below(primaries.size())]);
-    if (b.rng.chance(1, 2))
-      s += ", " + std::string(secondaries[b.rng.below(secondaries.size())]);
-    if (b.rng.chance(1, 2))
-      s += ", " + std::string(fractions[b.rng.below(fractions.size())]);
-    return toml_string(s + ")");
+    static constexpr std::array<PolicyParam::Spelling, 3> spellings{
+        PolicyParam::Spelling::bare, PolicyParam::Spelling::prefixed, PolicyParam::Spelling::table};
+    return PolicyParam{p, spellings[b.rng.below(spellings.size())]};
   }
   default: {
-    b.use(Feature::policy_table);
-    std::string s = "{ primary = " + toml_string(primaries[b.rng.below(primaries.size())]);
+    const bool table = b.rng.below(2) == 1;
+    b.use(table ? Feature::policy_table : Feature::policy_createpolicy);
+    PolicyCreate c;
+    c.table = table;
+    c.primary = primaries[b.rng.below(primaries.size())];
     if (b.rng.chance(1, 2))
-      s += ", secondary = " + toml_string(secondaries[b.rng.below(secondaries.size())]);
+      c.secondary = secondaries[b.rng.below(secondaries.size())];
     if (b.rng.chance(1, 2))
-      s += ", fraction = " + std::string(fractions[b.rng.below(fractions.size())]);
-    return s + " }";
+      c.fraction = fractions[b.rng.below(fractions.size())];
+    return c;
   }
   }
 }
@@ -618,98 +602,98 @@ std::string src_size_operators(Builder& b, std::int64_t C, ApplyExtras& x) {
   }
 }
 
-std::string src_size(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
+IntOrExpr src_size(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
   const std::int64_t C = ctx.rows->chunk;
   const std::string c = std::to_string(C);
   const std::int64_t T = b.threads(), G = b.ctas();
   if (b.rng.chance(1, 3)) {
     b.use(Feature::src_size_expr);
-    return toml_string(src_size_operators(b, C, x));
+    return ExprText{src_size_operators(b, C, x)};
   }
   switch (b.rng.below(6)) {
   case 0:
     b.use(Feature::src_size_const);
-    return std::to_string(b.rng.edge(0, C));
+    return b.rng.edge(0, C);
   case 1:
     b.use(Feature::src_size_expr);
-    return toml_string("tid % " + std::to_string(C + 1));
+    return ExprText{"tid % " + std::to_string(C + 1)};
   case 2: {
     b.use(Feature::src_size_expr);
     const std::string n = named_param(b, x, 0, T);
-    return toml_string("tid < " + n + " ? " + c + " : " + std::to_string(b.rng.edge(0, C)));
+    return ExprText{"tid < " + n + " ? " + c + " : " + std::to_string(b.rng.edge(0, C))};
   }
   case 3: {
     b.use(Feature::src_size_expr);
     const Var v = pick_expression_var(b, ctx);
     const std::string n = named_param(b, x, 0, C * v.count);
-    return toml_string("clamp(" + n + " - " + c + " * " + v.name + ", 0, " + c + ")");
+    return ExprText{"clamp(" + n + " - " + c + " * " + v.name + ", 0, " + c + ")"};
   }
   case 4:
     if (G > 1) {
       b.use(Feature::src_size_expr);
-      return toml_string("bid == " + std::to_string(G - 1) + " ? " +
-                         std::to_string(b.rng.edge(0, C)) + " : " + c);
+      return ExprText{"bid == " + std::to_string(G - 1) + " ? " + std::to_string(b.rng.edge(0, C)) +
+                      " : " + c};
     }
     [[fallthrough]];
   default:
     b.use(Feature::src_size_expr);
-    return toml_string(c + " - lane % " + std::to_string(C + 1));
+    return ExprText{c + " - lane % " + std::to_string(C + 1)};
   }
 }
 
-std::string ignore_src(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
+BoolOrExpr ignore_src(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
   const std::int64_t T = b.threads();
   switch (b.rng.below(5)) {
   case 0:
     b.use(Feature::ignore_src_const);
-    return b.rng.chance(1, 2) ? "true" : "false";
+    return b.rng.chance(1, 2);
   case 1:
     b.use(Feature::ignore_src_expr);
-    return toml_string("tid % 3 == 1");
+    return ExprText{"tid % 3 == 1"};
   case 2: {
     b.use(Feature::ignore_src_expr);
     const Var v = pick_expression_var(b, ctx);
     const std::string n = named_param(b, x, 0, T);
-    return toml_string(v.name + " == " + std::to_string(v.count - 1) + " && tid >= " + n);
+    return ExprText{v.name + " == " + std::to_string(v.count - 1) + " && tid >= " + n};
   }
   case 3: {
     b.use(Feature::ignore_src_expr);
     b.use(Feature::expr_operators);
     const std::string n = named_param(b, x, 0, warp_size - 1);
-    return toml_string(b.rng.chance(1, 2) ? "(lane ^ " + n + ") == 0" : "!(lane < " + n + ")");
+    return ExprText{b.rng.chance(1, 2) ? "(lane ^ " + n + ") == 0" : "!(lane < " + n + ")"};
   }
   default:
     b.use(Feature::ignore_src_expr);
-    return toml_string("bid == " + std::to_string(b.ctas() - 1));
+    return ExprText{"bid == " + std::to_string(b.ctas() - 1)};
   }
 }
 
-std::string pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
+BoolOrExpr pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
   switch (b.rng.below(6)) {
   case 0:
     b.use(Feature::pred_const);
-    return b.rng.chance(1, 2) ? "true" : "false";
+    return b.rng.chance(1, 2);
   case 1: {
     b.use(Feature::pred_expr);
     const std::string n = named_param(b, x, 0, b.threads());
-    return toml_string("tid < " + n);
+    return ExprText{"tid < " + n};
   }
   case 2: {
     b.use(Feature::pred_expr);
     const Var v = pick_expression_var(b, ctx);
-    return toml_string(v.name +
-                       " != " + std::to_string(b.rng.below(static_cast<std::uint64_t>(v.count))));
+    return ExprText{v.name +
+                    " != " + std::to_string(b.rng.below(static_cast<std::uint64_t>(v.count)))};
   }
   case 3:
     b.use(Feature::pred_expr);
-    return toml_string("(tid & 1) != 0");
+    return ExprText{"(tid & 1) != 0"};
   case 4:
     b.use(Feature::pred_expr);
-    return toml_string("warp != 0");
+    return ExprText{"warp != 0"};
   default:
     b.use(Feature::pred_expr);
     b.use(Feature::expr_operators);
-    return toml_string(b.rng.chance(1, 2) ? "(tid | 1) == tid" : "lane < 16 && warp % 2 == 0");
+    return ExprText{b.rng.chance(1, 2) ? "(tid | 1) == tid" : "lane < 16 && warp % 2 == 0"};
   }
 }
 
@@ -717,69 +701,68 @@ std::string pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
 
 ApplyExtras apply_extras(Builder& b, const ApplyContext& ctx) {
   ApplyExtras x;
-  const RowCopy& r = *ctx.rows;
-  std::string opcode = "cp.async." + r.cache_op + ".shared";
+  ModelApply& a = x.apply;
+  a.opcode.cache_op = ctx.rows->cache_op;
   if (b.rng.chance(1, 4)) {
-    opcode += "::cta";
+    a.opcode.dst_space = ptx::SharedSpace::shared_cta;
     b.use(Feature::shared_cta_space);
   }
-  opcode += ".global";
-  const bool hint = b.opt.cache_hints && b.rng.chance(1, 4);
-  if (hint)
-    opcode += ".L2::cache_hint";
+  a.opcode.cache_hint = b.opt.cache_hints && b.rng.chance(1, 4);
   if (b.rng.chance(1, 3)) {
-    static constexpr std::array<std::pair<std::string_view, Feature>, 3> sizes{{
-        {".L2::64B", Feature::prefetch_64},
-        {".L2::128B", Feature::prefetch_128},
-        {".L2::256B", Feature::prefetch_256},
+    static constexpr std::array<std::pair<ptx::L2Prefetch, Feature>, 3> sizes{{
+        {ptx::L2Prefetch::b64, Feature::prefetch_64},
+        {ptx::L2Prefetch::b128, Feature::prefetch_128},
+        {ptx::L2Prefetch::b256, Feature::prefetch_256},
     }};
     const auto& [q, f] = sizes[b.rng.below(sizes.size())];
-    opcode += q;
+    a.opcode.prefetch = q;
     b.use(f);
   }
-  x.opcode = toml_string(opcode);
-  if (r.cta_scope)
-    x.keys.push_back({"scope", toml_string("cta")});
+  if (ctx.rows->cta_scope)
+    a.scope = ScopeName::cta;
   else if (b.rng.chance(1, 6))
-    x.keys.push_back({"scope", toml_string("thread")});
+    a.scope = ScopeName::thread;
   switch (b.rng.below(4)) {
   case 0:
-    x.keys.push_back({"src_size", src_size(b, ctx, x)});
+    a.src_size = src_size(b, ctx, x);
     break;
   case 1:
-    x.keys.push_back({"ignore_src", ignore_src(b, ctx, x)});
+    a.ignore_src = ignore_src(b, ctx, x);
     break;
   default:
     break;
   }
   if (ctx.allow_pred && b.rng.chance(1, 4)) {
-    x.keys.push_back({"pred", pred(b, ctx, x)});
+    a.pred = pred(b, ctx, x);
     x.needs_fill = true;
   }
-  x.exact = x.keys.size() == (x.keys.empty() || x.keys[0].key != "scope" ? 0 : 1);
-  if (hint)
-    x.keys.push_back({"cache_policy", cache_policy(b, x)});
+  x.exact = !a.src_size && !a.ignore_src && !a.pred;
+  if (a.opcode.cache_hint)
+    a.cache_policy = cache_policy(b, x);
   return x;
 }
 
-std::string fill_pattern(Rng& rng) {
-  static constexpr char digits[] = "0123456789ABCDEF";
+ModelPattern fill_pattern(Rng& rng) {
+  ModelPattern p;
   switch (rng.below(3)) {
   case 0:
-    return std::to_string(rng.below(256));
+    p.bytes = {static_cast<std::uint8_t>(rng.below(256))};
+    return p;
   case 1: {
-    std::string s = "[";
+    p.form = ModelPattern::Form::list;
     const auto n = 1 + rng.below(5);
     for (std::uint64_t i = 0; i < n; ++i)
-      s += (i ? ", " : "") + std::to_string(rng.below(256));
-    return s + "]";
+      p.bytes.push_back(static_cast<std::uint8_t>(rng.below(256)));
+    return p;
   }
   default: {
-    std::string s = "\"0x";
+    p.form = ModelPattern::Form::hex;
     const auto n = 1 + rng.below(4);
-    for (std::uint64_t i = 0; i < 2 * n; ++i)
-      s += digits[rng.below(16)];
-    return s + "\"";
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const auto hi = rng.below(16);
+      p.bytes.push_back(static_cast<std::uint8_t>(hi * 16 + rng.below(16)));
+    }
+    return p;
   }
   }
 }

@@ -7,14 +7,12 @@
 #include "emitter/ptx/feature.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace ptxgen::driver::fuzz {
-
-/// Bytes of one element of a dtype spelling the generator prints (names and aliases).
-std::int64_t dtype_bytes(std::string_view dtype);
 
 /// Static shared memory ends here; beyond it the kernel uses dynamic shared memory.
 inline constexpr std::int64_t static_shared_limit = ptx::max_static_shared_bytes;
@@ -22,13 +20,11 @@ inline constexpr std::int64_t static_shared_limit = ptx::max_static_shared_bytes
 inline constexpr std::int64_t warp_size = 32;
 inline constexpr std::int64_t max_block_threads = ptx::max_block_threads;
 inline constexpr std::int64_t max_block_z = ptx::max_block_dims[2];
+/// The dtypes of padding and of mbarriers.
+inline constexpr ModelDtype byte_dtype{"uint8", 1};
+inline constexpr ModelDtype barrier_dtype{"uint64", 8};
 /// The cp.async sizes.
 inline constexpr std::int64_t cg_chunk = 16;
-
-/// "value" as a TOML string literal (no escapes needed: generated text has no quotes of
-/// the other kind), and as a TOML literal string for views (which hold double quotes).
-std::string toml_string(std::string_view s);
-std::string toml_literal(std::string_view s);
 
 class Builder {
 public:
@@ -41,15 +37,15 @@ public:
   void use(Feature f);
   /// A new shrinker unit naming these tensors / parameters; returns its index.
   std::size_t unit(std::vector<std::string> names);
-  void op(std::size_t unit, std::string kind, std::vector<ModelKey> keys);
+  void op(std::size_t unit, ModelOpBody body);
   ModelTensor& tensor(std::string name, bool shared, std::vector<std::int64_t> shape,
-                      std::string dtype);
+                      ModelDtype dtype);
   /// A u32 parameter with a range and a value biased to its ends; returns its name.
   std::string param_u32(std::int64_t lo, std::int64_t hi);
   std::string param_u64(std::uint64_t value);
   /// A dtype spelling of `bytes` per element (sometimes an alias).
-  std::string dtype(std::int64_t bytes);
-  std::string init_for(std::string_view dtype);
+  ModelDtype dtype(std::int64_t bytes);
+  tile::TensorInit init_for(ModelDtype dtype);
   /// Shared bytes of the tensors declared so far, each at its alignment.
   std::int64_t shared_bytes() const;
   /// Threads per CTA and CTAs, and their shapes (1-D to 3-D).
@@ -65,25 +61,25 @@ private:
 /// of `row_bytes` in chunks of `chunk` bytes; how a view names them.
 struct RowCopy {
   bool cta_scope = false;
-  std::string cache_op; ///< "ca" or "cg"
+  ptx::CacheOp cache_op = ptx::CacheOp::cg;
   std::int64_t chunk = cg_chunk;
-  std::int64_t reps = 1;            ///< chunks per row
-  std::int64_t p = 1;               ///< the second repeat axis's size (1: one axis)
-  bool permuted = false;            ///< the repeat axes swapped on the right-hand side
-  bool rearranged = true;           ///< false: the row is the chunk (reps == 1), no rearrange
-  std::int64_t src_es = 1;          ///< element bytes of the src view (after .view)
-  std::int64_t dst_es = 1;          ///< element bytes of the dst view (after .view)
-  std::int64_t dst_decl_es = 1;     ///< the shared tensor's (and the output's) element bytes
-  std::string src_view_dtype;       ///< a .view("...") step on src; empty: none
-  std::string dst_view_dtype;       ///< a .view("...") step on dst; empty: none
-  std::int64_t src_split = 1;       ///< >1: A's row declared as [split, cols/split], merged back
-  std::string src_dtype, dst_dtype; ///< the global src's and the shared tensor's dtypes
-  std::int64_t src_cols = 0;        ///< columns of the global src tensor, in its own dtype
-  std::int64_t src_row_bytes = 0;   ///< bytes of a row of the global src tensor
-  std::int64_t slice_lo = 0;        ///< first src column (view elements) of the row
-  std::string src_row;              ///< the src row's index (thread scope)
-  std::string dst_row;              ///< the shared row's index (thread scope)
-  std::string read_row;             ///< the shared row read back
+  std::int64_t reps = 1;        ///< chunks per row
+  std::int64_t p = 1;           ///< the second repeat axis's size (1: one axis)
+  bool permuted = false;        ///< the repeat axes swapped on the right-hand side
+  bool rearranged = true;       ///< false: the row is the chunk (reps == 1), no rearrange
+  std::int64_t src_es = 1;      ///< element bytes of the src view (after .view)
+  std::int64_t dst_es = 1;      ///< element bytes of the dst view (after .view)
+  std::int64_t dst_decl_es = 1; ///< the shared tensor's (and the output's) element bytes
+  std::optional<ModelDtype> src_view_dtype; ///< a .view("...") step on src
+  std::optional<ModelDtype> dst_view_dtype; ///< a .view("...") step on dst
+  std::int64_t src_split = 1;      ///< >1: A's row declared as [split, cols/split], merged back
+  ModelDtype src_dtype, dst_dtype; ///< the global src's and the shared tensor's dtypes
+  std::int64_t src_cols = 0;       ///< columns of the global src tensor, in its own dtype
+  std::int64_t src_row_bytes = 0;  ///< bytes of a row of the global src tensor
+  std::int64_t slice_lo = 0;       ///< first src column (view elements) of the row
+  std::string src_row;             ///< the src row's index (thread scope)
+  std::string dst_row;             ///< the shared row's index (thread scope)
+  std::string read_row;            ///< the shared row read back
   std::vector<std::string> lead_src, lead_dst; ///< indices before the row ("k", "stage")
   std::vector<std::string> names;              ///< parameters the row expressions name
 
@@ -99,8 +95,8 @@ struct RowCopy {
   /// True when the src row is the thread's own (bid * T + tid), however it is spelt.
   bool src_linear() const;
   std::vector<std::pair<std::string, std::int64_t>> repeat_axes() const;
-  std::string src_view(const std::string& tensor, std::int64_t threads, std::int64_t ctas) const;
-  std::string dst_view(const std::string& tensor, std::int64_t threads) const;
+  ViewText src_view(const std::string& tensor, std::int64_t threads, std::int64_t ctas) const;
+  ViewText dst_view(const std::string& tensor, std::int64_t threads) const;
 };
 
 /// The extras of an apply: opcode, cache policy, src_size / ignore_src / pred.
@@ -111,16 +107,15 @@ struct ApplyContext {
   bool allow_pred = true;      ///< false where no fill sentinel can precede the apply
 };
 struct ApplyExtras {
-  std::string opcode;             ///< TOML text
-  std::vector<ModelKey> keys;     ///< after dst, src, chunk_bytes: scope, src_size ...
+  ModelApply apply;               ///< all but dst, src and chunk_bytes
   bool needs_fill = false;        ///< pred used: the destination must hold a sentinel
   bool exact = true;              ///< the copy is whole (no pred/src_size/ignore_src)
   std::vector<std::string> names; ///< parameters the keys name
 };
 ApplyExtras apply_extras(Builder& b, const ApplyContext& ctx);
 
-/// A fill pattern value (TOML text).
-std::string fill_pattern(Rng& rng);
+/// A fill pattern in one of its spellings.
+ModelPattern fill_pattern(Rng& rng);
 
 /// The families (gen_families.cpp).
 void generate_tile(Builder& b);

@@ -74,14 +74,13 @@ Piece make_piece(Builder& b, const std::string& suffix, std::int64_t tiles, std:
   return p;
 }
 
-std::vector<ModelKey> apply_keys(Builder& b, const Piece& p, std::int64_t ctas_in_rows) {
+ModelApply apply_of(Builder& b, const Piece& p, std::int64_t ctas_in_rows) {
   const std::int64_t T = b.threads();
-  std::vector<ModelKey> keys{{"opcode", p.x.opcode},
-                             {"dst", toml_literal(p.r.dst_view(p.s, T))},
-                             {"src", toml_literal(p.r.src_view(p.a, T, ctas_in_rows))},
-                             {"chunk_bytes", std::to_string(p.r.chunk)}};
-  keys.insert(keys.end(), p.x.keys.begin(), p.x.keys.end());
-  return keys;
+  ModelApply a = p.x.apply;
+  a.dst = p.r.dst_view(p.s, T);
+  a.src = p.r.src_view(p.a, T, ctas_in_rows);
+  a.chunk_bytes = p.r.chunk;
+  return a;
 }
 
 std::vector<std::string> piece_names(const Piece& p) {
@@ -92,20 +91,21 @@ std::vector<std::string> piece_names(const Piece& p) {
 }
 
 /// The shared row a thread fills before its apply (all the rows it will copy into).
-std::string fill_view(const Piece& p, const std::vector<std::string>& lead) {
+ModelFill fill_of(Rng& rng, const Piece& p, const std::vector<std::string>& lead) {
   std::string idx;
   for (const auto& l : lead)
     idx += l + ", ";
-  return toml_literal(p.s + ".sub[" + idx + (p.r.cta_scope ? "tid" : p.r.dst_row) + ", :]");
+  return ModelFill{ViewText{p.s + ".sub[" + idx + (p.r.cta_scope ? "tid" : p.r.dst_row) + ", :]"},
+                   fill_pattern(rng)};
 }
 
-std::string copy_dst(Builder& b, const Piece& p, std::int64_t row_ctas, const std::string& k) {
-  return toml_literal(p.out + ".sub[" + (k.empty() ? "" : k + ", ") +
-                      global_row(b.threads(), row_ctas, "tid") + ", :]");
-}
-
-std::string copy_src(const Piece& p, const std::string& lead) {
-  return toml_literal(p.s + ".sub[" + (lead.empty() ? "" : lead + ", ") + p.r.read_row + ", :]");
+/// The copy of the shared row a thread reads back (`lead`: the stage) to its output row.
+ModelCopy copy_of(Builder& b, const Piece& p, std::int64_t row_ctas, const std::string& k,
+                  const std::string& lead) {
+  return ModelCopy{
+      ViewText{p.out + ".sub[" + (k.empty() ? "" : k + ", ") +
+               global_row(b.threads(), row_ctas, "tid") + ", :]"},
+      ViewText{p.s + ".sub[" + (lead.empty() ? "" : lead + ", ") + p.r.read_row + ", :]"}};
 }
 
 /// True when B ends up a bit copy of A (every row, every byte).
@@ -116,12 +116,8 @@ bool identity(const Piece& p) {
 
 /// True when every chunk is zero filled: ignore_src = true and no pred.
 bool ignores_all(const Piece& p) {
-  bool all = false, pred = false;
-  for (const auto& k : p.x.keys) {
-    all = all || (k.key == "ignore_src" && k.value == "true");
-    pred = pred || k.key == "pred";
-  }
-  return all && !pred;
+  const auto& ignore = p.x.apply.ignore_src;
+  return ignore && *ignore == BoolOrExpr{true} && !p.x.apply.pred;
 }
 
 /// Expectations of a tile copy over `tiles` tiles of which `trips` run: when B is a bit
@@ -137,7 +133,7 @@ void tile_expectations(Builder& b, const Piece& p, std::int64_t tiles, std::int6
     return;
   } else if (trips == tiles) {
     b.m.expects.push_back(p.out + " == " + p.a);
-  } else if (p.r.src_split == 1 && dtype_bytes(p.r.src_dtype) == p.r.dst_decl_es) {
+  } else if (p.r.src_split == 1 && p.r.src_dtype.bytes == p.r.dst_decl_es) {
     const std::string t = std::to_string(trips);
     if (trips > 0)
       b.m.expects.push_back(p.out + ".sub[0:" + t + "] == " + p.a + ".sub[0:" + t + "]");
@@ -160,7 +156,7 @@ void maybe_pad(Builder& b) {
   pad.name = "pad";
   pad.shared = true;
   pad.shape = {b.rng.edge(lo, hi)};
-  pad.dtype = "uint8";
+  pad.dtype = byte_dtype;
   b.m.tensors.insert(b.m.tensors.begin(), pad);
   b.unit({"pad"});
 }
@@ -192,44 +188,43 @@ struct LoopFreedom {
 
 /// `trips` comes back as the number of tiles 0.. the loop runs, or -1 when it does not
 /// run a prefix of the tiles (a start or step other than 0 and 1).
-std::vector<ModelKey> loop_header(Builder& b, std::int64_t tiles, bool grid_stride,
-                                  std::int64_t& trips, std::vector<std::string>& names,
-                                  LoopFreedom freedom = {}) {
-  std::vector<ModelKey> keys{{"var", toml_string("k")}};
+ModelFor loop_header(Builder& b, std::int64_t tiles, bool grid_stride, std::int64_t& trips,
+                     std::vector<std::string>& names, LoopFreedom freedom = {}) {
+  ModelFor f;
+  f.var = "k";
   const bool start_param = freedom.start && !grid_stride && b.rng.chance(1, 4);
-  std::string start = grid_stride ? toml_string("bid") : "0";
+  f.start = grid_stride ? IntOrExpr{ExprText{"bid"}} : IntOrExpr{std::int64_t{0}};
   if (start_param) {
     const std::string n = b.param_u32(0, tiles - 1);
     names.push_back(n);
-    start = toml_string(n);
+    f.start = ExprText{n};
     b.use(Feature::loop_start_param);
   }
-  keys.push_back({"start", start});
   trips = tiles;
   if (b.rng.chance(1, 2)) {
     const std::string n = b.param_u32(1, tiles);
     trips = static_cast<std::int64_t>(b.m.params.back().value);
     names.push_back(n);
-    keys.push_back({"stop", toml_string(n)});
+    f.stop = ExprText{n};
     b.use(Feature::runtime_trips);
   } else {
-    keys.push_back({"stop", std::to_string(tiles)});
+    f.stop = tiles;
   }
   if (grid_stride) {
-    keys.push_back({"step", toml_string("nbid")});
+    f.step = ExprText{"nbid"};
     b.use(Feature::grid_stride);
   } else if (freedom.step && b.rng.chance(1, 5)) {
-    keys.push_back({"step", "2"});
+    f.step = std::int64_t{2};
     b.use(Feature::loop_step);
     trips = -1;
   }
   if (start_param)
     trips = -1;
   if (b.rng.chance(1, 3)) {
-    keys.push_back({"unroll", std::to_string(b.rng.edge(2, 4))});
+    f.unroll = b.rng.edge(2, 4);
     b.use(Feature::unroll);
   }
-  return keys;
+  return f;
 }
 
 /// Sometimes an outer `for j` around a family's loop: it repeats the same work, so the
@@ -238,8 +233,10 @@ bool maybe_outer_loop(Builder& b, std::size_t unit) {
   if (!b.rng.chance(1, 5))
     return false;
   b.use(Feature::nested_loop);
-  b.op(unit, "for",
-       {{"var", toml_string("j")}, {"start", "0"}, {"stop", std::to_string(b.rng.edge(1, 3))}});
+  ModelFor j;
+  j.var = "j";
+  j.stop = b.rng.edge(1, 3);
+  b.op(unit, j);
   return true;
 }
 
@@ -258,23 +255,23 @@ void generate_tile(Builder& b) {
   for (const auto& p : pieces)
     if (p.fill) {
       b.use(Feature::fill_sentinel);
-      b.op(b.unit({p.s}), "fill", {{"dst", fill_view(p, {})}, {"pattern", fill_pattern(b.rng)}});
-      b.op(b.unit({}), "cta_sync", {});
+      b.op(b.unit({p.s}), fill_of(b.rng, p, {}));
+      b.op(b.unit({}), ModelCtaSync{});
     }
   const bool two_groups = pieces.size() == 2 && b.rng.chance(1, 2);
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    b.op(b.unit(piece_names(pieces[i])), "apply", apply_keys(b, pieces[i], G));
+    b.op(b.unit(piece_names(pieces[i])), apply_of(b, pieces[i], G));
     if (two_groups || i + 1 == pieces.size())
-      b.op(b.unit({}), "commit_group", {});
+      b.op(b.unit({}), ModelCommitGroup{});
   }
   auto wait = [&](std::int64_t n) {
     if (n == 0 && b.rng.chance(1, 4)) {
       b.use(Feature::wait_all);
-      b.op(b.unit({}), "wait_all", {});
+      b.op(b.unit({}), ModelWaitAll{});
     } else {
-      b.op(b.unit({}), "wait_group", {{"n", std::to_string(n)}});
+      b.op(b.unit({}), ModelWaitGroup{n});
     }
-    b.op(b.unit({}), "cta_sync", {});
+    b.op(b.unit({}), ModelCtaSync{});
   };
   wait(two_groups ? 1 : 0);
   for (std::size_t i = 0; i < pieces.size(); ++i) {
@@ -283,7 +280,7 @@ void generate_tile(Builder& b) {
       wait(0);
     }
     const auto& p = pieces[i];
-    b.op(b.unit({p.s, p.out}), "copy", {{"dst", copy_dst(b, p, G, "")}, {"src", copy_src(p, "")}});
+    b.op(b.unit({p.s, p.out}), copy_of(b, p, G, "", ""));
   }
   for (const auto& p : pieces)
     tile_expectations(b, p, 1, 1);
@@ -306,24 +303,24 @@ void generate_loop(Builder& b) {
   auto header = loop_header(b, tiles, grid_stride, trips, names, LoopFreedom{true, true});
   const std::size_t u = b.unit(names);
   const bool outer = maybe_outer_loop(b, u);
-  b.op(u, "for", header);
+  b.op(u, header);
   const bool cross = p.r.cross() || p.r.cta_scope;
   if (p.fill) {
     b.use(Feature::fill_sentinel);
-    b.op(u, "fill", {{"dst", fill_view(p, {})}, {"pattern", fill_pattern(b.rng)}});
-    b.op(u, "cta_sync", {});
+    b.op(u, fill_of(b.rng, p, {}));
+    b.op(u, ModelCtaSync{});
   }
-  b.op(u, "apply", apply_keys(b, p, row_ctas));
-  b.op(u, "commit_group", {});
-  b.op(u, "wait_group", {{"n", "0"}});
+  b.op(u, apply_of(b, p, row_ctas));
+  b.op(u, ModelCommitGroup{});
+  b.op(u, ModelWaitGroup{0});
   if (cross)
-    b.op(u, "cta_sync", {});
-  b.op(u, "copy", {{"dst", copy_dst(b, p, row_ctas, "k")}, {"src", copy_src(p, "")}});
+    b.op(u, ModelCtaSync{});
+  b.op(u, copy_of(b, p, row_ctas, "k", ""));
   if (cross || p.fill)
-    b.op(u, "cta_sync", {});
-  b.op(u, "end", {});
+    b.op(u, ModelCtaSync{});
+  b.op(u, ModelEnd{});
   if (outer)
-    b.op(u, "end", {});
+    b.op(u, ModelEnd{});
   tile_expectations(b, p, tiles, trips);
   finish(b);
 }
@@ -350,43 +347,29 @@ void generate_pipeline(Builder& b) {
   }
   maybe_pad(b);
   std::int64_t trips = 0;
-  auto keys = loop_header(b, tiles, false, trips, names, LoopFreedom{true, false});
+  ModelPipeline pipe;
+  pipe.loop = loop_header(b, tiles, false, trips, names, LoopFreedom{true, false});
   if (trips >= 0 && trips < stages)
     b.use(Feature::trips_below_stages);
-  keys.push_back({"stages", std::to_string(stages)});
+  pipe.stages = stages;
   if (stage_var != "stage")
-    keys.push_back({"stage_var", toml_string(stage_var)});
-  ModelOp op;
-  op.op = "pipeline";
-  op.keys = keys;
-  op.unit = b.unit(names);
+    pipe.stage_var = stage_var;
+  const std::size_t u = b.unit(names);
+  for (const auto& p : pieces)
+    pipe.loads.push_back(apply_of(b, p, G));
   for (const auto& p : pieces) {
-    ModelOp load;
-    load.keys = apply_keys(b, p, G);
-    load.unit = op.unit;
-    op.loads.push_back(load);
-  }
-  for (const auto& p : pieces) {
-    ModelOp body;
-    body.op = "copy";
-    body.keys = {{"dst", copy_dst(b, p, G, "k")}, {"src", copy_src(p, stage_var)}};
-    body.unit = op.unit;
-    op.body.push_back(body);
+    pipe.body.emplace_back(copy_of(b, p, G, "k", stage_var));
     // A consumer may also write its own row of the stage it consumed (a sentinel for the
     // next refill): no other thread reads that row when the readback is the thread's own.
     if (!p.r.cross() && !p.r.cta_scope && b.rng.chance(1, 4)) {
-      ModelOp fill;
-      fill.op = "fill";
-      fill.keys = {{"dst", fill_view(p, {stage_var})}, {"pattern", fill_pattern(b.rng)}};
-      fill.unit = op.unit;
-      op.body.push_back(fill);
+      pipe.body.emplace_back(fill_of(b.rng, p, {stage_var}));
       b.use(Feature::pipeline_body_fill);
     }
   }
-  const bool outer = maybe_outer_loop(b, op.unit);
-  b.m.ops.push_back(op);
+  const bool outer = maybe_outer_loop(b, u);
+  b.op(u, std::move(pipe));
   if (outer)
-    b.op(op.unit, "end", {});
+    b.op(u, ModelEnd{});
   for (const auto& p : pieces)
     tile_expectations(b, p, tiles, trips);
   finish(b);
@@ -406,17 +389,16 @@ void mbarrier_ring(Builder& b) {
   b.launch(T, ctas_for(b, T, tiles));
   const std::int64_t G = b.ctas();
   Piece p = make_piece(b, "", tiles, G, "", 2, false);
-  b.tensor("bar", true, {2}, "uint64");
+  b.tensor("bar", true, {2}, barrier_dtype);
   const bool noinc = b.rng.chance(1, 3);
   if (noinc)
     b.use(Feature::mbarrier_noinc);
   maybe_pad(b);
   const std::size_t init = b.unit({"bar"});
   for (const char* slot : {"0", "1"})
-    b.op(init, "mbarrier_init",
-         {{"barrier", toml_literal(std::string("bar.sub[") + slot + "]")},
-          {"count", std::to_string(noinc ? 2 * T : T)}});
-  b.op(init, "cta_sync", {});
+    b.op(init,
+         ModelMbarrierInit{ViewText{std::string("bar.sub[") + slot + "]"}, noinc ? 2 * T : T});
+  b.op(init, ModelCtaSync{});
   std::vector<std::string> names = piece_names(p);
   names.push_back("bar");
   const std::size_t u = b.unit(names);
@@ -425,25 +407,24 @@ void mbarrier_ring(Builder& b) {
     Piece q = p;
     q.r.lead_src = {tile};
     q.r.lead_dst = {slot};
-    auto keys = apply_keys(b, q, G);
+    ModelApply a = apply_of(b, q, G);
     if (pred)
-      keys.push_back({"pred", toml_string("k + 1 < " + std::to_string(tiles))});
-    b.op(u, "apply", keys);
-    const std::string bar = toml_literal("bar.sub[" + slot + "]");
-    std::vector<ModelKey> arrive{{"barrier", bar}};
-    if (noinc)
-      arrive.push_back({"noinc", "true"});
-    b.op(u, "copy_arrive", arrive);
-    b.op(u, "mbarrier_arrive", {{"barrier", bar}});
+      a.pred = ExprText{"k + 1 < " + std::to_string(tiles)};
+    b.op(u, std::move(a));
+    const ViewText bar{"bar.sub[" + slot + "]"};
+    b.op(u, ModelCopyArrive{bar, noinc});
+    b.op(u, ModelMbarrierArrive{bar});
   };
   load("0", "0", false);
-  b.op(u, "for", {{"var", toml_string("k")}, {"start", "0"}, {"stop", std::to_string(tiles)}});
+  ModelFor loop;
+  loop.var = "k";
+  loop.stop = tiles;
+  b.op(u, loop);
   load("min(k + 1, " + last + ")", "(k + 1) % 2", true);
-  b.op(u, "mbarrier_wait",
-       {{"barrier", toml_literal("bar.sub[k % 2]")}, {"parity", toml_string("(k / 2) % 2")}});
-  b.op(u, "copy", {{"dst", copy_dst(b, p, G, "k")}, {"src", copy_src(p, "k % 2")}});
-  b.op(u, "cta_sync", {});
-  b.op(u, "end", {});
+  b.op(u, ModelMbarrierWait{ViewText{"bar.sub[k % 2]"}, ExprText{"(k / 2) % 2"}});
+  b.op(u, copy_of(b, p, G, "k", "k % 2"));
+  b.op(u, ModelCtaSync{});
+  b.op(u, ModelEnd{});
   tile_expectations(b, p, tiles, tiles);
 }
 
@@ -464,8 +445,8 @@ void generate_mbarrier(Builder& b) {
   const std::int64_t G = b.ctas();
   Piece p = make_piece(b, "", tiles, G, loop ? "k" : "", 0, false);
   const std::int64_t nbar = b.rng.edge(1, 2);
-  b.tensor("bar", true, {nbar}, "uint64");
-  const std::string bar = toml_literal("bar.sub[" + std::to_string(b.rng.below(nbar)) + "]");
+  b.tensor("bar", true, {nbar}, barrier_dtype);
+  const ViewText bar{"bar.sub[" + std::to_string(b.rng.below(nbar)) + "]"};
   // normal: count = T, each thread copy_arrive + arrive; 1: noinc and a doubled count;
   // 2: noinc only (the deferred arrivals are the count).
   const auto mode = b.rng.below(3);
@@ -474,31 +455,28 @@ void generate_mbarrier(Builder& b) {
   const std::int64_t count = mode == 1 ? 2 * T : T;
   maybe_pad(b);
   const std::size_t init = b.unit({"bar"});
-  b.op(init, "mbarrier_init", {{"barrier", bar}, {"count", std::to_string(count)}});
-  b.op(init, "cta_sync", {});
+  b.op(init, ModelMbarrierInit{bar, count});
+  b.op(init, ModelCtaSync{});
   std::vector<std::string> names = piece_names(p);
   names.push_back("bar");
   std::int64_t trips = tiles;
-  std::vector<ModelKey> header;
+  ModelFor header;
   if (loop) {
     b.use(Feature::for_loop);
     header = loop_header(b, tiles, false, trips, names);
   }
   const std::size_t u = b.unit(names);
   if (loop)
-    b.op(u, "for", header);
-  b.op(u, "apply", apply_keys(b, p, G));
-  std::vector<ModelKey> arrive{{"barrier", bar}};
-  if (mode)
-    arrive.push_back({"noinc", "true"});
-  b.op(u, "copy_arrive", arrive);
+    b.op(u, header);
+  b.op(u, apply_of(b, p, G));
+  b.op(u, ModelCopyArrive{bar, mode != 0});
   if (mode != 2)
-    b.op(u, "mbarrier_arrive", {{"barrier", bar}});
-  b.op(u, "mbarrier_wait", {{"barrier", bar}, {"parity", loop ? toml_string("k % 2") : "0"}});
-  b.op(u, "copy", {{"dst", copy_dst(b, p, G, loop ? "k" : "")}, {"src", copy_src(p, "")}});
+    b.op(u, ModelMbarrierArrive{bar});
+  b.op(u, ModelMbarrierWait{bar, loop ? IntOrExpr{ExprText{"k % 2"}} : IntOrExpr{std::int64_t{0}}});
+  b.op(u, copy_of(b, p, G, loop ? "k" : "", ""));
   if (loop) {
-    b.op(u, "cta_sync", {});
-    b.op(u, "end", {});
+    b.op(u, ModelCtaSync{});
+    b.op(u, ModelEnd{});
   }
   tile_expectations(b, p, tiles, trips);
   finish(b);

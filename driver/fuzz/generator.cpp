@@ -4,10 +4,13 @@
 #include "driver/fuzz/generator.hpp"
 
 #include "driver/fuzz/gen_build.hpp"
+#include "emitter/build/builder.hpp"
 
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <variant>
 
 namespace ptxgen::driver::fuzz {
 
@@ -37,28 +40,37 @@ std::string_view name(Feature f) {
 }
 
 std::int64_t ModelTensor::bytes() const {
-  std::int64_t n = dtype_bytes(dtype);
+  std::int64_t n = dtype.bytes;
   for (auto d : shape)
     n *= d;
   return n;
 }
 
-const ModelKey* ModelOp::find(std::string_view key) const {
-  for (const auto& k : keys)
-    if (k.key == key)
-      return &k;
-  return nullptr;
-}
-
-ModelKey* ModelOp::find(std::string_view key) {
-  for (auto& k : keys)
-    if (k.key == key)
-      return &k;
-  return nullptr;
-}
-
 bool SpecModel::has(Feature f) const {
   return std::find(features.begin(), features.end(), f) != features.end();
+}
+
+ModelParts parts_of(SpecModel& m) {
+  ModelParts e;
+  for (auto& op : m.ops) {
+    if (auto* a = std::get_if<ModelApply>(&op.body))
+      e.applies.push_back(a);
+    else if (auto* f = std::get_if<ModelFor>(&op.body))
+      e.loops.push_back(f);
+    else if (auto* c = std::get_if<ModelCopyArrive>(&op.body))
+      e.arrives.push_back(c);
+    else if (auto* w = std::get_if<ModelWaitGroup>(&op.body))
+      e.wait_groups.push_back(w);
+    else if (auto* i = std::get_if<ModelMbarrierInit>(&op.body))
+      e.mbarrier_inits.push_back(i);
+    else if (auto* p = std::get_if<ModelPipeline>(&op.body)) {
+      e.pipelines.push_back(p);
+      e.loops.push_back(&p->loop);
+      for (auto& l : p->loads)
+        e.applies.push_back(&l);
+    }
+  }
+  return e;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -79,27 +91,216 @@ std::string launch_value(const std::vector<std::int64_t>& v, bool as_array) {
   return int_list(v);
 }
 
-void print_keys(std::ostringstream& os, const ModelOp& op) {
-  if (!op.op.empty())
-    os << "op = \"" << op.op << "\"\n";
-  for (const auto& k : op.keys)
-    os << k.key << " = " << k.value << "\n";
-}
+constexpr char hex_digits[] = "0123456789ABCDEF";
 
 std::string hex64(std::uint64_t v) {
-  static constexpr char digits[] = "0123456789ABCDEF";
   std::string s = "0x";
   for (int shift = 60; shift >= 0; shift -= 4)
-    s += digits[(v >> shift) & 0xF];
+    s += hex_digits[(v >> shift) & 0xF];
   return s;
 }
 
+/// A TOML basic string (generated text holds no double quote or backslash).
+std::string quote(std::string_view s) {
+  return "\"" + std::string(s) + "\"";
+}
+
+std::string_view scope_spelling(ScopeName s) {
+  switch (s) {
+  case ScopeName::thread:
+    return "thread";
+  case ScopeName::cta:
+    return "cta";
+  case ScopeName::warp:
+    return "warp";
+  }
+  return "thread";
+}
+
+/// The TOML keys of one op, in the order the generator has always written them.
+class KeyPrinter {
+public:
+  explicit KeyPrinter(std::ostringstream& os) : os_(os) {}
+
+  void kind(std::string_view k) { os_ << "op = " << quote(k) << "\n"; }
+  void key(std::string_view k, const std::string& toml) { os_ << k << " = " << toml << "\n"; }
+  void key(std::string_view k, std::int64_t v) { key(k, std::to_string(v)); }
+  /// Views are TOML literal strings: they hold double quotes.
+  void key(std::string_view k, const ViewText& v) { key(k, "'" + v.text + "'"); }
+  void key(std::string_view k, const ExprText& e) { key(k, quote(e.text)); }
+  void key(std::string_view k, const IntOrExpr& v) {
+    if (const auto* i = std::get_if<std::int64_t>(&v))
+      key(k, *i);
+    else
+      key(k, std::get<ExprText>(v));
+  }
+  void key(std::string_view k, const BoolOrExpr& v) {
+    if (const auto* b = std::get_if<bool>(&v))
+      key(k, std::string(*b ? "true" : "false"));
+    else
+      key(k, std::get<ExprText>(v));
+  }
+
+  void operator()(const ModelApply& a) {
+    // A pipeline's [[op.load]] has no `op` key: print() of the pipeline writes those.
+    kind("apply");
+    apply_keys(a);
+  }
+  void apply_keys(const ModelApply& a) {
+    key("opcode", quote(ptx::print(a.opcode)));
+    key("dst", a.dst);
+    key("src", a.src);
+    key("chunk_bytes", a.chunk_bytes);
+    if (a.scope)
+      key("scope", quote(scope_spelling(*a.scope)));
+    if (a.src_size)
+      key("src_size", *a.src_size);
+    if (a.ignore_src)
+      key("ignore_src", *a.ignore_src);
+    if (a.pred)
+      key("pred", *a.pred);
+    if (a.cache_policy)
+      key("cache_policy", std::visit(*this, *a.cache_policy));
+    for (const auto& u : a.unknown)
+      key(u.key, u.value);
+  }
+  std::string operator()(const PolicyParam& p) {
+    switch (p.spelling) {
+    case PolicyParam::Spelling::bare:
+      return quote(p.name);
+    case PolicyParam::Spelling::prefixed:
+      return quote("param:" + p.name);
+    case PolicyParam::Spelling::table:
+      return "{ param = " + quote(p.name) + " }";
+    }
+    return quote(p.name);
+  }
+  std::string operator()(const PolicyCreate& c) {
+    if (c.table) {
+      std::string s = "{ primary = " + quote(c.primary);
+      if (c.secondary)
+        s += ", secondary = " + quote(*c.secondary);
+      if (c.fraction)
+        s += ", fraction = " + std::string(*c.fraction);
+      return s + " }";
+    }
+    return quote(spelling(c));
+  }
+  void operator()(const ModelCommitGroup&) { kind("commit_group"); }
+  void operator()(const ModelWaitGroup& w) {
+    kind("wait_group");
+    key("n", w.n);
+  }
+  void operator()(const ModelWaitAll&) { kind("wait_all"); }
+  void operator()(const ModelCtaSync&) { kind("cta_sync"); }
+  void operator()(const ModelFill& f) {
+    kind("fill");
+    key("dst", f.dst);
+    key("pattern", pattern(f.pattern));
+  }
+  void operator()(const ModelCopy& c) {
+    kind("copy");
+    key("dst", c.dst);
+    key("src", c.src);
+  }
+  void operator()(const ModelFor& f) {
+    kind("for");
+    loop_keys(f);
+  }
+  void loop_keys(const ModelFor& f) {
+    key("var", quote(f.var));
+    key("start", f.start);
+    key("stop", f.stop);
+    if (f.step)
+      key("step", *f.step);
+    if (f.unroll)
+      key("unroll", *f.unroll);
+  }
+  void operator()(const ModelEnd&) { kind("end"); }
+  void operator()(const ModelPipeline& p) {
+    kind("pipeline");
+    loop_keys(p.loop);
+    key("stages", p.stages);
+    if (p.stage_var)
+      key("stage_var", quote(*p.stage_var));
+    for (const auto& l : p.loads) {
+      os_ << "[[op.load]]\n";
+      apply_keys(l);
+    }
+    for (const auto& b : p.body) {
+      os_ << "[[op.body]]\n";
+      std::visit(*this, b);
+    }
+  }
+  /// The mbarrier ops: their kind and barrier, then their own key.
+  void barrier_op(std::string_view k, const ViewText& barrier) {
+    kind(k);
+    key("barrier", barrier);
+  }
+  void operator()(const ModelMbarrierInit& m) {
+    barrier_op("mbarrier_init", m.barrier);
+    key("count", m.count);
+  }
+  void operator()(const ModelCopyArrive& m) {
+    barrier_op("copy_arrive", m.barrier);
+    if (m.noinc)
+      key("noinc", std::string("true"));
+  }
+  void operator()(const ModelMbarrierArrive& m) { barrier_op("mbarrier_arrive", m.barrier); }
+  void operator()(const ModelMbarrierWait& m) {
+    barrier_op("mbarrier_wait", m.barrier);
+    key("parity", m.parity);
+  }
+
+private:
+  static std::string pattern(const ModelPattern& p) {
+    switch (p.form) {
+    case ModelPattern::Form::byte:
+      return std::to_string(p.bytes.at(0));
+    case ModelPattern::Form::list: {
+      std::string s = "[";
+      for (std::size_t i = 0; i < p.bytes.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(p.bytes[i]);
+      return s + "]";
+    }
+    case ModelPattern::Form::hex:
+      return quote(hex_spelling(p));
+    }
+    return "0";
+  }
+
+  std::ostringstream& os_;
+};
+
 } // namespace
+
+std::string spelling(const PolicyCreate& c) {
+  std::string s = "createpolicy(" + std::string(c.primary);
+  if (c.secondary)
+    s += ", " + std::string(*c.secondary);
+  if (c.fraction)
+    s += ", " + std::string(*c.fraction);
+  return s + ")";
+}
+
+std::string hex_spelling(const ModelPattern& p) {
+  std::string s = "0x";
+  for (auto b : p.bytes) {
+    s += hex_digits[b >> 4];
+    s += hex_digits[b & 0xF];
+  }
+  return s;
+}
+
+std::string header_comment(const SpecModel& m) {
+  return "# Generated by ptxgen's spec generator (driver/fuzz/generator.cpp, version " +
+         std::to_string(generator_version) + ") from seed " + std::to_string(m.seed) + ", family " +
+         std::string(name(m.family)) + ".\n";
+}
 
 std::string to_toml(const SpecModel& m) {
   std::ostringstream os;
-  os << "# Generated by ptxgen's spec generator (driver/fuzz/generator.cpp, version "
-     << generator_version << ") from seed " << m.seed << ", family " << name(m.family) << ".\n";
+  os << header_comment(m);
   os << "[kernel]\nname = \"" << m.name << "\"\n";
   os << "grid = " << launch_value(m.grid, m.grid_as_array) << "\n";
   os << "block = " << launch_value(m.block, m.block_as_array) << "\n";
@@ -120,25 +321,18 @@ std::string to_toml(const SpecModel& m) {
   }
   for (const auto& t : m.tensors) {
     os << "\n[tensor." << t.name << "]\nspace = \"" << (t.shared ? "shared" : "global")
-       << "\"\nshape = " << int_list(t.shape) << "\ndtype = \"" << t.dtype << "\"\n";
+       << "\"\nshape = " << int_list(t.shape) << "\ndtype = \"" << t.dtype.spelling << "\"\n";
     if (t.align)
       os << "align = " << t.align << "\n";
-    if (!t.init.empty())
-      os << "init = \"" << t.init << "\"\n";
+    if (t.init)
+      os << "init = \"" << build::init_spelling(*t.init) << "\"\n";
     if (t.output)
       os << "output = true\n";
   }
+  KeyPrinter keys(os);
   for (const auto& op : m.ops) {
     os << "\n[[op]]\n";
-    print_keys(os, op);
-    for (const auto& l : op.loads) {
-      os << "[[op.load]]\n";
-      print_keys(os, l);
-    }
-    for (const auto& b : op.body) {
-      os << "[[op.body]]\n";
-      print_keys(os, b);
-    }
+    std::visit(keys, op.body);
   }
   for (const auto& e : m.expects)
     os << "\n[[expect]]\nthat = \"" << e << "\"\n";
@@ -183,16 +377,6 @@ SpecModel keep_units(const SpecModel& m, const std::vector<bool>& keep) {
 
 namespace {
 
-/// Keys whose value can be replaced by a plain constant, and that constant.
-struct ConstantFor {
-  std::string_view key;
-  std::string_view constant; ///< empty: the key's removal is the simplification
-};
-
-bool is_expression(const ModelKey& k) {
-  return !k.value.empty() && k.value[0] == '"';
-}
-
 std::int64_t product(const std::vector<std::int64_t>& v) {
   std::int64_t p = 1;
   for (auto x : v)
@@ -200,72 +384,71 @@ std::int64_t product(const std::vector<std::int64_t>& v) {
   return p;
 }
 
-std::size_t op_complexity(const ModelOp& op) {
-  std::size_t c = 4;
-  for (const auto& k : op.keys)
-    c += is_expression(k) ? 3 : 2;
-  for (const auto& l : op.loads)
-    c += op_complexity(l);
-  for (const auto& b : op.body)
-    c += op_complexity(b);
-  if (const auto* u = op.find("unroll"))
-    c += static_cast<std::size_t>(std::max<std::int64_t>(0, std::stoll(u->value) - 1));
-  if (const auto* o = op.find("opcode"))
-    c += static_cast<std::size_t>(std::count(o->value.begin(), o->value.end(), ':'));
+/// A key's weight in complexity(): an expression weighs more than a constant.
+template <class Constant>
+std::size_t weight(const std::optional<std::variant<Constant, ExprText>>& v) {
+  return !v ? 0 : std::holds_alternative<ExprText>(*v) ? 3 : 2;
+}
+
+std::size_t apply_complexity(const ModelApply& a) {
+  std::size_t c = 4 + 4 * 2;
+  c += a.scope ? 2 : 0;
+  c += weight(a.src_size) + weight(a.ignore_src) + weight(a.pred);
+  c += a.cache_policy ? 3 : 0;
+  c += 2 * a.unknown.size();
+  // The qualifiers a simplification may drop.
+  c += (a.opcode.dst_space == ptx::SharedSpace::shared_cta ? 2 : 0) +
+       (a.opcode.cache_hint ? 2 : 0) + (a.opcode.prefetch != ptx::L2Prefetch::none ? 2 : 0);
   return c;
 }
 
-/// Every op of the model, pipelines' loads and bodies included, through `f(op)`.
-template <typename F>
-void for_each_op(std::vector<ModelOp>& ops, F&& f) {
-  for (auto& op : ops) {
-    f(op);
-    for_each_op(op.loads, f);
-    for_each_op(op.body, f);
+std::size_t loop_complexity(const ModelFor& f) {
+  return 4 + 3 * 2 + (f.step ? 2 : 0) +
+         static_cast<std::size_t>(std::max<std::int64_t>(0, f.unroll.value_or(1) - 1));
+}
+
+struct OpComplexity {
+  std::size_t operator()(const ModelApply& a) const { return apply_complexity(a); }
+  std::size_t operator()(const ModelCommitGroup&) const { return 4; }
+  std::size_t operator()(const ModelWaitGroup&) const { return 6; }
+  std::size_t operator()(const ModelWaitAll&) const { return 4; }
+  std::size_t operator()(const ModelCtaSync&) const { return 4; }
+  std::size_t operator()(const ModelFill&) const { return 8; }
+  std::size_t operator()(const ModelCopy&) const { return 8; }
+  std::size_t operator()(const ModelFor& f) const { return loop_complexity(f); }
+  std::size_t operator()(const ModelEnd&) const { return 4; }
+  std::size_t operator()(const ModelPipeline& p) const {
+    std::size_t c = loop_complexity(p.loop) + 2 + (p.stage_var ? 2 : 0);
+    for (const auto& l : p.loads)
+      c += apply_complexity(l);
+    for (const auto& b : p.body)
+      c += std::visit(*this, b);
+    return c;
+  }
+  std::size_t operator()(const ModelMbarrierInit&) const { return 8; }
+  std::size_t operator()(const ModelCopyArrive& m) const { return 6 + (m.noinc ? 2 : 0); }
+  std::size_t operator()(const ModelMbarrierArrive&) const { return 6; }
+  std::size_t operator()(const ModelMbarrierWait&) const { return 8; }
+};
+
+/// For each part of one kind (by index), the model with `f` applied to it where `f`
+/// changes it.
+template <class Items, class F>
+void each_edit(const SpecModel& m, Items ModelParts::*items, std::vector<SpecModel>& out, F&& f) {
+  SpecModel probe = m;
+  const std::size_t n = (parts_of(probe).*items).size();
+  for (std::size_t i = 0; i < n; ++i) {
+    SpecModel s = m;
+    if (f(*(parts_of(s).*items)[i]))
+      out.push_back(std::move(s));
   }
 }
 
-std::size_t count_ops(const std::vector<ModelOp>& ops) {
-  std::size_t n = 0;
-  for (const auto& op : ops)
-    n += 1 + count_ops(op.loads) + count_ops(op.body);
-  return n;
-}
-
-/// The same model with op number `index` (in for_each_op order) changed by `f`; nullopt
-/// when `f` returns false (nothing to change).
-template <typename F>
-std::optional<SpecModel> with_op(const SpecModel& m, std::size_t index, F&& f) {
-  SpecModel out = m;
-  std::size_t i = 0;
-  bool changed = false;
-  for_each_op(out.ops, [&](ModelOp& op) {
-    if (i++ == index)
-      changed = f(op);
-  });
-  if (!changed)
-    return std::nullopt;
-  return out;
-}
-
-bool drop_key(ModelOp& op, std::string_view key) {
-  auto it = std::find_if(op.keys.begin(), op.keys.end(), [&](auto& k) { return k.key == key; });
-  if (it == op.keys.end())
-    return false;
-  op.keys.erase(it);
-  return true;
-}
-
-/// Removes a qualifier (".L2::cache_hint", ".L2::128B"...) from an apply's opcode.
-bool drop_qualifier(ModelOp& op, std::string_view qualifier) {
-  auto* o = op.find("opcode");
-  if (!o)
-    return false;
-  auto at = o->value.find(qualifier);
-  if (at == std::string::npos)
-    return false;
-  o->value.erase(at, qualifier.size());
-  return true;
+template <class T>
+bool drop(std::optional<T>& v) {
+  const bool had = v.has_value();
+  v.reset();
+  return had;
 }
 
 void launch_simplifications(const SpecModel& m, std::vector<SpecModel>& out) {
@@ -295,25 +478,28 @@ void launch_simplifications(const SpecModel& m, std::vector<SpecModel>& out) {
 }
 
 void op_simplifications(const SpecModel& m, std::vector<SpecModel>& out) {
-  const std::size_t n = count_ops(m.ops);
-  static const ConstantFor constants[] = {
-      {"src_size", ""}, {"ignore_src", ""}, {"pred", ""},  {"cache_policy", ""},
-      {"noinc", ""},    {"unroll", ""},     {"scope", ""},
-  };
-  for (std::size_t i = 0; i < n; ++i) {
-    for (const auto& c : constants) {
-      if (auto s = with_op(m, i, [&](ModelOp& op) {
-            bool dropped = drop_key(op, c.key);
-            if (dropped && c.key == "cache_policy")
-              drop_qualifier(op, ".L2::cache_hint");
-            return dropped;
-          }))
-        out.push_back(std::move(*s));
-    }
-    for (std::string_view q : {".L2::64B", ".L2::128B", ".L2::256B", "::cta"})
-      if (auto s = with_op(m, i, [&](ModelOp& op) { return drop_qualifier(op, q); }))
-        out.push_back(std::move(*s));
-  }
+  each_edit(m, &ModelParts::applies, out, [](ModelApply& a) { return drop(a.src_size); });
+  each_edit(m, &ModelParts::applies, out, [](ModelApply& a) { return drop(a.ignore_src); });
+  each_edit(m, &ModelParts::applies, out, [](ModelApply& a) { return drop(a.pred); });
+  each_edit(m, &ModelParts::applies, out, [](ModelApply& a) {
+    // A policy goes with its qualifier.
+    a.opcode.cache_hint = false;
+    return drop(a.cache_policy);
+  });
+  each_edit(m, &ModelParts::applies, out, [](ModelApply& a) { return drop(a.scope); });
+  each_edit(m, &ModelParts::applies, out, [](ModelApply& a) {
+    const bool had = a.opcode.prefetch != ptx::L2Prefetch::none;
+    a.opcode.prefetch = ptx::L2Prefetch::none;
+    return had;
+  });
+  each_edit(m, &ModelParts::applies, out, [](ModelApply& a) {
+    const bool had = a.opcode.dst_space != ptx::SharedSpace::shared;
+    a.opcode.dst_space = ptx::SharedSpace::shared;
+    return had;
+  });
+  each_edit(m, &ModelParts::arrives, out,
+            [](ModelCopyArrive& c) { return std::exchange(c.noinc, false); });
+  each_edit(m, &ModelParts::loops, out, [](ModelFor& f) { return drop(f.unroll); });
 }
 
 void tensor_simplifications(const SpecModel& m, std::vector<SpecModel>& out) {
@@ -323,9 +509,9 @@ void tensor_simplifications(const SpecModel& m, std::vector<SpecModel>& out) {
     out.push_back(std::move(s));
   }
   for (std::size_t i = 0; i < m.tensors.size(); ++i) {
-    if (!m.tensors[i].init.empty()) {
+    if (m.tensors[i].init) {
       SpecModel s = m;
-      s.tensors[i].init.clear();
+      s.tensors[i].init.reset();
       out.push_back(std::move(s));
     }
     if (m.tensors[i].align) {
@@ -355,9 +541,9 @@ std::vector<SpecModel> simplifications(const SpecModel& m) {
 std::size_t complexity(const SpecModel& m) {
   std::size_t c = static_cast<std::size_t>(product(m.grid) + product(m.block));
   for (const auto& op : m.ops)
-    c += op_complexity(op);
+    c += std::visit(OpComplexity{}, op.body);
   for (const auto& t : m.tensors)
-    c += 4 + (t.init.empty() ? 0 : 1) + (t.align ? 1 : 0);
+    c += 4 + (t.init ? 1 : 0) + (t.align ? 1 : 0);
   for (const auto& p : m.params)
     c += 4 + (p.range ? 1 : 0);
   c += 4 * m.expects.size();

@@ -435,15 +435,19 @@ void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
   }
   parallel_for(jobs.size(), jobs_,
                [&](std::size_t i) { jobs[i].refused = check_refusals(jobs[i].path); });
+  if (report_.by_rule.empty())
+    for (const MutationRule& rule : mutation_rules())
+      report_.by_rule.push_back({rule.what, rule.refused_with, 0, 0});
   for (auto& j : jobs) {
     ++report_.mutants;
     count_class(std::string(mutant_class));
-    const bool expected = std::any_of(j.refused.begin(), j.refused.end(), [&](DiagId id) {
-      return std::find(j.mutant.refused_with.begin(), j.mutant.refused_with.end(), id) !=
-             j.mutant.refused_with.end();
-    });
+    auto& by_rule = report_.by_rule.at(j.mutant.rule);
+    ++by_rule.mutants;
+    const bool expected =
+        std::find(j.refused.begin(), j.refused.end(), j.mutant.refused_with) != j.refused.end();
     if (expected) {
       ++report_.mutants_refused;
+      ++by_rule.refused;
       continue;
     }
     Finding f;
@@ -474,7 +478,7 @@ void Fuzzer::shrink_finding(Finding& f, const SpecModel& model) {
   p.still_fails = [&](const std::vector<SpecModel>& batch) {
     std::vector<std::string> tomls, stems;
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      tomls.push_back(to_toml(batch[i]));
+      tomls.push_back(spec_toml(batch[i]));
       stems.push_back("c" + std::to_string(i));
     }
     const auto outcomes = run_specs(tomls, stems);
@@ -488,7 +492,7 @@ void Fuzzer::shrink_finding(Finding& f, const SpecModel& model) {
     so.max_batch = std::max<std::size_t>(8, std::size_t{4} * jobs_);
   auto r = shrink(model, p, so);
   f.shrink = r.stats;
-  f.spec_toml = to_toml(r.value);
+  f.spec_toml = spec_toml(r.value);
   // The shrunk spec's own outcomes (the shrinker keeps no candidate's).
   auto final_outcomes = run_specs({f.spec_toml}, {"final"});
   if (!final_outcomes.empty())
@@ -655,7 +659,7 @@ void Fuzzer::run_batch(std::size_t first, std::size_t n) {
     if (!contains(o_.shard, i))
       continue;
     models.push_back(generate(o_.seed + i, o_.generator));
-    tomls.push_back(to_toml(models.back()));
+    tomls.push_back(spec_toml(models.back()));
     stems.push_back(std::to_string(models.back().seed));
   }
   if (!o_.specs_dir.empty())
@@ -757,7 +761,13 @@ std::string to_json(const FuzzReport& r) {
   for (std::size_t i = 0; i < r.by_class.size(); ++i)
     j << (i ? ", " : "") << '"' << json_escape(r.by_class[i].first)
       << "\": " << r.by_class[i].second;
-  j << "},\n  \"backends\": [";
+  j << "},\n  \"mutants_by_rule\": [";
+  for (std::size_t i = 0; i < r.by_rule.size(); ++i)
+    j << (i ? ", " : "") << "{\"rule\": \"" << json_escape(std::string(r.by_rule[i].rule))
+      << "\", \"diag_id\": \"" << name(r.by_rule[i].refused_with)
+      << "\", \"mutants\": " << r.by_rule[i].mutants << ", \"refused\": " << r.by_rule[i].refused
+      << "}";
+  j << "],\n  \"backends\": [";
   for (std::size_t i = 0; i < r.backends.size(); ++i) {
     const auto& t = r.backends[i];
     j << (i ? ", " : "") << "{\"backend\": \"" << driver::name(t.backend)

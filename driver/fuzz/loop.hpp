@@ -19,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptxgen::driver::fuzz {
@@ -89,7 +90,7 @@ struct Signature {
   enum class Kind : std::uint8_t {
     backends,      ///< some backend did not pass, or the backends disagree
     false_accept,  ///< a mutant that `check` accepts
-    wrong_refusal, ///< a mutant that `check` refuses, but with none of the expected DiagIds
+    wrong_refusal, ///< a mutant that `check` refuses, but without the DiagId it must have
     // compute-sanitizer as a second oracle (--sanitize).
     sanitizer,     ///< the sanitizer flagged a valid spec (racecheck: a race the simulator saw too)
     race_sim_only, ///< racecheck checked the case and saw no race; the simulator did
@@ -164,7 +165,16 @@ struct FuzzReport {
   /// findings.
   std::size_t explained = 0;
   std::size_t mutants = 0;         ///< mutants checked
-  std::size_t mutants_refused = 0; ///< refused with an expected DiagId
+  std::size_t mutants_refused = 0; ///< refused with the DiagId of their rule
+  /// Mutants by rule (mutation_rules(), in its order; empty without --mutants): how often
+  /// a rule applied and how often check refused the result with the rule's DiagId.
+  struct RuleCount {
+    std::string_view rule;
+    DiagId refused_with{};
+    std::size_t mutants = 0;
+    std::size_t refused = 0;
+  };
+  std::vector<RuleCount> by_rule;
   /// Specs (and mutants) by class name; "pass" for a spec that passed everywhere.
   std::vector<std::pair<std::string, std::size_t>> by_class;
   /// The explained specs by class name (they are not in by_class).

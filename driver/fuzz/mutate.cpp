@@ -1,5 +1,6 @@
-// Invalid mutants of a generated spec: each breaks one rule of the spec language, the
-// contract or the launch as a whole, and names the diagnostics `check` may refuse it with.
+// Invalid mutants of a generated spec: each is one typed edit of the model that breaks one
+// rule of the spec language, the contract or the launch as a whole, and names the one
+// DiagId `check` must refuse it with.
 
 #include "driver/fuzz/mutate.hpp"
 
@@ -11,7 +12,7 @@
 #include "emitter/ptx/feature.hpp"
 
 #include <algorithm>
-#include <functional>
+#include <array>
 
 namespace ptxgen::driver::fuzz {
 
@@ -32,271 +33,224 @@ Diagnostics check_spec_text(std::string_view toml, std::string display_name) {
 
 namespace {
 
-/// Every op, a pipeline's loads and body included.
-void visit_ops(std::vector<ModelOp>& ops, const std::function<void(ModelOp&)>& f) {
-  for (auto& op : ops) {
-    f(op);
-    visit_ops(op.loads, f);
-    visit_ops(op.body, f);
-  }
+/// The apply a rule edits: one of the model's (a pipeline's loads included), by `rng`.
+ModelApply* some_apply(SpecModel& m, Rng& rng) {
+  auto applies = parts_of(m).applies;
+  return applies.empty() ? nullptr : applies[rng.below(applies.size())];
 }
 
-bool is_apply(const ModelOp& op) {
-  return op.op == "apply" || (op.op.empty() && op.find("opcode"));
-}
-
-/// The model with the `which`-th apply (mod the number of applies) changed by `f`.
-std::optional<SpecModel> with_apply(const SpecModel& m, std::uint64_t which,
-                                    const std::function<bool(ModelOp&)>& f) {
-  SpecModel out = m;
-  std::vector<ModelOp*> applies;
-  visit_ops(out.ops, [&](ModelOp& op) {
-    if (is_apply(op))
-      applies.push_back(&op);
-  });
-  if (applies.empty() || !f(*applies[which % applies.size()]))
-    return std::nullopt;
-  return out;
-}
-
-void set_key(ModelOp& op, const std::string& key, std::string value) {
-  if (auto* k = op.find(key))
-    k->value = std::move(value);
-  else
-    op.keys.push_back({key, std::move(value)});
-}
-
-bool has_op(const SpecModel& m, std::string_view kind) {
-  bool found = false;
+bool any_apply(const SpecModel& m, bool (*f)(const ModelApply&)) {
   SpecModel copy = m;
-  visit_ops(copy.ops, [&](ModelOp& op) { found = found || op.op == kind; });
-  return found;
+  const auto applies = parts_of(copy).applies;
+  return std::any_of(applies.begin(), applies.end(), [&](const ModelApply* a) { return f(*a); });
 }
 
-class Mutator {
-public:
-  Mutator(const SpecModel& m, std::uint64_t seed) : m_(m), rng_(seed) {}
+template <class Op>
+bool has_op(const SpecModel& m) {
+  return std::any_of(m.ops.begin(), m.ops.end(), [](const ModelOp& op) { return op.is<Op>(); });
+}
 
-  void add(std::string what, const SpecModel& changed, std::vector<DiagId> ids) {
-    out.push_back(Mutant{std::move(what), to_toml(changed), std::move(ids)});
-  }
-  void add(std::string what, const std::optional<SpecModel>& changed, std::vector<DiagId> ids) {
-    if (changed)
-      add(std::move(what), *changed, std::move(ids));
-  }
+/// Removes every top-level op of the given kinds; false when there was none.
+template <class... Ops>
+bool erase_ops(SpecModel& m) {
+  return std::erase_if(m.ops, [](const ModelOp& op) { return (op.is<Ops>() || ...); }) > 0;
+}
 
-  /// A mutant whose chosen apply op has `key` set to `value` (a TOML value as written).
-  void add_key_change(std::string what, std::uint64_t which, const std::string& key,
-                      const std::string& value, DiagId id) {
-    add(std::move(what),
-        with_apply(m_, which,
-                   [&](ModelOp& op) {
-                     set_key(op, key, value);
-                     return true;
-                   }),
-        {id});
-  }
+// ---- the launch
 
-  void launch() {
-    SpecModel s = m_;
-    s.block = {0};
-    add("block 0", s, {DiagId::spec_block_range});
-    s = m_;
-    s.block = {2 * max_block_threads};
-    add("block of 2048 threads", s, {DiagId::spec_block_range});
-    s = m_;
-    s.grid = {0};
-    add("grid 0", s, {DiagId::spec_grid_range});
-  }
+bool block_zero(SpecModel& m, Rng&) {
+  m.block = {0};
+  return true;
+}
+bool block_2048(SpecModel& m, Rng&) {
+  m.block = {2 * max_block_threads};
+  return true;
+}
+bool grid_zero(SpecModel& m, Rng&) {
+  m.grid = {0};
+  return true;
+}
 
-  void applies() {
-    const auto which = rng_.next();
-    add_key_change("chunk_bytes 12", which, "chunk_bytes", "12", DiagId::contract_chunk_bytes);
-    add("src_size above chunk_bytes",
-        with_apply(m_, which,
-                   [](ModelOp& op) {
-                     if (op.find("ignore_src"))
-                       return false;
-                     const auto chunk = std::stoll(op.find("chunk_bytes")->value);
-                     set_key(op, "src_size", std::to_string(chunk + 1));
-                     return true;
-                   }),
-        {DiagId::contract_src_size_range});
-    add("cache hint qualifier dropped, policy kept",
-        with_apply(m_, which,
-                   [](ModelOp& op) {
-                     auto& code = op.find("opcode")->value;
-                     const std::string hint = ".L2::cache_hint";
-                     auto at = code.find(hint);
-                     if (at == std::string::npos)
-                       return false;
-                     code.erase(at, hint.size());
-                     return true;
-                   }),
-        {DiagId::contract_policy_without_hint});
-    add("cache hint without a policy",
-        with_apply(m_, which,
-                   [](ModelOp& op) {
-                     auto& code = op.find("opcode")->value;
-                     if (code.find("cache_hint") != std::string::npos)
-                       return false;
-                     code.insert(code.find(".global") + 7, ".L2::cache_hint");
-                     return true;
-                   }),
-        {DiagId::contract_hint_without_policy});
-    add("misspelt key chunk_byte",
-        with_apply(m_, which,
-                   [](ModelOp& op) {
-                     op.keys.push_back({"chunk_byte", "16"});
-                     return true;
-                   }),
-        {DiagId::spec_unknown_key});
-    add_key_change("pred names an unknown parameter", which, "pred",
-                   toml_string("tid < no_such_param"), DiagId::expr_unknown_name);
-    add_key_change("unknown scope", which, "scope", toml_string("warp"),
-                   DiagId::spec_unknown_scope);
-  }
+// ---- one apply
 
-  void tensors() {
-    SpecModel s = m_;
-    s.tensors[rng_.below(s.tensors.size())].dtype = "float17";
-    add("unknown dtype", s, {DiagId::spec_unknown_dtype});
-    s = m_;
-    ModelTensor huge;
-    huge.name = "huge";
-    huge.shared = true;
-    // One tensor may be as large as the most any target has; with the others it is beyond.
-    huge.shape = {ptx::max_dynamic_shared_bytes_any_target()};
-    huge.dtype = "uint8";
-    s.tensors.push_back(huge);
-    add("shared tensors beyond every target's limit", s, {DiagId::spec_shared_total_too_large});
-    // The src tensor one row short: the last thread's row lies outside it.
-    s = m_;
-    // (Only where every src row is some thread's: rows that depend on a parameter or are
-    // divided may never reach the last row.)
-    if (m_.family == Family::tile && !m_.has(Feature::param_index) &&
-        !m_.has(Feature::arithmetic_index)) {
-      for (auto& t : s.tensors)
-        if (!t.shared && !t.output && t.shape.size() == 2 && t.shape[0] >= 2) {
-          --t.shape[0];
-          s.expects.clear();
-          bool cta = false;
-          visit_ops(s.ops, [&](ModelOp& op) {
-            cta = cta || (op.find("scope") && op.find("scope")->value == toml_string("cta"));
-          });
-          if (!cta)
-            add("src tensor one row short", s, {DiagId::contract_out_of_bounds});
-          break;
-        }
+bool chunk_12(SpecModel& m, Rng& rng) {
+  auto* a = some_apply(m, rng);
+  return a && (a->chunk_bytes = 12, true);
+}
+bool src_size_above_chunk(SpecModel& m, Rng& rng) {
+  auto* a = some_apply(m, rng);
+  if (!a || a->ignore_src)
+    return false;
+  a->src_size = a->chunk_bytes + 1;
+  return true;
+}
+bool hint_dropped(SpecModel& m, Rng& rng) {
+  auto* a = some_apply(m, rng);
+  return a && a->opcode.cache_hint && !(a->opcode.cache_hint = false);
+}
+bool hint_without_policy(SpecModel& m, Rng& rng) {
+  auto* a = some_apply(m, rng);
+  return a && !a->opcode.cache_hint && (a->opcode.cache_hint = true);
+}
+bool misspelt_key(SpecModel& m, Rng& rng) {
+  auto* a = some_apply(m, rng);
+  return a && (a->unknown.push_back({"chunk_byte", cg_chunk}), true);
+}
+bool pred_unknown_name(SpecModel& m, Rng& rng) {
+  auto* a = some_apply(m, rng);
+  return a && (a->pred = ExprText{"tid < no_such_param"}, true);
+}
+bool unknown_scope(SpecModel& m, Rng& rng) {
+  auto* a = some_apply(m, rng);
+  return a && (a->scope = ScopeName::warp, true);
+}
+
+// ---- tensors, parameters, abi
+
+bool unknown_dtype_of(SpecModel& m, Rng& rng) {
+  m.tensors[rng.below(m.tensors.size())].dtype = unknown_dtype;
+  return true;
+}
+bool shared_beyond_every_target(SpecModel& m, Rng&) {
+  ModelTensor huge;
+  huge.name = "huge";
+  huge.shared = true;
+  // One tensor may be as large as the most any target has; with the others it is beyond.
+  huge.shape = {ptx::max_dynamic_shared_bytes_any_target()};
+  huge.dtype = byte_dtype;
+  m.tensors.push_back(huge);
+  return true;
+}
+/// The src tensor one row short: the last thread's row lies outside it. Only where every
+/// src row is some thread's (rows that depend on a parameter or are divided may never
+/// reach the last row) and at thread scope.
+bool src_row_short(SpecModel& m, Rng&) {
+  if (m.family != Family::tile || m.has(Feature::param_index) || m.has(Feature::arithmetic_index) ||
+      any_apply(m, [](const ModelApply& a) { return a.scope == ScopeName::cta; }))
+    return false;
+  for (auto& t : m.tensors)
+    if (!t.shared && !t.output && t.shape.size() == 2 && t.shape[0] >= 2) {
+      --t.shape[0];
+      m.expects.clear();
+      return true;
     }
-  }
-
-  void abi() {
-    if (m_.abi.size() < 2)
-      return;
-    SpecModel s = m_;
-    s.abi.pop_back();
-    add("abi without one parameter", s, {DiagId::spec_abi_missing_name});
-    s = m_;
-    s.abi.back() = s.abi.front();
-    add("abi naming one parameter twice", s,
-        {DiagId::spec_abi_duplicate_name, DiagId::spec_abi_missing_name});
-  }
-
-  void params() {
-    for (std::size_t i = 0; i < m_.params.size(); ++i)
-      if (m_.params[i].range) {
-        SpecModel s = m_;
-        s.params[i].value = (*s.params[i].range)[1] + 1;
-        add("parameter value above its range", s, {DiagId::spec_param_outside_range});
-        return;
-      }
-  }
-
-  void control() {
-    SpecModel s = m_;
-    bool changed = false;
-    visit_ops(s.ops, [&](ModelOp& op) {
-      if (op.op == "wait_group") {
-        op.find("n")->value = "65";
-        changed = true;
-      }
-    });
-    if (changed)
-      add("wait_group 65", s, {DiagId::contract_wait_group_range});
-    // Without a wait, the copies' reads are pending, unless no copy is ever issued (a pred
-    // that is false for every thread, as `warp != 0` in one warp).
-    // (nor where a loop starts at a parameter: at the test values it may not run at all).
-    if ((m_.family == Family::tile || m_.family == Family::loop) && !any_pred() &&
-        !m_.has(Feature::loop_start_param)) {
-      s = m_;
-      std::erase_if(s.ops,
-                    [](const ModelOp& op) { return op.op == "wait_group" || op.op == "wait_all"; });
-      add("no wait before the copies", s,
-          {DiagId::check_read_pending, DiagId::check_never_waited, DiagId::check_missing_commit,
-           DiagId::check_pending_overlap, DiagId::check_refill_without_barrier});
+  return false;
+}
+bool param_above_range(SpecModel& m, Rng&) {
+  for (auto& p : m.params)
+    if (p.range) {
+      p.value = (*p.range)[1] + 1;
+      return true;
     }
-    // A thread reads back a row another thread copied: without the barrier that is a race
-    // (with a fill there would be a second one; keep to the plain case).
-    if (m_.family == Family::tile && m_.has(Feature::cross_thread_readback) &&
-        !has_op(m_, "fill")) {
-      s = m_;
-      std::erase_if(s.ops, [](const ModelOp& op) { return op.op == "cta_sync"; });
-      add("read back without the barrier", s,
-          {DiagId::check_read_without_sync, DiagId::check_read_pending});
-    }
-    if (has_op(m_, "end")) {
-      s = m_;
-      std::erase_if(s.ops, [](const ModelOp& op) { return op.op == "end"; });
-      add("loop without end", s, {DiagId::spec_loop_unclosed});
-      add("unroll 65", with_every("for", "unroll", "65"), {DiagId::spec_loop_unroll_range});
-    }
-    if (has_op(m_, "pipeline")) {
-      add("pipeline of 9 stages", with_every("pipeline", "stages", "9"),
-          {DiagId::spec_pipeline_stages});
-    }
-    if (has_op(m_, "mbarrier_init")) {
-      add("mbarrier count 2^20", with_every("mbarrier_init", "count", "1048576"),
-          {DiagId::contract_mbarrier_count_range});
-    }
-  }
+  return false;
+}
+bool abi_missing(SpecModel& m, Rng&) {
+  if (m.abi.size() < 2)
+    return false;
+  m.abi.pop_back();
+  return true;
+}
+/// The last name is then missing as well (spec_abi_missing_name follows); the rule names
+/// the cause, the duplicate.
+bool abi_twice(SpecModel& m, Rng&) {
+  if (m.abi.size() < 2)
+    return false;
+  m.abi.back() = m.abi.front();
+  return true;
+}
 
-  std::vector<Mutant> out;
+// ---- control
 
-private:
-  /// The model with `key` of every `kind` op set to `value` (a TOML value as written).
-  SpecModel with_every(std::string_view kind, const std::string& key,
-                       const std::string& value) const {
-    SpecModel s = m_;
-    visit_ops(s.ops, [&](ModelOp& op) {
-      if (op.op == kind)
-        set_key(op, key, value);
-    });
-    return s;
-  }
+/// Sets `field` of every part of one kind to `value`; false when the model has none.
+template <class Part, class Field>
+bool set_every(const std::vector<Part*>& parts, Field Part::*field, const Field& value) {
+  for (Part* p : parts)
+    p->*field = value;
+  return !parts.empty();
+}
 
-  bool any_pred() const {
-    SpecModel copy = m_;
-    bool pred = false;
-    visit_ops(copy.ops, [&](ModelOp& op) { pred = pred || op.find("pred"); });
-    return pred;
-  }
+bool wait_group_65(SpecModel& m, Rng&) {
+  return set_every(parts_of(m).wait_groups, &ModelWaitGroup::n, std::int64_t{65});
+}
+/// Without a wait, the copies' reads are pending, unless no copy is ever issued (a pred
+/// that is false for every thread, as `warp != 0` in one warp), nor where a loop starts at
+/// a parameter (at the test values it may not run at all). The first hazard is the read
+/// (check_read_pending); what check reports after it (copies never waited, a refill while
+/// pending) follows from the same missing wait and is not the rule's.
+bool no_wait(SpecModel& m, Rng&) {
+  if ((m.family != Family::tile && m.family != Family::loop) ||
+      any_apply(m, [](const ModelApply& a) { return a.pred.has_value(); }) ||
+      m.has(Feature::loop_start_param))
+    return false;
+  return erase_ops<ModelWaitGroup, ModelWaitAll>(m);
+}
+/// A thread reads back a row another thread copied: without the barrier that is a race
+/// (with a fill there would be a second one; keep to the plain case).
+bool no_barrier(SpecModel& m, Rng&) {
+  if (m.family != Family::tile || !m.has(Feature::cross_thread_readback) || has_op<ModelFill>(m))
+    return false;
+  return erase_ops<ModelCtaSync>(m);
+}
+bool loop_unclosed(SpecModel& m, Rng&) {
+  return erase_ops<ModelEnd>(m);
+}
+/// Every loop, a pipeline's included: its unroll goes through the same rule.
+bool unroll_65(SpecModel& m, Rng&) {
+  return set_every(parts_of(m).loops, &ModelFor::unroll, std::optional<std::int64_t>(65));
+}
+bool stages_9(SpecModel& m, Rng&) {
+  return set_every(parts_of(m).pipelines, &ModelPipeline::stages, std::int64_t{9});
+}
+bool mbarrier_count_2_20(SpecModel& m, Rng&) {
+  return set_every(parts_of(m).mbarrier_inits, &ModelMbarrierInit::count, std::int64_t{1} << 20);
+}
 
-  const SpecModel& m_;
-  Rng rng_;
-};
+constexpr std::array<MutationRule, 23> rules{{
+    {"block 0", DiagId::spec_block_range, block_zero},
+    {"block of 2048 threads", DiagId::spec_block_range, block_2048},
+    {"grid 0", DiagId::spec_grid_range, grid_zero},
+    {"chunk_bytes 12", DiagId::contract_chunk_bytes, chunk_12},
+    {"src_size above chunk_bytes", DiagId::contract_src_size_range, src_size_above_chunk},
+    {"cache hint qualifier dropped, policy kept", DiagId::contract_policy_without_hint,
+     hint_dropped},
+    {"cache hint without a policy", DiagId::contract_hint_without_policy, hint_without_policy},
+    {"misspelt key chunk_byte", DiagId::spec_unknown_key, misspelt_key},
+    {"pred names an unknown parameter", DiagId::expr_unknown_name, pred_unknown_name},
+    {"unknown scope", DiagId::spec_unknown_scope, unknown_scope},
+    {"unknown dtype", DiagId::spec_unknown_dtype, unknown_dtype_of},
+    {"shared tensors beyond every target's limit", DiagId::spec_shared_total_too_large,
+     shared_beyond_every_target},
+    {"src tensor one row short", DiagId::contract_out_of_bounds, src_row_short},
+    {"parameter value above its range", DiagId::spec_param_outside_range, param_above_range},
+    {"abi without one parameter", DiagId::spec_abi_missing_name, abi_missing},
+    {"abi naming one parameter twice", DiagId::spec_abi_duplicate_name, abi_twice},
+    {"wait_group 65", DiagId::contract_wait_group_range, wait_group_65},
+    {"no wait before the copies", DiagId::check_read_pending, no_wait},
+    {"read back without the barrier", DiagId::check_read_without_sync, no_barrier},
+    {"loop without end", DiagId::spec_loop_unclosed, loop_unclosed},
+    {"unroll 65", DiagId::spec_loop_unroll_range, unroll_65},
+    {"pipeline of 9 stages", DiagId::spec_pipeline_stages, stages_9},
+    {"mbarrier count 2^20", DiagId::contract_mbarrier_count_range, mbarrier_count_2_20},
+}};
 
 } // namespace
 
+std::span<const MutationRule> mutation_rules() {
+  return rules;
+}
+
 std::vector<Mutant> mutants(const SpecModel& m, std::uint64_t seed) {
-  Mutator mu(m, seed);
-  mu.launch();
-  mu.applies();
-  mu.tensors();
-  mu.params();
-  mu.abi();
-  mu.control();
-  return std::move(mu.out);
+  Rng rng(seed);
+  std::vector<Mutant> out;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const MutationRule& r = rules[i];
+    SpecModel s = m;
+    if (!r.edit(s, rng))
+      continue;
+    std::string toml = to_toml(s);
+    out.push_back(Mutant{std::string(r.what), std::move(s), std::move(toml), r.refused_with, i});
+  }
+  return out;
 }
 
 } // namespace ptxgen::driver::fuzz

@@ -1,11 +1,15 @@
 #pragma once
 // The model of a generated spec (the generator's output, the shrinker's and the mutator's
-// input): tensors, parameters, the launch, and ops as ordered key = value pairs whose values
-// are TOML text. Apart from generator.hpp so that the generator's families (gen_build.hpp)
-// build it without including the header of the generator that calls them.
+// input): tensors, parameters, the launch, and typed ops (an opcode of enum qualifiers,
+// integers as integers, views and expressions as their own types); mutants are typed edits
+// of it and to_toml() the only place that spells TOML. Apart from generator.hpp so that the
+// generator's families (gen_build.hpp) build it without including the header of the generator that
+// calls them.
 
 #include "driver/run/spec_files.hpp" // emitted_target
 #include "emitter/ptx/feature.hpp"
+#include "emitter/ptx/opcode.hpp"
+#include "emitter/tile/kernel.hpp"
 
 #include <array>
 #include <cstddef>
@@ -13,13 +17,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace ptxgen::driver::fuzz {
 
 /// The generator's version: printed in every spec's header; bump it whenever a seed's
 /// spec changes, so that a saved finding names the generator that made it.
-inline constexpr int generator_version = 2;
+inline constexpr int generator_version = 3;
 
 /// The shapes of kernel the generator builds (one per spec).
 enum class Family : unsigned {
@@ -124,15 +129,23 @@ struct GenOptions {
   bool expectations = true;
 };
 
+/// A dtype as the spec spells it (a name or an alias) and its element bytes.
+struct ModelDtype {
+  std::string_view spelling;
+  std::int64_t bytes = 1;
+};
+/// A spelling no dtype has (only mutants use it).
+inline constexpr ModelDtype unknown_dtype{"float17", 1};
+
 /// A global or shared tensor ([tensor.NAME]).
 struct ModelTensor {
   std::string name;
   bool shared = false;
   std::vector<std::int64_t> shape;
-  std::string dtype;      ///< as printed (an alias is fine)
-  std::int64_t align = 0; ///< 0: the default
-  std::string init;       ///< global only; empty: the default (zero)
-  bool output = false;    ///< global only
+  ModelDtype dtype;
+  std::int64_t align = 0;               ///< 0: the default
+  std::optional<tile::TensorInit> init; ///< global only; nullopt: the default (zero)
+  bool output = false;                  ///< global only
   std::int64_t bytes() const;
 };
 
@@ -144,21 +157,119 @@ struct ModelParam {
   std::optional<std::array<std::uint64_t, 2>> range;
 };
 
-/// `key = value`, the value as TOML text ("16", "'A.sub[tid, :]'", "{ param = \"p\" }").
-struct ModelKey {
+/// A view in the spec's view grammar ("A.sub[tid, :]"); the builder parses it.
+struct ViewText {
+  std::string text;
+  bool operator==(const ViewText&) const = default;
+};
+/// An expression in the spec's expression grammar ("tid < n0"); the builder parses it.
+struct ExprText {
+  std::string text;
+  bool operator==(const ExprText&) const = default;
+};
+/// A key written as an integer constant or as an expression string.
+using IntOrExpr = std::variant<std::int64_t, ExprText>;
+/// A key written as a boolean constant or as an expression string.
+using BoolOrExpr = std::variant<bool, ExprText>;
+
+/// An apply's `scope` as written; `warp` is no scope of the spec language (mutants).
+enum class ScopeName : std::uint8_t { thread, cta, warp };
+
+/// A cache policy from a u64 parameter, in one of its three spellings.
+struct PolicyParam {
+  enum class Spelling : std::uint8_t { bare, prefixed, table }; ///< "p", "param:p", { param = "p" }
+  std::string name;
+  Spelling spelling = Spelling::bare;
+};
+/// A createpolicy cache policy, as a call string or as a table.
+struct PolicyCreate {
+  std::string_view primary;
+  std::optional<std::string_view> secondary;
+  std::optional<std::string_view> fraction; ///< as written ("0.5")
+  bool table = false;
+};
+using ModelPolicy = std::variant<PolicyParam, PolicyCreate>;
+
+/// A key the spec language does not have (mutants: a misspelt key).
+struct UnknownKey {
   std::string key;
-  std::string value;
+  std::int64_t value = 0;
 };
 
-/// One [[op]] (or [[op.load]] / [[op.body]] of a pipeline).
-struct ModelOp {
-  std::string op; ///< empty for a pipeline's [[op.load]] (which has no `op` key)
-  std::vector<ModelKey> keys;
-  std::vector<ModelOp> loads, body; ///< a pipeline's
-  std::size_t unit = 0;             ///< the shrinker's unit this op belongs to
+struct ModelApply {
+  ptx::CpAsyncOpcode opcode;
+  ViewText dst, src;
+  std::int64_t chunk_bytes = 16;
+  std::optional<ScopeName> scope; ///< nullopt: not written (thread)
+  std::optional<IntOrExpr> src_size;
+  std::optional<BoolOrExpr> ignore_src, pred;
+  std::optional<ModelPolicy> cache_policy;
+  std::vector<UnknownKey> unknown;
+};
+struct ModelCommitGroup {};
+struct ModelWaitGroup {
+  std::int64_t n = 0;
+};
+struct ModelWaitAll {};
+struct ModelCtaSync {};
+/// A fill pattern: one byte, a list of bytes, or a "0x..." string of whole bytes.
+struct ModelPattern {
+  enum class Form : std::uint8_t { byte, list, hex };
+  Form form = Form::byte;
+  std::vector<std::uint8_t> bytes;
+};
+struct ModelFill {
+  ViewText dst;
+  ModelPattern pattern;
+};
+struct ModelCopy {
+  ViewText dst, src;
+};
+/// A `for` header (also a pipeline's).
+struct ModelFor {
+  std::string var;
+  IntOrExpr start = std::int64_t{0}, stop = std::int64_t{1};
+  std::optional<IntOrExpr> step;
+  std::optional<std::int64_t> unroll;
+};
+struct ModelEnd {};
+struct ModelPipeline {
+  ModelFor loop;
+  std::int64_t stages = 2;
+  std::optional<std::string> stage_var;                 ///< nullopt: the default ("stage")
+  std::vector<ModelApply> loads;                        ///< the [[op.load]]s
+  std::vector<std::variant<ModelCopy, ModelFill>> body; ///< the [[op.body]]s
+};
+struct ModelMbarrierInit {
+  ViewText barrier;
+  std::int64_t count = 1;
+};
+struct ModelCopyArrive {
+  ViewText barrier;
+  bool noinc = false;
+};
+struct ModelMbarrierArrive {
+  ViewText barrier;
+};
+struct ModelMbarrierWait {
+  ViewText barrier;
+  IntOrExpr parity = std::int64_t{0};
+};
 
-  const ModelKey* find(std::string_view key) const;
-  ModelKey* find(std::string_view key);
+using ModelOpBody =
+    std::variant<ModelApply, ModelCommitGroup, ModelWaitGroup, ModelWaitAll, ModelCtaSync,
+                 ModelFill, ModelCopy, ModelFor, ModelEnd, ModelPipeline, ModelMbarrierInit,
+                 ModelCopyArrive, ModelMbarrierArrive, ModelMbarrierWait>;
+
+/// One [[op]].
+struct ModelOp {
+  ModelOpBody body;
+  std::size_t unit = 0; ///< the shrinker's unit this op belongs to
+
+  template <class T>
+  bool is() const {
+    return std::holds_alternative<T>(body);
+  }
 };
 
 /// What one shrinker unit needs besides its ops: the tensors and parameters it names.
@@ -183,5 +294,18 @@ struct SpecModel {
 
   bool has(Feature f) const;
 };
+
+/// The parts of a model that edits (simplifications, mutants) change, in program order:
+/// a pipeline's loads are among the applies and its header among the loops. The pointers
+/// are into `m` and valid while its ops are not added or removed.
+struct ModelParts {
+  std::vector<ModelApply*> applies;
+  std::vector<ModelFor*> loops;
+  std::vector<ModelCopyArrive*> arrives;
+  std::vector<ModelWaitGroup*> wait_groups;
+  std::vector<ModelMbarrierInit*> mbarrier_inits;
+  std::vector<ModelPipeline*> pipelines;
+};
+ModelParts parts_of(SpecModel& m);
 
 } // namespace ptxgen::driver::fuzz

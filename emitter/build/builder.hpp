@@ -67,6 +67,10 @@ std::span<const std::string_view> reserved_names();
 /// may be.
 std::string eviction_priorities(bool secondary_only);
 
+/// An init as a spec writes it ("zero", "arange % 97", "random(3)", "constant(7)"):
+/// what Builder::init() reads back to `init`.
+std::string init_spelling(const tile::TensorInit& init);
+
 /// Which launch size a dims() call checks.
 enum class LaunchPart : std::uint8_t { grid, block };
 

@@ -4,6 +4,7 @@
 #include "emitter/build/builder.hpp"
 #include "emitter/build/text.hpp"
 #include "emitter/ptx/opcode.hpp"
+#include "emitter/support/unreachable.hpp"
 #include "emitter/tile/limits.hpp"
 #include "emitter/tile/name_chars.hpp"
 #include "emitter/tile/suggest.hpp"
@@ -74,6 +75,21 @@ std::size_t top_level_equals(std::string_view text) {
 } // namespace
 
 // ---------------------------------------------------------------- init
+
+std::string init_spelling(const tile::TensorInit& init) {
+  using Kind = tile::TensorInit::Kind;
+  switch (init.kind) {
+  case Kind::zero:
+    return "zero";
+  case Kind::arange_mod:
+    return "arange % " + std::to_string(init.modulus);
+  case Kind::random:
+    return "random(" + std::to_string(init.seed) + ")";
+  case Kind::constant:
+    return "constant(" + std::to_string(init.value) + ")";
+  }
+  unreachable("init_spelling(): not a TensorInit::Kind");
+}
 
 std::optional<tile::TensorInit> Builder::init(const Text& at) {
   const std::string& text = at.text;

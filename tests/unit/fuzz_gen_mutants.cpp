@@ -1,5 +1,6 @@
-// Every mutant of every spec of the fixed seed range is refused by `ptxgen check` with one
-// of the diagnostics the mutant names (a mutant check accepts is a false accept).
+// Every mutant of every spec of the fixed seed range is refused by `ptxgen check` with the
+// DiagId its rule names (a mutant check accepts is a false accept), and every rule is
+// exercised by the range.
 
 #include "fuzz_gen_seeds.hpp"
 
@@ -21,9 +22,7 @@ TEST_CASE("fuzz_gen: every mutant of the fixed seed range is refused as it says"
       const auto ds = check_spec_text(mu.toml, "mutant.toml");
       bool named = false;
       for (const auto& d : ds.items())
-        if (d.severity == Severity::error &&
-            std::find(mu.refused_with.begin(), mu.refused_with.end(), d.id) !=
-                mu.refused_with.end())
+        if (d.severity == Severity::error && d.id == mu.refused_with)
           named = true;
       if (!named) {
         ++wrong;
@@ -38,4 +37,30 @@ TEST_CASE("fuzz_gen: every mutant of the fixed seed range is refused as it says"
   }
   CHECK(total >= 8 * fuzz_gen_test::checked_seed_count);
   CHECK(wrong == 0);
+}
+
+// Each rule, on the first spec of the seed range it applies to, is refused with the DiagId
+// it declares: a rule whose DiagId is wrong (or that never applies) fails here by name,
+// even where the bulk test above checks only a prefix of the range.
+TEST_CASE("fuzz_gen: each mutation rule is refused with the DiagId it declares") {
+  const GenOptions options;
+  for (const MutationRule& rule : mutation_rules()) {
+    INFO("rule '" << rule.what << "' declares " << name(rule.refused_with));
+    bool found = false;
+    for (std::uint64_t seed = fuzz_gen_test::first_seed;
+         !found && seed < fuzz_gen_test::first_seed + fuzz_gen_test::seed_count; ++seed) {
+      SpecModel m = generate(seed, options);
+      Rng rng(seed);
+      if (!rule.edit(m, rng))
+        continue;
+      found = true;
+      const auto ds = check_spec_text(to_toml(m), "mutant.toml");
+      INFO("seed " << seed << ":\n" << to_toml(m) << "\n" << fuzz_gen_test::describe(ds));
+      const auto& items = ds.items();
+      CHECK(std::any_of(items.begin(), items.end(), [&](const Diagnostic& d) {
+        return d.severity == Severity::error && d.id == rule.refused_with;
+      }));
+    }
+    CHECK(found);
+  }
 }
