@@ -325,10 +325,9 @@ std::vector<std::vector<BackendOutcome>> Fuzzer::run_specs(const std::vector<std
   std::vector<fs::path> paths;
   for (std::size_t i = 0; i < tomls.size(); ++i) {
     paths.push_back(dir / (stems[i] + ".toml"));
-    std::string err;
-    if (!write_file_atomically(paths.back(), tomls[i], err)) {
+    if (Status written = write_file_atomically(paths.back(), tomls[i]); !written) {
       stop_ = true;
-      report_.setup_problem = err;
+      report_.setup_problem = written.error();
       return {};
     }
   }
@@ -400,7 +399,7 @@ void Fuzzer::count_device(const std::vector<BackendOutcome>& outcomes) {
 std::vector<DiagId> check_refusals(const fs::path& spec) {
   auto e = emit_spec(spec, lower::LowerOptions{});
   if (e.ok())
-    e.diagnostics.append(reference_findings(*e.kernel));
+    e.diagnostics.append(whole_launch_findings(*e.kernel));
   std::vector<DiagId> ids;
   for (const auto& d : e.diagnostics.items())
     if (d.severity == Severity::error)
@@ -425,9 +424,8 @@ void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
       if (o_.inject_false_accept)
         ms[k].toml = to_toml(m);
       fs::path path = dir / (std::to_string(m.seed) + "-m" + std::to_string(k) + ".toml");
-      std::string err;
-      if (!write_file_atomically(path, ms[k].toml, err)) {
-        report_.save_errors.push_back(err);
+      if (Status written = write_file_atomically(path, ms[k].toml); !written) {
+        report_.save_errors.push_back(written.error());
         continue;
       }
       jobs.push_back({m.seed, std::move(ms[k]), std::move(path), {}});
@@ -613,20 +611,22 @@ void Fuzzer::save(Finding& f) {
     return;
   // Written into a private folder beside the final one, then renamed: a finding's
   // folder is complete or absent.
-  std::string err;
   std::error_code ec;
   fs::create_directories(o_.out_dir, ec);
-  auto partial = TempDir::create_in(o_.out_dir, ".partial-", err);
+  auto partial = TempDir::create_in(o_.out_dir, ".partial-");
   if (!partial) {
-    report_.save_errors.push_back(err);
+    report_.save_errors.push_back(partial.error());
     return;
   }
   const std::string json = finding_json(f, o_, backends_);
-  if (!write_file_atomically(partial->path() / "spec.toml", f.spec_toml, err) ||
-      !write_file_atomically(partial->path() / "original.toml", f.original_toml, err) ||
-      !write_file_atomically(partial->path() / "outcome.json", json, err)) {
-    report_.save_errors.push_back(err);
-    return;
+  for (const auto& [name, text] :
+       {std::pair<const char*, const std::string*>{"spec.toml", &f.spec_toml},
+        {"original.toml", &f.original_toml},
+        {"outcome.json", &json}}) {
+    if (Status written = write_file_atomically(partial->path() / name, *text); !written) {
+      report_.save_errors.push_back(written.error());
+      return;
+    }
   }
   std::string stem = f.signature.class_name() + "-" + std::to_string(f.seed);
   fs::path dest = fs::path(o_.out_dir) / stem;
@@ -646,9 +646,10 @@ void Fuzzer::keep_specs(const std::vector<std::string>& tomls,
   std::error_code ec;
   fs::create_directories(o_.specs_dir, ec);
   for (std::size_t i = 0; i < tomls.size(); ++i) {
-    std::string err;
-    if (!write_file_atomically(fs::path(o_.specs_dir) / (stems[i] + ".toml"), tomls[i], err))
-      report_.save_errors.push_back(err);
+    if (Status written =
+            write_file_atomically(fs::path(o_.specs_dir) / (stems[i] + ".toml"), tomls[i]);
+        !written)
+      report_.save_errors.push_back(written.error());
   }
 }
 
@@ -722,11 +723,10 @@ FuzzReport Fuzzer::run(const FuzzProgressFn& progress) {
 } // namespace
 
 FuzzReport run_fuzz(const FuzzOptions& options, const FuzzProgressFn& progress) {
-  std::string err;
-  auto scratch = TempDir::create("ptxgen-fuzz-", err);
+  auto scratch = TempDir::create("ptxgen-fuzz-");
   if (!scratch) {
     FuzzReport r;
-    r.setup_problem = err;
+    r.setup_problem = scratch.error();
     return r;
   }
   Fuzzer f(options, std::move(*scratch));

@@ -27,7 +27,7 @@ Diagnostics check_spec_text(std::string_view toml, std::string display_name) {
   auto lowered = lower::lower(**loaded.value, options);
   ds.append(lowered.diagnostics);
   if (lowered)
-    ds.append(reference_findings(**loaded.value));
+    ds.append(whole_launch_findings(**loaded.value));
   return ds;
 }
 

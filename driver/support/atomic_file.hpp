@@ -16,16 +16,6 @@ namespace ptxgen::driver {
 Status write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
 /// The out-parameter form, for callers not yet converted (driver/fuzz).
-inline bool write_file_atomically(const std::filesystem::path& path, std::string_view contents,
-                                  std::string& error) {
-  Status s = write_file_atomically(path, contents);
-  if (!s)
-    error = s.error();
-  return static_cast<bool>(s);
-}
-
-/// A whole file's contents; fails on a directory given as a file, a missing file, an
-/// unreadable one.
 Fallible<std::string> read_file(const std::filesystem::path& path);
 
 } // namespace ptxgen::driver

@@ -32,20 +32,6 @@ Fallible<TempDir> TempDir::create_in(const fs::path& parent, std::string_view pr
   return TempDir(fs::path(tmpl));
 }
 
-std::optional<TempDir> TempDir::create(std::string_view prefix, std::string& error) {
-  return create_in(default_parent(), prefix, error);
-}
-
-std::optional<TempDir> TempDir::create_in(const fs::path& parent, std::string_view prefix,
-                                          std::string& error) {
-  auto dir = create_in(parent, prefix);
-  if (!dir) {
-    error = dir.error();
-    return std::nullopt;
-  }
-  return std::move(*dir);
-}
-
 TempDir::TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) {
   other.path_.clear();
 }

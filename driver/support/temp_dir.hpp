@@ -18,10 +18,6 @@ public:
   static Fallible<TempDir> create(std::string_view prefix);
   /// Creates `<parent>/<prefix>XXXXXX`.
   static Fallible<TempDir> create_in(const std::filesystem::path& parent, std::string_view prefix);
-  /// The out-parameter forms, for callers not yet converted (driver/fuzz).
-  static std::optional<TempDir> create(std::string_view prefix, std::string& error);
-  static std::optional<TempDir> create_in(const std::filesystem::path& parent,
-                                          std::string_view prefix, std::string& error);
   /// The directory the system default says temporaries go in: $TMPDIR when
   /// set and non-empty, otherwise /tmp.
   static std::filesystem::path default_parent();
