@@ -304,6 +304,8 @@ struct RunArgs {
   std::string backend = "auto", arch, target, report, ptx_file, ptxas, dump_dir, entry, shard,
               devices, sanitize;
   unsigned sanitize_timeout = 120;
+  std::vector<std::string> params; ///< --param NAME=VALUE, as given
+  std::size_t sweep_limit = 64;
   int device = 0;
   unsigned jobs = 0;
 };
@@ -342,7 +344,18 @@ void add_run_options(po::options_description& opts, RunArgs& a) {
       "sanitize-timeout", po::value(&a.sanitize_timeout)->default_value(120),
       "with --sanitize: seconds one case's sanitizer process may take")(
       "profile", "on the simulator: wavefronts per shared request (bank conflicts) and "
-                 "sectors per global request (coalescing), per instruction (docs/profile.md)");
+                 "sectors per global request (coalescing), per instruction (docs/profile.md)")(
+      "param", po::value(&a.params)->composing(),
+      "NAME=VALUE (repeatable): run with this parameter value instead of the spec's test "
+      "value; it must lie in the parameter's declared range. [[expect]] statements, which "
+      "describe the test values' result, are not checked then")(
+      "param-sweep",
+      "run each spec once per combination of parameter values the whole-launch checks run "
+      "(every value of each range the checks depend on; docs/spec-format.md, \"Every "
+      "value\"), at most --sweep-limit of them: the device confirms what the proof claims")(
+      "sweep-limit", po::value(&a.sweep_limit)->default_value(64),
+      "with --param-sweep: the most runs per spec; above it the first, the last and evenly "
+      "spaced combinations between (a stated sample)");
 }
 
 /// --arch or --target (`flag`) VALUE: a target no older than the oldest with cp.async.
@@ -412,6 +425,33 @@ std::optional<int> set_backend(const std::string& backend, bool profile,
   return std::nullopt;
 }
 
+/// --param NAME=VALUE (decimal or 0x) and --param-sweep into `o`. Nullopt to go on, else the
+/// exit status.
+std::optional<int> set_params(const RunArgs& a, bool sweep, driver::ConformanceOptions& o) {
+  if (sweep && !a.params.empty())
+    return usage_error("run", "--param-sweep runs every value; it cannot go with --param");
+  o.param_sweep = sweep;
+  o.sweep_limit = a.sweep_limit;
+  for (const std::string& text : a.params) {
+    const auto eq = text.find('=');
+    const std::string name = text.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : text.substr(eq + 1);
+    std::size_t used = 0;
+    std::uint64_t v = 0;
+    try {
+      v = std::stoull(value, &used, 0);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (name.empty() || value.empty() || used != value.size() || value[0] == '-')
+      return usage_error("run", "--param expects NAME=VALUE with a non-negative integer VALUE; "
+                                "got '" +
+                                    text + "'");
+    o.params.push_back({name, v});
+  }
+  return std::nullopt;
+}
+
 int run_run(const std::vector<std::string>& args) {
   po::options_description opts("options");
   RunArgs a;
@@ -434,6 +474,8 @@ int run_run(const std::vector<std::string>& args) {
   o.unchecked = vm.count("unchecked") > 0;
   o.dump_dir = a.dump_dir;
   if (auto status = set_targets(a, o))
+    return *status;
+  if (auto status = set_params(a, vm.count("param-sweep") > 0, o))
     return *status;
   if (auto status = set_sanitize(a.sanitize, a.sanitize_timeout, a.backend, o))
     return *status;

@@ -15,6 +15,7 @@
 #include "driver/support/atomic_file.hpp"
 #include "driver/support/diagnostic_format.hpp"
 #include "driver/support/escape.hpp"
+#include "driver/toml/toml_spec.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/support/enum_names.hpp"
 
@@ -349,6 +350,37 @@ bool bind_case(Prepared& p, const ConformanceOptions& o) {
   return true;
 }
 
+/// Sets the case's parameter values in its own kernel; false (with run_param_value in the
+/// result's diagnostics) for a name the spec lacks, a value outside its declared range, or a
+/// caller's kernel (which carries its own values).
+bool apply_settings(Prepared& p, const ConformanceCase& c) {
+  auto refuse = [&](std::string message) {
+    Diagnostic d(DiagId::run_param_value, std::move(message));
+    d.file = c.file.generic_string();
+    p.result.diagnostics.add(std::move(d));
+    return false;
+  };
+  if (!p.loaded)
+    return refuse("parameter values apply to spec files; a kernel given by the caller runs "
+                  "with its own");
+  for (const ParamSetting& s : c.params) {
+    auto it = std::find_if(p.loaded->params.begin(), p.loaded->params.end(),
+                           [&](const tile::ScalarParam& q) { return q.name == s.name; });
+    if (it == p.loaded->params.end())
+      return refuse("--param " + s.name + "=" + std::to_string(s.value) +
+                    ": the spec has no parameter '" + s.name + "'");
+    const tile::Interval range =
+        it->range.value_or(tile::Interval{0, it->is_u64 ? INT64_MAX : std::int64_t{0xFFFFFFFF}});
+    if (s.value > static_cast<std::uint64_t>(range.hi) ||
+        s.value < static_cast<std::uint64_t>(range.lo))
+      return refuse("--param " + s.name + "=" + std::to_string(s.value) +
+                    ": outside its declared range " + std::to_string(range.lo) + ".." +
+                    std::to_string(range.hi));
+    it->value = s.value;
+  }
+  return true;
+}
+
 /// True (and the case invalid) when the whole-launch checks fail at parameter values other
 /// than the test values: `run` refuses what `check` refuses.
 bool refused_elsewhere(Prepared& p) {
@@ -384,6 +416,12 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
   p.result.emit_ms = ms_since(start);
   p.loaded = std::move(e.kernel);
   p.kernel = c.kernel ? c.kernel : p.loaded.get();
+  if (!c.params.empty() && e.ok() && !apply_settings(p, c)) {
+    p.result.status = CaseResult::Status::invalid;
+    p.result.stage = CaseResult::Stage::emit;
+    p.result.detail = p.result.diagnostics.format_all();
+    return;
+  }
   p.result.expect_fault = p.kernel && p.kernel->must_fault;
   if (!p.kernel || !e.ok()) {
     p.result.status = CaseResult::Status::invalid;
@@ -417,7 +455,8 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
           p.result.diagnostics.add(d);
       return;
     }
-    if (!expectations_hold(p))
+    // [[expect]] statements describe the test values' result (their views are constant).
+    if (c.params.empty() && !expectations_hold(p))
       return;
     // The test values passed: the other values of the declared ranges, as check runs them.
     if (!p.result.expect_fault && !o.unchecked && refused_elsewhere(p))
@@ -887,17 +926,56 @@ void apply_devices(const Distribution& d, ConformanceOptions& o) {
   o.devices = d.devices->ordinals;
 }
 
-std::vector<ConformanceCase> file_cases(const std::vector<fs::path>& specs) {
+std::string settings_text(const std::vector<ParamSetting>& settings) {
+  std::string s;
+  for (const ParamSetting& p : settings)
+    s += (s.empty() ? "" : ", ") + p.name + "=" + std::to_string(p.value);
+  return s;
+}
+
+namespace {
+
+/// One case per combination sweep_values plans for the spec (a spec that does not load is
+/// one case, which reports why).
+void add_sweep(std::vector<ConformanceCase>& cases, const fs::path& s, std::size_t limit) {
+  const auto loaded = load_spec_file(s);
+  if (!loaded || (*loaded.value)->params.empty()) {
+    cases.push_back({s.generic_string(), s, nullptr, {}});
+    return;
+  }
+  const tile::Kernel& k = **loaded.value;
+  const auto plan = plan_values(k);
+  for (const auto& values : planned_values(k, limit)) {
+    std::vector<ParamSetting> settings;
+    for (const ParamCoverage& c : plan)
+      if (c.used)
+        settings.push_back({k.params[c.index].name, values[c.index]});
+    cases.push_back(
+        {s.generic_string() + " [" + settings_text(settings) + "]", s, nullptr, settings});
+  }
+}
+
+} // namespace
+
+std::vector<ConformanceCase> file_cases(const std::vector<fs::path>& specs,
+                                        const ConformanceOptions& o) {
   std::vector<ConformanceCase> cases;
   cases.reserve(specs.size());
-  for (const auto& s : specs)
-    cases.push_back({s.generic_string(), s, nullptr});
+  for (const auto& s : specs) {
+    if (o.param_sweep)
+      add_sweep(cases, s, o.sweep_limit);
+    else if (o.params.empty())
+      cases.push_back({s.generic_string(), s, nullptr, {}});
+    else
+      cases.push_back(
+          {s.generic_string() + " [" + settings_text(o.params) + "]", s, nullptr, o.params});
+  }
   return cases;
 }
 
 ConformanceReport run_conformance(const std::vector<fs::path>& specs, const ConformanceOptions& o,
                                   const ProgressFn& progress) {
-  return run_conformance(file_cases(specs), o, progress);
+  return run_conformance(file_cases(specs, o), o, progress);
 }
 
 ConformanceReport run_conformance(const std::vector<ConformanceCase>& specs,

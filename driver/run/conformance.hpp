@@ -32,6 +32,15 @@ enum class Backend : std::uint8_t {
 };
 std::string_view name(Backend b);
 
+/// One parameter value a run uses instead of the spec's test value.
+struct ParamSetting {
+  std::string name;
+  std::uint64_t value = 0;
+};
+
+/// "k_tiles=3, n=5": the settings as a case's name shows them.
+std::string settings_text(const std::vector<ParamSetting>& settings);
+
 struct ConformanceOptions {
   Backend backend = Backend::sim;
   int device = 0;
@@ -57,6 +66,14 @@ struct ConformanceOptions {
   /// assembles it first: PTX that ptxas rejects is not run).
   bool jit = false;
   bool unchecked = false; ///< skip the contract for every spec (fault specs always are)
+  /// --param NAME=VALUE: every spec file runs with these parameter values instead of its
+  /// test values (each must be a parameter of the spec, inside its declared range).
+  std::vector<ParamSetting> params;
+  /// --param-sweep: each spec file runs once per combination of its parameters' values that
+  /// the whole-launch checks run (range_proof.hpp's plan), or at most `sweep_limit` of them
+  /// (the first, the last and evenly spaced ones between).
+  bool param_sweep = false;
+  std::size_t sweep_limit = 64;
   /// When set, the final bytes of every global tensor of every completed case
   /// are written to DIR/<spec path with '/' as '__'>.<tensor>.bin (to compare
   /// two backends byte for byte).
@@ -231,10 +248,15 @@ struct ConformanceCase {
   std::string name;                     ///< CaseResult::spec
   std::filesystem::path file;           ///< the spec to load, when `kernel` is null
   const tile::Kernel* kernel = nullptr; ///< not owned: outlives the run
+  /// Parameter values instead of the file's test values (spec files only: a caller's kernel
+  /// carries its own).
+  std::vector<ParamSetting> params;
 };
 
-/// The cases of spec files, named by their paths.
-std::vector<ConformanceCase> file_cases(const std::vector<std::filesystem::path>& specs);
+/// The cases of spec files, named by their paths: each with `o.params`, or with
+/// o.param_sweep one case per swept combination, named "SPEC [k_tiles=3]".
+std::vector<ConformanceCase> file_cases(const std::vector<std::filesystem::path>& specs,
+                                        const ConformanceOptions& o = {});
 
 /// Runs every case. Never throws for a case's failure: each becomes a CaseResult.
 ConformanceReport run_conformance(const std::vector<ConformanceCase>& cases,

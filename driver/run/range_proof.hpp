@@ -64,8 +64,8 @@ struct ParamCoverage {
   }
 };
 
-/// Which values the whole-launch checks run, per parameter (u64 cache policies excluded:
-/// no check reads them).
+/// Which values the whole-launch checks run, per parameter (a u64 too: a cache policy is
+/// named by no expression the checks read, but a u64 may also bound a loop).
 std::vector<ParamCoverage> plan_values(const tile::Kernel& k);
 
 struct RangeProofOptions {
@@ -79,6 +79,12 @@ struct RangeProofOptions {
 /// and the mbarrier walk's errors at every other combination the plan covers (the first
 /// combination with errors ends it; its errors name the values).
 Diagnostics whole_launch_findings(const tile::Kernel& k, const RangeProofOptions& options = {});
+
+/// The combinations of parameter values the plan runs (each a full values vector, one per
+/// Kernel::params entry, in odometer order: the first used parameter fastest), or at most
+/// `limit` of them: the first, the last and evenly spaced ones between (a stated sample for
+/// device runs; the proof itself never samples).
+std::vector<std::vector<std::uint64_t>> planned_values(const tile::Kernel& k, std::size_t limit);
 
 /// whole_launch_findings without the run at the test values (for callers that made it):
 /// the other combinations' errors, check_range_too_wide, and the coverage notes when asked.

@@ -136,6 +136,16 @@ TEST_CASE("range proof: a spec racy only away from its test value is refused, na
   CHECK(found.format_all().find("(at p = 2)") != std::string::npos);
 }
 
+TEST_CASE("range proof: a u64 parameter bounding a loop runs every value too") {
+  std::string text = spec("tid < 128", "p", 1, 50, 3);
+  const std::string u32 = "[param.p]\ndtype = \"u32\"";
+  text.replace(text.find(u32), u32.size(), "[param.p]\ndtype = \"u64\"");
+  const auto k = load(text);
+  const auto plan = ptxgen::driver::plan_values(*k);
+  CHECK(coverage_of(plan, *k, "p").used);
+  CHECK(coverage_of(plan, *k, "p").values() == 50);
+}
+
 TEST_CASE("range proof: more runs than the budget is refused, naming the widest parameter") {
   const auto k = load(spec("tid < 128", "p", 0, 5000, 1));
   const auto found = ptxgen::driver::whole_launch_findings(*k);
