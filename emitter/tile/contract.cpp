@@ -340,6 +340,8 @@ private:
   bool check_bounds(const Located<View>& lv, std::string_view role, std::size_t group_axes,
                     std::string_view why) {
     const View& v = lv.value;
+    if (uses_broken_loop(v))
+      return false; // the loop's header error says it
     // The lowering computes index expressions in 32-bit registers.
     const std::size_t before = out_.items().size();
     for (const auto& t : v.terms)
@@ -507,7 +509,7 @@ private:
     LaunchBounds lb = lb_;
     for (const auto& [name, axis] : repeat_axis_names(a))
       lb.axes[name] = Interval{0, a.src.value.axes[axis].size - 1};
-    if (a.src_size && chunk_ok) {
+    if (a.src_size && chunk_ok && !uses_broken_loop(*a.src_size->value)) {
       auto b = bounds(*a.src_size->value, lb);
       if (!b || b->lo < 0 || b->hi > chunk) {
         std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
@@ -516,15 +518,14 @@ private:
                   range,
               text_length(*a.src_size));
       } else {
-        check_u32(*a.src_size->value, lb, a.src_size->pos, text_length(*a.src_size), "src_size",
-                  out_);
+        prove_u32(*a.src_size->value, lb, a.src_size->pos, text_length(*a.src_size), "src_size");
       }
     }
     if (a.ignore_src)
-      check_u32(*a.ignore_src->value, lb, a.ignore_src->pos, text_length(*a.ignore_src),
-                "ignore_src", out_);
+      prove_u32(*a.ignore_src->value, lb, a.ignore_src->pos, text_length(*a.ignore_src),
+                "ignore_src");
     if (a.pred)
-      check_u32(*a.pred->value, lb, a.pred->pos, text_length(*a.pred), "pred", out_);
+      prove_u32(*a.pred->value, lb, a.pred->pos, text_length(*a.pred), "pred");
   }
 
   /// One operand's shape: its group axes, then a contiguous chunk axis of chunk_bytes.
@@ -773,10 +774,37 @@ private:
     // and is still checked over start's range so that its errors are not hidden).
     Interval var{ok ? start->lo : 0, ok ? std::max(start->lo, stop->hi - 1) : kLimit};
     lb_.loops[f.var.value] = var;
+    // A loop whose header is refused has no range to prove its body's views with: the
+    // proofs that depend on its variable would only repeat the header's error.
+    if (!ok)
+      broken_loops_.insert(f.var.value);
   }
   void check(const EndOp& e, const Op&) {
     const auto& f = std::get<ForOp>(k_.ops[e.begin].body);
     lb_.loops.erase(f.var.value);
+    broken_loops_.erase(f.var.value);
+  }
+
+  /// check_u32, unless e depends on a loop whose header was refused.
+  void prove_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std::uint32_t length,
+                 std::string_view what) {
+    if (!uses_broken_loop(e))
+      check_u32(e, lb, pos, length, what, out_);
+  }
+
+  /// The variables of the enclosing loops whose header was refused.
+  std::set<std::string, std::less<>> broken_loops_;
+
+  bool uses_broken_loop(const Expr& e) const {
+    if (e.kind == ExprKind::loop && broken_loops_.count(e.name) != 0)
+      return true;
+    return std::any_of(e.args.begin(), e.args.end(),
+                       [this](const ExprPtr& a) { return uses_broken_loop(*a); });
+  }
+  bool uses_broken_loop(const View& v) const {
+    return !broken_loops_.empty() &&
+           std::any_of(v.terms.begin(), v.terms.end(),
+                       [this](const RuntimeTerm& t) { return uses_broken_loop(*t.index); });
   }
   void check(const CommitGroupOp&, const Op&) {}
   void check(const WaitAllOp&, const Op&) {}
@@ -877,11 +905,11 @@ private:
   void check(const MbarrierArriveOp& m, const Op&) {
     check_barrier(m.barrier);
     if (m.pred)
-      check_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred", out_);
+      prove_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred");
   }
   void check(const MbarrierWaitOp& m, const Op&) {
     check_barrier(m.barrier);
-    check_u32(*m.parity.value, lb_, m.parity.pos, text_length(m.parity), "parity", out_);
+    prove_u32(*m.parity.value, lb_, m.parity.pos, text_length(m.parity), "parity");
   }
 };
 
