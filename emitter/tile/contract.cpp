@@ -312,10 +312,15 @@ private:
   };
 
   IntervalExtent interval_extent(const View& v, std::size_t group_axes, std::int64_t elem) const {
+    return interval_extent(v, group_axes, elem, lb_);
+  }
+
+  IntervalExtent interval_extent(const View& v, std::size_t group_axes, std::int64_t elem,
+                                 const LaunchBounds& lb) const {
     IntervalExtent r;
     std::int64_t lo = v.offset_bytes, hi = v.offset_bytes;
     for (const auto& t : v.terms) {
-      auto b = bounds(*t.index, lb_);
+      auto b = bounds(*t.index, lb);
       if (!b) {
         r.unbounded = t.index.get();
         return r;
@@ -332,6 +337,85 @@ private:
     r.lo = extent_for(v, lo, group_axes, elem);
     r.hi = extent_for(v, hi, group_axes, elem);
     return r;
+  }
+
+  /// The loops around the op being checked, outermost first.
+  std::vector<const ForOp*> open_loops_;
+
+  /// The launch's bounds with parameter `name` in lo..hi and the open loops' variables
+  /// ranging as check(ForOp) would give them then; nullopt when a loop bound has no bound.
+  std::optional<LaunchBounds> bounds_with(std::string_view name, Interval within) const {
+    LaunchBounds lb = k_.launch_bounds();
+    lb.params.find(name)->second = within;
+    for (const ForOp* f : open_loops_) {
+      const auto start = bounds(*f->start.value, lb);
+      const auto stop = bounds(*f->stop.value, lb);
+      if (!start || !stop)
+        return std::nullopt;
+      lb.loops[f->var.value] = Interval{start->lo, std::max(start->lo, stop->hi - 1)};
+    }
+    return lb;
+  }
+
+  /// The parameters a view's bytes depend on: named in its indices or in the bounds of
+  /// the loops around it.
+  std::set<std::string, std::less<>> params_of(const View& v) const {
+    std::set<std::string, std::less<>> names;
+    const auto collect = [&names](const Expr& e, const auto& self) -> void {
+      if (e.kind == ExprKind::param)
+        names.insert(e.name);
+      for (const auto& a : e.args)
+        self(*a, self);
+    };
+    for (const auto& t : v.terms)
+      collect(*t.index, collect);
+    for (const ForOp* f : open_loops_) {
+      collect(*f->start.value, collect);
+      collect(*f->stop.value, collect);
+    }
+    return names;
+  }
+
+  /// What to narrow when a view may leave its tensor over the declared ranges: the
+  /// parameter without a declared range, else the upper bound of a declared range that
+  /// keeps the view inside (the largest, by bisection: interval bounds only grow with
+  /// the ranges they start from), else the ranges the view depends on.
+  std::string range_hint(const View& v, std::size_t group_axes, const IntervalExtent& reach) const {
+    const auto names = params_of(v);
+    std::string ranges;
+    for (const ScalarParam& p : k_.params) {
+      if (names.count(p.name) == 0)
+        continue;
+      if (!p.range)
+        return " (declare a `range` for parameter '" + p.name + "' to narrow it)";
+      ranges += (ranges.empty() ? "" : ", ") + p.name + " in " + range_text(p.range);
+    }
+    if (ranges.empty())
+      return "";
+    const std::int64_t size = v.tensor->size_bytes();
+    const std::int64_t elem = size_bytes(v.dtype);
+    const auto inside = [&](std::string_view name, Interval within) {
+      const auto lb = bounds_with(name, within);
+      if (!lb)
+        return false;
+      const IntervalExtent r = interval_extent(v, group_axes, elem, *lb);
+      return r.bounded && r.lo.first >= 0 && r.hi.last < size;
+    };
+    for (const ScalarParam& p : k_.params) {
+      if (names.count(p.name) == 0 || !inside(p.name, Interval{p.range->lo, p.range->lo}))
+        continue;
+      std::int64_t good = p.range->lo, bad = p.range->hi;
+      while (bad - good > 1) {
+        const std::int64_t mid = good + (bad - good) / 2;
+        (inside(p.name, Interval{p.range->lo, mid}) ? good : bad) = mid;
+      }
+      return " (" + p.name + "'s declared range " + range_text(p.range) +
+             " lets the view reach byte " + std::to_string(reach.hi.last) +
+             "; narrow its upper bound to " + std::to_string(good) + ")";
+    }
+    return " (with " + ranges +
+           "; no one parameter's upper bound keeps it inside: narrow the "
+           "ranges or fix the view)";
   }
 
   /// Proves every byte the view covers for every thread lies inside its tensor:
@@ -367,7 +451,7 @@ private:
                 "; over the launch and "
                 "the parameters' declared ranges the view reaches bytes " +
                 std::to_string(range.lo.first) + ".." + std::to_string(range.hi.last) +
-                " (declare a `range` for the parameter to narrow it)",
+                range_hint(v, group_axes, range),
             text_length(lv));
       return false;
     } else {
@@ -774,6 +858,7 @@ private:
     // and is still checked over start's range so that its errors are not hidden).
     Interval var{ok ? start->lo : 0, ok ? std::max(start->lo, stop->hi - 1) : kLimit};
     lb_.loops[f.var.value] = var;
+    open_loops_.push_back(&f);
     // A loop whose header is refused has no range to prove its body's views with: the
     // proofs that depend on its variable would only repeat the header's error.
     if (!ok)
@@ -783,6 +868,7 @@ private:
     const auto& f = std::get<ForOp>(k_.ops[e.begin].body);
     lb_.loops.erase(f.var.value);
     broken_loops_.erase(f.var.value);
+    open_loops_.pop_back();
   }
 
   /// check_u32, unless e depends on a loop whose header was refused.
