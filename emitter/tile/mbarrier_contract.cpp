@@ -254,7 +254,7 @@ private:
       error(DiagId::contract_mbarrier_count, bar.increment_op, op.pos, 1,
             where(static_cast<std::int64_t>(t)) + ": the copy_arrive (without noinc) on barrier '" +
                 v.text + "' is not followed by an arrival of the same thread in phase " +
-                std::to_string(bar.completed) + ", which op " + std::to_string(index + 1) +
+                std::to_string(bar.completed) + ", which " + op_label(k_, index) +
                 " completes: in another order of the threads the phase completes before its "
                 "increment, so its copies are not waited for (let the thread arrive after it, "
                 "or use noinc and count its arrival)");
