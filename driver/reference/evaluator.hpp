@@ -251,8 +251,11 @@ private:
 
   /// Why a pending granule's group is not complete, from the issuing thread's last
   /// wait_group: the count that would have completed it, or no wait since its commit.
-  static std::string pending_cause(const Cta& cta, const ref::SharedBytes& h, std::size_t g,
-                                   std::int64_t off);
+  std::string pending_cause(const Cta& cta, const ref::SharedBytes& h, std::size_t g,
+                            std::int64_t off) const;
+  /// "op 3's copy", or "the copy of the pipeline's steady-state load (...)": the copies of
+  /// op `apply` as messages name them (tile::op_label).
+  std::string copy_of(std::size_t apply) const;
 
   /// A granule a wait_group landed is read or written again: while that wait is still its
   /// thread's newest, the wait had to complete the granule's group.

@@ -142,17 +142,27 @@ void Evaluator::report_loose_waits() {
     problems_.add(
         op, DiagId::check_wait_stricter, "wait stricter than needed",
         [&] {
+          // What comes after the wait's runs: the thread's next wait, or the end of the
+          // kernel, where the groups a looser wait leaves pending hold no copies (a run
+          // that completed copies there needed them: the end completes nothing).
+          const bool next = slack_.followed_by_wait(op), end = slack_.followed_by_end(op);
+          const std::string until = next && end ? "the thread's next wait or the end of the kernel"
+                                    : next      ? "the thread's next wait"
+                                                : "the end of the kernel";
+          const std::string rest = next && end ? "the next wait completes the rest (the end of "
+                                                 "the kernel finds no copies left)"
+                                   : next      ? "the next wait completes the rest"
+                                               : "what it leaves pending holds no copies";
           std::string s = "wait_group " + std::to_string(slack_.best(op)) + " would do: ";
           if (slack_.idle(op)) {
             return s + "it would complete nothing, and in none of its " +
                    std::to_string(slack_.runs(op)) +
-                   " runs (all threads) does a read or write before the thread's next wait "
-                   "need what it completes, which the next wait completes anyway: the wait "
-                   "can go";
+                   " runs (all threads) does a read or write before " + until +
+                   " need what it completes, and " + rest + ": the wait can go";
           }
           return s + "in each of its " + std::to_string(slack_.runs(op)) +
-                 " runs (all threads), no read or write before the thread's next wait needs a "
-                 "group newer than that, and the next wait completes the rest";
+                 " runs (all threads), no read or write before " + until +
+                 " needs a group newer than that, and " + rest;
         },
         Severity::note);
   }

@@ -20,8 +20,8 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
         op, DiagId::check_read_pending,
         "reads shared bytes that a pending (not yet waited) copy will write",
         [&] {
-          return where(bid, tid) + " reads " + byte_text(b, off) + ", which op " +
-                 std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
+          return where(bid, tid) + " reads " + byte_text(b, off) + ", which " +
+                 copy_of(static_cast<std::size_t>(h.pending_op[g])) + " by thread " +
                  std::to_string(h.pending_tid[g]) + " will write: it is not yet waited" +
                  pending_cause(cta, h, g, off);
         },
@@ -59,8 +59,15 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
   return moot;
 }
 
+std::string Evaluator::copy_of(std::size_t apply) const {
+  if (k_.ops[apply].origin.role == tile::OpOrigin::Role::written) {
+    return tile::op_label(k_, apply) + "'s copy";
+  }
+  return "the copy of " + tile::op_label(k_, apply);
+}
+
 std::string Evaluator::pending_cause(const Cta& cta, const ref::SharedBytes& h, std::size_t g,
-                                     std::int64_t off) {
+                                     std::int64_t off) const {
   const ThreadState& ts = cta.threads[static_cast<std::size_t>(h.pending_tid[g])];
   for (const Chunk& c : ts.queue) {
     if (c.op != static_cast<std::size_t>(h.pending_op[g]) || c.deferred.empty() ||
@@ -75,10 +82,12 @@ std::string Evaluator::pending_cause(const Cta& cta, const ref::SharedBytes& h, 
   if (ts.live.op == ref::none || group >= ts.live.open) {
     return " (no wait_group since its commit_group)";
   }
-  return "; that thread's last wait, op " + std::to_string(ts.live.op + 1) + " (wait_group " +
-         std::to_string(ts.live.n) + "), left its newest " + std::to_string(ts.live.n) +
-         " groups pending: wait_group " + std::to_string(ts.live.open - 1 - group) +
-         " there would complete this one";
+  const auto wait = static_cast<std::size_t>(ts.live.op);
+  const bool written = k_.ops[wait].origin.role == tile::OpOrigin::Role::written;
+  return "; that thread's last wait, " + tile::op_label(k_, wait) +
+         (written ? " (wait_group " + std::to_string(ts.live.n) + ")" : std::string()) +
+         ", left its newest " + std::to_string(ts.live.n) + " groups pending: wait_group " +
+         std::to_string(ts.live.open - 1 - group) + " there would complete this one";
 }
 
 void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, std::int64_t tid,
@@ -95,7 +104,8 @@ void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, s
         const std::string who = other == ref::many_threads ? std::string("several threads")
                                                            : "thread " + std::to_string(other);
         return where(bid, tid) + (copy ? " issues a copy into " : " writes ") + byte_text(b, off) +
-               ", read by " + who + " at op " + std::to_string(b.hz.read_op[g] + 1) +
+               ", read by " + who + " at " +
+               tile::op_label(k_, static_cast<std::size_t>(b.hz.read_op[g])) +
                " since the last cta_sync; add op = \"cta_sync\" between that read and this "
                "write";
       },
@@ -118,7 +128,7 @@ void Evaluator::report_missing_commit(std::size_t wait, std::size_t apply) {
     if (k_.ops[apply].pos.line != 0) {
       line = " at line " + std::to_string(k_.ops[apply].pos.line);
     }
-    return "the copies of op " + std::to_string(apply + 1) + " (apply" + line +
+    return "the copies of " + tile::op_label(k_, apply) + " (apply" + line +
            ") are in no committed group, so this wait does not wait for them; add "
            "op = \"commit_group\" between the apply and the wait";
   });
@@ -174,8 +184,8 @@ void Evaluator::check_pending_write(std::size_t op, DiagId id, const std::string
   problems_.add(
       op, id, kind,
       [&] {
-        return where(bid, tid) + std::string(access) + byte_text(b, off) + ", which op " +
-               std::to_string(h.pending_op[g] + 1) + "'s copy by thread " +
+        return where(bid, tid) + std::string(access) + byte_text(b, off) + ", which " +
+               copy_of(static_cast<std::size_t>(h.pending_op[g])) + " by thread " +
                std::to_string(h.pending_tid[g]) + std::string(tail);
       },
       Severity::error, b.granule());

@@ -88,6 +88,7 @@ void WaitSlack::close(LiveWait& live, std::int64_t covered) {
     return;
   }
   const auto op = static_cast<std::size_t>(live.op);
+  closed_by_[op] |= covered == covers_nothing ? by_end : by_wait;
   if (live.newest >= 0) {
     worked_[op] = 1;
     if (live.newest >= covered) {

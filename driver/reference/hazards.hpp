@@ -87,7 +87,8 @@ struct LiveWait {
 class WaitSlack {
 public:
   explicit WaitSlack(std::size_t ops)
-      : best_(ops, unlimited), runs_(ops, 0), most_open_(ops, 0), worked_(ops, 0) {}
+      : best_(ops, unlimited), runs_(ops, 0), most_open_(ops, 0), worked_(ops, 0),
+        closed_by_(ops, 0) {}
 
   /// A wait_group `op` with count n runs on a thread with `open` committed groups: the
   /// thread's previous wait must already have been closed.
@@ -117,6 +118,10 @@ public:
   /// True when no run needed the wait at all: the largest count that would do completes
   /// nothing in every run (the next wait completes all this one does), so the wait can go.
   bool idle(std::size_t op) const { return best_[op] >= most_open_[op]; }
+  /// What followed the op's runs: some run was followed by a next wait of its thread, some
+  /// by the end of the kernel (the note must not promise a next wait that never comes).
+  bool followed_by_wait(std::size_t op) const { return (closed_by_[op] & by_wait) != 0; }
+  bool followed_by_end(std::size_t op) const { return (closed_by_[op] & by_end) != 0; }
 
   static constexpr std::int64_t unlimited = std::numeric_limits<std::int64_t>::max();
   static constexpr std::int64_t covers_nothing = std::numeric_limits<std::int64_t>::min();
@@ -126,6 +131,9 @@ private:
   std::vector<std::int64_t> runs_;
   std::vector<std::int64_t> most_open_; ///< the most groups committed at one of its runs
   std::vector<char> worked_;
+  static constexpr char by_wait = 1;
+  static constexpr char by_end = 2;
+  std::vector<char> closed_by_; ///< by_wait | by_end: what closed the op's runs
 };
 
 /// Per `for` op: the groups its first iteration committed, and where that iteration was.

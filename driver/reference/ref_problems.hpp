@@ -81,12 +81,6 @@ public:
 
   /// The errors (not the notes), one line each, with the op's name.
   std::vector<std::string> lines(const tile::Kernel& k) const {
-    static const char* const names[] = {"apply",         "commit_group", "wait_group",
-                                        "wait_all",      "cta_sync",     "fill",
-                                        "copy",          "for",          "end",
-                                        "mbarrier_init", "copy_arrive",  "mbarrier_arrive",
-                                        "mbarrier_wait"};
-    static_assert(std::size(names) == std::variant_size_v<tile::OpBody>);
     std::vector<std::string> out;
     for (const auto& e : entries_) {
       if (e.severity != Severity::error) {
@@ -97,7 +91,12 @@ public:
         line = "kernel";
       } else {
         const tile::Op& op = k.ops[e.op];
-        line = "op " + std::to_string(e.op + 1) + " (" + names[op.body.index()];
+        line = tile::op_label(k, e.op);
+        if (op.origin.role != tile::OpOrigin::Role::written) {
+          out.push_back(line + ": " + text(e));
+          continue;
+        }
+        line += " (" + std::string(tile::op_kind(op.body));
         if (op.pos.line != 0) {
           line += " at " + (op.pos.file.empty() ? k.file : op.pos.file) + ":" +
                   std::to_string(op.pos.line);

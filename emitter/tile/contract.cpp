@@ -312,10 +312,15 @@ private:
   };
 
   IntervalExtent interval_extent(const View& v, std::size_t group_axes, std::int64_t elem) const {
+    return interval_extent(v, group_axes, elem, lb_);
+  }
+
+  IntervalExtent interval_extent(const View& v, std::size_t group_axes, std::int64_t elem,
+                                 const LaunchBounds& lb) const {
     IntervalExtent r;
     std::int64_t lo = v.offset_bytes, hi = v.offset_bytes;
     for (const auto& t : v.terms) {
-      auto b = bounds(*t.index, lb_);
+      auto b = bounds(*t.index, lb);
       if (!b) {
         r.unbounded = t.index.get();
         return r;
@@ -334,12 +339,93 @@ private:
     return r;
   }
 
+  /// The loops around the op being checked, outermost first.
+  std::vector<const ForOp*> open_loops_;
+
+  /// The launch's bounds with parameter `name` in lo..hi and the open loops' variables
+  /// ranging as check(ForOp) would give them then; nullopt when a loop bound has no bound.
+  std::optional<LaunchBounds> bounds_with(std::string_view name, Interval within) const {
+    LaunchBounds lb = k_.launch_bounds();
+    lb.params.find(name)->second = within;
+    for (const ForOp* f : open_loops_) {
+      const auto start = bounds(*f->start.value, lb);
+      const auto stop = bounds(*f->stop.value, lb);
+      if (!start || !stop)
+        return std::nullopt;
+      lb.loops[f->var.value] = Interval{start->lo, std::max(start->lo, stop->hi - 1)};
+    }
+    return lb;
+  }
+
+  /// The parameters a view's bytes depend on: named in its indices or in the bounds of
+  /// the loops around it.
+  std::set<std::string, std::less<>> params_of(const View& v) const {
+    std::set<std::string, std::less<>> names;
+    const auto collect = [&names](const Expr& e, const auto& self) -> void {
+      if (e.kind == ExprKind::param)
+        names.insert(e.name);
+      for (const auto& a : e.args)
+        self(*a, self);
+    };
+    for (const auto& t : v.terms)
+      collect(*t.index, collect);
+    for (const ForOp* f : open_loops_) {
+      collect(*f->start.value, collect);
+      collect(*f->stop.value, collect);
+    }
+    return names;
+  }
+
+  /// What to narrow when a view may leave its tensor over the declared ranges: the
+  /// parameter without a declared range, else the upper bound of a declared range that
+  /// keeps the view inside (the largest, by bisection: interval bounds only grow with
+  /// the ranges they start from), else the ranges the view depends on.
+  std::string range_hint(const View& v, std::size_t group_axes, const IntervalExtent& reach) const {
+    const auto names = params_of(v);
+    std::string ranges;
+    for (const ScalarParam& p : k_.params) {
+      if (names.count(p.name) == 0)
+        continue;
+      if (!p.range)
+        return " (declare a `range` for parameter '" + p.name + "' to narrow it)";
+      ranges += (ranges.empty() ? "" : ", ") + p.name + " in " + range_text(p.range);
+    }
+    if (ranges.empty())
+      return "";
+    const std::int64_t size = v.tensor->size_bytes();
+    const std::int64_t elem = size_bytes(v.dtype);
+    const auto inside = [&](std::string_view name, Interval within) {
+      const auto lb = bounds_with(name, within);
+      if (!lb)
+        return false;
+      const IntervalExtent r = interval_extent(v, group_axes, elem, *lb);
+      return r.bounded && r.lo.first >= 0 && r.hi.last < size;
+    };
+    for (const ScalarParam& p : k_.params) {
+      if (names.count(p.name) == 0 || !inside(p.name, Interval{p.range->lo, p.range->lo}))
+        continue;
+      std::int64_t good = p.range->lo, bad = p.range->hi;
+      while (bad - good > 1) {
+        const std::int64_t mid = good + (bad - good) / 2;
+        (inside(p.name, Interval{p.range->lo, mid}) ? good : bad) = mid;
+      }
+      return " (" + p.name + "'s declared range " + range_text(p.range) +
+             " lets the view reach byte " + std::to_string(reach.hi.last) +
+             "; narrow its upper bound to " + std::to_string(good) + ")";
+    }
+    return " (with " + ranges +
+           "; no one parameter's upper bound keeps it inside: narrow the "
+           "ranges or fix the view)";
+  }
+
   /// Proves every byte the view covers for every thread lies inside its tensor:
   /// by intervals, and where they do not prove it and the launch is small, thread
   /// by thread. Returns false after reporting the first thread that breaks it.
   bool check_bounds(const Located<View>& lv, std::string_view role, std::size_t group_axes,
                     std::string_view why) {
     const View& v = lv.value;
+    if (uses_broken_loop(v))
+      return false; // the loop's header error says it
     // The lowering computes index expressions in 32-bit registers.
     const std::size_t before = out_.items().size();
     for (const auto& t : v.terms)
@@ -365,7 +451,7 @@ private:
                 "; over the launch and "
                 "the parameters' declared ranges the view reaches bytes " +
                 std::to_string(range.lo.first) + ".." + std::to_string(range.hi.last) +
-                " (declare a `range` for the parameter to narrow it)",
+                range_hint(v, group_axes, range),
             text_length(lv));
       return false;
     } else {
@@ -507,7 +593,7 @@ private:
     LaunchBounds lb = lb_;
     for (const auto& [name, axis] : repeat_axis_names(a))
       lb.axes[name] = Interval{0, a.src.value.axes[axis].size - 1};
-    if (a.src_size && chunk_ok) {
+    if (a.src_size && chunk_ok && !uses_broken_loop(*a.src_size->value)) {
       auto b = bounds(*a.src_size->value, lb);
       if (!b || b->lo < 0 || b->hi > chunk) {
         std::string range = b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
@@ -516,15 +602,14 @@ private:
                   range,
               text_length(*a.src_size));
       } else {
-        check_u32(*a.src_size->value, lb, a.src_size->pos, text_length(*a.src_size), "src_size",
-                  out_);
+        prove_u32(*a.src_size->value, lb, a.src_size->pos, text_length(*a.src_size), "src_size");
       }
     }
     if (a.ignore_src)
-      check_u32(*a.ignore_src->value, lb, a.ignore_src->pos, text_length(*a.ignore_src),
-                "ignore_src", out_);
+      prove_u32(*a.ignore_src->value, lb, a.ignore_src->pos, text_length(*a.ignore_src),
+                "ignore_src");
     if (a.pred)
-      check_u32(*a.pred->value, lb, a.pred->pos, text_length(*a.pred), "pred", out_);
+      prove_u32(*a.pred->value, lb, a.pred->pos, text_length(*a.pred), "pred");
   }
 
   /// One operand's shape: its group axes, then a contiguous chunk axis of chunk_bytes.
@@ -773,10 +858,39 @@ private:
     // and is still checked over start's range so that its errors are not hidden).
     Interval var{ok ? start->lo : 0, ok ? std::max(start->lo, stop->hi - 1) : kLimit};
     lb_.loops[f.var.value] = var;
+    open_loops_.push_back(&f);
+    // A loop whose header is refused has no range to prove its body's views with: the
+    // proofs that depend on its variable would only repeat the header's error.
+    if (!ok)
+      broken_loops_.insert(f.var.value);
   }
   void check(const EndOp& e, const Op&) {
     const auto& f = std::get<ForOp>(k_.ops[e.begin].body);
     lb_.loops.erase(f.var.value);
+    broken_loops_.erase(f.var.value);
+    open_loops_.pop_back();
+  }
+
+  /// check_u32, unless e depends on a loop whose header was refused.
+  void prove_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std::uint32_t length,
+                 std::string_view what) {
+    if (!uses_broken_loop(e))
+      check_u32(e, lb, pos, length, what, out_);
+  }
+
+  /// The variables of the enclosing loops whose header was refused.
+  std::set<std::string, std::less<>> broken_loops_;
+
+  bool uses_broken_loop(const Expr& e) const {
+    if (e.kind == ExprKind::loop && broken_loops_.count(e.name) != 0)
+      return true;
+    return std::any_of(e.args.begin(), e.args.end(),
+                       [this](const ExprPtr& a) { return uses_broken_loop(*a); });
+  }
+  bool uses_broken_loop(const View& v) const {
+    return !broken_loops_.empty() &&
+           std::any_of(v.terms.begin(), v.terms.end(),
+                       [this](const RuntimeTerm& t) { return uses_broken_loop(*t.index); });
   }
   void check(const CommitGroupOp&, const Op&) {}
   void check(const WaitAllOp&, const Op&) {}
@@ -877,11 +991,11 @@ private:
   void check(const MbarrierArriveOp& m, const Op&) {
     check_barrier(m.barrier);
     if (m.pred)
-      check_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred", out_);
+      prove_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred");
   }
   void check(const MbarrierWaitOp& m, const Op&) {
     check_barrier(m.barrier);
-    check_u32(*m.parity.value, lb_, m.parity.pos, text_length(m.parity), "parity", out_);
+    prove_u32(*m.parity.value, lb_, m.parity.pos, text_length(m.parity), "parity");
   }
 };
 

@@ -82,4 +82,70 @@ SharedLayout shared_layout(const Kernel& k) {
   return l;
 }
 
+namespace {
+
+struct OpKindName {
+  std::string_view operator()(const ApplyOp&) const { return "apply"; }
+  std::string_view operator()(const CommitGroupOp&) const { return "commit_group"; }
+  std::string_view operator()(const WaitGroupOp&) const { return "wait_group"; }
+  std::string_view operator()(const WaitAllOp&) const { return "wait_all"; }
+  std::string_view operator()(const CtaSyncOp&) const { return "cta_sync"; }
+  std::string_view operator()(const FillOp&) const { return "fill"; }
+  std::string_view operator()(const CopyOp&) const { return "copy"; }
+  std::string_view operator()(const ForOp&) const { return "for"; }
+  std::string_view operator()(const EndOp&) const { return "end"; }
+  std::string_view operator()(const MbarrierInitOp&) const { return "mbarrier_init"; }
+  std::string_view operator()(const CopyArriveOp&) const { return "copy_arrive"; }
+  std::string_view operator()(const MbarrierArriveOp&) const { return "mbarrier_arrive"; }
+  std::string_view operator()(const MbarrierWaitOp&) const { return "mbarrier_wait"; }
+};
+
+/// " (TABLE at line L)", or nothing where the op has no line (built through the C++ API).
+std::string table_at(std::string_view table, const SourcePos& pos) {
+  if (pos.line == 0)
+    return "";
+  return " (" + std::string(table) + " at line " + std::to_string(pos.line) + ")";
+}
+
+} // namespace
+
+std::string_view op_kind(const OpBody& body) {
+  return std::visit(OpKindName{}, body);
+}
+
+std::string op_label(const Kernel& k, std::size_t index) {
+  const Op& op = k.ops[index];
+  using Role = OpOrigin::Role;
+  const std::string step = std::to_string(op.origin.step);
+  switch (op.origin.role) {
+  case Role::written:
+    break;
+  case Role::pipeline_sync:
+    return "the cta_sync before the pipeline" + table_at("pipeline", op.pos);
+  case Role::prologue_load:
+    return "the pipeline's prologue load of stage " + step + table_at("[[op.load]]", op.pos);
+  case Role::prologue_commit:
+    return "the pipeline's prologue commit_group of stage " + step + table_at("pipeline", op.pos);
+  case Role::steady_loop:
+    return "the pipeline's steady-state loop" + table_at("pipeline", op.pos);
+  case Role::steady_wait:
+    return "the pipeline's steady-state wait_group " +
+           std::to_string(std::get<WaitGroupOp>(op.body).n) + table_at("pipeline", op.pos);
+  case Role::steady_sync:
+    return "the pipeline's steady-state cta_sync" + table_at("pipeline", op.pos);
+  case Role::steady_load:
+    return "the pipeline's steady-state load" + table_at("[[op.load]]", op.pos);
+  case Role::steady_commit:
+    return "the pipeline's steady-state commit_group" + table_at("pipeline", op.pos);
+  case Role::consumer:
+    return "the pipeline's consumer " + std::string(op_kind(op.body)) +
+           table_at("[[op.body]]", op.pos);
+  }
+  // The user's number: their ops before it, each pipeline's expansion counting as one.
+  std::size_t number = 1;
+  for (std::size_t j = 0; j < index; ++j)
+    number += k.ops[j].origin.role == Role::written || k.ops[j].origin.opens ? 1 : 0;
+  return "op " + std::to_string(number);
+}
+
 } // namespace ptxgen::tile

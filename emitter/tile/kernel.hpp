@@ -144,9 +144,31 @@ using OpBody =
     std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp, CopyOp, ForOp,
                  EndOp, MbarrierInitOp, CopyArriveOp, MbarrierArriveOp, MbarrierWaitOp>;
 
+/// What an op is to the user: one they wrote, or one a `pipeline` op expanded into
+/// (pipeline.hpp), which diagnostics name by its role, never by an op number the user
+/// did not write.
+struct OpOrigin {
+  enum class Role : std::uint8_t {
+    written,         ///< an op of its own (an `[[op]]` table, a builder call)
+    pipeline_sync,   ///< the cta_sync before the prologue
+    prologue_load,   ///< an [[op.load]] of prologue step `step`
+    prologue_commit, ///< the commit_group of prologue step `step`
+    steady_loop,     ///< the steady state's for / end
+    steady_wait,     ///< the steady state's wait_group
+    steady_sync,     ///< the steady state's cta_sync
+    steady_load,     ///< an [[op.load]] of the steady state
+    steady_commit,   ///< the steady state's commit_group
+    consumer,        ///< an [[op.body]] of the steady state
+  };
+  Role role = Role::written;
+  std::int64_t step = 0; ///< the prologue step (prologue_load, prologue_commit)
+  bool opens = false;    ///< the first op of a pipeline's expansion
+};
+
 struct Op {
   OpBody body;
-  SourcePos pos; ///< the `[[op]]` table
+  SourcePos pos;   ///< the `[[op]]` table (an [[op.load]] / [[op.body]]: that table)
+  OpOrigin origin; ///< written, or its role in a pipeline's expansion
 };
 
 /// How a global tensor's contents start (test runs only).
@@ -213,6 +235,15 @@ struct Kernel {
   const ScalarParam* find_param(std::string_view n) const;
   LaunchBounds launch_bounds() const;
 };
+
+/// The spelling of an op's kind in specs: "apply", "wait_group", ...
+std::string_view op_kind(const OpBody& body);
+
+/// How diagnostics name ops[index] of `k`: "op 6" for an op the user wrote (its number
+/// among the user's ops, a pipeline counting as one), "the pipeline's prologue load of
+/// stage 1 ([[op.load]] at line 37)" for one a pipeline expanded into (stage p: the p-th
+/// slot of the ring from the first tile's).
+std::string op_label(const Kernel& k, std::size_t index);
 
 /// Where the shared tensors of a kernel live. Each tensor starts at its
 /// declared alignment (at least 16) after the previous one, in declaration

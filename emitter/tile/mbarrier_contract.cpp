@@ -62,6 +62,7 @@ private:
   std::vector<ExprEnv> envs_;
   std::map<BarrierKey, Barrier> barriers_;
   std::int64_t bid_ = 0;
+  bool hung_ = false; ///< a wait of this CTA hangs: the walk of the CTA ends there
 
   void error(DiagId id, std::size_t op, const SourcePos& pos, std::uint32_t length,
              const std::string& msg) {
@@ -90,7 +91,8 @@ private:
       envs_.push_back(k_.env_for(b, t, values_));
     std::vector<Frame> frames;
     std::size_t pc = 0;
-    while (pc < k_.ops.size() && budget_ > 0) {
+    hung_ = false;
+    while (pc < k_.ops.size() && budget_ > 0 && !hung_) {
       const Op& op = k_.ops[pc];
       if (const auto* f = std::get_if<ForOp>(&op.body)) {
         const auto start = evaluate(*f->start.value, envs_[0]);
@@ -126,7 +128,8 @@ private:
       budget_ -= k_.block;
       ++pc;
     }
-    if (budget_ <= 0)
+    // After a hang nothing else runs: the phase it waits for is the one the hang names.
+    if (budget_ <= 0 || hung_)
       return;
     for (const auto& [key, bar] : barriers_)
       if (bar.initialised && bar.arrived != 0) {
@@ -251,7 +254,7 @@ private:
       error(DiagId::contract_mbarrier_count, bar.increment_op, op.pos, 1,
             where(static_cast<std::int64_t>(t)) + ": the copy_arrive (without noinc) on barrier '" +
                 v.text + "' is not followed by an arrival of the same thread in phase " +
-                std::to_string(bar.completed) + ", which op " + std::to_string(index + 1) +
+                std::to_string(bar.completed) + ", which " + op_label(k_, index) +
                 " completes: in another order of the threads the phase completes before its "
                 "increment, so its copies are not waited for (let the thread arrive after it, "
                 "or use noinc and count its arrival)");
@@ -295,57 +298,57 @@ private:
   }
 
   void exec(std::size_t index, const Op& op, const MbarrierWaitOp& m) {
-    for (std::int64_t t = 0; t < k_.block; ++t) {
+    for (std::int64_t t = 0; t < k_.block && !hung_; ++t) {
       Barrier* bar = used(index, m.barrier, t);
       if (!bar)
         return;
       const auto q = evaluate(*m.parity.value, envs_[static_cast<std::size_t>(t)]);
-      const std::uint32_t plen = len(m.parity.text);
       if (!q || (*q != 0 && *q != 1)) {
-        error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
+        error(DiagId::contract_mbarrier_parity, index, m.parity.pos, len(m.parity.text),
               where(t) + ": the parity '" + m.parity.text + "' must be 0 or 1; it is " +
                   (q ? std::to_string(*q) : std::string("undefined")));
         return;
       }
-      auto& mine = bar->arrival[static_cast<std::size_t>(t)];
-      const std::int64_t c = bar->completed;
-      if (mine == c) {
-        error(DiagId::contract_mbarrier_count, index, op.pos, 1,
-              where(t) + ": the thread waits for phase " + std::to_string(c) + " of barrier '" +
-                  m.barrier.text + "', which has " + std::to_string(bar->arrived) + " of its " +
-                  std::to_string(bar->count) + " arrivals when every thread is here: it hangs");
-        return;
-      }
-      // The phase waited for: the thread's own arrival's, else the last completed one.
-      const std::int64_t phase = mine != no_phase ? mine : c - 1;
-      if (phase < 0 && *q == 0) {
-        error(DiagId::contract_mbarrier_count, index, op.pos, 1,
-              where(t) + ": the thread waits for phase 0 of barrier '" + m.barrier.text +
-                  "', which has " + std::to_string(bar->arrived) + " of its " +
-                  std::to_string(bar->count) + " arrivals when every thread is here: it hangs");
-        return;
-      }
-      if (phase < 0) {
-        error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
-              where(t) + ": no phase of barrier '" + m.barrier.text +
-                  "' has completed and the thread did not arrive on it: parity 1 names the "
-                  "phase before phase 0 and passes at once");
-        return;
-      }
-      if (phase != c - 1 || *q != phase % 2) {
-        error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
-              where(t) + ": the thread waits on parity " + std::to_string(*q) + " of barrier '" +
-                  m.barrier.text + "', but the phase it needs is phase " + std::to_string(phase) +
-                  " (parity " + std::to_string(phase % 2) + ") and " + std::to_string(c) +
-                  " phases have completed" +
-                  (phase != c - 1 ? ": a later phase with the same parity makes it ambiguous"
-                                  : ": it " + std::string(*q == c % 2 ? "hangs on the phase in "
-                                                                        "progress"
-                                                                      : "passes at once")));
-        return;
-      }
-      mine = no_phase;
+      wait_one(index, op, m, *bar, t, *q);
     }
+  }
+
+  /// Thread `tid` waits on parity `q` of `bar`. A wait naming the wrong parity is reported
+  /// and then taken as the wait the thread needed, so that its arrival is not reported again
+  /// as a reuse; a wait that hangs ends the CTA's walk.
+  void wait_one(std::size_t index, const Op& op, const MbarrierWaitOp& m, Barrier& bar,
+                std::int64_t t, std::int64_t q) {
+    auto& mine = bar.arrival[static_cast<std::size_t>(t)];
+    const std::int64_t c = bar.completed;
+    const std::uint32_t plen = len(m.parity.text);
+    // The phase waited for: the thread's own arrival's, else the last completed one.
+    const std::int64_t phase = mine != no_phase ? mine : c - 1;
+    if (mine == c || (phase < 0 && q == 0)) {
+      error(DiagId::contract_mbarrier_count, index, op.pos, 1,
+            where(t) + ": the thread waits for phase " +
+                std::to_string(std::max<std::int64_t>(phase, 0)) + " of barrier '" +
+                m.barrier.text + "', which has " + std::to_string(bar.arrived) + " of its " +
+                std::to_string(bar.count) + " arrivals when every thread is here: it hangs");
+      hung_ = true;
+      return;
+    }
+    if (phase < 0) {
+      error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
+            where(t) + ": no phase of barrier '" + m.barrier.text +
+                "' has completed and the thread did not arrive on it: parity 1 names the "
+                "phase before phase 0 and passes at once");
+    } else if (phase != c - 1 || q != phase % 2) {
+      error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
+            where(t) + ": the thread waits on parity " + std::to_string(q) + " of barrier '" +
+                m.barrier.text + "', but the phase it needs is phase " + std::to_string(phase) +
+                " (parity " + std::to_string(phase % 2) + ") and " + std::to_string(c) +
+                " phases have completed" +
+                (phase != c - 1 ? ": a later phase with the same parity makes it ambiguous"
+                                : ": it " + std::string(q == c % 2 ? "hangs on the phase in "
+                                                                     "progress"
+                                                                   : "passes at once")));
+    }
+    mine = no_phase;
   }
 
   void exec(std::size_t, const Op&, const ApplyOp&) {}

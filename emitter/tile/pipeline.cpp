@@ -114,29 +114,33 @@ public:
       : p_(p), first_(first_index), launch_(launch) {}
 
   std::vector<Op> run() {
+    using Role = OpOrigin::Role;
     if (p_.sync_before)
-      plain(CtaSyncOp{});
+      plain(CtaSyncOp{}, {Role::pipeline_sync});
     for (std::int64_t s = 0; s + 1 < p_.stages; ++s) {
       const ExprPtr tile = s == 0
                                ? p_.start.value
                                : folded(make_binary(ExprOp::add, p_.start.value, make_constant(s)));
-      loads(tile, /*in_loop=*/false);
-      plain(CommitGroupOp{});
+      loads(tile, /*in_loop=*/false, {Role::prologue_load, s});
+      plain(CommitGroupOp{}, {Role::prologue_commit, s});
     }
     const std::size_t for_index = first_ + out_.size();
-    plain(ForOp{});
-    plain(WaitGroupOp{p_.stages - 2});
-    plain(CtaSyncOp{});
+    plain(ForOp{}, {Role::steady_loop});
+    plain(WaitGroupOp{p_.stages - 2}, {Role::steady_wait});
+    plain(CtaSyncOp{}, {Role::steady_sync});
     const ExprPtr var = make_leaf(ExprKind::loop, p_.var.value);
-    loads(make_binary(ExprOp::add, var, make_constant(p_.stages - 1)), /*in_loop=*/true);
-    plain(CommitGroupOp{});
+    loads(make_binary(ExprOp::add, var, make_constant(p_.stages - 1)), /*in_loop=*/true,
+          {Role::steady_load});
+    plain(CommitGroupOp{}, {Role::steady_commit});
     const Rewriter consumer(p_, nullptr, pipeline_stage(var, p_.stages));
     for (Op op : p_.body) {
       std::visit(consumer, op.body);
+      op.origin = {Role::consumer};
       out_.push_back(std::move(op));
     }
     const std::size_t end_index = first_ + out_.size();
-    plain(EndOp{for_index});
+    plain(EndOp{for_index}, {Role::steady_loop});
+    out_.front().origin.opens = true;
     ForOp f;
     f.var = p_.var;
     f.start = p_.start;
@@ -149,11 +153,11 @@ public:
   }
 
 private:
-  void plain(OpBody b) { out_.push_back(Op{std::move(b), p_.pos}); }
+  void plain(OpBody b, OpOrigin origin) { out_.push_back(Op{std::move(b), p_.pos, origin}); }
 
   /// The loads of tile `tile` (unclamped): predicated on tile < stop and with
   /// the tile clamped into the existing ones, unless the tile provably exists.
-  void loads(const ExprPtr& tile, bool in_loop) {
+  void loads(const ExprPtr& tile, bool in_loop, OpOrigin origin) {
     const ExprPtr& stop = p_.stop.value;
     const ExprPtr guard = folded(make_binary(ExprOp::lt, tile, stop));
     ExprPtr index = tile;
@@ -170,6 +174,7 @@ private:
       if (!exists)
         if (auto* a = std::get_if<ApplyOp>(&op.body))
           add_guard(*a, guard);
+      op.origin = origin;
       out_.push_back(std::move(op));
     }
   }

@@ -282,6 +282,9 @@ TEST_CASE("hazards: an empty commit is a group of its own in the wait note's acc
   INFO(all_findings(r.out));
   REQUIRE(ids(r.out) == std::vector<DiagId>{DiagId::check_wait_stricter});
   CHECK(has(r.out.findings[0].message, "wait_group 1 would do"));
+  // No wait follows: the note names the end of the kernel, and promises no next wait.
+  CHECK(has(r.out.findings[0].message, "before the end of the kernel"));
+  CHECK_FALSE(has(r.out.findings[0].message, "next wait"));
   // Without the empty commit the wait is exactly right.
   const Run exact = run_text(spec(1, load("0", "0") + commit() + wait(0) + read_back));
   INFO(all_findings(exact.out));
@@ -301,6 +304,7 @@ TEST_CASE("hazards: a wait whose groups are read after a looser next wait must s
   CHECK(r.out.findings[0].op == op_index<tile::WaitGroupOp>(*r.kernel, 0));
   // wait_group 1 completes nothing there (1 group committed): the wait can go.
   CHECK(has(r.out.findings[0].message, "wait_group 1 would do: it would complete nothing"));
+  CHECK(has(r.out.findings[0].message, "the next wait completes the rest"));
   // The same with the read before the second wait: the first wait is needed as it is.
   const Run exact = run_text(spec(2, load("0", "0") + commit() + wait(0) + read_back +
                                          load("1", "1") + commit() + wait(1) + wait(0)));
