@@ -342,7 +342,156 @@ bool parity_first_uses_only(SpecModel& m, Rng&) {
   return changed;
 }
 
-constexpr std::array<MutationRule, 27> rules{{
+// ---- one past the end: each bound a view reaches, overshot by one
+
+ModelTensor* tensor_named(SpecModel& m, std::string_view name) {
+  for (auto& t : m.tensors)
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+/// Axis `axis` of tensor `name` one shorter (never to 0); the expectations, which name
+/// whole tensors, are dropped.
+bool one_short(SpecModel& m, std::string_view name, std::size_t axis) {
+  ModelTensor* t = tensor_named(m, name);
+  if (!t || t->shape.size() <= axis || t->shape[axis] < 2)
+    return false;
+  --t->shape[axis];
+  m.expects.clear();
+  return true;
+}
+
+/// Every thread copies into its own shared row (a permutation of the threads) at thread
+/// scope with no pred: one row fewer puts the last row's writer past the end.
+bool shared_row_short(SpecModel& m, Rng&) {
+  if ((m.family != Family::tile && m.family != Family::loop) ||
+      any_apply(m, [](const ModelApply& a) { return a.scope == ScopeName::cta || a.pred; }))
+    return false;
+  return one_short(m, "S", 0);
+}
+/// A ring's slot index reaches S - 1 (every stage is used once the trips reach S, which the
+/// range or the constant trip count does): one stage fewer is past the end.
+bool ring_stage_short(SpecModel& m, Rng&) {
+  const ModelTensor* ring = tensor_named(m, "ring");
+  if (!ring || ring->shape.empty())
+    return false;
+  const std::int64_t stages = ring->shape.front();
+  ModelFor* f = loop_named(m, "k");
+  std::int64_t top = 0;
+  if (f && std::holds_alternative<std::int64_t>(f->stop))
+    top = std::get<std::int64_t>(f->stop);
+  else if (ModelParam* n = f ? stop_param(m, *f) : nullptr)
+    top = static_cast<std::int64_t>((*n->range)[1]);
+  return (m.has(Feature::ring_loop) || m.has(Feature::mbarrier_ring)) && top >= stages &&
+         one_short(m, "ring", 0);
+}
+/// The mbarrier double buffer arrives on and waits for both barriers: one barrier fewer
+/// puts bar.sub[1] past the end, a constant index the view grammar refuses first (the
+/// runtime index bar.sub[(k + 1) % 2] is then not reached).
+bool barrier_array_short(SpecModel& m, Rng&) {
+  return m.has(Feature::mbarrier_ring) && one_short(m, "bar", 0);
+}
+/// A loop from 0 by 1 up to the tile count (or a parameter whose range reaches it) writes
+/// the output's last tile: one tile fewer is past the end.
+bool output_tile_short(SpecModel& m, Rng&) {
+  ModelFor* f = loop_named(m, "k");
+  const ModelTensor* out = tensor_named(m, "B");
+  if (!f || !out || out->shape.size() < 3 || m.has(Feature::loop_step) ||
+      m.has(Feature::loop_start_param) || m.has(Feature::pipeline))
+    return false;
+  const std::int64_t tiles = out->shape.front();
+  std::int64_t top = 0;
+  if (std::holds_alternative<std::int64_t>(f->stop))
+    top = std::get<std::int64_t>(f->stop);
+  else if (ModelParam* n = stop_param(m, *f))
+    top = static_cast<std::int64_t>((*n->range)[1]);
+  return top == tiles && one_short(m, "B", 0);
+}
+
+// ---- a hazard for each kind of reader: each shared row read by one thread (`tid`), by
+// two (`tid / 2`) or by the whole CTA (`0`). The reads are the copy of S back to B; the
+// rules rewrite its row and take away the wait (a read of pending bytes) or the barrier
+// that ends a loop's iteration (a refill of bytes other threads read).
+
+std::int64_t threads_per_cta(const SpecModel& m) {
+  std::int64_t n = 1;
+  for (auto t : m.block)
+    n *= t;
+  return n;
+}
+
+/// Sets the row of every copy out of the shared tensor S to `row`; false when none.
+bool read_rows(SpecModel& m, std::string_view row) {
+  bool any = false;
+  for (auto& op : m.ops)
+    if (auto* c = std::get_if<ModelCopy>(&op.body); c && c->src.text.starts_with("S.sub[")) {
+      c->src = ViewText{"S.sub[" + std::string(row) + ", :]"};
+      any = true;
+    }
+  return any;
+}
+
+/// One tile copy (no second tensor, no fill, no pred: every copy is issued) whose wait is
+/// taken away, read back by the given readers.
+bool read_pending_by(SpecModel& m, std::string_view row) {
+  if (m.family != Family::tile || tensor_named(m, "S1") || has_op<ModelFill>(m) ||
+      any_apply(m, [](const ModelApply& a) { return a.pred.has_value(); }))
+    return false;
+  return read_rows(m, row) && erase_ops<ModelWaitGroup, ModelWaitAll>(m);
+}
+bool read_pending_one_thread(SpecModel& m, Rng&) {
+  return read_pending_by(m, "tid");
+}
+bool read_pending_two_threads(SpecModel& m, Rng&) {
+  return threads_per_cta(m) >= 2 && read_pending_by(m, "tid / 2");
+}
+bool read_pending_whole_cta(SpecModel& m, Rng&) {
+  return read_pending_by(m, "0");
+}
+
+/// A loop from 0 by 1 that may run twice (a parameter's range or the constant reaches 2),
+/// read by the given readers after the wait and a cta_sync (the one generate_loop writes
+/// for reads of other threads' rows, else one added), with no barrier at the end: the next
+/// iteration's copy refills rows the readers may still read.
+bool refill_read_by(SpecModel& m, std::string_view row) {
+  ModelFor* f = loop_named(m, "k");
+  const auto syncs = std::count_if(m.ops.begin(), m.ops.end(),
+                                   [](const ModelOp& op) { return op.is<ModelCtaSync>(); });
+  if (m.family != Family::loop || !f || threads_per_cta(m) < 2 || m.has(Feature::grid_stride) ||
+      m.has(Feature::nested_loop) || m.has(Feature::loop_step) ||
+      m.has(Feature::loop_start_param) || has_op<ModelFill>(m) || (syncs != 0 && syncs != 2))
+    return false;
+  std::int64_t top = 0;
+  if (std::holds_alternative<std::int64_t>(f->stop))
+    top = std::get<std::int64_t>(f->stop);
+  else if (ModelParam* n = stop_param(m, *f))
+    top = static_cast<std::int64_t>((*n->range)[1]);
+  if (top < 2 || !read_rows(m, row))
+    return false;
+  if (syncs == 0) {
+    const auto wait = std::find_if(m.ops.begin(), m.ops.end(),
+                                   [](const ModelOp& op) { return op.is<ModelWaitGroup>(); });
+    if (wait == m.ops.end())
+      return false;
+    m.ops.insert(std::next(wait), ModelOp{ModelCtaSync{}, wait->unit});
+    return true;
+  }
+  for (auto it = m.ops.rbegin(); it != m.ops.rend(); ++it)
+    if (it->is<ModelCtaSync>()) {
+      m.ops.erase(std::next(it).base());
+      return true;
+    }
+  return false;
+}
+bool refill_two_threads(SpecModel& m, Rng&) {
+  return refill_read_by(m, "tid / 2");
+}
+bool refill_whole_cta(SpecModel& m, Rng&) {
+  return refill_read_by(m, "0");
+}
+
+constexpr std::array<MutationRule, 36> rules{{
     {"block 0", DiagId::spec_block_range, block_zero},
     {"block of 2048 threads", DiagId::spec_block_range, block_2048},
     {"grid 0", DiagId::spec_grid_range, grid_zero},
@@ -376,6 +525,17 @@ constexpr std::array<MutationRule, 27> rules{{
      DiagId::check_refill_without_barrier, grid_stride_no_trailing_sync},
     {"mbarrier parity (k / 4) % 2, right for the first uses only (racy from 3 tiles)",
      DiagId::contract_mbarrier_parity, parity_first_uses_only},
+    {"shared tensor one row short", DiagId::contract_out_of_bounds, shared_row_short},
+    {"ring one stage short", DiagId::contract_out_of_bounds, ring_stage_short},
+    {"barrier array one barrier short", DiagId::view_index_range, barrier_array_short},
+    {"output tensor one tile short", DiagId::contract_out_of_bounds, output_tile_short},
+    {"each row read by one thread, no wait", DiagId::check_read_pending, read_pending_one_thread},
+    {"each row read by two threads, no wait", DiagId::check_read_pending, read_pending_two_threads},
+    {"row 0 read by the whole CTA, no wait", DiagId::check_read_pending, read_pending_whole_cta},
+    {"loop: each row read by two threads, refilled without the trailing cta_sync",
+     DiagId::check_refill_without_barrier, refill_two_threads},
+    {"loop: row 0 read by the whole CTA, refilled without the trailing cta_sync",
+     DiagId::check_refill_without_barrier, refill_whole_cta},
 }};
 
 } // namespace
