@@ -675,7 +675,11 @@ BoolOrExpr pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
     return b.rng.chance(1, 2);
   case 1: {
     b.use(Feature::pred_expr);
-    const std::string n = named_param(b, x, 0, b.threads());
+    // A predicate decides which copies are issued, so the whole-launch checks run each
+    // value of n: a window of at most 9 values around a point (often an end: 0, 1, T - 1,
+    // T) keeps it, times a loop's start and stop (16 values each), within the 4096 runs.
+    const std::int64_t T = b.threads(), at = b.rng.edge(0, T);
+    const std::string n = named_param(b, x, std::max<std::int64_t>(0, at - 4), std::min(T, at + 4));
     return ExprText{"tid < " + n};
   }
   case 2: {
