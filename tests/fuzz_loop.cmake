@@ -56,6 +56,14 @@ add_test(NAME fuzz_loop.false_accept
                  --inject-false-accept)
 set_tests_properties(fuzz_loop.false_accept PROPERTIES LABELS fuzzloop TIMEOUT 600)
 
+# The fuzzer detects the kernels racy only away from their test value: with the test switch
+# --check-test-values-only every mutant of the range-dependent rules is a false accept,
+# without it every one is refused; see the script.
+add_test(NAME fuzz_loop.test_values_only
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/test_values_only.sh
+                 $<TARGET_FILE:ptxgen> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_test_values_only)
+set_tests_properties(fuzz_loop.test_values_only PROPERTIES LABELS fuzzloop TIMEOUT 600)
+
 # --shard and the test runner's sharding environment; see the script.
 add_test(NAME fuzz_loop.shard
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/shard.sh $<TARGET_FILE:ptxgen>

@@ -29,7 +29,7 @@ constexpr std::string_view synopsis =
     "usage: ptxgen fuzz [--seed S] (--count N | --time SECONDS) [--backend auto|cuda|sim]\n"
     "                   [-j N] [--out DIR] [--report FILE.json|FILE.xml] [--shard I/C]\n"
     "                   [--devices all|LIST] [--sanitize TOOL]\n"
-    "                   [--mutants N] [--no-shrink]";
+    "                   [--mutants N] [--check-test-values-only] [--no-shrink]";
 
 /// --inject-fault OPCODE (hidden, for the fuzz loop's own test): on the simulator, one
 /// byte of the first global tensor is flipped in every case whose PTX contains the text.
@@ -154,8 +154,11 @@ void add_fuzz_options(po::options_description& opts, po::options_description& hi
       "TEST_TOTAL_SHARDS when set)")("devices", po::value(&a.devices),
                                      "all, or GPU ordinals as 0,2: one worker per device")(
       "mutants", po::value(&a.mutants)->default_value(0),
-      "invalid mutants of each spec that `check` must refuse")("no-shrink",
-                                                               "save findings as generated")(
+      "invalid mutants of each spec that `check` must refuse")(
+      "check-test-values-only",
+      "for testing the fuzzer: judge mutants with the whole-launch checks at the test values "
+      "only (RangeProofOptions::test_values_only), so that mutants racy only away from their "
+      "test value are false accepts")("no-shrink", "save findings as generated")(
       "per-class", po::value(&a.per_class)->default_value(2),
       "findings of one outcome class shrunk and saved (the rest are counted)")(
       "shrink-budget", po::value(&a.budget)->default_value(2000),
@@ -185,6 +188,7 @@ std::optional<int> fuzz_options(FuzzArgs& a, const po::variables_map& vm, fuzz::
   o.out_dir = a.out;
   o.specs_dir = a.specs_dir;
   o.inject_false_accept = vm.count("inject-false-accept") > 0;
+  o.check_test_values_only = vm.count("check-test-values-only") > 0;
   o.mutants = a.mutants;
   o.shrink = !vm.count("no-shrink");
   o.shrink_per_class = a.per_class;

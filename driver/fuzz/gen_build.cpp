@@ -421,7 +421,7 @@ std::int64_t pick_threads(Rng& rng, std::int64_t max, bool warps) {
 }
 
 RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t row_ctas,
-                  std::int64_t stages) {
+                  std::int64_t stages, bool cross_read) {
   RowCopy r;
   const std::int64_t T = b.threads(), G = row_ctas;
   r.cta_scope = allow_cta && T % warp_size == 0 && b.rng.chance(1, 3);
@@ -492,14 +492,14 @@ RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t r
     }
     r.src_row = global_row(T, G, r.src_thread);
     const ThreadRow dst = b.rng.chance(1, 2) ? own_row(T) : thread_row(b, T);
-    const ThreadRow read = b.rng.chance(2, 3) ? dst : thread_row(b, T);
+    const ThreadRow read = !cross_read && b.rng.chance(2, 3) ? dst : thread_row(b, T);
     r.dst_row = dst.text;
     r.dst_of = dst.of;
     r.read_row = read.text;
     r.read_of = read.of;
   } else {
     const ThreadRow own = own_row(T);
-    const ThreadRow read = b.rng.chance(2, 3) ? own : thread_row(b, T);
+    const ThreadRow read = !cross_read && b.rng.chance(2, 3) ? own : thread_row(b, T);
     r.src_thread = own.text;
     r.src_of = own.of;
     r.src_row = global_row(T, G, r.src_thread);
@@ -675,7 +675,11 @@ BoolOrExpr pred(Builder& b, const ApplyContext& ctx, ApplyExtras& x) {
     return b.rng.chance(1, 2);
   case 1: {
     b.use(Feature::pred_expr);
-    const std::string n = named_param(b, x, 0, b.threads());
+    // A predicate decides which copies are issued, so the whole-launch checks run each
+    // value of n: a window of at most 9 values around a point (often an end: 0, 1, T - 1,
+    // T) keeps it, times a loop's start and stop (16 values each), within the 4096 runs.
+    const std::int64_t T = b.threads(), at = b.rng.edge(0, T);
+    const std::string n = named_param(b, x, std::max<std::int64_t>(0, at - 4), std::min(T, at + 4));
     return ExprText{"tid < " + n};
   }
   case 2: {

@@ -125,9 +125,10 @@ void generate_mbarrier(Builder& b);
 
 /// Picks a row layout for T threads x `row_ctas` CTAs x `tiles` rows per thread within the
 /// byte caps (row_ctas: the CTAs whose rows the global tensors hold, 1 for a grid stride;
-/// the shared tensor holds `stages` x T rows).
+/// the shared tensor holds `stages` x T rows). `cross_read`: threads read back rows other
+/// threads copied.
 RowCopy pick_rows(Builder& b, bool allow_cta, std::int64_t tiles, std::int64_t row_ctas,
-                  std::int64_t stages);
+                  std::int64_t stages, bool cross_read = false);
 /// The row of thread expression `thread` of CTA `bid` when each CTA has T rows.
 std::string global_row(std::int64_t T, std::int64_t G, const std::string& thread);
 /// Threads per CTA, at most `max`, biased to edges; a multiple of 32 if `warps`.

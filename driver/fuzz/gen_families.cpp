@@ -27,9 +27,10 @@ struct Piece {
 };
 
 Piece make_piece(Builder& b, const std::string& suffix, std::int64_t tiles, std::int64_t row_ctas,
-                 const std::string& loop_var, std::int64_t ring, bool allow_pred) {
+                 const std::string& loop_var, std::int64_t ring, bool allow_pred,
+                 bool cross_read = false) {
   Piece p;
-  p.r = pick_rows(b, true, tiles, row_ctas, std::max<std::int64_t>(ring, 1));
+  p.r = pick_rows(b, true, tiles, row_ctas, std::max<std::int64_t>(ring, 1), cross_read);
   p.a = "A" + suffix;
   p.s = (ring ? "ring" : "S") + suffix;
   p.out = "B" + suffix;
@@ -201,7 +202,9 @@ ModelFor loop_header(Builder& b, std::int64_t tiles, bool grid_stride, std::int6
     b.use(Feature::loop_start_param);
   }
   trips = tiles;
-  if (b.rng.chance(1, 2)) {
+  // A grid stride's trip count is a parameter 3 times in 4: its range then holds values
+  // where a CTA runs one iteration and values where it runs several.
+  if (grid_stride ? b.rng.chance(3, 4) : b.rng.chance(1, 2)) {
     const std::string n = b.param_u32(1, tiles);
     trips = static_cast<std::int64_t>(b.m.params.back().value);
     names.push_back(n);
@@ -296,7 +299,9 @@ void generate_loop(Builder& b) {
   b.launch(T, ctas_for(b, T, grid_stride ? 1 : tiles));
   const std::int64_t G = b.ctas();
   const std::int64_t row_ctas = grid_stride ? 1 : G;
-  Piece p = make_piece(b, "", tiles, row_ctas, "k", 0, true);
+  // A grid stride reads rows other threads copied half the time, so that the barrier that
+  // ends each iteration matters (a CTA's next iteration refills what a neighbour reads).
+  Piece p = make_piece(b, "", tiles, row_ctas, "k", 0, true, grid_stride && b.rng.chance(1, 2));
   maybe_pad(b);
   std::vector<std::string> names = piece_names(p);
   std::int64_t trips = 0;
@@ -325,11 +330,83 @@ void generate_loop(Builder& b) {
   finish(b);
 }
 
+namespace {
+
+/// The pipeline written out by hand (specs/races/ring_prologue_min.toml when correct): an
+/// S-stage ring over a runtime number of tiles n, declared in [1, tiles] with tiles > S so
+/// that 1, S - 1, S, S + 1 and the top are all in the range. Either the prologue commits
+/// S - 1 groups, empty ones past n (pred `p < n`), and the steady state waits with
+/// wait_group S - 2; or it commits only min(S - 1, n) groups and every iteration waits for
+/// all (wait_group 0). Each iteration waits, syncs (the slot it refills was read in the
+/// previous iteration), refills slot (k + S - 1) % S and reads slot k % S.
+void generate_ring_loop(Builder& b) {
+  b.use(Feature::ring_loop);
+  b.use(Feature::for_loop);
+  b.use(Feature::runtime_trips);
+  b.use(Feature::pred_expr);
+  const std::int64_t S = b.rng.edge(2, 6);
+  const std::int64_t tiles = b.rng.edge(S + 1, std::max(S + 1, b.opt.max_tiles));
+  const std::int64_t T = pick_threads(b.rng, max_threads_for(b, tiles), false);
+  b.launch(T, ctas_for(b, T, tiles));
+  const std::int64_t G = b.ctas();
+  Piece p = make_piece(b, "", tiles, G, "", S, false);
+  maybe_pad(b);
+  std::vector<std::string> names = piece_names(p);
+  const std::string n = b.param_u32(1, tiles);
+  names.push_back(n);
+  const auto trips = static_cast<std::int64_t>(b.m.params.back().value);
+  const bool min_prologue = b.rng.chance(1, 3);
+  const std::size_t u = b.unit(names);
+  const std::string ahead = std::to_string(S - 1), last = std::to_string(tiles - 1);
+  auto load = [&](const std::string& tile, const std::string& slot, std::optional<ExprText> pred) {
+    Piece q = p;
+    q.r.lead_src = {tile};
+    q.r.lead_dst = {slot};
+    ModelApply a = apply_of(b, q, G);
+    a.pred = std::move(pred);
+    b.op(u, std::move(a));
+    b.op(u, ModelCommitGroup{});
+  };
+  ModelFor prologue;
+  prologue.var = "p";
+  if (min_prologue) {
+    b.use(Feature::ring_min_prologue);
+    prologue.stop = ExprText{"min(" + ahead + ", " + n + ")"};
+  } else {
+    prologue.stop = S - 1;
+  }
+  b.op(u, prologue);
+  load("p", "p", min_prologue ? std::nullopt : std::optional(ExprText{"p < " + n}));
+  b.op(u, ModelEnd{});
+  ModelFor loop;
+  loop.var = "k";
+  loop.stop = ExprText{n};
+  b.op(u, loop);
+  b.op(u, ModelWaitGroup{min_prologue ? 0 : S - 2});
+  b.op(u, ModelCtaSync{});
+  load("min(k + " + ahead + ", " + last + ")", "(k + " + ahead + ") % " + std::to_string(S),
+       ExprText{"k + " + ahead + " < " + n});
+  b.op(u, copy_of(b, p, G, "k", "k % " + std::to_string(S)));
+  b.op(u, ModelEnd{});
+  tile_expectations(b, p, tiles, trips);
+}
+
+} // namespace
+
 void generate_pipeline(Builder& b) {
   b.m.family = Family::pipeline;
+  if (b.rng.chance(1, 3)) {
+    generate_ring_loop(b);
+    finish(b);
+    return;
+  }
   b.use(Feature::pipeline);
-  const std::int64_t tiles = b.rng.edge(1, b.opt.max_tiles);
   const std::int64_t stages = b.rng.edge(2, 8);
+  // Half the time past the stages, so that a runtime trip count's range [1, tiles] holds
+  // 1, S - 1, S and S + 1; else anywhere (fewer tiles than stages included).
+  const std::int64_t tiles =
+      b.rng.chance(1, 2) ? b.rng.edge(std::min(stages + 1, b.opt.max_tiles), b.opt.max_tiles)
+                         : b.rng.edge(1, b.opt.max_tiles);
   const std::int64_t T = pick_threads(b.rng, max_threads_for(b, std::max(tiles, stages)), false);
   b.launch(T, ctas_for(b, T, std::max(tiles, stages)));
   const std::int64_t G = b.ctas();
@@ -401,15 +478,25 @@ void mbarrier_ring(Builder& b) {
   b.op(init, ModelCtaSync{});
   std::vector<std::string> names = piece_names(p);
   names.push_back("bar");
-  const std::size_t u = b.unit(names);
   const std::string last = std::to_string(tiles - 1);
+  // Half the time a runtime trip count in [1, tiles]: the parity's phases then vary with it.
+  std::string stop = std::to_string(tiles);
+  std::int64_t trips = tiles;
+  const bool runtime = b.rng.chance(1, 2);
+  if (runtime) {
+    stop = b.param_u32(1, tiles);
+    trips = static_cast<std::int64_t>(b.m.params.back().value);
+    names.push_back(stop);
+    b.use(Feature::runtime_trips);
+  }
+  const std::size_t u = b.unit(names);
   auto load = [&](const std::string& tile, const std::string& slot, bool pred) {
     Piece q = p;
     q.r.lead_src = {tile};
     q.r.lead_dst = {slot};
     ModelApply a = apply_of(b, q, G);
     if (pred)
-      a.pred = ExprText{"k + 1 < " + std::to_string(tiles)};
+      a.pred = ExprText{"k + 1 < " + stop};
     b.op(u, std::move(a));
     const ViewText bar{"bar.sub[" + slot + "]"};
     b.op(u, ModelCopyArrive{bar, noinc});
@@ -418,14 +505,14 @@ void mbarrier_ring(Builder& b) {
   load("0", "0", false);
   ModelFor loop;
   loop.var = "k";
-  loop.stop = tiles;
+  loop.stop = runtime ? IntOrExpr{ExprText{stop}} : IntOrExpr{tiles};
   b.op(u, loop);
   load("min(k + 1, " + last + ")", "(k + 1) % 2", true);
   b.op(u, ModelMbarrierWait{ViewText{"bar.sub[k % 2]"}, ExprText{"(k / 2) % 2"}});
   b.op(u, copy_of(b, p, G, "k", "k % 2"));
   b.op(u, ModelCtaSync{});
   b.op(u, ModelEnd{});
-  tile_expectations(b, p, tiles, tiles);
+  tile_expectations(b, p, tiles, trips);
 }
 
 } // namespace

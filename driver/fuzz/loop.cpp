@@ -396,10 +396,10 @@ void Fuzzer::count_device(const std::vector<BackendOutcome>& outcomes) {
 }
 
 /// The error DiagIds `check` (load, contract, lowering, reference) gives a spec file.
-std::vector<DiagId> check_refusals(const fs::path& spec) {
+std::vector<DiagId> check_refusals(const fs::path& spec, const RangeProofOptions& range) {
   auto e = emit_spec(spec, lower::LowerOptions{});
   if (e.ok())
-    e.diagnostics.append(whole_launch_findings(*e.kernel));
+    e.diagnostics.append(whole_launch_findings(*e.kernel, range));
   std::vector<DiagId> ids;
   for (const auto& d : e.diagnostics.items())
     if (d.severity == Severity::error)
@@ -418,6 +418,8 @@ void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
   };
   std::vector<Job> jobs;
   const fs::path dir = batch_dir();
+  RangeProofOptions range;
+  range.test_values_only = o_.check_test_values_only;
   for (const auto& m : models) {
     auto ms = mutants(m, m.seed);
     for (std::size_t k = 0; k < ms.size() && k < o_.mutants; ++k) {
@@ -432,7 +434,7 @@ void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
     }
   }
   parallel_for(jobs.size(), jobs_,
-               [&](std::size_t i) { jobs[i].refused = check_refusals(jobs[i].path); });
+               [&](std::size_t i) { jobs[i].refused = check_refusals(jobs[i].path, range); });
   if (report_.by_rule.empty())
     for (const MutationRule& rule : mutation_rules())
       report_.by_rule.push_back({rule.what, rule.refused_with, 0, 0});

@@ -53,6 +53,10 @@ struct FuzzOptions {
   /// A test hook (`--inject-false-accept`): every mutant's TOML is replaced by its valid
   /// parent's, which `check` accepts (to prove that a false accept is found).
   bool inject_false_accept = false;
+  /// A test switch (`--check-test-values-only`): mutants are judged with the whole-launch
+  /// checks at the test values only (RangeProofOptions::test_values_only), so that the
+  /// mutants racy only away from their test value show up as false accepts.
+  bool check_test_values_only = false;
   std::string reproduce_tool; ///< argv[0] for the reproduce command in outcome.json
   std::string tool_version;   ///< ptxgen's version, recorded with each finding
 };

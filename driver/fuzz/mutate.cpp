@@ -13,10 +13,12 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace ptxgen::driver::fuzz {
 
-Diagnostics check_spec_text(std::string_view toml, std::string display_name) {
+Diagnostics check_spec_text(std::string_view toml, std::string display_name,
+                            const RangeProofOptions& range) {
   Diagnostics ds;
   auto loaded = load_spec_text(toml, std::move(display_name));
   ds.append(loaded.diagnostics);
@@ -27,7 +29,7 @@ Diagnostics check_spec_text(std::string_view toml, std::string display_name) {
   auto lowered = lower::lower(**loaded.value, options);
   ds.append(lowered.diagnostics);
   if (lowered)
-    ds.append(whole_launch_findings(**loaded.value));
+    ds.append(whole_launch_findings(**loaded.value, range));
   return ds;
 }
 
@@ -48,6 +50,13 @@ bool any_apply(const SpecModel& m, bool (*f)(const ModelApply&)) {
 template <class Op>
 bool has_op(const SpecModel& m) {
   return std::any_of(m.ops.begin(), m.ops.end(), [](const ModelOp& op) { return op.is<Op>(); });
+}
+
+std::int64_t threads_per_cta(const SpecModel& m) {
+  std::int64_t n = 1;
+  for (auto t : m.block)
+    n *= t;
+  return n;
 }
 
 /// Removes every top-level op of the given kinds; false when there was none.
@@ -205,7 +214,286 @@ bool mbarrier_count_2_20(SpecModel& m, Rng&) {
   return set_every(parts_of(m).mbarrier_inits, &ModelMbarrierInit::count, std::int64_t{1} << 20);
 }
 
-constexpr std::array<MutationRule, 23> rules{{
+// ---- racy only away from the test value: each rule moves the test value to where the
+// kernel is still right (and drops the expectations, which held at the old value), so
+// that only a check over the declared range refuses it.
+
+/// The parameter a loop's stop names (a runtime trip count), or null.
+ModelParam* stop_param(SpecModel& m, const ModelFor& f) {
+  const auto* e = std::get_if<ExprText>(&f.stop);
+  if (!e)
+    return nullptr;
+  for (auto& p : m.params)
+    if (p.name == e->text && p.range)
+      return &p;
+  return nullptr;
+}
+
+/// Moves `p`'s test value into [lo, hi] (clamped), dropping the expectations if it moved;
+/// false when the range has no such value or none outside it (where the race shows).
+bool test_value_within(SpecModel& m, ModelParam& p, std::uint64_t lo, std::uint64_t hi) {
+  const auto [rlo, rhi] = *p.range;
+  lo = std::max(lo, rlo);
+  hi = std::min(hi, rhi);
+  if (lo > hi || (lo == rlo && hi == rhi))
+    return false;
+  const std::uint64_t v = std::clamp(p.value, lo, hi);
+  if (v != p.value)
+    m.expects.clear();
+  p.value = v;
+  return true;
+}
+
+/// The top-level `for` whose variable is `var`, or null.
+ModelFor* loop_named(SpecModel& m, std::string_view var) {
+  for (auto& op : m.ops)
+    if (auto* f = std::get_if<ModelFor>(&op.body); f && f->var == var)
+      return f;
+  return nullptr;
+}
+
+/// The stages of a hand-written ring (generate_ring_loop): its ring tensor's first axis.
+std::int64_t ring_stages(const SpecModel& m) {
+  for (const auto& t : m.tensors)
+    if (t.name == "ring" && t.shared)
+      return t.shape.front();
+  return 0;
+}
+
+/// A ring's prologue (for p) followed by its steady state (for k over a parameter), S >= 3.
+struct Ring {
+  ModelFor* prologue = nullptr;
+  ModelFor* steady = nullptr;
+  ModelParam* trips = nullptr;
+  std::int64_t stages = 0;
+};
+std::optional<Ring> ring_of(SpecModel& m) {
+  Ring r{loop_named(m, "p"), loop_named(m, "k"), nullptr, ring_stages(m)};
+  if (m.family != Family::pipeline || !r.prologue || !r.steady || r.stages < 3 ||
+      !(r.trips = stop_param(m, *r.steady)))
+    return std::nullopt;
+  return r;
+}
+
+/// The prologue commits only the tiles that exist, min(S - 1, n), under the steady state's
+/// wait_group S - 2: fewer than S - 1 tiles leave tile 0's group pending at the first read.
+/// Racy for n in 1..S - 2; the test value is moved to S - 1 or above.
+bool prologue_without_empty_commits(SpecModel& m, Rng&) {
+  auto r = ring_of(m);
+  if (!r || !std::holds_alternative<std::int64_t>(r->prologue->stop) ||
+      !test_value_within(m, *r->trips, static_cast<std::uint64_t>(r->stages - 1), UINT64_MAX))
+    return false;
+  r->prologue->stop =
+      ExprText{"min(" + std::to_string(r->stages - 1) + ", " + r->trips->name + ")"};
+  for (auto& op : m.ops)
+    if (auto* a = std::get_if<ModelApply>(&op.body);
+        a && a->pred && *a->pred == BoolOrExpr{ExprText{"p < " + r->trips->name}})
+      a->pred.reset();
+  return true;
+}
+
+/// A ring whose prologue commits min(S - 1, n) groups waits with wait_group S - 2, the
+/// count of the steady state: right once n >= S - 1, racy for n in 1..S - 2.
+bool wait_right_in_steady_state_only(SpecModel& m, Rng&) {
+  auto r = ring_of(m);
+  if (!r || std::holds_alternative<std::int64_t>(r->prologue->stop) ||
+      !test_value_within(m, *r->trips, static_cast<std::uint64_t>(r->stages - 1), UINT64_MAX))
+    return false;
+  return set_every(parts_of(m).wait_groups, &ModelWaitGroup::n, r->stages - 2);
+}
+
+/// A grid-stride loop over a parameter whose iteration reads rows other threads copied
+/// (generate_loop then syncs after the wait and at the end, and after a fill; a CTA-scope
+/// copy read back by each thread at its own row is no such loop), without the
+/// cta_sync that ends the iteration: a CTA's second iteration refills (or fills) its slot
+/// while a neighbour may still read it. Racy once a CTA runs two iterations (n > CTAs); the
+/// test value is moved to at most the CTAs.
+bool grid_stride_no_trailing_sync(SpecModel& m, Rng&) {
+  ModelFor* f = loop_named(m, "k");
+  ModelParam* n = f ? stop_param(m, *f) : nullptr;
+  std::int64_t ctas = 1;
+  for (auto g : m.grid)
+    ctas *= g;
+  if (m.family != Family::loop || !n || !m.has(Feature::grid_stride) || threads_per_cta(m) < 2 ||
+      !m.has(Feature::cross_thread_readback) || m.has(Feature::nested_loop) ||
+      std::count_if(m.ops.begin(), m.ops.end(),
+                    [](const ModelOp& op) { return op.is<ModelCtaSync>(); }) !=
+          (has_op<ModelFill>(m) ? 3 : 2) ||
+      !test_value_within(m, *n, 0, static_cast<std::uint64_t>(ctas)))
+    return false;
+  // The last cta_sync before the loop's end.
+  for (auto it = m.ops.rbegin(); it != m.ops.rend(); ++it)
+    if (it->is<ModelCtaSync>()) {
+      m.ops.erase(std::next(it).base());
+      return true;
+    }
+  return false;
+}
+
+/// An mbarrier double buffer's wait names parity (k / 4) % 2 for (k / 2) % 2: the two agree
+/// for k < 4, so it is racy from n = 3 on; the test value is moved to at most 2.
+bool parity_first_uses_only(SpecModel& m, Rng&) {
+  ModelFor* f = loop_named(m, "k");
+  ModelParam* n = f ? stop_param(m, *f) : nullptr;
+  if (!n || !m.has(Feature::mbarrier_ring) || !test_value_within(m, *n, 0, 2))
+    return false;
+  bool changed = false;
+  for (auto& op : m.ops)
+    if (auto* w = std::get_if<ModelMbarrierWait>(&op.body);
+        w && w->parity == IntOrExpr{ExprText{"(k / 2) % 2"}}) {
+      w->parity = ExprText{"(k / 4) % 2"};
+      changed = true;
+    }
+  return changed;
+}
+
+// ---- one past the end: each bound a view reaches, overshot by one
+
+ModelTensor* tensor_named(SpecModel& m, std::string_view name) {
+  for (auto& t : m.tensors)
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+/// Axis `axis` of tensor `name` one shorter (never to 0); the expectations, which name
+/// whole tensors, are dropped.
+bool one_short(SpecModel& m, std::string_view name, std::size_t axis) {
+  ModelTensor* t = tensor_named(m, name);
+  if (!t || t->shape.size() <= axis || t->shape[axis] < 2)
+    return false;
+  --t->shape[axis];
+  m.expects.clear();
+  return true;
+}
+
+/// Every thread copies into its own shared row (a permutation of the threads) at thread
+/// scope with no pred: one row fewer puts the last row's writer past the end.
+bool shared_row_short(SpecModel& m, Rng&) {
+  if ((m.family != Family::tile && m.family != Family::loop) ||
+      any_apply(m, [](const ModelApply& a) { return a.scope == ScopeName::cta || a.pred; }))
+    return false;
+  return one_short(m, "S", 0);
+}
+/// A ring's slot index reaches S - 1 (every stage is used once the trips reach S, which the
+/// range or the constant trip count does): one stage fewer is past the end.
+bool ring_stage_short(SpecModel& m, Rng&) {
+  const ModelTensor* ring = tensor_named(m, "ring");
+  if (!ring || ring->shape.empty())
+    return false;
+  const std::int64_t stages = ring->shape.front();
+  ModelFor* f = loop_named(m, "k");
+  std::int64_t top = 0;
+  if (f && std::holds_alternative<std::int64_t>(f->stop))
+    top = std::get<std::int64_t>(f->stop);
+  else if (ModelParam* n = f ? stop_param(m, *f) : nullptr)
+    top = static_cast<std::int64_t>((*n->range)[1]);
+  return (m.has(Feature::ring_loop) || m.has(Feature::mbarrier_ring)) && top >= stages &&
+         one_short(m, "ring", 0);
+}
+/// The mbarrier double buffer arrives on and waits for both barriers: one barrier fewer
+/// puts bar.sub[1] past the end, a constant index the view grammar refuses first (the
+/// runtime index bar.sub[(k + 1) % 2] is then not reached).
+bool barrier_array_short(SpecModel& m, Rng&) {
+  return m.has(Feature::mbarrier_ring) && one_short(m, "bar", 0);
+}
+/// A loop from 0 by 1 up to the tile count (or a parameter whose range reaches it) writes
+/// the output's last tile: one tile fewer is past the end.
+bool output_tile_short(SpecModel& m, Rng&) {
+  ModelFor* f = loop_named(m, "k");
+  const ModelTensor* out = tensor_named(m, "B");
+  if (!f || !out || out->shape.size() < 3 || m.has(Feature::loop_step) ||
+      m.has(Feature::loop_start_param) || m.has(Feature::pipeline))
+    return false;
+  const std::int64_t tiles = out->shape.front();
+  std::int64_t top = 0;
+  if (std::holds_alternative<std::int64_t>(f->stop))
+    top = std::get<std::int64_t>(f->stop);
+  else if (ModelParam* n = stop_param(m, *f))
+    top = static_cast<std::int64_t>((*n->range)[1]);
+  return top == tiles && one_short(m, "B", 0);
+}
+
+// ---- a hazard for each kind of reader: each shared row read by one thread (`tid`), by
+// two (`tid / 2`) or by the whole CTA (`0`). The reads are the copy of S back to B; the
+// rules rewrite its row and take away the wait (a read of pending bytes) or the barrier
+// that ends a loop's iteration (a refill of bytes other threads read).
+
+/// Sets the row of every copy out of the shared tensor S to `row`; false when none. The
+/// expectations are dropped: B no longer holds A's rows, and an expectation failing at the
+/// test values would end the checks before the values where the hazard shows.
+bool read_rows(SpecModel& m, std::string_view row) {
+  bool any = false;
+  for (auto& op : m.ops)
+    if (auto* c = std::get_if<ModelCopy>(&op.body); c && c->src.text.starts_with("S.sub[")) {
+      c->src = ViewText{"S.sub[" + std::string(row) + ", :]"};
+      any = true;
+    }
+  if (any)
+    m.expects.clear();
+  return any;
+}
+
+/// One tile copy (no second tensor, no fill, no pred: every copy is issued) whose wait is
+/// taken away, read back by the given readers.
+bool read_pending_by(SpecModel& m, std::string_view row) {
+  if (m.family != Family::tile || tensor_named(m, "S1") || has_op<ModelFill>(m) ||
+      any_apply(m, [](const ModelApply& a) { return a.pred.has_value(); }))
+    return false;
+  return read_rows(m, row) && erase_ops<ModelWaitGroup, ModelWaitAll>(m);
+}
+bool read_pending_one_thread(SpecModel& m, Rng&) {
+  return read_pending_by(m, "tid");
+}
+bool read_pending_two_threads(SpecModel& m, Rng&) {
+  return threads_per_cta(m) >= 2 && read_pending_by(m, "tid / 2");
+}
+bool read_pending_whole_cta(SpecModel& m, Rng&) {
+  return read_pending_by(m, "0");
+}
+
+/// A loop from 0 by 1 that may run twice (a parameter's range or the constant reaches 2),
+/// read by the given readers after the wait and a cta_sync (the one generate_loop writes
+/// for reads of other threads' rows, else one added), with no barrier at the end: the next
+/// iteration's copy refills rows the readers may still read.
+bool refill_read_by(SpecModel& m, std::string_view row) {
+  ModelFor* f = loop_named(m, "k");
+  const auto syncs = std::count_if(m.ops.begin(), m.ops.end(),
+                                   [](const ModelOp& op) { return op.is<ModelCtaSync>(); });
+  if (m.family != Family::loop || !f || threads_per_cta(m) < 2 || m.has(Feature::grid_stride) ||
+      m.has(Feature::nested_loop) || m.has(Feature::loop_step) ||
+      m.has(Feature::loop_start_param) || has_op<ModelFill>(m) || (syncs != 0 && syncs != 2))
+    return false;
+  std::int64_t top = 0;
+  if (std::holds_alternative<std::int64_t>(f->stop))
+    top = std::get<std::int64_t>(f->stop);
+  else if (ModelParam* n = stop_param(m, *f))
+    top = static_cast<std::int64_t>((*n->range)[1]);
+  if (top < 2 || !read_rows(m, row))
+    return false;
+  if (syncs == 0) {
+    const auto wait = std::find_if(m.ops.begin(), m.ops.end(),
+                                   [](const ModelOp& op) { return op.is<ModelWaitGroup>(); });
+    if (wait == m.ops.end())
+      return false;
+    m.ops.insert(std::next(wait), ModelOp{ModelCtaSync{}, wait->unit});
+    return true;
+  }
+  for (auto it = m.ops.rbegin(); it != m.ops.rend(); ++it)
+    if (it->is<ModelCtaSync>()) {
+      m.ops.erase(std::next(it).base());
+      return true;
+    }
+  return false;
+}
+bool refill_two_threads(SpecModel& m, Rng&) {
+  return refill_read_by(m, "tid / 2");
+}
+bool refill_whole_cta(SpecModel& m, Rng&) {
+  return refill_read_by(m, "0");
+}
+
+constexpr std::array<MutationRule, 36> rules{{
     {"block 0", DiagId::spec_block_range, block_zero},
     {"block of 2048 threads", DiagId::spec_block_range, block_2048},
     {"grid 0", DiagId::spec_grid_range, grid_zero},
@@ -231,6 +519,25 @@ constexpr std::array<MutationRule, 23> rules{{
     {"unroll 65", DiagId::spec_loop_unroll_range, unroll_65},
     {"pipeline of 9 stages", DiagId::spec_pipeline_stages, stages_9},
     {"mbarrier count 2^20", DiagId::contract_mbarrier_count_range, mbarrier_count_2_20},
+    {"ring prologue without the empty commits (racy for fewer tiles than S - 1)",
+     DiagId::check_read_pending, prologue_without_empty_commits},
+    {"ring wait count right only in the steady state (racy for fewer tiles than S - 1)",
+     DiagId::check_read_pending, wait_right_in_steady_state_only},
+    {"grid-stride loop without its trailing cta_sync (racy once a CTA runs 2 iterations)",
+     DiagId::check_refill_without_barrier, grid_stride_no_trailing_sync},
+    {"mbarrier parity (k / 4) % 2, right for the first uses only (racy from 3 tiles)",
+     DiagId::contract_mbarrier_parity, parity_first_uses_only},
+    {"shared tensor one row short", DiagId::contract_out_of_bounds, shared_row_short},
+    {"ring one stage short", DiagId::contract_out_of_bounds, ring_stage_short},
+    {"barrier array one barrier short", DiagId::view_index_range, barrier_array_short},
+    {"output tensor one tile short", DiagId::contract_out_of_bounds, output_tile_short},
+    {"each row read by one thread, no wait", DiagId::check_read_pending, read_pending_one_thread},
+    {"each row read by two threads, no wait", DiagId::check_read_pending, read_pending_two_threads},
+    {"row 0 read by the whole CTA, no wait", DiagId::check_read_pending, read_pending_whole_cta},
+    {"loop: each row read by two threads, refilled without the trailing cta_sync",
+     DiagId::check_refill_without_barrier, refill_two_threads},
+    {"loop: row 0 read by the whole CTA, refilled without the trailing cta_sync",
+     DiagId::check_refill_without_barrier, refill_whole_cta},
 }};
 
 } // namespace

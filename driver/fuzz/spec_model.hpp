@@ -24,7 +24,7 @@ namespace ptxgen::driver::fuzz {
 
 /// The generator's version: printed in every spec's header; bump it whenever a seed's
 /// spec changes, so that a saved finding names the generator that made it.
-inline constexpr int generator_version = 3;
+inline constexpr int generator_version = 4;
 
 /// The shapes of kernel the generator builds (one per spec).
 enum class Family : unsigned {
@@ -96,6 +96,8 @@ std::string_view name(Family f);
   X(trips_below_stages)                                                                            \
   X(pipeline_two_loads)                                                                            \
   X(pipeline_body_fill)                                                                            \
+  X(ring_loop)                                                                                     \
+  X(ring_min_prologue)                                                                             \
   X(mbarrier)                                                                                      \
   X(mbarrier_noinc)                                                                                \
   X(mbarrier_ring)                                                                                 \

@@ -80,6 +80,8 @@ TEST_CASE("fuzz_gen: a claimed feature is in the TOML") {
       {{Feature::for_loop, Feature::nested_loop}, "op = \"for\""},
       {{Feature::nested_loop}, "var = \"j\""},
       {{Feature::pipeline}, "op = \"pipeline\""},
+      {{Feature::ring_loop}, "var = \"p\""},
+      {{Feature::ring_min_prologue}, "stop = \"min("},
       {{Feature::mbarrier}, "op = \"mbarrier_init\""},
       {{Feature::mbarrier_noinc}, "noinc = true"},
       {{Feature::wait_all}, "op = \"wait_all\""},
