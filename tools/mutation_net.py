@@ -39,6 +39,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -170,18 +171,26 @@ def log(msg: str) -> None:
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float | None,
-        logfile: Path | None = None) -> tuple[int, str, bool]:
-    """(exit status, output, timed out) of one child process; the output also goes to logfile."""
-    try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=timeout, check=False)
-        rc, out, timed_out = p.returncode, p.stdout, False
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        rc, timed_out = 124, True
-    if logfile:
-        logfile.write_text(" ".join(cmd) + "\n" + out)
-    return rc, out, timed_out
+        logfile: Path) -> tuple[int, str, bool]:
+    """(exit status, output, timed out) of one child process; its output goes to logfile as
+    it comes (follow a long build there)."""
+    timed_out = False
+    with open(logfile, "w") as f:
+        f.write(" ".join(cmd) + "\n")
+        f.flush()
+        start = f.tell()
+        # Its own process group, so a timeout ends the tests or compilers it started too.
+        child = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=f, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        try:
+            rc = child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            rc, timed_out = 124, True
+    with open(logfile, errors="replace") as f:
+        f.seek(start)
+        return rc, f.read(), timed_out
 
 
 def source_files(source: Path) -> list[str]:
