@@ -350,7 +350,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--source", type=Path, default=HERE.parent,
                     help="the tree to copy (default: the one holding this tool)")
     ap.add_argument("--only", action="append", default=[], metavar="NAME",
-                    help="run only this mutation (repeatable)")
+                    help="run only this mutation (repeatable; run in the order given)")
     ap.add_argument("--check-list", action="store_true",
                     help="check that every mutation applies to --source (one line each) and stop")
     ap.add_argument("--scratch", type=Path,
@@ -388,7 +388,8 @@ def main(argv: list[str]) -> int:
         unknown = [n for n in args.only if n not in {m.name for m in mutations}]
         if unknown:
             raise ListError(f"--only: no mutation named {', '.join(unknown)}")
-        chosen = [m for m in mutations if not args.only or m.name in args.only]
+        by_name = {m.name: m for m in mutations}
+        chosen = [by_name[n] for n in dict.fromkeys(args.only)] if args.only else mutations
         for m in chosen:
             mutated_text(source, m)
     except ListError as e:
