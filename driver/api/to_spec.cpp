@@ -1,9 +1,9 @@
 #include "driver/api/to_spec.hpp"
 
 #include "emitter/api/view.hpp"
+#include "emitter/build/builder.hpp"
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode.hpp"
-#include "emitter/support/unreachable.hpp"
 
 #include <sstream>
 #include <variant>
@@ -28,21 +28,6 @@ std::string lit(const std::string& s) {
 
 std::string dims(const tile::Dim3& d) {
   return "[" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + "]";
-}
-
-std::string init_text(const tile::TensorInit& i) {
-  using Kind = tile::TensorInit::Kind;
-  switch (i.kind) {
-  case Kind::zero:
-    return "zero";
-  case Kind::arange_mod:
-    return "arange % " + std::to_string(i.modulus);
-  case Kind::random:
-    return "random(" + std::to_string(i.seed) + ")";
-  case Kind::constant:
-    return "constant(" + std::to_string(i.value) + ")";
-  }
-  unreachable("init_text(): not a TensorInit::Kind");
 }
 
 /// The spec spelling of an eviction priority: name() without its `L2::` prefix.
@@ -160,8 +145,8 @@ void write_kernel(std::ostringstream& out, const tile::Kernel& k) {
       out << (i ? ", " : "") << t.shape[i];
     out << "]\ndtype = \"" << tile::name(t.dtype) << "\"\nalign = " << t.align << "\n";
     if (!shared)
-      out << "init = \"" << init_text(d->init) << "\"\noutput = " << (d->output ? "true" : "false")
-          << "\n";
+      out << "init = \"" << build::init_spelling(d->init)
+          << "\"\noutput = " << (d->output ? "true" : "false") << "\n";
   }
 }
 

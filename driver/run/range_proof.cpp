@@ -324,6 +324,16 @@ void other_values(const tile::Kernel& k, const std::vector<ParamCoverage>& plan,
   } while (next_values(values, plan));
 }
 
+/// The runs a plan takes: the product of its parameters' values, max_value_runs + 1 for any
+/// product above max_value_runs.
+std::uint64_t runs_of(const std::vector<ParamCoverage>& plan) {
+  std::uint64_t runs = 1;
+  for (const ParamCoverage& c : plan)
+    runs = c.values() > max_value_runs ? max_value_runs + 1
+                                       : std::min(runs * c.values(), max_value_runs + 1);
+  return runs;
+}
+
 } // namespace
 
 Diagnostics reference_findings(const tile::Kernel& k, ExpectationRuns expectations,
@@ -378,10 +388,7 @@ std::vector<ParamCoverage> plan_values(const tile::Kernel& k) {
 
 std::vector<std::vector<std::uint64_t>> planned_values(const tile::Kernel& k, std::size_t limit) {
   const std::vector<ParamCoverage> plan = plan_values(k);
-  std::uint64_t total = 1;
-  for (const ParamCoverage& c : plan)
-    total = c.values() > max_value_runs ? max_value_runs + 1
-                                        : std::min(total * c.values(), max_value_runs + 1);
+  const std::uint64_t total = runs_of(plan);
   const std::uint64_t n = std::min<std::uint64_t>(total, std::max<std::size_t>(limit, 1));
   std::vector<std::vector<std::uint64_t>> out;
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -414,10 +421,7 @@ Diagnostics range_findings(const tile::Kernel& k, const RangeProofOptions& optio
   Diagnostics out;
   if (plan.empty())
     return out;
-  std::uint64_t runs = 1;
-  for (const ParamCoverage& c : plan)
-    runs = c.values() > max_value_runs ? max_value_runs + 1
-                                       : std::min(runs * c.values(), max_value_runs + 1);
+  const std::uint64_t runs = runs_of(plan);
   if (runs > max_value_runs) {
     out.add(too_wide(k, plan));
     return out;
