@@ -9,3 +9,7 @@ set_tests_properties(style.clang_format PROPERTIES LABELS style SKIP_RETURN_CODE
 add_test(NAME style.diag_ids COMMAND bash ${PROJECT_SOURCE_DIR}/tools/check_diag_ids.sh
                                      ${PROJECT_SOURCE_DIR})
 set_tests_properties(style.diag_ids PROPERTIES LABELS style)
+
+# style: each unit-test file in a namespace of its own (the unity build of tools/sanitize.sh).
+add_test(NAME style.unit_namespaces COMMAND bash ${PROJECT_SOURCE_DIR}/tools/check_unit_namespaces.sh)
+set_tests_properties(style.unit_namespaces PROPERTIES LABELS style)

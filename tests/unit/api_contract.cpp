@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_api_contract {
+
 namespace {
 
 using namespace ptxgen::api;
@@ -167,3 +171,5 @@ TEST_CASE("api: a loop over tiles with a parameter lowers through the shared con
   REQUIRE(d != nullptr);
   CHECK(d->line == 7);
 }
+
+} // namespace unit_api_contract

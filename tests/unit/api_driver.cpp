@@ -12,6 +12,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_api_driver {
+
 namespace fs = std::filesystem;
 using ptxgen::DiagId;
 
@@ -104,3 +108,5 @@ TEST_CASE("api: with a real ptxas, the C++ seed kernel assembles and the seed sp
   REQUIRE(missing.cases.size() == 1);
   CHECK(missing.cases[0].status == ptxgen::driver::CaseResult::Status::error);
 }
+
+} // namespace unit_api_driver

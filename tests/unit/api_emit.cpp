@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_api_emit {
+
 namespace {
 
 using namespace ptxgen::api;
@@ -114,3 +118,5 @@ TEST_CASE("api: the builder's kernel equals the loaded spec's, op for op") {
   CHECK(a.dst.text == R"(shared.rearrange("(w t) (r v) -> w t r v", w=4, t=32, v=8))");
   CHECK(a.opcode.text == "cp.async.cg.shared.global");
 }
+
+} // namespace unit_api_emit

@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_api_emit_loops {
+
 namespace {
 
 using namespace ptxgen::api;
@@ -122,3 +126,5 @@ TEST_CASE("api: a pipeline's loads and consumer are checked as the loader checks
   }
   CHECK(k.kernel().ops.empty());
 }
+
+} // namespace unit_api_emit_loops

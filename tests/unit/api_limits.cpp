@@ -12,6 +12,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_api_limits {
+
 namespace {
 
 using namespace ptxgen::api;
@@ -119,3 +123,5 @@ TEST_CASE("api limits: wait_group n up to the validator's maximum") {
   f.k.wait_group(ptxgen::ptx::max_wait_group + 1, at(13));
   check_at(f.k, DiagId::contract_wait_group_range, 13);
 }
+
+} // namespace unit_api_limits

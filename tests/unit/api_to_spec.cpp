@@ -14,6 +14,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_api_to_spec {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -81,3 +85,5 @@ TEST_CASE("api: a kernel built in C++ runs on the simulator against the referenc
                 report.cases[0].detail);
   CHECK(report.cases[0].expectations == 1);
 }
+
+} // namespace unit_api_to_spec

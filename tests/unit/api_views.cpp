@@ -6,6 +6,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_api_views {
+
 namespace {
 
 using namespace ptxgen::api;
@@ -81,3 +85,5 @@ TEST_CASE("api: a step that fails leaves the view in error with the tile layer's
   CHECK_FALSE(A.sub({0, slice(0, 33)}).ok());
   CHECK_FALSE(A.sub({0, 0}).as(DType::uint32).ok()); // 2 bytes are no whole uint32
 }
+
+} // namespace unit_api_views

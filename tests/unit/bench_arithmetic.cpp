@@ -11,6 +11,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_bench_arithmetic {
+
 namespace {
 
 namespace cuda = ptxgen::driver::cuda;
@@ -56,3 +60,5 @@ TEST_CASE("bench: the bytes a spec moves, from its global tensors") {
   // grid_stride_copy: A [32, 64, 16] uint8 read, B of the same shape written.
   CHECK(bytes_of("specs/loops/grid_stride_copy.toml") == 2 * 32 * 64 * 16);
 }
+
+} // namespace unit_bench_arithmetic

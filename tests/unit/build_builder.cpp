@@ -8,6 +8,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_build_builder {
+
 namespace {
 
 using ptxgen::DiagId;
@@ -150,3 +154,5 @@ TEST_CASE("a loop left open is reported where it began, once the build finishes"
   CHECK(r.diagnostics.has(DiagId::spec_loop_unclosed));
   CHECK(r.diagnostics.items().back().line == 12);
 }
+
+} // namespace unit_build_builder

@@ -17,6 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_cache_cubin {
+
 namespace fs = std::filesystem;
 using namespace ptxgen::driver;
 using namespace std::chrono_literals;
@@ -269,3 +273,5 @@ TEST_CASE("two processes writing one entry while a third reads leave a whole ent
     files += e.is_regular_file() ? 1 : 0;
   CHECK(files == 1);
 }
+
+} // namespace unit_cache_cubin

@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_contract_one_cause {
+
 namespace {
 
 using ptxgen::DiagId;
@@ -64,3 +68,5 @@ TEST_CASE("contract: an unmet arrival count is reported once, at the wait that h
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].id == DiagId::contract_mbarrier_count);
 }
+
+} // namespace unit_contract_one_cause

@@ -15,6 +15,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_corpus_views {
+
 namespace {
 
 using namespace ptxgen;
@@ -144,3 +148,5 @@ TEST_CASE("every view of every corpus spec: affine form == naive replay, whole d
   MESSAGE("checked " << n.views << " views at " << n.points << " (thread, coordinate) points");
   CHECK(n.views >= 100);
 }
+
+} // namespace unit_corpus_views

@@ -20,6 +20,10 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_cuda_batch {
+
 using namespace ptxgen::driver::cuda;
 using Status = LaunchOutcome::Status;
 
@@ -377,3 +381,5 @@ TEST_CASE("a batch on a machine without a driver is unavailable for every case")
           std::string("case ") + names[i] + " not run: " + runner.unavailable_reason());
   }
 }
+
+} // namespace unit_cuda_batch

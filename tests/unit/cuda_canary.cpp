@@ -10,6 +10,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_cuda_canary {
+
 using namespace ptxgen::driver::cuda;
 
 namespace {
@@ -139,3 +143,5 @@ TEST_CASE("an image of the wrong size is rejected") {
   CHECK_THROWS_AS(check_guarded_image(image, 11, 256), std::invalid_argument);
   CHECK_THROWS_AS(check_guarded_image(image, 10, 0), std::invalid_argument);
 }
+
+} // namespace unit_cuda_canary

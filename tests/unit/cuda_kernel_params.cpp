@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_cuda_kernel_params {
+
 using namespace ptxgen::driver::cuda;
 using Kind = KernelParam::Kind;
 
@@ -91,3 +95,5 @@ TEST_CASE("a buffer parameter must name an existing buffer") {
   CHECK_FALSE(none);
   CHECK(none.error() == "parameter 0 refers to buffer 0, but the case has 0 buffers");
 }
+
+} // namespace unit_cuda_kernel_params

@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_cuda_probe {
+
 using namespace ptxgen::driver::cuda;
 
 namespace {
@@ -99,3 +103,5 @@ TEST_CASE("status names") {
   CHECK(status_name(S::canary_damaged) == "canary_damaged");
   CHECK(status_name(S::unavailable) == "unavailable");
 }
+
+} // namespace unit_cuda_probe

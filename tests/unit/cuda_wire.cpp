@@ -10,6 +10,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_cuda_wire {
+
 using namespace ptxgen::driver::cuda;
 
 namespace {
@@ -121,3 +125,5 @@ TEST_CASE("an isolated runner without a driver reports the child's reason") {
   CHECK(out.status == LaunchOutcome::Status::unavailable);
   CHECK(out.message == "case c not run: " + runner.unavailable_reason());
 }
+
+} // namespace unit_cuda_wire

@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_diagnostics_format {
+
 using namespace ptxgen;
 using namespace ptxgen::driver;
 namespace pt = boost::property_tree;
@@ -105,3 +109,5 @@ TEST_CASE("the printer: text as before, JSON lines at once, SARIF once at the en
   CHECK(f == DiagnosticsFormat::sarif);
   CHECK_FALSE(parse_diagnostics_format("SARIF", f));
 }
+
+} // namespace unit_diagnostics_format

@@ -17,6 +17,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_driver_conformance {
+
 namespace fs = std::filesystem;
 using ptxgen::driver::Backend;
 using ptxgen::driver::CaseResult;
@@ -289,3 +293,5 @@ TEST_CASE("sim: the comparison finds every differing element, across and inside 
   CHECK(has(c.detail, "element 100 (0,100):"));
   CHECK(has(c.detail, "(5 elements of B differ)"));
 }
+
+} // namespace unit_driver_conformance

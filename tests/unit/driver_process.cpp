@@ -17,6 +17,10 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_driver_process {
+
 namespace fs = std::filesystem;
 using ptxgen::driver::ProcessOptions;
 using ptxgen::driver::ProcessResult;
@@ -238,3 +242,5 @@ TEST_CASE("concurrent runs each get their own output, without waiting for each o
   CHECK(all_ok);
   CHECK(slow == 0);
 }
+
+} // namespace unit_driver_process

@@ -11,6 +11,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_driver_process_temp_dir {
+
 namespace fs = std::filesystem;
 using ptxgen::driver::TempDir;
 
@@ -106,3 +110,5 @@ TEST_CASE("a temp dir in a missing parent is an error naming the parent") {
         "cannot create a temporary directory in '/nonexistent-ptxgen-parent/x': No such "
         "file or directory");
 }
+
+} // namespace unit_driver_process_temp_dir

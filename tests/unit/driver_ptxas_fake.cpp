@@ -19,6 +19,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_driver_ptxas_fake {
+
 namespace fs = std::filesystem;
 using ptxgen::driver::assemble;
 using ptxgen::driver::assemble_all;
@@ -306,3 +310,5 @@ TEST_CASE("assemble_all keeps job order and runs jobs side by side") {
   CHECK(std::string(serial[1].cubin.begin(), serial[1].cubin.end()) == "-arch=sm_100");
   CHECK(assemble_all(ptxas, {}, 0).empty());
 }
+
+} // namespace unit_driver_ptxas_fake

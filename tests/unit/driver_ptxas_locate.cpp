@@ -11,6 +11,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_driver_ptxas_locate {
+
 namespace fs = std::filesystem;
 using ptxgen::driver::locate_ptxas;
 using ptxgen::driver::locate_ptxas_in;
@@ -121,3 +125,5 @@ TEST_CASE("locate_ptxas reads --ptxas before the environment") {
   CHECK(r.error() ==
         "--ptxas '/definitely/not/here/ptxas' is not an executable file: it does not exist");
 }
+
+} // namespace unit_driver_ptxas_locate

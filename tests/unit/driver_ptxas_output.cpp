@@ -7,6 +7,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_driver_ptxas_output {
+
 using ptxgen::driver::parse_ptxas_messages;
 using ptxgen::driver::parse_resource_usage;
 
@@ -192,3 +196,5 @@ TEST_CASE("ptxas_diagnostics: a rejection without a message ptxgen reads, and a 
   r.status = ptxgen::driver::AssembleResult::Status::crashed; // the environment's, not the PTX's
   CHECK(ptxgen::driver::ptxas_diagnostics(r, {"k.ptx", false}, kSm80).empty());
 }
+
+} // namespace unit_driver_ptxas_output

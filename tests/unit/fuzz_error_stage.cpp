@@ -20,6 +20,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_fuzz_error_stage {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -279,3 +283,5 @@ TEST_CASE("a saved finding names each distinct sanitizer finding with its count"
   CHECK(mixed.find("\"count\": 2") == std::string::npos);
   CHECK(ptxgen::driver::fuzz::sanitizer_json(std::nullopt) == "null");
 }
+
+} // namespace unit_fuzz_error_stage

@@ -10,6 +10,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_fuzz_gen_build {
+
 using namespace ptxgen;
 using namespace ptxgen::driver::fuzz;
 
@@ -69,3 +73,5 @@ TEST_CASE("fuzz_gen: the builder refuses a model that breaks one of its rules") 
     named = named || d.id == DiagId::spec_block_range;
   CHECK(named);
 }
+
+} // namespace unit_fuzz_gen_build

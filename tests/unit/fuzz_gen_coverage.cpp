@@ -8,6 +8,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_fuzz_gen_coverage {
+
 using namespace ptxgen::driver::fuzz;
 
 TEST_CASE("fuzz_gen: the fixed seed range uses every family and every feature") {
@@ -142,3 +146,5 @@ TEST_CASE("fuzz_gen: caps and family switches") {
       CHECK(generate(seed, one).family == static_cast<Family>(only));
   }
 }
+
+} // namespace unit_fuzz_gen_coverage

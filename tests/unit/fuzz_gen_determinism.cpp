@@ -10,6 +10,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_fuzz_gen_determinism {
+
 using namespace ptxgen::driver::fuzz;
 
 namespace {
@@ -52,3 +56,5 @@ TEST_CASE("fuzz_gen: dump for the two-process comparison") {
     CHECK(out.good());
   }
 }
+
+} // namespace unit_fuzz_gen_determinism

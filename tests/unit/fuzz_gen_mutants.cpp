@@ -8,6 +8,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_fuzz_gen_mutants {
+
 using namespace ptxgen;
 using namespace ptxgen::driver::fuzz;
 
@@ -64,3 +68,5 @@ TEST_CASE("fuzz_gen: each mutation rule is refused with the DiagId it declares")
     CHECK(found);
   }
 }
+
+} // namespace unit_fuzz_gen_mutants

@@ -6,6 +6,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_fuzz_gen_shrink {
+
 using namespace ptxgen::driver::fuzz;
 
 TEST_CASE("fuzz_gen: keep_units") {
@@ -41,3 +45,5 @@ TEST_CASE("fuzz_gen: every simplification is smaller") {
     }
   }
 }
+
+} // namespace unit_fuzz_gen_shrink

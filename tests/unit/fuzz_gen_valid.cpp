@@ -7,6 +7,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_fuzz_gen_valid {
+
 using namespace ptxgen::driver::fuzz;
 
 TEST_CASE("fuzz_gen: every spec of the fixed seed range passes check") {
@@ -24,3 +28,5 @@ TEST_CASE("fuzz_gen: every spec of the fixed seed range passes check") {
   }
   CHECK(refused == 0);
 }
+
+} // namespace unit_fuzz_gen_valid

@@ -6,6 +6,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_fuzz_shrink_signature {
+
 namespace {
 
 using ptxgen::DiagId;
@@ -77,3 +81,5 @@ TEST_CASE("mutant signatures: always findings, named by their kind") {
   s.diagnostics = {DiagId::spec_no_such_file};
   CHECK(s.class_name() == "wrong_refusal-spec_no_such_file");
 }
+
+} // namespace unit_fuzz_shrink_signature

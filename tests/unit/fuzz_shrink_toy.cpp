@@ -10,6 +10,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_fuzz_shrink_toy {
+
 namespace {
 
 using List = std::vector<int>;
@@ -195,3 +199,5 @@ TEST_CASE("a start with a single unit and nothing to simplify is returned as it 
   CHECK(r.stats.candidates == 0);
   CHECK(lp.batches.empty());
 }
+
+} // namespace unit_fuzz_shrink_toy

@@ -8,6 +8,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_fuzz_wire_signature {
+
 namespace {
 
 using ptxgen::driver::Backend;
@@ -155,3 +159,5 @@ TEST_CASE("racecheck against the simulator's race detector") {
   CHECK(memcheck.kind == Signature::Kind::backends);
   CHECK(memcheck.class_name() == "cuda_pass-sim_fault-race");
 }
+
+} // namespace unit_fuzz_wire_signature

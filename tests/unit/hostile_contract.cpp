@@ -12,6 +12,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_hostile_contract {
+
 using namespace ptxgen;
 
 namespace {
@@ -150,3 +154,5 @@ TEST_CASE("a kernel built in C++ with a misspelt cache-policy parameter gets the
   CHECK(ds.items()[0].id == DiagId::contract_policy_param_unknown);
   CHECK(ds.items()[0].message.find("did you mean 'policy'?") != std::string::npos);
 }
+
+} // namespace unit_hostile_contract

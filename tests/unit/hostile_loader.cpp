@@ -10,6 +10,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_hostile_loader {
+
 using namespace ptxgen;
 
 namespace {
@@ -80,3 +84,5 @@ TEST_CASE("a directory with no spec in it is an error, not \"0 specs, all fine\"
   CHECK_FALSE(specs);
   CHECK(specs.error().find("no spec files") != std::string::npos);
 }
+
+} // namespace unit_hostile_loader

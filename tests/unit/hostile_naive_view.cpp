@@ -11,6 +11,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_hostile_naive_view {
+
 using namespace ptxgen;
 using namespace ptxgen::tile;
 
@@ -66,3 +70,5 @@ TEST_CASE("an out-of-range index that fits int64 still gets its (out-of-bounds) 
   CHECK(loc.offsets[1] == 12807);
   CHECK_FALSE(loc.in_bounds);
 }
+
+} // namespace unit_hostile_naive_view

@@ -13,6 +13,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_huge_pages {
+
 namespace {
 
 using ptxgen::driver::huge_page_span;
@@ -74,3 +78,5 @@ TEST_CASE("an advised buffer is backed by huge pages once touched") {
   CHECK(kb >= 2048);
   std::free(p);
 }
+
+} // namespace unit_huge_pages

@@ -10,6 +10,10 @@
 
 #include "lower_harness.hpp"
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_lower_addresses {
+
 using namespace ptxgen;
 using namespace ptxgen::lower_test;
 
@@ -205,3 +209,5 @@ TEST_CASE("an address is computed once per tensor and linear form; bases and tid
                       "cp.async.wait_group 0;\n"
                       "ret;\n");
 }
+
+} // namespace unit_lower_addresses

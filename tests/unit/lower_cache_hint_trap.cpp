@@ -14,6 +14,10 @@
 
 #include <regex>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_lower_cache_hint_trap {
+
 using namespace ptxgen;
 using namespace ptxgen::lower_test;
 
@@ -134,3 +138,5 @@ align = 4096
   CHECK(l.static_bound == 44578 + 127 + 32 + 127 + 480 + 4095);
   CHECK(l.dynamic);
 }
+
+} // namespace unit_lower_cache_hint_trap

@@ -11,6 +11,10 @@
 #include "emitter/tile/contract.hpp"
 #include "lower_harness.hpp"
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_lower_dynamic_shared {
+
 using namespace ptxgen;
 using namespace ptxgen::lower_test;
 
@@ -148,3 +152,5 @@ TEST_CASE("the contract holds the shared total to the target's opt-in limit") {
   o.run_target = sm90;
   CHECK(lower::lower(**k, o).value.has_value());
 }
+
+} // namespace unit_lower_dynamic_shared

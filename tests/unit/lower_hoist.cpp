@@ -9,7 +9,7 @@
 
 #include <doctest/doctest.h>
 
-namespace ptxgen {
+namespace ptxgen::unit_lower_hoist {
 namespace {
 
 using namespace ptx;
@@ -108,4 +108,4 @@ TEST_CASE("hoist: the dump shows a loop's preheader and body, and marks what is 
 }
 
 } // namespace
-} // namespace ptxgen
+} // namespace ptxgen::unit_lower_hoist

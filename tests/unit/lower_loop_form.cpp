@@ -7,7 +7,7 @@
 
 #include <sstream>
 
-namespace ptxgen {
+namespace ptxgen::unit_lower_loop_form {
 namespace {
 
 /// k over 0..n (n in 1..8): tile k of G into stage k % 2 of S, row tid.
@@ -90,4 +90,4 @@ TEST_CASE("loop form: invariants in the preheader, k % 2 rotating, no skip of a 
 }
 
 } // namespace
-} // namespace ptxgen
+} // namespace ptxgen::unit_lower_loop_form

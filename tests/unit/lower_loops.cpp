@@ -12,7 +12,7 @@
 #include <sstream>
 #include <variant>
 
-namespace ptxgen {
+namespace ptxgen::unit_lower_loops {
 namespace {
 
 namespace fs = std::filesystem;
@@ -190,4 +190,4 @@ TEST_CASE("a runtime trip count of at least 1 needs no skip before the loop") {
 }
 
 } // namespace
-} // namespace ptxgen
+} // namespace ptxgen::unit_lower_loops

@@ -10,6 +10,10 @@
 
 #include <vector>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_lower_operands {
+
 using namespace ptxgen;
 using namespace ptxgen::lower_test;
 
@@ -270,3 +274,5 @@ TEST_CASE("PTX the validator rejects for the requested target is an error at the
   for (const auto& d : r.diagnostics.items())
     CHECK(d.file == "lower_test.toml");
 }
+
+} // namespace unit_lower_operands

@@ -10,7 +10,7 @@
 
 #include <doctest/doctest.h>
 
-namespace ptxgen {
+namespace ptxgen::unit_lower_strength {
 namespace {
 
 using namespace ptx;
@@ -124,4 +124,4 @@ TEST_CASE("strength: a remainder that never changes costs nothing, its quotient 
 }
 
 } // namespace
-} // namespace ptxgen
+} // namespace ptxgen::unit_lower_strength

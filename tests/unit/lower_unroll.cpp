@@ -5,7 +5,7 @@
 
 #include <doctest/doctest.h>
 
-namespace ptxgen {
+namespace ptxgen::unit_lower_unroll {
 namespace {
 
 using lower::plan_unroll;
@@ -58,4 +58,4 @@ TEST_CASE("unroll: dropped where (unroll-1)*step could leave 0..2^31-1") {
 }
 
 } // namespace
-} // namespace ptxgen
+} // namespace ptxgen::unit_lower_unroll

@@ -14,6 +14,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_mbarrier_spec {
+
 namespace {
 
 using ptxgen::DiagId;
@@ -329,3 +333,5 @@ TEST_CASE("lowering: a test_wait loop on sm_80, a try_wait loop on sm_90, both a
     CHECK(r.ok());
   }
 }
+
+} // namespace unit_mbarrier_spec

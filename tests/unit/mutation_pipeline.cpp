@@ -28,6 +28,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_mutation_pipeline {
+
 namespace {
 
 using namespace ptxgen::test::mutation;
@@ -192,3 +196,5 @@ TEST_CASE("pipeline mutation (loop): one trip too few leaves the tail reading a 
   CHECK(fault_of_kind(c, FaultKind::race));
   CHECK(race_kind(c) == RaceKind::read_in_flight);
 }
+
+} // namespace unit_mutation_pipeline

@@ -18,6 +18,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_mutation_pipeline_loop {
+
 namespace {
 
 using namespace ptxgen::test::mutation;
@@ -186,3 +190,5 @@ TEST_CASE("pipeline loop: a read stage that wraps to stage 1 races in trip 4, no
   CHECK(race.other.iteration == 3);
   CHECK(rotated(r, 3)); // trips 1-3 were right
 }
+
+} // namespace unit_mutation_pipeline_loop

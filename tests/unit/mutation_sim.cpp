@@ -18,6 +18,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_mutation_sim {
+
 namespace {
 
 using namespace ptxgen::test::mutation;
@@ -283,3 +287,5 @@ TEST_CASE("mutation: a negated ignore-src predicate is a mismatch") {
     differ += i % 509 != 0;
   CHECK(contains(c.detail, differ_count(differ)));
 }
+
+} // namespace unit_mutation_sim

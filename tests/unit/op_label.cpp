@@ -11,6 +11,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_op_label {
+
 namespace {
 
 namespace tile = ptxgen::tile;
@@ -61,3 +65,5 @@ TEST_CASE("op_label: written ops by the user's numbers, expanded ops by their ro
   CHECK(load);
   CHECK(consumer);
 }
+
+} // namespace unit_op_label

@@ -10,6 +10,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_profile_model {
+
 using namespace ptxgen::sim;
 
 namespace {
@@ -103,3 +107,5 @@ TEST_CASE("a coalesced 128-byte warp read is 4 sectors; a strided one 32") {
   CHECK(global_request_sectors(lanes(base, 0, 4)) == 1);     // one word for all
   CHECK(global_ideal_sectors(lanes(base, 0, 4)) == 1);
 }
+
+} // namespace unit_profile_model

@@ -10,6 +10,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_profile_sim {
+
 using namespace ptxgen::sim;
 
 namespace {
@@ -140,3 +144,5 @@ TEST_CASE("the JSON and the table carry the totals") {
   CHECK(j.find("\"global\": {\"requests\": 3, \"sectors\": 52, \"ideal\": 24}") !=
         std::string::npos);
 }
+
+} // namespace unit_profile_sim

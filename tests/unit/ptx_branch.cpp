@@ -8,6 +8,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_ptx_branch {
+
 using namespace ptxgen::ptx;
 using ptxgen::DiagId;
 
@@ -158,3 +162,5 @@ TEST_CASE("ptxas assembles a loop ptxgen validated, and refuses an undefined lab
   REQUIRE(validate(twice).has(DiagId::ptx_duplicate_label));
   CHECK_FALSE(assemble(print(twice)).ok());
 }
+
+} // namespace unit_ptx_branch

@@ -5,6 +5,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_ptx_feature {
+
 using namespace ptxgen::ptx;
 
 TEST_CASE("feature table rows match PTX_RULES.md") {
@@ -132,3 +136,5 @@ TEST_CASE("PtxVersion and Target parse and print") {
   CHECK_FALSE(Target::parse("compute_80"));
   CHECK_FALSE(Target::parse("sm_8"));
 }
+
+} // namespace unit_ptx_feature

@@ -8,6 +8,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_ptx_mbarrier {
+
 using namespace ptxgen::ptx;
 using ptxgen::DiagId;
 
@@ -105,3 +109,5 @@ TEST_CASE("ptxas assembles the mbarrier.init forms ptxgen validates") {
     CHECK(r.ok());
   }
 }
+
+} // namespace unit_ptx_mbarrier

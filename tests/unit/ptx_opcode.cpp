@@ -10,6 +10,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_ptx_opcode {
+
 using namespace ptxgen::ptx;
 using ptxgen::DiagId;
 
@@ -185,3 +189,5 @@ TEST_CASE("the layout says where each qualifier group was written") {
   CHECK(layout.at(OpcodePart::cache_hint).length == 0);
   CHECK(layout.at(OpcodePart::prefetch).length == 0);
 }
+
+} // namespace unit_ptx_opcode

@@ -4,6 +4,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_ptx_printer {
+
 using namespace ptxgen::ptx;
 
 namespace {
@@ -251,3 +255,5 @@ TEST_CASE("what each type's bits hold, and the type mul.wide makes of it") {
   CHECK(to_string(Register{RegClass::pred, 1}) == "%p1");
   CHECK(to_string(Register{RegClass::b64, 7}) == "%rd7");
 }
+
+} // namespace unit_ptx_printer

@@ -6,6 +6,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_ptx_validator {
+
 using namespace ptxgen::ptx;
 using ptxgen::DiagId;
 using ptxgen::Diagnostics;
@@ -466,3 +470,5 @@ TEST_CASE("an .extern .shared array: unsized, and one per entry") {
   CHECK(validate(m).has(DiagId::ptx_shared_extern_twice));
   CHECK_FALSE(validate(m).has(DiagId::ptx_shared_empty)); // unsized is what dynamic means
 }
+
+} // namespace unit_ptx_validator

@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_range_proof {
+
 namespace {
 
 using ptxgen::DiagId;
@@ -152,3 +156,5 @@ TEST_CASE("range proof: more runs than the budget is refused, naming the widest 
   REQUIRE(found.has(DiagId::check_range_too_wide));
   CHECK(found.format_all().find("p's range 0..5000") != std::string::npos);
 }
+
+} // namespace unit_range_proof

@@ -22,6 +22,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_reference_affine {
+
 namespace {
 
 using namespace ptxgen;
@@ -182,3 +186,5 @@ TEST_CASE("affine_form: an index outside its axis has no form (naive_locate repo
   CHECK(same_both_ways(*k, "index outside its axis", compared));
   CHECK(compared == 1);
 }
+
+} // namespace unit_reference_affine

@@ -20,6 +20,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_reference_expect {
+
 using namespace ptxgen;
 using driver::check_expectations;
 using driver::describe_element;
@@ -292,3 +296,5 @@ TEST_CASE("expect: run refuses a spec whose kernel is wrong before any backend r
   CHECK(has(json, "\"expectations\": 1, \"expectations_failed\": 1"));
   CHECK(has(json, "\"expectations\": 1, \"expectations_failed\": 0"));
 }
+
+} // namespace unit_reference_expect

@@ -18,6 +18,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_reference_granule {
+
 namespace {
 
 using namespace ptxgen;
@@ -131,3 +135,5 @@ src = "S"
   CHECK(fast.findings[0].id == DiagId::check_uninitialised_to_global);
   CHECK(fast.findings[1].id == DiagId::check_read_without_sync);
 }
+
+} // namespace unit_reference_granule

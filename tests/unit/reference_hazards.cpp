@@ -13,6 +13,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_reference_hazards {
+
 namespace {
 
 namespace tile = ptxgen::tile;
@@ -347,3 +351,5 @@ TEST_CASE("hazards: iterations committing different numbers of groups are a note
 }
 
 } // namespace
+
+} // namespace unit_reference_hazards

@@ -17,6 +17,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_reference_launch {
+
 namespace {
 
 using namespace ptxgen;
@@ -181,3 +185,5 @@ TEST_CASE("reference: taking the input's bytes (evaluate_reference(&&)) == copyi
   CHECK(compared >= 100);
   CHECK(differ == 0);
 }
+
+} // namespace unit_reference_launch

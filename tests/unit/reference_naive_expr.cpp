@@ -19,6 +19,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_reference_naive_expr {
+
 namespace {
 
 namespace tile = ptxgen::tile;
@@ -284,3 +288,5 @@ TEST_CASE("naive_evaluate: the edges, from the definitions") {
 }
 
 } // namespace
+
+} // namespace unit_reference_naive_expr

@@ -11,6 +11,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_reference_naive_view {
+
 namespace {
 
 namespace tile = ptxgen::tile;
@@ -386,3 +390,5 @@ TEST_CASE("naive_evaluate agrees with tile::evaluate on parsed tails, swizzles a
   }
   CHECK(compared > 10000);
 }
+
+} // namespace unit_reference_naive_view

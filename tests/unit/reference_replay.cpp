@@ -19,6 +19,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_reference_replay {
+
 namespace {
 
 using namespace ptxgen;
@@ -229,3 +233,5 @@ TEST_CASE("reference: no replay where the ops keep it from being exact") {
   CHECK(b.replayed.replayed == 0);
   CHECK(reference_test::difference(b.checked, b.replayed).empty());
 }
+
+} // namespace unit_reference_replay

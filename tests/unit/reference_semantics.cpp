@@ -11,6 +11,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_reference_semantics {
+
 namespace {
 
 namespace tile = ptxgen::tile;
@@ -506,3 +510,5 @@ TEST_CASE("reference: CTA-scope group axes and several CTAs") {
     }
   }
 }
+
+} // namespace unit_reference_semantics

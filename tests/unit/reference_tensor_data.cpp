@@ -8,6 +8,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_reference_tensor_data {
+
 namespace {
 
 using ptxgen::driver::encode_integer;
@@ -120,3 +124,5 @@ TEST_CASE("initial_bytes: random is splitmix64, little-endian, seeded") {
   CHECK(initial_bytes(decl({3}, DType::float32, init)) ==
         initial_bytes(decl({12}, DType::uint8, init))); // bytes, not elements
 }
+
+} // namespace unit_reference_tensor_data

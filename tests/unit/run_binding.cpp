@@ -18,6 +18,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_run_binding {
+
 namespace fs = std::filesystem;
 using ptxgen::DiagId;
 using ptxgen::driver::Backend;
@@ -303,3 +307,5 @@ TEST_CASE("binding: Program::unsupported lists the entry's lines only") {
   auto clean = parse(read(data / "interleaved.ptx"));
   CHECK(clean.unsupported("rows").empty());
 }
+
+} // namespace unit_run_binding

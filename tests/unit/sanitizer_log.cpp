@@ -12,6 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sanitizer_log {
+
 using namespace ptxgen::driver::cuda;
 using ptxgen::test::read_test_data;
 using Kind = SanitizerFinding::Kind;
@@ -154,3 +158,5 @@ TEST_CASE("compute-sanitizer is found beside ptxas first, then on PATH, then the
   CHECK_FALSE(locate_compute_sanitizer("", (root / "plain").string(), {}).has_value());
   fs::remove_all(root);
 }
+
+} // namespace unit_sanitizer_log

@@ -20,6 +20,10 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sanitizer_runner {
+
 using namespace ptxgen::driver::cuda;
 namespace fs = std::filesystem;
 using Status = LaunchOutcome::Status;
@@ -263,3 +267,5 @@ TEST_CASE("the report carries the sanitizer's findings into JSON and JUnit") {
   CHECK(xml.find("<failure type=\"fault\"") != std::string::npos);
   CHECK(xml.find("<system-out>racecheck: 1 error, 0 warnings") != std::string::npos);
 }
+
+} // namespace unit_sanitizer_runner

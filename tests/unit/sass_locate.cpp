@@ -13,6 +13,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sass_locate {
+
 namespace fs = std::filesystem;
 using namespace ptxgen::driver::sass;
 using ptxgen::driver::TempDir;
@@ -149,3 +153,5 @@ TEST_CASE("traps in the JSON report of a run") {
   r.cases[0].traps.clear();
   CHECK(ptxgen::driver::to_json(r).find("\"traps\": []") != std::string::npos);
 }
+
+} // namespace unit_sass_locate

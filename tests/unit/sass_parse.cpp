@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sass_parse {
+
 using namespace ptxgen::driver::sass;
 using ptxgen::test::read_test_data;
 
@@ -148,3 +152,5 @@ TEST_CASE("sass: instructions and uniform registers") {
   CHECK_FALSE(parse_instruction("@P0"));
   CHECK_FALSE(parse_instruction(""));
 }
+
+} // namespace unit_sass_parse

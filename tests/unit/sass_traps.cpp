@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sass_traps {
+
 using namespace ptxgen::driver::sass;
 using ptxgen::test::read_test_data;
 
@@ -111,3 +115,5 @@ TEST_CASE("traps: the table") {
     CHECK(s.references.size() >= 1);
   }
 }
+
+} // namespace unit_sass_traps

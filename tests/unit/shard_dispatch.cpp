@@ -20,6 +20,10 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_shard_dispatch {
+
 using namespace ptxgen::driver;
 using cuda::BatchCase;
 using cuda::BatchStep;
@@ -241,3 +245,5 @@ TEST_CASE("probe answer: the device count crosses the pipe (--devices all)") {
   CHECK(back->device->device_count == 2);
   CHECK(back->device->ordinal == 1);
 }
+
+} // namespace unit_shard_dispatch

@@ -14,6 +14,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_shard_distribution {
+
 using namespace ptxgen::driver;
 namespace fs = std::filesystem;
 
@@ -213,3 +217,5 @@ TEST_CASE("distribution: XML_OUTPUT_FILE is where JUnit goes; the status file is
   CHECK_FALSE(d);
   CHECK(error.kind == DistributionError::Kind::environment);
 }
+
+} // namespace unit_shard_distribution

@@ -12,6 +12,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_show_svg {
+
 using namespace ptxgen;
 
 namespace {
@@ -226,3 +230,5 @@ src = "A.sub[tid, :]"
     CHECK(c.thread == c.row); // thread t copies row t
   CHECK(count(svg, "showing rows 0..63 of 128 and columns 0..63 of 100") == 2);
 }
+
+} // namespace unit_show_svg

@@ -13,6 +13,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_arith {
+
 using namespace ptxgen::sim;
 using alu::FloatMode;
 using alu::FloatOp;
@@ -538,3 +542,5 @@ TEST_CASE("shfl.sync and vote.sync: the manual's lane arithmetic, worked by hand
     CHECK(lane(4) == 0);
   }
 }
+
+} // namespace unit_sim_arith

@@ -17,6 +17,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_arith_device {
+
 using namespace ptxgen::sim;
 namespace dev = sim_arith_device;
 
@@ -217,3 +221,5 @@ TEST_CASE("the simulator computes what the GPU computed, bit for bit") {
   }
   MESSAGE(recs.size() << " forms compared, " << total_bad << " results differ");
 }
+
+} // namespace unit_sim_arith_device

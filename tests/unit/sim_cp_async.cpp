@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_cp_async {
+
 using namespace ptxgen::sim;
 
 namespace {
@@ -478,3 +482,5 @@ TEST_CASE("several CTAs: %ctaid.x selects the chunk; shared memory is per CTA") 
   for (std::size_t i = 0; i < m.b.size(); ++i)
     CHECK(m.b[i] == a_byte(i));
 }
+
+} // namespace unit_sim_cp_async

@@ -23,6 +23,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_decode {
+
 using namespace ptxgen::sim;
 using ptxgen::DiagId;
 using ptxgen::Severity;
@@ -555,3 +559,5 @@ TEST_CASE("setp: each comparison, signed and unsigned, worked out by hand for a 
     }
   }
 }
+
+} // namespace unit_sim_decode

@@ -16,6 +16,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_front {
+
 using namespace ptxgen::sim;
 
 namespace {
@@ -388,3 +392,5 @@ TEST_CASE("isspacep, .local arrays, a register barrier number, trap") {
 }
 
 // Function addresses and indirect calls run now: tests/unit/sim_sync.cpp (indirect.ptx).
+
+} // namespace unit_sim_front

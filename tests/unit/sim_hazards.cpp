@@ -19,6 +19,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_hazards {
+
 using namespace ptxgen::sim;
 
 namespace {
@@ -301,3 +305,5 @@ TEST_CASE("3-D launch limits: 1..1024 threads per block, per-axis maxima, no emp
       CHECK((r.fault && r.fault->kind == FaultKind::invalid_launch));
   }
 }
+
+} // namespace unit_sim_hazards

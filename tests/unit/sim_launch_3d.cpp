@@ -14,6 +14,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_launch_3d {
+
 namespace {
 
 using namespace ptxgen::test::mutation;
@@ -81,3 +85,5 @@ TEST_CASE("a 3-D grid and block run on the simulator and equal the reference") {
   auto c = run_on_sim(spec, ptx);
   CHECK(c.status == CaseResult::Status::pass);
 }
+
+} // namespace unit_sim_launch_3d

@@ -19,6 +19,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_mbarrier {
+
 using namespace ptxgen::sim;
 
 namespace {
@@ -288,3 +292,5 @@ TEST_CASE("noinc.ptx: cp.async.mbarrier.arrive accounting with and without .noin
     require_fault(launch(ptx, "inc_only", m, threads, {a_base, b_base}), FaultKind::deadlock);
   }
 }
+
+} // namespace unit_sim_mbarrier

@@ -16,6 +16,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_parallel {
+
 namespace {
 
 using namespace ptxgen;
@@ -174,3 +178,5 @@ TEST_CASE("sim: of several CTAs that fault, the first one's fault is the launch'
     CHECK(many.instructions_executed == one.instructions_executed);
   }
 }
+
+} // namespace unit_sim_parallel

@@ -14,6 +14,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_parser {
+
 using namespace ptxgen::sim;
 
 namespace {
@@ -464,3 +468,5 @@ TEST_CASE("an unsized shared array must be .extern; a sized .extern one is not s
   auto fine = Program::parse(head + ".extern .shared .align 16 .b8 d[];\n" + entry + "\tret;\n}\n");
   CHECK_MESSAGE(fine, fine.diagnostics.format_all());
 }
+
+} // namespace unit_sim_parser

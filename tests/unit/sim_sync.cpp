@@ -18,6 +18,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_sync {
+
 using namespace ptxgen::sim;
 
 namespace {
@@ -163,3 +167,5 @@ TEST_CASE("an indirect call through a function's address, with an aligned callee
                   FaultKind::illegal_address);
   }
 }
+
+} // namespace unit_sim_sync

@@ -11,6 +11,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_spec_format_fields {
+
 namespace {
 
 namespace r = ptxgen::driver::toml_reader;
@@ -82,3 +86,5 @@ TEST_CASE("docs: spec-format.md's Tables name every key the reader accepts") {
   for (const auto& [kind, keys] : ops)
     names_all(row(s, "op = \"" + std::string(kind) + "\""), keys, kind);
 }
+
+} // namespace unit_spec_format_fields

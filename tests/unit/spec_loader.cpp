@@ -12,6 +12,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_spec_loader {
+
 using namespace ptxgen;
 using ptxgen::driver::load_spec_file;
 using ptxgen::driver::load_spec_text;
@@ -753,3 +757,5 @@ TEST_CASE("for / end errors") {
   for (const auto& d : errors(r))
     CHECK(d.id == DiagId::expr_unknown_name);
 }
+
+} // namespace unit_spec_loader

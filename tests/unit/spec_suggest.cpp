@@ -7,6 +7,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_spec_suggest {
+
 using ptxgen::tile::closest_match;
 using ptxgen::tile::edit_distance;
 
@@ -35,3 +39,5 @@ TEST_CASE("closest_match suggests only likely typos") {
   CHECK(closest_match("n", op).empty());
   CHECK(closest_match("ip", op) == "op");
 }
+
+} // namespace unit_spec_suggest

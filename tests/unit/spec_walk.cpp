@@ -12,6 +12,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_spec_walk {
+
 using namespace ptxgen;
 namespace fs = std::filesystem;
 
@@ -109,3 +113,5 @@ TEST_CASE("[kernel] expect: \"fault\" is kept with its position; anything else i
     return d.id == DiagId::spec_expect_run && d.line == 3 && d.column == 10;
   }));
 }
+
+} // namespace unit_spec_walk

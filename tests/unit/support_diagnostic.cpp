@@ -7,6 +7,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_support_diagnostic {
+
 using namespace ptxgen;
 
 namespace {
@@ -54,3 +58,5 @@ TEST_CASE("Diagnostics::has finds a diagnostic by ID, not by text") {
   CHECK_FALSE(ds.has(b));
   CHECK(ds.has_errors());
 }
+
+} // namespace unit_support_diagnostic

@@ -7,6 +7,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_support_result {
+
 using ptxgen::Failure;
 using ptxgen::Fallible;
 using ptxgen::Status;
@@ -53,3 +57,5 @@ TEST_CASE("Status: success by default, a failure with its message") {
   // A failure without a message is still a failure.
   CHECK_FALSE(Status(Failure{}));
 }
+
+} // namespace unit_support_result

@@ -9,6 +9,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_tile_dtype {
+
 using namespace ptxgen::tile;
 
 TEST_CASE("every dtype name parses back to itself") {
@@ -120,3 +124,5 @@ TEST_CASE("dtype_spellings lists the names, then the aliases, each parsing") {
   for (std::string_view s : all)
     CHECK(parse_dtype(s).has_value());
 }
+
+} // namespace unit_tile_dtype

@@ -9,6 +9,25 @@
 
 #include <doctest/doctest.h>
 
+namespace doctest {
+template <>
+struct StringMaker<ptxgen::tile::Interval> {
+  static String convert(const ptxgen::tile::Interval& i) {
+    return ("[" + std::to_string(i.lo) + ", " + std::to_string(i.hi) + "]").c_str();
+  }
+};
+template <>
+struct StringMaker<std::optional<ptxgen::tile::Interval>> {
+  static String convert(const std::optional<ptxgen::tile::Interval>& i) {
+    return i ? StringMaker<ptxgen::tile::Interval>::convert(*i) : String("nullopt");
+  }
+};
+} // namespace doctest
+
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_tile_expr {
+
 using namespace ptxgen;
 using namespace ptxgen::tile;
 
@@ -63,21 +82,6 @@ ExprPtr bin(ExprOp op, ExprPtr a, ExprPtr b) {
 }
 
 } // namespace
-
-namespace doctest {
-template <>
-struct StringMaker<Interval> {
-  static String convert(const Interval& i) {
-    return ("[" + std::to_string(i.lo) + ", " + std::to_string(i.hi) + "]").c_str();
-  }
-};
-template <>
-struct StringMaker<std::optional<Interval>> {
-  static String convert(const std::optional<Interval>& i) {
-    return i ? StringMaker<Interval>::convert(*i) : String("nullopt");
-  }
-};
-} // namespace doctest
 
 TEST_CASE("precedence follows C") {
   CHECK(structurally_equal(*parse_ok("tid + 4 * n"),
@@ -882,3 +886,5 @@ TEST_CASE("loop variables: names, values, ranges and narrowing") {
   // A name that is not a loop variable where none are live.
   CHECK_FALSE(parse_expr("k + 1", ExprNames{is_param, {}, {}}).value.has_value());
 }
+
+} // namespace unit_tile_expr

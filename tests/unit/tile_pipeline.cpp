@@ -23,6 +23,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_tile_pipeline {
+
 using namespace ptxgen;
 
 namespace {
@@ -288,3 +292,5 @@ TEST_CASE("a barrier goes before the prologue only when the stages were used bef
   CHECK(m.violations.empty());
   CHECK(m.consumed == std::vector<std::int64_t>{0, 1, 2, 3, 0, 1, 2, 3});
 }
+
+} // namespace unit_tile_pipeline

@@ -15,6 +15,10 @@
 
 #include <doctest/doctest.h>
 
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_tile_view {
+
 using namespace ptxgen;
 using namespace ptxgen::tile;
 
@@ -627,3 +631,5 @@ TEST_CASE("view syntax errors") {
   }
   CHECK(f.ok("A.rearrange('a b -> b a', a=0x80,)").str() == "A(32,128):(2,64)+0");
 }
+
+} // namespace unit_tile_view
