@@ -116,17 +116,18 @@ void Evaluator::finish_thread(std::int64_t b, std::int64_t t) {
   if (ts.queue.empty()) {
     return;
   }
-  bool unexplained = false;
+  // At the first copy no wait covered (its line and column), not at the kernel.
+  std::optional<std::size_t> unexplained;
   for (const Chunk& c : ts.queue) {
     if (c.skipped_by_wait != kernel_level) {
       report_missing_commit(c.skipped_by_wait, c.op);
-    } else {
-      unexplained = true;
+    } else if (!unexplained) {
+      unexplained = c.op;
     }
   }
   if (unexplained) {
     problems_.add(
-        kernel_level, DiagId::check_never_waited, "copies issued but never waited for", [&] {
+        *unexplained, DiagId::check_never_waited, "copies issued but never waited for", [&] {
           return where(b, t) + " ends with " + std::to_string(ts.queue.size()) + " chunks pending";
         });
   }

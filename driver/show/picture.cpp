@@ -159,8 +159,10 @@ Picture build_picture(const tile::Kernel& k) {
   Walk w{k, tile::shared_layout(k), {}};
   for (std::size_t i = 0; i < k.ops.size(); ++i) {
     OpPanel op;
-    op.index = i;
     op.line = k.ops[i].pos.line;
+    op.label = tile::op_label(k, i);
+    if (k.ops[i].origin.role == tile::OpOrigin::Role::written)
+      op.label += " (line " + std::to_string(op.line) + ")";
     std::visit(
         overloaded{
             [&](const tile::ApplyOp& a) {

@@ -62,8 +62,10 @@ struct ViewPanel {
 };
 
 struct OpPanel {
-  std::size_t index = 0; ///< 0-based in Kernel::ops
-  std::string kind;      ///< "apply", "copy", "commit_group", ...
+  /// What the user wrote it as: "op 3 (line 40)", or its role in a pipeline's expansion
+  /// with the table it came from (tile::op_label), never Kernel::ops' own numbering.
+  std::string label;
+  std::string kind; ///< "apply", "copy", "commit_group", ...
   std::uint32_t line = 0;
   std::vector<ViewPanel> views; ///< empty for ops without views
 };

@@ -223,9 +223,7 @@ std::string render_svg(const Picture& p) {
   y += line_h + 8;
   std::int64_t widest = 0;
   for (const auto& op : p.ops) {
-    text(body, margin, y + 14, "op-title",
-         "op " + std::to_string(op.index + 1) + " (line " + std::to_string(op.line) +
-             "): " + op.kind);
+    text(body, margin, y + 14, "op-title", op.label + ": " + op.kind);
     y += line_h + 6;
     for (const auto& v : op.views) {
       widest = std::max<std::int64_t>(widest, 2 * margin + index_w + v.shown_cols * cell_w);

@@ -46,23 +46,42 @@ class Walk {
 public:
   Walk(const Kernel& k, Diagnostics& out, std::int64_t max_steps,
        std::span<const std::uint64_t> values)
-      : k_(k), out_(out), budget_(max_steps), values_(values) {}
+      : k_(k), out_(out), budget_(max_steps), max_steps_(max_steps), values_(values) {}
 
   void run() {
-    for (std::int64_t b = 0; b < k_.grid && budget_ > 0; ++b)
+    for (std::int64_t b = 0; b < k_.grid && !stopped_; ++b) {
+      if (budget_ <= 0) {
+        too_long(b, 0);
+        return;
+      }
       run_cta(b);
+    }
   }
 
 private:
   const Kernel& k_;
   Diagnostics& out_;
   std::int64_t budget_;
+  std::int64_t max_steps_;
   std::span<const std::uint64_t> values_; ///< the parameters' values; empty: the test values
   std::set<std::pair<DiagId, std::size_t>> reported_;
   std::vector<ExprEnv> envs_;
   std::map<BarrierKey, Barrier> barriers_;
   std::int64_t bid_ = 0;
-  bool hung_ = false; ///< a wait of this CTA hangs: the walk of the CTA ends there
+  bool hung_ = false;    ///< a wait of this CTA hangs: the walk of the CTA ends there
+  bool stopped_ = false; ///< the budget ran out before the end of the kernel
+
+  /// The walk proves nothing past the point where its budget ran out: it refuses the
+  /// kernel there rather than accept what it did not see.
+  void too_long(std::int64_t b, std::size_t pc) {
+    stopped_ = true;
+    const std::size_t at = std::min(pc, k_.ops.size() - 1);
+    error(DiagId::contract_mbarrier_too_long, at, k_.ops[at].pos, 1,
+          "the mbarrier contract's walk used its budget of " + std::to_string(max_steps_) +
+              " thread-op steps before the end of the kernel (CTA " + std::to_string(b) +
+              " at this op): it proves nothing past this point; make the grid, the block or "
+              "the loops' trip counts smaller");
+  }
 
   void error(DiagId id, std::size_t op, const SourcePos& pos, std::uint32_t length,
              const std::string& msg) {
@@ -110,6 +129,7 @@ private:
         continue;
       }
       if (std::holds_alternative<EndOp>(op.body)) {
+        budget_ -= k_.block; // an iteration without ops still costs: the walk must end
         Frame& fr = frames.back();
         const auto& f = std::get<ForOp>(k_.ops[fr.for_op].body);
         const std::int64_t next = envs_[0].loops[f.var.value] + fr.step;
@@ -129,8 +149,12 @@ private:
       ++pc;
     }
     // After a hang nothing else runs: the phase it waits for is the one the hang names.
-    if (budget_ <= 0 || hung_)
+    if (hung_)
       return;
+    if (pc < k_.ops.size()) {
+      too_long(b, pc);
+      return;
+    }
     for (const auto& [key, bar] : barriers_)
       if (bar.initialised && bar.arrived != 0) {
         const Op& op = k_.ops[bar.last_arrival_op];

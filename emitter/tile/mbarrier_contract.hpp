@@ -31,7 +31,9 @@ bool uses_mbarriers(const Kernel& k);
 inline constexpr std::int64_t default_mbarrier_steps = std::int64_t{1} << 26;
 
 /// The walk; adds at most one diagnostic per (rule, op). `max_steps` bounds the work
-/// (thread-op executions); beyond it the walk stops without a verdict on the rest.
+/// (thread-op executions); a kernel whose walk needs more is refused
+/// (contract_mbarrier_too_long at the op where the budget ran out), never accepted
+/// unseen.
 /// `values`: the parameters' values (as Kernel::env_for takes them; empty: the test values).
 void check_mbarrier_phases(const Kernel& k, Diagnostics& out,
                            std::int64_t max_steps = default_mbarrier_steps,

@@ -8,6 +8,7 @@
 #include "emitter/lower/lower.hpp"
 #include "emitter/ptx/printer.hpp"
 #include "emitter/tile/contract.hpp"
+#include "emitter/tile/mbarrier_contract.hpp"
 
 #include <algorithm>
 #include <string>
@@ -234,6 +235,24 @@ TEST_CASE("contract: .noinc's deferred arrival counts; without it the increment 
   CHECK_FALSE(contract(one_phase(64, true, false, "0")).has_errors());
   // Without noinc and without an explicit arrive nothing arrives: the wait hangs.
   CHECK(contract(one_phase(64, false, false, "0")).has(DiagId::contract_mbarrier_count));
+}
+
+TEST_CASE("contract: a walk longer than its budget is refused, never accepted unseen") {
+  // 7 ops of 64 threads each: 448 thread-op steps, the budget checked before each op.
+  const auto k = load(one_phase(64, false, true, "0"));
+  const auto walk = [&](std::int64_t steps) {
+    ptxgen::Diagnostics out;
+    tile::check_mbarrier_phases(*k, out, steps);
+    return out;
+  };
+  CHECK_FALSE(walk(tile::default_mbarrier_steps).has_errors());
+  CHECK_FALSE(walk(448).has_errors());
+  CHECK_FALSE(walk(385).has_errors()); // one step left before the last op: it runs
+  const auto cut = walk(384);          // none left before the last op (the copy out)
+  REQUIRE(cut.items().size() == 1);
+  CHECK(cut.items()[0].id == DiagId::contract_mbarrier_too_long);
+  CHECK(cut.items()[0].line == k->ops.back().pos.line);
+  CHECK(walk(1).has(DiagId::contract_mbarrier_too_long));
 }
 
 TEST_CASE("contract: a copy_arrive without noinc must precede its thread's own arrival") {

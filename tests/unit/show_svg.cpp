@@ -231,4 +231,56 @@ src = "A.sub[tid, :]"
   CHECK(count(svg, "showing rows 0..63 of 128 and columns 0..63 of 100") == 2);
 }
 
+TEST_CASE("a pipeline's panels name the tables the user wrote, not the expansion's op numbers") {
+  // One [[op]] pipeline of 2 stages over 2 tiles: its expansion is a cta_sync, a prologue
+  // load and commit, then the steady-state loop; none of them is an op the user numbered.
+  const std::string spec = R"(
+[kernel]
+name = "pipe"
+grid = 1
+block = 4
+
+[tensor.A]
+space = "global"
+shape = [2, 4, 8]
+dtype = "uint8"
+
+[tensor.B]
+space = "global"
+shape = [2, 4, 8]
+dtype = "uint8"
+output = true
+
+[tensor.ring]
+space = "shared"
+shape = [2, 4, 8]
+dtype = "uint8"
+
+[[op]]
+op = "pipeline"
+var = "k"
+start = 0
+stop = 2
+stages = 2
+
+[[op.load]]
+opcode = "cp.async.ca.shared.global"
+dst = 'ring.sub[stage, tid, :]'
+src = 'A.sub[k, tid, :]'
+chunk_bytes = 8
+
+[[op.body]]
+op = "copy"
+dst = 'B.sub[k, tid, :]'
+src = 'ring.sub[stage, tid, :]'
+)";
+  const std::string svg = picture(spec);
+  CHECK(svg.find("the pipeline's prologue load of stage 0 ([[op.load]] at line 30): apply") !=
+        std::string::npos);
+  CHECK(svg.find("the pipeline's consumer copy ([[op.body]] at line 36): copy") !=
+        std::string::npos);
+  // The user wrote one op: no panel is titled with a number beyond it.
+  CHECK(svg.find("op 2") == std::string::npos);
+}
+
 } // namespace unit_show_svg
