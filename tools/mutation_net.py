@@ -40,6 +40,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -56,8 +57,16 @@ DEFAULT_LIST = HERE / "mutation_net.toml"
 ALLOWED = ("emitter/", "driver/reference/", "driver/run/range_proof.cpp")
 CMAKE_FLAGS = [
     "-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DPTXGEN_WERROR=ON",
-    "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG",
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG",
 ]
+
+
+def cmake_command(source: Path, build: Path, extra: list[str]) -> list[str]:
+    """The configure command: the project's flags, ccache as the compiler launcher where it
+    is installed (a machine without it builds uncached rather than not at all), then the
+    caller's --cmake-arg values, which come last so that they win."""
+    launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
+    return ["cmake", "-S", str(source), "-B", str(build), *CMAKE_FLAGS, *launcher, *extra]
 
 SELFTEST = "mutation_net.selftest"
 EXIT_OK, EXIT_SURVIVED, EXIT_USAGE, EXIT_ENV = 0, 1, 2, 3
@@ -235,11 +244,12 @@ class Nets:
         return self.tree / "build"
 
     def configure(self) -> bool:
-        if (self.build / "build.ninja").is_file():
+        # A configured copy is kept, unless the caller passes cmake arguments to apply to it.
+        if (self.build / "build.ninja").is_file() and not self.args.cmake_arg:
             return True
-        log(f"configuring {self.build}")
-        rc, _, _ = run(["cmake", "-S", str(self.tree), "-B", str(self.build), *CMAKE_FLAGS],
-                       self.tree, self.env, None, self.logs / "configure.log")
+        cmd = cmake_command(self.tree, self.build, self.args.cmake_arg)
+        log(f"configuring {self.build}: {' '.join(shlex.quote(c) for c in cmd)}")
+        rc, _, _ = run(cmd, self.tree, self.env, None, self.logs / "configure.log")
         return rc == 0
 
     def make(self, tag: str) -> bool:
@@ -373,6 +383,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="ninja/ctest/fuzz -j")
     ap.add_argument("--targets", nargs="*", default=[],
                     help="ninja targets to rebuild (default: all, which the tests need)")
+    ap.add_argument("--cmake-arg", action="append", default=[], metavar="ARG",
+                    help="one more argument for the scratch copy's cmake configure (repeatable; "
+                         "write --cmake-arg=-DX=Y), e.g. where toml++ is: --cmake-arg="
+                         "-Dtomlplusplus_DIR=$PWD/build-device-deps/cmake --cmake-arg="
+                         "-DPTXGEN_STATIC_RUNTIME=ON (a configured copy is configured again "
+                         "with them)")
+    ap.add_argument("--configure-only", action="store_true",
+                    help="make the scratch copy, configure it, and stop (builds nothing): "
+                         "checks the cmake arguments")
     ap.add_argument("--build-timeout", type=int, default=3600, help="seconds per build")
     ap.add_argument("--test-timeout", type=int, default=600, help="ctest --timeout per test")
     ap.add_argument("--ctest-wall", type=int, default=3600, help="seconds for one whole ctest")
@@ -417,6 +436,10 @@ def main(argv: list[str]) -> int:
         log(f"scratch copy {tree}: {sync_tree(source, tree)} files copied")
         for m in chosen:  # the copy may differ from the source only if the source changes now
             mutated_text(tree, m)
+        if args.configure_only:
+            ok = nets.configure()
+            log(f"configure {'done' if ok else 'failed'}: see {logs / 'configure.log'}")
+            return EXIT_OK if ok else EXIT_ENV
         if not nets.configure() or not nets.make("baseline"):
             log(f"the unchanged tree does not configure or build: see {logs}")
             return EXIT_ENV

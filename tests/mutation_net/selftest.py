@@ -116,5 +116,21 @@ with tempfile.TemporaryDirectory() as tmp:
                "the restored file has a fresh mtime (ninja rebuilds it)")
         expect(target.read_text() == source_text, "the source tree is never changed")
 
+# The configure command: ccache only where it is installed, the caller's arguments last.
+real_which = mn.shutil.which
+try:
+    for have_ccache in (True, False):
+        mn.shutil.which = lambda name, have=have_ccache: "/usr/bin/ccache" if have else None
+        cmd = mn.cmake_command(Path("/s"), Path("/s/build"), ["-Dtomlplusplus_DIR=/d/cmake"])
+        launcher = "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+        expect((launcher in cmd) == have_ccache,
+               f"ccache {'installed' if have_ccache else 'missing'}: the launcher is "
+               f"{'' if have_ccache else 'not '}passed ({cmd})")
+        expect(cmd[-1] == "-Dtomlplusplus_DIR=/d/cmake", "--cmake-arg values come last")
+finally:
+    mn.shutil.which = real_which
+args = mn.parse_args(["--cmake-arg=-DA=1", "--cmake-arg=-DB=2"])
+expect(args.cmake_arg == ["-DA=1", "-DB=2"], f"--cmake-arg repeats ({args.cmake_arg})")
+
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
