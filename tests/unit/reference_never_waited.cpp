@@ -1,7 +1,7 @@
 // The reference's check that no copy is left in flight at the end of the kernel
 // (check_never_waited, driver/reference/evaluator_launch.cpp), down to its smallest case:
-// one thread, one 16-byte chunk. The finding names the whole kernel, not a line, so no
-// specs/invalid file can pin it (tools/check_invalid_spec.sh wants LINE:COL).
+// one thread, one 16-byte chunk (specs/invalid/never_waited_one_chunk.toml pins its
+// position: the copy left pending).
 #include "driver/run/range_proof.hpp"
 #include "driver/toml/toml_spec.hpp"
 
