@@ -58,7 +58,7 @@ examples:
   ptxgen instr cp.async.shared.global.ca --chunk-bytes 8 --ptxas      # any qualifier order
   ptxgen instr cp.async.cg.shared.global --chunk-bytes 8              # error: .cg copies 16
   ptxgen instr cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes --size 4096 --target sm_90
-  ptxgen instr cp.async.bulk.global.shared::cta.bulk_group --size 24 --target sm_90   # error: 16s
+  ptxgen instr cp.async.bulk.global.shared::cta.bulk_group --size 24 --target sm_90   # error: not a multiple of 16
   ptxgen instr cp.async.bulk.wait_group.read --groups 1 --target sm_90
   ptxgen instr cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group --target sm_90 --ptxas
   ptxgen instr mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 --tx-count reg --sink --target sm_90
