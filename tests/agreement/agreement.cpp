@@ -10,13 +10,16 @@
 // tx-count range; a 32-bit register as a global address or a tensor map).
 //
 // Many forms go into one PTX file per (target, version); ptxas's per-line
-// errors are mapped back to forms. A file whose verdict cannot be mapped
-// (an error on a line that holds no form, ptxas stopping early) is redone one
-// form per file. Exit 0 on agreement, 1 on any undocumented disagreement,
-// 77 (CTest skip) when ptxas is not found, 3 when ptxas cannot be run.
+// errors are mapped back to forms. The forms after the last line ptxas named
+// go again in a file of their own (ptxas stops at a fatal error), until it
+// names none of them. A form whose verdict still differs from ptxgen's (an
+// error on a line that holds no form, a cascade) is redone one form per file. Exit 0 on agreement,
+// 1 on any undocumented disagreement, 77 (CTest skip) when ptxas is not found, 3 when ptxas cannot
+// be run.
 
 #include "driver/ptxas/assemble_all.hpp"
 #include "driver/ptxas/ptxas.hpp"
+#include "driver/ptxas/ptxas_output.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/printer.hpp"
 #include "emitter/ptx/validator.hpp"
@@ -26,6 +29,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -253,8 +257,8 @@ void add_transaction_counts(std::vector<Form>& forms) {
 std::vector<Form> generate_forms() {
   std::vector<Form> forms;
   // The bulk family first: at PTX 7.0 ptxas stops at the first mbarrier.arrive sink below
-  // ("fatal: Result discard mode is not allowed"), and the forms after a fatal line get no
-  // verdict in the batch, only in single-form reruns.
+  // ("fatal: Result discard mode is not allowed"), and every form after a fatal line needs
+  // another round.
   add_bulk_copies(forms);
   add_bulk_tensors(forms);
   add_transaction_counts(forms);
@@ -500,6 +504,48 @@ struct Job {
   std::vector<const Form*> forms;
 };
 
+/// Forms offset .. offset + count - 1 of a job, in one PTX file.
+struct Batch {
+  std::size_t job = 0, offset = 0, count = 0;
+};
+
+/// Maps ptxas's per-line errors on one batch back to its forms' verdicts (forms ptxas named
+/// are rejected). Returns the batch of the forms after the last one it named, which may have
+/// no verdict (ptxas stops at a fatal error), or nullopt when every form has one.
+std::optional<Batch> map_batch(const driver::AssembleResult& r, const Batch& b,
+                               std::uint32_t first_line, std::vector<int>& verdict,
+                               std::vector<std::string>& says) {
+  if (r.ok())
+    return std::nullopt;
+  std::string header_error;
+  std::optional<std::size_t> last;
+  for (const auto& m : r.messages) {
+    if (m.line >= first_line && m.line < first_line + b.count) {
+      if (!m.is_error)
+        continue;
+      const std::size_t f = b.offset + (m.line - first_line);
+      verdict[f] = 0;
+      if (says[f].empty())
+        says[f] = m.text;
+      last = std::max(last.value_or(0), f);
+    } else if (m.is_error && !driver::is_abort_summary(m) && header_error.empty()) {
+      // A line that holds no form (the .version/.target header), or a stop with no line.
+      header_error = m.text;
+    }
+  }
+  if (!header_error.empty() || !last) {
+    for (std::size_t f = b.offset; f < b.offset + b.count; ++f) {
+      verdict[f] = 0;
+      says[f] =
+          header_error.empty() ? "ptxas refused the file without naming a line" : header_error;
+    }
+    return std::nullopt;
+  }
+  if (*last + 1 == b.offset + b.count)
+    return std::nullopt;
+  return Batch{b.job, *last + 1, b.offset + b.count - (*last + 1)};
+}
+
 struct Tally {
   std::size_t forms = 0, agree = 0, stricter = 0, disagree = 0;
 };
@@ -539,54 +585,45 @@ int main(int argc, char** argv) {
   options.keep_cubin = false;
   options.timeout = std::chrono::milliseconds(120'000);
 
-  // ptxas's verdict per (job, form): true = accepted.
-  std::vector<std::vector<int>> verdict(jobs.size()); // 0 rejected, 1 accepted
+  // ptxas's verdict per (job, form): 1 accepted, 0 rejected. Each job's forms go to ptxas
+  // in one file; the forms after the last line ptxas named in an error go again in a file of
+  // their own, until ptxas names none of them: it stops at a fatal error (the PTX 7.0
+  // mbarrier.arrive sink), and what follows that line has no verdict.
+  std::vector<std::vector<int>> verdict(jobs.size());
   std::vector<std::vector<std::string>> ptxas_says(jobs.size());
-  std::vector<driver::AssembleJob> batch;
-  std::vector<std::uint32_t> first_lines(jobs.size());
+  std::vector<Batch> pending;
   for (std::size_t k = 0; k < jobs.size(); ++k) {
-    options.target = jobs[k].target;
-    batch.push_back(
-        {module_text(jobs[k].target, jobs[k].version, jobs[k].forms, first_lines[k]), options});
+    verdict[k].assign(jobs[k].forms.size(), 1);
+    ptxas_says[k].assign(jobs[k].forms.size(), "");
+    pending.push_back({k, 0, jobs[k].forms.size()});
   }
-  auto results = driver::assemble_all(ptxas->path, batch, 2);
-
-  // Map ptxas's per-line errors back to forms.
   using Status = driver::AssembleResult::Status;
-  for (std::size_t k = 0; k < jobs.size(); ++k) {
-    const auto& r = results[k];
-    const std::size_t n = jobs[k].forms.size();
-    ptxas_says[k].assign(n, "");
-    if (r.status != Status::ok && r.status != Status::rejected) {
-      std::cerr << "ptxgen_agreement: " << r.describe() << "\n";
-      return 3;
+  std::size_t batch_runs = 0, rounds = 0;
+  while (!pending.empty()) {
+    std::vector<driver::AssembleJob> batch;
+    std::vector<std::uint32_t> first_lines(pending.size());
+    for (std::size_t b = 0; b < pending.size(); ++b) {
+      const Job& j = jobs[pending[b].job];
+      const std::vector<const Form*> part(j.forms.begin() + pending[b].offset,
+                                          j.forms.begin() + pending[b].offset + pending[b].count);
+      options.target = j.target;
+      batch.push_back({module_text(j.target, j.version, part, first_lines[b]), options});
     }
-    if (r.ok()) {
-      verdict[k].assign(n, 1);
-      continue;
-    }
-    verdict[k].assign(n, 1);
-    std::string header_error;
-    for (const auto& m : r.messages) {
-      if (m.line >= first_lines[k] && m.line < first_lines[k] + n) {
-        if (!m.is_error)
-          continue;
-        std::size_t f = m.line - first_lines[k];
-        verdict[k][f] = 0;
-        if (ptxas_says[k][f].empty())
-          ptxas_says[k][f] = m.text;
-      } else if (m.is_error &&
-                 m.text.find("Ptx assembly aborted due to errors") == std::string::npos &&
-                 header_error.empty()) {
-        // A line that holds no form (the .version/.target header), or a fatal stop.
-        header_error = m.text;
+    auto results = driver::assemble_all(ptxas->path, batch, 2);
+    batch_runs += batch.size();
+    ++rounds;
+    std::vector<Batch> tails;
+    for (std::size_t b = 0; b < pending.size(); ++b) {
+      const auto& r = results[b];
+      if (r.status != Status::ok && r.status != Status::rejected) {
+        std::cerr << "ptxgen_agreement: " << r.describe() << "\n";
+        return 3;
       }
+      const std::size_t job = pending[b].job;
+      if (auto tail = map_batch(r, pending[b], first_lines[b], verdict[job], ptxas_says[job]))
+        tails.push_back(*tail);
     }
-    if (!header_error.empty())
-      for (std::size_t f = 0; f < n; ++f) {
-        verdict[k][f] = 0;
-        ptxas_says[k][f] = header_error;
-      }
+    pending = std::move(tails);
   }
 
   // A form whose batch verdict differs from ptxgen's, for a reason the documentation
@@ -677,8 +714,8 @@ int main(int argc, char** argv) {
   std::printf("ptxgen_agreement: %zu forms x %zu targets x %zu versions, %s (%s)\n", forms.size(),
               std::size(targets), versions.size(), ptxas->path.string().c_str(),
               ptxas->found_by.c_str());
-  std::printf("  %zu ptxas runs in batches, %zu single-form reruns, %.1f s\n\n", jobs.size(),
-              rerun.size(), seconds);
+  std::printf("  %zu ptxas runs in batches (%zu rounds), %zu single-form reruns, %.1f s\n\n",
+              batch_runs, rounds, rerun.size(), seconds);
   std::printf("  %-20s %9s %9s %16s %14s\n", "family", "forms", "agree", "ptxgen-stricter",
               "disagreements");
   for (const auto& [name, t] : tally)
