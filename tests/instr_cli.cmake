@@ -1,7 +1,9 @@
 # `ptxgen instr` end to end: where its caret goes, keyed on the position and the
 # DiagId (never on the wording). Each case is one CTest test.
 set(PTXGEN_INSTR_CASES
-    cg_size prefetch_version shared_cta_version misspelled_root operand_rule valid)
+    cg_size prefetch_version shared_cta_version misspelled_root operand_rule valid
+    bulk_valid bulk_size bulk_shared_cta_version bulk_multicast bulk_target tensor_coords
+    bulk_option)
 foreach(case ${PTXGEN_INSTR_CASES})
   add_test(NAME instr_cli.${case}
            COMMAND ${CMAKE_COMMAND} -DPTXGEN=$<TARGET_FILE:ptxgen> -DCASE=${case}

@@ -1,11 +1,13 @@
-// `ptxgen instr OPCODE ...`: builds one cp.async instruction, validates it for a
-// target and PTX version, prints it in canonical form, or says why not; with
-// --ptxas also asks ptxas whether it agrees.
+// `ptxgen instr OPCODE ...`: builds one cp.async instruction, or one of the sm_90
+// bulk-copy family (instr_bulk.cpp), validates it for a target and PTX version, prints
+// it in canonical form, or says why not; with --ptxas also asks ptxas whether it agrees.
 
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
+#include "driver/cli/instr_bulk.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/run/spec_files.hpp"
+#include "emitter/ptx/bulk_opcode.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
 #include "emitter/ptx/printer.hpp"
@@ -24,18 +26,29 @@ namespace {
 namespace po = boost::program_options;
 using namespace ptxgen::ptx;
 
-constexpr const char* kUsage = "usage: ptxgen instr OPCODE --chunk-bytes N [options]";
+constexpr const char* kUsage = "usage: ptxgen instr OPCODE --chunk-bytes N [options]   (cp.async)\n"
+                               "       ptxgen instr OPCODE [--size N] [options]         (bulk)";
 
 constexpr const char* kHelpText = R"(
-Builds one cp.async instruction, checks it against the PTX rules ptxgen
-enforces (PTX_RULES.md) for a target and PTX ISA version, and prints it in
-canonical form with placeholder registers, preceded by the `.version` and
-`.target` lines it needs. An invalid combination prints a diagnostic with a
-caret under the opcode (or names the operand) and exits 1.
+Builds one cp.async instruction, or one of the sm_90 bulk-copy family, checks
+it against the PTX rules ptxgen enforces (PTX_RULES.md) for a target and PTX
+ISA version, and prints it in canonical form with placeholder registers,
+preceded by the `.version` and `.target` lines it needs. An invalid
+combination prints a diagnostic with a caret under the opcode (or names the
+operand) and exits 1.
 
-Operands: the destination is a shared address in %r1, the source a global
-address in %rd1; a src-size register is %r2, a guard or ignore-src
+cp.async operands: the destination is a shared address in %r1, the source a
+global address in %rd1; a src-size register is %r2, a guard or ignore-src
 predicate %p1/%p2, the cache policy %rd2.
+
+The bulk-copy family: cp.async.bulk (global to shared with
+.mbarrier::complete_tx::bytes, shared to global with .bulk_group),
+cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read},
+cp.async.bulk.prefetch.L2.global, cp.async.bulk.tensor.{1..5}d (.tile loads
+and stores), cp.async.bulk.prefetch.tensor.{1..5}d, mbarrier.expect_tx,
+mbarrier.arrive.expect_tx, fence.proxy.async{.space},
+fence.mbarrier_init.release.cluster. Shared operands name the arrays `smem`
+and `mbar`, the tensor map is the generic address in the `tmap` parameter.
 
 examples:
   ptxgen instr cp.async.cg.shared.global --chunk-bytes 16
@@ -44,6 +57,11 @@ examples:
   ptxgen instr cp.async.cg.shared.global.L2::cache_hint --chunk-bytes 16 --cache-policy
   ptxgen instr cp.async.shared.global.ca --chunk-bytes 8 --ptxas      # any qualifier order
   ptxgen instr cp.async.cg.shared.global --chunk-bytes 8              # error: .cg copies 16
+  ptxgen instr cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes --size 4096 --target sm_90
+  ptxgen instr cp.async.bulk.global.shared::cta.bulk_group --size 24 --target sm_90   # error: not a multiple of 16
+  ptxgen instr cp.async.bulk.wait_group.read --groups 1 --target sm_90
+  ptxgen instr cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group --target sm_90 --ptxas
+  ptxgen instr mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 --tx-count reg --sink --target sm_90
 
 exit status: 0 valid (and ptxas agrees, with --ptxas), 1 invalid instruction
 or ptxas disagrees, 2 bad usage, 3 no usable ptxas (missing, or it cannot
@@ -77,6 +95,14 @@ struct Options {
   std::string target = driver::emitted_target.str();
   std::optional<std::string> ptx_version;
   std::optional<std::string> ptxas;
+  bool bulk = false;         ///< the opcode is of the bulk-copy family
+  bool target_given = false; ///< --target was on the command line
+  // the bulk family's options (instr_bulk.hpp)
+  std::optional<std::string> size;
+  std::optional<std::string> tx_count;
+  std::int64_t groups = 0;
+  std::optional<std::size_t> coords;
+  bool sink = false;
 };
 
 /// The instruction and a minimal kernel around it that defines every register it reads.
@@ -153,6 +179,8 @@ Built build(const CpAsyncOpcode& op, const Options& o, std::uint32_t chunk_bytes
   return b;
 }
 
+} // namespace
+
 /// Assembles the kernel around the instruction with ptxas and says whether it agrees with
 /// ptxgen's verdict `valid`; the exit status of `ptxgen instr --ptxas`.
 int compare_with_ptxas(const std::string& ptxas, const Module& module, Target target,
@@ -207,6 +235,8 @@ int compare_with_ptxas(const std::string& ptxas, const Module& module, Target ta
   return exit_input;
 }
 
+namespace {
+
 /// Parses the command line into `vm` against `visible` (the options --help lists) and
 /// the OPCODE operand. Nullopt to go on, else the exit status to end with.
 std::optional<int> parse_instr_command_line(const std::vector<std::string>& args,
@@ -223,6 +253,27 @@ std::optional<int> parse_instr_command_line(const std::vector<std::string>& args
     return usage_error("instr", e.what(), kUsage);
   }
   apply_cache_option(vm);
+  return std::nullopt;
+}
+
+/// The bulk family's options into `o`; cp.async's are refused. Nullopt to go on, else the
+/// exit status to end with.
+std::optional<int> read_bulk_options(const po::variables_map& vm, Options& o) {
+  for (const char* cp_async_only : {"chunk-bytes", "src-size"})
+    if (vm.count(cp_async_only))
+      return usage_error(
+          "instr", "--" + std::string(cp_async_only) + " is for cp.async; a bulk copy takes --size",
+          kUsage);
+  if (o.ignore_src)
+    return usage_error("instr", "--ignore-src is for cp.async", kUsage);
+  if (vm.count("size"))
+    o.size = vm["size"].as<std::string>();
+  if (vm.count("tx-count"))
+    o.tx_count = vm["tx-count"].as<std::string>();
+  if (vm.count("groups"))
+    o.groups = vm["groups"].as<std::int64_t>();
+  if (vm.count("coords"))
+    o.coords = vm["coords"].as<std::size_t>();
   return std::nullopt;
 }
 
@@ -246,6 +297,20 @@ std::optional<int> read_instr_options(const po::variables_map& vm,
     o.ptx_version = vm["ptx-version"].as<std::string>();
   if (vm.count("ptxas"))
     o.ptxas = vm["ptxas"].as<std::string>();
+  o.target_given = !vm["target"].defaulted();
+  const std::optional<MnemonicMatch> mnemonic = parse_mnemonic(o.opcode);
+  o.bulk = mnemonic && bulk_family(mnemonic->mnemonic);
+  if (o.bulk)
+    return read_bulk_options(vm, o);
+  for (const char* bulk_only : {"size", "tx-count", "groups", "coords"})
+    if (vm.count(bulk_only))
+      return usage_error("instr",
+                         "--" + std::string(bulk_only) +
+                             " is for the bulk-copy family; "
+                             "cp.async takes --chunk-bytes",
+                         kUsage);
+  if (o.sink)
+    return usage_error("instr", "--sink is for mbarrier.arrive.expect_tx", kUsage);
   if (!vm.count("chunk-bytes"))
     return usage_error("instr",
                        "--chunk-bytes is required: the copy width is never inferred; give 4, 8 "
@@ -286,6 +351,23 @@ std::optional<int> parse_instr_values(const Options& o, InstrValues& v) {
   return std::nullopt;
 }
 
+/// The bulk family's request: sm_90 unless --target named another.
+BulkInstrRequest bulk_request(const Options& o, const InstrValues& v) {
+  BulkInstrRequest r;
+  r.opcode = o.opcode;
+  r.target = o.target_given ? v.target : Target{90, false};
+  r.version = v.version;
+  r.size = o.size;
+  r.tx_count = o.tx_count;
+  r.groups = o.groups;
+  r.coords = o.coords;
+  r.sink = o.sink;
+  r.pred = o.pred;
+  r.cache_policy = o.cache_policy;
+  r.ptxas = o.ptxas;
+  return r;
+}
+
 /// The PTX rules' findings on `b` for the target and version, each placed in the opcode.
 Diagnostics check_built(const Built& b, const Options& o, const OpcodeLayout& layout,
                         const CpAsyncOpcode& parsed, Target target, PtxVersion version) {
@@ -313,9 +395,14 @@ int run_instr(const std::vector<std::string>& args) {
     ("ignore-src", po::bool_switch(&o.ignore_src), "add an ignore-src predicate operand (PTX 7.5): zero all bytes when true")
     ("pred", po::bool_switch(&o.pred), "guard the instruction with @%p")
     ("cache-policy", po::bool_switch(&o.cache_policy), "add the 64-bit cache-policy operand that .L2::cache_hint requires")
-    ("target", po::value<std::string>(&o.target)->default_value(driver::emitted_target.str()), "the target, e.g. sm_80, sm_90a, sm_120")
+    ("target", po::value<std::string>(&o.target)->default_value(driver::emitted_target.str()), "the target, e.g. sm_80, sm_90a, sm_120 (the bulk family: sm_90 unless given)")
     ("ptx-version", po::value<std::string>(), "the .version X.Y (default: the lowest the target and the instruction allow)")
     ("ptxas", po::value<std::string>()->implicit_value(""), "also assemble it with ptxas (at PATH, or found as usual) and report whether ptxas agrees")
+    ("size", po::value<std::string>(), "bulk: the byte count of a bulk copy or prefetch (a multiple of 16 up to 1048560), or `reg` for a u32 register; required, never inferred")
+    ("tx-count", po::value<std::string>(), "bulk: the transaction bytes of mbarrier.expect_tx / arrive.expect_tx, or `reg`")
+    ("groups", po::value<std::int64_t>(), "bulk: N of cp.async.bulk.wait_group (default 0)")
+    ("coords", po::value<std::size_t>(), "bulk: how many tensor coordinates to write (default: the opcode's rank)")
+    ("sink", po::bool_switch(&o.sink), "bulk: mbarrier.arrive.expect_tx discards its state (`_`)")
     ("help,h", "show this help");
   // clang-format on
   add_cache_option(visible);
@@ -332,6 +419,9 @@ int run_instr(const std::vector<std::string>& args) {
   InstrValues v;
   if (auto status = parse_instr_values(o, v))
     return *status;
+
+  if (o.bulk)
+    return run_bulk_instr(bulk_request(o, v), *printer);
 
   OpcodeLayout layout;
   Result<CpAsyncOpcode> parsed = parse_opcode(o.opcode, &layout);

@@ -31,6 +31,7 @@ enum class Quals : std::uint8_t {
   shf,      ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
   mbarrier, ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
   bulk,     ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+  bulk_off, ///< a bulk form the simulator does not run yet: always unsupported
   fence,    ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
   space,    ///< exactly one state space (isspacep.global); the operand is a 64-bit address
   ldmatrix, ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`

@@ -113,6 +113,10 @@ std::optional<std::string> mbarrier_qualifiers(ir::Op& op, std::span<const ptx::
   return std::nullopt;
 }
 
+/// Why a bulk form other than the 1-D load is refused.
+constexpr std::string_view only_bulk_load_simulated =
+    "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes is simulated";
+
 /// cp.async.bulk's qualifiers: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
 /// {.L2::cache_hint}. Other bulk forms (bulk_group completion, multicast, prefetch, tensor) are
 /// not simulated.
@@ -120,16 +124,10 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
                                            std::span<const ptx::OpcodeWord> quals) {
   if (quals.empty() || (word(quals[0]) != ptx::Qualifier::shared_cluster &&
                         word(quals[0]) != ptx::Qualifier::shared_cta))
-    throw Unsupported{
-        DiagId::sim_unsupported_form,
-        "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
-        "is simulated"};
+    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_load_simulated)};
   if (quals.size() < 3 || word(quals[1]) != ptx::Qualifier::global ||
       word(quals[2]) != ptx::Qualifier::complete_tx_bytes)
-    throw Unsupported{
-        DiagId::sim_unsupported_form,
-        "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes "
-        "is simulated"};
+    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_load_simulated)};
   for (const ptx::OpcodeWord& q : quals.subspan(3)) {
     if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
       d.hint = true;
@@ -335,6 +333,8 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     d.type = *parse_type(ptx::name(ptx::ScalarType::u32));
     op.type = d.type.t;
     break;
+  case Quals::bulk_off:
+    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_load_simulated)};
   case Quals::fence:
     if (!fence_qualifiers_ok(f.mnemonic, quals))
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};

@@ -31,6 +31,18 @@ enum class Feature : std::uint8_t {
   mbarrier_test_wait_parity, ///< mbarrier.test_wait.parity.b64
   mbarrier_try_wait,         ///< mbarrier.try_wait.b64 (sm_90)
   mbarrier_try_wait_parity,  ///< mbarrier.try_wait.parity.b64 (sm_90)
+  bulk_copy,                 ///< cp.async.bulk global<->shared, 1-D (sm_90)
+  bulk_shared_cta_dst,       ///< a bulk load's `.shared::cta` destination (8.6)
+  bulk_commit_group,         ///< cp.async.bulk.commit_group
+  bulk_wait_group,           ///< cp.async.bulk.wait_group{.read}
+  bulk_prefetch,             ///< cp.async.bulk.prefetch.L2
+  bulk_tensor,               ///< cp.async.bulk.tensor, `.tile` mode
+  bulk_prefetch_tensor,      ///< cp.async.bulk.prefetch.tensor, `.tile` mode
+  mbarrier_expect_tx,        ///< mbarrier.expect_tx
+  mbarrier_arrive_expect_tx, ///< mbarrier.arrive.expect_tx
+  mbarrier_arrive_relaxed,   ///< `.relaxed` on mbarrier.arrive.expect_tx (8.6)
+  fence_proxy_async,         ///< fence.proxy.async{.space}
+  fence_mbarrier_init,       ///< fence.mbarrier_init.release.cluster
 };
 
 struct FeatureInfo {

@@ -1,5 +1,6 @@
 #pragma once
-// Typed PTX instructions: the cp.async family and the plain instructions the lowering needs.
+// Typed PTX instructions: the cp.async family and the plain instructions the lowering needs
+// (the sm_90 bulk-copy family is declared in bulk.hpp).
 //
 // Each instruction kind is declared once: its struct, followed by
 // `describe(const Kind&, V& v)`, which tells a visitor v the kind's mnemonic and
@@ -20,6 +21,8 @@
 //   reg(Register, Slot)                        a read operand that must be a register
 //   negated_reg(Register, Slot)                the same, printed `!%p`
 //   address(const Address&, AddressSlot)       a memory operand `[base+offset]`
+//   tensor(const std::variant<Register, Symbol>& map, std::span<const Operand> coords,
+//          Slot map, Slot coord)               a tensor operand `[map, {c0, c1, ...}]`
 //   immediate(std::int64_t)                    an integer literal operand
 //   float_immediate(float)                     a float literal operand (its exact bits)
 //   label(const std::string&)                  a branch target, a label of the entry
@@ -29,6 +32,8 @@
 //                                              ptxas refuses; the validator reports it)
 //   feature(Feature)                           a feature-table row the instruction uses
 
+#include "emitter/ptx/bulk.hpp"
+#include "emitter/ptx/declaration.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/mnemonic.hpp"
 #include "emitter/ptx/opcode.hpp"
@@ -45,76 +50,6 @@
 #include <vector>
 
 namespace ptxgen::ptx {
-
-// --- the declaration vocabulary ------------------------------------------------
-
-/// What an operand is for; messages name it ("mov's source").
-enum class Role : std::uint8_t {
-  destination,  ///< the written register(s)
-  source,       ///< the one read value
-  first,        ///< first source of a binary/ternary instruction
-  second,       ///< second source
-  third,        ///< third source (mad's addend)
-  selector,     ///< selp's predicate
-  src_size,     ///< cp.async's src-size
-  ignore_src,   ///< cp.async's ignore-src predicate
-  cache_policy, ///< cp.async's 64-bit cache policy
-  address,      ///< the memory operand of ld, st, mbarrier.arrive
-  dst_address,  ///< cp.async's shared destination
-  src_address,  ///< cp.async's global source
-};
-std::string_view name(Role r); ///< "destination", "src-size", ...
-
-/// What a value operand may be besides a register of its type, an immediate of a
-/// non-predicate type, or a symbol's address (flags; combine with `|`).
-enum class OperandRule : std::uint8_t {
-  none = 0,
-  special_register = 1 << 0,   ///< %tid.x and friends (ptxas allows them only in mov and cvt)
-  predicate_constant = 1 << 1, ///< a .pred operand may be the constant 0 or 1 (mov.pred)
-};
-constexpr OperandRule operator|(OperandRule a, OperandRule b) {
-  return static_cast<OperandRule>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b));
-}
-/// True when `rule` is in `set`.
-constexpr bool allows(OperandRule set, OperandRule rule) {
-  return (static_cast<std::uint8_t>(set) & static_cast<std::uint8_t>(rule)) != 0;
-}
-
-/// A register or value operand: its role, the type it carries, what else it may be.
-struct Slot {
-  Role role = Role::source;
-  ScalarType type = ScalarType::u32;
-  OperandRule rules = OperandRule::none;
-};
-
-/// The registers that may hold an address.
-enum class AddressWidth : std::uint8_t {
-  b64,        ///< a .b64 register only (a global address: 32 bits would truncate it)
-  b32_or_b64, ///< a .b32 or .b64 register (shared and param addresses)
-};
-
-/// The symbols an address may name (an entry's parameters and shared arrays).
-enum class SymbolScope : std::uint8_t {
-  none,   ///< no symbol (a .global address: ptxgen declares no .global variables)
-  shared, ///< a shared array of the entry
-  param,  ///< a parameter of the entry
-};
-
-/// A memory operand's role and what may form its base.
-struct AddressSlot {
-  Role role = Role::address;
-  AddressWidth width = AddressWidth::b64;
-  SymbolScope symbols = SymbolScope::none;
-};
-
-/// The exact bits of a float as PTX's hexadecimal literal: 0.5f -> `0f3F000000`.
-std::string float_literal(float f);
-
-/// `@%p` or `@!%p` in front of an instruction: false suppresses it entirely.
-struct Guard {
-  Register predicate;
-  bool negated = false;
-};
 
 /// The src-size operand: copy this many bytes and zero the rest of cp-size.
 struct SrcSize {
@@ -136,7 +71,7 @@ struct CpAsync {
   std::uint32_t cp_size = 16;
   std::variant<std::monostate, SrcSize, IgnoreSrc> zero_fill; ///< the two forms exclude each other
   /// The 64-bit cache policy: present exactly when opcode.cache_hint is set.
-  std::optional<std::variant<Register, Immediate>> cache_policy;
+  CachePolicy cache_policy;
 };
 
 template <class V>
@@ -166,14 +101,7 @@ void describe(const CpAsync& c, V& v) {
              c.zero_fill);
   // The hint trap: with `.L2::cache_hint` ptxas reads the last operand as the policy, so
   // the policy is always printed; a missing one prints a token ptxas refuses.
-  if (c.cache_policy) {
-    if (const auto* r = std::get_if<Register>(&*c.cache_policy))
-      v.reg(*r, {Role::cache_policy, ScalarType::b64});
-    else
-      v.immediate(std::get<Immediate>(*c.cache_policy).value);
-  } else if (c.opcode.cache_hint) {
-    v.missing("?missing_cache_policy");
-  }
+  describe_cache_policy(c.opcode.cache_hint, c.cache_policy, v);
   v.feature(Feature::cp_async);
   if (c.opcode.cache_hint)
     v.feature(Feature::cp_async_cache_hint);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <variant>
 
 namespace ptxgen::ptx {
 
@@ -26,6 +27,14 @@ public:
   void reg(Register r, Slot) { next() += to_string(r); }
   void negated_reg(Register r, Slot) { next() += "!" + to_string(r); }
   void address(const Address& a, AddressSlot) { next() += to_string(a); }
+  void tensor(const std::variant<Register, Symbol>& map, std::span<const Operand> coords, Slot,
+              Slot) {
+    std::string& out = next();
+    out += "[" + to_string(std::visit([](const auto& m) -> Operand { return m; }, map)) + ", {";
+    for (std::size_t k = 0; k < coords.size(); ++k)
+      out += (k ? ", " : "") + to_string(coords[k]);
+    out += "}]";
+  }
   void immediate(std::int64_t n) { next() += std::to_string(n); }
   void float_immediate(float f) { next() += float_literal(f); }
   void label(const std::string& name) { next() += name; }

@@ -37,7 +37,9 @@ enum class QualifierGroup : std::uint8_t {
   funnel,          ///< shf's `.l .r` and `.wrap .clamp`
   matrix,          ///< ldmatrix's `.m8n8` and `.x1 .x2 .x4`
   level,           ///< prefetch's `.L1 .L2`, membar's `.gl`
-  completion,      ///< cp.async.bulk's `.mbarrier::complete_tx::bytes`, `.multicast::cluster`
+  completion,      ///< cp.async.bulk's `.mbarrier::complete_tx::bytes`, `.bulk_group`, multicast
+  tensor_dim,      ///< cp.async.bulk.tensor's `.1d` ... `.5d`
+  tensor_mode,     ///< cp.async.bulk.tensor's load mode `.tile`
   float_type,      ///< `.bf16`, `.f16x2`, `.bf16x2` (the others are ScalarType's)
 };
 

@@ -133,6 +133,12 @@ public:
                },
                a.base);
   }
+  void tensor(const std::variant<Register, Symbol>& map, std::span<const Operand> coords,
+              Slot map_slot, Slot coord) {
+    tensor_map(map, map_slot);
+    for (const Operand& c : coords)
+      use(c, coord);
+  }
   void immediate(std::int64_t) {}
   void float_immediate(float) {}
   void label(const std::string& name) {
@@ -239,17 +245,33 @@ private:
     }
   }
 
+  /// The tensor map: its generic address in a 64-bit register (ptxas would also take 32 bits,
+  /// which cannot hold a generic address of a 64-bit program, and refuses state-space symbols).
+  void tensor_map(const std::variant<Register, Symbol>& map, Slot s) {
+    if (const auto* r = std::get_if<Register>(&map)) {
+      walk(*r);
+      if (r->cls != RegClass::b64)
+        error(DiagId::ptx_address_register, what(s.role) +
+                                                " must be a generic address in a 64-bit (.b64) "
+                                                "register; " +
+                                                reg_desc(*r) + " is not");
+      return;
+    }
+    const Symbol& sym = std::get<Symbol>(map);
+    walk(sym, true, true);
+    error(DiagId::ptx_tensor_map_operand,
+          what(s.role) +
+              " must be the map's generic address in a 64-bit register (for a "
+              "parameter: `mov.b64 %rd, param; cvta.param.u64 %rd, %rd`); `" +
+              sym.name + "` is a state-space variable, which ptxas refuses here");
+  }
+
   // --- semantics: the rules about an instruction as a whole, one overload per kind ---
 
   void semantics(const CpAsync& c);
   void semantics(const CpAsyncCommitGroup&) {}
   void semantics(const CpAsyncWaitGroup& w) {
-    if (w.n < 0 || w.n > max_wait_group)
-      error(DiagId::ptx_wait_group_range,
-            "cp.async.wait_group N must be in 0.." + std::to_string(max_wait_group) + "; it is " +
-                std::to_string(w.n) +
-                " (ptxgen is stricter than ptxas, which accepts any integer: N counts pending "
-                "groups, so a negative or huge N is a bug)");
+    wait_group_range(w.n);
   }
   void semantics(const CpAsyncWaitAll&) {}
   void semantics(const CpAsyncMbarrierArrive&) {}
@@ -270,6 +292,42 @@ private:
                                                    ".parity's phase parity must be 0 or 1; it is " +
                                                    std::to_string(imm->value));
   }
+  void semantics(const CpAsyncBulkLoad& c) {
+    bulk_size(c.size);
+    cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
+  }
+  void semantics(const CpAsyncBulkStore& c) {
+    bulk_size(c.size);
+    cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
+  }
+  void semantics(const CpAsyncBulkCommitGroup&) {}
+  void semantics(const CpAsyncBulkWaitGroup& w) {
+    wait_group_range(w.n);
+  }
+  void semantics(const CpAsyncBulkPrefetch& p) {
+    bulk_size(p.size);
+    cache_policy_rules(p.cache_hint, p.cache_policy.has_value());
+  }
+  void semantics(const CpAsyncBulkTensorLoad& c) {
+    coordinate_count(c.rank, c.tensor);
+    cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
+  }
+  void semantics(const CpAsyncBulkTensorStore& c) {
+    coordinate_count(c.rank, c.tensor);
+    cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
+  }
+  void semantics(const CpAsyncBulkPrefetchTensor& p) {
+    coordinate_count(p.rank, p.tensor);
+    cache_policy_rules(p.cache_hint, p.cache_policy.has_value());
+  }
+  void semantics(const MbarrierExpectTx& m) {
+    tx_count_range(m.tx_count);
+  }
+  void semantics(const MbarrierArriveExpectTx& m) {
+    tx_count_range(m.tx_count);
+  }
+  void semantics(const FenceProxyAsync&) {}
+  void semantics(const FenceMbarrierInit&) {}
   void semantics(const CreatePolicyFractional& p) {
     if (p.secondary && !allowed_as_secondary(*p.secondary))
       error(DiagId::ptx_createpolicy_secondary,
@@ -343,6 +401,60 @@ private:
     if (!ok)
       error(DiagId::ptx_label_name,
             "`" + n + "` is not a PTX identifier for a label (e.g. `$L_loop`)");
+  }
+
+  void wait_group_range(std::int64_t n) {
+    if (n < 0 || n > max_wait_group)
+      error(DiagId::ptx_wait_group_range,
+            std::string(mnemonic_) + " N must be in 0.." + std::to_string(max_wait_group) +
+                "; it is " + std::to_string(n) +
+                " (ptxgen is stricter than ptxas, which accepts any integer: N counts pending "
+                "groups, so a negative or huge N is a bug)");
+  }
+
+  /// A bulk size immediate: whole 16-byte granules, at most max_bulk_bytes (ptxas's rules).
+  void bulk_size(const Operand& size) {
+    const auto* imm = std::get_if<Immediate>(&size);
+    if (!imm)
+      return;
+    if (imm->value < 0 || imm->value > max_bulk_bytes)
+      error(DiagId::ptx_bulk_size_range, std::string(mnemonic_) + "'s size must be in 0.." +
+                                             std::to_string(max_bulk_bytes) + "; it is " +
+                                             std::to_string(imm->value));
+    else if (imm->value % bulk_granule != 0)
+      error(DiagId::ptx_bulk_size_multiple,
+            std::string(mnemonic_) + "'s size must be a multiple of " +
+                std::to_string(bulk_granule) + " bytes; it is " + std::to_string(imm->value));
+  }
+
+  /// `.L2::cache_hint` and the cache-policy operand come together (ptxas refuses either alone
+  /// on the bulk forms: "Arguments mismatch").
+  void cache_policy_rules(bool cache_hint, bool has_policy) {
+    if (cache_hint && !has_policy)
+      error(DiagId::ptx_cache_hint_without_policy,
+            "`.L2::cache_hint` requires a 64-bit cache-policy operand after the others");
+    if (!cache_hint && has_policy)
+      error(DiagId::ptx_policy_without_cache_hint,
+            "a cache-policy operand requires `.L2::cache_hint` in the opcode");
+  }
+
+  void coordinate_count(TensorRank rank, const TensorOperand& t) {
+    if (t.coords.size() != coordinates(rank))
+      error(DiagId::ptx_tensor_coordinate_count,
+            std::string(mnemonic_) + "." + std::string(name(rank)) + " takes " +
+                std::to_string(coordinates(rank)) + " coordinates, one per dimension; it has " +
+                std::to_string(t.coords.size()));
+  }
+
+  /// The manual's tx-count range; ptxas takes any immediate (PTX_RULES.md).
+  void tx_count_range(const Operand& tx) {
+    if (const auto* imm = std::get_if<Immediate>(&tx);
+        imm && (imm->value < 0 || imm->value > max_tx_count))
+      error(DiagId::ptx_tx_count_range,
+            std::string(mnemonic_) + "'s txCount must be in 0.." + std::to_string(max_tx_count) +
+                "; it is " + std::to_string(imm->value) +
+                " (ptxgen follows the PTX ISA manual's tx-count range; ptxas accepts any "
+                "immediate)");
   }
 
   void vector_count(std::size_t n, StateSpace space) {

@@ -23,6 +23,15 @@ inline constexpr std::int64_t max_mbarrier_count = (std::int64_t{1} << 20) - 1;
 /// The size and alignment in bytes of an mbarrier object in shared memory.
 inline constexpr std::int64_t mbarrier_bytes = 8;
 
+/// The largest byte count of one bulk copy or bulk prefetch (2^20 - 16; ptxas 13.0
+/// refuses a larger immediate); a size is also a multiple of bulk_granule.
+inline constexpr std::int64_t max_bulk_bytes = (std::int64_t{1} << 20) - 16;
+/// Bulk copies move whole 16-byte granules: sizes and addresses are multiples of this.
+inline constexpr std::int64_t bulk_granule = 16;
+/// The largest transaction count one expect_tx may add (the manual's tx-count range,
+/// 2^20 - 1; ptxas 13.0 takes any immediate).
+inline constexpr std::int64_t max_tx_count = (std::int64_t{1} << 20) - 1;
+
 /// One rule broken by an instruction, with the cp.async opcode qualifier it is about
 /// (OpcodePart::none when it is about an operand or the instruction as a whole).
 struct Finding {

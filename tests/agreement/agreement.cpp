@@ -1,20 +1,25 @@
 // ptxgen_agreement: ptxgen's validator against ptxas 13.0, form by form.
 //
-// Every instruction form of the cp.async family (generated from the opcode
-// qualifiers, cp-sizes, operand tails and the feature table), on every target
-// and PTX ISA version of the matrix below, gets a verdict from validate() and
-// one from ptxas. They must agree, except where ptxgen is documented to be
-// stricter (a feature row with stricter_than_ptxas, and wait_group's bounds: ptxgen takes
-// 0..max_wait_group = 64, ptxas any integer).
+// Every instruction form of the cp.async family and of the sm_90 bulk-copy family
+// (cp.async.bulk{,.tensor,.prefetch}, bulk groups, expect_tx, the async-proxy fences),
+// generated from the opcode qualifiers, sizes, operand tails and the feature table, on
+// every target and PTX ISA version of the matrix below, gets a verdict from validate()
+// and one from ptxas. They must agree, except where ptxgen is documented to be stricter
+// (a feature row with stricter_than_ptxas; wait_group's bounds: ptxgen takes
+// 0..max_wait_group = 64, ptxas any integer; an expect_tx count outside the manual's
+// tx-count range; a 32-bit register as a global address or a tensor map).
 //
 // Many forms go into one PTX file per (target, version); ptxas's per-line
-// errors are mapped back to forms. A file whose verdict cannot be mapped
-// (an error on a line that holds no form, ptxas stopping early) is redone one
-// form per file. Exit 0 on agreement, 1 on any undocumented disagreement,
-// 77 (CTest skip) when ptxas is not found, 3 when ptxas cannot be run.
+// errors are mapped back to forms. The forms after the last line ptxas named
+// go again in a file of their own (ptxas stops at a fatal error), until it
+// names none of them. A form whose verdict still differs from ptxgen's (an
+// error on a line that holds no form, a cascade) is redone one form per file. Exit 0 on agreement,
+// 1 on any undocumented disagreement, 77 (CTest skip) when ptxas is not found, 3 when ptxas cannot
+// be run.
 
 #include "driver/ptxas/assemble_all.hpp"
 #include "driver/ptxas/ptxas.hpp"
+#include "driver/ptxas/ptxas_output.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/printer.hpp"
 #include "emitter/ptx/validator.hpp"
@@ -24,6 +29,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -34,7 +40,7 @@ using namespace ptxgen::ptx;
 
 namespace {
 
-const Register r1{RegClass::b32, 1}, r2{RegClass::b32, 2};
+const Register r1{RegClass::b32, 1}, r2{RegClass::b32, 2}, r3{RegClass::b32, 3};
 const Register rd1{RegClass::b64, 1}, rd2{RegClass::b64, 2}, rd3{RegClass::b64, 3};
 const Register p1{RegClass::pred, 1};
 
@@ -62,8 +68,200 @@ void add(std::vector<Form>& out, std::string family, InstructionBody body,
   out.push_back({std::move(family), std::move(i), std::move(text)});
 }
 
+/// The byte counts a bulk size operand is tried with: valid, ptxas's two refusals, a register.
+std::vector<Operand> bulk_sizes() {
+  return {Immediate{16},      Immediate{0},   Immediate{17}, Immediate{1048560},
+          Immediate{1048576}, Immediate{-16}, Operand{r2},   Operand{rd2}};
+}
+
+/// The policy tails: none, a b64 register, an immediate, a b32 register.
+std::vector<CachePolicy> policies() {
+  return {std::nullopt, CachePolicy{rd3}, CachePolicy{Immediate{0}}, CachePolicy{r2}};
+}
+
+/// 1-D bulk copies, their groups and the bulk prefetch (bulk.hpp).
+void add_bulk_copies(std::vector<Form>& forms) {
+  for (BulkDst dst : {BulkDst::shared_cluster, BulkDst::shared_cta}) {
+    auto load = [dst] {
+      CpAsyncBulkLoad c;
+      c.dst_space = dst;
+      c.dst = Address{r1, 0};
+      c.src = Address{rd1, 0};
+      c.size = Immediate{32};
+      c.mbar = Address{Symbol{"smem"}, 8};
+      return c;
+    };
+    for (const Operand& size : bulk_sizes()) {
+      auto c = load();
+      c.size = size;
+      add(forms, "bulk load", c);
+    }
+    for (bool hint : {false, true})
+      for (const CachePolicy& policy : policies()) {
+        auto c = load();
+        c.cache_hint = hint;
+        c.cache_policy = policy;
+        add(forms, "bulk load", c);
+      }
+    for (const Address& a : {Address{rd2, 0}, Address{Symbol{"smem"}, 16}, Address{p1, 0}}) {
+      auto c = load();
+      c.dst = a;
+      add(forms, "bulk load", c);
+      c = load();
+      c.mbar = a;
+      add(forms, "bulk load", c);
+    }
+    for (const Address& a : {Address{r2, 0}, Address{Symbol{"smem"}, 0}}) {
+      auto c = load();
+      c.src = a;
+      add(forms, "bulk load", c);
+    }
+  }
+  auto store = [] {
+    CpAsyncBulkStore c;
+    c.dst = Address{rd1, 0};
+    c.src = Address{r1, 0};
+    c.size = Immediate{64};
+    return c;
+  };
+  for (const Operand& size : bulk_sizes()) {
+    auto c = store();
+    c.size = size;
+    add(forms, "bulk store", c);
+  }
+  for (bool hint : {false, true})
+    for (const CachePolicy& policy : policies()) {
+      auto c = store();
+      c.cache_hint = hint;
+      c.cache_policy = policy;
+      add(forms, "bulk store", c);
+    }
+  for (const Address& a : {Address{rd2, 16}, Address{Symbol{"smem"}, 32}}) {
+    auto c = store();
+    c.src = a;
+    add(forms, "bulk store", c);
+  }
+  for (const Address& a : {Address{r2, 0}, Address{Symbol{"smem"}, 0}}) {
+    auto c = store();
+    c.dst = a;
+    add(forms, "bulk store", c);
+  }
+  add(forms, "bulk groups", CpAsyncBulkCommitGroup{});
+  add(forms, "bulk groups", CpAsyncBulkCommitGroup{}, Guard{p1, false});
+  for (bool read : {false, true})
+    for (std::int64_t n : {0, 1, 7, 64, 65, 1000, -1})
+      add(forms, "bulk groups", CpAsyncBulkWaitGroup{n, read});
+  for (const Operand& size : bulk_sizes())
+    add(forms, "bulk prefetch", CpAsyncBulkPrefetch{false, Address{rd1, 0}, size, {}});
+  for (bool hint : {false, true})
+    for (const CachePolicy& policy : policies())
+      add(forms, "bulk prefetch",
+          CpAsyncBulkPrefetch{hint, Address{rd1, 0}, Immediate{256}, policy});
+  add(forms, "bulk prefetch", CpAsyncBulkPrefetch{false, Address{r2, 0}, Immediate{16}, {}});
+}
+
+/// Tensor operands of a rank: the right coordinate count (registers, then immediates), one
+/// over, one short, and the map as a 32-bit register, a parameter and a shared array.
+std::vector<TensorOperand> tensor_operands(TensorRank rank) {
+  static const Operand registers[] = {Register{RegClass::b32, 1}, Register{RegClass::b32, 2},
+                                      Register{RegClass::b32, 3}, Register{RegClass::b32, 4},
+                                      Register{RegClass::b32, 5}, Register{RegClass::b32, 6}};
+  static const Operand immediates[] = {Immediate{0},  Immediate{8},  Immediate{16},
+                                       Immediate{24}, Immediate{32}, Immediate{40}};
+  const std::size_t n = coordinates(rank);
+  auto of = [&](std::variant<Register, Symbol> map, std::size_t count, bool immediate) {
+    const Operand* from = immediate ? immediates : registers;
+    return TensorOperand{std::move(map), std::vector<Operand>(from, from + count)};
+  };
+  std::vector<TensorOperand> out = {of(rd2, n, false),         of(rd2, n, true),
+                                    of(rd2, n + 1, false),     of(r2, n, false),
+                                    of(Symbol{"A"}, n, false), of(Symbol{"smem"}, n, false)};
+  // `{}` is a syntax error that stops ptxas: the short vector only where it is not empty.
+  if (n > 1)
+    out.push_back(of(rd2, n - 1, false));
+  return out;
+}
+
+/// Tensor tiles in `.tile` mode, ranks 1 to 5: loads, stores and prefetches (bulk.hpp).
+void add_bulk_tensors(std::vector<Form>& forms) {
+  const TensorRank ranks[] = {TensorRank::d1, TensorRank::d2, TensorRank::d3, TensorRank::d4,
+                              TensorRank::d5};
+  for (TensorRank rank : ranks) {
+    const std::vector<TensorOperand> operands = tensor_operands(rank);
+    for (BulkDst dst : {BulkDst::shared_cluster, BulkDst::shared_cta}) {
+      for (const TensorOperand& t : operands)
+        add(forms, "tensor load",
+            CpAsyncBulkTensorLoad{rank, dst, false, Address{r1, 0}, t, Address{r3, 0}, {}});
+      for (bool hint : {false, true})
+        for (const CachePolicy& policy : policies())
+          add(forms, "tensor load",
+              CpAsyncBulkTensorLoad{rank, dst, hint, Address{Symbol{"smem"}, 128}, operands[0],
+                                    Address{Symbol{"smem"}, 0}, policy});
+    }
+    for (const TensorOperand& t : operands) {
+      add(forms, "tensor store", CpAsyncBulkTensorStore{rank, false, t, Address{r1, 0}, {}});
+      add(forms, "tensor prefetch", CpAsyncBulkPrefetchTensor{rank, false, t, {}});
+    }
+    for (bool hint : {false, true})
+      for (const CachePolicy& policy : policies()) {
+        add(forms, "tensor store",
+            CpAsyncBulkTensorStore{rank, hint, operands[0], Address{Symbol{"smem"}, 0}, policy});
+        add(forms, "tensor prefetch", CpAsyncBulkPrefetchTensor{rank, hint, operands[0], policy});
+      }
+  }
+}
+
+/// Transaction counts and the async-proxy fences (bulk.hpp).
+void add_transaction_counts(std::vector<Form>& forms) {
+  auto space_of = [](int space) -> std::optional<SharedSpace> {
+    if (space == 1)
+      return SharedSpace::shared;
+    if (space == 2)
+      return SharedSpace::shared_cta;
+    return std::nullopt;
+  };
+  const std::optional<MbarrierScope> relaxed[] = {std::nullopt, MbarrierScope::cta,
+                                                  MbarrierScope::cluster};
+  const std::optional<MbarrierOrder> orders[] = {
+      std::nullopt, MbarrierOrder{MbarrierSem::release, MbarrierScope::cta},
+      MbarrierOrder{MbarrierSem::release, MbarrierScope::cluster},
+      MbarrierOrder{MbarrierSem::relaxed, MbarrierScope::cta},
+      MbarrierOrder{MbarrierSem::relaxed, MbarrierScope::cluster}};
+  const Operand counts[] = {Immediate{64},      Operand{r2},    Immediate{0}, Immediate{1048575},
+                            Immediate{1048576}, Immediate{-16}, Operand{rd2}};
+  for (int space = 0; space < 3; ++space)
+    for (const Address& a : {Address{rd1, 0}, Address{r1, 8}, Address{Symbol{"smem"}, 8}}) {
+      for (const auto& r : relaxed)
+        add(forms, "expect_tx", MbarrierExpectTx{r, space_of(space), a, Immediate{64}});
+      for (const auto& o : orders)
+        for (const std::optional<Register>& state :
+             {std::optional<Register>{rd2}, std::optional<Register>{}})
+          add(forms, "arrive.expect_tx",
+              MbarrierArriveExpectTx{o, space_of(space), state, a, Immediate{64}});
+    }
+  for (const Operand& tx : counts) {
+    add(forms, "expect_tx",
+        MbarrierExpectTx{MbarrierScope::cta, SharedSpace::shared_cta, Address{r1, 0}, tx});
+    add(forms, "arrive.expect_tx",
+        MbarrierArriveExpectTx{std::nullopt, SharedSpace::shared_cta, rd2, Address{r1, 0}, tx});
+  }
+  add(forms, "arrive.expect_tx",
+      MbarrierArriveExpectTx{std::nullopt, SharedSpace::shared_cta, r2, Address{r1, 0}, r2});
+  add(forms, "fences", FenceProxyAsync{});
+  for (ProxySpace s : {ProxySpace::global, ProxySpace::shared_cta, ProxySpace::shared_cluster})
+    add(forms, "fences", FenceProxyAsync{s});
+  add(forms, "fences", FenceMbarrierInit{});
+  add(forms, "fences", FenceMbarrierInit{}, Guard{p1, true});
+}
+
 std::vector<Form> generate_forms() {
   std::vector<Form> forms;
+  // The bulk family first: at PTX 7.0 ptxas stops at the first mbarrier.arrive sink below
+  // ("fatal: Result discard mode is not allowed"), and every form after a fatal line needs
+  // another round.
+  add_bulk_copies(forms);
+  add_bulk_tensors(forms);
+  add_transaction_counts(forms);
   const L2Prefetch prefetches[] = {L2Prefetch::none, L2Prefetch::b64, L2Prefetch::b128,
                                    L2Prefetch::b256};
   for (CacheOp cache : {CacheOp::ca, CacheOp::cg})
@@ -227,7 +425,7 @@ std::string module_text(Target t, PtxVersion v, const std::vector<const Form*>& 
                         std::uint32_t& first_line) {
   std::string s = "// ptxgen_agreement\n.version " + v.str() + "\n.target " + t.str() +
                   "\n.address_size 64\n\n.visible .entry agreement(\n\t.param .u64 A\n)\n{\n"
-                  "\t.reg .pred %p<3>;\n\t.reg .b16 %rs<3>;\n\t.reg .b32 %r<5>;\n"
+                  "\t.reg .pred %p<3>;\n\t.reg .b16 %rs<3>;\n\t.reg .b32 %r<8>;\n"
                   "\t.reg .b64 %rd<5>;\n\t.reg .f32 %f<3>;\n"
                   "\t.shared .align 128 .b8 smem[1024];\n\n";
   first_line = static_cast<std::uint32_t>(std::count(s.begin(), s.end(), '\n')) + 1;
@@ -235,6 +433,53 @@ std::string module_text(Target t, PtxVersion v, const std::vector<const Form*>& 
     s += "\t" + f->text + "\n";
   s += "\tret;\n}\n";
   return s;
+}
+
+/// Whether an address's base is a 32-bit register.
+bool narrow(const Address& a) {
+  const auto* r = std::get_if<Register>(&a.base);
+  return r && r->cls == RegClass::b32;
+}
+
+/// Whether a tensor operand's map is a 32-bit register.
+bool narrow(const TensorOperand& t) {
+  const auto* r = std::get_if<Register>(&t.tensor_map);
+  return r && r->cls == RegClass::b32;
+}
+
+/// The tx-count immediate outside the manual's range, if any.
+bool tx_out_of_range(const Operand& tx) {
+  const auto* imm = std::get_if<Immediate>(&tx);
+  return imm && (imm->value < 0 || imm->value > max_tx_count);
+}
+
+/// The bulk family's documented stricter rules (PTX_RULES.md, "ptxas accepts, so ptxgen must
+/// check"), or "" for none.
+std::string bulk_stricter_reason(const Instruction& i) {
+  const std::string global32 = "a 32-bit register as the global address (PTX_RULES.md: not "
+                               "checked by ptxas)";
+  const std::string map32 = "a 32-bit register as the tensor map's generic address";
+  if (const auto* c = std::get_if<CpAsyncBulkLoad>(&i.body); c && narrow(c->src))
+    return global32;
+  if (const auto* c = std::get_if<CpAsyncBulkStore>(&i.body); c && narrow(c->dst))
+    return global32;
+  if (const auto* c = std::get_if<CpAsyncBulkPrefetch>(&i.body); c && narrow(c->src))
+    return global32;
+  if (const auto* c = std::get_if<CpAsyncBulkTensorLoad>(&i.body); c && narrow(c->tensor))
+    return map32;
+  if (const auto* c = std::get_if<CpAsyncBulkTensorStore>(&i.body); c && narrow(c->tensor))
+    return map32;
+  if (const auto* c = std::get_if<CpAsyncBulkPrefetchTensor>(&i.body); c && narrow(c->tensor))
+    return map32;
+  if (const auto* w = std::get_if<CpAsyncBulkWaitGroup>(&i.body))
+    if (w->n < 0 || w->n > max_wait_group)
+      return "cp.async.bulk.wait_group N outside 0.." + std::to_string(max_wait_group);
+  if (const auto* m = std::get_if<MbarrierExpectTx>(&i.body); m && tx_out_of_range(m->tx_count))
+    return "an expect_tx txCount outside the manual's 0.." + std::to_string(max_tx_count);
+  if (const auto* m = std::get_if<MbarrierArriveExpectTx>(&i.body);
+      m && tx_out_of_range(m->tx_count))
+    return "an expect_tx txCount outside the manual's 0.." + std::to_string(max_tx_count);
+  return "";
 }
 
 /// Why ptxgen may reject what ptxas accepts: a documented stricter rule, or "" for none.
@@ -250,7 +495,7 @@ std::string stricter_reason(const Instruction& i, PtxVersion v) {
   if (const auto* w = std::get_if<CpAsyncWaitGroup>(&i.body))
     if (w->n < 0 || w->n > max_wait_group)
       return "wait_group N outside 0.." + std::to_string(max_wait_group);
-  return "";
+  return bulk_stricter_reason(i);
 }
 
 struct Job {
@@ -258,6 +503,48 @@ struct Job {
   PtxVersion version;
   std::vector<const Form*> forms;
 };
+
+/// Forms offset .. offset + count - 1 of a job, in one PTX file.
+struct Batch {
+  std::size_t job = 0, offset = 0, count = 0;
+};
+
+/// Maps ptxas's per-line errors on one batch back to its forms' verdicts (forms ptxas named
+/// are rejected). Returns the batch of the forms after the last one it named, which may have
+/// no verdict (ptxas stops at a fatal error), or nullopt when every form has one.
+std::optional<Batch> map_batch(const driver::AssembleResult& r, const Batch& b,
+                               std::uint32_t first_line, std::vector<int>& verdict,
+                               std::vector<std::string>& says) {
+  if (r.ok())
+    return std::nullopt;
+  std::string header_error;
+  std::optional<std::size_t> last;
+  for (const auto& m : r.messages) {
+    if (m.line >= first_line && m.line < first_line + b.count) {
+      if (!m.is_error)
+        continue;
+      const std::size_t f = b.offset + (m.line - first_line);
+      verdict[f] = 0;
+      if (says[f].empty())
+        says[f] = m.text;
+      last = std::max(last.value_or(0), f);
+    } else if (m.is_error && !driver::is_abort_summary(m) && header_error.empty()) {
+      // A line that holds no form (the .version/.target header), or a stop with no line.
+      header_error = m.text;
+    }
+  }
+  if (!header_error.empty() || !last) {
+    for (std::size_t f = b.offset; f < b.offset + b.count; ++f) {
+      verdict[f] = 0;
+      says[f] =
+          header_error.empty() ? "ptxas refused the file without naming a line" : header_error;
+    }
+    return std::nullopt;
+  }
+  if (*last + 1 == b.offset + b.count)
+    return std::nullopt;
+  return Batch{b.job, *last + 1, b.offset + b.count - (*last + 1)};
+}
 
 struct Tally {
   std::size_t forms = 0, agree = 0, stricter = 0, disagree = 0;
@@ -298,54 +585,45 @@ int main(int argc, char** argv) {
   options.keep_cubin = false;
   options.timeout = std::chrono::milliseconds(120'000);
 
-  // ptxas's verdict per (job, form): true = accepted.
-  std::vector<std::vector<int>> verdict(jobs.size()); // 0 rejected, 1 accepted
+  // ptxas's verdict per (job, form): 1 accepted, 0 rejected. Each job's forms go to ptxas
+  // in one file; the forms after the last line ptxas named in an error go again in a file of
+  // their own, until ptxas names none of them: it stops at a fatal error (the PTX 7.0
+  // mbarrier.arrive sink), and what follows that line has no verdict.
+  std::vector<std::vector<int>> verdict(jobs.size());
   std::vector<std::vector<std::string>> ptxas_says(jobs.size());
-  std::vector<driver::AssembleJob> batch;
-  std::vector<std::uint32_t> first_lines(jobs.size());
+  std::vector<Batch> pending;
   for (std::size_t k = 0; k < jobs.size(); ++k) {
-    options.target = jobs[k].target;
-    batch.push_back(
-        {module_text(jobs[k].target, jobs[k].version, jobs[k].forms, first_lines[k]), options});
+    verdict[k].assign(jobs[k].forms.size(), 1);
+    ptxas_says[k].assign(jobs[k].forms.size(), "");
+    pending.push_back({k, 0, jobs[k].forms.size()});
   }
-  auto results = driver::assemble_all(ptxas->path, batch, 2);
-
-  // Map ptxas's per-line errors back to forms.
   using Status = driver::AssembleResult::Status;
-  for (std::size_t k = 0; k < jobs.size(); ++k) {
-    const auto& r = results[k];
-    const std::size_t n = jobs[k].forms.size();
-    ptxas_says[k].assign(n, "");
-    if (r.status != Status::ok && r.status != Status::rejected) {
-      std::cerr << "ptxgen_agreement: " << r.describe() << "\n";
-      return 3;
+  std::size_t batch_runs = 0, rounds = 0;
+  while (!pending.empty()) {
+    std::vector<driver::AssembleJob> batch;
+    std::vector<std::uint32_t> first_lines(pending.size());
+    for (std::size_t b = 0; b < pending.size(); ++b) {
+      const Job& j = jobs[pending[b].job];
+      const std::vector<const Form*> part(j.forms.begin() + pending[b].offset,
+                                          j.forms.begin() + pending[b].offset + pending[b].count);
+      options.target = j.target;
+      batch.push_back({module_text(j.target, j.version, part, first_lines[b]), options});
     }
-    if (r.ok()) {
-      verdict[k].assign(n, 1);
-      continue;
-    }
-    verdict[k].assign(n, 1);
-    std::string header_error;
-    for (const auto& m : r.messages) {
-      if (m.line >= first_lines[k] && m.line < first_lines[k] + n) {
-        if (!m.is_error)
-          continue;
-        std::size_t f = m.line - first_lines[k];
-        verdict[k][f] = 0;
-        if (ptxas_says[k][f].empty())
-          ptxas_says[k][f] = m.text;
-      } else if (m.is_error &&
-                 m.text.find("Ptx assembly aborted due to errors") == std::string::npos &&
-                 header_error.empty()) {
-        // A line that holds no form (the .version/.target header), or a fatal stop.
-        header_error = m.text;
+    auto results = driver::assemble_all(ptxas->path, batch, 2);
+    batch_runs += batch.size();
+    ++rounds;
+    std::vector<Batch> tails;
+    for (std::size_t b = 0; b < pending.size(); ++b) {
+      const auto& r = results[b];
+      if (r.status != Status::ok && r.status != Status::rejected) {
+        std::cerr << "ptxgen_agreement: " << r.describe() << "\n";
+        return 3;
       }
+      const std::size_t job = pending[b].job;
+      if (auto tail = map_batch(r, pending[b], first_lines[b], verdict[job], ptxas_says[job]))
+        tails.push_back(*tail);
     }
-    if (!header_error.empty())
-      for (std::size_t f = 0; f < n; ++f) {
-        verdict[k][f] = 0;
-        ptxas_says[k][f] = header_error;
-      }
+    pending = std::move(tails);
   }
 
   // A form whose batch verdict differs from ptxgen's, for a reason the documentation
@@ -436,8 +714,8 @@ int main(int argc, char** argv) {
   std::printf("ptxgen_agreement: %zu forms x %zu targets x %zu versions, %s (%s)\n", forms.size(),
               std::size(targets), versions.size(), ptxas->path.string().c_str(),
               ptxas->found_by.c_str());
-  std::printf("  %zu ptxas runs in batches, %zu single-form reruns, %.1f s\n\n", jobs.size(),
-              rerun.size(), seconds);
+  std::printf("  %zu ptxas runs in batches (%zu rounds), %zu single-form reruns, %.1f s\n\n",
+              batch_runs, rounds, rerun.size(), seconds);
   std::printf("  %-20s %9s %9s %16s %14s\n", "family", "forms", "agree", "ptxgen-stricter",
               "disagreements");
   for (const auto& [name, t] : tally)

@@ -36,6 +36,22 @@ TEST_CASE("feature table rows match PTX_RULES.md") {
       {Feature::mbarrier_test_wait_parity, {7, 1}, false},
       {Feature::mbarrier_try_wait, {7, 8}, false, 90},
       {Feature::mbarrier_try_wait_parity, {7, 8}, false, 90},
+      // The bulk-copy family, from ptxas 13.0's messages one version below each ("Feature
+      // 'cp.async.bulk' requires PTX ISA .version 8.0", "... with destination state space
+      // as .shared::cta' requires ... 8.6", "Modifier '.relaxed' on
+      // 'mbarrier.arrive.expect_tx' requires ... 8.6") and on sm_89.
+      {Feature::bulk_copy, {8, 0}, false, 90},
+      {Feature::bulk_shared_cta_dst, {8, 6}, false, 90},
+      {Feature::bulk_commit_group, {8, 0}, false, 90},
+      {Feature::bulk_wait_group, {8, 0}, false, 90},
+      {Feature::bulk_prefetch, {8, 0}, false, 90},
+      {Feature::bulk_tensor, {8, 0}, false, 90},
+      {Feature::bulk_prefetch_tensor, {8, 0}, false, 90},
+      {Feature::mbarrier_expect_tx, {8, 0}, false, 90},
+      {Feature::mbarrier_arrive_expect_tx, {8, 0}, false, 90},
+      {Feature::mbarrier_arrive_relaxed, {8, 6}, false, 90},
+      {Feature::fence_proxy_async, {8, 0}, false, 90},
+      {Feature::fence_mbarrier_init, {8, 0}, false, 90},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {

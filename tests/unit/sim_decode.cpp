@@ -172,6 +172,10 @@ TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded t
     }
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
+    // A row decoded as `unsupported` (a bulk form not simulated yet) has no clean sample: the
+    // test of instructions outside the subset covers it.
+    if (rows[r].code == ir::Code::unsupported)
+      continue;
     INFO("row " << r << " `" << ptxgen::ptx::spelling(rows[r].mnemonic) << "` has no sample");
     CHECK(covered[r] > 0);
   }
@@ -179,9 +183,9 @@ TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded t
 
 TEST_CASE("forms.def: every code but those the parser makes itself has a form; optional operands "
           "come last") {
-  // `unsupported`; `call` (its own statement grammar); mov_pack / mov_unpack (mov with a vector)
-  const std::vector<ir::Code> formless = {ir::Code::unsupported, ir::Code::call, ir::Code::mov_pack,
-                                          ir::Code::mov_unpack};
+  // `call` (its own statement grammar); mov_pack / mov_unpack (mov with a vector). `unsupported`
+  // is the parser's too, and the code of the rows of mnemonics it does not simulate yet.
+  const std::vector<ir::Code> formless = {ir::Code::call, ir::Code::mov_pack, ir::Code::mov_unpack};
   const std::vector<ir::Code> codes = {
 #define SIM_CODE(code, family) ir::Code::code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
@@ -191,6 +195,8 @@ TEST_CASE("forms.def: every code but those the parser makes itself has a form; o
   };
   const auto rows = detail::forms();
   for (ir::Code c : codes) {
+    if (c == ir::Code::unsupported)
+      continue;
     bool has_form =
         std::any_of(rows.begin(), rows.end(), [&](const detail::Form& f) { return f.code == c; });
     CHECK(has_form == (std::find(formless.begin(), formless.end(), c) == formless.end()));
@@ -265,6 +271,20 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
                                     p1, Address{smem, 0}, rd3});
   kinds.push_back(ptx::MbarrierWait{ptx::MbarrierWaitKind::test, true, std::nullopt, p1,
                                     Address{rd2, 0}, Immediate{1}});
+  // The bulk family: the 1-D load, expect_tx and the fences are simulated.
+  ptx::CpAsyncBulkLoad bulk_load;
+  bulk_load.dst = Address{smem, 16};
+  bulk_load.src = Address{rd1, 0};
+  bulk_load.size = Immediate{32};
+  bulk_load.mbar = Address{smem, 0};
+  kinds.push_back(bulk_load);
+  kinds.push_back(ptx::MbarrierExpectTx{ptx::MbarrierScope::cta, ptx::SharedSpace::shared_cta,
+                                        Address{smem, 0}, Immediate{64}});
+  kinds.push_back(ptx::MbarrierArriveExpectTx{
+      ptx::MbarrierOrder{ptx::MbarrierSem::release, ptx::MbarrierScope::cta},
+      ptx::SharedSpace::shared_cta, rd3, Address{smem, 0}, r2});
+  kinds.push_back(ptx::FenceProxyAsync{ptx::ProxySpace::shared_cta});
+  kinds.push_back(ptx::FenceMbarrierInit{});
   kinds.push_back(ptx::CreatePolicyFractional{rd2, ptx::EvictionPriority::evict_first,
                                               ptx::EvictionPriority::evict_unchanged, 0.5f});
   kinds.push_back(ptx::Mov{ScalarType::u32, r1, ptx::SpecialRegister::tid_x});
@@ -296,11 +316,36 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
   kinds.push_back(ptx::Bra{"$L_end", true});
   kinds.push_back(ptx::Label{"$L_end"});
   kinds.push_back(ptx::Ret{});
+  // The bulk kinds the simulator does not run yet: each one alone must not pass for simulated
+  // (an `unsupported` warning, or for the tensor operand `[map, {c...}]` a refusal).
+  const ptx::TensorOperand tensor{rd2, {r1, r2}};
+  std::vector<ptx::InstructionBody> unsimulated = {
+      ptx::CpAsyncBulkStore{false, Address{rd1, 0}, Address{smem, 0}, Immediate{16}, {}},
+      ptx::CpAsyncBulkCommitGroup{},
+      ptx::CpAsyncBulkWaitGroup{0, true},
+      ptx::CpAsyncBulkPrefetch{false, Address{rd1, 0}, Immediate{16}, {}},
+      ptx::CpAsyncBulkTensorLoad{ptx::TensorRank::d2,
+                                 ptx::BulkDst::shared_cluster,
+                                 false,
+                                 Address{smem, 0},
+                                 tensor,
+                                 Address{smem, 8},
+                                 {}},
+      ptx::CpAsyncBulkTensorStore{ptx::TensorRank::d2, false, tensor, Address{smem, 0}, {}},
+      ptx::CpAsyncBulkPrefetchTensor{ptx::TensorRank::d2, false, tensor, {}},
+  };
   std::set<std::size_t> seen;
   std::string body;
   for (const auto& k : kinds) {
     seen.insert(k.index());
     body += "\t" + ptx::print(ptx::Instruction{std::nullopt, k, ""}) + "\n";
+  }
+  for (const auto& k : unsimulated) {
+    seen.insert(k.index());
+    const std::string line = "\t" + ptx::print(ptx::Instruction{std::nullopt, k, ""}) + "\n";
+    INFO(line);
+    auto one = Program::parse(one_thread(line));
+    CHECK((!one || find(one.diagnostics, DiagId::sim_unsupported_form) != nullptr));
   }
   INFO(body);
   CHECK(seen.size() == std::variant_size_v<ptx::InstructionBody>); // every kind has a sample
@@ -410,6 +455,13 @@ TEST_CASE("instructions outside the subset parse with a warning DiagId and fault
   }
   SUBCASE("bar.sync with a thread count") {
     expect_unsupported("\tbar.sync 0, 64;\n", DiagId::sim_unsupported_form);
+  }
+  SUBCASE("bulk forms the simulator does not run yet") {
+    for (const char* body :
+         {"\tcp.async.bulk.commit_group;\n", "\tcp.async.bulk.wait_group.read 0;\n",
+          "\tcp.async.bulk.prefetch.L2.global [%rd1], 16;\n",
+          "\tcp.async.bulk.global.shared::cta.bulk_group [%rd1], [s], 16;\n"})
+      expect_unsupported(body, DiagId::sim_unsupported_form);
   }
   SUBCASE("unsimulated special register") {
     expect_unsupported("\tmov.u32 %r1, %envreg0;\n", DiagId::sim_unsupported_operand);

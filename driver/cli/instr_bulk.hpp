@@ -1,0 +1,38 @@
+#pragma once
+// `ptxgen instr` for the sm_90 bulk-copy family (emitter/ptx/bulk.hpp): the request the
+// command line makes, and the run that builds, checks and prints one such instruction.
+
+#include "driver/support/diagnostic_format.hpp"
+#include "emitter/ptx/module.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ptxgen::cli {
+
+/// One bulk-family instruction as the command line asks for it.
+struct BulkInstrRequest {
+  std::string opcode;
+  ptx::Target target;
+  std::optional<ptx::PtxVersion> version;
+  std::optional<std::string> size;     ///< `--size`: bytes, or `reg` for a .u32 register
+  std::optional<std::string> tx_count; ///< `--tx-count`: bytes, or `reg`
+  std::int64_t groups = 0;             ///< `--groups`: wait_group's N
+  std::optional<std::size_t> coords;   ///< `--coords`: how many coordinates (default: the rank)
+  bool sink = false;                   ///< `--sink`: arrive.expect_tx discards its state
+  bool pred = false;
+  bool cache_policy = false;
+  std::optional<std::string> ptxas;
+};
+
+/// Builds, checks and prints the instruction (or the diagnostics); with `ptxas`, asks ptxas
+/// too. The exit status of `ptxgen instr`.
+int run_bulk_instr(const BulkInstrRequest& r, driver::DiagnosticsPrinter& printer);
+
+/// Assembles `module` with ptxas and says whether it agrees with ptxgen's verdict `valid`
+/// (instr.cpp; shared by both families).
+int compare_with_ptxas(const std::string& ptxas, const ptx::Module& module, ptx::Target target,
+                       ptx::PtxVersion version, bool valid);
+
+} // namespace ptxgen::cli
