@@ -97,27 +97,25 @@ Fallible<TiledEncodeArgs> tiled_encode_args(const tile::TensorMapDesc& map,
   return a;
 }
 
-Fallible<TensorMapBlob> encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args) {
+Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, TensorMapBlob& out) {
   if (encode == nullptr)
     return Failure{missing_encode};
-  TensorMapBlob blob{};
-  if (const CUresult r = call_encode(encode, args, blob); r != CUDA_SUCCESS)
+  if (const CUresult r = call_encode(encode, args, out); r != CUDA_SUCCESS)
     return Failure{"cuTensorMapEncodeTiled: CUresult " + std::to_string(static_cast<int>(r))};
-  return blob;
+  return {};
 }
 
-Fallible<TensorMapBlob> encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc& map,
-                                          std::uint64_t global_address) {
+Status encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc& map,
+                         std::uint64_t global_address, TensorMapBlob& out) {
   if (api.cuTensorMapEncodeTiled == nullptr)
     return Failure{missing_encode};
   Fallible<TiledEncodeArgs> args = tiled_encode_args(map, global_address);
   if (!args)
     return Failure{args.error()};
-  TensorMapBlob blob{};
-  if (const CUresult r = call_encode(api.cuTensorMapEncodeTiled, *args, blob); r != CUDA_SUCCESS)
+  if (const CUresult r = call_encode(api.cuTensorMapEncodeTiled, *args, out); r != CUDA_SUCCESS)
     return Failure{
         describe_error(api, r, "cuTensorMapEncodeTiled for tensor `" + map.tensor + "`")};
-  return blob;
+  return {};
 }
 
 } // namespace ptxgen::driver::cuda

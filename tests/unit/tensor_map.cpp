@@ -93,6 +93,8 @@ TEST_CASE("box dims 1..256; inner box bytes a multiple of 16 and within the swiz
   CHECK(contains(d.message, "box_dims[0] = 257 is outside 1..256"));
   m.box_dims = {0, 64};
   CHECK(only_problem(m).id == DiagId::contract_tmap_box_dim);
+  m.box_dims = {256, 64}; // the bound itself is allowed
+  CHECK(check_tensor_map(m).empty());
 
   m = valid_map();
   m.swizzle = TensorMapSwizzle::none;
@@ -123,6 +125,8 @@ TEST_CASE("element strides 1..8, the innermost 1") {
   CHECK(contains(d.message, "element_strides[0] = 9 is outside 1..8"));
   m.element_strides = {8, 1};
   CHECK(check_tensor_map(m).empty());
+  m.element_strides = {0, 1};
+  CHECK(only_problem(m).id == DiagId::contract_tmap_element_stride);
   m.element_strides = {1, 2};
   d = only_problem(m);
   CHECK(d.id == DiagId::contract_tmap_element_stride);

@@ -98,9 +98,11 @@ TEST_CASE("dimensions reach the driver innermost first, without the innermost st
   REQUIRE(args);
   last_call = {};
   fake_result = CUDA_SUCCESS;
-  Fallible<TensorMapBlob> blob = encode_tiled(&fake_encode, *args);
-  REQUIRE(blob);
-  CHECK(blob->opaque[0] == 0x1234);
+  TensorMapBlob blob{};
+  const Status done = encode_tiled(&fake_encode, *args, blob);
+  REQUIRE(done);
+  CHECK(blob.opaque[0] == 0x1234);
+  CHECK(last_call.blob_address == reinterpret_cast<std::uintptr_t>(&blob));
   CHECK(last_call.calls == 1);
   CHECK(last_call.rank == 3);
   CHECK(reinterpret_cast<std::uintptr_t>(last_call.address) == 0x7f0000001000);
@@ -210,21 +212,22 @@ TEST_CASE("failures: a broken rule, a misaligned address, the driver's error, no
   a = tiled_encode_args(three_d(), 0x1000);
   REQUIRE(a);
   fake_result = CUDA_ERROR_INVALID_VALUE;
-  Fallible<TensorMapBlob> blob = encode_tiled(&fake_encode, *a);
+  TensorMapBlob blob{};
+  Status done = encode_tiled(&fake_encode, *a, blob);
   fake_result = CUDA_SUCCESS;
-  REQUIRE(!blob);
-  CHECK(blob.error().find("cuTensorMapEncodeTiled") != std::string::npos);
-  CHECK(blob.error().find(std::to_string(static_cast<int>(CUDA_ERROR_INVALID_VALUE))) !=
+  REQUIRE(!done);
+  CHECK(done.error().find("cuTensorMapEncodeTiled") != std::string::npos);
+  CHECK(done.error().find(std::to_string(static_cast<int>(CUDA_ERROR_INVALID_VALUE))) !=
         std::string::npos);
 
-  blob = encode_tiled(nullptr, *a);
-  REQUIRE(!blob);
-  CHECK(blob.error().find("has no cuTensorMapEncodeTiled") != std::string::npos);
+  done = encode_tiled(nullptr, *a, blob);
+  REQUIRE(!done);
+  CHECK(done.error().find("has no cuTensorMapEncodeTiled") != std::string::npos);
 
   const DriverApi no_driver{}; // an old driver: the optional entry point stayed null
-  blob = encode_tensor_map(no_driver, three_d(), 0x1000);
-  REQUIRE(!blob);
-  CHECK(blob.error().find("has no cuTensorMapEncodeTiled") != std::string::npos);
+  done = encode_tensor_map(no_driver, three_d(), 0x1000, blob);
+  REQUIRE(!done);
+  CHECK(done.error().find("has no cuTensorMapEncodeTiled") != std::string::npos);
 }
 
 } // namespace unit_tensor_map_encode
