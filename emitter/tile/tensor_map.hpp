@@ -13,6 +13,7 @@
 #include "emitter/tile/dtype.hpp"
 #include "emitter/tile/tensor.hpp"
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
