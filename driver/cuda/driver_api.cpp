@@ -41,6 +41,13 @@ Fallible<std::shared_ptr<const DriverApi>> load(const std::string& library) {
   }
   PTXGEN_CUDA_DRIVER_FUNCTIONS(PTXGEN_CUDA_RESOLVE)
 #undef PTXGEN_CUDA_RESOLVE
+#define PTXGEN_CUDA_RESOLVE_OPTIONAL(name)                                                         \
+  if (void* symbol = ::dlsym(handle, #name); symbol != nullptr) {                                  \
+    static_assert(sizeof(api->name) == sizeof(symbol));                                            \
+    std::memcpy(&api->name, &symbol, sizeof symbol);                                               \
+  }
+  PTXGEN_CUDA_OPTIONAL_DRIVER_FUNCTIONS(PTXGEN_CUDA_RESOLVE_OPTIONAL)
+#undef PTXGEN_CUDA_RESOLVE_OPTIONAL
   if (!missing.empty()) {
     // The handle stays open: closing a half-initialised driver gains nothing.
     return Failure{library + " is not a usable CUDA driver: it has no " + missing +

@@ -56,11 +56,16 @@ namespace ptxgen::driver::cuda {
   X(cuEventSynchronize)                                                                            \
   X(cuEventElapsedTime_v2)
 
-/// The loaded library and its entry points; every pointer is non-null.
+// Entry points a usable driver may lack (older than the feature): null when missing, and
+// their callers say so. X(name) as above.
+#define PTXGEN_CUDA_OPTIONAL_DRIVER_FUNCTIONS(X) X(cuTensorMapEncodeTiled)
+
+/// The loaded library and its entry points; every pointer is non-null but the optional ones.
 struct DriverApi {
   void* library = nullptr; ///< the dlopen handle; never closed (the driver dislikes unloading)
 #define PTXGEN_CUDA_DECLARE(name) decltype(&::name) name = nullptr;
   PTXGEN_CUDA_DRIVER_FUNCTIONS(PTXGEN_CUDA_DECLARE)
+  PTXGEN_CUDA_OPTIONAL_DRIVER_FUNCTIONS(PTXGEN_CUDA_DECLARE)
 #undef PTXGEN_CUDA_DECLARE
 };
 

@@ -1,0 +1,70 @@
+#pragma once
+// A tensor map encoded on the host: cuTensorMapEncodeTiled, reached through the Driver API
+// table (driver_api.hpp), from a tile::TensorMapDesc and the tensor's device address.
+//
+// TensorMapDesc lists dimensions outermost first; the driver takes them innermost first, and
+// its globalStrides leave out the innermost dimension (whose stride is the element size).
+// tiled_encode_args() is the one place the order flips.
+
+#include "driver/cuda/config.hpp"
+#include "emitter/support/result.hpp"
+#include "emitter/tile/tensor_map.hpp"
+
+#if PTXGEN_CUDA_HEADERS
+
+#include "driver/cuda/driver_api.hpp"
+
+#include <array>
+#include <cstdint>
+
+#include <cuda.h>
+
+namespace ptxgen::driver::cuda {
+
+/// The encoded map: <cuda.h>'s own type, so its size (128 bytes) and alignment (alignas(128)
+/// in CUDA 13, 64 before; the driver needs 64) are the header's.
+using TensorMapBlob = CUtensorMap;
+static_assert(sizeof(TensorMapBlob) == 128, "a tensor map is 128 bytes");
+static_assert(alignof(TensorMapBlob) >= 64, "cuTensorMapEncodeTiled needs 64-byte alignment");
+
+/// cuTensorMapEncodeTiled's arguments, innermost dimension first as the driver takes them.
+struct TiledEncodeArgs {
+  CUtensorMapDataType data_type = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  cuuint32_t rank = 0;
+  std::uint64_t global_address = 0;
+  std::array<cuuint64_t, tile::kTensorMapMaxRank> global_dim{};
+  std::array<cuuint64_t, tile::kTensorMapMaxRank - 1> global_strides{}; ///< rank - 1 used
+  std::array<cuuint32_t, tile::kTensorMapMaxRank> box_dim{};
+  std::array<cuuint32_t, tile::kTensorMapMaxRank> element_strides{};
+  CUtensorMapInterleave interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
+  CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+  CUtensorMapL2promotion l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  CUtensorMapFloatOOBfill oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+};
+
+/// The driver's data type for a ptxgen dtype: the one of the same size and kind (signed
+/// 8- and 16-bit integers and the untyped views as the unsigned type of their size: a tile
+/// copy moves bits, and only float types are filled with NaN).
+CUtensorMapDataType tensor_map_data_type(tile::DType t);
+
+/// The arguments for `map` over the tensor at `global_address`. A failure says which rule
+/// the map or the address breaks (check_tensor_map()'s first message, or the address's
+/// alignment).
+Fallible<TiledEncodeArgs> tiled_encode_args(const tile::TensorMapDesc& map,
+                                            std::uint64_t global_address);
+
+using EncodeTiledFn = decltype(&::cuTensorMapEncodeTiled);
+
+/// Calls `encode` with `args`, writing the map into `out` (an out-parameter: the blob's
+/// 128-byte alignment is not passed by value). A failure names the driver's error; a null
+/// `encode` is a failure that says the driver has no cuTensorMapEncodeTiled (CUDA 12.0
+/// added it).
+Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, TensorMapBlob& out);
+
+/// tiled_encode_args() then encode_tiled() through the driver's table, into `out`.
+Status encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc& map,
+                         std::uint64_t global_address, TensorMapBlob& out);
+
+} // namespace ptxgen::driver::cuda
+
+#endif // PTXGEN_CUDA_HEADERS

@@ -1,0 +1,102 @@
+#include "driver/reference/tensor_map_naive.hpp"
+
+#include "emitter/tile/dtype.hpp"
+
+#include <cstddef>
+
+namespace ptxgen::driver {
+namespace {
+
+// The swizzle span of each mode in bytes, as the Driver API names them (SWIZZLE_32B: "16B
+// chunks within 32B span"); 0 for none.
+std::int64_t naive_span(tile::TensorMapSwizzle swizzle) {
+  switch (swizzle) {
+  case tile::TensorMapSwizzle::none:
+    return 0;
+  case tile::TensorMapSwizzle::b32:
+    return 32;
+  case tile::TensorMapSwizzle::b64:
+    return 64;
+  case tile::TensorMapSwizzle::b128:
+    return 128;
+  }
+  return 0;
+}
+
+// The stride in bytes of dimension k (outermost first): the map's for the outer ones, the
+// element size for the innermost.
+std::int64_t naive_stride(const tile::TensorMapDesc& map, std::size_t k) {
+  if (k + 1 == map.global_dims.size())
+    return tile::size_bytes(map.dtype);
+  return map.global_strides[k];
+}
+
+} // namespace
+
+std::int64_t naive_swizzle(tile::TensorMapSwizzle swizzle, std::int64_t offset) {
+  const std::int64_t span = naive_span(swizzle);
+  if (span == 0)
+    return offset;
+  const std::int64_t line = offset / 128;
+  const std::int64_t chunk = (offset % 128) / 16;
+  const std::int64_t byte = offset % 16;
+  const std::int64_t lines_in_pattern = span / 16;
+  const std::int64_t moved = chunk ^ (line % lines_in_pattern);
+  return line * 128 + moved * 16 + byte;
+}
+
+std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
+                                                std::span<const std::int64_t> coords,
+                                                tile::TensorAccess access) {
+  const std::size_t rank = map.global_dims.size();
+  const std::int64_t esize = tile::size_bytes(map.dtype);
+  // Elements along each dimension: the box's traversal takes every element_strides[k]-th
+  // coordinate of box_dims[k] ones, so ceil(box / stride) of them.
+  std::vector<std::int64_t> count(rank);
+  std::int64_t total = 1;
+  for (std::size_t k = 0; k < rank; ++k) {
+    count[k] = map.box_dims[k] / map.element_strides[k];
+    if (map.box_dims[k] % map.element_strides[k] != 0)
+      count[k] += 1;
+    total *= count[k];
+  }
+  const std::size_t inner = rank - 1;
+  const std::int64_t row_bytes = map.global_dims[inner] * esize;
+
+  std::vector<NaiveBoxElement> out;
+  for (std::int64_t n = 0; n < total; ++n) {
+    NaiveBoxElement e;
+    e.coordinate.assign(rank, 0);
+    std::int64_t rest = n;
+    for (std::size_t k = rank; k-- > 0;) {
+      const std::int64_t i = rest % count[k];
+      rest /= count[k];
+      e.coordinate[k] = coords[k] + i * map.element_strides[k];
+    }
+    e.shared_offset = naive_swizzle(map.swizzle, n * esize);
+    bool every_dim_inside = true;
+    bool outer_dims_inside = true;
+    for (std::size_t k = 0; k < rank; ++k) {
+      e.global_offset += e.coordinate[k] * naive_stride(map, k);
+      const bool inside = e.coordinate[k] >= 0 && e.coordinate[k] < map.global_dims[k];
+      every_dim_inside = every_dim_inside && inside;
+      if (k != inner)
+        outer_dims_inside = outer_dims_inside && inside;
+    }
+    if (every_dim_inside) {
+      e.place = tile::BoxPlace::inside;
+    } else {
+      e.place = tile::BoxPlace::outside;
+      const std::int64_t x = e.coordinate[inner];
+      // A store writes whole 16-byte units of a row: the unit holding the row's last byte
+      // is written through to its end.
+      if (access == tile::TensorAccess::store && outer_dims_inside && x >= 0 &&
+          (x * esize) / 16 == (row_bytes - 1) / 16)
+        e.place = tile::BoxPlace::spill;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+} // namespace ptxgen::driver

@@ -1,0 +1,43 @@
+#pragma once
+// The CPU reference's own, deliberately naive model of a tensor-map tile copy.
+//
+// Written from the ISA's and the Driver API's text, element by element, without the tile
+// layer's helpers (box_extent, swizzle_offset, box_elements): the box element number n is
+// decoded into its box index by division (innermost fastest); its tensor coordinate along a
+// dimension is the copy's coordinate plus index times that dimension's element stride; it
+// lies in shared memory at n times the element size, then moved by the swizzle: the shared
+// bytes are 128-byte lines of eight 16-byte chunks, and in a mode of span S (32, 64, 128
+// bytes) chunk j of line L moves to chunk j XOR (L mod S/16), a pattern that repeats every
+// S/16 lines (256, 512, 1024 bytes). An element with a coordinate outside its global dim is
+// filled on a load and skipped on a store, except that a store on the H100 writes whole
+// 16-byte units: an element beyond the inner dim whose first byte is in the same 16-byte unit
+// of its row as the row's last byte is written too.
+// Tests compare naive_box_elements() with tile::box_elements().
+
+#include "emitter/tile/tensor_map.hpp"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace ptxgen::driver {
+
+/// One box element as the naive model sees it, in the order of its shared bytes before
+/// the swizzle.
+struct NaiveBoxElement {
+  std::vector<std::int64_t> coordinate; ///< its tensor coordinate, outermost first
+  std::int64_t shared_offset = 0;       ///< bytes from the shared base, after the swizzle
+  std::int64_t global_offset = 0;       ///< bytes from the global base (sum of coordinate x stride)
+  tile::BoxPlace place = tile::BoxPlace::inside;
+};
+
+/// Every element a load or store at `coords` moves through a valid `map`.
+std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
+                                                std::span<const std::int64_t> coords,
+                                                tile::TensorAccess access);
+
+/// Where byte `offset` (from a base aligned to the pattern's repeat) of a dense box lands
+/// under `swizzle`, by the line-and-chunk description above.
+std::int64_t naive_swizzle(tile::TensorMapSwizzle swizzle, std::int64_t offset);
+
+} // namespace ptxgen::driver
