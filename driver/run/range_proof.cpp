@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace ptxgen::driver {
@@ -55,22 +56,68 @@ void visit_expect_side(const tile::View& v, const ExprVisitor& f) {
             f(*bound);
 }
 
-/// What an expectation's verdict depends on beyond visit_roots: the bytes that land (the
-/// global side of every op, src_size, ignore_src) and the regions it compares. The
-/// hazards never depend on these, the bytes an expectation compares do.
-void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
-  for (const tile::Op& op : k.ops) {
-    if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
-      visit_global_view(a->dst.value, f);
-      visit_global_view(a->src.value, f);
-      visit_optional(a->src_size, f);
-      visit_optional(a->ignore_src, f);
-    } else if (const auto* c = std::get_if<tile::CopyOp>(&op.body)) {
-      visit_global_view(c->dst.value, f);
-      visit_global_view(c->src.value, f);
-    } else if (const auto* x = std::get_if<tile::FillOp>(&op.body)) {
-      visit_global_view(x->dst.value, f);
+/// The tensors an expectation's verdict reads, closed under the data flow: the tensors its
+/// sides name, and the source of every op that writes one of them (transitively). Tensors
+/// never alias (each is its own allocation or shared range, and the contract keeps every
+/// view inside its tensor), so no other op changes a byte the expectations compare.
+std::set<const tile::Tensor*> expectation_tensors(const tile::Kernel& k) {
+  std::set<const tile::Tensor*> read;
+  for (const tile::Expectation& x : k.expectations) {
+    read.insert(x.lhs.value.tensor);
+    if (const auto* rhs = std::get_if<tile::Located<tile::View>>(&x.rhs))
+      read.insert(rhs->value.tensor);
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const tile::Op& op : k.ops) {
+      const tile::View* dst = nullptr;
+      const tile::View* src = nullptr;
+      if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
+        dst = &a->dst.value;
+        src = &a->src.value;
+      } else if (const auto* c = std::get_if<tile::CopyOp>(&op.body)) {
+        dst = &c->dst.value;
+        src = &c->src.value;
+      }
+      if (dst && src && read.count(dst->tensor) && read.insert(src->tensor).second)
+        grew = true;
     }
+  }
+  return read;
+}
+
+/// What an expectation's verdict depends on beyond visit_roots: which bytes land in the
+/// tensors it reads (the global side of the ops that write them, src_size, ignore_src) and
+/// the regions it compares. The hazards never depend on these, the bytes compared do.
+void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
+  const std::set<const tile::Tensor*> read = expectation_tensors(k);
+  auto writes_read = [&](const tile::View& dst) { return read.count(dst.tensor) != 0; };
+  for (const tile::Op& op : k.ops) {
+    std::visit(overloaded{[&](const tile::ApplyOp& a) {
+                            if (!writes_read(a.dst.value))
+                              return;
+                            visit_global_view(a.dst.value, f);
+                            visit_global_view(a.src.value, f);
+                            visit_optional(a.src_size, f);
+                            visit_optional(a.ignore_src, f);
+                          },
+                          [&](const tile::CopyOp& c) {
+                            if (!writes_read(c.dst.value))
+                              return;
+                            visit_global_view(c.dst.value, f);
+                            visit_global_view(c.src.value, f);
+                          },
+                          [&](const tile::FillOp& x) {
+                            if (writes_read(x.dst.value))
+                              visit_global_view(x.dst.value, f);
+                          },
+                          // Their expressions are visit_roots' (shared views, bounds, fields).
+                          [](const tile::ForOp&) {}, [](const tile::MbarrierInitOp&) {},
+                          [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
+                          [](const tile::MbarrierWaitOp&) {}, [](const tile::CommitGroupOp&) {},
+                          [](const tile::WaitGroupOp&) {}, [](const tile::WaitAllOp&) {},
+                          [](const tile::CtaSyncOp&) {}, [](const tile::EndOp&) {}},
+               op.body);
   }
   for (const tile::Expectation& x : k.expectations) {
     visit_expect_side(x.lhs.value, f);

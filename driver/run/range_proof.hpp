@@ -17,11 +17,13 @@
 //
 // The expectations ([[expect]]) are checked in every run as well. They compare bytes, and
 // the hazards' roots do not fix the bytes (a global view or a src_size moves them with no
-// hazard changing), so for a kernel with expectations the roots are every expression the
-// reference evaluates (the global sides, src_size and ignore_src too) and the expectations'
-// own indices and slice bounds. The reduction above then keeps the expectations' verdicts:
-// values that merge evaluate every one of those expressions alike, so the reference writes
-// the same bytes and the expectations compare the same regions.
+// hazard changing), so for a kernel with expectations the roots also hold the data
+// expressions (global sides, src_size, ignore_src) of every op that writes a tensor the
+// expectations read (closed under the data flow: the sources of those ops are read too)
+// and the expectations' own indices and slice bounds. The reduction above then keeps the
+// expectations' verdicts: values that merge evaluate every one of those expressions alike,
+// so the reference writes the same bytes into the tensors read (tensors never alias) and
+// the expectations compare the same regions.
 //
 // Soundness rests on the runs being functions of the parameter values: the reference and
 // the mbarrier walk read a parameter only from the values they are given

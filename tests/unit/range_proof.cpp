@@ -207,6 +207,12 @@ TEST_CASE("range proof: with expectations, a parameter only data reads runs its 
   // Every p from 16 on copies the whole chunk; the intervals decide `p < 16` once p's lies
   // wholly above 16, from 17 on.
   CHECK(c.checked_hi == 17);
+  // Only the ops that write what an expectation reads (here A, which no op writes) count.
+  std::string other = spec("tid < 128");
+  other.insert(other.find("chunk_bytes = 16"), "src_size = \"p < 16 ? p : 16\"\n");
+  other += "[[expect]]\nthat = \"A.sub[0:1] == A.sub[0:1]\"\n";
+  const auto unread = load(other);
+  CHECK_FALSE(coverage_of(ptxgen::driver::plan_values(*unread), *unread, "p").used);
   // The expectation's own bounds count as well: a parameter named only there.
   std::string own = spec("tid < 128");
   own += "[[expect]]\nthat = \"B.sub[0:unused % 2] == A.sub[0:unused % 2]\"\n";
