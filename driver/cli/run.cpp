@@ -347,8 +347,8 @@ void add_run_options(po::options_description& opts, RunArgs& a) {
                  "sectors per global request (coalescing), per instruction (docs/profile.md)")(
       "param", po::value(&a.params)->composing(),
       "NAME=VALUE (repeatable): run with this parameter value instead of the spec's test "
-      "value; it must lie in the parameter's declared range. [[expect]] statements, which "
-      "describe the test values' result, are not checked then")(
+      "value; it must lie in the parameter's declared range. The [[expect]] statements are "
+      "checked on the reference at these values (their regions may name parameters)")(
       "param-sweep",
       "run each spec once per combination of parameter values the whole-launch checks run "
       "(every value of each range the checks depend on; docs/spec-format.md, \"Every "

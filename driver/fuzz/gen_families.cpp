@@ -123,10 +123,24 @@ bool ignores_all(const Piece& p) {
 
 /// Expectations of a tile copy over `tiles` tiles of which `trips` run: when B is a bit
 /// copy of A, B == A (every tile ran) or the tiles that ran equal and the rest untouched.
-void tile_expectations(Builder& b, const Piece& p, std::int64_t tiles, std::int64_t trips) {
+/// `trips_param`: the parameter the trip count is ("" for a constant), which the regions
+/// then name, so that they hold at every value of its range (`B.sub[0:n] == A.sub[0:n]`).
+void tile_expectations(Builder& b, const Piece& p, std::int64_t tiles, std::int64_t trips,
+                       const std::string& trips_param = {}) {
   if (!b.opt.expectations || trips < 0)
     return;
   const std::size_t before = b.m.expects.size();
+  const bool rows = p.r.src_split == 1 && p.r.src_dtype.bytes == p.r.dst_decl_es;
+  if (!trips_param.empty()) {
+    const std::string& n = trips_param;
+    if (rows && (identity(p) || ignores_all(p))) {
+      b.m.expects.push_back(p.out + ".sub[0:" + n +
+                            "] == " + (identity(p) ? p.a + ".sub[0:" + n + "]" : std::string("0")));
+      b.m.expects.push_back(p.out + ".sub[" + n + ":] == sentinel");
+      b.use(Feature::expect);
+    }
+    return;
+  }
   if (ignores_all(p) && trips == tiles) {
     b.m.expects.push_back(p.out + " == 0");
     b.use(Feature::expect_zero);
@@ -134,7 +148,7 @@ void tile_expectations(Builder& b, const Piece& p, std::int64_t tiles, std::int6
     return;
   } else if (trips == tiles) {
     b.m.expects.push_back(p.out + " == " + p.a);
-  } else if (p.r.src_split == 1 && p.r.src_dtype.bytes == p.r.dst_decl_es) {
+  } else if (rows) {
     const std::string t = std::to_string(trips);
     if (trips > 0)
       b.m.expects.push_back(p.out + ".sub[0:" + t + "] == " + p.a + ".sub[0:" + t + "]");
@@ -142,6 +156,12 @@ void tile_expectations(Builder& b, const Piece& p, std::int64_t tiles, std::int6
   }
   if (b.m.expects.size() > before)
     b.use(Feature::expect);
+}
+
+/// The parameter a loop's stop is when its trip count is one, else "".
+std::string runtime_stop(const ModelFor& f) {
+  const auto* e = std::get_if<ExprText>(&f.stop);
+  return e ? e->text : std::string();
 }
 
 /// Some shared padding in front of the tensors, to push the layout past 48 KiB.
@@ -326,7 +346,7 @@ void generate_loop(Builder& b) {
   b.op(u, ModelEnd{});
   if (outer)
     b.op(u, ModelEnd{});
-  tile_expectations(b, p, tiles, trips);
+  tile_expectations(b, p, tiles, trips, runtime_stop(header));
   finish(b);
 }
 
@@ -388,7 +408,7 @@ void generate_ring_loop(Builder& b) {
        ExprText{"k + " + ahead + " < " + n});
   b.op(u, copy_of(b, p, G, "k", "k % " + std::to_string(S)));
   b.op(u, ModelEnd{});
-  tile_expectations(b, p, tiles, trips);
+  tile_expectations(b, p, tiles, trips, n);
 }
 
 } // namespace
@@ -444,11 +464,12 @@ void generate_pipeline(Builder& b) {
     }
   }
   const bool outer = maybe_outer_loop(b, u);
+  const std::string trips_param = runtime_stop(pipe.loop);
   b.op(u, std::move(pipe));
   if (outer)
     b.op(u, ModelEnd{});
   for (const auto& p : pieces)
-    tile_expectations(b, p, tiles, trips);
+    tile_expectations(b, p, tiles, trips, trips_param);
   finish(b);
 }
 
@@ -512,7 +533,7 @@ void mbarrier_ring(Builder& b) {
   b.op(u, copy_of(b, p, G, "k", "k % 2"));
   b.op(u, ModelCtaSync{});
   b.op(u, ModelEnd{});
-  tile_expectations(b, p, tiles, trips);
+  tile_expectations(b, p, tiles, trips, runtime ? stop : std::string());
 }
 
 } // namespace
@@ -565,7 +586,7 @@ void generate_mbarrier(Builder& b) {
     b.op(u, ModelCtaSync{});
     b.op(u, ModelEnd{});
   }
-  tile_expectations(b, p, tiles, trips);
+  tile_expectations(b, p, tiles, trips, loop ? runtime_stop(header) : std::string());
   finish(b);
 }
 

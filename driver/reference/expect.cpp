@@ -79,18 +79,55 @@ std::string shortest(double d) {
 
 // ---------------------------------------------------------------- views, replayed
 
-/// One side of an expectation replayed over its `.sub[...]` steps: the shape at
-/// every level (levels[0] the tensor's, levels.back() the view's).
+/// One side of an expectation replayed over its `.sub[...]` steps at one run's parameter
+/// values: the shape at every level (levels[0] the tensor's, levels.back() the view's).
 struct Side {
   const tile::View* view = nullptr;
   const tile::TensorDecl* decl = nullptr;
   std::vector<std::vector<std::int64_t>> levels;
   std::vector<const tile::SubStep*> subs; ///< subs[i] turns levels[i] into levels[i + 1]
+  /// starts[i][a]: entry a of subs[i] at the run's values, an index or a slice's begin.
+  std::vector<std::vector<std::int64_t>> starts;
   unsigned element_bytes = 1;
   std::string error; ///< non-empty: the view cannot be replayed (why)
 };
 
-Side replay(const tile::Kernel& k, const tile::View& v) {
+/// One `.sub[...]` of a side at `env`'s parameter values: the next level's shape (and the
+/// entries' starts), or why an entry leaves its axis.
+void replay_sub(Side& s, const tile::SubStep& sub, const tile::ExprEnv& env) {
+  const std::vector<std::int64_t>& in = s.levels.back();
+  std::vector<std::int64_t> out, starts;
+  if (sub.entries.size() > in.size())
+    s.error = "a .sub[] with more entries than axes";
+  for (std::size_t a = 0; a < in.size() && s.error.empty(); ++a) {
+    if (a >= sub.entries.size()) {
+      out.push_back(in[a]);
+      continue;
+    }
+    const tile::SubEntry& e = sub.entries[a];
+    auto value = [&](const tile::ExprPtr& x, std::int64_t constant) {
+      return x ? tile::evaluate(*x, env) : std::optional<std::int64_t>(constant);
+    };
+    const auto begin = e.is_slice ? value(e.begin_expr, e.begin) : value(e.index, 0);
+    const auto end = value(e.end_expr, e.open_end ? in[a] : e.end);
+    const std::string axis = "axis " + std::to_string(a) + " (size " + std::to_string(in[a]) + ")";
+    if (!begin || !end)
+      s.error = "an index or slice bound does not evaluate";
+    else if (!e.is_slice && (*begin < 0 || *begin >= in[a]))
+      s.error = "index " + std::to_string(*begin) + " is outside " + axis;
+    else if (e.is_slice && (*begin < 0 || *end < *begin || *end > in[a]))
+      s.error =
+          "slice " + std::to_string(*begin) + ":" + std::to_string(*end) + " is outside " + axis;
+    else if (e.is_slice)
+      out.push_back(*end - *begin);
+    starts.push_back(begin.value_or(0));
+  }
+  s.levels.push_back(std::move(out));
+  s.subs.push_back(&sub);
+  s.starts.push_back(std::move(starts));
+}
+
+Side replay(const tile::Kernel& k, const tile::View& v, const tile::ExprEnv& env) {
   Side s;
   s.view = &v;
   if (v.tensor)
@@ -103,20 +140,7 @@ Side replay(const tile::Kernel& k, const tile::View& v) {
   s.levels.push_back(s.decl->tensor.shape);
   for (const tile::ViewStep& step : v.steps) {
     std::visit(overloaded{
-                   [&](const tile::SubStep& sub) {
-                     const std::vector<std::int64_t>& in = s.levels.back();
-                     std::vector<std::int64_t> out;
-                     if (sub.entries.size() > in.size())
-                       s.error = "a .sub[] with more entries than axes";
-                     for (std::size_t a = 0; a < in.size(); ++a) {
-                       if (a >= sub.entries.size())
-                         out.push_back(in[a]);
-                       else if (sub.entries[a].is_slice)
-                         out.push_back(sub.entries[a].end - sub.entries[a].begin);
-                     }
-                     s.levels.push_back(std::move(out));
-                     s.subs.push_back(&sub);
-                   },
+                   [&](const tile::SubStep& sub) { replay_sub(s, sub, env); },
                    [&](const tile::RearrangeStep&) {
                      s.error = "a rearrange step (expectations take .sub[...] only)";
                    },
@@ -136,16 +160,14 @@ Fallible<std::vector<std::int64_t>> locate(const Side& s, std::vector<std::int64
   for (std::size_t level = s.subs.size(); level-- > 0;) {
     const tile::SubStep& sub = *s.subs[level];
     const std::vector<std::int64_t>& in_shape = s.levels[level];
+    const std::vector<std::int64_t>& starts = s.starts[level];
     std::vector<std::int64_t> in;
     std::size_t next = 0;
     for (std::size_t a = 0; a < in_shape.size(); ++a) {
       if (a < sub.entries.size() && !sub.entries[a].is_slice) {
-        const std::optional<std::int64_t> i = tile::evaluate(*sub.entries[a].index, {});
-        if (!i)
-          return Failure{"an index does not evaluate"};
-        in.push_back(*i);
+        in.push_back(starts.at(a));
       } else {
-        const std::int64_t begin = a < sub.entries.size() ? sub.entries[a].begin : std::int64_t{0};
+        const std::int64_t begin = a < sub.entries.size() ? starts.at(a) : std::int64_t{0};
         in.push_back(begin + c.at(next++));
       }
       if (in.back() < 0 || in.back() >= in_shape[a])
@@ -155,6 +177,14 @@ Fallible<std::vector<std::int64_t>> locate(const Side& s, std::vector<std::int64
     c = std::move(in);
   }
   return c;
+}
+
+/// "[3, 16] of 1-byte elements": a side's shape at the run's values.
+std::string shape_of(const Side& s) {
+  std::string t = "[";
+  for (std::size_t i = 0; i < s.levels.back().size(); ++i)
+    t += (i ? ", " : "") + std::to_string(s.levels.back()[i]);
+  return t + "] of " + std::to_string(s.element_bytes) + "-byte elements";
 }
 
 std::int64_t flat_index(const std::vector<std::int64_t>& shape,
@@ -196,11 +226,11 @@ struct Expected {
 };
 
 ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const GlobalBytes& initial,
-                            const GlobalBytes& final_bytes) {
+                            const GlobalBytes& final_bytes, const tile::ExprEnv& env) {
   const tile::Expectation& x = k.expectations[index];
   ExpectationResult r;
   r.index = index;
-  const Side lhs = replay(k, x.lhs.value);
+  const Side lhs = replay(k, x.lhs.value, env);
   if (!lhs.error.empty()) {
     r.first = "the left side cannot be evaluated: " + lhs.error;
     return r;
@@ -219,7 +249,7 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
   Expected want;
   std::visit(overloaded{
                  [&](const tile::Located<tile::View>& v) {
-                   rhs_side = replay(k, v.value);
+                   rhs_side = replay(k, v.value, env);
                    want.side = &rhs_side;
                    want.what = v.text;
                    if (!rhs_side.error.empty())
@@ -253,7 +283,8 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
     return r;
   }
   if (want.side && !same_shape && !flat) {
-    r.first = "the two sides differ in shape or element size";
+    r.first = "the two sides differ in shape or element size: " + shape_of(lhs) + " and " +
+              shape_of(*want.side);
     return r;
   }
 
@@ -370,10 +401,12 @@ std::string describe_element(tile::DType dtype, std::span<const std::uint8_t> by
 }
 
 std::vector<ExpectationResult> check_expectations(const tile::Kernel& k, const GlobalBytes& initial,
-                                                  const GlobalBytes& final_bytes) {
+                                                  const GlobalBytes& final_bytes,
+                                                  std::span<const std::uint64_t> values) {
+  const tile::ExprEnv env = k.env_for(0, 0, values);
   std::vector<ExpectationResult> out;
   for (std::size_t i = 0; i < k.expectations.size(); ++i)
-    out.push_back(check_one(k, i, initial, final_bytes));
+    out.push_back(check_one(k, i, initial, final_bytes, env));
   return out;
 }
 

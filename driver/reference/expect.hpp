@@ -6,8 +6,10 @@
 // Written naively and on its own, from the bytes alone: it takes the final bytes of
 // every global tensor (the reference's output) and their initial bytes (the spec's
 // init), never the reference's internals, the views' affine form or the lowering.
-// Each side's view is replayed from its `.sub[...]` steps, coordinate by coordinate
-// (row-major over the left side's shape), back to a row-major element of its tensor:
+// Each side's view is replayed from its `.sub[...]` steps at the run's parameter values
+// (an index or slice bound may name parameters: `B.sub[0:k_tiles]`), coordinate by
+// coordinate (row-major over the left side's shape), back to a row-major element of its
+// tensor; an empty region compares nothing and holds:
 //  - `L == R`        element c of L holds the same bytes as element c of R (both final);
 //  - `L == V`        every element of L holds the integer V in L's element type
 //                    (expect_value_bytes(): little-endian, exact);
@@ -44,9 +46,12 @@ struct ExpectationResult {
 };
 
 /// Verifies every expectation of `k`: one result per expectation, in order.
-/// `initial`: each global tensor's bytes before the kernel; `final_bytes`: after it.
+/// `initial`: each global tensor's bytes before the kernel; `final_bytes`: after it;
+/// `values`: the run's parameter values, one per Kernel::params entry (empty: the test
+/// values), at which the sides' indices and slice bounds are evaluated.
 std::vector<ExpectationResult> check_expectations(const tile::Kernel& k, const GlobalBytes& initial,
-                                                  const GlobalBytes& final_bytes);
+                                                  const GlobalBytes& final_bytes,
+                                                  std::span<const std::uint64_t> values = {});
 
 /// The expectations that did not hold, as errors (DiagId::check_expectation_failed)
 /// at the left side of their `that` string in the spec.

@@ -454,8 +454,8 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
           p.result.diagnostics.add(d);
       return;
     }
-    // [[expect]] statements describe the test values' result (their views are constant).
-    if (c.params.empty() && !expectations_hold(p))
+    // The expectations at the case's values (apply_settings made them the kernel's).
+    if (!expectations_hold(p))
       return;
     // The test values passed: the other values of the declared ranges, as check runs them.
     if (!p.result.expect_fault && !o.unchecked && refused_elsewhere(p))

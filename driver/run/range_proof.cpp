@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace ptxgen::driver {
@@ -39,14 +40,103 @@ void visit_shared_view(const tile::View& v, const ExprVisitor& f) {
     visit_view(v, f);
 }
 
+void visit_global_view(const tile::View& v, const ExprVisitor& f) {
+  if (v.tensor && v.tensor->space == tile::Space::global)
+    visit_view(v, f);
+}
+
+/// An expectation side's indices and slice bounds.
+void visit_expect_side(const tile::View& v, const ExprVisitor& f) {
+  visit_view(v, f);
+  for (const tile::ViewStep& step : v.steps)
+    if (const auto* sub = std::get_if<tile::SubStep>(&step))
+      for (const tile::SubEntry& e : sub->entries)
+        for (const tile::ExprPtr& bound : {e.begin_expr, e.end_expr})
+          if (bound)
+            f(*bound);
+}
+
+/// The tensors an expectation's verdict reads, closed under the data flow: the tensors its
+/// sides name, and the source of every op that writes one of them (transitively). Tensors
+/// never alias (each is its own allocation or shared range, and the contract keeps every
+/// view inside its tensor), so no other op changes a byte the expectations compare.
+std::set<const tile::Tensor*> expectation_tensors(const tile::Kernel& k) {
+  std::set<const tile::Tensor*> read;
+  for (const tile::Expectation& x : k.expectations) {
+    read.insert(x.lhs.value.tensor);
+    if (const auto* rhs = std::get_if<tile::Located<tile::View>>(&x.rhs))
+      read.insert(rhs->value.tensor);
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const tile::Op& op : k.ops) {
+      const tile::View* dst = nullptr;
+      const tile::View* src = nullptr;
+      if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
+        dst = &a->dst.value;
+        src = &a->src.value;
+      } else if (const auto* c = std::get_if<tile::CopyOp>(&op.body)) {
+        dst = &c->dst.value;
+        src = &c->src.value;
+      }
+      if (dst && src && read.count(dst->tensor) && read.insert(src->tensor).second)
+        grew = true;
+    }
+  }
+  return read;
+}
+
+/// What an expectation's verdict depends on beyond visit_roots: which bytes land in the
+/// tensors it reads (the global side of the ops that write them, src_size, ignore_src) and
+/// the regions it compares. The hazards never depend on these, the bytes compared do.
+void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
+  const std::set<const tile::Tensor*> read = expectation_tensors(k);
+  auto writes_read = [&](const tile::View& dst) { return read.count(dst.tensor) != 0; };
+  for (const tile::Op& op : k.ops) {
+    std::visit(overloaded{[&](const tile::ApplyOp& a) {
+                            if (!writes_read(a.dst.value))
+                              return;
+                            visit_global_view(a.dst.value, f);
+                            visit_global_view(a.src.value, f);
+                            visit_optional(a.src_size, f);
+                            visit_optional(a.ignore_src, f);
+                          },
+                          [&](const tile::CopyOp& c) {
+                            if (!writes_read(c.dst.value))
+                              return;
+                            visit_global_view(c.dst.value, f);
+                            visit_global_view(c.src.value, f);
+                          },
+                          [&](const tile::FillOp& x) {
+                            if (writes_read(x.dst.value))
+                              visit_global_view(x.dst.value, f);
+                          },
+                          // Their expressions are visit_roots' (shared views, bounds, fields).
+                          [](const tile::ForOp&) {}, [](const tile::MbarrierInitOp&) {},
+                          [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
+                          [](const tile::MbarrierWaitOp&) {}, [](const tile::CommitGroupOp&) {},
+                          [](const tile::WaitGroupOp&) {}, [](const tile::WaitAllOp&) {},
+                          [](const tile::CtaSyncOp&) {}, [](const tile::EndOp&) {}},
+               op.body);
+  }
+  for (const tile::Expectation& x : k.expectations) {
+    visit_expect_side(x.lhs.value, f);
+    if (const auto* rhs = std::get_if<tile::Located<tile::View>>(&x.rhs))
+      visit_expect_side(rhs->value, f);
+  }
+}
+
 /// Every root expression the whole-launch checks' verdicts can depend on: loop bounds,
 /// predicates, mbarrier fields, and the views of shared tensors (which bytes each thread
-/// reads, writes or has pending). Not the global side of a copy, src_size or ignore_src:
-/// they change which bytes land (data), never which shared bytes are touched, when or by
-/// whom (a cp.async writes its whole chunk, zeros included), and the contract proves their
-/// bounds over the whole range by intervals. Nor the expectations: checked at the test
-/// values.
+/// reads, writes or has pending). The global side of a copy, src_size and ignore_src
+/// change which bytes land (data), never which shared bytes are touched, when or by whom
+/// (a cp.async writes its whole chunk, zeros included), and the contract proves their
+/// bounds over the whole range by intervals: the hazards ignore them. An expectation
+/// compares those bytes, so a kernel with expectations has them among its roots too
+/// (visit_data_roots), and with them every expression the reference evaluates.
 void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
+  if (!k.expectations.empty())
+    visit_data_roots(k, f);
   for (const tile::Op& op : k.ops) {
     std::visit(overloaded{[&](const tile::ApplyOp& a) {
                             visit_shared_view(a.dst.value, f);
@@ -230,7 +320,11 @@ Diagnostic coverage_note(const tile::Kernel& k, const ParamCoverage& c) {
   std::string m = p.name + ": ";
   const std::string lo = std::to_string(c.range.lo), hi = std::to_string(c.range.hi);
   const std::string top = std::to_string(c.checked_hi);
-  if (!c.used)
+  if (!c.used && !k.expectations.empty())
+    m += "no expression of the kernel or its expectations names it, so its test value "
+         "stands for " +
+         lo + ".." + hi;
+  else if (!c.used)
     m += "no expression the whole-launch checks depend on names it (at most src_size, "
          "ignore_src or a global tensor's view do: data, whose bounds the contract proves over "
          "the range), so its test value stands for " +
@@ -269,8 +363,12 @@ Diagnostic too_wide(const tile::Kernel& k, const std::vector<ParamCoverage>& pla
                   std::to_string(static_cast<unsigned long long>(runs)) +
                   " runs in all, more than " + std::to_string(max_value_runs) +
                   " (no proof covers it otherwise: some use of it is not a comparison or min "
-                  "with a bounded expression); narrow its range to at most " +
-                  std::to_string(fit) + " values";
+                  "with a bounded expression" +
+                  (k.expectations.empty()
+                       ? std::string()
+                       : std::string("; the expectations compare the bytes the kernel writes, so "
+                                     "its data uses count too")) +
+                  "); narrow its range to at most " + std::to_string(fit) + " values";
   Diagnostic d(DiagId::check_range_too_wide, m);
   d.file = k.file;
   d.line = p.pos.line;
@@ -316,7 +414,7 @@ void other_values(const tile::Kernel& k, const std::vector<ParamCoverage>& plan,
     Diagnostics found;
     tile::check_mbarrier_phases(k, found, tile::default_mbarrier_steps, values);
     if (!found.has_errors())
-      found = reference_findings(k, ExpectationRuns::skip, values);
+      found = reference_findings(k, ExpectationRuns::check, values);
     if (found.has_errors()) {
       add_run(out, found, values_text(k, plan, values), false);
       return;
@@ -348,7 +446,7 @@ Diagnostics reference_findings(const tile::Kernel& k, ExpectationRuns expectatio
   if (expectations == ExpectationRuns::check && !k.expectations.empty()) {
     const ReferenceOutput out = evaluate_reference(in);
     Diagnostics ds = findings_as_diagnostics(k, out);
-    ds.append(expectation_diagnostics(k, check_expectations(k, in.global, out.global)));
+    ds.append(expectation_diagnostics(k, check_expectations(k, in.global, out.global, values)));
     return ds;
   }
   return findings_as_diagnostics(k, evaluate_reference(std::move(in)));

@@ -15,6 +15,16 @@
 //  - The rest run value by value. When the combinations exceed max_value_runs the spec is
 //    refused (check_range_too_wide) naming the widest parameter: never accepted on a sample.
 //
+// The expectations ([[expect]]) are checked in every run as well. They compare bytes, and
+// the hazards' roots do not fix the bytes (a global view or a src_size moves them with no
+// hazard changing), so for a kernel with expectations the roots also hold the data
+// expressions (global sides, src_size, ignore_src) of every op that writes a tensor the
+// expectations read (closed under the data flow: the sources of those ops are read too)
+// and the expectations' own indices and slice bounds. The reduction above then keeps the
+// expectations' verdicts: values that merge evaluate every one of those expressions alike,
+// so the reference writes the same bytes into the tensors read (tensors never alias) and
+// the expectations compare the same regions.
+//
 // Soundness rests on the runs being functions of the parameter values: the reference and
 // the mbarrier walk read a parameter only from the values they are given
 // (ReferenceInput::param_values, Kernel::env_for's `values`).
@@ -38,8 +48,8 @@ enum class ExpectationRuns : bool { skip, check };
 /// copies never waited for, undefined shared bytes reaching a global tensor.
 /// These are properties of the whole launch, beyond the per-op contract.
 /// Then it verifies the spec's expectations (`[[expect]]`) on the reference's final
-/// global tensors: each one that fails is an error at its `that` string. One run, at the
-/// parameters' current values (whole_launch_findings runs it over their ranges).
+/// global tensors, their regions at the same values: each one that fails is an error at
+/// its `that` string. One run, at `values` (whole_launch_findings runs it over the ranges).
 /// `values`: the parameters' values, one per Kernel::params entry (empty: the test values).
 Diagnostics reference_findings(const tile::Kernel& k,
                                ExpectationRuns expectations = ExpectationRuns::check,
@@ -75,9 +85,9 @@ struct RangeProofOptions {
   bool test_values_only = false;
 };
 
-/// The reference's findings and the expectations at the test values, then the reference's
-/// and the mbarrier walk's errors at every other combination the plan covers (the first
-/// combination with errors ends it; its errors name the values).
+/// The reference's findings and the expectations at the test values, then the errors of the
+/// reference, the expectations and the mbarrier walk at every other combination the plan
+/// covers (the first combination with errors ends it; its errors name the values).
 Diagnostics whole_launch_findings(const tile::Kernel& k, const RangeProofOptions& options = {});
 
 /// The combinations of parameter values the plan runs (each a full values vector, one per

@@ -201,6 +201,9 @@ public:
 
   /// A view string over the kernel's tensors, parameters and open loops.
   std::optional<tile::Located<tile::View>> view(const Text& text);
+  /// A view string over the kernel's tensors and `names`, with slice bounds as `bounds` allows.
+  std::optional<tile::Located<tile::View>> view(const Text& text, const tile::ExprNames& names,
+                                                tile::SliceBounds bounds);
   /// An expression string; `axes`: the repeat axes of the apply it belongs to.
   std::optional<tile::Located<tile::ExprPtr>>
   expr(const Text& text, const std::map<std::string, std::size_t, std::less<>>* axes = nullptr);
@@ -270,9 +273,12 @@ public:
 
   // ---------------------------------------------------------------- expectations
 
-  /// One side of an expectation: a view of a global tensor by .sub with constant entries.
+  /// One side of an expectation: a view of a global tensor by .sub whose indices and
+  /// slice bounds name constants and scalar parameters only, each inside its axis at every
+  /// value of the parameters' declared ranges.
   bool expect_side(const tile::View& v, const Text& at);
   /// `lhs == rhs`: the same shape and element size (two whole tensors: the same bytes).
+  /// An axis whose size moves with the parameters is compared per run, at its values.
   bool expect_same_shape(const tile::View& lhs, const tile::View& rhs, const Text& lhs_at,
                          const Text& rhs_at);
   void expectation(tile::Expectation x);
@@ -312,6 +318,12 @@ private:
                                                      std::span<const std::string_view> args);
   bool tree_names(const tile::Expr& e, const Text& at, const tile::ApplyOp* apply);
   tile::ExprNames expr_names() const;
+  /// The names an expectation's side may parse: the parameters, and the kernel's loop
+  /// variables (so that naming one is refused as meaningless after the kernel, not unknown).
+  tile::ExprNames expect_names() const;
+  /// Every index and slice bound of an expectation's side inside its axis at every value
+  /// of the declared ranges (expect_bounds.cpp).
+  bool expect_bounds(const tile::View& v, const Text& at);
   Diagnostics with_suggestions(const Diagnostics& inner, std::string_view text,
                                const std::map<std::string, std::size_t, std::less<>>* axes) const;
 

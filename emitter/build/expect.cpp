@@ -1,23 +1,29 @@
-// The builder's expectation rules: each side a view of a global tensor by .sub with
-// constant entries, two views of the same shape and element size.
+// The builder's expectation rules: each side a view of a global tensor by .sub whose
+// entries name constants and scalar parameters only (expect_bounds.cpp proves them inside
+// their axes over the declared ranges), two views of the same shape and element size.
 #include "emitter/build/builder.hpp"
 #include "emitter/support/unreachable.hpp"
 #include "emitter/tile/name_chars.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 namespace ptxgen::build {
 
 namespace {
 
-/// The first leaf of `e` that is not a constant (tid, bid, a parameter...), else nullptr.
-const tile::Expr* nonconstant_leaf(const tile::Expr& e) {
+/// The first leaf of `e` that is neither a constant nor a parameter (tid, bid, a loop
+/// variable...), else nullptr: after the kernel only the parameters have a value.
+const tile::Expr* per_run_leaf(const tile::Expr& e) {
   switch (e.kind) {
   case tile::ExprKind::constant:
+  case tile::ExprKind::param:
     return nullptr;
   case tile::ExprKind::tid:
   case tile::ExprKind::warp:
   case tile::ExprKind::lane:
   case tile::ExprKind::bid:
-  case tile::ExprKind::param:
   case tile::ExprKind::axis:
   case tile::ExprKind::loop:
   case tile::ExprKind::special:
@@ -26,11 +32,40 @@ const tile::Expr* nonconstant_leaf(const tile::Expr& e) {
   case tile::ExprKind::binary:
   case tile::ExprKind::select:
     for (const tile::ExprPtr& a : e.args)
-      if (const tile::Expr* leaf = nonconstant_leaf(*a))
+      if (const tile::Expr* leaf = per_run_leaf(*a))
         return leaf;
     return nullptr;
   }
-  unreachable("nonconstant_leaf(): not an ExprKind");
+  unreachable("per_run_leaf(): not an ExprKind");
+}
+
+/// The first leaf of an entry's index or slice bounds that per_run_leaf finds, else nullptr.
+const tile::Expr* per_run_leaf(const tile::SubEntry& e) {
+  for (const tile::ExprPtr& x : {e.is_slice ? nullptr : e.index, e.begin_expr, e.end_expr})
+    if (x)
+      if (const tile::Expr* leaf = per_run_leaf(*x))
+        return leaf;
+  return nullptr;
+}
+
+/// Which axes of `v`'s shape move with the parameters (a slice bound that names one, or
+/// an open end on an axis that does); the others are v.shape()'s.
+std::vector<bool> moving_axes(const tile::View& v) {
+  std::vector<bool> moves(v.tensor->shape.size(), false);
+  for (const tile::ViewStep& step : v.steps) {
+    const auto* sub = std::get_if<tile::SubStep>(&step);
+    if (!sub)
+      continue;
+    std::vector<bool> next;
+    for (std::size_t a = 0; a < moves.size(); ++a) {
+      if (a >= sub->entries.size())
+        next.push_back(moves[a]);
+      else if (const tile::SubEntry& e = sub->entries[a]; e.is_slice)
+        next.push_back(e.symbolic() || (e.open_end && moves[a]));
+    }
+    moves = std::move(next);
+  }
+  return moves;
 }
 
 std::int64_t view_bytes(const tile::View& v) {
@@ -40,11 +75,13 @@ std::int64_t view_bytes(const tile::View& v) {
   return n;
 }
 
+/// "[64, 16] of uint8"; an axis that moves with the parameters is "?".
 std::string shape_text(const tile::View& v) {
   std::string s = "[";
   const auto shape = v.shape();
+  const std::vector<bool> moves = moving_axes(v);
   for (std::size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
+    s += (i ? ", " : "") + (i < moves.size() && moves[i] ? "?" : std::to_string(shape[i]));
   return s + "] of " + std::string(tile::name(v.dtype));
 }
 
@@ -70,14 +107,18 @@ bool Builder::expect_side(const tile::View& v, const Text& at) {
   for (const tile::ViewStep& step : v.steps) {
     if (const auto* sub = std::get_if<tile::SubStep>(&step)) {
       for (const tile::SubEntry& e : sub->entries) {
-        const tile::Expr* leaf = e.is_slice ? nullptr : nonconstant_leaf(*e.index);
+        const tile::Expr* leaf = per_run_leaf(e);
         if (!leaf)
           continue;
         const bool inside = leaf->length > 0 && leaf->offset + leaf->length <= text.size();
+        const std::string name(inside ? text.substr(leaf->offset, leaf->length) : text);
         error_in(DiagId::spec_expect_index_not_constant, at, inside ? leaf->offset : e.offset,
                  inside ? leaf->length : e.length,
-                 "an expectation's indices are constants: it is about the whole launch's "
-                 "result, not one thread's, CTA's or iteration's");
+                 "an expectation's indices and slice bounds name constants and the spec's "
+                 "parameters only: '" +
+                     name +
+                     "' has no value after the kernel (an expectation is about the whole "
+                     "launch's result, not one thread's, CTA's or iteration's)");
         return false;
       }
       continue;
@@ -92,17 +133,21 @@ bool Builder::expect_side(const tile::View& v, const Text& at) {
              "element on its own); write the region with .sub[...]");
     return false;
   }
-  return true;
+  return expect_bounds(v, at);
 }
 
 bool Builder::expect_same_shape(const tile::View& l, const tile::View& r, const Text& lhs_at,
                                 const Text& rhs_at) {
   // Two whole tensors need the same byte size (compared byte for byte); views the
   // same shape and element size (compared element by element).
+  // An axis that moves with the parameters is compared at each run's values.
   const bool whole = l.steps.empty() && r.steps.empty();
-  const bool fits =
-      whole ? view_bytes(l) == view_bytes(r)
-            : l.shape() == r.shape() && tile::size_bytes(l.dtype) == tile::size_bytes(r.dtype);
+  const std::vector<bool> lm = moving_axes(l), rm = moving_axes(r);
+  bool fits = whole
+                  ? view_bytes(l) == view_bytes(r)
+                  : l.rank() == r.rank() && tile::size_bytes(l.dtype) == tile::size_bytes(r.dtype);
+  for (std::size_t a = 0; fits && !whole && a < l.rank(); ++a)
+    fits = lm[a] || rm[a] || l.shape()[a] == r.shape()[a];
   if (fits)
     return true;
   error_in(DiagId::spec_expect_shape_mismatch, rhs_at, 0, rhs_at.text.size(),
@@ -110,6 +155,18 @@ bool Builder::expect_same_shape(const tile::View& l, const tile::View& r, const 
                (whole ? "; two whole tensors need the same byte size"
                       : "; both sides need the same shape and element size"));
   return false;
+}
+
+tile::ExprNames Builder::expect_names() const {
+  tile::ExprNames n;
+  n.is_param = [this](std::string_view x) { return is_param(x); };
+  n.is_loop = [this](std::string_view x) {
+    return std::any_of(kernel_->ops.begin(), kernel_->ops.end(), [&](const tile::Op& op) {
+      const auto* f = std::get_if<tile::ForOp>(&op.body);
+      return f && f->var.value == x;
+    });
+  };
+  return n;
 }
 
 void Builder::expectation(tile::Expectation x) {

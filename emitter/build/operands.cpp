@@ -84,6 +84,11 @@ Builder::with_suggestions(const Diagnostics& inner, std::string_view text,
 }
 
 std::optional<tile::Located<tile::View>> Builder::view(const Text& text) {
+  return view(text, expr_names(), tile::SliceBounds::constant);
+}
+
+std::optional<tile::Located<tile::View>>
+Builder::view(const Text& text, const tile::ExprNames& names, tile::SliceBounds bounds) {
   // A view of a tensor whose declaration was rejected: that error is enough.
   const tile::Tensor* named = find_any_tensor(leading_name(text.text));
   if (named && is_broken(named))
@@ -94,7 +99,7 @@ std::optional<tile::Located<tile::View>> Builder::view(const Text& text) {
         const tile::TensorDecl* d = kernel_->find_tensor(n);
         return d ? &d->tensor : nullptr;
       },
-      expr_names());
+      names, bounds);
   if (!r) {
     const Diagnostics found = with_suggestions(r.diagnostics, text.text, nullptr);
     for (const Diagnostic& d : found.items())

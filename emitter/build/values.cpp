@@ -405,7 +405,7 @@ std::optional<tile::Expectation> Builder::expectation(const Text& at,
   tile::Expectation x;
   x.that = tile::Located<std::string>{at.text, at.text, at.pos};
   const Text left_text = at.piece(left_at, left);
-  auto lhs = view(left_text);
+  auto lhs = view(left_text, expect_names(), tile::SliceBounds::parameters);
   if (!lhs || !expect_side(lhs->value, left_text))
     return std::nullopt;
   x.lhs = std::move(*lhs);
@@ -421,7 +421,7 @@ std::optional<tile::Expectation> Builder::expectation(const Text& at,
     x.rhs = *v;
   } else {
     const Text right_text = at.piece(right_at, right);
-    auto rhs = view(right_text);
+    auto rhs = view(right_text, expect_names(), tile::SliceBounds::parameters);
     if (!rhs || !expect_side(rhs->value, right_text) ||
         !expect_same_shape(x.lhs.value, rhs->value, left_text, right_text))
       return std::nullopt;

@@ -59,6 +59,16 @@ struct SubEntry {
   std::int64_t end = 0;     ///< when is_slice (exclusive; `:` is 0:size)
   std::uint32_t offset = 0; ///< the entry's span in the view text (diagnostics only)
   std::uint32_t length = 0;
+  bool open_end = false; ///< when is_slice: no end written (`a:`, `:`), the axis's size
+  /// When is_slice, a bound that names scalar parameters (parse_view with
+  /// SliceBounds::parameters, for an expectation's side): the bound as written, whose value
+  /// moves with the parameters; nullptr for a constant bound. In the affine form such a
+  /// slice spans the whole axis (begin 0, end the axis's size), which holds it at every
+  /// value its proof allows.
+  ExprPtr begin_expr;
+  ExprPtr end_expr;
+
+  bool symbolic() const { return begin_expr || end_expr; }
 };
 
 /// `.sub[e0, e1, ...]`; fewer entries than axes leave the trailing axes whole.
@@ -109,6 +119,16 @@ Result<View> parse_view(std::string_view text,
 Result<View> parse_view(std::string_view text,
                         const std::function<const Tensor*(std::string_view)>& find_tensor,
                         const ExprNames& names);
+
+/// What a slice bound may be: a constant (every view an op reads or writes: its shape is
+/// fixed), or an expression of the scalar parameters too (an expectation's side, evaluated
+/// per run at that run's values: SubEntry::begin_expr, end_expr).
+enum class SliceBounds : bool { constant, parameters };
+
+/// As parse_view, with slice bounds as `bounds` allows.
+Result<View> parse_view(std::string_view text,
+                        const std::function<const Tensor*(std::string_view)>& find_tensor,
+                        const ExprNames& names, SliceBounds bounds);
 
 /// Applies one step to a view (used by parse_view; exposed for tests and C++ users).
 /// `text` and `offset` locate the step in the source for diagnostics:

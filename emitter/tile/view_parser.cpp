@@ -18,8 +18,8 @@ class ViewParser {
 public:
   ViewParser(std::string_view text,
              const std::function<const Tensor*(std::string_view)>& find_tensor,
-             const ExprNames& names)
-      : t_(text), find_tensor_(find_tensor), names_(names) {}
+             const ExprNames& names, SliceBounds bounds)
+      : t_(text), find_tensor_(find_tensor), names_(names), bounds_(bounds) {}
 
   /// The diagnostic of a nested parse (an expression, a step) that ended the parse, as
   /// that parse positioned it; nullopt when the parser's own error did.
@@ -198,18 +198,28 @@ private:
       --e;
   }
 
-  std::int64_t slice_bound(std::size_t b, std::size_t e) {
+  /// A slice bound: its value, or (SliceBounds::parameters) the expression when it is
+  /// not a constant.
+  struct Bound {
+    std::int64_t value = 0;
+    ExprPtr expr;
+  };
+
+  Bound slice_bound(std::size_t b, std::size_t e) {
     auto r = parse_expr_in(t_, b, e, names_);
     if (!r)
       fail(r.diagnostics.items().front());
-    if (!is_constant(**r))
+    if (!is_constant(**r)) {
+      if (bounds_ == SliceBounds::parameters)
+        return Bound{0, *r};
       fail(DiagId::view_slice_not_constant, b, e - b,
            "slice bounds must be constants; index with a runtime value instead of slicing");
+    }
     auto c = constant_value(**r);
     if (!c)
       fail(DiagId::view_index_not_evaluable, b, e - b,
            "the slice bound cannot be evaluated (a division by zero or an overflow)");
-    return *c;
+    return Bound{*c, nullptr};
   }
 
   View sub(const View& v) {
@@ -258,9 +268,16 @@ private:
         std::size_t lb = b, le = colon, hb = colon + 1, he = e;
         trim(lb, le);
         trim(hb, he);
-        entry.begin = lb == le ? 0 : slice_bound(lb, le);
         // An open end is the axis size (too many entries are reported by apply_step).
-        entry.end = hb == he ? (n < v.rank() ? v.axes[n].size : 0) : slice_bound(hb, he);
+        const std::int64_t size = n < v.rank() ? v.axes[n].size : 0;
+        entry.open_end = hb == he;
+        const Bound lo = lb == le ? Bound{} : slice_bound(lb, le);
+        const Bound hi = entry.open_end ? Bound{size, nullptr} : slice_bound(hb, he);
+        entry.begin_expr = lo.expr;
+        entry.end_expr = hi.expr;
+        // A bound that moves with the parameters: the affine form spans the whole axis.
+        entry.begin = lo.value;
+        entry.end = hi.expr ? size : hi.value;
       }
       step.entries.push_back(std::move(entry));
     }
@@ -284,6 +301,7 @@ private:
   std::size_t i_ = 0;
   const std::function<const Tensor*(std::string_view)>& find_tensor_;
   const ExprNames& names_;
+  SliceBounds bounds_;
   std::optional<Diagnostic> nested_;
 };
 
@@ -298,7 +316,13 @@ Result<View> parse_view(std::string_view text,
 Result<View> parse_view(std::string_view text,
                         const std::function<const Tensor*(std::string_view)>& find_tensor,
                         const ExprNames& names) {
-  ViewParser p(text, find_tensor, names);
+  return parse_view(text, find_tensor, names, SliceBounds::constant);
+}
+
+Result<View> parse_view(std::string_view text,
+                        const std::function<const Tensor*(std::string_view)>& find_tensor,
+                        const ExprNames& names, SliceBounds bounds) {
+  ViewParser p(text, find_tensor, names, bounds);
   try {
     return Result<View>::success(p.run());
   } catch (const ParseError& e) {

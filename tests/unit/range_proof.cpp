@@ -157,4 +157,67 @@ TEST_CASE("range proof: more runs than the budget is refused, naming the widest 
   CHECK(found.format_all().find("p's range 0..5000") != std::string::npos);
 }
 
+/// A loop over n tiles (n in [0, 8], test value 3): each of 32 threads copies its row of
+/// tile k of A into shared and out to tile k of B. Then `expects`.
+std::string tiles_spec(const std::string& expects) {
+  return "[kernel]\nname = \"k\"\ngrid = 1\nblock = 32\n"
+         "[param.n]\ndtype = \"u32\"\nvalue = 3\nrange = [0, 8]\n"
+         "[tensor.A]\nspace = \"global\"\nshape = [8, 32, 16]\ndtype = \"uint8\"\n"
+         "init = \"arange % 251\"\n"
+         "[tensor.B]\nspace = \"global\"\nshape = [8, 32, 16]\ndtype = \"uint8\"\noutput = true\n"
+         "[tensor.s]\nspace = \"shared\"\nshape = [32, 16]\ndtype = \"uint8\"\n"
+         "[[op]]\nop = \"for\"\nvar = \"k\"\nstart = 0\nstop = \"n\"\n"
+         "[[op]]\nop = \"apply\"\nopcode = \"cp.async.cg.shared.global\"\n"
+         "dst = 's.sub[tid, :]'\nsrc = 'A.sub[k, tid, :]'\nchunk_bytes = 16\n"
+         "[[op]]\nop = \"commit_group\"\n[[op]]\nop = \"wait_group\"\nn = 0\n"
+         "[[op]]\nop = \"copy\"\ndst = 'B.sub[k, tid, :]'\nsrc = 's.sub[tid, :]'\n"
+         "[[op]]\nop = \"end\"\n" +
+         expects;
+}
+
+TEST_CASE("range proof: an expectation true only at the test value is refused at another") {
+  // At n = 3 three tiles are copied and the rest stay zero; at n = 0 none is.
+  const auto k = load(tiles_spec("[[expect]]\nthat = \"B.sub[0:3] == A.sub[0:3]\"\n"
+                                 "[[expect]]\nthat = \"B.sub[3:] == 0\"\n"));
+  ptxgen::driver::RangeProofOptions only_test;
+  only_test.test_values_only = true;
+  CHECK_FALSE(ptxgen::driver::whole_launch_findings(*k, only_test).has_errors());
+  const auto found = ptxgen::driver::whole_launch_findings(*k);
+  INFO(found.format_all());
+  REQUIRE(found.has(DiagId::check_expectation_failed));
+  CHECK(found.format_all().find("(at n = 0)") != std::string::npos);
+  // Written with the parameter, the same statements hold at every value.
+  const auto right = load(tiles_spec("[[expect]]\nthat = \"B.sub[0:n] == A.sub[0:n]\"\n"
+                                     "[[expect]]\nthat = \"B.sub[n:] == 0\"\n"));
+  const auto all = ptxgen::driver::whole_launch_findings(*right);
+  INFO(all.format_all());
+  CHECK_FALSE(all.has_errors());
+  CHECK(coverage_of(ptxgen::driver::plan_values(*right), *right, "n").values() == 9);
+}
+
+TEST_CASE("range proof: with expectations, a parameter only data reads runs its values too") {
+  // src_size alone never changes a hazard, but it changes the bytes an expectation compares.
+  std::string text = spec("tid < 128");
+  text.insert(text.find("chunk_bytes = 16"), "src_size = \"p < 16 ? p : 16\"\n");
+  text += "[[expect]]\nthat = \"B.sub[0:1] == B.sub[0:1]\"\n";
+  const auto k = load(text);
+  const auto plan = ptxgen::driver::plan_values(*k);
+  const ParamCoverage& c = coverage_of(plan, *k, "p");
+  CHECK(c.used);
+  // Every p from 16 on copies the whole chunk; the intervals decide `p < 16` once p's lies
+  // wholly above 16, from 17 on.
+  CHECK(c.checked_hi == 17);
+  // Only the ops that write what an expectation reads (here A, which no op writes) count.
+  std::string other = spec("tid < 128");
+  other.insert(other.find("chunk_bytes = 16"), "src_size = \"p < 16 ? p : 16\"\n");
+  other += "[[expect]]\nthat = \"A.sub[0:1] == A.sub[0:1]\"\n";
+  const auto unread = load(other);
+  CHECK_FALSE(coverage_of(ptxgen::driver::plan_values(*unread), *unread, "p").used);
+  // The expectation's own bounds count as well: a parameter named only there.
+  std::string own = spec("tid < 128");
+  own += "[[expect]]\nthat = \"B.sub[0:unused % 2] == A.sub[0:unused % 2]\"\n";
+  const auto named = load(own);
+  CHECK(coverage_of(ptxgen::driver::plan_values(*named), *named, "unused").used);
+}
+
 } // namespace unit_range_proof
