@@ -128,6 +128,8 @@ struct Thread {
   std::vector<BulkStore> stores;  ///< bulk stores not yet written to global
   std::uint32_t bulk_group = 0;   ///< committed bulk groups so far (the next store's group)
   std::uint32_t proxy_fences = 0; ///< fence.proxy.async executed so far
+  std::uint32_t fence_phase = 0;  ///< the CTA phase of its latest fence.proxy.async
+  std::uint32_t fence_clock = 0;  ///< its clock then (Mbarriers::ordered)
   std::int64_t barrier = 0;
   std::uint32_t stop_line = 0;         ///< line of the bar.sync / ret where it stopped
   std::uint8_t* frame = nullptr;       ///< the thread's frame area (Space::frame)

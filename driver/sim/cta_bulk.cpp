@@ -101,8 +101,16 @@ void Cta::check_proxy(const Thread& t, const Access& self, std::uint64_t off,
                       std::uint64_t n) const {
   for (std::uint64_t b = off; b < off + n; ++b) {
     const ByteState& s = track_[b];
-    if (s.writer.tid >= 0 && !s.async_written &&
-        threads_[static_cast<std::size_t>(s.writer.tid)].proxy_fences == s.wfence)
+    if (s.writer.tid < 0 || s.async_written)
+      continue;
+    // The writer's fence must follow its write and, for another thread's bulk operation, be
+    // ordered before it: by a barrier since (an earlier phase) or an mbarrier phase. Its latest
+    // fence stands for them all (a later one in the same phase hides an earlier, ordered one).
+    const Thread& w = threads_[static_cast<std::size_t>(s.writer.tid)];
+    const bool fenced = w.proxy_fences != s.wfence;
+    const bool ordered_fence = s.writer.tid == self.tid || w.fence_phase != phase_ ||
+                               mb_.ordered(w.tid, w.fence_clock, t.tid);
+    if (!fenced || !ordered_fence)
       race(RaceKind::missing_proxy_fence, t, self, b, s.writer);
   }
 }

@@ -55,8 +55,11 @@ Cta::Flow Cta::execute(Thread& t, const ir::Op& op) {
     // nanosleep: the scheduler runs the others anyway; a prefetch of a bad address does not
     // fault either; the fences: see forms.def. fence.proxy.async orders the thread's generic
     // writes so far before its later async-proxy operations (Cta::check_proxy).
-    if (op.code == ir::Code::async_fence && op.n == 1)
+    if (op.code == ir::Code::async_fence && op.n == 1) {
       ++t.proxy_fences;
+      t.fence_phase = phase_;
+      t.fence_clock = mb_.clock(t.tid);
+    }
     return Flow::next;
   case ir::Family::warp:
     return warp_collective(t, op);

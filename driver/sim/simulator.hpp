@@ -76,9 +76,10 @@
 // completed write global memory at exit.
 // The async proxy: a bulk store's source bytes, and a bulk load's destination bytes, last
 // written through the generic proxy (st, atom, a non-bulk cp.async landing) need a
-// fence.proxy.async (no state space or .shared::*) by their writer after that write and before
-// the bulk operation's issue (besides the barrier that orders two threads), else a `missing
-// proxy fence` race names both lines. Bytes a bulk load wrote are async-proxy bytes.
+// fence.proxy.async (no state space or .shared::*) by their writer after that write, ordered
+// before the bulk operation's issue (program order for the issuing thread; for another, a
+// bar.sync or an mbarrier phase after the fence), else a `missing proxy fence` race names both
+// lines. Bytes a bulk load wrote are async-proxy bytes.
 // Atomics and strong accesses (PTX's memory model): atom / red (add, inc, dec, cas, exch,
 // min, max, and, or, xor on 32- and 64-bit integers; shared, global or generic addresses)
 // and ld / st with .relaxed / .acquire / .release / .volatile are "strong". Two strong

@@ -108,6 +108,25 @@ TEST_CASE("bulk_store.ptx: the async proxy needs fence.proxy.async after generic
     Memory m;
     require_race(launch(text, m), RaceKind::missing_proxy_fence, base, "load", "prefill", 0);
   }
+  SUBCASE("thread 31 elected: the same bytes") {
+    const std::string text =
+        ptxgen::test::replace_tagged_line(base, "elect", "\tsetp.ne.u32 %p1, %r1, 31;");
+    Memory m;
+    const SimResult r = launch(text, m);
+    INFO((r.fault ? r.fault->message : std::string()));
+    REQUIRE_FALSE(r.fault.has_value());
+    CHECK(m.word(m.b, 7) == m.word(m.a, 7) + 1);
+  }
+  SUBCASE("thread 31 elected, fences after the barrier: not ordered before the bulk store") {
+    // Threads 0..30 run their fence before thread 31 issues (simulation order), but no barrier
+    // orders those fences before the issue.
+    std::string text =
+        ptxgen::test::replace_tagged_line(base, "elect", "\tsetp.ne.u32 %p1, %r1, 31;");
+    text = ptxgen::test::replace_tagged_line(text, "fence", "\t// (moved)");
+    text = ptxgen::test::replace_tagged_line(text, "late", "\tfence.proxy.async.shared::cta;");
+    Memory m;
+    require_race(launch(text, m), RaceKind::missing_proxy_fence, base, "store", "st", 0);
+  }
   SUBCASE("fence.proxy.async.global orders no shared bytes") {
     const std::string text =
         ptxgen::test::replace_tagged_line(base, "fence", "\tfence.proxy.async.global;");
