@@ -380,8 +380,8 @@ private:
   /// cp.async.bulk.wait_group{.read} N: all but the N newest committed bulk groups complete
   /// their reads (.read) or their whole copy.
   void bulk_wait(Thread& t, const ir::Op& op);
-  /// Takes a bulk store's source bytes: the read of shared memory completes.
-  void bulk_read(BulkStore& s);
+  /// Takes a bulk store's source bytes at thread `t`'s wait: the read of shared memory completes.
+  void bulk_read(const Thread& t, BulkStore& s);
   /// A race with the pending bulk store of thread `tid` that has not read shared byte `b`.
   [[noreturn]] void refill_race(const Thread& t, const Access& self, std::uint64_t b) const;
   /// A bulk operation of `self` reads or overwrites shared bytes [off, off+n): each byte last

@@ -43,15 +43,28 @@ void Cta::bulk_store_issue(Thread& t, const ir::Op& op) {
   ++pending_stores_;
 }
 
-void Cta::bulk_read(BulkStore& s) {
+void Cta::bulk_read(const Thread& t, BulkStore& s) {
   if (s.read)
     return;
   s.data.assign(smem_.begin() + static_cast<std::ptrdiff_t>(s.src),
                 smem_.begin() + static_cast<std::ptrdiff_t>(s.src + s.size));
+  // The read is known complete only at the wait: another thread's write must be ordered after
+  // it (a barrier or mbarrier phase since), so the wait counts as the store's read, now.
+  const Access done{static_cast<std::int32_t>(t.tid), s.op, s.iteration, mb_.clock(t.tid)};
   for (std::uint64_t b = s.src; b < s.src + s.size; ++b) {
     ByteState& st = track_[b];
     if (--st.bulk_reads == 0)
       st.bulk_reader = -1;
+    if (st.rphase != phase_) {
+      st.reader = done;
+      st.reader2 = Access{};
+      st.rphase = phase_;
+    } else if (st.reader.tid != done.tid) {
+      st.reader2 = st.reader;
+      st.reader = done;
+    } else {
+      st.reader = done;
+    }
   }
   s.read = true;
 }
@@ -64,7 +77,7 @@ void Cta::bulk_wait(Thread& t, const ir::Op& op) {
   for (std::size_t k = 0; k < t.stores.size(); ++k) {
     BulkStore& s = t.stores[k];
     if (s.group < limit) {
-      bulk_read(s);
+      bulk_read(t, s);
       if (!op.read) {
         const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
         std::memcpy(buf.bytes->data() + (s.dst - buf.address), s.data.data(), s.size);

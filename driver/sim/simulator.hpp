@@ -69,11 +69,12 @@
 // newest committed groups, `cp.async.bulk.wait_group n` their whole copies (a group's read
 // always before its write). Both happen as late as those waits allow, as for cp.async. Until
 // its read completes, a write into the source bytes (st, cp.async, a bulk load landing) is a
-// `refill before bulk read` race; until its write completes, a read of the global destination
-// bytes by the CTA (ld, a cp.async or bulk load source) is `read before bulk write`. A thread
-// that exits with a store whose read has not completed is undefined_behavior (PTX does not
-// say exit waits, and the CTA's shared memory goes away: the strict reading); stores whose read
-// completed write global memory at exit.
+// `refill before bulk read` race; after it, another thread's write must be ordered after the
+// wait (a bar.sync or mbarrier phase since; else `write after read`). Until its write
+// completes, a read of the global destination bytes by the CTA (ld, a cp.async or bulk load
+// source) is `read before bulk write`. A thread that exits with a store whose read has not
+// completed is undefined_behavior (PTX does not say exit waits, and the CTA's shared memory
+// goes away: the strict reading); stores whose read completed write global memory at exit.
 // The async proxy: a bulk store's source bytes, and a bulk load's destination bytes, last
 // written through the generic proxy (st, atom, a non-bulk cp.async landing) need a
 // fence.proxy.async (no state space or .shared::*) by their writer after that write, ordered

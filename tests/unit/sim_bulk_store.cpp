@@ -51,12 +51,12 @@ struct Memory {
   }
 };
 
-SimResult launch(const std::string& ptx, Memory& m) {
+SimResult launch(const std::string& ptx, Memory& m, const std::string& entry = "roundtrip") {
   Launch l;
   l.block_dim = {threads, 1, 1};
   l.params = {a_base, b_base};
   l.max_instructions = 10'000'000;
-  return run(ptx, "roundtrip", l, m.buffers);
+  return run(ptx, entry, l, m.buffers);
 }
 
 std::string data() {
@@ -167,6 +167,32 @@ TEST_CASE("bulk_store.ptx: bulk group waits") {
     INFO(r.fault->message);
     CHECK(r.fault->kind == FaultKind::undefined_behavior);
     CHECK(r.fault->ptx_line == line_of(base, "store"));
+  }
+}
+
+TEST_CASE("bulk_store.ptx late_wait: another thread's refill must be ordered after the wait") {
+  const std::string base = data();
+  SUBCASE("a barrier after wait_group.read: B word i = i / 4") {
+    Memory m;
+    const SimResult r = launch(base, m, "late_wait");
+    INFO((r.fault ? r.fault->message : std::string()));
+    REQUIRE_FALSE(r.fault.has_value());
+    for (std::size_t i = 0; i < bytes / 4; ++i) {
+      INFO("word " << i);
+      REQUIRE(m.word(m.b, i) == i / 4);
+    }
+  }
+  SUBCASE("no barrier after it: thread 1 refills bytes the store may still read") {
+    // The issue and the wait lie in different barrier phases, so only the wait orders the read.
+    Memory m;
+    const SimResult r = launch(without(base, {"sync"}), m, "late_wait");
+    REQUIRE(r.fault.has_value());
+    INFO(r.fault->message);
+    REQUIRE(r.fault->race);
+    CHECK(r.fault->race->kind == RaceKind::write_after_read);
+    CHECK(r.fault->tid == 1);
+    CHECK(r.fault->race->access.ptx_line == line_of(base, "late_refill"));
+    CHECK(r.fault->race->other.tid == 0);
   }
 }
 
