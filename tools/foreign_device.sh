@@ -38,7 +38,9 @@ table=""
 for name in "${names[@]}"; do
   entry=$(awk -v n="$name" '$1 == n { print $2 }' "$corpus/kernels.list")
   spec=$corpus/specs/$name.toml
+  targets=$(awk -v n="$name" '$1 == n { print $3 }' "$corpus/kernels.list")
   for v in sm80.O3 sm80.G sm90.O3 sm90.G; do
+    [ -z "$targets" ] || [[ ",$targets," == *",${v%%.*},"* ]] || continue
     sm=${v%%.*}
     sm=${sm#sm}
     [ "$sm" -le "${cc:-0}" ] || continue

@@ -139,6 +139,7 @@ void Cta::exit_thread(Thread& t, std::uint32_t line) {
                      ")";
     perform_if(t, untracked);
   }
+  finish_bulk_stores(t, line);
   t.state = State::exited;
   t.stop_line = line;
 }

@@ -8,6 +8,7 @@
 //   cta_memory.cpp    ld / st / atom, the global buffers, cp.async issue and completion
 //   cta_hazards.cpp   race tracking over shared bytes
 //   cta_mbarrier.cpp  the mbarrier instructions, bulk copies, blocked waits, deadlocks
+//   cta_bulk.cpp      bulk stores and their groups, global reads in flight, the async proxy
 // See simulator.hpp for the execution, cp.async and race model.
 
 #include "driver/sim/ir.hpp"
@@ -67,6 +68,22 @@ struct Copy {
   std::uint64_t bar = 0;       ///< a bulk copy's mbarrier (shared offset)
 };
 
+/// A queued cp.async.bulk.global.shared::cta.bulk_group: its read of shared memory completes
+/// (the bytes are taken) at the wait_group{.read} covering its group, its write to global at the
+/// plain wait_group covering it (as late as PTX allows, as for cp.async).
+struct BulkStore {
+  std::uint64_t dst = 0;       ///< global address
+  std::uint64_t src = 0;       ///< shared offset
+  std::uint32_t size = 0;      ///< bytes
+  std::int32_t buffer = -1;    ///< the global buffer written
+  std::uint32_t group = 0;     ///< the thread's bulk group number at issue
+  std::uint32_t op = 0;        ///< index of the cp.async.bulk op
+  std::uint32_t iteration = 0; ///< the thread's iteration of that op at issue
+  std::uint32_t clock = 0;     ///< the thread's clock at issue
+  bool read = false;           ///< its read of shared memory has completed (`data` holds it)
+  std::vector<std::uint8_t> data;
+};
+
 /// One thread's access to a shared byte: who, by which op, in which iteration.
 struct Access {
   std::int32_t tid = -1; ///< -1: nobody
@@ -84,7 +101,11 @@ struct ByteState {
   Access reader;
   Access reader2; ///< the reader before `reader`, another thread, same phase
   std::uint32_t rphase = 0;
-  std::int32_t pending = -1; ///< the thread whose pending cp.async will write it
+  std::int32_t pending = -1;     ///< the thread whose pending cp.async will write it
+  std::int32_t bulk_reader = -1; ///< a thread whose pending bulk store has not read it yet
+  std::uint16_t bulk_reads = 0;  ///< pending bulk stores (any thread's) that will read it
+  bool async_written = false;    ///< the last write was through the async proxy (a bulk load)
+  std::uint32_t wfence = 0;      ///< the writer's Thread::proxy_fences at the write
 };
 
 enum class State : std::uint8_t {
@@ -103,7 +124,12 @@ struct Thread {
   std::uint64_t* regs = nullptr;
   std::uint32_t* iterations = nullptr; ///< per memory op (see Cta::slot_): times reached
   std::vector<Copy> copies;
-  std::uint32_t open_group = 0; ///< committed groups so far (the next copy's group number)
+  std::uint32_t open_group = 0;   ///< committed groups so far (the next copy's group number)
+  std::vector<BulkStore> stores;  ///< bulk stores not yet written to global
+  std::uint32_t bulk_group = 0;   ///< committed bulk groups so far (the next store's group)
+  std::uint32_t proxy_fences = 0; ///< fence.proxy.async executed so far
+  std::uint32_t fence_phase = 0;  ///< the CTA phase of its latest fence.proxy.async
+  std::uint32_t fence_clock = 0;  ///< its clock then (Mbarriers::ordered)
   std::int64_t barrier = 0;
   std::uint32_t stop_line = 0;         ///< line of the bar.sync / ret where it stopped
   std::uint8_t* frame = nullptr;       ///< the thread's frame area (Space::frame)
@@ -341,8 +367,33 @@ private:
   /// the other accesses. `copy`: the write is a cp.async's.
   void check_write(const Thread& t, const Access& self, std::uint64_t off, std::uint64_t n,
                    bool copy, bool own_pending_ok) const;
-  void mark_written(const Access& self, std::uint64_t off, std::uint64_t n);
+  /// Records `self` as the bytes' last writer; `async_proxy`: a bulk load's write.
+  void mark_written(const Access& self, std::uint64_t off, std::uint64_t n,
+                    bool async_proxy = false);
   RaceAccess race_access(const Access& a) const { return {a.tid, e_.ops[a.op].line, a.iteration}; }
+
+  // ------------------------------------------------ cta_bulk.cpp: bulk stores, async proxy
+
+  /// cp.async.bulk.global.shared::cta.bulk_group: checked and queued in the thread's open
+  /// bulk group; its source bytes are read as by the thread now (races, proxy fence).
+  void bulk_store_issue(Thread& t, const ir::Op& op);
+  /// cp.async.bulk.wait_group{.read} N: all but the N newest committed bulk groups complete
+  /// their reads (.read) or their whole copy.
+  void bulk_wait(Thread& t, const ir::Op& op);
+  /// Takes a bulk store's source bytes at thread `t`'s wait: the read of shared memory completes.
+  void bulk_read(const Thread& t, BulkStore& s);
+  /// A race with the pending bulk store of thread `tid` that has not read shared byte `b`.
+  [[noreturn]] void refill_race(const Thread& t, const Access& self, std::uint64_t b) const;
+  /// A bulk operation of `self` reads or overwrites shared bytes [off, off+n): each byte last
+  /// written through the generic proxy needs a fence.proxy.async by its writer since.
+  void check_proxy(const Thread& t, const Access& self, std::uint64_t off, std::uint64_t n) const;
+  /// A read of global bytes [addr, addr+n) by `op`: none may be the destination of a bulk
+  /// store (this CTA's) that no wait_group has completed.
+  void check_global_read(const Thread& t, const ir::Op& op, std::uint64_t addr,
+                         std::uint64_t n) const;
+  /// At a thread's exit: a bulk store whose read has not completed is undefined (its shared
+  /// memory goes away); those read are written to global.
+  void finish_bulk_stores(Thread& t, std::uint32_t line);
 
   // ------------------------------------------------ cta_mbarrier.cpp: mbarriers
 
@@ -394,6 +445,7 @@ private:
   std::vector<std::uint32_t> iterations_;
   std::vector<Thread> threads_;
   std::uint32_t phase_ = 0;
+  std::uint32_t pending_stores_ = 0; ///< bulk stores of the CTA not yet written to global
   detail::Mbarriers mb_;
   std::optional<CtaProfile> prof_; ///< set when the launch is profiled (run --profile)
 };

@@ -53,7 +53,13 @@ Cta::Flow Cta::execute(Thread& t, const ir::Op& op) {
     return arith(t, op);
   case ir::Family::hint:
     // nanosleep: the scheduler runs the others anyway; a prefetch of a bad address does not
-    // fault either; the fences: see forms.def.
+    // fault either; the fences: see forms.def. fence.proxy.async orders the thread's generic
+    // writes so far before its later async-proxy operations (Cta::check_proxy).
+    if (op.code == ir::Code::async_fence && op.n == 1) {
+      ++t.proxy_fences;
+      t.fence_phase = phase_;
+      t.fence_clock = mb_.clock(t.tid);
+    }
     return Flow::next;
   case ir::Family::warp:
     return warp_collective(t, op);
@@ -92,6 +98,15 @@ Cta::Flow Cta::async_copy_op(Thread& t, const ir::Op& op) {
   case ir::Code::wait_all: // commits, then completes everything
     ++t.open_group;
     complete(t, ~0u);
+    return Flow::next;
+  case ir::Code::bulk_store:
+    bulk_store_issue(t, op);
+    return Flow::next;
+  case ir::Code::bulk_commit:
+    ++t.bulk_group; // as commit_group: an empty group is a real one
+    return Flow::next;
+  case ir::Code::bulk_wait:
+    bulk_wait(t, op);
     return Flow::next;
   case ir::Code::createpolicy:
     // A policy is a hint; any 64-bit value will do.

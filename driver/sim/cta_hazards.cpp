@@ -81,6 +81,14 @@ std::pair<std::string_view, std::string_view> Cta::race_relation(RaceKind k) {
   case RaceKind::write_in_flight:
     return {"the destination of a pending cp.async issued by",
             "; the order of the two writes is undefined"};
+  case RaceKind::refill_before_bulk_read:
+    return {"the source of a bulk store whose read no wait_group.read has completed, issued by",
+            "; refill before the bulk read completed"};
+  case RaceKind::read_before_bulk_write:
+    return {"the destination of a bulk store that no wait_group has completed, issued by", ""};
+  case RaceKind::missing_proxy_fence:
+    return {"last written through the generic proxy, with no fence.proxy.async since, by",
+            "; the async proxy may see stale bytes"};
   }
   unreachable("race_relation(): not a RaceKind value");
 }
@@ -113,6 +121,8 @@ void Cta::check_write(const Thread& t, const Access& self, std::uint64_t off, st
                       bool copy, bool own_pending_ok) const {
   for (std::uint64_t b = off; b < off + n; ++b) {
     const ByteState& s = track_[b];
+    if (s.bulk_reads > 0)
+      refill_race(t, self, b);
     if (s.pending >= 0 && !(own_pending_ok && s.pending == self.tid))
       race(copy ? RaceKind::pending_copies : RaceKind::write_in_flight, t, self, b,
            pending_copy(s.pending, b));
@@ -129,11 +139,14 @@ void Cta::check_write(const Thread& t, const Access& self, std::uint64_t off, st
   }
 }
 
-void Cta::mark_written(const Access& self, std::uint64_t off, std::uint64_t n) {
+void Cta::mark_written(const Access& self, std::uint64_t off, std::uint64_t n, bool async_proxy) {
+  const std::uint32_t fences = threads_[static_cast<std::size_t>(self.tid)].proxy_fences;
   for (std::uint64_t b = off; b < off + n; ++b) {
     ByteState& s = track_[b];
     s.writer = self;
     s.wphase = phase_;
+    s.async_written = async_proxy;
+    s.wfence = fences;
   }
 }
 

@@ -132,9 +132,11 @@ void Cta::bulk_issue(Thread& t, const ir::Op& op) {
   check_shared(t, op, dst, size, "cp.async.bulk destination");
   not_an_mbarrier(t, op, dst, size, "cp.async.bulk destination");
   global_bytes(t, op, src, size, "cp.async.bulk source");
+  check_global_read(t, op, src, size);
   const std::uint64_t bar = mbar_offset(t, op, op.addr3);
   const Access self = now(t, op);
   check_write(t, self, dst, size, true, false);
+  check_proxy(t, self, dst, size);
   settle(bar);
   mb_.bulk(t.tid, bar, static_cast<std::int64_t>(size));
   Copy c;

@@ -117,6 +117,8 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
     } else {
       t.spin_read = is_ld && (op.strong || t.spin_read);
       bytes = global_bytes(t, op, addr, total, what);
+      if (is_ld)
+        check_global_read(t, op, addr, total);
       profiled(t, op, is_ld ? AccessKind::global_load : AccessKind::global_store, addr, total);
     }
   }
@@ -249,6 +251,7 @@ void Cta::issue(Thread& t, const ir::Op& op) {
   not_an_mbarrier(t, op, dst, op.cp_size, "cp.async destination");
   if (c.src_bytes > 0) {
     global_bytes(t, op, src, c.src_bytes, "cp.async source");
+    check_global_read(t, op, src, c.src_bytes);
     c.buffer = find_buffer(src, c.src_bytes);
   }
   check_write(t, self, dst, op.cp_size, true, false);
@@ -271,7 +274,7 @@ void Cta::perform(const Thread& t, const Copy& c) {
     std::memcpy(d, buf.bytes->data() + (c.src - buf.address), c.src_bytes);
   }
   std::memset(d + c.src_bytes, 0, c.size - c.src_bytes);
-  mark_written(self, c.dst, c.size);
+  mark_written(self, c.dst, c.size, c.bulk);
 }
 
 void Cta::complete(Thread& t, std::uint32_t limit) {

@@ -31,7 +31,7 @@ std::string limits_text(const std::array<std::int64_t, 3>& d) {
 bool is_memory_op(ir::Code code) {
   return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async ||
          code == ir::Code::ldmatrix || code == ir::Code::bulk_copy || code == ir::Code::atom ||
-         code == ir::Code::red;
+         code == ir::Code::red || code == ir::Code::bulk_store;
 }
 
 /// Whether `code` is one of the mbarrier family (the entry then keeps vector clocks).

@@ -34,7 +34,7 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::opt_src:
     return {0, 1};
   case Shape::bulk_tail:
-    return {1, 2};
+    return {0, 2}; // a store has no mbarrier; a load's is required (shapes.cpp)
   case Shape::cp_extra:
     return {0, 2};
   case Shape::src_pair:

@@ -26,21 +26,22 @@ enum class Quals : std::uint8_t {
   cp_async,     ///< `.ca|.cg .shared .global {.L2::cache_hint} {.L2::64B|128B|256B}`
   createpolicy, ///< one or two `.L2::evict_*` priorities, then `.b64`
   arith,        ///< `.rn|.rz|.rm|.rp`, `.ftz`, `.sat` (each at most once), then one type
-  cvt,      ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
-  prmt,     ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
-  shf,      ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
-  mbarrier, ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
-  bulk,     ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
-  bulk_off, ///< a bulk form the simulator does not run yet: always unsupported
-  fence,    ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
-  space,    ///< exactly one state space (isspacep.global); the operand is a 64-bit address
-  ldmatrix, ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`
-  prefetch, ///< `{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal` (prefetchu: `.L1`)
-  shfl,     ///< `.sync.up|.down|.bfly|.idx.b32`
-  vote,     ///< `.sync.all|.any|.uni.pred` or `.sync.ballot.b32`
-  atomic,   ///< atom/red: `.sem .scope .space` (any order, each optional), `.op`, one type
-  scope,    ///< fence.sc/acq_rel: one scope (`.cta .cluster .gpu .sys`); membar: `.cta .gl .sys`
-  bfind,    ///< `{.shiftamt}` then one type
+  cvt,       ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
+  prmt,      ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
+  shf,       ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
+  mbarrier,  ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
+  bulk,      ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+  bulk_off,  ///< a bulk form the simulator does not run yet: always unsupported
+  bulk_wait, ///< cp.async.bulk.wait_group: `{.read}`
+  fence,     ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
+  space,     ///< exactly one state space (isspacep.global); the operand is a 64-bit address
+  ldmatrix,  ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`
+  prefetch,  ///< `{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal` (prefetchu: `.L1`)
+  shfl,      ///< `.sync.up|.down|.bfly|.idx.b32`
+  vote,      ///< `.sync.all|.any|.uni.pred` or `.sync.ballot.b32`
+  atomic,    ///< atom/red: `.sem .scope .space` (any order, each optional), `.op`, one type
+  scope,     ///< fence.sc/acq_rel: one scope (`.cta .cluster .gpu .sys`); membar: `.cta .gl .sys`
+  bfind,     ///< `{.shiftamt}` then one type
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -89,7 +90,8 @@ enum class Shape : std::uint8_t {
   mbar_addr,    ///< an mbarrier's address, in the form's space (shared or generic) -> addr
   mbar_state,   ///< mbarrier.arrive's 64-bit state register, or the sink `_` -> dst[0] / sink
   opt_u32,      ///< optional `src_u32` (arrive's count, 1 when absent; try_wait's time hint)
-  bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3, then the optional cache policy
+  bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3 (a load's only), then the optional
+                ///< cache policy
   matrix_dst,   ///< ldmatrix: {r0, ...}, one 32-bit register per matrix -> dst[0..vec)
   policy,       ///< ld/st's cache-policy operand, present exactly with .L2::cache_hint
   pred_src,     ///< a predicate register, `!` allowed -> src[0] (Op::src_neg)

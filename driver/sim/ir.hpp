@@ -199,6 +199,7 @@ struct Op {
   bool clamp = false;              ///< shf.clamp (else .wrap)
   Addr addr3;         ///< cp.async.bulk's mbarrier (its destination in addr, source in addr2)
   bool noinc = false; ///< cp.async.mbarrier.arrive.noinc
+  bool read = false;  ///< cp.async.bulk.wait_group.read: waits for the groups' reads only
   bool sink = false;  ///< mbarrier.arrive's state destination is the sink `_`
   bool trans = false; ///< ldmatrix .trans (Op::vec: the matrix count)
   Shuffle shuffle = Shuffle::idx; ///< shfl.sync's mode

@@ -113,21 +113,26 @@ std::optional<std::string> mbarrier_qualifiers(ir::Op& op, std::span<const ptx::
   return std::nullopt;
 }
 
-/// Why a bulk form other than the 1-D load is refused.
-constexpr std::string_view only_bulk_load_simulated =
-    "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes is simulated";
+/// Why a bulk form other than the 1-D load and store is refused.
+constexpr std::string_view only_bulk_1d_simulated =
+    "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes and "
+    "cp.async.bulk.global.shared::cta.bulk_group are simulated";
 
-/// cp.async.bulk's qualifiers: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
-/// {.L2::cache_hint}. Other bulk forms (bulk_group completion, multicast, prefetch, tensor) are
-/// not simulated.
+/// cp.async.bulk's qualifiers: the load `.shared::{cta,cluster} .global
+/// .mbarrier::complete_tx::bytes` or the store `.global .shared::cta .bulk_group`, then
+/// {.L2::cache_hint}. The store's code becomes bulk_store. Other bulk forms (multicast,
+/// prefetch, tensor) are not simulated.
 std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
                                            std::span<const ptx::OpcodeWord> quals) {
-  if (quals.empty() || (word(quals[0]) != ptx::Qualifier::shared_cluster &&
-                        word(quals[0]) != ptx::Qualifier::shared_cta))
-    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_load_simulated)};
-  if (quals.size() < 3 || word(quals[1]) != ptx::Qualifier::global ||
-      word(quals[2]) != ptx::Qualifier::complete_tx_bytes)
-    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_load_simulated)};
+  if (quals.size() < 3)
+    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
+  const auto w0 = word(quals[0]), w1 = word(quals[1]), w2 = word(quals[2]);
+  const bool load = (w0 == ptx::Qualifier::shared_cluster || w0 == ptx::Qualifier::shared_cta) &&
+                    w1 == ptx::Qualifier::global && w2 == ptx::Qualifier::complete_tx_bytes;
+  const bool store = w0 == ptx::Qualifier::global && w1 == ptx::Qualifier::shared_cta &&
+                     w2 == ptx::Qualifier::bulk_group;
+  if (!load && !store)
+    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
   for (const ptx::OpcodeWord& q : quals.subspan(3)) {
     if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
       d.hint = true;
@@ -136,6 +141,8 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
     else
       return "`." + std::string(q.text) + "` is not a cp.async.bulk qualifier";
   }
+  if (store)
+    op.code = ir::Code::bulk_store;
   op.space = ir::Space::shared;
   return std::nullopt;
 }
@@ -334,10 +341,17 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     op.type = d.type.t;
     break;
   case Quals::bulk_off:
-    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_load_simulated)};
+    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
+  case Quals::bulk_wait:
+    if (quals.size() > 1 || (quals.size() == 1 && word(quals[0]) != ptx::Qualifier::read))
+      fail(DiagId::sim_qualifier, opc, "cp.async.bulk.wait_group takes only `.read`");
+    op.read = !quals.empty();
+    break;
   case Quals::fence:
     if (!fence_qualifiers_ok(f.mnemonic, quals))
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
+    // fence.proxy.async.global orders no shared-memory accesses
+    op.n = quals.empty() || word(quals[0]) != ptx::Qualifier::global ? 1 : 0;
     break;
   case Quals::space:
     space_qualifier(in);

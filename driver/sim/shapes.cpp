@@ -180,12 +180,12 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     return;
   case Shape::cp_dst: {
     // Only .param accesses check their size at parse time; cp.async's are checked at issue.
-    ir::Space space = ir::Space::shared;
+    ir::Space space = op.code == ir::Code::bulk_store ? ir::Space::global : ir::Space::shared;
     op.addr = address(ops[k++], space, 0);
     return;
   }
   case Shape::cp_src: {
-    ir::Space space = ir::Space::global;
+    ir::Space space = op.code == ir::Code::bulk_store ? ir::Space::shared : ir::Space::global;
     op.addr2 = address(ops[k++], space, 0);
     return;
   }
@@ -205,8 +205,12 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     return;
   }
   case Shape::bulk_tail: {
-    ir::Space space = ir::Space::shared;
-    op.addr3 = address(ops[k++], space, 0);
+    if (op.code != ir::Code::bulk_store) {
+      if (k >= ops.size())
+        fail(DiagId::sim_operand_count, opc, quote(opc.text) + " needs its mbarrier operand");
+      ir::Space space = ir::Space::shared;
+      op.addr3 = address(ops[k++], space, 0);
+    }
     if (k < ops.size()) {
       if (!d.hint)
         fail(DiagId::sim_operand_count, ops[k], "a cache policy needs .L2::cache_hint");

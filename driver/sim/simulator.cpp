@@ -17,9 +17,10 @@ std::string_view name(FaultKind k) {
 }
 
 std::string_view name(RaceKind k) {
-  static constexpr auto names = enum_names<RaceKind::write_in_flight>(
+  static constexpr auto names = enum_names<RaceKind::missing_proxy_fence>(
       "read before wait", "read in flight", "read after write", "write after read",
-      "write after write", "pending copies", "write in flight");
+      "write after write", "pending copies", "write in flight", "refill before bulk read",
+      "read before bulk write", "missing proxy fence");
   return name_of(names, k);
 }
 

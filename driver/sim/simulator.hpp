@@ -63,6 +63,24 @@
 // thread, read_in_flight for another). A wait that sees its phase complete orders the
 // arrivals' prior accesses before the waiter's later ones (vector clocks), as bar.sync does.
 //
+// Bulk stores (cp.async.bulk.global.shared::cta.bulk_group, driver/sim/cta_bulk.cpp): checked
+// and queued at issue in the thread's open bulk group (cp.async.bulk.commit_group closes it);
+// `cp.async.bulk.wait_group.read n` completes the reads of shared memory of all but the n
+// newest committed groups, `cp.async.bulk.wait_group n` their whole copies (a group's read
+// always before its write). Both happen as late as those waits allow, as for cp.async. Until
+// its read completes, a write into the source bytes (st, cp.async, a bulk load landing) is a
+// `refill before bulk read` race; after it, another thread's write must be ordered after the
+// wait (a bar.sync or mbarrier phase since; else `write after read`). Until its write
+// completes, a read of the global destination bytes by the CTA (ld, a cp.async or bulk load
+// source) is `read before bulk write`. A thread that exits with a store whose read has not
+// completed is undefined_behavior (PTX does not say exit waits, and the CTA's shared memory
+// goes away: the strict reading); stores whose read completed write global memory at exit.
+// The async proxy: a bulk store's source bytes, and a bulk load's destination bytes, last
+// written through the generic proxy (st, atom, a non-bulk cp.async landing) need a
+// fence.proxy.async (no state space or .shared::*) by their writer after that write, ordered
+// before the bulk operation's issue (program order for the issuing thread; for another, a
+// bar.sync or an mbarrier phase after the fence), else a `missing proxy fence` race names both
+// lines. Bytes a bulk load wrote are async-proxy bytes.
 // Atomics and strong accesses (PTX's memory model): atom / red (add, inc, dec, cas, exch,
 // min, max, and, or, xor on 32- and 64-bit integers; shared, global or generic addresses)
 // and ld / st with .relaxed / .acquire / .release / .volatile are "strong". Two strong
@@ -185,14 +203,20 @@ std::string_view name(FaultKind k);
 /// Which two accesses to a shared byte conflict (the detail of a `race` fault).
 /// "Since the last barrier" means since the last bar.sync that both threads passed.
 enum class RaceKind {
-  read_before_wait,  ///< a thread reads bytes of its own cp.async that no wait has completed
-  read_in_flight,    ///< a read of bytes another thread's pending cp.async will write
-  read_after_write,  ///< a read of bytes another thread wrote since the last barrier
-  write_after_read,  ///< a cp.async / st into bytes another thread read since the last
-                     ///< barrier (a refill without a barrier)
-  write_after_write, ///< a write of bytes another thread wrote since the last barrier
-  pending_copies,    ///< a cp.async into bytes a pending cp.async (any thread's) will write
-  write_in_flight,   ///< a st into bytes a pending cp.async (any thread's) will write
+  read_before_wait,        ///< a thread reads bytes of its own cp.async that no wait has completed
+  read_in_flight,          ///< a read of bytes another thread's pending cp.async will write
+  read_after_write,        ///< a read of bytes another thread wrote since the last barrier
+  write_after_read,        ///< a cp.async / st into bytes another thread read since the last
+                           ///< barrier (a refill without a barrier)
+  write_after_write,       ///< a write of bytes another thread wrote since the last barrier
+  pending_copies,          ///< a cp.async into bytes a pending cp.async (any thread's) will write
+  write_in_flight,         ///< a st into bytes a pending cp.async (any thread's) will write
+  refill_before_bulk_read, ///< a write into shared bytes a pending bulk store (any thread's)
+                           ///< has not read yet: no wait_group.read covers it
+  read_before_bulk_write,  ///< a read of global bytes a bulk store has not written yet: no
+                           ///< plain wait_group covers it
+  missing_proxy_fence,     ///< a bulk operation reads or overwrites shared bytes last written
+                           ///< through the generic proxy with no fence.proxy.async by the writer
 };
 
 /// "read before wait", "write after read", "pending copies", ...
@@ -208,7 +232,8 @@ struct RaceAccess {
 /// Where and between which accesses a race happened.
 struct Race {
   RaceKind kind = RaceKind::read_after_write;
-  std::string symbol;       ///< the `.shared` array holding the byte
+  std::string symbol;       ///< the `.shared` array holding the byte (read_before_bulk_write:
+                            ///< the global buffer)
   std::uint64_t offset = 0; ///< the first conflicting byte's offset within `symbol`
   RaceAccess access;        ///< the access that faulted (Fault's thread and line)
   RaceAccess other;         ///< the earlier, conflicting access

@@ -278,8 +278,8 @@ TEST_CASE("an unsupported instruction is a clean error naming its line") {
     CHECK(r.fault->message.find("testp.finite.f32 %p1, %r1;") != std::string::npos);
     CHECK(r.instructions_executed == 0); // refused before anything ran
   }
-  SUBCASE("cp.async.bulk.commit_group") {
-    SimResult r = run(one_thread("\tcp.async.bulk.commit_group;\n"), "k", l, mem);
+  SUBCASE("cp.async.bulk.prefetch.L2.global") {
+    SimResult r = run(one_thread("\tcp.async.bulk.prefetch.L2.global [%rd1], 16;\n"), "k", l, mem);
     REQUIRE(r.fault);
     CHECK(r.fault->kind == FaultKind::unsupported);
     CHECK(r.fault->ptx_line == first_body_line);

@@ -5,8 +5,8 @@
 #   tools/foreign/check.sh PTXGEN mutant NAME    mutant NAME must fail as it states
 #   tools/foreign/check.sh PTXGEN all            both, for everything; a table last
 #
-# Kernels are listed in tests/foreign/kernels.list (NAME ENTRY): each of
-# tests/foreign/ptx/NAME.{sm80,sm90}.{O3,G}.ptx runs with
+# Kernels are listed in tests/foreign/kernels.list (NAME ENTRY [TARGETS]): each
+# of tests/foreign/ptx/NAME.{sm80,sm90}.{O3,G}.ptx (the TARGETS only) runs with
 # `ptxgen run --backend sim --arch sm_XX --ptx FILE --entry ENTRY
 # tests/foreign/specs/NAME.toml` and must come out `pass` (exit 0). A kernel
 # the simulator cannot run yet fails here: never skipped.
@@ -45,6 +45,15 @@ entry_of() { # NAME -> its mangled entry (kernels.list), or nothing
   awk -v n="$1" '$1 == n { print $2 }' "$corpus/kernels.list"
 }
 
+variants_of() { # NAME -> its PTX variants: every one, or those of its TARGETS column
+  local targets t v
+  targets=$(awk -v n="$1" '$1 == n { print $3 }' "$corpus/kernels.list")
+  [ -n "$targets" ] || { echo "${variants[*]}"; return; }
+  for t in ${targets//,/ }; do
+    for v in "${variants[@]}"; do [ "${v%%.*}" = "$t" ] && echo "$v"; done
+  done
+}
+
 # run_case PTX ENTRY SPEC ARCH -> sets rc, status, detail, sim_fault, race_kind (the
 # report's fault and race kinds as data: nothing is read out of the detail's wording)
 run_case() {
@@ -76,7 +85,7 @@ check_kernel() { # NAME -> 0 when every variant passes
     echo "check.sh: kernel '$name' is not in kernels.list" >&2
     return 1
   fi
-  for v in "${variants[@]}"; do
+  for v in $(variants_of "$name"); do
     local ptx=$corpus/ptx/$name.$v.ptx
     if [ ! -f "$ptx" ]; then
       printf 'kernel %-24s %-7s MISSING %s\n' "$name" "$v" "$ptx"

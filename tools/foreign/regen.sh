@@ -2,7 +2,8 @@
 # Regenerates the foreign-PTX corpus (docs/foreign.md): every CUDA source
 # tests/foreign/src/NAME.cu is compiled by nvcc to PTX for sm_80 and sm_90,
 # optimised (-O3) and for debugging (-G), into
-# tests/foreign/ptx/NAME.{sm80,sm90}.{O3,G}.ptx. Each file starts with the
+# tests/foreign/ptx/NAME.{sm80,sm90}.{O3,G}.ptx (only the targets the third
+# column of tests/foreign/kernels.list names, when it names some). Each file starts with the
 # exact nvcc command that made it and nvcc's version; the rest is nvcc's
 # output, untouched (the PTX is generated, never edited by hand).
 #
@@ -30,7 +31,10 @@ mkdir -p "$out_dir"
 for name in "${names[@]}"; do
   src="$src_dir/$name.cu"
   [ -f "$src" ] || { echo "regen.sh: no source '$src'" >&2; exit 2; }
-  for sm in 80 90; do
+  targets=$(awk -v n="$name" '$1 == n { print $3 }' tests/foreign/kernels.list)
+  sms="80 90"
+  [ -z "$targets" ] || sms=$(echo "$targets" | tr ',' ' ' | sed 's/sm//g')
+  for sm in $sms; do
     for opt in O3 G; do
       out="$out_dir/$name.sm$sm.$opt.ptx"
       flag=-O3

@@ -1,0 +1,181 @@
+// The executor's CTA: bulk stores (cp.async.bulk.global.shared::cta.bulk_group), their bulk
+// groups and waits, global reads of bytes still in flight, and the async-proxy rule (cta.hpp;
+// the model: simulator.hpp).
+
+#include "driver/sim/cta.hpp"
+#include "emitter/support/unreachable.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ptxgen::sim::exec {
+
+void Cta::bulk_store_issue(Thread& t, const ir::Op& op) {
+  constexpr std::uint32_t granule = 16; // size and both addresses are multiples of 16 (PTX)
+  const std::uint64_t dst = address(t, op.addr), src = address(t, op.addr2);
+  const std::uint64_t size = get(t, op.src[0], ir::Type{32, false});
+  if (size == 0 || size % granule != 0)
+    fault_at(FaultKind::undefined_behavior, t, op,
+             "the bulk copy size " + std::to_string(size) +
+                 " is not a positive multiple of 16 (undefined in PTX)");
+  check_align(t, op, dst, granule, "cp.async.bulk destination");
+  check_align(t, op, src, granule, "cp.async.bulk source");
+  check_shared(t, op, src, size, "cp.async.bulk source");
+  not_an_mbarrier(t, op, src, size, "cp.async.bulk source");
+  global_bytes(t, op, dst, size, "cp.async.bulk destination");
+  const Access self = now(t, op);
+  check_proxy(t, self, src, size);
+  on_read(t, op, src, size); // the issuing thread's view: earlier writes must be ordered
+  BulkStore s;
+  s.dst = dst;
+  s.src = src;
+  s.size = static_cast<std::uint32_t>(size);
+  s.buffer = find_buffer(dst, size);
+  s.group = t.bulk_group;
+  s.op = self.op;
+  s.iteration = self.iteration;
+  s.clock = self.clock;
+  for (std::uint64_t b = src; b < src + size; ++b) {
+    ++track_[b].bulk_reads;
+    track_[b].bulk_reader = static_cast<std::int32_t>(t.tid);
+  }
+  t.stores.push_back(std::move(s));
+  ++pending_stores_;
+}
+
+void Cta::bulk_read(const Thread& t, BulkStore& s) {
+  if (s.read)
+    return;
+  s.data.assign(smem_.begin() + static_cast<std::ptrdiff_t>(s.src),
+                smem_.begin() + static_cast<std::ptrdiff_t>(s.src + s.size));
+  // The read is known complete only at the wait: another thread's write must be ordered after
+  // it (a barrier or mbarrier phase since), so the wait counts as the store's read, now.
+  const Access done{static_cast<std::int32_t>(t.tid), s.op, s.iteration, mb_.clock(t.tid)};
+  for (std::uint64_t b = s.src; b < s.src + s.size; ++b) {
+    ByteState& st = track_[b];
+    if (--st.bulk_reads == 0)
+      st.bulk_reader = -1;
+    if (st.rphase != phase_) {
+      st.reader = done;
+      st.reader2 = Access{};
+      st.rphase = phase_;
+    } else if (st.reader.tid != done.tid) {
+      st.reader2 = st.reader;
+      st.reader = done;
+    } else {
+      st.reader = done;
+    }
+  }
+  s.read = true;
+}
+
+void Cta::bulk_wait(Thread& t, const ir::Op& op) {
+  // All but the n newest committed bulk groups; stores not yet committed stay pending.
+  const auto n = static_cast<std::uint64_t>(op.n);
+  const std::uint32_t limit = t.bulk_group > n ? t.bulk_group - static_cast<std::uint32_t>(n) : 0;
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < t.stores.size(); ++k) {
+    BulkStore& s = t.stores[k];
+    if (s.group < limit) {
+      bulk_read(t, s);
+      if (!op.read) {
+        const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
+        std::memcpy(buf.bytes->data() + (s.dst - buf.address), s.data.data(), s.size);
+        --pending_stores_;
+        continue;
+      }
+    }
+    if (kept != k)
+      t.stores[kept] = std::move(s);
+    ++kept;
+  }
+  t.stores.resize(kept);
+}
+
+[[noreturn]] void Cta::refill_race(const Thread& t, const Access& self, std::uint64_t b) const {
+  const auto tid = static_cast<std::size_t>(track_[b].bulk_reader);
+  for (const BulkStore& s : threads_[tid].stores) {
+    if (!s.read && b >= s.src && b < s.src + s.size)
+      race(RaceKind::refill_before_bulk_read, t, self, b,
+           Access{static_cast<std::int32_t>(tid), s.op, s.iteration, s.clock});
+  }
+  // another thread's store still reads the byte; any of them will do as the earlier access
+  for (const Thread& u : threads_) {
+    for (const BulkStore& s : u.stores) {
+      if (!s.read && b >= s.src && b < s.src + s.size)
+        race(RaceKind::refill_before_bulk_read, t, self, b,
+             Access{static_cast<std::int32_t>(u.tid), s.op, s.iteration, s.clock});
+    }
+  }
+  unreachable("refill_race(): a byte marked as read by a bulk store has no such store");
+}
+
+void Cta::check_proxy(const Thread& t, const Access& self, std::uint64_t off,
+                      std::uint64_t n) const {
+  for (std::uint64_t b = off; b < off + n; ++b) {
+    const ByteState& s = track_[b];
+    if (s.writer.tid < 0 || s.async_written)
+      continue;
+    // The writer's fence must follow its write and, for another thread's bulk operation, be
+    // ordered before it: by a barrier since (an earlier phase) or an mbarrier phase. Its latest
+    // fence stands for them all (a later one in the same phase hides an earlier, ordered one).
+    const Thread& w = threads_[static_cast<std::size_t>(s.writer.tid)];
+    const bool fenced = w.proxy_fences != s.wfence;
+    const bool ordered_fence = s.writer.tid == self.tid || w.fence_phase != phase_ ||
+                               mb_.ordered(w.tid, w.fence_clock, t.tid);
+    if (!fenced || !ordered_fence)
+      race(RaceKind::missing_proxy_fence, t, self, b, s.writer);
+  }
+}
+
+void Cta::check_global_read(const Thread& t, const ir::Op& op, std::uint64_t addr,
+                            std::uint64_t n) const {
+  if (pending_stores_ == 0)
+    return;
+  for (const Thread& u : threads_) {
+    for (const BulkStore& s : u.stores) {
+      if (addr >= s.dst + s.size || s.dst >= addr + n)
+        continue;
+      const std::uint64_t b = std::max(addr, s.dst);
+      Fault f = fault_for(FaultKind::race, t, op);
+      const Access self = now(t, op);
+      Race r;
+      r.kind = RaceKind::read_before_bulk_write;
+      const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
+      r.symbol = buf.name;
+      r.offset = b - buf.address;
+      r.access = race_access(self);
+      r.other = race_access(Access{static_cast<std::int32_t>(u.tid), s.op, s.iteration, s.clock});
+      const std::string whose = u.tid == t.tid ? std::string("this thread") : other(u.tid);
+      f.message += ", iteration " + std::to_string(self.iteration) + ": " +
+                   std::string(name(r.kind)) + ": byte " + std::to_string(r.offset) +
+                   " of global `" + r.symbol + "` is " + std::string(race_relation(r.kind).first) +
+                   " " + whose + " at PTX line " + std::to_string(r.other.ptx_line) +
+                   " (iteration " + std::to_string(s.iteration) + ")";
+      f.race = std::move(r);
+      throw FaultThrow{std::move(f)};
+    }
+  }
+}
+
+void Cta::finish_bulk_stores(Thread& t, std::uint32_t line) {
+  // PTX does not say that exit waits for a bulk store's read of shared memory, and the CTA's
+  // shared memory is released when it ends: the strict reading makes an unread source an
+  // error. A store whose read has completed (wait_group.read) writes global memory before the
+  // grid completes, as CUTLASS's epilogues rely on.
+  for (BulkStore& s : t.stores) {
+    if (!s.read)
+      fault_at(FaultKind::undefined_behavior, t, e_.ops[s.op],
+               "the thread exits at PTX line " + std::to_string(line) +
+                   " with the bulk store at PTX line " + std::to_string(e_.ops[s.op].line) +
+                   " (iteration " + std::to_string(s.iteration) +
+                   ") not waited for: no cp.async.bulk.wait_group{.read} covers its group, so "
+                   "its read of shared memory may outlive the CTA");
+    const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
+    std::memcpy(buf.bytes->data() + (s.dst - buf.address), s.data.data(), s.size);
+    --pending_stores_;
+  }
+  t.stores.clear();
+}
+
+} // namespace ptxgen::sim::exec
