@@ -97,7 +97,7 @@ Fallible<TiledEncodeArgs> tiled_encode_args(const tile::TensorMapDesc& map,
   return a;
 }
 
-Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, TensorMapBlob& out) {
+ptxgen::Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, TensorMapBlob& out) {
   if (encode == nullptr)
     return Failure{missing_encode};
   if (const CUresult r = call_encode(encode, args, out); r != CUDA_SUCCESS)
@@ -105,8 +105,8 @@ Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, TensorMap
   return {};
 }
 
-Status encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc& map,
-                         std::uint64_t global_address, TensorMapBlob& out) {
+ptxgen::Status encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc& map,
+                                 std::uint64_t global_address, TensorMapBlob& out) {
   if (api.cuTensorMapEncodeTiled == nullptr)
     return Failure{missing_encode};
   Fallible<TiledEncodeArgs> args = tiled_encode_args(map, global_address);

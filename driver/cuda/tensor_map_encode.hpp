@@ -59,11 +59,11 @@ using EncodeTiledFn = decltype(&::cuTensorMapEncodeTiled);
 /// 128-byte alignment is not passed by value). A failure names the driver's error; a null
 /// `encode` is a failure that says the driver has no cuTensorMapEncodeTiled (CUDA 12.0
 /// added it).
-Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, TensorMapBlob& out);
+ptxgen::Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, TensorMapBlob& out);
 
 /// tiled_encode_args() then encode_tiled() through the driver's table, into `out`.
-Status encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc& map,
-                         std::uint64_t global_address, TensorMapBlob& out);
+ptxgen::Status encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc& map,
+                                 std::uint64_t global_address, TensorMapBlob& out);
 
 } // namespace ptxgen::driver::cuda
 

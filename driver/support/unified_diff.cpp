@@ -5,7 +5,7 @@
 
 namespace ptxgen::driver {
 
-static std::vector<std::string_view> split_lines(std::string_view s) {
+static std::vector<std::string_view> diff_lines(std::string_view s) {
   std::vector<std::string_view> out;
   while (!s.empty()) {
     auto nl = s.find('\n');
@@ -23,8 +23,8 @@ std::string unified_diff(std::string_view a, std::string_view b, const std::stri
                          const std::string& b_name, int context) {
   if (a == b)
     return {};
-  const auto x = split_lines(a);
-  const auto y = split_lines(b);
+  const auto x = diff_lines(a);
+  const auto y = diff_lines(b);
   const std::size_t n = x.size(), m = y.size();
   // Longest common subsequence table (goldens are small: a few hundred lines).
   std::vector<std::vector<std::uint32_t>> lcs(n + 1, std::vector<std::uint32_t>(m + 1, 0));
