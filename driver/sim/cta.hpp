@@ -376,6 +376,12 @@ private:
 
   /// cp.async.bulk.global.shared::cta.bulk_group: checked and queued in the thread's open
   /// bulk group; its source bytes are read as by the thread now (races, proxy fence).
+  /// A 1-D bulk copy's destination, source and size, after the checks both directions
+  /// share: the size a positive multiple of 16, both addresses 16-byte aligned.
+  struct BulkOperands {
+    std::uint64_t dst = 0, src = 0, size = 0;
+  };
+  BulkOperands bulk_operands(Thread& t, const ir::Op& op);
   void bulk_store_issue(Thread& t, const ir::Op& op);
   /// cp.async.bulk.wait_group{.read} N: all but the N newest committed bulk groups complete
   /// their reads (.read) or their whole copy.

@@ -10,7 +10,7 @@
 
 namespace ptxgen::sim::exec {
 
-void Cta::bulk_store_issue(Thread& t, const ir::Op& op) {
+Cta::BulkOperands Cta::bulk_operands(Thread& t, const ir::Op& op) {
   constexpr std::uint32_t granule = 16; // size and both addresses are multiples of 16 (PTX)
   const std::uint64_t dst = address(t, op.addr), src = address(t, op.addr2);
   const std::uint64_t size = get(t, op.src[0], ir::Type{32, false});
@@ -20,6 +20,11 @@ void Cta::bulk_store_issue(Thread& t, const ir::Op& op) {
                  " is not a positive multiple of 16 (undefined in PTX)");
   check_align(t, op, dst, granule, "cp.async.bulk destination");
   check_align(t, op, src, granule, "cp.async.bulk source");
+  return {dst, src, size};
+}
+
+void Cta::bulk_store_issue(Thread& t, const ir::Op& op) {
+  const auto [dst, src, size] = bulk_operands(t, op);
   check_shared(t, op, src, size, "cp.async.bulk source");
   not_an_mbarrier(t, op, src, size, "cp.async.bulk source");
   global_bytes(t, op, dst, size, "cp.async.bulk destination");

@@ -120,15 +120,7 @@ void Cta::settle(std::uint64_t off) {
 }
 
 void Cta::bulk_issue(Thread& t, const ir::Op& op) {
-  constexpr std::uint32_t granule = 16; // size and both addresses are multiples of 16 (PTX)
-  const std::uint64_t dst = address(t, op.addr), src = address(t, op.addr2);
-  const std::uint64_t size = get(t, op.src[0], ir::Type{32, false});
-  if (size == 0 || size % granule != 0)
-    fault_at(FaultKind::undefined_behavior, t, op,
-             "the bulk copy size " + std::to_string(size) +
-                 " is not a positive multiple of 16 (undefined in PTX)");
-  check_align(t, op, dst, granule, "cp.async.bulk destination");
-  check_align(t, op, src, granule, "cp.async.bulk source");
+  const auto [dst, src, size] = bulk_operands(t, op);
   check_shared(t, op, dst, size, "cp.async.bulk destination");
   not_an_mbarrier(t, op, dst, size, "cp.async.bulk destination");
   global_bytes(t, op, src, size, "cp.async.bulk source");
