@@ -116,7 +116,76 @@ struct OpWriter {
     view("barrier", m.barrier);
     out << "parity = " << expr(m.parity) << "\n";
   }
+  /// `pred` and `cache_policy` of a bulk or tensor copy.
+  template <class Op>
+  void issue_keys(const Op& op) {
+    if (op.pred)
+      out << "pred = " << expr(*op.pred) << "\n";
+    if (op.cache_policy)
+      std::visit(*this, op.cache_policy->value);
+  }
+  void coords(const std::vector<tile::Located<tile::ExprPtr>>& cs) {
+    out << "coords = [";
+    for (std::size_t i = 0; i < cs.size(); ++i)
+      out << (i ? ", " : "") << expr(cs[i]);
+    out << "]\n";
+  }
+  void operator()(const tile::BulkLoadOp& b) {
+    out << "op = \"bulk_load\"\n";
+    view("dst", b.dst);
+    view("src", b.src);
+    view("barrier", b.barrier);
+    issue_keys(b);
+  }
+  void operator()(const tile::BulkStoreOp& b) {
+    out << "op = \"bulk_store\"\n";
+    view("dst", b.dst);
+    view("src", b.src);
+    issue_keys(b);
+  }
+  void operator()(const tile::BulkCommitOp&) { out << "op = \"bulk_commit\"\n"; }
+  void operator()(const tile::BulkWaitOp& w) {
+    out << "op = \"bulk_wait\"\nn = " << w.n << "\nread = " << (w.read ? "true" : "false")
+        << "\n";
+  }
+  void operator()(const tile::ProxyFenceOp&) { out << "op = \"proxy_fence\"\n"; }
+  void operator()(const tile::ExpectTxOp& e) {
+    out << "op = \"expect_tx\"\n";
+    view("barrier", e.barrier);
+    out << "bytes = " << expr(e.bytes) << "\narrive = " << (e.arrive ? "true" : "false") << "\n";
+    if (e.pred)
+      out << "pred = " << expr(*e.pred) << "\n";
+  }
+  void operator()(const tile::TensorLoadOp& t) {
+    out << "op = \"tensor_load\"\ntensor = \"" << t.tensor.value << "\"\n";
+    coords(t.coords);
+    view("dst", t.dst);
+    view("barrier", t.barrier);
+    issue_keys(t);
+  }
+  void operator()(const tile::TensorStoreOp& t) {
+    out << "op = \"tensor_store\"\ntensor = \"" << t.tensor.value << "\"\n";
+    coords(t.coords);
+    view("src", t.src);
+    issue_keys(t);
+  }
 };
+
+/// `[tensor.NAME.map]` of a global tensor with a map.
+void write_map(std::ostringstream& out, const tile::TensorDecl& d) {
+  const tile::TensorMapDesc& m = *d.map;
+  auto list = [&](const char* key, const std::vector<std::int64_t>& xs) {
+    out << key << " = [";
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      out << (i ? ", " : "") << xs[i];
+    out << "]\n";
+  };
+  out << "\n[tensor." << d.tensor.name << ".map]\n";
+  list("box", m.box_dims);
+  list("element_strides", m.element_strides);
+  out << "swizzle = \"" << tile::name(m.swizzle) << "\"\noob_fill = \"" << tile::name(m.oob_fill)
+      << "\"\nl2_promotion = \"" << tile::name(m.l2_promotion) << "\"\n";
+}
 
 void write_kernel(std::ostringstream& out, const tile::Kernel& k) {
   out << "[kernel]\nname = \"" << k.name << "\"\ngrid = " << dims(k.grid_dim.or_x(k.grid))
@@ -144,9 +213,13 @@ void write_kernel(std::ostringstream& out, const tile::Kernel& k) {
     for (std::size_t i = 0; i < t.shape.size(); ++i)
       out << (i ? ", " : "") << t.shape[i];
     out << "]\ndtype = \"" << tile::name(t.dtype) << "\"\nalign = " << t.align << "\n";
+    if (t.swizzle != tile::TensorMapSwizzle::none)
+      out << "swizzle = \"" << tile::name(t.swizzle) << "\"\n";
     if (!shared)
       out << "init = \"" << build::init_spelling(d->init)
           << "\"\noutput = " << (d->output ? "true" : "false") << "\n";
+    if (d->map)
+      write_map(out, *d);
   }
 }
 

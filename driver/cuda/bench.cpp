@@ -58,12 +58,35 @@ struct GlobalUse {
   void operator()(const tile::CopyArriveOp&) {}
   void operator()(const tile::MbarrierArriveOp&) {}
   void operator()(const tile::MbarrierWaitOp&) {}
+  void operator()(const tile::BulkLoadOp& op) {
+    add(read, op.src.value);
+    add(written, op.dst.value);
+  }
+  void operator()(const tile::BulkStoreOp& op) {
+    add(read, op.src.value);
+    add(written, op.dst.value);
+  }
+  void operator()(const tile::BulkCommitOp&) {}
+  void operator()(const tile::BulkWaitOp&) {}
+  void operator()(const tile::ProxyFenceOp&) {}
+  void operator()(const tile::ExpectTxOp&) {}
+  // A tensor copy's global side is its map's tensor, named, not a view.
+  void operator()(const tile::TensorLoadOp& op) { add_named(read, op.tensor.value); }
+  void operator()(const tile::TensorStoreOp& op) { add_named(written, op.tensor.value); }
+
+  const tile::Kernel* kernel = nullptr;
+  void add_named(std::vector<const tile::Tensor*>& to, const std::string& name) {
+    const tile::TensorDecl* d = kernel->find_tensor(name);
+    if (d && std::find(to.begin(), to.end(), &d->tensor) == to.end())
+      to.push_back(&d->tensor);
+  }
 };
 
 } // namespace
 
 std::uint64_t spec_bytes_moved(const tile::Kernel& k) {
   GlobalUse use;
+  use.kernel = &k;
   for (const auto& op : k.ops)
     std::visit(use, op.body);
   std::uint64_t bytes = 0;

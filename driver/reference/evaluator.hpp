@@ -413,6 +413,16 @@ private:
   /// arrivals wait for land first (as late as the wait can make them).
   void step_op(std::size_t op, const tile::MbarrierWaitOp& m);
 
+  // TODO(bulk-reference): the bulk family on bytes (evaluator_bulk.cpp).
+  void step_op(std::size_t, const tile::BulkLoadOp&) { unreachable("bulk_load: no reference yet"); }
+  void step_op(std::size_t, const tile::BulkStoreOp&) { unreachable("bulk_store: no reference yet"); }
+  void step_op(std::size_t, const tile::BulkCommitOp&) { unreachable("bulk_commit: no reference yet"); }
+  void step_op(std::size_t, const tile::BulkWaitOp&) { unreachable("bulk_wait: no reference yet"); }
+  void step_op(std::size_t, const tile::ProxyFenceOp&) { unreachable("proxy_fence: no reference yet"); }
+  void step_op(std::size_t, const tile::ExpectTxOp&) { unreachable("expect_tx: no reference yet"); }
+  void step_op(std::size_t, const tile::TensorLoadOp&) { unreachable("tensor_load: no reference yet"); }
+  void step_op(std::size_t, const tile::TensorStoreOp&) { unreachable("tensor_store: no reference yet"); }
+
   /// Lands every copy that an unfired copy_arrive on barrier `id` waits for.
   void land_tracked(std::size_t id);
 
@@ -633,6 +643,14 @@ private:
   bool replay_op(std::size_t op, const tile::MbarrierArriveOp&) { return skip(op, false); }
 
   bool replay_op(std::size_t op, const tile::MbarrierWaitOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::BulkLoadOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::BulkStoreOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::BulkCommitOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::BulkWaitOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::ProxyFenceOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::ExpectTxOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::TensorLoadOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::TensorStoreOp&) { return skip(op, false); }
 
   /// An op that moves no bytes in a replay (the copies landed as they were issued).
   bool skip(std::size_t op, bool ok) {

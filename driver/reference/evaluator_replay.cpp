@@ -2,6 +2,7 @@
 // while its accesses are compared with the recording (cta_trace.hpp).
 
 #include "driver/reference/evaluator.hpp"
+#include "emitter/support/overloaded.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -19,10 +20,30 @@ bool Evaluator::replayable() {
     if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
       return space(a->dst) == tile::Space::shared && space(a->src) == tile::Space::global;
     }
-    return !std::holds_alternative<tile::MbarrierInitOp>(op.body) &&
-           !std::holds_alternative<tile::CopyArriveOp>(op.body) &&
-           !std::holds_alternative<tile::MbarrierArriveOp>(op.body) &&
-           !std::holds_alternative<tile::MbarrierWaitOp>(op.body);
+    // Barriers and the bulk family: phases, transaction bytes and bulk groups are each
+    // CTA's own, never replayed.
+    return std::visit(overloaded{[](const tile::CommitGroupOp&) { return true; },
+                                 [](const tile::WaitGroupOp&) { return true; },
+                                 [](const tile::WaitAllOp&) { return true; },
+                                 [](const tile::CtaSyncOp&) { return true; },
+                                 [](const tile::FillOp&) { return true; },
+                                 [](const tile::CopyOp&) { return true; },
+                                 [](const tile::ForOp&) { return true; },
+                                 [](const tile::EndOp&) { return true; },
+                                 [](const tile::ApplyOp&) { return true; },
+                                 [](const tile::MbarrierInitOp&) { return false; },
+                                 [](const tile::CopyArriveOp&) { return false; },
+                                 [](const tile::MbarrierArriveOp&) { return false; },
+                                 [](const tile::MbarrierWaitOp&) { return false; },
+                                 [](const tile::BulkLoadOp&) { return false; },
+                                 [](const tile::BulkStoreOp&) { return false; },
+                                 [](const tile::BulkCommitOp&) { return false; },
+                                 [](const tile::BulkWaitOp&) { return false; },
+                                 [](const tile::ProxyFenceOp&) { return false; },
+                                 [](const tile::ExpectTxOp&) { return false; },
+                                 [](const tile::TensorLoadOp&) { return false; },
+                                 [](const tile::TensorStoreOp&) { return false; }},
+                      op.body);
   });
 }
 

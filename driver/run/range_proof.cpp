@@ -111,6 +111,18 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             if (writes_read(x.dst.value))
                               visit_global_view(x.dst.value, f);
                           },
+                          [&](const tile::BulkLoadOp& b) {
+                            visit_global_view(b.dst.value, f);
+                            visit_global_view(b.src.value, f);
+                          },
+                          [&](const tile::BulkStoreOp& b) {
+                            visit_global_view(b.dst.value, f);
+                            visit_global_view(b.src.value, f);
+                          },
+                          // Their coordinates are visit_roots' (every tensor op's).
+                          [](const tile::TensorLoadOp&) {}, [](const tile::TensorStoreOp&) {},
+                          [](const tile::BulkCommitOp&) {}, [](const tile::BulkWaitOp&) {},
+                          [](const tile::ProxyFenceOp&) {}, [](const tile::ExpectTxOp&) {},
                           // Their expressions are visit_roots' (shared views, bounds, fields).
                           [](const tile::ForOp&) {}, [](const tile::MbarrierInitOp&) {},
                           [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
@@ -162,6 +174,38 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             visit_view(m.barrier.value, f);
                             f(*m.parity.value);
                           },
+                          // The bulk family: every expression (which bytes, when, by whom,
+                          // how many transaction bytes; a tensor store's coordinates also
+                          // decide which global bytes it writes).
+                          [&](const tile::BulkLoadOp& b) {
+                            visit_view(b.dst.value, f);
+                            visit_view(b.barrier.value, f);
+                            visit_optional(b.pred, f);
+                          },
+                          [&](const tile::BulkStoreOp& b) {
+                            visit_view(b.src.value, f);
+                            visit_optional(b.pred, f);
+                          },
+                          [&](const tile::ExpectTxOp& e) {
+                            visit_view(e.barrier.value, f);
+                            f(*e.bytes.value);
+                            visit_optional(e.pred, f);
+                          },
+                          [&](const tile::TensorLoadOp& t) {
+                            for (const auto& c : t.coords)
+                              f(*c.value);
+                            visit_view(t.dst.value, f);
+                            visit_view(t.barrier.value, f);
+                            visit_optional(t.pred, f);
+                          },
+                          [&](const tile::TensorStoreOp& t) {
+                            for (const auto& c : t.coords)
+                              f(*c.value);
+                            visit_view(t.src.value, f);
+                            visit_optional(t.pred, f);
+                          },
+                          [](const tile::BulkCommitOp&) {}, [](const tile::BulkWaitOp&) {},
+                          [](const tile::ProxyFenceOp&) {},
                           [](const tile::CommitGroupOp&) {}, [](const tile::WaitGroupOp&) {},
                           [](const tile::WaitAllOp&) {}, [](const tile::CtaSyncOp&) {},
                           [](const tile::EndOp&) {}},

@@ -201,6 +201,16 @@ Picture build_picture(const tile::Kernel& k) {
             [&](const tile::CopyArriveOp&) { op.kind = "copy_arrive"; },
             [&](const tile::MbarrierArriveOp&) { op.kind = "mbarrier_arrive"; },
             [&](const tile::MbarrierWaitOp&) { op.kind = "mbarrier_wait"; },
+            [&](const tile::BulkLoadOp&) { op.kind = "bulk_load"; },
+            [&](const tile::BulkStoreOp&) { op.kind = "bulk_store"; },
+            [&](const tile::BulkCommitOp&) { op.kind = "bulk_commit"; },
+            [&](const tile::BulkWaitOp& g) {
+              op.kind = "bulk_wait " + std::to_string(g.n) + (g.read ? " read" : "");
+            },
+            [&](const tile::ProxyFenceOp&) { op.kind = "proxy_fence"; },
+            [&](const tile::ExpectTxOp&) { op.kind = "expect_tx"; },
+            [&](const tile::TensorLoadOp&) { op.kind = "tensor_load"; },
+            [&](const tile::TensorStoreOp&) { op.kind = "tensor_store"; },
         },
         k.ops[i].body);
     p.ops.push_back(std::move(op));

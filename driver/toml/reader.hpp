@@ -43,10 +43,12 @@ using tile::kMaxPatternBytes;
 constexpr std::array<std::string_view, 5> kTopKeys = {"kernel", "tensor", "param", "op", "expect"};
 constexpr std::array<std::string_view, 6> kKernelKeys = {"name", "grid",           "block",
                                                          "abi",  "dynamic_shared", "expect"};
-constexpr std::array<std::string_view, 7> kTensorKeys = {"space",  "shape", "dtype", "init",
-                                                         "output", "align", "layout"};
+constexpr std::array<std::string_view, 9> kTensorKeys = {
+    "space", "shape", "dtype", "init", "output", "align", "layout", "swizzle", "map"};
+constexpr std::array<std::string_view, 5> kTensorMapKeys = {"box", "element_strides", "swizzle",
+                                                            "oob_fill", "l2_promotion"};
 constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
-constexpr std::array<std::string_view, 14> kOpKinds = {"apply",
+constexpr std::array<std::string_view, 22> kOpKinds = {"apply",
                                                        "commit_group",
                                                        "wait_group",
                                                        "wait_all",
@@ -59,7 +61,15 @@ constexpr std::array<std::string_view, 14> kOpKinds = {"apply",
                                                        "mbarrier_init",
                                                        "copy_arrive",
                                                        "mbarrier_arrive",
-                                                       "mbarrier_wait"};
+                                                       "mbarrier_wait",
+                                                       "bulk_load",
+                                                       "bulk_store",
+                                                       "bulk_commit",
+                                                       "bulk_wait",
+                                                       "proxy_fence",
+                                                       "expect_tx",
+                                                       "tensor_load",
+                                                       "tensor_store"};
 constexpr std::array<std::string_view, 3> kMbarrierInitKeys = {"op", "barrier", "count"};
 constexpr std::array<std::string_view, 3> kCopyArriveKeys = {"op", "barrier", "noinc"};
 constexpr std::array<std::string_view, 3> kMbarrierArriveKeys = {"op", "barrier", "pred"};
@@ -71,10 +81,29 @@ constexpr std::array<std::string_view, 10> kPipelineKeys = {
 constexpr std::array<std::string_view, 10> kApplyKeys = {
     "op",    "opcode",   "dst",        "src",  "chunk_bytes",
     "scope", "src_size", "ignore_src", "pred", "cache_policy"};
+constexpr std::array<std::string_view, 6> kBulkLoadKeys = {"op",      "dst",  "src",
+                                                           "barrier", "pred", "cache_policy"};
+constexpr std::array<std::string_view, 5> kBulkStoreKeys = {"op", "dst", "src", "pred",
+                                                            "cache_policy"};
+constexpr std::array<std::string_view, 3> kBulkWaitKeys = {"op", "n", "read"};
+constexpr std::array<std::string_view, 5> kExpectTxKeys = {"op", "barrier", "bytes", "arrive",
+                                                           "pred"};
+constexpr std::array<std::string_view, 7> kTensorLoadKeys = {
+    "op", "tensor", "coords", "dst", "barrier", "pred", "cache_policy"};
+constexpr std::array<std::string_view, 6> kTensorStoreKeys = {"op",  "tensor", "coords",
+                                                              "src", "pred",   "cache_policy"};
 constexpr std::array<std::string_view, 1> kBareKeys = {"op"};
 constexpr std::array<std::string_view, 2> kWaitGroupKeys = {"op", "n"};
 constexpr std::array<std::string_view, 3> kFillKeys = {"op", "dst", "pattern"};
 constexpr std::array<std::string_view, 3> kCopyKeys = {"op", "dst", "src"};
+
+/// The ops of the sm_90 bulk-copy family (toml_spec_bulk.cpp reads them).
+inline bool is_bulk_kind(std::string_view kind) {
+  constexpr std::array<std::string_view, 8> kinds = {"bulk_load",   "bulk_store", "bulk_commit",
+                                                     "bulk_wait",   "proxy_fence", "expect_tx",
+                                                     "tensor_load", "tensor_store"};
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
 
 inline const char* type_phrase(toml::node_type t) {
   switch (t) {
@@ -400,6 +429,40 @@ private:
   std::optional<tile::OpBody> load_mbarrier_op(const toml::table& t, std::string_view kind,
                                                const std::string& where,
                                                const std::string& where_kind);
+
+  // ---------------------------------------------------------------- bulk copies (toml_spec_bulk.cpp)
+
+  /// `[tensor.NAME.map]` as written (the builder checks it with the tensor).
+  build::TensorMapDecl load_tensor_map(const toml::node& n, const std::string& tensor);
+  /// A word of an enum whose spellings are `choices` (value k spelled choices[k]).
+  template <class E>
+  std::optional<E> enum_word(const toml::node& v, std::string_view key, const std::string& where,
+                             std::span<const std::string_view> choices);
+  std::optional<tile::TensorMapSwizzle> swizzle_word(const toml::node& v, const std::string& where);
+  std::optional<std::vector<build::Dim>> dim_list(const toml::node& v, std::string_view key,
+                                                  const std::string& where);
+  std::optional<std::vector<tile::Located<tile::ExprPtr>>> coords_field(const toml::table& t,
+                                                                        const std::string& where);
+  template <class Op>
+  bool load_issue_keys(const toml::table& t, const std::string& where, Op& op);
+  std::optional<tile::Located<tile::View>> bulk_view(const toml::table& t, std::string_view key,
+                                                     tile::Space space, const std::string& where);
+  std::optional<tile::Located<tile::View>> barrier_field(const toml::table& t,
+                                                         const std::string& where);
+  const tile::TensorDecl* tensor_operand(const toml::table& t, const std::string& where,
+                                         tile::Located<std::string>& name,
+                                         std::vector<tile::Located<tile::ExprPtr>>& coords);
+  /// bulk_load, bulk_store, bulk_commit, bulk_wait, proxy_fence, expect_tx, tensor_load and
+  /// tensor_store; nullopt after an error (reported).
+  std::optional<tile::OpBody> load_bulk_op(const toml::table& t, std::string_view kind,
+                                           const std::string& where, const std::string& where_kind);
+  std::optional<tile::OpBody> load_bulk_wait(const toml::table& t, const std::string& where,
+                                             const std::string& where_kind);
+  std::optional<tile::OpBody> load_expect_tx(const toml::table& t, const std::string& where,
+                                             const std::string& where_kind);
+  std::optional<tile::OpBody> load_tensor_op(const toml::table& t, std::string_view kind,
+                                             const std::string& where,
+                                             const std::string& where_kind);
 
   // ---------------------------------------------------------------- loops
 

@@ -489,6 +489,13 @@ void Loader::load_tensor(const toml::key& k, const toml::node& n) {
                "only the row-major \"default\" layout is supported; got " + squote(*s));
     d.syntax_ok = s && *s == "default" && d.syntax_ok;
   }
+  if (const toml::node* v = t->get("swizzle")) {
+    d.swizzle_at = at(v->source());
+    d.swizzle = swizzle_word(*v, where);
+    d.syntax_ok = d.swizzle.has_value() && d.syntax_ok;
+  }
+  if (const toml::node* v = t->get("map"))
+    d.map = load_tensor_map(*v, d.name);
   if (const toml::node* v = t->get("init")) {
     d.init_at = at(key_of(*t, "init")->source());
     // Shared memory has no init (the builder says so): nothing to read.

@@ -87,6 +87,11 @@ void Loader::load_op(const toml::table& t, const std::string& where, std::vector
     ok = body.has_value();
     if (body)
       op.body = std::move(*body);
+  } else if (is_bulk_kind(*kind)) {
+    auto body = load_bulk_op(t, *kind, where, where_kind);
+    ok = body.has_value();
+    if (body)
+      op.body = std::move(*body);
   } else if (*kind == "copy") {
     check_keys(t, kCopyKeys, where);
     tile::CopyOp c;

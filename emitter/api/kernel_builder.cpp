@@ -18,25 +18,6 @@ build::Text text_of(std::string text, const Pos& at) {
   return build::Text{std::move(text), at.source_pos(), false, 1};
 }
 
-/// The spec's name of an op (what a pipeline's rules name in their messages).
-std::string_view op_name(const tile::OpBody& body) {
-  struct Names {
-    std::string_view operator()(const tile::ApplyOp&) const { return "apply"; }
-    std::string_view operator()(const tile::CommitGroupOp&) const { return "commit_group"; }
-    std::string_view operator()(const tile::WaitGroupOp&) const { return "wait_group"; }
-    std::string_view operator()(const tile::WaitAllOp&) const { return "wait_all"; }
-    std::string_view operator()(const tile::CtaSyncOp&) const { return "cta_sync"; }
-    std::string_view operator()(const tile::FillOp&) const { return "fill"; }
-    std::string_view operator()(const tile::CopyOp&) const { return "copy"; }
-    std::string_view operator()(const tile::ForOp&) const { return "for"; }
-    std::string_view operator()(const tile::EndOp&) const { return "end"; }
-    std::string_view operator()(const tile::MbarrierInitOp&) const { return "mbarrier_init"; }
-    std::string_view operator()(const tile::CopyArriveOp&) const { return "copy_arrive"; }
-    std::string_view operator()(const tile::MbarrierArriveOp&) const { return "mbarrier_arrive"; }
-    std::string_view operator()(const tile::MbarrierWaitOp&) const { return "mbarrier_wait"; }
-  };
-  return std::visit(Names{}, body);
-}
 
 } // namespace
 
@@ -309,7 +290,7 @@ bool KernelBuilder::capture(const std::function<void(const PipelineVars&)>& make
   bool ok = b_->diagnostics().items().size() == errors_before;
   for (tile::Op& op : made) {
     const build::At at{op.pos, 1};
-    const std::string_view name = op_name(op.body);
+    const std::string_view name = tile::op_kind(op.body);
     const bool fits = loads ? b_->pipeline_load_kind(name, at) &&
                                   b_->pipeline_load_stage(p, std::get<tile::ApplyOp>(op.body), at)
                             : b_->pipeline_body_kind(name, at);

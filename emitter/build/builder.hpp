@@ -131,6 +131,23 @@ struct PolicyParts {
 /// `[[expect]] that = "B == 7"`; the emitter does not compare values itself).
 using ExactValue = std::function<bool(tile::DType, std::int64_t)>;
 
+/// A global tensor's `[tensor.NAME.map]` as written (each part nullopt when absent or
+/// unreadable: an unreadable one is reported and sets syntax_ok false).
+struct TensorMapDecl {
+  At at; ///< the table
+  std::optional<std::vector<Dim>> box;
+  At box_at;
+  std::optional<std::vector<Dim>> element_strides;
+  At element_strides_at;
+  std::optional<tile::TensorMapSwizzle> swizzle;
+  At swizzle_at;
+  std::optional<tile::TensorMapOobFill> oob_fill;
+  At oob_fill_at;
+  std::optional<tile::TensorMapL2Promotion> l2_promotion;
+  At l2_promotion_at;
+  bool syntax_ok = true;
+};
+
 struct TensorDecl {
   std::string name;
   At name_at;
@@ -147,7 +164,10 @@ struct TensorDecl {
   std::optional<tile::TensorInit> init;
   std::optional<At> output_at; ///< where `output` was given, if it was
   bool output = false;
-  bool syntax_ok = true; ///< false after the caller reported another field
+  std::optional<tile::TensorMapSwizzle> swizzle; ///< a shared tensor's `swizzle`
+  At swizzle_at;
+  std::optional<TensorMapDecl> map; ///< `[tensor.NAME.map]`
+  bool syntax_ok = true;            ///< false after the caller reported another field
 };
 
 class Builder {
@@ -230,6 +250,12 @@ public:
                                                                const tile::SourcePos& pos);
   /// An mbarrier operand lives in shared memory.
   bool barrier(const tile::View& v, const At& at);
+  /// A bulk or tensor op's view `role` ("dst", "src") lies in `want` (bulk.cpp).
+  bool bulk_space(const tile::View& v, tile::Space want, std::string_view role, const At& at);
+  /// A tensor op's `tensor`: a global tensor with a map; nullptr (reported) otherwise.
+  const tile::TensorDecl* mapped_tensor(const Text& name);
+  /// A tensor op gives one coordinate per dimension of the map (`n` as written).
+  bool tensor_coords(const tile::TensorDecl& d, std::size_t n, const At& at);
   /// Adds a checked op in program order (loops and pipelines have their own calls).
   void push(tile::Op op);
 
@@ -305,6 +331,8 @@ private:
   bool tensor_shape(const TensorDecl& d, tile::Tensor& t);
   bool tensor_align(const TensorDecl& d, tile::Tensor& t);
   bool tensor_size(const tile::Tensor& t, const At& at);
+  bool tensor_swizzle(const TensorDecl& d, tile::Tensor& t);
+  bool tensor_map(const TensorDecl& d, tile::TensorDecl& decl);
   bool axis_shadow(const tile::Expr& e, const std::map<std::string, std::size_t, std::less<>>& axes,
                    const Text& at);
   std::string loop_name_problem(const std::string& n) const;

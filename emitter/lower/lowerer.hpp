@@ -309,6 +309,15 @@ private:
   /// A spin loop on the phase's parity: test_wait below sm_90, try_wait (which suspends the
   /// thread in hardware for a while) from sm_90 on.
   void lower(const tile::MbarrierWaitOp& m);
+  // TODO(bulk-lower): the bulk family (select_bulk.cpp).
+  void lower(const tile::BulkLoadOp&) { unreachable("bulk_load is not lowered yet"); }
+  void lower(const tile::BulkStoreOp&) { unreachable("bulk_store is not lowered yet"); }
+  void lower(const tile::BulkCommitOp&) { unreachable("bulk_commit is not lowered yet"); }
+  void lower(const tile::BulkWaitOp&) { unreachable("bulk_wait is not lowered yet"); }
+  void lower(const tile::ProxyFenceOp&) { unreachable("proxy_fence is not lowered yet"); }
+  void lower(const tile::ExpectTxOp&) { unreachable("expect_tx is not lowered yet"); }
+  void lower(const tile::TensorLoadOp&) { unreachable("tensor_load is not lowered yet"); }
+  void lower(const tile::TensorStoreOp&) { unreachable("tensor_store is not lowered yet"); }
   unsigned waits_emitted_ = 0; ///< numbers the mbarrier waits' labels
 
   static StateSpace space_of(const tile::Tensor& t);

@@ -997,6 +997,15 @@ private:
     check_barrier(m.barrier);
     prove_u32(*m.parity.value, lb_, m.parity.pos, text_length(m.parity), "parity");
   }
+  // TODO(bulk-contract): the bulk family's per-op proofs.
+  void check(const BulkLoadOp& b, const Op&) { check_barrier(b.barrier); }
+  void check(const BulkStoreOp&, const Op&) {}
+  void check(const BulkCommitOp&, const Op&) {}
+  void check(const BulkWaitOp&, const Op&) {}
+  void check(const ProxyFenceOp&, const Op&) {}
+  void check(const ExpectTxOp& e, const Op&) { check_barrier(e.barrier); }
+  void check(const TensorLoadOp& t, const Op&) { check_barrier(t.barrier); }
+  void check(const TensorStoreOp&, const Op&) {}
 };
 
 } // namespace

@@ -98,6 +98,14 @@ struct OpKindName {
   std::string_view operator()(const CopyArriveOp&) const { return "copy_arrive"; }
   std::string_view operator()(const MbarrierArriveOp&) const { return "mbarrier_arrive"; }
   std::string_view operator()(const MbarrierWaitOp&) const { return "mbarrier_wait"; }
+  std::string_view operator()(const BulkLoadOp&) const { return "bulk_load"; }
+  std::string_view operator()(const BulkStoreOp&) const { return "bulk_store"; }
+  std::string_view operator()(const BulkCommitOp&) const { return "bulk_commit"; }
+  std::string_view operator()(const BulkWaitOp&) const { return "bulk_wait"; }
+  std::string_view operator()(const ProxyFenceOp&) const { return "proxy_fence"; }
+  std::string_view operator()(const ExpectTxOp&) const { return "expect_tx"; }
+  std::string_view operator()(const TensorLoadOp&) const { return "tensor_load"; }
+  std::string_view operator()(const TensorStoreOp&) const { return "tensor_store"; }
 };
 
 /// " (TABLE at line L)", or nothing where the op has no line (built through the C++ API).

@@ -5,6 +5,7 @@
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/tensor.hpp"
+#include "emitter/tile/tensor_map.hpp"
 #include "emitter/tile/view.hpp"
 
 #include <cstdint>
@@ -140,9 +141,85 @@ struct MbarrierWaitOp {
   Located<ExprPtr> parity;
 };
 
+// ---------------------------------------------------------------- the sm_90 bulk-copy family
+// Each of these is one instruction per issuing thread: every thread whose `pred` holds (all
+// of them without one) issues its own copy of its own views. The usual shape is one elected
+// thread (`pred = "tid == 0"`) moving a whole tile.
+
+/// `bulk_load`: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes. The bytes
+/// of `src` (a contiguous global view) land in `dst` (a contiguous shared view of the same
+/// byte size) and complete on `barrier` as that many transaction bytes of its current phase.
+struct BulkLoadOp {
+  Located<View> dst;
+  Located<View> src;
+  Located<View> barrier;
+  std::optional<Located<ExprPtr>> pred;
+  std::optional<Located<CachePolicy>> cache_policy;
+};
+
+/// `bulk_store`: cp.async.bulk.global.shared::cta.bulk_group. The bytes of `src` (a contiguous
+/// shared view) go to `dst` (a contiguous global view of the same byte size); the copy joins
+/// the thread's current bulk group.
+struct BulkStoreOp {
+  Located<View> dst;
+  Located<View> src;
+  std::optional<Located<ExprPtr>> pred;
+  std::optional<Located<CachePolicy>> cache_policy;
+};
+
+/// `bulk_commit`: cp.async.bulk.commit_group (the thread's bulk stores so far form a group).
+struct BulkCommitOp {};
+
+/// `bulk_wait`: cp.async.bulk.wait_group{.read} n: at most n of the thread's bulk groups stay
+/// pending; with `read`, only their reads of shared memory have to be done.
+struct BulkWaitOp {
+  std::int64_t n = 0;
+  bool read = false;
+};
+
+/// `proxy_fence`: fence.proxy.async.shared::cta, which orders the thread's earlier generic
+/// accesses of shared memory before its later async-proxy ones (a bulk store reading them).
+struct ProxyFenceOp {};
+
+/// `expect_tx`: mbarrier.arrive.expect_tx (`arrive`, the default) or mbarrier.expect_tx: each
+/// thread whose pred holds adds `bytes` to the transaction count its barrier's current phase
+/// waits for (and arrives once).
+struct ExpectTxOp {
+  Located<View> barrier;
+  Located<ExprPtr> bytes;
+  bool arrive = true;
+  std::optional<Located<ExprPtr>> pred;
+};
+
+/// `tensor_load`: cp.async.bulk.tensor.Nd.shared::cluster.global.tile.mbarrier::complete_tx::bytes:
+/// the box of `tensor`'s map at `coords` (outermost first, one per dimension; a coordinate may
+/// lie outside the tensor: those elements are filled) lands in `dst`, a contiguous shared view
+/// of the box's bytes, completing on `barrier`.
+struct TensorLoadOp {
+  Located<std::string> tensor;
+  std::vector<Located<ExprPtr>> coords;
+  Located<View> dst;
+  Located<View> barrier;
+  std::optional<Located<ExprPtr>> pred;
+  std::optional<Located<CachePolicy>> cache_policy;
+};
+
+/// `tensor_store`: cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group: the box at
+/// `coords` is written from `src` (a contiguous shared view of the box's bytes); the copy joins
+/// the thread's current bulk group.
+struct TensorStoreOp {
+  Located<std::string> tensor;
+  std::vector<Located<ExprPtr>> coords;
+  Located<View> src;
+  std::optional<Located<ExprPtr>> pred;
+  std::optional<Located<CachePolicy>> cache_policy;
+};
+
 using OpBody =
     std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp, CopyOp, ForOp,
-                 EndOp, MbarrierInitOp, CopyArriveOp, MbarrierArriveOp, MbarrierWaitOp>;
+                 EndOp, MbarrierInitOp, CopyArriveOp, MbarrierArriveOp, MbarrierWaitOp, BulkLoadOp,
+                 BulkStoreOp, BulkCommitOp, BulkWaitOp, ProxyFenceOp, ExpectTxOp, TensorLoadOp,
+                 TensorStoreOp>;
 
 /// What an op is to the user: one they wrote, or one a `pipeline` op expanded into
 /// (pipeline.hpp), which diagnostics name by its role, never by an op number the user
@@ -179,11 +256,20 @@ struct TensorInit {
   std::int64_t value = 0;   ///< constant
 };
 
+/// Where each key of a `[tensor.NAME.map]` table was written, for the carets of its rules.
+struct TensorMapPos {
+  SourcePos table, box, element_strides, swizzle, oob_fill, l2_promotion;
+};
+
 struct TensorDecl {
   Tensor tensor;
   TensorInit init;
   bool output = false; ///< compared after the run
   SourcePos pos;
+  /// A global tensor's `[tensor.NAME.map]`: the TMA descriptor its tensor ops use (valid:
+  /// check_tensor_map holds). The kernel then takes it as a 128-byte parameter as well.
+  std::optional<TensorMapDesc> map;
+  TensorMapPos map_pos;
 };
 
 /// `[[expect]] that = "B.sub[:, 0:8] == A.sub[:, 0:8]"`: what the kernel is meant to

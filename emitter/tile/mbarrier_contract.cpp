@@ -383,6 +383,15 @@ private:
   void exec(std::size_t, const Op&, const CopyOp&) {}
   void exec(std::size_t, const Op&, const ForOp&) {}
   void exec(std::size_t, const Op&, const EndOp&) {}
+  // TODO(bulk-contract): transaction counts of expect_tx, bulk_load and tensor_load.
+  void exec(std::size_t, const Op&, const BulkLoadOp&) {}
+  void exec(std::size_t, const Op&, const BulkStoreOp&) {}
+  void exec(std::size_t, const Op&, const BulkCommitOp&) {}
+  void exec(std::size_t, const Op&, const BulkWaitOp&) {}
+  void exec(std::size_t, const Op&, const ProxyFenceOp&) {}
+  void exec(std::size_t, const Op&, const ExpectTxOp&) {}
+  void exec(std::size_t, const Op&, const TensorLoadOp&) {}
+  void exec(std::size_t, const Op&, const TensorStoreOp&) {}
 };
 
 struct IsMbarrierOp {
@@ -399,6 +408,14 @@ struct IsMbarrierOp {
   bool operator()(const CopyOp&) const { return false; }
   bool operator()(const ForOp&) const { return false; }
   bool operator()(const EndOp&) const { return false; }
+  bool operator()(const BulkLoadOp&) const { return true; }
+  bool operator()(const BulkStoreOp&) const { return false; }
+  bool operator()(const BulkCommitOp&) const { return false; }
+  bool operator()(const BulkWaitOp&) const { return false; }
+  bool operator()(const ProxyFenceOp&) const { return false; }
+  bool operator()(const ExpectTxOp&) const { return true; }
+  bool operator()(const TensorLoadOp&) const { return true; }
+  bool operator()(const TensorStoreOp&) const { return false; }
 };
 
 } // namespace

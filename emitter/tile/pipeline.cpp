@@ -50,6 +50,10 @@ public:
   }
 
   void located(Located<ExprPtr>& e) const { e.value = expr(e.value); }
+  void optional(std::optional<Located<ExprPtr>>& e) const {
+    if (e)
+      located(*e);
+  }
 
   void view(Located<View>& lv) const {
     View& v = lv.value;
@@ -94,6 +98,38 @@ public:
   void operator()(MbarrierWaitOp& m) const {
     view(m.barrier);
     located(m.parity);
+  }
+  void operator()(BulkLoadOp& b) const {
+    view(b.dst);
+    view(b.src);
+    view(b.barrier);
+    optional(b.pred);
+  }
+  void operator()(BulkStoreOp& b) const {
+    view(b.dst);
+    view(b.src);
+    optional(b.pred);
+  }
+  void operator()(BulkCommitOp&) const {}
+  void operator()(BulkWaitOp&) const {}
+  void operator()(ProxyFenceOp&) const {}
+  void operator()(ExpectTxOp& e) const {
+    view(e.barrier);
+    located(e.bytes);
+    optional(e.pred);
+  }
+  void operator()(TensorLoadOp& t) const {
+    for (auto& c : t.coords)
+      located(c);
+    view(t.dst);
+    view(t.barrier);
+    optional(t.pred);
+  }
+  void operator()(TensorStoreOp& t) const {
+    for (auto& c : t.coords)
+      located(c);
+    view(t.src);
+    optional(t.pred);
   }
 
 private:
@@ -226,6 +262,14 @@ struct TensorUse {
   bool operator()(const CopyArriveOp& m) const { return has(m.barrier); }
   bool operator()(const MbarrierArriveOp& m) const { return has(m.barrier); }
   bool operator()(const MbarrierWaitOp& m) const { return has(m.barrier); }
+  bool operator()(const BulkLoadOp& b) const { return has(b.dst) || has(b.src) || has(b.barrier); }
+  bool operator()(const BulkStoreOp& b) const { return has(b.dst) || has(b.src); }
+  bool operator()(const BulkCommitOp&) const { return false; }
+  bool operator()(const BulkWaitOp&) const { return false; }
+  bool operator()(const ProxyFenceOp&) const { return false; }
+  bool operator()(const ExpectTxOp& e) const { return has(e.barrier); }
+  bool operator()(const TensorLoadOp& t) const { return has(t.dst) || has(t.barrier); }
+  bool operator()(const TensorStoreOp& t) const { return has(t.src); }
 };
 
 } // namespace

@@ -41,7 +41,6 @@ inline constexpr std::int64_t kTensorMapSharedAlign = 128;
 inline constexpr std::int64_t kSwizzleRowBytes = 128;
 inline constexpr std::int64_t kSwizzleChunkBytes = 16;
 
-enum class TensorMapSwizzle : std::uint8_t { none, b32, b64, b128 };
 enum class TensorMapInterleave : std::uint8_t { none };
 enum class TensorMapOobFill : std::uint8_t { zero, nan };
 enum class TensorMapL2Promotion : std::uint8_t { none, b64, b128, b256 };

@@ -1,0 +1,328 @@
+// The TOML reader's part of the sm_90 bulk-copy family: a global tensor's
+// [tensor.NAME.map] table, a shared tensor's `swizzle`, and the ops bulk_load,
+// bulk_store, bulk_commit, bulk_wait, proxy_fence, expect_tx, tensor_load and
+// tensor_store. Syntax only: every rule is the builder's (emitter/build/bulk.cpp).
+
+#include "driver/toml/reader.hpp"
+
+namespace ptxgen::driver::toml_reader {
+
+namespace {
+
+/// The spellings of an enum's values, for messages and suggestions.
+template <class Table, class Name>
+std::vector<std::string_view> spellings(const Table& table, Name name) {
+  std::vector<std::string_view> out;
+  for (const auto& row : table.values)
+    out.push_back(name(row));
+  return out;
+}
+
+std::vector<std::string_view> swizzle_spellings() {
+  return spellings(tile::swizzle_rows, [](const tile::SwizzleRow& r) { return r.name; });
+}
+
+template <class E, std::size_t N>
+std::vector<std::string_view> name_spellings(const EnumNames<E, N>& table) {
+  return spellings(table, [](std::string_view s) { return s; });
+}
+
+} // namespace
+
+template <class E>
+std::optional<E> Loader::enum_word(const toml::node& v, std::string_view key,
+                                   const std::string& where,
+                                   std::span<const std::string_view> choices) {
+  auto s = get_string(v, key, where, "one of: " + join(choices));
+  if (!s)
+    return std::nullopt;
+  for (std::size_t k = 0; k < choices.size(); ++k)
+    if (choices[k] == *s)
+      return static_cast<E>(k);
+  error_at(DiagId::spec_tensor_map_value, v.source(),
+           squote(key) + " must be one of: " + join(choices) + "; got " + squote(*s) +
+               did_you_mean(*s, choices));
+  return std::nullopt;
+}
+
+std::optional<tile::TensorMapSwizzle> Loader::swizzle_word(const toml::node& v,
+                                                           const std::string& where) {
+  const auto choices = swizzle_spellings();
+  return enum_word<tile::TensorMapSwizzle>(v, "swizzle", where, choices);
+}
+
+/// A list of integers, one per dimension (`box`, `element_strides`).
+std::optional<std::vector<build::Dim>> Loader::dim_list(const toml::node& v, std::string_view key,
+                                                        const std::string& where) {
+  const toml::array* a = v.as_array();
+  if (!a) {
+    wrong_type(v, key, where, "an array of integers, one per dimension, outermost first");
+    return std::nullopt;
+  }
+  std::vector<build::Dim> out;
+  bool ok = true;
+  for (const toml::node& e : *a) {
+    if (const auto* i = e.as_integer())
+      out.push_back(build::Dim{i->get(), at(e.source())});
+    else {
+      type_error(e, squote(key) + " in " + where + " holds integers; got " +
+                        std::string(type_phrase(e.type())));
+      ok = false;
+    }
+  }
+  if (!ok)
+    return std::nullopt;
+  return out;
+}
+
+build::TensorMapDecl Loader::load_tensor_map(const toml::node& n, const std::string& tensor) {
+  const std::string where = "[tensor." + tensor + ".map]";
+  build::TensorMapDecl m;
+  m.at = at(n.source());
+  const toml::table* t = n.as_table();
+  if (!t) {
+    type_error(n, "'map' of a tensor must be a table ([tensor." + tensor + ".map]); got " +
+                      type_phrase(n.type()));
+    m.syntax_ok = false;
+    return m;
+  }
+  check_keys(*t, kTensorMapKeys, where);
+  if (const toml::node* v = t->get("box")) {
+    m.box_at = at(v->source());
+    m.box = dim_list(*v, "box", where);
+    m.syntax_ok = m.box.has_value() && m.syntax_ok;
+  }
+  if (const toml::node* v = t->get("element_strides")) {
+    m.element_strides_at = at(v->source());
+    m.element_strides = dim_list(*v, "element_strides", where);
+    m.syntax_ok = m.element_strides.has_value() && m.syntax_ok;
+  }
+  if (const toml::node* v = t->get("swizzle")) {
+    m.swizzle_at = at(v->source());
+    m.swizzle = swizzle_word(*v, where);
+    m.syntax_ok = m.swizzle.has_value() && m.syntax_ok;
+  }
+  if (const toml::node* v = t->get("oob_fill")) {
+    m.oob_fill_at = at(v->source());
+    const auto choices = name_spellings(tile::oob_fill_names);
+    m.oob_fill = enum_word<tile::TensorMapOobFill>(*v, "oob_fill", where, choices);
+    m.syntax_ok = m.oob_fill.has_value() && m.syntax_ok;
+  }
+  if (const toml::node* v = t->get("l2_promotion")) {
+    m.l2_promotion_at = at(v->source());
+    const auto choices = name_spellings(tile::l2_promotion_names);
+    m.l2_promotion = enum_word<tile::TensorMapL2Promotion>(*v, "l2_promotion", where, choices);
+    m.syntax_ok = m.l2_promotion.has_value() && m.syntax_ok;
+  }
+  return m;
+}
+
+/// A tensor op's `coords`: one expression (or integer) per dimension, outermost first.
+std::optional<std::vector<tile::Located<tile::ExprPtr>>>
+Loader::coords_field(const toml::table& t, const std::string& where) {
+  const toml::node* v = t.get("coords");
+  if (!v) {
+    missing(t, "coords", where,
+            "the box's first element, one coordinate per dimension, e.g. coords = [\"k * 64\", 0]");
+    return std::nullopt;
+  }
+  const toml::array* a = v->as_array();
+  if (!a) {
+    wrong_type(*v, "coords", where, "an array of integers or expression strings");
+    return std::nullopt;
+  }
+  const std::map<std::string, std::size_t, std::less<>> no_axes;
+  std::vector<tile::Located<tile::ExprPtr>> out;
+  bool ok = true;
+  for (const toml::node& e : *a) {
+    auto c = expr_field(e, "coords", where, true, no_axes);
+    ok = c.has_value() && ok;
+    if (c)
+      out.push_back(std::move(*c));
+  }
+  if (!ok)
+    return std::nullopt;
+  return out;
+}
+
+/// `pred` and `cache_policy`, which every bulk and tensor copy may have.
+template <class Op>
+bool Loader::load_issue_keys(const toml::table& t, const std::string& where, Op& op) {
+  bool ok = true;
+  const std::map<std::string, std::size_t, std::less<>> no_axes;
+  if (const toml::node* v = t.get("pred")) {
+    op.pred = expr_field(*v, "pred", where, false, no_axes);
+    ok = op.pred.has_value();
+  }
+  if (const toml::node* v = t.get("cache_policy")) {
+    op.cache_policy = cache_policy_field(*v, where);
+    ok = op.cache_policy.has_value() && ok;
+  }
+  return ok;
+}
+
+/// A view key of a bulk or tensor op, in the space the op needs.
+std::optional<tile::Located<tile::View>> Loader::bulk_view(const toml::table& t,
+                                                           std::string_view key, tile::Space space,
+                                                           const std::string& where) {
+  auto v = view_field(t, key, where);
+  if (v && !b_.bulk_space(v->value, space, key, at(t.get(key)->source())))
+    return std::nullopt;
+  return v;
+}
+
+/// A `barrier` key: a view of a shared tensor.
+std::optional<tile::Located<tile::View>> Loader::barrier_field(const toml::table& t,
+                                                               const std::string& where) {
+  auto v = view_field(t, "barrier", where);
+  if (v && !b_.barrier(v->value, at(t.get("barrier")->source())))
+    return std::nullopt;
+  return v;
+}
+
+/// `tensor` and `coords` of a tensor op; nullptr after an error (reported).
+const tile::TensorDecl* Loader::tensor_operand(const toml::table& t, const std::string& where,
+                                               tile::Located<std::string>& name,
+                                               std::vector<tile::Located<tile::ExprPtr>>& coords) {
+  const toml::node* v = nullptr;
+  auto s = required_string(t, "tensor", where, "the global tensor whose map the copy uses",
+                           "a tensor's name", v);
+  auto c = coords_field(t, where);
+  if (!s)
+    return nullptr;
+  const build::Text text = text_of(*v, *s);
+  const tile::TensorDecl* d = b_.mapped_tensor(text);
+  if (!d || !c || !b_.tensor_coords(*d, c->size(), at(t.get("coords")->source())))
+    return nullptr;
+  name = {*s, *s, text.pos};
+  coords = std::move(*c);
+  return d;
+}
+
+std::optional<tile::OpBody> Loader::load_bulk_op(const toml::table& t, std::string_view kind,
+                                                 const std::string& where,
+                                                 const std::string& where_kind) {
+  const auto global = tile::Space::global;
+  const auto shared = tile::Space::shared;
+  if (kind == "bulk_load") {
+    check_keys(t, kBulkLoadKeys, where);
+    tile::BulkLoadOp op;
+    auto dst = bulk_view(t, "dst", shared, where_kind);
+    auto src = bulk_view(t, "src", global, where_kind);
+    auto bar = barrier_field(t, where_kind);
+    const bool keys = load_issue_keys(t, where_kind, op);
+    if (!dst || !src || !bar || !keys)
+      return std::nullopt;
+    op.dst = std::move(*dst);
+    op.src = std::move(*src);
+    op.barrier = std::move(*bar);
+    return op;
+  }
+  if (kind == "bulk_store") {
+    check_keys(t, kBulkStoreKeys, where);
+    tile::BulkStoreOp op;
+    auto dst = bulk_view(t, "dst", global, where_kind);
+    auto src = bulk_view(t, "src", shared, where_kind);
+    const bool keys = load_issue_keys(t, where_kind, op);
+    if (!dst || !src || !keys)
+      return std::nullopt;
+    op.dst = std::move(*dst);
+    op.src = std::move(*src);
+    return op;
+  }
+  if (kind == "bulk_commit" || kind == "proxy_fence") {
+    check_keys(t, kBareKeys, where);
+    if (kind == "bulk_commit")
+      return tile::BulkCommitOp{};
+    return tile::ProxyFenceOp{};
+  }
+  if (kind == "bulk_wait")
+    return load_bulk_wait(t, where, where_kind);
+  if (kind == "expect_tx")
+    return load_expect_tx(t, where, where_kind);
+  return load_tensor_op(t, kind, where, where_kind);
+}
+
+std::optional<tile::OpBody> Loader::load_bulk_wait(const toml::table& t, const std::string& where,
+                                                   const std::string& where_kind) {
+  check_keys(t, kBulkWaitKeys, where);
+  tile::BulkWaitOp w;
+  bool ok = true;
+  if (const toml::node* v = t.get("n")) {
+    auto i = get_int(*v, "n", where_kind, "an integer (bulk groups left pending)");
+    ok = i && b_.wait_group(*i, at(v->source()));
+    if (ok)
+      w.n = *i;
+  } else {
+    missing(t, "n", where_kind, "the number of bulk groups that may stay pending, e.g. n = 0");
+    ok = false;
+  }
+  if (const toml::node* v = t.get("read")) {
+    auto r = get_bool(*v, "read", where_kind);
+    ok = r.has_value() && ok;
+    w.read = r.value_or(false);
+  }
+  if (!ok)
+    return std::nullopt;
+  return w;
+}
+
+std::optional<tile::OpBody> Loader::load_expect_tx(const toml::table& t, const std::string& where,
+                                                   const std::string& where_kind) {
+  check_keys(t, kExpectTxKeys, where);
+  tile::ExpectTxOp op;
+  auto bar = barrier_field(t, where_kind);
+  bool ok = bar.has_value();
+  const std::map<std::string, std::size_t, std::less<>> no_axes;
+  if (const toml::node* v = t.get("bytes")) {
+    auto e = expr_field(*v, "bytes", where_kind, true, no_axes);
+    ok = e.has_value() && ok;
+    if (e)
+      op.bytes = std::move(*e);
+  } else {
+    missing(t, "bytes", where_kind, "the transaction bytes the phase waits for, e.g. bytes = 4096");
+    ok = false;
+  }
+  if (const toml::node* v = t.get("arrive")) {
+    auto a = get_bool(*v, "arrive", where_kind);
+    ok = a.has_value() && ok;
+    op.arrive = a.value_or(true);
+  }
+  if (const toml::node* v = t.get("pred")) {
+    op.pred = expr_field(*v, "pred", where_kind, false, no_axes);
+    ok = op.pred.has_value() && ok;
+  }
+  if (!ok)
+    return std::nullopt;
+  op.barrier = std::move(*bar);
+  return op;
+}
+
+std::optional<tile::OpBody> Loader::load_tensor_op(const toml::table& t, std::string_view kind,
+                                                   const std::string& where,
+                                                   const std::string& where_kind) {
+  if (kind == "tensor_load") {
+    check_keys(t, kTensorLoadKeys, where);
+    tile::TensorLoadOp op;
+    const bool target = tensor_operand(t, where_kind, op.tensor, op.coords) != nullptr;
+    auto dst = bulk_view(t, "dst", tile::Space::shared, where_kind);
+    auto bar = barrier_field(t, where_kind);
+    const bool keys = load_issue_keys(t, where_kind, op);
+    if (!target || !dst || !bar || !keys)
+      return std::nullopt;
+    op.dst = std::move(*dst);
+    op.barrier = std::move(*bar);
+    return op;
+  }
+  check_keys(t, kTensorStoreKeys, where);
+  tile::TensorStoreOp op;
+  const bool target = tensor_operand(t, where_kind, op.tensor, op.coords) != nullptr;
+  auto src = bulk_view(t, "src", tile::Space::shared, where_kind);
+  const bool keys = load_issue_keys(t, where_kind, op);
+  if (!target || !src || !keys)
+    return std::nullopt;
+  op.src = std::move(*src);
+  return op;
+}
+
+} // namespace ptxgen::driver::toml_reader

@@ -1,0 +1,163 @@
+// The builder's rules for the sm_90 bulk-copy family: a global tensor's map
+// ([tensor.NAME.map]: a TMA descriptor, checked whole when it is declared), a shared
+// tensor's swizzled layout, and the operands of the bulk and tensor ops.
+#include "emitter/build/builder.hpp"
+#include "emitter/build/text.hpp"
+#include "emitter/tile/contract.hpp"
+#include "emitter/tile/tensor_map.hpp"
+
+namespace ptxgen::build {
+
+namespace {
+
+/// The integers of a per-dimension list as written.
+std::vector<std::int64_t> values_of(const std::vector<Dim>& dims) {
+  std::vector<std::int64_t> out;
+  out.reserve(dims.size());
+  for (const Dim& d : dims)
+    out.push_back(d.value);
+  return out;
+}
+
+/// Where the rule `id` of check_tensor_map is best shown: the key whose value breaks it.
+const At& map_rule_at(DiagId id, const TensorDecl& d, const TensorMapDecl& m) {
+  switch (id) {
+  case DiagId::contract_tmap_rank:
+  case DiagId::contract_tmap_box_dim:
+  case DiagId::contract_tmap_box_inner_bytes:
+    return m.box ? m.box_at : m.at;
+  case DiagId::contract_tmap_swizzle_span:
+    return m.swizzle ? m.swizzle_at : m.at;
+  case DiagId::contract_tmap_element_stride:
+    return m.element_strides ? m.element_strides_at : m.at;
+  case DiagId::contract_tmap_global_align:
+    return d.align ? d.align_at : m.at;
+  case DiagId::contract_tmap_global_stride:
+  case DiagId::contract_tmap_global_dim:
+    return d.shape_at;
+  case DiagId::contract_tmap_nan_fill:
+    return m.oob_fill ? m.oob_fill_at : m.at;
+  default:
+    return m.at;
+  }
+}
+
+} // namespace
+
+/// A shared tensor's `swizzle`: its bytes hold whole periods of the pattern, from a base
+/// aligned to the period, so that every view offset swizzles inside the tensor.
+bool Builder::tensor_swizzle(const TensorDecl& d, tile::Tensor& t) {
+  if (!d.swizzle)
+    return true;
+  if (t.space != tile::Space::shared) {
+    error(DiagId::spec_swizzle_layout, d.swizzle_at,
+          "swizzle is only for shared tensors: a tensor map's swizzle is in its "
+          "[tensor." +
+              t.name + ".map] table");
+    return false;
+  }
+  const tile::SwizzleRow& row = row_of(tile::swizzle_rows, *d.swizzle);
+  if (row.repeat_bytes == 0) {
+    t.swizzle = *d.swizzle;
+    return true;
+  }
+  const std::int64_t bytes = t.size_bytes();
+  if (bytes % row.repeat_bytes != 0) {
+    error(DiagId::spec_swizzle_layout, d.swizzle_at,
+          "a " + std::string(row.name) + "-swizzled tensor holds whole " +
+              std::to_string(row.repeat_bytes) + "-byte periods of the pattern; " +
+              quoted(t.name) + " has " + std::to_string(bytes) + " bytes");
+    return false;
+  }
+  if (t.align < row.repeat_bytes) {
+    error(DiagId::spec_swizzle_layout, d.align ? d.align_at : d.swizzle_at,
+          "a " + std::string(row.name) + "-swizzled tensor is aligned to its " +
+              std::to_string(row.repeat_bytes) + "-byte period (write align = " +
+              std::to_string(row.repeat_bytes) + "); " + quoted(t.name) + " has align " +
+              std::to_string(t.align));
+    return false;
+  }
+  t.swizzle = *d.swizzle;
+  return true;
+}
+
+/// `[tensor.NAME.map]`: a global tensor's TMA descriptor, every rule of check_tensor_map at
+/// the key that breaks it.
+bool Builder::tensor_map(const TensorDecl& d, tile::TensorDecl& decl) {
+  if (!d.map)
+    return true;
+  const TensorMapDecl& m = *d.map;
+  const tile::Tensor& t = decl.tensor;
+  if (t.space != tile::Space::global) {
+    error(DiagId::spec_tensor_map_space, m.at,
+          "a tensor map describes a global tensor; " + quoted(t.name) + " is shared");
+    return false;
+  }
+  if (!m.syntax_ok)
+    return false;
+  if (!m.box) {
+    error(DiagId::spec_missing_key, m.at,
+          "[tensor." + t.name + ".map] has no 'box': the elements a copy moves per dimension, "
+                                "outermost first, e.g. box = [64, 64]");
+    return false;
+  }
+  tile::TensorMapDesc map = tile::tensor_map_of(t, values_of(*m.box));
+  if (m.element_strides)
+    map.element_strides = values_of(*m.element_strides);
+  map.swizzle = m.swizzle.value_or(tile::TensorMapSwizzle::none);
+  map.oob_fill = m.oob_fill.value_or(tile::TensorMapOobFill::zero);
+  map.l2_promotion = m.l2_promotion.value_or(tile::TensorMapL2Promotion::none);
+  const Diagnostics problems = tile::check_tensor_map(map);
+  for (const Diagnostic& p : problems.items()) {
+    const At& at = map_rule_at(p.id, d, m);
+    error(p.id, at, p.message);
+  }
+  if (problems.has_errors())
+    return false;
+  decl.map = std::move(map);
+  decl.map_pos = {m.at.pos,       m.box_at.pos,      m.element_strides_at.pos,
+                  m.swizzle_at.pos, m.oob_fill_at.pos, m.l2_promotion_at.pos};
+  return true;
+}
+
+bool Builder::bulk_space(const tile::View& v, tile::Space want, std::string_view role,
+                         const At& at) {
+  if (v.tensor->space == want)
+    return true;
+  const bool shared = want == tile::Space::shared;
+  error(DiagId::spec_bulk_operand, at,
+        std::string(role) + " must be a view of a " + (shared ? "shared" : "global") +
+            " tensor; " + quoted(v.tensor->name) + " is " + (shared ? "global" : "shared"));
+  return false;
+}
+
+const tile::TensorDecl* Builder::mapped_tensor(const Text& name) {
+  const tile::TensorDecl* d = kernel_->find_tensor(name.text);
+  const At at = name.at(0, name.text.size());
+  if (d == nullptr) {
+    if (find_any_tensor(name.text) == nullptr)
+      error(DiagId::spec_tensor_map_missing, at, "unknown tensor " + quoted(name.text));
+    return nullptr; // a rejected tensor: its declaration's error is enough
+  }
+  if (!d->map) {
+    error(DiagId::spec_tensor_map_missing, at,
+          "a tensor op copies through a tensor map: " + quoted(name.text) +
+              (d->tensor.space == tile::Space::global
+                   ? " has none (add a [tensor." + name.text + ".map] table)"
+                   : " is a shared tensor (name the global tensor whose map it uses)"));
+    return nullptr;
+  }
+  return d;
+}
+
+bool Builder::tensor_coords(const tile::TensorDecl& d, std::size_t n, const At& at) {
+  if (d.map && n == d.map->rank())
+    return true;
+  error(DiagId::spec_tensor_coords, at,
+        "coords give one coordinate per dimension of the map of " + quoted(d.tensor.name) + ", " +
+            std::to_string(d.map ? d.map->rank() : 0) + " outermost first; got " +
+            std::to_string(n));
+  return false;
+}
+
+} // namespace ptxgen::build
