@@ -56,6 +56,7 @@ int run_emit(const std::vector<std::string>& args) {
   lower::LowerOptions lo;
   if (auto parsed = parse_target_options(target, version, lo); !parsed)
     return usage_error("emit", parsed.error());
+  lo.raise_target = vm["target"].defaulted();
   if (vm.count("dump-loops"))
     lo.dump_loop_form = &std::cerr;
   std::vector<fs::path> specs;
@@ -123,6 +124,7 @@ int run_check(const std::vector<std::string>& args) {
   lower::LowerOptions lo;
   if (auto parsed = parse_target_options(target, version, lo); !parsed)
     return usage_error("check", parsed.error());
+  lo.raise_target = vm["target"].defaulted();
   std::vector<fs::path> specs;
   if (auto status = expand_specs("check", specs_in, specs))
     return *status;

@@ -109,6 +109,7 @@ int run_golden(const std::vector<std::string>& args) {
   lower::LowerOptions lo;
   if (auto parsed = parse_target_options(target, "", lo); !parsed)
     return usage_error("golden", parsed.error());
+  lo.raise_target = vm["target"].defaulted();
   std::vector<fs::path> specs;
   if (auto status = expand_specs("golden", specs_in, specs))
     return *status;

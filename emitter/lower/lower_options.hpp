@@ -22,6 +22,9 @@ struct LowerOptions {
   /// Skip the contract and let validator errors through as warnings: only for
   /// showing on a device what the contract prevents (`ptxgen run --unchecked`).
   bool unchecked = false;
+  /// Lower for tile::min_target(kernel) when `target` is older (a kernel of sm_90 ops under
+  /// a default --target); the caller's choice otherwise, which the feature gates then judge.
+  bool raise_target = false;
   /// Where the loop form is written as text once the loop passes ran
   /// (`ptxgen emit --dump-loops`); nowhere when null.
   std::ostream* dump_loop_form = nullptr;

@@ -108,6 +108,31 @@ struct OpKindName {
   std::string_view operator()(const TensorStoreOp&) const { return "tensor_store"; }
 };
 
+/// True for an op whose instruction sm_90 introduced (the bulk-copy family).
+struct NeedsHopper {
+  bool operator()(const ApplyOp&) const { return false; }
+  bool operator()(const CommitGroupOp&) const { return false; }
+  bool operator()(const WaitGroupOp&) const { return false; }
+  bool operator()(const WaitAllOp&) const { return false; }
+  bool operator()(const CtaSyncOp&) const { return false; }
+  bool operator()(const FillOp&) const { return false; }
+  bool operator()(const CopyOp&) const { return false; }
+  bool operator()(const ForOp&) const { return false; }
+  bool operator()(const EndOp&) const { return false; }
+  bool operator()(const MbarrierInitOp&) const { return false; }
+  bool operator()(const CopyArriveOp&) const { return false; }
+  bool operator()(const MbarrierArriveOp&) const { return false; }
+  bool operator()(const MbarrierWaitOp&) const { return false; }
+  bool operator()(const BulkLoadOp&) const { return true; }
+  bool operator()(const BulkStoreOp&) const { return true; }
+  bool operator()(const BulkCommitOp&) const { return true; }
+  bool operator()(const BulkWaitOp&) const { return true; }
+  bool operator()(const ProxyFenceOp&) const { return true; }
+  bool operator()(const ExpectTxOp&) const { return true; }
+  bool operator()(const TensorLoadOp&) const { return true; }
+  bool operator()(const TensorStoreOp&) const { return true; }
+};
+
 /// " (TABLE at line L)", or nothing where the op has no line (built through the C++ API).
 std::string table_at(std::string_view table, const SourcePos& pos) {
   if (pos.line == 0)
@@ -116,6 +141,15 @@ std::string table_at(std::string_view table, const SourcePos& pos) {
 }
 
 } // namespace
+
+ptx::Target min_target(const Kernel& k) {
+  constexpr ptx::Target ampere{80, false};
+  constexpr ptx::Target hopper{90, false};
+  for (const Op& op : k.ops)
+    if (std::visit(NeedsHopper{}, op.body))
+      return hopper;
+  return ampere;
+}
 
 std::string_view op_kind(const OpBody& body) {
   return std::visit(OpKindName{}, body);

@@ -324,6 +324,10 @@ struct Kernel {
   LaunchBounds launch_bounds() const;
 };
 
+/// The oldest target whose PTX has every op of `k`: sm_90 when it uses the bulk-copy family,
+/// else sm_80.
+ptx::Target min_target(const Kernel& k);
+
 /// The spelling of an op's kind in specs: "apply", "wait_group", ...
 std::string_view op_kind(const OpBody& body);
 
