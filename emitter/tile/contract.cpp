@@ -2,6 +2,7 @@
 
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/validator.hpp"
+#include "emitter/tile/bulk_contract.hpp"
 #include "emitter/tile/mbarrier_contract.hpp"
 #include "emitter/tile/suggest.hpp"
 
@@ -418,11 +419,12 @@ private:
            "ranges or fix the view)";
   }
 
-  /// Proves every byte the view covers for every thread lies inside its tensor:
-  /// by intervals, and where they do not prove it and the launch is small, thread
-  /// by thread. Returns false after reporting the first thread that breaks it.
+  /// Proves every byte the view covers for every thread (whose `pred` may hold, when there
+  /// is one) lies inside its tensor: by intervals, and where they do not prove it and the
+  /// launch is small, thread by thread. Returns false after reporting the first thread
+  /// that breaks it.
   bool check_bounds(const Located<View>& lv, std::string_view role, std::size_t group_axes,
-                    std::string_view why) {
+                    std::string_view why, const Located<ExprPtr>* pred = nullptr) {
     const View& v = lv.value;
     if (uses_broken_loop(v))
       return false; // the loop's header error says it
@@ -434,7 +436,10 @@ private:
       return false;
     const std::int64_t size = v.tensor->size_bytes();
     const std::int64_t elem = size_bytes(v.dtype);
-    const IntervalExtent range = interval_extent(v, group_axes, elem);
+    const auto issuing = pred ? narrow_on(*pred->value, true, lb_) : lb_;
+    if (!issuing)
+      return true; // no thread issues the op
+    const IntervalExtent range = interval_extent(v, group_axes, elem, *issuing);
     const bool inside = range.bounded && range.lo.first >= 0 && range.hi.last < size;
     if (!uses_params(v) && threads() <= max_enumerated_threads) {
       if (inside)
@@ -458,7 +463,16 @@ private:
       return true;
     }
     bool ok = true;
+    // The threads are enumerated at the parameters' test values, without loop variables:
+    // a pred that names either may hold for any thread.
+    if (pred && uses_params(*pred->value))
+      pred = nullptr;
     for_each_thread([&](const ExprEnv& env) {
+      if (pred) {
+        const auto p = evaluate(*pred->value, env);
+        if (!p || *p == 0)
+          return true;
+      }
       auto off = thread_part(v, env, group_axes);
       if (!off) {
         error(DiagId::contract_index_undefined, lv.pos,
@@ -554,6 +568,25 @@ private:
     return out;
   }
 
+  /// A cache policy taken from a parameter names a u64 parameter of the kernel.
+  void check_policy_param(const std::optional<Located<CachePolicy>>& policy) {
+    if (!policy)
+      return;
+    const auto* from = std::get_if<CachePolicyFromParam>(&policy->value);
+    if (!from)
+      return;
+    const ScalarParam* p = k_.find_param(from->param);
+    if (!p)
+      error(DiagId::contract_policy_param_unknown, policy->pos,
+            "unknown cache-policy parameter '" + from->param + "'" +
+                did_you_mean(from->param, u64_param_names()),
+            text_length(*policy));
+    else if (!p->is_u64)
+      error(DiagId::contract_policy_param_not_u64, policy->pos,
+            "the cache policy is a 64-bit operand; parameter '" + from->param + "' is u32",
+            text_length(*policy));
+  }
+
   /// The apply's operands: the cache policy exactly with the hint, src_size / ignore_src /
   /// pred in range and 32-bit safe.
   void check_operands(const ApplyOp& a, bool chunk_ok) {
@@ -570,20 +603,7 @@ private:
             "cache_policy is given but the opcode has no `.L2::cache_hint`; add it to the opcode "
             "or drop cache_policy",
             text_length(*a.cache_policy));
-    if (a.cache_policy) {
-      if (const auto* from = std::get_if<CachePolicyFromParam>(&a.cache_policy->value)) {
-        const ScalarParam* p = k_.find_param(from->param);
-        if (!p)
-          error(DiagId::contract_policy_param_unknown, a.cache_policy->pos,
-                "unknown cache-policy parameter '" + from->param + "'" +
-                    did_you_mean(from->param, u64_param_names()),
-                text_length(*a.cache_policy));
-        else if (!p->is_u64)
-          error(DiagId::contract_policy_param_not_u64, a.cache_policy->pos,
-                "the cache policy is a 64-bit operand; parameter '" + from->param + "' is u32",
-                text_length(*a.cache_policy));
-      }
-    }
+    check_policy_param(a.cache_policy);
     if (a.src_size && a.ignore_src)
       error(DiagId::contract_src_size_and_ignore_src, a.ignore_src->pos,
             "src_size and ignore_src are alternative operand forms and cannot both be supplied",
@@ -784,7 +804,8 @@ private:
       error(DiagId::contract_empty_pattern, f.dst.pos, "fill needs a pattern of at least one byte",
             text_length(f.dst));
     check_not_barrier(f.dst, "fill dst");
-    check_bounds(f.dst, "fill dst", 0, "");
+    if (check_bounds(f.dst, "fill dst", 0, ""))
+      check_swizzled_elements(bulk_context(), f.dst, "fill dst");
   }
 
   void check(const CopyOp& c, const Op&) {
@@ -815,8 +836,10 @@ private:
     }
     check_not_barrier(c.dst, "copy dst");
     check_not_barrier(c.src, "copy src");
-    check_bounds(c.dst, "copy dst", 0, "");
-    check_bounds(c.src, "copy src", 0, "");
+    if (check_bounds(c.dst, "copy dst", 0, ""))
+      check_swizzled_elements(bulk_context(), c.dst, "copy dst");
+    if (check_bounds(c.src, "copy src", 0, ""))
+      check_swizzled_elements(bulk_context(), c.src, "copy src");
   }
 
   void check(const WaitGroupOp& w, const Op& op) {
@@ -916,6 +939,12 @@ private:
       return &m->barrier;
     if (const auto* m = std::get_if<MbarrierWaitOp>(&body))
       return &m->barrier;
+    if (const auto* m = std::get_if<BulkLoadOp>(&body))
+      return &m->barrier;
+    if (const auto* m = std::get_if<ExpectTxOp>(&body))
+      return &m->barrier;
+    if (const auto* m = std::get_if<TensorLoadOp>(&body))
+      return &m->barrier;
     return nullptr;
   }
 
@@ -997,15 +1026,50 @@ private:
     check_barrier(m.barrier);
     prove_u32(*m.parity.value, lb_, m.parity.pos, text_length(m.parity), "parity");
   }
-  // TODO(bulk-contract): the bulk family's per-op proofs.
-  void check(const BulkLoadOp& b, const Op&) { check_barrier(b.barrier); }
-  void check(const BulkStoreOp&, const Op&) {}
+  // --- the sm_90 bulk family: the proofs are in bulk_contract.cpp ---
+
+  BulkProofContext bulk_context() {
+    return BulkProofContext{
+        k_, lb_, out_,
+        [this](const Located<View>& v, std::string_view role, const Located<ExprPtr>* pred) {
+          return check_bounds(v, role, 0, "", pred);
+        },
+        [this](const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std::uint32_t length,
+               std::string_view what, bool whole) {
+          if (!uses_broken_loop(e))
+            check_u32_rec(e, U32Context{lb, lb, pos, length, what}, out_, whole);
+        }};
+  }
+
+  void check(const BulkLoadOp& b, const Op&) {
+    check_barrier(b.barrier);
+    check_not_barrier(b.dst, "bulk_load dst");
+    check_policy_param(b.cache_policy);
+    check_bulk_load(bulk_context(), b);
+  }
+  void check(const BulkStoreOp& b, const Op&) {
+    check_not_barrier(b.src, "bulk_store src");
+    check_policy_param(b.cache_policy);
+    check_bulk_store(bulk_context(), b);
+  }
   void check(const BulkCommitOp&, const Op&) {}
   void check(const BulkWaitOp&, const Op&) {}
   void check(const ProxyFenceOp&, const Op&) {}
-  void check(const ExpectTxOp& e, const Op&) { check_barrier(e.barrier); }
-  void check(const TensorLoadOp& t, const Op&) { check_barrier(t.barrier); }
-  void check(const TensorStoreOp&, const Op&) {}
+  void check(const ExpectTxOp& e, const Op&) {
+    check_barrier(e.barrier);
+    check_expect_tx(bulk_context(), e);
+  }
+  void check(const TensorLoadOp& t, const Op&) {
+    check_barrier(t.barrier);
+    check_not_barrier(t.dst, "tensor_load dst");
+    check_policy_param(t.cache_policy);
+    check_tensor_load(bulk_context(), t);
+  }
+  void check(const TensorStoreOp& t, const Op&) {
+    check_not_barrier(t.src, "tensor_store src");
+    check_policy_param(t.cache_policy);
+    check_tensor_store(bulk_context(), t);
+  }
 };
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "emitter/tile/mbarrier_contract.hpp"
 
+#include "emitter/ptx/validator.hpp"
+#include "emitter/tile/bulk_contract.hpp"
 #include "emitter/tile/contract.hpp"
 
 #include <map>
@@ -34,6 +36,15 @@ struct Barrier {
   /// that phase guarantees.
   std::vector<std::int64_t> increment;
   std::size_t increment_op = 0;
+  // The current phase's transaction bytes: it completes when its arrivals reach the count
+  // and its loads have delivered what its expect_tx ops announced.
+  std::int64_t expected = 0;  ///< the expect_tx ops' bytes
+  std::int64_t delivered = 0; ///< the loads' bytes, delivered to the phase current at issue
+  bool expects = false;       ///< an expect_tx (even of 0 bytes) came in this phase
+  std::size_t last_tx_op = 0; ///< the last expect_tx or load of the phase
+
+  bool arrivals_done() const { return arrived == count; }
+  bool settled() const { return arrivals_done() && expected == delivered; }
 };
 
 struct Frame {
@@ -155,8 +166,12 @@ private:
       too_long(b, pc);
       return;
     }
-    for (const auto& [key, bar] : barriers_)
-      if (bar.initialised && bar.arrived != 0) {
+    for (const auto& [key, bar] : barriers_) {
+      const bool tx = bar.expects || bar.delivered != 0;
+      if (bar.initialised && tx && (bar.arrivals_done() || bar.arrived == 0)) {
+        tx_error(bar.last_tx_op, key.first->name + "' (byte " + std::to_string(key.second) + ")",
+                 bar, "CTA " + std::to_string(bid_) + ": the kernel ends with");
+      } else if (bar.initialised && bar.arrived != 0) {
         const Op& op = k_.ops[bar.last_arrival_op];
         error(DiagId::contract_mbarrier_count, bar.last_arrival_op, op.pos, 1,
               "CTA " + std::to_string(bid_) + ": the kernel ends with phase " +
@@ -164,6 +179,7 @@ private:
                   std::to_string(key.second) + ") holding " + std::to_string(bar.arrived) +
                   " of its " + std::to_string(bar.count) + " arrivals");
       }
+    }
   }
 
   void set_loop(const std::string& var, std::int64_t value) {
@@ -249,6 +265,14 @@ private:
                 "copy_arrive with noinc)");
       return;
     }
+    if (bar.arrivals_done()) {
+      error(DiagId::contract_mbarrier_count, index, op.pos, 1,
+            where(tid) + ": phase " + std::to_string(bar.completed) + " of barrier '" + v.text +
+                "' already has its " + std::to_string(bar.count) +
+                " arrivals (it waits for its transaction bytes: " + tx_totals(bar) +
+                ") and this op gives more: count the arrivals of one phase");
+      return;
+    }
     if (mine != no_phase && mine != bar.completed) {
       error(DiagId::contract_mbarrier_reuse, index, op.pos, 1,
             where(tid) + ": the thread arrives on barrier '" + v.text +
@@ -261,10 +285,39 @@ private:
     mine = bar.completed;
     bar.increment[static_cast<std::size_t>(tid)] = no_phase;
     bar.last_arrival_op = index;
-    if (++bar.arrived == bar.count) {
-      complete(index, v, bar);
+    ++bar.arrived;
+    if (settle(index, v, bar))
       ++completed_here;
-    }
+  }
+
+  /// Completes the current phase of `bar` when it is settled; true when it did.
+  bool settle(std::size_t index, const Located<View>& v, Barrier& bar) {
+    if (!bar.settled())
+      return false;
+    complete(index, v, bar);
+    return true;
+  }
+
+  static std::string tx_totals(const Barrier& bar) {
+    return std::to_string(bar.expected) + " bytes expected by expect_tx, " +
+           std::to_string(bar.delivered) + " delivered by its loads";
+  }
+
+  /// A phase whose transaction bytes do not settle, reported at op `at` as "`lead` phase P
+  /// of barrier '`name`...".
+  void tx_error(std::size_t at, const std::string& name, const Barrier& bar,
+                const std::string& lead) {
+    const bool all = bar.arrivals_done();
+    error(DiagId::contract_mbarrier_tx, at, k_.ops[at].pos, 1,
+          lead + " phase " + std::to_string(bar.completed) + " of barrier '" + name + " holding " +
+              (all ? "all " + std::to_string(bar.count) : std::string("none")) +
+              " of its arrivals and " + tx_totals(bar) + ": " +
+              (!all ? "its loads are never waited for"
+               : bar.delivered < bar.expected
+                   ? "the phase never completes (a hang)"
+                   : "the phase may complete before all its bytes land (an early completion), "
+                     "the rest falling into the next phase") +
+              " (each phase's expect_tx bytes must equal the bytes its loads deliver)");
   }
 
   /// The current phase of `bar` completes at op `index`: a copy_arrive without noinc whose
@@ -286,6 +339,8 @@ private:
       break;
     }
     bar.arrived = 0;
+    bar.expected = bar.delivered = 0;
+    bar.expects = false;
     ++bar.completed;
   }
 
@@ -347,6 +402,12 @@ private:
     const std::uint32_t plen = len(m.parity.text);
     // The phase waited for: the thread's own arrival's, else the last completed one.
     const std::int64_t phase = mine != no_phase ? mine : c - 1;
+    // The phase in progress has all its arrivals: it waits for its transaction bytes.
+    if ((mine == c || (mine == no_phase && q == c % 2)) && bar.arrivals_done()) {
+      tx_error(index, m.barrier.text + "'", bar, where(t) + ": the thread waits for");
+      hung_ = true;
+      return;
+    }
     if (mine == c || (phase < 0 && q == 0)) {
       error(DiagId::contract_mbarrier_count, index, op.pos, 1,
             where(t) + ": the thread waits for phase " +
@@ -383,14 +444,87 @@ private:
   void exec(std::size_t, const Op&, const CopyOp&) {}
   void exec(std::size_t, const Op&, const ForOp&) {}
   void exec(std::size_t, const Op&, const EndOp&) {}
-  // TODO(bulk-contract): transaction counts of expect_tx, bulk_load and tensor_load.
-  void exec(std::size_t, const Op&, const BulkLoadOp&) {}
+  // The transaction bytes of a phase. Loads deliver theirs to the phase current when they
+  // are issued; they may land at any time later, so a phase is settled only when its
+  // expect_tx total equals what its loads deliver. Within the tx-count's range at every
+  // moment of any interleaving: both totals in 0..max_tx_count.
+
+  void exec(std::size_t index, const Op& op, const ExpectTxOp& e) {
+    std::int64_t completed_here = 0;
+    for (std::int64_t t = 0; t < k_.block; ++t) {
+      const ExprEnv& env = envs_[static_cast<std::size_t>(t)];
+      if (e.pred) {
+        const auto p = evaluate(*e.pred->value, env);
+        if (!p || *p == 0)
+          continue;
+      }
+      Barrier* bar = used(index, e.barrier, t);
+      const auto bytes = evaluate(*e.bytes.value, env);
+      if (!bar || !bytes)
+        return;
+      bar->expects = true;
+      bar->last_tx_op = index;
+      add_tx(index, op, e.barrier, *bar, t, bar->expected, *bytes, "expected");
+      if (e.arrive)
+        arrive(index, op, e.barrier, *bar, t, completed_here);
+      else if (settle(index, e.barrier, *bar))
+        ++completed_here;
+    }
+  }
+
+  void exec(std::size_t index, const Op& op, const BulkLoadOp& b) {
+    const auto bytes = contiguous_bytes(b.dst.value);
+    if (bytes)
+      deliver(index, op, b.barrier, b.pred, *bytes);
+  }
+
+  void exec(std::size_t index, const Op& op, const TensorLoadOp& t) {
+    const TensorDecl* d = k_.find_tensor(t.tensor.value);
+    if (d && d->map)
+      deliver(index, op, t.barrier, t.pred, box_bytes(*d->map));
+  }
+
+  /// Each issuing thread's load delivers `bytes` to its barrier's current phase.
+  void deliver(std::size_t index, const Op& op, const Located<View>& v,
+               const std::optional<Located<ExprPtr>>& pred, std::int64_t bytes) {
+    for (std::int64_t t = 0; t < k_.block; ++t) {
+      if (pred) {
+        const auto p = evaluate(*pred->value, envs_[static_cast<std::size_t>(t)]);
+        if (!p || *p == 0)
+          continue;
+      }
+      Barrier* bar = used(index, v, t);
+      if (!bar)
+        return;
+      if (!bar->expects)
+        error(DiagId::contract_mbarrier_tx_unexpected, index, op.pos, 1,
+              where(t) + ": the load completes " + std::to_string(bytes) +
+                  " transaction bytes on phase " + std::to_string(bar->completed) +
+                  " of barrier '" + v.text +
+                  "', which has no expect_tx yet: the bytes may land before the phase expects "
+                  "them (issue the phase's expect_tx before its loads)");
+      bar->last_tx_op = index;
+      add_tx(index, op, v, *bar, t, bar->delivered, bytes, "delivered");
+      settle(index, v, *bar);
+    }
+  }
+
+  /// Adds `bytes` to one of the phase's totals, which must stay within the tx-count's range.
+  void add_tx(std::size_t index, const Op& op, const Located<View>& v, Barrier& bar, std::int64_t t,
+              std::int64_t& total, std::int64_t bytes, std::string_view what) {
+    total += bytes;
+    if (total > ptx::max_tx_count)
+      error(DiagId::contract_mbarrier_tx_range, index, op.pos, 1,
+            where(t) + ": phase " + std::to_string(bar.completed) + " of barrier '" + v.text +
+                "' has " + std::to_string(total) + " transaction bytes " + std::string(what) +
+                " (" + tx_totals(bar) + "); the transaction count holds at most " +
+                std::to_string(ptx::max_tx_count) + ": split the phase's bytes over more phases");
+  }
+
   void exec(std::size_t, const Op&, const BulkStoreOp&) {}
   void exec(std::size_t, const Op&, const BulkCommitOp&) {}
   void exec(std::size_t, const Op&, const BulkWaitOp&) {}
   void exec(std::size_t, const Op&, const ProxyFenceOp&) {}
-  void exec(std::size_t, const Op&, const ExpectTxOp&) {}
-  void exec(std::size_t, const Op&, const TensorLoadOp&) {}
   void exec(std::size_t, const Op&, const TensorStoreOp&) {}
 };
 

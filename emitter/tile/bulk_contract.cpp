@@ -1,0 +1,568 @@
+#include "emitter/tile/bulk_contract.hpp"
+
+#include "emitter/ptx/validator.hpp"
+#include "emitter/tile/contract.hpp"
+#include "emitter/tile/tensor_map.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace ptxgen::tile {
+
+// A named namespace: the unity build joins this file with contract.cpp, whose file-local
+// helpers have names of their own.
+namespace bulk_proof {
+
+/// Above this many threads a launch is not enumerated.
+constexpr std::int64_t kMaxEnumeratedThreads = std::int64_t{1} << 20;
+constexpr Interval kS32{-(std::int64_t{1} << 31), (std::int64_t{1} << 31) - 1};
+
+template <class T>
+std::uint32_t span_of(const Located<T>& l) {
+  return static_cast<std::uint32_t>(std::max<std::size_t>(l.text.size(), 1));
+}
+
+void report(const BulkProofContext& c, DiagId id, const SourcePos& pos, std::uint32_t length,
+            std::string message) {
+  c.out.add(diagnostic_at(id, pos, std::move(message), length));
+}
+
+std::string interval_text(const std::optional<Interval>& b) {
+  return b ? std::to_string(b->lo) + ".." + std::to_string(b->hi) : "unbounded";
+}
+
+std::string thread_text(const ExprEnv& env) {
+  return "thread " + std::to_string(env.tid) + " (bid " + std::to_string(env.bid) + ")";
+}
+
+/// True when e names a parameter or a loop variable: a value the threads alone do not fix.
+bool names_range(const Expr& e) {
+  if (e.kind == ExprKind::param || e.kind == ExprKind::loop)
+    return true;
+  return std::any_of(e.args.begin(), e.args.end(),
+                     [](const ExprPtr& a) { return names_range(*a); });
+}
+
+bool names_range(const View& v) {
+  return std::any_of(v.terms.begin(), v.terms.end(),
+                     [](const RuntimeTerm& t) { return names_range(*t.index); });
+}
+
+/// The launch restricted to the threads whose pred may hold; nullopt when none can.
+std::optional<LaunchBounds> issuing(const BulkProofContext& c, const Located<ExprPtr>* pred) {
+  if (pred == nullptr)
+    return c.bounds;
+  return narrow_on(*pred->value, true, c.bounds);
+}
+
+bool enumerable(const Kernel& k) {
+  return k.grid * k.block <= kMaxEnumeratedThreads;
+}
+
+/// Calls f(env) for every thread whose pred may hold, until f returns false. A pred that
+/// names a parameter or a loop variable may hold for any thread (the environment has their
+/// test values only).
+template <class F>
+void for_each_issuer(const Kernel& k, const Located<ExprPtr>* pred, F&& f) {
+  if (pred != nullptr && names_range(*pred->value))
+    pred = nullptr;
+  for (std::int64_t b = 0; b < k.grid; ++b)
+    for (std::int64_t t = 0; t < k.block; ++t) {
+      const ExprEnv env = k.env_for(b, t);
+      if (pred != nullptr) {
+        const auto p = evaluate(*pred->value, env);
+        if (!p || *p == 0)
+          continue;
+      }
+      if (!f(env))
+        return;
+    }
+}
+
+/// |a * b|, or |b| when the product leaves int64 (a * b is a multiple of b either way).
+std::int64_t product_divisor(std::int64_t a, std::int64_t b) {
+  std::int64_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p) || p == std::numeric_limits<std::int64_t>::min())
+    return b == std::numeric_limits<std::int64_t>::min() ? 1 : std::llabs(b);
+  return std::llabs(p);
+}
+
+/// A number every value of the index under `lb` is a multiple of: the value itself when
+/// the bounds allow one, else known_divisor().
+std::int64_t index_divisor(const Expr& index, const LaunchBounds& lb) {
+  const auto b = bounds(index, lb);
+  if (b && b->lo == b->hi && b->lo != std::numeric_limits<std::int64_t>::min())
+    return std::llabs(b->lo);
+  return known_divisor(index);
+}
+
+/// A number every start offset of the view (bytes from its tensor's base) is a multiple
+/// of under `lb`; 0 when the start is always the tensor's base.
+std::int64_t start_divisor(const View& v, const LaunchBounds& lb) {
+  std::int64_t g = std::llabs(v.offset_bytes);
+  for (const RuntimeTerm& t : v.terms)
+    g = std::gcd(g, product_divisor(index_divisor(*t.index, lb), t.stride_bytes));
+  return g;
+}
+
+/// The largest power of two that divides every start address of the view under `lb`.
+std::int64_t proven_alignment(const View& v, const LaunchBounds& lb) {
+  const std::int64_t base = v.tensor->align;
+  const std::int64_t d = start_divisor(v, lb);
+  return d == 0 ? base : std::gcd(base, d);
+}
+
+/// The alignment of an address at `offset` from a base aligned to `base` (a power of two).
+std::int64_t address_alignment(std::int64_t base, std::int64_t offset) {
+  return offset == 0 ? base : std::gcd(base, std::llabs(offset));
+}
+
+/// Where a start alignment proof fails.
+struct Misaligned {
+  std::int64_t align = 0;    ///< the alignment found (or the best proven)
+  bool base = false;         ///< the tensor's declared alignment is already too small
+  std::optional<ExprEnv> at; ///< the thread that starts there, when enumerated
+  std::int64_t offset = 0;   ///< its start offset, when `at`
+};
+
+/// Proves `ok(alignment)` for every start address of the view over the threads whose pred
+/// may hold: by divisibility, else thread by thread when the view names no parameter or
+/// loop variable; the first failure otherwise.
+template <class Ok>
+std::optional<Misaligned> find_misaligned(const BulkProofContext& c, const View& v,
+                                          const Located<ExprPtr>* pred, Ok ok) {
+  const auto lb = issuing(c, pred);
+  if (!lb)
+    return std::nullopt; // no thread issues the op
+  const std::int64_t proven = proven_alignment(v, *lb);
+  if (ok(proven))
+    return std::nullopt;
+  if (!ok(v.tensor->align))
+    return Misaligned{v.tensor->align, true, std::nullopt, 0};
+  if (names_range(v) || !enumerable(c.kernel))
+    return Misaligned{proven, false, std::nullopt, 0};
+  std::optional<Misaligned> found;
+  const std::vector<std::int64_t> zeros(v.rank(), 0);
+  for_each_issuer(c.kernel, pred, [&](const ExprEnv& env) {
+    const auto off = v.byte_offset(zeros, env);
+    if (!off)
+      return true; // the bounds proof reports an index without a value
+    const std::int64_t a = address_alignment(v.tensor->align, *off);
+    if (ok(a))
+      return true;
+    found = Misaligned{a, false, env, *off};
+    return false;
+  });
+  return found;
+}
+
+/// The message's end for a failed alignment proof of a view that is not `base`.
+std::string misaligned_text(const Misaligned& m, std::string_view need) {
+  if (m.at)
+    return "at " + thread_text(*m.at) + " it starts at byte offset " + std::to_string(m.offset) +
+           " of its tensor, which is only " + std::to_string(m.align) + "-byte aligned; " +
+           std::string(need);
+  return "cannot prove it for every thread, iteration and value of the declared ranges: its "
+         "start is only known to be " +
+         std::to_string(m.align) + "-byte aligned; " + std::string(need);
+}
+
+/// A 1-D bulk operand: not swizzled, one contiguous range; its bytes, or nullopt after
+/// reporting.
+std::optional<std::int64_t> bulk_operand(const BulkProofContext& c, const Located<View>& lv,
+                                         std::string_view role) {
+  const View& v = lv.value;
+  if (v.tensor->swizzle != TensorMapSwizzle::none) {
+    report(c, DiagId::contract_bulk_swizzled, lv.pos, span_of(lv),
+           std::string(role) + " '" + v.tensor->name + "' is a " +
+               std::string(name(v.tensor->swizzle)) +
+               "-swizzled tensor: a 1-D bulk copy moves bytes in order and does not swizzle "
+               "(use tensor_load / tensor_store through a map with that swizzle)");
+    return std::nullopt;
+  }
+  const auto bytes = contiguous_bytes(v);
+  if (!bytes)
+    report(c, DiagId::contract_bulk_contiguous, lv.pos, span_of(lv),
+           std::string(role) + " " + v.str() +
+               " is not one contiguous byte range: a 1-D bulk copy moves its elements in "
+               "row-major order without gaps (each axis's stride the bytes of the axes inside "
+               "it)");
+  return bytes;
+}
+
+void check_bulk_align(const BulkProofContext& c, const Located<View>& lv, std::string_view role,
+                      const Located<ExprPtr>* pred) {
+  constexpr std::int64_t need = ptx::bulk_granule;
+  const auto bad = find_misaligned(c, lv.value, pred, [](std::int64_t a) { return a % need == 0; });
+  if (!bad)
+    return;
+  const std::string what = std::to_string(need) + "-byte aligned";
+  report(c, DiagId::contract_bulk_align, lv.pos, span_of(lv),
+         bad->base ? std::string(role) + ": tensor '" + lv.value.tensor->name + "' is declared " +
+                         std::to_string(bad->align) + "-byte aligned; a 1-D bulk operand starts " +
+                         what + " (declare align = " + std::to_string(need) + " or more)"
+                   : std::string(role) + " " + lv.value.str() + " must start " + what + ": " +
+                         misaligned_text(*bad, "a 1-D bulk copy needs " + what + " addresses"));
+}
+
+void check_bulk_pair(const BulkProofContext& c, const Located<View>& dst, const Located<View>& src,
+                     const Located<ExprPtr>* pred) {
+  if (pred != nullptr)
+    c.u32(*pred->value, c.bounds, pred->pos, span_of(*pred), "pred", true);
+  const auto d = bulk_operand(c, dst, "dst");
+  const auto s = bulk_operand(c, src, "src");
+  if (d && s) {
+    if (*d != *s)
+      report(c, DiagId::contract_bulk_size, src.pos, span_of(src),
+             "a 1-D bulk copy moves equal byte counts: dst has " + std::to_string(*d) +
+                 " bytes, src has " + std::to_string(*s));
+    else if (*d % ptx::bulk_granule != 0 || *d < ptx::bulk_granule || *d > ptx::max_bulk_bytes)
+      report(c, DiagId::contract_bulk_size, dst.pos, span_of(dst),
+             "a 1-D bulk copy moves a multiple of " + std::to_string(ptx::bulk_granule) +
+                 " bytes in " + std::to_string(ptx::bulk_granule) + ".." +
+                 std::to_string(ptx::max_bulk_bytes) + "; dst and src have " + std::to_string(*d));
+  }
+  if (d && c.in_bounds(dst, "dst", pred))
+    check_bulk_align(c, dst, "dst", pred);
+  if (s && c.in_bounds(src, "src", pred))
+    check_bulk_align(c, src, "src", pred);
+}
+
+// ------------------------------------------------------------------------ tensor copies
+
+/// The shared side of a tensor copy: contiguous, the box's bytes, the map's swizzle, inside
+/// its tensor, aligned as check_tensor_map_shared asks.
+void check_tensor_shared(const BulkProofContext& c, const TensorMapDesc& map,
+                         const Located<View>& lv, std::string_view role,
+                         const Located<ExprPtr>* pred) {
+  const View& v = lv.value;
+  const auto bytes = contiguous_bytes(v);
+  const std::int64_t want = box_bytes(map);
+  bool ok = true;
+  if (!bytes) {
+    report(c, DiagId::contract_bulk_contiguous, lv.pos, span_of(lv),
+           std::string(role) + " " + v.str() +
+               " is not one contiguous byte range: a tensor copy packs the box row-major "
+               "without gaps");
+    ok = false;
+  } else if (*bytes != want) {
+    report(c, DiagId::contract_tensor_box_bytes, lv.pos, span_of(lv),
+           std::string(role) + " holds " + std::to_string(*bytes) + " bytes; the box of '" +
+               map.tensor + "''s map is " + std::to_string(want) +
+               " bytes (ceil(box / element stride) elements per dimension of " +
+               std::string(name(map.dtype)) + ")");
+    ok = false;
+  }
+  if (v.tensor->swizzle != map.swizzle) {
+    report(c, DiagId::contract_tensor_swizzle, lv.pos, span_of(lv),
+           std::string(role) + " '" + v.tensor->name + "' has swizzle " +
+               std::string(name(v.tensor->swizzle)) + "; the map of '" + map.tensor +
+               "' moves the box with swizzle " + std::string(name(map.swizzle)) +
+               " (declare swizzle = \"" + std::string(name(map.swizzle)) + "\" on '" +
+               v.tensor->name + "')");
+    ok = false;
+  }
+  if (!c.in_bounds(lv, role, pred) || !ok)
+    return;
+  const auto bad = find_misaligned(
+      c, v, pred, [&map](std::int64_t a) { return check_tensor_map_shared(map, a).empty(); });
+  if (!bad)
+    return;
+  const Diagnostics rule = check_tensor_map_shared(map, bad->align);
+  const std::string why = rule.empty() ? std::string() : rule.items().front().message;
+  report(c, DiagId::contract_tmap_shared_align, lv.pos, span_of(lv),
+         bad->base ? std::string(role) + ": tensor '" + v.tensor->name + "' is declared " +
+                         std::to_string(bad->align) + "-byte aligned (" + why + ")"
+                   : std::string(role) + " " + v.str() + ": " + misaligned_text(*bad, why));
+}
+
+/// The last element of the inner dimension a store may spill into, or -1 when the inner
+/// extent ends on a 16-byte boundary (nothing spills).
+std::int64_t last_spill_element(const TensorMapDesc& map) {
+  const std::int64_t esize = size_bytes(map.dtype);
+  const std::int64_t inner_bytes = map.global_dims.back() * esize;
+  if (inner_bytes % kTensorMapGranule == 0)
+    return -1;
+  const std::int64_t end = (inner_bytes / kTensorMapGranule + 1) * kTensorMapGranule;
+  return end / esize - 1;
+}
+
+/// The least multiple of d (d >= 1) at or above x.
+std::int64_t multiple_at_or_above(std::int64_t x, std::int64_t d) {
+  const std::int64_t q = x / d - (x % d != 0 && x < 0 ? 1 : 0);
+  return q * d == x ? x : (q + 1) * d;
+}
+
+/// By intervals: a coordinate of the inner dimension in `inner` (a multiple of `d`) whose
+/// box reaches the spill elements, while every outer dimension may have an element inside;
+/// nullopt when none can (the store never spills).
+std::optional<std::int64_t> spill_candidate(const TensorMapDesc& map,
+                                            std::span<const Interval> ranges, std::int64_t d) {
+  const std::int64_t last = last_spill_element(map);
+  if (last < 0)
+    return std::nullopt;
+  const std::vector<std::int64_t> extent = box_extent(map);
+  const std::size_t inner = map.rank() - 1;
+  for (std::size_t k = 0; k < inner; ++k) {
+    const std::int64_t reach = ranges[k].hi + (extent[k] - 1) * map.element_strides[k];
+    if (reach < 0 || ranges[k].lo >= map.global_dims[k])
+      return std::nullopt; // no element of this dimension is ever inside
+  }
+  const std::int64_t lo = std::max(ranges[inner].lo, map.global_dims[inner] - extent[inner] + 1);
+  const std::int64_t hi = std::min(ranges[inner].hi, last);
+  const std::int64_t first = multiple_at_or_above(lo, std::max<std::int64_t>(d, 1));
+  if (first > hi)
+    return std::nullopt;
+  return first;
+}
+
+std::string coords_text(std::span<const std::int64_t> coords) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < coords.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(coords[k]);
+  return s + ")";
+}
+
+void check_store_spill(const BulkProofContext& c, const TensorMapDesc& map,
+                       const std::vector<Located<ExprPtr>>& coords, const LaunchBounds& lb,
+                       const Located<ExprPtr>* pred) {
+  std::vector<Interval> ranges;
+  for (const auto& e : coords)
+    ranges.push_back(*bounds(*e.value, lb)); // proven bounded by the caller
+  const Located<ExprPtr>& inner = coords.back();
+  const auto candidate = spill_candidate(map, ranges, known_divisor(*inner.value));
+  if (!candidate)
+    return;
+  const std::int64_t dim = map.global_dims.back();
+  const std::string padding = "elements " + std::to_string(dim) + ".." +
+                              std::to_string(last_spill_element(map)) +
+                              " of the inner dimension (size " + std::to_string(dim) +
+                              "), the padding before the next 16-byte boundary, which a tensor "
+                              "store writes anyway";
+  const bool by_thread = std::none_of(coords.begin(), coords.end(),
+                                      [](const auto& e) { return names_range(*e.value); }) &&
+                         enumerable(c.kernel);
+  if (!by_thread) {
+    report(c, DiagId::contract_tensor_store_spill, inner.pos, span_of(inner),
+           "the inner coordinate '" + inner.text + "' ranges over " + interval_text(ranges.back()) +
+               " for the issuing threads and the declared ranges; at " +
+               std::to_string(*candidate) + " the box's " + std::to_string(box_extent(map).back()) +
+               " inner elements may reach " + padding +
+               " (keep the box inside the inner extent, or make it end on a 16-byte boundary)");
+    return;
+  }
+  for_each_issuer(c.kernel, pred, [&](const ExprEnv& env) {
+    std::vector<std::int64_t> at;
+    for (const auto& e : coords) {
+      const auto x = evaluate(*e.value, env);
+      if (!x)
+        return true;
+      at.push_back(*x);
+    }
+    if (!store_spills(map, at))
+      return true;
+    report(c, DiagId::contract_tensor_store_spill, inner.pos, span_of(inner),
+           "at " + thread_text(env) + " the store's box at " + coords_text(at) + " reaches " +
+               padding + " (keep the box inside the inner extent)");
+    return false;
+  });
+}
+
+/// Each coordinate a signed 32-bit value (32-bit safe operations); a store's never
+/// negative and never spilling.
+void check_coords(const BulkProofContext& c, const TensorMapDesc& map,
+                  const std::vector<Located<ExprPtr>>& coords, const Located<ExprPtr>* pred,
+                  TensorAccess access) {
+  const auto lb = issuing(c, pred);
+  if (!lb)
+    return; // no thread issues the copy
+  bool ok = true;
+  for (std::size_t k = 0; k < coords.size(); ++k) {
+    const Located<ExprPtr>& e = coords[k];
+    const std::size_t before = c.out.items().size();
+    c.u32(*e.value, *lb, e.pos, span_of(e), "coordinate", false);
+    const auto b = bounds(*e.value, *lb);
+    const std::string which = "coordinate " + std::to_string(k) + " '" + e.text + "'";
+    if (!b || !kS32.contains(b->lo) || !kS32.contains(b->hi)) {
+      report(c, DiagId::contract_tensor_coord_range, e.pos, span_of(e),
+             which + " must stay in " + interval_text(kS32) +
+                 " (a signed 32-bit coordinate) for every issuing thread and value of the "
+                 "declared ranges; its range is " +
+                 interval_text(b));
+      ok = false;
+    } else if (access == TensorAccess::store && b->lo < 0) {
+      report(c, DiagId::contract_tensor_store_negative, e.pos, span_of(e),
+             which +
+                 " of a tensor store must never be negative (a store's box starts inside "
+                 "the tensor); its range is " +
+                 interval_text(b));
+      ok = false;
+    }
+    ok = ok && c.out.items().size() == before;
+  }
+  if (ok && access == TensorAccess::store)
+    check_store_spill(c, map, coords, *lb, pred);
+}
+
+const TensorMapDesc* map_of(const BulkProofContext& c, const Located<std::string>& tensor) {
+  const TensorDecl* d = c.kernel.find_tensor(tensor.value);
+  return d != nullptr && d->map ? &*d->map : nullptr; // the builder refuses a tensor without
+}
+
+} // namespace bulk_proof
+
+std::int64_t known_divisor(const Expr& e) {
+  const auto arg = [&e](std::size_t i) { return known_divisor(*e.args[i]); };
+  switch (e.kind) {
+  case ExprKind::constant:
+    return e.value == std::numeric_limits<std::int64_t>::min() ? 1 : std::llabs(e.value);
+  case ExprKind::select:
+    return std::gcd(arg(1), arg(2));
+  case ExprKind::unary:
+    return e.op == ExprOp::neg ? arg(0) : 1;
+  case ExprKind::binary:
+    break;
+  default:
+    return 1;
+  }
+  switch (e.op) {
+  case ExprOp::add:
+  case ExprOp::sub:
+    return std::gcd(arg(0), arg(1));
+  case ExprOp::mul: {
+    const std::int64_t a = arg(0), b = arg(1);
+    if (a == 0 || b == 0)
+      return 0;
+    return bulk_proof::product_divisor(a, b);
+  }
+  case ExprOp::shl: {
+    const Expr& by = *e.args[1];
+    const std::int64_t a = arg(0);
+    if (by.kind != ExprKind::constant || by.value < 0 || by.value > 32)
+      return a == 0 ? 0 : 1;
+    return bulk_proof::product_divisor(a, std::int64_t{1} << by.value);
+  }
+  default:
+    return 1;
+  }
+}
+
+std::optional<std::int64_t> contiguous_bytes(const View& v) {
+  std::int64_t bytes = size_bytes(v.dtype);
+  for (std::size_t i = v.axes.size(); i-- > 0;) {
+    if (v.axes[i].size == 1)
+      continue;
+    if (v.axes[i].stride_bytes != bytes)
+      return std::nullopt;
+    bytes *= v.axes[i].size;
+  }
+  return bytes;
+}
+
+bool store_spills(const TensorMapDesc& map, std::span<const std::int64_t> coords) {
+  const std::int64_t last = bulk_proof::last_spill_element(map);
+  if (last < 0)
+    return false;
+  const std::vector<std::int64_t> extent = box_extent(map);
+  const std::size_t inner = map.rank() - 1;
+  const std::int64_t x0 = coords[inner];
+  const std::int64_t x1 = x0 + extent[inner] - 1;
+  if (std::max(x0, map.global_dims[inner]) > std::min(x1, last))
+    return false;
+  for (std::size_t k = 0; k < inner; ++k) {
+    // Some box index i < extent with 0 <= coords[k] + i * stride < dim.
+    const std::int64_t s = map.element_strides[k];
+    const std::int64_t i0 = coords[k] >= 0 ? 0 : (-coords[k] + s - 1) / s;
+    if (i0 >= extent[k] || coords[k] + i0 * s >= map.global_dims[k])
+      return false;
+  }
+  return true;
+}
+
+void check_bulk_load(const BulkProofContext& c, const BulkLoadOp& op) {
+  bulk_proof::check_bulk_pair(c, op.dst, op.src, op.pred ? &*op.pred : nullptr);
+}
+
+void check_bulk_store(const BulkProofContext& c, const BulkStoreOp& op) {
+  bulk_proof::check_bulk_pair(c, op.dst, op.src, op.pred ? &*op.pred : nullptr);
+}
+
+void check_expect_tx(const BulkProofContext& c, const ExpectTxOp& op) {
+  const Located<ExprPtr>* pred = op.pred ? &*op.pred : nullptr;
+  if (pred != nullptr)
+    c.u32(*pred->value, c.bounds, pred->pos, bulk_proof::span_of(*pred), "pred", true);
+  const auto lb = bulk_proof::issuing(c, pred);
+  if (!lb)
+    return;
+  const std::size_t before = c.out.items().size();
+  c.u32(*op.bytes.value, *lb, op.bytes.pos, bulk_proof::span_of(op.bytes), "bytes", false);
+  if (c.out.items().size() != before)
+    return;
+  const auto b = bounds(*op.bytes.value, *lb);
+  if (b && b->lo >= 0 && b->hi <= ptx::max_tx_count)
+    return;
+  bulk_proof::report(
+      c, DiagId::contract_expect_tx_range, op.bytes.pos, bulk_proof::span_of(op.bytes),
+      "expect_tx's bytes '" + op.bytes.text + "' must stay in 0.." +
+          std::to_string(ptx::max_tx_count) +
+          " (the transaction count's range) for every issuing thread and value of the "
+          "declared ranges; its range is " +
+          bulk_proof::interval_text(b));
+}
+
+void check_tensor_load(const BulkProofContext& c, const TensorLoadOp& op) {
+  const TensorMapDesc* map = bulk_proof::map_of(c, op.tensor);
+  if (map == nullptr)
+    return;
+  const Located<ExprPtr>* pred = op.pred ? &*op.pred : nullptr;
+  if (pred != nullptr)
+    c.u32(*pred->value, c.bounds, pred->pos, bulk_proof::span_of(*pred), "pred", true);
+  bulk_proof::check_tensor_shared(c, *map, op.dst, "dst", pred);
+  bulk_proof::check_coords(c, *map, op.coords, pred, TensorAccess::load);
+}
+
+void check_tensor_store(const BulkProofContext& c, const TensorStoreOp& op) {
+  const TensorMapDesc* map = bulk_proof::map_of(c, op.tensor);
+  if (map == nullptr)
+    return;
+  const Located<ExprPtr>* pred = op.pred ? &*op.pred : nullptr;
+  if (pred != nullptr)
+    c.u32(*pred->value, c.bounds, pred->pos, bulk_proof::span_of(*pred), "pred", true);
+  bulk_proof::check_tensor_shared(c, *map, op.src, "src", pred);
+  bulk_proof::check_coords(c, *map, op.coords, pred, TensorAccess::store);
+}
+
+void check_swizzled_elements(const BulkProofContext& c, const Located<View>& lv,
+                             std::string_view role) {
+  const View& v = lv.value;
+  if (v.tensor->swizzle == TensorMapSwizzle::none)
+    return;
+  // Every element starts at offset + a multiple of g (mod 16): at worst at residue
+  // r + 16 - g, whose element ends inside the chunk exactly when r + elem <= g.
+  std::int64_t g = kSwizzleChunkBytes;
+  for (const ViewAxis& a : v.axes)
+    if (a.size > 1)
+      g = std::gcd(g, std::llabs(a.stride_bytes));
+  for (const RuntimeTerm& t : v.terms)
+    g = std::gcd(g, bulk_proof::product_divisor(known_divisor(*t.index), t.stride_bytes));
+  const std::int64_t elem = size_bytes(v.dtype);
+  const std::int64_t r = ((v.offset_bytes % g) + g) % g;
+  if (elem <= kSwizzleChunkBytes && r + elem <= g)
+    return;
+  const std::int64_t worst = std::min(r + kSwizzleChunkBytes - g, kSwizzleChunkBytes - 1);
+  bulk_proof::report(
+      c, DiagId::contract_swizzle_access, lv.pos, bulk_proof::span_of(lv),
+      std::string(role) + " " + v.str() + ": an element (" + std::string(name(v.dtype)) + ", " +
+          std::to_string(elem) + " bytes) may start at byte " + std::to_string(worst) +
+          " of a 16-byte chunk of the " + std::string(name(v.tensor->swizzle)) +
+          "-swizzled tensor '" + v.tensor->name +
+          "' and end in the next chunk, which the swizzle moves elsewhere (its offsets are "
+          "known modulo " +
+          std::to_string(g) + " bytes: keep each element inside one 16-byte chunk)");
+}
+
+} // namespace ptxgen::tile
