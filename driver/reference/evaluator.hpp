@@ -9,6 +9,10 @@
 //  - evaluator_apply.cpp: apply (cp.async) and its operands;
 //  - evaluator_ops.cpp: loops, commit/wait, cta_sync, fill and copy;
 //  - evaluator_mbarrier.cpp: mbarriers and copy_arrive;
+//  - evaluator_bulk.cpp: the sm_90 bulk family's 1-D copies, bulk groups, proxy fences and
+//    transaction bytes (loads land at the first mbarrier_wait on their barrier; a store reads
+//    at the first bulk_wait covering its group, writes at the first one without read);
+//  - evaluator_tensor.cpp: the tensor copies, through tensor_map_naive.hpp;
 //  - evaluator_replay.cpp: the replay of CTAs against a recorded trace (cta_trace.hpp).
 
 #include "driver/reference/affine_view.hpp"
