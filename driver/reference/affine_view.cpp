@@ -70,7 +70,9 @@ bool sub(const tile::SubStep& step, Level& l, std::vector<AffineSkeleton::Index>
 } // namespace
 
 std::optional<AffineSkeleton> affine_skeleton(const NaivePlan& plan, const tile::View& v) {
-  if (!plan.ok() || plan.levels.size() != v.steps.size() + 1)
+  // A swizzled tensor's bytes are not an affine function of the coordinates.
+  if (!plan.ok() || plan.levels.size() != v.steps.size() + 1 ||
+      plan.swizzle != tile::TensorMapSwizzle::none)
     return std::nullopt;
   Level l;
   l.size = plan.levels[0].shape;

@@ -9,6 +9,10 @@
 //  - evaluator_apply.cpp: apply (cp.async) and its operands;
 //  - evaluator_ops.cpp: loops, commit/wait, cta_sync, fill and copy;
 //  - evaluator_mbarrier.cpp: mbarriers and copy_arrive;
+//  - evaluator_bulk.cpp: the sm_90 bulk family's 1-D copies, bulk groups, proxy fences and
+//    transaction bytes (loads land at the first mbarrier_wait on their barrier; a store reads
+//    at the first bulk_wait covering its group, writes at the first one without read);
+//  - evaluator_tensor.cpp: the tensor copies, through tensor_map_naive.hpp;
 //  - evaluator_replay.cpp: the replay of CTAs against a recorded trace (cta_trace.hpp).
 
 #include "driver/reference/affine_view.hpp"
@@ -20,6 +24,7 @@
 #include "driver/reference/ref_state.hpp"
 #include "driver/reference/ref_walk.hpp"
 #include "driver/reference/reference_types.hpp"
+#include "driver/reference/tensor_map_naive.hpp"
 
 #include <array>
 #include <bit>
@@ -231,6 +236,9 @@ private:
   void read_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b, Run r,
                 std::int64_t eb, Moot&& moot) {
     if (!b.shared) {
+      if (b.bulk_pending > 0) {
+        check_global_read(op, tid, b, r);
+      }
       return;
     }
     trace(ref::CtaTrace::Kind::read, b, tid, r);
@@ -301,11 +309,17 @@ private:
                  std::int64_t eb);
 
   /// The writer of a shared granule.
-  static void store_granule(const Cta& cta, std::int64_t tid, ref::SharedBytes& h, std::size_t g) {
+  /// The writer of a shared granule, an ordinary (generic-proxy) write of op `op` (a load
+  /// undoes that part).
+  static void store_granule(const Cta& cta, std::int64_t tid, ref::SharedBytes& h, std::size_t g,
+                            std::size_t op) {
     h.writer[g] = static_cast<std::int32_t>(tid);
     h.write_epoch[g] = cta.epoch;
     h.land_tid[g] = ref::none;
     h.guard_barrier[g] = ref::none;
+    h.generic_tid[g] = static_cast<std::int32_t>(tid);
+    h.generic_op[g] = op32(op);
+    h.generic_time[g] = cta.clock;
   }
 
   /// Bytes stored into run `r` of global `b`: each undefined one is a problem.
@@ -359,7 +373,7 @@ private:
         }
         ref::SharedBytes& h = c.dst->hz;
         each_granule(*c.dst, r, [&](std::size_t g, std::int64_t) {
-          store_granule(cta, tid, h, g);
+          store_granule(cta, tid, h, g, c.op);
           if (--h.pending[g] == 0) {
             h.skipped_by_wait[g] = ref::none;
           }
@@ -413,15 +427,104 @@ private:
   /// arrivals wait for land first (as late as the wait can make them).
   void step_op(std::size_t op, const tile::MbarrierWaitOp& m);
 
-  // TODO(bulk-reference): the bulk family on bytes (evaluator_bulk.cpp).
-  void step_op(std::size_t, const tile::BulkLoadOp&) { unreachable("bulk_load: no reference yet"); }
-  void step_op(std::size_t, const tile::BulkStoreOp&) { unreachable("bulk_store: no reference yet"); }
-  void step_op(std::size_t, const tile::BulkCommitOp&) { unreachable("bulk_commit: no reference yet"); }
-  void step_op(std::size_t, const tile::BulkWaitOp&) { unreachable("bulk_wait: no reference yet"); }
-  void step_op(std::size_t, const tile::ProxyFenceOp&) { unreachable("proxy_fence: no reference yet"); }
-  void step_op(std::size_t, const tile::ExpectTxOp&) { unreachable("expect_tx: no reference yet"); }
-  void step_op(std::size_t, const tile::TensorLoadOp&) { unreachable("tensor_load: no reference yet"); }
-  void step_op(std::size_t, const tile::TensorStoreOp&) { unreachable("tensor_store: no reference yet"); }
+  // The sm_90 bulk family (evaluator_bulk.cpp: the 1-D copies, bulk groups, proxy fences,
+  // transaction bytes; evaluator_tensor.cpp: the tensor copies). Each op is one copy per
+  // thread whose pred holds.
+  void step_op(std::size_t op, const tile::BulkLoadOp& m);
+  void step_op(std::size_t op, const tile::BulkStoreOp& m);
+  void step_op(std::size_t, const tile::BulkCommitOp&);
+  void step_op(std::size_t op, const tile::BulkWaitOp& w);
+  void step_op(std::size_t, const tile::ProxyFenceOp&);
+  void step_op(std::size_t op, const tile::ExpectTxOp& m);
+  void step_op(std::size_t op, const tile::TensorLoadOp& m);
+  void step_op(std::size_t op, const tile::TensorStoreOp& m);
+
+  /// True when the thread issues the op: no pred, or one whose value is nonzero (a pred
+  /// without a value is reported and issues nothing).
+  bool issues(std::size_t op, const std::optional<tile::Located<tile::ExprPtr>>& pred,
+              const tile::ExprEnv& e);
+
+  /// The bytes of every element of view `v` for the thread of `e`, in row-major order; false
+  /// (with the problem) when one lies outside its tensor.
+  bool view_runs(std::size_t op, const tile::Located<tile::View>& v, const Buffer& b,
+                 const tile::ExprEnv& e, Runs& out);
+
+  /// A bulk copy's two sides, `d` and `s`, of the same byte size, zipped into pieces.
+  static std::vector<Piece> zip_runs(const Runs& d, const Runs& s);
+
+  /// The global tensor a tensor op names and its map; nullptr (with the problem) without one.
+  const tile::TensorMapDesc* tensor_map(std::size_t op, const tile::Located<std::string>& t);
+
+  /// The raw (unswizzled) offset of the first byte of a tensor copy's shared view `v` for the
+  /// thread of `e`, which holds the box's `bytes`; nullopt (with the problem) when the view
+  /// does not hold them or does not start on its swizzle's period.
+  std::optional<std::int64_t> box_base(std::size_t op, const tile::Located<tile::View>& v,
+                                       const Buffer& b, const tile::ExprEnv& e,
+                                       const tile::TensorMapDesc& map, std::int64_t bytes);
+
+  /// True when every box element inside the map's tensor lies in its buffer `gb` (else the
+  /// problem).
+  bool box_in_buffer(std::size_t op, const std::vector<NaiveBoxElement>& elements, const Buffer& gb,
+                     std::int64_t esize);
+
+  /// A tensor copy's coordinates for the thread of `e`; nullopt (reported) without a value.
+  std::optional<std::vector<std::int64_t>>
+  box_coords(std::size_t op, const std::vector<tile::Located<tile::ExprPtr>>& coords,
+             const tile::ExprEnv& e);
+
+  /// Puts a load in flight (its pieces set): its shared bytes become pending writes (with
+  /// the checks of a copy's issue) and its global bytes are read.
+  void issue_load(PendingLoad&& l);
+
+  /// Lands every load in flight on barrier `id`, in issue order: its bytes, its transaction
+  /// bytes on the barrier's current phase (which guards the bytes), the phase's completion.
+  void land_loads(std::size_t id);
+
+  /// Adds a thread's store to its current bulk group: its shared bytes are read (with the
+  /// read checks and the proxy fence) until a bulk_wait covers the group, its global bytes
+  /// are written until one without `read` does.
+  void issue_store(std::int64_t tid, PendingStore&& st);
+
+  /// The proxy fence a store by `tid` of shared granule `g` (byte `off`) needs.
+  void check_proxy_fence(std::size_t op, std::int64_t tid, const Buffer& b, std::size_t g,
+                         std::int64_t off);
+
+  /// The store reads its shared bytes now (into its staged bytes).
+  void bulk_read(PendingStore& st, std::int64_t tid);
+
+  /// The store writes its global bytes now (reading its shared ones first where it has not).
+  void bulk_write(PendingStore& st, std::int64_t tid);
+
+  /// At the end of the CTA: the loads still in flight land, the stores no bulk_wait covered
+  /// are reported, and every store completes.
+  void finish_bulk();
+
+  /// A write (`access` says which) of shared granule `g` that a pending store still reads.
+  void check_bulk_refill(std::size_t op, std::int64_t tid, const Buffer& b, std::size_t g,
+                         std::int64_t off, std::string_view access);
+
+  /// A read of run `r` of global `b` whose bytes a pending store of the CTA still writes.
+  void check_global_read(std::size_t op, std::int64_t tid, const Buffer& b, Run r);
+
+  /// True when op `op` is a bulk or tensor load.
+  bool is_load(std::size_t op) const {
+    return std::holds_alternative<tile::BulkLoadOp>(k_.ops[op].body) ||
+           std::holds_alternative<tile::TensorLoadOp>(k_.ops[op].body);
+  }
+
+  /// The phase completes when no arrival is pending and its transaction bytes are all in.
+  static void complete_if_done(RefBarrier& bar) {
+    if (bar.pending == 0 && bar.tx_expected == bar.tx_delivered) {
+      ++bar.phase;
+      bar.pending = bar.count;
+      bar.tx_expected = 0;
+      bar.tx_delivered = 0;
+    }
+  }
+
+  /// The transaction bytes of the barrier's current phase, for a hang's message (empty when
+  /// it has none).
+  static std::string tx_text(const RefBarrier& bar);
 
   /// Lands every copy that an unfired copy_arrive on barrier `id` waits for.
   void land_tracked(std::size_t id);

@@ -75,16 +75,20 @@ void Evaluator::run_cta() {
   cta_state_.barriers.clear();
   cta_state_.barrier_ids.clear();
   cta_state_.deferred.clear();
+  cta_state_.loads.clear();
+  cta_state_.clock = 0;
   for (std::size_t i = 0; i < k_.ops.size();) {
     if (replayable_) {
       trace_.note_op(i);
     }
+    ++cta_state_.clock;
     std::visit([&](const auto& body) { run_op(i, body); }, k_.ops[i].body);
     i = next_op_;
   }
   for (std::int64_t t = 0; t < k_.block; ++t) {
     finish_thread(cta_, t);
   }
+  finish_bulk();
   recorded_ = replayable_ && problems_.adds() == adds;
   if (recorded_) {
     recorded_runs_ = slack_.all_runs();

@@ -10,10 +10,8 @@ namespace ptxgen::driver::evaluation {
 
 void Evaluator::arrive_on(Cta& cta, std::size_t id) {
   RefBarrier& bar = cta.barriers[id];
-  if (--bar.pending == 0) {
-    ++bar.phase;
-    bar.pending = bar.count;
-  }
+  --bar.pending;
+  complete_if_done(bar);
 }
 
 void Evaluator::fire(Cta& cta, std::size_t d) {
@@ -110,17 +108,19 @@ void Evaluator::step_op(std::size_t op, const tile::MbarrierWaitOp& m) {
     if (!id)
       continue;
     land_tracked(*id);
+    land_loads(*id);
     const auto q = eval(op, m.parity, "parity", env(cta_, tid));
     if (!q)
       continue;
     const RefBarrier& bar = cta_state_.barriers[*id];
     if ((bar.phase % 2) == *q) {
-      problems_.add(
-          op, DiagId::check_mbarrier_hang, "waits for an mbarrier phase that cannot complete", [&] {
-            return where(cta_, tid) + " waits on parity " + std::to_string(*q) + " of '" +
-                   bar.name + "', whose phase " + std::to_string(bar.phase) + " still needs " +
-                   std::to_string(bar.pending) + " of " + std::to_string(bar.count) + " arrivals";
-          });
+      problems_.add(op, DiagId::check_mbarrier_hang,
+                    "waits for an mbarrier phase that cannot complete", [&] {
+                      return where(cta_, tid) + " waits on parity " + std::to_string(*q) + " of '" +
+                             bar.name + "', whose phase " + std::to_string(bar.phase) +
+                             " still needs " + std::to_string(bar.pending) + " of " +
+                             std::to_string(bar.count) + " arrivals" + tx_text(bar);
+                    });
       continue;
     }
     auto& waited = cta_state_.threads[static_cast<std::size_t>(tid)].waited;
@@ -128,6 +128,14 @@ void Evaluator::step_op(std::size_t op, const tile::MbarrierWaitOp& m) {
     if (!fresh)
       seen->second = std::max(seen->second, bar.phase - 1);
   }
+}
+
+std::string Evaluator::tx_text(const RefBarrier& bar) {
+  if (bar.tx_expected == 0 && bar.tx_delivered == 0)
+    return {};
+  return " and whose transaction count is not back at zero: its expect_tx ops announced " +
+         std::to_string(bar.tx_expected) + " bytes, its loads delivered " +
+         std::to_string(bar.tx_delivered);
 }
 
 void Evaluator::land_tracked(std::size_t id) {

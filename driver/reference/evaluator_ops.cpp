@@ -112,6 +112,10 @@ void Evaluator::step_op(std::size_t, const tile::WaitAllOp&) {
 void Evaluator::step_op(std::size_t, const tile::CtaSyncOp&) {
   for (Cta& cta : this_cta()) {
     ++cta.epoch;
+    // A thread's proxy fences so far are ordered before every thread's later stores.
+    for (ThreadState& ts : cta.threads) {
+      ts.synced_fence = ts.fence_time;
+    }
   }
 }
 

@@ -15,6 +15,18 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
   const std::int64_t w = b.granule();
   if (h.pending[g] > 0 && missing_commit(b, g)) {
     moot = true;
+  } else if (h.pending[g] > 0 && is_load(static_cast<std::size_t>(h.pending_op[g]))) {
+    // A load lands when its phase completes: no thread has waited for that phase yet.
+    problems_.add(
+        op, DiagId::check_mbarrier_unwaited_read,
+        "reads shared bytes an mbarrier phase guards before waiting for that phase",
+        [&] {
+          return where(bid, tid) + " reads " + byte_text(b, off) + ", which the load of " +
+                 tile::op_label(k_, static_cast<std::size_t>(h.pending_op[g])) + " by thread " +
+                 std::to_string(h.pending_tid[g]) +
+                 " will write; no thread has waited for the phase it completes in";
+        },
+        Severity::error, w);
   } else if (h.pending[g] > 0) {
     problems_.add(
         op, DiagId::check_read_pending,
@@ -168,8 +180,9 @@ void Evaluator::write_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64
                         "writes shared bytes that a pending (not yet waited) copy will write", bid,
                         tid, b, g, off, " writes ", " will write");
     check_refill(op, cta, bid, tid, b, g, off, false);
+    check_bulk_refill(op, tid, b, g, off, " writes ");
     used_again(cta, h, g);
-    store_granule(cta, tid, h, g);
+    store_granule(cta, tid, h, g, op);
   });
 }
 
@@ -201,6 +214,7 @@ void Evaluator::issue(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t t
                           "two pending copies write the same shared bytes", bid, tid, db, g, o,
                           " issues a copy into ", " will still write (not yet waited)");
       check_refill(op, cta, bid, tid, db, g, o, true);
+      check_bulk_refill(op, tid, db, g, o, " issues a copy into ");
       used_again(cta, h, g);
       ++h.pending[g];
       h.pending_tid[g] = static_cast<std::int32_t>(tid);

@@ -23,6 +23,12 @@ void SharedBytes::reset(std::size_t n) {
   land_group.assign(n, 0);
   guard_barrier.assign(n, none);
   guard_phase.assign(n, 0);
+  bulk_reads.assign(n, 0);
+  bulk_read_tid.assign(n, none);
+  bulk_read_op.assign(n, none);
+  generic_tid.assign(n, none);
+  generic_op.assign(n, none);
+  generic_time.assign(n, 0);
 }
 
 namespace {
@@ -41,12 +47,14 @@ void split(std::vector<T>& v, int by) {
 } // namespace
 
 void SharedBytes::refine(int by) {
-  for (auto* v : {&pending, &pending_tid, &pending_op, &pending_group, &skipped_by_wait,
-                  &skipped_apply, &writer, &write_epoch, &reader, &read_epoch, &read_op, &land_tid,
-                  &land_seq, &land_group, &guard_barrier}) {
+  for (auto* v : {&pending,       &pending_tid,   &pending_op,   &pending_group, &skipped_by_wait,
+                  &skipped_apply, &writer,        &write_epoch,  &reader,        &read_epoch,
+                  &read_op,       &land_tid,      &land_seq,     &land_group,    &guard_barrier,
+                  &bulk_reads,    &bulk_read_tid, &bulk_read_op, &generic_tid,   &generic_op}) {
     split(*v, by);
   }
   split(guard_phase, by);
+  split(generic_time, by);
 }
 
 void SharedBytes::note_read(std::size_t off, std::int32_t tid, std::int32_t epoch,

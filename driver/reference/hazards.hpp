@@ -63,6 +63,17 @@ struct SharedBytes {
   std::vector<std::int32_t> guard_barrier; ///< the barrier's id in its CTA, none
   std::vector<std::int64_t> guard_phase;   ///< the phase (index) of the arrival
 
+  // Bulk and tensor stores still to read the byte (their group not yet covered by a bulk_wait).
+  std::vector<std::int32_t> bulk_reads;    ///< how many
+  std::vector<std::int32_t> bulk_read_tid; ///< the thread that issued the newest of them
+  std::vector<std::int32_t> bulk_read_op;  ///< its op
+
+  // The last write when it was an ordinary (generic-proxy) one: a bulk store reading the byte
+  // needs a proxy_fence of that thread after it.
+  std::vector<std::int32_t> generic_tid;  ///< none: never written, or last by a load
+  std::vector<std::int32_t> generic_op;   ///< the writing op
+  std::vector<std::int64_t> generic_time; ///< the CTA's op count (Cta::clock) at the write
+
   /// Records a read of byte `off` by `tid` in phase `epoch`, at `op`.
   void note_read(std::size_t off, std::int32_t tid, std::int32_t epoch, std::int32_t op);
   /// Who else read byte `off` in phase `epoch`: a tid other than `tid`, many_threads (two or

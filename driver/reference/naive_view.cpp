@@ -1,6 +1,7 @@
 #include "driver/reference/naive_view.hpp"
 
 #include "driver/reference/naive_expr.hpp"
+#include "driver/reference/tensor_map_naive.hpp"
 #include "emitter/support/enum_names.hpp"
 #include "emitter/support/result.hpp"
 
@@ -325,6 +326,7 @@ NaivePlan naive_plan(const tile::View& v) {
     return plan;
   }
   plan.dtype = v.tensor->dtype;
+  plan.swizzle = v.tensor->swizzle;
   plan.levels.push_back({v.tensor->shape, naive_dtype_bytes(v.tensor->dtype)});
   plan.patterns.resize(v.steps.size());
   plan.name_sizes.resize(v.steps.size());
@@ -453,7 +455,7 @@ NaiveLocation naive_locate(const NaivePlan& plan, const tile::View& v, const til
       loc.error = "the element's byte offset does not fit in 64 bits";
       return loc;
     }
-    loc.offsets.push_back(offset);
+    loc.offsets.push_back(naive_swizzle(plan.swizzle, offset));
   }
   return loc;
 }

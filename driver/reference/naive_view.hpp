@@ -12,11 +12,14 @@
 //  - sub[...]: a slice adds its begin, an index inserts the expression's value;
 //  - view(dtype): the last axis is tracked in bytes: coordinate k of an element
 //    of s2 bytes, byte b, is byte k*s2+b of the old last axis.
-// At the base: offset = row-major flat index * element size + byte in element.
+// At the base: offset = row-major flat index * element size + byte in element; in a swizzled
+// shared tensor that byte is stored at the swizzle of that offset (tensor_map_naive.hpp's
+// naive_swizzle: o ^ (((o / 128) % R) * 16), R = 2, 4, 8 for 32B, 64B, 128B).
 // Tests elsewhere compare naive_byte_offsets() with View::byte_offset().
 
 #include "emitter/support/result.hpp"
 #include "emitter/tile/expr.hpp"
+#include "emitter/tile/tensor.hpp"
 #include "emitter/tile/view.hpp"
 
 #include <cstdint>
@@ -60,7 +63,9 @@ struct NaivePlan {
   };
   std::vector<Names> names;
   tile::DType dtype = tile::DType::uint8; ///< the element type after all steps
-  std::string error;                      ///< non-empty: the steps cannot be replayed (why)
+  /// The base tensor's swizzle: where its row-major bytes are stored.
+  tile::TensorMapSwizzle swizzle = tile::TensorMapSwizzle::none;
+  std::string error; ///< non-empty: the steps cannot be replayed (why)
 
   bool ok() const { return error.empty(); }
   const std::vector<std::int64_t>& shape() const { return levels.back().shape; }

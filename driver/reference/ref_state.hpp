@@ -79,6 +79,12 @@ struct Buffer {
   /// accesses in the same order and have the same state: one entry stands for all of them.
   ref::SharedBytes hz;
   int shift = 0;
+  /// Global tensors only, per byte while a bulk or tensor store of the CTA being run is
+  /// pending (empty before the first): how many pending stores will still write it, and the
+  /// op of the newest. `bulk_pending`: how many bytes have a nonzero count.
+  std::vector<std::int32_t> bulk_writes;
+  std::vector<std::int32_t> bulk_write_op;
+  std::int64_t bulk_pending = 0;
 
   std::int64_t granule() const { return std::int64_t{1} << shift; }
 };
@@ -118,6 +124,49 @@ struct RefBarrier {
   std::int64_t pending = 0; ///< arrivals the current phase still needs
   std::int64_t phase = 0;   ///< the current phase's index (its parity is phase % 2)
   std::int64_t unfired = 0; ///< copy_arrives on it whose copies have not all landed
+  /// The current phase's transaction bytes: what its expect_tx ops announced and what its
+  /// loads delivered; the phase completes when no arrival is pending and the two are equal.
+  std::int64_t tx_expected = 0;
+  std::int64_t tx_delivered = 0;
+};
+
+/// `len` contiguous bytes of a bulk copy: from byte `src` of its source to byte `dst` of its
+/// destination (a load's `src` is `filled` for the elements outside the tensor; a store's
+/// `src` counts in its staged bytes).
+struct Piece {
+  std::int64_t dst = 0;
+  std::int64_t src = 0;
+  std::int64_t len = 0;
+};
+inline constexpr std::int64_t filled = -1;
+
+/// A bulk or tensor load in flight: it lands at the first mbarrier_wait on its barrier.
+struct PendingLoad {
+  std::size_t op = 0;
+  std::int64_t tid = 0;
+  std::size_t barrier = 0; ///< index into Cta::barriers
+  std::int64_t bytes = 0;  ///< the transaction bytes it delivers
+  Buffer* dst = nullptr;   ///< shared
+  const Buffer* src = nullptr;
+  Runs writes; ///< the shared bytes it writes
+  std::vector<Piece> pieces;
+  std::vector<std::uint8_t> fill; ///< one element's bytes, for the `filled` pieces
+};
+
+/// A bulk or tensor store of a thread: it reads its shared bytes (`reads`, in order, into
+/// `staged`) at the first bulk_wait that covers its group, and writes the global bytes at
+/// the first one without `read` (or at the end of the kernel): the latest times it may.
+struct PendingStore {
+  std::size_t op = 0;
+  std::int64_t group = 0;
+  Buffer* src = nullptr; ///< shared
+  Buffer* dst = nullptr; ///< global
+  Runs reads;
+  std::vector<Piece> pieces; ///< src: an offset into `staged`
+  std::vector<std::uint8_t> staged;
+  std::vector<std::uint8_t> staged_defined;
+  bool read_done = false;
+  bool waited = false; ///< a bulk_wait covered its group
 };
 
 /// The deferred arrival of one thread's copy_arrive: it arrives when its copies have landed.
@@ -135,6 +184,10 @@ struct ThreadState {
   ref::LiveWait live;          ///< the wait_group it ran last, while it is its newest wait
   /// Per barrier id: the newest phase this thread's mbarrier_waits have seen complete.
   std::map<std::size_t, std::int64_t> waited;
+  std::int64_t bulk_open = 0;       ///< id of the bulk group being filled = bulk groups committed
+  std::vector<PendingStore> stores; ///< issue order
+  std::int64_t fence_time = -1;     ///< Cta::clock at its last proxy_fence, -1 none
+  std::int64_t synced_fence = -1;   ///< fence_time at the CTA's last cta_sync
 };
 
 struct Cta {
@@ -144,6 +197,8 @@ struct Cta {
   std::vector<RefBarrier> barriers;                                        ///< by id
   std::map<std::pair<std::size_t, std::int64_t>, std::size_t> barrier_ids; ///< (slot, byte)
   std::vector<Deferred> deferred;                                          ///< every copy_arrive's
+  std::vector<PendingLoad> loads; ///< bulk and tensor loads in flight, issue order
+  std::int64_t clock = 0;         ///< ops run so far: orders writes and proxy fences
 };
 
 } // namespace ptxgen::driver::evaluation

@@ -33,6 +33,11 @@ std::int64_t naive_stride(const tile::TensorMapDesc& map, std::size_t k) {
 
 } // namespace
 
+std::int64_t naive_swizzle_period(tile::TensorMapSwizzle swizzle) {
+  const std::int64_t span = naive_span(swizzle);
+  return span == 0 ? 1 : span / 16 * 128;
+}
+
 std::int64_t naive_swizzle(tile::TensorMapSwizzle swizzle, std::int64_t offset) {
   const std::int64_t span = naive_span(swizzle);
   if (span == 0)
@@ -43,6 +48,32 @@ std::int64_t naive_swizzle(tile::TensorMapSwizzle swizzle, std::int64_t offset) 
   const std::int64_t lines_in_pattern = span / 16;
   const std::int64_t moved = chunk ^ (line % lines_in_pattern);
   return line * 128 + moved * 16 + byte;
+}
+
+std::vector<std::uint8_t> naive_fill_element(const tile::TensorMapDesc& map) {
+  std::uint64_t nan = 0;
+  if (map.oob_fill == tile::TensorMapOobFill::nan) {
+    switch (map.dtype) {
+    case tile::DType::float16:
+      nan = 0x7E00;
+      break;
+    case tile::DType::bfloat16:
+      nan = 0x7FC0;
+      break;
+    case tile::DType::float32:
+      nan = 0x7FC00000;
+      break;
+    case tile::DType::float64:
+      nan = 0x7FF8000000000000;
+      break;
+    default: // not a float type: the map's rules refuse a NaN fill
+      break;
+    }
+  }
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(tile::size_bytes(map.dtype)));
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = static_cast<std::uint8_t>(nan >> (8 * i));
+  return out;
 }
 
 std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,

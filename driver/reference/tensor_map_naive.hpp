@@ -36,6 +36,16 @@ std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
                                                 std::span<const std::int64_t> coords,
                                                 tile::TensorAccess access);
 
+/// The bytes (little-endian) a load writes for an element outside the tensor: zeros, or for
+/// a NaN fill the dtype's canonical quiet NaN (sign clear, the top significand bit alone
+/// set: 0x7E00, 0x7FC0, 0x7FC00000, 0x7FF8000000000000 for float16, bfloat16, float32,
+/// float64). Which NaN the hardware writes is not measured; the reference assumes this one.
+std::vector<std::uint8_t> naive_fill_element(const tile::TensorMapDesc& map);
+
+/// The bytes after which `swizzle`'s pattern repeats (1 for none): a box moves as
+/// naive_box_elements says from a shared base that is a multiple of it.
+std::int64_t naive_swizzle_period(tile::TensorMapSwizzle swizzle);
+
 /// Where byte `offset` (from a base aligned to the pattern's repeat) of a dense box lands
 /// under `swizzle`, by the line-and-chunk description above.
 std::int64_t naive_swizzle(tile::TensorMapSwizzle swizzle, std::int64_t offset);

@@ -1,0 +1,199 @@
+// The tensor copies: a box of a global tensor through its map (tensor_map_naive.hpp) to or
+// from the raw bytes of a shared view. The map's swizzle places the box's elements in those
+// bytes; a swizzled shared tensor's views read them back through the same swizzle
+// (naive_view.hpp), so a view sees the box's elements in order.
+
+#include "driver/reference/evaluator.hpp"
+#include "driver/reference/tensor_map_naive.hpp"
+
+namespace ptxgen::driver::evaluation {
+namespace {
+
+/// Appends `p` to `pieces`, merged with the last one where both sides continue it.
+void append_piece(std::vector<Piece>& pieces, Piece p) {
+  if (!pieces.empty()) {
+    Piece& last = pieces.back();
+    const bool both_filled = last.src == filled && p.src == filled;
+    const bool both_continue =
+        last.src != filled && p.src != filled && last.src + last.len == p.src;
+    if (last.dst + last.len == p.dst && (both_filled || both_continue)) {
+      last.len += p.len;
+      return;
+    }
+  }
+  pieces.push_back(p);
+}
+
+} // namespace
+
+bool Evaluator::box_in_buffer(std::size_t op, const std::vector<NaiveBoxElement>& elements,
+                              const Buffer& gb, std::int64_t esize) {
+  for (const NaiveBoxElement& el : elements) {
+    if (el.place == tile::BoxPlace::inside &&
+        (el.global_offset < 0 ||
+         el.global_offset + esize > static_cast<std::int64_t>(gb.bytes.size()))) {
+      problems_.add(op, DiagId::check_out_of_bounds, "bytes outside the tensor (not written)", [&] {
+        return "the box element " + coords_text(el.coordinate) + " lies at byte " +
+               std::to_string(el.global_offset) + " of '" + gb.name + "' (" +
+               std::to_string(gb.bytes.size()) + " bytes)";
+      });
+      return false;
+    }
+  }
+  return true;
+}
+
+const tile::TensorMapDesc* Evaluator::tensor_map(std::size_t op,
+                                                 const tile::Located<std::string>& t) {
+  const tile::TensorDecl* d = k_.find_tensor(t.value);
+  const auto it = by_name_.find(t.value);
+  if (d == nullptr || !d->map || it == by_name_.end() || it->second.shared) {
+    problems_.add(op, DiagId::check_view_unusable, "tensor names no global tensor with a map",
+                  [&] { return "'" + t.value + "'"; });
+    return nullptr;
+  }
+  return &*d->map;
+}
+
+std::optional<std::vector<std::int64_t>>
+Evaluator::box_coords(std::size_t op, const std::vector<tile::Located<tile::ExprPtr>>& coords,
+                      const tile::ExprEnv& e) {
+  std::vector<std::int64_t> out;
+  for (const auto& c : coords) {
+    const auto v = eval(op, c, "coords", e);
+    if (!v) {
+      return std::nullopt;
+    }
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::optional<std::int64_t> Evaluator::box_base(std::size_t op, const tile::Located<tile::View>& v,
+                                                const Buffer& b, const tile::ExprEnv& e,
+                                                const tile::TensorMapDesc& map,
+                                                std::int64_t bytes) {
+  const NaivePlan& p = plan(v.value);
+  std::int64_t held = p.element_bytes();
+  for (std::int64_t s : p.shape()) {
+    held *= s;
+  }
+  if (held != bytes) {
+    problems_.add(op, DiagId::check_views_do_not_fit, "the shared view does not hold the box", [&] {
+      return "'" + v.text + "' holds " + std::to_string(held) + " bytes, the box " +
+             std::to_string(bytes);
+    });
+    return std::nullopt;
+  }
+  Runs first;
+  if (!locate(op, v, b, e, std::vector<std::int64_t>(p.shape().size(), 0), std::nullopt, first)) {
+    return std::nullopt;
+  }
+  // The view's first byte where it is stored, unswizzled (the swizzle is its own inverse).
+  const std::int64_t raw = naive_swizzle(v.value.tensor->swizzle, first.first.off);
+  const std::int64_t period = naive_swizzle_period(map.swizzle);
+  if (raw % period != 0 || raw + bytes > static_cast<std::int64_t>(b.bytes.size())) {
+    problems_.add(op, DiagId::check_view_unusable,
+                  "the shared view of a tensor copy does not start on its swizzle's period", [&] {
+                    return where(cta_, e.tid) + ": '" + v.text + "' starts at byte " +
+                           std::to_string(raw) + " of '" + b.name + "' (" +
+                           std::to_string(b.bytes.size()) + " bytes), the box takes " +
+                           std::to_string(bytes) + " bytes from a multiple of " +
+                           std::to_string(period);
+                  });
+    return std::nullopt;
+  }
+  return raw;
+}
+
+void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
+  const tile::TensorMapDesc* map = tensor_map(op, m.tensor);
+  if (map == nullptr || !prepare(op, m.dst, "dst")) {
+    return;
+  }
+  Cta& cta = cta_state_;
+  Buffer& db = buffer(*slot(m.dst.value), cta);
+  const Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
+  const auto esize = static_cast<std::int64_t>(naive_dtype_bytes(map->dtype));
+  tile::ExprEnv e = env(cta_, 0);
+  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+    e.tid = tid;
+    if (!issues(op, m.pred, e)) {
+      continue;
+    }
+    const auto id = used_barrier(op, m.barrier, tid);
+    const auto coords = id ? box_coords(op, m.coords, e) : std::nullopt;
+    if (!coords) {
+      continue;
+    }
+    const auto elements = naive_box_elements(*map, *coords, tile::TensorAccess::load);
+    const auto bytes = static_cast<std::int64_t>(elements.size()) * esize;
+    const auto base = box_base(op, m.dst, db, e, *map, bytes);
+    if (!base) {
+      continue;
+    }
+    if (!box_in_buffer(op, elements, gb, esize)) {
+      continue;
+    }
+    PendingLoad l;
+    l.op = op;
+    l.tid = tid;
+    l.barrier = *id;
+    l.bytes = bytes;
+    l.dst = &db;
+    l.src = &gb;
+    l.writes.append({*base, bytes});
+    l.fill = naive_fill_element(*map);
+    for (const NaiveBoxElement& el : elements) {
+      const bool in = el.place == tile::BoxPlace::inside;
+      append_piece(l.pieces, {*base + el.shared_offset, in ? el.global_offset : filled, esize});
+    }
+    issue_load(std::move(l));
+  }
+}
+
+void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
+  const tile::TensorMapDesc* map = tensor_map(op, m.tensor);
+  if (map == nullptr || !prepare(op, m.src, "src")) {
+    return;
+  }
+  Cta& cta = cta_state_;
+  Buffer& sb = buffer(*slot(m.src.value), cta);
+  Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
+  const auto esize = static_cast<std::int64_t>(naive_dtype_bytes(map->dtype));
+  tile::ExprEnv e = env(cta_, 0);
+  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+    e.tid = tid;
+    if (!issues(op, m.pred, e)) {
+      continue;
+    }
+    const auto coords = box_coords(op, m.coords, e);
+    if (!coords) {
+      continue;
+    }
+    const auto elements = naive_box_elements(*map, *coords, tile::TensorAccess::store);
+    const auto bytes = static_cast<std::int64_t>(elements.size()) * esize;
+    const auto base = box_base(op, m.src, sb, e, *map, bytes);
+    if (!base) {
+      continue;
+    }
+    if (!box_in_buffer(op, elements, gb, esize)) {
+      continue;
+    }
+    PendingStore st;
+    st.op = op;
+    st.src = &sb;
+    st.dst = &gb;
+    st.reads.append({*base, bytes}); // staged from the box's first byte
+    for (const NaiveBoxElement& el : elements) {
+      // Outside the tensor: skipped. A spill (the H100 writing the rest of a row's last 16
+      // bytes) the contract refuses; it is skipped here too.
+      if (el.place == tile::BoxPlace::inside) {
+        append_piece(st.pieces, {el.global_offset, el.shared_offset, esize});
+      }
+    }
+    issue_store(tid, std::move(st));
+  }
+}
+
+} // namespace ptxgen::driver::evaluation
