@@ -171,7 +171,9 @@ private:
       if (bar.initialised && tx && (bar.arrivals_done() || bar.arrived == 0)) {
         tx_error(bar.last_tx_op, key.first->name + "' (byte " + std::to_string(key.second) + ")",
                  bar, "CTA " + std::to_string(bid_) + ": the kernel ends with");
-      } else if (bar.initialised && bar.arrived != 0) {
+        continue;
+      }
+      if (bar.initialised && bar.arrived != 0) {
         const Op& op = k_.ops[bar.last_arrival_op];
         error(DiagId::contract_mbarrier_count, bar.last_arrival_op, op.pos, 1,
               "CTA " + std::to_string(bid_) + ": the kernel ends with phase " +

@@ -207,6 +207,29 @@ TEST_CASE("expect_tx's bytes stay in 0..2^20-1 over the declared range") {
               DiagId::contract_expect_tx_range, "0..1048575");
 }
 
+TEST_CASE("expect_tx's bytes are bounded over the threads whose pred may hold") {
+  // 1024 + tid * 40000 passes 2^20 - 1 from thread 27 on; thread 0 alone expects 1024.
+  const std::string ops = "\n[[op]]\nop = \"expect_tx\"\nbarrier = 'bar.sub[0]'\n"
+                          "bytes = \"1024 + tid * 40000\"\n";
+  expect_only(contract(spec(ops + "pred = \"tid == 0\"\n" + bulk_load("s", "A") + wait())),
+              std::nullopt);
+  expect_only(contract(spec(ops + "pred = \"tid < 28\"\n")), DiagId::contract_expect_tx_range,
+              "its range is 1024..1081024");
+}
+
+TEST_CASE("a bulk load's barrier tensor holds no data") {
+  // bar2 is a barrier only through the bulk load: the copy that reads it as data is refused.
+  const std::string bar2 = "\n[tensor.bar2]\nspace = \"shared\"\nshape = [2]\ndtype = \"uint64\"\n";
+  const std::string load = expect_tx("1024") +
+                           "\n[[op]]\nop = \"bulk_load\"\ndst = 's'\nsrc = 'A'\n"
+                           "barrier = 'bar2.sub[0]'\npred = \"tid == 0\"\n";
+  const auto ds = contract(spec(load + "\n[[op]]\nop = \"copy\"\ndst = 'B.sub[0, 0:8]'\n"
+                                       "src = 'bar2.sub[1:2].view(\"uint8\")'\n",
+                                "[0, 0]", bar2));
+  INFO(ds.format_all());
+  CHECK(ds.has(DiagId::contract_mbarrier_overlap));
+}
+
 // ------------------------------------------------------------------ the phase walk
 
 TEST_CASE("a phase's delivered bytes equal its expect_tx total") {
