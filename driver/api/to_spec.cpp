@@ -145,8 +145,7 @@ struct OpWriter {
   }
   void operator()(const tile::BulkCommitOp&) { out << "op = \"bulk_commit\"\n"; }
   void operator()(const tile::BulkWaitOp& w) {
-    out << "op = \"bulk_wait\"\nn = " << w.n << "\nread = " << (w.read ? "true" : "false")
-        << "\n";
+    out << "op = \"bulk_wait\"\nn = " << w.n << "\nread = " << (w.read ? "true" : "false") << "\n";
   }
   void operator()(const tile::ProxyFenceOp&) { out << "op = \"proxy_fence\"\n"; }
   void operator()(const tile::ExpectTxOp& e) {

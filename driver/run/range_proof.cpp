@@ -205,10 +205,9 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             visit_optional(t.pred, f);
                           },
                           [](const tile::BulkCommitOp&) {}, [](const tile::BulkWaitOp&) {},
-                          [](const tile::ProxyFenceOp&) {},
-                          [](const tile::CommitGroupOp&) {}, [](const tile::WaitGroupOp&) {},
-                          [](const tile::WaitAllOp&) {}, [](const tile::CtaSyncOp&) {},
-                          [](const tile::EndOp&) {}},
+                          [](const tile::ProxyFenceOp&) {}, [](const tile::CommitGroupOp&) {},
+                          [](const tile::WaitGroupOp&) {}, [](const tile::WaitAllOp&) {},
+                          [](const tile::CtaSyncOp&) {}, [](const tile::EndOp&) {}},
                op.body);
   }
 }

@@ -99,7 +99,7 @@ constexpr std::array<std::string_view, 3> kCopyKeys = {"op", "dst", "src"};
 
 /// The ops of the sm_90 bulk-copy family (toml_spec_bulk.cpp reads them).
 inline bool is_bulk_kind(std::string_view kind) {
-  constexpr std::array<std::string_view, 8> kinds = {"bulk_load",   "bulk_store", "bulk_commit",
+  constexpr std::array<std::string_view, 8> kinds = {"bulk_load",   "bulk_store",  "bulk_commit",
                                                      "bulk_wait",   "proxy_fence", "expect_tx",
                                                      "tensor_load", "tensor_store"};
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
@@ -430,7 +430,8 @@ private:
                                                const std::string& where,
                                                const std::string& where_kind);
 
-  // ---------------------------------------------------------------- bulk copies (toml_spec_bulk.cpp)
+  // ---------------------------------------------------------------- bulk copies
+  // (toml_spec_bulk.cpp)
 
   /// `[tensor.NAME.map]` as written (the builder checks it with the tensor).
   build::TensorMapDecl load_tensor_map(const toml::node& n, const std::string& tensor);

@@ -18,7 +18,6 @@ build::Text text_of(std::string text, const Pos& at) {
   return build::Text{std::move(text), at.source_pos(), false, 1};
 }
 
-
 } // namespace
 
 KernelBuilder::KernelBuilder(std::string name, Pos at)

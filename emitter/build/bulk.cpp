@@ -65,16 +65,16 @@ bool Builder::tensor_swizzle(const TensorDecl& d, tile::Tensor& t) {
   if (bytes % row.repeat_bytes != 0) {
     error(DiagId::spec_swizzle_layout, d.swizzle_at,
           "a " + std::string(row.name) + "-swizzled tensor holds whole " +
-              std::to_string(row.repeat_bytes) + "-byte periods of the pattern; " +
-              quoted(t.name) + " has " + std::to_string(bytes) + " bytes");
+              std::to_string(row.repeat_bytes) + "-byte periods of the pattern; " + quoted(t.name) +
+              " has " + std::to_string(bytes) + " bytes");
     return false;
   }
   if (t.align < row.repeat_bytes) {
     error(DiagId::spec_swizzle_layout, d.align ? d.align_at : d.swizzle_at,
           "a " + std::string(row.name) + "-swizzled tensor is aligned to its " +
-              std::to_string(row.repeat_bytes) + "-byte period (write align = " +
-              std::to_string(row.repeat_bytes) + "); " + quoted(t.name) + " has align " +
-              std::to_string(t.align));
+              std::to_string(row.repeat_bytes) +
+              "-byte period (write align = " + std::to_string(row.repeat_bytes) + "); " +
+              quoted(t.name) + " has align " + std::to_string(t.align));
     return false;
   }
   t.swizzle = *d.swizzle;
@@ -97,8 +97,9 @@ bool Builder::tensor_map(const TensorDecl& d, tile::TensorDecl& decl) {
     return false;
   if (!m.box) {
     error(DiagId::spec_missing_key, m.at,
-          "[tensor." + t.name + ".map] has no 'box': the elements a copy moves per dimension, "
-                                "outermost first, e.g. box = [64, 64]");
+          "[tensor." + t.name +
+              ".map] has no 'box': the elements a copy moves per dimension, "
+              "outermost first, e.g. box = [64, 64]");
     return false;
   }
   tile::TensorMapDesc map = tile::tensor_map_of(t, values_of(*m.box));
@@ -115,7 +116,7 @@ bool Builder::tensor_map(const TensorDecl& d, tile::TensorDecl& decl) {
   if (problems.has_errors())
     return false;
   decl.map = std::move(map);
-  decl.map_pos = {m.at.pos,       m.box_at.pos,      m.element_strides_at.pos,
+  decl.map_pos = {m.at.pos,         m.box_at.pos,      m.element_strides_at.pos,
                   m.swizzle_at.pos, m.oob_fill_at.pos, m.l2_promotion_at.pos};
   return true;
 }
@@ -126,8 +127,8 @@ bool Builder::bulk_space(const tile::View& v, tile::Space want, std::string_view
     return true;
   const bool shared = want == tile::Space::shared;
   error(DiagId::spec_bulk_operand, at,
-        std::string(role) + " must be a view of a " + (shared ? "shared" : "global") +
-            " tensor; " + quoted(v.tensor->name) + " is " + (shared ? "global" : "shared"));
+        std::string(role) + " must be a view of a " + (shared ? "shared" : "global") + " tensor; " +
+            quoted(v.tensor->name) + " is " + (shared ? "global" : "shared"));
   return false;
 }
 

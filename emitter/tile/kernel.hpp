@@ -215,11 +215,10 @@ struct TensorStoreOp {
   std::optional<Located<CachePolicy>> cache_policy;
 };
 
-using OpBody =
-    std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp, CopyOp, ForOp,
-                 EndOp, MbarrierInitOp, CopyArriveOp, MbarrierArriveOp, MbarrierWaitOp, BulkLoadOp,
-                 BulkStoreOp, BulkCommitOp, BulkWaitOp, ProxyFenceOp, ExpectTxOp, TensorLoadOp,
-                 TensorStoreOp>;
+using OpBody = std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp,
+                            CopyOp, ForOp, EndOp, MbarrierInitOp, CopyArriveOp, MbarrierArriveOp,
+                            MbarrierWaitOp, BulkLoadOp, BulkStoreOp, BulkCommitOp, BulkWaitOp,
+                            ProxyFenceOp, ExpectTxOp, TensorLoadOp, TensorStoreOp>;
 
 /// What an op is to the user: one they wrote, or one a `pipeline` op expanded into
 /// (pipeline.hpp), which diagnostics name by its role, never by an op number the user

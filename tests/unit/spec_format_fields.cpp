@@ -60,6 +60,7 @@ TEST_CASE("docs: spec-format.md's Tables name every key the reader accepts") {
   names_all(row(s, "[kernel]"), r::kKernelKeys, "[kernel]");
   names_all(row(s, "[tensor.NAME]"), r::kTensorKeys, "[tensor.NAME]");
   names_all(row(s, "[param.NAME]"), r::kParamKeys, "[param.NAME]");
+  names_all(row(s, "[tensor.NAME.map]"), r::kTensorMapKeys, "[tensor.NAME.map]");
   // [[expect]]'s one key (the reader's list of it is private to its Loader).
   constexpr std::string_view expect_keys[] = {"that"};
   names_all(row(s, "[[expect]]"), expect_keys, "[[expect]]");
@@ -82,6 +83,12 @@ TEST_CASE("docs: spec-format.md's Tables name every key the reader accepts") {
       {"copy_arrive", r::kCopyArriveKeys},
       {"mbarrier_arrive", r::kMbarrierArriveKeys},
       {"mbarrier_wait", r::kMbarrierWaitKeys},
+      {"bulk_load", r::kBulkLoadKeys},
+      {"bulk_store", r::kBulkStoreKeys},
+      {"bulk_wait", r::kBulkWaitKeys},
+      {"expect_tx", r::kExpectTxKeys},
+      {"tensor_load", r::kTensorLoadKeys},
+      {"tensor_store", r::kTensorStoreKeys},
   };
   for (const auto& [kind, keys] : ops)
     names_all(row(s, "op = \"" + std::string(kind) + "\""), keys, kind);
