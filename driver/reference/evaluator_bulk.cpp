@@ -178,7 +178,9 @@ void Evaluator::land_loads(std::size_t id) {
       });
     });
     bar.tx_delivered += l.bytes;
-    complete_if_done(bar);
+    if (bar.pending == 0) {
+      complete_if_tx_done(bar);
+    }
   }
   cta.loads = std::move(rest);
 }
