@@ -512,9 +512,9 @@ private:
            std::holds_alternative<tile::TensorLoadOp>(k_.ops[op].body);
   }
 
-  /// The phase completes when no arrival is pending and its transaction bytes are all in.
-  static void complete_if_done(RefBarrier& bar) {
-    if (bar.pending == 0 && bar.tx_expected == bar.tx_delivered) {
+  /// A phase with no arrival pending completes when its transaction bytes are all in.
+  static void complete_if_tx_done(RefBarrier& bar) {
+    if (bar.tx_expected == bar.tx_delivered) {
       ++bar.phase;
       bar.pending = bar.count;
       bar.tx_expected = 0;

@@ -141,6 +141,11 @@ void Evaluator::issue_load(PendingLoad&& l) {
 
 void Evaluator::land_loads(std::size_t id) {
   Cta& cta = cta_state_;
+  // Every thread's wait comes here: after the first, nothing is left to land.
+  if (std::none_of(cta.loads.begin(), cta.loads.end(),
+                   [id](const PendingLoad& l) { return l.barrier == id; })) {
+    return;
+  }
   std::vector<PendingLoad> rest;
   for (PendingLoad& l : cta.loads) {
     if (l.barrier != id) {
@@ -178,7 +183,9 @@ void Evaluator::land_loads(std::size_t id) {
       });
     });
     bar.tx_delivered += l.bytes;
-    complete_if_done(bar);
+    if (bar.pending == 0) {
+      complete_if_tx_done(bar);
+    }
   }
   cta.loads = std::move(rest);
 }

@@ -10,8 +10,9 @@ namespace ptxgen::driver::evaluation {
 
 void Evaluator::arrive_on(Cta& cta, std::size_t id) {
   RefBarrier& bar = cta.barriers[id];
-  --bar.pending;
-  complete_if_done(bar);
+  if (--bar.pending == 0) {
+    complete_if_tx_done(bar);
+  }
 }
 
 void Evaluator::fire(Cta& cta, std::size_t d) {
