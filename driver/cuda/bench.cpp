@@ -11,6 +11,7 @@
 #include "driver/cuda/driver_api.hpp"
 #include "driver/cuda/error.hpp"
 #include "driver/cuda/module.hpp"
+#include "driver/cuda/tensor_map_encode.hpp"
 #endif
 
 namespace ptxgen::driver::cuda {
@@ -164,7 +165,7 @@ void bench_kernel(const std::shared_ptr<const DriverApi>& api, const LaunchReque
       b.upload(host.bytes);
     addresses.push_back(static_cast<std::uint64_t>(b.address()));
   }
-  auto packed = pack_kernel_params(k.params, addresses);
+  auto packed = pack_kernel_params(k.params, addresses, tensor_map_encoder(api));
   if (!packed)
     throw CudaError(0, "", label + ": " + packed.error());
   std::vector<void*> pointers = packed->pointers();

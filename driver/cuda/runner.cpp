@@ -15,6 +15,7 @@
 #include "driver/cuda/error.hpp"
 #include "driver/cuda/module.hpp"
 #include "driver/cuda/stream.hpp"
+#include "driver/cuda/tensor_map_encode.hpp"
 
 #include <thread>
 #endif
@@ -143,7 +144,7 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
   check(*api, api->cuCtxSynchronize(), "cuCtxSynchronize after the uploads of " + label);
   out.copy_ms = ms_since(start);
 
-  auto packed = pack_kernel_params(request.params, addresses);
+  auto packed = pack_kernel_params(request.params, addresses, tensor_map_encoder(api));
   if (!packed) {
     out.status = Status::launch_error;
     out.message = label + ": " + packed.error();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace ptxgen::driver::cuda {
@@ -116,6 +117,18 @@ ptxgen::Status encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc
     return Failure{
         describe_error(api, r, "cuTensorMapEncodeTiled for tensor `" + map.tensor + "`")};
   return {};
+}
+
+TensorMapEncoder tensor_map_encoder(std::shared_ptr<const DriverApi> api) {
+  static_assert(sizeof(TensorMapBlob) == tensor_map_bytes);
+  return [api = std::move(api)](const tile::TensorMapDesc& map, std::uint64_t address,
+                                TensorMapBytes& out) -> ptxgen::Status {
+    TensorMapBlob blob{};
+    if (auto s = encode_tensor_map(*api, map, address, blob); !s)
+      return s;
+    std::memcpy(out.data(), &blob, sizeof blob);
+    return {};
+  };
 }
 
 } // namespace ptxgen::driver::cuda

@@ -13,9 +13,11 @@
 #if PTXGEN_CUDA_HEADERS
 
 #include "driver/cuda/driver_api.hpp"
+#include "driver/cuda/kernel_params.hpp"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 
 #include <cuda.h>
 
@@ -64,6 +66,9 @@ ptxgen::Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, T
 /// tiled_encode_args() then encode_tiled() through the driver's table, into `out`.
 ptxgen::Status encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc& map,
                                  std::uint64_t global_address, TensorMapBlob& out);
+
+/// A launch's TensorMapEncoder (kernel_params.hpp): encode_tensor_map() through `api`.
+TensorMapEncoder tensor_map_encoder(std::shared_ptr<const DriverApi> api);
 
 } // namespace ptxgen::driver::cuda
 

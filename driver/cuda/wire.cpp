@@ -61,7 +61,7 @@ private:
 };
 
 constexpr auto last_status = static_cast<std::uint8_t>(LaunchOutcome::Status::unavailable);
-constexpr auto last_param_kind = static_cast<std::uint8_t>(KernelParam::Kind::u64);
+constexpr auto last_param_kind = static_cast<std::uint8_t>(KernelParam::Kind::tensor_map);
 
 std::string_view as_text(const std::vector<std::uint8_t>& v) {
   return {reinterpret_cast<const char*>(v.data()), v.size()};
@@ -98,6 +98,62 @@ bool read_buffers(Reader& r, std::vector<HostBuffer>& buffers) {
     buffers.push_back(std::move(b));
   }
   return true;
+}
+
+void write_ints(Writer& w, const std::vector<std::int64_t>& v) {
+  w.scalar<std::uint64_t>(v.size());
+  for (std::int64_t x : v)
+    w.scalar(x);
+}
+
+bool read_ints(Reader& r, std::vector<std::int64_t>& v) {
+  std::uint64_t n = 0;
+  if (!r.scalar(n) || n > tile::kTensorMapMaxRank)
+    return false;
+  v.resize(static_cast<std::size_t>(n));
+  for (std::int64_t& x : v)
+    if (!r.scalar(x))
+      return false;
+  return true;
+}
+
+/// An enum as one byte; reading refuses a byte past `last`.
+template <class E>
+void write_enum(Writer& w, E e) {
+  w.scalar(static_cast<std::uint8_t>(e));
+}
+
+template <class E>
+bool read_enum(Reader& r, E& e, E last) {
+  std::uint8_t b = 0;
+  if (!r.scalar(b) || b > static_cast<std::uint8_t>(last))
+    return false;
+  e = static_cast<E>(b);
+  return true;
+}
+
+void write_map(Writer& w, const tile::TensorMapDesc& m) {
+  w.text(m.tensor);
+  write_enum(w, m.dtype);
+  w.scalar(m.global_align);
+  write_ints(w, m.global_dims);
+  write_ints(w, m.global_strides);
+  write_ints(w, m.box_dims);
+  write_ints(w, m.element_strides);
+  write_enum(w, m.swizzle);
+  write_enum(w, m.interleave);
+  write_enum(w, m.oob_fill);
+  write_enum(w, m.l2_promotion);
+}
+
+bool read_map(Reader& r, tile::TensorMapDesc& m) {
+  return r.text(m.tensor) && read_enum(r, m.dtype, tile::DType::b64) && r.scalar(m.global_align) &&
+         read_ints(r, m.global_dims) && read_ints(r, m.global_strides) &&
+         read_ints(r, m.box_dims) && read_ints(r, m.element_strides) &&
+         read_enum(r, m.swizzle, tile::TensorMapSwizzle::b128) &&
+         read_enum(r, m.interleave, tile::TensorMapInterleave::none) &&
+         read_enum(r, m.oob_fill, tile::TensorMapOobFill::nan) &&
+         read_enum(r, m.l2_promotion, tile::TensorMapL2Promotion::b256);
 }
 
 } // namespace
@@ -159,6 +215,8 @@ std::string encode_request(const LaunchRequest& q) {
     w.scalar(static_cast<std::uint8_t>(p.kind));
     w.scalar<std::uint64_t>(p.buffer_index);
     w.scalar(p.value);
+    if (p.kind == KernelParam::Kind::tensor_map)
+      write_map(w, p.map.value_or(tile::TensorMapDesc{}));
   }
   w.scalar<std::int64_t>(q.timeout.count());
   w.scalar<std::uint64_t>(q.guard_bytes);
@@ -183,7 +241,9 @@ std::optional<LaunchRequest> decode_request(std::string_view bytes) {
     }
     p.kind = static_cast<KernelParam::Kind>(kind);
     p.buffer_index = static_cast<std::size_t>(index);
-    q.params.push_back(p);
+    if (p.kind == KernelParam::Kind::tensor_map && !read_map(r, p.map.emplace()))
+      return std::nullopt;
+    q.params.push_back(std::move(p));
   }
   std::int64_t timeout_ms = 0;
   std::uint64_t guard = 0;

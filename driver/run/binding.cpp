@@ -27,6 +27,8 @@ Slot slot_of(lower::ParamBinding::Kind k) {
     return {4, ".u32", "a .u32 scalar"};
   case lower::ParamBinding::Kind::u64:
     return {8, ".u64", "a .u64 scalar"};
+  case lower::ParamBinding::Kind::tensor_map:
+    return {lower::tensor_map_param_bytes, ".align 128 .b8 [128]", "a 128-byte tensor map"};
   }
   unreachable("slot_of(): not a ParamBinding::Kind value");
 }
@@ -47,8 +49,31 @@ std::string ptr_space_text(sim::ir::Space space) {
   return std::string(name_of(texts, space));
 }
 
+/// Whether PTX parameter `p` takes what the ABI passes in a slot of kind `k`: an integer of
+/// the slot's size; for a tensor map, a byte array of its size aligned as a CUtensorMap
+/// needs (64 bytes at least: cuTensorMapEncodeTiled's alignment).
+bool takes(const sim::ir::Param& p, lower::ParamBinding::Kind k) {
+  const Slot s = slot_of(k);
+  if (k == lower::ParamBinding::Kind::tensor_map)
+    return !p.is_ptr && p.size == s.bytes && p.align >= 64 && p.align % 64 == 0;
+  // A tensor is a global pointer: `.ptr .shared` (or any other space) does not take it.
+  const bool wrong_space = k == lower::ParamBinding::Kind::tensor && p.is_ptr &&
+                           p.ptr_space != sim::ir::Space::generic &&
+                           p.ptr_space != sim::ir::Space::global;
+  return integer_of_size(p.type, s.bytes) && !wrong_space;
+}
+
 std::string spec_side(const lower::ParamBinding& b) {
-  return (b.kind == lower::ParamBinding::Kind::tensor ? "tensor '" : "parameter '") + b.name + "'";
+  switch (b.kind) {
+  case lower::ParamBinding::Kind::tensor:
+    return "tensor '" + b.name + "'";
+  case lower::ParamBinding::Kind::tensor_map:
+    return "the tensor map '" + b.name + "'";
+  case lower::ParamBinding::Kind::u32:
+  case lower::ParamBinding::Kind::u64:
+    return "parameter '" + b.name + "'";
+  }
+  unreachable("spec_side(): not a ParamBinding::Kind value");
 }
 
 Diagnostic at_entry(DiagId id, std::string message, const sim::ir::Entry& e,
@@ -69,11 +94,7 @@ Diagnostics check_params(const sim::ir::Entry& e, const std::vector<lower::Param
   for (std::size_t i = 0; i < common; ++i) {
     const sim::ir::Param& p = e.params[i];
     const Slot s = slot_of(abi[i].kind);
-    // A tensor is a global pointer: `.ptr .shared` (or any other space) does not take it.
-    const bool wrong_space = abi[i].kind == lower::ParamBinding::Kind::tensor && p.is_ptr &&
-                             p.ptr_space != sim::ir::Space::generic &&
-                             p.ptr_space != sim::ir::Space::global;
-    if (integer_of_size(p.type, s.bytes) && !wrong_space)
+    if (takes(p, abi[i].kind))
       continue;
     const std::string declared = p.type + (p.is_ptr ? " .ptr" + ptr_space_text(p.ptr_space) : "") +
                                  " (" + std::to_string(p.size) + " bytes)";
@@ -179,6 +200,11 @@ cuda::LaunchRequest launch_request(const tile::Kernel& k, const Binding& binding
     if (b.kind == lower::ParamBinding::Kind::tensor) {
       kp.kind = cuda::KernelParam::Kind::buffer;
       kp.buffer_index = index.at(b.name);
+    } else if (b.kind == lower::ParamBinding::Kind::tensor_map) {
+      // Encoded where the buffer is allocated: the map holds its device address.
+      kp.kind = cuda::KernelParam::Kind::tensor_map;
+      kp.buffer_index = index.at(b.tensor);
+      kp.map = k.find_tensor(b.tensor)->map;
     } else {
       kp.kind = b.kind == lower::ParamBinding::Kind::u32 ? cuda::KernelParam::Kind::u32
                                                          : cuda::KernelParam::Kind::u64;
@@ -187,6 +213,29 @@ cuda::LaunchRequest launch_request(const tile::Kernel& k, const Binding& binding
     req.params.push_back(kp);
   }
   return req;
+}
+
+Fallible<std::vector<std::uint64_t>>
+sim_launch_params(const tile::Kernel& k, const Binding& binding,
+                  const std::map<std::string, std::uint64_t>& addresses) {
+  std::vector<std::uint64_t> out;
+  for (const auto& b : binding.params) {
+    switch (b.kind) {
+    case lower::ParamBinding::Kind::tensor:
+      out.push_back(addresses.at(b.name));
+      break;
+    case lower::ParamBinding::Kind::u32:
+    case lower::ParamBinding::Kind::u64:
+      out.push_back(k.find_param(b.name)->value);
+      break;
+    case lower::ParamBinding::Kind::tensor_map:
+      // The hook for the simulator's tensor maps: it needs the map's 128 bytes (or the
+      // tile::TensorMapDesc with the buffer's simulated address) in its launch.
+      return Failure{"the simulator does not take tensor maps yet (parameter `" + b.ptx_name +
+                     "`, the map of tensor '" + b.tensor + "')"};
+    }
+  }
+  return out;
 }
 
 } // namespace ptxgen::driver

@@ -14,6 +14,7 @@
 #include "emitter/tile/kernel.hpp"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,5 +55,12 @@ Result<Binding> bind_foreign(const tile::Kernel& k, const sim::Program& program,
 /// out as ptxgen lays them out (tile::shared_layout, each at its alignment); 0
 /// when the entry declares no `.extern .shared` array.
 std::uint32_t foreign_dynamic_shared_bytes(const tile::Kernel& k, bool has_extern_shared);
+
+/// The simulator's launch parameters (sim::Launch::params, one 64-bit value per PTX
+/// parameter in binding order): a tensor's simulated device address from `addresses`, a
+/// scalar's value. A tensor map fails: the simulator does not take maps yet.
+Fallible<std::vector<std::uint64_t>>
+sim_launch_params(const tile::Kernel& k, const Binding& binding,
+                  const std::map<std::string, std::uint64_t>& addresses);
 
 } // namespace ptxgen::driver

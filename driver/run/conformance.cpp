@@ -550,12 +550,12 @@ void run_on_sim(Prepared& p) {
   launch.grid_dim = sim_dims(p.kernel->grid_dim);
   launch.block_dim = sim_dims(p.kernel->block_dim);
   launch.dynamic_shared_bytes = p.binding.dynamic_shared_bytes;
-  for (const auto& b : p.binding.params) {
-    if (b.kind == lower::ParamBinding::Kind::tensor)
-      launch.params.push_back(address.at(b.name));
-    else
-      launch.params.push_back(p.kernel->find_param(b.name)->value);
+  auto params = sim_launch_params(*p.kernel, p.binding, address);
+  if (!params) {
+    fail(p, CaseResult::Blame::input, CaseResult::Stage::simulate, params.error());
+    return;
   }
+  launch.params = std::move(*params);
   sim::Profile profile;
   launch.profile = p.profile ? &profile : nullptr;
   const auto start = Clock::now();

@@ -179,11 +179,15 @@ bool Builder::abi(std::span<const std::pair<std::string, At>> names, const At& a
   for (const auto& [name, name_at] : names) {
     if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) {
       const bool shared = kernel_->find_tensor(name) != nullptr;
+      // "B.map" names B's tensor map parameter, which only a [tensor.B.map] table declares.
+      const std::string map_of(lower::map_param_tensor(name));
+      std::string why = shared ? " is a shared tensor, not a kernel parameter"
+                               : " is not a global tensor or a parameter of the spec";
+      if (!map_of.empty() && kernel_->find_tensor(map_of))
+        why = " names the tensor map of " + quoted(map_of) + ", which has no [tensor." + map_of +
+              ".map] table";
       error(DiagId::spec_abi_unknown_name, name_at,
-            quoted(name) +
-                (shared ? " is a shared tensor, not a kernel parameter"
-                        : " is not a global tensor or a parameter of the spec") +
-                "; abi lists " + quoted_names(wanted));
+            quoted(name) + why + "; abi lists " + quoted_names(wanted));
       return false;
     }
     if (std::find(order.begin(), order.end(), name) != order.end()) {

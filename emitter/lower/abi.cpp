@@ -9,6 +9,10 @@ std::vector<ParamBinding> kernel_params(const tile::Kernel& k) {
   for (const auto& t : k.tensors)
     if (t->tensor.space == tile::Space::global)
       out.push_back({ParamBinding::Kind::tensor, t->tensor.name, param_symbol(t->tensor.name)});
+  for (const auto& t : k.tensors)
+    if (t->tensor.space == tile::Space::global && t->map)
+      out.push_back({ParamBinding::Kind::tensor_map, map_param_name(t->tensor.name),
+                     map_param_symbol(t->tensor.name), t->tensor.name});
   for (const auto& p : k.params)
     out.push_back({p.is_u64 ? ParamBinding::Kind::u64 : ParamBinding::Kind::u32, p.name,
                    param_symbol(p.name)});
@@ -32,6 +36,24 @@ std::vector<ParamBinding> kernel_params(const tile::Kernel& k) {
 
 std::string param_symbol(std::string_view name) {
   return "arg_" + std::string(name);
+}
+
+namespace {
+constexpr std::string_view map_suffix = ".map";
+} // namespace
+
+std::string map_param_name(std::string_view tensor) {
+  return std::string(tensor) + std::string(map_suffix);
+}
+
+std::string_view map_param_tensor(std::string_view name) {
+  if (name.size() <= map_suffix.size() || !name.ends_with(map_suffix))
+    return {};
+  return name.substr(0, name.size() - map_suffix.size());
+}
+
+std::string map_param_symbol(std::string_view tensor) {
+  return "map_" + std::string(tensor);
 }
 
 std::string shared_symbol(const tile::Tensor& t) {

@@ -1,8 +1,10 @@
 #pragma once
 // The kernel's parameter list, shared by the lowering (which declares it) and
 // every runner (which passes it): global tensors first, in the kernel's
-// declaration order, as .u64 pointers; then scalar parameters in order;
-// or the order the spec's `abi = [...]` lists them in (tile::Kernel::abi).
+// declaration order, as .u64 pointers; then the tensor maps of those that
+// declare one ([tensor.NAME.map]), in the same order, as 128-byte
+// `.param .align 128 .b8` arrays; then scalar parameters in order; or the
+// order the spec's `abi = [...]` lists them in (tile::Kernel::abi).
 
 #include "emitter/tile/kernel.hpp"
 
@@ -15,15 +17,33 @@ namespace ptxgen::lower {
 
 struct ParamBinding {
   enum class Kind : std::uint8_t {
-    tensor, ///< a .u64 global pointer to the tensor `name`
-    u32,    ///< a .u32 scalar parameter
-    u64,    ///< a .u64 scalar parameter (cache policies)
+    tensor,     ///< a .u64 global pointer to the tensor `name`
+    u32,        ///< a .u32 scalar parameter
+    u64,        ///< a .u64 scalar parameter (cache policies)
+    tensor_map, ///< the 128-byte tensor map of the global tensor `tensor`
   } kind = Kind::tensor;
-  std::string name;     ///< the tensor's or the parameter's name in the spec
+  std::string name;     ///< the tensor's or the parameter's name in the spec ("A.map" for a map)
   std::string ptx_name; ///< the name in the PTX parameter list
+  std::string tensor;   ///< tensor_map: the global tensor the map describes
 };
 
 std::vector<ParamBinding> kernel_params(const tile::Kernel& k);
+
+/// How a spec names the tensor map parameter of global tensor `tensor` (in `abi`): "A.map".
+std::string map_param_name(std::string_view tensor);
+
+/// The tensor a map parameter's name names ("A" for "A.map"); empty for any other name.
+std::string_view map_param_tensor(std::string_view name);
+
+/// The PTX parameter symbol of a global tensor's map ("map_" + name): no other parameter
+/// symbol starts so (param_symbol()'s all start with "arg_").
+std::string map_param_symbol(std::string_view tensor);
+
+/// A tensor map parameter's bytes and declared alignment: sizeof(CUtensorMap), and the
+/// alignment nvcc 13.0 gives a `const __grid_constant__ CUtensorMap` parameter
+/// (`.param .align 128 .b8 NAME[128]`: CUDA 13's CUtensorMap is alignas(128)).
+inline constexpr std::uint32_t tensor_map_param_bytes = 128;
+inline constexpr std::uint32_t tensor_map_param_align = 128;
 
 /// The PTX parameter symbol of a global tensor or scalar parameter named `name`
 /// ("arg_" + name): the one place that spells the prefix, so that no spec name

@@ -15,9 +15,14 @@ Module Lowerer::run() {
   m.target = o_.target;
   Entry e;
   e.name = k_.name;
-  for (const auto& p : kernel_params(k_))
-    e.params.push_back(
-        {p.ptx_name, p.kind == ParamBinding::Kind::u32 ? ScalarType::u32 : ScalarType::u64});
+  for (const auto& p : kernel_params(k_)) {
+    if (p.kind == ParamBinding::Kind::tensor_map)
+      e.params.push_back(
+          {p.ptx_name, ScalarType::b8, tensor_map_param_bytes, tensor_map_param_align});
+    else
+      e.params.push_back(
+          {p.ptx_name, p.kind == ParamBinding::Kind::u32 ? ScalarType::u32 : ScalarType::u64});
+  }
   if (layout_.dynamic)
     e.shared.push_back({std::string(dynamic_shared_symbol),
                         std::max(layout_.align, dynamic_shared_align), 0, SharedKind::dynamic});

@@ -67,6 +67,9 @@ private:
     std::optional<Register> dynamic_base;        ///< the `.extern .shared` array's address, once
     std::map<AddressKey, Register, AddressKeyLess> address; ///< per-thread addresses
     std::map<PolicyKey, Register> policy;
+    std::map<std::string, Register> tensor_map; ///< map parameters' generic addresses, by tensor
+    /// Swizzled addresses: (the unswizzled register's id, the constant added to it) -> register.
+    std::map<std::pair<std::uint32_t, std::int64_t>, Register> swizzled;
   };
   Caches cache_;
   tile::LaunchBounds lb_; ///< the launch's bounds and the open loops' variables' ranges
@@ -309,16 +312,58 @@ private:
   /// A spin loop on the phase's parity: test_wait below sm_90, try_wait (which suspends the
   /// thread in hardware for a while) from sm_90 on.
   void lower(const tile::MbarrierWaitOp& m);
-  // TODO(bulk-lower): the bulk family (select_bulk.cpp).
-  void lower(const tile::BulkLoadOp&) { unreachable("bulk_load is not lowered yet"); }
-  void lower(const tile::BulkStoreOp&) { unreachable("bulk_store is not lowered yet"); }
-  void lower(const tile::BulkCommitOp&) { unreachable("bulk_commit is not lowered yet"); }
-  void lower(const tile::BulkWaitOp&) { unreachable("bulk_wait is not lowered yet"); }
-  void lower(const tile::ProxyFenceOp&) { unreachable("proxy_fence is not lowered yet"); }
-  void lower(const tile::ExpectTxOp&) { unreachable("expect_tx is not lowered yet"); }
-  void lower(const tile::TensorLoadOp&) { unreachable("tensor_load is not lowered yet"); }
-  void lower(const tile::TensorStoreOp&) { unreachable("tensor_store is not lowered yet"); }
   unsigned waits_emitted_ = 0; ///< numbers the mbarrier waits' labels
+
+  // ------------------------------------------------- the sm_90 bulk family (select_bulk.cpp)
+  // One instruction per issuing thread, guarded by its pred (`@%p`): a thread whose pred
+  // fails issues nothing.
+
+  /// A bulk operand: the view's first byte as a base register and a constant.
+  Address view_address(const tile::View& v);
+
+  /// The generic address of the tensor map parameter of global tensor `tensor`:
+  /// `mov.b64` of the parameter's symbol then `cvta.param.u64`, as nvcc 13.0 takes the
+  /// address of a `const __grid_constant__ CUtensorMap`; once per kernel, before every loop.
+  Register tensor_map_address(const std::string& tensor);
+
+  /// The tensor op's coordinates as .s32 operands, innermost first (the spec lists them
+  /// outermost first).
+  std::vector<Operand> tensor_coords(const std::vector<tile::Located<ExprPtr>>& coords);
+
+  /// The op's pred: no guard when absent or constant true; `skip` when it folds to false
+  /// once the variables of unrolled loops are bound.
+  RepeatGuard op_guard(const std::optional<tile::Located<ExprPtr>>& pred);
+
+  /// The `.L2::cache_hint` operand, when the op has a cache policy.
+  CachePolicy op_cache_policy(const std::optional<tile::Located<tile::CachePolicy>>& p);
+
+  void lower(const tile::BulkLoadOp& b);
+  void lower(const tile::BulkStoreOp& b);
+  void lower(const tile::BulkCommitOp&) { emit(CpAsyncBulkCommitGroup{}); }
+  void lower(const tile::BulkWaitOp& w) { emit(CpAsyncBulkWaitGroup{w.n, w.read}); }
+  void lower(const tile::ProxyFenceOp&) { emit(FenceProxyAsync{ProxySpace::shared_cta}); }
+  void lower(const tile::ExpectTxOp& e);
+  void lower(const tile::TensorLoadOp& t);
+  void lower(const tile::TensorStoreOp& t);
+
+  // ------------------------------------------- swizzled shared tensors (select_swizzle.cpp)
+
+  /// Where an ordinary access (ld/st, cp.async) of the byte at register `r` + `offset` of
+  /// tensor `t` goes; `r` is address(t, l)'s register. Unswizzled: [r+offset]. Swizzled:
+  /// the physical address `a ^ ((a >> 3) & (span - 16))` of a = r + offset (the row field,
+  /// bits 7.., XORed into the chunk field, bits 4..6; the tensor's base is aligned to the
+  /// mode's period, so the absolute shared address swizzles as its offset from the base
+  /// does), with the part below 16 bytes left as the immediate. An access stays inside one
+  /// 16-byte chunk (widest() keeps a w-byte access w-aligned), so one chunk's mask serves
+  /// all of its bytes.
+  Address access_address(const tile::Tensor& t, Register r, const Linear& l, std::int64_t offset);
+
+  /// The alignment of address(t, l)'s register from the start of shared memory: the base's
+  /// (its array's alignment) and every coefficient's and the folded constant's.
+  std::int64_t shared_register_alignment(const tile::Tensor& t, const Linear& l) const;
+
+  /// r + `add` swizzled (`add` a multiple of 16): [add], shr, and, xor; cached per (r, add).
+  Register swizzled(const tile::Tensor& t, Register r, const Linear& l, std::int64_t add);
 
   static StateSpace space_of(const tile::Tensor& t);
 

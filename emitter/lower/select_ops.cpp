@@ -48,8 +48,8 @@ void Lowerer::lower(const tile::ApplyOp& a) {
       continue;
     CpAsync cp;
     cp.opcode = a.opcode.value;
-    cp.dst = Address{dreg, dl.constant + offsets[r].first};
-    cp.src = Address{sreg, sl.constant + offsets[r].second};
+    cp.dst = access_address(*dv.tensor, dreg, dl, dl.constant + offsets[r].first);
+    cp.src = access_address(*sv.tensor, sreg, sl, sl.constant + offsets[r].second);
     cp.cp_size = static_cast<std::uint32_t>(a.chunk_bytes.value);
     cp.zero_fill = zero_fill;
     cp.cache_policy = policy;
@@ -192,7 +192,7 @@ void Lowerer::lower(const tile::FillOp& f) {
     std::vector<std::uint8_t> chunk;
     for (std::int64_t b = 0; b < w; ++b, ++it)
       chunk.push_back(it->second);
-    store_constant(space_of(*v.tensor), Address{base, start}, chunk);
+    store_constant(space_of(*v.tensor), access_address(*v.tensor, base, l, start), chunk);
   }
 }
 
@@ -246,7 +246,8 @@ void Lowerer::lower(const tile::CopyOp& c) {
     for (auto j = it; j != pairs.end() && j->first == d0 + run && j->second == s0 + run; ++j)
       ++run;
     std::int64_t w = std::min(widest(d0, run, dalign), widest(s0, run, salign));
-    copy_chunk(space_of(*dv.tensor), Address{dreg, d0}, space_of(*sv.tensor), Address{sreg, s0}, w);
+    copy_chunk(space_of(*dv.tensor), access_address(*dv.tensor, dreg, dl, d0), space_of(*sv.tensor),
+               access_address(*sv.tensor, sreg, sl, s0), w);
     std::advance(it, w);
   }
 }

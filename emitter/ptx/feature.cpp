@@ -94,6 +94,9 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
+    // ptxas 13.0: "Feature 'cvta/isspacep with .param state space' requires PTX ISA .version
+    // 7.7 or later"; the manual gives sm_70 (ptxas 13.0 knows no target below sm_75).
+    {Feature::cvta_param, "cvta.param", {7, 7}, 70, false, OpcodePart::none},
 });
 
 struct TargetRow {

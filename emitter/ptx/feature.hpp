@@ -43,6 +43,7 @@ enum class Feature : std::uint8_t {
   mbarrier_arrive_relaxed,   ///< `.relaxed` on mbarrier.arrive.expect_tx (8.6)
   fence_proxy_async,         ///< fence.proxy.async{.space}
   fence_mbarrier_init,       ///< fence.mbarrier_init.release.cluster
+  cvta_param,                ///< cvta.param: a kernel parameter's generic address
 };
 
 struct FeatureInfo {

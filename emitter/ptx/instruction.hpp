@@ -352,22 +352,28 @@ void describe(const St& s, V& v) {
   v.uses(s.src, {Role::source, s.type});
 }
 
-/// cvta.to.{global,shared}.type dst, src;  (generic -> state-space address)
+/// cvta.to.{global,shared}.type dst, src;  (generic -> state-space address), or with
+/// `to_generic`, cvta.param.type dst, src;  (a kernel parameter's address -> generic: what a
+/// tensor instruction takes for a map passed as a parameter)
 struct Cvta {
   StateSpace space = StateSpace::global;
   ScalarType type = ScalarType::u64;
   Register dst;
   Operand src;
+  bool to_generic = false;
 };
 
 template <class V>
 void describe(const Cvta& c, V& v) {
   v.opcode(Mnemonic::cvta);
-  v.qualifier("to");
+  if (!c.to_generic)
+    v.qualifier("to");
   v.qualifier(name(c.space));
   v.qualifier(name(c.type));
   v.def(c.dst, {Role::destination, c.type});
   v.use(c.src, {Role::source, c.type});
+  if (c.to_generic && c.space == StateSpace::param)
+    v.feature(Feature::cvta_param);
 }
 
 enum class UnaryOp : std::uint8_t {

@@ -13,10 +13,14 @@
 
 namespace ptxgen::ptx {
 
-/// `.param .u64 name` in the entry's parameter list.
+/// `.param .u64 name` in the entry's parameter list, or, with array_bytes, an opaque byte
+/// array `.param .align A .b8 name[N]` (a tensor map, as nvcc declares a
+/// `const __grid_constant__ CUtensorMap` parameter).
 struct Param {
   std::string name;
   ScalarType type = ScalarType::u64;
+  std::uint32_t array_bytes = 0; ///< N; 0 for a scalar of `type`
+  std::uint32_t array_align = 0; ///< A, with array_bytes
 };
 
 /// How a shared array is declared.

@@ -114,9 +114,15 @@ std::string print(const Module& m) {
       if (s.kind == SharedKind::dynamic)
         out += ".extern .shared .align " + std::to_string(s.align) + " .b8 " + s.name + "[];\n";
     out += ".visible .entry " + e.name + "(";
-    for (std::size_t k = 0; k < e.params.size(); ++k)
-      out += std::string(k ? ",\n" : "\n") + "\t.param ." + std::string(name(e.params[k].type)) +
-             " " + e.params[k].name;
+    for (std::size_t k = 0; k < e.params.size(); ++k) {
+      const Param& p = e.params[k];
+      out += std::string(k ? ",\n" : "\n") + "\t.param ";
+      if (p.array_bytes != 0)
+        out += ".align " + std::to_string(p.array_align) + " .b8 " + p.name + "[" +
+               std::to_string(p.array_bytes) + "]";
+      else
+        out += "." + std::string(name(p.type)) + " " + p.name;
+    }
     out += e.params.empty() ? ")\n" : "\n)\n";
     if (e.reqntid) {
       const auto& [x, y, z] = *e.reqntid;

@@ -348,7 +348,11 @@ private:
       error(DiagId::ptx_st_param, "st.param is not used in kernels; store to .global or .shared");
   }
   void semantics(const Cvta& c) {
-    if (c.space != StateSpace::global && c.space != StateSpace::shared &&
+    if (c.to_generic && c.space != StateSpace::param)
+      error(DiagId::ptx_cvta_space, "ptxgen converts only a .param address to a generic one "
+                                    "(cvta.param); it is ." +
+                                        std::string(name(c.space)));
+    if (!c.to_generic && c.space != StateSpace::global && c.space != StateSpace::shared &&
         c.space != StateSpace::shared_cta && c.space != StateSpace::local)
       error(DiagId::ptx_cvta_space,
             "cvta.to needs .global, .shared or .local; it is ." + std::string(name(c.space)));

@@ -52,6 +52,7 @@ TEST_CASE("feature table rows match PTX_RULES.md") {
       {Feature::mbarrier_arrive_relaxed, {8, 6}, false, 90},
       {Feature::fence_proxy_async, {8, 0}, false, 90},
       {Feature::fence_mbarrier_init, {8, 0}, false, 90},
+      {Feature::cvta_param, {7, 7}, false, 70},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {

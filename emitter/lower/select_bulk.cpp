@@ -1,0 +1,139 @@
+// Selection of the sm_90 bulk-copy family: each op is the one PTX instruction of its name
+// (emitter/ptx/bulk.hpp), its operands computed as the other ops compute theirs: 32-bit
+// shared addresses, 64-bit global ones, constants folded into [reg+imm], invariant
+// registers hoisted out of loops.
+
+#include "emitter/lower/lowerer.hpp"
+
+namespace ptxgen::lower::impl {
+
+namespace {
+
+/// The bytes a bulk view moves: its elements, contiguous (the contract proved it).
+std::uint32_t bulk_bytes(const tile::View& v) {
+  std::int64_t n = tile::size_bytes(v.dtype);
+  for (const auto& a : v.axes)
+    n *= a.size;
+  return static_cast<std::uint32_t>(n);
+}
+
+TensorRank tensor_rank(std::size_t coords) {
+  return static_cast<TensorRank>(coords - 1);
+}
+
+} // namespace
+
+Address Lowerer::view_address(const tile::View& v) {
+  Linear l = thread_linear(v, 0);
+  Register base = address(*v.tensor, l);
+  return Address{base, l.constant};
+}
+
+Register Lowerer::tensor_map_address(const std::string& tensor) {
+  if (auto it = cache_.tensor_map.find(tensor); it != cache_.tensor_map.end())
+    return it->second;
+  AtLevel at(*this, 0);
+  Register param = reg(RegClass::b64);
+  emit(Mov{ScalarType::b64, param, Symbol{map_param_symbol(tensor)}});
+  Register generic = reg(RegClass::b64);
+  emit(Cvta{StateSpace::param, ScalarType::u64, generic, param, true});
+  remember(&Caches::tensor_map, 0, tensor, generic);
+  return generic;
+}
+
+std::vector<Operand> Lowerer::tensor_coords(const std::vector<tile::Located<ExprPtr>>& coords) {
+  std::vector<Operand> out;
+  for (auto it = coords.rbegin(); it != coords.rend(); ++it)
+    out.push_back(typed(value(bind(it->value)), ScalarType::s32));
+  return out;
+}
+
+Lowerer::RepeatGuard Lowerer::op_guard(const std::optional<tile::Located<ExprPtr>>& pred) {
+  if (!pred)
+    return {};
+  // As apply's pred (pred_guard()): a pred that folds to false once an unrolled loop's
+  // variable is bound drops the instruction; a written `false` keeps it, guarded.
+  ExprPtr p = bind(pred->value);
+  p = p == pred->value ? p : tile::fold_truth(p);
+  auto k = tile::constant_value(*p);
+  if (k && *k != 0)
+    return {};
+  if (k && p != pred->value)
+    return {true, std::nullopt};
+  return {false, predicate(p)};
+}
+
+CachePolicy Lowerer::op_cache_policy(const std::optional<tile::Located<tile::CachePolicy>>& p) {
+  if (!p)
+    return std::nullopt;
+  return cache_policy(p->value);
+}
+
+void Lowerer::lower(const tile::BulkLoadOp& b) {
+  const RepeatGuard g = op_guard(b.pred);
+  if (g.skip)
+    return;
+  CpAsyncBulkLoad c;
+  c.dst = view_address(b.dst.value);
+  c.src = view_address(b.src.value);
+  c.size = Immediate{bulk_bytes(b.dst.value)};
+  c.mbar = barrier_address(b.barrier);
+  c.cache_policy = op_cache_policy(b.cache_policy);
+  c.cache_hint = c.cache_policy.has_value();
+  emit(c, g.guard);
+}
+
+void Lowerer::lower(const tile::BulkStoreOp& b) {
+  const RepeatGuard g = op_guard(b.pred);
+  if (g.skip)
+    return;
+  CpAsyncBulkStore c;
+  c.dst = view_address(b.dst.value);
+  c.src = view_address(b.src.value);
+  c.size = Immediate{bulk_bytes(b.src.value)};
+  c.cache_policy = op_cache_policy(b.cache_policy);
+  c.cache_hint = c.cache_policy.has_value();
+  emit(c, g.guard);
+}
+
+void Lowerer::lower(const tile::ExpectTxOp& e) {
+  const RepeatGuard g = op_guard(e.pred);
+  if (g.skip)
+    return;
+  const Address a = barrier_address(e.barrier);
+  const Operand bytes = value(bind(e.bytes.value));
+  if (e.arrive)
+    emit(MbarrierArriveExpectTx{std::nullopt, SharedSpace::shared_cta, std::nullopt, a, bytes},
+         g.guard);
+  else
+    emit(MbarrierExpectTx{std::nullopt, SharedSpace::shared_cta, a, bytes}, g.guard);
+}
+
+void Lowerer::lower(const tile::TensorLoadOp& t) {
+  const RepeatGuard g = op_guard(t.pred);
+  if (g.skip)
+    return;
+  CpAsyncBulkTensorLoad c;
+  c.rank = tensor_rank(t.coords.size());
+  c.dst = view_address(t.dst.value);
+  c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
+  c.mbar = barrier_address(t.barrier);
+  c.cache_policy = op_cache_policy(t.cache_policy);
+  c.cache_hint = c.cache_policy.has_value();
+  emit(c, g.guard);
+}
+
+void Lowerer::lower(const tile::TensorStoreOp& t) {
+  const RepeatGuard g = op_guard(t.pred);
+  if (g.skip)
+    return;
+  CpAsyncBulkTensorStore c;
+  c.rank = tensor_rank(t.coords.size());
+  c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
+  c.src = view_address(t.src.value);
+  c.cache_policy = op_cache_policy(t.cache_policy);
+  c.cache_hint = c.cache_policy.has_value();
+  emit(c, g.guard);
+}
+
+} // namespace ptxgen::lower::impl

@@ -1,0 +1,164 @@
+// A tensor map as a kernel argument: the binding of a spec with a [tensor.NAME.map]
+// (driver/run/binding.hpp), its 128 bytes packed for cuLaunchKernel through an encoder
+// (driver/cuda/kernel_params.hpp; here a fake that records what it was asked), the map
+// carried by the device worker's wire format (driver/cuda/wire.hpp), and the simulator's
+// hook that refuses maps for now.
+
+#include "driver/cuda/kernel_params.hpp"
+#include "driver/cuda/wire.hpp"
+#include "driver/run/binding.hpp"
+#include "driver/toml/toml_spec.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+namespace unit_cuda_tensor_map_param {
+
+using namespace ptxgen;
+using namespace ptxgen::driver::cuda;
+
+namespace {
+
+constexpr std::string_view kSpec = R"TOML([kernel]
+name = "k"
+block = 32
+
+[tensor.A]
+space = "global"
+shape = [64, 32]
+dtype = "float16"
+
+[tensor.A.map]
+box = [16, 32]
+swizzle = "64B"
+
+[tensor.B]
+space = "global"
+shape = [64, 32]
+dtype = "float16"
+
+[tensor.S]
+space = "shared"
+shape = [16, 32]
+dtype = "float16"
+align = 512
+swizzle = "64B"
+
+[param.n]
+dtype = "u32"
+value = 5
+)TOML";
+
+std::unique_ptr<tile::Kernel> kernel() {
+  auto k = driver::load_spec_text(std::string(kSpec), "map.toml");
+  INFO(k.diagnostics.format_all());
+  REQUIRE(k.value.has_value());
+  return std::move(*k.value);
+}
+
+/// A request with a map parameter for buffer 1.
+LaunchRequest map_request() {
+  auto k = kernel();
+  std::vector<HostBuffer> buffers = {{"B", std::vector<std::uint8_t>(4096)},
+                                     {"A", std::vector<std::uint8_t>(4096, 3)}};
+  return driver::launch_request(*k, driver::own_binding(*k), std::move(buffers));
+}
+
+} // namespace
+
+TEST_CASE("the launch request passes A's map after the pointers, bound to A's buffer") {
+  const LaunchRequest q = map_request();
+  REQUIRE(q.params.size() == 4); // A, B, A.map, n
+  CHECK(q.params[0].kind == KernelParam::Kind::buffer);
+  CHECK(q.params[0].buffer_index == 1);
+  CHECK(q.params[2].kind == KernelParam::Kind::tensor_map);
+  CHECK(q.params[2].buffer_index == 1);
+  REQUIRE(q.params[2].map.has_value());
+  CHECK(q.params[2].map->tensor == "A");
+  CHECK(q.params[2].map->box_dims == std::vector<std::int64_t>{16, 32});
+  CHECK(q.params[2].map->swizzle == tile::TensorMapSwizzle::b64);
+  CHECK(q.params[3].kind == KernelParam::Kind::u32);
+  CHECK(q.params[3].value == 5);
+}
+
+TEST_CASE("a map is encoded over its buffer's device address into a 128-byte argument") {
+  const LaunchRequest q = map_request();
+  const std::vector<std::uint64_t> addresses = {0x7f0000010000, 0x7f0000020000};
+  std::vector<std::uint64_t> asked;
+  TensorMapEncoder fake = [&](const tile::TensorMapDesc& m, std::uint64_t address,
+                              TensorMapBytes& out) -> ptxgen::Status {
+    CHECK(m.tensor == "A");
+    asked.push_back(address);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = static_cast<unsigned char>(i ^ 0x5A);
+    return {};
+  };
+  auto packed = pack_kernel_params(q.params, addresses, fake);
+  INFO((packed ? std::string() : packed.error()));
+  REQUIRE(packed);
+  CHECK(asked == std::vector<std::uint64_t>{0x7f0000020000});
+  CHECK(packed->width(2) == tensor_map_bytes);
+  const std::vector<void*> p = packed->pointers();
+  REQUIRE(p.size() == 4);
+  CHECK(reinterpret_cast<std::uintptr_t>(p[2]) % 64 == 0); // a CUtensorMap's alignment
+  const auto* bytes = static_cast<const unsigned char*>(p[2]);
+  for (std::size_t i = 0; i < tensor_map_bytes; ++i)
+    CHECK(bytes[i] == static_cast<unsigned char>(i ^ 0x5A));
+
+  auto none = pack_kernel_params(q.params, addresses);
+  REQUIRE_FALSE(none);
+  CHECK(none.error().find("cannot encode tensor maps") != std::string::npos);
+
+  TensorMapEncoder failing = [](const tile::TensorMapDesc&, std::uint64_t,
+                                TensorMapBytes&) -> ptxgen::Status { return Failure{"no driver"}; };
+  auto refused = pack_kernel_params(q.params, addresses, failing);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error() == "parameter 2: no driver");
+}
+
+TEST_CASE("the device worker's wire format carries the map") {
+  const LaunchRequest q = map_request();
+  const std::string bytes = encode_request(q);
+  const auto d = decode_request(bytes);
+  REQUIRE(d.has_value());
+  REQUIRE(d->params.size() == q.params.size());
+  const auto& m = q.params[2].map.value();
+  REQUIRE(d->params[2].map.has_value());
+  const auto& n = *d->params[2].map;
+  CHECK(n.tensor == m.tensor);
+  CHECK(n.dtype == m.dtype);
+  CHECK(n.global_align == m.global_align);
+  CHECK(n.global_dims == m.global_dims);
+  CHECK(n.global_strides == m.global_strides);
+  CHECK(n.box_dims == m.box_dims);
+  CHECK(n.element_strides == m.element_strides);
+  CHECK(n.swizzle == m.swizzle);
+  CHECK(n.oob_fill == m.oob_fill);
+  CHECK(n.l2_promotion == m.l2_promotion);
+  CHECK_FALSE(d->params[0].map.has_value());
+  for (std::size_t cut = 0; cut < bytes.size(); ++cut)
+    CHECK_FALSE(decode_request(std::string_view(bytes).substr(0, cut)).has_value());
+}
+
+TEST_CASE("the simulator's parameters: pointers and scalars, a map refused by name") {
+  auto k = kernel();
+  const std::map<std::string, std::uint64_t> addresses = {{"A", 0x1000}, {"B", 0x2000}};
+  auto p = driver::sim_launch_params(*k, driver::own_binding(*k), addresses);
+  REQUIRE_FALSE(p);
+  CHECK(p.error().find("the simulator does not take tensor maps yet") != std::string::npos);
+  CHECK(p.error().find("map_A") != std::string::npos);
+
+  auto plain = driver::load_spec_text(
+      "[kernel]\nname = \"k\"\nblock = 32\n\n[tensor.A]\nspace = \"global\"\nshape = [16]\n"
+      "dtype = \"uint8\"\n\n[param.n]\ndtype = \"u32\"\nvalue = 9\n",
+      "plain.toml");
+  REQUIRE(plain.value.has_value());
+  auto q = driver::sim_launch_params(**plain, driver::own_binding(**plain), addresses);
+  REQUIRE(q);
+  CHECK(*q == std::vector<std::uint64_t>{0x1000, 9});
+}
+
+} // namespace unit_cuda_tensor_map_param
