@@ -147,6 +147,54 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
   return std::nullopt;
 }
 
+/// cp.async.bulk.tensor's qualifiers: `.Nd`, the load's `.shared::{cluster,cta} .global` or the
+/// store's `.global .shared::cta`, `{.tile}`, the completion (the load's
+/// `.mbarrier::complete_tx::bytes`, the store's `.bulk_group`), `{.L2::cache_hint}`. The store's
+/// code becomes tensor_store. The im2col modes, multicast and CTA groups are not simulated.
+std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
+                                             std::span<const ptx::OpcodeWord> quals) {
+  static constexpr ptx::Qualifier dims[] = {ptx::Qualifier::dim1, ptx::Qualifier::dim2,
+                                            ptx::Qualifier::dim3, ptx::Qualifier::dim4,
+                                            ptx::Qualifier::dim5};
+  const auto at = [&](std::size_t k) {
+    return k < quals.size() ? word(quals[k]) : std::optional<ptx::Qualifier>{};
+  };
+  const auto* dim = std::find(std::begin(dims), std::end(dims), at(0));
+  if (dim == std::end(dims))
+    return "cp.async.bulk.tensor takes its dimensions first (`.1d` to `.5d`)";
+  op.rank = static_cast<std::uint8_t>(dim - std::begin(dims) + 1);
+  const auto w1 = at(1), w2 = at(2);
+  const bool load = (w1 == ptx::Qualifier::shared_cluster || w1 == ptx::Qualifier::shared_cta) &&
+                    w2 == ptx::Qualifier::global;
+  const bool store = w1 == ptx::Qualifier::global && w2 == ptx::Qualifier::shared_cta;
+  if (!load && !store)
+    return "cp.async.bulk.tensor copies `.global` to `.shared::{cluster,cta}` or `.shared::cta` "
+           "to `.global`";
+  std::size_t k = 3;
+  if (k < quals.size() && quals[k].text.starts_with("im2col"))
+    throw Unsupported{DiagId::sim_unsupported_form, "im2col tensor copies are not simulated"};
+  if (at(k) == ptx::Qualifier::tile)
+    ++k;
+  const ptx::Qualifier completion =
+      load ? ptx::Qualifier::complete_tx_bytes : ptx::Qualifier::bulk_group;
+  if (at(k) != completion)
+    return load ? "a tensor load completes with `.mbarrier::complete_tx::bytes`"
+                : "a tensor store completes with `.bulk_group`";
+  for (const ptx::OpcodeWord& q : quals.subspan(k + 1)) {
+    if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
+      d.hint = true;
+    else if (word(q) == ptx::Qualifier::multicast_cluster || q.text.starts_with("cta_group"))
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        "multicast and CTA-group tensor copies are not simulated"};
+    else
+      return "`." + std::string(q.text) + "` is not a cp.async.bulk.tensor qualifier";
+  }
+  if (store)
+    op.code = ir::Code::tensor_store;
+  op.space = ir::Space::shared;
+  return std::nullopt;
+}
+
 /// fence.proxy.async{.global|.shared::{cta,cluster}} and fence.mbarrier_init.release.cluster.
 bool fence_qualifiers_ok(ptx::Mnemonic mnemonic, std::span<const ptx::OpcodeWord> quals) {
   if (mnemonic == ptx::Mnemonic::fence_mbarrier_init)
@@ -338,6 +386,12 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     if (auto bad = bulk_qualifiers(op, d, quals))
       fail(DiagId::sim_qualifier, opc, *bad);
     d.type = *parse_type(ptx::name(ptx::ScalarType::u32));
+    op.type = d.type.t;
+    break;
+  case Quals::tensor:
+    if (auto bad = tensor_qualifiers(op, d, quals))
+      fail(DiagId::sim_qualifier, opc, *bad);
+    d.type = *parse_type(ptx::name(ptx::ScalarType::s32));
     op.type = d.type.t;
     break;
   case Quals::bulk_off:
@@ -610,7 +664,7 @@ void Parser::cvta_qualifiers(const QualifierInput& in) {
   std::string_view sp = quals[k].text;
   const std::optional<ptx::Qualifier> w = word(quals[k]);
   if (w == ptx::Qualifier::global || w == ptx::Qualifier::shared ||
-      w == ptx::Qualifier::shared_cta || w == ptx::Qualifier::local)
+      w == ptx::Qualifier::shared_cta || w == ptx::Qualifier::local || w == ptx::Qualifier::param)
     op.space = space_of(*w);
   else
     throw Unsupported{DiagId::sim_unsupported_form,
