@@ -66,11 +66,11 @@ struct TensorRun {
 
 /// What a tensor copy moves, worked out at issue from its map and coordinates.
 struct TensorPlan {
-  std::vector<TensorRun> runs;          ///< a store's: only the elements it writes
-  std::array<std::uint8_t, 8> fill{};   ///< one element's out-of-bounds fill (zero or NaN)
-  std::uint32_t element = 1;            ///< bytes per element
-  std::uint64_t extent = 0;             ///< shared bytes from the base that the box covers
-  std::uint64_t tx = 0;                 ///< bytes the copy delivers: the whole box (complete_tx)
+  std::vector<TensorRun> runs;        ///< a store's: only the elements it writes
+  std::array<std::uint8_t, 8> fill{}; ///< one element's out-of-bounds fill (zero or NaN)
+  std::uint32_t element = 1;          ///< bytes per element
+  std::uint64_t extent = 0;           ///< shared bytes from the base that the box covers
+  std::uint64_t tx = 0;               ///< bytes the copy delivers: the whole box (complete_tx)
 };
 
 /// A queued cp.async: everything captured at issue time.

@@ -1,6 +1,6 @@
 // The executor's CTA: bulk stores (cp.async.bulk.global.shared::cta.bulk_group, and the tensor
-// stores queued the same way), their bulk groups and waits, global reads of bytes still in flight, and the async-proxy rule (cta.hpp;
-// the model: simulator.hpp).
+// stores queued the same way), their bulk groups and waits, global reads of bytes still in flight,
+// and the async-proxy rule (cta.hpp; the model: simulator.hpp).
 
 #include "driver/sim/cta.hpp"
 #include "emitter/support/unreachable.hpp"
@@ -66,8 +66,9 @@ void Cta::write_bulk_store(const BulkStore& s) {
 
 std::optional<std::pair<std::uint64_t, std::int32_t>>
 Cta::store_overlap(const BulkStore& s, std::uint64_t addr, std::uint64_t n) const {
-  const auto first = [&](std::uint64_t at, std::uint64_t bytes, std::int32_t buffer)
-      -> std::optional<std::pair<std::uint64_t, std::int32_t>> {
+  const auto first =
+      [&](std::uint64_t at, std::uint64_t bytes,
+          std::int32_t buffer) -> std::optional<std::pair<std::uint64_t, std::int32_t>> {
     if (addr >= at + bytes || at >= addr + n)
       return std::nullopt;
     return std::pair{std::max(addr, at), buffer};

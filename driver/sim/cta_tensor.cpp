@@ -152,7 +152,8 @@ std::uint64_t Cta::tensor_shared(const Thread& t, const ir::Op& op, const Tensor
   const bool load = op.code == ir::Code::tensor_load;
   const std::string_view what =
       load ? "cp.async.bulk.tensor destination" : "cp.async.bulk.tensor source";
-  const auto align = static_cast<std::uint64_t>(row_of(tile::swizzle_rows, m.desc.swizzle).shared_align);
+  const auto align =
+      static_cast<std::uint64_t>(row_of(tile::swizzle_rows, m.desc.swizzle).shared_align);
   check_align(t, op, at, align, what);
   check_shared(t, op, at, plan.extent, what);
   not_an_mbarrier(t, op, at, plan.extent, what);

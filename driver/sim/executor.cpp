@@ -105,8 +105,8 @@ std::optional<Fault> check_tensor_maps(const ir::Entry& e, const Launch& launch)
   for (std::size_t k = 0; k < launch.tensor_maps.size(); ++k) {
     const TensorMapArg& m = launch.tensor_maps[k];
     const std::string which = "tensor map " + std::to_string(k) + " (`" + m.desc.tensor + "`)";
-    if (m.param && (*m.param >= e.params.size() ||
-                    e.params[*m.param].size != tensor_map_bytes || named[*m.param]))
+    if (m.param && (*m.param >= e.params.size() || e.params[*m.param].size != tensor_map_bytes ||
+                    named[*m.param]))
       return launch_fault(FaultKind::invalid_launch,
                           which + " names parameter " + std::to_string(*m.param) +
                               ", which is not a 128-byte array parameter of entry `" + e.name +

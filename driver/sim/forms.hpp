@@ -94,9 +94,9 @@ enum class Shape : std::uint8_t {
   opt_u32,      ///< optional `src_u32` (arrive's count, 1 when absent; try_wait's time hint)
   bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3 (a load's only), then the optional
                 ///< cache policy
-  tensor_first,  ///< a tensor copy's first operand: the load's shared destination -> addr, the
-                 ///< store's `[tmap, {c0, ...}]` -> addr2 and coords
-  tensor_second, ///< its second: the load's `[tmap, {c0, ...}]`, the store's shared source
+  tensor_op1,   ///< a tensor copy's first operand: the load's shared destination -> addr, the
+                ///< store's `[tmap, {c0, ...}]` -> addr2 and coords
+  tensor_op2,   ///< its second: the load's `[tmap, {c0, ...}]`, the store's shared source
   matrix_dst,   ///< ldmatrix: {r0, ...}, one 32-bit register per matrix -> dst[0..vec)
   policy,       ///< ld/st's cache-policy operand, present exactly with .L2::cache_hint
   pred_src,     ///< a predicate register, `!` allowed -> src[0] (Op::src_neg)

@@ -91,8 +91,8 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::mbar_addr:
   case Shape::mbar_state:
   case Shape::bulk_tail:
-  case Shape::tensor_first:
-  case Shape::tensor_second:
+  case Shape::tensor_op1:
+  case Shape::tensor_op2:
     memory_shape(s, op, d, opc, ops, k);
     return;
   case Shape::opt_u32:
@@ -206,10 +206,10 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     op.src[0].imm = 1;
     return;
   }
-  case Shape::tensor_first:
-  case Shape::tensor_second: {
+  case Shape::tensor_op1:
+  case Shape::tensor_op2: {
     // The load's shared destination comes first, the store's tensor map.
-    if ((s == Shape::tensor_first) == (op.code == ir::Code::tensor_store)) {
+    if ((s == Shape::tensor_op1) == (op.code == ir::Code::tensor_store)) {
       tensor_map_operand(op, ops[k++]);
     } else {
       ir::Space space = ir::Space::shared;
