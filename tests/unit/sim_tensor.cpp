@@ -12,6 +12,8 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -336,6 +338,35 @@ TEST_CASE("a 128-byte map parameter needs its map; an invalid map is refused at 
     l.tensor_maps = {TensorMapArg{1, m, tensor_base}};
     r.result = run(text, "k", l, r.mem);
     require_fault(r, FaultKind::invalid_launch);
+  }
+}
+
+TEST_CASE("nvcc's 2-D TMA kernel (tests/foreign/src/tma_tile.cu): a __grid_constant__ map, "
+          "128-byte swizzle read back by the threads, rows past the tensor zero-filled") {
+  // A: 30 x 64 u32 (256-byte rows), 16 x 32 boxes, 128-byte swizzle; B: 32 x 64 u32, written
+  // element by element from the four boxes (rows 30 and 31 from the fill).
+  tile::TensorMapDesc m = map_of(tile::DType::uint32, {30, 64}, {256}, {16, 32});
+  m.swizzle = tile::TensorMapSwizzle::b128;
+  for (const char* build : {"O3", "G"}) {
+    CAPTURE(build);
+    const std::string rel = std::string("tests/foreign/ptx/tma_tile.sm90.") + build + ".ptx";
+    std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/" + rel);
+    REQUIRE_MESSAGE(in.good(), "cannot open " << rel);
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::vector<std::uint8_t> a = words(30 * 64), b(32 * 64 * 4, 0xEE);
+    std::vector<GlobalBuffer> mem = {{tensor_base, &a, "A"}, {out_base, &b, "B"}};
+    Launch l;
+    l.block_dim = {128, 1, 1};
+    l.params = {0, out_base};
+    l.tensor_maps = {TensorMapArg{0, m, tensor_base}};
+    const SimResult r = run(text.str(), "_Z8tma_tile14CUtensorMap_stPj", l, mem);
+    INFO((r.fault ? r.fault->message : std::string()));
+    REQUIRE_FALSE(r.fault.has_value());
+    for (std::size_t e = 0; e < 32 * 64; ++e) {
+      INFO("B word " << e);
+      REQUIRE(word_at(b, 4 * e) == (e < 30 * 64 ? word_at(a, 4 * e) : 0u));
+    }
   }
 }
 
