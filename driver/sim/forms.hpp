@@ -26,12 +26,13 @@ enum class Quals : std::uint8_t {
   cp_async,     ///< `.ca|.cg .shared .global {.L2::cache_hint} {.L2::64B|128B|256B}`
   createpolicy, ///< one or two `.L2::evict_*` priorities, then `.b64`
   arith,        ///< `.rn|.rz|.rm|.rp`, `.ftz`, `.sat` (each at most once), then one type
-  cvt,       ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
-  prmt,      ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
-  shf,       ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
-  mbarrier,  ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
-  bulk,      ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
-  bulk_off,  ///< a bulk form the simulator does not run yet: always unsupported
+  cvt,      ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
+  prmt,     ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
+  shf,      ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
+  mbarrier, ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
+  bulk,     ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+  bulk_prefetch,   ///< cp.async.bulk.prefetch: `.L2 .global {.L2::cache_hint}`
+  tensor_prefetch, ///< cp.async.bulk.prefetch.tensor: `.Nd .L2 .global {.tile} {.L2::cache_hint}`
   tensor,    ///< cp.async.bulk.tensor: `.Nd`, the load's or the store's spaces, `{.tile}`, its
              ///< completion, `{.L2::cache_hint}`
   bulk_wait, ///< cp.async.bulk.wait_group: `{.read}`

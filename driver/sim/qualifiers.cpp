@@ -151,18 +151,23 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
 /// store's `.global .shared::cta`, `{.tile}`, the completion (the load's
 /// `.mbarrier::complete_tx::bytes`, the store's `.bulk_group`), `{.L2::cache_hint}`. The store's
 /// code becomes tensor_store. The im2col modes, multicast and CTA groups are not simulated.
-std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
-                                             std::span<const ptx::OpcodeWord> quals) {
+/// The rank a `.1d` ... `.5d` word names; 0 for another word.
+std::uint8_t tensor_rank(std::optional<ptx::Qualifier> w) {
   static constexpr ptx::Qualifier dims[] = {ptx::Qualifier::dim1, ptx::Qualifier::dim2,
                                             ptx::Qualifier::dim3, ptx::Qualifier::dim4,
                                             ptx::Qualifier::dim5};
+  const auto* dim = std::find(std::begin(dims), std::end(dims), w);
+  return dim == std::end(dims) ? 0 : static_cast<std::uint8_t>(dim - std::begin(dims) + 1);
+}
+
+std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
+                                             std::span<const ptx::OpcodeWord> quals) {
   const auto at = [&](std::size_t k) {
     return k < quals.size() ? word(quals[k]) : std::optional<ptx::Qualifier>{};
   };
-  const auto* dim = std::find(std::begin(dims), std::end(dims), at(0));
-  if (dim == std::end(dims))
+  op.rank = tensor_rank(at(0));
+  if (op.rank == 0)
     return "cp.async.bulk.tensor takes its dimensions first (`.1d` to `.5d`)";
-  op.rank = static_cast<std::uint8_t>(dim - std::begin(dims) + 1);
   const auto w1 = at(1), w2 = at(2);
   const bool load = (w1 == ptx::Qualifier::shared_cluster || w1 == ptx::Qualifier::shared_cta) &&
                     w2 == ptx::Qualifier::global;
@@ -192,6 +197,36 @@ std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
   if (store)
     op.code = ir::Code::tensor_store;
   op.space = ir::Space::shared;
+  return std::nullopt;
+}
+
+/// The bulk prefetches: cp.async.bulk.prefetch `.L2 .global {.L2::cache_hint}`, and
+/// cp.async.bulk.prefetch.tensor `.Nd .L2 .global {.tile} {.L2::cache_hint}` (Op::rank set).
+std::optional<std::string> bulk_prefetch_qualifiers(ir::Op& op, Decoded& d,
+                                                    std::span<const ptx::OpcodeWord> quals) {
+  std::size_t k = 0;
+  if (op.code == ir::Code::tensor_prefetch) {
+    op.rank = k < quals.size() ? tensor_rank(word(quals[k])) : 0;
+    if (op.rank == 0)
+      return "cp.async.bulk.prefetch.tensor takes its dimensions first (`.1d` to `.5d`)";
+    ++k;
+  }
+  if (quals.size() < k + 2 || word(quals[k]) != ptx::Qualifier::L2 ||
+      word(quals[k + 1]) != ptx::Qualifier::global)
+    return "a bulk prefetch is `.L2.global`";
+  k += 2;
+  if (op.code == ir::Code::tensor_prefetch && k < quals.size() &&
+      quals[k].text.starts_with("im2col"))
+    throw Unsupported{DiagId::sim_unsupported_form, "im2col tensor prefetches are not simulated"};
+  if (op.code == ir::Code::tensor_prefetch && k < quals.size() &&
+      word(quals[k]) == ptx::Qualifier::tile)
+    ++k;
+  if (k < quals.size() && word(quals[k]) == ptx::Qualifier::L2_cache_hint) {
+    d.hint = true;
+    ++k;
+  }
+  if (k < quals.size())
+    return "`." + std::string(quals[k].text) + "` is not a bulk prefetch qualifier here";
   return std::nullopt;
 }
 
@@ -394,8 +429,13 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     d.type = *parse_type(ptx::name(ptx::ScalarType::s32));
     op.type = d.type.t;
     break;
-  case Quals::bulk_off:
-    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
+  case Quals::bulk_prefetch:
+  case Quals::tensor_prefetch:
+    if (auto bad = bulk_prefetch_qualifiers(op, d, quals))
+      fail(DiagId::sim_qualifier, opc, *bad);
+    d.type = *parse_type(ptx::name(ptx::ScalarType::s32));
+    op.type = d.type.t;
+    break;
   case Quals::bulk_wait:
     if (quals.size() > 1 || (quals.size() == 1 && word(quals[0]) != ptx::Qualifier::read))
       fail(DiagId::sim_qualifier, opc, "cp.async.bulk.wait_group takes only `.read`");

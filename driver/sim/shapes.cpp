@@ -208,8 +208,8 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
   }
   case Shape::tensor_op1:
   case Shape::tensor_op2: {
-    // The load's shared destination comes first, the store's tensor map.
-    if ((s == Shape::tensor_op1) == (op.code == ir::Code::tensor_store)) {
+    // The load's shared destination comes first, the store's (and a prefetch's) tensor map.
+    if ((s == Shape::tensor_op1) == (op.code != ir::Code::tensor_load)) {
       tensor_map_operand(op, ops[k++]);
     } else {
       ir::Space space = ir::Space::shared;
