@@ -209,6 +209,7 @@ private:
   void compare_qualifiers(const QualifierInput& in);
   void cvta_qualifiers(const QualifierInput& in);
   void cp_async_qualifiers(const QualifierInput& in);
+  void bulk_family_qualifiers(const QualifierInput& in);
   void createpolicy_qualifiers(const QualifierInput& in);
   void arith_qualifiers(const QualifierInput& in);
   void cvt_qualifiers(const QualifierInput& in);

@@ -418,28 +418,11 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     d.type = *parse_type(ptx::name(ptx::ScalarType::b64));
     break;
   case Quals::bulk:
-    if (auto bad = bulk_qualifiers(op, d, quals))
-      fail(DiagId::sim_qualifier, opc, *bad);
-    d.type = *parse_type(ptx::name(ptx::ScalarType::u32));
-    op.type = d.type.t;
-    break;
   case Quals::tensor:
-    if (auto bad = tensor_qualifiers(op, d, quals))
-      fail(DiagId::sim_qualifier, opc, *bad);
-    d.type = *parse_type(ptx::name(ptx::ScalarType::s32));
-    op.type = d.type.t;
-    break;
   case Quals::bulk_prefetch:
   case Quals::tensor_prefetch:
-    if (auto bad = bulk_prefetch_qualifiers(op, d, quals))
-      fail(DiagId::sim_qualifier, opc, *bad);
-    d.type = *parse_type(ptx::name(ptx::ScalarType::s32));
-    op.type = d.type.t;
-    break;
   case Quals::bulk_wait:
-    if (quals.size() > 1 || (quals.size() == 1 && word(quals[0]) != ptx::Qualifier::read))
-      fail(DiagId::sim_qualifier, opc, "cp.async.bulk.wait_group takes only `.read`");
-    op.read = !quals.empty();
+    bulk_family_qualifiers(in);
     break;
   case Quals::fence:
     if (!fence_qualifiers_ok(f.mnemonic, quals))
@@ -471,6 +454,27 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     break;
   }
   return d;
+}
+
+/// The bulk copies (1-D and tensor), their prefetches and cp.async.bulk.wait_group.
+void Parser::bulk_family_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
+  if (f.quals == Quals::bulk_wait) {
+    if (quals.size() > 1 || (quals.size() == 1 && word(quals[0]) != ptx::Qualifier::read))
+      fail(DiagId::sim_qualifier, opc, "cp.async.bulk.wait_group takes only `.read`");
+    op.read = !quals.empty();
+    return;
+  }
+  const std::optional<std::string> bad = f.quals == Quals::bulk ? bulk_qualifiers(op, d, quals)
+                                         : f.quals == Quals::tensor
+                                             ? tensor_qualifiers(op, d, quals)
+                                             : bulk_prefetch_qualifiers(op, d, quals);
+  if (bad)
+    fail(DiagId::sim_qualifier, opc, *bad);
+  // a 1-D copy's size is a u32 register or immediate; tensor coordinates are s32
+  d.type =
+      *parse_type(ptx::name(f.quals == Quals::bulk ? ptx::ScalarType::u32 : ptx::ScalarType::s32));
+  op.type = d.type.t;
 }
 
 /// The forms whose qualifiers are their types alone: one type, cvt-like `.dtype.stype`, and
