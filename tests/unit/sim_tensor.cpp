@@ -341,32 +341,79 @@ TEST_CASE("a 128-byte map parameter needs its map; an invalid map is refused at 
   }
 }
 
-TEST_CASE("nvcc's 2-D TMA kernel (tests/foreign/src/tma_tile.cu): a __grid_constant__ map, "
-          "128-byte swizzle read back by the threads, rows past the tensor zero-filled") {
-  // A: 30 x 64 u32 (256-byte rows), 16 x 32 boxes, 128-byte swizzle; B: 32 x 64 u32, written
-  // element by element from the four boxes (rows 30 and 31 from the fill).
+/// nvcc's PTX of tests/foreign/src/tma_tile.cu (build "O3" or "G").
+std::string tma_tile_ptx(const std::string& build) {
+  const std::string rel = "tests/foreign/ptx/tma_tile.sm90." + build + ".ptx";
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/" + rel);
+  REQUIRE_MESSAGE(in.good(), "cannot open " << rel);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Runs tma_tile's PTX: A 30 x 64 u32 (256-byte rows) through its map (16 x 32 boxes, 128-byte
+/// swizzle), B 32 x 64 u32 (0xEE before).
+SimResult run_tma_tile(const std::string& ptx, std::vector<std::uint8_t>& a,
+                       std::vector<std::uint8_t>& b) {
   tile::TensorMapDesc m = map_of(tile::DType::uint32, {30, 64}, {256}, {16, 32});
   m.swizzle = tile::TensorMapSwizzle::b128;
+  a = words(30 * 64);
+  b.assign(32 * 64 * 4, 0xEE);
+  std::vector<GlobalBuffer> mem = {{tensor_base, &a, "A"}, {out_base, &b, "B"}};
+  Launch l;
+  l.block_dim = {128, 1, 1};
+  l.params = {0, out_base};
+  l.tensor_maps = {TensorMapArg{0, m, tensor_base}};
+  return run(ptx, "_Z8tma_tile14CUtensorMap_stPj", l, mem);
+}
+
+/// `text` with the one occurrence of `from` replaced by `to`.
+std::string edited(const std::string& text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, "no `" << from << "`");
+  REQUIRE_MESSAGE(text.find(from, at + 1) == std::string::npos, "`" << from << "` twice");
+  return text.substr(0, at) + to + text.substr(at + from.size());
+}
+
+TEST_CASE("nvcc's 2-D TMA kernel (tests/foreign/src/tma_tile.cu): a __grid_constant__ map, "
+          "128-byte swizzle read back by the threads, rows past the tensor zero-filled") {
   for (const char* build : {"O3", "G"}) {
     CAPTURE(build);
-    const std::string rel = std::string("tests/foreign/ptx/tma_tile.sm90.") + build + ".ptx";
-    std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/" + rel);
-    REQUIRE_MESSAGE(in.good(), "cannot open " << rel);
-    std::ostringstream text;
-    text << in.rdbuf();
-    std::vector<std::uint8_t> a = words(30 * 64), b(32 * 64 * 4, 0xEE);
-    std::vector<GlobalBuffer> mem = {{tensor_base, &a, "A"}, {out_base, &b, "B"}};
-    Launch l;
-    l.block_dim = {128, 1, 1};
-    l.params = {0, out_base};
-    l.tensor_maps = {TensorMapArg{0, m, tensor_base}};
-    const SimResult r = run(text.str(), "_Z8tma_tile14CUtensorMap_stPj", l, mem);
+    std::vector<std::uint8_t> a, b;
+    const SimResult r = run_tma_tile(tma_tile_ptx(build), a, b);
     INFO((r.fault ? r.fault->message : std::string()));
     REQUIRE_FALSE(r.fault.has_value());
     for (std::size_t e = 0; e < 32 * 64; ++e) {
       INFO("B word " << e);
       REQUIRE(word_at(b, 4 * e) == (e < 30 * 64 ? word_at(a, 4 * e) : 0u));
     }
+  }
+}
+
+TEST_CASE("tma_tile's mutants (edits of nvcc's -O3 PTX) are caught") {
+  const std::string base = tma_tile_ptx("O3");
+  std::vector<std::uint8_t> a, b;
+  SUBCASE("barrier_arrive_tx of half the box's bytes: the phase never completes") {
+    const SimResult r =
+        run_tma_tile(edited(base, "mov.u32 \t%r28, 2048;", "mov.u32 \t%r28, 1024;"), a, b);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::deadlock);
+  }
+  SUBCASE("parity 0 in every round: from box 1 on the wait returns before the box lands") {
+    const SimResult r =
+        run_tma_tile(edited(base, "and.b32  \t%r4, %r54, 1;", "and.b32  \t%r4, %r54, 0;"), a, b);
+    REQUIRE(r.fault);
+    REQUIRE(r.fault->race);
+    CHECK(r.fault->race->kind == RaceKind::read_before_wait);
+  }
+  SUBCASE("no __syncthreads before the next box: it lands over bytes others still read") {
+    const auto last = base.rfind("bar.sync \t0;");
+    REQUIRE(last != std::string::npos);
+    const std::string text = base.substr(0, last) + "// (removed)" + base.substr(last + 12);
+    const SimResult r = run_tma_tile(text, a, b);
+    REQUIRE(r.fault);
+    REQUIRE(r.fault->race);
+    CHECK(r.fault->race->kind == RaceKind::write_after_read);
   }
 }
 
