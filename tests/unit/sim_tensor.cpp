@@ -341,9 +341,9 @@ TEST_CASE("a 128-byte map parameter needs its map; an invalid map is refused at 
   }
 }
 
-/// nvcc's PTX of tests/foreign/src/tma_tile.cu (build "O3" or "G").
-std::string tma_tile_ptx(const std::string& build) {
-  const std::string rel = "tests/foreign/ptx/tma_tile.sm90." + build + ".ptx";
+/// nvcc's PTX tests/foreign/ptx/NAME.ptx ("tma_tile.sm90.O3").
+std::string foreign_ptx(const std::string& name) {
+  const std::string rel = "tests/foreign/ptx/" + name + ".ptx";
   std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/" + rel);
   REQUIRE_MESSAGE(in.good(), "cannot open " << rel);
   std::ostringstream text;
@@ -380,7 +380,7 @@ TEST_CASE("nvcc's 2-D TMA kernel (tests/foreign/src/tma_tile.cu): a __grid_const
   for (const char* build : {"O3", "G"}) {
     CAPTURE(build);
     std::vector<std::uint8_t> a, b;
-    const SimResult r = run_tma_tile(tma_tile_ptx(build), a, b);
+    const SimResult r = run_tma_tile(foreign_ptx(std::string("tma_tile.sm90.") + build), a, b);
     INFO((r.fault ? r.fault->message : std::string()));
     REQUIRE_FALSE(r.fault.has_value());
     for (std::size_t e = 0; e < 32 * 64; ++e) {
@@ -391,7 +391,7 @@ TEST_CASE("nvcc's 2-D TMA kernel (tests/foreign/src/tma_tile.cu): a __grid_const
 }
 
 TEST_CASE("tma_tile's mutants (edits of nvcc's -O3 PTX) are caught") {
-  const std::string base = tma_tile_ptx("O3");
+  const std::string base = foreign_ptx("tma_tile.sm90.O3");
   std::vector<std::uint8_t> a, b;
   SUBCASE("barrier_arrive_tx of half the box's bytes: the phase never completes") {
     const SimResult r =
@@ -414,6 +414,79 @@ TEST_CASE("tma_tile's mutants (edits of nvcc's -O3 PTX) are caught") {
     REQUIRE(r.fault);
     REQUIRE(r.fault->race);
     CHECK(r.fault->race->kind == RaceKind::write_after_read);
+  }
+}
+
+/// Runs tma_roundtrip's PTX (tests/foreign/src/tma_roundtrip.cu): A 32 x 64 u32 and B 30 x 64
+/// u32 (0xEE before), both in 256-byte rows through maps of 16 x 32 boxes, 128-byte swizzle.
+SimResult run_tma_roundtrip(const std::string& ptx, std::vector<std::uint8_t>& a,
+                            std::vector<std::uint8_t>& b) {
+  tile::TensorMapDesc ma = map_of(tile::DType::uint32, {32, 64}, {256}, {16, 32});
+  ma.swizzle = tile::TensorMapSwizzle::b128;
+  tile::TensorMapDesc mb = ma;
+  mb.tensor = "B";
+  mb.global_dims = {30, 64};
+  a = words(32 * 64);
+  b.assign(30 * 64 * 4, 0xEE);
+  std::vector<GlobalBuffer> mem = {{tensor_base, &a, "A"}, {out_base, &b, "B"}};
+  Launch l;
+  l.block_dim = {128, 1, 1};
+  l.params = {0, 0};
+  l.tensor_maps = {TensorMapArg{0, ma, tensor_base}, TensorMapArg{1, mb, out_base}};
+  return run(ptx, "_Z13tma_roundtrip14CUtensorMap_stS_", l, mem);
+}
+
+/// `text` with the last occurrence of `from` replaced by `to`.
+std::string edited_last(const std::string& text, const std::string& from, const std::string& to) {
+  const auto at = text.rfind(from);
+  REQUIRE_MESSAGE(at != std::string::npos, "no `" << from << "`");
+  return text.substr(0, at) + to + text.substr(at + from.size());
+}
+
+TEST_CASE("nvcc's 2-D TMA round trip (tests/foreign/src/tma_roundtrip.cu): tensor stores through "
+          "a second map, rows past B skipped") {
+  for (const char* build : {"O3", "G"}) {
+    CAPTURE(build);
+    std::vector<std::uint8_t> a, b;
+    const SimResult r =
+        run_tma_roundtrip(foreign_ptx(std::string("tma_roundtrip.sm90.") + build), a, b);
+    INFO((r.fault ? r.fault->message : std::string()));
+    REQUIRE_FALSE(r.fault.has_value());
+    // B row r is A row r with lines 8 apart swapped within each 16-row box
+    for (std::size_t row = 0; row < 30; ++row) {
+      const std::size_t from = row / 16 * 16 + ((row % 16) ^ 8);
+      for (std::size_t col = 0; col < 64; ++col) {
+        INFO("B row " << row << ", column " << col);
+        REQUIRE(word_at(b, (row * 64 + col) * 4) == word_at(a, (from * 64 + col) * 4));
+      }
+    }
+  }
+}
+
+TEST_CASE("tma_roundtrip's mutants (edits of nvcc's -O3 PTX) are caught") {
+  const std::string base = foreign_ptx("tma_roundtrip.sm90.O3");
+  std::vector<std::uint8_t> a, b;
+  const auto race_of = [&](const std::string& text) {
+    const SimResult r = run_tma_roundtrip(text, a, b);
+    REQUIRE(r.fault);
+    INFO(r.fault->message);
+    REQUIRE(r.fault->race);
+    return r.fault->race->kind;
+  };
+  SUBCASE("the fence after the threads' st.shared removed: the tensor store reads them") {
+    CHECK(race_of(edited_last(base, "fence.proxy.async.shared::cta;", "// (removed)")) ==
+          RaceKind::missing_proxy_fence);
+  }
+  SUBCASE("wait_group.read 1 in the loop: `out` is rewritten while the last store may read it") {
+    CHECK(race_of(edited(edited_last(base, "cp.async.bulk.wait_group.read 0;", "// (last)"),
+                         "cp.async.bulk.wait_group.read 0;", "cp.async.bulk.wait_group.read 1;")) ==
+          RaceKind::refill_before_bulk_read);
+  }
+  SUBCASE("no wait before exit: the last store's read may outlive the CTA") {
+    const SimResult r = run_tma_roundtrip(
+        edited_last(base, "cp.async.bulk.wait_group.read 0;", "// (removed)"), a, b);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::undefined_behavior);
   }
 }
 

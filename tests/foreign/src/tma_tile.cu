@@ -8,7 +8,7 @@
 // line L is chunk j ^ (L % 8)) and writes them to B; a __syncthreads before the
 // next box overwrites the tile. Rows 30 and 31 lie outside A: the load fills
 // them with zeros, which B receives.
-// Spec: tests/foreign/specs/tma_tile.toml.
+// Spec (it needs the [tensor.A.map] table): tests/foreign/specs/tma_tile.toml.
 #include <cuda.h>
 #include <cuda/barrier>
 #include "common.cuh"
