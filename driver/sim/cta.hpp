@@ -9,6 +9,7 @@
 //   cta_hazards.cpp   race tracking over shared bytes
 //   cta_mbarrier.cpp  the mbarrier instructions, bulk copies, blocked waits, deadlocks
 //   cta_bulk.cpp      bulk stores and their groups, global reads in flight, the async proxy
+//   cta_tensor.cpp    tensor copies (cp.async.bulk.tensor): their maps and element runs
 // See simulator.hpp for the execution, cp.async and race model.
 
 #include "driver/sim/ir.hpp"
@@ -16,8 +17,10 @@
 #include "driver/sim/profile.hpp"
 #include "driver/sim/simulator.hpp"
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +55,24 @@ inline std::string hex(std::uint64_t v) {
   return buf;
 }
 
+/// A run of a tensor copy's box: elements contiguous in shared memory and, unless filled, in
+/// global memory (tile::box_elements, merged).
+struct TensorRun {
+  std::uint64_t shared = 0; ///< bytes from the copy's shared base (a load's dst, a store's src)
+  std::uint64_t global = 0; ///< the global address (not for a fill run)
+  std::uint32_t bytes = 0;
+  std::int32_t buffer = -1; ///< the global buffer holding it; -1: a load's out-of-bounds fill
+};
+
+/// What a tensor copy moves, worked out at issue from its map and coordinates.
+struct TensorPlan {
+  std::vector<TensorRun> runs;        ///< a store's: only the elements it writes
+  std::array<std::uint8_t, 8> fill{}; ///< one element's out-of-bounds fill (zero or NaN)
+  std::uint32_t element = 1;          ///< bytes per element
+  std::uint64_t extent = 0;           ///< shared bytes from the base that the box covers
+  std::uint64_t tx = 0;               ///< bytes the copy delivers: the whole box (complete_tx)
+};
+
 /// A queued cp.async: everything captured at issue time.
 struct Copy {
   std::uint64_t dst = 0;       ///< shared offset
@@ -66,6 +87,7 @@ struct Copy {
   std::uint64_t seq = 0;       ///< the thread's copies in issue order (cp.async.mbarrier.arrive)
   bool bulk = false;           ///< a cp.async.bulk: completes with its mbarrier's phase only
   std::uint64_t bar = 0;       ///< a bulk copy's mbarrier (shared offset)
+  std::shared_ptr<const TensorPlan> tensor; ///< a tensor load's elements (size: its extent)
 };
 
 /// A queued cp.async.bulk.global.shared::cta.bulk_group: its read of shared memory completes
@@ -82,6 +104,7 @@ struct BulkStore {
   std::uint32_t clock = 0;     ///< the thread's clock at issue
   bool read = false;           ///< its read of shared memory has completed (`data` holds it)
   std::vector<std::uint8_t> data;
+  std::shared_ptr<const TensorPlan> tensor; ///< a tensor store's elements (dst, buffer unused)
 };
 
 /// One thread's access to a shared byte: who, by which op, in which iteration.
@@ -383,6 +406,15 @@ private:
   };
   BulkOperands bulk_operands(Thread& t, const ir::Op& op);
   void bulk_store_issue(Thread& t, const ir::Op& op);
+  /// Queues the checked store `s` (src, size, dst or tensor set) in the thread's open bulk group:
+  /// its source bytes are read as by the thread now (races, proxy fence).
+  void queue_bulk_store(Thread& t, const ir::Op& op, BulkStore s);
+  /// Writes a store's bytes (read already) to global memory.
+  void write_bulk_store(const BulkStore& s);
+  /// The first byte of global [addr, addr+n) that the pending store `s` will write, and its
+  /// buffer, if any.
+  std::optional<std::pair<std::uint64_t, std::int32_t>>
+  store_overlap(const BulkStore& s, std::uint64_t addr, std::uint64_t n) const;
   /// cp.async.bulk.wait_group{.read} N: all but the N newest committed bulk groups complete
   /// their reads (.read) or their whole copy.
   void bulk_wait(Thread& t, const ir::Op& op);
@@ -422,6 +454,28 @@ private:
   /// cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes: queued like a
   /// cp.async (addresses and bounds checked at issue), performed when its phase completes.
   void bulk_issue(Thread& t, const ir::Op& op);
+  /// Queues the checked bulk load `c` (dst, size and its source or tensor set) on the mbarrier
+  /// operand of `op`, which expects `tx` bytes from it: races and proxy fence on its destination.
+  void queue_bulk_load(Thread& t, const ir::Op& op, Copy c, std::uint64_t tx);
+
+  // ------------------------------------------------ cta_tensor.cpp: tensor copies
+
+  /// The tensor map that `op`'s map operand addresses (a handle of Launch::tensor_maps).
+  const TensorMapArg& tensor_map(const Thread& t, const ir::Op& op) const;
+  /// The elements a tensor copy moves (coordinates from `op`), checked against global memory.
+  std::shared_ptr<const TensorPlan> tensor_plan(const Thread& t, const ir::Op& op,
+                                                const TensorMapArg& m,
+                                                tile::TensorAccess access) const;
+  /// The shared side of a tensor copy through `m`: aligned as its swizzle needs, inside shared
+  /// memory and clear of mbarriers for the box's extent.
+  std::uint64_t tensor_shared(const Thread& t, const ir::Op& op, const TensorMapArg& m,
+                              const TensorPlan& plan) const;
+  /// cp.async.bulk.tensor load: queued like a 1-D bulk load (complete_tx of the whole box).
+  void tensor_load_issue(Thread& t, const ir::Op& op);
+  /// cp.async.bulk.tensor store: queued like a 1-D bulk store in the open bulk group.
+  void tensor_store_issue(Thread& t, const ir::Op& op);
+  /// A tensor load's landing: its runs from global memory or filled, at `d` (its dst).
+  void land_tensor(std::uint8_t* d, const TensorPlan& p) const;
   /// Resumes the threads blocked on a wait: those that blocked before some object changed
   /// (their phase may be complete now); when there are none, each blocked thread once per state
   /// of the objects to see its wait return false (a test_wait may return false; a loop that

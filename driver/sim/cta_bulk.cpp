@@ -1,6 +1,6 @@
-// The executor's CTA: bulk stores (cp.async.bulk.global.shared::cta.bulk_group), their bulk
-// groups and waits, global reads of bytes still in flight, and the async-proxy rule (cta.hpp;
-// the model: simulator.hpp).
+// The executor's CTA: bulk stores (cp.async.bulk.global.shared::cta.bulk_group, and the tensor
+// stores queued the same way), their bulk groups and waits, global reads of bytes still in flight,
+// and the async-proxy rule (cta.hpp; the model: simulator.hpp).
 
 #include "driver/sim/cta.hpp"
 #include "emitter/support/unreachable.hpp"
@@ -28,24 +28,58 @@ void Cta::bulk_store_issue(Thread& t, const ir::Op& op) {
   check_shared(t, op, src, size, "cp.async.bulk source");
   not_an_mbarrier(t, op, src, size, "cp.async.bulk source");
   global_bytes(t, op, dst, size, "cp.async.bulk destination");
-  const Access self = now(t, op);
-  check_proxy(t, self, src, size);
-  on_read(t, op, src, size); // the issuing thread's view: earlier writes must be ordered
   BulkStore s;
   s.dst = dst;
   s.src = src;
   s.size = static_cast<std::uint32_t>(size);
   s.buffer = find_buffer(dst, size);
+  queue_bulk_store(t, op, std::move(s));
+}
+
+void Cta::queue_bulk_store(Thread& t, const ir::Op& op, BulkStore s) {
+  const Access self = now(t, op);
+  check_proxy(t, self, s.src, s.size);
+  on_read(t, op, s.src, s.size); // the issuing thread's view: earlier writes must be ordered
   s.group = t.bulk_group;
   s.op = self.op;
   s.iteration = self.iteration;
   s.clock = self.clock;
-  for (std::uint64_t b = src; b < src + size; ++b) {
+  for (std::uint64_t b = s.src; b < s.src + s.size; ++b) {
     ++track_[b].bulk_reads;
     track_[b].bulk_reader = static_cast<std::int32_t>(t.tid);
   }
   t.stores.push_back(std::move(s));
   ++pending_stores_;
+}
+
+void Cta::write_bulk_store(const BulkStore& s) {
+  if (!s.tensor) {
+    const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
+    std::memcpy(buf.bytes->data() + (s.dst - buf.address), s.data.data(), s.size);
+    return;
+  }
+  for (const TensorRun& r : s.tensor->runs) {
+    const auto& buf = mem_[static_cast<std::size_t>(r.buffer)];
+    std::memcpy(buf.bytes->data() + (r.global - buf.address), s.data.data() + r.shared, r.bytes);
+  }
+}
+
+std::optional<std::pair<std::uint64_t, std::int32_t>>
+Cta::store_overlap(const BulkStore& s, std::uint64_t addr, std::uint64_t n) const {
+  const auto first =
+      [&](std::uint64_t at, std::uint64_t bytes,
+          std::int32_t buffer) -> std::optional<std::pair<std::uint64_t, std::int32_t>> {
+    if (addr >= at + bytes || at >= addr + n)
+      return std::nullopt;
+    return std::pair{std::max(addr, at), buffer};
+  };
+  if (!s.tensor)
+    return first(s.dst, s.size, s.buffer);
+  for (const TensorRun& r : s.tensor->runs) {
+    if (auto hit = first(r.global, r.bytes, r.buffer))
+      return hit;
+  }
+  return std::nullopt;
 }
 
 void Cta::bulk_read(const Thread& t, BulkStore& s) {
@@ -84,8 +118,7 @@ void Cta::bulk_wait(Thread& t, const ir::Op& op) {
     if (s.group < limit) {
       bulk_read(t, s);
       if (!op.read) {
-        const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
-        std::memcpy(buf.bytes->data() + (s.dst - buf.address), s.data.data(), s.size);
+        write_bulk_store(s);
         --pending_stores_;
         continue;
       }
@@ -139,14 +172,15 @@ void Cta::check_global_read(const Thread& t, const ir::Op& op, std::uint64_t add
     return;
   for (const Thread& u : threads_) {
     for (const BulkStore& s : u.stores) {
-      if (addr >= s.dst + s.size || s.dst >= addr + n)
+      const auto hit = store_overlap(s, addr, n);
+      if (!hit)
         continue;
-      const std::uint64_t b = std::max(addr, s.dst);
+      const auto [b, buffer] = *hit;
       Fault f = fault_for(FaultKind::race, t, op);
       const Access self = now(t, op);
       Race r;
       r.kind = RaceKind::read_before_bulk_write;
-      const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
+      const auto& buf = mem_[static_cast<std::size_t>(buffer)];
       r.symbol = buf.name;
       r.offset = b - buf.address;
       r.access = race_access(self);
@@ -176,8 +210,7 @@ void Cta::finish_bulk_stores(Thread& t, std::uint32_t line) {
                    " (iteration " + std::to_string(s.iteration) +
                    ") not waited for: no cp.async.bulk.wait_group{.read} covers its group, so "
                    "its read of shared memory may outlive the CTA");
-    const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
-    std::memcpy(buf.bytes->data() + (s.dst - buf.address), s.data.data(), s.size);
+    write_bulk_store(s);
     --pending_stores_;
   }
   t.stores.clear();

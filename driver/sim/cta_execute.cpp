@@ -102,6 +102,9 @@ Cta::Flow Cta::async_copy_op(Thread& t, const ir::Op& op) {
   case ir::Code::bulk_store:
     bulk_store_issue(t, op);
     return Flow::next;
+  case ir::Code::tensor_store:
+    tensor_store_issue(t, op);
+    return Flow::next;
   case ir::Code::bulk_commit:
     ++t.bulk_group; // as commit_group: an empty group is a real one
     return Flow::next;

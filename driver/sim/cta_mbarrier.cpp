@@ -54,6 +54,10 @@ Cta::Flow Cta::mbarrier_step(Thread& t, const ir::Op& op) {
     bulk_issue(t, op);
     return Flow::next;
   }
+  if (op.code == ir::Code::tensor_load) {
+    tensor_load_issue(t, op);
+    return Flow::next;
+  }
   const std::uint64_t off = mbar_offset(t, op, op.addr);
   switch (op.code) {
   case ir::Code::mbar_init:
@@ -125,27 +129,31 @@ void Cta::bulk_issue(Thread& t, const ir::Op& op) {
   not_an_mbarrier(t, op, dst, size, "cp.async.bulk destination");
   global_bytes(t, op, src, size, "cp.async.bulk source");
   check_global_read(t, op, src, size);
-  const std::uint64_t bar = mbar_offset(t, op, op.addr3);
-  const Access self = now(t, op);
-  check_write(t, self, dst, size, true, false);
-  check_proxy(t, self, dst, size);
-  settle(bar);
-  mb_.bulk(t.tid, bar, static_cast<std::int64_t>(size));
   Copy c;
   c.dst = dst;
   c.src = src;
   c.size = static_cast<std::uint32_t>(size);
   c.src_bytes = c.size;
   c.buffer = find_buffer(src, size);
+  queue_bulk_load(t, op, std::move(c), size);
+}
+
+void Cta::queue_bulk_load(Thread& t, const ir::Op& op, Copy c, std::uint64_t tx) {
+  const std::uint64_t bar = mbar_offset(t, op, op.addr3);
+  const Access self = now(t, op);
+  check_write(t, self, c.dst, c.size, true, false);
+  check_proxy(t, self, c.dst, c.size);
+  settle(bar);
+  mb_.bulk(t.tid, bar, static_cast<std::int64_t>(tx));
   c.op = self.op;
   c.iteration = self.iteration;
   c.clock = self.clock;
   c.seq = t.seq++;
   c.bulk = true;
   c.bar = bar;
-  for (std::uint64_t b = dst; b < dst + size; ++b)
+  for (std::uint64_t b = c.dst; b < c.dst + c.size; ++b)
     track_[b].pending = static_cast<std::int32_t>(t.tid);
-  t.copies.push_back(c);
+  t.copies.push_back(std::move(c));
 }
 
 bool Cta::wake_mbarrier_waiters() {

@@ -214,6 +214,8 @@ std::uint64_t Cta::convert_address(const Thread& t, const ir::Op& op) const {
     v = op.to ? v - shared_window_base : v + shared_window_base;
   if (op.space == ir::Space::local)
     v = op.to ? v - local_window_base : v + local_window_base;
+  if (op.space == ir::Space::param)
+    v = op.to ? v - param_window_base : v + param_window_base;
   return v;
 }
 
@@ -269,11 +271,15 @@ void Cta::perform(const Thread& t, const Copy& c) {
     track_[b].pending = -1;
   check_write(t, self, c.dst, c.size, true, true);
   std::uint8_t* d = smem_.data() + c.dst;
-  if (c.src_bytes > 0) {
-    const auto& buf = mem_[static_cast<std::size_t>(c.buffer)];
-    std::memcpy(d, buf.bytes->data() + (c.src - buf.address), c.src_bytes);
+  if (c.tensor) {
+    land_tensor(d, *c.tensor);
+  } else {
+    if (c.src_bytes > 0) {
+      const auto& buf = mem_[static_cast<std::size_t>(c.buffer)];
+      std::memcpy(d, buf.bytes->data() + (c.src - buf.address), c.src_bytes);
+    }
+    std::memset(d + c.src_bytes, 0, c.size - c.src_bytes);
   }
-  std::memset(d + c.src_bytes, 0, c.size - c.src_bytes);
   mark_written(self, c.dst, c.size, c.bulk);
 }
 

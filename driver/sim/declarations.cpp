@@ -76,7 +76,7 @@ TypeInfo Parser::declared_type(std::string_view what, std::string_view example) 
   return *t;
 }
 
-ir::Param Parser::param_decl(bool allow_array) {
+ir::Param Parser::param_decl() {
   expect(".param", "to start a parameter");
   ir::Param p;
   std::uint32_t align = optional_align();
@@ -103,9 +103,6 @@ ir::Param Parser::param_decl(bool allow_array) {
   p.name = std::string(nm.text);
   std::uint64_t elem = t.t.bits / 8, count = 1;
   if (is("[")) {
-    if (!allow_array)
-      fail(DiagId::sim_unsupported_construct, peek(),
-           "array parameters of an entry are not simulated; use .u64 / .u32 scalars");
     next();
     std::int64_t n = expect_int("the array length");
     if (n <= 0 || n > 65536)
@@ -127,7 +124,7 @@ std::uint32_t Parser::frame_place(ir::Entry& e, const ir::Param& p) {
 
 void Parser::param(ir::Entry& e) {
   const Token& first = peek();
-  ir::Param p = param_decl(e.is_func);
+  ir::Param p = param_decl();
   for (const auto& q : e.params) {
     if (q.name == p.name)
       fail(DiagId::sim_redeclared, first, "parameter `" + p.name + "` is declared twice");
@@ -135,7 +132,9 @@ void Parser::param(ir::Entry& e) {
   if (e.is_func) {
     p.offset = frame_place(e, p);
   } else {
-    e.param_bytes = (e.param_bytes + p.size - 1) / p.size * p.size;
+    // an array (a tensor map: `.param .align 128 .b8 p[128]`) at its declared alignment
+    const std::uint32_t a = std::max<std::uint32_t>(p.align, 1);
+    e.param_bytes = (e.param_bytes + a - 1) / a * a;
     p.offset = e.param_bytes;
     e.param_bytes += p.size;
   }
@@ -144,7 +143,7 @@ void Parser::param(ir::Entry& e) {
 
 void Parser::local_param(ir::Entry& e) {
   const Token& first = peek();
-  ir::Param p = param_decl(true);
+  ir::Param p = param_decl();
   expect(";", "after the parameter declaration");
   p.offset = frame_place(e, p);
   Scope& sc = scopes_.back();

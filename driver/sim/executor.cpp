@@ -31,7 +31,8 @@ std::string limits_text(const std::array<std::int64_t, 3>& d) {
 bool is_memory_op(ir::Code code) {
   return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async ||
          code == ir::Code::ldmatrix || code == ir::Code::bulk_copy || code == ir::Code::atom ||
-         code == ir::Code::red || code == ir::Code::bulk_store;
+         code == ir::Code::red || code == ir::Code::bulk_store || code == ir::Code::tensor_load ||
+         code == ir::Code::tensor_store;
 }
 
 /// Whether `code` is one of the mbarrier family (the entry then keeps vector clocks).
@@ -40,7 +41,8 @@ bool is_mbarrier_op(ir::Code code) {
          code == ir::Code::mbar_arrive_drop || code == ir::Code::mbar_arrive_tx ||
          code == ir::Code::mbar_expect_tx || code == ir::Code::mbar_wait ||
          code == ir::Code::mbar_wait_parity || code == ir::Code::mbar_inval ||
-         code == ir::Code::cp_mbar_arrive || code == ir::Code::bulk_copy;
+         code == ir::Code::cp_mbar_arrive || code == ir::Code::bulk_copy ||
+         code == ir::Code::tensor_load;
 }
 
 Fault launch_fault(FaultKind k, std::string message, std::uint32_t line = 0) {
@@ -94,6 +96,59 @@ std::optional<Fault> check_launch(const ir::Entry& e, const Launch& launch) {
                             std::to_string(ptx::max_dynamic_shared_bytes_any_target()),
                         e.line);
   return std::nullopt;
+}
+
+/// Why the launch's tensor maps do not fit entry `e` (invalid_launch), if they do not: a map's
+/// parameter must be a 128-byte array, named once; the map valid; its tensor 16-byte aligned.
+std::optional<Fault> check_tensor_maps(const ir::Entry& e, const Launch& launch) {
+  std::vector<bool> named(e.params.size(), false);
+  for (std::size_t k = 0; k < launch.tensor_maps.size(); ++k) {
+    const TensorMapArg& m = launch.tensor_maps[k];
+    const std::string which = "tensor map " + std::to_string(k) + " (`" + m.desc.tensor + "`)";
+    if (m.param && (*m.param >= e.params.size() || e.params[*m.param].size != tensor_map_bytes ||
+                    named[*m.param]))
+      return launch_fault(FaultKind::invalid_launch,
+                          which + " names parameter " + std::to_string(*m.param) +
+                              ", which is not a 128-byte array parameter of entry `" + e.name +
+                              "` that no other map names",
+                          e.line);
+    if (m.param)
+      named[*m.param] = true;
+    if (const Diagnostics bad = tile::check_tensor_map(m.desc); !bad.empty())
+      return launch_fault(FaultKind::invalid_launch,
+                          which + " is not valid: " + bad.items().front().message, e.line);
+    if (m.global_address % static_cast<std::uint64_t>(tile::kTensorMapGranule) != 0)
+      return launch_fault(FaultKind::invalid_launch,
+                          which + ": its tensor's address " + exec::hex(m.global_address) +
+                              " is not 16-byte aligned",
+                          e.line);
+  }
+  for (std::size_t k = 0; k < e.params.size(); ++k) {
+    if (e.params[k].size > sizeof(std::uint64_t) && !named[k])
+      return launch_fault(FaultKind::unsupported,
+                          "parameter `" + e.params[k].name + "` is a " +
+                              std::to_string(e.params[k].size) +
+                              "-byte array; the simulator fills an array parameter only with "
+                              "a tensor map (Launch::tensor_maps)",
+                          e.line);
+  }
+  return std::nullopt;
+}
+
+/// The parameter space's bytes: each scalar's value, each tensor map's handle.
+std::vector<std::uint8_t> parameter_bytes(const ir::Entry& e, const Launch& launch) {
+  std::vector<std::uint8_t> params(e.param_bytes, 0);
+  for (std::size_t k = 0; k < e.params.size(); ++k) {
+    if (e.params[k].size <= sizeof(std::uint64_t))
+      std::memcpy(params.data() + e.params[k].offset, &launch.params[k], e.params[k].size);
+  }
+  for (std::size_t k = 0; k < launch.tensor_maps.size(); ++k) {
+    if (const auto p = launch.tensor_maps[k].param) {
+      const auto handle = tensor_map_handle(k);
+      std::memcpy(params.data() + e.params[*p].offset, handle.data(), handle.size());
+    }
+  }
+  return params;
 }
 
 /// Whether the CTAs of a launch may run on several host threads and give what one after
@@ -232,9 +287,11 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
     res.fault = std::move(bad);
     return res;
   }
-  std::vector<std::uint8_t> params(e->param_bytes, 0);
-  for (std::size_t k = 0; k < e->params.size(); ++k)
-    std::memcpy(params.data() + e->params[k].offset, &launch.params[k], e->params[k].size);
+  if (auto bad = check_tensor_maps(*e, launch)) {
+    res.fault = std::move(bad);
+    return res;
+  }
+  const std::vector<std::uint8_t> params = parameter_bytes(*e, launch);
   std::vector<std::int32_t> slot(e->ops.size(), -1);
   std::uint32_t slots = 0;
   bool uses_mbarriers = false;

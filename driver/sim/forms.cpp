@@ -69,6 +69,8 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::cp_size:
   case Shape::mbar_addr:
   case Shape::mbar_state:
+  case Shape::tensor_op1:
+  case Shape::tensor_op2:
     return {1, 1};
   }
   return {1, 1};

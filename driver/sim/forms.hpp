@@ -26,12 +26,15 @@ enum class Quals : std::uint8_t {
   cp_async,     ///< `.ca|.cg .shared .global {.L2::cache_hint} {.L2::64B|128B|256B}`
   createpolicy, ///< one or two `.L2::evict_*` priorities, then `.b64`
   arith,        ///< `.rn|.rz|.rm|.rp`, `.ftz`, `.sat` (each at most once), then one type
-  cvt,       ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
-  prmt,      ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
-  shf,       ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
-  mbarrier,  ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
-  bulk,      ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
-  bulk_off,  ///< a bulk form the simulator does not run yet: always unsupported
+  cvt,      ///< a float or integer rounding, `.ftz`, `.sat`, then the destination and source types
+  prmt,     ///< `.b32`, then an optional mode (`.f4e .b4e .rc8 .ecl .ecr .rc16`)
+  shf,      ///< `.l|.r`, then `.wrap|.clamp`, then `.b32`
+  mbarrier, ///< mbarrier family: `.sem .scope .space .b64` ({.noinc} for cp.async.mbarrier)
+  bulk,     ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
+  bulk_prefetch,   ///< cp.async.bulk.prefetch: `.L2 .global {.L2::cache_hint}`
+  tensor_prefetch, ///< cp.async.bulk.prefetch.tensor: `.Nd .L2 .global {.tile} {.L2::cache_hint}`
+  tensor,    ///< cp.async.bulk.tensor: `.Nd`, the load's or the store's spaces, `{.tile}`, its
+             ///< completion, `{.L2::cache_hint}`
   bulk_wait, ///< cp.async.bulk.wait_group: `{.read}`
   fence,     ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
   space,     ///< exactly one state space (isspacep.global); the operand is a 64-bit address
@@ -92,6 +95,9 @@ enum class Shape : std::uint8_t {
   opt_u32,      ///< optional `src_u32` (arrive's count, 1 when absent; try_wait's time hint)
   bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3 (a load's only), then the optional
                 ///< cache policy
+  tensor_op1,   ///< a tensor copy's first operand: the load's shared destination -> addr, the
+                ///< store's `[tmap, {c0, ...}]` -> addr2 and coords
+  tensor_op2,   ///< its second: the load's `[tmap, {c0, ...}]`, the store's shared source
   matrix_dst,   ///< ldmatrix: {r0, ...}, one 32-bit register per matrix -> dst[0..vec)
   policy,       ///< ld/st's cache-policy operand, present exactly with .L2::cache_hint
   pred_src,     ///< a predicate register, `!` allowed -> src[0] (Op::src_neg)

@@ -197,7 +197,8 @@ struct Op {
   Permute prmt = Permute::generic; ///< prmt's mode
   bool left = false;               ///< shf.l (else shf.r)
   bool clamp = false;              ///< shf.clamp (else .wrap)
-  Addr addr3;         ///< cp.async.bulk's mbarrier (its destination in addr, source in addr2)
+  Addr addr3;         ///< cp.async.bulk's mbarrier (its destination in addr, source in addr2;
+                      ///< a tensor copy's: its shared side in addr, its tensor map in addr2)
   bool noinc = false; ///< cp.async.mbarrier.arrive.noinc
   bool read = false;  ///< cp.async.bulk.wait_group.read: waits for the groups' reads only
   bool sink = false;  ///< mbarrier.arrive's state destination is the sink `_`
@@ -210,6 +211,8 @@ struct Op {
   bool strong = false;
   Atomic atomic = Atomic::add; ///< atom / red's operation
   bool shiftamt = false;       ///< bfind.shiftamt
+  std::uint8_t rank = 0;       ///< cp.async.bulk.tensor's dimensions (1..5)
+  std::array<Val, 5> coords{}; ///< its tensor coordinates, innermost first (as written)
 };
 
 struct Param {

@@ -131,6 +131,8 @@ struct Relocation {
       d += reg;
     for (auto& v : o.src)
       val(v);
+    for (auto& v : o.coords)
+      val(v);
     val(o.zval);
     if (o.guard >= 0)
       o.guard += static_cast<std::int32_t>(reg);

@@ -27,6 +27,13 @@ Opnd Parser::operand() {
       fail(DiagId::sim_syntax, peek(),
            "write a negative address offset as `+-N`; ptxas rejects `-N`");
     }
+    if (accept(",")) { // a tensor map and its coordinates: [tmap, {c0, c1, ...}]
+      Opnd coords = operand();
+      if (coords.kind == Opnd::Kind::vec)
+        o.elems = std::move(coords.elems);
+      else
+        o.elems.push_back(coords);
+    }
     const Token& close = expect("]", "to close the address");
     o.length = close.pos + 1 - o.pos;
     return o;
@@ -199,10 +206,19 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
       return v;
     }
     for (const auto& p : e_->params) {
-      if (p.name == o.name)
+      if (p.name != o.name)
+        continue;
+      // A kernel parameter's address in the parameter space (cvta.param makes it generic); a
+      // .func's parameters live in its frame.
+      if (e_->is_func)
         throw Unsupported{DiagId::sim_unsupported_operand,
-                          "taking the address of parameter `" + p.name +
+                          "taking the address of a .func parameter `" + p.name +
                               "` is not simulated; read it with ld.param"};
+      if (bits != 64)
+        fail(DiagId::sim_operand_width, o, "the address of `" + p.name + "` needs a 64-bit type");
+      v.kind = ir::Val::Kind::imm;
+      v.imm = static_cast<std::int64_t>(p.offset);
+      return v;
     }
   }
   fail(DiagId::sim_undeclared, o,
@@ -251,7 +267,7 @@ ir::Addr Parser::param_address(const Opnd& o, ir::Space& space, std::uint32_t ac
 
 /// A memory operand in `space`; symbols are folded into the offset.
 ir::Addr Parser::address(const Opnd& o, ir::Space& space, std::uint32_t access_bytes) {
-  if (o.kind != Opnd::Kind::addr)
+  if (o.kind != Opnd::Kind::addr || !o.elems.empty())
     fail(DiagId::sim_operand_kind, o, "expected a memory operand like [%rd1] or [%rd1+16]");
   ir::Addr a;
   a.offset = o.offset;

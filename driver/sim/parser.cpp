@@ -308,7 +308,7 @@ void Parser::function_header(ir::Entry& e) {
   if (e.is_func && accept("(")) { // results
     if (!is(")")) {
       do {
-        ir::Param p = param_decl(true);
+        ir::Param p = param_decl();
         p.offset = frame_place(e, p);
         e.rets.push_back(std::move(p));
       } while (accept(","));

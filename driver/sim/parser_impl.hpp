@@ -155,7 +155,7 @@ private:
   // ------------------------------------------------ declarations.cpp
   void param(ir::Entry& e);
   /// `.param {.align N} .type {.ptr {.space} {.align N}} name{[N]}`.
-  ir::Param param_decl(bool allow_array);
+  ir::Param param_decl();
   /// Places `p` in the function's frame (aligned), returning its offset.
   std::uint32_t frame_place(ir::Entry& e, const ir::Param& p);
   /// `.param` inside a body: a call sequence's argument or result variable.
@@ -209,6 +209,7 @@ private:
   void compare_qualifiers(const QualifierInput& in);
   void cvta_qualifiers(const QualifierInput& in);
   void cp_async_qualifiers(const QualifierInput& in);
+  void bulk_family_qualifiers(const QualifierInput& in);
   void createpolicy_qualifiers(const QualifierInput& in);
   void arith_qualifiers(const QualifierInput& in);
   void cvt_qualifiers(const QualifierInput& in);
@@ -235,6 +236,8 @@ private:
   void data(ir::Op& op, const Decoded& d, const Opnd& o);
   void cp_extra(ir::Op& op, const Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
                 std::size_t& k);
+  /// cp.async.bulk.tensor's `[tmap, {c0, ...}]` -> addr2 and coords (Op::rank of them).
+  void tensor_map_operand(ir::Op& op, const Opnd& o);
 
   std::string_view src_;
   std::vector<std::string_view> lines_;

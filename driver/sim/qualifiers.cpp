@@ -147,6 +147,89 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
   return std::nullopt;
 }
 
+/// cp.async.bulk.tensor's qualifiers: `.Nd`, the load's `.shared::{cluster,cta} .global` or the
+/// store's `.global .shared::cta`, `{.tile}`, the completion (the load's
+/// `.mbarrier::complete_tx::bytes`, the store's `.bulk_group`), `{.L2::cache_hint}`. The store's
+/// code becomes tensor_store. The im2col modes, multicast and CTA groups are not simulated.
+/// The rank a `.1d` ... `.5d` word names; 0 for another word.
+std::uint8_t tensor_rank(std::optional<ptx::Qualifier> w) {
+  static constexpr ptx::Qualifier dims[] = {ptx::Qualifier::dim1, ptx::Qualifier::dim2,
+                                            ptx::Qualifier::dim3, ptx::Qualifier::dim4,
+                                            ptx::Qualifier::dim5};
+  const auto* dim = std::find(std::begin(dims), std::end(dims), w);
+  return dim == std::end(dims) ? 0 : static_cast<std::uint8_t>(dim - std::begin(dims) + 1);
+}
+
+std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
+                                             std::span<const ptx::OpcodeWord> quals) {
+  const auto at = [&](std::size_t k) {
+    return k < quals.size() ? word(quals[k]) : std::optional<ptx::Qualifier>{};
+  };
+  op.rank = tensor_rank(at(0));
+  if (op.rank == 0)
+    return "cp.async.bulk.tensor takes its dimensions first (`.1d` to `.5d`)";
+  const auto w1 = at(1), w2 = at(2);
+  const bool load = (w1 == ptx::Qualifier::shared_cluster || w1 == ptx::Qualifier::shared_cta) &&
+                    w2 == ptx::Qualifier::global;
+  const bool store = w1 == ptx::Qualifier::global && w2 == ptx::Qualifier::shared_cta;
+  if (!load && !store)
+    return "cp.async.bulk.tensor copies `.global` to `.shared::{cluster,cta}` or `.shared::cta` "
+           "to `.global`";
+  std::size_t k = 3;
+  if (k < quals.size() && quals[k].text.starts_with("im2col"))
+    throw Unsupported{DiagId::sim_unsupported_form, "im2col tensor copies are not simulated"};
+  if (at(k) == ptx::Qualifier::tile)
+    ++k;
+  const ptx::Qualifier completion =
+      load ? ptx::Qualifier::complete_tx_bytes : ptx::Qualifier::bulk_group;
+  if (at(k) != completion)
+    return load ? "a tensor load completes with `.mbarrier::complete_tx::bytes`"
+                : "a tensor store completes with `.bulk_group`";
+  for (const ptx::OpcodeWord& q : quals.subspan(k + 1)) {
+    if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
+      d.hint = true;
+    else if (word(q) == ptx::Qualifier::multicast_cluster || q.text.starts_with("cta_group"))
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        "multicast and CTA-group tensor copies are not simulated"};
+    else
+      return "`." + std::string(q.text) + "` is not a cp.async.bulk.tensor qualifier";
+  }
+  if (store)
+    op.code = ir::Code::tensor_store;
+  op.space = ir::Space::shared;
+  return std::nullopt;
+}
+
+/// The bulk prefetches: cp.async.bulk.prefetch `.L2 .global {.L2::cache_hint}`, and
+/// cp.async.bulk.prefetch.tensor `.Nd .L2 .global {.tile} {.L2::cache_hint}` (Op::rank set).
+std::optional<std::string> bulk_prefetch_qualifiers(ir::Op& op, Decoded& d,
+                                                    std::span<const ptx::OpcodeWord> quals) {
+  std::size_t k = 0;
+  if (op.code == ir::Code::tensor_prefetch) {
+    op.rank = k < quals.size() ? tensor_rank(word(quals[k])) : 0;
+    if (op.rank == 0)
+      return "cp.async.bulk.prefetch.tensor takes its dimensions first (`.1d` to `.5d`)";
+    ++k;
+  }
+  if (quals.size() < k + 2 || word(quals[k]) != ptx::Qualifier::L2 ||
+      word(quals[k + 1]) != ptx::Qualifier::global)
+    return "a bulk prefetch is `.L2.global`";
+  k += 2;
+  if (op.code == ir::Code::tensor_prefetch && k < quals.size() &&
+      quals[k].text.starts_with("im2col"))
+    throw Unsupported{DiagId::sim_unsupported_form, "im2col tensor prefetches are not simulated"};
+  if (op.code == ir::Code::tensor_prefetch && k < quals.size() &&
+      word(quals[k]) == ptx::Qualifier::tile)
+    ++k;
+  if (k < quals.size() && word(quals[k]) == ptx::Qualifier::L2_cache_hint) {
+    d.hint = true;
+    ++k;
+  }
+  if (k < quals.size())
+    return "`." + std::string(quals[k].text) + "` is not a bulk prefetch qualifier here";
+  return std::nullopt;
+}
+
 /// fence.proxy.async{.global|.shared::{cta,cluster}} and fence.mbarrier_init.release.cluster.
 bool fence_qualifiers_ok(ptx::Mnemonic mnemonic, std::span<const ptx::OpcodeWord> quals) {
   if (mnemonic == ptx::Mnemonic::fence_mbarrier_init)
@@ -335,17 +418,11 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     d.type = *parse_type(ptx::name(ptx::ScalarType::b64));
     break;
   case Quals::bulk:
-    if (auto bad = bulk_qualifiers(op, d, quals))
-      fail(DiagId::sim_qualifier, opc, *bad);
-    d.type = *parse_type(ptx::name(ptx::ScalarType::u32));
-    op.type = d.type.t;
-    break;
-  case Quals::bulk_off:
-    throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
+  case Quals::tensor:
+  case Quals::bulk_prefetch:
+  case Quals::tensor_prefetch:
   case Quals::bulk_wait:
-    if (quals.size() > 1 || (quals.size() == 1 && word(quals[0]) != ptx::Qualifier::read))
-      fail(DiagId::sim_qualifier, opc, "cp.async.bulk.wait_group takes only `.read`");
-    op.read = !quals.empty();
+    bulk_family_qualifiers(in);
     break;
   case Quals::fence:
     if (!fence_qualifiers_ok(f.mnemonic, quals))
@@ -377,6 +454,27 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     break;
   }
   return d;
+}
+
+/// The bulk copies (1-D and tensor), their prefetches and cp.async.bulk.wait_group.
+void Parser::bulk_family_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
+  if (f.quals == Quals::bulk_wait) {
+    if (quals.size() > 1 || (quals.size() == 1 && word(quals[0]) != ptx::Qualifier::read))
+      fail(DiagId::sim_qualifier, opc, "cp.async.bulk.wait_group takes only `.read`");
+    op.read = !quals.empty();
+    return;
+  }
+  const std::optional<std::string> bad = f.quals == Quals::bulk ? bulk_qualifiers(op, d, quals)
+                                         : f.quals == Quals::tensor
+                                             ? tensor_qualifiers(op, d, quals)
+                                             : bulk_prefetch_qualifiers(op, d, quals);
+  if (bad)
+    fail(DiagId::sim_qualifier, opc, *bad);
+  // a 1-D copy's size is a u32 register or immediate; tensor coordinates are s32
+  d.type =
+      *parse_type(ptx::name(f.quals == Quals::bulk ? ptx::ScalarType::u32 : ptx::ScalarType::s32));
+  op.type = d.type.t;
 }
 
 /// The forms whose qualifiers are their types alone: one type, cvt-like `.dtype.stype`, and
@@ -610,7 +708,7 @@ void Parser::cvta_qualifiers(const QualifierInput& in) {
   std::string_view sp = quals[k].text;
   const std::optional<ptx::Qualifier> w = word(quals[k]);
   if (w == ptx::Qualifier::global || w == ptx::Qualifier::shared ||
-      w == ptx::Qualifier::shared_cta || w == ptx::Qualifier::local)
+      w == ptx::Qualifier::shared_cta || w == ptx::Qualifier::local || w == ptx::Qualifier::param)
     op.space = space_of(*w);
   else
     throw Unsupported{DiagId::sim_unsupported_form,

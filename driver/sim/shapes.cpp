@@ -91,6 +91,8 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::mbar_addr:
   case Shape::mbar_state:
   case Shape::bulk_tail:
+  case Shape::tensor_op1:
+  case Shape::tensor_op2:
     memory_shape(s, op, d, opc, ops, k);
     return;
   case Shape::opt_u32:
@@ -204,8 +206,19 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     op.src[0].imm = 1;
     return;
   }
+  case Shape::tensor_op1:
+  case Shape::tensor_op2: {
+    // The load's shared destination comes first, the store's (and a prefetch's) tensor map.
+    if ((s == Shape::tensor_op1) == (op.code != ir::Code::tensor_load)) {
+      tensor_map_operand(op, ops[k++]);
+    } else {
+      ir::Space space = ir::Space::shared;
+      op.addr = address(ops[k++], space, 0);
+    }
+    return;
+  }
   case Shape::bulk_tail: {
-    if (op.code != ir::Code::bulk_store) {
+    if (op.code != ir::Code::bulk_store && op.code != ir::Code::tensor_store) {
       if (k >= ops.size())
         fail(DiagId::sim_operand_count, opc, quote(opc.text) + " needs its mbarrier operand");
       ir::Space space = ir::Space::shared;
@@ -294,6 +307,25 @@ void Parser::arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
   default:
     unreachable("arith_shape(): not a bit-operation or float operand shape");
   }
+}
+
+/// `[tmap, {c0, ...}]`: the map's generic address -> addr2 (a 64-bit register or a global
+/// symbol, plus an offset), one 32-bit coordinate per dimension -> coords.
+void Parser::tensor_map_operand(ir::Op& op, const Opnd& o) {
+  if (o.kind != Opnd::Kind::addr || o.elems.empty())
+    fail(DiagId::sim_operand_kind, o, "expected a tensor map and its coordinates, [%rd1, {%r1}]");
+  if (o.elems.size() != op.rank)
+    fail(DiagId::sim_operand_count, o,
+         "a ." + std::to_string(op.rank) + "d tensor copy takes " + std::to_string(op.rank) +
+             " coordinate(s), found " + std::to_string(o.elems.size()));
+  for (std::size_t c = 0; c < o.elems.size(); ++c)
+    op.coords[c] = value(o.elems[c], 32, "a tensor coordinate");
+  Opnd map = o;
+  map.elems.clear();
+  ir::Space space = ir::Space::generic;
+  op.addr2 = address(map, space, 0);
+  if (op.addr2.has_reg && op.addr2.bits != 64)
+    fail(DiagId::sim_operand_width, o, "the tensor map's generic address needs a 64-bit register");
 }
 
 /// cvta's source: a register may be 64 bits whatever the type.

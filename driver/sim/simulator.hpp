@@ -105,16 +105,41 @@
 // begin = that boundary, end = begin + reserved_smem_bytes, cap = reserved_smem_bytes,
 // _0 = begin, _1 = begin + 8. %total_smem_size does not count them.
 //
+// Tensor copies (cp.async.bulk.tensor.{1..5}d ... .tile, driver/sim/cta_tensor.cpp): a
+// CUtensorMap's 128 bytes are the driver's opaque encoding, so the caller states each map the
+// launch passes (Launch::tensor_maps: a tile::TensorMapDesc and the global address of the
+// tensor it maps). The simulator stands for map k by 128 handle bytes (tensor_map_handle(k)):
+// it writes them into the `.param` that holds the map (`.param .align 64|128 .b8 p[128]`, as
+// nvcc declares a `const __grid_constant__ CUtensorMap`), and a caller may copy them into
+// global memory for a kernel that finds its map there. The instruction's map operand is a
+// generic address (as the ISA requires; nvcc takes `mov.b64 %rd, param` then `cvta.param.u64`):
+// of a kernel parameter (the param window, param_window_base) or inside a global buffer, 64-byte
+// aligned; 128 bytes there that are not a handle of this launch are `unsupported` (the simulator
+// cannot decode a real CUtensorMap). The elements go where tile::box_elements says (swizzle,
+// element strides). A load is a bulk copy like the 1-D one (complete_tx on its mbarrier, performed
+// when the phase completes): its tx bytes are the whole box, filled elements included, and
+// elements outside the tensor are filled with zero, or with NaN (every bit but the sign set, a
+// NaN in each float format). A store joins the thread's open bulk group like a 1-D bulk store
+// (the same read / write completion and races over its shared source); it writes the elements
+// inside the tensor and, past the inner extent, those before the row's next 16-byte boundary
+// (the H100's spill), and skips the others. Its shared side is aligned to 128 bytes, or to the
+// swizzle's repeat (256, 512, 1024), else misaligned_address.
+//
 // The generic address space: global addresses are the caller's buffer
 // addresses; shared memory is mapped at shared_window_base (cvta.shared /
-// cvta.to.shared convert); a generic ld/st decides by address.
+// cvta.to.shared convert), kernel parameters at param_window_base (cvta.param: `mov.b64 %rd,
+// param` gives a parameter's offset in the parameter space); a generic ld/st decides by address
+// (it does not read the param window).
 
 #include "emitter/support/result.hpp"
+#include "emitter/tile/tensor_map.hpp"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -139,6 +164,11 @@ inline constexpr std::uint64_t local_window_base = 0x0000'7c00'0000'0000ull;
 inline constexpr std::uint64_t function_address_base = 0x0000'7b00'0000'0000ull;
 /// Where the module's own `.global` / `.const` variables live in the global space.
 inline constexpr std::uint64_t module_data_base = 0x0000'7d00'0000'0000ull;
+/// Where the kernel's parameters appear in the generic address space (cvta.param).
+inline constexpr std::uint64_t param_window_base = 0x0000'7a00'0000'0000ull;
+/// Bytes of a tensor map (CUtensorMap), and the alignment of its address.
+inline constexpr std::size_t tensor_map_bytes = 128;
+inline constexpr std::uint64_t tensor_map_align = 64;
 
 /// One global allocation: bytes [address, address + bytes->size()) are addressable.
 struct GlobalBuffer {
@@ -150,6 +180,23 @@ struct GlobalBuffer {
 /// Sizes along x, y, z.
 using Dim3 = std::array<std::uint32_t, 3>;
 
+/// A tensor map the launch passes (see "Tensor copies" above).
+struct TensorMapArg {
+  /// The entry's `.param` (declaration order) that holds the map: a 128-byte array parameter,
+  /// into which the simulator writes tensor_map_handle() of this map. None: the kernel finds
+  /// the map elsewhere (handle bytes the caller placed in a global buffer).
+  std::optional<std::size_t> param;
+  tile::TensorMapDesc desc;         ///< what it encodes; tile::check_tensor_map(desc) is empty
+  std::uint64_t global_address = 0; ///< the tensor's first byte (16-byte aligned), in `memory`
+};
+
+/// The 128 bytes that stand for Launch::tensor_maps[index]: the magic "ptxgenTM", the index
+/// and its complement (little endian u32 each), then zeros.
+std::array<std::uint8_t, tensor_map_bytes> tensor_map_handle(std::size_t index);
+/// The index the handle `bytes` (tensor_map_bytes of them) stands for; nullopt when they are
+/// not a handle.
+std::optional<std::size_t> tensor_map_index(std::span<const std::uint8_t> bytes);
+
 struct Launch {
   Dim3 grid_dim = {1, 1, 1};  ///< CTAs along x, y, z
   Dim3 block_dim = {1, 1, 1}; ///< threads per CTA along x, y, z (within ptx::max_block_dims,
@@ -157,8 +204,12 @@ struct Launch {
   /// Bytes of the `.extern .shared` array, if the entry declares one
   /// (cuLaunchKernel's sharedMemBytes); accesses beyond them fault.
   std::uint32_t dynamic_shared_bytes = 0;
-  /// One value per declared `.param`, in declaration order (u32 params are truncated).
+  /// One value per declared `.param`, in declaration order (u32 params are truncated). An
+  /// array parameter (more than 8 bytes) must be a tensor map's (tensor_maps); its value here
+  /// is not used.
   std::vector<std::uint64_t> params;
+  /// The tensor maps the kernel uses (cp.async.bulk.tensor), in any order.
+  std::vector<TensorMapArg> tensor_maps;
   /// `run --profile`: when set, every CTA's shared and global accesses by ld, st
   /// and cp.async are merged into it (driver/sim/profile.hpp); it must outlive the run.
   Profile* profile = nullptr;

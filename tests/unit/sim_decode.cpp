@@ -166,19 +166,17 @@ TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded t
       const detail::Form* form = detail::find_form(opcode_of(samples[k].text));
       REQUIRE(form != nullptr);
       ++covered[static_cast<std::size_t>(form - rows.data())];
-      // cp.async.bulk's row decodes the store to bulk_store by its qualifiers
+      // cp.async.bulk's row decodes the store to bulk_store by its qualifiers, and
+      // cp.async.bulk.tensor's to tensor_store
       const bool by_qualifiers =
-          form->code == ir::Code::bulk_copy && samples[k].code == ir::Code::bulk_store;
+          (form->code == ir::Code::bulk_copy && samples[k].code == ir::Code::bulk_store) ||
+          (form->code == ir::Code::tensor_load && samples[k].code == ir::Code::tensor_store);
       CHECK((form->code == samples[k].code || by_qualifiers));
       CHECK(ops[k].code == samples[k].code);
       CHECK(ops[k].line == samples[k].line);
     }
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    // A row decoded as `unsupported` (a bulk form not simulated yet) has no clean sample: the
-    // test of instructions outside the subset covers it.
-    if (rows[r].code == ir::Code::unsupported)
-      continue;
     INFO("row " << r << " `" << ptxgen::ptx::spelling(rows[r].mnemonic) << "` has no sample");
     CHECK(covered[r] > 0);
   }
@@ -187,10 +185,10 @@ TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded t
 TEST_CASE("forms.def: every code but those the parser makes itself has a form; optional operands "
           "come last") {
   // `call` (its own statement grammar); mov_pack / mov_unpack (mov with a vector); bulk_store
-  // (cp.async.bulk's row, by its qualifiers). `unsupported` is the parser's too, and the code of
-  // the rows of mnemonics it does not simulate yet.
+  // (cp.async.bulk's row, by its qualifiers); tensor_store (cp.async.bulk.tensor's row, likewise).
+  // `unsupported` is the parser's too.
   const std::vector<ir::Code> formless = {ir::Code::call, ir::Code::mov_pack, ir::Code::mov_unpack,
-                                          ir::Code::bulk_store};
+                                          ir::Code::bulk_store, ir::Code::tensor_store};
   const std::vector<ir::Code> codes = {
 #define SIM_CODE(code, family) ir::Code::code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
@@ -325,34 +323,24 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
   kinds.push_back(ptx::CpAsyncBulkCommitGroup{});
   kinds.push_back(ptx::CpAsyncBulkWaitGroup{0, true});
   kinds.push_back(ptx::CpAsyncBulkWaitGroup{1, false});
-  kinds.push_back(ptx::Ret{});
-  // The bulk kinds the simulator does not run yet: each one alone must not pass for simulated
-  // (an `unsupported` warning, or for the tensor operand `[map, {c...}]` a refusal).
   const ptx::TensorOperand tensor{rd2, {r1, r2}};
-  std::vector<ptx::InstructionBody> unsimulated = {
-      ptx::CpAsyncBulkPrefetch{false, Address{rd1, 0}, Immediate{16}, {}},
-      ptx::CpAsyncBulkTensorLoad{ptx::TensorRank::d2,
-                                 ptx::BulkDst::shared_cluster,
-                                 false,
-                                 Address{smem, 0},
-                                 tensor,
-                                 Address{smem, 8},
-                                 {}},
-      ptx::CpAsyncBulkTensorStore{ptx::TensorRank::d2, false, tensor, Address{smem, 0}, {}},
-      ptx::CpAsyncBulkPrefetchTensor{ptx::TensorRank::d2, false, tensor, {}},
-  };
+  kinds.push_back(ptx::CpAsyncBulkTensorLoad{ptx::TensorRank::d2,
+                                             ptx::BulkDst::shared_cluster,
+                                             false,
+                                             Address{smem, 0},
+                                             tensor,
+                                             Address{smem, 8},
+                                             {}});
+  kinds.push_back(
+      ptx::CpAsyncBulkTensorStore{ptx::TensorRank::d2, false, tensor, Address{smem, 0}, {}});
+  kinds.push_back(ptx::CpAsyncBulkPrefetch{false, Address{rd1, 0}, Immediate{16}, {}});
+  kinds.push_back(ptx::CpAsyncBulkPrefetchTensor{ptx::TensorRank::d2, false, tensor, {}});
+  kinds.push_back(ptx::Ret{});
   std::set<std::size_t> seen;
   std::string body;
   for (const auto& k : kinds) {
     seen.insert(k.index());
     body += "\t" + ptx::print(ptx::Instruction{std::nullopt, k, ""}) + "\n";
-  }
-  for (const auto& k : unsimulated) {
-    seen.insert(k.index());
-    const std::string line = "\t" + ptx::print(ptx::Instruction{std::nullopt, k, ""}) + "\n";
-    INFO(line);
-    auto one = Program::parse(one_thread(line));
-    CHECK((!one || find(one.diagnostics, DiagId::sim_unsupported_form) != nullptr));
   }
   INFO(body);
   CHECK(seen.size() == std::variant_size_v<ptx::InstructionBody>); // every kind has a sample
@@ -465,7 +453,10 @@ TEST_CASE("instructions outside the subset parse with a warning DiagId and fault
   }
   SUBCASE("bulk forms the simulator does not run yet") {
     for (const char* body :
-         {"\tcp.async.bulk.prefetch.L2.global [%rd1], 16;\n",
+         {"\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+          "[s], [%rd1], 16, [s+8], %rs1;\n",
+          "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+          "[s], [%rd1, {%r1, %r2, %r3}], [s+8], {%rs1};\n",
           "\tcp.async.bulk.global.shared::cluster.bulk_group [%rd1], [s], 16;\n"})
       expect_unsupported(body, DiagId::sim_unsupported_form);
   }

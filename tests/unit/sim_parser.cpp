@@ -278,8 +278,12 @@ TEST_CASE("an unsupported instruction is a clean error naming its line") {
     CHECK(r.fault->message.find("testp.finite.f32 %p1, %r1;") != std::string::npos);
     CHECK(r.instructions_executed == 0); // refused before anything ran
   }
-  SUBCASE("cp.async.bulk.prefetch.L2.global") {
-    SimResult r = run(one_thread("\tcp.async.bulk.prefetch.L2.global [%rd1], 16;\n"), "k", l, mem);
+  SUBCASE("cp.async.bulk.tensor.3d ... .im2col") {
+    SimResult r =
+        run(one_thread("\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::"
+                       "complete_tx::bytes [%r1], [%rd1, {%r1, %r2, %r3}], [%r2], "
+                       "{%rs1};\n"),
+            "k", l, mem);
     REQUIRE(r.fault);
     CHECK(r.fault->kind == FaultKind::unsupported);
     CHECK(r.fault->ptx_line == first_body_line);

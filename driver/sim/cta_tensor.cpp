@@ -1,0 +1,200 @@
+// The executor's CTA: tensor copies (cp.async.bulk.tensor.{1..5}d ... .tile), the handles that
+// stand for the launch's tensor maps, and the element runs a copy moves (cta.hpp; the model:
+// simulator.hpp, "Tensor copies").
+
+#include "driver/sim/cta.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ptxgen::sim {
+namespace {
+
+/// The first bytes of a handle: "ptxgenTM".
+constexpr std::array<std::uint8_t, 8> tensor_map_magic = {'p', 't', 'x', 'g', 'e', 'n', 'T', 'M'};
+
+void put_u32(std::uint8_t* at, std::uint32_t v) {
+  for (int k = 0; k < 4; ++k)
+    at[k] = static_cast<std::uint8_t>(v >> (8 * k));
+}
+
+std::uint32_t get_u32(const std::uint8_t* at) {
+  std::uint32_t v = 0;
+  for (int k = 0; k < 4; ++k)
+    v |= static_cast<std::uint32_t>(at[k]) << (8 * k);
+  return v;
+}
+
+} // namespace
+
+std::array<std::uint8_t, tensor_map_bytes> tensor_map_handle(std::size_t index) {
+  std::array<std::uint8_t, tensor_map_bytes> h{};
+  std::copy(tensor_map_magic.begin(), tensor_map_magic.end(), h.begin());
+  put_u32(h.data() + 8, static_cast<std::uint32_t>(index));
+  put_u32(h.data() + 12, ~static_cast<std::uint32_t>(index));
+  return h;
+}
+
+std::optional<std::size_t> tensor_map_index(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() != tensor_map_bytes ||
+      !std::equal(tensor_map_magic.begin(), tensor_map_magic.end(), bytes.begin()))
+    return std::nullopt;
+  const std::uint32_t index = get_u32(bytes.data() + 8);
+  if (get_u32(bytes.data() + 12) != ~index ||
+      std::any_of(bytes.begin() + 16, bytes.end(), [](std::uint8_t b) { return b != 0; }))
+    return std::nullopt;
+  return index;
+}
+
+} // namespace ptxgen::sim
+
+namespace ptxgen::sim::exec {
+namespace {
+
+/// An element's out-of-bounds fill: zero, or a NaN of the element's size with every bit but the
+/// sign set (a NaN in f16, bf16, f32 and f64 alike).
+std::array<std::uint8_t, 8> fill_bytes(const tile::TensorMapDesc& map, std::size_t element) {
+  std::array<std::uint8_t, 8> fill{};
+  if (map.oob_fill == tile::TensorMapOobFill::nan) {
+    std::fill_n(fill.begin(), element, std::uint8_t{0xFF});
+    fill[element - 1] = 0x7F; // little endian: the sign bit is the top of the last byte
+  }
+  return fill;
+}
+
+/// Appends one element to `runs`, extending the last run when both sides are contiguous.
+void add_element(std::vector<TensorRun>& runs, const TensorRun& e) {
+  if (!runs.empty()) {
+    TensorRun& last = runs.back();
+    const bool fill = e.buffer < 0;
+    if ((last.buffer < 0) == fill && last.shared + last.bytes == e.shared &&
+        (fill || last.global + last.bytes == e.global)) {
+      last.bytes += e.bytes;
+      return;
+    }
+  }
+  runs.push_back(e);
+}
+
+} // namespace
+
+const TensorMapArg& Cta::tensor_map(const Thread& t, const ir::Op& op) const {
+  const std::uint64_t at = address(t, op.addr2);
+  check_align(t, op, at, tensor_map_align, "tensor map");
+  std::array<std::uint8_t, tensor_map_bytes> bytes{};
+  const std::uint64_t param = at - param_window_base;
+  if (at >= param_window_base && param <= params_.size() &&
+      params_.size() - param >= tensor_map_bytes) {
+    std::memcpy(bytes.data(), params_.data() + param, tensor_map_bytes);
+  } else {
+    if (in_shared_window(at))
+      fault_at(FaultKind::illegal_address, t, op,
+               "the tensor map address " + hex(at) +
+                   " is in shared memory; a map lives in .param, .const or .global memory");
+    std::memcpy(bytes.data(), global_bytes(t, op, at, tensor_map_bytes, "tensor map"),
+                tensor_map_bytes);
+  }
+  const std::optional<std::size_t> k = tensor_map_index(bytes);
+  if (!k || *k >= l_.tensor_maps.size())
+    fault_at(FaultKind::unsupported, t, op,
+             "the 128 bytes at " + hex(at) +
+                 " are not a tensor map of this launch: the simulator cannot decode a "
+                 "CUtensorMap; the caller states each map (Launch::tensor_maps)");
+  const TensorMapArg& m = l_.tensor_maps[*k];
+  if (m.desc.rank() != op.rank)
+    fault_at(FaultKind::undefined_behavior, t, op,
+             "a ." + std::to_string(op.rank) + "d tensor copy through the map of `" +
+                 m.desc.tensor + "`, which has rank " + std::to_string(m.desc.rank()));
+  return m;
+}
+
+std::shared_ptr<const TensorPlan> Cta::tensor_plan(const Thread& t, const ir::Op& op,
+                                                   const TensorMapArg& m,
+                                                   tile::TensorAccess access) const {
+  std::vector<std::int64_t> coords(op.rank);
+  for (std::size_t c = 0; c < op.rank; ++c) // PTX lists them innermost first
+    coords[op.rank - 1 - c] = sext(raw(t, op.coords[c]), 32);
+  auto plan = std::make_shared<TensorPlan>();
+  const auto element = static_cast<std::size_t>(tile::size_bytes(m.desc.dtype));
+  plan->element = static_cast<std::uint32_t>(element);
+  plan->fill = fill_bytes(m.desc, element);
+  plan->tx = static_cast<std::uint64_t>(tile::box_bytes(m.desc));
+  for (const tile::BoxElement& e : tile::box_elements(m.desc, coords, access)) {
+    const auto shared = static_cast<std::uint64_t>(e.shared_offset);
+    plan->extent = std::max(plan->extent, shared + element);
+    const bool moved = e.place == tile::BoxPlace::inside ||
+                       (access == tile::TensorAccess::store && e.place == tile::BoxPlace::spill);
+    if (!moved && access == tile::TensorAccess::store)
+      continue; // a store skips what lies outside the tensor
+    TensorRun r;
+    r.shared = shared;
+    r.bytes = plan->element;
+    if (moved) {
+      r.global = m.global_address + static_cast<std::uint64_t>(e.global_offset);
+      r.buffer = 0; // resolved below, once the runs are merged
+    }
+    add_element(plan->runs, r);
+  }
+  for (TensorRun& r : plan->runs) {
+    if (r.buffer < 0)
+      continue;
+    global_bytes(t, op, r.global, r.bytes,
+                 access == tile::TensorAccess::load ? "cp.async.bulk.tensor source"
+                                                    : "cp.async.bulk.tensor destination");
+    r.buffer = find_buffer(r.global, r.bytes);
+  }
+  return plan;
+}
+
+std::uint64_t Cta::tensor_shared(const Thread& t, const ir::Op& op, const TensorMapArg& m,
+                                 const TensorPlan& plan) const {
+  const std::uint64_t at = address(t, op.addr);
+  const bool load = op.code == ir::Code::tensor_load;
+  const std::string_view what =
+      load ? "cp.async.bulk.tensor destination" : "cp.async.bulk.tensor source";
+  const auto align =
+      static_cast<std::uint64_t>(row_of(tile::swizzle_rows, m.desc.swizzle).shared_align);
+  check_align(t, op, at, align, what);
+  check_shared(t, op, at, plan.extent, what);
+  not_an_mbarrier(t, op, at, plan.extent, what);
+  return at;
+}
+
+void Cta::tensor_load_issue(Thread& t, const ir::Op& op) {
+  const TensorMapArg& m = tensor_map(t, op);
+  std::shared_ptr<const TensorPlan> plan = tensor_plan(t, op, m, tile::TensorAccess::load);
+  Copy c;
+  c.dst = tensor_shared(t, op, m, *plan);
+  c.size = static_cast<std::uint32_t>(plan->extent);
+  for (const TensorRun& r : plan->runs) {
+    if (r.buffer >= 0)
+      check_global_read(t, op, r.global, r.bytes);
+  }
+  const std::uint64_t tx = plan->tx;
+  c.tensor = std::move(plan);
+  queue_bulk_load(t, op, std::move(c), tx);
+}
+
+void Cta::tensor_store_issue(Thread& t, const ir::Op& op) {
+  const TensorMapArg& m = tensor_map(t, op);
+  std::shared_ptr<const TensorPlan> plan = tensor_plan(t, op, m, tile::TensorAccess::store);
+  BulkStore s;
+  s.src = tensor_shared(t, op, m, *plan);
+  s.size = static_cast<std::uint32_t>(plan->extent);
+  s.tensor = std::move(plan);
+  queue_bulk_store(t, op, std::move(s));
+}
+
+void Cta::land_tensor(std::uint8_t* d, const TensorPlan& p) const {
+  for (const TensorRun& r : p.runs) {
+    if (r.buffer >= 0) {
+      const auto& buf = mem_[static_cast<std::size_t>(r.buffer)];
+      std::memcpy(d + r.shared, buf.bytes->data() + (r.global - buf.address), r.bytes);
+      continue;
+    }
+    for (std::uint64_t b = 0; b < r.bytes; b += p.element)
+      std::memcpy(d + r.shared + b, p.fill.data(), p.element);
+  }
+}
+
+} // namespace ptxgen::sim::exec

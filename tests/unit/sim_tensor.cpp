@@ -1,0 +1,493 @@
+// The simulator's tensor copies (cp.async.bulk.tensor ... .tile): hand-written one-thread
+// kernels (the map a `.param .align 128 .b8 [128]` taken by `mov.b64` + `cvta.param`, or a
+// pointer to handle bytes in global memory) and maps stated through Launch::tensor_maps. The
+// expected bytes are worked out here from the ISA's description, element by element: a box
+// element's tensor coordinate, its dense place in shared memory, the 128-byte swizzle as
+// "chunk j of line L moves to chunk j ^ (L % 8)", zero or NaN for elements outside the tensor,
+// and a store that writes past the inner extent up to the row's next 16-byte boundary.
+// Checks key on FaultKind / RaceKind, never on message text.
+
+#include "driver/sim/simulator.hpp"
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_sim_tensor {
+
+using namespace ptxgen::sim;
+namespace tile = ptxgen::tile;
+
+namespace {
+
+constexpr std::uint64_t tensor_base = 0x10000;
+constexpr std::uint64_t out_base = 0x80000;
+constexpr std::uint64_t map_base = 0x90000;
+
+/// What the generated kernel does.
+struct Kernel {
+  int rank = 2;
+  std::uint32_t bytes = 0;         ///< the box's bytes (expect_tx; copied out or in)
+  bool store = false;              ///< load the box and copy shared to `out`, or the reverse
+  bool map_in_global = false;      ///< the map's address is a u64 parameter (handle bytes)
+  std::uint32_t shared_offset = 0; ///< added to the 1024-aligned shared tile's address
+  std::uint32_t expect = 0;        ///< the load's expect_tx (0: `bytes`)
+  bool fence = true;               ///< the store's fence.proxy.async
+  bool wait = true;                ///< the store's wait_group
+};
+
+/// One thread, the map in parameter 0, `out` in 1, coordinates c0 (innermost) .. c2 in 2 .. 4.
+std::string kernel_text(const Kernel& k) {
+  std::string coords = "%r1";
+  for (int c = 1; c < k.rank; ++c)
+    coords += ", %r" + std::to_string(c + 1);
+  const std::string n = std::to_string(k.bytes);
+  std::string s = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(\n";
+  s += k.map_in_global ? "\t.param .u64 k_map,\n" : "\t.param .align 128 .b8 k_map[128],\n";
+  s += "\t.param .u64 k_out,\n\t.param .u32 k_c0,\n\t.param .u32 k_c1,\n\t.param .u32 k_c2\n)\n{\n"
+       "\t.reg .pred %p<4>;\n\t.reg .b32 %r<32>;\n\t.reg .b64 %rd<16>;\n"
+       "\t.shared .align 1024 .b8 tile[8192];\n\t.shared .align 8 .b8 bar[8];\n";
+  s += k.map_in_global ? "\tld.param.u64 %rd2, [k_map];\n"
+                       : "\tmov.b64 %rd1, k_map;\n\tcvta.param.u64 %rd2, %rd1;\n";
+  s += "\tld.param.u64 %rd3, [k_out];\n\tld.param.u32 %r1, [k_c0];\n"
+       "\tld.param.u32 %r2, [k_c1];\n\tld.param.u32 %r3, [k_c2];\n"
+       "\tmov.u32 %r10, tile;\n\tadd.u32 %r10, %r10, " +
+       std::to_string(k.shared_offset) + ";\n\tmov.u32 %r11, bar;\n\tmov.u32 %r20, 0;\n";
+  // the loop that copies the box between shared memory and `out`, four bytes at a time
+  const std::string copy =
+      std::string("$L_copy:\n\tadd.u32 %r21, %r10, %r20;\n"
+                  "\tcvt.u64.u32 %rd4, %r20;\n\tadd.s64 %rd5, %rd3, %rd4;\n") +
+      (k.store ? "\tld.global.u32 %r22, [%rd5];\n\tst.shared.u32 [%r21], %r22;\n"
+               : "\tld.shared.u32 %r22, [%r21];\n\tst.global.u32 [%rd5], %r22;\n") +
+      "\tadd.u32 %r20, %r20, 4;\n\tsetp.lt.u32 %p2, %r20, " + n + ";\n\t@%p2 bra $L_copy;\n";
+  const std::string dim = std::to_string(k.rank) + "d";
+  if (k.store) {
+    s += copy;
+    if (k.fence)
+      s += "\tfence.proxy.async.shared::cta;\n";
+    s += "\tcp.async.bulk.tensor." + dim + ".global.shared::cta.tile.bulk_group [%rd2, {" + coords +
+         "}], [%r10];\n\tcp.async.bulk.commit_group;\n";
+    if (k.wait)
+      s += "\tcp.async.bulk.wait_group 0;\n";
+  } else {
+    s += "\tmbarrier.init.shared::cta.b64 [%r11], 1;\n"
+         "\tmbarrier.arrive.expect_tx.shared::cta.b64 _, [%r11], " +
+         std::to_string(k.expect != 0 ? k.expect : k.bytes) + ";\n";
+    s += "\tcp.async.bulk.tensor." + dim +
+         ".shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r10], [%rd2, {" + coords +
+         "}], [%r11];\n";
+    s += "$L_wait:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r11], 0;\n"
+         "\t@!%p1 bra $L_wait;\n" +
+         copy;
+  }
+  return s + "\tret;\n}\n";
+}
+
+/// A tensor of 32-bit words, each its own index times 7 plus 1 (never 0, never a NaN pattern).
+std::vector<std::uint8_t> words(std::size_t count) {
+  std::vector<std::uint8_t> v(count * 4);
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto w = static_cast<std::uint32_t>(i * 7 + 1);
+    std::memcpy(v.data() + 4 * i, &w, 4);
+  }
+  return v;
+}
+
+std::uint32_t word_at(const std::vector<std::uint8_t>& v, std::size_t byte) {
+  std::uint32_t w = 0;
+  std::memcpy(&w, v.data() + byte, 4);
+  return w;
+}
+
+tile::TensorMapDesc map_of(tile::DType dtype, std::vector<std::int64_t> dims,
+                           std::vector<std::int64_t> strides, std::vector<std::int64_t> box) {
+  tile::TensorMapDesc m;
+  m.tensor = "A";
+  m.dtype = dtype;
+  m.global_dims = std::move(dims);
+  m.global_strides = std::move(strides);
+  m.element_strides.assign(box.size(), 1);
+  m.box_dims = std::move(box);
+  return m;
+}
+
+struct Run {
+  std::vector<std::uint8_t> tensor, out, map_bytes;
+  std::vector<GlobalBuffer> mem;
+  SimResult result;
+};
+
+/// Runs `k` with the map `m` over `tensor` (at tensor_base), `out` (at out_base) and
+/// coordinates c (innermost first, as PTX lists them).
+void launch(Run& r, const Kernel& k, const tile::TensorMapDesc& m, std::array<std::int32_t, 3> c) {
+  r.mem = {{tensor_base, &r.tensor, "A"}, {out_base, &r.out, "out"}};
+  Launch l;
+  l.params = {0, out_base, static_cast<std::uint32_t>(c[0]), static_cast<std::uint32_t>(c[1]),
+              static_cast<std::uint32_t>(c[2])};
+  TensorMapArg arg;
+  arg.desc = m;
+  arg.global_address = tensor_base;
+  if (k.map_in_global) {
+    l.params[0] = map_base;
+    r.mem.push_back({map_base, &r.map_bytes, "map"});
+  } else {
+    arg.param = 0;
+  }
+  l.tensor_maps = {arg};
+  l.max_instructions = 1'000'000;
+  r.result = run(kernel_text(k), "k", l, r.mem);
+}
+
+void require_ok(const Run& r) {
+  INFO((r.result.fault ? r.result.fault->message : std::string()));
+  REQUIRE_FALSE(r.result.fault.has_value());
+}
+
+void require_fault(const Run& r, FaultKind kind) {
+  REQUIRE(r.result.fault.has_value());
+  INFO(r.result.fault->message);
+  CHECK(r.result.fault->kind == kind);
+}
+
+} // namespace
+
+TEST_CASE("2-D tensor load with 128-byte swizzle: chunk j of line L lands at chunk j ^ (L % 8)") {
+  // A 40 x 64 tensor of u32 (256-byte rows); an 8 x 32 box (128-byte lines) at row 4, column 16.
+  tile::TensorMapDesc m = map_of(tile::DType::uint32, {40, 64}, {256}, {8, 32});
+  m.swizzle = tile::TensorMapSwizzle::b128;
+  const Kernel k{.rank = 2, .bytes = 8 * 128};
+  Run r;
+  r.tensor = words(40 * 64);
+  r.out.assign(k.bytes, 0);
+  launch(r, k, m, {16, 4, 0});
+  require_ok(r);
+  for (std::size_t i = 0; i < 8; ++i) {
+    for (std::size_t j = 0; j < 32; ++j) {
+      const std::size_t chunk = (j / 4) ^ (i % 8);
+      const std::size_t at = i * 128 + chunk * 16 + (j % 4) * 4;
+      INFO("box element " << i << ", " << j);
+      REQUIRE(word_at(r.out, at) == word_at(r.tensor, ((4 + i) * 64 + 16 + j) * 4));
+    }
+  }
+  SUBCASE("the shared tile must be aligned to the swizzle's 1024-byte repeat") {
+    Run bad;
+    bad.tensor = words(40 * 64);
+    bad.out.assign(k.bytes, 0);
+    launch(bad, Kernel{.rank = 2, .bytes = 8 * 128, .shared_offset = 512}, m, {16, 4, 0});
+    require_fault(bad, FaultKind::misaligned_address);
+  }
+  SUBCASE("a .3d copy through this 2-D map is undefined") {
+    Run bad;
+    bad.tensor = words(40 * 64);
+    bad.out.assign(k.bytes, 0);
+    launch(bad, Kernel{.rank = 3, .bytes = 8 * 128}, m, {16, 4, 0});
+    require_fault(bad, FaultKind::undefined_behavior);
+  }
+}
+
+TEST_CASE("3-D tensor load with out-of-bounds fill: zero or NaN, counted in complete_tx") {
+  // A 3 x 5 x 8 tensor of f32 (32-byte rows, 160-byte planes); a 2 x 4 x 8 box at plane 2,
+  // row 3, column -4: plane 3, rows 5..6 and columns -4..-1 lie outside.
+  const tile::TensorMapDesc zero = map_of(tile::DType::float32, {3, 5, 8}, {160, 32}, {2, 4, 8});
+  tile::TensorMapDesc nan = zero;
+  nan.oob_fill = tile::TensorMapOobFill::nan;
+  constexpr std::uint32_t box = 2 * 4 * 8 * 4;
+  for (const tile::TensorMapDesc* m : {&zero, static_cast<const tile::TensorMapDesc*>(&nan)}) {
+    CAPTURE(static_cast<int>(m->oob_fill));
+    Run r;
+    r.tensor = words(3 * 5 * 8);
+    r.out.assign(box, 0xEE);
+    launch(r, Kernel{.rank = 3, .bytes = box}, *m, {-4, 3, 2});
+    require_ok(r);
+    const std::uint32_t fill = m == &nan ? 0x7FFFFFFFu : 0u;
+    std::size_t inside = 0;
+    for (std::int64_t i = 0; i < 2; ++i) {
+      for (std::int64_t j = 0; j < 4; ++j) {
+        for (std::int64_t x = 0; x < 8; ++x) {
+          const std::int64_t p = 2 + i, row = 3 + j, col = -4 + x;
+          const bool in = p < 3 && row < 5 && col >= 0;
+          inside += in ? 1 : 0;
+          const auto at = static_cast<std::size_t>(((i * 4 + j) * 8 + x) * 4);
+          const std::uint32_t want =
+              in ? word_at(r.tensor, static_cast<std::size_t>(((p * 5 + row) * 8 + col) * 4))
+                 : fill;
+          INFO("box element " << i << ", " << j << ", " << x);
+          REQUIRE(word_at(r.out, at) == want);
+        }
+      }
+    }
+    CHECK(inside == 2 * 4); // the box does overlap the tensor, and does leave it
+  }
+  SUBCASE("an expect_tx of the elements inside only never completes the phase") {
+    Run r;
+    r.tensor = words(3 * 5 * 8);
+    r.out.assign(box, 0);
+    launch(r, Kernel{.rank = 3, .bytes = box, .expect = 8 * 4}, zero, {-4, 3, 2});
+    require_fault(r, FaultKind::deadlock);
+  }
+}
+
+TEST_CASE("2-D tensor store: past the inner extent up to the next 16-byte boundary, rows outside "
+          "skipped") {
+  // A 4 x 6 tensor of u32 in 32-byte rows (24 bytes used); a 2 x 8 box. Columns 6 and 7 of a
+  // row inside are bytes 24..31 of its row: before the row's next 16-byte boundary, written.
+  const tile::TensorMapDesc m = map_of(tile::DType::uint32, {4, 6}, {32}, {2, 8});
+  constexpr std::uint32_t box = 2 * 8 * 4;
+  const auto expect_rows = [&](const Run& r, std::int64_t first) {
+    for (std::size_t b = 0; b < r.tensor.size(); b += 4) {
+      const auto row = static_cast<std::int64_t>(b / 32);
+      const std::size_t col = b % 32 / 4;
+      const bool written = row >= first && row < first + 2 && row < 4;
+      INFO("tensor byte " << b);
+      CHECK(word_at(r.tensor, b) ==
+            (written ? word_at(r.out, static_cast<std::size_t>(row - first) * 32 + col * 4)
+                     : 0xEEEEEEEEu));
+    }
+  };
+  SUBCASE("rows 1 and 2") {
+    Run r;
+    r.tensor.assign(4 * 32, 0xEE);
+    r.out = words(box / 4);
+    launch(r, Kernel{.rank = 2, .bytes = box, .store = true}, m, {0, 1, 0});
+    require_ok(r);
+    expect_rows(r, 1);
+  }
+  SUBCASE("rows 3 and 4: row 4 lies outside and is not written (it would be past the buffer)") {
+    Run r;
+    r.tensor.assign(4 * 32, 0xEE);
+    r.out = words(box / 4);
+    launch(r, Kernel{.rank = 2, .bytes = box, .store = true}, m, {0, 3, 0});
+    require_ok(r);
+    expect_rows(r, 3);
+  }
+  SUBCASE("the store reads bytes the thread wrote with st.shared: fence.proxy.async first") {
+    Run r;
+    r.tensor.assign(4 * 32, 0xEE);
+    r.out = words(box / 4);
+    launch(r, Kernel{.rank = 2, .bytes = box, .store = true, .fence = false}, m, {0, 1, 0});
+    require_fault(r, FaultKind::race);
+    REQUIRE(r.result.fault->race);
+    CHECK(r.result.fault->race->kind == RaceKind::missing_proxy_fence);
+  }
+  SUBCASE("a store never waited: its read may outlive the CTA") {
+    Run r;
+    r.tensor.assign(4 * 32, 0xEE);
+    r.out = words(box / 4);
+    launch(r, Kernel{.rank = 2, .bytes = box, .store = true, .wait = false}, m, {0, 1, 0});
+    require_fault(r, FaultKind::undefined_behavior);
+  }
+}
+
+TEST_CASE("tensor maps: handle bytes in global memory, and bytes that are no handle") {
+  const tile::TensorMapDesc m = map_of(tile::DType::uint32, {4, 8}, {32}, {2, 8});
+  const Kernel k{.rank = 2, .bytes = 2 * 8 * 4, .map_in_global = true};
+  Run r;
+  r.tensor = words(4 * 8);
+  r.out.assign(k.bytes, 0);
+  const auto handle = tensor_map_handle(0);
+  r.map_bytes.assign(handle.begin(), handle.end());
+  SUBCASE("the handle of map 0") {
+    launch(r, k, m, {0, 2, 0});
+    require_ok(r);
+    for (std::size_t b = 0; b < k.bytes; b += 4)
+      CHECK(word_at(r.out, b) == word_at(r.tensor, 2 * 32 + b));
+  }
+  SUBCASE("one byte changed: the simulator cannot decode it") {
+    r.map_bytes[20] = 1;
+    launch(r, k, m, {0, 2, 0});
+    require_fault(r, FaultKind::unsupported);
+  }
+  SUBCASE("the handle of a map the launch does not pass") {
+    const auto other = tensor_map_handle(1);
+    r.map_bytes.assign(other.begin(), other.end());
+    launch(r, k, m, {0, 2, 0});
+    require_fault(r, FaultKind::unsupported);
+  }
+  CHECK(tensor_map_index(handle) == 0u);
+}
+
+TEST_CASE("a 128-byte map parameter needs its map; an invalid map is refused at launch") {
+  const tile::TensorMapDesc m = map_of(tile::DType::uint32, {4, 8}, {32}, {2, 8});
+  Run r;
+  r.tensor = words(4 * 8);
+  r.out.assign(64, 0);
+  r.mem = {{tensor_base, &r.tensor, "A"}, {out_base, &r.out, "out"}};
+  Launch l;
+  l.params = {0, out_base, 0, 0, 0};
+  const std::string text = kernel_text(Kernel{.rank = 2, .bytes = 64});
+  SUBCASE("no map for the array parameter") {
+    r.result = run(text, "k", l, r.mem);
+    require_fault(r, FaultKind::unsupported);
+  }
+  SUBCASE("a box dim over 256") {
+    TensorMapArg arg{0, m, tensor_base};
+    arg.desc.box_dims = {2, 512};
+    l.tensor_maps = {arg};
+    r.result = run(text, "k", l, r.mem);
+    require_fault(r, FaultKind::invalid_launch);
+  }
+  SUBCASE("a map naming a scalar parameter") {
+    l.tensor_maps = {TensorMapArg{1, m, tensor_base}};
+    r.result = run(text, "k", l, r.mem);
+    require_fault(r, FaultKind::invalid_launch);
+  }
+}
+
+/// nvcc's PTX tests/foreign/ptx/NAME.ptx ("tma_tile.sm90.O3").
+std::string foreign_ptx(const std::string& name) {
+  const std::string rel = "tests/foreign/ptx/" + name + ".ptx";
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/" + rel);
+  REQUIRE_MESSAGE(in.good(), "cannot open " << rel);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Runs tma_tile's PTX: A 30 x 64 u32 (256-byte rows) through its map (16 x 32 boxes, 128-byte
+/// swizzle), B 32 x 64 u32 (0xEE before).
+SimResult run_tma_tile(const std::string& ptx, std::vector<std::uint8_t>& a,
+                       std::vector<std::uint8_t>& b) {
+  tile::TensorMapDesc m = map_of(tile::DType::uint32, {30, 64}, {256}, {16, 32});
+  m.swizzle = tile::TensorMapSwizzle::b128;
+  a = words(30 * 64);
+  b.assign(32 * 64 * 4, 0xEE);
+  std::vector<GlobalBuffer> mem = {{tensor_base, &a, "A"}, {out_base, &b, "B"}};
+  Launch l;
+  l.block_dim = {128, 1, 1};
+  l.params = {0, out_base};
+  l.tensor_maps = {TensorMapArg{0, m, tensor_base}};
+  return run(ptx, "_Z8tma_tile14CUtensorMap_stPj", l, mem);
+}
+
+/// `text` with the one occurrence of `from` replaced by `to`.
+std::string edited(const std::string& text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, "no `" << from << "`");
+  REQUIRE_MESSAGE(text.find(from, at + 1) == std::string::npos, "`" << from << "` twice");
+  return text.substr(0, at) + to + text.substr(at + from.size());
+}
+
+TEST_CASE("nvcc's 2-D TMA kernel (tests/foreign/src/tma_tile.cu): a __grid_constant__ map, "
+          "128-byte swizzle read back by the threads, rows past the tensor zero-filled") {
+  for (const char* build : {"O3", "G"}) {
+    CAPTURE(build);
+    std::vector<std::uint8_t> a, b;
+    const SimResult r = run_tma_tile(foreign_ptx(std::string("tma_tile.sm90.") + build), a, b);
+    INFO((r.fault ? r.fault->message : std::string()));
+    REQUIRE_FALSE(r.fault.has_value());
+    for (std::size_t e = 0; e < 32 * 64; ++e) {
+      INFO("B word " << e);
+      REQUIRE(word_at(b, 4 * e) == (e < 30 * 64 ? word_at(a, 4 * e) : 0u));
+    }
+  }
+}
+
+TEST_CASE("tma_tile's mutants (edits of nvcc's -O3 PTX) are caught") {
+  const std::string base = foreign_ptx("tma_tile.sm90.O3");
+  std::vector<std::uint8_t> a, b;
+  SUBCASE("barrier_arrive_tx of half the box's bytes: the phase never completes") {
+    const SimResult r =
+        run_tma_tile(edited(base, "mov.u32 \t%r28, 2048;", "mov.u32 \t%r28, 1024;"), a, b);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::deadlock);
+  }
+  SUBCASE("parity 0 in every round: from box 1 on the wait returns before the box lands") {
+    const SimResult r =
+        run_tma_tile(edited(base, "and.b32  \t%r4, %r54, 1;", "and.b32  \t%r4, %r54, 0;"), a, b);
+    REQUIRE(r.fault);
+    REQUIRE(r.fault->race);
+    CHECK(r.fault->race->kind == RaceKind::read_before_wait);
+  }
+  SUBCASE("no __syncthreads before the next box: it lands over bytes others still read") {
+    const auto last = base.rfind("bar.sync \t0;");
+    REQUIRE(last != std::string::npos);
+    const std::string text = base.substr(0, last) + "// (removed)" + base.substr(last + 12);
+    const SimResult r = run_tma_tile(text, a, b);
+    REQUIRE(r.fault);
+    REQUIRE(r.fault->race);
+    CHECK(r.fault->race->kind == RaceKind::write_after_read);
+  }
+}
+
+/// Runs tma_roundtrip's PTX (tests/foreign/src/tma_roundtrip.cu): A 32 x 64 u32 and B 30 x 64
+/// u32 (0xEE before), both in 256-byte rows through maps of 16 x 32 boxes, 128-byte swizzle.
+SimResult run_tma_roundtrip(const std::string& ptx, std::vector<std::uint8_t>& a,
+                            std::vector<std::uint8_t>& b) {
+  tile::TensorMapDesc ma = map_of(tile::DType::uint32, {32, 64}, {256}, {16, 32});
+  ma.swizzle = tile::TensorMapSwizzle::b128;
+  tile::TensorMapDesc mb = ma;
+  mb.tensor = "B";
+  mb.global_dims = {30, 64};
+  a = words(32 * 64);
+  b.assign(30 * 64 * 4, 0xEE);
+  std::vector<GlobalBuffer> mem = {{tensor_base, &a, "A"}, {out_base, &b, "B"}};
+  Launch l;
+  l.block_dim = {128, 1, 1};
+  l.params = {0, 0};
+  l.tensor_maps = {TensorMapArg{0, ma, tensor_base}, TensorMapArg{1, mb, out_base}};
+  return run(ptx, "_Z13tma_roundtrip14CUtensorMap_stS_", l, mem);
+}
+
+/// `text` with the last occurrence of `from` replaced by `to`.
+std::string edited_last(const std::string& text, const std::string& from, const std::string& to) {
+  const auto at = text.rfind(from);
+  REQUIRE_MESSAGE(at != std::string::npos, "no `" << from << "`");
+  return text.substr(0, at) + to + text.substr(at + from.size());
+}
+
+TEST_CASE("nvcc's 2-D TMA round trip (tests/foreign/src/tma_roundtrip.cu): tensor stores through "
+          "a second map, rows past B skipped") {
+  for (const char* build : {"O3", "G"}) {
+    CAPTURE(build);
+    std::vector<std::uint8_t> a, b;
+    const SimResult r =
+        run_tma_roundtrip(foreign_ptx(std::string("tma_roundtrip.sm90.") + build), a, b);
+    INFO((r.fault ? r.fault->message : std::string()));
+    REQUIRE_FALSE(r.fault.has_value());
+    // B row r is A row r with lines 8 apart swapped within each 16-row box
+    for (std::size_t row = 0; row < 30; ++row) {
+      const std::size_t from = row / 16 * 16 + ((row % 16) ^ 8);
+      for (std::size_t col = 0; col < 64; ++col) {
+        INFO("B row " << row << ", column " << col);
+        REQUIRE(word_at(b, (row * 64 + col) * 4) == word_at(a, (from * 64 + col) * 4));
+      }
+    }
+  }
+}
+
+TEST_CASE("tma_roundtrip's mutants (edits of nvcc's -O3 PTX) are caught") {
+  const std::string base = foreign_ptx("tma_roundtrip.sm90.O3");
+  std::vector<std::uint8_t> a, b;
+  const auto race_of = [&](const std::string& text) {
+    const SimResult r = run_tma_roundtrip(text, a, b);
+    REQUIRE(r.fault);
+    INFO(r.fault->message);
+    REQUIRE(r.fault->race);
+    return r.fault->race->kind;
+  };
+  SUBCASE("the fence after the threads' st.shared removed: the tensor store reads them") {
+    CHECK(race_of(edited_last(base, "fence.proxy.async.shared::cta;", "// (removed)")) ==
+          RaceKind::missing_proxy_fence);
+  }
+  SUBCASE("wait_group.read 1 in the loop: `out` is rewritten while the last store may read it") {
+    CHECK(race_of(edited(edited_last(base, "cp.async.bulk.wait_group.read 0;", "// (last)"),
+                         "cp.async.bulk.wait_group.read 0;", "cp.async.bulk.wait_group.read 1;")) ==
+          RaceKind::refill_before_bulk_read);
+  }
+  SUBCASE("no wait before exit: the last store's read may outlive the CTA") {
+    const SimResult r = run_tma_roundtrip(
+        edited_last(base, "cp.async.bulk.wait_group.read 0;", "// (removed)"), a, b);
+    REQUIRE(r.fault);
+    CHECK(r.fault->kind == FaultKind::undefined_behavior);
+  }
+}
+
+} // namespace unit_sim_tensor
