@@ -44,7 +44,9 @@
 // time it once per grid; --bulk-grid and --tma-grid likewise for the bulk and
 // TMA kernels. --baseline-ptx, --bulk-ptx, --tma-ptx FILE, repeatable: time
 // these builds of pipelined_copy.cu, bulk_copy.cu, tma_copy.cu (other -D
-// shapes) instead of the embedded one. --only LIST: time only these of the
+// shapes) instead of the embedded one; FILE@N[,N...] times that file on these
+// grids instead of the family's, and the FILE `default` is the embedded build.
+// --only LIST: time only these of the
 // hand-written families (nvcc, bulk, tma; comma-separated; default all).
 // Exit status: 0 all verified, 1 a verification or CUDA failure, 2 usage.
 
@@ -364,8 +366,8 @@ Options parse_options(int argc, char** argv) {
       parse_only(value(), o);
     else if (a == "--ptx")
       o.kernels.push_back({value(), "", "", "", {}, {}, {}, 0});
-    else if (a == "--entry" || a == "--label" || a == "--args" || a == "--grid" ||
-             a == "--block" || a == "--smem") {
+    else if (a == "--entry" || a == "--label" || a == "--args" || a == "--grid" || a == "--block" ||
+             a == "--smem") {
       if (o.kernels.empty())
         throw UsageError(a + " goes after the --ptx it describes");
       PtxKernel& k = o.kernels.back();
@@ -517,8 +519,8 @@ CUtensorMap encode_tmap2d(const TensorMap2d& m, CUdeviceptr base) {
                                      : m.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                      : m.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                                        : CU_TENSOR_MAP_SWIZZLE_128B;
-  const CUtensorMapL2promotion l2 = m.l2 == 0    ? CU_TENSOR_MAP_L2_PROMOTION_NONE
-                                    : m.l2 == 64 ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+  const CUtensorMapL2promotion l2 = m.l2 == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+                                    : m.l2 == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
                                     : m.l2 == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
                                                   : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
   check(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2,
@@ -688,8 +690,8 @@ Method baseline_method(const Kernel& k, const std::string& name, unsigned grid, 
   std::string shape = size_launch(l, grid, name, dev);
   const std::uint64_t tiles = o.bytes / tile_bytes;
   l.slots = {ParamSlot::of(b.in.data()), ParamSlot::of(b.out.data()), ParamSlot::of(tiles)};
-  shape += "; " + std::to_string(s[0]) + " stages of " + std::to_string(tile_bytes) +
-           " B tiles, " + std::to_string(tiles) + " tiles; " + k.resources();
+  shape += "; " + std::to_string(s[0]) + " stages of " + std::to_string(tile_bytes) + " B tiles, " +
+           std::to_string(tiles) + " tiles; " + k.resources();
   return {name, shape, [l](CUstream st) mutable { l.enqueue(st); }};
 }
 
@@ -841,19 +843,37 @@ void add_family(const Family& f, std::vector<std::unique_ptr<Kernel>>& modules,
                 std::vector<Method>& methods, const Buffers& b, const Options& o, CUdevice dev) {
   if (!f.enabled)
     return;
-  std::vector<std::pair<const Kernel*, std::string>> kernels;
+  struct Build {
+    const Kernel* kernel;
+    std::string name;
+    std::vector<unsigned> grids;
+  };
+  std::vector<Build> builds;
   if (f.files.empty()) {
     modules.push_back(std::make_unique<Kernel>(f.embedded, f.entry, std::string(f.name)));
-    kernels.emplace_back(modules.back().get(), f.name);
+    builds.push_back({modules.back().get(), f.name, f.grids});
   }
-  for (const std::string& path : f.files) {
-    modules.push_back(std::make_unique<Kernel>(read_file(path), f.entry, path));
-    kernels.emplace_back(modules.back().get(),
-                         std::string(f.name) + ":" + std::filesystem::path(path).stem().string());
+  std::size_t methods_of_family = builds.size() * f.grids.size();
+  for (const std::string& given : f.files) {
+    // FILE@GRIDS: this build on its own grids.
+    const auto at = given.rfind('@');
+    const std::string path = at == std::string::npos ? given : given.substr(0, at);
+    std::vector<unsigned> grids =
+        at == std::string::npos ? f.grids : parse_grids(given.substr(at + 1), given);
+    // `default`: the embedded build, beside other files.
+    const bool embedded = path == "default";
+    modules.push_back(std::make_unique<Kernel>(embedded ? std::string(f.embedded) : read_file(path),
+                                               f.entry, path));
+    methods_of_family += grids.size();
+    builds.push_back({modules.back().get(),
+                      embedded
+                          ? std::string(f.name)
+                          : std::string(f.name) + ":" + std::filesystem::path(path).stem().string(),
+                      std::move(grids)});
   }
-  const bool several = kernels.size() * f.grids.size() > 1;
-  for (const auto& [kernel, base] : kernels) {
-    for (unsigned grid : f.grids) {
+  const bool several = methods_of_family > 1;
+  for (const auto& [kernel, base, grids] : builds) {
+    for (unsigned grid : grids) {
       std::string name = base;
       if (several)
         name += '@' + (grid ? std::to_string(grid) : std::string("occ"));
@@ -906,13 +926,12 @@ int run(const Options& o) {
                 }};
   std::vector<Method> methods{memcpy};
   std::vector<std::unique_ptr<Kernel>> modules;
-  const Family families[] = {
-      {o.time_nvcc, ptxgen_pipelined_copy_ptx, "pipelined_copy", "nvcc", o.baseline_ptx,
-       o.baseline_grids, baseline_method},
-      {o.time_bulk, ptxgen_bulk_copy_ptx, "bulk_copy", "nvcc-bulk", o.bulk_ptx, o.bulk_grids,
-       bulk_method},
-      {o.time_tma, ptxgen_tma_copy_ptx, "tma_copy", "nvcc-tma", o.tma_ptx, o.tma_grids,
-       tma_method}};
+  const Family families[] = {{o.time_nvcc, ptxgen_pipelined_copy_ptx, "pipelined_copy", "nvcc",
+                              o.baseline_ptx, o.baseline_grids, baseline_method},
+                             {o.time_bulk, ptxgen_bulk_copy_ptx, "bulk_copy", "nvcc-bulk",
+                              o.bulk_ptx, o.bulk_grids, bulk_method},
+                             {o.time_tma, ptxgen_tma_copy_ptx, "tma_copy", "nvcc-tma", o.tma_ptx,
+                              o.tma_grids, tma_method}};
   for (const Family& f : families)
     add_family(f, modules, methods, b, o, dev);
   for (const PtxKernel& p : o.kernels) {
