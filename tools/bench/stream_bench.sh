@@ -4,7 +4,8 @@
 # `cmake --build build-device --target ptxgen_stream_bench`):
 #   1. emits ptxgen's streaming copies with build-device/ptxgen emit --target
 #      sm_90: the persistent cp.async ring (SPEC), the one-stage cp.async copy,
-#      the 1-D bulk ring and the 2-D TMA ring (tools/bench/stream_copy_*.toml);
+#      the 1-D bulk ring and the 2-D TMA ring, and the bulk and TMA copies of
+#      one tile per CTA (tools/bench/stream_copy_*.toml);
 #      a spec that does not emit is reported and left out (status 1), the
 #      others are still timed;
 #   2. runs build-device/ptxgen_stream_bench once: cuMemcpyDtoD, the
@@ -38,6 +39,9 @@
 #          tools/bench/stream_copy_tma.toml; 132096; in,out then the maps of A
 #          and B: tmap2d:in:131072,8192,64,256,0,tmap2d:out:131072,8192,64,256,0;
 #          set ARGS_TMA to the lowering's parameter order, abi::kernel_params)
+#   ARGS_TMA_1TILE  the parameters of tools/bench/stream_copy_tma_1tile.toml
+#          (one box per CTA; in,out then maps of 32 x 256 boxes); the bulk one,
+#          stream_copy_bulk_1tile.toml, takes ARGS_BULK; both static shared
 #   SPEC_ONE_STAGE  the one-stage copy (default tools/bench/stream_copy_one_stage.toml)
 #   BENCH_FLAGS  more options for ptxgen_stream_bench (--reps 100, --bytes N)
 set -uo pipefail
@@ -132,6 +136,9 @@ add_kernel ptxgen-bulk "${SPEC_BULK:-tools/bench/stream_copy_bulk.toml}" "${SMEM
   "${ARGS_BULK:-in,out}"
 add_kernel ptxgen-tma "${SPEC_TMA:-tools/bench/stream_copy_tma.toml}" "${SMEM_TMA:-132096}" \
   "${ARGS_TMA:-in,out,tmap2d:in:131072,8192,64,256,0,tmap2d:out:131072,8192,64,256,0}"
+add_kernel ptxgen-bulk-1tile tools/bench/stream_copy_bulk_1tile.toml 0 "${ARGS_BULK:-in,out}"
+add_kernel ptxgen-tma-1tile tools/bench/stream_copy_tma_1tile.toml 0 \
+  "${ARGS_TMA_1TILE:-in,out,tmap2d:in:131072,8192,32,256,0,tmap2d:out:131072,8192,32,256,0}"
 
 # The hand-written kernels: the pipelined one on the persistent spec's grid,
 # the bulk and TMA ones in their default (persistent) shapes on the resident
