@@ -3,7 +3,7 @@
 // tools/bench/stream_copy_bulk.toml is measured against (tools/bench/stream_bench.cpp,
 // docs/benchmarks.md).
 //
-// Shape: one thread per CTA (thread 0; the others only wait at the exit) moves
+// Shape: one thread per CTA (thread 0; the others exit at once) moves
 // whole tiles of BC_TILE bytes; the CTAs stride over the tiles (tile =
 // blockIdx.x, blockIdx.x + gridDim.x, ...). Each CTA keeps a ring of BC_STAGES
 // tiles in dynamic shared memory, one mbarrier per stage. Tile i of a CTA
