@@ -1,26 +1,33 @@
-# ptxgen_stream_bench (tools/bench/stream_bench.cpp): the persistent pipelined
-# streaming copy on the GPU, ptxgen's kernel against the hand-written nvcc one
-# (tools/baseline/pipelined_copy.cu) and cuMemcpyDtoD. A program to run by hand
+# ptxgen_stream_bench (tools/bench/stream_bench.cpp): the streaming copy on the
+# GPU, ptxgen's kernels against the hand-written nvcc ones (tools/baseline/:
+# pipelined_copy.cu, bulk_copy.cu, tma_copy.cu) and cuMemcpyDtoD. A program to run by hand
 # on the GPU machine (tools/bench/stream_bench.sh, docs/benchmarks.md), not a
 # test. Built only where the CUDA toolkit's driver API library and nvcc are
 # found; links libcuda (the stub at link time, the driver's at run time).
 if(CUDAToolkit_FOUND AND TARGET CUDA::cuda_driver AND EXISTS "${CUDAToolkit_NVCC_EXECUTABLE}")
-  set(_pc_src ${PROJECT_SOURCE_DIR}/tools/baseline/pipelined_copy.cu)
-  set(_pc_ptx ${PROJECT_BINARY_DIR}/pipelined_copy.ptx)
-  set(_pc_cpp ${PROJECT_BINARY_DIR}/pipelined_copy_ptx.cpp)
-  add_custom_command(
-    OUTPUT ${_pc_ptx}
-    COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} -ptx -arch=sm_90 -O3 -o ${_pc_ptx} ${_pc_src}
-    DEPENDS ${_pc_src}
-    COMMENT "nvcc -ptx -arch=sm_90 -O3 tools/baseline/pipelined_copy.cu")
-  add_custom_command(
-    OUTPUT ${_pc_cpp}
-    COMMAND ${CMAKE_COMMAND} -DINPUT=${_pc_ptx} -DOUTPUT=${_pc_cpp}
-            -DSYMBOL=ptxgen_pipelined_copy_ptx
-            -P ${PROJECT_SOURCE_DIR}/tools/bench/embed_text.cmake
-    DEPENDS ${_pc_ptx} ${PROJECT_SOURCE_DIR}/tools/bench/embed_text.cmake
-    COMMENT "Embedding pipelined_copy.ptx")
-  add_executable(ptxgen_stream_bench ${PROJECT_SOURCE_DIR}/tools/bench/stream_bench.cpp ${_pc_cpp})
+  # The hand-written kernels, each compiled to PTX and embedded as
+  # ptxgen_<name>_ptx: the pipelined cp.async ring, the 1-D bulk ring and the
+  # 2-D TMA ring (tools/baseline/).
+  set(_embedded)
+  foreach(_name pipelined_copy bulk_copy tma_copy)
+    set(_src ${PROJECT_SOURCE_DIR}/tools/baseline/${_name}.cu)
+    set(_ptx ${PROJECT_BINARY_DIR}/${_name}.ptx)
+    set(_cpp ${PROJECT_BINARY_DIR}/${_name}_ptx.cpp)
+    add_custom_command(
+      OUTPUT ${_ptx}
+      COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} -ptx -arch=sm_90 -O3 -o ${_ptx} ${_src}
+      DEPENDS ${_src}
+      COMMENT "nvcc -ptx -arch=sm_90 -O3 tools/baseline/${_name}.cu")
+    add_custom_command(
+      OUTPUT ${_cpp}
+      COMMAND ${CMAKE_COMMAND} -DINPUT=${_ptx} -DOUTPUT=${_cpp} -DSYMBOL=ptxgen_${_name}_ptx
+              -P ${PROJECT_SOURCE_DIR}/tools/bench/embed_text.cmake
+      DEPENDS ${_ptx} ${PROJECT_SOURCE_DIR}/tools/bench/embed_text.cmake
+      COMMENT "Embedding ${_name}.ptx")
+    list(APPEND _embedded ${_cpp})
+  endforeach()
+  add_executable(ptxgen_stream_bench ${PROJECT_SOURCE_DIR}/tools/bench/stream_bench.cpp
+                                     ${_embedded})
   target_link_libraries(ptxgen_stream_bench PRIVATE CUDA::cuda_driver)
   target_compile_options(ptxgen_stream_bench PRIVATE ${PTXGEN_WARNINGS})
   if(PTXGEN_STATIC_RUNTIME)

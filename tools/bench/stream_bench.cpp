@@ -1,14 +1,20 @@
-// ptxgen_stream_bench: a persistent pipelined streaming copy of BYTES (2 GiB
-// by default) on the GPU, three ways in one run, each verified:
+// ptxgen_stream_bench: a streaming copy of BYTES (2 GiB by default) on the
+// GPU, several ways in one run, each verified:
 //   - cuMemcpyDtoD of the same bytes (the ceiling);
-//   - the hand-written nvcc kernel tools/baseline/pipelined_copy.cu (its PTX,
-//     compiled with nvcc -ptx -arch=sm_90 -O3 at build time, is embedded here);
-//   - a ptxgen-emitted kernel given as a PTX (or cubin) file: --ptx FILE
-//     --entry NAME, with ptxgen's parameter layout (emitter/lower/abi.hpp:
-//     global tensors first, in declaration order, as .u64 pointers, then the
-//     scalar parameters in order) spelled by --args, and the launch shape by
-//     --grid, --block and --smem.
-// Both kernels are JIT-compiled by the driver from PTX (cuModuleLoadDataEx),
+//   - the hand-written nvcc kernels, their PTX compiled with nvcc -ptx
+//     -arch=sm_90 -O3 at build time and embedded here:
+//     tools/baseline/pipelined_copy.cu (the persistent cp.async ring, "nvcc"),
+//     tools/baseline/bulk_copy.cu (1-D bulk copies, "nvcc-bulk") and
+//     tools/baseline/tma_copy.cu (2-D TMA boxes of a uint16 tensor of
+//     --tma-cols columns, "nvcc-tma"; its two tensor maps encoded here with
+//     cuTensorMapEncodeTiled from the shape the module declares);
+//   - ptxgen-emitted kernels, each given as a PTX (or cubin) file: --ptx FILE
+//     --entry NAME (repeatable: each --ptx starts a kernel, and the options
+//     after it describe that one), with ptxgen's parameter layout
+//     (emitter/lower/abi.hpp: global tensors first, in declaration order, as
+//     .u64 pointers, then the scalar parameters in order) spelled by --args,
+//     and the launch shape by --grid, --block and --smem.
+// All kernels are JIT-compiled by the driver from PTX (cuModuleLoadDataEx),
 // the same way. Each method: output filled with a sentinel, warm-up launches,
 // then --reps timed launches with one pair of CUDA events each; median and
 // minimum time; GB/s counting read + write bytes (2 x BYTES, decimal GB); the
@@ -19,18 +25,33 @@
 //
 // usage: ptxgen_stream_bench [--bytes N] [--reps N] [--warmup N] [--device N]
 //          [--baseline-grid N[,N...]] [--baseline-ptx FILE]... [--dump-baseline-ptx FILE]
+//          [--bulk-grid N[,N...]] [--bulk-ptx FILE]... [--dump-bulk-ptx FILE]
+//          [--tma-grid N[,N...]] [--tma-ptx FILE]... [--dump-tma-ptx FILE]
+//          [--tma-cols N] [--tma-l2 none|64|128|256] [--only LIST]
 //          [--ptx FILE --entry NAME --grid X[,Y[,Z]] --block X[,Y[,Z]]
-//           --args LIST [--smem BYTES] [--label NAME]]
+//           --args LIST [--smem BYTES] [--label NAME]]...
 // --args LIST: the kernel's parameters in order, comma-separated: `in` (the
-// input buffer's address), `out` (the output buffer's), `u32:N`, `u64:N`, or
-// `u32:tiles/B` (BYTES / B, for a tile count: `u32:tiles/8192`).
-// --baseline-grid: the nvcc kernel's grid (default, or `occ`: multiprocessors
-// x resident blocks per multiprocessor); several (264,528,occ) time it once per
-// grid. --baseline-ptx FILE, repeatable: time these builds of
-// pipelined_copy.cu (other -DPC_* shapes) instead of the embedded one.
+// input buffer's address), `out` (the output buffer's), `u32:N`, `u64:N`,
+// `u32:tiles/B` (BYTES / B, for a tile count: `u32:tiles/8192`), or
+// `tmap2d:in|out:ROWS,COLS,BOX_ROWS,BOX_COLS,SWIZZLE[,L2]`: a 128-byte
+// CUtensorMap of that buffer as a 2-D row-major uint16 tensor of ROWS x COLS
+// elements (ROWS may be `auto`: BYTES / (2 COLS)), boxes of BOX_ROWS x
+// BOX_COLS, SWIZZLE 0, 32, 64 or 128 (bytes), L2 promotion 0, 64, 128 or 256
+// (default 0), zero fill, passed by value (cuTensorMapEncodeTiled). A tensor
+// map's fields are separated by commas too: it takes the next 5 or 6 items.
+// --baseline-grid: the pipelined nvcc kernel's grid (default, or `occ`:
+// multiprocessors x resident blocks per multiprocessor); several (264,528,occ)
+// time it once per grid; --bulk-grid and --tma-grid likewise for the bulk and
+// TMA kernels. --baseline-ptx, --bulk-ptx, --tma-ptx FILE, repeatable: time
+// these builds of pipelined_copy.cu, bulk_copy.cu, tma_copy.cu (other -D
+// shapes) instead of the embedded one; FILE@N[,N...] times that file on these
+// grids instead of the family's, and the FILE `default` is the embedded build.
+// --only LIST: time only these of the
+// hand-written families (nvcc, bulk, tma; comma-separated; default all).
 // Exit status: 0 all verified, 1 a verification or CUDA failure, 2 usage.
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -38,18 +59,23 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda.h>
 
-/// The embedded PTX of tools/baseline/pipelined_copy.cu (generated at build time).
+/// The embedded PTX of tools/baseline/pipelined_copy.cu, bulk_copy.cu and
+/// tma_copy.cu (generated at build time).
 extern const char ptxgen_pipelined_copy_ptx[];
+extern const char ptxgen_bulk_copy_ptx[];
+extern const char ptxgen_tma_copy_ptx[];
 
 namespace {
 
@@ -123,25 +149,82 @@ Dim3 parse_dim3(const std::string& text, const std::string& option) {
   return d;
 }
 
+/// A 2-D row-major uint16 tensor map over the input or the output buffer.
+struct TensorMap2d {
+  bool of_input = true;
+  std::uint64_t rows = 0, cols = 0;
+  unsigned box_rows = 0, box_cols = 0;
+  unsigned swizzle = 0; ///< bytes: 0, 32, 64 or 128
+  unsigned l2 = 0;      ///< L2 promotion bytes: 0, 64, 128 or 256
+};
+
 /// One kernel parameter of --args.
 struct Arg {
-  enum class Kind : std::uint8_t { in, out, u32, u64 } kind = Kind::in;
+  enum class Kind : std::uint8_t { in, out, u32, u64, tmap } kind = Kind::in;
   std::uint64_t value = 0;
+  TensorMap2d map; ///< kind tmap
 };
+
+unsigned parse_choice(const std::string& text, std::initializer_list<unsigned> choices,
+                      const std::string& what) {
+  unsigned v = parse_u32(text, what);
+  if (std::find(choices.begin(), choices.end(), v) == choices.end())
+    throw UsageError(what + ": " + text + " is not one of the allowed values");
+  return v;
+}
+
+/// `tmap2d:in|out:ROWS` followed by COLS, BOX_ROWS, BOX_COLS, SWIZZLE[, L2]
+/// as the next items of the list (`items[i]` is the first).
+Arg parse_tmap(const std::vector<std::string>& items, std::size_t& i, std::uint64_t bytes) {
+  const std::string& head = items[i];
+  auto second = head.find(':', 7);
+  std::string buffer = second == std::string::npos ? "" : head.substr(7, second - 7);
+  if (buffer != "in" && buffer != "out")
+    throw UsageError("--args: '" + head + "' is not tmap2d:in:ROWS or tmap2d:out:ROWS");
+  std::vector<std::string> f{head.substr(second + 1)};
+  while (f.size() < 6 && i + 1 < items.size() && !items[i + 1].empty() &&
+         std::isdigit(static_cast<unsigned char>(items[i + 1][0])))
+    f.push_back(items[++i]);
+  if (f.size() < 5)
+    throw UsageError("--args: " + head + " needs ROWS,COLS,BOX_ROWS,BOX_COLS,SWIZZLE[,L2]");
+  Arg a{Arg::Kind::tmap, 0, {}};
+  TensorMap2d& m = a.map;
+  m.of_input = buffer == "in";
+  m.cols = parse_u64(f[1], "--args tmap2d COLS");
+  if (m.cols == 0 || bytes % (2 * m.cols) != 0)
+    throw UsageError("--args tmap2d: " + std::to_string(bytes) + " bytes are not whole rows of " +
+                     f[1] + " uint16 elements");
+  m.rows = f[0] == "auto" ? bytes / (2 * m.cols) : parse_u64(f[0], "--args tmap2d ROWS");
+  if (m.rows * m.cols * 2 > bytes || m.rows == 0)
+    throw UsageError("--args tmap2d: " + f[0] + " x " + f[1] + " uint16 elements do not fit in " +
+                     std::to_string(bytes) + " bytes");
+  m.box_rows = parse_u32(f[2], "--args tmap2d BOX_ROWS");
+  m.box_cols = parse_u32(f[3], "--args tmap2d BOX_COLS");
+  m.swizzle = parse_choice(f[4], {0, 32, 64, 128}, "--args tmap2d SWIZZLE");
+  m.l2 = f.size() > 5 ? parse_choice(f[5], {0, 64, 128, 256}, "--args tmap2d L2") : 0;
+  return a;
+}
 
 std::vector<Arg> parse_args(const std::string& text, std::uint64_t bytes) {
   std::vector<Arg> args;
-  for (const std::string& item : split(text, ',')) {
+  const std::vector<std::string> items = split(text, ',');
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string& item = items[i];
     if (item == "in" || item == "out") {
-      args.push_back({item == "in" ? Arg::Kind::in : Arg::Kind::out, 0});
+      args.push_back({item == "in" ? Arg::Kind::in : Arg::Kind::out, 0, {}});
+      continue;
+    }
+    if (item.rfind("tmap2d:", 0) == 0) {
+      args.push_back(parse_tmap(items, i, bytes));
       continue;
     }
     auto colon = item.find(':');
     std::string type = item.substr(0, colon);
     if (colon == std::string::npos || (type != "u32" && type != "u64"))
-      throw UsageError("--args: '" + item + "' is not in, out, u32:N, u64:N or u32:tiles/B");
+      throw UsageError("--args: '" + item +
+                       "' is not in, out, u32:N, u64:N, u32:tiles/B or tmap2d:...");
     std::string value = item.substr(colon + 1);
-    Arg a{type == "u32" ? Arg::Kind::u32 : Arg::Kind::u64, 0};
+    Arg a{type == "u32" ? Arg::Kind::u32 : Arg::Kind::u64, 0, {}};
     if (value.rfind("tiles/", 0) == 0) {
       std::uint64_t tile = parse_u64(value.substr(6), "--args tiles/B");
       if (tile == 0 || bytes % tile != 0)
@@ -158,6 +241,14 @@ std::vector<Arg> parse_args(const std::string& text, std::uint64_t bytes) {
   return args;
 }
 
+/// A ptxgen kernel of the command line (--ptx and the options after it).
+struct PtxKernel {
+  std::string ptx, entry, label, args_text;
+  std::vector<Arg> args; ///< args_text parsed
+  std::optional<Dim3> grid, block;
+  unsigned smem = 0;
+};
+
 struct Options {
   std::uint64_t bytes = std::uint64_t{2} << 30;
   unsigned reps = 50;
@@ -167,11 +258,13 @@ struct Options {
   std::vector<unsigned> baseline_grids{0};
   std::vector<std::string> baseline_ptx; ///< empty: the embedded PTX
   std::string dump_baseline_ptx;
-  // The ptxgen kernel (optional).
-  std::string ptx, entry, label = "ptxgen", args_text;
-  std::vector<Arg> args; ///< args_text parsed
-  std::optional<Dim3> grid, block;
-  unsigned smem = 0;
+  std::vector<unsigned> bulk_grids{0}, tma_grids{0};
+  std::vector<std::string> bulk_ptx, tma_ptx; ///< empty: the embedded PTX
+  std::string dump_bulk_ptx, dump_tma_ptx;
+  std::uint64_t tma_cols = 8192; ///< uint16 columns of the TMA kernel's tensor: 16 KiB rows
+  unsigned tma_l2 = 0;           ///< L2 promotion of its maps, bytes
+  bool time_nvcc = true, time_bulk = true, time_tma = true; ///< --only
+  std::vector<PtxKernel> kernels;
   std::string command;
 };
 
@@ -191,9 +284,39 @@ std::vector<unsigned> parse_grids(const std::string& text, const std::string& op
 const char* kUsage =
     "usage: ptxgen_stream_bench [--bytes N] [--reps N] [--warmup N] [--device N]\n"
     "         [--baseline-grid N[,N...]] [--baseline-ptx FILE]... [--dump-baseline-ptx FILE]\n"
+    "         [--bulk-grid N[,N...]] [--bulk-ptx FILE]... [--dump-bulk-ptx FILE]\n"
+    "         [--tma-grid N[,N...]] [--tma-ptx FILE]... [--dump-tma-ptx FILE]\n"
+    "         [--tma-cols N] [--tma-l2 0|64|128|256] [--only nvcc,bulk,tma]\n"
     "         [--ptx FILE --entry NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] --args LIST\n"
-    "          [--smem BYTES] [--label NAME]]\n"
-    "  --args: parameters in order: in, out, u32:N, u64:N, u32:tiles/B (BYTES / B)\n";
+    "          [--smem BYTES] [--label NAME]]...\n"
+    "  --args: parameters in order: in, out, u32:N, u64:N, u32:tiles/B (BYTES / B),\n"
+    "          tmap2d:in|out:ROWS|auto,COLS,BOX_ROWS,BOX_COLS,SWIZZLE[,L2] (uint16)\n";
+
+void parse_only(const std::string& text, Options& o) {
+  o.time_nvcc = o.time_bulk = o.time_tma = false;
+  for (const std::string& f : split(text, ',')) {
+    if (f == "nvcc")
+      o.time_nvcc = true;
+    else if (f == "bulk")
+      o.time_bulk = true;
+    else if (f == "tma")
+      o.time_tma = true;
+    else
+      throw UsageError("--only: '" + f + "' is not nvcc, bulk or tma");
+  }
+}
+
+void check_kernels(Options& o) {
+  for (std::size_t k = 0; k < o.kernels.size(); ++k) {
+    PtxKernel& p = o.kernels[k];
+    if (p.entry.empty() || !p.grid || !p.block || p.args_text.empty())
+      throw UsageError("--ptx " + p.ptx + " needs --entry, --grid, --block and --args");
+    p.args = parse_args(p.args_text, o.bytes);
+    if (p.label.empty())
+      p.label = o.kernels.size() == 1 ? std::string("ptxgen")
+                                      : "ptxgen:" + std::filesystem::path(p.ptx).stem().string();
+  }
+}
 
 Options parse_options(int argc, char** argv) {
   Options o;
@@ -223,21 +346,44 @@ Options parse_options(int argc, char** argv) {
       o.baseline_ptx.push_back(value());
     else if (a == "--dump-baseline-ptx")
       o.dump_baseline_ptx = value();
+    else if (a == "--bulk-grid")
+      o.bulk_grids = parse_grids(value(), a);
+    else if (a == "--bulk-ptx")
+      o.bulk_ptx.push_back(value());
+    else if (a == "--dump-bulk-ptx")
+      o.dump_bulk_ptx = value();
+    else if (a == "--tma-grid")
+      o.tma_grids = parse_grids(value(), a);
+    else if (a == "--tma-ptx")
+      o.tma_ptx.push_back(value());
+    else if (a == "--dump-tma-ptx")
+      o.dump_tma_ptx = value();
+    else if (a == "--tma-cols")
+      o.tma_cols = parse_u64(value(), a);
+    else if (a == "--tma-l2")
+      o.tma_l2 = parse_choice(value(), {0, 64, 128, 256}, a);
+    else if (a == "--only")
+      parse_only(value(), o);
     else if (a == "--ptx")
-      o.ptx = value();
-    else if (a == "--entry")
-      o.entry = value();
-    else if (a == "--label")
-      o.label = value();
-    else if (a == "--args")
-      o.args_text = value();
-    else if (a == "--grid")
-      o.grid = parse_dim3(value(), a);
-    else if (a == "--block")
-      o.block = parse_dim3(value(), a);
-    else if (a == "--smem")
-      o.smem = parse_u32(value(), a);
-    else if (a == "--help" || a == "-h") {
+      o.kernels.push_back({value(), "", "", "", {}, {}, {}, 0});
+    else if (a == "--entry" || a == "--label" || a == "--args" || a == "--grid" || a == "--block" ||
+             a == "--smem") {
+      if (o.kernels.empty())
+        throw UsageError(a + " goes after the --ptx it describes");
+      PtxKernel& k = o.kernels.back();
+      if (a == "--entry")
+        k.entry = value();
+      else if (a == "--label")
+        k.label = value();
+      else if (a == "--args")
+        k.args_text = value();
+      else if (a == "--grid")
+        k.grid = parse_dim3(value(), a);
+      else if (a == "--block")
+        k.block = parse_dim3(value(), a);
+      else
+        k.smem = parse_u32(value(), a);
+    } else if (a == "--help" || a == "-h") {
       std::cout << kUsage;
       std::exit(0);
     } else
@@ -247,12 +393,9 @@ Options parse_options(int argc, char** argv) {
     throw UsageError("--bytes must be a positive multiple of 16");
   if (o.reps == 0)
     throw UsageError("--reps must be at least 1");
-  if (!o.ptx.empty() && (o.entry.empty() || !o.grid || !o.block || o.args_text.empty()))
-    throw UsageError("--ptx needs --entry, --grid, --block and --args");
-  if (o.ptx.empty() && (!o.entry.empty() || o.grid || o.block || !o.args_text.empty()))
-    throw UsageError("--entry, --grid, --block and --args go with --ptx");
-  if (!o.args_text.empty())
-    o.args = parse_args(o.args_text, o.bytes);
+  if (o.tma_cols == 0 || o.tma_cols > 0xFFFFFFFFull || o.bytes % (2 * o.tma_cols) != 0)
+    throw UsageError("--bytes must be whole rows of --tma-cols uint16 elements");
+  check_kernels(o);
   return o;
 }
 
@@ -331,21 +474,71 @@ private:
   CUfunction fn_ = nullptr;
 };
 
-/// A kernel launch with its packed parameters (each in its own 8-byte slot).
+/// One kernel parameter's bytes: a scalar or pointer in the first 4 or 8
+/// (little-endian: a u32 is a u64 slot's first 4 bytes), or a whole
+/// CUtensorMap; the driver copies as many as the kernel's parameter has.
+struct ParamSlot {
+  alignas(alignof(CUtensorMap)) unsigned char bytes[sizeof(CUtensorMap)] = {};
+  static ParamSlot of(std::uint64_t v) {
+    ParamSlot p;
+    std::memcpy(p.bytes, &v, sizeof v);
+    return p;
+  }
+  static ParamSlot of(const CUtensorMap& m) {
+    ParamSlot p;
+    std::memcpy(p.bytes, &m, sizeof m);
+    return p;
+  }
+};
+
+/// A kernel launch with its packed parameters.
 struct Launch {
   CUfunction fn = nullptr;
   Dim3 grid, block;
   unsigned smem = 0;
-  std::vector<std::uint64_t> slots;
+  std::vector<ParamSlot> slots;
   void enqueue(CUstream stream) {
     std::vector<void*> ptrs;
     for (auto& s : slots)
-      ptrs.push_back(&s); // little-endian: a u32 is the slot's first 4 bytes
+      ptrs.push_back(s.bytes);
     check(cuLaunchKernel(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, smem, stream,
                          ptrs.data(), nullptr),
           "cuLaunchKernel");
   }
 };
+
+/// The 2-D uint16 tensor map `m` over the buffer at `base` (zero fill, no
+/// interleave, element strides 1).
+CUtensorMap encode_tmap2d(const TensorMap2d& m, CUdeviceptr base) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {m.cols, m.rows}; // innermost first
+  const cuuint64_t strides[1] = {m.cols * 2};  // bytes between rows
+  const cuuint32_t box[2] = {m.box_cols, m.box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUtensorMapSwizzle swizzle = m.swizzle == 0    ? CU_TENSOR_MAP_SWIZZLE_NONE
+                                     : m.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                     : m.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                       : CU_TENSOR_MAP_SWIZZLE_128B;
+  const CUtensorMapL2promotion l2 = m.l2 == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+                                    : m.l2 == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                    : m.l2 == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                  : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  check(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2,
+                               reinterpret_cast<void*>(static_cast<std::uintptr_t>(base)), dims,
+                               strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                               swizzle, l2, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        "cuTensorMapEncodeTiled (" + std::to_string(m.rows) + " x " + std::to_string(m.cols) +
+            ", box " + std::to_string(m.box_rows) + " x " + std::to_string(m.box_cols) +
+            ", swizzle " + std::to_string(m.swizzle) + ")");
+  return map;
+}
+
+std::string describe(const TensorMap2d& m) {
+  return "map " + std::to_string(m.rows) + " x " + std::to_string(m.cols) + " uint16, box " +
+         std::to_string(m.box_rows) + " x " + std::to_string(m.box_cols) + ", swizzle " +
+         (m.swizzle ? std::to_string(m.swizzle) + "B" : std::string("none")) + ", L2 promotion " +
+         (m.l2 ? std::to_string(m.l2) + "B" : std::string("none"));
+}
 
 struct Method {
   std::string name;
@@ -447,83 +640,150 @@ std::string now_utc() {
   return buf;
 }
 
-/// The baseline's compile-time shape, read from its module.
-struct BaselineShape {
-  unsigned stages = 0, threads = 0, vecs = 0;
-  std::uint64_t tile_bytes() const { return std::uint64_t{threads} * vecs * 16; }
-};
-
-BaselineShape read_baseline_shape(const Kernel& k) {
+/// A hand-written kernel's compile-time shape: the `count` unsigned words of
+/// its module's `symbol`.
+std::vector<unsigned> read_shape(const Kernel& k, const char* symbol, std::size_t count) {
   CUdeviceptr at = 0;
   std::size_t size = 0;
-  check(cuModuleGetGlobal(&at, &size, k.module(), "pipelined_copy_shape"),
-        "cuModuleGetGlobal pipelined_copy_shape");
-  unsigned v[3] = {};
-  if (size != sizeof v)
-    throw std::runtime_error("pipelined_copy_shape has " + std::to_string(size) + " bytes");
-  check(cuMemcpyDtoH(v, at, sizeof v), "cuMemcpyDtoH pipelined_copy_shape");
-  return {v[0], v[1], v[2]};
+  check(cuModuleGetGlobal(&at, &size, k.module(), symbol),
+        std::string("cuModuleGetGlobal ") + symbol);
+  std::vector<unsigned> v(count);
+  if (size != count * sizeof(unsigned))
+    throw std::runtime_error(std::string(symbol) + " has " + std::to_string(size) + " bytes");
+  check(cuMemcpyDtoH(v.data(), at, size), std::string("cuMemcpyDtoH ") + symbol);
+  return v;
 }
 
-/// The nvcc kernel `k` on `grid` (0: as many blocks as are resident at once).
-Method baseline_method(const Kernel& k, const std::string& name, unsigned grid, const Buffers& b,
-                       const Options& o, CUdevice dev) {
-  BaselineShape s = read_baseline_shape(k);
-  if (o.bytes % s.tile_bytes() != 0)
-    throw UsageError("--bytes must be whole tiles of " + std::to_string(s.tile_bytes()) +
-                     " bytes for the nvcc kernel");
-  Launch l;
-  l.fn = k.fn();
-  l.block = {s.threads, 1, 1};
-  l.smem = static_cast<unsigned>(s.stages * s.tile_bytes());
+/// Sets `l`'s dynamic shared memory and its grid (`grid`, or 0: as many blocks
+/// as are resident at once); returns the launch's description.
+std::string size_launch(Launch& l, unsigned grid, const std::string& what, CUdevice dev) {
   check(cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                            static_cast<int>(l.smem)),
-        "cuFuncSetAttribute (dynamic shared) of the nvcc kernel");
+        "cuFuncSetAttribute (dynamic shared) of " + what);
   int per_sm = 0, sms = 0;
-  check(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, l.fn, static_cast<int>(s.threads),
+  check(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, l.fn, static_cast<int>(l.block.x),
                                                     l.smem),
         "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   check(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
         "multiprocessor count");
+  if (per_sm == 0)
+    throw std::runtime_error(what + ": no block fits on a multiprocessor");
   l.grid = {grid ? grid : static_cast<unsigned>(per_sm * sms), 1, 1};
-  const std::uint64_t tiles = o.bytes / s.tile_bytes();
-  l.slots = {b.in.data(), b.out.data(), tiles};
-  std::string shape = "grid " + l.grid.str() + " block " + l.block.str() + " dynamic shared " +
-                      std::to_string(l.smem) + " B; " + std::to_string(s.stages) + " stages of " +
-                      std::to_string(s.tile_bytes()) + " B tiles, " + std::to_string(tiles) +
-                      " tiles; " + k.resources() + "; " + std::to_string(per_sm) + " blocks/SM x " +
-                      std::to_string(sms) + " SMs";
+  return "grid " + l.grid.str() + " block " + l.block.str() + " dynamic shared " +
+         std::to_string(l.smem) + " B; " + std::to_string(per_sm) + " blocks/SM x " +
+         std::to_string(sms) + " SMs";
+}
+
+/// The pipelined nvcc kernel `k` (pipelined_copy.cu) on `grid`.
+Method baseline_method(const Kernel& k, const std::string& name, unsigned grid, const Buffers& b,
+                       const Options& o, CUdevice dev) {
+  // {stages, threads per block, 16-byte chunks per thread per tile}
+  const std::vector<unsigned> s = read_shape(k, "pipelined_copy_shape", 3);
+  const std::uint64_t tile_bytes = std::uint64_t{s[1]} * s[2] * 16;
+  if (o.bytes % tile_bytes != 0)
+    throw UsageError("--bytes must be whole tiles of " + std::to_string(tile_bytes) +
+                     " bytes for the nvcc kernel");
+  Launch l;
+  l.fn = k.fn();
+  l.block = {s[1], 1, 1};
+  l.smem = static_cast<unsigned>(s[0] * tile_bytes);
+  std::string shape = size_launch(l, grid, name, dev);
+  const std::uint64_t tiles = o.bytes / tile_bytes;
+  l.slots = {ParamSlot::of(b.in.data()), ParamSlot::of(b.out.data()), ParamSlot::of(tiles)};
+  shape += "; " + std::to_string(s[0]) + " stages of " + std::to_string(tile_bytes) + " B tiles, " +
+           std::to_string(tiles) + " tiles; " + k.resources();
   return {name, shape, [l](CUstream st) mutable { l.enqueue(st); }};
 }
 
-Method ptxgen_method(const Kernel& k, const Buffers& b, const Options& o) {
+/// The 1-D bulk nvcc kernel `k` (bulk_copy.cu) on `grid`.
+Method bulk_method(const Kernel& k, const std::string& name, unsigned grid, const Buffers& b,
+                   const Options& o, CUdevice dev) {
+  // {stages, tile bytes, tiles ahead, threads per block}
+  const std::vector<unsigned> s = read_shape(k, "bulk_copy_shape", 4);
+  if (o.bytes % s[1] != 0 || o.bytes / s[1] > 0xFFFFFFFFull)
+    throw UsageError("--bytes must be whole tiles of " + std::to_string(s[1]) +
+                     " bytes for the bulk kernel");
   Launch l;
   l.fn = k.fn();
-  l.grid = *o.grid;
-  l.block = *o.block;
-  l.smem = o.smem;
+  l.block = {s[3], 1, 1};
+  l.smem = s[0] * s[1];
+  std::string shape = size_launch(l, grid, name, dev);
+  const std::uint64_t tiles = o.bytes / s[1];
+  l.slots = {ParamSlot::of(b.in.data()), ParamSlot::of(b.out.data()), ParamSlot::of(tiles)};
+  shape += "; " + std::to_string(s[0]) + " stages of " + std::to_string(s[1]) + " B, " +
+           std::to_string(s[2]) + " ahead, " + std::to_string(tiles) + " tiles; " + k.resources();
+  return {name, shape, [l](CUstream st) mutable { l.enqueue(st); }};
+}
+
+/// The 2-D TMA nvcc kernel `k` (tma_copy.cu) on `grid`: the buffers as a
+/// uint16 tensor of --tma-cols columns, both maps encoded from the module's shape.
+Method tma_method(const Kernel& k, const std::string& name, unsigned grid, const Buffers& b,
+                  const Options& o, CUdevice dev) {
+  // {stages, box rows, box columns, swizzle bytes, boxes ahead, threads per block}
+  const std::vector<unsigned> s = read_shape(k, "tma_copy_shape", 6);
+  TensorMap2d m;
+  m.cols = o.tma_cols;
+  m.rows = o.bytes / (2 * o.tma_cols);
+  m.box_rows = s[1];
+  m.box_cols = s[2];
+  m.swizzle = s[3];
+  m.l2 = o.tma_l2;
+  if (m.cols % m.box_cols != 0)
+    throw UsageError("--tma-cols must be whole boxes of " + std::to_string(m.box_cols) +
+                     " columns for the TMA kernel");
+  const std::uint64_t col_tiles = m.cols / m.box_cols;
+  const std::uint64_t tiles = col_tiles * ((m.rows + m.box_rows - 1) / m.box_rows);
+  if (tiles > 0xFFFFFFFFull)
+    throw UsageError("too many boxes for the TMA kernel");
+  Launch l;
+  l.fn = k.fn();
+  l.block = {s[5], 1, 1};
+  l.smem = s[0] * s[1] * s[2] * 2 + 1024; // the kernel aligns its ring up to 1024 bytes
+  std::string shape = size_launch(l, grid, name, dev);
+  TensorMap2d out_map = m;
+  out_map.of_input = false;
+  l.slots = {ParamSlot::of(encode_tmap2d(m, b.in.data())),
+             ParamSlot::of(encode_tmap2d(out_map, b.out.data())), ParamSlot::of(col_tiles),
+             ParamSlot::of(tiles)};
+  shape += "; " + std::to_string(s[0]) + " stages, " + std::to_string(s[4]) + " ahead, " +
+           describe(m) + ", " + std::to_string(tiles) + " boxes; " + k.resources();
+  return {name, shape, [l](CUstream st) mutable { l.enqueue(st); }};
+}
+
+Method ptxgen_method(const Kernel& k, const PtxKernel& p, const Buffers& b) {
+  Launch l;
+  l.fn = k.fn();
+  l.grid = *p.grid;
+  l.block = *p.block;
+  l.smem = p.smem;
   if (l.smem > 0)
     check(cuFuncSetAttribute(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                              static_cast<int>(l.smem)),
-          "cuFuncSetAttribute (dynamic shared) of " + o.entry);
-  for (const Arg& a : o.args) {
+          "cuFuncSetAttribute (dynamic shared) of " + p.entry);
+  std::string maps;
+  for (const Arg& a : p.args) {
     switch (a.kind) {
     case Arg::Kind::in:
-      l.slots.push_back(b.in.data());
+      l.slots.push_back(ParamSlot::of(b.in.data()));
       break;
     case Arg::Kind::out:
-      l.slots.push_back(b.out.data());
+      l.slots.push_back(ParamSlot::of(b.out.data()));
       break;
     case Arg::Kind::u32:
     case Arg::Kind::u64:
-      l.slots.push_back(a.value);
+      l.slots.push_back(ParamSlot::of(a.value));
+      break;
+    case Arg::Kind::tmap:
+      l.slots.push_back(
+          ParamSlot::of(encode_tmap2d(a.map, a.map.of_input ? b.in.data() : b.out.data())));
+      maps += std::string("; ") + (a.map.of_input ? "in " : "out ") + describe(a.map);
       break;
     }
   }
   std::string shape = "grid " + l.grid.str() + " block " + l.block.str() + " dynamic shared " +
-                      std::to_string(l.smem) + " B; args " + o.args_text + "; " + k.resources() +
-                      "; " + o.ptx + " entry " + o.entry;
-  return {o.label, shape, [l](CUstream st) mutable { l.enqueue(st); }};
+                      std::to_string(l.smem) + " B; args " + p.args_text + maps + "; " +
+                      k.resources() + "; " + p.ptx + " entry " + p.entry;
+  return {p.label, shape, [l](CUstream st) mutable { l.enqueue(st); }};
 }
 
 void print_table(const std::vector<Result>& results, std::uint64_t bytes) {
@@ -562,11 +822,88 @@ void print_header(const Options& o, CUdevice dev) {
             << std::flush;
 }
 
-int run(const Options& o) {
-  if (!o.dump_baseline_ptx.empty()) {
-    std::ofstream(o.dump_baseline_ptx, std::ios::binary) << ptxgen_pipelined_copy_ptx;
-    return 0;
+using MethodMaker = Method (*)(const Kernel&, const std::string&, unsigned, const Buffers&,
+                               const Options&, CUdevice);
+
+/// A family of hand-written kernels: the embedded build or the --*-ptx files,
+/// each timed on each of its grids.
+struct Family {
+  bool enabled;
+  const char* embedded; ///< the embedded PTX
+  const char* entry;
+  const char* name; ///< the embedded build's method name; files add ":stem"
+  const std::vector<std::string>& files;
+  const std::vector<unsigned>& grids;
+  MethodMaker make;
+};
+
+/// Loads the family's kernels into `modules` and appends one method per
+/// kernel and grid.
+void add_family(const Family& f, std::vector<std::unique_ptr<Kernel>>& modules,
+                std::vector<Method>& methods, const Buffers& b, const Options& o, CUdevice dev) {
+  if (!f.enabled)
+    return;
+  struct Build {
+    const Kernel* kernel;
+    std::string name;
+    std::vector<unsigned> grids;
+  };
+  std::vector<Build> builds;
+  if (f.files.empty()) {
+    modules.push_back(std::make_unique<Kernel>(f.embedded, f.entry, std::string(f.name)));
+    builds.push_back({modules.back().get(), f.name, f.grids});
   }
+  std::size_t methods_of_family = builds.size() * f.grids.size();
+  for (const std::string& given : f.files) {
+    // FILE@GRIDS: this build on its own grids.
+    const auto at = given.rfind('@');
+    const std::string path = at == std::string::npos ? given : given.substr(0, at);
+    std::vector<unsigned> grids =
+        at == std::string::npos ? f.grids : parse_grids(given.substr(at + 1), given);
+    // `default`: the embedded build, beside other files.
+    const bool embedded = path == "default";
+    modules.push_back(std::make_unique<Kernel>(embedded ? std::string(f.embedded) : read_file(path),
+                                               f.entry, path));
+    methods_of_family += grids.size();
+    builds.push_back({modules.back().get(),
+                      embedded
+                          ? std::string(f.name)
+                          : std::string(f.name) + ":" + std::filesystem::path(path).stem().string(),
+                      std::move(grids)});
+  }
+  const bool several = methods_of_family > 1;
+  for (const auto& [kernel, base, grids] : builds) {
+    for (unsigned grid : grids) {
+      std::string name = base;
+      if (several)
+        name += '@' + (grid ? std::to_string(grid) : std::string("occ"));
+      methods.push_back(f.make(*kernel, name, grid, b, o, dev));
+    }
+  }
+}
+
+/// --dump-*-ptx: writes the embedded PTX files asked for; true when any was.
+bool dump_embedded(const Options& o) {
+  const std::pair<const std::string&, const char*> dumps[] = {
+      {o.dump_baseline_ptx, ptxgen_pipelined_copy_ptx},
+      {o.dump_bulk_ptx, ptxgen_bulk_copy_ptx},
+      {o.dump_tma_ptx, ptxgen_tma_copy_ptx}};
+  bool any = false;
+  for (const auto& [path, text] : dumps) {
+    if (path.empty())
+      continue;
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out)
+      throw std::runtime_error("cannot write " + path);
+    any = true;
+  }
+  return any;
+}
+
+int run(const Options& o) {
+  if (dump_embedded(o))
+    return 0;
   check(cuInit(0), "cuInit");
   CUdevice dev = 0;
   check(cuDeviceGet(&dev, o.device), "cuDeviceGet");
@@ -583,39 +920,24 @@ int run(const Options& o) {
   check(cuMemcpyHtoD(in.data(), expected.data(), o.bytes), "cuMemcpyHtoD (input)");
   Buffers b{in, out, expected, scratch};
 
-  std::vector<std::unique_ptr<Kernel>> baselines;
-  std::vector<std::string> names;
-  if (o.baseline_ptx.empty()) {
-    baselines.push_back(
-        std::make_unique<Kernel>(ptxgen_pipelined_copy_ptx, "pipelined_copy", "the nvcc kernel"));
-    names.push_back("nvcc");
-  }
-  for (const std::string& path : o.baseline_ptx) {
-    baselines.push_back(std::make_unique<Kernel>(read_file(path), "pipelined_copy", path));
-    names.push_back("nvcc:" + std::filesystem::path(path).stem().string());
-  }
-  std::optional<Kernel> emitted;
-  if (!o.ptx.empty())
-    emitted.emplace(read_file(o.ptx), o.entry, o.ptx);
-
   Method memcpy{"memcpyDtoD", "cuMemcpyDtoDAsync of " + std::to_string(o.bytes) + " B",
                 [&](CUstream st) {
                   check(cuMemcpyDtoDAsync(out.data(), in.data(), o.bytes, st), "cuMemcpyDtoDAsync");
                 }};
   std::vector<Method> methods{memcpy};
-  const bool several = baselines.size() * o.baseline_grids.size() > 1;
-  for (std::size_t i = 0; i < baselines.size(); ++i) {
-    for (unsigned grid : o.baseline_grids) {
-      std::string name = names[i];
-      if (several) {
-        name += '@';
-        name += grid ? std::to_string(grid) : std::string("occ");
-      }
-      methods.push_back(baseline_method(*baselines[i], name, grid, b, o, dev));
-    }
+  std::vector<std::unique_ptr<Kernel>> modules;
+  const Family families[] = {{o.time_nvcc, ptxgen_pipelined_copy_ptx, "pipelined_copy", "nvcc",
+                              o.baseline_ptx, o.baseline_grids, baseline_method},
+                             {o.time_bulk, ptxgen_bulk_copy_ptx, "bulk_copy", "nvcc-bulk",
+                              o.bulk_ptx, o.bulk_grids, bulk_method},
+                             {o.time_tma, ptxgen_tma_copy_ptx, "tma_copy", "nvcc-tma", o.tma_ptx,
+                              o.tma_grids, tma_method}};
+  for (const Family& f : families)
+    add_family(f, modules, methods, b, o, dev);
+  for (const PtxKernel& p : o.kernels) {
+    modules.push_back(std::make_unique<Kernel>(read_file(p.ptx), p.entry, p.ptx));
+    methods.push_back(ptxgen_method(*modules.back(), p, b));
   }
-  if (emitted)
-    methods.push_back(ptxgen_method(*emitted, b, o));
   memcpy.name += "#2";
   methods.push_back(memcpy);
 

@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# The streaming-copy benchmark of issue 10, on the GPU machine, from the
-# repository root, with build-device/ carried (tools/build_device.sh, then
+# The streaming-copy benchmark, on the GPU machine, from the repository root,
+# with build-device/ carried (tools/build_device.sh, then
 # `cmake --build build-device --target ptxgen_stream_bench`):
-#   1. emits the persistent pipelined copy spec with build-device/ptxgen
-#      (--target sm_90);
-#   2. runs build-device/ptxgen_stream_bench: cuMemcpyDtoD, the nvcc kernel
-#      (tools/baseline/pipelined_copy.cu) and ptxgen's kernel on 2 GiB, the
-#      nvcc kernel on the spec's grid so that both have the same shape;
-#   3. assembles both PTX files with ptxas -arch=sm_90 -O3 -v (registers) and
+#   1. emits ptxgen's streaming copies with build-device/ptxgen emit --target
+#      sm_90: the persistent cp.async ring (SPEC), the one-stage cp.async copy,
+#      the 1-D bulk ring and the 2-D TMA ring, and the bulk and TMA copies of
+#      one tile per CTA (tools/bench/stream_copy_*.toml);
+#      a spec that does not emit is reported and left out (status 1), the
+#      others are still timed;
+#   2. runs build-device/ptxgen_stream_bench once: cuMemcpyDtoD, the
+#      hand-written kernels (tools/baseline/: pipelined_copy.cu on the
+#      persistent spec's grid, bulk_copy.cu and tma_copy.cu in their default
+#      persistent shapes, the same as the bulk and TMA specs', on as many CTAs
+#      as are resident, and, where nvcc is found, both again in the shape of one
+#      tile per CTA: 16 KiB bulk tiles and 32 x 256 TMA boxes on 131072 CTAs)
+#      and every emitted ptxgen kernel, all on 2 GiB, each verified;
+#   3. assembles every PTX file with ptxas -arch=sm_90 -O3 -v (registers) and
 #      counts the SASS instructions of each loop body (cuobjdump -sass: from a
 #      back-edge branch's target to the branch, both included).
 # Logs go to $OUT (default /tmp/ptxgen-stream-bench). With --count-loops
@@ -15,27 +23,39 @@
 # benchmark's (1 when a kernel's output is wrong), or 1 when a step failed.
 #
 # Environment (all optional):
-#   SPEC   the spec (default tools/bench/stream_copy_persistent.toml; the lead
-#          moves it to specs/pipeline/)
+#   BUILD  the folder holding ptxgen and ptxgen_stream_bench (default build-device)
+#   SPEC   the persistent cp.async spec (default tools/bench/stream_copy_persistent.toml)
 #   PTX    a PTX file to time instead of emitting SPEC (then ENTRY too)
-#   ENTRY  the kernel's name (default: the spec's [kernel] name)
-#   GRID, BLOCK  the launch (default: the spec's grid and block)
-#   SMEM   dynamic shared bytes of ptxgen's kernel (default 0: static shared,
-#          as for shared tensors up to 48 KiB in all)
+#   ENTRY  its kernel's name (default: the spec's [kernel] name)
+#   GRID, BLOCK  its launch (default: the spec's grid and block)
+#   SMEM   its dynamic shared bytes (default 0: static shared, as for shared
+#          tensors up to 48 KiB in all)
 #   ARGS   its parameters in ABI order (default in,out,u32:tiles/8192: the
 #          spec's A, B and n_tiles, emitter/lower/abi.hpp)
+#   SPEC_BULK, SMEM_BULK, ARGS_BULK  the bulk spec (default
+#          tools/bench/stream_copy_bulk.toml; 132096 bytes: its 128 KiB ring,
+#          its barriers and the dynamic layout's alignment, rounded up; in,out)
+#   SPEC_TMA, SMEM_TMA, ARGS_TMA  the TMA spec (default
+#          tools/bench/stream_copy_tma.toml; 132096; in,out then the maps of A
+#          and B: tmap2d:in:131072,8192,64,256,0,tmap2d:out:131072,8192,64,256,0;
+#          set ARGS_TMA to the lowering's parameter order, abi::kernel_params)
+#   ARGS_TMA_1TILE  the parameters of tools/bench/stream_copy_tma_1tile.toml
+#          (one box per CTA; in,out then maps of 32 x 256 boxes); the bulk one,
+#          stream_copy_bulk_1tile.toml, takes ARGS_BULK; both static shared
+#   SPEC_ONE_STAGE  the one-stage copy (default tools/bench/stream_copy_one_stage.toml)
 #   BENCH_FLAGS  more options for ptxgen_stream_bench (--reps 100, --bytes N)
 set -uo pipefail
 out=${OUT:-/tmp/ptxgen-stream-bench}
 export PATH=/usr/local/cuda/bin:$PATH
+build=${BUILD:-build-device}
 spec=${SPEC:-tools/bench/stream_copy_persistent.toml}
-bench=build-device/ptxgen_stream_bench
+bench=$build/ptxgen_stream_bench
 status=0
 
-# The first `KEY = N` in the spec's [kernel] table (grid, block as one number).
+# The first `KEY = N` in the [kernel] table of spec FILE (grid, block as one number).
 kernel_key() {
-  awk -v key="$1" '/^\[/ { in_kernel = ($0 == "[kernel]") }
-    in_kernel && $1 == key && $2 == "=" { gsub(/"/, "", $3); print $3; exit }' "$spec"
+  awk -v key="$2" '/^\[/ { in_kernel = ($0 == "[kernel]") }
+    in_kernel && $1 == key && $2 == "=" { gsub(/"/, "", $3); print $3; exit }' "$1"
 }
 
 # Instructions of each loop body in a cuobjdump -sass listing: for every
@@ -88,29 +108,49 @@ if [ ! -x "$bench" ]; then
   exit 1
 fi
 
-ptxgen_ptx=${PTX:-}
-entry=${ENTRY:-$(kernel_key name)}
-if [ -z "$ptxgen_ptx" ]; then
-  ptxgen_ptx=$out/ptxgen.ptx
-  { time build-device/ptxgen emit --target sm_90 -o "$ptxgen_ptx" "$spec"; } \
-    > "$out/emit.log" 2>&1 || {
-    echo "ptxgen emit $spec failed (see emit.log); timing the other two only"
-    status=1
-    ptxgen_ptx=
-  }
-  cat "$out/emit.log"
-fi
-grid=${GRID:-$(kernel_key grid)}
-block=${BLOCK:-$(kernel_key block)}
-args=${ARGS:-in,out,u32:tiles/8192}
+run=("$bench")
+sass_names=()  # the PTX files whose loops are counted: name=file
+# add_kernel LABEL SPEC SMEM ARGS [PTX ENTRY GRID BLOCK]: emits SPEC (unless
+# PTX is given) and times it as LABEL.
+add_kernel() {
+  local label=$1 file=$2 smem=$3 args=$4 ptx=${5:-} entry=${6:-} grid=${7:-} block=${8:-}
+  if [ -z "$ptx" ]; then
+    ptx=$out/$label.ptx
+    { time "$build/ptxgen" emit --target sm_90 -o "$ptx" "$file"; } > "$out/$label.emit.log" 2>&1 || {
+      echo "ptxgen emit $file failed (see $label.emit.log); $label is not timed"
+      head -5 "$out/$label.emit.log"
+      status=1
+      return
+    }
+  fi
+  run+=(--ptx "$ptx" --label "$label" --entry "${entry:-$(kernel_key "$file" name)}"
+    --grid "${grid:-$(kernel_key "$file" grid)}" --block "${block:-$(kernel_key "$file" block)}"
+    --smem "$smem" --args "$args")
+  sass_names+=("$label=$ptx")
+}
 
-baseline_ptx=$out/nvcc.ptx
-"$bench" --dump-baseline-ptx "$baseline_ptx"
+add_kernel ptxgen "$spec" "${SMEM:-0}" "${ARGS:-in,out,u32:tiles/8192}" "${PTX:-}" "${ENTRY:-}" \
+  "${GRID:-}" "${BLOCK:-}"
+add_kernel ptxgen-1stage "${SPEC_ONE_STAGE:-tools/bench/stream_copy_one_stage.toml}" 0 in,out
+add_kernel ptxgen-bulk "${SPEC_BULK:-tools/bench/stream_copy_bulk.toml}" "${SMEM_BULK:-132096}" \
+  "${ARGS_BULK:-in,out}"
+add_kernel ptxgen-tma "${SPEC_TMA:-tools/bench/stream_copy_tma.toml}" "${SMEM_TMA:-132096}" \
+  "${ARGS_TMA:-in,out,tmap2d:in:131072,8192,64,256,0,tmap2d:out:131072,8192,64,256,0}"
+add_kernel ptxgen-bulk-1tile tools/bench/stream_copy_bulk_1tile.toml 0 "${ARGS_BULK:-in,out}"
+add_kernel ptxgen-tma-1tile tools/bench/stream_copy_tma_1tile.toml 0 \
+  "${ARGS_TMA_1TILE:-in,out,tmap2d:in:131072,8192,32,256,0,tmap2d:out:131072,8192,32,256,0}"
 
-run=("$bench" --baseline-grid "$grid")
-if [ -n "$ptxgen_ptx" ]; then
-  run+=(--ptx "$ptxgen_ptx" --entry "$entry" --grid "$grid" --block "$block"
-    --smem "${SMEM:-0}" --args "$args")
+# The hand-written kernels: the pipelined one on the persistent spec's grid,
+# the bulk and TMA ones in their default (persistent) shapes on the resident
+# CTAs and, built here, in the shape of one tile per CTA.
+run+=(--baseline-grid "${GRID:-$(kernel_key "$spec" grid)}" --bulk-ptx default@occ --tma-ptx default@occ)
+if nvcc -ptx -arch=sm_90 -O3 -DBC_STAGES=2 -DBC_TILE=16384 -DBC_AHEAD=1 \
+  -o "$out/bulk_1tile.ptx" tools/baseline/bulk_copy.cu > "$out/nvcc_1tile.log" 2>&1 &&
+  nvcc -ptx -arch=sm_90 -O3 -DTC_STAGES=2 -DTC_BOX_ROWS=32 -DTC_BOX_COLS=256 -DTC_AHEAD=1 \
+    -o "$out/tma_1tile.ptx" tools/baseline/tma_copy.cu >> "$out/nvcc_1tile.log" 2>&1; then
+  run+=(--bulk-ptx "$out/bulk_1tile.ptx@131072" --tma-ptx "$out/tma_1tile.ptx@131072")
+else
+  echo "nvcc could not build the one-tile-per-CTA kernels (see nvcc_1tile.log): not timed"
 fi
 # shellcheck disable=SC2206 # BENCH_FLAGS is a list of words
 run+=(${BENCH_FLAGS:-})
@@ -120,9 +160,12 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 bench_status=${PIPESTATUS[0]}
 [ "$bench_status" -ne 0 ] && status=$bench_status
 
-for which in nvcc ptxgen; do
-  if [ "$which" = nvcc ]; then ptx=$baseline_ptx; else ptx=$ptxgen_ptx; fi
-  [ -n "$ptx" ] || continue
+"$bench" --dump-baseline-ptx "$out/nvcc.ptx" --dump-bulk-ptx "$out/nvcc-bulk.ptx" \
+  --dump-tma-ptx "$out/nvcc-tma.ptx"
+for entry in nvcc="$out/nvcc.ptx" nvcc-bulk="$out/nvcc-bulk.ptx" nvcc-tma="$out/nvcc-tma.ptx" \
+  "${sass_names[@]}"; do
+  which=${entry%%=*}
+  ptx=${entry#*=}
   cubin=$out/$which.cubin
   if ptxas -arch=sm_90 -O3 -v "$ptx" -o "$cubin" > "$out/$which.ptxas.txt" 2>&1 &&
     cuobjdump -sass "$cubin" > "$out/$which.sass" 2>&1; then
