@@ -55,16 +55,14 @@ std::vector<std::uint8_t> naive_fill_element(const tile::TensorMapDesc& map) {
   if (map.oob_fill == tile::TensorMapOobFill::nan) {
     switch (map.dtype) {
     case tile::DType::float16:
-      nan = 0x7E00;
-      break;
     case tile::DType::bfloat16:
-      nan = 0x7FC0;
+      nan = 0x7FFF;
       break;
     case tile::DType::float32:
-      nan = 0x7FC00000;
+      nan = 0x7FFFFFFF;
       break;
     case tile::DType::float64:
-      nan = 0x7FF8000000000000;
+      nan = 0x7FFFFFFFFFFFFFFF;
       break;
     default: // not a float type: the map's rules refuse a NaN fill
       break;

@@ -37,9 +37,9 @@ std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
                                                 tile::TensorAccess access);
 
 /// The bytes (little-endian) a load writes for an element outside the tensor: zeros, or for
-/// a NaN fill the dtype's canonical quiet NaN (sign clear, the top significand bit alone
-/// set: 0x7E00, 0x7FC0, 0x7FC00000, 0x7FF8000000000000 for float16, bfloat16, float32,
-/// float64). Which NaN the hardware writes is not measured; the reference assumes this one.
+/// a NaN fill NVIDIA's canonical NaN of the dtype (every bit set but the sign: 0x7FFF,
+/// 0x7FFF, 0x7FFFFFFF, 0x7FFFFFFFFFFFFFFF for float16, bfloat16, float32, float64; the NaN
+/// the GPU's arithmetic produces), which the H200 corpus run checks (specs/tma/oob_nan.toml).
 std::vector<std::uint8_t> naive_fill_element(const tile::TensorMapDesc& map);
 
 /// The bytes after which `swizzle`'s pattern repeats (1 for none): a box moves as

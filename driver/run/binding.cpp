@@ -215,24 +215,24 @@ cuda::LaunchRequest launch_request(const tile::Kernel& k, const Binding& binding
   return req;
 }
 
-Fallible<std::vector<std::uint64_t>>
-sim_launch_params(const tile::Kernel& k, const Binding& binding,
-                  const std::map<std::string, std::uint64_t>& addresses) {
-  std::vector<std::uint64_t> out;
+SimParams sim_launch_params(const tile::Kernel& k, const Binding& binding,
+                            const std::map<std::string, std::uint64_t>& addresses) {
+  SimParams out;
   for (const auto& b : binding.params) {
     switch (b.kind) {
     case lower::ParamBinding::Kind::tensor:
-      out.push_back(addresses.at(b.name));
+      out.params.push_back(addresses.at(b.name));
       break;
     case lower::ParamBinding::Kind::u32:
     case lower::ParamBinding::Kind::u64:
-      out.push_back(k.find_param(b.name)->value);
+      out.params.push_back(k.find_param(b.name)->value);
       break;
     case lower::ParamBinding::Kind::tensor_map:
-      // The hook for the simulator's tensor maps: it needs the map's 128 bytes (or the
-      // tile::TensorMapDesc with the buffer's simulated address) in its launch.
-      return Failure{"the simulator does not take tensor maps yet (parameter `" + b.ptx_name +
-                     "`, the map of tensor '" + b.tensor + "')"};
+      // The slot's bytes are the simulator's handle of this map (sim::tensor_map_handle).
+      out.tensor_maps.push_back(
+          {out.params.size(), *k.find_tensor(b.tensor)->map, addresses.at(b.tensor)});
+      out.params.push_back(0);
+      break;
     }
   }
   return out;

@@ -56,11 +56,15 @@ Result<Binding> bind_foreign(const tile::Kernel& k, const sim::Program& program,
 /// when the entry declares no `.extern .shared` array.
 std::uint32_t foreign_dynamic_shared_bytes(const tile::Kernel& k, bool has_extern_shared);
 
-/// The simulator's launch parameters (sim::Launch::params, one 64-bit value per PTX
-/// parameter in binding order): a tensor's simulated device address from `addresses`, a
-/// scalar's value. A tensor map fails: the simulator does not take maps yet.
-Fallible<std::vector<std::uint64_t>>
-sim_launch_params(const tile::Kernel& k, const Binding& binding,
-                  const std::map<std::string, std::uint64_t>& addresses);
+/// The simulator's launch parameters: one 64-bit value per PTX parameter in binding order
+/// (sim::Launch::params: a tensor's simulated device address from `addresses`, a scalar's
+/// value, 0 in a map's slot) and the tensor maps (sim::Launch::tensor_maps: each map's
+/// description, the tensor's address and the slot that holds it).
+struct SimParams {
+  std::vector<std::uint64_t> params;
+  std::vector<sim::TensorMapArg> tensor_maps;
+};
+SimParams sim_launch_params(const tile::Kernel& k, const Binding& binding,
+                            const std::map<std::string, std::uint64_t>& addresses);
 
 } // namespace ptxgen::driver

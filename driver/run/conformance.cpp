@@ -550,12 +550,9 @@ void run_on_sim(Prepared& p) {
   launch.grid_dim = sim_dims(p.kernel->grid_dim);
   launch.block_dim = sim_dims(p.kernel->block_dim);
   launch.dynamic_shared_bytes = p.binding.dynamic_shared_bytes;
-  auto params = sim_launch_params(*p.kernel, p.binding, address);
-  if (!params) {
-    fail(p, CaseResult::Blame::input, CaseResult::Stage::simulate, params.error());
-    return;
-  }
-  launch.params = std::move(*params);
+  SimParams params = sim_launch_params(*p.kernel, p.binding, address);
+  launch.params = std::move(params.params);
+  launch.tensor_maps = std::move(params.tensor_maps);
   sim::Profile profile;
   launch.profile = p.profile ? &profile : nullptr;
   const auto start = Clock::now();

@@ -143,22 +143,28 @@ TEST_CASE("the device worker's wire format carries the map") {
     CHECK_FALSE(decode_request(std::string_view(bytes).substr(0, cut)).has_value());
 }
 
-TEST_CASE("the simulator's parameters: pointers and scalars, a map refused by name") {
+TEST_CASE("the simulator's parameters: pointers and scalars, a map by its slot") {
   auto k = kernel();
   const std::map<std::string, std::uint64_t> addresses = {{"A", 0x1000}, {"B", 0x2000}};
-  auto p = driver::sim_launch_params(*k, driver::own_binding(*k), addresses);
-  REQUIRE_FALSE(p);
-  CHECK(p.error().find("the simulator does not take tensor maps yet") != std::string::npos);
-  CHECK(p.error().find("map_A") != std::string::npos);
+  const driver::SimParams p = driver::sim_launch_params(*k, driver::own_binding(*k), addresses);
+  REQUIRE(p.params.size() == 4); // A, B, A.map, n
+  CHECK(p.params[0] == 0x1000);
+  CHECK(p.params[1] == 0x2000);
+  REQUIRE(p.tensor_maps.size() == 1);
+  CHECK(p.tensor_maps[0].param == std::optional<std::size_t>(2));
+  CHECK(p.tensor_maps[0].global_address == 0x1000);
+  CHECK(p.tensor_maps[0].desc.tensor == "A");
+  CHECK(p.tensor_maps[0].desc.box_dims == k->find_tensor("A")->map->box_dims);
 
   auto plain = driver::load_spec_text(
       "[kernel]\nname = \"k\"\nblock = 32\n\n[tensor.A]\nspace = \"global\"\nshape = [16]\n"
       "dtype = \"uint8\"\n\n[param.n]\ndtype = \"u32\"\nvalue = 9\n",
       "plain.toml");
   REQUIRE(plain.value.has_value());
-  auto q = driver::sim_launch_params(**plain, driver::own_binding(**plain), addresses);
-  REQUIRE(q);
-  CHECK(*q == std::vector<std::uint64_t>{0x1000, 9});
+  const driver::SimParams q =
+      driver::sim_launch_params(**plain, driver::own_binding(**plain), addresses);
+  CHECK(q.params == std::vector<std::uint64_t>{0x1000, 9});
+  CHECK(q.tensor_maps.empty());
 }
 
 } // namespace unit_cuda_tensor_map_param
