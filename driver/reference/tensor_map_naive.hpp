@@ -37,9 +37,8 @@ std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
                                                 tile::TensorAccess access);
 
 /// The bytes (little-endian) a load writes for an element outside the tensor: zeros, or for
-/// a NaN fill NVIDIA's canonical NaN of the dtype (every bit set but the sign: 0x7FFF,
-/// 0x7FFF, 0x7FFFFFFF, 0x7FFFFFFFFFFFFFFF for float16, bfloat16, float32, float64; the NaN
-/// the GPU's arithmetic produces), which the H200 corpus run checks (specs/tma/oob_nan.toml).
+/// a NaN fill 0x7FF7 in every 16-bit half of the element (what the H200 writes: 0x7FF77FF7
+/// for float32, specs/tma/oob_nan*.toml), a NaN of float16, bfloat16, float32 and float64.
 std::vector<std::uint8_t> naive_fill_element(const tile::TensorMapDesc& map);
 
 /// The bytes after which `swizzle`'s pattern repeats (1 for none): a box moves as

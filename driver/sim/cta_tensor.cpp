@@ -55,10 +55,11 @@ namespace {
 /// sign set (a NaN in f16, bf16, f32 and f64 alike).
 std::array<std::uint8_t, 8> fill_bytes(const tile::TensorMapDesc& map, std::size_t element) {
   std::array<std::uint8_t, 8> fill{};
-  if (map.oob_fill == tile::TensorMapOobFill::nan) {
-    std::fill_n(fill.begin(), element, std::uint8_t{0xFF});
-    fill[element - 1] = 0x7F; // little endian: the sign bit is the top of the last byte
-  }
+  if (map.oob_fill == tile::TensorMapOobFill::nan) // 0x7FF7 in each 16-bit half (the H200's)
+    for (std::size_t i = 0; i + 1 < element; i += 2) {
+      fill[i] = 0xF7;
+      fill[i + 1] = 0x7F;
+    }
   return fill;
 }
 
