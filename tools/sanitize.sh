@@ -5,7 +5,10 @@
 # everything and runs the whole CTest suite there; any sanitizer report fails
 # the test that produced it. CI runs it after tools/test.sh. The libraries are
 # unity builds (several sources per translation unit: less compile time;
-# cmake/unity.cmake); PTXGEN_UNITY_BUILD=OFF turns that off.
+# cmake/unity.cmake); PTXGEN_UNITY_BUILD=OFF turns that off. The libraries keep the build
+# type's optimisation; the unit tests and the ptxgen command's own code compile at -O0 here
+# (CMakeLists.txt, tests/CMakeLists.txt: a third of the compile time, and the tests' run time
+# is the libraries'), and only the libraries carry libFuzzer's coverage instrumentation.
 #
 #   tools/sanitize.sh                 # build-asan/ beside build/
 #   ASAN_BUILD_DIR=/tmp/b tools/sanitize.sh -L unit    # extra arguments go to ctest

@@ -155,28 +155,32 @@ Side replay(const tile::Kernel& k, const tile::View& v, const tile::ExprEnv& env
   return s;
 }
 
-/// The tensor coordinate of view coordinate `c`, or an error.
-Fallible<std::vector<std::int64_t>> locate(const Side& s, std::vector<std::int64_t> c) {
+/// The tensor coordinate of view coordinate `c`, written into `at`, or an error. `scratch`
+/// only spares the allocations: the check locates every element of a side, in every run.
+Status locate(const Side& s, const std::vector<std::int64_t>& c, std::vector<std::int64_t>& at,
+              std::vector<std::int64_t>& scratch) {
+  at = c;
   for (std::size_t level = s.subs.size(); level-- > 0;) {
     const tile::SubStep& sub = *s.subs[level];
     const std::vector<std::int64_t>& in_shape = s.levels[level];
     const std::vector<std::int64_t>& starts = s.starts[level];
-    std::vector<std::int64_t> in;
+    std::vector<std::int64_t>& in = scratch;
+    in.clear();
     std::size_t next = 0;
     for (std::size_t a = 0; a < in_shape.size(); ++a) {
       if (a < sub.entries.size() && !sub.entries[a].is_slice) {
         in.push_back(starts.at(a));
       } else {
         const std::int64_t begin = a < sub.entries.size() ? starts.at(a) : std::int64_t{0};
-        in.push_back(begin + c.at(next++));
+        in.push_back(begin + at.at(next++));
       }
       if (in.back() < 0 || in.back() >= in_shape[a])
         return Failure{"coordinate " + std::to_string(in.back()) + " is outside axis " +
                        std::to_string(a) + " (size " + std::to_string(in_shape[a]) + ")"};
     }
-    c = std::move(in);
+    at.swap(in);
   }
-  return c;
+  return {};
 }
 
 /// "[3, 16] of 1-byte elements": a side's shape at the run's values.
@@ -293,32 +297,33 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
   const unsigned eb = lhs.element_bytes;
   std::vector<std::int64_t> c(shape.size(), 0);
   const bool empty = std::any_of(shape.begin(), shape.end(), [](std::int64_t n) { return n <= 0; });
+  std::vector<std::int64_t> at, from, scratch;
   for (bool more = !empty; more;) {
-    auto at = locate(lhs, c);
-    auto from = want.side && !flat ? locate(*want.side, c) : Fallible(std::vector<std::int64_t>());
-    if (!at || !from) {
-      r.first = "element (" + coords_text(c) + "): " + (!at ? at : from).error();
+    const Status at_ok = locate(lhs, c, at, scratch);
+    const Status from_ok = want.side && !flat ? locate(*want.side, c, from, scratch) : Status();
+    if (!at_ok || !from_ok) {
+      r.first = "element (" + coords_text(c) + "): " + (!at_ok ? at_ok : from_ok).error();
       return r;
     }
-    const std::int64_t offset = flat_index(lhs.levels.front(), *at) * eb;
+    const std::int64_t offset = flat_index(lhs.levels.front(), at) * eb;
     const std::uint8_t* got = actual->data() + offset;
     const std::uint8_t* expected = want.value.data();
     if (flat)
       expected = want.source->data() + offset;
     else if (want.side)
-      expected = want.source->data() + flat_index(want.side->levels.front(), *from) * eb;
+      expected = want.source->data() + flat_index(want.side->levels.front(), from) * eb;
     ++r.elements;
     if (!std::equal(got, got + eb, expected)) {
       if (r.differing++ == 0) {
         r.first = "element (" + coords_text(c) + ") of " + x.lhs.text + " (" +
-                  lhs.decl->tensor.name + "[" + coords_text(*at) + "]) is " +
+                  lhs.decl->tensor.name + "[" + coords_text(at) + "]) is " +
                   describe_element(dtype, {got, eb}) + ", expected " +
                   describe_element(dtype, {expected, eb}) + " (" + want.what;
         if (flat)
           r.first +=
               ": its bytes " + std::to_string(offset) + ".." + std::to_string(offset + eb - 1);
         else if (want.side && want.side != &lhs)
-          r.first += ": " + want.side->decl->tensor.name + "[" + coords_text(*from) + "]";
+          r.first += ": " + want.side->decl->tensor.name + "[" + coords_text(from) + "]";
         r.first += ")";
       }
     }

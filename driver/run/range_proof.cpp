@@ -441,10 +441,36 @@ std::vector<std::uint64_t> test_values(const tile::Kernel& k) {
   return v;
 }
 
+/// The global tensors' initial bytes, by name. They depend on no parameter (a tensor's shape
+/// and init are constants), so the runs at every value share one copy of them.
+GlobalBytes initial_global_bytes(const tile::Kernel& k) {
+  GlobalBytes bytes;
+  for (const auto& t : k.tensors)
+    if (t->tensor.space == tile::Space::global)
+      bytes[t->tensor.name] = initial_bytes(*t);
+  return bytes;
+}
+
+/// reference_findings' run, starting from `initial` (initial_global_bytes).
+Diagnostics findings_from(const tile::Kernel& k, const GlobalBytes& initial,
+                          ExpectationRuns expectations, std::span<const std::uint64_t> values) {
+  ReferenceInput in;
+  in.kernel = &k;
+  in.param_values.assign(values.begin(), values.end());
+  in.global = initial;
+  const ReferenceOutput out = evaluate_reference(std::move(in));
+  Diagnostics ds = findings_as_diagnostics(k, out);
+  // Expectations compare the initial bytes with the final ones.
+  if (expectations == ExpectationRuns::check && !k.expectations.empty())
+    ds.append(expectation_diagnostics(k, check_expectations(k, initial, out.global, values)));
+  return ds;
+}
+
 /// The other combinations' errors (the reference's and the mbarrier walk's), stopping at
 /// the first combination with any.
 void other_values(const tile::Kernel& k, const std::vector<ParamCoverage>& plan, Diagnostics& out) {
   const std::vector<std::uint64_t> test = test_values(k);
+  const GlobalBytes initial = initial_global_bytes(k);
   std::vector<std::uint64_t> values = test;
   for (const ParamCoverage& c : plan)
     if (c.used)
@@ -457,7 +483,7 @@ void other_values(const tile::Kernel& k, const std::vector<ParamCoverage>& plan,
     Diagnostics found;
     tile::check_mbarrier_phases(k, found, tile::default_mbarrier_steps, values);
     if (!found.has_errors())
-      found = reference_findings(k, ExpectationRuns::check, values);
+      found = findings_from(k, initial, ExpectationRuns::check, values);
     if (found.has_errors()) {
       add_run(out, found, values_text(k, plan, values), false);
       return;
@@ -479,20 +505,7 @@ std::uint64_t runs_of(const std::vector<ParamCoverage>& plan) {
 
 Diagnostics reference_findings(const tile::Kernel& k, ExpectationRuns expectations,
                                std::span<const std::uint64_t> values) {
-  ReferenceInput in;
-  in.kernel = &k;
-  in.param_values.assign(values.begin(), values.end());
-  for (const auto& t : k.tensors)
-    if (t->tensor.space == tile::Space::global)
-      in.global[t->tensor.name] = initial_bytes(*t);
-  // Expectations compare the initial bytes with the final ones: keep a copy.
-  if (expectations == ExpectationRuns::check && !k.expectations.empty()) {
-    const ReferenceOutput out = evaluate_reference(in);
-    Diagnostics ds = findings_as_diagnostics(k, out);
-    ds.append(expectation_diagnostics(k, check_expectations(k, in.global, out.global, values)));
-    return ds;
-  }
-  return findings_as_diagnostics(k, evaluate_reference(std::move(in)));
+  return findings_from(k, initial_global_bytes(k), expectations, values);
 }
 
 std::vector<ParamCoverage> plan_values(const tile::Kernel& k) {
