@@ -17,5 +17,14 @@ if [ -z "$ptxas" ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# A golden carries `.target sm_80`; ptxas compiles it for any later -arch.
+# A golden carries `.target sm_80` (sm_90 for the bulk family's kernels); ptxas compiles it
+# for any later -arch, so the targets before the golden's own are left out.
+own=$(sed -n 's/^\.target sm_\([0-9]*\).*/\1/p' "$golden" | head -1)
+kept=()
+for t in "${targets[@]}"; do
+  n=${t#sm_}
+  n=${n%a}
+  [ "$n" -ge "${own:-0}" ] && kept+=("$t")
+done
+targets=("${kept[@]}")
 "$ptxgen" asm --ptxas "$ptxas" --arch "$(IFS=,; echo "${targets[*]}")" --out-dir "$out" "$golden"

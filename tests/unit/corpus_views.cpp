@@ -4,6 +4,7 @@
 // reference's naive replay of the view's steps (driver::naive_byte_offsets).
 
 #include "driver/reference/naive_view.hpp"
+#include "emitter/tile/tensor_map.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
 
@@ -93,6 +94,10 @@ void check_view(const tile::Kernel& k, const tile::View& v, const std::string& w
       for (bool more = true; more;) {
         // Plain comparisons in the loop (millions of points); one assertion per view.
         auto affine = v.byte_offset(c, env);
+        // A swizzled tensor's elements sit where the swizzle moves their row-major offset
+        // (each inside one 16-byte chunk): the naive model locates the moved bytes.
+        if (affine && v.tensor->swizzle != tile::TensorMapSwizzle::none)
+          affine = tile::swizzle_offset(v.tensor->swizzle, *affine);
         const auto naive = driver::naive_locate(plan, v, env, c).offsets;
         bool same = affine.has_value() && naive.size() == static_cast<std::size_t>(elem);
         for (std::int64_t i = 0; same && i < elem; ++i)
