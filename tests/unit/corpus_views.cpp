@@ -4,9 +4,9 @@
 // reference's naive replay of the view's steps (driver::naive_byte_offsets).
 
 #include "driver/reference/naive_view.hpp"
-#include "emitter/tile/tensor_map.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
+#include "emitter/tile/tensor_map.hpp"
 
 #include <filesystem>
 #include <map>
