@@ -410,8 +410,11 @@ const tile::Tensor* Builder::tensor(const TensorDecl& d) {
   decl->output = d.output;
   if (shape_ok && d.dtype && d.space)
     ok = tensor_size(t, d.shape_at) && ok;
-  if (ok)
-    ok = tensor_swizzle(d, t) & tensor_map(d, *decl);
+  if (ok) { // both reported
+    const bool swizzle_ok = tensor_swizzle(d, t);
+    const bool map_ok = tensor_map(d, *decl);
+    ok = swizzle_ok && map_ok;
+  }
   auto& list = ok ? kernel_->tensors : broken_;
   list.push_back(std::move(decl));
   return &list.back()->tensor;
