@@ -177,8 +177,9 @@ TEST_CASE(
 TEST_CASE("reference.bulk: the map's swizzle moves the box's 16-byte chunks in shared memory") {
   // Read through an unswizzled tensor, raw byte o of the box holds the box's byte
   // o ^ ((o / 128 % R) * 16), R = 8, 4, 2 for 128B, 64B, 32B (a box row is the mode's span).
-  for (const auto& [mode, lines] :
+  for (const auto& [mode_name, lines] :
        {std::pair<std::string, int>{"128B", 8}, {"64B", 4}, {"32B", 2}}) {
+    const std::string mode = mode_name; // a structured binding cannot be captured (clang 14)
     CAPTURE(mode);
     const int inner = lines * 16;
     const auto out = run(tile_load(mode, "none", inner));
@@ -234,8 +235,9 @@ std::string fill_load(const std::string& fill) {
 TEST_CASE("reference.bulk: a tensor load fills the elements outside the tensor (zero, NaN)") {
   const auto k = load(fill_load("zero"));
   const auto a = ptxgen::driver::initial_bytes(*k->tensors.front());
-  for (const auto& [fill, lo, hi] :
+  for (const auto& [fill_name, lo, hi] :
        {std::tuple<std::string, int, int>{"zero", 0x00, 0x00}, {"nan", 0xF7, 0x7F}}) {
+    const std::string fill = fill_name; // a structured binding cannot be captured (clang 14)
     CAPTURE(fill);
     const auto out = run(fill_load(fill));
     CHECK_MESSAGE(out.problems.empty(), problems(out));
