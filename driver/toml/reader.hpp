@@ -430,6 +430,10 @@ private:
                                                const std::string& where,
                                                const std::string& where_kind);
 
+  /// The `n` of wait_group and bulk_wait (`groups`: "groups" or "bulk groups").
+  std::optional<std::int64_t> pending_groups(const toml::table& t, const std::string& where_kind,
+                                             const std::string& groups);
+
   // ---------------------------------------------------------------- bulk copies
   // (toml_spec_bulk.cpp)
 

@@ -247,16 +247,9 @@ std::optional<tile::OpBody> Loader::load_bulk_wait(const toml::table& t, const s
                                                    const std::string& where_kind) {
   check_keys(t, kBulkWaitKeys, where);
   tile::BulkWaitOp w;
-  bool ok = true;
-  if (const toml::node* v = t.get("n")) {
-    auto i = get_int(*v, "n", where_kind, "an integer (bulk groups left pending)");
-    ok = i && b_.wait_group(*i, at(v->source()));
-    if (ok)
-      w.n = *i;
-  } else {
-    missing(t, "n", where_kind, "the number of bulk groups that may stay pending, e.g. n = 0");
-    ok = false;
-  }
+  const auto n = pending_groups(t, where_kind, "bulk groups");
+  bool ok = n.has_value();
+  w.n = n.value_or(0);
   if (const toml::node* v = t.get("read")) {
     auto r = get_bool(*v, "read", where_kind);
     ok = r.has_value() && ok;

@@ -42,15 +42,9 @@ void Loader::load_op(const toml::table& t, const std::string& where, std::vector
   } else if (*kind == "wait_group") {
     check_keys(t, kWaitGroupKeys, where);
     tile::WaitGroupOp w;
-    if (const toml::node* v = t.get("n")) {
-      auto i = get_int(*v, "n", where_kind, "an integer (groups left pending)");
-      ok = i && b_.wait_group(*i, at(v->source()));
-      if (ok)
-        w.n = *i;
-    } else {
-      missing(t, "n", where_kind, "the number of groups that may stay pending, e.g. n = 0");
-      ok = false;
-    }
+    const auto n = pending_groups(t, where_kind, "groups");
+    ok = n.has_value();
+    w.n = n.value_or(0);
     op.body = w;
   } else if (*kind == "fill") {
     check_keys(t, kFillKeys, where);
@@ -113,6 +107,22 @@ void Loader::load_op(const toml::table& t, const std::string& where, std::vector
     into->push_back(std::move(op));
   else if (ok)
     b_.push(std::move(op));
+}
+
+/// The `n` of wait_group and bulk_wait: how many of the thread's `groups` may stay pending;
+/// nullopt after an error (reported).
+std::optional<std::int64_t> Loader::pending_groups(const toml::table& t,
+                                                   const std::string& where_kind,
+                                                   const std::string& groups) {
+  const toml::node* v = t.get("n");
+  if (!v) {
+    missing(t, "n", where_kind, "the number of " + groups + " that may stay pending, e.g. n = 0");
+    return std::nullopt;
+  }
+  auto i = get_int(*v, "n", where_kind, "an integer (" + groups + " left pending)");
+  if (!i || !b_.wait_group(*i, at(v->source())))
+    return std::nullopt;
+  return i;
 }
 
 /// mbarrier_init / copy_arrive / mbarrier_arrive / mbarrier_wait: a `barrier` view of a
