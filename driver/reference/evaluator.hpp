@@ -467,6 +467,21 @@ private:
   bool box_in_buffer(std::size_t op, const std::vector<NaiveBoxElement>& elements, const Buffer& gb,
                      std::int64_t esize);
 
+  /// The box a tensor copy of the thread of `e` moves: its elements, the raw offset of its
+  /// first shared byte and its bytes.
+  struct PlacedBox {
+    std::vector<NaiveBoxElement> elements;
+    std::int64_t base = 0;
+    std::int64_t bytes = 0;
+  };
+  /// box_coords, naive_box_elements, box_base and box_in_buffer in turn; nullopt (with the
+  /// problem) where one of them fails.
+  std::optional<PlacedBox> place_box(std::size_t op,
+                                     const std::vector<tile::Located<tile::ExprPtr>>& coords,
+                                     const tile::Located<tile::View>& shared_view, const Buffer& sb,
+                                     const Buffer& gb, const tile::ExprEnv& e,
+                                     const tile::TensorMapDesc& map, tile::TensorAccess access);
+
   /// A tensor copy's coordinates for the thread of `e`; nullopt (reported) without a value.
   std::optional<std::vector<std::int64_t>>
   box_coords(std::size_t op, const std::vector<tile::Located<tile::ExprPtr>>& coords,

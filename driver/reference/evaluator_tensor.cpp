@@ -106,6 +106,25 @@ std::optional<std::int64_t> Evaluator::box_base(std::size_t op, const tile::Loca
   return raw;
 }
 
+std::optional<Evaluator::PlacedBox>
+Evaluator::place_box(std::size_t op, const std::vector<tile::Located<tile::ExprPtr>>& coords,
+                     const tile::Located<tile::View>& shared_view, const Buffer& sb,
+                     const Buffer& gb, const tile::ExprEnv& e, const tile::TensorMapDesc& map,
+                     tile::TensorAccess access) {
+  const auto c = box_coords(op, coords, e);
+  if (!c)
+    return std::nullopt;
+  PlacedBox box;
+  box.elements = naive_box_elements(map, *c, access);
+  const auto esize = static_cast<std::int64_t>(naive_dtype_bytes(map.dtype));
+  box.bytes = static_cast<std::int64_t>(box.elements.size()) * esize;
+  const auto base = box_base(op, shared_view, sb, e, map, box.bytes);
+  if (!base || !box_in_buffer(op, box.elements, gb, esize))
+    return std::nullopt;
+  box.base = *base;
+  return box;
+}
+
 void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
   const tile::TensorMapDesc* map = tensor_map(op, m.tensor);
   if (map == nullptr || !prepare(op, m.dst, "dst")) {
@@ -115,6 +134,7 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
   Buffer& db = buffer(*slot(m.dst.value), cta);
   const Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
   const auto esize = static_cast<std::int64_t>(naive_dtype_bytes(map->dtype));
+  const std::vector<std::uint8_t> fill = naive_fill_element(*map);
   tile::ExprEnv e = env(cta_, 0);
   for (std::int64_t tid = 0; tid < k_.block; ++tid) {
     e.tid = tid;
@@ -122,31 +142,25 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
       continue;
     }
     const auto id = used_barrier(op, m.barrier, tid);
-    const auto coords = id ? box_coords(op, m.coords, e) : std::nullopt;
-    if (!coords) {
+    if (!id) {
       continue;
     }
-    const auto elements = naive_box_elements(*map, *coords, tile::TensorAccess::load);
-    const auto bytes = static_cast<std::int64_t>(elements.size()) * esize;
-    const auto base = box_base(op, m.dst, db, e, *map, bytes);
-    if (!base) {
-      continue;
-    }
-    if (!box_in_buffer(op, elements, gb, esize)) {
+    const auto box = place_box(op, m.coords, m.dst, db, gb, e, *map, tile::TensorAccess::load);
+    if (!box) {
       continue;
     }
     PendingLoad l;
     l.op = op;
     l.tid = tid;
     l.barrier = *id;
-    l.bytes = bytes;
+    l.bytes = box->bytes;
     l.dst = &db;
     l.src = &gb;
-    l.writes.append({*base, bytes});
-    l.fill = naive_fill_element(*map);
-    for (const NaiveBoxElement& el : elements) {
+    l.writes.append({box->base, box->bytes});
+    l.fill = fill;
+    for (const NaiveBoxElement& el : box->elements) {
       const bool in = el.place == tile::BoxPlace::inside;
-      append_piece(l.pieces, {*base + el.shared_offset, in ? el.global_offset : filled, esize});
+      append_piece(l.pieces, {box->base + el.shared_offset, in ? el.global_offset : filled, esize});
     }
     issue_load(std::move(l));
   }
@@ -167,25 +181,16 @@ void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
     if (!issues(op, m.pred, e)) {
       continue;
     }
-    const auto coords = box_coords(op, m.coords, e);
-    if (!coords) {
-      continue;
-    }
-    const auto elements = naive_box_elements(*map, *coords, tile::TensorAccess::store);
-    const auto bytes = static_cast<std::int64_t>(elements.size()) * esize;
-    const auto base = box_base(op, m.src, sb, e, *map, bytes);
-    if (!base) {
-      continue;
-    }
-    if (!box_in_buffer(op, elements, gb, esize)) {
+    const auto box = place_box(op, m.coords, m.src, sb, gb, e, *map, tile::TensorAccess::store);
+    if (!box) {
       continue;
     }
     PendingStore st;
     st.op = op;
     st.src = &sb;
     st.dst = &gb;
-    st.reads.append({*base, bytes}); // staged from the box's first byte
-    for (const NaiveBoxElement& el : elements) {
+    st.reads.append({box->base, box->bytes}); // staged from the box's first byte
+    for (const NaiveBoxElement& el : box->elements) {
       // Outside the tensor: skipped. A spill (the H100 writing the rest of a row's last 16
       // bytes) the contract refuses; it is skipped here too.
       if (el.place == tile::BoxPlace::inside) {
