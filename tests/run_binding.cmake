@@ -19,3 +19,8 @@ ptxgen_run_binding_test(param_type_input_1 1 ${PTXGEN_RUN_BINDING_DATA}/rows.tom
                         --ptx ${PTXGEN_RUN_BINDING_DATA}/interleaved.ptx)
 ptxgen_run_binding_test(entry_without_ptx_usage_2 2 ${PTXGEN_RUN_BINDING_DATA}/rows.toml
                         --entry rows)
+# nvcc's sm_90 PTX (`.target sm_90`) with no --arch: the simulator assembles it for
+# the file's target; for sm_80, ptxas would refuse it (exit 1).
+ptxgen_run_binding_test(file_target_sm90_pass 0 ${PROJECT_SOURCE_DIR}/tests/foreign/specs/ring2.toml
+                        --ptx ${PROJECT_SOURCE_DIR}/tests/foreign/ptx/ring2.sm90.O3.ptx
+                        --entry _Z5ring2PKjPjj)

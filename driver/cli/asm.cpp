@@ -4,6 +4,7 @@
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/ptxas/assemble_all.hpp"
+#include "driver/ptxas/declared_target.hpp"
 #include "driver/ptxas/fatbinary.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/ptxas/ptxas_output.hpp"
@@ -17,7 +18,6 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 namespace ptxgen::cli {
@@ -63,21 +63,6 @@ Fallible<std::string> ptx_for_input(const fs::path& input, InputError& kind,
   auto text = driver::read_file(input);
   kind = text ? InputError::none : InputError::io;
   return text;
-}
-
-/// The target a PTX file names in its `.target` directive (first one), if any.
-std::optional<ptx::Target> declared_target(const std::string& ptx) {
-  std::istringstream lines(ptx);
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream words(line);
-    std::string directive, value;
-    words >> directive >> value;
-    if (directive != ".target")
-      continue;
-    value = value.substr(0, value.find_first_of(",;"));
-    return ptx::Target::parse(value);
-  }
-  return std::nullopt;
 }
 
 /// Splits "sm_80,sm_90" (each occurrence of --arch may hold a list) into targets.
@@ -379,7 +364,7 @@ std::optional<int> plan_targets(const AsmArgs& a, const std::vector<std::string>
         targets.push_back({i, arch});
       continue;
     }
-    auto declared = declared_target(ptx[i]);
+    auto declared = driver::declared_target(ptx[i]);
     if (!declared)
       return usage_error("asm", "'" + a.inputs[i] +
                                     "' has no .target directive ptxgen understands; pass --arch");

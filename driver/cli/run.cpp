@@ -322,7 +322,8 @@ void add_run_options(po::options_description& opts, RunArgs& a) {
             "INDEX/COUNT: run only the specs i with i % COUNT == INDEX (default: the test "
             "runner's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS)")(
       "arch", po::value(&a.arch),
-      "ptxas's target, on every backend (default: the device's, e.g. sm_90; sim: sm_80)")(
+      "ptxas's target, on every backend (default: the device's, e.g. sm_90; sim: the "
+      "--ptx file's .target, else sm_80)")(
       "target", po::value(&a.target),
       "the target of the PTX ptxgen emits (default sm_80; at most --arch): sm_90 makes "
       "mbarrier waits try_wait loops")("jobs,j", po::value(&a.jobs)->default_value(0),

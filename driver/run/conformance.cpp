@@ -2,6 +2,7 @@
 
 #include "driver/cuda/isolated_runner.hpp"
 #include "driver/cuda/sanitizer_runner.hpp"
+#include "driver/ptxas/declared_target.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/ptxas/ptxas_output.hpp"
 #include "driver/reference/expect.hpp"
@@ -796,6 +797,16 @@ bool find_sanitizer(const ConformanceOptions& o, Setup& s) {
   return false;
 }
 
+/// The simulator's target without --arch: a --ptx file is assembled for the `.target` it
+/// declares, as `ptxgen asm` does (ptxas refuses a file whose `.target` is newer than its
+/// -arch), but never below emitted_target, the oldest with cp.async; ptxgen's own PTX for
+/// emitted_target.
+ptx::Target simulated_target(const std::string& ptx_override) {
+  if (ptx_override.empty())
+    return emitted_target;
+  return std::max(emitted_target, declared_target(ptx_override).value_or(emitted_target));
+}
+
 /// Finds the GPU (cuda) and ptxas, and checks that ptxas assembles for the target.
 /// The CUDA backend forks a child per case and needs a process that has not
 /// initialised CUDA: this runs before any worker thread starts.
@@ -809,7 +820,7 @@ Setup set_up(const ConformanceOptions& o) {
     if (!open_gpus(o, s, runs_on))
       return s;
   } else {
-    s.arch = o.arch.value_or(o.target.value_or(emitted_target));
+    s.arch = o.arch.value_or(o.target.value_or(simulated_target(o.ptx_override)));
   }
   auto ptxas = locate_ptxas(o.ptxas);
   if (!ptxas) {

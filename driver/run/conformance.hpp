@@ -50,7 +50,8 @@ struct ConformanceOptions {
   std::vector<int> devices;
   /// --devices all: every device the driver lists (then `devices` is ignored).
   bool all_devices = false;
-  /// ptxas's target on every backend; default: the device's (cuda) or emitted_target.
+  /// ptxas's target on every backend; default: the device's (cuda), else the --ptx file's
+  /// `.target` (never older than emitted_target), else emitted_target.
   std::optional<ptx::Target> arch;
   /// The target of the PTX ptxgen emits (`.target`, and what the lowering may use:
   /// try_wait from sm_90); default emitted_target. Not newer than `arch`.
