@@ -24,3 +24,15 @@ foreach(line ${PTXGEN_FOREIGN_MUTANTS})
                    ${name})
   set_tests_properties(foreign.mutant.${name} PROPERTIES LABELS "sim;foreign")
 endforeach()
+# early_read (not in kernels.list: wrong on purpose, the racecheck control of
+# tools/racecheck_memcpy_async.sh) reads its cp.async destination before the
+# wait: on the simulator, with no --arch (the file's own .target), a
+# `read before wait` race.
+add_test(NAME foreign.control.early_read
+         COMMAND bash -c [=[dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+                            "$0" run --backend sim --ptx "$1/ptx/early_read.sm90.O3.ptx" \
+                              --entry _Z10early_readPKjPj --report "$dir/r.json" "$1/specs/early_read.toml"
+                            rc=$?; echo "exit $rc, want 1"; cat "$dir/r.json"
+                            [ "$rc" = 1 ] && grep -q '"race_kind": "read before wait"' "$dir/r.json"]=]
+                 $<TARGET_FILE:ptxgen> ${PROJECT_SOURCE_DIR}/tests/foreign)
+set_tests_properties(foreign.control.early_read PROPERTIES LABELS "sim;foreign")

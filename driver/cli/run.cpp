@@ -59,25 +59,32 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   }
 }
 
-// with --sanitize, one line: how many cases the tool
-// checked, how many it found errors in (each listed), how many it did not check.
+// with --sanitize, one line: how many cases the tool checked, how many it found
+// something in (each listed), its errors and (racecheck) warnings over all of them,
+// and how many it did not check.
 void print_sanitizer_summary(const driver::ConformanceReport& r,
                              const driver::ConformanceOptions& o, std::ostream& out) {
   if (!o.sanitize)
     return;
-  std::size_t checked = 0, with_errors = 0, unchecked = 0;
+  std::size_t checked = 0, with_findings = 0, unchecked = 0, errors = 0, warnings = 0;
   for (const auto& c : r.cases) {
     if (!c.sanitizer)
       continue;
     (c.sanitizer->checked ? checked : unchecked) += 1;
     if (c.sanitizer->checked && !c.sanitizer->clean()) {
-      ++with_errors;
+      ++with_findings;
+      errors += c.sanitizer->errors;
+      warnings += c.sanitizer->warnings;
       out << "sanitizer: " << c.spec << ": " << c.sanitizer->summary()
           << (c.expect_fault ? " (expected: the spec must fault)" : "") << '\n';
     }
   }
   out << "compute-sanitizer " << driver::cuda::name(*o.sanitize) << ": " << checked
-      << " cases checked, " << with_errors << " with errors, " << unchecked << " not checked\n";
+      << " cases checked, " << with_findings << " with findings (" << errors
+      << (errors == 1 ? " error" : " errors");
+  if (*o.sanitize == driver::cuda::SanitizerTool::racecheck)
+    out << ", " << warnings << (warnings == 1 ? " warning" : " warnings");
+  out << "), " << unchecked << " not checked\n";
 }
 
 /// Where the report goes and what the run is a part of.

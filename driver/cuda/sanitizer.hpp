@@ -83,8 +83,10 @@ struct SanitizerReport {
   /// timeout, a missing log. "" otherwise.
   std::string problem;
 
-  /// Checked and without errors (warnings are reported, but do not fail a case).
-  bool clean() const { return checked && errors == 0; }
+  /// Checked, without errors and without warnings: racecheck reports a read of a cp.async
+  /// destination before its wait ("Potential RAW hazard detected (invalid memcpy_async
+  /// synchronization)") only as a warning, and a hazard is a finding at either severity.
+  bool clean() const { return checked && errors == 0 && warnings == 0; }
   /// "racecheck: 1 error, 0 warnings: Error: Race reported between ... at k+0x1a0",
   /// "memcheck: clean", "synccheck: not checked (...)".
   std::string summary() const;

@@ -269,8 +269,8 @@ ConformanceReport run_conformance(const std::vector<std::filesystem::path>& spec
 // attaches compute-sanitizer's report to a judged case and
 // gives the verdict. A fault spec keeps its verdict (its findings are the expected
 // evidence), as does an error; a case the tool did not check becomes an environment
-// error (never clean); errors in a case that passed make it a fault; racecheck's
-// warnings are reported only.
+// error (never clean); errors or racecheck's warnings (its hazards of warning severity, the
+// memcpy_async ones among them) in a case that passed make it a fault.
 void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report);
 
 /// The report as JSON / as JUnit XML.

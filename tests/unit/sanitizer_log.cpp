@@ -62,6 +62,21 @@ TEST_CASE("racecheck: the hazard report's counts and its warning-level hazards")
   CHECK(one.findings.size() == 1);
 }
 
+TEST_CASE("racecheck: memcpy_async hazards are warnings, and a report with warnings is not clean") {
+  // A read of a cp.async destination before its wait: 0 errors, 2 warnings.
+  const auto r = parse(SanitizerTool::racecheck, "synthetic_racecheck_memcpy_async.log");
+  CHECK(r.checked);
+  CHECK(r.errors == 0);
+  CHECK(r.warnings == 2);
+  CHECK_FALSE(r.clean());
+  REQUIRE(r.findings.size() == 2);
+  CHECK(count(r, Kind::race_warning) == 2);
+  CHECK(r.findings[0].location == "_Z10early_readPKjPj+0x90");
+  CHECK(r.summary() == "racecheck: 0 errors, 2 warnings: Warning: Potential RAW hazard detected "
+                       "(invalid memcpy_async synchronization) at __shared__ 0x0 in block (0,0,0) "
+                       ": (at _Z10early_readPKjPj+0x90)");
+}
+
 TEST_CASE("racecheck: a clean run is checked and clean") {
   const auto r = parse(SanitizerTool::racecheck, "racecheck_clean.log");
   CHECK(r.checked);

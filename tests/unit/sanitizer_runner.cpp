@@ -167,6 +167,18 @@ TEST_CASE("each case runs in the worker under the sanitizer; its log becomes its
   fs::remove(trace);
 }
 
+TEST_CASE("racecheck's memcpy_async warnings through the worker: counted, and not clean") {
+  EnvVar log("FAKE_SANITIZER_LOG", data_file("synthetic_racecheck_memcpy_async.log"));
+  const auto out =
+      run_sanitized({sample_request("early_read")}, fake_options(SanitizerTool::racecheck));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].worker_answered);
+  CHECK(out[0].report.checked);
+  CHECK(out[0].report.errors == 0);
+  CHECK(out[0].report.warnings == 2);
+  CHECK_FALSE(out[0].report.clean());
+}
+
 TEST_CASE("a sanitizer that hangs is killed at the deadline; one that crashes is unchecked") {
   EnvVar log("FAKE_SANITIZER_LOG", data_file("memcheck_clean.log"));
   SanitizeOptions o = fake_options(SanitizerTool::memcheck);
@@ -222,6 +234,14 @@ TEST_CASE("a report's verdict on a case") {
   ptxgen::driver::judge_sanitizer(c, hazard);
   CHECK(c.status == CaseResult::Status::fault);
   CHECK(c.sanitizer->errors == 1);
+
+  c = pass; // racecheck's warnings (a cp.async destination read before its wait) are findings
+  ptxgen::driver::judge_sanitizer(
+      c, report("synthetic_racecheck_memcpy_async.log", SanitizerTool::racecheck));
+  CHECK(c.status == CaseResult::Status::fault);
+  CHECK(c.stage == CaseResult::Stage::sanitizer);
+  CHECK(c.sanitizer->warnings == 2);
+  CHECK(c.detail.find("0 errors, 2 warnings") != std::string::npos);
 
   c = pass;
   ptxgen::driver::judge_sanitizer(c, unchecked);
