@@ -664,7 +664,8 @@ void Parser::bit_qualifiers(const QualifierInput& in) {
   op.type = d.type.t;
 }
 
-/// ldmatrix.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16 (other shapes unsupported).
+/// ldmatrix.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16, the first three in any
+/// order (other shapes unsupported).
 void Parser::ldmatrix_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   std::size_t k = 0;
@@ -676,16 +677,28 @@ void Parser::ldmatrix_qualifiers(const QualifierInput& in) {
   };
   if (!take(ptx::Qualifier::sync) || !take(ptx::Qualifier::aligned))
     fail(DiagId::sim_qualifier, opc, "ldmatrix needs .sync.aligned");
-  if (!take(ptx::Qualifier::m8n8))
+  // The shape, the count and .trans in any order, as ptxas takes them (CUTLASS writes
+  // `.x4.m8n8`, `.x4.trans.m8n8`).
+  bool shape = false;
+  std::uint8_t count = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (!shape && take(ptx::Qualifier::m8n8))
+      shape = true;
+    else if (count == 0 && take(ptx::Qualifier::x1))
+      count = 1;
+    else if (count == 0 && take(ptx::Qualifier::x2))
+      count = 2;
+    else if (count == 0 && take(ptx::Qualifier::x4))
+      count = 4;
+    else if (!op.trans && take(ptx::Qualifier::trans))
+      op.trans = true;
+  }
+  if (!shape)
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (only the .m8n8 shape)"};
-  op.vec = take(ptx::Qualifier::x1)   ? 1
-           : take(ptx::Qualifier::x2) ? 2
-           : take(ptx::Qualifier::x4) ? 4
-                                      : 0;
-  if (op.vec == 0)
+  if (count == 0)
     fail(DiagId::sim_qualifier, opc, "ldmatrix needs .x1, .x2 or .x4");
-  op.trans = take(ptx::Qualifier::trans);
+  op.vec = count;
   if (!take(ptx::Qualifier::shared) && !take(ptx::Qualifier::shared_cta))
     fail(DiagId::sim_qualifier, opc, "ldmatrix reads .shared");
   const bool b16 = k < quals.size() && is_type(quals[k], ptx::ScalarType::b16);

@@ -426,6 +426,20 @@ TEST_CASE("ldmatrix: the manual's fragment layout, .trans, .x1/.x2/.x4, races, c
         CHECK(lane_reg(lane, m) == (element(m, 2 * (lane % 4), lane / 4) |
                                     element(m, 2 * (lane % 4) + 1, lane / 4) << 16));
   }
+  SUBCASE("the shape, the count and .trans in CUTLASS's order (.x4.trans.m8n8): the same result") {
+    SimResult r =
+        run(ldmatrix_kernel(
+                "ldmatrix.sync.aligned.x4.trans.m8n8.shared.b16 {%r10, %r11, %r12, %r13}, [%r7];",
+                true, ""),
+            "k", l, mem);
+    REQUIRE_MESSAGE(!r.fault, r.fault->message);
+    CHECK(lane_reg(5, 2) == 0x00990091); // as .m8n8.x4.trans above
+    r = run(
+        ldmatrix_kernel("ldmatrix.sync.aligned.x2.m8n8.shared.b16 {%r10, %r11}, [%r7];", true, ""),
+        "k", l, mem);
+    REQUIRE_MESSAGE(!r.fault, r.fault->message);
+    CHECK(lane_reg(31, 1) == 0x007F007E); // as .m8n8.x2 below
+  }
   SUBCASE(".x2 and .x1 use the first 16 / 8 lanes' addresses") {
     SimResult r = run(
         ldmatrix_kernel("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r10, %r11}, [%r7];", true, ""),
