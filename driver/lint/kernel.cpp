@@ -88,10 +88,13 @@ Run run_seed(const sim::Program& program, const sim::ir::Entry& e, sim::Launch l
     const auto k = region_of(*f->address, plans);
     if (!k || plans[*k].kind != ParamPlan::Kind::region || *f->address < region_base(*k))
       return r;
+    // The access starts at the address; its size is not known here (a bulk copy's may be
+    // large), so the region at least doubles each time, up to the bound.
     const std::uint64_t need = *f->address - region_base(*k) + 64;
-    if (need > region_max_bytes)
+    if (need > region_max_bytes || plans[*k].bytes >= region_max_bytes)
       return r;
-    plans[*k].bytes = std::max(std::bit_ceil(need), 2 * plans[*k].bytes);
+    plans[*k].bytes =
+        std::min(region_max_bytes, std::max(std::bit_ceil(need), 2 * plans[*k].bytes));
   }
 }
 
@@ -209,7 +212,9 @@ void describe_params(const sim::ir::Entry& e, const std::vector<ParamPlan>& plan
     std::string how = plans[k].how;
     if (plans[k].kind == ParamPlan::Kind::region)
       how = "pointer: region of " + std::to_string(plans[k].bytes) + " random bytes";
-    r.params.push_back({e.params[k].name, how});
+    const bool memory =
+        plans[k].kind == ParamPlan::Kind::region || plans[k].kind == ParamPlan::Kind::sized;
+    r.params.push_back({e.params[k].name, how, memory ? plans[k].bytes : 0});
   }
 }
 

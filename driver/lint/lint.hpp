@@ -96,6 +96,7 @@ struct Coverage {
 struct ParamUse {
   std::string name;
   std::string how; ///< "scalar 7", "region 65536 bytes (random)", "f32[128,32]", "unused"
+  std::uint64_t bytes = 0; ///< a pointer's memory at the end (a region: as grown); else 0
 };
 
 enum class KernelStatus : std::uint8_t { clean, findings, unsupported, error, usage };

@@ -100,7 +100,8 @@ std::string kernel_json(const KernelReport& k) {
                   ", \"dynamic_smem\": " + std::to_string(k.dynamic_smem) + ",\n     \"params\": [";
   for (std::size_t i = 0; i < k.params.size(); ++i)
     s += std::string(i == 0 ? "" : ", ") + "{\"name\": " + json_quote(k.params[i].name) +
-         ", \"how\": " + json_quote(k.params[i].how) + "}";
+         ", \"how\": " + json_quote(k.params[i].how) +
+         ", \"bytes\": " + std::to_string(k.params[i].bytes) + "}";
   s += "],\n     \"coverage\": " + coverage_json(k.coverage) + ",\n     \"findings\": [";
   for (std::size_t i = 0; i < k.findings.size(); ++i)
     s += std::string(i == 0 ? "\n      " : ",\n      ") + finding_json(k.findings[i]);

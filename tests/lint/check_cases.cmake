@@ -217,6 +217,18 @@ if(CASE STREQUAL "sized_arg")
   # The same kernel with A given its full 2 x 6 tiles of 512 floats lints clean.
   lint(out rc "${fixed}" --arg 3=6 --arg 0=f32[12,512])
   expect_eq("${rc}" 0 "exit status with enough memory")
+  # Without --arg, 40 tiles per CTA: 2 CTAs x 40 x 2048 bytes = 160 KiB of A and of B, past
+  # the first 64 KiB; each region grows to the next power of two (256 KiB) and it lints
+  # clean. C (param 2) takes 2 x 128 x 16 bytes, within the first 64 KiB.
+  lint(out rc "${fixed}" --arg 3=40 --json "${WORK}/grown.json")
+  expect_eq("${rc}" 0 "exit status with grown regions")
+  file(READ "${WORK}/grown.json" report)
+  foreach(pair "0;262144" "1;262144" "2;65536")
+    list(GET pair 0 k)
+    list(GET pair 1 want)
+    json(got "${report}" kernels 0 params ${k} bytes)
+    expect_eq("${got}" "${want}" "parameter ${k}'s region")
+  endforeach()
 endif()
 
 # A file of .funcs (no .entry): refused without a launch, with what to give; with --block
