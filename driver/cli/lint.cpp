@@ -1,9 +1,10 @@
 // `ptxgen lint FILE.ptx...`: async-copy hazards in any PTX kernel, on the simulator, with no
 // spec (driver/lint/lint.hpp, docs/lint.md).
 
+#include "driver/lint/lint.hpp"
+
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
-#include "driver/lint/lint.hpp"
 #include "driver/support/atomic_file.hpp"
 
 #include <boost/program_options.hpp>
@@ -106,15 +107,16 @@ int run_lint(const std::vector<std::string>& args) {
   lint::Options o;
   std::vector<std::string> arg_texts;
   std::string entry, json, format = "text";
-  opts.add_options()("help,h", "show this help")(
-      "entry", po::value(&entry), "lint only this entry (or .func)")(
+  opts.add_options()("help,h", "show this help")("entry", po::value(&entry),
+                                                 "lint only this entry (or .func)")(
       "grid", po::value<std::string>(), "CTAs X[,Y[,Z]] (default 2)")(
       "block", po::value<std::string>(),
       "threads per CTA X[,Y[,Z]] (default .reqntid, .maxntid, else 128)")(
       "dynamic-smem", po::value(&o.dynamic_smem),
       "bytes of the .extern .shared array (default 49152 when the entry has one)")(
-      "arg", po::value(&arg_texts), "NAME=VALUE (a scalar) or NAME=TYPE[D0,...] (a pointer's "
-                                    "memory); NAME a parameter's name or index; repeatable")(
+      "arg", po::value(&arg_texts),
+      "NAME=VALUE (a scalar) or NAME=TYPE[D0,...] (a pointer's "
+      "memory); NAME a parameter's name or index; repeatable")(
       "arch", po::value(&o.arch), "sm_XX: refuse a file whose .target is newer")(
       "seeds", po::value(&o.seeds),
       "runs, each with other input bytes and thread order (default 1)")(
@@ -129,8 +131,8 @@ int run_lint(const std::vector<std::string>& args) {
   if (files.empty())
     return usage_error("lint", "give at least one PTX file", lint_synopsis);
   if (format != "text" && format != "json" && format != "sarif")
-    return usage_error("lint", "--diagnostics-format expects text, json or sarif; got '" +
-                                   format + "'");
+    return usage_error("lint",
+                       "--diagnostics-format expects text, json or sarif; got '" + format + "'");
   if (!entry.empty())
     o.entry = entry;
   if (auto status = lint_options(vm, arg_texts, o))
@@ -144,7 +146,8 @@ int run_lint(const std::vector<std::string>& args) {
       kernels.push_back(std::move(k));
   }
   if (!json.empty()) {
-    if (auto written = driver::write_file_atomically(json, lint::json_report(kernels, PTXGEN_VERSION));
+    if (auto written =
+            driver::write_file_atomically(json, lint::json_report(kernels, PTXGEN_VERSION));
         !written)
       return command_error("lint", exit_environment, written.error());
   }

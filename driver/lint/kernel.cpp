@@ -32,8 +32,8 @@ struct Memory {
   std::vector<sim::GlobalBuffer> buffers;
 };
 
-Memory make_memory(const sim::ir::Entry& e, const std::vector<ParamPlan>& plans,
-                   std::uint64_t seed, sim::Launch& launch) {
+Memory make_memory(const sim::ir::Entry& e, const std::vector<ParamPlan>& plans, std::uint64_t seed,
+                   sim::Launch& launch) {
   Memory m;
   m.bytes.resize(plans.size());
   launch.params.assign(plans.size(), 0);
@@ -153,8 +153,8 @@ Finding fault_finding(const sim::Fault& f, const sim::ir::Entry& e,
 /// The key two findings are the same hazard by: kind and PTX lines.
 auto finding_key(const Finding& f) {
   return std::make_tuple(f.kind, f.kind == FindingKind::race ? static_cast<int>(f.race_kind) : 0,
-                         f.kind == FindingKind::fault ? static_cast<int>(f.fault_kind) : 0,
-                         f.line, f.other_line);
+                         f.kind == FindingKind::fault ? static_cast<int>(f.fault_kind) : 0, f.line,
+                         f.other_line);
 }
 
 void add_finding(std::vector<Finding>& into, Finding f) {
@@ -341,7 +341,8 @@ KernelReport lint_kernel(const sim::Program& program, std::string_view text,
     if (seed == 0)
       check_unwritten(program, e, launch, plans, run, r, line_run);
   }
-  r.coverage.lines_run = static_cast<std::uint32_t>(std::count(line_run.begin(), line_run.end(), true));
+  r.coverage.lines_run =
+      static_cast<std::uint32_t>(std::count(line_run.begin(), line_run.end(), true));
   describe_params(e, plans, r);
   if (r.status == KernelStatus::clean) {
     const bool unsupported = std::any_of(r.findings.begin(), r.findings.end(), [](const auto& f) {

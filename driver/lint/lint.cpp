@@ -24,8 +24,7 @@ unsigned sm_number(std::string_view arch) {
   if (arch.substr(0, 3) != "sm_")
     return 0;
   unsigned n = 0;
-  for (std::size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i]));
-       ++i)
+  for (std::size_t i = 3; i < arch.size() && std::isdigit(static_cast<unsigned char>(arch[i])); ++i)
     n = n * 10 + static_cast<unsigned>(arch[i] - '0');
   return n;
 }
@@ -36,9 +35,9 @@ void lint_entries(std::string_view text, const std::string& file, const Options&
                   std::vector<KernelReport>& out) {
   auto program = sim::Program::parse(text);
   if (!program) {
-    out.push_back(failed(file, only.value_or(""), KernelStatus::error,
-                         "the simulator cannot parse the file:\n" +
-                             program.diagnostics.format_all()));
+    out.push_back(
+        failed(file, only.value_or(""), KernelStatus::error,
+               "the simulator cannot parse the file:\n" + program.diagnostics.format_all()));
     return;
   }
   if (!options.arch.empty() && sm_number(program->target()) > sm_number(options.arch)) {
@@ -79,12 +78,12 @@ void lint_funcs(std::string_view text, const std::string& file, const Options& o
     return;
   }
   if (!options.block) {
-    out.push_back(failed(
-        file, "", KernelStatus::usage,
-        "the file declares no .entry; lint runs each .func it defines (" + names +
-            ") as an entry whose parameters are the function's, with the launch you give: "
-            "--block X[,Y[,Z]] (and --grid, --arg NAME=VALUE for its scalar parameters, "
-            "--entry NAME for one function)"));
+    out.push_back(
+        failed(file, "", KernelStatus::usage,
+               "the file declares no .entry; lint runs each .func it defines (" + names +
+                   ") as an entry whose parameters are the function's, with the launch you give: "
+                   "--block X[,Y[,Z]] (and --grid, --arg NAME=VALUE for its scalar parameters, "
+                   "--entry NAME for one function)"));
     return;
   }
   bool found = false;
@@ -102,9 +101,9 @@ void lint_funcs(std::string_view text, const std::string& file, const Options& o
     lint_entries(detail::as_entry(text, f), file, options, f.name, true, out);
   }
   if (!found)
-    out.push_back(failed(file, *options.entry, KernelStatus::usage,
-                         "no .func `" + *options.entry + "` in the file (functions: " + names +
-                             ")"));
+    out.push_back(
+        failed(file, *options.entry, KernelStatus::usage,
+               "no .func `" + *options.entry + "` in the file (functions: " + names + ")"));
 }
 
 } // namespace

@@ -28,11 +28,11 @@ namespace ptxgen::lint {
 
 /// One `--arg NAME=VALUE`.
 struct ArgValue {
-  std::string name;                     ///< the parameter's PTX name, or its index as text
-  std::optional<std::uint64_t> scalar;  ///< NAME=VALUE
-  std::string dtype;                    ///< NAME=TYPE[...]: "f32", "u8", ...
-  std::vector<std::uint64_t> shape;     ///< its extents
-  std::uint64_t bytes = 0;              ///< the region's size: elements times element size
+  std::string name;                    ///< the parameter's PTX name, or its index as text
+  std::optional<std::uint64_t> scalar; ///< NAME=VALUE
+  std::string dtype;                   ///< NAME=TYPE[...]: "f32", "u8", ...
+  std::vector<std::uint64_t> shape;    ///< its extents
+  std::uint64_t bytes = 0;             ///< the region's size: elements times element size
 };
 
 /// Parses `NAME=VALUE` (decimal or 0x hex, a leading '-' allowed) or `NAME=TYPE[D0,...]`;
@@ -40,7 +40,7 @@ struct ArgValue {
 std::optional<ArgValue> parse_arg(std::string_view text, std::string& error);
 
 struct Options {
-  std::optional<std::string> entry;  ///< only this entry (or .func)
+  std::optional<std::string> entry; ///< only this entry (or .func)
   std::optional<sim::Dim3> grid;
   std::optional<sim::Dim3> block;
   std::uint32_t dynamic_smem = 0;
@@ -95,7 +95,7 @@ struct Coverage {
 /// How a parameter was given memory or a value.
 struct ParamUse {
   std::string name;
-  std::string how; ///< "scalar 7", "region 65536 bytes (random)", "f32[128,32]", "unused"
+  std::string how;         ///< "scalar 7", "region 65536 bytes (random)", "f32[128,32]", "unused"
   std::uint64_t bytes = 0; ///< a pointer's memory at the end (a region: as grown); else 0
 };
 

@@ -14,9 +14,9 @@ namespace {
 /// Bytes per element of a `--arg NAME=TYPE[...]` type; 0 for an unknown type.
 std::uint64_t element_bytes(std::string_view t) {
   static constexpr std::array<std::pair<std::string_view, std::uint64_t>, 19> types = {{
-      {"u8", 1},   {"s8", 1},   {"b8", 1},   {"u16", 2},  {"s16", 2}, {"b16", 2}, {"f16", 2},
-      {"bf16", 2}, {"u32", 4},  {"s32", 4},  {"b32", 4},  {"f32", 4}, {"tf32", 4},
-      {"u64", 8},  {"s64", 8},  {"b64", 8},  {"f64", 8},  {"f8", 1},  {"e4m3", 1},
+      {"u8", 1},   {"s8", 1},  {"b8", 1},  {"u16", 2}, {"s16", 2},  {"b16", 2},  {"f16", 2},
+      {"bf16", 2}, {"u32", 4}, {"s32", 4}, {"b32", 4}, {"f32", 4},  {"tf32", 4}, {"u64", 8},
+      {"s64", 8},  {"b64", 8}, {"f64", 8}, {"f8", 1},  {"e4m3", 1},
   }};
   for (const auto& [name, bytes] : types) {
     if (name == t)
@@ -143,8 +143,8 @@ std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<Ar
       std::string names;
       for (const auto& p : e.params)
         names += (names.empty() ? "" : ", ") + p.name;
-      error = "--arg " + a.name + " names no parameter of `" + e.name + "` (parameters: " +
-              (names.empty() ? "none" : names) + "; or give an index 0.." +
+      error = "--arg " + a.name + " names no parameter of `" + e.name +
+              "` (parameters: " + (names.empty() ? "none" : names) + "; or give an index 0.." +
               std::to_string(e.params.size() - 1) + ")";
       return {};
     }

@@ -70,14 +70,15 @@ std::string coverage_text(const Coverage& c) {
 
 std::string finding_json(const Finding& f) {
   return "{\"rule\": " + json_quote(rule_id(f)) + ", \"kind\": " + json_quote(kind_text(f)) +
-         ", \"line\": " + std::to_string(f.line) + ", \"other_line\": " +
-         std::to_string(f.other_line) + ", \"cta\": " + std::to_string(f.bid) +
-         ", \"thread\": " + std::to_string(f.tid) + ", \"other_thread\": " +
-         std::to_string(f.other_tid) + ", \"iteration\": " + std::to_string(f.iteration) +
+         ", \"line\": " + std::to_string(f.line) +
+         ", \"other_line\": " + std::to_string(f.other_line) +
+         ", \"cta\": " + std::to_string(f.bid) + ", \"thread\": " + std::to_string(f.tid) +
+         ", \"other_thread\": " + std::to_string(f.other_tid) +
+         ", \"iteration\": " + std::to_string(f.iteration) +
          ", \"other_iteration\": " + std::to_string(f.other_iteration) +
-         ", \"symbol\": " + json_quote(f.symbol) + ", \"offset\": " +
-         std::to_string(static_cast<std::int64_t>(f.offset)) + ", \"hits\": " +
-         std::to_string(f.hits) + ", \"seed\": " + std::to_string(f.seed) +
+         ", \"symbol\": " + json_quote(f.symbol) +
+         ", \"offset\": " + std::to_string(static_cast<std::int64_t>(f.offset)) +
+         ", \"hits\": " + std::to_string(f.hits) + ", \"seed\": " + std::to_string(f.seed) +
          ", \"message\": " + json_quote(f.message) + "}";
 }
 
@@ -85,10 +86,10 @@ std::string coverage_json(const Coverage& c) {
   return "{\"threads\": " + std::to_string(c.threads) + ", \"runs\": " + std::to_string(c.runs) +
          ", \"instructions\": " + std::to_string(c.instructions) +
          ", \"async_copies\": " + std::to_string(c.async_copies) +
-         ", \"commits\": " + std::to_string(c.commits) + ", \"waits\": " +
-         std::to_string(c.waits) + ", \"barriers\": " + std::to_string(c.barriers) +
-         ", \"lines\": " + std::to_string(c.lines) + ", \"lines_run\": " +
-         std::to_string(c.lines_run) + "}";
+         ", \"commits\": " + std::to_string(c.commits) + ", \"waits\": " + std::to_string(c.waits) +
+         ", \"barriers\": " + std::to_string(c.barriers) +
+         ", \"lines\": " + std::to_string(c.lines) +
+         ", \"lines_run\": " + std::to_string(c.lines_run) + "}";
 }
 
 std::string kernel_json(const KernelReport& k) {
@@ -119,11 +120,11 @@ std::string location(const std::string& uri, std::uint32_t line) {
 }
 
 std::string sarif_result(const KernelReport& k, const Finding& f, std::size_t rule_index) {
-  std::string s = "{\"ruleId\": " + json_quote(rule_id(f)) +
-                  ", \"ruleIndex\": " + std::to_string(rule_index) +
-                  ", \"level\": " + json_quote(level(f)) + ", \"message\": {\"text\": " +
-                  json_quote(k.name + ": " + kind_text(f) + ": " + f.message) +
-                  "}, \"locations\": [" + location(k.file, f.line) + "]";
+  std::string s =
+      "{\"ruleId\": " + json_quote(rule_id(f)) + ", \"ruleIndex\": " + std::to_string(rule_index) +
+      ", \"level\": " + json_quote(level(f)) +
+      ", \"message\": {\"text\": " + json_quote(k.name + ": " + kind_text(f) + ": " + f.message) +
+      "}, \"locations\": [" + location(k.file, f.line) + "]";
   if (f.other_line != 0)
     s += ", \"relatedLocations\": [{\"id\": 1, \"message\": {\"text\": \"the earlier, "
          "conflicting access\"}, " +
@@ -132,8 +133,8 @@ std::string sarif_result(const KernelReport& k, const Finding& f, std::size_t ru
     s += "]";
   return s + ", \"properties\": {\"entry\": " + json_quote(k.name) +
          ", \"thread\": " + std::to_string(f.tid) + ", \"cta\": " + std::to_string(f.bid) +
-         ", \"iteration\": " + std::to_string(f.iteration) + ", \"seed\": " +
-         std::to_string(f.seed) + "}}";
+         ", \"iteration\": " + std::to_string(f.iteration) +
+         ", \"seed\": " + std::to_string(f.seed) + "}}";
 }
 
 } // namespace
@@ -185,8 +186,8 @@ std::string sarif_report(const std::vector<KernelReport>& kernels, std::string_v
         rules[id] = {rule_order.size(), kind_text(f)};
         rule_order.push_back(id);
       }
-      results += (results.empty() ? "\n        " : ",\n        ") +
-                 sarif_result(k, f, rules[id].first);
+      results +=
+          (results.empty() ? "\n        " : ",\n        ") + sarif_result(k, f, rules[id].first);
     }
     if (k.status == KernelStatus::error || k.status == KernelStatus::usage)
       notes += (notes.empty() ? "" : ", ") +

@@ -180,7 +180,7 @@ void Cta::check_write(const Thread& t, const Access& self, std::uint64_t off, st
       if (s.reader.tid != self.tid && !ordered(s.reader, self) && !both_strong(s.reader, self))
         race(RaceKind::write_after_read, t, self, b, s.reader);
       else if (s.reader2.tid >= 0 && s.reader2.tid != self.tid && !ordered(s.reader2, self) &&
-          !both_strong(s.reader2, self))
+               !both_strong(s.reader2, self))
         race(RaceKind::write_after_read, t, self, b, s.reader2);
     }
   }

@@ -158,7 +158,7 @@ TEST_CASE("sim observer: another schedule seed runs the threads in another order
 TEST_CASE("sim observer: an illegal global access names its address") {
   Memory m;
   m.src.resize(16 * 4); // threads 4.. read past it
-  Observer o;            // so that the races of threads 0..3 do not stop the launch first
+  Observer o;           // so that the races of threads 0..3 do not stop the launch first
   const SimResult r = run_racy(m, &o);
   REQUIRE(r.fault);
   CHECK(r.fault->kind == FaultKind::illegal_address);
