@@ -7,6 +7,7 @@ set(example "${ROOT}/tests/lint/pipelined_add.ptx")
 set(fixed "${ROOT}/tests/lint/pipelined_add_fixed.ptx")
 set(funcs "${ROOT}/tests/lint/funcs.ptx")
 set(unsupported "${ROOT}/tests/lint/unsupported.ptx")
+set(read_before_wait "${ROOT}/tests/lint/read_before_wait.ptx")
 
 # lint(<out var> <rc var> <args>...): standard output and error together, and the status.
 function(lint out_var rc_var)
@@ -272,4 +273,28 @@ if(CASE STREQUAL "seeds")
   expect_eq("${runs}" 3 "runs")
   json(copies "${report}" kernels 0 coverage async_copies)
   expect_eq("${copies}" 9216 "copies over the 3 runs")
+endif()
+
+# The kernel racecheck calls "invalid memcpy_async synchronization": each thread reads back its
+# own 16 bytes (four volatile 4-byte loads) before the wait_group that covers its cp.async.
+# Each load is its own hazard: read before wait against the one cp.async, same thread.
+if(CASE STREQUAL "read_before_wait")
+  lint(out rc "${read_before_wait}" --grid 1 --json "${WORK}/report.json")
+  expect_eq("${rc}" 1 "exit status")
+  file(READ "${WORK}/report.json" report)
+  first_line(read_line "${read_before_wait}" "ld.volatile.shared")
+  first_line(copy_line "${read_before_wait}" "cp.async.cg.shared.global")
+  string(JSON n LENGTH "${report}" kernels 0 findings)
+  expect_eq("${n}" 4 "findings (one per load)")
+  foreach(k RANGE 3)
+    math(EXPR line "${read_line} + ${k}")
+    math(EXPR offset "${k} * 4")
+    foreach(pair "rule;race.read-before-wait" "line;${line}" "other_line;${copy_line}"
+            "thread;0" "other_thread;0" "offset;${offset}")
+      list(GET pair 0 key)
+      list(GET pair 1 want)
+      json(got "${report}" kernels 0 findings ${k} ${key})
+      expect_eq("${got}" "${want}" "finding ${k}: ${key}")
+    endforeach()
+  endforeach()
 endif()
