@@ -55,6 +55,7 @@ kernel)
     else
       echo "lint $name.$v NOT CLEAN (exit $rc):"
       cat "$tmp/out"
+      [ $rc = 2 ] && echo "(a new kernel with scalars? give them in tests/lint/foreign.args)"
       bad=1
     fi
   done
