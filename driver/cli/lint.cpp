@@ -145,6 +145,8 @@ int run_lint(const std::vector<std::string>& args) {
     for (auto& k : lint::lint_text(*text, file, o))
       kernels.push_back(std::move(k));
   }
+  if (const auto bad = lint::unmatched_args(kernels, o))
+    return usage_error("lint", *bad);
   if (!json.empty()) {
     if (auto written =
             driver::write_file_atomically(json, lint::json_report(kernels, PTXGEN_VERSION));

@@ -48,8 +48,8 @@ inline constexpr std::uint64_t region_stride = 1ull << 36;
 inline constexpr std::uint64_t region_initial_bytes = 64 * 1024;
 inline constexpr std::uint64_t region_max_bytes = 64ull * 1024 * 1024;
 
-/// The plan for each parameter of `e`; an error (naming the parameter) for an --arg that names
-/// none, or a parameter the entry loads that nothing gave a value.
+/// The plan for each parameter of `e` (an --arg that names none of them is skipped); an error
+/// naming the parameters the entry loads that nothing gave a value.
 std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<ArgValue>& args,
                                    std::string& error);
 

@@ -323,6 +323,7 @@ KernelReport lint_kernel(const sim::Program& program, std::string_view text,
   std::vector<ParamPlan> plans = plan_params(e, options.args, r.error);
   if (!r.error.empty()) {
     r.status = KernelStatus::usage;
+    describe_params(e, plans, r);
     return r;
   }
   std::uint32_t max_line = 0;

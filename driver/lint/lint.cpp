@@ -118,6 +118,31 @@ std::vector<KernelReport> lint_text(std::string_view ptx_text, const std::string
   return out;
 }
 
+std::optional<std::string> unmatched_args(const std::vector<KernelReport>& kernels,
+                                          const Options& options) {
+  for (const ArgValue& a : options.args) {
+    const bool matched = std::any_of(kernels.begin(), kernels.end(), [&](const KernelReport& k) {
+      for (std::size_t i = 0; i < k.params.size(); ++i) {
+        if (k.params[i].name == a.name || std::to_string(i) == a.name)
+          return true;
+      }
+      return false;
+    });
+    if (matched)
+      continue;
+    std::string names;
+    for (const KernelReport& k : kernels) {
+      std::string list;
+      for (std::size_t i = 0; i < k.params.size(); ++i)
+        list += (i == 0 ? "" : ", ") + std::to_string(i) + " " + k.params[i].name;
+      names += "\n  `" + k.name + "`: " + (list.empty() ? "no parameters" : list);
+    }
+    return "--arg " + a.name +
+           " names no parameter (by name or index) of any kernel linted:" + names;
+  }
+  return std::nullopt;
+}
+
 int exit_status(const std::vector<KernelReport>& kernels) {
   const auto any = [&](KernelStatus s) {
     return std::any_of(kernels.begin(), kernels.end(),

@@ -118,6 +118,11 @@ struct KernelReport {
 std::vector<KernelReport> lint_text(std::string_view ptx_text, const std::string& file,
                                     const Options& options);
 
+/// Why some --arg names no parameter of any of `kernels` (by name, or an index below its
+/// parameter count), if one does not: the parameters there are, for the message.
+std::optional<std::string> unmatched_args(const std::vector<KernelReport>& kernels,
+                                          const Options& options);
+
 /// The exit status for these kernels: 2 when one is a usage error, else 1 when one has
 /// findings or an error, else 4 when one is unsupported, else 0.
 int exit_status(const std::vector<KernelReport>& kernels);

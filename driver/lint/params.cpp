@@ -139,15 +139,8 @@ std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<Ar
     std::size_t k = 0;
     while (k < e.params.size() && e.params[k].name != a.name && std::to_string(k) != a.name)
       ++k;
-    if (k == e.params.size()) {
-      std::string names;
-      for (const auto& p : e.params)
-        names += (names.empty() ? "" : ", ") + p.name;
-      error = "--arg " + a.name + " names no parameter of `" + e.name +
-              "` (parameters: " + (names.empty() ? "none" : names) + "; or give an index 0.." +
-              std::to_string(e.params.size() - 1) + ")";
-      return {};
-    }
+    if (k == e.params.size())
+      continue; // another kernel's parameter (unmatched_args says when it is nobody's)
     given[k] = true;
     ParamPlan& p = plans[k];
     if (a.scalar) {
