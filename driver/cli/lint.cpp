@@ -45,8 +45,8 @@ void print_lint_help(const po::options_description& opts) {
          "(threads, instructions, async copies, commits, waits, barriers, lines run).\n\n"
       << opts
       << "\nexample:\n"
-         "  ptxgen lint kernel.ptx --arg k_tiles=7 --seeds 4\n"
-         "  ptxgen lint kernel.ptx --arg n=1024 --diagnostics-format sarif > lint.sarif\n\n"
+         "  ptxgen lint ring3.ptx --arg 2=7 --seeds 4     # parameter 2 (k_tiles) = 7\n"
+         "  ptxgen lint k.ptx --arg k_param_3=1024 --diagnostics-format sarif > lint.sarif\n\n"
          "exit status: 0 clean, 1 findings (or a file lint cannot read), 2 usage (an unset\n"
          "parameter, an --arg or --entry that names nothing), 4 some line unsupported and no\n"
          "finding. See docs/lint.md.\n";
