@@ -1,5 +1,5 @@
 # lint: `ptxgen lint` (docs/lint.md). Every kernel of the foreign corpus lints clean with
-# only the --arg of tests/lint/foreign.args (lint.kernel.NAME); every mutant of
+# only an --arg per scalar, its spec's value (lint.kernel.NAME); every mutant of
 # tests/foreign/mutants.toml is reported with the kind tests/lint/mutants.expect gives it
 # (lint.mutant.NAME); tools/lint/check.sh does both. tests/lint/check_cases.cmake checks the
 # worked example of docs/lint.md, the JSON and SARIF shapes, the exit statuses, an unset

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Times `ptxgen lint` of every PTX file of the foreign corpus, with the --arg of
-# tests/lint/foreign.args (docs/benchmarks.md): wall and CPU (user + sys) seconds per
+# Times `ptxgen lint` of every PTX file of the foreign corpus, with its spec's scalars as
+# --arg (tools/lint/spec_args.awk; docs/benchmarks.md): wall and CPU (user + sys) seconds per
 # file, slowest last. Extra arguments go to every lint (e.g. --seeds 4).
 #
 #   tools/lint/bench.sh build/ptxgen [LINT OPTIONS...]
@@ -11,8 +11,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TIMEFORMAT='%R %U %S'
 for f in "$root"/tests/foreign/ptx/*.ptx; do
   n=$(basename "$f")
-  args=$(awk -v n="${n%%.*}" '$1 == n { for (i = 2; i <= NF; i++) printf "--arg %s ", $i }' \
-    "$root/tests/lint/foreign.args")
+  args=$(for a in $(awk -f "$root/tools/lint/spec_args.awk" \
+    "$root/tests/foreign/specs/${n%%.*}.toml" 2>/dev/null); do printf -- '--arg %s ' "$a"; done)
   # shellcheck disable=SC2086
   t=$({ time "$ptxgen" lint "$f" $args "$@" > /dev/null 2>&1; } 2>&1)
   read -r wall user sys <<< "$t"

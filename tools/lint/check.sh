@@ -5,7 +5,9 @@
 #   tools/lint/check.sh PTXGEN mutant NAME   mutant NAME is reported with the kind that
 #                                            tests/lint/mutants.expect gives it
 #
-# A kernel gets only the --arg of tests/lint/foreign.args (its scalars). A mutant is built
+# A kernel gets only an --arg per scalar, with the value its spec gives it
+# (tests/foreign/specs/NAME.toml), at the index its ABI order gives (tools/lint/spec_args.awk).
+# A mutant is built
 # by the edits tools/foreign/check.sh applies (its functions are read from there, so both
 # build the same file), then linted with its kernel's --arg; mutants.expect says what lint
 # must report: a rule id (race.read-in-flight, fault.deadlock, ...) that must be among the
@@ -28,9 +30,9 @@ eval "$(sed -n -e '/^load_mutants() {/,/^}/p' -e '/^occurrences() {/,/^}/p' \
   -e '/^apply_edit() {/,/^}/p' "$root/tools/foreign/check.sh")"
 type apply_edit load_mutants occurrences > /dev/null || exit 1
 
-args_of() { # NAME -> its --arg options
+args_of() { # NAME -> its --arg options: its spec's scalars (tools/lint/spec_args.awk)
   local a
-  for a in $(awk -v n="$1" '$1 == n { $1 = ""; print }' "$root/tests/lint/foreign.args"); do
+  for a in $(awk -f "$root/tools/lint/spec_args.awk" "$corpus/specs/$1.toml"); do
     printf -- '--arg %s ' "$a"
   done
 }
@@ -55,7 +57,7 @@ kernel)
     else
       echo "lint $name.$v NOT CLEAN (exit $rc):"
       cat "$tmp/out"
-      [ $rc = 2 ] && echo "(a new kernel with scalars? give them in tests/lint/foreign.args)"
+      [ $rc = 2 ] && echo "(its spec's [param.*] values and [kernel] abi give lint its --arg)"
       bad=1
     fi
   done
