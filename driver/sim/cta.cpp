@@ -16,7 +16,7 @@ Cta::Cta(const LaunchContext& c, std::uint64_t bid)
       reserved_begin_((c.e.shared_bytes + c.l.dynamic_shared_bytes + 15) / 16 * 16),
       smem_(c.uses_reserved ? reserved_begin_ + reserved_smem_bytes
                             : c.e.shared_bytes + c.l.dynamic_shared_bytes,
-            poison_byte),
+            c.l.shared_fill),
       track_(smem_.size()),
       regfile_(static_cast<std::size_t>(c.l.block_total()) * c.e.reg_mask.size(), 0),
       frames_(static_cast<std::size_t>(c.l.block_total()) * c.e.frame_bytes, 0),
@@ -31,6 +31,22 @@ Cta::Cta(const LaunchContext& c, std::uint64_t bid)
     threads_[t].regs = regfile_.data() + static_cast<std::size_t>(t) * e_.reg_mask.size();
     threads_[t].iterations = iterations_.data() + static_cast<std::size_t>(t) * c.slots;
     threads_[t].frame = frames_.data() + static_cast<std::size_t>(t) * e_.frame_bytes;
+  }
+  if (l_.schedule_seed != 0) {
+    // Fisher-Yates over splitmix64, seeded by the launch's seed and the CTA: every CTA its
+    // own order, the same for the same seed.
+    order_.resize(threads_.size());
+    for (std::uint32_t t = 0; t < order_.size(); ++t)
+      order_[t] = t;
+    std::uint64_t state = l_.schedule_seed ^ (bid * 0x9E3779B97F4A7C15ull);
+    for (std::size_t k = order_.size(); k > 1; --k) {
+      state += 0x9E3779B97F4A7C15ull;
+      std::uint64_t z = state;
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      z ^= z >> 31;
+      std::swap(order_[k - 1], order_[z % k]);
+    }
   }
 }
 

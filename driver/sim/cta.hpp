@@ -380,9 +380,17 @@ private:
   Access pending_copy(std::int32_t tid, std::uint64_t b) const;
   /// The shared array holding byte `b` and the offset within it.
   std::pair<std::string, std::uint64_t> symbol_of(std::uint64_t b) const;
-  /// Throws a `race` fault: `self` (the faulting access) conflicts with `earlier` on byte `b`.
-  [[noreturn]] void race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
-                         const Access& earlier) const;
+  /// A `race` fault: `self` (the faulting access) conflicts with `earlier` on byte `b`. Thrown,
+  /// or, with an observer (Launch::observer), recorded; the access then goes on.
+  void race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
+            const Access& earlier) const;
+  /// With an observer: whether a race of kind `k` between these lines is known (counted once
+  /// more) or can no longer be kept (counted as dropped), so `race` need not build it.
+  bool race_known(RaceKind k, std::uint32_t line, std::uint32_t other_line) const;
+  /// Throws the race fault `f`, or records it in the observer.
+  void raise_race(Fault f) const;
+  /// With an observer: records a read of shared byte `b`, which no access has written.
+  void unwritten_read(const Thread& t, const Access& self, std::uint64_t b) const;
   /// How byte and earlier access relate ("... by"), and what follows from it.
   static std::pair<std::string_view, std::string_view> race_relation(RaceKind k);
   void on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n);
@@ -421,7 +429,7 @@ private:
   /// Takes a bulk store's source bytes at thread `t`'s wait: the read of shared memory completes.
   void bulk_read(const Thread& t, BulkStore& s);
   /// A race with the pending bulk store of thread `tid` that has not read shared byte `b`.
-  [[noreturn]] void refill_race(const Thread& t, const Access& self, std::uint64_t b) const;
+  void refill_race(const Thread& t, const Access& self, std::uint64_t b) const;
   /// A bulk operation of `self` reads or overwrites shared bytes [off, off+n): each byte last
   /// written through the generic proxy needs a fence.proxy.async by its writer since.
   void check_proxy(const Thread& t, const Access& self, std::uint64_t off, std::uint64_t n) const;
@@ -504,6 +512,7 @@ private:
   std::vector<std::uint8_t> frames_;
   std::vector<std::uint32_t> iterations_;
   std::vector<Thread> threads_;
+  std::vector<std::uint32_t> order_; ///< the threads' order in a pass (Launch::schedule_seed)
   std::uint32_t phase_ = 0;
   std::uint32_t pending_stores_ = 0; ///< bulk stores of the CTA not yet written to global
   detail::Mbarriers mb_;

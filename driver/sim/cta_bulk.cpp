@@ -130,19 +130,19 @@ void Cta::bulk_wait(Thread& t, const ir::Op& op) {
   t.stores.resize(kept);
 }
 
-[[noreturn]] void Cta::refill_race(const Thread& t, const Access& self, std::uint64_t b) const {
+void Cta::refill_race(const Thread& t, const Access& self, std::uint64_t b) const {
   const auto tid = static_cast<std::size_t>(track_[b].bulk_reader);
   for (const BulkStore& s : threads_[tid].stores) {
     if (!s.read && b >= s.src && b < s.src + s.size)
-      race(RaceKind::refill_before_bulk_read, t, self, b,
-           Access{static_cast<std::int32_t>(tid), s.op, s.iteration, s.clock});
+      return race(RaceKind::refill_before_bulk_read, t, self, b,
+                  Access{static_cast<std::int32_t>(tid), s.op, s.iteration, s.clock});
   }
   // another thread's store still reads the byte; any of them will do as the earlier access
   for (const Thread& u : threads_) {
     for (const BulkStore& s : u.stores) {
       if (!s.read && b >= s.src && b < s.src + s.size)
-        race(RaceKind::refill_before_bulk_read, t, self, b,
-             Access{static_cast<std::int32_t>(u.tid), s.op, s.iteration, s.clock});
+        return race(RaceKind::refill_before_bulk_read, t, self, b,
+                    Access{static_cast<std::int32_t>(u.tid), s.op, s.iteration, s.clock});
     }
   }
   unreachable("refill_race(): a byte marked as read by a bulk store has no such store");
@@ -176,6 +176,8 @@ void Cta::check_global_read(const Thread& t, const ir::Op& op, std::uint64_t add
       if (!hit)
         continue;
       const auto [b, buffer] = *hit;
+      if (race_known(RaceKind::read_before_bulk_write, op.line, e_.ops[s.op].line))
+        return;
       Fault f = fault_for(FaultKind::race, t, op);
       const Access self = now(t, op);
       Race r;
@@ -192,7 +194,7 @@ void Cta::check_global_read(const Thread& t, const ir::Op& op, std::uint64_t add
                    " " + whose + " at PTX line " + std::to_string(r.other.ptx_line) +
                    " (iteration " + std::to_string(s.iteration) + ")";
       f.race = std::move(r);
-      throw FaultThrow{std::move(f)};
+      return raise_race(std::move(f));
     }
   }
 }

@@ -34,6 +34,8 @@ void Cta::step(Thread& t) {
     ++t.pc;
     if (op.guard >= 0 && (t.regs[op.guard] != 0) == op.guard_neg)
       continue;
+    if (l_.observer != nullptr)
+      ++l_.observer->executed[t.pc - 1];
     if (execute(t, op) == Flow::stop)
       return;
   }

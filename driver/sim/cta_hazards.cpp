@@ -37,9 +37,52 @@ std::pair<std::string, std::uint64_t> Cta::symbol_of(std::uint64_t b) const {
   return {"(padding)", b}; // between arrays: only reachable through a stray address
 }
 
-[[noreturn]] void Cta::race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
-                            const Access& earlier) const {
+bool Cta::race_known(RaceKind k, std::uint32_t line, std::uint32_t other_line) const {
+  Observer* o = l_.observer;
+  if (o == nullptr)
+    return false;
+  for (std::size_t i = 0; i < o->races.size(); ++i) {
+    const Race& r = *o->races[i].race;
+    if (r.kind == k && r.access.ptx_line == line && r.other.ptx_line == other_line) {
+      ++o->race_hits[i];
+      return true;
+    }
+  }
+  if (o->races.size() < o->max_races)
+    return false;
+  ++o->dropped_races;
+  return true;
+}
+
+void Cta::raise_race(Fault f) const {
+  Observer* o = l_.observer;
+  if (o == nullptr)
+    throw FaultThrow{std::move(f)};
+  o->races.push_back(std::move(f));
+  o->race_hits.push_back(1);
+}
+
+void Cta::unwritten_read(const Thread& t, const Access& self, std::uint64_t b) const {
+  Observer* o = l_.observer;
+  const std::uint32_t line = e_.ops[self.op].line;
+  for (const UnwrittenRead& u : o->unwritten_reads) {
+    if (u.ptx_line == line)
+      return;
+  }
+  UnwrittenRead u;
+  u.ptx_line = line;
+  u.bid = static_cast<std::int64_t>(bid_);
+  u.tid = t.tid;
+  u.iteration = self.iteration;
+  std::tie(u.symbol, u.offset) = symbol_of(b);
+  o->unwritten_reads.push_back(std::move(u));
+}
+
+void Cta::race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
+               const Access& earlier) const {
   const ir::Op& op = e_.ops[self.op];
+  if (race_known(k, op.line, e_.ops[earlier.op].line))
+    return;
   Fault f = fault_for(FaultKind::race, t, op);
   Race r;
   r.kind = k;
@@ -56,7 +99,7 @@ std::pair<std::string, std::uint64_t> Cta::symbol_of(std::uint64_t b) const {
                std::to_string(r.other.ptx_line) + " (iteration " +
                std::to_string(earlier.iteration) + ")" + std::string(consequence);
   f.race = std::move(r);
-  throw FaultThrow{std::move(f)};
+  raise_race(std::move(f));
 }
 
 std::pair<std::string_view, std::string_view> Cta::race_relation(RaceKind k) {
@@ -97,13 +140,16 @@ void Cta::on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uin
   const Access self = now(t, op);
   for (std::uint64_t b = off; b < off + n; ++b) {
     ByteState& s = track_[b];
+    // One race per byte and access (with an observer the access goes on after it).
     if (s.pending == self.tid)
       race(RaceKind::read_before_wait, t, self, b, pending_copy(s.pending, b));
-    if (s.pending >= 0)
+    else if (s.pending >= 0)
       race(RaceKind::read_in_flight, t, self, b, pending_copy(s.pending, b));
-    if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
-        !ordered(s.writer, self) && !both_strong(s.writer, self))
+    else if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
+             !ordered(s.writer, self) && !both_strong(s.writer, self))
       race(RaceKind::read_after_write, t, self, b, s.writer);
+    else if (s.writer.tid < 0 && l_.observer != nullptr)
+      unwritten_read(t, self, b);
     if (s.rphase != phase_) {
       s.reader = self;
       s.reader2 = Access{};
@@ -121,19 +167,20 @@ void Cta::check_write(const Thread& t, const Access& self, std::uint64_t off, st
                       bool copy, bool own_pending_ok) const {
   for (std::uint64_t b = off; b < off + n; ++b) {
     const ByteState& s = track_[b];
+    // One race per byte and access (with an observer the access goes on after it).
     if (s.bulk_reads > 0)
       refill_race(t, self, b);
-    if (s.pending >= 0 && !(own_pending_ok && s.pending == self.tid))
+    else if (s.pending >= 0 && !(own_pending_ok && s.pending == self.tid))
       race(copy ? RaceKind::pending_copies : RaceKind::write_in_flight, t, self, b,
            pending_copy(s.pending, b));
-    if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
-        !ordered(s.writer, self) && !both_strong(s.writer, self))
+    else if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
+             !ordered(s.writer, self) && !both_strong(s.writer, self))
       race(RaceKind::write_after_write, t, self, b, s.writer);
-    if (s.rphase == phase_ && s.reader.tid >= 0) {
+    else if (s.rphase == phase_ && s.reader.tid >= 0) {
       if (s.reader.tid != self.tid && !ordered(s.reader, self) && !both_strong(s.reader, self))
         race(RaceKind::write_after_read, t, self, b, s.reader);
-      if (s.reader2.tid >= 0 && s.reader2.tid != self.tid && !ordered(s.reader2, self) &&
-          !both_strong(s.reader2, self))
+      else if (s.reader2.tid >= 0 && s.reader2.tid != self.tid && !ordered(s.reader2, self) &&
+               !both_strong(s.reader2, self))
         race(RaceKind::write_after_read, t, self, b, s.reader2);
     }
   }

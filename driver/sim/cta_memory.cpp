@@ -30,10 +30,14 @@ std::string Cta::buffer_list() const {
 std::uint8_t* Cta::global_bytes(const Thread& t, const ir::Op& op, std::uint64_t addr,
                                 std::uint64_t n, std::string_view what) const {
   std::int32_t b = find_buffer(addr, n);
-  if (b < 0)
-    fault_at(FaultKind::illegal_address, t, op,
-             std::string(what) + " of " + std::to_string(n) + " bytes at global address " +
-                 hex(addr) + " lies outside every buffer (" + buffer_list() + ")");
+  if (b < 0) {
+    Fault f = fault_for(FaultKind::illegal_address, t, op);
+    f.message += ": " + std::string(what) + " of " + std::to_string(n) +
+                 " bytes at global address " + hex(addr) + " lies outside every buffer (" +
+                 buffer_list() + ")";
+    f.address = addr;
+    throw FaultThrow{std::move(f)};
+  }
   return mem_[b].bytes->data() + (addr - mem_[b].address);
 }
 
@@ -48,10 +52,13 @@ void Cta::check_shared(const Thread& t, const ir::Op& op, std::uint64_t off, std
 
 void Cta::check_align(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint64_t n,
                       std::string_view what) const {
-  if (n != 0 && addr % n != 0)
-    fault_at(FaultKind::misaligned_address, t, op,
-             std::string(what) + " address " + hex(addr) + " is not aligned to " +
-                 std::to_string(n) + " bytes");
+  if (n != 0 && addr % n != 0) {
+    Fault f = fault_for(FaultKind::misaligned_address, t, op);
+    f.message += ": " + std::string(what) + " address " + hex(addr) + " is not aligned to " +
+                 std::to_string(n) + " bytes";
+    f.address = addr;
+    throw FaultThrow{std::move(f)};
+  }
 }
 
 void Cta::profiled(const Thread& t, const ir::Op& op, AccessKind kind, std::uint64_t addr,

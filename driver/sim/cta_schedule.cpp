@@ -9,7 +9,8 @@ namespace ptxgen::sim::exec {
 
 void Cta::run() {
   while (true) {
-    for (auto& t : threads_) {
+    for (std::size_t k = 0; k < threads_.size(); ++k) {
+      Thread& t = threads_[order_.empty() ? k : order_[k]];
       if (t.state == State::running)
         step(t);
     }

@@ -328,7 +328,9 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
   const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(
       grid,
       launch.workers != 0 ? launch.workers : std::max(1u, std::thread::hardware_concurrency())));
-  if (workers > 1 && ctas_independent(*e))
+  if (launch.observer != nullptr)
+    launch.observer->executed.assign(e->ops.size(), 0);
+  if (workers > 1 && ctas_independent(*e) && launch.observer == nullptr)
     run_ctas_in_parallel(context, grid, workers);
   else
     run_ctas_in_order(context, grid);

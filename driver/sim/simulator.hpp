@@ -197,6 +197,8 @@ std::array<std::uint8_t, tensor_map_bytes> tensor_map_handle(std::size_t index);
 /// not a handle.
 std::optional<std::size_t> tensor_map_index(std::span<const std::uint8_t> bytes);
 
+struct Observer; // below
+
 struct Launch {
   Dim3 grid_dim = {1, 1, 1};  ///< CTAs along x, y, z
   Dim3 block_dim = {1, 1, 1}; ///< threads per CTA along x, y, z (within ptx::max_block_dims,
@@ -222,6 +224,16 @@ struct Launch {
   /// see each other (no atomics, no %clock), and their results are merged in CTA order.
   /// After a fault, CTAs after the faulting one may have run and written global memory.
   unsigned workers = 0;
+  /// `ptxgen lint`: when set, races do not stop the launch but are recorded there, with
+  /// what else it gathers (see Observer); the CTAs then run one after the other.
+  Observer* observer = nullptr;
+  /// The order in which a CTA's threads run within a pass: 0 is linear order (the default
+  /// the rest of this header describes); another value a permutation of the threads drawn
+  /// from it. Races are found whatever the order; which side of a race is "second", and so
+  /// its kind, follows the order.
+  std::uint64_t schedule_seed = 0;
+  /// The value every byte of shared memory holds before the kernel writes it.
+  std::uint8_t shared_fill = poison_byte;
 
   /// CTAs in the grid (x*y*z).
   std::uint64_t grid_total() const {
@@ -308,6 +320,35 @@ struct Fault {
   std::int64_t bid = -1;      ///< linear CTA index, -1 when no thread is to blame
   std::int64_t tid = -1;      ///< linear thread index within the CTA, -1 when none
   std::optional<Race> race;   ///< set exactly when kind is `race`
+  /// The address of an illegal global access (outside every buffer) or of a misaligned one, as
+  /// the instruction gave it (a misaligned shared access: its shared offset).
+  std::optional<std::uint64_t> address;
+};
+
+/// A read of shared bytes that no access (st, atom, a landed copy) has written in this CTA.
+struct UnwrittenRead {
+  std::uint32_t ptx_line = 0;
+  std::int64_t bid = -1;
+  std::int64_t tid = -1;
+  std::uint64_t iteration = 0; ///< the thread's n-th execution of that line
+  std::string symbol;          ///< the `.shared` array holding the first such byte
+  std::uint64_t offset = 0;    ///< its offset within `symbol`
+};
+
+/// What a launch with Launch::observer gathers beyond its first fault.
+struct Observer {
+  /// The first race of each (kind, PTX line, other PTX line), in the order found: a race is
+  /// recorded and the access goes on as if it were ordered.
+  std::vector<Fault> races;
+  /// How often each of `races` was met (per shared byte, per access).
+  std::vector<std::uint64_t> race_hits;
+  /// The first read per PTX line of shared bytes no access has written.
+  std::vector<UnwrittenRead> unwritten_reads;
+  /// Per op of the entry (its linked ops): how often a thread executed it (guard true).
+  std::vector<std::uint64_t> executed;
+  /// Distinct races kept; the others are counted in dropped_races only.
+  std::size_t max_races = 256;
+  std::uint64_t dropped_races = 0;
 };
 
 struct SimResult {

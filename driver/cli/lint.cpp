@@ -1,0 +1,171 @@
+// `ptxgen lint FILE.ptx...`: async-copy hazards in any PTX kernel, on the simulator, with no
+// spec (driver/lint/lint.hpp, docs/lint.md).
+
+#include "driver/lint/lint.hpp"
+
+#include "driver/cli/arguments.hpp"
+#include "driver/cli/command.hpp"
+#include "driver/support/atomic_file.hpp"
+
+#include <boost/program_options.hpp>
+#include <iostream>
+
+namespace ptxgen::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr std::string_view lint_synopsis =
+    "ptxgen lint FILE.ptx... [--entry NAME] [--grid X[,Y[,Z]]] [--block X[,Y[,Z]]]\n"
+    "            [--dynamic-smem BYTES] [--arg NAME=VALUE]... [--arch sm_XX] [--seeds N]\n"
+    "            [--json FILE | --diagnostics-format text|json|sarif]";
+
+void print_lint_help(const po::options_description& opts) {
+  std::cout
+      << "usage: " << lint_synopsis
+      << "\n\n"
+         "Runs each entry of each PTX file (nvcc's, Triton's, TVM's, hand-written) on the CPU\n"
+         "simulator with no spec, and reports every asynchronous-copy hazard it meets once, by\n"
+         "kind and PTX lines, with the threads, the iteration and the shared bytes: read before\n"
+         "wait, read in flight, write after read (a refill with no barrier after the last read),\n"
+         "write after write, pending copies, write in flight, mbarrier deadlock (wrong parity,\n"
+         "count or tx bytes), missing proxy fence, refill before bulk read, read before bulk\n"
+         "write; also out-of-bounds and misaligned accesses, barrier divergence, undefined\n"
+         "behaviour, shared bytes read before any write when the output depends on them, and\n"
+         "the lines the simulator does not run (`unsupported`, never a hazard).\n\n"
+         "Launch: --grid / --block, else the entry's .reqntid or .maxntid (block 128 without),\n"
+         "grid 2. Parameters: --arg NAME=VALUE sets a scalar (NAME: the PTX parameter's name or\n"
+         "its index); --arg NAME=TYPE[D0,D1,...] (f32[128,32]) gives a pointer exactly that\n"
+         "memory; every other 8-byte parameter is a pointer to a region of random bytes that\n"
+         "grows, up to 64 MiB, when the kernel reaches past it. A narrower parameter the entry\n"
+         "loads with no --arg is an error that names it (it may bound a loop: lint does not\n"
+         "guess). A 64-bit scalar (size_t n) needs its --arg. A file with no .entry: each .func\n"
+         "it defines runs as an entry, given --block. Every kernel also gets a coverage line\n"
+         "(threads, instructions, async copies, commits, waits, barriers, lines run).\n\n"
+      << opts
+      << "\nexample:\n"
+         "  ptxgen lint ring3.ptx --arg 2=7 --seeds 4     # parameter 2 (k_tiles) = 7\n"
+         "  ptxgen lint k.ptx --arg k_param_3=1024 --diagnostics-format sarif > lint.sarif\n\n"
+         "exit status: 0 clean, 1 findings (or a file lint cannot read), 2 usage (an unset\n"
+         "parameter, an --arg or --entry that names nothing), 4 some line unsupported and no\n"
+         "finding. See docs/lint.md.\n";
+}
+
+/// "X[,Y[,Z]]" into `d`; false when it is not that.
+bool parse_dim(const std::string& text, sim::Dim3& d) {
+  d = {1, 1, 1};
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < 3; ++k) {
+    std::size_t used = 0;
+    try {
+      const unsigned long v = std::stoul(text.substr(at), &used);
+      if (v == 0 || v > 0x7fffffffUL || text[at] == '-' || text[at] == '+')
+        return false;
+      d[k] = static_cast<std::uint32_t>(v);
+    } catch (const std::exception&) {
+      return false;
+    }
+    at += used;
+    if (at == text.size())
+      return true;
+    if (text[at] != ',')
+      return false;
+    ++at;
+  }
+  return false;
+}
+
+/// The options into `o`; nullopt to go on, else the exit status.
+std::optional<int> lint_options(const po::variables_map& vm, const std::vector<std::string>& args,
+                                lint::Options& o) {
+  for (const char* name : {"grid", "block"}) {
+    if (!vm.count(name))
+      continue;
+    sim::Dim3 d;
+    if (!parse_dim(vm[name].as<std::string>(), d))
+      return usage_error("lint",
+                         std::string("--") + name + " expects X[,Y[,Z]] (positive numbers)");
+    (std::string_view(name) == "grid" ? o.grid : o.block) = d;
+  }
+  for (const std::string& a : args) {
+    std::string error;
+    auto parsed = lint::parse_arg(a, error);
+    if (!parsed)
+      return usage_error("lint", error);
+    o.args.push_back(std::move(*parsed));
+  }
+  if (!o.arch.empty() && o.arch.rfind("sm_", 0) != 0)
+    return usage_error("lint", "--arch expects sm_XX; got '" + o.arch + "'");
+  if (o.seeds == 0 || o.seeds > 1000)
+    return usage_error("lint", "--seeds expects 1..1000");
+  return std::nullopt;
+}
+
+int run_lint(const std::vector<std::string>& args) {
+  po::options_description opts("options");
+  lint::Options o;
+  std::vector<std::string> arg_texts;
+  std::string entry, json, format = "text";
+  opts.add_options()("help,h", "show this help")("entry", po::value(&entry),
+                                                 "lint only this entry (or .func)")(
+      "grid", po::value<std::string>(), "CTAs X[,Y[,Z]] (default 2)")(
+      "block", po::value<std::string>(),
+      "threads per CTA X[,Y[,Z]] (default .reqntid, .maxntid, else 128)")(
+      "dynamic-smem", po::value(&o.dynamic_smem),
+      "bytes of the .extern .shared array (default 49152 when the entry has one)")(
+      "arg", po::value(&arg_texts),
+      "NAME=VALUE (a scalar) or NAME=TYPE[D0,...] (a pointer's "
+      "memory); NAME a parameter's name or index; repeatable")(
+      "arch", po::value(&o.arch), "sm_XX: refuse a file whose .target is newer")(
+      "seeds", po::value(&o.seeds),
+      "runs, each with other input bytes and thread order (default 1)")(
+      "json", po::value(&json), "also write the JSON report to FILE (atomically)")(
+      "diagnostics-format", po::value(&format),
+      "text (default), json or sarif: the report on standard output");
+  std::vector<std::string> files;
+  po::variables_map vm;
+  if (auto status =
+          parse_command_line("lint", args, opts, files, vm, [&opts] { print_lint_help(opts); }))
+    return *status;
+  if (files.empty())
+    return usage_error("lint", "give at least one PTX file", lint_synopsis);
+  if (format != "text" && format != "json" && format != "sarif")
+    return usage_error("lint",
+                       "--diagnostics-format expects text, json or sarif; got '" + format + "'");
+  if (!entry.empty())
+    o.entry = entry;
+  if (auto status = lint_options(vm, arg_texts, o))
+    return *status;
+  std::vector<lint::KernelReport> kernels;
+  for (const std::string& file : files) {
+    auto text = driver::read_file(file);
+    if (!text)
+      return command_error("lint", exit_environment, text.error());
+    for (auto& k : lint::lint_text(*text, file, o))
+      kernels.push_back(std::move(k));
+  }
+  if (const auto bad = lint::unmatched_args(kernels, o))
+    return usage_error("lint", *bad);
+  if (!json.empty()) {
+    if (auto written =
+            driver::write_file_atomically(json, lint::json_report(kernels, PTXGEN_VERSION));
+        !written)
+      return command_error("lint", exit_environment, written.error());
+  }
+  if (format == "sarif")
+    std::cout << lint::sarif_report(kernels, PTXGEN_VERSION);
+  else if (format == "json")
+    std::cout << lint::json_report(kernels, PTXGEN_VERSION);
+  else
+    std::cout << lint::text_report(kernels);
+  return lint::exit_status(kernels);
+}
+
+} // namespace
+
+PTXGEN_REGISTER_COMMAND(lint, "lint",
+                        "find async-copy hazards in any PTX kernel on the simulator, no spec",
+                        run_lint);
+
+} // namespace ptxgen::cli

@@ -1,0 +1,135 @@
+#pragma once
+// `ptxgen lint`: runs the entries of a PTX file on the simulator with no spec and reports the
+// hazards it meets (docs/lint.md).
+//
+// The launch comes from the options, else the entry's `.reqntid` / `.maxntid` and a small
+// default grid. Parameters: `--arg NAME=VALUE` (by PTX name or index) sets a scalar, `--arg
+// NAME=TYPE[D0,D1,...]` gives a pointer exactly that many elements; any other 8-byte parameter
+// is a pointer to a region of seeded random bytes that grows (up to a bound) when the kernel
+// reaches past it, and a narrower parameter without --arg is unset: an entry that loads it is
+// refused with its name (its value could steer loops and branches; no default is safe).
+//
+// Every run goes through a sim::Observer, so a race does not stop it: each race is recorded
+// once per (kind, PTX line, other PTX line); the first other fault ends the run and is a
+// finding too. With --seeds N the kernel runs N times, each with other input bytes and another
+// order of its threads (and so of the completion of their copies, which land at their
+// thread's wait). A read of shared bytes never written is a finding when the output depends on
+// it: the first run is repeated with another shared-memory fill and the outputs compared.
+
+#include "driver/sim/simulator.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxgen::lint {
+
+/// One `--arg NAME=VALUE`.
+struct ArgValue {
+  std::string name;                    ///< the parameter's PTX name, or its index as text
+  std::optional<std::uint64_t> scalar; ///< NAME=VALUE
+  std::string dtype;                   ///< NAME=TYPE[...]: "f32", "u8", ...
+  std::vector<std::uint64_t> shape;    ///< its extents
+  std::uint64_t bytes = 0;             ///< the region's size: elements times element size
+};
+
+/// Parses `NAME=VALUE` (decimal or 0x hex, a leading '-' allowed) or `NAME=TYPE[D0,...]`;
+/// nullopt with `error` set when it is neither.
+std::optional<ArgValue> parse_arg(std::string_view text, std::string& error);
+
+struct Options {
+  std::optional<std::string> entry; ///< only this entry (or .func)
+  std::optional<sim::Dim3> grid;
+  std::optional<sim::Dim3> block;
+  std::uint32_t dynamic_smem = 0;
+  std::vector<ArgValue> args;
+  std::string arch; ///< sm_XX; empty: the file's .target
+  unsigned seeds = 1;
+};
+
+/// What a finding is, for its rule id and level.
+enum class FindingKind : std::uint8_t {
+  race,               ///< a race the simulator's tracking found (Finding::race_kind)
+  fault,              ///< another simulator fault of the kernel (Finding::fault_kind)
+  out_of_bounds,      ///< a global access outside a parameter's region
+  uninitialized_read, ///< shared bytes read before any write, and the output depends on them
+  unsupported,        ///< a line the simulator does not run: never a hazard
+};
+
+struct Finding {
+  FindingKind kind = FindingKind::race;
+  sim::RaceKind race_kind = sim::RaceKind::read_after_write;
+  sim::FaultKind fault_kind = sim::FaultKind::race;
+  std::uint32_t line = 0;       ///< the access that found it
+  std::uint32_t other_line = 0; ///< the earlier, conflicting access (races); 0 when none
+  std::int64_t bid = -1, tid = -1, other_tid = -1;
+  std::uint64_t iteration = 0, other_iteration = 0;
+  std::string symbol;       ///< the shared array (or buffer / parameter) holding the bytes
+  std::uint64_t offset = 0; ///< the first byte's offset within `symbol`
+  std::uint64_t hits = 1;   ///< times met over every run (races: per byte and access)
+  unsigned seed = 0;        ///< the first run that found it
+  std::string message;      ///< the simulator's words (or lint's), one line
+};
+
+/// "race.read-in-flight", "fault.deadlock", "out-of-bounds", "uninitialized-shared-read",
+/// "unsupported": the SARIF rule id.
+std::string rule_id(const Finding& f);
+/// "read in flight", "deadlock", ...: the kind in words.
+std::string kind_text(const Finding& f);
+
+/// What the runs covered: what makes a clean result mean something.
+struct Coverage {
+  std::uint64_t threads = 0;
+  std::uint64_t instructions = 0; ///< over every run
+  std::uint64_t async_copies = 0; ///< cp.async, bulk and tensor copies executed (every run)
+  std::uint64_t commits = 0;
+  std::uint64_t waits = 0;    ///< wait_group / wait_all / bulk waits / mbarrier waits
+  std::uint64_t barriers = 0; ///< bar.sync / barrier.sync executed
+  std::uint32_t lines = 0;    ///< instruction lines of the entry (and the .funcs it calls)
+  std::uint32_t lines_run = 0;
+  unsigned runs = 0;
+};
+
+/// How a parameter was given memory or a value.
+struct ParamUse {
+  std::string name;
+  std::string how;         ///< "scalar 7", "region 65536 bytes (random)", "f32[128,32]", "unused"
+  std::uint64_t bytes = 0; ///< a pointer's memory at the end (a region: as grown); else 0
+};
+
+enum class KernelStatus : std::uint8_t { clean, findings, unsupported, error, usage };
+
+struct KernelReport {
+  std::string file;
+  std::string name;
+  bool is_func = false; ///< a `.func` linted as an entry
+  sim::Dim3 grid{1, 1, 1}, block{1, 1, 1};
+  std::uint32_t dynamic_smem = 0;
+  std::vector<ParamUse> params;
+  std::vector<Finding> findings;
+  Coverage coverage;
+  KernelStatus status = KernelStatus::clean;
+  std::string error; ///< status error / usage: why it did not run
+};
+
+/// Lints every entry (or Options::entry) of `ptx_text`, read from `file`.
+std::vector<KernelReport> lint_text(std::string_view ptx_text, const std::string& file,
+                                    const Options& options);
+
+/// Why some --arg names no parameter of any of `kernels` (by name, or an index below its
+/// parameter count), if one does not: the parameters there are, for the message.
+std::optional<std::string> unmatched_args(const std::vector<KernelReport>& kernels,
+                                          const Options& options);
+
+/// The exit status for these kernels: 2 when one is a usage error, else 1 when one has
+/// findings or an error, else 4 when one is unsupported, else 0.
+int exit_status(const std::vector<KernelReport>& kernels);
+
+/// The human report (stdout), the JSON report, the SARIF 2.1.0 log.
+std::string text_report(const std::vector<KernelReport>& kernels);
+std::string json_report(const std::vector<KernelReport>& kernels, std::string_view version);
+std::string sarif_report(const std::vector<KernelReport>& kernels, std::string_view version);
+
+} // namespace ptxgen::lint

@@ -1,0 +1,185 @@
+// `ptxgen lint`: --arg and what each kernel parameter gets (detail.hpp).
+
+#include "driver/lint/detail.hpp"
+
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <utility>
+
+namespace ptxgen::lint {
+
+namespace {
+
+/// Bytes per element of a `--arg NAME=TYPE[...]` type; 0 for an unknown type.
+std::uint64_t element_bytes(std::string_view t) {
+  static constexpr std::array<std::pair<std::string_view, std::uint64_t>, 19> types = {{
+      {"u8", 1},   {"s8", 1},  {"b8", 1},  {"u16", 2}, {"s16", 2},  {"b16", 2},  {"f16", 2},
+      {"bf16", 2}, {"u32", 4}, {"s32", 4}, {"b32", 4}, {"f32", 4},  {"tf32", 4}, {"u64", 8},
+      {"s64", 8},  {"b64", 8}, {"f64", 8}, {"f8", 1},  {"e4m3", 1},
+  }};
+  for (const auto& [name, bytes] : types) {
+    if (name == t)
+      return bytes;
+  }
+  return 0;
+}
+
+/// A decimal or 0x-hexadecimal number, a leading '-' giving its two's complement.
+std::optional<std::uint64_t> parse_number(std::string_view s) {
+  const bool negative = !s.empty() && s.front() == '-';
+  if (negative)
+    s.remove_prefix(1);
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  }
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+    return std::nullopt;
+  return negative ? ~v + 1 : v;
+}
+
+} // namespace
+
+std::optional<ArgValue> parse_arg(std::string_view text, std::string& error) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
+    error = "--arg '" + std::string(text) + "' is not NAME=VALUE or NAME=TYPE[D0,D1,...]";
+    return std::nullopt;
+  }
+  ArgValue a;
+  a.name = std::string(text.substr(0, eq));
+  const std::string_view value = text.substr(eq + 1);
+  if (auto n = parse_number(value)) {
+    a.scalar = *n;
+    return a;
+  }
+  const std::size_t open = value.find('[');
+  if (open == std::string_view::npos || value.back() != ']' ||
+      element_bytes(value.substr(0, open)) == 0) {
+    error = "--arg " + a.name + ": '" + std::string(value) +
+            "' is neither a number nor TYPE[D0,D1,...] (TYPE one of u8 s8 b8 u16 s16 b16 f16 "
+            "bf16 u32 s32 b32 f32 tf32 u64 s64 b64 f64)";
+    return std::nullopt;
+  }
+  a.dtype = std::string(value.substr(0, open));
+  a.bytes = element_bytes(a.dtype);
+  std::string_view dims = value.substr(open + 1, value.size() - open - 2);
+  while (true) {
+    const std::size_t comma = dims.find(',');
+    const auto d = parse_number(dims.substr(0, comma));
+    if (!d || *d == 0 || *d > (1ull << 32)) {
+      error = "--arg " + a.name + ": the extents in '" + std::string(value) +
+              "' must be positive numbers";
+      return std::nullopt;
+    }
+    a.shape.push_back(*d);
+    a.bytes *= *d;
+    if (a.bytes > detail::region_max_bytes) {
+      error = "--arg " + a.name + ": " + std::string(value) + " is more than " +
+              std::to_string(detail::region_max_bytes) + " bytes";
+      return std::nullopt;
+    }
+    if (comma == std::string_view::npos)
+      break;
+    dims.remove_prefix(comma + 1);
+  }
+  return a;
+}
+
+namespace detail {
+
+std::uint64_t region_base(std::size_t k) {
+  return 0x0000'2000'0000'0000ull + static_cast<std::uint64_t>(k) * region_stride;
+}
+
+void fill_random(std::vector<std::uint8_t>& bytes, std::uint64_t seed) {
+  std::uint64_t state = seed * 0x2545F4914F6CDD1Dull + 0x9E3779B97F4A7C15ull;
+  for (std::size_t i = 0; i < bytes.size(); i += 8) {
+    state += 0x9E3779B97F4A7C15ull;
+    std::uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    std::memcpy(bytes.data() + i, &z, std::min<std::size_t>(8, bytes.size() - i));
+  }
+}
+
+namespace {
+
+/// Whether some instruction of `e` loads bytes of parameter `p` (ld.param at its offset).
+bool loads_param(const sim::ir::Entry& e, const sim::ir::Param& p) {
+  for (const sim::ir::Op& op : e.ops) {
+    if (op.code != sim::ir::Code::ld || op.space != sim::ir::Space::param || op.addr.has_reg)
+      continue;
+    const auto at = static_cast<std::uint64_t>(op.addr.offset);
+    if (at < p.offset + p.size && at + op.type.bits / 8u * op.vec > p.offset)
+      return true;
+  }
+  return false;
+}
+
+std::string shape_text(const ArgValue& a) {
+  std::string s = a.dtype + "[";
+  for (std::size_t k = 0; k < a.shape.size(); ++k)
+    s += (k == 0 ? "" : ",") + std::to_string(a.shape[k]);
+  return s + "]";
+}
+
+} // namespace
+
+std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<ArgValue>& args,
+                                   std::string& error) {
+  std::vector<ParamPlan> plans(e.params.size());
+  std::vector<bool> given(e.params.size(), false);
+  for (const ArgValue& a : args) {
+    std::size_t k = 0;
+    while (k < e.params.size() && e.params[k].name != a.name && std::to_string(k) != a.name)
+      ++k;
+    if (k == e.params.size())
+      continue; // another kernel's parameter (unmatched_args says when it is nobody's)
+    given[k] = true;
+    ParamPlan& p = plans[k];
+    if (a.scalar) {
+      p.kind = ParamPlan::Kind::scalar;
+      p.value = *a.scalar;
+      p.how = "scalar " + std::to_string(*a.scalar);
+    } else {
+      p.kind = ParamPlan::Kind::sized;
+      p.bytes = a.bytes;
+      p.how = shape_text(a) + " (" + std::to_string(a.bytes) + " bytes, random)";
+    }
+  }
+  std::string unset;
+  for (std::size_t k = 0; k < e.params.size(); ++k) {
+    const sim::ir::Param& param = e.params[k];
+    if (given[k])
+      continue;
+    ParamPlan& p = plans[k];
+    if (param.size == 8) {
+      p.kind = ParamPlan::Kind::region;
+      p.bytes = region_initial_bytes;
+    } else if (param.size > 8) {
+      p.kind = ParamPlan::Kind::other;
+      p.how = "a " + std::to_string(param.size) + "-byte array (not filled)";
+    } else if (loads_param(e, param)) {
+      p.kind = ParamPlan::Kind::unset;
+      unset += (unset.empty() ? "`" : ", `") + param.name + "` (" + std::to_string(k) + ", " +
+               param.type + ")";
+    } else {
+      p.how = "unused";
+    }
+  }
+  if (!unset.empty())
+    error = "`" + e.name + "` loads the scalar parameter(s) " + unset +
+            ", which no --arg sets; their values may bound loops or steer branches, so lint does "
+            "not guess them: give --arg NAME=VALUE (by name or index)";
+  return plans;
+}
+
+} // namespace detail
+
+} // namespace ptxgen::lint

@@ -1,0 +1,91 @@
+// `ptxgen lint`'s inputs (driver/lint): --arg values and what it reads from PTX text itself
+// (.funcs of a file with no entry, .maxntid). Expected values are worked out from the
+// inputs by hand.
+
+#include "driver/lint/detail.hpp"
+#include "driver/lint/lint.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <doctest/doctest.h>
+
+namespace unit_lint_inputs {
+
+using namespace ptxgen::lint;
+
+TEST_CASE("lint --arg: scalars, sized pointers and what is neither") {
+  std::string error;
+  auto a = parse_arg("k_tiles=7", error);
+  REQUIRE(a);
+  CHECK(a->name == "k_tiles");
+  CHECK(a->scalar == 7u);
+  a = parse_arg("2=0x10", error);
+  REQUIRE(a);
+  CHECK(a->name == "2");
+  CHECK(a->scalar == 16u);
+  a = parse_arg("n=-1", error);
+  REQUIRE(a);
+  CHECK(a->scalar == ~0ull);
+  a = parse_arg("A=f32[128,32]", error);
+  REQUIRE(a);
+  CHECK_FALSE(a->scalar);
+  CHECK(a->dtype == "f32");
+  CHECK(a->shape == std::vector<std::uint64_t>{128, 32});
+  CHECK(a->bytes == 128 * 32 * 4);
+  a = parse_arg("B=bf16[3]", error);
+  REQUIRE(a);
+  CHECK(a->bytes == 6);
+  for (const char* bad : {"=5", "n=", "n", "A=f33[4]", "A=f32[0]", "A=f32[4", "A=f32[4,]", "n=7x",
+                          "A=u8[1000000000]"}) {
+    error.clear();
+    CHECK_MESSAGE(!parse_arg(bad, error), bad);
+    CHECK_MESSAGE(!error.empty(), bad);
+  }
+}
+
+const char* const funcs_text = R"(.version 8.0
+.target sm_80
+// .entry in a comment does not count
+.extern .func (.param .b32 r) declared_only(.param .b32 a);
+.weak .func returns_one(.param .b64 p) /* no body yet */
+{
+  ret;
+}
+.func (.param .b32 r) with_result(.param .b32 a)
+{
+  ret;
+}
+)";
+
+TEST_CASE("lint: the .funcs of a file with no entry, rewritten as entries line for line") {
+  using namespace ptxgen::lint::detail;
+  CHECK_FALSE(has_entry(funcs_text));
+  const auto funcs = defined_funcs(funcs_text);
+  REQUIRE(funcs.size() == 2); // declared_only has no body
+  CHECK(funcs[0].name == "returns_one");
+  CHECK_FALSE(funcs[0].returns);
+  CHECK(funcs[1].name == "with_result");
+  CHECK(funcs[1].returns);
+  const std::string entry = as_entry(funcs_text, funcs[0]);
+  CHECK(has_entry(entry));
+  CHECK(entry.find(".visible .entry returns_one(.param .b64 p)") != std::string::npos);
+  CHECK(entry.find(".weak") == std::string::npos);
+  const std::string original = funcs_text;
+  CHECK(std::count(entry.begin(), entry.end(), '\n') ==
+        std::count(original.begin(), original.end(), '\n'));
+}
+
+TEST_CASE("lint: .maxntid of the entry named, not of another") {
+  const std::string text = ".version 8.0\n.target sm_80\n"
+                           ".visible .entry first(.param .u64 p)\n.maxntid 64, 2, 1\n{\n ret;\n}\n"
+                           ".visible .entry second(.param .u64 p)\n.reqntid 32\n{\n ret;\n}\n"
+                           ".visible .entry third(.param .u64 p)\n.maxntid 256\n{\n ret;\n}\n";
+  using ptxgen::lint::detail::maxntid;
+  CHECK(maxntid(text, "first") == ptxgen::sim::Dim3{64, 2, 1});
+  CHECK_FALSE(maxntid(text, "second"));
+  CHECK(maxntid(text, "third") == ptxgen::sim::Dim3{256, 1, 1});
+  CHECK_FALSE(maxntid(text, "fourth"));
+}
+
+} // namespace unit_lint_inputs
