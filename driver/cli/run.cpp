@@ -45,6 +45,26 @@ std::string result_word(const CaseResult& c) {
   return std::string(driver::name(c.status));
 }
 
+/// How many of the passing cases are fault specs that showed their violation, by how
+/// (" (2 faulted as expected)"); empty when none. The summary's `fault` counts the others:
+/// cases that faulted when they should not have, or fault specs that did not.
+std::string expected_faults(const driver::ConformanceReport& r) {
+  std::size_t faulted = 0, wrong = 0;
+  for (const auto& c : r.cases) {
+    if (c.status != CaseResult::Status::pass)
+      continue;
+    faulted += c.evidence == CaseResult::Evidence::fault ||
+               c.evidence == CaseResult::Evidence::wrote_outside;
+    wrong += c.evidence == CaseResult::Evidence::wrong_result;
+  }
+  std::string s;
+  if (faulted > 0)
+    s += std::to_string(faulted) + " faulted as expected";
+  if (wrong > 0)
+    s += (s.empty() ? "" : ", ") + std::to_string(wrong) + " wrong as expected";
+  return s.empty() ? s : " (" + s + ")";
+}
+
 void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   std::size_t width = 4;
   for (const auto& c : r.cases)
@@ -168,7 +188,7 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
       sim::print_profile(c.spec, *c.profile, std::cout);
   std::cout << "backend: " << r.backend_description << '\n'
             << "summary: " << spec_count(r.cases.size(), output) << ": "
-            << r.count(CaseResult::Status::pass) << " pass, "
+            << r.count(CaseResult::Status::pass) << " pass" << expected_faults(r) << ", "
             << r.count(CaseResult::Status::mismatch) << " mismatch, "
             << r.count(CaseResult::Status::fault) << " fault, "
             << r.count(CaseResult::Status::invalid) << " invalid, "
