@@ -237,6 +237,22 @@ std::string ratio(std::uint64_t units, std::uint64_t requests) {
 
 } // namespace
 
+void print_profile_legend(std::string_view ptx, std::ostream& out) {
+  out << "profile columns (docs/profile.md):\n"
+         "  line         the instruction's line in the PTX: "
+      << ptx
+      << "\n"
+         "  instruction  that line's text\n"
+         "  access       what the instruction touches: ld.shared, st.shared, cp.async dst\n"
+         "               (shared), ld.global, st.global, cp.async src (global)\n"
+         "  requests     warp requests: the executions of the instruction by one warp\n"
+         "  per_req      shared: wavefronts per request; global: 32-byte sectors per request\n"
+         "  ideal/req    the same with no bank conflict / perfectly coalesced\n"
+         "  worst        the costliest single request: shared, the most distinct 4-byte\n"
+         "               words one bank serves in one phase (1: conflict-free, n: an n-way\n"
+         "               conflict); global, its sectors\n";
+}
+
 void print_profile(const std::string& spec, const ProfileReport& r, std::ostream& out) {
   out << "profile: " << spec << '\n';
   if (r.rows.empty()) {

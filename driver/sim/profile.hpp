@@ -139,6 +139,9 @@ private:
   std::map<std::pair<std::uint32_t, AccessKind>, ProfileRow> rows_;
 };
 
+/// What the table's columns mean, once before the tables of a run. `ptx`: the PTX whose
+/// lines the `line` column counts and how to see it ("the --ptx file 'k.ptx'").
+void print_profile_legend(std::string_view ptx, std::ostream& out);
 /// The report as a table (one line per row, then the totals), for `spec`.
 void print_profile(const std::string& spec, const ProfileReport& r, std::ostream& out);
 /// The report as a JSON object {"rows": [...], "shared": {...}, "global": {...}}.
