@@ -99,6 +99,16 @@ std::string json_text(std::string_view s) {
   return out;
 }
 
+/// Takes `lanes` as the row's worst request when it costs more than the one kept, or as
+/// much and sorts first: the same request whatever the order CTAs merge in.
+void keep_worst(ProfileRow& row, std::uint32_t worst, const std::vector<LaneAccess>& lanes) {
+  if (row.worst_lanes.empty() || worst > row.worst ||
+      (worst == row.worst && lanes < row.worst_lanes)) {
+    row.worst = worst;
+    row.worst_lanes = lanes;
+  }
+}
+
 void add_row(ProfileRow& into, const ProfileRow& from) {
   if (into.requests == 0) {
     into.ptx_line = from.ptx_line;
@@ -109,7 +119,7 @@ void add_row(ProfileRow& into, const ProfileRow& from) {
   into.lanes += from.lanes;
   into.units += from.units;
   into.ideal += from.ideal;
-  into.worst = std::max(into.worst, from.worst);
+  keep_worst(into, from.worst, from.worst_lanes);
 }
 
 } // namespace
@@ -191,12 +201,12 @@ void CtaProfile::cost(const Key& key, const std::vector<LaneAccess>& lanes) {
     const SharedCost c = shared_request_cost(lanes);
     row.units += c.wavefronts;
     row.ideal += c.ideal();
-    row.worst = std::max(row.worst, c.ways);
+    keep_worst(row, c.ways, lanes);
   } else {
     const std::uint32_t sectors = global_request_sectors(lanes);
     row.units += sectors;
     row.ideal += global_ideal_sectors(lanes);
-    row.worst = std::max(row.worst, sectors);
+    keep_worst(row, sectors, lanes);
   }
 }
 

@@ -41,6 +41,7 @@ struct LaneAccess {
   std::uint32_t lane = 0;    ///< 0..31
   std::uint64_t address = 0; ///< shared offset or global address
   std::uint32_t bytes = 0;   ///< 1, 2, 4, 8 or 16
+  auto operator<=>(const LaneAccess&) const = default;
 };
 
 /// The lanes served together in one phase for accesses of `bytes` bytes (32, 16 or 8).
@@ -92,6 +93,10 @@ struct ProfileRow {
   std::uint64_t ideal = 0;    ///< the same without bank conflicts / perfectly coalesced
   std::uint32_t worst = 0;    ///< shared: the largest `ways` of a request; global: the most
                               ///< sectors of one request
+  /// The lanes of one request that costs `worst` (of those, the least as a sequence of
+  /// (lane, address, bytes), so that the choice does not depend on the order CTAs merge):
+  /// what `ptxgen show` draws bank by bank.
+  std::vector<LaneAccess> worst_lanes;
 };
 
 /// A launch's figures: one row per (instruction, kind), in PTX line order.
