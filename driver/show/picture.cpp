@@ -131,7 +131,25 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                  [&](const tile::FillOp& f) {
                    in.views.push_back(walk_view(w, loops, f.dst, "dst", 0, false));
                  },
-                 [](const auto&) {},
+                 // Ops without views: the panel names them, nothing to walk.
+                 [](const tile::ForOp&) {},
+                 [](const tile::EndOp&) {},
+                 [](const tile::CommitGroupOp&) {},
+                 [](const tile::WaitGroupOp&) {},
+                 [](const tile::WaitAllOp&) {},
+                 [](const tile::CtaSyncOp&) {},
+                 [](const tile::MbarrierInitOp&) {},
+                 [](const tile::CopyArriveOp&) {},
+                 [](const tile::MbarrierArriveOp&) {},
+                 [](const tile::MbarrierWaitOp&) {},
+                 [](const tile::BulkLoadOp&) {},
+                 [](const tile::BulkStoreOp&) {},
+                 [](const tile::BulkCommitOp&) {},
+                 [](const tile::BulkWaitOp&) {},
+                 [](const tile::ProxyFenceOp&) {},
+                 [](const tile::ExpectTxOp&) {},
+                 [](const tile::TensorLoadOp&) {},
+                 [](const tile::TensorStoreOp&) {},
              },
              w.k.ops[i].body);
   return in;

@@ -219,14 +219,6 @@ int draw_panel(Canvas& o, const IterationPanel& panel, int y) {
   return y + height + line_h;
 }
 
-/// The profile's totals line, as `run --profile` prints it (driver/sim/profile.cpp).
-std::string shared_totals(const sim::ProfileReport& r) {
-  const auto s = r.totals(true);
-  return "shared: " + std::to_string(s.requests) + " requests, " + std::to_string(s.units) +
-         " wavefronts (ideal " + std::to_string(s.ideal) + ", " +
-         std::to_string(s.units - s.ideal) + " from bank conflicts)";
-}
-
 /// One bank row: the row's costliest request, bank by bank; returns the y below it.
 int draw_bank_row(Canvas& o, const sim::ProfileRow& row, int y) {
   text(o, margin, y + 11, "caption",
@@ -289,7 +281,7 @@ int draw_banks(Canvas& o, const Picture& p, int y) {
   y += line_h;
   text(o, margin, y + 11, "caption",
        "red: the bank serves several words in one phase (a bank conflict). " +
-           shared_totals(*p.profile));
+           sim::shared_totals_text(*p.profile));
   y += line_h + 4;
   for (const auto& row : p.profile->rows)
     if (sim::is_shared(row.kind))

@@ -263,6 +263,13 @@ void print_profile_legend(std::string_view ptx, std::ostream& out) {
          "               conflict); global, its sectors\n";
 }
 
+std::string shared_totals_text(const ProfileReport& r) {
+  const auto s = r.totals(true);
+  return "shared: " + std::to_string(s.requests) + " requests, " + std::to_string(s.units) +
+         " wavefronts (ideal " + std::to_string(s.ideal) + ", " +
+         std::to_string(s.units - s.ideal) + " from bank conflicts)";
+}
+
 void print_profile(const std::string& spec, const ProfileReport& r, std::ostream& out) {
   out << "profile: " << spec << '\n';
   if (r.rows.empty()) {
@@ -276,10 +283,8 @@ void print_profile(const std::string& spec, const ProfileReport& r, std::ostream
         << ratio(row.units, row.requests) << std::setw(11) << ratio(row.ideal, row.requests)
         << std::setw(7) << row.worst << "  " << row.instruction << '\n';
   }
-  const auto s = r.totals(true);
   const auto g = r.totals(false);
-  out << "  shared: " << s.requests << " requests, " << s.units << " wavefronts (ideal " << s.ideal
-      << ", " << s.units - s.ideal << " from bank conflicts)\n"
+  out << "  " << shared_totals_text(r) << "\n"
       << "  global: " << g.requests << " requests, " << g.units << " sectors (ideal " << g.ideal
       << ", " << ratio(g.units, g.requests) << " per request)\n";
 }

@@ -147,6 +147,9 @@ private:
 /// What the table's columns mean, once before the tables of a run. `ptx`: the PTX whose
 /// lines the `line` column counts and how to see it ("the --ptx file 'k.ptx'").
 void print_profile_legend(std::string_view ptx, std::ostream& out);
+/// "shared: 32 requests, 128 wavefronts (ideal 128, 0 from bank conflicts)": the shared
+/// totals as the table and `ptxgen show` write them.
+std::string shared_totals_text(const ProfileReport& r);
 /// The report as a table (one line per row, then the totals), for `spec`.
 void print_profile(const std::string& spec, const ProfileReport& r, std::ostream& out);
 /// The report as a JSON object {"rows": [...], "shared": {...}, "global": {...}}.

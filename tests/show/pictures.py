@@ -4,7 +4,8 @@
   pictures.py PTXGEN ROOT stages   every spec of specs/pipeline/: the picture is under
                                    3,000 px tall and draws, with a thread, every stage of
                                    each ring the pipeline uses (stage k % S for every tile k;
-                                   every stage of a ring written with loops by hand)
+                                   every stage of a ring written with loops by hand), and its
+                                   panels hold every iteration of the steady state
   pictures.py PTXGEN ROOT banks    a conflicting and a conflict-free spec: the picture's
                                    bank figures are run --profile's, and both are the ones
                                    worked out here from the bank model by hand
@@ -69,6 +70,12 @@ def check_stages(ptxgen, root):
             rings = {ring: {k % op["stages"] for k in range(tiles)} for ring in ring_names(op)}
         if not rings:
             problems.append("no ring found")
+        # Every tile's iteration is in some panel of the steady state (when it is a loop of
+        # its own at the top, not inside another loop).
+        walked = sum(int(n) for n in re.findall(
+            r"steady-state loop [^<]*: \w+ = [^<]* \((\d+) iterations?", svg))
+        if op is not None and walked and walked != tiles:
+            problems.append(f"{walked} steady-state iterations drawn, want {tiles}")
         for ring, want in rings.items():
             drawn = {int(s) for s in re.findall(
                 r"<title>" + ring + r"\[(\d+), [^<]*: thread \d+", svg)}
