@@ -32,8 +32,12 @@ fail() { echo "package_check: FAIL: $*" >&2; exit 1; }
 note() { echo "package_check: $*" >&2; }
 strip_comments() { grep -v '^//' "$1"; }
 max_deb_mb=15 # the .deb's size limit (stripped: no debug sections in its binary and libraries)
-# The multiarch tuple the libraries are installed under (lib/<tuple>, GNUInstallDirs).
-multiarch() { dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch; }
+# The multiarch tuple the libraries are installed under (lib/<tuple>, GNUInstallDirs): dpkg's
+# (package dpkg-dev), else that of the compiler build tree $1 was configured with.
+multiarch() {
+  dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null ||
+    "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$1/CMakeCache.txt")" -print-multiarch
+}
 
 # Builds examples/ against prefix $1 with the compiler $2 and runs it; $3 = "driver" when
 # ptxgen::driver must be there (and then ptxas, where one is installed, must assemble).
@@ -114,7 +118,7 @@ deb() {
   fi
   contents=$(dpkg-deb -c "$pkg")
   local f libdir
-  libdir=./usr/lib/$(multiarch)
+  libdir=./usr/lib/$(multiarch "$build")
   for f in ./usr/bin/ptxgen ./usr/include/ptxgen/emitter/lower/lower.hpp \
     "$libdir/cmake/ptxgen/ptxgenConfig.cmake" "$libdir/cmake/ptxgen/ptxgenConfigVersion.cmake" \
     "$libdir/libptxgen_emitter.a" "$libdir/libptxgen_driver.a"; do
