@@ -30,3 +30,29 @@ add_test(NAME profile.run_cli_cuda_is_usage
                             [ $? -eq 2 ]]=]
                  $<TARGET_FILE:ptxgen> ${PROJECT_SOURCE_DIR})
 set_tests_properties(profile.run_cli_cuda_is_usage PROPERTIES LABELS profile TIMEOUT 60)
+
+# The profile says what its columns mean (`worst` among them) and where its PTX lines are:
+# each row's line + 1 in `ptxgen emit SPEC --target sm_80` (one comment line first) is the
+# row's instruction, as the legend says.
+add_test(NAME profile.legend_and_lines
+         COMMAND bash -c [=[set -u; spec="$1/specs/pipeline/double_buffer.toml"
+                            out=$("$0" run --backend sim --profile "$spec"); rc=$?
+                            printf '%s\n' "$out"
+                            if [ $rc -eq 3 ] && ! command -v ptxas >/dev/null; then
+                              echo "no ptxas: skipped"; exit 77; fi
+                            [ $rc -eq 0 ] || exit 1
+                            grep -q '^  worst  ' <<<"$out" || { echo "worst is not defined"; exit 1; }
+                            grep -qF 'ptxgen emit SPEC --target sm_80` prints it after one comment line: there, line + 1' \
+                              <<<"$out" || { echo "no legend for line"; exit 1; }
+                            ptx=$("$0" emit "$spec" --target sm_80) || exit 1
+                            rows=$(sed -n '/^profile: /,/^  shared: /p' <<<"$out" | grep -E '^ +[0-9]+  ')
+                            [ -n "$rows" ] || { echo "no rows"; exit 1; }
+                            while read -r line _; do
+                              text=$(grep -E "^ +$line  " <<<"$rows" |
+                                     head -n 1 | sed -E 's/^ +[0-9]+  .{12}[ 0-9.]{37}  //')
+                              at=$(sed -n "$((line + 1))p" <<<"$ptx" | sed -E 's/^\t//')
+                              [ "$text" = "$at" ] || { echo "line $line: '$text' but emit has '$at'"; exit 1; }
+                            done <<<"$rows"]=]
+                 $<TARGET_FILE:ptxgen> ${PROJECT_SOURCE_DIR})
+set_tests_properties(profile.legend_and_lines PROPERTIES LABELS "profile;sim;ptxas" TIMEOUT 180
+                     SKIP_RETURN_CODE 77)

@@ -1,5 +1,6 @@
-# issue 13: `ptxgen show SPEC --svg FILE` (docs/profile.md). The picture's structure is
-# checked by tests/unit/show_svg.cpp; here the command itself and a real renderer.
+# `ptxgen show SPEC --svg FILE` (docs/profile.md). The picture's structure is checked by
+# tests/unit/show_svg.cpp; here the command itself, a real renderer, the pipeline corpus
+# and the bank figures against `run --profile` (tests/show/pictures.py).
 
 # The command writes an SVG for the seed spec (atomically: no temp file is left beside it).
 add_test(NAME show.cli_writes_svg
@@ -73,3 +74,16 @@ add_test(NAME show.diagnostics_format
                             [ $? -eq 2 ]]=]
                  $<TARGET_FILE:ptxgen> ${PROJECT_SOURCE_DIR})
 set_tests_properties(show.diagnostics_format PROPERTIES LABELS "show;diagnostics" TIMEOUT 60)
+
+# Every spec of specs/pipeline/: under 3,000 px tall, and every ring stage the pipeline
+# uses (stage k % S of every tile k) drawn with its thread.
+add_test(NAME show.pipeline_pictures
+         COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/show/pictures.py $<TARGET_FILE:ptxgen>
+                 ${PROJECT_SOURCE_DIR} stages)
+# A conflicting spec (row_repeat_f32: 4-way) and a conflict-free one (double_buffer): the
+# picture's bank figures are run --profile's and the ones pictures.py works out by hand.
+add_test(NAME show.banks_agree_with_profile
+         COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/show/pictures.py $<TARGET_FILE:ptxgen>
+                 ${PROJECT_SOURCE_DIR} banks)
+set_tests_properties(show.pipeline_pictures show.banks_agree_with_profile
+                     PROPERTIES LABELS "show;sim;ptxas" TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -8,7 +8,9 @@
 #                                        # prefix; build examples/ against it and run it
 #   tools/package_check.sh deb BUILD [--install]
 #                                        # `cpack -G DEB` in BUILD; inspect the .deb with
-#                                        # dpkg-deb, unpack it into a temp folder, run its
+#                                        # dpkg-deb (libraries and CMake package under
+#                                        # /usr/lib/<multiarch>, no debug sections, under
+#                                        # 15 MB), unpack it into a temp folder, run its
 #                                        # ptxgen and build examples/ against it; with --install, as root with CI=true and
 #                                        # apt-get: install it with apt-get, run `ptxgen --help`
 #                                        # and `ptxgen emit`, build examples/ against /usr, then
@@ -29,6 +31,13 @@ trap 'rm -rf "$TMP"' EXIT
 fail() { echo "package_check: FAIL: $*" >&2; exit 1; }
 note() { echo "package_check: $*" >&2; }
 strip_comments() { grep -v '^//' "$1"; }
+max_deb_mb=15 # the .deb's size limit (stripped: no debug sections in its binary and libraries)
+# The multiarch tuple the libraries are installed under (lib/<tuple>, GNUInstallDirs): dpkg's
+# (package dpkg-dev), else that of the compiler build tree $1 was configured with.
+multiarch() {
+  dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null ||
+    "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$1/CMakeCache.txt")" -print-multiarch
+}
 
 # Builds examples/ against prefix $1 with the compiler $2 and runs it; $3 = "driver" when
 # ptxgen::driver must be there (and then ptxas, where one is installed, must assemble).
@@ -84,7 +93,9 @@ install_tree() {
     [ -e "$prefix/$f" ] || fail "$f is not installed"
   done
   [ ! -e "$prefix/include/ptxgen/driver/cli" ] || fail "the CLI's private headers are installed"
-  ls "$prefix"/lib*/cmake/ptxgen/ptxgenConfigVersion.cmake >/dev/null 2>&1 || fail "no ptxgenConfigVersion.cmake"
+  compgen -G "$prefix/lib*/cmake/ptxgen/ptxgenConfigVersion.cmake" >/dev/null ||
+    compgen -G "$prefix/lib/*/cmake/ptxgen/ptxgenConfigVersion.cmake" >/dev/null ||
+    fail "no ptxgenConfigVersion.cmake"
   "$prefix/bin/ptxgen" --help >/dev/null || fail "the installed ptxgen --help"
   build_and_run_examples "$prefix" "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")" driver
 }
@@ -106,14 +117,23 @@ deb() {
     grep -q 'libtomlplusplus' <<<"$depends" || fail "ptxgen links libtomlplusplus but Depends lacks it"
   fi
   contents=$(dpkg-deb -c "$pkg")
-  local f
-  for f in ./usr/bin/ptxgen ./usr/include/ptxgen/emitter/lower/lower.hpp /ptxgenConfig.cmake \
-    /ptxgenConfigVersion.cmake /libptxgen_emitter.a /libptxgen_driver.a; do
-    grep -q -- "$f\$" <<<"$contents" || fail "the .deb lacks $f"
+  local f libdir
+  libdir=./usr/lib/$(multiarch "$build")
+  for f in ./usr/bin/ptxgen ./usr/include/ptxgen/emitter/lower/lower.hpp \
+    "$libdir/cmake/ptxgen/ptxgenConfig.cmake" "$libdir/cmake/ptxgen/ptxgenConfigVersion.cmake" \
+    "$libdir/libptxgen_emitter.a" "$libdir/libptxgen_driver.a"; do
+    grep -q -- " $f\$" <<<"$contents" || fail "the .deb lacks $f"
   done
+  local bytes
+  bytes=$(stat -c %s "$pkg")
+  note "$(basename "$pkg"): $bytes bytes"
+  [ "$bytes" -lt $((max_deb_mb * 1000 * 1000)) ] || fail "the .deb is $bytes bytes, over $max_deb_mb MB"
   # What the package holds works as laid out there, before anything is installed: the
   # command runs, and examples/ builds against its CMake package.
   dpkg-deb -x "$pkg" "$TMP/root" || fail "dpkg-deb -x"
+  for f in "$TMP/root/usr/bin/ptxgen" "$TMP/root/${libdir#./}"/libptxgen_*.a; do
+    ! readelf -S -W "$f" 2>/dev/null | grep -q '\.debug_' || fail "$(basename "$f") in the .deb has debug sections"
+  done
   "$TMP/root/usr/bin/ptxgen" --help >/dev/null || fail "the packaged ptxgen --help"
   build_and_run_examples "$TMP/root/usr" "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")" driver
   if command -v apt-get >/dev/null; then # apt resolves its Depends here (a simulation)

@@ -39,8 +39,10 @@ static void print_usage(std::ostream& out) {
     out << "  " << c.name << std::string(10 - std::min<std::size_t>(c.name.size(), 9), ' ')
         << c.summary << '\n';
   out << "\n`ptxgen <command> --help` describes a command's options; `ptxgen --version` names\n"
-         "the version and the commit it was built from.\n"
-         "exit status: 0 success, 1 input error or mismatch, 2 usage, 3 environment.\n";
+         "the version and the commit it was built from.\n\n"
+         "exit status (of every command; a command's --help says what each means there):\n";
+  for (const auto& e : exit_status_table)
+    out << "  " << static_cast<int>(e.status) << "  " << e.meaning << '\n';
 }
 
 } // namespace ptxgen::cli

@@ -9,6 +9,7 @@
 #include "driver/run/spec_files.hpp"
 #include "driver/support/atomic_file.hpp"
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iomanip>
@@ -43,6 +44,44 @@ std::string result_word(const CaseResult& c) {
     return "wrong";
   }
   return std::string(driver::name(c.status));
+}
+
+/// How many of the passing cases are fault specs that showed their violation, by how
+/// (" (2 faulted as expected)"); empty when none. The summary's `fault` counts the others:
+/// cases that faulted when they should not have, or fault specs that did not.
+std::string expected_faults(const driver::ConformanceReport& r) {
+  std::size_t faulted = 0, wrong = 0;
+  for (const auto& c : r.cases) {
+    if (c.status != CaseResult::Status::pass)
+      continue;
+    faulted += c.evidence == CaseResult::Evidence::fault ||
+               c.evidence == CaseResult::Evidence::wrote_outside;
+    wrong += c.evidence == CaseResult::Evidence::wrong_result;
+  }
+  std::string s;
+  if (faulted > 0)
+    s += std::to_string(faulted) + " faulted as expected";
+  if (wrong > 0)
+    s += (s.empty() ? "" : ", ") + std::to_string(wrong) + " wrong as expected";
+  return s.empty() ? s : " (" + s + ")";
+}
+
+/// The simulator's figures per spec (--profile), after the legend of their columns.
+void print_profiles(const driver::ConformanceReport& r, const driver::ConformanceOptions& o,
+                    std::ostream& out) {
+  if (std::none_of(r.cases.begin(), r.cases.end(), [](const CaseResult& c) { return c.profile; }))
+    return;
+  const std::string target = o.target.value_or(driver::emitted_target).str();
+  sim::print_profile_legend(
+      o.ptx_override.empty()
+          ? "ptxgen's PTX for " + target + " as run (`ptxgen emit SPEC --target " + target +
+                "` prints it after one comment line: there, line + 1)"
+          : "the --ptx file" +
+                (o.ptx_override_name.empty() ? std::string() : " '" + o.ptx_override_name + "'"),
+      out);
+  for (const auto& c : r.cases)
+    if (c.profile)
+      sim::print_profile(c.spec, *c.profile, out);
 }
 
 void print_table(const driver::ConformanceReport& r, std::ostream& out) {
@@ -170,12 +209,10 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
   if (!text)
     print_case_diagnostics(r, printer);
   print_table(r, std::cout);
-  for (const auto& c : r.cases) // the simulator's figures per spec
-    if (c.profile)
-      sim::print_profile(c.spec, *c.profile, std::cout);
+  print_profiles(r, o, std::cout);
   std::cout << "backend: " << r.backend_description << '\n'
             << "summary: " << spec_count(r.cases.size(), output) << ": "
-            << r.count(CaseResult::Status::pass) << " pass, "
+            << r.count(CaseResult::Status::pass) << " pass" << expected_faults(r) << ", "
             << r.count(CaseResult::Status::mismatch) << " mismatch, "
             << r.count(CaseResult::Status::fault) << " fault, "
             << r.count(CaseResult::Status::invalid) << " invalid, "

@@ -1,4 +1,4 @@
-// `ptxgen show`: the walk over CTA 0's threads (see picture.hpp).
+// `ptxgen show`: the walk over CTA 0's threads and every loop iteration (see picture.hpp).
 
 #include "driver/show/picture.hpp"
 
@@ -25,64 +25,39 @@ bool next_coord(std::vector<std::int64_t>& c, const std::vector<std::int64_t>& s
   return false;
 }
 
-void set_grid(ViewPanel& v) {
-  const auto& shape = v.tensor->shape;
-  v.cols = shape.empty() ? 1 : shape.back();
-  v.rows = 1;
-  for (std::size_t i = 0; i + 1 < shape.size(); ++i)
-    v.rows *= shape[i];
-  v.shown_rows = std::min(v.rows, max_rows);
-  v.shown_cols = std::min(v.cols, max_cols);
-  v.cells.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, v.shown_rows * v.shown_cols)),
-                 Cell{});
-}
+/// (thread, flat element of the base tensor) pairs one view of one op instance touches.
+using Touches = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
-/// Records a chunk of thread `tid` holding the base-tensor bytes `offsets`.
-void add_chunk(ViewPanel& v, std::int64_t tid, const std::vector<std::int64_t>& repeat,
-               const std::vector<std::int64_t>& offsets) {
-  const std::int64_t eb = naive_dtype_bytes(v.tensor->dtype);
-  std::set<std::int64_t> drawn;
-  for (std::int64_t o : offsets) {
-    const std::int64_t e = o / eb;
-    const std::int64_t row = e / v.cols, col = e % v.cols;
-    if (o >= 0 && row < v.shown_rows && col < v.shown_cols)
-      drawn.insert(row * v.shown_cols + col);
-  }
-  if (drawn.empty())
-    return;
-  const auto index = static_cast<std::int64_t>(v.chunks.size());
-  Chunk c{tid, repeat, *drawn.begin(), static_cast<std::int64_t>(drawn.size())};
-  for (std::int64_t cell : drawn) {
-    Cell& x = v.cells[static_cast<std::size_t>(cell)];
-    if (x.threads++ == 0) {
-      x.tid = tid;
-      x.chunk = index;
-    }
-  }
-  v.chunks.push_back(std::move(c));
-}
-
-struct Walk {
-  const tile::Kernel& k;
-  tile::SharedLayout layout;
-  std::map<std::string, std::int64_t, std::less<>> loops; ///< the live loops' first values
+struct ViewTouches {
+  const tile::Located<tile::View>* view = nullptr;
+  std::string role;
+  Touches touches;
+  std::string problem;
 };
 
-/// Walks one view for every thread of CTA 0. `groups`: 2 for an apply at CTA scope (the
-/// (warp, lane) axes), else 0. `chunk_axis`: the last axis is inside a chunk (apply);
-/// otherwise every element is its own chunk (copy, fill).
-ViewPanel walk_view(const Walk& w, const tile::Located<tile::View>& view, std::string role,
-                    std::size_t groups, bool chunk_axis, std::uint32_t access_bytes) {
-  ViewPanel panel;
-  panel.role = std::move(role);
-  panel.text = view.text;
-  panel.tensor = view.value.tensor;
-  panel.access_bytes = access_bytes;
-  set_grid(panel);
+/// One op as executed once (at one iteration of its loops).
+struct Instance {
+  std::size_t op = 0;
+  std::vector<ViewTouches> views;
+};
+
+using Loops = std::map<std::string, std::int64_t, std::less<>>;
+
+struct Walker {
+  const tile::Kernel& k;
+  std::string note; ///< a loop cut at max_iterations
+};
+
+/// The touches of one view for every thread of CTA 0. `groups`: 2 for an apply at CTA
+/// scope (the (warp, lane) axes), else 0. `chunk_axis`: the last axis is inside a chunk.
+ViewTouches walk_view(const Walker& w, const Loops& loops, const tile::Located<tile::View>& view,
+                      std::string role, std::size_t groups, bool chunk_axis,
+                      const tile::Expr* pred = nullptr, const tile::Expr* ignore = nullptr) {
+  ViewTouches out{&view, std::move(role), {}, {}};
   const NaivePlan plan = naive_plan(view.value);
   if (!plan.ok()) {
-    panel.problem = plan.error;
-    return panel;
+    out.problem = plan.error;
+    return out;
   }
   const auto& shape = plan.shape();
   const std::vector<std::int64_t> outer(shape.begin(),
@@ -90,13 +65,16 @@ ViewPanel walk_view(const Walk& w, const tile::Located<tile::View>& view, std::s
   const std::int64_t inner = chunk_axis && !shape.empty() ? shape.back() : 1;
   if (outer.size() < groups || std::any_of(outer.begin() + static_cast<std::ptrdiff_t>(groups),
                                            outer.end(), [](std::int64_t n) { return n <= 0; }))
-    return panel;
-  const bool shared = panel.tensor->space == tile::Space::shared;
-  const auto* entry = shared ? w.layout.find(panel.tensor->name) : nullptr;
-  std::vector<BankRow> banks;
+    return out;
+  const std::int64_t eb = naive_dtype_bytes(view.value.tensor->dtype);
   for (std::int64_t tid = 0; tid < w.k.block; ++tid) {
     tile::ExprEnv env = w.k.env_for(0, tid);
-    env.loops.insert(w.loops.begin(), w.loops.end());
+    for (const auto& [name, value] : loops)
+      env.loops[name] = value;
+    // A false `pred` skips the thread's copy; a true `ignore_src` its read of the source.
+    if ((pred != nullptr && tile::evaluate(*pred, env).value_or(1) == 0) ||
+        (ignore != nullptr && tile::evaluate(*ignore, env).value_or(0) != 0))
+      continue;
     std::vector<std::int64_t> coord(outer.size(), 0);
     if (groups == 2) {
       coord[0] = tid / sim::warp_lanes;
@@ -104,117 +82,370 @@ ViewPanel walk_view(const Walk& w, const tile::Located<tile::View>& view, std::s
       if (coord[0] >= outer[0] || coord[1] >= outer[1])
         continue;
     }
-    std::size_t ordinal = 0;
     do {
-      std::vector<std::int64_t> offsets, full = coord;
+      std::vector<std::int64_t> full = coord;
       if (chunk_axis)
         full.push_back(0);
-      bool ok = true;
-      for (std::int64_t x = 0; x < inner && ok; ++x) {
+      for (std::int64_t x = 0; x < inner; ++x) {
         if (chunk_axis)
           full.back() = x;
         NaiveLocation at = naive_locate(plan, view.value, env, full);
-        ok = !at.offsets.empty() && at.in_bounds;
-        if (!ok && panel.problem.empty())
-          panel.problem = at.error;
-        offsets.insert(offsets.end(), at.offsets.begin(), at.offsets.end());
+        if (at.offsets.empty() || !at.in_bounds) {
+          if (out.problem.empty())
+            out.problem = at.error;
+          continue;
+        }
+        for (std::int64_t o : at.offsets)
+          if (o >= 0)
+            out.touches.emplace_back(tid, o / eb);
       }
-      if (!ok)
-        continue;
-      const std::vector<std::int64_t> repeat(coord.begin() + static_cast<std::ptrdiff_t>(groups),
-                                             coord.end());
-      add_chunk(panel, tid, repeat, offsets);
-      if (entry != nullptr && tid < sim::warp_lanes) {
-        if (ordinal == banks.size())
-          banks.push_back(BankRow{repeat, {}, {}, {}});
-        banks[ordinal].lanes.push_back({static_cast<std::uint32_t>(tid),
-                                        static_cast<std::uint64_t>(entry->offset + offsets.front()),
-                                        access_bytes});
-      }
-      ++ordinal;
     } while (next_coord(coord, outer, groups));
   }
-  panel.bank_accesses = banks.size();
-  if (banks.size() > max_bank_rows)
-    banks.resize(max_bank_rows);
-  for (auto& b : banks) {
-    b.cost = sim::shared_request_cost(b.lanes);
-    b.ways = sim::bank_ways(b.lanes);
-  }
-  panel.banks = std::move(banks);
-  return panel;
+  std::sort(out.touches.begin(), out.touches.end());
+  out.touches.erase(std::unique(out.touches.begin(), out.touches.end()), out.touches.end());
+  return out;
 }
 
-std::uint32_t element_bytes(const tile::View& v) {
-  return naive_plan(v).element_bytes();
+std::int64_t value_of(const tile::Kernel& k, const Loops& loops, const tile::Expr& e) {
+  tile::ExprEnv env = k.env_for(0, 0);
+  for (const auto& [name, value] : loops)
+    env.loops[name] = value;
+  return tile::evaluate(e, env).value_or(0);
+}
+
+Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
+  Instance in{i, {}};
+  std::visit(overloaded{
+                 [&](const tile::ApplyOp& a) {
+                   const std::size_t groups = a.scope == tile::Scope::cta ? 2 : 0;
+                   const tile::Expr* pred = a.pred ? a.pred->value.get() : nullptr;
+                   const tile::Expr* ignore = a.ignore_src ? a.ignore_src->value.get() : nullptr;
+                   in.views.push_back(walk_view(w, loops, a.dst, "dst", groups, true, pred));
+                   in.views.push_back(
+                       walk_view(w, loops, a.src, "src", groups, true, pred, ignore));
+                 },
+                 [&](const tile::CopyOp& c) {
+                   in.views.push_back(walk_view(w, loops, c.dst, "dst", 0, false));
+                   in.views.push_back(walk_view(w, loops, c.src, "src", 0, false));
+                 },
+                 [&](const tile::FillOp& f) {
+                   in.views.push_back(walk_view(w, loops, f.dst, "dst", 0, false));
+                 },
+                 // Ops without views: the panel names them, nothing to walk.
+                 [](const tile::ForOp&) {},
+                 [](const tile::EndOp&) {},
+                 [](const tile::CommitGroupOp&) {},
+                 [](const tile::WaitGroupOp&) {},
+                 [](const tile::WaitAllOp&) {},
+                 [](const tile::CtaSyncOp&) {},
+                 [](const tile::MbarrierInitOp&) {},
+                 [](const tile::CopyArriveOp&) {},
+                 [](const tile::MbarrierArriveOp&) {},
+                 [](const tile::MbarrierWaitOp&) {},
+                 [](const tile::BulkLoadOp&) {},
+                 [](const tile::BulkStoreOp&) {},
+                 [](const tile::BulkCommitOp&) {},
+                 [](const tile::BulkWaitOp&) {},
+                 [](const tile::ProxyFenceOp&) {},
+                 [](const tile::ExpectTxOp&) {},
+                 [](const tile::TensorLoadOp&) {},
+                 [](const tile::TensorStoreOp&) {},
+             },
+             w.k.ops[i].body);
+  return in;
+}
+
+/// Every instance of ops [begin, end), loops walked through every iteration.
+void walk_range(Walker& w, std::size_t begin, std::size_t end, Loops& loops,
+                std::vector<Instance>& out) {
+  for (std::size_t i = begin; i < end; ++i) {
+    const auto* f = std::get_if<tile::ForOp>(&w.k.ops[i].body);
+    if (f == nullptr) {
+      out.push_back(instance_of(w, loops, i));
+      continue;
+    }
+    const std::int64_t start = value_of(w.k, loops, *f->start.value);
+    const std::int64_t stop = value_of(w.k, loops, *f->stop.value);
+    const std::int64_t step = std::max<std::int64_t>(1, value_of(w.k, loops, *f->step.value));
+    std::size_t n = 0;
+    for (std::int64_t v = start; v < stop; v += step) {
+      if (++n > max_iterations) {
+        w.note = "for " + f->var.value + ": only its first " + std::to_string(max_iterations) +
+                 " iterations are drawn";
+        break;
+      }
+      loops[f->var.value] = v;
+      walk_range(w, i + 1, f->end, loops, out);
+    }
+    loops.erase(f->var.value);
+    i = f->end;
+  }
+}
+
+/// What makes two iterations alike: per op instance, each view's (thread, element) pairs
+/// shifted so that the first element touched is 0.
+std::vector<std::int64_t> pattern_key(const std::vector<Instance>& instances) {
+  std::vector<std::int64_t> key;
+  for (const auto& in : instances) {
+    key.push_back(static_cast<std::int64_t>(in.op));
+    for (const auto& v : in.views) {
+      std::int64_t lowest = 0;
+      if (!v.touches.empty())
+        lowest = std::min_element(v.touches.begin(), v.touches.end(), [](auto& a, auto& b) {
+                   return a.second < b.second;
+                 })->second;
+      key.push_back(static_cast<std::int64_t>(v.touches.size()));
+      for (const auto& [tid, e] : v.touches) {
+        key.push_back(tid);
+        key.push_back(e - lowest);
+      }
+    }
+  }
+  return key;
+}
+
+/// The op's kind as the panel heading names it.
+std::string kind_of(const tile::Op& op) {
+  return std::visit(
+      overloaded{
+          [](const tile::ApplyOp&) { return std::string("apply"); },
+          [](const tile::CopyOp&) { return std::string("copy"); },
+          [](const tile::FillOp&) { return std::string("fill"); },
+          [](const tile::ForOp& f) { return "for " + f.var.value; },
+          [](const tile::EndOp&) { return std::string("end"); },
+          [](const tile::CommitGroupOp&) { return std::string("commit_group"); },
+          [](const tile::WaitGroupOp& g) { return "wait_group " + std::to_string(g.n); },
+          [](const tile::WaitAllOp&) { return std::string("wait_all"); },
+          [](const tile::CtaSyncOp&) { return std::string("cta_sync"); },
+          [](const tile::MbarrierInitOp&) { return std::string("mbarrier_init"); },
+          [](const tile::CopyArriveOp&) { return std::string("copy_arrive"); },
+          [](const tile::MbarrierArriveOp&) { return std::string("mbarrier_arrive"); },
+          [](const tile::MbarrierWaitOp&) { return std::string("mbarrier_wait"); },
+          [](const tile::BulkLoadOp&) { return std::string("bulk_load"); },
+          [](const tile::BulkStoreOp&) { return std::string("bulk_store"); },
+          [](const tile::BulkCommitOp&) { return std::string("bulk_commit"); },
+          [](const tile::BulkWaitOp& g) {
+            return "bulk_wait " + std::to_string(g.n) + (g.read ? " read" : "");
+          },
+          [](const tile::ProxyFenceOp&) { return std::string("proxy_fence"); },
+          [](const tile::ExpectTxOp&) { return std::string("expect_tx"); },
+          [](const tile::TensorLoadOp&) { return std::string("tensor_load"); },
+          [](const tile::TensorStoreOp&) { return std::string("tensor_store"); },
+      },
+      op.body);
+}
+
+/// A view's cells while a panel's instances are added: flat element -> cell.
+struct ViewAccum {
+  const tile::Located<tile::View>* view = nullptr;
+  std::string role, problem;
+  std::map<std::int64_t, Cell> cells;
+  std::map<std::int64_t, std::set<std::int64_t>> threads;
+};
+
+struct OpAccum {
+  std::size_t op = 0;
+  std::vector<ViewAccum> views;
+};
+
+/// Collects one panel's op instances, those of one table and role merged (the prologue's
+/// loads of every stage are one panel, each cell naming its stage's step).
+class PanelBuilder {
+public:
+  explicit PanelBuilder(const tile::Kernel& k) : k_(k) {}
+
+  void add(const Instance& in, std::optional<std::int64_t> value) {
+    const tile::Op& op = k_.ops[in.op];
+    std::size_t merge = in.op;
+    if (op.origin.role == tile::OpOrigin::Role::prologue_load) {
+      for (std::size_t j = 0; j < in.op; ++j)
+        if (k_.ops[j].origin.role == op.origin.role && k_.ops[j].pos.line == op.pos.line &&
+            k_.ops[j].pos.column == op.pos.column) {
+          merge = j;
+          break;
+        }
+      value = op.origin.step;
+    }
+    auto [it, fresh] = index_.try_emplace(merge, ops_.size());
+    if (fresh)
+      ops_.push_back({in.op, {}});
+    OpAccum& acc = ops_[it->second];
+    if (acc.views.empty())
+      for (const auto& v : in.views)
+        acc.views.push_back({v.view, v.role, v.problem, {}, {}});
+    for (std::size_t vi = 0; vi < in.views.size() && vi < acc.views.size(); ++vi) {
+      ViewAccum& va = acc.views[vi];
+      if (va.problem.empty())
+        va.problem = in.views[vi].problem;
+      for (const auto& [tid, e] : in.views[vi].touches) {
+        Cell& c = va.cells[e];
+        if (c.tid < 0)
+          c.tid = tid;
+        va.threads[e].insert(tid);
+        if (value && (c.iterations.empty() || c.iterations.back() != *value))
+          c.iterations.push_back(*value);
+      }
+    }
+  }
+
+  std::vector<OpPanel> finish() const {
+    std::vector<OpPanel> out;
+    for (const auto& acc : ops_) {
+      const tile::Op& op = k_.ops[acc.op];
+      OpPanel p;
+      p.line = op.pos.line;
+      p.kind = kind_of(op);
+      p.label = tile::op_label(k_, acc.op);
+      if (op.origin.role == tile::OpOrigin::Role::written)
+        p.label += " (line " + std::to_string(p.line) + ")";
+      for (const auto& va : acc.views)
+        p.views.push_back(view_panel(va));
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+private:
+  static ViewPanel view_panel(const ViewAccum& va) {
+    ViewPanel v;
+    v.role = va.role;
+    v.text = va.view->text;
+    v.tensor = va.view->value.tensor;
+    v.problem = va.problem;
+    const auto& shape = v.tensor->shape;
+    const std::size_t rank = shape.size();
+    v.cols = rank == 0 ? 1 : shape[rank - 1];
+    v.rows = rank < 2 ? 1 : shape[rank - 2];
+    for (std::size_t i = 0; i + 2 < rank; ++i)
+      v.blocks *= shape[i];
+    v.shown_rows = std::min(v.rows, max_rows);
+    v.shown_cols = std::min(v.cols, max_cols);
+    const std::int64_t per_block = std::max<std::int64_t>(1, v.rows * v.cols);
+    std::set<std::int64_t> touched;
+    for (const auto& [e, cell] : va.cells)
+      touched.insert(e / per_block);
+    v.touched_blocks = static_cast<std::int64_t>(touched.size());
+    for (std::int64_t b : touched)
+      if (static_cast<std::int64_t>(v.shown_blocks.size()) < max_blocks)
+        v.shown_blocks.push_back(b);
+    const std::int64_t cells_per_block = v.shown_rows * v.shown_cols;
+    v.cells.assign(v.shown_blocks.size() * static_cast<std::size_t>(cells_per_block), Cell{});
+    for (std::size_t bi = 0; bi < v.shown_blocks.size(); ++bi)
+      for (auto it = va.cells.lower_bound(v.shown_blocks[bi] * per_block);
+           it != va.cells.end() && it->first < (v.shown_blocks[bi] + 1) * per_block; ++it) {
+        const std::int64_t in_block = it->first % per_block;
+        const std::int64_t row = in_block / v.cols, col = in_block % v.cols;
+        if (row >= v.shown_rows || col >= v.shown_cols)
+          continue;
+        Cell c = it->second;
+        c.threads = static_cast<std::uint32_t>(va.threads.at(it->first).size());
+        v.cells[bi * static_cast<std::size_t>(cells_per_block) +
+                static_cast<std::size_t>(row * v.shown_cols + col)] = std::move(c);
+      }
+    return v;
+  }
+
+  const tile::Kernel& k_;
+  std::vector<OpAccum> ops_;
+  std::map<std::size_t, std::size_t> index_;
+};
+
+/// The panels of one top-level loop: its iterations grouped by pattern_key.
+void add_loop_panels(Walker& w, std::size_t i, Picture& p) {
+  const auto& f = std::get<tile::ForOp>(w.k.ops[i].body);
+  Loops loops;
+  const std::int64_t start = value_of(w.k, loops, *f.start.value);
+  const std::int64_t stop = value_of(w.k, loops, *f.stop.value);
+  const std::int64_t step = std::max<std::int64_t>(1, value_of(w.k, loops, *f.step.value));
+  std::map<std::vector<std::int64_t>, std::size_t> groups;
+  std::vector<PanelBuilder> builders;
+  std::vector<IterationPanel> panels;
+  std::size_t n = 0;
+  for (std::int64_t v = start; v < stop; v += step) {
+    if (++n > max_iterations) {
+      w.note = "for " + f.var.value + ": only its first " + std::to_string(max_iterations) +
+               " iterations are drawn";
+      break;
+    }
+    loops[f.var.value] = v;
+    std::vector<Instance> body;
+    walk_range(w, i + 1, f.end, loops, body);
+    auto [it, fresh] = groups.try_emplace(pattern_key(body), builders.size());
+    if (fresh) {
+      builders.emplace_back(w.k);
+      panels.push_back({{}, f.var.value, {}, {}});
+    }
+    panels[it->second].values.push_back(v);
+    for (const auto& in : body)
+      builders[it->second].add(in, v);
+  }
+  const std::string loop = tile::op_label(w.k, i);
+  for (std::size_t g = 0; g < panels.size(); ++g) {
+    IterationPanel& panel = panels[g];
+    panel.title = loop + ": " + f.var.value + " = " + values_text(panel.values) + " (" +
+                  std::to_string(panel.values.size()) +
+                  (panel.values.size() == 1 ? " iteration" : " iterations") +
+                  (panels.size() > 1 ? ", pattern " + std::to_string(g + 1) + " of " +
+                                           std::to_string(panels.size())
+                                     : std::string()) +
+                  ")";
+    panel.ops = builders[g].finish();
+    p.panels.push_back(std::move(panel));
+  }
 }
 
 } // namespace
+
+std::string values_text(const std::vector<std::int64_t>& values) {
+  if (values.empty())
+    return "none";
+  if (values.size() == 1)
+    return std::to_string(values.front());
+  const std::int64_t step = values[1] - values[0];
+  bool even = step > 0;
+  for (std::size_t i = 1; i < values.size() && even; ++i)
+    even = values[i] - values[i - 1] == step;
+  if (even && step == 1)
+    return std::to_string(values.front()) + ".." + std::to_string(values.back());
+  if (even && values.size() > 4)
+    return std::to_string(values[0]) + ", " + std::to_string(values[1]) + ", .., " +
+           std::to_string(values.back());
+  std::string s;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i == 6 && values.size() > 8) {
+      s += ", .., " + std::to_string(values.back());
+      break;
+    }
+    s += (i ? ", " : "") + std::to_string(values[i]);
+  }
+  return s;
+}
 
 Picture build_picture(const tile::Kernel& k) {
   Picture p;
   p.spec = k.file;
   p.kernel = k.name;
   p.threads = k.block;
-  Walk w{k, tile::shared_layout(k), {}};
+  Walker w{k, {}};
+  std::optional<PanelBuilder> outside;
+  auto close_outside = [&] {
+    if (outside)
+      p.panels.push_back({"outside loops", {}, {}, outside->finish()});
+    outside.reset();
+  };
   for (std::size_t i = 0; i < k.ops.size(); ++i) {
-    OpPanel op;
-    op.line = k.ops[i].pos.line;
-    op.label = tile::op_label(k, i);
-    if (k.ops[i].origin.role == tile::OpOrigin::Role::written)
-      op.label += " (line " + std::to_string(op.line) + ")";
-    std::visit(
-        overloaded{
-            [&](const tile::ApplyOp& a) {
-              op.kind = "apply";
-              const std::size_t groups = a.scope == tile::Scope::cta ? 2 : 0;
-              const auto bytes = static_cast<std::uint32_t>(a.chunk_bytes.value);
-              op.views.push_back(walk_view(w, a.dst, "dst", groups, true, bytes));
-              op.views.push_back(walk_view(w, a.src, "src", groups, true, bytes));
-            },
-            [&](const tile::CopyOp& c) {
-              op.kind = "copy";
-              const std::uint32_t bytes = element_bytes(c.dst.value);
-              op.views.push_back(walk_view(w, c.dst, "dst", 0, false, bytes));
-              op.views.push_back(walk_view(w, c.src, "src", 0, false, bytes));
-            },
-            [&](const tile::FillOp& f) {
-              op.kind = "fill";
-              op.views.push_back(walk_view(w, f.dst, "dst", 0, false, element_bytes(f.dst.value)));
-            },
-            [&](const tile::ForOp& f) {
-              op.kind = "for " + f.var.value + " (drawn for its first iteration)";
-              tile::ExprEnv env = k.env_for(0, 0);
-              env.loops.insert(w.loops.begin(), w.loops.end());
-              w.loops[f.var.value] = tile::evaluate(*f.start.value, env).value_or(0);
-            },
-            [&](const tile::EndOp& e) {
-              op.kind = "end";
-              if (const auto* f = std::get_if<tile::ForOp>(&k.ops[e.begin].body))
-                w.loops.erase(f->var.value);
-            },
-            [&](const tile::CommitGroupOp&) { op.kind = "commit_group"; },
-            [&](const tile::WaitGroupOp& g) { op.kind = "wait_group " + std::to_string(g.n); },
-            [&](const tile::WaitAllOp&) { op.kind = "wait_all"; },
-            [&](const tile::CtaSyncOp&) { op.kind = "cta_sync"; },
-            [&](const tile::MbarrierInitOp&) { op.kind = "mbarrier_init"; },
-            [&](const tile::CopyArriveOp&) { op.kind = "copy_arrive"; },
-            [&](const tile::MbarrierArriveOp&) { op.kind = "mbarrier_arrive"; },
-            [&](const tile::MbarrierWaitOp&) { op.kind = "mbarrier_wait"; },
-            [&](const tile::BulkLoadOp&) { op.kind = "bulk_load"; },
-            [&](const tile::BulkStoreOp&) { op.kind = "bulk_store"; },
-            [&](const tile::BulkCommitOp&) { op.kind = "bulk_commit"; },
-            [&](const tile::BulkWaitOp& g) {
-              op.kind = "bulk_wait " + std::to_string(g.n) + (g.read ? " read" : "");
-            },
-            [&](const tile::ProxyFenceOp&) { op.kind = "proxy_fence"; },
-            [&](const tile::ExpectTxOp&) { op.kind = "expect_tx"; },
-            [&](const tile::TensorLoadOp&) { op.kind = "tensor_load"; },
-            [&](const tile::TensorStoreOp&) { op.kind = "tensor_store"; },
-        },
-        k.ops[i].body);
-    p.ops.push_back(std::move(op));
+    if (const auto* f = std::get_if<tile::ForOp>(&k.ops[i].body)) {
+      close_outside();
+      add_loop_panels(w, i, p);
+      i = f->end;
+      continue;
+    }
+    if (!outside)
+      outside.emplace(k);
+    outside->add(instance_of(w, {}, i), std::nullopt);
   }
+  close_outside();
+  p.walk_note = w.note;
   return p;
 }
 

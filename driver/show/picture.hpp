@@ -1,83 +1,90 @@
 #pragma once
-// `ptxgen show`: which thread of CTA 0 copies which element of each view of each op,
-// and the banks warp 0's shared-memory accesses touch (docs/profile.md).
+// `ptxgen show`: which thread of CTA 0 copies which element of each view of each op, over
+// every iteration of every loop, and the banks of the shared accesses the emitted
+// instructions make (docs/profile.md).
 //
 // The walk uses the reference's naive view evaluation (driver/reference/naive_view.hpp),
 // never the lowering or the simulator: per thread of CTA 0 and per chunk (an apply's
 // repeat coordinate; an element of a copy or a fill), the base-tensor bytes of the chunk.
-// Each view is drawn over its base tensor's element grid: rank 2 as it is, rank 1 as one
-// row, higher ranks flattened to (product of the leading axes) rows x (last axis) columns;
-// at most max_rows x max_cols cells (the top-left corner; the picture says so).
-// Ops inside a `for` are drawn for the loop's first iteration.
+// Every iteration of every loop is walked. A loop's iterations are grouped by what they
+// do: two iterations are alike when each view touches the same elements by the same
+// threads up to a shift of the whole (tile k and tile k + 1 of a global tensor; stage 0
+// and stage 1 of a ring), so a pipeline gives a panel for its prologue, one for the
+// steady state and one for the tail whose refill is predicated off. Each panel draws the
+// union of its iterations, each cell naming which iterations touch it.
+//
+// A view is drawn over its base tensor: the leading axes (all but the last two) as
+// blocks side by side (a ring's stages, a global tensor's tiles), each block (second-last
+// axis) rows x (last axis) columns; rank 1 is one row. Only blocks that some thread
+// touches are drawn, at most max_blocks of them, each at most max_rows x max_cols.
+//
+// The banks are not modelled here: they are the simulator's profile of the emitted
+// instructions (driver/sim/profile.hpp, what `run --profile` prints), passed in.
 
 #include "driver/sim/profile.hpp"
 #include "emitter/tile/kernel.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ptxgen::driver::show {
 
-inline constexpr std::int64_t max_rows = 64; ///< rows of a tensor grid drawn at most
-inline constexpr std::int64_t max_cols = 64; ///< columns drawn at most
-/// Warp 0's shared accesses drawn per view at most (the picture counts the others).
-inline constexpr std::size_t max_bank_rows = 16;
+inline constexpr std::int64_t max_rows = 64;        ///< rows of a block drawn at most
+inline constexpr std::int64_t max_cols = 64;        ///< columns of a block drawn at most
+inline constexpr std::int64_t max_blocks = 8;       ///< blocks of a view drawn at most
+inline constexpr std::size_t max_iterations = 4096; ///< loop iterations walked at most
 
-/// One element of the drawn grid: the thread of CTA 0 whose chunk holds it.
+/// One element of a drawn block.
 struct Cell {
-  std::int64_t tid = -1;     ///< -1: no thread of CTA 0 touches it
-  std::int64_t chunk = -1;   ///< index into ViewPanel::chunks
-  std::uint32_t threads = 0; ///< how many threads' chunks hold it (a src read by several)
-};
-
-/// One chunk a thread copies: its repeat coordinate and the first drawn cell.
-struct Chunk {
-  std::int64_t tid = 0;
-  std::vector<std::int64_t> repeat; ///< the repeat (apply) or element (copy, fill) coordinate
-  std::int64_t first_cell = -1;     ///< row-major index among the drawn cells
-  std::int64_t cells = 0;           ///< drawn cells it holds
-};
-
-/// One warp-0 access to shared memory (a repeat coordinate of the view).
-struct BankRow {
-  std::vector<std::int64_t> repeat;
-  std::vector<sim::LaneAccess> lanes; ///< shared byte offsets (the kernel's layout)
-  sim::SharedCost cost;
-  std::array<std::uint32_t, sim::shared_banks> ways{};
+  std::int64_t tid = -1;                ///< the first thread that touches it; -1: none
+  std::uint32_t threads = 0;            ///< distinct threads that touch it
+  std::vector<std::int64_t> iterations; ///< the panel's iterations that touch it (loop values)
 };
 
 struct ViewPanel {
   std::string role; ///< "dst" or "src"
   std::string text; ///< the view as written
   const tile::Tensor* tensor = nullptr;
-  std::int64_t rows = 0, cols = 0;             ///< the whole grid
-  std::int64_t shown_rows = 0, shown_cols = 0; ///< the drawn corner
-  std::vector<Cell> cells;                     ///< shown_rows x shown_cols, row-major
-  std::vector<Chunk> chunks;                   ///< those with a drawn cell
-  std::vector<BankRow> banks;                  ///< shared views: warp 0's first accesses
-  std::size_t bank_accesses = 0;               ///< warp 0's accesses in all
-  std::uint32_t access_bytes = 0;              ///< bytes per lane access (chunk or element)
+  std::int64_t blocks = 1, rows = 0, cols = 0; ///< the tensor as blocks of rows x cols
+  std::int64_t shown_rows = 0, shown_cols = 0; ///< the drawn corner of each block
+  std::vector<std::int64_t> shown_blocks;      ///< the touched blocks drawn, ascending
+  std::int64_t touched_blocks = 0;             ///< blocks some thread touches, in all
+  /// shown_blocks.size() x shown_rows x shown_cols, block-major then row-major.
+  std::vector<Cell> cells;
   std::string problem; ///< why some chunk could not be located (drawn without it)
 };
 
 struct OpPanel {
   /// What the user wrote it as: "op 3 (line 40)", or its role in a pipeline's expansion
-  /// with the table it came from (tile::op_label), never Kernel::ops' own numbering.
+  /// with the table it came from (tile::op_label); prologue loads of one table are one panel.
   std::string label;
   std::string kind; ///< "apply", "copy", "commit_group", ...
   std::uint32_t line = 0;
   std::vector<ViewPanel> views; ///< empty for ops without views
 };
 
+/// One distinct iteration pattern (or the ops outside every loop).
+struct IterationPanel {
+  std::string title;                ///< "outside loops", "for k: k = 0..6 (7 iterations)", ...
+  std::string var;                  ///< the loop's variable; empty outside loops
+  std::vector<std::int64_t> values; ///< its values in this panel
+  std::vector<OpPanel> ops;
+};
+
 struct Picture {
   std::string spec;
   std::string kernel;
   std::int64_t threads = 0; ///< per CTA
-  std::vector<OpPanel> ops;
+  std::vector<IterationPanel> panels;
+  std::string walk_note; ///< set when a loop had more than max_iterations iterations
+  /// The simulator's profile of the emitted PTX (`run --profile`), when it ran.
+  std::optional<sim::ProfileReport> profile;
+  std::string profile_note; ///< why there is no profile, or which PTX it counts
 };
 
-/// Walks every op of `k` for CTA 0.
+/// Walks every op of `k` for CTA 0, every iteration of every loop.
 Picture build_picture(const tile::Kernel& k);
 
 /// The picture as SVG text (plain SVG 1.1, no script, no external resource).
@@ -85,5 +92,8 @@ std::string render_svg(const Picture& p);
 
 /// The fill colour of thread `tid` (an `hsl(...)` string; distinct for nearby threads).
 std::string thread_colour(std::int64_t tid);
+
+/// "0..6", "0, 2, 4, 6", "1, 3, 5": loop values as the picture writes them.
+std::string values_text(const std::vector<std::int64_t>& values);
 
 } // namespace ptxgen::driver::show

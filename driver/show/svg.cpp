@@ -1,7 +1,9 @@
-// `ptxgen show`: the picture as SVG (see picture.hpp). Plain SVG 1.1 text: every cell a
-// <rect class="cell"> with a <title> naming its element, thread and repeat coordinate;
-// every bank of a warp-0 access a <rect class="bank"> (class "bank conflict" when it
-// serves several words in one phase).
+// `ptxgen show`: the picture as SVG (see picture.hpp). Plain SVG 1.1 text: each iteration
+// pattern a panel, its ops' views side by side, each view's touched blocks side by side;
+// every cell a <rect class="cell"> with a <title> naming its element, thread and
+// iterations; then the banks of the emitted shared accesses from the simulator's
+// profile, every bank a <rect class="bank"> (class "bank conflict" when it serves several
+// words in one phase).
 
 #include "driver/show/picture.hpp"
 #include "driver/support/escape.hpp"
@@ -16,39 +18,19 @@ namespace ptxgen::driver::show {
 namespace {
 
 constexpr int margin = 16;
-constexpr int cell_w = 44;
-constexpr int cell_h = 24;
-constexpr int line_h = 16;
-constexpr int index_w = 40; ///< the row-index column left of a grid
-constexpr int bank_w = 30;
-constexpr int bank_h = 26;
-constexpr int bank_label_w = 260; ///< the access's caption left of its banks
+constexpr int cell_w = 14;
+constexpr int cell_h = 10;
+constexpr int line_h = 15;
+constexpr int block_gap = 10; ///< between the blocks of one view
+constexpr int view_gap = 28;  ///< between the views of one panel
+constexpr int bank_w = 34;
+constexpr int lane_line_h = 8; ///< one line of lane numbers in a bank cell
+constexpr int lanes_per_line = 3;
 
-std::string tuple_text(const std::vector<std::int64_t>& v) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < v.size(); ++i)
-    s += (i ? "," : "") + std::to_string(v[i]);
-  return s + ")";
-}
-
-/// The multi-index of flat element `e` of `shape`, as "[i, j, k]".
-std::string element_text(const std::vector<std::int64_t>& shape, std::int64_t e) {
-  std::vector<std::int64_t> idx(shape.size());
-  for (std::size_t i = shape.size(); i-- > 0;) {
-    idx[i] = shape[i] > 0 ? e % shape[i] : 0;
-    e = shape[i] > 0 ? e / shape[i] : 0;
-  }
-  std::string s = "[";
-  for (std::size_t i = 0; i < idx.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(idx[i]);
-  return s + "]";
-}
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
+/// The width of `s` in class `cls` (a monospace character is about 0.62 em wide).
+int text_width(const std::string& cls, const std::string& s) {
+  const int px = cls == "heading" ? 14 : cls == "panel-title" ? 13 : cls == "label" ? 7 : 11;
+  return static_cast<int>(s.size()) * px * 62 / 100;
 }
 
 /// The SVG body being written, and how far right its text reaches.
@@ -62,140 +44,249 @@ struct Canvas {
   }
 };
 
-/// Text of class `cls` at (x, y); a monospace character is about 0.62 em wide.
 void text(Canvas& o, int x, int y, const std::string& cls, const std::string& s) {
-  const int px = cls == "heading" ? 14 : cls == "op-title" ? 13 : 11;
-  o.width = std::max(o.width, x + static_cast<int>(s.size()) * px * 62 / 100);
+  o.width = std::max(o.width, x + text_width(cls, s));
   o << "<text class=\"" << cls << "\" x=\"" << x << "\" y=\"" << y << "\">" << xml_escape(s)
     << "</text>\n";
 }
 
-/// Whether chunk `index`'s drawn cells are one run along a row (then one outline spans it).
-bool one_run(const ViewPanel& v, std::int64_t index) {
-  const Chunk& c = v.chunks[static_cast<std::size_t>(index)];
-  const std::int64_t last = c.first_cell + c.cells - 1;
-  if (c.first_cell / v.shown_cols != last / v.shown_cols)
-    return false;
-  for (std::int64_t i = c.first_cell; i <= last; ++i)
-    if (v.cells[static_cast<std::size_t>(i)].chunk != index)
-      return false;
-  return true;
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
 }
 
-/// Draws the element grid of `v` with its top at y; returns the y below it.
-int draw_grid(Canvas& o, const ViewPanel& v, int y) {
-  const auto& shape = v.tensor->shape;
-  for (std::int64_t c = 0; c < v.shown_cols; ++c)
-    text(o, margin + index_w + static_cast<int>(c) * cell_w + 2, y + 11, "index",
-         std::to_string(c));
-  y += line_h;
-  for (std::int64_t r = 0; r < v.shown_rows; ++r) {
-    const int ry = y + static_cast<int>(r) * cell_h;
-    text(o, margin, ry + 15, "index", std::to_string(r));
-    for (std::int64_t c = 0; c < v.shown_cols; ++c) {
-      const Cell& cell = v.cells[static_cast<std::size_t>(r * v.shown_cols + c)];
-      const int x = margin + index_w + static_cast<int>(c) * cell_w;
-      o << "<rect class=\"cell\" x=\"" << x << "\" y=\"" << ry << "\" width=\"" << cell_w
-        << "\" height=\"" << cell_h << "\" fill=\""
-        << (cell.tid < 0 ? std::string("#ffffff") : thread_colour(cell.tid)) << "\"><title>"
-        << xml_escape(v.tensor->name + element_text(shape, r * v.cols + c));
-      if (cell.tid < 0) {
-        o << ": no thread of CTA 0";
-      } else {
-        const Chunk& ch = v.chunks[static_cast<std::size_t>(cell.chunk)];
-        o << ": thread " << cell.tid << " (warp " << cell.tid / sim::warp_lanes << ", lane "
-          << cell.tid % sim::warp_lanes << "), repeat " << tuple_text(ch.repeat);
-        if (cell.threads > 1)
-          o << "; " << cell.threads << " threads touch it";
-      }
-      o << "</title></rect>\n";
-    }
+/// The multi-index of flat element `e` of `shape`, as "[i, j, k]".
+std::string element_text(const std::vector<std::int64_t>& shape, std::int64_t e) {
+  std::vector<std::int64_t> idx(shape.size());
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    idx[i] = shape[i] > 0 ? e % shape[i] : 0;
+    e = shape[i] > 0 ? e / shape[i] : 0;
   }
-  for (std::size_t i = 0; i < v.chunks.size(); ++i) {
-    const Chunk& ch = v.chunks[i];
-    const int x = margin + index_w + static_cast<int>(ch.first_cell % v.shown_cols) * cell_w;
-    const int cy = y + static_cast<int>(ch.first_cell / v.shown_cols) * cell_h;
-    if (v.cells[static_cast<std::size_t>(ch.first_cell)].chunk != static_cast<std::int64_t>(i))
-      continue; // another thread's chunk is drawn over it
-    if (one_run(v, static_cast<std::int64_t>(i)))
-      o << "<rect class=\"chunk\" x=\"" << x << "\" y=\"" << cy << "\" width=\""
-        << static_cast<int>(ch.cells) * cell_w << "\" height=\"" << cell_h << "\"/>\n";
-    text(o, x + 2, cy + 10, "label", "T" + std::to_string(ch.tid));
-    text(o, x + 2, cy + 20, "label", tuple_text(ch.repeat));
-  }
-  return y + static_cast<int>(v.shown_rows) * cell_h + line_h / 2;
+  return shape_text(idx);
 }
 
-/// Draws warp 0's shared accesses of `v`; returns the y below them.
-int draw_banks(Canvas& o, const ViewPanel& v, int y) {
-  text(o, margin, y + 12, "caption",
-       "warp 0's shared accesses (" + std::to_string(v.access_bytes) + " bytes per lane; " +
-           std::to_string(v.bank_accesses) + " in all" +
-           (v.bank_accesses > v.banks.size()
-                ? ", the first " + std::to_string(v.banks.size()) + " drawn"
-                : std::string()) +
-           "): bank = (byte offset / 4) % 32; lanes per bank; red: the bank serves several "
-           "words in one phase (a bank conflict)");
-  y += line_h + 4;
-  const int x0 = margin + bank_label_w;
-  for (std::uint32_t b = 0; b < sim::shared_banks; ++b)
-    text(o, x0 + static_cast<int>(b) * bank_w + 2, y + 11, "index", "b" + std::to_string(b));
-  y += line_h;
-  for (const BankRow& row : v.banks) {
-    text(o, margin, y + 16, "caption",
-         "repeat " + tuple_text(row.repeat) + ": " + std::to_string(row.cost.wavefronts) +
-             " wavefronts (ideal " + std::to_string(row.cost.ideal()) + ")");
-    for (std::uint32_t b = 0; b < sim::shared_banks; ++b) {
-      std::string lanes;
-      for (const auto& a : row.lanes) {
-        const std::uint64_t first = a.address / sim::bank_bytes;
-        const std::uint64_t last = (a.address + std::max(a.bytes, 1u) - 1) / sim::bank_bytes;
-        for (std::uint64_t word = first; word <= last; ++word)
-          if (word % sim::shared_banks == b) {
-            lanes += (lanes.empty() ? "" : " ") + std::to_string(a.lane);
-            break;
-          }
-      }
-      const std::uint32_t ways = row.ways[b];
-      const char* cls = ways > 1 ? "bank conflict" : ways == 1 ? "bank used" : "bank";
-      const char* fill = ways > 1 ? "#f08080" : ways == 1 ? "#c8e6c9" : "#f5f5f5";
-      const int x = x0 + static_cast<int>(b) * bank_w;
-      o << "<rect class=\"" << cls << "\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << bank_w
-        << "\" height=\"" << bank_h << "\" fill=\"" << fill << "\"><title>bank " << b
-        << (lanes.empty() ? std::string(": untouched") : ": lanes " + lanes) << "; " << ways
-        << (ways == 1 ? " word" : " words") << " in its busiest phase</title></rect>\n";
-      if (!lanes.empty())
-        text(o, x + 2, y + 10, "lanes", lanes.size() > 7 ? lanes.substr(0, 6) + "+" : lanes);
-    }
-    y += bank_h + 4;
-  }
-  return y + line_h / 2;
-}
-
-int draw_view(Canvas& o, const ViewPanel& v, int y) {
+/// What a view's title lines say: the view, its tensor, how it is drawn, what is left out.
+std::vector<std::pair<std::string, std::string>> view_lines(const ViewPanel& v) {
   const auto& t = *v.tensor;
-  text(o, margin, y + 12, "view-title",
-       v.role + ": " + v.text + "  (" + (t.space == tile::Space::shared ? "shared" : "global") +
-           " tensor " + t.name + " " + shape_text(t.shape) + " " +
-           std::string(tile::name(t.dtype)) + ", drawn as " + std::to_string(v.rows) + " x " +
-           std::to_string(v.cols) + ")");
-  y += line_h + 2;
-  if (v.shown_rows < v.rows || v.shown_cols < v.cols) {
-    text(o, margin, y + 12, "cap",
-         "showing rows 0.." + std::to_string(v.shown_rows - 1) + " of " + std::to_string(v.rows) +
-             " and columns 0.." + std::to_string(v.shown_cols - 1) + " of " +
-             std::to_string(v.cols) + ": at most " + std::to_string(max_rows) + " x " +
-             std::to_string(max_cols) + " cells are drawn");
+  std::vector<std::pair<std::string, std::string>> lines;
+  lines.emplace_back("view-title", v.role + ": " + v.text);
+  lines.emplace_back(
+      "caption", std::string(t.space == tile::Space::shared ? "shared" : "global") + " " + t.name +
+                     " " + shape_text(t.shape) + " " + std::string(tile::name(t.dtype)) +
+                     (v.blocks > 1 ? ": " + std::to_string(v.blocks) + " blocks of " +
+                                         std::to_string(v.rows) + " x " + std::to_string(v.cols)
+                                   : std::string()));
+  if (v.touched_blocks == 0)
+    lines.emplace_back("cap", "no element touched (every chunk predicated off or empty)");
+  if (v.touched_blocks > static_cast<std::int64_t>(v.shown_blocks.size()))
+    lines.emplace_back("cap", "the first " + std::to_string(v.shown_blocks.size()) + " of " +
+                                  std::to_string(v.touched_blocks) + " touched blocks drawn");
+  if (v.shown_rows < v.rows || v.shown_cols < v.cols)
+    lines.emplace_back("cap", "rows 0.." + std::to_string(v.shown_rows - 1) + " of " +
+                                  std::to_string(v.rows) + ", columns 0.." +
+                                  std::to_string(v.shown_cols - 1) + " of " +
+                                  std::to_string(v.cols) + " drawn (of each block)");
+  if (!v.problem.empty())
+    lines.emplace_back("cap", "some chunks could not be located: " + v.problem);
+  return lines;
+}
+
+int view_width(const ViewPanel& v) {
+  int w = static_cast<int>(v.shown_blocks.size()) *
+              (static_cast<int>(v.shown_cols) * cell_w + block_gap) +
+          2 * cell_w;
+  for (const auto& [cls, s] : view_lines(v))
+    w = std::max(w, text_width(cls, s));
+  return w;
+}
+
+int view_height(const ViewPanel& v) {
+  const int title = static_cast<int>(view_lines(v).size()) * line_h;
+  return v.shown_blocks.empty() ? title : title + line_h + static_cast<int>(v.shown_rows) * cell_h;
+}
+
+/// "k = 0, 2, 4": the iterations that touch a cell, with the panel's loop variable.
+std::string iterations_text(const IterationPanel& panel, const Cell& c) {
+  if (c.iterations.empty())
+    return "";
+  return (panel.var.empty() ? std::string("step") : panel.var) + " = " + values_text(c.iterations);
+}
+
+void draw_cell(Canvas& o, const IterationPanel& panel, const ViewPanel& v, const Cell& cell,
+               std::int64_t element, int x, int y) {
+  o << "<rect class=\"cell\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << cell_w
+    << "\" height=\"" << cell_h << "\" fill=\""
+    << (cell.tid < 0 ? std::string("#ffffff") : thread_colour(cell.tid)) << "\"><title>"
+    << xml_escape(v.tensor->name + element_text(v.tensor->shape, element));
+  if (cell.tid < 0) {
+    o << ": no thread of CTA 0";
+  } else {
+    o << ": thread " << cell.tid << " (warp " << cell.tid / sim::warp_lanes << ", lane "
+      << cell.tid % sim::warp_lanes << ")";
+    if (!cell.iterations.empty())
+      o << ", " << xml_escape(iterations_text(panel, cell));
+    if (cell.threads > 1)
+      o << "; " << cell.threads << " threads touch it";
+  }
+  o << "</title></rect>\n";
+}
+
+/// Labels each run of cells of one thread along a row (and the same iterations) with
+/// T<thread> and the iterations, as much as fits.
+void label_runs(Canvas& o, const IterationPanel& panel, const ViewPanel& v, std::size_t first,
+                int x0, int y) {
+  for (std::int64_t c = 0; c < v.shown_cols;) {
+    const Cell& cell = v.cells[first + static_cast<std::size_t>(c)];
+    std::int64_t end = c + 1;
+    while (end < v.shown_cols) {
+      const Cell& next = v.cells[first + static_cast<std::size_t>(end)];
+      if (next.tid != cell.tid || next.iterations != cell.iterations)
+        break;
+      ++end;
+    }
+    if (cell.tid >= 0) {
+      const int room = static_cast<int>(end - c) * cell_w - 2;
+      std::string label = "T" + std::to_string(cell.tid);
+      const std::string its = iterations_text(panel, cell);
+      if (panel.values.size() > 1 && !its.empty() && text_width("label", label + " " + its) <= room)
+        label += " " + its;
+      if (text_width("label", label) <= room)
+        text(o, x0 + static_cast<int>(c) * cell_w + 1, y + cell_h - 2, "label", label);
+    }
+    c = end;
+  }
+}
+
+/// Draws one view with its top-left at (x, y).
+void draw_view(Canvas& o, const IterationPanel& panel, const ViewPanel& v, int x, int y) {
+  for (const auto& [cls, s] : view_lines(v)) {
+    text(o, x, y + 11, cls, s);
     y += line_h;
   }
-  if (!v.problem.empty()) {
-    text(o, margin, y + 12, "cap", "some chunks could not be located: " + v.problem);
+  if (v.shown_blocks.empty())
+    return;
+  const std::int64_t per_block = v.rows * v.cols;
+  const std::size_t cells_per_block = static_cast<std::size_t>(v.shown_rows * v.shown_cols);
+  for (std::size_t bi = 0; bi < v.shown_blocks.size(); ++bi) {
+    const int bx = x + static_cast<int>(bi) * (static_cast<int>(v.shown_cols) * cell_w + block_gap);
+    const std::int64_t b = v.shown_blocks[bi];
+    text(o, bx, y + 11, "index",
+         v.blocks > 1 ? "block " + std::to_string(b) + " " +
+                            element_text(std::vector<std::int64_t>(v.tensor->shape.begin(),
+                                                                   v.tensor->shape.end() - 2),
+                                         b)
+                      : std::string("rows x columns"));
+    for (std::int64_t r = 0; r < v.shown_rows; ++r) {
+      const int ry = y + line_h + static_cast<int>(r) * cell_h;
+      const std::size_t first = bi * cells_per_block + static_cast<std::size_t>(r * v.shown_cols);
+      for (std::int64_t c = 0; c < v.shown_cols; ++c)
+        draw_cell(o, panel, v, v.cells[first + static_cast<std::size_t>(c)],
+                  b * per_block + r * v.cols + c, bx + static_cast<int>(c) * cell_w, ry);
+      label_runs(o, panel, v, first, bx, ry);
+    }
+  }
+}
+
+/// Draws one iteration pattern; returns the y below it.
+int draw_panel(Canvas& o, const IterationPanel& panel, int y) {
+  text(o, margin, y + 13, "panel-title", panel.title);
+  y += line_h + 4;
+  std::string plain;
+  for (const auto& op : panel.ops)
+    if (op.views.empty())
+      plain += (plain.empty() ? "" : "; ") + op.kind;
+  if (!plain.empty()) {
+    text(o, margin, y + 11, "caption", "ops without views, in order: " + plain);
     y += line_h;
   }
-  y = draw_grid(o, v, y);
-  if (!v.banks.empty())
-    y = draw_banks(o, v, y);
-  return y;
+  int x = margin, height = 0;
+  for (const auto& op : panel.ops) {
+    if (op.views.empty())
+      continue;
+    text(o, x, y + 11, "op-title", op.label + ": " + op.kind);
+    int vx = x, h = 0;
+    for (const auto& v : op.views) {
+      draw_view(o, panel, v, vx, y + line_h);
+      vx += view_width(v) + view_gap;
+      h = std::max(h, view_height(v));
+    }
+    x = std::max(vx, x + text_width("op-title", op.label + ": " + op.kind) + view_gap);
+    height = std::max(height, line_h + h);
+  }
+  o.width = std::max(o.width, x);
+  return y + height + line_h;
+}
+
+/// One bank row: the row's costliest request, bank by bank; returns the y below it.
+int draw_bank_row(Canvas& o, const sim::ProfileRow& row, int y) {
+  text(o, margin, y + 11, "caption",
+       "line " + std::to_string(row.ptx_line) + " " + std::string(sim::name(row.kind)) + ": " +
+           row.instruction);
+  y += line_h;
+  text(o, margin, y + 11, "caption",
+       std::to_string(row.requests) + " requests, " + std::to_string(row.units) +
+           " wavefronts (ideal " + std::to_string(row.ideal) + ", " +
+           std::to_string(row.units - row.ideal) +
+           " from bank conflicts); its costliest request, " + std::to_string(row.worst) + "-way" +
+           (row.worst > 1 ? " (a bank conflict)" : "") + ":");
+  y += line_h;
+  const auto ways = sim::bank_ways(row.worst_lanes);
+  std::array<std::vector<std::uint32_t>, sim::shared_banks> lanes;
+  for (const auto& a : row.worst_lanes) {
+    const std::uint64_t first = a.address / sim::bank_bytes;
+    const std::uint64_t last = (a.address + std::max(a.bytes, 1u) - 1) / sim::bank_bytes;
+    for (std::uint64_t word = first; word <= last && word < first + sim::shared_banks; ++word)
+      if (auto& l = lanes[word % sim::shared_banks]; l.empty() || l.back() != a.lane)
+        l.push_back(a.lane);
+  }
+  std::size_t most = 1;
+  for (const auto& l : lanes)
+    most = std::max(most, (l.size() + lanes_per_line - 1) / lanes_per_line);
+  const int h = static_cast<int>(most) * lane_line_h + 12;
+  for (std::uint32_t b = 0; b < sim::shared_banks; ++b) {
+    const int x = margin + static_cast<int>(b) * bank_w;
+    const char* cls = ways[b] > 1 ? "bank conflict" : ways[b] == 1 ? "bank used" : "bank";
+    const char* fill = ways[b] > 1 ? "#f08080" : ways[b] == 1 ? "#c8e6c9" : "#f5f5f5";
+    std::string all;
+    for (auto l : lanes[b])
+      all += (all.empty() ? "" : " ") + std::to_string(l);
+    o << "<rect class=\"" << cls << "\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << bank_w
+      << "\" height=\"" << h << "\" fill=\"" << fill << "\"><title>bank " << b
+      << (all.empty() ? std::string(": untouched") : ": lanes " + all) << "; " << ways[b]
+      << (ways[b] == 1 ? " word" : " words") << " in its busiest phase</title></rect>\n";
+    text(o, x + 2, y + 9, "index", "b" + std::to_string(b));
+    for (std::size_t i = 0; i < lanes[b].size(); i += lanes_per_line) {
+      std::string line;
+      for (std::size_t j = i; j < std::min(lanes[b].size(), i + lanes_per_line); ++j)
+        line += (j > i ? " " : "") + std::to_string(lanes[b][j]);
+      text(o, x + 2, y + 9 + static_cast<int>(i / lanes_per_line + 1) * lane_line_h, "label", line);
+    }
+  }
+  return y + h + 6;
+}
+
+/// The banks of the emitted shared accesses, from the profile; returns the y below them.
+int draw_banks(Canvas& o, const Picture& p, int y) {
+  text(o, margin, y + 13, "panel-title", "Shared-memory banks of the emitted instructions");
+  y += line_h + 4;
+  if (!p.profile) {
+    text(o, margin, y + 11, "cap", "no bank figures: " + p.profile_note);
+    return y + line_h * 2;
+  }
+  text(o, margin, y + 11, "caption",
+       "from the simulator's profile of the whole launch (ptxgen run --profile; " + p.profile_note +
+           "); bank = (byte offset / 4) % 32, the lanes listed per bank;");
+  y += line_h;
+  text(o, margin, y + 11, "caption",
+       "red: the bank serves several words in one phase (a bank conflict). " +
+           sim::shared_totals_text(*p.profile));
+  y += line_h + 4;
+  for (const auto& row : p.profile->rows)
+    if (sim::is_shared(row.kind))
+      y = draw_bank_row(o, row, y);
+  return y + line_h;
 }
 
 } // namespace
@@ -217,40 +308,38 @@ std::string render_svg(const Picture& p) {
        "ptxgen show: kernel " + p.kernel + " (" + p.spec + "), CTA 0 of its grid, " +
            std::to_string(p.threads) + " threads");
   y += line_h + 6;
-  text(body, margin, y + 12, "caption",
-       "each cell is coloured by the thread that copies it and labelled T<thread> and its "
-       "repeat coordinate; hover a cell for its element, warp and lane");
+  text(body, margin, y + 11, "caption",
+       "one panel per distinct iteration pattern (iterations alike up to a shift of the "
+       "elements touched); each cell coloured by the thread that touches it, labelled "
+       "T<thread> and the iterations; hover a cell for its element, warp and lane");
   y += line_h + 8;
-  std::int64_t widest = 0;
-  for (const auto& op : p.ops) {
-    text(body, margin, y + 14, "op-title", op.label + ": " + op.kind);
-    y += line_h + 6;
-    for (const auto& v : op.views) {
-      widest = std::max<std::int64_t>(widest, 2 * margin + index_w + v.shown_cols * cell_w);
-      y = draw_view(body, v, y);
-    }
+  if (!p.walk_note.empty()) {
+    text(body, margin, y + 11, "cap", p.walk_note);
+    y += line_h;
   }
-  widest = std::max<std::int64_t>(widest, 2 * margin + bank_label_w + sim::shared_banks * bank_w);
-  widest = std::max<std::int64_t>(widest, body.width + margin);
+  for (const auto& panel : p.panels)
+    y = draw_panel(body, panel, y);
+  y = draw_banks(body, p, y);
+  const int width =
+      std::max(body.width, margin + static_cast<int>(sim::shared_banks) * bank_w) + margin;
   std::ostringstream o;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << widest
-    << "\" height=\"" << y + margin << "\" viewBox=\"0 0 " << widest << ' ' << y + margin
+    << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << width
+    << "\" height=\"" << y + margin << "\" viewBox=\"0 0 " << width << ' ' << y + margin
     << "\" font-family=\"monospace\">\n"
     << "<title>" << xml_escape("ptxgen show " + p.spec) << "</title>\n"
     << "<style>\n"
        ".cell{stroke:#999;stroke-width:0.5}\n"
-       ".chunk{fill:none;stroke:#222;stroke-width:1.5}\n"
        ".bank{stroke:#999;stroke-width:0.5}\n"
        ".heading{font-size:14px;font-weight:bold}\n"
-       ".op-title{font-size:13px;font-weight:bold}\n"
+       ".panel-title{font-size:13px;font-weight:bold}\n"
+       ".op-title{font-size:11px;font-weight:bold}\n"
        ".view-title,.caption{font-size:11px}\n"
        ".cap{font-size:11px;fill:#b00000}\n"
        ".index{font-size:9px;fill:#555}\n"
-       ".label{font-size:8px}\n"
-       ".lanes{font-size:7px}\n"
+       ".label{font-size:7px}\n"
        "</style>\n"
-    << "<rect x=\"0\" y=\"0\" width=\"" << widest << "\" height=\"" << y + margin
+    << "<rect x=\"0\" y=\"0\" width=\"" << width << "\" height=\"" << y + margin
     << "\" fill=\"#ffffff\"/>\n"
     << body.out.str() << "</svg>\n";
   return o.str();

@@ -99,6 +99,16 @@ std::string json_text(std::string_view s) {
   return out;
 }
 
+/// Takes `lanes` as the row's worst request when it costs more than the one kept, or as
+/// much and sorts first: the same request whatever the order CTAs merge in.
+void keep_worst(ProfileRow& row, std::uint32_t worst, const std::vector<LaneAccess>& lanes) {
+  if (row.worst_lanes.empty() || worst > row.worst ||
+      (worst == row.worst && lanes < row.worst_lanes)) {
+    row.worst = worst;
+    row.worst_lanes = lanes;
+  }
+}
+
 void add_row(ProfileRow& into, const ProfileRow& from) {
   if (into.requests == 0) {
     into.ptx_line = from.ptx_line;
@@ -109,7 +119,7 @@ void add_row(ProfileRow& into, const ProfileRow& from) {
   into.lanes += from.lanes;
   into.units += from.units;
   into.ideal += from.ideal;
-  into.worst = std::max(into.worst, from.worst);
+  keep_worst(into, from.worst, from.worst_lanes);
 }
 
 } // namespace
@@ -191,12 +201,12 @@ void CtaProfile::cost(const Key& key, const std::vector<LaneAccess>& lanes) {
     const SharedCost c = shared_request_cost(lanes);
     row.units += c.wavefronts;
     row.ideal += c.ideal();
-    row.worst = std::max(row.worst, c.ways);
+    keep_worst(row, c.ways, lanes);
   } else {
     const std::uint32_t sectors = global_request_sectors(lanes);
     row.units += sectors;
     row.ideal += global_ideal_sectors(lanes);
-    row.worst = std::max(row.worst, sectors);
+    keep_worst(row, sectors, lanes);
   }
 }
 
@@ -237,6 +247,29 @@ std::string ratio(std::uint64_t units, std::uint64_t requests) {
 
 } // namespace
 
+void print_profile_legend(std::string_view ptx, std::ostream& out) {
+  out << "profile columns (docs/profile.md):\n"
+         "  line         the instruction's line in the PTX: "
+      << ptx
+      << "\n"
+         "  instruction  that line's text\n"
+         "  access       what the instruction touches: ld.shared, st.shared, cp.async dst\n"
+         "               (shared), ld.global, st.global, cp.async src (global)\n"
+         "  requests     warp requests: the executions of the instruction by one warp\n"
+         "  per_req      shared: wavefronts per request; global: 32-byte sectors per request\n"
+         "  ideal/req    the same with no bank conflict / perfectly coalesced\n"
+         "  worst        the costliest single request: shared, the most distinct 4-byte\n"
+         "               words one bank serves in one phase (1: conflict-free, n: an n-way\n"
+         "               conflict); global, its sectors\n";
+}
+
+std::string shared_totals_text(const ProfileReport& r) {
+  const auto s = r.totals(true);
+  return "shared: " + std::to_string(s.requests) + " requests, " + std::to_string(s.units) +
+         " wavefronts (ideal " + std::to_string(s.ideal) + ", " +
+         std::to_string(s.units - s.ideal) + " from bank conflicts)";
+}
+
 void print_profile(const std::string& spec, const ProfileReport& r, std::ostream& out) {
   out << "profile: " << spec << '\n';
   if (r.rows.empty()) {
@@ -250,10 +283,8 @@ void print_profile(const std::string& spec, const ProfileReport& r, std::ostream
         << ratio(row.units, row.requests) << std::setw(11) << ratio(row.ideal, row.requests)
         << std::setw(7) << row.worst << "  " << row.instruction << '\n';
   }
-  const auto s = r.totals(true);
   const auto g = r.totals(false);
-  out << "  shared: " << s.requests << " requests, " << s.units << " wavefronts (ideal " << s.ideal
-      << ", " << s.units - s.ideal << " from bank conflicts)\n"
+  out << "  " << shared_totals_text(r) << "\n"
       << "  global: " << g.requests << " requests, " << g.units << " sectors (ideal " << g.ideal
       << ", " << ratio(g.units, g.requests) << " per request)\n";
 }

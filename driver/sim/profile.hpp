@@ -41,6 +41,7 @@ struct LaneAccess {
   std::uint32_t lane = 0;    ///< 0..31
   std::uint64_t address = 0; ///< shared offset or global address
   std::uint32_t bytes = 0;   ///< 1, 2, 4, 8 or 16
+  auto operator<=>(const LaneAccess&) const = default;
 };
 
 /// The lanes served together in one phase for accesses of `bytes` bytes (32, 16 or 8).
@@ -92,6 +93,10 @@ struct ProfileRow {
   std::uint64_t ideal = 0;    ///< the same without bank conflicts / perfectly coalesced
   std::uint32_t worst = 0;    ///< shared: the largest `ways` of a request; global: the most
                               ///< sectors of one request
+  /// The lanes of one request that costs `worst` (of those, the least as a sequence of
+  /// (lane, address, bytes), so that the choice does not depend on the order CTAs merge):
+  /// what `ptxgen show` draws bank by bank.
+  std::vector<LaneAccess> worst_lanes;
 };
 
 /// A launch's figures: one row per (instruction, kind), in PTX line order.
@@ -139,6 +144,12 @@ private:
   std::map<std::pair<std::uint32_t, AccessKind>, ProfileRow> rows_;
 };
 
+/// What the table's columns mean, once before the tables of a run. `ptx`: the PTX whose
+/// lines the `line` column counts and how to see it ("the --ptx file 'k.ptx'").
+void print_profile_legend(std::string_view ptx, std::ostream& out);
+/// "shared: 32 requests, 128 wavefronts (ideal 128, 0 from bank conflicts)": the shared
+/// totals as the table and `ptxgen show` write them.
+std::string shared_totals_text(const ProfileReport& r);
 /// The report as a table (one line per row, then the totals), for `spec`.
 void print_profile(const std::string& spec, const ProfileReport& r, std::ostream& out);
 /// The report as a JSON object {"rows": [...], "shared": {...}, "global": {...}}.

@@ -2,6 +2,7 @@
 // whose thread-to-element maps are worked out by hand here (never read from the code).
 
 #include "driver/show/picture.hpp"
+#include "driver/sim/profile.hpp"
 #include "driver/toml/toml_spec.hpp"
 
 #include <map>
@@ -71,13 +72,13 @@ struct DrawnCell {
   std::string tensor;
   int row = 0, col = 0, thread = -1;
   std::string fill;
-  std::string repeat;
+  std::string iterations;
 };
 
 std::vector<DrawnCell> cells(const std::string& svg) {
   static const std::regex cell(
       R"re(<rect class="cell"[^>]*fill="([^"]+)"><title>(\w+)\[(\d+), (\d+)\]: )re"
-      R"re((?:thread (\d+) \(warp \d+, lane \d+\), repeat (\([0-9,]*\))|no thread of CTA 0))re");
+      R"re((?:thread (\d+) \(warp \d+, lane \d+\)(?:, ([^;<]*))?|no thread of CTA 0))re");
   std::vector<DrawnCell> out;
   for (auto it = std::sregex_iterator(svg.begin(), svg.end(), cell); it != std::sregex_iterator();
        ++it) {
@@ -159,49 +160,57 @@ TEST_CASE("the SVG is well formed and every cell names the thread that copies it
   CHECK(all.size() == 4); // one colour per thread, none shared
   for (int t = 0; t < 4; ++t)
     CHECK(svg.find(">T" + std::to_string(t) + "</text>") != std::string::npos);
-  // The apply's chunks are labelled by repeat r; the copy's elements by (r, v).
-  CHECK(svg.find(">(1)</text>") != std::string::npos);
-  CHECK(svg.find(">(1,3)</text>") != std::string::npos);
+  CHECK(svg.find("()") == std::string::npos); // no label with an empty coordinate
   CHECK(svg.find("op 5 (line") != std::string::npos);
-  // S is shared: warp 0 (4 lanes) makes 2 accesses for the apply and 8 for the copy.
-  CHECK(count(svg, "wavefronts (ideal") == 2 + 8);
-  CHECK(count(svg, "class=\"bank conflict\"") == 0); // lanes 16 bytes apart: distinct banks
+  // No loop: one panel. No profile was given: the banks say why there are none.
+  CHECK(count(svg, ">outside loops</text>") == 1);
+  CHECK(count(svg, "<rect class=\"bank") == 0);
+  CHECK(svg.find("no bank figures: ") != std::string::npos);
 }
 
-TEST_CASE("a row per thread of a 32-float row-major shared tensor: 32 lanes in one bank") {
-  // Thread t reads S[t, x] at byte 128 t + 4 x: every lane in bank x, 32 distinct words.
-  const std::string spec = R"(
-[kernel]
-name = "rows"
-block = 32
-[tensor.B]
-space = "global"
-shape = [32, 32]
-dtype = "float32"
-output = true
-[tensor.S]
-space = "shared"
-shape = [32, 32]
-dtype = "float32"
-[[op]]
-op = "fill"
-dst = "S.sub[tid, :]"
-pattern = 1
-[[op]]
-op = "cta_sync"
-[[op]]
-op = "copy"
-dst = "B.sub[tid, :]"
-src = "S.sub[tid, :]"
-)";
-  const std::string svg = picture(spec);
+TEST_CASE("the banks are the profile's: its costliest request drawn bank by bank, every lane") {
+  // A hand-made profile row: 32 lanes 128 bytes apart, 4 bytes each: all in bank 0, 32
+  // distinct words in one phase (32-way); the picture draws what the profile says.
+  auto k = driver::load_spec_text(tiny, "tiny.toml");
+  REQUIRE(k);
+  driver::show::Picture p = driver::show::build_picture(**k);
+  sim::ProfileRow row;
+  row.ptx_line = 40;
+  row.instruction = "ld.shared.b32 %r1, [%r2];";
+  row.kind = sim::AccessKind::shared_load;
+  row.requests = 2;
+  row.units = 64;
+  row.ideal = 2;
+  row.worst = 32;
+  for (std::uint32_t lane = 0; lane < 32; ++lane)
+    row.worst_lanes.push_back({lane, 128u * lane, 4});
+  p.profile = sim::ProfileReport{{row}};
+  p.profile_note = "hand-made";
+  const std::string svg = driver::show::render_svg(p);
   std::string why;
   CHECK_MESSAGE(tags_balance(svg, why), why);
-  // fill (S) and copy src (S): 32 accesses each, 16 drawn, each with one 32-way bank.
-  CHECK(count(svg, "32 wavefronts (ideal 1)") == 2 * driver::show::max_bank_rows);
-  CHECK(count(svg, "class=\"bank conflict\"") == 2 * driver::show::max_bank_rows);
-  CHECK(count(svg, "32 words in its busiest phase") == 2 * driver::show::max_bank_rows);
-  CHECK(svg.find("32 in all, the first 16 drawn") != std::string::npos);
+  CHECK(count(svg, "<rect class=\"bank") == 32);
+  CHECK(count(svg, "class=\"bank conflict\"") == 1);
+  CHECK(count(svg, "32 words in its busiest phase") == 1);
+  CHECK(svg.find("shared: 2 requests, 64 wavefronts (ideal 2, 62 from bank conflicts)") !=
+        std::string::npos);
+  CHECK(svg.find("its costliest request, 32-way (a bank conflict)") != std::string::npos);
+  std::string all;
+  for (int lane = 0; lane < 32; ++lane)
+    all += (lane ? " " : "") + std::to_string(lane);
+  CHECK(svg.find("bank 0: lanes " + all + ";") != std::string::npos);
+  // Every lane is written in the cell, three to a line: none cut off.
+  CHECK(svg.find(">30 31</text>") != std::string::npos);
+  CHECK(svg.find(">0 1 2</text>") != std::string::npos);
+}
+
+TEST_CASE("loop values as the picture writes them") {
+  using driver::show::values_text;
+  CHECK(values_text({3}) == "3");
+  CHECK(values_text({0, 1, 2, 3, 4, 5, 6}) == "0..6");
+  CHECK(values_text({0, 2}) == "0, 2");
+  CHECK(values_text({1, 3, 5, 7, 9, 11}) == "1, 3, .., 11");
+  CHECK(values_text({0, 1, 5}) == "0, 1, 5");
 }
 
 TEST_CASE("a large tensor is capped at 64 x 64 cells and the picture says so") {
@@ -228,12 +237,15 @@ src = "A.sub[tid, :]"
   CHECK(drawn.size() == 2 * 64 * 64);
   for (const auto& c : drawn)
     CHECK(c.thread == c.row); // thread t copies row t
-  CHECK(count(svg, "showing rows 0..63 of 128 and columns 0..63 of 100") == 2);
+  CHECK(count(svg, "rows 0..63 of 128, columns 0..63 of 100 drawn") == 2);
 }
 
-TEST_CASE("a pipeline's panels name the tables the user wrote, not the expansion's op numbers") {
-  // One [[op]] pipeline of 2 stages over 2 tiles: its expansion is a cta_sync, a prologue
+TEST_CASE("a pipeline's panels: the tables the user wrote, every stage, iterations grouped") {
+  // One [[op]] pipeline of 2 stages over 4 tiles: its expansion is a cta_sync, a prologue
   // load and commit, then the steady-state loop; none of them is an op the user numbered.
+  // Iteration k refills stage (k + 1) % 2 with tile k + 1 and consumes stage k % 2; k = 3's
+  // refill is predicated off. So k = 0..2 are alike (up to which tile and stage) and k = 3
+  // is a pattern of its own; stage 1 is written at k = 0 and 2, stage 0 read at k = 0 and 2.
   const std::string spec = R"(
 [kernel]
 name = "pipe"
@@ -242,12 +254,12 @@ block = 4
 
 [tensor.A]
 space = "global"
-shape = [2, 4, 8]
+shape = [4, 4, 8]
 dtype = "uint8"
 
 [tensor.B]
 space = "global"
-shape = [2, 4, 8]
+shape = [4, 4, 8]
 dtype = "uint8"
 output = true
 
@@ -260,7 +272,7 @@ dtype = "uint8"
 op = "pipeline"
 var = "k"
 start = 0
-stop = 2
+stop = 4
 stages = 2
 
 [[op.load]]
@@ -281,6 +293,17 @@ src = 'ring.sub[stage, tid, :]'
         std::string::npos);
   // The user wrote one op: no panel is titled with a number beyond it.
   CHECK(svg.find("op 2") == std::string::npos);
+  CHECK(svg.find(": k = 0..2 (3 iterations, pattern 1 of 2)") != std::string::npos);
+  CHECK(svg.find(": k = 3 (1 iteration, pattern 2 of 2)") != std::string::npos);
+  CHECK(svg.find("<title>ring[1, 0, 0]: thread 0 (warp 0, lane 0), k = 0, 2</title>") !=
+        std::string::npos);
+  CHECK(svg.find("<title>ring[0, 0, 0]: thread 0 (warp 0, lane 0), k = 0, 2</title>") !=
+        std::string::npos);
+  // Both stages are blocks of their own, side by side.
+  CHECK(svg.find(">block 0 [0]</text>") != std::string::npos);
+  CHECK(svg.find(">block 1 [1]</text>") != std::string::npos);
+  // k = 3's refill is predicated off: its views touch nothing.
+  CHECK(svg.find("no element touched") != std::string::npos);
 }
 
 } // namespace unit_show_svg
