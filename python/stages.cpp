@@ -302,8 +302,14 @@ RunResult run(PyKernel& k, const std::string& backend, const std::optional<std::
   if (report.setup != Setup::ready || report.cases.empty())
     raise_error("setup", report.backend_description, {});
   const api::CaseResult& result = report.cases.front();
-  if (raises(result))
-    raise_error(std::string(name(result.stage)), result.detail, result.diagnostics);
+  if (raises(result)) {
+    const std::string stage(name(result.stage));
+    // The detail repeats the diagnostics, which the exception's text lists once.
+    raise_error(stage,
+                result.diagnostics.has_errors() ? "the " + stage + " stage stopped the run"
+                                                : result.detail,
+                result.diagnostics);
+  }
   return to_result(k.kernel(), result, outputs, reference, report.backend_description);
 }
 

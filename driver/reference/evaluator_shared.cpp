@@ -137,8 +137,10 @@ bool Evaluator::missing_commit(const Buffer& b, std::size_t g) {
 void Evaluator::report_missing_commit(std::size_t wait, std::size_t apply) {
   problems_.add_cause(wait, DiagId::check_missing_commit, "no commit_group before this wait", [&] {
     std::string line;
-    if (k_.ops[apply].pos.line != 0 && !k_.built_in_code) {
-      line = " (apply at line " + std::to_string(k_.ops[apply].pos.line) + ")";
+    // A kernel built in code names the apply by its call and position already (op_label).
+    if (!k_.built_in_code) {
+      const std::uint32_t at = k_.ops[apply].pos.line;
+      line = " (apply" + (at != 0 ? " at line " + std::to_string(at) : std::string()) + ")";
     }
     return "the copies of " + tile::op_label(k_, apply) + line +
            " are in no committed group, so this wait does not wait for them; add " +

@@ -279,3 +279,30 @@ def test_a_run_without_ptxas_raises_at_setup():
     with pytest.raises(ptxgen.Error) as e:
         seed().run(ptxas="/nonexistent/ptxgen-test/ptxas")
     assert e.value.stage == "setup"
+
+
+def test_operand_expressions_launch_shapes_and_value_expectations(real_ptxas):
+    k = ptxgen.Kernel("rest")
+    k.launch((1,), (32, 1))
+    k.dynamic_shared(8192)
+    A = k.global_tensor("A", (32, 16), "uint8", init=ptxgen.random_init(1))
+    B = k.global_tensor("B", (32, 16), "uint8", output=True)
+    S = k.shared_tensor("S", (32, 16), "uint8")
+    n = k.param_u32("n", 8, range=(0, 8))
+    t = ptxgen.tid
+    # Four 4-byte chunks per row: chunk r copies min(n - 4r, 4) bytes and zero-fills the rest.
+    k.apply("cp.async.ca.shared.global", S[t, :].rearrange("(r v) -> r v", v=4),
+            A[t, :].rearrange("(r v) -> r v", v=4), 4,
+            src_size=ptxgen.clamp(n - 4 * ptxgen.axis("r"), 0, 4),
+            pred=ptxgen.logical_and(t < 32, ptxgen.logical_not(ptxgen.max(t, 40) < 40)))
+    k.wait_all()
+    k.copy(B[t, :], S[t, :])
+    k.expect_value(B[0:32, 8:16], 0)
+    assert [d for d in k.check() if d.severity == "error"] == []
+    assert "dynamic_shared = 8192" in k.to_toml()
+    a = np.arange(512, dtype=np.uint8).reshape(32, 16) | 1  # no zero byte
+    r = k.run(A=a, n=5)
+    assert r.passed, r.detail
+    assert "sim" in r.backend and r.race is None
+    np.testing.assert_array_equal(r.outputs["B"][:, :5], a[:, :5])
+    assert (r.outputs["B"][:, 5:] == 0).all()
