@@ -14,7 +14,7 @@ cd "$ROOT"
 files=()
 while IFS= read -r -d '' f; do
   files+=("$f")
-done < <(find emitter driver tests fuzz tools \( -name '*.cpp' -o -name '*.hpp' \) -print0 2>/dev/null)
+done < <(find emitter driver tests fuzz tools python examples \( -name '*.cpp' -o -name '*.hpp' \) -print0 2>/dev/null)
 [ "${#files[@]}" -gt 0 ] || { echo "no C++ files found under $ROOT"; exit 1; }
 if "$fmt" --dry-run -Werror "${files[@]}" >/dev/null 2>&1; then
   echo "${#files[@]} files formatted"

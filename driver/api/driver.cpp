@@ -32,7 +32,7 @@ AssembleOutput assemble(std::string_view ptx, ptx::Target arch, const AssembleOp
   AssembleOutput out;
   auto where = driver::locate_ptxas(options.ptxas);
   if (!where) {
-    out.diagnostics.push_back(unavailable(options, where.error()));
+    out.diagnostics.add(unavailable(options, where.error()));
     return out;
   }
   driver::AssembleOptions ao;
@@ -49,11 +49,10 @@ AssembleOutput assemble(std::string_view ptx, ptx::Target arch, const AssembleOp
   case Status::crashed:
   case Status::timed_out:
   case Status::io_error:
-    out.diagnostics.push_back(unavailable(options, r.describe()));
+    out.diagnostics.add(unavailable(options, r.describe()));
     return out;
   }
-  const Diagnostics said = driver::ptxas_diagnostics(r, {options.ptx_name, false}, arch);
-  out.diagnostics.insert(out.diagnostics.end(), said.items().begin(), said.items().end());
+  out.diagnostics = driver::ptxas_diagnostics(r, {options.ptx_name, false}, arch);
   if (r.ok())
     out.cubin = std::move(r.cubin);
   return out;
@@ -79,6 +78,29 @@ driver::ConformanceReport run_kernel(const tile::Kernel& kernel, driver::Backend
   const std::string name = kernel.file.empty() ? kernel.name : kernel.file;
   return driver::run_conformance(std::vector<driver::ConformanceCase>{{name, {}, &kernel}}, options,
                                  {});
+}
+
+driver::ConformanceReport run_kernel(const tile::Kernel& kernel, const EmitResult& emitted,
+                                     driver::Backend backend, driver::ConformanceOptions options) {
+  if (!options.target)
+    options.target = emitted.target;
+  return run_kernel(kernel, backend, std::move(options));
+}
+
+driver::ConformanceReport run_kernel(const KernelBuilder& builder, driver::Backend backend,
+                                     driver::ConformanceOptions options) {
+  const Diagnostics own = builder.diagnostics();
+  if (!own.has_errors())
+    return run_kernel(builder.kernel(), backend, std::move(options));
+  const tile::Kernel& k = builder.kernel();
+  driver::ConformanceReport r =
+      failed_case(k.file.empty() ? k.name : k.file, "the builder reported errors",
+                  driver::CaseResult::Blame::input);
+  r.cases.front().status = driver::CaseResult::Status::invalid;
+  r.cases.front().blame = driver::CaseResult::Blame::none;
+  r.cases.front().stage = driver::CaseResult::Stage::emit;
+  r.cases.front().diagnostics = own;
+  return r;
 }
 
 } // namespace ptxgen::api

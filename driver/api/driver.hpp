@@ -3,11 +3,12 @@
 // wrappers over driver/ptxas and driver/run, linked from `ptxgen::driver`.
 //
 //   auto e = ptxgen::api::emit(builder);
-//   auto a = ptxgen::api::assemble(*e.ptx, ptxgen::ptx::Target{90, false});
+//   auto a = ptxgen::api::assemble(*e.ptx, ptxgen::api::sm(90));
 //   if (a.cubin) load(*a.cubin); else for (auto& d : a.diagnostics) report(d);
 
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/run/conformance.hpp"
+#include "emitter/api/emit.hpp"
 #include "emitter/ptx/target.hpp"
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
@@ -21,6 +22,12 @@
 
 namespace ptxgen::api {
 
+using driver::Backend;           // Backend::sim, Backend::cuda
+using driver::CaseResult;        // one case's status, stage, detail and diagnostics
+using driver::ConformanceReport; // report.all_passed(), report.cases
+using driver::name;              // name(Backend), name(CaseResult::Status), name(Stage)
+using driver::ResourceUsage;     // ptxas -v's registers and shared bytes
+
 struct AssembleOptions {
   /// ptxas to run; empty: the usual search (PTXGEN_PTXAS, the configured toolkit, PATH).
   std::string ptxas{};
@@ -33,8 +40,8 @@ struct AssembleOutput {
   std::optional<std::vector<std::uint8_t>> cubin; ///< present exactly when ptxas accepted it
   /// ptxas's errors and warnings at their PTX lines (run_ptxas_rejected,
   /// run_ptxas_warning), or why ptxas could not run (run_ptxas_unavailable).
-  std::vector<Diagnostic> diagnostics;
-  std::vector<driver::ResourceUsage> usage; ///< per entry, from ptxas -v
+  Diagnostics diagnostics;
+  std::vector<ResourceUsage> usage; ///< per entry, from ptxas -v
 };
 
 /// Assembles PTX text for `arch` into a cubin with ptxas.
@@ -50,6 +57,16 @@ driver::ConformanceReport run_conformance(const std::vector<std::filesystem::pat
 /// The same for a kernel built in C++ (or loaded), run as one case straight from memory
 /// (nothing is written); the case's `spec` is the kernel's file, or its name when it has none.
 driver::ConformanceReport run_kernel(const tile::Kernel& kernel,
+                                     driver::Backend backend = driver::Backend::sim,
+                                     driver::ConformanceOptions options = {});
+/// The same for the target `emitted` was emitted for (EmitResult::target), unless
+/// `options.target` says otherwise: the run is of the PTX the caller saw.
+driver::ConformanceReport run_kernel(const tile::Kernel& kernel, const EmitResult& emitted,
+                                     driver::Backend backend = driver::Backend::sim,
+                                     driver::ConformanceOptions options = {});
+/// A builder's kernel, for `target` (default: `ptxgen emit`'s); a builder in error is one
+/// case in error at the emit stage carrying the builder's diagnostics.
+driver::ConformanceReport run_kernel(const KernelBuilder& builder,
                                      driver::Backend backend = driver::Backend::sim,
                                      driver::ConformanceOptions options = {});
 

@@ -304,7 +304,8 @@ void Evaluator::check_proxy_fence(std::size_t op, std::int64_t tid, const Buffer
           return s + "; that thread's proxy_fence after the write has no cta_sync after it "
                      "before this store";
         }
-        return s + " with no op = \"proxy_fence\" of that thread after the write" +
+        return s + " with no " + tile::op_to_add(k_, "proxy_fence") +
+               " of that thread after the write" +
                (w == tid ? std::string() : std::string(" (then a cta_sync)")) +
                " before this store";
       },

@@ -118,8 +118,8 @@ void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, s
         return where(bid, tid) + (copy ? " issues a copy into " : " writes ") + byte_text(b, off) +
                ", read by " + who + " at " +
                tile::op_label(k_, static_cast<std::size_t>(b.hz.read_op[g])) +
-               " since the last cta_sync; add op = \"cta_sync\" between that read and this "
-               "write";
+               " since the last cta_sync; add " + tile::op_to_add(k_, "cta_sync") +
+               " between that read and this write";
       },
       Severity::error, b.granule());
 }
@@ -137,12 +137,14 @@ bool Evaluator::missing_commit(const Buffer& b, std::size_t g) {
 void Evaluator::report_missing_commit(std::size_t wait, std::size_t apply) {
   problems_.add_cause(wait, DiagId::check_missing_commit, "no commit_group before this wait", [&] {
     std::string line;
-    if (k_.ops[apply].pos.line != 0) {
-      line = " at line " + std::to_string(k_.ops[apply].pos.line);
+    // A kernel built in code names the apply by its call and position already (op_label).
+    if (!k_.built_in_code) {
+      const std::uint32_t at = k_.ops[apply].pos.line;
+      line = " (apply" + (at != 0 ? " at line " + std::to_string(at) : std::string()) + ")";
     }
-    return "the copies of " + tile::op_label(k_, apply) + " (apply" + line +
-           ") are in no committed group, so this wait does not wait for them; add "
-           "op = \"commit_group\" between the apply and the wait";
+    return "the copies of " + tile::op_label(k_, apply) + line +
+           " are in no committed group, so this wait does not wait for them; add " +
+           tile::op_to_add(k_, "commit_group") + " between the apply and the wait";
   });
 }
 

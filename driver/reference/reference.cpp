@@ -36,7 +36,10 @@ ReferenceOutput evaluate_reference(ReferenceInput&& in) {
 Diagnostics findings_as_diagnostics(const tile::Kernel& k, const ReferenceOutput& out) {
   Diagnostics ds;
   for (const ReferenceFinding& f : out.findings) {
-    Diagnostic d(f.id, "running the spec's ops: " + f.message, f.severity);
+    Diagnostic d(f.id,
+                 (k.built_in_code ? "running the kernel's ops: " : "running the spec's ops: ") +
+                     f.message,
+                 f.severity);
     d.file = k.file;
     if (f.op != ReferenceOutput::kernel_problem && f.op < k.ops.size()) {
       const tile::SourcePos& pos = k.ops[f.op].pos;

@@ -113,6 +113,9 @@ struct Prepared {
   /// ConformanceOptions::also_simulate: the simulator's outcome.
   std::optional<CaseResult> sim_result;
   bool profile = false; ///< ConformanceOptions::profile
+  /// ConformanceCase::outputs and reference_outputs.
+  std::map<std::string, std::vector<std::uint8_t>>* outputs = nullptr;
+  std::map<std::string, std::vector<std::uint8_t>>* reference_outputs = nullptr;
 };
 
 /// Marks the case as an error: `blame` says whose, `stage` where it stopped.
@@ -435,9 +438,16 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
   p.binding = own_binding(*p.kernel);
   p.result.copy_arrive_inc = o.ptx_override.empty() && has_copy_arrive_inc(*p.kernel);
 
-  for (const auto& t : p.kernel->tensors)
-    if (t->tensor.space == tile::Space::global)
+  for (const auto& t : p.kernel->tensors) {
+    if (t->tensor.space != tile::Space::global)
+      continue;
+    if (c.inputs && c.inputs->contains(t->tensor.name))
+      p.inputs[t->tensor.name] = c.inputs->at(t->tensor.name);
+    else
       p.inputs[t->tensor.name] = initial_bytes(*t);
+  }
+  p.outputs = c.outputs;
+  p.reference_outputs = c.reference_outputs;
 
   // For a fault spec the reference still says what was asked for (it does not
   // check the contract), so a kernel that completes can be shown to be wrong.
@@ -446,6 +456,8 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
     ReferenceInput in{p.kernel, p.inputs};
     p.expected = evaluate_reference(std::move(in)); // a copy of the inputs: its bytes are taken
     p.result.reference_ms = ms_since(start);
+    if (p.reference_outputs)
+      *p.reference_outputs = p.expected.global;
     if (!p.expected.problems.empty() && !p.result.expect_fault) {
       fail(p, CaseResult::Blame::input, CaseResult::Stage::reference,
            "the reference found a problem in the spec: " + p.expected.problems.front());
@@ -491,6 +503,9 @@ void judge_fault(Prepared& p, const std::string& fault) {
 void judge_no_fault(Prepared& p, const Outputs& out) {
   if (!dump_outputs(p, out))
     return;
+  if (p.outputs)
+    for (const auto& [name, bytes] : out)
+      (*p.outputs)[name].assign(bytes.begin(), bytes.end());
   compare(p, out);
   if (!p.result.expect_fault)
     return;

@@ -252,6 +252,13 @@ struct ConformanceCase {
   /// Parameter values instead of the file's test values (spec files only: a caller's kernel
   /// carries its own).
   std::vector<ParamSetting> params;
+  /// A caller's initial bytes of global tensors, by name, instead of their `init` (each
+  /// exactly its tensor's size); not owned.
+  const std::map<std::string, std::vector<std::uint8_t>>* inputs = nullptr;
+  /// When set, receive the final bytes of every global tensor: the backend's (a launch that
+  /// completed) and the reference's (once it ran). Not owned; one per case.
+  std::map<std::string, std::vector<std::uint8_t>>* outputs = nullptr;
+  std::map<std::string, std::vector<std::uint8_t>>* reference_outputs = nullptr;
 };
 
 /// The cases of spec files, named by their paths: each with `o.params`, or with

@@ -1,6 +1,7 @@
 #include "emitter/api/emit.hpp"
 
 #include "emitter/ptx/printer.hpp"
+#include "emitter/tile/contract.hpp"
 
 namespace ptxgen::api {
 
@@ -11,7 +12,8 @@ EmitResult emit(const tile::Kernel& kernel, const EmitOptions& options) {
   lo.header_comments = options.header_comments;
   auto lowered = lower::lower(kernel, lo);
   EmitResult out;
-  out.diagnostics = lowered.diagnostics.items();
+  out.target = options.target;
+  out.diagnostics = lowered.diagnostics;
   if (lowered)
     out.ptx = ptx::print(*lowered.value);
   return out;
@@ -24,11 +26,16 @@ EmitResult emit(const tile::Kernel& kernel, ptx::Target target) {
 }
 
 EmitResult emit(const KernelBuilder& builder, const EmitOptions& options) {
-  const Diagnostics own = builder.diagnostics();
-  if (own.has_errors())
-    return EmitResult{std::nullopt, own.items()};
+  Diagnostics found = builder.diagnostics();
+  if (found.has_errors()) {
+    // The ops in error were left out; the rest are whole, and the contract checks each op
+    // on its own, so its findings are not consequences of the builder's.
+    found.append(tile::check_contract(builder.kernel(), options.target));
+    return EmitResult{std::nullopt, std::move(found), options.target};
+  }
   EmitResult out = emit(builder.kernel(), options);
-  out.diagnostics.insert(out.diagnostics.begin(), own.items().begin(), own.items().end());
+  found.append(out.diagnostics);
+  out.diagnostics = std::move(found);
   return out;
 }
 

@@ -2,7 +2,7 @@
 // One call from a kernel to checked PTX text (docs/library.md): the contract,
 // the lowering, the validator and the printer, as `ptxgen emit` runs them.
 //
-//   ptxgen::api::EmitResult r = ptxgen::api::emit(builder, ptxgen::ptx::Target{80, false});
+//   ptxgen::api::EmitResult r = ptxgen::api::emit(builder, ptxgen::api::sm(80));
 //   if (r.ptx) write(*r.ptx); else for (auto& d : r.diagnostics) report(d.id, d.line);
 
 #include "emitter/api/kernel_builder.hpp"
@@ -17,6 +17,18 @@
 
 namespace ptxgen::api {
 
+// Everything a client names, in this one namespace (`using namespace ptxgen::api;`).
+using ptx::PtxVersion;
+using ptx::sm;   // sm(90): sm_90
+using ptx::sm_a; // sm_a(90): sm_90a
+using ptx::Target;
+using ptxgen::DiagId;
+using ptxgen::Diagnostic;
+using ptxgen::Diagnostics;
+using ptxgen::format;
+using ptxgen::name; // name(DiagId); driver/api/driver.hpp adds the driver's enums
+using ptxgen::Severity;
+
 struct EmitOptions {
   ptx::Target target = lower::LowerOptions{}.target;     ///< `ptxgen emit`'s default
   std::optional<ptx::PtxVersion> version = std::nullopt; ///< default: the lowest that works
@@ -25,7 +37,8 @@ struct EmitOptions {
 
 struct EmitResult {
   std::optional<std::string> ptx = std::nullopt; ///< present exactly when no diagnostic is an error
-  std::vector<Diagnostic> diagnostics{};         ///< errors, or warnings that came with the PTX
+  Diagnostics diagnostics{};                     ///< errors, or warnings that came with the PTX
+  Target target{};                               ///< what the PTX is for (run_kernel runs it so)
   bool ok() const { return ptx.has_value(); }
 };
 
@@ -33,7 +46,9 @@ struct EmitResult {
 EmitResult emit(const tile::Kernel& kernel, const EmitOptions& options = {});
 EmitResult emit(const tile::Kernel& kernel, ptx::Target target);
 
-/// The builder's own diagnostics first: with an error among them nothing is lowered.
+/// The builder's own diagnostics first. With an error among them nothing is lowered, but
+/// the contract's per-op checks still run over the ops that were built, so one emit reports
+/// every independent error at once.
 EmitResult emit(const KernelBuilder& builder, const EmitOptions& options = {});
 EmitResult emit(const KernelBuilder& builder, ptx::Target target);
 

@@ -22,6 +22,7 @@ build::Text text_of(std::string text, const Pos& at) {
 
 KernelBuilder::KernelBuilder(std::string name, Pos at)
     : b_(std::make_unique<build::Builder>(at.file())) {
+  b_->built_in_code();
   b_->kernel_name(name, at_of(at));
 }
 
@@ -103,6 +104,24 @@ void KernelBuilder::param_u64(std::string name, std::uint64_t value, Pos at) {
   d.value = build::ParamValue{build::ParamValue::Form::unsigned_integer, 0, value, {}};
   d.value_at = at_of(at);
   b_->param(d);
+}
+
+std::optional<Diagnostic> KernelBuilder::set_param_value(std::string_view name,
+                                                         std::uint64_t value) {
+  const tile::ScalarParam* p = b_->kernel().find_param(name);
+  if (!p)
+    return Diagnostic(DiagId::run_param_value,
+                      "the kernel has no parameter '" + std::string(name) + "'");
+  const std::uint64_t type_max = p->is_u64 ? UINT64_MAX : std::uint64_t{0xFFFFFFFF};
+  const bool inside = p->range ? value >= static_cast<std::uint64_t>(p->range->lo) &&
+                                     value <= static_cast<std::uint64_t>(p->range->hi)
+                               : value <= type_max;
+  if (!inside)
+    return Diagnostic(DiagId::run_param_value, "parameter '" + std::string(name) +
+                                                   "' = " + std::to_string(value) +
+                                                   " is outside its declared range");
+  b_->set_param_value(name, value);
+  return std::nullopt;
 }
 
 View KernelBuilder::view(std::string_view text, Pos at) const {

@@ -39,6 +39,7 @@ using ptx::EvictionPriority;
 using ptx::L2Prefetch;
 using ptx::SharedSpace;
 using tile::Dim3;
+using tile::Interval; // a u32 parameter's declared range
 using tile::Scope;
 
 /// `cp.async.{ca,cg}.shared.global{.L2::cache_hint}{.L2::64B|128B|256B}` by its enums.
@@ -127,6 +128,10 @@ public:
                  std::optional<tile::Interval> range = std::nullopt, Pos at = CallSite::current());
   /// A u64 parameter (a cache policy: policy_param(name)).
   void param_u64(std::string name, std::uint64_t value, Pos at = CallSite::current());
+  /// Changes the value test runs pass for a parameter declared earlier (a run at other
+  /// values). An error naming the parameter when there is none or the value is outside its
+  /// declared range (or its type); the kernel is then unchanged.
+  std::optional<Diagnostic> set_param_value(std::string_view name, std::uint64_t value);
 
   /// A view string as a spec writes it (`"A.sub[tid, :]"`), over this kernel's tensors,
   /// parameters and open loops; in error (View::ok) when it does not parse.

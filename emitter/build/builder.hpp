@@ -186,6 +186,18 @@ public:
   void report(Diagnostic d) { diags_.add(std::move(d)); }
   const Diagnostics& diagnostics() const { return diags_; }
   const tile::Kernel& kernel() const { return *kernel_; }
+  /// Marks the kernel as built by calls in a program (tile::Kernel::built_in_code).
+  void built_in_code() { kernel_->built_in_code = true; }
+  /// The value test runs pass for parameter `name`, declared earlier; the caller has checked
+  /// it against the declared range. False when there is no such parameter.
+  bool set_param_value(std::string_view name, std::uint64_t value) {
+    for (tile::ScalarParam& p : kernel_->params)
+      if (p.name == name) {
+        p.value = value;
+        return true;
+      }
+    return false;
+  }
 
   // ---------------------------------------------------------------- names and launch
 

@@ -28,4 +28,13 @@ struct Target {
   static std::optional<Target> parse(std::string_view s);
 };
 
+/// Targets by name, so a call site says which it means (a positional bool does not):
+/// `sm(90)` is sm_90, `sm_a(90)` is sm_90a with its architecture-specific features.
+constexpr Target sm(int compute_capability) {
+  return Target{compute_capability, false};
+}
+constexpr Target sm_a(int compute_capability) {
+  return Target{compute_capability, true};
+}
+
 } // namespace ptxgen::ptx

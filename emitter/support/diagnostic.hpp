@@ -70,9 +70,14 @@ Diagnostic rebase(Diagnostic d, std::string file, std::uint32_t line, std::uint3
 std::string_view severity_name(Severity s);
 std::string format(const Diagnostic& d);
 
-/// Diagnostics collected by a stage. Order is the order of discovery.
+/// Diagnostics collected by a stage. Order is the order of discovery. The one type every
+/// stage and the C++ API return: a range of Diagnostic (`for (const Diagnostic& d : ds)`).
 class Diagnostics {
 public:
+  using const_iterator = std::vector<Diagnostic>::const_iterator;
+  Diagnostics() = default;
+  explicit Diagnostics(std::vector<Diagnostic> items) : items_(std::move(items)) {}
+
   void add(Diagnostic d) { items_.push_back(std::move(d)); }
   void error(DiagId id, std::string message) { items_.emplace_back(id, std::move(message)); }
   /// True when some diagnostic has this ID.
@@ -82,6 +87,11 @@ public:
   }
   bool has_errors() const;
   bool empty() const { return items_.empty(); }
+  std::size_t size() const { return items_.size(); }
+  const Diagnostic& operator[](std::size_t i) const { return items_[i]; }
+  const Diagnostic& front() const { return items_.front(); }
+  const_iterator begin() const { return items_.begin(); }
+  const_iterator end() const { return items_.end(); }
   const std::vector<Diagnostic>& items() const { return items_; }
   std::string format_all() const;
 

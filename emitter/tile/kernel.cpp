@@ -183,11 +183,20 @@ std::string op_label(const Kernel& k, std::size_t index) {
     return "the pipeline's consumer " + std::string(op_kind(op.body)) +
            table_at("[[op.body]]", op.pos);
   }
+  if (k.built_in_code && op.pos.line != 0)
+    return "the " + std::string(op_kind(op.body)) + " at " + op.pos.file + ":" +
+           std::to_string(op.pos.line);
   // The user's number: their ops before it, each pipeline's expansion counting as one.
   std::size_t number = 1;
   for (std::size_t j = 0; j < index; ++j)
     number += k.ops[j].origin.role == Role::written || k.ops[j].origin.opens ? 1 : 0;
   return "op " + std::to_string(number);
+}
+
+std::string op_to_add(const Kernel& k, std::string_view kind) {
+  if (k.built_in_code)
+    return std::string(kind) + "()";
+  return "op = \"" + std::string(kind) + "\"";
 }
 
 } // namespace ptxgen::tile

@@ -309,6 +309,9 @@ struct Kernel {
   /// purpose, so `run` launches it without the contract and passes it only if it faults;
   /// every other command refuses it as the contract does.
   std::optional<SourcePos> must_fault;
+  /// Built by calls in a program (the C++ or Python API) rather than read from a spec:
+  /// diagnostics name its ops by their callers' positions and calls, not by spec tables.
+  bool built_in_code = false;
 
   /// Sets grid_dim and block_dim and the totals grid and block with them.
   void set_launch(Dim3 grid_dims, Dim3 block_dims);
@@ -335,6 +338,10 @@ std::string_view op_kind(const OpBody& body);
 /// stage 1 ([[op.load]] at line 37)" for one a pipeline expanded into (stage p: the p-th
 /// slot of the ring from the first tile's).
 std::string op_label(const Kernel& k, std::size_t index);
+
+/// How advice names an op of `kind` to add: `op = "cta_sync"` for a spec, `cta_sync()` for a
+/// kernel built in code.
+std::string op_to_add(const Kernel& k, std::string_view kind);
 
 /// Where the shared tensors of a kernel live. Each tensor starts at its
 /// declared alignment (at least 16) after the previous one, in declaration

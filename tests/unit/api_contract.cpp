@@ -18,7 +18,7 @@ namespace {
 using namespace ptxgen::api;
 using ptxgen::DiagId;
 
-const ptxgen::Diagnostic* find(const std::vector<ptxgen::Diagnostic>& ds, DiagId id) {
+const ptxgen::Diagnostic* find(const ptxgen::Diagnostics& ds, DiagId id) {
   auto it = std::find_if(ds.begin(), ds.end(), [&](const auto& d) { return d.id == id; });
   return it == ds.end() ? nullptr : &*it;
 }

@@ -1,0 +1,404 @@
+// The Python module `ptxgen` (docs/python.md), part 2: the stages a kernel goes through:
+// load, back to TOML, check, emit, ptxas, and runs on the simulator or the GPU against the
+// reference with numpy arrays in and out. Long work releases the GIL; a stage that fails
+// raises ptxgen.Error carrying the stage's name and its diagnostics.
+
+#include "driver/api/driver.hpp"
+#include "driver/api/to_spec.hpp"
+#include "driver/run/spec_files.hpp"
+#include "driver/toml/toml_spec.hpp"
+#include "emitter/tile/dtype.hpp"
+#include "python/bindings.hpp"
+
+#include <cstring>
+#include <map>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+namespace ptxgen::python {
+
+namespace {
+
+// The exception types, created once by bind_diagnostics (owned by the module).
+PyObject* error_type = nullptr;
+PyObject* no_device_type = nullptr;
+
+std::string caret_text(const Diagnostic& d) {
+  return format(d);
+}
+
+} // namespace
+
+py::list to_list(const Diagnostics& ds) {
+  py::list out;
+  for (const Diagnostic& d : ds)
+    out.append(py::cast(d));
+  return out;
+}
+
+void raise_error(const std::string& stage, const std::string& message, const Diagnostics& ds,
+                 bool no_device) {
+  PyObject* type = no_device ? no_device_type : error_type;
+  std::string text = message;
+  for (const Diagnostic& d : ds)
+    if (d.severity == Severity::error)
+      text += "\n" + caret_text(d);
+  py::object e = py::reinterpret_borrow<py::object>(type)(text);
+  e.attr("stage") = stage;
+  e.attr("diagnostics") = to_list(ds);
+  PyErr_SetObject(type, e.ptr());
+  throw py::error_already_set();
+}
+
+ptx::Target parse_target(const std::string& text) {
+  if (auto t = ptx::Target::parse(text))
+    return *t;
+  throw py::value_error("a target is 'sm_XX' or 'sm_XXa', not '" + text + "'");
+}
+
+void bind_diagnostics(py::module_& m) {
+  py::class_<Diagnostic>(m, "Diagnostic", "A finding at a position, with its stable id.")
+      .def_property_readonly("id", [](const Diagnostic& d) { return std::string(name(d.id)); })
+      .def_property_readonly(
+          "severity", [](const Diagnostic& d) { return std::string(severity_name(d.severity)); })
+      .def_readonly("message", &Diagnostic::message)
+      .def_readonly("file", &Diagnostic::file)
+      .def_readonly("line", &Diagnostic::line)
+      .def_readonly("column", &Diagnostic::column)
+      .def_readonly("source_line", &Diagnostic::source_line)
+      .def_property_readonly(
+          "caret",
+          [](const Diagnostic& d) { return std::make_pair(d.column, d.column + d.length); })
+      .def("__str__", &caret_text)
+      .def("__repr__", [](const Diagnostic& d) {
+        return "<ptxgen.Diagnostic " + std::string(name(d.id)) + " at " + d.file + ":" +
+               std::to_string(d.line) + ">";
+      });
+  error_type = PyErr_NewExceptionWithDoc(
+      "ptxgen.Error",
+      "A stage refused or failed: .stage names it, .diagnostics says why (ptxgen.Diagnostic).",
+      PyExc_Exception, nullptr);
+  no_device_type = PyErr_NewExceptionWithDoc("ptxgen.NoDeviceError",
+                                             "A GPU run was asked for where there is no GPU.",
+                                             error_type, nullptr);
+  m.attr("Error") = py::handle(error_type);
+  m.attr("NoDeviceError") = py::handle(no_device_type);
+}
+
+namespace {
+
+/// The numpy dtype of a tensor's elements: bfloat16 and the untyped views as the unsigned
+/// integers of their width (numpy has no bfloat16).
+py::dtype numpy_dtype(tile::DType t) {
+  using D = tile::DType;
+  switch (t) {
+  case D::uint8:
+  case D::b8:
+    return py::dtype("uint8");
+  case D::int8:
+    return py::dtype("int8");
+  case D::uint16:
+  case D::bfloat16:
+  case D::b16:
+    return py::dtype("uint16");
+  case D::int16:
+    return py::dtype("int16");
+  case D::float16:
+    return py::dtype("float16");
+  case D::uint32:
+  case D::b32:
+    return py::dtype("uint32");
+  case D::int32:
+    return py::dtype("int32");
+  case D::float32:
+    return py::dtype("float32");
+  case D::uint64:
+  case D::b64:
+    return py::dtype("uint64");
+  case D::int64:
+    return py::dtype("int64");
+  case D::float64:
+    return py::dtype("float64");
+  }
+  return py::dtype("uint8");
+}
+
+const tile::TensorDecl* global_tensor(const tile::Kernel& k, const std::string& name) {
+  const tile::TensorDecl* t = k.find_tensor(name);
+  return t && t->tensor.space == tile::Space::global ? t : nullptr;
+}
+
+/// A numpy array's bytes for global tensor `t`: its shape and dtype must be the tensor's.
+std::vector<std::uint8_t> input_bytes(const tile::TensorDecl& t, const py::handle& value) {
+  const py::dtype want = numpy_dtype(t.tensor.dtype);
+  py::array a = py::array::ensure(value, py::array::c_style);
+  if (!a)
+    throw py::type_error("'" + t.tensor.name + "' takes a numpy array");
+  if (!a.dtype().is(want) && !a.dtype().equal(want))
+    throw py::type_error("'" + t.tensor.name + "' holds " + std::string(name(t.tensor.dtype)) +
+                         " (numpy " + want.attr("name").cast<std::string>() + "), not " +
+                         a.dtype().attr("name").cast<std::string>());
+  std::vector<std::int64_t> shape(a.shape(), a.shape() + a.ndim());
+  if (shape != t.tensor.shape)
+    throw py::value_error("'" + t.tensor.name + "' has another shape than the array given");
+  const auto* p = static_cast<const std::uint8_t*>(a.data());
+  return std::vector<std::uint8_t>(p, p + a.nbytes());
+}
+
+py::array output_array(const tile::TensorDecl& t, const std::vector<std::uint8_t>& bytes) {
+  py::array a(numpy_dtype(t.tensor.dtype), t.tensor.shape);
+  if (static_cast<std::size_t>(a.nbytes()) == bytes.size())
+    std::memcpy(a.mutable_data(), bytes.data(), bytes.size());
+  return a;
+}
+
+py::dict arrays(const tile::Kernel& k, const std::map<std::string, std::vector<std::uint8_t>>& m) {
+  py::dict out;
+  for (const auto& [name, bytes] : m)
+    if (const tile::TensorDecl* t = global_tensor(k, name))
+      out[py::str(name)] = output_array(*t, bytes);
+  return out;
+}
+
+/// What Kernel.run returns.
+struct RunResult {
+  std::string status; ///< "pass", "mismatch", "fault", "invalid", "unsupported"
+  std::string stage;  ///< where a status other than pass was decided
+  std::string detail;
+  std::string backend;
+  py::dict outputs;   ///< the backend's final global tensors
+  py::dict reference; ///< the reference's
+  py::list hazards;   ///< the reference's and the simulator's findings (ptxgen.Diagnostic)
+  py::object race = py::none();
+  py::dict timings; ///< milliseconds per stage
+  bool passed() const { return status == "pass"; }
+};
+
+api::EmitOptions emit_options(const std::string& target,
+                              const std::optional<std::string>& version) {
+  api::EmitOptions o;
+  o.target = parse_target(target);
+  if (version) {
+    o.version = ptx::PtxVersion::parse(*version);
+    if (!o.version)
+      throw py::value_error("a PTX version is 'X.Y', not '" + *version + "'");
+  }
+  return o;
+}
+
+api::EmitResult emit_kernel(const PyKernel& k, const api::EmitOptions& o) {
+  py::gil_scoped_release unlocked;
+  return k.built() ? api::emit(*k.built(), o) : api::emit(k.kernel(), o);
+}
+
+/// The emitted PTX, or ptxgen.Error(stage="emit") with every diagnostic.
+std::string emit_or_raise(const PyKernel& k, const api::EmitOptions& o) {
+  api::EmitResult r = emit_kernel(k, o);
+  if (!r.ptx)
+    raise_error("emit", "the kernel '" + k.kernel().name + "' was refused", r.diagnostics);
+  return *r.ptx;
+}
+
+api::AssembleOutput assemble_text(const std::string& ptx, const std::string& target,
+                                  const std::optional<std::string>& ptxas) {
+  api::AssembleOptions o;
+  o.ptxas = ptxas.value_or("");
+  api::AssembleOutput out;
+  const ptx::Target t = parse_target(target);
+  {
+    py::gil_scoped_release unlocked;
+    out = api::assemble(ptx, t, o);
+  }
+  if (!out.cubin) {
+    const bool missing =
+        !out.diagnostics.empty() && out.diagnostics.front().id == DiagId::run_ptxas_unavailable;
+    raise_error("ptxas", missing ? "ptxas could not run" : "ptxas rejected the PTX",
+                out.diagnostics);
+  }
+  return out;
+}
+
+using Bytes = std::map<std::string, std::vector<std::uint8_t>>;
+
+/// Splits run()'s keyword arguments into tensor inputs and parameter values.
+Bytes run_inputs(PyKernel& k, const py::kwargs& kw) {
+  Bytes inputs;
+  for (const auto& [key, value] : kw) {
+    const std::string name = py::str(key);
+    if (const tile::TensorDecl* t = global_tensor(k.kernel(), name)) {
+      inputs[name] = input_bytes(*t, value);
+      continue;
+    }
+    if (!k.kernel().find_param(name))
+      throw py::type_error("the kernel has no global tensor or parameter '" + name + "'");
+    if (auto d = k.set_param(name, value.cast<std::uint64_t>()))
+      raise_error("setup", d->message, Diagnostics({*d}));
+  }
+  return inputs;
+}
+
+/// The stages whose failure is an exception rather than a result: the case never ran.
+bool raises(const api::CaseResult& c) {
+  using Stage = api::CaseResult::Stage;
+  using Status = api::CaseResult::Status;
+  if (c.status == Status::invalid)
+    return c.stage == Stage::emit;
+  return c.status == Status::error && c.stage != Stage::reference;
+}
+
+RunResult to_result(const tile::Kernel& k, const api::CaseResult& c, const Bytes& outputs,
+                    const Bytes& reference, const std::string& backend) {
+  RunResult r;
+  r.status = std::string(name(c.status));
+  r.stage = std::string(name(c.stage));
+  r.detail = c.detail;
+  r.backend = backend;
+  r.outputs = arrays(k, outputs);
+  r.reference = arrays(k, reference);
+  for (const Diagnostic& d : c.diagnostics)
+    r.hazards.append(py::cast(d));
+  if (c.sim_race)
+    r.race = py::str(c.detail);
+  r.timings["emit_ms"] = c.emit_ms;
+  r.timings["ptxas_ms"] = c.ptxas_ms;
+  r.timings["reference_ms"] = c.reference_ms;
+  r.timings["load_ms"] = c.load_ms;
+  r.timings["launch_ms"] = c.launch_ms;
+  r.timings["compare_ms"] = c.compare_ms;
+  return r;
+}
+
+RunResult run(PyKernel& k, const std::string& backend, const std::optional<std::string>& target,
+              const std::optional<std::string>& ptxas, const py::kwargs& kw) {
+  api::Backend b = api::Backend::sim;
+  if (backend == "cuda" || backend == "gpu")
+    b = api::Backend::cuda;
+  else if (backend != "sim")
+    throw py::value_error("backend is 'sim' or 'cuda', not '" + backend + "'");
+  const Bytes inputs = run_inputs(k, kw);
+  if (k.built() && k.own_diagnostics().has_errors())
+    raise_error("emit", "the kernel '" + k.kernel().name + "' was refused", k.own_diagnostics());
+  driver::ConformanceOptions o;
+  o.backend = b;
+  o.ptxas = ptxas.value_or("");
+  o.jobs = 1;
+  if (target)
+    o.target = parse_target(*target);
+  Bytes outputs, reference;
+  driver::ConformanceCase c{
+      k.kernel().file.empty() ? k.kernel().name : k.kernel().file, {}, &k.kernel()};
+  c.inputs = &inputs;
+  c.outputs = &outputs;
+  c.reference_outputs = &reference;
+  driver::ConformanceReport report;
+  {
+    py::gil_scoped_release unlocked;
+    report = driver::run_conformance(std::vector<driver::ConformanceCase>{c}, o, {});
+  }
+  using Setup = driver::ConformanceReport::Setup;
+  if (report.setup == Setup::no_gpu)
+    raise_error("setup", "no GPU: " + report.backend_description, {}, true);
+  if (report.setup != Setup::ready || report.cases.empty())
+    raise_error("setup", report.backend_description, {});
+  const api::CaseResult& result = report.cases.front();
+  if (raises(result)) {
+    const std::string stage(name(result.stage));
+    // The detail repeats the diagnostics, which the exception's text lists once.
+    raise_error(stage,
+                result.diagnostics.has_errors() ? "the " + stage + " stage stopped the run"
+                                                : result.detail,
+                result.diagnostics);
+  }
+  return to_result(k.kernel(), result, outputs, reference, report.backend_description);
+}
+
+std::unique_ptr<PyKernel> loaded_or_raise(Result<std::unique_ptr<tile::Kernel>> r) {
+  if (!r)
+    raise_error("load", "the spec did not load", r.diagnostics);
+  return std::make_unique<PyKernel>(std::move(*r));
+}
+
+void bind_results(py::module_& m) {
+  py::class_<RunResult>(m, "RunResult", "A run's outcome, outputs, hazards and timings.")
+      .def_readonly("status", &RunResult::status)
+      .def_readonly("stage", &RunResult::stage)
+      .def_readonly("detail", &RunResult::detail)
+      .def_readonly("backend", &RunResult::backend)
+      .def_readonly("outputs", &RunResult::outputs)
+      .def_readonly("reference", &RunResult::reference)
+      .def_readonly("hazards", &RunResult::hazards)
+      .def_readonly("race", &RunResult::race)
+      .def_readonly("timings", &RunResult::timings)
+      .def_property_readonly("passed", &RunResult::passed)
+      .def("__repr__", [](const RunResult& r) { return "<ptxgen.RunResult " + r.status + ">"; });
+  py::class_<api::ResourceUsage>(m, "ResourceUsage", "ptxas -v's figures for one entry.")
+      .def_readonly("entry", &api::ResourceUsage::entry)
+      .def_readonly("registers", &api::ResourceUsage::registers)
+      .def_readonly("shared_bytes", &api::ResourceUsage::shared_bytes)
+      .def_readonly("stack_bytes", &api::ResourceUsage::stack_bytes)
+      .def_readonly("spill_stores", &api::ResourceUsage::spill_stores)
+      .def_readonly("spill_loads", &api::ResourceUsage::spill_loads);
+}
+
+} // namespace
+
+void bind_stages(py::module_& m, py::class_<PyKernel>& k) {
+  bind_results(m);
+  m.def(
+      "load",
+      [](const std::string& path) {
+        Result<std::unique_ptr<tile::Kernel>> r;
+        {
+          py::gil_scoped_release unlocked;
+          r = driver::load_spec_file(path);
+        }
+        return loaded_or_raise(std::move(r));
+      },
+      py::arg("path"), "A kernel from a spec file.");
+  m.def(
+      "loads",
+      [](const std::string& text, const std::string& name) {
+        return loaded_or_raise(driver::load_spec_text(text, name));
+      },
+      py::arg("text"), py::arg("name") = "<string>", "A kernel from spec text.");
+  m.def(
+      "assemble",
+      [](const std::string& ptx, const std::string& target, std::optional<std::string> ptxas) {
+        auto out = assemble_text(ptx, target, ptxas);
+        return py::bytes(reinterpret_cast<const char*>(out.cubin->data()), out.cubin->size());
+      },
+      py::arg("ptx"), py::arg("target") = "sm_80", py::arg("ptxas") = py::none(),
+      "The cubin ptxas makes of the PTX; ptxgen.Error(stage='ptxas') when it refuses.");
+  m.def(
+      "resource_usage",
+      [](const std::string& ptx, const std::string& target, std::optional<std::string> ptxas) {
+        return assemble_text(ptx, target, ptxas).usage;
+      },
+      py::arg("ptx"), py::arg("target") = "sm_80", py::arg("ptxas") = py::none(),
+      "ptxas -v's registers and bytes per entry.");
+  k.def(
+      "diagnostics", [](const PyKernel& self) { return to_list(self.own_diagnostics()); },
+      "The builder's findings so far.");
+  k.def("to_toml", [](const PyKernel& self) { return api::to_spec_toml(self.kernel()); });
+  k.def(
+      "check",
+      [](const PyKernel& self, const std::string& target) {
+        return to_list(emit_kernel(self, emit_options(target, std::nullopt)).diagnostics);
+      },
+      py::arg("target") = driver::emitted_target.str(),
+      "Every diagnostic of emitting for `target` (errors and warnings), raising nothing.");
+  k.def(
+      "emit",
+      [](const PyKernel& self, const std::string& target, std::optional<std::string> version) {
+        return emit_or_raise(self, emit_options(target, version));
+      },
+      py::arg("target") = driver::emitted_target.str(), py::arg("ptx_version") = py::none(),
+      "The kernel's PTX; ptxgen.Error(stage='emit') with every diagnostic when refused.");
+  k.def("run", &run, py::arg("backend") = "sim", py::arg("target") = py::none(),
+        py::arg("ptxas") = py::none(),
+        "Runs the kernel against the reference; keyword arguments give global tensors "
+        "(numpy arrays) and parameter values.");
+}
+
+} // namespace ptxgen::python

@@ -1,0 +1,308 @@
+"""The Python module `ptxgen` (docs/python.md): every exposed function, with its failure
+paths (a refused spec, ptxas rejecting, no GPU). CTest runs it (tests/python.cmake)."""
+import inspect
+import os
+import re
+import threading
+
+import numpy as np
+import pytest
+
+import ptxgen
+from conftest import seed
+
+
+def here() -> int:
+    """The caller's line: where a diagnostic about the previous call must point."""
+    return inspect.currentframe().f_back.f_lineno
+
+
+def body_of(ptx: str) -> str:
+    """PTX without its leading comment lines (they name the generator)."""
+    return "".join(l for l in ptx.splitlines(keepends=True) if not l.startswith("//"))
+
+
+def test_version_is_the_projects(source_dir):
+    with open(os.path.join(source_dir, "CMakeLists.txt")) as f:
+        version = re.search(r"project\(ptxgen VERSION ([0-9.]+)", f.read()).group(1)
+    assert ptxgen.__version__ == version
+
+
+def test_seed_built_in_python_emits_the_golden_ptx(source_dir):
+    with open(os.path.join(source_dir, "golden/seed/copy_async.ptx")) as f:
+        golden = f.read()
+    assert body_of(seed().emit(target="sm_80")) == body_of(golden)
+
+
+def test_load_and_loads_give_the_same_kernel_as_the_builder(source_dir):
+    path = os.path.join(source_dir, "specs/seed/copy_async.toml")
+    loaded = ptxgen.load(path)
+    assert loaded.name == "copy_async"
+    with open(path) as f:
+        text = f.read()
+    assert body_of(ptxgen.loads(text).emit()) == body_of(seed().emit())
+    assert body_of(loaded.emit()) == body_of(seed().emit())
+
+
+def test_to_toml_reads_back_to_the_same_ptx():
+    k = seed()
+    assert body_of(ptxgen.loads(k.to_toml()).emit()) == body_of(k.emit())
+
+
+def test_a_spec_that_does_not_load_raises_with_positions():
+    with pytest.raises(ptxgen.Error) as e:
+        ptxgen.loads("[kernel]\nname = \"k\"\ngrid = 1\nblock = 0\n", name="bad.toml")
+    assert e.value.stage == "load"
+    d = next(x for x in e.value.diagnostics if x.line == 4)
+    assert d.file == "bad.toml" and d.column >= 1 and "block" in d.source_line
+    assert d.caret[1] > d.caret[0] and d.severity == "error" and d.id.startswith("spec_")
+    with pytest.raises(ptxgen.Error):
+        ptxgen.load("/nonexistent/ptxgen-test.toml")
+
+
+def refused_kernel():
+    k = ptxgen.Kernel("refused", grid=1, block=128)
+    A = k.global_tensor("A", (128, 32), "float16")
+    s = k.shared_tensor("s", (128, 32), "float16")
+    k.global_tensor("tid", (4,), "uint8")
+    bad_name = here() - 1
+    k.apply("cp.async.cg.shared.global", s[ptxgen.tid, 0:4], A[ptxgen.tid, 0:4], 8)
+    bad_chunk = here() - 1
+    k.wait_all()
+    return k, bad_name, bad_chunk
+
+
+def test_check_reports_every_error_at_the_python_lines():
+    k, bad_name, bad_chunk = refused_kernel()
+    found = {d.id: d for d in k.check()}
+    assert found["spec_reserved_name"].line == bad_name
+    assert found["contract_cg_chunk"].line == bad_chunk
+    assert found["contract_cg_chunk"].file == __file__
+    assert "spec_reserved_name" in [d.id for d in k.diagnostics()]
+
+
+def test_a_refused_kernel_raises_one_error_type_carrying_the_diagnostics():
+    k, _, bad_chunk = refused_kernel()
+    with pytest.raises(ptxgen.Error) as e:
+        k.emit()
+    assert e.value.stage == "emit"
+    assert "contract_cg_chunk" in [d.id for d in e.value.diagnostics]
+    assert "contract_cg_chunk" in str(e.value)
+    with pytest.raises(ptxgen.Error) as e:
+        k.run()
+    assert e.value.stage == "emit"
+
+
+def test_emit_takes_the_target_and_the_ptx_version():
+    ptx = seed().emit(target="sm_90a", ptx_version="8.0")
+    assert ".target sm_90a" in ptx and ".version 8.0" in ptx
+    with pytest.raises(ValueError):
+        seed().emit(target="sm90")
+    with pytest.raises(ValueError):
+        seed().emit(ptx_version="eight")
+
+
+def test_expressions_and_views_spell_as_the_spec():
+    assert str(ptxgen.tid + 1) == "tid + 1"
+    assert str(2 * ptxgen.warp) == "2 * warp"
+    assert str(ptxgen.select(ptxgen.lane < 16, 16, 0)) == "lane < 16 ? 16 : 0"
+    assert str(ptxgen.min(ptxgen.bid, 3)) == "min(bid, 3)"
+    assert str(ptxgen.special("ntid.x")) == "ntid.x"
+    k = ptxgen.Kernel("views", grid=1, block=32)
+    A = k.global_tensor("A", (32, 16), "uint8")
+    assert A[ptxgen.tid, 4:].text == "A.sub[tid, 4:]"
+    assert A.sub(ptxgen.tid).view("uint32").dtype == "uint32"
+    assert k.view("A.sub[tid, :]").ok
+    bad = A.rearrange("(r v) w -> r v w", v=5)
+    assert not bad.ok and bad.error is not None and bad.error.severity == "error"
+    with pytest.raises(ValueError):
+        ptxgen.special("nope")
+
+
+def test_loops_fill_and_the_ops_build_and_emit(real_ptxas):
+    k = ptxgen.Kernel("ops", grid=2, block=(32, 2))
+    n = k.param_u32("n", 2, range=(1, 4))
+    A = k.global_tensor("A", (2, 4, 64, 16), "uint8", init=ptxgen.random_init(3))
+    B = k.global_tensor("B", (2, 4, 64, 16), "uint8", output=True)
+    S = k.shared_tensor("S", (64, 16), "uint8")
+    with k.loop("i", 0, n) as i:
+        k.apply("cp.async.ca.shared.global", S[ptxgen.tid, :], A[ptxgen.bid, i, ptxgen.tid, :],
+                16, src_size=16)
+        k.commit_group()
+        k.wait_group(0)
+        k.copy(B[ptxgen.bid, i, ptxgen.tid, :], S[ptxgen.tid, :])
+        k.cta_sync()
+    j = k.begin_for("j", n, 4)
+    k.fill(B[ptxgen.bid, j, ptxgen.tid, :], b"\x5a")
+    k.end_for()
+    k.wait_all()
+    assert k.check() == [] or all(d.severity != "error" for d in k.check())
+    assert "cp.async.ca.shared.global" in k.emit()
+    r = k.run(n=3)
+    assert r.passed, r.detail
+    assert (r.outputs["B"][:, 3] == 0x5A).all()
+    with pytest.raises(ptxgen.Error):
+        k.run(n=9)  # outside its declared range
+
+
+def test_pipeline_builds_its_prologue_and_steady_state(real_ptxas):
+    k = ptxgen.Kernel("pipe", grid=1, block=128)
+    A = k.global_tensor("A", (6, 128, 16), "uint8", init=ptxgen.random_init(1))
+    B = k.global_tensor("B", (6, 128, 16), "uint8", output=True)
+    ring = k.shared_tensor("ring", (3, 128, 16), "uint8")
+    t = ptxgen.tid
+    k.pipeline(lambda v: k.apply("cp.async.cg.shared.global", ring[v.stage, t, :],
+                                 A[v.tile, t, :], 16),
+               lambda v: k.copy(B[v.tile, t, :], ring[v.stage, t, :]), stop=6, stages=3)
+    k.expect_equal(B, A)
+    ptx = k.emit()
+    # stages - 1 = 2 prologue loads, then the steady state's one load and wait_group stages - 2
+    assert ptx.count("cp.async.cg.shared.global") == 3
+    assert "cp.async.wait_group 1;" in ptx
+    assert k.run().passed
+
+
+@pytest.mark.parametrize("noinc", [True, False])
+def test_mbarriers_build_and_run(real_ptxas, noinc):
+    k = ptxgen.Kernel("mbar", grid=1, block=32)
+    A = k.global_tensor("A", (32, 16), "uint8", init=ptxgen.random_init(2))
+    B = k.global_tensor("B", (32, 16), "uint8", output=True)
+    S = k.shared_tensor("S", (32, 16), "uint8")
+    bar = k.shared_tensor("bar", (1,), "uint64")
+    k.mbarrier_init(bar[0], 32)
+    k.cta_sync()
+    k.apply("cp.async.cg.shared.global", S[ptxgen.tid, :], A[ptxgen.tid, :], 16)
+    k.copy_arrive(bar[0], noinc=noinc)  # with noinc it is the thread's arrival
+    if not noinc:
+        k.mbarrier_arrive(bar[0])
+    k.mbarrier_wait(bar[0], 0)
+    k.copy(B[ptxgen.tid, :], S[ptxgen.tid, :])
+    k.expect_equal(B, A)
+    assert "mbarrier" in k.emit()
+    assert k.run().passed
+
+
+def test_cache_policies_and_expectations():
+    k = ptxgen.Kernel("hint", grid=1, block=32)
+    k.param_u64("pol", 0)
+    A = k.global_tensor("A", (32, 16), "uint8", init=ptxgen.random_init(4))
+    B = k.global_tensor("B", (32, 16), "uint8", output=True)
+    S = k.shared_tensor("S", (32, 16), "uint8")
+    k.apply("cp.async.cg.shared.global.L2::cache_hint", S[ptxgen.tid, :], A[ptxgen.tid, :], 16,
+            cache_policy=ptxgen.policy_param("pol"))
+    k.wait_all()
+    k.copy(B[ptxgen.tid, :], S[ptxgen.tid, :])
+    k.expect_equal(B, A)
+    k.expect_sentinel(A)
+    assert "L2::cache_hint" in k.emit()
+    ptxgen.create_policy("evict_first")
+
+
+def test_run_on_the_simulator_with_numpy_in_and_out(real_ptxas):
+    x = (np.arange(4096) % 97).astype("float16").reshape(128, 32)
+    r = seed().run(A=x * 0 + 5)
+    assert r.passed and r.status == "pass"
+    np.testing.assert_array_equal(r.outputs["B"], np.full((128, 32), 5, "float16"))
+    np.testing.assert_array_equal(r.reference["B"], r.outputs["B"])
+    assert set(r.timings) >= {"emit_ms", "ptxas_ms", "reference_ms", "launch_ms"}
+    assert r.hazards == [] or all(h.severity != "error" for h in r.hazards)
+    with pytest.raises(TypeError):
+        seed().run(A=x.astype("float32"))
+    with pytest.raises(ValueError):
+        seed().run(A=x.reshape(64, 64))
+    with pytest.raises(TypeError):
+        seed().run(C=x)
+
+
+def test_a_planted_race_is_reported_at_the_python_line(real_ptxas):
+    k = ptxgen.Kernel("race", grid=1, block=32)
+    A = k.global_tensor("A", (32, 16), "uint8", init=ptxgen.random_init(5))
+    B = k.global_tensor("B", (32, 16), "uint8", output=True)
+    S = k.shared_tensor("S", (32, 16), "uint8")
+    k.apply("cp.async.cg.shared.global", S[ptxgen.tid, :], A[ptxgen.tid, :], 16)
+    k.commit_group()
+    k.wait_all()
+    k.copy(B[ptxgen.tid, :], S[(ptxgen.tid + 1) % 32, :])  # no cta_sync before it
+    race_line = here() - 1
+    r = k.run()
+    assert not r.passed
+    race = [h for h in r.hazards if h.id == "check_read_without_sync"]
+    assert race and race[0].line == race_line and race[0].file == __file__
+
+
+def test_ptxas_rejecting_raises_with_its_stage(fake_ptxas):
+    ptx = seed().emit()
+    with pytest.raises(ptxgen.Error) as e:
+        ptxgen.assemble(ptx, ptxas=fake_ptxas)
+    assert e.value.stage == "ptxas"
+    assert e.value.diagnostics[0].id == "run_ptxas_rejected"
+    assert e.value.diagnostics[0].line == 6
+    with pytest.raises(ptxgen.Error) as e:
+        seed().run(ptxas=fake_ptxas)
+    assert e.value.stage in ("ptxas", "setup")
+    with pytest.raises(ptxgen.Error) as e:
+        ptxgen.assemble(ptx, ptxas="/nonexistent/ptxgen-test/ptxas")
+    assert e.value.diagnostics[0].id == "run_ptxas_unavailable"
+
+
+def test_assemble_and_resource_usage_with_the_real_ptxas(real_ptxas):
+    ptx = seed().emit()
+    cubin = ptxgen.assemble(ptx, target="sm_80")
+    assert isinstance(cubin, bytes) and cubin[:4] == b"\x7fELF"
+    usage = ptxgen.resource_usage(ptx, target="sm_80")
+    assert usage[0].entry == "copy_async" and usage[0].registers > 0
+    assert usage[0].shared_bytes == 8192
+
+
+def test_the_gpu_runs_or_says_there_is_none(real_ptxas):
+    try:
+        r = seed().run(backend="cuda")
+    except ptxgen.NoDeviceError as e:
+        assert e.stage == "setup" and "GPU" in str(e)
+        return
+    assert r.passed, r.detail
+
+
+def test_long_work_lets_other_python_threads_run(real_ptxas):
+    # Two runs at once finish both: each releases the GIL while it emits and simulates.
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(seed().run().passed))
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [True, True]
+
+
+def test_a_run_without_ptxas_raises_at_setup():
+    with pytest.raises(ptxgen.Error) as e:
+        seed().run(ptxas="/nonexistent/ptxgen-test/ptxas")
+    assert e.value.stage == "setup"
+
+
+def test_operand_expressions_launch_shapes_and_value_expectations(real_ptxas):
+    k = ptxgen.Kernel("rest")
+    k.launch((1,), (32, 1))
+    k.dynamic_shared(8192)
+    A = k.global_tensor("A", (32, 16), "uint8", init=ptxgen.random_init(1))
+    B = k.global_tensor("B", (32, 16), "uint8", output=True)
+    S = k.shared_tensor("S", (32, 16), "uint8")
+    n = k.param_u32("n", 8, range=(0, 8))
+    t = ptxgen.tid
+    # Four 4-byte chunks per row: chunk r copies min(n - 4r, 4) bytes and zero-fills the rest.
+    k.apply("cp.async.ca.shared.global", S[t, :].rearrange("(r v) -> r v", v=4),
+            A[t, :].rearrange("(r v) -> r v", v=4), 4,
+            src_size=ptxgen.clamp(n - 4 * ptxgen.axis("r"), 0, 4),
+            pred=ptxgen.logical_and(t < 32, ptxgen.logical_not(ptxgen.max(t, 40) < 40)))
+    k.wait_all()
+    k.copy(B[t, :], S[t, :])
+    k.expect_value(B[0:32, 8:16], 0)
+    assert [d for d in k.check() if d.severity == "error"] == []
+    assert "dynamic_shared = 8192" in k.to_toml()
+    a = np.arange(512, dtype=np.uint8).reshape(32, 16) | 1  # no zero byte
+    r = k.run(A=a, n=5)
+    assert r.passed, r.detail
+    assert "sim" in r.backend and r.race is None
+    np.testing.assert_array_equal(r.outputs["B"][:, :5], a[:, :5])
+    assert (r.outputs["B"][:, 5:] == 0).all()
