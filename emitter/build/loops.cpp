@@ -209,8 +209,9 @@ bool Builder::pipeline_load_kind(std::string_view kind, std::string_view first, 
     return true;
   if (!known) {
     error(DiagId::spec_pipeline_load_op, at,
-          "a pipeline's [[op.load]] is a cp.async apply, a bulk_load or a tensor_load; op " +
-              quoted(kind) + " belongs in [[op.body]] (the consumer) or outside the pipeline");
+          "a pipeline's [[op.load]] is a cp.async apply; op " + quoted(kind) +
+              " belongs in [[op.body]] (the consumer) or outside the pipeline (a TMA "
+              "pipeline's loads are bulk_load or tensor_load ops)");
   } else {
     error(DiagId::spec_pipeline_load_op, at,
           "the loads of one pipeline complete one way: cp.async applies through commit groups, "
