@@ -304,7 +304,9 @@ private:
       return;
     }
     auto& knows = known_[static_cast<std::size_t>(tid)];
-    if (mine != no_phase && mine != bar.completed && knows[bar.key] <= mine) {
+    if (mine != no_phase && knows[bar.key] > mine)
+      mine = no_phase; // it knows that phase completed: as good as having waited for it
+    if (mine != no_phase && mine != bar.completed) {
       error(DiagId::contract_mbarrier_reuse, index, op.pos, 1,
             where(tid) + ": the thread arrives on barrier '" + v.text +
                 "' again before waiting for phase " + std::to_string(mine) +
@@ -465,13 +467,14 @@ private:
     // waiting for a free slot before the slot's first use, accepted while phase 0 has
     // neither arrivals nor transaction bytes (nothing could be meant by the wait yet).
     const bool untouched = bar.arrived == 0 && !bar.expects && bar.delivered == 0;
-    if (phase < 0 && !untouched) {
-      error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
-            where(t) + ": " + role_of(index) + "no phase of barrier '" + m.barrier.text +
-                "' has completed and the thread did not arrive on it: parity 1 names the "
-                "phase before phase 0 and passes at once, before the arrivals or the bytes "
-                "phase 0 already has");
-    } else if (phase >= 0 && (phase != c - 1 || q != phase % 2)) {
+    if (phase < 0) {
+      if (!untouched)
+        error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
+              where(t) + ": " + role_of(index) + "no phase of barrier '" + m.barrier.text +
+                  "' has completed and the thread did not arrive on it: parity 1 names the "
+                  "phase before phase 0 and passes at once, before the arrivals or the bytes "
+                  "phase 0 already has");
+    } else if (phase != c - 1 || q != phase % 2) {
       error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
             where(t) + ": " + role_of(index) + "the thread waits on parity " + std::to_string(q) +
                 " of barrier '" + m.barrier.text + "', but the phase it needs is phase " +
