@@ -115,6 +115,8 @@ struct OpWriter {
     out << "op = \"mbarrier_wait\"\n";
     view("barrier", m.barrier);
     out << "parity = " << expr(m.parity) << "\n";
+    if (m.pred)
+      out << "pred = " << expr(*m.pred) << "\n";
   }
   /// `pred` and `cache_policy` of a bulk or tensor copy.
   template <class Op>

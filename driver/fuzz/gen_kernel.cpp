@@ -104,7 +104,7 @@ public:
     const std::size_t open = b_.open_pipeline_vars(m.loop.var, p.stage_var, pos());
     for (const ModelApply& l : m.loads) {
       auto a = apply(l);
-      ok = a && b_.pipeline_load_stage(p, *a, at()) && ok;
+      ok = a && b_.pipeline_load_stage(p, a->dst.value, at()) && ok;
       if (a)
         p.loads.push_back(tile::Op{std::move(*a), pos()});
     }

@@ -283,6 +283,16 @@ private:
   /// barrier phase: the reader may still see the new bytes (refill without a barrier).
   void check_refill(std::size_t op, const Cta& cta, std::int64_t bid, std::int64_t tid,
                     const Buffer& b, std::size_t g, std::int64_t off, bool copy);
+  /// Whether the reads of a granule by `reader` (a tid, or many_threads: then every other
+  /// thread counts as a reader), the latest at `read_clock`, are ordered before thread
+  /// `tid`'s current point by mbarrier phases it waited for (Cta::ordered).
+  bool reads_ordered(const Cta& cta, std::int64_t tid, std::int32_t reader,
+                     std::int64_t read_clock) const;
+  /// Thread `tid` arrives on barrier `id` (an mbarrier_arrive or expect_tx's arrival): its
+  /// ops so far are released into the barrier's phase.
+  void release(std::size_t id, std::int64_t tid);
+  /// Thread `tid` passed a wait for the last completed phase of barrier `id`.
+  void acquire(std::size_t id, std::int64_t tid);
 
   /// When pending granule `g` of `b` belongs to a copy that a wait_group passed over because
   /// no commit_group had closed its group, reports that missing commit_group (at the wait) and
@@ -530,6 +540,7 @@ private:
   /// A phase with no arrival pending completes when its transaction bytes are all in.
   static void complete_if_tx_done(RefBarrier& bar) {
     if (bar.tx_expected == bar.tx_delivered) {
+      bar.done = bar.release;
       ++bar.phase;
       bar.pending = bar.count;
       bar.tx_expected = 0;

@@ -204,6 +204,7 @@ void Evaluator::step_op(std::size_t op, const tile::ExpectTxOp& m) {
     }
     cta_state_.barriers[*id].tx_expected += *bytes;
     if (m.arrive) {
+      release(*id, tid);
       arrive_on(cta_state_, *id);
     }
   }

@@ -77,6 +77,7 @@ void Evaluator::run_cta() {
   cta_state_.deferred.clear();
   cta_state_.loads.clear();
   cta_state_.clock = 0;
+  cta_state_.ordered.clear();
   for (std::size_t i = 0; i < k_.ops.size();) {
     if (replayable_) {
       trace_.note_op(i);

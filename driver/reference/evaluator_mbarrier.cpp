@@ -15,6 +15,32 @@ void Evaluator::arrive_on(Cta& cta, std::size_t id) {
   }
 }
 
+void Evaluator::release(std::size_t id, std::int64_t tid) {
+  Cta& cta = cta_state_;
+  const auto block = static_cast<std::size_t>(k_.block);
+  if (cta.ordered.empty()) {
+    cta.ordered.assign(block * block, 0);
+  }
+  RefBarrier& bar = cta.barriers[id];
+  if (bar.release.empty()) {
+    bar.release.assign(block, -1);
+  }
+  bar.release[static_cast<std::size_t>(tid)] = cta.clock;
+}
+
+void Evaluator::acquire(std::size_t id, std::int64_t tid) {
+  Cta& cta = cta_state_;
+  const RefBarrier& bar = cta.barriers[id];
+  if (bar.done.empty() || cta.ordered.empty()) {
+    return;
+  }
+  const auto block = static_cast<std::size_t>(k_.block);
+  std::int64_t* row = &cta.ordered[static_cast<std::size_t>(tid) * block];
+  for (std::size_t r = 0; r < block; ++r) {
+    row[r] = std::max(row[r], bar.done[r]);
+  }
+}
+
 void Evaluator::fire(Cta& cta, std::size_t d) {
   Deferred& def = cta.deferred[d];
   if (def.fired)
@@ -60,6 +86,8 @@ void Evaluator::step_op(std::size_t op, const tile::MbarrierInitOp& m) {
     bar.count = m.count.value;
     bar.pending = m.count.value;
     bar.phase = 0;
+    bar.release.clear();
+    bar.done.clear();
     // The phases seen, and the bytes they guard, were the old initialisation's: a thread
     // that waited for them has seen those bytes.
     for (ThreadState& ts : cta_state_.threads)
@@ -98,13 +126,20 @@ void Evaluator::step_op(std::size_t op, const tile::MbarrierArriveOp& m) {
       if (!p || *p == 0)
         continue;
     }
-    if (const auto id = used_barrier(op, m.barrier, tid))
+    if (const auto id = used_barrier(op, m.barrier, tid)) {
+      release(*id, tid);
       arrive_on(cta_state_, *id);
+    }
   }
 }
 
 void Evaluator::step_op(std::size_t op, const tile::MbarrierWaitOp& m) {
   for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+    if (m.pred) {
+      const auto p = eval(op, *m.pred, "pred", env(cta_, tid));
+      if (!p || *p == 0)
+        continue;
+    }
     const auto id = used_barrier(op, m.barrier, tid);
     if (!id)
       continue;
@@ -128,6 +163,7 @@ void Evaluator::step_op(std::size_t op, const tile::MbarrierWaitOp& m) {
     auto [seen, fresh] = waited.try_emplace(*id, bar.phase - 1);
     if (!fresh)
       seen->second = std::max(seen->second, bar.phase - 1);
+    acquire(*id, tid);
   }
 }
 

@@ -67,7 +67,7 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
         Severity::error, w);
   }
   used_again(cta, h, g);
-  h.note_read(g, static_cast<std::int32_t>(tid), cta.epoch, op32(op));
+  h.note_read(g, static_cast<std::int32_t>(tid), cta.epoch, op32(op), cta.clock);
   return moot;
 }
 
@@ -105,7 +105,7 @@ std::string Evaluator::pending_cause(const Cta& cta, const ref::SharedBytes& h, 
 void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, std::int64_t tid,
                              const Buffer& b, std::size_t g, std::int64_t off, bool copy) {
   const std::int32_t other = b.hz.other_reader(g, static_cast<std::int32_t>(tid), cta.epoch);
-  if (other == ref::none) {
+  if (other == ref::none || reads_ordered(cta, tid, other, b.hz.read_clock[g])) {
     return;
   }
   problems_.add(
@@ -122,6 +122,26 @@ void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, s
                " between that read and this write";
       },
       Severity::error, b.granule());
+}
+
+bool Evaluator::reads_ordered(const Cta& cta, std::int64_t tid, std::int32_t reader,
+                              std::int64_t read_clock) const {
+  if (cta.ordered.empty()) {
+    return false;
+  }
+  const auto block = static_cast<std::size_t>(k_.block);
+  const std::size_t row = static_cast<std::size_t>(tid) * block;
+  auto before = [&](std::size_t r) { return cta.ordered[row + r] > read_clock; };
+  if (reader != ref::many_threads) {
+    return before(static_cast<std::size_t>(reader));
+  }
+  // Several readers, not known one by one: every other thread's ops up to the latest read.
+  for (std::size_t r = 0; r < block; ++r) {
+    if (r != static_cast<std::size_t>(tid) && !before(r)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool Evaluator::missing_commit(const Buffer& b, std::size_t g) {

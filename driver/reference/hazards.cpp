@@ -18,6 +18,7 @@ void SharedBytes::reset(std::size_t n) {
   reader.assign(n, none);
   read_epoch.assign(n, 0);
   read_op.assign(n, none);
+  read_clock.assign(n, 0);
   land_tid.assign(n, none);
   land_seq.assign(n, 0);
   land_group.assign(n, 0);
@@ -55,10 +56,12 @@ void SharedBytes::refine(int by) {
   }
   split(guard_phase, by);
   split(generic_time, by);
+  split(read_clock, by);
 }
 
-void SharedBytes::note_read(std::size_t off, std::int32_t tid, std::int32_t epoch,
-                            std::int32_t op) {
+void SharedBytes::note_read(std::size_t off, std::int32_t tid, std::int32_t epoch, std::int32_t op,
+                            std::int64_t clock) {
+  read_clock[off] = clock;
   if (reader[off] == none || read_epoch[off] != epoch) {
     reader[off] = tid;
     read_epoch[off] = epoch;

@@ -52,6 +52,7 @@ struct SharedBytes {
   std::vector<std::int32_t> reader;      ///< tid of the reader(s) in read_epoch, many_threads
   std::vector<std::int32_t> read_epoch;  ///< the phase of those reads (valid when reader != none)
   std::vector<std::int32_t> read_op;     ///< the op of the first of them
+  std::vector<std::int64_t> read_clock;  ///< the CTA's op count at the latest of them
 
   // The copy that wrote the byte last, when a wait_group performed it: for the wait notes.
   std::vector<std::int32_t> land_tid;   ///< the waiting thread, none
@@ -74,8 +75,9 @@ struct SharedBytes {
   std::vector<std::int32_t> generic_op;   ///< the writing op
   std::vector<std::int64_t> generic_time; ///< the CTA's op count (Cta::clock) at the write
 
-  /// Records a read of byte `off` by `tid` in phase `epoch`, at `op`.
-  void note_read(std::size_t off, std::int32_t tid, std::int32_t epoch, std::int32_t op);
+  /// Records a read of byte `off` by `tid` in phase `epoch`, at `op` and CTA clock `clock`.
+  void note_read(std::size_t off, std::int32_t tid, std::int32_t epoch, std::int32_t op,
+                 std::int64_t clock);
   /// Who else read byte `off` in phase `epoch`: a tid other than `tid`, many_threads (two or
   /// more, at least one of them not `tid`), or none.
   std::int32_t other_reader(std::size_t off, std::int32_t tid, std::int32_t epoch) const;

@@ -128,6 +128,11 @@ struct RefBarrier {
   /// loads delivered; the phase completes when no arrival is pending and the two are equal.
   std::int64_t tx_expected = 0;
   std::int64_t tx_delivered = 0;
+  /// Per thread: Cta::clock at its latest arrival (mbarrier_arrive, expect_tx's), -1 none;
+  /// its ops before that clock are ordered before a wait for a later completed phase.
+  /// Cumulative over phases. `done`: `release` when the last phase completed.
+  std::vector<std::int64_t> release;
+  std::vector<std::int64_t> done;
 };
 
 /// `len` contiguous bytes of a bulk copy: from byte `src` of its source to byte `dst` of its
@@ -199,6 +204,12 @@ struct Cta {
   std::vector<Deferred> deferred;                                          ///< every copy_arrive's
   std::vector<PendingLoad> loads; ///< bulk and tensor loads in flight, issue order
   std::int64_t clock = 0;         ///< ops run so far: orders writes and proxy fences
+  /// Besides cta_sync (epoch), mbarrier phases order threads: ordered[w * block + r] is the
+  /// clock before which thread r's ops are ordered before thread w's current point, learnt
+  /// by w's waits from the arrivals of the phases they waited for (direct edges only: a
+  /// chain through a third thread is not followed, so a write is never wrongly exempted).
+  /// Empty until the first arrival.
+  std::vector<std::int64_t> ordered;
 };
 
 } // namespace ptxgen::driver::evaluation

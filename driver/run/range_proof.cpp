@@ -173,6 +173,7 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                           [&](const tile::MbarrierWaitOp& m) {
                             visit_view(m.barrier.value, f);
                             f(*m.parity.value);
+                            visit_optional(m.pred, f);
                           },
                           // The bulk family: every expression (which bytes, when, by whom,
                           // how many transaction bytes; a tensor store's coordinates also

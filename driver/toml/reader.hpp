@@ -73,11 +73,12 @@ constexpr std::array<std::string_view, 22> kOpKinds = {"apply",
 constexpr std::array<std::string_view, 3> kMbarrierInitKeys = {"op", "barrier", "count"};
 constexpr std::array<std::string_view, 3> kCopyArriveKeys = {"op", "barrier", "noinc"};
 constexpr std::array<std::string_view, 3> kMbarrierArriveKeys = {"op", "barrier", "pred"};
-constexpr std::array<std::string_view, 3> kMbarrierWaitKeys = {"op", "barrier", "parity"};
+constexpr std::array<std::string_view, 4> kMbarrierWaitKeys = {"op", "barrier", "parity", "pred"};
 constexpr std::array<std::string_view, 6> kForKeys = {"op",   "var",  "start",
                                                       "stop", "step", "unroll"};
-constexpr std::array<std::string_view, 10> kPipelineKeys = {
-    "op", "var", "start", "stop", "step", "stages", "unroll", "stage_var", "load", "body"};
+constexpr std::array<std::string_view, 13> kPipelineKeys = {
+    "op",        "var",  "start", "stop", "step",  "stages",     "unroll",
+    "stage_var", "load", "body",  "full", "empty", "ring_offset"};
 constexpr std::array<std::string_view, 10> kApplyKeys = {
     "op",    "opcode",   "dst",        "src",  "chunk_bytes",
     "scope", "src_size", "ignore_src", "pred", "cache_policy"};
@@ -454,6 +455,9 @@ private:
                                                      tile::Space space, const std::string& where);
   std::optional<tile::Located<tile::View>> barrier_field(const toml::table& t,
                                                          const std::string& where);
+  /// A view of a shared tensor under `key`, as an mbarrier op's barrier.
+  std::optional<tile::Located<tile::View>>
+  barrier_field_at(const toml::table& t, std::string_view key, const std::string& where);
   const tile::TensorDecl* tensor_operand(const toml::table& t, const std::string& where,
                                          tile::Located<std::string>& name,
                                          std::vector<tile::Located<tile::ExprPtr>>& coords);
@@ -517,8 +521,21 @@ private:
   const toml::array* pipeline_tables(const toml::table& t, std::string_view key,
                                      const std::string& where, std::string_view expected);
 
-  /// The [[op.load]] tables: cp.async applies whose dst depends on the stage.
+  /// The [[op.load]] tables: cp.async applies, or bulk_load / tensor_load ops (then
+  /// p.ring is set and their barrier is its full), whose dst depends on the stage.
   bool pipeline_loads(const toml::table& t, const std::string& where, tile::Pipeline& p);
+
+  /// One [[op.load]] table of kind `kind` into p.loads.
+  bool pipeline_load(const toml::table& lt, std::string_view kind, const std::string& where,
+                     tile::Pipeline& p);
+
+  /// The mbarrier ring's keys (full, empty, ring_offset): required for bulk / tensor loads
+  /// (`ring`), refused otherwise. Sets p.ring when `ring` and they load.
+  bool pipeline_ring(const toml::table& t, const std::string& where, bool ring, tile::Pipeline& p);
+
+  /// The kind of a pipeline's first [[op.load]] ("apply" without an op key; empty when
+  /// there is none or it is not a table with a string op).
+  static std::string_view first_load_kind(const toml::table& t);
 
   /// The [[op.body]] tables: the consumer of one tile, copy and fill ops.
   bool pipeline_body(const toml::table& t, const std::string& where, tile::Pipeline& p);
@@ -567,6 +584,8 @@ private:
   std::string file_;
   std::vector<std::string_view> lines_;
   build::Builder b_; // every rule, the kernel and the diagnostics
+  /// While a ring pipeline's loads are read: its full barrier, their `barrier`.
+  const tile::Located<tile::View>* ring_full_ = nullptr;
 };
 
 } // namespace ptxgen::driver::toml_reader

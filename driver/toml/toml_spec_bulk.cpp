@@ -174,8 +174,21 @@ std::optional<tile::Located<tile::View>> Loader::bulk_view(const toml::table& t,
 /// A `barrier` key: a view of a shared tensor.
 std::optional<tile::Located<tile::View>> Loader::barrier_field(const toml::table& t,
                                                                const std::string& where) {
-  auto v = view_field(t, "barrier", where);
-  if (v && !b_.barrier(v->value, at(t.get("barrier")->source())))
+  if (ring_full_) {
+    // A ring pipeline's load completes on the pipeline's full barrier of its stage.
+    if (const toml::node* v = t.get("barrier")) {
+      b_.pipeline_load_barrier(at(v->source()));
+      return std::nullopt;
+    }
+    return *ring_full_;
+  }
+  return barrier_field_at(t, "barrier", where);
+}
+
+std::optional<tile::Located<tile::View>>
+Loader::barrier_field_at(const toml::table& t, std::string_view key, const std::string& where) {
+  auto v = view_field(t, key, where);
+  if (v && !b_.barrier(v->value, at(t.get(key)->source())))
     return std::nullopt;
   return v;
 }

@@ -192,6 +192,10 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
     missing(t, "parity", where_kind, "the phase parity waited for, e.g. parity = \"k % 2\"");
     ok = false;
   }
+  if (const toml::node* v = t.get("pred")) {
+    m.pred = expr_field(*v, "pred", where_kind, false, no_axes);
+    ok = m.pred.has_value() && ok;
+  }
   return finish(std::move(m));
 }
 
@@ -299,9 +303,19 @@ void Loader::load_pipeline(const toml::table& t, const std::string& where, const
   ok = ok && stage.has_value();
   if (stage)
     p.stage_var = *stage;
+  const std::string_view kind = first_load_kind(t);
+  const bool ring = kind == "bulk_load" || kind == "tensor_load";
+  std::optional<tile::Located<tile::ExprPtr>> offset;
+  if (const toml::node* v = t.get("ring_offset"); v && ring) {
+    offset = loop_bound(*v, "ring_offset", where);
+    ok = offset.has_value() && ok;
+  }
   // The loads and the consumer see the tile variable and the stage variable.
   const std::size_t open =
       b_.open_pipeline_vars(var ? var->value : std::string(), p.stage_var, pos);
+  ok = pipeline_ring(t, where, ring, p) && ok;
+  if (p.ring)
+    p.ring->offset = std::move(offset);
   ok = pipeline_loads(t, where, p) && ok;
   ok = pipeline_body(t, where, p) && ok;
   b_.close_pipeline_vars(open);
@@ -363,16 +377,53 @@ const toml::array* Loader::pipeline_tables(const toml::table& t, std::string_vie
   return a;
 }
 
-/// The [[op.load]] tables: cp.async applies whose dst depends on the stage.
+std::string_view Loader::first_load_kind(const toml::table& t) {
+  const toml::node* n = t.get("load");
+  const toml::array* a = n ? n->as_array() : nullptr;
+  const toml::table* first = a && !a->empty() ? a->get(0)->as_table() : nullptr;
+  if (!first)
+    return {};
+  const toml::node* k = first->get("op");
+  if (!k)
+    return "apply";
+  const auto* s = k->as_string();
+  return s ? std::string_view(s->get()) : std::string_view();
+}
+
+bool Loader::pipeline_ring(const toml::table& t, const std::string& where, bool ring,
+                           tile::Pipeline& p) {
+  bool ok = true;
+  std::optional<tile::Located<tile::View>> views[2];
+  const std::string_view keys[] = {"full", "empty", "ring_offset"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const toml::node* v = t.get(keys[i]);
+    const toml::node* place = v ? v : t.get("op");
+    if (!b_.pipeline_ring_key(ring, keys[i], v != nullptr, at(place->source()))) {
+      ok = false;
+      continue;
+    }
+    if (i == 2 || !v)
+      continue;
+    views[i] = barrier_field_at(t, keys[i], where);
+    ok = views[i] && b_.pipeline_ring_barrier(p, *views[i], keys[i], at(v->source())) && ok;
+  }
+  if (ok && ring)
+    p.ring = tile::PipelineRing{std::move(*views[0]), std::move(*views[1]), std::nullopt, 1};
+  return ok;
+}
+
+/// The [[op.load]] tables: cp.async applies or bulk / tensor loads whose dst depends on the
+/// stage, all of one kind.
 bool Loader::pipeline_loads(const toml::table& t, const std::string& where, tile::Pipeline& p) {
-  const toml::array* loads =
-      pipeline_tables(t, "load", where,
-                      "one or more [[op.load]] tables, the cp.async applies of one tile, "
-                      "e.g. dst = 'sA.sub[stage, tid, :]' and src = 'A.sub[k, tid, :]'");
+  const toml::array* loads = pipeline_tables(
+      t, "load", where,
+      "one or more [[op.load]] tables, the cp.async applies (or bulk_load / tensor_load ops) "
+      "of one tile, e.g. dst = 'sA.sub[stage, tid, :]' and src = 'A.sub[k, tid, :]'");
   if (!loads)
     return false;
   bool ok = true;
   std::size_t index = 0;
+  const std::string_view first = first_load_kind(t);
   for (const toml::node& e : *loads) {
     const std::string w = where + " [[op.load]] " + std::to_string(++index);
     const toml::table* lt = e.as_table();
@@ -381,26 +432,48 @@ bool Loader::pipeline_loads(const toml::table& t, const std::string& where, tile
       ok = false;
       continue;
     }
+    std::string kind = "apply";
     if (const toml::node* k = lt->get("op")) {
-      auto s = get_string(*k, "op", w, "\"apply\" (or no op key)");
-      if (!s || !b_.pipeline_load_kind(*s, at(k->source()))) {
+      auto s =
+          get_string(*k, "op", w, "\"apply\" (or no op key), \"bulk_load\" or \"tensor_load\"");
+      if (!s || !b_.pipeline_load_kind(*s, index == 1 ? "" : first, at(k->source()))) {
         ok = false;
         continue;
       }
-    }
-    check_keys(*lt, kApplyKeys, w);
-    tile::ApplyOp a;
-    if (!load_apply(*lt, w, a)) {
+      kind = *s;
+    } else if (!b_.pipeline_load_kind(kind, index == 1 ? "" : first, at(lt->source()))) {
       ok = false;
       continue;
     }
-    if (!b_.pipeline_load_stage(p, a, at(lt->get("dst")->source()))) {
-      ok = false;
-      continue;
-    }
-    p.loads.push_back(tile::Op{std::move(a), pos_of(lt->source().begin)});
+    ok = pipeline_load(*lt, kind, w, p) && ok;
   }
   return ok;
+}
+
+bool Loader::pipeline_load(const toml::table& lt, std::string_view kind, const std::string& w,
+                           tile::Pipeline& p) {
+  const toml::node* dst = lt.get("dst");
+  if (kind == "apply") {
+    check_keys(lt, kApplyKeys, w);
+    tile::ApplyOp a;
+    if (!load_apply(lt, w, a) || !b_.pipeline_load_stage(p, a.dst.value, at(dst->source())))
+      return false;
+    p.loads.push_back(tile::Op{std::move(a), pos_of(lt.source().begin)});
+    return true;
+  }
+  if (!p.ring)
+    return false; // its keys were refused
+  ring_full_ = &p.ring->full;
+  auto op = load_bulk_op(lt, kind, w, w);
+  ring_full_ = nullptr;
+  if (!op)
+    return false;
+  const tile::View& v = kind == "bulk_load" ? std::get<tile::BulkLoadOp>(*op).dst.value
+                                            : std::get<tile::TensorLoadOp>(*op).dst.value;
+  if (!b_.pipeline_load_stage(p, v, at(dst->source())))
+    return false;
+  p.loads.push_back(tile::Op{std::move(*op), pos_of(lt.source().begin)});
+  return true;
 }
 
 /// The [[op.body]] tables: the consumer of one tile, copy and fill ops.

@@ -309,9 +309,11 @@ bool KernelBuilder::capture(const std::function<void(const PipelineVars&)>& make
   for (tile::Op& op : made) {
     const build::At at{op.pos, 1};
     const std::string_view name = tile::op_kind(op.body);
-    const bool fits = loads ? b_->pipeline_load_kind(name, at) &&
-                                  b_->pipeline_load_stage(p, std::get<tile::ApplyOp>(op.body), at)
-                            : b_->pipeline_body_kind(name, at);
+    // The C++ pipeline is the cp.async one: its loads are applies.
+    const bool fits =
+        loads ? b_->pipeline_load_kind(name, "apply", at) &&
+                    b_->pipeline_load_stage(p, std::get<tile::ApplyOp>(op.body).dst.value, at)
+              : b_->pipeline_body_kind(name, at);
     if (fits)
       out.push_back(std::move(op));
     ok = fits && ok;
@@ -377,7 +379,7 @@ void KernelBuilder::mbarrier_wait(const View& barrier, const Expr& parity, Pos a
   bool ok = check_view(barrier, at);
   ok = check_expr(parity, at) && ok;
   if (ok && b_->barrier(barrier.tile(), at_of(at)))
-    push(tile::MbarrierWaitOp{located(barrier, at), located(parity, at)}, at);
+    push(tile::MbarrierWaitOp{located(barrier, at), located(parity, at), std::nullopt}, at);
 }
 
 // ---------------------------------------------------------------- expectations

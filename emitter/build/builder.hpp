@@ -300,10 +300,22 @@ public:
   std::size_t open_pipeline_vars(const std::string& var, const std::string& stage_var,
                                  const tile::SourcePos& pos);
   void close_pipeline_vars(std::size_t mark);
-  /// A load is an apply (`kind` the op's name).
-  bool pipeline_load_kind(std::string_view kind, const At& at);
+  /// Places a ring's barrier inits: here, or before the outermost open loop.
+  void place_ring_init(const tile::Pipeline& p);
+  /// A load is an apply, a bulk_load or a tensor_load (`kind` the op's name); `first`: the
+  /// kind of the pipeline's first load (empty for the first), which every load shares.
+  bool pipeline_load_kind(std::string_view kind, std::string_view first, const At& at);
   /// A load's dst depends on the tile or the stage.
-  bool pipeline_load_stage(const tile::Pipeline& p, const tile::ApplyOp& a, const At& at);
+  bool pipeline_load_stage(const tile::Pipeline& p, const tile::View& dst, const At& at);
+  /// A ring pipeline's load names a barrier of its own (always refused: the loads complete
+  /// on the pipeline's full barrier).
+  void pipeline_load_barrier(const At& at);
+  /// A ring barrier (`key`: full or empty) names the stage and not the tile variable.
+  bool pipeline_ring_barrier(const tile::Pipeline& p, const tile::Located<tile::View>& v,
+                             std::string_view key, const At& at);
+  /// One of a pipeline's mbarrier-ring keys (full, empty, ring_offset) fits its loads'
+  /// kind: `ring` true for bulk / tensor loads; `written` whether the spec has the key.
+  bool pipeline_ring_key(bool ring, std::string_view key, bool written, const At& at);
   /// The consumer holds only copies and fills.
   bool pipeline_body_kind(std::string_view kind, const At& at);
   /// A pipeline with at least one load and one consumer op, expanded into plain ops.

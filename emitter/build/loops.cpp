@@ -202,17 +202,65 @@ void Builder::close_pipeline_vars(std::size_t mark) {
   loops_.erase(loops_.begin() + static_cast<std::ptrdiff_t>(mark), loops_.end());
 }
 
-bool Builder::pipeline_load_kind(std::string_view kind, const At& at) {
-  if (kind == "apply")
+bool Builder::pipeline_load_kind(std::string_view kind, std::string_view first, const At& at) {
+  const bool known = kind == "apply" || kind == "bulk_load" || kind == "tensor_load";
+  const bool ring = kind != "apply";
+  if (known && (first.empty() || ring == (first != "apply")))
     return true;
-  error(DiagId::spec_pipeline_load_op, at,
-        "a pipeline's [[op.load]] is a cp.async apply; op " + quoted(kind) +
-            " belongs in [[op.body]] (the consumer) or outside the pipeline");
+  if (!known) {
+    error(DiagId::spec_pipeline_load_op, at,
+          "a pipeline's [[op.load]] is a cp.async apply; op " + quoted(kind) +
+              " belongs in [[op.body]] (the consumer) or outside the pipeline (a TMA "
+              "pipeline's loads are bulk_load or tensor_load ops)");
+  } else {
+    error(DiagId::spec_pipeline_load_op, at,
+          "the loads of one pipeline complete one way: cp.async applies through commit groups, "
+          "bulk_load and tensor_load through the mbarrier ring; this " +
+              quoted(kind) + " follows a " + quoted(first));
+  }
   return false;
 }
 
-bool Builder::pipeline_load_stage(const tile::Pipeline& p, const tile::ApplyOp& a, const At& at) {
-  if (uses_loop_var(a.dst.value, p.var.value, p.stage_var))
+bool Builder::pipeline_ring_barrier(const tile::Pipeline& p, const tile::Located<tile::View>& v,
+                                    std::string_view key, const At& at) {
+  const bool stage = uses_loop_var(v.value, p.stage_var, p.stage_var);
+  const bool tile = uses_loop_var(v.value, p.var.value, p.var.value);
+  if (stage && !tile)
+    return true;
+  error(DiagId::spec_pipeline_ring_barrier, at,
+        std::string(key) + " is one barrier per stage: index it with '" + p.stage_var + "' " +
+            (tile ? "alone, not with the tile variable '" + p.var.value +
+                        "' (the barriers are initialised before the first tile)"
+                  : "(e.g. '" + v.value.tensor->name + ".sub[" + p.stage_var +
+                        "]'): one barrier for every stage would count the arrivals of " +
+                        "several stages in one phase"));
+  return false;
+}
+
+void Builder::pipeline_load_barrier(const At& at) {
+  error(DiagId::spec_pipeline_ring_barrier, at,
+        "a pipeline's bulk_load and tensor_load complete on the pipeline's full barrier of "
+        "their stage (its expect_tx counts their bytes): leave barrier out");
+}
+
+bool Builder::pipeline_ring_key(bool ring, std::string_view key, bool written, const At& at) {
+  if (ring == written || (ring && key == "ring_offset"))
+    return true;
+  if (ring)
+    missing(at, "a pipeline of bulk_load / tensor_load loads completes through an mbarrier "
+                "ring: give " +
+                    std::string(key) + " = '" + std::string(key) +
+                    ".sub[stage]' (an 8-byte view of a shared uint64 tensor with one element "
+                    "per stage; full and empty both)");
+  else
+    error(DiagId::spec_pipeline_ring_barrier, at,
+          quoted(key) + " belongs to a pipeline of bulk_load / tensor_load loads (the mbarrier "
+                        "ring); cp.async applies complete through commit groups");
+  return false;
+}
+
+bool Builder::pipeline_load_stage(const tile::Pipeline& p, const tile::View& dst, const At& at) {
+  if (uses_loop_var(dst, p.var.value, p.stage_var))
     return true;
   error(DiagId::spec_pipeline_load_stage, at,
         "the load's dst does not depend on the stage: every tile would land in the same shared "
@@ -231,9 +279,39 @@ bool Builder::pipeline_body_kind(std::string_view kind, const At& at) {
   return false;
 }
 
+void Builder::place_ring_init(const tile::Pipeline& p) {
+  std::vector<tile::Op> init = tile::pipeline_ring_init(p);
+  const auto outer = std::find_if(loops_.begin(), loops_.end(),
+                                  [](const OpenLoop& l) { return l.index != kNoOp; });
+  const std::size_t at = outer == loops_.end() ? kernel_->ops.size() : outer->index;
+  const std::size_t n = init.size();
+  // The ops from `at` on move by n: the loop indices that point at them move too.
+  for (std::size_t i = at; i < kernel_->ops.size(); ++i) {
+    if (auto* f = std::get_if<tile::ForOp>(&kernel_->ops[i].body))
+      f->end += n;
+    else if (auto* e = std::get_if<tile::EndOp>(&kernel_->ops[i].body))
+      e->begin += n;
+  }
+  for (OpenLoop& l : loops_)
+    if (l.index != kNoOp && l.index >= at)
+      l.index += n;
+  kernel_->ops.insert(kernel_->ops.begin() + static_cast<std::ptrdiff_t>(at),
+                      std::make_move_iterator(init.begin()), std::make_move_iterator(init.end()));
+}
+
 void Builder::pipeline(tile::Pipeline p, const At& at) {
   if (p.loads.empty() || p.body.empty())
     return missing(at, "a pipeline needs at least one load and one consumer op");
+  if (p.ring) {
+    if (!loops_.empty() && !p.ring->offset)
+      return error(DiagId::spec_pipeline_ring_offset, at,
+                   "a pipeline of bulk_load / tensor_load loads inside a loop reuses its "
+                   "barriers in every iteration: give ring_offset, the tiles the ring carried "
+                   "before this pipeline (e.g. ring_offset = \"m * k_tiles\" in a loop over m), "
+                   "from which each wait's parity follows");
+    p.ring->consumers = kernel_->block;
+    place_ring_init(p);
+  }
   p.sync_before = tile::pipeline_needs_sync(p, kernel_->ops, !loops_.empty());
   for (tile::Op& op : tile::expand_pipeline(p, kernel_->ops.size(), kernel_->launch_bounds()))
     kernel_->ops.push_back(std::move(op));

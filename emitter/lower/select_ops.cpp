@@ -151,10 +151,21 @@ void Lowerer::lower(const tile::MbarrierWaitOp& m) {
                                     ? MbarrierWaitKind::try_
                                     : MbarrierWaitKind::test;
   const std::string head = "$L_mbw_" + std::to_string(waits_emitted_++);
+  // A thread whose pred fails branches over the spin loop: the wait is the elected
+  // threads' alone (a ring's producer waiting for a free slot).
+  std::optional<std::string> skip;
+  if (m.pred) {
+    Guard g = predicate(bind(m.pred->value));
+    g.negated = !g.negated;
+    skip = head + "_skip";
+    emit(Bra{*skip, false}, g);
+  }
   emit(Label{head});
   const Register done = reg(RegClass::pred);
   emit(MbarrierWait{kind, true, SharedSpace::shared, done, a, parity});
   emit(Bra{head, false}, Guard{done, true});
+  if (skip)
+    emit(Label{*skip});
 }
 
 StateSpace Lowerer::space_of(const tile::Tensor& t) {

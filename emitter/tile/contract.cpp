@@ -1025,6 +1025,8 @@ private:
   void check(const MbarrierWaitOp& m, const Op&) {
     check_barrier(m.barrier);
     prove_u32(*m.parity.value, lb_, m.parity.pos, text_length(m.parity), "parity");
+    if (m.pred)
+      prove_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred");
   }
   // --- the sm_90 bulk family: the proofs are in bulk_contract.cpp ---
 

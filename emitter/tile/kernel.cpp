@@ -155,6 +155,40 @@ std::string_view op_kind(const OpBody& body) {
   return std::visit(OpKindName{}, body);
 }
 
+namespace {
+
+/// The label of an op of a pipeline's mbarrier ring (pipeline.hpp).
+std::string ring_label(const Op& op) {
+  using Role = OpOrigin::Role;
+  const std::int64_t step = op.origin.step;
+  const std::string when = step >= 0 ? " of prologue stage " + std::to_string(step)
+                                     : std::string(" of the steady state");
+  const Located<View>* bar = nullptr;
+  std::string what;
+  if (const auto* w = std::get_if<MbarrierWaitOp>(&op.body)) {
+    bar = &w->barrier;
+    what = op.origin.role == Role::producer_wait ? "producer's wait for a free stage on "
+                                                 : "consumer's wait for its tile on ";
+  } else if (const auto* e = std::get_if<ExpectTxOp>(&op.body)) {
+    bar = &e->barrier;
+    what = "producer's expect_tx on ";
+  } else if (const auto* a = std::get_if<MbarrierArriveOp>(&op.body)) {
+    bar = &a->barrier;
+    what = "consumers' release of their stage on ";
+  } else if (const auto* i = std::get_if<MbarrierInitOp>(&op.body)) {
+    return "the pipeline's mbarrier_init of '" + i->barrier.text + "' (stage " +
+           std::to_string(step) + ")" + table_at("pipeline", op.pos);
+  } else {
+    return "the pipeline's cta_sync after its barriers' init" + table_at("pipeline", op.pos);
+  }
+  const bool prologue =
+      op.origin.role == Role::producer_wait || op.origin.role == Role::producer_expect;
+  return "the pipeline's " + what + "'" + bar->text + "'" + (prologue ? when : std::string()) +
+         table_at("pipeline", op.pos);
+}
+
+} // namespace
+
 std::string op_label(const Kernel& k, std::size_t index) {
   const Op& op = k.ops[index];
   using Role = OpOrigin::Role;
@@ -182,6 +216,12 @@ std::string op_label(const Kernel& k, std::size_t index) {
   case Role::consumer:
     return "the pipeline's consumer " + std::string(op_kind(op.body)) +
            table_at("[[op.body]]", op.pos);
+  case Role::ring_init:
+  case Role::producer_wait:
+  case Role::producer_expect:
+  case Role::consumer_wait:
+  case Role::consumer_release:
+    return ring_label(op);
   }
   if (k.built_in_code && op.pos.line != 0)
     return "the " + std::string(op_kind(op.body)) + " at " + op.pos.file + ":" +

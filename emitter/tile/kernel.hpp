@@ -135,10 +135,12 @@ struct MbarrierArriveOp {
   std::optional<Located<ExprPtr>> pred;
 };
 
-/// `mbarrier_wait`: waits until the barrier's phase of this parity (0 or 1) has completed.
+/// `mbarrier_wait`: each thread whose pred holds (all of them without one) waits until the
+/// barrier's phase of this parity (0 or 1) has completed.
 struct MbarrierWaitOp {
   Located<View> barrier;
   Located<ExprPtr> parity;
+  std::optional<Located<ExprPtr>> pred;
 };
 
 // ---------------------------------------------------------------- the sm_90 bulk-copy family
@@ -235,9 +237,15 @@ struct OpOrigin {
     steady_load,     ///< an [[op.load]] of the steady state
     steady_commit,   ///< the steady state's commit_group
     consumer,        ///< an [[op.body]] of the steady state
+    // The mbarrier ring (pipeline.hpp): `step` is the prologue step, or -1 in the steady state.
+    ring_init,        ///< an mbarrier_init of full or empty, or the cta_sync after them
+    producer_wait,    ///< thread 0's wait for a free stage (empty)
+    producer_expect,  ///< thread 0's expect_tx on full
+    consumer_wait,    ///< the wait for a landed tile (full)
+    consumer_release, ///< the arrival on empty after the consumer
   };
   Role role = Role::written;
-  std::int64_t step = 0; ///< the prologue step (prologue_load, prologue_commit)
+  std::int64_t step = 0; ///< the prologue step (prologue_load, prologue_commit; ring roles)
   bool opens = false;    ///< the first op of a pipeline's expansion
 };
 

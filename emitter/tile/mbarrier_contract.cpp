@@ -4,6 +4,7 @@
 #include "emitter/tile/bulk_contract.hpp"
 #include "emitter/tile/contract.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -19,6 +20,19 @@ constexpr std::int64_t no_phase = -1;
 
 /// A barrier object of one CTA: its tensor and byte offset in it.
 using BarrierKey = std::pair<const Tensor*, std::int64_t>;
+
+/// What a thread knows has happened: per barrier, how many of its phases have completed
+/// before the thread's current point in every execution (it waited for the last of them, or
+/// waited for a phase that an arrival released after the arriving thread knew it).
+using Knowledge = std::map<BarrierKey, std::int64_t>;
+
+/// `into` learns what `from` knows.
+void learn(Knowledge& into, const Knowledge& from) {
+  for (const auto& [key, phases] : from) {
+    auto& mine = into[key];
+    mine = std::max(mine, phases);
+  }
+}
 
 /// One barrier's state, exactly as PTX keeps it (the phase count instead of its parity).
 struct Barrier {
@@ -42,6 +56,9 @@ struct Barrier {
   std::int64_t delivered = 0; ///< the loads' bytes, delivered to the phase current at issue
   bool expects = false;       ///< an expect_tx (even of 0 bytes) came in this phase
   std::size_t last_tx_op = 0; ///< the last expect_tx or load of the phase
+  BarrierKey key{};
+  Knowledge gathering; ///< what the current phase's arriving threads knew when they arrived
+  Knowledge released;  ///< what a wait for the last completed phase learns
 
   bool arrivals_done() const { return arrived == count; }
   bool settled() const { return arrivals_done() && expected == delivered; }
@@ -78,6 +95,7 @@ private:
   std::set<std::pair<DiagId, std::size_t>> reported_;
   std::vector<ExprEnv> envs_;
   std::map<BarrierKey, Barrier> barriers_;
+  std::vector<Knowledge> known_; ///< per thread of the CTA
   std::int64_t bid_ = 0;
   bool hung_ = false;    ///< a wait of this CTA hangs: the walk of the CTA ends there
   bool stopped_ = false; ///< the budget ran out before the end of the kernel
@@ -105,6 +123,14 @@ private:
     return static_cast<std::uint32_t>(std::max<std::size_t>(text.size(), 1));
   }
 
+  /// "" for an op the user wrote; for an op a pipeline expanded into, its role ("the
+  /// pipeline's consumer's wait for its tile on 'full.sub[stage]' (pipeline at line 9): ").
+  std::string role_of(std::size_t index) const {
+    if (k_.ops[index].origin.role == OpOrigin::Role::written)
+      return {};
+    return op_label(k_, index) + ": ";
+  }
+
   /// "CTA 0, thread 5, k=3": where a finding happened.
   std::string where(std::int64_t tid) const {
     std::string s = "CTA " + std::to_string(bid_) + ", thread " + std::to_string(tid);
@@ -116,6 +142,7 @@ private:
   void run_cta(std::int64_t b) {
     bid_ = b;
     barriers_.clear();
+    known_.assign(static_cast<std::size_t>(k_.block), Knowledge{});
     envs_.clear();
     for (std::int64_t t = 0; t < k_.block; ++t)
       envs_.push_back(k_.env_for(b, t, values_));
@@ -240,6 +267,7 @@ private:
                 "mbarrier.inval first, which specs cannot write); use another barrier object");
     }
     bar = Barrier{};
+    bar.key = *key;
     bar.initialised = true;
     bar.count = m.count.value;
     bar.arrival.assign(static_cast<std::size_t>(k_.block), no_phase);
@@ -275,16 +303,21 @@ private:
                 ") and this op gives more: count the arrivals of one phase");
       return;
     }
+    auto& knows = known_[static_cast<std::size_t>(tid)];
+    if (mine != no_phase && knows[bar.key] > mine)
+      mine = no_phase; // it knows that phase completed: as good as having waited for it
     if (mine != no_phase && mine != bar.completed) {
       error(DiagId::contract_mbarrier_reuse, index, op.pos, 1,
             where(tid) + ": the thread arrives on barrier '" + v.text +
                 "' again before waiting for phase " + std::to_string(mine) +
-                " of its previous arrival, which has completed (if both arrivals are meant for "
+                " of its previous arrival, which has completed, or for a phase of another "
+                "barrier released after that completion (if both arrivals are meant for "
                 "one phase, the count is too small: with noinc, a copy_arrive's deferred "
                 "arrival is one of the count)");
       return;
     }
     mine = bar.completed;
+    learn(bar.gathering, knows);
     bar.increment[static_cast<std::size_t>(tid)] = no_phase;
     bar.last_arrival_op = index;
     ++bar.arrived;
@@ -344,6 +377,10 @@ private:
     bar.expected = bar.delivered = 0;
     bar.expects = false;
     ++bar.completed;
+    bar.released = std::move(bar.gathering);
+    bar.gathering.clear();
+    auto& self = bar.released[bar.key];
+    self = std::max(self, bar.completed);
   }
 
   void exec(std::size_t index, const Op& op, const CopyArriveOp& m) {
@@ -380,6 +417,11 @@ private:
 
   void exec(std::size_t index, const Op& op, const MbarrierWaitOp& m) {
     for (std::int64_t t = 0; t < k_.block && !hung_; ++t) {
+      if (m.pred) {
+        const auto p = evaluate(*m.pred->value, envs_[static_cast<std::size_t>(t)]);
+        if (!p || *p == 0)
+          continue;
+      }
       Barrier* bar = used(index, m.barrier, t);
       if (!bar)
         return;
@@ -406,36 +448,49 @@ private:
     const std::int64_t phase = mine != no_phase ? mine : c - 1;
     // The phase in progress has all its arrivals: it waits for its transaction bytes.
     if ((mine == c || (mine == no_phase && q == c % 2)) && bar.arrivals_done()) {
-      tx_error(index, m.barrier.text + "'", bar, where(t) + ": the thread waits for");
+      tx_error(index, m.barrier.text + "'", bar,
+               where(t) + ": " + role_of(index) + "the thread waits for");
       hung_ = true;
       return;
     }
     if (mine == c || (phase < 0 && q == 0)) {
       error(DiagId::contract_mbarrier_count, index, op.pos, 1,
-            where(t) + ": the thread waits for phase " +
+            where(t) + ": " + role_of(index) + "the thread waits for phase " +
                 std::to_string(std::max<std::int64_t>(phase, 0)) + " of barrier '" +
                 m.barrier.text + "', which has " + std::to_string(bar.arrived) + " of its " +
                 std::to_string(bar.count) + " arrivals when every thread is here: it hangs");
       hung_ = true;
       return;
     }
+    // Parity 1 before any phase completed names the phase before phase 0, which counts as
+    // completed: the wait passes at once and orders nothing. That is a ring's producer
+    // waiting for a free slot before the slot's first use, accepted while phase 0 has
+    // neither arrivals nor transaction bytes (nothing could be meant by the wait yet).
+    const bool untouched = bar.arrived == 0 && !bar.expects && bar.delivered == 0;
     if (phase < 0) {
-      error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
-            where(t) + ": no phase of barrier '" + m.barrier.text +
-                "' has completed and the thread did not arrive on it: parity 1 names the "
-                "phase before phase 0 and passes at once");
+      if (!untouched)
+        error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
+              where(t) + ": " + role_of(index) + "no phase of barrier '" + m.barrier.text +
+                  "' has completed and the thread did not arrive on it: parity 1 names the "
+                  "phase before phase 0 and passes at once, before the arrivals or the bytes "
+                  "phase 0 already has");
     } else if (phase != c - 1 || q != phase % 2) {
       error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
-            where(t) + ": the thread waits on parity " + std::to_string(q) + " of barrier '" +
-                m.barrier.text + "', but the phase it needs is phase " + std::to_string(phase) +
-                " (parity " + std::to_string(phase % 2) + ") and " + std::to_string(c) +
-                " phases have completed" +
+            where(t) + ": " + role_of(index) + "the thread waits on parity " + std::to_string(q) +
+                " of barrier '" + m.barrier.text + "', but the phase it needs is phase " +
+                std::to_string(phase) + " (parity " + std::to_string(phase % 2) + ") and " +
+                std::to_string(c) + " phases have completed" +
                 (phase != c - 1 ? ": a later phase with the same parity makes it ambiguous"
                                 : ": it " + std::string(q == c % 2 ? "hangs on the phase in "
                                                                      "progress"
                                                                    : "passes at once")));
     }
     mine = no_phase;
+    if (phase >= 0) {
+      Knowledge& knows = known_[static_cast<std::size_t>(t)];
+      learn(knows, bar.released);
+      knows[bar.key] = std::max(knows[bar.key], c);
+    }
   }
 
   void exec(std::size_t, const Op&, const ApplyOp&) {}

@@ -98,6 +98,7 @@ public:
   void operator()(MbarrierWaitOp& m) const {
     view(m.barrier);
     located(m.parity);
+    optional(m.pred);
   }
   void operator()(BulkLoadOp& b) const {
     view(b.dst);
@@ -150,6 +151,8 @@ public:
       : p_(p), first_(first_index), launch_(launch) {}
 
   std::vector<Op> run() {
+    if (p_.ring)
+      return run_ring();
     using Role = OpOrigin::Role;
     if (p_.sync_before)
       plain(CtaSyncOp{}, {Role::pipeline_sync});
@@ -157,7 +160,7 @@ public:
       const ExprPtr tile = s == 0
                                ? p_.start.value
                                : folded(make_binary(ExprOp::add, p_.start.value, make_constant(s)));
-      loads(tile, /*in_loop=*/false, {Role::prologue_load, s});
+      loads(tile, pipeline_stage(tile, p_.stages), /*in_loop=*/false, {Role::prologue_load, s});
       plain(CommitGroupOp{}, {Role::prologue_commit, s});
     }
     const std::size_t for_index = first_ + out_.size();
@@ -165,8 +168,8 @@ public:
     plain(WaitGroupOp{p_.stages - 2}, {Role::steady_wait});
     plain(CtaSyncOp{}, {Role::steady_sync});
     const ExprPtr var = make_leaf(ExprKind::loop, p_.var.value);
-    loads(make_binary(ExprOp::add, var, make_constant(p_.stages - 1)), /*in_loop=*/true,
-          {Role::steady_load});
+    const ExprPtr next = make_binary(ExprOp::add, var, make_constant(p_.stages - 1));
+    loads(next, pipeline_stage(next, p_.stages), /*in_loop=*/true, {Role::steady_load});
     plain(CommitGroupOp{}, {Role::steady_commit});
     const Rewriter consumer(p_, nullptr, pipeline_stage(var, p_.stages));
     for (Op op : p_.body) {
@@ -176,6 +179,147 @@ public:
     }
     const std::size_t end_index = first_ + out_.size();
     plain(EndOp{for_index}, {Role::steady_loop});
+    close_loop(for_index, end_index);
+    return std::move(out_);
+  }
+
+private:
+  void plain(OpBody b, OpOrigin origin) { out_.push_back(Op{std::move(b), p_.pos, origin}); }
+
+  /// The mbarrier ring's schedule (pipeline.hpp); its inits are pipeline_ring_init's.
+  std::vector<Op> run_ring() {
+    using Role = OpOrigin::Role;
+    if (p_.sync_before)
+      plain(CtaSyncOp{}, {Role::pipeline_sync});
+    for (std::int64_t s = 0; s + 1 < p_.stages; ++s) {
+      const ExprPtr tile = plus(p_.start.value, s);
+      const ExprPtr use = plus(offset(), s);
+      const ExprPtr guard = folded(make_binary(ExprOp::lt, tile, p_.stop.value));
+      const ExprPtr on = tile_exists(*guard, false) ? nullptr : guard;
+      if (!is_constant(*offset(), 0))
+        producer_wait(use, on, s);
+      produce(tile, use, on, /*in_loop=*/false, s);
+    }
+    const std::size_t for_index = first_ + out_.size();
+    plain(ForOp{}, {Role::steady_loop});
+    const ExprPtr var = make_leaf(ExprKind::loop, p_.var.value);
+    const ExprPtr since =
+        is_constant(*p_.start.value, 0) ? var : make_binary(ExprOp::sub, var, p_.start.value);
+    const ExprPtr use = plus(offset(), since);
+    const ExprPtr next = plus(var, p_.stages - 1);
+    const ExprPtr refill = plus(use, p_.stages - 1);
+    const ExprPtr guard = make_binary(ExprOp::lt, next, p_.stop.value);
+    producer_wait(refill, guard, -1);
+    produce(next, refill, guard, /*in_loop=*/true, -1);
+    consume(use);
+    const std::size_t end_index = first_ + out_.size();
+    plain(EndOp{for_index}, {Role::steady_loop});
+    close_loop(for_index, end_index);
+    return std::move(out_);
+  }
+
+  /// The ring's uses before this pipeline (0 when unset).
+  ExprPtr offset() const { return p_.ring->offset ? p_.ring->offset->value : make_constant(0); }
+
+  static bool is_constant(const Expr& e, std::int64_t v) {
+    const auto c = constant_value(e);
+    return c && *c == v;
+  }
+
+  /// a + b, folded, a itself when b is 0.
+  static ExprPtr plus(const ExprPtr& a, const ExprPtr& b) {
+    if (is_constant(*b, 0))
+      return a;
+    if (is_constant(*a, 0))
+      return b;
+    return folded(make_binary(ExprOp::add, a, b));
+  }
+  static ExprPtr plus(const ExprPtr& a, std::int64_t b) { return plus(a, make_constant(b)); }
+
+  /// Thread 0, and `guard` when set.
+  static ExprPtr producer_pred(const ExprPtr& guard) {
+    const ExprPtr first = make_binary(ExprOp::eq, make_leaf(ExprKind::tid), make_constant(0));
+    return guard ? make_binary(ExprOp::logical_and, first, guard) : first;
+  }
+
+  /// A ring barrier view (full or empty) at the slot of use `use`.
+  Located<View> barrier(const Located<View>& v, const ExprPtr& use) const {
+    Located<View> out = v;
+    Rewriter(p_, nullptr, pipeline_stage(use, p_.stages)).view(out);
+    return out;
+  }
+
+  /// `e` located at the ring's barrier view `v`, where a parity finding points.
+  static Located<ExprPtr> at_view(const ExprPtr& e, const Located<View>& v) {
+    return {spanned(e, 0, text_length(v.text)), v.text, v.pos};
+  }
+
+  /// Thread 0 waits until use `use` of its slot is free: the release of use - S, the empty
+  /// phase use / S - 1, parity (use / S + 1) % 2 (parity 1 passes at once on a fresh one).
+  void producer_wait(const ExprPtr& use, const ExprPtr& guard, std::int64_t step) {
+    const PipelineRing& r = *p_.ring;
+    const ExprPtr round = folded(make_binary(ExprOp::div, use, make_constant(p_.stages)));
+    const ExprPtr parity = folded(make_binary(
+        ExprOp::bit_xor, make_binary(ExprOp::rem, round, make_constant(2)), make_constant(1)));
+    MbarrierWaitOp w{barrier(r.empty, use), at_view(parity, r.empty),
+                     at_stop(producer_pred(guard))};
+    plain(std::move(w), {OpOrigin::Role::producer_wait, step});
+  }
+
+  /// Thread 0's expect_tx on full and its loads of tile `tile`, use `use` of the ring.
+  void produce(const ExprPtr& tile, const ExprPtr& use, const ExprPtr& guard, bool in_loop,
+               std::int64_t step) {
+    const PipelineRing& r = *p_.ring;
+    const std::int64_t bytes = tile_bytes();
+    ExpectTxOp e{barrier(r.full, use),
+                 {make_constant(bytes), std::to_string(bytes), p_.pos},
+                 true,
+                 at_stop(producer_pred(guard))};
+    plain(std::move(e), {OpOrigin::Role::producer_expect, step});
+    const OpOrigin origin = step >= 0 ? OpOrigin{OpOrigin::Role::prologue_load, step}
+                                      : OpOrigin{OpOrigin::Role::steady_load};
+    loads(tile, pipeline_stage(use, p_.stages), in_loop, origin, producer_pred(nullptr));
+  }
+
+  /// The bytes of one tile's loads: each one's dst view (the contract proves a tensor
+  /// load's is its box).
+  std::int64_t tile_bytes() const {
+    std::int64_t total = 0;
+    for (const Op& op : p_.loads) {
+      const View* dst = nullptr;
+      if (const auto* b = std::get_if<BulkLoadOp>(&op.body))
+        dst = &b->dst.value;
+      else if (const auto* t = std::get_if<TensorLoadOp>(&op.body))
+        dst = &t->dst.value;
+      if (!dst)
+        continue;
+      std::int64_t n = size_bytes(dst->dtype);
+      for (std::int64_t d : dst->shape())
+        n *= d;
+      total += n;
+    }
+    return total;
+  }
+
+  /// Every thread waits for use `use` to land, consumes it and releases its slot.
+  void consume(const ExprPtr& use) {
+    using Role = OpOrigin::Role;
+    const PipelineRing& r = *p_.ring;
+    const ExprPtr round = folded(make_binary(ExprOp::div, use, make_constant(p_.stages)));
+    const ExprPtr parity = folded(make_binary(ExprOp::rem, round, make_constant(2)));
+    plain(MbarrierWaitOp{barrier(r.full, use), at_view(parity, r.full), std::nullopt},
+          {Role::consumer_wait, -1});
+    const Rewriter consumer(p_, nullptr, pipeline_stage(use, p_.stages));
+    for (Op op : p_.body) {
+      std::visit(consumer, op.body);
+      op.origin = {Role::consumer};
+      out_.push_back(std::move(op));
+    }
+    plain(MbarrierArriveOp{barrier(r.empty, use), std::nullopt}, {Role::consumer_release, -1});
+  }
+
+  /// Fills in the steady-state ForOp at `for_index` whose EndOp is at `end_index`.
+  void close_loop(std::size_t for_index, std::size_t end_index) {
     out_.front().origin.opens = true;
     ForOp f;
     f.var = p_.var;
@@ -185,45 +329,62 @@ public:
     f.unroll = p_.unroll;
     f.end = end_index;
     out_[for_index - first_].body = std::move(f);
-    return std::move(out_);
   }
 
-private:
-  void plain(OpBody b, OpOrigin origin) { out_.push_back(Op{std::move(b), p_.pos, origin}); }
-
-  /// The loads of tile `tile` (unclamped): predicated on tile < stop and with
-  /// the tile clamped into the existing ones, unless the tile provably exists.
-  void loads(const ExprPtr& tile, bool in_loop, OpOrigin origin) {
+  /// The loads of tile `tile` (unclamped) into slot `stage`: predicated on
+  /// tile < stop and with the tile clamped into the existing ones, unless the
+  /// tile provably exists. A ring's loads are thread 0's (`producer`).
+  void loads(const ExprPtr& tile, const ExprPtr& stage, bool in_loop, OpOrigin origin,
+             const ExprPtr& producer = nullptr) {
     const ExprPtr& stop = p_.stop.value;
     const ExprPtr guard = folded(make_binary(ExprOp::lt, tile, stop));
     ExprPtr index = tile;
-    const bool exists = !in_loop && provably_at_least(*guard, 1, launch_);
+    const bool exists = tile_exists(*guard, in_loop);
     if (!exists) {
       const ExprPtr last = folded(make_binary(ExprOp::sub, stop, make_constant(1)));
       index = folded(make_binary(ExprOp::min, tile, last));
       if (!provably_at_least(*make_binary(ExprOp::sub, last, p_.start.value), 0, launch_))
         index = folded(make_binary(ExprOp::max, p_.start.value, index));
     }
-    const Rewriter rewrite(p_, index, pipeline_stage(tile, p_.stages));
+    const Rewriter rewrite(p_, index, stage);
+    const ExprPtr on = issue_pred(producer, exists ? nullptr : guard);
     for (Op op : p_.loads) {
       std::visit(rewrite, op.body);
-      if (!exists)
-        if (auto* a = std::get_if<ApplyOp>(&op.body))
-          add_guard(*a, guard);
+      if (auto* a = std::get_if<ApplyOp>(&op.body); a && on)
+        add_guard(a->pred, on);
+      if (auto* b = std::get_if<BulkLoadOp>(&op.body); b && on)
+        add_guard(b->pred, on);
+      if (auto* t = std::get_if<TensorLoadOp>(&op.body); t && on)
+        add_guard(t->pred, on);
       op.origin = origin;
       out_.push_back(std::move(op));
     }
   }
 
+  bool tile_exists(const Expr& guard, bool in_loop) const {
+    return !in_loop && provably_at_least(guard, 1, launch_);
+  }
+
+  /// producer && guard, either of them, or nullptr when both are.
+  static ExprPtr issue_pred(const ExprPtr& producer, const ExprPtr& guard) {
+    if (producer && guard)
+      return make_binary(ExprOp::logical_and, producer, guard);
+    return producer ? producer : guard;
+  }
+
   /// pred = guard, or (pred) && guard, pointing at the pred or at `stop`.
-  void add_guard(ApplyOp& a, const ExprPtr& guard) const {
-    if (a.pred) {
-      const ExprPtr g = spanned(guard, 0, text_length(a.pred->text));
-      a.pred->value = make_binary(ExprOp::logical_and, a.pred->value, g);
+  void add_guard(std::optional<Located<ExprPtr>>& pred, const ExprPtr& guard) const {
+    if (pred) {
+      const ExprPtr g = spanned(guard, 0, text_length(pred->text));
+      pred->value = make_binary(ExprOp::logical_and, pred->value, g);
       return;
     }
-    a.pred =
-        Located<ExprPtr>{spanned(guard, 0, text_length(p_.stop.text)), p_.stop.text, p_.stop.pos};
+    pred = at_stop(guard);
+  }
+
+  /// `e` located at the pipeline's `stop`, the key every generated guard comes from.
+  Located<ExprPtr> at_stop(const ExprPtr& e) const {
+    return {spanned(e, 0, text_length(p_.stop.text)), p_.stop.text, p_.stop.pos};
   }
 
   const Pipeline& p_;
@@ -274,16 +435,45 @@ struct TensorUse {
 
 } // namespace
 
+std::set<const Tensor*> pipeline_stage_tensors(const Pipeline& p) {
+  std::set<const Tensor*> stages;
+  for (const Op& l : p.loads) {
+    if (const auto* a = std::get_if<ApplyOp>(&l.body))
+      stages.insert(a->dst.value.tensor);
+    else if (const auto* b = std::get_if<BulkLoadOp>(&l.body))
+      stages.insert(b->dst.value.tensor);
+    else if (const auto* t = std::get_if<TensorLoadOp>(&l.body))
+      stages.insert(t->dst.value.tensor);
+  }
+  return stages;
+}
+
 bool pipeline_needs_sync(const Pipeline& p, std::span<const Op> before, bool in_loop) {
   if (!before.empty() && std::holds_alternative<CtaSyncOp>(before.back().body))
     return false;
   if (in_loop)
-    return true;
-  std::set<const Tensor*> stages;
-  for (const Op& l : p.loads)
-    stages.insert(std::get<ApplyOp>(l.body).dst.value.tensor);
+    return !p.ring;
+  const std::set<const Tensor*> stages = pipeline_stage_tensors(p);
   return std::any_of(before.begin(), before.end(),
                      [&](const Op& o) { return std::visit(TensorUse{stages}, o.body); });
+}
+
+std::vector<Op> pipeline_ring_init(const Pipeline& p) {
+  using Role = OpOrigin::Role;
+  std::vector<Op> out;
+  auto init = [&](const Located<View>& v, std::int64_t slot, std::int64_t count) {
+    Located<View> at = v;
+    Rewriter(p, nullptr, make_constant(slot)).view(at);
+    out.push_back(Op{MbarrierInitOp{std::move(at), {count, std::to_string(count), p.pos}},
+                     p.pos,
+                     {Role::ring_init, slot}});
+  };
+  for (std::int64_t s = 0; s < p.stages; ++s) {
+    init(p.ring->full, s, 1);
+    init(p.ring->empty, s, p.ring->consumers);
+  }
+  out.push_back(Op{CtaSyncOp{}, p.pos, {Role::ring_init, -1}});
+  return out;
 }
 
 } // namespace ptxgen::tile

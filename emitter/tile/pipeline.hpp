@@ -40,12 +40,42 @@
 // The slot of tile t is t % S, both in the loads (t = the tile loaded) and in
 // the consumer (t = var); writing `var % S` in a view is the same as writing
 // `stage_var`.
+//
+// The mbarrier ring (loads that are bulk_load / tensor_load): the completion is a
+// transaction-count mbarrier per stage, `full`, and the release of a stage is a
+// second one, `empty` (CUTLASS's TMA pipeline). Tile t is the ring's use
+// n = ring_offset + (t - start); its slot is n % S and it is the slot's use n / S.
+// Thread 0 produces, every thread consumes:
+//
+//   full[s] count 1, empty[s] count = threads      pipeline_ring_init, placed by the
+//   cta_sync                                       builder (before the outermost loop)
+//   [cta_sync]                                     only when Pipeline::sync_before
+//   for p in 0..S-2:                               prologue, uses n = off .. off+S-2
+//     [wait empty[n%S] parity (n/S+1)%2  (tid 0)]  left out while n < S is constant
+//     expect_tx full[n%S] bytes T        (tid 0 && start+p < stop)
+//     loads of tile start+p into n%S     (tid 0 && start+p < stop, on full[n%S])
+//   for var = start; var < stop; var += 1          n = off + var - start, m = n + S - 1
+//     wait empty[m%S] parity (m/S+1)%2   (tid 0 && var+S-1 < stop): use m-S released
+//     expect_tx full[m%S] bytes T        (same pred)
+//     loads of tile var+S-1 into m%S     (same pred)
+//     wait full[n%S] parity (n/S)%2                 tile var has landed
+//     consumer ops of tile var (stage n%S)
+//     mbarrier_arrive empty[n%S]                    the stage is free again
+//   end
+//
+// The producer's wait for use m of a slot is for the release of use m - S, the
+// empty phase (m/S) - 1, parity (m/S + 1) % 2; for the slot's first use (m < S)
+// that is parity 1 on a barrier in phase 0, which passes at once (the phase
+// before phase 0 counts as completed). T is the bytes of one tile's loads (each
+// dst view's). No wait follows the loop: every tile's full phase was waited for,
+// and the last releases complete their empty phases.
 
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/kernel.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,6 +88,16 @@ inline constexpr std::int64_t kMaxPipelineStages = 8;
 
 /// The spelling of the stage variable when the spec does not name it.
 inline constexpr std::string_view kDefaultStageVar = "stage";
+
+/// The mbarrier ring of a pipeline whose loads are bulk_load / tensor_load.
+struct PipelineRing {
+  Located<View> full;  ///< full[stage]: the loads' barrier (names the stage variable)
+  Located<View> empty; ///< empty[stage]: the consumers' release
+  /// The uses the ring's barriers had before this pipeline (a pipeline inside a
+  /// loop reuses them: its outer iteration times the tiles of one); 0 when unset.
+  std::optional<Located<ExprPtr>> offset;
+  std::int64_t consumers = 1; ///< threads per CTA: the arrivals of an empty phase
+};
 
 struct Pipeline {
   Located<std::string> var; ///< the tile index: the loop variable of the steady state
@@ -74,6 +114,9 @@ struct Pipeline {
   std::vector<Op> body;
   bool sync_before = false; ///< emit a cta_sync before the prologue (slots used before)
   SourcePos pos;            ///< the pipeline op
+  /// Set: the loads are bulk_load / tensor_load (their barrier is ring->full) and
+  /// complete through the ring; unset: cp.async applies and commit groups.
+  std::optional<PipelineRing> ring;
 };
 
 /// The plain ops of `p`, to be placed at Kernel::ops[first_index...] (the
@@ -83,10 +126,18 @@ struct Pipeline {
 std::vector<Op> expand_pipeline(const Pipeline& p, std::size_t first_index,
                                 const LaunchBounds& launch);
 
+/// The ring's barrier inits (full and empty of every stage) and the cta_sync after
+/// them, with the roles of OpOrigin::Role::ring_init; `p.ring` must be set.
+std::vector<Op> pipeline_ring_init(const Pipeline& p);
+
+/// The shared tensors a pipeline's loads write (its stages).
+std::set<const Tensor*> pipeline_stage_tensors(const Pipeline& p);
+
 /// Whether `p` needs Pipeline::sync_before: when its stages may have been used
 /// before it, that is inside a loop (`in_loop`: the previous iteration's consumer)
 /// or after an op of `before` (the ops that precede it) that touches a tensor its
-/// loads write; never right after a cta_sync.
+/// loads write; never right after a cta_sync. An mbarrier ring inside a loop needs
+/// none: its producer waits for each stage's release.
 bool pipeline_needs_sync(const Pipeline& p, std::span<const Op> before, bool in_loop);
 
 /// The stage slot of tile `tile`: tile % S (folded when constant).
