@@ -444,6 +444,20 @@ private:
   bool issues(std::size_t op, const std::optional<tile::Located<tile::ExprPtr>>& pred,
               const tile::ExprEnv& e);
 
+  /// Calls f(tid, its environment) for each thread of the CTA that issues the op (issues()),
+  /// tid ascending: the bulk family's ops run per issuing thread.
+  template <class F>
+  void each_issuing_thread(std::size_t op, const std::optional<tile::Located<tile::ExprPtr>>& pred,
+                           F&& f) {
+    tile::ExprEnv e = env(cta_, 0);
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      e.tid = tid;
+      if (issues(op, pred, e)) {
+        f(tid, e);
+      }
+    }
+  }
+
   /// The bytes of every element of view `v` for the thread of `e`, in row-major order; false
   /// (with the problem) when one lies outside its tensor.
   bool view_runs(std::size_t op, const tile::Located<tile::View>& v, const Buffer& b,

@@ -79,24 +79,19 @@ void Evaluator::step_op(std::size_t op, const tile::BulkLoadOp& m) {
   Cta& cta = cta_state_;
   Buffer& db = buffer(*slot(m.dst.value), cta);
   const Buffer& sb = buffer(*slot(m.src.value), cta);
-  tile::ExprEnv e = env(cta_, 0);
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    e.tid = tid;
-    if (!issues(op, m.pred, e)) {
-      continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     Runs d;
     Runs s;
     if (!id || !view_runs(op, m.dst, db, e, d) || !view_runs(op, m.src, sb, e, s)) {
-      continue;
+      return;
     }
     if (!db.shared || sb.shared || d.bytes() != s.bytes()) {
       problems_.add(op, DiagId::check_views_do_not_fit, "dst and src do not fit together", [&] {
         return "a bulk load copies " + std::to_string(s.bytes()) + " bytes of a global view into " +
                std::to_string(d.bytes()) + " bytes of a shared one";
       });
-      continue;
+      return;
     }
     PendingLoad l;
     l.op = op;
@@ -108,7 +103,7 @@ void Evaluator::step_op(std::size_t op, const tile::BulkLoadOp& m) {
     l.pieces = zip_runs(d, s);
     l.writes = std::move(d);
     issue_load(std::move(l));
-  }
+  });
 }
 
 void Evaluator::issue_load(PendingLoad&& l) {
@@ -193,22 +188,17 @@ void Evaluator::land_loads(std::size_t id) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::ExpectTxOp& m) {
-  tile::ExprEnv e = env(cta_, 0);
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    e.tid = tid;
-    if (!issues(op, m.pred, e)) {
-      continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     const auto bytes = id ? eval(op, m.bytes, "bytes", e) : std::nullopt;
     if (!bytes) {
-      continue;
+      return;
     }
     cta_state_.barriers[*id].tx_expected += *bytes;
     if (m.arrive) {
       arrive_on(cta_state_, *id);
     }
-  }
+  });
 }
 
 void Evaluator::step_op(std::size_t op, const tile::BulkStoreOp& m) {
@@ -218,16 +208,11 @@ void Evaluator::step_op(std::size_t op, const tile::BulkStoreOp& m) {
   Cta& cta = cta_state_;
   Buffer& db = buffer(*slot(m.dst.value), cta);
   Buffer& sb = buffer(*slot(m.src.value), cta);
-  tile::ExprEnv e = env(cta_, 0);
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    e.tid = tid;
-    if (!issues(op, m.pred, e)) {
-      continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     Runs d;
     Runs s;
     if (!view_runs(op, m.dst, db, e, d) || !view_runs(op, m.src, sb, e, s)) {
-      continue;
+      return;
     }
     if (db.shared || !sb.shared || d.bytes() != s.bytes()) {
       problems_.add(op, DiagId::check_views_do_not_fit, "dst and src do not fit together", [&] {
@@ -235,7 +220,7 @@ void Evaluator::step_op(std::size_t op, const tile::BulkStoreOp& m) {
                " bytes of a shared view into " + std::to_string(d.bytes()) +
                " bytes of a global one";
       });
-      continue;
+      return;
     }
     PendingStore st;
     st.op = op;
@@ -246,7 +231,7 @@ void Evaluator::step_op(std::size_t op, const tile::BulkStoreOp& m) {
     st.pieces = zip_runs(d, staged);
     st.reads = std::move(s);
     issue_store(tid, std::move(st));
-  }
+  });
 }
 
 void Evaluator::issue_store(std::int64_t tid, PendingStore&& st) {

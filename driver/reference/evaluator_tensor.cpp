@@ -190,19 +190,14 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
   Buffer& db = buffer(*slot(m.dst.value), cta);
   const Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
   const std::vector<std::uint8_t> fill = naive_fill_element(*map);
-  tile::ExprEnv e = env(cta_, 0);
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    e.tid = tid;
-    if (!issues(op, m.pred, e)) {
-      continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     if (!id) {
-      continue;
+      return;
     }
     const auto box = place_box(op, m.coords, m.dst, db, gb, e, *map, tile::TensorAccess::load);
     if (!box) {
-      continue;
+      return;
     }
     PendingLoad l;
     l.op = op;
@@ -217,7 +212,7 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
     for (Piece& p : l.pieces)
       p.dst += box->base;
     issue_load(std::move(l));
-  }
+  });
 }
 
 void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
@@ -228,15 +223,10 @@ void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
   Cta& cta = cta_state_;
   Buffer& sb = buffer(*slot(m.src.value), cta);
   Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
-  tile::ExprEnv e = env(cta_, 0);
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    e.tid = tid;
-    if (!issues(op, m.pred, e)) {
-      continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto box = place_box(op, m.coords, m.src, sb, gb, e, *map, tile::TensorAccess::store);
     if (!box) {
-      continue;
+      return;
     }
     PendingStore st;
     st.op = op;
@@ -251,7 +241,7 @@ void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
       }
     }
     issue_store(tid, std::move(st));
-  }
+  });
 }
 
 } // namespace ptxgen::driver::evaluation
