@@ -194,7 +194,7 @@ private:
     }
     const std::int64_t eb = fast->skeleton->element_bytes;
     const std::int64_t first = fast->offset(coords);
-    if (first < 0 || first + n * eb > static_cast<std::int64_t>(b.bytes.size())) {
+    if (first < 0 || first + n * eb > b.size) {
       return std::nullopt;
     }
     return Run{first, n * eb};
@@ -236,7 +236,7 @@ private:
   void read_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b, Run r,
                 std::int64_t eb, Moot&& moot) {
     if (!b.shared) {
-      if (b.bulk_pending > 0) {
+      if (!b.pending_writes.empty()) {
         check_global_read(op, tid, b, r);
       }
       return;
@@ -454,6 +454,20 @@ private:
   bool issues(std::size_t op, const std::optional<tile::Located<tile::ExprPtr>>& pred,
               const tile::ExprEnv& e);
 
+  /// Calls f(tid, its environment) for each thread of the CTA that issues the op (issues()),
+  /// tid ascending: the bulk family's ops run per issuing thread.
+  template <class F>
+  void each_issuing_thread(std::size_t op, const std::optional<tile::Located<tile::ExprPtr>>& pred,
+                           F&& f) {
+    tile::ExprEnv e = env(cta_, 0);
+    for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+      e.tid = tid;
+      if (issues(op, pred, e)) {
+        f(tid, e);
+      }
+    }
+  }
+
   /// The bytes of every element of view `v` for the thread of `e`, in row-major order; false
   /// (with the problem) when one lies outside its tensor.
   bool view_runs(std::size_t op, const tile::Located<tile::View>& v, const Buffer& b,
@@ -479,13 +493,31 @@ private:
 
   /// The box a tensor copy of the thread of `e` moves: its elements, the raw offset of its
   /// first shared byte and its bytes.
+  /// A box's bytes as pieces in shared order: `dst` is the shared offset from the box's base,
+  /// `src` the global offset (`filled` for an element outside the tensor), merged where both
+  /// continue.
   struct PlacedBox {
-    std::vector<NaiveBoxElement> elements;
+    std::vector<Piece> pieces;
     std::int64_t base = 0;
     std::int64_t bytes = 0;
   };
-  /// box_coords, naive_box_elements, box_base and box_in_buffer in turn; nullopt (with the
-  /// problem) where one of them fails.
+  /// An op's last box that lay wholly inside its tensor, at `coords`: the pieces of any other
+  /// such box of the op are these with the global offsets moved (an element's coordinate is
+  /// the box's plus a fixed offset, its global offset linear in it, its shared offset fixed),
+  /// so a box costs its pieces, not its elements.
+  struct InsideBox {
+    std::vector<std::int64_t> coords;
+    std::vector<std::int64_t> low, high; ///< per dimension, the elements' coordinates - coords
+    std::vector<Piece> pieces;
+    std::int64_t first = 0, end = 0; ///< the global bytes the pieces span
+    std::int64_t bytes = 0;
+  };
+  /// The pieces of the box at `c` from the op's InsideBox, where the box lies wholly inside
+  /// the tensor and the buffer; else nullopt (the elements then, naive_box_elements).
+  std::optional<PlacedBox> moved_box(std::size_t op, const tile::TensorMapDesc& map,
+                                     const std::vector<std::int64_t>& c, const Buffer& gb) const;
+  /// box_coords, naive_box_elements (or moved_box), box_base and box_in_buffer in turn;
+  /// nullopt (with the problem) where one of them fails.
   std::optional<PlacedBox> place_box(std::size_t op,
                                      const std::vector<tile::Located<tile::ExprPtr>>& coords,
                                      const tile::Located<tile::View>& shared_view, const Buffer& sb,
@@ -704,8 +736,9 @@ private:
                     std::int64_t read);
 
   /// Lands a thread's chunks of an apply (Points `p` from its first, at d0 and s0; `read` of
-  /// each chunk's bytes come from src, the rest are zero), its events matched first. Locals
-  /// only: a byte store may alias any memory, so members would be loaded again per chunk.
+  /// each chunk's bytes come from src, the rest are zero), its events matched first; dst or
+  /// src nullptr: no values to move (Buffer::holds_values), the events only. Locals only: a
+  /// byte store may alias any memory, so members would be loaded again per chunk.
   bool land_thread(std::int64_t tid, std::uint32_t dindex, std::int64_t d0, std::int64_t s0,
                    const Points& p, std::uint8_t* dst, const std::uint8_t* src, std::int64_t chunk,
                    std::int64_t read);
@@ -828,6 +861,10 @@ private:
   std::vector<std::int64_t> recorded_runs_; ///< per wait_group op: that CTA's runs
 
   std::int64_t replayed_ = 0; ///< CTAs replayed
+
+  std::uint64_t stores_issued_ = 0; ///< bulk and tensor stores, for PendingStore::serial
+
+  std::map<std::size_t, InsideBox> inside_boxes_; ///< per tensor op, its InsideBox
 
   std::vector<std::unique_ptr<Points>> points_; ///< per op, op_points
 

@@ -279,7 +279,7 @@ void Evaluator::step_op(std::size_t op, const tile::ApplyOp& a) {
       if (db.shared) {
         issue(op, cta, bid, tid, db, c);
       }
-      if (sb.bulk_pending > 0) {
+      if (!sb.pending_writes.empty()) {
         c.src_runs.each([&](Run r) { check_global_read(op, tid, sb, r); });
       }
       ts.queue.push_back(std::move(c));

@@ -79,24 +79,19 @@ void Evaluator::step_op(std::size_t op, const tile::BulkLoadOp& m) {
   Cta& cta = cta_state_;
   Buffer& db = buffer(*slot(m.dst.value), cta);
   const Buffer& sb = buffer(*slot(m.src.value), cta);
-  tile::ExprEnv e = env(cta_, 0);
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    e.tid = tid;
-    if (!issues(op, m.pred, e)) {
-      continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     Runs d;
     Runs s;
     if (!id || !view_runs(op, m.dst, db, e, d) || !view_runs(op, m.src, sb, e, s)) {
-      continue;
+      return;
     }
     if (!db.shared || sb.shared || d.bytes() != s.bytes()) {
       problems_.add(op, DiagId::check_views_do_not_fit, "dst and src do not fit together", [&] {
         return "a bulk load copies " + std::to_string(s.bytes()) + " bytes of a global view into " +
                std::to_string(d.bytes()) + " bytes of a shared one";
       });
-      continue;
+      return;
     }
     PendingLoad l;
     l.op = op;
@@ -108,14 +103,14 @@ void Evaluator::step_op(std::size_t op, const tile::BulkLoadOp& m) {
     l.pieces = zip_runs(d, s);
     l.writes = std::move(d);
     issue_load(std::move(l));
-  }
+  });
 }
 
 void Evaluator::issue_load(PendingLoad&& l) {
   Cta& cta = cta_state_;
   Buffer& db = *l.dst;
   ref::SharedBytes& h = db.hz;
-  if (l.src->bulk_pending > 0) {
+  if (!l.src->pending_writes.empty()) {
     for (const Piece& p : l.pieces) {
       if (p.src != filled) {
         check_global_read(l.op, l.tid, *l.src, {p.src, p.len});
@@ -161,9 +156,11 @@ void Evaluator::land_loads(std::size_t id) {
         }
         put_defined(db, p.dst, nullptr, p.len);
       } else {
-        std::memmove(&db.bytes[static_cast<std::size_t>(p.dst)],
-                     &l.src->bytes[static_cast<std::size_t>(p.src)],
-                     static_cast<std::size_t>(p.len));
+        if (l.src->holds_values()) {
+          std::memmove(&db.bytes[static_cast<std::size_t>(p.dst)],
+                       &l.src->bytes[static_cast<std::size_t>(p.src)],
+                       static_cast<std::size_t>(p.len));
+        }
         put_defined(db, p.dst, defined_at(*l.src, p.src), p.len);
       }
     }
@@ -191,23 +188,18 @@ void Evaluator::land_loads(std::size_t id) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::ExpectTxOp& m) {
-  tile::ExprEnv e = env(cta_, 0);
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    e.tid = tid;
-    if (!issues(op, m.pred, e)) {
-      continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     const auto bytes = id ? eval(op, m.bytes, "bytes", e) : std::nullopt;
     if (!bytes) {
-      continue;
+      return;
     }
     cta_state_.barriers[*id].tx_expected += *bytes;
     if (m.arrive) {
       release(*id, tid);
       arrive_on(cta_state_, *id);
     }
-  }
+  });
 }
 
 void Evaluator::step_op(std::size_t op, const tile::BulkStoreOp& m) {
@@ -217,16 +209,11 @@ void Evaluator::step_op(std::size_t op, const tile::BulkStoreOp& m) {
   Cta& cta = cta_state_;
   Buffer& db = buffer(*slot(m.dst.value), cta);
   Buffer& sb = buffer(*slot(m.src.value), cta);
-  tile::ExprEnv e = env(cta_, 0);
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    e.tid = tid;
-    if (!issues(op, m.pred, e)) {
-      continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     Runs d;
     Runs s;
     if (!view_runs(op, m.dst, db, e, d) || !view_runs(op, m.src, sb, e, s)) {
-      continue;
+      return;
     }
     if (db.shared || !sb.shared || d.bytes() != s.bytes()) {
       problems_.add(op, DiagId::check_views_do_not_fit, "dst and src do not fit together", [&] {
@@ -234,7 +221,7 @@ void Evaluator::step_op(std::size_t op, const tile::BulkStoreOp& m) {
                " bytes of a shared view into " + std::to_string(d.bytes()) +
                " bytes of a global one";
       });
-      continue;
+      return;
     }
     PendingStore st;
     st.op = op;
@@ -245,7 +232,7 @@ void Evaluator::step_op(std::size_t op, const tile::BulkStoreOp& m) {
     st.pieces = zip_runs(d, staged);
     st.reads = std::move(s);
     issue_store(tid, std::move(st));
-  }
+  });
 }
 
 void Evaluator::issue_store(std::int64_t tid, PendingStore&& st) {
@@ -265,18 +252,9 @@ void Evaluator::issue_store(std::int64_t tid, PendingStore&& st) {
       h.bulk_read_op[g] = op32(st.op);
     });
   });
-  Buffer& db = *st.dst;
-  if (db.bulk_writes.empty()) {
-    db.bulk_writes.assign(db.bytes.size(), 0);
-    db.bulk_write_op.assign(db.bytes.size(), ref::none);
-  }
+  st.serial = ++stores_issued_;
   for (const Piece& p : st.pieces) {
-    for (std::int64_t k = p.dst; k < p.dst + p.len; ++k) {
-      if (db.bulk_writes[static_cast<std::size_t>(k)]++ == 0) {
-        ++db.bulk_pending;
-      }
-      db.bulk_write_op[static_cast<std::size_t>(k)] = op32(st.op);
-    }
+    st.dst->pending_writes.push_back({p.dst, p.len, st.op, st.serial});
   }
   ts.stores.push_back(std::move(st));
 }
@@ -359,8 +337,11 @@ void Evaluator::bulk_read(PendingStore& st, std::int64_t) {
   st.staged.clear();
   st.staged_defined.clear();
   st.reads.each([&](Run r) {
-    const auto* first = sb.bytes.data() + r.off;
-    st.staged.insert(st.staged.end(), first, first + r.len);
+    // Values only for a destination that holds them (Buffer::holds_values).
+    if (st.dst->holds_values()) {
+      const auto* first = sb.bytes.data() + r.off;
+      st.staged.insert(st.staged.end(), first, first + r.len);
+    }
     if (sb.defined.empty()) {
       st.staged_defined.insert(st.staged_defined.end(), static_cast<std::size_t>(r.len), 1);
     } else {
@@ -375,16 +356,14 @@ void Evaluator::bulk_write(PendingStore& st, std::int64_t tid) {
   bulk_read(st, tid);
   Buffer& db = *st.dst;
   for (const Piece& p : st.pieces) {
-    std::memcpy(&db.bytes[static_cast<std::size_t>(p.dst)],
-                &st.staged[static_cast<std::size_t>(p.src)], static_cast<std::size_t>(p.len));
+    if (db.holds_values()) {
+      std::memcpy(&db.bytes[static_cast<std::size_t>(p.dst)],
+                  &st.staged[static_cast<std::size_t>(p.src)], static_cast<std::size_t>(p.len));
+    }
     put_defined(db, p.dst, &st.staged_defined[static_cast<std::size_t>(p.src)], p.len);
     store_global(st.op, cta_, tid, db, {p.dst, p.len}, 0);
-    for (std::int64_t k = p.dst; k < p.dst + p.len; ++k) {
-      if (--db.bulk_writes[static_cast<std::size_t>(k)] == 0) {
-        --db.bulk_pending;
-      }
-    }
   }
+  std::erase_if(db.pending_writes, [&](const PendingWrite& w) { return w.store == st.serial; });
 }
 
 void Evaluator::finish_bulk() {
@@ -438,27 +417,40 @@ void Evaluator::check_bulk_refill(std::size_t op, std::int64_t tid, const Buffer
 }
 
 void Evaluator::check_global_read(std::size_t op, std::int64_t tid, const Buffer& b, Run r) {
-  if (b.bulk_pending == 0) {
-    return;
-  }
-  std::int64_t first = -1;
-  std::int64_t count = 0;
-  for (std::int64_t k = r.off; k < r.off + r.len; ++k) {
-    if (b.bulk_writes[static_cast<std::size_t>(k)] > 0) {
-      first = first < 0 ? k : first;
-      ++count;
+  // The parts of r the pending writes cover, sorted: their union's bytes are the count, its
+  // first byte the one named, with the newest write that covers it.
+  std::vector<Run> hit;
+  for (const PendingWrite& w : b.pending_writes) {
+    const std::int64_t from = std::max(r.off, w.off);
+    const std::int64_t to = std::min(r.off + r.len, w.off + w.len);
+    if (from < to) {
+      hit.push_back({from, to - from});
     }
   }
-  if (count == 0) {
+  if (hit.empty()) {
     return;
+  }
+  std::sort(hit.begin(), hit.end(), [](const Run& a, const Run& c) { return a.off < c.off; });
+  const std::int64_t first = hit.front().off;
+  std::int64_t count = 0;
+  std::int64_t end = first; // the union so far ends here
+  for (const Run& h : hit) {
+    const std::int64_t from = std::max(h.off, end);
+    count += std::max<std::int64_t>(0, h.off + h.len - from);
+    end = std::max(end, h.off + h.len);
+  }
+  std::size_t newest = 0;
+  for (const PendingWrite& w : b.pending_writes) {
+    if (w.off <= first && first < w.off + w.len) {
+      newest = w.op;
+    }
   }
   problems_.add(
       op, DiagId::check_bulk_global_race,
       "reads global bytes that a pending bulk store still writes",
       [&] {
         return where(cta_, tid) + " reads " + byte_text(b, first) + ", which the store of " +
-               tile::op_label(
-                   k_, static_cast<std::size_t>(b.bulk_write_op[static_cast<std::size_t>(first)])) +
+               tile::op_label(k_, newest) +
                " still writes: no bulk_wait without read = true has covered its group yet";
       },
       Severity::error, count);

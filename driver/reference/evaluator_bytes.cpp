@@ -43,14 +43,18 @@ void Evaluator::put_defined(Buffer& db, std::int64_t off, const std::uint8_t* sr
   if (src == nullptr || std::memchr(src, 0, len) == nullptr) {
     return;
   }
-  db.defined.assign(db.bytes.size(), 1);
+  db.defined.assign(static_cast<std::size_t>(db.size), 1);
   std::memmove(&db.defined[off], src, len);
 }
 
 void Evaluator::move_bytes(Buffer& db, const Runs& dst, const Buffer& sb, const Runs& src,
                            std::int64_t n) {
+  // Without the values of one side (Buffer::holds_values), only the definedness moves.
+  const bool values = db.holds_values() && sb.holds_values();
   if (dst.more.empty() && src.more.empty() && n == dst.first.len && n == src.first.len) {
-    copy_bytes(db.bytes.data() + dst.first.off, sb.bytes.data() + src.first.off, n);
+    if (values) {
+      copy_bytes(db.bytes.data() + dst.first.off, sb.bytes.data() + src.first.off, n);
+    }
     put_defined(db, dst.first.off, defined_at(sb, src.first.off), n);
     return;
   }
@@ -66,14 +70,18 @@ void Evaluator::move_bytes(Buffer& db, const Runs& dst, const Buffer& sb, const 
       }
       const Run& s = src_run();
       const std::int64_t k = std::min({r.len - at, s.len - sdone, n});
-      std::memmove(&db.bytes[r.off + at], &sb.bytes[s.off + sdone], k);
+      if (values) {
+        std::memmove(&db.bytes[r.off + at], &sb.bytes[s.off + sdone], k);
+      }
       put_defined(db, r.off + at, defined_at(sb, s.off + sdone), k);
       at += k;
       sdone += k;
       n -= k;
     }
     if (at < r.len) {
-      std::memset(&db.bytes[r.off + at], 0, r.len - at);
+      if (db.holds_values()) {
+        std::memset(&db.bytes[r.off + at], 0, r.len - at);
+      }
       put_defined(db, r.off + at, nullptr, r.len - at);
     }
   });

@@ -216,9 +216,12 @@ void Evaluator::set_up() {
     b.name = t.name;
     b.shape = t.shape;
     b.element_bytes = static_cast<std::int64_t>(naive_dtype_bytes(t.dtype));
+    b.size = static_cast<std::int64_t>(size);
     if (t.space == tile::Space::global) {
       auto it = in_.global.find(t.name);
-      if (it == in_.global.end()) {
+      if (!in_.values) {
+        // No values: `bytes` stays empty.
+      } else if (it == in_.global.end()) {
         problems_.add(kernel_level, DiagId::check_initial_bytes,
                       "no initial bytes for a global tensor",
                       [&] { return "'" + t.name + "' starts as zeros"; });

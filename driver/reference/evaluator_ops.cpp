@@ -175,6 +175,9 @@ void Evaluator::step_op(std::size_t op, const tile::FillOp& f) {
 
 void Evaluator::put_pattern(Buffer& b, Run r, std::int64_t k,
                             const std::vector<std::uint8_t>& pattern) {
+  if (!b.holds_values()) {
+    return;
+  }
   for (std::int64_t i = 0; i < r.len; ++i) {
     b.bytes[static_cast<std::size_t>(r.off + i)] =
         pattern[static_cast<std::size_t>(k + i) % pattern.size()];
@@ -229,7 +232,11 @@ void Evaluator::step_op(std::size_t op, const tile::CopyOp& c) {
       defined.clear();
       so.each([&](Run r) {
         const std::size_t at = value.size();
-        value.insert(value.end(), &sb.bytes[r.off], &sb.bytes[r.off] + r.len);
+        if (sb.holds_values()) {
+          value.insert(value.end(), &sb.bytes[r.off], &sb.bytes[r.off] + r.len);
+        } else {
+          value.insert(value.end(), static_cast<std::size_t>(r.len), 0);
+        }
         if (sb.defined.empty()) {
           defined.insert(defined.end(), r.len, 1);
         } else {
@@ -241,7 +248,9 @@ void Evaluator::step_op(std::size_t op, const tile::CopyOp& c) {
       });
       std::size_t at = 0;
       dO.each([&](Run r) {
-        std::memcpy(&db.bytes[r.off], &value[at], r.len);
+        if (db.holds_values()) {
+          std::memcpy(&db.bytes[r.off], &value[at], r.len);
+        }
         put_defined(db, r.off, &defined[at], r.len);
         at += r.len;
         write_run(op, cta, bid, tid, db, r, 0);
@@ -256,7 +265,9 @@ void Evaluator::step_op(std::size_t op, const tile::CopyOp& c) {
         read_run(op, cta, bid, tid, sb, *sr, eb, [&](std::int64_t from, std::int64_t len) {
           moot.push_back({from, len});
         });
-        std::memcpy(&db.bytes[dr->off], &sb.bytes[sr->off], dr->len);
+        if (db.holds_values() && sb.holds_values()) {
+          std::memcpy(&db.bytes[dr->off], &sb.bytes[sr->off], dr->len);
+        }
         put_defined(db, dr->off, defined_at(sb, sr->off), dr->len);
         for (const Run& m : moot) {
           put_defined(db, dr->off + m.off, nullptr, m.len);

@@ -91,8 +91,8 @@ bool Evaluator::replay_alike(std::size_t op, const std::vector<std::int64_t>& ds
   const Points& p = op_points(op, ds, 0, ds.size() - 1, *dview.skeleton, *sview.skeleton);
   const std::int64_t* const dpart = dview.thread_part->data();
   const std::int64_t* const spart = sview.thread_part->data();
-  const std::int64_t dsize = std::ssize(db.bytes);
-  const std::int64_t ssize = std::ssize(sb.bytes);
+  const std::int64_t dsize = db.size;
+  const std::int64_t ssize = sb.size;
   const auto dindex = static_cast<std::uint32_t>(db.index);
   firsts_.clear();
   for (std::int64_t tid = 0; tid < k_.block; ++tid) {
@@ -107,6 +107,9 @@ bool Evaluator::replay_alike(std::size_t op, const std::vector<std::int64_t>& ds
       return false;
     }
     firsts_.push_back({d0, s0});
+  }
+  if (!db.holds_values() || !sb.holds_values()) {
+    return true; // the accesses matched: no values to move
   }
   // Chunk by chunk across the threads: neighbouring threads' chunks are neighbours in
   // memory (the processor fetches ahead), where one thread's lie a row apart. The order is
@@ -134,6 +137,9 @@ bool Evaluator::land_thread(std::int64_t tid, std::uint32_t dindex, std::int64_t
   if (!trace_.match_points(ref::CtaTrace::Kind::issue, dindex, tid, d0, p.d.data(), n, p.d_even,
                            p.d_step, chunk)) {
     return false;
+  }
+  if (dst == nullptr || src == nullptr) {
+    return true; // no values to move
   }
   const std::int64_t* const pd = p.d.data();
   const std::int64_t* const ps = p.s.data();
@@ -166,11 +172,14 @@ bool Evaluator::land_chunk(ChunkLanding& l, std::int64_t d, std::int64_t s) {
   if (r.what == ChunkRead::What::none) {
     return true;
   }
-  if (r.what != ChunkRead::What::copy || d < 0 || d + chunk > std::ssize(l.db.bytes) || s < 0 ||
-      s + chunk > std::ssize(l.sb.bytes) ||
+  if (r.what != ChunkRead::What::copy || d < 0 || d + chunk > l.db.size || s < 0 ||
+      s + chunk > l.sb.size ||
       !trace_.match(ref::CtaTrace::Kind::issue, static_cast<std::uint32_t>(l.db.index), l.tid, d,
                     chunk)) {
     return false;
+  }
+  if (!l.db.holds_values() || !l.sb.holds_values()) {
+    return true;
   }
   copy_bytes(l.db.bytes.data() + d, l.sb.bytes.data() + s, r.bytes);
   if (r.bytes < chunk) {
@@ -206,8 +215,8 @@ bool Evaluator::replay_op(std::size_t op, const tile::ApplyOp& a) {
   std::optional<ChunkRead> same;        // the thread's chunks' reads, where they are all the same
   const Points* points = nullptr;       // the chunks' offsets (op_points)
   std::vector<std::int64_t> x(rank, 0); // a chunk's coordinates, its last axis's 0
-  const std::int64_t dsize = std::ssize(db.bytes);
-  const std::int64_t ssize = std::ssize(sb.bytes);
+  const std::int64_t dsize = db.size;
+  const std::int64_t ssize = sb.size;
   const auto dindex = static_cast<std::uint32_t>(db.index);
   std::int64_t tid = 0;
   ChunkLanding landing{a, sp, groups, x, e, known, db, sb};
@@ -273,8 +282,9 @@ bool Evaluator::replay_op(std::size_t op, const tile::ApplyOp& a) {
     if (!points->inside(d0, dsize, s0, ssize, chunk)) {
       return false;
     }
-    if (!land_thread(tid, dindex, d0, s0, *points, db.bytes.data(), sb.bytes.data(), chunk,
-                     same->bytes)) {
+    const bool moves = db.holds_values() && sb.holds_values();
+    if (!land_thread(tid, dindex, d0, s0, *points, moves ? db.bytes.data() : nullptr,
+                     moves ? sb.bytes.data() : nullptr, chunk, same->bytes)) {
       return false;
     }
   }
@@ -304,8 +314,8 @@ bool Evaluator::replay_op(std::size_t op, const tile::CopyOp& c) {
   const OpForm sview = op_form(c.src, e);
   const OpForm dview = op_form(c.dst, e);
   const std::int64_t len = n * dp.element_bytes();
-  const std::int64_t dsize = std::ssize(db.bytes);
-  const std::int64_t ssize = std::ssize(sb.bytes);
+  const std::int64_t dsize = db.size;
+  const std::int64_t ssize = sb.size;
   const auto dindex = static_cast<std::uint32_t>(db.index);
   const auto sindex = static_cast<std::uint32_t>(sb.index);
   const Points* points = nullptr; // the rows' offsets (op_points)
@@ -317,6 +327,7 @@ bool Evaluator::replay_op(std::size_t op, const tile::CopyOp& c) {
   const bool defines = defined != nullptr;
   std::uint8_t* const dst = db.bytes.data();
   const std::uint8_t* const src = sb.bytes.data();
+  const bool moves = db.holds_values() && sb.holds_values();
   // Threads that differ only in their bases (fixed thread parts): one addition each.
   const bool alike = dview.thread_part != nullptr && sview.thread_part != nullptr && dview.shared &&
                      sview.shared && contiguous(*dview.skeleton, n) &&
@@ -325,7 +336,9 @@ bool Evaluator::replay_op(std::size_t op, const tile::CopyOp& c) {
     points = &op_points(op, shape, 0, rank == 0 ? 0 : rank - 1, *dview.skeleton, *sview.skeleton);
   }
   auto move_row = [&](std::int64_t d, std::int64_t s) {
-    copy_bytes(dst + d, src + s, len);
+    if (moves) {
+      copy_bytes(dst + d, src + s, len);
+    }
     if (defines) {
       std::memset(defined + d, 1, static_cast<std::size_t>(len));
     }
@@ -395,7 +408,7 @@ bool Evaluator::replay_op(std::size_t op, const tile::FillOp& f) {
   const OpForm view = op_form(f.dst, e);
   std::vector<std::int64_t> x(rank, 0);
   const std::int64_t len = n * p.element_bytes();
-  const std::int64_t size = std::ssize(b.bytes);
+  const std::int64_t size = b.size;
   const auto index = static_cast<std::uint32_t>(b.index);
   std::int64_t tid = 0;
   std::int64_t k = 0; // the thread's byte the row starts at

@@ -6,6 +6,8 @@
 #include "driver/reference/evaluator.hpp"
 #include "driver/reference/tensor_map_naive.hpp"
 
+#include <algorithm>
+
 namespace ptxgen::driver::evaluation {
 namespace {
 
@@ -30,12 +32,11 @@ bool Evaluator::box_in_buffer(std::size_t op, const std::vector<NaiveBoxElement>
                               const Buffer& gb, std::int64_t esize) {
   for (const NaiveBoxElement& el : elements) {
     if (el.place == tile::BoxPlace::inside &&
-        (el.global_offset < 0 ||
-         el.global_offset + esize > static_cast<std::int64_t>(gb.bytes.size()))) {
+        (el.global_offset < 0 || el.global_offset + esize > gb.size)) {
       problems_.add(op, DiagId::check_out_of_bounds, "bytes outside the tensor (not written)", [&] {
         return "the box element " + coords_text(el.coordinate) + " lies at byte " +
                std::to_string(el.global_offset) + " of '" + gb.name + "' (" +
-               std::to_string(gb.bytes.size()) + " bytes)";
+               std::to_string(gb.size) + " bytes)";
       });
       return false;
     }
@@ -92,14 +93,13 @@ std::optional<std::int64_t> Evaluator::box_base(std::size_t op, const tile::Loca
   // The view's first byte where it is stored, unswizzled (the swizzle is its own inverse).
   const std::int64_t raw = naive_swizzle(v.value.tensor->swizzle, first.first.off);
   const std::int64_t period = naive_swizzle_period(map.swizzle);
-  if (raw % period != 0 || raw + bytes > static_cast<std::int64_t>(b.bytes.size())) {
+  if (raw % period != 0 || raw + bytes > b.size) {
     problems_.add(op, DiagId::check_view_unusable,
                   "the shared view of a tensor copy does not start on its swizzle's period", [&] {
                     return where(cta_, e.tid) + ": '" + v.text + "' starts at byte " +
-                           std::to_string(raw) + " of '" + b.name + "' (" +
-                           std::to_string(b.bytes.size()) + " bytes), the box takes " +
-                           std::to_string(bytes) + " bytes from a multiple of " +
-                           std::to_string(period);
+                           std::to_string(raw) + " of '" + b.name + "' (" + std::to_string(b.size) +
+                           " bytes), the box takes " + std::to_string(bytes) +
+                           " bytes from a multiple of " + std::to_string(period);
                   });
     return std::nullopt;
   }
@@ -114,14 +114,70 @@ Evaluator::place_box(std::size_t op, const std::vector<tile::Located<tile::ExprP
   const auto c = box_coords(op, coords, e);
   if (!c)
     return std::nullopt;
+  if (auto moved = moved_box(op, map, *c, gb)) {
+    const auto base = box_base(op, shared_view, sb, e, map, moved->bytes);
+    if (!base)
+      return std::nullopt;
+    moved->base = *base;
+    return moved;
+  }
+  const std::vector<NaiveBoxElement> elements = naive_box_elements(map, *c, access);
   PlacedBox box;
-  box.elements = naive_box_elements(map, *c, access);
   const auto esize = static_cast<std::int64_t>(naive_dtype_bytes(map.dtype));
-  box.bytes = static_cast<std::int64_t>(box.elements.size()) * esize;
+  box.bytes = static_cast<std::int64_t>(elements.size()) * esize;
   const auto base = box_base(op, shared_view, sb, e, map, box.bytes);
-  if (!base || !box_in_buffer(op, box.elements, gb, esize))
+  if (!base || !box_in_buffer(op, elements, gb, esize))
     return std::nullopt;
   box.base = *base;
+  bool inside = true;
+  for (const NaiveBoxElement& el : elements) {
+    inside = inside && el.place == tile::BoxPlace::inside;
+    append_piece(
+        box.pieces,
+        {el.shared_offset, el.place == tile::BoxPlace::inside ? el.global_offset : filled, esize});
+  }
+  if (inside && !elements.empty()) {
+    InsideBox& ib = inside_boxes_[op];
+    ib.coords = *c;
+    ib.low.assign(c->size(), 0);
+    ib.high.assign(c->size(), 0);
+    ib.first = elements.front().global_offset;
+    ib.end = ib.first;
+    for (const NaiveBoxElement& el : elements) {
+      for (std::size_t k = 0; k < c->size(); ++k) {
+        ib.low[k] = std::min(ib.low[k], el.coordinate[k] - (*c)[k]);
+        ib.high[k] = std::max(ib.high[k], el.coordinate[k] - (*c)[k]);
+      }
+      ib.first = std::min(ib.first, el.global_offset);
+      ib.end = std::max(ib.end, el.global_offset + esize);
+    }
+    ib.pieces = box.pieces;
+    ib.bytes = box.bytes;
+  }
+  return box;
+}
+
+std::optional<Evaluator::PlacedBox> Evaluator::moved_box(std::size_t op,
+                                                         const tile::TensorMapDesc& map,
+                                                         const std::vector<std::int64_t>& c,
+                                                         const Buffer& gb) const {
+  const auto it = inside_boxes_.find(op);
+  if (it == inside_boxes_.end() || it->second.coords.size() != c.size())
+    return std::nullopt;
+  const InsideBox& ib = it->second;
+  std::int64_t delta = 0;
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    if (c[k] + ib.low[k] < 0 || c[k] + ib.high[k] >= map.global_dims[k])
+      return std::nullopt; // some element outside the tensor
+    delta += (c[k] - ib.coords[k]) * naive_stride(map, k);
+  }
+  if (ib.first + delta < 0 || ib.end + delta > gb.size)
+    return std::nullopt; // the naive path reports the element
+  PlacedBox box;
+  box.bytes = ib.bytes;
+  box.pieces = ib.pieces;
+  for (Piece& p : box.pieces)
+    p.src += delta;
   return box;
 }
 
@@ -133,21 +189,15 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
   Cta& cta = cta_state_;
   Buffer& db = buffer(*slot(m.dst.value), cta);
   const Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
-  const auto esize = static_cast<std::int64_t>(naive_dtype_bytes(map->dtype));
   const std::vector<std::uint8_t> fill = naive_fill_element(*map);
-  tile::ExprEnv e = env(cta_, 0);
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    e.tid = tid;
-    if (!issues(op, m.pred, e)) {
-      continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     if (!id) {
-      continue;
+      return;
     }
     const auto box = place_box(op, m.coords, m.dst, db, gb, e, *map, tile::TensorAccess::load);
     if (!box) {
-      continue;
+      return;
     }
     PendingLoad l;
     l.op = op;
@@ -158,12 +208,11 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
     l.src = &gb;
     l.writes.append({box->base, box->bytes});
     l.fill = fill;
-    for (const NaiveBoxElement& el : box->elements) {
-      const bool in = el.place == tile::BoxPlace::inside;
-      append_piece(l.pieces, {box->base + el.shared_offset, in ? el.global_offset : filled, esize});
-    }
+    l.pieces = std::move(box->pieces);
+    for (Piece& p : l.pieces)
+      p.dst += box->base;
     issue_load(std::move(l));
-  }
+  });
 }
 
 void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
@@ -174,31 +223,25 @@ void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
   Cta& cta = cta_state_;
   Buffer& sb = buffer(*slot(m.src.value), cta);
   Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
-  const auto esize = static_cast<std::int64_t>(naive_dtype_bytes(map->dtype));
-  tile::ExprEnv e = env(cta_, 0);
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    e.tid = tid;
-    if (!issues(op, m.pred, e)) {
-      continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto box = place_box(op, m.coords, m.src, sb, gb, e, *map, tile::TensorAccess::store);
     if (!box) {
-      continue;
+      return;
     }
     PendingStore st;
     st.op = op;
     st.src = &sb;
     st.dst = &gb;
     st.reads.append({box->base, box->bytes}); // staged from the box's first byte
-    for (const NaiveBoxElement& el : box->elements) {
+    for (const Piece& p : box->pieces) {
       // Outside the tensor: skipped. A spill (the H100 writing the rest of a row's last 16
       // bytes) the contract refuses; it is skipped here too.
-      if (el.place == tile::BoxPlace::inside) {
-        append_piece(st.pieces, {el.global_offset, el.shared_offset, esize});
+      if (p.src != filled) {
+        st.pieces.push_back({p.src, p.dst, p.len});
       }
     }
     issue_store(tid, std::move(st));
-  }
+  });
 }
 
 } // namespace ptxgen::driver::evaluation

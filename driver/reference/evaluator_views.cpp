@@ -107,7 +107,7 @@ bool Evaluator::locate(std::size_t op, const tile::Located<tile::View>& v, const
   if (fast) {
     const std::int64_t first = fast->offset(coords);
     const std::int64_t eb = fast->skeleton->element_bytes;
-    if (first >= 0 && first + eb <= static_cast<std::int64_t>(b.bytes.size())) {
+    if (first >= 0 && first + eb <= b.size) {
       out.append({first, eb});
       return true;
     }
@@ -115,14 +115,14 @@ bool Evaluator::locate(std::size_t op, const tile::Located<tile::View>& v, const
   NaiveLocation loc = naive_locate(plan(v.value), v.value, e, coords);
   bool inside = loc.in_bounds && !loc.offsets.empty();
   for (std::int64_t o : loc.offsets) {
-    inside = inside && o >= 0 && o < static_cast<std::int64_t>(b.bytes.size());
+    inside = inside && o >= 0 && o < b.size;
   }
   if (!inside) {
     problems_.add(op, DiagId::check_out_of_bounds, "bytes outside the tensor (not written)", [&] {
       std::string s = where(e.bid, e.tid) + ", '" + v.text + "' at " + coords_text(coords);
       if (!loc.offsets.empty()) {
         s += " -> byte " + std::to_string(loc.offsets.front()) + " of '" + b.name + "' (" +
-             std::to_string(b.bytes.size()) + " bytes)";
+             std::to_string(b.size) + " bytes)";
       }
       if (!loc.error.empty()) {
         s += ": " + loc.error;

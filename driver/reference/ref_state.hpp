@@ -63,12 +63,24 @@ struct Runs {
   }
 };
 
+/// `len` bytes from `off` that a pending store of op `op` will write.
+struct PendingWrite {
+  std::int64_t off = 0;
+  std::int64_t len = 0;
+  std::size_t op = 0;
+  std::uint64_t store = 0; ///< its PendingStore::serial
+};
+
 struct Buffer {
   std::string name;
   bool shared = false;
   std::size_t index = 0;           ///< its slot (Slot::index) among the shared or global ones
   std::vector<std::int64_t> shape; ///< the tensor's, for the element of a byte in findings
   std::int64_t element_bytes = 1;
+  std::int64_t size = 0; ///< in bytes, whether or not `bytes` holds them
+  /// The values: `size` bytes, or none for a global tensor whose values the launch does not
+  /// hold (ReferenceInput::values): moves into it are dropped, moves out of it leave the
+  /// destination's values as they were (its definedness is still set).
   std::vector<std::uint8_t> bytes;
   /// Per byte: 1 when it holds a defined value. A global tensor's starts empty, which means
   /// every byte is defined, and is filled in (put_defined) only when undefined bytes reach it.
@@ -79,14 +91,14 @@ struct Buffer {
   /// accesses in the same order and have the same state: one entry stands for all of them.
   ref::SharedBytes hz;
   int shift = 0;
-  /// Global tensors only, per byte while a bulk or tensor store of the CTA being run is
-  /// pending (empty before the first): how many pending stores will still write it, and the
-  /// op of the newest. `bulk_pending`: how many bytes have a nonzero count.
-  std::vector<std::int32_t> bulk_writes;
-  std::vector<std::int32_t> bulk_write_op;
-  std::int64_t bulk_pending = 0;
+  /// Global tensors only: the bytes the pending bulk and tensor stores of the CTA being run
+  /// will still write, one entry per piece in issue order (a few per store: their number, not
+  /// the tensor's size, bounds the state).
+  std::vector<PendingWrite> pending_writes;
 
   std::int64_t granule() const { return std::int64_t{1} << shift; }
+  /// Whether the buffer holds its values (every shared one does).
+  bool holds_values() const { return std::ssize(bytes) == size; }
 };
 
 /// An op index as the hazard state stores it.
@@ -171,7 +183,8 @@ struct PendingStore {
   std::vector<std::uint8_t> staged;
   std::vector<std::uint8_t> staged_defined;
   bool read_done = false;
-  bool waited = false; ///< a bulk_wait covered its group
+  bool waited = false;      ///< a bulk_wait covered its group
+  std::uint64_t serial = 0; ///< which store of the launch (its pending writes name it)
 };
 
 /// The deferred arrival of one thread's copy_arrive: it arrives when its copies have landed.

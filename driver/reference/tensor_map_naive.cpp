@@ -23,15 +23,13 @@ std::int64_t naive_span(tile::TensorMapSwizzle swizzle) {
   return 0;
 }
 
-// The stride in bytes of dimension k (outermost first): the map's for the outer ones, the
-// element size for the innermost.
+} // namespace
+
 std::int64_t naive_stride(const tile::TensorMapDesc& map, std::size_t k) {
   if (k + 1 == map.global_dims.size())
     return tile::size_bytes(map.dtype);
   return map.global_strides[k];
 }
-
-} // namespace
 
 std::int64_t naive_swizzle_period(tile::TensorMapSwizzle swizzle) {
   const std::int64_t span = naive_span(swizzle);

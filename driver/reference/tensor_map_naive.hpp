@@ -36,6 +36,10 @@ std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
                                                 std::span<const std::int64_t> coords,
                                                 tile::TensorAccess access);
 
+/// The stride in bytes of dimension `k` (outermost first) that naive_box_elements' global
+/// offsets use: the map's for the outer dimensions, the element size for the innermost.
+std::int64_t naive_stride(const tile::TensorMapDesc& map, std::size_t k);
+
 /// The bytes (little-endian) a load writes for an element outside the tensor: zeros, or for
 /// a NaN fill 0x7FF7 in every 16-bit half of the element (what the H200 writes: 0x7FF77FF7
 /// for float32, specs/tma/oob_nan*.toml), a NaN of float16, bfloat16, float32 and float64.

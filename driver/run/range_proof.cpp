@@ -1,6 +1,7 @@
 #include "driver/run/range_proof.hpp"
 
 #include "driver/reference/expect.hpp"
+#include "driver/reference/naive_view.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "emitter/support/overloaded.hpp"
@@ -443,9 +444,12 @@ std::vector<std::uint64_t> test_values(const tile::Kernel& k) {
 }
 
 /// The global tensors' initial bytes, by name. They depend on no parameter (a tensor's shape
-/// and init are constants), so the runs at every value share one copy of them.
+/// and init are constants), so the runs at every value share one copy of them. None where
+/// the runs do not hold the values (holds_values).
 GlobalBytes initial_global_bytes(const tile::Kernel& k) {
   GlobalBytes bytes;
+  if (!holds_values(k))
+    return bytes;
   for (const auto& t : k.tensors)
     if (t->tensor.space == tile::Space::global)
       bytes[t->tensor.name] = initial_bytes(*t);
@@ -458,13 +462,36 @@ Diagnostics findings_from(const tile::Kernel& k, const GlobalBytes& initial,
   ReferenceInput in;
   in.kernel = &k;
   in.param_values.assign(values.begin(), values.end());
-  in.global = initial;
+  in.values = holds_values(k);
+  if (in.values)
+    in.global = initial;
   const ReferenceOutput out = evaluate_reference(std::move(in));
   Diagnostics ds = findings_as_diagnostics(k, out);
   // Expectations compare the initial bytes with the final ones.
-  if (expectations == ExpectationRuns::check && !k.expectations.empty())
+  if (expectations == ExpectationRuns::check && !k.expectations.empty() && holds_values(k))
     ds.append(expectation_diagnostics(k, check_expectations(k, initial, out.global, values)));
   return ds;
+}
+
+/// The note that the expectations of a kernel whose values the runs do not hold were not
+/// checked, at the first one.
+Diagnostic expectations_unchecked(const tile::Kernel& k) {
+  const tile::Expectation& x = k.expectations.front();
+  Diagnostic d(DiagId::check_expectations_unchecked,
+               "the global tensors hold " + std::to_string(global_bytes(k)) +
+                   " bytes, more than the " + std::to_string(max_held_global_bytes) +
+                   " the whole-launch checks hold: they ran without the values (their hazard "
+                   "and ordering findings are the same with them), so the " +
+                   std::to_string(k.expectations.size()) + " [[expect]] statement" +
+                   (k.expectations.size() == 1 ? " was" : "s were") +
+                   " not checked here; a run on the GPU or the simulator checks them",
+               Severity::note);
+  const tile::SourcePos& pos = x.lhs.pos;
+  d.file = pos.file.empty() ? k.file : pos.file;
+  d.line = pos.line;
+  d.column = pos.column;
+  d.source_line = pos.source_line;
+  return d;
 }
 
 /// The other combinations' errors (the reference's and the mbarrier walk's), stopping at
@@ -506,7 +533,27 @@ std::uint64_t runs_of(const std::vector<ParamCoverage>& plan) {
 
 Diagnostics reference_findings(const tile::Kernel& k, ExpectationRuns expectations,
                                std::span<const std::uint64_t> values) {
-  return findings_from(k, initial_global_bytes(k), expectations, values);
+  Diagnostics ds = findings_from(k, initial_global_bytes(k), expectations, values);
+  if (expectations == ExpectationRuns::check && !k.expectations.empty() && !holds_values(k))
+    ds.add(expectations_unchecked(k));
+  return ds;
+}
+
+std::uint64_t global_bytes(const tile::Kernel& k) {
+  std::uint64_t total = 0;
+  for (const auto& t : k.tensors) {
+    if (t->tensor.space != tile::Space::global)
+      continue;
+    std::uint64_t n = naive_dtype_bytes(t->tensor.dtype);
+    for (const std::int64_t s : t->tensor.shape)
+      n *= static_cast<std::uint64_t>(std::max<std::int64_t>(s, 0));
+    total += n;
+  }
+  return total;
+}
+
+bool holds_values(const tile::Kernel& k) {
+  return global_bytes(k) <= max_held_global_bytes;
 }
 
 std::vector<ParamCoverage> plan_values(const tile::Kernel& k) {

@@ -50,10 +50,26 @@ enum class ExpectationRuns : bool { skip, check };
 /// Then it verifies the spec's expectations (`[[expect]]`) on the reference's final
 /// global tensors, their regions at the same values: each one that fails is an error at
 /// its `that` string. One run, at `values` (whole_launch_findings runs it over the ranges).
+/// Where the checks do not hold the values (holds_values), the run is without them and the
+/// expectations give one check_expectations_unchecked note instead.
 /// `values`: the parameters' values, one per Kernel::params entry (empty: the test values).
 Diagnostics reference_findings(const tile::Kernel& k,
                                ExpectationRuns expectations = ExpectationRuns::check,
                                std::span<const std::uint64_t> values = {});
+
+/// The most bytes of global tensors the whole-launch checks hold. Above it they run without
+/// the values (ReferenceInput::values: the same findings, in memory and time that do not
+/// grow with the tensors' bytes), and the expectations, which compare values, are not checked
+/// (a check_expectations_unchecked note says so). 256 MiB: every corpus spec fits, a bench
+/// spec's 2 GiB tensors do not.
+inline constexpr std::uint64_t max_held_global_bytes = std::uint64_t{256} << 20;
+
+/// The bytes of the kernel's global tensors, all together.
+std::uint64_t global_bytes(const tile::Kernel& k);
+
+/// Whether the whole-launch checks hold the kernel's values: global_bytes at most
+/// max_held_global_bytes.
+bool holds_values(const tile::Kernel& k);
 
 /// The most runs of the whole-launch checks one spec may take: the reference runs a corpus
 /// spec in well under a millisecond, so 4096 runs stay within a few seconds for the largest.

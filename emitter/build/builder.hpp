@@ -345,6 +345,9 @@ public:
   Result<std::unique_ptr<tile::Kernel>> finish() &&;
 
 private:
+  /// A tensor passed by its map alone (lower::map_only) that an op addresses through a view
+  /// (a pointer the kernel does not get): an error at the view.
+  void check_map_only_views();
   void error(DiagId id, const At& at, std::string message);
   void error_in(DiagId id, const Text& at, std::size_t offset, std::size_t length,
                 std::string message);

@@ -199,9 +199,16 @@ bool Builder::abi(std::span<const std::pair<std::string, At>> names, const At& a
   if (!complete)
     return true;
   std::vector<std::string> left;
-  for (const auto& w : wanted)
-    if (std::find(order.begin(), order.end(), w) == order.end())
+  const auto listed = [&](const std::string& n) {
+    return std::find(order.begin(), order.end(), n) != order.end();
+  };
+  for (const auto& w : wanted) {
+    // A mapped tensor may be passed by its map alone (lower::map_only): no pointer.
+    const tile::TensorDecl* t = kernel_->find_tensor(w);
+    const bool map_only = t && t->map && listed(lower::map_param_name(w));
+    if (!listed(w) && !map_only)
       left.push_back(w);
+  }
   if (!left.empty()) {
     error(DiagId::spec_abi_missing_name, at,
           "abi does not list " + quoted_names(left) +

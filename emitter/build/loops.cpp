@@ -1,6 +1,7 @@
 // The builder's loop and pipeline rules, the pipeline expansion, and the result.
 #include "emitter/build/builder.hpp"
 #include "emitter/build/text.hpp"
+#include "emitter/lower/abi.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/limits.hpp"
 #include "emitter/tile/name_chars.hpp"
@@ -319,8 +320,37 @@ void Builder::pipeline(tile::Pipeline p, const At& at) {
 
 // ---------------------------------------------------------------- results
 
+void Builder::check_map_only_views() {
+  const auto check = [&](const tile::Located<tile::View>& v) {
+    const tile::Tensor* t = v.value.tensor;
+    if (t == nullptr || t->space != tile::Space::global || !lower::map_only(*kernel_, t->name))
+      return;
+    error(DiagId::spec_abi_missing_name, {v.pos, static_cast<std::uint32_t>(v.text.size())},
+          "'" + v.text + "' addresses '" + t->name + "' through its pointer, but abi lists only " +
+              "its map ('" + lower::map_param_name(t->name) + "'): list '" + t->name +
+              "' too, or reach it through the map (tensor_load, "
+              "tensor_store)");
+  };
+  for (const tile::Op& op : kernel_->ops) {
+    if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
+      check(a->dst);
+      check(a->src);
+    } else if (const auto* c = std::get_if<tile::CopyOp>(&op.body)) {
+      check(c->dst);
+      check(c->src);
+    } else if (const auto* f = std::get_if<tile::FillOp>(&op.body)) {
+      check(f->dst);
+    } else if (const auto* l = std::get_if<tile::BulkLoadOp>(&op.body)) {
+      check(l->src);
+    } else if (const auto* s = std::get_if<tile::BulkStoreOp>(&op.body)) {
+      check(s->dst);
+    }
+  }
+}
+
 Result<std::unique_ptr<tile::Kernel>> Builder::finish() && {
   close_loops();
+  check_map_only_views();
   if (diags_.has_errors())
     return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(diags_));
   Result<std::unique_ptr<tile::Kernel>> r;

@@ -18,6 +18,10 @@ std::vector<ParamBinding> kernel_params(const tile::Kernel& k) {
                    param_symbol(p.name)});
   if (k.abi.empty())
     return out;
+  // A tensor whose map abi lists without it has no pointer parameter (map_only).
+  std::erase_if(out, [&](const ParamBinding& b) {
+    return b.kind == ParamBinding::Kind::tensor && map_only(k, b.name);
+  });
   // The spec's order (the loader checked that it names each of them once);
   // a name it does not list keeps its default place after the listed ones.
   std::vector<ParamBinding> ordered;
@@ -32,6 +36,13 @@ std::vector<ParamBinding> kernel_params(const tile::Kernel& k) {
   for (auto& b : out)
     ordered.push_back(std::move(b));
   return ordered;
+}
+
+bool map_only(const tile::Kernel& k, std::string_view tensor) {
+  const auto listed = [&](std::string_view name) {
+    return std::find(k.abi.begin(), k.abi.end(), name) != k.abi.end();
+  };
+  return !k.abi.empty() && !listed(tensor) && listed(map_param_name(tensor));
 }
 
 std::string param_symbol(std::string_view name) {

@@ -32,6 +32,11 @@ std::vector<ParamBinding> kernel_params(const tile::Kernel& k);
 /// How a spec names the tensor map parameter of global tensor `tensor` (in `abi`): "A.map".
 std::string map_param_name(std::string_view tensor);
 
+/// Whether global tensor `tensor` is passed by its map alone: the spec's `abi` lists its map
+/// ("A.map") and not the tensor ("A"), as a kernel that takes only a `CUtensorMap` does. It
+/// then has no pointer parameter, and no op may address it but through the map.
+bool map_only(const tile::Kernel& k, std::string_view tensor);
+
 /// The tensor a map parameter's name names ("A" for "A.map"); empty for any other name.
 std::string_view map_param_tensor(std::string_view name);
 

@@ -514,26 +514,34 @@ void check_expect_tx(const BulkProofContext& c, const ExpectTxOp& op) {
           bulk_proof::interval_text(b));
 }
 
-void check_tensor_load(const BulkProofContext& c, const TensorLoadOp& op) {
-  const TensorMapDesc* map = bulk_proof::map_of(c, op.tensor);
+namespace bulk_proof {
+
+/// A tensor load's or store's proofs: its pred, its shared side (`role`) and its coordinates
+/// through the tensor's map.
+void check_tensor_copy(const BulkProofContext& c, const Located<std::string>& tensor,
+                       const Located<View>& shared, std::string_view role,
+                       const std::optional<Located<ExprPtr>>& op_pred,
+                       const std::vector<Located<ExprPtr>>& coords, TensorAccess access) {
+  const TensorMapDesc* map = map_of(c, tensor);
   if (map == nullptr)
     return;
-  const Located<ExprPtr>* pred = op.pred ? &*op.pred : nullptr;
+  const Located<ExprPtr>* pred = op_pred ? &*op_pred : nullptr;
   if (pred != nullptr)
-    c.u32(*pred->value, c.bounds, pred->pos, bulk_proof::span_of(*pred), "pred", true);
-  bulk_proof::check_tensor_shared(c, *map, op.dst, "dst", pred);
-  bulk_proof::check_coords(c, *map, op.coords, pred, TensorAccess::load);
+    c.u32(*pred->value, c.bounds, pred->pos, span_of(*pred), "pred", true);
+  check_tensor_shared(c, *map, shared, role, pred);
+  check_coords(c, *map, coords, pred, access);
+}
+
+} // namespace bulk_proof
+
+void check_tensor_load(const BulkProofContext& c, const TensorLoadOp& op) {
+  bulk_proof::check_tensor_copy(c, op.tensor, op.dst, "dst", op.pred, op.coords,
+                                TensorAccess::load);
 }
 
 void check_tensor_store(const BulkProofContext& c, const TensorStoreOp& op) {
-  const TensorMapDesc* map = bulk_proof::map_of(c, op.tensor);
-  if (map == nullptr)
-    return;
-  const Located<ExprPtr>* pred = op.pred ? &*op.pred : nullptr;
-  if (pred != nullptr)
-    c.u32(*pred->value, c.bounds, pred->pos, bulk_proof::span_of(*pred), "pred", true);
-  bulk_proof::check_tensor_shared(c, *map, op.src, "src", pred);
-  bulk_proof::check_coords(c, *map, op.coords, pred, TensorAccess::store);
+  bulk_proof::check_tensor_copy(c, op.tensor, op.src, "src", op.pred, op.coords,
+                                TensorAccess::store);
 }
 
 void check_swizzled_elements(const BulkProofContext& c, const Located<View>& lv,

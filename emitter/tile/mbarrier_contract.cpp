@@ -59,6 +59,11 @@ struct Barrier {
   BarrierKey key{};
   Knowledge gathering; ///< what the current phase's arriving threads knew when they arrived
   Knowledge released;  ///< what a wait for the last completed phase learns
+  /// Per thread: the phase of its last expect_tx on the barrier (no_phase when none), and
+  /// whether an expect_tx of the current phase came before a cta_sync since: either orders
+  /// an expect_tx of the phase before a thread's load (check_load_expected).
+  std::vector<std::int64_t> expected_by;
+  bool expects_synced = false;
 
   bool arrivals_done() const { return arrived == count; }
   bool settled() const { return arrivals_done() && expected == delivered; }
@@ -272,12 +277,14 @@ private:
     bar.count = m.count.value;
     bar.arrival.assign(static_cast<std::size_t>(k_.block), no_phase);
     bar.increment.assign(static_cast<std::size_t>(k_.block), no_phase);
+    bar.expected_by.assign(static_cast<std::size_t>(k_.block), no_phase);
   }
 
   void exec(std::size_t, const Op&, const CtaSyncOp&) {
     for (auto& [key, bar] : barriers_) {
       bar.synced = bar.initialised;
       bar.used_since_sync = false;
+      bar.expects_synced = bar.expects;
     }
   }
 
@@ -375,7 +382,7 @@ private:
     }
     bar.arrived = 0;
     bar.expected = bar.delivered = 0;
-    bar.expects = false;
+    bar.expects = bar.expects_synced = false;
     ++bar.completed;
     bar.released = std::move(bar.gathering);
     bar.gathering.clear();
@@ -520,6 +527,7 @@ private:
       if (!bar || !bytes)
         return;
       bar->expects = true;
+      bar->expected_by[static_cast<std::size_t>(t)] = bar->completed;
       bar->last_tx_op = index;
       add_tx(index, op, e.barrier, *bar, t, bar->expected, *bytes, "expected");
       if (e.arrive)
@@ -553,17 +561,35 @@ private:
       Barrier* bar = used(index, v, t);
       if (!bar)
         return;
-      if (!bar->expects)
-        error(DiagId::contract_mbarrier_tx_unexpected, index, op.pos, 1,
-              where(t) + ": the load completes " + std::to_string(bytes) +
-                  " transaction bytes on phase " + std::to_string(bar->completed) +
-                  " of barrier '" + v.text +
-                  "', which has no expect_tx yet: the bytes may land before the phase expects "
-                  "them (issue the phase's expect_tx before its loads)");
+      check_load_expected(index, op, v, *bar, t, bytes);
       bar->last_tx_op = index;
       add_tx(index, op, v, *bar, t, bar->delivered, bytes, "delivered");
       settle(index, v, *bar);
     }
+  }
+
+  /// A load of thread t on the phase needs an expect_tx of the phase ordered before it: the
+  /// thread's own (earlier in its program order) or one before a cta_sync since. Otherwise
+  /// its bytes may land, and the thread arrive, before any expect_tx raised the tx-count:
+  /// with no arrival pending and a tx-count of 0 the phase completes early, the bytes still
+  /// in flight (an expect_tx of another thread in the same stretch between cta_syncs is
+  /// ordered with nothing the thread does). Stricter than PTX, which lets complete_tx come
+  /// first when the phase cannot complete in between; that needs the arrivals' order.
+  void check_load_expected(std::size_t index, const Op& op, const Located<View>& v,
+                           const Barrier& bar, std::int64_t t, std::int64_t bytes) {
+    const std::string head = where(t) + ": the load completes " + std::to_string(bytes) +
+                             " transaction bytes on phase " + std::to_string(bar.completed) +
+                             " of barrier '" + v.text + "', ";
+    if (!bar.expects)
+      error(DiagId::contract_mbarrier_tx_unexpected, index, op.pos, 1,
+            head + "which has no expect_tx yet: the bytes may land before the phase expects "
+                   "them (issue the phase's expect_tx before its loads)");
+    else if (bar.expected_by[static_cast<std::size_t>(t)] != bar.completed && !bar.expects_synced)
+      error(DiagId::contract_mbarrier_tx_unexpected, index, op.pos, 1,
+            head + "whose expect_tx came from another thread with no cta_sync between it and "
+                   "this load: nothing orders it before the load, so the bytes may land and the "
+                   "phase complete before it (issue the expect_tx in the loading thread, or "
+                   "put a cta_sync between them)");
   }
 
   /// Adds `bytes` to one of the phase's totals, which must stay within the tx-count's range.

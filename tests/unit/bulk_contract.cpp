@@ -272,6 +272,26 @@ TEST_CASE("a load needs its phase's expect_tx first") {
   CHECK(ds.has(DiagId::contract_mbarrier_tx)); // and phase 1 is never waited for
 }
 
+TEST_CASE("a load needs an expect_tx of its phase ordered before it in its own thread") {
+  // Thread 1 announces the bytes, thread 0 loads and arrives: nothing orders the two.
+  const std::string other = "\n[[op]]\nop = \"expect_tx\"\nbarrier = 'bar.sub[0]'\nbytes = 1024"
+                            "\narrive = false\npred = \"tid == 1\"\n";
+  const std::string arrive =
+      "\n[[op]]\nop = \"mbarrier_arrive\"\nbarrier = 'bar.sub[0]'\npred = \"tid == 0\"\n";
+  expect_only(contract(spec(other + bulk_load("s", "A") + arrive + wait())),
+              DiagId::contract_mbarrier_tx_unexpected,
+              "whose expect_tx came from another thread with no cta_sync between it and this load");
+  // A cta_sync between them orders thread 1's expect_tx before the load.
+  expect_only(contract(spec(other + "\n[[op]]\nop = \"cta_sync\"\n" + bulk_load("s", "A") + arrive +
+                            wait())),
+              std::nullopt);
+  // Every thread's expect_tx (thread 0's among them) before thread 0's load.
+  expect_only(contract(spec("\n[[op]]\nop = \"expect_tx\"\nbarrier = 'bar.sub[0]'\nbytes = 32"
+                            "\narrive = false\n" +
+                            bulk_load("s", "A") + arrive + wait())),
+              std::nullopt);
+}
+
 TEST_CASE("a phase's transaction bytes stay within the tx-count's range") {
   const std::string big = expect_tx("1048575", false) + expect_tx("1048575", false);
   const auto ds = contract(spec(big));

@@ -8,6 +8,7 @@
 #include "driver/cuda/wire.hpp"
 #include "driver/run/binding.hpp"
 #include "driver/toml/toml_spec.hpp"
+#include "emitter/lower/abi.hpp"
 
 #include <cstdint>
 #include <string>
@@ -82,6 +83,26 @@ TEST_CASE("the launch request passes A's map after the pointers, bound to A's bu
   CHECK(q.params[2].map->swizzle == tile::TensorMapSwizzle::b64);
   CHECK(q.params[3].kind == KernelParam::Kind::u32);
   CHECK(q.params[3].value == 5);
+}
+
+TEST_CASE("abi listing A's map without A: no pointer for A, the map still bound to A's buffer") {
+  std::string text(kSpec);
+  text.insert(text.find("block = 32") + 10, "\nabi = [\"A.map\", \"B\", \"n\"]");
+  auto loaded = driver::load_spec_text(text, "map_only.toml");
+  INFO(loaded.diagnostics.format_all());
+  REQUIRE(loaded.value.has_value());
+  const tile::Kernel& k = **loaded.value;
+  CHECK(lower::map_only(k, "A"));
+  CHECK_FALSE(lower::map_only(k, "B"));
+  std::vector<HostBuffer> buffers = {{"B", std::vector<std::uint8_t>(4096)},
+                                     {"A", std::vector<std::uint8_t>(4096, 3)}};
+  const LaunchRequest q = driver::launch_request(k, driver::own_binding(k), std::move(buffers));
+  REQUIRE(q.params.size() == 3); // A.map, B, n
+  CHECK(q.params[0].kind == KernelParam::Kind::tensor_map);
+  CHECK(q.params[0].buffer_index == 1);
+  CHECK(q.params[1].kind == KernelParam::Kind::buffer);
+  CHECK(q.params[1].buffer_index == 0);
+  CHECK(q.params[2].kind == KernelParam::Kind::u32);
 }
 
 TEST_CASE("a map is encoded over its buffer's device address into a 128-byte argument") {
