@@ -12,7 +12,8 @@
 # build the same file), then linted with its kernel's --arg; mutants.expect says what lint
 # must report: a rule id (race.read-in-flight, fault.deadlock, ...) that must be among the
 # findings, with exit 1; or `clean` (exit 0) for a mutant whose only effect is a wrong value,
-# which no hazard shows and lint, with no spec, cannot see; or `usage` (exit 2).
+# which no hazard shows and lint, with no spec, cannot see; or `usage` (exit 2); or
+# `unsupported` (exit 4) for a kernel tests/lint/unsupported.list names.
 set -u
 if [ $# -lt 3 ]; then
   echo "usage: check.sh PTXGEN kernel NAME | mutant NAME" >&2
@@ -47,12 +48,19 @@ targets_of() { # NAME -> the variants of its TARGETS column (kernels.list), defa
 case "$mode" in
 kernel)
   bad=0
+  # a kernel lint cannot run yet (tests/lint/unsupported.list, with why) must say so: exit 4
+  want_unsupported=$(awk -v n="$name" '$1 == n { print "yes" }' "$root/tests/lint/unsupported.list")
   for v in $(targets_of "$name"); do
     ptx=$corpus/ptx/$name.$v.ptx
     # shellcheck disable=SC2046
     "$ptxgen" lint "$ptx" $(args_of "$name") > "$tmp/out" 2>&1
     rc=$?
-    if [ $rc = 0 ]; then
+    if [ -n "$want_unsupported" ]; then
+      if [ $rc = 4 ]; then echo "lint $name.$v unsupported, as listed"; continue; fi
+      echo "lint $name.$v: exit $rc, but tests/lint/unsupported.list says unsupported (4):"
+      cat "$tmp/out"
+      bad=1
+    elif [ $rc = 0 ]; then
       echo "lint $name.$v clean"
     else
       echo "lint $name.$v NOT CLEAN (exit $rc):"
@@ -85,9 +93,10 @@ mutant)
   "$ptxgen" lint "$out" $(args_of "$kernel") --json "$tmp/report.json" > "$tmp/out" 2>&1
   rc=$?
   rules=$(sed -n 's/.*"rule": "\([^"]*\)".*/\1/p' "$tmp/report.json" 2>/dev/null | sort -u | tr '\n' ' ')
-  if [ "$expect" = clean ] || [ "$expect" = usage ]; then
+  if [ "$expect" = clean ] || [ "$expect" = usage ] || [ "$expect" = unsupported ]; then
     want=0
     [ "$expect" = usage ] && want=2
+    [ "$expect" = unsupported ] && want=4
     [ $rc = $want ] && { echo "mutant $name: exit $rc ($expect), as expected"; exit 0; }
   elif [ $rc = 1 ] && [[ " $rules" == *" $expect "* ]]; then
     echo "mutant $name reported as $expect (rules: $rules)"
