@@ -439,4 +439,5 @@ PYBIND11_MODULE(ptxgen, m) {
   pyx::bind_builder(m, k);
   pyx::bind_stages(m, k);
   pyx::bind_lint(m);
+  pyx::bind_instr(m);
 }

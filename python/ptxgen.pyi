@@ -1,4 +1,4 @@
-# Type stubs for the ptxgen extension module (python/module.cpp, python/stages.cpp, python/lint.cpp);
+# Type stubs for the ptxgen extension module (python/module.cpp, stages.cpp, lint.cpp, instr.cpp);
 # docs/python.md describes the API.
 from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
@@ -250,3 +250,14 @@ def lint(
     seeds: int = 1,
     arch: Optional[str] = None,
 ) -> list[LintReport]: ...
+
+def instr(
+    opcode: str,
+    chunk_bytes: int,
+    src_size: Optional[Union[int, str]] = None,
+    ignore_src: bool = False,
+    pred: bool = False,
+    cache_policy: bool = False,
+    target: str = "sm_80",
+    ptx_version: Optional[str] = None,
+) -> str: ...
