@@ -56,5 +56,9 @@ void bind_diagnostics(py::module_& m);
 void bind_builder(py::module_& m, py::class_<PyKernel>& k);
 /// stages.cpp: load, to_toml, check, emit, ptxas and the runs.
 void bind_stages(py::module_& m, py::class_<PyKernel>& k);
+/// lint.cpp: lint of foreign PTX.
+void bind_lint(py::module_& m);
+/// instr.cpp: single cp.async instructions.
+void bind_instr(py::module_& m);
 
 } // namespace ptxgen::python

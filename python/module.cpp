@@ -438,4 +438,6 @@ PYBIND11_MODULE(ptxgen, m) {
   pybind11::class_<pyx::PyKernel> k(m, "Kernel", "A kernel built by calls, or loaded from a spec.");
   pyx::bind_builder(m, k);
   pyx::bind_stages(m, k);
+  pyx::bind_lint(m);
+  pyx::bind_instr(m);
 }

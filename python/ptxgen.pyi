@@ -1,4 +1,4 @@
-# Type stubs for the ptxgen extension module (python/module.cpp, python/stages.cpp);
+# Type stubs for the ptxgen extension module (python/module.cpp, stages.cpp, lint.cpp, instr.cpp);
 # docs/python.md describes the API.
 from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
@@ -203,3 +203,61 @@ def assemble(ptx: str, target: str = "sm_80", ptxas: Optional[str] = None) -> by
 def resource_usage(
     ptx: str, target: str = "sm_80", ptxas: Optional[str] = None
 ) -> list[ResourceUsage]: ...
+
+class LintFinding:
+    rule: str
+    kind: str
+    message: str
+    line: int
+    other_line: int
+    block: int
+    thread: int
+    other_thread: int
+    iteration: int
+    other_iteration: int
+    symbol: str
+    offset: int
+    hits: int
+    seed: int
+
+class LintCoverage:
+    threads: int
+    instructions: int
+    async_copies: int
+    commits: int
+    waits: int
+    barriers: int
+    lines: int
+    lines_run: int
+    runs: int
+
+class LintReport:
+    file: str
+    name: str
+    grid: list[int]
+    block: list[int]
+    status: str
+    findings: list[LintFinding]
+    coverage: LintCoverage
+    error: str
+
+def lint(
+    ptx: str,
+    entry: Optional[str] = None,
+    grid: Optional[Extent] = None,
+    block: Optional[Extent] = None,
+    args: Optional[dict[str, Union[int, str]]] = None,
+    seeds: int = 1,
+    arch: Optional[str] = None,
+) -> list[LintReport]: ...
+
+def instr(
+    opcode: str,
+    chunk_bytes: int,
+    src_size: Optional[Union[int, str]] = None,
+    ignore_src: bool = False,
+    pred: bool = False,
+    cache_policy: bool = False,
+    target: str = "sm_80",
+    ptx_version: Optional[str] = None,
+) -> str: ...

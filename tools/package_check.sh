@@ -5,7 +5,8 @@
 #                                        # Boost, toml++, CUDA and doctest hidden from CMake;
 #                                        # install; build examples/ against it and run it
 #   tools/package_check.sh install BUILD # `cmake --install` the built tree BUILD into a temp
-#                                        # prefix; build examples/ against it and run it
+#                                        # prefix; build examples/ against it and run it;
+#                                        # import its Python module with PYTHONPATH set
 #   tools/package_check.sh deb BUILD [--install]
 #                                        # `cpack -G DEB` in BUILD; inspect the .deb with
 #                                        # dpkg-deb (libraries and CMake package under
@@ -13,8 +14,9 @@
 #                                        # 15 MB), unpack it into a temp folder, run its
 #                                        # ptxgen and build examples/ against it; with --install, as root with CI=true and
 #                                        # apt-get: install it with apt-get, run `ptxgen --help`
-#                                        # and `ptxgen emit`, build examples/ against /usr, then
-#                                        # remove it again (elsewhere --install only says so)
+#                                        # and `ptxgen emit`, build examples/ against /usr,
+#                                        # `import ptxgen` with no PYTHONPATH, then remove it
+#                                        # again (elsewhere --install only says so)
 #
 # The example's PTX must equal golden/seed/copy_async.ptx (produced by `ptxgen golden`
 # from specs/seed/copy_async.toml) apart from // comment lines. Exit 0 pass, 1 fail,
@@ -39,6 +41,24 @@ multiarch() {
     "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$1/CMakeCache.txt")" -print-multiarch
 }
 
+# The Python interpreter build tree $1 built its module for (python/CMakeLists.txt), when it
+# built one: empty otherwise.
+module_python() {
+  compgen -G "$1/python/ptxgen.cpython-*.so" >/dev/null || return 0
+  local python
+  python=$(sed -n 's/^PTXGEN_PYTHON_EXECUTABLE:[A-Z]*=//p' "$1/CMakeCache.txt")
+  [ -n "$python" ] || fail "$1 built the Python module but its cache names no PTXGEN_PYTHON_EXECUTABLE"
+  echo "$python"
+}
+# Imports the module with interpreter $1 from a folder without one, with PYTHONPATH=$2 (empty:
+# none, as a user of the installed package has), and prints its version.
+import_module() {
+  local python=$1 path=$2 version
+  version=$(cd "$TMP" && env -u PYTHONPATH ${path:+PYTHONPATH="$path"} "$python" -c \
+    'import ptxgen; print(ptxgen.__version__)') || fail "import ptxgen${path:+ with PYTHONPATH=$path}"
+  note "import ptxgen${path:+ with PYTHONPATH=$path}: version $version"
+}
+
 # Builds examples/ against prefix $1 with the compiler $2 and runs it; $3 = "driver" when
 # ptxgen::driver must be there (and then ptxas, where one is installed, must assemble).
 build_and_run_examples() {
@@ -61,6 +81,15 @@ build_and_run_examples() {
     if command -v ptxas >/dev/null || [ -x /usr/local/cuda/bin/ptxas ] || [ -n "${PTXGEN_PTXAS:-}" ]; then
       grep -q '^seed_kernel: assembled by ' "$TMP/seed.err" || fail "ptxas is installed but the example did not assemble"
     fi
+  fi
+  if [ -x "$ex/race_kernel" ]; then # built where ptxgen::driver is installed
+    rc=0
+    "$ex/race_kernel" >"$TMP/race.out" 2>"$TMP/race.err" || rc=$?
+    case $rc in
+    0) note "$(cat "$TMP/race.out")" ;;
+    77) note "race_kernel: $(tail -1 "$TMP/race.err")" ;;
+    *) cat "$TMP/race.out" "$TMP/race.err" >&2; fail "race_kernel against $prefix exited $rc" ;;
+    esac
   fi
   note "examples/ built against $prefix and its PTX matches the golden"
 }
@@ -98,6 +127,9 @@ install_tree() {
     fail "no ptxgenConfigVersion.cmake"
   "$prefix/bin/ptxgen" --help >/dev/null || fail "the installed ptxgen --help"
   build_and_run_examples "$prefix" "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")" driver
+  local python
+  python=$(module_python "$build")
+  [ -z "$python" ] || import_module "$python" "$prefix/lib/python3/dist-packages"
 }
 
 deb() {
@@ -113,6 +145,12 @@ deb() {
   depends=$(dpkg-deb -f "$pkg" Depends)
   note "Depends: $depends"
   grep -q 'libboost-program-options' <<<"$depends" || fail "Depends lacks libboost-program-options"
+  local python
+  python=$(module_python "$build")
+  if [ -n "$python" ]; then
+    grep -q 'python3-numpy' <<<"$depends" || fail "the module is built but Depends lacks python3-numpy"
+    grep -q 'python3 (<< ' <<<"$depends" || fail "Depends does not bound python3 to the module's ABI"
+  fi
   if ldd "$build/ptxgen" | grep -q libtomlplusplus; then
     grep -q 'libtomlplusplus' <<<"$depends" || fail "ptxgen links libtomlplusplus but Depends lacks it"
   fi
@@ -124,6 +162,12 @@ deb() {
     "$libdir/libptxgen_emitter.a" "$libdir/libptxgen_driver.a"; do
     grep -q -- " $f\$" <<<"$contents" || fail "the .deb lacks $f"
   done
+  local pymod=""
+  if [ -n "$python" ]; then
+    pymod=$(sed -n 's|.* \./usr/lib/python3/dist-packages/\(ptxgen\.cpython-[^ ]*\.so\)$|\1|p' <<<"$contents")
+    [ -n "$pymod" ] || fail "the .deb lacks the Python module in /usr/lib/python3/dist-packages"
+    grep -q -- " ./usr/lib/python3/dist-packages/ptxgen.pyi\$" <<<"$contents" || fail "the .deb lacks ptxgen.pyi"
+  fi
   local bytes
   bytes=$(stat -c %s "$pkg")
   note "$(basename "$pkg"): $bytes bytes"
@@ -131,11 +175,13 @@ deb() {
   # What the package holds works as laid out there, before anything is installed: the
   # command runs, and examples/ builds against its CMake package.
   dpkg-deb -x "$pkg" "$TMP/root" || fail "dpkg-deb -x"
-  for f in "$TMP/root/usr/bin/ptxgen" "$TMP/root/${libdir#./}"/libptxgen_*.a; do
+  for f in "$TMP/root/usr/bin/ptxgen" "$TMP/root/${libdir#./}"/libptxgen_*.a \
+    ${pymod:+"$TMP/root/usr/lib/python3/dist-packages/$pymod"}; do
     ! readelf -S -W "$f" 2>/dev/null | grep -q '\.debug_' || fail "$(basename "$f") in the .deb has debug sections"
   done
   "$TMP/root/usr/bin/ptxgen" --help >/dev/null || fail "the packaged ptxgen --help"
   build_and_run_examples "$TMP/root/usr" "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")" driver
+  [ -z "$python" ] || import_module "$python" "$TMP/root/usr/lib/python3/dist-packages"
   if command -v apt-get >/dev/null; then # apt resolves its Depends here (a simulation)
     apt-get install -s "$pkg" >"$TMP/apt-sim.log" 2>&1 || { cat "$TMP/apt-sim.log" >&2; fail "apt-get install -s $pkg"; }
   fi
@@ -153,10 +199,13 @@ deb() {
     /usr/bin/ptxgen emit "$ROOT/specs/seed/copy_async.toml" -o "$TMP/emitted.ptx" || fail "the installed ptxgen emit"
     diff <(strip_comments "$GOLDEN") <(strip_comments "$TMP/emitted.ptx") >&2 || fail "the installed ptxgen emits other PTX"
     build_and_run_examples /usr "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")" driver
+    # The python3 the package depends on (not another first on PATH, a pyenv's) finds
+    # /usr/lib/python3/dist-packages by itself.
+    [ -z "$python" ] || import_module /usr/bin/python3 ""
   ) || rc=$?
   DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq ptxgen >/dev/null 2>&1 || note "apt-get remove ptxgen failed"
   [ "$rc" -eq 0 ] || exit "$rc"
-  note "the .deb installed with apt-get; ptxgen --help, emit and find_package(ptxgen) work from /usr"
+  note "the .deb installed with apt-get; ptxgen --help, emit, find_package(ptxgen) and import ptxgen work from /usr"
 }
 
 case "${1:-}" in

@@ -2,6 +2,8 @@
 // bulk-copy family (instr_bulk.cpp), validates it for a target and PTX version, prints
 // it in canonical form, or says why not; with --ptxas also asks ptxas whether it agrees.
 
+#include "driver/run/instr.hpp"
+
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/cli/instr_bulk.hpp"
@@ -68,23 +70,6 @@ or ptxas disagrees, 2 bad usage, 3 no usable ptxas (missing, or it cannot
 assemble an empty kernel for the target).
 )";
 
-/// Points a validator finding at the opcode qualifier it concerns, where the user wrote it;
-/// a finding about an operand (or about a qualifier the opcode lacks) has no position.
-Diagnostic place(const std::string& opcode_text, const OpcodeLayout& layout, const Finding& f) {
-  Diagnostic out = f.diagnostic;
-  const OpcodeLayout::Span& span = layout.at(f.part);
-  if (f.part == OpcodePart::none || span.length == 0) {
-    out.file = "instr";
-    return out;
-  }
-  out.file = "opcode";
-  out.source_line = opcode_text;
-  out.line = 1;
-  out.column = static_cast<std::uint32_t>(span.offset + 1);
-  out.length = static_cast<std::uint32_t>(span.length);
-  return out;
-}
-
 struct Options {
   std::string opcode;
   std::optional<std::uint32_t> chunk_bytes;
@@ -104,80 +89,6 @@ struct Options {
   std::optional<std::size_t> coords;
   bool sink = false;
 };
-
-/// The instruction and a minimal kernel around it that defines every register it reads.
-struct Built {
-  Module module;
-  Instruction instruction;
-};
-
-Built build(const CpAsyncOpcode& op, const Options& o, std::uint32_t chunk_bytes,
-            std::optional<std::uint32_t> src_size_imm, Target target) {
-  Built b;
-  Entry e;
-  e.name = "ptxgen_instr";
-  e.params.push_back({"src", ScalarType::u64});
-  e.shared.push_back({"smem", 128, 256});
-  RegisterFile& rf = e.registers;
-  Register dst = rf.make(RegClass::b32);
-  Register src = rf.make(RegClass::b64);
-  e.body.push_back({std::nullopt, Mov{ScalarType::u32, dst, Symbol{"smem"}}, ""});
-  e.body.push_back(
-      {std::nullopt, Ld{StateSpace::param, ScalarType::u64, {src}, Address{Symbol{"src"}, 0}}, ""});
-  e.body.push_back({std::nullopt, Cvta{StateSpace::global, ScalarType::u64, src, src}, ""});
-
-  CpAsync cp;
-  cp.opcode = op;
-  cp.dst = Address{dst, 0};
-  cp.src = Address{src, 0};
-  cp.cp_size = chunk_bytes;
-  if (o.src_size) {
-    if (src_size_imm) {
-      cp.zero_fill = SrcSize{*src_size_imm};
-    } else {
-      Register r = rf.make(RegClass::b32);
-      e.body.push_back({std::nullopt, Mov{ScalarType::u32, r, Immediate{chunk_bytes}}, ""});
-      cp.zero_fill = SrcSize{r};
-    }
-  }
-  // setp cannot read %tid.x directly (ptxas allows special registers only in mov and cvt).
-  std::optional<Register> tid;
-  auto thread_index = [&]() {
-    if (!tid) {
-      tid = rf.make(RegClass::b32);
-      e.body.push_back({std::nullopt, Mov{ScalarType::u32, *tid, SpecialRegister::tid_x}, ""});
-    }
-    return *tid;
-  };
-  std::optional<Guard> guard;
-  if (o.pred) {
-    Register p = rf.make(RegClass::pred);
-    e.body.push_back(
-        {std::nullopt, Setp{CompareOp::lt, ScalarType::u32, p, thread_index(), Immediate{64}}, ""});
-    guard = Guard{p, false};
-  }
-  if (o.ignore_src) {
-    Register p = rf.make(RegClass::pred);
-    e.body.push_back(
-        {std::nullopt, Setp{CompareOp::ge, ScalarType::u32, p, thread_index(), Immediate{32}}, ""});
-    cp.zero_fill = IgnoreSrc{p, false};
-  }
-  if (o.cache_policy) {
-    Register r = rf.make(RegClass::b64);
-    // A plain 64-bit value keeps the kernel free of createpolicy's own version gate.
-    e.body.push_back({std::nullopt, Mov{ScalarType::b64, r, Immediate{0}}, ""});
-    cp.cache_policy = r;
-  }
-  b.instruction = Instruction{guard, cp, ""};
-  e.body.push_back(b.instruction);
-  e.body.push_back({std::nullopt, CpAsyncCommitGroup{}, ""});
-  e.body.push_back({std::nullopt, CpAsyncWaitAll{}, ""});
-  e.body.push_back({std::nullopt, Ret{}, ""});
-  b.module.header_comments.push_back("ptxgen instr: one instruction in a minimal kernel");
-  b.module.target = target;
-  b.module.entries.push_back(std::move(e));
-  return b;
-}
 
 } // namespace
 
@@ -368,23 +279,6 @@ BulkInstrRequest bulk_request(const Options& o, const InstrValues& v) {
   return r;
 }
 
-/// The PTX rules' findings on `b` for the target and version, each placed in the opcode.
-Diagnostics check_built(const Built& b, const Options& o, const OpcodeLayout& layout,
-                        const CpAsyncOpcode& parsed, Target target, PtxVersion version) {
-  Diagnostics diags = validate_target_version(target, version);
-  for (const Finding& f : check(b.instruction, target, version))
-    diags.add(place(o.opcode, layout, f));
-  if (o.cache_policy == false && parsed.cache_hint) {
-    // The validator already said it; add how to fix it from the command line.
-    Diagnostic n(DiagId::ptx_cache_hint_without_policy,
-                 "pass --cache-policy to add the policy operand (ptxgen always prints it: "
-                 "with the hint, ptxas reads the last operand as the policy)",
-                 Severity::note);
-    diags.add(n);
-  }
-  return diags;
-}
-
 int run_instr(const std::vector<std::string>& args) {
   Options o;
   po::options_description visible("options");
@@ -423,13 +317,21 @@ int run_instr(const std::vector<std::string>& args) {
   if (o.bulk)
     return run_bulk_instr(bulk_request(o, v), *printer);
 
-  OpcodeLayout layout;
-  Result<CpAsyncOpcode> parsed = parse_opcode(o.opcode, &layout);
-  if (!parsed) {
-    for (auto d : parsed.diagnostics.items()) {
-      d.file = "opcode";
+  driver::CpAsyncInstrRequest request;
+  request.opcode = o.opcode;
+  request.chunk_bytes = *o.chunk_bytes;
+  request.src_size = o.src_size.has_value();
+  request.src_size_imm = v.src_size_imm;
+  request.ignore_src = o.ignore_src;
+  request.pred = o.pred;
+  request.cache_policy = o.cache_policy;
+  request.target = v.target;
+  request.version = v.version;
+  Diagnostics parse_errors;
+  std::optional<driver::CpAsyncInstr> b = driver::build_cp_async_instr(request, parse_errors);
+  if (!b) {
+    for (const auto& d : parse_errors.items())
       printer->print(d);
-    }
     return exit_input;
   }
   if (o.src_size && o.ignore_src) {
@@ -438,28 +340,17 @@ int run_instr(const std::vector<std::string>& args) {
     return exit_input;
   }
 
-  Built b = build(*parsed, o, *o.chunk_bytes, v.src_size_imm, v.target);
-  if (!v.version) {
-    PtxVersion min = min_version_for_target(v.target);
-    for (Feature f : features_used(b.instruction))
-      min = std::max(min, info(f).min_version);
-    v.version = min;
-  }
-  b.module.version = *v.version;
-  Diagnostics diags = check_built(b, o, layout, *parsed, v.target, *v.version);
-
-  const bool valid = !diags.has_errors();
+  const bool valid = !b->diagnostics.has_errors();
   if (valid) {
-    std::cout << ".version " << v.version->str() << "\n.target " << v.target.str() << "\n"
-              << print(b.instruction) << "\n";
+    std::cout << driver::instr_text(*b, v.target);
   } else {
-    printer->print(diags);
+    printer->print(b->diagnostics);
     printer->finish();
   }
   if (!o.ptxas)
     return valid ? exit_ok : exit_input;
 
-  return compare_with_ptxas(*o.ptxas, b.module, v.target, *v.version, valid);
+  return compare_with_ptxas(*o.ptxas, b->module, v.target, b->version, valid);
 }
 
 } // namespace

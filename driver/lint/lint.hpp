@@ -100,6 +100,8 @@ struct ParamUse {
 };
 
 enum class KernelStatus : std::uint8_t { clean, findings, unsupported, error, usage };
+/// "clean", "findings", "unsupported", "error", "usage": as the reports print it.
+std::string_view status_name(KernelStatus s);
 
 struct KernelReport {
   std::string file;

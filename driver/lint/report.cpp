@@ -7,10 +7,6 @@
 
 namespace ptxgen::lint {
 
-namespace {
-
-using driver::json_quote;
-
 std::string_view status_name(KernelStatus s) {
   switch (s) {
   case KernelStatus::clean:
@@ -26,6 +22,10 @@ std::string_view status_name(KernelStatus s) {
   }
   return "";
 }
+
+namespace {
+
+using driver::json_quote;
 
 std::string dim(const sim::Dim3& d) {
   return std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]);
