@@ -1,6 +1,8 @@
 #pragma once
 // Output files are written atomically: a temporary file beside the target,
-// flushed, then renamed over it. A failure leaves the old file untouched.
+// flushed, then renamed over it. A failure leaves the old file untouched. A target that is
+// neither a regular file nor a directory (/dev/null, a FIFO) is written in place: renaming
+// over it would replace the device with a regular file.
 
 #include "emitter/support/result.hpp"
 
