@@ -40,7 +40,9 @@ void print_lint_help(const po::options_description& opts) {
          "memory; every other 8-byte parameter is a pointer to a region of random bytes that\n"
          "grows, up to 64 MiB, when the kernel reaches past it. A narrower parameter the entry\n"
          "loads with no --arg is an error that names it (it may bound a loop: lint does not\n"
-         "guess). A 64-bit scalar (size_t n) needs its --arg. A file with no .entry: each .func\n"
+         "guess). A 64-bit scalar (size_t n) needs its --arg. A CUtensorMap parameter needs\n"
+         "--arg NAME=TYPE[D0,...]:box[B0,...][:swizzle=32B|64B|128B][:fill=nan] (the map of a\n"
+         "dense row-major tensor of random bytes). A file with no .entry: each .func\n"
          "it defines runs as an entry, given --block. Every kernel also gets a coverage line\n"
          "(threads, instructions, async copies, commits, waits, barriers, lines run).\n\n"
       << opts
@@ -115,9 +117,9 @@ int run_lint(const std::vector<std::string>& args) {
       "dynamic-smem", po::value(&o.dynamic_smem),
       "bytes of the .extern .shared array (default 49152 when the entry has one)")(
       "arg", po::value(&arg_texts),
-      "NAME=VALUE (a scalar) or NAME=TYPE[D0,...] (a pointer's "
-      "memory); NAME a parameter's name or index; repeatable")(
-      "arch", po::value(&o.arch), "sm_XX: refuse a file whose .target is newer")(
+      "NAME=VALUE (a scalar), NAME=TYPE[D0,...] (a pointer's memory) or "
+      "NAME=TYPE[D0,...]:box[B0,...] (a tensor map); NAME a parameter's name or index; "
+      "repeatable")("arch", po::value(&o.arch), "sm_XX: refuse a file whose .target is newer")(
       "seeds", po::value(&o.seeds),
       "runs, each with other input bytes and thread order (default 1)")(
       "json", po::value(&json), "also write the JSON report to FILE (atomically)")(

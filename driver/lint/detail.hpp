@@ -38,6 +38,8 @@ struct ParamPlan {
   std::uint64_t value = 0; ///< scalar
   std::uint64_t bytes = 0; ///< region (current size) or sized
   std::string how;         ///< for the report
+  /// sized: the parameter is a tensor map (a 128-byte array) of the region's tensor.
+  std::optional<tile::TensorMapDesc> map;
 };
 
 /// Where the k-th pointer region starts: far apart, so that an access past one region never

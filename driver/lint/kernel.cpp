@@ -47,6 +47,8 @@ Memory make_memory(const sim::ir::Entry& e, const std::vector<ParamPlan>& plans,
     fill_random(m.bytes[k], seed * 0x10001 + k);
     launch.params[k] = region_base(k);
     m.buffers.push_back(sim::GlobalBuffer{region_base(k), &m.bytes[k], e.params[k].name});
+    if (p.map)
+      launch.tensor_maps.push_back(sim::TensorMapArg{k, *p.map, region_base(k)});
   }
   return m;
 }

@@ -17,6 +17,7 @@
 // it: the first run is repeated with another shared-memory fill and the outputs compared.
 
 #include "driver/sim/simulator.hpp"
+#include "emitter/tile/tensor_map.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -33,10 +34,14 @@ struct ArgValue {
   std::string dtype;                   ///< NAME=TYPE[...]: "f32", "u8", ...
   std::vector<std::uint64_t> shape;    ///< its extents
   std::uint64_t bytes = 0;             ///< the region's size: elements times element size
+  /// NAME=TYPE[D0,...]:box[B0,...][:swizzle=32B|64B|128B][:fill=nan]: a tensor map (a
+  /// CUtensorMap parameter) of a dense row-major tensor of that shape, whose elements are the
+  /// region's random bytes.
+  std::optional<tile::TensorMapDesc> map;
 };
 
-/// Parses `NAME=VALUE` (decimal or 0x hex, a leading '-' allowed) or `NAME=TYPE[D0,...]`;
-/// nullopt with `error` set when it is neither.
+/// Parses `NAME=VALUE` (decimal or 0x hex, a leading '-' allowed), `NAME=TYPE[D0,...]` or a
+/// tensor map `NAME=TYPE[D0,...]:box[B0,...]:...`; nullopt with `error` set when it is none.
 std::optional<ArgValue> parse_arg(std::string_view text, std::string& error);
 
 struct Options {

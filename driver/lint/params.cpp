@@ -1,6 +1,9 @@
 // `ptxgen lint`: --arg and what each kernel parameter gets (detail.hpp).
 
 #include "driver/lint/detail.hpp"
+#include "emitter/tile/dtype.hpp"
+#include "emitter/tile/tensor.hpp"
+#include "emitter/tile/tensor_map.hpp"
 
 #include <array>
 #include <charconv>
@@ -42,6 +45,71 @@ std::optional<std::uint64_t> parse_number(std::string_view s) {
   return negative ? ~v + 1 : v;
 }
 
+/// "D0,D1,...": positive extents (at most 2^32 each) into `out`; false when one is not.
+bool parse_extents(std::string_view dims, std::vector<std::uint64_t>& out) {
+  while (true) {
+    const std::size_t comma = dims.find(',');
+    const auto d = parse_number(dims.substr(0, comma));
+    if (!d || *d == 0 || *d > (1ull << 32))
+      return false;
+    out.push_back(*d);
+    if (comma == std::string_view::npos)
+      return true;
+    dims.remove_prefix(comma + 1);
+  }
+}
+
+/// The keys after TYPE[...]: `box[B0,...]` (required), `swizzle=32B|64B|128B`, `fill=nan`;
+/// the map is checked against the tensor-map rules (tile::check_tensor_map).
+bool parse_map(std::string_view keys, ArgValue& a, std::string& error) {
+  const std::string where = "--arg " + a.name + ": tensor map: ";
+  tile::Tensor t;
+  t.name = a.name;
+  t.dtype = tile::parse_dtype(a.dtype).value_or(tile::DType::uint8);
+  for (const std::uint64_t d : a.shape)
+    t.shape.push_back(static_cast<std::int64_t>(d));
+  t.align = 128;
+  std::vector<std::uint64_t> box;
+  tile::TensorMapSwizzle swizzle = tile::TensorMapSwizzle::none;
+  bool nan = false;
+  while (!keys.empty()) {
+    const std::size_t colon = keys.find(':');
+    const std::string_view key = keys.substr(0, colon);
+    keys = colon == std::string_view::npos ? std::string_view{} : keys.substr(colon + 1);
+    if (key.starts_with("box[") && key.ends_with("]") &&
+        parse_extents(key.substr(4, key.size() - 5), box))
+      continue;
+    if (key == "fill=nan") {
+      nan = true;
+      continue;
+    }
+    const auto mode = key.starts_with("swizzle=")
+                          ? parse_name(tile::swizzle_rows, &tile::SwizzleRow::name, key.substr(8))
+                          : std::nullopt;
+    if (!mode) {
+      error = where + "'" + std::string(key) +
+              "' is not box[B0,...], swizzle=none|32B|64B|128B or fill=nan";
+      return false;
+    }
+    swizzle = *mode;
+  }
+  if (box.size() != a.shape.size()) {
+    error = where + "box[...] needs one extent per dimension of " + a.dtype + "[...] (" +
+            std::to_string(a.shape.size()) + ")";
+    return false;
+  }
+  tile::TensorMapDesc desc =
+      tile::tensor_map_of(t, std::vector<std::int64_t>(box.begin(), box.end()));
+  desc.swizzle = swizzle;
+  desc.oob_fill = nan ? tile::TensorMapOobFill::nan : tile::TensorMapOobFill::zero;
+  for (const Diagnostic& d : tile::check_tensor_map(desc)) {
+    error = where + d.message;
+    return false;
+  }
+  a.map = std::move(desc);
+  return true;
+}
+
 } // namespace
 
 std::optional<ArgValue> parse_arg(std::string_view text, std::string& error) {
@@ -52,10 +120,15 @@ std::optional<ArgValue> parse_arg(std::string_view text, std::string& error) {
   }
   ArgValue a;
   a.name = std::string(text.substr(0, eq));
-  const std::string_view value = text.substr(eq + 1);
+  std::string_view value = text.substr(eq + 1);
   if (auto n = parse_number(value)) {
     a.scalar = *n;
     return a;
+  }
+  std::string_view map_keys;
+  if (const std::size_t colon = value.find(':'); colon != std::string_view::npos) {
+    map_keys = value.substr(colon + 1);
+    value = value.substr(0, colon);
   }
   const std::size_t open = value.find('[');
   if (open == std::string_view::npos || value.back() != ']' ||
@@ -67,26 +140,21 @@ std::optional<ArgValue> parse_arg(std::string_view text, std::string& error) {
   }
   a.dtype = std::string(value.substr(0, open));
   a.bytes = element_bytes(a.dtype);
-  std::string_view dims = value.substr(open + 1, value.size() - open - 2);
-  while (true) {
-    const std::size_t comma = dims.find(',');
-    const auto d = parse_number(dims.substr(0, comma));
-    if (!d || *d == 0 || *d > (1ull << 32)) {
-      error = "--arg " + a.name + ": the extents in '" + std::string(value) +
-              "' must be positive numbers";
-      return std::nullopt;
-    }
-    a.shape.push_back(*d);
-    a.bytes *= *d;
+  if (!parse_extents(value.substr(open + 1, value.size() - open - 2), a.shape)) {
+    error = "--arg " + a.name + ": the extents in '" + std::string(value) +
+            "' must be positive numbers";
+    return std::nullopt;
+  }
+  for (const std::uint64_t d : a.shape) {
+    a.bytes *= d;
     if (a.bytes > detail::region_max_bytes) {
       error = "--arg " + a.name + ": " + std::string(value) + " is more than " +
               std::to_string(detail::region_max_bytes) + " bytes";
       return std::nullopt;
     }
-    if (comma == std::string_view::npos)
-      break;
-    dims.remove_prefix(comma + 1);
   }
+  if (!map_keys.empty() && !parse_map(map_keys, a, error))
+    return std::nullopt;
   return a;
 }
 
@@ -150,7 +218,9 @@ std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<Ar
     } else {
       p.kind = ParamPlan::Kind::sized;
       p.bytes = a.bytes;
-      p.how = shape_text(a) + " (" + std::to_string(a.bytes) + " bytes, random)";
+      p.map = a.map;
+      p.how = (a.map ? "a tensor map of " : "") + shape_text(a) + " (" + std::to_string(a.bytes) +
+              " bytes, random)";
     }
   }
   std::string unset;

@@ -44,6 +44,39 @@ TEST_CASE("lint --arg: scalars, sized pointers and what is neither") {
   }
 }
 
+TEST_CASE("lint --arg: a tensor map, its keys and the tensor-map rules") {
+  std::string error;
+  auto a = parse_arg("A=u32[30,64]:box[16,32]:swizzle=128B", error);
+  REQUIRE_MESSAGE(a, error);
+  REQUIRE(a->map);
+  CHECK(a->bytes == 30 * 64 * 4);
+  CHECK(a->map->rank() == 2u);
+  CHECK(a->map->global_dims == std::vector<std::int64_t>{30, 64});
+  CHECK(a->map->global_strides == std::vector<std::int64_t>{64 * 4}); // one row of 64 u32
+  CHECK(a->map->box_dims == std::vector<std::int64_t>{16, 32});
+  CHECK(a->map->swizzle == ptxgen::tile::TensorMapSwizzle::b128);
+  CHECK(a->map->oob_fill == ptxgen::tile::TensorMapOobFill::zero);
+  a = parse_arg("M=f16[8,16,64]:box[2,4,64]:fill=nan", error);
+  REQUIRE_MESSAGE(a, error);
+  REQUIRE(a->map);
+  CHECK(a->map->global_strides == std::vector<std::int64_t>{16 * 64 * 2, 64 * 2});
+  CHECK(a->map->swizzle == ptxgen::tile::TensorMapSwizzle::none);
+  CHECK(a->map->oob_fill == ptxgen::tile::TensorMapOobFill::nan);
+  CHECK_FALSE(parse_arg("P=u32[30,64]", error)->map); // no keys: a plain pointer
+  for (const char* bad : {
+           "A=u32[30,64]:box[16]",                 // one box extent for two dimensions
+           "A=u32[30,64]:box[16,300]",             // a box dimension over 256
+           "A=u32[30,64]:box[16,64]:swizzle=128B", // 256-byte box rows in a 128-byte span
+           "A=u32[30,64]:box[16,32]:swizzle=16B",  // no such swizzle
+           "A=u32[30,64]:swizzle=128B",            // no box
+           "A=u32[30,64]:box[16,32]:fill=nan",     // NaN fill of an integer tensor
+       }) {
+    error.clear();
+    CHECK_MESSAGE(!parse_arg(bad, error), bad);
+    CHECK_MESSAGE(!error.empty(), bad);
+  }
+}
+
 const char* const funcs_text = R"(.version 8.0
 .target sm_80
 // .entry in a comment does not count

@@ -1,7 +1,27 @@
 # The --arg values a foreign kernel's spec gives its scalars, by PTX parameter index: the
 # [kernel] abi order when there is one, else the global tensors then the [param.*] tables,
 # each in declaration order (docs/spec-format.md, "Foreign kernels"). Prints INDEX=VALUE...
+# A tensor the abi passes by its map alone ("A.map") gets INDEX=TYPE[SHAPE]:box[BOX] with its
+# map's swizzle and NaN fill (docs/lint.md, "Launch, scalars and memory").
+BEGIN {
+  split("uint8 u8 int8 s8 uint16 u16 int16 s16 float16 f16 bfloat16 bf16 uint32 u32 int32 s32 " \
+        "float32 f32 uint64 u64 int64 s64 float64 f64", pairs, " ")
+  for (i = 1; i in pairs; i += 2) short[pairs[i]] = pairs[i + 1]
+}
+function list_of(line) { sub(/^[^[]*\[/, "", line); sub(/\].*/, "", line); gsub(/[" ]/, "", line); return line }
+function string_of(line) { sub(/^[^=]*= */, "", line); sub(/[ \t]*#.*$/, "", line); gsub(/"/, "", line); return line }
 /^\[/ { section = $0; next }
+section ~ /^\[tensor\.[A-Za-z0-9_]+\]$/ {
+  t = section; gsub(/^\[tensor\.|\]$/, "", t)
+  if ($0 ~ /^shape *=/) shape[t] = list_of($0)
+  if ($0 ~ /^dtype *=/) dtype[t] = string_of($0)
+}
+section ~ /^\[tensor\.[A-Za-z0-9_]+\.map\]$/ {
+  t = section; gsub(/^\[tensor\.|\.map\]$/, "", t)
+  if ($0 ~ /^box *=/) box[t] = list_of($0)
+  if ($0 ~ /^swizzle *=/) swz[t] = string_of($0)
+  if ($0 ~ /^oob_fill *=/) fill[t] = string_of($0)
+}
 section == "[kernel]" && /^abi *=/ {
   list = $0; sub(/^[^[]*\[/, "", list); sub(/\].*/, "", list); gsub(/[" ]/, "", list)
   n_abi = split(list, abi, ",")
@@ -21,6 +41,15 @@ END {
     n = n_abi
     for (i = 1; i <= n; i++) order[i] = abi[i]
   }
-  for (i = 1; i <= n; i++) if (order[i] in values) printf "%d=%s ", i - 1, values[order[i]]
+  for (i = 1; i <= n; i++) {
+    if (order[i] in values) printf "%d=%s ", i - 1, values[order[i]]
+    if (order[i] ~ /\.map$/) {
+      t = order[i]; sub(/\.map$/, "", t)
+      printf "%d=%s[%s]:box[%s]", i - 1, short[dtype[t]], shape[t], box[t]
+      if (t in swz && swz[t] != "none") printf ":swizzle=%s", swz[t]
+      if (fill[t] == "nan") printf ":fill=nan"
+      printf " "
+    }
+  }
   print ""
 }
