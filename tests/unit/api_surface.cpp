@@ -40,6 +40,18 @@ bool have_ptxas() {
   return true;
 }
 
+struct RowTensors {
+  Tensor A, B, S;
+};
+
+/// One CTA of 32 threads, a row each: A (32 x 16 random bytes), B (the output), S (shared).
+RowTensors declare_rows(KernelBuilder& k) {
+  k.launch({1}, {32});
+  return {k.global("A", {32, 16}, DType::uint8, {.init = random_init(5)}),
+          k.global("B", {32, 16}, DType::uint8, {.output = true}),
+          k.shared("S", {32, 16}, DType::uint8)};
+}
+
 } // namespace
 
 TEST_CASE("api: targets are named, not a positional bool") {
@@ -77,10 +89,7 @@ TEST_CASE("api: run_kernel runs the PTX for the target the kernel was emitted fo
   if (!have_ptxas())
     return;
   KernelBuilder k("rows90");
-  k.launch({1}, {32});
-  Tensor A = k.global("A", {32, 16}, DType::uint8, {.init = random_init(5)});
-  Tensor B = k.global("B", {32, 16}, DType::uint8, {.output = true});
-  Tensor S = k.shared("S", {32, 16}, DType::uint8);
+  const auto [A, B, S] = declare_rows(k);
   k.apply(cp_async(CacheOp::cg), S.sub({tid(), all}), A.sub({tid(), all}), 16);
   k.commit_group();
   k.wait_all();
@@ -98,10 +107,7 @@ TEST_CASE("api: a planted race is reported at the builder call's line, in the AP
   if (!have_ptxas())
     return;
   KernelBuilder k("race");
-  k.launch({1}, {32});
-  Tensor A = k.global("A", {32, 16}, DType::uint8, {.init = random_init(5)});
-  Tensor B = k.global("B", {32, 16}, DType::uint8, {.output = true});
-  Tensor S = k.shared("S", {32, 16}, DType::uint8);
+  const auto [A, B, S] = declare_rows(k);
   k.apply(cp_async(CacheOp::cg), S.sub({tid(), all}), A.sub({tid(), all}), 16);
   k.commit_group();
   k.wait_all();
@@ -121,10 +127,7 @@ TEST_CASE("api: advice names the C++ call to add and the op by its line") {
   if (!have_ptxas())
     return;
   KernelBuilder k("no_commit");
-  k.launch({1}, {32});
-  Tensor A = k.global("A", {32, 16}, DType::uint8, {.init = random_init(5)});
-  Tensor B = k.global("B", {32, 16}, DType::uint8, {.output = true});
-  Tensor S = k.shared("S", {32, 16}, DType::uint8);
+  const auto [A, B, S] = declare_rows(k);
   const int apply_line = __LINE__ + 1;
   k.apply(cp_async(CacheOp::cg), S.sub({tid(), all}), A.sub({tid(), all}), 16);
   k.wait_group(0);
