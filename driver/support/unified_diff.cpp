@@ -1,6 +1,7 @@
 #include "driver/support/unified_diff.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace ptxgen::driver {
