@@ -32,14 +32,6 @@ const Diagnostic* find_id(const Diagnostics& ds, DiagId id) {
   return nullptr;
 }
 
-bool have_ptxas() {
-  if (auto ptxas = ptxgen::driver::locate_ptxas(""); !ptxas) {
-    MESSAGE("no ptxas here (" << ptxas.error() << "): every backend assembles first");
-    return false;
-  }
-  return true;
-}
-
 struct RowTensors {
   Tensor A, B, S;
 };
@@ -85,9 +77,8 @@ TEST_CASE("api: one emit reports the builder's errors and the contract's per-op 
   CHECK(n == r.diagnostics.size());
 }
 
-TEST_CASE("api: run_kernel runs the PTX for the target the kernel was emitted for") {
-  if (!have_ptxas())
-    return;
+TEST_CASE("api: run_kernel runs the PTX for the target the kernel was emitted for" *
+          doctest::test_suite("ptxas")) {
   KernelBuilder k("rows90");
   const auto [A, B, S] = declare_rows(k);
   k.apply(cp_async(CacheOp::cg), S.sub({tid(), all}), A.sub({tid(), all}), 16);
@@ -103,9 +94,8 @@ TEST_CASE("api: run_kernel runs the PTX for the target the kernel was emitted fo
   CHECK_MESSAGE(r.backend_description.find("sm_90") != std::string::npos, r.backend_description);
 }
 
-TEST_CASE("api: a planted race is reported at the builder call's line, in the API's words") {
-  if (!have_ptxas())
-    return;
+TEST_CASE("api: a planted race is reported at the builder call's line, in the API's words" *
+          doctest::test_suite("ptxas")) {
   KernelBuilder k("race");
   const auto [A, B, S] = declare_rows(k);
   k.apply(cp_async(CacheOp::cg), S.sub({tid(), all}), A.sub({tid(), all}), 16);
@@ -123,9 +113,8 @@ TEST_CASE("api: a planted race is reported at the builder call's line, in the AP
   CHECK(race->file == std::string(__FILE__));
 }
 
-TEST_CASE("api: advice names the C++ call to add and the op by its line") {
-  if (!have_ptxas())
-    return;
+TEST_CASE("api: advice names the C++ call to add and the op by its line" *
+          doctest::test_suite("ptxas")) {
   KernelBuilder k("no_commit");
   const auto [A, B, S] = declare_rows(k);
   const int apply_line = __LINE__ + 1;

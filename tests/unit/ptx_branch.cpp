@@ -140,11 +140,9 @@ TEST_CASE("the validator's label rules") {
   CHECK(validate(guard).has(DiagId::ptx_unallocated_register));
 }
 
-TEST_CASE("ptxas assembles a loop ptxgen validated, and refuses an undefined label too") {
-  if (!find_ptxas()) {
-    MESSAGE("ptxas not found: the printed module is checked, not assembled");
-    return;
-  }
+TEST_CASE("ptxas assembles a loop ptxgen validated, and refuses an undefined label too" *
+          doctest::test_suite("ptxas")) {
+  REQUIRE(find_ptxas());
   const Module m = loop_module();
   REQUIRE(validate(m).empty());
   auto ok = assemble(print(m));

@@ -90,12 +90,10 @@ TEST_CASE("mbarrier.init's feature row and count rule") {
   CHECK(validate(m).has_errors());
 }
 
-TEST_CASE("ptxas assembles the mbarrier.init forms ptxgen validates") {
+TEST_CASE("ptxas assembles the mbarrier.init forms ptxgen validates" *
+          doctest::test_suite("ptxas")) {
   auto ptxas = ptxgen::driver::locate_ptxas("");
-  if (!ptxas) {
-    MESSAGE("no ptxas: " << ptxas.error());
-    return;
-  }
+  REQUIRE_MESSAGE(ptxas, "no ptxas: " << ptxas.error());
   for (auto space : {std::optional<SharedSpace>{}, std::optional<SharedSpace>{SharedSpace::shared},
                      std::optional<SharedSpace>{SharedSpace::shared_cta}}) {
     Module m = init_module(space);
