@@ -110,7 +110,7 @@ std::string instr_bulk(const std::string& opcode, const BulkArgs& a, const Commo
   if (!form)
     raise_error("instr", "the opcode does not parse", parse_errors);
   if (auto problem = driver::bulk_option_problem(*form, driver::options_given(r)))
-    throw py::value_error(driver::describe(*problem, driver::OptionSpelling::python));
+    throw py::value_error(driver::bulk_option_message(*problem, driver::OptionSpelling::python));
   const driver::BulkInstr built = driver::build_bulk_instr(std::move(*form), r);
   if (built.diagnostics.has_errors())
     raise_error("instr", "the instruction breaks the PTX rules for " + r.target.str(),
@@ -148,7 +148,7 @@ std::string instr(const std::string& opcode, std::optional<std::uint32_t> chunk_
   const CpAsyncArgs cp{chunk_bytes, std::move(src_size), ignore_src};
   const BulkArgs b{std::move(size), std::move(tx_count), groups, coords, sink};
   const CommonArgs c{pred, cache_policy, std::move(target), std::move(ptx_version)};
-  const bool bulk = driver::bulk_opcode(opcode);
+  const bool bulk = driver::is_bulk_opcode(opcode);
   refuse_other_family(bulk, cp, b);
   return bulk ? instr_bulk(opcode, b, c) : instr_cp_async(opcode, cp, c);
 }

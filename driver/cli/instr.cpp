@@ -206,7 +206,7 @@ std::optional<int> read_instr_options(const po::variables_map& vm,
   if (vm.count("ptxas"))
     o.ptxas = vm["ptxas"].as<std::string>();
   o.target_given = !vm["target"].defaulted();
-  o.bulk = driver::bulk_opcode(o.opcode);
+  o.bulk = driver::is_bulk_opcode(o.opcode);
   if (o.bulk)
     return read_bulk_options(vm, o);
   for (const char* bulk_only : {"size", "tx-count", "groups", "coords"})

@@ -23,7 +23,8 @@ int run_bulk_instr(const BulkCommandLine& c, driver::DiagnosticsPrinter& printer
                                        c.coords.has_value(), c.sink};
   if (auto problem = driver::bulk_option_problem(*form, given)) {
     std::cerr << "ptxgen instr: "
-              << driver::describe(*problem, driver::OptionSpelling::command_line) << "\n";
+              << driver::bulk_option_message(*problem, driver::OptionSpelling::command_line)
+              << "\n";
     return exit_usage;
   }
   driver::BulkInstrRequest r;

@@ -208,7 +208,7 @@ std::string option_name(BulkOptionProblem::Option o, OptionSpelling spelling) {
 
 } // namespace
 
-bool bulk_opcode(const std::string& opcode) {
+bool is_bulk_opcode(const std::string& opcode) {
   const std::optional<MnemonicMatch> mnemonic = parse_mnemonic(opcode);
   return mnemonic && bulk_family(mnemonic->mnemonic);
 }
@@ -245,7 +245,7 @@ std::optional<BulkOptionProblem> bulk_option_problem(const BulkKind& form,
   return std::nullopt;
 }
 
-std::string describe(const BulkOptionProblem& p, OptionSpelling spelling) {
+std::string bulk_option_message(const BulkOptionProblem& p, OptionSpelling spelling) {
   using Option = BulkOptionProblem::Option;
   const std::string name = option_name(p.option, spelling);
   switch (p.option) {

@@ -20,7 +20,7 @@ inline constexpr ptx::Target bulk_default_target{90, false};
 
 /// Whether the opcode names the bulk-copy family (by its mnemonic), so that a front end
 /// can tell which options apply before anything else parses it.
-bool bulk_opcode(const std::string& opcode);
+bool is_bulk_opcode(const std::string& opcode);
 
 /// A byte count operand: an immediate (negative ones too, so that the rules refuse them
 /// with their own diagnostic), or a .u32 register.
@@ -65,7 +65,7 @@ std::optional<BulkOptionProblem> bulk_option_problem(const ptx::BulkKind& form,
                                                      const BulkOptionsGiven& given);
 
 /// What is wrong and how to fix it, the options named as `spelling` names them.
-std::string describe(const BulkOptionProblem& p, OptionSpelling spelling);
+std::string bulk_option_message(const BulkOptionProblem& p, OptionSpelling spelling);
 
 /// The form the opcode names, its operands empty; nullopt with `parse_errors` set (each
 /// in the file "opcode", its caret on the qualifier at fault) when it does not parse.
