@@ -58,7 +58,7 @@ void bind_builder(py::module_& m, py::class_<PyKernel>& k);
 void bind_stages(py::module_& m, py::class_<PyKernel>& k);
 /// lint.cpp: lint of foreign PTX.
 void bind_lint(py::module_& m);
-/// instr.cpp: single cp.async instructions.
+/// instr.cpp: single instructions (cp.async and the bulk-copy family).
 void bind_instr(py::module_& m);
 
 } // namespace ptxgen::python

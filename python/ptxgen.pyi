@@ -253,11 +253,17 @@ def lint(
 
 def instr(
     opcode: str,
-    chunk_bytes: int,
+    chunk_bytes: Optional[int] = None,
     src_size: Optional[Union[int, str]] = None,
     ignore_src: bool = False,
     pred: bool = False,
     cache_policy: bool = False,
-    target: str = "sm_80",
+    target: Optional[str] = None,
     ptx_version: Optional[str] = None,
+    *,
+    size: Optional[Union[int, str]] = None,
+    tx_count: Optional[Union[int, str]] = None,
+    groups: Optional[int] = None,
+    coords: Optional[int] = None,
+    sink: bool = False,
 ) -> str: ...

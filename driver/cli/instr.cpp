@@ -8,12 +8,9 @@
 #include "driver/cli/command.hpp"
 #include "driver/cli/instr_bulk.hpp"
 #include "driver/ptxas/ptxas.hpp"
+#include "driver/run/instr_bulk.hpp"
 #include "driver/run/spec_files.hpp"
-#include "emitter/ptx/bulk_opcode.hpp"
-#include "emitter/ptx/feature.hpp"
-#include "emitter/ptx/opcode_parser.hpp"
 #include "emitter/ptx/printer.hpp"
-#include "emitter/ptx/validator.hpp"
 
 #include <boost/program_options.hpp>
 #include <iostream>
@@ -209,8 +206,7 @@ std::optional<int> read_instr_options(const po::variables_map& vm,
   if (vm.count("ptxas"))
     o.ptxas = vm["ptxas"].as<std::string>();
   o.target_given = !vm["target"].defaulted();
-  const std::optional<MnemonicMatch> mnemonic = parse_mnemonic(o.opcode);
-  o.bulk = mnemonic && bulk_family(mnemonic->mnemonic);
+  o.bulk = driver::is_bulk_opcode(o.opcode);
   if (o.bulk)
     return read_bulk_options(vm, o);
   for (const char* bulk_only : {"size", "tx-count", "groups", "coords"})
@@ -262,11 +258,11 @@ std::optional<int> parse_instr_values(const Options& o, InstrValues& v) {
   return std::nullopt;
 }
 
-/// The bulk family's request: sm_90 unless --target named another.
-BulkInstrRequest bulk_request(const Options& o, const InstrValues& v) {
-  BulkInstrRequest r;
+/// The bulk family's request: its own default target unless --target named another.
+BulkCommandLine bulk_request(const Options& o, const InstrValues& v) {
+  BulkCommandLine r;
   r.opcode = o.opcode;
-  r.target = o.target_given ? v.target : Target{90, false};
+  r.target = o.target_given ? v.target : driver::bulk_default_target;
   r.version = v.version;
   r.size = o.size;
   r.tx_count = o.tx_count;

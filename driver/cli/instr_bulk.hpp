@@ -1,6 +1,6 @@
 #pragma once
-// `ptxgen instr` for the sm_90 bulk-copy family (emitter/ptx/bulk.hpp): the request the
-// command line makes, and the run that builds, checks and prints one such instruction.
+// `ptxgen instr` for the sm_90 bulk-copy family (emitter/ptx/bulk.hpp): the options as the
+// command line gives them, and the run that prints what driver/run/instr_bulk.hpp builds.
 
 #include "driver/support/diagnostic_format.hpp"
 #include "emitter/ptx/module.hpp"
@@ -12,7 +12,7 @@
 namespace ptxgen::cli {
 
 /// One bulk-family instruction as the command line asks for it.
-struct BulkInstrRequest {
+struct BulkCommandLine {
   std::string opcode;
   ptx::Target target;
   std::optional<ptx::PtxVersion> version;
@@ -28,7 +28,7 @@ struct BulkInstrRequest {
 
 /// Builds, checks and prints the instruction (or the diagnostics); with `ptxas`, asks ptxas
 /// too. The exit status of `ptxgen instr`.
-int run_bulk_instr(const BulkInstrRequest& r, driver::DiagnosticsPrinter& printer);
+int run_bulk_instr(const BulkCommandLine& c, driver::DiagnosticsPrinter& printer);
 
 /// Assembles `module` with ptxas and says whether it agrees with ptxgen's verdict `valid`
 /// (instr.cpp; shared by both families).
