@@ -144,7 +144,7 @@ bool Builder::expect_same_shape(const tile::View& l, const tile::View& r, const 
                   ? view_bytes(l) == view_bytes(r)
                   : l.rank() == r.rank() && tile::size_bytes(l.dtype) == tile::size_bytes(r.dtype);
   for (std::size_t a = 0; fits && !whole && a < l.rank(); ++a)
-    fits = lm[a] || rm[a] || l.shape()[a] == r.shape()[a];
+    fits = (a < lm.size() && lm[a]) || (a < rm.size() && rm[a]) || l.shape()[a] == r.shape()[a];
   if (fits)
     return true;
   error_in(DiagId::spec_expect_shape_mismatch, rhs_at, 0, rhs_at.text.size(),
