@@ -222,6 +222,33 @@ TEST_CASE("expect: split axes and dtype views, chained with .sub, on either side
                           "expected 7 (A.sub[0:2, :]: A[1, 3])"));
 }
 
+TEST_CASE("expect: an integer and the sentinel right of a rearranged or reinterpreted side") {
+  auto k = load("[[expect]]\nthat = 'B.rearrange(\"a b -> b a\").sub[3, :] == sentinel'\n"
+                "[[expect]]\nthat = 'E.view(\"uint32\") == 65537'\n");
+  Bytes b = arange16();
+  for (int r = 0; r < 4; ++r)
+    b[4 * r + 3] = 0xEE; // column 3 untouched
+  Bytes e(16);
+  for (int i = 0; i < 16; ++i)
+    e[i] = i % 2 == 0 ? 1 : 0; // every uint32 word is 0x00010001
+  auto ok = check_expectations(*k, initial(), finals(b, Bytes(8, 0), e));
+  INFO(ok[0].first, " / ", ok[1].first);
+  CHECK(ok[0].held());
+  CHECK(ok[0].elements == 4);
+  CHECK(ok[1].held());
+  CHECK(ok[1].elements == 4);
+
+  b[7] = 7; // B[1, 3]
+  e[4] = 2; // word 1 is 0x00010002
+  auto bad = check_expectations(*k, initial(), finals(b, Bytes(8, 0), e));
+  INFO(bad[0].first, " / ", bad[1].first);
+  CHECK(bad[0].differing == 1);
+  CHECK(has(bad[0].first, "element (1) of B.rearrange(\"a b -> b a\").sub[3, :] (B[1, 3]) is 7, "
+                          "expected 238 (its initial value)"));
+  CHECK(bad[1].differing == 1);
+  CHECK(has(bad[1].first, "element (1) of E.view(\"uint32\") (E[2]) is 65538, expected 65537"));
+}
+
 TEST_CASE("expect: a region equals an integer, by index and by slice") {
   auto k = load("[[expect]]\nthat = \"B.sub[2, :] == 0\"\n"
                 "[[expect]]\nthat = \"B.sub[:, 1] == 255\"\n"
