@@ -1,5 +1,7 @@
 #include "driver/reference/expect.hpp"
 
+#include "driver/reference/affine_view.hpp"
+#include "driver/reference/naive_expr.hpp"
 #include "driver/reference/naive_view.hpp"
 #include "emitter/support/overloaded.hpp"
 #include "emitter/support/result.hpp"
@@ -77,126 +79,108 @@ std::string shortest(double d) {
   return ec == std::errc() ? std::string(buf, p) : std::string("?");
 }
 
-// ---------------------------------------------------------------- views, replayed
+// ---------------------------------------------------------------- views, mapped
 
-/// One side of an expectation replayed over its `.sub[...]` steps at one run's parameter
-/// values: the shape at every level (levels[0] the tensor's, levels.back() the view's).
-struct Side {
-  const tile::View* view = nullptr;
-  const tile::TensorDecl* decl = nullptr;
-  std::vector<std::vector<std::int64_t>> levels;
-  std::vector<const tile::SubStep*> subs; ///< subs[i] turns levels[i] into levels[i + 1]
-  /// starts[i][a]: entry a of subs[i] at the run's values, an index or a slice's begin.
-  std::vector<std::vector<std::int64_t>> starts;
-  unsigned element_bytes = 1;
-  std::string error; ///< non-empty: the view cannot be replayed (why)
-};
-
-/// One `.sub[...]` of a side at `env`'s parameter values: the next level's shape (and the
-/// entries' starts), or why an entry leaves its axis.
-void replay_sub(Side& s, const tile::SubStep& sub, const tile::ExprEnv& env) {
-  const std::vector<std::int64_t>& in = s.levels.back();
-  std::vector<std::int64_t> out, starts;
-  if (sub.entries.size() > in.size())
-    s.error = "a .sub[] with more entries than axes";
-  for (std::size_t a = 0; a < in.size() && s.error.empty(); ++a) {
-    if (a >= sub.entries.size()) {
-      out.push_back(in[a]);
+/// `v` at one run's values: each slice bound that names parameters replaced by its value,
+/// and each open end by its axis's size at those values (the axis may have moved), so
+/// that the reference's view code, which knows constant slices only, replays it.
+Status bind_slices(const tile::View& v, const tile::ExprEnv& env, tile::View& out) {
+  out = v;
+  out.steps.clear();
+  for (const tile::ViewStep& step : v.steps) {
+    const auto* sub = std::get_if<tile::SubStep>(&step);
+    const bool moves =
+        sub && std::any_of(sub->entries.begin(), sub->entries.end(), [](const tile::SubEntry& e) {
+          return e.is_slice && (e.symbolic() || e.open_end);
+        });
+    if (!moves) {
+      out.steps.push_back(step);
       continue;
     }
-    const tile::SubEntry& e = sub.entries[a];
-    auto value = [&](const tile::ExprPtr& x, std::int64_t constant) {
-      return x ? tile::evaluate(*x, env) : std::optional<std::int64_t>(constant);
-    };
-    const auto begin = e.is_slice ? value(e.begin_expr, e.begin) : value(e.index, 0);
-    const auto end = value(e.end_expr, e.open_end ? in[a] : e.end);
-    const std::string axis = "axis " + std::to_string(a) + " (size " + std::to_string(in[a]) + ")";
-    if (!begin || !end)
-      s.error = "an index or slice bound does not evaluate";
-    else if (!e.is_slice && (*begin < 0 || *begin >= in[a]))
-      s.error = "index " + std::to_string(*begin) + " is outside " + axis;
-    else if (e.is_slice && (*begin < 0 || *end < *begin || *end > in[a]))
-      s.error =
-          "slice " + std::to_string(*begin) + ":" + std::to_string(*end) + " is outside " + axis;
-    else if (e.is_slice)
-      out.push_back(*end - *begin);
-    starts.push_back(begin.value_or(0));
+    const NaivePlan before = naive_plan(out);
+    if (!before.ok())
+      return Failure{before.error};
+    tile::SubStep bound = *sub;
+    for (std::size_t a = 0; a < bound.entries.size() && a < before.shape().size(); ++a) {
+      tile::SubEntry& e = bound.entries[a];
+      if (!e.is_slice)
+        continue;
+      const auto begin = e.begin_expr ? naive_evaluate(*e.begin_expr, env) : e.begin;
+      const auto end = e.end_expr   ? naive_evaluate(*e.end_expr, env)
+                       : e.open_end ? before.shape()[a]
+                                    : e.end;
+      if (!begin || !end)
+        return Failure{"a slice bound of axis " + std::to_string(a) + " does not evaluate"};
+      e.begin = *begin;
+      e.end = *end;
+      e.begin_expr = e.end_expr = nullptr;
+    }
+    out.steps.emplace_back(std::move(bound));
   }
-  s.levels.push_back(std::move(out));
-  s.subs.push_back(&sub);
-  s.starts.push_back(std::move(starts));
+  return {};
 }
 
-Side replay(const tile::Kernel& k, const tile::View& v, const tile::ExprEnv& env) {
+/// One side of an expectation at one run's parameter values, mapped to its tensor's bytes
+/// as the reference maps an op's view: its plan (naive_plan) and, where the view has one,
+/// its affine form; else naive_locate, element by element.
+struct Side {
+  const tile::TensorDecl* decl = nullptr;
+  tile::View view; ///< bind_slices' view at the run's values
+  NaivePlan plan;
+  std::optional<AffineForm> form;
+  tile::ExprEnv env;
+  std::string error; ///< non-empty: the view cannot be mapped (why)
+
+  const std::vector<std::int64_t>& shape() const { return plan.shape(); }
+  unsigned element_bytes() const { return plan.element_bytes(); }
+};
+
+Side map_side(const tile::Kernel& k, const tile::View& v, const tile::ExprEnv& env) {
   Side s;
-  s.view = &v;
   if (v.tensor)
     s.decl = k.find_tensor(v.tensor->name);
   if (!s.decl) {
     s.error = "its view names no tensor of the kernel";
     return s;
   }
-  s.element_bytes = tile::size_bytes(s.decl->tensor.dtype);
-  s.levels.push_back(s.decl->tensor.shape);
-  for (const tile::ViewStep& step : v.steps) {
-    std::visit(overloaded{
-                   [&](const tile::SubStep& sub) { replay_sub(s, sub, env); },
-                   [&](const tile::RearrangeStep&) {
-                     s.error = "a rearrange step (expectations take .sub[...] only)";
-                   },
-                   [&](const tile::ReinterpretStep&) {
-                     s.error = "a .view() step (expectations take .sub[...] only)";
-                   },
-               },
-               step);
-    if (!s.error.empty())
-      return s;
+  if (Status bound = bind_slices(v, env, s.view); !bound) {
+    s.error = bound.error();
+    return s;
   }
+  s.plan = naive_plan(s.view);
+  if (!s.plan.ok()) {
+    s.error = s.plan.error;
+    return s;
+  }
+  s.form = affine_form(s.plan, s.view, env);
+  s.env = env;
   return s;
 }
 
-/// The tensor coordinate of view coordinate `c`, written into `at`, or an error. `scratch`
-/// only spares the allocations: the check locates every element of a side, in every run.
-Status locate(const Side& s, const std::vector<std::int64_t>& c, std::vector<std::int64_t>& at,
-              std::vector<std::int64_t>& scratch) {
-  at = c;
-  for (std::size_t level = s.subs.size(); level-- > 0;) {
-    const tile::SubStep& sub = *s.subs[level];
-    const std::vector<std::int64_t>& in_shape = s.levels[level];
-    const std::vector<std::int64_t>& starts = s.starts[level];
-    std::vector<std::int64_t>& in = scratch;
-    in.clear();
-    std::size_t next = 0;
-    for (std::size_t a = 0; a < in_shape.size(); ++a) {
-      if (a < sub.entries.size() && !sub.entries[a].is_slice) {
-        in.push_back(starts.at(a));
-      } else {
-        const std::int64_t begin = a < sub.entries.size() ? starts.at(a) : std::int64_t{0};
-        in.push_back(begin + at.at(next++));
-      }
-      if (in.back() < 0 || in.back() >= in_shape[a])
-        return Failure{"coordinate " + std::to_string(in.back()) + " is outside axis " +
-                       std::to_string(a) + " (size " + std::to_string(in_shape[a]) + ")"};
-    }
-    at.swap(in);
+/// The tensor byte offset of each byte of view element `c`, written into `offsets`, or why
+/// there is none (a coordinate outside its axis at some level).
+Status locate(const Side& s, const std::vector<std::int64_t>& c,
+              std::vector<std::int64_t>& offsets) {
+  offsets.clear();
+  if (s.form) {
+    const std::int64_t first = s.form->offset(c);
+    for (std::int64_t b = 0; b < s.form->element_bytes; ++b)
+      offsets.push_back(first + b);
+    return {};
   }
+  NaiveLocation loc = naive_locate(s.plan, s.view, s.env, c);
+  if (!loc.in_bounds || loc.offsets.empty())
+    return Failure{loc.error.empty() ? std::string("it has no bytes") : loc.error};
+  offsets = std::move(loc.offsets);
   return {};
 }
 
 /// "[3, 16] of 1-byte elements": a side's shape at the run's values.
 std::string shape_of(const Side& s) {
   std::string t = "[";
-  for (std::size_t i = 0; i < s.levels.back().size(); ++i)
-    t += (i ? ", " : "") + std::to_string(s.levels.back()[i]);
-  return t + "] of " + std::to_string(s.element_bytes) + "-byte elements";
-}
-
-std::int64_t flat_index(const std::vector<std::int64_t>& shape,
-                        const std::vector<std::int64_t>& c) {
-  std::int64_t flat = 0;
-  for (std::size_t a = 0; a < shape.size(); ++a)
-    flat = flat * shape[a] + c[a];
-  return flat;
+  for (std::size_t i = 0; i < s.shape().size(); ++i)
+    t += (i ? ", " : "") + std::to_string(s.shape()[i]);
+  return t + "] of " + std::to_string(s.element_bytes()) + "-byte elements";
 }
 
 std::string coords_text(const std::vector<std::int64_t>& c) {
@@ -206,15 +190,32 @@ std::string coords_text(const std::vector<std::int64_t>& c) {
   return s;
 }
 
+/// The tensor element a side's byte `offset` lies in, for messages: "B[2, 3]", or "byte 1 of
+/// B[2, 3]" inside it (a dtype view of narrower elements).
+std::string tensor_element(const Side& s, std::int64_t offset) {
+  const std::int64_t eb = naive_dtype_bytes(s.decl->tensor.dtype);
+  const std::vector<std::int64_t>& shape = s.decl->tensor.shape;
+  std::vector<std::int64_t> c(shape.size(), 0);
+  std::int64_t flat = offset / eb;
+  for (std::size_t a = shape.size(); a-- > 0;) {
+    if (shape[a] > 0) {
+      c[a] = flat % shape[a];
+      flat /= shape[a];
+    }
+  }
+  const std::string element = s.decl->tensor.name + "[" + coords_text(c) + "]";
+  return offset % eb ? "byte " + std::to_string(offset % eb) + " of " + element : element;
+}
+
 /// The bytes of `side`'s tensor in `bytes`, checked for size.
 Fallible<const std::vector<std::uint8_t>*> tensor_bytes(const Side& side, const GlobalBytes& bytes,
                                                         std::string_view which) {
   const std::string& name = side.decl->tensor.name;
   auto it = bytes.find(name);
   std::int64_t elements = 1;
-  for (std::int64_t n : side.levels.front())
+  for (std::int64_t n : side.decl->tensor.shape)
     elements *= n;
-  const auto want = static_cast<std::size_t>(elements) * side.element_bytes;
+  const auto want = static_cast<std::size_t>(elements) * naive_dtype_bytes(side.decl->tensor.dtype);
   if (it == bytes.end() || it->second.size() != want)
     return Failure{"no " + std::string(which) + " bytes of tensor " + name + " (" +
                    std::to_string(want) + " expected)"};
@@ -227,14 +228,78 @@ struct Expected {
   const std::vector<std::uint8_t>* source = nullptr; ///< the bytes read through `side`
   std::vector<std::uint8_t> value;                   ///< a constant's bytes
   std::string what;                                  ///< "A", "0", "its initial value"
+  /// Two whole tensors of one byte size but another shape or element type: compared byte
+  /// for byte, the right side's bytes at the left side's offsets.
+  bool flat = false;
 };
+
+/// Copies the bytes at `offsets` of `bytes` into `out`; false when one lies outside it.
+bool gather(const std::vector<std::uint8_t>& bytes, const std::vector<std::int64_t>& offsets,
+            std::vector<std::uint8_t>& out) {
+  out.clear();
+  for (std::int64_t o : offsets) {
+    if (o < 0 || static_cast<std::size_t>(o) >= bytes.size())
+      return false;
+    out.push_back(bytes[static_cast<std::size_t>(o)]);
+  }
+  return true;
+}
+
+/// Compares `lhs`'s elements, row-major over its shape, with `want`'s, into `r`: element c
+/// of the left side against element c of the right (the same bytes for the sentinel and
+/// flat comparisons).
+void compare_elements(const tile::Expectation& x, const Side& lhs,
+                      const std::vector<std::uint8_t>& actual, const Expected& want,
+                      ExpectationResult& r) {
+  const std::vector<std::int64_t>& shape = lhs.shape();
+  const tile::DType dtype = lhs.plan.dtype;
+  std::vector<std::int64_t> c(shape.size(), 0);
+  const bool empty = std::any_of(shape.begin(), shape.end(), [](std::int64_t n) { return n <= 0; });
+  const bool own_offsets = want.side == &lhs || want.flat;
+  std::vector<std::int64_t> at, from;
+  std::vector<std::uint8_t> got, expected = want.value;
+  for (bool more = !empty; more;) {
+    Status ok = locate(lhs, c, at);
+    if (ok && want.side && !own_offsets)
+      ok = locate(*want.side, c, from);
+    if (ok && own_offsets)
+      from = at;
+    if (ok && (!gather(actual, at, got) || (want.side && !gather(*want.source, from, expected))))
+      ok = Failure{"its bytes lie outside the tensor"};
+    if (!ok) {
+      r.first = "element (" + coords_text(c) + "): " + ok.error();
+      return;
+    }
+    ++r.elements;
+    if (got != expected && r.differing++ == 0) {
+      r.first = "element (" + coords_text(c) + ") of " + x.lhs.text + " (" +
+                tensor_element(lhs, at.front()) + ") is " + describe_element(dtype, got) +
+                ", expected " + describe_element(dtype, expected) + " (" + want.what;
+      if (want.flat)
+        r.first += ": its bytes " + std::to_string(at.front()) + ".." +
+                   std::to_string(at.front() + static_cast<std::int64_t>(at.size()) - 1);
+      else if (want.side && want.side != &lhs)
+        r.first += ": " + tensor_element(*want.side, from.front());
+      r.first += ")";
+    }
+    // Next coordinate, row-major.
+    more = false;
+    for (std::size_t a = shape.size(); a-- > 0;) {
+      if (++c[a] < shape[a]) {
+        more = true;
+        break;
+      }
+      c[a] = 0;
+    }
+  }
+}
 
 ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const GlobalBytes& initial,
                             const GlobalBytes& final_bytes, const tile::ExprEnv& env) {
   const tile::Expectation& x = k.expectations[index];
   ExpectationResult r;
   r.index = index;
-  const Side lhs = replay(k, x.lhs.value, env);
+  const Side lhs = map_side(k, x.lhs.value, env);
   if (!lhs.error.empty()) {
     r.first = "the left side cannot be evaluated: " + lhs.error;
     return r;
@@ -253,7 +318,7 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
   Expected want;
   std::visit(overloaded{
                  [&](const tile::Located<tile::View>& v) {
-                   rhs_side = replay(k, v.value, env);
+                   rhs_side = map_side(k, v.value, env);
                    want.side = &rhs_side;
                    want.what = v.text;
                    if (!rhs_side.error.empty())
@@ -277,66 +342,19 @@ ExpectationResult check_one(const tile::Kernel& k, std::size_t index, const Glob
              x.rhs);
   if (!r.first.empty())
     return r;
-  // Two whole tensors of the same byte size but another shape or element type are
-  // compared byte for byte (flat), in the left side's elements.
-  const bool same_shape = want.side && want.side->levels.back() == lhs.levels.back() &&
-                          want.side->element_bytes == lhs.element_bytes;
-  const bool flat = want.side && !same_shape && want.side->subs.empty() && lhs.subs.empty();
-  if (flat && want.source->size() != actual->size()) {
+  const bool same_shape = want.side && want.side->shape() == lhs.shape() &&
+                          want.side->element_bytes() == lhs.element_bytes();
+  want.flat = want.side && !same_shape && want.side->view.steps.empty() && lhs.view.steps.empty();
+  if (want.flat && want.source->size() != actual->size()) {
     r.first = "the two tensors differ in byte size";
     return r;
   }
-  if (want.side && !same_shape && !flat) {
+  if (want.side && !same_shape && !want.flat) {
     r.first = "the two sides differ in shape or element size: " + shape_of(lhs) + " and " +
               shape_of(*want.side);
     return r;
   }
-
-  const std::vector<std::int64_t>& shape = lhs.levels.back();
-  const tile::DType dtype = lhs.decl->tensor.dtype;
-  const unsigned eb = lhs.element_bytes;
-  std::vector<std::int64_t> c(shape.size(), 0);
-  const bool empty = std::any_of(shape.begin(), shape.end(), [](std::int64_t n) { return n <= 0; });
-  std::vector<std::int64_t> at, from, scratch;
-  for (bool more = !empty; more;) {
-    const Status at_ok = locate(lhs, c, at, scratch);
-    const Status from_ok = want.side && !flat ? locate(*want.side, c, from, scratch) : Status();
-    if (!at_ok || !from_ok) {
-      r.first = "element (" + coords_text(c) + "): " + (!at_ok ? at_ok : from_ok).error();
-      return r;
-    }
-    const std::int64_t offset = flat_index(lhs.levels.front(), at) * eb;
-    const std::uint8_t* got = actual->data() + offset;
-    const std::uint8_t* expected = want.value.data();
-    if (flat)
-      expected = want.source->data() + offset;
-    else if (want.side)
-      expected = want.source->data() + flat_index(want.side->levels.front(), from) * eb;
-    ++r.elements;
-    if (!std::equal(got, got + eb, expected)) {
-      if (r.differing++ == 0) {
-        r.first = "element (" + coords_text(c) + ") of " + x.lhs.text + " (" +
-                  lhs.decl->tensor.name + "[" + coords_text(at) + "]) is " +
-                  describe_element(dtype, {got, eb}) + ", expected " +
-                  describe_element(dtype, {expected, eb}) + " (" + want.what;
-        if (flat)
-          r.first +=
-              ": its bytes " + std::to_string(offset) + ".." + std::to_string(offset + eb - 1);
-        else if (want.side && want.side != &lhs)
-          r.first += ": " + want.side->decl->tensor.name + "[" + coords_text(from) + "]";
-        r.first += ")";
-      }
-    }
-    // Next coordinate, row-major.
-    more = false;
-    for (std::size_t a = shape.size(); a-- > 0;) {
-      if (++c[a] < shape[a]) {
-        more = true;
-        break;
-      }
-      c[a] = 0;
-    }
-  }
+  compare_elements(x, lhs, *actual, want, r);
   return r;
 }
 

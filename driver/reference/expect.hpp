@@ -3,13 +3,14 @@
 // kernel to do, verified on the reference's final global tensors before any device
 // run, so that a spec describing the wrong kernel fails instead of being "conformant".
 //
-// Written naively and on its own, from the bytes alone: it takes the final bytes of
-// every global tensor (the reference's output) and their initial bytes (the spec's
-// init), never the reference's internals, the views' affine form or the lowering.
-// Each side's view is replayed from its `.sub[...]` steps at the run's parameter values
-// (an index or slice bound may name parameters: `B.sub[0:k_tiles]`), coordinate by
-// coordinate (row-major over the left side's shape), back to a row-major element of its
-// tensor; an empty region compares nothing and holds:
+// It works from the bytes alone: it takes the final bytes of every global tensor (the
+// reference's output) and their initial bytes (the spec's init), never the emitter's affine
+// form of a view or the lowering. Each side is a view of any steps (`.sub`, `.rearrange`,
+// dtype views, chained); its slice bounds are evaluated at the run's parameter values (they
+// may name parameters: `B.sub[0:k_tiles]`), and then it is mapped to its tensor's bytes by
+// the reference's own view code, as an op's operand is (naive_view.hpp's plan and replay,
+// affine_view.hpp's form where the view has one), coordinate by coordinate, row-major over
+// the left side's shape; an empty region compares nothing and holds:
 //  - `L == R`        element c of L holds the same bytes as element c of R (both final);
 //  - `L == V`        every element of L holds the integer V in L's element type
 //                    (expect_value_bytes(): little-endian, exact);

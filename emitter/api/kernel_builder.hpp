@@ -173,9 +173,9 @@ public:
                        Pos at = CallSite::current());
   void mbarrier_wait(const View& barrier, const Expr& parity, Pos at = CallSite::current());
 
-  /// `[[expect]] that = "LHS == RHS"`: views of global tensors by .sub whose indices name
-  /// constants and parameters only, inside their axes at every value of the declared
-  /// ranges (test runs check the reference's result against it at their values).
+  /// `[[expect]] that = "LHS == RHS"`: views of global tensors of one shape and element size
+  /// (any .sub, .rearrange, dtype view steps) whose .sub indices name constants and parameters
+  /// only, inside their axes at every value of the declared ranges (checked at test runs).
   void expect_equal(const View& lhs, const View& rhs, Pos at = CallSite::current());
   /// `[[expect]] that = "LHS == VALUE"`: every element holds `value` in LHS's element
   /// type. Whether the type holds it exactly is the driver's check (run_kernel's

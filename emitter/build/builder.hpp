@@ -35,6 +35,8 @@
 
 namespace ptxgen::build {
 
+struct ExpectLevels; // expect_levels.hpp
+
 /// Where a value was written: a diagnostic's position and its underline width.
 struct At {
   tile::SourcePos pos;
@@ -323,9 +325,10 @@ public:
 
   // ---------------------------------------------------------------- expectations
 
-  /// One side of an expectation: a view of a global tensor by .sub whose indices and
-  /// slice bounds name constants and scalar parameters only, each inside its axis at every
-  /// value of the parameters' declared ranges.
+  /// One side of an expectation: a view of a global tensor (.sub, .rearrange and dtype
+  /// views in any chain) whose .sub indices and slice bounds name constants and scalar
+  /// parameters only, each inside its axis at every value of the parameters' declared
+  /// ranges; a step after a slice whose bounds name parameters moves that axis whole.
   bool expect_side(const tile::View& v, const Text& at);
   /// `lhs == rhs`: the same shape and element size (two whole tensors: the same bytes).
   /// An axis whose size moves with the parameters is compared per run, at its values.
@@ -376,9 +379,11 @@ private:
   /// The names an expectation's side may parse: the parameters, and the kernel's loop
   /// variables (so that naming one is refused as meaningless after the kernel, not unknown).
   tile::ExprNames expect_names() const;
-  /// Every index and slice bound of an expectation's side inside its axis at every value
-  /// of the declared ranges (expect_bounds.cpp).
-  bool expect_bounds(const tile::View& v, const Text& at);
+  /// Every index and slice bound of an expectation's side (its `levels`) inside its axis at
+  /// every value of the declared ranges (expect_bounds.cpp).
+  bool expect_bounds(const tile::View& v, const ExpectLevels& levels, const Text& at);
+  /// The error for a side whose step reshapes an axis that moves (levels.reshapes_moving).
+  bool expect_reshape(const tile::View& v, const ExpectLevels& levels, const Text& at);
   Diagnostics with_suggestions(const Diagnostics& inner, std::string_view text,
                                const std::map<std::string, std::size_t, std::less<>>* axes) const;
 

@@ -1,7 +1,9 @@
-// The builder's expectation rules: each side a view of a global tensor by .sub whose
-// entries name constants and scalar parameters only (expect_bounds.cpp proves them inside
-// their axes over the declared ranges), two views of the same shape and element size.
+// The builder's expectation rules: each side a view of a global tensor (any chain of
+// .sub, .rearrange and dtype views) whose .sub entries name constants and scalar parameters
+// only (expect_bounds.cpp proves them inside their axes over the declared ranges), two views
+// of the same shape and element size.
 #include "emitter/build/builder.hpp"
+#include "emitter/build/expect_levels.hpp"
 #include "emitter/support/unreachable.hpp"
 #include "emitter/tile/name_chars.hpp"
 
@@ -48,26 +50,6 @@ const tile::Expr* per_run_leaf(const tile::SubEntry& e) {
   return nullptr;
 }
 
-/// Which axes of `v`'s shape move with the parameters (a slice bound that names one, or
-/// an open end on an axis that does); the others are v.shape()'s.
-std::vector<bool> moving_axes(const tile::View& v) {
-  std::vector<bool> moves(v.tensor->shape.size(), false);
-  for (const tile::ViewStep& step : v.steps) {
-    const auto* sub = std::get_if<tile::SubStep>(&step);
-    if (!sub)
-      continue;
-    std::vector<bool> next;
-    for (std::size_t a = 0; a < moves.size(); ++a) {
-      if (a >= sub->entries.size())
-        next.push_back(moves[a]);
-      else if (const tile::SubEntry& e = sub->entries[a]; e.is_slice)
-        next.push_back(e.symbolic() || (e.open_end && moves[a]));
-    }
-    moves = std::move(next);
-  }
-  return moves;
-}
-
 std::int64_t view_bytes(const tile::View& v) {
   std::int64_t n = tile::size_bytes(v.dtype);
   for (std::int64_t s : v.shape())
@@ -79,7 +61,7 @@ std::int64_t view_bytes(const tile::View& v) {
 std::string shape_text(const tile::View& v) {
   std::string s = "[";
   const auto shape = v.shape();
-  const std::vector<bool> moves = moving_axes(v);
+  const std::vector<bool> moves = expect_levels(v).moves;
   for (std::size_t i = 0; i < shape.size(); ++i)
     s += (i ? ", " : "") + (i < moves.size() && moves[i] ? "?" : std::to_string(shape[i]));
   return s + "] of " + std::string(tile::name(v.dtype));
@@ -121,19 +103,34 @@ bool Builder::expect_side(const tile::View& v, const Text& at) {
                      "launch's result, not one thread's, CTA's or iteration's)");
         return false;
       }
-      continue;
     }
-    const std::string_view method = std::holds_alternative<tile::RearrangeStep>(step)
-                                        ? std::string_view(".rearrange")
-                                        : std::string_view(".view");
-    const std::size_t where = text.find(method);
-    error_in(DiagId::spec_expect_view_step, at, where == std::string_view::npos ? 0 : where,
-             where == std::string_view::npos ? name_length(text) : method.size(),
-             "expectations take .sub[...] views only (the checker replays them element by "
-             "element on its own); write the region with .sub[...]");
-    return false;
   }
-  return expect_bounds(v, at);
+  const ExpectLevels levels = expect_levels(v);
+  if (levels.reshapes_moving < v.steps.size())
+    return expect_reshape(v, levels, at);
+  return expect_bounds(v, levels, at);
+}
+
+bool Builder::expect_reshape(const tile::View& v, const ExpectLevels& levels, const Text& at) {
+  // The step in the text: the n-th of its kind, n counted over the steps before it.
+  const tile::ViewStep& step = v.steps[levels.reshapes_moving];
+  const bool rearrange = std::holds_alternative<tile::RearrangeStep>(step);
+  const std::string_view method = rearrange ? ".rearrange" : ".view";
+  std::size_t where = std::string_view::npos;
+  for (std::size_t i = 0; i <= levels.reshapes_moving; ++i)
+    if (v.steps[i].index() == step.index())
+      where =
+          std::string_view(at.text).find(method, where == std::string_view::npos ? 0 : where + 1);
+  const bool found = where != std::string_view::npos;
+  error_in(DiagId::spec_expect_view_step, at, found ? where : 0,
+           found ? method.size() : name_length(at.text),
+           std::string(rearrange ? "this rearrange splits or merges"
+                                 : "this dtype view changes the element size over") +
+               " axis " + std::to_string(levels.moving_axis) +
+               ", whose size moves with the parameters (a slice bound before it names one); an "
+               "expectation reshapes such an axis only by moving it whole: slice after the "
+               "step instead");
+  return false;
 }
 
 bool Builder::expect_same_shape(const tile::View& l, const tile::View& r, const Text& lhs_at,
@@ -142,12 +139,12 @@ bool Builder::expect_same_shape(const tile::View& l, const tile::View& r, const 
   // same shape and element size (compared element by element).
   // An axis that moves with the parameters is compared at each run's values.
   const bool whole = l.steps.empty() && r.steps.empty();
-  const std::vector<bool> lm = moving_axes(l), rm = moving_axes(r);
+  const std::vector<bool> lm = expect_levels(l).moves, rm = expect_levels(r).moves;
   bool fits = whole
                   ? view_bytes(l) == view_bytes(r)
                   : l.rank() == r.rank() && tile::size_bytes(l.dtype) == tile::size_bytes(r.dtype);
   for (std::size_t a = 0; fits && !whole && a < l.rank(); ++a)
-    fits = lm[a] || rm[a] || l.shape()[a] == r.shape()[a];
+    fits = (a < lm.size() && lm[a]) || (a < rm.size() && rm[a]) || l.shape()[a] == r.shape()[a];
   if (fits)
     return true;
   error_in(DiagId::spec_expect_shape_mismatch, rhs_at, 0, rhs_at.text.size(),

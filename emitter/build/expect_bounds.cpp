@@ -5,6 +5,7 @@
 // are few (then the verdict is exact), else the ends of each range. A value found outside
 // is named in the error; no value found and not every one tried is an error too (no proof).
 #include "emitter/build/builder.hpp"
+#include "emitter/build/expect_levels.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -19,54 +20,6 @@ namespace {
 /// The most combinations of parameter values tried one by one for one side.
 constexpr std::uint64_t max_tried_values = std::uint64_t{1} << 16;
 
-/// One `.sub[...]` entry of a side with its axis: the index or the slice's bounds, and
-/// the axis's size at its level, each an expression of the parameters.
-struct EntryProof {
-  const tile::SubEntry* entry = nullptr;
-  std::size_t axis = 0;
-  tile::ExprPtr size;
-  tile::ExprPtr index; ///< an index
-  tile::ExprPtr begin; ///< a slice
-  tile::ExprPtr end;
-};
-
-/// The entries whose place in their axis is not settled by constants alone (apply_step
-/// checked those), level by level: a slice's size is end - begin at the next level.
-std::vector<EntryProof> entries_of(const tile::View& v) {
-  std::vector<tile::ExprPtr> sizes;
-  for (std::int64_t n : v.tensor->shape)
-    sizes.push_back(tile::make_constant(n));
-  std::vector<EntryProof> out;
-  for (const tile::ViewStep& step : v.steps) {
-    const auto* sub = std::get_if<tile::SubStep>(&step);
-    if (!sub)
-      continue;
-    std::vector<tile::ExprPtr> next;
-    for (std::size_t a = 0; a < sizes.size(); ++a) {
-      if (a >= sub->entries.size()) {
-        next.push_back(sizes[a]);
-        continue;
-      }
-      const tile::SubEntry& e = sub->entries[a];
-      EntryProof p{&e, a, sizes[a], nullptr, nullptr, nullptr};
-      if (e.is_slice) {
-        p.begin = e.begin_expr ? e.begin_expr : tile::make_constant(e.begin);
-        p.end = e.end_expr ? e.end_expr : e.open_end ? sizes[a] : tile::make_constant(e.end);
-        next.push_back(tile::make_binary(tile::ExprOp::sub, p.end, p.begin));
-      } else {
-        p.index = e.index;
-      }
-      const bool settled = tile::is_constant(*p.size) &&
-                           (p.index ? tile::is_constant(*p.index)
-                                    : tile::is_constant(*p.begin) && tile::is_constant(*p.end));
-      if (!settled)
-        out.push_back(std::move(p));
-    }
-    sizes = std::move(next);
-  }
-  return out;
-}
-
 /// small <= large (strict: small < large) for every value, by intervals.
 bool proved(const tile::ExprPtr& small, const tile::ExprPtr& large, bool strict,
             const tile::LaunchBounds& launch) {
@@ -74,7 +27,7 @@ bool proved(const tile::ExprPtr& small, const tile::ExprPtr& large, bool strict,
   return d && d->lo >= (strict ? 1 : 0);
 }
 
-bool proved(const EntryProof& p, const tile::LaunchBounds& launch) {
+bool proved(const ExpectEntry& p, const tile::LaunchBounds& launch) {
   const tile::ExprPtr zero = tile::make_constant(0);
   if (p.index)
     return proved(zero, p.index, false, launch) && proved(p.index, p.size, true, launch);
@@ -90,7 +43,7 @@ void collect_params(const tile::Expr& e, std::set<std::string>& out) {
 }
 
 /// What is wrong with one entry at the values of `env`, or nothing.
-std::optional<std::string> problem_at(const EntryProof& p, const tile::ExprEnv& env,
+std::optional<std::string> problem_at(const ExpectEntry& p, const tile::ExprEnv& env,
                                       const std::string& tensor) {
   const auto size = tile::evaluate(*p.size, env);
   const auto index = p.index ? tile::evaluate(*p.index, env) : std::optional<std::int64_t>(0);
@@ -140,16 +93,16 @@ std::vector<std::vector<std::int64_t>> values_to_try(const std::vector<tile::Int
 
 } // namespace
 
-bool Builder::expect_bounds(const tile::View& v, const Text& at) {
-  const std::vector<EntryProof> entries = entries_of(v);
+bool Builder::expect_bounds(const tile::View& v, const ExpectLevels& levels, const Text& at) {
+  const std::vector<ExpectEntry>& entries = levels.entries;
   const tile::LaunchBounds launch = kernel_->launch_bounds();
   const auto unproved = std::find_if(entries.begin(), entries.end(),
-                                     [&](const EntryProof& p) { return !proved(p, launch); });
+                                     [&](const ExpectEntry& p) { return !proved(p, launch); });
   if (unproved == entries.end())
     return true;
   // The intervals do not decide: look for values at which an entry leaves its axis.
   std::set<std::string> named;
-  for (const EntryProof& p : entries)
+  for (const ExpectEntry& p : entries)
     for (const tile::ExprPtr& e : {p.size, p.index, p.begin, p.end})
       if (e)
         collect_params(*e, named);
@@ -168,7 +121,7 @@ bool Builder::expect_bounds(const tile::View& v, const Text& at) {
       env.params[names[i]] = values[i];
       at_values += (i ? ", " : "") + names[i] + " = " + std::to_string(values[i]);
     }
-    for (const EntryProof& p : entries) {
+    for (const ExpectEntry& p : entries) {
       const auto wrong = problem_at(p, env, v.tensor->name);
       if (!wrong)
         continue;

@@ -281,12 +281,12 @@ struct TensorDecl {
 
 /// `[[expect]] that = "B.sub[:, 0:8] == A.sub[:, 0:8]"`: what the kernel is meant to
 /// do, checked against the reference's final global tensors (driver/reference/expect.hpp).
-/// The left side is a view of a global tensor (`.sub[...]` whose indices and slice bounds
-/// name constants and scalar parameters: `B.sub[0:k_tiles]`, SubEntry::begin_expr, each
-/// run evaluates them at its values); the right side another such view of the same shape
-/// and element size at every value (two whole tensors: the same byte size, compared byte
-/// for byte), an integer every element equals, or `sentinel`: the left side's bytes as
-/// the tensor's init left them.
+/// The left side is a view of a global tensor (any .sub, .rearrange and dtype view steps;
+/// .sub indices and slice bounds name constants and scalar parameters: `B.sub[0:k_tiles]`,
+/// SubEntry::begin_expr, each run evaluates them); the right side another such view of the
+/// same shape and element size at every value (two whole tensors: the same byte size,
+/// compared byte for byte), an integer every element equals, or `sentinel`: the left side's
+/// bytes as the tensor's init left them.
 struct ExpectSentinel {};
 using ExpectRhs = std::variant<Located<View>, std::int64_t, ExpectSentinel>;
 struct Expectation {

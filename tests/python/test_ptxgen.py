@@ -306,3 +306,29 @@ def test_operand_expressions_launch_shapes_and_value_expectations(real_ptxas):
     assert "sim" in r.backend and r.race is None
     np.testing.assert_array_equal(r.outputs["B"][:, :5], a[:, :5])
     assert (r.outputs["B"][:, 5:] == 0).all()
+
+
+def test_expectations_over_rearranged_views(real_ptxas):
+    def mirror(expected):
+        k = ptxgen.Kernel("mirror", grid=1, block=4)
+        A = k.global_tensor("A", (4, 4), "uint8", init=ptxgen.random_init(6))
+        B = k.global_tensor("B", (4, 4), "uint8", output=True)
+        k.copy(B[ptxgen.tid, :], A.rearrange("a b -> b a")[ptxgen.tid, :])  # B is A transposed
+        k.expect_equal(B, expected(A))
+        return k
+
+    k = mirror(lambda A: A.rearrange("a b -> b a"))
+    assert "B == A.rearrange(\"a b -> b a\")" in k.to_toml()
+    r = k.run()
+    assert r.passed, r.detail
+    np.testing.assert_array_equal(r.outputs["B"], r.reference["B"])
+    straight = mirror(lambda A: A).run()
+    assert not straight.passed and "[check_expectation_failed]" in straight.detail
+    # Sides of other shapes are refused at the call.
+    k = ptxgen.Kernel("shapes", grid=1, block=4)
+    A = k.global_tensor("A", (4, 4), "uint8")
+    B = k.global_tensor("B", (4, 4), "uint8", output=True)
+    k.expect_equal(B[0:2, :], A.rearrange("a b -> b a")[:, 0:2])
+    line = here() - 1
+    d = next(x for x in k.diagnostics() if x.id == "spec_expect_shape_mismatch")
+    assert d.line == line and "is [4, 2] of uint8 but B.sub[0:2, :] is [2, 4] of uint8" in d.message

@@ -1,10 +1,11 @@
 // to_spec_toml writes a kernel back as a spec the loader reads to the same
 // kernel: every spec of the corpus, loaded, written and loaded again, emits the
-// same PTX (or fails with the same DiagIds). A kernel built in C++ runs through
-// run_conformance that way.
+// same PTX (or fails with the same DiagIds) and states the same expectations. A kernel
+// built in C++ runs through run_conformance that way.
 
 #include "driver/api/driver.hpp"
 #include "driver/api/to_spec.hpp"
+#include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "emitter/api/api.hpp"
@@ -54,10 +55,55 @@ TEST_CASE("api: every corpus spec written back by to_spec_toml emits the same PT
     REQUIRE_MESSAGE(again, again.diagnostics.format_all());
     const std::string want = outcome(**loaded);
     CHECK(outcome(**again) == want);
-    CHECK((*again)->expectations.size() == (*loaded)->expectations.size());
+    REQUIRE((*again)->expectations.size() == (*loaded)->expectations.size());
+    for (std::size_t i = 0; i < (*loaded)->expectations.size(); ++i)
+      CHECK((*again)->expectations[i].that.value == (*loaded)->expectations[i].that.value);
     emitted += want.rfind("failed:", 0) != 0;
   }
   CHECK(emitted > 50);
+}
+
+TEST_CASE("api: an expectation over a rearranged view is checked and written back as it was") {
+  using namespace ptxgen::api;
+  // B's row t is A's column t: B == A transposed, and not B == A.
+  auto mirror = [](KernelBuilder& k, bool transposed) {
+    k.launch({1}, {4});
+    Tensor A = k.global("A", {4, 4}, DType::uint8, {.init = random_init(5)});
+    Tensor B = k.global("B", {4, 4}, DType::uint8, {.output = true});
+    k.copy(B.sub({tid(), all}), A.rearrange("a b -> b a", {}).sub({tid(), all}));
+    k.expect_equal(B, transposed ? A.rearrange("a b -> b a", {}) : A.view());
+  };
+  auto failed = [](const ptxgen::tile::Kernel& k) {
+    return ptxgen::driver::reference_findings(k).has_errors();
+  };
+  KernelBuilder right("mirror");
+  mirror(right, true);
+  REQUIRE_MESSAGE(!right.diagnostics().has_errors(), right.diagnostics().format_all());
+  CHECK_FALSE(failed(right.kernel()));
+  KernelBuilder wrong("mirror");
+  mirror(wrong, false);
+  CHECK(failed(wrong.kernel()));
+
+  const std::string text = to_spec_toml(right.kernel());
+  CAPTURE(text);
+  auto again = ptxgen::driver::load_spec_text(text, "written.toml");
+  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
+  REQUIRE((*again)->expectations.size() == 1);
+  CHECK((*again)->expectations[0].that.value == "B == A.rearrange(\"a b -> b a\")");
+  CHECK_FALSE(failed(**again));
+
+  // Sides of other shapes: refused at the call, with both shapes.
+  KernelBuilder k("shapes");
+  k.launch({1}, {4});
+  Tensor A = k.global("A", {4, 4}, DType::uint8);
+  Tensor B = k.global("B", {4, 4}, DType::uint8, {.output = true});
+  k.expect_equal(B.sub({slice(0, 2), all}), A.rearrange("a b -> b a", {}).sub({slice(0, 2)}));
+  k.expect_equal(B.sub({slice(0, 2), all}), A.sub({all, slice(0, 2)}));
+  const Diagnostics ds = k.diagnostics();
+  REQUIRE(ds.items().size() == 1);
+  CHECK(ds.items()[0].id == ptxgen::DiagId::spec_expect_shape_mismatch);
+  CHECK(ds.items()[0].message.find("is [4, 2] of uint8 but B.sub[0:2, :] is [2, 4] of uint8") !=
+        std::string::npos);
 }
 
 TEST_CASE("api: a kernel built in C++ runs on the simulator against the reference" *

@@ -1,13 +1,15 @@
 // Expectations (`[[expect]]`): the checker of driver/reference/expect.hpp on bytes
-// written here by hand (never a reference run), one passing and one failing case per
-// kind (view == view, view == integer, view == sentinel), the exact encoding of the
-// integers, the error's position, and `run` refusing a spec whose kernel is wrong.
+// written here by hand, one passing and one failing case per kind (view == view, view ==
+// integer, view == sentinel), sides through rearranges and dtype views, the exact encoding
+// of the integers, the error's position; then on the reference's result of a kernel that
+// mirrors and of one that copies straight, and `run` refusing a spec whose kernel is wrong.
 //
 // Every expected value below was worked out by hand from the tensors in the test:
 // A is arange (element i holds i), B's bytes are set per test.
 
 #include "driver/reference/expect.hpp"
 #include "driver/run/conformance.hpp"
+#include "driver/run/range_proof.hpp"
 #include "driver/support/temp_dir.hpp"
 #include "driver/toml/toml_spec.hpp"
 
@@ -71,11 +73,15 @@ src = "A.sub[tid, :]"
 )TOML" + expects;
 }
 
-std::unique_ptr<tile::Kernel> load(const std::string& expects) {
-  auto r = driver::load_spec_text(spec(expects), "t.toml");
+std::unique_ptr<tile::Kernel> load_from(const std::string& text) {
+  auto r = driver::load_spec_text(text, "t.toml");
   INFO(r.diagnostics.format_all());
   REQUIRE(r);
   return std::move(*r.value);
+}
+
+std::unique_ptr<tile::Kernel> load(const std::string& expects) {
+  return load_from(spec(expects));
 }
 
 Bytes arange16() {
@@ -154,6 +160,93 @@ TEST_CASE("expect: views, a shifted window of B equals a corner of A") {
   CHECK(bad[0].differing == 1);
   CHECK(has(bad[0].first, "element (1, 0) of B.sub[1:3, 2:4] (B[2, 2]) is 7, expected 4 "
                           "(A.sub[0:2, 0:2]: A[1, 0])"));
+}
+
+TEST_CASE("expect: a mirrored mapping holds on mirrored bytes and fails on a straight copy") {
+  auto k = load("[[expect]]\nthat = 'B == A.rearrange(\"a b -> b a\")'\n"
+                "[[expect]]\nthat = 'B.rearrange(\"a b -> b a\") == A'\n"
+                "[[expect]]\nthat = \"B == A\"\n");
+  REQUIRE(k->expectations.size() == 3);
+  Bytes mirrored(16);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      mirrored[4 * i + j] = static_cast<std::uint8_t>(4 * j + i); // B[i, j] = A[j, i]
+  auto m = check_expectations(*k, initial(), finals(mirrored));
+  INFO(m[0].first, " / ", m[1].first);
+  CHECK(m[0].held());
+  CHECK(m[0].elements == 16);
+  CHECK(m[1].held());
+  CHECK(m[2].differing == 12); // all but the diagonal
+  CHECK(has(m[2].first, "element (0, 1) of B (B[0, 1]) is 4, expected 1 (A: A[0, 1])"));
+
+  auto s = check_expectations(*k, initial(), finals(arange16()));
+  INFO(s[0].first, " / ", s[1].first);
+  CHECK(s[0].differing == 12);
+  CHECK(has(s[0].first, "element (0, 1) of B (B[0, 1]) is 1, expected 4 "
+                        "(A.rearrange(\"a b -> b a\"): A[1, 0])"));
+  CHECK(s[1].differing == 12);
+  CHECK(has(s[1].first, "element (0, 1) of B.rearrange(\"a b -> b a\") (B[1, 0]) is 4, "
+                        "expected 1 (A: A[0, 1])"));
+  CHECK(s[2].held());
+}
+
+TEST_CASE("expect: split axes and dtype views, chained with .sub, on either side") {
+  auto k = load("[[expect]]\nthat = '''B.sub[1:3, :].rearrange(\"r (c v) -> r c v\", v=2) == "
+                "A.sub[1:3, :].rearrange(\"r (c v) -> r c v\", v=2)'''\n"
+                "[[expect]]\nthat = 'E.view(\"uint8\").rearrange(\"(r c) -> r c\", c=4) == A'\n"
+                "[[expect]]\nthat = 'C.view(\"uint8\") == A.sub[0:2, :]'\n");
+  const Bytes c_arange = {0, 1, 2, 3, 4, 5, 6, 7};
+  auto ok = check_expectations(*k, initial(), finals(arange16(), c_arange, arange16()));
+  INFO(ok[0].first, " / ", ok[1].first, " / ", ok[2].first);
+  CHECK(ok[0].held());
+  CHECK(ok[0].elements == 8);
+  CHECK(ok[1].held());
+  CHECK(ok[1].elements == 16);
+  CHECK(ok[2].held());
+  CHECK(ok[2].elements == 8);
+
+  Bytes b = arange16(), c = c_arange, e = arange16();
+  b[2 * 4 + 3] = 0; // B[2, 3]: element (1, 1, 1) of the left side
+  e[9] = 0;         // byte 1 of E[4]: element (2, 1)
+  c[7] = 0;         // byte 1 of C[1, 1]: element (1, 3)
+  auto bad = check_expectations(*k, initial(), finals(b, c, e));
+  INFO(bad[0].first, " / ", bad[1].first, " / ", bad[2].first);
+  CHECK(bad[0].differing == 1);
+  CHECK(has(bad[0].first, "element (1, 1, 1) of B.sub[1:3, :].rearrange(\"r (c v) -> r c v\", "
+                          "v=2) (B[2, 3]) is 0, expected 11"));
+  CHECK(bad[1].differing == 1);
+  CHECK(has(bad[1].first, "element (2, 1) of E.view(\"uint8\").rearrange(\"(r c) -> r c\", "
+                          "c=4) (byte 1 of E[4]) is 0, expected 9 (A: A[2, 1])"));
+  CHECK(bad[2].differing == 1);
+  CHECK(has(bad[2].first, "element (1, 3) of C.view(\"uint8\") (byte 1 of C[1, 1]) is 0, "
+                          "expected 7 (A.sub[0:2, :]: A[1, 3])"));
+}
+
+TEST_CASE("expect: an integer and the sentinel right of a rearranged or reinterpreted side") {
+  auto k = load("[[expect]]\nthat = 'B.rearrange(\"a b -> b a\").sub[3, :] == sentinel'\n"
+                "[[expect]]\nthat = 'E.view(\"uint32\") == 65537'\n");
+  Bytes b = arange16();
+  for (int r = 0; r < 4; ++r)
+    b[4 * r + 3] = 0xEE; // column 3 untouched
+  Bytes e(16);
+  for (int i = 0; i < 16; ++i)
+    e[i] = i % 2 == 0 ? 1 : 0; // every uint32 word is 0x00010001
+  auto ok = check_expectations(*k, initial(), finals(b, Bytes(8, 0), e));
+  INFO(ok[0].first, " / ", ok[1].first);
+  CHECK(ok[0].held());
+  CHECK(ok[0].elements == 4);
+  CHECK(ok[1].held());
+  CHECK(ok[1].elements == 4);
+
+  b[7] = 7; // B[1, 3]
+  e[4] = 2; // word 1 is 0x00010002
+  auto bad = check_expectations(*k, initial(), finals(b, Bytes(8, 0), e));
+  INFO(bad[0].first, " / ", bad[1].first);
+  CHECK(bad[0].differing == 1);
+  CHECK(has(bad[0].first, "element (1) of B.rearrange(\"a b -> b a\").sub[3, :] (B[1, 3]) is 7, "
+                          "expected 238 (its initial value)"));
+  CHECK(bad[1].differing == 1);
+  CHECK(has(bad[1].first, "element (1) of E.view(\"uint32\") (E[2]) is 65538, expected 65537"));
 }
 
 TEST_CASE("expect: a region equals an integer, by index and by slice") {
@@ -261,6 +354,31 @@ TEST_CASE("expect: element values in messages are read in their type") {
   CHECK(describe_element(tile::DType::bfloat16, Bytes{0xC0, 0xBF}) == "-1.5");
   CHECK(describe_element(tile::DType::float32, Bytes{0, 0, 0x80, 0x3F}) == "1");
   CHECK(describe_element(tile::DType::b16, Bytes{0x00, 0xFF}) == "0xff00");
+}
+
+TEST_CASE("expect: the reference's result of a kernel that mirrors, and of one that does not") {
+  // The copy reads A's column tid into B's row tid (mirrors) or A's row tid (straight).
+  auto failed = [](const std::string& src, const std::string& that) {
+    std::string text = spec("[[expect]]\nthat = '" + that + "'\n");
+    const std::string straight_src = "src = \"A.sub[tid, :]\"";
+    text.replace(text.find(straight_src), straight_src.size(), "src = '" + src + "'");
+    auto k = load_from(text);
+    const Diagnostics ds = driver::reference_findings(*k);
+    INFO(ds.format_all());
+    for (const Diagnostic& d : ds.items())
+      CHECK((d.severity != Severity::error || d.id == DiagId::check_expectation_failed));
+    return ds.has_errors();
+  };
+  const std::string mirror = "A.rearrange(\"a b -> b a\").sub[tid, :]";
+  const std::string straight = "A.sub[tid, :]";
+  const std::string mirrored = "B == A.rearrange(\"a b -> b a\")";
+  const std::string window = "B.rearrange(\"a b -> b a\").sub[1:3, :] == A.sub[1:3, :]";
+  CHECK_FALSE(failed(mirror, mirrored));
+  CHECK(failed(mirror, "B == A"));
+  CHECK(failed(straight, mirrored));
+  CHECK_FALSE(failed(straight, "B == A"));
+  CHECK_FALSE(failed(mirror, window));
+  CHECK(failed(straight, window));
 }
 
 TEST_CASE("expect: run refuses a spec whose kernel is wrong before any backend runs") {

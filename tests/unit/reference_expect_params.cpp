@@ -1,7 +1,8 @@
 // Expectations whose regions name parameters (`B.sub[0:n] == A.sub[0:n]`): the checker
 // evaluates them at each run's values (on bytes written here by hand, never a reference
-// run), and the loader refuses a region that leaves its tensor at some value of the
-// declared range, naming the value, or that names what has no value after the kernel.
+// run), also through a rearrange that moves such an axis whole, and the loader refuses a
+// region that leaves its tensor at some value of the declared range, naming the value, a
+// step that reshapes an axis that moves, or what has no value after the kernel.
 //
 // Every expected value below was worked out by hand: A is arange (element i holds i), B's
 // bytes are set per test.
@@ -177,6 +178,55 @@ TEST_CASE("expect params: sides whose shapes differ only at some values fail onl
   CHECK(r[0].held());
   CHECK(r[0].elements == 8);
   CHECK(check_expectations(*nested, initial(), finals(rows_of_a(3)), n1)[0].elements == 0);
+}
+
+TEST_CASE("expect params: a rearrange moves an axis that moves with the parameters whole") {
+  // B.sub[0:n] transposed: element (j, i) is B[i, j], n columns of 4 rows.
+  auto k = load(spec("[[expect]]\nthat = '''B.sub[0:n].rearrange(\"a b -> b a\") == "
+                     "A.sub[0:n].rearrange(\"a b -> b a\")'''\n"));
+  const GlobalBytes two_rows = finals(rows_of_a(2));
+  auto at2 = check_expectations(*k, initial(), two_rows, n2);
+  INFO(at2[0].first);
+  CHECK(at2[0].held());
+  CHECK(at2[0].elements == 8);
+  auto at3 = check_expectations(*k, initial(), two_rows, n3);
+  INFO(at3[0].first);
+  CHECK(at3[0].differing == 4);
+  CHECK(has(at3[0].first, "element (0, 2) of B.sub[0:n].rearrange(\"a b -> b a\") (B[2, 0]) is "
+                          "238, expected 8"));
+  // Splitting or merging it, or reading it as wider elements, is refused at the step.
+  for (const std::string that : {"B.sub[0:n].rearrange(\"(a b) c -> a b c\", b=2) == 0",
+                                 "B.sub[:, 0:n].view(\"uint16\") == 0"}) {
+    const std::string text = spec("[[expect]]\nthat = '" + that + "'\n");
+    const Diagnostic d = refusal(text);
+    INFO(d.message);
+    CHECK(d.id == DiagId::spec_expect_view_step);
+    const std::string method = that.find(".view") != std::string::npos ? ".view" : ".rearrange";
+    CHECK(d.column == column_of(text, method));
+    CHECK(d.length == method.size());
+    CHECK(has(d.message, "whose size moves with the parameters"));
+  }
+}
+
+TEST_CASE("expect params: indices after a rearrange are proved on the rearranged axes") {
+  const Diagnostic d =
+      refusal(spec("[[expect]]\nthat = 'B.rearrange(\"a b -> b a\").sub[n, :] == 0'\n"));
+  INFO(d.message);
+  CHECK(d.id == DiagId::view_index_range);
+  CHECK(has(d.message, "'n' is index 4, outside axis 0 (size 4) of B's view at n = 4"));
+  load(spec("[[expect]]\nthat = 'B.rearrange(\"a b -> b a\").sub[n, :] == 0'\n", "[0, 3]"));
+}
+
+TEST_CASE("expect params: sides of other shapes are refused with both shapes") {
+  const std::string text =
+      spec("[[expect]]\nthat = 'B.sub[0:2, :].rearrange(\"a b -> b a\") == A.sub[0:2, :]'\n");
+  const Diagnostic d = refusal(text);
+  INFO(d.message);
+  CHECK(d.id == DiagId::spec_expect_shape_mismatch);
+  CHECK(d.column == column_of(text, "A.sub[0:2, :]"));
+  CHECK(d.length == std::string("A.sub[0:2, :]").size());
+  CHECK(has(d.message, "A.sub[0:2, :] is [2, 4] of uint8 but B.sub[0:2, :].rearrange(\"a b -> "
+                       "b a\") is [4, 2] of uint8"));
 }
 
 TEST_CASE("expect params: a slice that leaves the tensor at some value is refused there") {
