@@ -113,7 +113,8 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
       .def(
           "tensor_store",
           [](PyKernel& self, const api::View& tensor, const std::vector<api::Expr>& coords,
-             const api::View& src, const py::object& pred, std::optional<CachePolicy> cache_policy) {
+             const api::View& src, const py::object& pred,
+             std::optional<CachePolicy> cache_policy) {
             self.builder().tensor_store(tensor, coords, src, bulk_options(pred, cache_policy),
                                         caller_pos());
           },
@@ -150,12 +151,13 @@ void bind_bulk(py::module_& m, py::class_<PyKernel>& k) {
            py::arg("l2_promotion") = "none")
       .def_readonly("box", &api::TensorMap::box)
       .def_readonly("element_strides", &api::TensorMap::element_strides)
-      .def_property_readonly("swizzle",
-                             [](const api::TensorMap& t) { return std::string(tile::name(t.swizzle)); })
-      .def_property_readonly("oob_fill",
-                             [](const api::TensorMap& t) { return std::string(tile::name(t.oob_fill)); })
       .def_property_readonly(
-          "l2_promotion", [](const api::TensorMap& t) { return std::string(tile::name(t.l2_promotion)); });
+          "swizzle", [](const api::TensorMap& t) { return std::string(tile::name(t.swizzle)); })
+      .def_property_readonly(
+          "oob_fill", [](const api::TensorMap& t) { return std::string(tile::name(t.oob_fill)); })
+      .def_property_readonly("l2_promotion", [](const api::TensorMap& t) {
+        return std::string(tile::name(t.l2_promotion));
+      });
   bind_copies(k);
   bind_tensor_copies(k);
 }

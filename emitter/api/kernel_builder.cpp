@@ -67,8 +67,8 @@ build::TensorMapDecl map_decl(const TensorMap& m, const Pos& at) {
       out.push_back(build::Dim{n, a});
     return out;
   };
-  build::TensorMapDecl d{a, std::nullopt, a, std::nullopt, a, m.swizzle, a, m.oob_fill, a,
-                         m.l2_promotion, a, true};
+  build::TensorMapDecl d{a, std::nullopt, a, std::nullopt,   a, m.swizzle,
+                         a, m.oob_fill,   a, m.l2_promotion, a, true};
   if (!m.box.empty()) // else the builder's "no box" error
     d.box = dims(m.box);
   if (!m.element_strides.empty())

@@ -76,8 +76,9 @@ struct Load2d {
   }
   /// Each thread's row of a (32, 64) tensor as the spec's views spell it.
   static View row(const Tensor& t) {
-    return t.rearrange("d0 d1 -> (d0 d1)", {}).rearrange("(t e) -> t e", {{"t", 32}}).sub(
-        {tid(), all});
+    return t.rearrange("d0 d1 -> (d0 d1)", {})
+        .rearrange("(t e) -> t e", {{"t", 32}})
+        .sub({tid(), all});
   }
 };
 
@@ -109,7 +110,9 @@ TEST_CASE("api: specs/tma/pipeline_tma_2d_3stage.toml in C++ (the mbarrier ring)
        .stages = 3,
        .full = [&](const PipelineVars& v) { return full.sub({v.stage}); },
        .empty = [&](const PipelineVars& v) { return empty.sub({v.stage}); }},
-      [&](const PipelineVars& v) { k.tensor_load(A, {v.tile * 16, 0}, S.sub({v.stage, all, all})); },
+      [&](const PipelineVars& v) {
+        k.tensor_load(A, {v.tile * 16, 0}, S.sub({v.stage, all, all}));
+      },
       [&](const PipelineVars& v) {
         k.copy(B.rearrange("(t r) c -> t (r c)", {{"t", 8}})
                    .sub({v.tile, all})
@@ -132,9 +135,9 @@ TEST_CASE("api: bulk copies, a swizzled shared tensor and abi write back to the 
                        .map = TensorMap{.box = {8, 64},
                                         .swizzle = TensorMapSwizzle::b128,
                                         .l2_promotion = TensorMapL2Promotion::b128}});
-  Tensor B = k.global("B", {8, 64}, DType::float16,
-                      {.output = true,
-                       .map = TensorMap{.box = {8, 64}, .swizzle = TensorMapSwizzle::b128}});
+  Tensor B = k.global(
+      "B", {8, 64}, DType::float16,
+      {.output = true, .map = TensorMap{.box = {8, 64}, .swizzle = TensorMapSwizzle::b128}});
   Tensor C = k.global("C", {1024}, DType::uint8, {.output = true});
   Tensor S = k.shared("S", {8, 64}, DType::float16,
                       SharedOptions{.align = 1024, .swizzle = TensorMapSwizzle::b128});
@@ -147,8 +150,10 @@ TEST_CASE("api: bulk copies, a swizzled shared tensor and abi write back to the 
   k.tensor_load(A, {8, 0}, S, bar.sub({0}), {.pred = tid() == 0});
   k.mbarrier_wait(bar.sub({0}), 0);
   k.copy(R.rearrange("(t e) -> t e", {{"t", 32}}).sub({tid(), all}),
-         S.as(DType::uint8).rearrange("r c -> (r c)", {}).rearrange("(t e) -> t e", {{"t", 32}}).sub(
-             {tid(), all}));
+         S.as(DType::uint8)
+             .rearrange("r c -> (r c)", {})
+             .rearrange("(t e) -> t e", {{"t", 32}})
+             .sub({tid(), all}));
   k.proxy_fence();
   k.cta_sync();
   k.tensor_store(B, {0, 0}, S, {.pred = tid() == 0});
@@ -211,9 +216,10 @@ TEST_CASE("api: a ring pipeline's keys and loads are checked as a spec's are") {
       body);
   // A cp.async pipeline has no ring: its `full` is refused.
   k.pipeline(
-      {.var = "j", .stop = 8, .stages = 2, .full = [&](const PipelineVars& v) {
-         return full.sub({v.stage});
-       }},
+      {.var = "j",
+       .stop = 8,
+       .stages = 2,
+       .full = [&](const PipelineVars& v) { return full.sub({v.stage}); }},
       [&](const PipelineVars& v) {
         k.apply(cp_async(CacheOp::cg), S.sub({v.stage, tid() / 4, slice(0, 8)}),
                 A.sub({v.tile * 16 + tid() / 4, slice(0, 8)}), 16);
