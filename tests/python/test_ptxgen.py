@@ -382,3 +382,23 @@ def test_tma_kernels_emit_for_sm_90_only():
     with pytest.raises(ptxgen.Error) as e:
         tma_pipeline().emit()  # emit's default target is sm_80
     assert {d.id for d in e.value.diagnostics} == {"ptx_feature_target"}
+
+
+def test_bulk_load_ring_inside_a_loop_emits_the_golden_ptx(source_dir):
+    """specs/tma/pipeline_bulk_outer_loop.toml: a bulk_load ring carried on by ring_offset."""
+    k = ptxgen.Kernel("pipeline_bulk_outer_loop", grid=1, block=32)
+    A = k.global_tensor("A", (3, 4, 512), "uint32", init=ptxgen.random_init(5))
+    B = k.global_tensor("B", (3, 4, 512), "uint32", output=True)
+    S = k.shared_tensor("S", (3, 512), "uint32")
+    full = k.shared_tensor("full", (3,), "uint64")
+    empty = k.shared_tensor("empty", (3,), "uint64")
+    t = ptxgen.tid
+    with k.loop("m", 0, 3) as m:
+        k.pipeline(lambda v: k.bulk_load(S[v.stage, :], A[m, v.tile, :]),
+                   lambda v: k.copy(B[m, v.tile, :].rearrange("(t e) -> t e", t=32)[t, :],
+                                    S[v.stage, :].rearrange("(t e) -> t e", t=32)[t, :]),
+                   stop=4, stages=3, full=lambda v: full[v.stage],
+                   empty=lambda v: empty[v.stage], ring_offset=m * 4)
+    k.expect_equal(B, A)
+    with open(os.path.join(source_dir, "golden/tma/pipeline_bulk_outer_loop.ptx")) as f:
+        assert body_of(k.emit(target="sm_90")) == body_of(f.read())

@@ -127,6 +127,35 @@ TEST_CASE("api: specs/tma/pipeline_tma_2d_3stage.toml in C++ (the mbarrier ring)
   check_golden(k, "tma/pipeline_tma_2d_3stage");
 }
 
+TEST_CASE("api: specs/tma/pipeline_bulk_outer_loop.toml in C++ (bulk_load, ring_offset)") {
+  KernelBuilder k("pipeline_bulk_outer_loop");
+  k.launch({1}, {32});
+  Tensor A = k.global("A", {3, 4, 512}, DType::uint32, {.init = random_init(5)});
+  Tensor B = k.global("B", {3, 4, 512}, DType::uint32, {.output = true});
+  Tensor S = k.shared("S", {3, 512}, DType::uint32);
+  Tensor full = k.shared("full", {3}, DType::uint64);
+  Tensor empty = k.shared("empty", {3}, DType::uint64);
+  const auto per_thread = [](const View& v) {
+    return v.rearrange("(t e) -> t e", {{"t", 32}}).sub({tid(), all});
+  };
+  Expr m = k.begin_for("m", 0, 3);
+  k.pipeline(
+      {.stop = 4,
+       .stages = 3,
+       .full = [&](const PipelineVars& v) { return full.sub({v.stage}); },
+       .empty = [&](const PipelineVars& v) { return empty.sub({v.stage}); },
+       .ring_offset = m * 4},
+      [&](const PipelineVars& v) {
+        k.bulk_load(S.sub({v.stage, all}), A.sub({m, v.tile, all}));
+      },
+      [&](const PipelineVars& v) {
+        k.copy(per_thread(B.sub({m, v.tile, all})), per_thread(S.sub({v.stage, all})));
+      });
+  k.end_for();
+  k.expect_equal(B, A);
+  check_golden(k, "tma/pipeline_bulk_outer_loop");
+}
+
 TEST_CASE("api: bulk copies, a swizzled shared tensor and abi write back to the same PTX") {
   KernelBuilder k("bulk_round_trip");
   k.launch({1}, {32});
