@@ -386,7 +386,7 @@ void bind_helpers(py::module_& m) {
   py::class_<tile::TensorInit>(m, "Init", "How a global tensor starts in test runs.");
   m.def("arange_mod", &api::arange_mod, "element i holds i % modulus");
   m.def("random_init", &api::random_init, "bytes from ptxgen's fixed generator");
-  py::class_<CachePolicy>(m, "CachePolicy", "An apply's L2 cache policy.");
+  py::class_<CachePolicy>(m, "CachePolicy", "An apply's or a bulk copy's L2 cache policy.");
   m.def(
       "policy_param", [](std::string param) { return CachePolicy{api::policy_param(param)}; },
       "the policy in a u64 parameter");

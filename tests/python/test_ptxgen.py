@@ -363,7 +363,10 @@ def test_tma_maps_bulk_ops_and_their_errors_at_the_python_lines():
     k.bulk_store(B, R, pred=one)
     k.bulk_commit()
     k.bulk_wait(0, read=True)
+    k.bulk_store(B, R, pred=one, cache_policy=ptxgen.policy_param("pol"))  # no such parameter
+    no_policy = here() - 1
     found = {d.id: d for d in k.check(target="sm_90")}
+    assert found["contract_policy_param_unknown"].line == no_policy
     assert found["spec_tensor_map_missing"].line == unmapped
     assert found["spec_tensor_map_missing"].file == __file__
     assert found["contract_mbarrier_tx"].line == early
