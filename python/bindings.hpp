@@ -35,6 +35,16 @@ private:
   std::unique_ptr<tile::Kernel> loaded_;
 };
 
+/// An L2 cache policy as Python holds it (a class, not the variant's own conversion).
+struct CachePolicy {
+  tile::CachePolicy policy;
+};
+
+/// A shared tensor's or a tensor map's swizzle from its spelling ("128B"); a ValueError else.
+api::TensorMapSwizzle swizzle_of(const std::string& text);
+/// global_tensor's `map`: None, a ptxgen.TensorMap, or a dict of TensorMap's keywords.
+std::optional<api::TensorMap> map_of(const py::object& map);
+
 /// Where the Python code that called into the module is: its file and line, so that
 /// diagnostics and the reference's findings point at the generator's own lines.
 api::Pos caller_pos();
@@ -58,6 +68,8 @@ void bind_builder(py::module_& m, py::class_<PyKernel>& k);
 void bind_stages(py::module_& m, py::class_<PyKernel>& k);
 /// lint.cpp: lint of foreign PTX.
 void bind_lint(py::module_& m);
+/// bulk.cpp: tensor maps and the sm_90 bulk-copy ops.
+void bind_bulk(py::module_& m, py::class_<PyKernel>& k);
 /// instr.cpp: single instructions (cp.async and the bulk-copy family).
 void bind_instr(py::module_& m);
 

@@ -204,11 +204,6 @@ void bind_view(py::module_& m) {
       .def("__repr__", [](const View& v) { return "ptxgen.View('" + v.text() + "')"; });
 }
 
-/// An apply's cache policy as Python holds it (a class, not the variant's own conversion).
-struct CachePolicy {
-  tile::CachePolicy policy;
-};
-
 /// `with k.loop("i", 0, n) as i:` opens a `for` and closes it at the end of the block.
 struct Loop {
   PyKernel* kernel;
@@ -229,27 +224,30 @@ void bind_declarations(py::class_<PyKernel>& k) {
           "global_tensor",
           [](PyKernel& self, std::string name, std::vector<std::int64_t> shape,
              const std::string& dtype, std::optional<tile::TensorInit> init, bool output,
-             std::uint32_t align) {
+             std::uint32_t align, const py::object& map) {
             api::GlobalOptions o;
             o.init = init.value_or(tile::TensorInit{});
             o.output = output;
             o.align = align;
+            o.map = map_of(map);
             return self.builder()
                 .global(std::move(name), std::move(shape), dtype_of(dtype), o, caller_pos())
                 .view();
           },
           py::arg("name"), py::arg("shape"), py::arg("dtype"), py::arg("init") = py::none(),
-          py::arg("output") = false, py::arg("align") = tile::default_global_align)
+          py::arg("output") = false, py::arg("align") = tile::default_global_align,
+          py::arg("map") = py::none())
       .def(
           "shared_tensor",
           [](PyKernel& self, std::string name, std::vector<std::int64_t> shape,
-             const std::string& dtype, std::uint32_t align) {
+             const std::string& dtype, std::uint32_t align, const std::string& swizzle) {
+            const api::SharedOptions o{align, swizzle_of(swizzle)};
             return self.builder()
-                .shared(std::move(name), std::move(shape), dtype_of(dtype), align, caller_pos())
+                .shared(std::move(name), std::move(shape), dtype_of(dtype), o, caller_pos())
                 .view();
           },
           py::arg("name"), py::arg("shape"), py::arg("dtype"),
-          py::arg("align") = tile::default_shared_align)
+          py::arg("align") = tile::default_shared_align, py::arg("swizzle") = "none")
       .def(
           "param_u32",
           [](PyKernel& self, std::string name, std::uint64_t value,
@@ -329,7 +327,9 @@ void bind_control(py::class_<PyKernel>& k) {
           [](PyKernel& self, const std::function<void(const api::PipelineVars&)>& loads,
              const std::function<void(const api::PipelineVars&)>& body, const api::Expr& stop,
              std::int64_t stages, const api::Expr& start, std::string var, std::int64_t unroll,
-             std::string stage_var) {
+             std::string stage_var, const std::function<api::View(const api::PipelineVars&)>& full,
+             const std::function<api::View(const api::PipelineVars&)>& empty,
+             const py::object& ring_offset) {
             api::PipelineOptions o;
             o.var = std::move(var);
             o.start = start;
@@ -337,11 +337,16 @@ void bind_control(py::class_<PyKernel>& k) {
             o.stages = stages;
             o.unroll = unroll;
             o.stage_var = std::move(stage_var);
+            o.full = full;
+            o.empty = empty;
+            o.ring_offset = opt_expr(ring_offset);
             self.builder().pipeline(o, loads, body, caller_pos());
           },
           py::arg("loads"), py::arg("body"), py::arg("stop"),
           py::arg("stages") = tile::kMinPipelineStages, py::arg("start") = 0, py::arg("var") = "k",
-          py::arg("unroll") = 1, py::arg("stage_var") = std::string(tile::kDefaultStageVar))
+          py::arg("unroll") = 1, py::arg("stage_var") = std::string(tile::kDefaultStageVar),
+          py::arg("full") = py::none(), py::arg("empty") = py::none(),
+          py::arg("ring_offset") = py::none())
       .def("mbarrier_init",
            [](PyKernel& self, const api::View& bar, std::int64_t count) {
              self.builder().mbarrier_init(bar, count, caller_pos());
@@ -381,7 +386,7 @@ void bind_helpers(py::module_& m) {
   py::class_<tile::TensorInit>(m, "Init", "How a global tensor starts in test runs.");
   m.def("arange_mod", &api::arange_mod, "element i holds i % modulus");
   m.def("random_init", &api::random_init, "bytes from ptxgen's fixed generator");
-  py::class_<CachePolicy>(m, "CachePolicy", "An apply's L2 cache policy.");
+  py::class_<CachePolicy>(m, "CachePolicy", "An apply's or a bulk copy's L2 cache policy.");
   m.def(
       "policy_param", [](std::string param) { return CachePolicy{api::policy_param(param)}; },
       "the policy in a u64 parameter");
@@ -437,6 +442,7 @@ PYBIND11_MODULE(ptxgen, m) {
   pyx::bind_diagnostics(m); // first: the class the builder's views and every stage return
   pybind11::class_<pyx::PyKernel> k(m, "Kernel", "A kernel built by calls, or loaded from a spec.");
   pyx::bind_builder(m, k);
+  pyx::bind_bulk(m, k);
   pyx::bind_stages(m, k);
   pyx::bind_lint(m);
   pyx::bind_instr(m);

@@ -90,6 +90,22 @@ def create_policy(
     primary: str, secondary: Optional[str] = None, fraction: float = 1.0
 ) -> CachePolicy: ...
 
+class TensorMap:
+    """A global tensor's TMA descriptor (a spec's [tensor.NAME.map]), outermost first."""
+    box: list[int]
+    element_strides: list[int]
+    swizzle: str
+    oob_fill: str
+    l2_promotion: str
+    def __init__(
+        self,
+        box: Sequence[int],
+        element_strides: Optional[Sequence[int]] = None,
+        swizzle: str = "none",
+        oob_fill: str = "zero",
+        l2_promotion: str = "none",
+    ) -> None: ...
+
 class PipelineVars:
     tile: Expr
     stage: Expr
@@ -133,9 +149,10 @@ class Kernel:
         init: Optional[Init] = None,
         output: bool = False,
         align: int = 16,
+        map: Optional[Union[TensorMap, dict[str, Any]]] = None,
     ) -> View: ...
     def shared_tensor(
-        self, name: str, shape: Sequence[int], dtype: str, align: int = 128
+        self, name: str, shape: Sequence[int], dtype: str, align: int = 128, swizzle: str = "none"
     ) -> View: ...
     def param_u32(
         self, name: str, value: int, range: Optional[Tuple[int, int]] = None
@@ -177,11 +194,53 @@ class Kernel:
         var: str = "k",
         unroll: int = 1,
         stage_var: str = "stage",
+        full: Optional[Callable[[PipelineVars], View]] = None,
+        empty: Optional[Callable[[PipelineVars], View]] = None,
+        ring_offset: Optional[IntoExpr] = None,
     ) -> None: ...
     def mbarrier_init(self, barrier: View, count: int) -> None: ...
     def copy_arrive(self, barrier: View, noinc: bool = False) -> None: ...
     def mbarrier_arrive(self, barrier: View, pred: Optional[IntoExpr] = None) -> None: ...
     def mbarrier_wait(self, barrier: View, parity: IntoExpr) -> None: ...
+    def bulk_load(
+        self,
+        dst: View,
+        src: View,
+        barrier: Optional[View] = None,
+        pred: Optional[IntoExpr] = None,
+        cache_policy: Optional[CachePolicy] = None,
+    ) -> None: ...
+    def bulk_store(
+        self,
+        dst: View,
+        src: View,
+        pred: Optional[IntoExpr] = None,
+        cache_policy: Optional[CachePolicy] = None,
+    ) -> None: ...
+    def bulk_commit(self) -> None: ...
+    def bulk_wait(self, n: int, read: bool = False) -> None: ...
+    def proxy_fence(self) -> None: ...
+    def expect_tx(
+        self, barrier: View, bytes: IntoExpr, arrive: bool = True, pred: Optional[IntoExpr] = None
+    ) -> None: ...
+    def tensor_load(
+        self,
+        tensor: View,
+        coords: Sequence[IntoExpr],
+        dst: View,
+        barrier: Optional[View] = None,
+        pred: Optional[IntoExpr] = None,
+        cache_policy: Optional[CachePolicy] = None,
+    ) -> None: ...
+    def tensor_store(
+        self,
+        tensor: View,
+        coords: Sequence[IntoExpr],
+        src: View,
+        pred: Optional[IntoExpr] = None,
+        cache_policy: Optional[CachePolicy] = None,
+    ) -> None: ...
+    def abi(self, names: Sequence[str]) -> None: ...
     def expect_equal(self, lhs: View, rhs: View) -> None: ...
     def expect_value(self, lhs: View, value: int) -> None: ...
     def expect_sentinel(self, lhs: View) -> None: ...

@@ -1,5 +1,6 @@
 #include "emitter/api/kernel_builder.hpp"
 
+#include "emitter/api/builder_operands.hpp"
 #include "emitter/ptx/opcode_parser.hpp"
 #include "emitter/tile/contract.hpp"
 
@@ -7,18 +8,10 @@
 
 namespace ptxgen::api {
 
-namespace {
-
-build::At at_of(const Pos& at) {
-  return build::At{at.source_pos(), 1};
-}
-
-/// A C++ operand's text for the builder: its diagnostics go to the call site.
-build::Text text_of(std::string text, const Pos& at) {
-  return build::Text{std::move(text), at.source_pos(), false, 1};
-}
-
-} // namespace
+using operands::at_of;
+using operands::load_dst;
+using operands::located;
+using operands::text_of;
 
 KernelBuilder::KernelBuilder(std::string name, Pos at)
     : b_(std::make_unique<build::Builder>(at.file())) {
@@ -52,13 +45,42 @@ Tensor KernelBuilder::global(std::string name, std::vector<std::int64_t> shape, 
 
 Tensor KernelBuilder::shared(std::string name, std::vector<std::int64_t> shape, DType dtype,
                              std::uint32_t align, Pos at) {
-  GlobalOptions o;
-  o.align = align;
-  return declare(tile::Space::shared, std::move(name), std::move(shape), dtype, o, at);
+  return shared(std::move(name), std::move(shape), dtype, SharedOptions{.align = align}, at);
 }
 
+Tensor KernelBuilder::shared(std::string name, std::vector<std::int64_t> shape, DType dtype,
+                             const SharedOptions& options, Pos at) {
+  GlobalOptions o;
+  o.align = options.align;
+  return declare(tile::Space::shared, std::move(name), std::move(shape), dtype, o, at,
+                 options.swizzle);
+}
+
+namespace {
+
+/// A TensorMap as the builder's declaration of `[tensor.NAME.map]`, every part at `at`.
+build::TensorMapDecl map_decl(const TensorMap& m, const Pos& at) {
+  const build::At a = at_of(at);
+  const auto dims = [&a](const std::vector<std::int64_t>& v) {
+    std::vector<build::Dim> out;
+    for (std::int64_t n : v)
+      out.push_back(build::Dim{n, a});
+    return out;
+  };
+  build::TensorMapDecl d{a, std::nullopt, a, std::nullopt,   a, m.swizzle,
+                         a, m.oob_fill,   a, m.l2_promotion, a, true};
+  if (!m.box.empty()) // else the builder's "no box" error
+    d.box = dims(m.box);
+  if (!m.element_strides.empty())
+    d.element_strides = dims(m.element_strides);
+  return d;
+}
+
+} // namespace
+
 Tensor KernelBuilder::declare(tile::Space space, std::string name, std::vector<std::int64_t> shape,
-                              DType dtype, const GlobalOptions& options, const Pos& at) {
+                              DType dtype, const GlobalOptions& options, const Pos& at,
+                              TensorMapSwizzle swizzle) {
   build::TensorDecl d;
   d.name = std::move(name);
   d.name_at = at_of(at);
@@ -74,6 +96,11 @@ Tensor KernelBuilder::declare(tile::Space space, std::string name, std::vector<s
   if (space == tile::Space::global) {
     d.init = options.init;
     d.output = options.output;
+    if (options.map)
+      d.map = map_decl(*options.map, at);
+  } else if (swizzle != TensorMapSwizzle::none) {
+    d.swizzle = swizzle;
+    d.swizzle_at = at_of(at);
   }
   // A tensor in error is still returned (its views are refused quietly) and the
   // builder's diagnostics keep the kernel from being emitted.
@@ -161,18 +188,6 @@ void KernelBuilder::push(tile::OpBody body, const Pos& at) {
     b_->push(std::move(op));
 }
 
-namespace {
-
-tile::Located<tile::View> located(const View& v, const Pos& at) {
-  return tile::Located<tile::View>{v.tile(), v.text(), at.source_pos()};
-}
-
-tile::Located<tile::ExprPtr> located(const Expr& e, const Pos& at) {
-  return tile::Located<tile::ExprPtr>{e.ptr(), e.str(), at.source_pos()};
-}
-
-} // namespace
-
 // ---------------------------------------------------------------- ops
 
 std::optional<tile::ApplyOp> KernelBuilder::apply_operands(const View& dst, const View& src,
@@ -198,12 +213,7 @@ std::optional<tile::ApplyOp> KernelBuilder::apply_operands(const View& dst, cons
     ok = check_expr(**in, at, &a) && ok;
     *out = located(**in, at);
   }
-  if (options.cache_policy) {
-    if (const auto* p = std::get_if<tile::CachePolicyFromParam>(&*options.cache_policy))
-      ok = b_->policy_param(p->param, text_of(p->param, at)) && ok;
-    a.cache_policy =
-        tile::Located<tile::CachePolicy>{*options.cache_policy, "cache_policy", at.source_pos()};
-  }
+  ok = cache_policy_operand(options.cache_policy, at, a.cache_policy) && ok;
   if (!ok)
     return std::nullopt;
   return a;
@@ -211,6 +221,7 @@ std::optional<tile::ApplyOp> KernelBuilder::apply_operands(const View& dst, cons
 
 void KernelBuilder::apply(const CpAsyncOpcode& opcode, const View& dst, const View& src,
                           std::int64_t chunk_bytes, const ApplyOptions& options, Pos at) {
+  note_load("apply");
   auto a = apply_operands(dst, src, chunk_bytes, options, at);
   if (!a)
     return;
@@ -220,6 +231,7 @@ void KernelBuilder::apply(const CpAsyncOpcode& opcode, const View& dst, const Vi
 
 void KernelBuilder::apply(std::string_view opcode, const View& dst, const View& src,
                           std::int64_t chunk_bytes, const ApplyOptions& options, Pos at) {
+  note_load("apply");
   auto parsed = ptx::parse_opcode(opcode);
   if (!parsed) {
     for (Diagnostic d : parsed.diagnostics.items())
@@ -298,22 +310,27 @@ void KernelBuilder::end_for(Pos at) {
 /// tile or the stage (loads), or copies and fills (the consumer).
 bool KernelBuilder::capture(const std::function<void(const PipelineVars&)>& make,
                             const PipelineVars& vars, const tile::Pipeline& p, bool loads,
-                            std::vector<tile::Op>& out) {
+                            std::vector<tile::Op>& out, std::string_view* first_load) {
   std::vector<tile::Op> made;
   const std::size_t errors_before = b_->diagnostics().items().size();
   capture_ = &made;
+  capturing_loads_ = loads;
+  first_load_ = {};
   if (make)
     make(vars);
   capture_ = nullptr;
+  capturing_loads_ = false;
   bool ok = b_->diagnostics().items().size() == errors_before;
+  const std::string_view first =
+      first_load_.empty() && !made.empty() ? tile::op_kind(made.front().body) : first_load_;
+  if (first_load)
+    *first_load = first;
   for (tile::Op& op : made) {
     const build::At at{op.pos, 1};
     const std::string_view name = tile::op_kind(op.body);
-    // The C++ pipeline is the cp.async one: its loads are applies.
-    const bool fits =
-        loads ? b_->pipeline_load_kind(name, "apply", at) &&
-                    b_->pipeline_load_stage(p, std::get<tile::ApplyOp>(op.body).dst.value, at)
-              : b_->pipeline_body_kind(name, at);
+    const bool fits = loads ? b_->pipeline_load_kind(name, first, at) &&
+                                  b_->pipeline_load_stage(p, load_dst(op.body), at)
+                            : b_->pipeline_body_kind(name, at);
     if (fits)
       out.push_back(std::move(op));
     ok = fits && ok;
@@ -338,12 +355,21 @@ void KernelBuilder::pipeline(const PipelineOptions& o,
   p.unroll = o.unroll;
   p.stage_var = o.stage_var;
   p.pos = at.source_pos();
+  // Before the pipeline's variables open: the tiles before it cannot name them.
+  if (o.ring_offset)
+    ok = check_bound("ring_offset", *o.ring_offset, at) && ok;
   // The loads and the consumer see the tile and the stage as loop variables.
   const std::size_t open = b_->open_pipeline_vars(o.var, o.stage_var, at.source_pos());
   const PipelineVars vars{Expr(tile::make_leaf(tile::ExprKind::loop, o.var)),
                           Expr(tile::make_leaf(tile::ExprKind::loop, o.stage_var))};
-  ok = capture(loads, vars, p, true, p.loads) && ok;
+  auto full = ring_barrier(o.full, vars, at);
+  auto empty = ring_barrier(o.empty, vars, at);
+  ring_full_ = full ? &*full : nullptr;
+  std::string_view first_load;
+  ok = capture(loads, vars, p, true, p.loads, &first_load) && ok;
+  ring_full_ = nullptr;
   ok = capture(body, vars, p, false, p.body) && ok;
+  ok = pipeline_ring(o, p, first_load, std::move(full), std::move(empty), at) && ok;
   b_->close_pipeline_vars(open);
   if (ok)
     b_->pipeline(std::move(p), at_of(at));

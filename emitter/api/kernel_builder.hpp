@@ -22,6 +22,7 @@
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
 #include "emitter/tile/pipeline.hpp"
+#include "emitter/tile/tensor_map.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -41,6 +42,9 @@ using ptx::SharedSpace;
 using tile::Dim3;
 using tile::Interval; // a u32 parameter's declared range
 using tile::Scope;
+using tile::TensorMapL2Promotion;
+using tile::TensorMapOobFill;
+using tile::TensorMapSwizzle;
 
 /// `cp.async.{ca,cg}.shared.global{.L2::cache_hint}{.L2::64B|128B|256B}` by its enums.
 inline CpAsyncOpcode cp_async(CacheOp cache_op, L2Prefetch prefetch = L2Prefetch::none,
@@ -57,10 +61,27 @@ inline tile::TensorInit random_init(std::uint64_t seed) {
   return {tile::TensorInit::Kind::random, 0, seed, 0};
 }
 
+/// A global tensor's TMA descriptor (the spec's `[tensor.NAME.map]`), which tensor_load and
+/// tensor_store copy through; every list is per dimension, outermost first.
+struct TensorMap {
+  std::vector<std::int64_t> box = {};             ///< the elements one copy moves
+  std::vector<std::int64_t> element_strides = {}; ///< empty: 1 in every dimension
+  TensorMapSwizzle swizzle = TensorMapSwizzle::none;
+  TensorMapOobFill oob_fill = TensorMapOobFill::zero;
+  TensorMapL2Promotion l2_promotion = TensorMapL2Promotion::none;
+};
+
 struct GlobalOptions {
   tile::TensorInit init{};                          ///< test runs only
   bool output = false;                              ///< compared after a run
   std::uint32_t align = tile::default_global_align; ///< a power of two
+  std::optional<TensorMap> map = std::nullopt;      ///< sm_90: a tensor map of it
+};
+
+struct SharedOptions {
+  std::uint32_t align = tile::default_shared_align; ///< a power of two
+  /// The layout a tensor_load with the same swizzle writes (whole periods of the pattern).
+  TensorMapSwizzle swizzle = TensorMapSwizzle::none;
 };
 
 /// The cache policy of an apply with `.L2::cache_hint`.
@@ -84,6 +105,24 @@ struct ApplyOptions {
   std::optional<tile::CachePolicy> cache_policy = std::nullopt;
 };
 
+/// What a bulk or tensor copy takes besides its views (the spec's keys of the same names).
+struct BulkOptions {
+  std::optional<Expr> pred = std::nullopt;
+  std::optional<tile::CachePolicy> cache_policy = std::nullopt;
+};
+
+/// expect_tx's `arrive` (mbarrier.arrive.expect_tx; false: mbarrier.expect_tx) and `pred`.
+struct ExpectTxOptions {
+  bool arrive = true;
+  std::optional<Expr> pred = std::nullopt;
+};
+
+/// What a pipeline's loads and consumer see: the tile index and its ring slot.
+struct PipelineVars {
+  Expr tile;
+  Expr stage;
+};
+
 /// A software pipeline's tile loop (the spec's `op = "pipeline"`): tiles `var` from
 /// `start` to `stop` (exclusive, CTA-uniform), `stages` shared slots.
 struct PipelineOptions {
@@ -93,12 +132,12 @@ struct PipelineOptions {
   std::int64_t stages = tile::kMinPipelineStages;
   std::int64_t unroll = 1; ///< of the steady-state loop
   std::string stage_var{tile::kDefaultStageVar};
-};
-
-/// What a pipeline's loads and consumer see: the tile index and its ring slot.
-struct PipelineVars {
-  Expr tile;
-  Expr stage;
+  /// The mbarrier ring of a pipeline whose loads are bulk_load or tensor_load (sm_90): the
+  /// barrier of a stage each, `[](const PipelineVars& v) { return full.sub({v.stage}); }`.
+  std::function<View(const PipelineVars&)> full = nullptr;
+  std::function<View(const PipelineVars&)> empty = nullptr;
+  /// The tiles the ring carried before this pipeline (one inside a loop: `m * k_tiles`).
+  std::optional<Expr> ring_offset = std::nullopt;
 };
 
 class KernelBuilder {
@@ -122,6 +161,8 @@ public:
                 GlobalOptions options = {}, Pos at = CallSite::current());
   Tensor shared(std::string name, std::vector<std::int64_t> shape, DType dtype,
                 std::uint32_t align = tile::default_shared_align, Pos at = CallSite::current());
+  Tensor shared(std::string name, std::vector<std::int64_t> shape, DType dtype,
+                const SharedOptions& options, Pos at = CallSite::current());
   /// A u32 scalar parameter: `value` is what test runs pass, `range` what the
   /// contract may assume (default: the whole type). Returns its leaf.
   Expr param_u32(std::string name, std::uint64_t value,
@@ -132,6 +173,10 @@ public:
   /// values). An error naming the parameter when there is none or the value is outside its
   /// declared range (or its type); the kernel is then unchanged.
   std::optional<Diagnostic> set_param_value(std::string_view name, std::uint64_t value);
+
+  /// The PTX parameter order (the spec's `abi`): every global tensor and parameter once, a
+  /// mapped tensor's map as "A.map" (a tensor listed by its map alone gets no pointer).
+  void abi(const std::vector<std::string>& names, Pos at = CallSite::current());
 
   /// A view string as a spec writes it (`"A.sub[tid, :]"`), over this kernel's tensors,
   /// parameters and open loops; in error (View::ok) when it does not parse.
@@ -173,6 +218,38 @@ public:
                        Pos at = CallSite::current());
   void mbarrier_wait(const View& barrier, const Expr& parity, Pos at = CallSite::current());
 
+  // ---------------------------------------------------------------- bulk copies (sm_90)
+
+  /// cp.async.bulk of `src` (a contiguous global view) into `dst` (shared, the same bytes),
+  /// completing on `barrier`. In a ring pipeline's loads leave the barrier out: the load
+  /// completes on the pipeline's `full` barrier of its stage.
+  void bulk_load(const View& dst, const View& src, const View& barrier,
+                 const BulkOptions& options = {}, Pos at = CallSite::current());
+  void bulk_load(const View& dst, const View& src, const BulkOptions& options = {},
+                 Pos at = CallSite::current());
+  /// cp.async.bulk of shared `src` to global `dst`, joining the thread's bulk group.
+  void bulk_store(const View& dst, const View& src, const BulkOptions& options = {},
+                  Pos at = CallSite::current());
+  void bulk_commit(Pos at = CallSite::current());
+  /// At most n of the thread's bulk groups stay pending (`read`: only their shared reads).
+  void bulk_wait(std::int64_t n, bool read = false, Pos at = CallSite::current());
+  /// fence.proxy.async: the thread's shared writes before it reach its later bulk copies.
+  void proxy_fence(Pos at = CallSite::current());
+  /// Adds `bytes` to the transaction count `barrier`'s phase waits for.
+  void expect_tx(const View& barrier, const Expr& bytes, const ExpectTxOptions& options = {},
+                 Pos at = CallSite::current());
+  /// The box of `tensor`'s map (a whole global tensor declared with a map) at `coords` (one
+  /// per dimension, outermost first) into shared `dst`, completing on `barrier` (left out in
+  /// a ring pipeline's loads, as for bulk_load).
+  void tensor_load(const View& tensor, const std::vector<Expr>& coords, const View& dst,
+                   const View& barrier, const BulkOptions& options = {},
+                   Pos at = CallSite::current());
+  void tensor_load(const View& tensor, const std::vector<Expr>& coords, const View& dst,
+                   const BulkOptions& options = {}, Pos at = CallSite::current());
+  /// Shared `src` to the box of `tensor`'s map at `coords`, joining the thread's bulk group.
+  void tensor_store(const View& tensor, const std::vector<Expr>& coords, const View& src,
+                    const BulkOptions& options = {}, Pos at = CallSite::current());
+
   /// `[[expect]] that = "LHS == RHS"`: views of global tensors of one shape and element size
   /// (any .sub, .rearrange, dtype view steps) whose .sub indices name constants and parameters
   /// only, inside their axes at every value of the declared ranges (checked at test runs).
@@ -199,16 +276,48 @@ private:
   bool check_view(const View& v, const Pos& at);
   bool check_expr(const Expr& e, const Pos& at, const tile::ApplyOp* apply = nullptr);
   Tensor declare(tile::Space space, std::string name, std::vector<std::int64_t> shape, DType dtype,
-                 const GlobalOptions& options, const Pos& at);
+                 const GlobalOptions& options, const Pos& at,
+                 TensorMapSwizzle swizzle = TensorMapSwizzle::none);
+  bool cache_policy_operand(const std::optional<tile::CachePolicy>& in, const Pos& at,
+                            std::optional<tile::Located<tile::CachePolicy>>& out);
+  bool bulk_operands(const BulkOptions& options, const Pos& at,
+                     std::optional<tile::Located<tile::ExprPtr>>& pred,
+                     std::optional<tile::Located<tile::CachePolicy>>& policy);
+  bool bulk_view(const View& v, tile::Space want, std::string_view role, const Pos& at);
+  void note_load(std::string_view kind) {
+    if (capturing_loads_ && first_load_.empty())
+      first_load_ = kind;
+  }
+  std::optional<tile::Located<tile::View>> load_barrier(const View* barrier, const Pos& at);
+  void push_bulk_load(const View& dst, const View& src, const View* barrier,
+                      const BulkOptions& options, const Pos& at);
+  bool tensor_operand(const View& tensor, const std::vector<Expr>& coords, const Pos& at,
+                      tile::Located<std::string>& name,
+                      std::vector<tile::Located<tile::ExprPtr>>& out);
+  void push_tensor_load(const View& tensor, const std::vector<Expr>& coords, const View& dst,
+                        const View* barrier, const BulkOptions& options, const Pos& at);
+  std::optional<tile::Located<tile::View>>
+  ring_barrier(const std::function<View(const PipelineVars&)>& make, const PipelineVars& vars,
+               const Pos& at);
+  bool pipeline_ring(const PipelineOptions& o, tile::Pipeline& p, std::string_view first_load,
+                     std::optional<tile::Located<tile::View>> full,
+                     std::optional<tile::Located<tile::View>> empty, const Pos& at);
   std::optional<tile::ApplyOp> apply_operands(const View& dst, const View& src,
                                               std::int64_t chunk_bytes, const ApplyOptions& options,
                                               const Pos& at);
   bool check_bound(std::string_view key, const Expr& bound, const Pos& at);
   bool capture(const std::function<void(const PipelineVars&)>& make, const PipelineVars& vars,
-               const tile::Pipeline& p, bool loads, std::vector<tile::Op>& out);
+               const tile::Pipeline& p, bool loads, std::vector<tile::Op>& out,
+               std::string_view* first_load = nullptr);
 
   std::unique_ptr<build::Builder> b_;        ///< every rule; movable as a pointer
   std::vector<tile::Op>* capture_ = nullptr; ///< where ops go while a pipeline's parts run
+  bool capturing_loads_ = false;             ///< capture_ holds a pipeline's loads
+  /// The kind of the first load a pipeline's loads tried (kept or refused): the kind every
+  /// load shares and what says whether the pipeline has a ring.
+  std::string_view first_load_;
+  /// The full barrier of the stage, for the bulk and tensor loads of a ring pipeline.
+  const tile::Located<tile::View>* ring_full_ = nullptr;
 };
 
 } // namespace ptxgen::api

@@ -332,3 +332,102 @@ def test_expectations_over_rearranged_views(real_ptxas):
     line = here() - 1
     d = next(x for x in k.diagnostics() if x.id == "spec_expect_shape_mismatch")
     assert d.line == line and "is [4, 2] of uint8 but B.sub[0:2, :] is [2, 4] of uint8" in d.message
+
+
+def tma_pipeline() -> ptxgen.Kernel:
+    """specs/tma/pipeline_tma_2d_3stage.toml: a 3-stage TMA pipeline on the mbarrier ring."""
+    k = ptxgen.Kernel("pipeline_tma_2d_3stage", grid=1, block=64)
+    A = k.global_tensor("A", (128, 64), "float16", init=ptxgen.random_init(11),
+                        map=ptxgen.TensorMap(box=(16, 64)))
+    B = k.global_tensor("B", (128, 64), "float16", output=True)
+    S = k.shared_tensor("S", (3, 16, 64), "float16")
+    full = k.shared_tensor("full", (3,), "uint64")
+    empty = k.shared_tensor("empty", (3,), "uint64")
+    t = ptxgen.tid
+    k.pipeline(lambda v: k.tensor_load(A, (v.tile * 16, 0), S[v.stage, :, :]),
+               lambda v: k.copy(
+                   B.rearrange("(t r) c -> t (r c)", t=8)[v.tile, :]
+                   .rearrange("(t e) -> t e", t=64)[t, :],
+                   S[v.stage, :, :].rearrange("r c -> (r c)").rearrange("(t e) -> t e", t=64)[t, :]),
+               stop=8, stages=3, full=lambda v: full[v.stage], empty=lambda v: empty[v.stage])
+    k.expect_equal(B, A)
+    return k
+
+
+def test_tma_pipeline_emits_the_golden_ptx_and_runs_on_the_simulator(source_dir, real_ptxas):
+    with open(os.path.join(source_dir, "golden/tma/pipeline_tma_2d_3stage.ptx")) as f:
+        golden = f.read()
+    k = tma_pipeline()
+    assert body_of(k.emit(target="sm_90")) == body_of(golden)
+    assert body_of(ptxgen.loads(k.to_toml()).emit(target="sm_90")) == body_of(golden)
+    # run() emits for the oldest target the kernel's ops allow (sm_90 here).
+    x = (np.arange(128 * 64) % 251).astype("float16").reshape(128, 64)
+    r = k.run(backend="sim", A=x)
+    assert r.passed, r.detail
+    np.testing.assert_array_equal(r.outputs["B"], x)
+
+
+def test_tma_maps_bulk_ops_and_their_errors_at_the_python_lines():
+    k = ptxgen.Kernel("tma_ops", grid=1, block=32)
+    A = k.global_tensor("A", (64, 64), "float16",
+                        map={"box": (8, 64), "swizzle": "128B", "l2_promotion": "128B"})
+    B = k.global_tensor("B", (8, 64), "float16", output=True)
+    S = k.shared_tensor("S", (8, 64), "float16", align=1024, swizzle="128B")
+    R = k.shared_tensor("R", (8, 64), "float16")
+    bar = k.shared_tensor("bar", (1,), "uint64")
+    k.abi(["A.map", "B"])
+    k.mbarrier_init(bar[0], 1)
+    k.cta_sync()
+    one = ptxgen.tid == 0
+    k.expect_tx(bar[0], 512, pred=one)  # the box is 1024 bytes: the phase completes early
+    k.tensor_load(A, (0, 0), S, barrier=bar[0], pred=one)
+    k.tensor_load(B, (0, 0), S, barrier=bar[0], pred=one)  # B has no map
+    unmapped = here() - 1
+    k.mbarrier_wait(bar[0], 0)
+    early = here() - 1
+    k.proxy_fence()
+    k.bulk_store(B, R, pred=one)
+    k.bulk_commit()
+    k.bulk_wait(0, read=True)
+    k.bulk_store(B, R, pred=one, cache_policy=ptxgen.policy_param("pol"))  # no such parameter
+    no_policy = here() - 1
+    found = {d.id: d for d in k.check(target="sm_90")}
+    assert found["contract_policy_param_unknown"].line == no_policy
+    assert found["spec_tensor_map_missing"].line == unmapped
+    assert found["spec_tensor_map_missing"].file == __file__
+    assert found["contract_mbarrier_tx"].line == early
+    with pytest.raises(ptxgen.Error) as e:
+        k.emit(target="sm_90")
+    assert e.value.stage == "emit"
+    assert {d.id for d in e.value.diagnostics} == set(found)
+    assert ptxgen.TensorMap(box=(8, 64), swizzle="64B").swizzle == "64B"
+    with pytest.raises(ValueError):
+        ptxgen.TensorMap(box=(8, 64), swizzle="96B")
+    with pytest.raises(ValueError):
+        k.shared_tensor("T", (8,), "uint8", swizzle="none ")
+
+
+def test_tma_kernels_emit_for_sm_90_only():
+    with pytest.raises(ptxgen.Error) as e:
+        tma_pipeline().emit()  # emit's default target is sm_80
+    assert {d.id for d in e.value.diagnostics} == {"ptx_feature_target"}
+
+
+def test_bulk_load_ring_inside_a_loop_emits_the_golden_ptx(source_dir):
+    """specs/tma/pipeline_bulk_outer_loop.toml: a bulk_load ring carried on by ring_offset."""
+    k = ptxgen.Kernel("pipeline_bulk_outer_loop", grid=1, block=32)
+    A = k.global_tensor("A", (3, 4, 512), "uint32", init=ptxgen.random_init(5))
+    B = k.global_tensor("B", (3, 4, 512), "uint32", output=True)
+    S = k.shared_tensor("S", (3, 512), "uint32")
+    full = k.shared_tensor("full", (3,), "uint64")
+    empty = k.shared_tensor("empty", (3,), "uint64")
+    t = ptxgen.tid
+    with k.loop("m", 0, 3) as m:
+        k.pipeline(lambda v: k.bulk_load(S[v.stage, :], A[m, v.tile, :]),
+                   lambda v: k.copy(B[m, v.tile, :].rearrange("(t e) -> t e", t=32)[t, :],
+                                    S[v.stage, :].rearrange("(t e) -> t e", t=32)[t, :]),
+                   stop=4, stages=3, full=lambda v: full[v.stage],
+                   empty=lambda v: empty[v.stage], ring_offset=m * 4)
+    k.expect_equal(B, A)
+    with open(os.path.join(source_dir, "golden/tma/pipeline_bulk_outer_loop.ptx")) as f:
+        assert body_of(k.emit(target="sm_90")) == body_of(f.read())
