@@ -492,6 +492,12 @@ private:
   /// kind of term in v, or the registers cannot be made (a sealed loop).
   std::optional<Register> reduced_address(const tile::Tensor& t, const Linear& l, std::size_t fi);
 
+  /// m * (x % s) in loops_[fi] as a rotating register r and a factor f, the
+  /// value being f * r: a register of x and s whose scale divides m is reused
+  /// (f = m / its scale), else rotating() makes one of scale m (f = 1).
+  std::optional<std::pair<Register, std::int64_t>> stage_offset(const ExprPtr& x, std::int64_t s,
+                                                                std::int64_t m, std::size_t fi);
+
   /// loops_[fi]'s induction register for base(inv) + lin*v: set before the
   /// loop to its value at v = start, advanced by lin*step per iteration. A
   /// global form that is not wrap32 holds the 64-bit address (lin > 0 there);

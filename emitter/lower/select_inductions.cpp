@@ -32,9 +32,13 @@ Rotating* Lowerer::rotating(const ExprPtr& given, std::int64_t s, std::int64_t m
   const Linear lx = linearize(x);
   for (auto& r : loops_[fi].node->rotating) {
     const Linear lr = linearize(r.x);
-    if (r.s != s || r.m != m || compare_registers(lr, lx) != 0 || lr.constant != lx.constant)
+    // x / s does not depend on m: a quotient joins the register of any scale.
+    if (r.s != s || (!quotient && r.m != m) || compare_registers(lr, lx) != 0 ||
+        lr.constant != lx.constant)
       continue;
     if (quotient && !r.quotient) {
+      if (r.mask && r.m != m)
+        continue;
       if (loops_[fi].sealed || r.mask)
         return nullptr;
       add_quotient(r, fi);

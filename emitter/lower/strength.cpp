@@ -4,6 +4,8 @@
 
 #include "emitter/lower/loop_form.hpp"
 
+#include <algorithm>
+
 namespace ptxgen::lower {
 
 using ptx::Binary;
@@ -82,6 +84,43 @@ Rotating rotating_times(const Rotating& rot, std::int64_t mult) {
   return r;
 }
 
+/// The register `rot` takes its next value from: one of the same loop, scale
+/// and modulus whose x lags rot's by one iteration modulo s (x_rot = x_lead +
+/// D with a constant growth g and (D + g) % s == 0, so that rot's next value is
+/// lead's current one and rot's next quotient lead's plus (D + g) / s). A
+/// pipeline's producer fills the stage its consumer read the iteration before:
+/// one mov instead of its own compare, select and add. The lead advances itself.
+struct Follow {
+  const Rotating* lead = nullptr;
+  std::int64_t quotient_delta = 0;
+};
+
+/// lead's next value is rot's current one (see Follow), with the lag D + g.
+std::optional<std::int64_t> lag(const Rotating& rot, const Rotating& lead) {
+  const auto g = tile::constant_value(*rot.growth);
+  const auto lg = tile::constant_value(*lead.growth);
+  if (&lead == &rot || !rot.x || !lead.x || !g || !lg || *g != *lg || *g % rot.s == 0 || lead.s != rot.s ||
+      lead.m != rot.m || (rot.quotient && !lead.quotient))
+    return std::nullopt; // a growth that is a multiple of s leaves the register as it is
+  const Linear lx = linearize(rot.x);
+  const Linear ll = linearize(lead.x);
+  if (compare_registers(ll, lx) != 0)
+    return std::nullopt;
+  const std::int64_t d = lx.constant - ll.constant + *g;
+  return d % rot.s == 0 ? std::optional{d} : std::nullopt;
+}
+
+/// A lead is a register that could follow none: no chains, no cycles.
+std::optional<Follow> follows(const Rotating& rot, const std::vector<Rotating>& all) {
+  auto can_follow = [&](const Rotating& r) {
+    return std::any_of(all.begin(), all.end(), [&](const Rotating& o) { return lag(r, o); });
+  };
+  for (const auto& lead : all)
+    if (auto d = lag(rot, lead); d && !can_follow(lead))
+      return Follow{&lead, *d / rot.s};
+  return std::nullopt;
+}
+
 } // namespace
 
 std::vector<Instruction> advance_instructions(const Loop& loop, std::int64_t mult,
@@ -96,8 +135,22 @@ std::vector<Instruction> advance_instructions(const Loop& loop, std::int64_t mul
                               Binary{BinaryOp::add, iv.type, iv.r, iv.r,
                                      multiplied(iv.delta, mult, iv.type == ScalarType::s64)},
                               {}});
-  for (const auto& rot : loop.rotating)
-    advance_rotating(mult == 1 ? rot : rotating_times(rot, mult), regs, out);
+  auto add = [&](InstructionBody b) { out.push_back(Instruction{std::nullopt, std::move(b), {}}); };
+  // The followers first: they read their leads' values before the leads advance.
+  std::vector<const Rotating*> own;
+  for (const auto& rot : loop.rotating) {
+    auto f = mult == 1 ? follows(rot, loop.rotating) : std::nullopt;
+    if (!f) {
+      own.push_back(&rot);
+      continue;
+    }
+    add(ptx::Mov{ScalarType::u32, rot.r, f->lead->r});
+    if (rot.quotient)
+      add(Binary{BinaryOp::add, ScalarType::u32, *rot.quotient, *f->lead->quotient,
+                 low32(f->quotient_delta)});
+  }
+  for (const Rotating* rot : own)
+    advance_rotating(mult == 1 ? *rot : rotating_times(*rot, mult), regs, out);
   return out;
 }
 

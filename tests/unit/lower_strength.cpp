@@ -123,5 +123,38 @@ TEST_CASE("strength: a remainder that never changes costs nothing, its quotient 
   CHECK(regs.count(RegClass::pred) == 0);
 }
 
+TEST_CASE("strength: a register one iteration behind another modulo s takes its value") {
+  // A 3-stage ring's producer stage 16 * ((k + 2) % 3) with (k + 2) / 3, and
+  // its consumer's 16 * (k % 3) with k / 3: (k + 1 + 2) % 3 == k % 3 and
+  // (k + 1 + 2) / 3 == k / 3 + 1, so the producer's next values are the
+  // consumer's current ones (the consumer still advances itself).
+  Loop l = counted(1);
+  const auto k = tile::make_leaf(tile::ExprKind::loop, "k");
+  Rotating producer = stage_offset(r32(2), 1);
+  producer.x = tile::make_binary(tile::ExprOp::add, k, tile::make_constant(2));
+  producer.quotient = r32(3);
+  Rotating consumer = stage_offset(r32(4), 1);
+  consumer.x = k;
+  consumer.quotient = r32(5);
+  l.rotating.push_back(producer);
+  l.rotating.push_back(consumer);
+  RegisterFile regs = strength_regs(6);
+  CHECK(strength_text(lower::advance_instructions(l, 1, regs)) ==
+        "add.u32 %r1, %r1, 1;\n"
+        "mov.u32 %r2, %r4;\n"
+        "add.u32 %r3, %r5, 1;\n"
+        "setp.ge.u32 %p1, %r4, 32;\n"
+        "selp.u32 %r6, 4294967264, 16, %p1;\n"
+        "add.u32 %r4, %r4, %r6;\n"
+        "selp.u32 %r7, 1, 0, %p1;\n"
+        "add.u32 %r5, %r5, %r7;\n");
+  // k + 1 is two iterations behind k modulo 3, not one: each advances itself.
+  l.rotating[0].x = tile::make_binary(tile::ExprOp::add, k, tile::make_constant(1));
+  CHECK(strength_text(lower::advance_instructions(l, 1, regs)).find("mov") == std::string::npos);
+  // Two copies per pass: no register holds the value two iterations back.
+  l.rotating[0].x = producer.x;
+  CHECK(strength_text(lower::advance_instructions(l, 2, regs)).find("mov") == std::string::npos);
+}
+
 } // namespace
 } // namespace ptxgen::unit_lower_strength
