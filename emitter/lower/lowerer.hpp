@@ -454,6 +454,10 @@ private:
   /// variable), when x qualifies (see Rotating); nullopt otherwise.
   std::optional<Register> rotating_value(const Expr& e, unsigned level);
 
+  /// `(x % s) * m` (either order, m >= 2 constant) as the rotating register
+  /// m * (x % s), when x qualifies: no multiplication per iteration.
+  std::optional<Register> scaled_rotating_value(const Expr& e, unsigned level);
+
   /// Finds or makes loops_[fi]'s rotating register m * (x % s) (with x / s when
   /// `quotient`); nullptr when x does not qualify or the loop is sealed.
   Rotating* rotating(const ExprPtr& given, std::int64_t s, std::int64_t m, std::size_t fi,

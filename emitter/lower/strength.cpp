@@ -4,7 +4,6 @@
 
 #include "emitter/lower/loop_form.hpp"
 
-#include <algorithm>
 
 namespace ptxgen::lower {
 
@@ -110,15 +109,24 @@ std::optional<std::int64_t> lag(const Rotating& rot, const Rotating& lead) {
   return d % rot.s == 0 ? std::optional{d} : std::nullopt;
 }
 
-/// A lead is a register that could follow none: no chains, no cycles.
-std::optional<Follow> follows(const Rotating& rot, const std::vector<Rotating>& all) {
-  auto can_follow = [&](const Rotating& r) {
-    return std::any_of(all.begin(), all.end(), [&](const Rotating& o) { return lag(r, o); });
-  };
-  for (const auto& lead : all)
-    if (auto d = lag(rot, lead); d && !can_follow(lead))
-      return Follow{&lead, *d / rot.s};
-  return std::nullopt;
+/// Who follows whom, in the order of `all`: a register follows the first one it
+/// lags that is no follower itself, and a lead never becomes a follower (no
+/// chains; of two registers that lag each other, as a 2-stage ring's, the
+/// first follows the second).
+std::vector<std::optional<Follow>> followers(const std::vector<Rotating>& all) {
+  std::vector<std::optional<Follow>> follow(all.size());
+  std::vector<bool> lead(all.size(), false);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    for (std::size_t j = 0; j < all.size() && !lead[i]; ++j) {
+      auto d = follow[j] ? std::nullopt : lag(all[i], all[j]);
+      if (!d)
+        continue;
+      follow[i] = Follow{&all[j], *d / all[i].s};
+      lead[j] = true;
+      break;
+    }
+  }
+  return follow;
 }
 
 } // namespace
@@ -138,8 +146,11 @@ std::vector<Instruction> advance_instructions(const Loop& loop, std::int64_t mul
   auto add = [&](InstructionBody b) { out.push_back(Instruction{std::nullopt, std::move(b), {}}); };
   // The followers first: they read their leads' values before the leads advance.
   std::vector<const Rotating*> own;
-  for (const auto& rot : loop.rotating) {
-    auto f = mult == 1 ? follows(rot, loop.rotating) : std::nullopt;
+  const auto follow =
+      mult == 1 ? followers(loop.rotating) : std::vector<std::optional<Follow>>(loop.rotating.size());
+  for (std::size_t i = 0; i < loop.rotating.size(); ++i) {
+    const Rotating& rot = loop.rotating[i];
+    const auto& f = follow[i];
     if (!f) {
       own.push_back(&rot);
       continue;

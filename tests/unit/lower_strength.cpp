@@ -156,5 +156,30 @@ TEST_CASE("strength: a register one iteration behind another modulo s takes its 
   CHECK(strength_text(lower::advance_instructions(l, 2, regs)).find("mov") == std::string::npos);
 }
 
+TEST_CASE("strength: of two registers that lag each other, the first follows the second") {
+  // A 2-stage ring: 8 * ((k + 1) % 2) and 8 * (k % 2), each one iteration
+  // behind the other; one of them advances, the other takes its value.
+  Loop l = counted(1);
+  const auto k = tile::make_leaf(tile::ExprKind::loop, "k");
+  Rotating ahead;
+  ahead.x = tile::make_binary(tile::ExprOp::add, k, tile::make_constant(1));
+  ahead.s = 2;
+  ahead.m = 8;
+  ahead.growth = tile::make_constant(1);
+  ahead.r = r32(2);
+  ahead.delta_op = Immediate{8};
+  ahead.mask = true;
+  Rotating now = ahead;
+  now.x = k;
+  now.r = r32(3);
+  l.rotating.push_back(ahead);
+  l.rotating.push_back(now);
+  RegisterFile regs = strength_regs(4);
+  CHECK(strength_text(lower::advance_instructions(l, 1, regs)) == "add.u32 %r1, %r1, 1;\n"
+                                                                  "mov.u32 %r2, %r3;\n"
+                                                                  "add.u32 %r3, %r3, 8;\n"
+                                                                  "and.b32 %r3, %r3, 15;\n");
+}
+
 } // namespace
 } // namespace ptxgen::unit_lower_strength
