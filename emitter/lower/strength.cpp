@@ -83,47 +83,54 @@ Rotating rotating_times(const Rotating& rot, std::int64_t mult) {
   return r;
 }
 
-/// The register `rot` takes its next value from: one of the same loop, scale
-/// and modulus whose x lags rot's by one iteration modulo s (x_rot = x_lead +
-/// D with a constant growth g and (D + g) % s == 0, so that rot's next value is
-/// lead's current one and rot's next quotient lead's plus (D + g) / s). A
-/// pipeline's producer fills the stage its consumer read the iteration before:
-/// one mov instead of its own compare, select and add. The lead advances itself.
+/// How a rotating register can be had from another of the same loop, scale
+/// and modulus whose x differs from its own by a constant D (x = x_lead + D):
+///  - lag (D + g) % s == 0 for a constant growth g: rot's next value is lead's
+///    current one, its next quotient lead's plus (D + g) / s. A pipeline's
+///    producer, S - 1 tiles ahead, fills the stage its consumer read the
+///    iteration before: a mov before the lead advances instead of its own
+///    compare, select and add (one copy per pass only).
+///  - mirror, both masked (s and the scale powers of two), D % s == s / 2: rot
+///    is lead's value with the top bit of its range flipped, an xor after the
+///    lead advances instead of rot's own add and mask (a 4-stage ring loading
+///    2 ahead).
 struct Follow {
   const Rotating* lead = nullptr;
-  std::int64_t quotient_delta = 0;
+  bool mirror = false;
+  std::int64_t quotient_delta = 0; ///< lag
 };
 
-/// lead's next value is rot's current one (see Follow), with the lag D + g.
-std::optional<std::int64_t> lag(const Rotating& rot, const Rotating& lead) {
+std::optional<Follow> follow_of(const Rotating& rot, const Rotating& lead, std::int64_t mult) {
   const auto g = tile::constant_value(*rot.growth);
-  const auto lg = tile::constant_value(*lead.growth);
-  if (&lead == &rot || !rot.x || !lead.x || !g || !lg || *g != *lg || *g % rot.s == 0 || lead.s != rot.s ||
-      lead.m != rot.m || (rot.quotient && !lead.quotient))
-    return std::nullopt; // a growth that is a multiple of s leaves the register as it is
+  if (&lead == &rot || !rot.x || !lead.x || lead.s != rot.s || lead.m != rot.m ||
+      (g && *g * mult % rot.s == 0))
+    return std::nullopt; // a pass that grows x by a multiple of s leaves the register as it is
   const Linear lx = linearize(rot.x);
   const Linear ll = linearize(lead.x);
-  if (compare_registers(ll, lx) != 0)
+  if (compare_registers(ll, lx) != 0) // the same terms: the same growth
     return std::nullopt;
-  const std::int64_t d = lx.constant - ll.constant + *g;
-  return d % rot.s == 0 ? std::optional{d} : std::nullopt;
+  const std::int64_t d = lx.constant - ll.constant;
+  if (mult == 1 && g && (!rot.quotient || lead.quotient) && (d + *g) % rot.s == 0)
+    return Follow{&lead, false, (d + *g) / rot.s};
+  if (rot.mask && lead.mask && ((d % rot.s) + rot.s) % rot.s == rot.s / 2)
+    return Follow{&lead, true, 0};
+  return std::nullopt;
 }
 
 /// Who follows whom, in the order of `all`: a register follows the first one it
-/// lags that is no follower itself, and a lead never becomes a follower (no
+/// can that is no follower itself, and a lead never becomes a follower (no
 /// chains; of two registers that lag each other, as a 2-stage ring's, the
 /// first follows the second).
-std::vector<std::optional<Follow>> followers(const std::vector<Rotating>& all) {
+std::vector<std::optional<Follow>> followers(const std::vector<Rotating>& all, std::int64_t mult) {
   std::vector<std::optional<Follow>> follow(all.size());
   std::vector<bool> lead(all.size(), false);
   for (std::size_t i = 0; i < all.size(); ++i) {
     for (std::size_t j = 0; j < all.size() && !lead[i]; ++j) {
-      auto d = follow[j] ? std::nullopt : lag(all[i], all[j]);
-      if (!d)
-        continue;
-      follow[i] = Follow{&all[j], *d / all[i].s};
-      lead[j] = true;
-      break;
+      follow[i] = follow[j] ? std::nullopt : follow_of(all[i], all[j], mult);
+      if (follow[i]) {
+        lead[j] = true;
+        break;
+      }
     }
   }
   return follow;
@@ -144,24 +151,30 @@ std::vector<Instruction> advance_instructions(const Loop& loop, std::int64_t mul
                                      multiplied(iv.delta, mult, iv.type == ScalarType::s64)},
                               {}});
   auto add = [&](InstructionBody b) { out.push_back(Instruction{std::nullopt, std::move(b), {}}); };
-  // The followers first: they read their leads' values before the leads advance.
-  std::vector<const Rotating*> own;
-  const auto follow =
-      mult == 1 ? followers(loop.rotating) : std::vector<std::optional<Follow>>(loop.rotating.size());
+  // Lagging followers first (they read their leads' values before the leads
+  // advance), mirrors last (they read the advanced values).
+  const auto follow = followers(loop.rotating, mult);
   for (std::size_t i = 0; i < loop.rotating.size(); ++i) {
-    const Rotating& rot = loop.rotating[i];
     const auto& f = follow[i];
-    if (!f) {
-      own.push_back(&rot);
+    const Rotating& rot = loop.rotating[i];
+    if (!f || f->mirror)
       continue;
-    }
     add(ptx::Mov{ScalarType::u32, rot.r, f->lead->r});
-    if (rot.quotient)
+    if (rot.quotient && f->quotient_delta == 0)
+      add(ptx::Mov{ScalarType::u32, *rot.quotient, *f->lead->quotient});
+    else if (rot.quotient)
       add(Binary{BinaryOp::add, ScalarType::u32, *rot.quotient, *f->lead->quotient,
                  low32(f->quotient_delta)});
   }
-  for (const Rotating* rot : own)
-    advance_rotating(mult == 1 ? *rot : rotating_times(*rot, mult), regs, out);
+  for (std::size_t i = 0; i < loop.rotating.size(); ++i)
+    if (!follow[i])
+      advance_rotating(mult == 1 ? loop.rotating[i] : rotating_times(loop.rotating[i], mult), regs,
+                       out);
+  for (std::size_t i = 0; i < loop.rotating.size(); ++i)
+    if (const auto& f = follow[i]; f && f->mirror) {
+      const Rotating& rot = loop.rotating[i];
+      add(Binary{BinaryOp::xor_, ScalarType::b32, rot.r, f->lead->r, Immediate{rot.m * rot.s / 2}});
+    }
   return out;
 }
 
