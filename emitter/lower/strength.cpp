@@ -1,9 +1,9 @@
 // Strength reduction's update code: once per pass of a loop, its counter,
 // induction and rotating registers advance by additions, compares and selects
-// (no multiplication or division in a loop body).
+// (no multiplication or division in a loop body), or, where one rotating
+// register is another's value of the iteration before or its xor, by a copy.
 
 #include "emitter/lower/loop_form.hpp"
-
 
 namespace ptxgen::lower {
 
