@@ -126,8 +126,10 @@ void hoist_invariants(LoopForm& form);
 
 /// The instructions that advance `loop` by `mult` iterations: the counter
 /// by mult*step, each induction register by mult*delta, each rotating
-/// register (and its quotient) as for a step of mult*step. mult > 1 needs a
-/// constant step (and constant growths). New registers come from `regs`.
+/// register (and its quotient) as for a step of mult*step, or, where it is
+/// another's value of the iteration before (mult 1) or that value with one bit
+/// flipped, by a copy of it (a mov, an xor). mult > 1 needs a constant step
+/// (and constant growths). New registers come from `regs`.
 std::vector<ptx::Instruction> advance_instructions(const Loop& loop, std::int64_t mult,
                                                    ptx::RegisterFile& regs);
 

@@ -454,6 +454,10 @@ private:
   /// variable), when x qualifies (see Rotating); nullopt otherwise.
   std::optional<Register> rotating_value(const Expr& e, unsigned level);
 
+  /// `(x % s) * m` (either order, m >= 2 constant) as the rotating register
+  /// m * (x % s), when x qualifies: no multiplication per iteration.
+  std::optional<Register> scaled_rotating_value(const Expr& e, unsigned level);
+
   /// Finds or makes loops_[fi]'s rotating register m * (x % s) (with x / s when
   /// `quotient`); nullptr when x does not qualify or the loop is sealed.
   Rotating* rotating(const ExprPtr& given, std::int64_t s, std::int64_t m, std::size_t fi,
@@ -491,6 +495,12 @@ private:
   /// offsets (shared memory). nullopt when the form has another
   /// kind of term in v, or the registers cannot be made (a sealed loop).
   std::optional<Register> reduced_address(const tile::Tensor& t, const Linear& l, std::size_t fi);
+
+  /// m * (x % s) in loops_[fi] as a rotating register r and a factor f, the
+  /// value being f * r: a register of x and s whose scale divides m is reused
+  /// (f = m / its scale), else rotating() makes one of scale m (f = 1).
+  std::optional<std::pair<Register, std::int64_t>> stage_offset(const ExprPtr& x, std::int64_t s,
+                                                                std::int64_t m, std::size_t fi);
 
   /// loops_[fi]'s induction register for base(inv) + lin*v: set before the
   /// loop to its value at v = start, advanced by lin*step per iteration. A

@@ -224,12 +224,12 @@ std::optional<Register> Lowerer::reduced_address(const tile::Tensor& t, const Li
     else
       return std::nullopt;
   }
-  std::vector<Register> offsets;
+  std::vector<std::pair<Register, std::int64_t>> offsets; // register, factor
   for (const auto& [atom, m] : rem_terms) {
-    Rotating* r = rotating(atom->args[0], *tile::constant_value(*atom->args[1]), m, fi, false);
-    if (!r)
+    auto off = stage_offset(atom->args[0], *tile::constant_value(*atom->args[1]), m, fi);
+    if (!off)
       return std::nullopt;
-    offsets.push_back(r->r);
+    offsets.push_back(*off);
   }
   std::optional<Register> acc;
   if (lin > 0 && !shared && !inv.wrap32) {
@@ -251,12 +251,32 @@ std::optional<Register> Lowerer::reduced_address(const tile::Tensor& t, const Li
     acc = reg(RegClass::b64);
     emit(Binary{BinaryOp::add, ScalarType::s64, *acc, tensor_base(t), wide});
   }
-  for (Register off : offsets) {
+  for (const auto& [off, factor] : offsets) {
     Register next = reg(RegClass::b32);
-    emit(Binary{BinaryOp::add, ScalarType::u32, next, *acc, off});
+    if (factor == 1)
+      emit(Binary{BinaryOp::add, ScalarType::u32, next, *acc, off});
+    else
+      emit(Mad{false, ScalarType::u32, next, off, Immediate{factor}, *acc});
     acc = next;
   }
   return acc;
+}
+
+std::optional<std::pair<Register, std::int64_t>>
+Lowerer::stage_offset(const ExprPtr& x, std::int64_t s, std::int64_t m, std::size_t fi) {
+  // A ring's stage index scales to every tensor of the ring (stage bytes,
+  // barrier bytes): one register of the smallest scale, multiplied at each
+  // address by the ratio (a mad instead of the add), advances for all of them.
+  const Linear lx = linearize(reduced_operand(x, s));
+  for (const auto& r : loops_[fi].node->rotating) {
+    const Linear lr = linearize(r.x);
+    if (r.s == s && m % r.m == 0 && compare_registers(lr, lx) == 0 && lr.constant == lx.constant)
+      return std::pair{r.r, m / r.m};
+  }
+  Rotating* r = rotating(x, s, m, fi, false);
+  if (!r)
+    return std::nullopt;
+  return std::pair{r->r, std::int64_t{1}};
 }
 
 } // namespace ptxgen::lower::impl

@@ -12,6 +12,8 @@ void Lowerer::advance(std::size_t fi, std::int64_t mult) {
 }
 
 std::optional<Register> Lowerer::rotating_value(const Expr& e, unsigned level) {
+  if (level > 0 && e.kind == ExprKind::binary && e.op == ExprOp::mul)
+    return scaled_rotating_value(e, level);
   if (level == 0 || e.kind != ExprKind::binary || (e.op != ExprOp::rem && e.op != ExprOp::div))
     return std::nullopt;
   auto s = tile::constant_value(*e.args[1]);
@@ -26,15 +28,35 @@ std::optional<Register> Lowerer::rotating_value(const Expr& e, unsigned level) {
   return quotient ? *r->quotient : r->r;
 }
 
+std::optional<Register> Lowerer::scaled_rotating_value(const Expr& e, unsigned level) {
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Expr& rem = *e.args[i];
+    const auto m = tile::constant_value(*e.args[1 - i]);
+    if (!m || *m < 2 || rem.kind != ExprKind::binary || rem.op != ExprOp::rem ||
+        level_of(rem) != level)
+      continue;
+    const auto s = tile::constant_value(*rem.args[1]);
+    if (!s || !rotating_form(rem.args[0], *s, *m, level - 1))
+      continue;
+    if (Rotating* r = rotating(rem.args[0], *s, *m, level - 1, false))
+      return r->r;
+  }
+  return std::nullopt;
+}
+
 Rotating* Lowerer::rotating(const ExprPtr& given, std::int64_t s, std::int64_t m, std::size_t fi,
                             bool quotient) {
   const ExprPtr x = quotient ? given : reduced_operand(given, s);
   const Linear lx = linearize(x);
   for (auto& r : loops_[fi].node->rotating) {
     const Linear lr = linearize(r.x);
-    if (r.s != s || r.m != m || compare_registers(lr, lx) != 0 || lr.constant != lx.constant)
+    // x / s does not depend on m: a quotient joins the register of any scale.
+    if (r.s != s || (!quotient && r.m != m) || compare_registers(lr, lx) != 0 ||
+        lr.constant != lx.constant)
       continue;
     if (quotient && !r.quotient) {
+      if (r.mask && r.m != m)
+        continue;
       if (loops_[fi].sealed || r.mask)
         return nullptr;
       add_quotient(r, fi);

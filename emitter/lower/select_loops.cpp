@@ -24,7 +24,7 @@ ExprPtr Lowerer::bind(const ExprPtr& e) const {
       return nullptr;
     if (auto it = bound_.find(x.name); it != bound_.end())
       return tile::make_constant(it->second);
-    if (auto it = offset_.find(x.name); it != offset_.end())
+    if (auto it = offset_.find(x.name); it != offset_.end() && it->second != 0)
       return tile::make_binary(ExprOp::add, tile::make_leaf(ExprKind::loop, x.name),
                                tile::make_constant(it->second));
     return nullptr;

@@ -123,5 +123,107 @@ TEST_CASE("strength: a remainder that never changes costs nothing, its quotient 
   CHECK(regs.count(RegClass::pred) == 0);
 }
 
+TEST_CASE("strength: a register one iteration behind another modulo s takes its value") {
+  // A 3-stage ring's producer stage 16 * ((k + 2) % 3) with (k + 2) / 3, and
+  // its consumer's 16 * (k % 3) with k / 3: (k + 1 + 2) % 3 == k % 3 and
+  // (k + 1 + 2) / 3 == k / 3 + 1, so the producer's next values are the
+  // consumer's current ones (the consumer still advances itself).
+  Loop l = counted(1);
+  const auto k = tile::make_leaf(tile::ExprKind::loop, "k");
+  Rotating producer = stage_offset(r32(2), 1);
+  producer.x = tile::make_binary(tile::ExprOp::add, k, tile::make_constant(2));
+  producer.quotient = r32(3);
+  Rotating consumer = stage_offset(r32(4), 1);
+  consumer.x = k;
+  consumer.quotient = r32(5);
+  l.rotating.push_back(producer);
+  l.rotating.push_back(consumer);
+  RegisterFile regs = strength_regs(6);
+  CHECK(strength_text(lower::advance_instructions(l, 1, regs)) ==
+        "add.u32 %r1, %r1, 1;\n"
+        "mov.u32 %r2, %r4;\n"
+        "add.u32 %r3, %r5, 1;\n"
+        "setp.ge.u32 %p1, %r4, 32;\n"
+        "selp.u32 %r6, 4294967264, 16, %p1;\n"
+        "add.u32 %r4, %r4, %r6;\n"
+        "selp.u32 %r7, 1, 0, %p1;\n"
+        "add.u32 %r5, %r5, %r7;\n");
+  // k + 1 is one iteration ahead of k: the other way round, k's registers
+  // take k + 1's (the same quotient: (k + 1) / 3).
+  l.rotating[0].x = tile::make_binary(tile::ExprOp::add, k, tile::make_constant(1));
+  CHECK(strength_text(lower::advance_instructions(l, 1, regs)) ==
+        "add.u32 %r1, %r1, 1;\n"
+        "mov.u32 %r4, %r2;\n"
+        "mov.u32 %r5, %r3;\n"
+        "setp.ge.u32 %p2, %r2, 32;\n"
+        "selp.u32 %r8, 4294967264, 16, %p2;\n"
+        "add.u32 %r2, %r2, %r8;\n"
+        "selp.u32 %r9, 1, 0, %p2;\n"
+        "add.u32 %r3, %r3, %r9;\n");
+  // k + 3 and k are no iteration apart (the same remainder, quotients one
+  // apart): each advances itself.
+  l.rotating[0].x = tile::make_binary(tile::ExprOp::add, k, tile::make_constant(3));
+  CHECK(strength_text(lower::advance_instructions(l, 1, regs)).find("mov") == std::string::npos);
+  // Two copies per pass: no register holds the value two iterations back.
+  l.rotating[0].x = producer.x;
+  CHECK(strength_text(lower::advance_instructions(l, 2, regs)).find("mov") == std::string::npos);
+}
+
+TEST_CASE("strength: of two registers that lag each other, the first follows the second") {
+  // A 2-stage ring: 8 * ((k + 1) % 2) and 8 * (k % 2), each one iteration
+  // behind the other; one of them advances, the other takes its value.
+  Loop l = counted(1);
+  const auto k = tile::make_leaf(tile::ExprKind::loop, "k");
+  Rotating ahead;
+  ahead.x = tile::make_binary(tile::ExprOp::add, k, tile::make_constant(1));
+  ahead.s = 2;
+  ahead.m = 8;
+  ahead.growth = tile::make_constant(1);
+  ahead.r = r32(2);
+  ahead.delta_op = Immediate{8};
+  ahead.mask = true;
+  Rotating now = ahead;
+  now.x = k;
+  now.r = r32(3);
+  l.rotating.push_back(ahead);
+  l.rotating.push_back(now);
+  RegisterFile regs = strength_regs(4);
+  CHECK(strength_text(lower::advance_instructions(l, 1, regs)) == "add.u32 %r1, %r1, 1;\n"
+                                                                  "mov.u32 %r2, %r3;\n"
+                                                                  "add.u32 %r3, %r3, 8;\n"
+                                                                  "and.b32 %r3, %r3, 15;\n");
+}
+
+TEST_CASE("strength: a masked register half the ring away is the other's xor") {
+  // A 4-stage ring loading 2 ahead: 8 * ((i + 2) % 4) is 8 * (i % 4) with bit 4
+  // flipped, taken after the consumer's register advances; two copies per pass too.
+  Loop l = counted(1);
+  const auto i = tile::make_leaf(tile::ExprKind::loop, "i");
+  Rotating ahead;
+  ahead.x = tile::make_binary(tile::ExprOp::add, i, tile::make_constant(2));
+  ahead.s = 4;
+  ahead.m = 8;
+  ahead.growth = tile::make_constant(1);
+  ahead.r = r32(2);
+  ahead.delta_op = Immediate{8};
+  ahead.mask = true;
+  Rotating now = ahead;
+  now.x = i;
+  now.r = r32(3);
+  l.rotating.push_back(ahead);
+  l.rotating.push_back(now);
+  RegisterFile regs = strength_regs(4);
+  CHECK(strength_text(lower::advance_instructions(l, 1, regs)) == "add.u32 %r1, %r1, 1;\n"
+                                                                  "add.u32 %r3, %r3, 8;\n"
+                                                                  "and.b32 %r3, %r3, 31;\n"
+                                                                  "xor.b32 %r2, %r3, 16;\n");
+  CHECK(strength_text(lower::advance_instructions(l, 2, regs)) == "add.u32 %r1, %r1, 2;\n"
+                                                                  "add.u32 %r3, %r3, 16;\n"
+                                                                  "and.b32 %r3, %r3, 31;\n"
+                                                                  "xor.b32 %r2, %r3, 16;\n");
+  // Four copies per pass leave both registers as they are: no xor either.
+  CHECK(strength_text(lower::advance_instructions(l, 4, regs)) == "add.u32 %r1, %r1, 4;\n");
+}
+
 } // namespace
 } // namespace ptxgen::unit_lower_strength
