@@ -46,11 +46,11 @@ bool parse_extents(std::string_view dims, std::vector<std::uint64_t>& out) {
 
 /// The keys after TYPE[...]: `box[B0,...]` (required), `swizzle=32B|64B|128B`, `fill=nan`;
 /// the map is checked against the tensor-map rules (tile::check_tensor_map).
-bool parse_map(std::string_view keys, ArgValue& a, std::string& error) {
+bool parse_map(std::string_view keys, tile::DType dtype, ArgValue& a, std::string& error) {
   const std::string where = "--arg " + a.name + ": tensor map: ";
   tile::Tensor t;
   t.name = a.name;
-  t.dtype = tile::parse_dtype(a.dtype).value_or(tile::DType::uint8);
+  t.dtype = dtype;
   for (const std::uint64_t d : a.shape)
     t.shape.push_back(static_cast<std::int64_t>(d));
   t.align = 128;
@@ -140,7 +140,7 @@ std::optional<ArgValue> parse_arg(std::string_view text, std::string& error) {
       return std::nullopt;
     }
   }
-  if (!map_keys.empty() && !parse_map(map_keys, a, error))
+  if (!map_keys.empty() && !parse_map(map_keys, *dtype, a, error))
     return std::nullopt;
   return a;
 }

@@ -77,6 +77,10 @@ TEST_CASE("lint --arg: a tensor map, its keys and the tensor-map rules") {
   CHECK(a->map->swizzle == ptxgen::tile::TensorMapSwizzle::none);
   CHECK(a->map->oob_fill == ptxgen::tile::TensorMapOobFill::nan);
   CHECK_FALSE(parse_arg("P=u32[30,64]", error)->map); // no keys: a plain pointer
+  a = parse_arg("T=tf32[30,64]:box[16,32]", error);   // a storage type: 4-byte elements
+  REQUIRE_MESSAGE(a, error);
+  REQUIRE(a->map);
+  CHECK(a->map->global_strides == std::vector<std::int64_t>{64 * 4});
   for (const char* bad : {
            "A=u32[30,64]:box[16]",                 // one box extent for two dimensions
            "A=u32[30,64]:box[16,300]",             // a box dimension over 256
