@@ -88,40 +88,14 @@ void bind_diagnostics(py::module_& m) {
 
 namespace {
 
-/// The numpy dtype of a tensor's elements: bfloat16 and the untyped views as the unsigned
-/// integers of their width (numpy has no bfloat16).
+/// The numpy dtype of a tensor's elements: numpy spells the typed ones as tile::name() does;
+/// bfloat16 and the untyped views as the unsigned integers of their width (numpy has no
+/// bfloat16).
 py::dtype numpy_dtype(tile::DType t) {
   using D = tile::DType;
-  switch (t) {
-  case D::uint8:
-  case D::b8:
-    return py::dtype("uint8");
-  case D::int8:
-    return py::dtype("int8");
-  case D::uint16:
-  case D::bfloat16:
-  case D::b16:
-    return py::dtype("uint16");
-  case D::int16:
-    return py::dtype("int16");
-  case D::float16:
-    return py::dtype("float16");
-  case D::uint32:
-  case D::b32:
-    return py::dtype("uint32");
-  case D::int32:
-    return py::dtype("int32");
-  case D::float32:
-    return py::dtype("float32");
-  case D::uint64:
-  case D::b64:
-    return py::dtype("uint64");
-  case D::int64:
-    return py::dtype("int64");
-  case D::float64:
-    return py::dtype("float64");
-  }
-  return py::dtype("uint8");
+  const bool as_bits = t == D::bfloat16 || t == D::b8 || t == D::b16 || t == D::b32 || t == D::b64;
+  return py::dtype(as_bits ? "uint" + std::to_string(8 * tile::size_bytes(t))
+                           : std::string(tile::name(t)));
 }
 
 const tile::TensorDecl* global_tensor(const tile::Kernel& k, const std::string& name) {

@@ -54,9 +54,8 @@ int run_emit(const std::vector<std::string>& args) {
   if (!output.empty() && !out_dir.empty())
     return usage_error("emit", "-o and --out-dir exclude each other");
   lower::LowerOptions lo;
-  if (auto parsed = parse_target_options(target, version, lo); !parsed)
+  if (auto parsed = parse_target_options(target, version, vm["target"].defaulted(), lo); !parsed)
     return usage_error("emit", parsed.error());
-  lo.raise_target = vm["target"].defaulted();
   if (vm.count("dump-loops"))
     lo.dump_loop_form = &std::cerr;
   std::vector<fs::path> specs;
@@ -122,9 +121,8 @@ int run_check(const std::vector<std::string>& args) {
   if (specs_in.empty())
     return usage_error("check", "no spec given");
   lower::LowerOptions lo;
-  if (auto parsed = parse_target_options(target, version, lo); !parsed)
+  if (auto parsed = parse_target_options(target, version, vm["target"].defaulted(), lo); !parsed)
     return usage_error("check", parsed.error());
-  lo.raise_target = vm["target"].defaulted();
   std::vector<fs::path> specs;
   if (auto status = expand_specs("check", specs_in, specs))
     return *status;

@@ -107,9 +107,8 @@ int run_golden(const std::vector<std::string>& args) {
   if (specs_in.empty())
     specs_in.push_back(spec_root);
   lower::LowerOptions lo;
-  if (auto parsed = parse_target_options(target, "", lo); !parsed)
+  if (auto parsed = parse_target_options(target, "", vm["target"].defaulted(), lo); !parsed)
     return usage_error("golden", parsed.error());
-  lo.raise_target = vm["target"].defaulted();
   std::vector<fs::path> specs;
   if (auto status = expand_specs("golden", specs_in, specs))
     return *status;

@@ -10,8 +10,9 @@
 namespace ptxgen::cli {
 
 /// Fills options.target and options.version from the option strings; fails for a
-/// malformed value.
+/// malformed value. A target left at its default (`target_defaulted`) may be raised to what
+/// a spec needs (LowerOptions::raise_target); one the user gave is kept.
 Status parse_target_options(const std::string& target, const std::string& version,
-                            lower::LowerOptions& options);
+                            bool target_defaulted, lower::LowerOptions& options);
 
 } // namespace ptxgen::cli

@@ -2,6 +2,8 @@
 
 #include "driver/fuzz/gen_build.hpp"
 
+#include "emitter/tile/dtype.hpp"
+
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -10,21 +12,19 @@ namespace ptxgen::driver::fuzz {
 
 namespace {
 
-struct DtypeSpelling {
-  std::string_view name;
-  std::int64_t bytes;
-  bool alias;
+/// The dtype spellings the generator writes, in the order its choices index them (a seed's
+/// spec depends on it); their sizes, and which are aliases, are tile::parse_dtype's.
+constexpr std::array<std::string_view, 28> dtype_spellings{
+    "uint8",   "int8",     "b8",  "u8",  "s8",   "uint16", "int16",
+    "float16", "bfloat16", "b16", "f16", "bf16", "half",   "uint32",
+    "int32",   "float32",  "b32", "u32", "f32",  "float",  "uint64",
+    "int64",   "float64",  "b64", "u64", "i64",  "f64",    "double",
 };
 
-constexpr std::array<DtypeSpelling, 28> dtype_spellings{{
-    {"uint8", 1, false},    {"int8", 1, false},   {"b8", 1, false},      {"u8", 1, true},
-    {"s8", 1, true},        {"uint16", 2, false}, {"int16", 2, false},   {"float16", 2, false},
-    {"bfloat16", 2, false}, {"b16", 2, false},    {"f16", 2, true},      {"bf16", 2, true},
-    {"half", 2, true},      {"uint32", 4, false}, {"int32", 4, false},   {"float32", 4, false},
-    {"b32", 4, false},      {"u32", 4, true},     {"f32", 4, true},      {"float", 4, true},
-    {"uint64", 8, false},   {"int64", 8, false},  {"float64", 8, false}, {"b64", 8, false},
-    {"u64", 8, true},       {"i64", 8, true},     {"f64", 8, true},      {"double", 8, true},
-}};
+/// Whether `spelling` is an alias of a dtype rather than its name.
+bool dtype_alias(std::string_view spelling, tile::DType t) {
+  return tile::name(t) != spelling;
+}
 
 /// Policies as ptxgen's cache_hint specs pass them (createpolicy results seen on sm_80+).
 constexpr std::array<std::uint64_t, 2> policy_values{0x14F0000000000000ull, 0x12F0000000000000ull};
@@ -102,14 +102,17 @@ std::string Builder::param_u64(std::uint64_t value) {
 }
 
 ModelDtype Builder::dtype(std::int64_t bytes) {
-  std::vector<const DtypeSpelling*> fit;
-  for (const auto& d : dtype_spellings)
-    if (d.bytes == bytes && (!d.alias || rng.chance(1, 3)))
-      fit.push_back(&d);
-  const DtypeSpelling* d = rng.pick(fit);
-  if (d->alias)
+  std::vector<std::string_view> fit;
+  for (const std::string_view d : dtype_spellings) {
+    const tile::DType t = *tile::parse_dtype(d);
+    if (tile::size_bytes(t) == bytes && (!dtype_alias(d, t) || rng.chance(1, 3)))
+      fit.push_back(d);
+  }
+  const std::string_view d = rng.pick(fit);
+  const tile::DType t = *tile::parse_dtype(d);
+  if (dtype_alias(d, t))
     use(Feature::dtype_alias);
-  return ModelDtype{d->name, d->bytes};
+  return ModelDtype{d, tile::size_bytes(t)};
 }
 
 tile::TensorInit Builder::init_for(ModelDtype dtype) {

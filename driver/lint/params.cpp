@@ -5,7 +5,6 @@
 #include "emitter/tile/tensor.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
-#include <array>
 #include <charconv>
 #include <cstring>
 #include <utility>
@@ -13,20 +12,6 @@
 namespace ptxgen::lint {
 
 namespace {
-
-/// Bytes per element of a `--arg NAME=TYPE[...]` type; 0 for an unknown type.
-std::uint64_t element_bytes(std::string_view t) {
-  static constexpr std::array<std::pair<std::string_view, std::uint64_t>, 19> types = {{
-      {"u8", 1},   {"s8", 1},  {"b8", 1},  {"u16", 2}, {"s16", 2},  {"b16", 2},  {"f16", 2},
-      {"bf16", 2}, {"u32", 4}, {"s32", 4}, {"b32", 4}, {"f32", 4},  {"tf32", 4}, {"u64", 8},
-      {"s64", 8},  {"b64", 8}, {"f64", 8}, {"f8", 1},  {"e4m3", 1},
-  }};
-  for (const auto& [name, bytes] : types) {
-    if (name == t)
-      return bytes;
-  }
-  return 0;
-}
 
 /// A decimal or 0x-hexadecimal number, a leading '-' giving its two's complement.
 std::optional<std::uint64_t> parse_number(std::string_view s) {
@@ -61,11 +46,11 @@ bool parse_extents(std::string_view dims, std::vector<std::uint64_t>& out) {
 
 /// The keys after TYPE[...]: `box[B0,...]` (required), `swizzle=32B|64B|128B`, `fill=nan`;
 /// the map is checked against the tensor-map rules (tile::check_tensor_map).
-bool parse_map(std::string_view keys, ArgValue& a, std::string& error) {
+bool parse_map(std::string_view keys, tile::DType dtype, ArgValue& a, std::string& error) {
   const std::string where = "--arg " + a.name + ": tensor map: ";
   tile::Tensor t;
   t.name = a.name;
-  t.dtype = tile::parse_dtype(a.dtype).value_or(tile::DType::uint8);
+  t.dtype = dtype;
   for (const std::uint64_t d : a.shape)
     t.shape.push_back(static_cast<std::int64_t>(d));
   t.align = 128;
@@ -131,15 +116,17 @@ std::optional<ArgValue> parse_arg(std::string_view text, std::string& error) {
     value = value.substr(0, colon);
   }
   const std::size_t open = value.find('[');
-  if (open == std::string_view::npos || value.back() != ']' ||
-      element_bytes(value.substr(0, open)) == 0) {
+  const auto dtype = open == std::string_view::npos || value.back() != ']'
+                         ? std::nullopt
+                         : tile::parse_storage_dtype(value.substr(0, open));
+  if (!dtype) {
     error = "--arg " + a.name + ": '" + std::string(value) +
-            "' is neither a number nor TYPE[D0,D1,...] (TYPE one of u8 s8 b8 u16 s16 b16 f16 "
-            "bf16 u32 s32 b32 f32 tf32 u64 s64 b64 f64)";
+            "' is neither a number nor TYPE[D0,D1,...] (TYPE " + tile::storage_dtype_choices() +
+            ")";
     return std::nullopt;
   }
   a.dtype = std::string(value.substr(0, open));
-  a.bytes = element_bytes(a.dtype);
+  a.bytes = tile::size_bytes(*dtype);
   if (!parse_extents(value.substr(open + 1, value.size() - open - 2), a.shape)) {
     error = "--arg " + a.name + ": the extents in '" + std::string(value) +
             "' must be positive numbers";
@@ -153,7 +140,7 @@ std::optional<ArgValue> parse_arg(std::string_view text, std::string& error) {
       return std::nullopt;
     }
   }
-  if (!map_keys.empty() && !parse_map(map_keys, a, error))
+  if (!map_keys.empty() && !parse_map(map_keys, *dtype, a, error))
     return std::nullopt;
   return a;
 }

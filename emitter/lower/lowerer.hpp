@@ -337,6 +337,12 @@ private:
   /// The `.L2::cache_hint` operand, when the op has a cache policy.
   CachePolicy op_cache_policy(const std::optional<tile::Located<tile::CachePolicy>>& p);
 
+  /// Emits the copy `operands()` returns under op's pred (nothing when it folds to false), with
+  /// op's cache policy; the registers come in that order: the pred's, the operands', the
+  /// policy's.
+  template <class Op, class Operands>
+  void emit_bulk(const Op& op, Operands&& operands);
+
   void lower(const tile::BulkLoadOp& b);
   void lower(const tile::BulkStoreOp& b);
   void lower(const tile::BulkCommitOp&) { emit(CpAsyncBulkCommitGroup{}); }

@@ -69,31 +69,36 @@ CachePolicy Lowerer::op_cache_policy(const std::optional<tile::Located<tile::Cac
   return cache_policy(p->value);
 }
 
-void Lowerer::lower(const tile::BulkLoadOp& b) {
-  const RepeatGuard g = op_guard(b.pred);
+template <class Op, class Operands>
+void Lowerer::emit_bulk(const Op& op, Operands&& operands) {
+  const RepeatGuard g = op_guard(op.pred);
   if (g.skip)
     return;
-  CpAsyncBulkLoad c;
-  c.dst = view_address(b.dst.value);
-  c.src = view_address(b.src.value);
-  c.size = Immediate{bulk_bytes(b.dst.value)};
-  c.mbar = barrier_address(b.barrier);
-  c.cache_policy = op_cache_policy(b.cache_policy);
+  auto c = operands();
+  c.cache_policy = op_cache_policy(op.cache_policy);
   c.cache_hint = c.cache_policy.has_value();
   emit(c, g.guard);
 }
 
+void Lowerer::lower(const tile::BulkLoadOp& b) {
+  emit_bulk(b, [&] {
+    CpAsyncBulkLoad c;
+    c.dst = view_address(b.dst.value);
+    c.src = view_address(b.src.value);
+    c.size = Immediate{bulk_bytes(b.dst.value)};
+    c.mbar = barrier_address(b.barrier);
+    return c;
+  });
+}
+
 void Lowerer::lower(const tile::BulkStoreOp& b) {
-  const RepeatGuard g = op_guard(b.pred);
-  if (g.skip)
-    return;
-  CpAsyncBulkStore c;
-  c.dst = view_address(b.dst.value);
-  c.src = view_address(b.src.value);
-  c.size = Immediate{bulk_bytes(b.src.value)};
-  c.cache_policy = op_cache_policy(b.cache_policy);
-  c.cache_hint = c.cache_policy.has_value();
-  emit(c, g.guard);
+  emit_bulk(b, [&] {
+    CpAsyncBulkStore c;
+    c.dst = view_address(b.dst.value);
+    c.src = view_address(b.src.value);
+    c.size = Immediate{bulk_bytes(b.src.value)};
+    return c;
+  });
 }
 
 void Lowerer::lower(const tile::ExpectTxOp& e) {
@@ -110,30 +115,24 @@ void Lowerer::lower(const tile::ExpectTxOp& e) {
 }
 
 void Lowerer::lower(const tile::TensorLoadOp& t) {
-  const RepeatGuard g = op_guard(t.pred);
-  if (g.skip)
-    return;
-  CpAsyncBulkTensorLoad c;
-  c.rank = tensor_rank(t.coords.size());
-  c.dst = view_address(t.dst.value);
-  c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
-  c.mbar = barrier_address(t.barrier);
-  c.cache_policy = op_cache_policy(t.cache_policy);
-  c.cache_hint = c.cache_policy.has_value();
-  emit(c, g.guard);
+  emit_bulk(t, [&] {
+    CpAsyncBulkTensorLoad c;
+    c.rank = tensor_rank(t.coords.size());
+    c.dst = view_address(t.dst.value);
+    c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
+    c.mbar = barrier_address(t.barrier);
+    return c;
+  });
 }
 
 void Lowerer::lower(const tile::TensorStoreOp& t) {
-  const RepeatGuard g = op_guard(t.pred);
-  if (g.skip)
-    return;
-  CpAsyncBulkTensorStore c;
-  c.rank = tensor_rank(t.coords.size());
-  c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
-  c.src = view_address(t.src.value);
-  c.cache_policy = op_cache_policy(t.cache_policy);
-  c.cache_hint = c.cache_policy.has_value();
-  emit(c, g.guard);
+  emit_bulk(t, [&] {
+    CpAsyncBulkTensorStore c;
+    c.rank = tensor_rank(t.coords.size());
+    c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
+    c.src = view_address(t.src.value);
+    return c;
+  });
 }
 
 } // namespace ptxgen::lower::impl

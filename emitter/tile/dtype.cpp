@@ -42,6 +42,13 @@ constexpr std::array<std::pair<std::string_view, DType>, 20> kAliases = {{
     {"double", DType::float64}, {"bfloat", DType::bfloat16},
 }};
 
+/// The storage types of parse_storage_dtype(), each as the untyped DType of its size.
+constexpr std::array<std::pair<std::string_view, DType>, 3> kStorage = {{
+    {"tf32", DType::b32},
+    {"f8", DType::b8},
+    {"e4m3", DType::b8},
+}};
+
 const DTypeInfo& info(DType t) {
   for (const auto& i : kTypes)
     if (i.type == t)
@@ -93,6 +100,22 @@ std::string dtype_choices() {
 
 unsigned size_bytes(DType t) {
   return info(t).size;
+}
+
+std::optional<DType> parse_storage_dtype(std::string_view s) {
+  if (auto t = parse_dtype(s))
+    return t;
+  for (const auto& [storage, type] : kStorage)
+    if (storage == s)
+      return type;
+  return std::nullopt;
+}
+
+std::string storage_dtype_choices() {
+  std::string out = dtype_choices() + ", or a storage type: ";
+  for (std::size_t k = 0; k < kStorage.size(); ++k)
+    out += std::string(k ? ", " : "") + std::string(kStorage[k].first);
+  return out;
 }
 
 } // namespace ptxgen::tile

@@ -43,4 +43,11 @@ std::string dtype_choices();
 /// Size of one element in bytes.
 unsigned size_bytes(DType t);
 
+/// parse_dtype(), or an element type the tile layer has no arithmetic for but whose bytes a
+/// foreign kernel's tensor may hold: tf32 (as b32), f8 and e4m3 (as b8). `ptxgen lint`'s
+/// `--arg NAME=TYPE[...]` takes these (docs/lint.md).
+std::optional<DType> parse_storage_dtype(std::string_view s);
+/// dtype_choices(), then ", or a storage type: tf32, f8, e4m3", for messages.
+std::string storage_dtype_choices();
+
 } // namespace ptxgen::tile

@@ -214,6 +214,20 @@ def test_run_on_the_simulator_with_numpy_in_and_out(real_ptxas):
         seed().run(C=x)
 
 
+def test_each_dtype_takes_the_numpy_array_of_its_bits():
+    # numpy names the typed ones alike; bfloat16 and the untyped views are unsigned integers
+    numpy_of = {"uint8": "uint8", "int8": "int8", "uint16": "uint16", "int16": "int16",
+                "float16": "float16", "bfloat16": "uint16", "uint32": "uint32",
+                "int32": "int32", "float32": "float32", "uint64": "uint64", "int64": "int64",
+                "float64": "float64", "b8": "uint8", "b16": "uint16", "b32": "uint32",
+                "b64": "uint64"}
+    for dtype, numpy_name in numpy_of.items():
+        k = ptxgen.Kernel("dtypes", grid=1, block=32)
+        k.global_tensor("A", (4,), dtype)
+        with pytest.raises(TypeError, match=rf"holds {dtype} \(numpy {numpy_name}\), not bool"):
+            k.run(A=np.zeros(4, dtype=bool))
+
+
 def test_a_planted_race_is_reported_at_the_python_line(real_ptxas):
     k = ptxgen.Kernel("race", grid=1, block=32)
     A = k.global_tensor("A", (32, 16), "uint8", init=ptxgen.random_init(5))

@@ -36,12 +36,26 @@ TEST_CASE("lint --arg: scalars, sized pointers and what is neither") {
   a = parse_arg("B=bf16[3]", error);
   REQUIRE(a);
   CHECK(a->bytes == 6);
+  // a spec's spellings, and the storage types the tile layer has no dtype for
+  a = parse_arg("C=uint32[5]", error);
+  REQUIRE(a);
+  CHECK(a->dtype == "uint32");
+  CHECK(a->bytes == 20);
+  a = parse_arg("D=tf32[3,2]", error);
+  REQUIRE(a);
+  CHECK(a->bytes == 24);
+  a = parse_arg("E=e4m3[7]", error);
+  REQUIRE(a);
+  CHECK(a->bytes == 7);
   for (const char* bad : {"=5", "n=", "n", "A=f33[4]", "A=f32[0]", "A=f32[4", "A=f32[4,]", "n=7x",
                           "A=u8[1000000000]"}) {
     error.clear();
     CHECK_MESSAGE(!parse_arg(bad, error), bad);
     CHECK_MESSAGE(!error.empty(), bad);
   }
+  CHECK_FALSE(parse_arg("A=f33[4]", error));
+  CHECK(error.find("uint32") != std::string::npos); // the choices: the spec's dtypes
+  CHECK(error.find("e4m3") != std::string::npos);   // and the storage types
 }
 
 TEST_CASE("lint --arg: a tensor map, its keys and the tensor-map rules") {
@@ -63,6 +77,10 @@ TEST_CASE("lint --arg: a tensor map, its keys and the tensor-map rules") {
   CHECK(a->map->swizzle == ptxgen::tile::TensorMapSwizzle::none);
   CHECK(a->map->oob_fill == ptxgen::tile::TensorMapOobFill::nan);
   CHECK_FALSE(parse_arg("P=u32[30,64]", error)->map); // no keys: a plain pointer
+  a = parse_arg("T=tf32[30,64]:box[16,32]", error);   // a storage type: 4-byte elements
+  REQUIRE_MESSAGE(a, error);
+  REQUIRE(a->map);
+  CHECK(a->map->global_strides == std::vector<std::int64_t>{64 * 4});
   for (const char* bad : {
            "A=u32[30,64]:box[16]",                 // one box extent for two dimensions
            "A=u32[30,64]:box[16,300]",             // a box dimension over 256

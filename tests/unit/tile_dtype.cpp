@@ -125,4 +125,19 @@ TEST_CASE("dtype_spellings lists the names, then the aliases, each parsing") {
     CHECK(parse_dtype(s).has_value());
 }
 
+TEST_CASE("storage dtypes: every dtype spelling, then tf32, f8 and e4m3 by their bytes") {
+  for (std::string_view s : dtype_spellings())
+    CHECK(parse_storage_dtype(s) == parse_dtype(s));
+  // PTX's .tf32 is held in 32 bits, .e4m3 (an 8-bit float) in 8.
+  CHECK(parse_storage_dtype("tf32") == DType::b32);
+  CHECK(parse_storage_dtype("f8") == DType::b8);
+  CHECK(parse_storage_dtype("e4m3") == DType::b8);
+  CHECK_FALSE(parse_dtype("tf32").has_value()); // no arithmetic of its own in specs
+  CHECK_FALSE(parse_storage_dtype("tf33").has_value());
+  CHECK_FALSE(parse_storage_dtype("").has_value());
+  const std::string choices = storage_dtype_choices();
+  CHECK(choices.starts_with(dtype_choices()));
+  CHECK(choices.ends_with(", or a storage type: tf32, f8, e4m3"));
+}
+
 } // namespace unit_tile_dtype

@@ -2,12 +2,8 @@
 # [kernel] abi order when there is one, else the global tensors then the [param.*] tables,
 # each in declaration order (docs/spec-format.md, "Foreign kernels"). Prints INDEX=VALUE...
 # A tensor the abi passes by its map alone ("A.map") gets INDEX=TYPE[SHAPE]:box[BOX] with its
-# map's swizzle and NaN fill (docs/lint.md, "Launch, scalars and memory").
-BEGIN {
-  split("uint8 u8 int8 s8 uint16 u16 int16 s16 float16 f16 bfloat16 bf16 uint32 u32 int32 s32 " \
-        "float32 f32 uint64 u64 int64 s64 float64 f64", pairs, " ")
-  for (i = 1; i in pairs; i += 2) short[pairs[i]] = pairs[i + 1]
-}
+# map's swizzle and NaN fill (docs/lint.md, "Launch, scalars and memory"); TYPE is the spec's
+# dtype as written, which --arg takes as a spec does (tile::parse_storage_dtype).
 function list_of(line) { sub(/^[^[]*\[/, "", line); sub(/\].*/, "", line); gsub(/[" ]/, "", line); return line }
 function string_of(line) { sub(/^[^=]*= */, "", line); sub(/[ \t]*#.*$/, "", line); gsub(/"/, "", line); return line }
 /^\[/ { section = $0; next }
@@ -45,7 +41,7 @@ END {
     if (order[i] in values) printf "%d=%s ", i - 1, values[order[i]]
     if (order[i] ~ /\.map$/) {
       t = order[i]; sub(/\.map$/, "", t)
-      printf "%d=%s[%s]:box[%s]", i - 1, short[dtype[t]], shape[t], box[t]
+      printf "%d=%s[%s]:box[%s]", i - 1, dtype[t], shape[t], box[t]
       if (t in swz && swz[t] != "none") printf ":swizzle=%s", swz[t]
       if (fill[t] == "nan") printf ":fill=nan"
       printf " "
