@@ -149,10 +149,13 @@ struct RunResult {
   bool passed() const { return status == "pass"; }
 };
 
-api::EmitOptions emit_options(const std::string& target,
+/// No target: sm_80, raised to what the kernel's ops need (sm_90 for bulk copies), as
+/// `ptxgen emit` without --target.
+api::EmitOptions emit_options(const std::optional<std::string>& target,
                               const std::optional<std::string>& version) {
   api::EmitOptions o;
-  o.target = parse_target(target);
+  o.target = target ? parse_target(*target) : driver::emitted_target;
+  o.raise_target = !target;
   if (version) {
     o.version = ptx::PtxVersion::parse(*version);
     if (!o.version)
@@ -357,18 +360,21 @@ void bind_stages(py::module_& m, py::class_<PyKernel>& k) {
   k.def("to_toml", [](const PyKernel& self) { return api::to_spec_toml(self.kernel()); });
   k.def(
       "check",
-      [](const PyKernel& self, const std::string& target) {
+      [](const PyKernel& self, const std::optional<std::string>& target) {
         return to_list(emit_kernel(self, emit_options(target, std::nullopt)).diagnostics);
       },
-      py::arg("target") = driver::emitted_target.str(),
-      "Every diagnostic of emitting for `target` (errors and warnings), raising nothing.");
+      py::arg("target") = py::none(),
+      "Every diagnostic of emitting for `target` (errors and warnings), raising nothing; "
+      "default: sm_80, or what the kernel's ops need.");
   k.def(
       "emit",
-      [](const PyKernel& self, const std::string& target, std::optional<std::string> version) {
+      [](const PyKernel& self, const std::optional<std::string>& target,
+         std::optional<std::string> version) {
         return emit_or_raise(self, emit_options(target, version));
       },
-      py::arg("target") = driver::emitted_target.str(), py::arg("ptx_version") = py::none(),
-      "The kernel's PTX; ptxgen.Error(stage='emit') with every diagnostic when refused.");
+      py::arg("target") = py::none(), py::arg("ptx_version") = py::none(),
+      "The kernel's PTX; ptxgen.Error(stage='emit') with every diagnostic when refused; "
+      "default target: sm_80, or what the kernel's ops need (a comment line says so).");
   k.def("run", &run, py::arg("backend") = "sim", py::arg("target") = py::none(),
         py::arg("ptxas") = py::none(),
         "Runs the kernel against the reference; keyword arguments give global tensors "

@@ -44,10 +44,6 @@ bool contract_refuses_fault_spec(const tile::Kernel& k, const lower::LowerOption
 void lower_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::LowerOptions& options,
                 FaultSpecs faults) {
   lower::LowerOptions lo = options;
-  if (lo.raise_target && lo.target < tile::min_target(kernel)) {
-    lo.target = tile::min_target(kernel);
-    lo.header_comments.push_back("For " + lo.target.str() + ": the kernel's ops need it.");
-  }
   if (kernel.must_fault && faults == FaultSpecs::run_unchecked) {
     if (!contract_refuses_fault_spec(kernel, options, out.diagnostics))
       return;

@@ -10,9 +10,10 @@ EmitResult emit(const tile::Kernel& kernel, const EmitOptions& options) {
   lo.target = options.target;
   lo.version = options.version;
   lo.header_comments = options.header_comments;
+  lo.raise_target = options.raise_target;
   auto lowered = lower::lower(kernel, lo);
   EmitResult out;
-  out.target = options.target;
+  out.target = lower::lowered_target(kernel, lo);
   out.diagnostics = lowered.diagnostics;
   if (lowered)
     out.ptx = ptx::print(*lowered.value);
@@ -30,8 +31,12 @@ EmitResult emit(const KernelBuilder& builder, const EmitOptions& options) {
   if (found.has_errors()) {
     // The ops in error were left out; the rest are whole, and the contract checks each op
     // on its own, so its findings are not consequences of the builder's.
-    found.append(tile::check_contract(builder.kernel(), options.target));
-    return EmitResult{std::nullopt, std::move(found), options.target};
+    lower::LowerOptions lo;
+    lo.target = options.target;
+    lo.raise_target = options.raise_target;
+    const ptx::Target target = lower::lowered_target(builder.kernel(), lo);
+    found.append(tile::check_contract(builder.kernel(), target));
+    return EmitResult{std::nullopt, std::move(found), target};
   }
   EmitResult out = emit(builder.kernel(), options);
   found.append(out.diagnostics);

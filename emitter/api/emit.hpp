@@ -33,6 +33,9 @@ struct EmitOptions {
   ptx::Target target = lower::LowerOptions{}.target;     ///< `ptxgen emit`'s default
   std::optional<ptx::PtxVersion> version = std::nullopt; ///< default: the lowest that works
   std::vector<std::string> header_comments{};            ///< `// ...` lines before `.version`
+  /// `target` is a floor: a kernel whose ops need a newer one (bulk copies: sm_90) is
+  /// emitted for that, as `ptxgen emit` without --target does (EmitResult::target says which).
+  bool raise_target = false;
 };
 
 struct EmitResult {

@@ -6,7 +6,27 @@
 
 namespace ptxgen::lower {
 
-Result<ptx::Module> lower(const tile::Kernel& k, const LowerOptions& options) {
+namespace {
+
+/// `given`, with the target raised to tile::min_target(k) where `raise_target` asks for it.
+LowerOptions with_raised_target(const tile::Kernel& k, const LowerOptions& given) {
+  LowerOptions o = given;
+  if (const ptx::Target t = lowered_target(k, given); t != o.target) {
+    o.target = t;
+    o.header_comments.push_back("For " + o.target.str() + ": the kernel's ops need it.");
+  }
+  return o;
+}
+
+} // namespace
+
+ptx::Target lowered_target(const tile::Kernel& k, const LowerOptions& options) {
+  return options.raise_target && options.target < tile::min_target(k) ? tile::min_target(k)
+                                                                      : options.target;
+}
+
+Result<ptx::Module> lower(const tile::Kernel& k, const LowerOptions& given) {
+  const LowerOptions options = with_raised_target(k, given);
   Diagnostics ds = options.unchecked
                        ? Diagnostics{}
                        : tile::check_contract(k, options.run_target.value_or(options.target));

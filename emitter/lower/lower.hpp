@@ -24,4 +24,8 @@ namespace ptxgen::lower {
 /// ever replaced by a synchronous copy or a narrower instruction.
 Result<ptx::Module> lower(const tile::Kernel& k, const LowerOptions& options);
 
+/// The target lower() lowers `k` for: options.target, or tile::min_target(k) where that is
+/// newer and options.raise_target allows it.
+ptx::Target lowered_target(const tile::Kernel& k, const LowerOptions& options);
+
 } // namespace ptxgen::lower

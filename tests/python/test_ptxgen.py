@@ -422,9 +422,16 @@ def test_tma_maps_bulk_ops_and_their_errors_at_the_python_lines():
 
 
 def test_tma_kernels_emit_for_sm_90_only():
+    # Without a target emit raises sm_80 to what the ops need, and says so; an explicit
+    # older target is the caller's choice, refused by the feature gates.
+    ptx = tma_pipeline().emit()
+    assert ".target sm_90\n" in ptx and "// For sm_90: the kernel's ops need it." in ptx
+    assert body_of(ptx) == body_of(tma_pipeline().emit(target="sm_90"))
+    assert tma_pipeline().check() == []
     with pytest.raises(ptxgen.Error) as e:
-        tma_pipeline().emit()  # emit's default target is sm_80
+        tma_pipeline().emit(target="sm_80")
     assert {d.id for d in e.value.diagnostics} == {"ptx_feature_target"}
+    assert {d.id for d in tma_pipeline().check(target="sm_80")} == {"ptx_feature_target"}
 
 
 def test_bulk_load_ring_inside_a_loop_emits_the_golden_ptx(source_dir):
