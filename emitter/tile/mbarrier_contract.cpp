@@ -340,6 +340,21 @@ private:
                 "arrival is one of the count)");
       return;
     }
+    // A first arrival in phase P > 0 needs the same: a thread that does not know phase P-1
+    // completed may arrive while it is open, and its arrival count there. An expect_tx's
+    // arrival is checked with its bytes (check_expect_after_previous).
+    if (mine == no_phase && bar.completed > 0 && knows[bar.key] < bar.completed &&
+        !std::holds_alternative<ExpectTxOp>(op.body)) {
+      const std::string before = std::to_string(bar.completed - 1);
+      error(DiagId::contract_mbarrier_reuse, index, op.pos, 1,
+            where(tid) + ": " + role_of(index) + "the thread's first arrival on barrier '" +
+                v.text + "' comes in phase " + std::to_string(bar.completed) +
+                ", but it does not know that phase " + before +
+                " completed (it did not wait for it, nor for a phase of another barrier "
+                "released after it): in another order of the threads it arrives while phase " +
+                before + " is still open, which it then completes early; wait for phase " +
+                before + " (parity " + std::to_string((bar.completed - 1) % 2) + ") before it");
+    }
     mine = bar.completed;
     learn(bar.gathering, knows);
     bar.increment[static_cast<std::size_t>(tid)] = no_phase;
