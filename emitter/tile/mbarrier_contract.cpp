@@ -76,8 +76,10 @@ struct Barrier {
   std::vector<std::int64_t> expected_by;
   bool expects_synced = false;
   /// Per thread: its expect_tx without arrival that no arrival of its phase is known to
-  /// follow yet (check_loose_expects).
+  /// follow yet (check_loose_expects); all of the current phase (a completion clears them).
   std::vector<LooseExpect> loose;
+  std::int64_t loose_count = 0; ///< entries of `loose` set, so that arrivals skip the scan
+  bool loose_synced = false;    ///< one of them is synced
 
   bool arrivals_done() const { return arrived == count; }
   bool settled() const { return arrivals_done() && expected == delivered; }
@@ -300,8 +302,11 @@ private:
       bar.synced = bar.initialised;
       bar.used_since_sync = false;
       bar.expects_synced = bar.expects;
+      if (bar.loose_count == 0)
+        continue;
       for (LooseExpect& x : bar.loose)
-        x.synced = x.synced || x.phase == bar.completed;
+        x.synced = x.phase != no_phase;
+      bar.loose_synced = true;
     }
   }
 
@@ -352,22 +357,34 @@ private:
                 ", but it does not know that phase " + before +
                 " completed (it did not wait for it, nor for a phase of another barrier "
                 "released after it): in another order of the threads it arrives while phase " +
-                before + " is still open, which it then completes early; wait for phase " +
-                before + " (parity " + std::to_string((bar.completed - 1) % 2) + ") before it");
+                before + " is still open, which it then completes early; wait for phase " + before +
+                " (parity " + std::to_string((bar.completed - 1) % 2) + ") before it");
     }
     mine = bar.completed;
     learn(bar.gathering, knows);
     bar.increment[static_cast<std::size_t>(tid)] = no_phase;
     bar.last_arrival_op = index;
     ++bar.arrived;
-    // This arrival follows the thread's own expect_tx, and every one a cta_sync followed.
-    for (std::size_t t = 0; t < bar.loose.size(); ++t) {
-      LooseExpect& x = bar.loose[t];
-      if (x.phase == bar.completed && (x.synced || t == static_cast<std::size_t>(tid)))
-        x = LooseExpect{};
-    }
+    cover_loose(bar, tid);
     if (settle(index, tid, v, bar))
       ++completed_here;
+  }
+
+  /// An arrival of thread `tid` on `bar` follows the thread's own expect_tx without arrival,
+  /// and every one a cta_sync followed.
+  static void cover_loose(Barrier& bar, std::int64_t tid) {
+    if (bar.loose[static_cast<std::size_t>(tid)].phase != no_phase) {
+      bar.loose[static_cast<std::size_t>(tid)] = LooseExpect{};
+      --bar.loose_count;
+    }
+    if (bar.loose_synced) {
+      for (LooseExpect& x : bar.loose)
+        if (x.synced) {
+          x = LooseExpect{};
+          --bar.loose_count;
+        }
+      bar.loose_synced = false;
+    }
   }
 
   /// Completes the current phase of `bar` when it is settled (by thread `tid`'s op
@@ -415,18 +432,23 @@ private:
   /// after that completion, its bytes falling into the next phase.
   void check_loose_expects(std::size_t index, std::int64_t tid, const Located<View>& v,
                            Barrier& bar) {
+    if (bar.loose_count == 0)
+      return;
+    bar.loose_count = 0;
+    bar.loose_synced = false;
     for (std::size_t t = 0; t < bar.loose.size(); ++t) {
       const LooseExpect x = bar.loose[t];
       bar.loose[t] = LooseExpect{};
-      if (x.phase != bar.completed)
+      if (x.phase == no_phase)
         continue;
       const std::string phase = std::to_string(bar.completed);
       error(DiagId::contract_mbarrier_tx_unordered, x.op, k_.ops[x.op].pos, 1,
             where(static_cast<std::int64_t>(t)) + ": " + role_of(x.op) +
                 "the expect_tx (arrive = false) at line " + std::to_string(k_.ops[x.op].pos.line) +
                 " adds " + std::to_string(x.bytes) + " transaction bytes to phase " + phase +
-                " of barrier '" + v.text + "', but no arrival of the phase is ordered after it, "
-                "and " + op_at(index) + " (thread " + std::to_string(tid) +
+                " of barrier '" + v.text +
+                "', but no arrival of the phase is ordered after it, and " + op_at(index) +
+                " (thread " + std::to_string(tid) +
                 ") completes the phase: in another order of the threads the phase completes "
                 "first, with its transaction count short of these bytes, which then go to phase " +
                 std::to_string(bar.completed + 1) +
@@ -455,10 +477,11 @@ private:
               " transaction bytes to phase " + std::to_string(bar.completed) + " of barrier '" +
               e.barrier.text + "', but its thread does not know that phase " + before +
               " completed (it did not wait for it, nor for a phase of another barrier released "
-              "after it): in another order of the threads it runs while phase " + before +
+              "after it): in another order of the threads it runs while phase " +
+              before +
               " is still open and its bytes go there (a hang, or an early completion); wait for "
-              "phase " + before + " (parity " + std::to_string((bar.completed - 1) % 2) +
-              ") before it");
+              "phase " +
+              before + " (parity " + std::to_string((bar.completed - 1) % 2) + ") before it");
   }
 
   /// The current phase of `bar` completes at op `index`: a copy_arrive without noinc whose
@@ -635,7 +658,9 @@ private:
         arrive(index, op, e.barrier, *bar, t, completed_here);
         continue;
       }
-      bar->loose[static_cast<std::size_t>(t)] = {bar->completed, false, index, *bytes};
+      LooseExpect& x = bar->loose[static_cast<std::size_t>(t)];
+      bar->loose_count += x.phase == no_phase ? 1 : 0;
+      x = {bar->completed, false, index, *bytes};
       if (settle(index, t, e.barrier, *bar))
         ++completed_here;
     }
