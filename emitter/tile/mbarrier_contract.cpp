@@ -34,6 +34,17 @@ void learn(Knowledge& into, const Knowledge& from) {
   }
 }
 
+/// An expect_tx without arrival of one thread: it raises the tx-count of the phase current
+/// when it runs, which is the walk's phase only if it runs before the phase completes, i.e.
+/// before one of the phase's arrivals in every order of the threads: an arrival of its own
+/// thread after it, or any arrival after a cta_sync that came after it (`synced`).
+struct LooseExpect {
+  std::int64_t phase = no_phase; ///< no_phase: none, or one an arrival is known to follow
+  bool synced = false;
+  std::size_t op = 0;
+  std::int64_t bytes = 0;
+};
+
 /// One barrier's state, exactly as PTX keeps it (the phase count instead of its parity).
 struct Barrier {
   bool initialised = false;
@@ -64,6 +75,11 @@ struct Barrier {
   /// an expect_tx of the phase before a thread's load (check_load_expected).
   std::vector<std::int64_t> expected_by;
   bool expects_synced = false;
+  /// Per thread: its expect_tx without arrival that no arrival of its phase is known to
+  /// follow yet (check_loose_expects); all of the current phase (a completion clears them).
+  std::vector<LooseExpect> loose;
+  std::int64_t loose_count = 0; ///< entries of `loose` set, so that arrivals skip the scan
+  bool loose_synced = false;    ///< one of them is synced
 
   bool arrivals_done() const { return arrived == count; }
   bool settled() const { return arrivals_done() && expected == delivered; }
@@ -278,6 +294,7 @@ private:
     bar.arrival.assign(static_cast<std::size_t>(k_.block), no_phase);
     bar.increment.assign(static_cast<std::size_t>(k_.block), no_phase);
     bar.expected_by.assign(static_cast<std::size_t>(k_.block), no_phase);
+    bar.loose.assign(static_cast<std::size_t>(k_.block), LooseExpect{});
   }
 
   void exec(std::size_t, const Op&, const CtaSyncOp&) {
@@ -285,6 +302,11 @@ private:
       bar.synced = bar.initialised;
       bar.used_since_sync = false;
       bar.expects_synced = bar.expects;
+      if (bar.loose_count == 0)
+        continue;
+      for (LooseExpect& x : bar.loose)
+        x.synced = x.phase != no_phase;
+      bar.loose_synced = true;
     }
   }
 
@@ -323,20 +345,54 @@ private:
                 "arrival is one of the count)");
       return;
     }
+    // A first arrival in phase P > 0 needs the same: a thread that does not know phase P-1
+    // completed may arrive while it is open, and its arrival count there. An expect_tx's
+    // arrival is checked with its bytes (check_expect_after_previous).
+    if (mine == no_phase && bar.completed > 0 && knows[bar.key] < bar.completed &&
+        !std::holds_alternative<ExpectTxOp>(op.body)) {
+      const std::string before = std::to_string(bar.completed - 1);
+      error(DiagId::contract_mbarrier_reuse, index, op.pos, 1,
+            where(tid) + ": " + role_of(index) + "the thread's first arrival on barrier '" +
+                v.text + "' comes in phase " + std::to_string(bar.completed) +
+                ", but it does not know that phase " + before +
+                " completed (it did not wait for it, nor for a phase of another barrier "
+                "released after it): in another order of the threads it arrives while phase " +
+                before + " is still open, which it then completes early; wait for phase " + before +
+                " (parity " + std::to_string((bar.completed - 1) % 2) + ") before it");
+    }
     mine = bar.completed;
     learn(bar.gathering, knows);
     bar.increment[static_cast<std::size_t>(tid)] = no_phase;
     bar.last_arrival_op = index;
     ++bar.arrived;
-    if (settle(index, v, bar))
+    cover_loose(bar, tid);
+    if (settle(index, tid, v, bar))
       ++completed_here;
   }
 
-  /// Completes the current phase of `bar` when it is settled; true when it did.
-  bool settle(std::size_t index, const Located<View>& v, Barrier& bar) {
+  /// An arrival of thread `tid` on `bar` follows the thread's own expect_tx without arrival,
+  /// and every one a cta_sync followed.
+  static void cover_loose(Barrier& bar, std::int64_t tid) {
+    if (bar.loose[static_cast<std::size_t>(tid)].phase != no_phase) {
+      bar.loose[static_cast<std::size_t>(tid)] = LooseExpect{};
+      --bar.loose_count;
+    }
+    if (bar.loose_synced) {
+      for (LooseExpect& x : bar.loose)
+        if (x.synced) {
+          x = LooseExpect{};
+          --bar.loose_count;
+        }
+      bar.loose_synced = false;
+    }
+  }
+
+  /// Completes the current phase of `bar` when it is settled (by thread `tid`'s op
+  /// `index`); true when it did.
+  bool settle(std::size_t index, std::int64_t tid, const Located<View>& v, Barrier& bar) {
     if (!bar.settled())
       return false;
-    complete(index, v, bar);
+    complete(index, tid, v, bar);
     return true;
   }
 
@@ -362,10 +418,77 @@ private:
               " (each phase's expect_tx bytes must equal the bytes its loads deliver)");
   }
 
+  /// How a message names op `index`: "the mbarrier_arrive at line 53", or a pipeline's op by
+  /// its role.
+  std::string op_at(std::size_t index) const {
+    const Op& op = k_.ops[index];
+    if (op.origin.role != OpOrigin::Role::written || k_.built_in_code || op.pos.line == 0)
+      return op_label(k_, index);
+    return "the " + std::string(op_kind(op.body)) + " at line " + std::to_string(op.pos.line);
+  }
+
+  /// The current phase of `bar` completes at thread `tid`'s op `index`: an expect_tx without
+  /// arrival that no arrival of the phase follows in every order of the threads may run
+  /// after that completion, its bytes falling into the next phase.
+  void check_loose_expects(std::size_t index, std::int64_t tid, const Located<View>& v,
+                           Barrier& bar) {
+    if (bar.loose_count == 0)
+      return;
+    bar.loose_count = 0;
+    bar.loose_synced = false;
+    for (std::size_t t = 0; t < bar.loose.size(); ++t) {
+      const LooseExpect x = bar.loose[t];
+      bar.loose[t] = LooseExpect{};
+      if (x.phase == no_phase)
+        continue;
+      const std::string phase = std::to_string(bar.completed);
+      error(DiagId::contract_mbarrier_tx_unordered, x.op, k_.ops[x.op].pos, 1,
+            where(static_cast<std::int64_t>(t)) + ": " + role_of(x.op) +
+                "the expect_tx (arrive = false) at line " + std::to_string(k_.ops[x.op].pos.line) +
+                " adds " + std::to_string(x.bytes) + " transaction bytes to phase " + phase +
+                " of barrier '" + v.text +
+                "', but no arrival of the phase is ordered after it, and " + op_at(index) +
+                " (thread " + std::to_string(tid) +
+                ") completes the phase: in another order of the threads the phase completes "
+                "first, with its transaction count short of these bytes, which then go to phase " +
+                std::to_string(bar.completed + 1) +
+                " (an early completion, then a hang or a wrong count); let the thread arrive "
+                "after its expect_tx (arrive = true, or an mbarrier_arrive of its own) or put a "
+                "cta_sync between the expect_tx and an arrival of the phase");
+    }
+  }
+
+  /// An expect_tx of thread `t` in phase P > 0 must run after phase P-1 completed in every
+  /// order of the threads: the thread knows it did (it waited for it, or for a phase released
+  /// after it). Otherwise it may run while phase P-1 is open and add its bytes there. A thread
+  /// that arrives again with it is the reuse rule's (arrive()).
+  void check_expect_after_previous(std::size_t index, const Op& op, const ExpectTxOp& e,
+                                   const Barrier& bar, std::int64_t t, std::int64_t bytes) {
+    const auto tu = static_cast<std::size_t>(t);
+    if (bar.completed == 0 || (e.arrive && bar.arrival[tu] != no_phase))
+      return;
+    const Knowledge& knows = known_[tu];
+    const auto it = knows.find(bar.key);
+    if (it != knows.end() && it->second >= bar.completed)
+      return;
+    const std::string before = std::to_string(bar.completed - 1);
+    error(DiagId::contract_mbarrier_tx_unordered, index, op.pos, 1,
+          where(t) + ": " + role_of(index) + "the expect_tx adds " + std::to_string(bytes) +
+              " transaction bytes to phase " + std::to_string(bar.completed) + " of barrier '" +
+              e.barrier.text + "', but its thread does not know that phase " + before +
+              " completed (it did not wait for it, nor for a phase of another barrier released "
+              "after it): in another order of the threads it runs while phase " +
+              before +
+              " is still open and its bytes go there (a hang, or an early completion); wait for "
+              "phase " +
+              before + " (parity " + std::to_string((bar.completed - 1) % 2) + ") before it");
+  }
+
   /// The current phase of `bar` completes at op `index`: a copy_arrive without noinc whose
   /// thread has not arrived since could have raised the pending count after the completion
   /// (in any order of the threads), so its copies are not covered by the phase.
-  void complete(std::size_t index, const Located<View>& v, Barrier& bar) {
+  void complete(std::size_t index, std::int64_t tid, const Located<View>& v, Barrier& bar) {
+    check_loose_expects(index, tid, v, bar);
     for (std::size_t t = 0; t < bar.increment.size(); ++t) {
       if (bar.increment[t] != bar.completed)
         continue;
@@ -526,13 +649,19 @@ private:
       const auto bytes = evaluate(*e.bytes.value, env);
       if (!bar || !bytes)
         return;
+      check_expect_after_previous(index, op, e, *bar, t, *bytes);
       bar->expects = true;
       bar->expected_by[static_cast<std::size_t>(t)] = bar->completed;
       bar->last_tx_op = index;
       add_tx(index, op, e.barrier, *bar, t, bar->expected, *bytes, "expected");
-      if (e.arrive)
+      if (e.arrive) {
         arrive(index, op, e.barrier, *bar, t, completed_here);
-      else if (settle(index, e.barrier, *bar))
+        continue;
+      }
+      LooseExpect& x = bar->loose[static_cast<std::size_t>(t)];
+      bar->loose_count += x.phase == no_phase ? 1 : 0;
+      x = {bar->completed, false, index, *bytes};
+      if (settle(index, t, e.barrier, *bar))
         ++completed_here;
     }
   }
@@ -564,7 +693,7 @@ private:
       check_load_expected(index, op, v, *bar, t, bytes);
       bar->last_tx_op = index;
       add_tx(index, op, v, *bar, t, bar->delivered, bytes, "delivered");
-      settle(index, v, *bar);
+      settle(index, t, v, *bar);
     }
   }
 

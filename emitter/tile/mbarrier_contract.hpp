@@ -12,6 +12,11 @@
 // is open and a cta_sync followed its last use (contract_mbarrier_reuse); a wait names the
 // parity of the phase the waiting thread arrived in, which must be the last completed one
 // (for a thread that did not arrive: the last completed phase; contract_mbarrier_parity).
+// Transaction bytes: each phase's loads deliver what its expect_tx ops announced
+// (contract_mbarrier_tx, _tx_range), a load follows an expect_tx of its phase
+// (contract_mbarrier_tx_unexpected), and an expect_tx stays in its phase in every order of
+// the threads: after its thread knows the previous phase completed, before one of its
+// phase's arrivals (contract_mbarrier_tx_unordered).
 //
 // The walk assumes what the per-op checks prove first: a barrier view is the same for
 // every thread of a CTA, 8 contiguous bytes, inside its tensor.

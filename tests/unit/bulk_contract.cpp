@@ -278,18 +278,111 @@ TEST_CASE("a load needs an expect_tx of its phase ordered before it in its own t
                             "\narrive = false\npred = \"tid == 1\"\n";
   const std::string arrive =
       "\n[[op]]\nop = \"mbarrier_arrive\"\nbarrier = 'bar.sub[0]'\npred = \"tid == 0\"\n";
-  expect_only(contract(spec(other + bulk_load("s", "A") + arrive + wait())),
-              DiagId::contract_mbarrier_tx_unexpected,
-              "whose expect_tx came from another thread with no cta_sync between it and this load");
+  // (Thread 1's expect_tx is also ordered before no arrival of the phase: a second error.)
+  const auto ds = contract(spec(other + bulk_load("s", "A") + arrive + wait()));
+  INFO(ds.format_all());
+  REQUIRE(ds.items().size() == 2);
+  CHECK(ds.items()[0].id == DiagId::contract_mbarrier_tx_unexpected);
+  CHECK(ds.items()[0].message.find("whose expect_tx came from another thread with no cta_sync "
+                                   "between it and this load") != std::string::npos);
+  CHECK(ds.items()[1].id == DiagId::contract_mbarrier_tx_unordered);
   // A cta_sync between them orders thread 1's expect_tx before the load.
   expect_only(contract(spec(other + "\n[[op]]\nop = \"cta_sync\"\n" + bulk_load("s", "A") + arrive +
                             wait())),
               std::nullopt);
-  // Every thread's expect_tx (thread 0's among them) before thread 0's load.
-  expect_only(contract(spec("\n[[op]]\nop = \"expect_tx\"\nbarrier = 'bar.sub[0]'\nbytes = 32"
-                            "\narrive = false\n" +
-                            bulk_load("s", "A") + arrive + wait())),
+  // Every thread's expect_tx (thread 0's among them) before thread 0's load; each thread
+  // arrives after its own expect_tx (count 32).
+  auto every = spec("\n[[op]]\nop = \"expect_tx\"\nbarrier = 'bar.sub[0]'\nbytes = 32"
+                    "\narrive = false\n" +
+                    bulk_load("s", "A") +
+                    "\n[[op]]\nop = \"mbarrier_arrive\"\nbarrier = 'bar.sub[0]'\n" + wait());
+  every.replace(every.find("count = 1"), 9, "count = 32");
+  expect_only(contract(every), std::nullopt);
+}
+
+namespace {
+
+/// An op of `kind` on the barrier by the threads where `pred` holds, with more `keys`.
+std::string on_bar(const std::string& kind, const std::string& pred, const std::string& keys = "") {
+  return "\n[[op]]\nop = \"" + kind + "\"\nbarrier = 'bar.sub[0]'\n" + keys + "pred = \"" + pred +
+         "\"\n";
+}
+
+const std::string cta_sync = "\n[[op]]\nop = \"cta_sync\"\n";
+
+} // namespace
+
+TEST_CASE("an expect_tx without arrival comes before one of its phase's arrivals") {
+  // Thread 1 announces and loads, thread 0 arrives: thread 0 may arrive first and complete
+  // the phase (count 1, tx-count 0) before the expect_tx, whose bytes go to phase 1.
+  const std::string loose = on_bar("expect_tx", "tid == 1", "bytes = 1024\narrive = false\n") +
+                            bulk_load("s", "A", "tid == 1");
+  const std::string arrive0 = on_bar("mbarrier_arrive", "tid == 0");
+  expect_only(contract(spec(loose + arrive0 + wait())), DiagId::contract_mbarrier_tx_unordered,
+              "CTA 0, thread 1: the expect_tx (arrive = false) at line 46 adds 1024 transaction "
+              "bytes to phase 0 of barrier 'bar.sub[0]', but no arrival of the phase is ordered "
+              "after it, and the mbarrier_arrive at line 60 (thread 0) completes the phase");
+  // A cta_sync between the expect_tx and the arrival orders them.
+  expect_only(contract(spec(loose + cta_sync + arrive0 + wait())), std::nullopt);
+  // A cta_sync before the expect_tx orders nothing after it.
+  expect_only(contract(spec(cta_sync + loose + arrive0 + wait())),
+              DiagId::contract_mbarrier_tx_unordered, "no arrival of the phase is ordered");
+  // The expecting thread's own arrival after it (count 2: threads 0 and 1 arrive).
+  auto two = spec(loose + on_bar("mbarrier_arrive", "tid < 2") + wait());
+  two.replace(two.find("count = 1"), 9, "count = 2");
+  expect_only(contract(two), std::nullopt);
+  // An arrival of the thread before its expect_tx does not count.
+  auto before = spec(on_bar("mbarrier_arrive", "tid == 1") + loose + arrive0 + wait());
+  before.replace(before.find("count = 1"), 9, "count = 2");
+  expect_only(contract(before), DiagId::contract_mbarrier_tx_unordered,
+              "no arrival of the phase is ordered after it");
+  // With arrive = true the expect_tx is the phase's arrival.
+  expect_only(contract(spec(on_bar("expect_tx", "tid == 1", "bytes = 1024\n") +
+                            bulk_load("s", "A", "tid == 1") + wait())),
               std::nullopt);
+}
+
+TEST_CASE("the expect_tx rule holds for every issuing thread the range allows") {
+  const std::string ops = on_bar("expect_tx", "tid == n", "bytes = 1024\narrive = false\n") +
+                          bulk_load("s", "A", "tid == n") + on_bar("mbarrier_arrive", "tid == 0") +
+                          wait();
+  auto k = load(spec(ops, "[0, 31]"));
+  const std::vector<std::uint64_t> zero{0}, five{5};
+  ptxgen::Diagnostics at_zero, at_five;
+  tile::check_mbarrier_phases(*k, at_zero, tile::default_mbarrier_steps, zero);
+  tile::check_mbarrier_phases(*k, at_five, tile::default_mbarrier_steps, five);
+  expect_only(at_zero, std::nullopt);
+  expect_only(at_five, DiagId::contract_mbarrier_tx_unordered,
+              "CTA 0, thread 5: the expect_tx (arrive = false)");
+}
+
+TEST_CASE("an expect_tx runs after its thread knows the previous phase completed") {
+  // Phase 0: thread 0's expect_tx arrival and load; phase 1: thread 1's.
+  const std::string second = on_bar("expect_tx", "tid == 1", "bytes = 512\n") +
+                             bulk_load("s.sub[32:64, :]", "A.sub[32:64, :]", "tid == 1") +
+                             wait("1");
+  const std::string first = on_bar("expect_tx", "tid == 0", "bytes = 512\n") +
+                            bulk_load("s.sub[0:32, :]", "A.sub[0:32, :]");
+  // Only thread 0 waits for phase 0: thread 1's expect_tx may run while phase 0 is open.
+  expect_only(contract(spec(first + on_bar("mbarrier_wait", "tid == 0", "parity = 0\n") + second)),
+              DiagId::contract_mbarrier_tx_unordered,
+              "CTA 0, thread 1: the expect_tx adds 512 transaction bytes to phase 1 of barrier "
+              "'bar.sub[0]', but its thread does not know that phase 0 completed");
+  // Every thread waits for phase 0 first.
+  expect_only(contract(spec(first + wait("0") + second)), std::nullopt);
+  // Without arrival too; thread 1's own arrival after it is its first arrival, in phase 1,
+  // which it does not know follows phase 0 either.
+  const std::string loose_second =
+      on_bar("expect_tx", "tid == 1", "bytes = 512\narrive = false\n") +
+      bulk_load("s.sub[32:64, :]", "A.sub[32:64, :]", "tid == 1") +
+      on_bar("mbarrier_arrive", "tid == 1") + wait("1");
+  const auto loose =
+      contract(spec(first + on_bar("mbarrier_wait", "tid == 0", "parity = 0\n") + loose_second));
+  INFO(loose.format_all());
+  REQUIRE(loose.items().size() == 2);
+  CHECK(loose.items()[0].id == DiagId::contract_mbarrier_tx_unordered);
+  CHECK(loose.items()[0].message.find("does not know that phase 0 completed") != std::string::npos);
+  CHECK(loose.items()[1].id == DiagId::contract_mbarrier_reuse);
 }
 
 TEST_CASE("a phase's transaction bytes stay within the tx-count's range") {

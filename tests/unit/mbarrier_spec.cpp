@@ -288,6 +288,32 @@ TEST_CASE("contract: no reuse before the phase completes, no use before init and
   CHECK(contract(no_sync).has(DiagId::contract_mbarrier_uninit));
 }
 
+TEST_CASE("contract: a first arrival in phase P > 0 knows that phase P - 1 completed") {
+  // Threads 0..31 complete phase 0 (count 32) and wait for it; threads 32..63 arrive for
+  // phase 1. `first_wait` is the pred of the wait for phase 0.
+  const auto halves = [](const std::string& first_wait) {
+    std::string s = one_phase(32, false, false, "0");
+    s.erase(s.find("\n[[op]]\nop = \"apply\""));
+    const std::string on = "\n[[op]]\nbarrier = 'bar.sub[0]'\n";
+    return s + on + "op = \"mbarrier_arrive\"\npred = \"tid < 32\"\n" + on +
+           "op = \"mbarrier_wait\"\nparity = 0\n" + first_wait + on +
+           "op = \"mbarrier_arrive\"\npred = \"tid >= 32\"\n" + on +
+           "op = \"mbarrier_wait\"\nparity = 1\npred = \"tid >= 32\"\n";
+  };
+  // Threads 32..63 did not wait for phase 0: arriving first, they would complete it.
+  const auto ds = contract(halves("pred = \"tid < 32\"\n"));
+  INFO(ds.format_all());
+  REQUIRE(ds.items().size() == 1);
+  CHECK(ds.items()[0].id == DiagId::contract_mbarrier_reuse);
+  CHECK(ds.items()[0].message.find("CTA 0, thread 32: the thread's first arrival on barrier "
+                                   "'bar.sub[0]' comes in phase 1, but it does not know that "
+                                   "phase 0 completed") != std::string::npos);
+  // Every thread waits for phase 0 first.
+  const auto ok = contract(halves(""));
+  INFO(ok.format_all());
+  CHECK(ok.empty());
+}
+
 TEST_CASE("reference: the phases complete exactly and the copies land through them") {
   auto k = load(one_phase(64, false, true, "0"));
   const auto out = reference(*k);
