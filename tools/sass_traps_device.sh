@@ -7,7 +7,7 @@
 #      the hint passes; `asm --sass` flags the entry and nvcc's cutlass_hint -O3
 #      code, not the -G code;
 #  (b) no cubin of any ptxgen spec carries a known signature: specs/ (but
-#      invalid/ and faults/) as `run` emits them (sm_80 PTX) and lowered for
+#      invalid/, races/, wrong_kernel/ and faults/) as `run` emits them (sm_80 PTX) and lowered for
 #      sm_90, each assembled for sm_90; the faults/ specs, which fault on the
 #      GPU by design, are scanned by `run` and carry none either;
 #  (c) the same as (b) over every directory given as an argument (e.g. the
@@ -103,8 +103,10 @@ scan() {
 }
 
 # (b) every ptxgen spec, as `run` emits it (sm_80 PTX) and lowered for sm_90.
+# (Not races/ and wrong_kernel/: emit refuses them, as check does, so they have no PTX.)
 mapfile -t specs < <(find specs -name '*.toml' -not -path 'specs/invalid/*' \
-  -not -path 'specs/faults/*' | sort)
+  -not -path 'specs/faults/*' -not -path 'specs/races/*' -not -path 'specs/wrong_kernel/*' |
+  sort)
 scan specs.sm80ptx "${specs[@]}"
 sm90=$(mktemp -d)
 for dir in $(printf '%s\n' "${specs[@]}" | xargs -n1 dirname | sort -u); do

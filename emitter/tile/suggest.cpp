@@ -35,6 +35,11 @@ std::string_view closest_match(std::string_view word,
   for (std::string_view c : candidates) {
     if (c == word)
       return {};
+    // The distance is at least the difference in length: past the limit there is nothing to
+    // compute (a 4 MiB misspelt name in a hostile spec took seconds of quadratic work).
+    const std::size_t longer = std::max(word.size(), c.size());
+    if (longer - std::min(word.size(), c.size()) > limit)
+      continue;
     const std::size_t dist = edit_distance(word, c);
     if (dist < best_distance && dist < c.size()) {
       best = c;

@@ -71,6 +71,11 @@ if(SCENARIO STREQUAL "ok")
   if(NOT EXISTS "${odd}/spec/copy_async.sm_90.cubin")
     message(FATAL_ERROR "no cubin for the spec")
   endif()
+  # A spec of sm_90 ops is emitted for sm_90, not refused at sm_80, and assembled for its
+  # .target when no --arch is given.
+  run_asm("${DATA}/../../../specs/bulk/load_ring.toml" --out-dir "${odd}/bulk")
+  expect_rc(0)
+  expect_match("${OUT}" "bulk_load_ring +sm_90 ")
 
 elseif(SCENARIO STREQUAL "multi")
   run_asm("${cp}" --arch sm_80,sm_90 --arch sm_90a --out-dir "${odd}" -j 2)

@@ -3,6 +3,7 @@
 #include "emitter/tile/suggest.hpp"
 
 #include <array>
+#include <string>
 #include <string_view>
 
 #include <doctest/doctest.h>
@@ -38,6 +39,11 @@ TEST_CASE("closest_match suggests only likely typos") {
   constexpr std::array<std::string_view, 1> op = {"op"};
   CHECK(closest_match("n", op).empty());
   CHECK(closest_match("ip", op) == "op");
+  // Two letters short or long is still within two edits; three is not.
+  CHECK(closest_match("chunk_byt", keys) == "chunk_bytes");
+  CHECK(closest_match("src_size_x", keys) == "src_size");
+  CHECK(closest_match("chunk_by", keys).empty());
+  CHECK(closest_match(std::string(1 << 20, 'x'), keys).empty());
 }
 
 } // namespace unit_spec_suggest
