@@ -67,6 +67,7 @@ SpecBench bench_spec(const std::string& spec, const BenchArgs& a, const cuda::De
   const auto arch = ptx::Target::parse(device.arch());
   lower::LowerOptions lo;
   lo.target = a.target.empty() ? driver::emitted_target : *ptx::Target::parse(a.target);
+  lo.raise_target = a.target.empty(); // as emit: sm_90 for the bulk copies without --target
   lo.run_target = arch;
   auto e = driver::emit_checked_spec(spec, lo); // refuses what check refuses
   if (!e.kernel || !e.ok()) {
@@ -140,8 +141,9 @@ std::optional<int> parse(const std::vector<std::string>& args, BenchArgs& a) {
                                                  "timed repetitions (at least 1)")(
       "warmup", po::value(&a.warmup)->default_value(a.warmup), "untimed launches first")(
       "device", po::value(&a.bench.device)->default_value(0), "the CUDA device ordinal")(
-      "target", po::value(&a.target), "the target of the PTX ptxgen emits (default sm_80)")(
-      "ptxas", po::value(&a.ptxas), "the ptxas to use")(
+      "target", po::value(&a.target),
+      "the target of the PTX ptxgen emits (default sm_80, or what the ops need: sm_90 for bulk "
+      "copies)")("ptxas", po::value(&a.ptxas), "the ptxas to use")(
       "json", po::value(&a.json), "also write the results as JSON to FILE (atomically)");
   add_diagnostics_format_option(opts, a.diag_format);
   po::variables_map vm;
