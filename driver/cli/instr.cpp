@@ -30,7 +30,7 @@ constexpr const char* kUsage = "usage: ptxgen instr OPCODE --chunk-bytes N [opti
 
 constexpr const char* kHelpText = R"(
 Builds one cp.async instruction, or one of the sm_90 bulk-copy family, checks
-it against the PTX rules ptxgen enforces (PTX_RULES.md) for a target and PTX
+it against the PTX rules ptxgen enforces (docs/ptx-rules.md) for a target and PTX
 ISA version, and prints it in canonical form with placeholder registers,
 preceded by the `.version` and `.target` lines it needs. An invalid
 combination prints a diagnostic with a caret under the opcode (or names the

@@ -4,7 +4,7 @@
 // the mbarrier transaction-count instructions and the async-proxy fences. Each kind is
 // declared as in instruction.hpp: its struct, then describe(). Every qualifier is an
 // enum or a flag, printed in the PTX ISA manual's order; the gates are the feature rows
-// each declaration names (feature.cpp), measured against ptxas 13.0 (PTX_RULES.md,
+// each declaration names (feature.cpp), measured against ptxas 13.0 (docs/ptx-rules.md,
 // "Bulk copies").
 //
 // Not declared yet (the next steps): `.multicast::cluster` and its cta mask, im2col

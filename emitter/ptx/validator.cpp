@@ -450,7 +450,7 @@ private:
                 std::to_string(t.coords.size()));
   }
 
-  /// The manual's tx-count range; ptxas takes any immediate (PTX_RULES.md).
+  /// The manual's tx-count range; ptxas takes any immediate (docs/ptx-rules.md).
   void tx_count_range(const Operand& tx) {
     if (const auto* imm = std::get_if<Immediate>(&tx);
         imm && (imm->value < 0 || imm->value > max_tx_count))

@@ -1,5 +1,5 @@
 """ptxgen.instr: one instruction (a cp.async, or one of the sm_90 bulk-copy family) checked
-against the PTX rules (PTX_RULES.md), as `ptxgen instr` prints it. Expected values come from
+against the PTX rules (docs/ptx-rules.md), as `ptxgen instr` prints it. Expected values come from
 the PTX ISA (cp.async: PTX 7.0, sm_80; .cg copies 16 bytes; the bulk family: PTX 8.0, sm_90),
 not from the module."""
 import pytest
