@@ -280,6 +280,18 @@ enum class RaceKind {
                            ///< plain wait_group covers it
   missing_proxy_fence,     ///< a bulk operation reads or overwrites shared bytes last written
                            ///< through the generic proxy with no fence.proxy.async by the writer
+  bulk_wait_scope,         ///< a thread reads or writes global bytes that another thread's bulk
+                           ///< store wrote, with no barrier after that thread's wait_group
+                           ///< (a bulk wait retires the waiting thread's own groups only)
+  write_before_bulk_write, ///< a generic write of global bytes a bulk store (any thread's of
+                           ///< the CTA) has not written yet: the order of the two is undefined
+  missing_global_proxy_fence, ///< a bulk or tensor load reads global bytes last written through
+                              ///< the generic proxy with no fence.proxy.async{.global} by the
+                              ///< writer ordered before it
+  cross_cta,               ///< two CTAs access the same global bytes, one writing, with nothing
+                           ///< ordering CTAs (Race::other names the earlier CTA's access)
+  cross_cta_same_value,    ///< cross_cta where both write the same bytes with the same values:
+                           ///< recorded by an observer only (a note), never a fault
 };
 
 /// "read before wait", "write after read", "pending copies", ...
@@ -290,13 +302,14 @@ struct RaceAccess {
   std::int64_t tid = -1;       ///< linear thread index within the CTA
   std::uint32_t ptx_line = 0;  ///< 1-based line of the instruction
   std::uint64_t iteration = 0; ///< 1-based: the n-th time this thread reached that instruction
+  std::int64_t bid = -1;       ///< the linear CTA index; -1: the fault's CTA (set by cross_cta)
 };
 
 /// Where and between which accesses a race happened.
 struct Race {
   RaceKind kind = RaceKind::read_after_write;
-  std::string symbol;       ///< the `.shared` array holding the byte (read_before_bulk_write:
-                            ///< the global buffer)
+  std::string symbol;       ///< the `.shared` array holding the byte (the global buffer for
+                            ///< the races on global bytes: read_before_bulk_write and after)
   std::uint64_t offset = 0; ///< the first conflicting byte's offset within `symbol`
   RaceAccess access;        ///< the access that faulted (Fault's thread and line)
   RaceAccess other;         ///< the earlier, conflicting access
