@@ -159,8 +159,9 @@ std::vector<std::uint8_t> parameter_bytes(const ir::Entry& e, const Launch& laun
 /// Whether the CTAs of a launch may run on several host threads and give what one after
 /// the other gives: no atomics (CTAs may read-modify-write the same global bytes) and no
 /// %clock / %globaltimer read (its value is the launch's instruction count so far). Other
-/// global bytes that one CTA writes and another reads or writes are a race the contract
-/// forbids; everything else a CTA touches (shared memory, mbarriers, registers) is its own.
+/// global bytes that one CTA writes and another reads or writes are a race (cross_cta.hpp,
+/// found at the merge in CTA order); everything else a CTA touches (shared memory,
+/// mbarriers, registers) is its own.
 bool ctas_independent(const ir::Entry& e) {
   for (const ir::Op& op : e.ops) {
     if (op.code == ir::Code::atom || op.code == ir::Code::red)

@@ -46,7 +46,8 @@
 // The race is reported at the second access in the simulation order, so its
 // kind follows that order: a refill without a barrier is a write_after_read
 // when the reader has the lower linear tid, and the reader's read_in_flight
-// or read_after_write when the writer has. Global memory is not race-checked.
+// or read_after_write when the writer has. Global memory is race-checked only where the bulk
+// family and several CTAs need it (below: bulk stores, the async proxy, races between CTAs).
 //
 // mbarrier objects (driver/sim/mbarrier.hpp has the rules): 8-byte objects in shared memory
 // whose state (phase, pending and expected arrivals, tx-count) is kept aside, keyed by shared
@@ -75,12 +76,25 @@
 // source) is `read before bulk write`. A thread that exits with a store whose read has not
 // completed is undefined_behavior (PTX does not say exit waits, and the CTA's shared memory
 // goes away: the strict reading); stores whose read completed write global memory at exit.
+// A generic write (st, atom, red) of a pending store's destination is `write before bulk
+// write`. A bulk wait retires the waiting thread's own groups only: once a store's write
+// completed at its issuer's wait, another thread's access to its global bytes must be ordered
+// after that wait (a bar.sync or mbarrier phase since), else `bulk wait scope`; a store written
+// at its issuer's exit, never waited for, stays `read / write before bulk write` for the others.
 // The async proxy: a bulk store's source bytes, and a bulk load's destination bytes, last
 // written through the generic proxy (st, atom, a non-bulk cp.async landing) need a
 // fence.proxy.async (no state space or .shared::*) by their writer after that write, ordered
 // before the bulk operation's issue (program order for the issuing thread; for another, a
 // bar.sync or an mbarrier phase after the fence), else a `missing proxy fence` race names both
-// lines. Bytes a bulk load wrote are async-proxy bytes.
+// lines. Bytes a bulk load wrote are async-proxy bytes. Global memory has the same rule: a bulk
+// or tensor load's source bytes last written by a generic store of the CTA need a
+// fence.proxy.async or fence.proxy.async.global by the writer, ordered before the load, else
+// `missing global proxy fence` (a .shared::* fence orders no global bytes, .global no shared).
+// Races between CTAs (cross_cta.hpp): in a launch of several CTAs whose entry has no atom and no
+// strong ld (nothing that could order CTAs), two CTAs' plain accesses of the same global bytes,
+// one a write (st or a bulk / tensor store), are `cross CTA`, found in linear CTA order however
+// the CTAs ran; the same values written by both are `cross CTA same value`, which only an
+// observer records (a note), never a fault.
 // Atomics and strong accesses (PTX's memory model): atom / red (add, inc, dec, cas, exch,
 // min, max, and, or, xor on 32- and 64-bit integers; shared, global or generic addresses)
 // and ld / st with .relaxed / .acquire / .release / .volatile are "strong". Two strong
@@ -248,7 +262,7 @@ struct Launch {
 enum class FaultKind {
   misaligned_address, ///< an access not aligned to its size ("misaligned address" on the GPU)
   illegal_address,    ///< an access outside every buffer / outside shared memory
-  race,               ///< conflicting shared-memory accesses without synchronisation
+  race,               ///< conflicting accesses without synchronisation (RaceKind)
   barrier_divergence, ///< a bar.sync that not every thread of the CTA reaches
   undefined_behavior, ///< a value PTX leaves undefined (src-size > cp-size, division by zero)
   unsupported,        ///< PTX outside the simulated subset (the parse warned with a DiagId)
@@ -263,7 +277,8 @@ enum class FaultKind {
 /// "misaligned address", "illegal address", "race", "barrier divergence", ...
 std::string_view name(FaultKind k);
 
-/// Which two accesses to a shared byte conflict (the detail of a `race` fault).
+/// Which two accesses to a shared (or, for the bulk family and between CTAs, global) byte
+/// conflict (the detail of a `race` fault).
 /// "Since the last barrier" means since the last bar.sync that both threads passed.
 enum class RaceKind {
   read_before_wait,        ///< a thread reads bytes of its own cp.async that no wait has completed
