@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 namespace ptxgen::sim::exec {
 
@@ -23,19 +24,46 @@ bool cross_cta_checked(const ir::Entry& e) {
 
 void CtaGlobalLog::read(std::uint64_t addr, std::uint32_t n, std::int32_t buffer,
                         std::uint32_t tid, std::uint32_t op, std::uint32_t iteration) {
-  recs_.push_back(Rec{addr, n, buffer, tid, op, iteration, 0, false});
+  recs_.push_back(Rec{addr, n, n, buffer, tid, op, iteration, 0, false});
 }
 
 void CtaGlobalLog::write(std::uint64_t addr, std::uint32_t n, std::int32_t buffer,
                          std::uint32_t tid, std::uint32_t op, std::uint32_t iteration,
                          const std::uint8_t* bytes) {
-  recs_.push_back(Rec{addr, n, buffer, tid, op, iteration, data_.size(), true});
+  recs_.push_back(Rec{addr, n, n, buffer, tid, op, iteration, data_.size(), true});
   data_.insert(data_.end(), bytes, bytes + n);
 }
 
-void CtaGlobalLog::sort() {
-  std::stable_sort(recs_.begin(), recs_.end(),
-                   [](const Rec& a, const Rec& b) { return a.addr < b.addr; });
+void CtaGlobalLog::compact() {
+  // a total order (equal addresses by thread, op, iteration), so the result is deterministic
+  std::sort(recs_.begin(), recs_.end(), [](const Rec& a, const Rec& b) {
+    return std::tie(a.addr, a.write, a.tid, a.op, a.iteration) <
+           std::tie(b.addr, b.write, b.tid, b.op, b.iteration);
+  });
+  std::vector<Rec> runs;
+  std::vector<std::uint8_t> bytes; // the writes' bytes in address order: a run's are contiguous
+  for (const Rec& r : recs_) {
+    if (!runs.empty()) {
+      Rec& run = runs.back();
+      if (run.write == r.write && run.op == r.op && run.iteration == r.iteration &&
+          run.buffer == r.buffer && run.unit == r.n && run.addr + run.n == r.addr &&
+          run.tid + run.n / run.unit == r.tid) {
+        run.n += r.n;
+        if (r.write)
+          bytes.insert(bytes.end(), data_.begin() + static_cast<std::ptrdiff_t>(r.data),
+                       data_.begin() + static_cast<std::ptrdiff_t>(r.data + r.n));
+        continue;
+      }
+    }
+    runs.push_back(r);
+    if (r.write) {
+      runs.back().data = bytes.size();
+      bytes.insert(bytes.end(), data_.begin() + static_cast<std::ptrdiff_t>(r.data),
+                   data_.begin() + static_cast<std::ptrdiff_t>(r.data + r.n));
+    }
+  }
+  recs_ = std::move(runs);
+  data_ = std::move(bytes);
 }
 
 CrossCta::CrossCta(const ir::Entry& e, const Launch& l, const std::vector<GlobalBuffer>& mem)
@@ -46,16 +74,23 @@ std::string CrossCta::thread_text(std::uint64_t bid, std::int64_t tid) const {
          dim_text(coordinates(static_cast<std::uint64_t>(tid), l_.block_dim)) + ")";
 }
 
-const CtaGlobalLog::Rec& CrossCta::covering(const CtaGlobalLog& log, std::uint64_t b,
-                                            bool write) const {
+CtaGlobalLog::Rec CrossCta::covering(const CtaGlobalLog& log, std::uint64_t b,
+                                     bool write) const {
   const auto& recs = log.recs();
   // the recs starting at or before b, nearest first (a race is rare: a scan is fine)
   auto it = std::upper_bound(recs.begin(), recs.end(), b,
                              [](std::uint64_t x, const CtaGlobalLog::Rec& r) { return x < r.addr; });
   while (it != recs.begin()) {
     --it;
-    if (it->write == write && b < it->addr + it->n)
-      return *it;
+    if (it->write == write && b < it->addr + it->n) {
+      const std::uint32_t k = static_cast<std::uint32_t>((b - it->addr) / it->unit);
+      CtaGlobalLog::Rec one = *it; // the run's access of thread tid + k
+      one.addr += static_cast<std::uint64_t>(k) * it->unit;
+      one.n = it->unit;
+      one.tid += k;
+      one.data += static_cast<std::uint64_t>(k) * it->unit;
+      return one;
+    }
   }
   unreachable("CrossCta::covering(): a byte of a CTA's span that no access of it covers");
 }
@@ -128,8 +163,8 @@ std::optional<Fault> CrossCta::compare(std::uint64_t bid, const CtaGlobalLog& lo
     --it;
   for (; it != owners.end() && it->first < hi; ++it) {
     const std::uint64_t b = std::max(lo, it->first);
-    const CtaGlobalLog::Rec& r = covering(log, b, write);
-    const CtaGlobalLog::Rec& w = covering(logs_.at(it->second.bid), b, owner_writes);
+    const CtaGlobalLog::Rec r = covering(log, b, write);
+    const CtaGlobalLog::Rec w = covering(logs_.at(it->second.bid), b, owner_writes);
     if (auto f = conflict(bid, log, r, it->second.bid, w, b))
       return f;
   }
@@ -160,7 +195,6 @@ void CrossCta::claim(Spans& spans, std::uint64_t lo, std::uint64_t hi, std::uint
 }
 
 std::optional<Fault> CrossCta::add(std::uint64_t bid, CtaGlobalLog log) {
-  log.sort();
   // Its spans, writes and reads apart: runs of the sorted accesses that touch or overlap.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> spans[2];
   for (const CtaGlobalLog::Rec& r : log.recs()) {

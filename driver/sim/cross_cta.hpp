@@ -42,14 +42,18 @@ bool cross_cta_checked(const ir::Entry& e);
 /// One CTA's plain accesses of global memory, in the order they happened.
 class CtaGlobalLog {
 public:
+  /// One access, or (once compacted) a run of accesses of `unit` bytes each, one per thread
+  /// from `tid` on, at consecutive addresses, by the same op in the same iteration: thread
+  /// tid + k accessed [addr + k unit, addr + (k+1) unit).
   struct Rec {
     std::uint64_t addr = 0;
-    std::uint32_t n = 0;
+    std::uint32_t n = 0;        ///< bytes of the whole run
+    std::uint32_t unit = 0;     ///< bytes per access
     std::int32_t buffer = -1;   ///< the global buffer holding [addr, addr+n)
-    std::uint32_t tid = 0;      ///< the thread (linear index in the CTA)
+    std::uint32_t tid = 0;      ///< the (first) thread (linear index in the CTA)
     std::uint32_t op = 0;       ///< the op's index in the entry
     std::uint32_t iteration = 0;
-    std::uint64_t data = 0;     ///< a write's bytes: at Data()[data, data+n)
+    std::uint64_t data = 0;     ///< a write's bytes: at data()[data, data+n)
     bool write = false;
   };
   /// A read of [addr, addr+n) in `buffer`.
@@ -60,8 +64,10 @@ public:
              std::uint32_t op, std::uint32_t iteration, const std::uint8_t* bytes);
   const std::vector<Rec>& recs() const { return recs_; }
   const std::vector<std::uint8_t>& data() const { return data_; }
-  /// Sorts the accesses by address (in the order they happened among equal addresses).
-  void sort();
+  /// Sorts the accesses by address (then write, thread, op, iteration) and
+  /// joins the runs of consecutive threads (Rec): the common "thread t touches element t"
+  /// then costs one Rec per warp-wide access pattern, not one per thread.
+  void compact();
 
 private:
   std::vector<Rec> recs_;
@@ -72,7 +78,7 @@ private:
 class CrossCta {
 public:
   CrossCta(const ir::Entry& e, const Launch& l, const std::vector<GlobalBuffer>& mem);
-  /// Compares CTA `bid`'s log with the CTAs before it and keeps it. Without an observer the
+  /// Compares CTA `bid`'s log (compacted) with the CTAs before it and keeps it. Without an observer the
   /// first race (cross_cta) comes back as a fault; with one every race is recorded there.
   std::optional<Fault> add(std::uint64_t bid, CtaGlobalLog log);
 
@@ -85,7 +91,8 @@ private:
   using Spans = std::map<std::uint64_t, Span>; ///< by begin; never overlapping
   /// The first access of `bid`'s log (its recs sorted by address) that covers byte `b`, a
   /// write or a read as `write` says.
-  const CtaGlobalLog::Rec& covering(const CtaGlobalLog& log, std::uint64_t b, bool write) const;
+  /// The single access (a run's member) is returned.
+  CtaGlobalLog::Rec covering(const CtaGlobalLog& log, std::uint64_t b, bool write) const;
   /// CTA `bid`'s span [lo, hi), its writes or reads as `write` says, against `owners` (the
   /// earlier CTAs' writes or reads, as `owner_writes` says): each overlap is a race, recorded
   /// or returned.

@@ -229,8 +229,12 @@ public:
 
   /// Runs every thread of the CTA to its end; a fault is thrown as FaultThrow.
   void run();
-  /// Its plain global accesses (LaunchContext::logs_global), for CrossCta once it has run.
-  CtaGlobalLog take_global_log() { return std::move(glog_); }
+  /// Its plain global accesses (LaunchContext::logs_global), compacted, for CrossCta once it
+  /// has run (on the host thread that ran it: a launch's raw logs never pile up).
+  CtaGlobalLog take_global_log() {
+    glog_.compact();
+    return std::move(glog_);
+  }
 
 private:
   /// Whether the thread runs on after an instruction.
