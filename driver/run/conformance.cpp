@@ -107,7 +107,6 @@ struct Prepared {
   std::map<std::string, std::vector<std::uint8_t>> inputs;
   ReferenceOutput expected;
   bool ready = false;   ///< emitted, assembled and referenced: ready for the backend
-  std::optional<ptx::Target> assembled_for; ///< the target ptxas assembled it for, once it did
   std::string dump_dir; ///< ConformanceOptions::dump_dir
   /// ConformanceOptions::tamper_sim_outputs, when set.
   const std::function<void(const std::string&, std::map<std::string, std::vector<std::uint8_t>>&)>*
@@ -118,6 +117,8 @@ struct Prepared {
   /// ConformanceCase::outputs and reference_outputs.
   std::map<std::string, std::vector<std::uint8_t>>* outputs = nullptr;
   std::map<std::string, std::vector<std::uint8_t>>* reference_outputs = nullptr;
+  /// The target ptxas assembled it for, once it did.
+  std::optional<ptx::Target> assembled_for;
 };
 
 /// Marks the case as an error: `blame` says whose, `stage` where it stopped.
@@ -722,7 +723,8 @@ struct Setup {
   std::optional<PtxasLocation> ptxas;
   ptx::Target arch = emitted_target;
   std::string description;
-  std::string runs_on, ptxas_text, extras; ///< description's parts (sim_description)
+  /// The description's parts (sim_description): the backend, ptxas, the options after them.
+  std::string runs_on, ptxas_text, extras;
   std::optional<fs::path> sanitizer; ///< --sanitize: the compute-sanitizer found
   fs::path self;                     ///< --sanitize: this program, the device worker
 };
@@ -884,11 +886,10 @@ std::string sim_description(const ConformanceOptions& o, const Setup& s,
   std::string list;
   for (const ptx::Target& t : used)
     list += (list.empty() ? "" : ", ") + t.str();
-  const std::string whose =
-      !o.ptx_override.empty() ? whose_ptx(o)
-      : used.size() == 1      ? "ptxgen's PTX for " + used.begin()->str()
-                              : "ptxgen's PTX for " + s.arch.str() +
-                               ", or the newer target a spec's ops need";
+  const std::string whose = !o.ptx_override.empty() ? whose_ptx(o)
+                            : used.size() == 1      ? "ptxgen's PTX for " + used.begin()->str()
+                                                    : "ptxgen's PTX for " + s.arch.str() +
+                                                     ", or the newer target a spec's ops need";
   return s.runs_on + "; " + whose + ", assembled by " + s.ptxas_text + " for " +
          (used.size() == 1 ? list : "each spec's target (" + list + ")") + s.extras;
 }

@@ -22,8 +22,8 @@ bool cross_cta_checked(const ir::Entry& e) {
   return true;
 }
 
-void CtaGlobalLog::read(std::uint64_t addr, std::uint32_t n, std::int32_t buffer,
-                        std::uint32_t tid, std::uint32_t op, std::uint32_t iteration) {
+void CtaGlobalLog::read(std::uint64_t addr, std::uint32_t n, std::int32_t buffer, std::uint32_t tid,
+                        std::uint32_t op, std::uint32_t iteration) {
   recs_.push_back(Rec{addr, n, n, buffer, tid, op, iteration, 0, false});
 }
 
@@ -74,12 +74,12 @@ std::string CrossCta::thread_text(std::uint64_t bid, std::int64_t tid) const {
          dim_text(coordinates(static_cast<std::uint64_t>(tid), l_.block_dim)) + ")";
 }
 
-CtaGlobalLog::Rec CrossCta::covering(const CtaGlobalLog& log, std::uint64_t b,
-                                     bool write) const {
+CtaGlobalLog::Rec CrossCta::covering(const CtaGlobalLog& log, std::uint64_t b, bool write) const {
   const auto& recs = log.recs();
   // the recs starting at or before b, nearest first (a race is rare: a scan is fine)
-  auto it = std::upper_bound(recs.begin(), recs.end(), b,
-                             [](std::uint64_t x, const CtaGlobalLog::Rec& r) { return x < r.addr; });
+  auto it =
+      std::upper_bound(recs.begin(), recs.end(), b,
+                       [](std::uint64_t x, const CtaGlobalLog::Rec& r) { return x < r.addr; });
   while (it != recs.begin()) {
     --it;
     if (it->write == write && b < it->addr + it->n) {
@@ -140,11 +140,10 @@ std::optional<Fault> CrossCta::conflict(std::uint64_t bid, const CtaGlobalLog& l
   const char* relation = !w.write ? "read" : r.write ? "also written" : "written";
   f.message = thread_text(bid, r.tid) + ", PTX line " + std::to_string(op.line) + " `" +
               e_.texts[op.text] + "`, iteration " + std::to_string(r.iteration) + ": " +
-              std::string(name(kind)) + ": byte " + std::to_string(race.offset) +
-              " of global `" + race.symbol + "` is " + relation +
-              ", with nothing ordering the two CTAs, by " + thread_text(other, w.tid) +
-              " at PTX line " + std::to_string(wop.line) + " (iteration " +
-              std::to_string(w.iteration) + ")" +
+              std::string(name(kind)) + ": byte " + std::to_string(race.offset) + " of global `" +
+              race.symbol + "` is " + relation + ", with nothing ordering the two CTAs, by " +
+              thread_text(other, w.tid) + " at PTX line " + std::to_string(wop.line) +
+              " (iteration " + std::to_string(w.iteration) + ")" +
               (same ? "; both write the same values, so the result is either write's"
                     : "; a grid has no barrier: its CTAs may run in any order, or at once");
   f.race = std::move(race);
@@ -155,9 +154,9 @@ std::optional<Fault> CrossCta::conflict(std::uint64_t bid, const CtaGlobalLog& l
   return std::nullopt;
 }
 
-std::optional<Fault> CrossCta::compare(std::uint64_t bid, const CtaGlobalLog& log,
-                                       std::uint64_t lo, std::uint64_t hi, bool write,
-                                       const Spans& owners, bool owner_writes) {
+std::optional<Fault> CrossCta::compare(std::uint64_t bid, const CtaGlobalLog& log, std::uint64_t lo,
+                                       std::uint64_t hi, bool write, const Spans& owners,
+                                       bool owner_writes) {
   auto it = owners.upper_bound(lo);
   if (it != owners.begin() && std::prev(it)->second.end > lo)
     --it;

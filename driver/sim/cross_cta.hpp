@@ -21,8 +21,8 @@
 #include "driver/sim/simulator.hpp"
 
 #include <cstdint>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -47,13 +47,13 @@ public:
   /// tid + k accessed [addr + k unit, addr + (k+1) unit).
   struct Rec {
     std::uint64_t addr = 0;
-    std::uint32_t n = 0;        ///< bytes of the whole run
-    std::uint32_t unit = 0;     ///< bytes per access
-    std::int32_t buffer = -1;   ///< the global buffer holding [addr, addr+n)
-    std::uint32_t tid = 0;      ///< the (first) thread (linear index in the CTA)
-    std::uint32_t op = 0;       ///< the op's index in the entry
+    std::uint32_t n = 0;      ///< bytes of the whole run
+    std::uint32_t unit = 0;   ///< bytes per access
+    std::int32_t buffer = -1; ///< the global buffer holding [addr, addr+n)
+    std::uint32_t tid = 0;    ///< the (first) thread (linear index in the CTA)
+    std::uint32_t op = 0;     ///< the op's index in the entry
     std::uint32_t iteration = 0;
-    std::uint64_t data = 0;     ///< a write's bytes: at data()[data, data+n)
+    std::uint64_t data = 0; ///< a write's bytes: at data()[data, data+n)
     bool write = false;
   };
   /// A read of [addr, addr+n) in `buffer`.
@@ -78,8 +78,8 @@ private:
 class CrossCta {
 public:
   CrossCta(const ir::Entry& e, const Launch& l, const std::vector<GlobalBuffer>& mem);
-  /// Compares CTA `bid`'s log (compacted) with the CTAs before it and keeps it. Without an observer the
-  /// first race (cross_cta) comes back as a fault; with one every race is recorded there.
+  /// Compares CTA `bid`'s log (compacted) with the CTAs before it and keeps it. Without an observer
+  /// the first race (cross_cta) comes back as a fault; with one every race is recorded there.
   std::optional<Fault> add(std::uint64_t bid, CtaGlobalLog log);
 
 private:

@@ -149,12 +149,12 @@ struct Thread {
   std::uint64_t* regs = nullptr;
   std::uint32_t* iterations = nullptr; ///< per memory op (see Cta::slot_): times reached
   std::vector<Copy> copies;
-  std::uint32_t open_group = 0;   ///< committed groups so far (the next copy's group number)
-  std::vector<BulkStore> stores;  ///< bulk stores not yet written to global
-  std::uint32_t bulk_group = 0;   ///< committed bulk groups so far (the next store's group)
-  std::uint32_t proxy_fences = 0; ///< fence.proxy.async executed so far
-  std::uint32_t fence_phase = 0;  ///< the CTA phase of its latest fence.proxy.async
-  std::uint32_t fence_clock = 0;  ///< its clock then (Mbarriers::ordered)
+  std::uint32_t open_group = 0;    ///< committed groups so far (the next copy's group number)
+  std::vector<BulkStore> stores;   ///< bulk stores not yet written to global
+  std::uint32_t bulk_group = 0;    ///< committed bulk groups so far (the next store's group)
+  std::uint32_t proxy_fences = 0;  ///< fence.proxy.async executed so far
+  std::uint32_t fence_phase = 0;   ///< the CTA phase of its latest fence.proxy.async
+  std::uint32_t fence_clock = 0;   ///< its clock then (Mbarriers::ordered)
   std::uint32_t global_fences = 0; ///< fence.proxy.async{.global} (global memory) so far
   std::uint32_t gfence_phase = 0;  ///< the CTA phase of its latest one
   std::uint32_t gfence_clock = 0;  ///< its clock then
@@ -208,8 +208,8 @@ struct LaunchContext {
   /// Per op: its index among the memory ops (iteration counters), -1 for the others.
   const std::vector<std::int32_t>& slot;
   std::uint32_t slots = 0;
-  bool uses_mbarriers = false; ///< the entry has an mbarrier op (vector clocks are kept)
-  bool uses_reserved = false;  ///< the entry reads a %reserved_smem_offset_* register
+  bool uses_mbarriers = false;     ///< the entry has an mbarrier op (vector clocks are kept)
+  bool uses_reserved = false;      ///< the entry reads a %reserved_smem_offset_* register
   bool async_global_reads = false; ///< the entry has a bulk or tensor load (the global proxy)
   bool logs_global = false;        ///< the CTAs log their global accesses (cross_cta.hpp)
   SimResult& res;
@@ -481,8 +481,8 @@ private:
                                std::uint64_t n, GlobalUse use) const;
   /// An async read of [addr, addr+n) in `buffer`: the generic writes of those bytes need a
   /// fence.proxy.async{.global} by their writer since, ordered before the read.
-  void check_global_proxy(const Thread& t, const Access& self, std::uint64_t addr,
-                          std::uint64_t n, std::int32_t buffer) const;
+  void check_global_proxy(const Thread& t, const Access& self, std::uint64_t addr, std::uint64_t n,
+                          std::int32_t buffer) const;
   /// A race on global byte `b` of `buffer`: `self` against `earlier`.
   void global_race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
                    std::int32_t buffer, const Access& earlier) const;

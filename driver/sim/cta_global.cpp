@@ -45,8 +45,8 @@ void Cta::global_access(const Thread& t, const ir::Op& op, std::uint64_t addr, s
 
 void Cta::check_bulk_destinations(const Thread& t, const Access& self, std::uint64_t addr,
                                   std::uint64_t n, GlobalUse use) const {
-  const RaceKind pending =
-      use == GlobalUse::write ? RaceKind::write_before_bulk_write : RaceKind::read_before_bulk_write;
+  const RaceKind pending = use == GlobalUse::write ? RaceKind::write_before_bulk_write
+                                                   : RaceKind::read_before_bulk_write;
   for (const Thread& u : threads_) {
     for (const BulkStore& s : u.stores) {
       if (const auto hit = store_overlap(s, addr, n))

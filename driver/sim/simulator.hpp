@@ -303,10 +303,10 @@ enum class RaceKind {
   missing_global_proxy_fence, ///< a bulk or tensor load reads global bytes last written through
                               ///< the generic proxy with no fence.proxy.async{.global} by the
                               ///< writer ordered before it
-  cross_cta,               ///< two CTAs access the same global bytes, one writing, with nothing
-                           ///< ordering CTAs (Race::other names the earlier CTA's access)
-  cross_cta_same_value,    ///< cross_cta where both write the same bytes with the same values:
-                           ///< recorded by an observer only (a note), never a fault
+  cross_cta,                  ///< two CTAs access the same global bytes, one writing, with nothing
+                              ///< ordering CTAs (Race::other names the earlier CTA's access)
+  cross_cta_same_value,       ///< cross_cta where both write the same bytes with the same values:
+                              ///< recorded by an observer only (a note), never a fault
 };
 
 /// "read before wait", "write after read", "pending copies", ...

@@ -120,9 +120,10 @@ TEST_CASE("bulk_global.ptx readback: a bulk wait covers only the waiting thread'
   }
   SUBCASE("the shared side: another thread's refill after the wait, with no barrier") {
     // gread left out: with only the .read wait, thread 0's own read-back comes first
-    const std::string refill = with(with(base, "late", "\tst.shared.u32 [%r7], %r1;"), "gread",
-                                    "\tmov.u32 %r10, 0;");
-    for (const char* wait : {"\tcp.async.bulk.wait_group 0;", "\tcp.async.bulk.wait_group.read 0;"}) {
+    const std::string refill =
+        with(with(base, "late", "\tst.shared.u32 [%r7], %r1;"), "gread", "\tmov.u32 %r10, 0;");
+    for (const char* wait :
+         {"\tcp.async.bulk.wait_group 0;", "\tcp.async.bulk.wait_group.read 0;"}) {
       INFO(wait);
       Memory m;
       const std::string text = with(with(refill, "wait", wait), "sync", "\t// (removed)");
@@ -184,10 +185,10 @@ TEST_CASE("bulk_global.ptx gproxy: a bulk load of generic-written global bytes n
   }
   SUBCASE("fences after the barrier: thread 1's is not ordered before thread 0's load") {
     Memory m;
-    const std::string text = with(with(base, "gfence", "\t// (moved)"), "glate",
-                                  "\tfence.proxy.async.global;");
-    require_race(launch(text, "gproxy", m), RaceKind::missing_global_proxy_fence, base, "gload",
-                 0, "gst", 1);
+    const std::string text =
+        with(with(base, "gfence", "\t// (moved)"), "glate", "\tfence.proxy.async.global;");
+    require_race(launch(text, "gproxy", m), RaceKind::missing_global_proxy_fence, base, "gload", 0,
+                 "gst", 1);
   }
 }
 

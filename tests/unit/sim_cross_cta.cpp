@@ -56,7 +56,9 @@ SimResult launch(const std::string& ptx, const std::string& entry, Memory& m, un
   return run(ptx, entry, l, m.buffers);
 }
 
-std::string data() { return ptxgen::test::read_test_data("sim", "cross_cta.ptx"); }
+std::string data() {
+  return ptxgen::test::read_test_data("sim", "cross_cta.ptx");
+}
 
 /// A cross-CTA race of `kind`: CTA 1 thread `tid` at the line tagged `at` against CTA 0 thread
 /// `tid` at the line tagged `other` (CTAs are compared in linear order).
