@@ -113,6 +113,38 @@ TEST_CASE("bulk_global.ptx readback: a bulk wait covers only the waiting thread'
     require_race(launch(with(base, "sync", "\t// (removed)"), "readback", m),
                  RaceKind::bulk_wait_scope, base, "gread", 1, "store", 0);
   }
+  SUBCASE("no barrier after the wait: thread 1 writes B, which only thread 0's wait covers") {
+    Memory m;
+    const std::string text =
+        with(with(base, "sync", "\t// (removed)"), "late", "\tst.global.u32 [%rd2+20], %r1;");
+    require_race(launch(text, "readback", m), RaceKind::bulk_wait_scope, base, "late", 1, "store",
+                 0);
+  }
+  SUBCASE("an mbarrier phase instead of the barrier: thread 0 arrives after its wait") {
+    const std::string handoff = "\t@%p1 bra $L_arrived;\n"
+                                "\tmbarrier.arrive.shared::cta.b64 %rd7, [%r12];\n"
+                                "$L_arrived:\n"
+                                "\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [%r12], 0;\n"
+                                "\t@!%p3 bra $L_arrived;";
+    Memory m;
+    require_clean(launch(with(base, "sync", handoff), "readback", m));
+    CHECK(Memory::word(m.b, 128 + 31) == 31);
+    // an arrival before the wait orders only what came before it: not the store's write
+    const std::string early =
+        with(with(base, "wait",
+                  "\tmbarrier.arrive.shared::cta.b64 %rd7, [%r12];\n"
+                  "\tcp.async.bulk.wait_group 0;"),
+             "sync",
+             "$L_arrived:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [%r12], 0;\n"
+             "\t@!%p3 bra $L_arrived;");
+    Memory e;
+    const SimResult r = launch(early, "readback", e);
+    REQUIRE(r.fault.has_value());
+    INFO(r.fault->message);
+    REQUIRE(r.fault->race);
+    CHECK(r.fault->race->kind == RaceKind::bulk_wait_scope);
+    CHECK(r.fault->tid == 1);
+  }
   SUBCASE("wait_group.read only, with the barrier: the write is still pending") {
     Memory m;
     require_race(launch(with(base, "wait", "\tcp.async.bulk.wait_group.read 0;"), "readback", m),
