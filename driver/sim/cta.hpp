@@ -577,6 +577,9 @@ private:
   /// (kept only when async_global_reads_).
   std::vector<std::vector<GlobalWrite>> generic_writes_;
   std::vector<GlobalWrite> waited_stores_; ///< bulk stores written since the last bar.sync
+  /// The global bytes [lo, hi) that waited_stores_ spans: most accesses miss it (a pipeline
+  /// reads its input while its stores write the output), and skip the scan.
+  std::uint64_t waited_lo_ = ~0ull, waited_hi_ = 0;
   CtaGlobalLog glog_;
 };
 

@@ -54,6 +54,8 @@ void Cta::check_bulk_destinations(const Thread& t, const Access& self, std::uint
                            Access{static_cast<std::int32_t>(u.tid), s.op, s.iteration, s.clock});
     }
   }
+  if (addr >= waited_hi_ || waited_lo_ >= addr + n)
+    return;
   for (const GlobalWrite& w : waited_stores_) {
     if (addr >= w.end || w.addr >= addr + n)
       continue;
@@ -116,6 +118,8 @@ void Cta::bulk_store_written(const Thread& t, const BulkStore& s, bool waited) {
   const auto written = [&](std::uint64_t addr, std::uint32_t n, std::int32_t buffer,
                            const std::uint8_t* bytes) {
     waited_stores_.push_back(GlobalWrite{addr, addr + n, buffer, done, phase_, 0, !waited});
+    waited_lo_ = std::min(waited_lo_, addr);
+    waited_hi_ = std::max(waited_hi_, addr + n);
     if (logs_global_)
       glog_.write(addr, n, buffer, t.tid, s.op, s.iteration, bytes);
   };
@@ -127,6 +131,8 @@ void Cta::bulk_store_written(const Thread& t, const BulkStore& s, bool waited) {
 
 void Cta::global_phase_done() {
   waited_stores_.clear();
+  waited_lo_ = ~0ull;
+  waited_hi_ = 0;
   // A generic write whose writer has fenced since is now fenced and ordered for every thread.
   for (auto& writes : generic_writes_)
     std::erase_if(writes, [&](const GlobalWrite& g) {
