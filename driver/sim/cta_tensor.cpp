@@ -169,7 +169,7 @@ void Cta::tensor_load_issue(Thread& t, const ir::Op& op) {
   c.size = static_cast<std::uint32_t>(plan->extent);
   for (const TensorRun& r : plan->runs) {
     if (r.buffer >= 0)
-      check_global_read(t, op, r.global, r.bytes);
+      global_access(t, op, r.global, r.bytes, GlobalUse::async_read);
   }
   const std::uint64_t tx = plan->tx;
   c.tensor = std::move(plan);
