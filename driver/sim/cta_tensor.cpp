@@ -117,6 +117,13 @@ std::shared_ptr<const TensorPlan> Cta::tensor_plan(const Thread& t, const ir::Op
     coords[op.rank - 1 - c] = sext(raw(t, op.coords[c]), 32);
   auto plan = std::make_shared<TensorPlan>();
   const auto element = static_cast<std::size_t>(tile::size_bytes(m.desc.dtype));
+  const std::int64_t inner_bytes = coords[op.rank - 1] * static_cast<std::int64_t>(element);
+  if (inner_bytes % tile::kTensorInnerCoordGranule != 0)
+    fault_at(FaultKind::undefined_behavior, t, op,
+             "the innermost tensor coordinate " + std::to_string(coords[op.rank - 1]) + " is " +
+                 std::to_string(inner_bytes) + " bytes into the row, not a multiple of " +
+                 std::to_string(tile::kTensorInnerCoordGranule) +
+                 " (the H200 raises an illegal-instruction fault)");
   plan->element = static_cast<std::uint32_t>(element);
   plan->fill = fill_bytes(m.desc, element);
   plan->tx = static_cast<std::uint64_t>(tile::box_bytes(m.desc));
