@@ -23,6 +23,17 @@ namespace {
 // The exception types, created once by bind_diagnostics (owned by the module).
 PyObject* error_type = nullptr;
 PyObject* no_device_type = nullptr;
+PyObject* argument_type = nullptr;
+PyObject* argument_type_type = nullptr;
+
+/// Raises `type` (an ArgumentError or ArgumentTypeError) with stage "argument" and no
+/// diagnostics: the call was refused before any stage ran.
+void set_argument_error(PyObject* type, const char* message) {
+  py::object e = py::reinterpret_borrow<py::object>(type)(message);
+  e.attr("stage") = "argument";
+  e.attr("diagnostics") = py::list();
+  PyErr_SetObject(type, e.ptr());
+}
 
 std::string caret_text(const Diagnostic& d) {
   return format(d);
@@ -82,8 +93,32 @@ void bind_diagnostics(py::module_& m) {
   no_device_type = PyErr_NewExceptionWithDoc("ptxgen.NoDeviceError",
                                              "A GPU run was asked for where there is no GPU.",
                                              error_type, nullptr);
+  const py::tuple value_bases = py::make_tuple(py::handle(error_type), py::handle(PyExc_ValueError));
+  argument_type = PyErr_NewExceptionWithDoc(
+      "ptxgen.ArgumentError",
+      "An argument of a wrong value (a ptxgen.Error and a ValueError): the message names the "
+      "parameter, what it takes and what was given.",
+      value_bases.ptr(), nullptr);
+  const py::tuple type_bases = py::make_tuple(py::handle(error_type), py::handle(PyExc_TypeError));
+  argument_type_type = PyErr_NewExceptionWithDoc(
+      "ptxgen.ArgumentTypeError",
+      "An argument of a wrong type (a ptxgen.Error and a TypeError), or an expression asked "
+      "for a truth value.",
+      type_bases.ptr(), nullptr);
   m.attr("Error") = py::handle(error_type);
   m.attr("NoDeviceError") = py::handle(no_device_type);
+  m.attr("ArgumentError") = py::handle(argument_type);
+  m.attr("ArgumentTypeError") = py::handle(argument_type_type);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const ArgumentError& e) {
+      set_argument_error(argument_type, e.what());
+    } catch (const ArgumentTypeError& e) {
+      set_argument_error(argument_type_type, e.what());
+    }
+  });
 }
 
 namespace {
