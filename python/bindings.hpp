@@ -47,6 +47,18 @@ struct DTypeTag {
 struct IntTag {
   static constexpr auto name = py::detail::const_name("int");
 };
+struct ShapeTag {
+  static constexpr auto name = py::detail::const_name("Sequence[int]");
+};
+struct CoordsTag {
+  static constexpr auto name = py::detail::const_name("Sequence[IntoExpr]");
+};
+struct MapTag {
+  static constexpr auto name = py::detail::const_name("Union[TensorMap, dict[str, Any], None]");
+};
+struct ExprTag {
+  static constexpr auto name = py::detail::const_name("Expr");
+};
 /// An Expr or an int (numpy integers too).
 using IntoExpr = Loose<IntoExprTag>;
 /// A launch extent: an int or a sequence of 1 to 3 ints.
@@ -55,6 +67,15 @@ using Extent = Loose<ExtentTag>;
 using DTypeLike = Loose<DTypeTag>;
 /// An int (or anything with __index__), converted with its range checked.
 using Int = Loose<IntTag>;
+/// A tensor's shape: a sequence of ints.
+using Shape = Loose<ShapeTag>;
+/// A tensor copy's coordinates: a sequence of Exprs or ints.
+using Coords = Loose<CoordsTag>;
+/// global_tensor's map: None, a TensorMap or a dict of its keywords.
+using MapArg = Loose<MapTag>;
+/// An operator's result: an Expr, or NotImplemented for an operand that is no Expr or int
+/// (so that Python tries the other operand's method, then raises its own TypeError).
+using ExprOrNotImplemented = Loose<ExprTag>;
 
 /// The Python type's name of `o`, for messages ("float", "str", "ptxgen.Loop").
 std::string type_name(const py::handle& o);
@@ -107,7 +128,7 @@ struct CachePolicy {
 /// A shared tensor's or a tensor map's swizzle from its spelling ("128B"); a ValueError else.
 api::TensorMapSwizzle swizzle_of(const std::string& text);
 /// global_tensor's `map`: None, a ptxgen.TensorMap, or a dict of TensorMap's keywords.
-std::optional<api::TensorMap> map_of(const py::object& map);
+std::optional<api::TensorMap> map_of(const MapArg& map);
 
 /// Where the Python code that called into the module is: its file and line, so that
 /// diagnostics and the reference's findings point at the generator's own lines.

@@ -47,13 +47,13 @@ std::optional<ptx::PtxVersion> parse_version(const std::optional<std::string>& t
     return std::nullopt;
   std::optional<ptx::PtxVersion> v = ptx::PtxVersion::parse(*text);
   if (!v)
-    throw py::value_error("ptx_version expects X.Y (e.g. 7.8); got '" + *text + "'");
+    throw ArgumentError("ptx_version expects X.Y (e.g. 7.8); got '" + *text + "'");
   return v;
 }
 
 std::string instr_cp_async(const std::string& opcode, const CpAsyncArgs& a, const CommonArgs& c) {
   if (!a.chunk_bytes)
-    throw py::value_error("chunk_bytes is required: the copy width is never inferred; give 4, 8 "
+    throw ArgumentError("chunk_bytes is required: the copy width is never inferred; give 4, 8 "
                           "or 16 (`.cg` copies exactly 16)");
   driver::CpAsyncInstrRequest r;
   r.opcode = opcode;
@@ -63,10 +63,10 @@ std::string instr_cp_async(const std::string& opcode, const CpAsyncArgs& a, cons
     if (const auto* imm = std::get_if<std::uint32_t>(&*a.src_size))
       r.src_size_imm = *imm;
     else if (std::get<std::string>(*a.src_size) != "reg")
-      throw py::value_error("src_size takes a byte count or \"reg\"");
+      throw ArgumentError("src_size takes a byte count or \"reg\"");
   }
   if (r.src_size && a.ignore_src)
-    throw py::value_error("src_size and ignore_src exclude each other: a cp.async takes one "
+    throw ArgumentError("src_size and ignore_src exclude each other: a cp.async takes one "
                           "zero-fill operand at most");
   r.ignore_src = a.ignore_src;
   r.pred = c.pred;
@@ -89,7 +89,7 @@ std::optional<driver::BulkCount> bulk_count(const char* name, const std::optiona
   if (const auto* imm = std::get_if<std::int64_t>(&*c))
     return driver::BulkCount{*imm};
   if (std::get<std::string>(*c) != "reg")
-    throw py::value_error(std::string(name) + " takes a byte count or \"reg\"");
+    throw ArgumentError(std::string(name) + " takes a byte count or \"reg\"");
   return driver::BulkCount{};
 }
 
@@ -110,7 +110,7 @@ std::string instr_bulk(const std::string& opcode, const BulkArgs& a, const Commo
   if (!form)
     raise_error("instr", "the opcode does not parse", parse_errors);
   if (auto problem = driver::bulk_option_problem(*form, driver::options_given(r)))
-    throw py::value_error(driver::bulk_option_message(*problem, driver::OptionSpelling::python));
+    throw ArgumentError(driver::bulk_option_message(*problem, driver::OptionSpelling::python));
   const driver::BulkInstr built = driver::build_bulk_instr(std::move(*form), r);
   if (built.diagnostics.has_errors())
     raise_error("instr", "the instruction breaks the PTX rules for " + r.target.str(),
@@ -122,10 +122,10 @@ std::string instr_bulk(const std::string& opcode, const BulkArgs& a, const Commo
 void refuse_other_family(bool bulk, const CpAsyncArgs& cp, const BulkArgs& b) {
   if (bulk) {
     if (cp.chunk_bytes || cp.src_size)
-      throw py::value_error(std::string(cp.chunk_bytes ? "chunk_bytes" : "src_size") +
+      throw ArgumentError(std::string(cp.chunk_bytes ? "chunk_bytes" : "src_size") +
                             " is for cp.async; a bulk copy takes size");
     if (cp.ignore_src)
-      throw py::value_error("ignore_src is for cp.async");
+      throw ArgumentError("ignore_src is for cp.async");
     return;
   }
   const std::pair<bool, const char*> bulk_only[] = {{b.size.has_value(), "size"},
@@ -135,7 +135,7 @@ void refuse_other_family(bool bulk, const CpAsyncArgs& cp, const BulkArgs& b) {
                                                     {b.sink, "sink"}};
   for (const auto& [given, name] : bulk_only)
     if (given)
-      throw py::value_error(std::string(name) +
+      throw ArgumentError(std::string(name) +
                             " is for the bulk-copy family; cp.async takes chunk_bytes");
 }
 

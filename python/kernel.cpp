@@ -26,7 +26,8 @@ api::Scope scope_of(const std::string& text) {
   throw ArgumentError("scope takes 'thread' or 'cta', not '" + text + "'");
 }
 
-std::vector<std::int64_t> shape_of(const py::handle& o) {
+std::vector<std::int64_t> shape_of(const Shape& arg) {
+  const py::object& o = arg.obj;
   if (!py::isinstance<py::sequence>(o) || py::isinstance<py::str>(o))
     throw ArgumentTypeError("shape takes a tuple of ints, not " + type_name(o) + " " +
                             std::string(py::repr(o)));
@@ -54,9 +55,9 @@ void bind_declarations(py::class_<PyKernel>& k) {
           py::arg("n"), "The dynamic shared bytes a launch passes.")
       .def(
           "global_tensor",
-          [](PyKernel& self, std::string name, const py::object& shape, const DTypeLike& dtype,
+          [](PyKernel& self, std::string name, const Shape& shape, const DTypeLike& dtype,
              std::optional<tile::TensorInit> init, bool output, const Int& align,
-             const py::object& map) {
+             const MapArg& map) {
             api::GlobalOptions o;
             o.init = init.value_or(tile::TensorInit{});
             o.output = output;
@@ -73,7 +74,7 @@ void bind_declarations(py::class_<PyKernel>& k) {
           "run, `map` (sm_90) a TensorMap or a dict of its keywords.")
       .def(
           "shared_tensor",
-          [](PyKernel& self, std::string name, const py::object& shape, const DTypeLike& dtype,
+          [](PyKernel& self, std::string name, const Shape& shape, const DTypeLike& dtype,
              const Int& align, const std::string& swizzle) {
             const api::SharedOptions o{static_cast<std::uint32_t>(int_of(align, "align", 1, kI32)),
                                        swizzle_of(swizzle)};

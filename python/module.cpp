@@ -192,15 +192,38 @@ std::vector<api::AxisSize> sizes_of(const py::kwargs& kw) {
       "Python's max, min, if, and, or, not and chained comparisons (a < b < c)");
 }
 
+/// `other` as an operand, or nullopt for NotImplemented.
+std::optional<api::Expr> operand(const py::handle& other) {
+  if (py::isinstance<api::Expr>(other))
+    return other.cast<api::Expr>();
+  if (py::isinstance<py::int_>(other) && !py::isinstance<py::bool_>(other))
+    return api::Expr(int_of(other, "an operand"));
+  return std::nullopt;
+}
+
+template <class F> ExprOrNotImplemented apply_operator(const IntoExpr& other, F f) {
+  const std::optional<api::Expr> b = operand(other.obj);
+  if (!b)
+    return {py::reinterpret_borrow<py::object>(Py_NotImplemented)};
+  return {py::cast(f(*b))};
+}
+
 void bind_operators(py::class_<api::Expr>& e) {
   using api::Expr;
-  // Each operator for Expr op Expr; ints convert implicitly, on either side.
+  // Each operator for Expr op (Expr or int), on either side; any other operand is
+  // NotImplemented, so Python raises its own TypeError.
 #define PTXGEN_PY_BINARY(py_name, py_rname, op)                                                    \
   e.def(                                                                                           \
-      py_name, [](const Expr& a, const Expr& b) { return a op b; }, py::is_operator(),             \
+      py_name,                                                                                     \
+      [](const Expr& a, const IntoExpr& b) {                                                       \
+        return apply_operator(b, [&](const Expr& x) { return a op x; });                           \
+      },                                                                                           \
       py::arg("other"), "self " #op " other, as an expression");                                   \
   e.def(                                                                                           \
-      py_rname, [](const Expr& a, const Expr& b) { return b op a; }, py::is_operator(),            \
+      py_rname,                                                                                    \
+      [](const Expr& a, const IntoExpr& b) {                                                       \
+        return apply_operator(b, [&](const Expr& x) { return x op a; });                           \
+      },                                                                                           \
       py::arg("other"), "other " #op " self, as an expression");
   PTXGEN_PY_BINARY("__add__", "__radd__", +)
   PTXGEN_PY_BINARY("__sub__", "__rsub__", -)
@@ -215,7 +238,10 @@ void bind_operators(py::class_<api::Expr>& e) {
 #undef PTXGEN_PY_BINARY
 #define PTXGEN_PY_COMPARE(py_name, op)                                                             \
   e.def(                                                                                           \
-      py_name, [](const Expr& a, const Expr& b) { return a op b; }, py::is_operator(),             \
+      py_name,                                                                                     \
+      [](const Expr& a, const IntoExpr& b) {                                                       \
+        return apply_operator(b, [&](const Expr& x) { return a op x; });                           \
+      },                                                                                           \
       py::arg("other"), "self " #op " other, as an expression (1 or 0 when the kernel runs)");
   PTXGEN_PY_COMPARE("__lt__", <)
   PTXGEN_PY_COMPARE("__le__", <=)

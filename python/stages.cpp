@@ -65,27 +65,34 @@ void raise_error(const std::string& stage, const std::string& message, const Dia
 ptx::Target parse_target(const std::string& text) {
   if (auto t = ptx::Target::parse(text))
     return *t;
-  throw py::value_error("a target is 'sm_XX' or 'sm_XXa', not '" + text + "'");
+  throw ArgumentError("a target is 'sm_XX' or 'sm_XXa', not '" + text + "'");
 }
 
 void bind_diagnostics(py::module_& m) {
   py::class_<Diagnostic>(m, "Diagnostic", "A finding at a position, with its stable id.")
-      .def_property_readonly("id", [](const Diagnostic& d) { return std::string(name(d.id)); })
       .def_property_readonly(
-          "severity", [](const Diagnostic& d) { return std::string(severity_name(d.severity)); })
-      .def_readonly("message", &Diagnostic::message)
-      .def_readonly("file", &Diagnostic::file)
-      .def_readonly("line", &Diagnostic::line)
-      .def_readonly("column", &Diagnostic::column)
-      .def_readonly("source_line", &Diagnostic::source_line)
+          "id", [](const Diagnostic& d) { return std::string(name(d.id)); },
+          "The stable name (switch on it, never on message).")
+      .def_property_readonly(
+          "severity", [](const Diagnostic& d) { return std::string(severity_name(d.severity)); },
+          "'error', 'warning' or 'note'.")
+      .def_readonly("message", &Diagnostic::message, "What was found, in words.")
+      .def_readonly("file", &Diagnostic::file, "The file (the Python file of a builder call).")
+      .def_readonly("line", &Diagnostic::line, "1-based; 0 when there is no position.")
+      .def_readonly("column", &Diagnostic::column, "1-based, in bytes.")
+      .def_readonly("source_line", &Diagnostic::source_line, "The text of the line.")
       .def_property_readonly(
           "caret",
-          [](const Diagnostic& d) { return std::make_pair(d.column, d.column + d.length); })
-      .def("__str__", &caret_text)
-      .def("__repr__", [](const Diagnostic& d) {
-        return "<ptxgen.Diagnostic " + std::string(name(d.id)) + " at " + d.file + ":" +
-               std::to_string(d.line) + ">";
-      });
+          [](const Diagnostic& d) { return std::make_pair(d.column, d.column + d.length); },
+          "The underlined columns (end exclusive).")
+      .def("__str__", &caret_text, "The compiler-style text with the source line and caret.")
+      .def(
+          "__repr__",
+          [](const Diagnostic& d) {
+            return "<ptxgen.Diagnostic " + std::string(name(d.id)) + " at " + d.file + ":" +
+                   std::to_string(d.line) + ":" + std::to_string(d.column) + ">";
+          },
+          "<ptxgen.Diagnostic id at file:line:column>");
   error_type = PyErr_NewExceptionWithDoc(
       "ptxgen.Error",
       "A stage refused or failed: .stage names it, .diagnostics says why (ptxgen.Diagnostic).",
@@ -138,19 +145,37 @@ const tile::TensorDecl* global_tensor(const tile::Kernel& k, const std::string& 
   return t && t->tensor.space == tile::Space::global ? t : nullptr;
 }
 
-/// A numpy array's bytes for global tensor `t`: its shape and dtype must be the tensor's.
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// A numpy array's bytes for global tensor `t`: its shape and dtype must be the tensor's,
+/// little-endian (as every tensor's bytes are).
 std::vector<std::uint8_t> input_bytes(const tile::TensorDecl& t, const py::handle& value) {
   const py::dtype want = numpy_dtype(t.tensor.dtype);
-  py::array a = py::array::ensure(value, py::array::c_style);
-  if (!a)
-    throw py::type_error("'" + t.tensor.name + "' takes a numpy array");
-  if (!a.dtype().is(want) && !a.dtype().equal(want))
-    throw py::type_error("'" + t.tensor.name + "' holds " + std::string(name(t.tensor.dtype)) +
-                         " (numpy " + want.attr("name").cast<std::string>() + "), not " +
-                         a.dtype().attr("name").cast<std::string>());
-  std::vector<std::int64_t> shape(a.shape(), a.shape() + a.ndim());
+  const std::string what = "run's " + t.tensor.name;
+  const std::string want_name = py::str(want.attr("str"));
+  if (!py::isinstance<py::array>(value))
+    throw ArgumentTypeError(what + " takes a numpy array of shape " + shape_text(t.tensor.shape) +
+                            " and dtype " + want_name + ", not " +
+                            type_name(value));
+  const py::array given = py::reinterpret_borrow<py::array>(value);
+  const std::string given_name = py::str(given.dtype().attr("str"));
+  if (given.dtype().attr("byteorder").cast<std::string>() == ">")
+    throw ArgumentError(what + ": byte order " + given_name + ", need little-endian " + want_name +
+                        " (numpy: a.astype('" + want_name + "'))");
+  if (!given.dtype().is(want) && !given.dtype().equal(want))
+    throw ArgumentTypeError(what + " holds " + std::string(name(t.tensor.dtype)) + " (numpy " +
+                            std::string(py::str(want.attr("name"))) + "), not " +
+                            std::string(py::str(given.dtype().attr("name"))));
+  std::vector<std::int64_t> shape(given.shape(), given.shape() + given.ndim());
   if (shape != t.tensor.shape)
-    throw py::value_error("'" + t.tensor.name + "' has another shape than the array given");
+    throw ArgumentError(what + " has shape " + shape_text(t.tensor.shape) +
+                        ", not the array's " + shape_text(shape));
+  const py::array a = py::array::ensure(value, py::array::c_style);
   const auto* p = static_cast<const std::uint8_t*>(a.data());
   return std::vector<std::uint8_t>(p, p + a.nbytes());
 }
@@ -194,7 +219,7 @@ api::EmitOptions emit_options(const std::optional<std::string>& target,
   if (version) {
     o.version = ptx::PtxVersion::parse(*version);
     if (!o.version)
-      throw py::value_error("a PTX version is 'X.Y', not '" + *version + "'");
+      throw ArgumentError("a PTX version is 'X.Y', not '" + *version + "'");
   }
   return o;
 }
@@ -242,9 +267,12 @@ Bytes run_inputs(PyKernel& k, const py::kwargs& kw) {
       inputs[name] = input_bytes(*t, value);
       continue;
     }
-    if (!k.kernel().find_param(name))
-      throw py::type_error("the kernel has no global tensor or parameter '" + name + "'");
-    if (auto d = k.set_param(name, value.cast<std::uint64_t>()))
+    const tile::ScalarParam* p = k.kernel().find_param(name);
+    if (!p)
+      throw ArgumentTypeError("run() got an unexpected keyword '" + name +
+                              "': the kernel has no global tensor or parameter of that name");
+    const std::uint64_t most = p->is_u64 ? ~std::uint64_t{0} : 0xFFFFFFFFu;
+    if (auto d = k.set_param(name, uint_of(value, "run's parameter " + name, most)))
       raise_error("setup", d->message, Diagnostics({*d}));
   }
   return inputs;
@@ -287,7 +315,7 @@ RunResult run(PyKernel& k, const std::string& backend, const std::optional<std::
   if (backend == "cuda" || backend == "gpu")
     b = api::Backend::cuda;
   else if (backend != "sim")
-    throw py::value_error("backend is 'sim' or 'cuda', not '" + backend + "'");
+    throw ArgumentError("backend is 'sim' or 'cuda', not '" + backend + "'");
   const Bytes inputs = run_inputs(k, kw);
   if (k.built() && k.own_diagnostics().has_errors())
     raise_error("emit", "the kernel '" + k.kernel().name + "' was refused", k.own_diagnostics());
@@ -333,24 +361,40 @@ std::unique_ptr<PyKernel> loaded_or_raise(Result<std::unique_ptr<tile::Kernel>> 
 
 void bind_results(py::module_& m) {
   py::class_<RunResult>(m, "RunResult", "A run's outcome, outputs, hazards and timings.")
-      .def_readonly("status", &RunResult::status)
-      .def_readonly("stage", &RunResult::stage)
-      .def_readonly("detail", &RunResult::detail)
-      .def_readonly("backend", &RunResult::backend)
-      .def_readonly("outputs", &RunResult::outputs)
-      .def_readonly("reference", &RunResult::reference)
-      .def_readonly("hazards", &RunResult::hazards)
-      .def_readonly("race", &RunResult::race)
-      .def_readonly("timings", &RunResult::timings)
-      .def_property_readonly("passed", &RunResult::passed)
-      .def("__repr__", [](const RunResult& r) { return "<ptxgen.RunResult " + r.status + ">"; });
+      .def_readonly("status", &RunResult::status,
+                    "'pass', 'mismatch', 'fault', 'invalid' or 'unsupported'.")
+      .def_readonly("stage", &RunResult::stage, "Where a status other than pass was decided.")
+      .def_readonly("detail", &RunResult::detail, "Why, in words.")
+      .def_readonly("backend", &RunResult::backend, "The backend that ran it.")
+      .def_readonly("outputs", &RunResult::outputs, "The backend's global tensors by name.")
+      .def_readonly("reference", &RunResult::reference, "The reference's global tensors.")
+      .def_readonly("hazards", &RunResult::hazards, "The findings (ptxgen.Diagnostic).")
+      .def_readonly("race", &RunResult::race, "The simulator's race, or None.")
+      .def_readonly("timings", &RunResult::timings, "Milliseconds per stage.")
+      .def_property_readonly("passed", &RunResult::passed, "status == 'pass'.")
+      .def(
+          "__repr__",
+          [](const RunResult& r) {
+            return "<ptxgen.RunResult " + r.status + (r.passed() ? "" : " at " + r.stage) + ">";
+          },
+          "<ptxgen.RunResult status>");
   py::class_<api::ResourceUsage>(m, "ResourceUsage", "ptxas -v's figures for one entry.")
-      .def_readonly("entry", &api::ResourceUsage::entry)
-      .def_readonly("registers", &api::ResourceUsage::registers)
-      .def_readonly("shared_bytes", &api::ResourceUsage::shared_bytes)
-      .def_readonly("stack_bytes", &api::ResourceUsage::stack_bytes)
-      .def_readonly("spill_stores", &api::ResourceUsage::spill_stores)
-      .def_readonly("spill_loads", &api::ResourceUsage::spill_loads);
+      .def_readonly("entry", &api::ResourceUsage::entry, "The entry's name.")
+      .def_readonly("registers", &api::ResourceUsage::registers, "Registers per thread.")
+      .def_readonly("shared_bytes", &api::ResourceUsage::shared_bytes, "Static shared bytes.")
+      .def_readonly("stack_bytes", &api::ResourceUsage::stack_bytes, "Stack frame bytes.")
+      .def_readonly("spill_stores", &api::ResourceUsage::spill_stores, "Spill store bytes.")
+      .def_readonly("spill_loads", &api::ResourceUsage::spill_loads, "Spill load bytes.")
+      .def(
+          "__repr__",
+          [](const api::ResourceUsage& u) {
+            return "<ptxgen.ResourceUsage " + u.entry + " registers=" +
+                   std::to_string(u.registers) + " shared_bytes=" +
+                   std::to_string(u.shared_bytes) + " stack_bytes=" +
+                   std::to_string(u.stack_bytes) + " spills=" + std::to_string(u.spill_stores) +
+                   "/" + std::to_string(u.spill_loads) + ">";
+          },
+          "<ptxgen.ResourceUsage entry registers=.. shared_bytes=.. ...>");
 }
 
 } // namespace
@@ -392,7 +436,9 @@ void bind_stages(py::module_& m, py::class_<PyKernel>& k) {
   k.def(
       "diagnostics", [](const PyKernel& self) { return to_list(self.own_diagnostics()); },
       "The builder's findings so far.");
-  k.def("to_toml", [](const PyKernel& self) { return api::to_spec_toml(self.kernel()); });
+  k.def(
+      "to_toml", [](const PyKernel& self) { return api::to_spec_toml(self.kernel()); },
+      "The kernel as a spec file's text (ptxgen.loads reads it back).");
   k.def(
       "check",
       [](const PyKernel& self, const std::optional<std::string>& target) {
