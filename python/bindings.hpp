@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <pybind11/pybind11.h>
 
@@ -55,6 +56,9 @@ struct CoordsTag {
 };
 struct MapTag {
   static constexpr auto name = py::detail::const_name("Union[TensorMap, dict[str, Any], None]");
+};
+struct TupleTag {
+  static constexpr auto name = py::detail::const_name("Optional[Tuple[int, ...]]");
 };
 struct ExprTag {
   static constexpr auto name = py::detail::const_name("Expr");
@@ -138,8 +142,8 @@ api::Pos caller_pos();
 /// the call's column, so that a position inside the string lands on its character there.
 api::Pos string_pos(const api::Pos& call, const std::string& text);
 
-/// Diagnostics as a Python list of ptxgen.Diagnostic.
-py::list to_list(const Diagnostics& ds);
+/// Diagnostics as a list of ptxgen.Diagnostic (a Python list once returned).
+std::vector<Diagnostic> to_list(const Diagnostics& ds);
 
 /// Raises ptxgen.Error (or its subclass NoDeviceError when `no_device`) with `stage`
 /// ("load", "emit", "ptxas", "setup", ...) and the diagnostics that say why.

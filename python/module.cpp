@@ -184,7 +184,7 @@ std::vector<api::AxisSize> sizes_of(const py::kwargs& kw) {
 /// Python's truth test of an Expr: an error, since `max`, `min`, `and`, `or`, `if` and
 /// chained comparisons would otherwise take every expression as true and build another
 /// kernel than the one written.
-[[noreturn]] void no_truth_value(const api::Expr& e) {
+bool no_truth_value(const api::Expr& e) {
   throw ArgumentTypeError(
       "the truth value of the expression '" + e.str() +
       "' is decided when the kernel runs, not in Python: use ptxgen.max / ptxgen.min / "
@@ -366,10 +366,10 @@ void bind_view(py::module_& m) {
           "dtype", [](const View& v) { return std::string(name(v.tile().dtype)); },
           "The element type seen through the view.")
       .def_property_readonly(
-          "shape", [](const View& v) -> std::optional<py::tuple> {
-            if (!v.ok())
-              return std::nullopt;
-            return py::cast(v.tile().shape()).cast<py::tuple>();
+          "shape",
+          [](const View& v) {
+            return Loose<TupleTag>{v.ok() ? py::object(py::cast(v.tile().shape()).cast<py::tuple>())
+                                          : py::object(py::none())};
           },
           "The view's shape (a tuple of ints; None when a step failed).")
       .def("__str__", &View::text, "The spec's spelling.")

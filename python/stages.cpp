@@ -41,11 +41,8 @@ std::string caret_text(const Diagnostic& d) {
 
 } // namespace
 
-py::list to_list(const Diagnostics& ds) {
-  py::list out;
-  for (const Diagnostic& d : ds)
-    out.append(py::cast(d));
-  return out;
+std::vector<Diagnostic> to_list(const Diagnostics& ds) {
+  return std::vector<Diagnostic>(ds.begin(), ds.end());
 }
 
 void raise_error(const std::string& stage, const std::string& message, const Diagnostics& ds,
@@ -57,7 +54,7 @@ void raise_error(const std::string& stage, const std::string& message, const Dia
       text += "\n" + caret_text(d);
   py::object e = py::reinterpret_borrow<py::object>(type)(text);
   e.attr("stage") = stage;
-  e.attr("diagnostics") = to_list(ds);
+  e.attr("diagnostics") = py::cast(to_list(ds));
   PyErr_SetObject(type, e.ptr());
   throw py::error_already_set();
 }
@@ -187,8 +184,9 @@ py::array output_array(const tile::TensorDecl& t, const std::vector<std::uint8_t
   return a;
 }
 
-py::dict arrays(const tile::Kernel& k, const std::map<std::string, std::vector<std::uint8_t>>& m) {
-  py::dict out;
+std::map<std::string, py::array> arrays(const tile::Kernel& k,
+                                        const std::map<std::string, std::vector<std::uint8_t>>& m) {
+  std::map<std::string, py::array> out;
   for (const auto& [name, bytes] : m)
     if (const tile::TensorDecl* t = global_tensor(k, name))
       out[py::str(name)] = output_array(*t, bytes);
@@ -201,11 +199,11 @@ struct RunResult {
   std::string stage;  ///< where a status other than pass was decided
   std::string detail;
   std::string backend;
-  py::dict outputs;   ///< the backend's final global tensors
-  py::dict reference; ///< the reference's
-  py::list hazards;   ///< the reference's and the simulator's findings (ptxgen.Diagnostic)
-  py::object race = py::none();
-  py::dict timings; ///< milliseconds per stage
+  std::map<std::string, py::array> outputs;   ///< the backend's final global tensors
+  std::map<std::string, py::array> reference; ///< the reference's
+  std::vector<Diagnostic> hazards; ///< the reference's and the simulator's findings
+  std::optional<std::string> race;
+  std::map<std::string, double> timings; ///< milliseconds per stage
   bool passed() const { return status == "pass"; }
 };
 
@@ -297,9 +295,9 @@ RunResult to_result(const tile::Kernel& k, const api::CaseResult& c, const Bytes
   r.outputs = arrays(k, outputs);
   r.reference = arrays(k, reference);
   for (const Diagnostic& d : c.diagnostics)
-    r.hazards.append(py::cast(d));
+    r.hazards.push_back(d);
   if (c.sim_race)
-    r.race = py::str(c.detail);
+    r.race = c.detail;
   r.timings["emit_ms"] = c.emit_ms;
   r.timings["ptxas_ms"] = c.ptxas_ms;
   r.timings["reference_ms"] = c.reference_ms;
