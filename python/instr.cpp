@@ -118,6 +118,33 @@ std::string instr_bulk(const std::string& opcode, const BulkArgs& a, const Commo
   return driver::instr_text(built, r.target);
 }
 
+/// cp.async.commit_group, .wait_group (N from `groups`) and .wait_all: no copy option.
+std::string instr_group(const std::string& opcode, const CpAsyncArgs& cp, const BulkArgs& b,
+                        const CommonArgs& c) {
+  const std::pair<bool, const char*> copy_only[] = {
+      {cp.chunk_bytes.has_value(), "chunk_bytes"}, {cp.src_size.has_value(), "src_size"},
+      {cp.ignore_src, "ignore_src"},               {c.pred, "pred"},
+      {c.cache_policy, "cache_policy"},            {b.size.has_value(), "size"},
+      {b.tx_count.has_value(), "tx_count"},        {b.coords.has_value(), "coords"},
+      {b.sink, "sink"}};
+  for (const auto& [given, name] : copy_only)
+    if (given)
+      throw ArgumentError(std::string(name) + " is not for " + opcode + ", which moves no bytes");
+  driver::CpAsyncGroupRequest r;
+  r.opcode = opcode;
+  r.groups = b.groups;
+  r.target = c.target ? parse_target(*c.target) : driver::emitted_target;
+  r.version = parse_version(c.ptx_version);
+  auto built = driver::build_cp_async_group_instr(r);
+  if (const auto* problem = std::get_if<std::string>(&built))
+    throw ArgumentError(*problem);
+  const driver::CpAsyncInstr& i = std::get<driver::CpAsyncInstr>(built);
+  if (i.diagnostics.has_errors())
+    raise_error("instr", "the instruction breaks the PTX rules for " + r.target.str(),
+                i.diagnostics);
+  return driver::instr_text(i, r.target);
+}
+
 /// Refuses the first option given that belongs to the other family.
 void refuse_other_family(bool bulk, const CpAsyncArgs& cp, const BulkArgs& b) {
   if (bulk) {
@@ -148,6 +175,8 @@ std::string instr(const std::string& opcode, std::optional<std::uint32_t> chunk_
   const CpAsyncArgs cp{chunk_bytes, std::move(src_size), ignore_src};
   const BulkArgs b{std::move(size), std::move(tx_count), groups, coords, sink};
   const CommonArgs c{pred, cache_policy, std::move(target), std::move(ptx_version)};
+  if (driver::is_cp_async_group_opcode(opcode))
+    return instr_group(opcode, cp, b, c);
   const bool bulk = driver::is_bulk_opcode(opcode);
   refuse_other_family(bulk, cp, b);
   return bulk ? instr_bulk(opcode, b, c) : instr_cp_async(opcode, cp, c);
@@ -164,7 +193,8 @@ void bind_instr(py::module_& m) {
       " unless given) or one of the bulk-copy family (size, tx_count, groups, coords, sink; "
       "target " +
       driver::bulk_default_target.str() +
-      " unless given), told apart by the opcode. ptxgen.Error(stage='instr') with the "
+      " unless given), told apart by the opcode; cp.async.commit_group, cp.async.wait_group (N "
+      "from groups) and cp.async.wait_all take none of a copy's options. ptxgen.Error(stage='instr') with the "
       "diagnostics when the opcode does not parse or the PTX rules refuse it; ValueError for "
       "an option the form does not take.";
   m.def("instr", &instr, py::arg("opcode"), py::arg("chunk_bytes") = py::none(),

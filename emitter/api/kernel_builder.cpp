@@ -453,7 +453,8 @@ void KernelBuilder::expect_equal(const View& lhs, const View& rhs, Pos at) {
 }
 
 void KernelBuilder::expect_value(const View& lhs, std::int64_t value, Pos at) {
-  if (!check_expect_view(lhs, at) || !b_->expect_side(lhs.tile(), text_of(lhs.text(), at)))
+  if (!check_expect_view(lhs, at) || !b_->expect_side(lhs.tile(), text_of(lhs.text(), at)) ||
+      !b_->expect_value(lhs.tile(), value, text_of(std::to_string(value), at), lhs.text()))
     return;
   const std::string that = lhs.text() + " == " + std::to_string(value);
   b_->expectation(tile::Expectation{located(lhs, at), value, {that, that, at.source_pos()}});

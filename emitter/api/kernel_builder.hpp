@@ -258,8 +258,7 @@ public:
   /// only, inside their axes at every value of the declared ranges (checked at test runs).
   void expect_equal(const View& lhs, const View& rhs, Pos at = CallSite::current());
   /// `[[expect]] that = "LHS == VALUE"`: every element holds `value` in LHS's element
-  /// type. Whether the type holds it exactly is the driver's check (run_kernel's
-  /// loader reports spec_expect_value_range); emit() does not look at expectations.
+  /// type, which must hold it exactly (spec_expect_value_range otherwise, as a spec's).
   void expect_value(const View& lhs, std::int64_t value, Pos at = CallSite::current());
   /// `[[expect]] that = "LHS == sentinel"`: LHS keeps its initial bytes.
   void expect_sentinel(const View& lhs, Pos at = CallSite::current());
