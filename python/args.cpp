@@ -66,9 +66,9 @@ api::Expr expr_of(const py::handle& o, const std::string& what) {
   if (is_int(o))
     return api::Expr(int_of(o, what));
   const bool loop = type_name(o) == "ptxgen.Loop";
-  throw ArgumentTypeError(what + " takes a ptxgen.Expr or an int, not " + given(o) +
-                          (loop ? " (a loop's variable is what `with k.loop(...) as i:` binds)"
-                                : ""));
+  throw ArgumentTypeError(
+      what + " takes a ptxgen.Expr or an int, not " + given(o) +
+      (loop ? " (a loop's variable is what `with k.loop(...) as i:` binds)" : ""));
 }
 
 std::optional<api::Expr> opt_expr_of(const std::optional<IntoExpr>& o, const std::string& what) {

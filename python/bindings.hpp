@@ -33,7 +33,8 @@ struct ArgumentTypeError : std::runtime_error {
 /// wrong one raises ptxgen.ArgumentTypeError naming the parameter rather than pybind11's
 /// "incompatible function arguments"; `Tag::name` is its type in the signature (and so in
 /// the generated stubs).
-template <class Tag> struct Loose {
+template <class Tag>
+struct Loose {
   py::object obj;
 };
 struct IntoExprTag {
@@ -172,7 +173,8 @@ void bind_instr(py::module_& m);
 
 namespace pybind11::detail {
 /// Loads any object (None included: the binding's std::optional sees None first).
-template <class Tag> struct type_caster<ptxgen::python::Loose<Tag>> {
+template <class Tag>
+struct type_caster<ptxgen::python::Loose<Tag>> {
   PYBIND11_TYPE_CASTER(ptxgen::python::Loose<Tag>, Tag::name);
   bool load(handle src, bool) {
     value.obj = reinterpret_borrow<object>(src);

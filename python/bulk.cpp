@@ -56,8 +56,7 @@ api::BulkOptions bulk_options(const std::optional<IntoExpr>& pred,
 std::vector<api::Expr> coords_of(const Coords& arg) {
   const py::object& coords = arg.obj;
   if (!py::isinstance<py::sequence>(coords) || py::isinstance<py::str>(coords))
-    throw ArgumentTypeError("coords takes a tuple of ptxgen.Expr or int, not " +
-                            type_name(coords));
+    throw ArgumentTypeError("coords takes a tuple of ptxgen.Expr or int, not " + type_name(coords));
   std::vector<api::Expr> out;
   const auto items = py::reinterpret_borrow<py::sequence>(coords);
   for (std::size_t i = 0; i < items.size(); ++i)
@@ -121,9 +120,9 @@ void bind_copies(py::class_<PyKernel>& k) {
 void bind_tensor_copies(py::class_<PyKernel>& k) {
   k.def(
        "tensor_load",
-       [](PyKernel& self, const api::View& tensor, const Coords& coords,
-          const api::View& dst, std::optional<api::View> barrier,
-          const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy) {
+       [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& dst,
+          std::optional<api::View> barrier, const std::optional<IntoExpr>& pred,
+          std::optional<CachePolicy> cache_policy) {
          const api::BulkOptions o = bulk_options(pred, cache_policy);
          if (barrier)
            self.builder().tensor_load(tensor, coords_of(coords), dst, *barrier, o, caller_pos());
@@ -136,9 +135,8 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
        "barrier (left out in a ring pipeline's loads).")
       .def(
           "tensor_store",
-          [](PyKernel& self, const api::View& tensor, const Coords& coords,
-             const api::View& src, const std::optional<IntoExpr>& pred,
-             std::optional<CachePolicy> cache_policy) {
+          [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& src,
+             const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy) {
             self.builder().tensor_store(tensor, coords_of(coords), src,
                                         bulk_options(pred, cache_policy), caller_pos());
           },

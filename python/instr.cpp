@@ -54,7 +54,7 @@ std::optional<ptx::PtxVersion> parse_version(const std::optional<std::string>& t
 std::string instr_cp_async(const std::string& opcode, const CpAsyncArgs& a, const CommonArgs& c) {
   if (!a.chunk_bytes)
     throw ArgumentError("chunk_bytes is required: the copy width is never inferred; give 4, 8 "
-                          "or 16 (`.cg` copies exactly 16)");
+                        "or 16 (`.cg` copies exactly 16)");
   driver::CpAsyncInstrRequest r;
   r.opcode = opcode;
   r.chunk_bytes = *a.chunk_bytes;
@@ -67,7 +67,7 @@ std::string instr_cp_async(const std::string& opcode, const CpAsyncArgs& a, cons
   }
   if (r.src_size && a.ignore_src)
     throw ArgumentError("src_size and ignore_src exclude each other: a cp.async takes one "
-                          "zero-fill operand at most");
+                        "zero-fill operand at most");
   r.ignore_src = a.ignore_src;
   r.pred = c.pred;
   r.cache_policy = c.cache_policy;
@@ -121,12 +121,15 @@ std::string instr_bulk(const std::string& opcode, const BulkArgs& a, const Commo
 /// cp.async.commit_group, .wait_group (N from `groups`) and .wait_all: no copy option.
 std::string instr_group(const std::string& opcode, const CpAsyncArgs& cp, const BulkArgs& b,
                         const CommonArgs& c) {
-  const std::pair<bool, const char*> copy_only[] = {
-      {cp.chunk_bytes.has_value(), "chunk_bytes"}, {cp.src_size.has_value(), "src_size"},
-      {cp.ignore_src, "ignore_src"},               {c.pred, "pred"},
-      {c.cache_policy, "cache_policy"},            {b.size.has_value(), "size"},
-      {b.tx_count.has_value(), "tx_count"},        {b.coords.has_value(), "coords"},
-      {b.sink, "sink"}};
+  const std::pair<bool, const char*> copy_only[] = {{cp.chunk_bytes.has_value(), "chunk_bytes"},
+                                                    {cp.src_size.has_value(), "src_size"},
+                                                    {cp.ignore_src, "ignore_src"},
+                                                    {c.pred, "pred"},
+                                                    {c.cache_policy, "cache_policy"},
+                                                    {b.size.has_value(), "size"},
+                                                    {b.tx_count.has_value(), "tx_count"},
+                                                    {b.coords.has_value(), "coords"},
+                                                    {b.sink, "sink"}};
   for (const auto& [given, name] : copy_only)
     if (given)
       throw ArgumentError(std::string(name) + " is not for " + opcode + ", which moves no bytes");
@@ -150,7 +153,7 @@ void refuse_other_family(bool bulk, const CpAsyncArgs& cp, const BulkArgs& b) {
   if (bulk) {
     if (cp.chunk_bytes || cp.src_size)
       throw ArgumentError(std::string(cp.chunk_bytes ? "chunk_bytes" : "src_size") +
-                            " is for cp.async; a bulk copy takes size");
+                          " is for cp.async; a bulk copy takes size");
     if (cp.ignore_src)
       throw ArgumentError("ignore_src is for cp.async");
     return;
@@ -163,7 +166,7 @@ void refuse_other_family(bool bulk, const CpAsyncArgs& cp, const BulkArgs& b) {
   for (const auto& [given, name] : bulk_only)
     if (given)
       throw ArgumentError(std::string(name) +
-                            " is for the bulk-copy family; cp.async takes chunk_bytes");
+                          " is for the bulk-copy family; cp.async takes chunk_bytes");
 }
 
 std::string instr(const std::string& opcode, std::optional<std::uint32_t> chunk_bytes,
@@ -194,7 +197,8 @@ void bind_instr(py::module_& m) {
       "target " +
       driver::bulk_default_target.str() +
       " unless given), told apart by the opcode; cp.async.commit_group, cp.async.wait_group (N "
-      "from groups) and cp.async.wait_all take none of a copy's options. ptxgen.Error(stage='instr') with the "
+      "from groups) and cp.async.wait_all take none of a copy's options. "
+      "ptxgen.Error(stage='instr') with the "
       "diagnostics when the opcode does not parse or the PTX rules refuse it; ValueError for "
       "an option the form does not take.";
   m.def("instr", &instr, py::arg("opcode"), py::arg("chunk_bytes") = py::none(),

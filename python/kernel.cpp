@@ -123,9 +123,9 @@ void bind_copies(py::class_<PyKernel>& k) {
   k.def(
        "apply",
        [](PyKernel& self, const std::string& opcode, const api::View& dst, const api::View& src,
-          const Int& chunk_bytes, const std::string& scope,
-          const std::optional<IntoExpr>& src_size, const std::optional<IntoExpr>& ignore_src,
-          const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy) {
+          const Int& chunk_bytes, const std::string& scope, const std::optional<IntoExpr>& src_size,
+          const std::optional<IntoExpr>& ignore_src, const std::optional<IntoExpr>& pred,
+          std::optional<CachePolicy> cache_policy) {
          api::ApplyOptions o;
          o.scope = scope_of(scope);
          o.src_size = opt_expr_of(src_size, "src_size");
@@ -227,9 +227,8 @@ void bind_loops(py::module_& m, py::class_<PyKernel>& k) {
              const IntoExpr& step, const Int& unroll) {
             // Made in place: a moved-from temporary would warn as it goes.
             return std::unique_ptr<LoopGuard>(
-                new LoopGuard{&self, std::move(var), expr_of(start, "start"),
-                              expr_of(stop, "stop"), expr_of(step, "step"),
-                              int_of(unroll, "unroll"), caller_pos()});
+                new LoopGuard{&self, std::move(var), expr_of(start, "start"), expr_of(stop, "stop"),
+                              expr_of(step, "step"), int_of(unroll, "unroll"), caller_pos()});
           },
           py::arg("var"), py::arg("start"), py::arg("stop"), py::arg("step") = 1,
           py::arg("unroll") = 1, py::keep_alive<0, 1>(),
@@ -328,8 +327,8 @@ std::unique_ptr<PyKernel> make_kernel(std::string name, const std::optional<Exte
   // A name that is no identifier would leave the kernel nameless: refused here, at once.
   for (const Diagnostic& d : b->diagnostics())
     if (d.severity == Severity::error)
-      throw ArgumentError("Kernel's name takes an identifier (letters, digits, '_'), not '" +
-                          name + "': " + d.message);
+      throw ArgumentError("Kernel's name takes an identifier (letters, digits, '_'), not '" + name +
+                          "': " + d.message);
   const bool g = grid && !grid->obj.is_none(), bl = block && !block->obj.is_none();
   if (g || bl)
     b->launch(g ? dims_of(grid->obj, "grid") : tile::Dim3{1, 1, 1},
@@ -342,11 +341,12 @@ std::string kernel_repr(const PyKernel& self) {
   auto dims = [](const tile::Dim3& d) {
     std::string out = std::to_string(d.x);
     if (d.y != 1 || d.z != 1)
-      out = "(" + out + ", " + std::to_string(d.y) + (d.z != 1 ? ", " + std::to_string(d.z) : "") + ")";
+      out = "(" + out + ", " + std::to_string(d.y) + (d.z != 1 ? ", " + std::to_string(d.z) : "") +
+            ")";
     return out;
   };
-  return "<ptxgen.Kernel '" + k.name + "' grid=" + dims(k.grid_dim) + " block=" +
-         dims(k.block_dim) + " tensors=" + std::to_string(k.tensors.size()) +
+  return "<ptxgen.Kernel '" + k.name + "' grid=" + dims(k.grid_dim) +
+         " block=" + dims(k.block_dim) + " tensors=" + std::to_string(k.tensors.size()) +
          " ops=" + std::to_string(k.ops.size()) + (self.built() ? "" : " loaded") + ">";
 }
 

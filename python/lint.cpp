@@ -28,8 +28,10 @@ std::vector<lint::ArgValue> to_args(const py::dict& args) {
   for (const auto& [key, value] : args) {
     std::string name = py::str(key);
     if (!py::isinstance<py::int_>(value) && !py::isinstance<py::str>(value))
-      throw ArgumentTypeError("args[" + name + "] takes an int (a scalar) or a str such as "
-                              "'f32[128,32]' (a pointer), not " + type_name(value));
+      throw ArgumentTypeError("args[" + name +
+                              "] takes an int (a scalar) or a str such as "
+                              "'f32[128,32]' (a pointer), not " +
+                              type_name(value));
     std::string text = py::isinstance<py::int_>(value) ? std::to_string(value.cast<std::int64_t>())
                                                        : value.cast<std::string>();
     std::string error;
@@ -55,22 +57,23 @@ std::pair<std::string, std::string> ptx_source(const py::object& ptx) {
     path = py::str(py::module_::import("os").attr("fspath")(ptx));
   } else {
     throw ArgumentTypeError("lint's ptx takes PTX text (a str of several lines) or a path (a "
-                            "pathlib.Path, or a str of one line), not " + type_name(ptx));
+                            "pathlib.Path, or a str of one line), not " +
+                            type_name(ptx));
   }
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   if (!in || std::filesystem::is_directory(path))
-    raise_error("lint", "cannot read the PTX file " + path +
-                            " (lint's ptx of one line is a path; PTX text has several lines)",
+    raise_error("lint",
+                "cannot read the PTX file " + path +
+                    " (lint's ptx of one line is a path; PTX text has several lines)",
                 {});
   return {text.str(), path};
 }
 
 py::list lint_ptx(const py::object& ptx, std::optional<std::string> entry,
                   const std::optional<Extent>& grid, const std::optional<Extent>& block,
-                  std::optional<py::dict> args, const Int& seeds,
-                  std::optional<std::string> arch) {
+                  std::optional<py::dict> args, const Int& seeds, std::optional<std::string> arch) {
   lint::Options o;
   o.entry = std::move(entry);
   if (grid && !grid->obj.is_none())
@@ -97,16 +100,21 @@ py::list lint_ptx(const py::object& ptx, std::optional<std::string> entry,
 
 void bind_lint_types(py::module_& m) {
   py::class_<lint::Finding>(m, "LintFinding", "One hazard (or fault) lint met.")
-      .def_property_readonly("rule", [](const lint::Finding& f) { return lint::rule_id(f); }, "The SARIF rule id (race.read-before-wait, ...).")
-      .def_property_readonly("kind", [](const lint::Finding& f) { return lint::kind_text(f); }, "The kind, in words.")
+      .def_property_readonly(
+          "rule", [](const lint::Finding& f) { return lint::rule_id(f); },
+          "The SARIF rule id (race.read-before-wait, ...).")
+      .def_property_readonly(
+          "kind", [](const lint::Finding& f) { return lint::kind_text(f); }, "The kind, in words.")
       .def_readonly("message", &lint::Finding::message, "What was found.")
       .def_readonly("line", &lint::Finding::line, "The PTX line of the access.")
-      .def_readonly("other_line", &lint::Finding::other_line, "The PTX line of the conflicting access.")
+      .def_readonly("other_line", &lint::Finding::other_line,
+                    "The PTX line of the conflicting access.")
       .def_readonly("block", &lint::Finding::bid, "The CTA.")
       .def_readonly("thread", &lint::Finding::tid, "The thread.")
       .def_readonly("other_thread", &lint::Finding::other_tid, "The other thread.")
       .def_readonly("iteration", &lint::Finding::iteration, "The loop iteration.")
-      .def_readonly("other_iteration", &lint::Finding::other_iteration, "The other access's iteration.")
+      .def_readonly("other_iteration", &lint::Finding::other_iteration,
+                    "The other access's iteration.")
       .def_readonly("symbol", &lint::Finding::symbol, "The memory symbol.")
       .def_readonly("offset", &lint::Finding::offset, "The byte offset in it.")
       .def_readonly("hits", &lint::Finding::hits, "How many times it was met.")
@@ -143,9 +151,12 @@ void bind_lint_types(py::module_& m) {
       .def_readonly("name", &lint::KernelReport::name, "The entry's name.")
       .def_readonly("grid", &lint::KernelReport::grid, "The grid it ran with.")
       .def_readonly("block", &lint::KernelReport::block, "The block it ran with.")
-      .def_property_readonly("status", [](const lint::KernelReport& k) { return std::string(status_name(k.status)); }, "'clean', 'findings', 'unsupported', 'error' or 'usage'.")
+      .def_property_readonly(
+          "status", [](const lint::KernelReport& k) { return std::string(status_name(k.status)); },
+          "'clean', 'findings', 'unsupported', 'error' or 'usage'.")
       .def_readonly("findings", &lint::KernelReport::findings, "The findings (ptxgen.LintFinding).")
-      .def_readonly("coverage", &lint::KernelReport::coverage, "What the runs executed (ptxgen.LintCoverage).")
+      .def_readonly("coverage", &lint::KernelReport::coverage,
+                    "What the runs executed (ptxgen.LintCoverage).")
       .def_readonly("error", &lint::KernelReport::error, "Why it did not run.")
       .def(
           "__repr__",

@@ -7,6 +7,8 @@
 #include "python/bindings.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include <frameobject.h>
@@ -83,13 +85,31 @@ api::Pos caller_pos() {
   PyFrameObject* frame = PyEval_GetFrame(); // borrowed: the Python code calling us
   if (!frame)
     return api::Pos::none();
-  const int line = PyFrame_GetLineNumber(frame);
   const py::object code = py::reinterpret_steal<py::object>(
       reinterpret_cast<PyObject*>(PyFrame_GetCode(frame))); // a new reference
+#if PY_VERSION_HEX >= 0x030B0000
+  const int lasti = PyFrame_GetLasti(frame);
+#else
+  const int lasti = PyFrame_GetLineNumber(frame);
+#endif
+  // A call site's position, once found, is kept: finding it (the file's line and the code's
+  // positions) costs more than the builder call itself, and a generator calls from few sites
+  // many times. The cache holds the code objects, so their addresses are never reused.
+  struct Site {
+    py::object code;
+    api::Pos pos;
+  };
+  static auto* sites = new std::map<std::pair<PyObject*, int>, Site>();
+  const auto key = std::make_pair(code.ptr(), lasti);
+  if (const auto it = sites->find(key); it != sites->end())
+    return it->second.pos;
+  const int line = PyFrame_GetLineNumber(frame);
   std::string file = py::str(code.attr("co_filename"));
   std::string text = source_line_of(file, line);
-  return api::Pos(std::move(file), static_cast<std::uint32_t>(line), column_of(frame, code),
-                  std::move(text));
+  api::Pos pos(std::move(file), static_cast<std::uint32_t>(line), column_of(frame, code),
+               std::move(text));
+  sites->emplace(key, Site{code, pos});
+  return pos;
 }
 
 api::Pos string_pos(const api::Pos& call, const std::string& text) {
@@ -164,8 +184,8 @@ std::vector<api::Index> entries_of(const api::View& v, const py::handle& key) {
       const std::int64_t i = int_of(h, what);
       if (v.ok() && axis < shape.size() && (i < -size || i >= size))
         throw ArgumentError(what + " takes an int in " + std::to_string(-size) + ".." +
-                            std::to_string(size - 1) + " (axis " + std::to_string(axis) +
-                            " has " + std::to_string(size) + "), not " + std::to_string(i));
+                            std::to_string(size - 1) + " (axis " + std::to_string(axis) + " has " +
+                            std::to_string(size) + "), not " + std::to_string(i));
       out.push_back(api::Index(i < 0 ? i + size : i));
     }
   }
@@ -201,7 +221,8 @@ std::optional<api::Expr> operand(const py::handle& other) {
   return std::nullopt;
 }
 
-template <class F> ExprOrNotImplemented apply_operator(const IntoExpr& other, F f) {
+template <class F>
+ExprOrNotImplemented apply_operator(const IntoExpr& other, F f) {
   const std::optional<api::Expr> b = operand(other.obj);
   if (!b)
     return {py::reinterpret_borrow<py::object>(Py_NotImplemented)};
@@ -326,8 +347,8 @@ void bind_expr(py::module_& m) {
       },
       py::arg("a"), py::arg("b"), "a || b, as an expression (Python's `or` cannot build one).");
   m.def(
-      "logical_not", [](const IntoExpr& a) { return !expr_of(a, "logical_not's a"); },
-      py::arg("a"), "!a, as an expression (Python's `not` cannot build one).");
+      "logical_not", [](const IntoExpr& a) { return !expr_of(a, "logical_not's a"); }, py::arg("a"),
+      "!a, as an expression (Python's `not` cannot build one).");
 }
 
 void bind_view(py::module_& m) {
@@ -354,12 +375,14 @@ void bind_view(py::module_& m) {
           "v[i, 0:8, :]: ints (negative ones count from the end, as numpy's), Exprs, slices "
           "without a step (an Expr bound only in an expectation) and one `...`.")
       .def(
-          "view", [](const View& v, const DTypeLike& dtype) { return v.as(dtype_of(dtype.obj), caller_pos()); },
+          "view",
+          [](const View& v, const DTypeLike& dtype) {
+            return v.as(dtype_of(dtype.obj), caller_pos());
+          },
           py::arg("dtype"), "The last axis's bytes as another element type.")
       .def_property_readonly("ok", &View::ok, "False when a step failed (see error).")
       .def_property_readonly(
-          "error",
-          [](const View& v) -> std::optional<Diagnostic> { return v.error(); },
+          "error", [](const View& v) -> std::optional<Diagnostic> { return v.error(); },
           "The first failed step's diagnostic, or None.")
       .def_property_readonly("text", &View::text, "The spec's spelling.")
       .def_property_readonly(
@@ -386,9 +409,14 @@ std::string policy_repr(const CachePolicy& c) {
   if (const auto* p = std::get_if<tile::CachePolicyFromParam>(&c.policy))
     return "ptxgen.policy_param('" + p->param + "')";
   const auto& cp = std::get<tile::CachePolicyCreate>(c.policy);
-  std::string out = "ptxgen.create_policy('" + std::string(ptx::eviction_priority_spellings()[static_cast<std::size_t>(cp.primary)]) + "'";
+  std::string out =
+      "ptxgen.create_policy('" +
+      std::string(ptx::eviction_priority_spellings()[static_cast<std::size_t>(cp.primary)]) + "'";
   if (cp.secondary)
-    out += ", '" + std::string(ptx::eviction_priority_spellings()[static_cast<std::size_t>(*cp.secondary)]) + "'";
+    out +=
+        ", '" +
+        std::string(ptx::eviction_priority_spellings()[static_cast<std::size_t>(*cp.secondary)]) +
+        "'";
   return out + ", fraction=" + std::string(py::repr(py::float_(cp.fraction))) + ")";
 }
 
@@ -408,11 +436,14 @@ void bind_helpers(py::module_& m) {
   py::class_<tile::TensorInit>(m, "Init", "How a global tensor starts in test runs.")
       .def("__repr__", &init_repr, "The call that makes it.");
   m.def(
-      "arange_mod", [](const Int& modulus) { return api::arange_mod(int_of(modulus, "modulus", 1)); },
+      "arange_mod",
+      [](const Int& modulus) { return api::arange_mod(int_of(modulus, "modulus", 1)); },
       py::arg("modulus"), "A global tensor's init: element i holds i % modulus.");
   m.def(
       "random_init",
-      [](const Int& seed) { return api::random_init(uint_of(seed.obj, "seed", ~std::uint64_t{0})); },
+      [](const Int& seed) {
+        return api::random_init(uint_of(seed.obj, "seed", ~std::uint64_t{0}));
+      },
       py::arg("seed"), "A global tensor's init: bytes from ptxgen's fixed generator.");
   py::class_<CachePolicy>(m, "CachePolicy", "An apply's or a bulk copy's L2 cache policy.")
       .def("__repr__", &policy_repr, "The call that makes it.");

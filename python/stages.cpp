@@ -97,7 +97,8 @@ void bind_diagnostics(py::module_& m) {
   no_device_type = PyErr_NewExceptionWithDoc("ptxgen.NoDeviceError",
                                              "A GPU run was asked for where there is no GPU.",
                                              error_type, nullptr);
-  const py::tuple value_bases = py::make_tuple(py::handle(error_type), py::handle(PyExc_ValueError));
+  const py::tuple value_bases =
+      py::make_tuple(py::handle(error_type), py::handle(PyExc_ValueError));
   argument_type = PyErr_NewExceptionWithDoc(
       "ptxgen.ArgumentError",
       "An argument of a wrong value (a ptxgen.Error and a ValueError): the message names the "
@@ -157,8 +158,7 @@ std::vector<std::uint8_t> input_bytes(const tile::TensorDecl& t, const py::handl
   const std::string want_name = py::str(want.attr("str"));
   if (!py::isinstance<py::array>(value))
     throw ArgumentTypeError(what + " takes a numpy array of shape " + shape_text(t.tensor.shape) +
-                            " and dtype " + want_name + ", not " +
-                            type_name(value));
+                            " and dtype " + want_name + ", not " + type_name(value));
   const py::array given = py::reinterpret_borrow<py::array>(value);
   const std::string given_name = py::str(given.dtype().attr("str"));
   if (given.dtype().attr("byteorder").cast<std::string>() == ">")
@@ -170,8 +170,8 @@ std::vector<std::uint8_t> input_bytes(const tile::TensorDecl& t, const py::handl
                             std::string(py::str(given.dtype().attr("name"))));
   std::vector<std::int64_t> shape(given.shape(), given.shape() + given.ndim());
   if (shape != t.tensor.shape)
-    throw ArgumentError(what + " has shape " + shape_text(t.tensor.shape) +
-                        ", not the array's " + shape_text(shape));
+    throw ArgumentError(what + " has shape " + shape_text(t.tensor.shape) + ", not the array's " +
+                        shape_text(shape));
   const py::array a = py::array::ensure(value, py::array::c_style);
   const auto* p = static_cast<const std::uint8_t*>(a.data());
   return std::vector<std::uint8_t>(p, p + a.nbytes());
@@ -201,7 +201,7 @@ struct RunResult {
   std::string backend;
   std::map<std::string, py::array> outputs;   ///< the backend's final global tensors
   std::map<std::string, py::array> reference; ///< the reference's
-  std::vector<Diagnostic> hazards; ///< the reference's and the simulator's findings
+  std::vector<Diagnostic> hazards;            ///< the reference's and the simulator's findings
   std::optional<std::string> race;
   std::map<std::string, double> timings; ///< milliseconds per stage
   bool passed() const { return status == "pass"; }
@@ -386,11 +386,12 @@ void bind_results(py::module_& m) {
       .def(
           "__repr__",
           [](const api::ResourceUsage& u) {
-            return "<ptxgen.ResourceUsage " + u.entry + " registers=" +
-                   std::to_string(u.registers) + " shared_bytes=" +
-                   std::to_string(u.shared_bytes) + " stack_bytes=" +
-                   std::to_string(u.stack_bytes) + " spills=" + std::to_string(u.spill_stores) +
-                   "/" + std::to_string(u.spill_loads) + ">";
+            return "<ptxgen.ResourceUsage " + u.entry +
+                   " registers=" + std::to_string(u.registers) +
+                   " shared_bytes=" + std::to_string(u.shared_bytes) +
+                   " stack_bytes=" + std::to_string(u.stack_bytes) +
+                   " spills=" + std::to_string(u.spill_stores) + "/" +
+                   std::to_string(u.spill_loads) + ">";
           },
           "<ptxgen.ResourceUsage entry registers=.. shared_bytes=.. ...>");
 }

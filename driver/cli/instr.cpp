@@ -26,9 +26,10 @@ namespace {
 namespace po = boost::program_options;
 using namespace ptxgen::ptx;
 
-constexpr const char* kUsage = "usage: ptxgen instr OPCODE --chunk-bytes N [options]   (cp.async)\n"
-                               "       ptxgen instr OPCODE [--groups N] [options]       (its groups)\n"
-                               "       ptxgen instr OPCODE [--size N] [options]         (bulk)";
+constexpr const char* kUsage =
+    "usage: ptxgen instr OPCODE --chunk-bytes N [options]   (cp.async)\n"
+    "       ptxgen instr OPCODE [--groups N] [options]       (its groups)\n"
+    "       ptxgen instr OPCODE [--size N] [options]         (bulk)";
 
 constexpr const char* kHelpText = R"(
 Builds one cp.async instruction, or one of the sm_90 bulk-copy family, checks

@@ -665,7 +665,8 @@ void target_below(const Module& m, Diagnostics& out) {
     for (std::size_t k = 0; k < e.body.size(); ++k) {
       std::set<int> sms;
       for (Feature f : features_used(e.body[k]))
-        if (const FeatureInfo& fi = info(f); m.target.sm < fi.min_sm && sms.insert(fi.min_sm).second) {
+        if (const FeatureInfo& fi = info(f);
+            m.target.sm < fi.min_sm && sms.insert(fi.min_sm).second) {
           Need& n = needs[fi.min_sm];
           if (n.count++ == 0)
             n.first = "`" + e.name + "` instruction " + std::to_string(k + 1) + ": " +

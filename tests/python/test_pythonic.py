@@ -226,3 +226,18 @@ def test_lint_tells_a_path_from_text_by_type(tmp_path):
     assert report.file == "<string>"
     with pytest.raises(ptxgen.ArgumentTypeError):
         ptxgen.lint(42)
+
+
+def test_one_bad_apply_in_a_pipeline_is_one_diagnostic():
+    k = ptxgen.Kernel("pipe", grid=1, block=128)
+    A = k.global_tensor("A", (8, 128, 8), "float16", init=ptxgen.arange_mod(97))
+    B = k.global_tensor("B", (8, 128, 8), "float16", output=True)
+    S = k.shared_tensor("S", (2, 128, 8), "float16")
+    per_thread = lambda v: v.rearrange("(r v) -> r v", v=4)
+    k.pipeline(lambda v: k.apply("cp.async.cg.shared.global", per_thread(S[v.stage, ptxgen.tid, :]),
+                                 per_thread(A[v.tile, ptxgen.tid, :]), chunk_bytes=8),
+               lambda v: k.copy(B[v.tile, ptxgen.tid, :], S[v.stage, ptxgen.tid, :]), stop=8)
+    # The loads stand in the prologue and in the steady state: one cause, one diagnostic.
+    (d,) = k.check()
+    assert d.id == "contract_cg_chunk"
+    assert d.source_line[d.column - 1:].startswith('k.apply("cp.async.cg')
