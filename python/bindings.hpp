@@ -168,6 +168,8 @@ void bind_lint(py::module_& m);
 void bind_bulk(py::module_& m, py::class_<PyKernel>& k);
 /// instr.cpp: single instructions (cp.async and the bulk-copy family).
 void bind_instr(py::module_& m);
+/// module.cpp: pybind11's own refusals of an argument's type as ptxgen.ArgumentTypeError.
+void wrap_argument_errors(py::module_& m);
 
 } // namespace ptxgen::python
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <frameobject.h>
+#include <pybind11/eval.h>
 #include <pybind11/stl.h>
 
 namespace ptxgen::python {
@@ -49,6 +50,10 @@ std::optional<Diagnostic> PyKernel::set_param(const std::string& name, std::uint
 
 namespace {
 
+/// The argument-error wrapper's code (wrap_argument_errors), whose frames caller_pos() skips;
+/// the module holds it.
+PyObject* wrapper_code = nullptr;
+
 /// linecache.getline, for the source line a diagnostic shows under its caret.
 std::string source_line_of(const std::string& file, int line) {
   static py::object* getline = new py::object(py::module_::import("linecache").attr("getline"));
@@ -85,8 +90,17 @@ api::Pos caller_pos() {
   PyFrameObject* frame = PyEval_GetFrame(); // borrowed: the Python code calling us
   if (!frame)
     return api::Pos::none();
-  const py::object code = py::reinterpret_steal<py::object>(
+  py::object code = py::reinterpret_steal<py::object>(
       reinterpret_cast<PyObject*>(PyFrame_GetCode(frame))); // a new reference
+  // The argument-error wrapper (wrap_argument_errors) is not the caller: the frame under it is.
+  py::object outer; // holds the frame PyFrame_GetBack returns
+  if (code.ptr() == wrapper_code) {
+    outer = py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(PyFrame_GetBack(frame)));
+    if (!outer)
+      return api::Pos::none();
+    frame = reinterpret_cast<PyFrameObject*>(outer.ptr());
+    code = py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(PyFrame_GetCode(frame)));
+  }
 #if PY_VERSION_HEX >= 0x030B0000
   const int lasti = PyFrame_GetLasti(frame);
 #else
@@ -483,6 +497,50 @@ void bind_builder(py::module_& m, py::class_<PyKernel>& k) {
   bind_kernel(m, k);
 }
 
+// pybind11 refuses an argument of a type no overload takes with a plain TypeError ("incompatible
+// function arguments", the signature and the values given) before the function runs. Each
+// public function is wrapped so that this refusal is a ptxgen.ArgumentTypeError too. It is told
+// from a TypeError a Python callback raised (a pipeline's loads) by the traceback: the refusal
+// comes from the function itself, with no Python frame under the wrapper's.
+void wrap_argument_errors(py::module_& m) {
+  py::dict scope;
+  scope["module"] = m;
+  const py::object builtins = py::module_::import("builtins");
+  const py::object code = builtins.attr("compile")(R"(
+import functools
+
+def _wrap(f, ArgumentTypeError):
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        try:
+            return f(*args, **kwargs)
+        except TypeError as e:
+            if type(e) is not TypeError or e.__traceback__.tb_next is not None:
+                raise
+            error = ArgumentTypeError(str(e))
+            error.stage = "argument"
+            error.diagnostics = []
+            raise error from None
+    return call
+
+def _public(name):
+    return not name.startswith("_") or name in ("__init__", "__getitem__")
+
+for _name, _value in list(vars(module).items()):
+    if isinstance(_value, type) and not issubclass(_value, BaseException):
+        for _attr, _member in list(vars(_value).items()):
+            if _public(_attr) and callable(_member) and not isinstance(_member, (type, property)):
+                setattr(_value, _attr, _wrap(_member, module.ArgumentTypeError))
+    elif callable(_value) and not isinstance(_value, type) and not _name.startswith("_"):
+        setattr(module, _name, _wrap(_value, module.ArgumentTypeError))
+)",
+                                                   "<ptxgen argument wrapper>", "exec");
+  builtins.attr("exec")(code, scope);
+  const py::object call_code = scope["_wrap"](scope["_public"], py::none()).attr("__code__");
+  m.attr("_argument_wrapper_code") = call_code;
+  wrapper_code = call_code.ptr();
+}
+
 } // namespace ptxgen::python
 
 PYBIND11_MODULE(ptxgen, m) {
@@ -496,4 +554,5 @@ PYBIND11_MODULE(ptxgen, m) {
   pyx::bind_stages(m, k);
   pyx::bind_lint(m);
   pyx::bind_instr(m);
+  pyx::wrap_argument_errors(m); // last: over every function bound above
 }

@@ -241,3 +241,18 @@ def test_one_bad_apply_in_a_pipeline_is_one_diagnostic():
     (d,) = k.check()
     assert d.id == "contract_cg_chunk"
     assert d.source_line[d.column - 1:].startswith('k.apply("cp.async.cg')
+
+
+def test_pybinds_own_type_refusals_are_ptxgen_errors_too():
+    k, A = rows_kernel()
+    e = raises_argument(ptxgen.ArgumentTypeError, lambda: k.copy(A, "B"), "copy", "'B'")
+    assert isinstance(e, TypeError)
+    raises_argument(ptxgen.ArgumentTypeError, lambda: k.fill(A, "not bytes"), "fill")
+    raises_argument(ptxgen.ArgumentTypeError, lambda: ptxgen.load(3), "load")
+    # A callback's own TypeError is the callback's, not an argument error of the call.
+    def loads(v):
+        raise TypeError("the loads' own bug")
+    S = k.shared_tensor("S", (2, 8), "uint32")
+    with pytest.raises(TypeError, match="the loads' own bug") as e:
+        k.pipeline(loads, lambda v: None, stop=4)
+    assert not isinstance(e.value, ptxgen.Error)
