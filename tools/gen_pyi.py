@@ -123,15 +123,14 @@ def function_stub(name, obj, indent, method):
     out = [f"{indent}def {name}({args}) -> {returns}:"]
     doc = doc_text(obj)
     if doc:
-        out[0] += ""
-        out.append(f'{indent}    """{first_sentence(doc)}"""')
+        out.append(f'{indent}    """{one_line(doc)}"""')
         out.append(f"{indent}    ...")
     else:
         out[0] += " ..."
     return out
 
 
-def first_sentence(doc):
+def one_line(doc):
     text = " ".join(doc.split())
     return text.replace('"""', "'''").replace("\\", "\\\\")
 
@@ -143,13 +142,12 @@ def property_stub(name, prop, indent):
 
 def class_stub(name, cls):
     bases = [b for b in cls.__bases__ if b.__name__ != "pybind11_object"]
-    base_text = ", ".join(
-        b.__name__ if b.__module__ == "ptxgen" else b.__name__ for b in bases if b is not object)
+    base_text = ", ".join(b.__name__ for b in bases if b is not object)
     out = [f"class {name}" + (f"({base_text})" if base_text else "") + ":"]
     doc = inspect.cleandoc(cls.__doc__ or "")
     body = []
     if doc:
-        body.append(f'    """{first_sentence(doc)}"""')
+        body.append(f'    """{one_line(doc)}"""')
     if issubclass(cls, BaseException):
         if cls is ptxgen.Error:
             body += ["    stage: str", "    diagnostics: list[Diagnostic]"]
@@ -162,13 +160,10 @@ def class_stub(name, cls):
             continue
         if attr.startswith("__") and (attr not in DUNDERS or "->" not in signature_line(value)):
             continue
-        if attr == "__eq__" or attr == "__ne__":
-            stub = function_stub(attr, value, "    ", True)
-            stub[0] = stub[0].replace(":", ":  # type: ignore[override]", 0)
+        stub = function_stub(attr, value, "    ", True)
+        if attr in ("__eq__", "__ne__"):  # an Expr, not object's bool
             stub[0] += "  # type: ignore[override]"
-            body += stub
-            continue
-        body += function_stub(attr, value, "    ", True)
+        body += stub
     return out + (body or ["    ..."])
 
 

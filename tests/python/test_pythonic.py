@@ -256,3 +256,12 @@ def test_pybinds_own_type_refusals_are_ptxgen_errors_too():
     with pytest.raises(TypeError, match="the loads' own bug") as e:
         k.pipeline(loads, lambda v: None, stop=4)
     assert not isinstance(e.value, ptxgen.Error)
+
+
+def test_resource_usage_prints_its_figures(real_ptxas):
+    (usage,) = ptxgen.resource_usage(seed().emit(), "sm_80", ptxas=real_ptxas)
+    assert repr(usage) == (
+        f"<ptxgen.ResourceUsage copy_async registers={usage.registers} "
+        f"shared_bytes={usage.shared_bytes} stack_bytes={usage.stack_bytes} "
+        f"spills={usage.spill_stores}/{usage.spill_loads}>")
+    assert usage.shared_bytes == 128 * 32 * 2  # the shared tile, float16

@@ -1,6 +1,7 @@
 """The stubs are the module's: python/ptxgen.pyi is what tools/gen_pyi.py generates from the
 built module (so its names are the bindings'), every public callable has a docstring, and
 the keyword calls the stubs promise work."""
+import ast
 import importlib.util
 import inspect
 import os
@@ -20,6 +21,7 @@ def gen_pyi():
 def test_the_checked_in_stubs_are_what_the_module_generates():
     with open(os.path.join(SOURCE_DIR, "python", "ptxgen.pyi"), encoding="utf-8") as f:
         checked_in = f.read()
+    ast.parse(checked_in)  # a stub is Python
     assert checked_in == gen_pyi().generate(), (
         "python/ptxgen.pyi drifted from the bindings: regenerate it with "
         "PYTHONPATH=build/python python3 tools/gen_pyi.py > python/ptxgen.pyi")
