@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -69,22 +71,28 @@ struct Row {
 };
 
 /// Start a child at `first` with stdout on a pipe; returns its pid and the fd.
+/// The pipe is close-on-exec, so a child started by another shard's thread
+/// does not hold this pipe's write end open (which would delay its EOF); the
+/// argument vector is built before fork, since the child of a threaded
+/// process may only call async-signal-safe functions.
 pid_t spawn(const std::string& self, std::size_t first, std::size_t last, int* fd) {
+  const std::string f = std::to_string(first), l = std::to_string(last);
+  char* const argv[] = {const_cast<char*>(self.c_str()), const_cast<char*>("--child"),
+                        const_cast<char*>(f.c_str()), const_cast<char*>(l.c_str()), nullptr};
   int p[2];
-  if (pipe(p) != 0)
+  if (pipe2(p, O_CLOEXEC) != 0)
     return -1;
   const pid_t pid = fork();
   if (pid == 0) {
-    dup2(p[1], 1);
-    close(p[0]);
-    close(p[1]);
-    const std::string f = std::to_string(first), l = std::to_string(last);
-    char* const argv[] = {const_cast<char*>(self.c_str()), const_cast<char*>("--child"),
-                          const_cast<char*>(f.c_str()), const_cast<char*>(l.c_str()), nullptr};
+    dup2(p[1], 1); // the copy on fd 1 is not close-on-exec
     execv(self.c_str(), argv);
     _exit(127);
   }
   close(p[1]);
+  if (pid < 0) {
+    close(p[0]);
+    return -1;
+  }
   *fd = p[0];
   return pid;
 }
@@ -117,7 +125,7 @@ std::size_t run_child(const std::string& self, std::size_t first, std::size_t la
                       std::vector<Row>& rows, int case_timeout_s) {
   int fd = -1;
   const pid_t pid = spawn(self, first, last, &fd);
-  if (pid < 0) {
+  if (pid < 0 || fd < 0) {
     rows[first].observed = "could not start a child";
     return first + 1;
   }
@@ -127,6 +135,8 @@ std::size_t run_child(const std::string& self, std::size_t first, std::size_t la
   for (;;) {
     pollfd pf{fd, POLLIN, 0};
     const int r = poll(&pf, 1, case_timeout_s * 1000);
+    if (r < 0 && errno == EINTR)
+      continue;
     if (r == 0) {
       stalled = true;
       kill(pid, SIGKILL);
