@@ -17,6 +17,7 @@ struct Observed {
 struct Case {
   std::string probe, params, expected;
   std::function<Observed()> run;
+  bool solo = false; // run alone on the GPU, after the parallel shards (all_cases puts it last)
 };
 
 struct DType {

@@ -162,19 +162,21 @@ inline void add_scope(std::vector<Case>& out) {
                std::to_string(blocks) + " CTAs x " + std::to_string(iterations) + " trials";
     c.expected = read_only ? "stale bytes allowed (.read: source read only)"
                            : "not guaranteed for other threads (issuer's scope); 0 proves nothing";
+    c.solo = true;
     c.run = [read_only, blocks, iterations] {
-      DevBuf dst(std::size_t(blocks) * kScopeBytes), stale(2 * sizeof(unsigned long long));
+      DevBuf dst(std::size_t(blocks) * kScopeBytes), stale(3 * sizeof(unsigned long long));
       check(cudaMemset(dst.p, 0, std::size_t(blocks) * kScopeBytes));
-      check(cudaMemset(stale.p, 0, 2 * sizeof(unsigned long long)));
+      check(cudaMemset(stale.p, 0, 3 * sizeof(unsigned long long)));
       scope_probe<<<blocks, kThreads>>>(dst.as<std::uint32_t>(), iterations, read_only,
                                         stale.as<unsigned long long>());
       check(cudaGetLastError());
       check(cudaDeviceSynchronize());
-      unsigned long long h[2];
+      unsigned long long h[3];
       check(cudaMemcpy(h, stale.p, sizeof h, cudaMemcpyDeviceToHost));
       return Observed{"stale bytes seen in " + std::to_string(h[0]) + " of " +
                           std::to_string(blocks * iterations) + " trials (" + std::to_string(h[1]) +
-                          " words)",
+                          " words)" +
+                          (h[2] ? "; flag never came in " + std::to_string(h[2]) + " trials" : ""),
                       ""};
     };
     out.push_back(std::move(c));
@@ -188,7 +190,7 @@ inline std::vector<Case> all_cases() {
   add_limits(v);
   add_strides(v);
   add_hints(v);
-  add_scope(v);
+  add_scope(v); // the solo cases, last
   return v;
 }
 

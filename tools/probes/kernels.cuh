@@ -13,8 +13,9 @@ constexpr unsigned kThreads = 128;
 constexpr std::uint8_t kSentinelByte = 0xEE;
 constexpr std::uint32_t kSentinelWord = 0xEEEEEEEEu;
 constexpr unsigned kStatusDone = 1, kStatusTimeout = 2;
-// About 6 ms at the H200's clock: far longer than any probe's copy.
-constexpr long long kWaitCycles = 10'000'000;
+// About 27 ms at the H200's clock: far longer than any probe's copy, and
+// longer than a time slice when other children's contexts share the GPU.
+constexpr long long kWaitCycles = 50'000'000;
 // After the wait, let any bytes still in flight (a phase that completed early
 // because expect_tx was smaller than the copy) land before the dump is read.
 constexpr long long kSettleCycles = 200'000;
@@ -83,22 +84,26 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint32_t bar, unsigne
                : "memory");
 }
 
-/// try_wait on `parity` until the phase completes or the deadline passes.
+__device__ __forceinline__ bool mbar_try_wait(std::uint32_t bar, unsigned parity) {
+  std::uint32_t done = 0;
+  asm volatile("{\n\t.reg .pred p;\n\t"
+               "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+               "selp.u32 %0, 1, 0, p;\n\t}"
+               : "=r"(done)
+               : "r"(bar), "r"(parity)
+               : "memory");
+  return done != 0;
+}
+
+/// try_wait on `parity` until the phase completes or the deadline passes; one
+/// last try after the deadline, so a context switched out between a try and
+/// the clock read does not turn a completed phase into a timeout.
 __device__ __forceinline__ bool mbar_wait_bounded(std::uint32_t bar, unsigned parity) {
   const long long deadline = clock64() + kWaitCycles;
-  for (;;) {
-    std::uint32_t done = 0;
-    asm volatile("{\n\t.reg .pred p;\n\t"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-    if (done)
+  while (clock64() <= deadline)
+    if (mbar_try_wait(bar, parity))
       return true;
-    if (clock64() > deadline)
-      return false;
-  }
+  return mbar_try_wait(bar, parity);
 }
 
 __device__ __forceinline__ void settle() {
@@ -234,6 +239,8 @@ constexpr unsigned kScopeBytes = 4096;
 /// flag with a plain volatile store; warp 1 spins on the flag and reads `dst`
 /// back with volatile loads, with no barrier between, and counts the words that
 /// still hold an older value. Not a proof either way: it samples one schedule.
+/// stale[0]: trials with stale words, stale[1]: stale words, stale[2]: trials
+/// where the flag never came (not counted as stale).
 __global__ void __launch_bounds__(kThreads)
     scope_probe(std::uint32_t* dst_all, int iterations, int read_only_wait,
                 unsigned long long* stale) {
@@ -244,7 +251,7 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x == 0)
     ready = consumed = 0;
   __syncthreads();
-  unsigned long long stale_words = 0, stale_trials = 0;
+  unsigned long long stale_words = 0, stale_trials = 0, missed = 0;
   for (int it = 0; it < iterations; ++it) {
     const std::uint32_t pat = (blockIdx.x << 16) | static_cast<std::uint32_t>(it + 1);
     if (warp == 0) {
@@ -272,14 +279,19 @@ __global__ void __launch_bounds__(kThreads)
       const long long deadline = clock64() + kWaitCycles;
       while (ready != it + 1 && clock64() < deadline) {
       }
+      const bool flagged = ready == it + 1;
       unsigned bad = 0;
       for (unsigned i = lane; i < kScopeBytes / 4; i += 32)
         bad += reinterpret_cast<volatile std::uint32_t*>(dst)[i] != pat;
       for (int o = 16; o > 0; o /= 2)
         bad += __shfl_xor_sync(0xffffffffu, bad, o);
       if (lane == 0) {
-        stale_words += bad;
-        stale_trials += bad != 0;
+        if (flagged) {
+          stale_words += bad;
+          stale_trials += bad != 0;
+        } else {
+          ++missed;
+        }
         consumed = it + 1;
       }
       __syncwarp();
@@ -288,6 +300,7 @@ __global__ void __launch_bounds__(kThreads)
   if (warp == 1 && lane == 0) {
     atomicAdd(&stale[0], stale_trials);
     atomicAdd(&stale[1], stale_words);
+    atomicAdd(&stale[2], missed);
   }
   if (warp == 0 && lane == 0)
     asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");

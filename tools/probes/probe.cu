@@ -220,30 +220,35 @@ void print_table(const std::vector<Case>& cases, const std::vector<Row>& rows) {
 
 /// `jobs` contiguous shards of the cases, each run by its own sequence of
 /// children, in parallel (each child has its own context; a fault in one does
-/// not touch the others). Shards write disjoint rows.
+/// not touch the others). Shards write disjoint rows. The solo cases (at the
+/// end) run after them, alone on the GPU, since a time slice given to another
+/// context would stretch their timing.
 int parent_main(const std::string& self, const std::string& out_dir, int case_timeout_s,
                 unsigned jobs, int deadline_s) {
   const std::vector<Case> cases = all_cases();
   std::vector<Row> rows(cases.size());
   const auto t0 = std::chrono::steady_clock::now();
   std::atomic<int> children{0};
-  std::vector<std::thread> shards;
-  const std::size_t per = (cases.size() + jobs - 1) / jobs;
-  for (std::size_t lo = 0; lo < cases.size(); lo += per) {
-    const std::size_t hi = std::min(cases.size(), lo + per);
-    shards.emplace_back([&, lo, hi] {
-      for (std::size_t next = lo; next < hi; ++children) {
-        if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(deadline_s)) {
-          for (; next < hi; ++next)
-            rows[next].observed = "not run (suite deadline)";
-          break;
-        }
-        next = run_child(self, next, hi, rows, case_timeout_s);
+  auto shard = [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t next = lo; next < hi; ++children) {
+      if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(deadline_s)) {
+        for (; next < hi; ++next)
+          rows[next].observed = "not run (suite deadline)";
+        break;
       }
-    });
-  }
+      next = run_child(self, next, hi, rows, case_timeout_s);
+    }
+  };
+  std::size_t solo = cases.size();
+  while (solo > 0 && cases[solo - 1].solo)
+    --solo;
+  std::vector<std::thread> shards;
+  const std::size_t per = (solo + jobs - 1) / jobs;
+  for (std::size_t lo = 0; lo < solo; lo += per)
+    shards.emplace_back(shard, lo, std::min(solo, lo + per));
   for (std::thread& t : shards)
     t.join();
+  shard(solo, cases.size());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   print_table(cases, rows);
   std::printf("\n%zu cases, %d child processes, %.1f s\n", cases.size(), children.load(), secs);
