@@ -61,9 +61,10 @@ int child_main(std::size_t first, std::size_t last) {
     std::printf("CASE\t%zu\t%s\t%s\n", i, one_line(o.summary).c_str(), one_line(o.detail).c_str());
     std::fflush(stdout);
     if (fault)
-      return 3;
+      _exit(3); // no runtime teardown on a poisoned context: it could stall the next case's clock
   }
-  return 0;
+  std::fflush(stdout);
+  _exit(0);
 }
 
 struct Row {
