@@ -140,11 +140,11 @@ inline void add_swizzle(std::vector<Case>& out) {
         c.params = std::string(t.name) + ", swizzle " +
                    (span ? std::to_string(span) + "B" : "none") + ", inner box " +
                    std::to_string(inner) + " B x " + std::to_string(kSwzRows) + " rows";
-        c.expected = span == 0 ? "packed rows, unswizzled"
-                     : narrow
-                         ? "padded rows, chunk j^(r%(span/16)) (issue 34, measured at 128B/64 B); "
-                           "tx = packed box bytes"
-                         : "chunk at swz(a) = a ^ ((a >> 3) & (span - 16))";
+        c.expected =
+            span == 0 ? "packed rows, unswizzled"
+            : narrow  ? "padded rows, chunk j^(r%(span/16)) (measured before at 128B, 64 B box); "
+                        "tx = packed box bytes"
+                      : "chunk at swz(a) = a ^ ((a >> 3) & (span - 16))";
         c.run = [m, span, inner] { return swizzle_run(m, span, inner); };
         out.push_back(std::move(c));
       }
