@@ -219,6 +219,23 @@ void print_table(const std::vector<Case>& cases, const std::vector<Row>& rows) {
   }
 }
 
+/// A case that faulted, hung or lost its child while other contexts shared the
+/// GPU runs again alone; where the second result differs, the row says both.
+template <class RunOne>
+void confirm_alone(std::vector<Row>& rows, RunOne run_one) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row before = rows[i];
+    const std::string& o = before.observed;
+    if (o.rfind("FAULT", 0) != 0 && o.rfind("HANG", 0) != 0 && o.rfind("child", 0) != 0)
+      continue;
+    run_one(i);
+    if (rows[i].observed.rfind("not run", 0) == 0)
+      rows[i] = before;
+    else if (rows[i].observed != o)
+      rows[i].observed += " (alone; with other contexts running: " + o + ")";
+  }
+}
+
 /// `jobs` contiguous shards of the cases, each run by its own sequence of
 /// children, in parallel (each child has its own context; a fault in one does
 /// not touch the others). Shards write disjoint rows. The solo cases (at the
@@ -250,6 +267,8 @@ int parent_main(const std::string& self, const std::string& out_dir, int case_ti
   for (std::thread& t : shards)
     t.join();
   shard(solo, cases.size());
+  if (jobs > 1)
+    confirm_alone(rows, [&](std::size_t i) { shard(i, i + 1); });
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   print_table(cases, rows);
   std::printf("\n%zu cases, %d child processes, %.1f s\n", cases.size(), children.load(), secs);
