@@ -203,8 +203,7 @@ private:
     const std::size_t for_index = first_ + out_.size();
     plain(ForOp{}, {Role::steady_loop});
     const ExprPtr var = make_leaf(ExprKind::loop, p_.var.value);
-    const ExprPtr since =
-        is_constant(*p_.start.value, 0) ? var : make_binary(ExprOp::sub, var, p_.start.value);
+    const ExprPtr since = tiles_since_start(var);
     const ExprPtr use = plus(offset(), since);
     const ExprPtr next = plus(var, p_.stages - 1);
     const ExprPtr refill = plus(use, p_.stages - 1);
@@ -216,6 +215,21 @@ private:
     plain(EndOp{for_index}, {Role::steady_loop});
     close_loop(for_index, end_index);
     return std::move(out_);
+  }
+
+  /// k - start, the tiles of this pipeline before tile k. The loop runs only while
+  /// k >= start, but intervals cannot relate k to a start that varies (a parameter,
+  /// `bid * 5`): then it is written max(k - start, 0), equal inside the loop, so that the
+  /// proof sees a non-negative use index (one max per iteration, none for a start whose
+  /// bounds already prove it).
+  ExprPtr tiles_since_start(const ExprPtr& var) const {
+    const ExprPtr& start = p_.start.value;
+    if (is_constant(*start, 0))
+      return var;
+    const ExprPtr since = make_binary(ExprOp::sub, var, start);
+    if (constant_value(*start))
+      return since;
+    return make_binary(ExprOp::max, since, make_constant(0));
   }
 
   /// The ring's uses before this pipeline (0 when unset).
