@@ -958,9 +958,10 @@ private:
           text_length(v));
   }
 
-  /// The barrier view: 8 contiguous bytes, the same for every thread of a CTA, inside its
-  /// tensor, at a multiple of 8 bytes for every CTA and iteration.
-  bool check_barrier(const Located<View>& b) {
+  /// The barrier view: 8 contiguous bytes inside its tensor, at a multiple of 8 bytes for
+  /// every thread, CTA and iteration; the same for every thread of a CTA unless
+  /// `per_thread` (an arrival or wait: each thread's own view, e.g. one barrier per warp).
+  bool check_barrier(const Located<View>& b, bool per_thread = false) {
     const View& v = b.value;
     std::int64_t elems = 1;
     for (auto n : v.shape())
@@ -982,11 +983,16 @@ private:
             text_length(b));
       return false;
     }
-    if (uses_thread(v)) {
+    if (!per_thread && uses_thread(v)) {
+      // One thread initialises the barrier, announces the transaction bytes or issues
+      // the loads: the barrier it names is the one barrier the others arrive on and wait
+      // for; per-thread views are for arrivals and waits.
       error(DiagId::contract_mbarrier_view, b.pos,
             "'" + b.text +
-                "' depends on the thread: every thread of a CTA must name the same "
-                "barrier",
+                "' depends on the thread: mbarrier_init, expect_tx and the bulk and tensor "
+                "loads name one barrier for the CTA (a thread-dependent barrier, such as "
+                "bar.sub[warp], is for copy_arrive, mbarrier_arrive and mbarrier_wait; "
+                "initialise each one with its own constant view)",
             text_length(b));
       return false;
     }
@@ -1016,14 +1022,14 @@ private:
             text_length(m.count));
     check_barrier(m.barrier);
   }
-  void check(const CopyArriveOp& m, const Op&) { check_barrier(m.barrier); }
+  void check(const CopyArriveOp& m, const Op&) { check_barrier(m.barrier, true); }
   void check(const MbarrierArriveOp& m, const Op&) {
-    check_barrier(m.barrier);
+    check_barrier(m.barrier, true);
     if (m.pred)
       prove_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred");
   }
   void check(const MbarrierWaitOp& m, const Op&) {
-    check_barrier(m.barrier);
+    check_barrier(m.barrier, true);
     prove_u32(*m.parity.value, lb_, m.parity.pos, text_length(m.parity), "parity");
     if (m.pred)
       prove_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred");

@@ -310,10 +310,15 @@ private:
     }
   }
 
-  /// One arrival of `tid` on `bar` in op `index`: `completed_here` counts the phases this
+  /// Per barrier, the phases one op has completed so far (an op's threads may each name
+  /// their own barrier, e.g. one per warp).
+  using Completions = std::map<const Barrier*, std::int64_t>;
+
+  /// One arrival of `tid` on `bar` in op `index`: `completions` counts the phases this
   /// op has completed so far (an arrival after one of them is one too many).
   void arrive(std::size_t index, const Op& op, const Located<View>& v, Barrier& bar,
-              std::int64_t tid, std::int64_t& completed_here) {
+              std::int64_t tid, Completions& completions) {
+    std::int64_t& completed_here = completions[&bar];
     auto& mine = bar.arrival[static_cast<std::size_t>(tid)];
     if (completed_here > 0) {
       error(DiagId::contract_mbarrier_count, index, op.pos, 1,
@@ -514,7 +519,7 @@ private:
   }
 
   void exec(std::size_t index, const Op& op, const CopyArriveOp& m) {
-    std::int64_t completed_here = 0;
+    Completions completed_here;
     for (std::int64_t t = 0; t < k_.block; ++t) {
       Barrier* bar = used(index, m.barrier, t);
       if (!bar)
@@ -531,7 +536,7 @@ private:
   }
 
   void exec(std::size_t index, const Op& op, const MbarrierArriveOp& m) {
-    std::int64_t completed_here = 0;
+    Completions completed_here;
     for (std::int64_t t = 0; t < k_.block; ++t) {
       if (m.pred) {
         const auto p = evaluate(*m.pred->value, envs_[static_cast<std::size_t>(t)]);
@@ -637,7 +642,7 @@ private:
   // moment of any interleaving: both totals in 0..max_tx_count.
 
   void exec(std::size_t index, const Op& op, const ExpectTxOp& e) {
-    std::int64_t completed_here = 0;
+    Completions completed_here;
     for (std::int64_t t = 0; t < k_.block; ++t) {
       const ExprEnv& env = envs_[static_cast<std::size_t>(t)];
       if (e.pred) {
@@ -662,7 +667,7 @@ private:
       bar->loose_count += x.phase == no_phase ? 1 : 0;
       x = {bar->completed, false, index, *bytes};
       if (settle(index, t, e.barrier, *bar))
-        ++completed_here;
+        ++completed_here[bar];
     }
   }
 
