@@ -249,8 +249,16 @@ public:
   Diagnostics run() {
     check_shared_total();
     collect_barrier_tensors();
-    for (const auto& op : k_.ops) {
+    std::size_t pipeline = 0; // the first op of the expansion the op belongs to
+    std::set<std::size_t> index_reported;
+    for (std::size_t i = 0; i < k_.ops.size(); ++i) {
+      const Op& op = k_.ops[i];
+      const std::size_t before = out_.size();
       std::visit([&](const auto& body) { check(body, op); }, op.body);
+      if (op.origin.opens)
+        pipeline = i;
+      if (op.origin.role != OpOrigin::Role::written)
+        one_index_error_per_pipeline(i, before, pipeline, index_reported);
     }
     // The phase walk evaluates the barrier views: only once every op is proven sound.
     if (!out_.has_errors())
@@ -263,6 +271,32 @@ private:
   ptx::Target target_;
   LaunchBounds lb_;
   Diagnostics out_;
+
+  /// The 32-bit index errors of op `index` of a pipeline's expansion (those from `before` on):
+  /// its ops compute their stage, parity and clamped tile from one use count, so one range
+  /// gives one error per pipeline, named by the op's role; `reported` holds the pipelines
+  /// (their first op) that have one.
+  void one_index_error_per_pipeline(std::size_t index, std::size_t before, std::size_t pipeline,
+                                    std::set<std::size_t>& reported) {
+    std::vector<Diagnostic> kept(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(before));
+    bool changed = false;
+    for (std::size_t j = before; j < out_.size(); ++j) {
+      Diagnostic d = out_[j];
+      if (d.id == DiagId::contract_index_u32) {
+        changed = true;
+        if (!reported.insert(pipeline).second)
+          continue;
+        d.message = op_label(k_, index) + ": " + d.message +
+                    " (an index the pipeline derives from its tile, e.g. the ring's use of it, "
+                    "ring_offset + (tile - start): narrow the ranges that start, stop and "
+                    "ring_offset depend on; the pipeline's other ops that derive it are not "
+                    "reported again)";
+      }
+      kept.push_back(std::move(d));
+    }
+    if (changed)
+      out_ = Diagnostics(std::move(kept));
+  }
 
   /// Shared tensors beyond 48 KiB go to dynamic shared memory (SharedLayout),
   /// which the target allows only up to its opt-in maximum per block.

@@ -254,10 +254,14 @@ private:
     auto it = barriers_.find(*key);
     if (it == barriers_.end() || !it->second.initialised || !it->second.synced) {
       const bool inited = it != barriers_.end() && it->second.initialised;
+      const std::string why =
+          tid == 0 ? " (every thread uses a barrier only after the cta_sync that follows its "
+                     "mbarrier_init, thread 0 that initialises it included)"
+                   : " (thread 0 initialises it; the other threads must not touch it before "
+                     "a cta_sync)";
       error(DiagId::contract_mbarrier_uninit, op, v.pos, len(v.text),
             where(tid) + ": barrier '" + v.text + "' is used " +
-                (inited ? "after its mbarrier_init without a cta_sync in between (thread 0 "
-                          "initialises it; the others must not touch it before a cta_sync)"
+                (inited ? "after its mbarrier_init without a cta_sync in between" + why
                         : "before any mbarrier_init of it"));
       return nullptr;
     }
@@ -477,16 +481,24 @@ private:
     if (it != knows.end() && it->second >= bar.completed)
       return;
     const std::string before = std::to_string(bar.completed - 1);
+    // The thread's own arrival in phase P-1 came first: the bytes were meant for that phase.
+    const bool own_arrival_first = bar.arrival[tu] == bar.completed - 1;
+    const std::string fix =
+        own_arrival_first
+            ? "; the thread's own arrival in phase " + before +
+                  " came before it: put the expect_tx before that arrival (or make it the "
+                  "arrival, arrive = true) for its bytes to count in phase " +
+                  before
+            : "; wait for phase " + before + " (parity " +
+                  std::to_string((bar.completed - 1) % 2) + ") before it";
     error(DiagId::contract_mbarrier_tx_unordered, index, op.pos, 1,
           where(t) + ": " + role_of(index) + "the expect_tx adds " + std::to_string(bytes) +
               " transaction bytes to phase " + std::to_string(bar.completed) + " of barrier '" +
               e.barrier.text + "', but its thread does not know that phase " + before +
               " completed (it did not wait for it, nor for a phase of another barrier released "
               "after it): in another order of the threads it runs while phase " +
-              before +
-              " is still open and its bytes go there (a hang, or an early completion); wait for "
-              "phase " +
-              before + " (parity " + std::to_string((bar.completed - 1) % 2) + ") before it");
+              before + " is still open and its bytes go there (a hang, or an early completion)" +
+              fix);
   }
 
   /// The current phase of `bar` completes at op `index`: a copy_arrive without noinc whose
