@@ -125,10 +125,10 @@ void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, s
         // readers' release (an arrival after the read) that the issuer waits for.
         const bool tensor = std::holds_alternative<tile::TensorLoadOp>(k_.ops[op].body);
         const bool load = tensor || std::holds_alternative<tile::BulkLoadOp>(k_.ops[op].body);
-        const std::string access = !copy  ? " writes "
-                                   : load ? std::string(" issues a ") +
-                                                (tensor ? "tensor_load" : "bulk_load") + " into "
-                                          : " issues a copy into ";
+        const std::string access =
+            !copy  ? " writes "
+            : load ? std::string(" issues a ") + (tensor ? "tensor_load" : "bulk_load") + " into "
+                   : " issues a copy into ";
         const std::string fix =
             load ? "; release the bytes after that read (the readers arrive on a barrier, "
                    "such as the ring's 'empty', and the issuing thread waits for that phase "

@@ -489,8 +489,8 @@ private:
                   " came before it: put the expect_tx before that arrival (or make it the "
                   "arrival, arrive = true) for its bytes to count in phase " +
                   before
-            : "; wait for phase " + before + " (parity " +
-                  std::to_string((bar.completed - 1) % 2) + ") before it";
+            : "; wait for phase " + before + " (parity " + std::to_string((bar.completed - 1) % 2) +
+                  ") before it";
     error(DiagId::contract_mbarrier_tx_unordered, index, op.pos, 1,
           where(t) + ": " + role_of(index) + "the expect_tx adds " + std::to_string(bytes) +
               " transaction bytes to phase " + std::to_string(bar.completed) + " of barrier '" +

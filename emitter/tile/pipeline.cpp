@@ -481,8 +481,7 @@ std::set<const Tensor*> pipeline_stage_tensors(const Pipeline& p) {
 
 bool pipeline_writes_stages(const Pipeline& p, std::span<const Op> ops) {
   const std::set<const Tensor*> stages = pipeline_stage_tensors(p);
-  return std::any_of(ops.begin(), ops.end(),
-                     [&](const Op& o) { return generic_write(o, stages); });
+  return std::any_of(ops.begin(), ops.end(), [&](const Op& o) { return generic_write(o, stages); });
 }
 
 std::optional<std::size_t> pipeline_fence_after(const Pipeline& p, std::span<const Op> before) {

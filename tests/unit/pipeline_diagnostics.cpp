@@ -102,11 +102,12 @@ TEST_CASE("mbarrier: a barrier per warp for arrivals and waits; init names one b
   CHECK_FALSE(tile::check_contract(*load(spec)).has_errors());
   // Every warp arriving on bar.sub[0] (count 32) gives it 128 arrivals: the walk follows
   // each thread to the barrier its own view names.
-  const std::string shared_arrive = edited(spec, "op = \"mbarrier_arrive\"\nbarrier = 'bar.sub[warp]'",
-                                           "op = \"mbarrier_arrive\"\nbarrier = 'bar.sub[0]'");
+  const std::string shared_arrive =
+      edited(spec, "op = \"mbarrier_arrive\"\nbarrier = 'bar.sub[warp]'",
+             "op = \"mbarrier_arrive\"\nbarrier = 'bar.sub[0]'");
   CHECK(tile::check_contract(*load(shared_arrive)).has(DiagId::contract_mbarrier_count));
-  const std::string init = edited(spec, "barrier = 'bar.sub[0]'\ncount = 32",
-                                  "barrier = 'bar.sub[warp]'\ncount = 32");
+  const std::string init =
+      edited(spec, "barrier = 'bar.sub[0]'\ncount = 32", "barrier = 'bar.sub[warp]'\ncount = 32");
   const auto errors = with_id(tile::check_contract(*load(init)), DiagId::contract_mbarrier_view);
   REQUIRE(errors.size() == 1);
   CHECK(contains(errors[0].message, "mbarrier_init, expect_tx and the bulk and tensor loads"));
@@ -153,9 +154,8 @@ TEST_CASE("messages: the thread addressed, the fix for an expect_tx after its ow
 }
 
 TEST_CASE("messages: a bulk load's bytes and refill are named as a bulk_load") {
-  const std::string guard =
-      finding(*load(corpus("races/bulk_load_read_without_own_wait.toml")),
-              DiagId::check_mbarrier_unwaited_read);
+  const std::string guard = finding(*load(corpus("races/bulk_load_read_without_own_wait.toml")),
+                                    DiagId::check_mbarrier_unwaited_read);
   CHECK(contains(guard, "landed by the bulk_load of op 5"));
   CHECK_FALSE(contains(guard, "copy_arrive"));
   const std::string refill = finding(*load(corpus("races/ring_refill_without_empty_release.toml")),
