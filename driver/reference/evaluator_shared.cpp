@@ -48,8 +48,14 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
           op, DiagId::check_mbarrier_unwaited_read,
           "reads shared bytes an mbarrier phase guards before waiting for that phase",
           [&] {
+            // A bulk or tensor load's bytes are the async proxy's (no generic writer).
+            const auto by = static_cast<std::size_t>(h.generic_op[g]);
+            const bool load = h.generic_tid[g] == ref::none;
+            const bool tensor = load && std::holds_alternative<tile::TensorLoadOp>(k_.ops[by].body);
             return where(bid, tid) + " reads " + byte_text(b, off) +
-                   ", landed by copies whose copy_arrive arrives in phase " +
+                   (load ? ", landed by the " + std::string(tensor ? "tensor_load" : "bulk_load") +
+                               " of " + tile::op_label(k_, by) + ", which completes phase "
+                         : ", landed by copies whose copy_arrive arrives in phase ") +
                    std::to_string(h.guard_phase[g]) + " of barrier '" +
                    cta.barriers[static_cast<std::size_t>(guard)].name +
                    "'; the thread has not waited for that phase";
@@ -115,11 +121,23 @@ void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, s
       [&] {
         const std::string who = other == ref::many_threads ? std::string("several threads")
                                                            : "thread " + std::to_string(other);
-        return where(bid, tid) + (copy ? " issues a copy into " : " writes ") + byte_text(b, off) +
-               ", read by " + who + " at " +
+        // A bulk or tensor load completes on an mbarrier: its refill is ordered by the
+        // readers' release (an arrival after the read) that the issuer waits for.
+        const bool tensor = std::holds_alternative<tile::TensorLoadOp>(k_.ops[op].body);
+        const bool load = tensor || std::holds_alternative<tile::BulkLoadOp>(k_.ops[op].body);
+        const std::string access =
+            !copy  ? " writes "
+            : load ? std::string(" issues a ") + (tensor ? "tensor_load" : "bulk_load") + " into "
+                   : " issues a copy into ";
+        const std::string fix =
+            load ? "; release the bytes after that read (the readers arrive on a barrier, "
+                   "such as the ring's 'empty', and the issuing thread waits for that phase "
+                   "before the load), or add " +
+                       tile::op_to_add(k_, "cta_sync") + " between that read and the load"
+                 : "; add " + tile::op_to_add(k_, "cta_sync") + " between that read and this write";
+        return where(bid, tid) + access + byte_text(b, off) + ", read by " + who + " at " +
                tile::op_label(k_, static_cast<std::size_t>(b.hz.read_op[g])) +
-               " since the last cta_sync; add " + tile::op_to_add(k_, "cta_sync") +
-               " between that read and this write";
+               " since the last cta_sync" + fix;
       },
       Severity::error, b.granule());
 }

@@ -149,12 +149,14 @@ struct Thread {
   std::uint64_t* regs = nullptr;
   std::uint32_t* iterations = nullptr; ///< per memory op (see Cta::slot_): times reached
   std::vector<Copy> copies;
-  std::uint32_t open_group = 0;    ///< committed groups so far (the next copy's group number)
-  std::vector<BulkStore> stores;   ///< bulk stores not yet written to global
-  std::uint32_t bulk_group = 0;    ///< committed bulk groups so far (the next store's group)
-  std::uint32_t proxy_fences = 0;  ///< fence.proxy.async executed so far
-  std::uint32_t fence_phase = 0;   ///< the CTA phase of its latest fence.proxy.async
-  std::uint32_t fence_clock = 0;   ///< its clock then (Mbarriers::ordered)
+  std::uint32_t open_group = 0;   ///< committed groups so far (the next copy's group number)
+  std::vector<BulkStore> stores;  ///< bulk stores not yet written to global
+  std::uint32_t bulk_group = 0;   ///< committed bulk groups so far (the next store's group)
+  std::uint32_t proxy_fences = 0; ///< fence.proxy.async executed so far
+  /// Per fence.proxy.async of shared memory, in order: the CTA phase and the clock
+  /// (Mbarriers::ordered) it ran at. A write is covered by the first fence after it, which
+  /// is ordered before another thread whenever a later one is.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> fence_marks;
   std::uint32_t global_fences = 0; ///< fence.proxy.async{.global} (global memory) so far
   std::uint32_t gfence_phase = 0;  ///< the CTA phase of its latest one
   std::uint32_t gfence_clock = 0;  ///< its clock then

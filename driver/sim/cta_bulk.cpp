@@ -156,12 +156,14 @@ void Cta::check_proxy(const Thread& t, const Access& self, std::uint64_t off,
     if (s.writer.tid < 0 || s.async_written)
       continue;
     // The writer's fence must follow its write and, for another thread's bulk operation, be
-    // ordered before it: by a barrier since (an earlier phase) or an mbarrier phase. Its latest
-    // fence stands for them all (a later one in the same phase hides an earlier, ordered one).
+    // ordered before it: by a barrier since (an earlier phase) or an mbarrier phase. The
+    // first fence after the write is the one to look at: the writer may have run ahead and
+    // fenced again (its next stage of a ring) where the other thread does not see it yet.
     const Thread& w = threads_[static_cast<std::size_t>(s.writer.tid)];
     const bool fenced = w.proxy_fences != s.wfence;
-    const bool ordered_fence = s.writer.tid == self.tid || w.fence_phase != phase_ ||
-                               mb_.ordered(w.tid, w.fence_clock, t.tid);
+    const bool ordered_fence =
+        fenced && (s.writer.tid == self.tid || w.fence_marks[s.wfence].first != phase_ ||
+                   mb_.ordered(w.tid, w.fence_marks[s.wfence].second, t.tid));
     if (!fenced || !ordered_fence)
       race(RaceKind::missing_proxy_fence, t, self, b, s.writer);
   }

@@ -60,8 +60,7 @@ Cta::Flow Cta::execute(Thread& t, const ir::Op& op) {
     // or global memory (Cta::check_global_proxy), as its state space says (ir::fence_*).
     if (op.code == ir::Code::async_fence && (op.n & ir::fence_shared) != 0) {
       ++t.proxy_fences;
-      t.fence_phase = phase_;
-      t.fence_clock = mb_.clock(t.tid);
+      t.fence_marks.emplace_back(phase_, mb_.clock(t.tid));
     }
     if (op.code == ir::Code::async_fence && (op.n & ir::fence_global) != 0) {
       ++t.global_fences;

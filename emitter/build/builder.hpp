@@ -300,6 +300,8 @@ public:
   void close_pipeline_vars(std::size_t mark);
   /// Places a ring's barrier inits: here, or before the outermost open loop.
   void place_ring_init(const tile::Pipeline& p);
+  /// Inserts `ops` at Kernel::ops[at], moving the loop indices that point past it.
+  void insert_ops(std::size_t at, std::vector<tile::Op> ops);
   /// A load is an apply, a bulk_load or a tensor_load (`kind` the op's name); `first`: the
   /// kind of the pipeline's first load (empty for the first), which every load shares.
   bool pipeline_load_kind(std::string_view kind, std::string_view first, const At& at);

@@ -109,8 +109,17 @@ bool Builder::tensor_map(const TensorDecl& d, tile::TensorDecl& decl) {
   map.oob_fill = m.oob_fill.value_or(tile::TensorMapOobFill::zero);
   map.l2_promotion = m.l2_promotion.value_or(tile::TensorMapL2Promotion::none);
   const Diagnostics problems = tile::check_tensor_map(map);
+  // A count that does not match the rank is reported at its own key, in the order
+  // check_tensor_map finds them (box, then element_strides).
+  std::vector<const At*> count_at;
+  if (map.box_dims.size() != map.rank())
+    count_at.push_back(&m.box_at);
+  if (m.element_strides && map.element_strides.size() != map.rank())
+    count_at.push_back(&m.element_strides_at);
+  std::size_t counts = 0;
   for (const Diagnostic& p : problems.items()) {
-    const At& at = map_rule_at(p.id, d, m);
+    const bool count = p.id == DiagId::contract_tmap_rank && counts < count_at.size();
+    const At& at = count ? *count_at[counts++] : map_rule_at(p.id, d, m);
     error(p.id, at, p.message);
   }
   if (problems.has_errors())

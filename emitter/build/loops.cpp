@@ -281,16 +281,27 @@ bool Builder::pipeline_body_kind(std::string_view kind, const At& at) {
 }
 
 void Builder::place_ring_init(const tile::Pipeline& p) {
-  std::vector<tile::Op> init = tile::pipeline_ring_init(p);
   const auto outer = std::find_if(loops_.begin(), loops_.end(),
                                   [](const OpenLoop& l) { return l.index != kNoOp; });
   const std::size_t at = outer == loops_.end() ? kernel_->ops.size() : outer->index;
+  insert_ops(at, tile::pipeline_ring_init(p));
+  // A generic write to a stage before the ring meets its first loads' async proxy: the
+  // writers' fence goes right after the last such write (before the barrier, the init's
+  // cta_sync or the producer's wait, that orders thread 0's loads after it).
+  if (const auto fence = tile::pipeline_fence_after(p, kernel_->ops)) {
+    using Role = tile::OpOrigin::Role;
+    insert_ops(*fence, {tile::Op{tile::ProxyFenceOp{}, p.pos, {Role::ring_init, -1}}});
+  }
+}
+
+void Builder::insert_ops(std::size_t at, std::vector<tile::Op> init) {
   const std::size_t n = init.size();
-  // The ops from `at` on move by n: the loop indices that point at them move too.
-  for (std::size_t i = at; i < kernel_->ops.size(); ++i) {
-    if (auto* f = std::get_if<tile::ForOp>(&kernel_->ops[i].body))
+  // The ops from `at` on move by n: the loop indices that point at them move too (`at`
+  // may lie inside a closed loop, whose for stays and whose end moves).
+  for (std::size_t i = 0; i < kernel_->ops.size(); ++i) {
+    if (auto* f = std::get_if<tile::ForOp>(&kernel_->ops[i].body); f && (i >= at || f->end >= at))
       f->end += n;
-    else if (auto* e = std::get_if<tile::EndOp>(&kernel_->ops[i].body))
+    else if (auto* e = std::get_if<tile::EndOp>(&kernel_->ops[i].body); e && e->begin >= at)
       e->begin += n;
   }
   for (OpenLoop& l : loops_)

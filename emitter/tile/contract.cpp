@@ -250,8 +250,16 @@ public:
   Diagnostics run() {
     check_shared_total();
     collect_barrier_tensors();
-    for (const auto& op : k_.ops) {
+    std::size_t pipeline = 0; // the first op of the expansion the op belongs to
+    std::set<std::size_t> index_reported;
+    for (std::size_t i = 0; i < k_.ops.size(); ++i) {
+      const Op& op = k_.ops[i];
+      const std::size_t before = out_.size();
       std::visit([&](const auto& body) { check(body, op); }, op.body);
+      if (op.origin.opens)
+        pipeline = i;
+      if (op.origin.role != OpOrigin::Role::written)
+        one_index_error_per_pipeline(i, before, pipeline, index_reported);
     }
     // The phase walk evaluates the barrier views: only once every op is proven sound.
     if (!out_.has_errors())
@@ -275,6 +283,32 @@ private:
   ptx::Target target_;
   LaunchBounds lb_;
   Diagnostics out_;
+
+  /// The 32-bit index errors of op `index` of a pipeline's expansion (those from `before` on):
+  /// its ops compute their stage, parity and clamped tile from one use count, so one range
+  /// gives one error per pipeline, named by the op's role; `reported` holds the pipelines
+  /// (their first op) that have one.
+  void one_index_error_per_pipeline(std::size_t index, std::size_t before, std::size_t pipeline,
+                                    std::set<std::size_t>& reported) {
+    std::vector<Diagnostic> kept(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(before));
+    bool changed = false;
+    for (std::size_t j = before; j < out_.size(); ++j) {
+      Diagnostic d = out_[j];
+      if (d.id == DiagId::contract_index_u32) {
+        changed = true;
+        if (!reported.insert(pipeline).second)
+          continue;
+        d.message = op_label(k_, index) + ": " + d.message +
+                    " (an index the pipeline derives from its tile, e.g. the ring's use of it, "
+                    "ring_offset + (tile - start): narrow the ranges that start, stop and "
+                    "ring_offset depend on; the pipeline's other ops that derive it are not "
+                    "reported again)";
+      }
+      kept.push_back(std::move(d));
+    }
+    if (changed)
+      out_ = Diagnostics(std::move(kept));
+  }
 
   /// Shared tensors beyond 48 KiB go to dynamic shared memory (SharedLayout),
   /// which the target allows only up to its opt-in maximum per block.
@@ -970,9 +1004,10 @@ private:
           text_length(v));
   }
 
-  /// The barrier view: 8 contiguous bytes, the same for every thread of a CTA, inside its
-  /// tensor, at a multiple of 8 bytes for every CTA and iteration.
-  bool check_barrier(const Located<View>& b) {
+  /// The barrier view: 8 contiguous bytes inside its tensor, at a multiple of 8 bytes for
+  /// every thread, CTA and iteration; the same for every thread of a CTA unless
+  /// `per_thread` (an arrival or wait: each thread's own view, e.g. one barrier per warp).
+  bool check_barrier(const Located<View>& b, bool per_thread = false) {
     const View& v = b.value;
     std::int64_t elems = 1;
     for (auto n : v.shape())
@@ -994,11 +1029,16 @@ private:
             text_length(b));
       return false;
     }
-    if (uses_thread(v)) {
+    if (!per_thread && uses_thread(v)) {
+      // One thread initialises the barrier, announces the transaction bytes or issues
+      // the loads: the barrier it names is the one barrier the others arrive on and wait
+      // for; per-thread views are for arrivals and waits.
       error(DiagId::contract_mbarrier_view, b.pos,
             "'" + b.text +
-                "' depends on the thread: every thread of a CTA must name the same "
-                "barrier",
+                "' depends on the thread: mbarrier_init, expect_tx and the bulk and tensor "
+                "loads name one barrier for the CTA (a thread-dependent barrier, such as "
+                "bar.sub[warp], is for copy_arrive, mbarrier_arrive and mbarrier_wait; "
+                "initialise each one with its own constant view)",
             text_length(b));
       return false;
     }
@@ -1028,14 +1068,14 @@ private:
             text_length(m.count));
     check_barrier(m.barrier);
   }
-  void check(const CopyArriveOp& m, const Op&) { check_barrier(m.barrier); }
+  void check(const CopyArriveOp& m, const Op&) { check_barrier(m.barrier, true); }
   void check(const MbarrierArriveOp& m, const Op&) {
-    check_barrier(m.barrier);
+    check_barrier(m.barrier, true);
     if (m.pred)
       prove_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred");
   }
   void check(const MbarrierWaitOp& m, const Op&) {
-    check_barrier(m.barrier);
+    check_barrier(m.barrier, true);
     prove_u32(*m.parity.value, lb_, m.parity.pos, text_length(m.parity), "parity");
     if (m.pred)
       prove_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred");

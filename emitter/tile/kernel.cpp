@@ -175,6 +175,12 @@ std::string ring_label(const Op& op) {
   } else if (const auto* a = std::get_if<MbarrierArriveOp>(&op.body)) {
     bar = &a->barrier;
     what = "consumers' release of their stage on ";
+  } else if (std::holds_alternative<ProxyFenceOp>(op.body)) {
+    return op.origin.role == Role::consumer_release
+               ? "the pipeline's proxy_fence after the consumer's writes to its stage" +
+                     table_at("pipeline", op.pos)
+               : "the pipeline's proxy_fence after the writes to its stages before it" +
+                     table_at("pipeline", op.pos);
   } else if (const auto* i = std::get_if<MbarrierInitOp>(&op.body)) {
     return "the pipeline's mbarrier_init of '" + i->barrier.text + "' (stage " +
            std::to_string(step) + ")" + table_at("pipeline", op.pos);

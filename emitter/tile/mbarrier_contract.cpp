@@ -254,10 +254,14 @@ private:
     auto it = barriers_.find(*key);
     if (it == barriers_.end() || !it->second.initialised || !it->second.synced) {
       const bool inited = it != barriers_.end() && it->second.initialised;
+      const std::string why =
+          tid == 0 ? " (every thread uses a barrier only after the cta_sync that follows its "
+                     "mbarrier_init, thread 0 that initialises it included)"
+                   : " (thread 0 initialises it; the other threads must not touch it before "
+                     "a cta_sync)";
       error(DiagId::contract_mbarrier_uninit, op, v.pos, len(v.text),
             where(tid) + ": barrier '" + v.text + "' is used " +
-                (inited ? "after its mbarrier_init without a cta_sync in between (thread 0 "
-                          "initialises it; the others must not touch it before a cta_sync)"
+                (inited ? "after its mbarrier_init without a cta_sync in between" + why
                         : "before any mbarrier_init of it"));
       return nullptr;
     }
@@ -310,10 +314,15 @@ private:
     }
   }
 
-  /// One arrival of `tid` on `bar` in op `index`: `completed_here` counts the phases this
+  /// Per barrier, the phases one op has completed so far (an op's threads may each name
+  /// their own barrier, e.g. one per warp).
+  using Completions = std::map<const Barrier*, std::int64_t>;
+
+  /// One arrival of `tid` on `bar` in op `index`: `completions` counts the phases this
   /// op has completed so far (an arrival after one of them is one too many).
   void arrive(std::size_t index, const Op& op, const Located<View>& v, Barrier& bar,
-              std::int64_t tid, std::int64_t& completed_here) {
+              std::int64_t tid, Completions& completions) {
+    std::int64_t& completed_here = completions[&bar];
     auto& mine = bar.arrival[static_cast<std::size_t>(tid)];
     if (completed_here > 0) {
       error(DiagId::contract_mbarrier_count, index, op.pos, 1,
@@ -472,16 +481,24 @@ private:
     if (it != knows.end() && it->second >= bar.completed)
       return;
     const std::string before = std::to_string(bar.completed - 1);
+    // The thread's own arrival in phase P-1 came first: the bytes were meant for that phase.
+    const bool own_arrival_first = bar.arrival[tu] == bar.completed - 1;
+    const std::string fix =
+        own_arrival_first
+            ? "; the thread's own arrival in phase " + before +
+                  " came before it: put the expect_tx before that arrival (or make it the "
+                  "arrival, arrive = true) for its bytes to count in phase " +
+                  before
+            : "; wait for phase " + before + " (parity " + std::to_string((bar.completed - 1) % 2) +
+                  ") before it";
     error(DiagId::contract_mbarrier_tx_unordered, index, op.pos, 1,
           where(t) + ": " + role_of(index) + "the expect_tx adds " + std::to_string(bytes) +
               " transaction bytes to phase " + std::to_string(bar.completed) + " of barrier '" +
               e.barrier.text + "', but its thread does not know that phase " + before +
               " completed (it did not wait for it, nor for a phase of another barrier released "
               "after it): in another order of the threads it runs while phase " +
-              before +
-              " is still open and its bytes go there (a hang, or an early completion); wait for "
-              "phase " +
-              before + " (parity " + std::to_string((bar.completed - 1) % 2) + ") before it");
+              before + " is still open and its bytes go there (a hang, or an early completion)" +
+              fix);
   }
 
   /// The current phase of `bar` completes at op `index`: a copy_arrive without noinc whose
@@ -514,7 +531,7 @@ private:
   }
 
   void exec(std::size_t index, const Op& op, const CopyArriveOp& m) {
-    std::int64_t completed_here = 0;
+    Completions completed_here;
     for (std::int64_t t = 0; t < k_.block; ++t) {
       Barrier* bar = used(index, m.barrier, t);
       if (!bar)
@@ -531,7 +548,7 @@ private:
   }
 
   void exec(std::size_t index, const Op& op, const MbarrierArriveOp& m) {
-    std::int64_t completed_here = 0;
+    Completions completed_here;
     for (std::int64_t t = 0; t < k_.block; ++t) {
       if (m.pred) {
         const auto p = evaluate(*m.pred->value, envs_[static_cast<std::size_t>(t)]);
@@ -637,7 +654,7 @@ private:
   // moment of any interleaving: both totals in 0..max_tx_count.
 
   void exec(std::size_t index, const Op& op, const ExpectTxOp& e) {
-    std::int64_t completed_here = 0;
+    Completions completed_here;
     for (std::int64_t t = 0; t < k_.block; ++t) {
       const ExprEnv& env = envs_[static_cast<std::size_t>(t)];
       if (e.pred) {
@@ -662,7 +679,7 @@ private:
       bar->loose_count += x.phase == no_phase ? 1 : 0;
       x = {bar->completed, false, index, *bytes};
       if (settle(index, t, e.barrier, *bar))
-        ++completed_here;
+        ++completed_here[bar];
     }
   }
 

@@ -203,8 +203,7 @@ private:
     const std::size_t for_index = first_ + out_.size();
     plain(ForOp{}, {Role::steady_loop});
     const ExprPtr var = make_leaf(ExprKind::loop, p_.var.value);
-    const ExprPtr since =
-        is_constant(*p_.start.value, 0) ? var : make_binary(ExprOp::sub, var, p_.start.value);
+    const ExprPtr since = tiles_since_start(var);
     const ExprPtr use = plus(offset(), since);
     const ExprPtr next = plus(var, p_.stages - 1);
     const ExprPtr refill = plus(use, p_.stages - 1);
@@ -216,6 +215,21 @@ private:
     plain(EndOp{for_index}, {Role::steady_loop});
     close_loop(for_index, end_index);
     return std::move(out_);
+  }
+
+  /// k - start, the tiles of this pipeline before tile k. The loop runs only while
+  /// k >= start, but intervals cannot relate k to a start that varies (a parameter,
+  /// `bid * 5`): then it is written max(k - start, 0), equal inside the loop, so that the
+  /// proof sees a non-negative use index (one max per iteration, none for a start whose
+  /// bounds already prove it).
+  ExprPtr tiles_since_start(const ExprPtr& var) const {
+    const ExprPtr& start = p_.start.value;
+    if (is_constant(*start, 0))
+      return var;
+    const ExprPtr since = make_binary(ExprOp::sub, var, start);
+    if (constant_value(*start))
+      return since;
+    return make_binary(ExprOp::max, since, make_constant(0));
   }
 
   /// The ring's uses before this pipeline (0 when unset).
@@ -315,6 +329,10 @@ private:
       op.origin = {Role::consumer};
       out_.push_back(std::move(op));
     }
+    // A generic write to a stage meets the async proxy of the load that refills it: the
+    // writer's fence.proxy.async, before the release that orders thread 0's refill.
+    if (pipeline_writes_stages(p_, p_.body))
+      plain(ProxyFenceOp{}, {Role::consumer_release, -1});
     plain(MbarrierArriveOp{barrier(r.empty, use), std::nullopt}, {Role::consumer_release, -1});
   }
 
@@ -433,6 +451,19 @@ struct TensorUse {
   bool operator()(const TensorStoreOp& t) const { return has(t.src); }
 };
 
+/// True for an op whose generic-proxy write reaches one of `tensors` (fill, copy, the
+/// cp.async of an apply): an async-proxy load of the same bytes needs a proxy fence after it.
+bool generic_write(const Op& o, const std::set<const Tensor*>& tensors) {
+  const Located<View>* dst = nullptr;
+  if (const auto* f = std::get_if<FillOp>(&o.body))
+    dst = &f->dst;
+  else if (const auto* c = std::get_if<CopyOp>(&o.body))
+    dst = &c->dst;
+  else if (const auto* a = std::get_if<ApplyOp>(&o.body))
+    dst = &a->dst;
+  return dst && tensors.count(dst->value.tensor) != 0;
+}
+
 } // namespace
 
 std::set<const Tensor*> pipeline_stage_tensors(const Pipeline& p) {
@@ -446,6 +477,24 @@ std::set<const Tensor*> pipeline_stage_tensors(const Pipeline& p) {
       stages.insert(t->dst.value.tensor);
   }
   return stages;
+}
+
+bool pipeline_writes_stages(const Pipeline& p, std::span<const Op> ops) {
+  const std::set<const Tensor*> stages = pipeline_stage_tensors(p);
+  return std::any_of(ops.begin(), ops.end(), [&](const Op& o) { return generic_write(o, stages); });
+}
+
+std::optional<std::size_t> pipeline_fence_after(const Pipeline& p, std::span<const Op> before) {
+  if (!p.ring)
+    return std::nullopt;
+  const std::set<const Tensor*> stages = pipeline_stage_tensors(p);
+  for (std::size_t i = before.size(); i-- > 0;) {
+    if (std::holds_alternative<ProxyFenceOp>(before[i].body))
+      return std::nullopt;
+    if (generic_write(before[i], stages))
+      return i + 1;
+  }
+  return std::nullopt;
 }
 
 bool pipeline_needs_sync(const Pipeline& p, std::span<const Op> before, bool in_loop) {

@@ -75,6 +75,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -132,6 +133,17 @@ std::vector<Op> pipeline_ring_init(const Pipeline& p);
 
 /// The shared tensors a pipeline's loads write (its stages).
 std::set<const Tensor*> pipeline_stage_tensors(const Pipeline& p);
+
+/// True when one of `ops` writes a stage of `p` through the generic proxy (fill, copy,
+/// cp.async): a bulk or tensor load that later lands in those bytes needs a proxy fence
+/// between them (fence.proxy.async.shared::cta).
+bool pipeline_writes_stages(const Pipeline& p, std::span<const Op> ops);
+
+/// Where the proxy fence a ring pipeline `p` needs goes among the ops `before` it: right
+/// after the last generic write to one of its stages (the writer's fence, in program order
+/// before the barrier that orders thread 0's loads); nullopt when none writes them since
+/// the last proxy_fence, or `p` is not a ring.
+std::optional<std::size_t> pipeline_fence_after(const Pipeline& p, std::span<const Op> before);
 
 /// Whether `p` needs Pipeline::sync_before: when its stages may have been used
 /// before it, that is inside a loop (`in_loop`: the previous iteration's consumer)
