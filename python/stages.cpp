@@ -6,6 +6,7 @@
 #include "driver/api/driver.hpp"
 #include "driver/api/to_spec.hpp"
 #include "driver/ptxas/cubin_cache.hpp"
+#include "driver/run/result_cache.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "emitter/tile/dtype.hpp"
@@ -351,6 +352,30 @@ void bind_stages(py::module_& m, py::class_<PyKernel>& k) {
         return loaded_or_raise(driver::load_spec_text(text, name));
       },
       py::arg("text"), py::arg("name") = "<string>", "A kernel from spec text.");
+  m.def(
+      "cache_info",
+      [] {
+        const driver::ResultCacheCounters r = driver::result_cache_counters();
+        const driver::CacheCounters c = driver::process_cache_counters();
+        py::dict d;
+        d["proof_hits"] = r.proof_hits;
+        d["proof_misses"] = r.proof_misses;
+        d["lower_hits"] = r.lower_hits;
+        d["lower_misses"] = r.lower_misses;
+        d["cubin_hits"] = c.hits;
+        d["cubin_misses"] = c.misses;
+        return d;
+      },
+      "This process's cache counters: the range proofs and lowerings (by the kernel's "
+      "content, options and target) and the cubins (by PTX, target and ptxas version).");
+  m.def(
+      "clear_cache",
+      [] {
+        driver::clear_result_cache();
+        driver::set_process_memory_cache(false); // empties it
+        driver::set_process_memory_cache(true);
+      },
+      "Forgets the cached range proofs, lowerings and cubins (for measuring a cold run).");
   m.def(
       "assemble",
       [](const std::string& ptx, const std::string& target, std::optional<std::string> ptxas) {

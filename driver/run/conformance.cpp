@@ -386,18 +386,22 @@ bool apply_settings(Prepared& p, const ConformanceCase& c) {
 }
 
 /// True (and the case invalid) when the whole-launch checks fail at parameter values other
-/// than the test values: `run` refuses what `check` refuses.
+/// than the test values: `run` refuses what `check` refuses. Called once the test values
+/// passed, so the errors are the other values'; the proof is check's, from the same cache.
 bool refused_elsewhere(Prepared& p) {
   const auto start = Clock::now();
-  const Diagnostics found = cached_range_findings(*p.kernel);
+  const Diagnostics found = cached_whole_launch_findings(*p.kernel);
   p.result.proof_ms = ms_since(start);
   if (!found.has_errors())
     return false;
-  fail(p, CaseResult::Blame::input, CaseResult::Stage::reference,
-       "the whole-launch checks refuse the spec at other parameter values:\n" + found.format_all());
+  Diagnostics errors;
   for (const auto& d : found.items())
     if (d.severity == Severity::error)
-      p.result.diagnostics.add(d);
+      errors.add(d);
+  fail(p, CaseResult::Blame::input, CaseResult::Stage::reference,
+       "the whole-launch checks refuse the spec at other parameter values:\n" +
+           errors.format_all());
+  p.result.diagnostics.append(errors);
   return true;
 }
 

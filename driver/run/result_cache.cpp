@@ -82,23 +82,11 @@ Memo<Lowered>& lowerings() {
   return m;
 }
 
-/// Which function of the range proof, and its options: the rest of a proof's key.
-std::string proof_suffix(std::string_view kind, const RangeProofOptions& o) {
+/// The proof's options: the rest of its key.
+std::string proof_suffix(const RangeProofOptions& o) {
   std::ostringstream s;
-  s << "\n# " << kind << ' ' << o.coverage_notes << ' ' << o.test_values_only << '\n';
+  s << "\n# whole_launch " << o.coverage_notes << ' ' << o.test_values_only << '\n';
   return s.str();
-}
-
-Diagnostics cached_proof(const tile::Kernel& k, const RangeProofOptions& o, std::string_view kind,
-                         Diagnostics (*prove)(const tile::Kernel&, const RangeProofOptions&)) {
-  if (!result_cache_enabled())
-    return prove(k, o);
-  const std::string key = api::content_key(k) + proof_suffix(kind, o);
-  if (auto hit = proofs().find(key))
-    return std::move(*hit);
-  Diagnostics found = prove(k, o);
-  proofs().store(key, found);
-  return found;
 }
 
 std::string lowering_suffix(const lower::LowerOptions& o, FaultSpecs faults) {
@@ -134,11 +122,14 @@ ResultCacheCounters result_cache_counters() {
 }
 
 Diagnostics cached_whole_launch_findings(const tile::Kernel& k, const RangeProofOptions& options) {
-  return cached_proof(k, options, "whole_launch", &whole_launch_findings);
-}
-
-Diagnostics cached_range_findings(const tile::Kernel& k, const RangeProofOptions& options) {
-  return cached_proof(k, options, "other_values", &range_findings);
+  if (!result_cache_enabled())
+    return whole_launch_findings(k, options);
+  const std::string key = api::content_key(k) + proof_suffix(options);
+  if (auto hit = proofs().find(key))
+    return std::move(*hit);
+  Diagnostics found = whole_launch_findings(k, options);
+  proofs().store(key, found);
+  return found;
 }
 
 void cached_lower_into(EmittedSpec& out, const tile::Kernel& k, const lower::LowerOptions& options,

@@ -42,10 +42,10 @@ struct ResultCacheCounters {
 ResultCacheCounters result_cache_counters();
 
 /// whole_launch_findings(k, options), from the cache when `k`'s content was checked before.
-Diagnostics cached_whole_launch_findings(const tile::Kernel& k,
-                                         const RangeProofOptions& options = {});
-/// range_findings(k, options), likewise (`run`'s proof, after its own run at the test values).
-Diagnostics cached_range_findings(const tile::Kernel& k, const RangeProofOptions& options = {});
+/// check, emit and run share one entry: they all ask with coverage_notes (notes come only
+/// with no error, and emit and run keep only errors).
+Diagnostics cached_whole_launch_findings(const tile::Kernel& k, const RangeProofOptions& options = {
+                                                                    .coverage_notes = true});
 
 /// lower_into(out, k, options, faults) (the module, PTX and diagnostics it leaves in `out`),
 /// from the cache when `k`'s content was lowered before with the same options. Options that

@@ -104,8 +104,8 @@ void check_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::Lower
   cached_lower_into(out, kernel, options);
   if (!out.ok())
     return;
-  const Diagnostics found =
-      cached_whole_launch_findings(kernel, {.coverage_notes = findings == Findings::all});
+  // With an error there are no coverage notes: emit keeps what check shows.
+  const Diagnostics found = cached_whole_launch_findings(kernel, {.coverage_notes = true});
   if (findings == Findings::all || found.has_errors())
     out.diagnostics.append(found);
   if (found.has_errors()) {
