@@ -22,7 +22,7 @@ E spelled(const Table& table, Name name, const std::string& what, const std::str
       return static_cast<E>(i);
     choices += (i ? ", '" : "'") + std::string(n) + "'";
   }
-  throw py::value_error(what + " is one of " + choices + ", not '" + text + "'");
+  throw ArgumentError(what + " is one of " + choices + ", not '" + text + "'");
 }
 
 std::string_view name_of(std::string_view s) {
@@ -43,20 +43,32 @@ api::TensorMap tensor_map(std::vector<std::int64_t> box,
   return m;
 }
 
-api::BulkOptions bulk_options(const py::object& pred, const std::optional<CachePolicy>& policy) {
+api::BulkOptions bulk_options(const std::optional<IntoExpr>& pred,
+                              const std::optional<CachePolicy>& policy) {
   api::BulkOptions o;
-  if (!pred.is_none())
-    o.pred = pred.cast<api::Expr>();
+  o.pred = opt_expr_of(pred, "pred");
   if (policy)
     o.cache_policy = policy->policy;
   return o;
+}
+
+/// A tensor copy's coordinates: a sequence of Exprs or ints.
+std::vector<api::Expr> coords_of(const Coords& arg) {
+  const py::object& coords = arg.obj;
+  if (!py::isinstance<py::sequence>(coords) || py::isinstance<py::str>(coords))
+    throw ArgumentTypeError("coords takes a tuple of ptxgen.Expr or int, not " + type_name(coords));
+  std::vector<api::Expr> out;
+  const auto items = py::reinterpret_borrow<py::sequence>(coords);
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out.push_back(expr_of(items[i], "coords[" + std::to_string(i) + "]"));
+  return out;
 }
 
 void bind_copies(py::class_<PyKernel>& k) {
   k.def(
        "bulk_load",
        [](PyKernel& self, const api::View& dst, const api::View& src,
-          std::optional<api::View> barrier, const py::object& pred,
+          std::optional<api::View> barrier, const std::optional<IntoExpr>& pred,
           std::optional<CachePolicy> cache_policy) {
          const api::BulkOptions o = bulk_options(pred, cache_policy);
          if (barrier)
@@ -65,67 +77,95 @@ void bind_copies(py::class_<PyKernel>& k) {
            self.builder().bulk_load(dst, src, o, caller_pos());
        },
        py::arg("dst"), py::arg("src"), py::arg("barrier") = py::none(),
-       py::arg("pred") = py::none(), py::arg("cache_policy") = py::none())
+       py::arg("pred") = py::none(), py::arg("cache_policy") = py::none(),
+       "cp.async.bulk of global src into shared dst, completing on barrier (left out in a "
+       "ring pipeline's loads).")
       .def(
           "bulk_store",
-          [](PyKernel& self, const api::View& dst, const api::View& src, const py::object& pred,
-             std::optional<CachePolicy> cache_policy) {
+          [](PyKernel& self, const api::View& dst, const api::View& src,
+             const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy) {
             self.builder().bulk_store(dst, src, bulk_options(pred, cache_policy), caller_pos());
           },
           py::arg("dst"), py::arg("src"), py::arg("pred") = py::none(),
-          py::arg("cache_policy") = py::none())
-      .def("bulk_commit", [](PyKernel& self) { self.builder().bulk_commit(caller_pos()); })
+          py::arg("cache_policy") = py::none(),
+          "cp.async.bulk of shared src to global dst, joining the thread's bulk group.")
+      .def(
+          "bulk_commit", [](PyKernel& self) { self.builder().bulk_commit(caller_pos()); },
+          "cp.async.bulk.commit_group.")
       .def(
           "bulk_wait",
-          [](PyKernel& self, std::int64_t n, bool read) {
-            self.builder().bulk_wait(n, read, caller_pos());
+          [](PyKernel& self, const Int& n, bool read) {
+            self.builder().bulk_wait(int_of(n, "bulk_wait's n"), read, caller_pos());
           },
-          py::arg("n"), py::arg("read") = false)
-      .def("proxy_fence", [](PyKernel& self) { self.builder().proxy_fence(caller_pos()); })
+          py::arg("n"), py::arg("read") = false,
+          "cp.async.bulk.wait_group{.read} n: at most n bulk groups stay pending.")
+      .def(
+          "proxy_fence", [](PyKernel& self) { self.builder().proxy_fence(caller_pos()); },
+          "fence.proxy.async: the thread's shared writes reach its later bulk copies.")
       .def(
           "expect_tx",
-          [](PyKernel& self, const api::View& barrier, const api::Expr& bytes, bool arrive,
-             const py::object& pred) {
+          [](PyKernel& self, const api::View& barrier, const IntoExpr& bytes, bool arrive,
+             const std::optional<IntoExpr>& pred) {
             api::ExpectTxOptions o;
             o.arrive = arrive;
-            if (!pred.is_none())
-              o.pred = pred.cast<api::Expr>();
-            self.builder().expect_tx(barrier, bytes, o, caller_pos());
+            o.pred = opt_expr_of(pred, "pred");
+            self.builder().expect_tx(barrier, expr_of(bytes, "bytes"), o, caller_pos());
           },
           py::arg("barrier"), py::arg("bytes"), py::arg("arrive") = true,
-          py::arg("pred") = py::none());
+          py::arg("pred") = py::none(),
+          "Adds bytes to the transaction count barrier's phase waits for (arrive: "
+          "mbarrier.arrive.expect_tx).");
 }
 
 void bind_tensor_copies(py::class_<PyKernel>& k) {
   k.def(
        "tensor_load",
-       [](PyKernel& self, const api::View& tensor, const std::vector<api::Expr>& coords,
-          const api::View& dst, std::optional<api::View> barrier, const py::object& pred,
+       [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& dst,
+          std::optional<api::View> barrier, const std::optional<IntoExpr>& pred,
           std::optional<CachePolicy> cache_policy) {
          const api::BulkOptions o = bulk_options(pred, cache_policy);
          if (barrier)
-           self.builder().tensor_load(tensor, coords, dst, *barrier, o, caller_pos());
+           self.builder().tensor_load(tensor, coords_of(coords), dst, *barrier, o, caller_pos());
          else
-           self.builder().tensor_load(tensor, coords, dst, o, caller_pos());
+           self.builder().tensor_load(tensor, coords_of(coords), dst, o, caller_pos());
        },
        py::arg("tensor"), py::arg("coords"), py::arg("dst"), py::arg("barrier") = py::none(),
-       py::arg("pred") = py::none(), py::arg("cache_policy") = py::none())
+       py::arg("pred") = py::none(), py::arg("cache_policy") = py::none(),
+       "The box of tensor's map at coords (outermost first) into shared dst, completing on "
+       "barrier (left out in a ring pipeline's loads).")
       .def(
           "tensor_store",
-          [](PyKernel& self, const api::View& tensor, const std::vector<api::Expr>& coords,
-             const api::View& src, const py::object& pred,
-             std::optional<CachePolicy> cache_policy) {
-            self.builder().tensor_store(tensor, coords, src, bulk_options(pred, cache_policy),
-                                        caller_pos());
+          [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& src,
+             const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy) {
+            self.builder().tensor_store(tensor, coords_of(coords), src,
+                                        bulk_options(pred, cache_policy), caller_pos());
           },
           py::arg("tensor"), py::arg("coords"), py::arg("src"), py::arg("pred") = py::none(),
-          py::arg("cache_policy") = py::none())
+          py::arg("cache_policy") = py::none(),
+          "Shared src to the box of tensor's map at coords, joining the thread's bulk group.")
       .def(
           "abi",
           [](PyKernel& self, const std::vector<std::string>& names) {
             self.builder().abi(names, caller_pos());
           },
-          py::arg("names"));
+          py::arg("names"),
+          "The PTX parameter order: every global tensor and parameter once, a map as 'A.map'.");
+}
+
+std::string ints(const std::vector<std::int64_t>& v) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(v[i]);
+  return out + (v.size() == 1 ? ",)" : ")");
+}
+
+std::string map_repr(const api::TensorMap& t) {
+  std::string out = "ptxgen.TensorMap(box=" + ints(t.box);
+  if (!t.element_strides.empty())
+    out += ", element_strides=" + ints(t.element_strides);
+  return out + ", swizzle='" + std::string(tile::name(t.swizzle)) + "', oob_fill='" +
+         std::string(tile::name(t.oob_fill)) + "', l2_promotion='" +
+         std::string(tile::name(t.l2_promotion)) + "')";
 }
 
 } // namespace
@@ -135,11 +175,15 @@ api::TensorMapSwizzle swizzle_of(const std::string& text) {
       tile::swizzle_rows, [](const tile::SwizzleRow& r) { return r.name; }, "swizzle", text);
 }
 
-std::optional<api::TensorMap> map_of(const py::object& map) {
+std::optional<api::TensorMap> map_of(const MapArg& arg) {
+  const py::object& map = arg.obj;
   if (map.is_none())
     return std::nullopt;
   if (py::isinstance<py::dict>(map))
     return py::type::of<api::TensorMap>()(**map).cast<api::TensorMap>();
+  if (!py::isinstance<api::TensorMap>(map))
+    throw ArgumentTypeError("map takes a ptxgen.TensorMap or a dict of its keywords, not " +
+                            type_name(map));
   return map.cast<api::TensorMap>();
 }
 
@@ -148,16 +192,23 @@ void bind_bulk(py::module_& m, py::class_<PyKernel>& k) {
                              "A global tensor's TMA descriptor (a spec's [tensor.NAME.map]).")
       .def(py::init(&tensor_map), py::arg("box"), py::arg("element_strides") = py::none(),
            py::arg("swizzle") = "none", py::arg("oob_fill") = "zero",
-           py::arg("l2_promotion") = "none")
-      .def_readonly("box", &api::TensorMap::box)
-      .def_readonly("element_strides", &api::TensorMap::element_strides)
+           py::arg("l2_promotion") = "none",
+           "A map: box (elements per copy, outermost first), element_strides, swizzle, "
+           "oob_fill and l2_promotion as a spec's [tensor.NAME.map] spells them.")
+      .def_readonly("box", &api::TensorMap::box, "Elements one copy moves, outermost first.")
+      .def_readonly("element_strides", &api::TensorMap::element_strides,
+                    "Per dimension (empty: 1 in each).")
       .def_property_readonly(
-          "swizzle", [](const api::TensorMap& t) { return std::string(tile::name(t.swizzle)); })
+          "swizzle", [](const api::TensorMap& t) { return std::string(tile::name(t.swizzle)); },
+          "The shared layout's swizzle.")
       .def_property_readonly(
-          "oob_fill", [](const api::TensorMap& t) { return std::string(tile::name(t.oob_fill)); })
-      .def_property_readonly("l2_promotion", [](const api::TensorMap& t) {
-        return std::string(tile::name(t.l2_promotion));
-      });
+          "oob_fill", [](const api::TensorMap& t) { return std::string(tile::name(t.oob_fill)); },
+          "What out-of-bounds elements read as.")
+      .def_property_readonly(
+          "l2_promotion",
+          [](const api::TensorMap& t) { return std::string(tile::name(t.l2_promotion)); },
+          "The L2 promotion.")
+      .def("__repr__", &map_repr, "The call that makes it.");
   bind_copies(k);
   bind_tensor_copies(k);
 }

@@ -17,17 +17,9 @@ namespace {
 
 /// A launch extent: an int (x) or a sequence of up to three ints.
 sim::Dim3 to_dim3(const py::handle& value, const char* what) {
-  sim::Dim3 d{1, 1, 1};
-  if (py::isinstance<py::int_>(value)) {
-    d[0] = value.cast<std::uint32_t>();
-    return d;
-  }
-  auto items = value.cast<std::vector<std::uint32_t>>();
-  if (items.empty() || items.size() > 3)
-    throw py::value_error(std::string(what) + " takes an int or one to three ints");
-  for (std::size_t i = 0; i < items.size(); ++i)
-    d[i] = items[i];
-  return d;
+  const tile::Dim3 t = dims_of(value, what);
+  return sim::Dim3{static_cast<std::uint32_t>(t.x), static_cast<std::uint32_t>(t.y),
+                   static_cast<std::uint32_t>(t.z)};
 }
 
 /// `args`: {name: int} sets a scalar, {name: "f32[128,32]"} sizes a pointer, as `--arg` does.
@@ -35,43 +27,62 @@ std::vector<lint::ArgValue> to_args(const py::dict& args) {
   std::vector<lint::ArgValue> out;
   for (const auto& [key, value] : args) {
     std::string name = py::str(key);
+    if (!py::isinstance<py::int_>(value) && !py::isinstance<py::str>(value))
+      throw ArgumentTypeError("args[" + name +
+                              "] takes an int (a scalar) or a str such as "
+                              "'f32[128,32]' (a pointer), not " +
+                              type_name(value));
     std::string text = py::isinstance<py::int_>(value) ? std::to_string(value.cast<std::int64_t>())
                                                        : value.cast<std::string>();
     std::string error;
     auto arg = lint::parse_arg(name + "=" + text, error);
     if (!arg)
-      throw py::value_error("args[" + name + "]: " + error);
+      throw ArgumentError("args[" + name + "]: " + error);
     out.push_back(std::move(*arg));
   }
   return out;
 }
 
-/// The PTX and the name findings are reported under: a path's text when `ptx` names a file.
-std::pair<std::string, std::string> ptx_source(const std::string& ptx) {
-  if (ptx.find('\n') != std::string::npos || !std::filesystem::is_regular_file(ptx))
-    return {ptx, "<string>"};
-  std::ifstream in(ptx, std::ios::binary);
+/// The PTX and the name findings are reported under. Decided by type, never by whether a
+/// file happens to exist: an os.PathLike (pathlib.Path) or a str without a newline is a
+/// path (PTX text always has several lines); any other str is PTX text.
+std::pair<std::string, std::string> ptx_source(const py::object& ptx) {
+  std::string path;
+  if (py::isinstance<py::str>(ptx)) {
+    const std::string text = ptx.cast<std::string>();
+    if (text.find('\n') != std::string::npos)
+      return {text, "<string>"};
+    path = text;
+  } else if (py::hasattr(ptx, "__fspath__")) {
+    path = py::str(py::module_::import("os").attr("fspath")(ptx));
+  } else {
+    throw ArgumentTypeError("lint's ptx takes PTX text (a str of several lines) or a path (a "
+                            "pathlib.Path, or a str of one line), not " +
+                            type_name(ptx));
+  }
+  std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
-  if (!in)
-    raise_error("lint", "cannot read " + ptx, {});
-  return {text.str(), ptx};
+  if (!in || std::filesystem::is_directory(path))
+    raise_error("lint",
+                "cannot read the PTX file " + path +
+                    " (lint's ptx of one line is a path; PTX text has several lines)",
+                {});
+  return {text.str(), path};
 }
 
-py::list lint_ptx(const std::string& ptx, std::optional<std::string> entry, py::object grid,
-                  py::object block, std::optional<py::dict> args, unsigned seeds,
-                  std::optional<std::string> arch) {
+py::list lint_ptx(const py::object& ptx, std::optional<std::string> entry,
+                  const std::optional<Extent>& grid, const std::optional<Extent>& block,
+                  std::optional<py::dict> args, const Int& seeds, std::optional<std::string> arch) {
   lint::Options o;
   o.entry = std::move(entry);
-  if (!grid.is_none())
-    o.grid = to_dim3(grid, "grid");
-  if (!block.is_none())
-    o.block = to_dim3(block, "block");
+  if (grid && !grid->obj.is_none())
+    o.grid = to_dim3(grid->obj, "grid");
+  if (block && !block->obj.is_none())
+    o.block = to_dim3(block->obj, "block");
   if (args)
     o.args = to_args(*args);
-  if (seeds == 0)
-    throw py::value_error("seeds must be at least 1");
-  o.seeds = seeds;
+  o.seeds = static_cast<unsigned>(int_of(seeds, "seeds", 1, 0xFFFFFFFF));
   o.arch = arch.value_or("");
   auto [text, file] = ptx_source(ptx);
   std::vector<lint::KernelReport> kernels;
@@ -80,7 +91,7 @@ py::list lint_ptx(const std::string& ptx, std::optional<std::string> entry, py::
     kernels = lint::lint_text(text, file, o);
   }
   if (auto why = lint::unmatched_args(kernels, o))
-    throw py::value_error(*why);
+    throw ArgumentError(*why);
   py::list out;
   for (auto& k : kernels)
     out.append(py::cast(std::move(k)));
@@ -89,46 +100,70 @@ py::list lint_ptx(const std::string& ptx, std::optional<std::string> entry, py::
 
 void bind_lint_types(py::module_& m) {
   py::class_<lint::Finding>(m, "LintFinding", "One hazard (or fault) lint met.")
-      .def_property_readonly("rule", [](const lint::Finding& f) { return lint::rule_id(f); })
-      .def_property_readonly("kind", [](const lint::Finding& f) { return lint::kind_text(f); })
-      .def_readonly("message", &lint::Finding::message)
-      .def_readonly("line", &lint::Finding::line)
-      .def_readonly("other_line", &lint::Finding::other_line)
-      .def_readonly("block", &lint::Finding::bid)
-      .def_readonly("thread", &lint::Finding::tid)
-      .def_readonly("other_thread", &lint::Finding::other_tid)
-      .def_readonly("iteration", &lint::Finding::iteration)
-      .def_readonly("other_iteration", &lint::Finding::other_iteration)
-      .def_readonly("symbol", &lint::Finding::symbol)
-      .def_readonly("offset", &lint::Finding::offset)
-      .def_readonly("hits", &lint::Finding::hits)
-      .def_readonly("seed", &lint::Finding::seed)
-      .def("__repr__", [](const lint::Finding& f) {
-        return "<ptxgen.LintFinding " + lint::rule_id(f) + " line " + std::to_string(f.line) + ">";
-      });
-  py::class_<lint::Coverage>(m, "LintCoverage", "What the runs executed.")
-      .def_readonly("threads", &lint::Coverage::threads)
-      .def_readonly("instructions", &lint::Coverage::instructions)
-      .def_readonly("async_copies", &lint::Coverage::async_copies)
-      .def_readonly("commits", &lint::Coverage::commits)
-      .def_readonly("waits", &lint::Coverage::waits)
-      .def_readonly("barriers", &lint::Coverage::barriers)
-      .def_readonly("lines", &lint::Coverage::lines)
-      .def_readonly("lines_run", &lint::Coverage::lines_run)
-      .def_readonly("runs", &lint::Coverage::runs);
-  py::class_<lint::KernelReport>(m, "LintReport", "One entry's lint: findings and coverage.")
-      .def_readonly("file", &lint::KernelReport::file)
-      .def_readonly("name", &lint::KernelReport::name)
-      .def_readonly("grid", &lint::KernelReport::grid)
-      .def_readonly("block", &lint::KernelReport::block)
       .def_property_readonly(
-          "status", [](const lint::KernelReport& k) { return std::string(status_name(k.status)); })
-      .def_readonly("findings", &lint::KernelReport::findings)
-      .def_readonly("coverage", &lint::KernelReport::coverage)
-      .def_readonly("error", &lint::KernelReport::error)
-      .def("__repr__", [](const lint::KernelReport& k) {
-        return "<ptxgen.LintReport " + k.name + " " + std::string(status_name(k.status)) + ">";
-      });
+          "rule", [](const lint::Finding& f) { return lint::rule_id(f); },
+          "The SARIF rule id (race.read-before-wait, ...).")
+      .def_property_readonly(
+          "kind", [](const lint::Finding& f) { return lint::kind_text(f); }, "The kind, in words.")
+      .def_readonly("message", &lint::Finding::message, "What was found.")
+      .def_readonly("line", &lint::Finding::line, "The PTX line of the access.")
+      .def_readonly("other_line", &lint::Finding::other_line,
+                    "The PTX line of the conflicting access.")
+      .def_readonly("block", &lint::Finding::bid, "The CTA.")
+      .def_readonly("thread", &lint::Finding::tid, "The thread.")
+      .def_readonly("other_thread", &lint::Finding::other_tid, "The other thread.")
+      .def_readonly("iteration", &lint::Finding::iteration, "The loop iteration.")
+      .def_readonly("other_iteration", &lint::Finding::other_iteration,
+                    "The other access's iteration.")
+      .def_readonly("symbol", &lint::Finding::symbol, "The memory symbol.")
+      .def_readonly("offset", &lint::Finding::offset, "The byte offset in it.")
+      .def_readonly("hits", &lint::Finding::hits, "How many times it was met.")
+      .def_readonly("seed", &lint::Finding::seed, "The seed of the run that met it.")
+      .def(
+          "__repr__",
+          [](const lint::Finding& f) {
+            return "<ptxgen.LintFinding " + lint::rule_id(f) + " line " + std::to_string(f.line) +
+                   ">";
+          },
+          "<ptxgen.LintFinding rule line N>");
+  py::class_<lint::Coverage>(m, "LintCoverage", "What the runs executed.")
+      .def_readonly("threads", &lint::Coverage::threads, "Threads run.")
+      .def_readonly("instructions", &lint::Coverage::instructions, "Instructions executed.")
+      .def_readonly("async_copies", &lint::Coverage::async_copies, "Async copies executed.")
+      .def_readonly("commits", &lint::Coverage::commits, "Commits executed.")
+      .def_readonly("waits", &lint::Coverage::waits, "Waits executed.")
+      .def_readonly("barriers", &lint::Coverage::barriers, "Barriers executed.")
+      .def_readonly("lines", &lint::Coverage::lines, "Instruction lines in the entry.")
+      .def_readonly("lines_run", &lint::Coverage::lines_run, "Of them, those run.")
+      .def_readonly("runs", &lint::Coverage::runs, "Runs (seeds).")
+      .def(
+          "__repr__",
+          [](const lint::Coverage& c) {
+            return "<ptxgen.LintCoverage lines_run=" + std::to_string(c.lines_run) + "/" +
+                   std::to_string(c.lines) + " threads=" + std::to_string(c.threads) +
+                   " instructions=" + std::to_string(c.instructions) +
+                   " async_copies=" + std::to_string(c.async_copies) +
+                   " runs=" + std::to_string(c.runs) + ">";
+          },
+          "<ptxgen.LintCoverage lines_run=../.. threads=.. ...>");
+  py::class_<lint::KernelReport>(m, "LintReport", "One entry's lint: findings and coverage.")
+      .def_readonly("file", &lint::KernelReport::file, "The file ('<string>' for text).")
+      .def_readonly("name", &lint::KernelReport::name, "The entry's name.")
+      .def_readonly("grid", &lint::KernelReport::grid, "The grid it ran with.")
+      .def_readonly("block", &lint::KernelReport::block, "The block it ran with.")
+      .def_property_readonly(
+          "status", [](const lint::KernelReport& k) { return std::string(status_name(k.status)); },
+          "'clean', 'findings', 'unsupported', 'error' or 'usage'.")
+      .def_readonly("findings", &lint::KernelReport::findings, "The findings (ptxgen.LintFinding).")
+      .def_readonly("coverage", &lint::KernelReport::coverage,
+                    "What the runs executed (ptxgen.LintCoverage).")
+      .def_readonly("error", &lint::KernelReport::error, "Why it did not run.")
+      .def(
+          "__repr__",
+          [](const lint::KernelReport& k) {
+            return "<ptxgen.LintReport " + k.name + " " + std::string(status_name(k.status)) + ">";
+          },
+          "<ptxgen.LintReport entry status>");
 }
 
 } // namespace
@@ -138,8 +173,9 @@ void bind_lint(py::module_& m) {
   m.def("lint", &lint_ptx, py::arg("ptx"), py::arg("entry") = py::none(),
         py::arg("grid") = py::none(), py::arg("block") = py::none(), py::arg("args") = py::none(),
         py::arg("seeds") = 1, py::arg("arch") = py::none(),
-        "Runs the entries of foreign PTX (text, or a path) on the simulator with no spec: one "
-        "ptxgen.LintReport per entry with its findings and coverage.");
+        "Runs the entries of foreign PTX on the simulator with no spec: one ptxgen.LintReport "
+        "per entry with its findings and coverage. `ptx` is PTX text (a str of several lines) "
+        "or a path (a pathlib.Path, or a str of one line).");
 }
 
 } // namespace ptxgen::python

@@ -25,6 +25,17 @@ namespace {
 // The exception types, created once by bind_diagnostics (owned by the module).
 PyObject* error_type = nullptr;
 PyObject* no_device_type = nullptr;
+PyObject* argument_type = nullptr;
+PyObject* argument_type_type = nullptr;
+
+/// Raises `type` (an ArgumentError or ArgumentTypeError) with stage "argument" and no
+/// diagnostics: the call was refused before any stage ran.
+void set_argument_error(PyObject* type, const char* message) {
+  py::object e = py::reinterpret_borrow<py::object>(type)(message);
+  e.attr("stage") = "argument";
+  e.attr("diagnostics") = py::list();
+  PyErr_SetObject(type, e.ptr());
+}
 
 std::string caret_text(const Diagnostic& d) {
   return format(d);
@@ -32,11 +43,8 @@ std::string caret_text(const Diagnostic& d) {
 
 } // namespace
 
-py::list to_list(const Diagnostics& ds) {
-  py::list out;
-  for (const Diagnostic& d : ds)
-    out.append(py::cast(d));
-  return out;
+std::vector<Diagnostic> to_list(const Diagnostics& ds) {
+  return std::vector<Diagnostic>(ds.begin(), ds.end());
 }
 
 void raise_error(const std::string& stage, const std::string& message, const Diagnostics& ds,
@@ -48,7 +56,7 @@ void raise_error(const std::string& stage, const std::string& message, const Dia
       text += "\n" + caret_text(d);
   py::object e = py::reinterpret_borrow<py::object>(type)(text);
   e.attr("stage") = stage;
-  e.attr("diagnostics") = to_list(ds);
+  e.attr("diagnostics") = py::cast(to_list(ds));
   PyErr_SetObject(type, e.ptr());
   throw py::error_already_set();
 }
@@ -56,27 +64,34 @@ void raise_error(const std::string& stage, const std::string& message, const Dia
 ptx::Target parse_target(const std::string& text) {
   if (auto t = ptx::Target::parse(text))
     return *t;
-  throw py::value_error("a target is 'sm_XX' or 'sm_XXa', not '" + text + "'");
+  throw ArgumentError("a target is 'sm_XX' or 'sm_XXa', not '" + text + "'");
 }
 
 void bind_diagnostics(py::module_& m) {
   py::class_<Diagnostic>(m, "Diagnostic", "A finding at a position, with its stable id.")
-      .def_property_readonly("id", [](const Diagnostic& d) { return std::string(name(d.id)); })
       .def_property_readonly(
-          "severity", [](const Diagnostic& d) { return std::string(severity_name(d.severity)); })
-      .def_readonly("message", &Diagnostic::message)
-      .def_readonly("file", &Diagnostic::file)
-      .def_readonly("line", &Diagnostic::line)
-      .def_readonly("column", &Diagnostic::column)
-      .def_readonly("source_line", &Diagnostic::source_line)
+          "id", [](const Diagnostic& d) { return std::string(name(d.id)); },
+          "The stable name (switch on it, never on message).")
+      .def_property_readonly(
+          "severity", [](const Diagnostic& d) { return std::string(severity_name(d.severity)); },
+          "'error', 'warning' or 'note'.")
+      .def_readonly("message", &Diagnostic::message, "What was found, in words.")
+      .def_readonly("file", &Diagnostic::file, "The file (the Python file of a builder call).")
+      .def_readonly("line", &Diagnostic::line, "1-based; 0 when there is no position.")
+      .def_readonly("column", &Diagnostic::column, "1-based, in bytes.")
+      .def_readonly("source_line", &Diagnostic::source_line, "The text of the line.")
       .def_property_readonly(
           "caret",
-          [](const Diagnostic& d) { return std::make_pair(d.column, d.column + d.length); })
-      .def("__str__", &caret_text)
-      .def("__repr__", [](const Diagnostic& d) {
-        return "<ptxgen.Diagnostic " + std::string(name(d.id)) + " at " + d.file + ":" +
-               std::to_string(d.line) + ">";
-      });
+          [](const Diagnostic& d) { return std::make_pair(d.column, d.column + d.length); },
+          "The underlined columns (end exclusive).")
+      .def("__str__", &caret_text, "The compiler-style text with the source line and caret.")
+      .def(
+          "__repr__",
+          [](const Diagnostic& d) {
+            return "<ptxgen.Diagnostic " + std::string(name(d.id)) + " at " + d.file + ":" +
+                   std::to_string(d.line) + ":" + std::to_string(d.column) + ">";
+          },
+          "<ptxgen.Diagnostic id at file:line:column>");
   error_type = PyErr_NewExceptionWithDoc(
       "ptxgen.Error",
       "A stage refused or failed: .stage names it, .diagnostics says why (ptxgen.Diagnostic).",
@@ -84,8 +99,33 @@ void bind_diagnostics(py::module_& m) {
   no_device_type = PyErr_NewExceptionWithDoc("ptxgen.NoDeviceError",
                                              "A GPU run was asked for where there is no GPU.",
                                              error_type, nullptr);
+  const py::tuple value_bases =
+      py::make_tuple(py::handle(error_type), py::handle(PyExc_ValueError));
+  argument_type = PyErr_NewExceptionWithDoc(
+      "ptxgen.ArgumentError",
+      "An argument of a wrong value (a ptxgen.Error and a ValueError): the message names the "
+      "parameter, what it takes and what was given.",
+      value_bases.ptr(), nullptr);
+  const py::tuple type_bases = py::make_tuple(py::handle(error_type), py::handle(PyExc_TypeError));
+  argument_type_type = PyErr_NewExceptionWithDoc(
+      "ptxgen.ArgumentTypeError",
+      "An argument of a wrong type (a ptxgen.Error and a TypeError), or an expression asked "
+      "for a truth value.",
+      type_bases.ptr(), nullptr);
   m.attr("Error") = py::handle(error_type);
   m.attr("NoDeviceError") = py::handle(no_device_type);
+  m.attr("ArgumentError") = py::handle(argument_type);
+  m.attr("ArgumentTypeError") = py::handle(argument_type_type);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p)
+        std::rethrow_exception(p);
+    } catch (const ArgumentError& e) {
+      set_argument_error(argument_type, e.what());
+    } catch (const ArgumentTypeError& e) {
+      set_argument_error(argument_type_type, e.what());
+    }
+  });
 }
 
 namespace {
@@ -105,19 +145,36 @@ const tile::TensorDecl* global_tensor(const tile::Kernel& k, const std::string& 
   return t && t->tensor.space == tile::Space::global ? t : nullptr;
 }
 
-/// A numpy array's bytes for global tensor `t`: its shape and dtype must be the tensor's.
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// A numpy array's bytes for global tensor `t`: its shape and dtype must be the tensor's,
+/// little-endian (as every tensor's bytes are).
 std::vector<std::uint8_t> input_bytes(const tile::TensorDecl& t, const py::handle& value) {
   const py::dtype want = numpy_dtype(t.tensor.dtype);
-  py::array a = py::array::ensure(value, py::array::c_style);
-  if (!a)
-    throw py::type_error("'" + t.tensor.name + "' takes a numpy array");
-  if (!a.dtype().is(want) && !a.dtype().equal(want))
-    throw py::type_error("'" + t.tensor.name + "' holds " + std::string(name(t.tensor.dtype)) +
-                         " (numpy " + want.attr("name").cast<std::string>() + "), not " +
-                         a.dtype().attr("name").cast<std::string>());
-  std::vector<std::int64_t> shape(a.shape(), a.shape() + a.ndim());
+  const std::string what = "run's " + t.tensor.name;
+  const std::string want_name = py::str(want.attr("str"));
+  if (!py::isinstance<py::array>(value))
+    throw ArgumentTypeError(what + " takes a numpy array of shape " + shape_text(t.tensor.shape) +
+                            " and dtype " + want_name + ", not " + type_name(value));
+  const py::array given = py::reinterpret_borrow<py::array>(value);
+  const std::string given_name = py::str(given.dtype().attr("str"));
+  if (given.dtype().attr("byteorder").cast<std::string>() == ">")
+    throw ArgumentError(what + ": byte order " + given_name + ", need little-endian " + want_name +
+                        " (numpy: a.astype('" + want_name + "'))");
+  if (!given.dtype().is(want) && !given.dtype().equal(want))
+    throw ArgumentTypeError(what + " holds " + std::string(name(t.tensor.dtype)) + " (numpy " +
+                            std::string(py::str(want.attr("name"))) + "), not " +
+                            std::string(py::str(given.dtype().attr("name"))));
+  std::vector<std::int64_t> shape(given.shape(), given.shape() + given.ndim());
   if (shape != t.tensor.shape)
-    throw py::value_error("'" + t.tensor.name + "' has another shape than the array given");
+    throw ArgumentError(what + " has shape " + shape_text(t.tensor.shape) + ", not the array's " +
+                        shape_text(shape));
+  const py::array a = py::array::ensure(value, py::array::c_style);
   const auto* p = static_cast<const std::uint8_t*>(a.data());
   return std::vector<std::uint8_t>(p, p + a.nbytes());
 }
@@ -129,8 +186,9 @@ py::array output_array(const tile::TensorDecl& t, const std::vector<std::uint8_t
   return a;
 }
 
-py::dict arrays(const tile::Kernel& k, const std::map<std::string, std::vector<std::uint8_t>>& m) {
-  py::dict out;
+std::map<std::string, py::array> arrays(const tile::Kernel& k,
+                                        const std::map<std::string, std::vector<std::uint8_t>>& m) {
+  std::map<std::string, py::array> out;
   for (const auto& [name, bytes] : m)
     if (const tile::TensorDecl* t = global_tensor(k, name))
       out[py::str(name)] = output_array(*t, bytes);
@@ -143,11 +201,11 @@ struct RunResult {
   std::string stage;  ///< where a status other than pass was decided
   std::string detail;
   std::string backend;
-  py::dict outputs;   ///< the backend's final global tensors
-  py::dict reference; ///< the reference's
-  py::list hazards;   ///< the reference's and the simulator's findings (ptxgen.Diagnostic)
-  py::object race = py::none();
-  py::dict timings; ///< milliseconds per stage
+  std::map<std::string, py::array> outputs;   ///< the backend's final global tensors
+  std::map<std::string, py::array> reference; ///< the reference's
+  std::vector<Diagnostic> hazards;            ///< the reference's and the simulator's findings
+  std::optional<std::string> race;
+  std::map<std::string, double> timings; ///< milliseconds per stage
   bool passed() const { return status == "pass"; }
 };
 
@@ -161,7 +219,7 @@ api::EmitOptions emit_options(const std::optional<std::string>& target,
   if (version) {
     o.version = ptx::PtxVersion::parse(*version);
     if (!o.version)
-      throw py::value_error("a PTX version is 'X.Y', not '" + *version + "'");
+      throw ArgumentError("a PTX version is 'X.Y', not '" + *version + "'");
   }
   return o;
 }
@@ -216,9 +274,12 @@ Bytes run_inputs(PyKernel& k, const py::kwargs& kw) {
       inputs[name] = input_bytes(*t, value);
       continue;
     }
-    if (!k.kernel().find_param(name))
-      throw py::type_error("the kernel has no global tensor or parameter '" + name + "'");
-    if (auto d = k.set_param(name, value.cast<std::uint64_t>()))
+    const tile::ScalarParam* p = k.kernel().find_param(name);
+    if (!p)
+      throw ArgumentTypeError("run() got an unexpected keyword '" + name +
+                              "': the kernel has no global tensor or parameter of that name");
+    const std::uint64_t most = p->is_u64 ? ~std::uint64_t{0} : 0xFFFFFFFFu;
+    if (auto d = k.set_param(name, uint_of(value, "run's parameter " + name, most)))
       raise_error("setup", d->message, Diagnostics({*d}));
   }
   return inputs;
@@ -243,9 +304,9 @@ RunResult to_result(const tile::Kernel& k, const api::CaseResult& c, const Bytes
   r.outputs = arrays(k, outputs);
   r.reference = arrays(k, reference);
   for (const Diagnostic& d : c.diagnostics)
-    r.hazards.append(py::cast(d));
+    r.hazards.push_back(d);
   if (c.sim_race)
-    r.race = py::str(c.detail);
+    r.race = c.detail;
   r.timings["emit_ms"] = c.emit_ms;
   r.timings["ptxas_ms"] = c.ptxas_ms;
   r.timings["reference_ms"] = c.reference_ms;
@@ -262,7 +323,7 @@ RunResult run(PyKernel& k, const std::string& backend, const std::optional<std::
   if (backend == "cuda" || backend == "gpu")
     b = api::Backend::cuda;
   else if (backend != "sim")
-    throw py::value_error("backend is 'sim' or 'cuda', not '" + backend + "'");
+    throw ArgumentError("backend is 'sim' or 'cuda', not '" + backend + "'");
   const Bytes inputs = run_inputs(k, kw);
   if (k.built() && k.own_diagnostics().has_errors())
     raise_error("emit", "the kernel '" + k.kernel().name + "' was refused", k.own_diagnostics());
@@ -308,24 +369,41 @@ std::unique_ptr<PyKernel> loaded_or_raise(Result<std::unique_ptr<tile::Kernel>> 
 
 void bind_results(py::module_& m) {
   py::class_<RunResult>(m, "RunResult", "A run's outcome, outputs, hazards and timings.")
-      .def_readonly("status", &RunResult::status)
-      .def_readonly("stage", &RunResult::stage)
-      .def_readonly("detail", &RunResult::detail)
-      .def_readonly("backend", &RunResult::backend)
-      .def_readonly("outputs", &RunResult::outputs)
-      .def_readonly("reference", &RunResult::reference)
-      .def_readonly("hazards", &RunResult::hazards)
-      .def_readonly("race", &RunResult::race)
-      .def_readonly("timings", &RunResult::timings)
-      .def_property_readonly("passed", &RunResult::passed)
-      .def("__repr__", [](const RunResult& r) { return "<ptxgen.RunResult " + r.status + ">"; });
+      .def_readonly("status", &RunResult::status,
+                    "'pass', 'mismatch', 'fault', 'invalid' or 'unsupported'.")
+      .def_readonly("stage", &RunResult::stage, "Where a status other than pass was decided.")
+      .def_readonly("detail", &RunResult::detail, "Why, in words.")
+      .def_readonly("backend", &RunResult::backend, "The backend that ran it.")
+      .def_readonly("outputs", &RunResult::outputs, "The backend's global tensors by name.")
+      .def_readonly("reference", &RunResult::reference, "The reference's global tensors.")
+      .def_readonly("hazards", &RunResult::hazards, "The findings (ptxgen.Diagnostic).")
+      .def_readonly("race", &RunResult::race, "The simulator's race, or None.")
+      .def_readonly("timings", &RunResult::timings, "Milliseconds per stage.")
+      .def_property_readonly("passed", &RunResult::passed, "status == 'pass'.")
+      .def(
+          "__repr__",
+          [](const RunResult& r) {
+            return "<ptxgen.RunResult " + r.status + (r.passed() ? "" : " at " + r.stage) + ">";
+          },
+          "<ptxgen.RunResult status>");
   py::class_<api::ResourceUsage>(m, "ResourceUsage", "ptxas -v's figures for one entry.")
-      .def_readonly("entry", &api::ResourceUsage::entry)
-      .def_readonly("registers", &api::ResourceUsage::registers)
-      .def_readonly("shared_bytes", &api::ResourceUsage::shared_bytes)
-      .def_readonly("stack_bytes", &api::ResourceUsage::stack_bytes)
-      .def_readonly("spill_stores", &api::ResourceUsage::spill_stores)
-      .def_readonly("spill_loads", &api::ResourceUsage::spill_loads);
+      .def_readonly("entry", &api::ResourceUsage::entry, "The entry's name.")
+      .def_readonly("registers", &api::ResourceUsage::registers, "Registers per thread.")
+      .def_readonly("shared_bytes", &api::ResourceUsage::shared_bytes, "Static shared bytes.")
+      .def_readonly("stack_bytes", &api::ResourceUsage::stack_bytes, "Stack frame bytes.")
+      .def_readonly("spill_stores", &api::ResourceUsage::spill_stores, "Spill store bytes.")
+      .def_readonly("spill_loads", &api::ResourceUsage::spill_loads, "Spill load bytes.")
+      .def(
+          "__repr__",
+          [](const api::ResourceUsage& u) {
+            return "<ptxgen.ResourceUsage " + u.entry +
+                   " registers=" + std::to_string(u.registers) +
+                   " shared_bytes=" + std::to_string(u.shared_bytes) +
+                   " stack_bytes=" + std::to_string(u.stack_bytes) +
+                   " spills=" + std::to_string(u.spill_stores) + "/" +
+                   std::to_string(u.spill_loads) + ">";
+          },
+          "<ptxgen.ResourceUsage entry registers=.. shared_bytes=.. ...>");
 }
 
 } // namespace
@@ -394,7 +472,9 @@ void bind_stages(py::module_& m, py::class_<PyKernel>& k) {
   k.def(
       "diagnostics", [](const PyKernel& self) { return to_list(self.own_diagnostics()); },
       "The builder's findings so far.");
-  k.def("to_toml", [](const PyKernel& self) { return api::to_spec_toml(self.kernel()); });
+  k.def(
+      "to_toml", [](const PyKernel& self) { return api::to_spec_toml(self.kernel()); },
+      "The kernel as a spec file's text (ptxgen.loads reads it back).");
   k.def(
       "check",
       [](const PyKernel& self, const std::optional<std::string>& target) {

@@ -14,6 +14,15 @@ add_test(NAME sim.mbarrier_sm90
 set_tests_properties(sim.mbarrier_sm90 PROPERTIES LABELS sim
                      ENVIRONMENT TMPDIR_OUT=${CMAKE_CURRENT_BINARY_DIR}/mbarrier_sm90.log)
 
+# sim: a tensor-copy spec with no --target is lowered for sm_90 (its ops need it): the backend
+# line must name sm_90, the target its PTX was emitted and assembled for, not the run's sm_80.
+add_test(NAME sim.raised_target_banner
+         COMMAND bash -c [=["$@" > "$TMPDIR_OUT" 2>&1; rc=$?; cat "$TMPDIR_OUT"; [ "$rc" = 0 ] && grep -q "ptxgen's PTX for sm_90, assembled by .* for sm_90$" "$TMPDIR_OUT"]=]
+                 raised_target_banner $<TARGET_FILE:ptxgen> run --backend sim
+                 ${PROJECT_SOURCE_DIR}/specs/tma/grid_tiles.toml)
+set_tests_properties(sim.raised_target_banner PROPERTIES LABELS sim
+                     ENVIRONMENT TMPDIR_OUT=${CMAKE_CURRENT_BINARY_DIR}/raised_target_banner.log)
+
 # sim: dynamic shared memory beyond sm_80's opt-in limit, assembled for sm_90.
 add_test(NAME sim.dynamic_shared_sm90
          COMMAND ptxgen run --backend sim --arch sm_90

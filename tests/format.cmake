@@ -13,3 +13,13 @@ set_tests_properties(style.diag_ids PROPERTIES LABELS style)
 # style: each unit-test file in a namespace of its own (the unity build of tools/sanitize.sh).
 add_test(NAME style.unit_namespaces COMMAND bash ${PROJECT_SOURCE_DIR}/tools/check_unit_namespaces.sh)
 set_tests_properties(style.unit_namespaces PROPERTIES LABELS style)
+
+# style: docs/design.md's map of rooms says, arrow for arrow, which room includes which
+# (tools/design_map.py), and no arrow points back up.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME style.design_map
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/design_map.py --check
+                   ${PROJECT_SOURCE_DIR})
+  set_tests_properties(style.design_map PROPERTIES LABELS style)
+endif()

@@ -3,7 +3,7 @@
 set(PTXGEN_INSTR_CASES
     cg_size prefetch_version shared_cta_version misspelled_root operand_rule valid
     bulk_valid bulk_size bulk_shared_cta_version bulk_multicast bulk_target tensor_coords
-    bulk_option)
+    bulk_option group_commit group_wait group_wait_needs_n group_copy_option group_target)
 foreach(case ${PTXGEN_INSTR_CASES})
   add_test(NAME instr_cli.${case}
            COMMAND ${CMAKE_COMMAND} -DPTXGEN=$<TARGET_FILE:ptxgen> -DCASE=${case}

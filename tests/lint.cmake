@@ -3,7 +3,8 @@
 # tests/foreign/mutants.toml is reported with the kind tests/lint/mutants.expect gives it
 # (lint.mutant.NAME); tools/lint/check.sh does both. tests/lint/check_cases.cmake checks the
 # worked example of docs/lint.md, the JSON and SARIF shapes, the exit statuses, an unset
-# scalar, sized --arg regions and a file of .funcs (lint.case.NAME).
+# scalar, sized --arg regions, a file of .funcs and the races on global memory, a racy file
+# and its fixed twin (lint.case.NAME).
 file(STRINGS ${PROJECT_SOURCE_DIR}/tests/foreign/kernels.list PTXGEN_LINT_KERNELS
      REGEX "^[a-z0-9_]+ ")
 file(STRINGS ${PROJECT_SOURCE_DIR}/tests/lint/mutants.expect PTXGEN_LINT_MUTANTS
@@ -34,7 +35,8 @@ add_test(NAME lint.mutants_listed
                  ${PROJECT_SOURCE_DIR}/tests/foreign/mutants.toml
                  ${PROJECT_SOURCE_DIR}/tests/lint/mutants.expect)
 set_tests_properties(lint.mutants_listed PROPERTIES LABELS "lint")
-foreach(case example sarif exit_status unset_scalar sized_arg funcs seeds read_before_wait)
+foreach(case example sarif exit_status unset_scalar sized_arg funcs seeds read_before_wait
+             global_races)
   add_test(NAME lint.case.${case}
            COMMAND ${CMAKE_COMMAND} -DPTXGEN=$<TARGET_FILE:ptxgen> -DROOT=${PROJECT_SOURCE_DIR}
                    -DWORK=${CMAKE_CURRENT_BINARY_DIR}/lint_${case} -DCASE=${case}

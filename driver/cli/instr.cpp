@@ -16,6 +16,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace ptxgen::cli {
@@ -25,12 +26,14 @@ namespace {
 namespace po = boost::program_options;
 using namespace ptxgen::ptx;
 
-constexpr const char* kUsage = "usage: ptxgen instr OPCODE --chunk-bytes N [options]   (cp.async)\n"
-                               "       ptxgen instr OPCODE [--size N] [options]         (bulk)";
+constexpr const char* kUsage =
+    "usage: ptxgen instr OPCODE --chunk-bytes N [options]   (cp.async)\n"
+    "       ptxgen instr OPCODE [--groups N] [options]       (its groups)\n"
+    "       ptxgen instr OPCODE [--size N] [options]         (bulk)";
 
 constexpr const char* kHelpText = R"(
 Builds one cp.async instruction, or one of the sm_90 bulk-copy family, checks
-it against the PTX rules ptxgen enforces (PTX_RULES.md) for a target and PTX
+it against the PTX rules ptxgen enforces (docs/ptx-rules.md) for a target and PTX
 ISA version, and prints it in canonical form with placeholder registers,
 preceded by the `.version` and `.target` lines it needs. An invalid
 combination prints a diagnostic with a caret under the opcode (or names the
@@ -38,7 +41,9 @@ operand) and exits 1.
 
 cp.async operands: the destination is a shared address in %r1, the source a
 global address in %rd1; a src-size register is %r2, a guard or ignore-src
-predicate %p1/%p2, the cache policy %rd2.
+predicate %p1/%p2, the cache policy %rd2. Its group instructions,
+cp.async.commit_group, cp.async.wait_group (N from --groups, required) and
+cp.async.wait_all, move no bytes and take none of a copy's options.
 
 The bulk-copy family: cp.async.bulk (global to shared with
 .mbarrier::complete_tx::bytes, shared to global with .bulk_group),
@@ -56,6 +61,7 @@ examples:
   ptxgen instr cp.async.cg.shared.global.L2::cache_hint --chunk-bytes 16 --cache-policy
   ptxgen instr cp.async.shared.global.ca --chunk-bytes 8 --ptxas      # any qualifier order
   ptxgen instr cp.async.cg.shared.global --chunk-bytes 8              # error: .cg copies 16
+  ptxgen instr cp.async.wait_group --groups 1
   ptxgen instr cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes --size 4096 --target sm_90
   ptxgen instr cp.async.bulk.global.shared::cta.bulk_group --size 24 --target sm_90   # error: not a multiple of 16
   ptxgen instr cp.async.bulk.wait_group.read --groups 1 --target sm_90
@@ -78,6 +84,7 @@ struct Options {
   std::optional<std::string> ptx_version;
   std::optional<std::string> ptxas;
   bool bulk = false;         ///< the opcode is of the bulk-copy family
+  bool group = false;        ///< cp.async.commit_group, .wait_group or .wait_all
   bool target_given = false; ///< --target was on the command line
   // the bulk family's options (instr_bulk.hpp)
   std::optional<std::string> size;
@@ -185,6 +192,22 @@ std::optional<int> read_bulk_options(const po::variables_map& vm, Options& o) {
   return std::nullopt;
 }
 
+/// cp.async's group instructions take --groups (wait_group's N) and no copy option.
+std::optional<int> read_group_options(const po::variables_map& vm, Options& o) {
+  for (const char* copy_only : {"chunk-bytes", "src-size", "ignore-src", "pred", "cache-policy",
+                                "size", "tx-count", "coords", "sink"}) {
+    // A switch left off is there too, defaulted.
+    if (vm.count(copy_only) && !vm[copy_only].defaulted())
+      return usage_error("instr",
+                         "--" + std::string(copy_only) + " is not for " + o.opcode +
+                             ", which moves no bytes",
+                         kUsage);
+  }
+  if (vm.count("groups"))
+    o.groups = vm["groups"].as<std::int64_t>();
+  return std::nullopt;
+}
+
 /// --help, OPCODE and the options held as text into `o`. Nullopt to go on, else the
 /// exit status to end with.
 std::optional<int> read_instr_options(const po::variables_map& vm,
@@ -209,6 +232,9 @@ std::optional<int> read_instr_options(const po::variables_map& vm,
   o.bulk = driver::is_bulk_opcode(o.opcode);
   if (o.bulk)
     return read_bulk_options(vm, o);
+  o.group = driver::is_cp_async_group_opcode(o.opcode);
+  if (o.group)
+    return read_group_options(vm, o);
   for (const char* bulk_only : {"size", "tx-count", "groups", "coords"})
     if (vm.count(bulk_only))
       return usage_error("instr",
@@ -275,6 +301,31 @@ BulkCommandLine bulk_request(const Options& o, const InstrValues& v) {
   return r;
 }
 
+/// cp.async.commit_group, .wait_group N or .wait_all, printed or refused as a copy is.
+int run_group_instr(const Options& o, bool groups_given, const InstrValues& v,
+                    driver::DiagnosticsPrinter& printer) {
+  driver::CpAsyncGroupRequest r;
+  r.opcode = o.opcode;
+  if (groups_given)
+    r.groups = o.groups;
+  r.target = v.target;
+  r.version = v.version;
+  auto built = driver::build_cp_async_group_instr(r);
+  if (const auto* problem = std::get_if<std::string>(&built))
+    return usage_error("instr", *problem, kUsage);
+  const driver::CpAsyncInstr& b = std::get<driver::CpAsyncInstr>(built);
+  const bool valid = !b.diagnostics.has_errors();
+  if (valid) {
+    std::cout << driver::instr_text(b, v.target);
+  } else {
+    printer.print(b.diagnostics);
+    printer.finish();
+  }
+  if (!o.ptxas)
+    return valid ? exit_ok : exit_input;
+  return compare_with_ptxas(*o.ptxas, b.module, v.target, b.version, valid);
+}
+
 int run_instr(const std::vector<std::string>& args) {
   Options o;
   po::options_description visible("options");
@@ -290,7 +341,7 @@ int run_instr(const std::vector<std::string>& args) {
     ("ptxas", po::value<std::string>()->implicit_value(""), "also assemble it with ptxas (at PATH, or found as usual) and report whether ptxas agrees")
     ("size", po::value<std::string>(), "bulk: the byte count of a bulk copy or prefetch (a multiple of 16 up to 1048560), or `reg` for a u32 register; required, never inferred")
     ("tx-count", po::value<std::string>(), "bulk: the transaction bytes of mbarrier.expect_tx / arrive.expect_tx, or `reg`")
-    ("groups", po::value<std::int64_t>(), "bulk: N of cp.async.bulk.wait_group (default 0)")
+    ("groups", po::value<std::int64_t>(), "N of cp.async.wait_group (required) or of cp.async.bulk.wait_group (default 0)")
     ("coords", po::value<std::size_t>(), "bulk: how many tensor coordinates to write (default: the opcode's rank)")
     ("sink", po::bool_switch(&o.sink), "bulk: mbarrier.arrive.expect_tx discards its state (`_`)")
     ("help,h", "show this help");
@@ -312,6 +363,8 @@ int run_instr(const std::vector<std::string>& args) {
 
   if (o.bulk)
     return run_bulk_instr(bulk_request(o, v), *printer);
+  if (o.group)
+    return run_group_instr(o, vm.count("groups") != 0, v, *printer);
 
   driver::CpAsyncInstrRequest request;
   request.opcode = o.opcode;

@@ -35,12 +35,9 @@ public:
       std::visit(*this, op.body);
     }
     b_.close_loops();
-    const build::ExactValue holds = [](tile::DType dtype, std::int64_t value) {
-      return expect_value_bytes(dtype, value).has_value();
-    };
     for (const auto& e : m_.expects) {
       next_line();
-      if (auto x = b_.expectation(text(e), holds))
+      if (auto x = b_.expectation(text(e)))
         b_.expectation(std::move(*x));
     }
     return std::move(b_).finish();

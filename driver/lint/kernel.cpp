@@ -109,6 +109,7 @@ Finding race_finding(const sim::Fault& f, std::uint64_t hits, unsigned seed) {
   x.bid = f.bid;
   x.tid = f.race->access.tid;
   x.other_tid = f.race->other.tid;
+  x.other_bid = f.race->other.bid;
   x.iteration = f.race->access.iteration;
   x.other_iteration = f.race->other.iteration;
   x.symbol = f.race->symbol;
@@ -351,9 +352,8 @@ KernelReport lint_kernel(const sim::Program& program, std::string_view text,
     const bool unsupported = std::any_of(r.findings.begin(), r.findings.end(), [](const auto& f) {
       return f.kind == FindingKind::unsupported;
     });
-    const bool hazards = std::any_of(r.findings.begin(), r.findings.end(), [](const auto& f) {
-      return f.kind != FindingKind::unsupported;
-    });
+    const bool hazards = std::any_of(r.findings.begin(), r.findings.end(),
+                                     [](const auto& f) { return !is_note(f); });
     r.status = hazards       ? KernelStatus::findings
                : unsupported ? KernelStatus::unsupported
                              : KernelStatus::clean;

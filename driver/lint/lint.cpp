@@ -157,6 +157,11 @@ int exit_status(const std::vector<KernelReport>& kernels) {
   return 0;
 }
 
+bool is_note(const Finding& f) {
+  return f.kind == FindingKind::unsupported ||
+         (f.kind == FindingKind::race && f.race_kind == sim::RaceKind::cross_cta_same_value);
+}
+
 std::string kind_text(const Finding& f) {
   switch (f.kind) {
   case FindingKind::race:

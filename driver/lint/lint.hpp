@@ -70,6 +70,7 @@ struct Finding {
   std::uint32_t line = 0;       ///< the access that found it
   std::uint32_t other_line = 0; ///< the earlier, conflicting access (races); 0 when none
   std::int64_t bid = -1, tid = -1, other_tid = -1;
+  std::int64_t other_bid = -1; ///< the earlier access's CTA when another (cross-CTA races)
   std::uint64_t iteration = 0, other_iteration = 0;
   std::string symbol;       ///< the shared array (or buffer / parameter) holding the bytes
   std::uint64_t offset = 0; ///< the first byte's offset within `symbol`
@@ -77,6 +78,12 @@ struct Finding {
   unsigned seed = 0;        ///< the first run that found it
   std::string message;      ///< the simulator's words (or lint's), one line
 };
+
+/// Whether `f` is a note, not a hazard: a line lint cannot run, or two CTAs writing the same
+/// values to the same bytes (race.cross-cta-same-value: lint's default grid may launch more
+/// CTAs than the kernel is written for, and the result is either write's). Notes alone leave
+/// a kernel clean (or unsupported).
+bool is_note(const Finding& f);
 
 /// "race.read-in-flight", "fault.deadlock", "out-of-bounds", "uninitialized-shared-read",
 /// "unsupported": the SARIF rule id.

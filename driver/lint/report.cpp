@@ -51,7 +51,7 @@ std::string side(std::uint32_t line, std::int64_t bid, std::int64_t tid, std::ui
 std::string finding_text(const Finding& f) {
   std::string s = "  " + rule_id(f) + ": " + side(f.line, f.bid, f.tid, f.iteration);
   if (f.other_line != 0)
-    s += " against " + side(f.other_line, -1, f.other_tid, f.other_iteration);
+    s += " against " + side(f.other_line, f.other_bid, f.other_tid, f.other_iteration);
   if (!f.symbol.empty())
     s += ", `" + f.symbol + "` byte " + std::to_string(static_cast<std::int64_t>(f.offset));
   if (f.kind != FindingKind::unsupported)
@@ -74,6 +74,7 @@ std::string finding_json(const Finding& f) {
          ", \"other_line\": " + std::to_string(f.other_line) +
          ", \"cta\": " + std::to_string(f.bid) + ", \"thread\": " + std::to_string(f.tid) +
          ", \"other_thread\": " + std::to_string(f.other_tid) +
+         ", \"other_cta\": " + std::to_string(f.other_bid) +
          ", \"iteration\": " + std::to_string(f.iteration) +
          ", \"other_iteration\": " + std::to_string(f.other_iteration) +
          ", \"symbol\": " + json_quote(f.symbol) +
@@ -110,7 +111,7 @@ std::string kernel_json(const KernelReport& k) {
 }
 
 std::string_view level(const Finding& f) {
-  return f.kind == FindingKind::unsupported ? "note" : "error";
+  return is_note(f) ? "note" : "error";
 }
 
 std::string location(const std::string& uri, std::uint32_t line) {

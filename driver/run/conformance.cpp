@@ -27,6 +27,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <span>
 #include <sstream>
 #include <thread>
@@ -117,6 +118,8 @@ struct Prepared {
   /// ConformanceCase::outputs and reference_outputs.
   std::map<std::string, std::vector<std::uint8_t>>* outputs = nullptr;
   std::map<std::string, std::vector<std::uint8_t>>* reference_outputs = nullptr;
+  /// The target ptxas assembled it for, once it did.
+  std::optional<ptx::Target> assembled_for;
 };
 
 /// Marks the case as an error: `blame` says whose, `stage` where it stopped.
@@ -246,6 +249,7 @@ void assemble_case(Prepared& p, const ConformanceOptions& o, const PtxasLocation
                    ptx::Target arch) {
   AssembleOptions ao;
   ao.target = arch;
+  p.assembled_for = arch;
   ao.verbose = false;
   ao.keep_cubin = o.backend == Backend::cuda && !o.jit;
   auto r = assemble(ptxas.path, p.ptx, ao);
@@ -726,6 +730,8 @@ struct Setup {
   std::optional<PtxasLocation> ptxas;
   ptx::Target arch = emitted_target;
   std::string description;
+  /// The description's parts (sim_description): the backend, ptxas, the options after them.
+  std::string runs_on, ptxas_text, extras;
   std::optional<fs::path> sanitizer; ///< --sanitize: the compute-sanitizer found
   fs::path self;                     ///< --sanitize: this program, the device worker
 };
@@ -860,15 +866,39 @@ Setup set_up(const ConformanceOptions& o) {
                 probe.describe();
     return s;
   }
-  s.description =
-      runs_on + "; " + whose_ptx(o) + ", assembled by " + ptxas_text + " for " + s.arch.str();
   if (o.backend == Backend::cuda && o.jit)
-    s.description += ", loaded as PTX through the driver's JIT";
+    s.extras += ", loaded as PTX through the driver's JIT";
   if (o.sanitize)
-    s.description += "; each case under compute-sanitizer --tool " +
-                     std::string(cuda::name(*o.sanitize)) + " ('" + s.sanitizer->string() +
-                     "'), one worker process per case";
+    s.extras += "; each case under compute-sanitizer --tool " +
+                std::string(cuda::name(*o.sanitize)) + " ('" + s.sanitizer->string() +
+                "'), one worker process per case";
+  s.runs_on = runs_on;
+  s.ptxas_text = ptxas_text;
+  s.description = runs_on + "; " + whose_ptx(o) + ", assembled by " + ptxas_text + " for " +
+                  s.arch.str() + s.extras;
   return s;
+}
+
+/// The simulator's description once its cases ran: a case lowered for a newer target than the
+/// run's (sm_90 for bulk copies) was emitted and assembled for that target (prepare), so the
+/// description names the targets the cases used, not only the run's.
+std::string sim_description(const ConformanceOptions& o, const Setup& s,
+                            const std::vector<Prepared>& cases) {
+  std::set<ptx::Target> used;
+  for (const Prepared& p : cases)
+    if (p.assembled_for)
+      used.insert(*p.assembled_for);
+  if (used.empty() || (used.size() == 1 && *used.begin() == s.arch))
+    return s.description;
+  std::string list;
+  for (const ptx::Target& t : used)
+    list += (list.empty() ? "" : ", ") + t.str();
+  const std::string whose = !o.ptx_override.empty() ? whose_ptx(o)
+                            : used.size() == 1      ? "ptxgen's PTX for " + used.begin()->str()
+                                                    : "ptxgen's PTX for " + s.arch.str() +
+                                                     ", or the newer target a spec's ops need";
+  return s.runs_on + "; " + whose + ", assembled by " + s.ptxas_text + " for " +
+         (used.size() == 1 ? list : "each spec's target (" + list + ")") + s.extras;
 }
 
 /// The sanitizer runner's options for this run.
@@ -1022,6 +1052,8 @@ ConformanceReport run_conformance(const std::vector<ConformanceCase>& specs,
       launch_on_gpus(cases, setup.gpus, finish);
     report.device_seconds = std::chrono::duration<double>(Clock::now() - gpu_start).count();
   }
+  if (o.backend == Backend::sim)
+    report.backend_description = sim_description(o, setup, cases);
   for (auto& p : cases) {
     if (o.also_simulate) // an internal error may have cut it short
       report.sim_cases.push_back(p.sim_result ? std::move(*p.sim_result) : p.result);

@@ -143,6 +143,46 @@ std::optional<CpAsyncInstr> build_cp_async_instr(const CpAsyncInstrRequest& r,
   return b;
 }
 
+bool is_cp_async_group_opcode(const std::string& opcode) {
+  return opcode == "cp.async.commit_group" || opcode == "cp.async.wait_group" ||
+         opcode == "cp.async.wait_all";
+}
+
+std::variant<CpAsyncInstr, std::string> build_cp_async_group_instr(const CpAsyncGroupRequest& r) {
+  const bool wait_group = r.opcode == "cp.async.wait_group";
+  if (wait_group && !r.groups)
+    return std::string("cp.async.wait_group takes N, the groups that may stay pending "
+                       "(groups; 0 waits for all)");
+  if (!wait_group && r.groups)
+    return r.opcode + " takes no N (groups is for cp.async.wait_group)";
+  CpAsyncInstr b;
+  if (wait_group)
+    b.instruction = Instruction{std::nullopt, CpAsyncWaitGroup{*r.groups}, ""};
+  else if (r.opcode == "cp.async.commit_group")
+    b.instruction = Instruction{std::nullopt, CpAsyncCommitGroup{}, ""};
+  else
+    b.instruction = Instruction{std::nullopt, CpAsyncWaitAll{}, ""};
+  b.version = r.version.value_or(min_version_for_target(r.target));
+  if (!r.version)
+    for (Feature f : features_used(b.instruction))
+      b.version = std::max(b.version, info(f).min_version);
+  Entry e;
+  e.name = "ptxgen_instr";
+  e.body.push_back(b.instruction);
+  e.body.push_back({std::nullopt, Ret{}, ""});
+  b.module.header_comments.push_back("ptxgen instr: one instruction in a minimal kernel");
+  b.module.target = r.target;
+  b.module.version = b.version;
+  b.module.entries.push_back(std::move(e));
+  b.diagnostics = validate_target_version(r.target, b.version);
+  for (const Finding& f : check(b.instruction, r.target, b.version)) {
+    Diagnostic d = f.diagnostic;
+    d.file = "instr";
+    b.diagnostics.add(std::move(d));
+  }
+  return b;
+}
+
 std::string instr_text(const CpAsyncInstr& built, Target target) {
   return ".version " + built.version.str() + "\n.target " + target.str() + "\n" +
          print(built.instruction) + "\n";

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 
 namespace ptxgen::driver {
 
@@ -35,6 +36,21 @@ struct CpAsyncInstr {
 /// opcode text does not parse (each placed in the file "opcode").
 std::optional<CpAsyncInstr> build_cp_async_instr(const CpAsyncInstrRequest& r,
                                                  Diagnostics& parse_errors);
+
+/// cp.async's group instructions: cp.async.commit_group, cp.async.wait_group N and
+/// cp.async.wait_all, which move no bytes and so take none of a copy's options.
+bool is_cp_async_group_opcode(const std::string& opcode);
+
+struct CpAsyncGroupRequest {
+  std::string opcode;                 ///< one is_cp_async_group_opcode() takes
+  std::optional<std::int64_t> groups; ///< wait_group's N (required there, refused elsewhere)
+  ptx::Target target;
+  std::optional<ptx::PtxVersion> version; ///< none: the lowest the target allows
+};
+
+/// The group instruction checked for the target, or what is wrong with the request (N
+/// missing on wait_group, or given on another), in words for the caller's usage error.
+std::variant<CpAsyncInstr, std::string> build_cp_async_group_instr(const CpAsyncGroupRequest& r);
 
 /// ".version X.Y\n.target sm_XX\n<the instruction>\n": what `ptxgen instr` prints.
 std::string instr_text(const CpAsyncInstr& built, ptx::Target target);

@@ -46,7 +46,7 @@ void scan_ldgsts_unwritten_uniform(const Function& f, std::vector<TrapMatch>& ou
 }
 
 constexpr std::array<std::string_view, 3> ldgsts_references = {
-    "../shared/PTX_RULES.md, device facts: ptxas 13.0.88, sm_90, H200: "
+    "docs/ptx-rules.md, device facts: ptxas 13.0.88, sm_90, H200: "
     "CUDA_ERROR_ILLEGAL_INSTRUCTION at the LDGSTS",
     "IST-DASLab/marlin issue 44 (ptxas 13.1, sm_90: desc[UR1] never materialised)",
     "triton-lang/triton PR 11848 (fractional L2 policies disabled until ptxas 13.4.59)",

@@ -21,7 +21,9 @@ Cta::Cta(const LaunchContext& c, std::uint64_t bid)
       regfile_(static_cast<std::size_t>(c.l.block_total()) * c.e.reg_mask.size(), 0),
       frames_(static_cast<std::size_t>(c.l.block_total()) * c.e.frame_bytes, 0),
       iterations_(static_cast<std::size_t>(c.l.block_total()) * c.slots, 0),
-      mb_(static_cast<std::uint32_t>(c.l.block_total()), c.uses_mbarriers) {
+      mb_(static_cast<std::uint32_t>(c.l.block_total()), c.uses_mbarriers),
+      async_global_reads_(c.async_global_reads), logs_global_(c.logs_global),
+      generic_writes_(c.async_global_reads ? c.mem.size() : 0) {
   if (l_.profile != nullptr) // run --profile
     prof_.emplace(l_.block_total());
   threads_.resize(static_cast<std::size_t>(c.l.block_total()));

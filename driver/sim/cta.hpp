@@ -10,8 +10,10 @@
 //   cta_mbarrier.cpp  the mbarrier instructions, bulk copies, blocked waits, deadlocks
 //   cta_bulk.cpp      bulk stores and their groups, global reads in flight, the async proxy
 //   cta_tensor.cpp    tensor copies (cp.async.bulk.tensor): their maps and element runs
+//   cta_global.cpp    global bytes within the CTA: bulk stores' destinations, the global proxy
 // See simulator.hpp for the execution, cp.async and race model.
 
+#include "driver/sim/cross_cta.hpp"
 #include "driver/sim/ir.hpp"
 #include "driver/sim/mbarrier.hpp"
 #include "driver/sim/profile.hpp"
@@ -147,12 +149,15 @@ struct Thread {
   std::uint64_t* regs = nullptr;
   std::uint32_t* iterations = nullptr; ///< per memory op (see Cta::slot_): times reached
   std::vector<Copy> copies;
-  std::uint32_t open_group = 0;   ///< committed groups so far (the next copy's group number)
-  std::vector<BulkStore> stores;  ///< bulk stores not yet written to global
-  std::uint32_t bulk_group = 0;   ///< committed bulk groups so far (the next store's group)
-  std::uint32_t proxy_fences = 0; ///< fence.proxy.async executed so far
-  std::uint32_t fence_phase = 0;  ///< the CTA phase of its latest fence.proxy.async
-  std::uint32_t fence_clock = 0;  ///< its clock then (Mbarriers::ordered)
+  std::uint32_t open_group = 0;    ///< committed groups so far (the next copy's group number)
+  std::vector<BulkStore> stores;   ///< bulk stores not yet written to global
+  std::uint32_t bulk_group = 0;    ///< committed bulk groups so far (the next store's group)
+  std::uint32_t proxy_fences = 0;  ///< fence.proxy.async executed so far
+  std::uint32_t fence_phase = 0;   ///< the CTA phase of its latest fence.proxy.async
+  std::uint32_t fence_clock = 0;   ///< its clock then (Mbarriers::ordered)
+  std::uint32_t global_fences = 0; ///< fence.proxy.async{.global} (global memory) so far
+  std::uint32_t gfence_phase = 0;  ///< the CTA phase of its latest one
+  std::uint32_t gfence_clock = 0;  ///< its clock then
   std::int64_t barrier = 0;
   std::uint32_t stop_line = 0;         ///< line of the bar.sync / ret where it stopped
   std::uint8_t* frame = nullptr;       ///< the thread's frame area (Space::frame)
@@ -181,6 +186,19 @@ struct ExitWarnings {
   std::string first;
 };
 
+/// A write of global bytes [addr, end) that later accesses must be ordered after: a generic
+/// store, which an async-proxy read needs a fence.proxy.async{.global} after (cta_global.cpp),
+/// or a bulk store completed by its issuer's wait_group, which another thread's access needs a
+/// barrier after.
+struct GlobalWrite {
+  std::uint64_t addr = 0, end = 0;
+  std::int32_t buffer = -1;
+  Access who;               ///< the writer (a bulk store: its issue, with the clock of the wait)
+  std::uint32_t phase = 0;  ///< the CTA phase of the write (of the wait)
+  std::uint32_t fences = 0; ///< a generic store: its thread's global_fences then
+  bool exited = false;      ///< a bulk store written at its issuer's exit, never waited for
+};
+
 /// What a CTA shares with the launch: the entry, its memory and where results go.
 struct LaunchContext {
   const ir::Entry& e;
@@ -190,8 +208,10 @@ struct LaunchContext {
   /// Per op: its index among the memory ops (iteration counters), -1 for the others.
   const std::vector<std::int32_t>& slot;
   std::uint32_t slots = 0;
-  bool uses_mbarriers = false; ///< the entry has an mbarrier op (vector clocks are kept)
-  bool uses_reserved = false;  ///< the entry reads a %reserved_smem_offset_* register
+  bool uses_mbarriers = false;     ///< the entry has an mbarrier op (vector clocks are kept)
+  bool uses_reserved = false;      ///< the entry reads a %reserved_smem_offset_* register
+  bool async_global_reads = false; ///< the entry has a bulk or tensor load (the global proxy)
+  bool logs_global = false;        ///< the CTAs log their global accesses (cross_cta.hpp)
   SimResult& res;
   ExitWarnings& exits;
   /// Instructions this run may execute before an instruction_limit fault: the launch's
@@ -209,6 +229,12 @@ public:
 
   /// Runs every thread of the CTA to its end; a fault is thrown as FaultThrow.
   void run();
+  /// Its plain global accesses (LaunchContext::logs_global), compacted, for CrossCta once it
+  /// has run (on the host thread that ran it: a launch's raw logs never pile up).
+  CtaGlobalLog take_global_log() {
+    glog_.compact();
+    return std::move(glog_);
+  }
 
 private:
   /// Whether the thread runs on after an instruction.
@@ -433,10 +459,38 @@ private:
   /// A bulk operation of `self` reads or overwrites shared bytes [off, off+n): each byte last
   /// written through the generic proxy needs a fence.proxy.async by its writer since.
   void check_proxy(const Thread& t, const Access& self, std::uint64_t off, std::uint64_t n) const;
-  /// A read of global bytes [addr, addr+n) by `op`: none may be the destination of a bulk
-  /// store (this CTA's) that no wait_group has completed.
-  void check_global_read(const Thread& t, const ir::Op& op, std::uint64_t addr,
-                         std::uint64_t n) const;
+
+  // ------------------------------------------------ cta_global.cpp: global bytes in one CTA
+
+  /// How an op touches global bytes.
+  enum class GlobalUse : std::uint8_t {
+    read,       ///< ld, a cp.async's source
+    write,      ///< st, atom, red (generic)
+    async_read, ///< a bulk or tensor load's source (the async proxy)
+  };
+  /// `op` of `t` touches global bytes [addr, addr+n) of `buffer`: none may be the destination
+  /// of a bulk store of this CTA that no wait_group has completed (read_before_bulk_write,
+  /// write_before_bulk_write), nor one another thread's wait completed with no barrier since
+  /// (bulk_wait_scope); an async read needs the generic writes of its bytes fenced
+  /// (missing_global_proxy_fence). A generic write is remembered for that; a plain one is
+  /// logged for the cross-CTA check.
+  void global_access(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint64_t n,
+                     GlobalUse use);
+  /// The pending and waited bulk stores' part of global_access.
+  void check_bulk_destinations(const Thread& t, const Access& self, std::uint64_t addr,
+                               std::uint64_t n, GlobalUse use) const;
+  /// An async read of [addr, addr+n) in `buffer`: the generic writes of those bytes need a
+  /// fence.proxy.async{.global} by their writer since, ordered before the read.
+  void check_global_proxy(const Thread& t, const Access& self, std::uint64_t addr, std::uint64_t n,
+                          std::int32_t buffer) const;
+  /// A race on global byte `b` of `buffer`: `self` against `earlier`.
+  void global_race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
+                   std::int32_t buffer, const Access& earlier) const;
+  /// The bulk store `s` of `t` writes global memory now: logged, and, `waited` (by t's
+  /// wait_group) or at t's exit, remembered for the other threads' accesses (bulk_wait_scope).
+  void bulk_store_written(const Thread& t, const BulkStore& s, bool waited);
+  /// A bar.sync completed: the writes every thread is now ordered after are forgotten.
+  void global_phase_done();
   /// At a thread's exit: a bulk store whose read has not completed is undefined (its shared
   /// memory goes away); those read are written to global.
   void finish_bulk_stores(Thread& t, std::uint32_t line);
@@ -517,6 +571,16 @@ private:
   std::uint32_t pending_stores_ = 0; ///< bulk stores of the CTA not yet written to global
   detail::Mbarriers mb_;
   std::optional<CtaProfile> prof_; ///< set when the launch is profiled (run --profile)
+  const bool async_global_reads_;  ///< LaunchContext::async_global_reads
+  const bool logs_global_;         ///< LaunchContext::logs_global
+  /// Per global buffer: the generic writes not yet fenced and ordered for the async proxy
+  /// (kept only when async_global_reads_).
+  std::vector<std::vector<GlobalWrite>> generic_writes_;
+  std::vector<GlobalWrite> waited_stores_; ///< bulk stores written since the last bar.sync
+  /// The global bytes [lo, hi) that waited_stores_ spans: most accesses miss it (a pipeline
+  /// reads its input while its stores write the output), and skip the scan.
+  std::uint64_t waited_lo_ = ~0ull, waited_hi_ = 0;
+  CtaGlobalLog glog_;
 };
 
 } // namespace ptxgen::sim::exec

@@ -1,6 +1,6 @@
 // The executor's CTA: bulk stores (cp.async.bulk.global.shared::cta.bulk_group, and the tensor
-// stores queued the same way), their bulk groups and waits, global reads of bytes still in flight,
-// and the async-proxy rule (cta.hpp; the model: simulator.hpp).
+// stores queued the same way), their bulk groups and waits, and the async-proxy rule on shared
+// memory (cta.hpp; the model: simulator.hpp).
 
 #include "driver/sim/cta.hpp"
 #include "emitter/support/unreachable.hpp"
@@ -119,6 +119,7 @@ void Cta::bulk_wait(Thread& t, const ir::Op& op) {
       bulk_read(t, s);
       if (!op.read) {
         write_bulk_store(s);
+        bulk_store_written(t, s, true);
         --pending_stores_;
         continue;
       }
@@ -166,39 +167,6 @@ void Cta::check_proxy(const Thread& t, const Access& self, std::uint64_t off,
   }
 }
 
-void Cta::check_global_read(const Thread& t, const ir::Op& op, std::uint64_t addr,
-                            std::uint64_t n) const {
-  if (pending_stores_ == 0)
-    return;
-  for (const Thread& u : threads_) {
-    for (const BulkStore& s : u.stores) {
-      const auto hit = store_overlap(s, addr, n);
-      if (!hit)
-        continue;
-      const auto [b, buffer] = *hit;
-      if (race_known(RaceKind::read_before_bulk_write, op.line, e_.ops[s.op].line))
-        return;
-      Fault f = fault_for(FaultKind::race, t, op);
-      const Access self = now(t, op);
-      Race r;
-      r.kind = RaceKind::read_before_bulk_write;
-      const auto& buf = mem_[static_cast<std::size_t>(buffer)];
-      r.symbol = buf.name;
-      r.offset = b - buf.address;
-      r.access = race_access(self);
-      r.other = race_access(Access{static_cast<std::int32_t>(u.tid), s.op, s.iteration, s.clock});
-      const std::string whose = u.tid == t.tid ? std::string("this thread") : other(u.tid);
-      f.message += ", iteration " + std::to_string(self.iteration) + ": " +
-                   std::string(name(r.kind)) + ": byte " + std::to_string(r.offset) +
-                   " of global `" + r.symbol + "` is " + std::string(race_relation(r.kind).first) +
-                   " " + whose + " at PTX line " + std::to_string(r.other.ptx_line) +
-                   " (iteration " + std::to_string(s.iteration) + ")";
-      f.race = std::move(r);
-      return raise_race(std::move(f));
-    }
-  }
-}
-
 void Cta::finish_bulk_stores(Thread& t, std::uint32_t line) {
   // PTX does not say that exit waits for a bulk store's read of shared memory, and the CTA's
   // shared memory is released when it ends: the strict reading makes an unread source an
@@ -213,6 +181,7 @@ void Cta::finish_bulk_stores(Thread& t, std::uint32_t line) {
                    ") not waited for: no cp.async.bulk.wait_group{.read} covers its group, so "
                    "its read of shared memory may outlive the CTA");
     write_bulk_store(s);
+    bulk_store_written(t, s, false);
     --pending_stores_;
   }
   t.stores.clear();

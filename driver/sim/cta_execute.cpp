@@ -56,11 +56,17 @@ Cta::Flow Cta::execute(Thread& t, const ir::Op& op) {
   case ir::Family::hint:
     // nanosleep: the scheduler runs the others anyway; a prefetch of a bad address does not
     // fault either; the fences: see forms.def. fence.proxy.async orders the thread's generic
-    // writes so far before its later async-proxy operations (Cta::check_proxy).
-    if (op.code == ir::Code::async_fence && op.n == 1) {
+    // writes so far before its later async-proxy operations, of shared memory (Cta::check_proxy)
+    // or global memory (Cta::check_global_proxy), as its state space says (ir::fence_*).
+    if (op.code == ir::Code::async_fence && (op.n & ir::fence_shared) != 0) {
       ++t.proxy_fences;
       t.fence_phase = phase_;
       t.fence_clock = mb_.clock(t.tid);
+    }
+    if (op.code == ir::Code::async_fence && (op.n & ir::fence_global) != 0) {
+      ++t.global_fences;
+      t.gfence_phase = phase_;
+      t.gfence_clock = mb_.clock(t.tid);
     }
     return Flow::next;
   case ir::Family::warp:

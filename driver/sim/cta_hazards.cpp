@@ -132,6 +132,20 @@ std::pair<std::string_view, std::string_view> Cta::race_relation(RaceKind k) {
   case RaceKind::missing_proxy_fence:
     return {"last written through the generic proxy, with no fence.proxy.async since, by",
             "; the async proxy may see stale bytes"};
+  case RaceKind::bulk_wait_scope:
+    return {"written by a bulk store whose wait_group ran in another thread, with no bar.sync "
+            "both passed (nor an mbarrier phase ordering them) since that wait; issued by",
+            "; a bulk wait covers only the waiting thread's own groups"};
+  case RaceKind::write_before_bulk_write:
+    return {"the destination of a bulk store that no wait_group has completed, issued by",
+            "; the order of the two writes is undefined"};
+  case RaceKind::missing_global_proxy_fence:
+    return {"last written through the generic proxy, with no fence.proxy.async (nor "
+            "fence.proxy.async.global) ordered since, by",
+            "; the async proxy may read stale bytes"};
+  case RaceKind::cross_cta:
+  case RaceKind::cross_cta_same_value: // CrossCta words these itself
+    return {"also accessed, with nothing ordering the two CTAs, by", ""};
   }
   unreachable("race_relation(): not a RaceKind value");
 }

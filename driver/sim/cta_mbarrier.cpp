@@ -128,7 +128,7 @@ void Cta::bulk_issue(Thread& t, const ir::Op& op) {
   check_shared(t, op, dst, size, "cp.async.bulk destination");
   not_an_mbarrier(t, op, dst, size, "cp.async.bulk destination");
   global_bytes(t, op, src, size, "cp.async.bulk source");
-  check_global_read(t, op, src, size);
+  global_access(t, op, src, size, GlobalUse::async_read);
   Copy c;
   c.dst = dst;
   c.src = src;

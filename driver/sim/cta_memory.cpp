@@ -89,6 +89,7 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
   std::uint64_t total = static_cast<std::uint64_t>(size) * op.vec;
   std::uint64_t addr = address(t, op.addr);
   std::uint8_t* bytes = nullptr;
+  bool global_store = false; ///< checked once written (the cross-CTA log keeps the bytes)
   const char* what = is_ld ? "load" : "store";
   if (op.space == ir::Space::param) {
     bytes = const_cast<std::uint8_t*>(params_.data()) + addr; // offset checked by the parser
@@ -125,8 +126,9 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
       t.spin_read = is_ld && (op.strong || t.spin_read);
       bytes = global_bytes(t, op, addr, total, what);
       if (is_ld)
-        check_global_read(t, op, addr, total);
+        global_access(t, op, addr, total, GlobalUse::read);
       profiled(t, op, is_ld ? AccessKind::global_load : AccessKind::global_store, addr, total);
+      global_store = !is_ld;
     }
   }
   for (std::uint32_t k = 0; k < op.vec; ++k) {
@@ -142,6 +144,8 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
       std::memcpy(p, &v, size);
     }
   }
+  if (global_store)
+    global_access(t, op, addr, total, GlobalUse::write);
 }
 
 void Cta::atomic(Thread& t, const ir::Op& op) {
@@ -161,6 +165,7 @@ void Cta::atomic(Thread& t, const ir::Op& op) {
     p = smem_.data() + addr;
   } else {
     p = global_bytes(t, op, addr, n, what);
+    global_access(t, op, addr, n, GlobalUse::write); // strong: checked, never logged
   }
   std::uint64_t old = 0;
   std::memcpy(&old, p, n); // little-endian host
@@ -260,7 +265,7 @@ void Cta::issue(Thread& t, const ir::Op& op) {
   not_an_mbarrier(t, op, dst, op.cp_size, "cp.async destination");
   if (c.src_bytes > 0) {
     global_bytes(t, op, src, c.src_bytes, "cp.async source");
-    check_global_read(t, op, src, c.src_bytes);
+    global_access(t, op, src, c.src_bytes, GlobalUse::read);
     c.buffer = find_buffer(src, c.src_bytes);
   }
   check_write(t, self, dst, op.cp_size, true, false);

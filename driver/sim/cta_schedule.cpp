@@ -59,6 +59,7 @@ void Cta::run() {
       }
     }
     ++phase_;
+    global_phase_done();
     for (auto& t : threads_)
       t.state = State::running;
   }

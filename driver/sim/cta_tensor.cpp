@@ -117,6 +117,13 @@ std::shared_ptr<const TensorPlan> Cta::tensor_plan(const Thread& t, const ir::Op
     coords[op.rank - 1 - c] = sext(raw(t, op.coords[c]), 32);
   auto plan = std::make_shared<TensorPlan>();
   const auto element = static_cast<std::size_t>(tile::size_bytes(m.desc.dtype));
+  const std::int64_t inner_bytes = coords[op.rank - 1] * static_cast<std::int64_t>(element);
+  if (inner_bytes % tile::kTensorInnerCoordGranule != 0)
+    fault_at(FaultKind::undefined_behavior, t, op,
+             "the innermost tensor coordinate " + std::to_string(coords[op.rank - 1]) + " is " +
+                 std::to_string(inner_bytes) + " bytes into the row, not a multiple of " +
+                 std::to_string(tile::kTensorInnerCoordGranule) +
+                 " (the H200 raises an illegal-instruction fault)");
   plan->element = static_cast<std::uint32_t>(element);
   plan->fill = fill_bytes(m.desc, element);
   plan->tx = static_cast<std::uint64_t>(tile::box_bytes(m.desc));
@@ -169,7 +176,7 @@ void Cta::tensor_load_issue(Thread& t, const ir::Op& op) {
   c.size = static_cast<std::uint32_t>(plan->extent);
   for (const TensorRun& r : plan->runs) {
     if (r.buffer >= 0)
-      check_global_read(t, op, r.global, r.bytes);
+      global_access(t, op, r.global, r.bytes, GlobalUse::async_read);
   }
   const std::uint64_t tx = plan->tx;
   c.tensor = std::move(plan);

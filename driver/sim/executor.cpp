@@ -35,6 +35,11 @@ bool is_memory_op(ir::Code code) {
          code == ir::Code::tensor_store;
 }
 
+/// Whether `code` reads global memory through the async proxy (a bulk or tensor load).
+bool is_async_global_read(ir::Code code) {
+  return code == ir::Code::bulk_copy || code == ir::Code::tensor_load;
+}
+
 /// Whether `code` is one of the mbarrier family (the entry then keeps vector clocks).
 bool is_mbarrier_op(ir::Code code) {
   return code == ir::Code::mbar_init || code == ir::Code::mbar_arrive ||
@@ -154,8 +159,9 @@ std::vector<std::uint8_t> parameter_bytes(const ir::Entry& e, const Launch& laun
 /// Whether the CTAs of a launch may run on several host threads and give what one after
 /// the other gives: no atomics (CTAs may read-modify-write the same global bytes) and no
 /// %clock / %globaltimer read (its value is the launch's instruction count so far). Other
-/// global bytes that one CTA writes and another reads or writes are a race the contract
-/// forbids; everything else a CTA touches (shared memory, mbarriers, registers) is its own.
+/// global bytes that one CTA writes and another reads or writes are a race (cross_cta.hpp,
+/// found at the merge in CTA order); everything else a CTA touches (shared memory,
+/// mbarriers, registers) is its own.
 bool ctas_independent(const ir::Entry& e) {
   for (const ir::Op& op : e.ops) {
     if (op.code == ir::Code::atom || op.code == ir::Code::red)
@@ -170,20 +176,33 @@ bool ctas_independent(const ir::Entry& e) {
   return true;
 }
 
-/// One CTA's part of a launch: its own count, exit warnings and fault.
+/// One CTA's part of a launch: its own count, exit warnings and fault, and its global
+/// accesses for the cross-CTA check.
 struct CtaRun {
   SimResult res;
   ExitWarnings exits;
+  exec::CtaGlobalLog log;
 };
 
 /// Runs CTA `bid` alone into `r`, with `limit` instructions to spend.
 void run_one_cta(const LaunchContext& c, std::uint64_t bid, std::uint64_t limit, CtaRun& r) {
-  const LaunchContext own{
-      c.e,   c.l,     c.mem, c.params, c.slot, c.slots, c.uses_mbarriers, c.uses_reserved,
-      r.res, r.exits, limit};
+  const LaunchContext own{c.e,
+                          c.l,
+                          c.mem,
+                          c.params,
+                          c.slot,
+                          c.slots,
+                          c.uses_mbarriers,
+                          c.uses_reserved,
+                          c.async_global_reads,
+                          c.logs_global,
+                          r.res,
+                          r.exits,
+                          limit};
   try {
     Cta cta(own, bid);
     cta.run();
+    r.log = cta.take_global_log();
   } catch (const FaultThrow& f) {
     r.res.fault = f.fault;
   }
@@ -197,10 +216,15 @@ void merge_exits(ExitWarnings& into, const ExitWarnings& from) {
 
 /// The CTAs one after the other, as the launch's semantics reads: the first fault stops it.
 void run_ctas_in_order(const LaunchContext& c, std::uint64_t grid) {
+  exec::CrossCta cross(c.e, c.l, c.mem);
   try {
     for (std::uint64_t bid = 0; bid < grid; ++bid) {
       Cta cta(c, bid);
       cta.run();
+      if (!c.logs_global)
+        continue;
+      if (auto race = cross.add(bid, cta.take_global_log()))
+        throw FaultThrow{std::move(*race)};
     }
   } catch (const FaultThrow& f) {
     c.res.fault = f.fault;
@@ -232,8 +256,11 @@ void run_ctas_in_parallel(const LaunchContext& c, std::uint64_t grid, unsigned w
   work();
   pool.clear(); // joins
   std::uint64_t total = 0;
+  exec::CrossCta cross(c.e, c.l, c.mem);
   for (std::uint64_t bid = 0; bid < grid; ++bid) {
     CtaRun& r = runs[bid];
+    if (!r.res.fault && c.logs_global)
+      r.res.fault = cross.add(bid, std::move(r.log)); // in CTA order, as run_ctas_in_order finds it
     if (r.res.instructions_executed > c.max_instructions - total) {
       CtaRun again;
       run_one_cta(c, bid, c.max_instructions - total, again);
@@ -296,10 +323,12 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
   std::uint32_t slots = 0;
   bool uses_mbarriers = false;
   bool uses_reserved = false;
+  bool async_global_reads = false;
   for (std::size_t k = 0; k < e->ops.size(); ++k) {
     if (is_memory_op(e->ops[k].code))
       slot[k] = static_cast<std::int32_t>(slots++);
     uses_mbarriers = uses_mbarriers || is_mbarrier_op(e->ops[k].code);
+    async_global_reads = async_global_reads || is_async_global_read(e->ops[k].code);
     for (const ir::Val& v : e->ops[k].src)
       uses_reserved = uses_reserved || (v.kind == ir::Val::Kind::special &&
                                         v.special >= ptx::SpecialRegister::reserved_smem_begin);
@@ -321,6 +350,8 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
                               slots,
                               uses_mbarriers,
                               uses_reserved,
+                              async_global_reads,
+                              launch.grid_total() > 1 && exec::cross_cta_checked(*e),
                               res,
                               exits,
                               launch.max_instructions};

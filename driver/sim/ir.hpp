@@ -168,6 +168,10 @@ enum class ZeroFill : std::uint8_t {
   ignore_src, ///< when predicate Op::zval (negated by zneg) is true: zero everything
 };
 
+/// The state spaces a fence.proxy.async orders (Op::n).
+inline constexpr std::int64_t fence_shared = 1;
+inline constexpr std::int64_t fence_global = 2;
+
 struct Op {
   Code code = Code::ret;
   Type type;         ///< the instruction type (destination type for cvt)
@@ -187,7 +191,8 @@ struct Op {
   Val zval;          ///< src-size value or ignore-src predicate
   bool zneg = false; ///< `!%p` ignore-src
   /// wait_group N, barrier id (-1: the value of src[0]), branch target, Entry::calls index of a
-  /// call; for ret: 1 when the instruction is `exit` (leaves the thread even inside a call)
+  /// call; for ret: 1 when the instruction is `exit` (leaves the thread even inside a call);
+  /// for fence.proxy.async: the state spaces it orders (fence_shared | fence_global)
   std::int64_t n = 0;
   std::uint32_t line = 0;          ///< 1-based PTX line
   std::uint32_t text = 0;          ///< index into Entry::texts (instruction text for messages)

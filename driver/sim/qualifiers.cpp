@@ -427,8 +427,11 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::fence:
     if (!fence_qualifiers_ok(f.mnemonic, quals))
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
-    // fence.proxy.async.global orders no shared-memory accesses
-    op.n = quals.empty() || word(quals[0]) != ptx::Qualifier::global ? 1 : 0;
+    // the state spaces it orders: no space is both; .global no shared bytes; .shared::cta and
+    // .shared::cluster (which holds the CTA's own shared memory) no global bytes
+    op.n = quals.empty()                              ? ir::fence_shared | ir::fence_global
+           : word(quals[0]) == ptx::Qualifier::global ? ir::fence_global
+                                                      : ir::fence_shared;
     break;
   case Quals::space:
     space_qualifier(in);

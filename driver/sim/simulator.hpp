@@ -46,7 +46,8 @@
 // The race is reported at the second access in the simulation order, so its
 // kind follows that order: a refill without a barrier is a write_after_read
 // when the reader has the lower linear tid, and the reader's read_in_flight
-// or read_after_write when the writer has. Global memory is not race-checked.
+// or read_after_write when the writer has. Global memory is race-checked only where the bulk
+// family and several CTAs need it (below: bulk stores, the async proxy, races between CTAs).
 //
 // mbarrier objects (driver/sim/mbarrier.hpp has the rules): 8-byte objects in shared memory
 // whose state (phase, pending and expected arrivals, tx-count) is kept aside, keyed by shared
@@ -75,12 +76,25 @@
 // source) is `read before bulk write`. A thread that exits with a store whose read has not
 // completed is undefined_behavior (PTX does not say exit waits, and the CTA's shared memory
 // goes away: the strict reading); stores whose read completed write global memory at exit.
+// A generic write (st, atom, red) of a pending store's destination is `write before bulk
+// write`. A bulk wait retires the waiting thread's own groups only: once a store's write
+// completed at its issuer's wait, another thread's access to its global bytes must be ordered
+// after that wait (a bar.sync or mbarrier phase since), else `bulk wait scope`; a store written
+// at its issuer's exit, never waited for, stays `read / write before bulk write` for the others.
 // The async proxy: a bulk store's source bytes, and a bulk load's destination bytes, last
 // written through the generic proxy (st, atom, a non-bulk cp.async landing) need a
 // fence.proxy.async (no state space or .shared::*) by their writer after that write, ordered
 // before the bulk operation's issue (program order for the issuing thread; for another, a
 // bar.sync or an mbarrier phase after the fence), else a `missing proxy fence` race names both
-// lines. Bytes a bulk load wrote are async-proxy bytes.
+// lines. Bytes a bulk load wrote are async-proxy bytes. Global memory has the same rule: a bulk
+// or tensor load's source bytes last written by a generic store of the CTA need a
+// fence.proxy.async or fence.proxy.async.global by the writer, ordered before the load, else
+// `missing global proxy fence` (a .shared::* fence orders no global bytes, .global no shared).
+// Races between CTAs (cross_cta.hpp): in a launch of several CTAs whose entry has no atom and no
+// strong ld (nothing that could order CTAs), two CTAs' plain accesses of the same global bytes,
+// one a write (st or a bulk / tensor store), are `cross CTA`, found in linear CTA order however
+// the CTAs ran; the same values written by both are `cross CTA same value`, which only an
+// observer records (a note), never a fault.
 // Atomics and strong accesses (PTX's memory model): atom / red (add, inc, dec, cas, exch,
 // min, max, and, or, xor on 32- and 64-bit integers; shared, global or generic addresses)
 // and ld / st with .relaxed / .acquire / .release / .volatile are "strong". Two strong
@@ -248,7 +262,7 @@ struct Launch {
 enum class FaultKind {
   misaligned_address, ///< an access not aligned to its size ("misaligned address" on the GPU)
   illegal_address,    ///< an access outside every buffer / outside shared memory
-  race,               ///< conflicting shared-memory accesses without synchronisation
+  race,               ///< conflicting accesses without synchronisation (RaceKind)
   barrier_divergence, ///< a bar.sync that not every thread of the CTA reaches
   undefined_behavior, ///< a value PTX leaves undefined (src-size > cp-size, division by zero)
   unsupported,        ///< PTX outside the simulated subset (the parse warned with a DiagId)
@@ -263,7 +277,8 @@ enum class FaultKind {
 /// "misaligned address", "illegal address", "race", "barrier divergence", ...
 std::string_view name(FaultKind k);
 
-/// Which two accesses to a shared byte conflict (the detail of a `race` fault).
+/// Which two accesses to a shared (or, for the bulk family and between CTAs, global) byte
+/// conflict (the detail of a `race` fault).
 /// "Since the last barrier" means since the last bar.sync that both threads passed.
 enum class RaceKind {
   read_before_wait,        ///< a thread reads bytes of its own cp.async that no wait has completed
@@ -280,6 +295,18 @@ enum class RaceKind {
                            ///< plain wait_group covers it
   missing_proxy_fence,     ///< a bulk operation reads or overwrites shared bytes last written
                            ///< through the generic proxy with no fence.proxy.async by the writer
+  bulk_wait_scope,         ///< a thread reads or writes global bytes that another thread's bulk
+                           ///< store wrote, with no barrier after that thread's wait_group
+                           ///< (a bulk wait retires the waiting thread's own groups only)
+  write_before_bulk_write, ///< a generic write of global bytes a bulk store (any thread's of
+                           ///< the CTA) has not written yet: the order of the two is undefined
+  missing_global_proxy_fence, ///< a bulk or tensor load reads global bytes last written through
+                              ///< the generic proxy with no fence.proxy.async{.global} by the
+                              ///< writer ordered before it
+  cross_cta,                  ///< two CTAs access the same global bytes, one writing, with nothing
+                              ///< ordering CTAs (Race::other names the earlier CTA's access)
+  cross_cta_same_value,       ///< cross_cta where both write the same bytes with the same values:
+                              ///< recorded by an observer only (a note), never a fault
 };
 
 /// "read before wait", "write after read", "pending copies", ...
@@ -290,13 +317,14 @@ struct RaceAccess {
   std::int64_t tid = -1;       ///< linear thread index within the CTA
   std::uint32_t ptx_line = 0;  ///< 1-based line of the instruction
   std::uint64_t iteration = 0; ///< 1-based: the n-th time this thread reached that instruction
+  std::int64_t bid = -1;       ///< the linear CTA index; -1: the fault's CTA (set by cross_cta)
 };
 
 /// Where and between which accesses a race happened.
 struct Race {
   RaceKind kind = RaceKind::read_after_write;
-  std::string symbol;       ///< the `.shared` array holding the byte (read_before_bulk_write:
-                            ///< the global buffer)
+  std::string symbol;       ///< the `.shared` array holding the byte (the global buffer for
+                            ///< the races on global bytes: read_before_bulk_write and after)
   std::uint64_t offset = 0; ///< the first conflicting byte's offset within `symbol`
   RaceAccess access;        ///< the access that faulted (Fault's thread and line)
   RaceAccess other;         ///< the earlier, conflicting access

@@ -1,5 +1,5 @@
 #pragma once
-// The spec loader: a TOML spec file (format: DESIGN.md, "Spec files") to the kernel IR.
+// The spec loader: a TOML spec file (format: docs/spec-format.md) to the kernel IR.
 // The keys each table and op takes are listed once, in docs/spec-format.md ("Tables"),
 // which a unit test checks against the reader's key lists (driver/toml/reader.hpp).
 //

@@ -98,10 +98,7 @@ void Loader::load_expectations(const toml::node& n) {
                auto s = required_string(t, "that", where, kExpectExample, kExpectExample, v);
                if (!s)
                  return;
-               const build::ExactValue holds = [](tile::DType dtype, std::int64_t value) {
-                 return expect_value_bytes(dtype, value).has_value();
-               };
-               if (auto x = b_.expectation(text_of(*v, *s), holds))
+               if (auto x = b_.expectation(text_of(*v, *s)))
                  b_.expectation(std::move(*x));
              });
 }

@@ -156,8 +156,11 @@ View KernelBuilder::view(std::string_view text, Pos at) const {
   const build::Builder& b = *b_;
   names.is_param = [&b](std::string_view n) { return b.is_param(n); };
   names.is_loop = [&b](std::string_view n) { return b.is_open_loop(n); };
+  // Slice bounds may name parameters, as an expectation's side takes them; an op refuses such
+  // a view where it is used (check_view).
   auto r = tile::parse_view(
-      text, [&b](std::string_view n) { return b.find_any_tensor(n); }, names);
+      text, [&b](std::string_view n) { return b.find_any_tensor(n); }, names,
+      tile::SliceBounds::parameters);
   if (r)
     return View::parsed(std::move(*r), std::string(text));
   Diagnostic d = r.diagnostics.items().front();
@@ -168,12 +171,25 @@ View KernelBuilder::view(std::string_view text, Pos at) const {
 
 // ---------------------------------------------------------------- operands
 
-bool KernelBuilder::check_view(const View& v, const Pos& at) {
+bool KernelBuilder::check_expect_view(const View& v, const Pos& at) {
   if (!v.ok()) {
     b_->report(*v.error());
     return false;
   }
   return b_->check_view(v.tile(), text_of(v.text(), at));
+}
+
+bool KernelBuilder::check_view(const View& v, const Pos& at) {
+  if (!check_expect_view(v, at))
+    return false;
+  if (!has_parameter_bounds(v.tile()))
+    return true;
+  Diagnostic d(DiagId::view_slice_not_constant,
+               "slice bounds of an op's view must be constants (" + v.text() +
+                   "): an op's shape is fixed; only an expectation's side may slice up to a "
+                   "parameter");
+  b_->report(rebase(std::move(d), at.file(), at.line(), at.column(), at.source_pos().source_line));
+  return false;
 }
 
 bool KernelBuilder::check_expr(const Expr& e, const Pos& at, const tile::ApplyOp* apply) {
@@ -402,17 +418,28 @@ void KernelBuilder::mbarrier_arrive(const View& barrier, std::optional<Expr> pre
 }
 
 void KernelBuilder::mbarrier_wait(const View& barrier, const Expr& parity, Pos at) {
+  mbarrier_wait(barrier, parity, std::nullopt, std::move(at));
+}
+
+void KernelBuilder::mbarrier_wait(const View& barrier, const Expr& parity, std::optional<Expr> pred,
+                                  Pos at) {
   bool ok = check_view(barrier, at);
   ok = check_expr(parity, at) && ok;
-  if (ok && b_->barrier(barrier.tile(), at_of(at)))
-    push(tile::MbarrierWaitOp{located(barrier, at), located(parity, at), std::nullopt}, at);
+  if (pred)
+    ok = check_expr(*pred, at) && ok;
+  if (!ok || !b_->barrier(barrier.tile(), at_of(at)))
+    return;
+  tile::MbarrierWaitOp w{located(barrier, at), located(parity, at), std::nullopt};
+  if (pred)
+    w.pred = located(*pred, at);
+  push(std::move(w), at);
 }
 
 // ---------------------------------------------------------------- expectations
 
 void KernelBuilder::expect_equal(const View& lhs, const View& rhs, Pos at) {
-  bool ok = check_view(lhs, at);
-  ok = check_view(rhs, at) && ok;
+  bool ok = check_expect_view(lhs, at);
+  ok = check_expect_view(rhs, at) && ok;
   if (!ok)
     return;
   const build::Text l = text_of(lhs.text(), at);
@@ -426,14 +453,15 @@ void KernelBuilder::expect_equal(const View& lhs, const View& rhs, Pos at) {
 }
 
 void KernelBuilder::expect_value(const View& lhs, std::int64_t value, Pos at) {
-  if (!check_view(lhs, at) || !b_->expect_side(lhs.tile(), text_of(lhs.text(), at)))
+  if (!check_expect_view(lhs, at) || !b_->expect_side(lhs.tile(), text_of(lhs.text(), at)) ||
+      !b_->expect_value(lhs.tile(), value, text_of(std::to_string(value), at), lhs.text()))
     return;
   const std::string that = lhs.text() + " == " + std::to_string(value);
   b_->expectation(tile::Expectation{located(lhs, at), value, {that, that, at.source_pos()}});
 }
 
 void KernelBuilder::expect_sentinel(const View& lhs, Pos at) {
-  if (!check_view(lhs, at) || !b_->expect_side(lhs.tile(), text_of(lhs.text(), at)))
+  if (!check_expect_view(lhs, at) || !b_->expect_side(lhs.tile(), text_of(lhs.text(), at)))
     return;
   const std::string that = lhs.text() + " == sentinel";
   b_->expectation(

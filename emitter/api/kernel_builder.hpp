@@ -217,6 +217,9 @@ public:
   void mbarrier_arrive(const View& barrier, std::optional<Expr> pred = std::nullopt,
                        Pos at = CallSite::current());
   void mbarrier_wait(const View& barrier, const Expr& parity, Pos at = CallSite::current());
+  /// The spec's `pred` of an mbarrier_wait: only the threads where it holds wait.
+  void mbarrier_wait(const View& barrier, const Expr& parity, std::optional<Expr> pred,
+                     Pos at = CallSite::current());
 
   // ---------------------------------------------------------------- bulk copies (sm_90)
 
@@ -255,8 +258,7 @@ public:
   /// only, inside their axes at every value of the declared ranges (checked at test runs).
   void expect_equal(const View& lhs, const View& rhs, Pos at = CallSite::current());
   /// `[[expect]] that = "LHS == VALUE"`: every element holds `value` in LHS's element
-  /// type. Whether the type holds it exactly is the driver's check (run_kernel's
-  /// loader reports spec_expect_value_range); emit() does not look at expectations.
+  /// type, which must hold it exactly (spec_expect_value_range otherwise, as a spec's).
   void expect_value(const View& lhs, std::int64_t value, Pos at = CallSite::current());
   /// `[[expect]] that = "LHS == sentinel"`: LHS keeps its initial bytes.
   void expect_sentinel(const View& lhs, Pos at = CallSite::current());
@@ -273,7 +275,10 @@ public:
 
 private:
   void push(tile::OpBody body, const Pos& at);
+  /// An op's view: in error, or with a slice bound naming parameters, is reported.
   bool check_view(const View& v, const Pos& at);
+  /// An expectation's side: slice bounds may name parameters.
+  bool check_expect_view(const View& v, const Pos& at);
   bool check_expr(const Expr& e, const Pos& at, const tile::ApplyOp* apply = nullptr);
   Tensor declare(tile::Space space, std::string name, std::vector<std::int64_t> shape, DType dtype,
                  const GlobalOptions& options, const Pos& at,

@@ -31,8 +31,11 @@ struct StepSpelling {
     for (std::size_t i = 0; i < s.entries.size(); ++i) {
       const tile::SubEntry& e = s.entries[i];
       out += i ? ", " : "";
-      out += e.is_slice ? std::to_string(e.begin) + ":" + std::to_string(e.end)
-                        : tile::print(*e.index);
+      if (!e.is_slice)
+        out += tile::print(*e.index);
+      else
+        out += (e.begin_expr ? tile::print(*e.begin_expr) : std::to_string(e.begin)) + ":" +
+               (e.end_expr ? tile::print(*e.end_expr) : std::to_string(e.end));
     }
     return out + "]";
   }
@@ -105,14 +108,25 @@ View View::sub(std::vector<Index> entries, Pos at) const {
     spelling += i ? ", " : "";
     if (const auto& sl = e.slice_part()) {
       entry.is_slice = true;
-      entry.begin = sl->begin;
+      const std::int64_t size = i < v_.rank() ? v_.axes[i].size : 0;
+      entry.begin = sl->begin_expr ? 0 : sl->begin;
       // An open end is the axis's size, as the parser takes `a:` (an entry past the
-      // last axis is reported by apply_step).
-      entry.end = sl->end.value_or(i < v_.rank() ? v_.axes[i].size : 0);
-      if (sl->begin != 0 || sl->end)
+      // last axis is reported by apply_step); a bound naming parameters spans the whole axis
+      // in the affine form, as the parser's does.
+      entry.end = sl->end_expr ? size : sl->end.value_or(size);
+      entry.open_end = !sl->end && !sl->end_expr;
+      if (sl->begin_expr)
+        entry.begin_expr = sl->begin_expr->ptr();
+      if (sl->end_expr)
+        entry.end_expr = sl->end_expr->ptr();
+      if (sl->begin_expr)
+        spelling += sl->begin_expr->str();
+      else if (sl->begin != 0 || sl->end || sl->end_expr)
         spelling += std::to_string(sl->begin);
       spelling += ":";
-      if (sl->end)
+      if (sl->end_expr)
+        spelling += sl->end_expr->str();
+      else if (sl->end)
         spelling += std::to_string(*sl->end);
     } else {
       entry.index = e.index().ptr();
@@ -129,11 +143,16 @@ View View::as(DType dtype, Pos at) const {
 
 namespace {
 
+bool same_bound(const tile::ExprPtr& a, const tile::ExprPtr& b) {
+  return !a || !b ? !a && !b : tile::structurally_equal(*a, *b);
+}
+
 bool same_entry(const tile::SubEntry& a, const tile::SubEntry& b) {
   if (a.is_slice != b.is_slice)
     return false;
   if (a.is_slice)
-    return a.begin == b.begin && a.end == b.end;
+    return a.begin == b.begin && a.end == b.end && same_bound(a.begin_expr, b.begin_expr) &&
+           same_bound(a.end_expr, b.end_expr);
   return tile::structurally_equal(*a.index, *b.index);
 }
 
@@ -160,6 +179,15 @@ struct SameStep {
 };
 
 } // namespace
+
+bool has_parameter_bounds(const tile::View& v) {
+  for (const tile::ViewStep& s : v.steps)
+    if (const auto* sub = std::get_if<tile::SubStep>(&s))
+      for (const tile::SubEntry& e : sub->entries)
+        if (e.is_slice && e.symbolic())
+          return true;
+  return false;
+}
 
 bool same_view(const tile::View& a, const tile::View& b) {
   if (a.tensor != b.tensor || a.dtype != b.dtype || a.offset_bytes != b.offset_bytes ||

@@ -28,6 +28,10 @@ using tile::DType;
 struct Slice {
   std::int64_t begin = 0;
   std::optional<std::int64_t> end = std::nullopt;
+  /// A bound that names scalar parameters (`B.sub[0:n]`), in place of begin or end: only an
+  /// expectation's side takes one (its value moves with the parameters; ops refuse it).
+  std::optional<Expr> begin_expr = std::nullopt;
+  std::optional<Expr> end_expr = std::nullopt;
 };
 /// The whole axis: the spec's `:`.
 inline constexpr Slice all{};
@@ -121,6 +125,9 @@ public:
 private:
   const tile::Tensor* t_;
 };
+
+/// True when a .sub step has a slice bound naming parameters (only expectations take it).
+bool has_parameter_bounds(const tile::View& v);
 
 /// The spec spelling of a tile layer view, from its tensor and steps (not from any
 /// text it was parsed from): `A.sub[bid, 0:32].rearrange("(r v) -> r v", v=8)`.

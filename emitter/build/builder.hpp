@@ -129,10 +129,6 @@ struct PolicyParts {
   std::optional<Fraction> fraction;
 };
 
-/// Whether an element type holds an integer exactly (the checker's rule for
-/// `[[expect]] that = "B == 7"`; the emitter does not compare values itself).
-using ExactValue = std::function<bool(tile::DType, std::int64_t)>;
-
 /// A global tensor's `[tensor.NAME.map]` as written (each part nullopt when absent or
 /// unreadable: an unreadable one is reported and sets syntax_ok false).
 struct TensorMapDecl {
@@ -335,12 +331,13 @@ public:
   bool expect_same_shape(const tile::View& lhs, const tile::View& rhs, const Text& lhs_at,
                          const Text& rhs_at);
   void expectation(tile::Expectation x);
-  /// `LEFT == RIGHT` (a view, an integer `holds_exactly` accepts for LEFT's element type,
-  /// or `sentinel`) checked by the rules above.
-  std::optional<tile::Expectation> expectation(const Text& that, const ExactValue& holds_exactly);
-  /// `lhs == value`: `holds_exactly` (when given) takes the value for lhs's element type.
+  /// `LEFT == RIGHT` (a view, an integer LEFT's element type holds exactly, or `sentinel`)
+  /// checked by the rules above.
+  std::optional<tile::Expectation> expectation(const Text& that);
+  /// `lhs == value`: lhs's element type holds the value exactly (tile::holds_exactly), the
+  /// rule every door (a spec's [[expect]], the API's expect_value) reaches here.
   bool expect_value(const tile::View& lhs, std::int64_t value, const Text& at,
-                    std::string_view lhs_text, const ExactValue& holds_exactly);
+                    std::string_view lhs_text);
 
   // ---------------------------------------------------------------- results
 

@@ -379,8 +379,7 @@ std::optional<tile::Located<tile::CachePolicy>> Builder::cache_policy(const Poli
 
 // ---------------------------------------------------------------- expectations
 
-std::optional<tile::Expectation> Builder::expectation(const Text& at,
-                                                      const ExactValue& holds_exactly) {
+std::optional<tile::Expectation> Builder::expectation(const Text& at) {
   const std::string_view text = at.text;
   auto bad = [&](std::size_t offset, std::size_t length, std::string message) {
     error_in(DiagId::spec_expect_syntax, at, offset, length, std::move(message));
@@ -416,7 +415,7 @@ std::optional<tile::Expectation> Builder::expectation(const Text& at,
     auto v = integer_of<std::int64_t>(right);
     if (!v)
       return bad(right_at, right.size(), "expected a view, an integer or `sentinel` right of '=='");
-    if (!expect_value(x.lhs.value, *v, at.piece(right_at, right), left, holds_exactly))
+    if (!expect_value(x.lhs.value, *v, at.piece(right_at, right), left))
       return std::nullopt;
     x.rhs = *v;
   } else {
@@ -431,8 +430,8 @@ std::optional<tile::Expectation> Builder::expectation(const Text& at,
 }
 
 bool Builder::expect_value(const tile::View& lhs, std::int64_t value, const Text& at,
-                           std::string_view lhs_text, const ExactValue& holds_exactly) {
-  if (!holds_exactly || holds_exactly(lhs.dtype, value))
+                           std::string_view lhs_text) {
+  if (tile::holds_exactly(lhs.dtype, value))
     return true;
   error_in(DiagId::spec_expect_value_range, at, 0, at.text.size(),
            at.text + " is no exact value of " + std::string(tile::name(lhs.dtype)) +

@@ -4,7 +4,7 @@
 // the mbarrier transaction-count instructions and the async-proxy fences. Each kind is
 // declared as in instruction.hpp: its struct, then describe(). Every qualifier is an
 // enum or a flag, printed in the PTX ISA manual's order; the gates are the feature rows
-// each declaration names (feature.cpp), measured against ptxas 13.0 (PTX_RULES.md,
+// each declaration names (feature.cpp), measured against ptxas 13.0 (docs/ptx-rules.md,
 // "Bulk copies").
 //
 // Not declared yet (the next steps): `.multicast::cluster` and its cta mask, im2col
@@ -271,6 +271,32 @@ struct MbarrierExpectTx {
   Operand tx_count; ///< a .u32 register or an immediate in 0..max_tx_count
 };
 
+/// What every mbarrier instruction says of its object: the `{.shared{::cta}}.b64`
+/// qualifiers, the address (a generic one, with no space, must be a 64-bit register:
+/// ptxas refuses a 32-bit one there) and the `.shared::cta` feature row.
+template <class V>
+void describe_mbarrier_space(std::optional<SharedSpace> space, V& v) {
+  if (space)
+    v.qualifier(name(*space));
+  v.qualifier(name(ScalarType::b64));
+}
+template <class V>
+void describe_mbarrier_address(std::optional<SharedSpace> space, const Address& a, V& v) {
+  v.address(a, {Role::address, space ? AddressWidth::b32_or_b64 : AddressWidth::b64,
+                SymbolScope::shared});
+  if (space == SharedSpace::shared_cta)
+    v.feature(Feature::shared_cta);
+}
+/// An arrival's `.b64` phase state, or the sink `_` that discards it.
+template <class V>
+void describe_mbarrier_state(const std::optional<Register>& state, V& v) {
+  const Slot slot{Role::destination, ScalarType::b64};
+  if (state)
+    v.def(*state, slot);
+  else
+    v.sink(slot);
+}
+
 template <class V>
 void describe(const MbarrierExpectTx& m, V& v) {
   v.opcode(Mnemonic::mbarrier_expect_tx);
@@ -278,15 +304,10 @@ void describe(const MbarrierExpectTx& m, V& v) {
     v.qualifier(name(MbarrierSem::relaxed));
     v.qualifier(name(*m.relaxed));
   }
-  if (m.space)
-    v.qualifier(name(*m.space));
-  v.qualifier(name(ScalarType::b64));
-  v.address(m.address, {Role::address, m.space ? AddressWidth::b32_or_b64 : AddressWidth::b64,
-                        SymbolScope::shared});
+  describe_mbarrier_space(m.space, v);
+  describe_mbarrier_address(m.space, m.address, v);
   v.use(m.tx_count, {Role::tx_count, ScalarType::u32});
   v.feature(Feature::mbarrier_expect_tx);
-  if (m.space == SharedSpace::shared_cta)
-    v.feature(Feature::shared_cta);
 }
 
 /// mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state | _, [addr], txCount;
@@ -306,22 +327,13 @@ void describe(const MbarrierArriveExpectTx& m, V& v) {
     v.qualifier(name(m.order->sem));
     v.qualifier(name(m.order->scope));
   }
-  if (m.space)
-    v.qualifier(name(*m.space));
-  v.qualifier(name(ScalarType::b64));
-  const Slot state{Role::destination, ScalarType::b64};
-  if (m.state)
-    v.def(*m.state, state);
-  else
-    v.sink(state);
-  v.address(m.address, {Role::address, m.space ? AddressWidth::b32_or_b64 : AddressWidth::b64,
-                        SymbolScope::shared});
+  describe_mbarrier_space(m.space, v);
+  describe_mbarrier_state(m.state, v);
+  describe_mbarrier_address(m.space, m.address, v);
   v.use(m.tx_count, {Role::tx_count, ScalarType::u32});
   v.feature(Feature::mbarrier_arrive_expect_tx);
   if (m.order && m.order->sem == MbarrierSem::relaxed)
     v.feature(Feature::mbarrier_arrive_relaxed);
-  if (m.space == SharedSpace::shared_cta)
-    v.feature(Feature::shared_cta);
 }
 
 /// The state space a proxy fence orders; none orders all of them.

@@ -142,29 +142,55 @@ constexpr std::string_view kDirections =
     "`.mbarrier::complete_tx::bytes` (global to shared, with its destination space) or "
     "`.bulk_group` (shared to global)";
 
-/// cp.async.bulk: a load by its completion, or a store by its bulk group.
-BulkKind read_bulk_copy(BulkWords& w) {
-  const bool hint = w.take(Qualifier::L2_cache_hint);
+/// The direction words both bulk copies share: `.mbarrier::complete_tx::bytes` with the
+/// destination and source spaces (a load), `.bulk_group` with `.global` and `.shared::cta`
+/// (a store), or neither (reported; the spaces cannot be judged then).
+struct BulkDirection {
+  enum class Kind : std::uint8_t { load, store, missing };
+  Kind kind = Kind::missing;
+  BulkDst dst = BulkDst::shared_cluster; ///< a load's destination space
+};
+
+BulkDirection read_direction(BulkWords& w) {
   if (w.take(Qualifier::complete_tx_bytes)) {
     const auto dst = w.take_one_of({Qualifier::shared_cluster, Qualifier::shared_cta});
     w.require(dst.has_value(), "a destination space, `.shared::cluster` or `.shared::cta`");
     w.require(w.take(Qualifier::global), "the source space `.global`");
-    CpAsyncBulkLoad c;
-    c.dst_space = dst_of(dst);
-    c.cache_hint = hint;
-    return c;
+    return {BulkDirection::Kind::load, dst_of(dst)};
   }
   if (!w.take(Qualifier::bulk_group)) {
-    // No direction: the spaces cannot be judged, only the missing completion reported.
     w.skip({Qualifier::shared_cluster, Qualifier::shared_cta, Qualifier::global});
     w.require(false, std::string(kDirections));
-    return CpAsyncBulkStore{};
+    return {};
   }
   w.require(w.take(Qualifier::global), "the destination space `.global`");
   w.require(w.take(Qualifier::shared_cta), "the source space `.shared::cta`");
-  CpAsyncBulkStore c;
-  c.cache_hint = hint;
+  return {BulkDirection::Kind::store};
+}
+
+/// The copy of each direction, with the fields both kinds of copy share set (`rank` too
+/// for the tensor forms); a missing direction gives a store with nothing set.
+template <class Load, class Store, class... Rank>
+BulkKind make_bulk(const BulkDirection& d, bool hint, Rank... rank) {
+  if (d.kind == BulkDirection::Kind::load) {
+    Load c;
+    c.dst_space = d.dst;
+    c.cache_hint = hint;
+    ((c.rank = rank), ...);
+    return c;
+  }
+  Store c;
+  if (d.kind == BulkDirection::Kind::store) {
+    c.cache_hint = hint;
+    ((c.rank = rank), ...);
+  }
   return c;
+}
+
+/// cp.async.bulk: a load by its completion, or a store by its bulk group.
+BulkKind read_bulk_copy(BulkWords& w) {
+  const bool hint = w.take(Qualifier::L2_cache_hint);
+  return make_bulk<CpAsyncBulkLoad, CpAsyncBulkStore>(read_direction(w), hint);
 }
 
 /// cp.async.bulk.tensor: `.Nd`, `.tile` (the default mode), then as cp.async.bulk.
@@ -174,27 +200,8 @@ BulkKind read_bulk_tensor(BulkWords& w) {
   w.require(rank.has_value(), "a dimensionality, `.1d` ... `.5d`");
   w.take(Qualifier::tile);
   const bool hint = w.take(Qualifier::L2_cache_hint);
-  if (w.take(Qualifier::complete_tx_bytes)) {
-    const auto dst = w.take_one_of({Qualifier::shared_cluster, Qualifier::shared_cta});
-    w.require(dst.has_value(), "a destination space, `.shared::cluster` or `.shared::cta`");
-    w.require(w.take(Qualifier::global), "the source space `.global`");
-    CpAsyncBulkTensorLoad c;
-    c.rank = rank.value_or(TensorRank::d1);
-    c.dst_space = dst_of(dst);
-    c.cache_hint = hint;
-    return c;
-  }
-  if (!w.take(Qualifier::bulk_group)) {
-    w.skip({Qualifier::shared_cluster, Qualifier::shared_cta, Qualifier::global});
-    w.require(false, std::string(kDirections));
-    return CpAsyncBulkTensorStore{};
-  }
-  w.require(w.take(Qualifier::global), "the destination space `.global`");
-  w.require(w.take(Qualifier::shared_cta), "the source space `.shared::cta`");
-  CpAsyncBulkTensorStore c;
-  c.rank = rank.value_or(TensorRank::d1);
-  c.cache_hint = hint;
-  return c;
+  return make_bulk<CpAsyncBulkTensorLoad, CpAsyncBulkTensorStore>(read_direction(w), hint,
+                                                                  rank.value_or(TensorRank::d1));
 }
 
 /// `.sem.scope` of the mbarrier forms, both or neither.

@@ -12,7 +12,7 @@ namespace ptxgen::ptx {
 
 namespace {
 
-// Versions and targets as PTX_RULES.md records them (ptxas 13.0 and the PTX ISA 9.0 manual).
+// Versions and targets as docs/ptx-rules.md records them (ptxas 13.0 and the PTX ISA 9.0 manual).
 constexpr auto table = std::to_array<FeatureInfo>({
     {Feature::cp_async, "cp.async", {7, 0}, 80, false, OpcodePart::none},
     {Feature::cp_async_cache_hint, "`.L2::cache_hint`", {7, 4}, 80, false, OpcodePart::cache_hint},
@@ -55,7 +55,7 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
-    // The bulk-copy family: ptxas 13.0 refuses each one version step below (PTX_RULES.md,
+    // The bulk-copy family: ptxas 13.0 refuses each one version step below (docs/ptx-rules.md,
     // "Bulk copies"), and on every target below sm_90.
     {Feature::bulk_copy, "cp.async.bulk", {8, 0}, 90, false, OpcodePart::none},
     {Feature::bulk_shared_cta_dst,
@@ -133,7 +133,7 @@ struct SharedRow {
 };
 
 // Opt-in dynamic shared memory per block (CUDA Programming Guide, compute
-// capabilities; PTX_RULES.md "Shared memory per block"), by compute capability.
+// capabilities; docs/ptx-rules.md "Shared memory per block"), by compute capability.
 // A target between rows takes the row below it.
 constexpr std::array<SharedRow, 7> shared_rows = {{
     {75, 65536},

@@ -169,16 +169,10 @@ struct MbarrierInit {
 template <class V>
 void describe(const MbarrierInit& m, V& v) {
   v.opcode(Mnemonic::mbarrier_init);
-  if (m.space)
-    v.qualifier(name(*m.space));
-  v.qualifier("b64");
-  // ptxas refuses a generic (space-less) address in a 32-bit register here.
-  v.address(m.address, {Role::address, m.space ? AddressWidth::b32_or_b64 : AddressWidth::b64,
-                        SymbolScope::shared});
+  describe_mbarrier_space(m.space, v);
+  describe_mbarrier_address(m.space, m.address, v);
   v.use(m.count, {Role::source, ScalarType::u32});
   v.feature(Feature::mbarrier_init);
-  if (m.space == SharedSpace::shared_cta)
-    v.feature(Feature::shared_cta);
 }
 
 /// mbarrier.arrive{.shared{::cta}}.b64 state | _, [addr];  (one arrival on the current phase)
@@ -191,21 +185,12 @@ struct MbarrierArrive {
 template <class V>
 void describe(const MbarrierArrive& m, V& v) {
   v.opcode(Mnemonic::mbarrier_arrive);
-  if (m.space)
-    v.qualifier(name(*m.space));
-  v.qualifier("b64");
-  const Slot state{Role::destination, ScalarType::b64};
-  if (m.state)
-    v.def(*m.state, state);
-  else
-    v.sink(state);
-  v.address(m.address, {Role::address, m.space ? AddressWidth::b32_or_b64 : AddressWidth::b64,
-                        SymbolScope::shared});
+  describe_mbarrier_space(m.space, v);
+  describe_mbarrier_state(m.state, v);
+  describe_mbarrier_address(m.space, m.address, v);
   v.feature(Feature::mbarrier_arrive);
   if (!m.state)
     v.feature(Feature::mbarrier_arrive_sink);
-  if (m.space == SharedSpace::shared_cta)
-    v.feature(Feature::shared_cta);
 }
 
 /// Which mbarrier wait: test_wait only tests; try_wait may suspend the thread a while.
@@ -232,12 +217,9 @@ void describe(const MbarrierWait& m, V& v) {
                                             : Mnemonic::mbarrier_try_wait);
   if (m.parity)
     v.qualifier("parity");
-  if (m.space)
-    v.qualifier(name(*m.space));
-  v.qualifier("b64");
+  describe_mbarrier_space(m.space, v);
   v.def(m.dst, {Role::destination, ScalarType::pred});
-  v.address(m.address, {Role::address, m.space ? AddressWidth::b32_or_b64 : AddressWidth::b64,
-                        SymbolScope::shared});
+  describe_mbarrier_address(m.space, m.address, v);
   v.use(m.phase, {Role::source, m.parity ? ScalarType::b32 : ScalarType::b64});
   switch (m.kind) {
   case MbarrierWaitKind::test:
@@ -247,8 +229,6 @@ void describe(const MbarrierWait& m, V& v) {
     v.feature(m.parity ? Feature::mbarrier_try_wait_parity : Feature::mbarrier_try_wait);
     break;
   }
-  if (m.space == SharedSpace::shared_cta)
-    v.feature(Feature::shared_cta);
 }
 
 /// L2 eviction priorities for createpolicy.

@@ -5,6 +5,7 @@
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <variant>
@@ -71,8 +72,10 @@ struct EntryScope {
 /// entry the register and symbol walk), then the kind's semantics().
 class Checker {
 public:
-  Checker(Target target, PtxVersion version, const EntryScope* scope)
-      : target_(target), version_(version), scope_(scope) {}
+  /// `target_once`: the targets a feature needs are reported by the module's walk, once per
+  /// target for every instruction that needs it (target_below), not here.
+  Checker(Target target, PtxVersion version, const EntryScope* scope, bool target_once = false)
+      : target_(target), version_(version), scope_(scope), target_once_(target_once) {}
 
   std::vector<Finding> check(const Instruction& i) {
     current_ = &i;
@@ -450,7 +453,7 @@ private:
                 std::to_string(t.coords.size()));
   }
 
-  /// The manual's tx-count range; ptxas takes any immediate (PTX_RULES.md).
+  /// The manual's tx-count range; ptxas takes any immediate (docs/ptx-rules.md).
   void tx_count_range(const Operand& tx) {
     if (const auto* imm = std::get_if<Immediate>(&tx);
         imm && (imm->value < 0 || imm->value > max_tx_count))
@@ -475,6 +478,7 @@ private:
   const EntryScope* scope_;
   const Instruction* current_ = nullptr;
   std::string_view mnemonic_;
+  bool target_once_ = false;
   int reported_sm_ = 0; ///< the highest sm_ a target message of this instruction named
   std::vector<Finding> findings_;
 };
@@ -482,6 +486,8 @@ private:
 void Checker::feature(Feature f) {
   const FeatureInfo& fi = info(f);
   if (target_.sm < fi.min_sm) {
+    if (target_once_)
+      return;
     // One message per target the instruction needs: a row needing the same sm as one
     // already reported adds nothing.
     if (fi.min_sm > reported_sm_)
@@ -645,6 +651,39 @@ PtxVersion required_version(const Module& m) {
   return v;
 }
 
+namespace {
+
+/// A target below what instructions need is one cause however many instructions share it:
+/// one error per target needed, at the first instruction that needs it, counting the rest.
+void target_below(const Module& m, Diagnostics& out) {
+  struct Need {
+    std::string first; ///< "`entry` instruction K: cp.async"
+    std::size_t count = 0;
+  };
+  std::map<int, Need> needs; // by the sm needed
+  for (const Entry& e : m.entries)
+    for (std::size_t k = 0; k < e.body.size(); ++k) {
+      std::set<int> sms;
+      for (Feature f : features_used(e.body[k]))
+        if (const FeatureInfo& fi = info(f);
+            m.target.sm < fi.min_sm && sms.insert(fi.min_sm).second) {
+          Need& n = needs[fi.min_sm];
+          if (n.count++ == 0)
+            n.first = "`" + e.name + "` instruction " + std::to_string(k + 1) + ": " +
+                      std::string(fi.name);
+        }
+    }
+  for (const auto& [sm, n] : needs)
+    out.error(DiagId::ptx_feature_target,
+              n.first + " requires sm_" + std::to_string(sm) + " or later; the target is " +
+                  m.target.str() +
+                  (n.count > 1 ? " (" + std::to_string(n.count) + " instructions need sm_" +
+                                     std::to_string(sm) + ")"
+                               : ""));
+}
+
+} // namespace
+
 Diagnostics validate(const Module& m) {
   Diagnostics out;
   const PtxVersion version = m.version ? *m.version : required_version(m);
@@ -661,9 +700,10 @@ Diagnostics validate(const Module& m) {
     EntryScope scope{e, {}, {}, {}};
     validate_declarations(e, scope, out);
     for (std::size_t k = 0; k < e.body.size(); ++k)
-      out.append(diagnostics_of(Checker(m.target, version, &scope).check(e.body[k]),
+      out.append(diagnostics_of(Checker(m.target, version, &scope, true).check(e.body[k]),
                                 "`" + e.name + "` instruction " + std::to_string(k + 1) + ": "));
   }
+  target_below(m, out);
   return out;
 }
 

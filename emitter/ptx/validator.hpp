@@ -1,6 +1,6 @@
 #pragma once
 // The validator: a side-effect-free query over the AST. Every rule of
-// PTX_RULES.md has its own DiagId and a message that says what was expected.
+// docs/ptx-rules.md has its own DiagId and a message that says what was expected.
 // Operand rules come from each instruction's declaration (instruction.hpp);
 // the rules about an instruction as a whole are its semantics (validator.cpp);
 // targets and versions come from the feature table only (feature.hpp).

@@ -372,6 +372,102 @@ void check_store_spill(const BulkProofContext& c, const TensorMapDesc& map,
   });
 }
 
+// ---------------------------------------------------------- the inner coordinate's bytes
+
+/// A thread, and the values of the parameters and loop variables, where a coordinate's
+/// byte offset is not a multiple of the granule.
+struct CoordWitness {
+  ExprEnv env;
+  std::int64_t value = 0;
+  std::string bindings; ///< "n = 3, k = 1": the ranged names the witness sets
+};
+
+/// The parameters and loop variables `e` names, in order of first use.
+void ranged_names(const Expr& e, std::vector<const Expr*>& out) {
+  if (e.kind == ExprKind::param || e.kind == ExprKind::loop) {
+    const bool seen = std::any_of(out.begin(), out.end(), [&e](const Expr* x) {
+      return x->kind == e.kind && x->name == e.name;
+    });
+    if (!seen)
+      out.push_back(&e);
+  }
+  for (const ExprPtr& a : e.args)
+    ranged_names(*a, out);
+}
+
+/// Looks for a witness: every issuing thread (when enumerable) at each value of the first
+/// ranged name's declared range (up to `kMaxWitnessValues` of them; the others at their
+/// lowest value), then at the test values. Nullopt when none was found in that budget.
+std::optional<CoordWitness> find_unaligned_coord(const BulkProofContext& c, const Expr& e,
+                                                 const LaunchBounds& lb,
+                                                 const Located<ExprPtr>* pred, std::int64_t need) {
+  constexpr std::int64_t kMaxWitnessValues = 256;
+  if (!enumerable(c.kernel))
+    return std::nullopt;
+  std::vector<const Expr*> names;
+  ranged_names(e, names);
+  const auto range_of = [&lb](const Expr& x) -> std::optional<Interval> {
+    const auto& m = x.kind == ExprKind::param ? lb.params : lb.loops;
+    const auto it = m.find(x.name);
+    return it == m.end() ? std::nullopt : std::optional<Interval>(it->second);
+  };
+  std::int64_t lo = 0, hi = 0;
+  if (!names.empty()) {
+    const auto r = range_of(*names.front());
+    if (!r)
+      return std::nullopt;
+    lo = r->lo;
+    hi = std::min(r->hi, r->lo + kMaxWitnessValues - 1);
+  }
+  std::optional<CoordWitness> found;
+  for (std::int64_t v = lo; v <= hi && !found; ++v) {
+    for_each_issuer(c.kernel, pred, [&](ExprEnv env) {
+      std::string bindings;
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        const Expr& x = *names[i];
+        const auto r = range_of(x);
+        const std::int64_t value = i == 0 ? v : (r ? r->lo : 0);
+        (x.kind == ExprKind::param ? env.params : env.loops)[x.name] = value;
+        bindings += (i ? ", " : "") + x.name + " = " + std::to_string(value);
+      }
+      const auto value = evaluate(e, env);
+      if (!value || *value % need == 0)
+        return true;
+      found = CoordWitness{env, *value, bindings};
+      return false;
+    });
+  }
+  return found;
+}
+
+void check_inner_coord_align(const BulkProofContext& c, const TensorMapDesc& map,
+                             const Located<ExprPtr>& e, std::size_t k, const LaunchBounds& lb,
+                             const Located<ExprPtr>* pred) {
+  const std::int64_t esize = size_bytes(map.dtype);
+  const std::int64_t need = kTensorInnerCoordGranule / std::gcd(kTensorInnerCoordGranule, esize);
+  const std::int64_t d = index_divisor(*e.value, lb);
+  if (d % need == 0)
+    return; // d == 0: the coordinate is always 0
+  const std::string which =
+      "the innermost coordinate (coordinate " + std::to_string(k) + ") '" + e.text + "'";
+  const std::string rule = " must be a multiple of " + std::to_string(need) + " elements of " +
+                           std::string(name(map.dtype)) + " (" +
+                           std::to_string(kTensorInnerCoordGranule) +
+                           " bytes: the H200 raises an illegal-instruction fault for any other "
+                           "inner byte offset, negative ones included)";
+  const auto w = find_unaligned_coord(c, *e.value, lb, pred, need);
+  std::string where;
+  if (w)
+    where = "; at " + thread_text(w->env) + (w->bindings.empty() ? "" : ", " + w->bindings) +
+            " it is " + std::to_string(w->value) + " (" + std::to_string(w->value * esize) +
+            " bytes)";
+  else
+    where = "; cannot prove it for every issuing thread, iteration and value of the declared "
+            "ranges: it is only known to be a multiple of " +
+            std::to_string(d) + " elements";
+  report(c, DiagId::contract_tensor_inner_coord_align, e.pos, span_of(e), which + rule + where);
+}
+
 /// Each coordinate a signed 32-bit value (32-bit safe operations); a store's never
 /// negative and never spilling.
 void check_coords(const BulkProofContext& c, const TensorMapDesc& map,
@@ -402,6 +498,8 @@ void check_coords(const BulkProofContext& c, const TensorMapDesc& map,
                  interval_text(b));
       ok = false;
     }
+    if (ok && c.out.items().size() == before && k + 1 == coords.size())
+      check_inner_coord_align(c, map, e, k, *lb, pred);
     ok = ok && c.out.items().size() == before;
   }
   if (ok && access == TensorAccess::store)

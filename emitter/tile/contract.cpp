@@ -11,6 +11,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace ptxgen::tile {
 
@@ -255,10 +256,21 @@ public:
     // The phase walk evaluates the barrier views: only once every op is proven sound.
     if (!out_.has_errors())
       check_mbarrier_phases(k_, out_);
-    return std::move(out_);
+    return without_repeats(std::move(out_));
   }
 
 private:
+  /// A pipeline's loads stand in its prologue and in its steady state, one op at one
+  /// position twice: a finding about it is one cause, reported once.
+  static Diagnostics without_repeats(Diagnostics ds) {
+    std::set<std::tuple<DiagId, std::string, std::uint32_t, std::uint32_t, std::string>> seen;
+    std::vector<Diagnostic> kept;
+    for (const Diagnostic& d : ds)
+      if (seen.emplace(d.id, d.file, d.line, d.column, d.message).second)
+        kept.push_back(d);
+    return Diagnostics(std::move(kept));
+  }
+
   const Kernel& k_;
   ptx::Target target_;
   LaunchBounds lb_;

@@ -1,6 +1,7 @@
 #include "emitter/tile/dtype.hpp"
 
 #include <array>
+#include <bit>
 #include <utility>
 
 namespace ptxgen::tile {
@@ -116,6 +117,61 @@ std::string storage_dtype_choices() {
   for (std::size_t k = 0; k < kStorage.size(); ++k)
     out += std::string(k ? ", " : "") + std::string(kStorage[k].first);
   return out;
+}
+
+namespace {
+
+/// A float type's significand bits (the leading one included) and its largest finite value
+/// when that is below 2^63; 0 bits for the integer types.
+struct FloatFormat {
+  unsigned significand_bits = 0;
+  std::uint64_t max_finite = 0; ///< 0: at least 2^63
+};
+
+FloatFormat float_format(DType t) {
+  switch (t) {
+  case DType::float16:
+    return {11, 65504};
+  case DType::bfloat16:
+    return {8, 0};
+  case DType::float32:
+    return {24, 0};
+  case DType::float64:
+    return {53, 0};
+  default:
+    return {};
+  }
+}
+
+bool is_signed_integer(DType t) {
+  return t == DType::int8 || t == DType::int16 || t == DType::int32 || t == DType::int64;
+}
+
+bool is_untyped(DType t) {
+  return t == DType::b8 || t == DType::b16 || t == DType::b32 || t == DType::b64;
+}
+
+} // namespace
+
+bool holds_exactly(DType t, std::int64_t v) {
+  const FloatFormat f = float_format(t);
+  if (f.significand_bits != 0) {
+    const std::uint64_t m =
+        v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    if (f.max_finite != 0 && m > f.max_finite)
+      return false;
+    // Exact iff the magnitude's odd part fits the significand.
+    return m == 0 || (m >> std::countr_zero(m)) < (std::uint64_t{1} << f.significand_bits);
+  }
+  const unsigned bits = 8 * size_bytes(t);
+  if (bits >= 64)
+    return is_signed_integer(t) || is_untyped(t) || v >= 0;
+  const std::int64_t half = std::int64_t{1} << (bits - 1);
+  if (is_signed_integer(t))
+    return v >= -half && v < half;
+  if (is_untyped(t))
+    return v >= -half && v < 2 * half;
+  return v >= 0 && v < 2 * half;
 }
 
 } // namespace ptxgen::tile

@@ -43,6 +43,11 @@ std::string dtype_choices();
 /// Size of one element in bytes.
 unsigned size_bytes(DType t);
 
+/// Whether one element of `t` holds the integer `v` exactly: integers inside the type's
+/// range (the untyped bN types taking signed and unsigned values), floats when `v` is one of
+/// their values. An expectation `LHS == v` needs it, whichever door builds the kernel.
+bool holds_exactly(DType t, std::int64_t v);
+
 /// parse_dtype(), or an element type the tile layer has no arithmetic for but whose bytes a
 /// foreign kernel's tensor may hold: tf32 (as b32), f8 and e4m3 (as b8). `ptxgen lint`'s
 /// `--arg NAME=TYPE[...]` takes these (docs/lint.md).

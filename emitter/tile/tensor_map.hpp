@@ -37,6 +37,11 @@ inline constexpr std::int64_t kTensorMapStrideLimit = std::int64_t{1} << 40;
 inline constexpr std::int64_t kTensorMapMaxGlobalDim = std::int64_t{1} << 32;
 /// The shared destination (or source) of an unswizzled tensor copy is aligned to this.
 inline constexpr std::int64_t kTensorMapSharedAlign = 128;
+/// A tensor copy's innermost coordinate, in bytes (coordinate x element size), is a
+/// multiple of this: measured on the H200, byte offsets of 4, 8, 3 and -8 raise
+/// CUDA_ERROR_ILLEGAL_INSTRUCTION for loads and stores, -16, 16 and 144 run (docs/ptx-rules.md,
+/// "Device facts"); the PTX manual does not say so.
+inline constexpr std::int64_t kTensorInnerCoordGranule = 16;
 /// Shared memory rows the swizzle permutes within: 16-byte chunks of 128-byte rows.
 inline constexpr std::int64_t kSwizzleRowBytes = 128;
 inline constexpr std::int64_t kSwizzleChunkBytes = 16;

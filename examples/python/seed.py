@@ -1,4 +1,4 @@
-"""The seed document's kernel (../shared/seed/) built with ptxgen's Python module: 128
+"""The seed document's kernel (docs/seed-contract.txt) built with ptxgen's Python module: 128
 threads copy a (128, 32) float16 tensor into shared memory with four 16-byte cp.async.cg
 per thread at CTA scope, wait, synchronise and copy their row back out. It runs on the
 simulator against the reference, checks the result with numpy, and prints the PTX.

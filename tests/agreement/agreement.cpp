@@ -453,10 +453,10 @@ bool tx_out_of_range(const Operand& tx) {
   return imm && (imm->value < 0 || imm->value > max_tx_count);
 }
 
-/// The bulk family's documented stricter rules (PTX_RULES.md, "ptxas accepts, so ptxgen must
+/// The bulk family's documented stricter rules (docs/ptx-rules.md, "ptxas accepts, so ptxgen must
 /// check"), or "" for none.
 std::string bulk_stricter_reason(const Instruction& i) {
-  const std::string global32 = "a 32-bit register as the global address (PTX_RULES.md: not "
+  const std::string global32 = "a 32-bit register as the global address (docs/ptx-rules.md: not "
                                "checked by ptxas)";
   const std::string map32 = "a 32-bit register as the tensor map's generic address";
   if (const auto* c = std::get_if<CpAsyncBulkLoad>(&i.body); c && narrow(c->src))
@@ -488,10 +488,10 @@ std::string stricter_reason(const Instruction& i, PtxVersion v) {
     if (info(f).stricter_than_ptxas && v < info(f).min_version)
       return std::string(info(f).name) + " below PTX " + info(f).min_version.str() +
              " (feature table: stricter_than_ptxas)";
-  // PTX_RULES.md, "Not checked by ptxas": a 32-bit register used as a global address.
+  // docs/ptx-rules.md, "Not checked by ptxas": a 32-bit register used as a global address.
   if (const auto* c = std::get_if<CpAsync>(&i.body))
     if (const auto* r = std::get_if<Register>(&c->src.base); r && r->cls == RegClass::b32)
-      return "a 32-bit register as the global address (PTX_RULES.md: not checked by ptxas)";
+      return "a 32-bit register as the global address (docs/ptx-rules.md: not checked by ptxas)";
   if (const auto* w = std::get_if<CpAsyncWaitGroup>(&i.body))
     if (w->n < 0 || w->n > max_wait_group)
       return "wait_group N outside 0.." + std::to_string(max_wait_group);

@@ -1,6 +1,7 @@
 # Run by tests/lint.cmake: -DPTXGEN=<ptxgen> -DROOT=<source dir> -DWORK=<scratch> -DCASE=<name>.
 # `ptxgen lint` on the files of tests/lint/: what each case expects is worked out from the
 # kernels' sources by hand (the comments say how), never from lint's output.
+cmake_policy(VERSION 3.25) # the project's: a quoted CASE name is a string (CMP0054), IN_LIST
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(example "${ROOT}/tests/lint/pipelined_add.ptx")
@@ -8,6 +9,8 @@ set(fixed "${ROOT}/tests/lint/pipelined_add_fixed.ptx")
 set(funcs "${ROOT}/tests/lint/funcs.ptx")
 set(unsupported "${ROOT}/tests/lint/unsupported.ptx")
 set(read_before_wait "${ROOT}/tests/lint/read_before_wait.ptx")
+set(global_races "${ROOT}/tests/lint/global_races.ptx")
+set(global_races_fixed "${ROOT}/tests/lint/global_races_fixed.ptx")
 
 # lint(<out var> <rc var> <args>...): standard output and error together, and the status.
 function(lint out_var rc_var)
@@ -33,19 +36,19 @@ function(json var text)
   set(${var} "${v}" PARENT_SCOPE)
 endfunction()
 
-# first_line(<var> <file> <text>): the 1-based line of the first line holding <text>.
+# first_line(<var> <file> <text>): the 1-based line of the first line holding <text> (counted
+# on the whole text: file(STRINGS) would split PTX lines at their semicolons).
 function(first_line var file text)
-  file(STRINGS "${file}" lines)
-  set(n 0)
-  foreach(l IN LISTS lines)
-    math(EXPR n "${n} + 1")
-    string(FIND "${l}" "${text}" at)
-    if(at GREATER -1)
-      set(${var} ${n} PARENT_SCOPE)
-      return()
-    endif()
-  endforeach()
-  message(FATAL_ERROR "no line of ${file} holds '${text}'")
+  file(READ "${file}" content)
+  string(FIND "${content}" "${text}" at)
+  if(at LESS 0)
+    message(FATAL_ERROR "no line of ${file} holds '${text}'")
+  endif()
+  string(SUBSTRING "${content}" 0 ${at} before)
+  string(REGEX MATCHALL "\n" newlines "${before}")
+  list(LENGTH newlines n)
+  math(EXPR n "${n} + 1")
+  set(${var} ${n} PARENT_SCOPE)
 endfunction()
 
 # find_finding(<index var> <report> <kernel> <rule>): the first finding of that rule, or -1.
@@ -296,5 +299,50 @@ if(CASE STREQUAL "read_before_wait")
       json(got "${report}" kernels 0 findings ${k} ${key})
       expect_eq("${got}" "${want}" "finding ${k}: ${key}")
     endforeach()
+  endforeach()
+endif()
+
+# The races on global memory (global_races.ptx, one per kernel where its comment says `racy`;
+# global_races_fixed.ptx, the fixed twin, is clean). Expected from the kernels: thread 1 reads
+# what thread 0's bulk store wrote with no barrier after thread 0's wait (bulk wait scope);
+# thread 0 stores over its own pending bulk store (write before bulk write); thread 0's bulk
+# load reads what thread 0 stored with no global proxy fence (missing global proxy fence); CTA
+# 1's thread 0 stores over what CTA 0's thread 0 stored (cross CTA, lint's default grid of 2).
+if(CASE STREQUAL "global_races")
+  foreach(k "readback;race.bulk-wait-scope;// gread;// store;1;0;--grid;1"
+            "overwrite;race.write-before-bulk-write;// gwrite;// ostore;0;0;--grid;1"
+            "gproxy;race.missing-global-proxy-fence;// gload;// gst;0;0;--grid;1"
+            "grid_store;race.cross-cta;// bid_store;// bid_store;0;0")
+    list(GET k 0 entry)
+    list(GET k 1 rule)
+    list(GET k 2 at)
+    list(GET k 3 other)
+    list(GET k 4 thread)
+    list(GET k 5 other_thread)
+    set(extra "") # --grid 1, or nothing: lint's default grid
+    list(LENGTH k n)
+    if(n GREATER 6)
+      list(SUBLIST k 6 2 extra)
+    endif()
+    first_line(line "${global_races}" "${at}")
+    first_line(other_line "${global_races}" "${other}")
+    lint(out rc "${global_races}" --entry ${entry} ${extra} --json "${WORK}/${entry}.json")
+    expect_eq("${rc}" 1 "${entry}: exit status")
+    file(READ "${WORK}/${entry}.json" report)
+    foreach(pair "rule;${rule}" "line;${line}" "other_line;${other_line}" "thread;${thread}"
+            "other_thread;${other_thread}" "iteration;1")
+      list(GET pair 0 key)
+      list(GET pair 1 want)
+      json(got "${report}" kernels 0 findings 0 ${key})
+      expect_eq("${got}" "${want}" "${entry}: ${key}")
+    endforeach()
+    if(entry STREQUAL "grid_store")
+      json(got "${report}" kernels 0 findings 0 cta)
+      expect_eq("${got}" 1 "grid_store: cta")
+      json(got "${report}" kernels 0 findings 0 other_cta)
+      expect_eq("${got}" 0 "grid_store: other_cta")
+    endif()
+    lint(out rc "${global_races_fixed}" --entry ${entry} ${extra})
+    expect_eq("${rc}" 0 "${entry} fixed: exit status")
   endforeach()
 endif()

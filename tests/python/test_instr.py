@@ -1,5 +1,5 @@
 """ptxgen.instr: one instruction (a cp.async, or one of the sm_90 bulk-copy family) checked
-against the PTX rules (PTX_RULES.md), as `ptxgen instr` prints it. Expected values come from
+against the PTX rules (docs/ptx-rules.md), as `ptxgen instr` prints it. Expected values come from
 the PTX ISA (cp.async: PTX 7.0, sm_80; .cg copies 16 bytes; the bulk family: PTX 8.0, sm_90),
 not from the module."""
 import pytest
@@ -211,3 +211,19 @@ def test_ptxas_accepts_every_bulk_form_as_printed(real_ptxas):
            "  .shared .align 1024 .b8 smem[1024];\n  .shared .align 8 .b64 mbar;\n"
            f"{body}\n  ret;\n}}\n")
     assert ptxgen.assemble(ptx, target="sm_90", ptxas=real_ptxas)
+
+
+def test_cp_async_group_instructions_take_no_copy_options():
+    # cp.async.commit_group / wait_group / wait_all: PTX 7.0, sm_80, and no operand but N.
+    assert ptxgen.instr("cp.async.commit_group") == (
+        ".version 7.0\n.target sm_80\ncp.async.commit_group;\n")
+    assert ptxgen.instr("cp.async.wait_group", groups=2).splitlines()[2] == (
+        "cp.async.wait_group 2;")
+    assert ptxgen.instr("cp.async.wait_all").splitlines()[2] == "cp.async.wait_all;"
+    with pytest.raises(ptxgen.ArgumentError, match="takes N"):
+        ptxgen.instr("cp.async.wait_group")
+    with pytest.raises(ptxgen.ArgumentError, match="chunk_bytes is not for cp.async.commit_group"):
+        ptxgen.instr("cp.async.commit_group", chunk_bytes=16)
+    with pytest.raises(ptxgen.Error) as e:
+        ptxgen.instr("cp.async.wait_all", target="sm_75")
+    assert [d.id for d in e.value.diagnostics] == ["ptx_feature_target"]

@@ -378,6 +378,8 @@ def test_tma_pipeline_emits_the_golden_ptx_and_runs_on_the_simulator(source_dir,
     x = (np.arange(128 * 64) % 251).astype("float16").reshape(128, 64)
     r = k.run(backend="sim", A=x)
     assert r.passed, r.detail
+    # the backend line names the target the PTX was emitted and assembled for
+    assert "PTX for sm_90, assembled by" in r.backend and "sm_80" not in r.backend, r.backend
     np.testing.assert_array_equal(r.outputs["B"], x)
 
 

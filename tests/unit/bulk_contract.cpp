@@ -529,11 +529,42 @@ TEST_CASE("a tensor store never spills past the inner extent") {
   expect_only(tensor_contract(by_n, "[0, 2]"), std::nullopt);
   expect_only(tensor_contract(by_n, "[0, 3]"), DiagId::contract_tensor_store_spill,
               "ranges over 0..96 for the issuing threads and the declared ranges; at 96");
-  // Thread by thread where the intervals do not decide: 1..32 and 120..151 never spill.
-  expect_only(tensor_contract(tensor_store("H", "[\"tid == 1 ? 120 : 1\"]", "W", "tid < 2")),
+  // Thread by thread where the intervals do not decide: 16..47 and 128..159 never spill.
+  expect_only(tensor_contract(tensor_store("H", "[\"tid == 1 ? 128 : 16\"]", "W", "tid < 2")),
               std::nullopt);
-  expect_only(tensor_contract(tensor_store("H", "[\"tid * 40\"]", "W", "tid < 3")),
-              DiagId::contract_tensor_store_spill, "at thread 2 (bid 0) the store's box at (80)");
+  expect_only(tensor_contract(tensor_store("H", "[\"tid * 48\"]", "W", "tid < 3")),
+              DiagId::contract_tensor_store_spill, "at thread 2 (bid 0) the store's box at (96)");
+}
+
+TEST_CASE("the innermost coordinate's bytes are a multiple of 16, as the H200 faults otherwise") {
+  // Measured on the H200 (docs/ptx-rules.md): inner byte offsets 4, 8, 3 and -8 raise an
+  // illegal-instruction fault; -16, 16 and 144 run. G2 holds float16 (2 bytes), H uint8.
+  for (const char* bytes : {"4", "8", "-8"}) {
+    const std::string elems = std::to_string(std::stoi(bytes) / 2);
+    CAPTURE(bytes);
+    expect_only(tensor_contract(tensor_load("G2", "[0, " + elems + "]", "V.sub[0:16, :]")),
+                DiagId::contract_tensor_inner_coord_align,
+                "at thread 0 (bid 0) it is " + elems + " (" + bytes + " bytes)");
+  }
+  expect_only(tensor_contract(tensor_store("H", "[3]", "W")),
+              DiagId::contract_tensor_inner_coord_align, "it is 3 (3 bytes)");
+  for (const char* elems : {"-8", "8", "72"})
+    expect_only(tensor_contract(tensor_load("G2", std::string("[0, ") + elems + "]",
+                                            "V.sub[0:16, :]")),
+                std::nullopt);
+  expect_only(tensor_contract(tensor_store("H", "[16]", "W")), std::nullopt);
+  // Over the declared range: n * 4 float16 elements are 8 * n bytes, aligned for even n.
+  const std::string by_n = tensor_load("G2", "[0, \"n * 4\"]", "V.sub[0:16, :]");
+  expect_only(tensor_contract(by_n, "[0, 0]"), std::nullopt);
+  expect_only(tensor_contract(by_n, "[0, 2]"), DiagId::contract_tensor_inner_coord_align,
+              "n = 1 it is 4 (8 bytes)");
+  // By thread: tid * 8 is aligned, tid * 4 is not at thread 1; only issuing threads count.
+  expect_only(tensor_contract(tensor_store("H", "[\"tid * 16\"]", "W", "tid < 2")),
+              std::nullopt);
+  expect_only(tensor_contract(tensor_store("H", "[\"tid * 8\"]", "W", "tid < 2")),
+              DiagId::contract_tensor_inner_coord_align, "at thread 1 (bid 0) it is 8");
+  expect_only(tensor_contract(tensor_store("H", "[\"tid * 8\"]", "W", "tid < 1")),
+              std::nullopt);
 }
 
 TEST_CASE("store_spills agrees with box_elements") {

@@ -57,7 +57,7 @@ std::unique_ptr<tile::Kernel> load(std::string_view text) {
 
 } // namespace
 
-TEST_CASE("opt-in shared memory per block, per target (PTX_RULES.md)") {
+TEST_CASE("opt-in shared memory per block, per target (docs/ptx-rules.md)") {
   CHECK(ptx::max_static_shared_bytes == 49152);
   CHECK(ptx::max_dynamic_shared_bytes(*ptx::Target::parse("sm_80")) == 166912);
   CHECK(ptx::max_dynamic_shared_bytes(*ptx::Target::parse("sm_86")) == 101376);

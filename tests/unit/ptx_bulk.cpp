@@ -1,7 +1,7 @@
 // The sm_90 bulk-copy family (emitter/ptx/bulk.hpp): each form printed as the PTX ISA writes
 // it, its gates, the validator's refusals and the opcode reader `ptxgen instr` uses. The
 // expected texts are written by hand from the PTX ISA manual and ptxas 13.0's behaviour
-// (PTX_RULES.md, "Bulk copies"); the agreement test checks every form against ptxas itself.
+// (docs/ptx-rules.md, "Bulk copies"); the agreement test checks every form against ptxas itself.
 
 #include "emitter/ptx/bulk_opcode.hpp"
 #include "emitter/ptx/printer.hpp"

@@ -1,4 +1,4 @@
-// The feature table and per-target minimum versions, checked against PTX_RULES.md by hand.
+// The feature table and per-target minimum versions, checked against docs/ptx-rules.md by hand.
 
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/instruction.hpp"
@@ -11,7 +11,7 @@ namespace unit_ptx_feature {
 
 using namespace ptxgen::ptx;
 
-TEST_CASE("feature table rows match PTX_RULES.md") {
+TEST_CASE("feature table rows match docs/ptx-rules.md") {
   struct Row {
     Feature f;
     PtxVersion v;

@@ -1,4 +1,4 @@
-// The validator: each rule of PTX_RULES.md accepted and rejected, with the message it gives.
+// The validator: each rule of docs/ptx-rules.md accepted and rejected, with the message it gives.
 
 #include "emitter/ptx/validator.hpp"
 

@@ -9,6 +9,7 @@
 
 #include "driver/sim/simulator.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -42,6 +43,8 @@ struct Kernel {
   std::uint32_t expect = 0;        ///< the load's expect_tx (0: `bytes`)
   bool fence = true;               ///< the store's fence.proxy.async
   bool wait = true;                ///< the store's wait_group
+  std::string before_load;         ///< PTX lines before a load's mbarrier.init
+  std::string after_commit;        ///< PTX lines between a store's commit and its wait
 };
 
 /// One thread, the map in parameter 0, `out` in 1, coordinates c0 (innermost) .. c2 in 2 .. 4.
@@ -74,10 +77,11 @@ std::string kernel_text(const Kernel& k) {
     if (k.fence)
       s += "\tfence.proxy.async.shared::cta;\n";
     s += "\tcp.async.bulk.tensor." + dim + ".global.shared::cta.tile.bulk_group [%rd2, {" + coords +
-         "}], [%r10];\n\tcp.async.bulk.commit_group;\n";
+         "}], [%r10];\n\tcp.async.bulk.commit_group;\n" + k.after_commit;
     if (k.wait)
       s += "\tcp.async.bulk.wait_group 0;\n";
   } else {
+    s += k.before_load;
     s += "\tmbarrier.init.shared::cta.b64 [%r11], 1;\n"
          "\tmbarrier.arrive.expect_tx.shared::cta.b64 _, [%r11], " +
          std::to_string(k.expect != 0 ? k.expect : k.bytes) + ";\n";
@@ -127,9 +131,12 @@ struct Run {
 
 /// Runs `k` with the map `m` over `tensor` (at tensor_base), `out` (at out_base) and
 /// coordinates c (innermost first, as PTX lists them).
-void launch(Run& r, const Kernel& k, const tile::TensorMapDesc& m, std::array<std::int32_t, 3> c) {
+void launch(Run& r, const Kernel& k, const tile::TensorMapDesc& m, std::array<std::int32_t, 3> c,
+            std::uint32_t ctas = 1, Observer* observer = nullptr) {
   r.mem = {{tensor_base, &r.tensor, "A"}, {out_base, &r.out, "out"}};
   Launch l;
+  l.grid_dim = {ctas, 1, 1};
+  l.observer = observer;
   l.params = {0, out_base, static_cast<std::uint32_t>(c[0]), static_cast<std::uint32_t>(c[1]),
               static_cast<std::uint32_t>(c[2])};
   TensorMapArg arg;
@@ -418,6 +425,103 @@ TEST_CASE("nvcc's 2-D TMA round trip (tests/foreign/src/tma_roundtrip.cu): tenso
         REQUIRE(word_at(b, (row * 64 + col) * 4) == word_at(a, (from * 64 + col) * 4));
       }
     }
+  }
+}
+
+} // namespace unit_sim_tensor
+
+namespace unit_sim_tensor {
+
+namespace {
+
+/// The 1-based line of the first line of `k`'s text holding `text`.
+std::uint32_t line_in(const Kernel& k, const std::string& text) {
+  const std::string ptx = kernel_text(k);
+  const auto at = ptx.find(text);
+  REQUIRE(at != std::string::npos);
+  return 1 + static_cast<std::uint32_t>(std::count(ptx.begin(), ptx.begin() + at, '\n'));
+}
+
+} // namespace
+
+TEST_CASE("tensor copies against generic global accesses (the global proxy, pending stores)") {
+  // A 4 x 8 tensor of u32 (32-byte rows); a 2 x 8 box at row 1: its first element is A word 8.
+  const tile::TensorMapDesc m = map_of(tile::DType::uint32, {4, 8}, {32}, {2, 8});
+  constexpr std::uint32_t box = 2 * 8 * 4;
+  const std::string gst = "\tmov.u64 %rd9, " + std::to_string(tensor_base + 32) +
+                          ";\n\tmov.u32 %r30, 12345;\n\tst.global.u32 [%rd9], %r30;\n";
+  SUBCASE("a load of a word the thread stored: fence.proxy.async.global (or no space) first") {
+    for (const char* fence : {"\tfence.proxy.async.global;\n", "\tfence.proxy.async;\n"}) {
+      INFO(fence);
+      Run r;
+      r.tensor = words(4 * 8);
+      r.out.assign(box, 0);
+      launch(r, Kernel{.rank = 2, .bytes = box, .before_load = gst + fence}, m, {0, 1, 0});
+      require_ok(r);
+      CHECK(word_at(r.out, 0) == 12345);
+      CHECK(word_at(r.out, 4) == word_at(r.tensor, 9 * 4));
+    }
+  }
+  SUBCASE("no fence, or one of shared memory only: a race naming both lines") {
+    for (const char* fence : {"", "\tfence.proxy.async.shared::cta;\n"}) {
+      INFO(fence);
+      const Kernel k{.rank = 2, .bytes = box, .before_load = gst + fence};
+      Run r;
+      r.tensor = words(4 * 8);
+      r.out.assign(box, 0);
+      launch(r, k, m, {0, 1, 0});
+      require_fault(r, FaultKind::race);
+      REQUIRE(r.result.fault->race);
+      CHECK(r.result.fault->race->kind == RaceKind::missing_global_proxy_fence);
+      CHECK(r.result.fault->race->symbol == "A");
+      CHECK(r.result.fault->race->offset == 32);
+      CHECK(r.result.fault->race->access.ptx_line == line_in(k, "cp.async.bulk.tensor"));
+      CHECK(r.result.fault->race->other.ptx_line == line_in(k, "st.global.u32 [%rd9]"));
+    }
+  }
+  SUBCASE("a generic store into the bytes of a tensor store no wait_group has completed") {
+    const Kernel k{.rank = 2, .bytes = box, .store = true, .after_commit = gst};
+    Run r;
+    r.tensor.assign(4 * 32, 0xEE);
+    r.out = words(box / 4);
+    launch(r, k, m, {0, 1, 0});
+    require_fault(r, FaultKind::race);
+    REQUIRE(r.result.fault->race);
+    CHECK(r.result.fault->race->kind == RaceKind::write_before_bulk_write);
+    CHECK(r.result.fault->race->offset == 32);
+    CHECK(r.result.fault->race->access.ptx_line == line_in(k, "st.global.u32 [%rd9]"));
+    CHECK(r.result.fault->race->other.ptx_line == line_in(k, "cp.async.bulk.tensor"));
+    Run waited; // after the wait: the generic store lands last
+    waited.tensor.assign(4 * 32, 0xEE);
+    waited.out = words(box / 4);
+    launch(waited,
+           Kernel{.rank = 2,
+                  .bytes = box,
+                  .store = true,
+                  .after_commit = "\tcp.async.bulk.wait_group 0;\n" + gst},
+           m, {0, 1, 0});
+    require_ok(waited);
+    CHECK(word_at(waited.tensor, 32) == 12345);
+    CHECK(word_at(waited.tensor, 36) == word_at(waited.out, 4));
+  }
+  SUBCASE("two CTAs storing the same box with the same values: a note, for an observer only") {
+    const Kernel k{.rank = 2, .bytes = box, .store = true};
+    Run r;
+    r.tensor.assign(4 * 32, 0xEE);
+    r.out = words(box / 4);
+    launch(r, k, m, {0, 1, 0}, 2);
+    require_ok(r);
+    Observer o;
+    Run seen;
+    seen.tensor.assign(4 * 32, 0xEE);
+    seen.out = words(box / 4);
+    launch(seen, k, m, {0, 1, 0}, 2, &o);
+    require_ok(seen);
+    REQUIRE(o.races.size() == 1);
+    CHECK(o.races[0].race->kind == RaceKind::cross_cta_same_value);
+    CHECK(o.races[0].bid == 1);
+    CHECK(o.races[0].race->access.ptx_line == line_in(k, "cp.async.bulk.tensor"));
+    CHECK(o.races[0].race->other.bid == 0);
   }
 }
 

@@ -22,7 +22,7 @@ using ptxgen::driver::load_spec_text;
 
 namespace {
 
-// DESIGN.md, "Spec files": the seed's complete kernel.
+// docs/spec-format.md: the seed's complete kernel.
 constexpr std::string_view kSeed = R"TOML([kernel]
 name = "copy_async"
 grid = 1
