@@ -157,10 +157,10 @@ class Kernel:
         """The kernel as a spec file's text (ptxgen.loads reads it back)."""
         ...
     def check(self, target: Optional[str] = None) -> list[Diagnostic]:
-        """Every diagnostic of emitting for `target` (errors and warnings), raising nothing; default: sm_80, or what the kernel's ops need."""
+        """Every diagnostic `ptxgen check` gives for `target` (errors, warnings and notes: the contract, the range proofs, the whole-launch hazards, the mbarrier walk and the expectations), raising nothing; default: sm_80, or what the kernel's ops need. Cached by the kernel's content."""
         ...
     def emit(self, target: Optional[str] = None, ptx_version: Optional[str] = None) -> str:
-        """The kernel's PTX; ptxgen.Error(stage='emit') with every diagnostic when refused; default target: sm_80, or what the kernel's ops need (a comment line says so)."""
+        """The kernel's PTX; ptxgen.Error(stage='emit') with every diagnostic when check() finds an error (nothing emits what check refuses); default target: sm_80, or what the kernel's ops need (a comment line says so)."""
         ...
     def run(self, backend: str = 'sim', target: Optional[str] = None, ptxas: Optional[str] = None, **kwargs: Any) -> RunResult:
         """Runs the kernel against the reference; keyword arguments give global tensors (numpy arrays) and parameter values."""
@@ -413,6 +413,12 @@ def load(path: str) -> Kernel:
     ...
 def loads(text: str, name: str = '<string>') -> Kernel:
     """A kernel from spec text."""
+    ...
+def cache_info() -> dict[str, Any]:
+    """This process's cache counters: the range proofs and lowerings (by the kernel's content, options and target) and the cubins (by PTX, target and ptxas version)."""
+    ...
+def clear_cache() -> None:
+    """Forgets the cached range proofs, lowerings and cubins (for measuring a cold run)."""
     ...
 def assemble(ptx: str, target: str = 'sm_80', ptxas: Optional[str] = None) -> bytes:
     """The cubin ptxas makes of the PTX; ptxgen.Error(stage='ptxas') when it refuses."""

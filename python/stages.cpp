@@ -5,6 +5,8 @@
 
 #include "driver/api/driver.hpp"
 #include "driver/api/to_spec.hpp"
+#include "driver/ptxas/cubin_cache.hpp"
+#include "driver/run/result_cache.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "emitter/tile/dtype.hpp"
@@ -222,9 +224,16 @@ api::EmitOptions emit_options(const std::optional<std::string>& target,
   return o;
 }
 
+/// `ptxgen emit` of the kernel (api::emit_checked: the whole of `ptxgen check`, cached).
 api::EmitResult emit_kernel(const PyKernel& k, const api::EmitOptions& o) {
   py::gil_scoped_release unlocked;
-  return k.built() ? api::emit(*k.built(), o) : api::emit(k.kernel(), o);
+  return k.built() ? api::emit_checked(*k.built(), o) : api::emit_checked(k.kernel(), o);
+}
+
+/// `ptxgen check` of the kernel: every diagnostic, the range proof's notes included.
+Diagnostics check_kernel(const PyKernel& k, const api::EmitOptions& o) {
+  py::gil_scoped_release unlocked;
+  return k.built() ? api::check(*k.built(), o) : api::check(k.kernel(), o);
 }
 
 /// The emitted PTX, or ptxgen.Error(stage="emit") with every diagnostic.
@@ -304,6 +313,7 @@ RunResult to_result(const tile::Kernel& k, const api::CaseResult& c, const Bytes
   r.timings["load_ms"] = c.load_ms;
   r.timings["launch_ms"] = c.launch_ms;
   r.timings["compare_ms"] = c.compare_ms;
+  r.timings["proof_ms"] = c.proof_ms;
   return r;
 }
 
@@ -400,6 +410,9 @@ void bind_results(py::module_& m) {
 
 void bind_stages(py::module_& m, py::class_<PyKernel>& k) {
   bind_results(m);
+  // ptxas's results in memory, as the proofs and the PTX are (driver/run/result_cache.hpp):
+  // a second run() of an unchanged kernel starts no ptxas.
+  driver::set_process_memory_cache(true);
   m.def(
       "load",
       [](const std::string& path) {
@@ -417,6 +430,30 @@ void bind_stages(py::module_& m, py::class_<PyKernel>& k) {
         return loaded_or_raise(driver::load_spec_text(text, name));
       },
       py::arg("text"), py::arg("name") = "<string>", "A kernel from spec text.");
+  m.def(
+      "cache_info",
+      [] {
+        const driver::ResultCacheCounters r = driver::result_cache_counters();
+        const driver::CacheCounters c = driver::process_cache_counters();
+        py::dict d;
+        d["proof_hits"] = r.proof_hits;
+        d["proof_misses"] = r.proof_misses;
+        d["lower_hits"] = r.lower_hits;
+        d["lower_misses"] = r.lower_misses;
+        d["cubin_hits"] = c.hits;
+        d["cubin_misses"] = c.misses;
+        return d;
+      },
+      "This process's cache counters: the range proofs and lowerings (by the kernel's "
+      "content, options and target) and the cubins (by PTX, target and ptxas version).");
+  m.def(
+      "clear_cache",
+      [] {
+        driver::clear_result_cache();
+        driver::set_process_memory_cache(false); // empties it
+        driver::set_process_memory_cache(true);
+      },
+      "Forgets the cached range proofs, lowerings and cubins (for measuring a cold run).");
   m.def(
       "assemble",
       [](const std::string& ptx, const std::string& target, std::optional<std::string> ptxas) {
@@ -441,11 +478,13 @@ void bind_stages(py::module_& m, py::class_<PyKernel>& k) {
   k.def(
       "check",
       [](const PyKernel& self, const std::optional<std::string>& target) {
-        return to_list(emit_kernel(self, emit_options(target, std::nullopt)).diagnostics);
+        return to_list(check_kernel(self, emit_options(target, std::nullopt)));
       },
       py::arg("target") = py::none(),
-      "Every diagnostic of emitting for `target` (errors and warnings), raising nothing; "
-      "default: sm_80, or what the kernel's ops need.");
+      "Every diagnostic `ptxgen check` gives for `target` (errors, warnings and notes: the "
+      "contract, the range proofs, the whole-launch hazards, the mbarrier walk and the "
+      "expectations), raising nothing; default: sm_80, or what the kernel's ops need. "
+      "Cached by the kernel's content.");
   k.def(
       "emit",
       [](const PyKernel& self, const std::optional<std::string>& target,
@@ -453,7 +492,8 @@ void bind_stages(py::module_& m, py::class_<PyKernel>& k) {
         return emit_or_raise(self, emit_options(target, version));
       },
       py::arg("target") = py::none(), py::arg("ptx_version") = py::none(),
-      "The kernel's PTX; ptxgen.Error(stage='emit') with every diagnostic when refused; "
+      "The kernel's PTX; ptxgen.Error(stage='emit') with every diagnostic when check() finds "
+      "an error (nothing emits what check refuses); "
       "default target: sm_80, or what the kernel's ops need (a comment line says so).");
   k.def("run", &run, py::arg("backend") = "sim", py::arg("target") = py::none(),
         py::arg("ptxas") = py::none(),

@@ -4,7 +4,8 @@
 # the examples exit 77 (skipped) where there is none.
 if(TARGET ptxgen_python)
   set(PTXGEN_PY_ENV "PYTHONPATH=${PROJECT_BINARY_DIR}/python"
-                    "PTXGEN_SOURCE_DIR=${PROJECT_SOURCE_DIR}" "PYTHONDONTWRITEBYTECODE=1")
+                    "PTXGEN_SOURCE_DIR=${PROJECT_SOURCE_DIR}" "PYTHONDONTWRITEBYTECODE=1"
+                    "PTXGEN_EXE=$<TARGET_FILE:ptxgen>")
   add_test(NAME python.pytest
            COMMAND ${PTXGEN_PYTHON_EXECUTABLE} -m pytest -q -p no:cacheprovider
                    ${CMAKE_CURRENT_SOURCE_DIR}/python)

@@ -1,11 +1,12 @@
 #pragma once
-// The driver's assemble and run for C++ callers (docs/library.md): thin
+// The driver's check, emit, assemble and run for C++ callers (docs/library.md): thin
 // wrappers over driver/ptxas and driver/run, linked from `ptxgen::driver`.
 //
-//   auto e = ptxgen::api::emit(builder);
+//   auto e = ptxgen::api::emit_checked(builder); // check.hpp: refuses what `ptxgen check` does
 //   auto a = ptxgen::api::assemble(*e.ptx, ptxgen::api::sm(90));
 //   if (a.cubin) load(*a.cubin); else for (auto& d : a.diagnostics) report(d);
 
+#include "driver/api/check.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/run/conformance.hpp"
 #include "emitter/api/emit.hpp"

@@ -37,22 +37,33 @@ std::string priority(ptx::EvictionPriority p) {
   return n.rfind(prefix, 0) == 0 ? n.substr(prefix.size()) : n;
 }
 
-std::string expr(const tile::Located<tile::ExprPtr>& e) {
-  return lit(tile::print(*e.value));
+/// Where a value was written, its text and the line it is on: what diagnostics about it
+/// quote. One line of content_key's positions section (nothing when `out` is null).
+void write_pos(std::ostringstream* out, const tile::SourcePos& p, std::string_view text = {}) {
+  if (out)
+    *out << p.file << ':' << p.line << ':' << p.column << '\t' << lit(std::string(text)) << '\t'
+         << lit(p.source_line) << '\n';
 }
 
-/// One [[op]] table's keys after `op = ...`.
+/// One [[op]] table's keys after `op = ...`; with `positions`, each value's position too.
 struct OpWriter {
   std::ostringstream& out;
+  std::ostringstream* positions = nullptr;
 
+  template <class T>
+  const T& at(const tile::Located<T>& l) {
+    write_pos(positions, l.pos, l.text);
+    return l.value;
+  }
+  std::string expr(const tile::Located<tile::ExprPtr>& e) { return lit(tile::print(*at(e))); }
   void view(const char* key, const tile::Located<tile::View>& v) {
-    out << key << " = " << lit(spelling(v.value)) << "\n";
+    out << key << " = " << lit(spelling(at(v))) << "\n";
   }
   void operator()(const tile::ApplyOp& a) {
-    out << "op = \"apply\"\nopcode = \"" << ptx::print(a.opcode.value) << "\"\n";
+    out << "op = \"apply\"\nopcode = \"" << ptx::print(at(a.opcode)) << "\"\n";
     view("dst", a.dst);
     view("src", a.src);
-    out << "chunk_bytes = " << a.chunk_bytes.value << "\n";
+    out << "chunk_bytes = " << at(a.chunk_bytes) << "\n";
     out << "scope = \"" << (a.scope == tile::Scope::cta ? "cta" : "thread") << "\"\n";
     if (a.src_size)
       out << "src_size = " << expr(*a.src_size) << "\n";
@@ -61,7 +72,7 @@ struct OpWriter {
     if (a.pred)
       out << "pred = " << expr(*a.pred) << "\n";
     if (a.cache_policy)
-      std::visit(*this, a.cache_policy->value);
+      std::visit(*this, at(*a.cache_policy));
   }
   void operator()(const tile::CachePolicyFromParam& p) {
     out << "cache_policy = \"param:" << p.param << "\"\n";
@@ -90,7 +101,7 @@ struct OpWriter {
     view("src", c.src);
   }
   void operator()(const tile::ForOp& f) {
-    out << "op = \"for\"\nvar = \"" << f.var.value << "\"\nstart = " << expr(f.start)
+    out << "op = \"for\"\nvar = \"" << at(f.var) << "\"\nstart = " << expr(f.start)
         << "\nstop = " << expr(f.stop) << "\nstep = " << expr(f.step) << "\nunroll = " << f.unroll
         << "\n";
   }
@@ -98,7 +109,7 @@ struct OpWriter {
   void operator()(const tile::MbarrierInitOp& m) {
     out << "op = \"mbarrier_init\"\n";
     view("barrier", m.barrier);
-    out << "count = " << m.count.value << "\n";
+    out << "count = " << at(m.count) << "\n";
   }
   void operator()(const tile::CopyArriveOp& m) {
     out << "op = \"copy_arrive\"\n";
@@ -124,7 +135,7 @@ struct OpWriter {
     if (op.pred)
       out << "pred = " << expr(*op.pred) << "\n";
     if (op.cache_policy)
-      std::visit(*this, op.cache_policy->value);
+      std::visit(*this, at(*op.cache_policy));
   }
   void coords(const std::vector<tile::Located<tile::ExprPtr>>& cs) {
     out << "coords = [";
@@ -158,14 +169,14 @@ struct OpWriter {
       out << "pred = " << expr(*e.pred) << "\n";
   }
   void operator()(const tile::TensorLoadOp& t) {
-    out << "op = \"tensor_load\"\ntensor = \"" << t.tensor.value << "\"\n";
+    out << "op = \"tensor_load\"\ntensor = \"" << at(t.tensor) << "\"\n";
     coords(t.coords);
     view("dst", t.dst);
     view("barrier", t.barrier);
     issue_keys(t);
   }
   void operator()(const tile::TensorStoreOp& t) {
-    out << "op = \"tensor_store\"\ntensor = \"" << t.tensor.value << "\"\n";
+    out << "op = \"tensor_store\"\ntensor = \"" << at(t.tensor) << "\"\n";
     coords(t.coords);
     view("src", t.src);
     issue_keys(t);
@@ -224,19 +235,68 @@ void write_kernel(std::ostringstream& out, const tile::Kernel& k) {
   }
 }
 
-} // namespace
-
-std::string to_spec_toml(const tile::Kernel& k) {
+/// The spec text, and with `positions` where each part was written.
+std::string write_spec(const tile::Kernel& k, std::ostringstream* positions) {
   std::ostringstream out;
   out << "# Written by ptxgen::api::to_spec_toml.\n";
   write_kernel(out, k);
   for (const tile::Op& op : k.ops) {
     out << "\n[[op]]\n";
-    std::visit(OpWriter{out}, op.body);
+    write_pos(positions, op.pos);
+    if (positions)
+      *positions << "origin " << static_cast<int>(op.origin.role) << ' ' << op.origin.step << ' '
+                 << op.origin.opens << '\n';
+    std::visit(OpWriter{out, positions}, op.body);
   }
-  for (const tile::Expectation& x : k.expectations)
+  for (const tile::Expectation& x : k.expectations) {
     out << "\n[[expect]]\nthat = " << lit(x.that.value) << "\n";
+    write_pos(positions, x.that.pos, x.that.text);
+    write_pos(positions, x.lhs.pos, x.lhs.text);
+    if (const auto* v = std::get_if<tile::Located<tile::View>>(&x.rhs))
+      write_pos(positions, v->pos, v->text);
+  }
   return out.str();
+}
+
+/// content_key's positions of the declarations: what write_spec's ops leave out.
+void write_declaration_positions(const tile::Kernel& k, std::ostringstream& positions) {
+  positions << "file " << lit(k.file) << "\nbuilt_in_code " << k.built_in_code << '\n';
+  if (k.must_fault) {
+    positions << "must_fault ";
+    write_pos(&positions, *k.must_fault);
+  }
+  for (const tile::ScalarParam& p : k.params)
+    write_pos(&positions, p.pos, p.name);
+  for (const auto& d : k.tensors) {
+    write_pos(&positions, d->pos, d->tensor.name);
+    for (const tile::SourcePos* p :
+         {&d->map_pos.table, &d->map_pos.box, &d->map_pos.element_strides, &d->map_pos.swizzle,
+          &d->map_pos.oob_fill, &d->map_pos.l2_promotion})
+      write_pos(&positions, *p);
+    // What the TOML derives from the tensor, kept in case a builder set it otherwise.
+    if (const auto& m = d->map) {
+      positions << "map " << m->global_align << ' ' << static_cast<int>(m->interleave);
+      for (const std::vector<std::int64_t>* xs : {&m->global_dims, &m->global_strides})
+        for (std::int64_t x : *xs)
+          positions << ' ' << x;
+      positions << '\n';
+    }
+  }
+}
+
+} // namespace
+
+std::string to_spec_toml(const tile::Kernel& k) {
+  return write_spec(k, nullptr);
+}
+
+std::string content_key(const tile::Kernel& k) {
+  std::ostringstream positions;
+  std::string key = write_spec(k, &positions);
+  write_declaration_positions(k, positions);
+  key += "\n# positions\n";
+  key += positions.str();
+  return key;
 }
 
 } // namespace ptxgen::api

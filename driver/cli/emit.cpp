@@ -3,7 +3,6 @@
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/cli/target_options.hpp"
-#include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/support/atomic_file.hpp"
 
@@ -128,9 +127,7 @@ int run_check(const std::vector<std::string>& args) {
     return *status;
   std::size_t bad = 0;
   for (const auto& spec : specs) {
-    auto e = driver::emit_spec(spec, lo);
-    if (e.ok())
-      e.diagnostics.append(driver::whole_launch_findings(*e.kernel, {.coverage_notes = true}));
+    auto e = driver::check_spec(spec, lo, driver::Findings::all);
     printer->print(e.diagnostics);
     if (e.diagnostics.has_errors())
       ++bad;

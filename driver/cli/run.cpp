@@ -89,12 +89,13 @@ void print_table(const driver::ConformanceReport& r, std::ostream& out) {
   for (const auto& c : r.cases)
     width = std::max(width, c.spec.size());
   out << std::left << std::setw(static_cast<int>(width)) << "spec"
-      << "  result       emit_ms  ptxas_ms   ref_ms  load_ms  launch_ms  cmp_ms\n";
+      << "  result       emit_ms  ptxas_ms   ref_ms  proof_ms  load_ms  launch_ms  cmp_ms\n";
   for (const auto& c : r.cases) {
     out << std::left << std::setw(static_cast<int>(width)) << c.spec << "  " << std::setw(11)
         << result_word(c) << std::right << std::setw(9) << ms(c.emit_ms) << std::setw(10)
-        << ms(c.ptxas_ms) << std::setw(9) << ms(c.reference_ms) << std::setw(9) << ms(c.load_ms)
-        << std::setw(11) << ms(c.launch_ms) << std::setw(8) << ms(c.compare_ms) << '\n';
+        << ms(c.ptxas_ms) << std::setw(9) << ms(c.reference_ms) << std::setw(10) << ms(c.proof_ms)
+        << std::setw(9) << ms(c.load_ms) << std::setw(11) << ms(c.launch_ms) << std::setw(8)
+        << ms(c.compare_ms) << '\n';
   }
 }
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -67,6 +68,10 @@ struct Process {
            std::optional<std::string>>
       versions;
   std::atomic<std::uint64_t> hits{0}, misses{0}, stores{0}, corrupt{0};
+  /// The in-memory layer (set_process_memory_cache): entries by key, oldest first out.
+  bool memory = false;
+  std::map<std::string, CachedAssembly> entries;
+  std::deque<std::string> order;
 };
 
 Process& process() {
@@ -151,6 +156,45 @@ void set_process_cache_dir(std::optional<fs::path> dir) {
 std::optional<fs::path> process_cache_dir() {
   std::lock_guard lock(process().mutex);
   return process().dir;
+}
+
+void set_process_memory_cache(bool on) {
+  std::lock_guard lock(process().mutex);
+  process().memory = on && !is_set(std::getenv("PTXGEN_NO_CACHE"));
+  if (!process().memory) {
+    process().entries.clear();
+    process().order.clear();
+  }
+}
+
+bool process_memory_cache() {
+  std::lock_guard lock(process().mutex);
+  return process().memory;
+}
+
+std::optional<CachedAssembly> memory_cache_lookup(const CacheKey& key) {
+  Process& p = process();
+  std::lock_guard lock(p.mutex);
+  auto it = p.entries.find(key.hex);
+  if (it == p.entries.end()) {
+    ++p.misses;
+    return std::nullopt;
+  }
+  ++p.hits;
+  return it->second;
+}
+
+void memory_cache_store(const CacheKey& key, const CachedAssembly& a) {
+  Process& p = process();
+  std::lock_guard lock(p.mutex);
+  if (!p.memory || !p.entries.insert_or_assign(key.hex, a).second)
+    return;
+  ++p.stores;
+  p.order.push_back(key.hex);
+  while (p.order.size() > max_memory_entries) {
+    p.entries.erase(p.order.front());
+    p.order.pop_front();
+  }
 }
 
 CacheCounters process_cache_counters() {

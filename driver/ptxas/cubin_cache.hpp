@@ -31,6 +31,23 @@ std::optional<std::filesystem::path> cache_dir_from_environment();
 void set_process_cache_dir(std::optional<std::filesystem::path> dir);
 std::optional<std::filesystem::path> process_cache_dir();
 
+/// What an entry holds: exactly what ptxas returned.
+struct CachedAssembly {
+  AssembleResult::Status status = AssembleResult::Status::ok; ///< ok or rejected only
+  int exit_code = 0;
+  std::string raw_output;
+  std::vector<std::uint8_t> cubin;
+};
+
+/// The in-memory layer, for a process without a cache directory (the Python module turns it
+/// on): ptxas's results by the same key, for the life of the process, so that a second run of
+/// an unchanged kernel starts no ptxas. Off by default, and off whatever is asked while
+/// PTXGEN_NO_CACHE is set; turning it off empties it. A directory, when set, is used instead.
+void set_process_memory_cache(bool on);
+bool process_memory_cache();
+/// The most entries the in-memory layer keeps (the oldest go first).
+inline constexpr std::size_t max_memory_entries = 256;
+
 /// Counters of this process's cache use (for tests and `--timings`).
 struct CacheCounters {
   std::uint64_t hits = 0;
@@ -55,19 +72,16 @@ std::optional<std::string> ptxas_version(const std::filesystem::path& ptxas,
                                          const std::optional<std::filesystem::path>& dir,
                                          std::chrono::milliseconds timeout);
 
-/// What an entry holds: exactly what ptxas returned.
-struct CachedAssembly {
-  AssembleResult::Status status = AssembleResult::Status::ok; ///< ok or rejected only
-  int exit_code = 0;
-  std::string raw_output;
-  std::vector<std::uint8_t> cubin;
-};
-
 /// Reads an entry; nullopt on a miss, an unreadable file or a damaged one.
 std::optional<CachedAssembly> cache_lookup(const std::filesystem::path& dir, const CacheKey& key);
 /// Writes an entry atomically; false (and nothing written) on failure, which
 /// callers ignore: the cache is an optimisation.
 bool cache_store(const std::filesystem::path& dir, const CacheKey& key, const CachedAssembly& a);
+
+/// The in-memory layer's entry, or nullopt (counted as a miss); and storing one (nothing
+/// while the layer is off).
+std::optional<CachedAssembly> memory_cache_lookup(const CacheKey& key);
+void memory_cache_store(const CacheKey& key, const CachedAssembly& a);
 
 /// The whole-file format, exposed for tests: header + payload, and back.
 std::string encode_cache_file(std::string_view payload);

@@ -283,7 +283,7 @@ AssembleResult from_cache(CachedAssembly a, std::string_view ptx, const Assemble
 AssembleResult assemble(const fs::path& ptxas, std::string_view ptx,
                         const AssembleOptions& options) {
   const std::optional<fs::path> dir = process_cache_dir();
-  if (!dir)
+  if (!dir && !process_memory_cache())
     return run_ptxas(ptxas, ptx, options);
   const std::optional<std::string> version = ptxas_version(ptxas, dir, options.timeout);
   if (!version)
@@ -292,12 +292,17 @@ AssembleResult assemble(const fs::path& ptxas, std::string_view ptx,
   flags.insert(flags.end(), options.extra_args.begin(), options.extra_args.end());
   flags.push_back(options.keep_cubin ? "keep-cubin" : "no-cubin");
   const CacheKey key = make_cache_key(ptx, *version, flags);
-  if (auto hit = cache_lookup(*dir, key))
+  if (auto hit = dir ? cache_lookup(*dir, key) : memory_cache_lookup(key))
     return from_cache(std::move(*hit), ptx, options);
   AssembleResult r = run_ptxas(ptxas, ptx, options);
   // Only ptxas's own verdicts are kept: a crash, a time-out or an I/O error may not recur.
-  if (r.status == AssembleResult::Status::ok || r.status == AssembleResult::Status::rejected)
-    cache_store(*dir, key, CachedAssembly{r.status, r.exit_code, r.raw_output, r.cubin});
+  if (r.status == AssembleResult::Status::ok || r.status == AssembleResult::Status::rejected) {
+    CachedAssembly a{r.status, r.exit_code, r.raw_output, r.cubin};
+    if (dir)
+      cache_store(*dir, key, a);
+    else
+      memory_cache_store(key, a);
+  }
   return r;
 }
 

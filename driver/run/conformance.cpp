@@ -9,6 +9,7 @@
 #include "driver/reference/reference.hpp"
 #include "driver/run/binding.hpp"
 #include "driver/run/range_proof.hpp"
+#include "driver/run/result_cache.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/sass/disassemble.hpp"
@@ -389,16 +390,22 @@ bool apply_settings(Prepared& p, const ConformanceCase& c) {
 }
 
 /// True (and the case invalid) when the whole-launch checks fail at parameter values other
-/// than the test values: `run` refuses what `check` refuses.
+/// than the test values: `run` refuses what `check` refuses. Called once the test values
+/// passed, so the errors are the other values'; the proof is check's, from the same cache.
 bool refused_elsewhere(Prepared& p) {
-  const Diagnostics found = range_findings(*p.kernel);
+  const auto start = Clock::now();
+  const Diagnostics found = cached_whole_launch_findings(*p.kernel);
+  p.result.proof_ms = ms_since(start);
   if (!found.has_errors())
     return false;
-  fail(p, CaseResult::Blame::input, CaseResult::Stage::reference,
-       "the whole-launch checks refuse the spec at other parameter values:\n" + found.format_all());
+  Diagnostics errors;
   for (const auto& d : found.items())
     if (d.severity == Severity::error)
-      p.result.diagnostics.add(d);
+      errors.add(d);
+  fail(p, CaseResult::Blame::input, CaseResult::Stage::reference,
+       "the whole-launch checks refuse the spec at other parameter values:\n" +
+           errors.format_all());
+  p.result.diagnostics.append(errors);
   return true;
 }
 
@@ -418,7 +425,7 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
   auto start = Clock::now();
   EmittedSpec e;
   if (c.kernel)
-    lower_into(e, *c.kernel, lo, FaultSpecs::run_unchecked);
+    cached_lower_into(e, *c.kernel, lo, FaultSpecs::run_unchecked);
   else
     e = emit_spec(c.file, lo, FaultSpecs::run_unchecked);
   p.result.emit_ms = ms_since(start);
@@ -1135,7 +1142,8 @@ std::string case_json(const CaseResult& c) {
     << json_escape(c.detail) << "\", \"emit_ms\": " << c.emit_ms << ", \"ptxas_ms\": " << c.ptxas_ms
     << ", \"reference_ms\": " << c.reference_ms << ", \"load_ms\": " << c.load_ms
     << ", \"launch_ms\": " << c.launch_ms << ", \"compare_ms\": " << c.compare_ms
-    << ", \"bytes_compared\": " << c.bytes_compared << ", \"unsupported\": " << unsupported_json(c);
+    << ", \"proof_ms\": " << c.proof_ms << ", \"bytes_compared\": " << c.bytes_compared
+    << ", \"unsupported\": " << unsupported_json(c);
   // The simulator's fault and race kinds as data, so that a caller (the foreign
   // corpus's mutant check) never has to read them out of the detail's wording.
   j << ", \"sim_fault\": \"" << (c.sim_fault ? sim::name(*c.sim_fault) : std::string_view{})
@@ -1181,8 +1189,9 @@ std::string to_junit(const ConformanceReport& r) {
     << "  <properties><property name=\"backend\" value=\"" << xml_escape(r.backend_description)
     << "\"/></properties>\n";
   for (const auto& c : r.cases) {
-    double t =
-        (c.emit_ms + c.ptxas_ms + c.reference_ms + c.load_ms + c.launch_ms + c.compare_ms) / 1000.0;
+    double t = (c.emit_ms + c.ptxas_ms + c.reference_ms + c.proof_ms + c.load_ms + c.launch_ms +
+                c.compare_ms) /
+               1000.0;
     x << "  <testcase classname=\"conformance\" name=\"" << xml_escape(c.spec) << "\" time=\"" << t
       << "\"";
     // compute-sanitizer's report, passing or not.

@@ -175,6 +175,9 @@ struct CaseResult {
   /// as "Missing wait"). False for --ptx runs (the PTX is not the spec's lowering).
   bool copy_arrive_inc = false;
   double emit_ms = 0, ptxas_ms = 0, reference_ms = 0, load_ms = 0, launch_ms = 0, compare_ms = 0;
+  /// The whole-launch checks at the other values of the declared ranges (the range proof),
+  /// which run after the reference's own run at the test values; near 0 when cached.
+  double proof_ms = 0;
   std::uint64_t bytes_compared = 0;
   /// The spec's expectations, verified on the reference before the backend runs,
   /// and how many of them failed (then the status is invalid and nothing runs).

@@ -1,6 +1,7 @@
 #include "driver/run/spec_files.hpp"
 
 #include "driver/run/range_proof.hpp"
+#include "driver/run/result_cache.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "emitter/ptx/printer.hpp"
 #include "emitter/support/unreachable.hpp"
@@ -98,17 +99,38 @@ SpecRole spec_role(const fs::path& spec) {
   return SpecRole::valid;
 }
 
-EmittedSpec emit_checked_spec(const fs::path& spec, const lower::LowerOptions& options) {
-  EmittedSpec out = emit_spec(spec, options);
+void check_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::LowerOptions& options,
+                Findings findings) {
+  cached_lower_into(out, kernel, options);
   if (!out.ok())
-    return out;
-  Diagnostics found = whole_launch_findings(*out.kernel);
-  if (found.has_errors()) {
+    return;
+  // With an error there are no coverage notes: emit keeps what check shows.
+  const Diagnostics found = cached_whole_launch_findings(kernel, {.coverage_notes = true});
+  if (findings == Findings::all || found.has_errors())
     out.diagnostics.append(found);
+  if (found.has_errors()) {
     out.module.reset();
     out.ptx.clear();
   }
+}
+
+EmittedSpec check_spec(const fs::path& spec, const lower::LowerOptions& options,
+                       Findings findings) {
+  auto start = std::chrono::steady_clock::now();
+  EmittedSpec out;
+  out.spec = spec;
+  auto loaded = load_spec_file(spec);
+  out.diagnostics.append(loaded.diagnostics);
+  if (loaded) {
+    out.kernel = std::move(*loaded.value);
+    check_into(out, *out.kernel, options, findings);
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
+}
+
+EmittedSpec emit_checked_spec(const fs::path& spec, const lower::LowerOptions& options) {
+  return check_spec(spec, options, Findings::errors);
 }
 
 namespace {

@@ -69,10 +69,28 @@ void lower_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::Lower
 EmittedSpec emit_spec(const std::filesystem::path& spec, const lower::LowerOptions& options,
                       FaultSpecs faults = FaultSpecs::refuse);
 
-/// emit_spec, then, when the contract passed, the whole-launch checks over every parameter
-/// value (whole_launch_findings, range_proof.hpp): a spec they refuse keeps its diagnostics and
-/// loses its PTX, so that no command emits what `ptxgen check` refuses. Findings that refuse
-/// nothing (notes) are left to `check`.
+/// Which of the whole-launch checks' findings check_into keeps.
+enum class Findings : bool {
+  errors, ///< emit: the errors, which refuse the kernel; notes are left to check
+  all,    ///< check: every finding, with one coverage note per parameter the checks ran over
+};
+
+/// The whole of `ptxgen check` for one kernel, the one implementation behind every door (the
+/// CLI's check, emit, golden and bench; the C++ driver API's check and emit_checked; Python's
+/// Kernel.check and Kernel.emit): the contract, the lowering and the validator (lower_into),
+/// then, when they pass, the whole-launch checks over every value of the declared ranges
+/// (whole_launch_findings, range_proof.hpp: the reference's hazards, the mbarrier walk, the
+/// expectations). A kernel they refuse keeps its diagnostics and loses its module and PTX, so
+/// that nothing emits what `ptxgen check` refuses. Both halves come from the result cache
+/// (result_cache.hpp) when the same kernel was checked before.
+void check_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::LowerOptions& options,
+                Findings findings);
+
+/// Loads one spec and checks it (check_into); `seconds` covers both.
+EmittedSpec check_spec(const std::filesystem::path& spec, const lower::LowerOptions& options,
+                       Findings findings);
+
+/// check_spec(spec, options, Findings::errors): what emit, golden and bench take.
 EmittedSpec emit_checked_spec(const std::filesystem::path& spec,
                               const lower::LowerOptions& options);
 

@@ -1,6 +1,6 @@
 #pragma once
 // ptxgen's C++ API in one include (docs/library.md): expressions, tensors and
-// views, the kernel builder and emit().
+// views, the kernel builder and emit_contract_only().
 
 #include "emitter/api/emit.hpp"
 #include "emitter/api/expr.hpp"

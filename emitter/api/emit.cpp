@@ -5,7 +5,7 @@
 
 namespace ptxgen::api {
 
-EmitResult emit(const tile::Kernel& kernel, const EmitOptions& options) {
+EmitResult emit_contract_only(const tile::Kernel& kernel, const EmitOptions& options) {
   lower::LowerOptions lo;
   lo.target = options.target;
   lo.version = options.version;
@@ -20,13 +20,13 @@ EmitResult emit(const tile::Kernel& kernel, const EmitOptions& options) {
   return out;
 }
 
-EmitResult emit(const tile::Kernel& kernel, ptx::Target target) {
+EmitResult emit_contract_only(const tile::Kernel& kernel, ptx::Target target) {
   EmitOptions o;
   o.target = target;
-  return emit(kernel, o);
+  return emit_contract_only(kernel, o);
 }
 
-EmitResult emit(const KernelBuilder& builder, const EmitOptions& options) {
+EmitResult emit_contract_only(const KernelBuilder& builder, const EmitOptions& options) {
   Diagnostics found = builder.diagnostics();
   if (found.has_errors()) {
     // The ops in error were left out; the rest are whole, and the contract checks each op
@@ -38,16 +38,16 @@ EmitResult emit(const KernelBuilder& builder, const EmitOptions& options) {
     found.append(tile::check_contract(builder.kernel(), target));
     return EmitResult{std::nullopt, std::move(found), target};
   }
-  EmitResult out = emit(builder.kernel(), options);
+  EmitResult out = emit_contract_only(builder.kernel(), options);
   found.append(out.diagnostics);
   out.diagnostics = std::move(found);
   return out;
 }
 
-EmitResult emit(const KernelBuilder& builder, ptx::Target target) {
+EmitResult emit_contract_only(const KernelBuilder& builder, ptx::Target target) {
   EmitOptions o;
   o.target = target;
-  return emit(builder, o);
+  return emit_contract_only(builder, o);
 }
 
 } // namespace ptxgen::api

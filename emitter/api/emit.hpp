@@ -1,8 +1,12 @@
 #pragma once
-// One call from a kernel to checked PTX text (docs/library.md): the contract,
-// the lowering, the validator and the printer, as `ptxgen emit` runs them.
+// One call from a kernel to PTX text with the standard library alone (docs/library.md):
+// the per-op contract, the lowering, the validator and the printer. CONTRACT ONLY: the
+// whole-launch checks of `ptxgen check` (the range proofs, the reference's hazards, the
+// mbarrier walk, the expectations) are runs that live in the driver, so a kernel with a
+// missing wait or a race can pass here. Link ptxgen::driver and call
+// ptxgen::api::emit_checked / check (driver/api/check.hpp) for what `ptxgen emit` refuses.
 //
-//   ptxgen::api::EmitResult r = ptxgen::api::emit(builder, ptxgen::api::sm(80));
+//   ptxgen::api::EmitResult r = ptxgen::api::emit_contract_only(builder, ptxgen::api::sm(80));
 //   if (r.ptx) write(*r.ptx); else for (auto& d : r.diagnostics) report(d.id, d.line);
 
 #include "emitter/api/kernel_builder.hpp"
@@ -45,14 +49,15 @@ struct EmitResult {
   bool ok() const { return ptx.has_value(); }
 };
 
-/// Checks, lowers, validates and prints `kernel` (a spec's or a builder's).
-EmitResult emit(const tile::Kernel& kernel, const EmitOptions& options = {});
-EmitResult emit(const tile::Kernel& kernel, ptx::Target target);
+/// Proves the per-op contract, lowers, validates and prints `kernel` (a spec's or a
+/// builder's). Contract only: see the header comment.
+EmitResult emit_contract_only(const tile::Kernel& kernel, const EmitOptions& options = {});
+EmitResult emit_contract_only(const tile::Kernel& kernel, ptx::Target target);
 
 /// The builder's own diagnostics first. With an error among them nothing is lowered, but
 /// the contract's per-op checks still run over the ops that were built, so one emit reports
 /// every independent error at once.
-EmitResult emit(const KernelBuilder& builder, const EmitOptions& options = {});
-EmitResult emit(const KernelBuilder& builder, ptx::Target target);
+EmitResult emit_contract_only(const KernelBuilder& builder, const EmitOptions& options = {});
+EmitResult emit_contract_only(const KernelBuilder& builder, ptx::Target target);
 
 } // namespace ptxgen::api

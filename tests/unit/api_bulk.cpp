@@ -43,14 +43,14 @@ std::string golden_body(const std::string& name) {
 /// Emits `k` for sm_90 (what the golden's header says its ops need) and compares it with
 /// the golden; then writes the kernel back as a spec, which must emit the same PTX.
 void check_golden(const KernelBuilder& k, const std::string& name) {
-  const EmitResult r = emit(k, sm(90));
+  const EmitResult r = emit_contract_only(k, sm(90));
   REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
   CHECK(body_of(*r.ptx) == golden_body(name));
   const std::string text = to_spec_toml(k.kernel());
   CAPTURE(text);
   auto again = ptxgen::driver::load_spec_text(text, "written.toml");
   REQUIRE_MESSAGE(again, again.diagnostics.format_all());
-  const EmitResult r2 = emit(**again, sm(90));
+  const EmitResult r2 = emit_contract_only(**again, sm(90));
   REQUIRE(r2.ok());
   CHECK(*r2.ptx == *r.ptx);
   CHECK((*again)->expectations.size() == k.kernel().expectations.size());
@@ -189,13 +189,13 @@ TEST_CASE("api: bulk copies, a swizzled shared tensor and abi write back to the 
   k.bulk_store(C, R, {.pred = tid() == 0});
   k.bulk_commit();
   k.bulk_wait(0, true);
-  const EmitResult r = emit(k, sm(90));
+  const EmitResult r = emit_contract_only(k, sm(90));
   REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
   auto again = ptxgen::driver::load_spec_text(to_spec_toml(k.kernel()), "written.toml");
   REQUIRE_MESSAGE(again, again.diagnostics.format_all());
   CHECK((*again)->abi == k.kernel().abi);
   CHECK(r.ptx->find("cp.async.bulk.wait_group.read 0;") != std::string::npos);
-  CHECK(*emit(**again, sm(90)).ptx == *r.ptx);
+  CHECK(*emit_contract_only(**again, sm(90)).ptx == *r.ptx);
 }
 
 TEST_CASE("api: bulk and TMA errors are all reported at their builder calls' lines") {
@@ -209,7 +209,7 @@ TEST_CASE("api: bulk and TMA errors are all reported at their builder calls' lin
   const std::uint32_t unbound_line = __LINE__ - 1;
   f.k.mbarrier_wait(f.bar.sub({0}), 0);
   const std::uint32_t wait_line = __LINE__ - 1;
-  const EmitResult r = emit(f.k, sm(90));
+  const EmitResult r = emit_contract_only(f.k, sm(90));
   REQUIRE_FALSE(r.ok());
   const auto* unmapped = find(r.diagnostics, DiagId::spec_tensor_map_missing);
   REQUIRE(unmapped);

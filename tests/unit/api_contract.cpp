@@ -40,7 +40,7 @@ TEST_CASE("api: a cg copy of 8 bytes fails the contract at the given position") 
             {}, Pos("gen.dsl", 12, 5));
   f.k.commit_group();
   f.k.wait_all();
-  const EmitResult r = emit(f.k);
+  const EmitResult r = emit_contract_only(f.k);
   CHECK_FALSE(r.ok());
   const auto* d = find(r.diagnostics, DiagId::contract_cg_chunk);
   REQUIRE(d != nullptr);
@@ -54,7 +54,7 @@ TEST_CASE("api: by default the position is the C++ call site") {
   const std::uint32_t line = __LINE__ + 1;
   f.k.apply(cp_async(CacheOp::ca), f.A.sub({tid(), slice(0, 8)}), f.S.sub({tid(), slice(0, 8)}),
             16);
-  const EmitResult r = emit(f.k);
+  const EmitResult r = emit_contract_only(f.k);
   CHECK_FALSE(r.ok());
   const auto* d = find(r.diagnostics, DiagId::contract_direction); // shared -> global
   REQUIRE(d != nullptr);
@@ -65,7 +65,7 @@ TEST_CASE("api: by default the position is the C++ call site") {
 TEST_CASE("api: Pos::none() gives a diagnostic without a position") {
   Fixture f;
   f.k.wait_group(ptxgen::ptx::max_wait_group + 1, Pos::none());
-  const EmitResult r = emit(f.k);
+  const EmitResult r = emit_contract_only(f.k);
   const auto* d = find(r.diagnostics, DiagId::contract_wait_group_range);
   REQUIRE(d != nullptr);
   CHECK(d->line == 0);
@@ -103,7 +103,7 @@ TEST_CASE("api: the builder's own checks use the loader's DiagIds") {
     k.begin_for("i", 0, tid());
     CHECK(k.diagnostics().has(DiagId::spec_loop_bound_per_thread));
     CHECK(k.diagnostics().has(DiagId::spec_loop_unclosed));
-    CHECK_FALSE(emit(k).ok());
+    CHECK_FALSE(emit_contract_only(k).ok());
   }
   SUBCASE("an end_for without a loop") {
     KernelBuilder k("k");
@@ -153,7 +153,7 @@ TEST_CASE("api: a loop over tiles with a parameter lowers through the shared con
   k.wait_all();
   k.copy(B.sub({t, tid(), all}), S.sub({tid(), all}));
   k.end_for();
-  const EmitResult r = emit(k);
+  const EmitResult r = emit_contract_only(k);
   CHECK(r.ok());
   // Widen the parameter's range past the tensor: the contract finds the overrun.
   KernelBuilder wide("tiles");
@@ -165,7 +165,7 @@ TEST_CASE("api: a loop over tiles with a parameter lowers through the shared con
   wide.apply(cp_async(CacheOp::cg), S2.sub({tid(), all}), A2.sub({t2, tid(), all}), 16, {},
              Pos("loop.dsl", 7, 2));
   wide.end_for();
-  const EmitResult bad = emit(wide);
+  const EmitResult bad = emit_contract_only(wide);
   CHECK_FALSE(bad.ok());
   const auto* d = find(bad.diagnostics, DiagId::contract_out_of_bounds);
   REQUIRE(d != nullptr);

@@ -90,7 +90,7 @@ TEST_CASE("api: with a real ptxas, the C++ seed kernel assembles and the seed sp
           A.sub({tid(), all}).rearrange("(r v) -> r v", {{"v", 8}}), 16);
   k.commit_group();
   k.wait_all();
-  const EmitResult e = emit(k);
+  const EmitResult e = emit_contract_only(k);
   REQUIRE(e.ok());
   const auto a = assemble(*e.ptx, ptxgen::ptx::Target{80, false});
   CHECK(a.cubin.has_value());

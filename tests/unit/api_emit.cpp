@@ -75,7 +75,7 @@ KernelBuilder zero_fill() {
 TEST_CASE("api: the seed kernel built in C++ emits the golden PTX of its spec") {
   const KernelBuilder k = copy_async();
   CHECK(k.diagnostics().empty());
-  const EmitResult r = emit(k, golden_options("specs/seed/copy_async.toml"));
+  const EmitResult r = emit_contract_only(k, golden_options("specs/seed/copy_async.toml"));
   REQUIRE(r.ok());
   CHECK(r.diagnostics.empty());
   CHECK(*r.ptx == read_golden("golden/seed/copy_async.ptx"));
@@ -83,7 +83,8 @@ TEST_CASE("api: the seed kernel built in C++ emits the golden PTX of its spec") 
 
 TEST_CASE("api: the zero-fill seed (parameter, fill, src_size select, prefetch) emits its golden") {
   const KernelBuilder k = zero_fill();
-  const EmitResult r = emit(k, golden_options("specs/seed/zero_fill_if_then_else.toml"));
+  const EmitResult r =
+      emit_contract_only(k, golden_options("specs/seed/zero_fill_if_then_else.toml"));
   REQUIRE(r.ok());
   CHECK(*r.ptx == read_golden("golden/seed/zero_fill_if_then_else.ptx"));
 }
@@ -102,7 +103,7 @@ TEST_CASE("api: the opcode as a string and views as strings give the same PTX") 
   k.wait_group(0);
   k.cta_sync();
   k.copy(k.view("B.sub[tid, :]"), k.view("shared.sub[tid, :]"));
-  const EmitResult r = emit(k, golden_options("specs/seed/copy_async.toml"));
+  const EmitResult r = emit_contract_only(k, golden_options("specs/seed/copy_async.toml"));
   REQUIRE(r.ok());
   CHECK(*r.ptx == read_golden("golden/seed/copy_async.ptx"));
 }

@@ -28,7 +28,7 @@ std::string read_golden(const std::string& relative) {
 void check_golden(const KernelBuilder& k, const std::string& name) {
   EmitOptions o;
   o.header_comments = ptxgen::driver::golden_header("specs/" + name + ".toml");
-  const EmitResult r = emit(k, o);
+  const EmitResult r = emit_contract_only(k, o);
   REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
   CHECK(*r.ptx == read_golden("golden/" + name + ".ptx"));
 }

@@ -65,7 +65,7 @@ TEST_CASE("api: one emit reports the builder's errors and the contract's per-op 
   k.apply(cp_async(CacheOp::cg), S.sub({tid(), slice(0, 4)}), A.sub({tid(), slice(0, 4)}), 8);
   k.commit_group();
   k.wait_all();
-  const EmitResult r = emit(k);
+  const EmitResult r = emit_contract_only(k);
   CHECK_FALSE(r.ok());
   CHECK(has_id(r.diagnostics, DiagId::spec_reserved_name));
   const Diagnostic* cg = find_id(r.diagnostics, DiagId::contract_cg_chunk);
@@ -85,7 +85,7 @@ TEST_CASE("api: run_kernel runs the PTX for the target the kernel was emitted fo
   k.commit_group();
   k.wait_all();
   k.copy(B.sub({tid(), all}), S.sub({tid(), all}));
-  const EmitResult e = emit(k, sm(90));
+  const EmitResult e = emit_contract_only(k, sm(90));
   REQUIRE(e.ok());
   CHECK(e.target == sm(90));
   const ConformanceReport r = run_kernel(k.kernel(), e, Backend::sim);

@@ -20,7 +20,7 @@ using namespace ptxgen::driver::fuzz;
 namespace {
 
 std::string ptx_of(const tile::Kernel& k) {
-  const auto r = api::emit(k);
+  const auto r = api::emit_contract_only(k);
   if (r.ptx)
     return *r.ptx;
   std::string out = "not emitted:";
