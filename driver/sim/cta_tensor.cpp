@@ -145,8 +145,7 @@ std::shared_ptr<const TensorPlan> Cta::tensor_plan(const Thread& t, const ir::Op
   }
   // A swizzled row narrower than its span takes the whole span (the H200 writes the
   // destination up to it): the copy's shared extent is rows x span, not the box's bytes.
-  plan->extent =
-      std::max(plan->extent, static_cast<std::uint64_t>(tile::shared_box_bytes(m.desc)));
+  plan->extent = std::max(plan->extent, static_cast<std::uint64_t>(tile::shared_box_bytes(m.desc)));
   for (TensorRun& r : plan->runs) {
     if (r.buffer < 0)
       continue;

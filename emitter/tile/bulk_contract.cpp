@@ -243,10 +243,10 @@ void report_swizzle_packed(const BulkProofContext& c, const TensorMapDesc& map,
   const std::int64_t row = box_extent(map).back() * esize;
   const std::int64_t rows = shared_box_bytes(map) / pitch;
   report(c, DiagId::contract_tensor_swizzle_padding, lv.pos, span_of(lv),
-         std::string(role) + " holds " + std::to_string(box_bytes(map)) +
-             " bytes, the box of '" + map.tensor + "''s map packed; its " +
-             std::to_string(row) + "-byte rows are narrower than the " +
-             std::string(name(map.swizzle)) + " swizzle's " + std::to_string(pitch) +
+         std::string(role) + " holds " + std::to_string(box_bytes(map)) + " bytes, the box of '" +
+             map.tensor + "''s map packed; its " + std::to_string(row) +
+             "-byte rows are narrower than the " + std::string(name(map.swizzle)) + " swizzle's " +
+             std::to_string(pitch) +
              "-byte span, and a swizzled copy pads every row to the span in shared memory (the "
              "box takes " +
              std::to_string(rows) + " rows x " + std::to_string(pitch) + " = " +
@@ -283,7 +283,8 @@ void check_tensor_shared(const BulkProofContext& c, const TensorMapDesc& map,
                " bytes (ceil(box / element stride) elements per dimension of " +
                std::string(name(map.dtype)) +
                (want != box_bytes(map) ? ", each row padded to the swizzle's span in shared memory"
-                                        : "") + ")");
+                                       : "") +
+               ")");
     ok = false;
   }
   if (v.tensor->swizzle != map.swizzle) {

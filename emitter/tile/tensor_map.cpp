@@ -219,8 +219,7 @@ std::vector<BoxElement> box_elements(const TensorMapDesc& map, std::span<const s
   for (std::int64_t linear = 0;; ++linear) {
     BoxElement e;
     const std::int64_t row = linear / extent[inner];
-    e.shared_offset =
-        swizzle_offset(map.swizzle, row * pitch + (linear % extent[inner]) * esize);
+    e.shared_offset = swizzle_offset(map.swizzle, row * pitch + (linear % extent[inner]) * esize);
     bool outer_inside = true;
     for (std::size_t k = 0; k < rank; ++k) {
       const std::int64_t c = coords[k] + index[k] * map.element_strides[k];

@@ -574,9 +574,9 @@ TEST_CASE("the innermost coordinate's bytes are a multiple of 16, as the H200 fa
   expect_only(tensor_contract(tensor_store("H", "[3]", "W")),
               DiagId::contract_tensor_inner_coord_align, "it is 3 (3 bytes)");
   for (const char* elems : {"-8", "8", "72"})
-    expect_only(tensor_contract(tensor_load("G2", std::string("[0, ") + elems + "]",
-                                            "V.sub[0:16, :]")),
-                std::nullopt);
+    expect_only(
+        tensor_contract(tensor_load("G2", std::string("[0, ") + elems + "]", "V.sub[0:16, :]")),
+        std::nullopt);
   expect_only(tensor_contract(tensor_store("H", "[16]", "W")), std::nullopt);
   // Over the declared range: n * 4 float16 elements are 8 * n bytes, aligned for even n.
   const std::string by_n = tensor_load("G2", "[0, \"n * 4\"]", "V.sub[0:16, :]");
@@ -584,12 +584,10 @@ TEST_CASE("the innermost coordinate's bytes are a multiple of 16, as the H200 fa
   expect_only(tensor_contract(by_n, "[0, 2]"), DiagId::contract_tensor_inner_coord_align,
               "n = 1 it is 4 (8 bytes)");
   // By thread: tid * 8 is aligned, tid * 4 is not at thread 1; only issuing threads count.
-  expect_only(tensor_contract(tensor_store("H", "[\"tid * 16\"]", "W", "tid < 2")),
-              std::nullopt);
+  expect_only(tensor_contract(tensor_store("H", "[\"tid * 16\"]", "W", "tid < 2")), std::nullopt);
   expect_only(tensor_contract(tensor_store("H", "[\"tid * 8\"]", "W", "tid < 2")),
               DiagId::contract_tensor_inner_coord_align, "at thread 1 (bid 0) it is 8");
-  expect_only(tensor_contract(tensor_store("H", "[\"tid * 8\"]", "W", "tid < 1")),
-              std::nullopt);
+  expect_only(tensor_contract(tensor_store("H", "[\"tid * 8\"]", "W", "tid < 1")), std::nullopt);
 }
 
 TEST_CASE("a swizzled box narrower than its span takes the span per row in shared memory") {
