@@ -115,7 +115,7 @@ Evaluator::place_box(std::size_t op, const std::vector<tile::Located<tile::ExprP
   if (!c)
     return std::nullopt;
   if (auto moved = moved_box(op, map, *c, gb)) {
-    const auto base = box_base(op, shared_view, sb, e, map, moved->bytes);
+    const auto base = box_base(op, shared_view, sb, e, map, naive_shared_box_bytes(map));
     if (!base)
       return std::nullopt;
     moved->base = *base;
@@ -125,7 +125,7 @@ Evaluator::place_box(std::size_t op, const std::vector<tile::Located<tile::ExprP
   PlacedBox box;
   const auto esize = static_cast<std::int64_t>(naive_dtype_bytes(map.dtype));
   box.bytes = static_cast<std::int64_t>(elements.size()) * esize;
-  const auto base = box_base(op, shared_view, sb, e, map, box.bytes);
+  const auto base = box_base(op, shared_view, sb, e, map, naive_shared_box_bytes(map));
   if (!base || !box_in_buffer(op, elements, gb, esize))
     return std::nullopt;
   box.base = *base;
@@ -206,7 +206,7 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
     l.bytes = box->bytes;
     l.dst = &db;
     l.src = &gb;
-    l.writes.append({box->base, box->bytes});
+    l.writes.append({box->base, naive_shared_box_bytes(*map)}); // a narrow row's padding too
     l.fill = fill;
     l.pieces = std::move(box->pieces);
     for (Piece& p : l.pieces)
@@ -232,7 +232,7 @@ void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
     st.op = op;
     st.src = &sb;
     st.dst = &gb;
-    st.reads.append({box->base, box->bytes}); // staged from the box's first byte
+    st.reads.append({box->base, naive_shared_box_bytes(*map)}); // staged from the first byte
     for (const Piece& p : box->pieces) {
       // Outside the tensor: skipped. A spill (the H100 writing the rest of a row's last 16
       // bytes) the contract refuses; it is skipped here too.

@@ -23,7 +23,31 @@ std::int64_t naive_span(tile::TensorMapSwizzle swizzle) {
   return 0;
 }
 
+/// Elements the box delivers along dimension k: every element_strides[k]-th coordinate of
+/// box_dims[k] ones, so ceil(box / stride) of them.
+std::int64_t naive_count(const tile::TensorMapDesc& map, std::size_t k) {
+  std::int64_t n = map.box_dims[k] / map.element_strides[k];
+  if (map.box_dims[k] % map.element_strides[k] != 0)
+    n += 1;
+  return n;
+}
+
+/// The shared bytes between consecutive box rows: the row's bytes, padded up to the span.
+std::int64_t naive_row_room(const tile::TensorMapDesc& map) {
+  const std::int64_t row = naive_count(map, map.global_dims.size() - 1) *
+                           static_cast<std::int64_t>(tile::size_bytes(map.dtype));
+  const std::int64_t span = naive_span(map.swizzle);
+  return row < span ? span : row;
+}
+
 } // namespace
+
+std::int64_t naive_shared_box_bytes(const tile::TensorMapDesc& map) {
+  std::int64_t rows = 1;
+  for (std::size_t k = 0; k + 1 < map.global_dims.size(); ++k)
+    rows *= naive_count(map, k);
+  return rows * naive_row_room(map);
+}
 
 std::int64_t naive_stride(const tile::TensorMapDesc& map, std::size_t k) {
   if (k + 1 == map.global_dims.size())
@@ -66,17 +90,14 @@ std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
                                                 tile::TensorAccess access) {
   const std::size_t rank = map.global_dims.size();
   const std::int64_t esize = tile::size_bytes(map.dtype);
-  // Elements along each dimension: the box's traversal takes every element_strides[k]-th
-  // coordinate of box_dims[k] ones, so ceil(box / stride) of them.
   std::vector<std::int64_t> count(rank);
   std::int64_t total = 1;
   for (std::size_t k = 0; k < rank; ++k) {
-    count[k] = map.box_dims[k] / map.element_strides[k];
-    if (map.box_dims[k] % map.element_strides[k] != 0)
-      count[k] += 1;
+    count[k] = naive_count(map, k);
     total *= count[k];
   }
   const std::size_t inner = rank - 1;
+  const std::int64_t room = naive_row_room(map);
   const std::int64_t row_bytes = map.global_dims[inner] * esize;
 
   std::vector<NaiveBoxElement> out;
@@ -89,7 +110,9 @@ std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
       rest /= count[k];
       e.coordinate[k] = coords[k] + i * map.element_strides[k];
     }
-    e.shared_offset = naive_swizzle(map.swizzle, n * esize);
+    const std::int64_t row = n / count[inner];
+    const std::int64_t column = n % count[inner];
+    e.shared_offset = naive_swizzle(map.swizzle, row * room + column * esize);
     bool every_dim_inside = true;
     bool outer_dims_inside = true;
     for (std::size_t k = 0; k < rank; ++k) {

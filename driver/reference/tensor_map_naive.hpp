@@ -5,7 +5,10 @@
 // layer's helpers (box_extent, swizzle_offset, box_elements): the box element number n is
 // decoded into its box index by division (innermost fastest); its tensor coordinate along a
 // dimension is the copy's coordinate plus index times that dimension's element stride; it
-// lies in shared memory at n times the element size, then moved by the swizzle: the shared
+// lies in shared memory at its row (n / inner count) times the row's room plus its column
+// times the element size, the row's room being its bytes, or the swizzle span S when the row
+// is narrower (a narrow swizzled row is padded to the span, as the H200 does for 128B with
+// a 64-byte row), then moved by the swizzle: the shared
 // bytes are 128-byte lines of eight 16-byte chunks, and in a mode of span S (32, 64, 128
 // bytes) chunk j of line L moves to chunk j XOR (L mod S/16), a pattern that repeats every
 // S/16 lines (256, 512, 1024 bytes). An element with a coordinate outside its global dim is
@@ -35,6 +38,10 @@ struct NaiveBoxElement {
 std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
                                                 std::span<const std::int64_t> coords,
                                                 tile::TensorAccess access);
+
+/// The bytes a box takes in shared memory through `map`: rows times the row's room (its
+/// bytes, or the swizzle span when narrower). A copy's transactions are the box's own bytes.
+std::int64_t naive_shared_box_bytes(const tile::TensorMapDesc& map);
 
 /// The stride in bytes of dimension `k` (outermost first) that naive_box_elements' global
 /// offsets use: the map's for the outer dimensions, the element size for the innermost.

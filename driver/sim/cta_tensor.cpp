@@ -143,6 +143,9 @@ std::shared_ptr<const TensorPlan> Cta::tensor_plan(const Thread& t, const ir::Op
     }
     add_element(plan->runs, r);
   }
+  // A swizzled row narrower than its span takes the whole span (the H200 writes the
+  // destination up to it): the copy's shared extent is rows x span, not the box's bytes.
+  plan->extent = std::max(plan->extent, static_cast<std::uint64_t>(tile::shared_box_bytes(m.desc)));
   for (TensorRun& r : plan->runs) {
     if (r.buffer < 0)
       continue;

@@ -234,27 +234,57 @@ void check_bulk_pair(const BulkProofContext& c, const Located<View>& dst, const 
 
 // ------------------------------------------------------------------------ tensor copies
 
-/// The shared side of a tensor copy: contiguous, the box's bytes, the map's swizzle, inside
-/// its tensor, aligned as check_tensor_map_shared asks.
+/// The refusal of a shared view that holds a narrow swizzled box packed: the hardware pads
+/// every row to the span and writes past the view.
+void report_swizzle_packed(const BulkProofContext& c, const TensorMapDesc& map,
+                           const Located<View>& lv, std::string_view role) {
+  const std::int64_t pitch = box_row_pitch(map);
+  const std::int64_t esize = size_bytes(map.dtype);
+  const std::int64_t row = box_extent(map).back() * esize;
+  const std::int64_t rows = shared_box_bytes(map) / pitch;
+  report(c, DiagId::contract_tensor_swizzle_padding, lv.pos, span_of(lv),
+         std::string(role) + " holds " + std::to_string(box_bytes(map)) + " bytes, the box of '" +
+             map.tensor + "''s map packed; its " + std::to_string(row) +
+             "-byte rows are narrower than the " + std::string(name(map.swizzle)) + " swizzle's " +
+             std::to_string(pitch) +
+             "-byte span, and a swizzled copy pads every row to the span in shared memory (the "
+             "box takes " +
+             std::to_string(rows) + " rows x " + std::to_string(pitch) + " = " +
+             std::to_string(rows * pitch) + " bytes; the transaction count stays " +
+             std::to_string(box_bytes(map)) +
+             "): declare the shared tile with an inner dimension of " +
+             std::to_string(pitch / esize) + " elements and read the box's " +
+             std::to_string(row / esize) + " columns of each row");
+}
+
+/// The shared side of a tensor copy: contiguous, the box's room in shared memory (its
+/// bytes, a narrow swizzled row padded to the span), the map's swizzle, inside its tensor,
+/// aligned as check_tensor_map_shared asks.
 void check_tensor_shared(const BulkProofContext& c, const TensorMapDesc& map,
                          const Located<View>& lv, std::string_view role,
                          const Located<ExprPtr>* pred) {
   const View& v = lv.value;
   const auto bytes = contiguous_bytes(v);
-  const std::int64_t want = box_bytes(map);
+  const std::int64_t want = shared_box_bytes(map);
   bool ok = true;
   if (!bytes) {
     report(c, DiagId::contract_bulk_contiguous, lv.pos, span_of(lv),
            std::string(role) + " " + v.str() +
-               " is not one contiguous byte range: a tensor copy packs the box row-major "
-               "without gaps");
+               " is not one contiguous byte range: a tensor copy writes the box row-major "
+               "without gaps (a swizzled row narrower than its span padded to the span)");
+    ok = false;
+  } else if (*bytes != want && *bytes == box_bytes(map)) {
+    report_swizzle_packed(c, map, lv, role);
     ok = false;
   } else if (*bytes != want) {
     report(c, DiagId::contract_tensor_box_bytes, lv.pos, span_of(lv),
            std::string(role) + " holds " + std::to_string(*bytes) + " bytes; the box of '" +
                map.tensor + "''s map is " + std::to_string(want) +
                " bytes (ceil(box / element stride) elements per dimension of " +
-               std::string(name(map.dtype)) + ")");
+               std::string(name(map.dtype)) +
+               (want != box_bytes(map) ? ", each row padded to the swizzle's span in shared memory"
+                                       : "") +
+               ")");
     ok = false;
   }
   if (v.tensor->swizzle != map.swizzle) {

@@ -175,6 +175,20 @@ std::int64_t box_bytes(const TensorMapDesc& map) {
   return bytes;
 }
 
+std::int64_t box_row_pitch(const TensorMapDesc& map) {
+  const std::int64_t inner = box_extent(map).back() * size_bytes(map.dtype);
+  const std::int64_t span = row_of(swizzle_rows, map.swizzle).span_bytes;
+  return inner < span ? span : inner; // span 0 (no swizzle): never padded
+}
+
+std::int64_t shared_box_bytes(const TensorMapDesc& map) {
+  const std::vector<std::int64_t> extent = box_extent(map);
+  std::int64_t rows = 1;
+  for (std::size_t k = 0; k + 1 < extent.size(); ++k)
+    rows *= extent[k];
+  return rows * box_row_pitch(map);
+}
+
 std::int64_t swizzle_offset(TensorMapSwizzle swizzle, std::int64_t offset) {
   // The chunk field is bits 4..6 of the offset, the row field bits 7..9; a mode of span
   // 2^(4+b) bytes XORs the low b bits of the row into the low b bits of the chunk.
@@ -197,12 +211,15 @@ std::vector<BoxElement> box_elements(const TensorMapDesc& map, std::span<const s
   const std::int64_t spill_end =
       (inner_bytes + kTensorMapGranule - 1) / kTensorMapGranule * kTensorMapGranule;
 
+  const std::int64_t pitch = box_row_pitch(map);
+
   std::vector<BoxElement> out;
   out.reserve(static_cast<std::size_t>(box_bytes(map) / esize));
   std::vector<std::int64_t> index(rank, 0); // the box index, outermost first
   for (std::int64_t linear = 0;; ++linear) {
     BoxElement e;
-    e.shared_offset = swizzle_offset(map.swizzle, linear * esize);
+    const std::int64_t row = linear / extent[inner];
+    e.shared_offset = swizzle_offset(map.swizzle, row * pitch + (linear % extent[inner]) * esize);
     bool outer_inside = true;
     for (std::size_t k = 0; k < rank; ++k) {
       const std::int64_t c = coords[k] + index[k] * map.element_strides[k];

@@ -111,8 +111,18 @@ Diagnostics check_tensor_map_shared(const TensorMapDesc& map, std::int64_t share
 
 /// Elements a copy delivers per dimension: ceil(box / element stride), outermost first.
 std::vector<std::int64_t> box_extent(const TensorMapDesc& map);
-/// Bytes of the box in shared memory (the product of box_extent() times the element size).
+/// Bytes the box moves: the product of box_extent() times the element size. The transaction
+/// count a copy signals, whatever room it takes in shared memory (shared_box_bytes).
 std::int64_t box_bytes(const TensorMapDesc& map);
+/// Bytes one box row (the inner dimension) takes in shared memory: its own bytes, or the
+/// swizzle's span when the row is narrower. Measured on the H200 (128B swizzle, a 64-byte inner
+/// box): every row takes the whole 128-byte span, chunk j of row r at j ^ (r % 8), and
+/// 1024 bytes of transactions complete the phase of a 16-row box; the other modes and element
+/// sizes follow by the same rule (docs/ptx-bulk.md, "Narrow swizzled boxes").
+std::int64_t box_row_pitch(const TensorMapDesc& map);
+/// Bytes the box takes in shared memory: rows (every dimension but the innermost) times
+/// box_row_pitch(); box_bytes() unless a swizzled row is narrower than its span.
+std::int64_t shared_box_bytes(const TensorMapDesc& map);
 
 /// Where the byte at `offset` of an unswizzled dense box lands under `swizzle`: bits 4.. of
 /// the offset (the 16-byte chunk within a 128-byte row) XOR the low bits of the row index
@@ -133,7 +143,8 @@ inline constexpr auto box_place_names = enum_names<BoxPlace::spill>("inside", "o
 
 /// One element of a box, in row-major box order (innermost fastest).
 struct BoxElement {
-  std::int64_t shared_offset = 0; ///< byte offset from the (aligned) shared base, swizzled
+  std::int64_t shared_offset = 0; ///< byte offset from the (aligned) shared base, swizzled,
+                                  ///< rows box_row_pitch() apart
   std::int64_t global_offset = 0; ///< byte offset from the global base; meaningful unless
                                   ///< outside
   BoxPlace place = BoxPlace::inside;

@@ -411,7 +411,9 @@ namespace {
 
 /// G: a 64 x 64 float16 tensor with a 64B-swizzled map of 16 x 32 boxes (1024 bytes); Z its
 /// shared tile; G2 the same without swizzle, V a shared float16 tensor of 34 rows; H a
-/// 100-byte tensor with a map of 32-byte boxes, W its shared tile.
+/// 100-byte tensor with a map of 32-byte boxes, W its shared tile; N a uint8 tensor with a
+/// 128B-swizzled map of 16 x 64 boxes (rows narrower than the span), P its padded shared
+/// tile (16 x 128 bytes), Q one sized for the box packed (16 x 64).
 const std::string tensors = R"(
 [tensor.G]
 space = "global"
@@ -459,6 +461,29 @@ box = [32]
 space = "shared"
 shape = [32]
 dtype = "uint8"
+
+[tensor.N]
+space = "global"
+shape = [64, 64]
+dtype = "uint8"
+
+[tensor.N.map]
+box = [16, 64]
+swizzle = "128B"
+
+[tensor.P]
+space = "shared"
+shape = [16, 128]
+dtype = "uint8"
+align = 1024
+swizzle = "128B"
+
+[tensor.Q]
+space = "shared"
+shape = [16, 64]
+dtype = "uint8"
+align = 1024
+swizzle = "128B"
 )";
 
 std::string tensor_load(const std::string& tensor, const std::string& coords,
@@ -563,6 +588,27 @@ TEST_CASE("the innermost coordinate's bytes are a multiple of 16, as the H200 fa
   expect_only(tensor_contract(tensor_store("H", "[\"tid * 8\"]", "W", "tid < 2")),
               DiagId::contract_tensor_inner_coord_align, "at thread 1 (bid 0) it is 8");
   expect_only(tensor_contract(tensor_store("H", "[\"tid * 8\"]", "W", "tid < 1")), std::nullopt);
+}
+
+TEST_CASE("a swizzled box narrower than its span takes the span per row in shared memory") {
+  // Measured on the H200 (128B swizzle, 64-byte rows): each row takes 128 bytes, so the box
+  // of 16 rows needs 2048 bytes of shared memory; a 1024-byte tile is overrun.
+  expect_only(tensor_contract(tensor_load("N", "[0, 0]", "P")), std::nullopt);
+  expect_only(tensor_contract(tensor_store("N", "[0, 16]", "P")), std::nullopt);
+  expect_only(tensor_contract(tensor_load("N", "[0, 0]", "Q")),
+              DiagId::contract_tensor_swizzle_padding,
+              "dst holds 1024 bytes, the box of 'N''s map packed; its 64-byte rows are narrower "
+              "than the 128B swizzle's 128-byte span");
+  expect_only(tensor_contract(tensor_store("N", "[0, 0]", "Q")),
+              DiagId::contract_tensor_swizzle_padding, "16 rows x 128 = 2048 bytes");
+  // Neither size: the ordinary box-size refusal, naming the padded size.
+  expect_only(tensor_contract(tensor_store("N", "[0, 0]", "P.sub[0:4, :]")),
+              DiagId::contract_tensor_box_bytes, "is 2048 bytes");
+  // The transaction count stays the box's 1024 bytes: 2048 would never complete the phase.
+  auto twice = tensor_load("N", "[0, 0]", "P");
+  twice.replace(twice.find("bytes = 1024"), 12, "bytes = 2048");
+  expect_only(tensor_contract(twice), DiagId::contract_mbarrier_tx,
+              "2048 bytes expected by expect_tx, 1024 delivered");
 }
 
 TEST_CASE("store_spills agrees with box_elements") {

@@ -200,6 +200,69 @@ TEST_CASE("2-D tensor load with 128-byte swizzle: chunk j of line L lands at chu
   }
 }
 
+TEST_CASE("a 128B-swizzled box of 64-byte rows is padded: row r at 128 r, chunk j at j ^ (r % 8)") {
+  // Measured on the H200: each row of a box narrower than its swizzle span takes the whole
+  // span; the transaction count stays the box's bytes (1024 completes the phase, 2048 never).
+  // A 32 x 32 tensor of u32; a 16 x 16 box (64-byte rows) at row 8, column 4.
+  tile::TensorMapDesc m = map_of(tile::DType::uint32, {32, 32}, {128}, {16, 16});
+  m.swizzle = tile::TensorMapSwizzle::b128;
+  Run r;
+  r.tensor = words(32 * 32);
+  r.out.assign(16 * 128, 0);
+  launch(r, Kernel{.rank = 2, .bytes = 16 * 128, .expect = 16 * 64}, m, {4, 8, 0});
+  require_ok(r);
+  for (std::size_t row = 0; row < 16; ++row) {
+    for (std::size_t x = 0; x < 16; ++x) {
+      const std::size_t at = row * 128 + ((x / 4) ^ (row % 8)) * 16 + (x % 4) * 4;
+      INFO("box element " << row << ", " << x);
+      REQUIRE(word_at(r.out, at) == word_at(r.tensor, ((8 + row) * 32 + 4 + x) * 4));
+    }
+  }
+  SUBCASE("an expect_tx of the padded bytes never completes the phase") {
+    Run bad;
+    bad.tensor = words(32 * 32);
+    bad.out.assign(16 * 128, 0);
+    launch(bad, Kernel{.rank = 2, .bytes = 16 * 128}, m, {4, 8, 0});
+    require_fault(bad, FaultKind::deadlock);
+  }
+  SUBCASE("the store reads the padded layout back: the round trip is exact") {
+    Run st;
+    st.tensor.assign(32 * 32 * 4, 0);
+    st.out = r.out; // the padded tile the load wrote
+    launch(st, Kernel{.rank = 2, .bytes = 16 * 128, .store = true}, m, {4, 8, 0});
+    require_ok(st);
+    for (std::size_t row = 0; row < 32; ++row)
+      for (std::size_t x = 0; x < 32; ++x) {
+        const bool in = row >= 8 && row < 24 && x >= 4 && x < 20;
+        INFO("tensor element " << row << ", " << x);
+        REQUIRE(word_at(st.tensor, (row * 32 + x) * 4) ==
+                (in ? word_at(r.tensor, (row * 32 + x) * 4) : 0u));
+      }
+  }
+}
+
+TEST_CASE("the innermost coordinate's bytes are a multiple of 16: others fault as on the H200") {
+  // Measured on the H200: inner byte offsets 4, 8, 3 and -8 raise an illegal-instruction
+  // fault; -16, 16 and 144 run. A uint8 tensor, so the coordinate is the byte offset.
+  const tile::TensorMapDesc m = map_of(tile::DType::uint8, {8, 256}, {256}, {4, 16});
+  for (const std::int32_t x : {4, 8, 3, -8, -16, 16, 144}) {
+    for (const bool store : {false, true}) {
+      if (store && x < 0)
+        continue; // a store's box starts inside the tensor
+      CAPTURE(x);
+      CAPTURE(store);
+      Run r;
+      r.tensor = std::vector<std::uint8_t>(8 * 256, 7);
+      r.out.assign(64, 1);
+      launch(r, Kernel{.rank = 2, .bytes = 64, .store = store}, m, {x, 2, 0});
+      if (x % 16 == 0)
+        require_ok(r);
+      else
+        require_fault(r, FaultKind::undefined_behavior);
+    }
+  }
+}
+
 TEST_CASE("3-D tensor load with out-of-bounds fill: zero or NaN, counted in complete_tx") {
   // A 3 x 5 x 8 tensor of f32 (32-byte rows, 160-byte planes); a 2 x 4 x 8 box at plane 2,
   // row 3, column -4: plane 3, rows 5..6 and columns -4..-1 lie outside.
