@@ -254,12 +254,41 @@ void generate_tensor(Builder& b) {
   b.op(u, ModelBulkWait{0, false});
 }
 
+/// Each thread fills its row of the tile (generic writes), fences the proxy, a barrier, and
+/// one thread bulk-stores the tile: the store reads what the fills wrote only through the
+/// fence.
+void generate_fill_store(Builder& b) {
+  b.use(Feature::bulk_fill_store);
+  const std::int64_t T = warp_size * b.rng.edge(1, 2);
+  const std::int64_t G = b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
+  launch_1d(b, T, G);
+  if (G > 1)
+    b.use(Feature::multi_cta);
+  const std::int64_t es = std::int64_t{1} << b.rng.below(4);
+  const ModelDtype dt = b.dtype(es);
+  const std::int64_t row = b.rng.edge(1, 8); // elements per thread; T * es is a multiple of 32
+  b.tensor("B", false, {G, T * row}, dt).output = true;
+  b.tensor("S", true, {T, row}, dt);
+  const std::size_t u = b.unit({"B", "S"});
+  b.op(u, ModelFill{ViewText{"S.sub[tid, :]"}, fill_pattern(b.rng)});
+  b.op(u, ModelProxyFence{});
+  b.op(u, ModelCtaSync{});
+  const auto [I, J] = issuers(b, T);
+  (void)I;
+  b.op(u, ModelBulkStore{ViewText{"B.sub[bid, :]"}, ViewText{"S"}, ExprText{thread_is(J)}});
+  b.op(u, ModelBulkCommit{});
+  b.op(u, ModelBulkWait{0, false});
+}
+
 } // namespace
 
 void generate_bulk(Builder& b) {
   b.m.family = Family::bulk;
-  if (b.rng.chance(1, 3))
+  const auto shape = b.rng.below(4);
+  if (shape == 0)
     generate_bulk_1d(b);
+  else if (shape == 1)
+    generate_fill_store(b);
   else
     generate_tensor(b);
   b.m.name = "bulk_" + std::to_string(b.m.seed);

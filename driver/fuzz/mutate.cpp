@@ -495,7 +495,7 @@ bool refill_whole_cta(SpecModel& m, Rng&) {
   return refill_read_by(m, "0");
 }
 
-constexpr std::array<MutationRule, 44> rules{{
+constexpr std::array<MutationRule, 45> rules{{
     {"block 0", DiagId::spec_block_range, block_zero},
     {"block of 2048 threads", DiagId::spec_block_range, block_2048},
     {"grid 0", DiagId::spec_grid_range, grid_zero},
@@ -557,6 +557,8 @@ constexpr std::array<MutationRule, 44> rules{{
      DiagId::contract_tensor_swizzle_padding, bulk_mutants::packed_narrow_swizzle},
     {"two CTAs store the same global bytes", DiagId::check_cross_cta_race,
      bulk_mutants::two_ctas_store_same_bytes},
+    {"bulk store of filled bytes without the proxy fence", DiagId::check_proxy_fence_missing,
+     bulk_mutants::store_without_proxy_fence},
 }};
 
 } // namespace

@@ -174,4 +174,13 @@ bool two_ctas_store_same_bytes(SpecModel& m, Rng&) {
   return edited;
 }
 
+bool store_without_proxy_fence(SpecModel& m, Rng&) {
+  const auto fence = std::find_if(m.ops.begin(), m.ops.end(),
+                                  [](const ModelOp& op) { return op.is<ModelProxyFence>(); });
+  if (m.family != Family::bulk || fence == m.ops.end())
+    return false;
+  m.ops.erase(fence);
+  return true;
+}
+
 } // namespace ptxgen::driver::fuzz::bulk_mutants

@@ -16,5 +16,6 @@ bool refill_without_read_wait(SpecModel& m, Rng& rng);
 bool refill_by_other_thread_without_sync(SpecModel& m, Rng& rng);
 bool packed_narrow_swizzle(SpecModel& m, Rng& rng);
 bool two_ctas_store_same_bytes(SpecModel& m, Rng& rng);
+bool store_without_proxy_fence(SpecModel& m, Rng& rng);
 
 } // namespace ptxgen::driver::fuzz::bulk_mutants

@@ -120,7 +120,8 @@ std::string_view name(Family f);
   X(tensor_oob_nan)                                                                                \
   X(tensor_negative_coord)                                                                         \
   X(tensor_oob_coord)                                                                              \
-  X(bulk_read_wait)
+  X(bulk_read_wait)                                                                                \
+  X(bulk_fill_store)
 
 enum class Feature : unsigned {
 #define PTXGEN_FUZZ_FEATURE_ENUM(f) f,

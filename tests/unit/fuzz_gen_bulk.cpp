@@ -85,6 +85,7 @@ TEST_CASE("fuzz_gen bulk: every mutant is refused with its DiagId; pending rules
       "refill by another thread after the storer's wait, without cta_sync",
       "swizzled box half its span into a packed shared tile",
       "two CTAs store the same global bytes",
+      "bulk store of filled bytes without the proxy fence",
   };
   for (const auto& r : bulk_rules) {
     INFO("rule '" << r << "'");
@@ -105,6 +106,7 @@ TEST_CASE("fuzz_gen bulk: a claimed feature is in the TOML") {
       {Feature::tensor_element_strides, "element_strides = "},
       {Feature::tensor_oob_nan, "oob_fill = \"nan\""},
       {Feature::bulk_read_wait, "read = true"},
+      {Feature::bulk_fill_store, "op = \"proxy_fence\""},
   };
   for (std::uint64_t seed = fuzz_gen_test::first_seed;
        seed < fuzz_gen_test::first_seed + fuzz_gen_test::bulk_seed_count; ++seed) {
