@@ -58,10 +58,9 @@ void print_summary(const fuzz::FuzzReport& r, std::ostream& out) {
   out << "backend: " << r.backend_description << "\nsummary: seed " << r.seed << ", shard "
       << driver::str(r.shard) << ": " << r.specs << " specs (" << r.passed << " pass everywhere, "
       << r.explained << " explained), " << r.mutants << " mutants (" << r.mutants_refused
-      << " refused as expected); " << r.false_accepts << " false accepts; "
-      << r.finding_count() << " findings, " << r.findings.size()
-      << " kept; " << rates(r) << "; wall " << r.wall_s << " s (shrinking " << r.shrink_s
-      << " s)\n";
+      << " refused as expected); " << r.false_accepts << " false accepts; " << r.finding_count()
+      << " findings, " << r.findings.size() << " kept; " << rates(r) << "; wall " << r.wall_s
+      << " s (shrinking " << r.shrink_s << " s)\n";
   for (const auto& [c, n] : r.by_class)
     out << "  " << c << ": " << n << '\n';
   for (const auto& [c, n] : r.explained_by_class) // docs/fuzzing.md
@@ -217,10 +216,9 @@ std::optional<int> fuzz_options(FuzzArgs& a, const po::variables_map& vm, fuzz::
         if (fuzz::name(static_cast<fuzz::Family>(i)) == f)
           known = o.generator.families[i] = true;
       if (!known)
-        return usage_error("fuzz",
-                           "--family expects tile, loop, pipeline, mbarrier or bulk; got '" + f +
-                               "'",
-                           synopsis);
+        return usage_error(
+            "fuzz", "--family expects tile, loop, pipeline, mbarrier or bulk; got '" + f + "'",
+            synopsis);
     }
   }
   o.reproduce_tool = "ptxgen";

@@ -9,7 +9,6 @@
 // (read) before a refill and cta_sync after it before another thread refills.
 
 #include "driver/fuzz/gen_build.hpp"
-
 #include "emitter/tile/dtype.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
@@ -69,7 +68,8 @@ void refill(Builder& b, std::size_t u, const Load& load, const Store& store, std
 void generate_bulk_1d(Builder& b) {
   b.use(Feature::bulk_1d);
   const std::int64_t T = warp_size * b.rng.edge(1, 4);
-  const std::int64_t G = b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
+  const std::int64_t G =
+      b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
   launch_1d(b, T, G);
   if (G > 1)
     b.use(Feature::multi_cta);
@@ -86,7 +86,7 @@ void generate_bulk_1d(Builder& b) {
   if (again)
     b.tensor("C", false, {G, n}, dt).output = true;
   const std::size_t u = b.unit(again ? std::vector<std::string>{"A", "B", "C", "S", "bar"}
-                                      : std::vector<std::string>{"A", "B", "S", "bar"});
+                                     : std::vector<std::string>{"A", "B", "S", "bar"});
   const ViewText bar{"bar.sub[0]"};
   const ModelBulkLoad load{ViewText{"S"}, ViewText{"A.sub[bid, :]"}, bar, ExprText{thread_is(I)}};
   b.op(u, ModelExpectTx{bar, bytes, ExprText{thread_is(I)}});
@@ -97,8 +97,8 @@ void generate_bulk_1d(Builder& b) {
   b.m.expects.push_back("B == A");
   if (again) {
     refill(b, u, load,
-           ModelBulkStore{ViewText{"C.sub[bid, :]"}, ViewText{"S"}, ExprText{thread_is(J)}},
-           bytes, thread_is(I));
+           ModelBulkStore{ViewText{"C.sub[bid, :]"}, ViewText{"S"}, ExprText{thread_is(J)}}, bytes,
+           thread_is(I));
     b.m.expects.push_back("C == A");
   }
   b.op(u, ModelBulkWait{0, false});
@@ -112,7 +112,8 @@ struct TileMap {
   tile::TensorMapOobFill fill = tile::TensorMapOobFill::zero;
   std::int64_t granule_elems = 1; ///< elements of kTensorInnerCoordGranule bytes
   std::int64_t bytes() const {
-    std::int64_t n = static_cast<std::int64_t>(tile::size_bytes(*tile::parse_dtype(dtype.spelling)));
+    std::int64_t n =
+        static_cast<std::int64_t>(tile::size_bytes(*tile::parse_dtype(dtype.spelling)));
     for (auto e : extent)
       n *= e;
     return n;
@@ -138,13 +139,14 @@ TileMap pick_map(Builder& b) {
     inner = row_of(tile::swizzle_rows, t.swizzle).span_bytes / es;
     b.use(Feature::tensor_swizzle);
   } else {
-    inner = box_granule * b.rng.edge(1, std::min<std::int64_t>(8, tile::kTensorMapMaxBoxDim / box_granule));
+    inner = box_granule *
+            b.rng.edge(1, std::min<std::int64_t>(8, tile::kTensorMapMaxBoxDim / box_granule));
   }
   t.box.assign(rank, 1);
   t.strides.assign(rank, 1);
   t.box[rank - 1] = inner;
   std::int64_t budget = 8192 / (inner * es); // rows of the tile
-  if (swizzled) // the next-to-innermost dimension's 8 or 16 rows
+  if (swizzled)                              // the next-to-innermost dimension's 8 or 16 rows
     budget = std::max<std::int64_t>(1, budget / 16);
   for (std::size_t k = 0; k + 1 < rank; ++k) {
     const std::int64_t most = std::max<std::int64_t>(1, std::min<std::int64_t>(8, budget));
@@ -211,7 +213,8 @@ std::vector<ExprText> load_coords(Builder& b, const TileMap& t) {
 void generate_tensor(Builder& b) {
   const TileMap t = pick_map(b);
   const std::int64_t T = warp_size * b.rng.edge(1, 2);
-  const std::int64_t G = b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
+  const std::int64_t G =
+      b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
   launch_1d(b, T, G);
   if (G > 1)
     b.use(Feature::multi_cta);
@@ -260,7 +263,8 @@ void generate_tensor(Builder& b) {
 void generate_fill_store(Builder& b) {
   b.use(Feature::bulk_fill_store);
   const std::int64_t T = warp_size * b.rng.edge(1, 2);
-  const std::int64_t G = b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
+  const std::int64_t G =
+      b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
   launch_1d(b, T, G);
   if (G > 1)
     b.use(Feature::multi_cta);

@@ -178,8 +178,8 @@ public:
     tile::TensorLoadOp op;
     auto dst = bulk_view(m.dst, tile::Space::shared, "dst");
     auto bar = barrier_view(m.barrier);
-    if (tensor_operand(m.tensor, m.coords, op.tensor, op.coords) && pred(m.pred, op.pred) &&
-        dst && bar) {
+    if (tensor_operand(m.tensor, m.coords, op.tensor, op.coords) && pred(m.pred, op.pred) && dst &&
+        bar) {
       op.dst = std::move(*dst);
       op.barrier = std::move(*bar);
       b_.push(tile::Op{std::move(op), pos()});
@@ -188,8 +188,7 @@ public:
   void operator()(const ModelTensorStore& m) {
     tile::TensorStoreOp op;
     auto src = bulk_view(m.src, tile::Space::shared, "src");
-    if (tensor_operand(m.tensor, m.coords, op.tensor, op.coords) && pred(m.pred, op.pred) &&
-        src) {
+    if (tensor_operand(m.tensor, m.coords, op.tensor, op.coords) && pred(m.pred, op.pred) && src) {
       op.src = std::move(*src);
       b_.push(tile::Op{std::move(op), pos()});
     }

@@ -1,6 +1,6 @@
 #include "driver/fuzz/loop.hpp"
-#include "driver/fuzz/mutate.hpp"
 
+#include "driver/fuzz/mutate.hpp"
 #include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/support/atomic_file.hpp"
@@ -762,8 +762,8 @@ std::string to_json(const FuzzReport& r) {
     << ",\n  \"passed\": " << r.passed << ",\n  \"explained\": " << r.explained
     << ",\n  \"mutants\": " << r.mutants << ",\n  \"mutants_refused\": " << r.mutants_refused
     << ",\n  \"false_accepts\": " << r.false_accepts
-    << ",\n  \"mutants_pending\": " << r.mutants_pending
-    << ",\n  \"wall_seconds\": " << r.wall_s << ",\n  \"shrink_seconds\": " << r.shrink_s
+    << ",\n  \"mutants_pending\": " << r.mutants_pending << ",\n  \"wall_seconds\": " << r.wall_s
+    << ",\n  \"shrink_seconds\": " << r.shrink_s
     << ",\n  \"specs_per_hour\": " << r.specs_per_hour() << ",\n  \"sanitize\": "
     << (r.sanitize ? "\"" + std::string(cuda::name(*r.sanitize)) + "\"" : std::string("null"))
     << ",\n  \"devices\": [";

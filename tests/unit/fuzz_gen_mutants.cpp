@@ -59,8 +59,8 @@ TEST_CASE("fuzz_gen: each mutation rule is refused with the DiagId it declares")
     }
     bool found = false;
     // The default mix's seeds, then the bulk family's.
-    for (std::uint64_t i = 0; !found && i < fuzz_gen_test::seed_count + fuzz_gen_test::bulk_seed_count;
-         ++i) {
+    for (std::uint64_t i = 0;
+         !found && i < fuzz_gen_test::seed_count + fuzz_gen_test::bulk_seed_count; ++i) {
       const bool in_bulk = i >= fuzz_gen_test::seed_count;
       const std::uint64_t seed =
           fuzz_gen_test::first_seed + (in_bulk ? i - fuzz_gen_test::seed_count : i);
