@@ -99,3 +99,10 @@ if(NOT PTXGEN_SANITIZE)
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(fuzz_loop.device_script_dry PROPERTIES LABELS fuzzloop TIMEOUT 600)
 endif()
+
+# The test-only rule switch (PTXGEN_TEST_DISABLE_RULE): with check_bulk_refill disabled a short
+# simulator run of the bulk family reports false accepts, with it enabled none; see the script.
+add_test(NAME fuzz_loop.disable_rule
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/disable_rule.sh $<TARGET_FILE:ptxgen>
+                 ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_disable_rule)
+set_tests_properties(fuzz_loop.disable_rule PROPERTIES LABELS fuzzloop TIMEOUT 300)

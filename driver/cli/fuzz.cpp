@@ -58,9 +58,9 @@ void print_summary(const fuzz::FuzzReport& r, std::ostream& out) {
   out << "backend: " << r.backend_description << "\nsummary: seed " << r.seed << ", shard "
       << driver::str(r.shard) << ": " << r.specs << " specs (" << r.passed << " pass everywhere, "
       << r.explained << " explained), " << r.mutants << " mutants (" << r.mutants_refused
-      << " refused as expected); " << r.finding_count() << " findings, " << r.findings.size()
-      << " kept; " << rates(r) << "; wall " << r.wall_s << " s (shrinking " << r.shrink_s
-      << " s)\n";
+      << " refused as expected); " << r.false_accepts << " false accepts; " << r.finding_count()
+      << " findings, " << r.findings.size() << " kept; " << rates(r) << "; wall " << r.wall_s
+      << " s (shrinking " << r.shrink_s << " s)\n";
   for (const auto& [c, n] : r.by_class)
     out << "  " << c << ": " << n << '\n';
   for (const auto& [c, n] : r.explained_by_class) // docs/fuzzing.md
@@ -123,6 +123,7 @@ void print_help(const po::options_description& opts) {
 /// The command line of `ptxgen fuzz`, as given.
 struct FuzzArgs {
   std::string backend = "auto", out, report, shard, devices, inject, specs_dir, target, sanitize;
+  std::vector<std::string> families;
   unsigned sanitize_timeout = 120;
   std::uint64_t seed = 0;
   std::size_t count = 0, batch = 0, per_class = 2, budget = 2000;
@@ -165,7 +166,10 @@ void add_fuzz_options(po::options_description& opts, po::options_description& hi
       "candidate specs tried per shrink at most")("ptxas", po::value(&a.ptxas), "the ptxas to use")(
       "target", po::value(&a.target),
       "the target of the PTX ptxgen emits (default sm_80): sm_90 makes mbarrier waits "
-      "try_wait loops");
+      "try_wait loops")(
+      "family", po::value(&a.families)->composing(),
+      "generate only this family (repeatable): tile, loop, pipeline, mbarrier, bulk (sm_90 "
+      "bulk and tensor copies; not in the default mix)");
   opts.add_options()(
       "sanitize", po::value(&a.sanitize),
       "run each GPU case under compute-sanitizer TOOL (memcheck, racecheck, synccheck, "
@@ -203,6 +207,19 @@ std::optional<int> fuzz_options(FuzzArgs& a, const po::variables_map& vm, fuzz::
                          "--target expects sm_XX or sm_XXa, at least " +
                              driver::emitted_target.str() + "; got '" + a.target + "'",
                          synopsis);
+  }
+  if (!a.families.empty()) {
+    o.generator.families.fill(false);
+    for (const std::string& f : a.families) {
+      bool known = false;
+      for (std::size_t i = 0; i < fuzz::family_count; ++i)
+        if (fuzz::name(static_cast<fuzz::Family>(i)) == f)
+          known = o.generator.families[i] = true;
+      if (!known)
+        return usage_error(
+            "fuzz", "--family expects tile, loop, pipeline, mbarrier or bulk; got '" + f + "'",
+            synopsis);
+    }
   }
   o.reproduce_tool = "ptxgen";
   o.tool_version = PTXGEN_VERSION;

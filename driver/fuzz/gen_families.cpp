@@ -615,6 +615,9 @@ SpecModel generate(std::uint64_t seed, const GenOptions& options) {
   case Family::mbarrier:
     generate_mbarrier(b);
     break;
+  case Family::bulk:
+    generate_bulk(b);
+    break;
   }
   return std::move(b.m);
 }

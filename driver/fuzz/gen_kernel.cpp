@@ -140,7 +140,98 @@ public:
     }
   }
 
+  void operator()(const ModelExpectTx& m) {
+    tile::ExpectTxOp op;
+    op.bytes = {tile::make_constant(m.bytes), std::to_string(m.bytes), pos()};
+    if (pred(m.pred, op.pred))
+      push_barrier(m.barrier, std::move(op));
+  }
+  void operator()(const ModelBulkLoad& m) {
+    tile::BulkLoadOp op;
+    auto dst = bulk_view(m.dst, tile::Space::shared, "dst");
+    auto src = bulk_view(m.src, tile::Space::global, "src");
+    auto bar = barrier_view(m.barrier);
+    if (pred(m.pred, op.pred) && dst && src && bar) {
+      op.dst = std::move(*dst);
+      op.src = std::move(*src);
+      op.barrier = std::move(*bar);
+      b_.push(tile::Op{std::move(op), pos()});
+    }
+  }
+  void operator()(const ModelBulkStore& m) {
+    tile::BulkStoreOp op;
+    auto dst = bulk_view(m.dst, tile::Space::global, "dst");
+    auto src = bulk_view(m.src, tile::Space::shared, "src");
+    if (pred(m.pred, op.pred) && dst && src) {
+      op.dst = std::move(*dst);
+      op.src = std::move(*src);
+      b_.push(tile::Op{std::move(op), pos()});
+    }
+  }
+  void operator()(const ModelBulkCommit&) { b_.push(tile::Op{tile::BulkCommitOp{}, pos()}); }
+  void operator()(const ModelBulkWait& w) {
+    if (b_.wait_group(w.n, at()))
+      b_.push(tile::Op{tile::BulkWaitOp{w.n, w.read}, pos()});
+  }
+  void operator()(const ModelProxyFence&) { b_.push(tile::Op{tile::ProxyFenceOp{}, pos()}); }
+  void operator()(const ModelTensorLoad& m) {
+    tile::TensorLoadOp op;
+    auto dst = bulk_view(m.dst, tile::Space::shared, "dst");
+    auto bar = barrier_view(m.barrier);
+    if (tensor_operand(m.tensor, m.coords, op.tensor, op.coords) && pred(m.pred, op.pred) && dst &&
+        bar) {
+      op.dst = std::move(*dst);
+      op.barrier = std::move(*bar);
+      b_.push(tile::Op{std::move(op), pos()});
+    }
+  }
+  void operator()(const ModelTensorStore& m) {
+    tile::TensorStoreOp op;
+    auto src = bulk_view(m.src, tile::Space::shared, "src");
+    if (tensor_operand(m.tensor, m.coords, op.tensor, op.coords) && pred(m.pred, op.pred) && src) {
+      op.src = std::move(*src);
+      b_.push(tile::Op{std::move(op), pos()});
+    }
+  }
+
 private:
+  bool pred(const std::optional<ExprText>& p, std::optional<tile::Located<tile::ExprPtr>>& out) {
+    if (!p)
+      return true;
+    const Axes none;
+    out = value(IntOrExpr{*p}, none);
+    return out.has_value();
+  }
+  std::optional<tile::Located<tile::View>> bulk_view(const ViewText& v, tile::Space want,
+                                                     std::string_view role) {
+    auto view = b_.view(text(v.text));
+    if (!view || !b_.bulk_space(view->value, want, role, at()))
+      return std::nullopt;
+    return view;
+  }
+  std::optional<tile::Located<tile::View>> barrier_view(const ViewText& v) {
+    auto view = b_.view(text(v.text));
+    if (!view || !b_.barrier(view->value, at()))
+      return std::nullopt;
+    return view;
+  }
+  bool tensor_operand(const std::string& tensor, const std::vector<ExprText>& coords,
+                      tile::Located<std::string>& name,
+                      std::vector<tile::Located<tile::ExprPtr>>& out) {
+    const tile::TensorDecl* d = b_.mapped_tensor(text(tensor));
+    if (!d || !b_.tensor_coords(*d, coords.size(), at()))
+      return false;
+    name = {tensor, tensor, pos()};
+    const Axes none;
+    for (const ExprText& c : coords) {
+      auto e = value(IntOrExpr{c}, none);
+      if (!e)
+        return false;
+      out.push_back(std::move(*e));
+    }
+    return true;
+  }
+
   /// Each declaration and op is on a line of its own: diagnostics say which.
   void next_line() { ++line_; }
   tile::SourcePos pos() const { return {m_.name + ".generated", line_, 1, {}}; }
@@ -224,6 +315,35 @@ private:
     if (t.output) {
       d.output_at = at();
       d.output = true;
+    }
+    if (t.swizzle != tile::TensorMapSwizzle::none) {
+      d.swizzle = t.swizzle;
+      d.swizzle_at = at();
+    }
+    if (t.map) {
+      build::TensorMapDecl map;
+      map.at = at();
+      std::vector<build::Dim> box;
+      for (auto n : t.map->box)
+        box.push_back(build::Dim{n, at()});
+      map.box = std::move(box);
+      map.box_at = at();
+      if (!t.map->element_strides.empty()) {
+        std::vector<build::Dim> strides;
+        for (auto n : t.map->element_strides)
+          strides.push_back(build::Dim{n, at()});
+        map.element_strides = std::move(strides);
+        map.element_strides_at = at();
+      }
+      if (t.map->swizzle != tile::TensorMapSwizzle::none) {
+        map.swizzle = t.map->swizzle;
+        map.swizzle_at = at();
+      }
+      if (t.map->oob_fill != tile::TensorMapOobFill::zero) {
+        map.oob_fill = t.map->oob_fill;
+        map.oob_fill_at = at();
+      }
+      d.map = std::move(map);
     }
     b_.tensor(d);
   }

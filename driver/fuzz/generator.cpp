@@ -24,6 +24,8 @@ std::string_view name(Family f) {
     return "pipeline";
   case Family::mbarrier:
     return "mbarrier";
+  case Family::bulk:
+    return "bulk";
   }
   return "?";
 }
@@ -251,6 +253,57 @@ public:
     barrier_op("mbarrier_wait", m.barrier);
     key("parity", m.parity);
   }
+  void pred(const std::optional<ExprText>& p) {
+    if (p)
+      key("pred", *p);
+  }
+  void coords(const std::vector<ExprText>& c) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < c.size(); ++i)
+      s += (i ? ", " : "") + quote(c[i].text);
+    key("coords", s + "]");
+  }
+  void operator()(const ModelExpectTx& e) {
+    barrier_op("expect_tx", e.barrier);
+    key("bytes", e.bytes);
+    pred(e.pred);
+  }
+  void operator()(const ModelBulkLoad& l) {
+    kind("bulk_load");
+    key("dst", l.dst);
+    key("src", l.src);
+    key("barrier", l.barrier);
+    pred(l.pred);
+  }
+  void operator()(const ModelBulkStore& st) {
+    kind("bulk_store");
+    key("dst", st.dst);
+    key("src", st.src);
+    pred(st.pred);
+  }
+  void operator()(const ModelBulkCommit&) { kind("bulk_commit"); }
+  void operator()(const ModelBulkWait& w) {
+    kind("bulk_wait");
+    key("n", w.n);
+    if (w.read)
+      key("read", std::string("true"));
+  }
+  void operator()(const ModelProxyFence&) { kind("proxy_fence"); }
+  void operator()(const ModelTensorLoad& l) {
+    kind("tensor_load");
+    key("tensor", quote(l.tensor));
+    coords(l.coords);
+    key("dst", l.dst);
+    key("barrier", l.barrier);
+    pred(l.pred);
+  }
+  void operator()(const ModelTensorStore& st) {
+    kind("tensor_store");
+    key("tensor", quote(st.tensor));
+    coords(st.coords);
+    key("src", st.src);
+    pred(st.pred);
+  }
 
 private:
   static std::string pattern(const ModelPattern& p) {
@@ -328,6 +381,17 @@ std::string to_toml(const SpecModel& m) {
       os << "init = \"" << build::init_spelling(*t.init) << "\"\n";
     if (t.output)
       os << "output = true\n";
+    if (t.swizzle != tile::TensorMapSwizzle::none)
+      os << "swizzle = \"" << tile::name(t.swizzle) << "\"\n";
+    if (t.map) {
+      os << "\n[tensor." << t.name << ".map]\nbox = " << int_list(t.map->box) << "\n";
+      if (!t.map->element_strides.empty())
+        os << "element_strides = " << int_list(t.map->element_strides) << "\n";
+      if (t.map->swizzle != tile::TensorMapSwizzle::none)
+        os << "swizzle = \"" << tile::name(t.map->swizzle) << "\"\n";
+      if (t.map->oob_fill != tile::TensorMapOobFill::zero)
+        os << "oob_fill = \"" << tile::name(t.map->oob_fill) << "\"\n";
+    }
   }
   KeyPrinter keys(os);
   for (const auto& op : m.ops) {
@@ -429,6 +493,18 @@ struct OpComplexity {
   std::size_t operator()(const ModelCopyArrive& m) const { return 6 + (m.noinc ? 2 : 0); }
   std::size_t operator()(const ModelMbarrierArrive&) const { return 6; }
   std::size_t operator()(const ModelMbarrierWait&) const { return 8; }
+  std::size_t operator()(const ModelExpectTx& e) const { return 8 + (e.pred ? 3 : 0); }
+  std::size_t operator()(const ModelBulkLoad& l) const { return 10 + (l.pred ? 3 : 0); }
+  std::size_t operator()(const ModelBulkStore& st) const { return 8 + (st.pred ? 3 : 0); }
+  std::size_t operator()(const ModelBulkCommit&) const { return 4; }
+  std::size_t operator()(const ModelBulkWait& w) const { return 6 + (w.read ? 1 : 0); }
+  std::size_t operator()(const ModelProxyFence&) const { return 4; }
+  std::size_t operator()(const ModelTensorLoad& l) const {
+    return 10 + 2 * l.coords.size() + (l.pred ? 3 : 0);
+  }
+  std::size_t operator()(const ModelTensorStore& st) const {
+    return 8 + 2 * st.coords.size() + (st.pred ? 3 : 0);
+  }
 };
 
 /// For each part of one kind (by index), the model with `f` applied to it where `f`
@@ -543,7 +619,7 @@ std::size_t complexity(const SpecModel& m) {
   for (const auto& op : m.ops)
     c += std::visit(OpComplexity{}, op.body);
   for (const auto& t : m.tensors)
-    c += 4 + (t.init ? 1 : 0) + (t.align ? 1 : 0);
+    c += 4 + (t.init ? 1 : 0) + (t.align ? 1 : 0) + (t.map ? 2 + t.map->box.size() : 0);
   for (const auto& p : m.params)
     c += 4 + (p.range ? 1 : 0);
   c += 4 * m.expects.size();

@@ -1,5 +1,6 @@
 #include "driver/fuzz/loop.hpp"
 
+#include "driver/fuzz/mutate.hpp"
 #include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/support/atomic_file.hpp"
@@ -397,7 +398,9 @@ void Fuzzer::count_device(const std::vector<BackendOutcome>& outcomes) {
 
 /// The error DiagIds `check` (load, contract, lowering, reference) gives a spec file.
 std::vector<DiagId> check_refusals(const fs::path& spec, const RangeProofOptions& range) {
-  auto e = emit_spec(spec, lower::LowerOptions{});
+  lower::LowerOptions options;
+  options.raise_target = true; // as `ptxgen check`: a spec of sm_90 ops is judged for sm_90
+  auto e = emit_spec(spec, options);
   if (e.ok())
     e.diagnostics.append(whole_launch_findings(*e.kernel, range));
   std::vector<DiagId> ids;
@@ -423,6 +426,10 @@ void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
   for (const auto& m : models) {
     auto ms = mutants(m, m.seed);
     for (std::size_t k = 0; k < ms.size() && k < o_.mutants; ++k) {
+      if (is_pending_rule(ms[k].refused_with)) {
+        ++report_.mutants_pending;
+        continue;
+      }
       if (o_.inject_false_accept)
         ms[k].toml = to_toml(m);
       fs::path path = dir / (std::to_string(m.seed) + "-m" + std::to_string(k) + ".toml");
@@ -453,6 +460,8 @@ void Fuzzer::check_mutants(const std::vector<SpecModel>& models) {
     Finding f;
     f.signature.kind =
         j.refused.empty() ? Signature::Kind::false_accept : Signature::Kind::wrong_refusal;
+    if (j.refused.empty())
+      ++report_.false_accepts;
     f.signature.diagnostics = j.refused;
     f.seed = j.seed;
     f.original_toml = f.spec_toml = j.mutant.toml;
@@ -585,6 +594,10 @@ std::string reproduce_command(const FuzzOptions& o, const std::vector<Backend>& 
     c += " --target " + o.conformance.target->str();
   if (o.mutants)
     c += " --mutants " + std::to_string(o.mutants);
+  if (o.generator.families != GenOptions{}.families)
+    for (std::size_t i = 0; i < family_count; ++i)
+      if (o.generator.families[i])
+        c += " --family " + std::string(name(static_cast<Family>(i)));
   if (o.conformance.sanitize)
     c += " --sanitize " + std::string(cuda::name(*o.conformance.sanitize));
   return c;
@@ -684,6 +697,11 @@ void Fuzzer::run_batch(std::size_t first, std::size_t n) {
       count_class(std::string(pass_class));
       continue;
     }
+    if (std::any_of(sig.statuses.begin(), sig.statuses.end(), [](const BackendStatus& st) {
+          return st.status == CaseResult::Status::fault ||
+                 st.status == CaseResult::Status::mismatch;
+        }))
+      ++report_.false_accepts;
     if (!keep(sig.class_name()))
       continue;
     Finding f;
@@ -743,7 +761,9 @@ std::string to_json(const FuzzReport& r) {
     << json_escape(r.setup_problem) << "\",\n  \"specs\": " << r.specs
     << ",\n  \"passed\": " << r.passed << ",\n  \"explained\": " << r.explained
     << ",\n  \"mutants\": " << r.mutants << ",\n  \"mutants_refused\": " << r.mutants_refused
-    << ",\n  \"wall_seconds\": " << r.wall_s << ",\n  \"shrink_seconds\": " << r.shrink_s
+    << ",\n  \"false_accepts\": " << r.false_accepts
+    << ",\n  \"mutants_pending\": " << r.mutants_pending << ",\n  \"wall_seconds\": " << r.wall_s
+    << ",\n  \"shrink_seconds\": " << r.shrink_s
     << ",\n  \"specs_per_hour\": " << r.specs_per_hour() << ",\n  \"sanitize\": "
     << (r.sanitize ? "\"" + std::string(cuda::name(*r.sanitize)) + "\"" : std::string("null"))
     << ",\n  \"devices\": [";

@@ -170,6 +170,14 @@ struct FuzzReport {
   std::size_t explained = 0;
   std::size_t mutants = 0;         ///< mutants checked
   std::size_t mutants_refused = 0; ///< refused with the DiagId of their rule
+  /// Specs `check` accepts that a backend refutes, counted whether kept or not: mutants check
+  /// accepts (Kind::false_accept), and generated specs (valid by construction, accepted by the
+  /// contract and the reference) that fault, hang (a timeout is a fault) or mismatch on the GPU
+  /// or the simulator (a simulator race is a fault).
+  std::size_t false_accepts = 0;
+  /// Mutants of rules in pending_rules (mutate.hpp), made but not checked: neither refused
+  /// nor false accepts.
+  std::size_t mutants_pending = 0;
   /// Mutants by rule (mutation_rules(), in its order; empty without --mutants): how often
   /// a rule applied and how often check refused the result with the rule's DiagId.
   struct RuleCount {

@@ -6,6 +6,7 @@
 
 #include "driver/fuzz/gen_build.hpp"
 #include "driver/fuzz/generator.hpp"
+#include "driver/fuzz/mutate_bulk.hpp"
 #include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/toml/toml_spec.hpp"
@@ -26,6 +27,7 @@ Diagnostics check_spec_text(std::string_view toml, std::string display_name,
     return ds;
   lower::LowerOptions options;
   options.target = emitted_target;
+  options.raise_target = true; // a spec of sm_90 ops (the bulk family) is judged for sm_90
   auto lowered = lower::lower(**loaded.value, options);
   ds.append(lowered.diagnostics);
   if (lowered)
@@ -493,7 +495,7 @@ bool refill_whole_cta(SpecModel& m, Rng&) {
   return refill_read_by(m, "0");
 }
 
-constexpr std::array<MutationRule, 36> rules{{
+constexpr std::array<MutationRule, 45> rules{{
     {"block 0", DiagId::spec_block_range, block_zero},
     {"block of 2048 threads", DiagId::spec_block_range, block_2048},
     {"grid 0", DiagId::spec_grid_range, grid_zero},
@@ -538,6 +540,25 @@ constexpr std::array<MutationRule, 36> rules{{
      DiagId::check_refill_without_barrier, refill_two_threads},
     {"loop: row 0 read by the whole CTA, refilled without the trailing cta_sync",
      DiagId::check_refill_without_barrier, refill_whole_cta},
+    // The bulk family (mutate_bulk.cpp).
+    {"tensor load: innermost coordinate off by half of 16 bytes",
+     DiagId::contract_tensor_inner_coord_align, bulk_mutants::unaligned_inner_coord},
+    {"tensor store at a negative coordinate", DiagId::contract_tensor_store_negative,
+     bulk_mutants::store_negative_coord},
+    {"expect_tx 16 bytes above the delivered bytes", DiagId::contract_mbarrier_tx,
+     bulk_mutants::expect_tx_plus_16},
+    {"bulk store without the final bulk_wait", DiagId::check_bulk_never_waited,
+     bulk_mutants::store_never_waited},
+    {"refill of the stored tile without the storer's bulk_wait read", DiagId::check_bulk_refill,
+     bulk_mutants::refill_without_read_wait},
+    {"refill by another thread after the storer's wait, without cta_sync",
+     DiagId::check_bulk_wait_scope, bulk_mutants::refill_by_other_thread_without_sync},
+    {"swizzled box half its span into a packed shared tile",
+     DiagId::contract_tensor_swizzle_padding, bulk_mutants::packed_narrow_swizzle},
+    {"two CTAs store the same global bytes", DiagId::check_cross_cta_race,
+     bulk_mutants::two_ctas_store_same_bytes},
+    {"bulk store of filled bytes without the proxy fence", DiagId::check_proxy_fence_missing,
+     bulk_mutants::store_without_proxy_fence},
 }};
 
 } // namespace

@@ -10,6 +10,7 @@
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/tile/kernel.hpp"
+#include "emitter/tile/tensor_map.hpp"
 
 #include <array>
 #include <cstddef>
@@ -24,7 +25,7 @@ namespace ptxgen::driver::fuzz {
 
 /// The generator's version: printed in every spec's header; bump it whenever a seed's
 /// spec changes, so that a saved finding names the generator that made it.
-inline constexpr int generator_version = 4;
+inline constexpr int generator_version = 5;
 
 /// The shapes of kernel the generator builds (one per spec).
 enum class Family : unsigned {
@@ -32,8 +33,9 @@ enum class Family : unsigned {
   loop,     ///< a `for` loop over tiles (constant or runtime trip count, grid stride)
   pipeline, ///< a `pipeline` op
   mbarrier, ///< completion through mbarriers
+  bulk,     ///< sm_90 bulk copies and tensor (TMA) copies (gen_bulk.cpp)
 };
-inline constexpr std::size_t family_count = 4;
+inline constexpr std::size_t family_count = 5;
 std::string_view name(Family f);
 
 /// The features of the spec language a generated spec uses (coverage counts them).
@@ -104,7 +106,22 @@ std::string_view name(Family f);
   X(dynamic_shared)                                                                                \
   X(shared_align)                                                                                  \
   X(expect)                                                                                        \
-  X(expect_zero)
+  X(expect_zero)                                                                                   \
+  X(bulk_1d)                                                                                       \
+  X(bulk_refill)                                                                                   \
+  X(bulk_other_issuer)                                                                             \
+  X(tensor_rank1)                                                                                  \
+  X(tensor_rank2)                                                                                  \
+  X(tensor_rank3)                                                                                  \
+  X(tensor_rank4)                                                                                  \
+  X(tensor_rank5)                                                                                  \
+  X(tensor_swizzle)                                                                                \
+  X(tensor_element_strides)                                                                        \
+  X(tensor_oob_nan)                                                                                \
+  X(tensor_negative_coord)                                                                         \
+  X(tensor_oob_coord)                                                                              \
+  X(bulk_read_wait)                                                                                \
+  X(bulk_fill_store)
 
 enum class Feature : unsigned {
 #define PTXGEN_FUZZ_FEATURE_ENUM(f) f,
@@ -120,8 +137,9 @@ std::string_view name(Feature f);
 
 /// What the generator may use, and how big a spec may get.
 struct GenOptions {
-  /// Families drawn from (indexed by Family); at least one must be on.
-  std::array<bool, family_count> families{true, true, true, true};
+  /// Families drawn from (indexed by Family); at least one must be on. The bulk family
+  /// (sm_90 ops) is off unless asked for (`ptxgen fuzz --family bulk`).
+  std::array<bool, family_count> families{true, true, true, true, false};
   std::int64_t max_tensor_bytes = 64 * 1024; ///< per tensor (global or shared)
   std::int64_t max_ctas = 8;                 ///< CTAs per launch
   std::int64_t max_tiles = 16;               ///< loop / pipeline trip counts
@@ -139,6 +157,14 @@ struct ModelDtype {
 /// A spelling no dtype has (only mutants use it).
 inline constexpr ModelDtype unknown_dtype{"float17", 1};
 
+/// A global tensor's TMA descriptor ([tensor.NAME.map]); lists outermost first.
+struct ModelMap {
+  std::vector<std::int64_t> box;
+  std::vector<std::int64_t> element_strides; ///< empty: not written (1 everywhere)
+  tile::TensorMapSwizzle swizzle = tile::TensorMapSwizzle::none;
+  tile::TensorMapOobFill oob_fill = tile::TensorMapOobFill::zero;
+};
+
 /// A global or shared tensor ([tensor.NAME]).
 struct ModelTensor {
   std::string name;
@@ -148,6 +174,8 @@ struct ModelTensor {
   std::int64_t align = 0;               ///< 0: the default
   std::optional<tile::TensorInit> init; ///< global only; nullopt: the default (zero)
   bool output = false;                  ///< global only
+  std::optional<ModelMap> map;          ///< global only
+  tile::TensorMapSwizzle swizzle = tile::TensorMapSwizzle::none; ///< shared only
   std::int64_t bytes() const;
 };
 
@@ -258,10 +286,45 @@ struct ModelMbarrierWait {
   IntOrExpr parity = std::int64_t{0};
 };
 
+/// The bulk family's ops (sm_90); `pred` nullopt: every thread.
+struct ModelExpectTx {
+  ViewText barrier;
+  std::int64_t bytes = 0;
+  std::optional<ExprText> pred;
+};
+struct ModelBulkLoad {
+  ViewText dst, src, barrier;
+  std::optional<ExprText> pred;
+};
+struct ModelBulkStore {
+  ViewText dst, src;
+  std::optional<ExprText> pred;
+};
+struct ModelBulkCommit {};
+struct ModelBulkWait {
+  std::int64_t n = 0;
+  bool read = false;
+};
+struct ModelProxyFence {};
+struct ModelTensorLoad {
+  std::string tensor;
+  std::vector<ExprText> coords; ///< outermost first
+  ViewText dst, barrier;
+  std::optional<ExprText> pred;
+};
+struct ModelTensorStore {
+  std::string tensor;
+  std::vector<ExprText> coords;
+  ViewText src;
+  std::optional<ExprText> pred;
+};
+
 using ModelOpBody =
     std::variant<ModelApply, ModelCommitGroup, ModelWaitGroup, ModelWaitAll, ModelCtaSync,
                  ModelFill, ModelCopy, ModelFor, ModelEnd, ModelPipeline, ModelMbarrierInit,
-                 ModelCopyArrive, ModelMbarrierArrive, ModelMbarrierWait>;
+                 ModelCopyArrive, ModelMbarrierArrive, ModelMbarrierWait, ModelExpectTx,
+                 ModelBulkLoad, ModelBulkStore, ModelBulkCommit, ModelBulkWait, ModelProxyFence,
+                 ModelTensorLoad, ModelTensorStore>;
 
 /// One [[op]].
 struct ModelOp {

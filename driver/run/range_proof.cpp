@@ -8,6 +8,7 @@
 #include "emitter/tile/mbarrier_contract.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -467,6 +468,7 @@ Diagnostics findings_from(const tile::Kernel& k, const GlobalBytes& initial,
     in.global = initial;
   const ReferenceOutput out = evaluate_reference(std::move(in));
   Diagnostics ds = findings_as_diagnostics(k, out);
+  drop_disabled_rules(ds);
   // Expectations compare the initial bytes with the final ones.
   if (expectations == ExpectationRuns::check && !k.expectations.empty() && holds_values(k))
     ds.append(expectation_diagnostics(k, check_expectations(k, initial, out.global, values)));
@@ -510,6 +512,7 @@ void other_values(const tile::Kernel& k, const std::vector<ParamCoverage>& plan,
     // before the reference runs: one cause, one error.
     Diagnostics found;
     tile::check_mbarrier_phases(k, found, tile::default_mbarrier_steps, values);
+    drop_disabled_rules(found);
     if (!found.has_errors())
       found = findings_from(k, initial, ExpectationRuns::check, values);
     if (found.has_errors()) {
@@ -633,6 +636,31 @@ Diagnostics range_findings(const tile::Kernel& k, const RangeProofOptions& optio
     for (const ParamCoverage& c : plan)
       out.add(coverage_note(k, c));
   return out;
+}
+
+bool drop_disabled_rules(Diagnostics& ds) {
+  static const std::vector<DiagId> disabled = [] {
+    std::vector<DiagId> ids;
+    const char* env = std::getenv("PTXGEN_TEST_DISABLE_RULE");
+    std::string_view rest = env ? env : "";
+    while (!rest.empty()) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      DiagId id{};
+      if (parse_diag_id(rest.substr(0, comma), id))
+        ids.push_back(id);
+      rest.remove_prefix(std::min(comma + 1, rest.size()));
+    }
+    return ids;
+  }();
+  if (disabled.empty())
+    return false;
+  std::vector<Diagnostic> kept;
+  for (const Diagnostic& d : ds)
+    if (std::find(disabled.begin(), disabled.end(), d.id) == disabled.end())
+      kept.push_back(d);
+  const bool dropped = kept.size() != ds.size();
+  ds = Diagnostics(std::move(kept));
+  return dropped;
 }
 
 } // namespace ptxgen::driver

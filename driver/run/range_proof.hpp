@@ -116,4 +116,11 @@ std::vector<std::vector<std::uint64_t>> planned_values(const tile::Kernel& k, st
 /// the other combinations' errors, check_range_too_wide, and the coverage notes when asked.
 Diagnostics range_findings(const tile::Kernel& k, const RangeProofOptions& options = {});
 
+/// TEST ONLY (docs/fuzzing.md): the DiagIds named by the environment variable
+/// PTXGEN_TEST_DISABLE_RULE (comma-separated, parse_diag_id spellings) lose their findings,
+/// as if the rule did not exist, so that a fuzz campaign can show it finds the class. Applied
+/// where the contract's (lower_into) and the whole-launch checks' findings are gathered.
+/// Returns whether some finding was dropped.
+bool drop_disabled_rules(Diagnostics& ds);
+
 } // namespace ptxgen::driver

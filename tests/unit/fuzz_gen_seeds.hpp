@@ -23,6 +23,16 @@ inline constexpr std::uint64_t checked_seed_count = PTXGEN_FUZZ_GEN_CHECKED_SEED
 inline constexpr std::uint64_t checked_seed_count = seed_count;
 #endif
 
+/// The bulk family is off by default (sm_90 ops): its seeds are drawn with bulk_options(),
+/// the first bulk_seed_count of them (tests/unit/fuzz_gen_bulk.cpp, and the coverage test).
+inline constexpr std::uint64_t bulk_seed_count = 80;
+inline ptxgen::driver::fuzz::GenOptions bulk_options() {
+  ptxgen::driver::fuzz::GenOptions o;
+  o.families.fill(false);
+  o.families[static_cast<std::size_t>(ptxgen::driver::fuzz::Family::bulk)] = true;
+  return o;
+}
+
 /// The diagnostics as printed, for a failure message.
 inline std::string describe(const ptxgen::Diagnostics& ds) {
   return ds.format_all();

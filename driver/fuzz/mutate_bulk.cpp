@@ -1,0 +1,186 @@
+// The bulk family's mutation rules: each edit undoes one choice gen_bulk.cpp makes to keep a
+// rule, and returns false where the model has no such choice (another family, no refill...).
+
+#include "driver/fuzz/mutate_bulk.hpp"
+
+#include "emitter/tile/dtype.hpp"
+#include "emitter/tile/tensor_map.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace ptxgen::driver::fuzz::bulk_mutants {
+
+namespace {
+
+template <class Op>
+Op* first_op(SpecModel& m) {
+  for (auto& op : m.ops)
+    if (auto* o = std::get_if<Op>(&op.body))
+      return o;
+  return nullptr;
+}
+
+ModelTensor* tensor_named(SpecModel& m, const std::string& name) {
+  for (auto& t : m.tensors)
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
+std::int64_t element_bytes(const ModelTensor& t) {
+  return static_cast<std::int64_t>(tile::size_bytes(*tile::parse_dtype(t.dtype.spelling)));
+}
+
+/// The index of the first op of kind Op after `from` (m.ops.size() when none).
+template <class Op>
+std::size_t next_op(const SpecModel& m, std::size_t from) {
+  for (std::size_t i = from; i < m.ops.size(); ++i)
+    if (m.ops[i].is<Op>())
+      return i;
+  return m.ops.size();
+}
+
+/// The read wait before a refill (gen_bulk.cpp's refill()), or m.ops.size().
+std::size_t read_wait(const SpecModel& m) {
+  for (std::size_t i = 0; i < m.ops.size(); ++i)
+    if (const auto* w = std::get_if<ModelBulkWait>(&m.ops[i].body); w && w->read)
+      return i;
+  return m.ops.size();
+}
+
+/// The per-CTA offset of a store (its `bid * ...` part) taken away.
+std::string without_bid(const std::string& coord) {
+  const std::size_t plus = coord.find(" + ");
+  if (coord.rfind("bid", 0) != 0)
+    return coord;
+  return plus == std::string::npos ? "0" : "0" + coord.substr(plus);
+}
+
+} // namespace
+
+bool unaligned_inner_coord(SpecModel& m, Rng&) {
+  auto* load = first_op<ModelTensorLoad>(m);
+  const ModelTensor* t = load ? tensor_named(m, load->tensor) : nullptr;
+  if (!t)
+    return false;
+  const std::int64_t es = element_bytes(*t);
+  const std::int64_t step = std::max<std::int64_t>(1, tile::kTensorInnerCoordGranule / es / 2);
+  // Every load of the tile (a refill repeats it) moves by half a granule.
+  for (auto& op : m.ops)
+    if (auto* l = std::get_if<ModelTensorLoad>(&op.body))
+      l->coords.back().text = std::to_string(std::stoll(l->coords.back().text) + step);
+  return step * es % tile::kTensorInnerCoordGranule != 0;
+}
+
+bool store_negative_coord(SpecModel& m, Rng&) {
+  auto* store = first_op<ModelTensorStore>(m);
+  const ModelTensor* t = store ? tensor_named(m, store->tensor) : nullptr;
+  if (!t)
+    return false;
+  const std::int64_t granule =
+      std::max<std::int64_t>(1, tile::kTensorInnerCoordGranule / element_bytes(*t));
+  // The outermost coordinate -1; of a rank-1 tensor, one aligned granule before the tensor.
+  store->coords[0].text = store->coords.size() > 1 ? "-1" : std::to_string(-granule);
+  return true;
+}
+
+bool expect_tx_plus_16(SpecModel& m, Rng&) {
+  if (m.family != Family::bulk)
+    return false;
+  auto* e = first_op<ModelExpectTx>(m);
+  if (!e)
+    return false;
+  e->bytes += tile::kTensorMapGranule;
+  return true;
+}
+
+bool store_never_waited(SpecModel& m, Rng&) {
+  if (m.family != Family::bulk || m.ops.empty())
+    return false;
+  auto* last = std::get_if<ModelBulkWait>(&m.ops.back().body);
+  if (!last || last->read)
+    return false;
+  // A refill's read wait retires only the first store's group: the last one stays pending.
+  m.ops.pop_back();
+  return true;
+}
+
+bool refill_without_read_wait(SpecModel& m, Rng&) {
+  const std::size_t i = read_wait(m);
+  if (i == m.ops.size())
+    return false;
+  m.ops.erase(m.ops.begin() + static_cast<std::ptrdiff_t>(i));
+  return true;
+}
+
+bool refill_by_other_thread_without_sync(SpecModel& m, Rng&) {
+  const std::size_t i = read_wait(m);
+  if (i == m.ops.size())
+    return false;
+  const auto* tx = first_op<ModelExpectTx>(m);
+  const ModelTensorStore* ts = first_op<ModelTensorStore>(m);
+  const ModelBulkStore* bs = first_op<ModelBulkStore>(m);
+  const auto& store_pred = ts ? ts->pred : bs ? bs->pred : std::optional<ExprText>{};
+  // The loader and the storer must differ: the storer's own refill is ordered by its wait.
+  if (!tx || !tx->pred || !store_pred || tx->pred->text == store_pred->text)
+    return false;
+  const std::size_t sync = next_op<ModelCtaSync>(m, i);
+  if (sync != i + 1)
+    return false;
+  m.ops.erase(m.ops.begin() + static_cast<std::ptrdiff_t>(sync));
+  return true;
+}
+
+bool packed_narrow_swizzle(SpecModel& m, Rng&) {
+  ModelTensor* a = tensor_named(m, "A");
+  ModelTensor* b = tensor_named(m, "B");
+  ModelTensor* s = tensor_named(m, "S");
+  if (!a || !b || !s || !a->map || !b->map || a->map->swizzle == tile::TensorMapSwizzle::none)
+    return false;
+  // Half the swizzle's span per row, the shared tile packed to it (the hardware pads each row
+  // to the whole span), and the transaction bytes of the narrower box.
+  a->map->box.back() /= 2;
+  b->map->box.back() /= 2;
+  b->shape.back() /= 2;
+  s->shape.back() /= 2;
+  for (auto& op : m.ops)
+    if (auto* e = std::get_if<ModelExpectTx>(&op.body))
+      e->bytes /= 2;
+  return a->map->box.back() * element_bytes(*a) % tile::kTensorMapGranule == 0;
+}
+
+bool two_ctas_store_same_bytes(SpecModel& m, Rng&) {
+  std::int64_t ctas = 1;
+  for (auto g : m.grid)
+    ctas *= g;
+  if (m.family != Family::bulk || ctas < 2)
+    return false;
+  bool edited = false;
+  for (auto& op : m.ops) {
+    if (auto* ts = std::get_if<ModelTensorStore>(&op.body)) {
+      ts->coords[0].text = without_bid(ts->coords[0].text);
+      edited = true;
+    } else if (auto* bs = std::get_if<ModelBulkStore>(&op.body)) {
+      const std::size_t at = bs->dst.text.find("[bid,");
+      if (at != std::string::npos) {
+        bs->dst.text.replace(at, 5, "[0,");
+        edited = true;
+      }
+    }
+  }
+  // The expectations held per CTA's tile; every CTA now writes tile 0.
+  m.expects.clear();
+  return edited;
+}
+
+bool store_without_proxy_fence(SpecModel& m, Rng&) {
+  const auto fence = std::find_if(m.ops.begin(), m.ops.end(),
+                                  [](const ModelOp& op) { return op.is<ModelProxyFence>(); });
+  if (m.family != Family::bulk || fence == m.ops.end())
+    return false;
+  m.ops.erase(fence);
+  return true;
+}
+
+} // namespace ptxgen::driver::fuzz::bulk_mutants
