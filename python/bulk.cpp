@@ -102,9 +102,9 @@ void bind_copies(py::class_<PyKernel>& k) {
       .def(
           "proxy_fence",
           [](PyKernel& self, const std::string& space) {
-            self.builder().proxy_fence(spelled<tile::FenceSpace>(tile::fence_space_names,
-                                                                 name_of, "space", space),
-                                       caller_pos());
+            self.builder().proxy_fence(
+                spelled<tile::FenceSpace>(tile::fence_space_names, name_of, "space", space),
+                caller_pos());
           },
           py::arg("space") = "shared::cta",
           "fence.proxy.async{.space}: the thread's generic writes of the space ('shared::cta', "

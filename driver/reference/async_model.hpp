@@ -17,18 +17,18 @@ namespace ptxgen::driver::evaluation::model {
 /// A memory access as the hazard checks see it (one tile op can make several: a bulk store
 /// reads shared memory and writes global memory).
 enum class Access : std::uint8_t {
-  cp_async,     ///< apply (cp.async): the copy's shared write
-  copy_arrive,  ///< cp.async.mbarrier.arrive: no access of its own
-  bulk_load,    ///< cp.async.bulk shared <- global
-  tensor_load,  ///< cp.async.bulk.tensor shared <- global
-  bulk_store,   ///< cp.async.bulk global <- shared
-  tensor_store, ///< cp.async.bulk.tensor global <- shared
-  bulk_wait,    ///< cp.async.bulk.wait_group{.read}: completes, accesses nothing
-  generic_load, ///< ld, the read side of copy
+  cp_async,      ///< apply (cp.async): the copy's shared write
+  copy_arrive,   ///< cp.async.mbarrier.arrive: no access of its own
+  bulk_load,     ///< cp.async.bulk shared <- global
+  tensor_load,   ///< cp.async.bulk.tensor shared <- global
+  bulk_store,    ///< cp.async.bulk global <- shared
+  tensor_store,  ///< cp.async.bulk.tensor global <- shared
+  bulk_wait,     ///< cp.async.bulk.wait_group{.read}: completes, accesses nothing
+  generic_load,  ///< ld, the read side of copy
   generic_store, ///< st, copy's write, fill
-  mbarrier,     ///< init, arrive, expect_tx, wait: the barrier word only
-  proxy_fence,  ///< fence.proxy.async{.space}
-  cta_sync,     ///< bar.sync 0
+  mbarrier,      ///< init, arrive, expect_tx, wait: the barrier word only
+  proxy_fence,   ///< fence.proxy.async{.space}
+  cta_sync,      ///< bar.sync 0
 };
 
 /// Whose completion makes an access's effect visible to a thread.
@@ -84,8 +84,8 @@ constexpr bool needs_proxy_fence(Access earlier, Access later, Mem space) {
   const Row& e = row(earlier);
   const Row& l = row(later);
   const bool touches = ((l.reads | l.writes) & space) != 0;
-  return (e.writes & space) != 0 && touches && e.proxy != Proxy::none &&
-         l.proxy != Proxy::none && e.proxy != l.proxy;
+  return (e.writes & space) != 0 && touches && e.proxy != Proxy::none && l.proxy != Proxy::none &&
+         e.proxy != l.proxy;
 }
 
 /// The finding of a missing proxy fence between a generic write of `space` and `later`: the

@@ -32,7 +32,8 @@ void Evaluator::check_load_fence(std::size_t op, model::Access load, std::int64_
                                  const Buffer& b, std::size_t g, std::int64_t off) {
   const ref::SharedBytes& h = b.hz;
   const std::int32_t w = h.generic_tid[g];
-  if (w == ref::none || !model::needs_proxy_fence(model::Access::generic_store, load, model::shared) ||
+  if (w == ref::none ||
+      !model::needs_proxy_fence(model::Access::generic_store, load, model::shared) ||
       shared_fence_between(tid, w, h.generic_time[g])) {
     return;
   }
@@ -64,7 +65,8 @@ void Evaluator::mark_async_read() {
         globals_[s->index].async_read = true;
       }
     } else if (const auto* t = std::get_if<tile::TensorLoadOp>(&o.body)) {
-      if (const auto it = by_name_.find(t->tensor.value); it != by_name_.end() && !it->second.shared) {
+      if (const auto it = by_name_.find(t->tensor.value);
+          it != by_name_.end() && !it->second.shared) {
         globals_[it->second.index].async_read = true;
       }
     }
@@ -145,13 +147,15 @@ void Evaluator::check_global_fence(std::size_t op, model::Access load, std::int6
     const std::string kind(model::row(load).name);
     problems_.add(
         op, model::missing_fence_id(load, model::global),
-        "a " + kind + " reads global bytes an ordinary write left, with no global proxy_fence "
-        "between them",
+        "a " + kind +
+            " reads global bytes an ordinary write left, with no global proxy_fence "
+            "between them",
         [&] {
           return where(cta_, tid) + "'s " + kind + " reads " + byte_text(b, from) +
                  ", which thread " + std::to_string(w.tid) + " wrote at " +
                  tile::op_label(k_, w.op) + " (the generic proxy) with no " +
-                 tile::op_to_add(k_, "proxy_fence") + " with space = \"global\" (or \"all\") of "
+                 tile::op_to_add(k_, "proxy_fence") +
+                 " with space = \"global\" (or \"all\") of "
                  "that thread after the write" +
                  (w.tid == tid ? std::string() : std::string(" (then a cta_sync)")) +
                  " before this load (the async proxy)";

@@ -208,10 +208,10 @@ struct PendingStore {
 /// of the store's bytes is ordered after it only by a barrier (or an mbarrier phase) after
 /// that wait.
 struct RetiredStore {
-  std::size_t op = 0;      ///< the store
-  std::size_t wait = 0;    ///< the bulk_wait that covered it
-  std::int64_t tid = 0;    ///< the issuing (and waiting) thread
-  std::int64_t clock = 0;  ///< Cta::clock at the wait
+  std::size_t op = 0;     ///< the store
+  std::size_t wait = 0;   ///< the bulk_wait that covered it
+  std::int64_t tid = 0;   ///< the issuing (and waiting) thread
+  std::int64_t clock = 0; ///< Cta::clock at the wait
   std::uint64_t serial = 0;
   const Buffer* src = nullptr; ///< shared: the bytes it read
   Runs reads;
@@ -238,7 +238,7 @@ struct ThreadState {
   std::vector<PendingStore> stores; ///< issue order
   std::int64_t fence_time = -1;     ///< Cta::clock at its last shared-space proxy_fence, -1 none
   std::int64_t synced_fence = -1;   ///< fence_time at the CTA's last cta_sync
-  std::int64_t global_fence_time = -1; ///< Cta::clock at its last global-space proxy_fence
+  std::int64_t global_fence_time = -1;   ///< Cta::clock at its last global-space proxy_fence
   std::int64_t synced_global_fence = -1; ///< global_fence_time at the CTA's last cta_sync
 };
 
@@ -249,9 +249,9 @@ struct Cta {
   std::vector<RefBarrier> barriers;                                        ///< by id
   std::map<std::pair<std::size_t, std::int64_t>, std::size_t> barrier_ids; ///< (slot, byte)
   std::vector<Deferred> deferred;                                          ///< every copy_arrive's
-  std::vector<PendingLoad> loads; ///< bulk and tensor loads in flight, issue order
+  std::vector<PendingLoad> loads;    ///< bulk and tensor loads in flight, issue order
   std::vector<RetiredStore> retired; ///< stores waited since the last cta_sync
-  std::int64_t clock = 0;         ///< ops run so far: orders writes and proxy fences
+  std::int64_t clock = 0;            ///< ops run so far: orders writes and proxy fences
   /// Besides cta_sync (epoch), mbarrier phases order threads: ordered[w * block + r] is the
   /// clock before which thread r's ops are ordered before thread w's current point, learnt
   /// by w's waits from the arrivals of the phases they waited for (direct edges only: a

@@ -262,8 +262,8 @@ std::optional<tile::OpBody> Loader::load_proxy_fence(const toml::table& t, const
   tile::ProxyFenceOp f;
   if (const toml::node* v = t.get("space")) {
     const auto choices = name_spellings(tile::fence_space_names);
-    const auto s =
-        enum_word<tile::FenceSpace>(*v, "space", where_kind, choices, DiagId::spec_proxy_fence_space);
+    const auto s = enum_word<tile::FenceSpace>(*v, "space", where_kind, choices,
+                                               DiagId::spec_proxy_fence_space);
     if (!s)
       return std::nullopt;
     f.space = *s;

@@ -2,8 +2,8 @@
 // The kernel IR: what a spec file (or a C++ code generator) describes.
 
 #include "emitter/ptx/instruction.hpp"
-#include "emitter/support/enum_names.hpp"
 #include "emitter/ptx/opcode.hpp"
+#include "emitter/support/enum_names.hpp"
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/tensor.hpp"
 #include "emitter/tile/tensor_map.hpp"
@@ -184,7 +184,8 @@ struct BulkWaitOp {
 /// `global` (fence.proxy.async.global) or `all` (the unqualified fence.proxy.async, both).
 enum class FenceSpace : std::uint8_t { shared_cta, global, all };
 /// The spec language's spellings of FenceSpace (the TOML `space` key, Python's `space=`).
-inline constexpr auto fence_space_names = enum_names<FenceSpace::all>("shared::cta", "global", "all");
+inline constexpr auto fence_space_names =
+    enum_names<FenceSpace::all>("shared::cta", "global", "all");
 
 /// `proxy_fence`: fence.proxy.async{.space}, which orders the thread's earlier generic
 /// accesses of the space's memory before its later async-proxy ones (a bulk store reading

@@ -177,9 +177,8 @@ TEST_CASE("async_model: generic global writes before a load of them need a globa
 }
 
 /// Thread 0 stores S into B in one bulk group.
-const std::string store_b =
-    op("op = \"bulk_store\"\ndst = 'B'\nsrc = 'S'\npred = \"tid == 0\"\n") +
-    op("op = \"bulk_commit\"\n");
+const std::string store_b = op("op = \"bulk_store\"\ndst = 'B'\nsrc = 'S'\npred = \"tid == 0\"\n") +
+                            op("op = \"bulk_commit\"\n");
 
 TEST_CASE("async_model: a generic write over bytes a pending bulk store writes is a race") {
   const std::string base = head + fill_rows + fence("shared::cta") + sync + store_b;
