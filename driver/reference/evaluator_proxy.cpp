@@ -133,9 +133,16 @@ void Evaluator::check_global_fence(std::size_t op, model::Access load, std::int6
   if (!model::needs_proxy_fence(model::Access::generic_store, load, model::global)) {
     return;
   }
+  // The bytes of r that unfenced generic writes cover (their union: the count does not
+  // depend on how the writes were split into runs), the first one named with the newest
+  // write that covers it.
+  std::vector<Run> hit;
+  const GenericWrite* named = nullptr;
+  std::int64_t first = -1;
   for (const GenericWrite& w : b.generic_writes) {
     const std::int64_t from = std::max(r.off, w.off);
-    if (from >= std::min(r.off + r.len, w.off + w.len)) {
+    const std::int64_t to = std::min(r.off + r.len, w.off + w.len);
+    if (from >= to) {
       continue;
     }
     const ThreadState& wt = cta_state_.threads[static_cast<std::size_t>(w.tid)];
@@ -144,25 +151,39 @@ void Evaluator::check_global_fence(std::size_t op, model::Access load, std::int6
     if (fence > w.time) {
       continue;
     }
-    const std::string kind(model::row(load).name);
-    problems_.add(
-        op, model::missing_fence_id(load, model::global),
-        "a " + kind +
-            " reads global bytes an ordinary write left, with no global proxy_fence "
-            "between them",
-        [&] {
-          return where(cta_, tid) + "'s " + kind + " reads " + byte_text(b, from) +
-                 ", which thread " + std::to_string(w.tid) + " wrote at " +
-                 tile::op_label(k_, w.op) + " (the generic proxy) with no " +
-                 tile::op_to_add(k_, "proxy_fence") +
-                 " with space = \"global\" (or \"all\") of "
-                 "that thread after the write" +
-                 (w.tid == tid ? std::string() : std::string(" (then a cta_sync)")) +
-                 " before this load (the async proxy)";
-        },
-        Severity::error, std::min(r.off + r.len, w.off + w.len) - from);
+    hit.push_back({from, to - from});
+    if (first < 0 || from <= first) {
+      first = from;
+      named = &w;
+    }
+  }
+  if (named == nullptr) {
     return;
   }
+  std::sort(hit.begin(), hit.end(), [](const Run& x, const Run& y) { return x.off < y.off; });
+  std::int64_t count = 0;
+  std::int64_t end = first;
+  for (const Run& h : hit) {
+    count += std::max<std::int64_t>(0, h.off + h.len - std::max(h.off, end));
+    end = std::max(end, h.off + h.len);
+  }
+  const GenericWrite& w = *named;
+  const std::string kind(model::row(load).name);
+  problems_.add(
+      op, model::missing_fence_id(load, model::global),
+      "a " + kind +
+          " reads global bytes an ordinary write left, with no global proxy_fence "
+          "between them",
+      [&] {
+        return where(cta_, tid) + "'s " + kind + " reads " + byte_text(b, first) +
+               ", which thread " + std::to_string(w.tid) + " wrote at " + tile::op_label(k_, w.op) +
+               " (the generic proxy) with no " + tile::op_to_add(k_, "proxy_fence") +
+               " with space = \"global\" (or \"all\") of "
+               "that thread after the write" +
+               (w.tid == tid ? std::string() : std::string(" (then a cta_sync)")) +
+               " before this load (the async proxy)";
+      },
+      Severity::error, count);
 }
 
 } // namespace ptxgen::driver::evaluation

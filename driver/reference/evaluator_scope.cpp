@@ -43,17 +43,28 @@ void Evaluator::retire(std::size_t wait, std::int64_t tid, const PendingStore& s
 
 namespace {
 
-/// The first byte of `r` that `runs` cover, -1 none.
-template <class Each>
-std::int64_t first_common(Run r, Each&& each) {
+/// The first byte of `r` that `runs` cover (-1 none) and how many of its bytes they cover
+/// (the runs of one store do not overlap): a count that does not depend on how the access
+/// was split into runs (by row on the fast path, by element on the naive one).
+struct Common {
   std::int64_t first = -1;
+  std::int64_t bytes = 0;
+};
+
+template <class Each>
+Common common(Run r, Each&& each) {
+  Common c;
   each([&](Run x) {
     const std::int64_t from = std::max(r.off, x.off);
-    if (from < std::min(r.off + r.len, x.off + x.len) && (first < 0 || from < first)) {
-      first = from;
+    const std::int64_t to = std::min(r.off + r.len, x.off + x.len);
+    if (from < to) {
+      c.bytes += to - from;
+      if (c.first < 0 || from < c.first) {
+        c.first = from;
+      }
     }
   });
-  return first;
+  return c;
 }
 
 } // namespace
@@ -70,15 +81,16 @@ void Evaluator::check_bulk_scope(std::size_t op, std::int64_t tid, const Buffer&
                     static_cast<std::size_t>(s.tid)] > s.clock) {
       continue; // an mbarrier phase the issuer released after its wait orders it
     }
-    std::int64_t byte = -1;
+    Common c;
     if (&b == s.src && write) {
-      byte = first_common(r, [&](auto f) { s.reads.each(f); });
+      c = common(r, [&](auto f) { s.reads.each(f); });
     } else if (&b == s.dst) {
-      byte = first_common(r, [&](auto f) { std::for_each(s.writes.begin(), s.writes.end(), f); });
+      c = common(r, [&](auto f) { std::for_each(s.writes.begin(), s.writes.end(), f); });
     }
-    if (byte < 0) {
+    if (c.first < 0) {
       continue;
     }
+    const std::int64_t byte = c.first;
     problems_.add(
         op, DiagId::check_bulk_wait_scope,
         "another thread's bulk_wait does not order this access after the bulk store",
@@ -90,7 +102,7 @@ void Evaluator::check_bulk_scope(std::size_t op, std::int64_t tid, const Buffer&
                  " completes the store for that thread only: a cta_sync after it is needed "
                  "before this access";
         },
-        Severity::error, 1);
+        Severity::error, c.bytes);
     return;
   }
 }
