@@ -100,8 +100,15 @@ void bind_copies(py::class_<PyKernel>& k) {
           py::arg("n"), py::arg("read") = false,
           "cp.async.bulk.wait_group{.read} n: at most n bulk groups stay pending.")
       .def(
-          "proxy_fence", [](PyKernel& self) { self.builder().proxy_fence(caller_pos()); },
-          "fence.proxy.async: the thread's shared writes reach its later bulk copies.")
+          "proxy_fence",
+          [](PyKernel& self, const std::string& space) {
+            self.builder().proxy_fence(
+                spelled<tile::FenceSpace>(tile::fence_space_names, name_of, "space", space),
+                caller_pos());
+          },
+          py::arg("space") = "shared::cta",
+          "fence.proxy.async{.space}: the thread's generic writes of the space ('shared::cta', "
+          "'global' or 'all') reach its later bulk and tensor copies.")
       .def(
           "expect_tx",
           [](PyKernel& self, const api::View& barrier, const IntoExpr& bytes, bool arrive,

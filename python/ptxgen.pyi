@@ -135,8 +135,8 @@ class Kernel:
     def bulk_wait(self, n: int, read: bool = False) -> None:
         """cp.async.bulk.wait_group{.read} n: at most n bulk groups stay pending."""
         ...
-    def proxy_fence(self) -> None:
-        """fence.proxy.async: the thread's shared writes reach its later bulk copies."""
+    def proxy_fence(self, space: str = "shared::cta") -> None:
+        """fence.proxy.async{.space}: the thread's generic writes of the space ('shared::cta', 'global' or 'all') reach its later bulk and tensor copies."""
         ...
     def expect_tx(self, barrier: View, bytes: IntoExpr, arrive: bool = True, pred: Optional[IntoExpr] = None) -> None:
         """Adds bytes to the transaction count barrier's phase waits for (arrive: mbarrier.arrive.expect_tx)."""

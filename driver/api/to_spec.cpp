@@ -160,7 +160,10 @@ struct OpWriter {
   void operator()(const tile::BulkWaitOp& w) {
     out << "op = \"bulk_wait\"\nn = " << w.n << "\nread = " << (w.read ? "true" : "false") << "\n";
   }
-  void operator()(const tile::ProxyFenceOp&) { out << "op = \"proxy_fence\"\n"; }
+  void operator()(const tile::ProxyFenceOp& f) {
+    out << "op = \"proxy_fence\"\nspace = \"" << name_of(tile::fence_space_names, f.space)
+        << "\"\n";
+  }
   void operator()(const tile::ExpectTxOp& e) {
     out << "op = \"expect_tx\"\n";
     view("barrier", e.barrier);

@@ -16,6 +16,7 @@
 //  - evaluator_replay.cpp: the replay of CTAs against a recorded trace (cta_trace.hpp).
 
 #include "driver/reference/affine_view.hpp"
+#include "driver/reference/async_model.hpp"
 #include "driver/reference/cta_trace.hpp"
 #include "driver/reference/hazards.hpp"
 #include "driver/reference/naive_expr.hpp"
@@ -238,6 +239,9 @@ private:
     if (!b.shared) {
       if (!b.pending_writes.empty()) {
         check_global_read(op, tid, b, r);
+      }
+      if (!cta.retired.empty()) {
+        check_bulk_scope(op, tid, b, r, false);
       }
       return;
     }
@@ -545,6 +549,45 @@ private:
   /// The proxy fence a store by `tid` of shared granule `g` (byte `off`) needs.
   void check_proxy_fence(std::size_t op, std::int64_t tid, const Buffer& b, std::size_t g,
                          std::int64_t off);
+
+  /// Whether a proxy fence of the shared space orders thread `writer`'s generic write at
+  /// clock `time` before an async access by `tid` now: the writer's fence after the write,
+  /// and for another thread a cta_sync after that fence (evaluator_proxy.cpp).
+  bool shared_fence_between(std::int64_t tid, std::int32_t writer, std::int64_t time) const;
+
+  /// The proxy fence a load by `tid` into shared granule `g` (byte `off`) needs when a
+  /// generic write left it (the model's generic_store -> `load` row pair).
+  void check_load_fence(std::size_t op, model::Access load, std::int64_t tid, const Buffer& b,
+                        std::size_t g, std::int64_t off);
+
+  /// A load by `tid` of run `r` of global `b`: the generic writes of its bytes need a
+  /// global-space proxy fence between them and the load (evaluator_proxy.cpp).
+  void check_global_fence(std::size_t op, model::Access load, std::int64_t tid, const Buffer& b,
+                          Run r);
+
+  /// Thread `tid`'s bulk_wait `wait` covered store `st` (its global write too when `wrote`):
+  /// kept until the next cta_sync for check_bulk_scope (evaluator_scope.cpp).
+  void retire(std::size_t wait, std::int64_t tid, const PendingStore& st, bool wrote);
+  /// An access by `tid` of run `r` of `b` (`write`: a write) that a store another thread's
+  /// bulk_wait retired has touched, with no barrier after that wait: the wait covers its own
+  /// thread only.
+  void check_bulk_scope(std::size_t op, std::int64_t tid, const Buffer& b, Run r, bool write);
+
+  /// Marks the global tensors a bulk or tensor load reads (Buffer::async_read).
+  void mark_async_read();
+
+  /// A generic write by `tid` of run `r` of global `b`: records it for the load-side fence
+  /// check and reports a pending bulk store that still writes the bytes (write after write).
+  void global_generic_write(std::size_t op, std::int64_t tid, Buffer& b, Run r);
+
+  /// The bytes of `r` that pending bulk stores of `b` still write: the first one, how many,
+  /// and the store op that covers the first one last; nullopt when none.
+  struct PendingHit {
+    std::int64_t first = 0;
+    std::int64_t count = 0;
+    std::size_t newest = 0;
+  };
+  static std::optional<PendingHit> pending_hit(const Buffer& b, Run r);
 
   /// The store reads its shared bytes now (into its staged bytes).
   void bulk_read(PendingStore& st, std::int64_t tid);

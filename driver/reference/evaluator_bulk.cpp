@@ -94,6 +94,7 @@ void Evaluator::step_op(std::size_t op, const tile::BulkLoadOp& m) {
       return;
     }
     PendingLoad l;
+    l.access = model::Access::bulk_load;
     l.op = op;
     l.tid = tid;
     l.barrier = *id;
@@ -117,6 +118,21 @@ void Evaluator::issue_load(PendingLoad&& l) {
       }
     }
   }
+  if (!l.src->generic_writes.empty()) {
+    for (const Piece& p : l.pieces) {
+      if (p.src != filled) {
+        check_global_fence(l.op, l.access, l.tid, *l.src, {p.src, p.len});
+      }
+    }
+  }
+  if (!cta.retired.empty()) {
+    l.writes.each([&](Run r) { check_bulk_scope(l.op, l.tid, db, r, true); });
+    for (const Piece& p : l.pieces) {
+      if (p.src != filled) {
+        check_bulk_scope(l.op, l.tid, *l.src, {p.src, p.len}, false);
+      }
+    }
+  }
   l.writes.each([&](Run r) {
     each_granule(db, r, [&](std::size_t g, std::int64_t o) {
       check_pending_write(l.op, DiagId::check_pending_overlap,
@@ -124,6 +140,7 @@ void Evaluator::issue_load(PendingLoad&& l) {
                           " issues a load into ", " will still write (not yet waited)");
       check_refill(l.op, cta, cta_, l.tid, db, g, o, true);
       check_bulk_refill(l.op, l.tid, db, g, o, " issues a load into ");
+      check_load_fence(l.op, l.access, l.tid, db, g, o);
       used_again(cta, h, g);
       ++h.pending[g];
       h.pending_tid[g] = static_cast<std::int32_t>(l.tid);
@@ -267,9 +284,7 @@ void Evaluator::check_proxy_fence(std::size_t op, std::int64_t tid, const Buffer
     return;
   }
   const ThreadState& wt = cta_state_.threads[static_cast<std::size_t>(w)];
-  // The writer's fence after the write, and for another thread's store a cta_sync after it.
-  const std::int64_t fence = w == tid ? wt.fence_time : wt.synced_fence;
-  if (fence > h.generic_time[g]) {
+  if (shared_fence_between(tid, w, h.generic_time[g])) {
     return;
   }
   problems_.add(
@@ -309,6 +324,7 @@ void Evaluator::step_op(std::size_t op, const tile::BulkWaitOp& w) {
     std::vector<PendingStore> rest;
     for (PendingStore& st : ts.stores) {
       if (st.group < limit) {
+        retire(op, tid, st, !w.read);
         st.waited = true;
         if (!w.read) {
           bulk_write(st, tid);
@@ -319,12 +335,6 @@ void Evaluator::step_op(std::size_t op, const tile::BulkWaitOp& w) {
       rest.push_back(std::move(st));
     }
     ts.stores = std::move(rest);
-  }
-}
-
-void Evaluator::step_op(std::size_t, const tile::ProxyFenceOp&) {
-  for (ThreadState& ts : cta_state_.threads) {
-    ts.fence_time = cta_state_.clock;
   }
 }
 
@@ -417,34 +427,13 @@ void Evaluator::check_bulk_refill(std::size_t op, std::int64_t tid, const Buffer
 }
 
 void Evaluator::check_global_read(std::size_t op, std::int64_t tid, const Buffer& b, Run r) {
-  // The parts of r the pending writes cover, sorted: their union's bytes are the count, its
-  // first byte the one named, with the newest write that covers it.
-  std::vector<Run> hit;
-  for (const PendingWrite& w : b.pending_writes) {
-    const std::int64_t from = std::max(r.off, w.off);
-    const std::int64_t to = std::min(r.off + r.len, w.off + w.len);
-    if (from < to) {
-      hit.push_back({from, to - from});
-    }
-  }
-  if (hit.empty()) {
+  const auto hit = pending_hit(b, r);
+  if (!hit) {
     return;
   }
-  std::sort(hit.begin(), hit.end(), [](const Run& a, const Run& c) { return a.off < c.off; });
-  const std::int64_t first = hit.front().off;
-  std::int64_t count = 0;
-  std::int64_t end = first; // the union so far ends here
-  for (const Run& h : hit) {
-    const std::int64_t from = std::max(h.off, end);
-    count += std::max<std::int64_t>(0, h.off + h.len - from);
-    end = std::max(end, h.off + h.len);
-  }
-  std::size_t newest = 0;
-  for (const PendingWrite& w : b.pending_writes) {
-    if (w.off <= first && first < w.off + w.len) {
-      newest = w.op;
-    }
-  }
+  const std::int64_t first = hit->first;
+  const std::int64_t count = hit->count;
+  const std::size_t newest = hit->newest;
   problems_.add(
       op, DiagId::check_bulk_global_race,
       "reads global bytes that a pending bulk store still writes",

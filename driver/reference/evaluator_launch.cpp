@@ -76,8 +76,12 @@ void Evaluator::run_cta() {
   cta_state_.barrier_ids.clear();
   cta_state_.deferred.clear();
   cta_state_.loads.clear();
+  cta_state_.retired.clear();
   cta_state_.clock = 0;
   cta_state_.ordered.clear();
+  for (Buffer& g : globals_) {
+    g.generic_writes.clear();
+  }
   for (std::size_t i = 0; i < k_.ops.size();) {
     if (replayable_) {
       trace_.note_op(i);
@@ -259,6 +263,7 @@ void Evaluator::set_up() {
     const std::uint64_t v = in_.param_values.empty() ? k_.params[i].value : in_.param_values[i];
     params_[k_.params[i].name] = static_cast<std::int64_t>(v);
   }
+  mark_async_read();
   replayable_ = replayable();
 }
 

@@ -112,9 +112,11 @@ void Evaluator::step_op(std::size_t, const tile::WaitAllOp&) {
 void Evaluator::step_op(std::size_t, const tile::CtaSyncOp&) {
   for (Cta& cta : this_cta()) {
     ++cta.epoch;
+    cta.retired.clear(); // every thread's bulk waits so far are ordered before what follows
     // A thread's proxy fences so far are ordered before every thread's later stores.
     for (ThreadState& ts : cta.threads) {
       ts.synced_fence = ts.fence_time;
+      ts.synced_global_fence = ts.global_fence_time;
     }
   }
 }

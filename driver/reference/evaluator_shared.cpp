@@ -209,7 +209,11 @@ void Evaluator::mark_uncommitted(std::size_t wait, ThreadState& ts) {
 
 void Evaluator::write_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b,
                           Run r, std::int64_t eb) {
+  if (!cta.retired.empty()) {
+    check_bulk_scope(op, tid, b, r, true);
+  }
   if (!b.shared) {
+    global_generic_write(op, tid, b, r);
     store_global(op, bid, tid, b, r, eb);
     return;
   }

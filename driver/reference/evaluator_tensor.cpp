@@ -200,6 +200,7 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
       return;
     }
     PendingLoad l;
+    l.access = model::Access::tensor_load;
     l.op = op;
     l.tid = tid;
     l.barrier = *id;

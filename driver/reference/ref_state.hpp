@@ -3,6 +3,7 @@
 // them an access touches, the chunks a thread has queued, its commit groups and waits, a CTA's
 // mbarriers. Plain data: the Evaluator (evaluator.hpp) gives it its meaning.
 
+#include "driver/reference/async_model.hpp"
 #include "driver/reference/hazards.hpp"
 
 #include <cstdint>
@@ -71,6 +72,16 @@ struct PendingWrite {
   std::uint64_t store = 0; ///< its PendingStore::serial
 };
 
+/// An ordinary (generic-proxy) write of `len` global bytes from `off` by thread `tid` at op
+/// `op`, at Cta::clock `time`: a bulk or tensor load of them needs a global-space proxy fence.
+struct GenericWrite {
+  std::int64_t off = 0;
+  std::int64_t len = 0;
+  std::int64_t tid = 0;
+  std::size_t op = 0;
+  std::int64_t time = 0;
+};
+
 struct Buffer {
   std::string name;
   bool shared = false;
@@ -95,6 +106,10 @@ struct Buffer {
   /// will still write, one entry per piece in issue order (a few per store: their number, not
   /// the tensor's size, bounds the state).
   std::vector<PendingWrite> pending_writes;
+  /// Global tensors only: whether a bulk or tensor load of the kernel reads it, and then the
+  /// generic writes of the CTA being run, in order (none recorded for the other tensors).
+  bool async_read = false;
+  std::vector<GenericWrite> generic_writes;
 
   std::int64_t granule() const { return std::int64_t{1} << shift; }
   /// Whether the buffer holds its values (every shared one does).
@@ -159,6 +174,7 @@ inline constexpr std::int64_t filled = -1;
 
 /// A bulk or tensor load in flight: it lands at the first mbarrier_wait on its barrier.
 struct PendingLoad {
+  model::Access access = model::Access::bulk_load; ///< bulk_load or tensor_load
   std::size_t op = 0;
   std::int64_t tid = 0;
   std::size_t barrier = 0; ///< index into Cta::barriers
@@ -187,6 +203,22 @@ struct PendingStore {
   std::uint64_t serial = 0; ///< which store of the launch (its pending writes name it)
 };
 
+/// A bulk or tensor store whose group its thread's bulk_wait covered, kept until the next
+/// cta_sync: a bulk wait completes for the executing thread only, so another thread's access
+/// of the store's bytes is ordered after it only by a barrier (or an mbarrier phase) after
+/// that wait.
+struct RetiredStore {
+  std::size_t op = 0;     ///< the store
+  std::size_t wait = 0;   ///< the bulk_wait that covered it
+  std::int64_t tid = 0;   ///< the issuing (and waiting) thread
+  std::int64_t clock = 0; ///< Cta::clock at the wait
+  std::uint64_t serial = 0;
+  const Buffer* src = nullptr; ///< shared: the bytes it read
+  Runs reads;
+  const Buffer* dst = nullptr; ///< global: the bytes it wrote, when the wait had no `read`
+  std::vector<Run> writes;
+};
+
 /// The deferred arrival of one thread's copy_arrive: it arrives when its copies have landed.
 struct Deferred {
   std::size_t barrier = 0; ///< index into Cta::barriers
@@ -204,8 +236,10 @@ struct ThreadState {
   std::map<std::size_t, std::int64_t> waited;
   std::int64_t bulk_open = 0;       ///< id of the bulk group being filled = bulk groups committed
   std::vector<PendingStore> stores; ///< issue order
-  std::int64_t fence_time = -1;     ///< Cta::clock at its last proxy_fence, -1 none
+  std::int64_t fence_time = -1;     ///< Cta::clock at its last shared-space proxy_fence, -1 none
   std::int64_t synced_fence = -1;   ///< fence_time at the CTA's last cta_sync
+  std::int64_t global_fence_time = -1;   ///< Cta::clock at its last global-space proxy_fence
+  std::int64_t synced_global_fence = -1; ///< global_fence_time at the CTA's last cta_sync
 };
 
 struct Cta {
@@ -215,8 +249,9 @@ struct Cta {
   std::vector<RefBarrier> barriers;                                        ///< by id
   std::map<std::pair<std::size_t, std::int64_t>, std::size_t> barrier_ids; ///< (slot, byte)
   std::vector<Deferred> deferred;                                          ///< every copy_arrive's
-  std::vector<PendingLoad> loads; ///< bulk and tensor loads in flight, issue order
-  std::int64_t clock = 0;         ///< ops run so far: orders writes and proxy fences
+  std::vector<PendingLoad> loads;    ///< bulk and tensor loads in flight, issue order
+  std::vector<RetiredStore> retired; ///< stores waited since the last cta_sync
+  std::int64_t clock = 0;            ///< ops run so far: orders writes and proxy fences
   /// Besides cta_sync (epoch), mbarrier phases order threads: ordered[w * block + r] is the
   /// clock before which thread r's ops are ordered before thread w's current point, learnt
   /// by w's waits from the arrivals of the phases they waited for (direct edges only: a

@@ -151,15 +151,34 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
 void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
   if (!k.expectations.empty())
     visit_data_roots(k, f);
+  // With bulk or tensor copies, which global bytes an op touches decides the whole-launch
+  // checks too: a generic access of bytes a bulk store writes or wrote (before its wait,
+  // after another thread's wait), a generic store before a load of the bytes.
+  const bool async_global = std::any_of(k.ops.begin(), k.ops.end(), [](const tile::Op& o) {
+    return std::holds_alternative<tile::BulkLoadOp>(o.body) ||
+           std::holds_alternative<tile::BulkStoreOp>(o.body) ||
+           std::holds_alternative<tile::TensorLoadOp>(o.body) ||
+           std::holds_alternative<tile::TensorStoreOp>(o.body);
+  });
+  auto global_view = [&](const tile::View& v) {
+    if (async_global)
+      visit_global_view(v, f);
+  };
   for (const tile::Op& op : k.ops) {
     std::visit(overloaded{[&](const tile::ApplyOp& a) {
                             visit_shared_view(a.dst.value, f);
+                            global_view(a.src.value);
                             visit_optional(a.pred, f);
                           },
-                          [&](const tile::FillOp& x) { visit_shared_view(x.dst.value, f); },
+                          [&](const tile::FillOp& x) {
+                            visit_shared_view(x.dst.value, f);
+                            global_view(x.dst.value);
+                          },
                           [&](const tile::CopyOp& c) {
                             visit_shared_view(c.dst.value, f);
                             visit_shared_view(c.src.value, f);
+                            global_view(c.dst.value);
+                            global_view(c.src.value);
                           },
                           [&](const tile::ForOp& l) {
                             f(*l.start.value);
@@ -182,11 +201,13 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                           // decide which global bytes it writes).
                           [&](const tile::BulkLoadOp& b) {
                             visit_view(b.dst.value, f);
+                            visit_view(b.src.value, f);
                             visit_view(b.barrier.value, f);
                             visit_optional(b.pred, f);
                           },
                           [&](const tile::BulkStoreOp& b) {
                             visit_view(b.src.value, f);
+                            visit_view(b.dst.value, f);
                             visit_optional(b.pred, f);
                           },
                           [&](const tile::ExpectTxOp& e) {

@@ -227,7 +227,9 @@ std::string kind_of(const tile::Op& op) {
           [](const tile::BulkWaitOp& g) {
             return "bulk_wait " + std::to_string(g.n) + (g.read ? " read" : "");
           },
-          [](const tile::ProxyFenceOp&) { return std::string("proxy_fence"); },
+          [](const tile::ProxyFenceOp& f) {
+            return "proxy_fence " + std::string(name_of(tile::fence_space_names, f.space));
+          },
           [](const tile::ExpectTxOp&) { return std::string("expect_tx"); },
           [](const tile::TensorLoadOp&) { return std::string("tensor_load"); },
           [](const tile::TensorStoreOp&) { return std::string("tensor_store"); },

@@ -94,6 +94,7 @@ constexpr std::array<std::string_view, 7> kTensorLoadKeys = {
 constexpr std::array<std::string_view, 6> kTensorStoreKeys = {"op",  "tensor", "coords",
                                                               "src", "pred",   "cache_policy"};
 constexpr std::array<std::string_view, 1> kBareKeys = {"op"};
+constexpr std::array<std::string_view, 2> kProxyFenceKeys = {"op", "space"};
 constexpr std::array<std::string_view, 2> kWaitGroupKeys = {"op", "n"};
 constexpr std::array<std::string_view, 3> kFillKeys = {"op", "dst", "pattern"};
 constexpr std::array<std::string_view, 3> kCopyKeys = {"op", "dst", "src"};
@@ -443,7 +444,8 @@ private:
   /// A word of an enum whose spellings are `choices` (value k spelled choices[k]).
   template <class E>
   std::optional<E> enum_word(const toml::node& v, std::string_view key, const std::string& where,
-                             std::span<const std::string_view> choices);
+                             std::span<const std::string_view> choices,
+                             DiagId id = DiagId::spec_tensor_map_value);
   std::optional<tile::TensorMapSwizzle> swizzle_word(const toml::node& v, const std::string& where);
   std::optional<std::vector<build::Dim>> dim_list(const toml::node& v, std::string_view key,
                                                   const std::string& where);
@@ -467,6 +469,9 @@ private:
                                            const std::string& where, const std::string& where_kind);
   std::optional<tile::OpBody> load_bulk_wait(const toml::table& t, const std::string& where,
                                              const std::string& where_kind);
+  /// proxy_fence and its `space` (a wrong word is spec_proxy_fence_space, at the string).
+  std::optional<tile::OpBody> load_proxy_fence(const toml::table& t, const std::string& where,
+                                               const std::string& where_kind);
   std::optional<tile::OpBody> load_expect_tx(const toml::table& t, const std::string& where,
                                              const std::string& where_kind);
   std::optional<tile::OpBody> load_tensor_op(const toml::table& t, std::string_view kind,

@@ -32,14 +32,14 @@ std::vector<std::string_view> name_spellings(const EnumNames<E, N>& table) {
 template <class E>
 std::optional<E> Loader::enum_word(const toml::node& v, std::string_view key,
                                    const std::string& where,
-                                   std::span<const std::string_view> choices) {
+                                   std::span<const std::string_view> choices, DiagId id) {
   auto s = get_string(v, key, where, "one of: " + join(choices));
   if (!s)
     return std::nullopt;
   for (std::size_t k = 0; k < choices.size(); ++k)
     if (choices[k] == *s)
       return static_cast<E>(k);
-  error_at(DiagId::spec_tensor_map_value, v.source(),
+  error_at(id, v.source(),
            squote(key) + " must be one of: " + join(choices) + "; got " + squote(*s) +
                did_you_mean(*s, choices));
   return std::nullopt;
@@ -243,17 +243,32 @@ std::optional<tile::OpBody> Loader::load_bulk_op(const toml::table& t, std::stri
     op.src = std::move(*src);
     return op;
   }
-  if (kind == "bulk_commit" || kind == "proxy_fence") {
+  if (kind == "bulk_commit") {
     check_keys(t, kBareKeys, where);
-    if (kind == "bulk_commit")
-      return tile::BulkCommitOp{};
-    return tile::ProxyFenceOp{};
+    return tile::BulkCommitOp{};
   }
+  if (kind == "proxy_fence")
+    return load_proxy_fence(t, where, where_kind);
   if (kind == "bulk_wait")
     return load_bulk_wait(t, where, where_kind);
   if (kind == "expect_tx")
     return load_expect_tx(t, where, where_kind);
   return load_tensor_op(t, kind, where, where_kind);
+}
+
+std::optional<tile::OpBody> Loader::load_proxy_fence(const toml::table& t, const std::string& where,
+                                                     const std::string& where_kind) {
+  check_keys(t, kProxyFenceKeys, where);
+  tile::ProxyFenceOp f;
+  if (const toml::node* v = t.get("space")) {
+    const auto choices = name_spellings(tile::fence_space_names);
+    const auto s = enum_word<tile::FenceSpace>(*v, "space", where_kind, choices,
+                                               DiagId::spec_proxy_fence_space);
+    if (!s)
+      return std::nullopt;
+    f.space = *s;
+  }
+  return f;
 }
 
 std::optional<tile::OpBody> Loader::load_bulk_wait(const toml::table& t, const std::string& where,

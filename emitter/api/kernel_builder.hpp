@@ -40,6 +40,7 @@ using ptx::EvictionPriority;
 using ptx::L2Prefetch;
 using ptx::SharedSpace;
 using tile::Dim3;
+using tile::FenceSpace;
 using tile::Interval; // a u32 parameter's declared range
 using tile::Scope;
 using tile::TensorMapL2Promotion;
@@ -238,6 +239,9 @@ public:
   void bulk_wait(std::int64_t n, bool read = false, Pos at = CallSite::current());
   /// fence.proxy.async: the thread's shared writes before it reach its later bulk copies.
   void proxy_fence(Pos at = CallSite::current());
+  /// fence.proxy.async{.space}: `global` orders the thread's generic global writes before its
+  /// later bulk or tensor loads of them; `all` is the unqualified fence (both spaces).
+  void proxy_fence(tile::FenceSpace space, Pos at = CallSite::current());
   /// Adds `bytes` to the transaction count `barrier`'s phase waits for.
   void expect_tx(const View& barrier, const Expr& bytes, const ExpectTxOptions& options = {},
                  Pos at = CallSite::current());

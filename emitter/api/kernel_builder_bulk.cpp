@@ -147,6 +147,10 @@ void KernelBuilder::proxy_fence(Pos at) {
   push(tile::ProxyFenceOp{}, at);
 }
 
+void KernelBuilder::proxy_fence(tile::FenceSpace space, Pos at) {
+  push(tile::ProxyFenceOp{space}, at);
+}
+
 void KernelBuilder::expect_tx(const View& barrier, const Expr& bytes,
                               const ExpectTxOptions& options, Pos at) {
   bool ok = check_view(barrier, at) && b_->barrier(barrier.tile(), at_of(at));

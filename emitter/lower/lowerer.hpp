@@ -347,7 +347,15 @@ private:
   void lower(const tile::BulkStoreOp& b);
   void lower(const tile::BulkCommitOp&) { emit(CpAsyncBulkCommitGroup{}); }
   void lower(const tile::BulkWaitOp& w) { emit(CpAsyncBulkWaitGroup{w.n, w.read}); }
-  void lower(const tile::ProxyFenceOp&) { emit(FenceProxyAsync{ProxySpace::shared_cta}); }
+  void lower(const tile::ProxyFenceOp& f) {
+    // `all` is the unqualified fence, which orders every state space.
+    std::optional<ProxySpace> space;
+    if (f.space == tile::FenceSpace::shared_cta)
+      space = ProxySpace::shared_cta;
+    else if (f.space == tile::FenceSpace::global)
+      space = ProxySpace::global;
+    emit(FenceProxyAsync{space});
+  }
   void lower(const tile::ExpectTxOp& e);
   void lower(const tile::TensorLoadOp& t);
   void lower(const tile::TensorStoreOp& t);

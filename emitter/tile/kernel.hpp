@@ -3,6 +3,7 @@
 
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode.hpp"
+#include "emitter/support/enum_names.hpp"
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/tensor.hpp"
 #include "emitter/tile/tensor_map.hpp"
@@ -179,9 +180,19 @@ struct BulkWaitOp {
   bool read = false;
 };
 
-/// `proxy_fence`: fence.proxy.async.shared::cta, which orders the thread's earlier generic
-/// accesses of shared memory before its later async-proxy ones (a bulk store reading them).
-struct ProxyFenceOp {};
+/// Which state space a proxy_fence orders: `shared_cta` (fence.proxy.async.shared::cta),
+/// `global` (fence.proxy.async.global) or `all` (the unqualified fence.proxy.async, both).
+enum class FenceSpace : std::uint8_t { shared_cta, global, all };
+/// The spec language's spellings of FenceSpace (the TOML `space` key, Python's `space=`).
+inline constexpr auto fence_space_names =
+    enum_names<FenceSpace::all>("shared::cta", "global", "all");
+
+/// `proxy_fence`: fence.proxy.async{.space}, which orders the thread's earlier generic
+/// accesses of the space's memory before its later async-proxy ones (a bulk store reading
+/// shared bytes, a bulk or tensor load writing them or reading global bytes).
+struct ProxyFenceOp {
+  FenceSpace space = FenceSpace::shared_cta;
+};
 
 /// `expect_tx`: mbarrier.arrive.expect_tx (`arrive`, the default) or mbarrier.expect_tx: each
 /// thread whose pred holds adds `bytes` to the transaction count its barrier's current phase

@@ -402,6 +402,9 @@ def test_tma_maps_bulk_ops_and_their_errors_at_the_python_lines():
     k.mbarrier_wait(bar[0], 0)
     early = here() - 1
     k.proxy_fence()
+    k.proxy_fence(space="all")
+    with pytest.raises(ptxgen.ArgumentError):
+        k.proxy_fence(space="shared")
     k.bulk_store(B, R, pred=one)
     k.bulk_commit()
     k.bulk_wait(0, read=True)

@@ -184,6 +184,7 @@ TEST_CASE("api: bulk copies, a swizzled shared tensor and abi write back to the 
              .rearrange("(t e) -> t e", {{"t", 32}})
              .sub({tid(), all}));
   k.proxy_fence();
+  k.proxy_fence(FenceSpace::all);
   k.cta_sync();
   k.tensor_store(B, {0, 0}, S, {.pred = tid() == 0});
   k.bulk_store(C, R, {.pred = tid() == 0});
@@ -195,6 +196,7 @@ TEST_CASE("api: bulk copies, a swizzled shared tensor and abi write back to the 
   REQUIRE_MESSAGE(again, again.diagnostics.format_all());
   CHECK((*again)->abi == k.kernel().abi);
   CHECK(r.ptx->find("cp.async.bulk.wait_group.read 0;") != std::string::npos);
+  CHECK(r.ptx->find("fence.proxy.async;") != std::string::npos);
   CHECK(*emit_contract_only(**again, sm(90)).ptx == *r.ptx);
 }
 

@@ -130,6 +130,20 @@ TEST_CASE("bulk_load, bulk_store, commit, wait and proxy_fence: one instruction 
   assembles(m);
 }
 
+TEST_CASE("proxy_fence's space: .shared::cta, .global or the unqualified fence" *
+          doctest::test_suite("ptxas")) {
+  const std::string spec =
+      std::string(kTensors) + op("proxy_fence") + op("proxy_fence", "space = \"shared::cta\"\n") +
+      op("proxy_fence", "space = \"global\"\n") + op("proxy_fence", "space = \"all\"\n");
+  const ptx::Module m = lowered(spec);
+  CHECK(instructions(m) == "fence.proxy.async.shared::cta;\n"
+                           "fence.proxy.async.shared::cta;\n"
+                           "fence.proxy.async.global;\n"
+                           "fence.proxy.async;\n"
+                           "ret;\n");
+  assembles(m);
+}
+
 TEST_CASE("expect_tx: mbarrier.arrive.expect_tx with the sink, or mbarrier.expect_tx" *
           doctest::test_suite("ptxas")) {
   const std::string spec = std::string(kTensors) +

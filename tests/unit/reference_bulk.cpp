@@ -391,7 +391,12 @@ TEST_CASE("reference.bulk: every bulk group waited before the kernel ends") {
 TEST_CASE("reference.bulk: a read of global bytes a pending bulk store writes") {
   const std::string filled = fill_rows + fence + sync;
   const std::string read_back = copy("s.sub[1, tid, :]", "B.sub[0, tid, :]");
-  CHECK(run(kernel(32) + store_tensors + filled + store0 + wait_all + read_back).problems.empty());
+  // Thread 0's wait completes the store for thread 0 only: the other threads' read-back
+  // needs a cta_sync after it.
+  CHECK(run(kernel(32) + store_tensors + filled + store0 + wait_all + sync + read_back)
+            .problems.empty());
+  CHECK(found(run(kernel(32) + store_tensors + filled + store0 + wait_all + read_back),
+              DiagId::check_bulk_wait_scope));
   CHECK(found(run(kernel(32) + store_tensors + filled + store0 + read_back + wait_all),
               DiagId::check_bulk_global_race));
   // wait_group.read: the store has read shared memory, its global writes may be pending.
