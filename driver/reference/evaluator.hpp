@@ -554,6 +554,9 @@ private:
   /// clock `time` before an async access by `tid` now: the writer's fence after the write,
   /// and for another thread a cta_sync after that fence (evaluator_proxy.cpp).
   bool shared_fence_between(std::int64_t tid, std::int32_t writer, std::int64_t time) const;
+  /// Whether a proxy_fence of `writer` (of the global space when `global`) after its write at
+  /// `time` is ordered before thread `tid`'s current point.
+  bool fence_ordered(std::int64_t tid, std::int32_t writer, std::int64_t time, bool global) const;
 
   /// The proxy fence a load by `tid` into shared granule `g` (byte `off`) needs when a
   /// generic write left it (the model's generic_store -> `load` row pair).

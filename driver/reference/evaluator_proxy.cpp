@@ -13,19 +13,43 @@ void Evaluator::step_op(std::size_t, const tile::ProxyFenceOp& f) {
   for (ThreadState& ts : cta_state_.threads) {
     if ((orders & model::shared) != 0) {
       ts.fence_time = cta_state_.clock;
+      ts.shared_fences.push_back(cta_state_.clock);
     }
     if ((orders & model::global) != 0) {
       ts.global_fence_time = cta_state_.clock;
+      ts.global_fences.push_back(cta_state_.clock);
     }
   }
 }
 
+bool Evaluator::fence_ordered(std::int64_t tid, std::int32_t writer, std::int64_t time,
+                              bool global) const {
+  const ThreadState& wt = cta_state_.threads[static_cast<std::size_t>(writer)];
+  // The writer's fence after the write; for another thread's access, ordered before it by a
+  // cta_sync after the fence, or by an mbarrier phase: an arrival of the writer after the
+  // fence that the accessing thread learnt through its waits (the release/acquire chain of a
+  // ring's empty barrier, CUTLASS's consumer-release pattern).
+  if (writer == tid) {
+    return (global ? wt.global_fence_time : wt.fence_time) > time;
+  }
+  if ((global ? wt.synced_global_fence : wt.synced_fence) > time) {
+    return true;
+  }
+  const Cta& cta = cta_state_;
+  if (cta.ordered.empty()) {
+    return false;
+  }
+  const std::int64_t learnt =
+      cta.ordered[static_cast<std::size_t>(tid) * static_cast<std::size_t>(k_.block) +
+                  static_cast<std::size_t>(writer)];
+  const std::vector<std::int64_t>& fences = global ? wt.global_fences : wt.shared_fences;
+  const auto before = std::lower_bound(fences.begin(), fences.end(), learnt);
+  return before != fences.begin() && *std::prev(before) > time;
+}
+
 bool Evaluator::shared_fence_between(std::int64_t tid, std::int32_t writer,
                                      std::int64_t time) const {
-  const ThreadState& wt = cta_state_.threads[static_cast<std::size_t>(writer)];
-  // The writer's fence after the write, and for another thread's access a cta_sync after it.
-  const std::int64_t fence = writer == tid ? wt.fence_time : wt.synced_fence;
-  return fence > time;
+  return fence_ordered(tid, writer, time, false);
 }
 
 void Evaluator::check_load_fence(std::size_t op, model::Access load, std::int64_t tid,
@@ -47,8 +71,9 @@ void Evaluator::check_load_fence(std::size_t op, model::Access load, std::int64_
                         ", which thread " + std::to_string(w) + " wrote at " +
                         tile::op_label(k_, static_cast<std::size_t>(h.generic_op[g]));
         if (w != tid && wt.fence_time > h.generic_time[g]) {
-          return s + "; that thread's proxy_fence after the write has no cta_sync after it "
-                     "before this load";
+          return s + "; that thread's proxy_fence after the write has no cta_sync after it, "
+                     "and no mbarrier arrival after it that this thread waited for, before "
+                     "this load";
         }
         return s + " (the generic proxy) with no " + tile::op_to_add(k_, "proxy_fence") +
                " of that thread after the write" +
@@ -145,10 +170,7 @@ void Evaluator::check_global_fence(std::size_t op, model::Access load, std::int6
     if (from >= to) {
       continue;
     }
-    const ThreadState& wt = cta_state_.threads[static_cast<std::size_t>(w.tid)];
-    // The writer's global fence after the write; another thread's also a cta_sync after it.
-    const std::int64_t fence = w.tid == tid ? wt.global_fence_time : wt.synced_global_fence;
-    if (fence > w.time) {
+    if (fence_ordered(tid, static_cast<std::int32_t>(w.tid), w.time, true)) {
       continue;
     }
     hit.push_back({from, to - from});

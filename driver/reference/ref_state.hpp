@@ -240,6 +240,10 @@ struct ThreadState {
   std::int64_t synced_fence = -1;   ///< fence_time at the CTA's last cta_sync
   std::int64_t global_fence_time = -1;   ///< Cta::clock at its last global-space proxy_fence
   std::int64_t synced_global_fence = -1; ///< global_fence_time at the CTA's last cta_sync
+  /// Cta::clock at each of its proxy_fences, by the space they order (ascending): an
+  /// mbarrier phase orders the fences before the arrival another thread learnt, not only the
+  /// last one (a ring's consumer fences its next stage before the producer's wait).
+  std::vector<std::int64_t> shared_fences, global_fences;
 };
 
 struct Cta {
