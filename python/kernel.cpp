@@ -3,7 +3,7 @@
 // the parameter names and docstrings the generated stubs carry and the Python caller's
 // position.
 
-#include "driver/api/to_spec.hpp"
+#include "driver/run/to_spec.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "python/bindings.hpp"
 

@@ -135,7 +135,7 @@ class Kernel:
     def bulk_wait(self, n: int, read: bool = False) -> None:
         """cp.async.bulk.wait_group{.read} n: at most n bulk groups stay pending."""
         ...
-    def proxy_fence(self, space: str = "shared::cta") -> None:
+    def proxy_fence(self, space: str = 'shared::cta') -> None:
         """fence.proxy.async{.space}: the thread's generic writes of the space ('shared::cta', 'global' or 'all') reach its later bulk and tensor copies."""
         ...
     def expect_tx(self, barrier: View, bytes: IntoExpr, arrive: bool = True, pred: Optional[IntoExpr] = None) -> None:

@@ -4,10 +4,10 @@
 // raises ptxgen.Error carrying the stage's name and its diagnostics.
 
 #include "driver/api/driver.hpp"
-#include "driver/api/to_spec.hpp"
 #include "driver/ptxas/cubin_cache.hpp"
 #include "driver/run/result_cache.hpp"
 #include "driver/run/spec_files.hpp"
+#include "driver/run/to_spec.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "emitter/tile/dtype.hpp"
 #include "python/bindings.hpp"

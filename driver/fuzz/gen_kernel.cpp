@@ -3,9 +3,9 @@
 // that every rule a generated spec must keep is the builder's. This file holds only the
 // model's syntax (spellings of enums, which call a field goes to); no rule.
 
-#include "driver/api/to_spec.hpp"
 #include "driver/fuzz/generator.hpp"
 #include "driver/reference/expect.hpp"
+#include "driver/run/to_spec.hpp"
 #include "emitter/build/builder.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/dtype.hpp"

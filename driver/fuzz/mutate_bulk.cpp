@@ -147,7 +147,14 @@ bool packed_narrow_swizzle(SpecModel& m, Rng&) {
   for (auto& op : m.ops)
     if (auto* e = std::get_if<ModelExpectTx>(&op.body))
       e->bytes /= 2;
-  return a->map->box.back() * element_bytes(*a) % tile::kTensorMapGranule == 0;
+  // The packed tile must still hold whole periods of the pattern, or the builder refuses its
+  // layout (spec_swizzle_layout) before the padding rule is reached.
+  std::int64_t tile_bytes = element_bytes(*s);
+  for (const auto n : s->shape)
+    tile_bytes *= n;
+  const std::int64_t period = row_of(tile::swizzle_rows, a->map->swizzle).repeat_bytes;
+  return a->map->box.back() * element_bytes(*a) % tile::kTensorMapGranule == 0 &&
+         tile_bytes % period == 0;
 }
 
 bool two_ctas_store_same_bytes(SpecModel& m, Rng&) {

@@ -4,8 +4,8 @@
 // included, so that a cached diagnostic never lands at another kernel's line.
 
 #include "driver/api/check.hpp"
-#include "driver/api/to_spec.hpp"
 #include "driver/run/result_cache.hpp"
+#include "driver/run/to_spec.hpp"
 #include "emitter/api/api.hpp"
 
 #include <algorithm>

@@ -4,9 +4,9 @@
 // built in C++ runs through run_conformance that way.
 
 #include "driver/api/driver.hpp"
-#include "driver/api/to_spec.hpp"
 #include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
+#include "driver/run/to_spec.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "emitter/api/api.hpp"
 

@@ -3,7 +3,7 @@
 // builder made and the one the TOML reader loads from to_toml() emit the same PTX, and so
 // does the kernel printed back by the kernel-to-TOML printer (api::to_spec_toml) and loaded.
 
-#include "driver/api/to_spec.hpp"
+#include "driver/run/to_spec.hpp"
 #include "driver/toml/toml_spec.hpp"
 #include "emitter/api/emit.hpp"
 #include "fuzz_gen_seeds.hpp"

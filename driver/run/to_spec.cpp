@@ -1,4 +1,4 @@
-#include "driver/api/to_spec.hpp"
+#include "driver/run/to_spec.hpp"
 
 #include "emitter/api/view.hpp"
 #include "emitter/build/builder.hpp"
