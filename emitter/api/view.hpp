@@ -34,7 +34,7 @@ struct Slice {
   std::optional<Expr> end_expr = std::nullopt;
 };
 /// The whole axis: the spec's `:`.
-inline constexpr Slice all{};
+inline const Slice all{};
 /// `begin:end`.
 inline Slice slice(std::int64_t begin, std::int64_t end) {
   return Slice{begin, end};
