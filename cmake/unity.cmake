@@ -28,7 +28,7 @@ if(TARGET ptxgen)
   # parameters shadow; the other eleven are one unit (16 s with gcc at -O2 against 38 s apart).
   set_target_properties(ptxgen PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
   set_source_files_properties(
-    driver/cli/fuzz.cpp driver/cli/instr.cpp driver/cli/run.cpp driver/cli/show.cpp
+    driver/cli/cmd_fuzz.cpp driver/cli/cmd_instr.cpp driver/cli/cmd_run.cpp driver/cli/cmd_show.cpp
     driver/cli/sweep_options.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 endif()
 if(TARGET ptxgen_unit)

@@ -6,7 +6,7 @@
 // (sim::Program::parse) accepts what the printer printed.
 
 #include "driver/sim/simulator.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/lower/lower.hpp"
 #include "emitter/ptx/printer.hpp"
 #include "emitter/ptx/validator.hpp"

@@ -10,7 +10,7 @@
 #include "driver/cuda/runner.hpp"
 #include "driver/run/binding.hpp"
 #include "driver/run/tensor_data.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/lower/lower.hpp"
 #include "emitter/ptx/printer.hpp"
 

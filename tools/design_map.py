@@ -13,7 +13,8 @@ it reads from; this tool computes that column from the code.
   tools/design_map.py --arrows [ROOT]  print every arrow, one per line
 
 It also fails when the graph has an arrow back up the layer order (the emitter reading the
-driver, or a loop between two rooms).
+driver, or a loop between two rooms), and when two code files share a basename (a name must
+say which room's thing it is: `lint.cpp` three times named three different things).
 """
 import os
 import re
@@ -27,6 +28,18 @@ INCLUDE = re.compile(r'\s*#\s*include\s+"([^"]+)"')
 
 def room_of(parts):
     return "python" if parts[0] == "python" else "/".join(parts[:2])
+
+
+def repeated_basenames(root):
+    """Problems for every basename that two code files of emitter/, driver/, python/ share."""
+    seen = {}
+    for top in TOPS:
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for name in files:
+                if name.endswith((".cpp", ".hpp", ".def")):
+                    seen.setdefault(name, []).append(os.path.relpath(os.path.join(dirpath, name), root))
+    return [f"{name}: one basename for {len(paths)} files ({', '.join(sorted(paths))})"
+            for name, paths in sorted(seen.items()) if len(paths) > 1]
 
 
 def arrows(root):
@@ -98,7 +111,7 @@ def main(argv):
     with open(doc, encoding="utf-8") as f:
         lines, rows = table_rows(f.read())
     reads = {room: {b for a, b in found if a == room} for room in rooms}
-    problems = back_arrows(found)
+    problems = back_arrows(found) + repeated_basenames(root)
     mapped = {cells[0].strip("`"): (i, cells) for i, cells in rows}
     for room in sorted(rooms - mapped.keys()):
         problems.append(f"docs/design.md: room {room} is not in the map")

@@ -7,10 +7,10 @@
 
 #if PTXGEN_CUDA_HEADERS
 #include "driver/cuda/context.hpp"
+#include "driver/cuda/cu_module.hpp"
 #include "driver/cuda/device_buffer.hpp"
 #include "driver/cuda/driver_api.hpp"
 #include "driver/cuda/error.hpp"
-#include "driver/cuda/module.hpp"
 #include "driver/cuda/tensor_map_encode.hpp"
 #endif
 

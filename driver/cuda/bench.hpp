@@ -76,7 +76,7 @@ struct BenchOutcome {
 /// Times `kernel` (its cubin or PTX, entry, launch shape, buffers with their initial
 /// bytes, parameters; its timeout and guard bytes are not used) as the header says.
 /// `bytes_moved`: the bytes one launch reads and writes in global memory (the caller's
-/// count; bench_bytes in driver/cli/bench.cpp for a spec). Never throws.
+/// count; bench_bytes in driver/cli/cmd_bench.cpp for a spec). Never throws.
 BenchOutcome run_bench(const LaunchRequest& kernel, std::uint64_t bytes_moved,
                        const BenchOptions& options);
 

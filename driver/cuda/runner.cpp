@@ -11,9 +11,9 @@
 #if PTXGEN_CUDA_HEADERS
 #include "driver/cuda/canary.hpp"
 #include "driver/cuda/context.hpp"
+#include "driver/cuda/cu_module.hpp"
 #include "driver/cuda/device_buffer.hpp"
 #include "driver/cuda/error.hpp"
-#include "driver/cuda/module.hpp"
 #include "driver/cuda/stream.hpp"
 #include "driver/cuda/tensor_map_encode.hpp"
 

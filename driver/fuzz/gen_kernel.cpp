@@ -5,8 +5,8 @@
 
 #include "driver/fuzz/generator.hpp"
 #include "driver/reference/expect.hpp"
-#include "driver/run/to_spec.hpp"
-#include "emitter/build/builder.hpp"
+#include "driver/run/to_toml.hpp"
+#include "emitter/builder/builder.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/dtype.hpp"
 #include "emitter/tile/expr.hpp"

@@ -4,7 +4,7 @@
 #include "driver/fuzz/generator.hpp"
 
 #include "driver/fuzz/gen_build.hpp"
-#include "emitter/build/builder.hpp"
+#include "emitter/builder/builder.hpp"
 
 #include <algorithm>
 #include <set>

@@ -9,7 +9,7 @@
 #include "driver/fuzz/mutate_bulk.hpp"
 #include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/ptx/feature.hpp"
 
 #include <algorithm>

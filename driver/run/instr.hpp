@@ -1,7 +1,7 @@
 #pragma once
 // One cp.async instruction built, checked against the PTX rules for a target and version,
 // and put in a minimal kernel that defines every register it reads: the core of `ptxgen
-// instr` (driver/cli/instr.cpp) and of the Python module's `ptxgen.instr`.
+// instr` (driver/cli/cmd_instr.cpp) and of the Python module's `ptxgen.instr`.
 
 #include "emitter/ptx/module.hpp"
 #include "emitter/support/diagnostic.hpp"

@@ -2,7 +2,7 @@
 // One instruction of the sm_90 bulk-copy family (emitter/ptx/bulk.hpp) built in a minimal
 // kernel whose registers hold every operand it reads, and checked against the PTX rules
 // for a target and version: the core of `ptxgen instr` for that family
-// (driver/cli/instr_bulk.cpp) and of the Python module's `ptxgen.instr`.
+// (driver/cli/cmd_instr_bulk.cpp) and of the Python module's `ptxgen.instr`.
 
 #include "emitter/ptx/bulk_opcode.hpp"
 #include "emitter/ptx/module.hpp"

@@ -2,7 +2,7 @@
 // whole-launch checks run (conformance.hpp's file_cases).
 #include "driver/run/conformance.hpp"
 #include "driver/run/range_proof.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 namespace ptxgen::driver {
 

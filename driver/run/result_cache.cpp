@@ -1,6 +1,6 @@
 #include "driver/run/result_cache.hpp"
 
-#include "driver/run/to_spec.hpp"
+#include "driver/run/to_toml.hpp"
 
 #include <atomic>
 #include <cstdlib>

@@ -2,7 +2,7 @@
 
 #include "driver/run/range_proof.hpp"
 #include "driver/run/result_cache.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/ptx/printer.hpp"
 #include "emitter/support/unreachable.hpp"
 

@@ -1,13 +1,13 @@
 #pragma once
-// The TOML spec reader's class (driver/toml/toml_spec.hpp is its entry point): it reads a
+// The TOML spec reader's class (driver/toml/reader_spec.hpp is its entry point): it reads a
 // spec file's tables and strings, checks their syntax (types, keys, the spelling of
 // enums) and turns them into build::Builder calls with the file positions of every
-// value; the builder holds every rule. Split by table: toml_spec.cpp ([kernel],
-// [param.*], [tensor.*]), toml_spec_ops.cpp ([[op]] and its operands), toml_spec_values.cpp
+// value; the builder holds every rule. Split by table: reader_spec.cpp ([kernel],
+// [param.*], [tensor.*]), reader_ops.cpp ([[op]] and its operands), reader_values.cpp
 // (cache policies, fill patterns, [[expect]]).
 
 #include "driver/reference/expect.hpp"
-#include "emitter/build/builder.hpp"
+#include "emitter/builder/builder.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/instruction.hpp"
@@ -99,7 +99,7 @@ constexpr std::array<std::string_view, 2> kWaitGroupKeys = {"op", "n"};
 constexpr std::array<std::string_view, 3> kFillKeys = {"op", "dst", "pattern"};
 constexpr std::array<std::string_view, 3> kCopyKeys = {"op", "dst", "src"};
 
-/// The ops of the sm_90 bulk-copy family (toml_spec_bulk.cpp reads them).
+/// The ops of the sm_90 bulk-copy family (reader_bulk.cpp reads them).
 inline bool is_bulk_kind(std::string_view kind) {
   constexpr std::array<std::string_view, 8> kinds = {"bulk_load",   "bulk_store",  "bulk_commit",
                                                      "bulk_wait",   "proxy_fence", "expect_tx",
@@ -437,7 +437,7 @@ private:
                                              const std::string& groups);
 
   // ---------------------------------------------------------------- bulk copies
-  // (toml_spec_bulk.cpp)
+  // (reader_bulk.cpp)
 
   /// `[tensor.NAME.map]` as written (the builder checks it with the tensor).
   build::TensorMapDecl load_tensor_map(const toml::node& n, const std::string& tensor);

@@ -3,6 +3,6 @@
 // views, the kernel builder and emit_contract_only().
 
 #include "emitter/api/emit.hpp"
-#include "emitter/api/expr.hpp"
 #include "emitter/api/kernel_builder.hpp"
-#include "emitter/api/view.hpp"
+#include "emitter/api/typed_expr.hpp"
+#include "emitter/api/typed_view.hpp"

@@ -2,9 +2,9 @@
 // How the kernel builder's files hand a C++ operand to build::Builder: every position
 // is the call site's (internal to emitter/api/).
 
-#include "emitter/api/expr.hpp"
-#include "emitter/api/view.hpp"
-#include "emitter/build/builder.hpp"
+#include "emitter/api/typed_expr.hpp"
+#include "emitter/api/typed_view.hpp"
+#include "emitter/builder/builder.hpp"
 
 #include <string>
 #include <variant>

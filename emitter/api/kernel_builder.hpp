@@ -10,14 +10,14 @@
 //   k.apply(cp_async(CacheOp::cg), s.rearrange(...), A.rearrange(...), 16, {.scope = Scope::cta});
 //   k.commit_group(); k.wait_group(0); k.cta_sync();
 //
-// A typed front over build::Builder (emitter/build/builder.hpp), which holds every
+// A typed front over build::Builder (emitter/builder/builder.hpp), which holds every
 // rule a spec file's kernel keeps too; each diagnostic is at the call's Pos. An op
 // with a bad operand is left out and the builder goes on, so one build reports all
 // it can.
 
-#include "emitter/api/expr.hpp"
-#include "emitter/api/view.hpp"
-#include "emitter/build/builder.hpp"
+#include "emitter/api/typed_expr.hpp"
+#include "emitter/api/typed_view.hpp"
+#include "emitter/builder/builder.hpp"
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"

@@ -1,6 +1,6 @@
 // The kernel builder's sm_90 bulk-copy family: bulk and tensor copies, their groups,
 // fences and transaction counts, a pipeline's mbarrier ring and the PTX parameter order
-// (which names tensor maps). Every rule is build::Builder's (emitter/build/bulk.cpp), as
+// (which names tensor maps). Every rule is build::Builder's (emitter/builder/bulk_rules.cpp), as
 // for a spec file's ops.
 
 #include "emitter/api/builder_operands.hpp"

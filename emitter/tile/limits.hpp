@@ -1,7 +1,7 @@
 #pragma once
 // The upper limits of a kernel's declarations and ops that no hardware rule sets:
 // ptxgen's own bounds, so that hostile sizes fail with a diagnostic instead of an
-// overflow or an hour of unrolling. The kernel builder (emitter/build/) checks them
+// overflow or an hour of unrolling. The kernel builder (emitter/builder/) checks them
 // for every front door, the spec files' and the C++ API's.
 // The launch limits (grid, block) and the shared-memory sizes are the hardware's:
 // emitter/ptx/feature.hpp.

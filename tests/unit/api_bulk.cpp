@@ -3,8 +3,8 @@
 // are written back by to_spec_toml to a spec that emits the same, and their errors come
 // back as DiagIds at the builder call's line, all in one emit.
 
-#include "driver/run/to_spec.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/run/to_toml.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/api/api.hpp"
 
 #include <algorithm>

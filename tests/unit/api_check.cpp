@@ -5,7 +5,7 @@
 
 #include "driver/api/check.hpp"
 #include "driver/run/result_cache.hpp"
-#include "driver/run/to_spec.hpp"
+#include "driver/run/to_toml.hpp"
 #include "emitter/api/api.hpp"
 
 #include <algorithm>
@@ -99,7 +99,8 @@ TEST_CASE("api: a second check of the same content is a cache hit, keyed by cont
   const KernelBuilder moved = shifted_read(Pos("b.dsl", 20, 7));
   CHECK(to_spec_toml(moved.kernel()) == to_spec_toml(shifted_read(Pos("a.dsl", 10, 3)).kernel()));
   CHECK(content_key(moved.kernel()) != content_key(shifted_read(Pos("a.dsl", 10, 3)).kernel()));
-  const Diagnostic* d = find(check(moved), DiagId::check_read_without_sync);
+  const Diagnostics moved_diags = check(moved);
+  const Diagnostic* d = find(moved_diags, DiagId::check_read_without_sync);
   REQUIRE(d != nullptr);
   CHECK(d->file == "b.dsl");
   CHECK(d->line == 20);

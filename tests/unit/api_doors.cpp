@@ -7,7 +7,7 @@
 #include "driver/api/check.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/support/temp_dir.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <cstdlib>
 #include <filesystem>

@@ -6,8 +6,8 @@
 #include "driver/api/driver.hpp"
 #include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
-#include "driver/run/to_spec.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/run/to_toml.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/api/api.hpp"
 
 #include <filesystem>

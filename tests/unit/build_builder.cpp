@@ -2,7 +2,7 @@
 // the position its caller gave, also inside a string whose characters lie on one line
 // of a file (Text::exact), and a rejected declaration does not drag errors after it.
 
-#include "emitter/build/builder.hpp"
+#include "emitter/builder/builder.hpp"
 
 #include <algorithm>
 

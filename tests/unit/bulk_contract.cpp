@@ -4,7 +4,7 @@
 // out from the rules in docs/spec-format.md ("Bulk copies and tensor maps (sm_90)").
 #include "emitter/tile/bulk_contract.hpp"
 
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/mbarrier_contract.hpp"
 #include "emitter/tile/tensor_map.hpp"

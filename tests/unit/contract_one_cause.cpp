@@ -1,7 +1,7 @@
 // One cause, one error: the contract reports a mistake once, at the op that makes it, and
 // not again through the proofs and phase counts that depend on it. The specs are the pinned
 // invalid specs (tools/check_invalid_spec.sh checks their first error; here every error).
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/contract.hpp"
 
 #include <string>

@@ -5,7 +5,7 @@
 
 #include "driver/reference/naive_view.hpp"
 #include "driver/run/spec_files.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
 #include <filesystem>

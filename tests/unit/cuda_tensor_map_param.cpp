@@ -7,7 +7,7 @@
 #include "driver/cuda/kernel_params.hpp"
 #include "driver/cuda/wire.hpp"
 #include "driver/run/binding.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/lower/abi.hpp"
 
 #include <cstdint>

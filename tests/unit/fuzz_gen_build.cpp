@@ -3,8 +3,8 @@
 // builder made and the one the TOML reader loads from to_toml() emit the same PTX, and so
 // does the kernel printed back by the kernel-to-TOML printer (api::to_spec_toml) and loaded.
 
-#include "driver/run/to_spec.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/run/to_toml.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/api/emit.hpp"
 #include "fuzz_gen_seeds.hpp"
 

@@ -1,6 +1,6 @@
 // Hostile index arithmetic in the contract checker: found by the sanitizer build
 // (UBSan: signed overflow in thread_part), kept as a regression test.
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/lower/lower.hpp"
 #include "emitter/tile/contract.hpp"
 

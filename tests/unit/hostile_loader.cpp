@@ -2,7 +2,7 @@
 // once crashed or passed silently, kept as regression tests (docs/fuzzing.md).
 #include "driver/run/spec_files.hpp"
 #include "driver/support/temp_dir.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <filesystem>
 #include <string>

@@ -3,7 +3,7 @@
 // text is loaded, lowered, and its instructions printed one per line, so that
 // a test states the exact instruction sequence a lowering rule implies.
 
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/lower/lower.hpp"
 #include "emitter/ptx/printer.hpp"
 

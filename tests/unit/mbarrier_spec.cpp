@@ -4,7 +4,7 @@
 // The kernels are spec texts; every expectation is worked out from PTX's mbarrier rules.
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/reference/reference.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/lower/lower.hpp"
 #include "emitter/ptx/printer.hpp"
 #include "emitter/tile/contract.hpp"

@@ -1,7 +1,7 @@
 // How diagnostics name ops (tile::op_label): a written op by its number among the ops the
 // user wrote, a pipeline counting as one; an op a pipeline expanded into by its role and
 // the table it came from, never by a number the user did not write.
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/kernel.hpp"
 
 #include <fstream>

@@ -4,7 +4,7 @@
 // tree) or one-line edits of them; every expectation follows from PTX's rules, never from
 // the code's output.
 #include "driver/reference/reference.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/kernel.hpp"
 

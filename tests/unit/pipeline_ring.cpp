@@ -4,7 +4,7 @@
 // untouched barrier passes at once), and the reference's ordering through mbarrier phases.
 // Every expectation is worked out from the ring's shape and PTX's mbarrier rules.
 #include "driver/reference/reference.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/kernel.hpp"
 

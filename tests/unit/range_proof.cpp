@@ -2,7 +2,7 @@
 // values the plan runs, and that a spec racy only away from its test value is refused.
 #include "driver/run/range_proof.hpp"
 
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <memory>
 #include <string>

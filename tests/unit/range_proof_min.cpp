@@ -2,7 +2,7 @@
 // x's greatest value make the min x, so they merge into that greatest value, which itself
 // must run: it is the first value where the min takes its other side.
 #include "driver/run/range_proof.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <memory>
 #include <string>

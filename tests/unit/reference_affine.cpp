@@ -11,7 +11,7 @@
 #include "driver/reference/reference.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "fuzz_gen_seeds.hpp"
 #include "reference_difference.hpp"
 

@@ -6,7 +6,7 @@
 #include "driver/reference/async_model.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/tensor_data.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -5,7 +5,7 @@
 // meaning, never taken from the code under test.
 #include "driver/reference/reference.hpp"
 #include "driver/run/tensor_data.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <algorithm>
 #include <cstdint>

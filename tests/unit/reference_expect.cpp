@@ -11,7 +11,7 @@
 #include "driver/run/conformance.hpp"
 #include "driver/run/range_proof.hpp"
 #include "driver/support/temp_dir.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -10,7 +10,7 @@
 #include "driver/reference/expect.hpp"
 #include "driver/run/conformance.hpp"
 #include "driver/support/temp_dir.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -4,7 +4,7 @@
 // from the pipeline's group accounting in the comment next to it.
 #include "driver/reference/reference.hpp"
 #include "driver/run/tensor_data.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <algorithm>
 #include <memory>

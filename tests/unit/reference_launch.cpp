@@ -7,7 +7,7 @@
 #include "driver/reference/reference.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/run/tensor_data.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "reference_difference.hpp"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // one thread, one 16-byte chunk (specs/invalid/never_waited_one_chunk.toml pins its
 // position: the copy left pending).
 #include "driver/run/range_proof.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <memory>
 #include <string>

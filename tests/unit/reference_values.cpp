@@ -5,7 +5,7 @@
 #include "driver/reference/reference.hpp"
 #include "driver/run/range_proof.hpp"
 #include "driver/run/tensor_data.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <filesystem>
 #include <string>

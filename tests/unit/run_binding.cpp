@@ -8,7 +8,7 @@
 #include "driver/run/binding.hpp"
 #include "driver/run/conformance.hpp"
 #include "driver/run/spec_files.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <filesystem>
 #include <fstream>

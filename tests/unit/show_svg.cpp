@@ -3,7 +3,7 @@
 
 #include "driver/show/picture.hpp"
 #include "driver/sim/profile.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <map>
 #include <regex>

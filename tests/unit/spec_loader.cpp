@@ -4,7 +4,7 @@
 // Every expected line and column below was counted by hand from the spec text in
 // the test (line 1 is the first line of the raw string).
 
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/contract.hpp"
 

@@ -2,7 +2,7 @@
 // (`# expect-error:` lines, [kernel] expect = "fault"), never by the folder it is in.
 #include "driver/run/spec_files.hpp"
 #include "driver/support/temp_dir.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <algorithm>
 #include <filesystem>

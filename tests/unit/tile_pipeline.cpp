@@ -10,7 +10,7 @@
 // refilled while a copy into it is pending or after a read in the same barrier
 // phase; nothing is left in flight at the end.
 
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/kernel.hpp"
 #include "emitter/tile/pipeline.hpp"
 

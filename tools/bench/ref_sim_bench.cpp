@@ -31,7 +31,7 @@
 #include "driver/run/tensor_data.hpp"
 #include "driver/sim/simulator.hpp"
 #include "driver/support/process.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include <algorithm>
 #include <chrono>

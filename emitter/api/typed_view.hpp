@@ -11,7 +11,7 @@
 // error: later steps keep the first error, and the kernel reports it where the
 // view is used, as a spec reports a bad view string.
 
-#include "emitter/api/expr.hpp"
+#include "emitter/api/typed_expr.hpp"
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/view.hpp"
 

@@ -1,8 +1,8 @@
 // The builder's rules for the sm_90 bulk-copy family: a global tensor's map
 // ([tensor.NAME.map]: a TMA descriptor, checked whole when it is declared), a shared
 // tensor's swizzled layout, and the operands of the bulk and tensor ops.
-#include "emitter/build/builder.hpp"
-#include "emitter/build/text.hpp"
+#include "emitter/builder/builder.hpp"
+#include "emitter/builder/text.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/tensor_map.hpp"
 

@@ -1,8 +1,8 @@
 // The builder's value strings, the small languages a spec writes inside strings
 // beside views and expressions: a tensor's init, a fill pattern, a cache policy and
 // an expectation's `LEFT == RIGHT`. Each reports inside the string (see Text).
-#include "emitter/build/builder.hpp"
-#include "emitter/build/text.hpp"
+#include "emitter/builder/builder.hpp"
+#include "emitter/builder/text.hpp"
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/support/unreachable.hpp"
 #include "emitter/tile/limits.hpp"

@@ -2,12 +2,11 @@
 // bulk-copy family (instr_bulk.cpp), validates it for a target and PTX version, prints
 // it in canonical form, or says why not; with --ptxas also asks ptxas whether it agrees.
 
-#include "driver/run/instr.hpp"
-
 #include "driver/cli/arguments.hpp"
+#include "driver/cli/cmd_instr_bulk.hpp"
 #include "driver/cli/command.hpp"
-#include "driver/cli/instr_bulk.hpp"
 #include "driver/ptxas/ptxas.hpp"
+#include "driver/run/instr.hpp"
 #include "driver/run/instr_bulk.hpp"
 #include "driver/run/spec_files.hpp"
 #include "emitter/ptx/printer.hpp"

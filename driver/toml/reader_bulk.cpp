@@ -1,7 +1,7 @@
 // The TOML reader's part of the sm_90 bulk-copy family: a global tensor's
 // [tensor.NAME.map] table, a shared tensor's `swizzle`, and the ops bulk_load,
 // bulk_store, bulk_commit, bulk_wait, proxy_fence, expect_tx, tensor_load and
-// tensor_store. Syntax only: every rule is the builder's (emitter/build/bulk.cpp).
+// tensor_store. Syntax only: every rule is the builder's (emitter/builder/bulk_rules.cpp).
 
 #include "driver/toml/reader.hpp"
 

@@ -4,8 +4,8 @@
 // not, the values are tried: every combination of the parameters the side names when they
 // are few (then the verdict is exact), else the ends of each range. A value found outside
 // is named in the error; no value found and not every one tried is an error too (no proof).
-#include "emitter/build/builder.hpp"
-#include "emitter/build/expect_levels.hpp"
+#include "emitter/builder/builder.hpp"
+#include "emitter/builder/expect_levels.hpp"
 
 #include <algorithm>
 #include <optional>

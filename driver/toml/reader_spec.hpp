@@ -13,7 +13,7 @@
 //
 // The reader checks only the TOML: value types, unknown and missing keys, and the
 // spelling of enums. Every rule of a kernel (names, sizes, ranges, loops, pipelines,
-// operands, expectations) is build::Builder's (emitter/build/builder.hpp), which the
+// operands, expectations) is build::Builder's (emitter/builder/builder.hpp), which the
 // reader calls with the file position of each value; the C++ API calls the same one.
 
 #include "emitter/support/result.hpp"

@@ -7,8 +7,8 @@
 #include "driver/ptxas/cubin_cache.hpp"
 #include "driver/run/result_cache.hpp"
 #include "driver/run/spec_files.hpp"
-#include "driver/run/to_spec.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/run/to_toml.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/dtype.hpp"
 #include "python/bindings.hpp"
 

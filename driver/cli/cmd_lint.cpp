@@ -1,10 +1,9 @@
 // `ptxgen lint FILE.ptx...`: async-copy hazards in any PTX kernel, on the simulator, with no
 // spec (driver/lint/lint.hpp, docs/lint.md).
 
-#include "driver/lint/lint.hpp"
-
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
+#include "driver/lint/lint.hpp"
 #include "driver/support/atomic_file.hpp"
 
 #include <boost/program_options.hpp>

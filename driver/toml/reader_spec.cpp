@@ -1,7 +1,7 @@
 // The TOML reader: the document, diagnostics, field access, [kernel], [param.*] and
 // [tensor.*].
 
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 
 #include "driver/toml/reader.hpp"
 

@@ -1,7 +1,7 @@
 // The builder's core and its declaration rules: names, the launch, the ABI order,
 // parameters and tensors.
-#include "emitter/build/builder.hpp"
-#include "emitter/build/text.hpp"
+#include "emitter/builder/builder.hpp"
+#include "emitter/builder/text.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/ptx/feature.hpp"
 #include "emitter/tile/contract.hpp"

@@ -1,4 +1,4 @@
-#include "driver/cuda/module.hpp"
+#include "driver/cuda/cu_module.hpp"
 
 #if PTXGEN_CUDA_HEADERS
 

@@ -3,8 +3,8 @@
 // the parameter names and docstrings the generated stubs carry and the Python caller's
 // position.
 
-#include "driver/run/to_spec.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/run/to_toml.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "python/bindings.hpp"
 
 #include <vector>

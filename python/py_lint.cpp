@@ -1,9 +1,8 @@
 // ptxgen.lint: foreign PTX on the simulator with no spec (driver/lint/lint.hpp, docs/lint.md),
 // its findings and coverage as Python objects.
 
-#include "driver/lint/lint.hpp"
-
 #include "bindings.hpp"
+#include "driver/lint/lint.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -8,7 +8,7 @@
 #include "driver/run/spec_files.hpp"
 #include "driver/show/picture.hpp"
 #include "driver/support/atomic_file.hpp"
-#include "driver/toml/toml_spec.hpp"
+#include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/contract.hpp"
 
 #include <boost/program_options.hpp>

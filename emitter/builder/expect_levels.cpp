@@ -1,4 +1,4 @@
-#include "emitter/build/expect_levels.hpp"
+#include "emitter/builder/expect_levels.hpp"
 
 #include "emitter/tile/rearrange_pattern.hpp"
 

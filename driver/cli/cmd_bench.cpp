@@ -2,10 +2,9 @@
 // (driver/cuda/bench.hpp), against cuMemcpyDtoD of the same bytes in the same run; a
 // table, and with --json FILE the same as JSON (written atomically). docs/benchmarks.md.
 
-#include "driver/cuda/bench.hpp"
-
 #include "driver/cli/arguments.hpp"
 #include "driver/cli/command.hpp"
+#include "driver/cuda/bench.hpp"
 #include "driver/ptxas/ptxas.hpp"
 #include "driver/run/binding.hpp"
 #include "driver/run/conformance.hpp"

@@ -1,7 +1,7 @@
 // The builder's operand rules: views and expressions over the kernel's names, an
 // apply's repeat axes, cache-policy parameters, wait_group, fill patterns and mbarriers.
-#include "emitter/build/builder.hpp"
-#include "emitter/build/text.hpp"
+#include "emitter/builder/builder.hpp"
+#include "emitter/builder/text.hpp"
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/limits.hpp"

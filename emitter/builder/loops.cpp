@@ -1,6 +1,6 @@
 // The builder's loop and pipeline rules, the pipeline expansion, and the result.
-#include "emitter/build/builder.hpp"
-#include "emitter/build/text.hpp"
+#include "emitter/builder/builder.hpp"
+#include "emitter/builder/text.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/limits.hpp"

@@ -1,4 +1,4 @@
-#include "emitter/api/expr.hpp"
+#include "emitter/api/typed_expr.hpp"
 
 namespace ptxgen::api {
 

@@ -1,7 +1,7 @@
-#include "driver/run/to_spec.hpp"
+#include "driver/run/to_toml.hpp"
 
-#include "emitter/api/view.hpp"
-#include "emitter/build/builder.hpp"
+#include "emitter/api/typed_view.hpp"
+#include "emitter/builder/builder.hpp"
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode.hpp"
 

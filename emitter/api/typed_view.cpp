@@ -1,4 +1,4 @@
-#include "emitter/api/view.hpp"
+#include "emitter/api/typed_view.hpp"
 
 #include <variant>
 

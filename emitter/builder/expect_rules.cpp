@@ -2,8 +2,8 @@
 // .sub, .rearrange and dtype views) whose .sub entries name constants and scalar parameters
 // only (expect_bounds.cpp proves them inside their axes over the declared ranges), two views
 // of the same shape and element size.
-#include "emitter/build/builder.hpp"
-#include "emitter/build/expect_levels.hpp"
+#include "emitter/builder/builder.hpp"
+#include "emitter/builder/expect_levels.hpp"
 #include "emitter/support/unreachable.hpp"
 #include "emitter/tile/name_chars.hpp"
 

@@ -2,9 +2,8 @@
 // a cp.async (driver/run/instr.hpp) or one of the sm_90 bulk-copy family
 // (driver/run/instr_bulk.hpp), told apart by the opcode's mnemonic as the command does.
 
-#include "driver/run/instr.hpp"
-
 #include "bindings.hpp"
+#include "driver/run/instr.hpp"
 #include "driver/run/instr_bulk.hpp"
 #include "driver/run/spec_files.hpp"
 

@@ -2,7 +2,7 @@
 // driver/run/instr_bulk.cpp builds (the form, its options, the instruction in a minimal
 // kernel checked for the target), and the exit status.
 
-#include "driver/cli/instr_bulk.hpp"
+#include "driver/cli/cmd_instr_bulk.hpp"
 
 #include "driver/cli/command.hpp"
 #include "driver/run/instr_bulk.hpp"
