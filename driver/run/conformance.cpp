@@ -446,7 +446,7 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
     return;
   }
   p.ptx = o.ptx_override.empty() ? e.ptx : o.ptx_override;
-  p.binding = own_binding(*p.kernel);
+  p.binding = own_binding(*p.kernel, arch);
   p.result.copy_arrive_inc = o.ptx_override.empty() && has_copy_arrive_inc(*p.kernel);
 
   for (const auto& t : p.kernel->tensors) {

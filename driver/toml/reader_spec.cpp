@@ -262,8 +262,9 @@ void Loader::load_kernel(const toml::table& root) {
 }
 
 /// [kernel]'s `abi = [...]` (the PTX parameter order: every global tensor and
-/// scalar parameter once) and `dynamic_shared = N` (a foreign kernel's dynamic
-/// shared bytes); after the tensors and parameters are loaded.
+/// scalar parameter once), `dynamic_shared = N` (a foreign kernel's dynamic
+/// shared bytes) and `ctas_per_sm = N` (the residency); after the tensors and parameters
+/// are loaded.
 void Loader::load_binding(const toml::table& root) {
   const toml::table* t = root.get("kernel") ? root.get("kernel")->as_table() : nullptr;
   if (!t)
@@ -271,6 +272,9 @@ void Loader::load_binding(const toml::table& root) {
   if (const toml::node* v = t->get("dynamic_shared"))
     if (auto n = get_int(*v, "dynamic_shared", "[kernel]", "an integer (bytes)"))
       b_.dynamic_shared(*n, at(v->source()));
+  if (const toml::node* v = t->get("ctas_per_sm"))
+    if (auto n = get_int(*v, "ctas_per_sm", "[kernel]", "an integer (CTAs per SM)"))
+      b_.ctas_per_sm(*n, at(v->source()));
   const toml::node* v = t->get("abi");
   if (!v)
     return;

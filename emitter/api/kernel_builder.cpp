@@ -38,6 +38,11 @@ KernelBuilder& KernelBuilder::dynamic_shared(std::int64_t bytes, Pos at) {
   return *this;
 }
 
+KernelBuilder& KernelBuilder::ctas_per_sm(std::int64_t n, Pos at) {
+  b_->ctas_per_sm(n, at_of(at));
+  return *this;
+}
+
 Tensor KernelBuilder::global(std::string name, std::vector<std::int64_t> shape, DType dtype,
                              GlobalOptions options, Pos at) {
   return declare(tile::Space::global, std::move(name), std::move(shape), dtype, options, at);

@@ -206,6 +206,9 @@ public:
                                  const At& at);
   void launch(tile::Dim3 grid, tile::Dim3 block);
   void dynamic_shared(std::int64_t bytes, const At& at);
+  /// `ctas_per_sm = N`: the residency to compile and launch for (1..the most of any target;
+  /// the target's own limits are the contract's).
+  void ctas_per_sm(std::int64_t n, const At& at);
   /// [kernel]'s `expect`: what a run of the kernel must show; only "fault" (tile::kMustFaultValue:
   /// the kernel breaks the contract on purpose and must fault when run).
   void expect_run(const std::string& value, const At& at);

@@ -161,6 +161,16 @@ void Builder::dynamic_shared(std::int64_t bytes, const At& at) {
     kernel_->dynamic_shared = bytes;
 }
 
+void Builder::ctas_per_sm(std::int64_t n, const At& at) {
+  const std::int64_t max = ptx::max_ctas_per_sm_any_target();
+  if (n < 1 || n > max)
+    error(DiagId::spec_ctas_per_sm_range, at,
+          "ctas_per_sm must be in 1.." + std::to_string(max) + " (CTAs resident on one SM); got " +
+              std::to_string(n));
+  else
+    kernel_->residency = tile::Kernel::Residency{n, at.pos};
+}
+
 void Builder::expect_run(const std::string& value, const At& at) {
   if (value == tile::kMustFaultValue)
     kernel_->must_fault = at.pos;

@@ -4,6 +4,7 @@
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/bulk_contract.hpp"
 #include "emitter/tile/mbarrier_contract.hpp"
+#include "emitter/tile/residency.hpp"
 #include "emitter/tile/suggest.hpp"
 
 #include <algorithm>
@@ -249,6 +250,7 @@ public:
 
   Diagnostics run() {
     check_shared_total();
+    check_residency();
     collect_barrier_tensors();
     std::size_t pipeline = 0; // the first op of the expansion the op belongs to
     std::set<std::size_t> index_reported;
@@ -324,6 +326,37 @@ private:
                 std::to_string(limit) + " bytes of dynamic shared memory per block");
       return;
     }
+  }
+
+  /// `ctas_per_sm = N` on the target's SM: N CTAs fit by count, threads and shared memory (at
+  /// the layout's largest bytes), and the launch's padding (over its least bytes, as
+  /// lower::launch_dynamic_shared_bytes pads) keeps the (N+1)th out without pushing the Nth.
+  void check_residency() {
+    if (!k_.residency)
+      return;
+    const std::int64_t n = k_.residency->ctas_per_sm;
+    const ptx::SmLimits sm = ptx::sm_limits(target_);
+    const SharedLayout layout = shared_layout(k_);
+    const std::int64_t most = most_shared_bytes(layout);
+    const auto fail = [&](const std::string& why) {
+      error(DiagId::contract_residency, k_.residency->pos,
+            "ctas_per_sm = " + std::to_string(n) + " on " + target_.str() + ": " + why);
+    };
+    if (auto problem = residency_problem(n, {k_.block, most}, sm)) {
+      fail(*problem);
+      return;
+    }
+    const std::int64_t least = least_shared_bytes(layout);
+    const std::int64_t padded = shared_bytes_for_residency(n, {k_.block, least}, sm);
+    if (residency_problem(n, {k_.block, padded + (most - least)}, sm))
+      fail("shared memory that keeps a " + std::to_string(n + 1) + "th CTA off the SM (" +
+           std::to_string(padded) + " bytes per CTA) leaves no room for the " + std::to_string(n) +
+           "th; ask for fewer CTAs, or for more threads or shared memory per CTA");
+    else if (const std::int64_t launch = (layout.dynamic ? layout.total : 0) + padded - least;
+             launch > ptx::max_dynamic_shared_bytes(target_))
+      fail("the launch's " + std::to_string(launch) +
+           " bytes of dynamic shared memory (padded) are beyond the target's " +
+           std::to_string(ptx::max_dynamic_shared_bytes(target_)));
   }
 
   void error(DiagId id, const SourcePos& pos, std::string msg, std::uint32_t len = 1) {
