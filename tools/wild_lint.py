@@ -89,7 +89,8 @@ def verdict(report):
         return "error: no kernel in the report"
     if len(kernels) == 1:
         return kernel_verdict(kernels[0])
-    return " | ".join(f"{k.get('entry', '?')}: {kernel_verdict(k)}" for k in kernels)
+    # entries by their rank in the file: mangled names run to hundreds of characters
+    return " | ".join(f"[{i}] {kernel_verdict(k)}" for i, k in enumerate(kernels, 1))
 
 
 def apply_edits(text, edits, name):
@@ -122,8 +123,20 @@ def run_lint(ptxgen, path, args, timeout):
     try:
         report = json.loads(p.stdout)
     except json.JSONDecodeError:
-        tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
-        return None, f"error: exit {p.returncode}, {tail}", took
+        first = (p.stderr.strip().splitlines() or ["no output"])[0]
+        if p.returncode != 2:
+            return None, f"error: exit {p.returncode}, {first}", took
+        # A usage error (an --arg or --entry that names nothing) also comes of a file lint
+        # cannot read, which has no kernel to name: then that is the verdict.
+        bare = subprocess.run([ptxgen, "lint", path, "--diagnostics-format", "json"],
+                              capture_output=True, text=True, timeout=timeout)
+        try:
+            why = verdict(json.loads(bare.stdout))
+        except json.JSONDecodeError:
+            why = ""
+        if why.startswith("error:"):
+            return None, why, took
+        return None, "usage: " + first.removeprefix("ptxgen lint: "), took
     return report, verdict(report), took
 
 
@@ -169,7 +182,8 @@ def lint_entry(row, opts, kernels, tmp):
         ok, err = assemble(path, base["target"])
         if not ok:
             row.problem = f"ptxas -arch={base['target']} refuses it: {err.splitlines()[0] if err else ''}"
-    args = shlex.split(base.get("lint", "")) + shlex.split(e.get("lint_extra", "") if row.section == "mutant" else "")
+    # A mutant lints with its kernel's launch unless it gives its own (`lint`).
+    args = shlex.split(e.get("lint", base.get("lint", "")))
     report, row.verdict, row.time = run_lint(opts.ptxgen, path, args, e.get("timeout", base.get("timeout", 120)))
     if report:
         ks = report.get("kernels", [])
