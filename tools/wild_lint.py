@@ -232,6 +232,17 @@ def print_table(rows, kernels):
         print("  ".join(c.ljust(widths[i]) for i, c in enumerate(cells)).rstrip())
 
 
+def print_markdown(rows, kernels):
+    """The table as docs/lint.md shows it: whole verdicts, one row per entry."""
+    print("| entry | file | project | instructions | verdict | time |")
+    print("|---|---|---|---:|---|---:|")
+    for r in rows:
+        base = kernels.get(r.entry.get("kernel", ""), r.entry) if r.section == "mutant" else r.entry
+        file = base.get("file", "") if r.section == "kernel" else "mutant of " + base.get("name", "")
+        print(f"| {r.name} | {file} | {base.get('project', '')} | {r.instructions} | "
+              f"{r.verdict.replace('|', '/')} | {r.time:.3f} s |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ptxgen", default=os.path.join(ROOT, "build", "ptxgen"))
@@ -243,6 +254,7 @@ def main():
     ap.add_argument("--write-expected", action="store_true", help="record today's verdicts as `expected`")
     ap.add_argument("--ptxas", action="store_true", help="also assemble each file with ptxas -arch=<target>")
     ap.add_argument("--full", action="store_true", help="print whole verdicts after the table")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown, whole verdicts")
     opts = ap.parse_args()
     with open(opts.manifest, "rb") as f:
         manifest = tomllib.load(f)
@@ -256,7 +268,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for r in rows:
             lint_entry(r, opts, kernels, tmp)
-    print_table(rows, kernels)
+    if opts.markdown:
+        print_markdown(rows, kernels)
+    else:
+        print_table(rows, kernels)
     failed = passed = 0
     for r in rows:
         want = r.entry.get("expected")
