@@ -3,6 +3,7 @@
 // table, and with --json FILE the same as JSON (written atomically). docs/benchmarks.md.
 
 #include "driver/cli/arguments.hpp"
+#include "driver/cli/bench_spec.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/cuda/bench.hpp"
 #include "driver/ptxas/ptxas.hpp"
@@ -38,58 +39,6 @@ struct BenchArgs {
   long long reps = bench.reps, warmup = bench.warmup;
   std::string target, ptxas, json, diag_format;
 };
-
-/// One spec's result: what was timed, or why it was not.
-struct SpecBench {
-  std::string spec;
-  std::string problem; ///< set when the spec could not be timed
-  cuda::BenchOutcome outcome;
-};
-
-/// The launch request of a spec's own kernel: its inputs' initial bytes, its parameters.
-cuda::LaunchRequest spec_request(const std::string& spec, const tile::Kernel& k,
-                                 ptx::Target run_target, std::vector<std::uint8_t> cubin) {
-  std::vector<cuda::HostBuffer> buffers;
-  for (const auto& t : k.tensors)
-    if (t->tensor.space == tile::Space::global)
-      buffers.push_back({t->tensor.name, driver::initial_bytes(*t)});
-  cuda::LaunchRequest req =
-      driver::launch_request(k, driver::own_binding(k, run_target), std::move(buffers));
-  req.case_name = spec;
-  req.cubin = std::move(cubin);
-  return req;
-}
-
-/// Emits, assembles for the device and times one spec.
-SpecBench bench_spec(const std::string& spec, const BenchArgs& a, const cuda::DeviceInfo& device,
-                     const driver::PtxasLocation& ptxas, driver::DiagnosticsPrinter& printer) {
-  SpecBench r{spec, {}, {}};
-  const auto arch = ptx::Target::parse(device.arch());
-  lower::LowerOptions lo;
-  lo.target = a.target.empty() ? driver::emitted_target : *ptx::Target::parse(a.target);
-  lo.raise_target = a.target.empty(); // as emit: sm_90 for the bulk copies without --target
-  lo.run_target = arch;
-  auto e = driver::emit_checked_spec(spec, lo); // refuses what check refuses
-  if (!e.kernel || !e.ok()) {
-    r.problem = e.diagnostics.format_all(); // the table's and the JSON's text
-    if (printer.format() != driver::DiagnosticsFormat::text)
-      printer.print(e.diagnostics); // as data on standard error
-    return r;
-  }
-  driver::AssembleOptions ao;
-  ao.target = arch.value_or(lo.target);
-  ao.verbose = false;
-  auto as = driver::assemble(ptxas.path, e.ptx, ao);
-  if (as.status != driver::AssembleResult::Status::ok) {
-    r.problem = as.describe();
-    return r;
-  }
-  r.outcome = cuda::run_bench(spec_request(spec, *e.kernel, ao.target, std::move(as.cubin)),
-                              cuda::spec_bytes_moved(*e.kernel), a.bench);
-  if (r.outcome.status != cuda::BenchOutcome::Status::ok)
-    r.problem = r.outcome.message;
-  return r;
-}
 
 std::string times_json(const cuda::BenchTimes& t) {
   std::ostringstream j;
@@ -198,7 +147,7 @@ int run_bench_command(const std::vector<std::string>& args) {
   std::vector<SpecBench> results;
   bool all = true;
   for (const auto& spec : a.specs) {
-    results.push_back(bench_spec(spec, a, *device, *ptxas, *printer));
+    results.push_back(bench_spec(spec, a.bench, a.target, *device, *ptxas, &*printer));
     print_row(results.back());
     all = all && results.back().problem.empty();
   }
