@@ -19,6 +19,7 @@
 #include "driver/support/escape.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/support/enum_names.hpp"
+#include "emitter/tile/well_formed.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -371,21 +372,9 @@ bool apply_settings(Prepared& p, const ConformanceCase& c) {
   if (!p.loaded)
     return refuse("parameter values apply to spec files; a kernel given by the caller runs "
                   "with its own");
-  for (const ParamSetting& s : c.params) {
-    auto it = std::find_if(p.loaded->params.begin(), p.loaded->params.end(),
-                           [&](const tile::ScalarParam& q) { return q.name == s.name; });
-    if (it == p.loaded->params.end())
-      return refuse("--param " + s.name + "=" + std::to_string(s.value) +
-                    ": the spec has no parameter '" + s.name + "'");
-    const tile::Interval range =
-        it->range.value_or(tile::Interval{0, it->is_u64 ? INT64_MAX : std::int64_t{0xFFFFFFFF}});
-    if (s.value > static_cast<std::uint64_t>(range.hi) ||
-        s.value < static_cast<std::uint64_t>(range.lo))
-      return refuse("--param " + s.name + "=" + std::to_string(s.value) +
-                    ": outside its declared range " + std::to_string(range.lo) + ".." +
-                    std::to_string(range.hi));
-    it->value = s.value;
-  }
+  for (const ParamSetting& s : c.params)
+    if (auto d = tile::set_param_value(*p.loaded, s.name, s.value))
+      return refuse("--param " + s.name + "=" + std::to_string(s.value) + ": " + d->message);
   return true;
 }
 
