@@ -8,6 +8,7 @@
 #include "driver/reference/expect.hpp"
 #include "driver/reference/reference.hpp"
 #include "driver/run/binding.hpp"
+#include "driver/run/conformance_setup.hpp"
 #include "driver/run/range_proof.hpp"
 #include "driver/run/result_cache.hpp"
 #include "driver/run/spec_files.hpp"
@@ -711,167 +712,10 @@ void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report) {
 
 namespace {
 
-/// What a run checks before its first case: the backend and ptxas.
-struct Setup {
-  ConformanceReport::Setup state = ConformanceReport::Setup::ready;
-  std::string problem;                    ///< why state is not ready
-  std::vector<cuda::IsolatedRunner> gpus; ///< one per device (cuda), in the order asked
-  std::optional<PtxasLocation> ptxas;
-  ptx::Target arch = emitted_target;
-  std::string description;
-  /// The description's parts (sim_description): the backend, ptxas, the options after them.
-  std::string runs_on, ptxas_text, extras;
-  std::optional<fs::path> sanitizer; ///< --sanitize: the compute-sanitizer found
-  fs::path self;                     ///< --sanitize: this program, the device worker
-};
-
-/// "ptxgen's PTX for sm_80" or "the PTX of 'k.ptx' (--ptx)".
-std::string whose_ptx(const ConformanceOptions& o) {
-  if (o.ptx_override.empty())
-    return "ptxgen's PTX for " + o.target.value_or(emitted_target).str();
-  return o.ptx_override_name.empty() ? std::string("the PTX given with --ptx")
-                                     : "the PTX of '" + o.ptx_override_name + "' (--ptx)";
-}
-
-/// The ordinals a run asks for: --devices, or --device alone. For `all`, device 0:
-/// its probe says how many more there are.
-std::vector<int> requested_devices(const ConformanceOptions& o) {
-  if (o.all_devices)
-    return {0};
-  return o.devices.empty() ? std::vector<int>{o.device} : o.devices;
-}
-
-/// "0,2"
-std::string ordinal_list(const std::vector<cuda::IsolatedRunner>& gpus) {
-  std::string s;
-  for (const auto& g : gpus)
-    s += (s.empty() ? "" : ",") + std::to_string(g.device().ordinal);
-  return s;
-}
-
-/// Probes every device the run asks for, one isolated runner each, and sets
-/// s.arch and what runs the cases ("cuda: NVIDIA H200 (sm_90), device 0"). False,
-/// with s.state and s.problem set, when the first device is unusable (no_gpu), or
-/// a later one is or differs from the first in compute capability (bad_devices:
-/// ptxas assembles each case for one target).
-bool open_gpus(const ConformanceOptions& o, Setup& s, std::string& runs_on) {
-  using State = ConformanceReport::Setup;
-  std::vector<int> ordinals = requested_devices(o);
-  int cc_major = 0, cc_minor = 0;
-  std::string names;
-  for (std::size_t i = 0; i < ordinals.size(); ++i) {
-    const auto& gpu = s.gpus.emplace_back(ordinals[i]);
-    const auto& d = gpu.device();
-    if (!gpu.available()) {
-      s.state = i == 0 ? State::no_gpu : State::bad_devices;
-      s.problem = i == 0 ? "no usable GPU: " + gpu.unavailable_reason()
-                         : "--devices: device " + std::to_string(ordinals[i]) +
-                               " is not usable: " + gpu.unavailable_reason();
-      return false;
-    }
-    if (i == 0) {
-      cc_major = d.cc_major;
-      cc_minor = d.cc_minor;
-      for (int more = 1; o.all_devices && more < d.device_count; ++more)
-        ordinals.push_back(more);
-    } else if (d.cc_major != cc_major || d.cc_minor != cc_minor) {
-      s.state = State::bad_devices;
-      s.problem = "--devices: device " + std::to_string(d.ordinal) + " (" + d.arch() +
-                  ") differs from device " + std::to_string(ordinals[0]) + " (" +
-                  s.gpus.front().device().arch() +
-                  "): ptxas assembles for one target; list devices of one kind";
-      return false;
-    }
-    if (names.find(d.name) == std::string::npos)
-      names += (names.empty() ? "" : ", ") + d.name;
-  }
-  s.arch = o.arch.value_or(ptx::Target{cc_major * 10 + cc_minor, false});
-  runs_on = "cuda: " + names + " (" + s.arch.str() + "), " +
-            (s.gpus.size() == 1 ? "device " : "devices ") + ordinal_list(s.gpus);
-  return true;
-}
-
-// compute-sanitizer beside the run's ptxas, on PATH, or in
-// /usr/local/cuda/bin; false (the setup refused) when there is none.
-bool find_sanitizer(const ConformanceOptions& o, Setup& s) {
-  const auto ptxas = locate_ptxas(o.ptxas); // a missing one is reported by set_up itself
-  const char* path = std::getenv("PATH");
-  s.sanitizer = cuda::locate_compute_sanitizer(ptxas ? ptxas->path : fs::path(o.ptxas),
-                                               path ? path : "", cuda::default_sanitizer_dirs());
-  std::error_code ec;
-  s.self = fs::read_symlink("/proc/self/exe", ec);
-  if (s.sanitizer && !ec)
-    return true;
-  s.state = ConformanceReport::Setup::no_sanitizer;
-  if (s.sanitizer) {
-    s.problem = "--sanitize: cannot find this program's own path for its device worker "
-                "(/proc/self/exe): " +
-                ec.message();
-    return false;
-  }
-  s.problem = "--sanitize: no compute-sanitizer beside ptxas, on PATH or in /usr/local/cuda/bin "
-              "(it comes with the CUDA toolkit)";
-  return false;
-}
-
-/// The simulator's target without --arch: a --ptx file is assembled for the `.target` it
-/// declares, as `ptxgen asm` does (ptxas refuses a file whose `.target` is newer than its
-/// -arch), but never below emitted_target, the oldest with cp.async; ptxgen's own PTX for
-/// emitted_target.
-ptx::Target simulated_target(const std::string& ptx_override) {
-  if (ptx_override.empty())
-    return emitted_target;
-  return std::max(emitted_target, declared_target(ptx_override).value_or(emitted_target));
-}
-
-/// Finds the GPU (cuda) and ptxas, and checks that ptxas assembles for the target.
-/// The CUDA backend forks a child per case and needs a process that has not
-/// initialised CUDA: this runs before any worker thread starts.
-Setup set_up(const ConformanceOptions& o) {
-  Setup s;
-  using State = ConformanceReport::Setup;
-  std::string runs_on = "sim: the CPU simulator";
-  if (o.sanitize && !find_sanitizer(o, s))
-    return s;
-  if (o.backend == Backend::cuda) {
-    if (!open_gpus(o, s, runs_on))
-      return s;
-  } else {
-    s.arch = o.arch.value_or(o.target.value_or(simulated_target(o.ptx_override)));
-  }
-  auto ptxas = locate_ptxas(o.ptxas);
-  if (!ptxas) {
-    s.state = State::no_ptxas;
-    s.problem = ptxas.error();
-    return s;
-  }
-  s.ptxas = std::move(*ptxas);
-  const std::string ptxas_text =
-      "ptxas '" + s.ptxas->path.string() + "' (" + s.ptxas->found_by + ")";
-  auto probe = self_test(s.ptxas->path, emitted_target, s.arch);
-  if (!probe.ok()) {
-    s.state = State::broken_ptxas;
-    s.problem = ptxas_text + " cannot assemble an empty kernel for " + s.arch.str() + ": " +
-                probe.describe();
-    return s;
-  }
-  if (o.backend == Backend::cuda && o.jit)
-    s.extras += ", loaded as PTX through the driver's JIT";
-  if (o.sanitize)
-    s.extras += "; each case under compute-sanitizer --tool " +
-                std::string(cuda::name(*o.sanitize)) + " ('" + s.sanitizer->string() +
-                "'), one worker process per case";
-  s.runs_on = runs_on;
-  s.ptxas_text = ptxas_text;
-  s.description = runs_on + "; " + whose_ptx(o) + ", assembled by " + ptxas_text + " for " +
-                  s.arch.str() + s.extras;
-  return s;
-}
-
 /// The simulator's description once its cases ran: a case lowered for a newer target than the
 /// run's (sm_90 for bulk copies) was emitted and assembled for that target (prepare), so the
 /// description names the targets the cases used, not only the run's.
-std::string sim_description(const ConformanceOptions& o, const Setup& s,
+std::string sim_description(const ConformanceOptions& o, const RunSetup& s,
                             const std::vector<Prepared>& cases) {
   std::set<ptx::Target> used;
   for (const Prepared& p : cases)
@@ -891,7 +735,8 @@ std::string sim_description(const ConformanceOptions& o, const Setup& s,
 }
 
 /// The sanitizer runner's options for this run.
-cuda::SanitizeOptions sanitize_options(const ConformanceOptions& o, const Setup& s, unsigned jobs) {
+cuda::SanitizeOptions sanitize_options(const ConformanceOptions& o, const RunSetup& s,
+                                       unsigned jobs) {
   cuda::SanitizeOptions so;
   so.tool = *o.sanitize;
   so.sanitizer = *s.sanitizer;
@@ -903,7 +748,7 @@ cuda::SanitizeOptions sanitize_options(const ConformanceOptions& o, const Setup&
 }
 
 /// Every case an error that says why the run could not start.
-ConformanceReport refuse(const std::vector<ConformanceCase>& cases, const Setup& s) {
+ConformanceReport refuse(const std::vector<ConformanceCase>& cases, const RunSetup& s) {
   ConformanceReport report;
   report.setup = s.state;
   report.backend_description = s.problem;
@@ -955,8 +800,9 @@ void launch_on_gpus(std::vector<Prepared>& cases, std::vector<cuda::IsolatedRunn
 // the ready cases, each in its own exec'd worker under
 // compute-sanitizer (`jobs` at once, on the first device); each outcome is judged
 // as soon as it arrives.
-void launch_sanitized(std::vector<Prepared>& cases, const ConformanceOptions& o, const Setup& setup,
-                      unsigned jobs, const std::function<void(Prepared&)>& finish) {
+void launch_sanitized(std::vector<Prepared>& cases, const ConformanceOptions& o,
+                      const RunSetup& setup, unsigned jobs,
+                      const std::function<void(Prepared&)>& finish) {
   std::vector<Prepared*> ready;
   std::vector<cuda::LaunchRequest> requests;
   collect_ready(cases, ready, requests);
@@ -987,7 +833,7 @@ ConformanceReport run_conformance(const std::vector<fs::path>& specs, const Conf
 ConformanceReport run_conformance(const std::vector<ConformanceCase>& specs,
                                   const ConformanceOptions& o, const ProgressFn& progress) {
   auto wall = Clock::now();
-  Setup setup = set_up(o);
+  RunSetup setup = set_up(o);
   if (setup.state != ConformanceReport::Setup::ready) {
     ConformanceReport report = refuse(specs, setup);
     report.wall_seconds = std::chrono::duration<double>(Clock::now() - wall).count();
