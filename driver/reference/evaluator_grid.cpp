@@ -34,10 +34,7 @@ void Evaluator::end_grid_cta() {
   if (!grid_races_on_) {
     return;
   }
-  grid_races_.end_cta([&](std::uint32_t i) -> const std::uint8_t* {
-    const Buffer& g = globals_[i];
-    return g.holds_values() ? g.bytes.data() : nullptr;
-  });
+  grid_races_.end_cta();
 }
 
 std::string Evaluator::cta_text(std::int64_t bid) const {
@@ -76,13 +73,11 @@ void Evaluator::report_grid_race() {
             (r->access.write ? " writes " : " reads ") + byte_text(b, r->byte) + ", which " +
             cta_text(r->other_bid) + " thread " + std::to_string(r->other.tid) +
             (r->other.write ? (both ? " also writes" : " writes") : " reads") + " at " + other_op;
-        if (both) {
-          s += r->values_known ? " with a different value"
-                               : " (the whole-launch checks do not hold the values of tensors "
-                                 "this large, so the two writes cannot be shown to agree)";
-        }
         return s + ": a grid has no barrier, so its CTAs may run in any order or at once; give "
-                   "each CTA bytes of its own";
+                   "each CTA bytes of its own" +
+               (both ? " (even where both write the same values: whether they do depends on "
+                       "the input)"
+                     : "");
       },
       Severity::error, r->bytes);
 }

@@ -19,21 +19,21 @@ void GridRaces::finish_cta() {
       return std::tie(a.buffer, a.write, a.off, a.tid, a.op) <
              std::tie(b.buffer, b.write, b.off, b.tid, b.op);
     });
-  first_span_ = spans_.size();
+  const std::size_t first_span = spans_.size();
   if (cta_.empty())
     return;
   const std::size_t index = ctas_.size();
   ctas_.push_back({bid_, records_.size(), records_.size() + cta_.size()});
   records_.insert(records_.end(), cta_.begin(), cta_.end());
   for (const GlobalAccess& a : cta_) {
-    if (spans_.size() > first_span_) {
+    if (spans_.size() > first_span) {
       Span& s = spans_.back();
       if (s.buffer == a.buffer && s.write == a.write && a.off <= s.hi) {
         s.hi = std::max(s.hi, a.off + a.len);
         continue;
       }
     }
-    spans_.push_back({a.off, a.off + a.len, a.buffer, a.write, bid_, index, -1});
+    spans_.push_back({a.off, a.off + a.len, a.buffer, a.write, bid_, index});
   }
   cta_.clear();
 }
@@ -62,22 +62,8 @@ GlobalAccess GridRaces::covering(std::size_t cta, std::uint32_t buffer, bool wri
   unreachable("GridRaces::covering(): a byte of a CTA's span that no access of it covers");
 }
 
-std::optional<std::int64_t> GridRaces::differing_byte(const Span& a, const Span& b,
-                                                      bool& held) const {
-  const std::int64_t lo = std::max(a.lo, b.lo);
-  const std::int64_t hi = std::min(a.hi, b.hi);
-  held = a.data >= 0 && b.data >= 0;
-  if (!held)
-    return lo;
-  const std::uint8_t* x = data_.data() + a.data + (lo - a.lo);
-  const std::uint8_t* y = data_.data() + b.data + (lo - b.lo);
-  const auto [dx, dy] = std::mismatch(x, x + (hi - lo), y);
-  if (dx == x + (hi - lo))
-    return std::nullopt;
-  return lo + (dx - x);
-}
-
-GridRace GridRaces::race(const Span& s, const Span& a, std::int64_t byte, bool held) const {
+GridRace GridRaces::race(const Span& s, const Span& a) const {
+  const std::int64_t byte = std::max(s.lo, a.lo);
   const bool s_later = s.bid > a.bid;
   const Span& later = s_later ? s : a;
   const Span& earlier = s_later ? a : s;
@@ -87,8 +73,7 @@ GridRace GridRaces::race(const Span& s, const Span& a, std::int64_t byte, bool h
   r.bid = later.bid;
   r.other_bid = earlier.bid;
   r.byte = byte;
-  r.bytes = std::min(s.hi, a.hi) - std::max(s.lo, a.lo);
-  r.values_known = held;
+  r.bytes = std::min(s.hi, a.hi) - byte;
   return r;
 }
 
@@ -110,16 +95,8 @@ std::optional<GridRace> GridRaces::first_race() {
       if (active == &reads && !s.write)
         continue;
       for (const Span* a : *active) {
-        if (a->bid == s.bid)
-          continue;
-        bool held = true;
-        std::optional<std::int64_t> byte = std::max(s.lo, a->lo);
-        if (s.write && a->write) {
-          byte = differing_byte(s, *a, held);
-          if (!byte)
-            continue; // the same values: either write's result is the same
-        }
-        return race(s, *a, *byte, held);
+        if (a->bid != s.bid)
+          return race(s, *a);
       }
     }
     (s.write ? writes : reads).push_back(&s);

@@ -2,14 +2,15 @@
 // Races between the CTAs of one launch on global memory, as the reference sees them. The
 // spec language has nothing that orders two CTAs (no atomics, no strong loads, no grid
 // barrier), so two CTAs that access the same global bytes, one of them writing, race: the
-// CTAs may run in any order or at once. Two writes of the same values are the exception the
-// simulator makes (driver/sim/cross_cta.hpp): the bytes end up as either write leaves them.
+// CTAs may run in any order or at once. Two writes of the same values race too, although the
+// simulator lets such a run go on (driver/sim/cross_cta.hpp): whether the values agree
+// depends on the input bytes and on parameters the range proof lets one value stand for,
+// and the whole-launch checks must find the same without the values (ReferenceInput::values).
 //
 // Each CTA records its global accesses (writes of every global tensor; reads of the tensors
 // some op writes: the others cannot race) while it runs, whether with every check or
 // replayed (evaluator_replay.cpp), as runs of equal-sized accesses by consecutive threads.
-// At its end they are sorted and merged into spans (a write span keeps the bytes the CTA
-// left there, where the launch holds values); at the end of the launch one sweep over every
+// At its end they are sorted and merged into spans; at the end of the launch one sweep over every
 // CTA's spans, sorted by address, finds the overlaps of two CTAs' spans: O(n log n) in the
 // spans, whatever the grid, and nothing per byte.
 
@@ -76,27 +77,11 @@ public:
     cta_.push_back({off, len, len, buffer, op, t, write});
   }
 
-  /// The CTA has run: its records become spans. `bytes(buffer)`: the buffer's bytes now
-  /// (the CTA's writes are its last), or nullptr where the launch does not hold its values.
-  template <class Bytes>
-  void end_cta(Bytes&& bytes) {
-    finish_cta();
-    for (std::size_t i = first_span_; i < spans_.size(); ++i) {
-      Span& s = spans_[i];
-      if (!s.write) {
-        continue;
-      }
-      const std::uint8_t* b = bytes(s.buffer);
-      if (b == nullptr) {
-        continue;
-      }
-      s.data = static_cast<std::int64_t>(data_.size());
-      data_.insert(data_.end(), b + s.lo, b + s.hi);
-    }
-  }
+  /// The CTA has run: its records become spans.
+  void end_cta() { finish_cta(); }
 
   /// At the end of the launch: the race on the first byte (by buffer, then address) that two
-  /// CTAs access with one of them writing (two writes of the same values do not count).
+  /// CTAs access with one of them writing.
   std::optional<GridRace> first_race();
 
 private:
@@ -105,8 +90,7 @@ private:
     std::uint32_t buffer = 0;
     bool write = false;
     std::int64_t bid = 0;
-    std::size_t cta = 0;    ///< its CTA's records: ctas_[cta]
-    std::int64_t data = -1; ///< a write's bytes at data_[data, + hi - lo), -1: not held
+    std::size_t cta = 0; ///< its CTA's records: ctas_[cta]
   };
   /// A CTA's records, sorted by (buffer, write, off), in records_.
   struct CtaRecords {
@@ -118,20 +102,14 @@ private:
   void finish_cta();
   /// The single access of CTA record set `cta` that covers `byte` of `buffer`, as `write`.
   GlobalAccess covering(std::size_t cta, std::uint32_t buffer, bool write, std::int64_t byte) const;
-  /// The first byte that two write spans leave with different values, among those they
-  /// share; nullopt when they leave the same values. `held`: false where either span's
-  /// values are not held (then the first shared byte comes back).
-  std::optional<std::int64_t> differing_byte(const Span& a, const Span& b, bool& held) const;
-  /// The race between span `s` and an earlier-starting span `a` of another CTA on `byte`.
-  GridRace race(const Span& s, const Span& a, std::int64_t byte, bool held) const;
+  /// The race between span `s` and an earlier-starting span `a` of another CTA.
+  GridRace race(const Span& s, const Span& a) const;
 
   std::int64_t bid_ = 0;
   std::vector<GlobalAccess> cta_;     ///< the running CTA's records
   std::vector<GlobalAccess> records_; ///< every finished CTA's, sorted per CTA
   std::vector<CtaRecords> ctas_;
   std::vector<Span> spans_;
-  std::size_t first_span_ = 0; ///< the last finished CTA's first span
-  std::vector<std::uint8_t> data_;
 };
 
 } // namespace ptxgen::driver::ref

@@ -91,10 +91,6 @@ std::set<const tile::Tensor*> expectation_tensors(const tile::Kernel& k) {
     if (const auto* rhs = std::get_if<tile::Located<tile::View>>(&x.rhs))
       read.insert(rhs->value.tensor);
   }
-  // Two CTAs writing the same bytes race unless they write the same values
-  // (check_cross_cta_race): with two CTAs or more the values written count as read.
-  if (k.grid > 1)
-    read.merge(written_globals(k));
   for (bool grew = true; grew;) {
     grew = false;
     for (const tile::Op& op : k.ops) {
@@ -175,7 +171,7 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
 /// compares those bytes, so a kernel with expectations has them among its roots too
 /// (visit_data_roots), and with them every expression the reference evaluates.
 void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
-  if (!k.expectations.empty() || k.grid > 1)
+  if (!k.expectations.empty())
     visit_data_roots(k, f);
   // With bulk or tensor copies, which global bytes an op touches decides the whole-launch
   // checks too: a generic access of bytes a bulk store writes or wrote (before its wait,
@@ -190,11 +186,11 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
     if (async_global)
       visit_global_view(v, f);
   };
-  // With two CTAs or more, which bytes of a tensor some op writes each CTA reads decides the
-  // races between CTAs (check_cross_cta_race; the writes are visit_data_roots').
+  // With two CTAs or more, which global bytes each CTA writes, and which bytes of a tensor
+  // some op writes it reads, decide the races between CTAs (check_cross_cta_race).
   const std::set<const tile::Tensor*> written =
       k.grid > 1 && !async_global ? written_globals(k) : std::set<const tile::Tensor*>{};
-  auto grid_read = [&](const tile::View& v) {
+  auto grid_view = [&](const tile::View& v) {
     if (written.count(v.tensor) != 0)
       visit_global_view(v, f);
   };
@@ -202,19 +198,21 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
     std::visit(overloaded{[&](const tile::ApplyOp& a) {
                             visit_shared_view(a.dst.value, f);
                             global_view(a.src.value);
-                            grid_read(a.src.value);
+                            grid_view(a.src.value);
                             visit_optional(a.pred, f);
                           },
                           [&](const tile::FillOp& x) {
                             visit_shared_view(x.dst.value, f);
                             global_view(x.dst.value);
+                            grid_view(x.dst.value);
                           },
                           [&](const tile::CopyOp& c) {
                             visit_shared_view(c.dst.value, f);
                             visit_shared_view(c.src.value, f);
                             global_view(c.dst.value);
                             global_view(c.src.value);
-                            grid_read(c.src.value);
+                            grid_view(c.dst.value);
+                            grid_view(c.src.value);
                           },
                           [&](const tile::ForOp& l) {
                             f(*l.start.value);
