@@ -73,8 +73,9 @@ void Evaluator::report_grid_race() {
             (r->access.write ? " writes " : " reads ") + byte_text(b, r->byte) + ", which " +
             cta_text(r->other_bid) + " thread " + std::to_string(r->other.tid) +
             (r->other.write ? (both ? " also writes" : " writes") : " reads") + " at " + other_op;
-        return s + ": a grid has no barrier, so its CTAs may run in any order or at once; give "
-                   "each CTA bytes of its own" +
+        return s +
+               ": a grid has no barrier, so its CTAs may run in any order or at once; give "
+               "each CTA bytes of its own" +
                (both ? " (even where both write the same values: whether they do depends on "
                        "the input)"
                      : "");

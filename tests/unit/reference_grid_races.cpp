@@ -122,7 +122,8 @@ TEST_CASE("grid races: the race of a replayed CTA is found") {
 TEST_CASE("grid races: the same values from two CTAs race too, with or without the values") {
   // Every CTA fills row 0 of B with one pattern: PTX calls it a race, and whether two writes
   // agree depends on the input in general, so the reference does not look at the values.
-  const auto k = load(kernel(4, "[[op]]\nop = \"fill\"\ndst = 'B.sub[0, :]'\npattern = \"0x5A\"\n"));
+  const auto k =
+      load(kernel(4, "[[op]]\nop = \"fill\"\ndst = 'B.sub[0, :]'\npattern = \"0x5A\"\n"));
   const ReferenceOutput held = run(*k);
   CHECK(race_text(held).find("two CTAs write") != std::string::npos);
   ptxgen::driver::ReferenceInput in;
