@@ -13,11 +13,13 @@
 //    transaction bytes (loads land at the first mbarrier_wait on their barrier; a store reads
 //    at the first bulk_wait covering its group, writes at the first one without read);
 //  - evaluator_tensor.cpp: the tensor copies, through tensor_map_naive.hpp;
-//  - evaluator_replay.cpp: the replay of CTAs against a recorded trace (cta_trace.hpp).
+//  - evaluator_replay.cpp: the replay of CTAs against a recorded trace (cta_trace.hpp);
+//  - evaluator_grid.cpp: races between CTAs on global memory (grid_races.hpp).
 
 #include "driver/reference/affine_view.hpp"
 #include "driver/reference/async_model.hpp"
 #include "driver/reference/cta_trace.hpp"
+#include "driver/reference/grid_races.hpp"
 #include "driver/reference/hazards.hpp"
 #include "driver/reference/naive_expr.hpp"
 #include "driver/reference/naive_view.hpp"
@@ -81,6 +83,43 @@ private:
 
   /// A note for each wait_group whose every run would have done with a larger count.
   void report_loose_waits();
+
+  /// Which global tensors some op writes (Buffer::written), and whether the launch records
+  /// its CTAs' global accesses for the races between them (grid_races_on_: two CTAs or more).
+  void mark_written();
+
+  /// An access of run `r` of global `b` by thread `tid` of op `op`, for the races between
+  /// CTAs: every write, and the reads of tensors some op writes (the others cannot race).
+  /// Inlined: a replay calls it for every row it stores.
+  void note_global(std::size_t op, std::int64_t tid, const Buffer& b, Run r, bool write) {
+    if (grid_races_on_ && (write || b.written)) {
+      grid_races_.access(static_cast<std::uint32_t>(b.index), write, r.off, r.len,
+                         static_cast<std::uint32_t>(op), tid);
+    }
+  }
+
+  /// The first `n` bytes of runs `rs` of global `b` read (note_global).
+  void note_reads(std::size_t op, std::int64_t tid, const Buffer& b, const Runs& rs,
+                  std::int64_t n) {
+    if (!grid_races_on_ || !b.written) {
+      return;
+    }
+    rs.each([&](Run r) {
+      const std::int64_t len = std::min(r.len, n);
+      note_global(op, tid, b, {r.off, len}, false);
+      n -= len;
+    });
+  }
+
+  /// The end of CTA cta_ for the races between CTAs: its accesses become spans.
+  void end_grid_cta();
+
+  /// At the end of the launch: the first race between two CTAs on global memory, an error at
+  /// the later CTA's op (check_cross_cta_race).
+  void report_grid_race();
+
+  /// "CTA 5", and its block index where the grid has more than one dimension.
+  std::string cta_text(std::int64_t bid) const;
 
   /// "CTA b thread t", and the live loop variables (outer first): "CTA 0 thread 5 (k=2)".
   std::string where(std::int64_t bid, std::int64_t tid) const;
@@ -237,6 +276,7 @@ private:
   void read_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64_t tid, Buffer& b, Run r,
                 std::int64_t eb, Moot&& moot) {
     if (!b.shared) {
+      note_global(op, tid, b, r, false);
       if (!b.pending_writes.empty()) {
         check_global_read(op, tid, b, r);
       }
@@ -380,8 +420,12 @@ private:
         ref::WaitSlack::performed(ts.live, c.group);
       }
       move_bytes(*c.dst, c.dst_runs, *c.src, c.src_runs, c.read_bytes);
+      if (!c.src->shared) {
+        note_reads(c.op, tid, *c.src, c.src_runs, c.read_bytes);
+      }
       c.dst_runs.each([&](Run r) {
         if (!c.dst->shared) {
+          note_global(c.op, tid, *c.dst, r, true);
           store_global(c.op, bid, tid, *c.dst, r, 0);
           return;
         }
@@ -907,6 +951,10 @@ private:
   std::vector<std::int64_t> recorded_runs_; ///< per wait_group op: that CTA's runs
 
   std::int64_t replayed_ = 0; ///< CTAs replayed
+
+  bool grid_races_on_ = false; ///< mark_written(): two CTAs or more
+
+  ref::GridRaces grid_races_; ///< the CTAs' global accesses
 
   std::uint64_t stores_issued_ = 0; ///< bulk and tensor stores, for PendingStore::serial
 

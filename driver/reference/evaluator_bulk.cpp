@@ -111,6 +111,11 @@ void Evaluator::issue_load(PendingLoad&& l) {
   Cta& cta = cta_state_;
   Buffer& db = *l.dst;
   ref::SharedBytes& h = db.hz;
+  for (const Piece& p : l.pieces) {
+    if (p.src != filled) {
+      note_global(l.op, l.tid, *l.src, {p.src, p.len}, false);
+    }
+  }
   if (!l.src->pending_writes.empty()) {
     for (const Piece& p : l.pieces) {
       if (p.src != filled) {
@@ -371,6 +376,7 @@ void Evaluator::bulk_write(PendingStore& st, std::int64_t tid) {
                   &st.staged[static_cast<std::size_t>(p.src)], static_cast<std::size_t>(p.len));
     }
     put_defined(db, p.dst, &st.staged_defined[static_cast<std::size_t>(p.src)], p.len);
+    note_global(st.op, tid, db, {p.dst, p.len}, true);
     store_global(st.op, cta_, tid, db, {p.dst, p.len}, 0);
   }
   std::erase_if(db.pending_writes, [&](const PendingWrite& w) { return w.store == st.serial; });

@@ -15,6 +15,7 @@ ReferenceOutput Evaluator::run() {
   }
   set_up();
   run_ctas();
+  report_grid_race();
   return output();
 }
 
@@ -53,12 +54,16 @@ bool Evaluator::launchable() {
 
 void Evaluator::run_ctas() {
   for (cta_ = 0; cta_ < k_.grid; ++cta_) {
+    grid_races_.begin_cta(cta_);
     if (recorded_ && replay_cta()) {
       slack_.add_runs(recorded_runs_);
       ++replayed_;
+      end_grid_cta();
       continue;
     }
+    grid_races_.begin_cta(cta_); // what a replay that left the trace recorded goes
     run_cta();
+    end_grid_cta();
   }
 }
 
@@ -264,6 +269,7 @@ void Evaluator::set_up() {
     params_[k_.params[i].name] = static_cast<std::int64_t>(v);
   }
   mark_async_read();
+  mark_written();
   replayable_ = replayable();
 }
 

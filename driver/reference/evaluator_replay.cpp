@@ -335,7 +335,10 @@ bool Evaluator::replay_op(std::size_t op, const tile::CopyOp& c) {
   if (alike) {
     points = &op_points(op, shape, 0, rank == 0 ? 0 : rank - 1, *dview.skeleton, *sview.skeleton);
   }
-  auto move_row = [&](std::int64_t d, std::int64_t s) {
+  auto move_row = [&](std::int64_t tid, std::int64_t d, std::int64_t s) {
+    if (!dshared) {
+      note_global(op, tid, db, {d, len}, true);
+    }
     if (moves) {
       copy_bytes(dst + d, src + s, len);
     }
@@ -385,7 +388,7 @@ bool Evaluator::replay_op(std::size_t op, const tile::CopyOp& c) {
       return false;
     }
     for (std::size_t i = 0; i < rows; ++i) {
-      move_row(d0 + pd[i], s0 + ps[i]);
+      move_row(tid, d0 + pd[i], s0 + ps[i]);
     }
   }
   return true;
@@ -416,6 +419,9 @@ bool Evaluator::replay_op(std::size_t op, const tile::FillOp& f) {
     if (d < 0 || d + len > size ||
         (b.shared && !trace_.match(ref::CtaTrace::Kind::write, index, tid, d, len))) {
       return false;
+    }
+    if (!b.shared) {
+      note_global(op, tid, b, {d, len}, true);
     }
     put_pattern(b, {d, len}, k, f.pattern);
     defined_again(b, {d, len});

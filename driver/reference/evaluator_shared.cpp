@@ -213,6 +213,7 @@ void Evaluator::write_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64
     check_bulk_scope(op, tid, b, r, true);
   }
   if (!b.shared) {
+    note_global(op, tid, b, r, true);
     global_generic_write(op, tid, b, r);
     store_global(op, bid, tid, b, r, eb);
     return;

@@ -110,6 +110,10 @@ struct Buffer {
   /// generic writes of the CTA being run, in order (none recorded for the other tensors).
   bool async_read = false;
   std::vector<GenericWrite> generic_writes;
+  /// Global tensors only: whether some op writes it (a copy, a fill, a bulk or tensor store):
+  /// then the CTAs' reads of it are recorded for the races between CTAs, which a tensor no op
+  /// writes cannot have.
+  bool written = false;
 
   std::int64_t granule() const { return std::int64_t{1} << shift; }
   /// Whether the buffer holds its values (every shared one does).

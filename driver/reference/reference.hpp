@@ -31,8 +31,9 @@
 // issued or a store into shared bytes another thread read with no cta_sync in
 // between (refill without a barrier: the issue of a cp.async counts as its
 // write), two pending copies to the same shared bytes, an undefined (never
-// written shared) byte reaching a global tensor, copies never waited for, and
-// ops whose views do not fit together.
+// written shared) byte reaching a global tensor, copies never waited for,
+// ops whose views do not fit together, and two CTAs accessing the same global
+// bytes, one writing (with different values where both write: grid_races.hpp).
 // Notes (Severity::note; not problems, the spec is valid):
 //  - a wait_group stricter than needed: over all its runs, the largest count n'
 //    such that completing only the groups older than the newest n' would still

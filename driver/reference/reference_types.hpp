@@ -30,10 +30,13 @@ struct ReferenceInput {
   /// false: the global tensors' values are neither held nor moved (`global` is not read and
   /// ReferenceOutput::global holds empty vectors), so the launch's memory is its shared
   /// tensors' and its pending copies', whatever the size of its global tensors. The findings
-  /// are the same: none depends on a byte's value, only on which bytes are accessed, when
-  /// and by whom, and on their definedness, which is kept (the ops' expressions read
-  /// parameters, loop variables and the launch's indices, never memory). The whole-launch
-  /// checks of kernels whose data is too large to hold run this way (range_proof.hpp).
+  /// are the same but one: none depends on a byte's value, only on which bytes are accessed,
+  /// when and by whom, and on their definedness, which is kept (the ops' expressions read
+  /// parameters, loop variables and the launch's indices, never memory). The exception: two
+  /// CTAs writing the same global bytes with the same values do not race, which without the
+  /// values cannot be shown, so such writes are reported (check_cross_cta_race). The
+  /// whole-launch checks of kernels whose data is too large to hold run this way
+  /// (range_proof.hpp).
   bool values = true;
 };
 

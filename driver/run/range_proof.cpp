@@ -58,6 +58,28 @@ void visit_expect_side(const tile::View& v, const ExprVisitor& f) {
             f(*bound);
 }
 
+/// The global tensors some op writes: between CTAs, their reads race with the writes.
+std::set<const tile::Tensor*> written_globals(const tile::Kernel& k) {
+  std::set<const tile::Tensor*> out;
+  auto note = [&](const tile::View& v) {
+    if (v.tensor && v.tensor->space == tile::Space::global)
+      out.insert(v.tensor);
+  };
+  for (const tile::Op& op : k.ops) {
+    if (const auto* c = std::get_if<tile::CopyOp>(&op.body))
+      note(c->dst.value);
+    else if (const auto* x = std::get_if<tile::FillOp>(&op.body))
+      note(x->dst.value);
+    else if (const auto* b = std::get_if<tile::BulkStoreOp>(&op.body))
+      note(b->dst.value);
+    else if (const auto* t = std::get_if<tile::TensorStoreOp>(&op.body))
+      for (const auto& d : k.tensors)
+        if (d->tensor.name == t->tensor.value)
+          out.insert(&d->tensor);
+  }
+  return out;
+}
+
 /// The tensors an expectation's verdict reads, closed under the data flow: the tensors its
 /// sides name, and the source of every op that writes one of them (transitively). Tensors
 /// never alias (each is its own allocation or shared range, and the contract keeps every
@@ -164,21 +186,33 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
     if (async_global)
       visit_global_view(v, f);
   };
+  // With two CTAs or more, which global bytes each CTA writes, and which bytes of a tensor
+  // some op writes it reads, decide the races between CTAs (check_cross_cta_race).
+  const std::set<const tile::Tensor*> written =
+      k.grid > 1 && !async_global ? written_globals(k) : std::set<const tile::Tensor*>{};
+  auto grid_view = [&](const tile::View& v) {
+    if (written.count(v.tensor) != 0)
+      visit_global_view(v, f);
+  };
   for (const tile::Op& op : k.ops) {
     std::visit(overloaded{[&](const tile::ApplyOp& a) {
                             visit_shared_view(a.dst.value, f);
                             global_view(a.src.value);
+                            grid_view(a.src.value);
                             visit_optional(a.pred, f);
                           },
                           [&](const tile::FillOp& x) {
                             visit_shared_view(x.dst.value, f);
                             global_view(x.dst.value);
+                            grid_view(x.dst.value);
                           },
                           [&](const tile::CopyOp& c) {
                             visit_shared_view(c.dst.value, f);
                             visit_shared_view(c.src.value, f);
                             global_view(c.dst.value);
                             global_view(c.src.value);
+                            grid_view(c.dst.value);
+                            grid_view(c.src.value);
                           },
                           [&](const tile::ForOp& l) {
                             f(*l.start.value);

@@ -25,6 +25,10 @@
 // so the reference writes the same bytes into the tensors read (tensors never alias) and
 // the expectations compare the same regions.
 //
+// A launch of two CTAs or more also has among its roots the global views of every op that
+// writes a global tensor, and of every read of such a tensor: which bytes each CTA writes and
+// reads decides the races between CTAs (check_cross_cta_race), the values never do.
+//
 // Soundness rests on the runs being functions of the parameter values: the reference and
 // the mbarrier walk read a parameter only from the values they are given
 // (ReferenceInput::param_values, Kernel::env_for's `values`).
