@@ -288,7 +288,8 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
   const ir::Entry* e = nullptr;
   std::string names;
   for (const auto& x : m.entries) {
-    names += (names.empty() ? "`" : ", `") + x.name + "`";
+    if (!x.from_func)
+      names += (names.empty() ? "`" : ", `") + x.name + "`";
     if (x.name == entry)
       e = &x;
   }

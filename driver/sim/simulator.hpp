@@ -162,6 +162,7 @@ namespace ptxgen::sim {
 
 namespace ir {
 struct Module;
+struct Entry;
 } // namespace ir
 class Profile; // driver/sim/profile.hpp
 
@@ -413,6 +414,12 @@ public:
 
   /// The `.entry` names, in the order of the text.
   std::vector<std::string> entries() const;
+  /// The `.func`s that return nothing, in the order of the text: `run` runs each as an entry
+  /// whose parameters are the launch's (Launch::params, by the function's parameters).
+  std::vector<std::string> functions() const;
+  /// The entry (or .func run as one) named `name`, with what the reader kept of it
+  /// (`.reqntid`, `.maxntid`, the cluster directives, parameters); nullptr when none.
+  const ir::Entry* find(std::string_view name) const;
   /// `.version` as written ("8.0"), `.target` as written ("sm_80").
   const std::string& version() const;
   const std::string& target() const;
