@@ -249,6 +249,11 @@ struct Launch {
   std::uint64_t schedule_seed = 0;
   /// The value every byte of shared memory holds before the kernel writes it.
   std::uint8_t shared_fill = poison_byte;
+  /// An entry with a line the simulator does not run: false refuses the launch up front
+  /// (`unsupported`, nothing half-runs: a conformance run must complete to be compared);
+  /// true runs it until a thread reaches such a line, which faults there (`ptxgen lint`:
+  /// the lines before it are checked, and a line no thread reaches is no finding).
+  bool run_to_unsupported = false;
 
   /// CTAs in the grid (x*y*z).
   std::uint64_t grid_total() const {
