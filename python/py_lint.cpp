@@ -21,7 +21,8 @@ sim::Dim3 to_dim3(const py::handle& value, const char* what) {
                    static_cast<std::uint32_t>(t.z)};
 }
 
-/// `args`: {name: int} sets a scalar, {name: "f32[128,32]"} sizes a pointer, as `--arg` does.
+/// `args`: {name: int} sets a scalar, {name: "f32[128,32]"} sizes a pointer (or describes a
+/// tensor map), as `--arg` does, by type: no value goes back through `NAME=VALUE` text.
 std::vector<lint::ArgValue> to_args(const py::dict& args) {
   std::vector<lint::ArgValue> out;
   for (const auto& [key, value] : args) {
@@ -31,10 +32,16 @@ std::vector<lint::ArgValue> to_args(const py::dict& args) {
                               "] takes an int (a scalar) or a str such as "
                               "'f32[128,32]' (a pointer), not " +
                               type_name(value));
-    std::string text = py::isinstance<py::int_>(value) ? std::to_string(value.cast<std::int64_t>())
-                                                       : value.cast<std::string>();
+    if (py::isinstance<py::int_>(value)) { // a negative one: its two's complement, as --arg's
+      const std::string what = "args[" + name + "]";
+      const std::uint64_t v = value.cast<py::int_>() < py::int_(0)
+                                  ? static_cast<std::uint64_t>(int_of(value, what))
+                                  : uint_of(value, what, UINT64_MAX);
+      out.push_back(lint::scalar_arg(name, v));
+      continue;
+    }
     std::string error;
-    auto arg = lint::parse_arg(name + "=" + text, error);
+    auto arg = lint::memory_arg(name, value.cast<std::string>(), error);
     if (!arg)
       throw ArgumentError("args[" + name + "]: " + error);
     out.push_back(std::move(*arg));
@@ -84,13 +91,15 @@ py::list lint_ptx(const py::object& ptx, std::optional<std::string> entry,
   o.seeds = static_cast<unsigned>(int_of(seeds, "seeds", 1, 0xFFFFFFFF));
   o.arch = arch.value_or("");
   auto [text, file] = ptx_source(ptx);
+  std::vector<lint::LintFile> read;
+  read.push_back(lint::read_ptx(text, file, o));
+  if (auto why = lint::unmatched_args(read, o))
+    throw ArgumentError(*why); // before anything runs
   std::vector<lint::KernelReport> kernels;
   {
     py::gil_scoped_release unlocked;
-    kernels = lint::lint_text(text, file, o);
+    kernels = lint::lint_file(read.front(), o);
   }
-  if (auto why = lint::unmatched_args(kernels, o))
-    throw ArgumentError(*why);
   py::list out;
   for (auto& k : kernels)
     out.append(py::cast(std::move(k)));

@@ -138,16 +138,21 @@ int run_lint(const std::vector<std::string>& args) {
     o.entry = entry;
   if (auto status = lint_options(vm, arg_texts, o))
     return *status;
-  std::vector<lint::KernelReport> kernels;
+  // Every file read first: an --arg that names no parameter is refused before anything runs.
+  std::vector<lint::LintFile> read;
   for (const std::string& file : files) {
     auto text = driver::read_file(file);
     if (!text)
       return command_error("lint", exit_environment, text.error());
-    for (auto& k : lint::lint_text(*text, file, o))
+    read.push_back(lint::read_ptx(*text, file, o));
+  }
+  if (const auto bad = lint::unmatched_args(read, o))
+    return usage_error("lint", *bad);
+  std::vector<lint::KernelReport> kernels;
+  for (const lint::LintFile& f : read) {
+    for (auto& k : lint::lint_file(f, o))
       kernels.push_back(std::move(k));
   }
-  if (const auto bad = lint::unmatched_args(kernels, o))
-    return usage_error("lint", *bad);
   if (!json.empty()) {
     if (auto written =
             driver::write_file_atomically(json, lint::json_report(kernels, PTXGEN_VERSION));

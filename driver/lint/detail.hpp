@@ -1,8 +1,8 @@
 #pragma once
 // `ptxgen lint`'s parts (internal to driver/lint; lint.hpp is the interface):
-//   source.cpp   the PTX text: a .func rewritten as an entry, .maxntid
+//   lint.cpp     a file's kernels, read once by the simulator's reader; --arg names checked
 //   params.cpp   --arg, and what each parameter gets (value, region, or refused)
-//   kernel.cpp   one kernel's runs over the simulator and its findings
+//   lint_kernel.cpp  one kernel's runs over the simulator and its findings
 //   report.cpp   the text, JSON and SARIF reports
 
 #include "driver/lint/lint.hpp"
@@ -15,22 +15,6 @@
 #include <vector>
 
 namespace ptxgen::lint::detail {
-
-/// A `.func` defined in the text (a body, not only a declaration).
-struct FuncDef {
-  std::string name;
-  std::size_t keyword = 0; ///< offset of its `.func`
-  bool returns = false;    ///< it has a return parameter list
-};
-
-/// Whether the text declares an `.entry` (comments skipped).
-bool has_entry(std::string_view text);
-/// The `.func`s the text defines, in order.
-std::vector<FuncDef> defined_funcs(std::string_view text);
-/// The text with function `f` (returning nothing) declared as a `.visible .entry`: same lines.
-std::string as_entry(std::string_view text, const FuncDef& f);
-/// `.maxntid` of the entry `name`, if it states one.
-std::optional<sim::Dim3> maxntid(std::string_view text, std::string_view name);
 
 /// What a parameter gets in a run.
 struct ParamPlan {
@@ -54,12 +38,16 @@ inline constexpr std::uint64_t region_max_bytes = 64ull * 1024 * 1024;
 /// naming the parameters the entry loads that nothing gave a value.
 std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<ArgValue>& args,
                                    std::string& error);
+/// Why `e` cannot run with these plans (`unsupported`): an array parameter no --arg describes
+/// (a tensor map needs its description: the message gives the --arg syntax); nullopt if none.
+std::optional<std::string> undescribed_arrays(const sim::ir::Entry& e,
+                                              const std::vector<ParamPlan>& plans);
 
 /// Bytes from a seeded generator (splitmix64): the same seed, the same bytes.
 void fill_random(std::vector<std::uint8_t>& bytes, std::uint64_t seed);
 
-/// Lints one entry of `program` (already parsed), whose source is `text`.
-KernelReport lint_kernel(const sim::Program& program, std::string_view text,
-                         const std::string& entry, const Options& options);
+/// Lints one entry (or .func run as one) of `program`.
+KernelReport lint_kernel(const sim::Program& program, const std::string& entry,
+                         const Options& options);
 
 } // namespace ptxgen::lint::detail

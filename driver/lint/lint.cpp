@@ -29,113 +29,168 @@ unsigned sm_number(std::string_view arch) {
   return n;
 }
 
-/// Parses `text` and lints `names` (or every entry) of it; `is_func` marks them .funcs.
-void lint_entries(std::string_view text, const std::string& file, const Options& options,
-                  const std::optional<std::string>& only, bool is_func,
-                  std::vector<KernelReport>& out) {
-  auto program = sim::Program::parse(text);
-  if (!program) {
-    out.push_back(
-        failed(file, only.value_or(""), KernelStatus::error,
-               "the simulator cannot parse the file:\n" + program.diagnostics.format_all()));
-    return;
+/// Where the kernel named `name` is: an entry, a .func that runs as one, or one that returns
+/// a value (nullopt: none of them).
+enum class Found : std::uint8_t { entry, func, returning };
+std::optional<Found> find_kernel(const sim::Program& p, const std::string& name) {
+  const sim::ir::Entry* e = p.find(name);
+  if (e != nullptr)
+    return e->from_func ? Found::func : Found::entry;
+  for (const sim::ir::Entry& f : p.module().funcs) {
+    if (f.defined && f.name == name)
+      return Found::returning;
   }
-  if (!options.arch.empty() && sm_number(program->target()) > sm_number(options.arch)) {
-    out.push_back(failed(file, only.value_or(""), KernelStatus::error,
-                         "the file's .target " + program->target() + " is newer than --arch " +
-                             options.arch));
-    return;
-  }
-  const std::vector<std::string> entries = program->entries();
-  if (only && std::find(entries.begin(), entries.end(), *only) == entries.end()) {
-    std::string names;
-    for (const auto& n : entries)
-      names += (names.empty() ? "" : ", ") + n;
-    out.push_back(failed(file, *only, KernelStatus::usage,
-                         "no entry `" + *only + "` in the file (entries: " + names + ")"));
-    return;
-  }
-  for (const auto& name : entries) {
-    if (only && name != *only)
-      continue;
-    KernelReport r = detail::lint_kernel(*program, text, name, options);
-    r.file = file;
-    r.is_func = is_func;
-    out.push_back(std::move(r));
-  }
+  return std::nullopt;
+}
+
+/// A .func kernel: runs unless it returns a value.
+LintFile::Kernel func_kernel(const std::string& file, const std::string& name, Found found) {
+  LintFile::Kernel k{name, true, std::nullopt};
+  if (found == Found::returning)
+    k.refused = failed(file, name, KernelStatus::unsupported,
+                       "`" + name +
+                           "` returns a value, which an entry cannot: lint it through an entry "
+                           "that calls it");
+  if (k.refused)
+    k.refused->is_func = true;
+  return k;
 }
 
 /// A file with no `.entry`: each `.func` it defines runs as an entry of the launch given.
-void lint_funcs(std::string_view text, const std::string& file, const Options& options,
-                std::vector<KernelReport>& out) {
-  const std::vector<detail::FuncDef> funcs = detail::defined_funcs(text);
+void pick_funcs(LintFile& f, const Options& options) {
   std::string names;
-  for (const auto& f : funcs)
-    names += (names.empty() ? "" : ", ") + f.name;
-  if (funcs.empty()) {
-    out.push_back(failed(file, "", KernelStatus::error,
-                         "the file declares no .entry and defines no .func: nothing to lint"));
-    return;
+  for (const sim::ir::Entry& fn : f.program.module().funcs) {
+    if (fn.defined)
+      names += (names.empty() ? "" : ", ") + fn.name;
   }
-  if (!options.block) {
-    out.push_back(
-        failed(file, "", KernelStatus::usage,
-               "the file declares no .entry; lint runs each .func it defines (" + names +
-                   ") as an entry whose parameters are the function's, with the launch you give: "
-                   "--block X[,Y[,Z]] (and --grid, --arg NAME=VALUE for its scalar parameters, "
-                   "--entry NAME for one function)"));
-    return;
+  const auto refuse = [&](std::string name, KernelStatus status, std::string why) {
+    f.kernels.push_back({name, false, failed(f.file, name, status, std::move(why))});
+  };
+  if (names.empty())
+    return refuse("", KernelStatus::error,
+                  "the file declares no .entry and defines no .func: nothing to lint");
+  if (!options.block)
+    return refuse("", KernelStatus::usage,
+                  "the file declares no .entry; lint runs each .func it defines (" + names +
+                      ") as an entry whose parameters are the function's, with the launch you "
+                      "give: --block X[,Y[,Z]] (and --grid, --arg NAME=VALUE for its scalar "
+                      "parameters, --entry NAME for one function)");
+  for (const sim::ir::Entry& fn : f.program.module().funcs) {
+    if (fn.defined && (!options.entry || fn.name == *options.entry))
+      f.kernels.push_back(
+          func_kernel(f.file, fn.name, fn.rets.empty() ? Found::func : Found::returning));
   }
-  bool found = false;
-  for (const auto& f : funcs) {
-    if (options.entry && f.name != *options.entry)
-      continue;
-    found = true;
-    if (f.returns) {
-      out.push_back(failed(file, f.name, KernelStatus::unsupported,
-                           "`" + f.name +
-                               "` returns a value, which an entry cannot: lint it through an "
-                               "entry that calls it"));
-      continue;
-    }
-    lint_entries(detail::as_entry(text, f), file, options, f.name, true, out);
-  }
-  if (!found)
-    out.push_back(
-        failed(file, *options.entry, KernelStatus::usage,
-               "no .func `" + *options.entry + "` in the file (functions: " + names + ")"));
+  if (f.kernels.empty())
+    refuse(*options.entry, KernelStatus::usage,
+           "no .func `" + *options.entry + "` in the file (functions: " + names + ")");
 }
 
 } // namespace
 
-std::vector<KernelReport> lint_text(std::string_view ptx_text, const std::string& file,
-                                    const Options& options) {
+LintFile read_ptx(std::string_view ptx_text, const std::string& file, const Options& options) {
+  LintFile f;
+  f.file = file;
+  const std::string only = options.entry.value_or("");
+  auto parsed = sim::Program::parse(ptx_text);
+  if (!parsed) {
+    f.kernels.push_back(
+        {only, false,
+         failed(file, only, KernelStatus::error,
+                "the simulator cannot parse the file:\n" + parsed.diagnostics.format_all())});
+    return f;
+  }
+  f.program = std::move(*parsed);
+  if (!options.arch.empty() && sm_number(f.program.target()) > sm_number(options.arch)) {
+    f.kernels.push_back({only, false,
+                         failed(file, only, KernelStatus::error,
+                                "the file's .target " + f.program.target() +
+                                    " is newer than --arch " + options.arch)});
+    return f;
+  }
+  const std::vector<std::string> entries = f.program.entries();
+  if (entries.empty()) {
+    pick_funcs(f, options);
+    return f;
+  }
+  if (options.entry) { // an entry, or a .func of the file run as one
+    const std::optional<Found> found = find_kernel(f.program, *options.entry);
+    if (found == Found::entry) {
+      f.kernels.push_back({*options.entry, false, std::nullopt});
+    } else if (found) {
+      if (!options.block)
+        f.kernels.push_back({*options.entry, true,
+                             failed(file, *options.entry, KernelStatus::usage,
+                                    "`" + *options.entry +
+                                        "` is a .func: lint runs it as an entry with the launch "
+                                        "you give: --block X[,Y[,Z]]")});
+      else
+        f.kernels.push_back(func_kernel(file, *options.entry, *found));
+    } else {
+      std::string names;
+      for (const auto& n : entries)
+        names += (names.empty() ? "" : ", ") + n;
+      f.kernels.push_back(
+          {*options.entry, false,
+           failed(file, *options.entry, KernelStatus::usage,
+                  "no entry `" + *options.entry + "` in the file (entries: " + names + ")")});
+    }
+    return f;
+  }
+  for (const auto& name : entries)
+    f.kernels.push_back({name, false, std::nullopt});
+  return f;
+}
+
+std::vector<KernelReport> lint_file(const LintFile& file, const Options& options) {
   std::vector<KernelReport> out;
-  if (detail::has_entry(ptx_text))
-    lint_entries(ptx_text, file, options, options.entry, false, out);
-  else
-    lint_funcs(ptx_text, file, options, out);
+  for (const LintFile::Kernel& k : file.kernels) {
+    if (k.refused) {
+      out.push_back(*k.refused);
+      continue;
+    }
+    KernelReport r = detail::lint_kernel(file.program, k.name, options);
+    r.file = file.file;
+    r.is_func = k.is_func;
+    out.push_back(std::move(r));
+  }
   return out;
 }
 
-std::optional<std::string> unmatched_args(const std::vector<KernelReport>& kernels,
+std::vector<KernelReport> lint_text(std::string_view ptx_text, const std::string& file,
+                                    const Options& options) {
+  std::vector<LintFile> files;
+  files.push_back(read_ptx(ptx_text, file, options));
+  if (auto bad = unmatched_args(files, options))
+    return {failed(file, options.entry.value_or(""), KernelStatus::usage, std::move(*bad))};
+  return lint_file(files.front(), options);
+}
+
+std::optional<std::string> unmatched_args(const std::vector<LintFile>& files,
                                           const Options& options) {
+  // The kernels that run, with their parameters as the reader declared them.
+  std::vector<const sim::ir::Entry*> kernels;
+  for (const LintFile& f : files) {
+    for (const LintFile::Kernel& k : f.kernels) {
+      if (!k.refused)
+        kernels.push_back(f.program.find(k.name));
+    }
+  }
   for (const ArgValue& a : options.args) {
-    const bool matched = std::any_of(kernels.begin(), kernels.end(), [&](const KernelReport& k) {
-      for (std::size_t i = 0; i < k.params.size(); ++i) {
-        if (k.params[i].name == a.name || std::to_string(i) == a.name)
+    const bool matched = std::any_of(kernels.begin(), kernels.end(), [&](const sim::ir::Entry* e) {
+      for (std::size_t i = 0; i < e->params.size(); ++i) {
+        if (e->params[i].name == a.name || std::to_string(i) == a.name)
           return true;
       }
       return false;
     });
-    if (matched)
+    if (matched || kernels.empty())
       continue;
     std::string names;
-    for (const KernelReport& k : kernels) {
+    for (const sim::ir::Entry* e : kernels) {
       std::string list;
-      for (std::size_t i = 0; i < k.params.size(); ++i)
-        list += (i == 0 ? "" : ", ") + std::to_string(i) + " " + k.params[i].name;
-      names += "\n  `" + k.name + "`: " + (list.empty() ? "no parameters" : list);
+      for (std::size_t i = 0; i < e->params.size(); ++i)
+        list += (i == 0 ? "" : ", ") + std::to_string(i) + " " + e->params[i].name;
+      names += "\n  `" + e->name + "`: " + (list.empty() ? "no parameters" : list);
     }
     return "--arg " + a.name +
            " names no parameter (by name or index) of any kernel linted:" + names;

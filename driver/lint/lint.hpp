@@ -43,6 +43,11 @@ struct ArgValue {
 /// Parses `NAME=VALUE` (decimal or 0x hex, a leading '-' allowed), `NAME=TYPE[D0,...]` or a
 /// tensor map `NAME=TYPE[D0,...]:box[B0,...]:...`; nullopt with `error` set when it is none.
 std::optional<ArgValue> parse_arg(std::string_view text, std::string& error);
+/// The memory of parameter `name`: `TYPE[D0,...]` or a tensor map `TYPE[D0,...]:box[B0,...]:...`
+/// (what follows `=` in parse_arg); nullopt with `error` set when it is neither.
+std::optional<ArgValue> memory_arg(std::string name, std::string_view value, std::string& error);
+/// The scalar `value` for parameter `name`.
+ArgValue scalar_arg(std::string name, std::uint64_t value);
 
 struct Options {
   std::optional<std::string> entry; ///< only this entry (or .func)
@@ -128,14 +133,36 @@ struct KernelReport {
   std::string error; ///< status error / usage: why it did not run
 };
 
-/// Lints every entry (or Options::entry) of `ptx_text`, read from `file`.
+/// A PTX file read once by the simulator's reader, and what lint does with each kernel of it:
+/// its entries (or Options::entry, which may name a .func), or, in a file with no entry,
+/// each .func it defines, run as an entry (sim::Program::functions).
+struct LintFile {
+  std::string file;
+  sim::Program program; ///< empty when the file does not parse (its one kernel says why)
+  struct Kernel {
+    std::string name;
+    bool is_func = false;
+    std::optional<KernelReport> refused; ///< why it does not run; nullopt: it runs
+  };
+  std::vector<Kernel> kernels; ///< in the order of the text
+};
+
+/// Parses `ptx_text` (read from `file`) and picks the kernels to lint.
+LintFile read_ptx(std::string_view ptx_text, const std::string& file, const Options& options);
+
+/// Why some --arg names no parameter of any kernel of `files` that lint runs (by name, or an
+/// index below its parameter count), if one does not: the parameters there are, for the
+/// message. Known before anything runs.
+std::optional<std::string> unmatched_args(const std::vector<LintFile>& files,
+                                          const Options& options);
+
+/// Runs the kernels of `file`: a report per kernel, in order.
+std::vector<KernelReport> lint_file(const LintFile& file, const Options& options);
+
+/// read_ptx, then lint_file; an --arg that names no parameter is one `usage` report and
+/// nothing runs.
 std::vector<KernelReport> lint_text(std::string_view ptx_text, const std::string& file,
                                     const Options& options);
-
-/// Why some --arg names no parameter of any of `kernels` (by name, or an index below its
-/// parameter count), if one does not: the parameters there are, for the message.
-std::optional<std::string> unmatched_args(const std::vector<KernelReport>& kernels,
-                                          const Options& options);
 
 /// The exit status for these kernels: 2 when one is a usage error, else 1 when one has
 /// findings or an error, else 4 when one is unsupported, else 0.

@@ -83,6 +83,7 @@ Run run_seed(const sim::Program& program, const sim::ir::Entry& e, sim::Launch l
     launch.shared_fill = fill;
     launch.workers = 1;
     launch.max_instructions = lint_max_instructions;
+    launch.run_to_unsupported = true;
     r.result = sim::run(program, e.name, launch, r.memory.buffers);
     const auto& f = r.result.fault;
     if (!f || f->kind != FaultKind::illegal_address || !f->address)
@@ -239,7 +240,11 @@ bool record_run(const sim::Program& program, const sim::ir::Entry& e, const Run&
       add_finding(r.findings, fault_finding(f, e, plans, seed));
       return true;
     }
+    // The line the run reached (or, for an entry the simulator refuses whole, the problems
+    // of its functions); lines no thread reaches are no finding.
     for (const auto& u : program.unsupported(e.name)) {
+      if (e.problems.empty() && u.line != f.ptx_line)
+        continue;
       Finding x;
       x.kind = FindingKind::unsupported;
       x.line = u.line;
@@ -247,7 +252,7 @@ bool record_run(const sim::Program& program, const sim::ir::Entry& e, const Run&
       x.message = "`" + u.text + "`: " + u.reason;
       add_finding(r.findings, std::move(x));
     }
-    if (r.findings.empty()) { // an unsupported launch (an array parameter): no line to name
+    if (r.findings.empty()) { // an unsupported launch: no line to name
       Finding x;
       x.kind = FindingKind::unsupported;
       x.line = f.ptx_line;
@@ -293,7 +298,7 @@ void check_unwritten(const sim::Program& program, const sim::ir::Entry& e,
   }
 }
 
-sim::Launch launch_for(std::string_view text, const sim::ir::Entry& e, const Options& o) {
+sim::Launch launch_for(const sim::ir::Entry& e, const Options& o) {
   sim::Launch l;
   l.grid_dim = o.grid.value_or(default_grid);
   if (o.block)
@@ -301,7 +306,7 @@ sim::Launch launch_for(std::string_view text, const sim::ir::Entry& e, const Opt
   else if (e.reqntid)
     l.block_dim = *e.reqntid;
   else
-    l.block_dim = maxntid(text, e.name).value_or(default_block);
+    l.block_dim = e.maxntid.value_or(default_block);
   l.dynamic_shared_bytes = o.dynamic_smem;
   if (e.has_extern_shared && o.dynamic_smem == 0)
     l.dynamic_shared_bytes = default_dynamic_smem;
@@ -310,15 +315,12 @@ sim::Launch launch_for(std::string_view text, const sim::ir::Entry& e, const Opt
 
 } // namespace
 
-KernelReport lint_kernel(const sim::Program& program, std::string_view text,
-                         const std::string& entry, const Options& options) {
+KernelReport lint_kernel(const sim::Program& program, const std::string& entry,
+                         const Options& options) {
   KernelReport r;
   r.name = entry;
-  const auto& entries = program.module().entries;
-  const auto it = std::find_if(entries.begin(), entries.end(),
-                               [&](const sim::ir::Entry& x) { return x.name == entry; });
-  const sim::ir::Entry& e = *it;
-  const sim::Launch launch = launch_for(text, e, options);
+  const sim::ir::Entry& e = *program.find(entry);
+  const sim::Launch launch = launch_for(e, options);
   r.grid = launch.grid_dim;
   r.block = launch.block_dim;
   r.dynamic_smem = launch.dynamic_shared_bytes;
@@ -326,6 +328,16 @@ KernelReport lint_kernel(const sim::Program& program, std::string_view text,
   std::vector<ParamPlan> plans = plan_params(e, options.args, r.error);
   if (!r.error.empty()) {
     r.status = KernelStatus::usage;
+    describe_params(e, plans, r);
+    return r;
+  }
+  if (auto why = undescribed_arrays(e, plans)) {
+    Finding x;
+    x.kind = FindingKind::unsupported;
+    x.line = e.line;
+    x.message = std::move(*why);
+    r.findings.push_back(std::move(x));
+    r.status = KernelStatus::unsupported;
     describe_params(e, plans, r);
     return r;
   }

@@ -103,13 +103,23 @@ std::optional<ArgValue> parse_arg(std::string_view text, std::string& error) {
     error = "--arg '" + std::string(text) + "' is not NAME=VALUE or NAME=TYPE[D0,D1,...]";
     return std::nullopt;
   }
+  std::string name(text.substr(0, eq));
+  const std::string_view value = text.substr(eq + 1);
+  if (auto n = parse_number(value))
+    return scalar_arg(std::move(name), *n);
+  return memory_arg(std::move(name), value, error);
+}
+
+ArgValue scalar_arg(std::string name, std::uint64_t value) {
   ArgValue a;
-  a.name = std::string(text.substr(0, eq));
-  std::string_view value = text.substr(eq + 1);
-  if (auto n = parse_number(value)) {
-    a.scalar = *n;
-    return a;
-  }
+  a.name = std::move(name);
+  a.scalar = value;
+  return a;
+}
+
+std::optional<ArgValue> memory_arg(std::string name, std::string_view value, std::string& error) {
+  ArgValue a;
+  a.name = std::move(name);
   std::string_view map_keys;
   if (const std::size_t colon = value.find(':'); colon != std::string_view::npos) {
     map_keys = value.substr(colon + 1);
@@ -235,6 +245,30 @@ std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<Ar
             ", which no --arg sets; their values may bound loops or steer branches, so lint does "
             "not guess them: give --arg NAME=VALUE (by name or index)";
   return plans;
+}
+
+std::optional<std::string> undescribed_arrays(const sim::ir::Entry& e,
+                                              const std::vector<ParamPlan>& plans) {
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    const sim::ir::Param& p = e.params[k];
+    if (plans[k].kind != ParamPlan::Kind::other || p.size <= sizeof(std::uint64_t))
+      continue;
+    const std::string head = "parameter `" + p.name + "` (" + std::to_string(k) + ") is a " +
+                             std::to_string(p.size) + "-byte array";
+    if (p.size == sim::tensor_map_bytes)
+      return head +
+             ", a tensor map (CUtensorMap) by its size: lint needs the tensor it maps, which "
+             "its bytes do not tell; describe it with --arg " +
+             p.name +
+             "=TYPE[D0,D1,...]:box[B0,B1,...][:swizzle=32B|64B|128B][:fill=nan] (the element "
+             "type, the tensor's extents outermost first, and the box each copy moves; "
+             "docs/lint.md, \"Tensor maps\")";
+    return head +
+           " (a struct passed by value); lint fills an array parameter only when it is "
+           "a tensor map described with --arg " +
+           p.name + "=TYPE[D0,...]:box[B0,...]";
+  }
+  return std::nullopt;
 }
 
 } // namespace detail

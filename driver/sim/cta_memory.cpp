@@ -92,7 +92,15 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
   bool global_store = false; ///< checked once written (the cross-CTA log keeps the bytes)
   const char* what = is_ld ? "load" : "store";
   if (op.space == ir::Space::param) {
-    bytes = const_cast<std::uint8_t*>(params_.data()) + addr; // offset checked by the parser
+    // A symbol's offset is checked by the parser; a register's here.
+    if (op.addr.has_reg && (addr > params_.size() || total > params_.size() - addr))
+      fault_at(FaultKind::illegal_address, t, op,
+               std::string(what) + " of " + std::to_string(total) + " bytes at parameter offset " +
+                   hex(addr) + " lies outside the kernel's " + std::to_string(params_.size()) +
+                   " parameter bytes");
+    if (op.addr.has_reg)
+      check_align(t, op, addr, total, what);
+    bytes = const_cast<std::uint8_t*>(params_.data()) + addr;
   } else if (op.space == ir::Space::frame) {
     bytes = t.frame + addr; // offset checked by the parser
   } else if (op.space == ir::Space::local ||

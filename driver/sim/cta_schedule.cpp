@@ -132,6 +132,7 @@ bool Cta::settle_active_masks() {
 
 void Cta::exchange(std::size_t first, std::size_t last, const ir::Op& op) {
   std::uint64_t result[32] = {};
+  bool in_range[32] = {}; ///< shfl's `|p`: the source lane was in range
   const std::size_t lanes = last - first;
   std::uint32_t ballot = 0;
   for (std::size_t l = 0; l < lanes; ++l) {
@@ -184,12 +185,17 @@ void Cta::exchange(std::size_t first, std::size_t last, const ir::Op& op) {
       ok = j <= max_lane;
       break;
     }
-    if (!ok || j < 0 || j >= static_cast<std::int64_t>(lanes))
+    in_range[l] = ok && j >= 0 && j < static_cast<std::int64_t>(lanes);
+    if (!in_range[l])
       j = lane;
     result[l] = raw(threads_[first + static_cast<std::size_t>(j)], op.src[0]);
   }
-  for (std::size_t l = 0; l < lanes; ++l)
-    set(threads_[first + l], op.dst[0], result[l]);
+  for (std::size_t l = 0; l < lanes; ++l) {
+    if (!op.sink)
+      set(threads_[first + l], op.dst[0], result[l]);
+    if (op.pred_dst >= 0)
+      set(threads_[first + l], static_cast<std::uint32_t>(op.pred_dst), in_range[l] ? 1 : 0);
+  }
 }
 
 void Cta::load_matrices(std::size_t first, std::size_t last, const ir::Op& op) {

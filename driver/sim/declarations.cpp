@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
 #include <limits>
 
 namespace ptxgen::sim::detail {
@@ -187,7 +188,10 @@ void Parser::local_decl(ir::Entry& e) {
 }
 
 void Parser::open_scope() {
-  scopes_.emplace_back();
+  Scope sc;
+  sc.id = static_cast<std::uint32_t>(scope_parents_.size());
+  scope_parents_.push_back(scopes_.empty() ? sc.id : scopes_.back().id);
+  scopes_.push_back(std::move(sc));
 }
 
 /// Restores what the closing scope's declarations shadowed, latest first.
@@ -207,6 +211,12 @@ void Parser::close_scope() {
     else
       locals_.erase(it->first);
   }
+  for (auto it = sc.families.rbegin(); it != sc.families.rend(); ++it) {
+    if (it->second)
+      families_[it->first] = *it->second;
+    else
+      families_.erase(it->first);
+  }
   scopes_.pop_back();
 }
 
@@ -215,7 +225,10 @@ void Parser::reg_decl(ir::Entry& e) {
   const Token& ty = expect_ident("the register type");
   if (ty.text.starts_with(".v"))
     fail(DiagId::sim_unsupported_construct, ty, "vector registers are not simulated");
-  auto t = ty.text.starts_with(".") ? parse_type(ty.text.substr(1)) : std::nullopt;
+  // The packed and bfloat types (`.f16x2`, `.bf16`) are registers of their width too.
+  auto t = ty.text.starts_with(".") ? numeric_type(ty.text.substr(1)) : std::nullopt;
+  if (!t && ty.text == ".b128")
+    fail(DiagId::sim_unsupported_construct, ty, "128-bit registers are not simulated");
   if (!t)
     fail(DiagId::sim_declaration, ty,
          "expected a register type like .b32, found `" + std::string(ty.text) + "`");
@@ -231,8 +244,16 @@ void Parser::reg_decl(ir::Entry& e) {
       expect(">", "to close the register count");
       if (n < 0 || n > 1'000'000)
         fail(DiagId::sim_declaration, nm, "register count out of range");
-      if (families_.count(name) != 0)
-        fail(DiagId::sim_redeclared, nm, "registers `" + name + "<N>` are declared twice");
+      if (scopes_.empty())
+        open_scope();
+      Scope& sc = scopes_.back();
+      for (const auto& [n2, old] : sc.families) {
+        if (n2 == name)
+          fail(DiagId::sim_redeclared, nm, "registers `" + name + "<N>` are declared twice");
+      }
+      auto it = families_.find(name);
+      sc.families.emplace_back(name, it == families_.end() ? std::nullopt
+                                                           : std::optional<Family>(it->second));
       Family f{static_cast<std::uint32_t>(e.reg_mask.size()), static_cast<std::uint32_t>(n), bits};
       families_[name] = f;
       for (std::int64_t k = 0; k < n; ++k)
@@ -367,65 +388,132 @@ void Parser::shared_decl(ir::Entry& e, bool is_extern) {
 
 namespace ptxgen::sim::detail {
 
-/// `.global|.const {.align N} .type name{[N]}{ = value | = {v, ...}};` at
-/// module scope. The values are integers or 0f/0d float bits; a symbol's
-/// address in an initialiser marks the variable broken (an entry that uses it
-/// cannot run).
-void Parser::data_decl(ir::Module& m) {
+namespace {
+
+/// The bits of one initialiser literal `text` (negated with `minus`) for an element of type
+/// `t`; nullopt when the simulator cannot hold it (a decimal f16 / bf16, a symbol).
+std::optional<std::uint64_t> literal_bits(std::string_view text, bool minus, const TypeInfo& t) {
+  const bool float_bits = text.size() > 2 && text[0] == '0' &&
+                          (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D');
+  if (!t.is_float || t.t.bits == 16) {
+    // integers, and the raw bits of a 0f/0d literal or of a 16-bit float written in hex
+    auto v = float_bits ? parse_int("0x" + std::string(text.substr(2))) : parse_int(text);
+    if (!v)
+      return std::nullopt;
+    return static_cast<std::uint64_t>(minus ? negate_mod64(*v) : *v);
+  }
+  std::optional<double> d = parse_float(text);
+  if (!d) {
+    if (auto v = parse_int(text))
+      d = static_cast<double>(*v);
+    else
+      return std::nullopt;
+  }
+  const double x = minus ? -*d : *d;
+  if (t.t.bits == 64) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  }
+  const auto f = static_cast<float>(x);
+  std::uint32_t b = 0;
+  std::memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+} // namespace
+
+/// One initialiser: a literal, or a `{...}` list of them (nested lists flattened, as PTX
+/// lays out arrays of arrays and vectors). A symbol's address (`sym`, `generic(sym)`,
+/// `sym+N`) sets `broken`.
+void Parser::initializer(const TypeInfo& t, std::vector<std::uint64_t>& values, std::string& broken,
+                         const std::string& name) {
+  if (accept("{")) {
+    if (!is("}")) {
+      do {
+        initializer(t, values, broken, name);
+      } while (accept(","));
+    }
+    expect("}", "to close the initialiser");
+    return;
+  }
+  const bool minus = accept("-");
+  const Token& v = peek();
+  const std::optional<std::uint64_t> bits =
+      v.kind == Tok::number ? literal_bits(v.text, minus, t) : std::nullopt;
+  if (!bits && broken.empty())
+    broken = "the initialiser of `" + name + "` (`" + std::string(v.text) +
+             "`) is not simulated: only integer and float literals";
+  // the rest of the element (a symbol's address: generic(sym), sym+N)
+  int depth = 0;
+  while (peek().kind != Tok::end && !(depth == 0 && (is(",") || is("}") || is(";")))) {
+    depth += is("(") ? 1 : is(")") ? -1 : 0;
+    next();
+  }
+  values.push_back(bits.value_or(0));
+}
+
+/// Past the `;` of a declaration, `{...}` initialisers included.
+void Parser::skip_declaration() {
+  int depth = 0;
+  while (peek().kind != Tok::end) {
+    if (is("{"))
+      ++depth;
+    if (is("}") && --depth < 0)
+      return; // the enclosing block's: not this declaration's
+    if (depth == 0 && accept(";"))
+      return;
+    next();
+  }
+}
+
+/// `.global|.const {.align N} {.vN} .type name{[N]...}{ = value | = {v, ...}};` at module
+/// scope or, with `function` set, inside that function (visible there only). The values
+/// are integer and float literals; a symbol's address in an initialiser marks the variable
+/// broken (an instruction that uses it does not run).
+void Parser::data_decl(ir::Module& m, const std::string& function) {
   next(); // .global / .const
   std::uint64_t align = optional_align();
+  std::uint64_t lanes = 1;
+  if (is(".v2") || is(".v4") || is(".v8"))
+    lanes = static_cast<std::uint64_t>(next().text[2] - '0');
+  if (align == 0)
+    align = optional_align();
   const TypeInfo t = declared_type("a variable type", ".b8 or .u32");
   const Token& nm = expect_ident("the variable name");
   const std::uint64_t elem = t.t.bits / 8;
-  auto [count, unsized] =
-      optional_extent(nm, std::int64_t{1} << 24, "the array length must be in 1..16777216");
+  std::uint64_t count = lanes;
+  bool unsized = false;
+  while (is("[")) { // name[N][M]...: arrays of arrays
+    const auto x =
+        optional_extent(nm, std::int64_t{1} << 24, "the array length must be in 1..16777216");
+    unsized = unsized || x.unsized;
+    count *= x.count;
+    if (count > (std::uint64_t{1} << 24))
+      fail(DiagId::sim_declaration, nm, "the array has more than 16777216 elements");
+  }
   ir::Data d;
   d.name = std::string(nm.text);
+  d.function = function;
   std::vector<std::uint64_t> values;
-  if (accept("=")) {
-    const bool list = accept("{");
-    do {
-      if (list && is("}"))
-        break;
-      bool minus = accept("-");
-      const Token& v = peek();
-      std::int64_t x = 0;
-      bool ok = false;
-      if (v.kind == Tok::number) {
-        const bool is_float = v.text.size() > 2 && (v.text[1] == 'f' || v.text[1] == 'd');
-        const std::string digits =
-            is_float ? "0x" + std::string(v.text.substr(2)) : std::string(v.text);
-        auto parsed = parse_int(digits);
-        ok = parsed.has_value();
-        x = parsed.value_or(0);
-      }
-      if (!ok)
-        d.broken = "the initialiser of `" + d.name + "` (`" + std::string(v.text) +
-                   "`) is not simulated: only integer and 0f/0d literals";
-      // a symbol's address: generic(sym), sym+N ... read up to the next element
-      while (peek().kind != Tok::end && !is(",") && !is("}") && !is(";"))
-        next();
-      values.push_back(static_cast<std::uint64_t>(minus ? -x : x));
-    } while (accept(","));
-    if (list)
-      expect("}", "to close the initialiser");
-  }
+  if (accept("="))
+    initializer(t, values, d.broken, d.name);
   expect(";", "after the variable declaration");
   if (unsized)
-    count = std::max<std::uint64_t>(values.size(), 1);
+    count = std::max<std::uint64_t>((values.size() + lanes - 1) / lanes * lanes, 1);
   d.init.assign(elem * count, 0);
   for (std::size_t k = 0; k < values.size() && k < count; ++k) {
     for (std::uint64_t b = 0; b < elem; ++b)
       d.init[k * elem + b] = static_cast<std::uint8_t>(values[k] >> (8 * b));
   }
   if (align == 0)
-    align = elem;
+    align = elem * lanes;
   std::uint64_t next_free = module_data_base;
   if (!m.data.empty())
     next_free = m.data.back().address + std::max<std::size_t>(m.data.back().init.size(), 1);
   d.address = (next_free + align - 1) / align * align;
   for (const auto& q : m.data) {
-    if (q.name == d.name) // ptxas refuses the file; the first one stays
+    if (q.name == d.name && q.function == d.function) // ptxas refuses the file; the first stays
       return;
   }
   m.data.push_back(std::move(d));

@@ -62,7 +62,7 @@ Fault launch_fault(FaultKind k, std::string message, std::uint32_t line = 0) {
 /// not.
 std::optional<Fault> check_launch(const ir::Entry& e, const Launch& launch) {
   for (const auto& op : e.ops) {
-    if (op.code == ir::Code::unsupported)
+    if (op.code == ir::Code::unsupported && !launch.run_to_unsupported)
       return launch_fault(FaultKind::unsupported,
                           "PTX line " + std::to_string(op.line) + " `" + e.texts[op.text] +
                               "`: " + e.texts[static_cast<std::size_t>(op.n)],
@@ -288,7 +288,8 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
   const ir::Entry* e = nullptr;
   std::string names;
   for (const auto& x : m.entries) {
-    names += (names.empty() ? "`" : ", `") + x.name + "`";
+    if (!x.from_func)
+      names += (names.empty() ? "`" : ", `") + x.name + "`";
     if (x.name == entry)
       e = &x;
   }

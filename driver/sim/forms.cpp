@@ -46,6 +46,7 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::dst_u32:
   case Shape::matrix_dst:
   case Shape::pred_src:
+  case Shape::dst_pair:
     return {1, 1};
   case Shape::dst:
   case Shape::dst_wide:

@@ -102,6 +102,9 @@ enum class Shape : std::uint8_t {
   policy,       ///< ld/st's cache-policy operand, present exactly with .L2::cache_hint
   pred_src,     ///< a predicate register, `!` allowed -> src[0] (Op::src_neg)
   opt_src,      ///< optional `src` (atom.cas's third operand)
+  /// `d` or `d|p`: a register of the type's width, or the sink `_` (Op::sink) -> dst[0]; the
+  /// predicate after `|` -> Op::pred_dst (shfl.sync, elect.sync)
+  dst_pair,
 };
 
 /// One instruction form: a row of forms.def.

@@ -206,8 +206,11 @@ struct Op {
                       ///< a tensor copy's: its shared side in addr, its tensor map in addr2)
   bool noinc = false; ///< cp.async.mbarrier.arrive.noinc
   bool read = false;  ///< cp.async.bulk.wait_group.read: waits for the groups' reads only
-  bool sink = false;  ///< mbarrier.arrive's state destination is the sink `_`
-  bool trans = false; ///< ldmatrix .trans (Op::vec: the matrix count)
+  bool sink = false;  ///< mbarrier.arrive's (elect.sync's) destination is the sink `_`
+  /// The predicate destination of a `d|p` operand (shfl.sync: the source lane is in range);
+  /// -1 when none is written.
+  std::int32_t pred_dst = -1;
+  bool trans = false;             ///< ldmatrix .trans (Op::vec: the matrix count)
   Shuffle shuffle = Shuffle::idx; ///< shfl.sync's mode
   Vote vote = Vote::all;          ///< vote.sync's mode
   bool src_neg = false;           ///< vote.sync's predicate source is `!%p`
@@ -260,7 +263,8 @@ struct Data {
   std::string name;
   std::uint64_t address = 0; ///< at module_data_base and up
   std::vector<std::uint8_t> init;
-  std::string broken; ///< why an entry that uses it cannot run (an unsupported initialiser)
+  std::string broken;   ///< why an instruction that uses it cannot run (an unsupported initialiser)
+  std::string function; ///< the function that declares it; empty at module scope
 };
 
 struct SharedArray {
@@ -282,11 +286,22 @@ struct Entry {
   std::uint64_t shared_bytes = 0;
   bool has_extern_shared = false;
   std::optional<std::array<std::uint32_t, 3>> reqntid; ///< `.reqntid x{, y{, z}}`, missing ones 1
-  std::vector<std::uint64_t> reg_mask; ///< per register: the bits its declared width keeps
-  std::vector<std::string> reg_names;  ///< per register, for messages
+  std::optional<std::array<std::uint32_t, 3>> maxntid; ///< `.maxntid x{, y{, z}}`, likewise
+  /// `.reqnctapercluster x{, y{, z}}`: the cluster shape the entry requires, missing ones 1.
+  std::optional<std::array<std::uint32_t, 3>> reqnctapercluster;
+  bool explicitcluster = false;                ///< `.explicitcluster`
+  std::optional<std::uint32_t> maxclusterrank; ///< `.maxclusterrank n`
+  std::optional<std::uint32_t> minnctapersm;   ///< `.minnctapersm n` (a hint: not simulated)
+  std::optional<std::uint32_t> maxnctapersm;   ///< `.maxnctapersm n` (a hint: not simulated)
+  std::optional<std::uint32_t> maxnreg;        ///< `.maxnreg n` (a hint: not simulated)
+  std::vector<std::uint64_t> reg_mask;         ///< per register: the bits its declared width keeps
+  std::vector<std::string> reg_names;          ///< per register, for messages
   std::vector<Op> ops;
   std::vector<std::string> texts; ///< instruction texts; unsupported ops: the reason follows
   bool is_func = false;           ///< a `.func` (params and results live in its frame)
+  /// A `.func` returning nothing, linked as an entry whose parameters are the launch's
+  /// (Module::entries holds one per such .func after the real entries).
+  bool from_func = false;
   bool defined = false;           ///< a body was parsed (a `.func` may be only declared)
   std::vector<Param> rets;        ///< a .func's return parameters (frame offsets)
   std::uint32_t frame_bytes = 0;  ///< per-thread frame bytes (after linking: of every function)
@@ -302,9 +317,11 @@ struct Module {
   std::string version;
   std::string target;
   std::uint32_t address_size = 64;
-  std::vector<Entry> entries; ///< linked: each holds the .funcs it calls after its own ops
-  std::vector<Entry> funcs;   ///< the `.func`s as parsed (declarations and definitions)
-  std::vector<Data> data;     ///< module-scope .global / .const variables
+  /// Linked: each holds the .funcs it calls after its own ops. The `.entry`s in the order of
+  /// the text, then each .func that returns nothing as an entry (Entry::from_func).
+  std::vector<Entry> entries;
+  std::vector<Entry> funcs; ///< the `.func`s as parsed (declarations and definitions)
+  std::vector<Data> data;   ///< module-scope .global / .const variables
 };
 
 } // namespace ptxgen::sim::ir

@@ -110,8 +110,39 @@ void Parser::call(ir::Entry& e, ir::Op& op, const Token& opc) {
 void Parser::link(ir::Module& m) {
   for (auto& e : m.entries) {
     if (!e.calls.empty())
-      link_entry(m, e);
+      link_entry(m, e, true);
   }
+  // Each defined .func that returns nothing can also run as an entry (ptxgen lint of a file
+  // of device functions): a copy whose parameters are the launch's. A .func's parameters
+  // are the first bytes of its frame, placed as an entry's are in the parameter space, so
+  // its reads of them become parameter reads at the same offsets.
+  std::vector<ir::Entry> as_entries;
+  for (const ir::Entry& f : m.funcs) {
+    if (!f.defined || !f.rets.empty())
+      continue;
+    ir::Entry e = f;
+    e.is_func = false;
+    e.from_func = true;
+    e.param_bytes = 0;
+    for (const ir::Param& p : e.params)
+      e.param_bytes = std::max(e.param_bytes, p.offset + p.size);
+    for (ir::Op& op : e.ops) {
+      if ((op.code != ir::Code::ld && op.code != ir::Code::st) || op.space != ir::Space::frame ||
+          op.addr.has_reg || op.addr.offset >= e.param_bytes)
+        continue;
+      op.space = ir::Space::param;
+      if (op.code == ir::Code::st) { // an entry's parameters are read-only
+        op.code = ir::Code::unsupported;
+        op.n = static_cast<std::int64_t>(e.texts.size());
+        e.texts.push_back("a store to a parameter of a .func run as an entry is not simulated");
+      }
+    }
+    if (!e.calls.empty())
+      link_entry(m, e, false);
+    as_entries.push_back(std::move(e));
+  }
+  for (ir::Entry& e : as_entries)
+    m.entries.push_back(std::move(e));
 }
 
 namespace {
@@ -136,6 +167,8 @@ struct Relocation {
     val(o.zval);
     if (o.guard >= 0)
       o.guard += static_cast<std::int32_t>(reg);
+    if (o.pred_dst >= 0)
+      o.pred_dst += static_cast<std::int32_t>(reg);
     for (ir::Addr* a : {&o.addr, &o.addr2, &o.addr3}) {
       if (a->has_reg)
         a->reg += reg;
@@ -274,13 +307,14 @@ add_alternatives(const ir::Module& m, ir::Entry& e, const std::vector<Placed>& p
 
 } // namespace
 
-void Parser::link_entry(ir::Module& m, ir::Entry& e) {
+void Parser::link_entry(ir::Module& m, ir::Entry& e, bool report) {
   auto problem = [&](DiagId id, std::size_t pos, std::size_t len, std::string msg) {
     ir::Entry* saved = e_;
     e_ = &e;
     add(Severity::error, id, pos, len, std::move(msg));
     e_ = saved;
-    link_problems_.push_back(e.problems.back());
+    if (report)
+      link_problems_.push_back(e.problems.back());
   };
   const std::vector<const ir::Entry*> order = reached_functions(m, e, problem);
   std::vector<std::string> taken = e.address_taken;

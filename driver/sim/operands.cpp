@@ -75,6 +75,12 @@ Opnd Parser::operand() {
     o.kind = Opnd::Kind::name;
     o.name = t.text;
     o.length = t.text.size();
+    if (accept("|")) { // `d|p`: a second, predicate destination
+      const Token& p = expect_ident("a predicate register after `|`");
+      o.pair = p.text;
+      o.pair_pos = p.pos;
+      o.length = p.pos + p.text.size() - o.pos;
+    }
     return o;
   }
   fail(DiagId::sim_syntax, t, "expected an operand, found " + describe(t));
@@ -86,14 +92,15 @@ bool Parser::is_reg_name(std::string_view name) const {
 }
 
 const ir::Data* Parser::find_data(const Opnd& o) {
+  const ir::Data* found = nullptr;
   for (const auto& d : m_->data) {
-    if (d.name == o.name) {
-      if (!d.broken.empty())
-        fail(DiagId::sim_unsupported_construct, o, d.broken);
-      return &d;
-    }
+    // the function's own variable hides a module-scope one of the same name
+    if (d.name == o.name && (d.function.empty() ? found == nullptr : d.function == e_->name))
+      found = &d;
   }
-  return nullptr;
+  if (found != nullptr && !found->broken.empty())
+    throw Unsupported{DiagId::sim_unsupported_operand, found->broken};
+  return found;
 }
 
 std::uint32_t Parser::reg(const Opnd& o, unsigned bits, bool at_least, std::string_view role) {
@@ -278,9 +285,12 @@ ir::Addr Parser::address(const Opnd& o, ir::Space& space, std::uint32_t access_b
     if (r->bits != 32 && r->bits != 64)
       fail(DiagId::sim_operand_width, o,
            "address register `" + std::string(o.name) + "` must be 32 or 64 bits");
-    if (space == ir::Space::param)
+    // An entry's parameter space is addressable bytes (`mov.b64 %rd, params;` gives an
+    // offset in it; CUTLASS reads its Params struct so): the access is bounded at run time.
+    // A .func's parameters live in its frame, which has no address.
+    if (space == ir::Space::param && e_->is_func)
       throw Unsupported{DiagId::sim_unsupported_operand,
-                        "ld.param through a register address is not simulated"};
+                        "ld.param through a register address in a .func is not simulated"};
     a.has_reg = true;
     a.reg = r->index;
     a.bits = r->bits;

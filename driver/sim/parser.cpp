@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 namespace ptxgen::sim {
 namespace detail {
@@ -49,8 +50,12 @@ Result<std::shared_ptr<const ir::Module>> Parser::run() {
   // PTX refuses it only when no entry is free of it. The problems stay with
   // their entries (warnings here).
   auto invalid = [](const Diagnostic& d) { return d.id != DiagId::sim_unsupported_construct; };
+  // The candidates: the `.entry`s, or in a file of .funcs only, the .funcs run as entries.
+  const bool has_entries = std::any_of(m->entries.begin(), m->entries.end(),
+                                       [](const ir::Entry& e) { return !e.from_func; });
   const bool runnable = std::any_of(m->entries.begin(), m->entries.end(), [&](const ir::Entry& e) {
-    return std::none_of(e.problems.begin(), e.problems.end(), invalid);
+    return e.from_func != has_entries &&
+           std::none_of(e.problems.begin(), e.problems.end(), invalid);
   });
   const bool refused =
       diags_.has_errors() || (std::any_of(problems.begin(), problems.end(), invalid) && !runnable);
@@ -243,12 +248,14 @@ void Parser::module(ir::Module& m) {
     } else if (t.text == ".shared") {
       shared_decl(module_shared_, false);
     } else if (t.text == ".global" || t.text == ".const") {
+      const std::size_t start = i_;
       try {
-        data_decl(m);
+        data_decl(m, "");
       } catch (const ParseError&) {
-        // A variable the simulator cannot hold (a texref, a vector type): an
-        // entry that names it finds it undeclared; the others do not care.
-        skip_statement();
+        // A variable the simulator cannot hold (a texref): an entry that names it finds it
+        // undeclared; the others do not care.
+        i_ = start + 1;
+        skip_declaration();
       }
     } else if (t.text == ".entry" || t.text == ".func") {
       function(m, t.text == ".func");
@@ -258,6 +265,13 @@ void Parser::module(ir::Module& m) {
       skip_block();
     } else if (t.text == ".pragma") {
       skip_statement();
+    } else if (t.kind == Tok::ident && t.text.starts_with(".")) {
+      // `.alias`, `.texref`, a directive of a newer PTX: skipped, so that the functions that
+      // do not use it run (one that does finds its name undeclared).
+      add(Severity::warning, DiagId::sim_unsupported_construct, t.pos, t.text.size(),
+          "`" + std::string(t.text) + "` at module scope is not simulated; skipped");
+      next();
+      skip_declaration();
     } else {
       fail(DiagId::sim_module_statement, t,
            "expected .version, .target, .address_size or an .entry at module scope, found " +
@@ -276,6 +290,7 @@ void Parser::function(ir::Module& m, bool is_func) {
   labels_.clear();
   locals_.clear();
   scopes_.clear();
+  scope_parents_.clear();
   branch_fixups_.clear();
   try {
     function_header(e);
@@ -333,29 +348,61 @@ void Parser::function_header(ir::Entry& e) {
   resolve_branches(e);
 }
 
+/// `x{, y{, z}}` after directive `d`: positive dimensions up to `max`, missing ones 1.
+std::array<std::uint32_t, 3> Parser::directive_dims(const Token& d, std::int64_t max) {
+  std::array<std::uint32_t, 3> dims = {1, 1, 1};
+  std::size_t n = 0;
+  do {
+    const std::int64_t v = expect_int(n == 0 ? "a dimension" : "another dimension");
+    if (n == dims.size())
+      fail(DiagId::sim_entry, d, std::string(d.text) + " takes at most three dimensions");
+    if (v <= 0 || v > max)
+      fail(DiagId::sim_entry, d,
+           std::string(d.text) + " needs dimensions in 1.." + std::to_string(max));
+    dims[n++] = static_cast<std::uint32_t>(v);
+  } while (accept(","));
+  return dims;
+}
+
+/// The directives between a function's parameters and its body, kept in the Entry:
+/// the launch (`.reqntid`, `.maxntid`), the cluster (`.reqnctapercluster`,
+/// `.explicitcluster`, `.maxclusterrank`) and the occupancy hints.
 void Parser::performance_directives(ir::Entry& e) {
   while (!is("{") && !(e.is_func && is(";"))) {
     const Token& d = expect_ident("a performance directive or `{`");
+    const auto count = [&] {
+      const std::int64_t v = expect_int("a number");
+      if (v < 0 || v > std::numeric_limits<std::uint32_t>::max())
+        fail(DiagId::sim_entry, d, std::string(d.text) + " needs a number in 0..2^32-1");
+      return static_cast<std::uint32_t>(v);
+    };
     if (d.text == ".reqntid") {
-      std::array<std::uint32_t, 3> dims = {1, 1, 1};
-      std::size_t n = 0;
-      do {
-        std::int64_t v = expect_int(n == 0 ? "the block size" : "a block dimension");
-        if (n == dims.size())
-          fail(DiagId::sim_entry, d, ".reqntid takes at most three dimensions");
-        if (v <= 0 || v > ptx::max_block_threads)
-          fail(DiagId::sim_entry, d,
-               ".reqntid needs block dimensions in 1.." + std::to_string(ptx::max_block_threads));
-        dims[n++] = static_cast<std::uint32_t>(v);
-      } while (accept(","));
-      e.reqntid = dims;
-    } else if (d.text == ".maxntid" || d.text == ".minnctapersm" || d.text == ".maxnreg" ||
-               d.text == ".maxnctapersm" || d.text == ".noreturn") {
-      if (peek().kind == Tok::number) {
-        expect_int("a number");
-        while (accept(","))
-          expect_int("a number");
-      }
+      e.reqntid = directive_dims(d, ptx::max_block_threads);
+    } else if (d.text == ".maxntid") {
+      e.maxntid = directive_dims(d, ptx::max_block_threads);
+    } else if (d.text == ".reqnctapercluster") {
+      e.reqnctapercluster = directive_dims(d, std::numeric_limits<std::int32_t>::max());
+    } else if (d.text == ".explicitcluster") {
+      e.explicitcluster = true;
+    } else if (d.text == ".maxclusterrank") {
+      e.maxclusterrank = count();
+    } else if (d.text == ".minnctapersm") {
+      e.minnctapersm = count();
+    } else if (d.text == ".maxnctapersm") {
+      e.maxnctapersm = count();
+    } else if (d.text == ".maxnreg") {
+      e.maxnreg = count();
+    } else if (d.text == ".noreturn") {
+      // a .func that never returns: nothing to keep
+    } else if (d.text == ".pragma") {
+      skip_statement();
+    } else if (d.text.starts_with(".")) {
+      // A directive of a newer PTX than this reader knows: its numbers are skipped, and
+      // the function runs without it.
+      add(Severity::warning, DiagId::sim_unsupported_construct, d.pos, d.text.size(),
+          "`" + std::string(d.text) + "` is not simulated; the function runs without it");
+      while (peek().kind == Tok::number || is(","))
+        next();
     } else {
       fail(DiagId::sim_entry, d, "unexpected `" + std::string(d.text) + "` before the entry body");
     }
@@ -399,15 +446,36 @@ void Parser::body(ir::Entry& e) {
   }
 }
 
+/// A branch goes to the label of its name in its own block or the nearest enclosing one;
+/// failing that, to the one label of that name in another block.
 void Parser::resolve_branches(ir::Entry& e) {
-  for (auto& [op_index, label_tok] : branch_fixups_) {
-    auto it = labels_.find(std::string(label_tok.text));
-    if (it == labels_.end()) {
-      add_error(ParseError{DiagId::sim_undeclared, label_tok.pos, label_tok.text.size(),
-                           "branch to undeclared label `" + std::string(label_tok.text) + "`"});
+  for (const BranchFixup& b : branch_fixups_) {
+    const std::string name(b.label.text);
+    std::optional<std::size_t> target;
+    for (std::uint32_t s = b.scope;;) {
+      if (auto it = labels_.find({s, name}); it != labels_.end()) {
+        target = it->second;
+        break;
+      }
+      if (s >= scope_parents_.size() || scope_parents_[s] == s)
+        break;
+      s = scope_parents_[s];
+    }
+    if (!target) {
+      std::size_t found = 0;
+      for (const auto& [key, at] : labels_) {
+        if (key.second == name && found++ == 0)
+          target = at;
+      }
+      if (found > 1)
+        target.reset();
+    }
+    if (!target) {
+      add_error(ParseError{DiagId::sim_undeclared, b.label.pos, b.label.text.size(),
+                           "branch to undeclared label `" + name + "`"});
       continue;
     }
-    e.ops[op_index].n = static_cast<std::int64_t>(it->second);
+    e.ops[b.op].n = static_cast<std::int64_t>(*target);
   }
 }
 
@@ -429,6 +497,17 @@ void Parser::statement(ir::Entry& e) {
     local_decl(e);
     return;
   }
+  if (t.kind == Tok::ident && (t.text == ".global" || t.text == ".const")) {
+    const std::size_t start = i_;
+    try {
+      data_decl(*m_, e.name);
+    } catch (const ParseError&) {
+      i_ = start + 1; // the rest of the declaration, its `{...}` initialiser too
+      skip_declaration();
+      throw;
+    }
+    return;
+  }
   if (t.kind == Tok::ident && t.text == ".pragma") {
     skip_statement();
     return;
@@ -448,9 +527,10 @@ void Parser::statement(ir::Entry& e) {
   }
   if (t.kind == Tok::ident && is(":", 1)) {
     std::string label(t.text);
-    if (labels_.count(label) != 0)
-      fail(DiagId::sim_redeclared, t, "label `" + label + "` is defined twice");
-    labels_[label] = e.ops.size();
+    const std::uint32_t scope = scopes_.empty() ? 0 : scopes_.back().id;
+    if (labels_.count({scope, label}) != 0)
+      fail(DiagId::sim_redeclared, t, "label `" + label + "` is defined twice in one block");
+    labels_[{scope, label}] = e.ops.size();
     next();
     next();
     return;

@@ -15,7 +15,9 @@
 #include "emitter/ptx/opcode_words.hpp"
 #include "emitter/support/result.hpp"
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -73,6 +75,9 @@ struct Opnd {
   bool minus = false;      ///< `-` in front of a literal
   std::int64_t offset = 0; ///< addr offset
   std::vector<Opnd> elems; ///< vec elements
+  /// `d|p`: the predicate destination after `|` (shfl.sync, elect.sync); empty when none.
+  std::string_view pair;
+  std::size_t pair_pos = 0;
 };
 
 struct RegInfo {
@@ -148,6 +153,7 @@ private:
   void skip_line();
   void skip_block();
   void performance_directives(ir::Entry& e);
+  std::array<std::uint32_t, 3> directive_dims(const Token& d, std::int64_t max);
   void body(ir::Entry& e);
   void resolve_branches(ir::Entry& e);
   void statement(ir::Entry& e);
@@ -163,8 +169,12 @@ private:
   void reg_decl(ir::Entry& e);
   void open_scope();
   void close_scope();
-  /// A module-scope `.global` / `.const` variable, with its initialiser.
-  void data_decl(ir::Module& m);
+  /// A `.global` / `.const` variable, with its initialiser: at module scope (`function`
+  /// empty) or in that function.
+  void data_decl(ir::Module& m, const std::string& function);
+  void initializer(const TypeInfo& t, std::vector<std::uint64_t>& values, std::string& broken,
+                   const std::string& name);
+  void skip_declaration();
   std::uint32_t add_reg(ir::Entry& e, std::string name, std::uint8_t bits);
   std::optional<RegInfo> find_reg(std::string_view name) const;
   /// `.shared ...` in an entry or, with is_extern, the `.shared ...` after a
@@ -196,9 +206,12 @@ private:
   void call(ir::Entry& e, ir::Op& op, const Token& opc);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> call_list(std::string_view what);
   /// Appends to each entry the .funcs it calls (transitively), resolves the
-  /// calls, and moves the problems of the called functions into the entry's.
+  /// calls, and moves the problems of the called functions into the entry's; then adds
+  /// each .func that returns nothing as an entry (Entry::from_func).
   void link(ir::Module& m);
-  void link_entry(ir::Module& m, ir::Entry& e);
+  /// `report`: the link's problems are also the file's diagnostics (not for a .func's copy:
+  /// the problems are the .func's own, reported where it is linked into an entry).
+  void link_entry(ir::Module& m, ir::Entry& e, bool report);
 
   // ------------------------------------------------ qualifiers.cpp
   TypeInfo checked_type(const Form& f, const Token& opc, std::string_view part);
@@ -247,21 +260,33 @@ private:
   ir::Entry* e_ = nullptr;
   /// Module-scope shared declarations (`.extern .shared`), copied into each entry.
   ir::Entry module_shared_;
-  const ir::Module* m_ = nullptr;
+  ir::Module* m_ = nullptr;
   std::unordered_map<std::string, RegInfo> regs_;
   /// Call-sequence `.param` variables in scope (frame offsets).
   std::unordered_map<std::string, ir::Param> locals_;
   /// One per open `{ }`: the names it declared and what they shadowed.
   struct Scope {
+    std::uint32_t id = 0; ///< index into scope_parents_
     std::vector<std::pair<std::string, std::optional<RegInfo>>> regs;
     std::vector<std::pair<std::string, std::optional<ir::Param>>> locals;
+    std::vector<std::pair<std::string, std::optional<Family>>> families;
   };
   std::vector<Scope> scopes_;
+  /// Per block of the function (in the order opened): the block that encloses it (the
+  /// body: itself). Labels are scoped to their block, as registers are.
+  std::vector<std::uint32_t> scope_parents_;
   /// What the linker found (also in each entry's problems), for the diagnostics.
   std::vector<Diagnostic> link_problems_;
   std::unordered_map<std::string, Family> families_;
-  std::unordered_map<std::string, std::size_t> labels_;
-  std::vector<std::pair<std::size_t, Token>> branch_fixups_;
+  /// (block, label) -> the index of the op it labels.
+  std::map<std::pair<std::uint32_t, std::string>, std::size_t> labels_;
+  /// A branch to resolve at the end of the function: its op, label and block.
+  struct BranchFixup {
+    std::size_t op = 0;
+    Token label;
+    std::uint32_t scope = 0;
+  };
+  std::vector<BranchFixup> branch_fixups_;
 };
 
 } // namespace ptxgen::sim::detail

@@ -30,6 +30,23 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::dst:
     op.dst[0] = reg(ops[k++], bits, false, "the destination");
     return;
+  case Shape::dst_pair: {
+    const Opnd& o = ops[k++];
+    op.sink = o.kind == Opnd::Kind::name && o.name == "_" && !o.negated;
+    if (!op.sink) {
+      Opnd plain = o;
+      plain.pair = {};
+      op.dst[0] = reg(plain, bits, false, "the destination");
+    }
+    if (!o.pair.empty()) {
+      Opnd p;
+      p.pos = o.pair_pos;
+      p.length = o.pair.size();
+      p.name = o.pair;
+      op.pred_dst = static_cast<std::int32_t>(reg(p, 1, false, "the predicate destination"));
+    }
+    return;
+  }
   case Shape::dst_wide:
     op.dst[0] = reg(ops[k++], 2 * bits, false, "the destination");
     return;
@@ -157,7 +174,7 @@ void Parser::control_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     Token label;
     label.text = o.name;
     label.pos = o.pos;
-    branch_fixups_.emplace_back(e_->ops.size(), label);
+    branch_fixups_.push_back({e_->ops.size(), label, scopes_.empty() ? 0 : scopes_.back().id});
     return;
   }
   default:

@@ -76,9 +76,28 @@ std::vector<UnsupportedLine> Program::unsupported(std::string_view entry) const 
 
 std::vector<std::string> Program::entries() const {
   std::vector<std::string> out;
-  for (const auto& e : module_->entries)
-    out.push_back(e.name);
+  for (const auto& e : module_->entries) {
+    if (!e.from_func)
+      out.push_back(e.name);
+  }
   return out;
+}
+
+std::vector<std::string> Program::functions() const {
+  std::vector<std::string> out;
+  for (const auto& e : module_->entries) {
+    if (e.from_func)
+      out.push_back(e.name);
+  }
+  return out;
+}
+
+const ir::Entry* Program::find(std::string_view name) const {
+  for (const auto& e : module_->entries) {
+    if (e.name == name)
+      return &e;
+  }
+  return nullptr;
 }
 
 const std::string& Program::version() const {

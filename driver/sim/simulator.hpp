@@ -162,6 +162,7 @@ namespace ptxgen::sim {
 
 namespace ir {
 struct Module;
+struct Entry;
 } // namespace ir
 class Profile; // driver/sim/profile.hpp
 
@@ -248,6 +249,11 @@ struct Launch {
   std::uint64_t schedule_seed = 0;
   /// The value every byte of shared memory holds before the kernel writes it.
   std::uint8_t shared_fill = poison_byte;
+  /// An entry with a line the simulator does not run: false refuses the launch up front
+  /// (`unsupported`, nothing half-runs: a conformance run must complete to be compared);
+  /// true runs it until a thread reaches such a line, which faults there (`ptxgen lint`:
+  /// the lines before it are checked, and a line no thread reaches is no finding).
+  bool run_to_unsupported = false;
 
   /// CTAs in the grid (x*y*z).
   std::uint64_t grid_total() const {
@@ -413,6 +419,12 @@ public:
 
   /// The `.entry` names, in the order of the text.
   std::vector<std::string> entries() const;
+  /// The `.func`s that return nothing, in the order of the text: `run` runs each as an entry
+  /// whose parameters are the launch's (Launch::params, by the function's parameters).
+  std::vector<std::string> functions() const;
+  /// The entry (or .func run as one) named `name`, with what the reader kept of it
+  /// (`.reqntid`, `.maxntid`, the cluster directives, parameters); nullptr when none.
+  const ir::Entry* find(std::string_view name) const;
   /// `.version` as written ("8.0"), `.target` as written ("sm_80").
   const std::string& version() const;
   const std::string& target() const;

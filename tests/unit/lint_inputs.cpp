@@ -1,6 +1,6 @@
-// `ptxgen lint`'s inputs (driver/lint): --arg values and what it reads from PTX text itself
-// (.funcs of a file with no entry, .maxntid). Expected values are worked out from the
-// inputs by hand.
+// `ptxgen lint`'s inputs (driver/lint): --arg values, and what it takes from the simulator's
+// reader (.funcs of a file with no entry, .maxntid, the parameters --arg names). Expected
+// values are worked out from the inputs by hand.
 
 #include "driver/lint/detail.hpp"
 #include "driver/lint/lint.hpp"
@@ -109,22 +109,28 @@ const char* const funcs_text = R"(.version 8.0
 }
 )";
 
-TEST_CASE("lint: the .funcs of a file with no entry, rewritten as entries line for line") {
-  using namespace ptxgen::lint::detail;
-  CHECK_FALSE(has_entry(funcs_text));
-  const auto funcs = defined_funcs(funcs_text);
-  REQUIRE(funcs.size() == 2); // declared_only has no body
-  CHECK(funcs[0].name == "returns_one");
-  CHECK_FALSE(funcs[0].returns);
-  CHECK(funcs[1].name == "with_result");
-  CHECK(funcs[1].returns);
-  const std::string entry = as_entry(funcs_text, funcs[0]);
-  CHECK(has_entry(entry));
-  CHECK(entry.find(".visible .entry returns_one(.param .b64 p)") != std::string::npos);
-  CHECK(entry.find(".weak") == std::string::npos);
-  const std::string original = funcs_text;
-  CHECK(std::count(entry.begin(), entry.end(), '\n') ==
-        std::count(original.begin(), original.end(), '\n'));
+TEST_CASE("lint: the .funcs of a file with no entry, read once by the simulator's reader") {
+  Options o;
+  o.block = ptxgen::sim::Dim3{32, 1, 1};
+  const LintFile f = read_ptx(funcs_text, "funcs.ptx", o);
+  REQUIRE(f.kernels.size() == 2); // declared_only has no body
+  CHECK(f.kernels[0].name == "returns_one");
+  CHECK(f.kernels[0].is_func);
+  CHECK_FALSE(f.kernels[0].refused);
+  CHECK(f.kernels[1].name == "with_result");
+  REQUIRE(f.kernels[1].refused);
+  CHECK(f.kernels[1].refused->status == KernelStatus::unsupported);
+  const auto reports = lint_file(f, o);
+  REQUIRE(reports.size() == 2);
+  CHECK(reports[0].status == KernelStatus::clean);
+  CHECK(reports[0].is_func);
+  CHECK(reports[0].params.size() == 1); // p, a pointer: the .func's own parameter
+  // Without a launch: what to give.
+  const LintFile none = read_ptx(funcs_text, "funcs.ptx", Options{});
+  REQUIRE(none.kernels.size() == 1);
+  REQUIRE(none.kernels[0].refused);
+  CHECK(none.kernels[0].refused->status == KernelStatus::usage);
+  CHECK(none.kernels[0].refused->error.find("--block") != std::string::npos);
 }
 
 TEST_CASE("lint: .maxntid of the entry named, not of another") {
@@ -132,11 +138,65 @@ TEST_CASE("lint: .maxntid of the entry named, not of another") {
                            ".visible .entry first(.param .u64 p)\n.maxntid 64, 2, 1\n{\n ret;\n}\n"
                            ".visible .entry second(.param .u64 p)\n.reqntid 32\n{\n ret;\n}\n"
                            ".visible .entry third(.param .u64 p)\n.maxntid 256\n{\n ret;\n}\n";
-  using ptxgen::lint::detail::maxntid;
-  CHECK(maxntid(text, "first") == ptxgen::sim::Dim3{64, 2, 1});
-  CHECK_FALSE(maxntid(text, "second"));
-  CHECK(maxntid(text, "third") == ptxgen::sim::Dim3{256, 1, 1});
-  CHECK_FALSE(maxntid(text, "fourth"));
+  const auto reports = lint_text(text, "x.ptx", Options{});
+  REQUIRE(reports.size() == 3);
+  CHECK(reports[0].block == ptxgen::sim::Dim3{64, 2, 1});
+  CHECK(reports[1].block == ptxgen::sim::Dim3{32, 1, 1});
+  CHECK(reports[2].block == ptxgen::sim::Dim3{256, 1, 1});
+}
+
+TEST_CASE("lint: an --arg that names no parameter is refused before anything runs") {
+  // The entry would run for ever (a loop with no exit): a run would hit the instruction limit.
+  const std::string text = ".version 8.0\n.target sm_80\n"
+                           ".visible .entry spin(.param .u64 p)\n{\nL:\n bra L;\n}\n";
+  Options o;
+  std::string error;
+  o.args.push_back(*parse_arg("nosuch=3", error));
+  std::vector<LintFile> files;
+  files.push_back(read_ptx(text, "x.ptx", o));
+  const auto why = unmatched_args(files, o);
+  REQUIRE(why);
+  CHECK(why->find("--arg nosuch") != std::string::npos);
+  CHECK(why->find("0 p") != std::string::npos);
+  const auto reports = lint_text(text, "x.ptx", o);
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].status == KernelStatus::usage);
+  CHECK(reports[0].coverage.instructions == 0);
+  o.args[0].name = "0"; // by index: it names p
+  CHECK_FALSE(unmatched_args(files, o));
+}
+
+TEST_CASE("lint: an unsupported line is reported when a run reaches it, not before") {
+  // Every thread branches over line 11 (tid < 1024 always holds) and reaches line 13.
+  const std::string text = ".version 8.0\n.target sm_80\n.address_size 64\n" // 1-3
+                           ".visible .entry k(.param .u64 p)\n{\n"           // 4-5
+                           " .reg .pred %p<2>;\n .reg .b32 %r<2>;\n"         // 6-7
+                           " mov.u32 %r1, %tid.x;\n"                         // 8
+                           " setp.lt.u32 %p1, %r1, 1024;\n"                  // 9
+                           " @%p1 bra SKIP;\n"                               // 10
+                           " pmevent 1;\n"                                   // 11
+                           "SKIP:\n"                                         // 12
+                           " pmevent 2;\n"                                   // 13
+                           " ret;\n}\n";
+  const auto reports = lint_text(text, "x.ptx", Options{});
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].status == KernelStatus::unsupported);
+  REQUIRE(reports[0].findings.size() == 1);
+  CHECK(reports[0].findings[0].kind == FindingKind::unsupported);
+  CHECK(reports[0].findings[0].line == 13);
+}
+
+TEST_CASE("lint: a tensor map without an --arg is unsupported with the --arg that describes it") {
+  const std::string text = ".version 8.0\n.target sm_90\n"
+                           ".visible .entry tma(.param .u64 p, .param .align 64 .b8 map[128])\n"
+                           "{\n ret;\n}\n";
+  const auto reports = lint_text(text, "x.ptx", Options{});
+  REQUIRE(reports.size() == 1);
+  CHECK(reports[0].status == KernelStatus::unsupported);
+  REQUIRE(reports[0].findings.size() == 1);
+  const std::string& m = reports[0].findings[0].message;
+  CHECK_MESSAGE(m.find("--arg map=TYPE[D0,D1,...]:box[B0,B1,...]") != std::string::npos, m);
+  CHECK_MESSAGE(m.find("swizzle=") != std::string::npos, m);
 }
 
 } // namespace unit_lint_inputs
