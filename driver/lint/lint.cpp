@@ -214,7 +214,9 @@ int exit_status(const std::vector<KernelReport>& kernels) {
 
 bool is_note(const Finding& f) {
   return f.kind == FindingKind::unsupported ||
-         (f.kind == FindingKind::race && f.race_kind == sim::RaceKind::cross_cta_same_value);
+         (f.kind == FindingKind::race &&
+          (f.race_kind == sim::RaceKind::cross_cta_same_value ||
+           f.race_kind == sim::RaceKind::write_after_write_same_value));
 }
 
 std::string kind_text(const Finding& f) {

@@ -86,7 +86,9 @@ struct Finding {
 
 /// Whether `f` is a note, not a hazard: a line lint cannot run, or two CTAs writing the same
 /// values to the same bytes (race.cross-cta-same-value: lint's default grid may launch more
-/// CTAs than the kernel is written for, and the result is either write's). Notes alone leave
+/// CTAs than the kernel is written for, and the result is either write's), or a thread storing
+/// to shared bytes the value another thread's unordered store left there
+/// (race.write-after-write-same-value: replicated layouts do it on purpose). Notes alone leave
 /// a kernel clean (or unsupported).
 bool is_note(const Finding& f);
 

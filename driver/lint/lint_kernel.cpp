@@ -201,6 +201,8 @@ void count_coverage(const sim::ir::Entry& e, const Run& r, Coverage& c,
       c.waits += n;
       break;
     case Code::bar:
+    case Code::bar_arrive:
+    case Code::bar_red:
       c.barriers += n;
       break;
     default:

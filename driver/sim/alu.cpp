@@ -44,6 +44,8 @@ ir::Num element(ir::Num num) {
   case ir::Num::bf16:
   case ir::Num::f32:
   case ir::Num::f64:
+  case ir::Num::e4m3x2: // convert_packed's alone (alu_math.cpp)
+  case ir::Num::e5m2x2:
     return num;
   }
   unreachable("element(): not an ir::Num value");
@@ -62,6 +64,8 @@ Format format(ir::Num num) {
   case ir::Num::integer:
   case ir::Num::f16x2:
   case ir::Num::bf16x2:
+  case ir::Num::e4m3x2:
+  case ir::Num::e5m2x2:
     break;
   }
   unreachable("format(): not a float element");

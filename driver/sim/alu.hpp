@@ -83,4 +83,23 @@ double to_double(ir::Num num, std::uint64_t bits);
 /// the canonical NaN, a subnormal result zero when `ftz`.
 std::uint64_t round_to(ir::Num num, double d, int sticky, ir::Round round, bool ftz);
 
+// ------------------------------------------------ kernel math (alu_math.cpp)
+
+/// The math functions.
+enum class MathOp : std::uint8_t { ex2, lg2, rcp, sqrt, rsqrt, sin, cos, tanh };
+
+/// ex2 lg2 rcp sqrt rsqrt sin cos tanh{.approx|.rnd}{.ftz}.type d, a (`round` none: .approx;
+/// x2 forms: each half). The rounded forms (rcp, sqrt .rn/.rz/.rm/.rp, f32 and f64) are IEEE
+/// 754's correctly rounded results, bit for bit the GPU's. The .approx forms are the exact
+/// function rounded to nearest in the destination format, with the ISA's special values
+/// (ex2(-inf) = +0, lg2(0) = -inf, rsqrt(-0) = -inf, sin(inf) = NaN, ...): deterministic, and
+/// within the ISA's stated error of the GPU's hardware approximation, but not its bits.
+std::uint64_t math_op(MathOp f, ir::Num num, ir::Round round, bool ftz, std::uint64_t a);
+
+/// The packed cvt forms (PTX ISA, cvt): .f16x2/.bf16x2 from two .f32 `a` (upper half) and `b`,
+/// .e4m3x2/.e5m2x2 from two .f32 or from one .f16x2 `a`, .f16x2 from one .e4m3x2/.e5m2x2 `a`;
+/// to nearest even, `.relu` (negatives to +0) and `.satfinite` (beyond the largest finite value,
+/// infinities included, to it) as `op` says. Exact: every result is the ISA's one rounding.
+std::uint64_t convert_packed(const ir::Op& op, std::uint64_t a, std::uint64_t b);
+
 } // namespace ptxgen::sim::alu

@@ -173,6 +173,28 @@ struct Thread {
   bool spin_read = false; ///< a strong load and no store since its last taken backward branch
 };
 
+/// The current use of a named barrier (bar.sync / bar.arrive / bar.red, ids 0..15): a use ends
+/// when the arrivals reach its thread count (Cta::named_barrier).
+struct NamedBarrier {
+  std::uint32_t expected = 0;         ///< the arrivals the use needs: its thread count
+  std::uint32_t arrived = 0;          ///< arrivals so far; 0: not in use
+  bool counted = false;               ///< its first arrival named a thread count
+  bool arrive_only = false;           ///< some thread arrived without waiting (bar.arrive)
+  std::uint32_t first_tid = 0;        ///< the use's first arrival (messages)
+  std::uint32_t first_line = 0;       ///< its PTX line
+  std::vector<std::uint32_t> waiters; ///< threads waiting in it (bar.sync, bar.red)
+  std::vector<std::uint32_t> release; ///< the arrivals' clocks (Mbarriers::release_into)
+  std::uint32_t votes = 0;            ///< bar.red: waiters whose predicate held
+};
+
+/// A completed use of a named barrier: its waiters resume after the pass that completed it.
+struct BarrierRelease {
+  std::vector<std::uint32_t> waiters;
+  std::vector<std::uint32_t> release; ///< the clocks the waiters acquire
+  bool whole_cta = false; ///< every thread of the CTA waited in it (a CTA phase: Cta::phase_)
+  std::uint32_t votes = 0;
+};
+
 /// The coordinates of linear index `i` within `dim` (x fastest).
 inline Dim3 coordinates(std::uint64_t i, const Dim3& dim) {
   return {static_cast<std::uint32_t>(i % dim[0]), static_cast<std::uint32_t>(i / dim[0] % dim[1]),
@@ -297,6 +319,25 @@ private:
 
   /// Parks `t` at the warp instruction `op`; the lanes [first, last) of its warp.
   std::pair<std::size_t, std::size_t> enter_warp(Thread& t, const ir::Op& op);
+  /// Whether `op` is a .sync instruction without .aligned (shfl.sync, vote.sync, match.any.sync,
+  /// bar.warp.sync, redux.sync): the lanes of its membermask wait for each other, wherever in
+  /// the program each executes it; the exited ones are not waited for.
+  static bool converging(const ir::Op& op);
+  /// The membermask operand of such an instruction.
+  std::uint32_t member_mask(const Thread& t, const ir::Op& op) const;
+  /// Whether lanes `t` and `u`, both waiting in converging instructions, wait in the same kind
+  /// (code and qualifiers) with the same membermask: they perform it together.
+  bool same_sync(const Thread& t, const Thread& u) const;
+  /// The lanes (a mask over the warp) that perform the converging instruction `t` waits in, if
+  /// every non-exited lane of its membermask waits in one of the same kind and membermask.
+  std::optional<std::uint32_t> warp_group(const Thread& t) const;
+  /// Performs the converging instruction `t` waits in, if its group is complete; whether it did.
+  bool settle_warp_group(const Thread& t);
+  /// When no thread can run: settles the complete groups (a lane may have exited since its
+  /// partners arrived). Whether any did.
+  bool settle_warp_groups();
+  /// The barrier divergence of a thread left waiting in a warp instruction.
+  [[noreturn]] void warp_stuck(const Thread& t) const;
   /// A warp-collective instruction (ldmatrix): the thread waits until every
   /// lane of its warp is at the same instruction; the last to arrive performs
   /// it for the warp, and all run on.
@@ -308,9 +349,30 @@ private:
   void settle_active_mask(std::size_t first, std::size_t last, std::uint32_t pc);
   /// When no thread can run: settles every warp waiting in an activemask. Whether any did.
   bool settle_active_masks();
-  /// shfl.sync and vote.sync for the warp of lanes [first, last) (PTX ISA
-  /// pseudocode; a lane outside the warp reads its own value).
-  void exchange(std::size_t first, std::size_t last, const ir::Op& op);
+  /// shfl.sync, vote.sync, match.any.sync and redux.sync for the lanes `members` of the warp
+  /// [first, last), each lane by the instruction it waits in (PTX ISA pseudocode; a lane outside
+  /// the warp reads its own value).
+  void exchange(std::size_t first, std::size_t last, const ir::Op& op, std::uint32_t members);
+  /// redux.sync's result: `op`'s reduction of its source over the lanes `members`.
+  std::uint64_t warp_reduce(std::size_t first, std::uint32_t members, const ir::Op& op) const;
+
+  // ------------------------------------------------ cta_barrier.cpp: named barriers
+
+  /// bar.sync / bar.arrive / bar.red (and the barrier.* spellings): an arrival at barrier a of
+  /// b threads (the CTA's, rounded up to whole warps, without b). The arrivals of one use must
+  /// name one count (else a deadlock fault); the arrival that completes a use queues its release
+  /// (BarrierRelease). bar.arrive runs on; the others wait.
+  Flow named_barrier(Thread& t, const ir::Op& op);
+  /// The arrivals a thread brings: 1, and the missing lanes of a partial last warp for its last
+  /// lane (the GPU counts a warp's arrival as the warp size).
+  std::uint32_t arrival_slots(const Thread& t) const;
+  /// After a pass: the waiters of the uses completed in it run on (bar.red's result set); a use
+  /// every thread waited in starts a CTA phase, another orders its arrivals before its waiters
+  /// by the vector clocks. Whether any thread was released.
+  bool release_barriers();
+  /// No thread can run and some wait at a barrier: the barrier divergence (an exited thread, two
+  /// barrier ids) or, for a use with a thread count, the deadlock, with both lines.
+  [[noreturn]] void barrier_stuck(const Thread& waiting) const;
   /// ldmatrix for the warp of lanes [first, last): lane i (< 8 * Op::vec) gives
   /// the address of row i % 8 of matrix i / 8 (16 bytes); lane l receives of
   /// each matrix row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1, or with .trans
@@ -427,9 +489,11 @@ private:
   static std::pair<std::string_view, std::string_view> race_relation(RaceKind k);
   void on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n);
   /// Checks a write of `self` (a st, or a copy at issue / when performed) against
-  /// the other accesses. `copy`: the write is a cp.async's.
+  /// the other accesses. `copy`: the write is a cp.async's. `data`: the bytes a store writes,
+  /// when known (a byte another thread's unordered store left with the same value is a note,
+  /// RaceKind::write_after_write_same_value, not a race).
   void check_write(const Thread& t, const Access& self, std::uint64_t off, std::uint64_t n,
-                   bool copy, bool own_pending_ok) const;
+                   bool copy, bool own_pending_ok, const std::uint8_t* data = nullptr) const;
   /// Records `self` as the bytes' last writer; `async_proxy`: a bulk load's write.
   void mark_written(const Access& self, std::uint64_t off, std::uint64_t n,
                     bool async_proxy = false);
@@ -572,7 +636,9 @@ private:
   std::vector<std::uint8_t> frames_;
   std::vector<std::uint32_t> iterations_;
   std::vector<Thread> threads_;
-  std::vector<std::uint32_t> order_; ///< the threads' order in a pass (Launch::schedule_seed)
+  std::vector<std::uint32_t> order_;     ///< the threads' order in a pass (Launch::schedule_seed)
+  std::array<NamedBarrier, 16> bars_{};  ///< the named barriers' current uses
+  std::vector<BarrierRelease> released_; ///< uses completed in this pass
   std::uint32_t phase_ = 0;
   std::uint32_t pending_stores_ = 0; ///< bulk stores of the CTA not yet written to global
   detail::Mbarriers mb_;

@@ -130,13 +130,9 @@ Cta::Flow Cta::async_copy_op(Thread& t, const ir::Op& op) {
 Cta::Flow Cta::control_op(Thread& t, const ir::Op& op) {
   switch (op.code) {
   case ir::Code::bar:
-    t.state = State::at_barrier;
-    t.barrier = op.n >= 0 ? op.n : static_cast<std::int64_t>(raw(t, op.src[0]) & mask(32));
-    if (t.barrier > 15)
-      fault_at(FaultKind::undefined_behavior, t, op,
-               "barrier number " + std::to_string(t.barrier) + " is outside 0..15");
-    t.stop_line = op.line;
-    return Flow::stop;
+  case ir::Code::bar_arrive:
+  case ir::Code::bar_red:
+    return named_barrier(t, op);
   case ir::Code::ret:
     if (!t.calls.empty() && op.n == 0) {
       return_from_call(t);
@@ -315,6 +311,39 @@ bool Cta::float_form(const ir::Op& op) {
   }
 }
 
+namespace {
+
+/// Whether `num` packs two elements (the packed cvt forms, alu::convert_packed).
+bool packed(ir::Num num) {
+  return num == ir::Num::f16x2 || num == ir::Num::bf16x2 || num == ir::Num::e4m3x2 ||
+         num == ir::Num::e5m2x2;
+}
+
+alu::MathOp math_function(ir::Code c) {
+  switch (c) {
+  case ir::Code::ex2:
+    return alu::MathOp::ex2;
+  case ir::Code::lg2:
+    return alu::MathOp::lg2;
+  case ir::Code::rcp:
+    return alu::MathOp::rcp;
+  case ir::Code::sqrt:
+    return alu::MathOp::sqrt;
+  case ir::Code::rsqrt:
+    return alu::MathOp::rsqrt;
+  case ir::Code::sin:
+    return alu::MathOp::sin;
+  case ir::Code::cos:
+    return alu::MathOp::cos;
+  case ir::Code::tanh:
+    return alu::MathOp::tanh;
+  default:
+    unreachable("math_function(): not a math instruction");
+  }
+}
+
+} // namespace
+
 Cta::Flow Cta::arith(Thread& t, const ir::Op& op) {
   const unsigned w = op.type.bits;
   auto r = [&](std::size_t k) { return raw(t, op.src[k]); };
@@ -374,11 +403,18 @@ Cta::Flow Cta::arith(Thread& t, const ir::Op& op) {
     v = alu::float_compare(op.cmp, op.type.num, op.ftz, r(0), r(1)) ? 1 : 0;
     break;
   case ir::Code::cvt:
-    v = alu::convert(op.type, op.type2, op, r(0));
-    if (op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2) {
-      const ir::Type half{16, false, op.type.num == ir::Num::f16x2 ? ir::Num::f16 : ir::Num::bf16};
-      v = (alu::convert(half, op.type2, op, r(0)) << 16) | alu::convert(half, op.type2, op, r(1));
-    }
+    v = packed(op.type.num) || packed(op.type2.num) ? alu::convert_packed(op, r(0), r(1))
+                                                    : alu::convert(op.type, op.type2, op, r(0));
+    break;
+  case ir::Code::ex2:
+  case ir::Code::lg2:
+  case ir::Code::rcp:
+  case ir::Code::sqrt:
+  case ir::Code::rsqrt:
+  case ir::Code::sin:
+  case ir::Code::cos:
+  case ir::Code::tanh:
+    v = alu::math_op(math_function(op.code), op.type.num, op.round, op.ftz, r(0));
     break;
   default:
     unreachable("arith(): not an alu instruction");

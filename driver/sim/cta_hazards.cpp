@@ -127,6 +127,10 @@ std::pair<std::string_view, std::string_view> Cta::race_relation(RaceKind k) {
     return {"also written, with no bar.sync both passed (nor an mbarrier phase ordering them) "
             "since, by",
             ""};
+  case RaceKind::write_after_write_same_value:
+    return {"also written, with no bar.sync both passed (nor an mbarrier phase ordering them) "
+            "since, by",
+            "; both stores leave the same value (a note: the result is either store's)"};
   case RaceKind::pending_copies:
   case RaceKind::write_in_flight:
     return {"the destination of a pending cp.async issued by",
@@ -185,17 +189,24 @@ void Cta::on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uin
 }
 
 void Cta::check_write(const Thread& t, const Access& self, std::uint64_t off, std::uint64_t n,
-                      bool copy, bool own_pending_ok) const {
+                      bool copy, bool own_pending_ok, const std::uint8_t* data) const {
   for (std::uint64_t b = off; b < off + n; ++b) {
     const ByteState& s = track_[b];
+    const bool unordered_writer = s.writer.tid >= 0 && s.writer.tid != self.tid &&
+                                  s.wphase == phase_ && !ordered(s.writer, self) &&
+                                  !both_strong(s.writer, self);
+    // The byte already holds what this store writes: whichever store lands last, the result is
+    // the same (a note, then the read checks as for any write).
+    const bool same_value = unordered_writer && data != nullptr && smem_[b] == data[b - off];
+    if (same_value && l_.observer != nullptr)
+      race(RaceKind::write_after_write_same_value, t, self, b, s.writer);
     // One race per byte and access (with an observer the access goes on after it).
     if (s.bulk_reads > 0)
       refill_race(t, self, b);
     else if (s.pending >= 0 && !(own_pending_ok && s.pending == self.tid))
       race(copy ? RaceKind::pending_copies : RaceKind::write_in_flight, t, self, b,
            pending_copy(s.pending, b));
-    else if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
-             !ordered(s.writer, self) && !both_strong(s.writer, self))
+    else if (unordered_writer && !same_value)
       race(RaceKind::write_after_write, t, self, b, s.writer);
     else if (s.rphase == phase_ && s.reader.tid >= 0) {
       if (s.reader.tid != self.tid && !ordered(s.reader, self) && !both_strong(s.reader, self))

@@ -1,6 +1,7 @@
 // The executor's CTA: ld / st / atom over the state spaces, the global buffers, and
 // cp.async's issue and completion (cta.hpp).
 
+#include "driver/sim/alu.hpp"
 #include "driver/sim/cta.hpp"
 
 #include <cstring>
@@ -126,7 +127,12 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
         on_read(t, op, addr, total);
       } else {
         const Access self = now(t, op);
-        check_write(t, self, addr, total, false, false);
+        std::uint8_t data[32] = {}; // at most .v4 of 64 bits
+        for (std::uint32_t k = 0; k < op.vec && (k + 1) * size <= sizeof data; ++k) {
+          const std::uint64_t v = raw(t, op.src[k]);
+          std::memcpy(data + static_cast<std::size_t>(k) * size, &v, size); // little-endian host
+        }
+        check_write(t, self, addr, total, false, false, total <= sizeof data ? data : nullptr);
         mark_written(self, addr, total);
       }
       bytes = smem_.data() + addr;
@@ -195,7 +201,13 @@ std::uint64_t Cta::atomic_result(ir::Atomic a, ir::Type ty, std::uint64_t old, s
   std::uint64_t v = 0;
   switch (a) {
   case ir::Atomic::add:
-    v = old + b;
+    // .f32: to nearest, subnormal inputs and results flushed to zero (PTX ISA, atom); .f64: to
+    // nearest
+    v = ty.num == ir::Num::integer
+            ? old + b
+            : alu::float_op(alu::FloatOp::add, ty.num,
+                            alu::FloatMode{ir::Round::rn, ty.num == ir::Num::f32, false}, old, b,
+                            0);
     break;
   case ir::Atomic::inc:
     v = old >= b ? 0 : old + 1;

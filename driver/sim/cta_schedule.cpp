@@ -14,54 +14,29 @@ void Cta::run() {
       if (t.state == State::running)
         step(t);
     }
+    release_barriers(); // the uses of named barriers completed in the pass
     if (wake_mbarrier_waiters())
       continue;
     if (std::any_of(threads_.begin(), threads_.end(),
                     [](const Thread& t) { return t.state == State::running; }))
-      continue; // lanes a warp collective released
-    if (settle_active_masks())
+      continue; // lanes a warp collective or a barrier released
+    if (settle_active_masks() || settle_warp_groups())
       continue;
     for (const auto& t : threads_) {
       if (t.state == State::at_mbarrier)
         deadlock(t);
     }
     const Thread* waiting = nullptr;
-    const Thread* exited = nullptr;
-    const Thread* in_warp = nullptr;
     for (const auto& t : threads_) {
+      if (t.state == State::at_warp)
+        warp_stuck(t);
       if (t.state == State::at_barrier && waiting == nullptr)
         waiting = &t;
-      if (t.state == State::exited && exited == nullptr)
-        exited = &t;
-      if (t.state == State::at_warp && in_warp == nullptr)
-        in_warp = &t;
     }
-    if (in_warp != nullptr)
-      fault_at(FaultKind::barrier_divergence, *in_warp, e_.ops[in_warp->pc - 1],
-               "it waits for the other lanes of warp " + std::to_string(in_warp->tid / 32) +
-                   " in a .sync.aligned instruction they do not all reach");
-    if (waiting == nullptr) {
-      flush_async_copies();
-      return;
-    }
-    if (exited != nullptr) {
-      fault_at(FaultKind::barrier_divergence, *waiting, e_.ops[waiting->pc - 1],
-               "it waits at bar.sync " + std::to_string(waiting->barrier) + ", but " +
-                   other(exited->tid) + " exited at PTX line " + std::to_string(exited->stop_line) +
-                   " without reaching it; every thread of the CTA must arrive");
-    }
-    for (const auto& t : threads_) {
-      if (t.barrier != waiting->barrier) {
-        fault_at(FaultKind::barrier_divergence, t, e_.ops[t.pc - 1],
-                 "it waits at barrier " + std::to_string(t.barrier) + " while " +
-                     other(waiting->tid) + " waits at barrier " + std::to_string(waiting->barrier) +
-                     " (PTX line " + std::to_string(waiting->stop_line) + ")");
-      }
-    }
-    ++phase_;
-    global_phase_done();
-    for (auto& t : threads_)
-      t.state = State::running;
+    if (waiting != nullptr)
+      barrier_stuck(*waiting);
+    flush_async_copies();
+    return;
   }
 }
 
@@ -72,8 +47,108 @@ std::pair<std::size_t, std::size_t> Cta::enter_warp(Thread& t, const ir::Op& op)
   return {first, std::min<std::size_t>(first + 32, threads_.size())};
 }
 
+bool Cta::converging(const ir::Op& op) {
+  switch (op.code) {
+  case ir::Code::shfl:
+  case ir::Code::vote:
+  case ir::Code::match_any:
+  case ir::Code::warp_sync:
+  case ir::Code::redux:
+    return true;
+  default:
+    return false; // .sync.aligned: ldmatrix, setmaxnreg
+  }
+}
+
+std::uint32_t Cta::member_mask(const Thread& t, const ir::Op& op) const {
+  const std::size_t at = op.code == ir::Code::shfl        ? 3
+                         : op.code == ir::Code::warp_sync ? 0
+                                                          : 1; // vote, match.any, redux
+  return static_cast<std::uint32_t>(raw(t, op.src[at]));
+}
+
+bool Cta::same_sync(const Thread& t, const Thread& u) const {
+  const ir::Op& op = e_.ops[t.pc - 1];
+  const ir::Op& uop = e_.ops[u.pc - 1];
+  // The same instruction kind, qualifiers and membermask (PTX ISA, shfl.sync and the others)
+  return uop.code == op.code && uop.shuffle == op.shuffle && uop.vote == op.vote &&
+         uop.atomic == op.atomic && uop.type.bits == op.type.bits &&
+         member_mask(u, uop) == member_mask(t, op);
+}
+
+std::optional<std::uint32_t> Cta::warp_group(const Thread& t) const {
+  const ir::Op& op = e_.ops[t.pc - 1];
+  const std::uint32_t members = member_mask(t, op);
+  const std::size_t first = t.tid & ~31u;
+  std::uint32_t group = 0;
+  for (std::uint32_t l = 0; l < 32 && first + l < threads_.size(); ++l) {
+    const Thread& u = threads_[first + l];
+    if ((members >> l & 1) == 0 || u.state == State::exited)
+      continue;
+    if (u.state != State::at_warp)
+      return std::nullopt;
+    if (!same_sync(t, u))
+      return std::nullopt;
+    group |= 1u << l;
+  }
+  return group;
+}
+
+bool Cta::settle_warp_group(const Thread& t) {
+  const std::optional<std::uint32_t> group = warp_group(t);
+  if (!group)
+    return false;
+  const std::size_t first = t.tid & ~31u;
+  const std::size_t last = std::min<std::size_t>(first + 32, threads_.size());
+  const ir::Op& op = e_.ops[t.pc - 1];
+  if (op.code != ir::Code::warp_sync)
+    exchange(first, last, op, *group);
+  for (std::size_t k = first; k < last; ++k) {
+    if ((*group >> (k - first) & 1) != 0)
+      threads_[k].state = State::running;
+  }
+  return true;
+}
+
+bool Cta::settle_warp_groups() {
+  for (const Thread& t : threads_) {
+    if (t.state == State::at_warp && converging(e_.ops[t.pc - 1]) && settle_warp_group(t))
+      return true;
+  }
+  return false;
+}
+
+void Cta::warp_stuck(const Thread& t) const {
+  const ir::Op& op = e_.ops[t.pc - 1];
+  if (!converging(op))
+    fault_at(FaultKind::barrier_divergence, t, op,
+             "it waits for the other lanes of warp " + std::to_string(t.tid / 32) +
+                 " in a .sync.aligned instruction they do not all reach");
+  const std::uint32_t members = member_mask(t, op);
+  const std::size_t first = t.tid & ~31u;
+  std::string where;
+  for (std::uint32_t l = 0; l < 32 && first + l < threads_.size(); ++l) {
+    const Thread& u = threads_[first + l];
+    if ((members >> l & 1) != 0 && u.state == State::at_warp && !same_sync(t, u)) {
+      where = "; lane " + std::to_string(l) + " waits at PTX line " + std::to_string(u.stop_line) +
+              " in another instruction (or with another membermask)";
+      break;
+    }
+  }
+  fault_at(FaultKind::barrier_divergence, t, op,
+           "it waits for the lanes of membermask " + hex(members) + " of warp " +
+               std::to_string(t.tid / 32) + " in a .sync instruction they never all reach" + where);
+}
+
 Cta::Flow Cta::warp_collective(Thread& t, const ir::Op& op) {
   const auto [first, last] = enter_warp(t, op);
+  if (converging(op)) {
+    if ((member_mask(t, op) >> (t.tid - first) & 1) == 0)
+      fault_at(FaultKind::undefined_behavior, t, op,
+               "the executing lane " + std::to_string(t.tid - first) +
+                   " is not in the membermask " + hex(member_mask(t, op)));
+    return settle_warp_group(t) ? Flow::next : Flow::stop;
+  }
   for (std::size_t k = first; k < last; ++k) {
     const Thread& u = threads_[k];
     if (u.state == State::exited || (u.state == State::at_warp && u.pc != t.pc))
@@ -86,8 +161,7 @@ Cta::Flow Cta::warp_collective(Thread& t, const ir::Op& op) {
   }
   if (op.code == ir::Code::ldmatrix)
     load_matrices(first, last, op);
-  else
-    exchange(first, last, op);
+  // setmaxnreg: a register budget; no value changes
   for (std::size_t k = first; k < last; ++k)
     threads_[k].state = State::running;
   return Flow::next;
@@ -130,44 +204,59 @@ bool Cta::settle_active_masks() {
   return any;
 }
 
-void Cta::exchange(std::size_t first, std::size_t last, const ir::Op& op) {
+void Cta::exchange(std::size_t first, std::size_t last, const ir::Op& op, std::uint32_t members) {
   std::uint64_t result[32] = {};
   bool in_range[32] = {}; ///< shfl's `|p`: the source lane was in range
   const std::size_t lanes = last - first;
+  const auto in = [&](std::size_t l) { return (members >> l & 1) != 0; };
+  // Each member by the instruction it waits in: a group's lanes may wait in different ones.
+  const auto lane_op = [&](std::size_t l) -> const ir::Op& {
+    return in(l) ? e_.ops[threads_[first + l].pc - 1] : op;
+  };
+  if (op.code == ir::Code::redux) {
+    const std::uint64_t v = warp_reduce(first, members, op);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      if (in(l))
+        set(threads_[first + l], lane_op(l).dst[0], v);
+    }
+    return;
+  }
   std::uint32_t ballot = 0;
   for (std::size_t l = 0; l < lanes; ++l) {
     const Thread& u = threads_[first + l];
-    if (op.code == ir::Code::vote)
-      ballot |= static_cast<std::uint32_t>((u.regs[op.src[0].reg] != 0) != op.src_neg) << l;
+    const ir::Op& mine = lane_op(l);
+    if (op.code == ir::Code::vote && in(l))
+      ballot |= static_cast<std::uint32_t>((u.regs[mine.src[0].reg] != 0) != mine.src_neg) << l;
   }
   for (std::size_t l = 0; l < lanes; ++l) {
+    if (!in(l))
+      continue;
     const Thread& u = threads_[first + l];
+    const ir::Op& mine = lane_op(l);
     if (op.code == ir::Code::match_any) {
-      const std::uint64_t members = raw(u, op.src[1]);
-      const std::uint64_t v = get(u, op.src[0], op.type);
+      const std::uint64_t v = get(u, mine.src[0], mine.type);
       for (std::size_t j = 0; j < lanes; ++j) {
-        if ((members >> j & 1) != 0 && get(threads_[first + j], op.src[0], op.type) == v)
+        if (in(j) && get(threads_[first + j], lane_op(j).src[0], mine.type) == v)
           result[l] |= 1ull << j;
       }
       continue;
     }
-    if (op.code == ir::Code::vote) {
-      const std::uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
-      result[l] = op.vote == ir::Vote::ballot ? ballot
-                  : op.vote == ir::Vote::all  ? ballot == all
-                  : op.vote == ir::Vote::any  ? ballot != 0
-                                              : (ballot == 0 || ballot == all);
+    if (op.code == ir::Code::vote) { // over the non-exited lanes of the membermask
+      result[l] = mine.vote == ir::Vote::ballot ? ballot
+                  : mine.vote == ir::Vote::all  ? ballot == members
+                  : mine.vote == ir::Vote::any  ? ballot != 0
+                                                : (ballot == 0 || ballot == members);
       continue;
     }
     const auto lane = static_cast<std::int64_t>(l);
-    const auto b = static_cast<std::int64_t>(raw(u, op.src[1]) & 31);
-    const std::uint64_t c = raw(u, op.src[2]);
+    const auto b = static_cast<std::int64_t>(raw(u, mine.src[1]) & 31);
+    const std::uint64_t c = raw(u, mine.src[2]);
     const std::int64_t seg = static_cast<std::int64_t>((c >> 8) & 31);
     const std::int64_t max_lane = (lane & seg) | (static_cast<std::int64_t>(c & 31) & ~seg);
     const std::int64_t min_lane = lane & seg;
     std::int64_t j = lane;
     bool ok = false;
-    switch (op.shuffle) {
+    switch (mine.shuffle) {
     case ir::Shuffle::up:
       j = lane - b;
       ok = j >= max_lane;
@@ -188,14 +277,62 @@ void Cta::exchange(std::size_t first, std::size_t last, const ir::Op& op) {
     in_range[l] = ok && j >= 0 && j < static_cast<std::int64_t>(lanes);
     if (!in_range[l])
       j = lane;
-    result[l] = raw(threads_[first + static_cast<std::size_t>(j)], op.src[0]);
+    const auto src = static_cast<std::size_t>(j);
+    result[l] = raw(threads_[first + src], lane_op(src).src[0]);
   }
   for (std::size_t l = 0; l < lanes; ++l) {
-    if (!op.sink)
-      set(threads_[first + l], op.dst[0], result[l]);
-    if (op.pred_dst >= 0)
-      set(threads_[first + l], static_cast<std::uint32_t>(op.pred_dst), in_range[l] ? 1 : 0);
+    if (!in(l))
+      continue;
+    const ir::Op& mine = lane_op(l);
+    if (!mine.sink)
+      set(threads_[first + l], mine.dst[0], result[l]);
+    if (mine.pred_dst >= 0)
+      set(threads_[first + l], static_cast<std::uint32_t>(mine.pred_dst), in_range[l] ? 1 : 0);
   }
+}
+
+std::uint64_t Cta::warp_reduce(std::size_t first, std::uint32_t members, const ir::Op& op) const {
+  const bool is_signed = op.type.is_signed;
+  std::uint64_t acc = 0;
+  bool any = false;
+  for (std::uint32_t l = 0; l < 32; ++l) {
+    if ((members >> l & 1) == 0)
+      continue;
+    const Thread& u = threads_[first + l];
+    const std::uint64_t v = get(u, e_.ops[u.pc - 1].src[0], op.type) & mask(32);
+    if (!any) {
+      acc = v;
+      any = true;
+      continue;
+    }
+    const bool less = is_signed ? sext(v, 32) < sext(acc, 32) : v < acc;
+    switch (op.atomic) {
+    case ir::Atomic::add:
+      acc = (acc + v) & mask(32);
+      break;
+    case ir::Atomic::min:
+      acc = less ? v : acc;
+      break;
+    case ir::Atomic::max:
+      acc = less ? acc : v;
+      break;
+    case ir::Atomic::and_:
+      acc &= v;
+      break;
+    case ir::Atomic::or_:
+      acc |= v;
+      break;
+    case ir::Atomic::xor_:
+      acc ^= v;
+      break;
+    case ir::Atomic::inc: // not redux.sync operations (the decoder refuses them)
+    case ir::Atomic::dec:
+    case ir::Atomic::cas:
+    case ir::Atomic::exch:
+      break;
+    }
+  }
+  return acc;
 }
 
 void Cta::load_matrices(std::size_t first, std::size_t last, const ir::Op& op) {

@@ -50,6 +50,15 @@ bool is_mbarrier_op(ir::Code code) {
          code == ir::Code::tensor_load;
 }
 
+/// Whether `op` uses a named barrier in a way that may order a subset of the CTA's threads
+/// (a thread count, an arrival without wait): the entry then keeps vector clocks, as for
+/// mbarriers (cta_barrier.cpp).
+bool is_partial_barrier(const ir::Op& op) {
+  return op.code == ir::Code::bar_arrive ||
+         ((op.code == ir::Code::bar || op.code == ir::Code::bar_red) &&
+          op.src[1].kind != ir::Val::Kind::none);
+}
+
 Fault launch_fault(FaultKind k, std::string message, std::uint32_t line = 0) {
   Fault f;
   f.kind = k;
@@ -328,7 +337,8 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
   for (std::size_t k = 0; k < e->ops.size(); ++k) {
     if (is_memory_op(e->ops[k].code))
       slot[k] = static_cast<std::int32_t>(slots++);
-    uses_mbarriers = uses_mbarriers || is_mbarrier_op(e->ops[k].code);
+    uses_mbarriers =
+        uses_mbarriers || is_mbarrier_op(e->ops[k].code) || is_partial_barrier(e->ops[k]);
     async_global_reads = async_global_reads || is_async_global_read(e->ops[k].code);
     for (const ir::Val& v : e->ops[k].src)
       uses_reserved = uses_reserved || (v.kind == ir::Val::Kind::special &&

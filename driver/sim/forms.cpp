@@ -43,6 +43,10 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::pos_len:
   case Shape::src_lut:
     return {2, 2};
+  case Shape::red_tail:
+    return {1, 2};
+  case Shape::reg_count:
+    return {1, 1};
   case Shape::dst_u32:
   case Shape::matrix_dst:
   case Shape::pred_src:

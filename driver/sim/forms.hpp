@@ -45,6 +45,11 @@ enum class Quals : std::uint8_t {
   atomic,    ///< atom/red: `.sem .scope .space` (any order, each optional), `.op`, one type
   scope,     ///< fence.sc/acq_rel: one scope (`.cta .cluster .gpu .sys`); membar: `.cta .gl .sys`
   bfind,     ///< `{.shiftamt}` then one type
+  // kernel math and barriers
+  bar_red,    ///< bar.red: `.popc{.aligned}.u32` or `.and|.or{.aligned}.pred`
+  redux,      ///< redux.sync: `.add|.min|.max .u32|.s32` or `.and|.or|.xor .b32`
+  setmaxnreg, ///< `.inc|.dec .sync .aligned .u32`
+  math,       ///< `{.approx|.rn|.rz|.rm|.rp}{.ftz}` then one float type (ex2, sqrt, ...)
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -76,8 +81,8 @@ enum class Shape : std::uint8_t {
   mov_src,      ///< `src`, or the bits of a 0f/0d float literal; a vector is not simulated
   pred,         ///< a predicate register as a source (selp's selector)
   group_count,  ///< a non-negative integer immediate -> n (cp.async.wait_group)
-  barrier,      ///< a barrier number: an immediate 0..15 -> n, or a register -> src (n = -1)
-  thread_count, ///< optional; present, it is not simulated (bar.sync's thread count)
+  barrier,      ///< a barrier number: an immediate 0..15 -> n, or a register -> src[0] (n = -1)
+  thread_count, ///< bar.sync's optional (bar.arrive's required) thread count -> src[1]
   label,        ///< a label declared in the entry -> n (the target instruction index)
   data,         ///< ld's destination / st's source: one register, or {..} for .v2/.v4
   mem,          ///< [reg+off] or [symbol+off] in the form's state space -> addr
@@ -105,6 +110,10 @@ enum class Shape : std::uint8_t {
   /// `d` or `d|p`: a register of the type's width, or the sink `_` (Op::sink) -> dst[0]; the
   /// predicate after `|` -> Op::pred_dst (shfl.sync, elect.sync)
   dst_pair,
+  // kernel math and barriers
+  red_tail,  ///< bar.red's `{b,} {!}c`: the optional thread count -> src[1], the predicate
+             ///< -> src[2] (Op::src_neg)
+  reg_count, ///< setmaxnreg's register count: an immediate multiple of 8 in 24..256 -> n
 };
 
 /// One instruction form: a row of forms.def.

@@ -66,6 +66,9 @@ enum class Num : std::uint8_t {
   f64,     ///< IEEE binary64
   f16x2,   ///< two f16, the first operand element in the upper half
   bf16x2,  ///< two bf16, likewise
+  e4m3x2,  ///< two 8-bit floats (4 exponent bits, 3 fraction bits, no infinity) in 16 bits, the
+           ///< first operand element in the upper byte (cvt only)
+  e5m2x2,  ///< two 8-bit floats (5 exponent bits, 2 fraction bits), likewise
 };
 
 /// A rounding modifier (`none`: the instruction's default): the emitter's, one vocabulary.
@@ -212,15 +215,18 @@ struct Op {
   std::int32_t pred_dst = -1;
   bool trans = false;             ///< ldmatrix .trans (Op::vec: the matrix count)
   Shuffle shuffle = Shuffle::idx; ///< shfl.sync's mode
-  Vote vote = Vote::all;          ///< vote.sync's mode
-  bool src_neg = false;           ///< vote.sync's predicate source is `!%p`
+  Vote vote = Vote::all; ///< vote.sync's mode; bar.red's: all (.and), any (.or), ballot (.popc)
+  bool src_neg = false;  ///< vote.sync's predicate source is `!%p`
   /// A strong (morally strong, in PTX's memory model) access: atom, red, and ld/st with
   /// .relaxed/.acquire/.release/.volatile. Two strong accesses are never a data race.
   bool strong = false;
-  Atomic atomic = Atomic::add; ///< atom / red's operation
+  Atomic atomic = Atomic::add; ///< atom / red's operation; redux.sync's (add min max and or xor)
   bool shiftamt = false;       ///< bfind.shiftamt
   std::uint8_t rank = 0;       ///< cp.async.bulk.tensor's dimensions (1..5)
   std::array<Val, 5> coords{}; ///< its tensor coordinates, innermost first (as written)
+  // kernel math and barriers
+  bool relu = false;      ///< cvt .relu: a negative result becomes +0 (a NaN stays NaN)
+  bool satfinite = false; ///< cvt .satfinite: beyond the largest finite value (inf too) saturates
 };
 
 struct Param {

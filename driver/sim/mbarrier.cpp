@@ -217,6 +217,24 @@ bool Mbarriers::test(std::uint32_t tid, std::uint64_t off, std::uint64_t token, 
   return complete;
 }
 
+void Mbarriers::release_into(std::uint32_t tid, std::vector<std::uint32_t>& into) {
+  if (!clocks_)
+    return;
+  std::uint32_t* mine = vc_.data() + static_cast<std::size_t>(tid) * threads_;
+  ++mine[tid]; // as release(): the later accesses are not covered
+  into.resize(threads_, 0);
+  for (std::uint32_t u = 0; u < threads_; ++u)
+    into[u] = std::max(into[u], mine[u]);
+}
+
+void Mbarriers::acquire(std::uint32_t tid, const std::vector<std::uint32_t>& from) {
+  if (!clocks_)
+    return;
+  std::uint32_t* mine = vc_.data() + static_cast<std::size_t>(tid) * threads_;
+  for (std::uint32_t u = 0; u < threads_ && u < from.size(); ++u)
+    mine[u] = std::max(mine[u], from[u]);
+}
+
 std::uint32_t Mbarriers::clock(std::uint32_t tid) const {
   return clocks_ ? vc_[static_cast<std::size_t>(tid) * threads_ + tid] : 0;
 }

@@ -116,6 +116,12 @@ public:
   /// thread acquires what the phase released.
   bool test(std::uint32_t tid, std::uint64_t off, std::uint64_t token, bool parity);
 
+  /// A named barrier's arrival (bar.sync, bar.arrive, bar.red): thread `tid` releases its clock
+  /// into `into`, which whoever acquires it at the barrier's completion then holds.
+  void release_into(std::uint32_t tid, std::vector<std::uint32_t>& into);
+  /// Thread `tid` acquires `from` (a named barrier it waited at completed).
+  void acquire(std::uint32_t tid, const std::vector<std::uint32_t>& from);
+
   /// The thread's own clock now (stamps its accesses).
   std::uint32_t clock(std::uint32_t tid) const;
   /// Whether `writer`'s access at clock `at` is ordered before `reader`'s accesses now.

@@ -226,17 +226,22 @@ private:
   void createpolicy_qualifiers(const QualifierInput& in);
   void arith_qualifiers(const QualifierInput& in);
   void cvt_qualifiers(const QualifierInput& in);
+  void packed_cvt_qualifiers(const QualifierInput& in);
   void bit_qualifiers(const QualifierInput& in);
   void atomic_qualifiers(const QualifierInput& in);
   void space_qualifier(const QualifierInput& in);
   void warp_qualifiers(const QualifierInput& in);
   void ldmatrix_qualifiers(const QualifierInput& in);
+  // qualifiers_kernel.cpp: named barriers, warp reductions, setmaxnreg, the math functions
+  void kernel_qualifiers(const QualifierInput& in);
 
   // ------------------------------------------------ shapes.cpp
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
              std::size_t& k);
   void control_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
                      const std::vector<Opnd>& ops, std::size_t& k);
+  /// A named barrier's thread count `o` -> src[1]: an immediate must be a positive multiple of 32.
+  void thread_count(ir::Op& op, const Opnd& o);
   void memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,
                     std::size_t& k);
   void arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,

@@ -303,7 +303,9 @@ std::optional<TypeInfo> numeric_type(std::string_view s) {
   static constexpr std::pair<ptx::Qualifier, ir::Type> others[] = {
       {ptx::Qualifier::bf16, {16, false, ir::Num::bf16}},
       {ptx::Qualifier::f16x2, {32, false, ir::Num::f16x2}},
-      {ptx::Qualifier::bf16x2, {32, false, ir::Num::bf16x2}}};
+      {ptx::Qualifier::bf16x2, {32, false, ir::Num::bf16x2}},
+      {ptx::Qualifier::e4m3x2, {16, false, ir::Num::e4m3x2}},
+      {ptx::Qualifier::e5m2x2, {16, false, ir::Num::e5m2x2}}};
   if (std::optional<ir::Type> t = lookup(others, ptx::OpcodeWord{s, ptx::parse_qualifier(s)}))
     return TypeInfo{*t, true, false, false};
   return std::nullopt;
@@ -324,6 +326,9 @@ TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view 
                                                           std::string(part) +
                                                           "`) is not simulated"};
   };
+  if ((t->t.num == ir::Num::e4m3x2 || t->t.num == ir::Num::e5m2x2) && f.code != ir::Code::cvt)
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (8-bit floats: only cvt)"};
   switch (f.types) {
   case Types::none:
     fail(DiagId::sim_qualifier, opc, quote(ptx::spelling(f.mnemonic)) + " takes no type");
@@ -454,6 +459,12 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     if (auto bad = prefetch_qualifiers(quals))
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " is not simulated (`." + std::string(*bad) + "`)"};
+    break;
+  case Quals::bar_red:
+  case Quals::redux:
+  case Quals::setmaxnreg:
+  case Quals::math:
+    kernel_qualifiers(in);
     break;
   }
   return d;
@@ -626,6 +637,10 @@ void Parser::cvt_qualifiers(const QualifierInput& in) {
       op.ftz = true;
     else if (word(q) == ptx::Qualifier::sat && !op.sat)
       op.sat = true;
+    else if (word(q) == ptx::Qualifier::relu && !op.relu)
+      op.relu = true;
+    else if (word(q) == ptx::Qualifier::satfinite && !op.satfinite)
+      op.satfinite = true;
     else
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
@@ -634,11 +649,34 @@ void Parser::cvt_qualifiers(const QualifierInput& in) {
   d.from = checked_type(f, opc, quals.back().text);
   op.type = d.type.t;
   op.type2 = d.from.t;
-  auto packed = [](ir::Num n) { return n == ir::Num::f16x2 || n == ir::Num::bf16x2; };
-  if (packed(op.type2.num) || (packed(op.type.num) && op.type2.num != ir::Num::f32))
+  packed_cvt_qualifiers(in);
+}
+
+/// The packed conversions: .f16x2/.bf16x2 from two .f32; .e4m3x2/.e5m2x2 from two .f32 or one
+/// .f16x2 (`.rn.satfinite{.relu}`); .f16x2 from .e4m3x2/.e5m2x2 (`.rn{.relu}`). .relu and
+/// .satfinite only there.
+void Parser::packed_cvt_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
+  auto x2 = [](ir::Num n) { return n == ir::Num::f16x2 || n == ir::Num::bf16x2; };
+  auto fp8 = [](ir::Num n) { return n == ir::Num::e4m3x2 || n == ir::Num::e5m2x2; };
+  const ir::Num to = op.type.num, from = op.type2.num;
+  const bool half_from_single = x2(to) && from == ir::Num::f32;
+  const bool fp8_from = fp8(to) && (from == ir::Num::f32 || from == ir::Num::f16x2);
+  const bool fp8_to_half = to == ir::Num::f16x2 && fp8(from);
+  if ((x2(to) || fp8(to) || x2(from) || fp8(from)) && !half_from_single && !fp8_from &&
+      !fp8_to_half)
     throw Unsupported{DiagId::sim_unsupported_form,
-                      quote(opc.text) +
-                          " is not simulated (packed: only .f16x2/.bf16x2 from .f32)"};
+                      quote(opc.text) + " is not simulated (packed: .f16x2/.bf16x2 from .f32, "
+                                        ".e4m3x2/.e5m2x2 from .f32 or .f16x2, and back to .f16x2)"};
+  // Other spellings of these (ptxas decides which exist) run as nothing here.
+  if (((op.relu || op.satfinite) && !half_from_single && !fp8_from && !fp8_to_half) ||
+      (fp8_from && (op.round != ir::Round::rn || !op.satfinite)) ||
+      (fp8_to_half && (op.round != ir::Round::rn || op.satfinite)) ||
+      ((fp8_from || fp8_to_half) && (op.ftz || op.sat)))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (.relu and .satfinite: the packed "
+                                        "forms; 8-bit floats: .rn.satfinite{.relu} to them, "
+                                        ".rn{.relu} from them)"};
 }
 
 /// prmt.b32{.mode} and shf.{l,r}.{wrap,clamp}.b32.
@@ -823,6 +861,10 @@ void Parser::atomic_qualifiers(const QualifierInput& in) {
     fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs an operation and a type");
   d.type = checked_type(f, opc, *type);
   op.type = d.type.t;
+  if (d.type.is_float &&
+      !(*atomic == ir::Atomic::add && (op.type.num == ir::Num::f32 || op.type.num == ir::Num::f64)))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (float atomics: .add.f32 and .add.f64)"};
   if (op.type.bits < 32)
     fail(DiagId::sim_qualifier, opc, quote(opc.text) + ": atomics take 32- or 64-bit types");
   op.atomic = *atomic;

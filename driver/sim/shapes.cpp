@@ -22,6 +22,8 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::group_count:
   case Shape::barrier:
   case Shape::label:
+  case Shape::red_tail:
+  case Shape::reg_count:
     control_shape(s, op, d, opc, ops, k);
     return;
   case Shape::cp_extra:
@@ -132,10 +134,33 @@ void Parser::control_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
   auto src_slot = [&]() -> ir::Val& { return op.src[d.src++]; };
   switch (s) {
   case Shape::thread_count:
-    if (k < ops.size())
-      throw Unsupported{DiagId::sim_unsupported_form,
-                        quote(opc.text) + " with a thread count is not simulated"};
+    if (k < ops.size()) {
+      d.src = 1;
+      thread_count(op, ops[k++]);
+    } else if (op.code == ir::Code::bar_arrive) {
+      fail(DiagId::sim_operand_count, opc, quote(opc.text) + " needs a thread count");
+    }
     return;
+  case Shape::red_tail: { // bar.red's `{b,} {!}c`: the predicate is the last operand
+    if (k + 2 == ops.size())
+      thread_count(op, ops[k++]);
+    Opnd plain = ops[k++];
+    op.src_neg = plain.negated;
+    plain.negated = false;
+    op.src[2].kind = ir::Val::Kind::reg;
+    op.src[2].reg = reg(plain, 1, false, "the predicate");
+    return;
+  }
+  case Shape::reg_count: {
+    const Opnd& o = ops[k++];
+    if (o.kind != Opnd::Kind::number)
+      fail(DiagId::sim_operand_kind, o, quote(opc.text) + " needs an immediate register count");
+    op.n = int_literal(o);
+    if (op.n < 24 || op.n > 256 || op.n % 8 != 0)
+      fail(DiagId::sim_operand_range, o,
+           "the register count " + std::to_string(op.n) + " must be a multiple of 8 in 24..256");
+    return;
+  }
   case Shape::fraction:
     if (k < ops.size()) {
       const Opnd& o = ops[k++];
@@ -165,6 +190,7 @@ void Parser::control_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     op.n = int_literal(o);
     if (op.n < 0 || op.n > 15)
       fail(DiagId::sim_operand_range, o, "the barrier number must be in 0..15");
+    d.src = 1; // src[0] holds only a register barrier number; the thread count goes to src[1]
     return;
   }
   case Shape::label: {
@@ -180,6 +206,14 @@ void Parser::control_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
   default:
     unreachable("control_shape(): not a control operand shape");
   }
+}
+
+void Parser::thread_count(ir::Op& op, const Opnd& o) {
+  op.src[1] = value(o, 32, "the thread count");
+  if (o.kind == Opnd::Kind::number && (op.src[1].imm <= 0 || op.src[1].imm % 32 != 0))
+    fail(DiagId::sim_operand_range, o,
+         "the thread count " + std::to_string(op.src[1].imm) +
+             " must be a positive multiple of the warp size (32)");
 }
 
 /// The operands that address memory: ld/st data and addresses, cp.async's,
@@ -313,7 +347,9 @@ void Parser::arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
       reg(ops[k++], 64, false, "the cache policy");
     return;
   case Shape::src_pair: {
-    const bool packed = op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2;
+    const bool packed = op.type2.num == ir::Num::f32 &&
+                        (op.type.num == ir::Num::f16x2 || op.type.num == ir::Num::bf16x2 ||
+                         op.type.num == ir::Num::e4m3x2 || op.type.num == ir::Num::e5m2x2);
     if (packed != (k < ops.size()))
       fail(DiagId::sim_operand_count, opc,
            quote(opc.text) + (packed ? " takes two sources" : " takes one source"));

@@ -15,7 +15,10 @@
 // `bar.sync` or exits.
 // When every thread waits at the barrier, the CTA enters its next "phase".
 // A barrier that some threads reach while others have exited is a
-// barrier_divergence fault.
+// barrier_divergence fault. Named barriers with a thread count (bar.sync a, b; bar.arrive;
+// bar.red) complete with b arrivals; they order their arrivals' prior accesses before their
+// waiters' later ones (vector clocks, as mbarriers do), and one that can never complete, or
+// whose users give two counts, is a deadlock (driver/sim/cta_barrier.cpp).
 //
 // cp.async: a copy is queued by its thread at issue (guard, addresses,
 // src-size and ignore-src are captured then, and the addresses are checked
@@ -108,8 +111,10 @@
 // Warp queries: the simulator runs a warp's lanes one after another, so activemask waits
 // until no lane of the warp can run on (each has exited, waits at a barrier, an mbarrier or
 // a warp instruction, or is here); the active lanes are those at this same activemask
-// (lanes that took another branch, waited elsewhere or exited are not). match.any.sync is
-// warp-collective like shfl.sync (every lane of the warp must reach it).
+// (lanes that took another branch, waited elsewhere or exited are not). shfl.sync, vote.sync,
+// match.any.sync, redux.sync and bar.warp.sync (no .aligned) make the non-exited lanes of their
+// membermask wait for each other, each in any instruction of the same kind and membermask;
+// .aligned ones (ldmatrix, setmaxnreg) need every lane of the warp at the same instruction.
 //
 // Reserved shared memory (%reserved_smem_offset_*, what cooperative_groups and libcu++
 // use): reserved_smem_bytes bytes the runtime sets aside per CTA. On the GPU they lie
@@ -313,6 +318,9 @@ enum class RaceKind {
                               ///< ordering CTAs (Race::other names the earlier CTA's access)
   cross_cta_same_value,       ///< cross_cta where both write the same bytes with the same values:
                               ///< recorded by an observer only (a note), never a fault
+  write_after_write_same_value, ///< write_after_write where the later store writes the bytes the
+                                ///< shared memory already holds (replicated layouts store one
+                                ///< value from several threads): an observer's note, never a fault
 };
 
 /// "read before wait", "write after read", "pending copies", ...

@@ -7,10 +7,12 @@
 #include "driver/sim/simulator.hpp"
 #include "tools/sim_arith_device/format.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,6 +35,7 @@ struct Form {
   const char* text;
   bool setp;
   unsigned matrices = 0; ///< ldmatrix: registers per lane
+  unsigned ulps = 0;     ///< an .approx form: the GPU may differ by this much (counted, kept)
 };
 
 const Form forms[] = {
@@ -43,6 +46,15 @@ const Form forms[] = {
 #undef ARITH_FORM
 #undef ARITH_SETP
 #undef ARITH_LDMATRIX
+};
+
+/// The kernel math table (cvt packing, rcp, sqrt, the .approx functions).
+const Form math_forms[] = {
+#define ARITH_FORM(id, kind, gen, text) {#id, dev::kind, dev::gen, text, false},
+#define ARITH_APPROX(id, kind, gen, text, n) {#id, dev::kind, dev::gen, text, false, 0, n},
+#include "tools/sim_arith_device/kernel_math.def"
+#undef ARITH_FORM
+#undef ARITH_APPROX
 };
 
 /// The register holding a value of `bits` for operand slot k (k = 0: the destination).
@@ -165,10 +177,79 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
-std::string results_path() {
-  if (const char* p = std::getenv("PTXGEN_SIM_ARITH_RESULTS"); p != nullptr && *p != '\0')
+std::string results_path(const char* env, const char* file) {
+  if (const char* p = std::getenv(env); p != nullptr && *p != '\0')
     return p;
-  return std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim_arith/h200.bin";
+  return std::string(PTXGEN_SOURCE_DIR) + "/tests/data/sim_arith/" + file;
+}
+
+/// Units in the last place between two float results of `bits` bits (same sign: the distance
+/// of their bit patterns; else the sum of both distances from zero). NaNs: 0 when both are.
+std::uint64_t ulp_distance(std::uint64_t a, std::uint64_t b, unsigned bits) {
+  const std::uint64_t sign = 1ull << (bits - 1), mag = sign - 1;
+  const unsigned mbits = bits == 64 ? 52 : bits == 32 ? 23 : 10;
+  const std::uint64_t exp_ones = mag & ~((1ull << mbits) - 1);
+  auto nan = [&](std::uint64_t v) { return (v & exp_ones) == exp_ones && (v & mag) != exp_ones; };
+  if (nan(a) || nan(b))
+    return nan(a) && nan(b) ? 0 : ~0ull;
+  if ((a & sign) == (b & sign))
+    return (a & mag) > (b & mag) ? (a & mag) - (b & mag) : (b & mag) - (a & mag);
+  return (a & mag) + (b & mag);
+}
+
+/// The simulator against the GPU's results file over a table: exact forms bit for bit, .approx
+/// forms counted within and beyond their bound (per 16-bit half for the x2 forms).
+void compare(const Form* table, std::size_t count, const std::string& path) {
+  if (!std::ifstream(path).good()) {
+    MESSAGE("no GPU results at " << path << " (tools/sim_arith_device/README.md makes them)");
+    return;
+  }
+  std::vector<dev::Record> recs;
+  REQUIRE_MESSAGE(dev::read_file(path.c_str(), recs), "unreadable results file " << path);
+  // The file must come from this table, row for row.
+  REQUIRE(recs.size() == count);
+  std::size_t total_bad = 0;
+  for (std::size_t k = 0; k < recs.size(); ++k) {
+    const dev::Record& r = recs[k];
+    const Form& f = table[k];
+    INFO(std::string(f.id));
+    REQUIRE(r.id == f.id);
+    REQUIRE(r.text == f.text);
+    REQUIRE(r.kind == f.kind);
+    const auto in = dev::inputs(f.kind, f.gen, static_cast<std::uint32_t>(k));
+    REQUIRE_MESSAGE(dev::hash(in) == r.input_hash, "the inputs differ from the GPU's");
+    REQUIRE(r.out.size() == in.size() / 4);
+    const auto sim = simulate(f, in);
+    const unsigned bits = dev::shape(f.kind).dst;
+    const bool pair = f.gen == dev::G_F16X2 || f.gen == dev::G_BF16X2;
+    std::string report;
+    std::size_t bad = 0, beyond = 0;
+    for (std::size_t i = 0; i < sim.size(); ++i) {
+      if (sim[i] == r.out[i])
+        continue;
+      if (f.ulps != 0) {
+        const std::uint64_t d = pair
+                                    ? std::max(ulp_distance(sim[i] & 0xffff, r.out[i] & 0xffff, 16),
+                                               ulp_distance(sim[i] >> 16, r.out[i] >> 16, 16))
+                                    : ulp_distance(sim[i], r.out[i], bits);
+        beyond += d > f.ulps ? 1 : 0;
+        continue;
+      }
+      if (++bad <= 6)
+        report += "\n  in (" + hex(in[4 * i]) + ", " + hex(in[4 * i + 1]) + ", " +
+                  hex(in[4 * i + 2]) + ", " + hex(in[4 * i + 3]) + "): gpu " + hex(r.out[i]) +
+                  ", sim " + hex(sim[i]);
+    }
+    if (f.ulps != 0)
+      MESSAGE(f.id << ": " << beyond << " of " << sim.size() << " results beyond " << f.ulps
+                   << " ulp of the GPU's (an .approx form: the simulator's value is the exact "
+                      "function rounded)");
+    total_bad += bad;
+    CHECK_MESSAGE(bad == 0, std::string(f.id)
+                                << " `" << std::string(f.text) << "`: " << bad << " of "
+                                << sim.size() << " results differ" << report);
+  }
+  MESSAGE(recs.size() << " forms compared, " << total_bad << " exact results differ");
 }
 
 } // namespace
@@ -180,46 +261,21 @@ TEST_CASE("every device-check form decodes and runs on the simulator") {
     auto out = simulate(f, dev::inputs(f.kind, f.gen, seed++));
     CHECK(out.size() == dev::inputs_per_form);
   }
+  seed = 0;
+  for (const Form& f : math_forms) {
+    INFO(std::string(f.id));
+    auto out = simulate(f, dev::inputs(f.kind, f.gen, seed++));
+    CHECK(out.size() == dev::inputs_per_form);
+  }
 }
 
 TEST_CASE("the simulator computes what the GPU computed, bit for bit") {
-  const std::string path = results_path();
-  if (!std::ifstream(path).good()) {
-    MESSAGE("no GPU results at " << path << " (tools/sim_arith_device/run.sh makes them)");
-    return;
-  }
-  std::vector<dev::Record> recs;
-  REQUIRE_MESSAGE(dev::read_file(path.c_str(), recs), "unreadable results file " << path);
-  // The file must come from this forms.def, row for row.
-  REQUIRE(recs.size() == std::size(forms));
-  std::size_t total_bad = 0;
-  for (std::size_t k = 0; k < recs.size(); ++k) {
-    const dev::Record& r = recs[k];
-    const Form& f = forms[k];
-    INFO(std::string(f.id));
-    REQUIRE(r.id == f.id);
-    REQUIRE(r.text == f.text);
-    REQUIRE(r.kind == f.kind);
-    const auto in = dev::inputs(f.kind, f.gen, static_cast<std::uint32_t>(k));
-    REQUIRE_MESSAGE(dev::hash(in) == r.input_hash, "the inputs differ from the GPU's");
-    REQUIRE(r.out.size() == in.size() / 4);
-    const auto sim = simulate(f, in);
-    std::string report;
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < sim.size(); ++i) {
-      if (sim[i] == r.out[i])
-        continue;
-      if (++bad <= 6)
-        report += "\n  in (" + hex(in[4 * i]) + ", " + hex(in[4 * i + 1]) + ", " +
-                  hex(in[4 * i + 2]) + ", " + hex(in[4 * i + 3]) + "): gpu " + hex(r.out[i]) +
-                  ", sim " + hex(sim[i]);
-    }
-    total_bad += bad;
-    CHECK_MESSAGE(bad == 0, std::string(f.id)
-                                << " `" << std::string(f.text) << "`: " << bad << " of "
-                                << sim.size() << " results differ" << report);
-  }
-  MESSAGE(recs.size() << " forms compared, " << total_bad << " results differ");
+  compare(forms, std::size(forms), results_path("PTXGEN_SIM_ARITH_RESULTS", "h200.bin"));
+}
+
+TEST_CASE("the kernel math: cvt packing and rounded rcp/sqrt bit for bit, .approx within bounds") {
+  compare(math_forms, std::size(math_forms),
+          results_path("PTXGEN_SIM_MATH_RESULTS", "h200_kernel_math.bin"));
 }
 
 } // namespace unit_sim_arith_device

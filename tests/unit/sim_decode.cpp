@@ -71,7 +71,8 @@ struct Sample {
 /// The sample files: tests/data/sim/decoder_samples.ptx (sm_80), and the rows that need
 /// sm_90 in tests/data/sim_mbarrier/decoder_samples.ptx.
 const char* const sample_files[] = {"sim/decoder_samples.ptx", "sim_mbarrier/decoder_samples.ptx",
-                                    "sim_sync/decoder_samples.ptx"};
+                                    "sim_sync/decoder_samples.ptx",
+                                    "sim_kernel/decoder_samples.ptx"};
 
 std::string read_samples_file(const std::string& name) {
   std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/" + name);
@@ -447,9 +448,6 @@ TEST_CASE("instructions outside the subset parse with a warning DiagId and fault
   }
   SUBCASE("setp with a boolean combination") {
     expect_unsupported("\tsetp.lt.and.s32 %p1, %r1, %r2, %p2;\n", DiagId::sim_unsupported_form);
-  }
-  SUBCASE("bar.sync with a thread count") {
-    expect_unsupported("\tbar.sync 0, 64;\n", DiagId::sim_unsupported_form);
   }
   SUBCASE("bulk forms the simulator does not run yet") {
     for (const char* body :

@@ -1,5 +1,5 @@
 // The device side of the simulator's arithmetic check: runs every form of
-// forms.def in inline PTX on the GPU over the inputs of format.hpp and writes
+// forms.def (or of the file SIM_ARITH_FORMS names: kernel_math.def) in inline PTX on the GPU over the inputs of format.hpp and writes
 // inputs and results to a file that tests/unit/sim_arith_device.cpp replays on
 // the simulator. Build and run: see README.md (tools/sim_arith_device/run.sh).
 
@@ -29,6 +29,7 @@ typedef unsigned long long u64;
 #define BODY_K_64_64(t) u64 d; asm volatile(t : "=l"(d) : R64(0)); out[i] = d;
 #define BODY_K_64_64_64(t) u64 d; asm volatile(t : "=l"(d) : R64(0), R64(1)); out[i] = d;
 #define BODY_K_64_64_64_64(t) u64 d; asm volatile(t : "=l"(d) : R64(0), R64(1), R64(2)); out[i] = d;
+#define BODY_K_16_32_32(t) unsigned short d; asm volatile(t : "=h"(d) : R32(0), R32(1)); out[i] = d;
 
 #define SETP(op) "{ .reg .pred %%arith_q; " op " %%arith_q, %1, %2; selp.u32 %0, 1, 0, %%arith_q; }"
 #define BODY_K_P_32_32(op) unsigned d; asm volatile(SETP(op) : "=r"(d) : R32(0), R32(1)); out[i] = d;
@@ -64,11 +65,17 @@ typedef unsigned long long u64;
     out[64 * w + 2 * lane + 1] = (static_cast<u64>(d[3]) << 32) | d[2];                            \
   }
 
+#ifndef SIM_ARITH_FORMS
+#define SIM_ARITH_FORMS "forms.def"
+#endif
+
 #define ARITH_FORM(id, kind, gen, text) KERNEL(id, kind, text)
+#define ARITH_APPROX(id, kind, gen, text, ulps) KERNEL(id, kind, text)
 #define ARITH_SETP(id, kind, gen, op) KERNEL(id, kind, op)
 #define ARITH_LDMATRIX(id, op, n) LDMATRIX(id, op, n)
-#include "forms.def"
+#include SIM_ARITH_FORMS
 #undef ARITH_FORM
+#undef ARITH_APPROX
 #undef ARITH_SETP
 #undef ARITH_LDMATRIX
 
@@ -82,10 +89,12 @@ struct Entry {
 
 static const Entry entries[] = {
 #define ARITH_FORM(id, kind, gen, text) {#id, kind, gen, text, k_##id},
+#define ARITH_APPROX(id, kind, gen, text, ulps) {#id, kind, gen, text, k_##id},
 #define ARITH_SETP(id, kind, gen, op) {#id, kind, gen, op, k_##id},
 #define ARITH_LDMATRIX(id, op, n) {#id, K_LDMATRIX, G_INT, op, k_##id},
-#include "forms.def"
+#include SIM_ARITH_FORMS
 #undef ARITH_FORM
+#undef ARITH_APPROX
 #undef ARITH_SETP
 #undef ARITH_LDMATRIX
 };

@@ -36,7 +36,11 @@ enum Kind : std::uint32_t {
   K_P_16_16,
   K_P_64_64,
   K_LDMATRIX, ///< ldmatrix, one warp per 256 inputs (below)
+  K_16_32_32, ///< cvt packing two 32-bit sources into 16 bits (e4m3x2, e5m2x2)
 };
+
+/// The last Kind (a results file's kinds are checked against it).
+constexpr Kind last_kind = K_16_32_32;
 
 /// K_LDMATRIX: warp w takes inputs [256 w, 256 w + 256): the first 64 are its
 /// 512-byte shared tile (32 rows of 16 bytes), input 64 + lane % 32 picks the
@@ -87,6 +91,8 @@ inline Shape shape(Kind k) {
     return {1, {64, 64, 0, 0}};
   case K_LDMATRIX:
     return {64, {64, 64, 64, 64}};
+  case K_16_32_32:
+    return {16, {32, 32, 0, 0}};
   }
   return {32, {0, 0, 0, 0}};
 }
@@ -102,7 +108,10 @@ enum Gen : std::uint32_t {
   G_F32,
   G_F64,
   G_F16X2,
-  G_BF16X2
+  G_BF16X2,
+  G_F32_FP8,   ///< f32 values around the 8-bit floats' range (2^-20 .. 2^18), edges and ties
+  G_F16X2_FP8, ///< f16x2 pairs likewise
+  G_FP8X2,     ///< two 8-bit float bit patterns (every byte value appears)
 };
 
 constexpr std::uint32_t inputs_per_form = 2048;
@@ -129,6 +138,16 @@ inline std::vector<std::uint64_t> float_edges(unsigned e, unsigned m) {
   for (std::size_t k = 0; k < n; ++k)
     v.push_back(v[k] | sign);
   return v;
+}
+
+/// A float of (e, m) bits whose magnitude lies around the 8-bit floats' range: exponent
+/// -20 .. 17 (the e4m3 and e5m2 subnormals up to past their largest values), random sign and
+/// fraction, every 4th with a short fraction (ties when rounded to 2 or 3 fraction bits).
+inline std::uint64_t fp8_range(std::uint64_t r, unsigned e, unsigned m) {
+  const std::uint64_t bias = (1ull << (e - 1)) - 1;
+  const std::uint64_t ex = bias - 20 + (r >> 40) % 38;
+  const std::uint64_t fr = (r >> 8) % 4 == 0 ? (r & 0xF) << (m - 4) : r & ((1ull << m) - 1);
+  return ((r >> 63) << (e + m)) | (ex << m) | fr;
 }
 
 /// One operand value: edges first, then random bits, then values of nearby
@@ -205,6 +224,15 @@ inline std::uint64_t draw(Gen g, unsigned bits, unsigned operand, std::uint32_t 
     break;
   case G_BF16X2:
     v = floaty(8, 7) | (floaty(8, 7) << 16);
+    break;
+  case G_F32_FP8:
+    v = i % 5 == 0 ? floaty(8, 23) : fp8_range(r, 8, 23);
+    break;
+  case G_F16X2_FP8:
+    v = fp8_range(r, 5, 10) | (fp8_range(r >> 20, 5, 10) << 16);
+    break;
+  case G_FP8X2: // every byte value in both bytes over the inputs
+    v = (i & 0xff) | (((i * 167 + (i >> 8)) & 0xff) << 8);
     break;
   }
   return v & mask;
@@ -298,7 +326,7 @@ inline bool read_file(const char* path, std::vector<Record>& recs) {
     r.text = str();
     r.kind = static_cast<Kind>(u32());
     const std::uint32_t n = u32();
-    ok = ok && n <= 1u << 20 && r.kind <= K_LDMATRIX && std::fread(&r.input_hash, 8, 1, f) == 1;
+    ok = ok && n <= 1u << 20 && r.kind <= last_kind && std::fread(&r.input_hash, 8, 1, f) == 1;
     r.out.assign(ok ? n : 0, 0);
     for (std::uint64_t& v : r.out)
       ok = ok && std::fread(&v, result_bytes(r.kind), 1, f) == 1;
