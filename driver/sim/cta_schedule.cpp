@@ -54,6 +54,7 @@ bool Cta::converging(const ir::Op& op) {
   case ir::Code::match_any:
   case ir::Code::warp_sync:
   case ir::Code::redux:
+  case ir::Code::elect:
     return true;
   default:
     return false; // .sync.aligned: ldmatrix, setmaxnreg
@@ -61,9 +62,10 @@ bool Cta::converging(const ir::Op& op) {
 }
 
 std::uint32_t Cta::member_mask(const Thread& t, const ir::Op& op) const {
-  const std::size_t at = op.code == ir::Code::shfl        ? 3
-                         : op.code == ir::Code::warp_sync ? 0
-                                                          : 1; // vote, match.any, redux
+  const std::size_t at = op.code == ir::Code::shfl ? 3
+                         : op.code == ir::Code::warp_sync || op.code == ir::Code::elect
+                             ? 0
+                             : 1; // vote, match.any, redux
   return static_cast<std::uint32_t>(raw(t, op.src[at]));
 }
 
@@ -213,6 +215,21 @@ void Cta::exchange(std::size_t first, std::size_t last, const ir::Op& op, std::u
   const auto lane_op = [&](std::size_t l) -> const ir::Op& {
     return in(l) ? e_.ops[threads_[first + l].pc - 1] : op;
   };
+  if (op.code == ir::Code::elect) { // the lowest lane of the group leads
+    std::size_t leader = 0;
+    while (leader < lanes && !in(leader))
+      ++leader;
+    for (std::size_t l = 0; l < lanes; ++l) {
+      if (!in(l))
+        continue;
+      const ir::Op& mine = lane_op(l);
+      if (!mine.sink)
+        set(threads_[first + l], mine.dst[0], leader);
+      if (mine.pred_dst >= 0)
+        set(threads_[first + l], static_cast<std::uint32_t>(mine.pred_dst), l == leader ? 1 : 0);
+    }
+    return;
+  }
   if (op.code == ir::Code::redux) {
     const std::uint64_t v = warp_reduce(first, members, op);
     for (std::size_t l = 0; l < lanes; ++l) {

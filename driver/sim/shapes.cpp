@@ -38,7 +38,8 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     if (!op.sink) {
       Opnd plain = o;
       plain.pair = {};
-      op.dst[0] = reg(plain, bits, false, "the destination");
+      // elect.sync has no type: its d is a 32-bit register
+      op.dst[0] = reg(plain, bits ? bits : 32, false, "the destination");
     }
     if (!o.pair.empty()) {
       Opnd p;

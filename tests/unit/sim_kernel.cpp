@@ -315,6 +315,26 @@ TEST_CASE("atom and red .add on floats: f32 and f64, shared and global") {
   CHECK(out.dword(8) == 0x4060000000000000ull); // 64 x 2 = 128
 }
 
+TEST_CASE("elect.sync: the lowest non-exited lane of the membermask leads, d|p per lane") {
+  const std::string ptx = data("elect.ptx");
+  const Run out = launch(ptx, "elect", 64, 64 * 8);
+  require_ok(out.r);
+  for (std::uint32_t t = 0; t < 64; ++t) {
+    CAPTURE(t);
+    if (t % 32 < 4) { // exited before the election: nothing stored
+      CHECK(out.word(2 * t) == 0xEEEEEEEEu);
+      continue;
+    }
+    CHECK(out.word(2 * t) == 4);                          // lanes 0..3 exited: lane 4 leads
+    CHECK(out.word(2 * t + 1) == (t % 32 == 4 ? 1u : 0u)); // p: only the leader
+  }
+  // The sink form: `_|p` sets p alone.
+  const Run sink = launch(mutate(ptx, "elect", "\telect.sync _|%p2, -1;"), "elect", 32, 32 * 8);
+  require_ok(sink.r);
+  CHECK(sink.word(2 * 4 + 1) == 1);
+  CHECK(sink.word(2 * 5 + 1) == 0);
+}
+
 TEST_CASE("setmaxnreg's count is a multiple of 8 in 24..256") {
   const auto kernel = [](const std::string& n) {
     return ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
