@@ -16,6 +16,7 @@
 #include "emitter/tile/tensor_map.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 namespace ptxgen::driver::fuzz {
@@ -121,9 +122,12 @@ std::int64_t TileMap::elements() const {
   return n;
 }
 
+std::int64_t element_bytes(ModelDtype d) {
+  return static_cast<std::int64_t>(tile::size_bytes(*tile::parse_dtype(d.spelling)));
+}
+
 std::int64_t TileMap::bytes() const {
-  return static_cast<std::int64_t>(tile::size_bytes(*tile::parse_dtype(dtype.spelling))) *
-         elements();
+  return element_bytes(dtype) * elements();
 }
 
 TileMap pick_map(Builder& b, bool rows_128) {
@@ -204,7 +208,8 @@ std::vector<ExprText> load_coords(Builder& b, const TileMap& t) {
         const std::int64_t hi = (t.global[k] - 1) / t.granule_elems;
         v = t.granule_elems * b.rng.between(std::min<std::int64_t>(lo, 0), hi);
       } else {
-        v = b.rng.between(-(t.box[k] - 1), t.global[k] - 1);
+        // The box's last element along k is at v + (extent - 1) * stride: it must reach 0.
+        v = b.rng.between(-(t.extent[k] - 1) * t.strides[k], t.global[k] - 1);
       }
     }
     if (v < 0)
@@ -237,6 +242,16 @@ void declare_tile_tensors(Builder& b, const TileMap& t, std::int64_t G, std::int
   s.swizzle = t.swizzle;
   if (t.swizzle != tile::TensorMapSwizzle::none)
     s.align = row_of(tile::swizzle_rows, t.swizzle).shared_align;
+}
+
+std::int64_t sharing_threads(Builder& b, const TileMap& t, std::int64_t elements) {
+  // A swizzled tile: whole 16-byte chunks per thread (a share starting inside a chunk is
+  // accessed as if its chunks were contiguous: docs/fuzzing.md, "The bulk/TMA family").
+  const std::int64_t es = element_bytes(t.dtype);
+  const std::int64_t units = t.swizzle == tile::TensorMapSwizzle::none
+                                 ? elements
+                                 : elements * es / tile::kTensorInnerCoordGranule;
+  return std::gcd(units, warp_size * b.rng.edge(1, 2));
 }
 
 ViewText thread_share(const std::string& name, const std::vector<std::int64_t>& shape,

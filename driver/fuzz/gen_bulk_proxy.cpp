@@ -9,7 +9,6 @@
 #include "driver/fuzz/gen_bulk.hpp"
 #include "emitter/tile/dtype.hpp"
 
-#include <numeric>
 #include <string>
 
 namespace ptxgen::driver::fuzz::bulk_gen {
@@ -106,11 +105,6 @@ void write_load_1d(Builder& b, bool global_write, const ModelProxyFence& fence) 
   tile_out_1d(b, u, o, J, global_write ? "C" : "A");
 }
 
-/// Threads that share `elements` evenly: a divisor of 32 or 64 (fewer for a small tile).
-std::int64_t sharing_threads(Builder& b, std::int64_t elements) {
-  return std::gcd(elements, warp_size * b.rng.edge(1, 2));
-}
-
 /// A tensor load of one box into S after the generic writes, then a tensor store of S.
 void write_load_tensor(Builder& b, bool global_write, const ModelProxyFence& fence) {
   const TileMap t = pick_map(b);
@@ -125,7 +119,7 @@ void write_load_tensor(Builder& b, bool global_write, const ModelProxyFence& fen
         return n;
       }()
                    : t.elements() / (t.swizzle != tile::TensorMapSwizzle::none ? 2 : 1);
-  const std::int64_t T = sharing_threads(b, share);
+  const std::int64_t T = sharing_threads(b, t, share);
   const std::int64_t G = global_write ? 1 : pick_ctas(b);
   launch_1d(b, T, G);
   if (global_write)
