@@ -400,12 +400,14 @@ bool barrier_array_short(SpecModel& m, Rng&) {
   return m.has(Feature::mbarrier_ring) && one_short(m, "bar", 0);
 }
 /// A loop from 0 by 1 up to the tile count (or a parameter whose range reaches it) writes
-/// the output's last tile: one tile fewer is past the end.
+/// the output's last tile: one tile fewer is past the end (not for a tensor store, which
+/// skips the elements outside its tensor).
 bool output_tile_short(SpecModel& m, Rng&) {
   ModelFor* f = loop_named(m, "k");
   const ModelTensor* out = tensor_named(m, "B");
   if (!f || !out || out->shape.size() < 3 || m.has(Feature::loop_step) ||
-      m.has(Feature::loop_start_param) || m.has(Feature::pipeline))
+      m.has(Feature::loop_start_param) || m.has(Feature::pipeline) ||
+      has_op<ModelTensorStore>(m))
     return false;
   const std::int64_t tiles = out->shape.front();
   std::int64_t top = 0;
