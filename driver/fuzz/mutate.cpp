@@ -406,8 +406,7 @@ bool output_tile_short(SpecModel& m, Rng&) {
   ModelFor* f = loop_named(m, "k");
   const ModelTensor* out = tensor_named(m, "B");
   if (!f || !out || out->shape.size() < 3 || m.has(Feature::loop_step) ||
-      m.has(Feature::loop_start_param) || m.has(Feature::pipeline) ||
-      has_op<ModelTensorStore>(m))
+      m.has(Feature::loop_start_param) || m.has(Feature::pipeline) || has_op<ModelTensorStore>(m))
     return false;
   const std::int64_t tiles = out->shape.front();
   std::int64_t top = 0;
