@@ -54,6 +54,9 @@ class Kernel:
     def dynamic_shared(self, n: int) -> None:
         """The dynamic shared bytes a launch passes."""
         ...
+    def ctas_per_sm(self, n: int) -> None:
+        """The residency: CTAs per SM to compile (.minnctapersm) and launch for; the launch pads dynamic shared memory so that no more fit."""
+        ...
     def global_tensor(self, name: str, shape: Sequence[int], dtype: DTypeLike, init: Optional[Init] = None, output: bool = False, align: int = 16, map: Union[TensorMap, dict[str, Any], None] = None) -> View:
         """A global tensor, as a View: `init` how test runs fill it, `output` compared after a run, `map` (sm_90) a TensorMap or a dict of its keywords."""
         ...

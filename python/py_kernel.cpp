@@ -54,6 +54,14 @@ void bind_declarations(py::class_<PyKernel>& k) {
           },
           py::arg("n"), "The dynamic shared bytes a launch passes.")
       .def(
+          "ctas_per_sm",
+          [](PyKernel& self, const Int& n) {
+            self.builder().ctas_per_sm(int_of(n, "ctas_per_sm's n"), caller_pos());
+          },
+          py::arg("n"),
+          "The residency: CTAs per SM to compile (.minnctapersm) and launch for; the launch "
+          "pads dynamic shared memory so that no more fit.")
+      .def(
           "global_tensor",
           [](PyKernel& self, std::string name, const Shape& shape, const DTypeLike& dtype,
              std::optional<tile::TensorInit> init, bool output, const Int& align,

@@ -4,6 +4,7 @@
 // its position, so diagnostics point at the generator's code.
 
 #include "emitter/ptx/instruction.hpp"
+#include "emitter/tile/well_formed.hpp"
 #include "python/bindings.hpp"
 
 #include <algorithm>
@@ -32,20 +33,7 @@ Diagnostics PyKernel::own_diagnostics() const {
 std::optional<Diagnostic> PyKernel::set_param(const std::string& name, std::uint64_t value) {
   if (builder_)
     return builder_->set_param_value(name, value);
-  for (tile::ScalarParam& p : loaded_->params) {
-    if (p.name != name)
-      continue;
-    const bool inside = p.range ? value >= static_cast<std::uint64_t>(p.range->lo) &&
-                                      value <= static_cast<std::uint64_t>(p.range->hi)
-                                : p.is_u64 || value <= 0xFFFFFFFFu;
-    if (!inside)
-      return Diagnostic(DiagId::run_param_value, "parameter '" + name +
-                                                     "' = " + std::to_string(value) +
-                                                     " is outside its declared range");
-    p.value = value;
-    return std::nullopt;
-  }
-  return Diagnostic(DiagId::run_param_value, "the kernel has no parameter '" + name + "'");
+  return tile::set_param_value(*loaded_, name, value);
 }
 
 namespace {

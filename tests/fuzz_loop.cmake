@@ -70,6 +70,13 @@ add_test(NAME fuzz_loop.shard
                  ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_shard)
 set_tests_properties(fuzz_loop.shard PROPERTIES LABELS fuzzloop TIMEOUT 600)
 
+# `ptxgen report merge`: a simulated 16-task Slurm array's fuzz reports merge to the single
+# process's, 4 Indexed-Job pods' conformance reports to the unsharded run's; see the script.
+add_test(NAME fuzz_loop.report_merge
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/report_merge.sh $<TARGET_FILE:ptxgen>
+                 ${PROJECT_SOURCE_DIR}/specs/faults ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_report_merge)
+set_tests_properties(fuzz_loop.report_merge PROPERTIES LABELS fuzzloop TIMEOUT 300)
+
 # Usage errors, exit 2 with the hint: no --count/--time, a bad --shard, a bad --backend,
 # --device with --devices; and (issue 12, fuzz-wire) --sanitize with an unknown tool, with
 # the simulator alone, with several devices (its workers run on one), with a timeout of 0.

@@ -30,7 +30,7 @@ done
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 
 source "$ROOT/tools/packages.sh"
-ensure_packages cmake clang-14 libclang-rt-14-dev libboost-program-options-dev doctest-dev libtomlplusplus-dev
+ensure_packages cmake clang-14 libclang-rt-14-dev libboost-program-options-dev doctest-dev libtomlplusplus-dev nlohmann-json3-dev
 CC_BIN=$(command -v clang || command -v clang-14)
 CXX_BIN=$(command -v clang++ || command -v clang++-14)
 

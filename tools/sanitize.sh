@@ -17,7 +17,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${ASAN_BUILD_DIR:-"$ROOT/build-asan"}
 
 source "$ROOT/tools/packages.sh"
-ensure_packages cmake clang-14 libclang-rt-14-dev libboost-program-options-dev doctest-dev libtomlplusplus-dev
+ensure_packages cmake clang-14 libclang-rt-14-dev libboost-program-options-dev doctest-dev libtomlplusplus-dev nlohmann-json3-dev
 
 # In CI (CI=true) line tables only (-gline-tables-only): the reports keep file:line, the
 # compile sheds most of -g's cost; and -O1, which AddressSanitizer's documentation suggests

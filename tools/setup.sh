@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-"$ROOT/build"}
 source "$ROOT/tools/packages.sh"
-ensure_packages cmake g++ libboost-program-options-dev doctest-dev libtomlplusplus-dev \
+ensure_packages cmake g++ libboost-program-options-dev doctest-dev libtomlplusplus-dev nlohmann-json3-dev \
   python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pytest
 
 # No debug information unless asked for: -g is about 40% of the compile time

@@ -3,6 +3,7 @@
 // table, and with --json FILE the same as JSON (written atomically). docs/benchmarks.md.
 
 #include "driver/cli/arguments.hpp"
+#include "driver/cli/bench_spec.hpp"
 #include "driver/cli/command.hpp"
 #include "driver/cuda/bench.hpp"
 #include "driver/ptxas/ptxas.hpp"
@@ -39,57 +40,6 @@ struct BenchArgs {
   std::string target, ptxas, json, diag_format;
 };
 
-/// One spec's result: what was timed, or why it was not.
-struct SpecBench {
-  std::string spec;
-  std::string problem; ///< set when the spec could not be timed
-  cuda::BenchOutcome outcome;
-};
-
-/// The launch request of a spec's own kernel: its inputs' initial bytes, its parameters.
-cuda::LaunchRequest spec_request(const std::string& spec, const tile::Kernel& k,
-                                 std::vector<std::uint8_t> cubin) {
-  std::vector<cuda::HostBuffer> buffers;
-  for (const auto& t : k.tensors)
-    if (t->tensor.space == tile::Space::global)
-      buffers.push_back({t->tensor.name, driver::initial_bytes(*t)});
-  cuda::LaunchRequest req = driver::launch_request(k, driver::own_binding(k), std::move(buffers));
-  req.case_name = spec;
-  req.cubin = std::move(cubin);
-  return req;
-}
-
-/// Emits, assembles for the device and times one spec.
-SpecBench bench_spec(const std::string& spec, const BenchArgs& a, const cuda::DeviceInfo& device,
-                     const driver::PtxasLocation& ptxas, driver::DiagnosticsPrinter& printer) {
-  SpecBench r{spec, {}, {}};
-  const auto arch = ptx::Target::parse(device.arch());
-  lower::LowerOptions lo;
-  lo.target = a.target.empty() ? driver::emitted_target : *ptx::Target::parse(a.target);
-  lo.raise_target = a.target.empty(); // as emit: sm_90 for the bulk copies without --target
-  lo.run_target = arch;
-  auto e = driver::emit_checked_spec(spec, lo); // refuses what check refuses
-  if (!e.kernel || !e.ok()) {
-    r.problem = e.diagnostics.format_all(); // the table's and the JSON's text
-    if (printer.format() != driver::DiagnosticsFormat::text)
-      printer.print(e.diagnostics); // as data on standard error
-    return r;
-  }
-  driver::AssembleOptions ao;
-  ao.target = arch.value_or(lo.target);
-  ao.verbose = false;
-  auto as = driver::assemble(ptxas.path, e.ptx, ao);
-  if (as.status != driver::AssembleResult::Status::ok) {
-    r.problem = as.describe();
-    return r;
-  }
-  r.outcome = cuda::run_bench(spec_request(spec, *e.kernel, std::move(as.cubin)),
-                              cuda::spec_bytes_moved(*e.kernel), a.bench);
-  if (r.outcome.status != cuda::BenchOutcome::Status::ok)
-    r.problem = r.outcome.message;
-  return r;
-}
-
 std::string times_json(const cuda::BenchTimes& t) {
   std::ostringstream j;
   j << "{\"median_ms\": " << t.median_ms << ", \"min_ms\": " << t.min_ms << ", \"ms\": [";
@@ -114,7 +64,7 @@ std::string to_json(const std::vector<SpecBench>& results, const BenchArgs& a) {
       << ", \"memcpy_bytes\": " << o.memcpy_bytes << ", \"memcpy\": " << times_json(o.memcpy)
       << ", \"memcpy_gb_per_s\": " << o.memcpy_gb_per_s()
       << ", \"percent_of_memcpy\": " << o.percent_of_memcpy() << ", \"registers\": " << o.registers
-      << "}";
+      << ", \"residency\": " << o.residency << "}";
   }
   j << (results.empty() ? "" : "\n  ") << "]\n}\n";
   return j.str();
@@ -127,9 +77,10 @@ void print_row(const SpecBench& r) {
     return;
   }
   char line[256];
-  std::snprintf(line, sizeof line, "%-48s %14llu %10.4f %10.4f %9.1f %9.1f %7.1f%%\n",
+  std::snprintf(line, sizeof line, "%-48s %14llu %10.4f %10.4f %9.1f %9.1f %7.1f%% %9d\n",
                 r.spec.c_str(), static_cast<unsigned long long>(o.bytes), o.kernel.median_ms,
-                o.kernel.min_ms, o.kernel_gb_per_s(), o.memcpy_gb_per_s(), o.percent_of_memcpy());
+                o.kernel.min_ms, o.kernel_gb_per_s(), o.memcpy_gb_per_s(), o.percent_of_memcpy(),
+                o.residency);
   std::cout << line;
 }
 
@@ -151,7 +102,9 @@ std::optional<int> parse(const std::vector<std::string>& args, BenchArgs& a) {
               << "Times each spec's kernel on the GPU with CUDA events (median and minimum of\n"
                  "--reps launches after --warmup), the global bytes it moves, GB/s, and the\n"
                  "percentage of cuMemcpyDtoD's bandwidth over the same bytes in the same run\n"
-                 "(docs/benchmarks.md). Exit status: 0 all timed, 1 a spec not timed, 2 usage,\n"
+                 "(docs/benchmarks.md), and the residency the launch got (CTAs per SM, from\n"
+                 "cuOccupancyMaxActiveBlocksPerMultiprocessor; [kernel] ctas_per_sm asks for one). "
+                 "Exit status: 0 all timed, 1 a spec not timed, 2 usage,\n"
                  "3 no GPU or no ptxas. With --diagnostics-format json or sarif, the diagnostics\n"
                  "of a spec that does not load or breaks its contract also go to standard error\n"
                  "as data (the table and --json say \"not timed\" either way).\n\n"
@@ -189,12 +142,12 @@ int run_bench_command(const std::vector<std::string>& args) {
     return command_error("bench", exit_environment, ptxas.error());
   std::printf("device %d: %s (%s); %u warm-up, %u timed repetitions; medians\n", device->ordinal,
               device->name.c_str(), device->arch().c_str(), a.bench.warmup, a.bench.reps);
-  std::printf("%-48s %14s %10s %10s %9s %9s %8s\n", "spec", "bytes", "median_ms", "min_ms", "GB/s",
-              "DtoD GB/s", "of DtoD");
+  std::printf("%-48s %14s %10s %10s %9s %9s %8s %9s\n", "spec", "bytes", "median_ms", "min_ms",
+              "GB/s", "DtoD GB/s", "of DtoD", "CTAs/SM");
   std::vector<SpecBench> results;
   bool all = true;
   for (const auto& spec : a.specs) {
-    results.push_back(bench_spec(spec, a, *device, *ptxas, *printer));
+    results.push_back(bench_spec(spec, a.bench, a.target, *device, *ptxas, &*printer));
     print_row(results.back());
     all = all && results.back().problem.empty();
   }

@@ -122,7 +122,8 @@ void print_help(const po::options_description& opts) {
 
 /// The command line of `ptxgen fuzz`, as given.
 struct FuzzArgs {
-  std::string backend = "auto", out, report, shard, devices, inject, specs_dir, target, sanitize;
+  std::string backend = "auto", out, report, shard, shard_count, devices, inject, specs_dir, target,
+              sanitize;
   std::vector<std::string> families;
   unsigned sanitize_timeout = 120;
   std::uint64_t seed = 0;
@@ -152,8 +153,11 @@ void add_fuzz_options(po::options_description& opts, po::options_description& hi
       "report", po::value(&a.report), "write a report: FILE.json or FILE.xml (JUnit)")(
       "shard", po::value(&a.shard),
       "I/C: run only the seed indices i with i % C == I (default: TEST_SHARD_INDEX / "
-      "TEST_TOTAL_SHARDS when set)")("devices", po::value(&a.devices),
-                                     "all, or GPU ordinals as 0,2: one worker per device")(
+      "TEST_TOTAL_SHARDS, or a Slurm array task)")(
+      "shard-count", po::value(&a.shard_count),
+      "C: shard C ways, the index from the scheduler (JOB_COMPLETION_INDEX of a Kubernetes "
+      "Indexed Job, or SLURM_ARRAY_TASK_ID); `ptxgen report merge` joins the shards' reports")(
+      "devices", po::value(&a.devices), "all, or GPU ordinals as 0,2: one worker per device")(
       "mutants", po::value(&a.mutants)->default_value(0),
       "invalid mutants of each spec that `check` must refuse")(
       "check-test-values-only",
@@ -229,8 +233,9 @@ std::optional<int> fuzz_options(FuzzArgs& a, const po::variables_map& vm, fuzz::
     return status;
   if (o.conformance.sanitize)
     o.auto_backend = false;
-  if (auto status = resolve_sweep("fuzz", synopsis, a.shard, a.devices, !vm["device"].defaulted(),
-                                  o.conformance, o.shard, a.report, junit))
+  if (auto status =
+          resolve_sweep("fuzz", synopsis, {a.shard, a.shard_count, a.devices},
+                        !vm["device"].defaulted(), o.conformance, o.shard, a.report, junit))
     return status;
   if (a.backend == "sim") {
     o.backends = {driver::Backend::sim};

@@ -251,11 +251,11 @@ std::optional<int> pick_entry(const std::string& ptx, const std::string& request
 
 /// --shard, --devices and the test runner's environment (shard.hpp): keeps the
 /// shard's specs, sets the devices and where JUnit goes. An exit status on failure.
-std::optional<int> distribute(const std::string& shard, const std::string& devices,
-                              bool device_given, std::vector<fs::path>& specs,
-                              driver::ConformanceOptions& o, Output& output) {
-  if (auto status = resolve_sweep("run", {}, shard, devices, device_given, o, output.shard,
-                                  output.report, output.junit))
+std::optional<int> distribute(const driver::DistributionFlags& flags, bool device_given,
+                              std::vector<fs::path>& specs, driver::ConformanceOptions& o,
+                              Output& output) {
+  if (auto status = resolve_sweep("run", {}, flags, device_given, o, output.shard, output.report,
+                                  output.junit))
     return status;
   output.all_specs = specs.size();
   std::vector<fs::path> mine;
@@ -316,7 +316,10 @@ void print_help(const po::options_description& opts) {
          "directories sorted) with i % COUNT == INDEX, so COUNT jobs cover the list\n"
          "once; TEST_SHARD_INDEX/TEST_TOTAL_SHARDS ask the same (the test runners'\n"
          "protocol; TEST_SHARD_STATUS_FILE is touched), and without --report the JUnit\n"
-         "report goes to XML_OUTPUT_FILE when set. --devices spreads the GPU cases over\n"
+         "report goes to XML_OUTPUT_FILE when set. In a Slurm job array the task is the\n"
+         "shard (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT); in a Kubernetes Indexed Job,\n"
+         "JOB_COMPLETION_INDEX with --shard-count COUNT (the Job's completions). `ptxgen\n"
+         "report merge` joins the shards' JSON reports. --devices spreads the GPU cases over\n"
          "several GPUs of one kind (see docs/conformance.md).\n\n"
       << opts
       << "\nexamples:\n  ptxgen run specs/\n"
@@ -347,7 +350,7 @@ void print_help(const po::options_description& opts) {
 struct RunArgs {
   std::vector<std::string> specs;
   std::string backend = "auto", arch, target, report, ptx_file, ptxas, dump_dir, entry, shard,
-              devices, sanitize;
+              shard_count, devices, sanitize;
   unsigned sanitize_timeout = 120;
   std::vector<std::string> params; ///< --param NAME=VALUE, as given
   std::size_t sweep_limit = 64;
@@ -365,7 +368,10 @@ void add_run_options(po::options_description& opts, RunArgs& a) {
       "all, or GPU ordinals as 0,2: one worker per device, the cases handed out as they free "
       "up")("shard", po::value(&a.shard),
             "INDEX/COUNT: run only the specs i with i % COUNT == INDEX (default: the test "
-            "runner's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS)")(
+            "runner's TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, or a Slurm array task)")(
+      "shard-count", po::value(&a.shard_count),
+      "COUNT: shard COUNT ways, the index from the scheduler (JOB_COMPLETION_INDEX of a "
+      "Kubernetes Indexed Job, or SLURM_ARRAY_TASK_ID)")(
       "arch", po::value(&a.arch),
       "ptxas's target, on every backend (default: the device's, e.g. sm_90; sim: the "
       "--ptx file's .target, else sm_80)")(
@@ -532,7 +538,8 @@ int run_run(const std::vector<std::string>& args) {
     return *status;
   Output output;
   output.report = a.report;
-  if (auto status = distribute(a.shard, a.devices, !vm["device"].defaulted(), specs, o, output))
+  if (auto status = distribute({a.shard, a.shard_count, a.devices}, !vm["device"].defaulted(),
+                               specs, o, output))
     return *status;
   if (specs.empty())
     return empty_shard(output);

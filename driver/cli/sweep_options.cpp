@@ -6,12 +6,11 @@
 namespace ptxgen::cli {
 
 std::optional<int> resolve_sweep(std::string_view command, std::string_view synopsis,
-                                 const std::string& shard_flag, const std::string& devices_flag,
-                                 bool device_given, driver::ConformanceOptions& o,
-                                 driver::Shard& shard, std::string& report, bool& junit) {
+                                 const driver::DistributionFlags& flags, bool device_given,
+                                 driver::ConformanceOptions& o, driver::Shard& shard,
+                                 std::string& report, bool& junit) {
   driver::DistributionError error;
-  auto d =
-      driver::resolve_distribution(shard_flag, devices_flag, driver::process_environment(), error);
+  auto d = driver::resolve_distribution(flags, driver::process_environment(), error);
   if (!d) {
     switch (error.kind) {
     case driver::DistributionError::Kind::usage:

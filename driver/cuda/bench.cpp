@@ -174,6 +174,11 @@ void bench_kernel(const std::shared_ptr<const DriverApi>& api, const LaunchReque
           api->cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                   static_cast<int>(k.dynamic_shared_bytes)),
           "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) for " + label);
+  check(*api,
+        api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &out.residency, function, static_cast<int>(k.block.x * k.block.y * k.block.z),
+            k.dynamic_shared_bytes),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor for " + label);
   const auto launch = [&] {
     check(*api,
           api->cuLaunchKernel(function, k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y,

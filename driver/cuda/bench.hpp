@@ -63,6 +63,9 @@ struct BenchOutcome {
   BenchTimes kernel;
   BenchTimes memcpy;
   int registers = 0; ///< per thread, from cuFuncGetAttribute
+  /// CTAs of the kernel resident on one SM at its launch's block and dynamic shared memory
+  /// (cuOccupancyMaxActiveBlocksPerMultiprocessor): the residency it got.
+  int residency = 0;
 
   double kernel_gb_per_s() const { return gb_per_s(bytes, kernel.median_ms); }
   double memcpy_gb_per_s() const { return gb_per_s(2 * memcpy_bytes, memcpy.median_ms); }

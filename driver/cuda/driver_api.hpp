@@ -41,6 +41,7 @@ namespace ptxgen::driver::cuda {
   X(cuModuleUnload)                                                                                \
   X(cuFuncGetAttribute)                                                                            \
   X(cuFuncSetAttribute)                                                                            \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                                                   \
   X(cuMemAlloc_v2)                                                                                 \
   X(cuMemFree_v2)                                                                                  \
   X(cuMemcpyHtoD_v2)                                                                               \

@@ -1,7 +1,8 @@
 // A model built through the emitter's builder (build_kernel() in generator.hpp): the
 // model's typed fields become build::Builder calls, as the TOML reader's tables do, so
 // that every rule a generated spec must keep is the builder's. This file holds only the
-// model's syntax (spellings of enums, which call a field goes to); no rule.
+// model's syntax (spellings of enums, which call a field goes to); no rule and no DiagId of
+// its own: a mutant's misspelt dtype, scope or key goes to the builder's call for it.
 
 #include "driver/fuzz/generator.hpp"
 #include "driver/reference/expect.hpp"
@@ -307,13 +308,6 @@ private:
   tile::SourcePos pos() const { return {m_.name + ".generated", line_, 1, {}}; }
   build::At at() const { return {pos(), 1}; }
   build::Text text(std::string s) const { return {std::move(s), pos(), false, 1}; }
-  void syntax_error(DiagId id, std::string message) {
-    Diagnostic d(id, std::move(message));
-    d.file = pos().file;
-    d.line = line_;
-    d.column = 1;
-    b_.report(std::move(d));
-  }
 
   void declarations() {
     next_line();
@@ -365,10 +359,7 @@ private:
     d.name_at = at();
     d.pos = pos();
     d.space = t.shared ? tile::Space::shared : tile::Space::global;
-    d.dtype = tile::parse_dtype(t.dtype.spelling);
-    if (!d.dtype)
-      syntax_error(DiagId::spec_unknown_dtype,
-                   "unknown dtype '" + std::string(t.dtype.spelling) + "'");
+    d.dtype = b_.dtype(t.dtype.spelling, at());
     std::vector<build::Dim> shape;
     for (auto n : t.shape)
       shape.push_back(build::Dim{n, at()});
@@ -470,11 +461,10 @@ private:
     if (src)
       a.src = std::move(*src);
     a.chunk_bytes = {m.chunk_bytes, std::to_string(m.chunk_bytes), pos()};
-    if (m.scope == ScopeName::cta)
-      a.scope = tile::Scope::cta;
-    else if (m.scope == ScopeName::warp) {
-      syntax_error(DiagId::spec_unknown_scope, "scope must be \"thread\" or \"cta\"");
-      ok = false;
+    if (m.scope) {
+      const auto scope = b_.scope(scope_spelling(*m.scope), at());
+      ok = scope.has_value() && ok;
+      a.scope = scope.value_or(tile::Scope::thread);
     }
     const Axes axes = tile::repeat_axis_names(a);
     const auto operand = [&](const auto& v, std::optional<tile::Located<tile::ExprPtr>>& out) {
@@ -491,7 +481,7 @@ private:
       ok = a.cache_policy.has_value() && ok;
     }
     for (const auto& u : m.unknown) {
-      syntax_error(DiagId::spec_unknown_key, "unknown key '" + u.key + "'");
+      b_.unknown_key(u.key, at(), {}, "the apply");
       ok = false;
     }
     if (!ok)

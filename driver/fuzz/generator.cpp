@@ -107,18 +107,6 @@ std::string quote(std::string_view s) {
   return "\"" + std::string(s) + "\"";
 }
 
-std::string_view scope_spelling(ScopeName s) {
-  switch (s) {
-  case ScopeName::thread:
-    return "thread";
-  case ScopeName::cta:
-    return "cta";
-  case ScopeName::warp:
-    return "warp";
-  }
-  return "thread";
-}
-
 /// The TOML keys of one op, in the order the generator has always written them.
 class KeyPrinter {
 public:

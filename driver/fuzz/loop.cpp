@@ -260,6 +260,7 @@ public:
     jobs_ =
         o.conformance.jobs ? o.conformance.jobs : std::max(1u, std::thread::hardware_concurrency());
     report_.seed = o.seed;
+    report_.kept_per_class = o.shrink_per_class;
     report_.shard = o.shard;
     report_.sanitize = o.conformance.sanitize;
     for (Backend b : backends_)
@@ -756,7 +757,8 @@ FuzzReport run_fuzz(const FuzzOptions& options, const FuzzProgressFn& progress) 
 std::string to_json(const FuzzReport& r) {
   std::ostringstream j;
   j << "{\n  \"seed\": " << r.seed << ",\n  \"shard\": \"" << str(r.shard)
-    << "\",\n  \"generator_version\": " << generator_version << ",\n  \"backend\": \""
+    << "\",\n  \"kept_per_class\": " << r.kept_per_class
+    << ",\n  \"generator_version\": " << generator_version << ",\n  \"backend\": \""
     << json_escape(r.backend_description) << "\",\n  \"setup_problem\": \""
     << json_escape(r.setup_problem) << "\",\n  \"specs\": " << r.specs
     << ",\n  \"passed\": " << r.passed << ",\n  \"explained\": " << r.explained

@@ -163,6 +163,9 @@ struct DeviceCount {
 struct FuzzReport {
   std::uint64_t seed = 0;
   Shard shard;
+  /// FuzzOptions::shrink_per_class: `findings` keeps at most this many of each class (`ptxgen
+  /// report merge` keeps the same number, the lowest seeds, of the shards' together).
+  std::size_t kept_per_class = 0;
   std::size_t specs = 0;  ///< generated specs run
   std::size_t passed = 0; ///< of those, passed on every backend
   /// Of those, explained by a known false positive of a tool (is_explained): neither passed nor

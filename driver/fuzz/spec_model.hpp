@@ -213,6 +213,12 @@ using BoolOrExpr = std::variant<bool, ExprText>;
 /// An apply's `scope` as written; `warp` is no scope of the spec language (mutants).
 enum class ScopeName : std::uint8_t { thread, cta, warp };
 
+/// How a spec writes `s` (the builder reads it back: Builder::scope).
+inline std::string_view scope_spelling(ScopeName s) {
+  constexpr std::array<std::string_view, 3> spellings = {"thread", "cta", "warp"};
+  return spellings[static_cast<std::size_t>(s)];
+}
+
 /// A cache policy from a u64 parameter, in one of its three spellings.
 struct PolicyParam {
   enum class Spelling : std::uint8_t { bare, prefixed, table }; ///< "p", "param:p", { param = "p" }

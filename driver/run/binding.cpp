@@ -128,7 +128,11 @@ Diagnostics check_params(const sim::ir::Entry& e, const std::vector<lower::Param
 } // namespace
 
 Binding own_binding(const tile::Kernel& k) {
-  return {k.name, lower::kernel_params(k), lower::dynamic_shared_bytes(k)};
+  return own_binding(k, tile::min_target(k));
+}
+
+Binding own_binding(const tile::Kernel& k, ptx::Target run_target) {
+  return {k.name, lower::kernel_params(k), lower::launch_dynamic_shared_bytes(k, run_target)};
 }
 
 Result<std::string> choose_entry(const std::vector<std::string>& entries,

@@ -27,7 +27,10 @@ struct Binding {
   std::uint32_t dynamic_shared_bytes = 0;  ///< the launch's sharedMemBytes
 };
 
-/// ptxgen's own PTX for `k`: its name, lower::kernel_params, its layout's dynamic bytes.
+/// ptxgen's own PTX for `k` launched on `run_target`: its name, lower::kernel_params, its
+/// layout's dynamic bytes (padded for a `ctas_per_sm` residency on that target's SM).
+Binding own_binding(const tile::Kernel& k, ptx::Target run_target);
+/// The same on the oldest target the kernel's ops allow (tile::min_target).
 Binding own_binding(const tile::Kernel& k);
 
 /// The launch of `k` as `binding` binds it: its entry, grid, block and dynamic shared bytes,

@@ -283,7 +283,7 @@ ConformanceReport run_conformance(const std::vector<std::filesystem::path>& spec
 // memcpy_async ones among them) in a case that passed make it a fault.
 void judge_sanitizer(CaseResult& c, const cuda::SanitizerReport& report);
 
-/// The report as JSON / as JUnit XML.
+/// The report as JSON (report_json.cpp) / as JUnit XML (report_junit.cpp).
 std::string to_json(const ConformanceReport& r);
 std::string to_junit(const ConformanceReport& r);
 

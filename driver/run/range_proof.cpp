@@ -247,35 +247,16 @@ bool names_param(const tile::Expr& e, std::string_view name) {
                      [&](const tile::ExprPtr& a) { return names_param(*a, name); });
 }
 
+/// A comparison: an operator expr_ops.def gives a negation.
 bool is_comparison(tile::ExprOp op) {
-  switch (op) {
-  case tile::ExprOp::lt:
-  case tile::ExprOp::le:
-  case tile::ExprOp::gt:
-  case tile::ExprOp::ge:
-  case tile::ExprOp::eq:
-  case tile::ExprOp::ne:
-    return true;
-  default:
-    return false;
-  }
+  return tile::info(op).negated != tile::ExprOp::none;
 }
 
+/// The comparison's truth for the values a and b, as the expression language evaluates it.
 bool compare(tile::ExprOp op, std::int64_t a, std::int64_t b) {
-  switch (op) {
-  case tile::ExprOp::lt:
-    return a < b;
-  case tile::ExprOp::le:
-    return a <= b;
-  case tile::ExprOp::gt:
-    return a > b;
-  case tile::ExprOp::ge:
-    return a >= b;
-  case tile::ExprOp::eq:
-    return a == b;
-  default:
-    return a != b;
-  }
+  const auto v =
+      tile::constant_value(*tile::make_binary(op, tile::make_constant(a), tile::make_constant(b)));
+  return v.value_or(0) != 0;
 }
 
 /// Whether every expression that names parameter `name` evaluates the same for all of its

@@ -63,6 +63,15 @@ inline constexpr const char* shard_index_variable = "TEST_SHARD_INDEX";
 inline constexpr const char* total_shards_variable = "TEST_TOTAL_SHARDS";
 inline constexpr const char* shard_status_variable = "TEST_SHARD_STATUS_FILE";
 inline constexpr const char* junit_output_variable = "XML_OUTPUT_FILE";
+/// A Slurm job array (`sbatch --array=MIN-MAX[:STEP]`): task ID, the first ID, the step and
+/// the number of tasks. The shard is ((ID - MIN) / STEP) / COUNT.
+inline constexpr const char* slurm_task_id_variable = "SLURM_ARRAY_TASK_ID";
+inline constexpr const char* slurm_task_min_variable = "SLURM_ARRAY_TASK_MIN";
+inline constexpr const char* slurm_task_step_variable = "SLURM_ARRAY_TASK_STEP";
+inline constexpr const char* slurm_task_count_variable = "SLURM_ARRAY_TASK_COUNT";
+/// A Kubernetes Indexed Job: the pod's completion index. Kubernetes does not tell the pod the
+/// Job's `completions`, so the count comes from `--shard-count`.
+inline constexpr const char* k8s_index_variable = "JOB_COMPLETION_INDEX";
 
 /// What --shard, --devices and the environment ask of a sweep.
 struct Distribution {
@@ -82,14 +91,23 @@ struct DistributionError {
   std::string message;
 };
 
-/// Resolves `--shard` (`shard_flag`, "" when not given) against
-/// TEST_SHARD_INDEX/TEST_TOTAL_SHARDS (both or neither must be set; the flag
-/// wins when they are not, and a flag that differs from them is a usage error),
-/// parses `--devices` (`devices_flag`, "" when not given), reads
-/// XML_OUTPUT_FILE, and touches TEST_SHARD_STATUS_FILE when it is set (the
-/// runner's check that the test shards). Nullopt with `error` on failure.
-std::optional<Distribution> resolve_distribution(const std::string& shard_flag,
-                                                 const std::string& devices_flag,
+/// The command-line flags of a sweep's distribution ("" when not given).
+struct DistributionFlags {
+  std::string shard;       ///< --shard INDEX/COUNT
+  std::string shard_count; ///< --shard-count COUNT: the index comes from the scheduler
+  std::string devices;     ///< --devices all|0,2,...
+};
+
+/// Resolves `--shard` against the environment's shard, which one of these gives (two that
+/// are set must agree): the test runners' TEST_SHARD_INDEX/TEST_TOTAL_SHARDS (both or
+/// neither), a Slurm array task (SLURM_ARRAY_TASK_ID relative to SLURM_ARRAY_TASK_MIN and
+/// _STEP, of SLURM_ARRAY_TASK_COUNT, or of `--shard-count`), or a Kubernetes Indexed Job
+/// (JOB_COMPLETION_INDEX of `--shard-count`). The flag wins when no environment asks; a flag
+/// that differs from the environment is a usage error, and so is `--shard-count` with no
+/// scheduler's index. Parses `--devices`, reads XML_OUTPUT_FILE, and touches
+/// TEST_SHARD_STATUS_FILE when it is set (the runner's check that the test shards). Nullopt
+/// with `error` on failure.
+std::optional<Distribution> resolve_distribution(const DistributionFlags& flags,
                                                  const Environment& env, DistributionError& error);
 
 /// The next item of a shared queue, nullopt when none is left; thread-safe.

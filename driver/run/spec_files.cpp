@@ -65,7 +65,11 @@ void lower_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::Lower
   }
 }
 
-EmittedSpec emit_spec(const fs::path& spec, const lower::LowerOptions& options, FaultSpecs faults) {
+namespace {
+
+/// Loads `spec` and, when it loads, runs `then` on its kernel; timed as a whole.
+template <class Then>
+EmittedSpec loaded_spec(const fs::path& spec, Then then) {
   auto start = std::chrono::steady_clock::now();
   EmittedSpec out;
   out.spec = spec;
@@ -73,10 +77,17 @@ EmittedSpec emit_spec(const fs::path& spec, const lower::LowerOptions& options, 
   out.diagnostics.append(loaded.diagnostics);
   if (loaded) {
     out.kernel = std::move(*loaded.value);
-    lower_into(out, *out.kernel, options, faults);
+    then(out, *out.kernel);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
+}
+
+} // namespace
+
+EmittedSpec emit_spec(const fs::path& spec, const lower::LowerOptions& options, FaultSpecs faults) {
+  return loaded_spec(
+      spec, [&](EmittedSpec& out, const tile::Kernel& k) { lower_into(out, k, options, faults); });
 }
 
 SpecRole spec_role(const fs::path& spec) {
@@ -123,17 +134,9 @@ void check_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::Lower
 
 EmittedSpec check_spec(const fs::path& spec, const lower::LowerOptions& options,
                        Findings findings) {
-  auto start = std::chrono::steady_clock::now();
-  EmittedSpec out;
-  out.spec = spec;
-  auto loaded = load_spec_file(spec);
-  out.diagnostics.append(loaded.diagnostics);
-  if (loaded) {
-    out.kernel = std::move(*loaded.value);
-    check_into(out, *out.kernel, options, findings);
-  }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return out;
+  return loaded_spec(spec, [&](EmittedSpec& out, const tile::Kernel& k) {
+    check_into(out, k, options, findings);
+  });
 }
 
 EmittedSpec emit_checked_spec(const fs::path& spec, const lower::LowerOptions& options) {

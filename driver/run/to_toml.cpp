@@ -207,6 +207,8 @@ void write_kernel(std::ostringstream& out, const tile::Kernel& k) {
       << "\nblock = " << dims(k.block_dim.or_x(k.block)) << "\n";
   if (k.dynamic_shared)
     out << "dynamic_shared = " << *k.dynamic_shared << "\n";
+  if (k.residency)
+    out << "ctas_per_sm = " << k.residency->ctas_per_sm << "\n";
   if (!k.abi.empty()) {
     out << "abi = [";
     for (std::size_t i = 0; i < k.abi.size(); ++i)

@@ -417,6 +417,10 @@ private:
   bool race_known(RaceKind k, std::uint32_t line, std::uint32_t other_line) const;
   /// Throws the race fault `f`, or records it in the observer.
   void raise_race(Fault f) const;
+  /// Reports race `k` between `self` and `earlier` on byte `offset` of `symbol` in `space`
+  /// ("shared", "global"), once per pair of PTX lines.
+  void report_race(RaceKind k, const Thread& t, const Access& self, const Access& earlier,
+                   std::string symbol, std::uint64_t offset, std::string_view space) const;
   /// With an observer: records a read of shared byte `b`, which no access has written.
   void unwritten_read(const Thread& t, const Access& self, std::uint64_t b) const;
   /// How byte and earlier access relate ("... by"), and what follows from it.

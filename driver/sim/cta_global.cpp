@@ -88,28 +88,8 @@ void Cta::check_global_proxy(const Thread& t, const Access& self, std::uint64_t 
 
 void Cta::global_race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
                       std::int32_t buffer, const Access& earlier) const {
-  const ir::Op& op = e_.ops[self.op];
-  if (race_known(k, op.line, e_.ops[earlier.op].line))
-    return;
-  Fault f = fault_for(FaultKind::race, t, op);
-  Race r;
-  r.kind = k;
   const auto& buf = mem_[static_cast<std::size_t>(buffer)];
-  r.symbol = buf.name;
-  r.offset = b - buf.address;
-  r.access = race_access(self);
-  r.other = race_access(earlier);
-  const std::string whose = earlier.tid == self.tid
-                                ? std::string("this thread")
-                                : other(static_cast<std::uint32_t>(earlier.tid));
-  const auto [relation, consequence] = race_relation(k);
-  f.message += ", iteration " + std::to_string(self.iteration) + ": " + std::string(name(k)) +
-               ": byte " + std::to_string(r.offset) + " of global `" + r.symbol + "` is " +
-               std::string(relation) + " " + whose + " at PTX line " +
-               std::to_string(r.other.ptx_line) + " (iteration " +
-               std::to_string(earlier.iteration) + ")" + std::string(consequence);
-  f.race = std::move(r);
-  raise_race(std::move(f));
+  report_race(k, t, self, earlier, buf.name, b - buf.address, "global");
 }
 
 void Cta::bulk_store_written(const Thread& t, const BulkStore& s, bool waited) {

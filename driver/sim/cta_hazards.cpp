@@ -80,13 +80,20 @@ void Cta::unwritten_read(const Thread& t, const Access& self, std::uint64_t b) c
 
 void Cta::race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
                const Access& earlier) const {
+  auto [symbol, offset] = symbol_of(b);
+  report_race(k, t, self, earlier, std::move(symbol), offset, "shared");
+}
+
+void Cta::report_race(RaceKind k, const Thread& t, const Access& self, const Access& earlier,
+                      std::string symbol, std::uint64_t offset, std::string_view space) const {
   const ir::Op& op = e_.ops[self.op];
   if (race_known(k, op.line, e_.ops[earlier.op].line))
     return;
   Fault f = fault_for(FaultKind::race, t, op);
   Race r;
   r.kind = k;
-  std::tie(r.symbol, r.offset) = symbol_of(b);
+  r.symbol = std::move(symbol);
+  r.offset = offset;
   r.access = race_access(self);
   r.other = race_access(earlier);
   const std::string whose = earlier.tid == self.tid
@@ -94,8 +101,8 @@ void Cta::race(RaceKind k, const Thread& t, const Access& self, std::uint64_t b,
                                 : other(static_cast<std::uint32_t>(earlier.tid));
   const auto [relation, consequence] = race_relation(k);
   f.message += ", iteration " + std::to_string(self.iteration) + ": " + std::string(name(k)) +
-               ": byte " + std::to_string(r.offset) + " of shared `" + r.symbol + "` is " +
-               std::string(relation) + " " + whose + " at PTX line " +
+               ": byte " + std::to_string(r.offset) + " of " + std::string(space) + " `" +
+               r.symbol + "` is " + std::string(relation) + " " + whose + " at PTX line " +
                std::to_string(r.other.ptx_line) + " (iteration " +
                std::to_string(earlier.iteration) + ")" + std::string(consequence);
   f.race = std::move(r);

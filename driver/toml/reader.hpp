@@ -41,8 +41,8 @@ using tile::SourcePos;
 using tile::kMaxPatternBytes;
 
 constexpr std::array<std::string_view, 5> kTopKeys = {"kernel", "tensor", "param", "op", "expect"};
-constexpr std::array<std::string_view, 6> kKernelKeys = {"name", "grid",           "block",
-                                                         "abi",  "dynamic_shared", "expect"};
+constexpr std::array<std::string_view, 7> kKernelKeys = {
+    "name", "grid", "block", "abi", "dynamic_shared", "ctas_per_sm", "expect"};
 constexpr std::array<std::string_view, 9> kTensorKeys = {
     "space", "shape", "dtype", "init", "output", "align", "layout", "swizzle", "map"};
 constexpr std::array<std::string_view, 5> kTensorMapKeys = {"box", "element_strides", "swizzle",

@@ -599,21 +599,12 @@ bool Loader::load_apply(const toml::table& t, const std::string& where, tile::Ap
   }
 
   if (const toml::node* v = t.get("scope")) {
-    if (auto s = get_string(*v, "scope", where, "\"thread\" or \"cta\"")) {
-      if (*s == "thread")
-        a.scope = tile::Scope::thread;
-      else if (*s == "cta")
-        a.scope = tile::Scope::cta;
-      else {
-        constexpr std::array<std::string_view, 2> scopes = {"thread", "cta"};
-        error_at(DiagId::spec_unknown_scope, v->source(),
-                 "scope must be \"thread\" or \"cta\"; got " + squote(*s) +
-                     did_you_mean(*s, scopes));
-        ok = false;
-      }
-    } else {
+    auto s = get_string(*v, "scope", where, "\"thread\" or \"cta\"");
+    auto scope = s ? b_.scope(*s, at(v->source())) : std::nullopt;
+    if (scope)
+      a.scope = *scope;
+    else
       ok = false;
-    }
   }
 
   const auto axes = tile::repeat_axis_names(a);
@@ -637,12 +628,9 @@ bool Loader::load_apply(const toml::table& t, const std::string& where, tile::Ap
   const toml::key* size_key = key_of(t, "src_size");
   const toml::key* ignore_key = key_of(t, "ignore_src");
   if (size_key && ignore_key) {
-    const toml::key* second =
-        before(size_key->source().begin, ignore_key->source().begin) ? ignore_key : size_key;
-    error_at(DiagId::contract_src_size_and_ignore_src, second->source(),
-             "src_size and ignore_src are alternative operand forms and "
-             "cannot both be supplied");
-    ok = false;
+    const build::At size_at = at(size_key->source());
+    const build::At ignore_at = at(ignore_key->source());
+    ok = b_.operand_forms(&size_at, &ignore_at) && ok;
   }
 
   if (const toml::node* v = t.get("cache_policy")) {

@@ -207,19 +207,8 @@ void Loader::check_keys(const toml::table& t, std::span<const std::string_view> 
                         const std::string& where) {
   for (auto [k, v] : in_file_order(t)) {
     (void)v;
-    if (std::find(allowed.begin(), allowed.end(), k->str()) != allowed.end())
-      continue;
-    // The top level (`where` empty) names its tables as they are written.
-    const std::string msg =
-        where.empty()
-            ? "unknown top-level key " + squote(k->str()) +
-                  or_choices(did_you_mean(k->str(), allowed),
-                             "; expected [kernel], [tensor.NAME], [param.NAME], [[op]] or "
-                             "[[expect]]")
-            : "unknown key " + squote(k->str()) + " in " + where +
-                  or_choices(did_you_mean(k->str(), allowed),
-                             "; expected one of: " + join(allowed));
-    error_at(DiagId::spec_unknown_key, k->source(), msg);
+    if (std::find(allowed.begin(), allowed.end(), k->str()) == allowed.end())
+      b_.unknown_key(k->str(), at(k->source()), allowed, where);
   }
 }
 
@@ -262,8 +251,9 @@ void Loader::load_kernel(const toml::table& root) {
 }
 
 /// [kernel]'s `abi = [...]` (the PTX parameter order: every global tensor and
-/// scalar parameter once) and `dynamic_shared = N` (a foreign kernel's dynamic
-/// shared bytes); after the tensors and parameters are loaded.
+/// scalar parameter once), `dynamic_shared = N` (a foreign kernel's dynamic
+/// shared bytes) and `ctas_per_sm = N` (the residency); after the tensors and parameters
+/// are loaded.
 void Loader::load_binding(const toml::table& root) {
   const toml::table* t = root.get("kernel") ? root.get("kernel")->as_table() : nullptr;
   if (!t)
@@ -271,6 +261,9 @@ void Loader::load_binding(const toml::table& root) {
   if (const toml::node* v = t->get("dynamic_shared"))
     if (auto n = get_int(*v, "dynamic_shared", "[kernel]", "an integer (bytes)"))
       b_.dynamic_shared(*n, at(v->source()));
+  if (const toml::node* v = t->get("ctas_per_sm"))
+    if (auto n = get_int(*v, "ctas_per_sm", "[kernel]", "an integer (CTAs per SM)"))
+      b_.ctas_per_sm(*n, at(v->source()));
   const toml::node* v = t->get("abi");
   if (!v)
     return;
@@ -403,13 +396,7 @@ std::optional<tile::DType> Loader::tensor_dtype(const toml::table& t, const std:
                            "a dtype name such as \"float16\"", v);
   if (!s)
     return std::nullopt;
-  auto d = tile::parse_dtype(*s);
-  if (!d)
-    error_at(DiagId::spec_unknown_dtype, v->source(),
-             "unknown dtype " + squote(*s) +
-                 or_choices(did_you_mean(*s, tile::dtype_spellings()),
-                            "; expected " + tile::dtype_choices()));
-  return d;
+  return b_.dtype(*s, at(v->source()));
 }
 
 /// The tensor's shape as written (its integer dimensions); `complete` false when a

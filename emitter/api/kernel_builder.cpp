@@ -38,6 +38,11 @@ KernelBuilder& KernelBuilder::dynamic_shared(std::int64_t bytes, Pos at) {
   return *this;
 }
 
+KernelBuilder& KernelBuilder::ctas_per_sm(std::int64_t n, Pos at) {
+  b_->ctas_per_sm(n, at_of(at));
+  return *this;
+}
+
 Tensor KernelBuilder::global(std::string name, std::vector<std::int64_t> shape, DType dtype,
                              GlobalOptions options, Pos at) {
   return declare(tile::Space::global, std::move(name), std::move(shape), dtype, options, at);
@@ -135,20 +140,7 @@ void KernelBuilder::param_u64(std::string name, std::uint64_t value, Pos at) {
 
 std::optional<Diagnostic> KernelBuilder::set_param_value(std::string_view name,
                                                          std::uint64_t value) {
-  const tile::ScalarParam* p = b_->kernel().find_param(name);
-  if (!p)
-    return Diagnostic(DiagId::run_param_value,
-                      "the kernel has no parameter '" + std::string(name) + "'");
-  const std::uint64_t type_max = p->is_u64 ? UINT64_MAX : std::uint64_t{0xFFFFFFFF};
-  const bool inside = p->range ? value >= static_cast<std::uint64_t>(p->range->lo) &&
-                                     value <= static_cast<std::uint64_t>(p->range->hi)
-                               : value <= type_max;
-  if (!inside)
-    return Diagnostic(DiagId::run_param_value, "parameter '" + std::string(name) +
-                                                   "' = " + std::to_string(value) +
-                                                   " is outside its declared range");
-  b_->set_param_value(name, value);
-  return std::nullopt;
+  return b_->set_param_value(name, value);
 }
 
 View KernelBuilder::view(std::string_view text, Pos at) const {
@@ -230,6 +222,10 @@ std::optional<tile::ApplyOp> KernelBuilder::apply_operands(const View& dst, cons
     *out = located(**in, at);
   }
   ok = cache_policy_operand(options.cache_policy, at, a.cache_policy) && ok;
+  const build::At call = at_of(at);
+  ok =
+      b_->operand_forms(options.src_size ? &call : nullptr, options.ignore_src ? &call : nullptr) &&
+      ok;
   if (!ok)
     return std::nullopt;
   return a;

@@ -158,6 +158,9 @@ public:
   KernelBuilder& launch(Dim3 grid, Dim3 block, Pos at = CallSite::current());
   /// The dynamic shared bytes a launch passes (the spec's `dynamic_shared`).
   KernelBuilder& dynamic_shared(std::int64_t bytes, Pos at = CallSite::current());
+  /// The residency: CTAs per SM to compile (`.minnctapersm`) and launch for (the spec's
+  /// `ctas_per_sm`; the launch pads dynamic shared memory so that no more fit).
+  KernelBuilder& ctas_per_sm(std::int64_t n, Pos at = CallSite::current());
   Tensor global(std::string name, std::vector<std::int64_t> shape, DType dtype,
                 GlobalOptions options = {}, Pos at = CallSite::current());
   Tensor shared(std::string name, std::vector<std::int64_t> shape, DType dtype,

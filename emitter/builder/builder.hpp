@@ -5,12 +5,14 @@
 // bounds, an apply's operand expressions, pipelines, mbarrier operands and
 // expectations. Each rule raises its DiagId at the position its caller gave.
 //
-// Two front doors call it: the TOML spec reader (driver/toml/), which turns a
+// Three front doors call it: the TOML spec reader (driver/toml/), which turns a
 // file's tables and strings into these calls with the file positions of every
-// value (and of every character of a one-line string, see Text), and the C++
-// API's api::KernelBuilder, which passes its call sites. The callers keep only
-// syntax: the types of values, unknown and missing keys, and the spelling of
-// enums in strings.
+// value (and of every character of a one-line string, see Text), the C++ API's
+// api::KernelBuilder, which passes its call sites, and the fuzz model
+// (driver/fuzz/gen_kernel.cpp). The callers keep only syntax: the types of
+// values, missing keys and the spelling of enums in strings, but for the
+// spellings more than one door reads (a dtype, an apply's scope, an unknown key:
+// spelling_rules.cpp), which are read here.
 //
 // Building goes on after an error so that one run reports all it can; a part
 // the caller could not read is passed as nullopt (its error already reported).
@@ -186,16 +188,19 @@ public:
   const tile::Kernel& kernel() const { return *kernel_; }
   /// Marks the kernel as built by calls in a program (tile::Kernel::built_in_code).
   void built_in_code() { kernel_->built_in_code = true; }
-  /// The value test runs pass for parameter `name`, declared earlier; the caller has checked
-  /// it against the declared range. False when there is no such parameter.
-  bool set_param_value(std::string_view name, std::uint64_t value) {
-    for (tile::ScalarParam& p : kernel_->params)
-      if (p.name == name) {
-        p.value = value;
-        return true;
-      }
-    return false;
-  }
+  /// The value test runs pass for parameter `name` (tile::set_param_value's rule).
+  std::optional<Diagnostic> set_param_value(std::string_view name, std::uint64_t value);
+
+  // ---------------------------------------------------------------- spellings
+
+  /// An element type's name ("float16", or an alias); nullopt (reported at `at`) otherwise.
+  std::optional<tile::DType> dtype(std::string_view spelling, const At& at);
+  /// An apply's scope, "thread" or "cta"; nullopt (reported at `at`) otherwise.
+  std::optional<tile::Scope> scope(std::string_view spelling, const At& at);
+  /// Reports a key its caller's table does not take: `allowed` are the ones it takes (empty:
+  /// not listed), `where` names the table (empty: the spec's top level).
+  void unknown_key(std::string_view key, const At& at, std::span<const std::string_view> allowed,
+                   std::string_view where);
 
   // ---------------------------------------------------------------- names and launch
 
@@ -206,6 +211,9 @@ public:
                                  const At& at);
   void launch(tile::Dim3 grid, tile::Dim3 block);
   void dynamic_shared(std::int64_t bytes, const At& at);
+  /// `ctas_per_sm = N`: the residency to compile and launch for (1..the most of any target;
+  /// the target's own limits are the contract's).
+  void ctas_per_sm(std::int64_t n, const At& at);
   /// [kernel]'s `expect`: what a run of the kernel must show; only "fault" (tile::kMustFaultValue:
   /// the kernel breaks the contract on purpose and must fault when run).
   void expect_run(const std::string& value, const At& at);
@@ -245,6 +253,9 @@ public:
   /// A cache policy's u64 parameter `name`, at byte `offset` of `at`: declared and u64.
   bool policy_param(std::string_view name, const Text& at, std::size_t offset = 0);
   bool wait_group(std::int64_t n, const At& at);
+  /// An apply's src_size and ignore_src, where each was written (nullptr: not given): at
+  /// most one of the two forms; the one written second is refused.
+  bool operand_forms(const At* src_size, const At* ignore_src);
   /// A fill pattern written as bytes (`single`: one integer, not an array at `at`).
   std::optional<std::vector<std::uint8_t>> pattern(std::span<const PatternByte> bytes, bool single,
                                                    const Text& at);
@@ -397,7 +408,6 @@ private:
   Diagnostics diags_;
   std::vector<OpenLoop> loops_;
   std::set<std::string, std::less<>> param_names_;        ///< every declared one, valid or not
-  std::map<std::string, bool, std::less<>> param_u64_;    ///< accepted parameters: is it u64?
   std::vector<std::unique_ptr<tile::TensorDecl>> broken_; ///< declared but rejected
   std::int64_t shared_bytes_ = 0; ///< the shared tensors so far, each aligned
 };

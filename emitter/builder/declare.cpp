@@ -7,6 +7,7 @@
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/limits.hpp"
 #include "emitter/tile/name_chars.hpp"
+#include "emitter/tile/well_formed.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -19,13 +20,6 @@ namespace {
 constexpr std::array<std::string_view, 12> kReserved = {"tid",    "warp", "lane", "bid",
                                                         "ntid",   "nbid", "T",    "if_then_else",
                                                         "uint32", "min",  "max",  "clamp"};
-
-std::string joined(std::span<const std::string_view> xs) {
-  std::string out;
-  for (std::size_t i = 0; i < xs.size(); ++i)
-    out += (i ? ", " : "") + std::string(xs[i]);
-  return out;
-}
 
 std::string quoted_names(const std::vector<std::string>& names) {
   std::string out;
@@ -159,6 +153,16 @@ void Builder::dynamic_shared(std::int64_t bytes, const At& at) {
               std::to_string(bytes));
   else
     kernel_->dynamic_shared = bytes;
+}
+
+void Builder::ctas_per_sm(std::int64_t n, const At& at) {
+  const std::int64_t max = ptx::max_ctas_per_sm_any_target();
+  if (n < 1 || n > max)
+    error(DiagId::spec_ctas_per_sm_range, at,
+          "ctas_per_sm must be in 1.." + std::to_string(max) + " (CTAs resident on one SM); got " +
+              std::to_string(n));
+  else
+    kernel_->residency = tile::Kernel::Residency{n, at.pos};
 }
 
 void Builder::expect_run(const std::string& value, const At& at) {
@@ -301,9 +305,12 @@ bool Builder::param(const ParamDecl& d) {
   if (d.range)
     p.range = tile::Interval{d.range->lo, d.range->hi};
   p.pos = d.pos;
-  param_u64_[p.name] = p.is_u64;
   kernel_->params.push_back(std::move(p));
   return true;
+}
+
+std::optional<Diagnostic> Builder::set_param_value(std::string_view name, std::uint64_t value) {
+  return tile::set_param_value(*kernel_, name, value);
 }
 
 // ---------------------------------------------------------------- tensors

@@ -4,7 +4,7 @@
 // of the same shape and element size.
 #include "emitter/builder/builder.hpp"
 #include "emitter/builder/expect_levels.hpp"
-#include "emitter/support/unreachable.hpp"
+#include "emitter/tile/expr_walk.hpp"
 #include "emitter/tile/name_chars.hpp"
 
 #include <algorithm>
@@ -18,27 +18,9 @@ namespace {
 /// The first leaf of `e` that is neither a constant nor a parameter (tid, bid, a loop
 /// variable...), else nullptr: after the kernel only the parameters have a value.
 const tile::Expr* per_run_leaf(const tile::Expr& e) {
-  switch (e.kind) {
-  case tile::ExprKind::constant:
-  case tile::ExprKind::param:
-    return nullptr;
-  case tile::ExprKind::tid:
-  case tile::ExprKind::warp:
-  case tile::ExprKind::lane:
-  case tile::ExprKind::bid:
-  case tile::ExprKind::axis:
-  case tile::ExprKind::loop:
-  case tile::ExprKind::special:
-    return &e;
-  case tile::ExprKind::unary:
-  case tile::ExprKind::binary:
-  case tile::ExprKind::select:
-    for (const tile::ExprPtr& a : e.args)
-      if (const tile::Expr* leaf = per_run_leaf(*a))
-        return leaf;
-    return nullptr;
-  }
-  unreachable("per_run_leaf(): not an ExprKind");
+  return tile::find_node(e, [](const tile::Expr& x) {
+    return x.args.empty() && x.kind != tile::ExprKind::constant && x.kind != tile::ExprKind::param;
+  });
 }
 
 /// The first leaf of an entry's index or slice bounds that per_run_leaf finds, else nullptr.

@@ -3,6 +3,7 @@
 #include "emitter/builder/text.hpp"
 #include "emitter/lower/abi.hpp"
 #include "emitter/tile/contract.hpp"
+#include "emitter/tile/expr_walk.hpp"
 #include "emitter/tile/limits.hpp"
 #include "emitter/tile/name_chars.hpp"
 
@@ -13,41 +14,14 @@ namespace ptxgen::build {
 
 namespace {
 
-/// The first leaf of e that differs between the threads of a CTA, else nullptr.
-const tile::Expr* per_thread_leaf(const tile::Expr& e) {
-  switch (e.kind) {
-  case tile::ExprKind::tid:
-  case tile::ExprKind::warp:
-  case tile::ExprKind::lane:
-    return &e;
-  case tile::ExprKind::special:
-    return tile::per_thread(e.special) ? &e : nullptr;
-  case tile::ExprKind::constant:
-  case tile::ExprKind::bid:
-  case tile::ExprKind::param:
-  case tile::ExprKind::axis:
-  case tile::ExprKind::loop:
-  case tile::ExprKind::unary:
-  case tile::ExprKind::binary:
-  case tile::ExprKind::select:
-    break;
-  }
-  for (const auto& a : e.args)
-    if (const tile::Expr* hit = per_thread_leaf(*a))
-      return hit;
-  return nullptr;
-}
-
 /// True when a runtime index of `v` uses a loop variable named `a` or `b`.
 bool uses_loop_var(const tile::View& v, const std::string& a, const std::string& b) {
-  std::function<bool(const tile::Expr&)> uses = [&](const tile::Expr& e) {
-    if (e.kind == tile::ExprKind::loop && (e.name == a || e.name == b))
-      return true;
-    return std::any_of(e.args.begin(), e.args.end(),
-                       [&](const tile::ExprPtr& x) { return uses(*x); });
+  const auto named = [&](const tile::Expr& e) {
+    return e.kind == tile::ExprKind::loop && (e.name == a || e.name == b);
   };
-  return std::any_of(v.terms.begin(), v.terms.end(),
-                     [&](const tile::RuntimeTerm& t) { return uses(*t.index); });
+  return std::any_of(v.terms.begin(), v.terms.end(), [&](const tile::RuntimeTerm& t) {
+    return tile::find_node(*t.index, named) != nullptr;
+  });
 }
 
 /// The piece of `text` an expression node spans, or its printed form when it has no
@@ -106,7 +80,7 @@ bool Builder::loop_var_in(const Text& name, std::string_view what, const std::st
 }
 
 bool Builder::loop_bound(std::string_view key, const tile::Expr& bound, const Text& at) {
-  const tile::Expr* t = per_thread_leaf(bound);
+  const tile::Expr* t = tile::find_node(bound, tile::is_per_thread_leaf);
   if (!t)
     return true;
   error_in(DiagId::spec_loop_bound_per_thread, at, t->offset, t->length,

@@ -2,11 +2,11 @@
 // apply's repeat axes, cache-policy parameters, wait_group, fill patterns and mbarriers.
 #include "emitter/builder/builder.hpp"
 #include "emitter/builder/text.hpp"
-#include "emitter/ptx/validator.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/limits.hpp"
 #include "emitter/tile/name_chars.hpp"
 #include "emitter/tile/suggest.hpp"
+#include "emitter/tile/well_formed.hpp"
 
 #include <algorithm>
 
@@ -164,35 +164,19 @@ bool Builder::check_expr(const tile::ExprPtr& e, const Text& at, const tile::App
 /// Every parameter leaf names a parameter, every loop leaf an open loop, and every
 /// axis leaf a repeat axis of `apply`'s src (none outside an apply).
 bool Builder::tree_names(const tile::Expr& x, const Text& at, const tile::ApplyOp* apply) {
-  std::string problem;
-  switch (x.kind) {
-  case tile::ExprKind::param:
-    if (!is_param(x.name))
-      problem = "no parameter";
-    break;
-  case tile::ExprKind::loop:
-    if (!is_open_loop(x.name))
-      problem = "no loop of that variable is open here";
-    break;
-  case tile::ExprKind::axis:
-    if (!apply || tile::repeat_axis_names(*apply).count(x.name) == 0)
-      problem = "not a repeat axis of this apply's src view";
-    break;
-  case tile::ExprKind::constant:
-  case tile::ExprKind::tid:
-  case tile::ExprKind::warp:
-  case tile::ExprKind::lane:
-  case tile::ExprKind::bid:
-  case tile::ExprKind::special:
-  case tile::ExprKind::unary:
-  case tile::ExprKind::binary:
-  case tile::ExprKind::select:
-    break;
-  }
+  // Only these three kinds of leaf carry a name; the others name nothing.
+  std::string_view problem;
+  if (x.kind == tile::ExprKind::param && !is_param(x.name))
+    problem = "no parameter";
+  else if (x.kind == tile::ExprKind::loop && !is_open_loop(x.name))
+    problem = "no loop of that variable is open here";
+  else if (x.kind == tile::ExprKind::axis &&
+           (!apply || tile::repeat_axis_names(*apply).count(x.name) == 0))
+    problem = "not a repeat axis of this apply's src view";
   bool ok = problem.empty();
   if (!ok)
     error_in(DiagId::expr_unknown_name, at, x.offset, x.length,
-             "unknown name " + quoted(x.name) + ": " + problem);
+             "unknown name " + quoted(x.name) + ": " + std::string(problem));
   for (const tile::ExprPtr& a : x.args)
     ok = tree_names(*a, at, apply) && ok;
   return ok;
@@ -204,35 +188,30 @@ bool Builder::policy_param(std::string_view name, const Text& at, std::size_t of
       !std::all_of(name.begin(), name.end(), tile::name_char))
     return bad_policy(at, offset, length,
                       "expected a parameter name after \"param:\"; got " + quoted(name));
-  auto it = param_u64_.find(name);
-  if (it == param_u64_.end()) {
-    if (is_param(name))
-      return false; // declared but rejected: its own error says why
-    std::vector<std::string_view> u64s;
-    for (const auto& [n, is_u64] : param_u64_)
-      if (is_u64)
-        u64s.push_back(n);
-    error_in(DiagId::contract_policy_param_unknown, at, offset, length,
-             "unknown parameter " + quoted(name) + " for the cache policy" +
-                 tile::did_you_mean(name, u64s) + " (declare it as [param." + std::string(name) +
-                 "] with dtype = \"u64\")");
-    return false;
-  }
-  if (!it->second) {
-    error_in(DiagId::contract_policy_param_not_u64, at, offset, length,
-             "cache policy parameter " + quoted(name) +
-                 " is u32; a cache policy is a 64-bit operand (dtype = \"u64\")");
+  if (!kernel_->find_param(name) && is_param(name))
+    return false; // declared but rejected: its own error says why
+  if (auto d = tile::policy_param_rule(kernel_->params, name)) {
+    error_in(d->id, at, offset, length, std::move(d->message));
     return false;
   }
   return true;
 }
 
 bool Builder::wait_group(std::int64_t n, const At& at) {
-  if (n >= 0 && n <= ptx::max_wait_group)
+  if (auto d = tile::wait_group_rule(n)) {
+    error(d->id, at, std::move(d->message));
+    return false;
+  }
+  return true;
+}
+
+bool Builder::operand_forms(const At* src_size, const At* ignore_src) {
+  auto d = tile::operand_forms_rule(src_size != nullptr, ignore_src != nullptr);
+  if (!d)
     return true;
-  error(DiagId::contract_wait_group_range, at,
-        "wait_group n must be in 0.." + std::to_string(ptx::max_wait_group) + "; it is " +
-            std::to_string(n) + " (ptxgen is stricter than ptxas, which accepts any integer)");
+  // The one written second is the one too many.
+  const auto key = [](const At* a) { return std::pair(a->pos.line, a->pos.column); };
+  error(d->id, key(src_size) < key(ignore_src) ? *ignore_src : *src_size, std::move(d->message));
   return false;
 }
 

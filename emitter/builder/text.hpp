@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,14 @@ namespace ptxgen::build {
 /// `s` in single quotes, as messages name what the spec wrote.
 inline std::string quoted(std::string_view s) {
   return "'" + std::string(s) + "'";
+}
+
+/// `xs` separated by ", ", as messages list choices.
+inline std::string joined(std::span<const std::string_view> xs) {
+  std::string out;
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    out += (i ? ", " : "") + std::string(xs[i]);
+  return out;
 }
 
 /// `s` without leading and trailing blanks (spaces and tabs); `skipped` gets how many

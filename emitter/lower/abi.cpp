@@ -1,5 +1,8 @@
 #include "emitter/lower/abi.hpp"
 
+#include "emitter/ptx/feature.hpp"
+#include "emitter/tile/residency.hpp"
+
 #include <algorithm>
 
 namespace ptxgen::lower {
@@ -74,6 +77,16 @@ std::string shared_symbol(const tile::Tensor& t) {
 std::uint32_t dynamic_shared_bytes(const tile::Kernel& k) {
   const tile::SharedLayout l = tile::shared_layout(k);
   return l.dynamic ? static_cast<std::uint32_t>(l.total) : 0;
+}
+
+std::uint32_t launch_dynamic_shared_bytes(const tile::Kernel& k, ptx::Target run_target) {
+  const std::uint32_t own = dynamic_shared_bytes(k);
+  if (!k.residency)
+    return own;
+  const std::int64_t least = tile::least_shared_bytes(tile::shared_layout(k));
+  const std::int64_t padded = tile::shared_bytes_for_residency(
+      k.residency->ctas_per_sm, {k.block, least}, ptx::sm_limits(run_target));
+  return own + static_cast<std::uint32_t>(padded - least);
 }
 
 } // namespace ptxgen::lower

@@ -6,6 +6,7 @@
 // `.param .align 128 .b8` arrays; then scalar parameters in order; or the
 // order the spec's `abi = [...]` lists them in (tile::Kernel::abi).
 
+#include "emitter/ptx/target.hpp"
 #include "emitter/tile/kernel.hpp"
 
 #include <cstdint>
@@ -71,5 +72,10 @@ inline constexpr std::uint32_t dynamic_shared_align = 1024;
 /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): the shared layout's total
 /// when it is dynamic, else 0.
 std::uint32_t dynamic_shared_bytes(const tile::Kernel& k);
+
+/// The dynamic shared bytes a launch of `k` on `run_target` asks for: dynamic_shared_bytes(k),
+/// padded for a `ctas_per_sm` residency so that no more CTAs than it fit on one SM
+/// (tile::shared_bytes_for_residency, over the least shared bytes the kernel can take).
+std::uint32_t launch_dynamic_shared_bytes(const tile::Kernel& k, ptx::Target run_target);
 
 } // namespace ptxgen::lower

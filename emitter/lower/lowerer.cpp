@@ -35,6 +35,8 @@ Module Lowerer::run() {
     e.reqntid = std::array<std::uint32_t, 3>{static_cast<std::uint32_t>(k_.block_dim.x),
                                              static_cast<std::uint32_t>(k_.block_dim.y),
                                              static_cast<std::uint32_t>(k_.block_dim.z)};
+  if (k_.residency)
+    e.minnctapersm = static_cast<std::uint32_t>(k_.residency->ctas_per_sm);
   entry_ = &e;
   form_.kernel = k_.name;
   lower_ops(0, k_.ops.size());

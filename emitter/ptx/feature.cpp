@@ -130,19 +130,20 @@ constexpr std::array<TargetRow, 18> target_rows = {{
 struct SharedRow {
   int sm;
   std::int64_t max_dynamic_shared_bytes; ///< opt-in, per block
+  SmLimits sm_limits;                    ///< one SM: shared, reservation, unit, CTAs, threads
 };
 
-// Opt-in dynamic shared memory per block (CUDA Programming Guide, compute
-// capabilities; docs/ptx-rules.md "Shared memory per block"), by compute capability.
+// Opt-in dynamic shared memory per block and what one SM holds (CUDA Programming Guide,
+// compute capabilities; docs/ptx-rules.md "Shared memory per block"), by compute capability.
 // A target between rows takes the row below it.
 constexpr std::array<SharedRow, 7> shared_rows = {{
-    {75, 65536},
-    {80, 166912},
-    {86, 101376},
-    {87, 166912},
-    {89, 101376},
-    {90, 232448},
-    {120, 101376},
+    {75, 65536, {65536, 0, 256, 16, 1024}},
+    {80, 166912, {167936, 1024, 128, 32, 2048}},
+    {86, 101376, {102400, 1024, 128, 16, 1536}},
+    {87, 166912, {167936, 1024, 128, 16, 2048}},
+    {89, 101376, {102400, 1024, 128, 24, 1536}},
+    {90, 232448, {233472, 1024, 128, 32, 2048}},
+    {120, 101376, {102400, 1024, 128, 32, 1536}},
 }};
 
 } // namespace
@@ -152,6 +153,21 @@ std::int64_t max_dynamic_shared_bytes(Target t) {
   for (const auto& row : shared_rows)
     if (row.sm <= t.sm)
       best = row.max_dynamic_shared_bytes;
+  return best;
+}
+
+SmLimits sm_limits(Target t) {
+  SmLimits best = shared_rows.front().sm_limits;
+  for (const auto& row : shared_rows)
+    if (row.sm <= t.sm)
+      best = row.sm_limits;
+  return best;
+}
+
+std::int64_t max_ctas_per_sm_any_target() {
+  std::int64_t best = 0;
+  for (const auto& row : shared_rows)
+    best = std::max(best, row.sm_limits.max_ctas);
   return best;
 }
 

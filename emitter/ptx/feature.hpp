@@ -81,6 +81,23 @@ std::int64_t max_dynamic_shared_bytes(Target t);
 /// The largest max_dynamic_shared_bytes of any target: what a CTA can have at all.
 std::int64_t max_dynamic_shared_bytes_any_target();
 
+/// What one SM of a target holds (CUDA Programming Guide, compute capabilities table; the
+/// CUDA occupancy calculator's allocation unit and per-block reservation): the figures a
+/// residency (`ctas_per_sm`) is checked against and padded to.
+struct SmLimits {
+  std::int64_t shared_bytes = 0;            ///< shared memory of one SM, at the largest carveout
+  std::int64_t reserved_shared_per_cta = 0; ///< what the system takes from it per resident CTA
+  std::int64_t shared_alloc_unit = 128;     ///< a CTA's shared memory is allocated in these units
+  std::int64_t max_ctas = 0;                ///< resident CTAs per SM
+  std::int64_t max_threads = 0;             ///< resident threads per SM
+};
+
+/// The SM of target t (a target without a row takes the row below it).
+SmLimits sm_limits(Target t);
+
+/// The most CTAs any target keeps resident on one SM.
+std::int64_t max_ctas_per_sm_any_target();
+
 /// Launch limits of every target (CUDA Programming Guide, compute capabilities
 /// table): threads per block in all, and per axis x, y, z for blocks and grids.
 inline constexpr std::int64_t max_block_threads = 1024;

@@ -45,6 +45,8 @@ struct Entry {
   /// `.reqntid x, y, z` when the block's shape is known (printed `.reqntid x` when y = z = 1):
   /// a launch of another shape fails, so a 3-D block must state all three.
   std::optional<std::array<std::uint32_t, 3>> reqntid;
+  /// `.minnctapersm N`: ptxas keeps the registers low enough for N CTAs per SM.
+  std::optional<std::uint32_t> minnctapersm;
   RegisterFile registers; ///< declarations are printed from its counts
   std::vector<Instruction> body;
 };

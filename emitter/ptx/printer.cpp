@@ -131,6 +131,8 @@ std::string print(const Module& m) {
         out += ", " + std::to_string(y) + ", " + std::to_string(z);
       out += "\n";
     }
+    if (e.minnctapersm)
+      out += ".minnctapersm " + std::to_string(*e.minnctapersm) + "\n";
     out += "{\n";
     for (std::size_t c = 0; c < reg_class_count; ++c) {
       auto cls = static_cast<RegClass>(c);

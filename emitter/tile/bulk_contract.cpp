@@ -2,6 +2,7 @@
 
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/contract.hpp"
+#include "emitter/tile/expr_walk.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
 #include <algorithm>
@@ -39,19 +40,6 @@ std::string thread_text(const ExprEnv& env) {
   return "thread " + std::to_string(env.tid) + " (bid " + std::to_string(env.bid) + ")";
 }
 
-/// True when e names a parameter or a loop variable: a value the threads alone do not fix.
-bool names_range(const Expr& e) {
-  if (e.kind == ExprKind::param || e.kind == ExprKind::loop)
-    return true;
-  return std::any_of(e.args.begin(), e.args.end(),
-                     [](const ExprPtr& a) { return names_range(*a); });
-}
-
-bool names_range(const View& v) {
-  return std::any_of(v.terms.begin(), v.terms.end(),
-                     [](const RuntimeTerm& t) { return names_range(*t.index); });
-}
-
 /// The launch restricted to the threads whose pred may hold; nullopt when none can.
 std::optional<LaunchBounds> issuing(const BulkProofContext& c, const Located<ExprPtr>* pred) {
   if (pred == nullptr)
@@ -68,7 +56,7 @@ bool enumerable(const Kernel& k) {
 /// test values only).
 template <class F>
 void for_each_issuer(const Kernel& k, const Located<ExprPtr>* pred, F&& f) {
-  if (pred != nullptr && names_range(*pred->value))
+  if (pred != nullptr && uses_params(*pred->value))
     pred = nullptr;
   for (std::int64_t b = 0; b < k.grid; ++b)
     for (std::int64_t t = 0; t < k.block; ++t) {
@@ -143,7 +131,7 @@ std::optional<Misaligned> find_misaligned(const BulkProofContext& c, const View&
     return std::nullopt;
   if (!ok(v.tensor->align))
     return Misaligned{v.tensor->align, true, std::nullopt, 0};
-  if (names_range(v) || !enumerable(c.kernel))
+  if (uses_params(v) || !enumerable(c.kernel))
     return Misaligned{proven, false, std::nullopt, 0};
   std::optional<Misaligned> found;
   const std::vector<std::int64_t> zeros(v.rank(), 0);
@@ -374,7 +362,7 @@ void check_store_spill(const BulkProofContext& c, const TensorMapDesc& map,
                               "), the padding before the next 16-byte boundary, which a tensor "
                               "store writes anyway";
   const bool by_thread = std::none_of(coords.begin(), coords.end(),
-                                      [](const auto& e) { return names_range(*e.value); }) &&
+                                      [](const auto& e) { return uses_params(*e.value); }) &&
                          enumerable(c.kernel);
   if (!by_thread) {
     report(c, DiagId::contract_tensor_store_spill, inner.pos, span_of(inner),

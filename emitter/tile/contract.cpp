@@ -3,8 +3,11 @@
 #include "emitter/ptx/feature.hpp"
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/bulk_contract.hpp"
+#include "emitter/tile/expr_walk.hpp"
 #include "emitter/tile/mbarrier_contract.hpp"
+#include "emitter/tile/residency.hpp"
 #include "emitter/tile/suggest.hpp"
+#include "emitter/tile/well_formed.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -54,23 +57,10 @@ std::string shape_str(const View& v) {
   return s + ")";
 }
 
-/// True when e uses a parameter or a loop variable: a value known only as a range.
-bool uses_params(const Expr& e) {
-  if (e.kind == ExprKind::param || e.kind == ExprKind::loop)
-    return true;
-  return std::any_of(e.args.begin(), e.args.end(),
-                     [](const ExprPtr& a) { return uses_params(*a); });
-}
-
 /// True when some index of the view depends on the thread (tid, warp or lane).
 bool uses_thread(const View& v) {
   return std::any_of(v.terms.begin(), v.terms.end(),
                      [](const RuntimeTerm& t) { return uses_thread(*t.index); });
-}
-
-bool uses_params(const View& v) {
-  return std::any_of(v.terms.begin(), v.terms.end(),
-                     [](const RuntimeTerm& t) { return uses_params(*t.index); });
 }
 
 std::string range_text(const std::optional<Interval>& b) {
@@ -249,6 +239,7 @@ public:
 
   Diagnostics run() {
     check_shared_total();
+    check_residency();
     collect_barrier_tensors();
     std::size_t pipeline = 0; // the first op of the expansion the op belongs to
     std::set<std::size_t> index_reported;
@@ -324,6 +315,37 @@ private:
                 std::to_string(limit) + " bytes of dynamic shared memory per block");
       return;
     }
+  }
+
+  /// `ctas_per_sm = N` on the target's SM: N CTAs fit by count, threads and shared memory (at
+  /// the layout's largest bytes), and the launch's padding (over its least bytes, as
+  /// lower::launch_dynamic_shared_bytes pads) keeps the (N+1)th out without pushing the Nth.
+  void check_residency() {
+    if (!k_.residency)
+      return;
+    const std::int64_t n = k_.residency->ctas_per_sm;
+    const ptx::SmLimits sm = ptx::sm_limits(target_);
+    const SharedLayout layout = shared_layout(k_);
+    const std::int64_t most = most_shared_bytes(layout);
+    const auto fail = [&](const std::string& why) {
+      error(DiagId::contract_residency, k_.residency->pos,
+            "ctas_per_sm = " + std::to_string(n) + " on " + target_.str() + ": " + why);
+    };
+    if (auto problem = residency_problem(n, {k_.block, most}, sm)) {
+      fail(*problem);
+      return;
+    }
+    const std::int64_t least = least_shared_bytes(layout);
+    const std::int64_t padded = shared_bytes_for_residency(n, {k_.block, least}, sm);
+    if (residency_problem(n, {k_.block, padded + (most - least)}, sm))
+      fail("shared memory that keeps a " + std::to_string(n + 1) + "th CTA off the SM (" +
+           std::to_string(padded) + " bytes per CTA) leaves no room for the " + std::to_string(n) +
+           "th; ask for fewer CTAs, or for more threads or shared memory per CTA");
+    else if (const std::int64_t launch = (layout.dynamic ? layout.total : 0) + padded - least;
+             launch > ptx::max_dynamic_shared_bytes(target_))
+      fail("the launch's " + std::to_string(launch) +
+           " bytes of dynamic shared memory (padded) are beyond the target's " +
+           std::to_string(ptx::max_dynamic_shared_bytes(target_)));
   }
 
   void error(DiagId id, const SourcePos& pos, std::string msg, std::uint32_t len = 1) {
@@ -605,15 +627,6 @@ private:
     });
   }
 
-  /// The kernel's u64 parameters, the candidates for a misspelt cache-policy parameter.
-  std::vector<std::string_view> u64_param_names() const {
-    std::vector<std::string_view> out;
-    for (const ScalarParam& p : k_.params)
-      if (p.is_u64)
-        out.push_back(p.name);
-    return out;
-  }
-
   /// A cache policy taken from a parameter names a u64 parameter of the kernel.
   void check_policy_param(const std::optional<Located<CachePolicy>>& policy) {
     if (!policy)
@@ -621,16 +634,8 @@ private:
     const auto* from = std::get_if<CachePolicyFromParam>(&policy->value);
     if (!from)
       return;
-    const ScalarParam* p = k_.find_param(from->param);
-    if (!p)
-      error(DiagId::contract_policy_param_unknown, policy->pos,
-            "unknown cache-policy parameter '" + from->param + "'" +
-                did_you_mean(from->param, u64_param_names()),
-            text_length(*policy));
-    else if (!p->is_u64)
-      error(DiagId::contract_policy_param_not_u64, policy->pos,
-            "the cache policy is a 64-bit operand; parameter '" + from->param + "' is u32",
-            text_length(*policy));
+    if (auto d = policy_param_rule(k_.params, from->param))
+      error(d->id, policy->pos, std::move(d->message), text_length(*policy));
   }
 
   /// The apply's operands: the cache policy exactly with the hint, src_size / ignore_src /
@@ -650,10 +655,8 @@ private:
             "or drop cache_policy",
             text_length(*a.cache_policy));
     check_policy_param(a.cache_policy);
-    if (a.src_size && a.ignore_src)
-      error(DiagId::contract_src_size_and_ignore_src, a.ignore_src->pos,
-            "src_size and ignore_src are alternative operand forms and cannot both be supplied",
-            text_length(*a.ignore_src));
+    if (auto d = operand_forms_rule(a.src_size.has_value(), a.ignore_src.has_value()))
+      error(d->id, a.ignore_src->pos, std::move(d->message), text_length(*a.ignore_src));
 
     // Repeat axes named in the operands range over their axis.
     LaunchBounds lb = lb_;
@@ -889,11 +892,8 @@ private:
   }
 
   void check(const WaitGroupOp& w, const Op& op) {
-    if (w.n < 0 || w.n > ptx::max_wait_group)
-      error(DiagId::contract_wait_group_range, op.pos,
-            "wait_group n must be in 0.." + std::to_string(ptx::max_wait_group) + "; it is " +
-                std::to_string(w.n) +
-                " (ptxgen is stricter than ptxas, which accepts any integer)");
+    if (auto d = wait_group_rule(w.n))
+      error(d->id, op.pos, std::move(d->message));
   }
   /// A loop's variable ranges over [start's least value, stop's greatest - 1]
   /// inside its body (every iteration of every CTA, for every parameter value
@@ -1095,15 +1095,20 @@ private:
         }};
   }
 
+  /// What every bulk-family copy's operands keep before its own proofs: its shared side is
+  /// no mbarrier, its cache policy names a u64 parameter.
+  void check_copy_operands(const Located<View>& shared, std::string_view role,
+                           const std::optional<Located<CachePolicy>>& policy) {
+    check_not_barrier(shared, role);
+    check_policy_param(policy);
+  }
   void check(const BulkLoadOp& b, const Op&) {
     check_barrier(b.barrier);
-    check_not_barrier(b.dst, "bulk_load dst");
-    check_policy_param(b.cache_policy);
+    check_copy_operands(b.dst, "bulk_load dst", b.cache_policy);
     check_bulk_load(bulk_context(), b);
   }
   void check(const BulkStoreOp& b, const Op&) {
-    check_not_barrier(b.src, "bulk_store src");
-    check_policy_param(b.cache_policy);
+    check_copy_operands(b.src, "bulk_store src", b.cache_policy);
     check_bulk_store(bulk_context(), b);
   }
   void check(const BulkCommitOp&, const Op&) {}
@@ -1115,13 +1120,11 @@ private:
   }
   void check(const TensorLoadOp& t, const Op&) {
     check_barrier(t.barrier);
-    check_not_barrier(t.dst, "tensor_load dst");
-    check_policy_param(t.cache_policy);
+    check_copy_operands(t.dst, "tensor_load dst", t.cache_policy);
     check_tensor_load(bulk_context(), t);
   }
   void check(const TensorStoreOp& t, const Op&) {
-    check_not_barrier(t.src, "tensor_store src");
-    check_policy_param(t.cache_policy);
+    check_copy_operands(t.src, "tensor_store src", t.cache_policy);
     check_tensor_store(bulk_context(), t);
   }
 };

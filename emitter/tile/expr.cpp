@@ -4,6 +4,7 @@
 #include "emitter/tile/expr.hpp"
 
 #include "emitter/support/unreachable.hpp"
+#include "emitter/tile/expr_walk.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -819,27 +820,7 @@ bool per_thread(Special s) {
 }
 
 bool uses_thread(const Expr& e) {
-  switch (e.kind) {
-  case ExprKind::tid:
-  case ExprKind::warp:
-  case ExprKind::lane:
-    return true;
-  case ExprKind::special:
-    if (per_thread(e.special))
-      return true;
-    break;
-  case ExprKind::constant:
-  case ExprKind::bid:
-  case ExprKind::param:
-  case ExprKind::axis:
-  case ExprKind::loop:
-  case ExprKind::unary:
-  case ExprKind::binary:
-  case ExprKind::select:
-    break;
-  }
-  return std::any_of(e.args.begin(), e.args.end(),
-                     [](const ExprPtr& a) { return uses_thread(*a); });
+  return find_node(e, is_per_thread_leaf) != nullptr;
 }
 
 ExprPtr make_unary(ExprOp op, ExprPtr a) {

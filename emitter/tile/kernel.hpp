@@ -324,6 +324,13 @@ struct Kernel {
   /// `dynamic_shared = N`: the dynamic shared bytes a foreign kernel's
   /// `.extern .shared` array is launched with (default: the shared layout's total).
   std::optional<std::int64_t> dynamic_shared;
+  /// `ctas_per_sm = N`: the residency the kernel is compiled (`.minnctapersm`) and launched
+  /// (dynamic shared memory padded so that no more fit) for, and where it was written.
+  struct Residency {
+    std::int64_t ctas_per_sm = 0;
+    SourcePos pos;
+  };
+  std::optional<Residency> residency;
   /// `expect = "fault"` in [kernel], where it was written: the spec breaks the contract on
   /// purpose, so `run` launches it without the contract and passes it only if it faults;
   /// every other command refuses it as the contract does.

@@ -547,14 +547,19 @@ private:
     }
   }
 
+  /// Whether thread t issues an op with `pred` (none: every thread does).
+  bool issues(const std::optional<Located<ExprPtr>>& pred, std::int64_t t) const {
+    if (!pred)
+      return true;
+    const auto p = evaluate(*pred->value, envs_[static_cast<std::size_t>(t)]);
+    return p && *p != 0;
+  }
+
   void exec(std::size_t index, const Op& op, const MbarrierArriveOp& m) {
     Completions completed_here;
     for (std::int64_t t = 0; t < k_.block; ++t) {
-      if (m.pred) {
-        const auto p = evaluate(*m.pred->value, envs_[static_cast<std::size_t>(t)]);
-        if (!p || *p == 0)
-          continue;
-      }
+      if (!issues(m.pred, t))
+        continue;
       Barrier* bar = used(index, m.barrier, t);
       if (!bar)
         return;
@@ -564,11 +569,8 @@ private:
 
   void exec(std::size_t index, const Op& op, const MbarrierWaitOp& m) {
     for (std::int64_t t = 0; t < k_.block && !hung_; ++t) {
-      if (m.pred) {
-        const auto p = evaluate(*m.pred->value, envs_[static_cast<std::size_t>(t)]);
-        if (!p || *p == 0)
-          continue;
-      }
+      if (!issues(m.pred, t))
+        continue;
       Barrier* bar = used(index, m.barrier, t);
       if (!bar)
         return;
@@ -657,11 +659,8 @@ private:
     Completions completed_here;
     for (std::int64_t t = 0; t < k_.block; ++t) {
       const ExprEnv& env = envs_[static_cast<std::size_t>(t)];
-      if (e.pred) {
-        const auto p = evaluate(*e.pred->value, env);
-        if (!p || *p == 0)
-          continue;
-      }
+      if (!issues(e.pred, t))
+        continue;
       Barrier* bar = used(index, e.barrier, t);
       const auto bytes = evaluate(*e.bytes.value, env);
       if (!bar || !bytes)
@@ -699,11 +698,8 @@ private:
   void deliver(std::size_t index, const Op& op, const Located<View>& v,
                const std::optional<Located<ExprPtr>>& pred, std::int64_t bytes) {
     for (std::int64_t t = 0; t < k_.block; ++t) {
-      if (pred) {
-        const auto p = evaluate(*pred->value, envs_[static_cast<std::size_t>(t)]);
-        if (!p || *p == 0)
-          continue;
-      }
+      if (!issues(pred, t))
+        continue;
       Barrier* bar = used(index, v, t);
       if (!bar)
         return;

@@ -74,4 +74,35 @@ TEST_CASE("fuzz_gen: the builder refuses a model that breaks one of its rules") 
   CHECK(named);
 }
 
+// The model is a door of its own: a misspelt dtype, scope or key in it is refused by the
+// builder's calls the TOML reader makes too, with the reader's DiagId and (where the model
+// knows what the reader knows) its message.
+TEST_CASE("fuzz_gen: the model's misspellings are refused by the builder, as the reader's") {
+  const SpecModel m = generate(fuzz_gen_test::first_seed, GenOptions{});
+  const auto first = [](const Diagnostics& ds, DiagId id) -> const Diagnostic* {
+    for (const auto& d : ds.items())
+      if (d.id == id)
+        return &d;
+    return nullptr;
+  };
+  int checked = 0;
+  for (const Mutant& mu : mutants(m, 1)) {
+    const DiagId id = mu.refused_with;
+    if (id != DiagId::spec_unknown_dtype && id != DiagId::spec_unknown_scope &&
+        id != DiagId::spec_unknown_key)
+      continue;
+    INFO(mu.what << ":\n" << mu.toml);
+    const auto built = build_kernel(mu.model);
+    const auto loaded = driver::load_spec_text(mu.toml, "spec.toml");
+    const Diagnostic* b = first(built.diagnostics, id);
+    const Diagnostic* l = first(loaded.diagnostics, id);
+    REQUIRE(b != nullptr);
+    REQUIRE(l != nullptr);
+    if (id != DiagId::spec_unknown_key) // the reader names the table and its keys
+      CHECK(b->message == l->message);
+    ++checked;
+  }
+  CHECK(checked == 3);
+}
+
 } // namespace unit_fuzz_gen_build

@@ -6,6 +6,8 @@
 #include "driver/run/shard.hpp"
 #include "driver/support/temp_dir.hpp"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -35,8 +37,19 @@ Environment env_of(std::map<std::string, std::string> vars) {
 
 std::optional<Distribution> resolve(const std::string& shard, const std::string& devices,
                                     std::map<std::string, std::string> vars,
-                                    DistributionError& error) {
-  return resolve_distribution(shard, devices, env_of(std::move(vars)), error);
+                                    DistributionError& error, const std::string& shard_count = "") {
+  return resolve_distribution(DistributionFlags{shard, shard_count, devices},
+                              env_of(std::move(vars)), error);
+}
+
+/// The environment of task `id` of `sbatch --array=MIN-MAX:STEP` as Slurm sets it.
+std::map<std::string, std::string> slurm_task(unsigned id, unsigned min, unsigned max,
+                                              unsigned step) {
+  return {{"SLURM_ARRAY_TASK_ID", std::to_string(id)},
+          {"SLURM_ARRAY_TASK_MIN", std::to_string(min)},
+          {"SLURM_ARRAY_TASK_MAX", std::to_string(max)},
+          {"SLURM_ARRAY_TASK_STEP", std::to_string(step)},
+          {"SLURM_ARRAY_TASK_COUNT", std::to_string((max - min) / step + 1)}};
 }
 
 } // namespace
@@ -170,6 +183,85 @@ TEST_CASE("distribution: a conflict or half the protocol is a usage error") {
   DistributionError error;
   CHECK_FALSE(resolve("", "0,0", {}, error));
   CHECK(error.kind == DistributionError::Kind::usage);
+}
+
+TEST_CASE("distribution: a Slurm job array's tasks are the shards, once each") {
+  // --array=1-16: task IDs 1..16 are shards 0..15 of 16; --array=0-30:2: IDs 0,2,..,30.
+  for (auto [min, max, step] : {std::array<unsigned, 3>{1, 16, 1}, {0, 30, 2}, {5, 5, 1}}) {
+    const unsigned count = (max - min) / step + 1;
+    std::vector<int> seen(count, 0);
+    for (unsigned id = min; id <= max; id += step) {
+      DistributionError error;
+      auto d = resolve("", "", slurm_task(id, min, max, step), error);
+      REQUIRE_MESSAGE(d, error.message);
+      CHECK(d->shard.count == count);
+      REQUIRE(d->shard.index < count);
+      ++seen[d->shard.index];
+    }
+    CHECK(std::count(seen.begin(), seen.end(), 1) == static_cast<long>(count));
+  }
+  DistributionError error;
+  // Task 7 of --array=1-16 is shard 6/16; the flag may say the same.
+  auto d = resolve("6/16", "", slurm_task(7, 1, 16, 1), error);
+  REQUIRE(d);
+  CHECK(d->shard == Shard{6, 16});
+  // Without SLURM_ARRAY_TASK_COUNT (older Slurm), --shard-count gives the count.
+  d = resolve("", "", {{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "0"}}, error, "4");
+  REQUIRE(d);
+  CHECK(d->shard == Shard{3, 4});
+}
+
+TEST_CASE("distribution: a Kubernetes Indexed Job's index with --shard-count") {
+  DistributionError error;
+  auto d = resolve("", "", {{"JOB_COMPLETION_INDEX", "11"}}, error, "16");
+  REQUIRE(d);
+  CHECK(d->shard == Shard{11, 16});
+  d = resolve("", "", {{"JOB_COMPLETION_INDEX", "0"}}, error, "1");
+  REQUIRE(d);
+  CHECK(d->shard == Shard{0, 1});
+}
+
+TEST_CASE("distribution: schedulers' mistakes are usage errors that say what to do") {
+  struct Case {
+    const char* what;
+    std::string flag, count;
+    std::map<std::string, std::string> vars;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"k8s index without a count", "", "", {{"JOB_COMPLETION_INDEX", "3"}}, "--shard-count"},
+      {"k8s index past the count", "", "3", {{"JOB_COMPLETION_INDEX", "3"}}, "below the count"},
+      {"--shard-count with no scheduler", "", "4", {}, "--shard INDEX/COUNT"},
+      {"--shard-count zero", "", "0", {{"JOB_COMPLETION_INDEX", "0"}}, "at least 1"},
+      {"Slurm count and --shard-count differ", "", "8", slurm_task(2, 1, 16, 1), "differs"},
+      {"a list array: ID off the step", "", "", slurm_task(4, 1, 9, 2), "--shard INDEX/COUNT"},
+      {"Slurm ID below MIN", "", "", slurm_task(1, 2, 9, 1), "MIN"},
+      {"Slurm and the flag differ", "0/16", "", slurm_task(2, 1, 16, 1), "differs"},
+      {"Slurm and the test runner differ", "", "",
+       [] {
+         auto v = slurm_task(2, 1, 16, 1);
+         v["TEST_SHARD_INDEX"] = "2";
+         v["TEST_TOTAL_SHARDS"] = "16";
+         return v;
+       }(),
+       "SLURM_ARRAY_TASK_ID=2"},
+      {"not a number", "", "4", {{"JOB_COMPLETION_INDEX", "x"}}, "decimal"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    DistributionError error;
+    CHECK_FALSE(resolve(c.flag, "", c.vars, error, c.count));
+    CHECK(error.kind == DistributionError::Kind::usage);
+    CHECK_MESSAGE(error.message.find(c.says) != std::string::npos, error.message);
+  }
+  // Two sources that agree are one shard.
+  auto agree = slurm_task(3, 1, 16, 1);
+  agree["TEST_SHARD_INDEX"] = "2";
+  agree["TEST_TOTAL_SHARDS"] = "16";
+  DistributionError error;
+  auto d = resolve("", "", agree, error);
+  REQUIRE(d);
+  CHECK(d->shard == Shard{2, 16});
 }
 
 TEST_CASE("distribution: --devices reaches the conformance options") {

@@ -20,21 +20,14 @@
 namespace unit_sim_bulk_global {
 
 using namespace ptxgen::sim;
+using ptxgen::test::tagged_line;
+using ptxgen::test::word_at;
 
 namespace {
 
 constexpr std::uint64_t a_base = 0x10000;
 constexpr std::uint64_t b_base = 0x40000;
 constexpr std::uint32_t threads = 32;
-
-std::uint32_t line_of(const std::string& text, const std::string& tag) {
-  auto at = text.find("// M: " + tag + "\n");
-  REQUIRE(at != std::string::npos);
-  std::uint32_t line = 1;
-  for (std::size_t i = 0; i < at; ++i)
-    line += text[i] == '\n';
-  return line;
-}
 
 struct Memory {
   std::vector<std::uint8_t> a, b;
@@ -43,11 +36,6 @@ struct Memory {
     for (std::size_t i = 0; i < a.size(); ++i)
       a[i] = static_cast<std::uint8_t>(i * 7 + 3);
     buffers = {{a_base, &a, "A"}, {b_base, &b, "B"}};
-  }
-  static std::uint32_t word(const std::vector<std::uint8_t>& v, std::size_t i) {
-    std::uint32_t w = 0;
-    std::memcpy(&w, v.data() + 4 * i, 4);
-    return w;
   }
 };
 
@@ -77,14 +65,9 @@ void require_race(const SimResult& r, RaceKind kind, const std::string& text, co
                   std::int64_t tid, const std::string& other, std::int64_t other_tid,
                   const std::string& symbol = "B") {
   REQUIRE_MESSAGE(r.fault.has_value(), "expected a " << name(kind) << " race");
-  INFO(r.fault->message);
-  REQUIRE(r.fault->kind == FaultKind::race);
-  REQUIRE(r.fault->race);
-  CHECK(r.fault->race->kind == kind);
+  ptxgen::test::require_race_at(*r.fault, kind, text, at, other);
   CHECK(r.fault->tid == tid);
   CHECK(r.fault->race->symbol == symbol);
-  CHECK(r.fault->race->access.ptx_line == line_of(text, at));
-  CHECK(r.fault->race->other.ptx_line == line_of(text, other));
   CHECK(r.fault->race->other.tid == other_tid);
   CHECK(r.fault->race->access.iteration == 1);
 }
@@ -103,9 +86,9 @@ TEST_CASE("bulk_global.ptx readback: a bulk wait covers only the waiting thread'
     require_clean(launch(base, "readback", m));
     for (std::uint32_t i = 0; i < threads; ++i) {
       INFO("thread " << i);
-      CHECK(Memory::word(m.b, 4 * i) == i);
-      CHECK(Memory::word(m.b, 4 * i + 3) == i);
-      CHECK(Memory::word(m.b, 128 + i) == i);
+      CHECK(word_at(m.b, 4 * i) == i);
+      CHECK(word_at(m.b, 4 * i + 3) == i);
+      CHECK(word_at(m.b, 128 + i) == i);
     }
   }
   SUBCASE("no barrier after the wait: thread 1 reads B, which only thread 0's wait covers") {
@@ -128,7 +111,7 @@ TEST_CASE("bulk_global.ptx readback: a bulk wait covers only the waiting thread'
                                 "\t@!%p3 bra $L_arrived;";
     Memory m;
     require_clean(launch(with(base, "sync", handoff), "readback", m));
-    CHECK(Memory::word(m.b, 128 + 31) == 31);
+    CHECK(word_at(m.b, 128 + 31) == 31);
     // an arrival before the wait orders only what came before it: not the store's write
     const std::string early =
         with(with(base, "wait",
@@ -174,8 +157,8 @@ TEST_CASE("bulk_global.ptx overwrite: a generic write under a pending bulk store
     require_clean(launch(base, "overwrite", m));
     for (std::uint32_t i = 0; i < threads; ++i) {
       INFO("thread " << i);
-      CHECK(Memory::word(m.b, 4 * i) == 0xffffffffu);
-      CHECK(Memory::word(m.b, 4 * i + 1) == i);
+      CHECK(word_at(m.b, 4 * i) == 0xffffffffu);
+      CHECK(word_at(m.b, 4 * i + 1) == i);
     }
   }
   SUBCASE("no wait before the barrier: the two writes' order is undefined") {
@@ -198,7 +181,7 @@ TEST_CASE("bulk_global.ptx gproxy: a bulk load of generic-written global bytes n
     require_clean(launch(base, "gproxy", m));
     for (std::size_t i = 0; i < 128; ++i) {
       INFO("word " << i);
-      REQUIRE(Memory::word(m.b, 128 + i) == Memory::word(m.a, i) + 1);
+      REQUIRE(word_at(m.b, 128 + i) == word_at(m.a, i) + 1);
     }
   }
   SUBCASE("fence.proxy.async (every state space) is as good") {

@@ -19,6 +19,8 @@
 namespace unit_sim_bulk_store {
 
 using namespace ptxgen::sim;
+using ptxgen::test::tagged_line;
+using ptxgen::test::word_at;
 
 namespace {
 
@@ -27,15 +29,6 @@ constexpr std::uint64_t b_base = 0x40000;
 constexpr std::uint32_t threads = 32;
 constexpr std::size_t bytes = 512;
 
-std::uint32_t line_of(const std::string& text, const std::string& tag) {
-  auto at = text.find("// M: " + tag + "\n");
-  REQUIRE(at != std::string::npos);
-  std::uint32_t line = 1;
-  for (std::size_t i = 0; i < at; ++i)
-    line += text[i] == '\n';
-  return line;
-}
-
 struct Memory {
   std::vector<std::uint8_t> a, b;
   std::vector<GlobalBuffer> buffers;
@@ -43,11 +36,6 @@ struct Memory {
     for (std::size_t i = 0; i < a.size(); ++i)
       a[i] = static_cast<std::uint8_t>(i * 7 + 3);
     buffers = {{a_base, &a, "A"}, {b_base, &b, "B"}};
-  }
-  std::uint32_t word(const std::vector<std::uint8_t>& v, std::size_t i) const {
-    std::uint32_t w = 0;
-    std::memcpy(&w, v.data() + 4 * i, 4);
-    return w;
   }
 };
 
@@ -73,12 +61,7 @@ std::string without(std::string text, std::initializer_list<const char*> tags) {
 void require_race(const SimResult& r, RaceKind kind, const std::string& text, const std::string& at,
                   const std::string& other, std::int64_t tid) {
   REQUIRE_MESSAGE(r.fault.has_value(), "expected a " << name(kind) << " race");
-  INFO(r.fault->message);
-  REQUIRE(r.fault->kind == FaultKind::race);
-  REQUIRE(r.fault->race);
-  CHECK(r.fault->race->kind == kind);
-  CHECK(r.fault->race->access.ptx_line == line_of(text, at));
-  CHECK(r.fault->race->other.ptx_line == line_of(text, other));
+  ptxgen::test::require_race_at(*r.fault, kind, text, at, other);
   CHECK(r.fault->race->other.tid == tid);
 }
 
@@ -91,9 +74,9 @@ TEST_CASE("bulk_store.ptx: load, compute, proxy fence, bulk store, read wait, re
   REQUIRE_FALSE(r.fault.has_value());
   for (std::size_t i = 0; i < bytes / 4; ++i) {
     INFO("word " << i);
-    REQUIRE(m.word(m.b, i) == m.word(m.a, i) + 1);
+    REQUIRE(word_at(m.b, i) == word_at(m.a, i) + 1);
   }
-  CHECK(m.word(m.b, bytes / 4) == m.word(m.a, 0) + 1);
+  CHECK(word_at(m.b, bytes / 4) == word_at(m.a, 0) + 1);
 }
 
 TEST_CASE("bulk_store.ptx: the async proxy needs fence.proxy.async after generic writes") {
@@ -115,7 +98,7 @@ TEST_CASE("bulk_store.ptx: the async proxy needs fence.proxy.async after generic
     const SimResult r = launch(text, m);
     INFO((r.fault ? r.fault->message : std::string()));
     REQUIRE_FALSE(r.fault.has_value());
-    CHECK(m.word(m.b, 7) == m.word(m.a, 7) + 1);
+    CHECK(word_at(m.b, 7) == word_at(m.a, 7) + 1);
   }
   SUBCASE("thread 31 elected, fences after the barrier: not ordered before the bulk store") {
     // Threads 0..30 run their fence before thread 31 issues (simulation order), but no barrier
@@ -158,7 +141,7 @@ TEST_CASE("bulk_store.ptx: bulk group waits") {
     const SimResult r = launch(without(base, {"wait", "gread", "gwrite"}), m);
     INFO((r.fault ? r.fault->message : std::string()));
     REQUIRE_FALSE(r.fault.has_value());
-    CHECK(m.word(m.b, 5) == m.word(m.a, 5) + 1);
+    CHECK(word_at(m.b, 5) == word_at(m.a, 5) + 1);
   }
   SUBCASE("never waited: exit with the group's read pending is undefined") {
     Memory m;
@@ -166,7 +149,7 @@ TEST_CASE("bulk_store.ptx: bulk group waits") {
     REQUIRE(r.fault.has_value());
     INFO(r.fault->message);
     CHECK(r.fault->kind == FaultKind::undefined_behavior);
-    CHECK(r.fault->ptx_line == line_of(base, "store"));
+    CHECK(r.fault->ptx_line == tagged_line(base, "store"));
   }
 }
 
@@ -179,7 +162,7 @@ TEST_CASE("bulk_store.ptx late_wait: another thread's refill must be ordered aft
     REQUIRE_FALSE(r.fault.has_value());
     for (std::size_t i = 0; i < bytes / 4; ++i) {
       INFO("word " << i);
-      REQUIRE(m.word(m.b, i) == i / 4);
+      REQUIRE(word_at(m.b, i) == i / 4);
     }
   }
   SUBCASE("no barrier after it: thread 1 refills bytes the store may still read") {
@@ -191,7 +174,7 @@ TEST_CASE("bulk_store.ptx late_wait: another thread's refill must be ordered aft
     REQUIRE(r.fault->race);
     CHECK(r.fault->race->kind == RaceKind::write_after_read);
     CHECK(r.fault->tid == 1);
-    CHECK(r.fault->race->access.ptx_line == line_of(base, "late_refill"));
+    CHECK(r.fault->race->access.ptx_line == tagged_line(base, "late_refill"));
     CHECK(r.fault->race->other.tid == 0);
   }
 }

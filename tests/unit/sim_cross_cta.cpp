@@ -18,6 +18,8 @@
 namespace unit_sim_cross_cta {
 
 using namespace ptxgen::sim;
+using ptxgen::test::tagged_line;
+using ptxgen::test::word_at;
 
 namespace {
 
@@ -25,24 +27,10 @@ constexpr std::uint64_t a_base = 0x10000;
 constexpr std::uint64_t b_base = 0x40000;
 constexpr std::uint32_t ctas = 4;
 
-std::uint32_t line_of(const std::string& text, const std::string& tag) {
-  auto at = text.find("// M: " + tag + "\n");
-  REQUIRE(at != std::string::npos);
-  std::uint32_t line = 1;
-  for (std::size_t i = 0; i < at; ++i)
-    line += text[i] == '\n';
-  return line;
-}
-
 struct Memory {
   std::vector<std::uint8_t> a = std::vector<std::uint8_t>(8192, 0),
                             b = std::vector<std::uint8_t>(128 * (ctas + 1), 0);
   std::vector<GlobalBuffer> buffers{{a_base, &a, "A"}, {b_base, &b, "B"}};
-  std::uint32_t word(const std::vector<std::uint8_t>& v, std::size_t i) const {
-    std::uint32_t w = 0;
-    std::memcpy(&w, v.data() + 4 * i, 4);
-    return w;
-  }
 };
 
 SimResult launch(const std::string& ptx, const std::string& entry, Memory& m, unsigned workers,
@@ -64,18 +52,13 @@ std::string data() {
 /// `tid` at the line tagged `other` (CTAs are compared in linear order).
 void require_cross(const Fault& f, RaceKind kind, const std::string& text, const std::string& at,
                    const std::string& other, std::int64_t tid) {
-  INFO(f.message);
-  REQUIRE(f.kind == FaultKind::race);
-  REQUIRE(f.race);
-  CHECK(f.race->kind == kind);
+  ptxgen::test::require_race_at(f, kind, text, at, other);
   CHECK(f.bid == 1);
   CHECK(f.tid == tid);
   CHECK(f.race->symbol == "B");
-  CHECK(f.race->access.ptx_line == line_of(text, at));
   CHECK(f.race->access.iteration == 1);
   CHECK(f.race->other.bid == 0);
   CHECK(f.race->other.tid == tid);
-  CHECK(f.race->other.ptx_line == line_of(text, other));
   CHECK(f.race->other.iteration == 1);
 }
 
@@ -92,13 +75,13 @@ TEST_CASE("cross_cta.ptx: CTAs on their own bytes, or ordered by nothing but ato
     INFO((r.fault ? r.fault->message : std::string()));
     REQUIRE_FALSE(r.fault.has_value());
     for (std::size_t i = 0; i < 32 * ctas; ++i)
-      REQUIRE(m.word(m.b, i) == m.word(m.a, i));
+      REQUIRE(word_at(m.b, i) == word_at(m.a, i));
     Memory c;
     const SimResult rc = launch(text, "counter", c, workers);
     INFO((rc.fault ? rc.fault->message : std::string()));
     REQUIRE_FALSE(rc.fault.has_value());
-    CHECK(c.word(c.a, 1024) == 32 * ctas);
-    CHECK(c.word(c.b, 32 * ctas - 1) == 32 * ctas - 1);
+    CHECK(word_at(c.a, 1024) == 32 * ctas);
+    CHECK(word_at(c.b, 32 * ctas - 1) == 32 * ctas - 1);
   }
 }
 
@@ -128,7 +111,7 @@ TEST_CASE("cross_cta.ptx: the same values from every CTA are a note for an obser
   const SimResult r = launch(text, "same_bytes", m, 4);
   INFO((r.fault ? r.fault->message : std::string()));
   REQUIRE_FALSE(r.fault.has_value());
-  CHECK(m.word(m.b, 31) == 31);
+  CHECK(word_at(m.b, 31) == 31);
   Observer o;
   Memory seen;
   REQUIRE_FALSE(launch(text, "same_bytes", seen, 1, &o).fault.has_value());
@@ -157,10 +140,10 @@ TEST_CASE("bulk_global.ptx readback on two CTAs: a bulk store over bytes another
   CHECK(r.fault->race->kind == RaceKind::cross_cta);
   CHECK(r.fault->bid == 1);
   CHECK(r.fault->tid == 0);
-  CHECK(r.fault->race->access.ptx_line == line_of(text, "store"));
+  CHECK(r.fault->race->access.ptx_line == tagged_line(text, "store"));
   CHECK(r.fault->race->other.bid == 0);
   CHECK(r.fault->race->other.tid == 0);
-  CHECK(r.fault->race->other.ptx_line == line_of(text, "gread"));
+  CHECK(r.fault->race->other.ptx_line == tagged_line(text, "gread"));
 }
 
 } // namespace unit_sim_cross_cta

@@ -24,6 +24,7 @@
 namespace unit_sim_mbarrier {
 
 using namespace ptxgen::sim;
+using ptxgen::test::tagged_line;
 
 namespace {
 
@@ -40,15 +41,6 @@ std::string mutate(const std::string& text, const std::string& tag, const std::s
 }
 
 /// The 1-based line of the line tagged `// M: tag`.
-std::uint32_t line_of(const std::string& text, const std::string& tag) {
-  auto at = text.find("// M: " + tag + "\n");
-  REQUIRE(at != std::string::npos);
-  std::uint32_t line = 1;
-  for (std::size_t i = 0; i < at; ++i)
-    line += text[i] == '\n';
-  return line;
-}
-
 std::uint8_t a_byte(std::size_t i) {
   return static_cast<std::uint8_t>(i * 7 + 3);
 }
@@ -162,7 +154,7 @@ TEST_CASE("ring.ptx: ptxgen's lowering forms, a 2-stage ring on full/empty mbarr
     const SimResult r =
         launch(mutate(ptx, "full arrive", "\t// dropped"), "ring", m, threads, params, 200'000);
     require_fault(r, FaultKind::deadlock);
-    CHECK(r.fault->ptx_line == line_of(ptx, "full wait"));
+    CHECK(r.fault->ptx_line == tagged_line(ptx, "full wait"));
     CHECK(r.fault->tid >= 0);
   }
   SUBCASE("waiting for the empty barrier on the wrong parity: deadlock") {
