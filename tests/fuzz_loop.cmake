@@ -113,3 +113,21 @@ add_test(NAME fuzz_loop.disable_rule
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/disable_rule.sh $<TARGET_FILE:ptxgen>
                  ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_disable_rule)
 set_tests_properties(fuzz_loop.disable_rule PROPERTIES LABELS fuzzloop TIMEOUT 300)
+
+# The same for the ordering rules the bulk family's generic-write shapes exercise (proxy
+# fences of both spaces, the bulk wait's thread scope, write after a pending bulk store):
+# each disabled in turn gives false accepts, all on none; see the script.
+add_test(NAME fuzz_loop.disable_bulk_rules
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/disable_bulk_rules.sh
+                 $<TARGET_FILE:ptxgen> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_disable_bulk_rules)
+set_tests_properties(fuzz_loop.disable_bulk_rules PROPERTIES LABELS fuzzloop TIMEOUT 300)
+
+# The dry path of tools/fuzz_rules_device.sh: one rule disabled on the simulator, its accepted
+# mutants run again there and fault; see the script.
+if(NOT PTXGEN_SANITIZE)
+  add_test(NAME fuzz_loop.rules_device_dry
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_loop/rules_device_dry.sh
+                   $<TARGET_FILE:ptxgen> ${CMAKE_CURRENT_BINARY_DIR}/fuzz_loop_rules_device_dry
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(fuzz_loop.rules_device_dry PROPERTIES LABELS fuzzloop TIMEOUT 300)
+endif()

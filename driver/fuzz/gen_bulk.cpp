@@ -6,24 +6,27 @@
 // kTensorInnerCoordGranule, the box's inner bytes a multiple of kTensorMapGranule and at
 // most the swizzle's span, box dimensions at most kTensorMapMaxBoxDim, the swizzled shared
 // tile aligned to the swizzle's period, expect_tx equal to the delivered bytes, bulk_wait
-// (read) before a refill and cta_sync after it before another thread refills.
+// (read) before a refill and cta_sync after it before another thread refills. The shapes
+// with generic writes before a load are gen_bulk_proxy.cpp's; the helpers they share are
+// declared in gen_bulk.hpp.
 
-#include "driver/fuzz/gen_build.hpp"
+#include "driver/fuzz/gen_bulk.hpp"
+
 #include "emitter/tile/dtype.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 namespace ptxgen::driver::fuzz {
 
-namespace {
+namespace bulk_gen {
 
 std::string thread_is(std::int64_t t) {
   return "tid == " + std::to_string(t);
 }
 
-/// Two issuers in 0..T-1: the loader and the storer (sometimes the same thread).
 std::pair<std::int64_t, std::int64_t> issuers(Builder& b, std::int64_t T) {
   const std::int64_t load = b.rng.edge(0, T - 1);
   std::int64_t store = load;
@@ -40,13 +43,22 @@ void launch_1d(Builder& b, std::int64_t T, std::int64_t G) {
   b.m.grid = {G};
 }
 
-/// The barrier, its init and the cta_sync that publishes it.
+std::int64_t pick_ctas(Builder& b) {
+  const std::int64_t G =
+      b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
+  if (G > 1)
+    b.use(Feature::multi_cta);
+  return G;
+}
+
 void barrier_init(Builder& b) {
   b.tensor("bar", true, {1}, barrier_dtype);
   const std::size_t u = b.unit({"bar"});
   b.op(u, ModelMbarrierInit{ViewText{"bar.sub[0]"}, 1});
   b.op(u, ModelCtaSync{});
 }
+
+namespace {
 
 /// After the first store: the storer's read wait, a barrier, and the load again into the
 /// same tile (phase 1), stored elsewhere by `store` (a second write of the first store's
@@ -68,11 +80,8 @@ void refill(Builder& b, std::size_t u, const Load& load, const Store& store, std
 void generate_bulk_1d(Builder& b) {
   b.use(Feature::bulk_1d);
   const std::int64_t T = warp_size * b.rng.edge(1, 4);
-  const std::int64_t G =
-      b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
+  const std::int64_t G = pick_ctas(b);
   launch_1d(b, T, G);
-  if (G > 1)
-    b.use(Feature::multi_cta);
   const std::int64_t es = std::int64_t{1} << b.rng.below(4);
   const ModelDtype dt = b.dtype(es);
   const std::int64_t bytes = tile::kTensorMapGranule * b.rng.edge(1, 64);
@@ -104,23 +113,24 @@ void generate_bulk_1d(Builder& b) {
   b.op(u, ModelBulkWait{0, false});
 }
 
-/// A map and the shared tile it fills: rank, dtype, box, strides, swizzle, fill.
-struct TileMap {
-  ModelDtype dtype;
-  std::vector<std::int64_t> box, strides, extent, global;
-  tile::TensorMapSwizzle swizzle = tile::TensorMapSwizzle::none;
-  tile::TensorMapOobFill fill = tile::TensorMapOobFill::zero;
-  std::int64_t granule_elems = 1; ///< elements of kTensorInnerCoordGranule bytes
-  std::int64_t bytes() const {
-    std::int64_t n =
-        static_cast<std::int64_t>(tile::size_bytes(*tile::parse_dtype(dtype.spelling)));
-    for (auto e : extent)
-      n *= e;
-    return n;
-  }
-};
+} // namespace
 
-TileMap pick_map(Builder& b) {
+std::int64_t TileMap::elements() const {
+  std::int64_t n = 1;
+  for (auto e : extent)
+    n *= e;
+  return n;
+}
+
+std::int64_t element_bytes(ModelDtype d) {
+  return static_cast<std::int64_t>(tile::size_bytes(*tile::parse_dtype(d.spelling)));
+}
+
+std::int64_t TileMap::bytes() const {
+  return element_bytes(dtype) * elements();
+}
+
+TileMap pick_map(Builder& b, bool rows_128) {
   TileMap t;
   const std::size_t rank = 1 + b.rng.below(tile::kTensorMapMaxRank);
   b.use(static_cast<Feature>(static_cast<unsigned>(Feature::tensor_rank1) + rank - 1));
@@ -138,6 +148,8 @@ TileMap pick_map(Builder& b) {
     t.swizzle = static_cast<tile::TensorMapSwizzle>(1 + b.rng.below(3));
     inner = row_of(tile::swizzle_rows, t.swizzle).span_bytes / es;
     b.use(Feature::tensor_swizzle);
+  } else if (rows_128) { // every row, so every tile, a multiple of 128 bytes
+    inner = box_granule * (tile::kTensorMapSharedAlign / tile::kTensorMapGranule);
   } else {
     inner = box_granule *
             b.rng.edge(1, std::min<std::int64_t>(8, tile::kTensorMapMaxBoxDim / box_granule));
@@ -185,8 +197,6 @@ TileMap pick_map(Builder& b) {
   return t;
 }
 
-/// Load coordinates: the innermost a multiple of the granule (negative ones too), the others
-/// anywhere the box still overlaps the tensor.
 std::vector<ExprText> load_coords(Builder& b, const TileMap& t) {
   std::vector<ExprText> c;
   const std::size_t rank = t.box.size();
@@ -198,7 +208,8 @@ std::vector<ExprText> load_coords(Builder& b, const TileMap& t) {
         const std::int64_t hi = (t.global[k] - 1) / t.granule_elems;
         v = t.granule_elems * b.rng.between(std::min<std::int64_t>(lo, 0), hi);
       } else {
-        v = b.rng.between(-(t.box[k] - 1), t.global[k] - 1);
+        // The box's last element along k is at v + (extent - 1) * stride: it must reach 0.
+        v = b.rng.between(-(t.extent[k] - 1) * t.strides[k], t.global[k] - 1);
       }
     }
     if (v < 0)
@@ -210,32 +221,66 @@ std::vector<ExprText> load_coords(Builder& b, const TileMap& t) {
   return c;
 }
 
-void generate_tensor(Builder& b) {
-  const TileMap t = pick_map(b);
-  const std::int64_t T = warp_size * b.rng.edge(1, 2);
-  const std::int64_t G =
-      b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
-  launch_1d(b, T, G);
-  if (G > 1)
-    b.use(Feature::multi_cta);
-  const std::size_t rank = t.box.size();
+void declare_tile_tensors(Builder& b, const TileMap& t, std::int64_t G, std::int64_t tiles,
+                          bool init, std::int64_t slots) {
   ModelTensor& a = b.tensor("A", false, t.global, t.dtype);
-  a.init = b.init_for(t.dtype);
+  if (init)
+    a.init = b.init_for(t.dtype);
   a.map = ModelMap{t.box, {}, t.swizzle, t.fill};
   if (std::any_of(t.strides.begin(), t.strides.end(), [](auto s) { return s != 1; }))
     a.map->element_strides = t.strides;
-  // The output holds one tile per CTA along its outermost dimension.
-  const bool again = b.rng.chance(1, 2);
-  const std::int64_t tiles = again ? 2 : 1;
+  // The output holds `tiles` tiles per CTA along its outermost dimension.
   std::vector<std::int64_t> out_shape = t.extent;
   out_shape[0] *= G * tiles;
   ModelTensor& out = b.tensor("B", false, out_shape, t.dtype);
   out.output = true;
   out.map = ModelMap{t.extent, {}, t.swizzle, tile::TensorMapOobFill::zero};
-  ModelTensor& s = b.tensor("S", true, t.extent, t.dtype);
+  std::vector<std::int64_t> tile_shape = t.extent;
+  if (slots > 0)
+    tile_shape.insert(tile_shape.begin(), slots);
+  ModelTensor& s = b.tensor("S", true, tile_shape, t.dtype);
   s.swizzle = t.swizzle;
   if (t.swizzle != tile::TensorMapSwizzle::none)
     s.align = row_of(tile::swizzle_rows, t.swizzle).shared_align;
+}
+
+std::int64_t sharing_threads(Builder& b, const TileMap& t, std::int64_t elements) {
+  // A swizzled tile: whole 16-byte chunks per thread (a share starting inside a chunk is
+  // accessed as if its chunks were contiguous: docs/fuzzing.md, "The bulk/TMA family").
+  const std::int64_t es = element_bytes(t.dtype);
+  const std::int64_t units = t.swizzle == tile::TensorMapSwizzle::none
+                                 ? elements
+                                 : elements * es / tile::kTensorInnerCoordGranule;
+  return std::gcd(units, warp_size * b.rng.edge(1, 2));
+}
+
+ViewText thread_share(const std::string& name, const std::vector<std::int64_t>& shape,
+                      std::size_t lead, std::int64_t T, const std::string& lead_index) {
+  std::string v = name;
+  if (lead > 0)
+    v += ".sub[" + lead_index + "]";
+  const std::size_t rest = shape.size() - lead;
+  if (rest > 1) { // the remaining axes merged into one
+    std::string axes;
+    for (std::size_t k = 0; k < rest; ++k)
+      axes += (k ? " d" : "d") + std::to_string(k);
+    v += ".rearrange(\"" + axes + " -> (" + axes + ")\")";
+  }
+  v += ".rearrange(\"(t e) -> t e\", t=" + std::to_string(T) + ").sub[tid, :]";
+  return ViewText{v};
+}
+
+namespace {
+
+void generate_tensor(Builder& b) {
+  const TileMap t = pick_map(b);
+  const std::int64_t T = warp_size * b.rng.edge(1, 2);
+  const std::int64_t G = pick_ctas(b);
+  launch_1d(b, T, G);
+  const std::size_t rank = t.box.size();
+  const bool again = b.rng.chance(1, 2);
+  const std::int64_t tiles = again ? 2 : 1;
+  declare_tile_tensors(b, t, G, tiles);
   barrier_init(b);
   const auto [I, J] = issuers(b, T);
   const std::size_t u = b.unit({"A", "B", "S", "bar"});
@@ -263,11 +308,8 @@ void generate_tensor(Builder& b) {
 void generate_fill_store(Builder& b) {
   b.use(Feature::bulk_fill_store);
   const std::int64_t T = warp_size * b.rng.edge(1, 2);
-  const std::int64_t G =
-      b.rng.edge(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, b.opt.max_ctas)));
+  const std::int64_t G = pick_ctas(b);
   launch_1d(b, T, G);
-  if (G > 1)
-    b.use(Feature::multi_cta);
   const std::int64_t es = std::int64_t{1} << b.rng.below(4);
   const ModelDtype dt = b.dtype(es);
   const std::int64_t row = b.rng.edge(1, 8); // elements per thread; T * es is a multiple of 32
@@ -286,13 +328,24 @@ void generate_fill_store(Builder& b) {
 
 } // namespace
 
+} // namespace bulk_gen
+
 void generate_bulk(Builder& b) {
+  using namespace bulk_gen;
   b.m.family = Family::bulk;
-  const auto shape = b.rng.below(4);
-  if (shape == 0)
+  const auto shape = b.rng.below(8);
+  if (shape == 6)
+    generate_bulk_loop(b);
+  else if (shape == 7)
+    generate_tma_pipeline(b);
+  else if (shape == 0)
     generate_bulk_1d(b);
   else if (shape == 1)
     generate_fill_store(b);
+  else if (shape == 2)
+    generate_fill_load(b);
+  else if (shape == 3)
+    generate_global_write_load(b);
   else
     generate_tensor(b);
   b.m.name = "bulk_" + std::to_string(b.m.seed);

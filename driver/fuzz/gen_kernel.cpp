@@ -106,6 +106,8 @@ public:
       if (a)
         p.loads.push_back(tile::Op{std::move(*a), pos()});
     }
+    if (m.ring)
+      ok = ring(m, p) && ok;
     for (const auto& body : m.body) {
       const bool is_copy = std::holds_alternative<ModelCopy>(body);
       ok = b_.pipeline_body_kind(is_copy ? "copy" : "fill", at()) && ok;
@@ -174,7 +176,9 @@ public:
     if (b_.wait_group(w.n, at()))
       b_.push(tile::Op{tile::BulkWaitOp{w.n, w.read}, pos()});
   }
-  void operator()(const ModelProxyFence&) { b_.push(tile::Op{tile::ProxyFenceOp{}, pos()}); }
+  void operator()(const ModelProxyFence& f) {
+    b_.push(tile::Op{tile::ProxyFenceOp{f.space}, pos()});
+  }
   void operator()(const ModelTensorLoad& m) {
     tile::TensorLoadOp op;
     auto dst = bulk_view(m.dst, tile::Space::shared, "dst");
@@ -196,6 +200,72 @@ public:
   }
 
 private:
+  /// A TMA pipeline's ring keys and its bulk / tensor loads, as the TOML reader takes them.
+  bool ring(const ModelPipeline& m, tile::Pipeline& p) {
+    bool ok = true;
+    std::optional<tile::Located<tile::View>> views[2];
+    const ViewText* texts[2] = {&m.ring->full, &m.ring->empty};
+    const std::string_view keys[] = {"full", "empty", "ring_offset"};
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (!b_.pipeline_ring_key(true, keys[i], i < 2 || m.ring->offset.has_value(), at())) {
+        ok = false;
+        continue;
+      }
+      if (i == 2)
+        continue;
+      views[i] = barrier_view(*texts[i]);
+      ok = views[i] && b_.pipeline_ring_barrier(p, *views[i], keys[i], at()) && ok;
+    }
+    tile::Located<tile::ExprPtr> offset;
+    if (m.ring->offset)
+      ok = bound("ring_offset", *m.ring->offset, offset) && ok;
+    if (!ok)
+      return false;
+    p.ring = tile::PipelineRing{std::move(*views[0]), std::move(*views[1]), std::nullopt, 1};
+    if (m.ring->offset)
+      p.ring->offset = std::move(offset);
+    std::string_view first;
+    for (const auto& l : m.ring_loads) {
+      const auto* bl = std::get_if<ModelBulkLoad>(&l);
+      const std::string_view kind = bl ? "bulk_load" : "tensor_load";
+      ok = b_.pipeline_load_kind(kind, first, at()) && ok;
+      first = first.empty() ? kind : first;
+      auto op = bl ? ring_bulk_load(*bl, p.ring->full)
+                   : ring_tensor_load(std::get<ModelTensorLoad>(l), p.ring->full);
+      if (!op) {
+        ok = false;
+        continue;
+      }
+      const tile::View& dst = bl ? std::get<tile::BulkLoadOp>(*op).dst.value
+                                 : std::get<tile::TensorLoadOp>(*op).dst.value;
+      ok = b_.pipeline_load_stage(p, dst, at()) && ok;
+      p.loads.push_back(tile::Op{std::move(*op), pos()});
+    }
+    return ok;
+  }
+  std::optional<tile::OpBody> ring_bulk_load(const ModelBulkLoad& m,
+                                             const tile::Located<tile::View>& full) {
+    auto dst = bulk_view(m.dst, tile::Space::shared, "dst");
+    auto src = bulk_view(m.src, tile::Space::global, "src");
+    if (!dst || !src)
+      return std::nullopt;
+    tile::BulkLoadOp op;
+    op.dst = std::move(*dst);
+    op.src = std::move(*src);
+    op.barrier = full;
+    return op;
+  }
+  std::optional<tile::OpBody> ring_tensor_load(const ModelTensorLoad& m,
+                                               const tile::Located<tile::View>& full) {
+    tile::TensorLoadOp op;
+    auto dst = bulk_view(m.dst, tile::Space::shared, "dst");
+    if (!tensor_operand(m.tensor, m.coords, op.tensor, op.coords) || !dst)
+      return std::nullopt;
+    op.dst = std::move(*dst);
+    op.barrier = full;
+    return op;
+  }
+
   bool pred(const std::optional<ExprText>& p, std::optional<tile::Located<tile::ExprPtr>>& out) {
     if (!p)
       return true;

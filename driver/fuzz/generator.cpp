@@ -213,9 +213,30 @@ public:
     key("stages", p.stages);
     if (p.stage_var)
       key("stage_var", quote(*p.stage_var));
+    if (p.ring) {
+      key("full", p.ring->full);
+      key("empty", p.ring->empty);
+      if (p.ring->offset)
+        key("ring_offset", *p.ring->offset);
+    }
     for (const auto& l : p.loads) {
       os_ << "[[op.load]]\n";
       apply_keys(l);
+    }
+    for (const auto& l : p.ring_loads) {
+      os_ << "[[op.load]]\n";
+      // No barrier (the ring's full) and no pred (the expansion's issuing thread).
+      if (const auto* bl = std::get_if<ModelBulkLoad>(&l)) {
+        kind("bulk_load");
+        key("dst", bl->dst);
+        key("src", bl->src);
+      } else {
+        const auto& tl = std::get<ModelTensorLoad>(l);
+        kind("tensor_load");
+        key("tensor", quote(tl.tensor));
+        coords(tl.coords);
+        key("dst", tl.dst);
+      }
     }
     for (const auto& b : p.body) {
       os_ << "[[op.body]]\n";
@@ -276,7 +297,11 @@ public:
     if (w.read)
       key("read", std::string("true"));
   }
-  void operator()(const ModelProxyFence&) { kind("proxy_fence"); }
+  void operator()(const ModelProxyFence& f) {
+    kind("proxy_fence");
+    if (f.space != tile::FenceSpace::shared_cta)
+      key("space", quote(name_of(tile::fence_space_names, f.space)));
+  }
   void operator()(const ModelTensorLoad& l) {
     kind("tensor_load");
     key("tensor", quote(l.tensor));
@@ -470,7 +495,8 @@ struct OpComplexity {
   std::size_t operator()(const ModelFor& f) const { return loop_complexity(f); }
   std::size_t operator()(const ModelEnd&) const { return 4; }
   std::size_t operator()(const ModelPipeline& p) const {
-    std::size_t c = loop_complexity(p.loop) + 2 + (p.stage_var ? 2 : 0);
+    std::size_t c = loop_complexity(p.loop) + 2 + (p.stage_var ? 2 : 0) +
+                    (p.ring ? 4 + 10 * p.ring_loads.size() : 0);
     for (const auto& l : p.loads)
       c += apply_complexity(l);
     for (const auto& b : p.body)

@@ -400,12 +400,13 @@ bool barrier_array_short(SpecModel& m, Rng&) {
   return m.has(Feature::mbarrier_ring) && one_short(m, "bar", 0);
 }
 /// A loop from 0 by 1 up to the tile count (or a parameter whose range reaches it) writes
-/// the output's last tile: one tile fewer is past the end.
+/// the output's last tile: one tile fewer is past the end (not for a tensor store, which
+/// skips the elements outside its tensor).
 bool output_tile_short(SpecModel& m, Rng&) {
   ModelFor* f = loop_named(m, "k");
   const ModelTensor* out = tensor_named(m, "B");
   if (!f || !out || out->shape.size() < 3 || m.has(Feature::loop_step) ||
-      m.has(Feature::loop_start_param) || m.has(Feature::pipeline))
+      m.has(Feature::loop_start_param) || m.has(Feature::pipeline) || has_op<ModelTensorStore>(m))
     return false;
   const std::int64_t tiles = out->shape.front();
   std::int64_t top = 0;
@@ -495,7 +496,7 @@ bool refill_whole_cta(SpecModel& m, Rng&) {
   return refill_read_by(m, "0");
 }
 
-constexpr std::array<MutationRule, 45> rules{{
+constexpr std::array<MutationRule, 56> rules{{
     {"block 0", DiagId::spec_block_range, block_zero},
     {"block of 2048 threads", DiagId::spec_block_range, block_2048},
     {"grid 0", DiagId::spec_grid_range, grid_zero},
@@ -559,6 +560,28 @@ constexpr std::array<MutationRule, 45> rules{{
      bulk_mutants::two_ctas_store_same_bytes},
     {"bulk store of filled bytes without the proxy fence", DiagId::check_proxy_fence_missing,
      bulk_mutants::store_without_proxy_fence},
+    {"fill before a load of the same bytes without the proxy fence", DiagId::check_proxy_fence_load,
+     bulk_mutants::load_fill_without_fence},
+    {"fill before a load, its proxy fence of the global space only", DiagId::check_proxy_fence_load,
+     bulk_mutants::load_fill_fence_global_only},
+    {"global writes before a bulk load of them without the proxy fence",
+     DiagId::check_proxy_fence_global, bulk_mutants::global_write_without_fence},
+    {"global writes before a bulk load, their proxy fence of shared::cta only",
+     DiagId::check_proxy_fence_global, bulk_mutants::global_fence_shared_only},
+    {"read-back of a bulk store's bytes after the storer's wait, without cta_sync",
+     DiagId::check_bulk_wait_scope, bulk_mutants::readback_without_sync},
+    {"copy into a pending bulk store's global bytes", DiagId::check_bulk_global_write_race,
+     bulk_mutants::copy_over_pending_store},
+    {"refill after a bulk_wait read of one group more", DiagId::check_bulk_refill,
+     bulk_mutants::read_wait_one_group_looser},
+    {"bulk loop: wait parity 0 in every iteration", DiagId::contract_mbarrier_parity,
+     bulk_mutants::loop_parity_constant},
+    {"TMA pipeline: full barrier without the stage", DiagId::spec_pipeline_ring_barrier,
+     bulk_mutants::ring_full_without_stage},
+    {"TMA pipeline: ring_offset of a whole lap with fresh barriers",
+     DiagId::contract_mbarrier_count, bulk_mutants::ring_offset_lap_ahead},
+    {"TMA pipeline: each stage loads the next tile", DiagId::contract_out_of_bounds,
+     bulk_mutants::ring_load_next_tile},
 }};
 
 } // namespace

@@ -7,7 +7,9 @@
 #include "emitter/tile/tensor_map.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <string>
+#include <vector>
 
 namespace ptxgen::driver::fuzz::bulk_mutants {
 
@@ -57,19 +59,58 @@ std::string without_bid(const std::string& coord) {
   return plus == std::string::npos ? "0" : "0" + coord.substr(plus);
 }
 
+/// `coord` + `step`: a constant stays one (the loop's coordinates are expressions).
+std::string plus(const std::string& coord, std::int64_t step) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(coord.data(), coord.data() + coord.size(), v);
+  if (ec == std::errc() && end == coord.data() + coord.size())
+    return std::to_string(v + step);
+  return "(" + coord + ") + " + std::to_string(step);
+}
+
+/// Removes the model's first proxy fence; false when it has none.
+bool erase_fence(SpecModel& m) {
+  const auto fence = std::find_if(m.ops.begin(), m.ops.end(),
+                                  [](const ModelOp& op) { return op.is<ModelProxyFence>(); });
+  if (fence == m.ops.end())
+    return false;
+  m.ops.erase(fence);
+  return true;
+}
+
+/// The first proxy fence's space set to `space` (which must then miss the space the writes
+/// before it need); false when there is no fence or it already orders only `space`.
+bool set_fence_space(SpecModel& m, tile::FenceSpace space) {
+  for (auto& op : m.ops)
+    if (auto* f = std::get_if<ModelProxyFence>(&op.body)) {
+      if (f->space == space)
+        return false;
+      f->space = space;
+      return true;
+    }
+  return false;
+}
+
 } // namespace
 
 bool unaligned_inner_coord(SpecModel& m, Rng&) {
-  auto* load = first_op<ModelTensorLoad>(m);
-  const ModelTensor* t = load ? tensor_named(m, load->tensor) : nullptr;
+  // Every load of the tile (a refill repeats it; a TMA pipeline's are its ring loads).
+  std::vector<ModelTensorLoad*> loads;
+  for (auto& op : m.ops)
+    if (auto* l = std::get_if<ModelTensorLoad>(&op.body))
+      loads.push_back(l);
+    else if (auto* p = std::get_if<ModelPipeline>(&op.body))
+      for (auto& rl : p->ring_loads)
+        if (auto* tl = std::get_if<ModelTensorLoad>(&rl))
+          loads.push_back(tl);
+  const ModelTensor* t = loads.empty() ? nullptr : tensor_named(m, loads.front()->tensor);
   if (!t)
     return false;
   const std::int64_t es = element_bytes(*t);
   const std::int64_t step = std::max<std::int64_t>(1, tile::kTensorInnerCoordGranule / es / 2);
-  // Every load of the tile (a refill repeats it) moves by half a granule.
-  for (auto& op : m.ops)
-    if (auto* l = std::get_if<ModelTensorLoad>(&op.body))
-      l->coords.back().text = std::to_string(std::stoll(l->coords.back().text) + step);
+  // Each moves by half a granule.
+  for (auto* l : loads)
+    l->coords.back().text = plus(l->coords.back().text, step);
   return step * es % tile::kTensorInnerCoordGranule != 0;
 }
 
@@ -101,6 +142,11 @@ bool store_never_waited(SpecModel& m, Rng&) {
   auto* last = std::get_if<ModelBulkWait>(&m.ops.back().body);
   if (!last || last->read)
     return false;
+  // A read wait of every group after the last commit (the loop's with one slot) retires
+  // them all: the kernel may end with the global writes in flight.
+  for (auto it = m.ops.rbegin(); it != m.ops.rend() && !it->is<ModelBulkCommit>(); ++it)
+    if (const auto* w = std::get_if<ModelBulkWait>(&it->body); w && w->read && w->n == 0)
+      return false;
   // A refill's read wait retires only the first store's group: the last one stays pending.
   m.ops.pop_back();
   return true;
@@ -182,12 +228,109 @@ bool two_ctas_store_same_bytes(SpecModel& m, Rng&) {
 }
 
 bool store_without_proxy_fence(SpecModel& m, Rng&) {
-  const auto fence = std::find_if(m.ops.begin(), m.ops.end(),
-                                  [](const ModelOp& op) { return op.is<ModelProxyFence>(); });
-  if (m.family != Family::bulk || fence == m.ops.end())
+  return m.has(Feature::bulk_fill_store) && erase_fence(m);
+}
+
+bool load_fill_without_fence(SpecModel& m, Rng&) {
+  return m.has(Feature::bulk_fill_load) && erase_fence(m);
+}
+
+bool load_fill_fence_global_only(SpecModel& m, Rng&) {
+  return m.has(Feature::bulk_fill_load) && set_fence_space(m, tile::FenceSpace::global);
+}
+
+bool global_write_without_fence(SpecModel& m, Rng&) {
+  return m.has(Feature::bulk_global_write_load) && erase_fence(m);
+}
+
+bool global_fence_shared_only(SpecModel& m, Rng&) {
+  return m.has(Feature::bulk_global_write_load) && set_fence_space(m, tile::FenceSpace::shared_cta);
+}
+
+bool read_wait_one_group_looser(SpecModel& m, Rng&) {
+  if (m.family != Family::bulk)
     return false;
-  m.ops.erase(fence);
+  for (auto& op : m.ops)
+    if (auto* w = std::get_if<ModelBulkWait>(&op.body); w && w->read) {
+      ++w->n;
+      return true;
+    }
+  return false;
+}
+
+bool loop_parity_constant(SpecModel& m, Rng&) {
+  if (!m.has(Feature::bulk_loop))
+    return false;
+  for (auto& op : m.ops)
+    if (auto* w = std::get_if<ModelMbarrierWait>(&op.body);
+        w && w->parity == IntOrExpr{ExprText{"k % 2"}}) {
+      w->parity = std::int64_t{0};
+      return true;
+    }
+  return false;
+}
+
+bool ring_full_without_stage(SpecModel& m, Rng&) {
+  auto* p = first_op<ModelPipeline>(m);
+  if (!p || !p->ring)
+    return false;
+  p->ring->full = ViewText{"full.sub[0]"};
   return true;
+}
+
+bool ring_offset_lap_ahead(SpecModel& m, Rng&) {
+  auto* p = first_op<ModelPipeline>(m);
+  if (!p || !p->ring || p->ring->offset)
+    return false;
+  // A whole lap: the first use the producer waits for a release of is one no consumer made.
+  p->ring->offset = IntOrExpr{p->stages};
+  return true;
+}
+
+bool ring_load_next_tile(SpecModel& m, Rng&) {
+  auto* p = first_op<ModelPipeline>(m);
+  if (!p || !p->ring)
+    return false;
+  for (auto& l : p->ring_loads)
+    if (auto* bl = std::get_if<ModelBulkLoad>(&l); bl && bl->src.text == "A.sub[bid, k, :, :]") {
+      bl->src = ViewText{"A.sub[bid, k + 1, :, :]"};
+      m.expects.clear();
+      return true;
+    }
+  return false;
+}
+
+bool readback_without_sync(SpecModel& m, Rng&) {
+  if (!m.has(Feature::bulk_global_readback))
+    return false;
+  // The cta_sync right before the first copy out of B (gen_bulk_proxy.cpp's read-back).
+  for (std::size_t i = 1; i < m.ops.size(); ++i)
+    if (const auto* c = std::get_if<ModelCopy>(&m.ops[i].body);
+        c && c->src.text.starts_with("B.sub[") && m.ops[i - 1].is<ModelCtaSync>()) {
+      m.ops.erase(m.ops.begin() + static_cast<std::ptrdiff_t>(i - 1));
+      return true;
+    }
+  return false;
+}
+
+bool copy_over_pending_store(SpecModel& m, Rng&) {
+  if (!m.has(Feature::bulk_fill_load) && !m.has(Feature::bulk_global_write_load))
+    return false;
+  // The 1-D shapes' bulk store of S into the CTA's rows of B ({G, T, row}), and its commit.
+  for (std::size_t i = 0; i < m.ops.size(); ++i)
+    if (const auto* st = std::get_if<ModelBulkStore>(&m.ops[i].body);
+        st && st->dst.text == "B.sub[bid, :, :]") {
+      const std::size_t commit = next_op<ModelBulkCommit>(m, i);
+      if (commit == m.ops.size())
+        return false;
+      // Every thread writes its row of B while the store may still write it.
+      m.ops.insert(m.ops.begin() + static_cast<std::ptrdiff_t>(commit + 1),
+                   ModelOp{ModelCopy{ViewText{"B.sub[bid, tid, :]"}, ViewText{"S.sub[tid, :]"}},
+                           m.ops[commit].unit});
+      m.expects.clear();
+      return true;
+    }
+  return false;
 }
 
 } // namespace ptxgen::driver::fuzz::bulk_mutants

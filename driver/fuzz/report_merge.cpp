@@ -129,9 +129,10 @@ Json sum_entries(const std::vector<Parsed>& all, const char* key,
 }
 
 /// The shards' findings together, each class's kept as one process keeps them: the lowest
-/// seeds, at most `per_class` (0: all), the same seed once.
+/// seeds, at most `per_class` (0: all). A seed is one shard's, so several findings of one
+/// seed (two mutants of one spec) are one process's and are all kept, in its order.
 Json merged_findings(const std::vector<Parsed>& all, std::uint64_t per_class) {
-  std::map<std::string, std::map<std::uint64_t, Json>> by_class;
+  std::map<std::string, std::multimap<std::uint64_t, Json>> by_class;
   for (const auto& p : all)
     for (const auto& f : entries(p.json, "findings"))
       by_class[f.value("class", std::string())].emplace(f.value("seed", std::uint64_t{0}), f);
@@ -142,7 +143,7 @@ Json merged_findings(const std::vector<Parsed>& all, std::uint64_t per_class) {
       if (per_class == 0 || n++ < per_class)
         kept.push_back(std::move(f));
   }
-  std::sort(kept.begin(), kept.end(), [](const Json& a, const Json& b) {
+  std::stable_sort(kept.begin(), kept.end(), [](const Json& a, const Json& b) {
     return a.value("seed", std::uint64_t{0}) < b.value("seed", std::uint64_t{0});
   });
   return Json(kept);

@@ -25,7 +25,7 @@ namespace ptxgen::driver::fuzz {
 
 /// The generator's version: printed in every spec's header; bump it whenever a seed's
 /// spec changes, so that a saved finding names the generator that made it.
-inline constexpr int generator_version = 5;
+inline constexpr int generator_version = 6;
 
 /// The shapes of kernel the generator builds (one per spec).
 enum class Family : unsigned {
@@ -121,7 +121,15 @@ std::string_view name(Family f);
   X(tensor_negative_coord)                                                                         \
   X(tensor_oob_coord)                                                                              \
   X(bulk_read_wait)                                                                                \
-  X(bulk_fill_store)
+  X(bulk_fill_store)                                                                               \
+  X(bulk_fill_load)                                                                                \
+  X(bulk_global_write_load)                                                                        \
+  X(proxy_fence_all)                                                                               \
+  X(bulk_global_readback)                                                                          \
+  X(bulk_loop)                                                                                     \
+  X(bulk_store_ring)                                                                               \
+  X(tma_pipeline)                                                                                  \
+  X(tma_pipeline_fill)
 
 enum class Feature : unsigned {
 #define PTXGEN_FUZZ_FEATURE_ENUM(f) f,
@@ -269,13 +277,6 @@ struct ModelFor {
   std::optional<std::int64_t> unroll;
 };
 struct ModelEnd {};
-struct ModelPipeline {
-  ModelFor loop;
-  std::int64_t stages = 2;
-  std::optional<std::string> stage_var;                 ///< nullopt: the default ("stage")
-  std::vector<ModelApply> loads;                        ///< the [[op.load]]s
-  std::vector<std::variant<ModelCopy, ModelFill>> body; ///< the [[op.body]]s
-};
 struct ModelMbarrierInit {
   ViewText barrier;
   std::int64_t count = 1;
@@ -311,7 +312,9 @@ struct ModelBulkWait {
   std::int64_t n = 0;
   bool read = false;
 };
-struct ModelProxyFence {};
+struct ModelProxyFence {
+  tile::FenceSpace space = tile::FenceSpace::shared_cta;
+};
 struct ModelTensorLoad {
   std::string tensor;
   std::vector<ExprText> coords; ///< outermost first
@@ -323,6 +326,22 @@ struct ModelTensorStore {
   std::vector<ExprText> coords;
   ViewText src;
   std::optional<ExprText> pred;
+};
+
+/// A TMA pipeline's ring (`full`, `empty`, `ring_offset`).
+struct ModelRing {
+  ViewText full, empty;
+  std::optional<IntOrExpr> offset;
+};
+struct ModelPipeline {
+  ModelFor loop;
+  std::int64_t stages = 2;
+  std::optional<std::string> stage_var;                 ///< nullopt: the default ("stage")
+  std::vector<ModelApply> loads;                        ///< the [[op.load]]s (cp.async)
+  std::vector<std::variant<ModelCopy, ModelFill>> body; ///< the [[op.body]]s
+  /// Set: a TMA pipeline, whose [[op.load]]s are `ring_loads` (their barrier is `full`).
+  std::optional<ModelRing> ring;
+  std::vector<std::variant<ModelBulkLoad, ModelTensorLoad>> ring_loads;
 };
 
 using ModelOpBody =

@@ -86,6 +86,17 @@ TEST_CASE("fuzz_gen bulk: every mutant is refused with its DiagId; pending rules
       "swizzled box half its span into a packed shared tile",
       "two CTAs store the same global bytes",
       "bulk store of filled bytes without the proxy fence",
+      "fill before a load of the same bytes without the proxy fence",
+      "fill before a load, its proxy fence of the global space only",
+      "global writes before a bulk load of them without the proxy fence",
+      "global writes before a bulk load, their proxy fence of shared::cta only",
+      "read-back of a bulk store's bytes after the storer's wait, without cta_sync",
+      "copy into a pending bulk store's global bytes",
+      "refill after a bulk_wait read of one group more",
+      "bulk loop: wait parity 0 in every iteration",
+      "TMA pipeline: full barrier without the stage",
+      "TMA pipeline: ring_offset of a whole lap with fresh barriers",
+      "TMA pipeline: each stage loads the next tile",
   };
   for (const auto& r : bulk_rules) {
     INFO("rule '" << r << "'");
@@ -106,7 +117,9 @@ TEST_CASE("fuzz_gen bulk: a claimed feature is in the TOML") {
       {Feature::tensor_element_strides, "element_strides = "},
       {Feature::tensor_oob_nan, "oob_fill = \"nan\""},
       {Feature::bulk_read_wait, "read = true"},
-      {Feature::bulk_fill_store, "op = \"proxy_fence\""},
+      {Feature::proxy_fence_all, "space = \"all\""},
+      {Feature::bulk_loop, "op = \"for\""},
+      {Feature::tma_pipeline, "full = 'full.sub[stage]'"},
   };
   for (std::uint64_t seed = fuzz_gen_test::first_seed;
        seed < fuzz_gen_test::first_seed + fuzz_gen_test::bulk_seed_count; ++seed) {
@@ -116,6 +129,11 @@ TEST_CASE("fuzz_gen bulk: a claimed feature is in the TOML") {
       INFO("seed " << seed << ", feature " << name(s.feature));
       CHECK(m.has(s.feature) == (toml.find(s.text) != std::string::npos));
     }
+    // A written proxy_fence is one of the shapes with generic writes before a bulk access.
+    INFO("seed " << seed << ": proxy_fence");
+    CHECK((m.has(Feature::bulk_fill_store) || m.has(Feature::bulk_fill_load) ||
+           m.has(Feature::bulk_global_write_load)) ==
+          (toml.find("op = \"proxy_fence\"") != std::string::npos));
   }
 }
 
