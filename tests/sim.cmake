@@ -1,6 +1,6 @@
 # The simulator's tests: its unit test files also carry the `sim` label.
 foreach(stem sim_cp_async sim_parser sim_decode sim_hazards sim_launch_3d sim_front sim_arith sim_arith_device sim_mbarrier sim_sync
-             sim_bulk_global sim_cross_cta)
+             sim_bulk_global sim_cross_cta sim_tensor_core)
   if(TEST unit.${stem})
     set_tests_properties(unit.${stem} PROPERTIES LABELS "unit;sim")
   endif()
@@ -29,3 +29,4 @@ ptxgen_ptxas_inputs(sim sim sm_80)                   # hand-written decoder and 
 ptxgen_ptxas_inputs(sim_front sim_front sm_80)       # the forms other compilers print, nvcc's output
 ptxgen_ptxas_inputs(sim_mbarrier sim_mbarrier sm_90) # try_wait and cp.async.bulk need sm_90
 ptxgen_ptxas_inputs(sim_sync sim_sync sm_80)         # atomics and warp queries
+ptxgen_ptxas_inputs(sim_tensor_core sim_tensor_core sm_90a) # mma.sync, stmatrix, wgmma

@@ -33,18 +33,19 @@ enum class Quals : std::uint8_t {
   bulk,     ///< cp.async.bulk: `.shared::{cta,cluster} .global .mbarrier::complete_tx::bytes`
   bulk_prefetch,   ///< cp.async.bulk.prefetch: `.L2 .global {.L2::cache_hint}`
   tensor_prefetch, ///< cp.async.bulk.prefetch.tensor: `.Nd .L2 .global {.tile} {.L2::cache_hint}`
-  tensor,    ///< cp.async.bulk.tensor: `.Nd`, the load's or the store's spaces, `{.tile}`, its
-             ///< completion, `{.L2::cache_hint}`
-  bulk_wait, ///< cp.async.bulk.wait_group: `{.read}`
-  fence,     ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
-  space,     ///< exactly one state space (isspacep.global); the operand is a 64-bit address
-  ldmatrix,  ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`
-  prefetch,  ///< `{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal` (prefetchu: `.L1`)
-  shfl,      ///< `.sync.up|.down|.bfly|.idx.b32`
-  vote,      ///< `.sync.all|.any|.uni.pred` or `.sync.ballot.b32`
-  atomic,    ///< atom/red: `.sem .scope .space` (any order, each optional), `.op`, one type
-  scope,     ///< fence.sc/acq_rel: one scope (`.cta .cluster .gpu .sys`); membar: `.cta .gl .sys`
-  bfind,     ///< `{.shiftamt}` then one type
+  tensor,      ///< cp.async.bulk.tensor: `.Nd`, the load's or the store's spaces, `{.tile}`, its
+               ///< completion, `{.L2::cache_hint}`
+  bulk_wait,   ///< cp.async.bulk.wait_group: `{.read}`
+  fence,       ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
+  space,       ///< exactly one state space (isspacep.global); the operand is a 64-bit address
+  ldmatrix,    ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`
+  prefetch,    ///< `{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal` (prefetchu: `.L1`)
+  shfl,        ///< `.sync.up|.down|.bfly|.idx.b32`
+  vote,        ///< `.sync.all|.any|.uni.pred` or `.sync.ballot.b32`
+  atomic,      ///< atom/red: `.sem .scope .space` (any order, each optional), `.op`, one type
+  scope,       ///< fence.sc/acq_rel: one scope (`.cta .cluster .gpu .sys`); membar: `.cta .gl .sys`
+  bfind,       ///< `{.shiftamt}` then one type
+  tensor_core, ///< read with the operands (Shape::tensor_operands, tensor_parse.cpp)
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -102,6 +103,9 @@ enum class Shape : std::uint8_t {
   policy,       ///< ld/st's cache-policy operand, present exactly with .L2::cache_hint
   pred_src,     ///< a predicate register, `!` allowed -> src[0] (Op::src_neg)
   opt_src,      ///< optional `src` (atom.cas's third operand)
+  /// every operand of a tensor-core instruction, read with its qualifiers by one reader
+  /// (tensor_parse.cpp) -> Entry::matrix[Op::n], or dst/src/addr for stmatrix and movmatrix
+  tensor_operands,
 };
 
 /// One instruction form: a row of forms.def.

@@ -307,6 +307,13 @@ enum class RaceKind {
                               ///< ordering CTAs (Race::other names the earlier CTA's access)
   cross_cta_same_value,       ///< cross_cta where both write the same bytes with the same values:
                               ///< recorded by an observer only (a note), never a fault
+  // tensor cores
+  write_before_wgmma_read,  ///< a write (st, cp.async, bulk or tensor copy) into shared bytes a
+                            ///< wgmma.mma_async may still read: no wgmma.wait_group retired it
+  wgmma_register_in_flight, ///< a register an in-flight wgmma accumulates into is read or
+                            ///< written before the wgmma.wait_group that retires the wgmma
+  missing_wgmma_fence,      ///< a wgmma.mma_async reads a register (accumulator or A fragment)
+                            ///< written with no wgmma.fence since (or runs with no fence at all)
 };
 
 /// "read before wait", "write after read", "pending copies", ...
