@@ -1,6 +1,7 @@
 # The simulator's tests: its unit test files also carry the `sim` label.
 foreach(stem sim_cp_async sim_parser sim_decode sim_hazards sim_launch_3d sim_front sim_arith sim_arith_device sim_mbarrier sim_sync
-             sim_bulk_global sim_cross_cta sim_reader sim_reader_corpus sim_kernel)
+             sim_bulk_global sim_cross_cta sim_reader sim_reader_corpus sim_kernel
+             sim_tensor_core)
   if(TEST unit.${stem})
     set_tests_properties(unit.${stem} PROPERTIES LABELS "unit;sim")
   endif()
@@ -31,3 +32,4 @@ ptxgen_ptxas_inputs(sim_mbarrier sim_mbarrier sm_90) # try_wait and cp.async.bul
 ptxgen_ptxas_inputs(sim_sync sim_sync sm_80)         # atomics and warp queries
 ptxgen_ptxas_inputs(sim_reader sim_reader sm_90a)    # what the reader accepts: clusters, d|p
 ptxgen_ptxas_inputs(sim_kernel sim_kernel sm_90a)    # named barriers, kernel math, setmaxnreg
+ptxgen_ptxas_inputs(sim_tensor_core sim_tensor_core sm_90a) # mma.sync, stmatrix, wgmma

@@ -34,6 +34,7 @@ Cta::Cta(const LaunchContext& c, std::uint64_t bid)
     threads_[t].iterations = iterations_.data() + static_cast<std::size_t>(t) * c.slots;
     threads_[t].frame = frames_.data() + static_cast<std::size_t>(t) * e_.frame_bytes;
   }
+  wgmma_setup(); // an entry with wgmma tracks registers from its first instruction
   if (l_.schedule_seed != 0) {
     // Fisher-Yates over splitmix64, seeded by the launch's seed and the CTA: every CTA its
     // own order, the same for the same seed.

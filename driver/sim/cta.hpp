@@ -223,6 +223,36 @@ struct GlobalWrite {
   bool exited = false;      ///< a bulk store written at its issuer's exit, never waited for
 };
 
+/// A wgmma.mma_async in flight (cta_tensor_core.cpp): its shared operands may be read, and its
+/// accumulators written, at any time until a wgmma.wait_group of its warpgroup retires it. The
+/// simulator computes it at issue; the hazards of the interval are checked against this record.
+struct Wgmma {
+  Access issue;                     ///< the thread whose arrival issued it (the warpgroup's last)
+  std::uint32_t first = 0;          ///< the warpgroup's first thread
+  std::uint32_t threads = 0;        ///< its threads (128)
+  std::vector<std::uint64_t> runs;  ///< shared bytes read: [begin, end) pairs, flattened
+  std::vector<std::uint32_t> group; ///< per warpgroup thread: its wgmma group at issue
+  std::vector<bool> retired;        ///< per warpgroup thread: a wait_group of it retired it
+  /// The waits that retired it so far (their thread and clock) and the CTA phase of each: a
+  /// write into its operands must be ordered after one of them.
+  std::vector<Access> waits;
+  std::vector<std::uint32_t> wait_phases;
+};
+
+/// A register write that a wgmma.mma_async reading the register must be fenced after.
+struct RegisterWrite {
+  std::uint32_t op = ~0u; ///< the writing op (~0u: none since the thread's last wgmma.fence)
+  std::uint32_t iteration = 0;
+};
+
+/// A thread's side of the wgmma state (cta_tensor_core.cpp).
+struct WgmmaThread {
+  std::uint32_t committed = 0;        ///< wgmma.commit_group executed so far
+  bool fenced = false;                ///< a wgmma.fence has run
+  std::vector<std::uint8_t> busy;     ///< per register: in-flight wgmmas accumulating into it
+  std::vector<RegisterWrite> written; ///< per wgmma operand register (Cta::wg_slot_)
+};
+
 /// What a CTA shares with the launch: the entry, its memory and where results go.
 struct LaunchContext {
   const ir::Entry& e;
@@ -314,6 +344,43 @@ private:
   void call(Thread& t, const ir::Op& op);
   /// A function's ret: its results copied to the caller, which runs on after the call.
   void return_from_call(Thread& t);
+
+  // ------------------------------------------------ cta_tensor_core.cpp: tensor cores
+
+  /// mma.sync, stmatrix, movmatrix (warp-collective) and wgmma.* (wgmma.mma_async is
+  /// warpgroup-collective and asynchronous; fence, commit and wait are per thread).
+  Flow tensor_op(Thread& t, const ir::Op& op);
+  /// Parks `t` at the collective `op` over `width` threads (32 or 128): the threads [first,
+  /// last) when all are there, nothing while some are still to come.
+  std::optional<std::pair<std::size_t, std::size_t>> gather(Thread& t, const ir::Op& op,
+                                                            std::size_t width);
+  void mma_sync(std::size_t first, std::size_t last, const ir::Op& op);
+  void store_matrices(std::size_t first, std::size_t last, const ir::Op& op);
+  void move_matrix(std::size_t first, std::size_t last, const ir::Op& op);
+  /// wgmma.mma_async by the warpgroup [first, first+128), `t` the last to arrive.
+  void wgmma_issue(const Thread& t, std::size_t first, const ir::Op& op);
+  /// One operand of a wgmma from its shared-memory descriptor: `rows` x K values (row-major),
+  /// its 16-byte chunks appended to `runs`.
+  std::vector<double> wgmma_shared_operand(const Thread& t, const ir::Op& op, std::uint64_t desc,
+                                           unsigned rows, ir::Elem e,
+                                           std::vector<std::uint64_t>& chunks);
+  /// The reads, the proxy fence and the register rules at a wgmma's issue (its hazards).
+  void wgmma_checks(const Thread& t, std::size_t first, const ir::Op& op,
+                    std::vector<std::uint64_t>& chunks);
+  /// wgmma.wait_group N: this thread's groups but the N newest retire.
+  void wgmma_wait(const Thread& t, const ir::Op& op);
+  /// Before `op` of `t` runs while wgmmas are in flight or registers are tracked: a register it
+  /// touches that an in-flight wgmma accumulates into, and the writes a wgmma must be fenced
+  /// after (race kinds wgmma_register_in_flight, missing_wgmma_fence).
+  void wgmma_registers(const Thread& t, const ir::Op& op);
+  /// A write of shared bytes [off, off+n) by `self`: none may be read by an in-flight wgmma.
+  void wgmma_overwrite(const Thread& t, const Access& self, std::uint64_t off,
+                       std::uint64_t n) const;
+  /// A race on register `reg` of thread `t`: `self` against `earlier`.
+  void register_race(RaceKind k, const Thread& t, const Access& self, std::uint32_t reg,
+                     const Access& earlier) const;
+  /// The per-op register footprints and the wgmma operand registers, at the first wgmma op.
+  void wgmma_setup();
 
   // ------------------------------------------------ cta_schedule.cpp: the scheduler, warps
 
@@ -653,6 +720,13 @@ private:
   /// reads its input while its stores write the output), and skip the scan.
   std::uint64_t waited_lo_ = ~0ull, waited_hi_ = 0;
   CtaGlobalLog glog_;
+  // tensor cores (cta_tensor_core.cpp)
+  std::vector<Wgmma> wgmmas_;         ///< wgmma.mma_async in flight
+  std::vector<WgmmaThread> wgt_;      ///< per thread; empty until the entry's first wgmma op
+  std::vector<std::int32_t> wg_slot_; ///< per register: its index in written, -1 if no operand
+  /// Per op: the registers it reads, then those it writes, at writes_at_[op].
+  std::vector<std::vector<std::uint32_t>> footprint_;
+  std::vector<std::uint32_t> writes_at_;
 };
 
 } // namespace ptxgen::sim::exec

@@ -36,6 +36,8 @@ void Cta::step(Thread& t) {
       continue;
     if (l_.observer != nullptr)
       ++l_.observer->executed[t.pc - 1];
+    if (!wgt_.empty()) // an entry with wgmma: its register rules (cta_tensor_core.cpp)
+      wgmma_registers(t, op);
     if (execute(t, op) == Flow::stop)
       return;
   }
@@ -79,6 +81,8 @@ Cta::Flow Cta::execute(Thread& t, const ir::Op& op) {
     return Flow::next;
   case ir::Family::mbarrier:
     return mbarrier_op(t, op);
+  case ir::Family::tensor:
+    return tensor_op(t, op);
   case ir::Family::pending_count: // the low half of an arrival state (mbarrier.hpp)
     set(t, op.dst[0], raw(t, op.src[0]) & 0xffffffffull);
     return Flow::next;

@@ -157,6 +157,12 @@ std::pair<std::string_view, std::string_view> Cta::race_relation(RaceKind k) {
   case RaceKind::cross_cta:
   case RaceKind::cross_cta_same_value: // CrossCta words these itself
     return {"also accessed, with nothing ordering the two CTAs, by", ""};
+  case RaceKind::write_before_wgmma_read:
+    return {"an operand of a wgmma.mma_async that no wgmma.wait_group has retired, issued by",
+            "; the wgmma may read it at any time until then"};
+  case RaceKind::wgmma_register_in_flight: // register_race words these itself
+  case RaceKind::missing_wgmma_fence:
+    return {"", ""};
   }
   unreachable("race_relation(): not a RaceKind value");
 }
@@ -190,6 +196,8 @@ void Cta::on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uin
 
 void Cta::check_write(const Thread& t, const Access& self, std::uint64_t off, std::uint64_t n,
                       bool copy, bool own_pending_ok, const std::uint8_t* data) const {
+  if (!wgmmas_.empty())
+    wgmma_overwrite(t, self, off, n);
   for (std::uint64_t b = off; b < off + n; ++b) {
     const ByteState& s = track_[b];
     const bool unordered_writer = s.writer.tid >= 0 && s.writer.tid != self.tid &&

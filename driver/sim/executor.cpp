@@ -32,7 +32,7 @@ bool is_memory_op(ir::Code code) {
   return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async ||
          code == ir::Code::ldmatrix || code == ir::Code::bulk_copy || code == ir::Code::atom ||
          code == ir::Code::red || code == ir::Code::bulk_store || code == ir::Code::tensor_load ||
-         code == ir::Code::tensor_store;
+         code == ir::Code::tensor_store || code == ir::Code::stmatrix || code == ir::Code::wgmma;
 }
 
 /// Whether `code` reads global memory through the async proxy (a bulk or tensor load).

@@ -40,6 +40,8 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::src_pair:
   case Shape::policy:
     return {0, 1};
+  case Shape::tensor_operands:
+    return {0, 8}; // wgmma.mma_async's most; the reader checks each form's count
   case Shape::pos_len:
   case Shape::src_lut:
     return {2, 2};

@@ -2,6 +2,7 @@
 // The simulator's compact form of parsed PTX: one flat instruction array per
 // entry with register indices resolved, so execution does no string work.
 
+#include "driver/sim/tensor_ir.hpp"
 #include "emitter/ptx/operand.hpp"
 #include "emitter/ptx/types.hpp"
 #include "emitter/support/diagnostic.hpp"
@@ -37,6 +38,7 @@ enum class Family : std::uint8_t {
   atomic,        ///< atom, red
   mbarrier,      ///< the mbarrier family and the copies that complete on one
   pending_count, ///< mbarrier.pending_count
+  tensor,        ///< tensor cores: mma.sync, stmatrix, movmatrix, wgmma (cta_tensor_core.cpp)
   unsupported,   ///< a form the parser accepted but the simulator does not run
 };
 
@@ -314,6 +316,7 @@ struct Entry {
   std::vector<Call> calls;        ///< Op::n of a call indexes this
   std::vector<SharedArray> local; ///< `.local` arrays (offsets into the frame)
   std::vector<std::string> address_taken; ///< .funcs whose address a `mov` takes
+  std::vector<MatrixOp> matrix;           ///< Op::n of an mma / wgmma.mma_async indexes this
   /// Why this function (or, after linking, a function it calls) cannot run: its
   /// parse errors and the link's. Another entry's problems do not refuse the file.
   std::vector<Diagnostic> problems;

@@ -257,6 +257,19 @@ private:
   /// cp.async.bulk.tensor's `[tmap, {c0, ...}]` -> addr2 and coords (Op::rank of them).
   void tensor_map_operand(ir::Op& op, const Opnd& o);
 
+  // ------------------------------------------------ tensor_parse.cpp: tensor cores
+  /// A tensor-core instruction's qualifiers (read again from the opcode) and all its operands.
+  void tensor_operands(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops, std::size_t& k);
+  void mma_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
+                    const std::vector<Opnd>& ops);
+  void wgmma_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
+                      const std::vector<Opnd>& ops);
+  void matrix_move_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
+                            const std::vector<Opnd>& ops);
+  /// `{r0, r1, ...}` of exactly `count` registers of `bits` bits.
+  std::vector<std::uint32_t> register_list(const Opnd& o, std::size_t count, unsigned bits,
+                                           std::string_view role);
+
   std::string_view src_;
   std::vector<std::string_view> lines_;
   std::vector<Token> toks_;

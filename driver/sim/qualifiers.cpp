@@ -444,6 +444,8 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::ldmatrix:
     ldmatrix_qualifiers(in);
     break;
+  case Quals::tensor_core: // read with the operands (tensor_parse.cpp)
+    break;
   case Quals::shfl:
   case Quals::vote:
     warp_qualifiers(in);

@@ -115,6 +115,9 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::tensor_op2:
     memory_shape(s, op, d, opc, ops, k);
     return;
+  case Shape::tensor_operands:
+    tensor_operands(op, opc, ops, k);
+    return;
   case Shape::opt_u32:
     if (k < ops.size())
       src_slot() = value(ops[k++], 32, src_roles[d.src]);

@@ -321,6 +321,13 @@ enum class RaceKind {
   write_after_write_same_value, ///< write_after_write where the later store writes the bytes the
                                 ///< shared memory already holds (replicated layouts store one
                                 ///< value from several threads): an observer's note, never a fault
+  // tensor cores
+  write_before_wgmma_read,  ///< a write (st, cp.async, bulk or tensor copy) into shared bytes a
+                            ///< wgmma.mma_async may still read: no wgmma.wait_group retired it
+  wgmma_register_in_flight, ///< a register an in-flight wgmma accumulates into is read or
+                            ///< written before the wgmma.wait_group that retires the wgmma
+  missing_wgmma_fence,      ///< a wgmma.mma_async reads a register (accumulator or A fragment)
+                            ///< written with no wgmma.fence since (or runs with no fence at all)
 };
 
 /// "read before wait", "write after read", "pending copies", ...

@@ -5,6 +5,7 @@
 
 #include "driver/sim/forms.hpp"
 #include "driver/sim/simulator.hpp"
+#include "driver/sim/tensor_core.hpp"
 #include "emitter/ptx/opcode_words.hpp"
 #include "emitter/ptx/operand.hpp"
 #include "emitter/ptx/printer.hpp"
@@ -72,7 +73,8 @@ struct Sample {
 /// sm_90 in tests/data/sim_mbarrier/decoder_samples.ptx.
 const char* const sample_files[] = {"sim/decoder_samples.ptx", "sim_mbarrier/decoder_samples.ptx",
                                     "sim_sync/decoder_samples.ptx",
-                                    "sim_kernel/decoder_samples.ptx"};
+                                    "sim_kernel/decoder_samples.ptx",
+                                    "sim_tensor_core/decoder_samples.ptx"};
 
 std::string read_samples_file(const std::string& name) {
   std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/" + name);
@@ -413,7 +415,9 @@ TEST_CASE("one table of qualifier words: each word of every decoder sample is th
   CHECK(ptx::float_only(ptx::CompareOp::nan));
   CHECK(!ptx::float_only(ptx::CompareOp::hs));
   // Every qualifier the simulator decodes in its samples is a word of the emitter's
-  // vocabulary: a qualifier word, a type, a comparison or an eviction priority.
+  // vocabulary: a qualifier word, a type, a comparison or an eviction priority; or, of a
+  // tensor-core form, one of the tensor-core reader's words (driver/sim/tensor_core.hpp: shapes
+  // and element types are families, the layout words are to move into qualifiers.def).
   for (const char* file : sample_files) {
     for (const Sample& s : samples_of(read_samples_file(file))) {
       const std::string opcode = opcode_of(s.text);
@@ -426,8 +430,10 @@ TEST_CASE("one table of qualifier words: each word of every decoder sample is th
       for (std::size_t w = m->words; w < words.size(); ++w) {
         INFO(s.text << ": `." << words[w] << "`");
         const std::string_view q = words[w];
+        const bool tensor = s.code == ir::Code::mma || s.code == ir::Code::wgmma;
         CHECK((ptx::parse_qualifier(q) || ptx::parse_scalar_type(q) || ptx::parse_compare_op(q) ||
-               (q.starts_with("L2::") && ptx::parse_eviction_priority(q.substr(4)))));
+               (q.starts_with("L2::") && ptx::parse_eviction_priority(q.substr(4))) ||
+               (tensor && tc::is_tensor_word(q))));
       }
     }
   }

@@ -1,0 +1,320 @@
+// Tensor-core kernels for the simulator's tests and the H200 check (tools/tensor_core_device.sh).
+// Each kernel reads row-major A (M x K), B (K x N) and C (M x N) from global memory, builds the
+// fragments the PTX ISA specifies ("Matrix fragments for mma.m16n8k16" and its siblings; the
+// wgmma "Register Fragments and Shared Memory Matrix Layouts"), runs one instruction written as
+// inline PTX, and writes D row-major. The fragment formulas below are the ISA's, written out
+// here on their own; the simulator's are in driver/sim/tensor_core.cpp.
+//
+// mma_kernels.ptx is this file compiled by (from the repository root):
+//   nvcc -arch=sm_90a -ptx -o tests/data/sim_tensor_core/mma_kernels.ptx \
+//     tests/data/sim_tensor_core/mma_kernels.cu
+#include <stdint.h>
+
+typedef unsigned char u8;
+
+// ---- element access: element `idx` of a packed array of `bits`-bit elements
+__device__ uint64_t elem(const u8* p, int idx, int bits) {
+  if (bits == 4)
+    return (p[idx / 2] >> (4 * (idx % 2))) & 0xf;
+  uint64_t v = 0;
+  for (int b = 0; b < bits / 8; ++b)
+    v |= (uint64_t)p[idx * (bits / 8) + b] << (8 * b);
+  return v;
+}
+
+__device__ void put(u8* p, int idx, int bits, uint64_t v) {
+  for (int b = 0; b < bits / 8; ++b)
+    p[idx * (bits / 8) + b] = (u8)(v >> (8 * b));
+}
+
+// ---- mma.sync fragments (groupID = lane >> 2, threadID_in_group = lane % 4)
+// A (rows x K, row-major): register j holds `32 / bits` consecutive elements of row
+// groupID + 8 (j % (rows / 8)), from column threadID_in_group * epr + 4 epr (j / (rows / 8)).
+__device__ uint32_t a_reg(const u8* A, int rows, int K, int bits, int lane, int j) {
+  const int epr = 32 / bits, blocks = rows / 8, g = lane >> 2, t = lane & 3;
+  uint32_t r = 0;
+  for (int e = 0; e < epr; ++e) {
+    const int row = g + 8 * (j % blocks), col = t * epr + e + 4 * epr * (j / blocks);
+    r |= (uint32_t)elem(A, row * K + col, bits) << (e * bits);
+  }
+  return r;
+}
+// B (K x 8): register j holds rows threadID_in_group * epr + 4 epr j .. of column groupID.
+__device__ uint32_t b_reg(const u8* B, int bits, int lane, int j) {
+  const int epr = 32 / bits, g = lane >> 2, t = lane & 3;
+  uint32_t r = 0;
+  for (int e = 0; e < epr; ++e)
+    r |= (uint32_t)elem(B, (t * epr + e + 4 * epr * j) * 8 + g, bits) << (e * bits);
+  return r;
+}
+// C and D (rows x 8): element i at row groupID + 8 (i / 2), column 2 threadID_in_group + i % 2.
+__device__ int c_index(int lane, int i) {
+  return ((lane >> 2) + 8 * (i / 2)) * 8 + 2 * (lane & 3) + i % 2;
+}
+
+__device__ void load_c32(const u8* C, int lane, uint32_t* c) {
+  for (int i = 0; i < 4; ++i)
+    c[i] = (uint32_t)elem(C, c_index(lane, i), 32);
+}
+__device__ void store_d32(u8* D, int lane, const uint32_t* d) {
+  for (int i = 0; i < 4; ++i)
+    put(D, c_index(lane, i), 32, d[i]);
+}
+
+#define MMA_F32_16816(name, types)                                                                 \
+  extern "C" __global__ void name(const u8* A, const u8* B, const u8* C, u8* D) {                 \
+    const int lane = threadIdx.x;                                                                  \
+    uint32_t a[4], b[2], c[4], d[4];                                                               \
+    for (int j = 0; j < 4; ++j)                                                                    \
+      a[j] = a_reg(A, 16, 16, 16, lane, j);                                                        \
+    for (int j = 0; j < 2; ++j)                                                                    \
+      b[j] = b_reg(B, 16, lane, j);                                                                \
+    load_c32(C, lane, c);                                                                          \
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." types ".f32 {%0, %1, %2, %3}, "          \
+                 "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"                               \
+                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                  \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),    \
+                   "r"(c[1]), "r"(c[2]), "r"(c[3]));                                               \
+    store_d32(D, lane, d);                                                                         \
+  }
+
+MMA_F32_16816(mma_f16_f32, "f16.f16")
+MMA_F32_16816(mma_bf16_f32, "bf16.bf16")
+
+// f16 accumulators: C and D are two f16x2 registers, element i in register i / 2, half i % 2.
+extern "C" __global__ void mma_f16_f16(const u8* A, const u8* B, const u8* C, u8* D) {
+  const int lane = threadIdx.x;
+  uint32_t a[4], b[2], c[2], d[2];
+  for (int j = 0; j < 4; ++j)
+    a[j] = a_reg(A, 16, 16, 16, lane, j);
+  for (int j = 0; j < 2; ++j)
+    b[j] = b_reg(B, 16, lane, j);
+  for (int j = 0; j < 2; ++j)
+    c[j] = (uint32_t)elem(C, c_index(lane, 2 * j), 16) |
+           (uint32_t)elem(C, c_index(lane, 2 * j + 1), 16) << 16;
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3, %4, %5}, "
+               "{%6, %7}, {%8, %9};"
+               : "=r"(d[0]), "=r"(d[1])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),
+                 "r"(c[1]));
+  for (int i = 0; i < 4; ++i)
+    put(D, c_index(lane, i), 16, (d[i / 2] >> (16 * (i % 2))) & 0xffff);
+}
+
+// tf32 m16n8k8: A 16 x 8, B 8 x 8, one element per register.
+extern "C" __global__ void mma_tf32(const u8* A, const u8* B, const u8* C, u8* D) {
+  const int lane = threadIdx.x;
+  uint32_t a[4], b[2], c[4], d[4];
+  for (int j = 0; j < 4; ++j)
+    a[j] = a_reg(A, 16, 8, 32, lane, j);
+  for (int j = 0; j < 2; ++j)
+    b[j] = b_reg(B, 32, lane, j);
+  load_c32(C, lane, c);
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+               "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),
+                 "r"(c[1]), "r"(c[2]), "r"(c[3]));
+  store_d32(D, lane, d);
+}
+
+// m16n8k32 with 8-bit A and B: integers (s32 accumulators) and e4m3 (f32 accumulators).
+#define MMA_16832(name, types)                                                                     \
+  extern "C" __global__ void name(const u8* A, const u8* B, const u8* C, u8* D) {                 \
+    const int lane = threadIdx.x;                                                                  \
+    uint32_t a[4], b[2], c[4], d[4];                                                               \
+    for (int j = 0; j < 4; ++j)                                                                    \
+      a[j] = a_reg(A, 16, 32, 8, lane, j);                                                         \
+    for (int j = 0; j < 2; ++j)                                                                    \
+      b[j] = b_reg(B, 8, lane, j);                                                                 \
+    load_c32(C, lane, c);                                                                          \
+    asm volatile("mma.sync.aligned.m16n8k32.row.col." types " {%0, %1, %2, %3}, "                  \
+                 "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"                               \
+                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                  \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),    \
+                   "r"(c[1]), "r"(c[2]), "r"(c[3]));                                               \
+    store_d32(D, lane, d);                                                                         \
+  }
+
+MMA_16832(mma_s8_satfinite, "satfinite.s32.s8.s8.s32")
+MMA_16832(mma_u8_s8, "s32.u8.s8.s32")
+MMA_16832(mma_e4m3_f32, "f32.e4m3.e4m3.f32")
+
+// f64 m8n8k4: A 8 x 4 (row groupID, column threadID_in_group), B 4 x 8, C and D 8 x 8 (two
+// elements per lane, row groupID, columns 2 threadID_in_group + i).
+extern "C" __global__ void mma_f64(const u8* A, const u8* B, const u8* C, u8* D) {
+  const int lane = threadIdx.x, g = lane >> 2, t = lane & 3;
+  const double* a = (const double*)A;
+  const double* b = (const double*)B;
+  const double* c = (const double*)C;
+  double d0, d1;
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%4, %5};"
+               : "=d"(d0), "=d"(d1)
+               : "d"(a[g * 4 + t]), "d"(b[t * 8 + g]), "d"(c[g * 8 + 2 * t]),
+                 "d"(c[g * 8 + 2 * t + 1]));
+  ((double*)D)[g * 8 + 2 * t] = d0;
+  ((double*)D)[g * 8 + 2 * t + 1] = d1;
+}
+
+// ldmatrix / movmatrix / stmatrix round trip: A holds four 8 x 8 b16 matrices (row-major, one
+// after the other); ldmatrix.x4 loads them, movmatrix transposes the first, stmatrix.x4.trans
+// stores all four transposed into D. C is unused. Lane i gives row i % 8 of matrix i / 8.
+extern "C" __global__ void matrix_moves(const u8* A, const u8* B, const u8* C, u8* D) {
+  __shared__ __align__(16) uint16_t in[4 * 64], out[4 * 64];
+  const int lane = threadIdx.x;
+  for (int i = lane; i < 4 * 64; i += 32)
+    in[i] = (uint16_t)elem(A, i, 16);
+  __syncthreads(); // one warp: bar.sync, which the simulator runs
+  uint32_t r[4];
+  const uint32_t src = (uint32_t)__cvta_generic_to_shared(in + 8 * lane);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(src));
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(r[0]) : "r"(r[0]));
+  const uint32_t dst = (uint32_t)__cvta_generic_to_shared(out + 8 * lane);
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(dst),
+               "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+  __syncthreads(); // one warp: bar.sync, which the simulator runs
+  for (int i = lane; i < 4 * 64; i += 32)
+    put(D, i, 16, out[i]);
+}
+
+// ---- wgmma (one warpgroup): D (64 x N, f32 or s32) element i of thread tid is at row
+// 16 (tid / 32) + groupID + 8 ((i / 2) % 2), column 8 (i / 4) + 2 threadID_in_group + i % 2.
+__device__ int wg_index(int tid, int i, int n) {
+  const int lane = tid % 32;
+  return (16 * (tid / 32) + (lane >> 2) + 8 * ((i / 2) % 2)) * n + 8 * (i / 4) + 2 * (lane & 3) +
+         i % 2;
+}
+
+// The K-major canonical layout without swizzle: 8-row by 16-byte core matrices, `lbo` bytes
+// apart along K and `sbo` apart along M/N. With a swizzle of `span` bytes (32, 64, 128): rows of
+// `span` bytes, 8-row atoms `sbo` apart, and address bits [4, 4 + log2(span / 16)) XORed with
+// bits [7, ...) (CUTLASS's Swizzle<3,4,3>, <2,4,3>, <1,4,3>; the tiles are 1024-byte aligned).
+__device__ int kmajor(int r, int kbyte, int lbo, int sbo, int span) {
+  if (span == 0)
+    return (r / 8) * sbo + (kbyte / 16) * lbo + (r % 8) * 16 + kbyte % 16;
+  const int off = (r / 8) * sbo + (r % 8) * span + kbyte;
+  return off ^ (((off >> 7) & (span / 16 - 1)) << 4);
+}
+
+__device__ uint64_t descriptor(const void* smem, int lbo, int sbo, int span) {
+  const uint64_t addr = (uint32_t)__cvta_generic_to_shared(smem);
+  const uint64_t mode = span == 128 ? 1 : span == 64 ? 2 : span == 32 ? 3 : 0;
+  return (addr >> 4 & 0x3fff) | (uint64_t)(lbo >> 4 & 0x3fff) << 16 |
+         (uint64_t)(sbo >> 4 & 0x3fff) << 32 | mode << 62;
+}
+
+// m64n16k16 f16 -> f32, A and B from descriptors without swizzle: D = A (64 x 16) B (16 x 16) + C.
+extern "C" __global__ void wgmma_f16_plain(const u8* A, const u8* B, const u8* C, u8* D) {
+  __shared__ __align__(1024) u8 sa[64 * 32], sb[16 * 32];
+  const int tid = threadIdx.x;
+  for (int i = tid; i < 64 * 16; i += 128)
+    put(sa + kmajor(i / 16, 2 * (i % 16), 128, 256, 0), 0, 16, elem(A, i, 16));
+  for (int i = tid; i < 16 * 16; i += 128) // B[k][n] at row n, column k
+    put(sb + kmajor(i % 16, 2 * (i / 16), 128, 256, 0), 0, 16, elem(B, i, 16));
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  uint32_t d[8];
+  for (int i = 0; i < 8; ++i)
+    d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
+  const uint64_t da = descriptor(sa, 128, 256, 0), db = descriptor(sb, 128, 256, 0);
+  asm volatile("wgmma.fence.sync.aligned;\n"
+               "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, "
+               "%7}, %8, %9, 1, 1, 1, 0, 0;\n"
+               "wgmma.commit_group.sync.aligned;\n"
+               "wgmma.wait_group.sync.aligned 0;"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]),
+                 "+r"(d[7])
+               : "l"(da), "l"(db)
+               : "memory");
+  for (int i = 0; i < 8; ++i)
+    put(D, wg_index(tid, i, 16), 32, d[i]);
+}
+
+// m64n16k16 bf16 -> f32 four times along K = 64 (the start address advanced 32 bytes a step),
+// A and B with the 128-byte swizzle: D = A (64 x 64) B (64 x 16) + C, accumulated in registers.
+extern "C" __global__ void wgmma_bf16_swizzle128(const u8* A, const u8* B, const u8* C, u8* D) {
+  __shared__ __align__(1024) u8 sa[64 * 128], sb[16 * 128];
+  const int tid = threadIdx.x;
+  for (int i = tid; i < 64 * 64; i += 128)
+    put(sa + kmajor(i / 64, 2 * (i % 64), 0, 1024, 128), 0, 16, elem(A, i, 16));
+  for (int i = tid; i < 64 * 16; i += 128) // B[k][n], K = 64
+    put(sb + kmajor(i % 16, 2 * (i / 16), 0, 1024, 128), 0, 16, elem(B, i, 16));
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  uint32_t d[8];
+  for (int i = 0; i < 8; ++i)
+    d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  for (int k = 0; k < 4; ++k) {
+    const uint64_t da = descriptor(sa + 32 * k, 16, 1024, 128);
+    const uint64_t db = descriptor(sb + 32 * k, 16, 1024, 128);
+    asm volatile("wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, "
+                 "%6, %7}, %8, %9, 1, 1, 1, 0, 0;"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]),
+                   "+r"(d[6]), "+r"(d[7])
+                 : "l"(da), "l"(db)
+                 : "memory");
+  }
+  asm volatile("wgmma.commit_group.sync.aligned;\n"
+               "wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  for (int i = 0; i < 8; ++i)
+    put(D, wg_index(tid, i, 16), 32, d[i]);
+}
+
+// m64n16k16 f16 -> f32 with A in registers (each warp's 16 rows as mma.m16n8k16's A fragment)
+// and B from a 64-byte-swizzled descriptor.
+extern "C" __global__ void wgmma_f16_regs(const u8* A, const u8* B, const u8* C, u8* D) {
+  __shared__ __align__(1024) u8 sb[16 * 64];
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  for (int i = tid; i < 16 * 16; i += 128)
+    put(sb + kmajor(i % 16, 2 * (i / 16), 0, 512, 64), 0, 16, elem(B, i, 16));
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  uint32_t a[4], d[8];
+  for (int j = 0; j < 4; ++j)
+    a[j] = a_reg(A + warp * 16 * 16 * 2, 16, 16, 16, lane, j);
+  for (int i = 0; i < 8; ++i)
+    d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
+  const uint64_t db = descriptor(sb, 16, 512, 64);
+  asm volatile("wgmma.fence.sync.aligned;\n"
+               "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, "
+               "%7}, {%8, %9, %10, %11}, %12, 1, 1, 1, 0;\n"
+               "wgmma.commit_group.sync.aligned;\n"
+               "wgmma.wait_group.sync.aligned 0;"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]),
+                 "+r"(d[7])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db)
+               : "memory");
+  for (int i = 0; i < 8; ++i)
+    put(D, wg_index(tid, i, 16), 32, d[i]);
+}
+
+// m64n16k32 s8 -> s32 (.satfinite), A and B from 32-byte-swizzled descriptors.
+extern "C" __global__ void wgmma_s8_swizzle32(const u8* A, const u8* B, const u8* C, u8* D) {
+  __shared__ __align__(1024) u8 sa[64 * 32], sb[16 * 32];
+  const int tid = threadIdx.x;
+  for (int i = tid; i < 64 * 32; i += 128)
+    sa[kmajor(i / 32, i % 32, 0, 256, 32)] = A[i];
+  for (int i = tid; i < 32 * 16; i += 128) // B[k][n]
+    sb[kmajor(i % 16, i / 16, 0, 256, 32)] = B[i];
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  uint32_t d[8];
+  for (int i = 0; i < 8; ++i)
+    d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
+  const uint64_t da = descriptor(sa, 16, 256, 32), db = descriptor(sb, 16, 256, 32);
+  asm volatile("wgmma.fence.sync.aligned;\n"
+               "wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8.satfinite {%0, %1, %2, %3, %4, "
+               "%5, %6, %7}, %8, %9, 1;\n"
+               "wgmma.commit_group.sync.aligned;\n"
+               "wgmma.wait_group.sync.aligned 0;"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]),
+                 "+r"(d[7])
+               : "l"(da), "l"(db)
+               : "memory");
+  for (int i = 0; i < 8; ++i)
+    put(D, wg_index(tid, i, 16), 32, d[i]);
+}
