@@ -46,10 +46,10 @@ enum class Quals : std::uint8_t {
   scope,     ///< fence.sc/acq_rel: one scope (`.cta .cluster .gpu .sys`); membar: `.cta .gl .sys`
   bfind,     ///< `{.shiftamt}` then one type
   // kernel math and barriers
-  bar_red,    ///< bar.red: `.popc{.aligned}.u32` or `.and|.or{.aligned}.pred`
-  redux,      ///< redux.sync: `.add|.min|.max .u32|.s32` or `.and|.or|.xor .b32`
-  setmaxnreg, ///< `.inc|.dec .sync .aligned .u32`
-  math,       ///< `{.approx|.rn|.rz|.rm|.rp}{.ftz}` then one float type (ex2, sqrt, ...)
+  bar_red,     ///< bar.red: `.popc{.aligned}.u32` or `.and|.or{.aligned}.pred`
+  redux,       ///< redux.sync: `.add|.min|.max .u32|.s32` or `.and|.or|.xor .b32`
+  setmaxnreg,  ///< `.inc|.dec .sync .aligned .u32`
+  math,        ///< `{.approx|.rn|.rz|.rm|.rp}{.ftz}` then one float type (ex2, sqrt, ...)
   tensor,      ///< cp.async.bulk.tensor: `.Nd`, the load's or the store's spaces, `{.tile}`, its
                ///< completion, `{.L2::cache_hint}`
   bulk_wait,   ///< cp.async.bulk.wait_group: `{.read}`

@@ -71,10 +71,9 @@ struct Sample {
 
 /// The sample files: tests/data/sim/decoder_samples.ptx (sm_80), and the rows that need
 /// sm_90 in tests/data/sim_mbarrier/decoder_samples.ptx.
-const char* const sample_files[] = {"sim/decoder_samples.ptx", "sim_mbarrier/decoder_samples.ptx",
-                                    "sim_sync/decoder_samples.ptx",
-                                    "sim_kernel/decoder_samples.ptx",
-                                    "sim_tensor_core/decoder_samples.ptx"};
+const char* const sample_files[] = {
+    "sim/decoder_samples.ptx", "sim_mbarrier/decoder_samples.ptx", "sim_sync/decoder_samples.ptx",
+    "sim_kernel/decoder_samples.ptx", "sim_tensor_core/decoder_samples.ptx"};
 
 std::string read_samples_file(const std::string& name) {
   std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/tests/data/" + name);

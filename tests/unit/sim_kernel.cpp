@@ -325,7 +325,7 @@ TEST_CASE("elect.sync: the lowest non-exited lane of the membermask leads, d|p p
       CHECK(out.word(2 * t) == 0xEEEEEEEEu);
       continue;
     }
-    CHECK(out.word(2 * t) == 4);                          // lanes 0..3 exited: lane 4 leads
+    CHECK(out.word(2 * t) == 4);                           // lanes 0..3 exited: lane 4 leads
     CHECK(out.word(2 * t + 1) == (t % 32 == 4 ? 1u : 0u)); // p: only the leader
   }
   // The sink form: `_|p` sets p alone.
