@@ -14,6 +14,9 @@ namespace {
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
+/// The barrier barrier.cluster.wait waits at: a cluster of one CTA's, apart from bar.sync's.
+constexpr std::int64_t kClusterBarrier = 16;
+
 } // namespace
 
 void Cta::step(Thread& t) {
@@ -135,6 +138,11 @@ Cta::Flow Cta::control_op(Thread& t, const ir::Op& op) {
     if (t.barrier > 15)
       fault_at(FaultKind::undefined_behavior, t, op,
                "barrier number " + std::to_string(t.barrier) + " is outside 0..15");
+    t.stop_line = op.line;
+    return Flow::stop;
+  case ir::Code::cluster_wait:
+    t.state = State::at_barrier;
+    t.barrier = kClusterBarrier;
     t.stop_line = op.line;
     return Flow::stop;
   case ir::Code::ret:
