@@ -84,6 +84,9 @@ class Kernel:
     def proxy_fence(self, space: str = 'shared::cta') -> None:
         """fence.proxy.async{.space}: the thread's generic writes of the space ('shared::cta', 'global' or 'all') reach its later bulk and tensor copies."""
         ...
+    def cluster_sync(self, relaxed: bool = False) -> None:
+        """barrier.cluster.arrive{.relaxed} + barrier.cluster.wait: the cluster's barrier (the CTA's, in a cluster of one)."""
+        ...
     def apply(self, opcode: str, dst: View, src: View, chunk_bytes: int, scope: str = 'thread', src_size: Optional[IntoExpr] = None, ignore_src: Optional[IntoExpr] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
         """The spec's apply: a cp.async of every chunk of `src` into `dst`."""
         ...

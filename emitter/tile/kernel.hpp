@@ -228,6 +228,14 @@ struct TensorStoreOp {
   std::optional<Located<CachePolicy>> cache_policy;
 };
 
+/// `cluster_sync`: barrier.cluster.arrive{.relaxed} then barrier.cluster.wait, by every thread.
+/// Every sm_90 launch is a cluster, of one CTA unless the launch asks for more, so it needs no
+/// cluster launch; in a cluster of one CTA it orders as cta_sync does, except that a `relaxed`
+/// arrival orders none of the thread's memory accesses before it (only when threads go on).
+struct ClusterSyncOp {
+  bool relaxed = false;
+};
+
 namespace detail {
 /// std::variant of all but the first type: lets an X-macro write `, Struct` for every op.
 template <class Ignored, class... Ops>
