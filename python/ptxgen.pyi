@@ -72,20 +72,29 @@ class Kernel:
     def view(self, text: str) -> View:
         """A view string as a spec writes it ('A.sub[tid, :]'); slice bounds may name parameters where an expectation takes the view."""
         ...
-    def apply(self, opcode: str, dst: View, src: View, chunk_bytes: int, scope: str = 'thread', src_size: Optional[IntoExpr] = None, ignore_src: Optional[IntoExpr] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
-        """The spec's apply: a cp.async of every chunk of `src` into `dst`."""
-        ...
     def commit_group(self) -> None:
         """cp.async.commit_group."""
-        ...
-    def wait_group(self, n: int) -> None:
-        """cp.async.wait_group n: at most n groups stay pending."""
         ...
     def wait_all(self) -> None:
         """cp.async.wait_all."""
         ...
     def cta_sync(self) -> None:
         """bar.sync 0: the CTA's barrier."""
+        ...
+    def bulk_commit(self) -> None:
+        """cp.async.bulk.commit_group."""
+        ...
+    def proxy_fence(self, space: str = 'shared::cta') -> None:
+        """fence.proxy.async{.space}: the thread's generic writes of the space ('shared::cta', 'global' or 'all') reach its later bulk and tensor copies."""
+        ...
+    def cluster_sync(self, relaxed: bool = False) -> None:
+        """barrier.cluster.arrive{.relaxed} + barrier.cluster.wait: the cluster's barrier (the CTA's, in a cluster of one)."""
+        ...
+    def apply(self, opcode: str, dst: View, src: View, chunk_bytes: int, scope: str = 'thread', src_size: Optional[IntoExpr] = None, ignore_src: Optional[IntoExpr] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
+        """The spec's apply: a cp.async of every chunk of `src` into `dst`."""
+        ...
+    def wait_group(self, n: int) -> None:
+        """cp.async.wait_group n: at most n groups stay pending."""
         ...
     def fill(self, dst: View, pattern: bytes) -> None:
         """Every byte of each thread's dst from pattern."""
@@ -132,14 +141,8 @@ class Kernel:
     def bulk_store(self, dst: View, src: View, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
         """cp.async.bulk of shared src to global dst, joining the thread's bulk group."""
         ...
-    def bulk_commit(self) -> None:
-        """cp.async.bulk.commit_group."""
-        ...
     def bulk_wait(self, n: int, read: bool = False) -> None:
         """cp.async.bulk.wait_group{.read} n: at most n bulk groups stay pending."""
-        ...
-    def proxy_fence(self, space: str = 'shared::cta') -> None:
-        """fence.proxy.async{.space}: the thread's generic writes of the space ('shared::cta', 'global' or 'all') reach its later bulk and tensor copies."""
         ...
     def expect_tx(self, barrier: View, bytes: IntoExpr, arrive: bool = True, pred: Optional[IntoExpr] = None) -> None:
         """Adds bytes to the transaction count barrier's phase waits for (arrive: mbarrier.arrive.expect_tx)."""

@@ -90,25 +90,12 @@ void bind_copies(py::class_<PyKernel>& k) {
           py::arg("cache_policy") = py::none(),
           "cp.async.bulk of shared src to global dst, joining the thread's bulk group.")
       .def(
-          "bulk_commit", [](PyKernel& self) { self.builder().bulk_commit(caller_pos()); },
-          "cp.async.bulk.commit_group.")
-      .def(
           "bulk_wait",
           [](PyKernel& self, const Int& n, bool read) {
             self.builder().bulk_wait(int_of(n, "bulk_wait's n"), read, caller_pos());
           },
           py::arg("n"), py::arg("read") = false,
           "cp.async.bulk.wait_group{.read} n: at most n bulk groups stay pending.")
-      .def(
-          "proxy_fence",
-          [](PyKernel& self, const std::string& space) {
-            self.builder().proxy_fence(
-                spelled<tile::FenceSpace>(tile::fence_space_names, name_of, "space", space),
-                caller_pos());
-          },
-          py::arg("space") = "shared::cta",
-          "fence.proxy.async{.space}: the thread's generic writes of the space ('shared::cta', "
-          "'global' or 'all') reach its later bulk and tensor copies.")
       .def(
           "expect_tx",
           [](PyKernel& self, const api::View& barrier, const IntoExpr& bytes, bool arrive,

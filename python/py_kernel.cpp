@@ -5,8 +5,12 @@
 
 #include "driver/run/to_toml.hpp"
 #include "driver/toml/reader_spec.hpp"
+#include "emitter/tile/op_table.hpp"
 #include "python/bindings.hpp"
 
+#include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <pybind11/functional.h>
@@ -127,6 +131,76 @@ void bind_declarations(py::class_<PyKernel>& k) {
           "parameters where an expectation takes the view.");
 }
 
+/// A plain field's Python value (tile::plain_op): its type, the member from it, its default.
+template <class M>
+struct PyField;
+template <>
+struct PyField<bool> {
+  using type = bool;
+  static bool member(bool v) { return v; }
+  static bool fallback(std::string_view spelled) { return spelled == "true"; }
+};
+template <>
+struct PyField<tile::FenceSpace> {
+  using type = std::string;
+  static tile::FenceSpace member(const std::string& text) {
+    if (auto s = parse_name(tile::fence_space_names, text))
+      return *s;
+    std::string choices;
+    for (std::string_view n : tile::fence_space_names.values)
+      choices += (choices.empty() ? "'" : ", '") + std::string(n) + "'";
+    throw ArgumentError("space is one of " + choices + ", not '" + text + "'");
+  }
+  static std::string fallback(std::string_view spelled) { return std::string(spelled); }
+};
+
+/// The type of field I of op Op.
+template <class Op, std::size_t I>
+using FieldType =
+    std::remove_cvref_t<decltype(std::declval<Op&>().*std::get<I>(tile::field_members<Op>()))>;
+
+/// Field I of op Op as a keyword: required, or with the table's default.
+template <class Op, std::size_t I>
+auto keyword() {
+  constexpr tile::FieldRow row = tile::op_fields(tile::op_index<Op>)[I];
+  if constexpr (row.required())
+    return py::arg(row.py.data());
+  else
+    return py::arg(row.py.data()) = PyField<FieldType<Op, I>>::fallback(row.fallback);
+}
+
+/// Op's method from its row and field rows alone (ops.def): named as the op, a keyword per
+/// field, the row's doc.
+template <class Op, std::size_t... I>
+void bind_plain(py::class_<PyKernel>& k, std::index_sequence<I...>) {
+  const tile::OpRow& row = tile::op_rows[tile::op_index<Op>];
+  k.def(
+      row.spelling.data(),
+      [](PyKernel& self, const typename PyField<FieldType<Op, I>>::type&... values) {
+        [[maybe_unused]] constexpr auto members = tile::field_members<Op>();
+        Op op;
+        ((op.*std::get<I>(members) = PyField<FieldType<Op, I>>::member(values)), ...);
+        self.builder().op(std::move(op), caller_pos());
+      },
+      keyword<Op, I>()..., row.doc.data());
+}
+
+template <class Op>
+void bind_if_plain(py::class_<PyKernel>& k) {
+  if constexpr (tile::plain_op(tile::op_index<Op>))
+    bind_plain<Op>(k, std::make_index_sequence<tile::op_fields(tile::op_index<Op>).size()>{});
+}
+
+/// Every plain op of ops.def (tile::plain_op), in its order; the others' methods are written
+/// out (their fields have rules and conversions of their own).
+void bind_plain_ops(py::class_<PyKernel>& k) {
+#define PTXGEN_TILE_OP(Struct, ...) bind_if_plain<tile::Struct>(k);
+#define PTXGEN_TILE_FIELD(...)
+#include "emitter/tile/ops.def"
+#undef PTXGEN_TILE_FIELD
+#undef PTXGEN_TILE_OP
+}
+
 void bind_copies(py::class_<PyKernel>& k) {
   k.def(
        "apply",
@@ -150,20 +224,11 @@ void bind_copies(py::class_<PyKernel>& k) {
        py::arg("cache_policy") = py::none(),
        "The spec's apply: a cp.async of every chunk of `src` into `dst`.")
       .def(
-          "commit_group", [](PyKernel& self) { self.builder().commit_group(caller_pos()); },
-          "cp.async.commit_group.")
-      .def(
           "wait_group",
           [](PyKernel& self, const Int& n) {
             self.builder().wait_group(int_of(n, "wait_group's n"), caller_pos());
           },
           py::arg("n"), "cp.async.wait_group n: at most n groups stay pending.")
-      .def(
-          "wait_all", [](PyKernel& self) { self.builder().wait_all(caller_pos()); },
-          "cp.async.wait_all.")
-      .def(
-          "cta_sync", [](PyKernel& self) { self.builder().cta_sync(caller_pos()); },
-          "bar.sync 0: the CTA's barrier.")
       .def(
           "fill",
           [](PyKernel& self, const api::View& dst, const py::bytes& pattern) {
@@ -379,6 +444,7 @@ void bind_kernel(py::module_& m, py::class_<PyKernel>& k) {
         return std::make_unique<PyKernel>(std::move(*r));
       }));
   bind_declarations(k);
+  bind_plain_ops(k);
   bind_copies(k);
   bind_loops(m, k);
   bind_control(k);

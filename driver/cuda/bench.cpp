@@ -1,6 +1,7 @@
 #include "driver/cuda/bench.hpp"
 
 #include "driver/cuda/config.hpp"
+#include "emitter/tile/op_table.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -48,11 +49,11 @@ struct GlobalUse {
     add(written, op.dst.value);
   }
   void operator()(const tile::FillOp& op) { add(written, op.dst.value); }
-  // No global bytes: groups, barriers, loops, mbarriers (a shared 8-byte word).
-  void operator()(const tile::CommitGroupOp&) {}
+  // No global bytes: groups, barriers, loops, mbarriers (a shared 8-byte word), and the
+  // ops with no view at all (ops.def's plain ops).
+  template <tile::PlainOp Op>
+  void operator()(const Op&) {}
   void operator()(const tile::WaitGroupOp&) {}
-  void operator()(const tile::WaitAllOp&) {}
-  void operator()(const tile::CtaSyncOp&) {}
   void operator()(const tile::ForOp&) {}
   void operator()(const tile::EndOp&) {}
   void operator()(const tile::MbarrierInitOp&) {}
@@ -67,9 +68,7 @@ struct GlobalUse {
     add(read, op.src.value);
     add(written, op.dst.value);
   }
-  void operator()(const tile::BulkCommitOp&) {}
   void operator()(const tile::BulkWaitOp&) {}
-  void operator()(const tile::ProxyFenceOp&) {}
   void operator()(const tile::ExpectTxOp&) {}
   // A tensor copy's global side is its map's tensor, named, not a view.
   void operator()(const tile::TensorLoadOp& op) { add_named(read, op.tensor.value); }

@@ -787,6 +787,13 @@ private:
 
   void step_op(std::size_t, const tile::CtaSyncOp&);
 
+  /// A cluster of one CTA (every launch the reference runs): its barrier is the CTA's; a
+  /// relaxed arrival orders no memory, so that one orders nothing here.
+  void step_op(std::size_t op, const tile::ClusterSyncOp& c) {
+    if (!c.relaxed)
+      step_op(op, tile::CtaSyncOp{});
+  }
+
   void step_op(std::size_t op, const tile::FillOp& f);
 
   /// Byte i of run `r` of `b` becomes pattern[(k + i) % pattern.size()].
@@ -886,6 +893,8 @@ private:
   bool replay_op(std::size_t op, const tile::WaitAllOp&) { return skip(op, true); }
 
   bool replay_op(std::size_t op, const tile::CtaSyncOp&) { return skip(op, true); }
+
+  bool replay_op(std::size_t op, const tile::ClusterSyncOp&) { return skip(op, true); }
 
   // Never replayed (replayable()).
   bool replay_op(std::size_t op, const tile::MbarrierInitOp&) { return skip(op, false); }

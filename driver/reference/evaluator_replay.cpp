@@ -2,12 +2,33 @@
 // while its accesses are compared with the recording (cta_trace.hpp).
 
 #include "driver/reference/evaluator.hpp"
-#include "emitter/support/overloaded.hpp"
+#include "emitter/tile/op_table.hpp"
 
 #include <algorithm>
 #include <cstring>
 
 namespace ptxgen::driver::evaluation {
+
+namespace {
+
+/// Whether ops of the family may be replayed: mbarriers and the bulk family are not (phases,
+/// transaction bytes and bulk groups are each CTA's own).
+bool replayable_family(tile::OpFamily f) {
+  switch (f) {
+  case tile::OpFamily::sync:
+  case tile::OpFamily::data:
+  case tile::OpFamily::loop:
+  case tile::OpFamily::cp_async:
+    return true;
+  case tile::OpFamily::mbarrier:
+  case tile::OpFamily::bulk:
+  case tile::OpFamily::tensor:
+    return false;
+  }
+  return false;
+}
+
+} // namespace
 
 bool Evaluator::replayable() {
   if (!in_.fast || !in_.replay || ctas_may_meet()) {
@@ -20,30 +41,7 @@ bool Evaluator::replayable() {
     if (const auto* a = std::get_if<tile::ApplyOp>(&op.body)) {
       return space(a->dst) == tile::Space::shared && space(a->src) == tile::Space::global;
     }
-    // Barriers and the bulk family: phases, transaction bytes and bulk groups are each
-    // CTA's own, never replayed.
-    return std::visit(overloaded{[](const tile::CommitGroupOp&) { return true; },
-                                 [](const tile::WaitGroupOp&) { return true; },
-                                 [](const tile::WaitAllOp&) { return true; },
-                                 [](const tile::CtaSyncOp&) { return true; },
-                                 [](const tile::FillOp&) { return true; },
-                                 [](const tile::CopyOp&) { return true; },
-                                 [](const tile::ForOp&) { return true; },
-                                 [](const tile::EndOp&) { return true; },
-                                 [](const tile::ApplyOp&) { return true; },
-                                 [](const tile::MbarrierInitOp&) { return false; },
-                                 [](const tile::CopyArriveOp&) { return false; },
-                                 [](const tile::MbarrierArriveOp&) { return false; },
-                                 [](const tile::MbarrierWaitOp&) { return false; },
-                                 [](const tile::BulkLoadOp&) { return false; },
-                                 [](const tile::BulkStoreOp&) { return false; },
-                                 [](const tile::BulkCommitOp&) { return false; },
-                                 [](const tile::BulkWaitOp&) { return false; },
-                                 [](const tile::ProxyFenceOp&) { return false; },
-                                 [](const tile::ExpectTxOp&) { return false; },
-                                 [](const tile::TensorLoadOp&) { return false; },
-                                 [](const tile::TensorStoreOp&) { return false; }},
-                      op.body);
+    return replayable_family(tile::op_row(op.body).family);
   });
 }
 

@@ -6,6 +6,7 @@
 #include "driver/run/tensor_data.hpp"
 #include "emitter/support/overloaded.hpp"
 #include "emitter/tile/mbarrier_contract.hpp"
+#include "emitter/tile/op_table.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -145,14 +146,14 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
                           },
                           // Their coordinates are visit_roots' (every tensor op's).
                           [](const tile::TensorLoadOp&) {}, [](const tile::TensorStoreOp&) {},
-                          [](const tile::BulkCommitOp&) {}, [](const tile::BulkWaitOp&) {},
-                          [](const tile::ProxyFenceOp&) {}, [](const tile::ExpectTxOp&) {},
+                          [](const tile::BulkWaitOp&) {}, [](const tile::ExpectTxOp&) {},
                           // Their expressions are visit_roots' (shared views, bounds, fields).
                           [](const tile::ForOp&) {}, [](const tile::MbarrierInitOp&) {},
                           [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
-                          [](const tile::MbarrierWaitOp&) {}, [](const tile::CommitGroupOp&) {},
-                          [](const tile::WaitGroupOp&) {}, [](const tile::WaitAllOp&) {},
-                          [](const tile::CtaSyncOp&) {}, [](const tile::EndOp&) {}},
+                          [](const tile::MbarrierWaitOp&) {}, [](const tile::WaitGroupOp&) {},
+                          [](const tile::EndOp&) {},
+                          // No view, no expression (ops.def's plain ops).
+                          [](const tile::PlainOp auto&) {}},
                op.body);
   }
   for (const tile::Expectation& x : k.expectations) {
@@ -177,10 +178,7 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
   // checks too: a generic access of bytes a bulk store writes or wrote (before its wait,
   // after another thread's wait), a generic store before a load of the bytes.
   const bool async_global = std::any_of(k.ops.begin(), k.ops.end(), [](const tile::Op& o) {
-    return std::holds_alternative<tile::BulkLoadOp>(o.body) ||
-           std::holds_alternative<tile::BulkStoreOp>(o.body) ||
-           std::holds_alternative<tile::TensorLoadOp>(o.body) ||
-           std::holds_alternative<tile::TensorStoreOp>(o.body);
+    return tile::op_row(o.body).proxy == tile::Proxy::async;
   });
   auto global_view = [&](const tile::View& v) {
     if (async_global)
@@ -262,10 +260,10 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             visit_view(t.src.value, f);
                             visit_optional(t.pred, f);
                           },
-                          [](const tile::BulkCommitOp&) {}, [](const tile::BulkWaitOp&) {},
-                          [](const tile::ProxyFenceOp&) {}, [](const tile::CommitGroupOp&) {},
-                          [](const tile::WaitGroupOp&) {}, [](const tile::WaitAllOp&) {},
-                          [](const tile::CtaSyncOp&) {}, [](const tile::EndOp&) {}},
+                          [](const tile::BulkWaitOp&) {}, [](const tile::WaitGroupOp&) {},
+                          [](const tile::EndOp&) {},
+                          // No view, no expression (ops.def's plain ops).
+                          [](const tile::PlainOp auto&) {}},
                op.body);
   }
 }

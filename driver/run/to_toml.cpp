@@ -4,6 +4,7 @@
 #include "emitter/builder/builder.hpp"
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode.hpp"
+#include "emitter/tile/op_table.hpp"
 
 #include <sstream>
 #include <variant>
@@ -56,133 +57,69 @@ struct OpWriter {
     return l.value;
   }
   std::string expr(const tile::Located<tile::ExprPtr>& e) { return lit(tile::print(*at(e))); }
-  void view(const char* key, const tile::Located<tile::View>& v) {
+
+  /// Every op: `op = "..."`, then its fields (ops.def) in order, an optional one when set.
+  template <class Op>
+  requires(tile::op_index<Op> < tile::op_rows.size()) void operator()(const Op& op) {
+    out << "op = \"" << tile::op_rows[tile::op_index<Op>].spelling << "\"\n";
+    tile::for_each_field(op, [&](const tile::FieldRow& r, const auto& v) { field(r.key, v); });
+  }
+
+  // One overload per member type of ops.def's fields: a field of a new type does not compile
+  // until it is written here.
+  template <class T>
+  void field(std::string_view key, const std::optional<T>& v) {
+    if (v)
+      field(key, *v);
+  }
+  void field(std::string_view key, const tile::Located<tile::View>& v) {
     out << key << " = " << lit(spelling(at(v))) << "\n";
   }
-  void operator()(const tile::ApplyOp& a) {
-    out << "op = \"apply\"\nopcode = \"" << ptx::print(at(a.opcode)) << "\"\n";
-    view("dst", a.dst);
-    view("src", a.src);
-    out << "chunk_bytes = " << at(a.chunk_bytes) << "\n";
-    out << "scope = \"" << (a.scope == tile::Scope::cta ? "cta" : "thread") << "\"\n";
-    if (a.src_size)
-      out << "src_size = " << expr(*a.src_size) << "\n";
-    if (a.ignore_src)
-      out << "ignore_src = " << expr(*a.ignore_src) << "\n";
-    if (a.pred)
-      out << "pred = " << expr(*a.pred) << "\n";
-    if (a.cache_policy)
-      std::visit(*this, at(*a.cache_policy));
+  void field(std::string_view key, const tile::Located<tile::ExprPtr>& e) {
+    out << key << " = " << expr(e) << "\n";
   }
-  void operator()(const tile::CachePolicyFromParam& p) {
-    out << "cache_policy = \"param:" << p.param << "\"\n";
-  }
-  void operator()(const tile::CachePolicyCreate& p) {
-    out << "cache_policy = { primary = \"" << priority(p.primary) << "\"";
-    if (p.secondary)
-      out << ", secondary = \"" << priority(*p.secondary) << "\"";
-    out << ", fraction = " << p.fraction << " }\n";
-  }
-  void operator()(const tile::CommitGroupOp&) { out << "op = \"commit_group\"\n"; }
-  void operator()(const tile::WaitGroupOp& w) { out << "op = \"wait_group\"\nn = " << w.n << "\n"; }
-  void operator()(const tile::WaitAllOp&) { out << "op = \"wait_all\"\n"; }
-  void operator()(const tile::CtaSyncOp&) { out << "op = \"cta_sync\"\n"; }
-  void operator()(const tile::FillOp& f) {
-    out << "op = \"fill\"\n";
-    view("dst", f.dst);
-    out << "pattern = [";
-    for (std::size_t i = 0; i < f.pattern.size(); ++i)
-      out << (i ? ", " : "") << static_cast<unsigned>(f.pattern[i]);
-    out << "]\n";
-  }
-  void operator()(const tile::CopyOp& c) {
-    out << "op = \"copy\"\n";
-    view("dst", c.dst);
-    view("src", c.src);
-  }
-  void operator()(const tile::ForOp& f) {
-    out << "op = \"for\"\nvar = \"" << at(f.var) << "\"\nstart = " << expr(f.start)
-        << "\nstop = " << expr(f.stop) << "\nstep = " << expr(f.step) << "\nunroll = " << f.unroll
-        << "\n";
-  }
-  void operator()(const tile::EndOp&) { out << "op = \"end\"\n"; }
-  void operator()(const tile::MbarrierInitOp& m) {
-    out << "op = \"mbarrier_init\"\n";
-    view("barrier", m.barrier);
-    out << "count = " << at(m.count) << "\n";
-  }
-  void operator()(const tile::CopyArriveOp& m) {
-    out << "op = \"copy_arrive\"\n";
-    view("barrier", m.barrier);
-    out << "noinc = " << (m.noinc ? "true" : "false") << "\n";
-  }
-  void operator()(const tile::MbarrierArriveOp& m) {
-    out << "op = \"mbarrier_arrive\"\n";
-    view("barrier", m.barrier);
-    if (m.pred)
-      out << "pred = " << expr(*m.pred) << "\n";
-  }
-  void operator()(const tile::MbarrierWaitOp& m) {
-    out << "op = \"mbarrier_wait\"\n";
-    view("barrier", m.barrier);
-    out << "parity = " << expr(m.parity) << "\n";
-    if (m.pred)
-      out << "pred = " << expr(*m.pred) << "\n";
-  }
-  /// `pred` and `cache_policy` of a bulk or tensor copy.
-  template <class Op>
-  void issue_keys(const Op& op) {
-    if (op.pred)
-      out << "pred = " << expr(*op.pred) << "\n";
-    if (op.cache_policy)
-      std::visit(*this, at(*op.cache_policy));
-  }
-  void coords(const std::vector<tile::Located<tile::ExprPtr>>& cs) {
-    out << "coords = [";
+  void field(std::string_view key, const std::vector<tile::Located<tile::ExprPtr>>& cs) {
+    out << key << " = [";
     for (std::size_t i = 0; i < cs.size(); ++i)
       out << (i ? ", " : "") << expr(cs[i]);
     out << "]\n";
   }
-  void operator()(const tile::BulkLoadOp& b) {
-    out << "op = \"bulk_load\"\n";
-    view("dst", b.dst);
-    view("src", b.src);
-    view("barrier", b.barrier);
-    issue_keys(b);
+  void field(std::string_view key, const tile::Located<ptx::CpAsyncOpcode>& o) {
+    out << key << " = \"" << ptx::print(at(o)) << "\"\n";
   }
-  void operator()(const tile::BulkStoreOp& b) {
-    out << "op = \"bulk_store\"\n";
-    view("dst", b.dst);
-    view("src", b.src);
-    issue_keys(b);
+  void field(std::string_view key, const tile::Located<std::int64_t>& v) {
+    out << key << " = " << at(v) << "\n";
   }
-  void operator()(const tile::BulkCommitOp&) { out << "op = \"bulk_commit\"\n"; }
-  void operator()(const tile::BulkWaitOp& w) {
-    out << "op = \"bulk_wait\"\nn = " << w.n << "\nread = " << (w.read ? "true" : "false") << "\n";
+  void field(std::string_view key, const tile::Located<std::string>& v) {
+    out << key << " = \"" << at(v) << "\"\n";
   }
-  void operator()(const tile::ProxyFenceOp& f) {
-    out << "op = \"proxy_fence\"\nspace = \"" << name_of(tile::fence_space_names, f.space)
-        << "\"\n";
+  void field(std::string_view key, std::int64_t v) { out << key << " = " << v << "\n"; }
+  void field(std::string_view key, bool v) {
+    out << key << " = " << (v ? "true" : "false") << "\n";
   }
-  void operator()(const tile::ExpectTxOp& e) {
-    out << "op = \"expect_tx\"\n";
-    view("barrier", e.barrier);
-    out << "bytes = " << expr(e.bytes) << "\narrive = " << (e.arrive ? "true" : "false") << "\n";
-    if (e.pred)
-      out << "pred = " << expr(*e.pred) << "\n";
+  void field(std::string_view key, tile::Scope s) {
+    out << key << " = \"" << (s == tile::Scope::cta ? "cta" : "thread") << "\"\n";
   }
-  void operator()(const tile::TensorLoadOp& t) {
-    out << "op = \"tensor_load\"\ntensor = \"" << at(t.tensor) << "\"\n";
-    coords(t.coords);
-    view("dst", t.dst);
-    view("barrier", t.barrier);
-    issue_keys(t);
+  void field(std::string_view key, tile::FenceSpace s) {
+    out << key << " = \"" << name_of(tile::fence_space_names, s) << "\"\n";
   }
-  void operator()(const tile::TensorStoreOp& t) {
-    out << "op = \"tensor_store\"\ntensor = \"" << at(t.tensor) << "\"\n";
-    coords(t.coords);
-    view("src", t.src);
-    issue_keys(t);
+  void field(std::string_view key, const std::vector<std::uint8_t>& pattern) {
+    out << key << " = [";
+    for (std::size_t i = 0; i < pattern.size(); ++i)
+      out << (i ? ", " : "") << static_cast<unsigned>(pattern[i]);
+    out << "]\n";
+  }
+  void field(std::string_view key, const tile::Located<tile::CachePolicy>& p) {
+    std::visit([&](const auto& policy) { cache_policy(key, policy); }, at(p));
+  }
+  void cache_policy(std::string_view key, const tile::CachePolicyFromParam& p) {
+    out << key << " = \"param:" << p.param << "\"\n";
+  }
+  void cache_policy(std::string_view key, const tile::CachePolicyCreate& p) {
+    out << key << " = { primary = \"" << priority(p.primary) << "\"";
+    if (p.secondary)
+      out << ", secondary = \"" << priority(*p.secondary) << "\"";
+    out << ", fraction = " << p.fraction << " }\n";
   }
 };
 

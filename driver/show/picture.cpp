@@ -4,6 +4,7 @@
 
 #include "driver/reference/naive_view.hpp"
 #include "emitter/support/overloaded.hpp"
+#include "emitter/tile/op_table.hpp"
 
 #include <algorithm>
 #include <map>
@@ -134,22 +135,19 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                  // Ops without views: the panel names them, nothing to walk.
                  [](const tile::ForOp&) {},
                  [](const tile::EndOp&) {},
-                 [](const tile::CommitGroupOp&) {},
                  [](const tile::WaitGroupOp&) {},
-                 [](const tile::WaitAllOp&) {},
-                 [](const tile::CtaSyncOp&) {},
                  [](const tile::MbarrierInitOp&) {},
                  [](const tile::CopyArriveOp&) {},
                  [](const tile::MbarrierArriveOp&) {},
                  [](const tile::MbarrierWaitOp&) {},
                  [](const tile::BulkLoadOp&) {},
                  [](const tile::BulkStoreOp&) {},
-                 [](const tile::BulkCommitOp&) {},
                  [](const tile::BulkWaitOp&) {},
-                 [](const tile::ProxyFenceOp&) {},
                  [](const tile::ExpectTxOp&) {},
                  [](const tile::TensorLoadOp&) {},
                  [](const tile::TensorStoreOp&) {},
+                 // No view at all (ops.def's plain ops).
+                 [](const tile::PlainOp auto&) {},
              },
              w.k.ops[i].body);
   return in;
@@ -204,6 +202,21 @@ std::vector<std::int64_t> pattern_key(const std::vector<Instance>& instances) {
   return key;
 }
 
+/// A plain op (ops.def) as a heading: its spelling, then each word and each flag that is set.
+template <class Op>
+std::string plain_label(const Op& op) {
+  std::string out(tile::op_rows[tile::op_index<Op>].spelling);
+  tile::for_each_field(op, overloaded{[&](const tile::FieldRow& r, bool set) {
+                                        if (set)
+                                          out += " " + std::string(r.key);
+                                      },
+                                      [&](const tile::FieldRow&, tile::FenceSpace s) {
+                                        out +=
+                                            " " + std::string(name_of(tile::fence_space_names, s));
+                                      }});
+  return out;
+}
+
 /// The op's kind as the panel heading names it.
 std::string kind_of(const tile::Op& op) {
   return std::visit(
@@ -213,26 +226,20 @@ std::string kind_of(const tile::Op& op) {
           [](const tile::FillOp&) { return std::string("fill"); },
           [](const tile::ForOp& f) { return "for " + f.var.value; },
           [](const tile::EndOp&) { return std::string("end"); },
-          [](const tile::CommitGroupOp&) { return std::string("commit_group"); },
           [](const tile::WaitGroupOp& g) { return "wait_group " + std::to_string(g.n); },
-          [](const tile::WaitAllOp&) { return std::string("wait_all"); },
-          [](const tile::CtaSyncOp&) { return std::string("cta_sync"); },
           [](const tile::MbarrierInitOp&) { return std::string("mbarrier_init"); },
           [](const tile::CopyArriveOp&) { return std::string("copy_arrive"); },
           [](const tile::MbarrierArriveOp&) { return std::string("mbarrier_arrive"); },
           [](const tile::MbarrierWaitOp&) { return std::string("mbarrier_wait"); },
           [](const tile::BulkLoadOp&) { return std::string("bulk_load"); },
           [](const tile::BulkStoreOp&) { return std::string("bulk_store"); },
-          [](const tile::BulkCommitOp&) { return std::string("bulk_commit"); },
           [](const tile::BulkWaitOp& g) {
             return "bulk_wait " + std::to_string(g.n) + (g.read ? " read" : "");
-          },
-          [](const tile::ProxyFenceOp& f) {
-            return "proxy_fence " + std::string(name_of(tile::fence_space_names, f.space));
           },
           [](const tile::ExpectTxOp&) { return std::string("expect_tx"); },
           [](const tile::TensorLoadOp&) { return std::string("tensor_load"); },
           [](const tile::TensorStoreOp&) { return std::string("tensor_store"); },
+          [](const tile::PlainOp auto& plain) { return plain_label(plain); },
       },
       op.body);
 }

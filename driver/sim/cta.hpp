@@ -430,6 +430,11 @@ private:
   /// name one count (else a deadlock fault); the arrival that completes a use queues its release
   /// (BarrierRelease). bar.arrive runs on; the others wait.
   Flow named_barrier(Thread& t, const ir::Op& op);
+  /// barrier.cluster.wait in a cluster of one CTA: a whole-CTA use of the cluster's own slot.
+  Flow cluster_barrier(Thread& t, const ir::Op& op);
+  /// An arrival of `t` (waiting unless bar.arrive) at barrier slot `id` of `count` threads.
+  Flow arrive_at_barrier(Thread& t, const ir::Op& op, std::int64_t id, std::uint32_t count,
+                         bool counted);
   /// The arrivals a thread brings: 1, and the missing lanes of a partial last warp for its last
   /// lane (the GPU counts a warp's arrival as the warp size).
   std::uint32_t arrival_slots(const Thread& t) const;
@@ -703,9 +708,11 @@ private:
   std::vector<std::uint8_t> frames_;
   std::vector<std::uint32_t> iterations_;
   std::vector<Thread> threads_;
-  std::vector<std::uint32_t> order_;     ///< the threads' order in a pass (Launch::schedule_seed)
-  std::array<NamedBarrier, 16> bars_{};  ///< the named barriers' current uses
-  std::vector<BarrierRelease> released_; ///< uses completed in this pass
+  std::vector<std::uint32_t> order_; ///< the threads' order in a pass (Launch::schedule_seed)
+  /// The named barriers' slots (0..15), then the cluster barrier's (kClusterBarrier).
+  static constexpr std::int64_t kClusterBarrier = 16;
+  std::array<NamedBarrier, kClusterBarrier + 1> bars_{}; ///< the named barriers' current uses
+  std::vector<BarrierRelease> released_;                 ///< uses completed in this pass
   std::uint32_t phase_ = 0;
   std::uint32_t pending_stores_ = 0; ///< bulk stores of the CTA not yet written to global
   detail::Mbarriers mb_;

@@ -46,6 +46,15 @@ Cta::Flow Cta::named_barrier(Thread& t, const ir::Op& op) {
                    " is not a positive multiple of the warp size (32)");
     count = static_cast<std::uint32_t>(c);
   }
+  return arrive_at_barrier(t, op, id, count, counted);
+}
+
+Cta::Flow Cta::cluster_barrier(Thread& t, const ir::Op& op) {
+  return arrive_at_barrier(t, op, kClusterBarrier, whole_warps(threads_.size()), false);
+}
+
+Cta::Flow Cta::arrive_at_barrier(Thread& t, const ir::Op& op, std::int64_t id, std::uint32_t count,
+                                 bool counted) {
   NamedBarrier& b = bars_[static_cast<std::size_t>(id)];
   if (b.arrived == 0) {
     b = NamedBarrier{};

@@ -137,6 +137,10 @@ Cta::Flow Cta::control_op(Thread& t, const ir::Op& op) {
   case ir::Code::bar_arrive:
   case ir::Code::bar_red:
     return named_barrier(t, op);
+  case ir::Code::cluster_wait:
+    // A cluster of one CTA (the simulator runs one): every thread's wait completes the
+    // cluster's barrier as a whole-CTA barrier would; the arrive before it is a hint here.
+    return cluster_barrier(t, op);
   case ir::Code::ret:
     if (!t.calls.empty() && op.n == 0) {
       return_from_call(t);

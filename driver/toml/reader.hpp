@@ -16,6 +16,7 @@
 #include "emitter/support/unreachable.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/limits.hpp"
+#include "emitter/tile/op_table.hpp"
 #include "emitter/tile/pipeline.hpp"
 #include "emitter/tile/suggest.hpp"
 
@@ -48,64 +49,18 @@ constexpr std::array<std::string_view, 9> kTensorKeys = {
 constexpr std::array<std::string_view, 5> kTensorMapKeys = {"box", "element_strides", "swizzle",
                                                             "oob_fill", "l2_promotion"};
 constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
-constexpr std::array<std::string_view, 22> kOpKinds = {"apply",
-                                                       "commit_group",
-                                                       "wait_group",
-                                                       "wait_all",
-                                                       "cta_sync",
-                                                       "fill",
-                                                       "copy",
-                                                       "for",
-                                                       "end",
-                                                       "pipeline",
-                                                       "mbarrier_init",
-                                                       "copy_arrive",
-                                                       "mbarrier_arrive",
-                                                       "mbarrier_wait",
-                                                       "bulk_load",
-                                                       "bulk_store",
-                                                       "bulk_commit",
-                                                       "bulk_wait",
-                                                       "proxy_fence",
-                                                       "expect_tx",
-                                                       "tensor_load",
-                                                       "tensor_store"};
-constexpr std::array<std::string_view, 3> kMbarrierInitKeys = {"op", "barrier", "count"};
-constexpr std::array<std::string_view, 3> kCopyArriveKeys = {"op", "barrier", "noinc"};
-constexpr std::array<std::string_view, 3> kMbarrierArriveKeys = {"op", "barrier", "pred"};
-constexpr std::array<std::string_view, 4> kMbarrierWaitKeys = {"op", "barrier", "parity", "pred"};
-constexpr std::array<std::string_view, 6> kForKeys = {"op",   "var",  "start",
-                                                      "stop", "step", "unroll"};
+/// What `op = ...` may say: every op of emitter/tile/ops.def, and `pipeline`, which the
+/// reader expands into ops (tile::expand_pipeline). Each op's keys are tile::op_keys's.
+inline constexpr auto kOpKinds = [] {
+  std::array<std::string_view, tile::op_rows.size() + 1> out{};
+  for (std::size_t i = 0; i < tile::op_rows.size(); ++i)
+    out[i] = tile::op_rows[i].spelling;
+  out.back() = "pipeline";
+  return out;
+}();
 constexpr std::array<std::string_view, 13> kPipelineKeys = {
     "op",        "var",  "start", "stop", "step",  "stages",     "unroll",
     "stage_var", "load", "body",  "full", "empty", "ring_offset"};
-constexpr std::array<std::string_view, 10> kApplyKeys = {
-    "op",    "opcode",   "dst",        "src",  "chunk_bytes",
-    "scope", "src_size", "ignore_src", "pred", "cache_policy"};
-constexpr std::array<std::string_view, 6> kBulkLoadKeys = {"op",      "dst",  "src",
-                                                           "barrier", "pred", "cache_policy"};
-constexpr std::array<std::string_view, 5> kBulkStoreKeys = {"op", "dst", "src", "pred",
-                                                            "cache_policy"};
-constexpr std::array<std::string_view, 3> kBulkWaitKeys = {"op", "n", "read"};
-constexpr std::array<std::string_view, 5> kExpectTxKeys = {"op", "barrier", "bytes", "arrive",
-                                                           "pred"};
-constexpr std::array<std::string_view, 7> kTensorLoadKeys = {
-    "op", "tensor", "coords", "dst", "barrier", "pred", "cache_policy"};
-constexpr std::array<std::string_view, 6> kTensorStoreKeys = {"op",  "tensor", "coords",
-                                                              "src", "pred",   "cache_policy"};
-constexpr std::array<std::string_view, 1> kBareKeys = {"op"};
-constexpr std::array<std::string_view, 2> kProxyFenceKeys = {"op", "space"};
-constexpr std::array<std::string_view, 2> kWaitGroupKeys = {"op", "n"};
-constexpr std::array<std::string_view, 3> kFillKeys = {"op", "dst", "pattern"};
-constexpr std::array<std::string_view, 3> kCopyKeys = {"op", "dst", "src"};
-
-/// The ops of the sm_90 bulk-copy family (reader_bulk.cpp reads them).
-inline bool is_bulk_kind(std::string_view kind) {
-  constexpr std::array<std::string_view, 8> kinds = {"bulk_load",   "bulk_store",  "bulk_commit",
-                                                     "bulk_wait",   "proxy_fence", "expect_tx",
-                                                     "tensor_load", "tensor_store"};
-  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
-}
 
 inline const char* type_phrase(toml::node_type t) {
   switch (t) {
@@ -424,13 +379,39 @@ private:
   void load_op(const toml::table& t, const std::string& where,
                std::vector<tile::Op>* into = nullptr);
 
+  /// Op `index` of ops.def: checks the table's keys against tile::op_keys and reads it
+  /// into op.body with read_op; true when op is to be added (read_op's answer).
+  bool read_any(std::size_t index, const toml::table& t, const std::string& where, tile::Op& op);
+
+  /// Reads op `Op` into op.body (`where` names the table and its op); true when it is to be
+  /// added: false after an error (reported), and for `for` and `end`, which open and close
+  /// the builder's loops. The template reads each field of ops.def by its member's type with
+  /// read_field; an op with rules of its own specialises it (declared after the class).
+  template <class Op>
+  bool read_op(const toml::table& t, const std::string& where, tile::Op& op);
+
+  /// One field `key` of a generic op: false after an error (reported); a field left out
+  /// keeps the member's default (a required one is reported missing).
+  bool read_field(const toml::table& t, const std::string& where, std::string_view key, bool& out);
+  bool read_field(const toml::table& t, const std::string& where, std::string_view key,
+                  tile::Located<tile::View>& out);
+  bool read_field(const toml::table& t, const std::string& where, std::string_view key,
+                  tile::FenceSpace& out);
+
+  /// `body` into op.body when it holds an op; whether it did.
+  static bool set_body(tile::Op& op, std::optional<tile::OpBody> body) {
+    if (!body)
+      return false;
+    op.body = std::move(*body);
+    return true;
+  }
+
   // ---------------------------------------------------------------- mbarriers
 
   /// mbarrier_init / copy_arrive / mbarrier_arrive / mbarrier_wait: a `barrier` view of a
   /// shared tensor and the op's own key (count, noinc, pred, parity).
   std::optional<tile::OpBody> load_mbarrier_op(const toml::table& t, std::string_view kind,
-                                               const std::string& where,
-                                               const std::string& where_kind);
+                                               const std::string& where);
 
   /// The `n` of wait_group and bulk_wait (`groups`: "groups" or "bulk groups").
   std::optional<std::int64_t> pending_groups(const toml::table& t, const std::string& where_kind,
@@ -463,20 +444,6 @@ private:
   const tile::TensorDecl* tensor_operand(const toml::table& t, const std::string& where,
                                          tile::Located<std::string>& name,
                                          std::vector<tile::Located<tile::ExprPtr>>& coords);
-  /// bulk_load, bulk_store, bulk_commit, bulk_wait, proxy_fence, expect_tx, tensor_load and
-  /// tensor_store; nullopt after an error (reported).
-  std::optional<tile::OpBody> load_bulk_op(const toml::table& t, std::string_view kind,
-                                           const std::string& where, const std::string& where_kind);
-  std::optional<tile::OpBody> load_bulk_wait(const toml::table& t, const std::string& where,
-                                             const std::string& where_kind);
-  /// proxy_fence and its `space` (a wrong word is spec_proxy_fence_space, at the string).
-  std::optional<tile::OpBody> load_proxy_fence(const toml::table& t, const std::string& where,
-                                               const std::string& where_kind);
-  std::optional<tile::OpBody> load_expect_tx(const toml::table& t, const std::string& where,
-                                             const std::string& where_kind);
-  std::optional<tile::OpBody> load_tensor_op(const toml::table& t, std::string_view kind,
-                                             const std::string& where,
-                                             const std::string& where_kind);
 
   // ---------------------------------------------------------------- loops
 
@@ -592,5 +559,27 @@ private:
   /// While a ring pipeline's loads are read: its full barrier, their `barrier`.
   const tile::Located<tile::View>* ring_full_ = nullptr;
 };
+
+// The ops whose reading has rules of their own (reader_ops.cpp, reader_bulk.cpp); every
+// other op of ops.def is read field by field.
+#define PTXGEN_READ_OP(Struct)                                                                     \
+  template <>                                                                                      \
+  bool Loader::read_op<tile::Struct>(const toml::table&, const std::string&, tile::Op&);
+PTXGEN_READ_OP(ApplyOp)
+PTXGEN_READ_OP(WaitGroupOp)
+PTXGEN_READ_OP(FillOp)
+PTXGEN_READ_OP(ForOp)
+PTXGEN_READ_OP(EndOp)
+PTXGEN_READ_OP(MbarrierInitOp)
+PTXGEN_READ_OP(CopyArriveOp)
+PTXGEN_READ_OP(MbarrierArriveOp)
+PTXGEN_READ_OP(MbarrierWaitOp)
+PTXGEN_READ_OP(BulkLoadOp)
+PTXGEN_READ_OP(BulkStoreOp)
+PTXGEN_READ_OP(BulkWaitOp)
+PTXGEN_READ_OP(ExpectTxOp)
+PTXGEN_READ_OP(TensorLoadOp)
+PTXGEN_READ_OP(TensorStoreOp)
+#undef PTXGEN_READ_OP
 
 } // namespace ptxgen::driver::toml_reader

@@ -212,138 +212,119 @@ const tile::TensorDecl* Loader::tensor_operand(const toml::table& t, const std::
   return d;
 }
 
-std::optional<tile::OpBody> Loader::load_bulk_op(const toml::table& t, std::string_view kind,
-                                                 const std::string& where,
-                                                 const std::string& where_kind) {
-  const auto global = tile::Space::global;
-  const auto shared = tile::Space::shared;
-  if (kind == "bulk_load") {
-    check_keys(t, kBulkLoadKeys, where);
-    tile::BulkLoadOp op;
-    auto dst = bulk_view(t, "dst", shared, where_kind);
-    auto src = bulk_view(t, "src", global, where_kind);
-    auto bar = barrier_field(t, where_kind);
-    const bool keys = load_issue_keys(t, where_kind, op);
-    if (!dst || !src || !bar || !keys)
-      return std::nullopt;
-    op.dst = std::move(*dst);
-    op.src = std::move(*src);
-    op.barrier = std::move(*bar);
-    return op;
-  }
-  if (kind == "bulk_store") {
-    check_keys(t, kBulkStoreKeys, where);
-    tile::BulkStoreOp op;
-    auto dst = bulk_view(t, "dst", global, where_kind);
-    auto src = bulk_view(t, "src", shared, where_kind);
-    const bool keys = load_issue_keys(t, where_kind, op);
-    if (!dst || !src || !keys)
-      return std::nullopt;
-    op.dst = std::move(*dst);
-    op.src = std::move(*src);
-    return op;
-  }
-  if (kind == "bulk_commit") {
-    check_keys(t, kBareKeys, where);
-    return tile::BulkCommitOp{};
-  }
-  if (kind == "proxy_fence")
-    return load_proxy_fence(t, where, where_kind);
-  if (kind == "bulk_wait")
-    return load_bulk_wait(t, where, where_kind);
-  if (kind == "expect_tx")
-    return load_expect_tx(t, where, where_kind);
-  return load_tensor_op(t, kind, where, where_kind);
+template <>
+bool Loader::read_op<tile::BulkLoadOp>(const toml::table& t, const std::string& where,
+                                       tile::Op& op) {
+  tile::BulkLoadOp b;
+  auto dst = bulk_view(t, "dst", tile::Space::shared, where);
+  auto src = bulk_view(t, "src", tile::Space::global, where);
+  auto bar = barrier_field(t, where);
+  const bool keys = load_issue_keys(t, where, b);
+  if (!dst || !src || !bar || !keys)
+    return false;
+  b.dst = std::move(*dst);
+  b.src = std::move(*src);
+  b.barrier = std::move(*bar);
+  op.body = std::move(b);
+  return true;
 }
 
-std::optional<tile::OpBody> Loader::load_proxy_fence(const toml::table& t, const std::string& where,
-                                                     const std::string& where_kind) {
-  check_keys(t, kProxyFenceKeys, where);
-  tile::ProxyFenceOp f;
-  if (const toml::node* v = t.get("space")) {
-    const auto choices = name_spellings(tile::fence_space_names);
-    const auto s = enum_word<tile::FenceSpace>(*v, "space", where_kind, choices,
-                                               DiagId::spec_proxy_fence_space);
-    if (!s)
-      return std::nullopt;
-    f.space = *s;
-  }
-  return f;
+template <>
+bool Loader::read_op<tile::BulkStoreOp>(const toml::table& t, const std::string& where,
+                                        tile::Op& op) {
+  tile::BulkStoreOp b;
+  auto dst = bulk_view(t, "dst", tile::Space::global, where);
+  auto src = bulk_view(t, "src", tile::Space::shared, where);
+  const bool keys = load_issue_keys(t, where, b);
+  if (!dst || !src || !keys)
+    return false;
+  b.dst = std::move(*dst);
+  b.src = std::move(*src);
+  op.body = std::move(b);
+  return true;
 }
 
-std::optional<tile::OpBody> Loader::load_bulk_wait(const toml::table& t, const std::string& where,
-                                                   const std::string& where_kind) {
-  check_keys(t, kBulkWaitKeys, where);
+/// proxy_fence's `space` (a wrong word is spec_proxy_fence_space, at the string).
+bool Loader::read_field(const toml::table& t, const std::string& where, std::string_view key,
+                        tile::FenceSpace& out) {
+  const toml::node* v = t.get(key);
+  if (!v)
+    return true; // the member's default
+  const auto choices = name_spellings(tile::fence_space_names);
+  const auto s =
+      enum_word<tile::FenceSpace>(*v, key, where, choices, DiagId::spec_proxy_fence_space);
+  out = s.value_or(out);
+  return s.has_value();
+}
+
+template <>
+bool Loader::read_op<tile::BulkWaitOp>(const toml::table& t, const std::string& where,
+                                       tile::Op& op) {
   tile::BulkWaitOp w;
-  const auto n = pending_groups(t, where_kind, "bulk groups");
+  const auto n = pending_groups(t, where, "bulk groups");
   bool ok = n.has_value();
   w.n = n.value_or(0);
-  if (const toml::node* v = t.get("read")) {
-    auto r = get_bool(*v, "read", where_kind);
-    ok = r.has_value() && ok;
-    w.read = r.value_or(false);
-  }
-  if (!ok)
-    return std::nullopt;
-  return w;
+  ok = read_field(t, where, "read", w.read) && ok;
+  op.body = w;
+  return ok;
 }
 
-std::optional<tile::OpBody> Loader::load_expect_tx(const toml::table& t, const std::string& where,
-                                                   const std::string& where_kind) {
-  check_keys(t, kExpectTxKeys, where);
-  tile::ExpectTxOp op;
-  auto bar = barrier_field(t, where_kind);
+template <>
+bool Loader::read_op<tile::ExpectTxOp>(const toml::table& t, const std::string& where,
+                                       tile::Op& op) {
+  tile::ExpectTxOp e;
+  auto bar = barrier_field(t, where);
   bool ok = bar.has_value();
   const std::map<std::string, std::size_t, std::less<>> no_axes;
   if (const toml::node* v = t.get("bytes")) {
-    auto e = expr_field(*v, "bytes", where_kind, true, no_axes);
-    ok = e.has_value() && ok;
-    if (e)
-      op.bytes = std::move(*e);
+    auto b = expr_field(*v, "bytes", where, true, no_axes);
+    ok = b.has_value() && ok;
+    if (b)
+      e.bytes = std::move(*b);
   } else {
-    missing(t, "bytes", where_kind, "the transaction bytes the phase waits for, e.g. bytes = 4096");
+    missing(t, "bytes", where, "the transaction bytes the phase waits for, e.g. bytes = 4096");
     ok = false;
   }
-  if (const toml::node* v = t.get("arrive")) {
-    auto a = get_bool(*v, "arrive", where_kind);
-    ok = a.has_value() && ok;
-    op.arrive = a.value_or(true);
-  }
+  ok = read_field(t, where, "arrive", e.arrive) && ok;
   if (const toml::node* v = t.get("pred")) {
-    op.pred = expr_field(*v, "pred", where_kind, false, no_axes);
-    ok = op.pred.has_value() && ok;
+    e.pred = expr_field(*v, "pred", where, false, no_axes);
+    ok = e.pred.has_value() && ok;
   }
   if (!ok)
-    return std::nullopt;
-  op.barrier = std::move(*bar);
-  return op;
+    return false;
+  e.barrier = std::move(*bar);
+  op.body = std::move(e);
+  return true;
 }
 
-std::optional<tile::OpBody> Loader::load_tensor_op(const toml::table& t, std::string_view kind,
-                                                   const std::string& where,
-                                                   const std::string& where_kind) {
-  if (kind == "tensor_load") {
-    check_keys(t, kTensorLoadKeys, where);
-    tile::TensorLoadOp op;
-    const bool target = tensor_operand(t, where_kind, op.tensor, op.coords) != nullptr;
-    auto dst = bulk_view(t, "dst", tile::Space::shared, where_kind);
-    auto bar = barrier_field(t, where_kind);
-    const bool keys = load_issue_keys(t, where_kind, op);
-    if (!target || !dst || !bar || !keys)
-      return std::nullopt;
-    op.dst = std::move(*dst);
-    op.barrier = std::move(*bar);
-    return op;
-  }
-  check_keys(t, kTensorStoreKeys, where);
-  tile::TensorStoreOp op;
-  const bool target = tensor_operand(t, where_kind, op.tensor, op.coords) != nullptr;
-  auto src = bulk_view(t, "src", tile::Space::shared, where_kind);
-  const bool keys = load_issue_keys(t, where_kind, op);
+template <>
+bool Loader::read_op<tile::TensorLoadOp>(const toml::table& t, const std::string& where,
+                                         tile::Op& op) {
+  tile::TensorLoadOp l;
+  const bool target = tensor_operand(t, where, l.tensor, l.coords) != nullptr;
+  auto dst = bulk_view(t, "dst", tile::Space::shared, where);
+  auto bar = barrier_field(t, where);
+  const bool keys = load_issue_keys(t, where, l);
+  if (!target || !dst || !bar || !keys)
+    return false;
+  l.dst = std::move(*dst);
+  l.barrier = std::move(*bar);
+  op.body = std::move(l);
+  return true;
+}
+
+template <>
+bool Loader::read_op<tile::TensorStoreOp>(const toml::table& t, const std::string& where,
+                                          tile::Op& op) {
+  tile::TensorStoreOp st;
+  const bool target = tensor_operand(t, where, st.tensor, st.coords) != nullptr;
+  auto src = bulk_view(t, "src", tile::Space::shared, where);
+  const bool keys = load_issue_keys(t, where, st);
   if (!target || !src || !keys)
-    return std::nullopt;
-  op.src = std::move(*src);
-  return op;
+    return false;
+  st.src = std::move(*src);
+  op.body = std::move(st);
+  return true;
 }
 
 } // namespace ptxgen::driver::toml_reader

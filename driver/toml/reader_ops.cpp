@@ -23,90 +23,146 @@ void Loader::load_op(const toml::table& t, const std::string& where, std::vector
     return;
   tile::Op op;
   op.pos = pos_of(t.source().begin);
-  bool ok = true;
-  const std::string where_kind = where + " (op \"" + *kind + "\")";
-  if (*kind == "apply") {
-    check_keys(t, kApplyKeys, where);
-    tile::ApplyOp a;
-    ok = load_apply(t, where_kind, a);
-    op.body = std::move(a);
-  } else if (*kind == "commit_group") {
-    check_keys(t, kBareKeys, where);
-    op.body = tile::CommitGroupOp{};
-  } else if (*kind == "wait_all") {
-    check_keys(t, kBareKeys, where);
-    op.body = tile::WaitAllOp{};
-  } else if (*kind == "cta_sync") {
-    check_keys(t, kBareKeys, where);
-    op.body = tile::CtaSyncOp{};
-  } else if (*kind == "wait_group") {
-    check_keys(t, kWaitGroupKeys, where);
-    tile::WaitGroupOp w;
-    const auto n = pending_groups(t, where_kind, "groups");
-    ok = n.has_value();
-    w.n = n.value_or(0);
-    op.body = w;
-  } else if (*kind == "fill") {
-    check_keys(t, kFillKeys, where);
-    tile::FillOp f;
-    auto dst = view_field(t, "dst", where_kind);
-    ok = dst.has_value();
-    if (dst)
-      f.dst = std::move(*dst);
-    if (const toml::node* v = t.get("pattern")) {
-      if (auto p = parse_pattern(*v))
-        f.pattern = std::move(*p);
-      else
-        ok = false;
-    } else {
-      missing(t, "pattern", where_kind, "a byte 0..255, an array of bytes or \"0x...\"");
-      ok = false;
-    }
-    op.body = std::move(f);
-  } else if (*kind == "for") {
-    check_keys(t, kForKeys, where);
-    load_for(t, where_kind, op);
-    return;
-  } else if (*kind == "end") {
-    check_keys(t, kBareKeys, where);
-    b_.end_for(at(t.source()));
-    return;
-  } else if (*kind == "pipeline") {
+  if (*kind == "pipeline") {
     check_keys(t, kPipelineKeys, where);
-    load_pipeline(t, where_kind, op.pos);
+    load_pipeline(t, where + " (op \"pipeline\")", op.pos);
     return;
-  } else if (*kind == "mbarrier_init" || *kind == "copy_arrive" || *kind == "mbarrier_arrive" ||
-             *kind == "mbarrier_wait") {
-    auto body = load_mbarrier_op(t, *kind, where, where_kind);
-    ok = body.has_value();
-    if (body)
-      op.body = std::move(*body);
-  } else if (is_bulk_kind(*kind)) {
-    auto body = load_bulk_op(t, *kind, where, where_kind);
-    ok = body.has_value();
-    if (body)
-      op.body = std::move(*body);
-  } else if (*kind == "copy") {
-    check_keys(t, kCopyKeys, where);
-    tile::CopyOp c;
-    auto dst = view_field(t, "dst", where_kind);
-    auto src = view_field(t, "src", where_kind);
-    ok = dst && src;
-    if (ok) {
-      c.dst = std::move(*dst);
-      c.src = std::move(*src);
-    }
-    op.body = std::move(c);
-  } else {
+  }
+  const std::size_t index = tile::find_op(*kind);
+  if (index == tile::op_rows.size()) {
     error_at(DiagId::spec_unknown_op, kind_node->source(),
              "unknown op " + squote(*kind) + did_you_mean(*kind, kOpKinds) +
                  " (expected one of: " + join(kOpKinds) + ")");
     return;
   }
-  if (ok && into)
+  if (!read_any(index, t, where, op))
+    return;
+  if (into)
     into->push_back(std::move(op));
-  else if (ok)
+  else
     b_.push(std::move(op));
+}
+
+/// The generic reader: each field of ops.def by its member's type.
+template <class Op>
+bool Loader::read_op(const toml::table& t, const std::string& where, tile::Op& op) {
+  Op body;
+  bool ok = true;
+  tile::for_each_field(body, [&](const tile::FieldRow& r, auto& member) {
+    ok = read_field(t, where, r.key, member) && ok;
+  });
+  if (ok)
+    op.body = std::move(body);
+  return ok;
+}
+
+bool Loader::read_any(std::size_t index, const toml::table& t, const std::string& where,
+                      tile::Op& op) {
+  // One reader per op of ops.def, in OpBody's order.
+  using Reader = bool (Loader::*)(const toml::table&, const std::string&, tile::Op&);
+  static constexpr Reader readers[] = {
+#define PTXGEN_TILE_OP(Struct, ...) &Loader::read_op<tile::Struct>,
+#define PTXGEN_TILE_FIELD(...)
+#include "emitter/tile/ops.def"
+#undef PTXGEN_TILE_FIELD
+#undef PTXGEN_TILE_OP
+  };
+  static_assert(std::size(readers) == tile::op_rows.size());
+  check_keys(t, tile::op_keys(index), where);
+  const std::string where_kind =
+      where + " (op \"" + std::string(tile::op_rows[index].spelling) + "\")";
+  return (this->*readers[index])(t, where_kind, op);
+}
+
+bool Loader::read_field(const toml::table& t, const std::string& where, std::string_view key,
+                        bool& out) {
+  const toml::node* v = t.get(key);
+  if (!v)
+    return true; // the member's default
+  const auto b = get_bool(*v, key, where);
+  out = b.value_or(out);
+  return b.has_value();
+}
+
+bool Loader::read_field(const toml::table& t, const std::string& where, std::string_view key,
+                        tile::Located<tile::View>& out) {
+  auto v = view_field(t, key, where);
+  if (v)
+    out = std::move(*v);
+  return v.has_value();
+}
+
+template <>
+bool Loader::read_op<tile::ApplyOp>(const toml::table& t, const std::string& where, tile::Op& op) {
+  tile::ApplyOp a;
+  const bool ok = load_apply(t, where, a);
+  op.body = std::move(a);
+  return ok;
+}
+
+template <>
+bool Loader::read_op<tile::WaitGroupOp>(const toml::table& t, const std::string& where,
+                                        tile::Op& op) {
+  const auto n = pending_groups(t, where, "groups");
+  op.body = tile::WaitGroupOp{n.value_or(0)};
+  return n.has_value();
+}
+
+template <>
+bool Loader::read_op<tile::FillOp>(const toml::table& t, const std::string& where, tile::Op& op) {
+  tile::FillOp f;
+  auto dst = view_field(t, "dst", where);
+  bool ok = dst.has_value();
+  if (dst)
+    f.dst = std::move(*dst);
+  if (const toml::node* v = t.get("pattern")) {
+    if (auto p = parse_pattern(*v))
+      f.pattern = std::move(*p);
+    else
+      ok = false;
+  } else {
+    missing(t, "pattern", where, "a byte 0..255, an array of bytes or \"0x...\"");
+    ok = false;
+  }
+  op.body = std::move(f);
+  return ok;
+}
+
+/// `for` and `end` open and close the builder's loop, which adds their ops itself.
+template <>
+bool Loader::read_op<tile::ForOp>(const toml::table& t, const std::string& where, tile::Op& op) {
+  load_for(t, where, op);
+  return false;
+}
+
+template <>
+bool Loader::read_op<tile::EndOp>(const toml::table& t, const std::string&, tile::Op&) {
+  b_.end_for(at(t.source()));
+  return false;
+}
+
+template <>
+bool Loader::read_op<tile::MbarrierInitOp>(const toml::table& t, const std::string& where,
+                                           tile::Op& op) {
+  return set_body(op, load_mbarrier_op(t, "mbarrier_init", where));
+}
+
+template <>
+bool Loader::read_op<tile::CopyArriveOp>(const toml::table& t, const std::string& where,
+                                         tile::Op& op) {
+  return set_body(op, load_mbarrier_op(t, "copy_arrive", where));
+}
+
+template <>
+bool Loader::read_op<tile::MbarrierArriveOp>(const toml::table& t, const std::string& where,
+                                             tile::Op& op) {
+  return set_body(op, load_mbarrier_op(t, "mbarrier_arrive", where));
+}
+
+template <>
+bool Loader::read_op<tile::MbarrierWaitOp>(const toml::table& t, const std::string& where,
+                                           tile::Op& op) {
+  return set_body(op, load_mbarrier_op(t, "mbarrier_wait", where));
 }
 
 /// The `n` of wait_group and bulk_wait: how many of the thread's `groups` may stay pending;
@@ -128,16 +184,7 @@ std::optional<std::int64_t> Loader::pending_groups(const toml::table& t,
 /// mbarrier_init / copy_arrive / mbarrier_arrive / mbarrier_wait: a `barrier` view of a
 /// shared tensor and the op's own key (count, noinc, pred, parity).
 std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::string_view kind,
-                                                     const std::string& where,
                                                      const std::string& where_kind) {
-  if (kind == "mbarrier_init")
-    check_keys(t, kMbarrierInitKeys, where);
-  else if (kind == "copy_arrive")
-    check_keys(t, kCopyArriveKeys, where);
-  else if (kind == "mbarrier_arrive")
-    check_keys(t, kMbarrierArriveKeys, where);
-  else
-    check_keys(t, kMbarrierWaitKeys, where);
   auto barrier = view_field(t, "barrier", where_kind);
   bool ok = barrier.has_value();
   if (barrier && !b_.barrier(barrier->value, at(t.get("barrier")->source())))
@@ -454,7 +501,7 @@ bool Loader::pipeline_load(const toml::table& lt, std::string_view kind, const s
                            tile::Pipeline& p) {
   const toml::node* dst = lt.get("dst");
   if (kind == "apply") {
-    check_keys(lt, kApplyKeys, w);
+    check_keys(lt, tile::op_keys(tile::op_index<tile::ApplyOp>), w);
     tile::ApplyOp a;
     if (!load_apply(lt, w, a) || !b_.pipeline_load_stage(p, a.dst.value, at(dst->source())))
       return false;
@@ -464,15 +511,18 @@ bool Loader::pipeline_load(const toml::table& lt, std::string_view kind, const s
   if (!p.ring)
     return false; // its keys were refused
   ring_full_ = &p.ring->full;
-  auto op = load_bulk_op(lt, kind, w, w);
+  check_keys(lt, tile::op_keys(tile::find_op(kind)), w);
+  tile::Op op{{}, pos_of(lt.source().begin), {}};
+  const bool ok = kind == "bulk_load" ? read_op<tile::BulkLoadOp>(lt, w, op)
+                                      : read_op<tile::TensorLoadOp>(lt, w, op);
   ring_full_ = nullptr;
-  if (!op)
+  if (!ok)
     return false;
-  const tile::View& v = kind == "bulk_load" ? std::get<tile::BulkLoadOp>(*op).dst.value
-                                            : std::get<tile::TensorLoadOp>(*op).dst.value;
+  const tile::View& v = kind == "bulk_load" ? std::get<tile::BulkLoadOp>(op.body).dst.value
+                                            : std::get<tile::TensorLoadOp>(op.body).dst.value;
   if (!b_.pipeline_load_stage(p, v, at(dst->source())))
     return false;
-  p.loads.push_back(tile::Op{std::move(*op), pos_of(lt.source().begin)});
+  p.loads.push_back(std::move(op));
   return true;
 }
 

@@ -21,6 +21,7 @@
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
+#include "emitter/tile/op_table.hpp"
 #include "emitter/tile/pipeline.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
@@ -198,6 +199,12 @@ public:
   void wait_group(std::int64_t n, Pos at = CallSite::current());
   void wait_all(Pos at = CallSite::current());
   void cta_sync(Pos at = CallSite::current());
+  /// An op of emitter/tile/ops.def whose fields are only flags and words (tile::plain_op), as
+  /// its struct: `k.op(tile::ProxyFenceOp{tile::FenceSpace::all})`.
+  template <tile::PlainOp Op>
+  void op(Op body, Pos at = CallSite::current()) {
+    push(std::move(body), at);
+  }
   /// Every byte of each thread's `dst` from `pattern`, repeated.
   void fill(const View& dst, std::vector<std::uint8_t> pattern, Pos at = CallSite::current());
   void copy(const View& dst, const View& src, Pos at = CallSite::current());

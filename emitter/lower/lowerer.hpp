@@ -298,6 +298,10 @@ private:
   void lower(const tile::WaitGroupOp& w) { emit(CpAsyncWaitGroup{w.n}); }
   void lower(const tile::WaitAllOp&) { emit(CpAsyncWaitAll{}); }
   void lower(const tile::CtaSyncOp&) { emit(BarSync{0}); }
+  void lower(const tile::ClusterSyncOp& c) {
+    emit(BarrierClusterArrive{c.relaxed});
+    emit(BarrierClusterWait{});
+  }
 
   // ---------------------------------------------------------------- mbarriers
 

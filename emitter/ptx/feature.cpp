@@ -97,6 +97,14 @@ constexpr auto table = std::to_array<FeatureInfo>({
     // ptxas 13.0: "Feature 'cvta/isspacep with .param state space' requires PTX ISA .version
     // 7.7 or later"; the manual gives sm_70 (ptxas 13.0 knows no target below sm_75).
     {Feature::cvta_param, "cvta.param", {7, 7}, 70, false, OpcodePart::none},
+    // ptxas 13.0 at PTX 7.7 / 7.8 and on sm_89 (docs/ptx-rules.md, "Clusters").
+    {Feature::barrier_cluster, "barrier.cluster", {7, 8}, 90, false, OpcodePart::none},
+    {Feature::barrier_cluster_relaxed,
+     "`.relaxed` on barrier.cluster.arrive",
+     {8, 0},
+     90,
+     false,
+     OpcodePart::none},
 });
 
 struct TargetRow {

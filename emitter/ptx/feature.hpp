@@ -44,6 +44,8 @@ enum class Feature : std::uint8_t {
   fence_proxy_async,         ///< fence.proxy.async{.space}
   fence_mbarrier_init,       ///< fence.mbarrier_init.release.cluster
   cvta_param,                ///< cvta.param: a kernel parameter's generic address
+  barrier_cluster,           ///< barrier.cluster.arrive / barrier.cluster.wait
+  barrier_cluster_relaxed,   ///< `.relaxed` on barrier.cluster.arrive
 };
 
 struct FeatureInfo {

@@ -501,6 +501,33 @@ void describe(const BarSync& b, V& v) {
   v.immediate(b.barrier);
 }
 
+/// barrier.cluster.arrive{.relaxed};  the thread's arrival on its cluster's barrier, with
+/// release semantics unless `.relaxed` (then its earlier memory accesses are not ordered by
+/// it). Every sm_90 launch is a cluster, of one CTA unless the launch asks for more.
+struct BarrierClusterArrive {
+  bool relaxed = false;
+};
+
+template <class V>
+void describe(const BarrierClusterArrive& b, V& v) {
+  v.opcode(Mnemonic::barrier_cluster_arrive);
+  if (b.relaxed)
+    v.qualifier(spelling(Qualifier::relaxed));
+  v.feature(Feature::barrier_cluster);
+  if (b.relaxed)
+    v.feature(Feature::barrier_cluster_relaxed);
+}
+
+/// barrier.cluster.wait;  waits (with acquire semantics) until every thread of the cluster
+/// has arrived on the barrier's current phase.
+struct BarrierClusterWait {};
+
+template <class V>
+void describe(const BarrierClusterWait&, V& v) {
+  v.opcode(Mnemonic::barrier_cluster_wait);
+  v.feature(Feature::barrier_cluster);
+}
+
 struct Ret {}; ///< ret;
 
 template <class V>

@@ -385,6 +385,8 @@ private:
             "bar.sync's barrier must be in 0..15; it is " + std::to_string(b.barrier));
   }
   void semantics(const Ret&) {}
+  void semantics(const BarrierClusterArrive&) {}
+  void semantics(const BarrierClusterWait&) {}
   void semantics(const Label& l) {
     label_name(l.name);
     if (current_->guard)

@@ -1,6 +1,7 @@
 #include "emitter/tile/kernel.hpp"
 
 #include "emitter/ptx/feature.hpp"
+#include "emitter/tile/op_table.hpp"
 
 #include <algorithm>
 
@@ -84,55 +85,6 @@ SharedLayout shared_layout(const Kernel& k) {
 
 namespace {
 
-struct OpKindName {
-  std::string_view operator()(const ApplyOp&) const { return "apply"; }
-  std::string_view operator()(const CommitGroupOp&) const { return "commit_group"; }
-  std::string_view operator()(const WaitGroupOp&) const { return "wait_group"; }
-  std::string_view operator()(const WaitAllOp&) const { return "wait_all"; }
-  std::string_view operator()(const CtaSyncOp&) const { return "cta_sync"; }
-  std::string_view operator()(const FillOp&) const { return "fill"; }
-  std::string_view operator()(const CopyOp&) const { return "copy"; }
-  std::string_view operator()(const ForOp&) const { return "for"; }
-  std::string_view operator()(const EndOp&) const { return "end"; }
-  std::string_view operator()(const MbarrierInitOp&) const { return "mbarrier_init"; }
-  std::string_view operator()(const CopyArriveOp&) const { return "copy_arrive"; }
-  std::string_view operator()(const MbarrierArriveOp&) const { return "mbarrier_arrive"; }
-  std::string_view operator()(const MbarrierWaitOp&) const { return "mbarrier_wait"; }
-  std::string_view operator()(const BulkLoadOp&) const { return "bulk_load"; }
-  std::string_view operator()(const BulkStoreOp&) const { return "bulk_store"; }
-  std::string_view operator()(const BulkCommitOp&) const { return "bulk_commit"; }
-  std::string_view operator()(const BulkWaitOp&) const { return "bulk_wait"; }
-  std::string_view operator()(const ProxyFenceOp&) const { return "proxy_fence"; }
-  std::string_view operator()(const ExpectTxOp&) const { return "expect_tx"; }
-  std::string_view operator()(const TensorLoadOp&) const { return "tensor_load"; }
-  std::string_view operator()(const TensorStoreOp&) const { return "tensor_store"; }
-};
-
-/// True for an op whose instruction sm_90 introduced (the bulk-copy family).
-struct NeedsHopper {
-  bool operator()(const ApplyOp&) const { return false; }
-  bool operator()(const CommitGroupOp&) const { return false; }
-  bool operator()(const WaitGroupOp&) const { return false; }
-  bool operator()(const WaitAllOp&) const { return false; }
-  bool operator()(const CtaSyncOp&) const { return false; }
-  bool operator()(const FillOp&) const { return false; }
-  bool operator()(const CopyOp&) const { return false; }
-  bool operator()(const ForOp&) const { return false; }
-  bool operator()(const EndOp&) const { return false; }
-  bool operator()(const MbarrierInitOp&) const { return false; }
-  bool operator()(const CopyArriveOp&) const { return false; }
-  bool operator()(const MbarrierArriveOp&) const { return false; }
-  bool operator()(const MbarrierWaitOp&) const { return false; }
-  bool operator()(const BulkLoadOp&) const { return true; }
-  bool operator()(const BulkStoreOp&) const { return true; }
-  bool operator()(const BulkCommitOp&) const { return true; }
-  bool operator()(const BulkWaitOp&) const { return true; }
-  bool operator()(const ProxyFenceOp&) const { return true; }
-  bool operator()(const ExpectTxOp&) const { return true; }
-  bool operator()(const TensorLoadOp&) const { return true; }
-  bool operator()(const TensorStoreOp&) const { return true; }
-};
-
 /// " (TABLE at line L)", or nothing where the op has no line (built through the C++ API).
 std::string table_at(std::string_view table, const SourcePos& pos) {
   if (pos.line == 0)
@@ -143,16 +95,14 @@ std::string table_at(std::string_view table, const SourcePos& pos) {
 } // namespace
 
 ptx::Target min_target(const Kernel& k) {
-  constexpr ptx::Target ampere{80, false};
-  constexpr ptx::Target hopper{90, false};
+  int sm = 80;
   for (const Op& op : k.ops)
-    if (std::visit(NeedsHopper{}, op.body))
-      return hopper;
-  return ampere;
+    sm = std::max(sm, op_row(op.body).min_sm);
+  return ptx::sm(sm);
 }
 
 std::string_view op_kind(const OpBody& body) {
-  return std::visit(OpKindName{}, body);
+  return op_row(body).spelling;
 }
 
 namespace {

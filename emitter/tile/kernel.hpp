@@ -228,10 +228,30 @@ struct TensorStoreOp {
   std::optional<Located<CachePolicy>> cache_policy;
 };
 
-using OpBody = std::variant<ApplyOp, CommitGroupOp, WaitGroupOp, WaitAllOp, CtaSyncOp, FillOp,
-                            CopyOp, ForOp, EndOp, MbarrierInitOp, CopyArriveOp, MbarrierArriveOp,
-                            MbarrierWaitOp, BulkLoadOp, BulkStoreOp, BulkCommitOp, BulkWaitOp,
-                            ProxyFenceOp, ExpectTxOp, TensorLoadOp, TensorStoreOp>;
+/// `cluster_sync`: barrier.cluster.arrive{.relaxed} then barrier.cluster.wait, by every thread.
+/// Every sm_90 launch is a cluster, of one CTA unless the launch asks for more, so it needs no
+/// cluster launch; in a cluster of one CTA it orders as cta_sync does, except that a `relaxed`
+/// arrival orders none of the thread's memory accesses before it (only when threads go on).
+struct ClusterSyncOp {
+  bool relaxed = false;
+};
+
+namespace detail {
+/// std::variant of all but the first type: lets an X-macro write `, Struct` for every op.
+template <class Ignored, class... Ops>
+struct OpVariant {
+  using type = std::variant<Ops...>;
+};
+} // namespace detail
+
+/// Every op of ops.def, in its order (op_table.hpp has the table's other columns).
+using OpBody = detail::OpVariant<void
+#define PTXGEN_TILE_OP(Struct, ...) , Struct
+#define PTXGEN_TILE_FIELD(...)
+#include "emitter/tile/ops.def"
+#undef PTXGEN_TILE_FIELD
+#undef PTXGEN_TILE_OP
+                                 >::type;
 
 /// What an op is to the user: one they wrote, or one a `pipeline` op expanded into
 /// (pipeline.hpp), which diagnostics name by its role, never by an op number the user
@@ -352,8 +372,8 @@ struct Kernel {
   LaunchBounds launch_bounds() const;
 };
 
-/// The oldest target whose PTX has every op of `k`: sm_90 when it uses the bulk-copy family,
-/// else sm_80.
+/// The oldest target whose PTX has every op of `k`: the newest of its ops' min_sm (ops.def),
+/// sm_80 at least.
 ptx::Target min_target(const Kernel& k);
 
 /// The spelling of an op's kind in specs: "apply", "wait_group", ...

@@ -3,6 +3,7 @@
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/bulk_contract.hpp"
 #include "emitter/tile/contract.hpp"
+#include "emitter/tile/op_table.hpp"
 
 #include <algorithm>
 #include <map>
@@ -751,37 +752,19 @@ private:
   void exec(std::size_t, const Op&, const BulkWaitOp&) {}
   void exec(std::size_t, const Op&, const ProxyFenceOp&) {}
   void exec(std::size_t, const Op&, const TensorStoreOp&) {}
-};
-
-struct IsMbarrierOp {
-  bool operator()(const MbarrierInitOp&) const { return true; }
-  bool operator()(const CopyArriveOp&) const { return true; }
-  bool operator()(const MbarrierArriveOp&) const { return true; }
-  bool operator()(const MbarrierWaitOp&) const { return true; }
-  bool operator()(const ApplyOp&) const { return false; }
-  bool operator()(const CommitGroupOp&) const { return false; }
-  bool operator()(const WaitGroupOp&) const { return false; }
-  bool operator()(const WaitAllOp&) const { return false; }
-  bool operator()(const CtaSyncOp&) const { return false; }
-  bool operator()(const FillOp&) const { return false; }
-  bool operator()(const CopyOp&) const { return false; }
-  bool operator()(const ForOp&) const { return false; }
-  bool operator()(const EndOp&) const { return false; }
-  bool operator()(const BulkLoadOp&) const { return true; }
-  bool operator()(const BulkStoreOp&) const { return false; }
-  bool operator()(const BulkCommitOp&) const { return false; }
-  bool operator()(const BulkWaitOp&) const { return false; }
-  bool operator()(const ProxyFenceOp&) const { return false; }
-  bool operator()(const ExpectTxOp&) const { return true; }
-  bool operator()(const TensorLoadOp&) const { return true; }
-  bool operator()(const TensorStoreOp&) const { return false; }
+  /// A cluster of one CTA: a cluster_sync is the CTA's barrier, whose relaxed arrival orders
+  /// no memory (an init before it is not yet visible).
+  void exec(std::size_t i, const Op& op, const ClusterSyncOp& c) {
+    if (!c.relaxed)
+      exec(i, op, CtaSyncOp{});
+  }
 };
 
 } // namespace
 
 bool uses_mbarriers(const Kernel& k) {
   for (const Op& op : k.ops)
-    if (std::visit(IsMbarrierOp{}, op.body))
+    if (op_row(op.body).uses_mbarrier())
       return true;
   return false;
 }

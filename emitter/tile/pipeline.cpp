@@ -1,5 +1,7 @@
 #include "emitter/tile/pipeline.hpp"
 
+#include "emitter/tile/op_table.hpp"
+
 #include <algorithm>
 #include <set>
 #include <utility>
@@ -66,72 +68,28 @@ public:
       t.index = expr(t.index);
   }
 
-  void operator()(ApplyOp& a) const {
-    view(a.dst);
-    view(a.src);
-    for (auto* f : {&a.src_size, &a.ignore_src, &a.pred})
-      if (*f)
-        located(**f);
+  /// Every op: the loop leaves in each field of it (ops.def) that holds expressions.
+  template <class Op>
+  void operator()(Op& op) const {
+    for_each_field(op, [this](const FieldRow&, auto& member) { rewrite(member); });
   }
-  void operator()(FillOp& f) const { view(f.dst); }
-  void operator()(CopyOp& c) const {
-    view(c.dst);
-    view(c.src);
-  }
-  void operator()(ForOp& f) const {
-    located(f.start);
-    located(f.stop);
-    located(f.step);
-  }
-  void operator()(CommitGroupOp&) const {}
-  void operator()(WaitGroupOp&) const {}
-  void operator()(WaitAllOp&) const {}
-  void operator()(CtaSyncOp&) const {}
-  void operator()(EndOp&) const {}
-  void operator()(MbarrierInitOp& m) const { view(m.barrier); }
-  void operator()(CopyArriveOp& m) const { view(m.barrier); }
-  void operator()(MbarrierArriveOp& m) const {
-    view(m.barrier);
-    if (m.pred)
-      located(*m.pred);
-  }
-  void operator()(MbarrierWaitOp& m) const {
-    view(m.barrier);
-    located(m.parity);
-    optional(m.pred);
-  }
-  void operator()(BulkLoadOp& b) const {
-    view(b.dst);
-    view(b.src);
-    view(b.barrier);
-    optional(b.pred);
-  }
-  void operator()(BulkStoreOp& b) const {
-    view(b.dst);
-    view(b.src);
-    optional(b.pred);
-  }
-  void operator()(BulkCommitOp&) const {}
-  void operator()(BulkWaitOp&) const {}
-  void operator()(ProxyFenceOp&) const {}
-  void operator()(ExpectTxOp& e) const {
-    view(e.barrier);
-    located(e.bytes);
-    optional(e.pred);
-  }
-  void operator()(TensorLoadOp& t) const {
-    for (auto& c : t.coords)
+  void rewrite(Located<View>& v) const { view(v); }
+  void rewrite(Located<ExprPtr>& e) const { located(e); }
+  void rewrite(std::optional<Located<ExprPtr>>& e) const { optional(e); }
+  void rewrite(std::vector<Located<ExprPtr>>& coords) const {
+    for (auto& c : coords)
       located(c);
-    view(t.dst);
-    view(t.barrier);
-    optional(t.pred);
   }
-  void operator()(TensorStoreOp& t) const {
-    for (auto& c : t.coords)
-      located(c);
-    view(t.src);
-    optional(t.pred);
-  }
+  // Fields without expressions.
+  void rewrite(const Located<ptx::CpAsyncOpcode>&) const {}
+  void rewrite(const Located<std::int64_t>&) const {}
+  void rewrite(const Located<std::string>&) const {}
+  void rewrite(const std::optional<Located<CachePolicy>>&) const {}
+  void rewrite(const std::vector<std::uint8_t>&) const {}
+  void rewrite(std::int64_t) const {}
+  void rewrite(bool) const {}
+  void rewrite(Scope) const {}
+  void rewrite(FenceSpace) const {}
 
 private:
   const Pipeline& p_;
@@ -424,31 +382,29 @@ std::vector<Op> expand_pipeline(const Pipeline& p, std::size_t first_index,
 
 namespace {
 
-/// True for an op that reads or writes one of `tensors`.
+/// True for an op that reads or writes one of `tensors`: a view field (ops.def) of one.
 struct TensorUse {
   const std::set<const Tensor*>& tensors;
+  template <class Op>
+  bool operator()(const Op& op) const {
+    bool uses = false;
+    for_each_field(op, [&](const FieldRow&, const auto& member) { uses = has(member) || uses; });
+    return uses;
+  }
   bool has(const Located<View>& v) const { return tensors.count(v.value.tensor) != 0; }
-  bool operator()(const ApplyOp& a) const { return has(a.dst) || has(a.src); }
-  bool operator()(const FillOp& f) const { return has(f.dst); }
-  bool operator()(const CopyOp& c) const { return has(c.dst) || has(c.src); }
-  bool operator()(const CommitGroupOp&) const { return false; }
-  bool operator()(const WaitGroupOp&) const { return false; }
-  bool operator()(const WaitAllOp&) const { return false; }
-  bool operator()(const CtaSyncOp&) const { return false; }
-  bool operator()(const ForOp&) const { return false; }
-  bool operator()(const EndOp&) const { return false; }
-  bool operator()(const MbarrierInitOp& m) const { return has(m.barrier); }
-  bool operator()(const CopyArriveOp& m) const { return has(m.barrier); }
-  bool operator()(const MbarrierArriveOp& m) const { return has(m.barrier); }
-  bool operator()(const MbarrierWaitOp& m) const { return has(m.barrier); }
-  bool operator()(const BulkLoadOp& b) const { return has(b.dst) || has(b.src) || has(b.barrier); }
-  bool operator()(const BulkStoreOp& b) const { return has(b.dst) || has(b.src); }
-  bool operator()(const BulkCommitOp&) const { return false; }
-  bool operator()(const BulkWaitOp&) const { return false; }
-  bool operator()(const ProxyFenceOp&) const { return false; }
-  bool operator()(const ExpectTxOp& e) const { return has(e.barrier); }
-  bool operator()(const TensorLoadOp& t) const { return has(t.dst) || has(t.barrier); }
-  bool operator()(const TensorStoreOp& t) const { return has(t.src); }
+  // Fields that hold no view (a tensor op's map tensor is its global side, never a stage).
+  bool has(const Located<ptx::CpAsyncOpcode>&) const { return false; }
+  bool has(const Located<std::int64_t>&) const { return false; }
+  bool has(const Located<std::string>&) const { return false; }
+  bool has(const Located<ExprPtr>&) const { return false; }
+  bool has(const std::optional<Located<ExprPtr>>&) const { return false; }
+  bool has(const std::vector<Located<ExprPtr>>&) const { return false; }
+  bool has(const std::optional<Located<CachePolicy>>&) const { return false; }
+  bool has(const std::vector<std::uint8_t>&) const { return false; }
+  bool has(std::int64_t) const { return false; }
+  bool has(bool) const { return false; }
+  bool has(Scope) const { return false; }
+  bool has(FenceSpace) const { return false; }
 };
 
 /// True for an op whose generic-proxy write reaches one of `tensors` (fill, copy, the

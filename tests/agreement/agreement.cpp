@@ -252,6 +252,9 @@ void add_transaction_counts(std::vector<Form>& forms) {
     add(forms, "fences", FenceProxyAsync{s});
   add(forms, "fences", FenceMbarrierInit{});
   add(forms, "fences", FenceMbarrierInit{}, Guard{p1, true});
+  add(forms, "cluster barrier", BarrierClusterArrive{false});
+  add(forms, "cluster barrier", BarrierClusterArrive{true});
+  add(forms, "cluster barrier", BarrierClusterWait{});
 }
 
 std::vector<Form> generate_forms() {

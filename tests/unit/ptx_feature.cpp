@@ -53,6 +53,10 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       {Feature::fence_proxy_async, {8, 0}, false, 90},
       {Feature::fence_mbarrier_init, {8, 0}, false, 90},
       {Feature::cvta_param, {7, 7}, false, 70},
+      // docs/ptx-rules.md, "Clusters": ptxas 13.0 refuses barrier.cluster below PTX 7.8 and
+      // sm_90, and `.relaxed` on its arrive below PTX 8.0.
+      {Feature::barrier_cluster, {7, 8}, false, 90},
+      {Feature::barrier_cluster_relaxed, {8, 0}, false, 90},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {

@@ -337,6 +337,8 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
       ptx::CpAsyncBulkTensorStore{ptx::TensorRank::d2, false, tensor, Address{smem, 0}, {}});
   kinds.push_back(ptx::CpAsyncBulkPrefetch{false, Address{rd1, 0}, Immediate{16}, {}});
   kinds.push_back(ptx::CpAsyncBulkPrefetchTensor{ptx::TensorRank::d2, false, tensor, {}});
+  kinds.push_back(ptx::BarrierClusterArrive{false});
+  kinds.push_back(ptx::BarrierClusterWait{});
   kinds.push_back(ptx::Ret{});
   std::set<std::size_t> seen;
   std::string body;

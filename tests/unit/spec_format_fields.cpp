@@ -1,6 +1,6 @@
 // docs/spec-format.md's "Tables" is the one list of the keys a spec may hold: every key the
-// reader accepts (its key lists in driver/toml/reader.hpp) is named in the row of its table
-// or op, so the guide cannot fall behind the reader.
+// reader accepts (its key lists in driver/toml/reader.hpp and each op's in emitter/tile/ops.def)
+// is named in the row of its table or op, so the guide cannot fall behind the reader.
 #include "driver/toml/reader.hpp"
 
 #include <fstream>
@@ -69,29 +69,14 @@ TEST_CASE("docs: spec-format.md's Tables name every key the reader accepts") {
     INFO("the top level does not name " << k);
     CHECK(top.substr(0, top.find('\n')).find(k) != std::string::npos);
   }
-  // Every op kind has its row; the kinds with keys of their own name them all.
+  // Every op kind has its row, which names every key of the op (ops.def's fields).
   for (std::string_view kind : r::kOpKinds)
     CHECK_FALSE(row(s, "op = \"" + std::string(kind) + "\"").empty());
-  const std::pair<std::string_view, std::span<const std::string_view>> ops[] = {
-      {"apply", r::kApplyKeys},
-      {"wait_group", r::kWaitGroupKeys},
-      {"fill", r::kFillKeys},
-      {"copy", r::kCopyKeys},
-      {"for", r::kForKeys},
-      {"pipeline", r::kPipelineKeys},
-      {"mbarrier_init", r::kMbarrierInitKeys},
-      {"copy_arrive", r::kCopyArriveKeys},
-      {"mbarrier_arrive", r::kMbarrierArriveKeys},
-      {"mbarrier_wait", r::kMbarrierWaitKeys},
-      {"bulk_load", r::kBulkLoadKeys},
-      {"bulk_store", r::kBulkStoreKeys},
-      {"bulk_wait", r::kBulkWaitKeys},
-      {"expect_tx", r::kExpectTxKeys},
-      {"tensor_load", r::kTensorLoadKeys},
-      {"tensor_store", r::kTensorStoreKeys},
-  };
-  for (const auto& [kind, keys] : ops)
-    names_all(row(s, "op = \"" + std::string(kind) + "\""), keys, kind);
+  for (std::size_t i = 0; i < ptxgen::tile::op_rows.size(); ++i) {
+    const std::string kind(ptxgen::tile::op_rows[i].spelling);
+    names_all(row(s, "op = \"" + kind + "\""), ptxgen::tile::op_keys(i), kind);
+  }
+  names_all(row(s, "op = \"pipeline\""), r::kPipelineKeys, "pipeline");
 }
 
 } // namespace unit_spec_format_fields
