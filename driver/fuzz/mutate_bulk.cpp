@@ -7,6 +7,7 @@
 #include "emitter/tile/tensor_map.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <string>
 #include <vector>
@@ -52,11 +53,21 @@ std::size_t read_wait(const SpecModel& m) {
 }
 
 /// The per-CTA offset of a store (its `bid * ...` part) taken away.
+/// `coord` with every `bid` token as 0: `bid + 2` -> `0 + 2`, the loop's `(bid * 5 + k) * 5`
+/// -> `(0 * 5 + k) * 5`, so that every CTA stores where CTA 0 does.
 std::string without_bid(const std::string& coord) {
-  const std::size_t plus = coord.find(" + ");
-  if (coord.rfind("bid", 0) != 0)
-    return coord;
-  return plus == std::string::npos ? "0" : "0" + coord.substr(plus);
+  std::string out;
+  for (std::size_t i = 0; i < coord.size();) {
+    const bool token = coord.compare(i, 3, "bid") == 0 &&
+                       (i == 0 || !(std::isalnum(static_cast<unsigned char>(coord[i - 1])) ||
+                                    coord[i - 1] == '_')) &&
+                       (i + 3 == coord.size() ||
+                        !(std::isalnum(static_cast<unsigned char>(coord[i + 3])) ||
+                          coord[i + 3] == '_'));
+    out += token ? "0" : coord.substr(i, 1);
+    i += token ? 3 : 1;
+  }
+  return out;
 }
 
 /// `coord` + `step`: a constant stays one (the loop's coordinates are expressions).
@@ -212,8 +223,9 @@ bool two_ctas_store_same_bytes(SpecModel& m, Rng&) {
   bool edited = false;
   for (auto& op : m.ops) {
     if (auto* ts = std::get_if<ModelTensorStore>(&op.body)) {
-      ts->coords[0].text = without_bid(ts->coords[0].text);
-      edited = true;
+      const std::string moved = without_bid(ts->coords[0].text);
+      edited = edited || moved != ts->coords[0].text;
+      ts->coords[0].text = moved;
     } else if (auto* bs = std::get_if<ModelBulkStore>(&op.body)) {
       const std::size_t at = bs->dst.text.find("[bid,");
       if (at != std::string::npos) {

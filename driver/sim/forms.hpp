@@ -50,18 +50,6 @@ enum class Quals : std::uint8_t {
   redux,       ///< redux.sync: `.add|.min|.max .u32|.s32` or `.and|.or|.xor .b32`
   setmaxnreg,  ///< `.inc|.dec .sync .aligned .u32`
   math,        ///< `{.approx|.rn|.rz|.rm|.rp}{.ftz}` then one float type (ex2, sqrt, ...)
-  tensor,      ///< cp.async.bulk.tensor: `.Nd`, the load's or the store's spaces, `{.tile}`, its
-               ///< completion, `{.L2::cache_hint}`
-  bulk_wait,   ///< cp.async.bulk.wait_group: `{.read}`
-  fence,       ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
-  space,       ///< exactly one state space (isspacep.global); the operand is a 64-bit address
-  ldmatrix,    ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`
-  prefetch,    ///< `{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal` (prefetchu: `.L1`)
-  shfl,        ///< `.sync.up|.down|.bfly|.idx.b32`
-  vote,        ///< `.sync.all|.any|.uni.pred` or `.sync.ballot.b32`
-  atomic,      ///< atom/red: `.sem .scope .space` (any order, each optional), `.op`, one type
-  scope,       ///< fence.sc/acq_rel: one scope (`.cta .cluster .gpu .sys`); membar: `.cta .gl .sys`
-  bfind,       ///< `{.shiftamt}` then one type
   tensor_core, ///< read with the operands (Shape::tensor_operands, tensor_parse.cpp)
 };
 
