@@ -58,12 +58,12 @@ std::size_t read_wait(const SpecModel& m) {
 std::string without_bid(const std::string& coord) {
   std::string out;
   for (std::size_t i = 0; i < coord.size();) {
-    const bool token = coord.compare(i, 3, "bid") == 0 &&
-                       (i == 0 || !(std::isalnum(static_cast<unsigned char>(coord[i - 1])) ||
-                                    coord[i - 1] == '_')) &&
-                       (i + 3 == coord.size() ||
-                        !(std::isalnum(static_cast<unsigned char>(coord[i + 3])) ||
-                          coord[i + 3] == '_'));
+    const bool token =
+        coord.compare(i, 3, "bid") == 0 &&
+        (i == 0 ||
+         !(std::isalnum(static_cast<unsigned char>(coord[i - 1])) || coord[i - 1] == '_')) &&
+        (i + 3 == coord.size() ||
+         !(std::isalnum(static_cast<unsigned char>(coord[i + 3])) || coord[i + 3] == '_'));
     out += token ? "0" : coord.substr(i, 1);
     i += token ? 3 : 1;
   }
