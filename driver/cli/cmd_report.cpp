@@ -13,12 +13,12 @@ namespace po = boost::program_options;
 
 namespace {
 
-constexpr std::string_view kSynopsis =
+constexpr std::string_view kReportSynopsis =
     "usage: ptxgen report merge [--allow-missing] [-o OUT.json] SHARD.json...";
 
-void print_help(const po::options_description& opts) {
+void print_report_help(const po::options_description& opts) {
   std::cout
-      << kSynopsis
+      << kReportSynopsis
       << "\n\n"
          "Joins the JSON reports of a campaign's shards (`ptxgen fuzz --report` or `ptxgen run\n"
          "--report` of each job of `--shard I/C`, a Slurm job array or a Kubernetes Indexed\n"
@@ -44,13 +44,13 @@ int run_report(const std::vector<std::string>& args) {
       "merge even when shards of the count are missing");
   std::vector<std::string> positional;
   po::variables_map vm;
-  if (auto status =
-          parse_command_line("report", args, opts, positional, vm, [&opts] { print_help(opts); }))
+  if (auto status = parse_command_line("report", args, opts, positional, vm,
+                                       [&opts] { print_report_help(opts); }))
     return *status;
   if (positional.empty() || positional.front() != "merge")
-    return usage_error("report", "expected the action 'merge'", kSynopsis);
+    return usage_error("report", "expected the action 'merge'", kReportSynopsis);
   if (positional.size() < 2)
-    return usage_error("report", "merge: expected at least one report", kSynopsis);
+    return usage_error("report", "merge: expected at least one report", kReportSynopsis);
   std::vector<fuzz::ReportText> reports;
   for (std::size_t i = 1; i < positional.size(); ++i) {
     auto text = driver::read_file(positional[i]);

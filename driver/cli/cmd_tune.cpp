@@ -28,7 +28,7 @@ namespace {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
-constexpr std::string_view synopsis =
+constexpr std::string_view kTuneSynopsis =
     "ptxgen tune SPEC --choose KEY=V1,V2,... [--choose ...] [--backend auto|cuda|sim]\n"
     "                 [--reps N] [--warmup N] [--device N] [--target sm_XX] [--out BEST.toml]\n"
     "                 [--json FILE] [--no-cache]";
@@ -162,7 +162,7 @@ std::string to_json(const std::vector<Tried>& tried, const Tried* best, const st
   return j.str();
 }
 
-std::optional<int> parse(const std::vector<std::string>& args, TuneArgs& a) {
+std::optional<int> parse_tune(const std::vector<std::string>& args, TuneArgs& a) {
   po::options_description opts("options");
   opts.add_options()("help,h", "show this help")(
       "choose", po::value(&a.choose)->composing(),
@@ -181,7 +181,7 @@ std::optional<int> parse(const std::vector<std::string>& args, TuneArgs& a) {
       "no-cache", po::bool_switch(&a.no_cache), "time every candidate again");
   po::variables_map vm;
   auto help = [&opts] {
-    std::cout << "usage: " << synopsis << "\n\n"
+    std::cout << "usage: " << kTuneSynopsis << "\n\n"
               << "Tries every combination of the --choose values in SPEC (at most "
               << toml_choices::max_candidates
               << "), like Triton's autotuner for\n"
@@ -200,11 +200,12 @@ std::optional<int> parse(const std::vector<std::string>& args, TuneArgs& a) {
   if (auto status = parse_command_line("tune", args, opts, a.positional, vm, help))
     return status;
   if (a.positional.size() != 1)
-    return usage_error("tune", "give one spec", synopsis);
+    return usage_error("tune", "give one spec", kTuneSynopsis);
   if (a.choose.empty())
-    return usage_error("tune", "give at least one --choose KEY=V1,V2,...", synopsis);
+    return usage_error("tune", "give at least one --choose KEY=V1,V2,...", kTuneSynopsis);
   if (a.backend != "auto" && a.backend != "cuda" && a.backend != "sim")
-    return usage_error("tune", "--backend is auto, cuda or sim; got '" + a.backend + "'", synopsis);
+    return usage_error("tune", "--backend is auto, cuda or sim; got '" + a.backend + "'",
+                       kTuneSynopsis);
   return std::nullopt;
 }
 
@@ -219,7 +220,7 @@ std::optional<int> write_candidates(const TuneArgs& a, const fs::path& dir,
   for (const auto& c : a.choose) {
     auto parsed = toml_choices::parse_choice(c);
     if (!parsed)
-      return usage_error("tune", "--choose " + parsed.error(), synopsis);
+      return usage_error("tune", "--choose " + parsed.error(), kTuneSynopsis);
     choices.push_back(std::move(*parsed));
   }
   auto candidates = toml_choices::expand_choices(*text, spec, choices);
@@ -238,7 +239,7 @@ std::optional<int> write_candidates(const TuneArgs& a, const fs::path& dir,
 
 int run_tune(const std::vector<std::string>& args) {
   TuneArgs a;
-  if (auto status = parse(args, a))
+  if (auto status = parse_tune(args, a))
     return *status;
   auto scratch = driver::TempDir::create("ptxgen-tune-");
   if (!scratch)

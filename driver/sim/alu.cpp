@@ -90,10 +90,6 @@ std::pair<double, double> two_sum(double a, double b) {
   return {s, std::isfinite(s) ? e : 0.0};
 }
 
-int sign_of(double e) {
-  return e > 0 ? 1 : e < 0 ? -1 : 0;
-}
-
 /// f64: d is already the nearest double to the exact value; a directed mode
 /// moves it one ulp when the exact value lies on the other side.
 std::uint64_t round_f64(double d, int sticky, ir::Round round) {

@@ -14,6 +14,11 @@
 
 namespace ptxgen::sim::alu {
 
+/// -1, 0 or 1: the sign of a rounding error `e` (which side of the result the exact value lies).
+inline int sign_of(double e) {
+  return e > 0 ? 1 : e < 0 ? -1 : 0;
+}
+
 // ------------------------------------------------ integers
 
 /// prmt.b32{.mode} d, a, b, c: bytes of {b, a} picked by c.

@@ -22,10 +22,6 @@ std::uint64_t flush_input(ir::Num num, std::uint64_t bits, bool ftz) {
   return (bits & exp_mask) == 0 ? bits & sign : bits;
 }
 
-int sign_of(double e) {
-  return e > 0 ? 1 : e < 0 ? -1 : 0;
-}
-
 /// One element of math_op: `x` is exact, the result rounded once.
 std::uint64_t math_element(MathOp f, ir::Num num, ir::Round round, bool ftz, std::uint64_t a) {
   const double x = to_double(num, flush_input(num, a, ftz));

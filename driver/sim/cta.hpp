@@ -31,6 +31,9 @@
 
 namespace ptxgen::sim::exec {
 
+/// Threads per warp.
+inline constexpr std::uint32_t warp_size = 32;
+
 /// A fault on its way out of the CTA (caught by the launch, which records it).
 struct FaultThrow {
   Fault fault;

@@ -15,8 +15,6 @@ namespace ptxgen::sim::exec {
 
 namespace {
 
-constexpr std::uint32_t warp_size = 32;
-
 std::uint32_t whole_warps(std::size_t threads) {
   return static_cast<std::uint32_t>((threads + warp_size - 1) / warp_size * warp_size);
 }

@@ -26,7 +26,6 @@
 namespace ptxgen::sim::exec {
 namespace {
 
-constexpr std::size_t warp_size = 32;
 constexpr std::size_t warpgroup_size = 128;
 
 /// Reads a fragment: element i of the registers `list` (per_register(e) each) goes to the
