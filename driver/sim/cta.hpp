@@ -619,8 +619,10 @@ private:
   /// (bulk_wait_scope); an async read needs the generic writes of its bytes fenced
   /// (missing_global_proxy_fence). A generic write is remembered for that; a plain one is
   /// logged for the cross-CTA check.
+  /// `written`: a store's own bytes (n of them), logged for the cross-CTA check; without them
+  /// the log copies global memory, which other CTAs' host threads may be writing at once.
   void global_access(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint64_t n,
-                     GlobalUse use);
+                     GlobalUse use, const std::uint8_t* written = nullptr);
   /// The pending and waited bulk stores' part of global_access.
   void check_bulk_destinations(const Thread& t, const Access& self, std::uint64_t addr,
                                std::uint64_t n, GlobalUse use) const;

@@ -9,7 +9,7 @@
 namespace ptxgen::sim::exec {
 
 void Cta::global_access(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint64_t n,
-                        GlobalUse use) {
+                        GlobalUse use, const std::uint8_t* written) {
   const bool checks = pending_stores_ > 0 || !waited_stores_.empty();
   const bool proxy = async_global_reads_ && use != GlobalUse::read;
   if (!checks && !proxy && !logs_global_)
@@ -38,7 +38,7 @@ void Cta::global_access(const Thread& t, const ir::Op& op, std::uint64_t addr, s
   const auto& buf = mem_[static_cast<std::size_t>(buffer)];
   if (use == GlobalUse::write)
     glog_.write(addr, static_cast<std::uint32_t>(n), buffer, t.tid, self.op, self.iteration,
-                buf.bytes->data() + (addr - buf.address));
+                written != nullptr ? written : buf.bytes->data() + (addr - buf.address));
   else
     glog_.read(addr, static_cast<std::uint32_t>(n), buffer, t.tid, self.op, self.iteration);
 }

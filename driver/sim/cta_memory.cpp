@@ -145,6 +145,7 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
       global_store = !is_ld;
     }
   }
+  std::uint8_t stored[32] = {}; // a global store's own bytes: at most .v4 of 64 bits
   for (std::uint32_t k = 0; k < op.vec; ++k) {
     std::uint8_t* p = bytes + static_cast<std::size_t>(k) * size;
     if (is_ld) {
@@ -156,10 +157,12 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
     } else {
       std::uint64_t v = raw(t, op.src[k]);
       std::memcpy(p, &v, size);
+      if ((k + 1) * size <= sizeof stored)
+        std::memcpy(stored + static_cast<std::size_t>(k) * size, &v, size);
     }
   }
   if (global_store)
-    global_access(t, op, addr, total, GlobalUse::write);
+    global_access(t, op, addr, total, GlobalUse::write, total <= sizeof stored ? stored : nullptr);
 }
 
 void Cta::atomic(Thread& t, const ir::Op& op) {
