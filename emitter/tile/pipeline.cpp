@@ -71,7 +71,7 @@ public:
   /// Every op: the loop leaves in each field of it (ops.def) that holds expressions.
   template <class Op>
   void operator()(Op& op) const {
-    for_each_field(op, [this](const FieldRow&, auto& member) { rewrite(member); });
+    for_each_field(op, [&](const FieldRow&, auto& member) { rewrite(member); });
   }
   void rewrite(Located<View>& v) const { view(v); }
   void rewrite(Located<ExprPtr>& e) const { located(e); }
