@@ -27,6 +27,7 @@ k = report["kernels"][0]
 n = k["coverage"]["instructions"]
 print(f"lint of gemm_128x128, one CTA, K = {sys.argv[5]}: {k['status']}, "
       f"{len(k['findings'])} finding(s)")
-print(f"  wall {wall:.2f} s, cpu {user + sys_:.2f} s, {n} instructions, "
-      f"{n / wall / 1e6:.2f} M instructions/s")
+cpu = user + sys_
+print(f"  wall {wall:.2f} s, cpu {cpu:.2f} s, {n} instructions: "
+      f"{n / cpu / 1e6:.2f} M instructions per CPU second ({n / wall / 1e6:.2f} M per wall second)")
 PY
