@@ -368,7 +368,10 @@ private:
     emit(FenceProxyAsync{space});
   }
   void lower(const tile::ExpectTxOp& e);
+  /// Outside loops, and with a cache policy, as emit_bulk(); in a loop, a guarded load is a
+  /// branch over the load and its operands (see the definition for why).
   void lower(const tile::TensorLoadOp& t);
+  unsigned branches_emitted_ = 0; ///< numbers the labels of the branches over tensor loads
   void lower(const tile::TensorStoreOp& t);
 
   // ------------------------------------------- swizzled shared tensors (select_swizzle.cpp)

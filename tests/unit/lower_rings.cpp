@@ -22,8 +22,8 @@ lower::LowerOptions sm90() {
   return o;
 }
 
-/// The lines from the ring loop's label to its back branch, both included.
-std::string loop_body(const std::string& spec) {
+/// The lines from the loop's label `head` (`$L_t_0`) to its back branch, both included.
+std::string loop_body(const std::string& spec, const std::string& head_label = "$L_t_0") {
   auto m = lower_text(spec, sm90());
   INFO(m.diagnostics.format_all());
   REQUIRE(m.value.has_value());
@@ -31,9 +31,9 @@ std::string loop_body(const std::string& spec) {
   for (const auto& i : m.value->entries.front().body)
     all += ptx::print(i) + "\n";
   INFO(all);
-  const auto head = all.find("$L_t_0:");
+  const auto head = all.find(head_label + ":");
   REQUIRE(head != std::string::npos);
-  const auto back = all.find("bra.uni $L_t_0;", head);
+  const auto back = all.find("bra.uni " + head_label + ";", head);
   REQUIRE(back != std::string::npos);
   return all.substr(head, all.find('\n', back) + 1 - head);
 }
@@ -54,6 +54,32 @@ TEST_CASE("a ring's CTA-uniform global addresses: mul.wide.u32 and add.s64, no m
   CHECK(count(body, "mul.wide.u32 %rd") == 2);
   CHECK(count(body, "add.s64 %rd") == 2);
   CHECK(count(body, "mad.wide") == 0);
+}
+
+TEST_CASE("a guarded tensor load in a loop: a branch over it and its operands, forgotten after") {
+  const std::string body =
+      loop_body(test::read_test_data("rings", "tma_load_store_loop.toml"), "$L_k_0");
+  INFO(body);
+  const auto branch = body.find("@!%p1 bra $L_tl_0;");
+  const auto load = body.find("cp.async.bulk.tensor.2d.shared::cluster.global");
+  const auto label = body.find("$L_tl_0:");
+  REQUIRE(branch != std::string::npos);
+  REQUIRE(load != std::string::npos);
+  REQUIRE(label != std::string::npos);
+  CHECK(branch < load);
+  CHECK(load < label);
+  // The load itself is not predicated; its coordinate `k * 16` is computed after the branch.
+  CHECK(body.rfind('\n', load) + 1 == load);
+  const auto first = body.find("mul.lo.u32");
+  CHECK(branch < first);
+  CHECK(first < load);
+  // The store's `k * 16` is computed again after the label: the threads that skipped the
+  // branch never computed the first register.
+  const auto second = body.find("mul.lo.u32", label);
+  REQUIRE(second != std::string::npos);
+  CHECK(second < body.find("cp.async.bulk.tensor.2d.global.shared::cta"));
+  // The store stays predicated (a branch over it gains nothing).
+  CHECK(body.find("@%p1 cp.async.bulk.tensor.2d.global.shared::cta") != std::string::npos);
 }
 
 } // namespace unit_lower_rings
