@@ -4,7 +4,9 @@
 //
 // The launch comes from the options, else the entry's `.reqntid` / `.maxntid` and a small
 // default grid. Parameters: `--arg NAME=VALUE` (by PTX name or index) sets a scalar, `--arg
-// NAME=TYPE[D0,D1,...]` gives a pointer exactly that many elements; any other 8-byte parameter
+// NAME=TYPE[D0,D1,...]` gives a pointer exactly that many elements (with `:box[...]` a tensor
+// map, `@` before it a pointer to one), `NAME=TYPE{V0,...}` and `NAME+OFFSET=...` the bytes of
+// a struct passed by value, field by field; any other 8-byte parameter
 // is a pointer to a region of seeded random bytes that grows (up to a bound) when the kernel
 // reaches past it, and a narrower parameter without --arg is unset: an entry that loads it is
 // refused with its name (its value could steer loops and branches; no default is safe).
