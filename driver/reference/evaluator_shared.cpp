@@ -21,8 +21,8 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
         op, DiagId::check_mbarrier_unwaited_read,
         "reads shared bytes an mbarrier phase guards before waiting for that phase",
         [&] {
-          return where(bid, tid) + " reads " + byte_text(b, off) + ", which the load of " +
-                 tile::op_label(k_, static_cast<std::size_t>(h.pending_op[g])) + " by thread " +
+          return where(bid, tid) + " reads " + byte_text(b, off) + ", which " +
+                 load_of(static_cast<std::size_t>(h.pending_op[g])) + " by thread " +
                  std::to_string(h.pending_tid[g]) +
                  " will write; no thread has waited for the phase it completes in";
         },
@@ -82,6 +82,14 @@ std::string Evaluator::copy_of(std::size_t apply) const {
     return tile::op_label(k_, apply) + "'s copy";
   }
   return "the copy of " + tile::op_label(k_, apply);
+}
+
+std::string Evaluator::load_of(std::size_t load) const {
+  // A pipeline's load is named by its role ("the pipeline's steady-state load ...").
+  if (k_.ops[load].origin.role == tile::OpOrigin::Role::written) {
+    return "the load of " + tile::op_label(k_, load);
+  }
+  return tile::op_label(k_, load);
 }
 
 std::string Evaluator::pending_cause(const Cta& cta, const ref::SharedBytes& h, std::size_t g,

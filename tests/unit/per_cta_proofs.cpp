@@ -123,4 +123,12 @@ TEST_CASE("messages: a ring's 32-bit error names no expression of the expansion"
   CHECK_FALSE(contains(u32[0].message, "'q"));
 }
 
+TEST_CASE("messages: a wrong ring_offset is one parity error for the pipeline") {
+  const auto parity =
+      with_id(tile::check_contract(*load(corpus("invalid/pipeline_grid_stride_loop_offset.toml"))),
+              DiagId::contract_mbarrier_parity);
+  REQUIRE(parity.size() == 1);
+  CHECK(contains(parity[0].message, "check ring_offset"));
+}
+
 } // namespace unit_per_cta_proofs
