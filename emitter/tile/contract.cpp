@@ -248,6 +248,7 @@ public:
     collect_barrier_tensors();
     std::size_t pipeline = 0; // the first op of the expansion the op belongs to
     std::set<std::size_t> index_reported;
+    std::set<std::tuple<DiagId, std::uint32_t, std::uint32_t>> load_errors;
     for (std::size_t i = 0; i < k_.ops.size(); ++i) {
       const Op& op = k_.ops[i];
       const std::size_t before = out_.size();
@@ -257,6 +258,9 @@ public:
         pipeline = i;
       if (op.origin.role != OpOrigin::Role::written)
         one_index_error_per_pipeline(i, before, pipeline, index_reported);
+      if (op.origin.role == OpOrigin::Role::prologue_load ||
+          op.origin.role == OpOrigin::Role::steady_load)
+        one_error_per_load(before, load_errors);
     }
     // The phase walk evaluates the barrier views: only once every op is proven sound.
     if (!out_.has_errors())
@@ -280,6 +284,19 @@ private:
   ptx::Target target_;
   LaunchBounds lb_;
   Diagnostics out_;
+
+  /// The errors of a pipeline's load from `before` on, less those its other copies (its
+  /// prologue steps and steady state: one [[op.load]] table) already had at the same place
+  /// with the same id: the values they name differ (the tile each copy loads), the cause,
+  /// the user's load, is one. `seen` holds (id, line, column) of those kept.
+  void one_error_per_load(std::size_t before,
+                          std::set<std::tuple<DiagId, std::uint32_t, std::uint32_t>>& seen) {
+    std::vector<Diagnostic> kept(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(before));
+    for (std::size_t j = before; j < out_.size(); ++j)
+      if (seen.emplace(out_[j].id, out_[j].line, out_[j].column).second)
+        kept.push_back(out_[j]);
+    out_ = Diagnostics(std::move(kept));
+  }
 
   /// The 32-bit index errors of op `index` of a pipeline's expansion (those from `before` on):
   /// its ops compute their stage, parity and clamped tile from one use count, so one range

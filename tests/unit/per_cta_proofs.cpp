@@ -1,8 +1,9 @@
 // The contract's proofs one CTA at a time (emitter/tile/per_cta_bounds.hpp): grid-stride
 // tiles that the launch-wide intervals refuse are accepted, their off-by-one twins are not;
-// and what the ring pipeline's 32-bit and parity errors say (no expression of the expansion,
-// one error for one cause). The specs are corpus files or one-line edits of them; every
-// expectation follows from the kernels' arithmetic, never from the code's output.
+// and what the ring pipeline's errors say (no expression of the expansion; one error for
+// one cause: a parity from ring_offset, a load's copies in the prologue and steady state).
+// The specs are corpus files or one-line edits of them; every expectation follows from the
+// kernels' arithmetic, never from the code's output.
 #include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/kernel.hpp"
@@ -129,6 +130,17 @@ TEST_CASE("messages: a wrong ring_offset is one parity error for the pipeline") 
               DiagId::contract_mbarrier_parity);
   REQUIRE(parity.size() == 1);
   CHECK(contains(parity[0].message, "check ring_offset"));
+}
+
+TEST_CASE("messages: a pipeline's load is one cause in the prologue and the steady state") {
+  // Tile 1 (the prologue's second step) and tile 2 (the steady state's first load) both put
+  // the inner coordinate k off 16 bytes: one error for the one [[op.load]] table.
+  const auto inner =
+      with_id(tile::check_contract(*load(corpus("invalid/pipeline_ring_inner_coord_once.toml"))),
+              DiagId::contract_tensor_inner_coord_align);
+  REQUIRE(inner.size() == 1);
+  CHECK(inner[0].line == 53);
+  CHECK(contains(inner[0].message, "'k'"));
 }
 
 } // namespace unit_per_cta_proofs
