@@ -362,10 +362,11 @@ private:
   void move_matrix(std::size_t first, std::size_t last, const ir::Op& op);
   /// wgmma.mma_async by the warpgroup [first, first+128), `t` the last to arrive.
   void wgmma_issue(const Thread& t, std::size_t first, const ir::Op& op);
-  /// One operand of a wgmma from its shared-memory descriptor: `rows` x K values (row-major),
+  /// One operand of a wgmma from its shared-memory descriptor, K-major or `mn_major` (imm-trans
+  /// 1): `rows` x K values (row-major),
   /// its 16-byte chunks appended to `runs`.
   std::vector<double> wgmma_shared_operand(const Thread& t, const ir::Op& op, std::uint64_t desc,
-                                           unsigned rows, ir::Elem e,
+                                           unsigned rows, ir::Elem e, bool mn_major,
                                            std::vector<std::uint64_t>& chunks);
   /// The reads, the proxy fence and the register rules at a wgmma's issue (its hazards).
   void wgmma_checks(const Thread& t, std::size_t first, const ir::Op& op,

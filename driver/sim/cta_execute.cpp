@@ -311,6 +311,7 @@ bool Cta::float_form(const ir::Op& op) {
   case ir::Code::max:
   case ir::Code::neg:
   case ir::Code::setp:
+  case ir::Code::div:
     return op.type.num != ir::Num::integer || op.sat;
   case ir::Code::cvt:
     return op.type.num != ir::Num::integer || op.type2.num != ir::Num::integer || op.sat;
@@ -394,6 +395,10 @@ Cta::Flow Cta::arith(Thread& t, const ir::Op& op) {
     break;
   case ir::Code::fmul:
     v = fp(alu::FloatOp::mul);
+    break;
+  case ir::Code::div:
+    v = op.round == ir::Round::none ? alu::divide_approx(op.full, op.ftz, r(0), r(1))
+                                    : fp(alu::FloatOp::div);
     break;
   case ir::Code::fma:
     v = fp(alu::FloatOp::fma);

@@ -113,7 +113,8 @@ std::optional<Fault> check_launch(const ir::Entry& e, const Launch& launch) {
 }
 
 /// Why the launch's tensor maps do not fit entry `e` (invalid_launch), if they do not: a map's
-/// parameter must be a 128-byte array, named once; the map valid; its tensor 16-byte aligned.
+/// parameter must be a 128-byte array, named once; the map valid; its tensor 16-byte aligned;
+/// every other array parameter given its bytes (Launch::param_arrays), which fit it.
 std::optional<Fault> check_tensor_maps(const ir::Entry& e, const Launch& launch) {
   std::vector<bool> named(e.params.size(), false);
   for (std::size_t k = 0; k < launch.tensor_maps.size(); ++k) {
@@ -138,12 +139,23 @@ std::optional<Fault> check_tensor_maps(const ir::Entry& e, const Launch& launch)
                           e.line);
   }
   for (std::size_t k = 0; k < e.params.size(); ++k) {
-    if (e.params[k].size > sizeof(std::uint64_t) && !named[k])
+    const std::vector<std::uint8_t>* bytes =
+        k < launch.param_arrays.size() ? &launch.param_arrays[k] : nullptr;
+    const bool given = bytes != nullptr && !bytes->empty();
+    if (given &&
+        (named[k] || bytes->size() > e.params[k].size || e.params[k].size <= sizeof(std::uint64_t)))
+      return launch_fault(FaultKind::invalid_launch,
+                          "the " + std::to_string(bytes->size()) + " bytes given for parameter `" +
+                              e.params[k].name + "` do not fit it: an array parameter of " +
+                              std::to_string(e.params[k].size) + " bytes that no tensor map names",
+                          e.line);
+    if (e.params[k].size > sizeof(std::uint64_t) && !named[k] && !given)
       return launch_fault(FaultKind::unsupported,
                           "parameter `" + e.params[k].name + "` is a " +
                               std::to_string(e.params[k].size) +
-                              "-byte array; the simulator fills an array parameter only with "
-                              "a tensor map (Launch::tensor_maps)",
+                              "-byte array; the simulator fills an array parameter with a "
+                              "tensor map (Launch::tensor_maps) or the caller's bytes "
+                              "(Launch::param_arrays)",
                           e.line);
   }
   return std::nullopt;
@@ -155,6 +167,11 @@ std::vector<std::uint8_t> parameter_bytes(const ir::Entry& e, const Launch& laun
   for (std::size_t k = 0; k < e.params.size(); ++k) {
     if (e.params[k].size <= sizeof(std::uint64_t))
       std::memcpy(params.data() + e.params[k].offset, &launch.params[k], e.params[k].size);
+  }
+  for (std::size_t k = 0; k < launch.param_arrays.size() && k < e.params.size(); ++k) {
+    const std::vector<std::uint8_t>& bytes = launch.param_arrays[k];
+    if (!bytes.empty() && bytes.size() <= e.params[k].size)
+      std::memcpy(params.data() + e.params[k].offset, bytes.data(), bytes.size());
   }
   for (std::size_t k = 0; k < launch.tensor_maps.size(); ++k) {
     if (const auto p = launch.tensor_maps[k].param) {

@@ -204,6 +204,7 @@ struct Op {
   Round round = Round::none;       ///< float arithmetic and cvt
   bool ftz = false;                ///< .ftz: subnormal f32/f16 inputs and results become zero
   bool sat = false;                ///< .sat: float results clamped to [0, 1]; integer clamps
+  bool full = false;               ///< div.full.f32 (div.approx.f32: Round::none without it)
   Permute prmt = Permute::generic; ///< prmt's mode
   bool left = false;               ///< shf.l (else shf.r)
   bool clamp = false;              ///< shf.clamp (else .wrap)

@@ -602,11 +602,17 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.empty())
     fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs a type");
+  const bool div = op.code == ir::Code::div;
+  bool approx = false; // div.approx / div.full: Round::none, Op::full tells them apart
   for (const ptx::OpcodeWord& q : quals.first(quals.size() - 1)) {
     auto r = ptx::parse_rounding(q.text);
-    if (r && !ptx::integral(*r) && op.round == ir::Round::none)
+    if (r && !ptx::integral(*r) && op.round == ir::Round::none && !approx)
       op.round = *r;
-    else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
+    else if (div && (word(q) == ptx::Qualifier::approx || q.text == "full") && !approx &&
+             op.round == ir::Round::none) {
+      approx = true;
+      op.full = q.text == "full";
+    } else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
       op.ftz = true;
     else if (word(q) == ptx::Qualifier::sat && !op.sat)
       op.sat = true;
@@ -621,6 +627,17 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
                            (op.sat && !(add_sub && op.type.bits == 32 && op.type.is_signed))))
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (integer rounding or saturation)"};
+  // Float division: .rnd for .f32 and .f64, .approx and .full for .f32 (ptxas refuses the
+  // others, a missing mode included: what it accepts is simulated, the rest is not).
+  if (div && d.type.is_float &&
+      (op.sat || (op.type.num != ir::Num::f32 && op.type.num != ir::Num::f64) ||
+       (op.round == ir::Round::none) != (approx && op.type.num == ir::Num::f32)))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (float division: div.rnd.f32, "
+                                        "div.rnd.f64, div.approx.f32, div.full.f32)"};
+  if (div && !d.type.is_float && approx)
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (an integer division is exact)"};
   if (op.type.num == ir::Num::f64 && op.code == ir::Code::fma && op.round != ir::Round::rn)
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (f64 fma rounds only to nearest here)"};

@@ -227,11 +227,15 @@ struct Launch {
   /// (cuLaunchKernel's sharedMemBytes); accesses beyond them fault.
   std::uint32_t dynamic_shared_bytes = 0;
   /// One value per declared `.param`, in declaration order (u32 params are truncated). An
-  /// array parameter (more than 8 bytes) must be a tensor map's (tensor_maps); its value here
-  /// is not used.
+  /// array parameter (more than 8 bytes) must be a tensor map's (tensor_maps) or given in
+  /// param_arrays; its value here is not used.
   std::vector<std::uint64_t> params;
   /// The tensor maps the kernel uses (cp.async.bulk.tensor), in any order.
   std::vector<TensorMapArg> tensor_maps;
+  /// The bytes of array parameters that no tensor map names (structs passed by value), by
+  /// declaration index (empty for the others): at most the parameter's size, the rest zero. A
+  /// tensor map inside such a struct is tensor_map_handle() bytes placed by the caller.
+  std::vector<std::vector<std::uint8_t>> param_arrays;
   /// `run --profile`: when set, every CTA's shared and global accesses by ld, st
   /// and cp.async are merged into it (driver/sim/profile.hpp); it must outlive the run.
   Profile* profile = nullptr;

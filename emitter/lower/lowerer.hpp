@@ -233,6 +233,13 @@ private:
   /// base + the terms, each multiplied in (or, for wrap32, summed in 32 bits and widened).
   Register plain_address(const tile::Tensor& t, const Linear& l);
 
+  /// No term of l differs between the threads of a CTA (a bulk copy's global address).
+  static bool cta_uniform(const Linear& l);
+
+  /// base + atom * coeff for a 64-bit base and a u32 atom: mul.wide.u32, add.s64 (a
+  /// CTA-uniform address; see the definition for why not mad.wide.u32).
+  Register wide_add(Register base, Register atom, std::int64_t coeff);
+
   /// base + l.folded + the sum of l's terms for a shared address, in 32 bits (shared
   /// addresses are 32-bit, so this is exact modulo 2^32 as sum32 + add would be). The
   /// symbol's register is the first mad's addend, never an `add` operand: ptxas 13.0
@@ -361,7 +368,10 @@ private:
     emit(FenceProxyAsync{space});
   }
   void lower(const tile::ExpectTxOp& e);
+  /// Outside loops, and with a cache policy, as emit_bulk(); in a loop, a guarded load is a
+  /// branch over the load and its operands (see the definition for why).
   void lower(const tile::TensorLoadOp& t);
+  unsigned branches_emitted_ = 0; ///< numbers the labels of the branches over tensor loads
   void lower(const tile::TensorStoreOp& t);
 
   // ------------------------------------------- swizzled shared tensors (select_swizzle.cpp)

@@ -149,8 +149,13 @@ Register Lowerer::plain_address(const tile::Tensor& t, const Linear& l) {
     acc = reg(RegClass::b64);
     emit(Binary{BinaryOp::add, ScalarType::s64, acc, base, wide});
   } else {
+    const bool uniform = global && cta_uniform(l);
     for (const auto& [atom_expr, coeff] : l.terms) {
       Register atom = operand_reg(value(atom_expr));
+      if (uniform) {
+        acc = wide_add(acc, atom, coeff);
+        continue;
+      }
       Register next = reg(global ? RegClass::b64 : RegClass::b32);
       emit(Mad{global, ScalarType::u32, next, atom, Immediate{coeff}, acc});
       acc = next;
@@ -232,7 +237,9 @@ std::optional<Register> Lowerer::reduced_address(const tile::Tensor& t, const Li
     offsets.push_back(*off);
   }
   std::optional<Register> acc;
-  if (lin > 0 && !shared && !inv.wrap32) {
+  if (lin > 0 && !shared && !inv.wrap32 && cta_uniform(l)) {
+    acc = wide_add(address_register(t, inv), loops_[fi].counter, lin);
+  } else if (lin > 0 && !shared && !inv.wrap32) {
     // A 64-bit induction register costs two SASS adds (IADD3, IMAD.X) per
     // iteration; one mad.wide.u32 from the counter (IMAD.WIDE.U32) onto the
     // hoisted base is one, and exact (v < 2^31, lin < 2^32).
@@ -260,6 +267,22 @@ std::optional<Register> Lowerer::reduced_address(const tile::Tensor& t, const Li
     acc = next;
   }
   return acc;
+}
+
+bool Lowerer::cta_uniform(const Linear& l) {
+  return std::none_of(l.terms.begin(), l.terms.end(),
+                      [](const auto& term) { return tile::uses_thread(*term.first); });
+}
+
+Register Lowerer::wide_add(Register base, Register atom, std::int64_t coeff) {
+  // Not one mad.wide.u32: ptxas 13.0 gives a CTA-uniform mad.wide with a 64-bit addend
+  // on sm_90 a longer sequence than this pair (a bulk ring's loop body: 50 SASS
+  // instructions with the mad, 38 with the pair; docs/benchmarks.md).
+  Register product = reg(RegClass::b64);
+  emit(Binary{BinaryOp::mul_wide, ScalarType::u32, product, atom, Immediate{coeff}});
+  Register sum = reg(RegClass::b64);
+  emit(Binary{BinaryOp::add, ScalarType::s64, sum, base, product});
+  return sum;
 }
 
 std::optional<std::pair<Register, std::int64_t>>

@@ -115,14 +115,35 @@ void Lowerer::lower(const tile::ExpectTxOp& e) {
 }
 
 void Lowerer::lower(const tile::TensorLoadOp& t) {
-  emit_bulk(t, [&] {
+  auto operands = [&] {
     CpAsyncBulkTensorLoad c;
     c.rank = tensor_rank(t.coords.size());
     c.dst = view_address(t.dst.value);
     c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
     c.mbar = barrier_address(t.barrier);
     return c;
-  });
+  };
+  const RepeatGuard g = op_guard(t.pred);
+  if (g.skip)
+    return;
+  if (!g.guard || loops_.empty() || t.cache_policy) {
+    emit_bulk(t, operands);
+    return;
+  }
+  // In a loop, a guarded tensor load is a branch over the load and the computation of its
+  // operands, not a predicated instruction: ptxas 13.0 computes a predicated sm_90 tensor
+  // load's operands per thread and moves them to uniform registers at each iteration (a
+  // persistent TMA ring's SASS loop body: 56 instructions predicated, 47 branched;
+  // docs/benchmarks.md). The values computed in the branch exist only where it was taken:
+  // they are forgotten after it.
+  Guard skip = *g.guard;
+  skip.negated = !skip.negated;
+  const std::string label = "$L_tl_" + std::to_string(branches_emitted_++);
+  emit(Bra{label, false}, skip);
+  const Caches before = cache_;
+  emit(operands());
+  emit(Label{label});
+  cache_ = before;
 }
 
 void Lowerer::lower(const tile::TensorStoreOp& t) {

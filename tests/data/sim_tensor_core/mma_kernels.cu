@@ -318,3 +318,73 @@ extern "C" __global__ void wgmma_s8_swizzle32(const u8* A, const u8* B, const u8
   for (int i = 0; i < 8; ++i)
     put(D, wg_index(tid, i, 16), 32, d[i]);
 }
+
+// The MN-major canonical layout (imm-trans 1: A M-major, B N-major), 16-byte chunks along M/N.
+// Without swizzle: core matrices of 8 K-rows by 16 bytes of M/N, `sbo` bytes apart along M/N and
+// `lbo` apart along K (each 8 K-rows). With a swizzle of `span` bytes: atoms of 8 K-rows by `span`
+// bytes of M/N, `lbo` apart along M/N and `sbo` apart along K, XORed as kmajor's.
+__device__ int mnmajor(int mnbyte, int k, int lbo, int sbo, int span) {
+  if (span == 0)
+    return (mnbyte / 16) * sbo + (k / 8) * lbo + (k % 8) * 16 + mnbyte % 16;
+  const int off = (mnbyte / span) * lbo + (k / 8) * sbo + (k % 8) * span + mnbyte % span;
+  return off ^ (((off >> 7) & (span / 16 - 1)) << 4);
+}
+
+// m64n16k16 f16 -> f32, A M-major and B N-major from descriptors without swizzle.
+extern "C" __global__ void wgmma_f16_mn_plain(const u8* A, const u8* B, const u8* C, u8* D) {
+  __shared__ __align__(1024) u8 sa[64 * 32], sb[16 * 32];
+  const int tid = threadIdx.x;
+  for (int i = tid; i < 64 * 16; i += 128) // A[m][k]: 8 chunks of 8 m, each 2 groups of 8 k
+    put(sa + mnmajor(2 * (i / 16), i % 16, 128, 256, 0), 0, 16, elem(A, i, 16));
+  for (int i = tid; i < 16 * 16; i += 128) // B[k][n]
+    put(sb + mnmajor(2 * (i % 16), i / 16, 128, 256, 0), 0, 16, elem(B, i, 16));
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  uint32_t d[8];
+  for (int i = 0; i < 8; ++i)
+    d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
+  const uint64_t da = descriptor(sa, 128, 256, 0), db = descriptor(sb, 128, 256, 0);
+  asm volatile("wgmma.fence.sync.aligned;\n"
+               "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, "
+               "%7}, %8, %9, 1, 1, 1, 1, 1;\n"
+               "wgmma.commit_group.sync.aligned;\n"
+               "wgmma.wait_group.sync.aligned 0;"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]),
+                 "+r"(d[7])
+               : "l"(da), "l"(db)
+               : "memory");
+  for (int i = 0; i < 8; ++i)
+    put(D, wg_index(tid, i, 16), 32, d[i]);
+}
+
+// m64n16k16 bf16 -> f32 four times along K = 64 (the start address advanced two 8-row K groups
+// a step), A M-major with the 128-byte swizzle (64 bf16 of M a row), B N-major with the 32-byte
+// swizzle (16 bf16 of N a row): D = A (64 x 64) B (64 x 16) + C.
+extern "C" __global__ void wgmma_bf16_mn_swizzle(const u8* A, const u8* B, const u8* C, u8* D) {
+  __shared__ __align__(1024) u8 sa[64 * 128], sb[64 * 32];
+  const int tid = threadIdx.x;
+  for (int i = tid; i < 64 * 64; i += 128) // A[m][k]
+    put(sa + mnmajor(2 * (i / 64), i % 64, 8192, 1024, 128), 0, 16, elem(A, i, 16));
+  for (int i = tid; i < 64 * 16; i += 128) // B[k][n]
+    put(sb + mnmajor(2 * (i % 16), i / 16, 2048, 256, 32), 0, 16, elem(B, i, 16));
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  uint32_t d[8];
+  for (int i = 0; i < 8; ++i)
+    d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  for (int k = 0; k < 4; ++k) {
+    const uint64_t da = descriptor(sa + 2048 * k, 8192, 1024, 128);
+    const uint64_t db = descriptor(sb + 512 * k, 2048, 256, 32);
+    asm volatile("wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, "
+                 "%6, %7}, %8, %9, 1, 1, 1, 1, 1;"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]),
+                   "+r"(d[6]), "+r"(d[7])
+                 : "l"(da), "l"(db)
+                 : "memory");
+  }
+  asm volatile("wgmma.commit_group.sync.aligned;\n"
+               "wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  for (int i = 0; i < 8; ++i)
+    put(D, wg_index(tid, i, 16), 32, d[i]);
+}

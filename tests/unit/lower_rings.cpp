@@ -1,0 +1,85 @@
+// The loop body of a persistent bulk ring (emitter/lower: select_addresses.cpp,
+// select_inductions.cpp, strength.cpp): what the ring lowering keeps in registers across
+// iterations and what it computes per iteration. The kernel is tests/data/rings/
+// ring4_ahead2.toml, the 4-stage ring loading 2 tiles ahead of specs/bulk/ring_ahead2.toml,
+// lowered for sm_90 with its contract checked.
+
+#include "lower_harness.hpp"
+#include "sim_test_data.hpp"
+
+#include <string>
+
+namespace unit_lower_rings {
+
+using namespace ptxgen;
+using namespace ptxgen::lower_test;
+
+namespace {
+
+lower::LowerOptions sm90() {
+  lower::LowerOptions o;
+  o.target = {90, false};
+  return o;
+}
+
+/// The lines from the loop's label `head` (`$L_t_0`) to its back branch, both included.
+std::string loop_body(const std::string& spec, const std::string& head_label = "$L_t_0") {
+  auto m = lower_text(spec, sm90());
+  INFO(m.diagnostics.format_all());
+  REQUIRE(m.value.has_value());
+  std::string all;
+  for (const auto& i : m.value->entries.front().body)
+    all += ptx::print(i) + "\n";
+  INFO(all);
+  const auto head = all.find(head_label + ":");
+  REQUIRE(head != std::string::npos);
+  const auto back = all.find("bra.uni " + head_label + ";", head);
+  REQUIRE(back != std::string::npos);
+  return all.substr(head, all.find('\n', back) + 1 - head);
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("a ring's CTA-uniform global addresses: mul.wide.u32 and add.s64, no mad.wide") {
+  const std::string body = loop_body(test::read_test_data("rings", "ring4_ahead2.toml"));
+  INFO(body);
+  // The tile load's source and the tile store's destination, each from the counter.
+  CHECK(count(body, "mul.wide.u32 %rd") == 2);
+  CHECK(count(body, "add.s64 %rd") == 2);
+  CHECK(count(body, "mad.wide") == 0);
+}
+
+TEST_CASE("a guarded tensor load in a loop: a branch over it and its operands, forgotten after") {
+  const std::string body =
+      loop_body(test::read_test_data("rings", "tma_load_store_loop.toml"), "$L_k_0");
+  INFO(body);
+  const auto branch = body.find("@!%p1 bra $L_tl_0;");
+  const auto load = body.find("cp.async.bulk.tensor.2d.shared::cluster.global");
+  const auto label = body.find("$L_tl_0:");
+  REQUIRE(branch != std::string::npos);
+  REQUIRE(load != std::string::npos);
+  REQUIRE(label != std::string::npos);
+  CHECK(branch < load);
+  CHECK(load < label);
+  // The load itself is not predicated; its coordinate `k * 16` is computed after the branch.
+  CHECK(body.rfind('\n', load) + 1 == load);
+  const auto first = body.find("mul.lo.u32");
+  CHECK(branch < first);
+  CHECK(first < load);
+  // The store's `k * 16` is computed again after the label: the threads that skipped the
+  // branch never computed the first register.
+  const auto second = body.find("mul.lo.u32", label);
+  REQUIRE(second != std::string::npos);
+  CHECK(second < body.find("cp.async.bulk.tensor.2d.global.shared::cta"));
+  // The store stays predicated (a branch over it gains nothing).
+  CHECK(body.find("@%p1 cp.async.bulk.tensor.2d.global.shared::cta") != std::string::npos);
+}
+
+} // namespace unit_lower_rings
