@@ -244,14 +244,10 @@ void declare_tile_tensors(Builder& b, const TileMap& t, std::int64_t G, std::int
     s.align = row_of(tile::swizzle_rows, t.swizzle).shared_align;
 }
 
-std::int64_t sharing_threads(Builder& b, const TileMap& t, std::int64_t elements) {
-  // A swizzled tile: whole 16-byte chunks per thread (a share starting inside a chunk is
-  // accessed as if its chunks were contiguous: docs/fuzzing.md, "The bulk/TMA family").
-  const std::int64_t es = element_bytes(t.dtype);
-  const std::int64_t units = t.swizzle == tile::TensorMapSwizzle::none
-                                 ? elements
-                                 : elements * es / tile::kTensorInnerCoordGranule;
-  return std::gcd(units, warp_size * b.rng.edge(1, 2));
+std::int64_t sharing_threads(Builder& b, std::int64_t elements) {
+  // A swizzled tile's shares may start inside a 16-byte chunk (6 uint32 per thread): the
+  // lowering swizzles each piece at its own address.
+  return std::gcd(elements, warp_size * b.rng.edge(1, 2));
 }
 
 ViewText thread_share(const std::string& name, const std::vector<std::int64_t>& shape,

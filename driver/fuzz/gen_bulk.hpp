@@ -55,9 +55,9 @@ void declare_tile_tensors(Builder& b, const TileMap& t, std::int64_t G, std::int
 /// The bytes of one element of `d`.
 std::int64_t element_bytes(ModelDtype d);
 
-/// Threads that share `elements` of tile `t` evenly: a divisor of 32 or 64 (fewer for a small
-/// tile); of a swizzled tile, each share whole 16-byte chunks.
-std::int64_t sharing_threads(Builder& b, const TileMap& t, std::int64_t elements);
+/// Threads that share `elements` of a tile evenly: a divisor of 32 or 64 (fewer for a small
+/// tile).
+std::int64_t sharing_threads(Builder& b, std::int64_t elements);
 
 /// The view of thread `tid`'s share of tensor `name` of shape `shape` (`lead` indices
 /// first, then the rest flattened and split into T rows): every element is one thread's.

@@ -152,7 +152,7 @@ void pipeline_1d(Builder& b, std::int64_t K, std::int64_t S) {
 void pipeline_tensor(Builder& b, std::int64_t K, std::int64_t S) {
   TileMap t = pick_map(b, true);
   t.global[0] = K * t.box[0];
-  const std::int64_t T = sharing_threads(b, t, t.elements());
+  const std::int64_t T = sharing_threads(b, t.elements());
   const std::int64_t G = pick_ctas(b);
   launch_1d(b, T, G);
   ModelTensor& a = b.tensor("A", false, t.global, t.dtype);

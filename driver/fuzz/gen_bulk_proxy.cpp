@@ -119,7 +119,7 @@ void write_load_tensor(Builder& b, bool global_write, const ModelProxyFence& fen
         return n;
       }()
                    : t.elements() / (t.swizzle != tile::TensorMapSwizzle::none ? 2 : 1);
-  const std::int64_t T = sharing_threads(b, t, share);
+  const std::int64_t T = sharing_threads(b, share);
   const std::int64_t G = global_write ? 1 : pick_ctas(b);
   launch_1d(b, T, G);
   if (global_write)

@@ -308,6 +308,8 @@ private:
   /// "op 3's copy", or "the copy of the pipeline's steady-state load (...)": the copies of
   /// op `apply` as messages name them (tile::op_label).
   std::string copy_of(std::size_t apply) const;
+  /// "the load of op 5" for a load the user wrote; a pipeline's load by its role.
+  std::string load_of(std::size_t load) const;
 
   /// A granule a wait_group landed is read or written again: while that wait is still its
   /// thread's newest, the wait had to complete the granule's group.

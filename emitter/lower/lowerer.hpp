@@ -390,7 +390,8 @@ private:
   /// (its array's alignment) and every coefficient's and the folded constant's.
   std::int64_t shared_register_alignment(const tile::Tensor& t, const Linear& l) const;
 
-  /// r + `add` swizzled (`add` a multiple of 16): [add], shr, and, xor; cached per (r, add).
+  /// r + `add` swizzled (`add` a multiple of the register's alignment, at most 16): [add],
+  /// shr, and, xor; cached per (r, add).
   Register swizzled(const tile::Tensor& t, Register r, const Linear& l, std::int64_t add);
 
   static StateSpace space_of(const tile::Tensor& t);

@@ -70,7 +70,12 @@ Address Lowerer::access_address(const tile::Tensor& t, Register r, const Linear&
     }
     return Address{at, offset - row - chunk};
   }
-  const std::int64_t chunk = round_down(offset, tile::kSwizzleChunkBytes);
+  // Otherwise the register is only `step`-aligned within its chunk: r + offset and
+  // r + round_down(offset, 16) may lie in different chunks (r = 8 mod 16, offset 8), so only
+  // offsets within one `step`-aligned block share a swizzled register (an access is w-aligned,
+  // w <= step, so it never leaves the block, nor the block its chunk).
+  const std::int64_t step = std::gcd(align, tile::kSwizzleChunkBytes);
+  const std::int64_t chunk = round_down(offset, step);
   return Address{swizzled(t, r, l, chunk), offset - chunk};
 }
 
