@@ -147,8 +147,10 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
   if (o.kind != Opnd::Kind::name || o.negated)
     fail(DiagId::sim_operand_kind, o, std::string(role) + " must be a register or an immediate");
   if (auto s = ptx::parse_special_register(o.name)) {
-    if (bits == 1)
-      fail(DiagId::sim_operand_kind, o, "a special register is not a predicate");
+    if ((bits == 1) != (*s == ptx::SpecialRegister::is_explicit_cluster))
+      fail(DiagId::sim_operand_kind, o,
+           bits == 1 ? "a special register is not a predicate (but %is_explicit_cluster)"
+                     : "%is_explicit_cluster is a predicate");
     v.kind = ir::Val::Kind::special;
     v.special = *s;
     return v;
