@@ -37,7 +37,6 @@ Memory make_memory(const sim::ir::Entry& e, const std::vector<ParamPlan>& plans,
   Memory m;
   m.bytes.resize(plans.size());
   launch.params.assign(plans.size(), 0);
-  launch.tensor_maps.clear(); // a rerun with a grown region describes its maps again
   for (std::size_t k = 0; k < plans.size(); ++k) {
     const ParamPlan& p = plans[k];
     if (p.kind == ParamPlan::Kind::scalar)

@@ -371,7 +371,7 @@ void Parser::space_qualifier(const QualifierInput& in) {
     op.space = ir::Space::global;
   else if (w == ptx::Qualifier::shared || w == ptx::Qualifier::shared_cta ||
            w == ptx::Qualifier::shared_cluster)
-    op.space = ir::Space::shared; // a cluster of one CTA: its own shared memory
+    op.space = ir::Space::shared; // the CTA's and its cluster's windows (in_shared_window)
   else if (w == ptx::Qualifier::local)
     op.space = ir::Space::local;
   else

@@ -60,8 +60,8 @@ bool memory_hint(const ptx::OpcodeWord& q) {
          g == ptx::QualifierGroup::prefetch_size || w == ptx::Qualifier::weak;
 }
 
-/// The simulated space of a state-space word: `.shared::cluster` is this CTA's shared memory
-/// (a cluster of one CTA), the module's `.const` variables live in the global space.
+/// The simulated space of a state-space word: `.shared::cluster` is shared memory (Op::cluster
+/// says an address may name a peer's), the module's `.const` variables live in the global space.
 ir::Space space_of(ptx::Qualifier q) {
   switch (q) {
   case ptx::Qualifier::param:
