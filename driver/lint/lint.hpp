@@ -68,6 +68,9 @@ struct Options {
   std::optional<std::string> entry; ///< only this entry (or .func)
   std::optional<sim::Dim3> grid;
   std::optional<sim::Dim3> block;
+  /// CTAs per cluster (`--cluster`); none: the entry's `.reqnctapercluster`, else 1,1,1. Without
+  /// --grid a cluster of several CTAs is also the grid (one cluster).
+  std::optional<sim::Dim3> cluster;
   std::uint32_t dynamic_smem = 0;
   std::vector<ArgValue> args;
   std::string arch; ///< sm_XX; empty: the file's .target

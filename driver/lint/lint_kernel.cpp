@@ -284,6 +284,7 @@ void count_coverage(const sim::ir::Entry& e, const Run& r, Coverage& c,
     case Code::bulk_store:
     case Code::tensor_load:
     case Code::tensor_store:
+    case Code::bulk_peer:
       c.async_copies += n;
       break;
     case Code::commit_group:
@@ -301,6 +302,7 @@ void count_coverage(const sim::ir::Entry& e, const Run& r, Coverage& c,
     case Code::bar:
     case Code::bar_arrive:
     case Code::bar_red:
+    case Code::cluster_wait:
       c.barriers += n;
       break;
     default:
@@ -424,7 +426,11 @@ void check_unwritten(const sim::Program& program, const sim::ir::Entry& e,
 
 sim::Launch launch_for(const sim::ir::Entry& e, const Options& o) {
   sim::Launch l;
-  l.grid_dim = o.grid.value_or(default_grid);
+  l.cluster_dim = o.cluster;
+  const sim::Dim3 cluster =
+      o.cluster ? *o.cluster : e.reqnctapercluster.value_or(sim::Dim3{1, 1, 1});
+  const bool clustered = cluster[0] * cluster[1] * cluster[2] > 1;
+  l.grid_dim = o.grid.value_or(clustered ? cluster : default_grid);
   if (o.block)
     l.block_dim = *o.block;
   else if (e.reqntid)

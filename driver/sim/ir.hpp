@@ -230,6 +230,13 @@ struct Op {
   // kernel math and barriers
   bool relu = false;      ///< cvt .relu: a negative result becomes +0 (a NaN stays NaN)
   bool satfinite = false; ///< cvt .satfinite: beyond the largest finite value (inf too) saturates
+  // clusters
+  /// The state space was written `.shared::cluster` (Space::shared): the address may name a
+  /// peer CTA's shared memory (simulator.hpp, cluster_window_stride).
+  bool cluster = false;
+  bool relaxed = false;   ///< barrier.cluster.arrive.relaxed: the arrival orders nothing
+  bool multicast = false; ///< cp.async.bulk{.tensor} .multicast::cluster
+  Val cta_mask;           ///< a multicast's 16-bit CTA mask
 };
 
 struct Param {
