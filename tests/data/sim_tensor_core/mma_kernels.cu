@@ -167,6 +167,18 @@ __device__ void wg_publish_load_c(const u8* C, int tid, uint32_t* d) {
     d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
 }
 
+// One wgmma with A and B from descriptors da and db, fenced, committed and waited for: `mma` is
+// the instruction up to its operands, `imm` its immediates after the descriptors.
+#define WGMMA_DESCRIPTORS(mma, imm, d, da, db)                                                     \
+  asm volatile("wgmma.fence.sync.aligned;\n" mma " {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, " imm \
+               ";\n"                                                                               \
+               "wgmma.commit_group.sync.aligned;\n"                                                \
+               "wgmma.wait_group.sync.aligned 0;"                                                  \
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]),           \
+                 "+r"(d[6]), "+r"(d[7])                                                            \
+               : "l"(da), "l"(db)                                                                  \
+               : "memory")
+
 // Thread tid's eight results into D (64 x 16).
 __device__ void wg_store_d(u8* D, int tid, const uint32_t* d) {
   for (int i = 0; i < 8; ++i)
@@ -202,15 +214,8 @@ extern "C" __global__ void wgmma_f16_plain(const u8* A, const u8* B, const u8* C
   uint32_t d[8];
   wg_publish_load_c(C, tid, d);
   const uint64_t da = descriptor(sa, 128, 256, 0), db = descriptor(sb, 128, 256, 0);
-  asm volatile("wgmma.fence.sync.aligned;\n"
-               "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, "
-               "%7}, %8, %9, 1, 1, 1, 0, 0;\n"
-               "wgmma.commit_group.sync.aligned;\n"
-               "wgmma.wait_group.sync.aligned 0;"
-               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]),
-                 "+r"(d[7])
-               : "l"(da), "l"(db)
-               : "memory");
+  WGMMA_DESCRIPTORS("wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16", "1, 1, 1, 0, 0", d, da,
+                    db);
   wg_store_d(D, tid, d);
 }
 
@@ -280,14 +285,6 @@ extern "C" __global__ void wgmma_s8_swizzle32(const u8* A, const u8* B, const u8
   uint32_t d[8];
   wg_publish_load_c(C, tid, d);
   const uint64_t da = descriptor(sa, 16, 256, 32), db = descriptor(sb, 16, 256, 32);
-  asm volatile("wgmma.fence.sync.aligned;\n"
-               "wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8.satfinite {%0, %1, %2, %3, %4, "
-               "%5, %6, %7}, %8, %9, 1;\n"
-               "wgmma.commit_group.sync.aligned;\n"
-               "wgmma.wait_group.sync.aligned 0;"
-               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]),
-                 "+r"(d[7])
-               : "l"(da), "l"(db)
-               : "memory");
+  WGMMA_DESCRIPTORS("wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8.satfinite", "1", d, da, db);
   wg_store_d(D, tid, d);
 }
