@@ -118,49 +118,6 @@ constexpr std::string_view only_bulk_1d_simulated =
     "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes and "
     "cp.async.bulk.global.shared::cta.bulk_group are simulated";
 
-/// Which way a bulk or tensor copy goes, from its first two space words: a load into
-/// `.shared::{cluster,cta}` from `.global`, or a store from `.shared::cta` to `.global`.
-enum class Way { neither, load, store };
-
-Way way(std::optional<ptx::Qualifier> dst, std::optional<ptx::Qualifier> src) {
-  if ((dst == ptx::Qualifier::shared_cluster || dst == ptx::Qualifier::shared_cta) &&
-      src == ptx::Qualifier::global)
-    return Way::load;
-  if (dst == ptx::Qualifier::global && src == ptx::Qualifier::shared_cta)
-    return Way::store;
-  return Way::neither;
-}
-
-/// How a copy that goes `w` completes: a load on its mbarrier's transaction bytes, a store in
-/// a bulk group.
-ptx::Qualifier completion(Way w) {
-  return w == Way::load ? ptx::Qualifier::complete_tx_bytes : ptx::Qualifier::bulk_group;
-}
-
-/// The words after a bulk or tensor copy's fixed ones: `{.L2::cache_hint}`. Multicast (and
-/// for tensor copies CTA groups) are refused as not simulated. A store's code becomes
-/// `store_code` (bulk_store or tensor_store); the shared side is the op's space.
-std::optional<std::string> copy_tail(ir::Op& op, Decoded& d, std::span<const ptx::OpcodeWord> rest,
-                                     Way w, ir::Code store_code) {
-  const bool tensor = store_code == ir::Code::tensor_store;
-  for (const ptx::OpcodeWord& q : rest) {
-    if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
-      d.hint = true;
-    else if (word(q) == ptx::Qualifier::multicast_cluster ||
-             (tensor && q.text.starts_with("cta_group")))
-      throw Unsupported{DiagId::sim_unsupported_form,
-                        tensor ? "multicast and CTA-group tensor copies are not simulated"
-                               : "multicast bulk copies are not simulated"};
-    else
-      return "`." + std::string(q.text) + "` is not a " +
-             (tensor ? "cp.async.bulk.tensor" : "cp.async.bulk") + " qualifier";
-  }
-  if (w == Way::store)
-    op.code = store_code;
-  op.space = ir::Space::shared;
-  return std::nullopt;
-}
-
 /// cp.async.bulk's qualifiers: the load `.shared::{cta,cluster} .global
 /// .mbarrier::complete_tx::bytes` or the store `.global .shared::cta .bulk_group`, then
 /// {.L2::cache_hint}. The store's code becomes bulk_store. Other bulk forms (multicast,
@@ -169,10 +126,25 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
                                            std::span<const ptx::OpcodeWord> quals) {
   if (quals.size() < 3)
     throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
-  const Way w = way(word(quals[0]), word(quals[1]));
-  if (w == Way::neither || word(quals[2]) != completion(w))
+  const auto w0 = word(quals[0]), w1 = word(quals[1]), w2 = word(quals[2]);
+  const bool load = (w0 == ptx::Qualifier::shared_cluster || w0 == ptx::Qualifier::shared_cta) &&
+                    w1 == ptx::Qualifier::global && w2 == ptx::Qualifier::complete_tx_bytes;
+  const bool store = w0 == ptx::Qualifier::global && w1 == ptx::Qualifier::shared_cta &&
+                     w2 == ptx::Qualifier::bulk_group;
+  if (!load && !store)
     throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
-  return copy_tail(op, d, quals.subspan(3), w, ir::Code::bulk_store);
+  for (const ptx::OpcodeWord& q : quals.subspan(3)) {
+    if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
+      d.hint = true;
+    else if (word(q) == ptx::Qualifier::multicast_cluster)
+      throw Unsupported{DiagId::sim_unsupported_form, "multicast bulk copies are not simulated"};
+    else
+      return "`." + std::string(q.text) + "` is not a cp.async.bulk qualifier";
+  }
+  if (store)
+    op.code = ir::Code::bulk_store;
+  op.space = ir::Space::shared;
+  return std::nullopt;
 }
 
 /// cp.async.bulk.tensor's qualifiers: `.Nd`, the load's `.shared::{cluster,cta} .global` or the
@@ -196,8 +168,11 @@ std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
   op.rank = tensor_rank(at(0));
   if (op.rank == 0)
     return "cp.async.bulk.tensor takes its dimensions first (`.1d` to `.5d`)";
-  const Way w = way(at(1), at(2));
-  if (w == Way::neither)
+  const auto w1 = at(1), w2 = at(2);
+  const bool load = (w1 == ptx::Qualifier::shared_cluster || w1 == ptx::Qualifier::shared_cta) &&
+                    w2 == ptx::Qualifier::global;
+  const bool store = w1 == ptx::Qualifier::global && w2 == ptx::Qualifier::shared_cta;
+  if (!load && !store)
     return "cp.async.bulk.tensor copies `.global` to `.shared::{cluster,cta}` or `.shared::cta` "
            "to `.global`";
   std::size_t k = 3;
@@ -205,10 +180,24 @@ std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
     throw Unsupported{DiagId::sim_unsupported_form, "im2col tensor copies are not simulated"};
   if (at(k) == ptx::Qualifier::tile)
     ++k;
-  if (at(k) != completion(w))
-    return w == Way::load ? "a tensor load completes with `.mbarrier::complete_tx::bytes`"
-                          : "a tensor store completes with `.bulk_group`";
-  return copy_tail(op, d, quals.subspan(k + 1), w, ir::Code::tensor_store);
+  const ptx::Qualifier completion =
+      load ? ptx::Qualifier::complete_tx_bytes : ptx::Qualifier::bulk_group;
+  if (at(k) != completion)
+    return load ? "a tensor load completes with `.mbarrier::complete_tx::bytes`"
+                : "a tensor store completes with `.bulk_group`";
+  for (const ptx::OpcodeWord& q : quals.subspan(k + 1)) {
+    if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
+      d.hint = true;
+    else if (word(q) == ptx::Qualifier::multicast_cluster || q.text.starts_with("cta_group"))
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        "multicast and CTA-group tensor copies are not simulated"};
+    else
+      return "`." + std::string(q.text) + "` is not a cp.async.bulk.tensor qualifier";
+  }
+  if (store)
+    op.code = ir::Code::tensor_store;
+  op.space = ir::Space::shared;
+  return std::nullopt;
 }
 
 /// The bulk prefetches: cp.async.bulk.prefetch `.L2 .global {.L2::cache_hint}`, and
@@ -608,37 +597,23 @@ void Parser::memory_qualifiers(const QualifierInput& in) {
   op.space = space.value_or(ir::Space::generic);
 }
 
-namespace {
-
-/// One modifier word of float arithmetic or (`cvt`) of cvt, each taken at most once: a
-/// rounding (cvt's integral ones too), .ftz, .sat, and cvt's .relu and .satfinite. Another
-/// word is not simulated.
-void take_modifier(ir::Op& op, const Token& opc, const ptx::OpcodeWord& q, bool cvt) {
-  auto r = ptx::parse_rounding(q.text);
-  if (r && (cvt || !ptx::integral(*r)) && op.round == ir::Round::none)
-    op.round = *r;
-  else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
-    op.ftz = true;
-  else if (word(q) == ptx::Qualifier::sat && !op.sat)
-    op.sat = true;
-  else if (cvt && word(q) == ptx::Qualifier::relu && !op.relu)
-    op.relu = true;
-  else if (cvt && word(q) == ptx::Qualifier::satfinite && !op.satfinite)
-    op.satfinite = true;
-  else
-    throw Unsupported{DiagId::sim_unsupported_form,
-                      quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
-}
-
-} // namespace
-
 /// `{.rn|.rz|.rm|.rp}{.ftz}{.sat}.type`: float arithmetic, and integer add/sub.sat.s32.
 void Parser::arith_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.empty())
     fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs a type");
-  for (const ptx::OpcodeWord& q : quals.first(quals.size() - 1))
-    take_modifier(op, opc, q, false);
+  for (const ptx::OpcodeWord& q : quals.first(quals.size() - 1)) {
+    auto r = ptx::parse_rounding(q.text);
+    if (r && !ptx::integral(*r) && op.round == ir::Round::none)
+      op.round = *r;
+    else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
+      op.ftz = true;
+    else if (word(q) == ptx::Qualifier::sat && !op.sat)
+      op.sat = true;
+    else
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
+  }
   d.type = checked_type(f, opc, quals.back().text);
   op.type = d.type.t;
   const bool add_sub = op.code == ir::Code::add || op.code == ir::Code::sub;
@@ -656,8 +631,22 @@ void Parser::cvt_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.size() < 2)
     fail(DiagId::sim_qualifier, opc, "expected cvt{.rnd}{.ftz}{.sat}.dtype.atype");
-  for (const ptx::OpcodeWord& q : quals.first(quals.size() - 2))
-    take_modifier(op, opc, q, true);
+  for (const ptx::OpcodeWord& q : quals.first(quals.size() - 2)) {
+    auto r = ptx::parse_rounding(q.text);
+    if (r && op.round == ir::Round::none)
+      op.round = *r;
+    else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
+      op.ftz = true;
+    else if (word(q) == ptx::Qualifier::sat && !op.sat)
+      op.sat = true;
+    else if (word(q) == ptx::Qualifier::relu && !op.relu)
+      op.relu = true;
+    else if (word(q) == ptx::Qualifier::satfinite && !op.satfinite)
+      op.satfinite = true;
+    else
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
+  }
   d.type = checked_type(f, opc, quals[quals.size() - 2].text);
   d.from = checked_type(f, opc, quals.back().text);
   op.type = d.type.t;
