@@ -155,10 +155,8 @@ private:
   Register operand_reg(const Operand& o);
 
   /// The unsigned comparison for a comparison operator (operands are proven in 0..2^32-1).
+  /// With its operands swapped, the comparison is compare_op(tile::info(op).swapped).
   static CompareOp compare_op(ExprOp op);
-
-  /// The comparison with its operands swapped: a < b == b > a.
-  static CompareOp swapped(CompareOp c);
 
   /// e as a guard: a predicate register, possibly negated (so `!c` costs nothing).
   Guard predicate(const ExprPtr& e);
@@ -442,6 +440,8 @@ private:
 
   /// The innermost loop level e depends on (0: none; n: the variable of loops_[n - 1]).
   unsigned level_of(const Expr& e) const;
+  /// The innermost loop level any term of l depends on (select_addresses.cpp).
+  unsigned level_of(const Linear& l) const;
 
   /// `for (v = start; v < stop; v += step)`. start, stop and step are evaluated
   /// once (hoisted as far as they go); the contract proved the variable in

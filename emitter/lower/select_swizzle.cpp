@@ -58,9 +58,7 @@ Address Lowerer::access_address(const tile::Tensor& t, Register r, const Linear&
       if (auto it = cache_.swizzled.find(key); it != cache_.swizzled.end()) {
         at = it->second;
       } else {
-        unsigned level = 0;
-        for (const auto& term : l.terms)
-          level = std::max(level, level_of(*term.first));
+        const unsigned level = level_of(l);
         AtLevel lv(*this, level);
         Register x = reg(RegClass::b32);
         emit(Binary{BinaryOp::xor_, ScalarType::b32, x, at, Immediate{chunk}});
@@ -85,9 +83,7 @@ Register Lowerer::swizzled(const tile::Tensor& t, Register r, const Linear& l, s
   const auto key = std::make_pair(r.id, add);
   if (auto it = cache_.swizzled.find(key); it != cache_.swizzled.end())
     return it->second;
-  unsigned level = 0;
-  for (const auto& term : l.terms)
-    level = std::max(level, level_of(*term.first));
+  const unsigned level = level_of(l);
   AtLevel lv(*this, level);
   Register a = r;
   if (add != 0) {

@@ -661,10 +661,12 @@ private:
     }
   }
 
+  // Ops that name no mbarrier. ops.def's plain ops (groups, fences) at once; cta_sync and
+  // cluster_sync, plain too, have their own exec above and below.
+  template <PlainOp P>
+  void exec(std::size_t, const Op&, const P&) {}
   void exec(std::size_t, const Op&, const ApplyOp&) {}
-  void exec(std::size_t, const Op&, const CommitGroupOp&) {}
   void exec(std::size_t, const Op&, const WaitGroupOp&) {}
-  void exec(std::size_t, const Op&, const WaitAllOp&) {}
   void exec(std::size_t, const Op&, const FillOp&) {}
   void exec(std::size_t, const Op&, const CopyOp&) {}
   void exec(std::size_t, const Op&, const ForOp&) {}
@@ -766,9 +768,7 @@ private:
   }
 
   void exec(std::size_t, const Op&, const BulkStoreOp&) {}
-  void exec(std::size_t, const Op&, const BulkCommitOp&) {}
   void exec(std::size_t, const Op&, const BulkWaitOp&) {}
-  void exec(std::size_t, const Op&, const ProxyFenceOp&) {}
   void exec(std::size_t, const Op&, const TensorStoreOp&) {}
   /// A cluster of one CTA: a cluster_sync is the CTA's barrier, whose relaxed arrival orders
   /// no memory (an init before it is not yet visible).
