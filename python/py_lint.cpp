@@ -40,10 +40,9 @@ std::vector<lint::ArgValue> to_args(const py::dict& args) {
       out.push_back(lint::scalar_arg(name, v));
       continue;
     }
-    std::string error;
-    auto arg = lint::memory_arg(name, value.cast<std::string>(), error);
+    auto arg = lint::memory_arg(name, value.cast<std::string>());
     if (!arg)
-      throw ArgumentError("args[" + name + "]: " + error);
+      throw ArgumentError("args[" + name + "]: " + arg.error());
     out.push_back(std::move(*arg));
   }
   return out;

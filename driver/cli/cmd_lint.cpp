@@ -96,10 +96,9 @@ std::optional<int> lint_options(const po::variables_map& vm, const std::vector<s
                                          : o.cluster) = d;
   }
   for (const std::string& a : args) {
-    std::string error;
-    auto parsed = lint::parse_arg(a, error);
+    auto parsed = lint::parse_arg(a);
     if (!parsed)
-      return usage_error("lint", error);
+      return usage_error("lint", parsed.error());
     o.args.push_back(std::move(*parsed));
   }
   if (!o.arch.empty() && o.arch.rfind("sm_", 0) != 0)

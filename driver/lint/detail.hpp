@@ -58,10 +58,12 @@ inline constexpr std::uint64_t region_stride = 1ull << 36;
 inline constexpr std::uint64_t region_initial_bytes = 64 * 1024;
 inline constexpr std::uint64_t region_max_bytes = 64ull * 1024 * 1024;
 
-/// The plan for each parameter of `e` (an --arg that names none of them is skipped); an error
-/// naming the parameters the entry loads that nothing gave a value.
-std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<ArgValue>& args,
-                                   std::string& error);
+/// The plan for each parameter of `e` into `plans` (an --arg that names none of them is
+/// skipped); a failure for the first --arg that does not fit its parameter, else one naming
+/// the parameters the entry loads that nothing gave a value. `plans` holds every plan made
+/// either way (the report shows them).
+Status plan_params(const sim::ir::Entry& e, const std::vector<ArgValue>& args,
+                   std::vector<ParamPlan>& plans);
 /// Why `e` cannot run with these plans (`unsupported`): an array parameter no --arg describes
 /// (a tensor map needs its description: the message gives the --arg syntax); nullopt if none.
 std::optional<std::string> undescribed_arrays(const sim::ir::Entry& e,

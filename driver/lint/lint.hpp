@@ -19,6 +19,7 @@
 // it: the first run is repeated with another shared-memory fill and the outputs compared.
 
 #include "driver/sim/simulator.hpp"
+#include "emitter/support/result.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
 #include <cstdint>
@@ -55,12 +56,12 @@ struct ArgValue {
 /// Parses `NAME=VALUE` (decimal or 0x hex, a leading '-' allowed), `NAME=TYPE[D0,...]`, a
 /// tensor map `NAME=TYPE[D0,...]:box[B0,...]:...`, a pointer to one `NAME=@TYPE[...]:box[...]`,
 /// or values `NAME=TYPE{V0,...}`; NAME may end in `+OFFSET` (a byte of an array parameter);
-/// nullopt with `error` set when it is none.
-std::optional<ArgValue> parse_arg(std::string_view text, std::string& error);
+/// a failure saying what is wrong when it is none.
+Fallible<ArgValue> parse_arg(std::string_view text);
 /// The memory or bytes of parameter `name`: `TYPE[D0,...]`, a tensor map
 /// `TYPE[D0,...]:box[B0,...]:...`, `@` and a map, or `TYPE{V0,...}` (what follows `=` in
-/// parse_arg); nullopt with `error` set when it is none.
-std::optional<ArgValue> memory_arg(std::string name, std::string_view value, std::string& error);
+/// parse_arg); a failure saying what is wrong when it is none.
+Fallible<ArgValue> memory_arg(std::string name, std::string_view value);
 /// The scalar `value` for parameter `name`.
 ArgValue scalar_arg(std::string name, std::uint64_t value);
 

@@ -455,8 +455,9 @@ KernelReport lint_kernel(const sim::Program& program, const std::string& entry,
   r.block = launch.block_dim;
   r.dynamic_smem = launch.dynamic_shared_bytes;
   r.coverage.threads = launch.grid_total() * launch.block_total();
-  std::vector<ParamPlan> plans = plan_params(e, options.args, r.error);
-  if (!r.error.empty()) {
+  std::vector<ParamPlan> plans;
+  if (auto planned = plan_params(e, options.args, plans); !planned) {
+    r.error = planned.error();
     r.status = KernelStatus::usage;
     describe_params(e, plans, r);
     return r;

@@ -58,14 +58,12 @@ bool parse_extents(std::string_view dims, std::vector<std::uint64_t>& out) {
 /// `strides[S0,...]`: the map's byte strides of every dimension but the innermost (outermost
 /// first, as a CUtensorMap's globalStrides reversed) instead of a dense tensor's; the tensor's
 /// memory then ends past its farthest element.
-bool strided(const std::vector<std::uint64_t>& strides, tile::TensorMapDesc& desc, ArgValue& a,
-             std::string& error) {
+Status strided(const std::vector<std::uint64_t>& strides, tile::TensorMapDesc& desc, ArgValue& a) {
   if (strides.size() + 1 != a.shape.size()) {
-    error = "--arg " + a.name +
-            ": tensor map: strides[...] needs one byte stride per dimension "
-            "but the innermost (" +
-            std::to_string(a.shape.size() - 1) + ")";
-    return false;
+    return Failure{"--arg " + a.name +
+                   ": tensor map: strides[...] needs one byte stride per dimension "
+                   "but the innermost (" +
+                   std::to_string(a.shape.size() - 1) + ")"};
   }
   const std::uint64_t element = a.bytes / std::max<std::uint64_t>(1, shape_elements(a.shape));
   std::uint64_t last = a.shape.back() * element; // the innermost run's bytes
@@ -74,17 +72,16 @@ bool strided(const std::vector<std::uint64_t>& strides, tile::TensorMapDesc& des
     last += (a.shape[k] - 1) * strides[k];
   }
   if (last > detail::region_max_bytes) {
-    error = "--arg " + a.name + ": tensor map: the strides reach " + std::to_string(last) +
-            " bytes, more than " + std::to_string(detail::region_max_bytes);
-    return false;
+    return Failure{"--arg " + a.name + ": tensor map: the strides reach " + std::to_string(last) +
+                   " bytes, more than " + std::to_string(detail::region_max_bytes)};
   }
   a.bytes = last;
-  return true;
+  return {};
 }
 
 /// The keys after TYPE[...]: `box[B0,...]` (required), `strides[S0,...]`, `swizzle=32B|64B|128B`,
 /// `fill=nan`; the map is checked against the tensor-map rules (tile::check_tensor_map).
-bool parse_map(std::string_view keys, tile::DType dtype, ArgValue& a, std::string& error) {
+Status parse_map(std::string_view keys, tile::DType dtype, ArgValue& a) {
   const std::string where = "--arg " + a.name + ": tensor map: ";
   tile::Tensor t;
   t.name = a.name;
@@ -113,29 +110,27 @@ bool parse_map(std::string_view keys, tile::DType dtype, ArgValue& a, std::strin
                           ? parse_name(tile::swizzle_rows, &tile::SwizzleRow::name, key.substr(8))
                           : std::nullopt;
     if (!mode) {
-      error = where + "'" + std::string(key) +
-              "' is not box[B0,...], strides[S0,...], swizzle=none|32B|64B|128B or fill=nan";
-      return false;
+      return Failure{
+          where + "'" + std::string(key) +
+          "' is not box[B0,...], strides[S0,...], swizzle=none|32B|64B|128B or fill=nan"};
     }
     swizzle = *mode;
   }
   if (box.size() != a.shape.size()) {
-    error = where + "box[...] needs one extent per dimension of " + a.dtype + "[...] (" +
-            std::to_string(a.shape.size()) + ")";
-    return false;
+    return Failure{where + "box[...] needs one extent per dimension of " + a.dtype + "[...] (" +
+                   std::to_string(a.shape.size()) + ")"};
   }
   tile::TensorMapDesc desc =
       tile::tensor_map_of(t, std::vector<std::int64_t>(box.begin(), box.end()));
   desc.swizzle = swizzle;
   desc.oob_fill = nan ? tile::TensorMapOobFill::nan : tile::TensorMapOobFill::zero;
-  if (!strides.empty() && !strided(strides, desc, a, error))
-    return false;
-  for (const Diagnostic& d : tile::check_tensor_map(desc)) {
-    error = where + d.message;
-    return false;
-  }
+  if (!strides.empty())
+    if (auto s = strided(strides, desc, a); !s)
+      return s;
+  for (const Diagnostic& d : tile::check_tensor_map(desc))
+    return Failure{where + d.message}; // the first problem
   a.map = std::move(desc);
-  return true;
+  return {};
 }
 
 /// The width in bytes of a value type of TYPE{...}: bN, uN, sN (N 8, 16, 32, 64), f32, f64.
@@ -172,13 +167,12 @@ std::optional<std::uint64_t> parse_value(std::string_view type, std::string_view
 }
 
 /// TYPE{V0,V1,...} into a.raw.
-bool parse_values(std::string_view value, ArgValue& a, std::string& error) {
+Status parse_values(std::string_view value, ArgValue& a) {
   const std::size_t open = value.find('{');
   const auto width = value_width(value.substr(0, open));
   if (!width || !value.ends_with("}")) {
-    error = "--arg " + a.name + ": '" + std::string(value) +
-            "' is not TYPE{V0,V1,...} (TYPE b8..b64, u8..u64, s8..s64, f32, f64)";
-    return false;
+    return Failure{"--arg " + a.name + ": '" + std::string(value) +
+                   "' is not TYPE{V0,V1,...} (TYPE b8..b64, u8..u64, s8..s64, f32, f64)"};
   }
   const std::string_view type = value.substr(0, open);
   std::string_view list = value.substr(open + 1, value.size() - open - 2);
@@ -186,42 +180,40 @@ bool parse_values(std::string_view value, ArgValue& a, std::string& error) {
     const std::size_t comma = list.find(',');
     const auto v = parse_value(type, list.substr(0, comma));
     if (!v) {
-      error = "--arg " + a.name + ": '" + std::string(list.substr(0, comma)) + "' in '" +
-              std::string(value) + "' is not a value of " + std::string(type);
-      return false;
+      return Failure{"--arg " + a.name + ": '" + std::string(list.substr(0, comma)) + "' in '" +
+                     std::string(value) + "' is not a value of " + std::string(type)};
     }
     for (unsigned k = 0; k < *width; ++k)
       a.raw.push_back(static_cast<std::uint8_t>(*v >> (8 * k)));
     if (comma == std::string_view::npos)
-      return true;
+      return {};
     list.remove_prefix(comma + 1);
   }
 }
 
 } // namespace
 
-std::optional<ArgValue> parse_arg(std::string_view text, std::string& error) {
+Fallible<ArgValue> parse_arg(std::string_view text) {
   const std::size_t eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
-    error = "--arg '" + std::string(text) + "' is not NAME=VALUE or NAME=TYPE[D0,D1,...]";
-    return std::nullopt;
+    return Failure{"--arg '" + std::string(text) + "' is not NAME=VALUE or NAME=TYPE[D0,D1,...]"};
   }
   std::string_view name = text.substr(0, eq);
   std::optional<std::uint64_t> offset;
   if (const std::size_t plus = name.find('+'); plus != std::string_view::npos) {
     offset = parse_number(name.substr(plus + 1));
     if (plus == 0 || !offset) {
-      error = "--arg '" + std::string(text) + "': NAME+OFFSET needs a byte offset (a number)";
-      return std::nullopt;
+      return Failure{"--arg '" + std::string(text) +
+                     "': NAME+OFFSET needs a byte offset (a number)"};
     }
     name = name.substr(0, plus);
   }
   const std::string_view value = text.substr(eq + 1);
-  std::optional<ArgValue> a;
-  if (auto n = parse_number(value))
-    a = scalar_arg(std::string(name), *n);
-  else
-    a = memory_arg(std::string(name), value, error);
+  Fallible<ArgValue> a = [&]() -> Fallible<ArgValue> {
+    if (auto n = parse_number(value))
+      return scalar_arg(std::string(name), *n);
+    return memory_arg(std::string(name), value);
+  }();
   if (a)
     a->offset = offset;
   return a;
@@ -234,12 +226,12 @@ ArgValue scalar_arg(std::string name, std::uint64_t value) {
   return a;
 }
 
-std::optional<ArgValue> memory_arg(std::string name, std::string_view value, std::string& error) {
+Fallible<ArgValue> memory_arg(std::string name, std::string_view value) {
   ArgValue a;
   a.name = std::move(name);
   if (value.find('{') != std::string_view::npos) {
-    if (!parse_values(value, a, error))
-      return std::nullopt;
+    if (auto s = parse_values(value, a); !s)
+      return Failure{s.error()};
     return a;
   }
   a.indirect = value.starts_with("@");
@@ -255,31 +247,29 @@ std::optional<ArgValue> memory_arg(std::string name, std::string_view value, std
                          ? std::nullopt
                          : tile::parse_storage_dtype(value.substr(0, open));
   if (!dtype) {
-    error = "--arg " + a.name + ": '" + std::string(value) +
-            "' is neither a number nor TYPE[D0,D1,...] (TYPE " + tile::storage_dtype_choices() +
-            ")";
-    return std::nullopt;
+    return Failure{"--arg " + a.name + ": '" + std::string(value) +
+                   "' is neither a number nor TYPE[D0,D1,...] (TYPE " +
+                   tile::storage_dtype_choices() + ")"};
   }
   a.dtype = std::string(value.substr(0, open));
   a.bytes = tile::size_bytes(*dtype);
   if (!parse_extents(value.substr(open + 1, value.size() - open - 2), a.shape)) {
-    error = "--arg " + a.name + ": the extents in '" + std::string(value) +
-            "' must be positive numbers";
-    return std::nullopt;
+    return Failure{"--arg " + a.name + ": the extents in '" + std::string(value) +
+                   "' must be positive numbers"};
   }
   for (const std::uint64_t d : a.shape) {
     a.bytes *= d;
     if (a.bytes > detail::region_max_bytes) {
-      error = "--arg " + a.name + ": " + std::string(value) + " is more than " +
-              std::to_string(detail::region_max_bytes) + " bytes";
-      return std::nullopt;
+      return Failure{"--arg " + a.name + ": " + std::string(value) + " is more than " +
+                     std::to_string(detail::region_max_bytes) + " bytes"};
     }
   }
-  if (!map_keys.empty() && !parse_map(map_keys, *dtype, a, error))
-    return std::nullopt;
+  if (!map_keys.empty())
+    if (auto s = parse_map(map_keys, *dtype, a); !s)
+      return Failure{s.error()};
   if (a.indirect && !a.map) {
-    error = "--arg " + a.name + ": '@' is a pointer to a tensor map: @TYPE[D0,...]:box[B0,...]";
-    return std::nullopt;
+    return Failure{"--arg " + a.name +
+                   ": '@' is a pointer to a tensor map: @TYPE[D0,...]:box[B0,...]"};
   }
   return a;
 }
@@ -351,20 +341,21 @@ std::uint64_t field_bytes(const ArgValue& a) {
   return a.map && !a.indirect ? sim::tensor_map_bytes : 8;
 }
 
-/// One --arg into the plan of a parameter of `size` bytes; an error when it does not fit.
-std::string plan_arg(const ArgValue& a, std::uint32_t size, ParamPlan& p) {
+/// One --arg into the plan of a parameter of `size` bytes; a failure when it does not fit.
+Status plan_arg(const ArgValue& a, std::uint32_t size, ParamPlan& p) {
   const bool array = size > sizeof(std::uint64_t);
   // A map with no offset is the whole parameter when that is a map's 128 bytes; in a larger
   // struct (CuTe's TMA atoms) it is the struct's first field.
   const bool whole_map = a.map && !a.indirect && !a.offset && size == sim::tensor_map_bytes;
   if (!array || whole_map) {
     if (a.offset)
-      return "--arg " + a.name + "+" + std::to_string(*a.offset) + ": the parameter has " +
-             std::to_string(size) + " bytes; NAME+OFFSET fills an array parameter (a struct)";
+      return Failure{"--arg " + a.name + "+" + std::to_string(*a.offset) + ": the parameter has " +
+                     std::to_string(size) +
+                     " bytes; NAME+OFFSET fills an array parameter (a struct)"};
     if (!a.raw.empty()) {
       if (a.raw.size() > size)
-        return "--arg " + a.name + ": " + std::to_string(a.raw.size()) +
-               " bytes of values for a parameter of " + std::to_string(size);
+        return Failure{"--arg " + a.name + ": " + std::to_string(a.raw.size()) +
+                       " bytes of values for a parameter of " + std::to_string(size)};
       p.kind = ParamPlan::Kind::scalar;
       p.value = 0;
       for (std::size_t k = 0; k < a.raw.size(); ++k)
@@ -383,14 +374,15 @@ std::string plan_arg(const ArgValue& a, std::uint32_t size, ParamPlan& p) {
   }
   // A field of a struct passed by value (no offset: at its first byte).
   if (a.scalar)
-    return "--arg " + a.name + ": the parameter is a " + std::to_string(size) +
-           "-byte array (a struct by value): a number has no width there; give its fields' "
-           "values with their type, --arg NAME=u32{V0,V1,...} or NAME+OFFSET=u64{V}";
+    return Failure{"--arg " + a.name + ": the parameter is a " + std::to_string(size) +
+                   "-byte array (a struct by value): a number has no width there; give its "
+                   "fields' values with their type, --arg NAME=u32{V0,V1,...} or "
+                   "NAME+OFFSET=u64{V}"};
   const std::uint64_t at = a.offset.value_or(0);
   if (at + field_bytes(a) > size)
-    return "--arg " + a.name + (a.offset ? "+" + std::to_string(at) : std::string()) + ": " +
-           std::to_string(field_bytes(a)) + " bytes at byte " + std::to_string(at) +
-           " of a parameter of " + std::to_string(size);
+    return Failure{"--arg " + a.name + (a.offset ? "+" + std::to_string(at) : std::string()) +
+                   ": " + std::to_string(field_bytes(a)) + " bytes at byte " + std::to_string(at) +
+                   " of a parameter of " + std::to_string(size)};
   if (p.kind != ParamPlan::Kind::fields) {
     p.kind = ParamPlan::Kind::fields;
     p.raw.assign(size, 0);
@@ -408,9 +400,10 @@ std::string plan_arg(const ArgValue& a, std::uint32_t size, ParamPlan& p) {
 
 } // namespace
 
-std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<ArgValue>& args,
-                                   std::string& error) {
-  std::vector<ParamPlan> plans(e.params.size());
+Status plan_params(const sim::ir::Entry& e, const std::vector<ArgValue>& args,
+                   std::vector<ParamPlan>& plans) {
+  plans.assign(e.params.size(), ParamPlan{});
+  Status first = {}; // every --arg is planned (the report shows them) before the first failure
   std::vector<bool> given(e.params.size(), false);
   for (const ArgValue& a : args) {
     std::size_t k = 0;
@@ -419,11 +412,11 @@ std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<Ar
     if (k == e.params.size())
       continue; // another kernel's parameter (unmatched_args says when it is nobody's)
     given[k] = true;
-    if (std::string why = plan_arg(a, e.params[k].size, plans[k]); !why.empty() && error.empty())
-      error = "`" + e.name + "`: " + why;
+    if (auto s = plan_arg(a, e.params[k].size, plans[k]); !s && first)
+      first = Failure{"`" + e.name + "`: " + s.error()};
   }
-  if (!error.empty())
-    return plans;
+  if (!first)
+    return first;
   std::string unset;
   for (std::size_t k = 0; k < e.params.size(); ++k) {
     const sim::ir::Param& param = e.params[k];
@@ -455,10 +448,10 @@ std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<Ar
     }
   }
   if (!unset.empty())
-    error = "`" + e.name + "` loads the scalar parameter(s) " + unset +
-            ", which no --arg sets; their values may bound loops or steer branches, so lint does "
-            "not guess them: give --arg NAME=VALUE (by name or index)";
-  return plans;
+    return Failure{"`" + e.name + "` loads the scalar parameter(s) " + unset +
+                   ", which no --arg sets; their values may bound loops or steer branches, so "
+                   "lint does not guess them: give --arg NAME=VALUE (by name or index)"};
+  return {};
 }
 
 std::optional<std::string> undescribed_arrays(const sim::ir::Entry& e,

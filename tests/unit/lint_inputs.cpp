@@ -15,53 +15,52 @@ namespace unit_lint_inputs {
 using namespace ptxgen::lint;
 
 TEST_CASE("lint --arg: scalars, sized pointers and what is neither") {
-  std::string error;
-  auto a = parse_arg("k_tiles=7", error);
+  auto a = parse_arg("k_tiles=7");
   REQUIRE(a);
   CHECK(a->name == "k_tiles");
   CHECK(a->scalar == 7u);
-  a = parse_arg("2=0x10", error);
+  a = parse_arg("2=0x10");
   REQUIRE(a);
   CHECK(a->name == "2");
   CHECK(a->scalar == 16u);
-  a = parse_arg("n=-1", error);
+  a = parse_arg("n=-1");
   REQUIRE(a);
   CHECK(a->scalar == ~0ull);
-  a = parse_arg("A=f32[128,32]", error);
+  a = parse_arg("A=f32[128,32]");
   REQUIRE(a);
   CHECK_FALSE(a->scalar);
   CHECK(a->dtype == "f32");
   CHECK(a->shape == std::vector<std::uint64_t>{128, 32});
   CHECK(a->bytes == 128 * 32 * 4);
-  a = parse_arg("B=bf16[3]", error);
+  a = parse_arg("B=bf16[3]");
   REQUIRE(a);
   CHECK(a->bytes == 6);
   // a spec's spellings, and the storage types the tile layer has no dtype for
-  a = parse_arg("C=uint32[5]", error);
+  a = parse_arg("C=uint32[5]");
   REQUIRE(a);
   CHECK(a->dtype == "uint32");
   CHECK(a->bytes == 20);
-  a = parse_arg("D=tf32[3,2]", error);
+  a = parse_arg("D=tf32[3,2]");
   REQUIRE(a);
   CHECK(a->bytes == 24);
-  a = parse_arg("E=e4m3[7]", error);
+  a = parse_arg("E=e4m3[7]");
   REQUIRE(a);
   CHECK(a->bytes == 7);
   for (const char* bad : {"=5", "n=", "n", "A=f33[4]", "A=f32[0]", "A=f32[4", "A=f32[4,]", "n=7x",
                           "A=u8[1000000000]"}) {
-    error.clear();
-    CHECK_MESSAGE(!parse_arg(bad, error), bad);
-    CHECK_MESSAGE(!error.empty(), bad);
+    const auto refused = parse_arg(bad);
+    CHECK_MESSAGE(!refused, bad);
+    CHECK_MESSAGE(!refused.error().empty(), bad);
   }
-  CHECK_FALSE(parse_arg("A=f33[4]", error));
-  CHECK(error.find("uint32") != std::string::npos); // the choices: the spec's dtypes
-  CHECK(error.find("e4m3") != std::string::npos);   // and the storage types
+  const auto f33 = parse_arg("A=f33[4]");
+  CHECK_FALSE(f33);
+  CHECK(f33.error().find("uint32") != std::string::npos); // the choices: the spec's dtypes
+  CHECK(f33.error().find("e4m3") != std::string::npos);   // and the storage types
 }
 
 TEST_CASE("lint --arg: a tensor map, its keys and the tensor-map rules") {
-  std::string error;
-  auto a = parse_arg("A=u32[30,64]:box[16,32]:swizzle=128B", error);
-  REQUIRE_MESSAGE(a, error);
+  auto a = parse_arg("A=u32[30,64]:box[16,32]:swizzle=128B");
+  REQUIRE_MESSAGE(a, a.error());
   REQUIRE(a->map);
   CHECK(a->bytes == 30 * 64 * 4);
   CHECK(a->map->rank() == 2u);
@@ -70,21 +69,21 @@ TEST_CASE("lint --arg: a tensor map, its keys and the tensor-map rules") {
   CHECK(a->map->box_dims == std::vector<std::int64_t>{16, 32});
   CHECK(a->map->swizzle == ptxgen::tile::TensorMapSwizzle::b128);
   CHECK(a->map->oob_fill == ptxgen::tile::TensorMapOobFill::zero);
-  a = parse_arg("M=f16[8,16,64]:box[2,4,64]:fill=nan", error);
-  REQUIRE_MESSAGE(a, error);
+  a = parse_arg("M=f16[8,16,64]:box[2,4,64]:fill=nan");
+  REQUIRE_MESSAGE(a, a.error());
   REQUIRE(a->map);
   CHECK(a->map->global_strides == std::vector<std::int64_t>{16 * 64 * 2, 64 * 2});
   CHECK(a->map->swizzle == ptxgen::tile::TensorMapSwizzle::none);
   CHECK(a->map->oob_fill == ptxgen::tile::TensorMapOobFill::nan);
-  CHECK_FALSE(parse_arg("P=u32[30,64]", error)->map); // no keys: a plain pointer
+  CHECK_FALSE(parse_arg("P=u32[30,64]")->map); // no keys: a plain pointer
   // rows 128 bytes apart (a pitched tensor): 3 * 128 + 100 bytes of memory
-  a = parse_arg("S=u8[4,100]:box[4,16]:strides[128]", error);
-  REQUIRE_MESSAGE(a, error);
+  a = parse_arg("S=u8[4,100]:box[4,16]:strides[128]");
+  REQUIRE_MESSAGE(a, a.error());
   REQUIRE(a->map);
   CHECK(a->map->global_strides == std::vector<std::int64_t>{128});
   CHECK(a->bytes == 3 * 128 + 100);
-  a = parse_arg("T=tf32[30,64]:box[16,32]", error); // a storage type: 4-byte elements
-  REQUIRE_MESSAGE(a, error);
+  a = parse_arg("T=tf32[30,64]:box[16,32]"); // a storage type: 4-byte elements
+  REQUIRE_MESSAGE(a, a.error());
   REQUIRE(a->map);
   CHECK(a->map->global_strides == std::vector<std::int64_t>{64 * 4});
   for (const char* bad : {
@@ -97,9 +96,9 @@ TEST_CASE("lint --arg: a tensor map, its keys and the tensor-map rules") {
            "A=u32[30,64]:box[16,32]:strides[256,4]", // one stride too many
            "A=u32[30,64]:box[16,32]:strides[200]",   // a stride not a multiple of 16
        }) {
-    error.clear();
-    CHECK_MESSAGE(!parse_arg(bad, error), bad);
-    CHECK_MESSAGE(!error.empty(), bad);
+    const auto refused = parse_arg(bad);
+    CHECK_MESSAGE(!refused, bad);
+    CHECK_MESSAGE(!refused.error().empty(), bad);
   }
 }
 
@@ -158,8 +157,7 @@ TEST_CASE("lint: an --arg that names no parameter is refused before anything run
   const std::string text = ".version 8.0\n.target sm_80\n"
                            ".visible .entry spin(.param .u64 p)\n{\nL:\n bra L;\n}\n";
   Options o;
-  std::string error;
-  o.args.push_back(*parse_arg("nosuch=3", error));
+  o.args.push_back(*parse_arg("nosuch=3"));
   std::vector<LintFile> files;
   files.push_back(read_ptx(text, "x.ptx", o));
   const auto why = unmatched_args(files, o);
@@ -208,29 +206,28 @@ TEST_CASE("lint: a tensor map without an --arg is unsupported with the --arg tha
 }
 
 TEST_CASE("lint --arg: values of a struct by value, fields at offsets, a pointer to a map") {
-  std::string error;
-  auto a = parse_arg("0=u32{128,0x80,-1}", error);
-  REQUIRE_MESSAGE(a, error);
+  auto a = parse_arg("0=u32{128,0x80,-1}");
+  REQUIRE_MESSAGE(a, a.error());
   CHECK(a->raw == std::vector<std::uint8_t>{128, 0, 0, 0, 128, 0, 0, 0, 255, 255, 255, 255});
   CHECK_FALSE(a->offset);
-  a = parse_arg("p+8=u16{1}", error);
-  REQUIRE_MESSAGE(a, error);
+  a = parse_arg("p+8=u16{1}");
+  REQUIRE_MESSAGE(a, a.error());
   CHECK(a->name == "p");
   CHECK(a->offset == 8u);
   CHECK(a->raw == std::vector<std::uint8_t>{1, 0});
-  a = parse_arg("1=f32{1.5}", error); // 1.5f = 0x3FC00000
-  REQUIRE_MESSAGE(a, error);
+  a = parse_arg("1=f32{1.5}"); // 1.5f = 0x3FC00000
+  REQUIRE_MESSAGE(a, a.error());
   CHECK(a->raw == std::vector<std::uint8_t>{0, 0, 0xC0, 0x3F});
-  a = parse_arg("4=@bf16[256,256]:box[64,64]", error);
-  REQUIRE_MESSAGE(a, error);
+  a = parse_arg("4=@bf16[256,256]:box[64,64]");
+  REQUIRE_MESSAGE(a, a.error());
   CHECK(a->indirect);
   REQUIRE(a->map);
   CHECK(a->bytes == 256 * 256 * 2);
   for (const char* bad : {"0=u32{}", "0=u7{1}", "0=u32{1,x}", "0=u32{1", "0=@u32[4]", "+8=u32{1}",
                           "0+x=u32{1}", "0=f16{1.0}"}) {
-    error.clear();
-    CHECK_MESSAGE(!parse_arg(bad, error), bad);
-    CHECK_MESSAGE(!error.empty(), bad);
+    const auto refused = parse_arg(bad);
+    CHECK_MESSAGE(!refused, bad);
+    CHECK_MESSAGE(!refused.error().empty(), bad);
   }
 }
 
@@ -265,9 +262,8 @@ std::vector<KernelReport> lint_with(const std::string& text, std::vector<std::st
   Options o;
   o.grid = ptxgen::sim::Dim3{1, 1, 1};
   for (const std::string& t : args) {
-    std::string error;
-    auto a = parse_arg(t, error);
-    REQUIRE_MESSAGE(a, error);
+    auto a = parse_arg(t);
+    REQUIRE_MESSAGE(a, a.error());
     o.args.push_back(*a);
   }
   return lint_text(text, "x.ptx", o);
