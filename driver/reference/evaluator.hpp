@@ -113,6 +113,11 @@ private:
 
   /// The end of CTA cta_ for the races between CTAs: its accesses become spans.
   void end_grid_cta();
+  /// The linear index of CTA bid's cluster (each CTA its own without `[kernel] cluster`).
+  std::int64_t cluster_of(std::int64_t bid) const;
+  /// CTA cta_ passes its cluster's barrier: its later global accesses are ordered after its
+  /// cluster's earlier ones (grid_races.hpp).
+  void cluster_barrier();
 
   /// At the end of the launch: the first race between two CTAs on global memory, an error at
   /// the later CTA's op (check_cross_cta_race).
@@ -787,11 +792,14 @@ private:
 
   void step_op(std::size_t, const tile::CtaSyncOp&);
 
-  /// A cluster of one CTA (every launch the reference runs): its barrier is the CTA's; a
-  /// relaxed arrival orders no memory, so that one orders nothing here.
+  /// The cluster's barrier: among the CTA's threads it orders as cta_sync does, and it orders
+  /// the global accesses of the cluster's CTAs before it against theirs after it; a relaxed
+  /// arrival orders no memory, so that one orders nothing.
   void step_op(std::size_t op, const tile::ClusterSyncOp& c) {
-    if (!c.relaxed)
-      step_op(op, tile::CtaSyncOp{});
+    if (c.relaxed)
+      return;
+    step_op(op, tile::CtaSyncOp{});
+    cluster_barrier();
   }
 
   void step_op(std::size_t op, const tile::FillOp& f);
@@ -894,7 +902,11 @@ private:
 
   bool replay_op(std::size_t op, const tile::CtaSyncOp&) { return skip(op, true); }
 
-  bool replay_op(std::size_t op, const tile::ClusterSyncOp&) { return skip(op, true); }
+  bool replay_op(std::size_t op, const tile::ClusterSyncOp& c) {
+    if (!c.relaxed)
+      cluster_barrier();
+    return skip(op, true);
+  }
 
   // Never replayed (replayable()).
   bool replay_op(std::size_t op, const tile::MbarrierInitOp&) { return skip(op, false); }

@@ -17,9 +17,9 @@ namespace ptxgen::build {
 
 namespace {
 
-constexpr std::array<std::string_view, 12> kReserved = {"tid",    "warp", "lane", "bid",
-                                                        "ntid",   "nbid", "T",    "if_then_else",
-                                                        "uint32", "min",  "max",  "clamp"};
+constexpr std::array<std::string_view, 16> kReserved = {
+    "tid",    "warp", "lane", "bid",   "ntid",         "nbid",         "T",          "if_then_else",
+    "uint32", "min",  "max",  "clamp", "cluster_rank", "cluster_size", "cluster_id", "ncluster"};
 
 std::string quoted_names(const std::vector<std::string>& names) {
   std::string out;

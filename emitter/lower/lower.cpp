@@ -30,6 +30,12 @@ Result<ptx::Module> lower(const tile::Kernel& k, const LowerOptions& given) {
   Diagnostics ds = options.unchecked
                        ? Diagnostics{}
                        : tile::check_contract(k, options.run_target.value_or(options.target));
+  // The PTX's target, not the run's: the simulator runs what a raised target needs, and a GPU
+  // older than sm_90 refuses the module as it refuses the bulk copies'.
+  if (k.cluster && options.target.sm < 90)
+    ds.add(tile::diagnostic_at(DiagId::contract_cluster_target, k.cluster->pos,
+                               "a cluster launch needs sm_90 or newer; the PTX's target is " +
+                                   options.target.str()));
   if (ds.has_errors())
     return Result<ptx::Module>::failure(std::move(ds));
   ptx::Module m = impl::Lowerer(k, options).run();
