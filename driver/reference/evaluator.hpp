@@ -74,6 +74,20 @@ private:
   /// for the CTAs after it when it found nothing.
   void run_cta();
 
+  /// The CTAs of each cluster together (evaluator_cluster.cpp): in turns, each runs up to and
+  /// through its next cluster_sync that is not relaxed, so that what one CTA wrote before a
+  /// cluster barrier is there when another reads it after; used where a cluster has more than
+  /// one CTA and the kernel passes a cluster barrier.
+  void run_clusters();
+  /// A cluster of more than one CTA and a cluster_sync that is not relaxed: what run_clusters
+  /// is for.
+  bool clusters_meet() const;
+  /// A CTA of a cluster, between its turns (run_clusters).
+  struct Suspended;
+  /// Runs the CTA in `s` from where it stopped to its next cluster barrier (after it) or its
+  /// end; true at the end.
+  bool run_turn(Suspended& s);
+
   /// The output after the CTAs ran: the last use of the global buffers.
   ReferenceOutput output();
 

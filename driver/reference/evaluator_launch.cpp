@@ -53,6 +53,10 @@ bool Evaluator::launchable() {
 }
 
 void Evaluator::run_ctas() {
+  if (clusters_meet()) {
+    run_clusters();
+    return;
+  }
   for (cta_ = 0; cta_ < k_.grid; ++cta_) {
     grid_races_.begin_cta(cta_, cluster_of(cta_));
     if (recorded_ && replay_cta()) {

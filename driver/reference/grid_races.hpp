@@ -52,11 +52,12 @@ struct GridRace {
 class GridRaces {
 public:
   /// CTA `bid` of cluster `cluster` starts (or starts again after a replay that left its
-  /// trace): its records go, and it is in cluster phase 0.
-  void begin_cta(std::int64_t bid, std::int64_t cluster) {
+  /// trace), or goes on from cluster phase `phase` (the CTAs of a cluster run in turns: each
+  /// turn's records are kept apart): the records of before go.
+  void begin_cta(std::int64_t bid, std::int64_t cluster, std::uint32_t phase = 0) {
     bid_ = bid;
     cluster_ = cluster;
-    phase_ = 0;
+    phase_ = phase;
     cta_.clear();
   }
 
