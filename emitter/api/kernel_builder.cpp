@@ -474,6 +474,7 @@ void KernelBuilder::expect_sentinel(const View& lhs, Pos at) {
 Diagnostics KernelBuilder::diagnostics() const {
   Diagnostics out = b_->diagnostics();
   out.append(b_->open_loop_diagnostics());
+  out.append(b_->cluster_diagnostics());
   return out;
 }
 

@@ -361,6 +361,10 @@ public:
 
   /// The kernel, or the diagnostics when one is an error; closes open loops first.
   Result<std::unique_ptr<tile::Kernel>> finish() &&;
+  /// What finish() adds about the cluster, whatever the call order (cluster.cpp): the grid a
+  /// whole number of clusters along each axis; a kernel built in code naming a cluster special
+  /// without a cluster.
+  Diagnostics cluster_diagnostics() const;
 
 private:
   /// A tensor passed by its map alone (lower::map_only) that an op addresses through a view
@@ -394,9 +398,6 @@ private:
   /// False (reported at the name, inside `at`) when e names a cluster special and the kernel
   /// declares no cluster.
   bool cluster_names(const tile::Expr& e, const Text& at);
-  /// At finish (any call order): the grid a whole number of clusters along each axis; a kernel
-  /// built in code naming a cluster special without a cluster.
-  void check_cluster();
   /// The names an expectation's side may parse: the parameters, and the kernel's loop
   /// variables (so that naming one is refused as meaningless after the kernel, not unknown).
   tile::ExprNames expect_names() const;

@@ -3,6 +3,7 @@
 // cluster is declared.
 #include "emitter/builder/builder.hpp"
 #include "emitter/ptx/feature.hpp"
+#include "emitter/tile/contract.hpp"
 #include "emitter/tile/expr_walk.hpp"
 #include "emitter/tile/op_table.hpp"
 
@@ -21,6 +22,12 @@ std::int64_t axis_of(const tile::Dim3& d, std::size_t i) {
 
 bool is_cluster_leaf(const tile::Expr& e) {
   return e.kind == tile::ExprKind::special && tile::of_cluster(e.special);
+}
+
+std::string undeclared(const tile::Expr& leaf) {
+  return std::string(tile::spelling(leaf.special)) +
+         " names the kernel's cluster, which it does not declare: add [kernel] cluster = "
+         "[x, y, z] (sm_90) before it is used";
 }
 
 /// The first field of an op (ops.def) whose expressions name a cluster special, as text and
@@ -102,27 +109,32 @@ void Builder::non_portable_without_cluster(const At& at) {
         "cluster_non_portable applies to a cluster: add cluster = [x, y, z]");
 }
 
-void Builder::check_cluster() {
+Diagnostics Builder::cluster_diagnostics() const {
+  Diagnostics out;
   if (!kernel_->cluster) {
     if (!kernel_->built_in_code)
-      return; // a spec's expressions were checked as they were parsed (cluster_names)
+      return out; // a spec's expressions were checked as they were parsed (cluster_names)
     ClusterUse use;
     for (const tile::Op& op : kernel_->ops)
       std::visit(use, op.body);
     if (use.hit)
-      cluster_names(*use.hit, Text{*use.text, *use.pos, false, 1});
-    return;
+      out.add(Text{*use.text, *use.pos, false, 1}.place(
+          error_at(DiagId::spec_cluster_undeclared, *use.text, use.hit->offset, use.hit->length,
+                   undeclared(*use.hit))));
+    return out;
   }
   const tile::Dim3 grid = kernel_->grid_dim.or_x(kernel_->grid);
   const tile::Dim3 c = kernel_->cluster->dims;
   for (std::size_t i = 0; i < 3; ++i)
     if (axis_of(grid, i) % axis_of(c, i) != 0) {
-      error(DiagId::spec_cluster_grid, At{kernel_->cluster->pos, 1},
-            std::string("grid.") + kAxis[i] + " = " + std::to_string(axis_of(grid, i)) +
-                " is not a whole number of clusters (cluster." + kAxis[i] + " = " +
-                std::to_string(axis_of(c, i)) + ")");
-      return;
+      out.add(tile::diagnostic_at(DiagId::spec_cluster_grid, kernel_->cluster->pos,
+                                  std::string("grid.") + kAxis[i] + " = " +
+                                      std::to_string(axis_of(grid, i)) +
+                                      " is not a whole number of clusters (cluster." + kAxis[i] +
+                                      " = " + std::to_string(axis_of(c, i)) + ")"));
+      break;
     }
+  return out;
 }
 
 bool Builder::cluster_names(const tile::Expr& e, const Text& at) {
@@ -131,10 +143,7 @@ bool Builder::cluster_names(const tile::Expr& e, const Text& at) {
   const tile::Expr* hit = tile::find_node(e, is_cluster_leaf);
   if (!hit)
     return true;
-  error_in(DiagId::spec_cluster_undeclared, at, hit->offset, hit->length,
-           std::string(tile::spelling(hit->special)) +
-               " names the kernel's cluster, which it does not declare: add [kernel] cluster = "
-               "[x, y, z] (sm_90) before it is used");
+  error_in(DiagId::spec_cluster_undeclared, at, hit->offset, hit->length, undeclared(*hit));
   return false;
 }
 

@@ -13,7 +13,8 @@ LowerOptions with_raised_target(const tile::Kernel& k, const LowerOptions& given
   LowerOptions o = given;
   if (const ptx::Target t = lowered_target(k, given); t != o.target) {
     o.target = t;
-    o.header_comments.push_back("For " + o.target.str() + ": the kernel's ops need it.");
+    o.header_comments.push_back("For " + o.target.str() + ": the kernel's " +
+                                (k.cluster ? "cluster launch needs it." : "ops need it."));
   }
   return o;
 }
