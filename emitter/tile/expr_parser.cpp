@@ -501,7 +501,7 @@ private:
       fail(DiagId::expr_unknown_name, name,
            "unknown name '" + std::string(s) +
                "'; expected tid, warp, lane, bid, tid.x/y/z, bid.x/y/z, ntid[.x/y/z], "
-               "nbid[.x/y/z], cluster_rank, cluster_size, cluster_id, ncluster" +
+               "nbid[.x/y/z]" +
                (names_.is_loop ? ", a loop variable" : "") +
                (names_.is_axis ? ", a kernel parameter or a repeat axis of the src view"
                                : " or a kernel parameter"));
