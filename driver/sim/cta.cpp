@@ -135,29 +135,22 @@ std::uint64_t Cta::special(const Thread& t, ptx::SpecialRegister sp) const {
     return e_.shared_bytes + l_.dynamic_shared_bytes;
   case ptx::SpecialRegister::nwarpid:
     return (l_.block_total() + 31) / 32;
-  // Clusters are not simulated yet: every CTA is a cluster of one, as a launch without a
-  // cluster shape is on sm_90.
   case ptx::SpecialRegister::cluster_ctarank:
-  case ptx::SpecialRegister::cluster_ctaid_x:
-  case ptx::SpecialRegister::cluster_ctaid_y:
-  case ptx::SpecialRegister::cluster_ctaid_z:
-  case ptx::SpecialRegister::is_explicit_cluster:
-    return 0;
   case ptx::SpecialRegister::cluster_nctarank:
-  case ptx::SpecialRegister::cluster_nctaid_x:
-  case ptx::SpecialRegister::cluster_nctaid_y:
-  case ptx::SpecialRegister::cluster_nctaid_z:
-    return 1;
   case ptx::SpecialRegister::clusterid_x:
   case ptx::SpecialRegister::clusterid_y:
   case ptx::SpecialRegister::clusterid_z:
-    return bid_xyz_[static_cast<unsigned>(sp) -
-                    static_cast<unsigned>(ptx::SpecialRegister::clusterid_x)];
   case ptx::SpecialRegister::nclusterid_x:
   case ptx::SpecialRegister::nclusterid_y:
   case ptx::SpecialRegister::nclusterid_z:
-    return l_.grid_dim[static_cast<unsigned>(sp) -
-                       static_cast<unsigned>(ptx::SpecialRegister::nclusterid_x)];
+  case ptx::SpecialRegister::cluster_ctaid_x:
+  case ptx::SpecialRegister::cluster_ctaid_y:
+  case ptx::SpecialRegister::cluster_ctaid_z:
+  case ptx::SpecialRegister::cluster_nctaid_x:
+  case ptx::SpecialRegister::cluster_nctaid_y:
+  case ptx::SpecialRegister::cluster_nctaid_z:
+  case ptx::SpecialRegister::is_explicit_cluster:
+    unreachable("special(): the cluster registers are refused when parsed (operands.cpp)");
   case ptx::SpecialRegister::reserved_smem_begin: // after the kernel's shared memory
   case ptx::SpecialRegister::reserved_smem_0:     // (simulator.hpp, "Reserved shared memory")
     return reserved_begin_;
