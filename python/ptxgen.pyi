@@ -57,6 +57,9 @@ class Kernel:
     def ctas_per_sm(self, n: int) -> None:
         """The residency: CTAs per SM to compile (.minnctapersm) and launch for; the launch pads dynamic shared memory so that no more fit."""
         ...
+    def cluster(self, dims: Extent, non_portable: bool = False) -> None:
+        """The cluster (sm_90): CTAs launched together, an int or a tuple of 1 to 3 ints; 9..16 of them only with non_portable=True. The grid must be a whole number of clusters."""
+        ...
     def global_tensor(self, name: str, shape: Sequence[int], dtype: DTypeLike, init: Optional[Init] = None, output: bool = False, align: int = 16, map: Union[TensorMap, dict[str, Any], None] = None) -> View:
         """A global tensor, as a View: `init` how test runs fill it, `output` compared after a run, `map` (sm_90) a TensorMap or a dict of its keywords."""
         ...

@@ -66,6 +66,14 @@ void bind_declarations(py::class_<PyKernel>& k) {
           "The residency: CTAs per SM to compile (.minnctapersm) and launch for; the launch "
           "pads dynamic shared memory so that no more fit.")
       .def(
+          "cluster",
+          [](PyKernel& self, const Extent& dims, bool non_portable) {
+            self.builder().cluster(dims_of(dims.obj, "cluster"), non_portable, caller_pos());
+          },
+          py::arg("dims"), py::arg("non_portable") = false,
+          "The cluster (sm_90): CTAs launched together, an int or a tuple of 1 to 3 ints; 9..16 "
+          "of them only with non_portable=True. The grid must be a whole number of clusters.")
+      .def(
           "global_tensor",
           [](PyKernel& self, std::string name, const Shape& shape, const DTypeLike& dtype,
              std::optional<tile::TensorInit> init, bool output, const Int& align,

@@ -171,8 +171,30 @@ void print_case_diagnostics(const driver::ConformanceReport& r,
 /// With the text format, each case that does not pass is a line on standard
 /// error as it ends (its detail holds its diagnostics); with json or sarif,
 /// the cases' diagnostics are printed as data once the run is over.
-int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bool auto_backend,
+/// The specs the simulator runs: those without a `# sim-skip:` line (driver::sim_skip_reason);
+/// each one left out is listed on standard error with its reason.
+std::vector<fs::path> sim_runs(const std::vector<fs::path>& specs, std::size_t& skipped) {
+  std::vector<fs::path> out;
+  for (const fs::path& spec : specs) {
+    if (auto reason = driver::sim_skip_reason(spec)) {
+      std::cerr << spec.string() << ": skipped on the simulator: " << *reason << "\n";
+      ++skipped;
+    } else {
+      out.push_back(spec);
+    }
+  }
+  return out;
+}
+
+int conform(const std::vector<fs::path>& all_specs, driver::ConformanceOptions o, bool auto_backend,
             const Output& output, driver::DiagnosticsPrinter& printer) {
+  std::size_t skipped = 0;
+  const std::vector<fs::path> specs =
+      o.backend == driver::Backend::sim ? sim_runs(all_specs, skipped) : all_specs;
+  if (specs.empty()) {
+    std::cout << "summary: every spec given is skipped on the simulator (" << skipped << ")\n";
+    return exit_ok;
+  }
   const bool text = printer.format() == driver::DiagnosticsFormat::text;
   const bool tty = text && ::isatty(STDERR_FILENO) != 0;
   auto progress = [&](std::size_t done, std::size_t total, const CaseResult& c) {
@@ -197,7 +219,7 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
         std::cerr << "ptxgen run: " << r.backend_description
                   << "\nptxgen run: running on the CPU simulator instead\n";
       o.backend = driver::Backend::sim;
-      return conform(specs, o, false, output, printer);
+      return conform(all_specs, o, false, output, printer);
     }
     [[fallthrough]];
   case Setup::no_ptxas:
@@ -218,8 +240,9 @@ int conform(const std::vector<fs::path>& specs, driver::ConformanceOptions o, bo
             << r.count(CaseResult::Status::fault) << " fault, "
             << r.count(CaseResult::Status::invalid) << " invalid, "
             << r.count(CaseResult::Status::error) << " error, "
-            << r.count(CaseResult::Status::unsupported) << " unsupported; wall "
-            << ms(r.wall_seconds * 1000) << " ms\n";
+            << r.count(CaseResult::Status::unsupported) << " unsupported"
+            << (skipped ? ", " + std::to_string(skipped) + " skipped on the simulator" : "")
+            << "; wall " << ms(r.wall_seconds * 1000) << " ms\n";
   print_sanitizer_summary(r, o, std::cout);
   if (!write_report(output, r) || r.environment_failed())
     return exit_environment;

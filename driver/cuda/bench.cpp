@@ -12,6 +12,7 @@
 #include "driver/cuda/device_buffer.hpp"
 #include "driver/cuda/driver_api.hpp"
 #include "driver/cuda/error.hpp"
+#include "driver/cuda/launch.hpp"
 #include "driver/cuda/tensor_map_encode.hpp"
 #endif
 
@@ -172,11 +173,7 @@ void bench_kernel(const std::shared_ptr<const DriverApi>& api, const LaunchReque
             k.dynamic_shared_bytes),
         "cuOccupancyMaxActiveBlocksPerMultiprocessor for " + label);
   const auto launch = [&] {
-    check(*api,
-          api->cuLaunchKernel(function, k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y,
-                              k.block.z, k.dynamic_shared_bytes, nullptr,
-                              pointers.empty() ? nullptr : pointers.data(), nullptr),
-          "cuLaunchKernel of " + label);
+    launch_kernel(*api, function, k, nullptr, pointers.empty() ? nullptr : pointers.data(), label);
   };
   out.kernel = time_reps(api, launch, o.warmup, o.reps, label);
 }

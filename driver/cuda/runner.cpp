@@ -14,6 +14,7 @@
 #include "driver/cuda/cu_module.hpp"
 #include "driver/cuda/device_buffer.hpp"
 #include "driver/cuda/error.hpp"
+#include "driver/cuda/launch.hpp"
 #include "driver/cuda/stream.hpp"
 #include "driver/cuda/tensor_map_encode.hpp"
 
@@ -164,13 +165,10 @@ void Runner::Impl::run_case(LaunchRequest& request, LaunchOutcome& out, Phase& p
   }
   Stream stream(api, label);
   start = Clock::now();
-  check(*api,
-        api->cuLaunchKernel(function, request.grid.x, request.grid.y, request.grid.z,
-                            request.block.x, request.block.y, request.block.z,
-                            request.dynamic_shared_bytes, stream.get(),
-                            param_pointers.empty() ? nullptr : param_pointers.data(), nullptr),
-        "cuLaunchKernel(" + request.entry + ", grid " + request.grid.str() + ", block " +
-            request.block.str() + ") for " + label);
+  launch_kernel(*api, function, request, stream.get(),
+                param_pointers.empty() ? nullptr : param_pointers.data(),
+                request.entry + ", grid " + request.grid.str() + ", block " + request.block.str() +
+                    " for " + label);
   if (!wait_for_kernel(request, label, stream, module, buffers, start, out)) {
     return; // the caller resets the context once the locals are gone
   }

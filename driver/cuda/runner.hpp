@@ -61,8 +61,13 @@ struct LaunchRequest {
   LaunchDims grid;                   ///< blocks along x, y, z
   LaunchDims block;                  ///< threads per block along x, y, z
   unsigned dynamic_shared_bytes = 0; ///< extern .shared bytes, beyond the static ones
-  std::vector<HostBuffer> buffers;   ///< each gets its own guarded device allocation
-  std::vector<KernelParam> params;   ///< in the entry's declaration order
+  /// CTAs per cluster along x, y, z: beyond one CTA the launch is cuLaunchKernelEx's with the
+  /// cluster-dimension attribute (the entry's .reqnctapercluster must agree).
+  LaunchDims cluster;
+  /// 9..16 CTAs per cluster: the function opts in to non-portable cluster sizes first.
+  bool cluster_non_portable = false;
+  std::vector<HostBuffer> buffers; ///< each gets its own guarded device allocation
+  std::vector<KernelParam> params; ///< in the entry's declaration order
   /// Launch + completion must finish within this; zero means no limit.
   std::chrono::milliseconds timeout{10000};
   /// Canary bytes before and after each buffer; rounded up to a multiple of 256

@@ -209,6 +209,8 @@ std::string encode_request(const LaunchRequest& q) {
   write_dims(w, q.grid);
   write_dims(w, q.block);
   w.scalar(q.dynamic_shared_bytes);
+  write_dims(w, q.cluster);
+  w.scalar(static_cast<std::uint8_t>(q.cluster_non_portable));
   write_buffers(w, q.buffers);
   w.scalar<std::uint64_t>(q.params.size());
   for (const KernelParam& p : q.params) {
@@ -227,11 +229,14 @@ std::optional<LaunchRequest> decode_request(std::string_view bytes) {
   Reader r(bytes);
   LaunchRequest q;
   std::uint64_t count = 0;
+  std::uint8_t non_portable = 0;
   if (!r.text(q.case_name) || !r.bytes(q.cubin) || !r.text(q.ptx) || !r.text(q.entry) ||
       !read_dims(r, q.grid) || !read_dims(r, q.block) || !r.scalar(q.dynamic_shared_bytes) ||
+      !read_dims(r, q.cluster) || !r.scalar(non_portable) || non_portable > 1 ||
       !read_buffers(r, q.buffers) || !r.scalar(count)) {
     return std::nullopt;
   }
+  q.cluster_non_portable = non_portable != 0;
   for (std::uint64_t i = 0; i < count; ++i) {
     KernelParam p;
     std::uint8_t kind = 0;

@@ -74,6 +74,20 @@ private:
   /// for the CTAs after it when it found nothing.
   void run_cta();
 
+  /// The CTAs of each cluster together (evaluator_cluster.cpp): in turns, each runs up to and
+  /// through its next cluster_sync that is not relaxed, so that what one CTA wrote before a
+  /// cluster barrier is there when another reads it after; used where a cluster has more than
+  /// one CTA and the kernel passes a cluster barrier.
+  void run_clusters();
+  /// A cluster of more than one CTA and a cluster_sync that is not relaxed: what run_clusters
+  /// is for.
+  bool clusters_meet() const;
+  /// A CTA of a cluster, between its turns (run_clusters).
+  struct Suspended;
+  /// Runs the CTA in `s` from where it stopped to its next cluster barrier (after it) or its
+  /// end; true at the end.
+  bool run_turn(Suspended& s);
+
   /// The output after the CTAs ran: the last use of the global buffers.
   ReferenceOutput output();
 
@@ -113,6 +127,11 @@ private:
 
   /// The end of CTA cta_ for the races between CTAs: its accesses become spans.
   void end_grid_cta();
+  /// The linear index of CTA bid's cluster (each CTA its own without `[kernel] cluster`).
+  std::int64_t cluster_of(std::int64_t bid) const;
+  /// CTA cta_ passes its cluster's barrier: its later global accesses are ordered after its
+  /// cluster's earlier ones (grid_races.hpp).
+  void cluster_barrier();
 
   /// At the end of the launch: the first race between two CTAs on global memory, an error at
   /// the later CTA's op (check_cross_cta_race).
@@ -797,11 +816,14 @@ private:
 
   void step_op(std::size_t, const tile::CtaSyncOp&);
 
-  /// A cluster of one CTA (every launch the reference runs): its barrier is the CTA's; a
-  /// relaxed arrival orders no memory, so that one orders nothing here.
+  /// The cluster's barrier: among the CTA's threads it orders as cta_sync does, and it orders
+  /// the global accesses of the cluster's CTAs before it against theirs after it; a relaxed
+  /// arrival orders no memory, so that one orders nothing.
   void step_op(std::size_t op, const tile::ClusterSyncOp& c) {
-    if (!c.relaxed)
-      step_op(op, tile::CtaSyncOp{});
+    if (c.relaxed)
+      return;
+    step_op(op, tile::CtaSyncOp{});
+    cluster_barrier();
   }
 
   void step_op(std::size_t op, const tile::FillOp& f);
@@ -904,7 +926,11 @@ private:
 
   bool replay_op(std::size_t op, const tile::CtaSyncOp&) { return skip(op, true); }
 
-  bool replay_op(std::size_t op, const tile::ClusterSyncOp&) { return skip(op, true); }
+  bool replay_op(std::size_t op, const tile::ClusterSyncOp& c) {
+    if (!c.relaxed)
+      cluster_barrier();
+    return skip(op, true);
+  }
 
   // Never replayed (replayable()).
   bool replay_op(std::size_t op, const tile::MbarrierInitOp&) { return skip(op, false); }

@@ -37,6 +37,19 @@ void Evaluator::end_grid_cta() {
   grid_races_.end_cta();
 }
 
+std::int64_t Evaluator::cluster_of(std::int64_t bid) const {
+  const tile::Dim3 g = k_.grid_dim.count() == k_.grid ? k_.grid_dim : tile::Dim3{k_.grid, 1, 1};
+  const tile::Dim3 c = k_.cluster_dim();
+  // The CTA's coordinates over the cluster's extent along each axis, x fastest.
+  const std::int64_t x = bid % g.x / c.x, y = bid / g.x % g.y / c.y, z = bid / (g.x * g.y) / c.z;
+  return x + g.x / c.x * (y + g.y / c.y * z);
+}
+
+void Evaluator::cluster_barrier() {
+  if (grid_races_on_)
+    grid_races_.cluster_barrier();
+}
+
 std::string Evaluator::cta_text(std::int64_t bid) const {
   std::string s = "CTA " + std::to_string(bid);
   const tile::Dim3& g = k_.grid_dim;
@@ -73,6 +86,10 @@ void Evaluator::report_grid_race() {
             (r->access.write ? " writes " : " reads ") + byte_text(b, r->byte) + ", which " +
             cta_text(r->other_bid) + " thread " + std::to_string(r->other.tid) +
             (r->other.write ? (both ? " also writes" : " writes") : " reads") + " at " + other_op;
+        if (r->same_cluster)
+          return s + ": the two CTAs are in one cluster, but no cluster_sync (not relaxed) of "
+                     "both lies between the accesses; put one there, or give each CTA bytes "
+                     "of its own";
         return s +
                ": a grid has no barrier, so its CTAs may run in any order or at once; give "
                "each CTA bytes of its own" +

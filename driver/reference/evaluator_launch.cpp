@@ -53,15 +53,20 @@ bool Evaluator::launchable() {
 }
 
 void Evaluator::run_ctas() {
+  if (clusters_meet()) {
+    run_clusters();
+    return;
+  }
   for (cta_ = 0; cta_ < k_.grid; ++cta_) {
-    grid_races_.begin_cta(cta_);
+    grid_races_.begin_cta(cta_, cluster_of(cta_));
     if (recorded_ && replay_cta()) {
       slack_.add_runs(recorded_runs_);
       ++replayed_;
       end_grid_cta();
       continue;
     }
-    grid_races_.begin_cta(cta_); // what a replay that left the trace recorded goes
+    grid_races_.begin_cta(cta_,
+                          cluster_of(cta_)); // what a replay that left the trace recorded goes
     run_cta();
     end_grid_cta();
   }
@@ -280,6 +285,7 @@ tile::ExprEnv Evaluator::env(std::int64_t bid, std::int64_t tid) const {
   // A kernel built by hand may set only the totals: then the launch is x only.
   e.block_dim = k_.block_dim.count() == k_.block ? k_.block_dim : tile::Dim3{k_.block, 1, 1};
   e.grid_dim = k_.grid_dim.count() == k_.grid ? k_.grid_dim : tile::Dim3{k_.grid, 1, 1};
+  e.cluster_dim = k_.cluster_dim();
   e.loops = loop_values_;
   for (const auto& [n, v] : params_) {
     e.params[n] = v;

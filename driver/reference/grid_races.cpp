@@ -28,18 +28,18 @@ void GridRaces::finish_cta() {
   for (const GlobalAccess& a : cta_) {
     if (spans_.size() > first_span) {
       Span& s = spans_.back();
-      if (s.buffer == a.buffer && s.write == a.write && a.off <= s.hi) {
+      if (s.buffer == a.buffer && s.write == a.write && s.phase == a.phase && a.off <= s.hi) {
         s.hi = std::max(s.hi, a.off + a.len);
         continue;
       }
     }
-    spans_.push_back({a.off, a.off + a.len, a.buffer, a.write, bid_, index});
+    spans_.push_back({a.off, a.off + a.len, a.buffer, a.write, bid_, index, cluster_, a.phase});
   }
   cta_.clear();
 }
 
 GlobalAccess GridRaces::covering(std::size_t cta, std::uint32_t buffer, bool write,
-                                 std::int64_t byte) const {
+                                 std::uint32_t phase, std::int64_t byte) const {
   const CtaRecords& c = ctas_[cta];
   const auto first = records_.begin() + static_cast<std::ptrdiff_t>(c.begin);
   auto it = std::upper_bound(
@@ -50,7 +50,7 @@ GlobalAccess GridRaces::covering(std::size_t cta, std::uint32_t buffer, bool wri
     --it;
     if (it->buffer != buffer || it->write != write)
       break;
-    if (byte < it->off + it->len) {
+    if (it->phase == phase && byte < it->off + it->len) {
       const std::int64_t k = (byte - it->off) / it->unit;
       GlobalAccess one = *it; // the run's access of thread tid + k
       one.off += k * it->unit;
@@ -68,8 +68,9 @@ GridRace GridRaces::race(const Span& s, const Span& a) const {
   const Span& later = s_later ? s : a;
   const Span& earlier = s_later ? a : s;
   GridRace r;
-  r.access = covering(later.cta, later.buffer, later.write, byte);
-  r.other = covering(earlier.cta, earlier.buffer, earlier.write, byte);
+  r.access = covering(later.cta, later.buffer, later.write, later.phase, byte);
+  r.other = covering(earlier.cta, earlier.buffer, earlier.write, earlier.phase, byte);
+  r.same_cluster = later.cluster == earlier.cluster;
   r.bid = later.bid;
   r.other_bid = earlier.bid;
   r.byte = byte;
@@ -95,7 +96,9 @@ std::optional<GridRace> GridRaces::first_race() {
       if (active == &reads && !s.write)
         continue;
       for (const Span* a : *active) {
-        if (a->bid != s.bid)
+        // Two CTAs of one cluster with a cluster barrier between the accesses are ordered.
+        const bool ordered = a->cluster == s.cluster && a->phase != s.phase;
+        if (a->bid != s.bid && !ordered)
           return race(s, *a);
       }
     }

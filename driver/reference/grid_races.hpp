@@ -1,11 +1,15 @@
 #pragma once
 // Races between the CTAs of one launch on global memory, as the reference sees them. The
-// spec language has nothing that orders two CTAs (no atomics, no strong loads, no grid
-// barrier), so two CTAs that access the same global bytes, one of them writing, race: the
-// CTAs may run in any order or at once. Two writes of the same values race too, although the
-// simulator lets such a run go on (driver/sim/cross_cta.hpp): whether the values agree
-// depends on the input bytes and on parameters the range proof lets one value stand for,
-// and the whole-launch checks must find the same without the values (ReferenceInput::values).
+// spec language has nothing that orders two CTAs of different clusters (no atomics, no strong
+// loads, no grid barrier), so two such CTAs that access the same global bytes, one of them
+// writing, race: the CTAs may run in any order or at once. The CTAs of one cluster
+// (`[kernel] cluster`) are ordered by its barrier: each CTA's accesses carry the number of
+// cluster_syncs (not relaxed: barrier.cluster.arrive's release, wait's acquire) it passed before
+// them, its cluster phase, and two CTAs of one cluster in different phases are ordered. Two writes
+// of the same values race too, although the simulator lets such a run go on
+// (driver/sim/cross_cta.hpp): whether the values agree depends on the input bytes and on parameters
+// the range proof lets one value stand for, and the whole-launch checks must find the same without
+// the values (ReferenceInput::values).
 //
 // Each CTA records its global accesses (writes of every global tensor; reads of the tensors
 // some op writes: the others cannot race) while it runs, whether with every check or
@@ -30,6 +34,7 @@ struct GlobalAccess {
   std::uint32_t op = 0;
   std::int32_t tid = 0; ///< the (first) thread
   bool write = false;
+  std::uint32_t phase = 0; ///< the cluster barriers its CTA passed before it
 };
 
 /// Two CTAs' accesses of one byte, at least one a write, the later CTA's first.
@@ -38,18 +43,30 @@ struct GridRace {
   GlobalAccess other;   ///< the earlier CTA's
   std::int64_t bid = 0; ///< the later CTA
   std::int64_t other_bid = 0;
-  std::int64_t byte = 0;    ///< the first byte both access
-  std::int64_t bytes = 0;   ///< how many bytes the two spans share
-  bool values_known = true; ///< false: two writes whose values the launch does not hold
+  std::int64_t byte = 0;     ///< the first byte both access
+  std::int64_t bytes = 0;    ///< how many bytes the two spans share
+  bool same_cluster = false; ///< two CTAs of one cluster, with no cluster barrier between
+  bool values_known = true;  ///< false: two writes whose values the launch does not hold
 };
 
 class GridRaces {
 public:
-  /// A CTA starts (or starts again after a replay that left its trace): its records go.
-  void begin_cta(std::int64_t bid) {
+  /// CTA `bid` of cluster `cluster` starts (or starts again after a replay that left its
+  /// trace), or goes on from cluster phase `phase` (the CTAs of a cluster run in turns: each
+  /// turn's records are kept apart): the records of before go.
+  void begin_cta(std::int64_t bid, std::int64_t cluster, std::uint32_t phase = 0) {
     bid_ = bid;
+    cluster_ = cluster;
+    phase_ = phase;
     cta_.clear();
   }
+
+  /// A CTA that is its own cluster (a launch without `[kernel] cluster`).
+  void begin_cta(std::int64_t bid) { begin_cta(bid, bid); }
+
+  /// The running CTA passes its cluster's barrier (cluster_sync, not relaxed): its later
+  /// accesses are ordered after every access of its cluster's CTAs before that barrier.
+  void cluster_barrier() { ++phase_; }
 
   /// An access by thread `tid` of op `op`: `len` bytes of buffer `buffer` from `off`.
   /// Inlined: a replay records every row of every thread.
@@ -61,7 +78,8 @@ public:
     const auto t = static_cast<std::int32_t>(tid);
     if (!cta_.empty()) {
       GlobalAccess& r = cta_.back();
-      if (r.buffer == buffer && r.write == write && r.op == op && r.off + r.len == off) {
+      if (r.buffer == buffer && r.write == write && r.op == op && r.phase == phase_ &&
+          r.off + r.len == off) {
         if (r.tid == t) { // the same thread's next bytes: one wider access
           if (r.len == r.unit) {
             r.len += len;
@@ -74,7 +92,7 @@ public:
         }
       }
     }
-    cta_.push_back({off, len, len, buffer, op, t, write});
+    cta_.push_back({off, len, len, buffer, op, t, write, phase_});
   }
 
   /// The CTA has run: its records become spans.
@@ -91,6 +109,8 @@ private:
     bool write = false;
     std::int64_t bid = 0;
     std::size_t cta = 0; ///< its CTA's records: ctas_[cta]
+    std::int64_t cluster = 0;
+    std::uint32_t phase = 0;
   };
   /// A CTA's records, sorted by (buffer, write, off), in records_.
   struct CtaRecords {
@@ -100,12 +120,16 @@ private:
 
   /// Sorts the CTA's records, keeps them, and merges them into spans.
   void finish_cta();
-  /// The single access of CTA record set `cta` that covers `byte` of `buffer`, as `write`.
-  GlobalAccess covering(std::size_t cta, std::uint32_t buffer, bool write, std::int64_t byte) const;
+  /// The single access of CTA record set `cta` in cluster phase `phase` that covers `byte` of
+  /// `buffer`, as `write`.
+  GlobalAccess covering(std::size_t cta, std::uint32_t buffer, bool write, std::uint32_t phase,
+                        std::int64_t byte) const;
   /// The race between span `s` and an earlier-starting span `a` of another CTA.
   GridRace race(const Span& s, const Span& a) const;
 
   std::int64_t bid_ = 0;
+  std::int64_t cluster_ = 0;
+  std::uint32_t phase_ = 0;
   std::vector<GlobalAccess> cta_;     ///< the running CTA's records
   std::vector<GlobalAccess> records_; ///< every finished CTA's, sorted per CTA
   std::vector<CtaRecords> ctas_;

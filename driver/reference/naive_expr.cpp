@@ -213,6 +213,28 @@ std::array<std::int64_t, 3> unravel(std::int64_t linear, const tile::Dim3& d) {
   return c;
 }
 
+/// A cluster special of the CTA at coordinates `c` of grid `g`, clusters of `cl` CTAs: the
+/// CTA's place inside its cluster and its cluster's place in the grid of clusters, each
+/// numbered x fastest, as the PTX manual numbers %cluster_ctarank and clusters.
+std::int64_t naive_cluster(tile::Special s, const std::array<std::int64_t, 3>& c,
+                           const tile::Dim3& g, const tile::Dim3& cl) {
+  const std::array<std::int64_t, 3> size{cl.x, cl.y, cl.z};
+  const std::array<std::int64_t, 3> grid{g.x, g.y, g.z};
+  std::int64_t rank = 0, id = 0, in_cluster = 1, clusters = 1;
+  for (int a = 2; a >= 0; --a) { // z outermost
+    const auto i = static_cast<std::size_t>(a);
+    rank = rank * size[i] + c[i] % size[i];
+    id = id * (grid[i] / size[i]) + c[i] / size[i];
+    in_cluster *= size[i];
+    clusters *= grid[i] / size[i];
+  }
+  if (s == tile::Special::cluster_rank)
+    return rank;
+  if (s == tile::Special::cluster_size)
+    return in_cluster;
+  return s == tile::Special::cluster_id ? id : clusters;
+}
+
 std::optional<std::int64_t> naive_special(tile::Special s, const tile::ExprEnv& env) {
   const tile::Dim3& b = env.block_dim;
   const tile::Dim3& g = env.grid_dim;
@@ -250,6 +272,11 @@ std::optional<std::int64_t> naive_special(tile::Special s, const tile::ExprEnv& 
     return g.y;
   case tile::Special::nbid_z:
     return g.z;
+  case tile::Special::cluster_rank:
+  case tile::Special::cluster_size:
+  case tile::Special::cluster_id:
+  case tile::Special::ncluster:
+    return naive_cluster(s, c, g, env.cluster_dim);
   }
   unreachable("naive_expr: not a Special value");
 }

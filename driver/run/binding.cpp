@@ -194,6 +194,8 @@ cuda::LaunchRequest launch_request(const tile::Kernel& k, const Binding& binding
   };
   req.grid = dims(k.grid_dim);
   req.block = dims(k.block_dim);
+  req.cluster = dims(k.cluster_dim());
+  req.cluster_non_portable = k.cluster && k.cluster->non_portable;
   req.dynamic_shared_bytes = binding.dynamic_shared_bytes;
   req.buffers = std::move(buffers);
   std::map<std::string, std::size_t> index;

@@ -117,6 +117,24 @@ SpecRole spec_role(const fs::path& spec) {
   return SpecRole::valid;
 }
 
+std::optional<std::string> sim_skip_reason(const fs::path& spec) {
+  std::ifstream in(spec, std::ios::binary);
+  constexpr std::string_view mark = "sim-skip:";
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != '#')
+      continue;
+    const std::size_t word = line.find_first_not_of(" \t", 1);
+    if (word == std::string::npos || line.compare(word, mark.size(), mark) != 0)
+      continue;
+    const std::size_t reason = line.find_first_not_of(" \t", word + mark.size());
+    std::string out = reason == std::string::npos ? std::string() : line.substr(reason);
+    while (!out.empty() && (out.back() == '\r' || out.back() == ' '))
+      out.pop_back();
+    return out.empty() ? std::string("no reason given") : out;
+  }
+  return std::nullopt;
+}
+
 void check_into(EmittedSpec& out, const tile::Kernel& kernel, const lower::LowerOptions& options,
                 Findings findings) {
   cached_lower_into(out, kernel, options);

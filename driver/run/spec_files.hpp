@@ -34,6 +34,12 @@ enum class SpecRole {
 /// reports why.
 SpecRole spec_role(const std::filesystem::path& spec);
 
+/// The reason a valid spec gives for not running on the simulator: the text after
+/// `# sim-skip:` on a comment line of its own (a kernel whose PTX the simulator does not run
+/// yet, a cluster of several CTAs), or nullopt. `run --backend sim` lists such a spec as
+/// skipped with its reason and runs the rest; no other command or backend reads the line.
+std::optional<std::string> sim_skip_reason(const std::filesystem::path& spec);
+
 /// Which specs a directory argument stands for (expand_spec_arguments).
 enum class SpecWalk {
   valid,            ///< valid specs only (emit, golden, check)

@@ -146,6 +146,11 @@ void write_kernel(std::ostringstream& out, const tile::Kernel& k) {
     out << "dynamic_shared = " << *k.dynamic_shared << "\n";
   if (k.residency)
     out << "ctas_per_sm = " << k.residency->ctas_per_sm << "\n";
+  if (k.cluster) {
+    out << "cluster = " << dims(k.cluster->dims) << "\n";
+    if (k.cluster->non_portable)
+      out << "cluster_non_portable = true\n";
+  }
   if (!k.abi.empty()) {
     out << "abi = [";
     for (std::size_t i = 0; i < k.abi.size(); ++i)

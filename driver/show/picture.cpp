@@ -435,6 +435,7 @@ Picture build_picture(const tile::Kernel& k) {
   p.spec = k.file;
   p.kernel = k.name;
   p.threads = k.block;
+  p.cluster_ctas = k.cluster_dim().count();
   Walker w{k, {}};
   std::optional<PanelBuilder> outside;
   auto close_outside = [&] {

@@ -77,6 +77,8 @@ struct Picture {
   std::string spec;
   std::string kernel;
   std::int64_t threads = 0; ///< per CTA
+  std::int64_t cluster_ctas =
+      1; ///< CTAs in CTA 0's cluster (`[kernel] cluster`; CTA 0 is its rank 0)
   std::vector<IterationPanel> panels;
   std::string walk_note; ///< set when a loop had more than max_iterations iterations
   /// The simulator's profile of the emitted PTX (`run --profile`), when it ran.

@@ -305,8 +305,11 @@ std::string render_svg(const Picture& p) {
   Canvas body;
   int y = margin;
   text(body, margin, y + 14, "heading",
-       "ptxgen show: kernel " + p.kernel + " (" + p.spec + "), CTA 0 of its grid, " +
-           std::to_string(p.threads) + " threads");
+       "ptxgen show: kernel " + p.kernel + " (" + p.spec + "), CTA 0 of its grid" +
+           (p.cluster_ctas > 1
+                ? " (rank 0 of a cluster of " + std::to_string(p.cluster_ctas) + " CTAs)"
+                : std::string()) +
+           ", " + std::to_string(p.threads) + " threads");
   y += line_h + 6;
   text(body, margin, y + 11, "caption",
        "one panel per distinct iteration pattern (iterations alike up to a shift of the "

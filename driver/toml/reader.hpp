@@ -42,8 +42,10 @@ using tile::SourcePos;
 using tile::kMaxPatternBytes;
 
 constexpr std::array<std::string_view, 5> kTopKeys = {"kernel", "tensor", "param", "op", "expect"};
-constexpr std::array<std::string_view, 7> kKernelKeys = {
-    "name", "grid", "block", "abi", "dynamic_shared", "ctas_per_sm", "expect"};
+constexpr std::array<std::string_view, 9> kKernelKeys = {
+    "name",   "grid",           "block",
+    "abi",    "dynamic_shared", "ctas_per_sm",
+    "expect", "cluster",        "cluster_non_portable"};
 constexpr std::array<std::string_view, 9> kTensorKeys = {
     "space", "shape", "dtype", "init", "output", "align", "layout", "swizzle", "map"};
 constexpr std::array<std::string_view, 5> kTensorMapKeys = {"box", "element_strides", "swizzle",
@@ -343,6 +345,8 @@ private:
 
   /// `grid` or `block`: an integer N (x = N) or an array [x], [x, y] or [x, y, z].
   std::optional<tile::Dim3> get_dims(const toml::node& v, build::LaunchPart part);
+  /// [kernel]'s `cluster = [x, y, z]` (or N) and `cluster_non_portable = true`.
+  void load_cluster(const toml::table& kernel);
 
   /// The [SECTION.NAME] tables of `n` (a table of `what`), in file order, each to `load`.
   void load_section(const toml::node& n, std::string_view section, std::string_view what,

@@ -264,6 +264,7 @@ void Loader::load_kernel(const toml::table& root) {
     missing(*t, "block", where, "the number of threads per CTA, 1..1024, or [x, y, z]");
   }
   b_.launch(grid, block);
+  load_cluster(*t);
   if (const toml::node* v = t->get("expect"))
     if (auto s = get_string(*v, "expect", where, "the string \"fault\""))
       b_.expect_run(*s, at(v->source()));
@@ -326,6 +327,41 @@ std::optional<tile::Dim3> Loader::get_dims(const toml::node& v, build::LaunchPar
     return std::nullopt;
   }
   return b_.dims(part, d, v.is_integer(), at(v.source()));
+}
+
+void Loader::load_cluster(const toml::table& t) {
+  const toml::node* np = t.get("cluster_non_portable");
+  bool non_portable = false;
+  if (np) {
+    const auto b = get_bool(*np, "cluster_non_portable", "[kernel]");
+    if (!b)
+      return;
+    non_portable = *b;
+  }
+  const toml::node* v = t.get("cluster");
+  if (!v) {
+    if (np)
+      b_.non_portable_without_cluster(at(np->source()));
+    return;
+  }
+  std::array<std::int64_t, 3> d = {1, 1, 1};
+  const std::string expected = "an integer (CTAs) or an array [x, y, z] of 1 to 3 integers";
+  if (const auto* n = v->as_integer()) {
+    d[0] = n->get();
+  } else if (const auto* a = v->as_array(); a && !a->empty() && a->size() <= 3) {
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      const auto* x = (*a)[i].as_integer();
+      if (!x) {
+        wrong_type((*a)[i], "cluster", "[kernel]", "an integer (CTAs along an axis)");
+        return;
+      }
+      d[i] = x->get();
+    }
+  } else {
+    wrong_type(*v, "cluster", "[kernel]", expected);
+    return;
+  }
+  b_.cluster(d, non_portable, at(v->source()));
 }
 
 void Loader::load_section(const toml::node& n, std::string_view section, std::string_view what,

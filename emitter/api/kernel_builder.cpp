@@ -43,6 +43,11 @@ KernelBuilder& KernelBuilder::ctas_per_sm(std::int64_t n, Pos at) {
   return *this;
 }
 
+KernelBuilder& KernelBuilder::cluster(Dim3 dims, bool non_portable, Pos at) {
+  b_->cluster({dims.x, dims.y, dims.z}, non_portable, at_of(at));
+  return *this;
+}
+
 Tensor KernelBuilder::global(std::string name, std::vector<std::int64_t> shape, DType dtype,
                              GlobalOptions options, Pos at) {
   return declare(tile::Space::global, std::move(name), std::move(shape), dtype, options, at);
@@ -469,6 +474,7 @@ void KernelBuilder::expect_sentinel(const View& lhs, Pos at) {
 Diagnostics KernelBuilder::diagnostics() const {
   Diagnostics out = b_->diagnostics();
   out.append(b_->open_loop_diagnostics());
+  out.append(b_->cluster_diagnostics());
   return out;
 }
 

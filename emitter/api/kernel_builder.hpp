@@ -162,6 +162,10 @@ public:
   /// The residency: CTAs per SM to compile (`.minnctapersm`) and launch for (the spec's
   /// `ctas_per_sm`; the launch pads dynamic shared memory so that no more fit).
   KernelBuilder& ctas_per_sm(std::int64_t n, Pos at = CallSite::current());
+  /// The cluster (sm_90, the spec's `cluster` and `cluster_non_portable`): the CTAs launched
+  /// together ({2} or {2, 2}); 9..16 of them only with `non_portable`. The grid must be a
+  /// whole number of clusters (checked when the kernel is built, whatever the call order).
+  KernelBuilder& cluster(Dim3 dims, bool non_portable = false, Pos at = CallSite::current());
   Tensor global(std::string name, std::vector<std::int64_t> shape, DType dtype,
                 GlobalOptions options = {}, Pos at = CallSite::current());
   Tensor shared(std::string name, std::vector<std::int64_t> shape, DType dtype,

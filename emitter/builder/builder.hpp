@@ -214,6 +214,11 @@ public:
   /// `ctas_per_sm = N`: the residency to compile and launch for (1..the most of any target;
   /// the target's own limits are the contract's).
   void ctas_per_sm(std::int64_t n, const At& at);
+  /// `cluster = [x, y, z]` with `cluster_non_portable` (cluster.cpp): each axis and the total
+  /// in 1..16, beyond 8 only with the opt-in. The grid's multiple of it is checked by finish().
+  void cluster(const std::array<std::int64_t, 3>& d, bool non_portable, const At& at);
+  /// `cluster_non_portable` written with no `cluster`: an error at `at`.
+  void non_portable_without_cluster(const At& at);
   /// [kernel]'s `expect`: what a run of the kernel must show; only "fault" (tile::kMustFaultValue:
   /// the kernel breaks the contract on purpose and must fault when run).
   void expect_run(const std::string& value, const At& at);
@@ -356,6 +361,10 @@ public:
 
   /// The kernel, or the diagnostics when one is an error; closes open loops first.
   Result<std::unique_ptr<tile::Kernel>> finish() &&;
+  /// What finish() adds about the cluster, whatever the call order (cluster.cpp): the grid a
+  /// whole number of clusters along each axis; a kernel built in code naming a cluster special
+  /// without a cluster.
+  Diagnostics cluster_diagnostics() const;
 
 private:
   /// A tensor passed by its map alone (lower::map_only) that an op addresses through a view
@@ -386,6 +395,9 @@ private:
                                                      std::span<const std::string_view> args);
   bool tree_names(const tile::Expr& e, const Text& at, const tile::ApplyOp* apply);
   tile::ExprNames expr_names() const;
+  /// False (reported at the name, inside `at`) when e names a cluster special and the kernel
+  /// declares no cluster.
+  bool cluster_names(const tile::Expr& e, const Text& at);
   /// The names an expectation's side may parse: the parameters, and the kernel's loop
   /// variables (so that naming one is refused as meaningless after the kernel, not unknown).
   tile::ExprNames expect_names() const;

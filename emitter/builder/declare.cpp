@@ -29,9 +29,9 @@ std::optional<std::string> outside(std::string_view key, std::int64_t v, std::in
          std::string(unit) + "; got " + std::to_string(v);
 }
 
-constexpr std::array<std::string_view, 12> kReserved = {"tid",    "warp", "lane", "bid",
-                                                        "ntid",   "nbid", "T",    "if_then_else",
-                                                        "uint32", "min",  "max",  "clamp"};
+constexpr std::array<std::string_view, 16> kReserved = {
+    "tid",    "warp", "lane", "bid",   "ntid",         "nbid",         "T",          "if_then_else",
+    "uint32", "min",  "max",  "clamp", "cluster_rank", "cluster_size", "cluster_id", "ncluster"};
 
 std::string quoted_names(const std::vector<std::string>& names) {
   std::string out;

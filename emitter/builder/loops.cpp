@@ -336,6 +336,7 @@ void Builder::check_map_only_views() {
 Result<std::unique_ptr<tile::Kernel>> Builder::finish() && {
   close_loops();
   check_map_only_views();
+  diags_.append(cluster_diagnostics());
   if (diags_.has_errors())
     return Result<std::unique_ptr<tile::Kernel>>::failure(std::move(diags_));
   Result<std::unique_ptr<tile::Kernel>> r;

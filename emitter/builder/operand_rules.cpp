@@ -106,6 +106,9 @@ Builder::view(const Text& text, const tile::ExprNames& names, tile::SliceBounds 
       diags_.add(text.place(d));
     return std::nullopt;
   }
+  for (const tile::RuntimeTerm& t : r->terms)
+    if (!cluster_names(*t.index, text))
+      return std::nullopt;
   return tile::Located<tile::View>{std::move(*r), text.text, text.pos};
 }
 
@@ -135,6 +138,8 @@ Builder::expr(const Text& text, const std::map<std::string, std::size_t, std::le
     return std::nullopt;
   }
   if (axes && !axis_shadow(**r, *axes, text))
+    return std::nullopt;
+  if (!cluster_names(**r, text))
     return std::nullopt;
   return tile::Located<tile::ExprPtr>{std::move(*r), text.text, text.pos};
 }

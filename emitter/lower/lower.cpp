@@ -13,7 +13,8 @@ LowerOptions with_raised_target(const tile::Kernel& k, const LowerOptions& given
   LowerOptions o = given;
   if (const ptx::Target t = lowered_target(k, given); t != o.target) {
     o.target = t;
-    o.header_comments.push_back("For " + o.target.str() + ": the kernel's ops need it.");
+    o.header_comments.push_back("For " + o.target.str() + ": the kernel's " +
+                                (k.cluster ? "cluster launch needs it." : "ops need it."));
   }
   return o;
 }
@@ -30,6 +31,12 @@ Result<ptx::Module> lower(const tile::Kernel& k, const LowerOptions& given) {
   Diagnostics ds = options.unchecked
                        ? Diagnostics{}
                        : tile::check_contract(k, options.run_target.value_or(options.target));
+  // The PTX's target, not the run's: the simulator runs what a raised target needs, and a GPU
+  // older than sm_90 refuses the module as it refuses the bulk copies'.
+  if (k.cluster && options.target.sm < 90)
+    ds.add(tile::diagnostic_at(DiagId::contract_cluster_target, k.cluster->pos,
+                               "a cluster launch needs sm_90 or newer; the PTX's target is " +
+                                   options.target.str()));
   if (ds.has_errors())
     return Result<ptx::Module>::failure(std::move(ds));
   ptx::Module m = impl::Lowerer(k, options).run();

@@ -37,6 +37,11 @@ Module Lowerer::run() {
                                              static_cast<std::uint32_t>(k_.block_dim.z)};
   if (k_.residency)
     e.minnctapersm = static_cast<std::uint32_t>(k_.residency->ctas_per_sm);
+  if (k_.cluster)
+    e.reqnctapercluster =
+        std::array<std::uint32_t, 3>{static_cast<std::uint32_t>(k_.cluster->dims.x),
+                                     static_cast<std::uint32_t>(k_.cluster->dims.y),
+                                     static_cast<std::uint32_t>(k_.cluster->dims.z)};
   entry_ = &e;
   form_.kernel = k_.name;
   lower_ops(0, k_.ops.size());

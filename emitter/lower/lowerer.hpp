@@ -118,6 +118,11 @@ private:
 
   static SpecialRegister special_register(Special s);
 
+  /// cluster_id over a grid of clusters that is not x only: %clusterid.x + %nclusterid.x *
+  /// (%clusterid.y + %nclusterid.y * %clusterid.z) (select_cluster.cpp); nullopt when it is x
+  /// only (then %clusterid.x itself).
+  std::optional<Register> linear_cluster_id(const ExprPtr& e);
+
   /// The launch size a special names (ntid, nbid and their axes), else nullopt.
   std::optional<std::int64_t> launch_size(const Expr& e) const;
 

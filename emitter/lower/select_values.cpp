@@ -19,6 +19,9 @@ Register Lowerer::leaf(const ExprPtr& e) {
     return linear_index(e, Special::tid_x, k_.block_dim);
   if (e->kind == ExprKind::bid && k_.grid_dim.count() != k_.grid_dim.x)
     return linear_index(e, Special::bid_x, k_.grid_dim);
+  if (e->kind == ExprKind::special && e->special == Special::cluster_id)
+    if (auto r = linear_cluster_id(e))
+      return *r;
   Register r = reg(RegClass::b32);
   switch (e->kind) {
   case ExprKind::tid:
@@ -90,6 +93,12 @@ SpecialRegister Lowerer::special_register(Special s) {
     return SpecialRegister::ctaid_y;
   case Special::bid_z:
     return SpecialRegister::ctaid_z;
+  case Special::cluster_rank:
+    return SpecialRegister::cluster_ctarank;
+  case Special::cluster_id: // x only; linear_cluster_id otherwise
+    return SpecialRegister::clusterid_x;
+  case Special::cluster_size:
+  case Special::ncluster:
   case Special::ntid:
   case Special::ntid_x:
   case Special::ntid_y:

@@ -100,6 +100,13 @@ SmLimits sm_limits(Target t);
 /// The most CTAs any target keeps resident on one SM.
 std::int64_t max_ctas_per_sm_any_target();
 
+/// CTAs in one cluster (sm_90+; CUDA Programming Guide, "Thread Block Clusters"): at most 8
+/// portably, at most 16 where the kernel opts in to non-portable sizes
+/// (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) and the device allows them (H100,
+/// H200).
+inline constexpr std::int64_t max_portable_cluster_ctas = 8;
+inline constexpr std::int64_t max_cluster_ctas = 16;
+
 /// Launch limits of every target (CUDA Programming Guide, compute capabilities
 /// table): threads per block in all, and per axis x, y, z for blocks and grids.
 inline constexpr std::int64_t max_block_threads = 1024;

@@ -47,6 +47,8 @@ struct Entry {
   std::optional<std::array<std::uint32_t, 3>> reqntid;
   /// `.minnctapersm N`: ptxas keeps the registers low enough for N CTAs per SM.
   std::optional<std::uint32_t> minnctapersm;
+  /// `.reqnctapercluster x, y, z` (sm_90): the cluster every launch of the entry has.
+  std::optional<std::array<std::uint32_t, 3>> reqnctapercluster;
   RegisterFile registers; ///< declarations are printed from its counts
   std::vector<Instruction> body;
 };

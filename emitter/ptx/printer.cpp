@@ -133,6 +133,11 @@ std::string print(const Module& m) {
     }
     if (e.minnctapersm)
       out += ".minnctapersm " + std::to_string(*e.minnctapersm) + "\n";
+    if (e.reqnctapercluster) {
+      const auto& [x, y, z] = *e.reqnctapercluster;
+      out += ".reqnctapercluster " + std::to_string(x) + ", " + std::to_string(y) + ", " +
+             std::to_string(z) + "\n";
+    }
     out += "{\n";
     for (std::size_t c = 0; c < reg_class_count; ++c) {
       auto cls = static_cast<RegClass>(c);

@@ -394,6 +394,7 @@ private:
     ExprEnv env;
     env.block_dim = k_.block_dim.or_x(k_.block); // tid.x/y/z and bid.x/y/z derive from them
     env.grid_dim = k_.grid_dim.or_x(k_.grid);
+    env.cluster_dim = k_.cluster_dim();
     for (const auto& p : k_.params)
       env.params[p.name] = static_cast<std::int64_t>(p.value);
     for (std::int64_t b = 0; b < k_.grid; ++b)

@@ -17,22 +17,36 @@ using i64 = std::int64_t;
 constexpr i64 kMin = std::numeric_limits<i64>::min();
 constexpr i64 kMax = std::numeric_limits<i64>::max();
 
-// What each Special reads, in enum order: its spelling; the grid's CTAs or the block's
-// threads; an extent (ntid, nbid...) or an index (tid, bid); the axis (kAllAxes: the
-// total, for extents only).
+// What each Special reads, in enum order: its spelling; which launch extent it is of (the
+// block's threads, the grid's CTAs, a cluster's CTAs, the grid's clusters); an extent (ntid,
+// nbid...) or an index (tid, bid); the axis (kAllAxes: the linear index, or the total).
 constexpr int kAllAxes = 3;
+enum class Over : std::uint8_t { block, grid, cluster, clusters };
 struct SpecialRow {
   std::string_view spelling;
-  bool of_grid;
+  Over over;
   bool extent;
   int axis;
 };
 constexpr SpecialRow kSpecialRows[] = {
-    {"tid.x", false, false, 0},      {"tid.y", false, false, 1},     {"tid.z", false, false, 2},
-    {"ntid", false, true, kAllAxes}, {"ntid.x", false, true, 0},     {"ntid.y", false, true, 1},
-    {"ntid.z", false, true, 2},      {"bid.x", true, false, 0},      {"bid.y", true, false, 1},
-    {"bid.z", true, false, 2},       {"nbid", true, true, kAllAxes}, {"nbid.x", true, true, 0},
-    {"nbid.y", true, true, 1},       {"nbid.z", true, true, 2},
+    {"tid.x", Over::block, false, 0},
+    {"tid.y", Over::block, false, 1},
+    {"tid.z", Over::block, false, 2},
+    {"ntid", Over::block, true, kAllAxes},
+    {"ntid.x", Over::block, true, 0},
+    {"ntid.y", Over::block, true, 1},
+    {"ntid.z", Over::block, true, 2},
+    {"bid.x", Over::grid, false, 0},
+    {"bid.y", Over::grid, false, 1},
+    {"bid.z", Over::grid, false, 2},
+    {"nbid", Over::grid, true, kAllAxes},
+    {"nbid.x", Over::grid, true, 0},
+    {"nbid.y", Over::grid, true, 1},
+    {"nbid.z", Over::grid, true, 2},
+    {"cluster_rank", Over::cluster, false, kAllAxes},
+    {"cluster_size", Over::cluster, true, kAllAxes},
+    {"cluster_id", Over::clusters, false, kAllAxes},
+    {"ncluster", Over::clusters, true, kAllAxes},
 };
 static_assert(std::size(kSpecialRows) == std::size(kSpecials));
 
@@ -42,6 +56,11 @@ const SpecialRow& special_row(Special s) {
 
 i64 dim_axis(const Dim3& d, int axis) {
   return axis == 0 ? d.x : axis == 1 ? d.y : d.z;
+}
+
+/// The grid of clusters: the grid's CTAs along each axis over the cluster's.
+Dim3 cluster_grid(const Dim3& grid, const Dim3& cluster) {
+  return {grid.x / cluster.x, grid.y / cluster.y, grid.z / cluster.z};
 }
 
 std::optional<i64> checked_add(i64 a, i64 b) {
@@ -362,9 +381,22 @@ Interval narrowed(const LaunchBounds& l, ExprKind k, Interval r) {
 
 Interval special_range(Special s, const LaunchBounds& l) {
   const SpecialRow& r = special_row(s);
-  const i64 total = r.of_grid ? l.grid : l.block;
-  const Dim3 d = (r.of_grid ? l.grid_dim : l.block_dim).or_x(total);
-  const i64 n = r.axis == kAllAxes ? total : dim_axis(d, r.axis);
+  const Dim3 grid = l.grid_dim.or_x(l.grid);
+  i64 n = 0;
+  switch (r.over) {
+  case Over::block:
+    n = r.axis == kAllAxes ? l.block : dim_axis(l.block_dim.or_x(l.block), r.axis);
+    break;
+  case Over::grid:
+    n = r.axis == kAllAxes ? l.grid : dim_axis(grid, r.axis);
+    break;
+  case Over::cluster:
+    n = l.cluster_dim.count();
+    break;
+  case Over::clusters:
+    n = cluster_grid(grid, l.cluster_dim).count();
+    break;
+  }
   return r.extent ? Interval{n, n} : Interval{0, n - 1};
 }
 
@@ -789,11 +821,23 @@ namespace {
 // The value of a special for the thread `tid` of CTA `bid`.
 std::int64_t special_value(Special s, const ExprEnv& env) {
   const SpecialRow& r = special_row(s);
-  const Dim3& d = r.of_grid ? env.grid_dim : env.block_dim;
+  const Dim3& g = env.grid_dim;
+  const Dim3& c = env.cluster_dim;
+  if (r.over == Over::cluster || r.over == Over::clusters) {
+    const Dim3 q = cluster_grid(g, c);
+    if (r.extent)
+      return r.over == Over::cluster ? c.count() : q.count();
+    // The CTA's coordinates, x fastest; its cluster's and its place inside that cluster.
+    const Dim3 b{env.bid % g.x, env.bid / g.x % g.y, env.bid / (g.x * g.y)};
+    if (r.over == Over::cluster)
+      return b.x % c.x + c.x * (b.y % c.y + c.y * (b.z % c.z));
+    return b.x / c.x + q.x * (b.y / c.y + q.y * (b.z / c.z));
+  }
+  const Dim3& d = r.over == Over::grid ? g : env.block_dim;
   if (r.extent)
     return r.axis == kAllAxes ? d.count() : dim_axis(d, r.axis);
   // A linear index splits x fastest, then y, then z.
-  const i64 i = r.of_grid ? env.bid : env.tid;
+  const i64 i = r.over == Over::grid ? env.bid : env.tid;
   if (r.axis == 0)
     return i % d.x;
   if (r.axis == 1)
@@ -816,7 +860,12 @@ std::optional<Special> parse_special(std::string_view text) {
 
 bool per_thread(Special s) {
   const SpecialRow& r = special_row(s);
-  return !r.of_grid && !r.extent;
+  return r.over == Over::block && !r.extent;
+}
+
+bool of_cluster(Special s) {
+  const Over o = special_row(s).over;
+  return o == Over::cluster || o == Over::clusters;
 }
 
 bool uses_thread(const Expr& e) {

@@ -63,13 +63,26 @@ enum class Special : std::uint8_t {
   nbid_x, ///< nbid.x: %nctaid.x
   nbid_y, ///< nbid.y: %nctaid.y
   nbid_z, ///< nbid.z: %nctaid.z
+  /// The cluster's (`[kernel] cluster`, sm_90): the CTA's rank in its cluster (x fastest:
+  /// %cluster_ctarank), the CTAs of a cluster (%cluster_nctarank), the cluster's linear index
+  /// in the grid of clusters (x fastest; %clusterid.x when that grid is one-dimensional) and
+  /// how many clusters the grid has (%nclusterid.x * .y * .z).
+  cluster_rank,
+  cluster_size,
+  cluster_id,
+  ncluster,
 };
 
 /// Every Special, in enum order.
 inline constexpr Special kSpecials[] = {
-    Special::tid_x,  Special::tid_y,  Special::tid_z,  Special::ntid,  Special::ntid_x,
-    Special::ntid_y, Special::ntid_z, Special::bid_x,  Special::bid_y, Special::bid_z,
-    Special::nbid,   Special::nbid_x, Special::nbid_y, Special::nbid_z};
+    Special::tid_x,      Special::tid_y,   Special::tid_z,        Special::ntid,
+    Special::ntid_x,     Special::ntid_y,  Special::ntid_z,       Special::bid_x,
+    Special::bid_y,      Special::bid_z,   Special::nbid,         Special::nbid_x,
+    Special::nbid_y,     Special::nbid_z,  Special::cluster_rank, Special::cluster_size,
+    Special::cluster_id, Special::ncluster};
+
+/// True for the specials of a cluster (cluster_rank, cluster_size, cluster_id, ncluster).
+bool of_cluster(Special s);
 
 /// The spelling in expressions: "tid.x", "ntid", "nbid.z"...; inverse of parse_special.
 std::string_view spelling(Special s);
@@ -204,8 +217,9 @@ Result<ExprPtr> parse_expr_in(std::string_view text, std::size_t begin, std::siz
 struct ExprEnv {
   std::int64_t tid = 0;
   std::int64_t bid = 0;
-  Dim3 block_dim; ///< ntid.x, ntid.y, ntid.z
-  Dim3 grid_dim;  ///< nbid.x, nbid.y, nbid.z
+  Dim3 block_dim;   ///< ntid.x, ntid.y, ntid.z
+  Dim3 grid_dim;    ///< nbid.x, nbid.y, nbid.z
+  Dim3 cluster_dim; ///< the CTAs of a cluster along x, y, z (each divides grid_dim's)
   std::map<std::string, std::int64_t, std::less<>> params;
   std::map<std::string, std::int64_t, std::less<>> axes;  ///< repeat-axis coordinates
   std::map<std::string, std::int64_t, std::less<>> loops; ///< loop variables' values
@@ -239,6 +253,7 @@ struct LaunchBounds {
   std::int64_t grid = 1;                               ///< bid in 0..grid-1
   Dim3 block_dim{};                                    ///< its count() is block
   Dim3 grid_dim{};                                     ///< its count() is grid
+  Dim3 cluster_dim{};                                  ///< divides grid_dim axis by axis
   std::map<std::string, Interval, std::less<>> params; ///< a parameter's declared range
   std::map<std::string, Interval, std::less<>> axes;   ///< a repeat axis: 0..size-1
   std::map<std::string, Interval, std::less<>> loops;  ///< a loop variable's range

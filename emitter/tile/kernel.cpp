@@ -35,6 +35,7 @@ ExprEnv Kernel::env_for(std::int64_t bid, std::int64_t tid,
   env.tid = tid;
   env.grid_dim = grid_dim.or_x(grid);
   env.block_dim = block_dim.or_x(block);
+  env.cluster_dim = cluster_dim();
   for (std::size_t i = 0; i < params.size(); ++i)
     env.params[params[i].name] =
         static_cast<std::int64_t>(values.empty() ? params[i].value : values[i]);
@@ -47,6 +48,7 @@ LaunchBounds Kernel::launch_bounds() const {
   b.grid = grid;
   b.block_dim = block_dim.or_x(block);
   b.grid_dim = grid_dim.or_x(grid);
+  b.cluster_dim = cluster_dim();
   for (const auto& p : params) {
     if (p.range)
       b.params[p.name] = *p.range;
@@ -95,7 +97,7 @@ std::string table_at(std::string_view table, const SourcePos& pos) {
 } // namespace
 
 ptx::Target min_target(const Kernel& k) {
-  int sm = 80;
+  int sm = k.cluster ? 90 : 80; // clusters are sm_90's
   for (const Op& op : k.ops)
     sm = std::max(sm, op_row(op.body).min_sm);
   return ptx::sm(sm);

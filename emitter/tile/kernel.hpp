@@ -230,9 +230,11 @@ struct TensorStoreOp {
 };
 
 /// `cluster_sync`: barrier.cluster.arrive{.relaxed} then barrier.cluster.wait, by every thread.
-/// Every sm_90 launch is a cluster, of one CTA unless the launch asks for more, so it needs no
-/// cluster launch; in a cluster of one CTA it orders as cta_sync does, except that a `relaxed`
-/// arrival orders none of the thread's memory accesses before it (only when threads go on).
+/// Every sm_90 launch is a cluster, of one CTA unless `[kernel] cluster` asks for more, so it
+/// needs no cluster launch. Among a CTA's threads it orders as cta_sync does, and across the
+/// CTAs of a cluster it orders every access before it against every access after it (arrive's
+/// release, wait's acquire, at cluster scope); a `relaxed` arrival orders none of the thread's
+/// memory accesses before it (only when threads go on).
 struct ClusterSyncOp {
   bool relaxed = false;
 };
@@ -344,6 +346,18 @@ struct Kernel {
     SourcePos pos;
   };
   std::optional<Residency> residency;
+  /// `cluster = [x, y, z]` (sm_90): the CTAs launched together as one cluster
+  /// (`.reqnctapercluster`, cuLaunchKernelEx's cluster dimension), whose shared memory and
+  /// barrier they share; `cluster_non_portable = true` allows 9..16 of them. The grid is a
+  /// whole number of clusters along each axis (the builder's rule).
+  struct Cluster {
+    Dim3 dims{1, 1, 1};
+    bool non_portable = false;
+    SourcePos pos; ///< where `cluster` was written
+  };
+  std::optional<Cluster> cluster;
+  /// The cluster's shape: {1, 1, 1} without a `cluster` (each CTA is its own cluster).
+  Dim3 cluster_dim() const { return cluster ? cluster->dims : Dim3{1, 1, 1}; }
   /// `expect = "fault"` in [kernel], where it was written: the spec breaks the contract on
   /// purpose, so `run` launches it without the contract and passes it only if it faults;
   /// every other command refuses it as the contract does.
@@ -366,7 +380,7 @@ struct Kernel {
 };
 
 /// The oldest target whose PTX has every op of `k`: the newest of its ops' min_sm (ops.def),
-/// sm_80 at least.
+/// sm_80 at least, sm_90 for a kernel with a cluster.
 ptx::Target min_target(const Kernel& k);
 
 /// The spelling of an op's kind in specs: "apply", "wait_group", ...

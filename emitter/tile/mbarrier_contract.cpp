@@ -770,8 +770,9 @@ private:
   void exec(std::size_t, const Op&, const BulkStoreOp&) {}
   void exec(std::size_t, const Op&, const BulkWaitOp&) {}
   void exec(std::size_t, const Op&, const TensorStoreOp&) {}
-  /// A cluster of one CTA: a cluster_sync is the CTA's barrier, whose relaxed arrival orders
-  /// no memory (an init before it is not yet visible).
+  /// Among the CTA's threads (what this walk follows: mbarriers are the CTA's own) a
+  /// cluster_sync orders as the CTA's barrier, whose relaxed arrival orders no memory (an init
+  /// before it is not yet visible).
   void exec(std::size_t i, const Op& op, const ClusterSyncOp& c) {
     if (!c.relaxed)
       exec(i, op, CtaSyncOp{});

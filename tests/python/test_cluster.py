@@ -1,0 +1,44 @@
+"""Kernel.cluster is the spec's `[kernel] cluster`: the same PTX as specs/cluster/cluster_2d.toml
+written in Python, the same refusals (DiagId) as the spec reader's, and to_toml writing the
+key back."""
+import os
+
+import ptxgen
+from conftest import SOURCE_DIR
+
+
+def cluster_2d():
+    """specs/cluster/cluster_2d.toml, written in Python."""
+    k = ptxgen.Kernel("cluster_2d", grid=(4, 4), block=32)
+    k.cluster((2, 2))
+    A = k.global_tensor("A", (4, 4, 32, 4), "uint8", init=ptxgen.arange_mod(251))
+    B = k.global_tensor("B", (4, 4, 32, 4), "uint8", output=True)
+    rank, cluster = ptxgen.special("cluster_rank"), ptxgen.special("cluster_id")
+    k.copy(B[ptxgen.special("bid.y"), ptxgen.special("bid.x"), ptxgen.tid, :],
+           A[cluster, rank, ptxgen.tid, :])
+    k.expect_equal(B.rearrange("(iy ry) (ix rx) t e -> iy ix ry rx t e", ry=2, rx=2),
+                   A.rearrange("(iy ix) (ry rx) t e -> iy ix ry rx t e", ix=2, rx=2))
+    return k
+
+
+def test_cluster_in_python_emits_the_specs_ptx():
+    k = cluster_2d()
+    assert k.diagnostics() == []
+    spec = ptxgen.load(os.path.join(SOURCE_DIR, "specs", "cluster", "cluster_2d.toml"))
+    body = lambda ptx: [l for l in ptx.splitlines() if not l.startswith("//")]
+    assert body(k.emit()) == body(spec.emit())
+    assert ".reqnctapercluster 2, 2, 1" in k.emit()
+    assert "cluster = [2, 2, 1]\n" in k.to_toml()
+
+
+def test_cluster_refusals_are_the_readers():
+    k = ptxgen.Kernel("k", grid=16, block=32)
+    k.cluster(16)
+    assert [d.id for d in k.diagnostics()] == ["spec_cluster_portable"]
+    k = ptxgen.Kernel("k", grid=6, block=32)
+    k.cluster(4)
+    assert [d.id for d in k.diagnostics()] == ["spec_cluster_grid"]
+    k = ptxgen.Kernel("k", grid=16, block=32)
+    k.cluster(16, non_portable=True)
+    assert k.diagnostics() == []
+    assert "cluster_non_portable = true\n" in k.to_toml()
