@@ -4,6 +4,8 @@
 
 #include "emitter/api/api.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,58 +31,41 @@ struct ArgumentTypeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A type's name in a signature, as a template argument (Loose<"IntoExpr">).
+template <std::size_t N>
+struct TypeName {
+  // Implicit: a string literal is the template argument.
+  constexpr TypeName(const char (&s)[N]) { std::copy_n(s, N, text); }
+  char text[N]{};
+};
+
 /// An argument taken as any Python object and converted in the function's body, so that a
 /// wrong one raises ptxgen.ArgumentTypeError naming the parameter rather than pybind11's
-/// "incompatible function arguments"; `Tag::name` is its type in the signature (and so in
-/// the generated stubs).
-template <class Tag>
+/// "incompatible function arguments"; `Name` is its type in the signature (and so in the
+/// generated stubs).
+template <TypeName Name>
 struct Loose {
   py::object obj;
 };
-struct IntoExprTag {
-  static constexpr auto name = py::detail::const_name("IntoExpr");
-};
-struct ExtentTag {
-  static constexpr auto name = py::detail::const_name("Extent");
-};
-struct DTypeTag {
-  static constexpr auto name = py::detail::const_name("DTypeLike");
-};
-struct IntTag {
-  static constexpr auto name = py::detail::const_name("int");
-};
-struct ShapeTag {
-  static constexpr auto name = py::detail::const_name("Sequence[int]");
-};
-struct CoordsTag {
-  static constexpr auto name = py::detail::const_name("Sequence[IntoExpr]");
-};
-struct MapTag {
-  static constexpr auto name = py::detail::const_name("Union[TensorMap, dict[str, Any], None]");
-};
-struct TupleTag {
-  static constexpr auto name = py::detail::const_name("Optional[Tuple[int, ...]]");
-};
-struct ExprTag {
-  static constexpr auto name = py::detail::const_name("Expr");
-};
 /// An Expr or an int (numpy integers too).
-using IntoExpr = Loose<IntoExprTag>;
+using IntoExpr = Loose<"IntoExpr">;
 /// A launch extent: an int or a sequence of 1 to 3 ints.
-using Extent = Loose<ExtentTag>;
+using Extent = Loose<"Extent">;
 /// A dtype: its spec name ("float16"), a numpy dtype or a numpy scalar type.
-using DTypeLike = Loose<DTypeTag>;
+using DTypeLike = Loose<"DTypeLike">;
 /// An int (or anything with __index__), converted with its range checked.
-using Int = Loose<IntTag>;
+using Int = Loose<"int">;
 /// A tensor's shape: a sequence of ints.
-using Shape = Loose<ShapeTag>;
+using Shape = Loose<"Sequence[int]">;
 /// A tensor copy's coordinates: a sequence of Exprs or ints.
-using Coords = Loose<CoordsTag>;
+using Coords = Loose<"Sequence[IntoExpr]">;
 /// global_tensor's map: None, a TensorMap or a dict of its keywords.
-using MapArg = Loose<MapTag>;
+using MapArg = Loose<"Union[TensorMap, dict[str, Any], None]">;
 /// An operator's result: an Expr, or NotImplemented for an operand that is no Expr or int
 /// (so that Python tries the other operand's method, then raises its own TypeError).
-using ExprOrNotImplemented = Loose<ExprTag>;
+using ExprOrNotImplemented = Loose<"Expr">;
+/// A view's shape as a result: a tuple of ints, or None.
+using ShapeOrNone = Loose<"Optional[Tuple[int, ...]]">;
 
 /// The Python type's name of `o`, for messages ("float", "str", "ptxgen.Loop").
 std::string type_name(const py::handle& o);
@@ -175,14 +160,14 @@ void wrap_argument_errors(py::module_& m);
 
 namespace pybind11::detail {
 /// Loads any object (None included: the binding's std::optional sees None first).
-template <class Tag>
-struct type_caster<ptxgen::python::Loose<Tag>> {
-  PYBIND11_TYPE_CASTER(ptxgen::python::Loose<Tag>, Tag::name);
+template <ptxgen::python::TypeName Name>
+struct type_caster<ptxgen::python::Loose<Name>> {
+  PYBIND11_TYPE_CASTER(ptxgen::python::Loose<Name>, const_name(Name.text));
   bool load(handle src, bool) {
     value.obj = reinterpret_borrow<object>(src);
     return true;
   }
-  static handle cast(const ptxgen::python::Loose<Tag>& v, return_value_policy, handle) {
+  static handle cast(const ptxgen::python::Loose<Name>& v, return_value_policy, handle) {
     return v.obj.inc_ref();
   }
 };

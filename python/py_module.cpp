@@ -393,8 +393,8 @@ void bind_view(py::module_& m) {
       .def_property_readonly(
           "shape",
           [](const View& v) {
-            return Loose<TupleTag>{v.ok() ? py::object(py::cast(v.tile().shape()).cast<py::tuple>())
-                                          : py::object(py::none())};
+            return ShapeOrNone{v.ok() ? py::object(py::cast(v.tile().shape()).cast<py::tuple>())
+                                      : py::object(py::none())};
           },
           "The view's shape (a tuple of ints; None when a step failed).")
       .def("__str__", &View::text, "The spec's spelling.")

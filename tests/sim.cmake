@@ -1,7 +1,7 @@
 # The simulator's tests: its unit test files also carry the `sim` label.
 foreach(stem sim_cp_async sim_parser sim_decode sim_hazards sim_launch_3d sim_front sim_arith sim_arith_device sim_mbarrier sim_sync
              sim_bulk_global sim_cross_cta sim_reader sim_reader_corpus sim_kernel
-             sim_tensor_core)
+             sim_tensor_core sim_cluster sim_cluster_nvcc)
   if(TEST unit.${stem})
     set_tests_properties(unit.${stem} PROPERTIES LABELS "unit;sim")
   endif()
@@ -33,3 +33,5 @@ ptxgen_ptxas_inputs(sim_sync sim_sync sm_80)         # atomics and warp queries
 ptxgen_ptxas_inputs(sim_reader sim_reader sm_90a)    # what the reader accepts: clusters, d|p
 ptxgen_ptxas_inputs(sim_kernel sim_kernel sm_90a)    # named barriers, kernel math, setmaxnreg
 ptxgen_ptxas_inputs(sim_tensor_core sim_tensor_core sm_90a) # mma.sync, stmatrix, wgmma
+ptxgen_ptxas_inputs(sim_cluster sim_cluster sm_90a)  # clusters: mapa, DSMEM, multicast
+ptxgen_ptxas_inputs(sim_cluster_nvcc sim_cluster_nvcc sm_90a) # nvcc's cooperative_groups clusters

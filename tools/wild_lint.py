@@ -49,8 +49,9 @@ def sha256(path):
 
 
 def opcode_of(message):
-    """The opcode of an `unsupported` message: the first word of the quoted PTX line."""
-    m = re.match(r"`([^`]*)`", message)
+    """The opcode of an `unsupported` message: the first word of the quoted PTX line (a run-time
+    fault's message names the thread and the line before it: "thread (...), PTX line 138 `...`")."""
+    m = re.match(r"`([^`]*)`", message) or re.search(r"PTX line \d+ `([^`]*)`", message)
     words = (m.group(1) if m else message).replace(";", " ").split()
     while words and (words[0].startswith("@") or words[0].endswith(":")):
         words = words[1:]  # a guard predicate or a label before the opcode

@@ -87,6 +87,16 @@ std::optional<int> parse_command_line(std::string_view command,
   return std::nullopt;
 }
 
+std::optional<int> parse_spec_command_line(std::string_view command,
+                                           const std::vector<std::string>& args,
+                                           po::options_description& options,
+                                           const std::function<void()>& print_help,
+                                           SpecCommandLine& line) {
+  add_diagnostics_format_option(options, line.diag_format);
+  return parse_command_line(command, args, options, line.specs_in, line.vm, print_help,
+                            line.diag_format, line.printer);
+}
+
 std::optional<int> expand_specs(std::string_view command, const std::vector<std::string>& args,
                                 std::vector<std::filesystem::path>& specs, driver::SpecWalk walk) {
   auto expanded = driver::expand_spec_arguments(args, walk);

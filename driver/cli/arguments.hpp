@@ -52,6 +52,23 @@ parse_command_line(std::string_view command, const std::vector<std::string>& arg
                    const std::function<void()>& print_help, const std::string& diag_format,
                    std::optional<driver::DiagnosticsPrinter>& printer);
 
+/// What a command over spec files (emit, check, golden) reads besides its own options: the
+/// SPEC|DIR... positionals, the parsed options and the diagnostics printer.
+struct SpecCommandLine {
+  std::string diag_format;
+  std::vector<std::string> specs_in;
+  boost::program_options::variables_map vm;
+  std::optional<driver::DiagnosticsPrinter> printer;
+};
+
+/// Adds --diagnostics-format to `options` (last, as help lists it), then the
+/// parse_command_line() above into `line`. Returns nullopt to go on, else the exit status.
+std::optional<int> parse_spec_command_line(std::string_view command,
+                                           const std::vector<std::string>& args,
+                                           boost::program_options::options_description& options,
+                                           const std::function<void()>& print_help,
+                                           SpecCommandLine& line);
+
 /// driver::expand_spec_arguments(), its error reported as `ptxgen COMMAND: ...`.
 /// Returns nullopt to go on, else the exit status to end with (exit_input).
 std::optional<int> expand_specs(std::string_view command, const std::vector<std::string>& args,

@@ -26,7 +26,6 @@ namespace {
 
 namespace po = boost::program_options;
 namespace cuda = driver::cuda;
-namespace fs = std::filesystem;
 
 constexpr std::string_view synopsis =
     "ptxgen bench SPEC... [--reps N] [--warmup N] [--device N] [--target sm_XX]\n"

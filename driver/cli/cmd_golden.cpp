@@ -72,8 +72,7 @@ void settle_golden(const fs::path& spec, const fs::path& gpath, const std::strin
 
 int run_golden(const std::vector<std::string>& args) {
   po::options_description opts("options");
-  std::string golden_dir = "golden", spec_root = "specs", target = driver::emitted_target.str(),
-              diag_format;
+  std::string golden_dir = "golden", spec_root = "specs", target = driver::emitted_target.str();
   opts.add_options()("help,h", "show this help")("check", "compare (the default)")(
       "update", "rewrite the goldens that differ or are missing")(
       "golden-dir", po::value(&golden_dir)->default_value("golden"),
@@ -81,10 +80,7 @@ int run_golden(const std::vector<std::string>& args) {
                                 "the folder the golden tree mirrors")(
       "target", po::value(&target)->default_value(driver::emitted_target.str()),
       "PTX target of the goldens");
-  add_diagnostics_format_option(opts, diag_format);
-  std::vector<std::string> specs_in;
-  po::variables_map vm;
-  std::optional<driver::DiagnosticsPrinter> printer;
+  SpecCommandLine cl;
   auto help = [&opts] {
     std::cout
         << "usage: ptxgen golden [--check|--update] [--golden-dir DIR] [--spec-root DIR] "
@@ -98,19 +94,18 @@ int run_golden(const std::vector<std::string>& args) {
         << "\nexamples:\n  ptxgen golden --check specs/\n  ptxgen golden --update "
            "specs/seed/copy_async.toml\n";
   };
-  if (auto status =
-          parse_command_line("golden", args, opts, specs_in, vm, help, diag_format, printer))
+  if (auto status = parse_spec_command_line("golden", args, opts, help, cl))
     return *status;
-  if (vm.count("check") && vm.count("update"))
+  if (cl.vm.count("check") && cl.vm.count("update"))
     return usage_error("golden", "--check and --update exclude each other");
-  const bool update = vm.count("update") > 0;
-  if (specs_in.empty())
-    specs_in.push_back(spec_root);
+  const bool update = cl.vm.count("update") > 0;
+  if (cl.specs_in.empty())
+    cl.specs_in.push_back(spec_root);
   lower::LowerOptions lo;
-  if (auto parsed = parse_target_options(target, "", vm["target"].defaulted(), lo); !parsed)
+  if (auto parsed = parse_target_options(target, "", cl.vm["target"].defaulted(), lo); !parsed)
     return usage_error("golden", parsed.error());
   std::vector<fs::path> specs;
-  if (auto status = expand_specs("golden", specs_in, specs))
+  if (auto status = expand_specs("golden", cl.specs_in, specs))
     return *status;
   GoldenTally tally;
   int status = exit_ok;
@@ -125,7 +120,7 @@ int run_golden(const std::vector<std::string>& args) {
     lo.header_comments = driver::golden_header(display.generic_string());
     auto e = driver::emit_checked_spec(spec, lo);
     if (!e.ok()) {
-      printer->print(e.diagnostics);
+      cl.printer->print(e.diagnostics);
       ++tally.invalid;
       status = std::max<int>(status, exit_input);
       continue;

@@ -170,6 +170,13 @@ std::optional<int> parse_instr_command_line(const std::vector<std::string>& args
   return std::nullopt;
 }
 
+/// Option `name`'s value, as a T, into `out` when the command line gives it.
+template <class T, class Out>
+void take_option(const po::variables_map& vm, const char* name, Out& out) {
+  if (vm.count(name))
+    out = vm[name].as<T>();
+}
+
 /// The bulk family's options into `o`; cp.async's are refused. Nullopt to go on, else the
 /// exit status to end with.
 std::optional<int> read_bulk_options(const po::variables_map& vm, Options& o) {
@@ -180,14 +187,10 @@ std::optional<int> read_bulk_options(const po::variables_map& vm, Options& o) {
           kUsage);
   if (o.ignore_src)
     return usage_error("instr", "--ignore-src is for cp.async", kUsage);
-  if (vm.count("size"))
-    o.size = vm["size"].as<std::string>();
-  if (vm.count("tx-count"))
-    o.tx_count = vm["tx-count"].as<std::string>();
-  if (vm.count("groups"))
-    o.groups = vm["groups"].as<std::int64_t>();
-  if (vm.count("coords"))
-    o.coords = vm["coords"].as<std::size_t>();
+  take_option<std::string>(vm, "size", o.size);
+  take_option<std::string>(vm, "tx-count", o.tx_count);
+  take_option<std::int64_t>(vm, "groups", o.groups);
+  take_option<std::size_t>(vm, "coords", o.coords);
   return std::nullopt;
 }
 
@@ -202,8 +205,7 @@ std::optional<int> read_group_options(const po::variables_map& vm, Options& o) {
                              ", which moves no bytes",
                          kUsage);
   }
-  if (vm.count("groups"))
-    o.groups = vm["groups"].as<std::int64_t>();
+  take_option<std::int64_t>(vm, "groups", o.groups);
   return std::nullopt;
 }
 
@@ -221,12 +223,9 @@ std::optional<int> read_instr_options(const po::variables_map& vm,
   if (ops.size() != 1)
     return usage_error("instr", "expected one OPCODE; got " + std::to_string(ops.size()), kUsage);
   o.opcode = ops.front();
-  if (vm.count("src-size"))
-    o.src_size = vm["src-size"].as<std::string>();
-  if (vm.count("ptx-version"))
-    o.ptx_version = vm["ptx-version"].as<std::string>();
-  if (vm.count("ptxas"))
-    o.ptxas = vm["ptxas"].as<std::string>();
+  take_option<std::string>(vm, "src-size", o.src_size);
+  take_option<std::string>(vm, "ptx-version", o.ptx_version);
+  take_option<std::string>(vm, "ptxas", o.ptxas);
   o.target_given = !vm["target"].defaulted();
   o.bulk = driver::is_bulk_opcode(o.opcode);
   if (o.bulk)
@@ -285,19 +284,17 @@ std::optional<int> parse_instr_values(const Options& o, InstrValues& v) {
 
 /// The bulk family's request: its own default target unless --target named another.
 BulkCommandLine bulk_request(const Options& o, const InstrValues& v) {
-  BulkCommandLine r;
-  r.opcode = o.opcode;
-  r.target = o.target_given ? v.target : driver::bulk_default_target;
-  r.version = v.version;
-  r.size = o.size;
-  r.tx_count = o.tx_count;
-  r.groups = o.groups;
-  r.coords = o.coords;
-  r.sink = o.sink;
-  r.pred = o.pred;
-  r.cache_policy = o.cache_policy;
-  r.ptxas = o.ptxas;
-  return r;
+  return {.opcode = o.opcode,
+          .target = o.target_given ? v.target : driver::bulk_default_target,
+          .version = v.version,
+          .size = o.size,
+          .tx_count = o.tx_count,
+          .groups = o.groups,
+          .coords = o.coords,
+          .sink = o.sink,
+          .pred = o.pred,
+          .cache_policy = o.cache_policy,
+          .ptxas = o.ptxas};
 }
 
 /// cp.async.commit_group, .wait_group N or .wait_all, printed or refused as a copy is.
@@ -312,17 +309,7 @@ int run_group_instr(const Options& o, bool groups_given, const InstrValues& v,
   auto built = driver::build_cp_async_group_instr(r);
   if (const auto* problem = std::get_if<std::string>(&built))
     return usage_error("instr", *problem, kUsage);
-  const driver::CpAsyncInstr& b = std::get<driver::CpAsyncInstr>(built);
-  const bool valid = !b.diagnostics.has_errors();
-  if (valid) {
-    std::cout << driver::instr_text(b, v.target);
-  } else {
-    printer.print(b.diagnostics);
-    printer.finish();
-  }
-  if (!o.ptxas)
-    return valid ? exit_ok : exit_input;
-  return compare_with_ptxas(*o.ptxas, b.module, v.target, b.version, valid);
+  return report_instr(std::get<driver::CpAsyncInstr>(built), v.target, o.ptxas, printer);
 }
 
 int run_instr(const std::vector<std::string>& args) {
@@ -365,16 +352,15 @@ int run_instr(const std::vector<std::string>& args) {
   if (o.group)
     return run_group_instr(o, vm.count("groups") != 0, v, *printer);
 
-  driver::CpAsyncInstrRequest request;
-  request.opcode = o.opcode;
-  request.chunk_bytes = *o.chunk_bytes;
-  request.src_size = o.src_size.has_value();
-  request.src_size_imm = v.src_size_imm;
-  request.ignore_src = o.ignore_src;
-  request.pred = o.pred;
-  request.cache_policy = o.cache_policy;
-  request.target = v.target;
-  request.version = v.version;
+  const driver::CpAsyncInstrRequest request{.opcode = o.opcode,
+                                            .chunk_bytes = *o.chunk_bytes,
+                                            .src_size = o.src_size.has_value(),
+                                            .src_size_imm = v.src_size_imm,
+                                            .ignore_src = o.ignore_src,
+                                            .pred = o.pred,
+                                            .cache_policy = o.cache_policy,
+                                            .target = v.target,
+                                            .version = v.version};
   Diagnostics parse_errors;
   std::optional<driver::CpAsyncInstr> b = driver::build_cp_async_instr(request, parse_errors);
   if (!b) {
@@ -388,17 +374,7 @@ int run_instr(const std::vector<std::string>& args) {
     return exit_input;
   }
 
-  const bool valid = !b->diagnostics.has_errors();
-  if (valid) {
-    std::cout << driver::instr_text(*b, v.target);
-  } else {
-    printer->print(b->diagnostics);
-    printer->finish();
-  }
-  if (!o.ptxas)
-    return valid ? exit_ok : exit_input;
-
-  return compare_with_ptxas(*o.ptxas, b->module, v.target, b->version, valid);
+  return report_instr(*b, v.target, o.ptxas, *printer);
 }
 
 } // namespace

@@ -27,36 +27,26 @@ int run_bulk_instr(const BulkCommandLine& c, driver::DiagnosticsPrinter& printer
               << "\n";
     return exit_usage;
   }
-  driver::BulkInstrRequest r;
-  if (c.size)
-    r.size = driver::parse_bulk_count(*c.size);
-  if (c.tx_count)
-    r.tx_count = driver::parse_bulk_count(*c.tx_count);
+  const auto count = [](const std::optional<std::string>& text) {
+    return text ? driver::parse_bulk_count(*text) : std::nullopt;
+  };
+  const driver::BulkInstrRequest r{.opcode = c.opcode,
+                                   .target = c.target,
+                                   .version = c.version,
+                                   .size = count(c.size),
+                                   .tx_count = count(c.tx_count),
+                                   .groups = c.groups,
+                                   .coords = c.coords,
+                                   .sink = c.sink,
+                                   .pred = c.pred,
+                                   .cache_policy = c.cache_policy};
   if (c.size.has_value() != r.size.has_value() ||
       c.tx_count.has_value() != r.tx_count.has_value()) {
     std::cerr << "ptxgen instr: --size and --tx-count expect an integer or `reg`\n";
     return exit_usage;
   }
-  r.opcode = c.opcode;
-  r.target = c.target;
-  r.version = c.version;
-  r.groups = c.groups;
-  r.coords = c.coords;
-  r.sink = c.sink;
-  r.pred = c.pred;
-  r.cache_policy = c.cache_policy;
   const driver::BulkInstr b = driver::build_bulk_instr(std::move(*form), r);
-
-  const bool valid = !b.diagnostics.has_errors();
-  if (valid) {
-    std::cout << driver::instr_text(b, c.target);
-  } else {
-    printer.print(b.diagnostics);
-    printer.finish();
-  }
-  if (!c.ptxas)
-    return valid ? exit_ok : exit_input;
-  return compare_with_ptxas(*c.ptxas, b.module, c.target, b.version, valid);
+  return report_instr(b, c.target, c.ptxas, printer);
 }
 
 } // namespace ptxgen::cli

@@ -2,10 +2,14 @@
 // `ptxgen instr` for the sm_90 bulk-copy family (emitter/ptx/bulk.hpp): the options as the
 // command line gives them, and the run that prints what driver/run/instr_bulk.hpp builds.
 
+#include "driver/cli/command.hpp"
+#include "driver/run/instr.hpp"
+#include "driver/run/instr_bulk.hpp"
 #include "driver/support/diagnostic_format.hpp"
 #include "emitter/ptx/module.hpp"
 
 #include <cstdint>
+#include <iostream>
 #include <optional>
 #include <string>
 
@@ -34,5 +38,23 @@ int run_bulk_instr(const BulkCommandLine& c, driver::DiagnosticsPrinter& printer
 /// (instr.cpp; shared by both families).
 int compare_with_ptxas(const std::string& ptxas, const ptx::Module& module, ptx::Target target,
                        ptx::PtxVersion version, bool valid);
+
+/// The end both families share: the built instruction `b` (driver::CpAsyncInstr or
+/// BulkInstr) printed when valid, else its diagnostics; with `ptxas`, compare_with_ptxas().
+/// The exit status of `ptxgen instr`.
+template <class Built>
+int report_instr(const Built& b, ptx::Target target, const std::optional<std::string>& ptxas,
+                 driver::DiagnosticsPrinter& printer) {
+  const bool valid = !b.diagnostics.has_errors();
+  if (valid) {
+    std::cout << driver::instr_text(b, target);
+  } else {
+    printer.print(b.diagnostics);
+    printer.finish();
+  }
+  if (!ptxas)
+    return valid ? exit_ok : exit_input;
+  return compare_with_ptxas(*ptxas, b.module, target, b.version, valid);
+}
 
 } // namespace ptxgen::cli

@@ -17,7 +17,8 @@ namespace po = boost::program_options;
 
 constexpr std::string_view lint_synopsis =
     "ptxgen lint FILE.ptx... [--entry NAME] [--grid X[,Y[,Z]]] [--block X[,Y[,Z]]]\n"
-    "            [--dynamic-smem BYTES] [--arg NAME=VALUE]... [--arch sm_XX] [--seeds N]\n"
+    "            [--cluster X[,Y[,Z]]] [--dynamic-smem BYTES] [--arg NAME=VALUE]... [--arch sm_XX] "
+    "[--seeds N]\n"
     "            [--json FILE | --diagnostics-format text|json|sarif]";
 
 void print_lint_help(const po::options_description& opts) {
@@ -35,7 +36,9 @@ void print_lint_help(const po::options_description& opts) {
          "behaviour, shared bytes read before any write when the output depends on them, and\n"
          "the lines the simulator does not run (`unsupported`, never a hazard).\n\n"
          "Launch: --grid / --block, else the entry's .reqntid or .maxntid (block 128 without),\n"
-         "grid 2. Parameters: --arg NAME=VALUE sets a scalar (NAME: the PTX parameter's name or\n"
+         "grid 2; --cluster, else the entry's .reqnctapercluster, runs each cluster's CTAs\n"
+         "together (one cluster is the default grid then). Parameters: --arg NAME=VALUE sets a "
+         "scalar (NAME: the PTX parameter's name or\n"
          "its index); --arg NAME=TYPE[D0,D1,...] (f32[128,32]) gives a pointer exactly that\n"
          "memory; every other 8-byte parameter is a pointer to a region of random bytes that\n"
          "grows, up to 64 MiB, when the kernel reaches past it. A narrower parameter the entry\n"
@@ -81,14 +84,16 @@ bool parse_dim(const std::string& text, sim::Dim3& d) {
 /// The options into `o`; nullopt to go on, else the exit status.
 std::optional<int> lint_options(const po::variables_map& vm, const std::vector<std::string>& args,
                                 lint::Options& o) {
-  for (const char* name : {"grid", "block"}) {
+  for (const char* name : {"grid", "block", "cluster"}) {
     if (!vm.count(name))
       continue;
     sim::Dim3 d;
     if (!parse_dim(vm[name].as<std::string>(), d))
       return usage_error("lint",
                          std::string("--") + name + " expects X[,Y[,Z]] (positive numbers)");
-    (std::string_view(name) == "grid" ? o.grid : o.block) = d;
+    (std::string_view(name) == "grid"    ? o.grid
+     : std::string_view(name) == "block" ? o.block
+                                         : o.cluster) = d;
   }
   for (const std::string& a : args) {
     std::string error;
@@ -114,6 +119,8 @@ int run_lint(const std::vector<std::string>& args) {
       "grid", po::value<std::string>(), "CTAs X[,Y[,Z]] (default 2)")(
       "block", po::value<std::string>(),
       "threads per CTA X[,Y[,Z]] (default .reqntid, .maxntid, else 128)")(
+      "cluster", po::value<std::string>(),
+      "CTAs per cluster X[,Y[,Z]] (default .reqnctapercluster, else 1)")(
       "dynamic-smem", po::value(&o.dynamic_smem),
       "bytes of the .extern .shared array (default 49152 when the entry has one)")(
       "arg", po::value(&arg_texts),

@@ -130,8 +130,12 @@ std::string verdict(const Tried& t) {
   using Status = driver::CaseResult::Status;
   if (t.run.status != Status::pass) {
     const auto& items = t.run.diagnostics.items();
+    if (!items.empty())
+      return std::string(driver::name(t.run.status)) + " [" +
+             std::string(ptxgen::name(items.front().id)) + "]";
+    const auto& d = t.run.detail;
     return std::string(driver::name(t.run.status)) +
-           (items.empty() ? "" : " [" + std::string(ptxgen::name(items.front().id)) + "]");
+           (d.empty() ? "" : ": " + d.substr(0, d.find('\n')));
   }
   if (!t.timed)
     return "pass (not timed)";
@@ -237,6 +241,38 @@ std::optional<int> write_candidates(const TuneArgs& a, const fs::path& dir,
   return std::nullopt;
 }
 
+/// Checks and runs every candidate as `ptxgen run` does: on the GPU unless --backend sim, and
+/// under --backend auto on the simulator when no GPU is usable.
+struct CandidateRun {
+  driver::ConformanceReport report;
+  bool on_gpu = false; ///< the candidates ran on the GPU (so they can be timed)
+};
+CandidateRun run_candidates(std::vector<Tried>& tried, const TuneArgs& a) {
+  driver::ConformanceOptions o;
+  o.backend = a.backend == "sim" ? driver::Backend::sim : driver::Backend::cuda;
+  o.device = a.bench.device;
+  if (!a.target.empty())
+    o.target = ptx::Target::parse(a.target);
+  std::vector<fs::path> files;
+  for (const auto& t : tried)
+    files.push_back(t.file);
+  auto run = [&] {
+    std::fprintf(stderr, "[tune] %zu candidates: checking and running on the %s\n", tried.size(),
+                 o.backend == driver::Backend::cuda ? "GPU" : "simulator");
+    return driver::run_conformance(files, o, {});
+  };
+  auto report = run();
+  if (report.setup == driver::ConformanceReport::Setup::no_gpu && a.backend == "auto") {
+    std::fprintf(stderr, "[tune] %s; on the CPU simulator instead (checked, not timed)\n",
+                 report.backend_description.c_str());
+    o.backend = driver::Backend::sim;
+    report = run();
+  }
+  for (std::size_t i = 0; i < tried.size() && i < report.cases.size(); ++i)
+    tried[i].run = report.cases[i];
+  return {std::move(report), o.backend == driver::Backend::cuda};
+}
+
 int run_tune(const std::vector<std::string>& args) {
   TuneArgs a;
   if (auto status = parse_tune(args, a))
@@ -250,28 +286,19 @@ int run_tune(const std::vector<std::string>& args) {
   auto ptxas = driver::locate_ptxas({});
   if (!ptxas)
     return command_error("tune", exit_environment, ptxas.error());
+  // The run goes first: its GPU workers are forked processes, which cannot use a CUDA driver
+  // this process has loaded already; the timing (in this process) comes after it.
+  const auto ran = run_candidates(tried, a);
+  if (ran.report.setup != driver::ConformanceReport::Setup::ready)
+    return command_error("tune", exit_environment, ran.report.backend_description);
   std::optional<cuda::DeviceInfo> device;
-  if (a.backend != "sim") {
-    if (auto d = cuda::probe_device(a.bench.device, a.bench.library))
-      device = *d;
-    else if (a.backend == "cuda")
+  if (ran.on_gpu) {
+    auto d = cuda::probe_device(a.bench.device, a.bench.library);
+    if (!d)
       return command_error("tune", exit_environment, "no usable GPU: " + d.error());
-  }
-  driver::ConformanceOptions o;
-  o.backend = device ? driver::Backend::cuda : driver::Backend::sim;
-  o.device = a.bench.device;
-  if (!a.target.empty())
-    o.target = ptx::Target::parse(a.target);
-  std::vector<fs::path> files;
-  for (const auto& t : tried)
-    files.push_back(t.file);
-  std::fprintf(stderr, "[tune] %zu candidates: checking and running on the %s\n", tried.size(),
-               device ? "GPU" : "simulator");
-  const driver::ConformanceReport report = driver::run_conformance(files, o, {});
-  for (std::size_t i = 0; i < tried.size() && i < report.cases.size(); ++i)
-    tried[i].run = report.cases[i];
-  if (device)
+    device = *d;
     time_candidates(tried, a, *device, *ptxas);
+  }
   const Tried* best = fastest(tried);
   for (const auto& t : tried)
     std::printf("%s%-56s %s\n", &t == best ? "* " : "  ", chosen_text(t.candidate).c_str(),

@@ -40,14 +40,13 @@ struct GlobalUse {
         std::find(to.begin(), to.end(), v.tensor) == to.end())
       to.push_back(v.tensor);
   }
-  void operator()(const tile::ApplyOp& op) {
-    add(read, op.src.value);
-    add(written, op.dst.value);
+  /// A copy of any kind: src read, dst written.
+  void copies(const tile::Located<tile::View>& src, const tile::Located<tile::View>& dst) {
+    add(read, src.value);
+    add(written, dst.value);
   }
-  void operator()(const tile::CopyOp& op) {
-    add(read, op.src.value);
-    add(written, op.dst.value);
-  }
+  void operator()(const tile::ApplyOp& op) { copies(op.src, op.dst); }
+  void operator()(const tile::CopyOp& op) { copies(op.src, op.dst); }
   void operator()(const tile::FillOp& op) { add(written, op.dst.value); }
   // No global bytes: groups, barriers, loops, mbarriers (a shared 8-byte word), and the
   // ops with no view at all (ops.def's plain ops).
@@ -60,14 +59,8 @@ struct GlobalUse {
   void operator()(const tile::CopyArriveOp&) {}
   void operator()(const tile::MbarrierArriveOp&) {}
   void operator()(const tile::MbarrierWaitOp&) {}
-  void operator()(const tile::BulkLoadOp& op) {
-    add(read, op.src.value);
-    add(written, op.dst.value);
-  }
-  void operator()(const tile::BulkStoreOp& op) {
-    add(read, op.src.value);
-    add(written, op.dst.value);
-  }
+  void operator()(const tile::BulkLoadOp& op) { copies(op.src, op.dst); }
+  void operator()(const tile::BulkStoreOp& op) { copies(op.src, op.dst); }
   void operator()(const tile::BulkWaitOp&) {}
   void operator()(const tile::ExpectTxOp&) {}
   // A tensor copy's global side is its map's tensor, named, not a view.

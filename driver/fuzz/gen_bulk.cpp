@@ -51,6 +51,14 @@ std::int64_t pick_ctas(Builder& b) {
   return G;
 }
 
+Open1d open_1d(Builder& b, std::int64_t max_warps) {
+  const std::int64_t T = warp_size * b.rng.edge(1, max_warps);
+  const std::int64_t G = pick_ctas(b);
+  launch_1d(b, T, G);
+  const std::int64_t es = std::int64_t{1} << b.rng.below(4);
+  return {T, G, es, b.dtype(es)};
+}
+
 void barrier_init(Builder& b) {
   b.tensor("bar", true, {1}, barrier_dtype);
   const std::size_t u = b.unit({"bar"});
@@ -79,11 +87,7 @@ void refill(Builder& b, std::size_t u, const Load& load, const Store& store, std
 
 void generate_bulk_1d(Builder& b) {
   b.use(Feature::bulk_1d);
-  const std::int64_t T = warp_size * b.rng.edge(1, 4);
-  const std::int64_t G = pick_ctas(b);
-  launch_1d(b, T, G);
-  const std::int64_t es = std::int64_t{1} << b.rng.below(4);
-  const ModelDtype dt = b.dtype(es);
+  const auto [T, G, es, dt] = open_1d(b, 4);
   const std::int64_t bytes = tile::kTensorMapGranule * b.rng.edge(1, 64);
   const std::int64_t n = bytes / es;
   b.tensor("A", false, {G, n}, dt).init = b.init_for(dt);
@@ -244,14 +248,10 @@ void declare_tile_tensors(Builder& b, const TileMap& t, std::int64_t G, std::int
     s.align = row_of(tile::swizzle_rows, t.swizzle).shared_align;
 }
 
-std::int64_t sharing_threads(Builder& b, const TileMap& t, std::int64_t elements) {
-  // A swizzled tile: whole 16-byte chunks per thread (a share starting inside a chunk is
-  // accessed as if its chunks were contiguous: docs/fuzzing.md, "The bulk/TMA family").
-  const std::int64_t es = element_bytes(t.dtype);
-  const std::int64_t units = t.swizzle == tile::TensorMapSwizzle::none
-                                 ? elements
-                                 : elements * es / tile::kTensorInnerCoordGranule;
-  return std::gcd(units, warp_size * b.rng.edge(1, 2));
+std::int64_t sharing_threads(Builder& b, std::int64_t elements) {
+  // A swizzled tile's shares may start inside a 16-byte chunk (6 uint32 per thread): the
+  // lowering swizzles each piece at its own address.
+  return std::gcd(elements, warp_size * b.rng.edge(1, 2));
 }
 
 ViewText thread_share(const std::string& name, const std::vector<std::int64_t>& shape,
@@ -307,11 +307,7 @@ void generate_tensor(Builder& b) {
 /// fence.
 void generate_fill_store(Builder& b) {
   b.use(Feature::bulk_fill_store);
-  const std::int64_t T = warp_size * b.rng.edge(1, 2);
-  const std::int64_t G = pick_ctas(b);
-  launch_1d(b, T, G);
-  const std::int64_t es = std::int64_t{1} << b.rng.below(4);
-  const ModelDtype dt = b.dtype(es);
+  const auto [T, G, es, dt] = open_1d(b, 2);
   const std::int64_t row = b.rng.edge(1, 8); // elements per thread; T * es is a multiple of 32
   b.tensor("B", false, {G, T * row}, dt).output = true;
   b.tensor("S", true, {T, row}, dt);
@@ -342,10 +338,8 @@ void generate_bulk(Builder& b) {
     generate_bulk_1d(b);
   else if (shape == 1)
     generate_fill_store(b);
-  else if (shape == 2)
-    generate_fill_load(b);
-  else if (shape == 3)
-    generate_global_write_load(b);
+  else if (shape == 2 || shape == 3)
+    generate_write_load(b, shape == 3);
   else
     generate_tensor(b);
   b.m.name = "bulk_" + std::to_string(b.m.seed);

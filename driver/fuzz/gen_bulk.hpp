@@ -24,6 +24,16 @@ void launch_1d(Builder& b, std::int64_t T, std::int64_t G);
 /// CTAs: 1 to 4, at most the options' maximum; claims multi_cta.
 std::int64_t pick_ctas(Builder& b);
 
+/// The opening the 1-D shapes share, drawn in this order: T threads (1 to max_warps warps),
+/// G CTAs (pick_ctas), their launch, and one element type of es = 1, 2, 4 or 8 bytes.
+struct Open1d {
+  std::int64_t T;
+  std::int64_t G;
+  std::int64_t es;
+  ModelDtype dt;
+};
+Open1d open_1d(Builder& b, std::int64_t max_warps);
+
 /// The barrier `bar`, its init and the cta_sync that publishes it.
 void barrier_init(Builder& b);
 
@@ -55,9 +65,9 @@ void declare_tile_tensors(Builder& b, const TileMap& t, std::int64_t G, std::int
 /// The bytes of one element of `d`.
 std::int64_t element_bytes(ModelDtype d);
 
-/// Threads that share `elements` of tile `t` evenly: a divisor of 32 or 64 (fewer for a small
-/// tile); of a swizzled tile, each share whole 16-byte chunks.
-std::int64_t sharing_threads(Builder& b, const TileMap& t, std::int64_t elements);
+/// Threads that share `elements` of a tile evenly: a divisor of 32 or 64 (fewer for a small
+/// tile).
+std::int64_t sharing_threads(Builder& b, std::int64_t elements);
 
 /// The view of thread `tid`'s share of tensor `name` of shape `shape` (`lead` indices
 /// first, then the rest flattened and split into T rows): every element is one thread's.
@@ -65,9 +75,9 @@ std::int64_t sharing_threads(Builder& b, const TileMap& t, std::int64_t elements
 ViewText thread_share(const std::string& name, const std::vector<std::int64_t>& shape,
                       std::size_t lead, std::int64_t T, const std::string& lead_index);
 
-/// The shapes with a generic write before an async-proxy access (gen_bulk_proxy.cpp).
-void generate_fill_load(Builder& b);
-void generate_global_write_load(Builder& b);
+/// The shapes with a generic write before an async-proxy load (gen_bulk_proxy.cpp): a fill
+/// of the shared tile, or with `global_write` copies into the global source.
+void generate_write_load(Builder& b, bool global_write);
 /// Loads and stores in a `for` loop whose coordinates move with it (gen_bulk_loop.cpp).
 void generate_bulk_loop(Builder& b);
 /// The TMA `pipeline` form (gen_bulk_loop.cpp).

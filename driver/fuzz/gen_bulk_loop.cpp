@@ -46,11 +46,7 @@ void tile_loop(Builder& b, std::size_t u, std::int64_t K, std::int64_t R, std::i
 
 std::int64_t loop_1d(Builder& b, std::int64_t K, std::int64_t R) {
   b.use(Feature::bulk_1d);
-  const std::int64_t T = warp_size * b.rng.edge(1, 4);
-  const std::int64_t G = pick_ctas(b);
-  launch_1d(b, T, G);
-  const std::int64_t es = std::int64_t{1} << b.rng.below(4);
-  const ModelDtype dt = b.dtype(es);
+  const auto [T, G, es, dt] = open_1d(b, 4);
   const std::int64_t bytes = tile::kTensorMapGranule * b.rng.edge(1, 32);
   const std::int64_t n = bytes / es;
   b.tensor("A", false, {G, K, n}, dt).init = b.init_for(dt);
@@ -125,11 +121,7 @@ ModelPipeline ring_pipeline(Builder& b, std::int64_t K, std::int64_t S) {
 
 void pipeline_1d(Builder& b, std::int64_t K, std::int64_t S) {
   b.use(Feature::bulk_1d);
-  const std::int64_t T = warp_size * b.rng.edge(1, 4);
-  const std::int64_t G = pick_ctas(b);
-  launch_1d(b, T, G);
-  const std::int64_t es = std::int64_t{1} << b.rng.below(4);
-  const ModelDtype dt = b.dtype(es);
+  const auto [T, G, es, dt] = open_1d(b, 4);
   const std::int64_t row = b.rng.edge(1, 4); // T * es * row: whole 16-byte granules
   b.tensor("A", false, {G, K, T, row}, dt).init = b.init_for(dt);
   b.tensor("B", false, {G, K, T, row}, dt).output = true;
@@ -152,7 +144,7 @@ void pipeline_1d(Builder& b, std::int64_t K, std::int64_t S) {
 void pipeline_tensor(Builder& b, std::int64_t K, std::int64_t S) {
   TileMap t = pick_map(b, true);
   t.global[0] = K * t.box[0];
-  const std::int64_t T = sharing_threads(b, t, t.elements());
+  const std::int64_t T = sharing_threads(b, t.elements());
   const std::int64_t G = pick_ctas(b);
   launch_1d(b, T, G);
   ModelTensor& a = b.tensor("A", false, t.global, t.dtype);

@@ -76,11 +76,7 @@ void tile_out_1d(Builder& b, std::size_t u, const TileOut& o, std::int64_t J,
 /// or copies of C into A) and their fence and cta_sync.
 void write_load_1d(Builder& b, bool global_write, const ModelProxyFence& fence) {
   b.use(Feature::bulk_1d);
-  const std::int64_t T = warp_size * b.rng.edge(1, 4);
-  const std::int64_t G = pick_ctas(b);
-  launch_1d(b, T, G);
-  const std::int64_t es = std::int64_t{1} << b.rng.below(4);
-  const ModelDtype dt = b.dtype(es);
+  const auto [T, G, es, dt] = open_1d(b, 4);
   const std::int64_t row = b.rng.edge(1, 8); // T * es * row is a multiple of 16 bytes
   const TileOut o = pick_out(b);
   declare_1d(b, o, global_write, G, T, row, dt);
@@ -119,7 +115,7 @@ void write_load_tensor(Builder& b, bool global_write, const ModelProxyFence& fen
         return n;
       }()
                    : t.elements() / (t.swizzle != tile::TensorMapSwizzle::none ? 2 : 1);
-  const std::int64_t T = sharing_threads(b, t, share);
+  const std::int64_t T = sharing_threads(b, share);
   const std::int64_t G = global_write ? 1 : pick_ctas(b);
   launch_1d(b, T, G);
   if (global_write)
@@ -149,22 +145,14 @@ void write_load_tensor(Builder& b, bool global_write, const ModelProxyFence& fen
 
 } // namespace
 
-void generate_fill_load(Builder& b) {
-  b.use(Feature::bulk_fill_load);
-  const ModelProxyFence fence = fence_for(b, tile::FenceSpace::shared_cta);
+void generate_write_load(Builder& b, bool global_write) {
+  b.use(global_write ? Feature::bulk_global_write_load : Feature::bulk_fill_load);
+  const ModelProxyFence fence =
+      fence_for(b, global_write ? tile::FenceSpace::global : tile::FenceSpace::shared_cta);
   if (b.rng.chance(1, 2))
-    write_load_1d(b, false, fence);
+    write_load_1d(b, global_write, fence);
   else
-    write_load_tensor(b, false, fence);
-}
-
-void generate_global_write_load(Builder& b) {
-  b.use(Feature::bulk_global_write_load);
-  const ModelProxyFence fence = fence_for(b, tile::FenceSpace::global);
-  if (b.rng.chance(1, 2))
-    write_load_1d(b, true, fence);
-  else
-    write_load_tensor(b, true, fence);
+    write_load_tensor(b, global_write, fence);
 }
 
 } // namespace ptxgen::driver::fuzz::bulk_gen

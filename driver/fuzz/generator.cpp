@@ -5,6 +5,7 @@
 
 #include "driver/fuzz/gen_build.hpp"
 #include "emitter/builder/builder.hpp"
+#include "emitter/support/enum_names.hpp"
 
 #include <algorithm>
 #include <set>
@@ -15,19 +16,9 @@
 namespace ptxgen::driver::fuzz {
 
 std::string_view name(Family f) {
-  switch (f) {
-  case Family::tile:
-    return "tile";
-  case Family::loop:
-    return "loop";
-  case Family::pipeline:
-    return "pipeline";
-  case Family::mbarrier:
-    return "mbarrier";
-  case Family::bulk:
-    return "bulk";
-  }
-  return "?";
+  static constexpr auto names =
+      enum_names<Family::bulk>("tile", "loop", "pipeline", "mbarrier", "bulk");
+  return name_of(names, f);
 }
 
 std::string_view name(Feature f) {
@@ -226,17 +217,10 @@ public:
     for (const auto& l : p.ring_loads) {
       os_ << "[[op.load]]\n";
       // No barrier (the ring's full) and no pred (the expansion's issuing thread).
-      if (const auto* bl = std::get_if<ModelBulkLoad>(&l)) {
-        kind("bulk_load");
-        key("dst", bl->dst);
-        key("src", bl->src);
-      } else {
-        const auto& tl = std::get<ModelTensorLoad>(l);
-        kind("tensor_load");
-        key("tensor", quote(tl.tensor));
-        coords(tl.coords);
-        key("dst", tl.dst);
-      }
+      if (const auto* bl = std::get_if<ModelBulkLoad>(&l))
+        load_keys(*bl);
+      else
+        load_keys(std::get<ModelTensorLoad>(l));
     }
     for (const auto& b : p.body) {
       os_ << "[[op.body]]\n";
@@ -277,13 +261,27 @@ public:
     key("bytes", e.bytes);
     pred(e.pred);
   }
-  void operator()(const ModelBulkLoad& l) {
+  /// A load's kind and what it copies; the op adds its barrier and pred (a ring's load has
+  /// neither).
+  void load_keys(const ModelBulkLoad& l) {
     kind("bulk_load");
     key("dst", l.dst);
     key("src", l.src);
+  }
+  void load_keys(const ModelTensorLoad& l) {
+    kind("tensor_load");
+    key("tensor", quote(l.tensor));
+    coords(l.coords);
+    key("dst", l.dst);
+  }
+  /// A load op: what it copies, then its barrier and pred.
+  template <class Load>
+  void issued_load(const Load& l) {
+    load_keys(l);
     key("barrier", l.barrier);
     pred(l.pred);
   }
+  void operator()(const ModelBulkLoad& l) { issued_load(l); }
   void operator()(const ModelBulkStore& st) {
     kind("bulk_store");
     key("dst", st.dst);
@@ -302,14 +300,7 @@ public:
     if (f.space != tile::FenceSpace::shared_cta)
       key("space", quote(name_of(tile::fence_space_names, f.space)));
   }
-  void operator()(const ModelTensorLoad& l) {
-    kind("tensor_load");
-    key("tensor", quote(l.tensor));
-    coords(l.coords);
-    key("dst", l.dst);
-    key("barrier", l.barrier);
-    pred(l.pred);
-  }
+  void operator()(const ModelTensorLoad& l) { issued_load(l); }
   void operator()(const ModelTensorStore& st) {
     kind("tensor_store");
     key("tensor", quote(st.tensor));

@@ -6,7 +6,7 @@
 #include "driver/support/atomic_file.hpp"
 #include "driver/support/escape.hpp"
 #include "driver/support/temp_dir.hpp"
-#include "emitter/support/unreachable.hpp"
+#include "emitter/support/enum_names.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -21,33 +21,16 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 std::string_view name(Signature::Kind k) {
-  switch (k) {
-  case Signature::Kind::backends:
-    return "backends";
-  case Signature::Kind::false_accept:
-    return "false_accept";
-  case Signature::Kind::wrong_refusal:
-    return "wrong_refusal";
-  case Signature::Kind::sanitizer:
-    return "sanitizer";
-  case Signature::Kind::race_sim_only:
-    return "race_sim_only";
-  case Signature::Kind::race_racecheck_only:
-    return "race_racecheck_only";
-  case Signature::Kind::sanitizer_explained:
-    return "sanitizer_explained";
-  }
-  unreachable("name(): not a Signature::Kind");
+  static constexpr auto names = enum_names<Signature::Kind::sanitizer_explained>(
+      "backends", "false_accept", "wrong_refusal", "sanitizer", "race_sim_only",
+      "race_racecheck_only", "sanitizer_explained");
+  return name_of(names, k);
 }
 
 std::string_view name(Explanation e) {
-  switch (e) {
-  case Explanation::none:
-    return "none";
-  case Explanation::synccheck_missing_wait_inc:
-    return "synccheck_missing_wait_inc";
-  }
-  unreachable("name(): not an Explanation");
+  static constexpr auto names =
+      enum_names<Explanation::synccheck_missing_wait_inc>("none", "synccheck_missing_wait_inc");
+  return name_of(names, e);
 }
 
 namespace {

@@ -16,14 +16,38 @@
 
 namespace ptxgen::lint::detail {
 
+/// Memory an --arg gives: a region of `bytes` random bytes, or a tensor map of such a region
+/// (`map`), held by the parameter or, `indirect`, by 128 bytes of global memory it points to.
+struct ArgMemory {
+  std::uint64_t bytes = 0;
+  std::optional<tile::TensorMapDesc> map;
+  bool indirect = false;
+};
+
+/// A field of a struct parameter that holds memory (Kind::fields): its address (8 bytes), or its
+/// tensor map's 128 bytes, at `offset`.
+struct Field {
+  std::uint64_t offset = 0;
+  ArgMemory memory;
+  std::string what; ///< the --arg's value, for names and the report
+};
+
 /// What a parameter gets in a run.
 struct ParamPlan {
-  enum class Kind : std::uint8_t { scalar, region, sized, unset, other } kind = Kind::other;
-  std::uint64_t value = 0; ///< scalar
-  std::uint64_t bytes = 0; ///< region (current size) or sized
-  std::string how;         ///< for the report
-  /// sized: the parameter is a tensor map (a 128-byte array) of the region's tensor.
-  std::optional<tile::TensorMapDesc> map;
+  enum class Kind : std::uint8_t {
+    scalar, ///< `value`
+    region, ///< a pointer to random bytes (`bytes` at present) that grows as the kernel reaches
+    sized,  ///< `memory` (a pointer to it, its tensor map, or a pointer to its map)
+    fields, ///< a struct by value: `raw`, with `fields` holding the addresses of memory
+    unset,  ///< a narrow parameter the entry loads that no --arg sets (refused)
+    other,  ///< unused, or an array no --arg describes
+  } kind = Kind::other;
+  std::uint64_t value = 0;       ///< scalar
+  std::uint64_t bytes = 0;       ///< region: its current size
+  ArgMemory memory;              ///< sized
+  std::vector<std::uint8_t> raw; ///< fields: the parameter's bytes (its size), zero where unset
+  std::vector<Field> fields;
+  std::string how; ///< for the report
 };
 
 /// Where the k-th pointer region starts: far apart, so that an access past one region never

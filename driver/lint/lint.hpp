@@ -4,7 +4,9 @@
 //
 // The launch comes from the options, else the entry's `.reqntid` / `.maxntid` and a small
 // default grid. Parameters: `--arg NAME=VALUE` (by PTX name or index) sets a scalar, `--arg
-// NAME=TYPE[D0,D1,...]` gives a pointer exactly that many elements; any other 8-byte parameter
+// NAME=TYPE[D0,D1,...]` gives a pointer exactly that many elements (with `:box[...]` a tensor
+// map, `@` before it a pointer to one), `NAME=TYPE{V0,...}` and `NAME+OFFSET=...` the bytes of
+// a struct passed by value, field by field; any other 8-byte parameter
 // is a pointer to a region of seeded random bytes that grows (up to a bound) when the kernel
 // reaches past it, and a narrower parameter without --arg is unset: an entry that loads it is
 // refused with its name (its value could steer loops and branches; no default is safe).
@@ -38,13 +40,26 @@ struct ArgValue {
   /// CUtensorMap parameter) of a dense row-major tensor of that shape, whose elements are the
   /// region's random bytes.
   std::optional<tile::TensorMapDesc> map;
+  /// NAME=@TYPE[D0,...]:box[B0,...]...: the parameter is a pointer to such a tensor map (a
+  /// `const CUtensorMap*` whose 128 bytes lie in global memory).
+  bool indirect = false;
+  /// NAME=TYPE{V0,V1,...}: these values of an integer type (bN, uN, sN) or of f32 / f64,
+  /// packed little endian: a struct passed by value, field by field.
+  std::vector<std::uint8_t> raw;
+  /// NAME+OFFSET=...: the bytes of the value (its values, or the 8-byte address of its memory,
+  /// or a tensor map's 128 bytes) start at this byte of an array parameter (a field of a struct
+  /// passed by value); several --arg may fill one parameter.
+  std::optional<std::uint64_t> offset;
 };
 
-/// Parses `NAME=VALUE` (decimal or 0x hex, a leading '-' allowed), `NAME=TYPE[D0,...]` or a
-/// tensor map `NAME=TYPE[D0,...]:box[B0,...]:...`; nullopt with `error` set when it is none.
+/// Parses `NAME=VALUE` (decimal or 0x hex, a leading '-' allowed), `NAME=TYPE[D0,...]`, a
+/// tensor map `NAME=TYPE[D0,...]:box[B0,...]:...`, a pointer to one `NAME=@TYPE[...]:box[...]`,
+/// or values `NAME=TYPE{V0,...}`; NAME may end in `+OFFSET` (a byte of an array parameter);
+/// nullopt with `error` set when it is none.
 std::optional<ArgValue> parse_arg(std::string_view text, std::string& error);
-/// The memory of parameter `name`: `TYPE[D0,...]` or a tensor map `TYPE[D0,...]:box[B0,...]:...`
-/// (what follows `=` in parse_arg); nullopt with `error` set when it is neither.
+/// The memory or bytes of parameter `name`: `TYPE[D0,...]`, a tensor map
+/// `TYPE[D0,...]:box[B0,...]:...`, `@` and a map, or `TYPE{V0,...}` (what follows `=` in
+/// parse_arg); nullopt with `error` set when it is none.
 std::optional<ArgValue> memory_arg(std::string name, std::string_view value, std::string& error);
 /// The scalar `value` for parameter `name`.
 ArgValue scalar_arg(std::string name, std::uint64_t value);
@@ -53,6 +68,9 @@ struct Options {
   std::optional<std::string> entry; ///< only this entry (or .func)
   std::optional<sim::Dim3> grid;
   std::optional<sim::Dim3> block;
+  /// CTAs per cluster (`--cluster`); none: the entry's `.reqnctapercluster`, else 1,1,1. Without
+  /// --grid a cluster of several CTAs is also the grid (one cluster).
+  std::optional<sim::Dim3> cluster;
   std::uint32_t dynamic_smem = 0;
   std::vector<ArgValue> args;
   std::string arch; ///< sm_XX; empty: the file's .target

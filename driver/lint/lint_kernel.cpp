@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <deque>
 #include <memory>
 #include <set>
 
@@ -26,43 +27,142 @@ constexpr std::uint32_t default_dynamic_smem = 48 * 1024;
 /// The shared fill of the run that checks whether an unwritten read reaches the output.
 constexpr std::uint8_t second_fill = 0x5A;
 
-/// The global memory of one run: a region per pointer parameter.
+/// One region of global memory of a run.
+struct Region {
+  std::uint64_t base = 0;
+  std::string name;      ///< the parameter's, or with what of it: "A+8", "A (its map)"
+  std::size_t param = 0; ///< the parameter it belongs to
+  bool grows = false;    ///< a pointer parameter's default region (ParamPlan::Kind::region)
+};
+
+/// The global memory of one run: a region at region_base(k) for each parameter k that points to
+/// memory, then one for each further piece of memory its --arg gives (a map's tensor, a struct's
+/// fields), numbered on from plans.size().
 struct Memory {
-  std::vector<std::vector<std::uint8_t>> bytes; ///< per parameter (empty: no region)
+  std::deque<std::vector<std::uint8_t>> bytes; ///< per region (a deque: buffers point into it)
+  std::vector<Region> regions;
   std::vector<sim::GlobalBuffer> buffers;
 };
 
-Memory make_memory(const sim::ir::Entry& e, const std::vector<ParamPlan>& plans, std::uint64_t seed,
-                   sim::Launch& launch) {
-  Memory m;
-  m.bytes.resize(plans.size());
-  launch.params.assign(plans.size(), 0);
-  for (std::size_t k = 0; k < plans.size(); ++k) {
-    const ParamPlan& p = plans[k];
-    if (p.kind == ParamPlan::Kind::scalar)
-      launch.params[k] = p.value;
-    if (p.kind != ParamPlan::Kind::region && p.kind != ParamPlan::Kind::sized)
-      continue;
-    m.bytes[k].resize(p.bytes);
-    fill_random(m.bytes[k], seed * 0x10001 + k);
-    launch.params[k] = region_base(k);
-    m.buffers.push_back(sim::GlobalBuffer{region_base(k), &m.bytes[k], e.params[k].name});
-    if (p.map)
-      launch.tensor_maps.push_back(sim::TensorMapArg{k, *p.map, region_base(k)});
-  }
-  return m;
-}
+/// Builds a run's memory and the launch's parameters and tensor maps from the plans.
+class MemoryBuilder {
+public:
+  MemoryBuilder(const sim::ir::Entry& e, const std::vector<ParamPlan>& plans, std::uint64_t seed,
+                sim::Launch& launch)
+      : e_(e), plans_(plans), seed_(seed), launch_(launch) {}
 
-/// The parameter whose region an address belongs to (the nearest region start), if any.
-std::optional<std::size_t> region_of(std::uint64_t address, const std::vector<ParamPlan>& plans) {
+  Memory build() {
+    // A run started again (a region grown) builds everything anew: no map twice.
+    launch_.params.assign(plans_.size(), 0);
+    launch_.param_arrays.assign(plans_.size(), {});
+    launch_.tensor_maps.clear();
+    for (std::size_t k = 0; k < plans_.size(); ++k) {
+      const ParamPlan& p = plans_[k];
+      switch (p.kind) {
+      case ParamPlan::Kind::scalar:
+        launch_.params[k] = p.value;
+        break;
+      case ParamPlan::Kind::region:
+        launch_.params[k] = region(k, k, p.bytes, e_.params[k].name, true);
+        break;
+      case ParamPlan::Kind::sized:
+        launch_.params[k] = own_memory(k, p.memory);
+        break;
+      case ParamPlan::Kind::fields:
+        launch_.param_arrays[k] = fields(k, p);
+        break;
+      case ParamPlan::Kind::unset:
+      case ParamPlan::Kind::other:
+        break;
+      }
+    }
+    return std::move(m_);
+  }
+
+private:
+  /// A region of `size` random bytes at region_base(slot); its address.
+  std::uint64_t region(std::size_t slot, std::size_t param, std::uint64_t size, std::string name,
+                       bool grows) {
+    std::vector<std::uint8_t>& bytes = m_.bytes.emplace_back(size);
+    fill_random(bytes, seed_ * 0x10001 + slot);
+    const std::uint64_t base = region_base(slot);
+    m_.regions.push_back(Region{base, name, param, grows});
+    m_.buffers.push_back(sim::GlobalBuffer{base, &bytes, std::move(name)});
+    return base;
+  }
+
+  /// The memory of parameter `param` itself (slot `param`): what the parameter holds, the
+  /// address of its region or of the 128 bytes holding its map's handle (`indirect`); a map
+  /// parameter holds its handle, which the simulator writes (TensorMapArg::param).
+  std::uint64_t own_memory(std::size_t param, const ArgMemory& mem) {
+    const std::string& name = e_.params[param].name;
+    if (!mem.map)
+      return region(param, param, mem.bytes, name, false);
+    if (!mem.indirect) {
+      const std::uint64_t tensor = region(param, param, mem.bytes, name, false);
+      launch_.tensor_maps.push_back(sim::TensorMapArg{param, *mem.map, tensor});
+      return tensor;
+    }
+    const std::size_t index = map(param, mem, name);
+    return handle_region(param, param, index, name + " (its map)");
+  }
+
+  /// A tensor map whose handle the caller places: its tensor in a further region; its index.
+  std::size_t map(std::size_t param, const ArgMemory& mem, const std::string& name) {
+    const std::uint64_t tensor =
+        region(further(), param, mem.bytes, name + " (the tensor of its map)", false);
+    launch_.tensor_maps.push_back(sim::TensorMapArg{std::nullopt, *mem.map, tensor});
+    return launch_.tensor_maps.size() - 1;
+  }
+
+  /// 128 bytes of global memory holding the handle of map `index`: their address.
+  std::uint64_t handle_region(std::size_t slot, std::size_t param, std::size_t index,
+                              const std::string& name) {
+    const std::uint64_t at = region(slot, param, sim::tensor_map_bytes, name, false);
+    const auto handle = sim::tensor_map_handle(index);
+    std::copy(handle.begin(), handle.end(), m_.bytes.back().begin());
+    return at;
+  }
+
+  /// A struct parameter's bytes, with the addresses (or map handles) of its fields' memory.
+  std::vector<std::uint8_t> fields(std::size_t k, const ParamPlan& p) {
+    std::vector<std::uint8_t> raw = p.raw;
+    for (const Field& f : p.fields) {
+      const std::string name = e_.params[k].name + "+" + std::to_string(f.offset);
+      const auto at = raw.begin() + static_cast<std::ptrdiff_t>(f.offset);
+      if (f.memory.map && !f.memory.indirect) { // the map's 128 bytes in the struct
+        const auto handle = sim::tensor_map_handle(map(k, f.memory, name));
+        std::copy(handle.begin(), handle.end(), at);
+        continue;
+      }
+      const std::uint64_t address =
+          f.memory.map ? handle_region(further(), k, map(k, f.memory, name), name + " (its map)")
+                       : region(further(), k, f.memory.bytes, name, false);
+      for (unsigned b = 0; b < 8; ++b)
+        at[b] = static_cast<std::uint8_t>(address >> (8 * b));
+    }
+    return raw;
+  }
+
+  std::size_t further() { return plans_.size() + further_++; }
+
+  const sim::ir::Entry& e_;
+  const std::vector<ParamPlan>& plans_;
+  std::uint64_t seed_;
+  sim::Launch& launch_;
+  Memory m_;
+  std::size_t further_ = 0;
+};
+
+/// The region an address belongs to (the nearest region start), if any.
+const Region* region_of(std::uint64_t address, const Memory& m) {
   const std::uint64_t first = region_base(0) - region_stride / 2;
   if (address < first)
-    return std::nullopt;
-  const std::size_t k = (address - first) / region_stride;
-  if (k >= plans.size() ||
-      (plans[k].kind != ParamPlan::Kind::region && plans[k].kind != ParamPlan::Kind::sized))
-    return std::nullopt;
-  return k;
+    return nullptr;
+  const std::uint64_t base = region_base((address - first) / region_stride);
+  const auto r = std::find_if(m.regions.begin(), m.regions.end(),
+                              [&](const Region& x) { return x.base == base; });
+  return r == m.regions.end() ? nullptr : &*r;
 }
 
 struct Run {
@@ -77,7 +177,7 @@ Run run_seed(const sim::Program& program, const sim::ir::Entry& e, sim::Launch l
              std::vector<ParamPlan>& plans, unsigned seed, std::uint8_t fill) {
   while (true) {
     Run r;
-    r.memory = make_memory(e, plans, seed, launch);
+    r.memory = MemoryBuilder(e, plans, seed, launch).build();
     launch.observer = r.observer.get();
     launch.schedule_seed = seed;
     launch.shared_fill = fill;
@@ -88,16 +188,16 @@ Run run_seed(const sim::Program& program, const sim::ir::Entry& e, sim::Launch l
     const auto& f = r.result.fault;
     if (!f || f->kind != FaultKind::illegal_address || !f->address)
       return r;
-    const auto k = region_of(*f->address, plans);
-    if (!k || plans[*k].kind != ParamPlan::Kind::region || *f->address < region_base(*k))
+    const Region* at = region_of(*f->address, r.memory);
+    if (at == nullptr || !at->grows || *f->address < at->base)
       return r;
     // The access starts at the address; its size is not known here (a bulk copy's may be
     // large), so the region at least doubles each time, up to the bound.
-    const std::uint64_t need = *f->address - region_base(*k) + 64;
-    if (need > region_max_bytes || plans[*k].bytes >= region_max_bytes)
+    std::uint64_t& bytes = plans[at->param].bytes;
+    const std::uint64_t need = *f->address - at->base + 64;
+    if (need > region_max_bytes || bytes >= region_max_bytes)
       return r;
-    plans[*k].bytes =
-        std::min(region_max_bytes, std::max(std::bit_ceil(need), 2 * plans[*k].bytes));
+    bytes = std::min(region_max_bytes, std::max(std::bit_ceil(need), 2 * bytes));
   }
 }
 
@@ -122,8 +222,7 @@ Finding race_finding(const sim::Fault& f, std::uint64_t hits, unsigned seed) {
 }
 
 /// The finding for a run's fatal fault of the kernel (not unsupported, not the caller's).
-Finding fault_finding(const sim::Fault& f, const sim::ir::Entry& e,
-                      const std::vector<ParamPlan>& plans, unsigned seed) {
+Finding fault_finding(const sim::Fault& f, const Memory& memory, unsigned seed) {
   Finding x;
   x.kind = FindingKind::fault;
   x.fault_kind = f.kind;
@@ -135,19 +234,18 @@ Finding fault_finding(const sim::Fault& f, const sim::ir::Entry& e,
   if (f.kind == FaultKind::instruction_limit)
     x.message += "; lint stops a run after " + std::to_string(lint_max_instructions) +
                  " instructions: give smaller --arg values (sizes, trip counts)";
-  const auto k = f.address ? region_of(*f.address, plans) : std::nullopt;
-  if (k) {
-    const std::uint64_t base = region_base(*k);
-    x.symbol = e.params[*k].name;
-    x.offset = *f.address - base; // wraps for an access below the region: printed signed
+  const Region* at = f.address ? region_of(*f.address, memory) : nullptr;
+  if (at != nullptr) {
+    const std::size_t k = static_cast<std::size_t>(at - memory.regions.data());
+    x.symbol = at->name;
+    x.offset = *f.address - at->base; // wraps for an access below the region: printed signed
     if (f.kind == FaultKind::illegal_address) {
       x.kind = FindingKind::out_of_bounds;
-      const auto off = static_cast<std::int64_t>(*f.address - base);
+      const auto off = static_cast<std::int64_t>(*f.address - at->base);
       x.message += " (parameter `" + x.symbol + "`: offset " + std::to_string(off) + " of its " +
-                   std::to_string(plans[*k].bytes) + " bytes" +
-                   (plans[*k].kind == ParamPlan::Kind::region
-                        ? ", a region lint grows up to " + std::to_string(region_max_bytes)
-                        : std::string()) +
+                   std::to_string(memory.bytes[k].size()) + " bytes" +
+                   (at->grows ? ", a region lint grows up to " + std::to_string(region_max_bytes)
+                              : std::string()) +
                    ")";
     }
   }
@@ -186,6 +284,7 @@ void count_coverage(const sim::ir::Entry& e, const Run& r, Coverage& c,
     case Code::bulk_store:
     case Code::tensor_load:
     case Code::tensor_store:
+    case Code::bulk_peer:
       c.async_copies += n;
       break;
     case Code::commit_group:
@@ -203,6 +302,7 @@ void count_coverage(const sim::ir::Entry& e, const Run& r, Coverage& c,
     case Code::bar:
     case Code::bar_arrive:
     case Code::bar_red:
+    case Code::cluster_wait:
       c.barriers += n;
       break;
     default:
@@ -218,15 +318,57 @@ void describe_params(const sim::ir::Entry& e, const std::vector<ParamPlan>& plan
     std::string how = plans[k].how;
     if (plans[k].kind == ParamPlan::Kind::region)
       how = "pointer: region of " + std::to_string(plans[k].bytes) + " random bytes";
-    const bool memory =
-        plans[k].kind == ParamPlan::Kind::region || plans[k].kind == ParamPlan::Kind::sized;
-    r.params.push_back({e.params[k].name, how, memory ? plans[k].bytes : 0});
+    const std::uint64_t bytes = plans[k].kind == ParamPlan::Kind::region  ? plans[k].bytes
+                                : plans[k].kind == ParamPlan::Kind::sized ? plans[k].memory.bytes
+                                                                          : 0;
+    r.params.push_back({e.params[k].name, how, bytes});
   }
 }
 
+/// What a user of lint can do about an unsupported run-time fault: for a tensor copy through
+/// a map lint was not told of, the --arg forms that describe one.
+std::string what_to_do(const sim::ir::Entry& e, const sim::Fault& f) {
+  const bool tensor_copy = std::any_of(e.ops.begin(), e.ops.end(), [&](const sim::ir::Op& op) {
+    return op.line == f.ptx_line && (op.code == Code::tensor_load || op.code == Code::tensor_store);
+  });
+  if (!tensor_copy || f.kind != FaultKind::unsupported)
+    return {};
+  return "; lint knows the maps its --arg describe: a map parameter --arg K=TYPE[D0,...]:box[B0,"
+         "...], a pointer to a map in global memory (`const CUtensorMap*`) --arg "
+         "K=@TYPE[D0,...]:box[B0,...], a map inside a struct parameter --arg "
+         "K+OFFSET=TYPE[D0,...]:box[B0,...] (docs/lint.md, \"Tensor maps\")";
+}
+
+/// An unsupported fault's finding: the line the run reached (or, for an entry the simulator
+/// refuses whole, the problems of its functions; lines no thread reaches are no finding), else
+/// the fault's own line and words with what to do.
+void record_unsupported(const sim::Program& program, const sim::ir::Entry& e, const sim::Fault& f,
+                        unsigned seed, KernelReport& r) {
+  bool named = false;
+  for (const auto& u : program.unsupported(e.name)) {
+    if (e.problems.empty() && u.line != f.ptx_line)
+      continue;
+    Finding x;
+    x.kind = FindingKind::unsupported;
+    x.line = u.line;
+    x.seed = seed;
+    x.message = "`" + u.text + "`: " + u.reason;
+    add_finding(r.findings, std::move(x));
+    named = true;
+  }
+  if (named)
+    return;
+  Finding x;
+  x.kind = FindingKind::unsupported;
+  x.line = f.ptx_line;
+  x.seed = seed;
+  x.message = f.message + what_to_do(e, f);
+  add_finding(r.findings, std::move(x));
+}
+
 /// A seed's run into the report; whether the kernel could run at all (else r.status says why).
-bool record_run(const sim::Program& program, const sim::ir::Entry& e, const Run& run,
-                const std::vector<ParamPlan>& plans, unsigned seed, KernelReport& r) {
+bool record_run(const sim::Program& program, const sim::ir::Entry& e, const Run& run, unsigned seed,
+                KernelReport& r) {
   const sim::Observer& o = *run.observer;
   for (std::size_t i = 0; i < o.races.size(); ++i)
     add_finding(r.findings, race_finding(o.races[i], o.race_hits[i], seed));
@@ -235,32 +377,14 @@ bool record_run(const sim::Program& program, const sim::ir::Entry& e, const Run&
   const sim::Fault& f = *run.result.fault;
   switch (sim::origin(f.kind)) {
   case sim::FaultOrigin::kernel:
-    add_finding(r.findings, fault_finding(f, e, plans, seed));
+    add_finding(r.findings, fault_finding(f, run.memory, seed));
     return true;
   case sim::FaultOrigin::simulator:
     if (f.kind == FaultKind::instruction_limit) {
-      add_finding(r.findings, fault_finding(f, e, plans, seed));
+      add_finding(r.findings, fault_finding(f, run.memory, seed));
       return true;
     }
-    // The line the run reached (or, for an entry the simulator refuses whole, the problems
-    // of its functions); lines no thread reaches are no finding.
-    for (const auto& u : program.unsupported(e.name)) {
-      if (e.problems.empty() && u.line != f.ptx_line)
-        continue;
-      Finding x;
-      x.kind = FindingKind::unsupported;
-      x.line = u.line;
-      x.seed = seed;
-      x.message = "`" + u.text + "`: " + u.reason;
-      add_finding(r.findings, std::move(x));
-    }
-    if (r.findings.empty()) { // an unsupported launch: no line to name
-      Finding x;
-      x.kind = FindingKind::unsupported;
-      x.line = f.ptx_line;
-      x.message = f.message;
-      add_finding(r.findings, std::move(x));
-    }
+    record_unsupported(program, e, f, seed, r);
     return false;
   case sim::FaultOrigin::caller:
     r.status = f.kind == FaultKind::invalid_launch ? KernelStatus::usage : KernelStatus::error;
@@ -302,7 +426,11 @@ void check_unwritten(const sim::Program& program, const sim::ir::Entry& e,
 
 sim::Launch launch_for(const sim::ir::Entry& e, const Options& o) {
   sim::Launch l;
-  l.grid_dim = o.grid.value_or(default_grid);
+  l.cluster_dim = o.cluster;
+  const sim::Dim3 cluster =
+      o.cluster ? *o.cluster : e.reqnctapercluster.value_or(sim::Dim3{1, 1, 1});
+  const bool clustered = cluster[0] * cluster[1] * cluster[2] > 1;
+  l.grid_dim = o.grid.value_or(clustered ? cluster : default_grid);
   if (o.block)
     l.block_dim = *o.block;
   else if (e.reqntid)
@@ -354,7 +482,7 @@ KernelReport lint_kernel(const sim::Program& program, const std::string& entry,
   for (unsigned seed = 0; seed < std::max(1u, options.seeds); ++seed) {
     const Run run = run_seed(program, e, launch, plans, seed, sim::poison_byte);
     count_coverage(e, run, r.coverage, line_run);
-    if (!record_run(program, e, run, plans, seed, r))
+    if (!record_run(program, e, run, seed, r))
       break;
     if (seed == 0)
       check_unwritten(program, e, launch, plans, run, r, line_run);

@@ -5,7 +5,10 @@
 #include "emitter/tile/tensor.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -30,6 +33,14 @@ std::optional<std::uint64_t> parse_number(std::string_view s) {
   return negative ? ~v + 1 : v;
 }
 
+/// The product of the extents.
+std::uint64_t shape_elements(const std::vector<std::uint64_t>& shape) {
+  std::uint64_t n = 1;
+  for (const std::uint64_t d : shape)
+    n *= d;
+  return n;
+}
+
 /// "D0,D1,...": positive extents (at most 2^32 each) into `out`; false when one is not.
 bool parse_extents(std::string_view dims, std::vector<std::uint64_t>& out) {
   while (true) {
@@ -44,8 +55,35 @@ bool parse_extents(std::string_view dims, std::vector<std::uint64_t>& out) {
   }
 }
 
-/// The keys after TYPE[...]: `box[B0,...]` (required), `swizzle=32B|64B|128B`, `fill=nan`;
-/// the map is checked against the tensor-map rules (tile::check_tensor_map).
+/// `strides[S0,...]`: the map's byte strides of every dimension but the innermost (outermost
+/// first, as a CUtensorMap's globalStrides reversed) instead of a dense tensor's; the tensor's
+/// memory then ends past its farthest element.
+bool strided(const std::vector<std::uint64_t>& strides, tile::TensorMapDesc& desc, ArgValue& a,
+             std::string& error) {
+  if (strides.size() + 1 != a.shape.size()) {
+    error = "--arg " + a.name +
+            ": tensor map: strides[...] needs one byte stride per dimension "
+            "but the innermost (" +
+            std::to_string(a.shape.size() - 1) + ")";
+    return false;
+  }
+  const std::uint64_t element = a.bytes / std::max<std::uint64_t>(1, shape_elements(a.shape));
+  std::uint64_t last = a.shape.back() * element; // the innermost run's bytes
+  for (std::size_t k = 0; k < strides.size(); ++k) {
+    desc.global_strides[k] = static_cast<std::int64_t>(strides[k]);
+    last += (a.shape[k] - 1) * strides[k];
+  }
+  if (last > detail::region_max_bytes) {
+    error = "--arg " + a.name + ": tensor map: the strides reach " + std::to_string(last) +
+            " bytes, more than " + std::to_string(detail::region_max_bytes);
+    return false;
+  }
+  a.bytes = last;
+  return true;
+}
+
+/// The keys after TYPE[...]: `box[B0,...]` (required), `strides[S0,...]`, `swizzle=32B|64B|128B`,
+/// `fill=nan`; the map is checked against the tensor-map rules (tile::check_tensor_map).
 bool parse_map(std::string_view keys, tile::DType dtype, ArgValue& a, std::string& error) {
   const std::string where = "--arg " + a.name + ": tensor map: ";
   tile::Tensor t;
@@ -54,7 +92,7 @@ bool parse_map(std::string_view keys, tile::DType dtype, ArgValue& a, std::strin
   for (const std::uint64_t d : a.shape)
     t.shape.push_back(static_cast<std::int64_t>(d));
   t.align = 128;
-  std::vector<std::uint64_t> box;
+  std::vector<std::uint64_t> box, strides;
   tile::TensorMapSwizzle swizzle = tile::TensorMapSwizzle::none;
   bool nan = false;
   while (!keys.empty()) {
@@ -63,6 +101,9 @@ bool parse_map(std::string_view keys, tile::DType dtype, ArgValue& a, std::strin
     keys = colon == std::string_view::npos ? std::string_view{} : keys.substr(colon + 1);
     if (key.starts_with("box[") && key.ends_with("]") &&
         parse_extents(key.substr(4, key.size() - 5), box))
+      continue;
+    if (key.starts_with("strides[") && key.ends_with("]") &&
+        parse_extents(key.substr(8, key.size() - 9), strides))
       continue;
     if (key == "fill=nan") {
       nan = true;
@@ -73,7 +114,7 @@ bool parse_map(std::string_view keys, tile::DType dtype, ArgValue& a, std::strin
                           : std::nullopt;
     if (!mode) {
       error = where + "'" + std::string(key) +
-              "' is not box[B0,...], swizzle=none|32B|64B|128B or fill=nan";
+              "' is not box[B0,...], strides[S0,...], swizzle=none|32B|64B|128B or fill=nan";
       return false;
     }
     swizzle = *mode;
@@ -87,12 +128,74 @@ bool parse_map(std::string_view keys, tile::DType dtype, ArgValue& a, std::strin
       tile::tensor_map_of(t, std::vector<std::int64_t>(box.begin(), box.end()));
   desc.swizzle = swizzle;
   desc.oob_fill = nan ? tile::TensorMapOobFill::nan : tile::TensorMapOobFill::zero;
+  if (!strides.empty() && !strided(strides, desc, a, error))
+    return false;
   for (const Diagnostic& d : tile::check_tensor_map(desc)) {
     error = where + d.message;
     return false;
   }
   a.map = std::move(desc);
   return true;
+}
+
+/// The width in bytes of a value type of TYPE{...}: bN, uN, sN (N 8, 16, 32, 64), f32, f64.
+std::optional<unsigned> value_width(std::string_view type) {
+  if (type == "f32")
+    return 4;
+  if (type == "f64")
+    return 8;
+  if (type.size() < 2 || (type[0] != 'b' && type[0] != 'u' && type[0] != 's'))
+    return std::nullopt;
+  const std::string_view bits = type.substr(1);
+  for (const unsigned w : {8u, 16u, 32u, 64u}) {
+    if (bits == std::to_string(w))
+      return w / 8;
+  }
+  return std::nullopt;
+}
+
+/// One value of TYPE{...}: an integer (decimal, 0x, a leading '-'), or a float of f32 / f64
+/// (decimal, as strtod reads it; 0x gives the bits).
+std::optional<std::uint64_t> parse_value(std::string_view type, std::string_view v) {
+  if (auto n = parse_number(v))
+    return n;
+  if (type != "f32" && type != "f64")
+    return std::nullopt;
+  const std::string text(v);
+  char* end = nullptr;
+  const double d = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size())
+    return std::nullopt;
+  if (type == "f64")
+    return std::bit_cast<std::uint64_t>(d);
+  return std::bit_cast<std::uint32_t>(static_cast<float>(d));
+}
+
+/// TYPE{V0,V1,...} into a.raw.
+bool parse_values(std::string_view value, ArgValue& a, std::string& error) {
+  const std::size_t open = value.find('{');
+  const auto width = value_width(value.substr(0, open));
+  if (!width || !value.ends_with("}")) {
+    error = "--arg " + a.name + ": '" + std::string(value) +
+            "' is not TYPE{V0,V1,...} (TYPE b8..b64, u8..u64, s8..s64, f32, f64)";
+    return false;
+  }
+  const std::string_view type = value.substr(0, open);
+  std::string_view list = value.substr(open + 1, value.size() - open - 2);
+  while (true) {
+    const std::size_t comma = list.find(',');
+    const auto v = parse_value(type, list.substr(0, comma));
+    if (!v) {
+      error = "--arg " + a.name + ": '" + std::string(list.substr(0, comma)) + "' in '" +
+              std::string(value) + "' is not a value of " + std::string(type);
+      return false;
+    }
+    for (unsigned k = 0; k < *width; ++k)
+      a.raw.push_back(static_cast<std::uint8_t>(*v >> (8 * k)));
+    if (comma == std::string_view::npos)
+      return true;
+    list.remove_prefix(comma + 1);
+  }
 }
 
 } // namespace
@@ -103,11 +206,25 @@ std::optional<ArgValue> parse_arg(std::string_view text, std::string& error) {
     error = "--arg '" + std::string(text) + "' is not NAME=VALUE or NAME=TYPE[D0,D1,...]";
     return std::nullopt;
   }
-  std::string name(text.substr(0, eq));
+  std::string_view name = text.substr(0, eq);
+  std::optional<std::uint64_t> offset;
+  if (const std::size_t plus = name.find('+'); plus != std::string_view::npos) {
+    offset = parse_number(name.substr(plus + 1));
+    if (plus == 0 || !offset) {
+      error = "--arg '" + std::string(text) + "': NAME+OFFSET needs a byte offset (a number)";
+      return std::nullopt;
+    }
+    name = name.substr(0, plus);
+  }
   const std::string_view value = text.substr(eq + 1);
+  std::optional<ArgValue> a;
   if (auto n = parse_number(value))
-    return scalar_arg(std::move(name), *n);
-  return memory_arg(std::move(name), value, error);
+    a = scalar_arg(std::string(name), *n);
+  else
+    a = memory_arg(std::string(name), value, error);
+  if (a)
+    a->offset = offset;
+  return a;
 }
 
 ArgValue scalar_arg(std::string name, std::uint64_t value) {
@@ -120,6 +237,14 @@ ArgValue scalar_arg(std::string name, std::uint64_t value) {
 std::optional<ArgValue> memory_arg(std::string name, std::string_view value, std::string& error) {
   ArgValue a;
   a.name = std::move(name);
+  if (value.find('{') != std::string_view::npos) {
+    if (!parse_values(value, a, error))
+      return std::nullopt;
+    return a;
+  }
+  a.indirect = value.starts_with("@");
+  if (a.indirect)
+    value.remove_prefix(1);
   std::string_view map_keys;
   if (const std::size_t colon = value.find(':'); colon != std::string_view::npos) {
     map_keys = value.substr(colon + 1);
@@ -152,6 +277,10 @@ std::optional<ArgValue> memory_arg(std::string name, std::string_view value, std
   }
   if (!map_keys.empty() && !parse_map(map_keys, *dtype, a, error))
     return std::nullopt;
+  if (a.indirect && !a.map) {
+    error = "--arg " + a.name + ": '@' is a pointer to a tensor map: @TYPE[D0,...]:box[B0,...]";
+    return std::nullopt;
+  }
   return a;
 }
 
@@ -187,11 +316,94 @@ bool loads_param(const sim::ir::Entry& e, const sim::ir::Param& p) {
   return false;
 }
 
+/// Whether some instruction of `e` loads parameter bytes through a register address (`mov.b64
+/// %rd, param; ld.param [%rd+8]`): any parameter whose address is taken may be read so.
+bool loads_param_indirectly(const sim::ir::Entry& e) {
+  return std::any_of(e.ops.begin(), e.ops.end(), [](const sim::ir::Op& op) {
+    return op.code == sim::ir::Code::ld && op.space == sim::ir::Space::param && op.addr.has_reg;
+  });
+}
+
 std::string shape_text(const ArgValue& a) {
   std::string s = a.dtype + "[";
   for (std::size_t k = 0; k < a.shape.size(); ++k)
     s += (k == 0 ? "" : ",") + std::to_string(a.shape[k]);
   return s + "]";
+}
+
+/// What an --arg's memory is, for the report: "f32[128,32] (16384 bytes, random)".
+std::string memory_text(const ArgValue& a) {
+  const std::string text = shape_text(a) + " (" + std::to_string(a.bytes) + " bytes, random)";
+  if (!a.map)
+    return text;
+  return (a.indirect ? "a pointer to a tensor map of " : "a tensor map of ") + text;
+}
+
+ArgMemory memory_of(const ArgValue& a) {
+  return ArgMemory{a.bytes, a.map, a.indirect};
+}
+
+/// Bytes an --arg puts at its offset of a struct parameter: its values, or what its memory
+/// leaves there (a map's 128 bytes, or an 8-byte address).
+std::uint64_t field_bytes(const ArgValue& a) {
+  if (!a.raw.empty())
+    return a.raw.size();
+  return a.map && !a.indirect ? sim::tensor_map_bytes : 8;
+}
+
+/// One --arg into the plan of a parameter of `size` bytes; an error when it does not fit.
+std::string plan_arg(const ArgValue& a, std::uint32_t size, ParamPlan& p) {
+  const bool array = size > sizeof(std::uint64_t);
+  // A map with no offset is the whole parameter when that is a map's 128 bytes; in a larger
+  // struct (CuTe's TMA atoms) it is the struct's first field.
+  const bool whole_map = a.map && !a.indirect && !a.offset && size == sim::tensor_map_bytes;
+  if (!array || whole_map) {
+    if (a.offset)
+      return "--arg " + a.name + "+" + std::to_string(*a.offset) + ": the parameter has " +
+             std::to_string(size) + " bytes; NAME+OFFSET fills an array parameter (a struct)";
+    if (!a.raw.empty()) {
+      if (a.raw.size() > size)
+        return "--arg " + a.name + ": " + std::to_string(a.raw.size()) +
+               " bytes of values for a parameter of " + std::to_string(size);
+      p.kind = ParamPlan::Kind::scalar;
+      p.value = 0;
+      for (std::size_t k = 0; k < a.raw.size(); ++k)
+        p.value |= static_cast<std::uint64_t>(a.raw[k]) << (8 * k);
+      p.how = "scalar " + std::to_string(p.value);
+    } else if (a.scalar) {
+      p.kind = ParamPlan::Kind::scalar;
+      p.value = *a.scalar;
+      p.how = "scalar " + std::to_string(*a.scalar);
+    } else {
+      p.kind = ParamPlan::Kind::sized;
+      p.memory = memory_of(a);
+      p.how = memory_text(a);
+    }
+    return {};
+  }
+  // A field of a struct passed by value (no offset: at its first byte).
+  if (a.scalar)
+    return "--arg " + a.name + ": the parameter is a " + std::to_string(size) +
+           "-byte array (a struct by value): a number has no width there; give its fields' "
+           "values with their type, --arg NAME=u32{V0,V1,...} or NAME+OFFSET=u64{V}";
+  const std::uint64_t at = a.offset.value_or(0);
+  if (at + field_bytes(a) > size)
+    return "--arg " + a.name + (a.offset ? "+" + std::to_string(at) : std::string()) + ": " +
+           std::to_string(field_bytes(a)) + " bytes at byte " + std::to_string(at) +
+           " of a parameter of " + std::to_string(size);
+  if (p.kind != ParamPlan::Kind::fields) {
+    p.kind = ParamPlan::Kind::fields;
+    p.raw.assign(size, 0);
+    p.how = "a " + std::to_string(size) + "-byte struct:";
+  }
+  if (!a.raw.empty()) {
+    std::copy(a.raw.begin(), a.raw.end(), p.raw.begin() + static_cast<std::ptrdiff_t>(at));
+    p.how += " " + std::to_string(a.raw.size()) + " bytes of values at " + std::to_string(at) + ";";
+  } else {
+    p.fields.push_back(Field{at, memory_of(a), shape_text(a)});
+    p.how += " at " + std::to_string(at) + " " + memory_text(a) + ";";
+  }
+  return {};
 }
 
 } // namespace
@@ -207,19 +419,11 @@ std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<Ar
     if (k == e.params.size())
       continue; // another kernel's parameter (unmatched_args says when it is nobody's)
     given[k] = true;
-    ParamPlan& p = plans[k];
-    if (a.scalar) {
-      p.kind = ParamPlan::Kind::scalar;
-      p.value = *a.scalar;
-      p.how = "scalar " + std::to_string(*a.scalar);
-    } else {
-      p.kind = ParamPlan::Kind::sized;
-      p.bytes = a.bytes;
-      p.map = a.map;
-      p.how = (a.map ? "a tensor map of " : "") + shape_text(a) + " (" + std::to_string(a.bytes) +
-              " bytes, random)";
-    }
+    if (std::string why = plan_arg(a, e.params[k].size, plans[k]); !why.empty() && error.empty())
+      error = "`" + e.name + "`: " + why;
   }
+  if (!error.empty())
+    return plans;
   std::string unset;
   for (std::size_t k = 0; k < e.params.size(); ++k) {
     const sim::ir::Param& param = e.params[k];
@@ -230,8 +434,18 @@ std::vector<ParamPlan> plan_params(const sim::ir::Entry& e, const std::vector<Ar
       p.kind = ParamPlan::Kind::region;
       p.bytes = region_initial_bytes;
     } else if (param.size > 8) {
-      p.kind = ParamPlan::Kind::other;
-      p.how = "a " + std::to_string(param.size) + "-byte array (not filled)";
+      // An array the entry never reads (no ld.param of its bytes, none through a register)
+      // is zeros; any other needs its bytes (undescribed_arrays says how to give them). A
+      // tensor map (by its size) is read by tensor copies, through its address: never zeros.
+      if (loads_param(e, param) || loads_param_indirectly(e) ||
+          param.size == sim::tensor_map_bytes) {
+        p.kind = ParamPlan::Kind::other;
+        p.how = "a " + std::to_string(param.size) + "-byte array (not filled)";
+      } else {
+        p.kind = ParamPlan::Kind::fields;
+        p.raw.assign(param.size, 0);
+        p.how = "unused (zeros)";
+      }
     } else if (loads_param(e, param)) {
       p.kind = ParamPlan::Kind::unset;
       unset += (unset.empty() ? "`" : ", `") + param.name + "` (" + std::to_string(k) + ", " +
@@ -253,20 +467,25 @@ std::optional<std::string> undescribed_arrays(const sim::ir::Entry& e,
     const sim::ir::Param& p = e.params[k];
     if (plans[k].kind != ParamPlan::Kind::other || p.size <= sizeof(std::uint64_t))
       continue;
-    const std::string head = "parameter `" + p.name + "` (" + std::to_string(k) + ") is a " +
-                             std::to_string(p.size) + "-byte array";
+    const std::string index = std::to_string(k);
+    const std::string head =
+        "parameter " + index + " (`" + p.name + "`) is a " + std::to_string(p.size) + "-byte array";
     if (p.size == sim::tensor_map_bytes)
       return head +
              ", a tensor map (CUtensorMap) by its size: lint needs the tensor it maps, which "
              "its bytes do not tell; describe it with --arg " +
-             p.name +
+             index +
              "=TYPE[D0,D1,...]:box[B0,B1,...][:swizzle=32B|64B|128B][:fill=nan] (the element "
              "type, the tensor's extents outermost first, and the box each copy moves; "
              "docs/lint.md, \"Tensor maps\")";
     return head +
-           " (a struct passed by value); lint fills an array parameter only when it is "
-           "a tensor map described with --arg " +
-           p.name + "=TYPE[D0,...]:box[B0,...]";
+           ", a struct passed by value, which the kernel reads: give its bytes field by field, "
+           "--arg " +
+           index + "=u32{V0,V1,...} (values of b8..b64, u8..u64, s8..s64, f32, f64) or --arg " +
+           index +
+           "+OFFSET=... per field; a field that is a pointer takes TYPE[D0,...] (a region), a "
+           "tensor map TYPE[D0,...]:box[B0,...], a pointer to one @TYPE[...]:box[...] "
+           "(docs/lint.md, \"Structs by value\")";
   }
   return std::nullopt;
 }

@@ -2,25 +2,16 @@
 
 #include "driver/lint/lint.hpp"
 #include "driver/support/diagnostic_format.hpp"
+#include "emitter/support/enum_names.hpp"
 
 #include <map>
 
 namespace ptxgen::lint {
 
 std::string_view status_name(KernelStatus s) {
-  switch (s) {
-  case KernelStatus::clean:
-    return "clean";
-  case KernelStatus::findings:
-    return "findings";
-  case KernelStatus::unsupported:
-    return "unsupported";
-  case KernelStatus::error:
-    return "error";
-  case KernelStatus::usage:
-    return "usage";
-  }
-  return "";
+  static constexpr auto names =
+      enum_names<KernelStatus::usage>("clean", "findings", "unsupported", "error", "usage");
+  return name_of(names, s);
 }
 
 namespace {

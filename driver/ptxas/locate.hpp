@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ptxgen::driver {
 
@@ -26,5 +27,20 @@ Fallible<PtxasLocation> locate_ptxas_in(const PtxasSearch& search);
 /// Succeeds when `path` is a regular file (after symlinks) this process may execute.
 /// Otherwise the message says what it is instead ("it does not exist", "it is a directory", ...).
 Status is_executable_file(const std::filesystem::path& path);
+
+/// An executable the user names, by an option (--ptxas PATH) or else by an environment
+/// variable (PTXGEN_PTXAS=PATH): the path and which of the two named it.
+struct NamedExecutable {
+  std::string path;
+  std::string how; ///< the option's or the variable's name
+};
+
+/// The executable named by the option `option` (its value `option_value`) or else by the
+/// variable `variable` (`env_value`); nullopt when both are empty. One that names no
+/// executable file is an error that quotes it as the user wrote it.
+std::optional<Fallible<NamedExecutable>> named_executable(std::string_view option,
+                                                          const std::string& option_value,
+                                                          std::string_view variable,
+                                                          const std::string& env_value);
 
 } // namespace ptxgen::driver

@@ -33,20 +33,26 @@ Status is_executable_file(const fs::path& path) {
   return {};
 }
 
+std::optional<Fallible<NamedExecutable>> named_executable(std::string_view option,
+                                                          const std::string& option_value,
+                                                          std::string_view variable,
+                                                          const std::string& env_value) {
+  const bool by_option = !option_value.empty();
+  if (!by_option && env_value.empty())
+    return std::nullopt;
+  const std::string& path = by_option ? option_value : env_value;
+  if (auto usable = is_executable_file(path); !usable)
+    return Failure{(by_option ? std::string(option) + " '" : std::string(variable) + "='") + path +
+                   "' is not an executable file: " + usable.error()};
+  return NamedExecutable{path, std::string(by_option ? option : variable)};
+}
+
 Fallible<PtxasLocation> locate_ptxas_in(const PtxasSearch& search) {
-  if (!search.explicit_path.empty()) {
-    auto usable = is_executable_file(search.explicit_path);
-    if (usable)
-      return PtxasLocation{search.explicit_path, "--ptxas"};
-    return Failure{"--ptxas '" + search.explicit_path +
-                   "' is not an executable file: " + usable.error()};
-  }
-  if (!search.env_value.empty()) {
-    auto usable = is_executable_file(search.env_value);
-    if (usable)
-      return PtxasLocation{search.env_value, "PTXGEN_PTXAS"};
-    return Failure{"PTXGEN_PTXAS='" + search.env_value +
-                   "' is not an executable file: " + usable.error()};
+  if (auto named =
+          named_executable("--ptxas", search.explicit_path, "PTXGEN_PTXAS", search.env_value)) {
+    if (!*named)
+      return Failure{named->error()};
+    return PtxasLocation{(*named)->path, (*named)->how};
   }
   if (!search.configured.empty() && is_executable_file(search.configured))
     return PtxasLocation{search.configured, "the CUDA toolkit found at configure time"};

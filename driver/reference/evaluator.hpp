@@ -308,6 +308,8 @@ private:
   /// "op 3's copy", or "the copy of the pipeline's steady-state load (...)": the copies of
   /// op `apply` as messages name them (tile::op_label).
   std::string copy_of(std::size_t apply) const;
+  /// "the load of op 5" for a load the user wrote; a pipeline's load by its role.
+  std::string load_of(std::size_t load) const;
 
   /// A granule a wait_group landed is read or written again: while that wait is still its
   /// thread's newest, the wait had to complete the granule's group.
@@ -607,6 +609,10 @@ private:
   void check_load_fence(std::size_t op, model::Access load, std::int64_t tid, const Buffer& b,
                         std::size_t g, std::int64_t off);
 
+  /// The end of both fences' details: writer `w`'s write has no proxy_fence after it (then a
+  /// cta_sync, when `w` is not `tid`) before this `access` of `tid`.
+  std::string fence_missing_text(std::int32_t w, std::int64_t tid, std::string_view access) const;
+
   /// A load by `tid` of run `r` of global `b`: the generic writes of its bytes need a
   /// global-space proxy fence between them and the load (evaluator_proxy.cpp).
   void check_global_fence(std::size_t op, model::Access load, std::int64_t tid, const Buffer& b,
@@ -782,6 +788,10 @@ private:
   void step_op(std::size_t, const tile::CommitGroupOp&);
 
   void step_op(std::size_t op, const tile::WaitGroupOp& w);
+
+  /// A wait_group's or bulk_wait's (`wait`) count below 0: reported, and true (the wait is
+  /// skipped).
+  bool negative_wait(std::size_t op, std::int64_t n, std::string_view wait);
 
   void step_op(std::size_t, const tile::WaitAllOp&);
 

@@ -93,12 +93,11 @@ void Evaluator::step_op(std::size_t op, const tile::BulkLoadOp& m) {
       });
       return;
     }
-    PendingLoad l;
-    l.access = model::Access::bulk_load;
-    l.op = op;
-    l.tid = tid;
-    l.barrier = *id;
-    l.bytes = d.bytes();
+    PendingLoad l{.access = model::Access::bulk_load,
+                  .op = op,
+                  .tid = tid,
+                  .barrier = *id,
+                  .bytes = d.bytes()};
     l.dst = &db;
     l.src = &sb;
     l.pieces = zip_runs(d, s);
@@ -303,10 +302,7 @@ void Evaluator::check_proxy_fence(std::size_t op, std::int64_t tid, const Buffer
           return s + "; that thread's proxy_fence after the write has no cta_sync after it "
                      "before this store";
         }
-        return s + " with no " + tile::op_to_add(k_, "proxy_fence") +
-               " of that thread after the write" +
-               (w == tid ? std::string() : std::string(" (then a cta_sync)")) +
-               " before this store";
+        return s + fence_missing_text(w, tid, "store");
       },
       Severity::error, b.granule());
 }
@@ -318,9 +314,7 @@ void Evaluator::step_op(std::size_t, const tile::BulkCommitOp&) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::BulkWaitOp& w) {
-  if (w.n < 0) {
-    problems_.add(op, DiagId::check_negative_wait, "negative bulk_wait count",
-                  [&] { return "n = " + std::to_string(w.n); });
+  if (negative_wait(op, w.n, "bulk_wait")) {
     return;
   }
   for (std::int64_t tid = 0; tid < k_.block; ++tid) {

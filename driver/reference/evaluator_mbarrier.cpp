@@ -120,34 +120,24 @@ void Evaluator::step_op(std::size_t op, const tile::CopyArriveOp& m) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::MbarrierArriveOp& m) {
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    if (m.pred) {
-      const auto p = eval(op, *m.pred, "pred", env(cta_, tid));
-      if (!p || *p == 0)
-        continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv&) {
     if (const auto id = used_barrier(op, m.barrier, tid)) {
       release(*id, tid);
       arrive_on(cta_state_, *id);
     }
-  }
+  });
 }
 
 void Evaluator::step_op(std::size_t op, const tile::MbarrierWaitOp& m) {
-  for (std::int64_t tid = 0; tid < k_.block; ++tid) {
-    if (m.pred) {
-      const auto p = eval(op, *m.pred, "pred", env(cta_, tid));
-      if (!p || *p == 0)
-        continue;
-    }
+  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     if (!id)
-      continue;
+      return;
     land_tracked(*id);
     land_loads(*id);
-    const auto q = eval(op, m.parity, "parity", env(cta_, tid));
+    const auto q = eval(op, m.parity, "parity", e);
     if (!q)
-      continue;
+      return;
     const RefBarrier& bar = cta_state_.barriers[*id];
     if ((bar.phase % 2) == *q) {
       problems_.add(op, DiagId::check_mbarrier_hang,
@@ -157,14 +147,14 @@ void Evaluator::step_op(std::size_t op, const tile::MbarrierWaitOp& m) {
                              " still needs " + std::to_string(bar.pending) + " of " +
                              std::to_string(bar.count) + " arrivals" + tx_text(bar);
                     });
-      continue;
+      return;
     }
     auto& waited = cta_state_.threads[static_cast<std::size_t>(tid)].waited;
     auto [seen, fresh] = waited.try_emplace(*id, bar.phase - 1);
     if (!fresh)
       seen->second = std::max(seen->second, bar.phase - 1);
     acquire(*id, tid);
-  }
+  });
 }
 
 std::string Evaluator::tx_text(const RefBarrier& bar) {

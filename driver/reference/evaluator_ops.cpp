@@ -77,10 +77,17 @@ void Evaluator::step_op(std::size_t, const tile::CommitGroupOp&) {
   }
 }
 
+bool Evaluator::negative_wait(std::size_t op, std::int64_t n, std::string_view wait) {
+  if (n >= 0) {
+    return false;
+  }
+  problems_.add(op, DiagId::check_negative_wait, "negative " + std::string(wait) + " count",
+                [&] { return "n = " + std::to_string(n); });
+  return true;
+}
+
 void Evaluator::step_op(std::size_t op, const tile::WaitGroupOp& w) {
-  if (w.n < 0) {
-    problems_.add(op, DiagId::check_negative_wait, "negative wait_group count",
-                  [&] { return "n = " + std::to_string(w.n); });
+  if (negative_wait(op, w.n, "wait_group")) {
     return;
   }
   for (Cta& cta : this_cta()) {

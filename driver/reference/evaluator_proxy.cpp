@@ -52,6 +52,13 @@ bool Evaluator::shared_fence_between(std::int64_t tid, std::int32_t writer,
   return fence_ordered(tid, writer, time, false);
 }
 
+std::string Evaluator::fence_missing_text(std::int32_t w, std::int64_t tid,
+                                          std::string_view access) const {
+  return " with no " + tile::op_to_add(k_, "proxy_fence") + " of that thread after the write" +
+         (w == tid ? std::string() : std::string(" (then a cta_sync)")) + " before this " +
+         std::string(access);
+}
+
 void Evaluator::check_load_fence(std::size_t op, model::Access load, std::int64_t tid,
                                  const Buffer& b, std::size_t g, std::int64_t off) {
   const ref::SharedBytes& h = b.hz;
@@ -75,10 +82,7 @@ void Evaluator::check_load_fence(std::size_t op, model::Access load, std::int64_
                      "and no mbarrier arrival after it that this thread waited for, before "
                      "this load";
         }
-        return s + " (the generic proxy) with no " + tile::op_to_add(k_, "proxy_fence") +
-               " of that thread after the write" +
-               (w == tid ? std::string() : std::string(" (then a cta_sync)")) +
-               " before this load (the async proxy)";
+        return s + " (the generic proxy)" + fence_missing_text(w, tid, "load (the async proxy)");
       },
       Severity::error, b.granule());
 }

@@ -21,8 +21,8 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
         op, DiagId::check_mbarrier_unwaited_read,
         "reads shared bytes an mbarrier phase guards before waiting for that phase",
         [&] {
-          return where(bid, tid) + " reads " + byte_text(b, off) + ", which the load of " +
-                 tile::op_label(k_, static_cast<std::size_t>(h.pending_op[g])) + " by thread " +
+          return where(bid, tid) + " reads " + byte_text(b, off) + ", which " +
+                 load_of(static_cast<std::size_t>(h.pending_op[g])) + " by thread " +
                  std::to_string(h.pending_tid[g]) +
                  " will write; no thread has waited for the phase it completes in";
         },
@@ -84,6 +84,14 @@ std::string Evaluator::copy_of(std::size_t apply) const {
   return "the copy of " + tile::op_label(k_, apply);
 }
 
+std::string Evaluator::load_of(std::size_t load) const {
+  // A pipeline's load is named by its role ("the pipeline's steady-state load ...").
+  if (k_.ops[load].origin.role == tile::OpOrigin::Role::written) {
+    return "the load of " + tile::op_label(k_, load);
+  }
+  return tile::op_label(k_, load);
+}
+
 std::string Evaluator::pending_cause(const Cta& cta, const ref::SharedBytes& h, std::size_t g,
                                      std::int64_t off) const {
   const ThreadState& ts = cta.threads[static_cast<std::size_t>(h.pending_tid[g])];
@@ -129,15 +137,24 @@ void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, s
             !copy  ? " writes "
             : load ? std::string(" issues a ") + (tensor ? "tensor_load" : "bulk_load") + " into "
                    : " issues a copy into ";
+        // A ring pipeline's load after its own consumer's read: the ring releases a stage
+        // after the consumer of its tile, so the read was of another tile's stage, and a
+        // cta_sync is nothing the user can put between two ops of the expansion.
+        const auto reader = static_cast<std::size_t>(b.hz.read_op[g]);
+        const bool ring = load && k_.ops[op].origin.role != tile::OpOrigin::Role::written &&
+                          k_.ops[reader].origin.role == tile::OpOrigin::Role::consumer;
         const std::string fix =
-            load ? "; release the bytes after that read (the readers arrive on a barrier, "
-                   "such as the ring's 'empty', and the issuing thread waits for that phase "
-                   "before the load), or add " +
-                       tile::op_to_add(k_, "cta_sync") + " between that read and the load"
-                 : "; add " + tile::op_to_add(k_, "cta_sync") + " between that read and this write";
+            ring ? "; the pipeline refills a stage once the consumers of the tile in it have "
+                   "released it, so a consumer reads only its own tile's stage ('stage' in "
+                   "its view), never another"
+            : load
+                ? "; release the bytes after that read (the readers arrive on a barrier, "
+                  "such as the ring's 'empty', and the issuing thread waits for that phase "
+                  "before the load), or add " +
+                      tile::op_to_add(k_, "cta_sync") + " between that read and the load"
+                : "; add " + tile::op_to_add(k_, "cta_sync") + " between that read and this write";
         return where(bid, tid) + access + byte_text(b, off) + ", read by " + who + " at " +
-               tile::op_label(k_, static_cast<std::size_t>(b.hz.read_op[g])) +
-               " since the last cta_sync" + fix;
+               tile::op_label(k_, reader) + " since the last cta_sync" + fix;
       },
       Severity::error, b.granule());
 }

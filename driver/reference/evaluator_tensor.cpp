@@ -186,8 +186,7 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
   if (map == nullptr || !prepare(op, m.dst, "dst")) {
     return;
   }
-  Cta& cta = cta_state_;
-  Buffer& db = buffer(*slot(m.dst.value), cta);
+  Buffer& db = buffer(*slot(m.dst.value), cta_state_);
   const Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
   const std::vector<std::uint8_t> fill = naive_fill_element(*map);
   each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
@@ -199,12 +198,11 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
     if (!box) {
       return;
     }
-    PendingLoad l;
-    l.access = model::Access::tensor_load;
-    l.op = op;
-    l.tid = tid;
-    l.barrier = *id;
-    l.bytes = box->bytes;
+    PendingLoad l{.access = model::Access::tensor_load,
+                  .op = op,
+                  .tid = tid,
+                  .barrier = *id,
+                  .bytes = box->bytes};
     l.dst = &db;
     l.src = &gb;
     l.writes.append({box->base, naive_shared_box_bytes(*map)}); // a narrow row's padding too
@@ -221,8 +219,7 @@ void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
   if (map == nullptr || !prepare(op, m.src, "src")) {
     return;
   }
-  Cta& cta = cta_state_;
-  Buffer& sb = buffer(*slot(m.src.value), cta);
+  Buffer& sb = buffer(*slot(m.src.value), cta_state_);
   Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
   each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto box = place_box(op, m.coords, m.src, sb, gb, e, *map, tile::TensorAccess::store);

@@ -54,19 +54,11 @@ std::string_view name(DisassemblerKind k) {
 }
 
 Fallible<Disassembler> locate_disassembler_in(const DisassemblerSearch& search) {
-  if (!search.explicit_path.empty()) {
-    auto usable = is_executable_file(search.explicit_path);
-    if (usable)
-      return Disassembler{search.explicit_path, kind_of(search.explicit_path), "--disassembler"};
-    return Failure{"--disassembler '" + search.explicit_path +
-                   "' is not an executable file: " + usable.error()};
-  }
-  if (!search.env_value.empty()) {
-    auto usable = is_executable_file(search.env_value);
-    if (usable)
-      return Disassembler{search.env_value, kind_of(search.env_value), "PTXGEN_DISASSEMBLER"};
-    return Failure{"PTXGEN_DISASSEMBLER='" + search.env_value +
-                   "' is not an executable file: " + usable.error()};
+  if (auto named = named_executable("--disassembler", search.explicit_path, "PTXGEN_DISASSEMBLER",
+                                    search.env_value)) {
+    if (!*named)
+      return Failure{named->error()};
+    return Disassembler{(*named)->path, kind_of((*named)->path), (*named)->how};
   }
   std::vector<std::pair<fs::path, std::string>> places;
   if (!search.ptxas_path.empty())

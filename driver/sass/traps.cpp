@@ -1,7 +1,6 @@
 #include "driver/sass/traps.hpp"
 
 #include "emitter/support/enum_names.hpp"
-#include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
 #include <array>
@@ -75,10 +74,7 @@ std::span<const Signature> signatures() {
 }
 
 const Signature& signature(TrapId id) {
-  for (const auto& s : table)
-    if (s.id == id)
-      return s;
-  unreachable("TrapId without a signature");
+  return row_with(table, &Signature::id, id, "TrapId without a signature");
 }
 
 std::vector<TrapMatch> find_traps(const Listing& listing) {

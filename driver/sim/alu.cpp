@@ -145,6 +145,19 @@ int mul_sticky_f64(double x, double y, double r) {
   return d != 0 ? sign_of(d) : sign_of(e);
 }
 
+/// a/b: the sign of (exact quotient - r), r the nearest double to it. Only the remainder's sign
+/// matters, so the operands are scaled to [1, 2) and r by the same power of two (exact: the
+/// scaled r lies near 1, a subnormal r is scaled up), out of the reach of underflow; fma rounds
+/// the scaled remainder once, which keeps its sign.
+int div_sticky(double x, double y, double r) {
+  if (x == 0 || y == 0 || r == 0 || !std::isfinite(x) || !std::isfinite(y) || !std::isfinite(r))
+    return 0;
+  const int ex = std::ilogb(x), ey = std::ilogb(y);
+  const double xs = std::fabs(std::scalbn(x, -ex)), ys = std::fabs(std::scalbn(y, -ey));
+  const double rs = std::fabs(std::scalbn(r, ey - ex));
+  return sign_of(std::fma(-rs, ys, xs)) * (std::signbit(r) ? -1 : 1);
+}
+
 /// f64 overflow of finite operands (the host rounded to nearest: inf): the
 /// largest finite value where the mode rounds toward zero.
 double f64_overflow(double r, ir::Round round) {
@@ -235,6 +248,16 @@ std::uint64_t float_element(FloatOp op, ir::Num num, const FloatMode& m, std::ui
     r = x * y; // exact below f64
     if (num == ir::Num::f64)
       sticky = mul_sticky_f64(x, y, r);
+    break;
+  }
+  case FloatOp::div: {
+    // The double quotient of f32 (f16, bf16) operands is their exact quotient rounded to 53
+    // bits: with the remainder's sign it rounds once more exactly (53 >= 2 * 24 + 2).
+    const double x = to_double(num, a), y = to_double(num, b);
+    r = x / y;
+    sticky = div_sticky(x, y, r);
+    if (y == 0) // x / 0 is an exact infinity (or NaN), not an overflow
+      return round_to(num, r, 0, m.round, m.ftz);
     break;
   }
   case FloatOp::fma: {
@@ -520,6 +543,18 @@ std::uint64_t float_op(FloatOp op, ir::Num num, const FloatMode& m, std::uint64_
     return (hi << 16) | lo;
   }
   return float_element(op, num, m, a, b, c);
+}
+
+std::uint64_t divide_approx(bool full, bool ftz, std::uint64_t a, std::uint64_t b) {
+  const FloatMode nearest{ir::Round::rn, ftz, false};
+  const double y = std::fabs(to_double(ir::Num::f32, b));
+  if (!full && y > 0x1p126 && std::isfinite(y)) { // a * (1/b) with 1/b flushed to zero
+    const double x = to_double(ir::Num::f32, flush(ir::Num::f32, a, ftz));
+    if (!std::isfinite(x))
+      return format(ir::Num::f32).canonical_nan();
+    return (a ^ b) & format(ir::Num::f32).sign_bit();
+  }
+  return float_op(FloatOp::div, ir::Num::f32, nearest, a, b, 0);
 }
 
 bool float_compare(ir::Cmp cmp, ir::Num num, bool ftz, std::uint64_t a, std::uint64_t b) {

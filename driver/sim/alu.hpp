@@ -65,11 +65,19 @@ enum class FloatOp : std::uint8_t {
   max, ///< the greater; a NaN operand yields the other one
   neg, ///< -a (the sign bit flipped)
   abs, ///< |a| (the sign bit cleared)
+  div, ///< a / b, rounded once (div.rnd: IEEE 754's correctly rounded quotient)
 };
 
 /// One float operation on register bits of `num` (x2 forms: each half).
 std::uint64_t float_op(FloatOp op, ir::Num num, const FloatMode& m, std::uint64_t a,
                        std::uint64_t b, std::uint64_t c);
+
+/// div.approx{.ftz}.f32 and div.full{.ftz}.f32, which the ISA defines only to within 2 ulp
+/// (`full`: over the whole range; .approx: for |b| in [2^-126, 2^126], and for 2^126 < |b| <
+/// 2^128 a NaN when a is infinite, else zero). The simulator returns the exact quotient rounded
+/// to nearest, and .approx's zero (or NaN) for that range of b: deterministic and within the
+/// ISA's bound of the GPU's value, but not its bits.
+std::uint64_t divide_approx(bool full, bool ftz, std::uint64_t a, std::uint64_t b);
 
 /// setp.cmp{.ftz}.f: the comparison of two floats (x2 forms are not comparisons).
 bool float_compare(ir::Cmp cmp, ir::Num num, bool ftz, std::uint64_t a, std::uint64_t b);

@@ -26,6 +26,15 @@ Cta::Cta(const LaunchContext& c, std::uint64_t bid)
       generic_writes_(c.async_global_reads ? c.mem.size() : 0) {
   if (l_.profile != nullptr) // run --profile
     prof_.emplace(l_.block_total());
+  cluster_dim_ = c.cluster_dim;
+  cluster_size_ = cluster_dim_[0] * cluster_dim_[1] * cluster_dim_[2];
+  explicit_cluster_ = c.explicit_cluster;
+  const Dim3 in_cluster = {bid_xyz_[0] % cluster_dim_[0], bid_xyz_[1] % cluster_dim_[1],
+                           bid_xyz_[2] % cluster_dim_[2]};
+  rank_ = in_cluster[0] + in_cluster[1] * cluster_dim_[0] +
+          in_cluster[2] * cluster_dim_[0] * cluster_dim_[1];
+  if (c.uses_dsmem && cluster_size_ > 1)
+    ctrack_.resize(smem_.size());
   threads_.resize(static_cast<std::size_t>(c.l.block_total()));
   for (std::uint32_t t = 0; t < threads_.size(); ++t) {
     threads_[t].tid = t;
@@ -135,6 +144,34 @@ std::uint64_t Cta::special(const Thread& t, ptx::SpecialRegister sp) const {
     return e_.shared_bytes + l_.dynamic_shared_bytes;
   case ptx::SpecialRegister::nwarpid:
     return (l_.block_total() + 31) / 32;
+  case ptx::SpecialRegister::cluster_ctarank:
+    return rank_;
+  case ptx::SpecialRegister::cluster_nctarank:
+    return cluster_size_;
+  case ptx::SpecialRegister::clusterid_x:
+  case ptx::SpecialRegister::clusterid_y:
+  case ptx::SpecialRegister::clusterid_z: {
+    const unsigned k = index - static_cast<unsigned>(ptx::SpecialRegister::clusterid_x);
+    return bid_xyz_[k] / cluster_dim_[k];
+  }
+  case ptx::SpecialRegister::nclusterid_x:
+  case ptx::SpecialRegister::nclusterid_y:
+  case ptx::SpecialRegister::nclusterid_z: {
+    const unsigned k = index - static_cast<unsigned>(ptx::SpecialRegister::nclusterid_x);
+    return l_.grid_dim[k] / cluster_dim_[k];
+  }
+  case ptx::SpecialRegister::cluster_ctaid_x:
+  case ptx::SpecialRegister::cluster_ctaid_y:
+  case ptx::SpecialRegister::cluster_ctaid_z: {
+    const unsigned k = index - static_cast<unsigned>(ptx::SpecialRegister::cluster_ctaid_x);
+    return bid_xyz_[k] % cluster_dim_[k];
+  }
+  case ptx::SpecialRegister::cluster_nctaid_x:
+  case ptx::SpecialRegister::cluster_nctaid_y:
+  case ptx::SpecialRegister::cluster_nctaid_z:
+    return cluster_dim_[index - static_cast<unsigned>(ptx::SpecialRegister::cluster_nctaid_x)];
+  case ptx::SpecialRegister::is_explicit_cluster:
+    return explicit_cluster_ ? 1 : 0;
   case ptx::SpecialRegister::reserved_smem_begin: // after the kernel's shared memory
   case ptx::SpecialRegister::reserved_smem_0:     // (simulator.hpp, "Reserved shared memory")
     return reserved_begin_;
@@ -161,6 +198,8 @@ void Cta::exit_thread(Thread& t, std::uint32_t line) {
   finish_bulk_stores(t, line);
   t.state = State::exited;
   t.stop_line = line;
+  if (cluster_ != nullptr)
+    cta_exit(t, line); // the cluster barrier stops counting it; the CTA's peers (cta_cluster.cpp)
 }
 
 void Cta::call(Thread& t, const ir::Op& op) {

@@ -11,6 +11,8 @@
 //   cta_bulk.cpp      bulk stores and their groups, global reads in flight, the async proxy
 //   cta_tensor.cpp    tensor copies (cp.async.bulk.tensor): their maps and element runs
 //   cta_global.cpp    global bytes within the CTA: bulk stores' destinations, the global proxy
+//   cta_cluster.cpp   clusters: mapa, distributed shared memory, barrier.cluster, remote
+//                     mbarriers, peer and multicast bulk copies, the cluster hazards
 // See simulator.hpp for the execution, cp.async and race model.
 
 #include "driver/sim/cross_cta.hpp"
@@ -22,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -93,6 +96,8 @@ struct Copy {
   bool bulk = false;           ///< a cp.async.bulk: completes with its mbarrier's phase only
   std::uint64_t bar = 0;       ///< a bulk copy's mbarrier (shared offset)
   std::shared_ptr<const TensorPlan> tensor; ///< a tensor load's elements (size: its extent)
+  /// A bulk copy from a peer CTA's shared memory (bulk_peer): the bytes it read at issue.
+  std::shared_ptr<const std::vector<std::uint8_t>> data;
 };
 
 /// A queued cp.async.bulk.global.shared::cta.bulk_group: its read of shared memory completes
@@ -111,6 +116,9 @@ struct BulkStore {
   std::vector<std::uint8_t> data;
   std::shared_ptr<const TensorPlan> tensor; ///< a tensor store's elements (dst, buffer unused)
 };
+
+/// Access::tid of bytes a peer CTA of the cluster wrote (the cluster rules check those).
+inline constexpr std::int32_t kRemoteWriter = -2;
 
 /// One thread's access to a shared byte: who, by which op, in which iteration.
 struct Access {
@@ -142,6 +150,7 @@ enum class State : std::uint8_t {
   at_mbarrier, ///< waits for an mbarrier phase (test_wait / try_wait found it incomplete)
   exited,      ///< returned
   at_warp,     ///< waits in a warp-collective instruction (ldmatrix) for its warp's other lanes
+  at_cluster,  ///< waits in barrier.cluster.wait for the cluster's phase (cta_cluster.cpp)
 };
 
 struct Thread {
@@ -174,7 +183,42 @@ struct Thread {
   std::uint64_t false_at = ~0ull; ///< Mbarriers::events() when its wait last returned false
   bool wake_false = false;        ///< resumed to see its wait return false once
   bool spin_read = false; ///< a strong load and no store since its last taken backward branch
+  // clusters (cta_cluster.cpp)
+  std::uint32_t cl_arrived = 0; ///< barrier.cluster.arrive executed so far
+  std::uint32_t cl_waited = 0;  ///< barrier.cluster.wait completed so far (phases seen done)
+  /// Per non-relaxed cluster arrival, in order: the cluster phase it arrived in. An access made
+  /// after k such arrivals is ordered before phase cl_release[k], once that arrival exists.
+  std::vector<std::uint32_t> cl_release;
+  std::vector<std::uint64_t> cl_inits; ///< its mbarrier.inits not yet published cluster-wide
+  std::size_t cl_fenced = 0;           ///< cl_inits[0, cl_fenced) have a fence.mbarrier_init since
 };
+
+/// One access of a CTA's shared memory or barriers by a thread of the cluster, for the cluster
+/// rules (cta_cluster.cpp): who, and how far its cluster arrivals had gone.
+struct ClusterUse {
+  std::int32_t rank = -1; ///< the accessing thread's CTA rank in the cluster; -1: none
+  std::uint32_t tid = 0;
+  std::uint32_t op = 0;
+  std::uint32_t iteration = 0;
+  std::uint32_t released = 0; ///< the thread's cl_release.size() then
+  bool strong = false;        ///< an atomic or strong access (never a data race with another)
+};
+
+/// Per shared byte of a CTA whose cluster uses distributed shared memory: its last writer and
+/// last reader (any CTA of the cluster), for the races between CTAs.
+struct ClusterByte {
+  ClusterUse writer;
+  ClusterUse reader;
+};
+
+/// An mbarrier.init of a CTA of a cluster: published cluster-wide at a cluster barrier phase
+/// (its thread's next arrival after a fence.mbarrier_init, or its next non-relaxed arrival).
+struct InitRecord {
+  ClusterUse who;
+  std::optional<std::uint32_t> published; ///< the phase; nullopt: not yet
+};
+
+class Cluster; // cluster.hpp
 
 /// The current use of a named barrier (bar.sync / bar.arrive / bar.red, ids 0..15): a use ends
 /// when the arrivals reach its thread count (Cta::named_barrier).
@@ -269,6 +313,9 @@ struct LaunchContext {
   bool uses_reserved = false;      ///< the entry reads a %reserved_smem_offset_* register
   bool async_global_reads = false; ///< the entry has a bulk or tensor load (the global proxy)
   bool logs_global = false;        ///< the CTAs log their global accesses (cross_cta.hpp)
+  Dim3 cluster_dim = {1, 1, 1};    ///< CTAs per cluster along x, y, z
+  bool explicit_cluster = false;   ///< %is_explicit_cluster
+  bool uses_dsmem = false;         ///< the entry may access a peer's shared memory (ld/st/atom/red)
   SimResult& res;
   ExitWarnings& exits;
   /// Instructions this run may execute before an instruction_limit fault: the launch's
@@ -286,6 +333,20 @@ public:
 
   /// Runs every thread of the CTA to its end; a fault is thrown as FaultThrow.
   void run();
+  /// One round of run(): a pass over the threads, then the barriers, waits and warp groups it
+  /// released. Whether some thread can run on (else every thread has exited or waits).
+  bool advance();
+  /// When nothing can run any more: the fault of a thread left waiting (deadlock, barrier
+  /// divergence), if any.
+  void stuck() const;
+  /// At the end: the asynchronous copies never completed are performed (exit warning).
+  void finish();
+  /// Joins `c` as its CTA `rank` (clusters of more than one CTA).
+  void join(Cluster& c) { cluster_ = &c; }
+  std::uint32_t rank() const { return rank_; }
+  std::uint64_t bid() const { return bid_; }
+  /// The cluster barrier's phase completed: its waiters run on (cta_cluster.cpp).
+  void cluster_released(bool relaxed);
   /// Its plain global accesses (LaunchContext::logs_global), compacted, for CrossCta once it
   /// has run (on the host thread that ran it: a launch's raw logs never pile up).
   CtaGlobalLog take_global_log() {
@@ -362,10 +423,11 @@ private:
   void move_matrix(std::size_t first, std::size_t last, const ir::Op& op);
   /// wgmma.mma_async by the warpgroup [first, first+128), `t` the last to arrive.
   void wgmma_issue(const Thread& t, std::size_t first, const ir::Op& op);
-  /// One operand of a wgmma from its shared-memory descriptor: `rows` x K values (row-major),
+  /// One operand of a wgmma from its shared-memory descriptor, K-major or `mn_major` (imm-trans
+  /// 1): `rows` x K values (row-major),
   /// its 16-byte chunks appended to `runs`.
   std::vector<double> wgmma_shared_operand(const Thread& t, const ir::Op& op, std::uint64_t desc,
-                                           unsigned rows, ir::Elem e,
+                                           unsigned rows, ir::Elem e, bool mn_major,
                                            std::vector<std::uint64_t>& chunks);
   /// The reads, the proxy fence and the register rules at a wgmma's issue (its hazards).
   void wgmma_checks(const Thread& t, std::size_t first, const ir::Op& op,
@@ -419,6 +481,61 @@ private:
   void settle_active_mask(std::size_t first, std::size_t last, std::uint32_t pc);
   /// When no thread can run: settles every warp waiting in an activemask. Whether any did.
   bool settle_active_masks();
+
+  // ------------------------------------------------ cta_cluster.cpp: clusters
+
+  /// barrier.cluster.arrive: an arrival for the cluster's current phase (cluster of one: none).
+  Flow cluster_arrive(Thread& t, const ir::Op& op);
+  /// barrier.cluster.wait: waits for the phase of the thread's last arrival to complete.
+  Flow cluster_wait(Thread& t, const ir::Op& op);
+  /// A thread waits at barrier.cluster.wait and nothing can run: the threads it waits for.
+  [[noreturn]] void cluster_stuck(const Thread& t) const;
+  /// mapa: the address of `a`'s location in CTA `rank` (cluster_window_stride).
+  std::uint64_t map_address(const Thread& t, const ir::Op& op) const;
+  /// The CTA whose shared memory the shared address `off` names (its rank bits, if any, are
+  /// stripped from `off`): this one, or a peer when `op` may reach one.
+  Cta& shared_home(const Thread& t, const ir::Op& op, std::uint64_t& off);
+  /// ld / st of a peer's shared memory (distributed shared memory).
+  void remote_load_store(Thread& t, const ir::Op& op, Cta& home, std::uint64_t off, bool is_ld);
+  /// Bytes [off, off+n) written by a peer (a remote st or atom, a peer's or a multicast's bulk
+  /// copy): this CTA's own race rules see a writer that is none of its threads (kRemoteWriter).
+  void mark_remote_written(std::uint64_t off, std::uint64_t n, bool async_proxy);
+  /// Bounds and mbarrier objects of an access of `home`'s bytes [off, off+n) by `t`.
+  void check_home(const Thread& t, const ir::Op& op, const Cta& home, std::uint64_t off,
+                  std::uint64_t n, std::string_view what) const;
+  /// `t`'s access by `op` now, for the cluster rules.
+  ClusterUse cluster_use(const Thread& t, const ir::Op& op) const;
+  /// Whether `u` is ordered before a thread that has completed `waited` cluster barrier waits.
+  bool cluster_ordered(const ClusterUse& u, std::uint32_t waited) const;
+  /// The races between CTAs on `home`'s shared bytes [off, off+n), accessed by `t` now.
+  void dsmem_track(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t off, std::uint64_t n,
+                   bool write);
+  /// `t` uses `home` (a peer) now: its shared memory or a barrier there. Remembered for the
+  /// peer's exit; after that exit a hazard at once.
+  void remote_use(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t off);
+  /// The CTA's last thread exits (at `line`): every peer's use must be ordered before it.
+  void cta_exit(const Thread& t, std::uint32_t line);
+  /// A remote arrive, peer bulk copy or multicast into `home`'s barrier at `bar`: its init must
+  /// be visible cluster-wide.
+  void check_init_visible(const Thread& t, const ir::Op& op, const Cta& home, std::uint64_t bar);
+  /// After tx bytes came into `home`'s barrier at `bar` from a peer (or its arrivals completed):
+  /// bytes beyond the tx-count expected are a multicast with no matching expect_tx.
+  void check_overfed(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t bar);
+  /// mbarrier.arrive / arrive.expect_tx / expect_tx on a peer's barrier.
+  Flow remote_mbarrier(Thread& t, const ir::Op& op, Cta& home, std::uint64_t bar);
+  /// cp.async.bulk.shared::cluster.shared::cta: this CTA's bytes into a peer's, completing there.
+  void bulk_peer_issue(Thread& t, const ir::Op& op);
+  /// Queues the landing `c` (its dst and bar in `home`) of `tx` bytes on `home`'s barrier.
+  void queue_remote_landing(Thread& t, const ir::Op& op, Cta& home, Copy c, std::uint64_t tx);
+  /// A multicast load: `c` (and its tensor plan) lands in every CTA of the op's mask.
+  void multicast(Thread& t, const ir::Op& op, const Copy& c, std::uint64_t tx);
+  /// Performs the peers' copies into this CTA that complete on `bar` (every one: ~0).
+  void land_remote(std::uint64_t bar);
+  /// Raises a race between CTAs of the cluster: `self` (of `t`) against `other`.
+  void cluster_race(RaceKind k, const Thread& t, const RaceAccess& self, const RaceAccess& other,
+                    std::string symbol, std::uint64_t offset, const std::string& detail) const;
+  /// A ClusterUse as a RaceAccess (with its CTA).
+  RaceAccess use_access(const ClusterUse& u) const;
   /// shfl.sync, vote.sync, match.any.sync and redux.sync for the lanes `members` of the warp
   /// [first, last), each lane by the instruction it waits in (PTX ISA pseudocode; a lane outside
   /// the warp reads its own value).
@@ -666,6 +783,12 @@ private:
   /// Queues the checked bulk load `c` (dst, size and its source or tensor set) on the mbarrier
   /// operand of `op`, which expects `tx` bytes from it: races and proxy fence on its destination.
   void queue_bulk_load(Thread& t, const ir::Op& op, Copy c, std::uint64_t tx);
+  /// queue_bulk_load's copy into this CTA, on its barrier at `bar`.
+  void queue_load_at(Thread& t, const ir::Op& op, Copy c, std::uint64_t tx, std::uint64_t bar);
+  /// The shared offset `off` (maybe a `.shared::cluster` address of this CTA) in this CTA's
+  /// shared memory; an address of a peer's is `unsupported` for `what`.
+  std::uint64_t own_shared(const Thread& t, const ir::Op& op, std::uint64_t off,
+                           std::string_view what) const;
 
   // ------------------------------------------------ cta_tensor.cpp: tensor copies
 
@@ -714,6 +837,21 @@ private:
   std::vector<std::uint32_t> iterations_;
   std::vector<Thread> threads_;
   std::vector<std::uint32_t> order_; ///< the threads' order in a pass (Launch::schedule_seed)
+  // clusters (cta_cluster.cpp)
+  Dim3 cluster_dim_;               ///< LaunchContext::cluster_dim
+  std::uint32_t cluster_size_ = 1; ///< CTAs per cluster
+  std::uint32_t rank_ = 0;         ///< %cluster_ctarank
+  bool explicit_cluster_ = false;
+  Cluster* cluster_ = nullptr;                ///< set when the cluster has more than one CTA
+  std::vector<ClusterByte> ctrack_;           ///< per shared byte, when LaunchContext::uses_dsmem
+  std::map<std::uint64_t, InitRecord> inits_; ///< its mbarrier.inits (clusters), by offset
+  /// Per peer thread (rank, tid): its latest use of this CTA and the shared offset it used.
+  std::map<std::pair<std::int32_t, std::uint32_t>, std::pair<ClusterUse, std::uint64_t>> users_;
+  std::vector<Copy> remote_copies_; ///< peers' bulk copies landing here, at their barrier's phase
+  /// Per barrier: the latest peer's complete_tx into it and the phase it counts for.
+  std::map<std::uint64_t, std::pair<ClusterUse, std::uint64_t>> remote_tx_;
+  bool exited_ = false; ///< every thread has exited
+  RaceAccess exit_;     ///< the last thread's exit
   /// The named barriers' slots (0..15), then the cluster barrier's (kClusterBarrier).
   static constexpr std::int64_t kClusterBarrier = 16;
   std::array<NamedBarrier, kClusterBarrier + 1> bars_{}; ///< the named barriers' current uses

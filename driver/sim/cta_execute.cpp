@@ -69,6 +69,8 @@ Cta::Flow Cta::execute(Thread& t, const ir::Op& op) {
       t.gfence_phase = phase_;
       t.gfence_clock = mb_.clock(t.tid);
     }
+    if (op.code == ir::Code::mbarrier_init_fence) // its inits so far: published at its next
+      t.cl_fenced = t.cl_inits.size();            // cluster arrival (cta_cluster.cpp)
     return Flow::next;
   case ir::Family::warp:
     return warp_collective(t, op);
@@ -137,10 +139,10 @@ Cta::Flow Cta::control_op(Thread& t, const ir::Op& op) {
   case ir::Code::bar_arrive:
   case ir::Code::bar_red:
     return named_barrier(t, op);
+  case ir::Code::cluster_arrive:
+    return cluster_arrive(t, op);
   case ir::Code::cluster_wait:
-    // A cluster of one CTA (the simulator runs one): every thread's wait completes the
-    // cluster's barrier as a whole-CTA barrier would; the arrive before it is a hint here.
-    return cluster_barrier(t, op);
+    return cluster_wait(t, op);
   case ir::Code::ret:
     if (!t.calls.empty() && op.n == 0) {
       return_from_call(t);
@@ -184,6 +186,9 @@ Cta::Flow Cta::move_op(Thread& t, const ir::Op& op) {
     return Flow::next;
   case ir::Code::cvta:
     set(t, op.dst[0], convert_address(t, op) & mask(w));
+    return Flow::next;
+  case ir::Code::mapa:
+    set(t, op.dst[0], map_address(t, op) & mask(w));
     return Flow::next;
   case ir::Code::cvt:
     set(t, op.dst[0], get(t, op.src[0], op.type2) & mask(w));
@@ -311,6 +316,7 @@ bool Cta::float_form(const ir::Op& op) {
   case ir::Code::max:
   case ir::Code::neg:
   case ir::Code::setp:
+  case ir::Code::div:
     return op.type.num != ir::Num::integer || op.sat;
   case ir::Code::cvt:
     return op.type.num != ir::Num::integer || op.type2.num != ir::Num::integer || op.sat;
@@ -394,6 +400,10 @@ Cta::Flow Cta::arith(Thread& t, const ir::Op& op) {
     break;
   case ir::Code::fmul:
     v = fp(alu::FloatOp::mul);
+    break;
+  case ir::Code::div:
+    v = op.round == ir::Round::none ? alu::divide_approx(op.full, op.ftz, r(0), r(1))
+                                    : fp(alu::FloatOp::div);
     break;
   case ir::Code::fma:
     v = fp(alu::FloatOp::fma);

@@ -162,6 +162,10 @@ std::pair<std::string_view, std::string_view> Cta::race_relation(RaceKind k) {
             "; the wgmma may read it at any time until then"};
   case RaceKind::wgmma_register_in_flight: // register_race words these itself
   case RaceKind::missing_wgmma_fence:
+  case RaceKind::cross_cta_shared: // cluster_race words these itself
+  case RaceKind::cluster_peer_exit:
+  case RaceKind::remote_before_init:
+  case RaceKind::multicast_without_expect_tx:
     return {"", ""};
   }
   unreachable("race_relation(): not a RaceKind value");
@@ -179,7 +183,7 @@ void Cta::on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uin
     else if (s.writer.tid >= 0 && s.writer.tid != self.tid && s.wphase == phase_ &&
              !ordered(s.writer, self) && !both_strong(s.writer, self))
       race(RaceKind::read_after_write, t, self, b, s.writer);
-    else if (s.writer.tid < 0 && l_.observer != nullptr)
+    else if (s.writer.tid == -1 && l_.observer != nullptr) // not kRemoteWriter
       unwritten_read(t, self, b);
     if (s.rphase != phase_) {
       s.reader = self;

@@ -16,6 +16,7 @@ std::uint64_t Cta::mbar_offset(const Thread& t, const ir::Op& op, const ir::Addr
                    " is not a shared-memory address (an mbarrier object lives in shared memory)");
     off -= shared_window_base;
   }
+  off = own_shared(t, op, off, "an mbarrier operand of this instruction");
   check_shared(t, op, off, 8, "mbarrier object");
   check_align(t, op, off, 8, "mbarrier object");
   return off;
@@ -58,10 +59,25 @@ Cta::Flow Cta::mbarrier_step(Thread& t, const ir::Op& op) {
     tensor_load_issue(t, op);
     return Flow::next;
   }
+  if (op.code == ir::Code::bulk_peer) {
+    bulk_peer_issue(t, op);
+    return Flow::next;
+  }
+  if (op.cluster || op.space == ir::Space::generic) { // maybe a peer's barrier (cta_cluster.cpp)
+    std::uint64_t at = address(t, op.addr);
+    if (resolve_shared(op, at)) {
+      if (Cta& home = shared_home(t, op, at); &home != this)
+        return remote_mbarrier(t, op, home, at);
+    }
+  }
   const std::uint64_t off = mbar_offset(t, op, op.addr);
   switch (op.code) {
   case ir::Code::mbar_init:
     mb_.init(off, u32(0), op.line);
+    if (cluster_ != nullptr) { // published cluster-wide at a cluster barrier (cta_cluster.cpp)
+      inits_[off] = InitRecord{cluster_use(t, op), std::nullopt};
+      t.cl_inits.push_back(off);
+    }
     return Flow::next;
   case ir::Code::mbar_inval:
     mb_.inval(off);
@@ -75,6 +91,8 @@ Cta::Flow Cta::mbarrier_step(Thread& t, const ir::Op& op) {
                                            op.code == ir::Code::mbar_arrive_drop);
     if (!op.sink)
       set(t, op.dst[0], state);
+    if (!remote_tx_.empty())
+      check_overfed(t, op, *this, off);
     return Flow::next;
   }
   case ir::Code::mbar_expect_tx:
@@ -121,10 +139,13 @@ void Cta::settle(std::uint64_t off) {
   }
   for (auto& th : threads_)
     perform_if(th, [&](const Copy& c) { return c.bulk && c.bar == off; });
+  if (!remote_copies_.empty())
+    land_remote(off);
 }
 
 void Cta::bulk_issue(Thread& t, const ir::Op& op) {
-  const auto [dst, src, size] = bulk_operands(t, op);
+  auto [dst, src, size] = bulk_operands(t, op);
+  dst = own_shared(t, op, dst, "the destination of a non-multicast bulk load");
   check_shared(t, op, dst, size, "cp.async.bulk destination");
   not_an_mbarrier(t, op, dst, size, "cp.async.bulk destination");
   global_bytes(t, op, src, size, "cp.async.bulk source");
@@ -140,6 +161,15 @@ void Cta::bulk_issue(Thread& t, const ir::Op& op) {
 
 void Cta::queue_bulk_load(Thread& t, const ir::Op& op, Copy c, std::uint64_t tx) {
   const std::uint64_t bar = mbar_offset(t, op, op.addr3);
+  if (op.multicast) {
+    c.bar = bar;
+    multicast(t, op, c, tx);
+    return;
+  }
+  queue_load_at(t, op, std::move(c), tx, bar);
+}
+
+void Cta::queue_load_at(Thread& t, const ir::Op& op, Copy c, std::uint64_t tx, std::uint64_t bar) {
   const Access self = now(t, op);
   check_write(t, self, c.dst, c.size, true, false);
   check_proxy(t, self, c.dst, c.size);
@@ -154,6 +184,8 @@ void Cta::queue_bulk_load(Thread& t, const ir::Op& op, Copy c, std::uint64_t tx)
   for (std::uint64_t b = c.dst; b < c.dst + c.size; ++b)
     track_[b].pending = static_cast<std::int32_t>(t.tid);
   t.copies.push_back(std::move(c));
+  if (!remote_tx_.empty())
+    check_overfed(t, op, *this, bar);
 }
 
 bool Cta::wake_mbarrier_waiters() {
@@ -193,6 +225,7 @@ bool Cta::wake_mbarrier_waiters() {
 }
 
 void Cta::flush_async_copies() {
+  land_remote(~0ull);
   for (auto& t : threads_) {
     if (t.copies.empty())
       continue;

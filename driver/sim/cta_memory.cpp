@@ -72,7 +72,14 @@ void Cta::profiled(const Thread& t, const ir::Op& op, AccessKind kind, std::uint
 }
 
 bool Cta::in_shared_window(std::uint64_t addr) const {
-  return addr >= shared_window_base && addr - shared_window_base < smem_.size();
+  if (addr < shared_window_base)
+    return false;
+  const std::uint64_t off = addr - shared_window_base;
+  if (off < smem_.size())
+    return true;
+  // the cluster's CTAs (simulator.hpp, cluster_window_stride)
+  return off >= cluster_window_stride && off / cluster_window_stride <= cluster_size_ &&
+         off % cluster_window_stride < smem_.size();
 }
 
 bool Cta::resolve_shared(const ir::Op& op, std::uint64_t& addr) const {
@@ -119,6 +126,10 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
   } else {
     check_align(t, op, addr, total, what);
     if (resolve_shared(op, addr)) {
+      if (Cta& home = shared_home(t, op, addr); &home != this) {
+        remote_load_store(t, op, home, addr, is_ld); // distributed shared memory
+        return;
+      }
       check_shared(t, op, addr, total, what);
       not_an_mbarrier(t, op, addr, total, what);
       profiled(t, op, is_ld ? AccessKind::shared_load : AccessKind::shared_store, addr, total);
@@ -135,6 +146,8 @@ void Cta::load_store(Thread& t, const ir::Op& op, bool is_ld) {
         check_write(t, self, addr, total, false, false, total <= sizeof data ? data : nullptr);
         mark_written(self, addr, total);
       }
+      if (!ctrack_.empty())
+        dsmem_track(t, op, *this, addr, total, !is_ld);
       bytes = smem_.data() + addr;
     } else {
       t.spin_read = is_ld && (op.strong || t.spin_read);
@@ -172,13 +185,22 @@ void Cta::atomic(Thread& t, const ir::Op& op) {
   check_align(t, op, addr, n, what);
   const bool shared = resolve_shared(op, addr);
   std::uint8_t* p = nullptr;
-  if (shared) {
+  Cta* home = shared ? &shared_home(t, op, addr) : this;
+  if (home != this) { // distributed shared memory
+    check_home(t, op, *home, addr, n, what);
+    remote_use(t, op, *home, addr);
+    dsmem_track(t, op, *home, addr, n, true);
+    home->mark_remote_written(addr, n, false);
+    p = home->smem_.data() + addr;
+  } else if (shared) {
     check_shared(t, op, addr, n, what);
     not_an_mbarrier(t, op, addr, n, what);
     on_read(t, op, addr, n);
     const Access self = now(t, op);
     check_write(t, self, addr, n, false, false);
     mark_written(self, addr, n);
+    if (!ctrack_.empty())
+      dsmem_track(t, op, *this, addr, n, true);
     p = smem_.data() + addr;
   } else {
     p = global_bytes(t, op, addr, n, what);
@@ -308,6 +330,8 @@ void Cta::perform(const Thread& t, const Copy& c) {
   std::uint8_t* d = smem_.data() + c.dst;
   if (c.tensor) {
     land_tensor(d, *c.tensor);
+  } else if (c.data) { // a bulk copy from shared memory (bulk_peer to this CTA itself)
+    std::memcpy(d, c.data->data(), c.size);
   } else {
     if (c.src_bytes > 0) {
       const auto& buf = mem_[static_cast<std::size_t>(c.buffer)];

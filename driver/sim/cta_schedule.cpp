@@ -8,36 +8,47 @@
 namespace ptxgen::sim::exec {
 
 void Cta::run() {
-  while (true) {
-    for (std::size_t k = 0; k < threads_.size(); ++k) {
-      Thread& t = threads_[order_.empty() ? k : order_[k]];
-      if (t.state == State::running)
-        step(t);
-    }
-    release_barriers(); // the uses of named barriers completed in the pass
-    if (wake_mbarrier_waiters())
-      continue;
-    if (std::any_of(threads_.begin(), threads_.end(),
-                    [](const Thread& t) { return t.state == State::running; }))
-      continue; // lanes a warp collective or a barrier released
-    if (settle_active_masks() || settle_warp_groups())
-      continue;
-    for (const auto& t : threads_) {
-      if (t.state == State::at_mbarrier)
-        deadlock(t);
-    }
-    const Thread* waiting = nullptr;
-    for (const auto& t : threads_) {
-      if (t.state == State::at_warp)
-        warp_stuck(t);
-      if (t.state == State::at_barrier && waiting == nullptr)
-        waiting = &t;
-    }
-    if (waiting != nullptr)
-      barrier_stuck(*waiting);
-    flush_async_copies();
-    return;
+  while (advance()) {
   }
+  stuck();
+  finish();
+}
+
+bool Cta::advance() {
+  for (std::size_t k = 0; k < threads_.size(); ++k) {
+    Thread& t = threads_[order_.empty() ? k : order_[k]];
+    if (t.state == State::running)
+      step(t);
+  }
+  release_barriers(); // the uses of named barriers completed in the pass
+  if (wake_mbarrier_waiters())
+    return true;
+  if (std::any_of(threads_.begin(), threads_.end(),
+                  [](const Thread& t) { return t.state == State::running; }))
+    return true; // lanes a warp collective or a barrier released
+  return settle_active_masks() || settle_warp_groups();
+}
+
+void Cta::stuck() const {
+  for (const auto& t : threads_) {
+    if (t.state == State::at_mbarrier)
+      deadlock(t);
+  }
+  const Thread* waiting = nullptr;
+  for (const auto& t : threads_) {
+    if (t.state == State::at_warp)
+      warp_stuck(t);
+    if (t.state == State::at_cluster)
+      cluster_stuck(t);
+    if (t.state == State::at_barrier && waiting == nullptr)
+      waiting = &t;
+  }
+  if (waiting != nullptr)
+    barrier_stuck(*waiting);
+}
+
+void Cta::finish() {
+  flush_async_copies();
 }
 
 std::pair<std::size_t, std::size_t> Cta::enter_warp(Thread& t, const ir::Op& op) {

@@ -159,10 +159,10 @@ std::shared_ptr<const TensorPlan> Cta::tensor_plan(const Thread& t, const ir::Op
 
 std::uint64_t Cta::tensor_shared(const Thread& t, const ir::Op& op, const TensorMapArg& m,
                                  const TensorPlan& plan) const {
-  const std::uint64_t at = address(t, op.addr);
   const bool load = op.code == ir::Code::tensor_load;
   const std::string_view what =
       load ? "cp.async.bulk.tensor destination" : "cp.async.bulk.tensor source";
+  const std::uint64_t at = own_shared(t, op, address(t, op.addr), what);
   const auto align =
       static_cast<std::uint64_t>(row_of(tile::swizzle_rows, m.desc.swizzle).shared_align);
   check_align(t, op, at, align, what);

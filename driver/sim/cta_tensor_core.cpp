@@ -302,7 +302,7 @@ void Cta::move_matrix(std::size_t first, std::size_t last, const ir::Op& op) {
 }
 
 std::vector<double> Cta::wgmma_shared_operand(const Thread& t, const ir::Op& op, std::uint64_t desc,
-                                              unsigned rows, ir::Elem e,
+                                              unsigned rows, ir::Elem e, bool mn_major,
                                               std::vector<std::uint64_t>& chunks) {
   const ir::MatrixOp& m = e_.matrix[static_cast<std::size_t>(op.n)];
   const tc::Descriptor d = tc::decode_descriptor(desc);
@@ -313,7 +313,8 @@ std::vector<double> Cta::wgmma_shared_operand(const Thread& t, const ir::Op& op,
   std::vector<double> v(static_cast<std::size_t>(rows) * m.k);
   for (unsigned r = 0; r < rows; ++r) {
     for (unsigned kk = 0; kk < m.k; ++kk) {
-      const std::uint64_t at = tc::kmajor_address(d, r, kk, bits);
+      const std::uint64_t at =
+          mn_major ? tc::mnmajor_address(d, r, kk, bits) : tc::kmajor_address(d, r, kk, bits);
       check_shared(t, op, at, bytes, "a wgmma operand element");
       std::uint64_t x = 0;
       for (unsigned b = 0; b < bytes; ++b)
@@ -328,15 +329,11 @@ std::vector<double> Cta::wgmma_shared_operand(const Thread& t, const ir::Op& op,
 void Cta::wgmma_issue(const Thread& t, std::size_t first, const ir::Op& op) {
   const ir::MatrixOp& m = e_.matrix[static_cast<std::size_t>(op.n)];
   const unsigned n = m.n, k = m.k;
-  if (m.trans_a || m.trans_b)
-    fault_at(FaultKind::unsupported, t, op,
-             "wgmma with a transposed (MN-major) operand, imm-trans 1, is not simulated; "
-             "K-major operands are");
   const Thread& lead = threads_[first];
   std::vector<std::uint64_t> chunks;
   std::vector<double> a(64u * k, 0.0);
   if (m.a_desc) {
-    a = wgmma_shared_operand(t, op, lead.regs[m.a_desc_reg], 64, m.a, chunks);
+    a = wgmma_shared_operand(t, op, lead.regs[m.a_desc_reg], 64, m.a, m.trans_a, chunks);
   } else {
     for (std::size_t i = 0; i < warpgroup_size; ++i) {
       const auto w = static_cast<unsigned>(i / warp_size), lane = static_cast<unsigned>(i % 32);
@@ -350,7 +347,7 @@ void Cta::wgmma_issue(const Thread& t, std::size_t first, const ir::Op& op) {
     }
   }
   const std::vector<double> bt =
-      wgmma_shared_operand(t, op, lead.regs[m.b_desc_reg], n, m.b, chunks);
+      wgmma_shared_operand(t, op, lead.regs[m.b_desc_reg], n, m.b, m.trans_b, chunks);
   std::vector<double> b(static_cast<std::size_t>(k) * n);
   for (unsigned j = 0; j < n; ++j)
     for (unsigned kk = 0; kk < k; ++kk)
@@ -458,13 +455,20 @@ void Cta::wgmma_registers(const Thread& t, const ir::Op& op) {
     return nullptr;
   };
   if (!wgmmas_.empty()) {
-    // A wgmma of the same form into the same registers is ordered after the ones in flight:
-    // then only its other registers (A fragments, descriptors, scale-d) must be free.
+    // A wgmma of the same form into the same registers is ordered after the ones in flight
+    // that accumulate into them (others in flight, into other registers, do not matter: the
+    // k-blocks of several accumulator tiles interleave so): then only its other registers (A
+    // fragments, descriptors, scale-d) must be free.
     bool chained = m != nullptr;
     for (const Wgmma& g : wgmmas_) {
       const std::size_t k = t.tid - std::size_t{g.first};
-      if (chained && t.tid >= g.first && k < g.threads && !g.retired[k])
-        chained = same_form(*m, e_.matrix[static_cast<std::size_t>(e_.ops[g.issue.op].n)]);
+      if (!chained || t.tid < g.first || k >= g.threads || g.retired[k])
+        continue;
+      const ir::MatrixOp& gm = e_.matrix[static_cast<std::size_t>(e_.ops[g.issue.op].n)];
+      const bool shares = std::any_of(m->dregs.begin(), m->dregs.end(), [&](std::uint32_t r) {
+        return std::find(gm.dregs.begin(), gm.dregs.end(), r) != gm.dregs.end();
+      });
+      chained = !shares || same_form(*m, gm);
     }
     std::vector<std::uint32_t> others;
     if (chained) {

@@ -9,8 +9,31 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace ptxgen::sim::detail {
+
+namespace {
+
+/// Declares `name` in one of a scope's lists, `scope`, remembering what it shadows in `all`
+/// (the scope's `}` restores it); false, with nothing changed, when the scope declares
+/// `name` already.
+template <class Info>
+bool shadow(std::vector<std::pair<std::string, std::optional<Info>>>& scope,
+            const std::unordered_map<std::string, Info>& all, const std::string& name) {
+  for (const auto& [n, old] : scope)
+    if (n == name)
+      return false;
+  auto it = all.find(name);
+  scope.emplace_back(name, it == all.end() ? std::nullopt : std::optional<Info>(it->second));
+  return true;
+}
+
+} // namespace
 
 std::optional<TypeInfo> parse_type(std::string_view s) {
   // The spelling is the emitter's (one table of PTX type names); what each type means to
@@ -147,14 +170,8 @@ void Parser::local_param(ir::Entry& e) {
   ir::Param p = param_decl();
   expect(";", "after the parameter declaration");
   p.offset = frame_place(e, p);
-  Scope& sc = scopes_.back();
-  for (const auto& [name, old] : sc.locals) {
-    if (name == p.name)
-      fail(DiagId::sim_redeclared, first, "`.param " + p.name + "` is declared twice");
-  }
-  auto it = locals_.find(p.name);
-  sc.locals.emplace_back(p.name,
-                         it == locals_.end() ? std::nullopt : std::optional<ir::Param>(it->second));
+  if (!shadow(scopes_.back().locals, locals_, p.name))
+    fail(DiagId::sim_redeclared, first, "`.param " + p.name + "` is declared twice");
   locals_[p.name] = p;
 }
 
@@ -246,14 +263,8 @@ void Parser::reg_decl(ir::Entry& e) {
         fail(DiagId::sim_declaration, nm, "register count out of range");
       if (scopes_.empty())
         open_scope();
-      Scope& sc = scopes_.back();
-      for (const auto& [n2, old] : sc.families) {
-        if (n2 == name)
-          fail(DiagId::sim_redeclared, nm, "registers `" + name + "<N>` are declared twice");
-      }
-      auto it = families_.find(name);
-      sc.families.emplace_back(name, it == families_.end() ? std::nullopt
-                                                           : std::optional<Family>(it->second));
+      if (!shadow(scopes_.back().families, families_, name))
+        fail(DiagId::sim_redeclared, nm, "registers `" + name + "<N>` are declared twice");
       Family f{static_cast<std::uint32_t>(e.reg_mask.size()), static_cast<std::uint32_t>(n), bits};
       families_[name] = f;
       for (std::int64_t k = 0; k < n; ++k)
@@ -263,14 +274,8 @@ void Parser::reg_decl(ir::Entry& e) {
       // declare it again, shadowing the outer one until its `}`.
       if (scopes_.empty())
         open_scope();
-      Scope& sc = scopes_.back();
-      for (const auto& [n, old] : sc.regs) {
-        if (n == name)
-          fail(DiagId::sim_redeclared, nm, "register `" + name + "` is declared twice");
-      }
-      auto it = regs_.find(name);
-      sc.regs.emplace_back(name,
-                           it == regs_.end() ? std::nullopt : std::optional<RegInfo>(it->second));
+      if (!shadow(scopes_.back().regs, regs_, name))
+        fail(DiagId::sim_redeclared, nm, "register `" + name + "` is declared twice");
       regs_[name] = RegInfo{add_reg(e, name, bits), bits};
     }
   } while (accept(","));

@@ -1,6 +1,7 @@
 // The executor: runs one entry of a parsed module over a launch, CTA by CTA
 // (the CTA itself: cta.hpp). See simulator.hpp for the execution, cp.async and race model.
 
+#include "driver/sim/cluster.hpp"
 #include "driver/sim/cta.hpp"
 #include "driver/sim/ir.hpp"
 #include "driver/sim/simulator.hpp"
@@ -32,7 +33,11 @@ bool is_memory_op(ir::Code code) {
   return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async ||
          code == ir::Code::ldmatrix || code == ir::Code::bulk_copy || code == ir::Code::atom ||
          code == ir::Code::red || code == ir::Code::bulk_store || code == ir::Code::tensor_load ||
-         code == ir::Code::tensor_store || code == ir::Code::stmatrix || code == ir::Code::wgmma;
+         code == ir::Code::tensor_store || code == ir::Code::stmatrix || code == ir::Code::wgmma ||
+         // the mbarriers a cluster's peers use (their iterations name them: cta_cluster.cpp)
+         code == ir::Code::mbar_init || code == ir::Code::mbar_arrive ||
+         code == ir::Code::mbar_arrive_tx || code == ir::Code::mbar_expect_tx ||
+         code == ir::Code::bulk_peer;
 }
 
 /// Whether `code` reads global memory through the async proxy (a bulk or tensor load).
@@ -47,7 +52,7 @@ bool is_mbarrier_op(ir::Code code) {
          code == ir::Code::mbar_expect_tx || code == ir::Code::mbar_wait ||
          code == ir::Code::mbar_wait_parity || code == ir::Code::mbar_inval ||
          code == ir::Code::cp_mbar_arrive || code == ir::Code::bulk_copy ||
-         code == ir::Code::tensor_load;
+         code == ir::Code::tensor_load || code == ir::Code::bulk_peer;
 }
 
 /// Whether `op` uses a named barrier in a way that may order a subset of the CTA's threads
@@ -65,6 +70,42 @@ Fault launch_fault(FaultKind k, std::string message, std::uint32_t line = 0) {
   f.message = std::move(message);
   f.ptx_line = line;
   return f;
+}
+
+/// The launch's cluster shape: the entry's `.reqnctapercluster`, else the launch's, else 1,1,1.
+Dim3 cluster_shape(const ir::Entry& e, const Launch& launch) {
+  if (e.reqnctapercluster)
+    return *e.reqnctapercluster;
+  return launch.cluster_dim.value_or(Dim3{1, 1, 1});
+}
+
+/// Why the cluster shape does not fit the entry or the grid (invalid_launch), if it does not.
+std::optional<Fault> check_cluster(const ir::Entry& e, const Launch& launch) {
+  const Dim3 c = cluster_shape(e, launch);
+  if (e.reqnctapercluster && launch.cluster_dim && *launch.cluster_dim != c)
+    return launch_fault(FaultKind::invalid_launch,
+                        "entry `" + e.name + "` requires .reqnctapercluster " + dim_text(c) +
+                            " but the launch has cluster (" + dim_text(*launch.cluster_dim) + ")",
+                        e.line);
+  const std::uint64_t n = static_cast<std::uint64_t>(c[0]) * c[1] * c[2];
+  if (n == 0 || n > max_cluster_ctas || (e.maxclusterrank && n > *e.maxclusterrank))
+    return launch_fault(FaultKind::invalid_launch,
+                        "the cluster (" + dim_text(c) + ") has " + std::to_string(n) +
+                            " CTAs; a cluster holds 1 to " +
+                            std::to_string(e.maxclusterrank
+                                               ? std::min(*e.maxclusterrank, max_cluster_ctas)
+                                               : max_cluster_ctas) +
+                            (e.maxclusterrank ? " (the entry's .maxclusterrank)" : ""),
+                        e.line);
+  for (std::size_t k = 0; k < 3; ++k) {
+    if (launch.grid_dim[k] % c[k] != 0)
+      return launch_fault(FaultKind::invalid_launch,
+                          "the grid (" + dim_text(launch.grid_dim) +
+                              ") is not divisible by the cluster (" + dim_text(c) + ") along " +
+                              std::string(1, "xyz"[k]),
+                          e.line);
+  }
+  return std::nullopt;
 }
 
 /// Why `launch` does not fit entry `e` (a fault of kind invalid_launch / unsupported), if it does
@@ -95,6 +136,8 @@ std::optional<Fault> check_launch(const ir::Entry& e, const Launch& launch) {
             ") is not a valid launch (every dimension at least 1, block at most (" +
             limits_text(ptx::max_block_dims) + ") and " + std::to_string(ptx::max_block_threads) +
             " threads in all, grid at most (" + limits_text(ptx::max_grid_dims) + "))");
+  if (auto bad = check_cluster(e, launch))
+    return bad;
   if (e.reqntid && *e.reqntid != launch.block_dim)
     return launch_fault(FaultKind::invalid_launch,
                         "entry `" + e.name + "` requires .reqntid " + dim_text(*e.reqntid) +
@@ -113,7 +156,8 @@ std::optional<Fault> check_launch(const ir::Entry& e, const Launch& launch) {
 }
 
 /// Why the launch's tensor maps do not fit entry `e` (invalid_launch), if they do not: a map's
-/// parameter must be a 128-byte array, named once; the map valid; its tensor 16-byte aligned.
+/// parameter must be a 128-byte array, named once; the map valid; its tensor 16-byte aligned;
+/// every other array parameter given its bytes (Launch::param_arrays), which fit it.
 std::optional<Fault> check_tensor_maps(const ir::Entry& e, const Launch& launch) {
   std::vector<bool> named(e.params.size(), false);
   for (std::size_t k = 0; k < launch.tensor_maps.size(); ++k) {
@@ -138,12 +182,23 @@ std::optional<Fault> check_tensor_maps(const ir::Entry& e, const Launch& launch)
                           e.line);
   }
   for (std::size_t k = 0; k < e.params.size(); ++k) {
-    if (e.params[k].size > sizeof(std::uint64_t) && !named[k])
+    const std::vector<std::uint8_t>* bytes =
+        k < launch.param_arrays.size() ? &launch.param_arrays[k] : nullptr;
+    const bool given = bytes != nullptr && !bytes->empty();
+    if (given &&
+        (named[k] || bytes->size() > e.params[k].size || e.params[k].size <= sizeof(std::uint64_t)))
+      return launch_fault(FaultKind::invalid_launch,
+                          "the " + std::to_string(bytes->size()) + " bytes given for parameter `" +
+                              e.params[k].name + "` do not fit it: an array parameter of " +
+                              std::to_string(e.params[k].size) + " bytes that no tensor map names",
+                          e.line);
+    if (e.params[k].size > sizeof(std::uint64_t) && !named[k] && !given)
       return launch_fault(FaultKind::unsupported,
                           "parameter `" + e.params[k].name + "` is a " +
                               std::to_string(e.params[k].size) +
-                              "-byte array; the simulator fills an array parameter only with "
-                              "a tensor map (Launch::tensor_maps)",
+                              "-byte array; the simulator fills an array parameter with a "
+                              "tensor map (Launch::tensor_maps) or the caller's bytes "
+                              "(Launch::param_arrays)",
                           e.line);
   }
   return std::nullopt;
@@ -155,6 +210,11 @@ std::vector<std::uint8_t> parameter_bytes(const ir::Entry& e, const Launch& laun
   for (std::size_t k = 0; k < e.params.size(); ++k) {
     if (e.params[k].size <= sizeof(std::uint64_t))
       std::memcpy(params.data() + e.params[k].offset, &launch.params[k], e.params[k].size);
+  }
+  for (std::size_t k = 0; k < launch.param_arrays.size() && k < e.params.size(); ++k) {
+    const std::vector<std::uint8_t>& bytes = launch.param_arrays[k];
+    if (!bytes.empty() && bytes.size() <= e.params[k].size)
+      std::memcpy(params.data() + e.params[k].offset, bytes.data(), bytes.size());
   }
   for (std::size_t k = 0; k < launch.tensor_maps.size(); ++k) {
     if (const auto p = launch.tensor_maps[k].param) {
@@ -185,6 +245,43 @@ bool ctas_independent(const ir::Entry& e) {
   return true;
 }
 
+/// Whether the entry may access a peer's shared memory with ld / st / atom / red (a
+/// `.shared::cluster` one, or a generic one after a generic mapa) and orders its CTAs by the
+/// cluster barrier alone: its clusters then track the races between CTAs on shared bytes
+/// (cta_cluster.cpp). An entry that also signals a peer's mbarrier (a remote arrive, a peer or
+/// multicast copy) may order its DSMEM accesses through it, which the cluster rules do not
+/// follow: its DSMEM accesses are not checked (simulator.hpp, "Clusters").
+bool uses_dsmem(const ir::Entry& e) {
+  bool dsmem = false;
+  for (const ir::Op& op : e.ops) {
+    const bool access = op.code == ir::Code::ld || op.code == ir::Code::st ||
+                        op.code == ir::Code::atom || op.code == ir::Code::red;
+    const bool signal =
+        op.code == ir::Code::bulk_peer || op.multicast ||
+        (op.cluster && (op.code == ir::Code::mbar_arrive || op.code == ir::Code::mbar_arrive_tx ||
+                        op.code == ir::Code::mbar_expect_tx));
+    if (signal)
+      return false;
+    dsmem = dsmem || (access && op.cluster) ||
+            (op.code == ir::Code::mapa && op.space == ir::Space::generic);
+  }
+  return dsmem;
+}
+
+/// The clusters of the launch one after the other, each cluster's CTAs together (cluster.hpp);
+/// the first fault stops it.
+void run_clusters(const LaunchContext& c, const Dim3& cluster) {
+  const std::uint64_t n = static_cast<std::uint64_t>(cluster[0]) * cluster[1] * cluster[2];
+  try {
+    for (std::uint64_t k = 0; k < c.l.grid_total() / n; ++k) {
+      exec::Cluster cl(c, exec::cluster_ctas(c.l, cluster, k));
+      cl.run();
+    }
+  } catch (const FaultThrow& f) {
+    c.res.fault = f.fault;
+  }
+}
+
 /// One CTA's part of a launch: its own count, exit warnings and fault, and its global
 /// accesses for the cross-CTA check.
 struct CtaRun {
@@ -205,6 +302,9 @@ void run_one_cta(const LaunchContext& c, std::uint64_t bid, std::uint64_t limit,
                           c.uses_reserved,
                           c.async_global_reads,
                           c.logs_global,
+                          c.cluster_dim,
+                          c.explicit_cluster,
+                          c.uses_dsmem,
                           r.res,
                           r.exits,
                           limit};
@@ -344,6 +444,9 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
       uses_reserved = uses_reserved || (v.kind == ir::Val::Kind::special &&
                                         v.special >= ptx::SpecialRegister::reserved_smem_begin);
   }
+  const Dim3 cluster = cluster_shape(*e, launch);
+  const std::uint64_t cluster_size =
+      static_cast<std::uint64_t>(cluster[0]) * cluster[1] * cluster[2];
   ExitWarnings exits;
   // The module's own .global / .const variables: fresh copies for this launch.
   std::vector<std::vector<std::uint8_t>> data;
@@ -353,26 +456,22 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
     data.push_back(d.init);
     all.push_back(GlobalBuffer{d.address, &data.back(), d.name});
   }
-  const LaunchContext context{*e,
-                              launch,
-                              all,
-                              params,
-                              slot,
-                              slots,
-                              uses_mbarriers,
-                              uses_reserved,
-                              async_global_reads,
-                              launch.grid_total() > 1 && exec::cross_cta_checked(*e),
-                              res,
-                              exits,
-                              launch.max_instructions};
+  const LaunchContext context{
+      *e, launch, all, params, slot, slots, uses_mbarriers, uses_reserved, async_global_reads,
+      // the CTAs of a cluster order each other (its barrier): checked
+      // only between clusters of one CTA (simulator.hpp, "Clusters")
+      launch.grid_total() > 1 && exec::cross_cta_checked(*e) && cluster_size == 1, cluster,
+      e->reqnctapercluster.has_value() || launch.cluster_dim.has_value(), uses_dsmem(*e), res,
+      exits, launch.max_instructions};
   const std::uint64_t grid = launch.grid_total();
   const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(
       grid,
       launch.workers != 0 ? launch.workers : std::max(1u, std::thread::hardware_concurrency())));
   if (launch.observer != nullptr)
     launch.observer->executed.assign(e->ops.size(), 0);
-  if (workers > 1 && ctas_independent(*e) && launch.observer == nullptr)
+  if (cluster_size > 1)
+    run_clusters(context, cluster);
+  else if (workers > 1 && ctas_independent(*e) && launch.observer == nullptr)
     run_ctas_in_parallel(context, grid, workers);
   else
     run_ctas_in_order(context, grid);

@@ -34,7 +34,8 @@ std::pair<std::size_t, std::size_t> operand_count(Shape s) {
   case Shape::opt_src:
     return {0, 1};
   case Shape::bulk_tail:
-    return {0, 2}; // a store has no mbarrier; a load's is required (shapes.cpp)
+    return {0, 3}; // a store has no mbarrier; a load's is required; a multicast's mask
+                   // (shapes.cpp)
   case Shape::cp_extra:
     return {0, 2};
   case Shape::src_pair:

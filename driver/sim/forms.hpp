@@ -51,6 +51,10 @@ enum class Quals : std::uint8_t {
   setmaxnreg,  ///< `.inc|.dec .sync .aligned .u32`
   math,        ///< `{.approx|.rn|.rz|.rm|.rp}{.ftz}` then one float type (ex2, sqrt, ...)
   tensor_core, ///< read with the operands (Shape::tensor_operands, tensor_parse.cpp)
+  // clusters
+  cluster_barrier, ///< barrier.cluster.arrive `{.relaxed|.release}{.aligned}`, .wait
+                   ///< `{.acquire}{.aligned}`
+  mapa,            ///< `{.shared::cluster}` then `.u32|.u64|.b32|.b64`
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).
@@ -99,8 +103,8 @@ enum class Shape : std::uint8_t {
   mbar_addr,    ///< an mbarrier's address, in the form's space (shared or generic) -> addr
   mbar_state,   ///< mbarrier.arrive's 64-bit state register, or the sink `_` -> dst[0] / sink
   opt_u32,      ///< optional `src_u32` (arrive's count, 1 when absent; try_wait's time hint)
-  bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3 (a load's only), then the optional
-                ///< cache policy
+  bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3 (a load's only), a multicast's
+                ///< 16-bit CTA mask -> Op::cta_mask, then the optional cache policy
   tensor_op1,   ///< a tensor copy's first operand: the load's shared destination -> addr, the
                 ///< store's `[tmap, {c0, ...}]` -> addr2 and coords
   tensor_op2,   ///< its second: the load's `[tmap, {c0, ...}]`, the store's shared source

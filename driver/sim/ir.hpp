@@ -204,6 +204,7 @@ struct Op {
   Round round = Round::none;       ///< float arithmetic and cvt
   bool ftz = false;                ///< .ftz: subnormal f32/f16 inputs and results become zero
   bool sat = false;                ///< .sat: float results clamped to [0, 1]; integer clamps
+  bool full = false;               ///< div.full.f32 (div.approx.f32: Round::none without it)
   Permute prmt = Permute::generic; ///< prmt's mode
   bool left = false;               ///< shf.l (else shf.r)
   bool clamp = false;              ///< shf.clamp (else .wrap)
@@ -229,6 +230,13 @@ struct Op {
   // kernel math and barriers
   bool relu = false;      ///< cvt .relu: a negative result becomes +0 (a NaN stays NaN)
   bool satfinite = false; ///< cvt .satfinite: beyond the largest finite value (inf too) saturates
+  // clusters
+  /// The state space was written `.shared::cluster` (Space::shared): the address may name a
+  /// peer CTA's shared memory (simulator.hpp, cluster_window_stride).
+  bool cluster = false;
+  bool relaxed = false;   ///< barrier.cluster.arrive.relaxed: the arrival orders nothing
+  bool multicast = false; ///< cp.async.bulk{.tensor} .multicast::cluster
+  Val cta_mask;           ///< a multicast's 16-bit CTA mask
 };
 
 struct Param {

@@ -109,7 +109,7 @@ void Mbarriers::inval(std::uint64_t off) {
 }
 
 void Mbarriers::release(std::uint32_t tid, Mbarrier& b) {
-  if (!clocks_)
+  if (!clocks_ || tid == remote_thread)
     return;
   // The thread's clock moves on first: its accesses so far (stamped with the old value) are
   // below what the object now holds, its later ones are not.
@@ -147,6 +147,17 @@ void Mbarriers::expect_tx(std::uint32_t tid, std::uint64_t off, std::int64_t tx)
   check_count(b.tx + tx, -mbarrier_count_max, "the tx-count");
   b.tx += tx;
   release(tid, b);
+  ++events_;
+}
+
+bool Mbarriers::overfed(std::uint64_t off) const {
+  const Mbarrier* b = find(off);
+  return b != nullptr && b->pending == b->in_flight && b->landing > b->tx;
+}
+
+void Mbarriers::absorb(std::uint64_t off) {
+  Mbarrier& b = valid(off);
+  b.tx = b.landing;
   ++events_;
 }
 

@@ -58,6 +58,11 @@ struct MbarrierError {
   std::string detail;
 };
 
+/// The `tid` of an operation by a peer CTA's thread (a remote arrive, a peer's or a multicast's
+/// complete_tx): it counts, and releases no clock (the vector clocks are the CTA's own; the cluster
+/// rules order CTAs: cta_cluster.cpp).
+inline constexpr std::uint32_t remote_thread = ~0u;
+
 /// The most arrivals and the largest |tx-count| an object holds (PTX: 2^20 - 1).
 inline constexpr std::int64_t mbarrier_count_max = (1 << 20) - 1;
 
@@ -105,6 +110,12 @@ public:
   std::uint64_t arrive(std::uint32_t tid, std::uint64_t off, std::int64_t count, std::int64_t tx,
                        bool drop);
   void expect_tx(std::uint32_t tid, std::uint64_t off, std::int64_t tx);
+  /// Whether every arrival of the current phase has been made and the bytes coming in exceed the
+  /// tx-count expected (the surplus would fall into the next phase on the GPU).
+  bool overfed(std::uint64_t off) const;
+  /// Takes the surplus bytes of an overfed phase as expected (after its hazard is reported), so
+  /// the phase can complete.
+  void absorb(std::uint64_t off);
   /// cp.async.mbarrier.arrive{.noinc} by `tid`; its copies numbered below `seq` are tracked.
   void track(std::uint32_t tid, std::uint64_t off, std::uint64_t seq, bool noinc);
   /// A bulk copy of `bytes` issued by `tid` that will complete_tx on the object.

@@ -147,8 +147,10 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
   if (o.kind != Opnd::Kind::name || o.negated)
     fail(DiagId::sim_operand_kind, o, std::string(role) + " must be a register or an immediate");
   if (auto s = ptx::parse_special_register(o.name)) {
-    if (bits == 1)
-      fail(DiagId::sim_operand_kind, o, "a special register is not a predicate");
+    if ((bits == 1) != (*s == ptx::SpecialRegister::is_explicit_cluster))
+      fail(DiagId::sim_operand_kind, o,
+           bits == 1 ? "a special register is not a predicate (but %is_explicit_cluster)"
+                     : "%is_explicit_cluster is a predicate");
     v.kind = ir::Val::Kind::special;
     v.special = *s;
     return v;
@@ -369,7 +371,7 @@ void Parser::space_qualifier(const QualifierInput& in) {
     op.space = ir::Space::global;
   else if (w == ptx::Qualifier::shared || w == ptx::Qualifier::shared_cta ||
            w == ptx::Qualifier::shared_cluster)
-    op.space = ir::Space::shared; // a cluster of one CTA: its own shared memory
+    op.space = ir::Space::shared; // the CTA's and its cluster's windows (in_shared_window)
   else if (w == ptx::Qualifier::local)
     op.space = ir::Space::local;
   else

@@ -234,6 +234,8 @@ private:
   void ldmatrix_qualifiers(const QualifierInput& in);
   // qualifiers_kernel.cpp: named barriers, warp reductions, setmaxnreg, the math functions
   void kernel_qualifiers(const QualifierInput& in);
+  /// barrier.cluster.{arrive,wait} and mapa (qualifiers_kernel.cpp).
+  void cluster_qualifiers(const QualifierInput& in);
 
   // ------------------------------------------------ shapes.cpp
   void shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std::vector<Opnd>& ops,

@@ -60,8 +60,8 @@ bool memory_hint(const ptx::OpcodeWord& q) {
          g == ptx::QualifierGroup::prefetch_size || w == ptx::Qualifier::weak;
 }
 
-/// The simulated space of a state-space word: `.shared::cluster` is this CTA's shared memory
-/// (a cluster of one CTA), the module's `.const` variables live in the global space.
+/// The simulated space of a state-space word: `.shared::cluster` is shared memory (Op::cluster
+/// says an address may name a peer's), the module's `.const` variables live in the global space.
 ir::Space space_of(ptx::Qualifier q) {
   switch (q) {
   case ptx::Qualifier::param:
@@ -79,9 +79,9 @@ ir::Space space_of(ptx::Qualifier q) {
 
 /// The qualifiers of the mbarrier family: `.sem .scope .space .b64` in any order,
 /// `.noinc` on cp.async.mbarrier.arrive. Returns an error for the parser to report, or sets
-/// op.space (shared, or generic when no space is named), op.noinc and the .b64 type. Forms
-/// the simulator does not model (other CTAs' barriers, `.acquire.cluster` waits) are simulated
-/// as their CTA-local meaning: with one CTA per cluster `.shared::cluster` names this CTA.
+/// op.space (shared, or generic when no space is named), op.cluster, op.noinc and the .b64 type.
+/// The scopes and semantics are accepted as written; a `.shared::cluster` address may name a
+/// peer CTA's barrier (cta_cluster.cpp).
 std::optional<std::string> mbarrier_qualifiers(ir::Op& op, std::span<const ptx::OpcodeWord> quals) {
   bool b64 = false, space = false;
   op.space = ir::Space::generic;
@@ -94,6 +94,7 @@ std::optional<std::string> mbarrier_qualifiers(ir::Op& op, std::span<const ptx::
                !space) {
       space = true;
       op.space = ir::Space::shared;
+      op.cluster = w == ptx::Qualifier::shared_cluster; // a peer's barrier (cta_cluster.cpp)
     } else if (w == ptx::Qualifier::release || w == ptx::Qualifier::relaxed ||
                w == ptx::Qualifier::acquire || w == ptx::Qualifier::cta ||
                w == ptx::Qualifier::cluster) {
@@ -115,13 +116,15 @@ std::optional<std::string> mbarrier_qualifiers(ir::Op& op, std::span<const ptx::
 
 /// Why a bulk form other than the 1-D load and store is refused.
 constexpr std::string_view only_bulk_1d_simulated =
-    "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes and "
+    "only cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes{.multicast::"
+    "cluster}, cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes and "
     "cp.async.bulk.global.shared::cta.bulk_group are simulated";
 
 /// cp.async.bulk's qualifiers: the load `.shared::{cta,cluster} .global
 /// .mbarrier::complete_tx::bytes` or the store `.global .shared::cta .bulk_group`, then
-/// {.L2::cache_hint}. The store's code becomes bulk_store. Other bulk forms (multicast,
-/// prefetch, tensor) are not simulated.
+/// {.L2::cache_hint}, a load's {.multicast::cluster}; or the copy to a peer CTA
+/// `.shared::cluster .shared::cta .mbarrier::complete_tx::bytes`. The store's code becomes
+/// bulk_store, the peer copy's bulk_peer.
 std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
                                            std::span<const ptx::OpcodeWord> quals) {
   if (quals.size() < 3)
@@ -131,26 +134,32 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
                     w1 == ptx::Qualifier::global && w2 == ptx::Qualifier::complete_tx_bytes;
   const bool store = w0 == ptx::Qualifier::global && w1 == ptx::Qualifier::shared_cta &&
                      w2 == ptx::Qualifier::bulk_group;
-  if (!load && !store)
+  const bool peer = w0 == ptx::Qualifier::shared_cluster && w1 == ptx::Qualifier::shared_cta &&
+                    w2 == ptx::Qualifier::complete_tx_bytes;
+  if (!load && !store && !peer)
     throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
   for (const ptx::OpcodeWord& q : quals.subspan(3)) {
     if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
       d.hint = true;
-    else if (word(q) == ptx::Qualifier::multicast_cluster)
-      throw Unsupported{DiagId::sim_unsupported_form, "multicast bulk copies are not simulated"};
+    else if (word(q) == ptx::Qualifier::multicast_cluster && load && !op.multicast)
+      op.multicast = true; // a CTA mask operand follows the mbarrier
     else
       return "`." + std::string(q.text) + "` is not a cp.async.bulk qualifier";
   }
   if (store)
     op.code = ir::Code::bulk_store;
+  if (peer)
+    op.code = ir::Code::bulk_peer;
+  op.cluster = w0 == ptx::Qualifier::shared_cluster;
   op.space = ir::Space::shared;
   return std::nullopt;
 }
 
 /// cp.async.bulk.tensor's qualifiers: `.Nd`, the load's `.shared::{cluster,cta} .global` or the
 /// store's `.global .shared::cta`, `{.tile}`, the completion (the load's
-/// `.mbarrier::complete_tx::bytes`, the store's `.bulk_group`), `{.L2::cache_hint}`. The store's
-/// code becomes tensor_store. The im2col modes, multicast and CTA groups are not simulated.
+/// `.mbarrier::complete_tx::bytes`, the store's `.bulk_group`), `{.L2::cache_hint}`, a load's
+/// `{.multicast::cluster}`. The store's code becomes tensor_store. The im2col modes and CTA groups
+/// are not simulated.
 /// The rank a `.1d` ... `.5d` word names; 0 for another word.
 std::uint8_t tensor_rank(std::optional<ptx::Qualifier> w) {
   static constexpr ptx::Qualifier dims[] = {ptx::Qualifier::dim1, ptx::Qualifier::dim2,
@@ -188,14 +197,16 @@ std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
   for (const ptx::OpcodeWord& q : quals.subspan(k + 1)) {
     if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
       d.hint = true;
-    else if (word(q) == ptx::Qualifier::multicast_cluster || q.text.starts_with("cta_group"))
-      throw Unsupported{DiagId::sim_unsupported_form,
-                        "multicast and CTA-group tensor copies are not simulated"};
+    else if (word(q) == ptx::Qualifier::multicast_cluster && load && !op.multicast)
+      op.multicast = true; // a CTA mask operand follows the mbarrier
+    else if (q.text.starts_with("cta_group"))
+      throw Unsupported{DiagId::sim_unsupported_form, "CTA-group tensor copies are not simulated"};
     else
       return "`." + std::string(q.text) + "` is not a cp.async.bulk.tensor qualifier";
   }
   if (store)
     op.code = ir::Code::tensor_store;
+  op.cluster = w1 == ptx::Qualifier::shared_cluster;
   op.space = ir::Space::shared;
   return std::nullopt;
 }
@@ -468,6 +479,10 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::math:
     kernel_qualifiers(in);
     break;
+  case Quals::cluster_barrier:
+  case Quals::mapa:
+    cluster_qualifiers(in);
+    break;
   }
   return d;
 }
@@ -563,13 +578,14 @@ void Parser::memory_qualifiers(const QualifierInput& in) {
   std::optional<std::string_view> type;
   for (const ptx::OpcodeWord& q : quals) {
     const std::optional<ptx::Qualifier> w = word(q);
-    if (w == ptx::Qualifier::shared_cluster || w == ptx::Qualifier::tex) {
+    if (w == ptx::Qualifier::tex) {
       throw Unsupported{DiagId::sim_unsupported_form,
                         "the ." + std::string(q.text) + " state space is not simulated"};
     } else if (w && ptx::group(*w) == ptx::QualifierGroup::state_space) {
       if (space)
         fail(DiagId::sim_qualifier, opc, "two state spaces");
       space = space_of(*w);
+      op.cluster = w == ptx::Qualifier::shared_cluster; // a peer's shared memory (cta_cluster.cpp)
     } else if (w == ptx::Qualifier::v2 || w == ptx::Qualifier::v4) {
       op.vec = w == ptx::Qualifier::v2 ? 2 : 4;
     } else if (w == ptx::Qualifier::L2_cache_hint) {
@@ -602,11 +618,17 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.empty())
     fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs a type");
+  const bool div = op.code == ir::Code::div;
+  bool approx = false; // div.approx / div.full: Round::none, Op::full tells them apart
   for (const ptx::OpcodeWord& q : quals.first(quals.size() - 1)) {
     auto r = ptx::parse_rounding(q.text);
-    if (r && !ptx::integral(*r) && op.round == ir::Round::none)
+    if (r && !ptx::integral(*r) && op.round == ir::Round::none && !approx)
       op.round = *r;
-    else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
+    else if (div && (word(q) == ptx::Qualifier::approx || q.text == "full") && !approx &&
+             op.round == ir::Round::none) {
+      approx = true;
+      op.full = q.text == "full";
+    } else if (word(q) == ptx::Qualifier::ftz && !op.ftz)
       op.ftz = true;
     else if (word(q) == ptx::Qualifier::sat && !op.sat)
       op.sat = true;
@@ -621,6 +643,17 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
                            (op.sat && !(add_sub && op.type.bits == 32 && op.type.is_signed))))
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (integer rounding or saturation)"};
+  // Float division: .rnd for .f32 and .f64, .approx and .full for .f32 (ptxas refuses the
+  // others, a missing mode included: what it accepts is simulated, the rest is not).
+  if (div && d.type.is_float &&
+      (op.sat || (op.type.num != ir::Num::f32 && op.type.num != ir::Num::f64) ||
+       (op.round == ir::Round::none) != (approx && op.type.num == ir::Num::f32)))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (float division: div.rnd.f32, "
+                                        "div.rnd.f64, div.approx.f32, div.full.f32)"};
+  if (div && !d.type.is_float && approx)
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (an integer division is exact)"};
   if (op.type.num == ir::Num::f64 && op.code == ir::Code::fma && op.round != ir::Round::rn)
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (f64 fma rounds only to nearest here)"};
@@ -842,10 +875,11 @@ void Parser::atomic_qualifiers(const QualifierInput& in) {
   for (const ptx::OpcodeWord& q : quals) {
     const std::optional<ptx::Qualifier> w = word(q);
     if (w == ptx::Qualifier::global || w == ptx::Qualifier::shared ||
-        w == ptx::Qualifier::shared_cta) {
+        w == ptx::Qualifier::shared_cta || w == ptx::Qualifier::shared_cluster) {
       if (space)
         fail(DiagId::sim_qualifier, opc, "two state spaces");
       space = space_of(*w);
+      op.cluster = w == ptx::Qualifier::shared_cluster;
     } else if (w == ptx::Qualifier::relaxed || w == ptx::Qualifier::acquire ||
                w == ptx::Qualifier::release || w == ptx::Qualifier::acq_rel || scope_name(q)) {
       // the simulator runs one thread at a time: every atomic is sequentially consistent

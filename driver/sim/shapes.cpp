@@ -242,7 +242,9 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     return;
   }
   case Shape::cp_src: {
-    ir::Space space = op.code == ir::Code::bulk_store ? ir::Space::shared : ir::Space::global;
+    ir::Space space = op.code == ir::Code::bulk_store || op.code == ir::Code::bulk_peer
+                          ? ir::Space::shared
+                          : ir::Space::global;
     op.addr2 = address(ops[k++], space, 0);
     return;
   }
@@ -278,6 +280,11 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
         fail(DiagId::sim_operand_count, opc, quote(opc.text) + " needs its mbarrier operand");
       ir::Space space = ir::Space::shared;
       op.addr3 = address(ops[k++], space, 0);
+    }
+    if (op.multicast) {
+      if (k >= ops.size())
+        fail(DiagId::sim_operand_count, opc, quote(opc.text) + " needs its 16-bit CTA mask");
+      op.cta_mask = value(ops[k++], 16, "the CTA mask");
     }
     if (k < ops.size()) {
       if (!d.hint)

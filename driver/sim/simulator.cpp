@@ -17,13 +17,14 @@ std::string_view name(FaultKind k) {
 }
 
 std::string_view name(RaceKind k) {
-  static constexpr auto names = enum_names<RaceKind::missing_wgmma_fence>(
+  static constexpr auto names = enum_names<RaceKind::multicast_without_expect_tx>(
       "read before wait", "read in flight", "read after write", "write after read",
       "write after write", "pending copies", "write in flight", "refill before bulk read",
       "read before bulk write", "missing proxy fence", "bulk wait scope", "write before bulk write",
       "missing global proxy fence", "cross CTA", "cross CTA same value",
       "write after write same value", "write before wgmma read", "wgmma register in flight",
-      "missing wgmma fence");
+      "missing wgmma fence", "cross CTA shared", "cluster peer exit", "remote before init",
+      "multicast without expect tx");
   return name_of(names, k);
 }
 

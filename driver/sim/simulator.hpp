@@ -144,6 +144,45 @@
 // (the H100's spill), and skips the others. Its shared side is aligned to 128 bytes, or to the
 // swizzle's repeat (256, 512, 1024), else misaligned_address.
 //
+// Clusters (driver/sim/cluster.hpp, cta_cluster*.cpp): the shape is the entry's
+// `.reqnctapercluster`, else Launch::cluster_dim, else one CTA; the grid must be a multiple of it
+// and it holds at most max_cluster_ctas CTAs (and the entry's `.maxclusterrank`). %cluster_ctarank
+// counts x fastest within the cluster; %clusterid / %nclusterid / %cluster_ctaid / %cluster_nctaid
+// follow from the grid and the shape; %is_explicit_cluster is 1 when a shape was named. The CTAs
+// of a cluster of several run together on one host thread, in rounds (each CTA one pass over its
+// threads per round), the clusters one after the other; a cluster of one runs as any CTA.
+//   - Distributed shared memory: a `.shared::cluster` address of CTA rank r is (r + 1) *
+//     cluster_window_stride + its offset (what mapa gives; generic: shared_window_base + that);
+//     an address below the stride is the executing CTA's own. ld / st / atom / red with such an
+//     address reach the peer's bytes (a `.shared::cta` one may not).
+//   - barrier.cluster: an arrival counts for the current phase, which completes when every thread
+//     of the cluster that has not exited has arrived; a wait returns once the phase of the
+//     thread's last arrival completed. Arriving twice without a wait, or waiting without an
+//     arrival, is undefined_behavior; a wait that can never return a deadlock. A non-relaxed
+//     arrival orders the thread's earlier accesses before whatever a thread does after a wait
+//     that saw the phase complete; a `.relaxed` one orders nothing. In a cluster of one CTA the
+//     arrive does nothing and the wait is a whole-CTA barrier.
+//   - mbarriers of a peer: mbarrier.arrive{.expect_tx} and expect_tx on a `.shared::cluster`
+//     address of a peer count on the peer's object; cp.async.bulk.shared::cluster.shared::cta
+//     takes the source bytes at issue and lands them in the peer when the peer's phase completes;
+//     a `.multicast::cluster` load lands the same bytes at the same offset in each CTA of its
+//     16-bit mask, each completing tx on its own barrier at the mbarrier operand's offset.
+//   - Hazards, each a race naming both lines, threads and CTAs: cross_cta_shared (two CTAs'
+//     accesses of the same shared bytes, one a write, that no cluster barrier phase orders;
+//     checked for entries whose only cross-CTA ordering is the cluster barrier: one that also
+//     signals a peer's mbarrier may order its DSMEM data through it, which is not followed);
+//     cluster_peer_exit (a CTA's last thread exits while a peer's earlier use of its shared
+//     memory or barriers is not ordered before the exit by a cluster barrier phase, or a peer
+//     uses them after); remote_before_init (a remote arrive, peer copy or multicast into a
+//     barrier whose init its thread did not publish, by fence.mbarrier_init.release.cluster or a
+//     release arrival, in a cluster barrier phase the remote thread has waited for);
+//     multicast_without_expect_tx (a barrier that a multicast or a peer copy feeds gets all its
+//     arrivals with more bytes coming in than its tx-count expects; the surplus is then taken as
+//     expected, so the run goes on).
+//   - Not followed: the mbarriers' ordering between CTAs (the vector clocks are per CTA); a read
+//     of a peer copy's destination before its phase completes (it lands at the completion); the
+//     cross-CTA check of global bytes (cross_cta.hpp) between the CTAs of clustered launches.
+//
 // The generic address space: global addresses are the caller's buffer
 // addresses; shared memory is mapped at shared_window_base (cvta.shared /
 // cvta.to.shared convert), kernel parameters at param_window_base (cvta.param: `mov.b64 %rd,
@@ -186,6 +225,13 @@ inline constexpr std::uint64_t function_address_base = 0x0000'7b00'0000'0000ull;
 inline constexpr std::uint64_t module_data_base = 0x0000'7d00'0000'0000ull;
 /// Where the kernel's parameters appear in the generic address space (cvta.param).
 inline constexpr std::uint64_t param_window_base = 0x0000'7a00'0000'0000ull;
+/// The most CTAs a cluster may hold (16 with the non-portable opt-in; 8 portable).
+inline constexpr std::uint32_t max_cluster_ctas = 16;
+/// A `.shared::cluster` address of CTA rank r of the cluster is (r + 1) * cluster_window_stride
+/// plus the shared offset (mapa computes it); an address below cluster_window_stride is the
+/// executing CTA's own (a `.shared::cta` address is a valid `.shared::cluster` one). Generic
+/// addresses of the cluster's shared memory are shared_window_base plus the same value.
+inline constexpr std::uint64_t cluster_window_stride = 1ull << 24;
 /// Bytes of a tensor map (CUtensorMap), and the alignment of its address.
 inline constexpr std::size_t tensor_map_bytes = 128;
 inline constexpr std::uint64_t tensor_map_align = 64;
@@ -223,15 +269,24 @@ struct Launch {
   Dim3 grid_dim = {1, 1, 1};  ///< CTAs along x, y, z
   Dim3 block_dim = {1, 1, 1}; ///< threads per CTA along x, y, z (within ptx::max_block_dims,
                               ///< ptx::max_block_threads in all)
+  /// The cluster shape (cuLaunchKernelEx's cluster dimension): CTAs per cluster along x, y, z.
+  /// None: the entry's `.reqnctapercluster`, else clusters of one CTA. An entry with
+  /// `.reqnctapercluster` and a launch with another shape is an invalid launch, as is a grid
+  /// that the shape does not divide or a cluster of more than max_cluster_ctas CTAs.
+  std::optional<Dim3> cluster_dim;
   /// Bytes of the `.extern .shared` array, if the entry declares one
   /// (cuLaunchKernel's sharedMemBytes); accesses beyond them fault.
   std::uint32_t dynamic_shared_bytes = 0;
   /// One value per declared `.param`, in declaration order (u32 params are truncated). An
-  /// array parameter (more than 8 bytes) must be a tensor map's (tensor_maps); its value here
-  /// is not used.
+  /// array parameter (more than 8 bytes) must be a tensor map's (tensor_maps) or given in
+  /// param_arrays; its value here is not used.
   std::vector<std::uint64_t> params;
   /// The tensor maps the kernel uses (cp.async.bulk.tensor), in any order.
   std::vector<TensorMapArg> tensor_maps;
+  /// The bytes of array parameters that no tensor map names (structs passed by value), by
+  /// declaration index (empty for the others): at most the parameter's size, the rest zero. A
+  /// tensor map inside such a struct is tensor_map_handle() bytes placed by the caller.
+  std::vector<std::vector<std::uint8_t>> param_arrays;
   /// `run --profile`: when set, every CTA's shared and global accesses by ld, st
   /// and cp.async are merged into it (driver/sim/profile.hpp); it must outlive the run.
   Profile* profile = nullptr;
@@ -328,6 +383,16 @@ enum class RaceKind {
                             ///< written before the wgmma.wait_group that retires the wgmma
   missing_wgmma_fence,      ///< a wgmma.mma_async reads a register (accumulator or A fragment)
                             ///< written with no wgmma.fence since (or runs with no fence at all)
+  // clusters (driver/sim/cta_cluster.cpp)
+  cross_cta_shared,   ///< two CTAs of a cluster access the same shared bytes (distributed shared
+                      ///< memory), one writing, with no cluster barrier phase ordering them
+  cluster_peer_exit,  ///< a CTA exits while a peer may still use its shared memory or barriers
+                      ///< (no cluster barrier between the peer's last use and the exit), or a
+                      ///< peer uses them after it exited
+  remote_before_init, ///< a remote arrive, peer bulk copy or multicast into a barrier whose init
+                      ///< is not visible cluster-wide (fence.mbarrier_init + cluster barrier)
+  multicast_without_expect_tx, ///< a barrier receiving a multicast or peer copy gets more bytes
+                               ///< than its expect_tx announced, once all its arrivals are in
 };
 
 /// "read before wait", "write after read", "pending copies", ...

@@ -301,4 +301,16 @@ std::uint64_t kmajor_address(const Descriptor& d, unsigned r, unsigned kk, unsig
   return a ^ (((a >> 7) & lines) << 4);
 }
 
+std::uint64_t mnmajor_address(const Descriptor& d, unsigned r, unsigned kk, unsigned bits) {
+  const std::uint64_t mnbyte = static_cast<std::uint64_t>(r) * bits / 8;
+  const unsigned krow = kk % 8, kgroup = kk / 8;
+  if (d.swizzle == 0)
+    return d.start + (mnbyte / 16) * std::uint64_t{d.sbo} + kgroup * std::uint64_t{d.lbo} +
+           krow * 16 + mnbyte % 16;
+  const std::uint64_t a = d.start + (mnbyte / d.swizzle) * std::uint64_t{d.lbo} +
+                          kgroup * std::uint64_t{d.sbo} + krow * d.swizzle + mnbyte % d.swizzle;
+  const std::uint64_t lines = d.swizzle / 16 - 1;
+  return a ^ (((a >> 7) & lines) << 4);
+}
+
 } // namespace ptxgen::sim::tc

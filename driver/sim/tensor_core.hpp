@@ -106,5 +106,12 @@ Descriptor decode_descriptor(std::uint64_t d);
 /// rows `sbo` apart, the 16-byte chunks of each row XOR-permuted by address bits 7.. (the
 /// pattern repeats every 8 W bytes).
 std::uint64_t kmajor_address(const Descriptor& d, unsigned r, unsigned kk, unsigned bits);
+/// The same for an MN-major operand (imm-trans 1: A M-major, B N-major), its 16-byte chunks
+/// running along M or N: without swizzle, core matrices of 8 K-rows by 16 bytes of M/N, `sbo`
+/// apart along M/N and `lbo` apart along K (each 8 K-rows); with a swizzle of span W, atoms of 8
+/// K-rows by W bytes of M/N, `lbo` apart along M/N and `sbo` apart along K, XOR-permuted as
+/// kmajor_address's (PTX ISA, "Shared Memory Matrix Layout"; CUTLASS's canonical GMMA
+/// layouts agree).
+std::uint64_t mnmajor_address(const Descriptor& d, unsigned r, unsigned kk, unsigned bits);
 
 } // namespace ptxgen::sim::tc

@@ -7,6 +7,7 @@
 #include "driver/sim/parser_impl.hpp"
 #include "driver/sim/tensor_core.hpp"
 
+#include <array>
 #include <string>
 
 namespace ptxgen::sim::detail {
@@ -27,6 +28,35 @@ struct Words {
 
 std::string opcode_text(const Token& opc) {
   return "`" + std::string(opc.text) + "`";
+}
+
+/// The mMnNkK shape word first in `w` (`form` names the shapes in the refusal), into m.
+void read_shape(Words& w, ir::MatrixOp& m, const Token& opc, std::string_view form) {
+  const auto shape = w.done() ? std::nullopt : tc::parse_shape(w.peek());
+  if (!shape)
+    throw Unsupported{DiagId::sim_unsupported_form, opcode_text(opc) + " is not simulated (no " +
+                                                        std::string(form) +
+                                                        " shape after .sync.aligned)"};
+  ++w.k;
+  m.m = static_cast<std::uint16_t>((*shape)[0]);
+  m.n = static_cast<std::uint16_t>((*shape)[1]);
+  m.k = static_cast<std::uint16_t>((*shape)[2]);
+}
+
+/// The N element-type words next in `w`, spelled `names` in the refusal.
+template <std::size_t N>
+std::array<ir::Elem, N> read_types(Words& w, const Token& opc, std::string_view names) {
+  std::array<ir::Elem, N> types{};
+  for (ir::Elem& t : types) {
+    const auto e = tc::parse_elem(w.peek());
+    if (!e)
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        opcode_text(opc) + " is not simulated (`." + std::string(w.peek()) +
+                            "` where the types " + std::string(names) + " go)"};
+    t = *e;
+    ++w.k;
+  }
+  return types;
 }
 
 } // namespace
@@ -93,28 +123,12 @@ void Parser::mma_operands(ir::Op& op, const Token& opc, std::span<const ptx::Opc
                           const std::vector<Opnd>& ops) {
   Words w{quals};
   ir::MatrixOp m;
-  const auto shape = quals.empty() ? std::nullopt : tc::parse_shape(quals[0].text);
-  if (!shape)
-    throw Unsupported{DiagId::sim_unsupported_form,
-                      opcode_text(opc) + " is not simulated (no mMnNkK shape after .sync.aligned)"};
-  ++w.k;
-  m.m = static_cast<std::uint16_t>((*shape)[0]);
-  m.n = static_cast<std::uint16_t>((*shape)[1]);
-  m.k = static_cast<std::uint16_t>((*shape)[2]);
+  read_shape(w, m, opc, "mMnNkK");
   if (!w.take(tc::word_row) || !w.take(tc::word_col))
     throw Unsupported{DiagId::sim_unsupported_form,
                       opcode_text(opc) + " is not simulated (only the .row.col layouts)"};
   m.satfinite = w.take(tc::word_satfinite);
-  std::array<ir::Elem, 4> types{};
-  for (ir::Elem& t : types) {
-    const auto e = tc::parse_elem(w.peek());
-    if (!e)
-      throw Unsupported{DiagId::sim_unsupported_form,
-                        opcode_text(opc) + " is not simulated (`." + std::string(w.peek()) +
-                            "` where the types .dtype.atype.btype.ctype go)"};
-    t = *e;
-    ++w.k;
-  }
+  const auto types = read_types<4>(w, opc, ".dtype.atype.btype.ctype");
   m.d = types[0];
   m.a = types[1];
   m.b = types[2];
@@ -143,25 +157,8 @@ void Parser::wgmma_operands(ir::Op& op, const Token& opc, std::span<const ptx::O
                             const std::vector<Opnd>& ops) {
   Words w{quals};
   ir::MatrixOp m;
-  const auto shape = quals.empty() ? std::nullopt : tc::parse_shape(quals[0].text);
-  if (!shape)
-    throw Unsupported{DiagId::sim_unsupported_form,
-                      opcode_text(opc) +
-                          " is not simulated (no m64nNkK shape after .sync.aligned)"};
-  ++w.k;
-  m.m = static_cast<std::uint16_t>((*shape)[0]);
-  m.n = static_cast<std::uint16_t>((*shape)[1]);
-  m.k = static_cast<std::uint16_t>((*shape)[2]);
-  std::array<ir::Elem, 3> types{};
-  for (ir::Elem& t : types) {
-    const auto e = tc::parse_elem(w.peek());
-    if (!e)
-      throw Unsupported{DiagId::sim_unsupported_form,
-                        opcode_text(opc) + " is not simulated (`." + std::string(w.peek()) +
-                            "` where the types .dtype.atype.btype go)"};
-    t = *e;
-    ++w.k;
-  }
+  read_shape(w, m, opc, "m64nNkK");
+  const auto types = read_types<3>(w, opc, ".dtype.atype.btype");
   m.d = m.c = types[0];
   m.a = types[1];
   m.b = types[2];

@@ -344,9 +344,11 @@ private:
   /// `grid` or `block`: an integer N (x = N) or an array [x], [x, y] or [x, y, z].
   std::optional<tile::Dim3> get_dims(const toml::node& v, build::LaunchPart part);
 
-  // ---------------------------------------------------------------- [param.NAME]
+  /// The [SECTION.NAME] tables of `n` (a table of `what`), in file order, each to `load`.
+  void load_section(const toml::node& n, std::string_view section, std::string_view what,
+                    void (Loader::*load)(const toml::key&, const toml::node&));
 
-  void load_params(const toml::node& n);
+  // ---------------------------------------------------------------- [param.NAME]
 
   /// A parameter's dtype: u64 or not; nullopt after an error.
   std::optional<bool> param_is_u64(const toml::table& t, const std::string& where);
@@ -354,8 +356,6 @@ private:
   void load_param(const toml::key& k, const toml::node& n);
 
   // ---------------------------------------------------------------- [tensor.NAME]
-
-  void load_tensors(const toml::node& n);
 
   /// The tensor's dtype; nullopt (after an error) when it is missing or unknown.
   std::optional<tile::DType> tensor_dtype(const toml::table& t, const std::string& where);

@@ -5,7 +5,26 @@
 
 #include "driver/toml/reader.hpp"
 
+#include <string>
+#include <string_view>
+#include <utility>
+
 namespace ptxgen::driver::toml_reader {
+
+namespace {
+
+/// The declaration [SECTION.NAME] starts with (its name and where the name is), and the
+/// table's name for diagnostics.
+template <class Decl>
+std::pair<Decl, std::string> declared(const toml::key& k, const build::At& name_at,
+                                      std::string_view section) {
+  Decl d;
+  d.name = std::string(k.str());
+  d.name_at = name_at;
+  return {std::move(d), "[" + std::string(section) + "." + std::string(k.str()) + "]"};
+}
+
+} // namespace
 
 /// The 1-based column (in characters, as toml++ counts) of the first
 /// non-blank character of 1-based `line`.
@@ -104,9 +123,9 @@ Result<std::unique_ptr<tile::Kernel>> Loader::run() {
   check_keys(root, kTopKeys, {});
   load_kernel(root);
   if (const toml::node* n = root.get("param"))
-    load_params(*n);
+    load_section(*n, "param", "parameters", &Loader::load_param);
   if (const toml::node* n = root.get("tensor"))
-    load_tensors(*n);
+    load_section(*n, "tensor", "tensors", &Loader::load_tensor);
   load_binding(root);
   const toml::node* ops = root.get("op");
   if (ops)
@@ -309,15 +328,16 @@ std::optional<tile::Dim3> Loader::get_dims(const toml::node& v, build::LaunchPar
   return b_.dims(part, d, v.is_integer(), at(v.source()));
 }
 
-void Loader::load_params(const toml::node& n) {
+void Loader::load_section(const toml::node& n, std::string_view section, std::string_view what,
+                          void (Loader::*load)(const toml::key&, const toml::node&)) {
   const toml::table* all = n.as_table();
   if (!all) {
-    type_error(n, "'param' must be a table of parameters ([param.NAME]); got " +
-                      std::string(type_phrase(n.type())));
+    type_error(n, "'" + std::string(section) + "' must be a table of " + std::string(what) + " ([" +
+                      std::string(section) + ".NAME]); got " + std::string(type_phrase(n.type())));
     return;
   }
   for (auto [k, v] : in_file_order(*all))
-    load_param(*k, *v);
+    (this->*load)(*k, *v);
 }
 
 /// A parameter's dtype: u64 or not; nullopt after an error.
@@ -338,10 +358,7 @@ std::optional<bool> Loader::param_is_u64(const toml::table& t, const std::string
 }
 
 void Loader::load_param(const toml::key& k, const toml::node& n) {
-  const std::string where = "[param." + std::string(k.str()) + "]";
-  build::ParamDecl d;
-  d.name = std::string(k.str());
-  d.name_at = at(k.source());
+  auto [d, where] = declared<build::ParamDecl>(k, at(k.source()), "param");
   const toml::table* t = n.as_table();
   if (!t) {
     type_error(n, "parameter " + squote(k.str()) + " must be a table with dtype and value; got " +
@@ -376,17 +393,6 @@ void Loader::load_param(const toml::key& k, const toml::node& n) {
     d.range = r;
   }
   b_.param(d);
-}
-
-void Loader::load_tensors(const toml::node& n) {
-  const toml::table* all = n.as_table();
-  if (!all) {
-    type_error(n, "'tensor' must be a table of tensors ([tensor.NAME]); got " +
-                      std::string(type_phrase(n.type())));
-    return;
-  }
-  for (auto [k, v] : in_file_order(*all))
-    load_tensor(*k, *v);
 }
 
 /// The tensor's dtype; nullopt (after an error) when it is missing or unknown.
@@ -444,10 +450,7 @@ std::optional<tile::Space> Loader::tensor_space(const toml::table& t, const std:
 }
 
 void Loader::load_tensor(const toml::key& k, const toml::node& n) {
-  const std::string where = "[tensor." + std::string(k.str()) + "]";
-  build::TensorDecl d;
-  d.name = std::string(k.str());
-  d.name_at = at(k.source());
+  auto [d, where] = declared<build::TensorDecl>(k, at(k.source()), "tensor");
   const toml::table* t = n.as_table();
   if (!t) {
     type_error(n, "tensor " + squote(k.str()) +

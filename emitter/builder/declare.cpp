@@ -12,10 +12,22 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
 
 namespace ptxgen::build {
 
 namespace {
+
+/// "KEY must be in LO..HI UNIT; got V" when v is outside lo..hi; nullopt inside.
+std::optional<std::string> outside(std::string_view key, std::int64_t v, std::int64_t lo,
+                                   std::int64_t hi, std::string_view unit) {
+  if (v >= lo && v <= hi)
+    return std::nullopt;
+  return std::string(key) + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) +
+         std::string(unit) + "; got " + std::to_string(v);
+}
 
 constexpr std::array<std::string_view, 12> kReserved = {"tid",    "warp", "lane", "bid",
                                                         "ntid",   "nbid", "T",    "if_then_else",
@@ -146,21 +158,17 @@ void Builder::launch(tile::Dim3 grid, tile::Dim3 block) {
 }
 
 void Builder::dynamic_shared(std::int64_t bytes, const At& at) {
-  const std::int64_t max = ptx::max_dynamic_shared_bytes_any_target();
-  if (bytes < 0 || bytes > max)
-    error(DiagId::spec_dynamic_shared_range, at,
-          "dynamic_shared must be in 0.." + std::to_string(max) + " bytes; got " +
-              std::to_string(bytes));
+  if (auto bad =
+          outside("dynamic_shared", bytes, 0, ptx::max_dynamic_shared_bytes_any_target(), " bytes"))
+    error(DiagId::spec_dynamic_shared_range, at, *bad);
   else
     kernel_->dynamic_shared = bytes;
 }
 
 void Builder::ctas_per_sm(std::int64_t n, const At& at) {
-  const std::int64_t max = ptx::max_ctas_per_sm_any_target();
-  if (n < 1 || n > max)
-    error(DiagId::spec_ctas_per_sm_range, at,
-          "ctas_per_sm must be in 1.." + std::to_string(max) + " (CTAs resident on one SM); got " +
-              std::to_string(n));
+  if (auto bad = outside("ctas_per_sm", n, 1, ptx::max_ctas_per_sm_any_target(),
+                         " (CTAs resident on one SM)"))
+    error(DiagId::spec_ctas_per_sm_range, at, *bad);
   else
     kernel_->residency = tile::Kernel::Residency{n, at.pos};
 }

@@ -155,10 +155,8 @@ private:
   Register operand_reg(const Operand& o);
 
   /// The unsigned comparison for a comparison operator (operands are proven in 0..2^32-1).
+  /// With its operands swapped, the comparison is compare_op(tile::info(op).swapped).
   static CompareOp compare_op(ExprOp op);
-
-  /// The comparison with its operands swapped: a < b == b > a.
-  static CompareOp swapped(CompareOp c);
 
   /// e as a guard: a predicate register, possibly negated (so `!c` costs nothing).
   Guard predicate(const ExprPtr& e);
@@ -390,7 +388,8 @@ private:
   /// (its array's alignment) and every coefficient's and the folded constant's.
   std::int64_t shared_register_alignment(const tile::Tensor& t, const Linear& l) const;
 
-  /// r + `add` swizzled (`add` a multiple of 16): [add], shr, and, xor; cached per (r, add).
+  /// r + `add` swizzled (`add` a multiple of the register's alignment, at most 16): [add],
+  /// shr, and, xor; cached per (r, add).
   Register swizzled(const tile::Tensor& t, Register r, const Linear& l, std::int64_t add);
 
   static StateSpace space_of(const tile::Tensor& t);
@@ -441,6 +440,8 @@ private:
 
   /// The innermost loop level e depends on (0: none; n: the variable of loops_[n - 1]).
   unsigned level_of(const Expr& e) const;
+  /// The innermost loop level any term of l depends on (select_addresses.cpp).
+  unsigned level_of(const Linear& l) const;
 
   /// `for (v = start; v < stop; v += step)`. start, stop and step are evaluated
   /// once (hoisted as far as they go); the contract proved the variable in

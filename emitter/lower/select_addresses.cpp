@@ -95,9 +95,7 @@ Register Lowerer::cache_hint_shared_address(const tile::Tensor& t, const Linear&
   if (thread_terms.empty() || (uniform.terms.empty() && uniform.folded == 0))
     return address_register(t, l);
   Register acc = address_register(t, uniform);
-  unsigned level = 0;
-  for (const auto& term : l.terms)
-    level = std::max(level, level_of(*term.first));
+  const unsigned level = level_of(l);
   AtLevel at(*this, level);
   for (const auto& [atom, coeff] : thread_terms) {
     Register factor = operand_reg(value(atom));
@@ -119,13 +117,18 @@ bool Lowerer::needs_wrap32(const Linear& l) const {
   });
 }
 
+unsigned Lowerer::level_of(const Linear& l) const {
+  unsigned level = 0;
+  for (const auto& term : l.terms)
+    level = std::max(level, level_of(*term.first));
+  return level;
+}
+
 Register Lowerer::address_register(const tile::Tensor& t, const Linear& l) {
   AddressKey key{t.name, l};
   if (auto it = cache_.address.find(key); it != cache_.address.end())
     return it->second;
-  unsigned level = 0;
-  for (const auto& term : l.terms)
-    level = std::max(level, level_of(*term.first));
+  const unsigned level = level_of(l);
   AtLevel at(*this, level);
   std::optional<Register> r;
   if (level > 0)

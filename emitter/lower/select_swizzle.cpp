@@ -58,9 +58,7 @@ Address Lowerer::access_address(const tile::Tensor& t, Register r, const Linear&
       if (auto it = cache_.swizzled.find(key); it != cache_.swizzled.end()) {
         at = it->second;
       } else {
-        unsigned level = 0;
-        for (const auto& term : l.terms)
-          level = std::max(level, level_of(*term.first));
+        const unsigned level = level_of(l);
         AtLevel lv(*this, level);
         Register x = reg(RegClass::b32);
         emit(Binary{BinaryOp::xor_, ScalarType::b32, x, at, Immediate{chunk}});
@@ -70,7 +68,12 @@ Address Lowerer::access_address(const tile::Tensor& t, Register r, const Linear&
     }
     return Address{at, offset - row - chunk};
   }
-  const std::int64_t chunk = round_down(offset, tile::kSwizzleChunkBytes);
+  // Otherwise the register is only `step`-aligned within its chunk: r + offset and
+  // r + round_down(offset, 16) may lie in different chunks (r = 8 mod 16, offset 8), so only
+  // offsets within one `step`-aligned block share a swizzled register (an access is w-aligned,
+  // w <= step, so it never leaves the block, nor the block its chunk).
+  const std::int64_t step = std::gcd(align, tile::kSwizzleChunkBytes);
+  const std::int64_t chunk = round_down(offset, step);
   return Address{swizzled(t, r, l, chunk), offset - chunk};
 }
 
@@ -80,9 +83,7 @@ Register Lowerer::swizzled(const tile::Tensor& t, Register r, const Linear& l, s
   const auto key = std::make_pair(r.id, add);
   if (auto it = cache_.swizzled.find(key); it != cache_.swizzled.end())
     return it->second;
-  unsigned level = 0;
-  for (const auto& term : l.terms)
-    level = std::max(level, level_of(*term.first));
+  const unsigned level = level_of(l);
   AtLevel lv(*this, level);
   Register a = r;
   if (add != 0) {

@@ -330,44 +330,6 @@ CompareOp Lowerer::compare_op(ExprOp op) {
   unreachable("compare_op() of an operator that is not a comparison");
 }
 
-CompareOp Lowerer::swapped(CompareOp c) {
-  switch (c) {
-  case CompareOp::eq:
-  case CompareOp::ne:
-    return c;
-  case CompareOp::lt:
-    return CompareOp::gt;
-  case CompareOp::le:
-    return CompareOp::ge;
-  case CompareOp::gt:
-    return CompareOp::lt;
-  case CompareOp::ge:
-    return CompareOp::le;
-  case CompareOp::lo:
-    return CompareOp::hi;
-  case CompareOp::ls:
-    return CompareOp::hs;
-  case CompareOp::hi:
-    return CompareOp::lo;
-  case CompareOp::hs:
-    return CompareOp::ls;
-  case CompareOp::ltu:
-    return CompareOp::gtu;
-  case CompareOp::leu:
-    return CompareOp::geu;
-  case CompareOp::gtu:
-    return CompareOp::ltu;
-  case CompareOp::geu:
-    return CompareOp::leu;
-  case CompareOp::equ:
-  case CompareOp::neu:
-  case CompareOp::num:
-  case CompareOp::nan:
-    return c;
-  }
-  unreachable("not a CompareOp");
-}
-
 Guard Lowerer::predicate(const ExprPtr& e) {
   if (e->kind == ExprKind::unary && e->op == ExprOp::logical_not) {
     Guard g = predicate(e->args[0]);
@@ -394,15 +356,15 @@ Guard Lowerer::predicate(const ExprPtr& e) {
     moved->dst = p;
     emit(*moved);
   } else if (e->kind == ExprKind::binary && tile::info(e->op).predicate) {
-    CompareOp cmp = compare_op(e->op);
+    ExprOp op = e->op;
     Operand a = value(e->args[0]);
     Operand b = value(e->args[1]);
     if (std::holds_alternative<Immediate>(a)) {
       std::swap(a, b);
-      cmp = swapped(cmp);
+      op = tile::info(op).swapped;
     }
     p = reg(RegClass::pred);
-    emit(Setp{cmp, ScalarType::u32, p, a, b});
+    emit(Setp{compare_op(op), ScalarType::u32, p, a, b});
   } else {
     Operand v = value(e);
     p = reg(RegClass::pred);
@@ -428,9 +390,7 @@ std::optional<Setp> Lowerer::offset_compare(const Expr& e, unsigned level) {
     auto b = tile::bounds(*moved, lb_);
     if (!b || b->lo < -(std::int64_t{1} << 31) || b->hi > 0x7FFFFFFF)
       return std::nullopt;
-    CompareOp cmp = compare_op(e.op);
-    if (side == 1)
-      cmp = swapped(cmp);
+    CompareOp cmp = compare_op(side == 1 ? tile::info(e.op).swapped : e.op);
     ScalarType type = ScalarType::u32;
     if (b->lo < 0) {
       type = ScalarType::s32;

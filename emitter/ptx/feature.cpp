@@ -1,6 +1,6 @@
 #include "emitter/ptx/feature.hpp"
 
-#include "emitter/support/unreachable.hpp"
+#include "emitter/support/enum_names.hpp"
 
 #include <algorithm>
 #include <array>
@@ -191,10 +191,7 @@ std::span<const FeatureInfo> feature_table() {
 }
 
 const FeatureInfo& info(Feature f) {
-  for (const auto& row : table)
-    if (row.feature == f)
-      return row;
-  unreachable("info(): a Feature without a table row");
+  return row_with(table, &FeatureInfo::feature, f, "info(): a Feature without a table row");
 }
 
 bool is_known_target(Target t) {

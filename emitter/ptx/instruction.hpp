@@ -559,20 +559,12 @@ void describe(const Bra& b, V& v) {
   v.label(b.target);
 }
 
-namespace detail {
-/// std::variant of all but the first type: lets an X-macro write `, Kind` for every kind.
-template <class Ignored, class... Kinds>
-struct VariantOfRest {
-  using type = std::variant<Kinds...>;
-};
-} // namespace detail
-
 /// Every kind of instructions.def, in its order.
-using InstructionBody = detail::VariantOfRest<void
+using InstructionBody = VariantOfRest<void
 #define PTXGEN_PTX_INSTRUCTION(Kind) , Kind
 #include "emitter/ptx/instructions.def"
 #undef PTXGEN_PTX_INSTRUCTION
-                                              >::type;
+                                      >::type;
 
 /// Describes whichever kind `body` holds to v: one overload per kind of instructions.def.
 template <class V>

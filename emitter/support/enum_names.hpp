@@ -2,7 +2,7 @@
 // What belongs to each value of an enum (its printed name, or a row of properties) as one
 // table in the enum's order, instead of a switch per property and a loop that parses names
 // back: row_of() and name_of() read the table, parse_name() searches it. For enums whose values
-// run 0, 1, ... without gaps.
+// run 0, 1, ... without gaps; row_with() finds a row by a key member in any other table.
 
 #include "emitter/support/unreachable.hpp"
 
@@ -67,6 +67,17 @@ constexpr std::optional<E> parse_name(const EnumTable<E, T, N>& table, std::stri
     if (table.values[k].*name == text)
       return static_cast<E>(k);
   return std::nullopt;
+}
+
+/// The row of `rows` whose `key` member is `k`, for a table whose rows are not in the enum's
+/// order (or not one per value); a key with no row is an internal error (`missing`).
+template <typename Row, std::size_t N, typename K>
+constexpr const Row& row_with(const std::array<Row, N>& rows, K Row::*key, K k,
+                              const char* missing) {
+  for (const Row& r : rows)
+    if (r.*key == k)
+      return r;
+  unreachable(missing);
 }
 
 } // namespace ptxgen

@@ -1,5 +1,8 @@
 #pragma once
-// The usual visitor helper: std::visit(overloaded{[](A){...}, [](B){...}}, v).
+// The variant helpers: the usual visitor, std::visit(overloaded{[](A){...}, [](B){...}}, v),
+// and the variant an X-macro table spells (VariantOfRest).
+
+#include <variant>
 
 namespace ptxgen {
 
@@ -9,5 +12,12 @@ struct overloaded : F... {
 };
 template <class... F>
 overloaded(F...) -> overloaded<F...>;
+
+/// std::variant of all but the first type: lets an X-macro table write `, Kind` for each of
+/// its rows after a leading `void` (VariantOfRest<void, A, B>::type is std::variant<A, B>).
+template <class Ignored, class... Kinds>
+struct VariantOfRest {
+  using type = std::variant<Kinds...>;
+};
 
 } // namespace ptxgen

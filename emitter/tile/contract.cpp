@@ -6,6 +6,7 @@
 #include "emitter/tile/expr_walk.hpp"
 #include "emitter/tile/mbarrier_contract.hpp"
 #include "emitter/tile/op_table.hpp"
+#include "emitter/tile/per_cta_bounds.hpp"
 #include "emitter/tile/residency.hpp"
 #include "emitter/tile/suggest.hpp"
 #include "emitter/tile/well_formed.hpp"
@@ -83,10 +84,15 @@ struct U32Context {
   const SourcePos& pos;
   std::uint32_t length;
   std::string_view what;
+  /// When set, each error's failing value range, in the order of the errors.
+  std::vector<std::optional<Interval>>* ranges = nullptr;
 };
 
 /// The diagnostic at operand a's span inside the string when it is known.
-void report_operand(const Expr& a, const U32Context& c, std::string message, Diagnostics& out) {
+void report_operand(const Expr& a, const U32Context& c, std::string message,
+                    const std::optional<Interval>& range, Diagnostics& out) {
+  if (c.ranges != nullptr)
+    c.ranges->push_back(range);
   SourcePos at = c.pos;
   std::uint32_t len = c.length;
   if (a.length > 0) {
@@ -116,7 +122,7 @@ bool check_minmax(const Expr& e, const U32Context& c, Diagnostics& out) {
                        "' must stay in -2147483648..2147483647 (or both operands in "
                        "0..4294967295) for 32-bit arithmetic; its range is " +
                        range_text(b),
-                   out);
+                   b, out);
     return false;
   }
   return false;
@@ -139,7 +145,7 @@ void check_u32_rec(const Expr& e, const U32Context& c, Diagnostics& out, bool is
                        std::string(c.what) + ": '" + print(*a) +
                            "' must stay in 0..4294967295 for 32-bit arithmetic; its range is " +
                            range_text(b),
-                       out);
+                       b, out);
         return;
       }
     }
@@ -148,23 +154,21 @@ void check_u32_rec(const Expr& e, const U32Context& c, Diagnostics& out, bool is
     check_u32_rec(*e.args[0], c, out, false);
     for (bool truth : {true, false})
       if (auto arm = narrow_on(*e.args[0], truth, c.path)) {
-        U32Context sub{c.top, *arm, c.pos, c.length, c.what};
+        U32Context sub{c.top, *arm, c.pos, c.length, c.what, c.ranges};
         check_u32_rec(*e.args[truth ? 1 : 2], sub, out, false);
       }
   } else {
     for (const auto& a : e.args)
       check_u32_rec(*a, c, out, false);
   }
-  if (is_root && !fits(bounds(e, c.path), u32_range))
+  if (is_root && !fits(bounds(e, c.path), u32_range)) {
+    if (c.ranges != nullptr)
+      c.ranges->push_back(bounds(e, c.path));
     out.add(diagnostic_at(DiagId::contract_index_u32, c.pos,
                           std::string(c.what) + " must stay in 0..4294967295; its range is " +
                               range_text(bounds(e, c.path)),
                           c.length));
-}
-
-void check_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std::uint32_t length,
-               std::string_view what, Diagnostics& out) {
-  check_u32_rec(e, U32Context{lb, lb, pos, length, what}, out, true);
+  }
 }
 
 /// One view's role in an op, for messages.
@@ -244,14 +248,19 @@ public:
     collect_barrier_tensors();
     std::size_t pipeline = 0; // the first op of the expansion the op belongs to
     std::set<std::size_t> index_reported;
+    std::set<std::tuple<DiagId, std::uint32_t, std::uint32_t>> load_errors;
     for (std::size_t i = 0; i < k_.ops.size(); ++i) {
       const Op& op = k_.ops[i];
       const std::size_t before = out_.size();
+      u32_failures_.clear(); // by out_'s index: this op's only
       std::visit([&](const auto& body) { check(body, op); }, op.body);
       if (op.origin.opens)
         pipeline = i;
       if (op.origin.role != OpOrigin::Role::written)
         one_index_error_per_pipeline(i, before, pipeline, index_reported);
+      if (op.origin.role == OpOrigin::Role::prologue_load ||
+          op.origin.role == OpOrigin::Role::steady_load)
+        one_error_per_load(before, load_errors);
     }
     // The phase walk evaluates the barrier views: only once every op is proven sound.
     if (!out_.has_errors())
@@ -276,6 +285,19 @@ private:
   LaunchBounds lb_;
   Diagnostics out_;
 
+  /// The errors of a pipeline's load from `before` on, less those its other copies (its
+  /// prologue steps and steady state: one [[op.load]] table) already had at the same place
+  /// with the same id: the values they name differ (the tile each copy loads), the cause,
+  /// the user's load, is one. `seen` holds (id, line, column) of those kept.
+  void one_error_per_load(std::size_t before,
+                          std::set<std::tuple<DiagId, std::uint32_t, std::uint32_t>>& seen) {
+    std::vector<Diagnostic> kept(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(before));
+    for (std::size_t j = before; j < out_.size(); ++j)
+      if (seen.emplace(out_[j].id, out_[j].line, out_[j].column).second)
+        kept.push_back(out_[j]);
+    out_ = Diagnostics(std::move(kept));
+  }
+
   /// The 32-bit index errors of op `index` of a pipeline's expansion (those from `before` on):
   /// its ops compute their stage, parity and clamped tile from one use count, so one range
   /// gives one error per pipeline, named by the op's role; `reported` holds the pipelines
@@ -290,11 +312,22 @@ private:
         changed = true;
         if (!reported.insert(pipeline).second)
           continue;
-        d.message = op_label(k_, index) + ": " + d.message +
-                    " (an index the pipeline derives from its tile, e.g. the ring's use of it, "
-                    "ring_offset + (tile - start): narrow the ranges that start, stop and "
-                    "ring_offset depend on; the pipeline's other ops that derive it are not "
-                    "reported again)";
+        // The expression the check saw is the expansion's, never written by the user: the
+        // message names the op's role, the operand and the range instead.
+        const auto f = u32_failures_.find(j);
+        const std::string what = f != u32_failures_.end() ? f->second.what : "an index";
+        const std::string range = f != u32_failures_.end() && f->second.range
+                                      ? " (a value it is computed through ranges over " +
+                                            range_text(f->second.range) + ")"
+                                      : std::string();
+        d.message = op_label(k_, index) + ": " + what +
+                    " must stay in 0..4294967295 for 32-bit arithmetic as the pipeline computes "
+                    "it" +
+                    range +
+                    ": the pipeline derives it from the tile, through the ring's use of it, "
+                    "ring_offset + (tile - start), and the tile clamped into start..stop - 1; "
+                    "narrow the ranges that start, stop and ring_offset depend on (the "
+                    "pipeline's other ops that derive it are not reported again)";
       }
       kept.push_back(std::move(d));
     }
@@ -412,6 +445,26 @@ private:
   /// The loops around the op being checked, outermost first.
   std::vector<const ForOp*> open_loops_;
 
+  /// The view inside its tensor by intervals taken one CTA at a time (per_cta_bounds.hpp),
+  /// when the launch-wide ones do not prove it and the view is inside a loop.
+  bool inside_every_cta(const View& v, std::size_t group_axes, std::int64_t elem,
+                        const LaunchBounds& lb) const {
+    if (open_loops_.empty() || lb.grid < 2 || lb.grid > max_per_cta_proofs)
+      return false;
+    for (std::int64_t b = 0; b < lb.grid; ++b) {
+      if (auto it = lb.narrowed.find(ExprKind::bid);
+          it != lb.narrowed.end() && !it->second.contains(b))
+        continue; // no thread of CTA b issues it
+      const auto at = bounds_at_cta(lb, b, open_loops_);
+      if (!at)
+        return false;
+      const IntervalExtent r = interval_extent(v, group_axes, elem, *at);
+      if (!r.bounded || r.lo.first < 0 || r.hi.last >= v.tensor->size_bytes())
+        return false;
+    }
+    return true;
+  }
+
   /// The launch's bounds with parameter `name` in lo..hi and the open loops' variables
   /// ranging as check(ForOp) would give them then; nullopt when a loop bound has no bound.
   std::optional<LaunchBounds> bounds_with(std::string_view name, Interval within) const {
@@ -469,7 +522,8 @@ private:
       if (!lb)
         return false;
       const IntervalExtent r = interval_extent(v, group_axes, elem, *lb);
-      return r.bounded && r.lo.first >= 0 && r.hi.last < size;
+      return (r.bounded && r.lo.first >= 0 && r.hi.last < size) ||
+             inside_every_cta(v, group_axes, elem, *lb);
     };
     for (const ScalarParam& p : k_.params) {
       if (names.count(p.name) == 0 || !inside(p.name, Interval{p.range->lo, p.range->lo}))
@@ -500,7 +554,7 @@ private:
     // The lowering computes index expressions in 32-bit registers.
     const std::size_t before = out_.items().size();
     for (const auto& t : v.terms)
-      check_u32(*t.index, lb_, lv.pos, text_length(lv), std::string(role) + " index", out_);
+      u32_proof(*t.index, lb_, lv.pos, text_length(lv), std::string(role) + " index", true);
     if (out_.items().size() != before)
       return false;
     const std::int64_t size = v.tensor->size_bytes();
@@ -509,7 +563,8 @@ private:
     if (!issuing)
       return true; // no thread issues the op
     const IntervalExtent range = interval_extent(v, group_axes, elem, *issuing);
-    const bool inside = range.bounded && range.lo.first >= 0 && range.hi.last < size;
+    const bool inside = (range.bounded && range.lo.first >= 0 && range.hi.last < size) ||
+                        inside_every_cta(v, group_axes, elem, *issuing);
     if (!uses_params(v) && threads() <= max_enumerated_threads) {
       if (inside)
         return true; // the interval proof holds for every thread: no need to enumerate
@@ -941,12 +996,48 @@ private:
     open_loops_.pop_back();
   }
 
-  /// check_u32, unless e depends on a loop whose header was refused.
+  /// u32_proof, unless e depends on a loop whose header was refused.
   void prove_u32(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std::uint32_t length,
                  std::string_view what) {
     if (!uses_broken_loop(e))
-      check_u32(e, lb, pos, length, what, out_);
+      u32_proof(e, lb, pos, length, what, true);
   }
+
+  /// check_u32_rec over `lb`; where that refuses inside a loop, again one CTA at a time
+  /// (per_cta_bounds.hpp), the lowering's choice of min/max's signedness still taken over
+  /// `lb` (U32Context::top): the errors stand only when some CTA's proof fails too.
+  void u32_proof(const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std::uint32_t length,
+                 std::string_view what, bool whole) {
+    Diagnostics found;
+    std::vector<std::optional<Interval>> ranges;
+    check_u32_rec(e, U32Context{lb, lb, pos, length, what, &ranges}, found, whole);
+    if (found.empty())
+      return;
+    bool every_cta = !open_loops_.empty() && lb.grid >= 2 && lb.grid <= max_per_cta_proofs;
+    for (std::int64_t b = 0; every_cta && b < lb.grid; ++b) {
+      if (auto it = lb.narrowed.find(ExprKind::bid);
+          it != lb.narrowed.end() && !it->second.contains(b))
+        continue; // no thread of CTA b takes this path
+      const auto at = bounds_at_cta(lb, b, open_loops_);
+      Diagnostics at_cta;
+      if (at)
+        check_u32_rec(e, U32Context{lb, *at, pos, length, what}, at_cta, whole);
+      every_cta = at && at_cta.empty();
+    }
+    if (!every_cta) {
+      for (std::size_t i = 0; i < found.size(); ++i)
+        u32_failures_[out_.size() + i] = U32Failure{std::string(what), ranges.at(i)};
+      out_.append(found);
+    }
+  }
+
+  /// What a 32-bit index error of out_ (by its index there) is about, for the pipeline's
+  /// rewording of it (one_index_error_per_pipeline).
+  struct U32Failure {
+    std::string what;
+    std::optional<Interval> range; ///< the failing value's range over the declared ranges
+  };
+  std::map<std::size_t, U32Failure> u32_failures_;
 
   /// The variables of the enclosing loops whose header was refused.
   std::set<std::string, std::less<>> broken_loops_;
@@ -1093,7 +1184,7 @@ private:
         [this](const Expr& e, const LaunchBounds& lb, const SourcePos& pos, std::uint32_t length,
                std::string_view what, bool whole) {
           if (!uses_broken_loop(e))
-            check_u32_rec(e, U32Context{lb, lb, pos, length, what}, out_, whole);
+            u32_proof(e, lb, pos, length, what, whole);
         }};
   }
 

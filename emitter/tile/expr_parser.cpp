@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ptxgen::tile {
@@ -27,6 +29,13 @@ enum class Tok : std::uint8_t {
   question, ///< ?
   colon,    ///< :
 };
+
+/// The one-character tokens that are no operator.
+constexpr std::pair<char, Tok> kPunctuation[] = {{'(', Tok::lparen},
+                                                 {')', Tok::rparen},
+                                                 {',', Tok::comma},
+                                                 {'?', Tok::question},
+                                                 {':', Tok::colon}};
 
 struct Token {
   Tok kind = Tok::end;
@@ -186,28 +195,15 @@ private:
         t.length = j - i;
       } else {
         t.length = 1;
-        switch (c) {
-        case '(':
-          t.kind = Tok::lparen;
-          break;
-        case ')':
-          t.kind = Tok::rparen;
-          break;
-        case ',':
-          t.kind = Tok::comma;
-          break;
-        case '?':
-          t.kind = Tok::question;
-          break;
-        case ':':
-          t.kind = Tok::colon;
-          break;
-        case '!':
+        const auto* p = std::find_if(std::begin(kPunctuation), std::end(kPunctuation),
+                                     [c](const auto& x) { return x.first == c; });
+        if (p != std::end(kPunctuation)) {
+          t.kind = p->second;
+        } else if (c == '!') {
           t.kind = Tok::op;
           if (i + 1 < end_ && text_[i + 1] == '=')
             t.length = 2;
-          break;
-        default: {
+        } else {
           t.kind = Tok::op;
           const auto b = infix_at(text_.substr(i, end_ - i));
           if (b)
@@ -217,7 +213,6 @@ private:
               fail(DiagId::expr_syntax, i, 1, "unexpected '='; did you mean '=='?");
             fail(DiagId::expr_syntax, i, 1, std::string("unexpected character '") + c + "'");
           }
-        }
         }
       }
       i = t.offset + t.length;

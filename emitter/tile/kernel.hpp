@@ -4,6 +4,7 @@
 #include "emitter/ptx/instruction.hpp"
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/support/enum_names.hpp"
+#include "emitter/support/overloaded.hpp"
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/tensor.hpp"
 #include "emitter/tile/tensor_map.hpp"
@@ -236,22 +237,14 @@ struct ClusterSyncOp {
   bool relaxed = false;
 };
 
-namespace detail {
-/// std::variant of all but the first type: lets an X-macro write `, Struct` for every op.
-template <class Ignored, class... Ops>
-struct OpVariant {
-  using type = std::variant<Ops...>;
-};
-} // namespace detail
-
 /// Every op of ops.def, in its order (op_table.hpp has the table's other columns).
-using OpBody = detail::OpVariant<void
+using OpBody = VariantOfRest<void
 #define PTXGEN_TILE_OP(Struct, ...) , Struct
 #define PTXGEN_TILE_FIELD(...)
 #include "emitter/tile/ops.def"
 #undef PTXGEN_TILE_FIELD
 #undef PTXGEN_TILE_OP
-                                 >::type;
+                             >::type;
 
 /// What an op is to the user: one they wrote, or one a `pipeline` op expanded into
 /// (pipeline.hpp), which diagnostics name by its role, never by an op number the user

@@ -136,9 +136,27 @@ private:
 
   void error(DiagId id, std::size_t op, const SourcePos& pos, std::uint32_t length,
              const std::string& msg) {
-    if (!reported_.insert({id, op}).second)
+    // A ring pipeline derives every wait's parity from one use count (ring_offset + (tile -
+    // start)): one wrong parity is one cause for the whole expansion, reported once.
+    const bool ring_parity =
+        id == DiagId::contract_mbarrier_parity && k_.ops[op].origin.role != OpOrigin::Role::written;
+    if (!reported_.insert({id, ring_parity ? expansion_of(op) : op}).second)
       return;
-    out_.add(diagnostic_at(id, pos, msg, length));
+    out_.add(diagnostic_at(id, pos,
+                           ring_parity ? msg + " (the pipeline derives the parity of each of its "
+                                               "waits from the ring's use of the tile, ring_offset "
+                                               "+ (tile - start): check ring_offset, the tiles the "
+                                               "ring carried before; its other waits are not "
+                                               "reported again)"
+                                       : msg,
+                           length));
+  }
+
+  /// The first op of the pipeline expansion op `index` belongs to.
+  std::size_t expansion_of(std::size_t index) const {
+    while (index > 0 && !k_.ops[index].origin.opens)
+      --index;
+    return index;
   }
 
   static std::uint32_t len(const std::string& text) {
@@ -643,10 +661,12 @@ private:
     }
   }
 
+  // Ops that name no mbarrier. ops.def's plain ops (groups, fences) at once; cta_sync and
+  // cluster_sync, plain too, have their own exec above and below.
+  template <PlainOp P>
+  void exec(std::size_t, const Op&, const P&) {}
   void exec(std::size_t, const Op&, const ApplyOp&) {}
-  void exec(std::size_t, const Op&, const CommitGroupOp&) {}
   void exec(std::size_t, const Op&, const WaitGroupOp&) {}
-  void exec(std::size_t, const Op&, const WaitAllOp&) {}
   void exec(std::size_t, const Op&, const FillOp&) {}
   void exec(std::size_t, const Op&, const CopyOp&) {}
   void exec(std::size_t, const Op&, const ForOp&) {}
@@ -748,9 +768,7 @@ private:
   }
 
   void exec(std::size_t, const Op&, const BulkStoreOp&) {}
-  void exec(std::size_t, const Op&, const BulkCommitOp&) {}
   void exec(std::size_t, const Op&, const BulkWaitOp&) {}
-  void exec(std::size_t, const Op&, const ProxyFenceOp&) {}
   void exec(std::size_t, const Op&, const TensorStoreOp&) {}
   /// A cluster of one CTA: a cluster_sync is the CTA's barrier, whose relaxed arrival orders
   /// no memory (an init before it is not yet visible).

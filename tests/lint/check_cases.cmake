@@ -346,3 +346,35 @@ if(CASE STREQUAL "global_races")
     expect_eq("${rc}" 0 "${entry} fixed: exit status")
   endforeach()
 endif()
+
+# Clusters (tests/data/sim_cluster/cluster.ptx): remote_arrive signals its peer (rank ^ 1), so
+# it needs clusters of 2: with `--cluster 2` it is clean; without, each CTA is a cluster of one
+# and its mapa names a rank the cluster lacks (undefined behaviour); a cluster that does not
+# divide the grid is a launch error; a `--cluster` that is not X[,Y[,Z]] is a usage error.
+# dsmem_exchange declares `.reqnctapercluster 2, 1, 1`: with no option its one cluster is the
+# grid, and it is clean.
+if(CASE STREQUAL "clusters")
+  set(cluster_ptx "${ROOT}/tests/data/sim_cluster/cluster.ptx")
+  lint(out rc "${cluster_ptx}" --entry remote_arrive --block 32 --cluster 2
+       --json "${WORK}/paired.json")
+  expect_eq("${rc}" 0 "remote_arrive --cluster 2: exit status")
+  file(READ "${WORK}/paired.json" report)
+  json(status "${report}" kernels 0 status)
+  expect_eq("${status}" "clean" "remote_arrive --cluster 2: status")
+  lint(out rc "${cluster_ptx}" --entry remote_arrive --block 32 --json "${WORK}/alone.json")
+  expect_eq("${rc}" 1 "remote_arrive alone: exit status")
+  file(READ "${WORK}/alone.json" report)
+  json(rule "${report}" kernels 0 findings 0 rule)
+  expect_eq("${rule}" "fault.undefined-behavior" "remote_arrive alone: rule")
+  first_line(mapa_line "${cluster_ptx}" "mapa.shared::cluster.u32 %r7")
+  json(line "${report}" kernels 0 findings 0 line)
+  expect_eq("${line}" "${mapa_line}" "remote_arrive alone: line")
+  lint(out rc "${cluster_ptx}" --entry remote_arrive --block 32 --grid 3 --cluster 2)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "a grid of 3 in clusters of 2 linted as clean")
+  endif()
+  lint(out rc "${cluster_ptx}" --entry remote_arrive --cluster 2x)
+  expect_eq("${rc}" 2 "--cluster 2x: exit status")
+  lint(out rc "${cluster_ptx}" --entry dsmem_exchange --block 32 --json "${WORK}/own.json")
+  expect_eq("${rc}" 0 "dsmem_exchange: exit status")
+endif()

@@ -8,6 +8,7 @@
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/mbarrier_contract.hpp"
 #include "emitter/tile/tensor_map.hpp"
+#include "spec_text.hpp"
 
 #include <cstdint>
 #include <string>
@@ -29,54 +30,14 @@ namespace tile = ptxgen::tile;
 /// `range`), then `ops`.
 std::string spec(const std::string& ops, const std::string& range = "[0, 0]",
                  const std::string& tensors = "") {
-  return R"([kernel]
-name = "k"
-grid = 1
-block = 32
-
-[param.n]
-dtype = "u32"
-value = )" +
-         range.substr(1, range.find(',') - 1) + R"(
-range = )" +
-         range + R"(
-
-[tensor.A]
-space = "global"
-shape = [64, 16]
-dtype = "uint8"
-init = "arange % 251"
-
-[tensor.B]
-space = "global"
-shape = [64, 16]
-dtype = "uint8"
-output = true
-
-[tensor.F]
-space = "global"
-shape = [96, 24]
-dtype = "uint8"
-
-[tensor.s]
-space = "shared"
-shape = [64, 16]
-dtype = "uint8"
-
-[tensor.bar]
-space = "shared"
-shape = [1]
-dtype = "uint64"
-)" + tensors +
-         R"(
-[[op]]
-op = "mbarrier_init"
-barrier = 'bar.sub[0]'
-count = 1
-
-[[op]]
-op = "cta_sync"
-)" + ops;
+  using namespace ptxgen::spec_text;
+  return kernel("k", "1", "32") +
+         "\n[param.n]\ndtype = \"u32\"\nvalue = " + range.substr(1, range.find(',') - 1) +
+         "\nrange = " + range + "\n" +
+         tensor("A", "global", "[64, 16]", "uint8", "init = \"arange % 251\"\n") +
+         tensor("B", "global", "[64, 16]", "uint8", "output = true\n") +
+         tensor("F", "global", "[96, 24]", "uint8") + tensor("s", "shared", "[64, 16]", "uint8") +
+         barriers() + tensors + mbarrier_init("1") + "\n\n[[op]]\nop = \"cta_sync\"\n" + ops;
 }
 
 std::string expect_tx(const std::string& bytes, bool arrive = true) {
@@ -101,10 +62,7 @@ std::string wait(const std::string& parity = "0") {
 }
 
 std::unique_ptr<tile::Kernel> load(const std::string& text) {
-  auto k = ptxgen::driver::load_spec_text(text, "bulk.toml");
-  INFO(k.diagnostics.format_all());
-  REQUIRE(k);
-  return std::move(*k);
+  return ptxgen::spec_text::load(text, "bulk.toml");
 }
 
 ptxgen::Diagnostics contract(const std::string& text) {
@@ -414,77 +372,18 @@ namespace {
 /// 100-byte tensor with a map of 32-byte boxes, W its shared tile; N a uint8 tensor with a
 /// 128B-swizzled map of 16 x 64 boxes (rows narrower than the span), P its padded shared
 /// tile (16 x 128 bytes), Q one sized for the box packed (16 x 64).
-const std::string tensors = R"(
-[tensor.G]
-space = "global"
-shape = [64, 64]
-dtype = "float16"
-
-[tensor.G.map]
-box = [16, 32]
-swizzle = "64B"
-
-[tensor.Z]
-space = "shared"
-shape = [16, 32]
-dtype = "float16"
-align = 512
-swizzle = "64B"
-
-[tensor.U]
-space = "shared"
-shape = [16, 32]
-dtype = "float16"
-
-[tensor.G2]
-space = "global"
-shape = [64, 64]
-dtype = "float16"
-
-[tensor.G2.map]
-box = [16, 32]
-
-[tensor.V]
-space = "shared"
-shape = [34, 32]
-dtype = "float16"
-
-[tensor.H]
-space = "global"
-shape = [100]
-dtype = "uint8"
-
-[tensor.H.map]
-box = [32]
-
-[tensor.W]
-space = "shared"
-shape = [32]
-dtype = "uint8"
-
-[tensor.N]
-space = "global"
-shape = [64, 64]
-dtype = "uint8"
-
-[tensor.N.map]
-box = [16, 64]
-swizzle = "128B"
-
-[tensor.P]
-space = "shared"
-shape = [16, 128]
-dtype = "uint8"
-align = 1024
-swizzle = "128B"
-
-[tensor.Q]
-space = "shared"
-shape = [16, 64]
-dtype = "uint8"
-align = 1024
-swizzle = "128B"
-)";
+const std::string tensors = [] {
+  using namespace ptxgen::spec_text;
+  return tensor("G", "global", "[64, 64]", "float16") + map("G", "[16, 32]", "64B") +
+         swizzled("Z", "[16, 32]", "float16", "512", "64B") +
+         tensor("U", "shared", "[16, 32]", "float16") +
+         tensor("G2", "global", "[64, 64]", "float16") + map("G2", "[16, 32]") +
+         tensor("V", "shared", "[34, 32]", "float16") + tensor("H", "global", "[100]", "uint8") +
+         map("H", "[32]") + tensor("W", "shared", "[32]", "uint8") +
+         tensor("N", "global", "[64, 64]", "uint8") + map("N", "[16, 64]", "128B") +
+         swizzled("P", "[16, 128]", "uint8", "1024", "128B") +
+         swizzled("Q", "[16, 64]", "uint8", "1024", "128B");
+}();
 
 std::string tensor_load(const std::string& tensor, const std::string& coords,
                         const std::string& dst) {

@@ -9,6 +9,7 @@
 #include "driver/run/binding.hpp"
 #include "driver/toml/reader_spec.hpp"
 #include "emitter/lower/abi.hpp"
+#include "spec_text.hpp"
 
 #include <cstdint>
 #include <string>
@@ -23,41 +24,16 @@ using namespace ptxgen::driver::cuda;
 
 namespace {
 
-constexpr std::string_view kSpec = R"TOML([kernel]
-name = "k"
-block = 32
-
-[tensor.A]
-space = "global"
-shape = [64, 32]
-dtype = "float16"
-
-[tensor.A.map]
-box = [16, 32]
-swizzle = "64B"
-
-[tensor.B]
-space = "global"
-shape = [64, 32]
-dtype = "float16"
-
-[tensor.S]
-space = "shared"
-shape = [16, 32]
-dtype = "float16"
-align = 512
-swizzle = "64B"
-
-[param.n]
-dtype = "u32"
-value = 5
-)TOML";
+const std::string kSpec = [] {
+  using namespace spec_text;
+  return kernel("k", "", "32") + tensor("A", "global", "[64, 32]", "float16") +
+         map("A", "[16, 32]", "64B") + tensor("B", "global", "[64, 32]", "float16") +
+         swizzled("S", "[16, 32]", "float16", "512", "64B") +
+         "\n[param.n]\ndtype = \"u32\"\nvalue = 5\n";
+}();
 
 std::unique_ptr<tile::Kernel> kernel() {
-  auto k = driver::load_spec_text(std::string(kSpec), "map.toml");
-  INFO(k.diagnostics.format_all());
-  REQUIRE(k.value.has_value());
-  return std::move(*k.value);
+  return spec_text::load(kSpec, "map.toml");
 }
 
 /// A request with a map parameter for buffer 1.

@@ -77,17 +77,25 @@ TEST_CASE("lint --arg: a tensor map, its keys and the tensor-map rules") {
   CHECK(a->map->swizzle == ptxgen::tile::TensorMapSwizzle::none);
   CHECK(a->map->oob_fill == ptxgen::tile::TensorMapOobFill::nan);
   CHECK_FALSE(parse_arg("P=u32[30,64]", error)->map); // no keys: a plain pointer
-  a = parse_arg("T=tf32[30,64]:box[16,32]", error);   // a storage type: 4-byte elements
+  // rows 128 bytes apart (a pitched tensor): 3 * 128 + 100 bytes of memory
+  a = parse_arg("S=u8[4,100]:box[4,16]:strides[128]", error);
+  REQUIRE_MESSAGE(a, error);
+  REQUIRE(a->map);
+  CHECK(a->map->global_strides == std::vector<std::int64_t>{128});
+  CHECK(a->bytes == 3 * 128 + 100);
+  a = parse_arg("T=tf32[30,64]:box[16,32]", error); // a storage type: 4-byte elements
   REQUIRE_MESSAGE(a, error);
   REQUIRE(a->map);
   CHECK(a->map->global_strides == std::vector<std::int64_t>{64 * 4});
   for (const char* bad : {
-           "A=u32[30,64]:box[16]",                 // one box extent for two dimensions
-           "A=u32[30,64]:box[16,300]",             // a box dimension over 256
-           "A=u32[30,64]:box[16,64]:swizzle=128B", // 256-byte box rows in a 128-byte span
-           "A=u32[30,64]:box[16,32]:swizzle=16B",  // no such swizzle
-           "A=u32[30,64]:swizzle=128B",            // no box
-           "A=u32[30,64]:box[16,32]:fill=nan",     // NaN fill of an integer tensor
+           "A=u32[30,64]:box[16]",                   // one box extent for two dimensions
+           "A=u32[30,64]:box[16,300]",               // a box dimension over 256
+           "A=u32[30,64]:box[16,64]:swizzle=128B",   // 256-byte box rows in a 128-byte span
+           "A=u32[30,64]:box[16,32]:swizzle=16B",    // no such swizzle
+           "A=u32[30,64]:swizzle=128B",              // no box
+           "A=u32[30,64]:box[16,32]:fill=nan",       // NaN fill of an integer tensor
+           "A=u32[30,64]:box[16,32]:strides[256,4]", // one stride too many
+           "A=u32[30,64]:box[16,32]:strides[200]",   // a stride not a multiple of 16
        }) {
     error.clear();
     CHECK_MESSAGE(!parse_arg(bad, error), bad);
@@ -195,8 +203,170 @@ TEST_CASE("lint: a tensor map without an --arg is unsupported with the --arg tha
   CHECK(reports[0].status == KernelStatus::unsupported);
   REQUIRE(reports[0].findings.size() == 1);
   const std::string& m = reports[0].findings[0].message;
-  CHECK_MESSAGE(m.find("--arg map=TYPE[D0,D1,...]:box[B0,B1,...]") != std::string::npos, m);
+  CHECK_MESSAGE(m.find("--arg 1=TYPE[D0,D1,...]:box[B0,B1,...]") != std::string::npos, m);
   CHECK_MESSAGE(m.find("swizzle=") != std::string::npos, m);
+}
+
+TEST_CASE("lint --arg: values of a struct by value, fields at offsets, a pointer to a map") {
+  std::string error;
+  auto a = parse_arg("0=u32{128,0x80,-1}", error);
+  REQUIRE_MESSAGE(a, error);
+  CHECK(a->raw == std::vector<std::uint8_t>{128, 0, 0, 0, 128, 0, 0, 0, 255, 255, 255, 255});
+  CHECK_FALSE(a->offset);
+  a = parse_arg("p+8=u16{1}", error);
+  REQUIRE_MESSAGE(a, error);
+  CHECK(a->name == "p");
+  CHECK(a->offset == 8u);
+  CHECK(a->raw == std::vector<std::uint8_t>{1, 0});
+  a = parse_arg("1=f32{1.5}", error); // 1.5f = 0x3FC00000
+  REQUIRE_MESSAGE(a, error);
+  CHECK(a->raw == std::vector<std::uint8_t>{0, 0, 0xC0, 0x3F});
+  a = parse_arg("4=@bf16[256,256]:box[64,64]", error);
+  REQUIRE_MESSAGE(a, error);
+  CHECK(a->indirect);
+  REQUIRE(a->map);
+  CHECK(a->bytes == 256 * 256 * 2);
+  for (const char* bad : {"0=u32{}", "0=u7{1}", "0=u32{1,x}", "0=u32{1", "0=@u32[4]", "+8=u32{1}",
+                          "0+x=u32{1}", "0=f16{1.0}"}) {
+    error.clear();
+    CHECK_MESSAGE(!parse_arg(bad, error), bad);
+    CHECK_MESSAGE(!error.empty(), bad);
+  }
+}
+
+// A struct {u32* p; u32 i;} and a shape {u32 m, n, k} by value: traps unless m + n + k = 6,
+// then stores the sum at p[i].
+const char* const struct_text = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry s(.param .align 8 .b8 st[16], .param .align 4 .b8 shape[12])
+.reqntid 1
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u32 %r1, [shape];
+  ld.param.u32 %r2, [shape+4];
+  ld.param.u32 %r3, [shape+8];
+  add.u32 %r4, %r1, %r2;
+  add.u32 %r4, %r4, %r3;
+  setp.ne.u32 %p1, %r4, 6;
+  @%p1 trap;
+  ld.param.u64 %rd1, [st];
+  ld.param.u32 %r5, [st+8];
+  mul.wide.u32 %rd2, %r5, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r4;
+  ret;
+}
+)";
+
+std::vector<KernelReport> lint_with(const std::string& text, std::vector<std::string> args) {
+  Options o;
+  o.grid = ptxgen::sim::Dim3{1, 1, 1};
+  for (const std::string& t : args) {
+    std::string error;
+    auto a = parse_arg(t, error);
+    REQUIRE_MESSAGE(a, error);
+    o.args.push_back(*a);
+  }
+  return lint_text(text, "x.ptx", o);
+}
+
+TEST_CASE("lint: a struct by value gets its fields' values and memory from --arg") {
+  const std::vector<std::string> fields = {"0=u32[4]", "0+8=u32{3}"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.end(), fields.begin(), fields.end());
+    return lint_with(struct_text, more);
+  };
+  auto r = with({"1=u32{1,2,3}"});
+  REQUIRE(r.size() == 1);
+  CHECK_MESSAGE(r[0].status == KernelStatus::clean, r[0].error);
+  CHECK(r[0].coverage.instructions > 0);
+  r = with({"1=u32{1,2,4}"}); // the sum is 7: the kernel traps
+  REQUIRE(r[0].findings.size() == 1);
+  CHECK(r[0].findings[0].kind == FindingKind::fault);
+  CHECK(r[0].findings[0].fault_kind == ptxgen::sim::FaultKind::trap);
+  r = with({"1+0=u32{1}", "1+4=u32{2,3}"}); // field by field: the same bytes
+  CHECK(r[0].status == KernelStatus::clean);
+  // p[4] is past the 4 words of the field's memory: out of bounds, named by the field
+  r = lint_with(struct_text, {"1=u32{1,2,3}", "0=u32[4]", "0+8=u32{4}"});
+  REQUIRE(r[0].findings.size() == 1);
+  CHECK(r[0].findings[0].kind == FindingKind::out_of_bounds);
+  CHECK(r[0].findings[0].symbol == "st+0");
+  CHECK(r[0].findings[0].offset == 16);
+  // without the shape's bytes: unsupported, with the --arg that gives them
+  r = lint_with(struct_text, fields);
+  CHECK(r[0].status == KernelStatus::unsupported);
+  REQUIRE(r[0].findings.size() == 1);
+  CHECK_MESSAGE(r[0].findings[0].message.find("--arg 1=u32{V0,V1,...}") != std::string::npos,
+                r[0].findings[0].message);
+  // a number has no width in a struct; values that do not fit it
+  for (const char* bad : {"1=6", "1=u32{1,2,3,4}", "1+8=u64{1}", "0+12=u32[4]"}) {
+    r = with({bad});
+    CHECK_MESSAGE(r[0].status == KernelStatus::usage, bad);
+  }
+}
+
+// One thread loads a 1-D box of 64 u32 through the map its first parameter points to.
+const char* const map_pointer_text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 k_map)
+.reqntid 1
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 128 .b8 tile[256];
+  .shared .align 8 .b8 bar[8];
+  ld.param.u64 %rd2, [k_map];
+  mov.u32 %r1, tile;
+  mov.u32 %r2, bar;
+  mov.u32 %r3, 0;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 256;
+  cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd2, {%r3}], [%r2];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r2], 0;
+  @!%p1 bra WAIT;
+  ld.shared.u32 %r4, [%r1+252];
+  ret;
+}
+)";
+
+TEST_CASE("lint: a pointer to a tensor map in global memory (`const CUtensorMap*`)") {
+  auto r = lint_with(map_pointer_text, {"0=@u32[64]:box[64]"});
+  REQUIRE(r.size() == 1);
+  CHECK_MESSAGE(r[0].status == KernelStatus::clean, r[0].error);
+  CHECK(r[0].coverage.async_copies == 1);
+  // Without it the parameter is a region of random bytes, which hold no map: unsupported at the
+  // copy, with the --arg forms that describe one.
+  r = lint_with(map_pointer_text, {});
+  CHECK(r[0].status == KernelStatus::unsupported);
+  REQUIRE(r[0].findings.size() == 1);
+  CHECK(r[0].findings[0].line == 18);
+  CHECK_MESSAGE(r[0].findings[0].message.find("K=@TYPE[D0,...]:box[B0,...]") != std::string::npos,
+                r[0].findings[0].message);
+}
+
+TEST_CASE("lint: a run started again for a grown region passes each tensor map once") {
+  // The map parameter's copy, then a store 70000 bytes into `out`: past the 64 KiB region lint
+  // starts with, so the run starts again with the region grown.
+  std::string text = map_pointer_text;
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  };
+  replace(".param .u64 k_map)", ".param .align 64 .b8 k_map[128], .param .u64 k_out)");
+  replace("ld.param.u64 %rd2, [k_map];", "mov.b64 %rd1, k_map;\n  cvta.param.u64 %rd2, %rd1;");
+  replace("ret;", "ld.param.u64 %rd3, [k_out];\n  st.global.u32 [%rd3+70000], %r4;\n  ret;");
+  const auto r = lint_with(text, {"0=u32[64]:box[64]"});
+  REQUIRE(r.size() == 1);
+  CHECK_MESSAGE(r[0].status == KernelStatus::clean, r[0].error);
+  REQUIRE(r[0].params.size() == 2);
+  CHECK(r[0].params[1].bytes == 128 * 1024); // grown once
 }
 
 } // namespace unit_lint_inputs

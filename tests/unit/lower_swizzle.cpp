@@ -147,6 +147,29 @@ TEST_CASE("a 16-byte chunk per thread: shr, and, xor per chunk; 8-byte halves st
   }
 }
 
+TEST_CASE("a share starting inside a chunk: each 8-byte piece at its own swizzled address") {
+  // Thread t's 24 bytes start at byte 24t: its register is 8-byte aligned, so for odd t the
+  // share starts at byte 8 of a chunk and its piece at +8 lies in the next chunk (which the
+  // swizzle moves elsewhere), its piece at +16 in the chunk after. Three periods of each mode.
+  for (const Mode& m : kModes) {
+    CAPTURE(m.name);
+    const int rows = 3 * m.align / 128;
+    const int threads = rows * 128 / 24;
+    const std::string share = ".rearrange(\"r c -> (r c)\").rearrange(\"(t e) -> t e\", e=24)"
+                              ".sub[tid, :]";
+    const ptx::Module mod = lowered(kernel(m, threads, rows, 128, copy("S" + share, "A" + share)));
+    check_layout(m, run(mod, threads, std::size_t(rows) * 128), arange(std::size_t(rows) * 128));
+
+    const std::string fill =
+        "\n[[op]]\nop = \"fill\"\ndst = 'S" + share + "'\npattern = [1, 2, 3, 4, 5, 6, 7]\n";
+    std::vector<std::uint8_t> pattern(std::size_t(rows) * 128);
+    for (std::size_t o = 0; o < pattern.size(); ++o)
+      pattern[o] = static_cast<std::uint8_t>(1 + (o % 24) % 7);
+    check_layout(m, run(lowered(kernel(m, threads, rows, 128, fill)), threads, pattern.size()),
+                 pattern);
+  }
+}
+
 TEST_CASE("one thread, whole periods from the base: the swizzle folds into the immediates") {
   for (const Mode& m : kModes) {
     CAPTURE(m.name);

@@ -9,6 +9,7 @@
 #include "emitter/ptx/printer.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/mbarrier_contract.hpp"
+#include "spec_text.hpp"
 
 #include <algorithm>
 #include <string>
@@ -30,37 +31,12 @@ namespace tile = ptxgen::tile;
 /// and the wait.
 std::string one_phase(int count, bool noinc, bool explicit_arrive, const std::string& parity,
                       const std::string& before_wait = "") {
-  std::string s = R"([kernel]
-name = "k"
-grid = 1
-block = 64
-
-[tensor.A]
-space = "global"
-shape = [64, 16]
-dtype = "uint8"
-init = "arange % 251"
-
-[tensor.B]
-space = "global"
-shape = [64, 16]
-dtype = "uint8"
-output = true
-
-[tensor.s]
-space = "shared"
-shape = [64, 16]
-dtype = "uint8"
-
-[tensor.bar]
-space = "shared"
-shape = [1]
-dtype = "uint64"
-
-[[op]]
-op = "mbarrier_init"
-barrier = 'bar.sub[0]'
-count = )" + std::to_string(count) +
+  using namespace ptxgen::spec_text;
+  std::string s = kernel("k", "1", "64") +
+                  tensor("A", "global", "[64, 16]", "uint8", "init = \"arange % 251\"\n") +
+                  tensor("B", "global", "[64, 16]", "uint8", "output = true\n") +
+                  tensor("s", "shared", "[64, 16]", "uint8") + barriers() +
+                  mbarrier_init(std::to_string(count)) +
                   R"(
 
 [[op]]
@@ -87,10 +63,7 @@ noinc = )" + std::string(noinc ? "true" : "false") +
 }
 
 std::unique_ptr<tile::Kernel> load(const std::string& text) {
-  auto k = ptxgen::driver::load_spec_text(text, "mbarrier.toml");
-  INFO(k.diagnostics.format_all());
-  REQUIRE(k);
-  return std::move(*k);
+  return ptxgen::spec_text::load(text, "mbarrier.toml");
 }
 
 ptxgen::Diagnostics contract(const std::string& text) {
@@ -118,41 +91,11 @@ bool found(const ptxgen::driver::ReferenceOutput& out, DiagId id) {
 std::string ring(const std::string& parity, bool one_barrier = false) {
   const std::string next = one_barrier ? "0" : "(k + 1) % 2";
   const std::string cur = one_barrier ? "0" : "k % 2";
-  return R"([kernel]
-name = "ring"
-grid = 1
-block = 32
-
-[tensor.A]
-space = "global"
-shape = [6, 32, 16]
-dtype = "uint8"
-
-[tensor.B]
-space = "global"
-shape = [6, 32, 16]
-dtype = "uint8"
-output = true
-
-[tensor.r]
-space = "shared"
-shape = [2, 32, 16]
-dtype = "uint8"
-
-[tensor.bar]
-space = "shared"
-shape = [2]
-dtype = "uint64"
-
-[[op]]
-op = "mbarrier_init"
-barrier = 'bar.sub[0]'
-count = 32
-
-[[op]]
-op = "mbarrier_init"
-barrier = 'bar.sub[1]'
-count = 32
+  using namespace ptxgen::spec_text;
+  return kernel("ring", "1", "32") + tensor("A", "global", "[6, 32, 16]", "uint8") +
+         tensor("B", "global", "[6, 32, 16]", "uint8", "output = true\n") +
+         tensor("r", "shared", "[2, 32, 16]", "uint8") + barriers("2") + mbarrier_init("32") +
+         "\n" + mbarrier_init("32", "1") + R"(
 
 [[op]]
 op = "cta_sync"

@@ -174,4 +174,15 @@ TEST_CASE("messages: a wrong element_strides count is shown at element_strides")
   CHECK(rank[0].line == 17); // element_strides = [1]; the box is line 16
 }
 
+TEST_CASE("messages: a ring's consumer reading another stage is told so, not to add a cta_sync") {
+  const auto k = load(corpus("races/pipeline_ring_consumer_reads_next_stage.toml"));
+  const std::string unwaited = finding(*k, DiagId::check_mbarrier_unwaited_read);
+  CHECK(contains(unwaited, "which the pipeline's steady-state load ([[op.load]] at line 55)"));
+  CHECK_FALSE(contains(unwaited, "the load of the pipeline's"));
+  const std::string refill = finding(*k, DiagId::check_refill_without_barrier);
+  CHECK(contains(refill, "at the pipeline's consumer copy ([[op.body]] at line 60)"));
+  CHECK(contains(refill, "a consumer reads only its own tile's stage"));
+  CHECK_FALSE(contains(refill, "cta_sync\" between"));
+}
+
 } // namespace unit_pipeline_diagnostics

@@ -7,6 +7,7 @@
 #include "driver/reference/reference.hpp"
 #include "driver/run/tensor_data.hpp"
 #include "driver/toml/reader_spec.hpp"
+#include "spec_text.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -25,10 +26,8 @@ namespace model = ptxgen::driver::evaluation::model;
 using ptxgen::driver::ReferenceOutput;
 
 ReferenceOutput run(const std::string& text) {
-  auto k = ptxgen::driver::load_spec_text(text, "async.toml");
-  INFO(k.diagnostics.format_all());
-  REQUIRE(k);
-  const tile::Kernel& kernel = **k;
+  const auto k = ptxgen::spec_text::load(text, "async.toml");
+  const tile::Kernel& kernel = *k;
   ptxgen::driver::ReferenceInput in;
   in.kernel = &kernel;
   for (const auto& d : kernel.tensors)
@@ -53,45 +52,14 @@ std::string op(const std::string& body) {
   return "[[op]]\n" + body + "\n";
 }
 
-const std::string head = R"([kernel]
-name = "k"
-grid = 1
-block = 32
-
-[tensor.A]
-space = "global"
-shape = [32, 16]
-dtype = "uint8"
-init = "arange % 251"
-
-[tensor.C]
-space = "global"
-shape = [32, 16]
-dtype = "uint8"
-init = "arange % 7"
-
-[tensor.B]
-space = "global"
-shape = [32, 16]
-dtype = "uint8"
-output = true
-
-[tensor.S]
-space = "shared"
-shape = [32, 16]
-dtype = "uint8"
-
-[tensor.bar]
-space = "shared"
-shape = [1]
-dtype = "uint64"
-
-[[op]]
-op = "mbarrier_init"
-barrier = 'bar.sub[0]'
-count = 1
-
-)";
+const std::string head = [] {
+  using namespace ptxgen::spec_text;
+  return kernel("k", "1", "32") +
+         tensor("A", "global", "[32, 16]", "uint8", "init = \"arange % 251\"\n") +
+         tensor("C", "global", "[32, 16]", "uint8", "init = \"arange % 7\"\n") +
+         tensor("B", "global", "[32, 16]", "uint8", "output = true\n") +
+         tensor("S", "shared", "[32, 16]", "uint8") + barriers() + mbarrier_init("1") + "\n\n";
+}();
 
 const std::string fill_rows = op("op = \"fill\"\ndst = 'S.sub[tid, :]'\npattern = \"0x5A\"\n");
 const std::string sync = op("op = \"cta_sync\"\n");

@@ -162,6 +162,44 @@ TEST_CASE("f32 mul and fma: subnormals, .ftz, .sat, one rounding in fma") {
   CHECK(f32(FloatOp::add, Round::rn, 0x3F000000, 0, 0, false, true) == 0x3F000000);
 }
 
+TEST_CASE("div: the correctly rounded quotient in each mode, overflow, subnormals, specials") {
+  const std::uint32_t three = 0x40400000, half = 0x3F000000, two = 0x40000000;
+  // 1/3 = 0x3EAAAAAA.AA.. (above the midpoint: rn rounds up, rz and rm down)
+  CHECK(f32(FloatOp::div, Round::rn, f32_one, three, 0) == 0x3EAAAAAB);
+  CHECK(f32(FloatOp::div, Round::rm, f32_one, three, 0) == 0x3EAAAAAA);
+  CHECK(f32(FloatOp::div, Round::rp, f32_one, three, 0) == 0x3EAAAAAB);
+  // FLT_MAX / 0.5 overflows: to inf to nearest, FLT_MAX toward zero
+  CHECK(f32(FloatOp::div, Round::rn, f32_max, half, 0) == f32_inf);
+  CHECK(f32(FloatOp::div, Round::rz, f32_max, half, 0) == f32_max);
+  // x / 0 is an exact infinity in every mode; 0 / 0 and inf / inf are NaN
+  CHECK(f32(FloatOp::div, Round::rz, f32_one, 0, 0) == f32_inf);
+  CHECK(f32(FloatOp::div, Round::rn, 0, 0, 0) == f32_nan);
+  CHECK(f32(FloatOp::div, Round::rn, f32_inf, f32_inf, 0) == f32_nan);
+  // the smallest subnormal halved: 2^-150, a tie between 0 and 2^-149 (even: 0); rp: 2^-149
+  CHECK(f32(FloatOp::div, Round::rn, 0x00000001, two, 0) == 0x00000000);
+  CHECK(f32(FloatOp::div, Round::rp, 0x00000001, two, 0) == 0x00000001);
+  // f64: 1/10 = 0x3FB9999999999999.99..; 1e-300 / 1e10 = 1e-310, a subnormal quotient
+  // (the bits below: 1e-300 = 0x01A56E1FC2F8F359, 1e10 = 0x4202A05F20000000)
+  const FloatMode rz{Round::rz, false, false}, rp{Round::rp, false, false};
+  const FloatMode rn{Round::rn, false, false};
+  CHECK(alu::float_op(FloatOp::div, Num::f64, rn, 0x3FF0000000000000, 0x4024000000000000, 0) ==
+        0x3FB999999999999A);
+  CHECK(alu::float_op(FloatOp::div, Num::f64, rz, 0x3FF0000000000000, 0x4024000000000000, 0) ==
+        0x3FB9999999999999);
+  CHECK(alu::float_op(FloatOp::div, Num::f64, rz, 0x01A56E1FC2F8F359, 0x4202A05F20000000, 0) ==
+        0x000012688B70E62B);
+  CHECK(alu::float_op(FloatOp::div, Num::f64, rp, 0x01A56E1FC2F8F359, 0x4202A05F20000000, 0) ==
+        0x000012688B70E62C);
+  // f64 DBL_MAX / 0.5 toward zero: DBL_MAX, not inf
+  CHECK(alu::float_op(FloatOp::div, Num::f64, rz, 0x7FEFFFFFFFFFFFFF, 0x3FE0000000000000, 0) ==
+        0x7FEFFFFFFFFFFFFF);
+  // .approx: |b| in (2^126, 2^128) gives zero, or NaN for an infinite a; .full divides
+  CHECK(alu::divide_approx(false, false, f32_one, 0x7F000000) == 0x00000000);
+  CHECK(alu::divide_approx(false, false, f32_inf, 0x7F000000) == f32_nan);
+  CHECK(alu::divide_approx(true, false, f32_one, 0x7F000000) == 0x00400000);
+  CHECK(alu::divide_approx(false, false, f32_one, three) == 0x3EAAAAAB);
+}
+
 TEST_CASE("f32 min, max, neg, abs; setp's float comparisons") {
   CHECK(f32(FloatOp::min, Round::rn, f32_nan, f32_one) == f32_one);
   CHECK(f32(FloatOp::max, Round::rn, f32_one, 0x7FC00000) == f32_one);

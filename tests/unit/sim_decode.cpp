@@ -168,10 +168,11 @@ TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded t
       const detail::Form* form = detail::find_form(opcode_of(samples[k].text));
       REQUIRE(form != nullptr);
       ++covered[static_cast<std::size_t>(form - rows.data())];
-      // cp.async.bulk's row decodes the store to bulk_store by its qualifiers, and
-      // cp.async.bulk.tensor's to tensor_store
+      // cp.async.bulk's row decodes the store to bulk_store and the copy to a peer to bulk_peer
+      // by their qualifiers, and cp.async.bulk.tensor's to tensor_store
       const bool by_qualifiers =
-          (form->code == ir::Code::bulk_copy && samples[k].code == ir::Code::bulk_store) ||
+          (form->code == ir::Code::bulk_copy &&
+           (samples[k].code == ir::Code::bulk_store || samples[k].code == ir::Code::bulk_peer)) ||
           (form->code == ir::Code::tensor_load && samples[k].code == ir::Code::tensor_store);
       CHECK((form->code == samples[k].code || by_qualifiers));
       CHECK(ops[k].code == samples[k].code);
@@ -186,11 +187,12 @@ TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded t
 
 TEST_CASE("forms.def: every code but those the parser makes itself has a form; optional operands "
           "come last") {
-  // `call` (its own statement grammar); mov_pack / mov_unpack (mov with a vector); bulk_store
-  // (cp.async.bulk's row, by its qualifiers); tensor_store (cp.async.bulk.tensor's row, likewise).
-  // `unsupported` is the parser's too.
-  const std::vector<ir::Code> formless = {ir::Code::call, ir::Code::mov_pack, ir::Code::mov_unpack,
-                                          ir::Code::bulk_store, ir::Code::tensor_store};
+  // `call` (its own statement grammar); mov_pack / mov_unpack (mov with a vector); bulk_store and
+  // bulk_peer (cp.async.bulk's row, by its qualifiers); tensor_store (cp.async.bulk.tensor's row,
+  // likewise). `unsupported` is the parser's too.
+  const std::vector<ir::Code> formless = {ir::Code::call,       ir::Code::mov_pack,
+                                          ir::Code::mov_unpack, ir::Code::bulk_store,
+                                          ir::Code::bulk_peer,  ir::Code::tensor_store};
   const std::vector<ir::Code> codes = {
 #define SIM_CODE(code, family) ir::Code::code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
@@ -239,7 +241,10 @@ TEST_CASE("special registers: one vocabulary, the emitter's, which the simulator
     const std::string text(ptx::name(r));
     INFO(text);
     CHECK(ptx::parse_special_register(text) == r);
-    auto p = Program::parse(one_thread("\tmov.u64 %rd2, " + text + ";\n"));
+    // %is_explicit_cluster is the one predicate among them (PTX ISA)
+    auto p = Program::parse(one_thread(r == ptx::SpecialRegister::is_explicit_cluster
+                                           ? "\tmov.pred %p1, " + text + ";\n"
+                                           : "\tmov.u64 %rd2, " + text + ";\n"));
     REQUIRE_MESSAGE(p, p.diagnostics.format_all());
     CHECK(p.diagnostics.items().empty());
     CHECK(!run(*p, "k", l, mem).fault);
@@ -458,9 +463,7 @@ TEST_CASE("instructions outside the subset parse with a warning DiagId and fault
   }
   SUBCASE("bulk forms the simulator does not run yet") {
     for (const char* body :
-         {"\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
-          "[s], [%rd1], 16, [s+8], %rs1;\n",
-          "\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+         {"\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
           "[s], [%rd1, {%r1, %r2, %r3}], [s+8], {%rs1};\n",
           "\tcp.async.bulk.global.shared::cluster.bulk_group [%rd1], [s], 16;\n"})
       expect_unsupported(body, DiagId::sim_unsupported_form);

@@ -277,6 +277,32 @@ TEST_CASE("the math functions in f16, bf16, their pairs and f64") {
   CHECK(out.dword(96) == 0x3FE0000000000000ull); // rsqrt(4) = 0.5
 }
 
+TEST_CASE("div: IEEE-rounded f32 and f64 in every mode, .ftz, .approx's range rule, .full") {
+  const Run out = launch(data("math.ptx"), "division", 1, 88);
+  require_ok(out.r);
+  const std::uint32_t want[] = {
+      0x3EAAAAAB, // div.rn 1/3: 0x3EAAAAAA.AA..: up
+      0x3EAAAAAA, // div.rz 1/3
+      0xBF2AAAAB, // div.rm -2/3 = -0x3F2AAAAA.AA..: away from zero
+      0xBF2AAAAA, // div.rp -2/3: toward zero
+      0xFF800000, // -2 / +0 = -inf
+      0x7FFFFFFF, // 0 / 0 = the canonical NaN
+      0x00400000, // 2^-126 / 2 = 2^-127, a subnormal
+      0x00000000, // the same with .ftz: flushed
+      0x3EAAAAAB, // div.approx 1/3: the nearest value (within the ISA's 2 ulp)
+      0x00000000, // div.approx 1 / 2^127: |b| in (2^126, 2^128) gives 0 (PTX ISA, div)
+      0x00400000, // div.full 1 / 2^127 = 2^-127: full range
+      0x80000000, // div.approx.ftz -2 / 2^127 = -0
+  };
+  for (std::size_t k = 0; k < std::size(want); ++k) {
+    CAPTURE(k);
+    CHECK(out.word(k) == want[k]);
+  }
+  CHECK(out.dword(64) == 0x3FB999999999999Aull); // div.rn 1/10: 0x3FB9999999999999.99..: up
+  CHECK(out.dword(72) == 0x3FB9999999999999ull); // div.rz
+  CHECK(out.dword(80) == 0x3FB9999999999999ull); // div.rm
+}
+
 TEST_CASE("cvt's packed forms: e4m3x2, e5m2x2 and back, .relu, .satfinite, ties to even") {
   const Run out = launch(data("math.ptx"), "packing", 1, 11 * 4);
   require_ok(out.r);

@@ -360,4 +360,39 @@ TEST_CASE("tensor-core forms outside the simulated set are unsupported lines, no
   CHECK(bad.diagnostics.items()[0].line == 9);
 }
 
+TEST_CASE("wgmma chained into its own accumulators while another tile's wgmma is in flight") {
+  // Two accumulator tiles, k-blocks interleaved (CuTe issues them so): the third wgmma
+  // accumulates into the first's registers, same shape, while the second (other registers) is
+  // also in flight: ordered by the ISA, no race. Into the same registers in another order it is
+  // not the same accumulator: a register of an in-flight wgmma, read before its wait.
+  const std::string head = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                           ".visible .entry chain()\n.reqntid 128\n{\n"
+                           "  .reg .f32 %f<9>;\n  .reg .b64 %rd<3>;\n"
+                           "  .shared .align 1024 .b8 s[4096];\n"
+                           "  mov.b64 %rd1, 0x0000001000080000;\n" // start 0, lbo 128, sbo 256
+                           "  wgmma.fence.sync.aligned;\n";
+  const std::string wgmma = "  wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 ";
+  auto text = [&](const std::string& third) {
+    return head + wgmma + "{%f1, %f2, %f3, %f4}, %rd1, %rd1, 0, 1, 1, 0, 0;\n" + wgmma +
+           "{%f5, %f6, %f7, %f8}, %rd1, %rd1, 0, 1, 1, 0, 0;\n" + wgmma + third +
+           ", %rd1, %rd1, 1, 1, 1, 0, 0;\n" +
+           "  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;\n  ret;\n}\n";
+  };
+  auto run_text = [](const std::string& t) {
+    auto p = Program::parse(t);
+    REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+    Launch l;
+    l.block_dim = {128, 1, 1};
+    std::vector<GlobalBuffer> none;
+    return run(*p, "chain", l, none);
+  };
+  require_ok(run_text(text("{%f1, %f2, %f3, %f4}")));
+  const SimResult r = run_text(text("{%f2, %f1, %f3, %f4}"));
+  REQUIRE(r.fault.has_value());
+  REQUIRE(r.fault->race.has_value());
+  CHECK(r.fault->race->kind == RaceKind::wgmma_register_in_flight);
+  CHECK(r.fault->race->access.ptx_line == 14);
+  CHECK(r.fault->race->other.ptx_line == 12);
+}
+
 } // namespace unit_sim_tensor_core

@@ -46,6 +46,8 @@ inline constexpr Case cases[] = {
     {"wgmma_bf16_swizzle128", 128, 64, 16, 64, BF16, BF16, F32, F32},
     {"wgmma_f16_regs", 128, 64, 16, 16, F16, F16, F32, F32},
     {"wgmma_s8_swizzle32", 128, 64, 16, 32, S8, S8, S32, S32, true},
+    {"wgmma_f16_mn_plain", 128, 64, 16, 16, F16, F16, F32, F32},
+    {"wgmma_bf16_mn_swizzle", 128, 64, 16, 64, BF16, BF16, F32, F32},
 };
 
 inline unsigned bits(Elem e) {

@@ -61,25 +61,26 @@ __device__ void store_d32(u8* D, int lane, const uint32_t* d) {
     put(D, c_index(lane, i), 32, d[i]);
 }
 
-#define MMA_F32_16816(name, types)                                                                 \
-  extern "C" __global__ void name(const u8* A, const u8* B, const u8* C, u8* D) {                 \
+// The m16n8kK forms with 32-bit accumulators (f32 or s32): A 16 x K and B K x 8 of `bits`-bit
+// elements, C and D four registers; `opcode` is the instruction up to its operands.
+#define MMA_16N8(name, K, bits, opcode)                                                            \
+  extern "C" __global__ void name(const u8* A, const u8* B, const u8* C, u8* D) {                  \
     const int lane = threadIdx.x;                                                                  \
     uint32_t a[4], b[2], c[4], d[4];                                                               \
     for (int j = 0; j < 4; ++j)                                                                    \
-      a[j] = a_reg(A, 16, 16, 16, lane, j);                                                        \
+      a[j] = a_reg(A, 16, K, bits, lane, j);                                                       \
     for (int j = 0; j < 2; ++j)                                                                    \
-      b[j] = b_reg(B, 16, lane, j);                                                                \
+      b[j] = b_reg(B, bits, lane, j);                                                              \
     load_c32(C, lane, c);                                                                          \
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." types ".f32 {%0, %1, %2, %3}, "          \
-                 "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"                               \
+    asm volatile(opcode " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"     \
                  : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                  \
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),    \
                    "r"(c[1]), "r"(c[2]), "r"(c[3]));                                               \
     store_d32(D, lane, d);                                                                         \
   }
 
-MMA_F32_16816(mma_f16_f32, "f16.f16")
-MMA_F32_16816(mma_bf16_f32, "bf16.bf16")
+MMA_16N8(mma_f16_f32, 16, 16, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
+MMA_16N8(mma_bf16_f32, 16, 16, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32")
 
 // f16 accumulators: C and D are two f16x2 registers, element i in register i / 2, half i % 2.
 extern "C" __global__ void mma_f16_f16(const u8* A, const u8* B, const u8* C, u8* D) {
@@ -102,43 +103,12 @@ extern "C" __global__ void mma_f16_f16(const u8* A, const u8* B, const u8* C, u8
 }
 
 // tf32 m16n8k8: A 16 x 8, B 8 x 8, one element per register.
-extern "C" __global__ void mma_tf32(const u8* A, const u8* B, const u8* C, u8* D) {
-  const int lane = threadIdx.x;
-  uint32_t a[4], b[2], c[4], d[4];
-  for (int j = 0; j < 4; ++j)
-    a[j] = a_reg(A, 16, 8, 32, lane, j);
-  for (int j = 0; j < 2; ++j)
-    b[j] = b_reg(B, 32, lane, j);
-  load_c32(C, lane, c);
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
-               "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
-               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),
-                 "r"(c[1]), "r"(c[2]), "r"(c[3]));
-  store_d32(D, lane, d);
-}
+MMA_16N8(mma_tf32, 8, 32, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32")
 
 // m16n8k32 with 8-bit A and B: integers (s32 accumulators) and e4m3 (f32 accumulators).
-#define MMA_16832(name, types)                                                                     \
-  extern "C" __global__ void name(const u8* A, const u8* B, const u8* C, u8* D) {                 \
-    const int lane = threadIdx.x;                                                                  \
-    uint32_t a[4], b[2], c[4], d[4];                                                               \
-    for (int j = 0; j < 4; ++j)                                                                    \
-      a[j] = a_reg(A, 16, 32, 8, lane, j);                                                         \
-    for (int j = 0; j < 2; ++j)                                                                    \
-      b[j] = b_reg(B, 8, lane, j);                                                                 \
-    load_c32(C, lane, c);                                                                          \
-    asm volatile("mma.sync.aligned.m16n8k32.row.col." types " {%0, %1, %2, %3}, "                  \
-                 "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"                               \
-                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])                                  \
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]),    \
-                   "r"(c[1]), "r"(c[2]), "r"(c[3]));                                               \
-    store_d32(D, lane, d);                                                                         \
-  }
-
-MMA_16832(mma_s8_satfinite, "satfinite.s32.s8.s8.s32")
-MMA_16832(mma_u8_s8, "s32.u8.s8.s32")
-MMA_16832(mma_e4m3_f32, "f32.e4m3.e4m3.f32")
+MMA_16N8(mma_s8_satfinite, 32, 8, "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32")
+MMA_16N8(mma_u8_s8, 32, 8, "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32")
+MMA_16N8(mma_e4m3_f32, 32, 8, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32")
 
 // f64 m8n8k4: A 8 x 4 (row groupID, column threadID_in_group), B 4 x 8, C and D 8 x 8 (two
 // elements per lane, row groupID, columns 2 threadID_in_group + i).
@@ -188,6 +158,33 @@ __device__ int wg_index(int tid, int i, int n) {
          i % 2;
 }
 
+// The tiles the threads wrote made visible to the async proxy wgmma reads them through, then
+// thread tid's eight accumulators of C (64 x 16).
+__device__ void wg_publish_load_c(const u8* C, int tid, uint32_t* d) {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  for (int i = 0; i < 8; ++i)
+    d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
+}
+
+// One wgmma with A and B from descriptors da and db, fenced, committed and waited for: `mma` is
+// the instruction up to its operands, `imm` its immediates after the descriptors.
+#define WGMMA_DESCRIPTORS(mma, imm, d, da, db)                                                     \
+  asm volatile("wgmma.fence.sync.aligned;\n" mma " {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, " imm \
+               ";\n"                                                                               \
+               "wgmma.commit_group.sync.aligned;\n"                                                \
+               "wgmma.wait_group.sync.aligned 0;"                                                  \
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]),           \
+                 "+r"(d[6]), "+r"(d[7])                                                            \
+               : "l"(da), "l"(db)                                                                  \
+               : "memory")
+
+// Thread tid's eight results into D (64 x 16).
+__device__ void wg_store_d(u8* D, int tid, const uint32_t* d) {
+  for (int i = 0; i < 8; ++i)
+    put(D, wg_index(tid, i, 16), 32, d[i]);
+}
+
 // The K-major canonical layout without swizzle: 8-row by 16-byte core matrices, `lbo` bytes
 // apart along K and `sbo` apart along M/N. With a swizzle of `span` bytes (32, 64, 128): rows of
 // `span` bytes, 8-row atoms `sbo` apart, and address bits [4, 4 + log2(span / 16)) XORed with
@@ -214,23 +211,12 @@ extern "C" __global__ void wgmma_f16_plain(const u8* A, const u8* B, const u8* C
     put(sa + kmajor(i / 16, 2 * (i % 16), 128, 256, 0), 0, 16, elem(A, i, 16));
   for (int i = tid; i < 16 * 16; i += 128) // B[k][n] at row n, column k
     put(sb + kmajor(i % 16, 2 * (i / 16), 128, 256, 0), 0, 16, elem(B, i, 16));
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncthreads();
   uint32_t d[8];
-  for (int i = 0; i < 8; ++i)
-    d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
+  wg_publish_load_c(C, tid, d);
   const uint64_t da = descriptor(sa, 128, 256, 0), db = descriptor(sb, 128, 256, 0);
-  asm volatile("wgmma.fence.sync.aligned;\n"
-               "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, "
-               "%7}, %8, %9, 1, 1, 1, 0, 0;\n"
-               "wgmma.commit_group.sync.aligned;\n"
-               "wgmma.wait_group.sync.aligned 0;"
-               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]),
-                 "+r"(d[7])
-               : "l"(da), "l"(db)
-               : "memory");
-  for (int i = 0; i < 8; ++i)
-    put(D, wg_index(tid, i, 16), 32, d[i]);
+  WGMMA_DESCRIPTORS("wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16", "1, 1, 1, 0, 0", d, da,
+                    db);
+  wg_store_d(D, tid, d);
 }
 
 // m64n16k16 bf16 -> f32 four times along K = 64 (the start address advanced 32 bytes a step),
@@ -242,11 +228,8 @@ extern "C" __global__ void wgmma_bf16_swizzle128(const u8* A, const u8* B, const
     put(sa + kmajor(i / 64, 2 * (i % 64), 0, 1024, 128), 0, 16, elem(A, i, 16));
   for (int i = tid; i < 64 * 16; i += 128) // B[k][n], K = 64
     put(sb + kmajor(i % 16, 2 * (i / 16), 0, 1024, 128), 0, 16, elem(B, i, 16));
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  __syncthreads();
   uint32_t d[8];
-  for (int i = 0; i < 8; ++i)
-    d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
+  wg_publish_load_c(C, tid, d);
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   for (int k = 0; k < 4; ++k) {
     const uint64_t da = descriptor(sa + 32 * k, 16, 1024, 128);
@@ -259,9 +242,9 @@ extern "C" __global__ void wgmma_bf16_swizzle128(const u8* A, const u8* B, const
                  : "memory");
   }
   asm volatile("wgmma.commit_group.sync.aligned;\n"
-               "wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  for (int i = 0; i < 8; ++i)
-    put(D, wg_index(tid, i, 16), 32, d[i]);
+               "wgmma.wait_group.sync.aligned 0;" ::
+                   : "memory");
+  wg_store_d(D, tid, d);
 }
 
 // m64n16k16 f16 -> f32 with A in registers (each warp's 16 rows as mma.m16n8k16's A fragment)
@@ -288,8 +271,7 @@ extern "C" __global__ void wgmma_f16_regs(const u8* A, const u8* B, const u8* C,
                  "+r"(d[7])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db)
                : "memory");
-  for (int i = 0; i < 8; ++i)
-    put(D, wg_index(tid, i, 16), 32, d[i]);
+  wg_store_d(D, tid, d);
 }
 
 // m64n16k32 s8 -> s32 (.satfinite), A and B from 32-byte-swizzled descriptors.
@@ -300,21 +282,79 @@ extern "C" __global__ void wgmma_s8_swizzle32(const u8* A, const u8* B, const u8
     sa[kmajor(i / 32, i % 32, 0, 256, 32)] = A[i];
   for (int i = tid; i < 32 * 16; i += 128) // B[k][n]
     sb[kmajor(i % 16, i / 16, 0, 256, 32)] = B[i];
+  uint32_t d[8];
+  wg_publish_load_c(C, tid, d);
+  const uint64_t da = descriptor(sa, 16, 256, 32), db = descriptor(sb, 16, 256, 32);
+  WGMMA_DESCRIPTORS("wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8.satfinite", "1", d, da, db);
+  wg_store_d(D, tid, d);
+}
+
+// The MN-major canonical layout (imm-trans 1: A M-major, B N-major), 16-byte chunks along M/N.
+// Without swizzle: core matrices of 8 K-rows by 16 bytes of M/N, `sbo` bytes apart along M/N and
+// `lbo` apart along K (each 8 K-rows). With a swizzle of `span` bytes: atoms of 8 K-rows by `span`
+// bytes of M/N, `lbo` apart along M/N and `sbo` apart along K, XORed as kmajor's.
+__device__ int mnmajor(int mnbyte, int k, int lbo, int sbo, int span) {
+  if (span == 0)
+    return (mnbyte / 16) * sbo + (k / 8) * lbo + (k % 8) * 16 + mnbyte % 16;
+  const int off = (mnbyte / span) * lbo + (k / 8) * sbo + (k % 8) * span + mnbyte % span;
+  return off ^ (((off >> 7) & (span / 16 - 1)) << 4);
+}
+
+// m64n16k16 f16 -> f32, A M-major and B N-major from descriptors without swizzle.
+extern "C" __global__ void wgmma_f16_mn_plain(const u8* A, const u8* B, const u8* C, u8* D) {
+  __shared__ __align__(1024) u8 sa[64 * 32], sb[16 * 32];
+  const int tid = threadIdx.x;
+  for (int i = tid; i < 64 * 16; i += 128) // A[m][k]: 8 chunks of 8 m, each 2 groups of 8 k
+    put(sa + mnmajor(2 * (i / 16), i % 16, 128, 256, 0), 0, 16, elem(A, i, 16));
+  for (int i = tid; i < 16 * 16; i += 128) // B[k][n]
+    put(sb + mnmajor(2 * (i % 16), i / 16, 128, 256, 0), 0, 16, elem(B, i, 16));
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   __syncthreads();
   uint32_t d[8];
   for (int i = 0; i < 8; ++i)
     d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
-  const uint64_t da = descriptor(sa, 16, 256, 32), db = descriptor(sb, 16, 256, 32);
+  const uint64_t da = descriptor(sa, 128, 256, 0), db = descriptor(sb, 128, 256, 0);
   asm volatile("wgmma.fence.sync.aligned;\n"
-               "wgmma.mma_async.sync.aligned.m64n16k32.s32.s8.s8.satfinite {%0, %1, %2, %3, %4, "
-               "%5, %6, %7}, %8, %9, 1;\n"
+               "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, "
+               "%7}, %8, %9, 1, 1, 1, 1, 1;\n"
                "wgmma.commit_group.sync.aligned;\n"
                "wgmma.wait_group.sync.aligned 0;"
                : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]),
                  "+r"(d[7])
                : "l"(da), "l"(db)
                : "memory");
+  for (int i = 0; i < 8; ++i)
+    put(D, wg_index(tid, i, 16), 32, d[i]);
+}
+
+// m64n16k16 bf16 -> f32 four times along K = 64 (the start address advanced two 8-row K groups
+// a step), A M-major with the 128-byte swizzle (64 bf16 of M a row), B N-major with the 32-byte
+// swizzle (16 bf16 of N a row): D = A (64 x 64) B (64 x 16) + C.
+extern "C" __global__ void wgmma_bf16_mn_swizzle(const u8* A, const u8* B, const u8* C, u8* D) {
+  __shared__ __align__(1024) u8 sa[64 * 128], sb[64 * 32];
+  const int tid = threadIdx.x;
+  for (int i = tid; i < 64 * 64; i += 128) // A[m][k]
+    put(sa + mnmajor(2 * (i / 64), i % 64, 8192, 1024, 128), 0, 16, elem(A, i, 16));
+  for (int i = tid; i < 64 * 16; i += 128) // B[k][n]
+    put(sb + mnmajor(2 * (i % 16), i / 16, 2048, 256, 32), 0, 16, elem(B, i, 16));
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  uint32_t d[8];
+  for (int i = 0; i < 8; ++i)
+    d[i] = (uint32_t)elem(C, wg_index(tid, i, 16), 32);
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  for (int k = 0; k < 4; ++k) {
+    const uint64_t da = descriptor(sa + 2048 * k, 8192, 1024, 128);
+    const uint64_t db = descriptor(sb + 512 * k, 2048, 256, 32);
+    asm volatile("wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, "
+                 "%6, %7}, %8, %9, 1, 1, 1, 1, 1;"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]),
+                   "+r"(d[6]), "+r"(d[7])
+                 : "l"(da), "l"(db)
+                 : "memory");
+  }
+  asm volatile("wgmma.commit_group.sync.aligned;\n"
+               "wgmma.wait_group.sync.aligned 0;" ::: "memory");
   for (int i = 0; i < 8; ++i)
     put(D, wg_index(tid, i, 16), 32, d[i]);
 }

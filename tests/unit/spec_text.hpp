@@ -1,0 +1,66 @@
+#pragma once
+// Shared by the unit tests that write their kernels as spec text (bulk_contract,
+// reference_async_model, mbarrier_spec, cuda_tensor_map_param): the tables every such
+// kernel declares, each spelled once, and the loading of the text. Each function returns
+// the TOML lines as the tests wrote them by hand, so a test's line:col stay where they were.
+
+#include "driver/toml/reader_spec.hpp"
+#include "emitter/tile/kernel.hpp"
+
+#include <memory>
+#include <string>
+
+#include <doctest/doctest.h>
+
+namespace ptxgen::spec_text {
+
+/// [kernel] named `name`, of `grid` CTAs (no grid line when empty) of `block` threads.
+inline std::string kernel(const std::string& name, const std::string& grid,
+                          const std::string& block) {
+  return "[kernel]\nname = \"" + name + "\"\n" + (grid.empty() ? "" : "grid = " + grid + "\n") +
+         "block = " + block + "\n";
+}
+
+/// [tensor.NAME] with its space, shape and dtype, then the `more` lines (init, output,
+/// align, swizzle).
+inline std::string tensor(const std::string& name, const std::string& space,
+                          const std::string& shape, const std::string& dtype,
+                          const std::string& more = "") {
+  return "\n[tensor." + name + "]\nspace = \"" + space + "\"\nshape = " + shape + "\ndtype = \"" +
+         dtype + "\"\n" + more;
+}
+
+/// A shared tensor laid out with `swizzle` ("64B", "128B"), aligned to `align` bytes.
+inline std::string swizzled(const std::string& name, const std::string& shape,
+                            const std::string& dtype, const std::string& align,
+                            const std::string& swizzle) {
+  return tensor(name, "shared", shape, dtype,
+                "align = " + align + "\nswizzle = \"" + swizzle + "\"\n");
+}
+
+/// [tensor.NAME.map]: boxes of `box`, swizzled when `swizzle` is given.
+inline std::string map(const std::string& name, const std::string& box,
+                       const std::string& swizzle = "") {
+  return "\n[tensor." + name + ".map]\nbox = " + box + "\n" +
+         (swizzle.empty() ? "" : "swizzle = \"" + swizzle + "\"\n");
+}
+
+/// [tensor.bar]: `n` mbarriers (uint64) in shared memory.
+inline std::string barriers(const std::string& n = "1") {
+  return tensor("bar", "shared", "[" + n + "]", "uint64");
+}
+
+/// The [[op]] that initialises bar[i] for `count` arrivals; the count line ends the text.
+inline std::string mbarrier_init(const std::string& count, const std::string& i = "0") {
+  return "\n[[op]]\nop = \"mbarrier_init\"\nbarrier = 'bar.sub[" + i + "]'\ncount = " + count;
+}
+
+/// The text loaded as a spec named `file`; the test fails with its diagnostics otherwise.
+inline std::unique_ptr<tile::Kernel> load(const std::string& text, const std::string& file) {
+  auto k = driver::load_spec_text(text, file);
+  INFO(k.diagnostics.format_all());
+  REQUIRE(k);
+  return std::move(*k);
+}
+
+} // namespace ptxgen::spec_text
