@@ -246,12 +246,6 @@ TEST_CASE("special registers: one vocabulary, the emitter's, which the simulator
                                            ? "\tmov.pred %p1, " + text + ";\n"
                                            : "\tmov.u64 %rd2, " + text + ";\n"));
     REQUIRE_MESSAGE(p, p.diagnostics.format_all());
-    if (r >= ptx::SpecialRegister::cluster_ctarank &&
-        r <= ptx::SpecialRegister::is_explicit_cluster) {
-      // A CTA's place in a cluster of several is not simulated yet: said, not guessed.
-      CHECK_FALSE(p->unsupported("k").empty());
-      continue;
-    }
     CHECK(p.diagnostics.items().empty());
     CHECK(!run(*p, "k", l, mem).fault);
   }
