@@ -32,7 +32,8 @@ std::string data() {
 
 std::vector<std::uint8_t> words(const std::vector<std::uint32_t>& w) {
   std::vector<std::uint8_t> b(w.size() * 4);
-  std::memcpy(b.data(), w.data(), b.size());
+  if (!w.empty()) // memcpy from an empty vector's null data() is undefined
+    std::memcpy(b.data(), w.data(), b.size());
   return b;
 }
 
