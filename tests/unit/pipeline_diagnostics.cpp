@@ -7,6 +7,7 @@
 #include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/kernel.hpp"
+#include "spec_text.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -26,38 +27,14 @@ using ptxgen::DiagId;
 using ptxgen::Diagnostic;
 using ptxgen::Diagnostics;
 namespace tile = ptxgen::tile;
-using Role = tile::OpOrigin::Role;
-
-std::string corpus(const std::string& path) {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/specs/" + path, std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-/// `text` with its one occurrence of `from` replaced by `to`.
-std::string edited(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  REQUIRE(text.find(from, at + 1) == std::string::npos);
-  return text.replace(at, from.size(), to);
-}
+using ptxgen::spec_text::corpus;
+using ptxgen::spec_text::edited;
+using ptxgen::spec_text::with_id;
 
 std::unique_ptr<tile::Kernel> load(const std::string& text) {
-  auto k = ptxgen::driver::load_spec_text(text, "spec.toml");
-  INFO(k.diagnostics.format_all());
-  REQUIRE(k);
-  return std::move(*k);
+  return ptxgen::spec_text::load(text, "spec.toml");
 }
-
-std::vector<Diagnostic> with_id(const Diagnostics& ds, DiagId id) {
-  std::vector<Diagnostic> out;
-  for (const Diagnostic& d : ds)
-    if (d.id == id)
-      out.push_back(d);
-  return out;
-}
+using Role = tile::OpOrigin::Role;
 
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;

@@ -3,12 +3,16 @@
 // reference_async_model, mbarrier_spec, cuda_tensor_map_param): the tables every such
 // kernel declares, each spelled once, and the loading of the text. Each function returns
 // the TOML lines as the tests wrote them by hand, so a test's line:col stay where they were.
+// Also the corpus-editing helpers of per_cta_proofs and pipeline_diagnostics.
 
 #include "driver/toml/reader_spec.hpp"
 #include "emitter/tile/kernel.hpp"
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -61,6 +65,32 @@ inline std::unique_ptr<tile::Kernel> load(const std::string& text, const std::st
   INFO(k.diagnostics.format_all());
   REQUIRE(k);
   return std::move(*k);
+}
+
+/// The text of specs/`path`.
+inline std::string corpus(const std::string& path) {
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/specs/" + path, std::ios::binary);
+  REQUIRE(in.good());
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// `text` with its one occurrence of `from` replaced by `to`.
+inline std::string edited(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(text.find(from, at + 1) == std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+/// The diagnostics of `ds` with `id`, in order.
+inline std::vector<Diagnostic> with_id(const Diagnostics& ds, DiagId id) {
+  std::vector<Diagnostic> out;
+  for (const Diagnostic& d : ds)
+    if (d.id == id)
+      out.push_back(d);
+  return out;
 }
 
 } // namespace ptxgen::spec_text
