@@ -11,3 +11,11 @@ if(Python3_Interpreter_FOUND)
                    --ptxgen $<TARGET_FILE:ptxgen> --check --present-only)
   set_tests_properties(wild.lint PROPERTIES LABELS "sim;lint" TIMEOUT 300)
 endif()
+# wild.device_manifest: every kernel says how the H200 run compares with the simulator's
+# (`gpu`: bytes, TYPE ulp N, or skip: why) and with what inputs (`fill`); tools/wild_device.sh
+# (docs/lint.md "The wild corpus") reads them through tools/wild_device_prepare.py.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME wild.device_manifest
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/wild_device_prepare.py --check)
+  set_tests_properties(wild.device_manifest PROPERTIES LABELS "lint" TIMEOUT 30)
+endif()

@@ -4,6 +4,7 @@
 //   params.cpp   --arg, and what each parameter gets (value, region, or refused)
 //   lint_kernel.cpp  one kernel's runs over the simulator and its findings
 //   report.cpp   the text, JSON and SARIF reports
+//   save_run.cpp --save-run: a run's launch and memory, for a GPU run of the same launch
 
 #include "driver/lint/lint.hpp"
 #include "driver/sim/ir.hpp"

@@ -5,7 +5,9 @@
 // them (the GPU side flips them for the driver):
 //   ptxgen-run-plan 1
 //   entry NAME
-//   grid X Y Z / block X Y Z / cluster X Y Z fixed|launch / dynamic_smem BYTES
+//   grid X Y Z / block X Y Z / dynamic_smem BYTES
+//   cluster X Y Z fixed|launch             fixed: the entry's .reqnctapercluster (the GPU takes
+//                                          it from the code), else a launch attribute
 //   sim ok | sim fault KIND LINE           the simulator's run (its outputs mean little after a
 //                                          fault)
 //   instructions N
@@ -106,7 +108,7 @@ Status save_run(const std::string& folder, const sim::ir::Entry& e, const sim::L
   out << "ptxgen-run-plan " << plan_version << "\nentry " << e.name << "\ngrid "
       << dims_text(launch.grid_dim) << "\nblock " << dims_text(launch.block_dim) << "\ncluster "
       << dims_text(launch.cluster_dim.value_or(e.reqnctapercluster.value_or(sim::Dim3{1, 1, 1})))
-      << (e.reqnctapercluster && !launch.cluster_dim ? " fixed" : " launch") << "\ndynamic_smem "
+      << (e.reqnctapercluster ? " fixed" : " launch") << "\ndynamic_smem "
       << launch.dynamic_shared_bytes << '\n';
   if (result.fault)
     out << "sim fault " << sim::name(result.fault->kind) << ' ' << result.fault->ptx_line << '\n';
