@@ -19,3 +19,24 @@ if(Python3_Interpreter_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/wild_device_prepare.py --check)
   set_tests_properties(wild.device_manifest PROPERTIES LABELS "lint" TIMEOUT 30)
 endif()
+# wild.save_run: `lint --fill f16 --save-run DIR` on the project's own GEMM writes a plan of the
+# run that finished (three regions, six parameters, the link of each pointer) and every
+# region's bytes before and after it, the output changed by the run and the inputs not;
+# --fill takes only a floating-point type, --save-run one kernel.
+add_test(NAME wild.save_run
+         COMMAND bash -c [=[set -u; ptxgen=$0 root=$1 dir=$2; rm -rf "$dir"
+  gemm="$root/tests/wild/own/gemm_128x128.sm80.ptx"
+  args="--grid 1 --arg 0=f16[128,256] --arg 1=f16[128,256] --arg 2=f32[128,128] --arg 3=128 --arg 4=128 --arg 5=256"
+  "$ptxgen" lint "$gemm" $args --fill f16 --save-run "$dir" > /dev/null || exit 1
+  p="$dir/plan.txt"
+  grep -qx 'sim ok' "$p" && grep -qx 'entry gemm_128x128' "$p" && grep -qx 'block 256 1 1' "$p" || exit 1
+  [ "$(grep -c '^region ' "$p")" = 3 ] && [ "$(grep -c '^param ' "$p")" = 6 ] || exit 1
+  for k in 0 1 2; do grep -qx "link param $k 0 region $k" "$p" || exit 1; done
+  grep -qx 'param 5 4 00010000' "$p" || exit 1
+  cmp -s "$dir/in.0.bin" "$dir/sim.0.bin" && cmp -s "$dir/in.1.bin" "$dir/sim.1.bin" || exit 1
+  ! cmp -s "$dir/in.2.bin" "$dir/sim.2.bin" || exit 1
+  "$ptxgen" lint "$gemm" $args --fill u8 > /dev/null 2>&1; [ $? = 2 ] || exit 1
+  "$ptxgen" lint "$root/tests/wild/own/ring_ahead.sm80.ptx" --grid 1 --arg 2=8 --save-run "$dir.2" > /dev/null 2>&1
+  [ $? = 2 ] && [ ! -e "$dir.2" ]]=]
+                 $<TARGET_FILE:ptxgen> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/wild_save_run)
+set_tests_properties(wild.save_run PROPERTIES LABELS "sim;lint" TIMEOUT 30)
