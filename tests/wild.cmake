@@ -40,3 +40,30 @@ add_test(NAME wild.save_run
   [ $? = 2 ] && [ ! -e "$dir.2" ]]=]
                  $<TARGET_FILE:ptxgen> ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/wild_save_run)
 set_tests_properties(wild.save_run PROPERTIES LABELS "sim;lint" TIMEOUT 30)
+# wild.device_fake: tools/wild_device/run.cu's host side against a fake Driver API
+# (tools/wild_device/fake_driver.cpp, no GPU): on a plan with a map pointed to, a map held by
+# a parameter and a pointer region, the runner gives every region its input bytes and puts each
+# device address and map where the plan's links say (the fake's launch checks them), and its
+# comparison agrees with a GPU that did what the simulator did, finds a changed byte under
+# `bytes`, lets one low mantissa bit pass under `f32 ulp 1` but not an exponent bit, and
+# leaves the bytes of a region holding a map uncompared.
+if(CUDAToolkit_FOUND)
+  add_executable(wild_device_fake ${PROJECT_SOURCE_DIR}/tools/wild_device/fake_run.cpp
+                                  ${PROJECT_SOURCE_DIR}/tools/wild_device/fake_driver.cpp)
+  target_include_directories(wild_device_fake PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+  add_test(NAME wild.device_fake
+           COMMAND bash -c [=[set -u; ptxgen=$0 fake=$1 root=$2 dir=$3; rm -rf "$dir"
+  maps="$root/tests/data/wild_device/maps.ptx"
+  "$ptxgen" lint "$maps" --grid 1 --arg 0=@f32[64]:box[64] --arg 1=f32[64]:box[64] --arg k_n=7 \
+    --fill f32 --save-run "$dir" > /dev/null || exit 1
+  export WILD_FAKE_DIR="$dir"
+  run() { WILD_FAKE_XOR="$1" "$fake" "$maps" "$dir" "$2"; echo "exit $?"; }
+  run "" bytes | tee /dev/stderr | grep -q '^wild-run agree regions=3 ' || exit 1
+  run "3 70000 1" bytes | grep -qx 'exit 1' || exit 1
+  run "3 70000 1" "f32 ulp 1" | grep -qx 'exit 0' || exit 1
+  run "3 70003 64" "f32 ulp 1" | grep -qx 'exit 1' || exit 1
+  run "1 20 1" bytes | grep -qx 'exit 0']=]
+                   $<TARGET_FILE:ptxgen> $<TARGET_FILE:wild_device_fake> ${PROJECT_SOURCE_DIR}
+                   ${CMAKE_CURRENT_BINARY_DIR}/wild_device_fake_work)
+  set_tests_properties(wild.device_fake PROPERTIES LABELS "lint" TIMEOUT 30)
+endif()

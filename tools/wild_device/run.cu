@@ -156,11 +156,15 @@ int main(int argc, char** argv) {
       TRY_CU(cuMemcpyHtoD(device[k], host[k].data(), host[k].size()));
   }
   // The parameters' bytes, 128-byte aligned (a CUtensorMap parameter is 64-byte aligned).
+  struct alignas(128) Block {
+    std::uint8_t bytes[128];
+  };
+  std::vector<std::vector<Block>> storage;
   std::vector<void*> args;
   for (const auto& p : plan.params) {
-    void* at = std::aligned_alloc(128, (p.size() + 127) / 128 * 128 + 128);
-    std::memcpy(at, p.data(), p.size());
-    args.push_back(at);
+    storage.emplace_back(p.size() / sizeof(Block) + 1);
+    std::memcpy(storage.back().data(), p.data(), p.size());
+    args.push_back(storage.back().data());
   }
   CUlaunchConfig config = {};
   config.gridDimX = plan.grid[0], config.gridDimY = plan.grid[1], config.gridDimZ = plan.grid[2];
