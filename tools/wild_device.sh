@@ -13,9 +13,9 @@
 #   tools/wild_device.sh
 #
 # Needs nvcc and the CUDA driver (run.cu is built here), compute-sanitizer for the mutants.
-# Everything under `timeout` (LIMIT, default 390 s in all); logs and every run's memory under
-# $OUT/wild (runs/NAME/: plan.txt, in.K.bin, sim.K.bin, gpu.K.bin; NAME.*.txt: the logs); the
-# tables last. Exit status 0 when every runnable kernel ran on both and the GPU agrees with the
+# Everything under `timeout` (LIMIT, default 390 s in all); logs under $OUT/wild (NAME.*.txt,
+# plans/NAME.txt), and the memory of each run that does not agree (runs/NAME/: plan.txt,
+# in.K.bin, sim.K.bin, gpu.K.bin); the tables last. Exit status 0 when every runnable kernel ran on both and the GPU agrees with the
 # simulator wherever lint found no hazard in the kernel; 1 otherwise.
 set -u
 set -f # launch arguments hold brackets (f16[128,256]): no globbing
@@ -28,10 +28,11 @@ runs=${RUNS:-$root/tests/wild/ptx/gpu/runs.tsv}
 sanitizer=${COMPUTE_SANITIZER:-compute-sanitizer}
 runner=${RUNNER:-} # a prebuilt run.cu binary; else built here
 rm -rf "$out"
-mkdir -p "$out/runs"
+mkdir -p "$out/runs" "$out/plans"
 export PATH=/usr/local/cuda/bin:$PATH
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+work=$tmp/runs # every run's plan and memory; those that do not agree are kept under $out/runs
 start=$(date +%s)
 
 # Seconds for the next step: `want`, or what is left of LIMIT when that is less (at least 1).
@@ -69,19 +70,19 @@ fi
 simulate() { # name ptx args...
   local name=$1 ptx=$2
   shift 2
-  timeout "$(capped 60)" "$ptxgen" lint "$root/$ptx" "$@" --save-run "$out/runs/$name" \
+  timeout -k 5 "$(capped 60)" "$ptxgen" lint "$root/$ptx" "$@" --save-run "$work/$name" \
     > "$out/$name.lint.txt" 2>&1
-  [ -s "$out/runs/$name/plan.txt" ]
+  [ -s "$work/$name/plan.txt" ]
 }
 
 # The GPU's run of the plan in DIR: its verdict line (run.cu's last line, less `wild-run `).
 on_gpu() { # ptx dir mode log [tool]
   local ptx=$1 dir=$2 mode=$3 log=$4 rc
   if [ -n "${5:-}" ]; then
-    timeout "$(capped 45)" "$sanitizer" --tool "$5" --print-limit 20 "$runner" "$root/$ptx" \
+    timeout -k 5 "$(capped 40)" "$sanitizer" --tool "$5" --print-limit 20 "$runner" "$root/$ptx" \
       "$dir" "$mode" > "$log" 2>&1
   else
-    timeout "$(capped 30)" "$runner" "$root/$ptx" "$dir" "$mode" > "$log" 2>&1
+    timeout -k 5 "$(capped 30)" "$runner" "$root/$ptx" "$dir" "$mode" > "$log" 2>&1
   fi
   rc=$?
   if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
@@ -104,10 +105,10 @@ sanitizer_summary() { # log verdict
 # A sanitizer tool on the plan of runs/NAME (a copy of it: the GPU run's memory stays), run
 # even where the simulator's run stopped at a fault (a deadlock), comparing nothing.
 sanitize() { # tool name ptx
-  local tool=$1 name=$2 ptx=$3 dir=$out/runs/$2.$1 verdict
-  [ -s "$out/runs/$name/plan.txt" ] || { echo "no plan"; return; }
+  local tool=$1 name=$2 ptx=$3 dir=$work/$2.$1 verdict
+  [ -s "$work/$name/plan.txt" ] || { echo "no plan"; return; }
   rm -rf "$dir"
-  cp -r "$out/runs/$name" "$dir"
+  cp -r "$work/$name" "$dir"
   verdict=$(on_gpu "$ptx" "$dir" none "$out/$name.$tool.txt" "$tool")
   rm -rf "$dir"
   sanitizer_summary "$out/$name.$tool.txt" "$verdict"
@@ -115,7 +116,13 @@ sanitize() { # tool name ptx
 
 table() { if command -v column > /dev/null; then column -t -s $'\t'; else cat; fi; }
 
-instructions() { sed -n 's/^instructions //p' "$out/runs/$1/plan.txt" 2>/dev/null | grep . || echo -; }
+instructions() { sed -n 's/^instructions //p' "$work/$1/plan.txt" 2>/dev/null | grep . || echo -; }
+
+# The plan into the logs, and the whole run's memory when the GPU did not agree.
+keep() { # name verdict
+  [ -s "$work/$1/plan.txt" ] && cp "$work/$1/plan.txt" "$out/plans/$1.txt"
+  case "$2" in agree* | sim-fault*) ;; *) [ -d "$work/$1" ] && cp -r "$work/$1" "$out/runs/" ;; esac
+}
 
 kernel_rows=() mutant_rows=()
 declare -A ptx_of race_of sync_of
@@ -133,7 +140,7 @@ while IFS=$'\t' read -r section name ptx mode args base finding; do
       ;;
     esac
     if simulate "$name" "$ptx" "${argv[@]}"; then
-      verdict=$(on_gpu "$ptx" "$out/runs/$name" "$mode" "$out/$name.gpu.txt")
+      verdict=$(on_gpu "$ptx" "$work/$name" "$mode" "$out/$name.gpu.txt")
     else
       verdict="no plan from the simulator (see $name.lint.txt)"
     fi
@@ -145,10 +152,11 @@ while IFS=$'\t' read -r section name ptx mode args base finding; do
     esac
     # A difference is explained by a hazard lint reports in the kernel (its `finding`).
     case "$verdict" in agree*) ;; *) [ "$finding" = - ] && unexplained=$((unexplained + 1)) ;; esac
+    keep "$name" "$verdict"
     kernel_rows+=("$name	$(instructions "$name")	$verdict	$mode	$finding")
   else
     if simulate "$name" "$ptx" "${argv[@]}"; then
-      verdict=$(on_gpu "$ptx" "$out/runs/$name" "$mode" "$out/$name.gpu.txt")
+      verdict=$(on_gpu "$ptx" "$work/$name" "$mode" "$out/$name.gpu.txt")
     else
       verdict="no plan from the simulator (see $name.lint.txt)"
     fi
@@ -157,6 +165,7 @@ while IFS=$'\t' read -r section name ptx mode args base finding; do
     [ -n "${sync_of[$base]+x}" ] || sync_of[$base]=$(sanitize synccheck "$base" "${ptx_of[$base]}")
     race=$(sanitize racecheck "$name" "$ptx")
     sync=$(sanitize synccheck "$name" "$ptx")
+    keep "$name" "$verdict"
     mutant_rows+=("$name	$base	$finding	$race / ${race_of[$base]}	$sync / ${sync_of[$base]}	${verdict%% *}")
   fi
 done < "$runs"
