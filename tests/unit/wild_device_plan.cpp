@@ -2,6 +2,7 @@
 // own reader, and that side's comparison (tools/wild_device/plan.hpp, which run.cu includes on
 // the GPU machine). Expected values are worked out from the kernel and the inputs by hand.
 
+#include "driver/lint/detail.hpp"
 #include "driver/lint/lint.hpp"
 #include "tools/wild_device/plan.hpp"
 
@@ -189,6 +190,37 @@ TEST_CASE("lint --fill: exact values in [-1, 1) of the --arg's type, of the fill
     outside = outside || !(std::fabs(f32_at(r, i)) < 1.0f);
   CHECK(outside);
   std::filesystem::remove_all(b.dir);
+}
+
+TEST_CASE("lint --fill f16 and f64: every element an exact multiple of 2^-10 (2^-52) in [-1, 1)") {
+  std::vector<std::uint8_t> h(4096);
+  ptxgen::lint::detail::fill_values(h, ptxgen::tile::DType::float16, 3);
+  const wild_device::Mode f16 = *wild_device::parse_mode("f16 ulp 0");
+  int negative = 0, below_2_to_the_minus_5 = 0;
+  for (std::size_t i = 0; i < h.size(); i += 2) {
+    const double v = wild_device::element_value(h[i] | h[i + 1] << 8, f16);
+    CHECK(v >= -1.0);
+    CHECK(v < 1.0);
+    CHECK(std::ldexp(v, 10) == std::floor(std::ldexp(v, 10)));
+    negative += v < 0 ? 1 : 0;
+    below_2_to_the_minus_5 += v != 0 && std::fabs(v) < 1.0 / 32 ? 1 : 0;
+  }
+  CHECK(negative > 900); // about half of 2048
+  CHECK(negative < 1150);
+  CHECK(below_2_to_the_minus_5 > 0); // small values too: exponents below -5 encoded right
+  std::vector<std::uint8_t> d(4096);
+  ptxgen::lint::detail::fill_values(d, ptxgen::tile::DType::float64, 3);
+  for (std::size_t i = 0; i < d.size(); i += 8) {
+    double v;
+    std::memcpy(&v, d.data() + i, 8);
+    CHECK(v >= -1.0);
+    CHECK(v < 1.0);
+  }
+  // an integer type keeps fill_random's bytes
+  std::vector<std::uint8_t> u(64), r(64);
+  ptxgen::lint::detail::fill_values(u, ptxgen::tile::DType::int8, 3);
+  ptxgen::lint::detail::fill_random(r, 3);
+  CHECK(u == r);
 }
 
 std::vector<std::uint8_t> f32_bytes(std::initializer_list<float> v) {
