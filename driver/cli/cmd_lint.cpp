@@ -5,6 +5,7 @@
 #include "driver/cli/command.hpp"
 #include "driver/lint/lint.hpp"
 #include "driver/support/atomic_file.hpp"
+#include "emitter/tile/dtype.hpp"
 
 #include <boost/program_options.hpp>
 #include <iostream>
@@ -19,6 +20,7 @@ constexpr std::string_view lint_synopsis =
     "ptxgen lint FILE.ptx... [--entry NAME] [--grid X[,Y[,Z]]] [--block X[,Y[,Z]]]\n"
     "            [--cluster X[,Y[,Z]]] [--dynamic-smem BYTES] [--arg NAME=VALUE]... [--arch sm_XX] "
     "[--seeds N]\n"
+    "            [--fill bytes|f16|bf16|f32|f64] [--save-run DIR]\n"
     "            [--json FILE | --diagnostics-format text|json|sarif]";
 
 void print_lint_help(const po::options_description& opts) {
@@ -48,6 +50,11 @@ void print_lint_help(const po::options_description& opts) {
          "dense row-major tensor of random bytes). A file with no .entry: each .func\n"
          "it defines runs as an entry, given --block. Every kernel also gets a coverage line\n"
          "(threads, instructions, async copies, commits, waits, barriers, lines run).\n\n"
+         "For a GPU run of the same launch (tools/wild_device.sh): --fill TYPE puts random\n"
+         "values in [-1, 1) instead of random bytes: of its own type in memory an --arg types\n"
+         "f16/bf16/f32/f64 (other types keep random bytes), of TYPE in the regions lint sizes;\n"
+         "--save-run DIR writes the first run's launch (DIR/plan.txt), its input memory and\n"
+         "the simulator's memory after it (one kernel: give --entry in a file of several).\n\n"
       << opts
       << "\nexample:\n"
          "  ptxgen lint ring3.ptx --arg 2=7 --seeds 4     # parameter 2 (k_tiles) = 7\n"
@@ -105,6 +112,17 @@ std::optional<int> lint_options(const po::variables_map& vm, const std::vector<s
     return usage_error("lint", "--arch expects sm_XX; got '" + o.arch + "'");
   if (o.seeds == 0 || o.seeds > 1000)
     return usage_error("lint", "--seeds expects 1..1000");
+  if (vm.count("fill")) {
+    const std::string fill = vm["fill"].as<std::string>();
+    const auto type = tile::parse_dtype(fill);
+    const bool floating =
+        type && (*type == tile::DType::float16 || *type == tile::DType::bfloat16 ||
+                 *type == tile::DType::float32 || *type == tile::DType::float64);
+    if (fill != "bytes" && !floating)
+      return usage_error("lint", "--fill expects bytes, f16, bf16, f32 or f64; got '" + fill + "'");
+    if (floating)
+      o.value_fill = type;
+  }
   return std::nullopt;
 }
 
@@ -128,6 +146,10 @@ int run_lint(const std::vector<std::string>& args) {
       "repeatable")("arch", po::value(&o.arch), "sm_XX: refuse a file whose .target is newer")(
       "seeds", po::value(&o.seeds),
       "runs, each with other input bytes and thread order (default 1)")(
+      "fill", po::value<std::string>(),
+      "bytes (default), or f16, bf16, f32, f64: random values in [-1, 1), of that type where no "
+      "--arg gives one")("save-run", po::value(&o.save_run),
+                         "write the first run's launch, inputs and outputs into DIR")(
       "json", po::value(&json), "also write the JSON report to FILE (atomically)")(
       "diagnostics-format", po::value(&format),
       "text (default), json or sarif: the report on standard output");
@@ -155,6 +177,14 @@ int run_lint(const std::vector<std::string>& args) {
   }
   if (const auto bad = lint::unmatched_args(read, o))
     return usage_error("lint", *bad);
+  if (!o.save_run.empty()) {
+    std::size_t count = 0;
+    for (const lint::LintFile& f : read)
+      count += f.kernels.size();
+    if (count != 1)
+      return usage_error("lint", "--save-run writes the run of one kernel; these files have " +
+                                     std::to_string(count) + ": give --entry");
+  }
   std::vector<lint::KernelReport> kernels;
   for (const lint::LintFile& f : read) {
     for (auto& k : lint::lint_file(f, o))

@@ -76,6 +76,15 @@ struct Options {
   std::vector<ArgValue> args;
   std::string arch; ///< sm_XX; empty: the file's .target
   unsigned seeds = 1;
+  /// `--fill TYPE` (f16, bf16, f32, f64): random values in [-1, 1) instead of random bytes, so
+  /// that a GEMM of them stays finite (detail::fill_values): of its own type in memory an --arg
+  /// types (`f16[...]`, a map's bf16 tensor; an integer type keeps random bytes), of TYPE in
+  /// the pointer regions no --arg describes. None (`--fill bytes`): random bytes everywhere.
+  std::optional<tile::DType> value_fill;
+  /// `--save-run DIR`: the first run's launch, its input memory and the simulator's memory
+  /// after it, written into DIR (one kernel only) for a GPU run of the same launch
+  /// (tools/wild_device.sh, docs/lint.md "The wild corpus").
+  std::string save_run;
 };
 
 /// What a finding is, for its rule id and level.

@@ -27,29 +27,12 @@ constexpr std::uint32_t default_dynamic_smem = 48 * 1024;
 /// The shared fill of the run that checks whether an unwritten read reaches the output.
 constexpr std::uint8_t second_fill = 0x5A;
 
-/// One region of global memory of a run.
-struct Region {
-  std::uint64_t base = 0;
-  std::string name;      ///< the parameter's, or with what of it: "A+8", "A (its map)"
-  std::size_t param = 0; ///< the parameter it belongs to
-  bool grows = false;    ///< a pointer parameter's default region (ParamPlan::Kind::region)
-};
-
-/// The global memory of one run: a region at region_base(k) for each parameter k that points to
-/// memory, then one for each further piece of memory its --arg gives (a map's tensor, a struct's
-/// fields), numbered on from plans.size().
-struct Memory {
-  std::deque<std::vector<std::uint8_t>> bytes; ///< per region (a deque: buffers point into it)
-  std::vector<Region> regions;
-  std::vector<sim::GlobalBuffer> buffers;
-};
-
 /// Builds a run's memory and the launch's parameters and tensor maps from the plans.
 class MemoryBuilder {
 public:
   MemoryBuilder(const sim::ir::Entry& e, const std::vector<ParamPlan>& plans, std::uint64_t seed,
-                sim::Launch& launch)
-      : e_(e), plans_(plans), seed_(seed), launch_(launch) {}
+                std::optional<tile::DType> value_fill, sim::Launch& launch)
+      : e_(e), plans_(plans), seed_(seed), value_fill_(value_fill), launch_(launch) {}
 
   Memory build() {
     // A run started again (a region grown) builds everything anew: no map twice.
@@ -64,6 +47,7 @@ public:
         break;
       case ParamPlan::Kind::region:
         launch_.params[k] = region(k, k, p.bytes, e_.params[k].name, true);
+        link(Link::In::param, k, 0, Link::To::region, m_.regions.size() - 1);
         break;
       case ParamPlan::Kind::sized:
         launch_.params[k] = own_memory(k, p.memory);
@@ -80,11 +64,15 @@ public:
   }
 
 private:
-  /// A region of `size` random bytes at region_base(slot); its address.
+  /// A region of `size` random bytes (with value_fill: values of `dtype`, else of the fill's
+  /// type) at region_base(slot); its address.
   std::uint64_t region(std::size_t slot, std::size_t param, std::uint64_t size, std::string name,
-                       bool grows) {
+                       bool grows, std::optional<tile::DType> dtype = std::nullopt) {
     std::vector<std::uint8_t>& bytes = m_.bytes.emplace_back(size);
-    fill_random(bytes, seed_ * 0x10001 + slot);
+    if (value_fill_)
+      fill_values(bytes, dtype.value_or(*value_fill_), seed_ * 0x10001 + slot);
+    else
+      fill_random(bytes, seed_ * 0x10001 + slot);
     const std::uint64_t base = region_base(slot);
     m_.regions.push_back(Region{base, name, param, grows});
     m_.buffers.push_back(sim::GlobalBuffer{base, &bytes, std::move(name)});
@@ -96,21 +84,27 @@ private:
   /// parameter holds its handle, which the simulator writes (TensorMapArg::param).
   std::uint64_t own_memory(std::size_t param, const ArgMemory& mem) {
     const std::string& name = e_.params[param].name;
-    if (!mem.map)
-      return region(param, param, mem.bytes, name, false);
+    if (!mem.map) {
+      const std::uint64_t at = region(param, param, mem.bytes, name, false, mem.dtype);
+      link(Link::In::param, param, 0, Link::To::region, m_.regions.size() - 1);
+      return at;
+    }
     if (!mem.indirect) {
-      const std::uint64_t tensor = region(param, param, mem.bytes, name, false);
+      const std::uint64_t tensor = region(param, param, mem.bytes, name, false, mem.map->dtype);
       launch_.tensor_maps.push_back(sim::TensorMapArg{param, *mem.map, tensor});
+      link(Link::In::param, param, 0, Link::To::map, launch_.tensor_maps.size() - 1);
       return tensor;
     }
     const std::size_t index = map(param, mem, name);
-    return handle_region(param, param, index, name + " (its map)");
+    const std::uint64_t at = handle_region(param, param, index, name + " (its map)");
+    link(Link::In::param, param, 0, Link::To::region, m_.regions.size() - 1);
+    return at;
   }
 
   /// A tensor map whose handle the caller places: its tensor in a further region; its index.
   std::size_t map(std::size_t param, const ArgMemory& mem, const std::string& name) {
-    const std::uint64_t tensor =
-        region(further(), param, mem.bytes, name + " (the tensor of its map)", false);
+    const std::uint64_t tensor = region(further(), param, mem.bytes,
+                                        name + " (the tensor of its map)", false, mem.map->dtype);
     launch_.tensor_maps.push_back(sim::TensorMapArg{std::nullopt, *mem.map, tensor});
     return launch_.tensor_maps.size() - 1;
   }
@@ -121,6 +115,7 @@ private:
     const std::uint64_t at = region(slot, param, sim::tensor_map_bytes, name, false);
     const auto handle = sim::tensor_map_handle(index);
     std::copy(handle.begin(), handle.end(), m_.bytes.back().begin());
+    link(Link::In::region, m_.regions.size() - 1, 0, Link::To::map, index);
     return at;
   }
 
@@ -131,13 +126,16 @@ private:
       const std::string name = e_.params[k].name + "+" + std::to_string(f.offset);
       const auto at = raw.begin() + static_cast<std::ptrdiff_t>(f.offset);
       if (f.memory.map && !f.memory.indirect) { // the map's 128 bytes in the struct
-        const auto handle = sim::tensor_map_handle(map(k, f.memory, name));
+        const std::size_t index = map(k, f.memory, name);
+        const auto handle = sim::tensor_map_handle(index);
         std::copy(handle.begin(), handle.end(), at);
+        link(Link::In::param, k, f.offset, Link::To::map, index);
         continue;
       }
       const std::uint64_t address =
           f.memory.map ? handle_region(further(), k, map(k, f.memory, name), name + " (its map)")
-                       : region(further(), k, f.memory.bytes, name, false);
+                       : region(further(), k, f.memory.bytes, name, false, f.memory.dtype);
+      link(Link::In::param, k, f.offset, Link::To::region, m_.regions.size() - 1);
       for (unsigned b = 0; b < 8; ++b)
         at[b] = static_cast<std::uint8_t>(address >> (8 * b));
     }
@@ -146,9 +144,14 @@ private:
 
   std::size_t further() { return plans_.size() + further_++; }
 
+  void link(Link::In in, std::size_t index, std::uint64_t at, Link::To to, std::size_t target) {
+    m_.links.push_back(Link{in, index, at, to, target});
+  }
+
   const sim::ir::Entry& e_;
   const std::vector<ParamPlan>& plans_;
   std::uint64_t seed_;
+  std::optional<tile::DType> value_fill_;
   sim::Launch& launch_;
   Memory m_;
   std::size_t further_ = 0;
@@ -174,10 +177,11 @@ struct Run {
 /// One run with `seed`'s inputs and thread order; a region too small for an access within
 /// its bound grows (to a power of two) and the run starts again.
 Run run_seed(const sim::Program& program, const sim::ir::Entry& e, sim::Launch launch,
-             std::vector<ParamPlan>& plans, unsigned seed, std::uint8_t fill) {
+             std::vector<ParamPlan>& plans, unsigned seed, std::uint8_t fill,
+             std::optional<tile::DType> value_fill) {
   while (true) {
     Run r;
-    r.memory = MemoryBuilder(e, plans, seed, launch).build();
+    r.memory = MemoryBuilder(e, plans, seed, value_fill, launch).build();
     launch.observer = r.observer.get();
     launch.schedule_seed = seed;
     launch.shared_fill = fill;
@@ -398,11 +402,12 @@ bool record_run(const sim::Program& program, const sim::ir::Entry& e, const Run&
 /// each such read is a finding when the outputs differ.
 void check_unwritten(const sim::Program& program, const sim::ir::Entry& e,
                      const sim::Launch& launch, std::vector<ParamPlan>& plans, const Run& first,
-                     KernelReport& r, std::vector<bool>& line_run) {
+                     std::optional<tile::DType> value_fill, KernelReport& r,
+                     std::vector<bool>& line_run) {
   const auto& reads = first.observer->unwritten_reads;
   if (reads.empty() || first.result.fault)
     return;
-  const Run again = run_seed(program, e, launch, plans, 0, second_fill);
+  const Run again = run_seed(program, e, launch, plans, 0, second_fill, value_fill);
   count_coverage(e, again, r.coverage, line_run);
   if (again.memory.bytes == first.memory.bytes && !again.result.fault)
     return;
@@ -421,6 +426,20 @@ void check_unwritten(const sim::Program& program, const sim::ir::Entry& e,
                 "` is read before any write, and the kernel's output changes with the bytes "
                 "shared memory starts with";
     add_finding(r.findings, std::move(x));
+  }
+}
+
+/// Options::save_run: the first run's launch, its memory built anew (the inputs, with the
+/// regions as the run grew them) and as the run left it; a failure to write is the report's
+/// error.
+void save_first_run(const sim::ir::Entry& e, const sim::Launch& launch,
+                    const std::vector<ParamPlan>& plans, const Run& run, const Options& options,
+                    KernelReport& r) {
+  sim::Launch built = launch;
+  const Memory inputs = MemoryBuilder(e, plans, 0, options.value_fill, built).build();
+  if (auto s = save_run(options.save_run, e, built, inputs, run.memory, run.result); !s) {
+    r.status = KernelStatus::error;
+    r.error = "--save-run " + options.save_run + ": " + s.error();
   }
 }
 
@@ -481,12 +500,14 @@ KernelReport lint_kernel(const sim::Program& program, const std::string& entry,
   r.coverage.lines = static_cast<std::uint32_t>(lines.size());
   std::vector<bool> line_run(max_line + 1, false);
   for (unsigned seed = 0; seed < std::max(1u, options.seeds); ++seed) {
-    const Run run = run_seed(program, e, launch, plans, seed, sim::poison_byte);
+    const Run run = run_seed(program, e, launch, plans, seed, sim::poison_byte, options.value_fill);
     count_coverage(e, run, r.coverage, line_run);
+    if (seed == 0 && !options.save_run.empty())
+      save_first_run(e, launch, plans, run, options, r);
     if (!record_run(program, e, run, seed, r))
       break;
     if (seed == 0)
-      check_unwritten(program, e, launch, plans, run, r, line_run);
+      check_unwritten(program, e, launch, plans, run, options.value_fill, r, line_run);
   }
   r.coverage.lines_run =
       static_cast<std::uint32_t>(std::count(line_run.begin(), line_run.end(), true));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -292,6 +293,52 @@ void fill_random(std::vector<std::uint8_t>& bytes, std::uint64_t seed) {
   }
 }
 
+void fill_values(std::vector<std::uint8_t>& bytes, tile::DType dtype, std::uint64_t seed) {
+  fill_random(bytes, seed);
+  // Mantissa bits: k / 2^bits with |k| < 2^bits needs no more significant bits than the type
+  // has, so the value is exact and its encoding has no rounding to choose.
+  unsigned bits = 0, size = 0;
+  switch (dtype) {
+  case tile::DType::float16:
+    bits = 10, size = 2;
+    break;
+  case tile::DType::bfloat16:
+    bits = 7, size = 2;
+    break;
+  case tile::DType::float32:
+    bits = 23, size = 4;
+    break;
+  case tile::DType::float64:
+    bits = 52, size = 8;
+    break;
+  default:
+    return;
+  }
+  for (std::size_t i = 0; i + size <= bytes.size(); i += size) {
+    std::uint64_t r = 0;
+    std::memcpy(&r, bytes.data() + i, size);
+    // The element's random bits give k in [-2^bits, 2^bits).
+    const std::int64_t k = static_cast<std::int64_t>(r & ((2ull << bits) - 1)) -
+                           static_cast<std::int64_t>(1ull << bits);
+    const double v = std::ldexp(static_cast<double>(k), -static_cast<int>(bits));
+    std::uint64_t out = 0;
+    if (size == 8) {
+      out = std::bit_cast<std::uint64_t>(v);
+    } else {
+      const auto f = std::bit_cast<std::uint32_t>(static_cast<float>(v));
+      if (dtype == tile::DType::float32)
+        out = f;
+      else if (dtype == tile::DType::bfloat16)
+        out = f >> 16; // exact: the value has at most 8 significant bits
+      else if (k != 0) // f16: every nonzero value is >= 2^-10, a normal f16
+        out = ((f >> 16) & 0x8000u) | (((f >> 23 & 0xffu) - 127 + 15) << 10) | ((f >> 13) & 0x3ffu);
+      else
+        out = (f >> 16) & 0x8000u;
+    }
+    std::memcpy(bytes.data() + i, &out, size);
+  }
+}
+
 namespace {
 
 /// Whether some instruction of `e` loads bytes of parameter `p` (ld.param at its offset).
@@ -330,7 +377,7 @@ std::string memory_text(const ArgValue& a) {
 }
 
 ArgMemory memory_of(const ArgValue& a) {
-  return ArgMemory{a.bytes, a.map, a.indirect};
+  return ArgMemory{a.bytes, a.map, a.indirect, tile::parse_storage_dtype(a.dtype)};
 }
 
 /// Bytes an --arg puts at its offset of a struct parameter: its values, or what its memory
