@@ -105,6 +105,13 @@ private:
       (loops_[f].saved.*member).insert_or_assign(key, r);
   }
 
+  /// The caches at the label that ends a branch over a block, `before` being those at the
+  /// branch: what was valid there, and what the block computed only where it was hoisted
+  /// out of it (to the preheader of an open loop, so defined before the branch on every
+  /// path). A register the block defined in place exists only where the block ran: it is
+  /// forgotten. A cache this does not list is forgotten whole (sound, only slower).
+  void rejoin(Caches before);
+
   // --- values ---------------------------------------------------------------
 
   /// A leaf's register, defined once (warp and lane from tid, which comes first).

@@ -135,15 +135,15 @@ void Lowerer::lower(const tile::TensorLoadOp& t) {
   // load's operands per thread and moves them to uniform registers at each iteration (a
   // persistent TMA ring's SASS loop body: 56 instructions predicated, 47 branched;
   // docs/benchmarks.md). The values computed in the branch exist only where it was taken:
-  // they are forgotten after it.
+  // they are forgotten after it, except those hoisted out of it (rejoin()).
   Guard skip = *g.guard;
   skip.negated = !skip.negated;
   const std::string label = "$L_tl_" + std::to_string(branches_emitted_++);
   emit(Bra{label, false}, skip);
-  const Caches before = cache_;
+  Caches before = cache_;
   emit(operands());
   emit(Label{label});
-  cache_ = before;
+  rejoin(std::move(before));
 }
 
 void Lowerer::lower(const tile::TensorStoreOp& t) {
