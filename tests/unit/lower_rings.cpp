@@ -154,4 +154,24 @@ TEST_CASE("the skipped-block check finds a register of the block read after its 
   CHECK(reused_after_skip(good).empty());
 }
 
+TEST_CASE("a bulk load's clamp that its pred keeps inactive is not computed") {
+  // ring4_ahead2: `A.sub[min(t + 2 * nbid, 13), :]` under `tid == 0 && t + 2 * nbid < 14`:
+  // where the pred holds, t + 2 * nbid is at most 13 and the min is t + 2 * nbid.
+  const std::string spec = test::read_test_data("rings", "ring4_ahead2.toml");
+  const std::string body = loop_body(spec);
+  INFO(body);
+  CHECK(count(body, "min.u32") == 0);
+  // The unclamped index is one 32-bit value, widened once (no 64-bit immediate offset).
+  CHECK(count(body, "mul.wide.u32 %rd") == 2);
+  // A clamp the pred does not make inactive stays: at 12, t + 2 * nbid = 13 is clamped.
+  const std::string clamp = "min(t + 2 * nbid, 13)";
+  const auto at = spec.find(clamp);
+  REQUIRE(at != std::string::npos);
+  std::string tighter = spec;
+  tighter.replace(at, clamp.size(), "min(t + 2 * nbid, 12)");
+  const std::string kept = loop_body(tighter);
+  INFO(kept);
+  CHECK(count(kept, "min.u32") == 1);
+}
+
 } // namespace unit_lower_rings
