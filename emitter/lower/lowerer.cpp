@@ -54,6 +54,37 @@ Module Lowerer::run() {
   return m;
 }
 
+namespace {
+
+/// Adds to `out` the entries of `after` that `hoisted` holds with the same register
+/// (an entry `out` already has stays).
+template <class Map>
+void keep_hoisted(Map& out, const Map& after, const Map& hoisted) {
+  for (const auto& [key, r] : after)
+    if (auto h = hoisted.find(key); h != hoisted.end() && h->second == r)
+      out.emplace(key, r);
+}
+
+} // namespace
+
+void Lowerer::rejoin(Caches before) {
+  // loops_.back().saved holds what was defined before the innermost loop's body, hoisted
+  // definitions included (remember()); outside every loop nothing is hoisted.
+  if (!loops_.empty()) {
+    const Caches& hoisted = loops_.back().saved;
+    keep_hoisted(before.value, cache_.value, hoisted.value);
+    keep_hoisted(before.pred, cache_.pred, hoisted.pred);
+    keep_hoisted(before.base, cache_.base, hoisted.base);
+    keep_hoisted(before.address, cache_.address, hoisted.address);
+    keep_hoisted(before.policy, cache_.policy, hoisted.policy);
+    keep_hoisted(before.tensor_map, cache_.tensor_map, hoisted.tensor_map);
+    keep_hoisted(before.swizzled, cache_.swizzled, hoisted.swizzled);
+    if (!before.dynamic_base && cache_.dynamic_base == hoisted.dynamic_base)
+      before.dynamic_base = hoisted.dynamic_base;
+  }
+  cache_ = std::move(before);
+}
+
 void Lowerer::emit(InstructionBody b, std::optional<Guard> g, std::string comment) {
   auto& block = loops_.empty() ? form_.items : loops_.back().node->body;
   block.emplace_back(FormInstruction{Instruction{g, std::move(b), std::move(comment)}, at_});

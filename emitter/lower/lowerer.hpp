@@ -105,6 +105,13 @@ private:
       (loops_[f].saved.*member).insert_or_assign(key, r);
   }
 
+  /// The caches at the label that ends a branch over a block, `before` being those at the
+  /// branch: what was valid there, and what the block computed only where it was hoisted
+  /// out of it (to the preheader of an open loop, so defined before the branch on every
+  /// path). A register the block defined in place exists only where the block ran: it is
+  /// forgotten. A cache this does not list is forgotten whole (sound, only slower).
+  void rejoin(Caches before);
+
   // --- values ---------------------------------------------------------------
 
   /// A leaf's register, defined once (warp and lane from tid, which comes first).
@@ -183,8 +190,10 @@ private:
   Register tensor_base(const tile::Tensor& t);
 
   /// The thread-dependent part of a view's address as a linear form. With
-  /// `group_axes` == 2, the first two axes are bound to (warp, lane).
-  Linear thread_linear(const tile::View& v, std::size_t group_axes) const;
+  /// `group_axes` == 2, the first two axes are bound to (warp, lane). With `pred`, the
+  /// address of the one instruction the pred guards (see where_holds()).
+  Linear thread_linear(const tile::View& v, std::size_t group_axes,
+                       const std::optional<tile::Located<ExprPtr>>& pred = std::nullopt) const;
 
   /// The largest power of two (up to 16) that divides the register part of
   /// the address for every thread.
@@ -332,8 +341,17 @@ private:
   // One instruction per issuing thread, guarded by its pred (`@%p`): a thread whose pred
   // fails issues nothing.
 
-  /// A bulk operand: the view's first byte as a base register and a constant.
-  Address view_address(const tile::View& v);
+  /// A bulk operand: the view's first byte as a base register and a constant; with
+  /// `pred`, that of the one instruction the pred guards (see where_holds()).
+  Address view_address(const tile::View& v,
+                       const std::optional<tile::Located<ExprPtr>>& pred = std::nullopt);
+
+  /// e where `pred` holds: a clamp `min(x, k)` (either order, k constant) is x when a
+  /// conjunct of the pred bounds x by k (`x < k + 1`, `x <= k`, either side): the ring's
+  /// `min(t + 2 * nbid, 65535)` under `t + 2 * nbid < 65536`. Only for the operands of the
+  /// instruction the pred guards: where it fails the instruction does not run and the
+  /// operand is never used, and where it holds the value is the same. e is bound (bind()).
+  ExprPtr where_holds(const ExprPtr& e, const std::optional<tile::Located<ExprPtr>>& pred) const;
 
   /// The generic address of the tensor map parameter of global tensor `tensor`:
   /// `mov.b64` of the parameter's symbol then `cvta.param.u64`, as nvcc 13.0 takes the
@@ -342,6 +360,9 @@ private:
 
   /// The tensor op's coordinates as .s32 operands, innermost first (the spec lists them
   /// outermost first).
+  /// The clamps a pred makes inactive stay (where_holds() is not applied): without them
+  /// ptxas 13.0 makes some TMA pipelines' loops longer (specs/tma/pipeline_tma_2stage_grid:
+  /// 79 -> 86 SASS instructions, 30 -> 33 registers).
   std::vector<Operand> tensor_coords(const std::vector<tile::Located<ExprPtr>>& coords);
 
   /// The op's pred: no guard when absent or constant true; `skip` when it folds to false

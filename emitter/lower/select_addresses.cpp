@@ -37,11 +37,23 @@ Register Lowerer::tensor_base(const tile::Tensor& t) {
   return r;
 }
 
-Linear Lowerer::thread_linear(const tile::View& v, std::size_t group_axes) const {
+Linear Lowerer::thread_linear(const tile::View& v, std::size_t group_axes,
+                              const std::optional<tile::Located<ExprPtr>>& pred) const {
   Linear l;
   l.constant = v.offset_bytes;
   for (const auto& t : v.terms)
     l.add(linearize(bind(t.index)), t.stride_bytes);
+  if (pred) {
+    // An atom that drops its clamp stays one atom (`min(t + 264, 65535)` becomes `t + 264`,
+    // not t and a constant): its constant is added in 32 bits before a global address is
+    // widened, which ptxas 13.0 makes shorter than a 64-bit offset (the bulk ring's SASS
+    // loop: 36 instructions against 37).
+    Linear held;
+    held.constant = l.constant;
+    for (const auto& [atom, coeff] : l.terms)
+      held.add_atom(where_holds(atom, pred), coeff);
+    l = std::move(held);
+  }
   if (group_axes == 2) {
     l.add_atom(tile::make_leaf(ExprKind::warp), v.axes[0].stride_bytes);
     l.add_atom(tile::make_leaf(ExprKind::lane), v.axes[1].stride_bytes);

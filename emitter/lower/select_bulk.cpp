@@ -21,10 +21,72 @@ TensorRank tensor_rank(std::size_t coords) {
   return static_cast<TensorRank>(coords - 1);
 }
 
+/// A value's largest value where a condition holds, by the value's tree.
+using UpperBounds = std::vector<std::pair<ExprPtr, std::int64_t>>;
+
+/// The upper bounds `c` gives where it holds: `x < k`, `x <= k` (k constant, either side)
+/// and those of both sides of `&&`.
+void upper_bounds(const ExprPtr& c, UpperBounds& out) {
+  if (c->kind != ExprKind::binary)
+    return;
+  if (c->op == ExprOp::logical_and) {
+    upper_bounds(c->args[0], out);
+    upper_bounds(c->args[1], out);
+    return;
+  }
+  ExprOp op = c->op;
+  ExprPtr x = c->args[0];
+  auto k = tile::constant_value(*c->args[1]);
+  if (!k) {
+    op = tile::info(op).swapped; // `k > x` is `x < k`
+    x = c->args[1];
+    k = tile::constant_value(*c->args[0]);
+  }
+  if (!k)
+    return;
+  if (op == ExprOp::lt)
+    out.emplace_back(x, *k - 1);
+  else if (op == ExprOp::le)
+    out.emplace_back(x, *k);
+}
+
+/// e with each `min(x, k)` whose x is at most k by `b` replaced by x (min is the
+/// mathematical one, as is the comparison that bounds x).
+ExprPtr drop_inactive_clamps(const ExprPtr& e, const UpperBounds& b) {
+  if (e->kind == ExprKind::binary && e->op == ExprOp::min)
+    for (std::size_t i : {0u, 1u}) {
+      auto k = tile::constant_value(*e->args[1 - i]);
+      for (const auto& [x, hi] : b)
+        if (k && hi <= *k && compare(*x, *e->args[i]) == 0)
+          return drop_inactive_clamps(e->args[i], b);
+    }
+  std::vector<ExprPtr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(drop_inactive_clamps(a, b));
+    changed = changed || args.back() != a;
+  }
+  if (!changed)
+    return e;
+  auto copy = std::make_shared<tile::Expr>(*e);
+  copy->args = std::move(args);
+  return copy;
+}
+
 } // namespace
 
-Address Lowerer::view_address(const tile::View& v) {
-  Linear l = thread_linear(v, 0);
+ExprPtr Lowerer::where_holds(const ExprPtr& e,
+                             const std::optional<tile::Located<ExprPtr>>& pred) const {
+  if (!pred)
+    return e;
+  UpperBounds b;
+  upper_bounds(bind(pred->value), b);
+  return b.empty() ? e : drop_inactive_clamps(e, b);
+}
+
+Address Lowerer::view_address(const tile::View& v,
+                              const std::optional<tile::Located<ExprPtr>>& pred) {
+  Linear l = thread_linear(v, 0, pred);
   Register base = address(*v.tensor, l);
   return Address{base, l.constant};
 }
@@ -83,8 +145,8 @@ void Lowerer::emit_bulk(const Op& op, Operands&& operands) {
 void Lowerer::lower(const tile::BulkLoadOp& b) {
   emit_bulk(b, [&] {
     CpAsyncBulkLoad c;
-    c.dst = view_address(b.dst.value);
-    c.src = view_address(b.src.value);
+    c.dst = view_address(b.dst.value, b.pred);
+    c.src = view_address(b.src.value, b.pred);
     c.size = Immediate{bulk_bytes(b.dst.value)};
     c.mbar = barrier_address(b.barrier);
     return c;
@@ -94,8 +156,8 @@ void Lowerer::lower(const tile::BulkLoadOp& b) {
 void Lowerer::lower(const tile::BulkStoreOp& b) {
   emit_bulk(b, [&] {
     CpAsyncBulkStore c;
-    c.dst = view_address(b.dst.value);
-    c.src = view_address(b.src.value);
+    c.dst = view_address(b.dst.value, b.pred);
+    c.src = view_address(b.src.value, b.pred);
     c.size = Immediate{bulk_bytes(b.src.value)};
     return c;
   });
@@ -118,7 +180,7 @@ void Lowerer::lower(const tile::TensorLoadOp& t) {
   auto operands = [&] {
     CpAsyncBulkTensorLoad c;
     c.rank = tensor_rank(t.coords.size());
-    c.dst = view_address(t.dst.value);
+    c.dst = view_address(t.dst.value, t.pred);
     c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
     c.mbar = barrier_address(t.barrier);
     return c;
@@ -135,15 +197,15 @@ void Lowerer::lower(const tile::TensorLoadOp& t) {
   // load's operands per thread and moves them to uniform registers at each iteration (a
   // persistent TMA ring's SASS loop body: 56 instructions predicated, 47 branched;
   // docs/benchmarks.md). The values computed in the branch exist only where it was taken:
-  // they are forgotten after it.
+  // they are forgotten after it, except those hoisted out of it (rejoin()).
   Guard skip = *g.guard;
   skip.negated = !skip.negated;
   const std::string label = "$L_tl_" + std::to_string(branches_emitted_++);
   emit(Bra{label, false}, skip);
-  const Caches before = cache_;
+  Caches before = cache_;
   emit(operands());
   emit(Label{label});
-  cache_ = before;
+  rejoin(std::move(before));
 }
 
 void Lowerer::lower(const tile::TensorStoreOp& t) {
@@ -151,7 +213,7 @@ void Lowerer::lower(const tile::TensorStoreOp& t) {
     CpAsyncBulkTensorStore c;
     c.rank = tensor_rank(t.coords.size());
     c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
-    c.src = view_address(t.src.value);
+    c.src = view_address(t.src.value, t.pred);
     return c;
   });
 }
