@@ -365,13 +365,8 @@ private:
   std::optional<LaunchBounds> bounds_with(std::string_view name, Interval within) const {
     LaunchBounds lb = k_.launch_bounds();
     lb.params.find(name)->second = within;
-    for (const ForOp* f : open_loops_) {
-      const auto start = bounds(*f->start.value, lb);
-      const auto stop = bounds(*f->stop.value, lb);
-      if (!start || !stop)
-        return std::nullopt;
-      lb.loops[f->var.value] = Interval{start->lo, std::max(start->lo, stop->hi - 1)};
-    }
+    if (!range_loops(lb, open_loops_))
+      return std::nullopt;
     return lb;
   }
 
