@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 
 namespace ptxgen::tile {
 
@@ -959,22 +960,20 @@ private:
         barrier_tensors_.insert(b->value.tensor);
   }
 
+  /// The op's field of kind `barrier` (ops.def); nullptr for an op without one.
   static const Located<View>* barrier_of(const OpBody& body) {
-    if (const auto* m = std::get_if<MbarrierInitOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<CopyArriveOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<MbarrierArriveOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<MbarrierWaitOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<BulkLoadOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<ExpectTxOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<TensorLoadOp>(&body))
-      return &m->barrier;
-    return nullptr;
+    const Located<View>* barrier = nullptr;
+    std::visit(
+        [&](const auto& op) {
+          for_each_field(op, [&](const FieldRow& r, const auto& member) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(member)>, Located<View>>) {
+              if (r.kind == FieldKind::barrier)
+                barrier = &member;
+            }
+          });
+        },
+        body);
+    return barrier;
   }
 
   /// A data op's view of a tensor that holds barriers.
