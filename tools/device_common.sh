@@ -10,7 +10,8 @@
 #   device_machine          prints the date (UTC) and the GPU's name, driver and compute
 #                           capability: the first lines of a script's machine.txt
 #   device_commit ROOT      prints `commit: ABC1234`, the checkout's HEAD (nothing outside git)
-#   device_clock LIMIT      starts a budget of LIMIT seconds for the whole script;
+#   device_clock LIMIT      starts a budget of LIMIT seconds for the whole script (its start,
+#                           in seconds since the epoch, in $device_start);
 #   device_left             then prints the seconds left of it (for `timeout "$(device_left)"`)
 
 export PATH=/usr/local/cuda/bin:$PATH
