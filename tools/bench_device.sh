@@ -15,16 +15,15 @@
 # JSON of each run and the logs go to $OUT/bench. Exit status: 1 when a spec was not timed.
 set -u
 log=${OUT:-/tmp/ptxgen-bench}/bench
-mkdir -p "$log"
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_dir "$log"
 bin=${PTXGEN:-build-device/ptxgen}
 reps=${REPS:-20}
 warmup=()
 [ -n "${WARMUP:-}" ] && warmup=(--warmup "$WARMUP")
 
 {
-  date -u '+date: %Y-%m-%d %H:%M UTC'
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
+  device_machine
   ptxas --version | tail -1
   "$bin" --version # names the commit it was built from (the device's .git may lag)
 } > "$log/machine.txt" 2>&1

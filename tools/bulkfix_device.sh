@@ -8,8 +8,8 @@
 # usage: tools/bulkfix_device.sh    environment: PTXGEN (default build-device/ptxgen)
 set -u
 out=${OUT:-/tmp/ptxgen-bulkfix}
-mkdir -p "$out"
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_dir "$out"
 bin=${PTXGEN:-build-device/ptxgen}
 ptxas=$(command -v ptxas)
 specs=(specs/tma/swizzle_share_mid_chunk_copy.toml specs/tma/swizzle_share_mid_chunk_fill.toml

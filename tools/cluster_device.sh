@@ -13,31 +13,27 @@
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-/tmp/ptxgen-device}/cluster
-limit=${LIMIT:-240}
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 bin=${1:-$root/build-device/ptxgen}
-rm -rf "$out"
-mkdir -p "$out"
-export PATH=/usr/local/cuda/bin:$PATH
-start=$(date +%s)
-left() { echo $((limit - ($(date +%s) - start))); }
+device_dir "$out" fresh
+device_clock "${LIMIT:-240}"
 {
-  date -u '+date: %Y-%m-%d %H:%M UTC'
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
-  git -C "$root" rev-parse --short HEAD 2>/dev/null | sed 's/^/commit: /'
+  device_machine
+  device_commit "$root"
 } > "$out/machine.txt" 2>&1
 [ -x "$bin" ] || { echo "cluster_device: no ptxgen at $bin (tools/build_device.sh)" >&2; exit 2; }
 rows=()
 gpu_failed=0
 for spec in "$root"/specs/cluster/*.toml; do
   name=$(basename "$spec" .toml)
-  timeout "$(left)" "$bin" run --backend cuda --dump "$out/dump-$name" "$spec" \
+  timeout "$(device_left)" "$bin" run --backend cuda --dump "$out/dump-$name" "$spec" \
     > "$out/$name.log" 2>&1
   rc=$?
   verdict=$(grep -m1 '^summary:' "$out/$name.log" | sed 's/^summary: //')
   [ "$rc" = 0 ] || gpu_failed=1
   rows+=("$(printf '%-28s %3s  %s' "$name" "$rc" "${verdict:-(no summary; see $name.log)}")")
 done
-timeout "$(left)" "$bin" run --backend sim "$root/specs/cluster" > "$out/sim.log" 2>&1
+timeout "$(device_left)" "$bin" run --backend sim "$root/specs/cluster" > "$out/sim.log" 2>&1
 sim_rc=$?
 cat "$out/machine.txt"
 echo

@@ -17,9 +17,8 @@
 # clean with a summary).
 set -u
 out=${OUT:-/tmp/ptxgen-device}/foreign
-rm -rf "$out"
-mkdir -p "$out"
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_dir "$out" fresh
 bin=build-device/ptxgen
 ptxas=$(command -v ptxas)
 limit=${RACECHECK_TIMEOUT:-120}
@@ -86,8 +85,7 @@ for name in "${names[@]}"; do
   done
 done
 {
-  date -u '+date: %Y-%m-%d %H:%M UTC'
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
+  device_machine
   compute-sanitizer --version | tail -1
   printf '%-32s %4s %4s %-9s %7s %s\n' case gpu sim dumps hazards verdict
   printf '%s' "$table"

@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
   *) echo "usage: $0 --seconds S --seed N [--backend cuda|sim|auto] [--out DIR]" >&2; exit 2 ;;
   esac
 done
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 bin=${PTXGEN:-build-device/ptxgen}
 mkdir -p "$out"
 report=$out/report-$seed.json

@@ -31,8 +31,8 @@
 set -u
 out_root=${OUT:-/tmp/ptxgen-fuzz-device}
 log=$out_root/fuzz
-mkdir -p "$log"
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_dir "$log"
 bin=${PTXGEN:-build-device/ptxgen}
 time_s=${1:-${TIME:-600}}
 sanitize=${SANITIZE:-}

@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#rules[@]} -gt 0 ] || rules=(check_proxy_fence_load check_proxy_fence_global
   check_bulk_wait_scope check_bulk_global_write_race)
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 bin=${PTXGEN:-build-device/ptxgen}
 jobs=${JOBS:-$(nproc)}
 mkdir -p "$out"

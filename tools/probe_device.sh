@@ -15,7 +15,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/ptxgen-device}/probes
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -28,13 +28,11 @@ fi
 "$tmp/probe" --self-test || exit 1
 [ "${1:-}" = --build-only ] && exit 0
 
-rm -rf "$out"
-mkdir -p "$out"
+device_dir "$out" fresh
 {
-  date -u '+date: %Y-%m-%d %H:%M UTC'
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
+  device_machine
   nvcc --version | tail -1
-  git -C "$here/.." rev-parse --short HEAD 2>/dev/null | sed 's/^/commit: /'
+  device_commit "$here/.."
 } > "$out/machine.txt" 2>&1
 cat "$out/machine.txt"
 

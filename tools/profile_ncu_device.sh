@@ -12,8 +12,8 @@
 # Logs under $OUT/profile_ncu (default /tmp/ptxgen-profile-ncu); a table last.
 set -u
 log=${OUT:-/tmp/ptxgen-profile-ncu}/profile_ncu
-mkdir -p "$log"
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_dir "$log"
 bin=${PTXGEN:-build-device/ptxgen}
 specs=("$@")
 if [ ${#specs[@]} -eq 0 ]; then
@@ -27,8 +27,7 @@ if [ -z "$ncu" ]; then
   exit 0
 fi
 {
-  date -u '+date: %Y-%m-%d %H:%M UTC'
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
+  device_machine
   "$ncu" --version | tail -1
 } > "$log/machine.txt" 2>&1
 cat "$log/machine.txt"

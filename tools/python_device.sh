@@ -14,9 +14,8 @@
 # Logs go to $OUT/python/ (default /tmp/ptxgen-device); a table last.
 set -u
 out=${OUT:-/tmp/ptxgen-device}/python
-rm -rf "$out"
-mkdir -p "$out"
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_dir "$out" fresh
 py=$(command -v python3)
 pybind11_dir=$("$py" -c 'import pybind11; print(pybind11.get_cmake_dir())' 2>/dev/null)
 if [ -z "$pybind11_dir" ]; then

@@ -18,7 +18,7 @@
 set -uo pipefail
 out=${OUT:-/tmp/ring-sass}
 build=${BUILD:-build-device}
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
 mkdir -p "$out"
 status=0
 

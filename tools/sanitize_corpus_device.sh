@@ -24,8 +24,8 @@
 # Logs, JSON reports and summary.txt go to $OUT/sanitize (default /tmp/ptxgen-device).
 set -u
 out=${OUT:-/tmp/ptxgen-device}/sanitize
-mkdir -p "$out"
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_dir "$out"
 bin=build-device/ptxgen
 jobs=${SANITIZE_JOBS:-4}
 limit=${SANITIZE_TIMEOUT:-120}

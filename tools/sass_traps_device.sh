@@ -16,8 +16,8 @@
 # (default /tmp/ptxgen-sass-traps); a table last; exit 1 when a check failed.
 set -u
 log=${OUT:-/tmp/ptxgen-sass-traps}/sass_traps
-mkdir -p "$log"
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_dir "$log"
 bin=${PTXGEN:-build-device/ptxgen}
 jobs=$(nproc)
 failures=0
@@ -31,8 +31,7 @@ expect_rc() { # expect_rc WANT GOT TEXT
 }
 
 {
-  date -u '+date: %Y-%m-%d %H:%M UTC'
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
+  device_machine
   ptxas --version | tail -1
   cuobjdump --version | tail -1
 } > "$log/machine.txt" 2>&1

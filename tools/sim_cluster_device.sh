@@ -15,18 +15,15 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 out=${OUT:-/tmp/ptxgen-device}/sim_cluster
-limit=${LIMIT:-170}
-rm -rf "$out"
-mkdir -p "$out"
-export PATH=/usr/local/cuda/bin:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_dir "$out" fresh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-start=$(date +%s)
+device_clock "${LIMIT:-170}"
 {
-  date -u '+date: %Y-%m-%d %H:%M UTC'
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
+  device_machine
   nvcc --version | tail -1
-  git -C "$root" rev-parse --short HEAD 2>/dev/null | sed 's/^/commit: /'
+  device_commit "$root"
 } > "$out/machine.txt" 2>&1
 if ! timeout 120 nvcc -std=c++17 -O2 -arch=sm_90a -Wno-deprecated-gpu-targets \
     -o "$tmp/run" "$here/sim_cluster_device/run.cu" -lcuda > "$out/build.log" 2>&1; then
@@ -34,14 +31,12 @@ if ! timeout 120 nvcc -std=c++17 -O2 -arch=sm_90a -Wno-deprecated-gpu-targets \
   echo "sim_cluster_device: run.cu does not build" >&2
   exit 1
 fi
-left=$((limit - ($(date +%s) - start)))
-timeout "$left" "$tmp/run" "$root/tests/data" "$out/h200.bin" "${1:-4}" > "$out/gpu.log" 2>&1
+timeout "$(device_left)" "$tmp/run" "$root/tests/data" "$out/h200.bin" "${1:-4}" > "$out/gpu.log" 2>&1
 gpu_rc=$?
 sim_rc=-
 unit=$root/build/tests/ptxgen_unit
 if [ -x "$unit" ] && [ -s "$out/h200.bin" ]; then
-  left=$((limit - ($(date +%s) - start)))
-  PTXGEN_SIM_CLUSTER_RESULTS="$out/h200.bin" timeout "$left" "$unit" \
+  PTXGEN_SIM_CLUSTER_RESULTS="$out/h200.bin" timeout "$(device_left)" "$unit" \
     --source-file='*/sim_cluster_nvcc.cpp' --test-case='*H200*' > "$out/sim.log" 2>&1
   sim_rc=$?
 fi

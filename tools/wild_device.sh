@@ -22,31 +22,30 @@ set -f # launch arguments hold brackets (f16[128,256]): no globbing
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 out=${OUT:-/tmp/ptxgen-device}/wild
-limit=${LIMIT:-390}
 ptxgen=${PTXGEN:-$root/build-device/ptxgen}
 runs=${RUNS:-$root/tests/wild/ptx/gpu/runs.tsv}
 sanitizer=${COMPUTE_SANITIZER:-compute-sanitizer}
 runner=${RUNNER:-} # a prebuilt run.cu binary; else built here
-rm -rf "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+device_dir "$out" fresh
 mkdir -p "$out/runs" "$out/plans"
-export PATH=/usr/local/cuda/bin:$PATH
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 work=$tmp/runs # every run's plan and memory; those that do not agree are kept under $out/runs
-start=$(date +%s)
+device_clock "${LIMIT:-390}"
 
 # Seconds for the next step: `want`, or what is left of LIMIT when that is less (at least 1).
 capped() {
-  local left=$((limit - ($(date +%s) - start)))
+  local left
+  left=$(device_left)
   if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
 }
 
 {
-  date -u '+date: %Y-%m-%d %H:%M UTC'
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
+  device_machine
   nvcc --version | tail -1
   "$sanitizer" --version | tail -1
-  git -C "$root" rev-parse --short HEAD 2>/dev/null | sed 's/^/commit: /'
+  device_commit "$root"
 } > "$out/machine.txt" 2>&1
 if [ ! -s "$runs" ]; then
   echo "wild_device: no $runs; make it with python3 tools/wild_device_prepare.py" >&2
@@ -185,5 +184,5 @@ echo
   printf 'mutant\tits kernel\tptxgen finding (lint)\tracecheck: mutant / kernel\tsynccheck: mutant / kernel\tGPU vs simulator\n'
   printf '%s\n' "${mutant_rows[@]}"
 } | table
-echo "logs and memory: $out ($(($(date +%s) - start)) s)"
+echo "logs and memory: $out ($(($(date +%s) - device_start)) s)"
 [ "$unexplained" = 0 ] && [ "$other" = 0 ]

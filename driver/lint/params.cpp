@@ -2,6 +2,7 @@
 
 #include "driver/lint/detail.hpp"
 #include "emitter/tile/dtype.hpp"
+#include "emitter/tile/dtype_float.hpp"
 #include "emitter/tile/tensor.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
@@ -297,23 +298,10 @@ void fill_values(std::vector<std::uint8_t>& bytes, tile::DType dtype, std::uint6
   fill_random(bytes, seed);
   // Mantissa bits: k / 2^bits with |k| < 2^bits needs no more significant bits than the type
   // has, so the value is exact and its encoding has no rounding to choose.
-  unsigned bits = 0, size = 0;
-  switch (dtype) {
-  case tile::DType::float16:
-    bits = 10, size = 2;
-    break;
-  case tile::DType::bfloat16:
-    bits = 7, size = 2;
-    break;
-  case tile::DType::float32:
-    bits = 23, size = 4;
-    break;
-  case tile::DType::float64:
-    bits = 52, size = 8;
-    break;
-  default:
-    return;
-  }
+  const unsigned significand = tile::float_format(dtype).significand_bits;
+  if (significand == 0)
+    return; // an integer or untyped element keeps its random bytes
+  const unsigned bits = significand - 1, size = tile::size_bytes(dtype);
   for (std::size_t i = 0; i + size <= bytes.size(); i += size) {
     std::uint64_t r = 0;
     std::memcpy(&r, bytes.data() + i, size);

@@ -13,6 +13,11 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
   bool moot = false;
   ref::SharedBytes& h = b.hz;
   const std::int64_t w = b.granule();
+  // "... reads BYTES, which COPY by thread T will write": the pending writer of the granule.
+  const auto pending_write = [&](const std::string& copy) {
+    return where(bid, tid) + " reads " + byte_text(b, off) + ", which " + copy + " by thread " +
+           std::to_string(h.pending_tid[g]) + " will write";
+  };
   if (h.pending[g] > 0 && missing_commit(b, g)) {
     moot = true;
   } else if (h.pending[g] > 0 && is_load(static_cast<std::size_t>(h.pending_op[g]))) {
@@ -21,10 +26,8 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
         op, DiagId::check_mbarrier_unwaited_read,
         "reads shared bytes an mbarrier phase guards before waiting for that phase",
         [&] {
-          return where(bid, tid) + " reads " + byte_text(b, off) + ", which " +
-                 load_of(static_cast<std::size_t>(h.pending_op[g])) + " by thread " +
-                 std::to_string(h.pending_tid[g]) +
-                 " will write; no thread has waited for the phase it completes in";
+          return pending_write(load_of(static_cast<std::size_t>(h.pending_op[g]))) +
+                 "; no thread has waited for the phase it completes in";
         },
         Severity::error, w);
   } else if (h.pending[g] > 0) {
@@ -32,10 +35,8 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
         op, DiagId::check_read_pending,
         "reads shared bytes that a pending (not yet waited) copy will write",
         [&] {
-          return where(bid, tid) + " reads " + byte_text(b, off) + ", which " +
-                 copy_of(static_cast<std::size_t>(h.pending_op[g])) + " by thread " +
-                 std::to_string(h.pending_tid[g]) + " will write: it is not yet waited" +
-                 pending_cause(cta, h, g, off);
+          return pending_write(copy_of(static_cast<std::size_t>(h.pending_op[g]))) +
+                 ": it is not yet waited" + pending_cause(cta, h, g, off);
         },
         Severity::error, w);
   }

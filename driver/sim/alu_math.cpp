@@ -166,25 +166,16 @@ std::uint64_t convert_packed(const ir::Op& op, std::uint64_t a, std::uint64_t b)
   } else {
     unreachable("convert_packed(): not a packed conversion's source");
   }
-  switch (to) {
-  case ir::Num::f16x2:
-  case ir::Num::bf16x2: {
+  // The destination's pair, as the source's above.
+  if (to == ir::Num::f16x2 || to == ir::Num::bf16x2) {
     const ir::Num h = to == ir::Num::f16x2 ? ir::Num::f16 : ir::Num::bf16;
     const ir::Round r = op.round == ir::Round::none ? ir::Round::rn : op.round;
     return to_half(h, hi, r, op.relu, op.satfinite) << 16 |
            to_half(h, lo, r, op.relu, op.satfinite);
   }
-  case ir::Num::e4m3x2:
-  case ir::Num::e5m2x2: {
+  if (to == ir::Num::e4m3x2 || to == ir::Num::e5m2x2) {
     const Fp8 f = fp8_format(to);
     return to_fp8(f, hi, op.relu, op.satfinite) << 8 | to_fp8(f, lo, op.relu, op.satfinite);
-  }
-  case ir::Num::integer:
-  case ir::Num::f16:
-  case ir::Num::bf16:
-  case ir::Num::f32:
-  case ir::Num::f64:
-    break;
   }
   unreachable("convert_packed(): not a packed conversion");
 }

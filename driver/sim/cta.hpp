@@ -802,6 +802,13 @@ private:
   /// memory and clear of mbarriers for the box's extent.
   std::uint64_t tensor_shared(const Thread& t, const ir::Op& op, const TensorMapArg& m,
                               const TensorPlan& plan) const;
+  /// What both tensor copies take first: the plan of `op` through its map, and the shared
+  /// address of the box (tensor_plan, then tensor_shared).
+  struct TensorIssue {
+    std::shared_ptr<const TensorPlan> plan;
+    std::uint64_t shared = 0;
+  };
+  TensorIssue tensor_issue(const Thread& t, const ir::Op& op, tile::TensorAccess access) const;
   /// cp.async.bulk.tensor load: queued like a 1-D bulk load (complete_tx of the whole box).
   void tensor_load_issue(Thread& t, const ir::Op& op);
   /// cp.async.bulk.tensor store: queued like a 1-D bulk store in the open bulk group.

@@ -320,7 +320,7 @@ void Cta::exchange(std::size_t first, std::size_t last, const ir::Op& op, std::u
 }
 
 std::uint64_t Cta::warp_reduce(std::size_t first, std::uint32_t members, const ir::Op& op) const {
-  const bool is_signed = op.type.is_signed;
+  const ir::Type type{32, op.type.is_signed, ir::Num::integer};
   std::uint64_t acc = 0;
   bool any = false;
   for (std::uint32_t l = 0; l < 32; ++l) {
@@ -333,32 +333,8 @@ std::uint64_t Cta::warp_reduce(std::size_t first, std::uint32_t members, const i
       any = true;
       continue;
     }
-    const bool less = is_signed ? sext(v, 32) < sext(acc, 32) : v < acc;
-    switch (op.atomic) {
-    case ir::Atomic::add:
-      acc = (acc + v) & mask(32);
-      break;
-    case ir::Atomic::min:
-      acc = less ? v : acc;
-      break;
-    case ir::Atomic::max:
-      acc = less ? acc : v;
-      break;
-    case ir::Atomic::and_:
-      acc &= v;
-      break;
-    case ir::Atomic::or_:
-      acc |= v;
-      break;
-    case ir::Atomic::xor_:
-      acc ^= v;
-      break;
-    case ir::Atomic::inc: // not redux.sync operations (the decoder refuses them)
-    case ir::Atomic::dec:
-    case ir::Atomic::cas:
-    case ir::Atomic::exch:
-      break;
-    }
+    // The same combination as atom's (the decoder admits add, min, max, and, or, xor).
+    acc = atomic_result(op.atomic, type, acc, v, 0);
   }
   return acc;
 }

@@ -171,28 +171,34 @@ std::uint64_t Cta::tensor_shared(const Thread& t, const ir::Op& op, const Tensor
   return at;
 }
 
-void Cta::tensor_load_issue(Thread& t, const ir::Op& op) {
+Cta::TensorIssue Cta::tensor_issue(const Thread& t, const ir::Op& op,
+                                   tile::TensorAccess access) const {
   const TensorMapArg& m = tensor_map(t, op);
-  std::shared_ptr<const TensorPlan> plan = tensor_plan(t, op, m, tile::TensorAccess::load);
+  std::shared_ptr<const TensorPlan> plan = tensor_plan(t, op, m, access);
+  const std::uint64_t shared = tensor_shared(t, op, m, *plan);
+  return {std::move(plan), shared};
+}
+
+void Cta::tensor_load_issue(Thread& t, const ir::Op& op) {
+  TensorIssue issue = tensor_issue(t, op, tile::TensorAccess::load);
   Copy c;
-  c.dst = tensor_shared(t, op, m, *plan);
-  c.size = static_cast<std::uint32_t>(plan->extent);
-  for (const TensorRun& r : plan->runs) {
+  c.dst = issue.shared;
+  c.size = static_cast<std::uint32_t>(issue.plan->extent);
+  for (const TensorRun& r : issue.plan->runs) {
     if (r.buffer >= 0)
       global_access(t, op, r.global, r.bytes, GlobalUse::async_read);
   }
-  const std::uint64_t tx = plan->tx;
-  c.tensor = std::move(plan);
+  const std::uint64_t tx = issue.plan->tx;
+  c.tensor = std::move(issue.plan);
   queue_bulk_load(t, op, std::move(c), tx);
 }
 
 void Cta::tensor_store_issue(Thread& t, const ir::Op& op) {
-  const TensorMapArg& m = tensor_map(t, op);
-  std::shared_ptr<const TensorPlan> plan = tensor_plan(t, op, m, tile::TensorAccess::store);
+  TensorIssue issue = tensor_issue(t, op, tile::TensorAccess::store);
   BulkStore s;
-  s.src = tensor_shared(t, op, m, *plan);
-  s.size = static_cast<std::uint32_t>(plan->extent);
-  s.tensor = std::move(plan);
+  s.src = issue.shared;
+  s.size = static_cast<std::uint32_t>(issue.plan->extent);
+  s.tensor = std::move(issue.plan);
   queue_bulk_store(t, op, std::move(s));
 }
 

@@ -23,63 +23,34 @@ constexpr Form table[] = {
 #undef SIM_CODE
 };
 
-/// How many operands a shape takes: {fewest, most}.
+/// The shapes that do not take exactly one operand, with their {fewest, most}.
+struct ShapeCount {
+  Shape shape;
+  std::size_t fewest;
+  std::size_t most;
+};
+constexpr ShapeCount other_counts[] = {
+    {Shape::none, 0, 0},
+    {Shape::thread_count, 0, 1},
+    {Shape::fraction, 0, 1},
+    {Shape::opt_u32, 0, 1},
+    {Shape::opt_src, 0, 1},
+    // a store has no mbarrier; a load's is required; a multicast's mask (shapes.cpp)
+    {Shape::bulk_tail, 0, 3},
+    {Shape::cp_extra, 0, 2},
+    {Shape::src_pair, 0, 1},
+    {Shape::policy, 0, 1},
+    {Shape::tensor_operands, 0, 8}, // wgmma.mma_async's most; the reader checks each form's count
+    {Shape::pos_len, 2, 2},
+    {Shape::src_lut, 2, 2},
+    {Shape::red_tail, 1, 2},
+};
+
+/// How many operands a shape takes: {fewest, most}; one for every shape not listed above.
 std::pair<std::size_t, std::size_t> operand_count(Shape s) {
-  switch (s) {
-  case Shape::none:
-    return {0, 0};
-  case Shape::thread_count:
-  case Shape::fraction:
-  case Shape::opt_u32:
-  case Shape::opt_src:
-    return {0, 1};
-  case Shape::bulk_tail:
-    return {0, 3}; // a store has no mbarrier; a load's is required; a multicast's mask
-                   // (shapes.cpp)
-  case Shape::cp_extra:
-    return {0, 2};
-  case Shape::src_pair:
-  case Shape::policy:
-    return {0, 1};
-  case Shape::tensor_operands:
-    return {0, 8}; // wgmma.mma_async's most; the reader checks each form's count
-  case Shape::pos_len:
-  case Shape::src_lut:
-    return {2, 2};
-  case Shape::red_tail:
-    return {1, 2};
-  case Shape::reg_count:
-    return {1, 1};
-  case Shape::dst_u32:
-  case Shape::matrix_dst:
-  case Shape::pred_src:
-  case Shape::dst_pair:
-    return {1, 1};
-  case Shape::dst:
-  case Shape::dst_wide:
-  case Shape::dst_at_least:
-  case Shape::dst_pred:
-  case Shape::mov_dst:
-  case Shape::src:
-  case Shape::src_wide:
-  case Shape::src_u32:
-  case Shape::src_from:
-  case Shape::src_address:
-  case Shape::mov_src:
-  case Shape::pred:
-  case Shape::group_count:
-  case Shape::barrier:
-  case Shape::label:
-  case Shape::data:
-  case Shape::mem:
-  case Shape::cp_dst:
-  case Shape::cp_src:
-  case Shape::cp_size:
-  case Shape::mbar_addr:
-  case Shape::mbar_state:
-  case Shape::tensor_op1:
-  case Shape::tensor_op2:
-    return {1, 1};
+  for (const ShapeCount& c : other_counts) {
+    if (c.shape == s)
+      return {c.fewest, c.most};
   }
   return {1, 1};
 }

@@ -120,6 +120,38 @@ constexpr std::string_view only_bulk_1d_simulated =
     "cluster}, cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes and "
     "cp.async.bulk.global.shared::cta.bulk_group are simulated";
 
+/// Which way a bulk or tensor copy goes, by its destination's and source's state spaces.
+enum class CopyWay : std::uint8_t { none, load, store, peer };
+
+CopyWay copy_way(std::optional<ptx::Qualifier> dst, std::optional<ptx::Qualifier> src) {
+  const bool into_shared =
+      dst == ptx::Qualifier::shared_cluster || dst == ptx::Qualifier::shared_cta;
+  if (into_shared && src == ptx::Qualifier::global)
+    return CopyWay::load;
+  if (dst == ptx::Qualifier::global && src == ptx::Qualifier::shared_cta)
+    return CopyWay::store;
+  if (dst == ptx::Qualifier::shared_cluster && src == ptx::Qualifier::shared_cta)
+    return CopyWay::peer;
+  return CopyWay::none;
+}
+
+/// The completion a copy of that way names: a store's bulk group, else the mbarrier's bytes.
+ptx::Qualifier completion_of(CopyWay way) {
+  return way == CopyWay::store ? ptx::Qualifier::bulk_group : ptx::Qualifier::complete_tx_bytes;
+}
+
+/// One word of the optional tail both copies share: `.L2::cache_hint`, and a load's
+/// `.multicast::cluster` (a CTA mask operand follows the mbarrier). False for another word.
+bool copy_tail_word(const ptx::OpcodeWord& q, CopyWay way, ir::Op& op, Decoded& d) {
+  if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
+    d.hint = true;
+  else if (word(q) == ptx::Qualifier::multicast_cluster && way == CopyWay::load && !op.multicast)
+    op.multicast = true;
+  else
+    return false;
+  return true;
+}
+
 /// cp.async.bulk's qualifiers: the load `.shared::{cta,cluster} .global
 /// .mbarrier::complete_tx::bytes` or the store `.global .shared::cta .bulk_group`, then
 /// {.L2::cache_hint}, a load's {.multicast::cluster}; or the copy to a peer CTA
@@ -129,26 +161,17 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
                                            std::span<const ptx::OpcodeWord> quals) {
   if (quals.size() < 3)
     throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
-  const auto w0 = word(quals[0]), w1 = word(quals[1]), w2 = word(quals[2]);
-  const bool load = (w0 == ptx::Qualifier::shared_cluster || w0 == ptx::Qualifier::shared_cta) &&
-                    w1 == ptx::Qualifier::global && w2 == ptx::Qualifier::complete_tx_bytes;
-  const bool store = w0 == ptx::Qualifier::global && w1 == ptx::Qualifier::shared_cta &&
-                     w2 == ptx::Qualifier::bulk_group;
-  const bool peer = w0 == ptx::Qualifier::shared_cluster && w1 == ptx::Qualifier::shared_cta &&
-                    w2 == ptx::Qualifier::complete_tx_bytes;
-  if (!load && !store && !peer)
+  const auto w0 = word(quals[0]);
+  const CopyWay way = copy_way(w0, word(quals[1]));
+  if (way == CopyWay::none || word(quals[2]) != completion_of(way))
     throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
   for (const ptx::OpcodeWord& q : quals.subspan(3)) {
-    if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
-      d.hint = true;
-    else if (word(q) == ptx::Qualifier::multicast_cluster && load && !op.multicast)
-      op.multicast = true; // a CTA mask operand follows the mbarrier
-    else
+    if (!copy_tail_word(q, way, op, d))
       return "`." + std::string(q.text) + "` is not a cp.async.bulk qualifier";
   }
-  if (store)
+  if (way == CopyWay::store)
     op.code = ir::Code::bulk_store;
-  if (peer)
+  if (way == CopyWay::peer)
     op.code = ir::Code::bulk_peer;
   op.cluster = w0 == ptx::Qualifier::shared_cluster;
   op.space = ir::Space::shared;
@@ -177,11 +200,8 @@ std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
   op.rank = tensor_rank(at(0));
   if (op.rank == 0)
     return "cp.async.bulk.tensor takes its dimensions first (`.1d` to `.5d`)";
-  const auto w1 = at(1), w2 = at(2);
-  const bool load = (w1 == ptx::Qualifier::shared_cluster || w1 == ptx::Qualifier::shared_cta) &&
-                    w2 == ptx::Qualifier::global;
-  const bool store = w1 == ptx::Qualifier::global && w2 == ptx::Qualifier::shared_cta;
-  if (!load && !store)
+  const CopyWay way = copy_way(at(1), at(2));
+  if (way != CopyWay::load && way != CopyWay::store)
     return "cp.async.bulk.tensor copies `.global` to `.shared::{cluster,cta}` or `.shared::cta` "
            "to `.global`";
   std::size_t k = 3;
@@ -189,24 +209,19 @@ std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
     throw Unsupported{DiagId::sim_unsupported_form, "im2col tensor copies are not simulated"};
   if (at(k) == ptx::Qualifier::tile)
     ++k;
-  const ptx::Qualifier completion =
-      load ? ptx::Qualifier::complete_tx_bytes : ptx::Qualifier::bulk_group;
-  if (at(k) != completion)
-    return load ? "a tensor load completes with `.mbarrier::complete_tx::bytes`"
-                : "a tensor store completes with `.bulk_group`";
+  if (at(k) != completion_of(way))
+    return way == CopyWay::load ? "a tensor load completes with `.mbarrier::complete_tx::bytes`"
+                                : "a tensor store completes with `.bulk_group`";
   for (const ptx::OpcodeWord& q : quals.subspan(k + 1)) {
-    if (word(q) == ptx::Qualifier::L2_cache_hint && !d.hint)
-      d.hint = true;
-    else if (word(q) == ptx::Qualifier::multicast_cluster && load && !op.multicast)
-      op.multicast = true; // a CTA mask operand follows the mbarrier
-    else if (q.text.starts_with("cta_group"))
+    if (copy_tail_word(q, way, op, d))
+      continue;
+    if (q.text.starts_with("cta_group"))
       throw Unsupported{DiagId::sim_unsupported_form, "CTA-group tensor copies are not simulated"};
-    else
-      return "`." + std::string(q.text) + "` is not a cp.async.bulk.tensor qualifier";
+    return "`." + std::string(q.text) + "` is not a cp.async.bulk.tensor qualifier";
   }
-  if (store)
+  if (way == CopyWay::store)
     op.code = ir::Code::tensor_store;
-  op.cluster = w1 == ptx::Qualifier::shared_cluster;
+  op.cluster = at(1) == ptx::Qualifier::shared_cluster;
   op.space = ir::Space::shared;
   return std::nullopt;
 }
@@ -340,40 +355,40 @@ TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view 
   if ((t->t.num == ir::Num::e4m3x2 || t->t.num == ir::Num::e5m2x2) && f.code != ir::Code::cvt)
     throw Unsupported{DiagId::sim_unsupported_form,
                       quote(opc.text) + " is not simulated (8-bit floats: only cvt)"};
+  // Which of .pred and the floats the form's kind of type admits.
+  bool pred_ok = false;
+  bool float_ok = false;
   switch (f.types) {
   case Types::none:
     fail(DiagId::sim_qualifier, opc, quote(ptx::spelling(f.mnemonic)) + " takes no type");
   case Types::any:
-    break;
+    return *t;
   case Types::value:
-    no_pred();
-    break;
-  case Types::integer:
-    no_float();
-    no_pred();
+  case Types::numeric:
+    float_ok = true;
     break;
   case Types::integer_or_pred:
-    no_float();
+    pred_ok = true;
     break;
+  case Types::integer:
   case Types::narrow_integer:
-    no_float();
-    no_pred();
-    if (t->t.bits > 32)
-      fail(DiagId::sim_qualifier, opc,
-           quote(ptx::spelling(f.mnemonic)) + " takes 16- or 32-bit sources");
     break;
   case Types::address:
     if ((t->t.bits != 32 && t->t.bits != 64) || t->is_float || t->is_pred)
       fail(DiagId::sim_qualifier, opc, quote(ptx::spelling(f.mnemonic)) + " takes .u32 or .u64");
-    break;
-  case Types::numeric:
-    no_pred();
-    break;
+    return *t;
   case Types::floating:
     if (!t->is_float)
       fail(DiagId::sim_qualifier, opc, quote(opc.text) + " takes a floating-point type");
-    break;
+    return *t;
   }
+  if (!float_ok)
+    no_float();
+  if (!pred_ok)
+    no_pred();
+  if (f.types == Types::narrow_integer && t->t.bits > 32)
+    fail(DiagId::sim_qualifier, opc,
+         quote(ptx::spelling(f.mnemonic)) + " takes 16- or 32-bit sources");
   return *t;
 }
 

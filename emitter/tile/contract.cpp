@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 
 namespace ptxgen::tile {
 
@@ -365,13 +366,8 @@ private:
   std::optional<LaunchBounds> bounds_with(std::string_view name, Interval within) const {
     LaunchBounds lb = k_.launch_bounds();
     lb.params.find(name)->second = within;
-    for (const ForOp* f : open_loops_) {
-      const auto start = bounds(*f->start.value, lb);
-      const auto stop = bounds(*f->stop.value, lb);
-      if (!start || !stop)
-        return std::nullopt;
-      lb.loops[f->var.value] = Interval{start->lo, std::max(start->lo, stop->hi - 1)};
-    }
+    if (!range_loops(lb, open_loops_))
+      return std::nullopt;
     return lb;
   }
 
@@ -964,22 +960,20 @@ private:
         barrier_tensors_.insert(b->value.tensor);
   }
 
+  /// The op's field of kind `barrier` (ops.def); nullptr for an op without one.
   static const Located<View>* barrier_of(const OpBody& body) {
-    if (const auto* m = std::get_if<MbarrierInitOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<CopyArriveOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<MbarrierArriveOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<MbarrierWaitOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<BulkLoadOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<ExpectTxOp>(&body))
-      return &m->barrier;
-    if (const auto* m = std::get_if<TensorLoadOp>(&body))
-      return &m->barrier;
-    return nullptr;
+    const Located<View>* barrier = nullptr;
+    std::visit(
+        [&](const auto& op) {
+          for_each_field(op, [&](const FieldRow& r, const auto& member) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(member)>, Located<View>>) {
+              if (r.kind == FieldKind::barrier)
+                barrier = &member;
+            }
+          });
+        },
+        body);
+    return barrier;
   }
 
   /// A data op's view of a tensor that holds barriers.

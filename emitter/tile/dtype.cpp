@@ -1,5 +1,7 @@
 #include "emitter/tile/dtype.hpp"
 
+#include "emitter/tile/dtype_float.hpp"
+
 #include <array>
 #include <bit>
 #include <utility>
@@ -121,12 +123,15 @@ std::string storage_dtype_choices() {
 
 namespace {
 
-/// A float type's significand bits (the leading one included) and its largest finite value
-/// when that is below 2^63; 0 bits for the integer types.
-struct FloatFormat {
-  unsigned significand_bits = 0;
-  std::uint64_t max_finite = 0; ///< 0: at least 2^63
-};
+bool is_signed_integer(DType t) {
+  return t == DType::int8 || t == DType::int16 || t == DType::int32 || t == DType::int64;
+}
+
+bool is_untyped(DType t) {
+  return t == DType::b8 || t == DType::b16 || t == DType::b32 || t == DType::b64;
+}
+
+} // namespace
 
 FloatFormat float_format(DType t) {
   switch (t) {
@@ -142,16 +147,6 @@ FloatFormat float_format(DType t) {
     return {};
   }
 }
-
-bool is_signed_integer(DType t) {
-  return t == DType::int8 || t == DType::int16 || t == DType::int32 || t == DType::int64;
-}
-
-bool is_untyped(DType t) {
-  return t == DType::b8 || t == DType::b16 || t == DType::b32 || t == DType::b64;
-}
-
-} // namespace
 
 bool holds_exactly(DType t, std::int64_t v) {
   const FloatFormat f = float_format(t);

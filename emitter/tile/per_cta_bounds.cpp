@@ -4,6 +4,17 @@
 
 namespace ptxgen::tile {
 
+bool range_loops(LaunchBounds& lb, const std::vector<const ForOp*>& loops) {
+  for (const ForOp* f : loops) {
+    const auto start = bounds(*f->start.value, lb);
+    const auto stop = bounds(*f->stop.value, lb);
+    if (!start || !stop)
+      return false;
+    lb.loops[f->var.value] = Interval{start->lo, std::max(start->lo, stop->hi - 1)};
+  }
+  return true;
+}
+
 std::optional<LaunchBounds> bounds_at_cta(const LaunchBounds& lb, std::int64_t b,
                                           const std::vector<const ForOp*>& loops) {
   if (b < 0 || b >= lb.grid)
@@ -12,13 +23,8 @@ std::optional<LaunchBounds> bounds_at_cta(const LaunchBounds& lb, std::int64_t b
   if (auto it = lb.narrowed.find(ExprKind::bid); it != lb.narrowed.end() && !it->second.contains(b))
     return std::nullopt;
   at.narrowed[ExprKind::bid] = Interval{b, b};
-  for (const ForOp* f : loops) {
-    const auto start = bounds(*f->start.value, at);
-    const auto stop = bounds(*f->stop.value, at);
-    if (!start || !stop)
-      return std::nullopt;
-    at.loops[f->var.value] = Interval{start->lo, std::max(start->lo, stop->hi - 1)};
-  }
+  if (!range_loops(at, loops))
+    return std::nullopt;
   return at;
 }
 

@@ -17,6 +17,11 @@ namespace ptxgen::tile {
 /// The most CTAs the proofs take one by one (each costs one interval pass).
 inline constexpr std::int64_t max_per_cta_proofs = 4096;
 
+/// Ranges every loop of `loops` (outermost first) on `lb` over [least start, max(least start,
+/// greatest stop - 1)], as the contract ranges a loop at its header; false when a loop bound
+/// has no bound (`lb` then partly updated).
+bool range_loops(LaunchBounds& lb, const std::vector<const ForOp*>& loops);
+
 /// `lb` with bid fixed at `b` and every loop of `loops` (outermost first) re-ranged over
 /// [least start, max(least start, greatest stop - 1)] under it, as the contract ranges a
 /// loop at its header; nullopt when bid cannot be `b` on `lb` (outside the grid, or outside

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
+#include <new>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 // One namespace per file: the sanitizer build compiles several test files as one
@@ -47,17 +50,15 @@ using FakeStep = std::function<BatchStep(std::size_t device, std::size_t index)>
 /// hand_out over `devices` fake devices, each running the cases it takes
 /// through run_queue_in_children (as IsolatedRunner::launch_queue does); the
 /// message of each outcome names the device, the case and the child's pid.
-/// `done_ms`, when given, gets per device the time of each outcome since the start.
+/// `on_outcome`, when given, is called in the parent with the device and case of each outcome.
+using OnOutcome = std::function<void(std::size_t device, std::size_t index)>;
 std::vector<Seen> dispatch(std::size_t count, std::size_t devices, const FakeStep& step,
-                           std::vector<std::vector<double>>* done_ms = nullptr) {
+                           const OnOutcome& on_outcome = nullptr) {
   std::vector<Seen> seen(count);
   std::vector<BatchCase> cases;
   for (std::size_t i = 0; i < count; ++i)
     cases.push_back({"c" + std::to_string(i), std::chrono::milliseconds(20000)});
   std::mutex m;
-  if (done_ms)
-    done_ms->assign(devices, {});
-  const auto start = Clock::now();
   hand_out(count, devices, [&](std::size_t device, const NextItem& next) {
     cuda::run_queue_in_children(
         cases, next,
@@ -74,9 +75,8 @@ std::vector<Seen> dispatch(std::size_t count, std::size_t devices, const FakeSte
           s.device = device;
           s.status = out.status;
           s.message = out.message;
-          if (done_ms)
-            (*done_ms)[device].push_back(
-                std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+          if (on_outcome)
+            on_outcome(device, i);
         });
   });
   return seen;
@@ -191,31 +191,42 @@ TEST_CASE("dispatch: a fault on one device costs its case only") {
 }
 
 TEST_CASE("dispatch: a device's long case does not hide another device's dead child") {
-  // Device 0's children die at once on each case; device 1's cases take 3 s.
-  // A child of device 1 that inherited the write end of device 0's outcome pipe
-  // would keep it open, and device 0 from seeing its child's death, until it
-  // exits (while device 1 took the other cases). Both devices fork at once at
-  // the start of each round, so two rounds give such an inheritance its chance.
-  // The order below needs device 0 to see a death within 3 s of the fork: a
-  // margin that holds on a loaded 2-core machine (1 s did not always).
+  // Device 0's children die at once on each case; device 1's children each wait until the
+  // parent has seen an outcome of device 0 (a flag in memory shared with the children).
+  // A child of device 1 that inherited the write end of device 0's outcome pipe would keep
+  // it open, and device 0 from seeing its child's death, until it exits: it would wait for
+  // the flag in vain and report so. Both devices fork at once at the start of each round,
+  // so two rounds give such an inheritance its chance. The verdict is an order of events
+  // (the flag raised, then read), not a time: the wait's bound only ends a broken run.
   for (int round = 0; round < 2; ++round) {
     CAPTURE(round);
-    std::vector<std::vector<double>> done_ms;
+    void* page = ::mmap(nullptr, sizeof(std::atomic<int>), PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(page != MAP_FAILED);
+    auto* device0_seen = new (page) std::atomic<int>(0);
+    static_assert(std::atomic<int>::is_always_lock_free);
     auto seen = dispatch(
         4, 2,
-        [](std::size_t device, std::size_t) {
+        [&](std::size_t device, std::size_t) {
           if (device == 0)
             ::_exit(9);
-          return ok_after(std::chrono::milliseconds(3000));
+          const auto give_up = Clock::now() + std::chrono::seconds(15);
+          while (device0_seen->load() == 0 && Clock::now() < give_up)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          BatchStep s;
+          s.outcome.status = device0_seen->load() != 0 ? Status::ok : Status::timed_out;
+          return s;
         },
-        &done_ms);
-    for (const auto& s : seen)
+        [&](std::size_t device, std::size_t) {
+          if (device == 0)
+            device0_seen->store(1);
+        });
+    ::munmap(page, sizeof(std::atomic<int>));
+    for (const auto& s : seen) {
       CHECK(s.times == 1);
-    // An order, not a time bound: with the pipe inherited, device 0 could see its child's
-    // death only once device 1's child had finished its case.
-    if (!done_ms[1].empty())
-      for (double ms : done_ms[0])
-        CHECK(ms < *std::min_element(done_ms[1].begin(), done_ms[1].end()));
+      // Device 0's cases died; device 1's found the flag raised.
+      CHECK(s.status == (s.device == 0 ? Status::fault : Status::ok));
+    }
   }
 }
 

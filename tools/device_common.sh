@@ -1,0 +1,42 @@
+# The preamble the scripts that run on the GPU machine (tools/*_device.sh) share. Each
+# sources it first:
+#
+#   source "$(dirname "${BASH_SOURCE[0]}")/device_common.sh"
+#
+# Sourcing puts CUDA's tools (nvcc, ptxas, cuobjdump, compute-sanitizer) first on PATH, where
+# that machine keeps them. It defines, and runs, nothing else:
+#
+#   device_dir DIR [fresh]  creates a log folder (emptied first with `fresh`)
+#   device_machine          prints the date (UTC) and the GPU's name, driver and compute
+#                           capability: the first lines of a script's machine.txt
+#   device_commit ROOT      prints `commit: ABC1234`, the checkout's HEAD (nothing outside git)
+#   device_clock LIMIT      starts a budget of LIMIT seconds for the whole script (its start,
+#                           in seconds since the epoch, in $device_start);
+#   device_left             then prints the seconds left of it (for `timeout "$(device_left)"`)
+
+export PATH=/usr/local/cuda/bin:$PATH
+
+device_dir() {
+  if [ "${2:-}" = fresh ]; then
+    rm -rf "$1"
+  fi
+  mkdir -p "$1"
+}
+
+device_machine() {
+  date -u '+date: %Y-%m-%d %H:%M UTC'
+  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
+}
+
+device_commit() {
+  git -C "$1" rev-parse --short HEAD 2>/dev/null | sed 's/^/commit: /'
+}
+
+device_clock() {
+  device_limit=$1
+  device_start=$(date +%s)
+}
+
+device_left() {
+  echo $((device_limit - ($(date +%s) - device_start)))
+}
