@@ -284,6 +284,9 @@ class View:
     def view(self, dtype: DTypeLike) -> View:
         """The last axis's bytes as another element type."""
         ...
+    def peer(self, rank: IntoExpr) -> View:
+        """S@(rank): the view in the shared tensor of CTA `rank` of the cluster (copy and fill take it)."""
+        ...
 
 class Init:
     """How a global tensor starts in test runs."""

@@ -382,6 +382,14 @@ void bind_view(py::module_& m) {
             return v.as(dtype_of(dtype.obj), caller_pos());
           },
           py::arg("dtype"), "The last axis's bytes as another element type.")
+      .def(
+          "peer",
+          [](const View& v, const IntoExpr& rank) {
+            return v.peer(expr_of(rank, "peer's rank"), caller_pos());
+          },
+          py::arg("rank"),
+          "S@(rank): the view in the shared tensor of CTA `rank` of the cluster (copy and fill "
+          "take it).")
       .def_property_readonly("ok", &View::ok, "False when a step failed (see error).")
       .def_property_readonly(
           "error", [](const View& v) -> std::optional<Diagnostic> { return v.error(); },

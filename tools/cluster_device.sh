@@ -2,7 +2,8 @@
 # The cluster specs on the GPU, from the repository root, with the binary built by
 # tools/build_device.sh carried in build-device/: every spec of specs/cluster/ run with
 # `ptxgen run --backend cuda` (clusters of 2, 2 x 2 and a non-portable 16 launched with
-# cuLaunchKernelEx and the cluster dimension; cluster_sync ordering a cluster's CTAs), each
+# cuLaunchKernelEx and the cluster dimension; cluster_sync ordering a cluster's CTAs; DSMEM
+# exchanges through peer views, S@rank: mapa + ld/st.shared::cluster, clusters of 2, 4, 8), each
 # compared byte for byte with the reference; then the simulator on the same directory, which
 # skips the specs marked `# sim-skip:` and says so. Logs under $OUT (default
 # /tmp/ptxgen-device)/cluster; a table last.

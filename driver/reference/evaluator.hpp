@@ -112,6 +112,32 @@ private:
     }
   }
 
+  /// An access of run `r` of shared `b` of CTA `owner` by thread `tid` (of CTA cta_) of op
+  /// `op`, for the races between the CTAs of a cluster (check_cluster_shared_race): recorded
+  /// for the shared tensors some op views in a peer (`S@rank`), as a buffer of its own per
+  /// owner and tensor past the global ones (shared_race_buffer).
+  void note_shared(std::size_t op, std::int64_t tid, const Buffer& b, std::int64_t owner, Run r,
+                   bool write) {
+    if (grid_races_on_ && b.index < peer_shared_.size() && peer_shared_[b.index]) {
+      grid_races_.access(shared_race_buffer(owner, b.index), write, r.off, r.len,
+                         static_cast<std::uint32_t>(op), tid);
+    }
+  }
+  std::uint32_t shared_race_buffer(std::int64_t owner, std::size_t slot) const {
+    return static_cast<std::uint32_t>(globals_.size() +
+                                      static_cast<std::size_t>(owner) * peer_shared_.size() + slot);
+  }
+  /// Which shared tensors some op views in a peer (mark_written).
+  void mark_peer_shared();
+  /// Copies and fills with a view of a peer's shared tensor (`S@rank`; evaluator_cluster.cpp):
+  /// element by element, the peer's side in the peer's bytes (its CTA suspended between its
+  /// turns), recorded for the races between the cluster's CTAs rather than the owner's
+  /// per-thread ordering checks, which are about its own threads.
+  void step_peer_copy(std::size_t op, const tile::CopyOp& c);
+  void step_peer_fill(std::size_t op, const tile::FillOp& f);
+  /// The race between two CTAs on one CTA's shared bytes (report_grid_race).
+  void report_shared_race(const ref::GridRace& r);
+
   /// The first `n` bytes of runs `rs` of global `b` read (note_global).
   void note_reads(std::size_t op, std::int64_t tid, const Buffer& b, const Runs& rs,
                   std::int64_t n) {
@@ -156,6 +182,11 @@ private:
     bool shared = false;
     std::size_t index = 0;
   };
+
+  /// The bytes a view of thread e.tid reaches: its own CTA's, or the peer's that its rank
+  /// names, whose CTA goes to `owner`; nullptr (with a problem) for a rank outside the cluster.
+  Buffer* side_buffer(std::size_t op, const tile::Located<tile::View>& v, Slot s,
+                      const tile::ExprEnv& e, std::int64_t& owner);
 
   void set_up();
 
@@ -305,6 +336,7 @@ private:
       return;
     }
     trace(ref::CtaTrace::Kind::read, b, tid, r);
+    note_shared(op, tid, b, bid, r, false);
     // A batch's element of a granule: a shift where eb is a power of two (a division per
     // granule costs more than the granule's checks).
     const int eb_shift = eb > 0 && std::has_single_bit(static_cast<std::uint64_t>(eb))
@@ -997,7 +1029,11 @@ private:
 
   std::int64_t replayed_ = 0; ///< CTAs replayed
 
-  bool grid_races_on_ = false; ///< mark_written(): two CTAs or more
+  bool grid_races_on_ = false;    ///< mark_written(): two CTAs or more
+  std::vector<bool> peer_shared_; ///< per shared slot: some op views it in a peer (S@rank)
+  /// The CTAs of the cluster run_clusters runs, and the index there of each rank.
+  std::vector<Suspended>* cluster_ctas_ = nullptr;
+  std::vector<std::size_t> rank_index_;
 
   ref::GridRaces grid_races_; ///< the CTAs' global accesses
 

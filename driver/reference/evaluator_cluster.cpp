@@ -6,6 +6,7 @@
 
 #include "driver/reference/evaluator.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace ptxgen::driver::evaluation {
@@ -25,6 +26,8 @@ struct Evaluator::Suspended {
 bool Evaluator::clusters_meet() const {
   if (k_.cluster_dim().count() <= 1)
     return false;
+  if (std::find(peer_shared_.begin(), peer_shared_.end(), true) != peer_shared_.end())
+    return true; // a peer's bytes are in its own CTA's state: the cluster runs together
   for (const tile::Op& op : k_.ops)
     if (const auto* c = std::get_if<tile::ClusterSyncOp>(&op.body); c && !c->relaxed)
       return true;
@@ -71,9 +74,18 @@ void Evaluator::run_clusters() {
   std::map<std::int64_t, std::vector<std::int64_t>> clusters;
   for (std::int64_t b = 0; b < k_.grid; ++b)
     clusters[cluster_of(b)].push_back(b);
+  const tile::Dim3 g = k_.grid_dim.count() == k_.grid ? k_.grid_dim : tile::Dim3{k_.grid, 1, 1};
+  const tile::Dim3 c = k_.cluster_dim();
   for (const auto& [id, bids] : clusters) {
     std::vector<Suspended> ctas(bids.size());
+    cluster_ctas_ = &ctas;
+    rank_index_.assign(bids.size(), 0);
     for (std::size_t i = 0; i < bids.size(); ++i) {
+      // %cluster_ctarank, computed here apart from the emitter's expression.
+      const std::int64_t b = bids[i];
+      const std::int64_t x = b % g.x, y = b / g.x % g.y, z = b / (g.x * g.y);
+      const std::int64_t rank = x % c.x + c.x * (y % c.y + c.y * (z % c.z));
+      rank_index_[static_cast<std::size_t>(rank)] = i;
       Suspended& s = ctas[i];
       s.bid = bids[i];
       s.cta.shared = shared_template_;
@@ -85,7 +97,47 @@ void Evaluator::run_clusters() {
         if (!s.done && run_turn(s))
           --left;
   }
+  cluster_ctas_ = nullptr;
   recorded_ = false; // no trace: these CTAs are never replayed
+}
+
+void Evaluator::mark_peer_shared() {
+  peer_shared_.assign(shared_template_.size(), false);
+  auto mark = [&](const tile::View& v) {
+    if (const auto s = slot(v); s && s->shared && v.peer) {
+      peer_shared_[s->index] = true;
+    }
+  };
+  for (const tile::Op& o : k_.ops) {
+    if (const auto* c = std::get_if<tile::CopyOp>(&o.body)) {
+      mark(c->dst.value);
+      mark(c->src.value);
+    } else if (const auto* f = std::get_if<tile::FillOp>(&o.body)) {
+      mark(f->dst.value);
+    }
+  }
+}
+
+Buffer* Evaluator::side_buffer(std::size_t op, const tile::Located<tile::View>& v, Slot s,
+                               const tile::ExprEnv& e, std::int64_t& owner) {
+  owner = cta_;
+  if (!v.value.peer) {
+    return &buffer(s, cta_state_);
+  }
+  const std::int64_t n = k_.cluster_dim().count();
+  const std::optional<std::int64_t> rank = naive_evaluate(*v.value.peer, e);
+  if (!rank || *rank < 0 || *rank >= n || cluster_ctas_ == nullptr) {
+    problems_.add(op, DiagId::check_view_unusable, "a peer view names no CTA of the cluster", [&] {
+      return "'" + v.text + "' at " + where(cta_, e.tid) + ": rank " +
+             (rank ? std::to_string(*rank) : std::string("undefined")) + ", the cluster has " +
+             std::to_string(n) + " CTAs";
+    });
+    return nullptr;
+  }
+  Suspended& peer = (*cluster_ctas_)[rank_index_[static_cast<std::size_t>(*rank)]];
+  owner = peer.bid;
+  // The running CTA's own state is in cta_state_ during its turn (run_turn swaps it in).
+  return peer.bid == cta_ ? &cta_state_.shared[s.index] : &peer.cta.shared[s.index];
 }
 
 } // namespace ptxgen::driver::evaluation

@@ -28,6 +28,7 @@ void Evaluator::mark_written() {
     }
   }
   grid_races_on_ = k_.grid > 1;
+  mark_peer_shared();
 }
 
 void Evaluator::end_grid_cta() {
@@ -66,6 +67,10 @@ void Evaluator::report_grid_race() {
   }
   const std::optional<ref::GridRace> r = grid_races_.first_race();
   if (!r) {
+    return;
+  }
+  if (r->access.buffer >= globals_.size()) {
+    report_shared_race(*r);
     return;
   }
   const Buffer& b = globals_[r->access.buffer];

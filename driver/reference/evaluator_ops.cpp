@@ -132,6 +132,10 @@ void Evaluator::step_op(std::size_t op, const tile::FillOp& f) {
   if (!prepare(op, f.dst, "dst")) {
     return;
   }
+  if (f.dst.value.peer) {
+    step_peer_fill(op, f);
+    return;
+  }
   if (f.pattern.empty()) {
     problems_.add(op, DiagId::check_empty_pattern, "empty fill pattern",
                   [] { return std::string(); });
@@ -195,6 +199,10 @@ void Evaluator::put_pattern(Buffer& b, Run r, std::int64_t k,
 
 void Evaluator::step_op(std::size_t op, const tile::CopyOp& c) {
   if (!prepare(op, c.dst, "dst") || !prepare(op, c.src, "src")) {
+    return;
+  }
+  if (c.dst.value.peer || c.src.value.peer) {
+    step_peer_copy(op, c);
     return;
   }
   const NaivePlan& dp = plan(c.dst.value);

@@ -237,6 +237,7 @@ void Evaluator::write_run(std::size_t op, Cta& cta, std::int64_t bid, std::int64
     return;
   }
   trace(ref::CtaTrace::Kind::write, b, tid, r);
+  note_shared(op, tid, b, bid, r, true);
   ref::SharedBytes& h = b.hz;
   each_granule(b, r, [&](std::size_t g, std::int64_t off) {
     check_pending_write(op, DiagId::check_write_pending,

@@ -360,7 +360,9 @@ std::optional<std::int64_t> apply_rule(const tile::Expr& e, int arity, const til
 NaiveDependence special_dependence(tile::Special s) {
   NaiveDependence d;
   d.thread = s == tile::Special::tid_x || s == tile::Special::tid_y || s == tile::Special::tid_z;
-  d.varies = s == tile::Special::bid_x || s == tile::Special::bid_y || s == tile::Special::bid_z;
+  // The CTA's rank in its cluster and its cluster's index change between CTAs as bid does.
+  d.varies = s == tile::Special::bid_x || s == tile::Special::bid_y || s == tile::Special::bid_z ||
+             s == tile::Special::cluster_rank || s == tile::Special::cluster_id;
   return d;
 }
 

@@ -31,6 +31,8 @@ void visit_view(const tile::View& v, const ExprVisitor& f) {
   for (const tile::RuntimeTerm& t : v.terms)
     if (t.index)
       f(*t.index);
+  if (v.peer) // which CTA's bytes a peer view reaches
+    f(*v.peer);
 }
 
 void visit_optional(const std::optional<tile::Located<tile::ExprPtr>>& e, const ExprVisitor& f) {

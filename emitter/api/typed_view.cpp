@@ -1,5 +1,7 @@
 #include "emitter/api/typed_view.hpp"
 
+#include "emitter/tile/contract.hpp"
+
 #include <variant>
 
 namespace ptxgen::api {
@@ -48,6 +50,8 @@ struct StepSpelling {
 
 std::string spelling(const tile::View& v) {
   std::string out = v.tensor ? v.tensor->name : std::string();
+  if (v.peer)
+    out += "@(" + tile::print(*v.peer) + ")";
   for (const tile::ViewStep& s : v.steps)
     out += std::visit(StepSpelling{}, s);
   return out;
@@ -88,6 +92,25 @@ View View::step(const tile::ViewStep& s, std::string spelling, const Pos& at) co
   d.length = 1;
   d.source_line = at.source_pos().source_line;
   out.error_ = std::move(d);
+  return out;
+}
+
+View View::peer(Expr rank, Pos at) const {
+  View out = *this;
+  if (!ok())
+    return out;
+  const tile::Tensor& t = *v_.tensor;
+  // `@rank` follows the tensor's name, before the steps.
+  out.text_ = t.name + "@(" + tile::print(*rank.ptr()) + ")" + text_.substr(t.name.size());
+  if (t.space != tile::Space::shared) {
+    Diagnostic d = tile::diagnostic_at(DiagId::view_peer_not_shared, at.source_pos(),
+                                       "'" + t.name +
+                                           "' is a global tensor; only a shared tensor has a "
+                                           "copy in each CTA of the cluster (S@rank)");
+    out.error_ = std::move(d);
+    return out;
+  }
+  out.v_.peer = rank.ptr();
   return out;
 }
 
@@ -192,7 +215,8 @@ bool has_parameter_bounds(const tile::View& v) {
 bool same_view(const tile::View& a, const tile::View& b) {
   if (a.tensor != b.tensor || a.dtype != b.dtype || a.offset_bytes != b.offset_bytes ||
       a.axes.size() != b.axes.size() || a.terms.size() != b.terms.size() ||
-      a.steps.size() != b.steps.size())
+      a.steps.size() != b.steps.size() || !a.peer != !b.peer ||
+      (a.peer && !tile::structurally_equal(*a.peer, *b.peer)))
     return false;
   for (std::size_t i = 0; i < a.axes.size(); ++i)
     if (a.axes[i].name != b.axes[i].name || a.axes[i].size != b.axes[i].size ||

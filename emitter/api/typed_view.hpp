@@ -79,6 +79,11 @@ public:
   /// `.view("dtype")`: the last axis's bytes as another element type.
   View as(DType dtype, Pos at = CallSite::current()) const;
 
+  /// `S@(rank)`: the same view of the copy of shared tensor S in CTA `rank` of the cluster
+  /// (distributed shared memory; copy and fill take it). A global tensor's view is left in
+  /// error (view_peer_not_shared).
+  View peer(Expr rank, Pos at = CallSite::current()) const;
+
   /// False when a step failed; diagnostics() then says why.
   bool ok() const { return !error_.has_value(); }
   /// The first failed step's diagnostic, when there is one.
@@ -117,6 +122,9 @@ public:
   }
   View as(DType dtype, Pos at = CallSite::current()) const {
     return view().as(dtype, std::move(at));
+  }
+  View peer(Expr rank, Pos at = CallSite::current()) const {
+    return view().peer(std::move(rank), std::move(at));
   }
   operator View() const { return view(); } // NOLINT: a tensor is its whole view
   const tile::Tensor& tile() const { return *t_; }

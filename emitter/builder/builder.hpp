@@ -398,6 +398,12 @@ private:
   /// False (reported at the name, inside `at`) when e names a cluster special and the kernel
   /// declares no cluster.
   bool cluster_names(const tile::Expr& e, const Text& at);
+  /// A peer view's rank (`S@rank`): its cluster names, and a cluster to be a peer in
+  /// (spec_peer_view_undeclared; in a kernel built in code, checked at finish).
+  bool peer_names(const tile::View& v, const Text& at);
+  /// Views of a peer's shared tensor in ops that take none (spec_peer_view_op), and in a kernel
+  /// built in code without a cluster (spec_peer_view_undeclared).
+  Diagnostics peer_view_diagnostics() const;
   /// The names an expectation's side may parse: the parameters, and the kernel's loop
   /// variables (so that naming one is refused as meaningless after the kernel, not unknown).
   tile::ExprNames expect_names() const;

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <string>
+#include <type_traits>
 
 namespace ptxgen::build {
 
@@ -62,6 +63,8 @@ struct ClusterUse {
   void find(const tile::Located<tile::View>& v) {
     for (const tile::RuntimeTerm& t : v.value.terms)
       note(tile::find_node(*t.index, is_cluster_leaf), v.text, v.pos);
+    if (v.value.peer)
+      note(tile::find_node(*v.value.peer, is_cluster_leaf), v.text, v.pos);
   }
   // Fields that hold no expression.
   void find(const tile::Located<ptx::CpAsyncOpcode>&) {}
@@ -110,7 +113,7 @@ void Builder::non_portable_without_cluster(const At& at) {
 }
 
 Diagnostics Builder::cluster_diagnostics() const {
-  Diagnostics out;
+  Diagnostics out = peer_view_diagnostics();
   if (!kernel_->cluster) {
     if (!kernel_->built_in_code)
       return out; // a spec's expressions were checked as they were parsed (cluster_names)
@@ -134,6 +137,70 @@ Diagnostics Builder::cluster_diagnostics() const {
                                       " = " + std::to_string(axis_of(c, i)) + ")"));
       break;
     }
+  return out;
+}
+
+namespace {
+
+/// The first view of a peer's shared tensor among an op's fields (ops.def), or nullptr.
+struct PeerViewUse {
+  const tile::Located<tile::View>* hit = nullptr;
+
+  template <class Op>
+  void operator()(const Op& op) {
+    tile::for_each_field(op, [&](const tile::FieldRow&, const auto& member) { find(member); });
+  }
+  template <class T>
+  void find(const T& member) {
+    if constexpr (std::is_same_v<T, tile::Located<tile::View>>) {
+      if (!hit && member.value.peer)
+        hit = &member;
+    }
+  }
+};
+
+} // namespace
+
+bool Builder::peer_names(const tile::View& v, const Text& at) {
+  if (!cluster_names(*v.peer, at))
+    return false;
+  if (kernel_->cluster || kernel_->built_in_code)
+    return true; // in code the cluster may come later: peer_view_diagnostics
+  error_in(DiagId::spec_peer_view_undeclared, at, v.peer_offset, v.peer_length,
+           "'" + v.tensor->name +
+               "@...' names a peer CTA's shared memory, and the kernel declares no cluster: add "
+               "[kernel] cluster = [x, y, z] (sm_90)");
+  return false;
+}
+
+Diagnostics Builder::peer_view_diagnostics() const {
+  Diagnostics out;
+  for (const tile::Op& op : kernel_->ops) {
+    PeerViewUse use;
+    std::visit(use, op.body);
+    if (!use.hit)
+      continue;
+    const auto& v = *use.hit;
+    const auto length = static_cast<std::uint32_t>(v.text.size());
+    if (!std::holds_alternative<tile::CopyOp>(op.body) &&
+        !std::holds_alternative<tile::FillOp>(op.body)) {
+      out.add(tile::diagnostic_at(
+          DiagId::spec_peer_view_op, v.pos,
+          "'" + v.text + "' is a view of a peer CTA's shared memory, which " +
+              std::string(tile::op_kind(op.body)) +
+              " does not take: only copy and fill access a peer's shared memory",
+          length));
+      return out;
+    }
+    if (!kernel_->cluster) {
+      out.add(tile::diagnostic_at(DiagId::spec_peer_view_undeclared, v.pos,
+                                  "'" + v.text +
+                                      "' names a peer CTA's shared memory, and the kernel "
+                                      "declares no cluster",
+                                  length));
+      return out;
+    }
+  }
   return out;
 }
 

@@ -109,6 +109,8 @@ Builder::view(const Text& text, const tile::ExprNames& names, tile::SliceBounds 
   for (const tile::RuntimeTerm& t : r->terms)
     if (!cluster_names(*t.index, text))
       return std::nullopt;
+  if (r->peer && !peer_names(*r, text))
+    return std::nullopt;
   return tile::Located<tile::View>{std::move(*r), text.text, text.pos};
 }
 
@@ -157,6 +159,8 @@ bool Builder::check_view(const tile::View& v, const Text& at) {
   bool ok = true;
   for (const tile::RuntimeTerm& term : v.terms)
     ok = tree_names(*term.index, at, nullptr) && ok;
+  if (v.peer)
+    ok = tree_names(*v.peer, at, nullptr) && ok;
   return ok;
 }
 

@@ -571,6 +571,18 @@ private:
 
   void lower(const tile::CopyOp& c);
 
+  /// A shared view's side of a copy or fill: `.shared` for the CTA's own tensor, or for a peer
+  /// view (`S@rank`) `.shared::cluster`, its addresses mapped to CTA `rank` by mapa (one mapa
+  /// per register the op addresses through, in `mapped`).
+  struct PeerSide {
+    const tile::View* view = nullptr;
+    std::optional<Operand> rank; ///< a peer view's rank
+    std::map<std::uint32_t, Register> mapped;
+  };
+  PeerSide peer_side(const tile::View& v);
+  StateSpace space_of(const PeerSide& p);
+  Address peer_address(PeerSide& p, Address a);
+
   void copy_chunk(StateSpace dspace, Address dst, StateSpace sspace, Address src, std::int64_t w);
 };
 

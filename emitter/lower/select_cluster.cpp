@@ -29,4 +29,31 @@ std::optional<Register> Lowerer::linear_cluster_id(const ExprPtr& e) {
   return out;
 }
 
+Lowerer::PeerSide Lowerer::peer_side(const tile::View& v) {
+  PeerSide p;
+  p.view = &v;
+  if (v.peer)
+    p.rank = value(bind(v.peer));
+  return p;
+}
+
+StateSpace Lowerer::space_of(const PeerSide& p) {
+  return p.rank ? StateSpace::shared_cluster : space_of(*p.view->tensor);
+}
+
+Address Lowerer::peer_address(PeerSide& p, Address a) {
+  if (!p.rank)
+    return a;
+  const Register* base = std::get_if<Register>(&a.base);
+  if (base == nullptr)
+    return a; // a symbol: not what a shared view's address is (address() gives registers)
+  // mapa maps the base; the immediate offset stays (the peer's window is contiguous).
+  auto [it, fresh] = p.mapped.try_emplace(base->id);
+  if (fresh) {
+    it->second = reg(RegClass::b32);
+    emit(Mapa{it->second, *base, *p.rank});
+  }
+  return Address{it->second, a.offset};
+}
+
 } // namespace ptxgen::lower::impl

@@ -186,6 +186,7 @@ void Lowerer::lower(const tile::FillOp& f) {
   Register base = address(*v.tensor, l);
   const std::int64_t align = register_alignment(*v.tensor, l);
   const std::int64_t elem = tile::size_bytes(v.dtype);
+  PeerSide side = peer_side(v);
   // Byte k of the view (row-major, element by element) gets pattern[k % size].
   std::map<std::int64_t, std::uint8_t> bytes;
   std::int64_t k = 0;
@@ -203,7 +204,8 @@ void Lowerer::lower(const tile::FillOp& f) {
     std::vector<std::uint8_t> chunk;
     for (std::int64_t b = 0; b < w; ++b, ++it)
       chunk.push_back(it->second);
-    store_constant(space_of(*v.tensor), access_address(*v.tensor, base, l, start), chunk);
+    store_constant(space_of(side), peer_address(side, access_address(*v.tensor, base, l, start)),
+                   chunk);
   }
 }
 
@@ -241,6 +243,8 @@ void Lowerer::lower(const tile::CopyOp& c) {
   const std::int64_t dalign = register_alignment(*dv.tensor, dl);
   const std::int64_t salign = register_alignment(*sv.tensor, sl);
   const std::int64_t elem = tile::size_bytes(dv.dtype);
+  PeerSide dside = peer_side(dv);
+  PeerSide sside = peer_side(sv);
   // (dst byte offset -> src byte offset) for every byte, in dst order.
   std::map<std::int64_t, std::int64_t> pairs;
   for_each_coord(dv, 0, dv.rank(), [&](const std::vector<std::int64_t>& coord, std::int64_t d) {
@@ -257,8 +261,8 @@ void Lowerer::lower(const tile::CopyOp& c) {
     for (auto j = it; j != pairs.end() && j->first == d0 + run && j->second == s0 + run; ++j)
       ++run;
     std::int64_t w = std::min(widest(d0, run, dalign), widest(s0, run, salign));
-    copy_chunk(space_of(*dv.tensor), access_address(*dv.tensor, dreg, dl, d0), space_of(*sv.tensor),
-               access_address(*sv.tensor, sreg, sl, s0), w);
+    copy_chunk(space_of(dside), peer_address(dside, access_address(*dv.tensor, dreg, dl, d0)),
+               space_of(sside), peer_address(sside, access_address(*sv.tensor, sreg, sl, s0)), w);
     std::advance(it, w);
   }
 }

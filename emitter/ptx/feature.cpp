@@ -105,6 +105,8 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
+    // ptxas 13.0 at PTX 7.7 / 7.8 and on sm_89 (docs/ptx-rules.md, "Clusters").
+    {Feature::dsmem, "mapa and ld/st `.shared::cluster`", {7, 8}, 90, false, OpcodePart::none},
 });
 
 struct TargetRow {

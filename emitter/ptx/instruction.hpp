@@ -308,6 +308,8 @@ void describe(const Ld& l, V& v) {
             {Role::address,
              l.space == StateSpace::global ? AddressWidth::b64 : AddressWidth::b32_or_b64,
              l.space == StateSpace::param ? SymbolScope::param : SymbolScope::shared});
+  if (l.space == StateSpace::shared_cluster)
+    v.feature(Feature::dsmem);
 }
 
 /// st{.space}{.vN}.type [addr], src | {s0, s1, ...};
@@ -330,6 +332,8 @@ void describe(const St& s, V& v) {
              s.space == StateSpace::global ? AddressWidth::b64 : AddressWidth::b32_or_b64,
              SymbolScope::shared});
   v.uses(s.src, {Role::source, s.type});
+  if (s.space == StateSpace::shared_cluster)
+    v.feature(Feature::dsmem);
 }
 
 /// cvta.to.{global,shared}.type dst, src;  (generic -> state-space address), or with
@@ -526,6 +530,26 @@ template <class V>
 void describe(const BarrierClusterWait&, V& v) {
   v.opcode(Mnemonic::barrier_cluster_wait);
   v.feature(Feature::barrier_cluster);
+}
+
+/// mapa.shared::cluster.u32 d, a, rank;  the `.shared::cluster` address of the location that
+/// the executing CTA's shared address `a` names in the shared memory of CTA `rank` of its
+/// cluster (distributed shared memory: ld/st.shared::cluster then access it).
+struct Mapa {
+  Register dst;
+  Register src;
+  Operand rank; ///< a u32 register or immediate
+};
+
+template <class V>
+void describe(const Mapa& m, V& v) {
+  v.opcode(Mnemonic::mapa);
+  v.qualifier(name(StateSpace::shared_cluster));
+  v.qualifier(name(ScalarType::u32));
+  v.def(m.dst, {Role::destination, ScalarType::u32});
+  v.use(Operand{m.src}, {Role::source, ScalarType::u32});
+  v.use(m.rank, {Role::source, ScalarType::u32});
+  v.feature(Feature::dsmem);
 }
 
 struct Ret {}; ///< ret;

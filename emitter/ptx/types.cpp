@@ -64,8 +64,8 @@ TypeFamily family(ScalarType t) {
 }
 
 std::string_view name(StateSpace s) {
-  static constexpr auto names =
-      enum_names<StateSpace::local>("reg", "param", "global", "shared", "shared::cta", "local");
+  static constexpr auto names = enum_names<StateSpace::shared_cluster>(
+      "reg", "param", "global", "shared", "shared::cta", "local", "shared::cluster");
   return name_of(names, s);
 }
 

@@ -101,6 +101,8 @@ enum class StateSpace : std::uint8_t {
   shared,     ///< `.shared` (the executing CTA's shared memory)
   shared_cta, ///< `.shared::cta`, the explicit spelling of `.shared` (PTX 7.8 by the manual)
   local,      ///< `.local`
+  /// `.shared::cluster`: a shared address of any CTA of the cluster (mapa's result; sm_90)
+  shared_cluster,
 };
 
 /// "global", "shared::cta", ... (no leading dot).

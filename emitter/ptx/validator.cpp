@@ -387,6 +387,7 @@ private:
   void semantics(const Ret&) {}
   void semantics(const BarrierClusterArrive&) {}
   void semantics(const BarrierClusterWait&) {}
+  void semantics(const Mapa&) {}
   void semantics(const Label& l) {
     label_name(l.name);
     if (current_->guard)

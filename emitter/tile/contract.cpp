@@ -6,6 +6,7 @@
 #include "emitter/tile/expr_walk.hpp"
 #include "emitter/tile/mbarrier_contract.hpp"
 #include "emitter/tile/op_table.hpp"
+#include "emitter/tile/peer_contract.hpp"
 #include "emitter/tile/per_cta_bounds.hpp"
 #include "emitter/tile/residency.hpp"
 #include "emitter/tile/suggest.hpp"
@@ -157,6 +158,7 @@ public:
           op.origin.role == OpOrigin::Role::steady_load)
         one_error_per_load(before, load_errors);
     }
+    check_peer_exit(k_, out_);
     // The phase walk evaluates the barrier views: only once every op is proven sound.
     if (!out_.has_errors())
       check_mbarrier_phases(k_, out_);
@@ -800,6 +802,7 @@ private:
       error(DiagId::contract_empty_pattern, f.dst.pos, "fill needs a pattern of at least one byte",
             text_length(f.dst));
     check_not_barrier(f.dst, "fill dst");
+    check_peer_rank(k_, lb_, f.dst, "fill dst", out_);
     if (check_bounds(f.dst, "fill dst", 0, ""))
       check_swizzled_elements(bulk_context(), f.dst, "fill dst");
   }
@@ -832,6 +835,8 @@ private:
     }
     check_not_barrier(c.dst, "copy dst");
     check_not_barrier(c.src, "copy src");
+    check_peer_rank(k_, lb_, c.dst, "copy dst", out_);
+    check_peer_rank(k_, lb_, c.src, "copy src", out_);
     if (check_bounds(c.dst, "copy dst", 0, ""))
       check_swizzled_elements(bulk_context(), c.dst, "copy dst");
     if (check_bounds(c.src, "copy src", 0, ""))

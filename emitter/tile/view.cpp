@@ -309,6 +309,8 @@ std::optional<std::int64_t> View::byte_offset(std::span<const std::int64_t> coor
 
 std::string View::str() const {
   std::string s = tensor ? tensor->name : std::string("?");
+  if (peer)
+    s += "@(" + print(*peer) + ")";
   std::string shape_s, stride_s;
   for (std::size_t i = 0; i < axes.size(); ++i) {
     if (i) {

@@ -90,6 +90,12 @@ struct View {
   std::vector<ViewAxis> axes;     ///< affine form: outer to inner
   std::int64_t offset_bytes = 0;  ///< affine form: constant part
   std::vector<RuntimeTerm> terms; ///< affine form: runtime part
+  /// `S@rank`: the copy of shared tensor S in CTA `rank` of the executing CTA's cluster
+  /// (distributed shared memory: mapa, then ld/st.shared::cluster); nullptr for its own. The
+  /// affine form is the same in every CTA: the rank picks the CTA, not the bytes.
+  ExprPtr peer;
+  std::uint32_t peer_offset = 0; ///< where the rank is written in the view text (diagnostics)
+  std::uint32_t peer_length = 0;
 
   std::size_t rank() const { return axes.size(); }
   std::vector<std::int64_t> shape() const;
@@ -100,11 +106,13 @@ struct View {
                                           const ExprEnv& env) const;
 
   /// Canonical `shape:stride` form in bytes, e.g. `A(4,32,4,8):(1024,64,16,2)+0`;
-  /// runtime terms follow as ` + (tid)*64`, in order (the expression as print() writes it).
+  /// runtime terms follow as ` + (tid)*64`, in order (the expression as print() writes it);
+  /// a peer view's name is followed by `@(rank)`.
   std::string str() const;
 };
 
-/// Parses a view expression such as `A.rearrange("...", w=4).sub[tid, :]`.
+/// Parses a view expression such as `A.rearrange("...", w=4).sub[tid, :]`; the name may be
+/// followed by `@rank` (an integer or a name) or `@(expression)`: a peer CTA's shared tensor.
 /// `find_tensor(name)` returns the tensor or nullptr. `is_param` as for parse_expr.
 /// Errors point into `text` (line 1, 0-based offsets): unknown tensor, unknown
 /// method, pattern errors (unknown axis, axis on one side only, a size that

@@ -36,6 +36,9 @@ public:
       fail(DiagId::view_unknown_tensor, name_at, n.size(),
            "unknown tensor '" + std::string(n) + "'");
     View v = whole(*tensor);
+    skip_ws();
+    if (i_ < t_.size() && t_[i_] == '@')
+      peer(v, name_at, n.size());
     while (true) {
       skip_ws();
       if (i_ >= t_.size())
@@ -140,6 +143,44 @@ private:
     if (!r)
       fail(r.diagnostics.items().front());
     return std::move(*r);
+  }
+
+  // `@rank` or `@(expression)` after the tensor's name: the copy in CTA `rank` of the cluster.
+  void peer(View& v, std::size_t name_at, std::size_t name_length) {
+    if (v.tensor->space != Space::shared)
+      fail(DiagId::view_peer_not_shared, name_at, name_length,
+           "'" + v.tensor->name +
+               "' is a global tensor; only a shared tensor has a copy in each CTA of the "
+               "cluster (S@rank)");
+    ++i_; // @
+    skip_ws();
+    std::size_t b = i_, e = i_;
+    if (i_ < t_.size() && t_[i_] == '(') {
+      int depth = 0;
+      for (; e < t_.size(); ++e) {
+        depth += t_[e] == '(' ? 1 : t_[e] == ')' ? -1 : 0;
+        if (depth == 0)
+          break;
+      }
+      if (e >= t_.size())
+        fail(DiagId::view_syntax, b, 1, "expected ')' to close the rank after '@'");
+      ++e;
+    } else {
+      while (e < t_.size() && name_char(t_[e]))
+        ++e;
+    }
+    if (e == b)
+      fail(DiagId::view_syntax, b, 1,
+           "expected a CTA rank after '@' (an integer, a name or a parenthesized expression); "
+           "found " +
+               describe());
+    auto r = parse_expr_in(t_, b, e, names_);
+    if (!r)
+      fail(r.diagnostics.items().front());
+    v.peer = *r;
+    v.peer_offset = static_cast<std::uint32_t>(b);
+    v.peer_length = static_cast<std::uint32_t>(e - b);
+    i_ = e;
   }
 
   View rearrange(const View& v) {

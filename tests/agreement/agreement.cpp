@@ -255,6 +255,10 @@ void add_transaction_counts(std::vector<Form>& forms) {
   add(forms, "cluster barrier", BarrierClusterArrive{false});
   add(forms, "cluster barrier", BarrierClusterArrive{true});
   add(forms, "cluster barrier", BarrierClusterWait{});
+  add(forms, "dsmem", Mapa{r2, r1, Immediate{1}});
+  add(forms, "dsmem", Mapa{r2, r1, r3});
+  add(forms, "dsmem", Ld{StateSpace::shared_cluster, ScalarType::b32, {r2}, Address{r1, 4}});
+  add(forms, "dsmem", St{StateSpace::shared_cluster, ScalarType::b32, Address{r1, 4}, {r2}});
 }
 
 std::vector<Form> generate_forms() {

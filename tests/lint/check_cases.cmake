@@ -378,3 +378,39 @@ if(CASE STREQUAL "clusters")
   lint(out rc "${cluster_ptx}" --entry dsmem_exchange --block 32 --json "${WORK}/own.json")
   expect_eq("${rc}" 0 "dsmem_exchange: exit status")
 endif()
+
+# ptxgen's own DSMEM kernel (golden/cluster/dsmem_exchange_2.ptx: each CTA writes its S, passes
+# the cluster barrier, reads S@(cluster_rank ^ 1), passes it again) lints clean in its
+# clusters of 2 (.reqnctapercluster; grid 4 as the spec's). Without its first barrier the
+# peer's read of S (ld.shared::cluster) races with the owner's write (st.shared), both on row
+# tid of S; without its last one a CTA may exit while its peer still reads its S. These are
+# the two rules the reference (check_cluster_shared_race) and the contract
+# (contract_peer_exit) refuse on the spec; here the simulator finds them in the PTX alone.
+if(CASE STREQUAL "dsmem_peer_views")
+  set(golden "${ROOT}/golden/cluster/dsmem_exchange_2.ptx")
+  lint(out rc "${golden}" --grid 4)
+  expect_eq("${rc}" 0 "dsmem_exchange_2: exit status")
+  file(READ "${golden}" text)
+  set(barrier "\tbarrier.cluster.arrive;\n\tbarrier.cluster.wait;\n")
+  string(LENGTH "${barrier}" n)
+  string(FIND "${text}" "${barrier}" first)
+  string(FIND "${text}" "${barrier}" last REVERSE)
+  if(first LESS 0 OR first EQUAL last)
+    message(FATAL_ERROR "dsmem_exchange_2.ptx: expected two cluster barriers")
+  endif()
+  foreach(cut first last)
+    string(SUBSTRING "${text}" 0 ${${cut}} before)
+    math(EXPR after_at "${${cut}} + ${n}")
+    string(SUBSTRING "${text}" ${after_at} -1 after)
+    file(WRITE "${WORK}/no_${cut}.ptx" "${before}${after}")
+    lint(out rc "${WORK}/no_${cut}.ptx" --grid 4 --json "${WORK}/no_${cut}.json")
+    expect_eq("${rc}" 1 "dsmem_exchange_2 without its ${cut} barrier: exit status")
+    file(READ "${WORK}/no_${cut}.json" report)
+    json(rule "${report}" kernels 0 findings 0 rule)
+    if(cut STREQUAL "first")
+      expect_eq("${rule}" "race.cross-cta-shared" "without the first barrier: rule")
+    else()
+      expect_eq("${rule}" "race.cluster-peer-exit" "without the last barrier: rule")
+    endif()
+  endforeach()
+endif()

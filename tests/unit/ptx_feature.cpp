@@ -57,6 +57,9 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // sm_90, and `.relaxed` on its arrive below PTX 8.0.
       {Feature::barrier_cluster, {7, 8}, false, 90},
       {Feature::barrier_cluster_relaxed, {8, 0}, false, 90},
+      // The same table: mapa.shared::cluster and ld/st.shared::cluster at PTX 7.8, sm_90
+      // (ptxas 13.0 refuses each at 7.7 and on sm_89).
+      {Feature::dsmem, {7, 8}, false, 90},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {

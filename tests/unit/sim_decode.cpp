@@ -344,6 +344,10 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
   kinds.push_back(ptx::CpAsyncBulkPrefetchTensor{ptx::TensorRank::d2, false, tensor, {}});
   kinds.push_back(ptx::BarrierClusterArrive{false});
   kinds.push_back(ptx::BarrierClusterWait{});
+  // A peer view's access (S@rank): mapa, then ld/st.shared::cluster.
+  kinds.push_back(ptx::Mapa{r2, r1, Immediate{1}});
+  kinds.push_back(ptx::Ld{ptx::StateSpace::shared_cluster, ScalarType::b32, {r1}, Address{r2, 4}});
+  kinds.push_back(ptx::St{ptx::StateSpace::shared_cluster, ScalarType::b32, Address{r2, 4}, {r1}});
   kinds.push_back(ptx::Ret{});
   std::set<std::size_t> seen;
   std::string body;
