@@ -105,6 +105,7 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
+    {Feature::bulk_reduce, "cp.reduce.async.bulk", {8, 0}, 90, false, OpcodePart::none},
 });
 
 struct TargetRow {

@@ -46,6 +46,7 @@ enum class Feature : std::uint8_t {
   cvta_param,                ///< cvta.param: a kernel parameter's generic address
   barrier_cluster,           ///< barrier.cluster.arrive / barrier.cluster.wait
   barrier_cluster_relaxed,   ///< `.relaxed` on barrier.cluster.arrive
+  bulk_reduce,               ///< cp.reduce.async.bulk global <- shared::cta, 1-D
 };
 
 struct FeatureInfo {
