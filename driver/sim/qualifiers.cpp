@@ -147,8 +147,8 @@ std::optional<std::string> reduce_qualifiers(ir::Op& op, std::span<const ptx::Op
   const auto red_op = static_cast<ptx::BulkRedOp>(o - std::begin(ops));
   const auto red_type = static_cast<ptx::BulkRedType>(ty - std::begin(types));
   const bool noftz = quals.size() == 3;
-  if ((noftz && quals[1].text != "noftz") || noftz != ptx::bulk_red_noftz(red_op, red_type) ||
-      !ptx::bulk_red_form(red_op, red_type))
+  if ((noftz && word(quals[1]) != ptx::Qualifier::noftz) ||
+      noftz != ptx::bulk_red_noftz(red_op, red_type) || !ptx::bulk_red_form(red_op, red_type))
     return "cp.reduce.async.bulk has no `." + std::string(quals[0].text) +
            (noftz ? ".noftz." : ".") + std::string(*ty) + "` form";
   op.atomic = o->second;

@@ -179,7 +179,7 @@ void describe(const CpReduceAsyncBulk& c, V& v) {
     v.qualifier(spelling(Qualifier::L2_cache_hint));
   v.qualifier(name(c.op));
   if (bulk_red_noftz(c.op, c.type))
-    v.qualifier("noftz");
+    v.qualifier(spelling(Qualifier::noftz));
   v.qualifier(name(c.type));
   v.address(c.dst, {Role::dst_address, AddressWidth::b64, SymbolScope::none});
   v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});

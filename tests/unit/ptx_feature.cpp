@@ -57,6 +57,9 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // sm_90, and `.relaxed` on its arrive below PTX 8.0.
       {Feature::barrier_cluster, {7, 8}, false, 90},
       {Feature::barrier_cluster_relaxed, {8, 0}, false, 90},
+      // docs/ptx-bulk.md, "Bulk reductions": "Feature 'cp.reduce.async.bulk' requires PTX ISA
+      // .version 8.0" at 7.8, "requires .target sm_90 or higher" on sm_80.
+      {Feature::bulk_reduce, {8, 0}, false, 90},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {
