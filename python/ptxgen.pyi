@@ -144,6 +144,9 @@ class Kernel:
     def bulk_store(self, dst: View, src: View, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
         """cp.async.bulk of shared src to global dst, joining the thread's bulk group."""
         ...
+    def bulk_reduce(self, dst: View, src: View, reduce: str, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
+        """cp.reduce.async.bulk of shared src into global dst, element by element with `reduce` (add, min, max, inc, dec, and, or, xor), joining the thread's bulk group."""
+        ...
     def bulk_wait(self, n: int, read: bool = False) -> None:
         """cp.async.bulk.wait_group{.read} n: at most n bulk groups stay pending."""
         ...

@@ -90,6 +90,24 @@ void bind_copies(py::class_<PyKernel>& k) {
           py::arg("cache_policy") = py::none(),
           "cp.async.bulk of shared src to global dst, joining the thread's bulk group.")
       .def(
+          "bulk_reduce",
+          [](PyKernel& self, const api::View& dst, const api::View& src, const std::string& reduce,
+             const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy) {
+            const auto kind = parse_name(tile::reduce_kind_names, reduce);
+            if (!kind) {
+              std::string choices;
+              for (std::string_view n : tile::reduce_kind_names.values)
+                choices += (choices.empty() ? "'" : ", '") + std::string(n) + "'";
+              throw ArgumentError("reduce is one of " + choices + ", not '" + reduce + "'");
+            }
+            self.builder().bulk_reduce(dst, src, *kind, bulk_options(pred, cache_policy),
+                                       caller_pos());
+          },
+          py::arg("dst"), py::arg("src"), py::arg("reduce"), py::arg("pred") = py::none(),
+          py::arg("cache_policy") = py::none(),
+          "cp.reduce.async.bulk of shared src into global dst, element by element with "
+          "`reduce` (add, min, max, inc, dec, and, or, xor), joining the thread's bulk group.")
+      .def(
           "bulk_wait",
           [](PyKernel& self, const Int& n, bool read) {
             self.builder().bulk_wait(int_of(n, "bulk_wait's n"), read, caller_pos());

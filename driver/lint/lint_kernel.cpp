@@ -286,6 +286,7 @@ void count_coverage(const sim::ir::Entry& e, const Run& r, Coverage& c,
     case Code::cp_async:
     case Code::bulk_copy:
     case Code::bulk_store:
+    case Code::bulk_reduce:
     case Code::tensor_load:
     case Code::tensor_store:
     case Code::bulk_peer:

@@ -29,6 +29,7 @@ enum class Access : std::uint8_t {
   mbarrier,      ///< init, arrive, expect_tx, wait: the barrier word only
   proxy_fence,   ///< fence.proxy.async{.space}
   cta_sync,      ///< bar.sync 0
+  bulk_reduce,   ///< cp.reduce.async.bulk global <- shared: reads both, combines into global
 };
 
 /// Whose completion makes an access's effect visible to a thread.
@@ -52,7 +53,7 @@ struct Row {
   Mem writes;
 };
 
-inline constexpr auto rows = enum_table<Access::cta_sync>(std::array<Row, 12>{{
+inline constexpr auto rows = enum_table<Access::bulk_reduce>(std::array<Row, 13>{{
     {"cp.async + commit/wait_group", Completes::issuing_thread, Proxy::generic, global, shared},
     {"cp.async.mbarrier.arrive", Completes::barrier_waiters, Proxy::none, no_mem, no_mem},
     {"bulk load", Completes::barrier_waiters, Proxy::async, global, shared},
@@ -65,6 +66,10 @@ inline constexpr auto rows = enum_table<Access::cta_sync>(std::array<Row, 12>{{
     {"mbarrier op", Completes::barrier_waiters, Proxy::none, no_mem, no_mem},
     {"proxy_fence", Completes::program_order, Proxy::none, no_mem, no_mem},
     {"cta_sync", Completes::participants, Proxy::none, no_mem, no_mem},
+    // As a bulk store, and it reads the global bytes it combines into: two reductions of one
+    // element do not race (atomic per element: GlobalAccess::reduce), one and any other
+    // access of it do until the issuer's bulk_wait.
+    {"bulk reduce", Completes::issuing_thread, Proxy::async, both, global},
 }});
 
 constexpr const Row& row(Access a) {

@@ -105,10 +105,12 @@ private:
   /// An access of run `r` of global `b` by thread `tid` of op `op`, for the races between
   /// CTAs: every write, and the reads of tensors some op writes (the others cannot race).
   /// Inlined: a replay calls it for every row it stores.
-  void note_global(std::size_t op, std::int64_t tid, const Buffer& b, Run r, bool write) {
+  /// `reduce`: a write that combines (a bulk_reduce's), which races no other reduction.
+  void note_global(std::size_t op, std::int64_t tid, const Buffer& b, Run r, bool write,
+                   bool reduce = false) {
     if (grid_races_on_ && (write || b.written)) {
       grid_races_.access(static_cast<std::uint32_t>(b.index), write, r.off, r.len,
-                         static_cast<std::uint32_t>(op), tid);
+                         static_cast<std::uint32_t>(op), tid, reduce);
     }
   }
 
@@ -543,6 +545,12 @@ private:
   // thread whose pred holds.
   void step_op(std::size_t op, const tile::BulkLoadOp& m);
   void step_op(std::size_t op, const tile::BulkStoreOp& m);
+  void step_op(std::size_t op, const tile::BulkReduceOp& m);
+  /// A bulk store's or reduction's issue by each thread whose pred holds.
+  void issue_bulk_store(std::size_t op, const tile::Located<tile::View>& dst,
+                        const tile::Located<tile::View>& src,
+                        const std::optional<tile::Located<tile::ExprPtr>>& pred,
+                        std::optional<tile::ReduceKind> reduce);
   void step_op(std::size_t, const tile::BulkCommitOp&);
   void step_op(std::size_t op, const tile::BulkWaitOp& w);
   void step_op(std::size_t, const tile::ProxyFenceOp&);
@@ -974,6 +982,7 @@ private:
   bool replay_op(std::size_t op, const tile::MbarrierWaitOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkLoadOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkStoreOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::BulkReduceOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkCommitOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkWaitOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::ProxyFenceOp&) { return skip(op, false); }

@@ -4,6 +4,7 @@
 // bytes in between is seen.
 
 #include "driver/reference/evaluator.hpp"
+#include "driver/reference/reduce_values.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -224,23 +225,34 @@ void Evaluator::step_op(std::size_t op, const tile::ExpectTxOp& m) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::BulkStoreOp& m) {
-  if (!prepare(op, m.dst, "dst") || !prepare(op, m.src, "src")) {
+  issue_bulk_store(op, m.dst, m.src, m.pred, std::nullopt);
+}
+
+void Evaluator::step_op(std::size_t op, const tile::BulkReduceOp& m) {
+  issue_bulk_store(op, m.dst, m.src, m.pred, m.reduce);
+}
+
+void Evaluator::issue_bulk_store(std::size_t op, const tile::Located<tile::View>& dst,
+                                 const tile::Located<tile::View>& src,
+                                 const std::optional<tile::Located<tile::ExprPtr>>& pred,
+                                 std::optional<tile::ReduceKind> reduce) {
+  if (!prepare(op, dst, "dst") || !prepare(op, src, "src")) {
     return;
   }
   Cta& cta = cta_state_;
-  Buffer& db = buffer(*slot(m.dst.value), cta);
-  Buffer& sb = buffer(*slot(m.src.value), cta);
-  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
+  Buffer& db = buffer(*slot(dst.value), cta);
+  Buffer& sb = buffer(*slot(src.value), cta);
+  each_issuing_thread(op, pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     Runs d;
     Runs s;
-    if (!view_runs(op, m.dst, db, e, d) || !view_runs(op, m.src, sb, e, s)) {
+    if (!view_runs(op, dst, db, e, d) || !view_runs(op, src, sb, e, s)) {
       return;
     }
     if (db.shared || !sb.shared || d.bytes() != s.bytes()) {
       problems_.add(op, DiagId::check_views_do_not_fit, "dst and src do not fit together", [&] {
-        return "a bulk store copies " + std::to_string(s.bytes()) +
-               " bytes of a shared view into " + std::to_string(d.bytes()) +
-               " bytes of a global one";
+        return std::string(reduce ? "a bulk reduction combines " : "a bulk store copies ") +
+               std::to_string(s.bytes()) + " bytes of a shared view into " +
+               std::to_string(d.bytes()) + " bytes of a global one";
       });
       return;
     }
@@ -248,6 +260,8 @@ void Evaluator::step_op(std::size_t op, const tile::BulkStoreOp& m) {
     st.op = op;
     st.src = &sb;
     st.dst = &db;
+    st.reduce = reduce;
+    st.dtype = dst.value.dtype;
     Runs staged;
     staged.append({0, s.bytes()});
     st.pieces = zip_runs(d, staged);
@@ -366,11 +380,19 @@ void Evaluator::bulk_write(PendingStore& st, std::int64_t tid) {
   Buffer& db = *st.dst;
   for (const Piece& p : st.pieces) {
     if (db.holds_values()) {
-      std::memcpy(&db.bytes[static_cast<std::size_t>(p.dst)],
-                  &st.staged[static_cast<std::size_t>(p.src)], static_cast<std::size_t>(p.len));
+      std::uint8_t* to = &db.bytes[static_cast<std::size_t>(p.dst)];
+      const std::uint8_t* from = &st.staged[static_cast<std::size_t>(p.src)];
+      if (st.reduce) {
+        // Pieces hold whole elements: both views are contiguous runs of them.
+        const std::int64_t es = tile::size_bytes(st.dtype);
+        for (std::int64_t k = 0; k + es <= p.len; k += es)
+          reduce_element(*st.reduce, st.dtype, to + k, from + k);
+      } else {
+        std::memcpy(to, from, static_cast<std::size_t>(p.len));
+      }
     }
     put_defined(db, p.dst, &st.staged_defined[static_cast<std::size_t>(p.src)], p.len);
-    note_global(st.op, tid, db, {p.dst, p.len}, true);
+    note_global(st.op, tid, db, {p.dst, p.len}, true, st.reduce.has_value());
     store_global(st.op, cta_, tid, db, {p.dst, p.len}, 0);
   }
   std::erase_if(db.pending_writes, [&](const PendingWrite& w) { return w.store == st.serial; });

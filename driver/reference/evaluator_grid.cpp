@@ -20,6 +20,8 @@ void Evaluator::mark_written() {
       mark(a->dst.value);
     } else if (const auto* b = std::get_if<tile::BulkStoreOp>(&o.body)) {
       mark(b->dst.value);
+    } else if (const auto* r = std::get_if<tile::BulkReduceOp>(&o.body)) {
+      mark(r->dst.value);
     } else if (const auto* t = std::get_if<tile::TensorStoreOp>(&o.body)) {
       if (const auto it = by_name_.find(t->tensor.value);
           it != by_name_.end() && !it->second.shared) {

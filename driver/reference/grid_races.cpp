@@ -11,13 +11,13 @@ namespace ptxgen::driver::ref {
 
 void GridRaces::finish_cta() {
   // Most CTAs record their accesses in address order already.
-  auto key = [](const GlobalAccess& a) { return std::tie(a.buffer, a.write, a.off); };
+  auto key = [](const GlobalAccess& a) { return std::tie(a.buffer, a.write, a.reduce, a.off); };
   if (!std::is_sorted(cta_.begin(), cta_.end(), [&](const GlobalAccess& a, const GlobalAccess& b) {
         return key(a) < key(b);
       }))
     std::sort(cta_.begin(), cta_.end(), [&](const GlobalAccess& a, const GlobalAccess& b) {
-      return std::tie(a.buffer, a.write, a.off, a.tid, a.op) <
-             std::tie(b.buffer, b.write, b.off, b.tid, b.op);
+      return std::tie(a.buffer, a.write, a.reduce, a.off, a.tid, a.op) <
+             std::tie(b.buffer, b.write, b.reduce, b.off, b.tid, b.op);
     });
   const std::size_t first_span = spans_.size();
   if (cta_.empty())
@@ -28,27 +28,31 @@ void GridRaces::finish_cta() {
   for (const GlobalAccess& a : cta_) {
     if (spans_.size() > first_span) {
       Span& s = spans_.back();
-      if (s.buffer == a.buffer && s.write == a.write && s.phase == a.phase && a.off <= s.hi) {
+      if (s.buffer == a.buffer && s.write == a.write && s.reduce == a.reduce &&
+          s.phase == a.phase && a.off <= s.hi) {
         s.hi = std::max(s.hi, a.off + a.len);
         continue;
       }
     }
-    spans_.push_back({a.off, a.off + a.len, a.buffer, a.write, bid_, index, cluster_, a.phase});
+    spans_.push_back(
+        {a.off, a.off + a.len, a.buffer, a.write, a.reduce, bid_, index, cluster_, a.phase});
   }
   cta_.clear();
 }
 
-GlobalAccess GridRaces::covering(std::size_t cta, std::uint32_t buffer, bool write,
+GlobalAccess GridRaces::covering(std::size_t cta, std::uint32_t buffer, bool write, bool reduce,
                                  std::uint32_t phase, std::int64_t byte) const {
   const CtaRecords& c = ctas_[cta];
   const auto first = records_.begin() + static_cast<std::ptrdiff_t>(c.begin);
-  auto it = std::upper_bound(
-      first, records_.begin() + static_cast<std::ptrdiff_t>(c.end), std::tie(buffer, write, byte),
-      [](const auto& k, const GlobalAccess& a) { return k < std::tie(a.buffer, a.write, a.off); });
+  auto it = std::upper_bound(first, records_.begin() + static_cast<std::ptrdiff_t>(c.end),
+                             std::tie(buffer, write, reduce, byte),
+                             [](const auto& k, const GlobalAccess& a) {
+                               return k < std::tie(a.buffer, a.write, a.reduce, a.off);
+                             });
   // The records starting at or before the byte, nearest first (a race is rare: a scan).
   while (it != first) {
     --it;
-    if (it->buffer != buffer || it->write != write)
+    if (it->buffer != buffer || it->write != write || it->reduce != reduce)
       break;
     if (it->phase == phase && byte < it->off + it->len) {
       const std::int64_t k = (byte - it->off) / it->unit;
@@ -68,8 +72,9 @@ GridRace GridRaces::race(const Span& s, const Span& a) const {
   const Span& later = s_later ? s : a;
   const Span& earlier = s_later ? a : s;
   GridRace r;
-  r.access = covering(later.cta, later.buffer, later.write, later.phase, byte);
-  r.other = covering(earlier.cta, earlier.buffer, earlier.write, earlier.phase, byte);
+  r.access = covering(later.cta, later.buffer, later.write, later.reduce, later.phase, byte);
+  r.other =
+      covering(earlier.cta, earlier.buffer, earlier.write, earlier.reduce, earlier.phase, byte);
   r.same_cluster = later.cluster == earlier.cluster;
   r.bid = later.bid;
   r.other_bid = earlier.bid;
@@ -83,17 +88,18 @@ std::optional<GridRace> GridRaces::first_race() {
   std::sort(spans_.begin(), spans_.end(), [](const Span& a, const Span& b) {
     return std::tie(a.buffer, a.lo, a.bid, a.write) < std::tie(b.buffer, b.lo, b.bid, b.write);
   });
-  // The spans that start before the current one and reach past its start, writes and reads
-  // apart: two reads never race.
-  std::vector<const Span*> writes, reads;
+  // The spans that start before the current one and reach past its start, writes, reads and
+  // reductions apart: two reads never race, nor two reductions (atomic per element).
+  std::vector<const Span*> writes, reads, reduces;
   auto prune = [](std::vector<const Span*>& v, const Span& s) {
     std::erase_if(v, [&](const Span* a) { return a->buffer != s.buffer || a->hi <= s.lo; });
   };
   for (const Span& s : spans_) {
     prune(writes, s);
     prune(reads, s);
-    for (const auto* active : {&writes, &reads}) {
-      if (active == &reads && !s.write)
+    prune(reduces, s);
+    for (const auto* active : {&writes, &reads, &reduces}) {
+      if ((active == &reads && !s.write) || (active == &reduces && s.reduce))
         continue;
       for (const Span* a : *active) {
         // Two CTAs of one cluster with a cluster barrier between the accesses are ordered.
@@ -102,7 +108,7 @@ std::optional<GridRace> GridRaces::first_race() {
           return race(s, *a);
       }
     }
-    (s.write ? writes : reads).push_back(&s);
+    (s.reduce ? reduces : s.write ? writes : reads).push_back(&s);
   }
   return std::nullopt;
 }

@@ -35,6 +35,9 @@ struct GlobalAccess {
   std::int32_t tid = 0; ///< the (first) thread
   bool write = false;
   std::uint32_t phase = 0; ///< the cluster barriers its CTA passed before it
+  /// A write that combines (bulk_reduce): atomic per element, so two of them never race with
+  /// each other; against a read or a plain write they race as any write does.
+  bool reduce = false;
 };
 
 /// Two CTAs' accesses of one byte, at least one a write, the later CTA's first.
@@ -68,18 +71,19 @@ public:
   /// accesses are ordered after every access of its cluster's CTAs before that barrier.
   void cluster_barrier() { ++phase_; }
 
-  /// An access by thread `tid` of op `op`: `len` bytes of buffer `buffer` from `off`.
+  /// An access by thread `tid` of op `op`: `len` bytes of buffer `buffer` from `off`
+  /// (`reduce`: a write that combines, GlobalAccess::reduce).
   /// Inlined: a replay records every row of every thread.
   void access(std::uint32_t buffer, bool write, std::int64_t off, std::int64_t len,
-              std::uint32_t op, std::int64_t tid) {
+              std::uint32_t op, std::int64_t tid, bool reduce = false) {
     if (len <= 0) {
       return;
     }
     const auto t = static_cast<std::int32_t>(tid);
     if (!cta_.empty()) {
       GlobalAccess& r = cta_.back();
-      if (r.buffer == buffer && r.write == write && r.op == op && r.phase == phase_ &&
-          r.off + r.len == off) {
+      if (r.buffer == buffer && r.write == write && r.reduce == reduce && r.op == op &&
+          r.phase == phase_ && r.off + r.len == off) {
         if (r.tid == t) { // the same thread's next bytes: one wider access
           if (r.len == r.unit) {
             r.len += len;
@@ -92,7 +96,7 @@ public:
         }
       }
     }
-    cta_.push_back({off, len, len, buffer, op, t, write, phase_});
+    cta_.push_back({off, len, len, buffer, op, t, write, phase_, reduce});
   }
 
   /// The CTA has run: its records become spans.
@@ -107,6 +111,7 @@ private:
     std::int64_t lo = 0, hi = 0;
     std::uint32_t buffer = 0;
     bool write = false;
+    bool reduce = false; ///< GlobalAccess::reduce
     std::int64_t bid = 0;
     std::size_t cta = 0; ///< its CTA's records: ctas_[cta]
     std::int64_t cluster = 0;
@@ -122,8 +127,8 @@ private:
   void finish_cta();
   /// The single access of CTA record set `cta` in cluster phase `phase` that covers `byte` of
   /// `buffer`, as `write`.
-  GlobalAccess covering(std::size_t cta, std::uint32_t buffer, bool write, std::uint32_t phase,
-                        std::int64_t byte) const;
+  GlobalAccess covering(std::size_t cta, std::uint32_t buffer, bool write, bool reduce,
+                        std::uint32_t phase, std::int64_t byte) const;
   /// The race between span `s` and an earlier-starting span `a` of another CTA.
   GridRace race(const Span& s, const Span& a) const;
 

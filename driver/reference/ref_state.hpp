@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -205,6 +206,10 @@ struct PendingStore {
   bool read_done = false;
   bool waited = false;      ///< a bulk_wait covered its group
   std::uint64_t serial = 0; ///< which store of the launch (its pending writes name it)
+  /// A bulk_reduce's: each element of dst becomes its reduction with the staged one
+  /// (reduce_values.hpp) instead of the staged one.
+  std::optional<tile::ReduceKind> reduce;
+  tile::DType dtype = tile::DType::uint8; ///< the reduction's elements
 };
 
 /// A bulk or tensor store whose group its thread's bulk_wait covered, kept until the next

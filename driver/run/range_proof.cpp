@@ -75,6 +75,8 @@ std::set<const tile::Tensor*> written_globals(const tile::Kernel& k) {
       note(x->dst.value);
     else if (const auto* b = std::get_if<tile::BulkStoreOp>(&op.body))
       note(b->dst.value);
+    else if (const auto* r = std::get_if<tile::BulkReduceOp>(&op.body))
+      note(r->dst.value);
     else if (const auto* t = std::get_if<tile::TensorStoreOp>(&op.body))
       for (const auto& d : k.tensors)
         if (d->tensor.name == t->tensor.value)
@@ -143,6 +145,10 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             visit_global_view(b.src.value, f);
                           },
                           [&](const tile::BulkStoreOp& b) {
+                            visit_global_view(b.dst.value, f);
+                            visit_global_view(b.src.value, f);
+                          },
+                          [&](const tile::BulkReduceOp& b) {
                             visit_global_view(b.dst.value, f);
                             visit_global_view(b.src.value, f);
                           },
@@ -240,6 +246,11 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             visit_optional(b.pred, f);
                           },
                           [&](const tile::BulkStoreOp& b) {
+                            visit_view(b.src.value, f);
+                            visit_view(b.dst.value, f);
+                            visit_optional(b.pred, f);
+                          },
+                          [&](const tile::BulkReduceOp& b) {
                             visit_view(b.src.value, f);
                             visit_view(b.dst.value, f);
                             visit_optional(b.pred, f);

@@ -103,6 +103,9 @@ struct OpWriter {
   void field(std::string_view key, tile::FenceSpace s) {
     out << key << " = \"" << name_of(tile::fence_space_names, s) << "\"\n";
   }
+  void field(std::string_view key, tile::ReduceKind k) {
+    out << key << " = \"" << name_of(tile::reduce_kind_names, k) << "\"\n";
+  }
   void field(std::string_view key, const std::vector<std::uint8_t>& pattern) {
     out << key << " = [";
     for (std::size_t i = 0; i < pattern.size(); ++i)

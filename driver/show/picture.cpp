@@ -142,6 +142,7 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                  [](const tile::MbarrierWaitOp&) {},
                  [](const tile::BulkLoadOp&) {},
                  [](const tile::BulkStoreOp&) {},
+                 [](const tile::BulkReduceOp&) {},
                  [](const tile::BulkWaitOp&) {},
                  [](const tile::ExpectTxOp&) {},
                  [](const tile::TensorLoadOp&) {},
@@ -233,6 +234,9 @@ std::string kind_of(const tile::Op& op) {
           [](const tile::MbarrierWaitOp&) { return std::string("mbarrier_wait"); },
           [](const tile::BulkLoadOp&) { return std::string("bulk_load"); },
           [](const tile::BulkStoreOp&) { return std::string("bulk_store"); },
+          [](const tile::BulkReduceOp& r) {
+            return "bulk_reduce " + std::string(name_of(tile::reduce_kind_names, r.reduce));
+          },
           [](const tile::BulkWaitOp& g) {
             return "bulk_wait " + std::to_string(g.n) + (g.read ? " read" : "");
           },

@@ -115,6 +115,11 @@ struct BulkStore {
   bool read = false;           ///< its read of shared memory has completed (`data` holds it)
   std::vector<std::uint8_t> data;
   std::shared_ptr<const TensorPlan> tensor; ///< a tensor store's elements (dst, buffer unused)
+  /// A cp.reduce.async.bulk's: each element of `elem` combines with `atomic` (atomic per
+  /// element: its writes are not logged for the races between CTAs, as red's are not).
+  bool reduce = false;
+  ir::Atomic atomic = ir::Atomic::add;
+  ir::Type elem;
 };
 
 /// Access::tid of bytes a peer CTA of the cluster wrote (the cluster rules check those).

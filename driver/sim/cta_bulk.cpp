@@ -2,6 +2,7 @@
 // stores queued the same way), their bulk groups and waits, and the async-proxy rule on shared
 // memory (cta.hpp; the model: simulator.hpp).
 
+#include "driver/sim/alu.hpp"
 #include "driver/sim/cta.hpp"
 #include "emitter/support/unreachable.hpp"
 
@@ -33,6 +34,12 @@ void Cta::bulk_store_issue(Thread& t, const ir::Op& op) {
   s.src = src;
   s.size = static_cast<std::uint32_t>(size);
   s.buffer = find_buffer(dst, size);
+  if (op.code == ir::Code::bulk_reduce) {
+    s.reduce = true;
+    s.atomic = op.atomic;
+    s.elem = op.type2;
+    check_align(t, op, dst, op.type2.bits / 8u, "cp.reduce.async.bulk destination");
+  }
   queue_bulk_store(t, op, std::move(s));
 }
 
@@ -53,6 +60,26 @@ void Cta::queue_bulk_store(Thread& t, const ir::Op& op, BulkStore s) {
 }
 
 void Cta::write_bulk_store(const BulkStore& s) {
+  if (!s.tensor && s.reduce) {
+    const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
+    std::uint8_t* p = buf.bytes->data() + (s.dst - buf.address);
+    const std::uint32_t n = s.elem.bits / 8u;
+    for (std::uint32_t k = 0; k + n <= s.size; k += n) {
+      std::uint64_t old = 0, v = 0;
+      std::memcpy(&old, p + k, n); // little-endian host
+      std::memcpy(&v, s.data.data() + k, n);
+      const bool float_pick = s.elem.num != ir::Num::integer &&
+                              (s.atomic == ir::Atomic::min || s.atomic == ir::Atomic::max);
+      // .add.f32 flushes subnormals (as red.add.f32); .f64 and the .noftz 16-bit adds keep them
+      const std::uint64_t r =
+          float_pick
+              ? alu::float_op(s.atomic == ir::Atomic::min ? alu::FloatOp::min : alu::FloatOp::max,
+                              s.elem.num, alu::FloatMode{}, old, v, 0)
+              : atomic_result(s.atomic, s.elem, old, v, 0);
+      std::memcpy(p + k, &r, n);
+    }
+    return;
+  }
   if (!s.tensor) {
     const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
     std::memcpy(buf.bytes->data() + (s.dst - buf.address), s.data.data(), s.size);

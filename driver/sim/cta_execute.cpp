@@ -113,6 +113,7 @@ Cta::Flow Cta::async_copy_op(Thread& t, const ir::Op& op) {
     complete(t, ~0u);
     return Flow::next;
   case ir::Code::bulk_store:
+  case ir::Code::bulk_reduce:
     bulk_store_issue(t, op);
     return Flow::next;
   case ir::Code::tensor_store:

@@ -100,7 +100,7 @@ void Cta::bulk_store_written(const Thread& t, const BulkStore& s, bool waited) {
     waited_stores_.push_back(GlobalWrite{addr, addr + n, buffer, done, phase_, 0, !waited});
     waited_lo_ = std::min(waited_lo_, addr);
     waited_hi_ = std::max(waited_hi_, addr + n);
-    if (logs_global_)
+    if (logs_global_ && !s.reduce)
       glog_.write(addr, n, buffer, t.tid, s.op, s.iteration, bytes);
   };
   if (!s.tensor)

@@ -32,8 +32,9 @@ std::string limits_text(const std::array<std::int64_t, 3>& d) {
 bool is_memory_op(ir::Code code) {
   return code == ir::Code::ld || code == ir::Code::st || code == ir::Code::cp_async ||
          code == ir::Code::ldmatrix || code == ir::Code::bulk_copy || code == ir::Code::atom ||
-         code == ir::Code::red || code == ir::Code::bulk_store || code == ir::Code::tensor_load ||
-         code == ir::Code::tensor_store || code == ir::Code::stmatrix || code == ir::Code::wgmma ||
+         code == ir::Code::red || code == ir::Code::bulk_store || code == ir::Code::bulk_reduce ||
+         code == ir::Code::tensor_load || code == ir::Code::tensor_store ||
+         code == ir::Code::stmatrix || code == ir::Code::wgmma ||
          // the mbarriers a cluster's peers use (their iterations name them: cta_cluster.cpp)
          code == ir::Code::mbar_init || code == ir::Code::mbar_arrive ||
          code == ir::Code::mbar_arrive_tx || code == ir::Code::mbar_expect_tx ||
@@ -226,14 +227,15 @@ std::vector<std::uint8_t> parameter_bytes(const ir::Entry& e, const Launch& laun
 }
 
 /// Whether the CTAs of a launch may run on several host threads and give what one after
-/// the other gives: no atomics (CTAs may read-modify-write the same global bytes) and no
-/// %clock / %globaltimer read (its value is the launch's instruction count so far). Other
+/// the other gives: no atomics nor bulk reductions (CTAs may read-modify-write the same
+/// global bytes) and no %clock / %globaltimer read (its value is the launch's instruction
+/// count so far). Other
 /// global bytes that one CTA writes and another reads or writes are a race (cross_cta.hpp,
 /// found at the merge in CTA order); everything else a CTA touches (shared memory,
 /// mbarriers, registers) is its own.
 bool ctas_independent(const ir::Entry& e) {
   for (const ir::Op& op : e.ops) {
-    if (op.code == ir::Code::atom || op.code == ir::Code::red)
+    if (op.code == ir::Code::atom || op.code == ir::Code::red || op.code == ir::Code::bulk_reduce)
       return false;
     for (const ir::Val& v : op.src) {
       if (v.kind == ir::Val::Kind::special &&

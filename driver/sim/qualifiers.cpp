@@ -157,8 +157,55 @@ bool copy_tail_word(const ptx::OpcodeWord& q, CopyWay way, ir::Op& op, Decoded& 
 /// {.L2::cache_hint}, a load's {.multicast::cluster}; or the copy to a peer CTA
 /// `.shared::cluster .shared::cta .mbarrier::complete_tx::bytes`. The store's code becomes
 /// bulk_store, the peer copy's bulk_peer.
+/// cp.reduce.async.bulk's `.op{.noftz}.type` after its spaces: op.atomic and the element type
+/// (op.type2). The pairs are cp.reduce.async.bulk's (ptx::bulk_red_form).
+std::optional<std::string> reduce_qualifiers(ir::Op& op, std::span<const ptx::OpcodeWord> quals) {
+  static constexpr std::pair<ptx::Qualifier, ir::Atomic> ops[] = {
+      {ptx::Qualifier::add, ir::Atomic::add}, {ptx::Qualifier::min, ir::Atomic::min},
+      {ptx::Qualifier::max, ir::Atomic::max}, {ptx::Qualifier::inc, ir::Atomic::inc},
+      {ptx::Qualifier::dec, ir::Atomic::dec}, {ptx::Qualifier::and_, ir::Atomic::and_},
+      {ptx::Qualifier::or_, ir::Atomic::or_}, {ptx::Qualifier::xor_, ir::Atomic::xor_}};
+  static constexpr std::string_view types[] = {"b32", "b64", "u32",  "s32", "u64",
+                                               "s64", "f16", "bf16", "f32", "f64"};
+  const std::string_view usage = "cp.reduce.async.bulk takes `.op{.noftz}.type` last";
+  if (quals.size() < 2 || quals.size() > 3)
+    return std::string(usage);
+  const auto w = word(quals[0]);
+  const auto* o =
+      std::find_if(std::begin(ops), std::end(ops), [&](const auto& p) { return w == p.first; });
+  const auto* ty = std::find(std::begin(types), std::end(types), quals.back().text);
+  if (o == std::end(ops) || ty == std::end(types))
+    return std::string(usage);
+  const auto red_op = static_cast<ptx::BulkRedOp>(o - std::begin(ops));
+  const auto red_type = static_cast<ptx::BulkRedType>(ty - std::begin(types));
+  const bool noftz = quals.size() == 3;
+  if ((noftz && word(quals[1]) != ptx::Qualifier::noftz) ||
+      noftz != ptx::bulk_red_noftz(red_op, red_type) || !ptx::bulk_red_form(red_op, red_type))
+    return "cp.reduce.async.bulk has no `." + std::string(quals[0].text) +
+           (noftz ? ".noftz." : ".") + std::string(*ty) + "` form";
+  op.atomic = o->second;
+  const auto info = numeric_type(*ty);
+  op.type2 = info->t;
+  return std::nullopt;
+}
+
 std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
                                            std::span<const ptx::OpcodeWord> quals) {
+  if (op.code == ir::Code::bulk_reduce) {
+    // `.global .shared::cta .bulk_group {.L2::cache_hint}` then the reduction.
+    const bool spaces = quals.size() >= 3 && word(quals[0]) == ptx::Qualifier::global &&
+                        word(quals[1]) == ptx::Qualifier::shared_cta &&
+                        word(quals[2]) == ptx::Qualifier::bulk_group;
+    if (!spaces)
+      return "cp.reduce.async.bulk is simulated as `.global.shared::cta.bulk_group` only";
+    std::size_t k = 3;
+    if (k < quals.size() && word(quals[k]) == ptx::Qualifier::L2_cache_hint) {
+      d.hint = true;
+      ++k;
+    }
+    op.space = ir::Space::shared;
+    return reduce_qualifiers(op, quals.subspan(k));
+  }
   if (quals.size() < 3)
     throw Unsupported{DiagId::sim_unsupported_form, std::string(only_bulk_1d_simulated)};
   const auto w0 = word(quals[0]);

@@ -237,12 +237,14 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     return;
   case Shape::cp_dst: {
     // Only .param accesses check their size at parse time; cp.async's are checked at issue.
-    ir::Space space = op.code == ir::Code::bulk_store ? ir::Space::global : ir::Space::shared;
+    const bool to_global = op.code == ir::Code::bulk_store || op.code == ir::Code::bulk_reduce;
+    ir::Space space = to_global ? ir::Space::global : ir::Space::shared;
     op.addr = address(ops[k++], space, 0);
     return;
   }
   case Shape::cp_src: {
-    ir::Space space = op.code == ir::Code::bulk_store || op.code == ir::Code::bulk_peer
+    ir::Space space = op.code == ir::Code::bulk_store || op.code == ir::Code::bulk_peer ||
+                              op.code == ir::Code::bulk_reduce
                           ? ir::Space::shared
                           : ir::Space::global;
     op.addr2 = address(ops[k++], space, 0);
@@ -275,7 +277,8 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     return;
   }
   case Shape::bulk_tail: {
-    if (op.code != ir::Code::bulk_store && op.code != ir::Code::tensor_store) {
+    if (op.code != ir::Code::bulk_store && op.code != ir::Code::tensor_store &&
+        op.code != ir::Code::bulk_reduce) {
       if (k >= ops.size())
         fail(DiagId::sim_operand_count, opc, quote(opc.text) + " needs its mbarrier operand");
       ir::Space space = ir::Space::shared;

@@ -244,6 +244,34 @@ bool Loader::read_op<tile::BulkStoreOp>(const toml::table& t, const std::string&
   return true;
 }
 
+/// bulk_reduce: bulk_store's keys and its `reduce` (required; a wrong word is
+/// spec_reduce_kind, at the string, whose position the contract's type rule shows too).
+template <>
+bool Loader::read_op<tile::BulkReduceOp>(const toml::table& t, const std::string& where,
+                                         tile::Op& op) {
+  tile::BulkReduceOp b;
+  auto dst = bulk_view(t, "dst", tile::Space::global, where);
+  auto src = bulk_view(t, "src", tile::Space::shared, where);
+  bool ok = load_issue_keys(t, where, b);
+  if (const toml::node* v = t.get("reduce")) {
+    const auto choices = name_spellings(tile::reduce_kind_names);
+    const auto k =
+        enum_word<tile::ReduceKind>(*v, "reduce", where, choices, DiagId::spec_reduce_kind);
+    ok = k.has_value() && ok;
+    b.reduce = k.value_or(b.reduce);
+    b.reduce_pos = pos_of(v->source().begin);
+  } else {
+    missing(t, "reduce", where, "one of: " + join(name_spellings(tile::reduce_kind_names)));
+    ok = false;
+  }
+  if (!dst || !src || !ok)
+    return false;
+  b.dst = std::move(*dst);
+  b.src = std::move(*src);
+  op.body = std::move(b);
+  return true;
+}
+
 /// proxy_fence's `space` (a wrong word is spec_proxy_fence_space, at the string).
 bool Loader::read_field(const toml::table& t, const std::string& where, std::string_view key,
                         tile::FenceSpace& out) {

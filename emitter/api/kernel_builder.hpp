@@ -43,6 +43,7 @@ using ptx::SharedSpace;
 using tile::Dim3;
 using tile::FenceSpace;
 using tile::Interval; // a u32 parameter's declared range
+using tile::ReduceKind;
 using tile::Scope;
 using tile::TensorMapL2Promotion;
 using tile::TensorMapOobFill;
@@ -248,6 +249,10 @@ public:
   /// cp.async.bulk of shared `src` to global `dst`, joining the thread's bulk group.
   void bulk_store(const View& dst, const View& src, const BulkOptions& options = {},
                   Pos at = CallSite::current());
+  /// cp.reduce.async.bulk of shared `src` into global `dst` (the same bytes and dtype), each
+  /// element combined with `reduce`, joining the thread's bulk group.
+  void bulk_reduce(const View& dst, const View& src, tile::ReduceKind reduce,
+                   const BulkOptions& options = {}, Pos at = CallSite::current());
   void bulk_commit(Pos at = CallSite::current());
   /// At most n of the thread's bulk groups stay pending (`read`: only their shared reads).
   void bulk_wait(std::int64_t n, bool read = false, Pos at = CallSite::current());

@@ -134,6 +134,21 @@ void KernelBuilder::bulk_store(const View& dst, const View& src, const BulkOptio
   push(std::move(op), at);
 }
 
+void KernelBuilder::bulk_reduce(const View& dst, const View& src, tile::ReduceKind reduce,
+                                const BulkOptions& options, Pos at) {
+  tile::BulkReduceOp op;
+  bool ok = bulk_view(dst, tile::Space::global, "dst", at);
+  ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
+  ok = bulk_operands(options, at, op.pred, op.cache_policy) && ok;
+  if (!ok)
+    return;
+  op.dst = located(dst, at);
+  op.src = located(src, at);
+  op.reduce = reduce;
+  op.reduce_pos = at.source_pos();
+  push(std::move(op), at);
+}
+
 void KernelBuilder::bulk_commit(Pos at) {
   push(tile::BulkCommitOp{}, at);
 }

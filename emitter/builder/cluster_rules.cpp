@@ -76,6 +76,7 @@ struct ClusterUse {
   void find(bool) {}
   void find(tile::Scope) {}
   void find(tile::FenceSpace) {}
+  void find(tile::ReduceKind) {}
 };
 
 } // namespace

@@ -329,6 +329,8 @@ void Builder::check_map_only_views() {
       check(l->src);
     } else if (const auto* s = std::get_if<tile::BulkStoreOp>(&op.body)) {
       check(s->dst);
+    } else if (const auto* r = std::get_if<tile::BulkReduceOp>(&op.body)) {
+      check(r->dst);
     }
   }
 }

@@ -380,6 +380,7 @@ private:
 
   void lower(const tile::BulkLoadOp& b);
   void lower(const tile::BulkStoreOp& b);
+  void lower(const tile::BulkReduceOp& b);
   void lower(const tile::BulkCommitOp&) { emit(CpAsyncBulkCommitGroup{}); }
   void lower(const tile::BulkWaitOp& w) { emit(CpAsyncBulkWaitGroup{w.n, w.read}); }
   void lower(const tile::ProxyFenceOp& f) {

@@ -4,6 +4,8 @@
 // registers hoisted out of loops.
 
 #include "emitter/lower/lowerer.hpp"
+#include "emitter/support/unreachable.hpp"
+#include "emitter/tile/reduce.hpp"
 
 namespace ptxgen::lower::impl {
 
@@ -158,6 +160,22 @@ void Lowerer::lower(const tile::BulkStoreOp& b) {
     CpAsyncBulkStore c;
     c.dst = view_address(b.dst.value, b.pred);
     c.src = view_address(b.src.value, b.pred);
+    c.size = Immediate{bulk_bytes(b.src.value)};
+    return c;
+  });
+}
+
+void Lowerer::lower(const tile::BulkReduceOp& b) {
+  emit_bulk(b, [&] {
+    CpReduceAsyncBulk c;
+    c.op = tile::ptx_reduce_op(b.reduce);
+    // The contract refused a pair with no form (contract_reduce_type) before lowering.
+    const auto type = tile::reduce_ptx_type(b.reduce, b.dst.value.dtype);
+    if (!type)
+      unreachable("lower(BulkReduceOp): the contract proves the reduction has a PTX form");
+    c.type = *type;
+    c.dst = view_address(b.dst.value);
+    c.src = view_address(b.src.value);
     c.size = Immediate{bulk_bytes(b.src.value)};
     return c;
   });

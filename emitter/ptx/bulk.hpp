@@ -8,7 +8,7 @@
 // "Bulk copies").
 //
 // Not declared yet (the next steps): `.multicast::cluster` and its cta mask, im2col
-// modes, bulk reductions (cp.reduce.async.bulk), tensormap.replace, the sm_100 forms.
+// modes, tensor bulk reductions (cp.reduce.async.bulk.tensor), tensormap.replace, the sm_100 forms.
 
 #include "emitter/ptx/declaration.hpp"
 #include "emitter/ptx/feature.hpp"
@@ -134,6 +134,58 @@ void describe(const CpAsyncBulkPrefetch& p, V& v) {
   v.use(p.size, {Role::size, ScalarType::u32});
   describe_cache_policy(p.cache_hint, p.cache_policy, v);
   v.feature(Feature::bulk_prefetch);
+}
+
+/// cp.reduce.async.bulk's `.redOp`.
+enum class BulkRedOp : std::uint8_t { add, min, max, inc, dec, and_, or_, xor_ };
+std::string_view name(BulkRedOp op); ///< "add", ..., "xor"
+
+/// cp.reduce.async.bulk's element `.type` (`.bf16` is none of ScalarType's).
+enum class BulkRedType : std::uint8_t { b32, b64, u32, s32, u64, s64, f16, bf16, f32, f64 };
+std::string_view name(BulkRedType t); ///< "b32", ..., "f64"
+unsigned size_bytes(BulkRedType t);
+
+/// Whether `.op.type` is a form of the global <- shared::cta bulk reduction, as ptxas 13.0
+/// assembles them for sm_90 (docs/ptx-bulk.md, "Bulk reductions"): add .u32 .s32 .u64 .f32
+/// .f64 .f16 .bf16; min / max .u32 .s32 .u64 .s64 .f16 .bf16; inc / dec .u32; and / or / xor
+/// .b32 .b64.
+bool bulk_red_form(BulkRedOp op, BulkRedType t);
+/// `.add.f16` and `.add.bf16` are written `.add.noftz.f16` / `.add.noftz.bf16` (the only forms).
+constexpr bool bulk_red_noftz(BulkRedOp op, BulkRedType t) {
+  return op == BulkRedOp::add && (t == BulkRedType::f16 || t == BulkRedType::bf16);
+}
+
+/// cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.redOp{.noftz}.type
+///   [dst], [src], size{, policy};
+/// Combines `size` bytes of shared elements into global ones, element by element (atomically
+/// per element), in the thread's current bulk group.
+struct CpReduceAsyncBulk {
+  BulkRedOp op = BulkRedOp::add;
+  BulkRedType type = BulkRedType::u32;
+  bool cache_hint = false;
+  Address dst;  ///< global, 16-byte aligned, in a 64-bit register
+  Address src;  ///< shared, 16-byte aligned
+  Operand size; ///< a .u32 register or an immediate multiple of 16 in 0..max_bulk_bytes
+  CachePolicy cache_policy;
+};
+
+template <class V>
+void describe(const CpReduceAsyncBulk& c, V& v) {
+  v.opcode(Mnemonic::cp_reduce_async_bulk);
+  v.qualifier(spelling(Qualifier::global));
+  v.qualifier(spelling(Qualifier::shared_cta));
+  v.qualifier(spelling(Qualifier::bulk_group));
+  if (c.cache_hint)
+    v.qualifier(spelling(Qualifier::L2_cache_hint));
+  v.qualifier(name(c.op));
+  if (bulk_red_noftz(c.op, c.type))
+    v.qualifier(spelling(Qualifier::noftz));
+  v.qualifier(name(c.type));
+  v.address(c.dst, {Role::dst_address, AddressWidth::b64, SymbolScope::none});
+  v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.use(c.size, {Role::size, ScalarType::u32});
+  describe_cache_policy(c.cache_hint, c.cache_policy, v);
+  v.feature(Feature::bulk_reduce);
 }
 
 /// A tensor's dimensionality, `.1d` ... `.5d`: the number of coordinates.

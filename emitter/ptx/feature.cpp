@@ -107,6 +107,7 @@ constexpr auto table = std::to_array<FeatureInfo>({
      OpcodePart::none},
     // ptxas 13.0 at PTX 7.7 / 7.8 and on sm_89 (docs/ptx-rules.md, "Clusters").
     {Feature::dsmem, "mapa and ld/st `.shared::cluster`", {7, 8}, 90, false, OpcodePart::none},
+    {Feature::bulk_reduce, "cp.reduce.async.bulk", {8, 0}, 90, false, OpcodePart::none},
 });
 
 struct TargetRow {

@@ -47,6 +47,7 @@ enum class Feature : std::uint8_t {
   barrier_cluster,           ///< barrier.cluster.arrive / barrier.cluster.wait
   barrier_cluster_relaxed,   ///< `.relaxed` on barrier.cluster.arrive
   dsmem,                     ///< mapa.shared::cluster, ld/st.shared::cluster
+  bulk_reduce,               ///< cp.reduce.async.bulk global <- shared::cta, 1-D
 };
 
 struct FeatureInfo {

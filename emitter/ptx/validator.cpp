@@ -303,6 +303,14 @@ private:
     bulk_size(c.size);
     cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
   }
+  void semantics(const CpReduceAsyncBulk& c) {
+    bulk_size(c.size);
+    cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
+    if (!bulk_red_form(c.op, c.type))
+      error(DiagId::ptx_instruction_type, "cp.reduce.async.bulk has no ." +
+                                              std::string(name(c.op)) + "." +
+                                              std::string(name(c.type)) + " form");
+  }
   void semantics(const CpAsyncBulkCommitGroup&) {}
   void semantics(const CpAsyncBulkWaitGroup& w) {
     wait_group_range(w.n);

@@ -3,6 +3,7 @@
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/expr_walk.hpp"
+#include "emitter/tile/reduce.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
 #include <algorithm>
@@ -604,6 +605,29 @@ void check_bulk_load(const BulkProofContext& c, const BulkLoadOp& op) {
 }
 
 void check_bulk_store(const BulkProofContext& c, const BulkStoreOp& op) {
+  bulk_proof::check_bulk_pair(c, op.dst, op.src, op.pred ? &*op.pred : nullptr);
+}
+
+void check_bulk_reduce(const BulkProofContext& c, const BulkReduceOp& op, const SourcePos& at) {
+  const View& dst = op.dst.value;
+  const View& src = op.src.value;
+  if (dst.dtype != src.dtype) {
+    bulk_proof::report(c, DiagId::contract_reduce_dtype, op.src.pos, bulk_proof::span_of(op.src),
+                       "bulk_reduce combines elements of one type: src is " +
+                           std::string(name(src.dtype)) + ", dst is " +
+                           std::string(name(dst.dtype)));
+    return;
+  }
+  if (!reduce_ptx_type(op.reduce, dst.dtype)) {
+    const SourcePos& pos = op.reduce_pos.line != 0 ? op.reduce_pos : at;
+    const std::string kind(name_of(reduce_kind_names, op.reduce));
+    bulk_proof::report(
+        c, DiagId::contract_reduce_type, pos, static_cast<std::uint32_t>(kind.size() + 2),
+        "cp.reduce.async.bulk has no '" + kind + "' of " + std::string(name(dst.dtype)) +
+            " elements (add: u32 s32 u64 f16 bf16 f32 f64; min, max: u32 s32 u64 s64 f16 "
+            "bf16; inc, dec: u32; and, or, xor: 32- and 64-bit integers)");
+    return;
+  }
   bulk_proof::check_bulk_pair(c, op.dst, op.src, op.pred ? &*op.pred : nullptr);
 }
 

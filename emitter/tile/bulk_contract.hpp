@@ -42,6 +42,10 @@ struct BulkProofContext {
 
 void check_bulk_load(const BulkProofContext& c, const BulkLoadOp& op);
 void check_bulk_store(const BulkProofContext& c, const BulkStoreOp& op);
+/// A bulk_reduce: the operands as a bulk_store's, one element type on both sides
+/// (contract_reduce_dtype) and a reduction of that type that is a PTX form
+/// (contract_reduce_type, shown at the `reduce` key).
+void check_bulk_reduce(const BulkProofContext& c, const BulkReduceOp& op, const SourcePos& at);
 void check_expect_tx(const BulkProofContext& c, const ExpectTxOp& op);
 void check_tensor_load(const BulkProofContext& c, const TensorLoadOp& op);
 void check_tensor_store(const BulkProofContext& c, const TensorStoreOp& op);

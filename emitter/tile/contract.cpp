@@ -1098,6 +1098,10 @@ private:
     check_copy_operands(b.src, "bulk_store src", b.cache_policy);
     check_bulk_store(bulk_context(), b);
   }
+  void check(const BulkReduceOp& b, const Op& op) {
+    check_copy_operands(b.src, "bulk_reduce src", b.cache_policy);
+    check_bulk_reduce(bulk_context(), b, op.pos);
+  }
   void check(const BulkWaitOp&, const Op&) {}
   void check(const ExpectTxOp& e, const Op&) {
     check_barrier(e.barrier);

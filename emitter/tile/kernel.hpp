@@ -239,6 +239,30 @@ struct ClusterSyncOp {
   bool relaxed = false;
 };
 
+/// A bulk_reduce's reduction (cp.reduce.async.bulk's .redOp): what each element of dst
+/// becomes from its old value and src's element. Which element types each takes is
+/// tile::reduce_ptx_type's table (reduce.hpp).
+enum class ReduceKind : std::uint8_t { add, min, max, inc, dec, and_, or_, xor_ };
+/// The spec language's spellings of ReduceKind (the TOML `reduce` key, Python's `reduce=`),
+/// which are also the PTX qualifiers.
+inline constexpr auto reduce_kind_names =
+    enum_names<ReduceKind::xor_>("add", "min", "max", "inc", "dec", "and", "or", "xor");
+
+/// `bulk_reduce`: cp.reduce.async.bulk.global.shared::cta.bulk_group.<reduce>.<type>. Each
+/// element of `dst` (a contiguous global view) becomes the reduction of its value and the
+/// element of `src` (a contiguous shared view of the same byte size and dtype) at the same
+/// index, atomically per element; the copy joins the thread's current bulk group as a
+/// bulk_store does. `reduce_pos` is where the reduction was written (the `reduce` key, the
+/// builder call): its type rule is shown there.
+struct BulkReduceOp {
+  Located<View> dst;
+  Located<View> src;
+  ReduceKind reduce = ReduceKind::add;
+  std::optional<Located<ExprPtr>> pred;
+  std::optional<Located<CachePolicy>> cache_policy;
+  SourcePos reduce_pos;
+};
+
 /// Every op of ops.def, in its order (op_table.hpp has the table's other columns).
 using OpBody = VariantOfRest<void
 #define PTXGEN_TILE_OP(Struct, ...) , Struct

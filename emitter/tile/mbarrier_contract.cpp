@@ -768,6 +768,7 @@ private:
   }
 
   void exec(std::size_t, const Op&, const BulkStoreOp&) {}
+  void exec(std::size_t, const Op&, const BulkReduceOp&) {}
   void exec(std::size_t, const Op&, const BulkWaitOp&) {}
   void exec(std::size_t, const Op&, const TensorStoreOp&) {}
   /// Among the CTA's threads (what this walk follows: mbarriers are the CTA's own) a

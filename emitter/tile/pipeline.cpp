@@ -90,6 +90,7 @@ public:
   void rewrite(bool) const {}
   void rewrite(Scope) const {}
   void rewrite(FenceSpace) const {}
+  void rewrite(ReduceKind) const {}
 
 private:
   const Pipeline& p_;
@@ -405,6 +406,7 @@ struct TensorUse {
   bool has(bool) const { return false; }
   bool has(Scope) const { return false; }
   bool has(FenceSpace) const { return false; }
+  bool has(ReduceKind) const { return false; }
 };
 
 /// True for an op whose generic-proxy write reaches one of `tensors` (fill, copy, the

@@ -426,6 +426,32 @@ def test_tma_maps_bulk_ops_and_their_errors_at_the_python_lines():
         k.shared_tensor("T", (8,), "uint8", swizzle="none ")
 
 
+def test_bulk_reduce_lowers_to_cp_reduce_async_bulk_and_refuses_a_pair_at_its_line():
+    k = ptxgen.Kernel("reduce_ops", grid=1, block=32)
+    A = k.global_tensor("A", (256,), "float32")
+    B = k.global_tensor("B", (256,), "float32", output=True)
+    S = k.shared_tensor("S", (256,), "float32")
+    bar = k.shared_tensor("bar", (1,), "uint64")
+    one = ptxgen.tid == 0
+    k.mbarrier_init(bar[0], 1)
+    k.cta_sync()
+    k.expect_tx(bar[0], 1024, pred=one)
+    k.bulk_load(S, A, barrier=bar[0], pred=one)
+    k.mbarrier_wait(bar[0], 0)
+    k.bulk_reduce(B, S, "add", pred=one)
+    k.bulk_commit()
+    k.bulk_wait(0)
+    ptx = k.emit(target="sm_90")
+    assert "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32" in ptx
+    with pytest.raises(ptxgen.ArgumentError):
+        k.bulk_reduce(B, S, "mul", pred=one)
+    k.bulk_reduce(B, S, "min", pred=one)  # no .min.f32 form
+    no_form = here() - 1
+    found = {d.id: d for d in k.check(target="sm_90")}
+    assert found["contract_reduce_type"].line == no_form
+    assert found["contract_reduce_type"].file == __file__
+
+
 def test_tma_kernels_emit_for_sm_90_only():
     # Without a target emit raises sm_80 to what the ops need, and says so; an explicit
     # older target is the caller's choice, refused by the feature gates.

@@ -225,6 +225,39 @@ TEST_CASE("api: bulk and TMA errors are all reported at their builder calls' lin
   CHECK(tx->line == wait_line);
 }
 
+TEST_CASE("api: bulk_reduce lowers to cp.reduce.async.bulk, writes back to TOML, and refuses "
+          "a pair with no PTX form at its call") {
+  KernelBuilder k("reduce_api");
+  k.launch({1}, {32});
+  Tensor A = k.global("A", {256}, DType::bfloat16);
+  Tensor B = k.global("B", {256}, DType::bfloat16, {.output = true});
+  Tensor S = k.shared("S", {256}, DType::bfloat16);
+  Tensor bar = k.shared("bar", {1}, DType::uint64);
+  k.mbarrier_init(bar.sub({0}), 1);
+  k.cta_sync();
+  k.expect_tx(bar.sub({0}), 512, {.pred = tid() == 0});
+  k.bulk_load(S, A, bar.sub({0}), {.pred = tid() == 0});
+  k.mbarrier_wait(bar.sub({0}), 0);
+  k.bulk_reduce(B, S, ReduceKind::add, {.pred = tid() == 0});
+  k.bulk_commit();
+  k.bulk_wait(0);
+  const EmitResult r = emit_contract_only(k, sm(90));
+  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
+  CHECK(r.ptx->find("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.bf16") !=
+        std::string::npos);
+  auto again = ptxgen::driver::load_spec_text(to_spec_toml(k.kernel()), "written.toml");
+  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
+  CHECK(*emit_contract_only(**again, sm(90)).ptx == *r.ptx);
+  k.bulk_reduce(B, S, ReduceKind::inc, {.pred = tid() == 0}); // inc takes u32 only
+  const std::uint32_t inc_line = __LINE__ - 1;
+  const EmitResult bad = emit_contract_only(k, sm(90));
+  REQUIRE_FALSE(bad.ok());
+  const auto* d = find(bad.diagnostics, DiagId::contract_reduce_type);
+  REQUIRE(d);
+  CHECK(d->line == inc_line);
+  CHECK(d->file == __FILE__);
+}
+
 TEST_CASE("api: a ring pipeline's keys and loads are checked as a spec's are") {
   KernelBuilder k("ring_errors");
   k.launch({1}, {64});

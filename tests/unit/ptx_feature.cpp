@@ -60,6 +60,9 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // The same table: mapa.shared::cluster and ld/st.shared::cluster at PTX 7.8, sm_90
       // (ptxas 13.0 refuses each at 7.7 and on sm_89).
       {Feature::dsmem, {7, 8}, false, 90},
+      // docs/ptx-bulk.md, "Bulk reductions": "Feature 'cp.reduce.async.bulk' requires PTX ISA
+      // .version 8.0" at 7.8, "requires .target sm_90 or higher" on sm_80.
+      {Feature::bulk_reduce, {8, 0}, false, 90},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {

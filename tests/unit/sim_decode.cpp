@@ -327,6 +327,13 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
   kinds.push_back(ptx::Label{"$L_end"});
   kinds.push_back(
       ptx::CpAsyncBulkStore{false, Address{rd1, 0}, Address{smem, 0}, Immediate{16}, {}});
+  kinds.push_back(ptx::CpReduceAsyncBulk{ptx::BulkRedOp::add,
+                                         ptx::BulkRedType::bf16,
+                                         false,
+                                         Address{rd1, 0},
+                                         Address{smem, 0},
+                                         Immediate{16},
+                                         {}});
   kinds.push_back(ptx::CpAsyncBulkCommitGroup{});
   kinds.push_back(ptx::CpAsyncBulkWaitGroup{0, true});
   kinds.push_back(ptx::CpAsyncBulkWaitGroup{1, false});
