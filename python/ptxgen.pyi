@@ -372,6 +372,7 @@ class LintCoverage:
     lines: int
     lines_run: int
     runs: int
+    races_unlisted: int
 
 class LintReport:
     """One entry's lint: findings and coverage."""

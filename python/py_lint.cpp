@@ -143,6 +143,8 @@ void bind_lint_types(py::module_& m) {
       .def_readonly("lines", &lint::Coverage::lines, "Instruction lines in the entry.")
       .def_readonly("lines_run", &lint::Coverage::lines_run, "Of them, those run.")
       .def_readonly("runs", &lint::Coverage::runs, "Runs (seeds).")
+      .def_readonly("races_unlisted", &lint::Coverage::races_unlisted,
+                    "Race meetings past the distinct races a run keeps (0: every race listed).")
       .def(
           "__repr__",
           [](const lint::Coverage& c) {

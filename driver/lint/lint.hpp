@@ -137,6 +137,9 @@ struct Coverage {
   std::uint32_t lines = 0;    ///< instruction lines of the entry (and the .funcs it calls)
   std::uint32_t lines_run = 0;
   unsigned runs = 0;
+  /// Race meetings past the distinct races a run keeps (sim::Observer::max_races), the most
+  /// of any run: nonzero means the findings are not every race the run met.
+  std::uint64_t races_unlisted = 0;
 };
 
 /// How a parameter was given memory or a value.

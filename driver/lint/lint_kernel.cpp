@@ -377,6 +377,7 @@ bool record_run(const sim::Program& program, const sim::ir::Entry& e, const Run&
   const sim::Observer& o = *run.observer;
   for (std::size_t i = 0; i < o.races.size(); ++i)
     add_finding(r.findings, race_finding(o.races[i], o.race_hits[i], seed));
+  r.coverage.races_unlisted = std::max(r.coverage.races_unlisted, o.dropped_races);
   if (!run.result.fault)
     return true;
   const sim::Fault& f = *run.result.fault;

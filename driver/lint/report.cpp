@@ -50,13 +50,23 @@ std::string finding_text(const Finding& f) {
   return s + "\n    " + f.message + "\n";
 }
 
+/// A run keeps a bounded number of distinct races: say so when it met more, so that a list
+/// that stops is not read as every race there is.
+std::string unlisted_text(const Coverage& c) {
+  if (c.races_unlisted == 0)
+    return {};
+  return "  not listed: the run met more distinct races than it keeps; races were met " +
+         std::to_string(c.races_unlisted) +
+         " more times past those listed (fix the listed ones and lint again)\n";
+}
+
 std::string coverage_text(const Coverage& c) {
   return "  covered: " + std::to_string(c.threads) + " threads, " + std::to_string(c.runs) +
          " run(s), " + std::to_string(c.instructions) + " instructions, " +
          std::to_string(c.async_copies) + " async copies, " + std::to_string(c.commits) +
          " commits, " + std::to_string(c.waits) + " waits, " + std::to_string(c.barriers) +
          " barriers; " + std::to_string(c.lines_run) + " of " + std::to_string(c.lines) +
-         " instruction lines ran\n";
+         " instruction lines ran\n" + unlisted_text(c);
 }
 
 std::string finding_json(const Finding& f) {
@@ -81,7 +91,8 @@ std::string coverage_json(const Coverage& c) {
          ", \"commits\": " + std::to_string(c.commits) + ", \"waits\": " + std::to_string(c.waits) +
          ", \"barriers\": " + std::to_string(c.barriers) +
          ", \"lines\": " + std::to_string(c.lines) +
-         ", \"lines_run\": " + std::to_string(c.lines_run) + "}";
+         ", \"lines_run\": " + std::to_string(c.lines_run) +
+         ", \"races_unlisted\": " + std::to_string(c.races_unlisted) + "}";
 }
 
 std::string kernel_json(const KernelReport& k) {

@@ -11,6 +11,7 @@ set(unsupported "${ROOT}/tests/lint/unsupported.ptx")
 set(read_before_wait "${ROOT}/tests/lint/read_before_wait.ptx")
 set(global_races "${ROOT}/tests/lint/global_races.ptx")
 set(global_races_fixed "${ROOT}/tests/lint/global_races_fixed.ptx")
+set(race_cap "${ROOT}/tests/lint/race_cap.ptx")
 
 # lint(<out var> <rc var> <args>...): standard output and error together, and the status.
 function(lint out_var rc_var)
@@ -413,4 +414,35 @@ if(CASE STREQUAL "dsmem_peer_views")
       expect_eq("${rule}" "race.cluster-peer-exit" "without the last barrier: rule")
     endif()
   endforeach()
+endif()
+
+# More races than a run keeps: race_cap.ptx has 300 store lines, each run by all 64 threads
+# at the same 4 bytes, so each line is one distinct write-after-write race, met by threads
+# 1..63 after thread 0 at each of the 4 bytes (a race is met per shared byte, per access, as
+# a finding's `hits` counts it: 252 times). A run keeps the first 256 lines' races, in program
+# order; the other 44 lines are met 44 x 252 = 11088 times, which lint must count and say, so
+# that its list is not taken for every race. With one thread nothing races and nothing is
+# unlisted.
+if(CASE STREQUAL "race_cap")
+  lint(out rc "${race_cap}" --grid 1 --block 64 --json "${WORK}/report.json")
+  expect_eq("${rc}" 1 "exit status (findings)")
+  file(READ "${WORK}/report.json" report)
+  json(unlisted "${report}" kernels 0 coverage races_unlisted)
+  expect_eq("${unlisted}" 11088 "race meetings past those listed")
+  string(JSON listed LENGTH "${report}" kernels 0 findings)
+  if(NOT listed LESS 300)
+    message(FATAL_ERROR "${listed} findings: the run keeps fewer than the 300 races")
+  endif()
+  lint(out rc "${race_cap}" --grid 1 --block 64)
+  if(NOT out MATCHES "not listed: the run met more distinct races than it keeps; races were met 11088 more times")
+    message(FATAL_ERROR "the text report does not say that races were left out")
+  endif()
+  lint(out rc "${race_cap}" --grid 1 --block 1 --json "${WORK}/one.json")
+  expect_eq("${rc}" 0 "exit status (one thread: clean)")
+  file(READ "${WORK}/one.json" one)
+  json(unlisted "${one}" kernels 0 coverage races_unlisted)
+  expect_eq("${unlisted}" 0 "nothing unlisted")
+  if(out MATCHES "not listed")
+    message(FATAL_ERROR "a clean run says races were left out")
+  endif()
 endif()
