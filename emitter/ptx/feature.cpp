@@ -105,6 +105,13 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
+    // ptxas 13.0 takes it on sm_90 with an advisory warning (sm_90a is the target it names).
+    {Feature::bulk_multicast,
+     "`.multicast::cluster` on cp.async.bulk{.tensor}",
+     {8, 0},
+     90,
+     false,
+     OpcodePart::none},
 });
 
 struct TargetRow {

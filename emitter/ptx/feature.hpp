@@ -46,6 +46,7 @@ enum class Feature : std::uint8_t {
   cvta_param,                ///< cvta.param: a kernel parameter's generic address
   barrier_cluster,           ///< barrier.cluster.arrive / barrier.cluster.wait
   barrier_cluster_relaxed,   ///< `.relaxed` on barrier.cluster.arrive
+  bulk_multicast,            ///< `.multicast::cluster` on a bulk or tensor load, its CTA mask
 };
 
 struct FeatureInfo {

@@ -57,6 +57,9 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // sm_90, and `.relaxed` on its arrive below PTX 8.0.
       {Feature::barrier_cluster, {7, 8}, false, 90},
       {Feature::barrier_cluster_relaxed, {8, 0}, false, 90},
+      // ptxas 13.0: "Modifier '.multicast::cluster' requires PTX ISA .version 8.0" and
+      // "... requires .target sm_90 or higher" (with an advisory warning there naming sm_90a).
+      {Feature::bulk_multicast, {8, 0}, false, 90},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {
