@@ -6,6 +6,7 @@
 // round trip.
 
 #include "driver/run/to_toml.hpp"
+#include "driver/show/picture.hpp"
 #include "emitter/api/kernel_builder.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/multicast_contract.hpp"
@@ -181,6 +182,15 @@ TEST_CASE("multicast: the C++ builder takes it on loads, refuses it on stores, p
     REQUIRE_FALSE(r.value.has_value());
     CHECK(r.diagnostics.items().front().id == DiagId::spec_unknown_key);
   }
+}
+
+TEST_CASE("multicast: show draws which rank's copy fills which rank's shared memory") {
+  auto k = spec_text::load(corpus("cluster/multicast_bulk_pairs.toml"), "k.toml");
+  const driver::show::Picture p = driver::show::build_picture(*k);
+  REQUIRE(p.multicasts.size() == 1);
+  CHECK(p.multicasts.front().ranks == 4);
+  // Ranks 0 and 1 fill each other (mask 3), ranks 2 and 3 each other (mask 12).
+  CHECK(p.multicasts.front().sends == std::vector<std::uint32_t>{3, 3, 12, 12});
 }
 
 } // namespace unit_multicast
