@@ -93,6 +93,9 @@ class Kernel:
     def cluster_sync(self, relaxed: bool = False) -> None:
         """barrier.cluster.arrive{.relaxed} + barrier.cluster.wait: the cluster's barrier (the CTA's, in a cluster of one)."""
         ...
+    def mbarrier_init_fence(self) -> None:
+        """fence.mbarrier_init.release.cluster: the thread's mbarrier_inits before it become visible to the cluster at its next cluster_sync."""
+        ...
     def apply(self, opcode: str, dst: View, src: View, chunk_bytes: int, scope: str = 'thread', src_size: Optional[IntoExpr] = None, ignore_src: Optional[IntoExpr] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
         """The spec's apply: a cp.async of every chunk of `src` into `dst`."""
         ...
@@ -138,7 +141,7 @@ class Kernel:
     def expect_sentinel(self, lhs: View) -> None:
         """After a run, lhs keeps its initial bytes."""
         ...
-    def bulk_load(self, dst: View, src: View, barrier: Optional[View] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
+    def bulk_load(self, dst: View, src: View, barrier: Optional[View] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None, multicast: Optional[IntoExpr] = None) -> None:
         """cp.async.bulk of global src into shared dst, completing on barrier (left out in a ring pipeline's loads)."""
         ...
     def bulk_store(self, dst: View, src: View, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
@@ -153,7 +156,7 @@ class Kernel:
     def expect_tx(self, barrier: View, bytes: IntoExpr, arrive: bool = True, pred: Optional[IntoExpr] = None) -> None:
         """Adds bytes to the transaction count barrier's phase waits for (arrive: mbarrier.arrive.expect_tx)."""
         ...
-    def tensor_load(self, tensor: View, coords: Sequence[IntoExpr], dst: View, barrier: Optional[View] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
+    def tensor_load(self, tensor: View, coords: Sequence[IntoExpr], dst: View, barrier: Optional[View] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None, multicast: Optional[IntoExpr] = None) -> None:
         """The box of tensor's map at coords (outermost first) into shared dst, completing on barrier (left out in a ring pipeline's loads)."""
         ...
     def tensor_store(self, tensor: View, coords: Sequence[IntoExpr], src: View, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:

@@ -44,9 +44,11 @@ api::TensorMap tensor_map(std::vector<std::int64_t> box,
 }
 
 api::BulkOptions bulk_options(const std::optional<IntoExpr>& pred,
-                              const std::optional<CachePolicy>& policy) {
+                              const std::optional<CachePolicy>& policy,
+                              const std::optional<IntoExpr>& multicast = std::nullopt) {
   api::BulkOptions o;
   o.pred = opt_expr_of(pred, "pred");
+  o.multicast = opt_expr_of(multicast, "multicast");
   if (policy)
     o.cache_policy = policy->policy;
   return o;
@@ -69,8 +71,8 @@ void bind_copies(py::class_<PyKernel>& k) {
        "bulk_load",
        [](PyKernel& self, const api::View& dst, const api::View& src,
           std::optional<api::View> barrier, const std::optional<IntoExpr>& pred,
-          std::optional<CachePolicy> cache_policy) {
-         const api::BulkOptions o = bulk_options(pred, cache_policy);
+          std::optional<CachePolicy> cache_policy, const std::optional<IntoExpr>& multicast) {
+         const api::BulkOptions o = bulk_options(pred, cache_policy, multicast);
          if (barrier)
            self.builder().bulk_load(dst, src, *barrier, o, caller_pos());
          else
@@ -78,6 +80,7 @@ void bind_copies(py::class_<PyKernel>& k) {
        },
        py::arg("dst"), py::arg("src"), py::arg("barrier") = py::none(),
        py::arg("pred") = py::none(), py::arg("cache_policy") = py::none(),
+       py::arg("multicast") = py::none(),
        "cp.async.bulk of global src into shared dst, completing on barrier (left out in a "
        "ring pipeline's loads).")
       .def(
@@ -134,8 +137,8 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
        "tensor_load",
        [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& dst,
           std::optional<api::View> barrier, const std::optional<IntoExpr>& pred,
-          std::optional<CachePolicy> cache_policy) {
-         const api::BulkOptions o = bulk_options(pred, cache_policy);
+          std::optional<CachePolicy> cache_policy, const std::optional<IntoExpr>& multicast) {
+         const api::BulkOptions o = bulk_options(pred, cache_policy, multicast);
          if (barrier)
            self.builder().tensor_load(tensor, coords_of(coords), dst, *barrier, o, caller_pos());
          else
@@ -143,6 +146,7 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
        },
        py::arg("tensor"), py::arg("coords"), py::arg("dst"), py::arg("barrier") = py::none(),
        py::arg("pred") = py::none(), py::arg("cache_policy") = py::none(),
+       py::arg("multicast") = py::none(),
        "The box of tensor's map at coords (outermost first) into shared dst, completing on "
        "barrier (left out in a ring pipeline's loads).")
       .def(

@@ -28,6 +28,7 @@
 #include "driver/reference/ref_walk.hpp"
 #include "driver/reference/reference_types.hpp"
 #include "driver/reference/tensor_map_naive.hpp"
+#include "emitter/tile/multicast_contract.hpp"
 
 #include <array>
 #include <bit>
@@ -554,6 +555,9 @@ private:
   void step_op(std::size_t, const tile::BulkCommitOp&);
   void step_op(std::size_t op, const tile::BulkWaitOp& w);
   void step_op(std::size_t, const tile::ProxyFenceOp&);
+  /// The contract proves what the init fence is for (a multicast's barriers published to the
+  /// cluster); the reference's CTAs see their peers' inits without it.
+  void step_op(std::size_t, const tile::MbarrierInitFenceOp&) {}
   void step_op(std::size_t op, const tile::ExpectTxOp& m);
   void step_op(std::size_t op, const tile::TensorLoadOp& m);
   void step_op(std::size_t op, const tile::TensorStoreOp& m);
@@ -573,6 +577,32 @@ private:
       e.tid = tid;
       if (issues(op, pred, e)) {
         f(tid, e);
+      }
+    }
+  }
+
+  /// The threads whose load lands in this CTA: without a mask, its issuing threads
+  /// (each_issuing_thread); with a multicast mask, every issuing thread of the CTA's cluster
+  /// whose mask names its rank, with that thread's environment (its views, coordinates and
+  /// barrier name offsets in this CTA's shared memory). The cluster's CTAs run the same ops,
+  /// so the peers' threads are taken at this op and loop iteration.
+  template <class F>
+  void each_receiving(std::size_t op, const std::optional<tile::Located<tile::ExprPtr>>& pred,
+                      const std::optional<tile::Located<tile::ExprPtr>>& mask, F&& f) {
+    if (!mask) {
+      each_issuing_thread(op, pred, f);
+      return;
+    }
+    const tile::ClusterPlace place = tile::cluster_place(k_, cta_);
+    for (const std::int64_t p : place.peers) {
+      tile::ExprEnv e = env(p, 0);
+      for (std::int64_t tid = 0; tid < k_.block; ++tid) {
+        e.tid = tid;
+        if (!issues(op, pred, e))
+          continue;
+        const auto m = eval(op, *mask, "multicast", e);
+        if (m && ((*m >> place.rank) & 1) != 0)
+          f(tid, e);
       }
     }
   }
@@ -986,6 +1016,7 @@ private:
   bool replay_op(std::size_t op, const tile::BulkCommitOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkWaitOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::ProxyFenceOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::MbarrierInitFenceOp&) { return skip(op, true); }
   bool replay_op(std::size_t op, const tile::ExpectTxOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensorLoadOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensorStoreOp&) { return skip(op, false); }

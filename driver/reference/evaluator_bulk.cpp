@@ -80,7 +80,7 @@ void Evaluator::step_op(std::size_t op, const tile::BulkLoadOp& m) {
   Cta& cta = cta_state_;
   Buffer& db = buffer(*slot(m.dst.value), cta);
   const Buffer& sb = buffer(*slot(m.src.value), cta);
-  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
+  each_receiving(op, m.pred, m.multicast, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     Runs d;
     Runs s;

@@ -189,7 +189,7 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
   Buffer& db = buffer(*slot(m.dst.value), cta_state_);
   const Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
   const std::vector<std::uint8_t> fill = naive_fill_element(*map);
-  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
+  each_receiving(op, m.pred, m.multicast, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     if (!id) {
       return;

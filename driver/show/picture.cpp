@@ -4,6 +4,7 @@
 
 #include "driver/reference/naive_view.hpp"
 #include "emitter/support/overloaded.hpp"
+#include "emitter/tile/multicast_contract.hpp"
 #include "emitter/tile/op_table.hpp"
 
 #include <algorithm>
@@ -407,6 +408,57 @@ void add_loop_panels(Walker& w, std::size_t i, Picture& p) {
   }
 }
 
+/// The multicast op's mask, pred and shared view, when op is a multicast load.
+struct MulticastOf {
+  const tile::Located<tile::ExprPtr>* mask = nullptr;
+  const std::optional<tile::Located<tile::ExprPtr>>* pred = nullptr;
+  const tile::Located<tile::View>* dst = nullptr;
+};
+
+MulticastOf multicast_of(const tile::Op& op) {
+  if (const auto* b = std::get_if<tile::BulkLoadOp>(&op.body); b && b->multicast)
+    return {&*b->multicast, &b->pred, &b->dst};
+  if (const auto* t = std::get_if<tile::TensorLoadOp>(&op.body); t && t->multicast)
+    return {&*t->multicast, &t->pred, &t->dst};
+  return {};
+}
+
+/// Every multicast of the kernel in CTA 0's cluster, each loop at its start.
+void add_multicasts(const tile::Kernel& k, Picture& p) {
+  const tile::ClusterPlace place = tile::cluster_place(k, 0);
+  std::map<std::string, std::int64_t, std::less<>> loops;
+  for (const tile::Op& op : k.ops) {
+    if (const auto* f = std::get_if<tile::ForOp>(&op.body)) {
+      tile::ExprEnv env = k.env_for(0, 0);
+      env.loops = loops;
+      loops[f->var.value] = tile::evaluate(*f->start.value, env).value_or(0);
+      continue;
+    }
+    const MulticastOf m = multicast_of(op);
+    if (m.mask == nullptr)
+      continue;
+    MulticastPanel mp;
+    mp.label = std::string(kind_of(op)) + " at line " + std::to_string(op.pos.line) + ", dst " +
+               m.dst->text + ", multicast = " + m.mask->text;
+    mp.ranks = static_cast<std::int64_t>(place.peers.size());
+    for (const std::int64_t bid : place.peers) {
+      std::uint32_t sends = 0;
+      for (std::int64_t t = 0; t < k.block; ++t) {
+        tile::ExprEnv env = k.env_for(bid, t);
+        env.loops = loops;
+        if (*m.pred) {
+          const auto q = tile::evaluate(*(*m.pred)->value, env);
+          if (!q || *q == 0)
+            continue;
+        }
+        sends |= static_cast<std::uint32_t>(tile::evaluate(*m.mask->value, env).value_or(0));
+      }
+      mp.sends.push_back(sends);
+    }
+    p.multicasts.push_back(std::move(mp));
+  }
+}
+
 } // namespace
 
 std::string values_text(const std::vector<std::int64_t>& values) {
@@ -459,6 +511,7 @@ Picture build_picture(const tile::Kernel& k) {
     outside->add(instance_of(w, {}, i), std::nullopt);
   }
   close_outside();
+  add_multicasts(k, p);
   p.walk_note = w.note;
   return p;
 }

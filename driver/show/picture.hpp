@@ -73,6 +73,15 @@ struct IterationPanel {
   std::vector<OpPanel> ops;
 };
 
+/// A multicast load (`multicast = MASK`) in CTA 0's cluster: which CTA's shared memory each
+/// CTA's copy fills, the loops at their first iteration.
+struct MulticastPanel {
+  std::string label; ///< "bulk_load at line 52, dst S...": the op and its shared view
+  std::int64_t ranks = 1;
+  /// sends[s]: the ranks whose shared memory rank s's issuing threads fill (bit r: rank r).
+  std::vector<std::uint32_t> sends;
+};
+
 struct Picture {
   std::string spec;
   std::string kernel;
@@ -80,6 +89,7 @@ struct Picture {
   std::int64_t cluster_ctas =
       1; ///< CTAs in CTA 0's cluster (`[kernel] cluster`; CTA 0 is its rank 0)
   std::vector<IterationPanel> panels;
+  std::vector<MulticastPanel> multicasts;
   std::string walk_note; ///< set when a loop had more than max_iterations iterations
   /// The simulator's profile of the emitted PTX (`run --profile`), when it ran.
   std::optional<sim::ProfileReport> profile;

@@ -301,6 +301,38 @@ std::string thread_colour(std::int64_t tid) {
   return buf;
 }
 
+/// Each multicast as a grid: a row per sending rank of CTA 0's cluster, a column per rank
+/// whose shared memory its copies fill (a filled square where they do).
+int draw_multicasts(Canvas& o, const Picture& p, int y) {
+  if (p.multicasts.empty())
+    return y;
+  text(o, margin, y + 13, "panel-title",
+       "multicasts in CTA 0's cluster (first iteration of each loop): row = the rank that "
+       "issues, column = the rank whose shared memory its copy fills");
+  y += line_h + 4;
+  for (const MulticastPanel& m : p.multicasts) {
+    text(o, margin, y + 11, "op-title", m.label);
+    y += line_h;
+    for (std::int64_t c = 0; c < m.ranks; ++c)
+      text(o, margin + 40 + static_cast<int>(c) * cell_w, y + 9, "index", std::to_string(c));
+    y += 12;
+    for (std::int64_t s = 0; s < m.ranks; ++s) {
+      text(o, margin, y + 9, "index", "rank " + std::to_string(s));
+      for (std::int64_t r = 0; r < m.ranks; ++r) {
+        const bool fills = ((m.sends[static_cast<std::size_t>(s)] >> r) & 1U) != 0;
+        o << "<rect class=\"cell\" x=\"" << margin + 40 + static_cast<int>(r) * cell_w << "\" y=\""
+          << y << "\" width=\"" << cell_w << "\" height=\"" << cell_h << "\" fill=\""
+          << (fills ? thread_colour(s) : std::string("#ffffff")) << "\"><title>rank " << s
+          << (fills ? " fills" : " does not fill") << " rank " << r
+          << "'s shared memory</title></rect>\n";
+      }
+      y += cell_h;
+    }
+    y += line_h / 2;
+  }
+  return y + line_h;
+}
+
 std::string render_svg(const Picture& p) {
   Canvas body;
   int y = margin;
@@ -322,6 +354,7 @@ std::string render_svg(const Picture& p) {
   }
   for (const auto& panel : p.panels)
     y = draw_panel(body, panel, y);
+  y = draw_multicasts(body, p, y);
   y = draw_banks(body, p, y);
   const int width =
       std::max(body.width, margin + static_cast<int>(sim::shared_banks) * bank_w) + margin;

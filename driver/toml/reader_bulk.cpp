@@ -145,7 +145,8 @@ Loader::coords_field(const toml::table& t, const std::string& where) {
   return out;
 }
 
-/// `pred` and `cache_policy`, which every bulk and tensor copy may have.
+/// `pred` and `cache_policy`, which every bulk and tensor copy may have, and a load's
+/// `multicast` (its CTA mask, an integer or expression).
 template <class Op>
 bool Loader::load_issue_keys(const toml::table& t, const std::string& where, Op& op) {
   bool ok = true;
@@ -153,6 +154,12 @@ bool Loader::load_issue_keys(const toml::table& t, const std::string& where, Op&
   if (const toml::node* v = t.get("pred")) {
     op.pred = expr_field(*v, "pred", where, false, no_axes);
     ok = op.pred.has_value();
+  }
+  if constexpr (requires { op.multicast; }) {
+    if (const toml::node* v = t.get("multicast")) {
+      op.multicast = expr_field(*v, "multicast", where, true, no_axes);
+      ok = op.multicast.has_value() && ok;
+    }
   }
   if (const toml::node* v = t.get("cache_policy")) {
     op.cache_policy = cache_policy_field(*v, where);

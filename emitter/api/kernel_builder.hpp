@@ -112,6 +112,9 @@ struct ApplyOptions {
 struct BulkOptions {
   std::optional<Expr> pred = std::nullopt;
   std::optional<tile::CachePolicy> cache_policy = std::nullopt;
+  /// A load's `.multicast::cluster` CTA mask (bit r: the CTA of cluster rank r); a store
+  /// refuses it.
+  std::optional<Expr> multicast = std::nullopt;
 };
 
 /// expect_tx's `arrive` (mbarrier.arrive.expect_tx; false: mbarrier.expect_tx) and `pred`.
@@ -308,9 +311,10 @@ private:
                  TensorMapSwizzle swizzle = TensorMapSwizzle::none);
   bool cache_policy_operand(const std::optional<tile::CachePolicy>& in, const Pos& at,
                             std::optional<tile::Located<tile::CachePolicy>>& out);
-  bool bulk_operands(const BulkOptions& options, const Pos& at,
-                     std::optional<tile::Located<tile::ExprPtr>>& pred,
-                     std::optional<tile::Located<tile::CachePolicy>>& policy);
+  /// A bulk or tensor copy's pred, cache policy and (a load's) multicast mask into `op`; a
+  /// store refuses a mask (spec_unknown_key, as the spec reader does).
+  template <class Op>
+  bool bulk_operands(const BulkOptions& options, const Pos& at, Op& op);
   bool bulk_view(const View& v, tile::Space want, std::string_view role, const Pos& at);
   void note_load(std::string_view kind) {
     if (capturing_loads_ && first_load_.empty())

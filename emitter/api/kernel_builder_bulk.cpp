@@ -5,6 +5,7 @@
 
 #include "emitter/api/builder_operands.hpp"
 #include "emitter/api/kernel_builder.hpp"
+#include "emitter/tile/op_table.hpp"
 
 namespace ptxgen::api {
 
@@ -32,15 +33,24 @@ bool KernelBuilder::cache_policy_operand(const std::optional<tile::CachePolicy>&
   return ok;
 }
 
-bool KernelBuilder::bulk_operands(const BulkOptions& options, const Pos& at,
-                                  std::optional<tile::Located<tile::ExprPtr>>& pred,
-                                  std::optional<tile::Located<tile::CachePolicy>>& policy) {
+template <class Op>
+bool KernelBuilder::bulk_operands(const BulkOptions& options, const Pos& at, Op& op) {
   bool ok = true;
   if (options.pred) {
     ok = check_expr(*options.pred, at);
-    pred = located(*options.pred, at);
+    op.pred = located(*options.pred, at);
   }
-  return cache_policy_operand(options.cache_policy, at, policy) && ok;
+  if constexpr (requires { op.multicast; }) {
+    if (options.multicast) {
+      ok = check_expr(*options.multicast, at) && ok;
+      op.multicast = located(*options.multicast, at);
+    }
+  } else if (options.multicast) {
+    b_->unknown_key("multicast", at_of(at), tile::op_keys(tile::op_index<Op>),
+                    tile::op_rows[tile::op_index<Op>].spelling);
+    ok = false;
+  }
+  return cache_policy_operand(options.cache_policy, at, op.cache_policy) && ok;
 }
 
 bool KernelBuilder::bulk_view(const View& v, tile::Space want, std::string_view role,
@@ -102,7 +112,7 @@ void KernelBuilder::push_bulk_load(const View& dst, const View& src, const View*
   bool ok = bulk_view(dst, tile::Space::shared, "dst", at);
   ok = bulk_view(src, tile::Space::global, "src", at) && ok;
   auto bar = load_barrier(barrier, at);
-  ok = bulk_operands(options, at, op.pred, op.cache_policy) && bar && ok;
+  ok = bulk_operands(options, at, op) && bar && ok;
   if (!ok)
     return;
   op.dst = located(dst, at);
@@ -126,7 +136,7 @@ void KernelBuilder::bulk_store(const View& dst, const View& src, const BulkOptio
   tile::BulkStoreOp op;
   bool ok = bulk_view(dst, tile::Space::global, "dst", at);
   ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
-  ok = bulk_operands(options, at, op.pred, op.cache_policy) && ok;
+  ok = bulk_operands(options, at, op) && ok;
   if (!ok)
     return;
   op.dst = located(dst, at);
@@ -188,7 +198,7 @@ void KernelBuilder::push_tensor_load(const View& tensor, const std::vector<Expr>
   bool ok = tensor_operand(tensor, coords, at, op.tensor, op.coords);
   ok = bulk_view(dst, tile::Space::shared, "dst", at) && ok;
   auto bar = load_barrier(barrier, at);
-  ok = bulk_operands(options, at, op.pred, op.cache_policy) && bar && ok;
+  ok = bulk_operands(options, at, op) && bar && ok;
   if (!ok)
     return;
   op.dst = located(dst, at);
@@ -212,7 +222,7 @@ void KernelBuilder::tensor_store(const View& tensor, const std::vector<Expr>& co
   tile::TensorStoreOp op;
   bool ok = tensor_operand(tensor, coords, at, op.tensor, op.coords);
   ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
-  ok = bulk_operands(options, at, op.pred, op.cache_policy) && ok;
+  ok = bulk_operands(options, at, op) && ok;
   if (!ok)
     return;
   op.src = located(src, at);

@@ -378,6 +378,10 @@ private:
   template <class Op, class Operands>
   void emit_bulk(const Op& op, Operands&& operands);
 
+  /// A multicast's CTA mask as the .b16 operand ptxas wants: an immediate, or the 32-bit
+  /// value's low half (the contract proved it fits) by cvt.u16.u32.
+  std::optional<Operand> cta_mask(const std::optional<tile::Located<ExprPtr>>& mask);
+
   void lower(const tile::BulkLoadOp& b);
   void lower(const tile::BulkStoreOp& b);
   void lower(const tile::BulkReduceOp& b);
@@ -393,6 +397,7 @@ private:
     emit(FenceProxyAsync{space});
   }
   void lower(const tile::ExpectTxOp& e);
+  void lower(const tile::MbarrierInitFenceOp&) { emit(FenceMbarrierInit{}); }
   /// Outside loops, and with a cache policy, as emit_bulk(); in a loop, a guarded load is a
   /// branch over the load and its operands (see the definition for why).
   void lower(const tile::TensorLoadOp& t);

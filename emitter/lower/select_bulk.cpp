@@ -144,6 +144,17 @@ void Lowerer::emit_bulk(const Op& op, Operands&& operands) {
   emit(c, g.guard);
 }
 
+std::optional<Operand> Lowerer::cta_mask(const std::optional<tile::Located<ExprPtr>>& mask) {
+  if (!mask)
+    return std::nullopt;
+  const Operand v = value(bind(mask->value));
+  if (std::holds_alternative<Immediate>(v))
+    return v;
+  Register r = reg(RegClass::b16);
+  emit(Cvt{ScalarType::u16, ScalarType::u32, r, v});
+  return r;
+}
+
 void Lowerer::lower(const tile::BulkLoadOp& b) {
   emit_bulk(b, [&] {
     CpAsyncBulkLoad c;
@@ -151,6 +162,7 @@ void Lowerer::lower(const tile::BulkLoadOp& b) {
     c.src = view_address(b.src.value, b.pred);
     c.size = Immediate{bulk_bytes(b.dst.value)};
     c.mbar = barrier_address(b.barrier);
+    c.cta_mask = cta_mask(b.multicast);
     return c;
   });
 }
@@ -201,6 +213,7 @@ void Lowerer::lower(const tile::TensorLoadOp& t) {
     c.dst = view_address(t.dst.value, t.pred);
     c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
     c.mbar = barrier_address(t.barrier);
+    c.cta_mask = cta_mask(t.multicast);
     return c;
   };
   const RepeatGuard g = op_guard(t.pred);

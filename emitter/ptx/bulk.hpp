@@ -7,8 +7,8 @@
 // each declaration names (feature.cpp), measured against ptxas 13.0 (docs/ptx-rules.md,
 // "Bulk copies").
 //
-// Not declared yet (the next steps): `.multicast::cluster` and its cta mask, im2col
-// modes, tensor bulk reductions (cp.reduce.async.bulk.tensor), tensormap.replace, the sm_100 forms.
+// Not declared yet (the next steps): im2col modes, tensor bulk reductions
+// (cp.reduce.async.bulk.tensor), tensormap.replace, the sm_100 forms.
 
 #include "emitter/ptx/declaration.hpp"
 #include "emitter/ptx/feature.hpp"
@@ -46,7 +46,25 @@ struct CpAsyncBulkLoad {
   Operand size; ///< a .u32 register or an immediate multiple of 16 in 0..max_bulk_bytes
   Address mbar; ///< the mbarrier in shared memory
   CachePolicy cache_policy;
+  /// `.multicast::cluster`: a .b16 register or immediate, bit r for the CTA of cluster rank r
+  /// (each gets the bytes at dst and completes them on its mbar, both CTA-relative).
+  std::optional<Operand> cta_mask;
 };
+
+/// `.multicast::cluster` and its CTA mask operand, when the load has one. ptxas refuses it
+/// with a `.shared::cta` destination and with a 32-bit mask.
+template <class V>
+void describe_multicast_qualifier(const std::optional<Operand>& mask, V& v) {
+  if (mask)
+    v.qualifier(spelling(Qualifier::multicast_cluster));
+}
+template <class V>
+void describe_cta_mask(const std::optional<Operand>& mask, V& v) {
+  if (!mask)
+    return;
+  v.use(*mask, {Role::cta_mask, ScalarType::b16});
+  v.feature(Feature::bulk_multicast);
+}
 
 template <class V>
 void describe(const CpAsyncBulkLoad& c, V& v) {
@@ -54,12 +72,14 @@ void describe(const CpAsyncBulkLoad& c, V& v) {
   v.qualifier(name(c.dst_space));
   v.qualifier(spelling(Qualifier::global));
   v.qualifier(spelling(Qualifier::complete_tx_bytes));
+  describe_multicast_qualifier(c.cta_mask, v);
   if (c.cache_hint)
     v.qualifier(spelling(Qualifier::L2_cache_hint));
   v.address(c.dst, {Role::dst_address, AddressWidth::b32_or_b64, SymbolScope::shared});
   v.address(c.src, {Role::src_address, AddressWidth::b64, SymbolScope::none});
   v.use(c.size, {Role::size, ScalarType::u32});
   v.address(c.mbar, {Role::mbarrier, AddressWidth::b32_or_b64, SymbolScope::shared});
+  describe_cta_mask(c.cta_mask, v);
   describe_cache_policy(c.cache_hint, c.cache_policy, v);
   v.feature(Feature::bulk_copy);
   if (c.dst_space == BulkDst::shared_cta)
@@ -223,6 +243,7 @@ struct CpAsyncBulkTensorLoad {
   TensorOperand tensor;
   Address mbar;
   CachePolicy cache_policy;
+  std::optional<Operand> cta_mask; ///< `.multicast::cluster`'s, as CpAsyncBulkLoad's
 };
 
 template <class V>
@@ -233,11 +254,13 @@ void describe(const CpAsyncBulkTensorLoad& c, V& v) {
   v.qualifier(spelling(Qualifier::global));
   v.qualifier(spelling(Qualifier::tile));
   v.qualifier(spelling(Qualifier::complete_tx_bytes));
+  describe_multicast_qualifier(c.cta_mask, v);
   if (c.cache_hint)
     v.qualifier(spelling(Qualifier::L2_cache_hint));
   v.address(c.dst, {Role::dst_address, AddressWidth::b32_or_b64, SymbolScope::shared});
   describe_tensor(c.tensor, v);
   v.address(c.mbar, {Role::mbarrier, AddressWidth::b32_or_b64, SymbolScope::shared});
+  describe_cta_mask(c.cta_mask, v);
   describe_cache_policy(c.cache_hint, c.cache_policy, v);
   v.feature(Feature::bulk_tensor);
   if (c.dst_space == BulkDst::shared_cta)

@@ -33,6 +33,7 @@ enum class Role : std::uint8_t {
   tensor_map,   ///< the generic address of a tensor map (CUtensorMap)
   coordinate,   ///< a tensor coordinate
   tx_count,     ///< an mbarrier's expected transaction bytes
+  cta_mask,     ///< a multicast's 16-bit mask of the receiving CTAs
 };
 std::string_view name(Role r); ///< "destination", "src-size", ...
 

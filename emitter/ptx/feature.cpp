@@ -108,6 +108,13 @@ constexpr auto table = std::to_array<FeatureInfo>({
     // ptxas 13.0 at PTX 7.7 / 7.8 and on sm_89 (docs/ptx-rules.md, "Clusters").
     {Feature::dsmem, "mapa and ld/st `.shared::cluster`", {7, 8}, 90, false, OpcodePart::none},
     {Feature::bulk_reduce, "cp.reduce.async.bulk", {8, 0}, 90, false, OpcodePart::none},
+    // ptxas 13.0 takes it on sm_90 with an advisory warning (sm_90a is the target it names).
+    {Feature::bulk_multicast,
+     "`.multicast::cluster` on cp.async.bulk{.tensor}",
+     {8, 0},
+     90,
+     false,
+     OpcodePart::none},
 });
 
 struct TargetRow {

@@ -48,6 +48,7 @@ enum class Feature : std::uint8_t {
   barrier_cluster_relaxed,   ///< `.relaxed` on barrier.cluster.arrive
   dsmem,                     ///< mapa.shared::cluster, ld/st.shared::cluster
   bulk_reduce,               ///< cp.reduce.async.bulk global <- shared::cta, 1-D
+  bulk_multicast,            ///< `.multicast::cluster` on a bulk or tensor load, its CTA mask
 };
 
 struct FeatureInfo {

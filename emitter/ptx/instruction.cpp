@@ -36,11 +36,11 @@ bool allowed_as_secondary(EvictionPriority p) {
 }
 
 std::string_view name(Role r) {
-  static constexpr auto names = enum_names<Role::tx_count>(
+  static constexpr auto names = enum_names<Role::cta_mask>(
       "destination", "source", "first operand", "second operand", "third operand", "selector",
       "src-size", "ignore-src", "cache-policy operand", "address", "destination (shared) address",
-      "source (global) address", "size", "mbarrier address", "tensor map", "coordinate",
-      "tx-count");
+      "source (global) address", "size", "mbarrier address", "tensor map", "coordinate", "tx-count",
+      "CTA mask");
   return name_of(names, r);
 }
 

@@ -5,6 +5,7 @@
 #include "emitter/tile/bulk_contract.hpp"
 #include "emitter/tile/expr_walk.hpp"
 #include "emitter/tile/mbarrier_contract.hpp"
+#include "emitter/tile/multicast_contract.hpp"
 #include "emitter/tile/op_table.hpp"
 #include "emitter/tile/peer_contract.hpp"
 #include "emitter/tile/per_cta_bounds.hpp"
@@ -1093,6 +1094,7 @@ private:
     check_barrier(b.barrier);
     check_copy_operands(b.dst, "bulk_load dst", b.cache_policy);
     check_bulk_load(bulk_context(), b);
+    check_multicast_mask(bulk_context(), b.multicast, b.pred);
   }
   void check(const BulkStoreOp& b, const Op&) {
     check_copy_operands(b.src, "bulk_store src", b.cache_policy);
@@ -1111,6 +1113,7 @@ private:
     check_barrier(t.barrier);
     check_copy_operands(t.dst, "tensor_load dst", t.cache_policy);
     check_tensor_load(bulk_context(), t);
+    check_multicast_mask(bulk_context(), t.multicast, t.pred);
   }
   void check(const TensorStoreOp& t, const Op&) {
     check_copy_operands(t.src, "tensor_store src", t.cache_policy);

@@ -159,6 +159,9 @@ struct BulkLoadOp {
   Located<View> barrier;
   std::optional<Located<ExprPtr>> pred;
   std::optional<Located<CachePolicy>> cache_policy;
+  /// `.multicast::cluster`: bit r of this 16-bit CTA mask sends the bytes to the CTA of
+  /// cluster rank r, to `dst` and `barrier` at the same offsets in its shared memory.
+  std::optional<Located<ExprPtr>> multicast;
 };
 
 /// `bulk_store`: cp.async.bulk.global.shared::cta.bulk_group. The bytes of `src` (a contiguous
@@ -216,6 +219,7 @@ struct TensorLoadOp {
   Located<View> barrier;
   std::optional<Located<ExprPtr>> pred;
   std::optional<Located<CachePolicy>> cache_policy;
+  std::optional<Located<ExprPtr>> multicast; ///< the CTA mask, as BulkLoadOp's
 };
 
 /// `tensor_store`: cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group: the box at
@@ -262,6 +266,12 @@ struct BulkReduceOp {
   std::optional<Located<CachePolicy>> cache_policy;
   SourcePos reduce_pos;
 };
+
+/// `mbarrier_init_fence`: fence.mbarrier_init.release.cluster by every thread. It makes the
+/// thread's earlier mbarrier_inits visible to the cluster (and its async proxy) at the next
+/// cluster_sync: a multicast into a peer's barrier needs that (docs/spec-format.md,
+/// "Multicast").
+struct MbarrierInitFenceOp {};
 
 /// Every op of ops.def, in its order (op_table.hpp has the table's other columns).
 using OpBody = VariantOfRest<void

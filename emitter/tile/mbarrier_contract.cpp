@@ -3,6 +3,7 @@
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/bulk_contract.hpp"
 #include "emitter/tile/contract.hpp"
+#include "emitter/tile/multicast_contract.hpp"
 #include "emitter/tile/op_table.hpp"
 
 #include <algorithm>
@@ -81,6 +82,16 @@ struct Barrier {
   std::vector<LooseExpect> loose;
   std::int64_t loose_count = 0; ///< entries of `loose` set, so that arrivals skip the scan
   bool loose_synced = false;    ///< one of them is synced
+  // Multicast (multicast_contract.hpp): the init is visible to the cluster once an
+  // mbarrier_init_fence of the initialising thread (thread 0) and then a cluster_sync
+  // followed it; the last phase that multicast bytes landed in, and the op that sent them.
+  bool init_fenced = false;
+  bool published = false;
+  std::int64_t multicast_phase = no_phase;
+  std::size_t multicast_op = 0;
+  /// A peer's multicast used this barrier (and the CTA's shared memory) since the last
+  /// cluster_sync: the CTA must not exit before a cluster_sync orders that use.
+  bool peer_since_sync = false;
 
   bool arrivals_done() const { return arrived == count; }
   bool settled() const { return arrivals_done() && expected == delivered; }
@@ -233,6 +244,7 @@ private:
       too_long(b, pc);
       return;
     }
+    check_multicast_exit();
     for (const auto& [key, bar] : barriers_) {
       const bool tx = bar.expects || bar.delivered != 0;
       if (bar.initialised && tx && (bar.arrivals_done() || bar.arrived == 0)) {
@@ -705,14 +717,139 @@ private:
 
   void exec(std::size_t index, const Op& op, const BulkLoadOp& b) {
     const auto bytes = contiguous_bytes(b.dst.value);
-    if (bytes)
+    if (bytes && b.multicast)
+      deliver_multicast(index, op, b.barrier, b.pred, *b.multicast, *bytes);
+    else if (bytes)
       deliver(index, op, b.barrier, b.pred, *bytes);
   }
 
   void exec(std::size_t index, const Op& op, const TensorLoadOp& t) {
     const TensorDecl* d = k_.find_tensor(t.tensor.value);
-    if (d && d->map)
+    if (d && d->map && t.multicast)
+      deliver_multicast(index, op, t.barrier, t.pred, *t.multicast, box_bytes(*d->map));
+    else if (d && d->map)
       deliver(index, op, t.barrier, t.pred, box_bytes(*d->map));
+  }
+
+  // ------------------------------------------------------------------------ multicast
+  // The CTAs of a cluster run the same ops; the walk takes them at the same op together (the
+  // same loop iteration): at a multicast, the CTA walked receives the bytes of every thread
+  // of its cluster whose mask names its rank, on its own barrier at the offset the issuing
+  // thread names.
+
+  void exec(std::size_t, const Op&, const MbarrierInitFenceOp&) {
+    for (auto& [key, bar] : barriers_)
+      bar.init_fenced = bar.initialised;
+  }
+
+  void deliver_multicast(std::size_t index, const Op& op, const Located<View>& v,
+                         const std::optional<Located<ExprPtr>>& pred, const Located<ExprPtr>& mask,
+                         std::int64_t bytes) {
+    const ClusterPlace place = cluster_place(k_, bid_);
+    // The copies of one op land in any order: the phase settles after all of them, so that
+    // a phase expecting fewer bytes is the early completion it is, not a later phase's load.
+    std::vector<std::pair<Barrier*, std::int64_t>> landed;
+    for (const std::int64_t p : place.peers) {
+      budget_ -= p == bid_ ? 0 : k_.block;
+      for (std::int64_t t = 0; t < k_.block; ++t) {
+        ExprEnv env = p == bid_ ? envs_[static_cast<std::size_t>(t)] : k_.env_for(p, t, values_);
+        env.loops = envs_[0].loops;
+        if (pred) {
+          const auto q = evaluate(*pred->value, env);
+          if (!q || *q == 0)
+            continue;
+        }
+        const auto m = evaluate(*mask.value, env);
+        if (!m || ((*m >> place.rank) & 1) == 0)
+          continue;
+        Barrier* bar = receive(index, op, v, env, p, bytes);
+        if (bar == nullptr)
+          return;
+        landed.emplace_back(bar, t);
+      }
+    }
+    for (const auto& [bar, t] : landed)
+      settle(index, t, v, *bar);
+  }
+
+  /// The bytes of thread env.tid of CTA `from` land in the CTA walked, on the barrier it
+  /// returns; nullptr after a report that ends the op.
+  Barrier* receive(std::size_t index, const Op& op, const Located<View>& v, const ExprEnv& env,
+                   std::int64_t from, std::int64_t bytes) {
+    const std::int64_t t = env.tid;
+    const std::string sender =
+        from == bid_ ? "its own thread " + std::to_string(t)
+                     : "thread " + std::to_string(t) + " of CTA " + std::to_string(from);
+    Barrier* bar = nullptr;
+    if (from == bid_) {
+      bar = used(index, v, t);
+      if (bar == nullptr)
+        return nullptr; // used() reported it
+    } else {
+      const std::vector<std::int64_t> zeros(v.value.rank(), 0);
+      const auto off = v.value.byte_offset(zeros, env);
+      auto it = off ? barriers_.find({v.value.tensor, *off}) : barriers_.end();
+      bar = it == barriers_.end() ? nullptr : &it->second;
+    }
+    if (bar == nullptr || !bar->published) {
+      error(DiagId::contract_multicast_init, index, v.pos, len(v.text),
+            "CTA " + std::to_string(bid_) + ": the multicast of " + sender +
+                " completes its bytes on barrier '" + v.text +
+                "' of this CTA, whose mbarrier_init is not visible to the cluster yet: "
+                "initialise it, then mbarrier_init_fence (fence.mbarrier_init.release.cluster) "
+                "and a cluster_sync before the first multicast");
+      return nullptr;
+    }
+    if (from == bid_)
+      check_load_expected(index, op, v, *bar, t, bytes);
+    else if (!bar->expects)
+      error(DiagId::contract_multicast_expect_tx, index, op.pos, 1,
+            "CTA " + std::to_string(bid_) + ": the multicast of " + sender + " lands " +
+                std::to_string(bytes) + " bytes in this CTA and completes them on phase " +
+                std::to_string(bar->completed) + " of its barrier '" + v.text +
+                "', which has no expect_tx: every CTA of the mask must expect the bytes that "
+                "land in it (an expect_tx on the issuer counts for the issuer's barrier only)");
+    bar->last_tx_op = index;
+    bar->multicast_phase = bar->completed;
+    bar->multicast_op = index;
+    bar->peer_since_sync = bar->peer_since_sync || from != bid_;
+    add_tx(index, op, v, *bar, t, bar->delivered, bytes, "delivered");
+    return bar;
+  }
+
+  /// At the end of the kernel: a CTA exits only after one of its threads waited for every
+  /// phase multicast bytes landed in (a peer's multicast may still be writing otherwise), and
+  /// after a cluster_sync that follows its peers' last multicast into it (the peers use its
+  /// shared memory and barrier until then).
+  void check_multicast_exit() {
+    for (const auto& [key, bar] : barriers_) {
+      if (bar.multicast_phase == no_phase || bar.completed <= bar.multicast_phase)
+        continue; // an open phase is the tx and count rules'
+      if (bar.peer_since_sync) {
+        error(DiagId::contract_multicast_exit, bar.multicast_op, k_.ops[bar.multicast_op].pos, 1,
+              "CTA " + std::to_string(bid_) + " may exit while its peers' copies of " +
+                  op_at(bar.multicast_op) + " still use its shared memory and barrier '" +
+                  key.first->name + "' (byte " + std::to_string(key.second) +
+                  "): no cluster_sync follows it before the end of the kernel; end with a "
+                  "cluster_sync, as the peers' use must be over before a CTA exits");
+        continue;
+      }
+      bool waited = false;
+      for (const Knowledge& knows : known_) {
+        const auto it = knows.find(key);
+        waited = waited || (it != knows.end() && it->second > bar.multicast_phase);
+      }
+      if (waited)
+        continue;
+      error(DiagId::contract_multicast_exit, bar.multicast_op, k_.ops[bar.multicast_op].pos, 1,
+            "CTA " + std::to_string(bid_) + " may exit while the copies of " +
+                op_at(bar.multicast_op) +
+                " still write its shared memory: no thread of "
+                "it waits for phase " +
+                std::to_string(bar.multicast_phase) + " of barrier '" + key.first->name +
+                "' (byte " + std::to_string(key.second) +
+                "), which those bytes complete; wait for it before the kernel ends");
+    }
   }
 
   /// Each issuing thread's load delivers `bytes` to its barrier's current phase.
@@ -774,9 +911,14 @@ private:
   /// Among the CTA's threads (what this walk follows: mbarriers are the CTA's own) a
   /// cluster_sync orders as the CTA's barrier, whose relaxed arrival orders no memory (an init
   /// before it is not yet visible).
+  /// A cluster_sync (relaxed too: the init fence is the release) publishes the fenced inits.
   void exec(std::size_t i, const Op& op, const ClusterSyncOp& c) {
     if (!c.relaxed)
       exec(i, op, CtaSyncOp{});
+    for (auto& [key, bar] : barriers_) {
+      bar.published = bar.published || bar.init_fenced;
+      bar.peer_since_sync = false;
+    }
   }
 };
 

@@ -42,3 +42,36 @@ def test_cluster_refusals_are_the_readers():
     k.cluster(16, non_portable=True)
     assert k.diagnostics() == []
     assert "cluster_non_portable = true\n" in k.to_toml()
+
+
+def multicast_bulk_2():
+    """specs/cluster/multicast_bulk_2.toml, written in Python."""
+    k = ptxgen.Kernel("multicast_bulk_2", grid=4, block=32)
+    k.cluster(2)
+    A = k.global_tensor("A", (2, 512), "uint32", init=ptxgen.random_init(11))
+    B = k.global_tensor("B", (4, 512), "uint32", output=True)
+    S = k.shared_tensor("S", (512,), "uint32")
+    bar = k.shared_tensor("bar", (1,), "uint64")
+    rank, cluster = ptxgen.special("cluster_rank"), ptxgen.special("cluster_id")
+    k.mbarrier_init(bar[0], 1)
+    k.mbarrier_init_fence()
+    k.cluster_sync()
+    k.expect_tx(bar[0], 2048, pred=ptxgen.tid == 0)
+    k.bulk_load(S.rearrange("(r e) -> r e", r=2)[rank, :],
+                A.rearrange("c (r e) -> c r e", r=2)[cluster, rank, :], bar[0],
+                pred=ptxgen.tid == 0, multicast=3)
+    k.mbarrier_wait(bar[0], 0)
+    k.copy(B.rearrange("b (t e) -> b t e", t=32)[ptxgen.bid, ptxgen.tid, :],
+           S.rearrange("(t e) -> t e", t=32)[ptxgen.tid, :])
+    k.cluster_sync()
+    return k
+
+
+def test_multicast_in_python_emits_the_specs_ptx():
+    k = multicast_bulk_2()
+    assert k.diagnostics() == []
+    spec = ptxgen.load(os.path.join(SOURCE_DIR, "specs", "cluster", "multicast_bulk_2.toml"))
+    body = lambda ptx: [l for l in ptx.splitlines() if not l.startswith("//")]
+    assert body(k.emit()) == body(spec.emit())
+    assert ".multicast::cluster" in k.emit()
+    assert "multicast = 3\n" in k.to_toml() or "multicast = '3'\n" in k.to_toml()
