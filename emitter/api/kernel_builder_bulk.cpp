@@ -149,7 +149,7 @@ void KernelBuilder::bulk_reduce(const View& dst, const View& src, tile::ReduceKi
   tile::BulkReduceOp op;
   bool ok = bulk_view(dst, tile::Space::global, "dst", at);
   ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
-  ok = bulk_operands(options, at, op.pred, op.cache_policy) && ok;
+  ok = bulk_operands(options, at, op) && ok;
   if (!ok)
     return;
   op.dst = located(dst, at);
