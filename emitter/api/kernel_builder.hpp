@@ -316,6 +316,10 @@ private:
   template <class Op>
   bool bulk_operands(const BulkOptions& options, const Pos& at, Op& op);
   bool bulk_view(const View& v, tile::Space want, std::string_view role, const Pos& at);
+  /// A bulk store's or reduction's global dst and shared src with bulk_operands, into `op`.
+  template <class Op>
+  bool global_from_shared(const View& dst, const View& src, const BulkOptions& options,
+                          const Pos& at, Op& op);
   void note_load(std::string_view kind) {
     if (capturing_loads_ && first_load_.empty())
       first_load_ = kind;

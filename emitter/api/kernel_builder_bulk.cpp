@@ -131,29 +131,31 @@ void KernelBuilder::bulk_load(const View& dst, const View& src, const BulkOption
   push_bulk_load(dst, src, nullptr, options, at);
 }
 
-void KernelBuilder::bulk_store(const View& dst, const View& src, const BulkOptions& options,
-                               Pos at) {
-  tile::BulkStoreOp op;
+template <class Op>
+bool KernelBuilder::global_from_shared(const View& dst, const View& src, const BulkOptions& options,
+                                       const Pos& at, Op& op) {
   bool ok = bulk_view(dst, tile::Space::global, "dst", at);
   ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
   ok = bulk_operands(options, at, op) && ok;
   if (!ok)
-    return;
+    return false;
   op.dst = located(dst, at);
   op.src = located(src, at);
-  push(std::move(op), at);
+  return true;
+}
+
+void KernelBuilder::bulk_store(const View& dst, const View& src, const BulkOptions& options,
+                               Pos at) {
+  tile::BulkStoreOp op;
+  if (global_from_shared(dst, src, options, at, op))
+    push(std::move(op), at);
 }
 
 void KernelBuilder::bulk_reduce(const View& dst, const View& src, tile::ReduceKind reduce,
                                 const BulkOptions& options, Pos at) {
   tile::BulkReduceOp op;
-  bool ok = bulk_view(dst, tile::Space::global, "dst", at);
-  ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
-  ok = bulk_operands(options, at, op) && ok;
-  if (!ok)
+  if (!global_from_shared(dst, src, options, at, op))
     return;
-  op.dst = located(dst, at);
-  op.src = located(src, at);
   op.reduce = reduce;
   op.reduce_pos = at.source_pos();
   push(std::move(op), at);
