@@ -132,13 +132,13 @@ void Evaluator::step_op(std::size_t op, const tile::FillOp& f) {
   if (!prepare(op, f.dst, "dst")) {
     return;
   }
-  if (f.dst.value.peer) {
-    step_peer_fill(op, f);
-    return;
-  }
   if (f.pattern.empty()) {
     problems_.add(op, DiagId::check_empty_pattern, "empty fill pattern",
                   [] { return std::string(); });
+    return;
+  }
+  if (f.dst.value.peer) {
+    step_peer_fill(op, f);
     return;
   }
   const NaivePlan& p = plan(f.dst.value);

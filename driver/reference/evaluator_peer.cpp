@@ -95,12 +95,8 @@ void Evaluator::step_peer_copy(std::size_t op, const tile::CopyOp& c) {
   }
 }
 
+/// A fill of a peer's view; step(FillOp) has refused an empty pattern.
 void Evaluator::step_peer_fill(std::size_t op, const tile::FillOp& f) {
-  if (f.pattern.empty()) {
-    problems_.add(op, DiagId::check_empty_pattern, "empty fill pattern",
-                  [] { return std::string(); });
-    return;
-  }
   const NaivePlan& p = plan(f.dst.value);
   const Slot s = *slot(f.dst.value);
   const std::int64_t eb = p.element_bytes();
