@@ -283,11 +283,15 @@ private:
     if (!key)
       return nullptr;
     auto it = barriers_.find(*key);
-    if (it == barriers_.end() || !it->second.initialised || !it->second.synced) {
-      const bool inited = it != barriers_.end() && it->second.initialised;
+    const bool inited = it != barriers_.end() && it->second.initialised;
+    // Thread 0 initialised it: its own later uses follow the init in program order, and an
+    // mbarrier_init_fence makes the init visible to the async proxy that completes its tx.
+    const bool own_fenced = inited && tid == 0 && it->second.init_fenced;
+    if (!inited || (!it->second.synced && !own_fenced)) {
       const std::string why =
           tid == 0 ? " (every thread uses a barrier only after the cta_sync that follows its "
-                     "mbarrier_init, thread 0 that initialises it included)"
+                     "mbarrier_init; thread 0, which initialises it, may instead use it after "
+                     "an mbarrier_init_fence)"
                    : " (thread 0 initialises it; the other threads must not touch it before "
                      "a cta_sync)";
       error(DiagId::contract_mbarrier_uninit, op, v.pos, len(v.text),
