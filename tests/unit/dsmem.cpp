@@ -195,16 +195,7 @@ TEST_CASE("dsmem: lowered to mapa and ld/st.shared::cluster, for sm_90" *
   CHECK(body.find("ld.shared::cluster.v4.b32") != std::string::npos);
   CHECK(body.find("st.shared::cluster.u32") != std::string::npos);
   CHECK(ptx::required_version(*m) == ptx::PtxVersion{7, 8});
-  auto ptxas = driver::locate_ptxas("");
-  REQUIRE_MESSAGE(ptxas, "no ptxas: " << ptxas.error());
-  driver::AssembleOptions a;
-  a.target = m->target;
-  a.verbose = false;
-  a.keep_cubin = false;
-  const std::string ptx_text = ptx::print(*m);
-  auto r = driver::assemble(ptxas->path, ptx_text, a);
-  INFO(ptx_text << r.describe());
-  CHECK(r.ok());
+  assembles(*m);
 }
 
 TEST_CASE("dsmem: the printer writes the peer view back, and C++ spells it the same") {

@@ -81,21 +81,6 @@ std::string instructions(const ptx::Module& m) {
   return out;
 }
 
-/// ptxas 13.0 assembles the module for sm_90 (the cases that call it are in the "ptxas"
-/// test suite: CTest skips them where there is no ptxas).
-void assembles(const ptx::Module& m) {
-  auto ptxas = driver::locate_ptxas("");
-  REQUIRE_MESSAGE(ptxas, "no ptxas: " << ptxas.error());
-  driver::AssembleOptions a;
-  a.target = m.target;
-  a.verbose = false;
-  a.keep_cubin = false;
-  const std::string text = ptx::print(m);
-  auto r = driver::assemble(ptxas->path, text, a);
-  INFO(text << r.describe());
-  CHECK(r.ok());
-}
-
 /// The instructions every test below starts with: tid, `tid == 0`, the shared bases.
 constexpr std::string_view kElect = "mov.u32 %r1, %tid.x;\n"
                                     "setp.eq.u32 %p1, %r1, 0;\n";

@@ -49,16 +49,7 @@ TEST_CASE("cluster_sync: barrier.cluster.arrive then barrier.cluster.wait, for s
               "barrier.cluster.wait;\nret;\n");
     // `.relaxed` is PTX 8.0; the plain forms 7.8.
     CHECK(ptx::required_version(*m) == (relaxed ? ptx::PtxVersion{8, 0} : ptx::PtxVersion{7, 8}));
-    auto ptxas = driver::locate_ptxas("");
-    REQUIRE_MESSAGE(ptxas, "no ptxas: " << ptxas.error());
-    driver::AssembleOptions a;
-    a.target = m->target;
-    a.verbose = false;
-    a.keep_cubin = false;
-    const std::string text = ptx::print(*m);
-    auto r = driver::assemble(ptxas->path, text, a);
-    INFO(text << r.describe());
-    CHECK(r.ok());
+    assembles(*m);
   }
 }
 

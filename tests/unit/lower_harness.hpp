@@ -3,6 +3,7 @@
 // text is loaded, lowered, and its instructions printed one per line, so that
 // a test states the exact instruction sequence a lowering rule implies.
 
+#include "driver/ptxas/ptxas.hpp"
 #include "driver/toml/reader_spec.hpp"
 #include "emitter/lower/lower.hpp"
 #include "emitter/ptx/printer.hpp"
@@ -71,6 +72,21 @@ inline std::string body(const std::string& spec) {
   for (const auto& i : m->entries.front().body)
     out += ptx::print(i) + "\n";
   return out;
+}
+
+/// ptxas assembles the module for its target (the cases that call it are in the "ptxas" test
+/// suite: CTest skips them where there is no ptxas).
+inline void assembles(const ptx::Module& m) {
+  auto ptxas = driver::locate_ptxas("");
+  REQUIRE_MESSAGE(ptxas, "no ptxas: " << ptxas.error());
+  driver::AssembleOptions a;
+  a.target = m.target;
+  a.verbose = false;
+  a.keep_cubin = false;
+  const std::string text = ptx::print(m);
+  auto r = driver::assemble(ptxas->path, text, a);
+  INFO(text << r.describe());
+  CHECK(r.ok());
 }
 
 } // namespace ptxgen::lower_test
