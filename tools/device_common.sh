@@ -40,3 +40,15 @@ device_clock() {
 device_left() {
   echo $((device_limit - ($(date +%s) - device_start)))
 }
+
+# device_build_runner NAME SRC BIN LOG [SECONDS]: builds a driver-API runner (a tools/*/run.cu)
+# for sm_90a into BIN, its output in LOG; on failure prints LOG and "NAME: run.cu does not
+# build", and returns 1.
+device_build_runner() {
+  if ! timeout "${5:-120}" nvcc -std=c++17 -O2 -arch=sm_90a -Wno-deprecated-gpu-targets \
+      -o "$3" "$2" -lcuda > "$4" 2>&1; then
+    cat "$4"
+    echo "$1: run.cu does not build" >&2
+    return 1
+  fi
+}

@@ -25,12 +25,7 @@ device_clock "${LIMIT:-170}"
   nvcc --version | tail -1
   device_commit "$root"
 } > "$out/machine.txt" 2>&1
-if ! timeout 120 nvcc -std=c++17 -O2 -arch=sm_90a -Wno-deprecated-gpu-targets \
-    -o "$tmp/run" "$here/sim_cluster_device/run.cu" -lcuda > "$out/build.log" 2>&1; then
-  cat "$out/build.log"
-  echo "sim_cluster_device: run.cu does not build" >&2
-  exit 1
-fi
+device_build_runner sim_cluster_device "$here/sim_cluster_device/run.cu" "$tmp/run" "$out/build.log" || exit 1
 timeout "$(device_left)" "$tmp/run" "$root/tests/data" "$out/h200.bin" "${1:-4}" > "$out/gpu.log" 2>&1
 gpu_rc=$?
 sim_rc=-

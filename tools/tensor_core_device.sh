@@ -27,12 +27,7 @@ device_clock "${LIMIT:-170}"
   nvcc --version | tail -1
   device_commit "$root"
 } > "$out/machine.txt" 2>&1
-if ! timeout 120 nvcc -std=c++17 -O2 -arch=sm_90a -Wno-deprecated-gpu-targets \
-    -o "$tmp/run" "$here/tensor_core_device/run.cu" -lcuda > "$out/build.log" 2>&1; then
-  cat "$out/build.log"
-  echo "tensor_core_device: run.cu does not build" >&2
-  exit 1
-fi
+device_build_runner tensor_core_device "$here/tensor_core_device/run.cu" "$tmp/run" "$out/build.log" || exit 1
 timeout "$(device_left)" "$tmp/run" "$root/tests/data/sim_tensor_core/mma_kernels.ptx" \
   "$out/h200.bin" "${1:-8}" > "$out/gpu.log" 2>&1
 gpu_rc=$?

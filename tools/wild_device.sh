@@ -57,12 +57,8 @@ if [ ! -x "$ptxgen" ]; then
 fi
 if [ -z "$runner" ]; then
   runner=$tmp/run
-  if ! timeout "$(capped 150)" nvcc -std=c++17 -O2 -arch=sm_90a -Wno-deprecated-gpu-targets \
-      -o "$runner" "$here/wild_device/run.cu" -lcuda > "$out/build.log" 2>&1; then
-    cat "$out/build.log"
-    echo "wild_device: run.cu does not build" >&2
-    exit 1
-  fi
+  device_build_runner wild_device "$here/wild_device/run.cu" "$runner" "$out/build.log" \
+    "$(capped 150)" || exit 1
 fi
 
 # The simulator's run of NAME into runs/NAME; whether it wrote a plan.
