@@ -439,8 +439,9 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
   for (std::size_t k = 0; k < e->ops.size(); ++k) {
     if (is_memory_op(e->ops[k].code))
       slot[k] = static_cast<std::int32_t>(slots++);
-    uses_mbarriers =
-        uses_mbarriers || is_mbarrier_op(e->ops[k].code) || is_partial_barrier(e->ops[k]);
+    // bar.warp.sync orders its lanes' memory like a partial barrier: vector clocks too
+    uses_mbarriers = uses_mbarriers || is_mbarrier_op(e->ops[k].code) ||
+                     is_partial_barrier(e->ops[k]) || e->ops[k].code == ir::Code::warp_sync;
     async_global_reads = async_global_reads || is_async_global_read(e->ops[k].code);
     for (const ir::Val& v : e->ops[k].src)
       uses_reserved = uses_reserved || (v.kind == ir::Val::Kind::special &&
