@@ -19,11 +19,12 @@
 // The PTX is generated, never edited:
 //   nvcc -arch=sm_90a -O3 -ptx tests/wild/own/cluster_multicast.cu \
 //        -o tests/wild/own/cluster_multicast.sm90a.ptx
-#include <cooperative_groups.h>
 #include <cstdint>
-#include <cuda.h> // CUtensorMap
 #include <cuda/barrier>
 #include <cuda/ptx>
+
+#include <cooperative_groups.h>
+#include <cuda.h> // CUtensorMap
 
 // a cuda::barrier in __shared__ is initialised by init(), not by its constructor (libcu++'s docs)
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -45,8 +46,8 @@ constexpr unsigned kCopyWords = 512; // 2 KiB per CTA
 
 // ---- tma_multicast ------------------------------------------------------------------------
 
-constexpr unsigned kTileRows = 32;                       // BM
-constexpr unsigned kTileCols = 32;                       // BK, u32: 128-byte rows
+constexpr unsigned kTileRows = 32;                         // BM
+constexpr unsigned kTileCols = 32;                         // BK, u32: 128-byte rows
 constexpr unsigned kTileBytes = kTileRows * kTileCols * 4; // 4 KiB a stage
 constexpr unsigned kStages = 2;
 constexpr unsigned kConsumerWarps = 4;
@@ -155,8 +156,7 @@ __device__ void tma_multicast_body(const CUtensorMap& a, unsigned* out, unsigned
         mbar_wait(&empty[s], ((k / kStages) & 1u) ^ 1u); // a fresh barrier passes parity 1
         arrive_expect_tx(&full[s], kTileBytes);
         tma_load_multicast_2d(&a, &full[s], kMask, &tile[s][rank * kSliceRows * kTileCols],
-                              static_cast<int>(k * kTileCols),
-                              static_cast<int>(rank * kSliceRows));
+                              static_cast<int>(k * kTileCols), static_cast<int>(rank * kSliceRows));
       }
     }
     __syncwarp();
@@ -246,8 +246,8 @@ extern "C" __global__ void __cluster_dims__(kBroadcastCluster, 1, 1) __launch_bo
     cuda::device::barrier_expect_tx(bar, sizeof(row)); // each CTA receives the whole row
     if (rank == 0)
       cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, row,
-                               in + (blockIdx.x / kBroadcastCluster) * kBroadcastWords,
-                               sizeof(row), cuda::device::barrier_native_handle(bar),
+                               in + (blockIdx.x / kBroadcastCluster) * kBroadcastWords, sizeof(row),
+                               cuda::device::barrier_native_handle(bar),
                                static_cast<std::uint16_t>((1u << kBroadcastCluster) - 1u));
   }
   bar.wait(bar.arrive());
