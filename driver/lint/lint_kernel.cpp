@@ -459,6 +459,7 @@ sim::Launch launch_for(const sim::ir::Entry& e, const Options& o) {
   else
     l.block_dim = e.maxntid.value_or(default_block);
   l.dynamic_shared_bytes = o.dynamic_smem;
+  l.run_ctas = o.ctas;
   if (e.has_extern_shared && o.dynamic_smem == 0)
     l.dynamic_shared_bytes = default_dynamic_smem;
   return l;
@@ -475,7 +476,9 @@ KernelReport lint_kernel(const sim::Program& program, const std::string& entry,
   r.grid = launch.grid_dim;
   r.block = launch.block_dim;
   r.dynamic_smem = launch.dynamic_shared_bytes;
-  r.coverage.threads = launch.grid_total() * launch.block_total();
+  const std::uint64_t ctas =
+      launch.run_ctas == 0 ? launch.grid_total() : std::min(launch.grid_total(), launch.run_ctas);
+  r.coverage.threads = ctas * launch.block_total();
   std::vector<ParamPlan> plans;
   if (auto planned = plan_params(e, options.args, plans); !planned) {
     r.error = planned.error();

@@ -426,6 +426,13 @@ private:
   void mma_sync(std::size_t first, std::size_t last, const ir::Op& op);
   void store_matrices(std::size_t first, std::size_t last, const ir::Op& op);
   void move_matrix(std::size_t first, std::size_t last, const ir::Op& op);
+  // cta_wmma.cpp: the warp-level wmma.load / wmma.store / wmma.mma (warp-collective)
+  void wmma_move(std::size_t first, std::size_t last, const ir::Op& op);
+  void wmma_mma(std::size_t first, std::size_t last, const ir::Op& op);
+  /// `n` bytes at `addr` (shared or global, generic resolved) for wmma op of `t`: the checks
+  /// and race records of an ld/st of that size, and the copy into (load) or from (store) `io`.
+  void wmma_bytes(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint32_t n,
+                  bool is_ld, std::uint8_t* io);
   /// wgmma.mma_async by the warpgroup [first, first+128), `t` the last to arrive.
   void wgmma_issue(const Thread& t, std::size_t first, const ir::Op& op);
   /// One operand of a wgmma from its shared-memory descriptor, K-major or `mn_major` (imm-trans

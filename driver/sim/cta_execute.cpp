@@ -422,8 +422,11 @@ Cta::Flow Cta::arith(Thread& t, const ir::Op& op) {
     v = alu::float_compare(op.cmp, op.type.num, op.ftz, r(0), r(1)) ? 1 : 0;
     break;
   case ir::Code::cvt:
-    v = packed(op.type.num) || packed(op.type2.num) ? alu::convert_packed(op, r(0), r(1))
-                                                    : alu::convert(op.type, op.type2, op, r(0));
+    if (op.to_tf32)
+      v = alu::to_tf32(r(0), op.ties_away, op.round, op.satfinite);
+    else
+      v = packed(op.type.num) || packed(op.type2.num) ? alu::convert_packed(op, r(0), r(1))
+                                                      : alu::convert(op.type, op.type2, op, r(0));
     break;
   case ir::Code::ex2:
   case ir::Code::lg2:

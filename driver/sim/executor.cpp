@@ -275,7 +275,10 @@ bool uses_dsmem(const ir::Entry& e) {
 void run_clusters(const LaunchContext& c, const Dim3& cluster) {
   const std::uint64_t n = static_cast<std::uint64_t>(cluster[0]) * cluster[1] * cluster[2];
   try {
-    for (std::uint64_t k = 0; k < c.l.grid_total() / n; ++k) {
+    const std::uint64_t clusters = c.l.grid_total() / n;
+    const std::uint64_t run =
+        c.l.run_ctas == 0 ? clusters : std::min(clusters, (c.l.run_ctas + n - 1) / n);
+    for (std::uint64_t k = 0; k < run; ++k) {
       exec::Cluster cl(c, exec::cluster_ctas(c.l, cluster, k));
       cl.run();
     }
@@ -466,7 +469,8 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
       launch.grid_total() > 1 && exec::cross_cta_checked(*e) && cluster_size == 1, cluster,
       e->reqnctapercluster.has_value() || launch.cluster_dim.has_value(), uses_dsmem(*e), res,
       exits, launch.max_instructions};
-  const std::uint64_t grid = launch.grid_total();
+  const std::uint64_t grid =
+      launch.run_ctas == 0 ? launch.grid_total() : std::min(launch.grid_total(), launch.run_ctas);
   const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(
       grid,
       launch.workers != 0 ? launch.workers : std::max(1u, std::thread::hardware_concurrency())));

@@ -230,6 +230,10 @@ struct Op {
   // kernel math and barriers
   bool relu = false;      ///< cvt .relu: a negative result becomes +0 (a NaN stays NaN)
   bool satfinite = false; ///< cvt .satfinite: beyond the largest finite value (inf too) saturates
+  /// cvt.{rna,rn,rz}{.satfinite}.tf32.f32: the f32 rounded to tf32's 10 fraction bits in an f32's
+  /// bits (the 13 low bits zero); `.rna` (ties away from zero) is this flag, rn / rz are `round`.
+  bool to_tf32 = false;
+  bool ties_away = false;
   // clusters
   /// The state space was written `.shared::cluster` (Space::shared): the address may name a
   /// peer CTA's shared memory (simulator.hpp, cluster_window_stride).

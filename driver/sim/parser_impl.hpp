@@ -226,6 +226,7 @@ private:
   void createpolicy_qualifiers(const QualifierInput& in);
   void arith_qualifiers(const QualifierInput& in);
   void cvt_qualifiers(const QualifierInput& in);
+  void tf32_cvt_qualifiers(const QualifierInput& in);
   void packed_cvt_qualifiers(const QualifierInput& in);
   void bit_qualifiers(const QualifierInput& in);
   void atomic_qualifiers(const QualifierInput& in);
@@ -266,6 +267,10 @@ private:
                     const std::vector<Opnd>& ops);
   void wgmma_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
                       const std::vector<Opnd>& ops);
+  void wmma_operands(ir::Op& op, const Token& opc, ptx::Mnemonic mnemonic,
+                     std::span<const ptx::OpcodeWord> quals, const std::vector<Opnd>& ops);
+  void wmma_mma_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
+                         const std::vector<Opnd>& ops);
   void matrix_move_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
                             const std::vector<Opnd>& ops);
   /// `{r0, r1, ...}` of exactly `count` registers of `bits` bits.

@@ -386,6 +386,10 @@ std::optional<TypeInfo> numeric_type(std::string_view s) {
 
 TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view part) {
   auto t = numeric_type(part);
+  // The packed 16-bit integer pairs of sm_90's add / sub / min / max are PTX, not simulated.
+  if (!t && (part == "u16x2" || part == "s16x2"))
+    throw Unsupported{DiagId::sim_unsupported_form, "packed 16-bit integer arithmetic (`." +
+                                                        std::string(part) + "`) is not simulated"};
   if (!t)
     fail(DiagId::sim_qualifier, opc, quote(part) + " is not a PTX type");
   std::string root(split_dots(ptx::spelling(f.mnemonic)).front());
@@ -726,6 +730,10 @@ void Parser::cvt_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.size() < 2)
     fail(DiagId::sim_qualifier, opc, "expected cvt{.rnd}{.ftz}{.sat}.dtype.atype");
+  if (quals[quals.size() - 2].text == "tf32") {
+    tf32_cvt_qualifiers(in);
+    return;
+  }
   for (const ptx::OpcodeWord& q : quals.first(quals.size() - 2)) {
     auto r = ptx::parse_rounding(q.text);
     if (r && op.round == ir::Round::none)
@@ -747,6 +755,34 @@ void Parser::cvt_qualifiers(const QualifierInput& in) {
   op.type = d.type.t;
   op.type2 = d.from.t;
   packed_cvt_qualifiers(in);
+}
+
+/// `cvt.{rna,rn,rz}{.satfinite}.tf32.f32` (tf32 is no register type: the result is an f32's bits
+/// with the 13 low fraction bits zero; ptxas takes .rna from sm_80, .rn / .rz from sm_90).
+void Parser::tf32_cvt_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
+  for (const ptx::OpcodeWord& q : quals.first(quals.size() - 2)) {
+    auto r = ptx::parse_rounding(q.text);
+    if (q.text == "rna" && op.round == ir::Round::none && !op.ties_away)
+      op.ties_away = true;
+    else if (r && (*r == ir::Round::rn || *r == ir::Round::rz) && op.round == ir::Round::none &&
+             !op.ties_away)
+      op.round = *r;
+    else if (word(q) == ptx::Qualifier::satfinite && !op.satfinite)
+      op.satfinite = true;
+    else
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
+  }
+  if (quals.back().text != "f32" || (op.round == ir::Round::none && !op.ties_away))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) +
+                          " is not simulated (cvt.{rna,rn,rz}{.satfinite}.tf32.f32 only)"};
+  op.to_tf32 = true;
+  d.type = checked_type(f, opc, "f32");
+  d.from = d.type;
+  op.type = d.type.t;
+  op.type2 = d.from.t;
 }
 
 /// The packed conversions: .f16x2/.bf16x2 from two .f32; .e4m3x2/.e5m2x2 from two .f32 or one

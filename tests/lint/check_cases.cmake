@@ -348,6 +348,21 @@ if(CASE STREQUAL "global_races")
   endforeach()
 endif()
 
+# --ctas: grid_store's race is CTA 1's store against CTA 0's (above); with --ctas 1 of the same
+# grid of 2 only CTA 0 runs, alone: clean, its coverage one CTA's 32 threads (.reqntid 32).
+# --save-run records a launch for the GPU, which runs every CTA: refused with --ctas.
+if(CASE STREQUAL "ctas")
+  lint(out rc "${global_races}" --entry grid_store --grid 2 --ctas 1 --json "${WORK}/ctas.json")
+  expect_eq("${rc}" 0 "grid_store --ctas 1: exit status")
+  file(READ "${WORK}/ctas.json" report)
+  json(got "${report}" kernels 0 coverage threads)
+  expect_eq("${got}" 32 "grid_store --ctas 1: threads run")
+  lint(out rc "${global_races}" --entry grid_store --grid 2 --ctas 2)
+  expect_eq("${rc}" 1 "grid_store --ctas 2: exit status")
+  lint(out rc "${global_races}" --entry grid_store --ctas 1 --save-run "${WORK}/run")
+  expect_eq("${rc}" 2 "--ctas with --save-run: exit status")
+endif()
+
 # Clusters (tests/data/sim_cluster/cluster.ptx): remote_arrive signals its peer (rank ^ 1), so
 # it needs clusters of 2: with `--cluster 2` it is clean; without, each CTA is a cluster of one
 # and its mapa names a rank the cluster lacks (undefined behaviour); a cluster that does not
