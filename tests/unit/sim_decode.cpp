@@ -447,7 +447,9 @@ TEST_CASE("one table of qualifier words: each word of every decoder sample is th
       for (std::size_t w = m->words; w < words.size(); ++w) {
         INFO(s.text << ": `." << words[w] << "`");
         const std::string_view q = words[w];
-        const bool tensor = s.code == ir::Code::mma || s.code == ir::Code::wgmma;
+        const bool tensor = s.code == ir::Code::mma || s.code == ir::Code::wgmma ||
+                            s.code == ir::Code::wmma_load || s.code == ir::Code::wmma_store ||
+                            s.code == ir::Code::wmma_mma;
         CHECK((ptx::parse_qualifier(q) || ptx::parse_scalar_type(q) || ptx::parse_compare_op(q) ||
                (q.starts_with("L2::") && ptx::parse_eviction_priority(q.substr(4))) ||
                (tensor && tc::is_tensor_word(q))));
