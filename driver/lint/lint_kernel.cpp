@@ -175,7 +175,7 @@ struct Run {
 };
 
 /// One run with `seed`'s inputs and thread order; a region too small for an access within
-/// its bound grows (to a power of two) and the run starts again.
+/// its bound grows (to a power of two, at least four times its size) and the run starts again.
 Run run_seed(const sim::Program& program, const sim::ir::Entry& e, sim::Launch launch,
              std::vector<ParamPlan>& plans, unsigned seed, std::uint8_t fill,
              std::optional<tile::DType> value_fill) {
@@ -196,12 +196,14 @@ Run run_seed(const sim::Program& program, const sim::ir::Entry& e, sim::Launch l
     if (at == nullptr || !at->grows || *f->address < at->base)
       return r;
     // The access starts at the address; its size is not known here (a bulk copy's may be
-    // large), so the region at least doubles each time, up to the bound.
+    // large), so the region at least quadruples each time, up to the bound: a kernel that walks
+    // its operands (a GEMM's K loop) reaches past each size in turn, and every growth runs the
+    // kernel again from the start.
     std::uint64_t& bytes = plans[at->param].bytes;
     const std::uint64_t need = *f->address - at->base + 64;
     if (need > region_max_bytes || bytes >= region_max_bytes)
       return r;
-    bytes = std::min(region_max_bytes, std::max(std::bit_ceil(need), 2 * bytes));
+    bytes = std::min(region_max_bytes, std::max(std::bit_ceil(need), 4 * bytes));
   }
 }
 

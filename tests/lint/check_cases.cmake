@@ -223,7 +223,8 @@ if(CASE STREQUAL "sized_arg")
   lint(out rc "${fixed}" --arg 3=6 --arg 0=f32[12,512])
   expect_eq("${rc}" 0 "exit status with enough memory")
   # Without --arg, 40 tiles per CTA: 2 CTAs x 40 x 2048 bytes = 160 KiB of A and of B, past
-  # the first 64 KiB; each region grows to the next power of two (256 KiB) and it lints
+  # the first 64 KiB; each region grows to the next power of two that holds the access and is
+  # at least four times its size (256 KiB, both ways) and it lints
   # clean. C (param 2) takes 2 x 128 x 16 bytes, within the first 64 KiB.
   lint(out rc "${fixed}" --arg 3=40 --json "${WORK}/grown.json")
   expect_eq("${rc}" 0 "exit status with grown regions")
