@@ -107,6 +107,12 @@ const TensorMapArg& Cta::tensor_map(const Thread& t, const ir::Op& op) const {
     fault_at(FaultKind::undefined_behavior, t, op,
              "a ." + std::to_string(op.rank) + "d tensor copy through the map of `" +
                  m.desc.tensor + "`, which has rank " + std::to_string(m.desc.rank()));
+  // The instruction's mode is the map's: a `.tile` copy through an im2col map (or the other
+  // way) reads the descriptor as what it is not.
+  if (op.im2col != m.desc.is_im2col())
+    fault_at(FaultKind::undefined_behavior, t, op,
+             std::string(op.im2col ? "an .im2col" : "a .tile") + " tensor copy through the " +
+                 std::string(tile::name(m.desc.mode)) + " map of `" + m.desc.tensor + "`");
   return m;
 }
 
