@@ -156,8 +156,8 @@ class Kernel:
     def expect_tx(self, barrier: View, bytes: IntoExpr, arrive: bool = True, pred: Optional[IntoExpr] = None) -> None:
         """Adds bytes to the transaction count barrier's phase waits for (arrive: mbarrier.arrive.expect_tx)."""
         ...
-    def tensor_load(self, tensor: View, coords: Sequence[IntoExpr], dst: View, barrier: Optional[View] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None, multicast: Optional[IntoExpr] = None) -> None:
-        """The box of tensor's map at coords (outermost first) into shared dst, completing on barrier (left out in a ring pipeline's loads)."""
+    def tensor_load(self, tensor: View, coords: Sequence[IntoExpr], dst: View, barrier: Optional[View] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None, multicast: Optional[IntoExpr] = None, offsets: Optional[Sequence[IntoExpr]] = None) -> None:
+        """The box of tensor's map at coords (outermost first) into shared dst, completing on barrier (left out in a ring pipeline's loads); an im2col map's load takes offsets, one per spatial dimension."""
         ...
     def tensor_store(self, tensor: View, coords: Sequence[IntoExpr], src: View, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
         """Shared src to the box of tensor's map at coords, joining the thread's bulk group."""
@@ -321,8 +321,13 @@ class TensorMap:
     swizzle: str
     oob_fill: str
     l2_promotion: str
-    def __init__(self, box: list[int], element_strides: Optional[list[int]] = None, swizzle: str = 'none', oob_fill: str = 'zero', l2_promotion: str = 'none') -> None:
-        """A map: box (elements per copy, outermost first), element_strides, swizzle, oob_fill and l2_promotion as a spec's [tensor.NAME.map] spells them."""
+    mode: str
+    lower_corner: list[int]
+    upper_corner: list[int]
+    channels: int
+    pixels: int
+    def __init__(self, box: Optional[list[int]] = None, element_strides: Optional[list[int]] = None, swizzle: str = 'none', oob_fill: str = 'zero', l2_promotion: str = 'none', mode: str = 'tile', lower_corner: Optional[list[int]] = None, upper_corner: Optional[list[int]] = None, channels: Optional[int] = None, pixels: Optional[int] = None) -> None:
+        """A map: box (elements per copy, outermost first), element_strides, swizzle, oob_fill and l2_promotion as a spec's [tensor.NAME.map] spells them; mode = 'im2col' takes lower_corner, upper_corner, channels and pixels instead of box."""
         ...
 
 class RunResult:

@@ -29,12 +29,21 @@ std::string_view name_of(std::string_view s) {
   return s;
 }
 
-api::TensorMap tensor_map(std::vector<std::int64_t> box,
+api::TensorMap tensor_map(std::optional<std::vector<std::int64_t>> box,
                           std::optional<std::vector<std::int64_t>> element_strides,
                           const std::string& swizzle, const std::string& oob_fill,
-                          const std::string& l2_promotion) {
+                          const std::string& l2_promotion, const std::string& mode,
+                          std::optional<std::vector<std::int64_t>> lower_corner,
+                          std::optional<std::vector<std::int64_t>> upper_corner,
+                          std::optional<std::int64_t> channels,
+                          std::optional<std::int64_t> pixels) {
   api::TensorMap m;
-  m.box = std::move(box);
+  m.box = box.value_or(std::vector<std::int64_t>{});
+  m.mode = spelled<tile::TensorMapMode>(tile::tensor_map_mode_names, name_of, "mode", mode);
+  m.lower_corner = lower_corner.value_or(std::vector<std::int64_t>{});
+  m.upper_corner = upper_corner.value_or(std::vector<std::int64_t>{});
+  m.channels = channels.value_or(0);
+  m.pixels = pixels.value_or(0);
   m.element_strides = element_strides.value_or(std::vector<std::int64_t>{});
   m.swizzle = swizzle_of(swizzle);
   m.oob_fill = spelled<api::TensorMapOobFill>(tile::oob_fill_names, name_of, "oob_fill", oob_fill);
@@ -55,14 +64,15 @@ api::BulkOptions bulk_options(const std::optional<IntoExpr>& pred,
 }
 
 /// A tensor copy's coordinates: a sequence of Exprs or ints.
-std::vector<api::Expr> coords_of(const Coords& arg) {
+std::vector<api::Expr> coords_of(const Coords& arg, const std::string& what = "coords") {
   const py::object& coords = arg.obj;
   if (!py::isinstance<py::sequence>(coords) || py::isinstance<py::str>(coords))
-    throw ArgumentTypeError("coords takes a tuple of ptxgen.Expr or int, not " + type_name(coords));
+    throw ArgumentTypeError(what + " takes a tuple of ptxgen.Expr or int, not " +
+                            type_name(coords));
   std::vector<api::Expr> out;
   const auto items = py::reinterpret_borrow<py::sequence>(coords);
   for (std::size_t i = 0; i < items.size(); ++i)
-    out.push_back(expr_of(items[i], "coords[" + std::to_string(i) + "]"));
+    out.push_back(expr_of(items[i], what + "[" + std::to_string(i) + "]"));
   return out;
 }
 
@@ -137,8 +147,11 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
        "tensor_load",
        [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& dst,
           std::optional<api::View> barrier, const std::optional<IntoExpr>& pred,
-          std::optional<CachePolicy> cache_policy, const std::optional<IntoExpr>& multicast) {
-         const api::BulkOptions o = bulk_options(pred, cache_policy, multicast);
+          std::optional<CachePolicy> cache_policy, const std::optional<IntoExpr>& multicast,
+          const std::optional<Coords>& offsets) {
+         api::BulkOptions o = bulk_options(pred, cache_policy, multicast);
+         if (offsets)
+           o.offsets = coords_of(*offsets, "offsets");
          if (barrier)
            self.builder().tensor_load(tensor, coords_of(coords), dst, *barrier, o, caller_pos());
          else
@@ -146,9 +159,10 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
        },
        py::arg("tensor"), py::arg("coords"), py::arg("dst"), py::arg("barrier") = py::none(),
        py::arg("pred") = py::none(), py::arg("cache_policy") = py::none(),
-       py::arg("multicast") = py::none(),
+       py::arg("multicast") = py::none(), py::arg("offsets") = py::none(),
        "The box of tensor's map at coords (outermost first) into shared dst, completing on "
-       "barrier (left out in a ring pipeline's loads).")
+       "barrier (left out in a ring pipeline's loads); an im2col map's load takes offsets, one "
+       "per spatial dimension.")
       .def(
           "tensor_store",
           [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& src,
@@ -177,6 +191,10 @@ std::string ints(const std::vector<std::int64_t>& v) {
 
 std::string map_repr(const api::TensorMap& t) {
   std::string out = "ptxgen.TensorMap(box=" + ints(t.box);
+  if (t.mode == tile::TensorMapMode::im2col)
+    out = "ptxgen.TensorMap(mode='im2col', lower_corner=" + ints(t.lower_corner) +
+          ", upper_corner=" + ints(t.upper_corner) + ", channels=" + std::to_string(t.channels) +
+          ", pixels=" + std::to_string(t.pixels);
   if (!t.element_strides.empty())
     out += ", element_strides=" + ints(t.element_strides);
   return out + ", swizzle='" + std::string(tile::name(t.swizzle)) + "', oob_fill='" +
@@ -206,11 +224,14 @@ std::optional<api::TensorMap> map_of(const MapArg& arg) {
 void bind_bulk(py::module_& m, py::class_<PyKernel>& k) {
   py::class_<api::TensorMap>(m, "TensorMap",
                              "A global tensor's TMA descriptor (a spec's [tensor.NAME.map]).")
-      .def(py::init(&tensor_map), py::arg("box"), py::arg("element_strides") = py::none(),
-           py::arg("swizzle") = "none", py::arg("oob_fill") = "zero",
-           py::arg("l2_promotion") = "none",
+      .def(py::init(&tensor_map), py::arg("box") = py::none(),
+           py::arg("element_strides") = py::none(), py::arg("swizzle") = "none",
+           py::arg("oob_fill") = "zero", py::arg("l2_promotion") = "none", py::arg("mode") = "tile",
+           py::arg("lower_corner") = py::none(), py::arg("upper_corner") = py::none(),
+           py::arg("channels") = py::none(), py::arg("pixels") = py::none(),
            "A map: box (elements per copy, outermost first), element_strides, swizzle, "
-           "oob_fill and l2_promotion as a spec's [tensor.NAME.map] spells them.")
+           "oob_fill and l2_promotion as a spec's [tensor.NAME.map] spells them; mode = "
+           "'im2col' takes lower_corner, upper_corner, channels and pixels instead of box.")
       .def_readonly("box", &api::TensorMap::box, "Elements one copy moves, outermost first.")
       .def_readonly("element_strides", &api::TensorMap::element_strides,
                     "Per dimension (empty: 1 in each).")
@@ -224,6 +245,15 @@ void bind_bulk(py::module_& m, py::class_<PyKernel>& k) {
           "l2_promotion",
           [](const api::TensorMap& t) { return std::string(tile::name(t.l2_promotion)); },
           "The L2 promotion.")
+      .def_property_readonly(
+          "mode", [](const api::TensorMap& t) { return std::string(tile::name(t.mode)); },
+          "tile or im2col.")
+      .def_readonly("lower_corner", &api::TensorMap::lower_corner,
+                    "im2col: the bounding box's first pixel per spatial dimension.")
+      .def_readonly("upper_corner", &api::TensorMap::upper_corner,
+                    "im2col: its last pixel, from dim - 1, per spatial dimension.")
+      .def_readonly("channels", &api::TensorMap::channels, "im2col: channels per pixel.")
+      .def_readonly("pixels", &api::TensorMap::pixels, "im2col: pixels per copy.")
       .def("__repr__", &map_repr, "The call that makes it.");
   bind_copies(k);
   bind_tensor_copies(k);

@@ -655,13 +655,14 @@ private:
   /// the tensor and the buffer; else nullopt (the elements then, naive_box_elements).
   std::optional<PlacedBox> moved_box(std::size_t op, const tile::TensorMapDesc& map,
                                      const std::vector<std::int64_t>& c, const Buffer& gb) const;
-  /// box_coords, naive_box_elements (or moved_box), box_base and box_in_buffer in turn;
-  /// nullopt (with the problem) where one of them fails.
-  std::optional<PlacedBox> place_box(std::size_t op,
-                                     const std::vector<tile::Located<tile::ExprPtr>>& coords,
-                                     const tile::Located<tile::View>& shared_view, const Buffer& sb,
-                                     const Buffer& gb, const tile::ExprEnv& e,
-                                     const tile::TensorMapDesc& map, tile::TensorAccess access);
+  /// box_coords, naive_box_elements (or moved_box; an im2col map's load with `offsets`:
+  /// naive_im2col_elements), box_base and box_in_buffer in turn; nullopt (with the problem)
+  /// where one of them fails.
+  std::optional<PlacedBox>
+  place_box(std::size_t op, const std::vector<tile::Located<tile::ExprPtr>>& coords,
+            const tile::Located<tile::View>& shared_view, const Buffer& sb, const Buffer& gb,
+            const tile::ExprEnv& e, const tile::TensorMapDesc& map, tile::TensorAccess access,
+            const std::vector<tile::Located<tile::ExprPtr>>* offsets = nullptr);
 
   /// A tensor copy's coordinates for the thread of `e`; nullopt (reported) without a value.
   std::optional<std::vector<std::int64_t>>

@@ -110,18 +110,29 @@ std::optional<Evaluator::PlacedBox>
 Evaluator::place_box(std::size_t op, const std::vector<tile::Located<tile::ExprPtr>>& coords,
                      const tile::Located<tile::View>& shared_view, const Buffer& sb,
                      const Buffer& gb, const tile::ExprEnv& e, const tile::TensorMapDesc& map,
-                     tile::TensorAccess access) {
+                     tile::TensorAccess access,
+                     const std::vector<tile::Located<tile::ExprPtr>>* offsets) {
   const auto c = box_coords(op, coords, e);
   if (!c)
     return std::nullopt;
-  if (auto moved = moved_box(op, map, *c, gb)) {
+  std::vector<std::int64_t> offs;
+  const bool im2col = map.mode == tile::TensorMapMode::im2col && offsets != nullptr;
+  if (im2col) {
+    const auto o = box_coords(op, *offsets, e);
+    if (!o)
+      return std::nullopt;
+    offs = *o;
+  }
+  // An im2col walk wraps at the bounding box: its pieces do not move with the coordinates.
+  if (auto moved = im2col ? std::nullopt : moved_box(op, map, *c, gb)) {
     const auto base = box_base(op, shared_view, sb, e, map, naive_shared_box_bytes(map));
     if (!base)
       return std::nullopt;
     moved->base = *base;
     return moved;
   }
-  const std::vector<NaiveBoxElement> elements = naive_box_elements(map, *c, access);
+  const std::vector<NaiveBoxElement> elements =
+      im2col ? naive_im2col_elements(map, *c, offs) : naive_box_elements(map, *c, access);
   PlacedBox box;
   const auto esize = static_cast<std::int64_t>(naive_dtype_bytes(map.dtype));
   box.bytes = static_cast<std::int64_t>(elements.size()) * esize;
@@ -136,7 +147,7 @@ Evaluator::place_box(std::size_t op, const std::vector<tile::Located<tile::ExprP
         box.pieces,
         {el.shared_offset, el.place == tile::BoxPlace::inside ? el.global_offset : filled, esize});
   }
-  if (inside && !elements.empty()) {
+  if (inside && !elements.empty() && !im2col) {
     InsideBox& ib = inside_boxes_[op];
     ib.coords = *c;
     ib.low.assign(c->size(), 0);
@@ -194,7 +205,8 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
     if (!id) {
       return;
     }
-    const auto box = place_box(op, m.coords, m.dst, db, gb, e, *map, tile::TensorAccess::load);
+    const auto box = place_box(op, m.coords, m.dst, db, gb, e, *map, tile::TensorAccess::load,
+                               m.offsets ? &*m.offsets : nullptr);
     if (!box) {
       return;
     }

@@ -146,7 +146,12 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                  [](const tile::BulkReduceOp&) {},
                  [](const tile::BulkWaitOp&) {},
                  [](const tile::ExpectTxOp&) {},
-                 [](const tile::TensorLoadOp&) {},
+                 [&](const tile::TensorLoadOp& t) {
+                   // An im2col load's rows are pixels: its dst shows which thread lands them.
+                   if (t.offsets)
+                     in.views.push_back(walk_view(w, loops, t.dst, "dst (pixels x channels)", 0,
+                                                  false, t.pred ? t.pred->value.get() : nullptr));
+                 },
                  [](const tile::TensorStoreOp&) {},
                  // No view at all (ops.def's plain ops).
                  [](const tile::PlainOp auto&) {},
@@ -242,7 +247,9 @@ std::string kind_of(const tile::Op& op) {
             return "bulk_wait " + std::to_string(g.n) + (g.read ? " read" : "");
           },
           [](const tile::ExpectTxOp&) { return std::string("expect_tx"); },
-          [](const tile::TensorLoadOp&) { return std::string("tensor_load"); },
+          [](const tile::TensorLoadOp& t) {
+            return std::string(t.offsets ? "tensor_load im2col" : "tensor_load");
+          },
           [](const tile::TensorStoreOp&) { return std::string("tensor_store"); },
           [](const tile::PlainOp auto& plain) { return plain_label(plain); },
       },

@@ -1,8 +1,9 @@
-// The executor's CTA: tensor copies (cp.async.bulk.tensor.{1..5}d ... .tile), the handles that
-// stand for the launch's tensor maps, and the element runs a copy moves (cta.hpp; the model:
+// The executor's CTA: tensor copies (cp.async.bulk.tensor.{1..5}d ... .tile / .im2col), the handles
+// that stand for the launch's tensor maps, and the element runs a copy moves (cta.hpp; the model:
 // simulator.hpp, "Tensor copies").
 
 #include "driver/sim/cta.hpp"
+#include "emitter/tile/im2col.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -106,6 +107,12 @@ const TensorMapArg& Cta::tensor_map(const Thread& t, const ir::Op& op) const {
     fault_at(FaultKind::undefined_behavior, t, op,
              "a ." + std::to_string(op.rank) + "d tensor copy through the map of `" +
                  m.desc.tensor + "`, which has rank " + std::to_string(m.desc.rank()));
+  // The instruction's mode is the map's: a `.tile` copy through an im2col map (or the other
+  // way) reads the descriptor as what it is not.
+  if (op.im2col != m.desc.is_im2col())
+    fault_at(FaultKind::undefined_behavior, t, op,
+             std::string(op.im2col ? "an .im2col" : "a .tile") + " tensor copy through the " +
+                 std::string(tile::name(m.desc.mode)) + " map of `" + m.desc.tensor + "`");
   return m;
 }
 
@@ -127,7 +134,18 @@ std::shared_ptr<const TensorPlan> Cta::tensor_plan(const Thread& t, const ir::Op
   plan->element = static_cast<std::uint32_t>(element);
   plan->fill = fill_bytes(m.desc, element);
   plan->tx = static_cast<std::uint64_t>(tile::box_bytes(m.desc));
-  for (const tile::BoxElement& e : tile::box_elements(m.desc, coords, access)) {
+  std::vector<tile::BoxElement> elements;
+  if (op.im2col) {
+    // The offsets are unsigned 16-bit values, innermost first as the coordinates.
+    const std::size_t spatial = op.rank - 2u;
+    std::vector<std::int64_t> offsets(spatial);
+    for (std::size_t s = 0; s < spatial; ++s)
+      offsets[spatial - 1 - s] = static_cast<std::int64_t>(raw(t, op.offsets[s]) & 0xFFFF);
+    elements = tile::im2col_elements(m.desc, coords, offsets);
+  } else {
+    elements = tile::box_elements(m.desc, coords, access);
+  }
+  for (const tile::BoxElement& e : elements) {
     const auto shared = static_cast<std::uint64_t>(e.shared_offset);
     plan->extent = std::max(plan->extent, shared + element);
     const bool moved = e.place == tile::BoxPlace::inside ||

@@ -241,6 +241,9 @@ struct Op {
   bool relaxed = false;   ///< barrier.cluster.arrive.relaxed: the arrival orders nothing
   bool multicast = false; ///< cp.async.bulk{.tensor} .multicast::cluster
   Val cta_mask;           ///< a multicast's 16-bit CTA mask
+  /// cp.async.bulk.tensor .im2col (a load), and its 16-bit offsets, innermost first (rank - 2).
+  bool im2col = false;
+  std::array<Val, 3> offsets{};
 };
 
 struct Param {

@@ -259,6 +259,7 @@ private:
                 std::size_t& k);
   /// cp.async.bulk.tensor's `[tmap, {c0, ...}]` -> addr2 and coords (Op::rank of them).
   void tensor_map_operand(ir::Op& op, const Opnd& o);
+  void im2col_offsets(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops, std::size_t& k);
 
   // ------------------------------------------------ tensor_parse.cpp: tensor cores
   /// A tensor-core instruction's qualifiers (read again from the opcode) and all its operands.

@@ -228,8 +228,8 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
 /// cp.async.bulk.tensor's qualifiers: `.Nd`, the load's `.shared::{cluster,cta} .global` or the
 /// store's `.global .shared::cta`, `{.tile}`, the completion (the load's
 /// `.mbarrier::complete_tx::bytes`, the store's `.bulk_group`), `{.L2::cache_hint}`, a load's
-/// `{.multicast::cluster}`. The store's code becomes tensor_store. The im2col modes and CTA groups
-/// are not simulated.
+/// `{.multicast::cluster}`. The store's code becomes tensor_store. A load's `.im2col` (rank 3..5)
+/// sets Op::im2col; the other im2col modes and CTA groups are not simulated.
 /// The rank a `.1d` ... `.5d` word names; 0 for another word.
 std::uint8_t tensor_rank(std::optional<ptx::Qualifier> w) {
   static constexpr ptx::Qualifier dims[] = {ptx::Qualifier::dim1, ptx::Qualifier::dim2,
@@ -252,8 +252,14 @@ std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
     return "cp.async.bulk.tensor copies `.global` to `.shared::{cluster,cta}` or `.shared::cta` "
            "to `.global`";
   std::size_t k = 3;
-  if (k < quals.size() && quals[k].text.starts_with("im2col"))
-    throw Unsupported{DiagId::sim_unsupported_form, "im2col tensor copies are not simulated"};
+  // `.im2col` loads are simulated; `.im2col::w` (sm_100) and `.im2col_no_offs` stores not.
+  if (way == CopyWay::load && op.rank >= 3 && at(k) == ptx::Qualifier::im2col) {
+    op.im2col = true;
+    ++k;
+  } else if (k < quals.size() && quals[k].text.starts_with("im2col")) {
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      "this im2col tensor copy is not simulated (only `.im2col` loads are)"};
+  }
   if (at(k) == ptx::Qualifier::tile)
     ++k;
   if (at(k) != completion_of(way))

@@ -48,8 +48,9 @@ constexpr std::array<std::string_view, 9> kKernelKeys = {
     "expect", "cluster",        "cluster_non_portable"};
 constexpr std::array<std::string_view, 9> kTensorKeys = {
     "space", "shape", "dtype", "init", "output", "align", "layout", "swizzle", "map"};
-constexpr std::array<std::string_view, 5> kTensorMapKeys = {"box", "element_strides", "swizzle",
-                                                            "oob_fill", "l2_promotion"};
+constexpr std::array<std::string_view, 10> kTensorMapKeys = {
+    "box",  "element_strides", "swizzle",      "oob_fill", "l2_promotion",
+    "mode", "lower_corner",    "upper_corner", "channels", "pixels"};
 constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
 /// What `op = ...` may say: every op of emitter/tile/ops.def, and `pipeline`, which the
 /// reader expands into ops (tile::expand_pipeline). Each op's keys are tile::op_keys's.
@@ -426,6 +427,7 @@ private:
 
   /// `[tensor.NAME.map]` as written (the builder checks it with the tensor).
   build::TensorMapDecl load_tensor_map(const toml::node& n, const std::string& tensor);
+  void load_im2col_keys(const toml::table& t, const std::string& where, build::TensorMapDecl& m);
   /// A word of an enum whose spellings are `choices` (value k spelled choices[k]).
   template <class E>
   std::optional<E> enum_word(const toml::node& v, std::string_view key, const std::string& where,
@@ -434,6 +436,8 @@ private:
   std::optional<tile::TensorMapSwizzle> swizzle_word(const toml::node& v, const std::string& where);
   std::optional<std::vector<build::Dim>> dim_list(const toml::node& v, std::string_view key,
                                                   const std::string& where);
+  std::optional<std::vector<tile::Located<tile::ExprPtr>>>
+  expr_list(const toml::node& v, std::string_view key, const std::string& where);
   std::optional<std::vector<tile::Located<tile::ExprPtr>>> coords_field(const toml::table& t,
                                                                         const std::string& where);
   template <class Op>

@@ -114,7 +114,40 @@ build::TensorMapDecl Loader::load_tensor_map(const toml::node& n, const std::str
     m.l2_promotion = enum_word<tile::TensorMapL2Promotion>(*v, "l2_promotion", where, choices);
     m.syntax_ok = m.l2_promotion.has_value() && m.syntax_ok;
   }
+  load_im2col_keys(*t, where, m);
   return m;
+}
+
+/// An im2col map's keys: `mode`, the corners, `channels` and `pixels` (their rules are the
+/// builder's).
+void Loader::load_im2col_keys(const toml::table& t, const std::string& where,
+                              build::TensorMapDecl& m) {
+  if (const toml::node* v = t.get("mode")) {
+    m.mode_at = at(v->source());
+    const auto choices = name_spellings(tile::tensor_map_mode_names);
+    m.mode = enum_word<tile::TensorMapMode>(*v, "mode", where, choices);
+    m.syntax_ok = m.mode.has_value() && m.syntax_ok;
+  }
+  const auto corner = [&](std::string_view key, std::optional<std::vector<build::Dim>>& out,
+                          build::At& out_at) {
+    if (const toml::node* v = t.get(key)) {
+      out_at = at(v->source());
+      out = dim_list(*v, key, where);
+      m.syntax_ok = out.has_value() && m.syntax_ok;
+    }
+  };
+  corner("lower_corner", m.lower_corner, m.lower_corner_at);
+  corner("upper_corner", m.upper_corner, m.upper_corner_at);
+  const auto count = [&](std::string_view key, std::optional<std::int64_t>& out, build::At& out_at,
+                         const std::string& what) {
+    if (const toml::node* v = t.get(key)) {
+      out_at = at(v->source());
+      out = get_int(*v, key, where, what);
+      m.syntax_ok = out.has_value() && m.syntax_ok;
+    }
+  };
+  count("channels", m.channels, m.channels_at, "an integer (channels per pixel, 1..256)");
+  count("pixels", m.pixels, m.pixels_at, "an integer (pixels per copy, 1..1024)");
 }
 
 /// A tensor op's `coords`: one expression (or integer) per dimension, outermost first.
@@ -126,16 +159,22 @@ Loader::coords_field(const toml::table& t, const std::string& where) {
             "the box's first element, one coordinate per dimension, e.g. coords = [\"k * 64\", 0]");
     return std::nullopt;
   }
-  const toml::array* a = v->as_array();
+  return expr_list(*v, "coords", where);
+}
+
+/// A list of expressions (or integers): `coords`, an im2col load's `offsets`.
+std::optional<std::vector<tile::Located<tile::ExprPtr>>>
+Loader::expr_list(const toml::node& v, std::string_view key, const std::string& where) {
+  const toml::array* a = v.as_array();
   if (!a) {
-    wrong_type(*v, "coords", where, "an array of integers or expression strings");
+    wrong_type(v, key, where, "an array of integers or expression strings");
     return std::nullopt;
   }
   const std::map<std::string, std::size_t, std::less<>> no_axes;
   std::vector<tile::Located<tile::ExprPtr>> out;
   bool ok = true;
   for (const toml::node& e : *a) {
-    auto c = expr_field(e, "coords", where, true, no_axes);
+    auto c = expr_field(e, key, where, true, no_axes);
     ok = c.has_value() && ok;
     if (c)
       out.push_back(std::move(*c));
@@ -336,11 +375,21 @@ template <>
 bool Loader::read_op<tile::TensorLoadOp>(const toml::table& t, const std::string& where,
                                          tile::Op& op) {
   tile::TensorLoadOp l;
-  const bool target = tensor_operand(t, where, l.tensor, l.coords) != nullptr;
+  const tile::TensorDecl* d = tensor_operand(t, where, l.tensor, l.coords);
+  bool offsets = true;
+  if (const toml::node* v = t.get("offsets")) {
+    l.offsets = expr_list(*v, "offsets", where);
+    offsets = l.offsets.has_value();
+  }
+  if (d && offsets) {
+    const toml::node* v = t.get("offsets");
+    offsets = b_.im2col_offsets(*d, l.offsets ? std::optional(l.offsets->size()) : std::nullopt,
+                                at((v ? *v : static_cast<const toml::node&>(t)).source()));
+  }
   auto dst = bulk_view(t, "dst", tile::Space::shared, where);
   auto bar = barrier_field(t, where);
   const bool keys = load_issue_keys(t, where, l);
-  if (!target || !dst || !bar || !keys)
+  if (!d || !offsets || !dst || !bar || !keys)
     return false;
   l.dst = std::move(*dst);
   l.barrier = std::move(*bar);
@@ -352,7 +401,8 @@ template <>
 bool Loader::read_op<tile::TensorStoreOp>(const toml::table& t, const std::string& where,
                                           tile::Op& op) {
   tile::TensorStoreOp st;
-  const bool target = tensor_operand(t, where, st.tensor, st.coords) != nullptr;
+  const tile::TensorDecl* d = tensor_operand(t, where, st.tensor, st.coords);
+  const bool target = d && b_.im2col_offsets(*d, std::nullopt, at(t.get("tensor")->source()), true);
   auto src = bulk_view(t, "src", tile::Space::shared, where);
   const bool keys = load_issue_keys(t, where, st);
   if (!target || !src || !keys)

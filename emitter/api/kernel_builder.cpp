@@ -83,6 +83,18 @@ build::TensorMapDecl map_decl(const TensorMap& m, const Pos& at) {
     d.box = dims(m.box);
   if (!m.element_strides.empty())
     d.element_strides = dims(m.element_strides);
+  if (m.mode == tile::TensorMapMode::im2col) {
+    d.mode = m.mode;
+    d.mode_at = a;
+    d.lower_corner = dims(m.lower_corner);
+    d.lower_corner_at = a;
+    d.upper_corner = dims(m.upper_corner);
+    d.upper_corner_at = a;
+    d.channels = m.channels;
+    d.channels_at = a;
+    d.pixels = m.pixels;
+    d.pixels_at = a;
+  }
   return d;
 }
 

@@ -72,6 +72,13 @@ struct TensorMap {
   TensorMapSwizzle swizzle = TensorMapSwizzle::none;
   TensorMapOobFill oob_fill = TensorMapOobFill::zero;
   TensorMapL2Promotion l2_promotion = TensorMapL2Promotion::none;
+  /// im2col mode (cuTensorMapEncodeIm2col): the bounding box corners (one per spatial
+  /// dimension, outermost first), channels per pixel and pixels per copy instead of `box`.
+  tile::TensorMapMode mode = tile::TensorMapMode::tile;
+  std::vector<std::int64_t> lower_corner = {};
+  std::vector<std::int64_t> upper_corner = {};
+  std::int64_t channels = 0;
+  std::int64_t pixels = 0;
 };
 
 struct GlobalOptions {
@@ -115,6 +122,9 @@ struct BulkOptions {
   /// A load's `.multicast::cluster` CTA mask (bit r: the CTA of cluster rank r); a store
   /// refuses it.
   std::optional<Expr> multicast = std::nullopt;
+  /// An im2col map's tensor_load: its offsets, one per spatial dimension, outermost first;
+  /// other ops refuse them.
+  std::optional<std::vector<Expr>> offsets = std::nullopt;
 };
 
 /// expect_tx's `arrive` (mbarrier.arrive.expect_tx; false: mbarrier.expect_tx) and `pred`.

@@ -50,6 +50,19 @@ bool KernelBuilder::bulk_operands(const BulkOptions& options, const Pos& at, Op&
                     tile::op_rows[tile::op_index<Op>].spelling);
     ok = false;
   }
+  if constexpr (requires { op.offsets; }) {
+    if (options.offsets) {
+      op.offsets.emplace();
+      for (const Expr& o : *options.offsets) {
+        ok = check_expr(o, at) && ok;
+        op.offsets->push_back(located(o, at));
+      }
+    }
+  } else if (options.offsets) {
+    b_->unknown_key("offsets", at_of(at), tile::op_keys(tile::op_index<Op>),
+                    tile::op_rows[tile::op_index<Op>].spelling);
+    ok = false;
+  }
   return cache_policy_operand(options.cache_policy, at, op.cache_policy) && ok;
 }
 
@@ -198,6 +211,12 @@ void KernelBuilder::push_tensor_load(const View& tensor, const std::vector<Expr>
   note_load("tensor_load");
   tile::TensorLoadOp op;
   bool ok = tensor_operand(tensor, coords, at, op.tensor, op.coords);
+  if (ok) {
+    const tile::TensorDecl* d = b_->mapped_tensor(text_of(tensor.text(), at));
+    const auto count =
+        options.offsets ? std::optional(options.offsets->size()) : std::optional<std::size_t>();
+    ok = d && b_->im2col_offsets(*d, count, at_of(at));
+  }
   ok = bulk_view(dst, tile::Space::shared, "dst", at) && ok;
   auto bar = load_barrier(barrier, at);
   ok = bulk_operands(options, at, op) && bar && ok;
@@ -223,6 +242,10 @@ void KernelBuilder::tensor_store(const View& tensor, const std::vector<Expr>& co
                                  const View& src, const BulkOptions& options, Pos at) {
   tile::TensorStoreOp op;
   bool ok = tensor_operand(tensor, coords, at, op.tensor, op.coords);
+  if (ok) {
+    const tile::TensorDecl* d = b_->mapped_tensor(text_of(tensor.text(), at));
+    ok = d && b_->im2col_offsets(*d, std::nullopt, at_of(at), true);
+  }
   ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
   ok = bulk_operands(options, at, op) && ok;
   if (!ok)

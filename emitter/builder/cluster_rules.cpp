@@ -60,6 +60,10 @@ struct ClusterUse {
     for (const auto& e : es)
       find(e);
   }
+  void find(const std::optional<std::vector<tile::Located<tile::ExprPtr>>>& es) {
+    if (es)
+      find(*es);
+  }
   void find(const tile::Located<tile::View>& v) {
     for (const tile::RuntimeTerm& t : v.value.terms)
       note(tile::find_node(*t.index, is_cluster_leaf), v.text, v.pos);

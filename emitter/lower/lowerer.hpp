@@ -381,6 +381,8 @@ private:
   /// A multicast's CTA mask as the .b16 operand ptxas wants: an immediate, or the 32-bit
   /// value's low half (the contract proved it fits) by cvt.u16.u32.
   std::optional<Operand> cta_mask(const std::optional<tile::Located<ExprPtr>>& mask);
+  std::optional<std::vector<Operand>>
+  im2col_offsets(const std::optional<std::vector<tile::Located<ExprPtr>>>& offsets);
 
   void lower(const tile::BulkLoadOp& b);
   void lower(const tile::BulkStoreOp& b);

@@ -155,6 +155,25 @@ std::optional<Operand> Lowerer::cta_mask(const std::optional<tile::Located<ExprP
   return r;
 }
 
+std::optional<std::vector<Operand>>
+Lowerer::im2col_offsets(const std::optional<std::vector<tile::Located<ExprPtr>>>& offsets) {
+  if (!offsets)
+    return std::nullopt;
+  // `.b16` operands, innermost first as the coordinates: an immediate as written, else the
+  // value narrowed as the CTA mask is (the contract proved it in the offset range).
+  std::vector<Operand> out;
+  for (auto it = offsets->rbegin(); it != offsets->rend(); ++it) {
+    Operand v = value(bind(it->value));
+    if (!std::holds_alternative<Immediate>(v)) {
+      const Register r = reg(RegClass::b16);
+      emit(Cvt{ScalarType::u16, ScalarType::u32, r, v});
+      v = Operand{r};
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 void Lowerer::lower(const tile::BulkLoadOp& b) {
   emit_bulk(b, [&] {
     CpAsyncBulkLoad c;
@@ -214,6 +233,7 @@ void Lowerer::lower(const tile::TensorLoadOp& t) {
     c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
     c.mbar = barrier_address(t.barrier);
     c.cta_mask = cta_mask(t.multicast);
+    c.im2col_offsets = im2col_offsets(t.offsets);
     return c;
   };
   const RepeatGuard g = op_guard(t.pred);

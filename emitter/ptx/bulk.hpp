@@ -244,6 +244,9 @@ struct CpAsyncBulkTensorLoad {
   Address mbar;
   CachePolicy cache_policy;
   std::optional<Operand> cta_mask; ///< `.multicast::cluster`'s, as CpAsyncBulkLoad's
+  /// `.im2col` mode's offsets operand `{w, h, d}` (innermost first, `.b16`, rank - 2 of them,
+  /// braced even when there is one); nullopt: `.tile` mode.
+  std::optional<std::vector<Operand>> im2col_offsets;
 };
 
 template <class V>
@@ -252,7 +255,7 @@ void describe(const CpAsyncBulkTensorLoad& c, V& v) {
   v.qualifier(name(c.rank));
   v.qualifier(name(c.dst_space));
   v.qualifier(spelling(Qualifier::global));
-  v.qualifier(spelling(Qualifier::tile));
+  v.qualifier(spelling(c.im2col_offsets ? Qualifier::im2col : Qualifier::tile));
   v.qualifier(spelling(Qualifier::complete_tx_bytes));
   describe_multicast_qualifier(c.cta_mask, v);
   if (c.cache_hint)
@@ -260,6 +263,8 @@ void describe(const CpAsyncBulkTensorLoad& c, V& v) {
   v.address(c.dst, {Role::dst_address, AddressWidth::b32_or_b64, SymbolScope::shared});
   describe_tensor(c.tensor, v);
   v.address(c.mbar, {Role::mbarrier, AddressWidth::b32_or_b64, SymbolScope::shared});
+  if (c.im2col_offsets)
+    v.vector(*c.im2col_offsets, {Role::offset, ScalarType::b16});
   describe_cta_mask(c.cta_mask, v);
   describe_cache_policy(c.cache_hint, c.cache_policy, v);
   v.feature(Feature::bulk_tensor);

@@ -129,6 +129,9 @@ public:
     for (const Operand& o : os)
       use(o, s);
   }
+  void vector(std::span<const Operand> os, Slot s) {
+    uses(os, s);
+  }
   void address(const Address& a, AddressSlot s) {
     std::visit(overloaded{
                    [&](const Register& r) { address_register(r, s); },
@@ -321,6 +324,13 @@ private:
   }
   void semantics(const CpAsyncBulkTensorLoad& c) {
     coordinate_count(c.rank, c.tensor);
+    const std::size_t dims = coordinates(c.rank);
+    if (c.im2col_offsets && (dims < 3 || c.im2col_offsets->size() != dims - 2))
+      error(DiagId::ptx_tensor_coordinate_count,
+            std::string(mnemonic_) + "." + std::string(name(c.rank)) +
+                ".im2col takes one offset per spatial dimension (rank 3..5, rank - 2 offsets); "
+                "it has " +
+                std::to_string(c.im2col_offsets->size()));
     cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
   }
   void semantics(const CpAsyncBulkTensorStore& c) {

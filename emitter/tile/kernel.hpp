@@ -220,6 +220,9 @@ struct TensorLoadOp {
   std::optional<Located<ExprPtr>> pred;
   std::optional<Located<CachePolicy>> cache_policy;
   std::optional<Located<ExprPtr>> multicast; ///< the CTA mask, as BulkLoadOp's
+  /// An im2col map's offsets, one per spatial dimension, outermost first (D, H, W): added to
+  /// the filter base (the spatial coordinates) to give each pixel's place in the tensor.
+  std::optional<std::vector<Located<ExprPtr>>> offsets;
 };
 
 /// `tensor_store`: cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group: the box at

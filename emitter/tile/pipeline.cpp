@@ -80,6 +80,10 @@ public:
     for (auto& c : coords)
       located(c);
   }
+  void rewrite(std::optional<std::vector<Located<ExprPtr>>>& offsets) const {
+    if (offsets)
+      rewrite(*offsets);
+  }
   // Fields without expressions.
   void rewrite(const Located<ptx::CpAsyncOpcode>&) const {}
   void rewrite(const Located<std::int64_t>&) const {}
@@ -400,6 +404,7 @@ struct TensorUse {
   bool has(const Located<ExprPtr>&) const { return false; }
   bool has(const std::optional<Located<ExprPtr>>&) const { return false; }
   bool has(const std::vector<Located<ExprPtr>>&) const { return false; }
+  bool has(const std::optional<std::vector<Located<ExprPtr>>>&) const { return false; }
   bool has(const std::optional<Located<CachePolicy>>&) const { return false; }
   bool has(const std::vector<std::uint8_t>&) const { return false; }
   bool has(std::int64_t) const { return false; }

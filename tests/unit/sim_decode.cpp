@@ -480,7 +480,7 @@ TEST_CASE("instructions outside the subset parse with a warning DiagId and fault
   }
   SUBCASE("bulk forms the simulator does not run yet") {
     for (const char* body :
-         {"\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+         {"\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes "
           "[s], [%rd1, {%r1, %r2, %r3}], [s+8], {%rs1};\n",
           "\tcp.async.bulk.global.shared::cluster.bulk_group [%rd1], [s], 16;\n"})
       expect_unsupported(body, DiagId::sim_unsupported_form);
