@@ -148,6 +148,8 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                  [](const tile::ExpectTxOp&) {},
                  [](const tile::TensorLoadOp&) {},
                  [](const tile::TensorStoreOp&) {},
+                 [](const tile::TensorReduceOp&) {},
+                 [](const tile::PrefetchTensormapOp&) {},
                  // No view at all (ops.def's plain ops).
                  [](const tile::PlainOp auto&) {},
              },
@@ -244,6 +246,10 @@ std::string kind_of(const tile::Op& op) {
           [](const tile::ExpectTxOp&) { return std::string("expect_tx"); },
           [](const tile::TensorLoadOp&) { return std::string("tensor_load"); },
           [](const tile::TensorStoreOp&) { return std::string("tensor_store"); },
+          [](const tile::TensorReduceOp& r) {
+            return "tensor_reduce " + std::string(name_of(tile::reduce_kind_names, r.reduce));
+          },
+          [](const tile::PrefetchTensormapOp& p) { return "prefetch_tensormap " + p.tensor.value; },
           [](const tile::PlainOp auto& plain) { return plain_label(plain); },
       },
       op.body);
