@@ -281,7 +281,9 @@ std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
   };
   op.rank = tensor_rank(at(0));
   if (op.rank == 0)
-    return "cp.async.bulk.tensor takes its dimensions first (`.1d` to `.5d`)";
+    return std::string(op.code == ir::Code::tensor_reduce ? "cp.reduce.async.bulk.tensor"
+                                                          : "cp.async.bulk.tensor") +
+           " takes its dimensions first (`.1d` to `.5d`)";
   if (op.code == ir::Code::tensor_reduce)
     return tensor_reduce_qualifiers(op, d, quals);
   const CopyWay way = copy_way(at(1), at(2));
