@@ -562,6 +562,9 @@ private:
   void step_op(std::size_t op, const tile::TensorLoadOp& m);
   void step_op(std::size_t op, const tile::TensorStoreOp& m);
   void step_op(std::size_t op, const tile::TensorReduceOp& m);
+  /// A store or reduction about to be issued against the CTA's pending ones: bytes that one of
+  /// them still writes are check_bulk_global_write_race (unless both reduce).
+  void check_pending_stores(std::int64_t tid, const PendingStore& st);
   /// A tensor store's or reduction's issue by each thread whose pred holds.
   void issue_tensor_store(std::size_t op, const tile::Located<std::string>& tensor,
                           const std::vector<tile::Located<tile::ExprPtr>>& coords,
