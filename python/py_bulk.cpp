@@ -76,6 +76,18 @@ std::vector<api::Expr> coords_of(const Coords& arg, const std::string& what = "c
   return out;
 }
 
+/// A `reduce=` word: one of tile::reduce_kind_names, or ArgumentError naming them.
+tile::ReduceKind reduce_kind_of(const std::string& reduce) {
+  const auto kind = parse_name(tile::reduce_kind_names, reduce);
+  if (!kind) {
+    std::string choices;
+    for (std::string_view n : tile::reduce_kind_names.values)
+      choices += (choices.empty() ? "'" : ", '") + std::string(n) + "'";
+    throw ArgumentError("reduce is one of " + choices + ", not '" + reduce + "'");
+  }
+  return *kind;
+}
+
 void bind_copies(py::class_<PyKernel>& k) {
   k.def(
        "bulk_load",
@@ -106,15 +118,8 @@ void bind_copies(py::class_<PyKernel>& k) {
           "bulk_reduce",
           [](PyKernel& self, const api::View& dst, const api::View& src, const std::string& reduce,
              const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy) {
-            const auto kind = parse_name(tile::reduce_kind_names, reduce);
-            if (!kind) {
-              std::string choices;
-              for (std::string_view n : tile::reduce_kind_names.values)
-                choices += (choices.empty() ? "'" : ", '") + std::string(n) + "'";
-              throw ArgumentError("reduce is one of " + choices + ", not '" + reduce + "'");
-            }
-            self.builder().bulk_reduce(dst, src, *kind, bulk_options(pred, cache_policy),
-                                       caller_pos());
+            self.builder().bulk_reduce(dst, src, reduce_kind_of(reduce),
+                                       bulk_options(pred, cache_policy), caller_pos());
           },
           py::arg("dst"), py::arg("src"), py::arg("reduce"), py::arg("pred") = py::none(),
           py::arg("cache_policy") = py::none(),
@@ -173,6 +178,27 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
           py::arg("tensor"), py::arg("coords"), py::arg("src"), py::arg("pred") = py::none(),
           py::arg("cache_policy") = py::none(),
           "Shared src to the box of tensor's map at coords, joining the thread's bulk group.")
+      .def(
+          "tensor_reduce",
+          [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& src,
+             const std::string& reduce, const std::optional<IntoExpr>& pred,
+             std::optional<CachePolicy> cache_policy) {
+            self.builder().tensor_reduce(tensor, coords_of(coords), src, reduce_kind_of(reduce),
+                                         bulk_options(pred, cache_policy), caller_pos());
+          },
+          py::arg("tensor"), py::arg("coords"), py::arg("src"), py::arg("reduce"),
+          py::arg("pred") = py::none(), py::arg("cache_policy") = py::none(),
+          "cp.reduce.async.bulk.tensor of shared src into the box of tensor's map at coords, "
+          "element by element with `reduce` (add, min, max, inc, dec, and, or, xor) in the map's "
+          "dtype, joining the thread's bulk group.")
+      .def(
+          "prefetch_tensormap",
+          [](PyKernel& self, const api::View& tensor, const std::optional<IntoExpr>& pred) {
+            self.builder().prefetch_tensormap(tensor, opt_expr_of(pred, "pred"), caller_pos());
+          },
+          py::arg("tensor"), py::arg("pred") = py::none(),
+          "prefetch.tensormap of tensor's map (its generic address): a hint that brings the "
+          "128-byte map into the cache before its first copy.")
       .def(
           "abi",
           [](PyKernel& self, const std::vector<std::string>& names) {

@@ -68,6 +68,12 @@ struct GlobalUse {
   // A tensor copy's global side is its map's tensor, named, not a view.
   void operator()(const tile::TensorLoadOp& op) { add_named(read, op.tensor.value); }
   void operator()(const tile::TensorStoreOp& op) { add_named(written, op.tensor.value); }
+  // A reduction reads its box's global elements and writes them.
+  void operator()(const tile::TensorReduceOp& op) {
+    add_named(read, op.tensor.value);
+    add_named(written, op.tensor.value);
+  }
+  void operator()(const tile::PrefetchTensormapOp&) {}
 
   const tile::Kernel* kernel = nullptr;
   void add_named(std::vector<const tile::Tensor*>& to, const std::string& name) {

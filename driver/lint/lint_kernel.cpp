@@ -291,6 +291,7 @@ void count_coverage(const sim::ir::Entry& e, const Run& r, Coverage& c,
     case Code::bulk_reduce:
     case Code::tensor_load:
     case Code::tensor_store:
+    case Code::tensor_reduce:
     case Code::bulk_peer:
       c.async_copies += n;
       break;
@@ -336,7 +337,9 @@ void describe_params(const sim::ir::Entry& e, const std::vector<ParamPlan>& plan
 /// a map lint was not told of, the --arg forms that describe one.
 std::string what_to_do(const sim::ir::Entry& e, const sim::Fault& f) {
   const bool tensor_copy = std::any_of(e.ops.begin(), e.ops.end(), [&](const sim::ir::Op& op) {
-    return op.line == f.ptx_line && (op.code == Code::tensor_load || op.code == Code::tensor_store);
+    return op.line == f.ptx_line &&
+           (op.code == Code::tensor_load || op.code == Code::tensor_store ||
+            op.code == Code::tensor_reduce || op.code == Code::prefetch_tensormap);
   });
   if (!tensor_copy || f.kind != FaultKind::unsupported)
     return {};

@@ -561,6 +561,18 @@ private:
   void step_op(std::size_t op, const tile::ExpectTxOp& m);
   void step_op(std::size_t op, const tile::TensorLoadOp& m);
   void step_op(std::size_t op, const tile::TensorStoreOp& m);
+  void step_op(std::size_t op, const tile::TensorReduceOp& m);
+  /// A store or reduction about to be issued against the CTA's pending ones: bytes that one of
+  /// them still writes are check_bulk_global_write_race (unless both reduce).
+  void check_pending_stores(std::int64_t tid, const PendingStore& st);
+  /// A tensor store's or reduction's issue by each thread whose pred holds.
+  void issue_tensor_store(std::size_t op, const tile::Located<std::string>& tensor,
+                          const std::vector<tile::Located<tile::ExprPtr>>& coords,
+                          const tile::Located<tile::View>& src,
+                          const std::optional<tile::Located<tile::ExprPtr>>& pred,
+                          std::optional<tile::ReduceKind> reduce);
+  /// A hint: no byte moves (the contract proved its operand a map; the simulator checks it).
+  void step_op(std::size_t, const tile::PrefetchTensormapOp&) {}
 
   /// True when the thread issues the op: no pred, or one whose value is nonzero (a pred
   /// without a value is reported and issues nothing).
@@ -1021,6 +1033,8 @@ private:
   bool replay_op(std::size_t op, const tile::ExpectTxOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensorLoadOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensorStoreOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::TensorReduceOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::PrefetchTensormapOp&) { return skip(op, true); }
 
   /// An op that moves no bytes in a replay (the copies landed as they were issued).
   bool skip(std::size_t op, bool ok) {

@@ -288,10 +288,48 @@ void Evaluator::issue_store(std::int64_t tid, PendingStore&& st) {
     });
   });
   st.serial = ++stores_issued_;
+  check_pending_stores(tid, st);
   for (const Piece& p : st.pieces) {
-    st.dst->pending_writes.push_back({p.dst, p.len, st.op, st.serial});
+    st.dst->pending_writes.push_back({p.dst, p.len, st.op, st.serial, st.reduce.has_value()});
   }
   ts.stores.push_back(std::move(st));
+}
+
+void Evaluator::check_pending_stores(std::int64_t tid, const PendingStore& st) {
+  // Two asynchronous writes of one byte still pending (any threads' of the CTA, the same
+  // thread's too) land in an undefined order, unless both are reductions (atomic per element).
+  const Buffer& b = *st.dst;
+  std::int64_t count = 0, first = -1;
+  const PendingWrite* named = nullptr;
+  for (const Piece& p : st.pieces) {
+    for (const PendingWrite& w : b.pending_writes) {
+      const std::int64_t from = std::max(p.dst, w.off);
+      const std::int64_t to = std::min(p.dst + p.len, w.off + w.len);
+      if (from >= to || (w.reduce && st.reduce)) {
+        continue;
+      }
+      count += to - from;
+      if (named == nullptr) {
+        named = &w;
+        first = from;
+      }
+    }
+  }
+  if (named == nullptr) {
+    return;
+  }
+  problems_.add(
+      st.op, DiagId::check_bulk_global_write_race,
+      "writes global bytes that a pending bulk store still writes",
+      [&] {
+        return where(cta_, tid) + "'s " + (st.reduce ? "reduction" : "store") + " writes " +
+               byte_text(b, first) + ", which the " + (named->reduce ? "reduction" : "store") +
+               " of " + tile::op_label(k_, named->op) +
+               " still writes (the two asynchronous writes land in an undefined order; two "
+               "reductions would not race): no bulk_wait without read = true has covered its "
+               "group yet";
+      },
+      Severity::error, count);
 }
 
 void Evaluator::check_proxy_fence(std::size_t op, std::int64_t tid, const Buffer& b, std::size_t g,

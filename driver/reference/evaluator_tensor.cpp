@@ -227,14 +227,27 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
-  const tile::TensorMapDesc* map = tensor_map(op, m.tensor);
-  if (map == nullptr || !prepare(op, m.src, "src")) {
+  issue_tensor_store(op, m.tensor, m.coords, m.src, m.pred, std::nullopt);
+}
+
+void Evaluator::step_op(std::size_t op, const tile::TensorReduceOp& m) {
+  issue_tensor_store(op, m.tensor, m.coords, m.src, m.pred, m.reduce);
+}
+
+void Evaluator::issue_tensor_store(std::size_t op, const tile::Located<std::string>& tensor,
+                                   const std::vector<tile::Located<tile::ExprPtr>>& coords,
+                                   const tile::Located<tile::View>& src,
+                                   const std::optional<tile::Located<tile::ExprPtr>>& pred,
+                                   std::optional<tile::ReduceKind> reduce) {
+  const tile::TensorMapDesc* map = tensor_map(op, tensor);
+  if (map == nullptr || !prepare(op, src, "src")) {
     return;
   }
-  Buffer& sb = buffer(*slot(m.src.value), cta_state_);
-  Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
-  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
-    const auto box = place_box(op, m.coords, m.src, sb, gb, e, *map, tile::TensorAccess::store);
+  Buffer& sb = buffer(*slot(src.value), cta_state_);
+  const auto& entry = by_name_.find(tensor.value)->second;
+  Buffer& gb = globals_[entry.index];
+  each_issuing_thread(op, pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
+    const auto box = place_box(op, coords, src, sb, gb, e, *map, tile::TensorAccess::store);
     if (!box) {
       return;
     }
@@ -242,6 +255,10 @@ void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
     st.op = op;
     st.src = &sb;
     st.dst = &gb;
+    // A reduction combines each element inside the tensor in the map's dtype (the pieces are
+    // runs of whole elements of a box row); outside it nothing is written, as for a store.
+    st.reduce = reduce;
+    st.dtype = src.value.dtype;
     st.reads.append({box->base, naive_shared_box_bytes(*map)}); // staged from the first byte
     for (const Piece& p : box->pieces) {
       // Outside the tensor: skipped. A spill (the H100 writing the rest of a row's last 16

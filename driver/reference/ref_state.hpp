@@ -71,6 +71,7 @@ struct PendingWrite {
   std::int64_t len = 0;
   std::size_t op = 0;
   std::uint64_t store = 0; ///< its PendingStore::serial
+  bool reduce = false;     ///< a reduction's (two of them on one byte do not race)
 };
 
 /// An ordinary (generic-proxy) write of `len` global bytes from `off` by thread `tid` at op

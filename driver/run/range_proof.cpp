@@ -68,6 +68,11 @@ std::set<const tile::Tensor*> written_globals(const tile::Kernel& k) {
     if (v.tensor && v.tensor->space == tile::Space::global)
       out.insert(v.tensor);
   };
+  auto note_named = [&](const std::string& name) {
+    for (const auto& d : k.tensors)
+      if (d->tensor.name == name)
+        out.insert(&d->tensor);
+  };
   for (const tile::Op& op : k.ops) {
     if (const auto* c = std::get_if<tile::CopyOp>(&op.body))
       note(c->dst.value);
@@ -78,9 +83,9 @@ std::set<const tile::Tensor*> written_globals(const tile::Kernel& k) {
     else if (const auto* r = std::get_if<tile::BulkReduceOp>(&op.body))
       note(r->dst.value);
     else if (const auto* t = std::get_if<tile::TensorStoreOp>(&op.body))
-      for (const auto& d : k.tensors)
-        if (d->tensor.name == t->tensor.value)
-          out.insert(&d->tensor);
+      note_named(t->tensor.value);
+    else if (const auto* tr = std::get_if<tile::TensorReduceOp>(&op.body))
+      note_named(tr->tensor.value);
   }
   return out;
 }
@@ -154,7 +159,9 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
                           },
                           // Their coordinates are visit_roots' (every tensor op's).
                           [](const tile::TensorLoadOp&) {}, [](const tile::TensorStoreOp&) {},
-                          [](const tile::BulkWaitOp&) {}, [](const tile::ExpectTxOp&) {},
+                          [](const tile::TensorReduceOp&) {},
+                          [](const tile::PrefetchTensormapOp&) {}, [](const tile::BulkWaitOp&) {},
+                          [](const tile::ExpectTxOp&) {},
                           // Their expressions are visit_roots' (shared views, bounds, fields).
                           [](const tile::ForOp&) {}, [](const tile::MbarrierInitOp&) {},
                           [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
@@ -273,6 +280,13 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             visit_view(t.src.value, f);
                             visit_optional(t.pred, f);
                           },
+                          [&](const tile::TensorReduceOp& t) {
+                            for (const auto& c : t.coords)
+                              f(*c.value);
+                            visit_view(t.src.value, f);
+                            visit_optional(t.pred, f);
+                          },
+                          [&](const tile::PrefetchTensormapOp& p) { visit_optional(p.pred, f); },
                           [](const tile::BulkWaitOp&) {}, [](const tile::WaitGroupOp&) {},
                           [](const tile::EndOp&) {},
                           // No view, no expression (ops.def's plain ops).

@@ -153,6 +153,8 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                                                   false, t.pred ? t.pred->value.get() : nullptr));
                  },
                  [](const tile::TensorStoreOp&) {},
+                 [](const tile::TensorReduceOp&) {},
+                 [](const tile::PrefetchTensormapOp&) {},
                  // No view at all (ops.def's plain ops).
                  [](const tile::PlainOp auto&) {},
              },
@@ -251,6 +253,10 @@ std::string kind_of(const tile::Op& op) {
             return std::string(t.offsets ? "tensor_load im2col" : "tensor_load");
           },
           [](const tile::TensorStoreOp&) { return std::string("tensor_store"); },
+          [](const tile::TensorReduceOp& r) {
+            return "tensor_reduce " + std::string(name_of(tile::reduce_kind_names, r.reduce));
+          },
+          [](const tile::PrefetchTensormapOp& p) { return "prefetch_tensormap " + p.tensor.value; },
           [](const tile::PlainOp auto& plain) { return plain_label(plain); },
       },
       op.body);

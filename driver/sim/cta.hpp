@@ -719,6 +719,9 @@ private:
   void queue_bulk_store(Thread& t, const ir::Op& op, BulkStore s);
   /// Writes a store's bytes (read already) to global memory.
   void write_bulk_store(const BulkStore& s);
+  /// A reduction's elements of `s` combined into the `bytes` bytes at `p` from `from`.
+  void reduce_into(const BulkStore& s, std::uint8_t* p, const std::uint8_t* from,
+                   std::uint64_t bytes) const;
   /// The first byte of global [addr, addr+n) that the pending store `s` will write, and its
   /// buffer, if any.
   std::optional<std::pair<std::uint64_t, std::int32_t>>
@@ -806,6 +809,11 @@ private:
 
   /// The tensor map that `op`'s map operand addresses (a handle of Launch::tensor_maps).
   const TensorMapArg& tensor_map(const Thread& t, const ir::Op& op) const;
+  /// The map at `op`'s address (op.addr2) whatever op.rank says: tensor_map without its rank
+  /// check.
+  const TensorMapArg& tensor_map_at(const Thread& t, const ir::Op& op) const;
+  /// prefetch.tensormap: nothing moves; its address must hold a map of the launch.
+  void prefetch_tensormap(const Thread& t, const ir::Op& op) const;
   /// The elements a tensor copy moves (coordinates from `op`), checked against global memory.
   std::shared_ptr<const TensorPlan> tensor_plan(const Thread& t, const ir::Op& op,
                                                 const TensorMapArg& m,

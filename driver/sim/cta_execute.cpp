@@ -71,6 +71,8 @@ Cta::Flow Cta::execute(Thread& t, const ir::Op& op) {
     }
     if (op.code == ir::Code::mbarrier_init_fence) // its inits so far: published at its next
       t.cl_fenced = t.cl_inits.size();            // cluster arrival (cta_cluster.cpp)
+    if (op.code == ir::Code::prefetch_tensormap)
+      prefetch_tensormap(t, op);
     return Flow::next;
   case ir::Family::warp:
     return warp_collective(t, op);
@@ -117,6 +119,7 @@ Cta::Flow Cta::async_copy_op(Thread& t, const ir::Op& op) {
     bulk_store_issue(t, op);
     return Flow::next;
   case ir::Code::tensor_store:
+  case ir::Code::tensor_reduce:
     tensor_store_issue(t, op);
     return Flow::next;
   case ir::Code::bulk_commit:

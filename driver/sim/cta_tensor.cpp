@@ -3,7 +3,9 @@
 // simulator.hpp, "Tensor copies").
 
 #include "driver/sim/cta.hpp"
+#include "emitter/support/unreachable.hpp"
 #include "emitter/tile/im2col.hpp"
+#include "emitter/tile/reduce.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -24,6 +26,58 @@ std::uint32_t get_u32(const std::uint8_t* at) {
   for (int k = 0; k < 4; ++k)
     v |= static_cast<std::uint32_t>(at[k]) << (8 * k);
   return v;
+}
+
+/// The tile reduction of a decoded cp.reduce.async.bulk.tensor `.op` (never cas or exch: the
+/// decoder refuses them).
+tile::ReduceKind reduce_kind(ir::Atomic a) {
+  switch (a) {
+  case ir::Atomic::add:
+    return tile::ReduceKind::add;
+  case ir::Atomic::min:
+    return tile::ReduceKind::min;
+  case ir::Atomic::max:
+    return tile::ReduceKind::max;
+  case ir::Atomic::inc:
+    return tile::ReduceKind::inc;
+  case ir::Atomic::dec:
+    return tile::ReduceKind::dec;
+  case ir::Atomic::and_:
+    return tile::ReduceKind::and_;
+  case ir::Atomic::or_:
+    return tile::ReduceKind::or_;
+  case ir::Atomic::xor_:
+    return tile::ReduceKind::xor_;
+  default:
+    unreachable("reduce_kind(): the decoder takes only cp.reduce.async.bulk's operations");
+  }
+}
+
+ptx::BulkRedOp ptx_red_op(ir::Atomic a) {
+  return tile::ptx_reduce_op(reduce_kind(a));
+}
+
+/// A map's element as the ALU's type: the float formats, signed int32 / int64, the rest
+/// unsigned integers of their width.
+ir::Type reduce_element(tile::DType d) {
+  const auto bits = static_cast<std::uint8_t>(tile::size_bytes(d) * 8);
+  switch (d) {
+  case tile::DType::float16:
+    return {bits, false, ir::Num::f16};
+  case tile::DType::bfloat16:
+    return {bits, false, ir::Num::bf16};
+  case tile::DType::float32:
+    return {bits, false, ir::Num::f32};
+  case tile::DType::float64:
+    return {bits, false, ir::Num::f64};
+  case tile::DType::int8:
+  case tile::DType::int16:
+  case tile::DType::int32:
+  case tile::DType::int64:
+    return {bits, true, ir::Num::integer};
+  default:
+    return {bits, false, ir::Num::integer};
+  }
 }
 
 } // namespace
@@ -80,7 +134,7 @@ void add_element(std::vector<TensorRun>& runs, const TensorRun& e) {
 
 } // namespace
 
-const TensorMapArg& Cta::tensor_map(const Thread& t, const ir::Op& op) const {
+const TensorMapArg& Cta::tensor_map_at(const Thread& t, const ir::Op& op) const {
   const std::uint64_t at = address(t, op.addr2);
   check_align(t, op, at, tensor_map_align, "tensor map");
   std::array<std::uint8_t, tensor_map_bytes> bytes{};
@@ -102,7 +156,11 @@ const TensorMapArg& Cta::tensor_map(const Thread& t, const ir::Op& op) const {
              "the 128 bytes at " + hex(at) +
                  " are not a tensor map of this launch: the simulator cannot decode a "
                  "CUtensorMap; the caller states each map (Launch::tensor_maps)");
-  const TensorMapArg& m = l_.tensor_maps[*k];
+  return l_.tensor_maps[*k];
+}
+
+const TensorMapArg& Cta::tensor_map(const Thread& t, const ir::Op& op) const {
+  const TensorMapArg& m = tensor_map_at(t, op);
   if (m.desc.rank() != op.rank)
     fault_at(FaultKind::undefined_behavior, t, op,
              "a ." + std::to_string(op.rank) + "d tensor copy through the map of `" +
@@ -216,6 +274,18 @@ void Cta::tensor_store_issue(Thread& t, const ir::Op& op) {
   BulkStore s;
   s.src = issue.shared;
   s.size = static_cast<std::uint32_t>(issue.plan->extent);
+  if (op.code == ir::Code::tensor_reduce) {
+    const tile::DType dtype = tensor_map(t, op).desc.dtype;
+    if (!tile::tensor_reduce_ptx_type(reduce_kind(op.atomic), dtype))
+      fault_at(FaultKind::undefined_behavior, t, op,
+               "cp.reduce.async.bulk.tensor has no ." +
+                   std::string(ptx::name(ptx_red_op(op.atomic))) + " of the map's " +
+                   std::string(tile::name(dtype)) +
+                   " elements (the PTX ISA's table for the tensor form)");
+    s.reduce = true;
+    s.atomic = op.atomic;
+    s.elem = reduce_element(dtype);
+  }
   s.tensor = std::move(issue.plan);
   queue_bulk_store(t, op, std::move(s));
 }
@@ -230,6 +300,11 @@ void Cta::land_tensor(std::uint8_t* d, const TensorPlan& p) const {
     for (std::uint64_t b = 0; b < r.bytes; b += p.element)
       std::memcpy(d + r.shared + b, p.fill.data(), p.element);
   }
+}
+
+void Cta::prefetch_tensormap(const Thread& t, const ir::Op& op) const {
+  // A hint, but its address must hold a map: the one check the simulator can make.
+  (void)tensor_map_at(t, op);
 }
 
 } // namespace ptxgen::sim::exec

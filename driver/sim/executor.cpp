@@ -34,7 +34,7 @@ bool is_memory_op(ir::Code code) {
          code == ir::Code::ldmatrix || code == ir::Code::bulk_copy || code == ir::Code::atom ||
          code == ir::Code::red || code == ir::Code::bulk_store || code == ir::Code::bulk_reduce ||
          code == ir::Code::tensor_load || code == ir::Code::tensor_store ||
-         code == ir::Code::stmatrix || code == ir::Code::wgmma ||
+         code == ir::Code::tensor_reduce || code == ir::Code::stmatrix || code == ir::Code::wgmma ||
          // the mbarriers a cluster's peers use (their iterations name them: cta_cluster.cpp)
          code == ir::Code::mbar_init || code == ir::Code::mbar_arrive ||
          code == ir::Code::mbar_arrive_tx || code == ir::Code::mbar_expect_tx ||
@@ -235,7 +235,8 @@ std::vector<std::uint8_t> parameter_bytes(const ir::Entry& e, const Launch& laun
 /// mbarriers, registers) is its own.
 bool ctas_independent(const ir::Entry& e) {
   for (const ir::Op& op : e.ops) {
-    if (op.code == ir::Code::atom || op.code == ir::Code::red || op.code == ir::Code::bulk_reduce)
+    if (op.code == ir::Code::atom || op.code == ir::Code::red || op.code == ir::Code::bulk_reduce ||
+        op.code == ir::Code::tensor_reduce)
       return false;
     for (const ir::Val& v : op.src) {
       if (v.kind == ir::Val::Kind::special &&

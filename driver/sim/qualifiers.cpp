@@ -239,6 +239,41 @@ std::uint8_t tensor_rank(std::optional<ptx::Qualifier> w) {
   return dim == std::end(dims) ? 0 : static_cast<std::uint8_t>(dim - std::begin(dims) + 1);
 }
 
+std::optional<ir::Atomic> parse_atomic(const ptx::OpcodeWord& q); // atom / red's, below
+
+/// cp.reduce.async.bulk.tensor's: `.Nd .global .shared::cta .op {.tile} .bulk_group
+/// {.L2::cache_hint}`; op.atomic is the reduction (its element type is the map's, at run time).
+std::optional<std::string> tensor_reduce_qualifiers(ir::Op& op, Decoded& d,
+                                                    std::span<const ptx::OpcodeWord> quals) {
+  const auto at = [&](std::size_t k) {
+    return k < quals.size() ? word(quals[k]) : std::optional<ptx::Qualifier>{};
+  };
+  if (at(1) != ptx::Qualifier::global || at(2) != ptx::Qualifier::shared_cta)
+    return "cp.reduce.async.bulk.tensor reduces `.shared::cta` into `.global`";
+  std::size_t k = 3;
+  const std::optional<ir::Atomic> red = k < quals.size() ? parse_atomic(quals[k]) : std::nullopt;
+  if (!red || *red == ir::Atomic::cas || *red == ir::Atomic::exch)
+    return "cp.reduce.async.bulk.tensor takes `.add .min .max .inc .dec .and .or .xor` after its "
+           "spaces";
+  op.atomic = *red;
+  ++k;
+  if (k < quals.size() && quals[k].text.starts_with("im2col"))
+    throw Unsupported{DiagId::sim_unsupported_form, "im2col tensor reductions are not simulated"};
+  if (at(k) == ptx::Qualifier::tile)
+    ++k;
+  if (at(k) != ptx::Qualifier::bulk_group)
+    return "a tensor reduction completes with `.bulk_group`";
+  ++k;
+  if (at(k) == ptx::Qualifier::L2_cache_hint) {
+    d.hint = true;
+    ++k;
+  }
+  if (k < quals.size())
+    return "`." + std::string(quals[k].text) + "` is not a cp.reduce.async.bulk.tensor qualifier";
+  op.space = ir::Space::shared;
+  return std::nullopt;
+}
+
 std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
                                              std::span<const ptx::OpcodeWord> quals) {
   const auto at = [&](std::size_t k) {
@@ -246,7 +281,11 @@ std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
   };
   op.rank = tensor_rank(at(0));
   if (op.rank == 0)
-    return "cp.async.bulk.tensor takes its dimensions first (`.1d` to `.5d`)";
+    return std::string(op.code == ir::Code::tensor_reduce ? "cp.reduce.async.bulk.tensor"
+                                                          : "cp.async.bulk.tensor") +
+           " takes its dimensions first (`.1d` to `.5d`)";
+  if (op.code == ir::Code::tensor_reduce)
+    return tensor_reduce_qualifiers(op, d, quals);
   const CopyWay way = copy_way(at(1), at(2));
   if (way != CopyWay::load && way != CopyWay::store)
     return "cp.async.bulk.tensor copies `.global` to `.shared::{cluster,cta}` or `.shared::cta` "
@@ -541,6 +580,10 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
     break;
   case Quals::prefetch:
+    if (quals.size() == 1 && word(quals[0]) == ptx::Qualifier::tensormap) {
+      op.code = ir::Code::prefetch_tensormap; // the map at a generic address
+      break;
+    }
     if (auto bad = prefetch_qualifiers(quals))
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " is not simulated (`." + std::string(*bad) + "`)"};

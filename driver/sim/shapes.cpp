@@ -246,7 +246,8 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     ir::Space space = op.code == ir::Code::bulk_store || op.code == ir::Code::bulk_peer ||
                               op.code == ir::Code::bulk_reduce
                           ? ir::Space::shared
-                          : ir::Space::global;
+                      : op.code == ir::Code::prefetch_tensormap ? ir::Space::generic
+                                                                : ir::Space::global;
     op.addr2 = address(ops[k++], space, 0);
     return;
   }
@@ -278,7 +279,7 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
   }
   case Shape::bulk_tail: {
     if (op.code != ir::Code::bulk_store && op.code != ir::Code::tensor_store &&
-        op.code != ir::Code::bulk_reduce) {
+        op.code != ir::Code::bulk_reduce && op.code != ir::Code::tensor_reduce) {
       if (k >= ops.size())
         fail(DiagId::sim_operand_count, opc, quote(opc.text) + " needs its mbarrier operand");
       ir::Space space = ir::Space::shared;

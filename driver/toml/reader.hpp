@@ -452,6 +452,8 @@ private:
   const tile::TensorDecl* tensor_operand(const toml::table& t, const std::string& where,
                                          tile::Located<std::string>& name,
                                          std::vector<tile::Located<tile::ExprPtr>>& coords);
+  bool reduce_key(const toml::table& t, const std::string& where, tile::ReduceKind& out,
+                  tile::SourcePos& pos);
 
   // ---------------------------------------------------------------- loops
 
@@ -589,6 +591,8 @@ PTXGEN_READ_OP(BulkWaitOp)
 PTXGEN_READ_OP(ExpectTxOp)
 PTXGEN_READ_OP(TensorLoadOp)
 PTXGEN_READ_OP(TensorStoreOp)
+PTXGEN_READ_OP(TensorReduceOp)
+PTXGEN_READ_OP(PrefetchTensormapOp)
 #undef PTXGEN_READ_OP
 
 } // namespace ptxgen::driver::toml_reader

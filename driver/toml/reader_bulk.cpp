@@ -290,6 +290,23 @@ bool Loader::read_op<tile::BulkStoreOp>(const toml::table& t, const std::string&
   return true;
 }
 
+/// A reduction's `reduce` (required; a wrong word is spec_reduce_kind, at the string, whose
+/// position the contract's type rule shows too).
+bool Loader::reduce_key(const toml::table& t, const std::string& where, tile::ReduceKind& out,
+                        tile::SourcePos& pos) {
+  const toml::node* v = t.get("reduce");
+  if (!v) {
+    missing(t, "reduce", where, "one of: " + join(name_spellings(tile::reduce_kind_names)));
+    return false;
+  }
+  const auto choices = name_spellings(tile::reduce_kind_names);
+  const auto k =
+      enum_word<tile::ReduceKind>(*v, "reduce", where, choices, DiagId::spec_reduce_kind);
+  out = k.value_or(out);
+  pos = pos_of(v->source().begin);
+  return k.has_value();
+}
+
 /// bulk_reduce: bulk_store's keys and its `reduce` (required; a wrong word is
 /// spec_reduce_kind, at the string, whose position the contract's type rule shows too).
 template <>
@@ -299,17 +316,7 @@ bool Loader::read_op<tile::BulkReduceOp>(const toml::table& t, const std::string
   auto dst = bulk_view(t, "dst", tile::Space::global, where);
   auto src = bulk_view(t, "src", tile::Space::shared, where);
   bool ok = load_issue_keys(t, where, b);
-  if (const toml::node* v = t.get("reduce")) {
-    const auto choices = name_spellings(tile::reduce_kind_names);
-    const auto k =
-        enum_word<tile::ReduceKind>(*v, "reduce", where, choices, DiagId::spec_reduce_kind);
-    ok = k.has_value() && ok;
-    b.reduce = k.value_or(b.reduce);
-    b.reduce_pos = pos_of(v->source().begin);
-  } else {
-    missing(t, "reduce", where, "one of: " + join(name_spellings(tile::reduce_kind_names)));
-    ok = false;
-  }
+  ok = reduce_key(t, where, b.reduce, b.reduce_pos) && ok;
   if (!dst || !src || !ok)
     return false;
   b.dst = std::move(*dst);
@@ -409,6 +416,47 @@ bool Loader::read_op<tile::TensorStoreOp>(const toml::table& t, const std::strin
     return false;
   st.src = std::move(*src);
   op.body = std::move(st);
+  return true;
+}
+
+/// tensor_reduce: tensor_store's keys and its `reduce` (as bulk_reduce's).
+template <>
+bool Loader::read_op<tile::TensorReduceOp>(const toml::table& t, const std::string& where,
+                                           tile::Op& op) {
+  tile::TensorReduceOp r;
+  const bool target = tensor_operand(t, where, r.tensor, r.coords) != nullptr;
+  auto src = bulk_view(t, "src", tile::Space::shared, where);
+  bool ok = load_issue_keys(t, where, r);
+  ok = reduce_key(t, where, r.reduce, r.reduce_pos) && ok;
+  if (!target || !src || !ok)
+    return false;
+  r.src = std::move(*src);
+  op.body = std::move(r);
+  return true;
+}
+
+/// prefetch_tensormap: `tensor` (a global tensor with a map) and an optional `pred`.
+template <>
+bool Loader::read_op<tile::PrefetchTensormapOp>(const toml::table& t, const std::string& where,
+                                                tile::Op& op) {
+  tile::PrefetchTensormapOp p;
+  const toml::node* v = nullptr;
+  auto s = required_string(t, "tensor", where, "the global tensor whose map is prefetched",
+                           "a tensor's name", v);
+  bool ok = s.has_value();
+  if (s) {
+    const build::Text text = text_of(*v, *s);
+    ok = b_.mapped_tensor(text) != nullptr;
+    p.tensor = {*s, *s, text.pos};
+  }
+  if (const toml::node* pv = t.get("pred")) {
+    const std::map<std::string, std::size_t, std::less<>> no_axes;
+    p.pred = expr_field(*pv, "pred", where, false, no_axes);
+    ok = p.pred.has_value() && ok;
+  }
+  if (!ok)
+    return false;
+  op.body = std::move(p);
   return true;
 }
 

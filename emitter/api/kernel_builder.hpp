@@ -288,6 +288,14 @@ public:
   /// Shared `src` to the box of `tensor`'s map at `coords`, joining the thread's bulk group.
   void tensor_store(const View& tensor, const std::vector<Expr>& coords, const View& src,
                     const BulkOptions& options = {}, Pos at = CallSite::current());
+  /// cp.reduce.async.bulk.tensor: shared `src` (the box's bytes, of the map's dtype) combined
+  /// with `reduce` into the box of `tensor`'s map at `coords`, joining the thread's bulk group.
+  void tensor_reduce(const View& tensor, const std::vector<Expr>& coords, const View& src,
+                     tile::ReduceKind reduce, const BulkOptions& options = {},
+                     Pos at = CallSite::current());
+  /// prefetch.tensormap of `tensor`'s map, by each thread where `pred` holds (when given).
+  void prefetch_tensormap(const View& tensor, const std::optional<Expr>& pred = std::nullopt,
+                          Pos at = CallSite::current());
 
   /// `[[expect]] that = "LHS == RHS"`: views of global tensors of one shape and element size
   /// (any .sub, .rearrange, dtype view steps) whose .sub indices name constants and parameters

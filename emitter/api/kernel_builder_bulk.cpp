@@ -254,6 +254,37 @@ void KernelBuilder::tensor_store(const View& tensor, const std::vector<Expr>& co
   push(std::move(op), at);
 }
 
+void KernelBuilder::tensor_reduce(const View& tensor, const std::vector<Expr>& coords,
+                                  const View& src, tile::ReduceKind reduce,
+                                  const BulkOptions& options, Pos at) {
+  tile::TensorReduceOp op;
+  bool ok = tensor_operand(tensor, coords, at, op.tensor, op.coords);
+  ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
+  ok = bulk_operands(options, at, op) && ok;
+  if (!ok)
+    return;
+  op.src = located(src, at);
+  op.reduce = reduce;
+  op.reduce_pos = at.source_pos();
+  push(std::move(op), at);
+}
+
+void KernelBuilder::prefetch_tensormap(const View& tensor, const std::optional<Expr>& pred,
+                                       Pos at) {
+  tile::PrefetchTensormapOp op;
+  bool ok = pred ? check_expr(*pred, at) : true;
+  if (!tensor.ok()) {
+    b_->report(*tensor.error());
+    return;
+  }
+  if (!b_->mapped_tensor(text_of(tensor.text(), at)) || !ok)
+    return;
+  op.tensor = {tensor.text(), tensor.text(), at.source_pos()};
+  if (pred)
+    op.pred = located(*pred, at);
+  push(std::move(op), at);
+}
+
 // ---------------------------------------------------------------- a pipeline's mbarrier ring
 
 std::optional<tile::Located<tile::View>>

@@ -405,6 +405,8 @@ private:
   void lower(const tile::TensorLoadOp& t);
   unsigned branches_emitted_ = 0; ///< numbers the labels of the branches over tensor loads
   void lower(const tile::TensorStoreOp& t);
+  void lower(const tile::TensorReduceOp& t);
+  void lower(const tile::PrefetchTensormapOp& p);
 
   // ------------------------------------------- swizzled shared tensors (select_swizzle.cpp)
 

@@ -269,4 +269,25 @@ void Lowerer::lower(const tile::TensorStoreOp& t) {
   });
 }
 
+void Lowerer::lower(const tile::TensorReduceOp& t) {
+  emit_bulk(t, [&] {
+    CpReduceAsyncBulkTensor c;
+    c.rank = tensor_rank(t.coords.size());
+    c.op = tile::ptx_reduce_op(t.reduce);
+    c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
+    c.src = view_address(t.src.value, t.pred);
+    return c;
+  });
+}
+
+void Lowerer::lower(const tile::PrefetchTensormapOp& p) {
+  const RepeatGuard g = op_guard(p.pred);
+  if (g.skip)
+    return;
+  // The generic address the copies use (cached): ptxas takes `.param` too, but the copies need
+  // the generic one anyway.
+  emit(PrefetchTensormap{TensormapSpace::generic, Address{tensor_map_address(p.tensor.value), 0}},
+       g.guard);
+}
+
 } // namespace ptxgen::lower::impl

@@ -299,6 +299,62 @@ void describe(const CpAsyncBulkTensorStore& c, V& v) {
   v.feature(Feature::bulk_tensor);
 }
 
+/// cp.reduce.async.bulk.tensor.Nd.global.shared::cta.redOp.tile.bulk_group{.L2::cache_hint}
+///   [tmap, {c...}], [src]{, policy};
+/// Combines a box of shared elements into the tensor, element by element (atomically per
+/// element), in the thread's current bulk group. The element type is the map's: the
+/// instruction names none (ptxas 13.0 refuses `.f32` or `.noftz` here), so which redOp fits
+/// which type is the tile contract's rule (tile::tensor_reduce_ptx_type), not the validator's.
+struct CpReduceAsyncBulkTensor {
+  TensorRank rank = TensorRank::d1;
+  BulkRedOp op = BulkRedOp::add;
+  bool cache_hint = false;
+  TensorOperand tensor;
+  Address src; ///< shared
+  CachePolicy cache_policy;
+};
+
+template <class V>
+void describe(const CpReduceAsyncBulkTensor& c, V& v) {
+  v.opcode(Mnemonic::cp_reduce_async_bulk_tensor);
+  v.qualifier(name(c.rank));
+  v.qualifier(spelling(Qualifier::global));
+  v.qualifier(spelling(Qualifier::shared_cta));
+  v.qualifier(name(c.op));
+  v.qualifier(spelling(Qualifier::tile));
+  v.qualifier(spelling(Qualifier::bulk_group));
+  if (c.cache_hint)
+    v.qualifier(spelling(Qualifier::L2_cache_hint));
+  describe_tensor(c.tensor, v);
+  v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  describe_cache_policy(c.cache_hint, c.cache_policy, v);
+  v.feature(Feature::bulk_reduce_tensor);
+}
+
+/// prefetch.tensormap's address space: a generic address (the default), or one of .param
+/// (a kernel parameter's map) or .const.
+enum class TensormapSpace : std::uint8_t { generic, param, const_ };
+
+/// prefetch{.param,.const}.tensormap [addr];  a hint: brings the 128-byte map at addr into
+/// the cache; nothing in memory changes.
+struct PrefetchTensormap {
+  TensormapSpace space = TensormapSpace::generic;
+  Address addr; ///< a 64-bit register (generic) or a .param / .const symbol
+};
+
+template <class V>
+void describe(const PrefetchTensormap& p, V& v) {
+  v.opcode(Mnemonic::prefetch);
+  if (p.space == TensormapSpace::param)
+    v.qualifier(spelling(Qualifier::param));
+  if (p.space == TensormapSpace::const_)
+    v.qualifier(spelling(Qualifier::const_));
+  v.qualifier(spelling(Qualifier::tensormap));
+  v.address(p.addr, {Role::tensor_map, AddressWidth::b64,
+                     p.space == TensormapSpace::param ? SymbolScope::param : SymbolScope::none});
+  v.feature(Feature::prefetch_tensormap);
+}
+
 /// cp.async.bulk.prefetch.tensor.Nd.L2.global.tile{.L2::cache_hint} [tmap, {c...}]{, policy};
 struct CpAsyncBulkPrefetchTensor {
   TensorRank rank = TensorRank::d1;

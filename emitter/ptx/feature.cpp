@@ -115,6 +115,14 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
+    // ptxas 13.0 refuses both at PTX 7.8 ("requires PTX ISA .version 8.0") and on sm_80.
+    {Feature::bulk_reduce_tensor,
+     "cp.reduce.async.bulk.tensor",
+     {8, 0},
+     90,
+     false,
+     OpcodePart::none},
+    {Feature::prefetch_tensormap, "prefetch.tensormap", {8, 0}, 90, false, OpcodePart::none},
 });
 
 struct TargetRow {

@@ -49,6 +49,8 @@ enum class Feature : std::uint8_t {
   dsmem,                     ///< mapa.shared::cluster, ld/st.shared::cluster
   bulk_reduce,               ///< cp.reduce.async.bulk global <- shared::cta, 1-D
   bulk_multicast,            ///< `.multicast::cluster` on a bulk or tensor load, its CTA mask
+  bulk_reduce_tensor,        ///< cp.reduce.async.bulk.tensor, `.tile` mode
+  prefetch_tensormap,        ///< prefetch{.const,.param}.tensormap
 };
 
 struct FeatureInfo {

@@ -337,6 +337,11 @@ private:
     coordinate_count(c.rank, c.tensor);
     cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
   }
+  void semantics(const CpReduceAsyncBulkTensor& c) {
+    coordinate_count(c.rank, c.tensor);
+    cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
+  }
+  void semantics(const PrefetchTensormap&) {}
   void semantics(const CpAsyncBulkPrefetchTensor& p) {
     coordinate_count(p.rank, p.tensor);
     cache_policy_rules(p.cache_hint, p.cache_policy.has_value());

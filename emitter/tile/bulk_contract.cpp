@@ -747,6 +747,34 @@ void check_tensor_store(const BulkProofContext& c, const TensorStoreOp& op) {
                                 TensorAccess::store);
 }
 
+void check_tensor_reduce(const BulkProofContext& c, const TensorReduceOp& op, const SourcePos& at) {
+  const TensorDecl* d = c.kernel.find_tensor(op.tensor.value);
+  if (d == nullptr || !d->map)
+    return; // the builder refused it
+  const DType elem = d->tensor.dtype;
+  const View& src = op.src.value;
+  if (src.dtype != elem) {
+    bulk_proof::report(c, DiagId::contract_reduce_dtype, op.src.pos, bulk_proof::span_of(op.src),
+                       "tensor_reduce combines elements of its map's type: src is " +
+                           std::string(name(src.dtype)) + ", the map of '" + op.tensor.value +
+                           "' is " + std::string(name(elem)));
+    return;
+  }
+  if (!tensor_reduce_ptx_type(op.reduce, elem)) {
+    const SourcePos& pos = op.reduce_pos.line != 0 ? op.reduce_pos : at;
+    const std::string kind(name_of(reduce_kind_names, op.reduce));
+    bulk_proof::report(
+        c, DiagId::contract_tensor_reduce_type, pos, static_cast<std::uint32_t>(kind.size() + 2),
+        "cp.reduce.async.bulk.tensor has no '" + kind + "' of " + std::string(name(elem)) +
+            " elements (the map of '" + op.tensor.value +
+            "'; add: u32 s32 u64 f16 bf16 f32; min, max: u32 s32 u64 s64 f16 bf16; inc, dec: "
+            "u32; and, or, xor: 32- and 64-bit integers)");
+    return;
+  }
+  bulk_proof::check_tensor_copy(c, op.tensor, op.src, "src", op.pred, op.coords,
+                                TensorAccess::store);
+}
+
 void check_swizzled_elements(const BulkProofContext& c, const Located<View>& lv,
                              std::string_view role) {
   const View& v = lv.value;

@@ -49,6 +49,10 @@ void check_bulk_reduce(const BulkProofContext& c, const BulkReduceOp& op, const 
 void check_expect_tx(const BulkProofContext& c, const ExpectTxOp& op);
 void check_tensor_load(const BulkProofContext& c, const TensorLoadOp& op);
 void check_tensor_store(const BulkProofContext& c, const TensorStoreOp& op);
+/// A tensor_reduce: src of the map's dtype (contract_reduce_dtype), a reduction of that type
+/// that the tensor form has (contract_tensor_reduce_type, at the `reduce` key), then a
+/// tensor_store's proofs.
+void check_tensor_reduce(const BulkProofContext& c, const TensorReduceOp& op, const SourcePos& at);
 
 /// A copy's or fill's view of a swizzled shared tensor: every element inside one 16-byte
 /// chunk (the swizzle moves chunks, so an element across two would be torn apart).

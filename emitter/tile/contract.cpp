@@ -1119,6 +1119,14 @@ private:
     check_copy_operands(t.src, "tensor_store src", t.cache_policy);
     check_tensor_store(bulk_context(), t);
   }
+  void check(const TensorReduceOp& t, const Op& op) {
+    check_copy_operands(t.src, "tensor_reduce src", t.cache_policy);
+    check_tensor_reduce(bulk_context(), t, op.pos);
+  }
+  void check(const PrefetchTensormapOp& p, const Op&) {
+    if (p.pred)
+      prove_u32(*p.pred->value, lb_, p.pred->pos, text_length(*p.pred), "pred");
+  }
 };
 
 } // namespace

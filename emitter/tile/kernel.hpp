@@ -276,6 +276,31 @@ struct BulkReduceOp {
 /// "Multicast").
 struct MbarrierInitFenceOp {};
 
+/// `tensor_reduce`: cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<reduce>.tile.bulk_group.
+/// Each element of the box of `tensor`'s map at `coords` inside the tensor becomes the
+/// reduction of its value and the element of `src` (a contiguous shared view of the box's
+/// bytes, of the map's dtype) at the same place in the box, atomically per element; box
+/// elements outside the tensor are not written. The element type is the map's dtype (the
+/// instruction names none); the copy joins the thread's current bulk group as a tensor_store
+/// does. A separate op, as bulk_reduce is beside bulk_store: every rule keyed on a tensor_store
+/// being a plain write stays true, and the reduction is its own access to the race model.
+struct TensorReduceOp {
+  Located<std::string> tensor;
+  std::vector<Located<ExprPtr>> coords;
+  Located<View> src;
+  ReduceKind reduce = ReduceKind::add;
+  std::optional<Located<ExprPtr>> pred;
+  std::optional<Located<CachePolicy>> cache_policy;
+  SourcePos reduce_pos; ///< as BulkReduceOp's
+};
+
+/// `prefetch_tensormap`: prefetch.tensormap of the generic address of `tensor`'s map (a
+/// kernel parameter), by each thread where pred holds. A hint: nothing in memory changes.
+struct PrefetchTensormapOp {
+  Located<std::string> tensor;
+  std::optional<Located<ExprPtr>> pred;
+};
+
 /// Every op of ops.def, in its order (op_table.hpp has the table's other columns).
 using OpBody = VariantOfRest<void
 #define PTXGEN_TILE_OP(Struct, ...) , Struct

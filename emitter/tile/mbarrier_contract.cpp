@@ -912,6 +912,8 @@ private:
   void exec(std::size_t, const Op&, const BulkReduceOp&) {}
   void exec(std::size_t, const Op&, const BulkWaitOp&) {}
   void exec(std::size_t, const Op&, const TensorStoreOp&) {}
+  void exec(std::size_t, const Op&, const TensorReduceOp&) {}
+  void exec(std::size_t, const Op&, const PrefetchTensormapOp&) {}
   /// Among the CTA's threads (what this walk follows: mbarriers are the CTA's own) a
   /// cluster_sync orders as the CTA's barrier, whose relaxed arrival orders no memory (an init
   /// before it is not yet visible).

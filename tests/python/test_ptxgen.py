@@ -495,6 +495,34 @@ def test_bulk_reduce_lowers_to_cp_reduce_async_bulk_and_refuses_a_pair_at_its_li
     assert found["contract_reduce_type"].file == __file__
 
 
+def test_tensor_reduce_lowers_and_refuses_a_pair_of_the_map_at_its_line():
+    k = ptxgen.Kernel("tensor_reduce_ops", grid=1, block=32)
+    A = k.global_tensor("A", (16, 64), "int32", map=ptxgen.TensorMap(box=(16, 32)))
+    B = k.global_tensor("B", (16, 64), "int32", output=True, map=ptxgen.TensorMap(box=(16, 32)))
+    S = k.shared_tensor("S", (16, 32), "int32")
+    bar = k.shared_tensor("bar", (1,), "uint64")
+    one = ptxgen.tid == 0
+    k.prefetch_tensormap(B, pred=one)
+    k.mbarrier_init(bar[0], 1)
+    k.cta_sync()
+    k.expect_tx(bar[0], 2048, pred=one)
+    k.tensor_load(A, (0, 0), S, barrier=bar[0], pred=one)
+    k.mbarrier_wait(bar[0], 0)
+    k.tensor_reduce(B, (0, 32), S, "max", pred=one)
+    k.bulk_commit()
+    k.bulk_wait(0)
+    ptx = k.emit(target="sm_90")
+    assert "cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile.bulk_group" in ptx
+    assert "prefetch.tensormap [%rd" in ptx
+    with pytest.raises(ptxgen.ArgumentError):
+        k.tensor_reduce(B, (0, 0), S, "mul", pred=one)
+    k.tensor_reduce(B, (0, 0), S, "inc", pred=one)  # inc takes a uint32 map only
+    no_form = here() - 1
+    found = {d.id: d for d in k.check(target="sm_90")}
+    assert found["contract_tensor_reduce_type"].line == no_form
+    assert found["contract_tensor_reduce_type"].file == __file__
+
+
 def test_tma_kernels_emit_for_sm_90_only():
     # Without a target emit raises sm_80 to what the ops need, and says so; an explicit
     # older target is the caller's choice, refused by the feature gates.

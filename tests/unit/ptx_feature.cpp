@@ -66,6 +66,11 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // ptxas 13.0: "Modifier '.multicast::cluster' requires PTX ISA .version 8.0" and
       // "... requires .target sm_90 or higher" (with an advisory warning there naming sm_90a).
       {Feature::bulk_multicast, {8, 0}, false, 90},
+      // docs/ptx-bulk.md, "Bulk reductions": at 7.8 ptxas 13.0 says "Feature
+      // 'cp.reduce.async.bulk.tensor' requires PTX ISA .version 8.0" and "Modifier '.tensormap'
+      // requires PTX ISA .version 8.0".
+      {Feature::bulk_reduce_tensor, {8, 0}, false, 90},
+      {Feature::prefetch_tensormap, {8, 0}, false, 90},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {

@@ -173,7 +173,8 @@ TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded t
       const bool by_qualifiers =
           (form->code == ir::Code::bulk_copy &&
            (samples[k].code == ir::Code::bulk_store || samples[k].code == ir::Code::bulk_peer)) ||
-          (form->code == ir::Code::tensor_load && samples[k].code == ir::Code::tensor_store);
+          (form->code == ir::Code::tensor_load && samples[k].code == ir::Code::tensor_store) ||
+          (form->code == ir::Code::prefetch && samples[k].code == ir::Code::prefetch_tensormap);
       CHECK((form->code == samples[k].code || by_qualifiers));
       CHECK(ops[k].code == samples[k].code);
       CHECK(ops[k].line == samples[k].line);
@@ -189,10 +190,15 @@ TEST_CASE("forms.def: every code but those the parser makes itself has a form; o
           "come last") {
   // `call` (its own statement grammar); mov_pack / mov_unpack (mov with a vector); bulk_store and
   // bulk_peer (cp.async.bulk's row, by its qualifiers); tensor_store (cp.async.bulk.tensor's row,
-  // likewise). `unsupported` is the parser's too.
-  const std::vector<ir::Code> formless = {ir::Code::call,       ir::Code::mov_pack,
-                                          ir::Code::mov_unpack, ir::Code::bulk_store,
-                                          ir::Code::bulk_peer,  ir::Code::tensor_store};
+  // likewise); prefetch_tensormap (prefetch's row, by `.tensormap`). `unsupported` is the
+  // parser's too.
+  const std::vector<ir::Code> formless = {ir::Code::call,
+                                          ir::Code::mov_pack,
+                                          ir::Code::mov_unpack,
+                                          ir::Code::bulk_store,
+                                          ir::Code::bulk_peer,
+                                          ir::Code::tensor_store,
+                                          ir::Code::prefetch_tensormap};
   const std::vector<ir::Code> codes = {
 #define SIM_CODE(code, family) ir::Code::code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
@@ -349,6 +355,9 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
       ptx::CpAsyncBulkTensorStore{ptx::TensorRank::d2, false, tensor, Address{smem, 0}, {}});
   kinds.push_back(ptx::CpAsyncBulkPrefetch{false, Address{rd1, 0}, Immediate{16}, {}});
   kinds.push_back(ptx::CpAsyncBulkPrefetchTensor{ptx::TensorRank::d2, false, tensor, {}});
+  kinds.push_back(ptx::CpReduceAsyncBulkTensor{
+      ptx::TensorRank::d2, ptx::BulkRedOp::min, false, tensor, Address{smem, 0}, {}});
+  kinds.push_back(ptx::PrefetchTensormap{ptx::TensormapSpace::generic, Address{rd2, 0}});
   kinds.push_back(ptx::BarrierClusterArrive{false});
   kinds.push_back(ptx::BarrierClusterWait{});
   // A peer view's access (S@rank): mapa, then ld/st.shared::cluster.
