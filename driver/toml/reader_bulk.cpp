@@ -424,7 +424,9 @@ template <>
 bool Loader::read_op<tile::TensorReduceOp>(const toml::table& t, const std::string& where,
                                            tile::Op& op) {
   tile::TensorReduceOp r;
-  const bool target = tensor_operand(t, where, r.tensor, r.coords) != nullptr;
+  const tile::TensorDecl* d = tensor_operand(t, where, r.tensor, r.coords);
+  // a reduction goes through a tile map, as a store (`.im2col_no_offs` is not declared)
+  const bool target = d && b_.im2col_offsets(*d, std::nullopt, at(t.get("tensor")->source()), true);
   auto src = bulk_view(t, "src", tile::Space::shared, where);
   bool ok = load_issue_keys(t, where, r);
   ok = reduce_key(t, where, r.reduce, r.reduce_pos) && ok;

@@ -259,6 +259,10 @@ void KernelBuilder::tensor_reduce(const View& tensor, const std::vector<Expr>& c
                                   const BulkOptions& options, Pos at) {
   tile::TensorReduceOp op;
   bool ok = tensor_operand(tensor, coords, at, op.tensor, op.coords);
+  if (ok) { // a reduction goes through a tile map, as a store
+    const tile::TensorDecl* d = b_->mapped_tensor(text_of(tensor.text(), at));
+    ok = d && b_->im2col_offsets(*d, std::nullopt, at_of(at), true);
+  }
   ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
   ok = bulk_operands(options, at, op) && ok;
   if (!ok)

@@ -249,8 +249,8 @@ bool Builder::im2col_offsets(const tile::TensorDecl& d, std::optional<std::size_
   const std::string of = "the map of " + quoted(d.tensor.name);
   if (store && d.map->is_im2col()) {
     error(DiagId::spec_im2col_offsets, at,
-          of + " is an im2col map; tensor_store writes through a tile map (ptxgen builds "
-               "im2col loads only)");
+          of + " is an im2col map; tensor_store and tensor_reduce write through a tile map "
+               "(ptxgen builds im2col loads only)");
     return false;
   }
   if (!d.map->is_im2col()) {
