@@ -585,6 +585,7 @@ PTXGEN_READ_OP(BulkWaitOp)
 PTXGEN_READ_OP(ExpectTxOp)
 PTXGEN_READ_OP(TensorLoadOp)
 PTXGEN_READ_OP(TensorStoreOp)
+PTXGEN_READ_OP(BulkCopyPeerOp)
 #undef PTXGEN_READ_OP
 
 } // namespace ptxgen::driver::toml_reader

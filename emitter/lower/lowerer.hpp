@@ -384,6 +384,7 @@ private:
 
   void lower(const tile::BulkLoadOp& b);
   void lower(const tile::BulkStoreOp& b);
+  void lower(const tile::BulkCopyPeerOp& b);
   void lower(const tile::BulkReduceOp& b);
   void lower(const tile::BulkCommitOp&) { emit(CpAsyncBulkCommitGroup{}); }
   void lower(const tile::BulkWaitOp& w) { emit(CpAsyncBulkWaitGroup{w.n, w.read}); }

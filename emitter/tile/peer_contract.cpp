@@ -78,7 +78,7 @@ void check_peer_rank(const Kernel& k, const LaunchBounds& lb, const Located<View
 
 namespace {
 
-/// The first peer view of a copy or fill, or nullptr.
+/// The first peer view of a copy, fill, bulk_copy_peer or remote arrive, or nullptr.
 const Located<View>* peer_view(const Op& op) {
   if (const auto* c = std::get_if<CopyOp>(&op.body)) {
     if (c->dst.value.peer)
@@ -88,6 +88,12 @@ const Located<View>* peer_view(const Op& op) {
   } else if (const auto* f = std::get_if<FillOp>(&op.body)) {
     if (f->dst.value.peer)
       return &f->dst;
+  } else if (const auto* b = std::get_if<BulkCopyPeerOp>(&op.body)) {
+    if (b->dst.value.peer)
+      return &b->dst;
+  } else if (const auto* a = std::get_if<MbarrierArriveOp>(&op.body)) {
+    if (a->barrier.value.peer)
+      return &a->barrier;
   }
   return nullptr;
 }

@@ -66,6 +66,9 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // ptxas 13.0: "Modifier '.multicast::cluster' requires PTX ISA .version 8.0" and
       // "... requires .target sm_90 or higher" (with an advisory warning there naming sm_90a).
       {Feature::bulk_multicast, {8, 0}, false, 90},
+      // ptxas 13.0 at 7.8: "Feature '.shared::cluster' requires PTX ISA .version 8.0", "Modifier
+      // '.release' on 'mbarrier.arrive' ..."; on sm_89: "... requires .target sm_90 or higher".
+      {Feature::mbarrier_remote_arrive, {8, 0}, false, 90},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {
