@@ -176,10 +176,10 @@ void Lowerer::lower(const tile::BulkCopyPeerOp& b) {
   PeerSide dside = peer_side(b.dst.value);
   PeerSide bside = peer_side(b.barrier.value);
   CpAsyncBulkPeer c;
-  c.dst = peer_address(dside, view_address(b.dst.value, b.pred));
+  c.dst = peer_address(dside, view_address(b.dst.value, b.pred), g.guard);
   c.src = view_address(b.src.value, b.pred);
   c.size = Immediate{bulk_bytes(b.src.value)};
-  c.mbar = peer_address(bside, barrier_address(b.barrier));
+  c.mbar = peer_address(bside, barrier_address(b.barrier), g.guard);
   emit(c, g.guard);
 }
 

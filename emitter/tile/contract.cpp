@@ -1059,7 +1059,8 @@ private:
   void check(const CopyArriveOp& m, const Op&) { check_barrier(m.barrier, true); }
   void check(const MbarrierArriveOp& m, const Op&) {
     check_barrier(m.barrier, true);
-    check_peer_rank(k_, lb_, m.barrier, "mbarrier_arrive barrier", out_);
+    check_peer_rank(k_, lb_, m.barrier, "mbarrier_arrive barrier", out_,
+                    m.pred ? m.pred->value.get() : nullptr);
     if (m.pred)
       prove_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred");
   }
@@ -1105,8 +1106,9 @@ private:
     check_barrier(b.barrier);
     check_not_barrier(b.dst, "bulk_copy_peer dst");
     check_not_barrier(b.src, "bulk_copy_peer src");
-    check_peer_rank(k_, lb_, b.dst, "bulk_copy_peer dst", out_);
-    check_peer_rank(k_, lb_, b.barrier, "bulk_copy_peer barrier", out_);
+    const Expr* pred = b.pred ? b.pred->value.get() : nullptr;
+    check_peer_rank(k_, lb_, b.dst, "bulk_copy_peer dst", out_, pred);
+    check_peer_rank(k_, lb_, b.barrier, "bulk_copy_peer barrier", out_, pred);
     check_bulk_peer(bulk_context(), b);
   }
   void check(const BulkReduceOp& b, const Op& op) {
