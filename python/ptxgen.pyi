@@ -150,6 +150,9 @@ class Kernel:
     def bulk_reduce(self, dst: View, src: View, reduce: str, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
         """cp.reduce.async.bulk of shared src into global dst, element by element with `reduce` (add, min, max, inc, dec, and, or, xor), joining the thread's bulk group."""
         ...
+    def bulk_copy_peer(self, dst: View, src: View, barrier: View, pred: Optional[IntoExpr] = None) -> None:
+        """cp.async.bulk of the CTA's shared src into a peer's shared dst (S@rank), completing on that peer's barrier (B@rank)."""
+        ...
     def bulk_wait(self, n: int, read: bool = False) -> None:
         """cp.async.bulk.wait_group{.read} n: at most n bulk groups stay pending."""
         ...

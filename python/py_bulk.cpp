@@ -126,6 +126,16 @@ void bind_copies(py::class_<PyKernel>& k) {
           "cp.reduce.async.bulk of shared src into global dst, element by element with "
           "`reduce` (add, min, max, inc, dec, and, or, xor), joining the thread's bulk group.")
       .def(
+          "bulk_copy_peer",
+          [](PyKernel& self, const api::View& dst, const api::View& src, const api::View& barrier,
+             const std::optional<IntoExpr>& pred) {
+            self.builder().bulk_copy_peer(dst, src, barrier, opt_expr_of(pred, "pred"),
+                                          caller_pos());
+          },
+          py::arg("dst"), py::arg("src"), py::arg("barrier"), py::arg("pred") = py::none(),
+          "cp.async.bulk of the CTA's shared src into a peer's shared dst (S@rank), "
+          "completing on that peer's barrier (B@rank).")
+      .def(
           "bulk_wait",
           [](PyKernel& self, const Int& n, bool read) {
             self.builder().bulk_wait(int_of(n, "bulk_wait's n"), read, caller_pos());

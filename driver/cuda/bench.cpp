@@ -63,6 +63,7 @@ struct GlobalUse {
   void operator()(const tile::BulkLoadOp& op) { copies(op.src, op.dst); }
   void operator()(const tile::BulkStoreOp& op) { copies(op.src, op.dst); }
   void operator()(const tile::BulkReduceOp& op) { copies(op.src, op.dst); }
+  void operator()(const tile::BulkCopyPeerOp& op) { copies(op.src, op.dst); }
   void operator()(const tile::BulkWaitOp&) {}
   void operator()(const tile::ExpectTxOp&) {}
   // A tensor copy's global side is its map's tensor, named, not a view.

@@ -88,6 +88,8 @@ private:
   /// Runs the CTA in `s` from where it stopped to its next cluster barrier (after it) or its
   /// end; true at the end.
   bool run_turn(Suspended& s);
+  /// The turns of one cluster's CTAs until each has ended (evaluator_cluster.cpp).
+  void run_cluster_turns(std::vector<Suspended>& ctas);
 
   /// The output after the CTAs ran: the last use of the global buffers.
   ReferenceOutput output();
@@ -138,6 +140,29 @@ private:
   /// per-thread ordering checks, which are about its own threads.
   void step_peer_copy(std::size_t op, const tile::CopyOp& c);
   void step_peer_fill(std::size_t op, const tile::FillOp& f);
+  /// bulk_copy_peer and remote arrivals (evaluator_peer_bulk.cpp). The Cta state of the CTA
+  /// that view v's rank names for the thread of `e` (the running CTA's own when it names
+  /// itself), its bid in `owner`; nullptr (with a problem) for a rank outside the cluster.
+  Cta* peer_cta(std::size_t op, const tile::Located<tile::View>& v, const tile::ExprEnv& e,
+                std::int64_t& owner);
+  /// The id in `target` (CTA `owner`) of the barrier that peer view v names for the thread
+  /// of `e`; nothing (with a problem) when that barrier was never initialised.
+  std::optional<std::size_t> peer_barrier(std::size_t op, const tile::Located<tile::View>& v,
+                                          const tile::ExprEnv& e, Cta& target, std::int64_t owner);
+  void step_op(std::size_t op, const tile::BulkCopyPeerOp& c);
+  /// The sender's shared source of a bulk_copy_peer is read from its issue to its landing.
+  void read_peer_source(std::size_t op, std::int64_t tid, Buffer& sb, const Runs& s);
+  /// A bulk_copy_peer's load joins the receiving CTA's pending loads, after that CTA's checks
+  /// of a write of its shared bytes.
+  void land_in(std::int64_t owner, Cta& target, PendingLoad&& l);
+  /// A bulk_copy_peer landed: its source's bytes are no longer read.
+  void end_peer_reads(const PendingLoad& l);
+  /// One arrival of thread `tid` on the peer's barrier that m.barrier names.
+  void remote_arrive(std::size_t op, const tile::MbarrierArriveOp& m, std::int64_t tid,
+                     const tile::ExprEnv& e);
+  /// In a cluster run: whether the wait cannot pass yet (a peer may still complete its
+  /// phase), so that the CTA's turn ends before it (run_clusters).
+  bool wait_blocks(std::size_t op, const tile::MbarrierWaitOp& m);
   /// The race between two CTAs on one CTA's shared bytes (report_grid_race).
   void report_shared_race(const ref::GridRace& r);
 
@@ -1024,6 +1049,7 @@ private:
 
   bool replay_op(std::size_t op, const tile::MbarrierWaitOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkLoadOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::BulkCopyPeerOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkStoreOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkReduceOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkCommitOp&) { return skip(op, false); }
@@ -1089,6 +1115,10 @@ private:
   /// The CTAs of the cluster run_clusters runs, and the index there of each rank.
   std::vector<Suspended>* cluster_ctas_ = nullptr;
   std::vector<std::size_t> rank_index_;
+  /// A wait of the running CTA cannot pass yet: its turn ends before it (run_turn).
+  bool blocked_ = false;
+  /// No CTA of the cluster can go on: the waits run and report their hangs.
+  bool stalled_ = false;
 
   ref::GridRaces grid_races_; ///< the CTAs' global accesses
 

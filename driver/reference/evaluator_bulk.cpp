@@ -201,6 +201,7 @@ void Evaluator::land_loads(std::size_t id) {
         h.guard_phase[g] = bar.phase;
       });
     });
+    end_peer_reads(l);
     bar.tx_delivered += l.bytes;
     if (bar.pending == 0) {
       complete_if_tx_done(bar);
@@ -471,6 +472,21 @@ void Evaluator::check_bulk_refill(std::size_t op, std::int64_t tid, const Buffer
                                   std::int64_t off, std::string_view access) {
   const ref::SharedBytes& h = b.hz;
   if (h.bulk_reads[g] <= 0) {
+    return;
+  }
+  const auto reader = static_cast<std::size_t>(h.bulk_read_op[g]);
+  if (std::holds_alternative<tile::BulkCopyPeerOp>(k_.ops[reader].body)) {
+    problems_.add(
+        op, DiagId::check_peer_copy_refill, "writes shared bytes that a bulk_copy_peer still reads",
+        [&] {
+          return where(cta_, tid) + std::string(access) + byte_text(b, off) + ", which " +
+                 tile::op_label(k_, reader) + " by thread " + std::to_string(h.bulk_read_tid[g]) +
+                 " still copies to a peer: the copy reads them until it completes on the peer's "
+                 "barrier, and nothing orders the peer's wait for that phase before this write "
+                 "(a cluster_sync after the peer's wait, or a remote arrive after it that this "
+                 "thread waits for)";
+        },
+        Severity::error, b.granule());
     return;
   }
   problems_.add(

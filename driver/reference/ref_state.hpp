@@ -190,6 +190,10 @@ struct PendingLoad {
   Runs writes; ///< the shared bytes it writes
   std::vector<Piece> pieces;
   std::vector<std::uint8_t> fill; ///< one element's bytes, for the `filled` pieces
+  /// A bulk_copy_peer's: the sender's shared source (`src`; nullptr for a load of the CTA's
+  /// own) and its runs, read by the async proxy until the copy lands.
+  Buffer* peer_source = nullptr;
+  Runs source_reads;
 };
 
 /// A bulk or tensor store of a thread: it reads its shared bytes (`reads`, in order, into

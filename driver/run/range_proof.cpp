@@ -157,6 +157,8 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             visit_global_view(b.dst.value, f);
                             visit_global_view(b.src.value, f);
                           },
+                          // Shared on both sides: nothing global.
+                          [](const tile::BulkCopyPeerOp&) {},
                           // Their coordinates are visit_roots' (every tensor op's).
                           [](const tile::TensorLoadOp&) {}, [](const tile::TensorStoreOp&) {},
                           [](const tile::TensorReduceOp&) {},
@@ -260,6 +262,12 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                           [&](const tile::BulkReduceOp& b) {
                             visit_view(b.src.value, f);
                             visit_view(b.dst.value, f);
+                            visit_optional(b.pred, f);
+                          },
+                          [&](const tile::BulkCopyPeerOp& b) {
+                            visit_view(b.dst.value, f);
+                            visit_view(b.src.value, f);
+                            visit_view(b.barrier.value, f);
                             visit_optional(b.pred, f);
                           },
                           [&](const tile::ExpectTxOp& e) {

@@ -144,6 +144,7 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                  [](const tile::BulkLoadOp&) {},
                  [](const tile::BulkStoreOp&) {},
                  [](const tile::BulkReduceOp&) {},
+                 [](const tile::BulkCopyPeerOp&) {},
                  [](const tile::BulkWaitOp&) {},
                  [](const tile::ExpectTxOp&) {},
                  [&](const tile::TensorLoadOp& t) {
@@ -242,6 +243,7 @@ std::string kind_of(const tile::Op& op) {
           [](const tile::MbarrierWaitOp&) { return std::string("mbarrier_wait"); },
           [](const tile::BulkLoadOp&) { return std::string("bulk_load"); },
           [](const tile::BulkStoreOp&) { return std::string("bulk_store"); },
+          [](const tile::BulkCopyPeerOp&) { return std::string("bulk_copy_peer"); },
           [](const tile::BulkReduceOp& r) {
             return "bulk_reduce " + std::string(name_of(tile::reduce_kind_names, r.reduce));
           },
@@ -421,11 +423,13 @@ void add_loop_panels(Walker& w, std::size_t i, Picture& p) {
   }
 }
 
-/// The multicast op's mask, pred and shared view, when op is a multicast load.
+/// The multicast op's mask, pred and shared view, when op is a multicast load; a
+/// bulk_copy_peer's dst rank (`rank`: the one CTA it fills) in place of the mask.
 struct MulticastOf {
   const tile::Located<tile::ExprPtr>* mask = nullptr;
   const std::optional<tile::Located<tile::ExprPtr>>* pred = nullptr;
   const tile::Located<tile::View>* dst = nullptr;
+  const tile::Expr* rank = nullptr;
 };
 
 MulticastOf multicast_of(const tile::Op& op) {
@@ -433,6 +437,8 @@ MulticastOf multicast_of(const tile::Op& op) {
     return {&*b->multicast, &b->pred, &b->dst};
   if (const auto* t = std::get_if<tile::TensorLoadOp>(&op.body); t && t->multicast)
     return {&*t->multicast, &t->pred, &t->dst};
+  if (const auto* c = std::get_if<tile::BulkCopyPeerOp>(&op.body); c && c->dst.value.peer)
+    return {nullptr, &c->pred, &c->dst, c->dst.value.peer.get()};
   return {};
 }
 
@@ -448,11 +454,11 @@ void add_multicasts(const tile::Kernel& k, Picture& p) {
       continue;
     }
     const MulticastOf m = multicast_of(op);
-    if (m.mask == nullptr)
+    if (m.mask == nullptr && m.rank == nullptr)
       continue;
     MulticastPanel mp;
     mp.label = std::string(kind_of(op)) + " at line " + std::to_string(op.pos.line) + ", dst " +
-               m.dst->text + ", multicast = " + m.mask->text;
+               m.dst->text + (m.mask ? ", multicast = " + m.mask->text : std::string());
     mp.ranks = static_cast<std::int64_t>(place.peers.size());
     for (const std::int64_t bid : place.peers) {
       std::uint32_t sends = 0;
@@ -464,7 +470,12 @@ void add_multicasts(const tile::Kernel& k, Picture& p) {
           if (!q || *q == 0)
             continue;
         }
-        sends |= static_cast<std::uint32_t>(tile::evaluate(*m.mask->value, env).value_or(0));
+        if (m.rank != nullptr) {
+          const auto r = tile::evaluate(*m.rank, env);
+          sends |= r && *r >= 0 && *r < 32 ? std::uint32_t{1} << *r : 0;
+        } else {
+          sends |= static_cast<std::uint32_t>(tile::evaluate(*m.mask->value, env).value_or(0));
+        }
       }
       mp.sends.push_back(sends);
     }

@@ -593,6 +593,7 @@ PTXGEN_READ_OP(TensorLoadOp)
 PTXGEN_READ_OP(TensorStoreOp)
 PTXGEN_READ_OP(TensorReduceOp)
 PTXGEN_READ_OP(PrefetchTensormapOp)
+PTXGEN_READ_OP(BulkCopyPeerOp)
 #undef PTXGEN_READ_OP
 
 } // namespace ptxgen::driver::toml_reader

@@ -275,6 +275,30 @@ bool Loader::read_op<tile::BulkLoadOp>(const toml::table& t, const std::string& 
   return true;
 }
 
+/// bulk_copy_peer: shared dst (a peer's, S@rank) and src (the CTA's own), the peer's barrier
+/// and `pred`; which views are a peer's is the builder's rule (spec_peer_copy_rank).
+template <>
+bool Loader::read_op<tile::BulkCopyPeerOp>(const toml::table& t, const std::string& where,
+                                           tile::Op& op) {
+  tile::BulkCopyPeerOp b;
+  auto dst = bulk_view(t, "dst", tile::Space::shared, where);
+  auto src = bulk_view(t, "src", tile::Space::shared, where);
+  auto bar = barrier_field_at(t, "barrier", where);
+  bool ok = true;
+  const std::map<std::string, std::size_t, std::less<>> no_axes;
+  if (const toml::node* v = t.get("pred")) {
+    b.pred = expr_field(*v, "pred", where, false, no_axes);
+    ok = b.pred.has_value();
+  }
+  if (!dst || !src || !bar || !ok)
+    return false;
+  b.dst = std::move(*dst);
+  b.src = std::move(*src);
+  b.barrier = std::move(*bar);
+  op.body = std::move(b);
+  return true;
+}
+
 template <>
 bool Loader::read_op<tile::BulkStoreOp>(const toml::table& t, const std::string& where,
                                         tile::Op& op) {

@@ -266,6 +266,11 @@ public:
   /// element combined with `reduce`, joining the thread's bulk group.
   void bulk_reduce(const View& dst, const View& src, tile::ReduceKind reduce,
                    const BulkOptions& options = {}, Pos at = CallSite::current());
+  /// cp.async.bulk.shared::cluster.shared::cta of the CTA's own shared `src` into `dst`, a
+  /// view of a peer's shared tensor (`S.peer(rank)`), completing on `barrier`, that peer's
+  /// mbarrier (`B.peer(rank)`, the same rank); only where `pred` holds, when given.
+  void bulk_copy_peer(const View& dst, const View& src, const View& barrier,
+                      std::optional<Expr> pred = std::nullopt, Pos at = CallSite::current());
   void bulk_commit(Pos at = CallSite::current());
   /// At most n of the thread's bulk groups stay pending (`read`: only their shared reads).
   void bulk_wait(std::int64_t n, bool read = false, Pos at = CallSite::current());

@@ -174,6 +174,21 @@ void KernelBuilder::bulk_reduce(const View& dst, const View& src, tile::ReduceKi
   push(std::move(op), at);
 }
 
+void KernelBuilder::bulk_copy_peer(const View& dst, const View& src, const View& barrier,
+                                   std::optional<Expr> pred, Pos at) {
+  bool ok = bulk_view(dst, tile::Space::shared, "dst", at);
+  ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
+  ok = check_view(barrier, at) && b_->barrier(barrier.tile(), at_of(at)) && ok;
+  if (pred)
+    ok = check_expr(*pred, at) && ok;
+  if (!ok)
+    return;
+  tile::BulkCopyPeerOp op{located(dst, at), located(src, at), located(barrier, at), std::nullopt};
+  if (pred)
+    op.pred = located(*pred, at);
+  push(std::move(op), at);
+}
+
 void KernelBuilder::bulk_commit(Pos at) {
   push(tile::BulkCommitOp{}, at);
 }

@@ -386,6 +386,7 @@ private:
 
   void lower(const tile::BulkLoadOp& b);
   void lower(const tile::BulkStoreOp& b);
+  void lower(const tile::BulkCopyPeerOp& b);
   void lower(const tile::BulkReduceOp& b);
   void lower(const tile::BulkCommitOp&) { emit(CpAsyncBulkCommitGroup{}); }
   void lower(const tile::BulkWaitOp& w) { emit(CpAsyncBulkWaitGroup{w.n, w.read}); }
@@ -591,7 +592,9 @@ private:
   };
   PeerSide peer_side(const tile::View& v);
   StateSpace space_of(const PeerSide& p);
-  Address peer_address(PeerSide& p, Address a);
+  /// `guard`: the op's pred, under which the contract proved the rank inside the cluster
+  /// (mapa of a rank outside it is undefined).
+  Address peer_address(PeerSide& p, Address a, const std::optional<Guard>& guard = std::nullopt);
 
   void copy_chunk(StateSpace dspace, Address dst, StateSpace sspace, Address src, std::int64_t w);
 };

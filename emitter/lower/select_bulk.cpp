@@ -186,6 +186,22 @@ void Lowerer::lower(const tile::BulkLoadOp& b) {
   });
 }
 
+void Lowerer::lower(const tile::BulkCopyPeerOp& b) {
+  const RepeatGuard g = op_guard(b.pred);
+  if (g.skip)
+    return;
+  // dst and barrier name the same CTA (the builder's rule): each its own mapa of the CTA's
+  // own address.
+  PeerSide dside = peer_side(b.dst.value);
+  PeerSide bside = peer_side(b.barrier.value);
+  CpAsyncBulkPeer c;
+  c.dst = peer_address(dside, view_address(b.dst.value, b.pred), g.guard);
+  c.src = view_address(b.src.value, b.pred);
+  c.size = Immediate{bulk_bytes(b.src.value)};
+  c.mbar = peer_address(bside, barrier_address(b.barrier), g.guard);
+  emit(c, g.guard);
+}
+
 void Lowerer::lower(const tile::BulkStoreOp& b) {
   emit_bulk(b, [&] {
     CpAsyncBulkStore c;

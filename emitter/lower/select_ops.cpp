@@ -141,6 +141,13 @@ void Lowerer::lower(const tile::MbarrierArriveOp& m) {
   std::optional<Guard> g;
   if (m.pred)
     g = predicate(bind(m.pred->value));
+  if (m.barrier.value.peer) {
+    // A peer's barrier (B@rank): mapa of the CTA's own address, then the cluster-scope
+    // arrival, which releases the thread's earlier accesses to the peer that waits.
+    PeerSide side = peer_side(m.barrier.value);
+    emit(MbarrierArriveRemote{peer_address(side, a, g)}, g);
+    return;
+  }
   emit(MbarrierArrive{SharedSpace::shared, std::nullopt, a}, g);
 }
 

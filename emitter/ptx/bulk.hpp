@@ -86,6 +86,32 @@ void describe(const CpAsyncBulkLoad& c, V& v) {
     v.feature(Feature::bulk_shared_cta_dst);
 }
 
+/// cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [dst], [src], size,
+///   [mbar];
+/// Copies `size` bytes of the executing CTA's shared memory into the shared memory of a CTA of
+/// its cluster (dst, a `.shared::cluster` address from mapa) and completes them on that CTA's
+/// mbarrier (mbar, mapped to the same CTA).
+struct CpAsyncBulkPeer {
+  Address dst;  ///< shared::cluster, 16-byte aligned
+  Address src;  ///< the CTA's own shared memory, 16-byte aligned
+  Operand size; ///< a .u32 register or an immediate multiple of 16 in 0..max_bulk_bytes
+  Address mbar; ///< the destination CTA's mbarrier, shared::cluster
+};
+
+template <class V>
+void describe(const CpAsyncBulkPeer& c, V& v) {
+  v.opcode(Mnemonic::cp_async_bulk);
+  v.qualifier(name(BulkDst::shared_cluster));
+  v.qualifier(spelling(Qualifier::shared_cta));
+  v.qualifier(spelling(Qualifier::complete_tx_bytes));
+  v.address(c.dst, {Role::dst_address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.use(c.size, {Role::size, ScalarType::u32});
+  v.address(c.mbar, {Role::mbarrier, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.feature(Feature::bulk_copy);
+  v.feature(Feature::dsmem);
+}
+
 /// cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint} [dst], [src], size{, policy};
 /// Copies `size` bytes from shared to global memory in the thread's current bulk group.
 struct CpAsyncBulkStore {
@@ -470,6 +496,26 @@ void describe(const MbarrierArriveExpectTx& m, V& v) {
   v.feature(Feature::mbarrier_arrive_expect_tx);
   if (m.order && m.order->sem == MbarrierSem::relaxed)
     v.feature(Feature::mbarrier_arrive_relaxed);
+}
+
+/// mbarrier.arrive.release.cluster.shared::cluster.b64 _, [addr];
+/// One arrival on the current phase of a cluster CTA's mbarrier (addr from mapa), releasing
+/// the executing thread's earlier accesses at cluster scope. PTX has no state result for a
+/// `.shared::cluster` arrival: the sink is the only form.
+struct MbarrierArriveRemote {
+  Address address;
+};
+
+template <class V>
+void describe(const MbarrierArriveRemote& m, V& v) {
+  v.opcode(Mnemonic::mbarrier_arrive);
+  v.qualifier(name(MbarrierSem::release));
+  v.qualifier(name(MbarrierScope::cluster));
+  v.qualifier(name(BulkDst::shared_cluster));
+  v.qualifier(name(ScalarType::b64));
+  v.sink({Role::destination, ScalarType::b64});
+  v.address(m.address, {Role::address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.feature(Feature::mbarrier_remote_arrive);
 }
 
 /// The state space a proxy fence orders; none orders all of them.

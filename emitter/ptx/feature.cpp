@@ -123,6 +123,12 @@ constexpr auto table = std::to_array<FeatureInfo>({
      false,
      OpcodePart::none},
     {Feature::prefetch_tensormap, "prefetch.tensormap", {8, 0}, 90, false, OpcodePart::none},
+    {Feature::mbarrier_remote_arrive,
+     "mbarrier.arrive.release.cluster.shared::cluster",
+     {8, 0},
+     90,
+     false,
+     OpcodePart::none},
 });
 
 struct TargetRow {

@@ -51,6 +51,7 @@ enum class Feature : std::uint8_t {
   bulk_multicast,            ///< `.multicast::cluster` on a bulk or tensor load, its CTA mask
   bulk_reduce_tensor,        ///< cp.reduce.async.bulk.tensor, `.tile` mode
   prefetch_tensormap,        ///< prefetch{.const,.param}.tensormap
+  mbarrier_remote_arrive,    ///< mbarrier.arrive.release.cluster.shared::cluster (a peer's)
 };
 
 struct FeatureInfo {

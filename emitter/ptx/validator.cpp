@@ -302,6 +302,10 @@ private:
     bulk_size(c.size);
     cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
   }
+  void semantics(const CpAsyncBulkPeer& c) {
+    bulk_size(c.size);
+  }
+  void semantics(const MbarrierArriveRemote&) {}
   void semantics(const CpAsyncBulkStore& c) {
     bulk_size(c.size);
     cache_policy_rules(c.cache_hint, c.cache_policy.has_value());

@@ -667,6 +667,10 @@ void check_bulk_store(const BulkProofContext& c, const BulkStoreOp& op) {
   bulk_proof::check_bulk_pair(c, op.dst, op.src, op.pred ? &*op.pred : nullptr);
 }
 
+void check_bulk_peer(const BulkProofContext& c, const BulkCopyPeerOp& op) {
+  bulk_proof::check_bulk_pair(c, op.dst, op.src, op.pred ? &*op.pred : nullptr);
+}
+
 void check_bulk_reduce(const BulkProofContext& c, const BulkReduceOp& op, const SourcePos& at) {
   const View& dst = op.dst.value;
   const View& src = op.src.value;

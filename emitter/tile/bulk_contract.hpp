@@ -42,6 +42,8 @@ struct BulkProofContext {
 
 void check_bulk_load(const BulkProofContext& c, const BulkLoadOp& op);
 void check_bulk_store(const BulkProofContext& c, const BulkStoreOp& op);
+/// A bulk_copy_peer: its dst (a peer's) and src as a bulk copy's pair.
+void check_bulk_peer(const BulkProofContext& c, const BulkCopyPeerOp& op);
 /// A bulk_reduce: the operands as a bulk_store's, one element type on both sides
 /// (contract_reduce_dtype) and a reduction of that type that is a PTX form
 /// (contract_reduce_type, shown at the `reduce` key).

@@ -1059,6 +1059,8 @@ private:
   void check(const CopyArriveOp& m, const Op&) { check_barrier(m.barrier, true); }
   void check(const MbarrierArriveOp& m, const Op&) {
     check_barrier(m.barrier, true);
+    check_peer_rank(k_, lb_, m.barrier, "mbarrier_arrive barrier", out_,
+                    m.pred ? m.pred->value.get() : nullptr);
     if (m.pred)
       prove_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred");
   }
@@ -1099,6 +1101,15 @@ private:
   void check(const BulkStoreOp& b, const Op&) {
     check_copy_operands(b.src, "bulk_store src", b.cache_policy);
     check_bulk_store(bulk_context(), b);
+  }
+  void check(const BulkCopyPeerOp& b, const Op&) {
+    check_barrier(b.barrier);
+    check_not_barrier(b.dst, "bulk_copy_peer dst");
+    check_not_barrier(b.src, "bulk_copy_peer src");
+    const Expr* pred = b.pred ? b.pred->value.get() : nullptr;
+    check_peer_rank(k_, lb_, b.dst, "bulk_copy_peer dst", out_, pred);
+    check_peer_rank(k_, lb_, b.barrier, "bulk_copy_peer barrier", out_, pred);
+    check_bulk_peer(bulk_context(), b);
   }
   void check(const BulkReduceOp& b, const Op& op) {
     check_copy_operands(b.src, "bulk_reduce src", b.cache_policy);

@@ -301,6 +301,18 @@ struct PrefetchTensormapOp {
   std::optional<Located<ExprPtr>> pred;
 };
 
+/// `bulk_copy_peer`: cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.
+/// The bytes of `src` (a contiguous view of the CTA's own shared tensor) land in `dst`, a view
+/// of a peer's shared tensor (`S@rank`), and complete on `barrier`, that same peer's mbarrier
+/// (`B@rank`, the same rank), as that many transaction bytes of its current phase. Both
+/// addresses go through mapa (docs/spec-format.md, "Bulk copies into a peer").
+struct BulkCopyPeerOp {
+  Located<View> dst;
+  Located<View> src;
+  Located<View> barrier;
+  std::optional<Located<ExprPtr>> pred;
+};
+
 /// Every op of ops.def, in its order (op_table.hpp has the table's other columns).
 using OpBody = VariantOfRest<void
 #define PTXGEN_TILE_OP(Struct, ...) , Struct

@@ -71,6 +71,9 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // requires PTX ISA .version 8.0".
       {Feature::bulk_reduce_tensor, {8, 0}, false, 90},
       {Feature::prefetch_tensormap, {8, 0}, false, 90},
+      // ptxas 13.0 at 7.8: "Feature '.shared::cluster' requires PTX ISA .version 8.0", "Modifier
+      // '.release' on 'mbarrier.arrive' ..."; on sm_89: "... requires .target sm_90 or higher".
+      {Feature::mbarrier_remote_arrive, {8, 0}, false, 90},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {
