@@ -49,6 +49,7 @@ enum class Feature : std::uint8_t {
   dsmem,                     ///< mapa.shared::cluster, ld/st.shared::cluster
   bulk_reduce,               ///< cp.reduce.async.bulk global <- shared::cta, 1-D
   bulk_multicast,            ///< `.multicast::cluster` on a bulk or tensor load, its CTA mask
+  setmaxnreg,                ///< setmaxnreg.{inc,dec}.sync.aligned.u32 (sm_90a only)
 };
 
 struct FeatureInfo {

@@ -355,6 +355,10 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
   kinds.push_back(ptx::Mapa{r2, r1, Immediate{1}});
   kinds.push_back(ptx::Ld{ptx::StateSpace::shared_cluster, ScalarType::b32, {r1}, Address{r2, 4}});
   kinds.push_back(ptx::St{ptx::StateSpace::shared_cluster, ScalarType::b32, Address{r2, 4}, {r1}});
+  // The warps' roles: named barriers with a thread count, setmaxnreg (decoded, no effect).
+  kinds.push_back(ptx::NamedBarrier{1, 64, false});
+  kinds.push_back(ptx::NamedBarrier{2, 128, true});
+  kinds.push_back(ptx::Setmaxnreg{true, 232});
   kinds.push_back(ptx::Ret{});
   std::set<std::size_t> seen;
   std::string body;
