@@ -79,7 +79,7 @@ timeout 250 "${run[@]}" > "$out/stream_bench.log" 2>&1 || {
 row() { awk -v m="$1" '$1 == m { print $2, $(NF - 1) }' "$out/stream_bench.log" 2> /dev/null; }
 echo
 printf '%-12s %10s %16s %10s %9s\n' kernel registers "SASS loop body" median_ms "% DtoD"
-for k in memcpyDtoD nvcc-bulk@occ nvcc-ws ptxgen-ws nvcc-ws-384; do
+for k in memcpyDtoD nvcc-bulk nvcc-ws ptxgen-ws nvcc-ws-384; do
   read -r ms pct <<< "$(row "$k")"
   printf '%-12s %10s %16s %10s %9s\n' "$k" "${reg[$k]:--}" "${loop[$k]:--}" "${ms:--}" "${pct:--}"
 done
