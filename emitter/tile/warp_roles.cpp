@@ -108,8 +108,68 @@ std::string warps_text(const std::vector<bool>& in) {
   return (n == 1 ? "warp " : "warps ") + s;
 }
 
+/// A named_barrier whose users are fewer than its count: with the others of its id it must make
+/// up one phase (bar.arrive by some warps, bar.sync by the others, as CUTLASS's producer and
+/// consumer warpgroups use one barrier).
+struct PartialUse {
+  const NamedBarrierOp* op;
+  std::vector<bool> users;
+};
+
+/// The users' diagnostic of a named barrier that `n` threads (`in`) reach, at `at`.
+/// `total`: the threads of the phase (n, or with the id's other partial uses, `more`).
+Diagnostic users_error(const NamedBarrierOp& b, std::int64_t n, const std::vector<bool>& in,
+                       std::string_view more, std::int64_t total) {
+  const std::int64_t count = b.count.value;
+  const SourcePos& at = b.pred ? b.pred->pos : b.count.pos;
+  return diagnostic_at(DiagId::contract_named_barrier_users, at,
+                       "named barrier " + std::to_string(b.id.value) + " waits for " +
+                           std::to_string(count) + " threads, but its pred holds for " +
+                           std::to_string(n) + " (" + warps_text(in) + ")" + std::string(more) +
+                           ": " +
+                           (total < count ? "it never completes (a deadlock)"
+                                          : "it completes before all of them arrive") +
+                           "; make count " + std::to_string(total) + " or the pred hold for " +
+                           std::to_string(count) + " threads",
+                       text_length(b.pred ? b.pred->text : b.count.text));
+}
+
+/// The partial uses of one id: disjoint, and together exactly the count.
+void check_partial_uses(const std::vector<PartialUse>& uses, Diagnostics& out) {
+  const NamedBarrierOp& first = *uses.front().op;
+  std::vector<bool> all(uses.front().users.size(), false);
+  std::string lines;
+  for (const PartialUse& u : uses) {
+    for (std::size_t t = 0; t < all.size(); ++t) {
+      if (u.users[t] && all[t]) {
+        out.add(diagnostic_at(DiagId::contract_named_barrier_users, u.op->id.pos,
+                              "thread " + std::to_string(t) + " arrives on named barrier " +
+                                  std::to_string(first.id.value) +
+                                  " here and at an earlier named_barrier of fewer than its " +
+                                  std::to_string(first.count.value) +
+                                  " threads: one phase would count it twice",
+                              text_length(u.op->id.text)));
+        return;
+      }
+      all[t] = all[t] || u.users[t];
+    }
+    if (&u != &uses.front())
+      lines += (lines.empty() ? "" : ", ") + std::to_string(u.op->id.pos.line);
+  }
+  const std::int64_t n = count_users(all);
+  if (n == first.count.value)
+    return;
+  out.add(users_error(first, count_users(uses.front().users), uses.front().users,
+                      lines.empty() ? std::string()
+                                    : ", " + std::to_string(n) +
+                                          " with the named_barriers of this id at line " + lines,
+                      n));
+}
+
 void check_named_barrier(const Kernel& k, const NamedBarrierOp& b,
-                         std::map<std::int64_t, const NamedBarrierOp*>& by_id, Diagnostics& out) {
+                         std::map<std::int64_t, const NamedBarrierOp*>& by_id,
+                         std::map<std::int64_t, std::vector<PartialUse>>& partial,
+                         Diagnostics& out) {
   bool ok = true;
   if (b.id.value < 1 || b.id.value > 15) {
     out.add(diagnostic_at(DiagId::contract_named_barrier_id, b.id.pos,
@@ -153,16 +213,10 @@ void check_named_barrier(const Kernel& k, const NamedBarrierOp& b,
     return;
   }
   const std::int64_t n = count_users(*in);
-  if (ok && n != count)
-    out.add(diagnostic_at(DiagId::contract_named_barrier_users, at,
-                          "named barrier " + std::to_string(b.id.value) + " waits for " +
-                              std::to_string(count) + " threads, but its pred holds for " +
-                              std::to_string(n) + " (" + warps_text(*in) + "): " +
-                              (n < count ? "it never completes (a deadlock)"
-                                         : "it completes before all of them arrive") +
-                              "; make count " + std::to_string(n) + " or the pred hold for " +
-                              std::to_string(count) + " threads",
-                          width));
+  if (ok && n > count)
+    out.add(users_error(b, n, *in, "", n));
+  else if (ok && n < count)
+    partial[b.id.value].push_back({&b, *in});
 }
 
 /// The registers per thread of each warpgroup, updated by one setmaxnreg at a time.
@@ -269,13 +323,16 @@ std::int64_t entry_registers(const Kernel& k) {
 
 void check_warp_roles(const Kernel& k, Diagnostics& out) {
   std::map<std::int64_t, const NamedBarrierOp*> by_id;
+  std::map<std::int64_t, std::vector<PartialUse>> partial;
   RegisterWalk walk{k, out, {}};
   for (const Op& op : k.ops) {
     if (const auto* b = std::get_if<NamedBarrierOp>(&op.body))
-      check_named_barrier(k, *b, by_id, out);
+      check_named_barrier(k, *b, by_id, partial, out);
     else if (const auto* s = std::get_if<SetmaxnregOp>(&op.body))
       walk.step(op, *s);
   }
+  for (const auto& [id, uses] : partial)
+    check_partial_uses(uses, out);
 }
 
 } // namespace ptxgen::tile

@@ -9,7 +9,9 @@
 //
 //  - a named_barrier's id is 1..15 (0 is cta_sync's) and its count a multiple of 32 in
 //    32..block; its users are whole warps and exactly `count` threads (fewer never complete
-//    it: a deadlock; more complete it early); every named_barrier of one id gives one count;
+//    it: a deadlock; more complete it early), or, for the named_barriers of an id with fewer
+//    users each (bar.arrive by some warps, bar.sync by others), exactly `count` together, no
+//    thread twice; every named_barrier of one id gives one count;
 //  - a setmaxnreg's count is a multiple of 8 in 24..256; its users are whole warpgroups of a
 //    block of whole warpgroups (`.sync.aligned`); a dec never raises and an inc never lowers a
 //    warpgroup's count; and after every setmaxnreg the warpgroups' registers fit what the CTA

@@ -85,6 +85,22 @@ TEST_CASE("warp roles: a named barrier's users are whole warps and exactly its c
         std::vector<DiagId>{DiagId::contract_role_pred});
 }
 
+TEST_CASE("warp roles: a bar.arrive and a bar.sync of different warps make one phase") {
+  const std::string text = corpus("ws/named_barrier_arrive.toml");
+  CHECK(contract_errors(text).empty());
+  // Without warp 1's bar.sync, warp 0's bar.arrive brings 32 of the 64 threads.
+  const std::string alone = edited(
+      text, "[[op]]\nop = \"named_barrier\"\nid = 1\ncount = 64\npred = \"warp == 1\"\n", "");
+  CHECK(message(alone, DiagId::contract_named_barrier_users)
+            .find("holds for 32 (warp 0): it never completes") != std::string::npos);
+  // Two partial uses of one phase must not share a thread.
+  const std::string twice = edited(text, "id = 2\ncount = 64\npred = \"warp == 0\"",
+                                   "id = 2\ncount = 64\npred = \"warp == 1\"");
+  CHECK(message(twice, DiagId::contract_named_barrier_users)
+            .find("thread 32 arrives on named barrier 2 here and at an earlier") !=
+        std::string::npos);
+}
+
 TEST_CASE("warp roles: setmaxnreg's counts, warpgroups and register budget") {
   const std::string text = corpus(kRegs);
   CHECK(contract_errors(text).empty());
