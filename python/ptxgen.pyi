@@ -105,8 +105,14 @@ class Kernel:
     def fill(self, dst: View, pattern: bytes) -> None:
         """Every byte of each thread's dst from pattern."""
         ...
-    def copy(self, dst: View, src: View) -> None:
-        """Each thread's src into its dst (ld/st)."""
+    def copy(self, dst: View, src: View, pred: Optional[IntoExpr] = None) -> None:
+        """Each thread's src into its dst (ld/st; only where pred holds, when given)."""
+        ...
+    def named_barrier(self, id: int, count: int, arrive: bool = False, pred: Optional[IntoExpr] = None) -> None:
+        """bar.sync id, count (bar.arrive with arrive): the named barrier id (1..15) of the count threads, whole warps, whose pred holds."""
+        ...
+    def setmaxnreg(self, action: str, regs: int, pred: Optional[IntoExpr] = None) -> None:
+        """setmaxnreg.{inc,dec}.sync.aligned.u32 regs (sm_90a): each warpgroup whose pred holds moves to regs registers per thread (24..256, a multiple of 8)."""
         ...
     def begin_for(self, var: str, start: IntoExpr, stop: IntoExpr, step: IntoExpr = 1, unroll: int = 1) -> Expr:
         """Opens `for (var = start; var < stop; var += step)` up to end_for(); its variable."""

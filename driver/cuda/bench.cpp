@@ -66,6 +66,8 @@ struct GlobalUse {
   void operator()(const tile::BulkCopyPeerOp& op) { copies(op.src, op.dst); }
   void operator()(const tile::BulkWaitOp&) {}
   void operator()(const tile::ExpectTxOp&) {}
+  void operator()(const tile::NamedBarrierOp&) {}
+  void operator()(const tile::SetmaxnregOp&) {}
   // A tensor copy's global side is its map's tensor, named, not a view.
   void operator()(const tile::TensorLoadOp& op) { add_named(read, op.tensor.value); }
   void operator()(const tile::TensorStoreOp& op) { add_named(written, op.tensor.value); }

@@ -941,6 +941,10 @@ private:
                           const std::vector<std::uint8_t>& pattern);
 
   void step_op(std::size_t op, const tile::CopyOp& c);
+  /// A named barrier: ordering among its threads once `count` of them have arrived.
+  void step_op(std::size_t op, const tile::NamedBarrierOp& b);
+  /// setmaxnreg moves registers, no bytes: nothing to run.
+  void step_op(std::size_t, const tile::SetmaxnregOp&) {}
 
   /// True when the launch's CTAs may be replayed: the fast path (the naive one stays the
   /// oracle), no mbarrier ops, every apply copies a global tensor into a shared one, and no
@@ -1056,6 +1060,8 @@ private:
   bool replay_op(std::size_t op, const tile::BulkWaitOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::ProxyFenceOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::MbarrierInitFenceOp&) { return skip(op, true); }
+  bool replay_op(std::size_t op, const tile::NamedBarrierOp&) { return skip(op, true); }
+  bool replay_op(std::size_t op, const tile::SetmaxnregOp&) { return skip(op, true); }
   bool replay_op(std::size_t op, const tile::ExpectTxOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensorLoadOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensorStoreOp&) { return skip(op, false); }

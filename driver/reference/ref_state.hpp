@@ -276,6 +276,13 @@ struct Cta {
   /// chain through a third thread is not followed, so a write is never wrongly exempted).
   /// Empty until the first arrival.
   std::vector<std::int64_t> ordered;
+  /// The arrivals on each named barrier (named_barrier, by id) since its last completion: the
+  /// arriving thread and the clock at its arrival, and the threads that wait (bar.sync).
+  struct NamedArrivals {
+    std::vector<std::pair<std::int64_t, std::int64_t>> arrivals;
+    std::vector<std::int64_t> waiters;
+  };
+  std::map<std::int64_t, NamedArrivals> named;
 };
 
 } // namespace ptxgen::driver::evaluation

@@ -140,6 +140,7 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
                               return;
                             visit_global_view(c.dst.value, f);
                             visit_global_view(c.src.value, f);
+                            visit_optional(c.pred, f);
                           },
                           [&](const tile::FillOp& x) {
                             if (writes_read(x.dst.value))
@@ -168,7 +169,8 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
                           [](const tile::ForOp&) {}, [](const tile::MbarrierInitOp&) {},
                           [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
                           [](const tile::MbarrierWaitOp&) {}, [](const tile::WaitGroupOp&) {},
-                          [](const tile::EndOp&) {},
+                          [](const tile::EndOp&) {}, [](const tile::NamedBarrierOp&) {},
+                          [](const tile::SetmaxnregOp&) {},
                           // No view, no expression (ops.def's plain ops).
                           [](const tile::PlainOp auto&) {}},
                op.body);
@@ -228,7 +230,10 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             global_view(c.src.value);
                             grid_view(c.dst.value);
                             grid_view(c.src.value);
+                            visit_optional(c.pred, f);
                           },
+                          // Their preds use the thread alone (warp_roles.hpp): no range.
+                          [](const tile::NamedBarrierOp&) {}, [](const tile::SetmaxnregOp&) {},
                           [&](const tile::ForOp& l) {
                             f(*l.start.value);
                             f(*l.stop.value);

@@ -106,6 +106,9 @@ struct OpWriter {
   void field(std::string_view key, tile::ReduceKind k) {
     out << key << " = \"" << name_of(tile::reduce_kind_names, k) << "\"\n";
   }
+  void field(std::string_view key, tile::RegAction a) {
+    out << key << " = \"" << name_of(tile::reg_action_names, a) << "\"\n";
+  }
   void field(std::string_view key, const std::vector<std::uint8_t>& pattern) {
     out << key << " = [";
     for (std::size_t i = 0; i < pattern.size(); ++i)

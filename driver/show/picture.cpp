@@ -127,8 +127,9 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                        walk_view(w, loops, a.src, "src", groups, true, pred, ignore));
                  },
                  [&](const tile::CopyOp& c) {
-                   in.views.push_back(walk_view(w, loops, c.dst, "dst", 0, false));
-                   in.views.push_back(walk_view(w, loops, c.src, "src", 0, false));
+                   const tile::Expr* pred = c.pred ? c.pred->value.get() : nullptr;
+                   in.views.push_back(walk_view(w, loops, c.dst, "dst", 0, false, pred));
+                   in.views.push_back(walk_view(w, loops, c.src, "src", 0, false, pred));
                  },
                  [&](const tile::FillOp& f) {
                    in.views.push_back(walk_view(w, loops, f.dst, "dst", 0, false));
@@ -156,6 +157,8 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                  [](const tile::TensorStoreOp&) {},
                  [](const tile::TensorReduceOp&) {},
                  [](const tile::PrefetchTensormapOp&) {},
+                 [](const tile::NamedBarrierOp&) {},
+                 [](const tile::SetmaxnregOp&) {},
                  // No view at all (ops.def's plain ops).
                  [](const tile::PlainOp auto&) {},
              },
@@ -259,6 +262,16 @@ std::string kind_of(const tile::Op& op) {
             return "tensor_reduce " + std::string(name_of(tile::reduce_kind_names, r.reduce));
           },
           [](const tile::PrefetchTensormapOp& p) { return "prefetch_tensormap " + p.tensor.value; },
+          [](const tile::NamedBarrierOp& b) {
+            return std::string(b.arrive ? "named_barrier arrive " : "named_barrier ") +
+                   std::to_string(b.id.value) + " of " + std::to_string(b.count.value) +
+                   " threads" + (b.pred ? " where " + b.pred->text : std::string());
+          },
+          [](const tile::SetmaxnregOp& s) {
+            return "setmaxnreg." + std::string(name_of(tile::reg_action_names, s.action)) + " " +
+                   std::to_string(s.regs.value) +
+                   (s.pred ? " where " + s.pred->text : std::string());
+          },
           [](const tile::PlainOp auto& plain) { return plain_label(plain); },
       },
       op.body);

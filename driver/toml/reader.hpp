@@ -402,6 +402,15 @@ private:
                   tile::Located<tile::View>& out);
   bool read_field(const toml::table& t, const std::string& where, std::string_view key,
                   tile::FenceSpace& out);
+  /// An integer field (a named_barrier's id and count, setmaxnreg's regs): required.
+  bool read_field(const toml::table& t, const std::string& where, std::string_view key,
+                  tile::Located<std::int64_t>& out);
+  /// A pred: a boolean or an expression over the thread, parameters and loop variables.
+  bool read_field(const toml::table& t, const std::string& where, std::string_view key,
+                  std::optional<tile::Located<tile::ExprPtr>>& out);
+  /// setmaxnreg's `action`, inc or dec (required).
+  bool read_field(const toml::table& t, const std::string& where, std::string_view key,
+                  tile::RegAction& out);
 
   /// `body` into op.body when it holds an op; whether it did.
   static bool set_body(tile::Op& op, std::optional<tile::OpBody> body) {

@@ -362,6 +362,21 @@ bool Loader::read_field(const toml::table& t, const std::string& where, std::str
   return s.has_value();
 }
 
+/// setmaxnreg's `action` (a wrong word is spec_setmaxnreg_action, at the string).
+bool Loader::read_field(const toml::table& t, const std::string& where, std::string_view key,
+                        tile::RegAction& out) {
+  const toml::node* v = t.get(key);
+  if (!v) {
+    missing(t, key, where, "\"inc\" or \"dec\"");
+    return false;
+  }
+  const auto choices = name_spellings(tile::reg_action_names);
+  const auto a =
+      enum_word<tile::RegAction>(*v, key, where, choices, DiagId::spec_setmaxnreg_action);
+  out = a.value_or(out);
+  return a.has_value();
+}
+
 template <>
 bool Loader::read_op<tile::BulkWaitOp>(const toml::table& t, const std::string& where,
                                        tile::Op& op) {

@@ -44,6 +44,7 @@ using tile::Dim3;
 using tile::FenceSpace;
 using tile::Interval; // a u32 parameter's declared range
 using tile::ReduceKind;
+using tile::RegAction;
 using tile::Scope;
 using tile::TensorMapL2Promotion;
 using tile::TensorMapOobFill;
@@ -226,6 +227,16 @@ public:
   /// Every byte of each thread's `dst` from `pattern`, repeated.
   void fill(const View& dst, std::vector<std::uint8_t> pattern, Pos at = CallSite::current());
   void copy(const View& dst, const View& src, Pos at = CallSite::current());
+  /// The copy by the threads where `pred` holds (a warp-specialized ring's consumer warps).
+  void copy(const View& dst, const View& src, std::optional<Expr> pred,
+            Pos at = CallSite::current());
+  /// bar.sync id, count (bar.arrive with `arrive`) by the threads where `pred` holds: the
+  /// named barrier `id` (1..15) of `count` threads, whole warps (warp_roles.hpp's rules).
+  void named_barrier(std::int64_t id, std::int64_t count, bool arrive = false,
+                     std::optional<Expr> pred = std::nullopt, Pos at = CallSite::current());
+  /// setmaxnreg.{inc,dec}.sync.aligned.u32 regs (sm_90a) by the warpgroups where `pred` holds.
+  void setmaxnreg(tile::RegAction action, std::int64_t regs,
+                  std::optional<Expr> pred = std::nullopt, Pos at = CallSite::current());
 
   /// `for (var = start; var < stop; var += step)` up to the matching end_for();
   /// returns the loop variable. start, stop and step must be the same for every

@@ -82,6 +82,7 @@ struct ClusterUse {
   void find(tile::Scope) {}
   void find(tile::FenceSpace) {}
   void find(tile::ReduceKind) {}
+  void find(tile::RegAction) {}
 };
 
 } // namespace

@@ -401,6 +401,22 @@ private:
   }
   void lower(const tile::ExpectTxOp& e);
   void lower(const tile::MbarrierInitFenceOp&) { emit(FenceMbarrierInit{}); }
+  /// bar.sync / bar.arrive id, count, guarded by the pred (the contract proves it holds for
+  /// whole warps, as bar's `.aligned` form needs).
+  void lower(const tile::NamedBarrierOp& b) {
+    const RepeatGuard g = op_guard(b.pred);
+    if (!g.skip)
+      emit(NamedBarrier{static_cast<std::uint32_t>(b.id.value),
+                        static_cast<std::uint32_t>(b.count.value), b.arrive},
+           g.guard);
+  }
+  /// setmaxnreg, guarded by the pred (whole warpgroups: the contract's rule).
+  void lower(const tile::SetmaxnregOp& s) {
+    const RepeatGuard g = op_guard(s.pred);
+    if (!g.skip)
+      emit(Setmaxnreg{s.action == tile::RegAction::inc, static_cast<std::uint32_t>(s.regs.value)},
+           g.guard);
+  }
   /// Outside loops, and with a cache policy, as emit_bulk(); in a loop, a guarded load is a
   /// branch over the load and its operands (see the definition for why).
   void lower(const tile::TensorLoadOp& t);
@@ -581,6 +597,8 @@ private:
   void store_constant(StateSpace space, Address addr, const std::vector<std::uint8_t>& bytes);
 
   void lower(const tile::CopyOp& c);
+  /// The copy's loads and stores, for every thread that reaches them.
+  void copy_all(const tile::CopyOp& c);
 
   /// A shared view's side of a copy or fill: `.shared` for the CTA's own tensor, or for a peer
   /// view (`S@rank`) `.shared::cluster`, its addresses mapped to CTA `rank` by mapa (one mapa

@@ -129,6 +129,9 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
+    // ptxas 13.0 at PTX 7.8 and on sm_90 (not sm_90a): the validator asks for the `a` target
+    // (docs/ptx-rules.md, "Clusters, multicast, reductions, tensor cores").
+    {Feature::setmaxnreg, "setmaxnreg", {8, 0}, 90, false, OpcodePart::none},
 });
 
 struct TargetRow {

@@ -52,6 +52,7 @@ enum class Feature : std::uint8_t {
   bulk_reduce_tensor,        ///< cp.reduce.async.bulk.tensor, `.tile` mode
   prefetch_tensormap,        ///< prefetch{.const,.param}.tensormap
   mbarrier_remote_arrive,    ///< mbarrier.arrive.release.cluster.shared::cluster (a peer's)
+  setmaxnreg,                ///< setmaxnreg.{inc,dec}.sync.aligned.u32 (sm_90a only)
 };
 
 struct FeatureInfo {

@@ -415,6 +415,25 @@ private:
   void semantics(const BarrierClusterArrive&) {}
   void semantics(const BarrierClusterWait&) {}
   void semantics(const Mapa&) {}
+  void semantics(const NamedBarrier& b) {
+    if (b.barrier > 15)
+      error(DiagId::ptx_barrier_range,
+            "bar.sync's barrier must be in 0..15; it is " + std::to_string(b.barrier));
+    if (b.count == 0 || b.count % 32 != 0)
+      error(DiagId::ptx_barrier_range,
+            "a named barrier's thread count must be a positive multiple of 32; it is " +
+                std::to_string(b.count));
+  }
+  void semantics(const Setmaxnreg& s) {
+    if (s.regs < 24 || s.regs > 256 || s.regs % 8 != 0)
+      error(DiagId::ptx_setmaxnreg_range,
+            "setmaxnreg's register count must be a multiple of 8 in 24..256; it is " +
+                std::to_string(s.regs));
+    if (!target_.arch_specific && target_.sm >= info(Feature::setmaxnreg).min_sm)
+      error(DiagId::ptx_feature_target,
+            "setmaxnreg requires the architecture-specific target (sm_90a); the target is " +
+                target_.str());
+  }
   void semantics(const Label& l) {
     label_name(l.name);
     if (current_->guard)

@@ -12,6 +12,7 @@
 #include "emitter/tile/residency.hpp"
 #include "emitter/tile/suggest.hpp"
 #include "emitter/tile/u32_rule.hpp"
+#include "emitter/tile/warp_roles.hpp"
 #include "emitter/tile/well_formed.hpp"
 
 #include <algorithm>
@@ -160,6 +161,7 @@ public:
         one_error_per_load(before, load_errors);
     }
     check_peer_exit(k_, out_);
+    check_warp_roles(k_, out_);
     // The phase walk evaluates the barrier views: only once every op is proven sound.
     if (!out_.has_errors())
       check_mbarrier_phases(k_, out_);
@@ -842,7 +844,12 @@ private:
       check_swizzled_elements(bulk_context(), c.dst, "copy dst");
     if (check_bounds(c.src, "copy src", 0, ""))
       check_swizzled_elements(bulk_context(), c.src, "copy src");
+    if (c.pred)
+      prove_u32(*c.pred->value, lb_, c.pred->pos, text_length(*c.pred), "pred");
   }
+  // The rules of the warps' roles are warp_roles.cpp's (check_warp_roles, after the ops).
+  void check(const NamedBarrierOp&, const Op&) {}
+  void check(const SetmaxnregOp&, const Op&) {}
 
   void check(const WaitGroupOp& w, const Op& op) {
     if (auto d = wait_group_rule(w.n))

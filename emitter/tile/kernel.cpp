@@ -98,9 +98,12 @@ std::string table_at(std::string_view table, const SourcePos& pos) {
 
 ptx::Target min_target(const Kernel& k) {
   int sm = k.cluster ? 90 : 80; // clusters are sm_90's
-  for (const Op& op : k.ops)
+  bool arch_specific = false;
+  for (const Op& op : k.ops) {
     sm = std::max(sm, op_row(op.body).min_sm);
-  return ptx::sm(sm);
+    arch_specific = arch_specific || op_row(op.body).arch_specific();
+  }
+  return arch_specific ? ptx::sm_a(sm) : ptx::sm(sm);
 }
 
 std::string_view op_kind(const OpBody& body) {

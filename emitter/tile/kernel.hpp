@@ -91,10 +91,12 @@ struct FillOp {
   std::vector<std::uint8_t> pattern; ///< at least one byte; repeated
 };
 
-/// A synchronous element copy between two views of equal shape (ld/st).
+/// A synchronous element copy between two views of equal shape (ld/st), by each thread
+/// whose pred holds (the consumer warps of a warp-specialized ring: `pred = "warp >= 1"`).
 struct CopyOp {
   Located<View> dst;
   Located<View> src;
+  std::optional<Located<ExprPtr>> pred;
 };
 
 /// `for (var = start; var < stop; var += step)` over the ops up to the matching
@@ -313,6 +315,39 @@ struct BulkCopyPeerOp {
   std::optional<Located<ExprPtr>> pred;
 };
 
+/// `named_barrier`: bar.sync id, count (bar.arrive id, count with `arrive`) by each thread
+/// whose pred holds: the barrier `id` (1..15; 0 is cta_sync's) of `count` threads, a multiple
+/// of 32, which completes when `count` threads, whole warps, have arrived; `arrive` goes on
+/// without waiting. The consumer warps of a warp-specialized ring synchronise among
+/// themselves with it while the producer warp runs on. The contract proves that its users
+/// (the threads whose pred holds, the same on every iteration) are whole warps and exactly
+/// `count` threads, and that every named_barrier of one id gives the same count
+/// (warp_roles.hpp).
+struct NamedBarrierOp {
+  Located<std::int64_t> id;
+  Located<std::int64_t> count;
+  bool arrive = false;
+  std::optional<Located<ExprPtr>> pred;
+};
+
+/// Which way a setmaxnreg moves a warpgroup's registers: `inc` takes them from the CTA's
+/// pool (waiting until it has them), `dec` gives them back to it.
+enum class RegAction : std::uint8_t { inc, dec };
+/// The spec language's spellings of RegAction (the TOML `action` key, Python's `action=`),
+/// which are also the PTX qualifiers.
+inline constexpr auto reg_action_names = enum_names<RegAction::dec>("inc", "dec");
+
+/// `setmaxnreg`: setmaxnreg.{inc,dec}.sync.aligned.u32 regs (sm_90a) by each warpgroup whose
+/// pred holds: its threads' register count becomes `regs` (24..256, a multiple of 8). The
+/// producer warpgroup of a warp-specialized kernel gives registers back (dec) so that the
+/// consumer warpgroups can take them (inc). `.aligned`: every thread of a warpgroup runs it
+/// or none does (the contract proves the pred holds for whole warpgroups).
+struct SetmaxnregOp {
+  RegAction action = RegAction::dec;
+  Located<std::int64_t> regs;
+  std::optional<Located<ExprPtr>> pred;
+};
+
 /// Every op of ops.def, in its order (op_table.hpp has the table's other columns).
 using OpBody = VariantOfRest<void
 #define PTXGEN_TILE_OP(Struct, ...) , Struct
@@ -454,7 +489,8 @@ struct Kernel {
 };
 
 /// The oldest target whose PTX has every op of `k`: the newest of its ops' min_sm (ops.def),
-/// sm_80 at least, sm_90 for a kernel with a cluster.
+/// sm_80 at least, sm_90 for a kernel with a cluster; its `a` form (sm_90a) when an op is
+/// arch_specific (setmaxnreg).
 ptx::Target min_target(const Kernel& k);
 
 /// The spelling of an op's kind in specs: "apply", "wait_group", ...

@@ -755,6 +755,9 @@ private:
   void exec(std::size_t, const Op&, const WaitGroupOp&) {}
   void exec(std::size_t, const Op&, const FillOp&) {}
   void exec(std::size_t, const Op&, const CopyOp&) {}
+  // A named barrier orders some warps (the reference's concern); setmaxnreg moves registers.
+  void exec(std::size_t, const Op&, const NamedBarrierOp&) {}
+  void exec(std::size_t, const Op&, const SetmaxnregOp&) {}
   void exec(std::size_t, const Op&, const ForOp&) {}
   void exec(std::size_t, const Op&, const EndOp&) {}
   // The transaction bytes of a phase. Loads deliver theirs to the phase current when they

@@ -95,6 +95,7 @@ public:
   void rewrite(Scope) const {}
   void rewrite(FenceSpace) const {}
   void rewrite(ReduceKind) const {}
+  void rewrite(RegAction) const {}
 
 private:
   const Pipeline& p_;
@@ -412,6 +413,7 @@ struct TensorUse {
   bool has(Scope) const { return false; }
   bool has(FenceSpace) const { return false; }
   bool has(ReduceKind) const { return false; }
+  bool has(RegAction) const { return false; }
 };
 
 /// True for an op whose generic-proxy write reaches one of `tensors` (fill, copy, the

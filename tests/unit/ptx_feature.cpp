@@ -74,6 +74,10 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // ptxas 13.0 at 7.8: "Feature '.shared::cluster' requires PTX ISA .version 8.0", "Modifier
       // '.release' on 'mbarrier.arrive' ..."; on sm_89: "... requires .target sm_90 or higher".
       {Feature::mbarrier_remote_arrive, {8, 0}, false, 90},
+      // ptxas 13.0: "Feature 'setmaxnreg.dec' requires PTX ISA .version 8.0" at 7.8 and
+      // "Instruction 'setmaxnreg.dec' not supported on .target 'sm_90'" (sm_90a only: the
+      // validator's rule, warp_roles.cpp's unit test).
+      {Feature::setmaxnreg, {8, 0}, false, 90},
   };
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {

@@ -368,6 +368,10 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
   kinds.push_back(
       ptx::CpAsyncBulkPeer{Address{r2, 0}, Address{smem, 16}, Immediate{16}, Address{r1, 0}});
   kinds.push_back(ptx::MbarrierArriveRemote{Address{r1, 0}});
+  // The warps' roles: named barriers with a thread count, setmaxnreg (decoded, no effect).
+  kinds.push_back(ptx::NamedBarrier{1, 64, false});
+  kinds.push_back(ptx::NamedBarrier{2, 128, true});
+  kinds.push_back(ptx::Setmaxnreg{true, 232});
   kinds.push_back(ptx::Ret{});
   std::set<std::size_t> seen;
   std::string body;
