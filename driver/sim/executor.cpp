@@ -35,6 +35,7 @@ bool is_memory_op(ir::Code code) {
          code == ir::Code::red || code == ir::Code::bulk_store || code == ir::Code::bulk_reduce ||
          code == ir::Code::tensor_load || code == ir::Code::tensor_store ||
          code == ir::Code::tensor_reduce || code == ir::Code::stmatrix || code == ir::Code::wgmma ||
+         code == ir::Code::wmma_load || code == ir::Code::wmma_store ||
          // the mbarriers a cluster's peers use (their iterations name them: cta_cluster.cpp)
          code == ir::Code::mbar_init || code == ir::Code::mbar_arrive ||
          code == ir::Code::mbar_arrive_tx || code == ir::Code::mbar_expect_tx ||
