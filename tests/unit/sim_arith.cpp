@@ -52,6 +52,20 @@ constexpr ir::Type t_u32{32, false, Num::integer};
 constexpr ir::Type t_u8{8, false, Num::integer};
 constexpr ir::Type t_u64{64, false, Num::integer};
 
+/// Runs entry `k` of `ptx` on one thread with its one parameter pointing at `words` zeroed
+/// 32-bit words of global memory; what the kernel left there.
+std::vector<std::uint32_t> run_words(const std::string& ptx, std::size_t words) {
+  std::vector<std::uint8_t> out(4 * words, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  SimResult r = run(ptx, "k", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  std::vector<std::uint32_t> got(words);
+  std::memcpy(got.data(), out.data(), out.size());
+  return got;
+}
+
 } // namespace
 
 TEST_CASE("prmt: the generic permute and every mode, bytes numbered 0..7 over {b, a}") {
@@ -340,14 +354,7 @@ TEST_CASE("cvt to tf32: 10 fraction bits kept, ties away (.rna), to even (.rn), 
 	ret;
 }
 )";
-  std::vector<std::uint8_t> out(8, 0);
-  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
-  Launch l;
-  l.params = {0x1000};
-  SimResult r = run(ptx, "k", l, mem);
-  REQUIRE_MESSAGE(!r.fault, r.fault->message);
-  std::uint32_t got[2];
-  std::memcpy(got, out.data(), sizeof got);
+  const std::vector<std::uint32_t> got = run_words(ptx, 2);
   CHECK(got[0] == 0x3F802000);
   CHECK(got[1] == 32);
 }
@@ -396,14 +403,7 @@ TEST_CASE("the instructions decode and run: a kernel over registers, results sto
 	ret;
 }
 )";
-  std::vector<std::uint8_t> out(48, 0);
-  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
-  Launch l;
-  l.params = {0x1000};
-  SimResult r = run(ptx, "k", l, mem);
-  REQUIRE_MESSAGE(!r.fault, r.fault->message);
-  std::uint32_t got[12];
-  std::memcpy(got, out.data(), sizeof got);
+  const std::vector<std::uint32_t> got = run_words(ptx, 12);
   CHECK(got[0] == 0x00010203);
   CHECK(got[1] == 0x04030201);
   CHECK(got[2] == 0x12345F78);
