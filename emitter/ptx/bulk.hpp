@@ -122,18 +122,31 @@ struct CpAsyncBulkStore {
   CachePolicy cache_policy;
 };
 
-template <class V>
-void describe(const CpAsyncBulkStore& c, V& v) {
-  v.opcode(Mnemonic::cp_async_bulk);
+/// The parts a 1-D bulk copy from shared to global memory shares with a bulk reduction:
+/// `.global.shared::cta.bulk_group{.L2::cache_hint}` after the opcode, and the operands
+/// [dst], [src], size{, policy}. `C` is CpAsyncBulkStore or CpReduceAsyncBulk.
+template <class C, class V>
+void describe_to_global_qualifiers(const C& c, V& v) {
   v.qualifier(spelling(Qualifier::global));
   v.qualifier(spelling(Qualifier::shared_cta));
   v.qualifier(spelling(Qualifier::bulk_group));
   if (c.cache_hint)
     v.qualifier(spelling(Qualifier::L2_cache_hint));
+}
+
+template <class C, class V>
+void describe_to_global_operands(const C& c, V& v) {
   v.address(c.dst, {Role::dst_address, AddressWidth::b64, SymbolScope::none});
   v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
   v.use(c.size, {Role::size, ScalarType::u32});
   describe_cache_policy(c.cache_hint, c.cache_policy, v);
+}
+
+template <class V>
+void describe(const CpAsyncBulkStore& c, V& v) {
+  v.opcode(Mnemonic::cp_async_bulk);
+  describe_to_global_qualifiers(c, v);
+  describe_to_global_operands(c, v);
   v.feature(Feature::bulk_copy);
 }
 
@@ -218,19 +231,12 @@ struct CpReduceAsyncBulk {
 template <class V>
 void describe(const CpReduceAsyncBulk& c, V& v) {
   v.opcode(Mnemonic::cp_reduce_async_bulk);
-  v.qualifier(spelling(Qualifier::global));
-  v.qualifier(spelling(Qualifier::shared_cta));
-  v.qualifier(spelling(Qualifier::bulk_group));
-  if (c.cache_hint)
-    v.qualifier(spelling(Qualifier::L2_cache_hint));
+  describe_to_global_qualifiers(c, v);
   v.qualifier(name(c.op));
   if (bulk_red_noftz(c.op, c.type))
     v.qualifier(spelling(Qualifier::noftz));
   v.qualifier(name(c.type));
-  v.address(c.dst, {Role::dst_address, AddressWidth::b64, SymbolScope::none});
-  v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
-  v.use(c.size, {Role::size, ScalarType::u32});
-  describe_cache_policy(c.cache_hint, c.cache_policy, v);
+  describe_to_global_operands(c, v);
   v.feature(Feature::bulk_reduce);
 }
 
