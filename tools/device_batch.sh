@@ -73,10 +73,11 @@ families)
 speed)
   # one at a time: these time the GPU
   run ring_sass 200 tools/ring_sass_device.sh
-  [ -f tools/ws_ring_device.sh ] && run ws_ring 150 tools/ws_ring_device.sh
-  run broadcast 220 tools/broadcast_device.sh
+  run one_tile 100 tools/one_tile_device.sh
+  run ws_ring 120 tools/ws_ring_device.sh
+  run broadcast 170 tools/broadcast_device.sh
   cat "$out/machine.txt"
-  show ring_sass ws_ring broadcast
+  show ring_sass one_tile ws_ring broadcast
   ;;
 esac
 exit $status
