@@ -182,18 +182,23 @@ std::optional<Evaluator::PlacedBox> Evaluator::moved_box(std::size_t op,
 }
 
 void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
-  const tile::TensorMapDesc* map = tensor_map(op, m.tensor);
-  if (map == nullptr || !prepare(op, m.dst, "dst")) {
+  if ((!m.map && tensor_map(op, m.tensor) == nullptr) || !prepare(op, m.dst, "dst") ||
+      (m.map && !prepare(op, *m.map, "map"))) {
     return;
   }
   Buffer& db = buffer(*slot(m.dst.value), cta_state_);
-  const Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
-  const std::vector<std::uint8_t> fill = naive_fill_element(*map);
   each_receiving(op, m.pred, m.multicast, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     if (!id) {
       return;
     }
+    const auto cm = copy_map(op, m.tensor, m.map, e);
+    if (!cm) {
+      return;
+    }
+    const tile::TensorMapDesc* map = cm->desc;
+    const Buffer& gb = *cm->global;
+    const std::vector<std::uint8_t> fill = naive_fill_element(*map);
     const auto box = place_box(op, m.coords, m.dst, db, gb, e, *map, tile::TensorAccess::load);
     if (!box) {
       return;
@@ -215,13 +220,18 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
-  const tile::TensorMapDesc* map = tensor_map(op, m.tensor);
-  if (map == nullptr || !prepare(op, m.src, "src")) {
+  if ((!m.map && tensor_map(op, m.tensor) == nullptr) || !prepare(op, m.src, "src") ||
+      (m.map && !prepare(op, *m.map, "map"))) {
     return;
   }
   Buffer& sb = buffer(*slot(m.src.value), cta_state_);
-  Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
   each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
+    const auto cm = copy_map(op, m.tensor, m.map, e);
+    if (!cm) {
+      return;
+    }
+    const tile::TensorMapDesc* map = cm->desc;
+    Buffer& gb = *cm->global;
     const auto box = place_box(op, m.coords, m.src, sb, gb, e, *map, tile::TensorAccess::store);
     if (!box) {
       return;

@@ -160,6 +160,10 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
                           [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
                           [](const tile::MbarrierWaitOp&) {}, [](const tile::WaitGroupOp&) {},
                           [](const tile::EndOp&) {},
+                          // A map slot's views: their global bytes are the map's, no data.
+                          [](const tile::TensormapCopyOp&) {},
+                          [](const tile::TensormapReplaceOp&) {},
+                          [](const tile::TensormapFenceOp&) {},
                           // No view, no expression (ops.def's plain ops).
                           [](const tile::PlainOp auto&) {}},
                op.body);
@@ -271,6 +275,21 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             for (const auto& c : t.coords)
                               f(*c.value);
                             visit_view(t.src.value, f);
+                            visit_optional(t.pred, f);
+                          },
+                          [&](const tile::TensormapCopyOp& t) {
+                            visit_view(t.dst.value, f);
+                            if (t.src)
+                              visit_view(t.src->value, f);
+                            visit_optional(t.pred, f);
+                          },
+                          [&](const tile::TensormapReplaceOp& t) {
+                            visit_view(t.map.value, f);
+                            visit_optional(t.value, f);
+                            visit_optional(t.pred, f);
+                          },
+                          [&](const tile::TensormapFenceOp& t) {
+                            visit_view(t.map.value, f);
                             visit_optional(t.pred, f);
                           },
                           [](const tile::BulkWaitOp&) {}, [](const tile::WaitGroupOp&) {},

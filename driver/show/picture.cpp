@@ -148,6 +148,9 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                  [](const tile::ExpectTxOp&) {},
                  [](const tile::TensorLoadOp&) {},
                  [](const tile::TensorStoreOp&) {},
+                 [](const tile::TensormapCopyOp&) {},
+                 [](const tile::TensormapReplaceOp&) {},
+                 [](const tile::TensormapFenceOp&) {},
                  // No view at all (ops.def's plain ops).
                  [](const tile::PlainOp auto&) {},
              },
@@ -244,6 +247,14 @@ std::string kind_of(const tile::Op& op) {
           [](const tile::ExpectTxOp&) { return std::string("expect_tx"); },
           [](const tile::TensorLoadOp&) { return std::string("tensor_load"); },
           [](const tile::TensorStoreOp&) { return std::string("tensor_store"); },
+          [](const tile::TensormapCopyOp&) { return std::string("tensormap_copy"); },
+          [](const tile::TensormapReplaceOp& r) {
+            return "tensormap_replace " +
+                   std::string(name_of(tile::tensormap_field_names, r.field));
+          },
+          [](const tile::TensormapFenceOp& f) {
+            return "tensormap_fence " + std::string(name_of(tile::tensormap_sem_names, f.sem));
+          },
           [](const tile::PlainOp auto& plain) { return plain_label(plain); },
       },
       op.body);

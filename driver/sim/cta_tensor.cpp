@@ -11,6 +11,8 @@ namespace ptxgen::sim {
 namespace {
 
 /// The first bytes of a handle: "ptxgenTM".
+/// (The edits a tensormap.replace writes into a handle: simulator.hpp, "Tensor maps edited in
+/// memory".)
 constexpr std::array<std::uint8_t, 8> tensor_map_magic = {'p', 't', 'x', 'g', 'e', 'n', 'T', 'M'};
 
 void put_u32(std::uint8_t* at, std::uint32_t v) {
@@ -41,7 +43,8 @@ std::optional<std::size_t> tensor_map_index(std::span<const std::uint8_t> bytes)
     return std::nullopt;
   const std::uint32_t index = get_u32(bytes.data() + 8);
   if (get_u32(bytes.data() + 12) != ~index ||
-      std::any_of(bytes.begin() + 16, bytes.end(), [](std::uint8_t b) { return b != 0; }))
+      std::any_of(bytes.begin() + tensor_map_edits_end, bytes.end(),
+                  [](std::uint8_t b) { return b != 0; }))
     return std::nullopt;
   return index;
 }
@@ -79,7 +82,7 @@ void add_element(std::vector<TensorRun>& runs, const TensorRun& e) {
 
 } // namespace
 
-const TensorMapArg& Cta::tensor_map(const Thread& t, const ir::Op& op) const {
+TensorMapArg Cta::tensor_map(const Thread& t, const ir::Op& op) const {
   const std::uint64_t at = address(t, op.addr2);
   check_align(t, op, at, tensor_map_align, "tensor map");
   std::array<std::uint8_t, tensor_map_bytes> bytes{};
@@ -101,7 +104,7 @@ const TensorMapArg& Cta::tensor_map(const Thread& t, const ir::Op& op) const {
              "the 128 bytes at " + hex(at) +
                  " are not a tensor map of this launch: the simulator cannot decode a "
                  "CUtensorMap; the caller states each map (Launch::tensor_maps)");
-  const TensorMapArg& m = l_.tensor_maps[*k];
+  const TensorMapArg m = with_edits(l_.tensor_maps[*k], bytes);
   if (m.desc.rank() != op.rank)
     fault_at(FaultKind::undefined_behavior, t, op,
              "a ." + std::to_string(op.rank) + "d tensor copy through the map of `" +
@@ -173,7 +176,7 @@ std::uint64_t Cta::tensor_shared(const Thread& t, const ir::Op& op, const Tensor
 
 Cta::TensorIssue Cta::tensor_issue(const Thread& t, const ir::Op& op,
                                    tile::TensorAccess access) const {
-  const TensorMapArg& m = tensor_map(t, op);
+  const TensorMapArg m = tensor_map(t, op);
   std::shared_ptr<const TensorPlan> plan = tensor_plan(t, op, m, access);
   const std::uint64_t shared = tensor_shared(t, op, m, *plan);
   return {std::move(plan), shared};

@@ -280,6 +280,12 @@ public:
   bool bulk_space(const tile::View& v, tile::Space want, std::string_view role, const At& at);
   /// A tensor op's `tensor`: a global tensor with a map; nullptr (reported) otherwise.
   const tile::TensorDecl* mapped_tensor(const Text& name);
+  /// A tensormap_replace field ptxgen models (global_address, global_dim, global_stride);
+  /// the others are spec_tensormap_field at `at`.
+  bool tensormap_field(tile::TensormapField f, const At& at);
+  /// A tensormap_replace names what its field needs: `address` for global_address, `value`
+  /// for global_dim and global_stride (and not the other), reported at `at`.
+  bool tensormap_operands(const tile::TensormapReplaceOp& r, const At& at);
   /// A tensor op gives one coordinate per dimension of the map (`n` as written).
   bool tensor_coords(const tile::TensorDecl& d, std::size_t n, const At& at);
   /// Adds a checked op in program order (loops and pipelines have their own calls).

@@ -115,6 +115,15 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
+    // ptxas 13.0: "Instruction 'tensormap.replace' not supported on .target 'sm_90'"; the
+    // fences need 8.3 ("fence.proxy with unidirection proxy fence requires PTX ISA .version 8.3").
+    {Feature::tensormap_replace, "tensormap.replace", {8, 3}, 90, false, OpcodePart::none, true},
+    {Feature::tensormap_fence,
+     "fence.proxy.tensormap::generic and tensormap.cp_fenceproxy",
+     {8, 3},
+     90,
+     false,
+     OpcodePart::none},
 });
 
 struct TargetRow {

@@ -912,6 +912,10 @@ private:
   void exec(std::size_t, const Op&, const BulkReduceOp&) {}
   void exec(std::size_t, const Op&, const BulkWaitOp&) {}
   void exec(std::size_t, const Op&, const TensorStoreOp&) {}
+  // Tensor maps in memory touch no barrier (their ordering is tensormap_contract.cpp's).
+  void exec(std::size_t, const Op&, const TensormapCopyOp&) {}
+  void exec(std::size_t, const Op&, const TensormapReplaceOp&) {}
+  void exec(std::size_t, const Op&, const TensormapFenceOp&) {}
   /// Among the CTA's threads (what this walk follows: mbarriers are the CTA's own) a
   /// cluster_sync orders as the CTA's barrier, whose relaxed arrival orders no memory (an init
   /// before it is not yet visible).

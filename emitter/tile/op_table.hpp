@@ -41,6 +41,7 @@ enum : std::uint8_t {
   none = 0,
   mbarrier = 1, ///< names an mbarrier: the phase walk (mbarrier_contract.hpp) runs
   async = 2,    ///< completes after the issuing thread goes on
+  arch = 4,     ///< needs the arch-specific variant of min_sm (sm_90a: tensormap.replace)
 };
 } // namespace op_flags
 
