@@ -422,11 +422,10 @@ bool Loader::read_op<tile::TensormapReplaceOp>(const toml::table& t, const std::
   auto map = view_field(t, "map", where);
   const std::map<std::string, std::size_t, std::less<>> no_axes;
   if (const toml::node* v = t.get("field")) {
-    const auto choices = name_spellings(tile::tensormap_field_names);
-    const auto f =
-        enum_word<tile::TensormapField>(*v, "field", where, choices, DiagId::spec_tensormap_field);
+    const auto s = get_string(*v, "field", where, "global_address, global_dim or global_stride");
     r.field_pos = pos_of(v->source().begin);
-    ok = f && b_.tensormap_field(*f, at(v->source())) && ok;
+    const auto f = s ? b_.tensormap_field_word(*s, at(v->source())) : std::nullopt;
+    ok = f.has_value() && ok;
     r.field = f.value_or(r.field);
   } else {
     missing(t, "field", where, "global_address, global_dim or global_stride");

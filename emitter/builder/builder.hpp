@@ -283,6 +283,9 @@ public:
   /// A tensormap_replace field ptxgen models (global_address, global_dim, global_stride);
   /// the others are spec_tensormap_field at `at`.
   bool tensormap_field(tile::TensormapField f, const At& at);
+  /// A tensormap_replace `field` as written: a tensormap.replace field ptxgen models, else
+  /// spec_tensormap_field at `at` (an unknown word, or an unmodelled field).
+  std::optional<tile::TensormapField> tensormap_field_word(const std::string& word, const At& at);
   /// A tensormap_replace names what its field needs: `address` for global_address, `value`
   /// for global_dim and global_stride (and not the other), reported at `at`.
   bool tensormap_operands(const tile::TensormapReplaceOp& r, const At& at);

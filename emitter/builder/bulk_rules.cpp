@@ -181,6 +181,19 @@ bool Builder::tensormap_field(tile::TensormapField f, const At& at) {
   return false;
 }
 
+std::optional<tile::TensormapField> Builder::tensormap_field_word(const std::string& word,
+                                                                  const At& at) {
+  const auto& names = tile::tensormap_field_names.values;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == word) {
+      const auto f = static_cast<tile::TensormapField>(k);
+      return tensormap_field(f, at) ? std::optional(f) : std::nullopt;
+    }
+  error(DiagId::spec_tensormap_field, at,
+        "'field' must be one of: global_address, global_dim, global_stride; got " + quoted(word));
+  return std::nullopt;
+}
+
 bool Builder::tensormap_operands(const tile::TensormapReplaceOp& r, const At& at) {
   const bool address = r.field == tile::TensormapField::global_address;
   if (address && !r.address) {
