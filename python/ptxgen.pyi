@@ -105,8 +105,14 @@ class Kernel:
     def fill(self, dst: View, pattern: bytes) -> None:
         """Every byte of each thread's dst from pattern."""
         ...
-    def copy(self, dst: View, src: View) -> None:
-        """Each thread's src into its dst (ld/st)."""
+    def copy(self, dst: View, src: View, pred: Optional[IntoExpr] = None) -> None:
+        """Each thread's src into its dst (ld/st; only where pred holds, when given)."""
+        ...
+    def named_barrier(self, id: int, count: int, arrive: bool = False, pred: Optional[IntoExpr] = None) -> None:
+        """bar.sync id, count (bar.arrive with arrive): the named barrier id (1..15) of the count threads, whole warps, whose pred holds."""
+        ...
+    def setmaxnreg(self, action: str, regs: int, pred: Optional[IntoExpr] = None) -> None:
+        """setmaxnreg.{inc,dec}.sync.aligned.u32 regs (sm_90a): each warpgroup whose pred holds moves to regs registers per thread (24..256, a multiple of 8)."""
         ...
     def begin_for(self, var: str, start: IntoExpr, stop: IntoExpr, step: IntoExpr = 1, unroll: int = 1) -> Expr:
         """Opens `for (var = start; var < stop; var += step)` up to end_for(); its variable."""
@@ -150,20 +156,38 @@ class Kernel:
     def bulk_reduce(self, dst: View, src: View, reduce: str, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
         """cp.reduce.async.bulk of shared src into global dst, element by element with `reduce` (add, min, max, inc, dec, and, or, xor), joining the thread's bulk group."""
         ...
+    def bulk_copy_peer(self, dst: View, src: View, barrier: View, pred: Optional[IntoExpr] = None) -> None:
+        """cp.async.bulk of the CTA's shared src into a peer's shared dst (S@rank), completing on that peer's barrier (B@rank)."""
+        ...
     def bulk_wait(self, n: int, read: bool = False) -> None:
         """cp.async.bulk.wait_group{.read} n: at most n bulk groups stay pending."""
         ...
     def expect_tx(self, barrier: View, bytes: IntoExpr, arrive: bool = True, pred: Optional[IntoExpr] = None) -> None:
         """Adds bytes to the transaction count barrier's phase waits for (arrive: mbarrier.arrive.expect_tx)."""
         ...
-    def tensor_load(self, tensor: View, coords: Sequence[IntoExpr], dst: View, barrier: Optional[View] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None, multicast: Optional[IntoExpr] = None) -> None:
-        """The box of tensor's map at coords (outermost first) into shared dst, completing on barrier (left out in a ring pipeline's loads)."""
+    def tensor_load(self, tensor: View, coords: Sequence[IntoExpr], dst: View, barrier: Optional[View] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None, multicast: Optional[IntoExpr] = None, offsets: Optional[Sequence[IntoExpr]] = None, map: Optional[View] = None) -> None:
+        """The box of tensor's map at coords (outermost first) into shared dst, completing on barrier (left out in a ring pipeline's loads); an im2col map's load takes offsets, one per spatial dimension; map: a global slot holding the map (tensormap_copy) instead of tensor's parameter."""
         ...
-    def tensor_store(self, tensor: View, coords: Sequence[IntoExpr], src: View, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
-        """Shared src to the box of tensor's map at coords, joining the thread's bulk group."""
+    def tensor_store(self, tensor: View, coords: Sequence[IntoExpr], src: View, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None, map: Optional[View] = None) -> None:
+        """Shared src to the box of tensor's map at coords, joining the thread's bulk group (map: as tensor_load's)."""
+        ...
+    def tensor_reduce(self, tensor: View, coords: Sequence[IntoExpr], src: View, reduce: str, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
+        """cp.reduce.async.bulk.tensor of shared src into the box of tensor's map at coords, element by element with `reduce` (add, min, max, inc, dec, and, or, xor) in the map's dtype, joining the thread's bulk group."""
+        ...
+    def prefetch_tensormap(self, tensor: View, pred: Optional[IntoExpr] = None) -> None:
+        """prefetch.tensormap of tensor's map (its generic address): a hint that brings the 128-byte map into the cache before its first copy."""
         ...
     def abi(self, names: list[str]) -> None:
         """The PTX parameter order: every global tensor and parameter once, a map as 'A.map'."""
+        ...
+    def tensormap_copy(self, tensor: View, dst: View, src: Optional[View] = None, pred: Optional[IntoExpr] = None) -> None:
+        """Copies tensor's map into dst (128 bytes of global or shared memory): from the map parameter with ld.param/st, or with src (a shared slot) by tensormap.cp_fenceproxy into a global dst, fenced for the tensormap proxy."""
+        ...
+    def tensormap_replace(self, tensor: View, map: View, field: str, dim: int = 0, value: Optional[IntoExpr] = None, address: Optional[View] = None, pred: Optional[IntoExpr] = None) -> None:
+        """tensormap.replace.tile.FIELD of tensor's map at `map` (global or shared): global_address (the base of tensor `address`), or global_dim / global_stride `dim` (outermost first) to `value`."""
+        ...
+    def tensormap_fence(self, map: View, sem: str, pred: Optional[IntoExpr] = None) -> None:
+        """fence.proxy.tensormap::generic: release (the thread's edits of the map) or acquire [map], 128 (before the thread's copies through it)."""
         ...
     def diagnostics(self) -> list[Diagnostic]:
         """The builder's findings so far."""
@@ -321,8 +345,13 @@ class TensorMap:
     swizzle: str
     oob_fill: str
     l2_promotion: str
-    def __init__(self, box: list[int], element_strides: Optional[list[int]] = None, swizzle: str = 'none', oob_fill: str = 'zero', l2_promotion: str = 'none') -> None:
-        """A map: box (elements per copy, outermost first), element_strides, swizzle, oob_fill and l2_promotion as a spec's [tensor.NAME.map] spells them."""
+    mode: str
+    lower_corner: list[int]
+    upper_corner: list[int]
+    channels: int
+    pixels: int
+    def __init__(self, box: Optional[list[int]] = None, element_strides: Optional[list[int]] = None, swizzle: str = 'none', oob_fill: str = 'zero', l2_promotion: str = 'none', mode: str = 'tile', lower_corner: Optional[list[int]] = None, upper_corner: Optional[list[int]] = None, channels: Optional[int] = None, pixels: Optional[int] = None) -> None:
+        """A map: box (elements per copy, outermost first), element_strides, swizzle, oob_fill and l2_promotion as a spec's [tensor.NAME.map] spells them; mode = 'im2col' takes lower_corner, upper_corner, channels and pixels instead of box."""
         ...
 
 class RunResult:

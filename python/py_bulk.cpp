@@ -29,12 +29,21 @@ std::string_view name_of(std::string_view s) {
   return s;
 }
 
-api::TensorMap tensor_map(std::vector<std::int64_t> box,
+api::TensorMap tensor_map(std::optional<std::vector<std::int64_t>> box,
                           std::optional<std::vector<std::int64_t>> element_strides,
                           const std::string& swizzle, const std::string& oob_fill,
-                          const std::string& l2_promotion) {
+                          const std::string& l2_promotion, const std::string& mode,
+                          std::optional<std::vector<std::int64_t>> lower_corner,
+                          std::optional<std::vector<std::int64_t>> upper_corner,
+                          std::optional<std::int64_t> channels,
+                          std::optional<std::int64_t> pixels) {
   api::TensorMap m;
-  m.box = std::move(box);
+  m.box = box.value_or(std::vector<std::int64_t>{});
+  m.mode = spelled<tile::TensorMapMode>(tile::tensor_map_mode_names, name_of, "mode", mode);
+  m.lower_corner = lower_corner.value_or(std::vector<std::int64_t>{});
+  m.upper_corner = upper_corner.value_or(std::vector<std::int64_t>{});
+  m.channels = channels.value_or(0);
+  m.pixels = pixels.value_or(0);
   m.element_strides = element_strides.value_or(std::vector<std::int64_t>{});
   m.swizzle = swizzle_of(swizzle);
   m.oob_fill = spelled<api::TensorMapOobFill>(tile::oob_fill_names, name_of, "oob_fill", oob_fill);
@@ -55,15 +64,34 @@ api::BulkOptions bulk_options(const std::optional<IntoExpr>& pred,
 }
 
 /// A tensor copy's coordinates: a sequence of Exprs or ints.
-std::vector<api::Expr> coords_of(const Coords& arg) {
+std::vector<api::Expr> coords_of(const Coords& arg, const std::string& what = "coords") {
   const py::object& coords = arg.obj;
   if (!py::isinstance<py::sequence>(coords) || py::isinstance<py::str>(coords))
-    throw ArgumentTypeError("coords takes a tuple of ptxgen.Expr or int, not " + type_name(coords));
+    throw ArgumentTypeError(what + " takes a tuple of ptxgen.Expr or int, not " +
+                            type_name(coords));
   std::vector<api::Expr> out;
   const auto items = py::reinterpret_borrow<py::sequence>(coords);
   for (std::size_t i = 0; i < items.size(); ++i)
-    out.push_back(expr_of(items[i], "coords[" + std::to_string(i) + "]"));
+    out.push_back(expr_of(items[i], what + "[" + std::to_string(i) + "]"));
   return out;
+}
+
+/// A keyword's word: one of `names`, or ArgumentError naming them.
+template <typename Names>
+auto word_of(const Names& names, const std::string& key, const std::string& word) {
+  const auto value = parse_name(names, word);
+  if (!value) {
+    std::string choices;
+    for (std::string_view n : names.values)
+      choices += (choices.empty() ? "'" : ", '") + std::string(n) + "'";
+    throw ArgumentError(key + " is one of " + choices + ", not '" + word + "'");
+  }
+  return *value;
+}
+
+/// A `reduce=` word: one of tile::reduce_kind_names.
+tile::ReduceKind reduce_kind_of(const std::string& reduce) {
+  return word_of(tile::reduce_kind_names, "reduce", reduce);
 }
 
 void bind_copies(py::class_<PyKernel>& k) {
@@ -96,20 +124,23 @@ void bind_copies(py::class_<PyKernel>& k) {
           "bulk_reduce",
           [](PyKernel& self, const api::View& dst, const api::View& src, const std::string& reduce,
              const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy) {
-            const auto kind = parse_name(tile::reduce_kind_names, reduce);
-            if (!kind) {
-              std::string choices;
-              for (std::string_view n : tile::reduce_kind_names.values)
-                choices += (choices.empty() ? "'" : ", '") + std::string(n) + "'";
-              throw ArgumentError("reduce is one of " + choices + ", not '" + reduce + "'");
-            }
-            self.builder().bulk_reduce(dst, src, *kind, bulk_options(pred, cache_policy),
-                                       caller_pos());
+            self.builder().bulk_reduce(dst, src, reduce_kind_of(reduce),
+                                       bulk_options(pred, cache_policy), caller_pos());
           },
           py::arg("dst"), py::arg("src"), py::arg("reduce"), py::arg("pred") = py::none(),
           py::arg("cache_policy") = py::none(),
           "cp.reduce.async.bulk of shared src into global dst, element by element with "
           "`reduce` (add, min, max, inc, dec, and, or, xor), joining the thread's bulk group.")
+      .def(
+          "bulk_copy_peer",
+          [](PyKernel& self, const api::View& dst, const api::View& src, const api::View& barrier,
+             const std::optional<IntoExpr>& pred) {
+            self.builder().bulk_copy_peer(dst, src, barrier, opt_expr_of(pred, "pred"),
+                                          caller_pos());
+          },
+          py::arg("dst"), py::arg("src"), py::arg("barrier"), py::arg("pred") = py::none(),
+          "cp.async.bulk of the CTA's shared src into a peer's shared dst (S@rank), "
+          "completing on that peer's barrier (B@rank).")
       .def(
           "bulk_wait",
           [](PyKernel& self, const Int& n, bool read) {
@@ -137,8 +168,12 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
        "tensor_load",
        [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& dst,
           std::optional<api::View> barrier, const std::optional<IntoExpr>& pred,
-          std::optional<CachePolicy> cache_policy, const std::optional<IntoExpr>& multicast) {
-         const api::BulkOptions o = bulk_options(pred, cache_policy, multicast);
+          std::optional<CachePolicy> cache_policy, const std::optional<IntoExpr>& multicast,
+          const std::optional<Coords>& offsets, std::optional<api::View> map) {
+         api::BulkOptions o = bulk_options(pred, cache_policy, multicast);
+         if (offsets)
+           o.offsets = coords_of(*offsets, "offsets");
+         o.map = std::move(map);
          if (barrier)
            self.builder().tensor_load(tensor, coords_of(coords), dst, *barrier, o, caller_pos());
          else
@@ -146,19 +181,46 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
        },
        py::arg("tensor"), py::arg("coords"), py::arg("dst"), py::arg("barrier") = py::none(),
        py::arg("pred") = py::none(), py::arg("cache_policy") = py::none(),
-       py::arg("multicast") = py::none(),
+       py::arg("multicast") = py::none(), py::arg("offsets") = py::none(),
+       py::arg("map") = py::none(),
        "The box of tensor's map at coords (outermost first) into shared dst, completing on "
-       "barrier (left out in a ring pipeline's loads).")
+       "barrier (left out in a ring pipeline's loads); an im2col map's load takes offsets, one "
+       "per spatial dimension; map: a global slot holding the map (tensormap_copy) instead of "
+       "tensor's parameter.")
       .def(
           "tensor_store",
           [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& src,
-             const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy) {
-            self.builder().tensor_store(tensor, coords_of(coords), src,
-                                        bulk_options(pred, cache_policy), caller_pos());
+             const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy,
+             std::optional<api::View> map) {
+            api::BulkOptions o = bulk_options(pred, cache_policy);
+            o.map = std::move(map);
+            self.builder().tensor_store(tensor, coords_of(coords), src, o, caller_pos());
           },
           py::arg("tensor"), py::arg("coords"), py::arg("src"), py::arg("pred") = py::none(),
-          py::arg("cache_policy") = py::none(),
-          "Shared src to the box of tensor's map at coords, joining the thread's bulk group.")
+          py::arg("cache_policy") = py::none(), py::arg("map") = py::none(),
+          "Shared src to the box of tensor's map at coords, joining the thread's bulk group "
+          "(map: as tensor_load's).")
+      .def(
+          "tensor_reduce",
+          [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& src,
+             const std::string& reduce, const std::optional<IntoExpr>& pred,
+             std::optional<CachePolicy> cache_policy) {
+            self.builder().tensor_reduce(tensor, coords_of(coords), src, reduce_kind_of(reduce),
+                                         bulk_options(pred, cache_policy), caller_pos());
+          },
+          py::arg("tensor"), py::arg("coords"), py::arg("src"), py::arg("reduce"),
+          py::arg("pred") = py::none(), py::arg("cache_policy") = py::none(),
+          "cp.reduce.async.bulk.tensor of shared src into the box of tensor's map at coords, "
+          "element by element with `reduce` (add, min, max, inc, dec, and, or, xor) in the map's "
+          "dtype, joining the thread's bulk group.")
+      .def(
+          "prefetch_tensormap",
+          [](PyKernel& self, const api::View& tensor, const std::optional<IntoExpr>& pred) {
+            self.builder().prefetch_tensormap(tensor, opt_expr_of(pred, "pred"), caller_pos());
+          },
+          py::arg("tensor"), py::arg("pred") = py::none(),
+          "prefetch.tensormap of tensor's map (its generic address): a hint that brings the "
+          "128-byte map into the cache before its first copy.")
       .def(
           "abi",
           [](PyKernel& self, const std::vector<std::string>& names) {
@@ -166,6 +228,59 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
           },
           py::arg("names"),
           "The PTX parameter order: every global tensor and parameter once, a map as 'A.map'.");
+}
+
+/// tensormap_copy, tensormap_replace, tensormap_fence: tensor maps edited on the device.
+void bind_tensormaps(py::class_<PyKernel>& k) {
+  k.def(
+       "tensormap_copy",
+       [](PyKernel& self, const api::View& tensor, const api::View& dst,
+          std::optional<api::View> src, const std::optional<IntoExpr>& pred) {
+         api::TensormapCopyOptions o;
+         o.src = std::move(src);
+         o.pred = opt_expr_of(pred, "pred");
+         self.builder().tensormap_copy(tensor, dst, o, caller_pos());
+       },
+       py::arg("tensor"), py::arg("dst"), py::arg("src") = py::none(), py::arg("pred") = py::none(),
+       "Copies tensor's map into dst (128 bytes of global or shared memory): from the map "
+       "parameter with ld.param/st, or with src (a shared slot) by tensormap.cp_fenceproxy into "
+       "a global dst, fenced for the tensormap proxy.")
+      .def(
+          "tensormap_replace",
+          [](PyKernel& self, const api::View& tensor, const api::View& map,
+             const std::string& field, const Int& dim, const std::optional<IntoExpr>& value,
+             std::optional<api::View> address, const std::optional<IntoExpr>& pred) {
+            const auto f = word_of(tile::tensormap_field_names, "field", field);
+            if (f == tile::TensormapField::global_address) {
+              if (!address || value)
+                throw ArgumentError("field 'global_address' takes address (a global tensor), "
+                                    "not value");
+              self.builder().tensormap_replace_address(tensor, map, *address,
+                                                       opt_expr_of(pred, "pred"), caller_pos());
+              return;
+            }
+            if (!value || address)
+              throw ArgumentError("field '" + field + "' takes value, not address");
+            self.builder().tensormap_replace(tensor, map, f, int_of(dim, "dim"),
+                                             expr_of(*value, "value"), opt_expr_of(pred, "pred"),
+                                             caller_pos());
+          },
+          py::arg("tensor"), py::arg("map"), py::arg("field"), py::arg("dim") = 0,
+          py::arg("value") = py::none(), py::arg("address") = py::none(),
+          py::arg("pred") = py::none(),
+          "tensormap.replace.tile.FIELD of tensor's map at `map` (global or shared): "
+          "global_address (the base of tensor `address`), or global_dim / global_stride `dim` "
+          "(outermost first) to `value`.")
+      .def(
+          "tensormap_fence",
+          [](PyKernel& self, const api::View& map, const std::string& sem,
+             const std::optional<IntoExpr>& pred) {
+            self.builder().tensormap_fence(map, word_of(tile::tensormap_sem_names, "sem", sem),
+                                           opt_expr_of(pred, "pred"), caller_pos());
+          },
+          py::arg("map"), py::arg("sem"), py::arg("pred") = py::none(),
+          "fence.proxy.tensormap::generic: release (the thread's edits of the map) or acquire "
+          "[map], 128 (before the thread's copies through it).");
 }
 
 std::string ints(const std::vector<std::int64_t>& v) {
@@ -177,6 +292,10 @@ std::string ints(const std::vector<std::int64_t>& v) {
 
 std::string map_repr(const api::TensorMap& t) {
   std::string out = "ptxgen.TensorMap(box=" + ints(t.box);
+  if (t.mode == tile::TensorMapMode::im2col)
+    out = "ptxgen.TensorMap(mode='im2col', lower_corner=" + ints(t.lower_corner) +
+          ", upper_corner=" + ints(t.upper_corner) + ", channels=" + std::to_string(t.channels) +
+          ", pixels=" + std::to_string(t.pixels);
   if (!t.element_strides.empty())
     out += ", element_strides=" + ints(t.element_strides);
   return out + ", swizzle='" + std::string(tile::name(t.swizzle)) + "', oob_fill='" +
@@ -206,11 +325,14 @@ std::optional<api::TensorMap> map_of(const MapArg& arg) {
 void bind_bulk(py::module_& m, py::class_<PyKernel>& k) {
   py::class_<api::TensorMap>(m, "TensorMap",
                              "A global tensor's TMA descriptor (a spec's [tensor.NAME.map]).")
-      .def(py::init(&tensor_map), py::arg("box"), py::arg("element_strides") = py::none(),
-           py::arg("swizzle") = "none", py::arg("oob_fill") = "zero",
-           py::arg("l2_promotion") = "none",
+      .def(py::init(&tensor_map), py::arg("box") = py::none(),
+           py::arg("element_strides") = py::none(), py::arg("swizzle") = "none",
+           py::arg("oob_fill") = "zero", py::arg("l2_promotion") = "none", py::arg("mode") = "tile",
+           py::arg("lower_corner") = py::none(), py::arg("upper_corner") = py::none(),
+           py::arg("channels") = py::none(), py::arg("pixels") = py::none(),
            "A map: box (elements per copy, outermost first), element_strides, swizzle, "
-           "oob_fill and l2_promotion as a spec's [tensor.NAME.map] spells them.")
+           "oob_fill and l2_promotion as a spec's [tensor.NAME.map] spells them; mode = "
+           "'im2col' takes lower_corner, upper_corner, channels and pixels instead of box.")
       .def_readonly("box", &api::TensorMap::box, "Elements one copy moves, outermost first.")
       .def_readonly("element_strides", &api::TensorMap::element_strides,
                     "Per dimension (empty: 1 in each).")
@@ -224,9 +346,19 @@ void bind_bulk(py::module_& m, py::class_<PyKernel>& k) {
           "l2_promotion",
           [](const api::TensorMap& t) { return std::string(tile::name(t.l2_promotion)); },
           "The L2 promotion.")
+      .def_property_readonly(
+          "mode", [](const api::TensorMap& t) { return std::string(tile::name(t.mode)); },
+          "tile or im2col.")
+      .def_readonly("lower_corner", &api::TensorMap::lower_corner,
+                    "im2col: the bounding box's first pixel per spatial dimension.")
+      .def_readonly("upper_corner", &api::TensorMap::upper_corner,
+                    "im2col: its last pixel, from dim - 1, per spatial dimension.")
+      .def_readonly("channels", &api::TensorMap::channels, "im2col: channels per pixel.")
+      .def_readonly("pixels", &api::TensorMap::pixels, "im2col: pixels per copy.")
       .def("__repr__", &map_repr, "The call that makes it.");
   bind_copies(k);
   bind_tensor_copies(k);
+  bind_tensormaps(k);
 }
 
 } // namespace ptxgen::python

@@ -246,10 +246,39 @@ void bind_copies(py::class_<PyKernel>& k) {
           py::arg("dst"), py::arg("pattern"), "Every byte of each thread's dst from pattern.")
       .def(
           "copy",
-          [](PyKernel& self, const api::View& dst, const api::View& src) {
-            self.builder().copy(dst, src, caller_pos());
+          [](PyKernel& self, const api::View& dst, const api::View& src,
+             const std::optional<IntoExpr>& pred) {
+            self.builder().copy(dst, src, opt_expr_of(pred, "pred"), caller_pos());
           },
-          py::arg("dst"), py::arg("src"), "Each thread's src into its dst (ld/st).");
+          py::arg("dst"), py::arg("src"), py::arg("pred") = py::none(),
+          "Each thread's src into its dst (ld/st; only where pred holds, when given).");
+}
+
+/// named_barrier and setmaxnreg: the warps' roles (warp_roles.hpp has their rules).
+void bind_roles(py::class_<PyKernel>& k) {
+  k.def(
+       "named_barrier",
+       [](PyKernel& self, const Int& id, const Int& count, bool arrive,
+          const std::optional<IntoExpr>& pred) {
+         self.builder().named_barrier(int_of(id, "id"), int_of(count, "count"), arrive,
+                                      opt_expr_of(pred, "pred"), caller_pos());
+       },
+       py::arg("id"), py::arg("count"), py::arg("arrive") = false, py::arg("pred") = py::none(),
+       "bar.sync id, count (bar.arrive with arrive): the named barrier id (1..15) of the count "
+       "threads, whole warps, whose pred holds.")
+      .def(
+          "setmaxnreg",
+          [](PyKernel& self, const std::string& action, const Int& regs,
+             const std::optional<IntoExpr>& pred) {
+            const auto a = parse_name(tile::reg_action_names, action);
+            if (!a)
+              throw ArgumentError("action is 'inc' or 'dec', not '" + action + "'");
+            self.builder().setmaxnreg(*a, int_of(regs, "regs"), opt_expr_of(pred, "pred"),
+                                      caller_pos());
+          },
+          py::arg("action"), py::arg("regs"), py::arg("pred") = py::none(),
+          "setmaxnreg.{inc,dec}.sync.aligned.u32 regs (sm_90a): each warpgroup whose pred "
+          "holds moves to regs registers per thread (24..256, a multiple of 8).");
 }
 
 /// What k.loop() returns: the `for` opens at __enter__ and closes at __exit__; one never
@@ -454,6 +483,7 @@ void bind_kernel(py::module_& m, py::class_<PyKernel>& k) {
   bind_declarations(k);
   bind_plain_ops(k);
   bind_copies(k);
+  bind_roles(k);
   bind_loops(m, k);
   bind_control(k);
   bind_expectations(k);

@@ -36,7 +36,7 @@ add_test(NAME lint.mutants_listed
                  ${PROJECT_SOURCE_DIR}/tests/lint/mutants.expect)
 set_tests_properties(lint.mutants_listed PROPERTIES LABELS "lint")
 foreach(case example sarif exit_status unset_scalar sized_arg funcs seeds read_before_wait
-             global_races clusters dsmem_peer_views race_cap)
+             global_races ctas clusters dsmem_peer_views race_cap)
   add_test(NAME lint.case.${case}
            COMMAND ${CMAKE_COMMAND} -DPTXGEN=$<TARGET_FILE:ptxgen> -DROOT=${PROJECT_SOURCE_DIR}
                    -DWORK=${CMAKE_CURRENT_BINARY_DIR}/lint_${case} -DCASE=${case}

@@ -1,7 +1,7 @@
 # The simulator's tests: its unit test files also carry the `sim` label.
 foreach(stem sim_cp_async sim_parser sim_decode sim_hazards sim_launch_3d sim_front sim_arith sim_arith_device sim_mbarrier sim_sync
              sim_bulk_global sim_cross_cta sim_reader sim_reader_corpus sim_kernel
-             sim_tensor_core sim_cluster sim_cluster_nvcc)
+             sim_tensor_core sim_cluster sim_cluster_nvcc sim_cluster_rounds)
   if(TEST unit.${stem})
     set_tests_properties(unit.${stem} PROPERTIES LABELS "unit;sim")
   endif()

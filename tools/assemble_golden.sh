@@ -27,9 +27,7 @@ for t in "${targets[@]}"; do
   [ "$n" -ge "${own:-0}" ] && kept+=("$t")
 done
 targets=("${kept[@]}")
-# An arch-specific golden (`.target sm_90a`: tensormap.replace) runs on its own target only:
-# ptxas compiles sm_90a PTX for no later architecture.
-if grep -q '^\.target sm_[0-9]*a' "$golden"; then
-  targets=("sm_${own}a")
-fi
+# An architecture-specific golden (`.target sm_90a`: setmaxnreg) runs on that target alone.
+own_a=$(sed -n 's/^\.target \(sm_[0-9]*a\)\b.*/\1/p' "$golden" | head -1)
+[ -n "$own_a" ] && targets=("$own_a")
 "$ptxgen" asm --ptxas "$ptxas" --arch "$(IFS=,; echo "${targets[*]}")" --out-dir "$out" "$golden"

@@ -16,7 +16,10 @@ travels to the GPU machine with the PTX files):
                       finding too), with their counts.
   mutants/NAME.ptx    each mutant's PTX: its kernel's with the manifest's edits applied.
 
-    tools/wild_device_prepare.py [--corpus tests/wild/ptx] [--out DIR] [--check]
+    tools/wild_device_prepare.py [--corpus tests/wild/ptx] [--out DIR] [--only REGEX] [--check]
+
+--only: the runs of the kernels whose name matches, and of the mutants of those kernels
+(`--only own_cluster`: the project's own cluster kernels and their mutants).
 
 --check: exit 1 when a kernel that is not skipped lacks `gpu` or `fill`, or a mode does not
 parse (no file is needed for that).
@@ -95,6 +98,7 @@ def main():
     ap.add_argument("--manifest", default=wild_lint.DEFAULT_MANIFEST)
     ap.add_argument("--corpus", help="the PTX files (default: the manifest's `corpus`)")
     ap.add_argument("--out", help="where runs.tsv and mutants/ go (default: CORPUS/gpu)")
+    ap.add_argument("--only", help="only the kernels whose name matches this regular expression, and their mutants")
     ap.add_argument("--check", action="store_true", help="only check the manifest's gpu fields")
     opts = ap.parse_args()
     with open(opts.manifest, "rb") as f:
@@ -118,7 +122,12 @@ def main():
     def rel(p):
         return os.path.relpath(os.path.abspath(p), ROOT)
 
+    def chosen(k):
+        return not opts.only or re.search(opts.only, k["name"]) is not None
+
     for k in manifest.get("kernel", []):
+        if not chosen(k):
+            continue
         p = path_of(k)
         if not os.path.exists(p):
             absent += 1
@@ -129,6 +138,8 @@ def main():
                      rule_counts(k.get("expected", ""))))
     for m in manifest.get("mutant", []):
         base = kernels[m["kernel"]]
+        if not chosen(base):
+            continue
         p = path_of(base)
         if not os.path.exists(p):
             absent += 1

@@ -14,7 +14,8 @@ and reduced to one verdict line (`verdict()` below says how), which is what the 
   timeout after 120 s
 
     tools/wild_lint.py                       # the table
-    tools/wild_lint.py --check               # exit 1 when a verdict differs from `expected`
+    tools/wild_lint.py --check               # exit 1 when a verdict differs from `expected`,
+                                             # or a mutant lacks its `want_rule`
     tools/wild_lint.py --write-expected      # record today's verdicts in the manifest
     tools/wild_lint.py --only 'g2s|fast_cu'  # entries whose name matches
     tools/wild_lint.py --ptxas               # also assemble every file (and mutant)
@@ -250,7 +251,7 @@ def main():
     ap.add_argument("--manifest", default=DEFAULT_MANIFEST)
     ap.add_argument("--corpus", help="the folder of the PTX files (default: the manifest's `corpus`)")
     ap.add_argument("--only", help="lint only entries whose name matches this regular expression")
-    ap.add_argument("--check", action="store_true", help="exit 1 when a verdict differs from `expected`")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a verdict differs from `expected` or a mutant lacks its want_rule")
     ap.add_argument("--present-only", action="store_true", help="with --check: absent files are no failure")
     ap.add_argument("--write-expected", action="store_true", help="record today's verdicts as `expected`")
     ap.add_argument("--ptxas", action="store_true", help="also assemble each file with ptxas -arch=<target>")
@@ -295,6 +296,12 @@ def main():
         if want_rule and r.verdict not in ("absent",):
             caught = re.search(r"(^|[ :,])" + re.escape(want_rule) + r" L", r.verdict) is not None
             print(f"mutant {r.name}: wants {want_rule}: {'caught' if caught else 'not caught yet'}")
+            # A mutant that names its rule must be reported with it: re-recording `expected`
+            # cannot hide a hazard class lint stopped finding.
+            if opts.check and not caught and not r.problem:
+                print(f"FAIL {r.name}: {want_rule} is not among the findings")
+                failed += 1
+                passed -= r.verdict == r.entry.get("expected")
     absent = sum(r.verdict == "absent" for r in rows)
     linted = len(rows) - absent
     print(f"{linted} of {len(rows)} entries linted, {absent} absent (corpus folder {opts.corpus}), "

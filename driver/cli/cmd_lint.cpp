@@ -17,7 +17,7 @@ namespace {
 namespace po = boost::program_options;
 
 constexpr std::string_view lint_synopsis =
-    "ptxgen lint FILE.ptx... [--entry NAME] [--grid X[,Y[,Z]]] [--block X[,Y[,Z]]]\n"
+    "ptxgen lint FILE.ptx... [--entry NAME] [--grid X[,Y[,Z]]] [--ctas N] [--block X[,Y[,Z]]]\n"
     "            [--cluster X[,Y[,Z]]] [--dynamic-smem BYTES] [--arg NAME=VALUE]... [--arch sm_XX] "
     "[--seeds N]\n"
     "            [--fill bytes|f16|bf16|f32|f64] [--save-run DIR]\n"
@@ -39,7 +39,9 @@ void print_lint_help(const po::options_description& opts) {
          "the lines the simulator does not run (`unsupported`, never a hazard).\n\n"
          "Launch: --grid / --block, else the entry's .reqntid or .maxntid (block 128 without),\n"
          "grid 2; --cluster, else the entry's .reqnctapercluster, runs each cluster's CTAs\n"
-         "together (one cluster is the default grid then). Parameters: --arg NAME=VALUE sets a "
+         "together (one cluster is the default grid then); --ctas N runs only the first N CTAs\n"
+         "of that grid (a kernel whose sizes are compiled in strides over them all: one CTA\n"
+         "is its whole work for lint). Parameters: --arg NAME=VALUE sets a "
          "scalar (NAME: the PTX parameter's name or\n"
          "its index); --arg NAME=TYPE[D0,D1,...] (f32[128,32]) gives a pointer exactly that\n"
          "memory; every other 8-byte parameter is a pointer to a region of random bytes that\n"
@@ -110,6 +112,8 @@ std::optional<int> lint_options(const po::variables_map& vm, const std::vector<s
   }
   if (!o.arch.empty() && o.arch.rfind("sm_", 0) != 0)
     return usage_error("lint", "--arch expects sm_XX; got '" + o.arch + "'");
+  if (o.ctas != 0 && !o.save_run.empty())
+    return usage_error("lint", "--save-run records the whole grid for the GPU: no --ctas with it");
   if (o.seeds == 0 || o.seeds > 1000)
     return usage_error("lint", "--seeds expects 1..1000");
   if (vm.count("fill")) {
@@ -134,6 +138,8 @@ int run_lint(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help")("entry", po::value(&entry),
                                                  "lint only this entry (or .func)")(
       "grid", po::value<std::string>(), "CTAs X[,Y[,Z]] (default 2)")(
+      "ctas", po::value(&o.ctas),
+      "run only the first N CTAs of the grid (whole clusters); their %nctaid is the grid's")(
       "block", po::value<std::string>(),
       "threads per CTA X[,Y[,Z]] (default .reqntid, .maxntid, else 128)")(
       "cluster", po::value<std::string>(),

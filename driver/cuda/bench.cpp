@@ -63,8 +63,11 @@ struct GlobalUse {
   void operator()(const tile::BulkLoadOp& op) { copies(op.src, op.dst); }
   void operator()(const tile::BulkStoreOp& op) { copies(op.src, op.dst); }
   void operator()(const tile::BulkReduceOp& op) { copies(op.src, op.dst); }
+  void operator()(const tile::BulkCopyPeerOp& op) { copies(op.src, op.dst); }
   void operator()(const tile::BulkWaitOp&) {}
   void operator()(const tile::ExpectTxOp&) {}
+  void operator()(const tile::NamedBarrierOp&) {}
+  void operator()(const tile::SetmaxnregOp&) {}
   // A tensor copy's global side is its map's tensor, named, not a view.
   void operator()(const tile::TensorLoadOp& op) { add_named(read, op.tensor.value); }
   void operator()(const tile::TensorStoreOp& op) { add_named(written, op.tensor.value); }
@@ -72,6 +75,12 @@ struct GlobalUse {
   void operator()(const tile::TensormapCopyOp&) {}
   void operator()(const tile::TensormapReplaceOp&) {}
   void operator()(const tile::TensormapFenceOp&) {}
+  // A reduction reads its box's global elements and writes them.
+  void operator()(const tile::TensorReduceOp& op) {
+    add_named(read, op.tensor.value);
+    add_named(written, op.tensor.value);
+  }
+  void operator()(const tile::PrefetchTensormapOp&) {}
 
   const tile::Kernel* kernel = nullptr;
   void add_named(std::vector<const tile::Tensor*>& to, const std::string& name) {

@@ -59,7 +59,8 @@ namespace ptxgen::driver::cuda {
 
 // Entry points a usable driver may lack (older than the feature): null when missing, and
 // their callers say so. X(name) as above.
-#define PTXGEN_CUDA_OPTIONAL_DRIVER_FUNCTIONS(X) X(cuTensorMapEncodeTiled) X(cuLaunchKernelEx)
+#define PTXGEN_CUDA_OPTIONAL_DRIVER_FUNCTIONS(X)                                                   \
+  X(cuTensorMapEncodeTiled) X(cuLaunchKernelEx) X(cuTensorMapEncodeIm2col)
 
 /// The loaded library and its entry points; every pointer is non-null but the optional ones.
 struct DriverApi {

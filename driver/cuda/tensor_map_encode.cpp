@@ -56,6 +56,18 @@ CUresult call_encode(EncodeTiledFn encode, const TiledEncodeArgs& a, TensorMapBl
                 a.oob_fill);
 }
 
+constexpr const char* missing_im2col =
+    "the CUDA driver has no cuTensorMapEncodeIm2col (im2col maps need a CUDA 12.0 or later "
+    "driver)";
+
+CUresult call_im2col(EncodeIm2colFn encode, const Im2colEncodeArgs& i, TensorMapBlob& blob) {
+  const TiledEncodeArgs& a = i.common;
+  void* address = reinterpret_cast<void*>(static_cast<std::uintptr_t>(a.global_address));
+  return encode(&blob, a.data_type, a.rank, address, a.global_dim.data(), a.global_strides.data(),
+                i.lower_corner.data(), i.upper_corner.data(), i.channels, i.pixels,
+                a.element_strides.data(), a.interleave, a.swizzle, a.l2_promotion, a.oob_fill);
+}
+
 std::string hex_address(std::uint64_t address) {
   char text[24];
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
@@ -85,7 +97,8 @@ Fallible<TiledEncodeArgs> tiled_encode_args(const tile::TensorMapDesc& map,
   for (std::size_t d = 0; d < rank; ++d) {
     const std::size_t k = rank - 1 - d;
     a.global_dim[d] = static_cast<cuuint64_t>(map.global_dims[k]);
-    a.box_dim[d] = static_cast<cuuint32_t>(map.box_dims[k]);
+    if (!map.is_im2col())
+      a.box_dim[d] = static_cast<cuuint32_t>(map.box_dims[k]);
     a.element_strides[d] = static_cast<cuuint32_t>(map.element_strides[k]);
     // globalStrides[d - 1] is the stride of driver dimension d (d >= 1).
     if (d >= 1)
@@ -98,6 +111,34 @@ Fallible<TiledEncodeArgs> tiled_encode_args(const tile::TensorMapDesc& map,
   return a;
 }
 
+Fallible<Im2colEncodeArgs> im2col_encode_args(const tile::TensorMapDesc& map,
+                                              std::uint64_t global_address) {
+  Fallible<TiledEncodeArgs> common = tiled_encode_args(map, global_address);
+  if (!common)
+    return Failure{common.error()};
+  Im2colEncodeArgs a;
+  a.common = *common;
+  // The corners flip as the dimensions do: driver corner s is spatial dimension
+  // (rank - 3 - s) of the map's outermost-first list.
+  const std::size_t spatial = map.im2col.lower_corner.size();
+  for (std::size_t s = 0; s < spatial; ++s) {
+    a.lower_corner[s] = static_cast<int>(map.im2col.lower_corner[spatial - 1 - s]);
+    a.upper_corner[s] = static_cast<int>(map.im2col.upper_corner[spatial - 1 - s]);
+  }
+  a.channels = static_cast<cuuint32_t>(map.im2col.channels);
+  a.pixels = static_cast<cuuint32_t>(map.im2col.pixels);
+  return a;
+}
+
+ptxgen::Status encode_im2col(EncodeIm2colFn encode, const Im2colEncodeArgs& args,
+                             TensorMapBlob& out) {
+  if (encode == nullptr)
+    return Failure{missing_im2col};
+  if (const CUresult r = call_im2col(encode, args, out); r != CUDA_SUCCESS)
+    return Failure{"cuTensorMapEncodeIm2col: CUresult " + std::to_string(static_cast<int>(r))};
+  return {};
+}
+
 ptxgen::Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, TensorMapBlob& out) {
   if (encode == nullptr)
     return Failure{missing_encode};
@@ -108,6 +149,17 @@ ptxgen::Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, T
 
 ptxgen::Status encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc& map,
                                  std::uint64_t global_address, TensorMapBlob& out) {
+  if (map.is_im2col()) {
+    if (api.cuTensorMapEncodeIm2col == nullptr)
+      return Failure{missing_im2col};
+    Fallible<Im2colEncodeArgs> args = im2col_encode_args(map, global_address);
+    if (!args)
+      return Failure{args.error()};
+    if (const CUresult r = call_im2col(api.cuTensorMapEncodeIm2col, *args, out); r != CUDA_SUCCESS)
+      return Failure{
+          describe_error(api, r, "cuTensorMapEncodeIm2col for tensor `" + map.tensor + "`")};
+    return {};
+  }
   if (api.cuTensorMapEncodeTiled == nullptr)
     return Failure{missing_encode};
   Fallible<TiledEncodeArgs> args = tiled_encode_args(map, global_address);

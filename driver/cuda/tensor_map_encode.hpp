@@ -44,6 +44,16 @@ struct TiledEncodeArgs {
   CUtensorMapFloatOOBfill oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
 };
 
+/// cuTensorMapEncodeIm2col's arguments beyond the tiled ones (whose box_dim it does not
+/// take): the corners innermost first (W, H, D) as the driver takes them.
+struct Im2colEncodeArgs {
+  TiledEncodeArgs common;                                      ///< every argument but box_dim
+  std::array<int, tile::kTensorMapMaxRank - 2> lower_corner{}; ///< rank - 2 used
+  std::array<int, tile::kTensorMapMaxRank - 2> upper_corner{};
+  cuuint32_t channels = 0; ///< channelsPerPixel
+  cuuint32_t pixels = 0;   ///< pixelsPerColumn
+};
+
 /// The driver's data type for a ptxgen dtype: the one of the same size and kind (signed
 /// 8- and 16-bit integers and the untyped views as the unsigned type of their size: a tile
 /// copy moves bits, and only float types are filled with NaN).
@@ -55,7 +65,18 @@ CUtensorMapDataType tensor_map_data_type(tile::DType t);
 Fallible<TiledEncodeArgs> tiled_encode_args(const tile::TensorMapDesc& map,
                                             std::uint64_t global_address);
 
+/// The arguments for an im2col `map` over the tensor at `global_address` (failures as
+/// tiled_encode_args()'s).
+Fallible<Im2colEncodeArgs> im2col_encode_args(const tile::TensorMapDesc& map,
+                                              std::uint64_t global_address);
+
 using EncodeTiledFn = decltype(&::cuTensorMapEncodeTiled);
+using EncodeIm2colFn = decltype(&::cuTensorMapEncodeIm2col);
+
+/// Calls `encode` with `args` into `out`; a null `encode` is a failure that says the driver
+/// has no cuTensorMapEncodeIm2col.
+ptxgen::Status encode_im2col(EncodeIm2colFn encode, const Im2colEncodeArgs& args,
+                             TensorMapBlob& out);
 
 /// Calls `encode` with `args`, writing the map into `out` (an out-parameter: the blob's
 /// 128-byte alignment is not passed by value). A failure names the driver's error; a null
@@ -63,7 +84,8 @@ using EncodeTiledFn = decltype(&::cuTensorMapEncodeTiled);
 /// added it).
 ptxgen::Status encode_tiled(EncodeTiledFn encode, const TiledEncodeArgs& args, TensorMapBlob& out);
 
-/// tiled_encode_args() then encode_tiled() through the driver's table, into `out`.
+/// tiled_encode_args() then encode_tiled() through the driver's table, into `out` (an
+/// im2col map: im2col_encode_args() then encode_im2col()).
 ptxgen::Status encode_tensor_map(const DriverApi& api, const tile::TensorMapDesc& map,
                                  std::uint64_t global_address, TensorMapBlob& out);
 

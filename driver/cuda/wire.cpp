@@ -144,6 +144,11 @@ void write_map(Writer& w, const tile::TensorMapDesc& m) {
   write_enum(w, m.interleave);
   write_enum(w, m.oob_fill);
   write_enum(w, m.l2_promotion);
+  write_enum(w, m.mode);
+  write_ints(w, m.im2col.lower_corner);
+  write_ints(w, m.im2col.upper_corner);
+  w.scalar(m.im2col.channels);
+  w.scalar(m.im2col.pixels);
 }
 
 bool read_map(Reader& r, tile::TensorMapDesc& m) {
@@ -153,7 +158,10 @@ bool read_map(Reader& r, tile::TensorMapDesc& m) {
          read_enum(r, m.swizzle, tile::TensorMapSwizzle::b128) &&
          read_enum(r, m.interleave, tile::TensorMapInterleave::none) &&
          read_enum(r, m.oob_fill, tile::TensorMapOobFill::nan) &&
-         read_enum(r, m.l2_promotion, tile::TensorMapL2Promotion::b256);
+         read_enum(r, m.l2_promotion, tile::TensorMapL2Promotion::b256) &&
+         read_enum(r, m.mode, tile::TensorMapMode::im2col) && read_ints(r, m.im2col.lower_corner) &&
+         read_ints(r, m.im2col.upper_corner) && r.scalar(m.im2col.channels) &&
+         r.scalar(m.im2col.pixels);
 }
 
 } // namespace

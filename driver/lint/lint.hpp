@@ -73,6 +73,8 @@ struct Options {
   /// --grid a cluster of several CTAs is also the grid (one cluster).
   std::optional<sim::Dim3> cluster;
   std::uint32_t dynamic_smem = 0;
+  /// `--ctas N`: run only the first N CTAs of the grid (sim::Launch::run_ctas); 0: all.
+  std::uint64_t ctas = 0;
   std::vector<ArgValue> args;
   std::string arch; ///< sm_XX; empty: the file's .target
   unsigned seeds = 1;

@@ -175,7 +175,7 @@ struct Run {
 };
 
 /// One run with `seed`'s inputs and thread order; a region too small for an access within
-/// its bound grows (to a power of two) and the run starts again.
+/// its bound grows (to a power of two, at least four times its size) and the run starts again.
 Run run_seed(const sim::Program& program, const sim::ir::Entry& e, sim::Launch launch,
              std::vector<ParamPlan>& plans, unsigned seed, std::uint8_t fill,
              std::optional<tile::DType> value_fill) {
@@ -196,12 +196,14 @@ Run run_seed(const sim::Program& program, const sim::ir::Entry& e, sim::Launch l
     if (at == nullptr || !at->grows || *f->address < at->base)
       return r;
     // The access starts at the address; its size is not known here (a bulk copy's may be
-    // large), so the region at least doubles each time, up to the bound.
+    // large), so the region at least quadruples each time, up to the bound: a kernel that walks
+    // its operands (a GEMM's K loop) reaches past each size in turn, and every growth runs the
+    // kernel again from the start.
     std::uint64_t& bytes = plans[at->param].bytes;
     const std::uint64_t need = *f->address - at->base + 64;
     if (need > region_max_bytes || bytes >= region_max_bytes)
       return r;
-    bytes = std::min(region_max_bytes, std::max(std::bit_ceil(need), 2 * bytes));
+    bytes = std::min(region_max_bytes, std::max(std::bit_ceil(need), 4 * bytes));
   }
 }
 
@@ -289,6 +291,7 @@ void count_coverage(const sim::ir::Entry& e, const Run& r, Coverage& c,
     case Code::bulk_reduce:
     case Code::tensor_load:
     case Code::tensor_store:
+    case Code::tensor_reduce:
     case Code::bulk_peer:
       c.async_copies += n;
       break;
@@ -334,7 +337,9 @@ void describe_params(const sim::ir::Entry& e, const std::vector<ParamPlan>& plan
 /// a map lint was not told of, the --arg forms that describe one.
 std::string what_to_do(const sim::ir::Entry& e, const sim::Fault& f) {
   const bool tensor_copy = std::any_of(e.ops.begin(), e.ops.end(), [&](const sim::ir::Op& op) {
-    return op.line == f.ptx_line && (op.code == Code::tensor_load || op.code == Code::tensor_store);
+    return op.line == f.ptx_line &&
+           (op.code == Code::tensor_load || op.code == Code::tensor_store ||
+            op.code == Code::tensor_reduce || op.code == Code::prefetch_tensormap);
   });
   if (!tensor_copy || f.kind != FaultKind::unsupported)
     return {};
@@ -459,6 +464,7 @@ sim::Launch launch_for(const sim::ir::Entry& e, const Options& o) {
   else
     l.block_dim = e.maxntid.value_or(default_block);
   l.dynamic_shared_bytes = o.dynamic_smem;
+  l.run_ctas = o.ctas;
   if (e.has_extern_shared && o.dynamic_smem == 0)
     l.dynamic_shared_bytes = default_dynamic_smem;
   return l;
@@ -475,7 +481,9 @@ KernelReport lint_kernel(const sim::Program& program, const std::string& entry,
   r.grid = launch.grid_dim;
   r.block = launch.block_dim;
   r.dynamic_smem = launch.dynamic_shared_bytes;
-  r.coverage.threads = launch.grid_total() * launch.block_total();
+  const std::uint64_t ctas =
+      launch.run_ctas == 0 ? launch.grid_total() : std::min(launch.grid_total(), launch.run_ctas);
+  r.coverage.threads = ctas * launch.block_total();
   std::vector<ParamPlan> plans;
   if (auto planned = plan_params(e, options.args, plans); !planned) {
     r.error = planned.error();

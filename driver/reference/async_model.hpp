@@ -30,6 +30,7 @@ enum class Access : std::uint8_t {
   proxy_fence,   ///< fence.proxy.async{.space}
   cta_sync,      ///< bar.sync 0
   bulk_reduce,   ///< cp.reduce.async.bulk global <- shared: reads both, combines into global
+  tensor_reduce, ///< cp.reduce.async.bulk.tensor global <- shared, as bulk_reduce
 };
 
 /// Whose completion makes an access's effect visible to a thread.
@@ -53,7 +54,7 @@ struct Row {
   Mem writes;
 };
 
-inline constexpr auto rows = enum_table<Access::bulk_reduce>(std::array<Row, 13>{{
+inline constexpr auto rows = enum_table<Access::tensor_reduce>(std::array<Row, 14>{{
     {"cp.async + commit/wait_group", Completes::issuing_thread, Proxy::generic, global, shared},
     {"cp.async.mbarrier.arrive", Completes::barrier_waiters, Proxy::none, no_mem, no_mem},
     {"bulk load", Completes::barrier_waiters, Proxy::async, global, shared},
@@ -70,6 +71,7 @@ inline constexpr auto rows = enum_table<Access::bulk_reduce>(std::array<Row, 13>
     // element do not race (atomic per element: GlobalAccess::reduce), one and any other
     // access of it do until the issuer's bulk_wait.
     {"bulk reduce", Completes::issuing_thread, Proxy::async, both, global},
+    {"tensor reduce", Completes::issuing_thread, Proxy::async, both, global},
 }});
 
 constexpr const Row& row(Access a) {

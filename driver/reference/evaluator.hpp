@@ -88,6 +88,8 @@ private:
   /// Runs the CTA in `s` from where it stopped to its next cluster barrier (after it) or its
   /// end; true at the end.
   bool run_turn(Suspended& s);
+  /// The turns of one cluster's CTAs until each has ended (evaluator_cluster.cpp).
+  void run_cluster_turns(std::vector<Suspended>& ctas);
 
   /// The output after the CTAs ran: the last use of the global buffers.
   ReferenceOutput output();
@@ -138,6 +140,29 @@ private:
   /// per-thread ordering checks, which are about its own threads.
   void step_peer_copy(std::size_t op, const tile::CopyOp& c);
   void step_peer_fill(std::size_t op, const tile::FillOp& f);
+  /// bulk_copy_peer and remote arrivals (evaluator_peer_bulk.cpp). The Cta state of the CTA
+  /// that view v's rank names for the thread of `e` (the running CTA's own when it names
+  /// itself), its bid in `owner`; nullptr (with a problem) for a rank outside the cluster.
+  Cta* peer_cta(std::size_t op, const tile::Located<tile::View>& v, const tile::ExprEnv& e,
+                std::int64_t& owner);
+  /// The id in `target` (CTA `owner`) of the barrier that peer view v names for the thread
+  /// of `e`; nothing (with a problem) when that barrier was never initialised.
+  std::optional<std::size_t> peer_barrier(std::size_t op, const tile::Located<tile::View>& v,
+                                          const tile::ExprEnv& e, Cta& target, std::int64_t owner);
+  void step_op(std::size_t op, const tile::BulkCopyPeerOp& c);
+  /// The sender's shared source of a bulk_copy_peer is read from its issue to its landing.
+  void read_peer_source(std::size_t op, std::int64_t tid, Buffer& sb, const Runs& s);
+  /// A bulk_copy_peer's load joins the receiving CTA's pending loads, after that CTA's checks
+  /// of a write of its shared bytes.
+  void land_in(std::int64_t owner, Cta& target, PendingLoad&& l);
+  /// A bulk_copy_peer landed: its source's bytes are no longer read.
+  void end_peer_reads(const PendingLoad& l);
+  /// One arrival of thread `tid` on the peer's barrier that m.barrier names.
+  void remote_arrive(std::size_t op, const tile::MbarrierArriveOp& m, std::int64_t tid,
+                     const tile::ExprEnv& e);
+  /// In a cluster run: whether the wait cannot pass yet (a peer may still complete its
+  /// phase), so that the CTA's turn ends before it (run_clusters).
+  bool wait_blocks(std::size_t op, const tile::MbarrierWaitOp& m);
   /// The race between two CTAs on one CTA's shared bytes (report_grid_race).
   void report_shared_race(const ref::GridRace& r);
 
@@ -561,6 +586,19 @@ private:
   void step_op(std::size_t op, const tile::ExpectTxOp& m);
   void step_op(std::size_t op, const tile::TensorLoadOp& m);
   void step_op(std::size_t op, const tile::TensorStoreOp& m);
+  void step_op(std::size_t op, const tile::TensorReduceOp& m);
+  /// A store or reduction about to be issued against the CTA's pending ones: bytes that one of
+  /// them still writes are check_bulk_global_write_race (unless both reduce).
+  void check_pending_stores(std::int64_t tid, const PendingStore& st);
+  /// A tensor store's or reduction's issue by each thread whose pred holds.
+  void issue_tensor_store(std::size_t op, const tile::Located<std::string>& tensor,
+                          const std::optional<tile::Located<tile::View>>& map_slot,
+                          const std::vector<tile::Located<tile::ExprPtr>>& coords,
+                          const tile::Located<tile::View>& src,
+                          const std::optional<tile::Located<tile::ExprPtr>>& pred,
+                          std::optional<tile::ReduceKind> reduce);
+  /// A hint: no byte moves (the contract proved its operand a map; the simulator checks it).
+  void step_op(std::size_t, const tile::PrefetchTensormapOp&) {}
 
   // Tensor maps in memory (evaluator_tensormap.cpp): each slot's naive map.
   /// A map slot: the buffer and byte offset of its first byte.
@@ -682,13 +720,14 @@ private:
   /// the tensor and the buffer; else nullopt (the elements then, naive_box_elements).
   std::optional<PlacedBox> moved_box(std::size_t op, const tile::TensorMapDesc& map,
                                      const std::vector<std::int64_t>& c, const Buffer& gb) const;
-  /// box_coords, naive_box_elements (or moved_box), box_base and box_in_buffer in turn;
-  /// nullopt (with the problem) where one of them fails.
-  std::optional<PlacedBox> place_box(std::size_t op,
-                                     const std::vector<tile::Located<tile::ExprPtr>>& coords,
-                                     const tile::Located<tile::View>& shared_view, const Buffer& sb,
-                                     const Buffer& gb, const tile::ExprEnv& e,
-                                     const tile::TensorMapDesc& map, tile::TensorAccess access);
+  /// box_coords, naive_box_elements (or moved_box; an im2col map's load with `offsets`:
+  /// naive_im2col_elements), box_base and box_in_buffer in turn; nullopt (with the problem)
+  /// where one of them fails.
+  std::optional<PlacedBox>
+  place_box(std::size_t op, const std::vector<tile::Located<tile::ExprPtr>>& coords,
+            const tile::Located<tile::View>& shared_view, const Buffer& sb, const Buffer& gb,
+            const tile::ExprEnv& e, const tile::TensorMapDesc& map, tile::TensorAccess access,
+            const std::vector<tile::Located<tile::ExprPtr>>* offsets = nullptr);
 
   /// A tensor copy's coordinates for the thread of `e`; nullopt (reported) without a value.
   std::optional<std::vector<std::int64_t>>
@@ -930,6 +969,10 @@ private:
                           const std::vector<std::uint8_t>& pattern);
 
   void step_op(std::size_t op, const tile::CopyOp& c);
+  /// A named barrier: ordering among its threads once `count` of them have arrived.
+  void step_op(std::size_t op, const tile::NamedBarrierOp& b);
+  /// setmaxnreg moves registers, no bytes: nothing to run.
+  void step_op(std::size_t, const tile::SetmaxnregOp&) {}
 
   /// True when the launch's CTAs may be replayed: the fast path (the naive one stays the
   /// oracle), no mbarrier ops, every apply copies a global tensor into a shared one, and no
@@ -1038,18 +1081,23 @@ private:
 
   bool replay_op(std::size_t op, const tile::MbarrierWaitOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkLoadOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::BulkCopyPeerOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkStoreOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkReduceOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkCommitOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::BulkWaitOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::ProxyFenceOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::MbarrierInitFenceOp&) { return skip(op, true); }
+  bool replay_op(std::size_t op, const tile::NamedBarrierOp&) { return skip(op, true); }
+  bool replay_op(std::size_t op, const tile::SetmaxnregOp&) { return skip(op, true); }
   bool replay_op(std::size_t op, const tile::ExpectTxOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensorLoadOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensorStoreOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensormapCopyOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensormapReplaceOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensormapFenceOp&) { return skip(op, true); }
+  bool replay_op(std::size_t op, const tile::TensorReduceOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::PrefetchTensormapOp&) { return skip(op, true); }
 
   /// An op that moves no bytes in a replay (the copies landed as they were issued).
   bool skip(std::size_t op, bool ok) {
@@ -1104,6 +1152,10 @@ private:
   /// The CTAs of the cluster run_clusters runs, and the index there of each rank.
   std::vector<Suspended>* cluster_ctas_ = nullptr;
   std::vector<std::size_t> rank_index_;
+  /// A wait of the running CTA cannot pass yet: its turn ends before it (run_turn).
+  bool blocked_ = false;
+  /// No CTA of the cluster can go on: the waits run and report their hangs.
+  bool stalled_ = false;
 
   ref::GridRaces grid_races_; ///< the CTAs' global accesses
 

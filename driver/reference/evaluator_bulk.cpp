@@ -201,6 +201,7 @@ void Evaluator::land_loads(std::size_t id) {
         h.guard_phase[g] = bar.phase;
       });
     });
+    end_peer_reads(l);
     bar.tx_delivered += l.bytes;
     if (bar.pending == 0) {
       complete_if_tx_done(bar);
@@ -288,10 +289,48 @@ void Evaluator::issue_store(std::int64_t tid, PendingStore&& st) {
     });
   });
   st.serial = ++stores_issued_;
+  check_pending_stores(tid, st);
   for (const Piece& p : st.pieces) {
-    st.dst->pending_writes.push_back({p.dst, p.len, st.op, st.serial});
+    st.dst->pending_writes.push_back({p.dst, p.len, st.op, st.serial, st.reduce.has_value()});
   }
   ts.stores.push_back(std::move(st));
+}
+
+void Evaluator::check_pending_stores(std::int64_t tid, const PendingStore& st) {
+  // Two asynchronous writes of one byte still pending (any threads' of the CTA, the same
+  // thread's too) land in an undefined order, unless both are reductions (atomic per element).
+  const Buffer& b = *st.dst;
+  std::int64_t count = 0, first = -1;
+  const PendingWrite* named = nullptr;
+  for (const Piece& p : st.pieces) {
+    for (const PendingWrite& w : b.pending_writes) {
+      const std::int64_t from = std::max(p.dst, w.off);
+      const std::int64_t to = std::min(p.dst + p.len, w.off + w.len);
+      if (from >= to || (w.reduce && st.reduce)) {
+        continue;
+      }
+      count += to - from;
+      if (named == nullptr) {
+        named = &w;
+        first = from;
+      }
+    }
+  }
+  if (named == nullptr) {
+    return;
+  }
+  problems_.add(
+      st.op, DiagId::check_bulk_global_write_race,
+      "writes global bytes that a pending bulk store still writes",
+      [&] {
+        return where(cta_, tid) + "'s " + (st.reduce ? "reduction" : "store") + " writes " +
+               byte_text(b, first) + ", which the " + (named->reduce ? "reduction" : "store") +
+               " of " + tile::op_label(k_, named->op) +
+               " still writes (the two asynchronous writes land in an undefined order; two "
+               "reductions would not race): no bulk_wait without read = true has covered its "
+               "group yet";
+      },
+      Severity::error, count);
 }
 
 void Evaluator::check_proxy_fence(std::size_t op, std::int64_t tid, const Buffer& b, std::size_t g,
@@ -433,6 +472,21 @@ void Evaluator::check_bulk_refill(std::size_t op, std::int64_t tid, const Buffer
                                   std::int64_t off, std::string_view access) {
   const ref::SharedBytes& h = b.hz;
   if (h.bulk_reads[g] <= 0) {
+    return;
+  }
+  const auto reader = static_cast<std::size_t>(h.bulk_read_op[g]);
+  if (std::holds_alternative<tile::BulkCopyPeerOp>(k_.ops[reader].body)) {
+    problems_.add(
+        op, DiagId::check_peer_copy_refill, "writes shared bytes that a bulk_copy_peer still reads",
+        [&] {
+          return where(cta_, tid) + std::string(access) + byte_text(b, off) + ", which " +
+                 tile::op_label(k_, reader) + " by thread " + std::to_string(h.bulk_read_tid[g]) +
+                 " still copies to a peer: the copy reads them until it completes on the peer's "
+                 "barrier, and nothing orders the peer's wait for that phase before this write "
+                 "(a cluster_sync after the peer's wait, or a remote arrive after it that this "
+                 "thread waits for)";
+        },
+        Severity::error, b.granule());
     return;
   }
   problems_.add(

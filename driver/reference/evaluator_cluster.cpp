@@ -20,6 +20,7 @@ struct Evaluator::Suspended {
   std::vector<std::vector<GenericWrite>> generic_writes; ///< per global buffer
   std::size_t next_op = 0;
   std::uint32_t phase = 0; ///< the cluster barriers it passed
+  std::uint64_t steps = 0; ///< the ops it ran: a turn that ran none made no progress
   bool done = false;
 };
 
@@ -47,6 +48,11 @@ bool Evaluator::run_turn(Suspended& s) {
   while (i < k_.ops.size() && !barrier) {
     ++cta_state_.clock;
     std::visit([&](const auto& body) { run_op(i, body); }, k_.ops[i].body);
+    if (blocked_) {
+      blocked_ = false; // a wait that cannot pass yet: the turn ends before it
+      break;
+    }
+    ++s.steps;
     const auto* c = std::get_if<tile::ClusterSyncOp>(&k_.ops[i].body);
     barrier = c != nullptr && !c->relaxed;
     i = next_op_;
@@ -92,13 +98,33 @@ void Evaluator::run_clusters() {
       s.cta.threads.assign(static_cast<std::size_t>(k_.block), ThreadState{});
       s.generic_writes.resize(globals_.size());
     }
-    for (std::size_t left = ctas.size(); left > 0;)
-      for (Suspended& s : ctas)
-        if (!s.done && run_turn(s))
-          --left;
+    run_cluster_turns(ctas);
   }
   cluster_ctas_ = nullptr;
   recorded_ = false; // no trace: these CTAs are never replayed
+}
+
+void Evaluator::run_cluster_turns(std::vector<Suspended>& ctas) {
+  // A CTA blocked at a wait (a peer's arrival or copy may complete its phase) ends its turn
+  // there; no CTA starts past a cluster barrier before every CTA left has reached it. When a
+  // round moves no CTA, none can go on: the waits then run and report their hangs.
+  for (std::size_t left = ctas.size(); left > 0;) {
+    std::uint32_t slowest = ~std::uint32_t{0};
+    for (const Suspended& s : ctas)
+      if (!s.done)
+        slowest = std::min(slowest, s.phase);
+    bool moved = false;
+    for (Suspended& s : ctas) {
+      if (s.done || s.phase > slowest)
+        continue;
+      const std::uint64_t before = s.steps;
+      if (run_turn(s))
+        --left;
+      moved = moved || s.steps != before || s.done;
+    }
+    stalled_ = !moved;
+  }
+  stalled_ = false;
 }
 
 void Evaluator::mark_peer_shared() {
@@ -114,6 +140,11 @@ void Evaluator::mark_peer_shared() {
       mark(c->src.value);
     } else if (const auto* f = std::get_if<tile::FillOp>(&o.body)) {
       mark(f->dst.value);
+    } else if (const auto* b = std::get_if<tile::BulkCopyPeerOp>(&o.body)) {
+      mark(b->dst.value);
+      mark(b->barrier.value);
+    } else if (const auto* a = std::get_if<tile::MbarrierArriveOp>(&o.body)) {
+      mark(a->barrier.value);
     }
   }
 }
@@ -121,9 +152,15 @@ void Evaluator::mark_peer_shared() {
 Buffer* Evaluator::side_buffer(std::size_t op, const tile::Located<tile::View>& v, Slot s,
                                const tile::ExprEnv& e, std::int64_t& owner) {
   owner = cta_;
-  if (!v.value.peer) {
+  if (!v.value.peer)
     return &buffer(s, cta_state_);
-  }
+  Cta* c = peer_cta(op, v, e, owner);
+  return c == nullptr ? nullptr : &c->shared[s.index];
+}
+
+Cta* Evaluator::peer_cta(std::size_t op, const tile::Located<tile::View>& v, const tile::ExprEnv& e,
+                         std::int64_t& owner) {
+  owner = cta_;
   const std::int64_t n = k_.cluster_dim().count();
   const std::optional<std::int64_t> rank = naive_evaluate(*v.value.peer, e);
   if (!rank || *rank < 0 || *rank >= n || cluster_ctas_ == nullptr) {
@@ -137,7 +174,7 @@ Buffer* Evaluator::side_buffer(std::size_t op, const tile::Located<tile::View>& 
   Suspended& peer = (*cluster_ctas_)[rank_index_[static_cast<std::size_t>(*rank)]];
   owner = peer.bid;
   // The running CTA's own state is in cta_state_ during its turn (run_turn swaps it in).
-  return peer.bid == cta_ ? &cta_state_.shared[s.index] : &peer.cta.shared[s.index];
+  return peer.bid == cta_ ? &cta_state_ : &peer.cta;
 }
 
 } // namespace ptxgen::driver::evaluation

@@ -6,6 +6,11 @@
 namespace ptxgen::driver::evaluation {
 
 void Evaluator::mark_written() {
+  auto mark_named = [&](const std::string& name) {
+    if (const auto it = by_name_.find(name); it != by_name_.end() && !it->second.shared) {
+      globals_[it->second.index].written = true;
+    }
+  };
   auto mark = [&](const tile::View& v) {
     if (const auto s = slot(v); s && !s->shared) {
       globals_[s->index].written = true;
@@ -23,10 +28,9 @@ void Evaluator::mark_written() {
     } else if (const auto* r = std::get_if<tile::BulkReduceOp>(&o.body)) {
       mark(r->dst.value);
     } else if (const auto* t = std::get_if<tile::TensorStoreOp>(&o.body)) {
-      if (const auto it = by_name_.find(t->tensor.value);
-          it != by_name_.end() && !it->second.shared) {
-        globals_[it->second.index].written = true;
-      }
+      mark_named(t->tensor.value);
+    } else if (const auto* tr = std::get_if<tile::TensorReduceOp>(&o.body)) {
+      mark_named(tr->tensor.value);
     }
   }
   grid_races_on_ = k_.grid > 1;

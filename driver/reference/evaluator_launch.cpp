@@ -89,6 +89,7 @@ void Evaluator::run_cta() {
   cta_state_.retired.clear();
   cta_state_.clock = 0;
   cta_state_.ordered.clear();
+  cta_state_.named.clear();
   for (Buffer& g : globals_) {
     g.generic_writes.clear();
   }

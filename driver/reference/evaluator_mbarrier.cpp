@@ -120,6 +120,12 @@ void Evaluator::step_op(std::size_t op, const tile::CopyArriveOp& m) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::MbarrierArriveOp& m) {
+  if (m.barrier.value.peer) {
+    each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
+      remote_arrive(op, m, tid, e);
+    });
+    return;
+  }
   each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv&) {
     if (const auto id = used_barrier(op, m.barrier, tid)) {
       release(*id, tid);
@@ -129,6 +135,12 @@ void Evaluator::step_op(std::size_t op, const tile::MbarrierArriveOp& m) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::MbarrierWaitOp& m) {
+  // In a cluster a peer's arrival or copy may still complete the phase: the CTA stops here
+  // and its peers run first (run_clusters), unless none of them can go on either.
+  if (cluster_ctas_ != nullptr && !stalled_ && wait_blocks(op, m)) {
+    blocked_ = true;
+    return;
+  }
   each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     if (!id)

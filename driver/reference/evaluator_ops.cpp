@@ -128,6 +128,33 @@ void Evaluator::step_op(std::size_t, const tile::CtaSyncOp&) {
   }
 }
 
+void Evaluator::step_op(std::size_t op, const tile::NamedBarrierOp& b) {
+  Cta& cta = cta_state_;
+  Cta::NamedArrivals& n = cta.named[b.id.value];
+  each_issuing_thread(op, b.pred, [&](std::int64_t tid, const tile::ExprEnv&) {
+    n.arrivals.emplace_back(tid, cta.clock);
+    if (!b.arrive) {
+      n.waiters.push_back(tid);
+    }
+  });
+  if (static_cast<std::int64_t>(n.arrivals.size()) < b.count.value) {
+    return; // the contract proves the count: the other arrivals come at a later op
+  }
+  // The barrier completes: every arriving thread's ops before its arrival are ordered before
+  // each waiting thread's later ones (as an mbarrier phase orders them, Cta::ordered).
+  const auto block = static_cast<std::size_t>(k_.block);
+  if (cta.ordered.empty()) {
+    cta.ordered.assign(block * block, 0);
+  }
+  for (const std::int64_t w : n.waiters) {
+    std::int64_t* row = &cta.ordered[static_cast<std::size_t>(w) * block];
+    for (const auto& [r, at] : n.arrivals) {
+      row[r] = std::max(row[r], at);
+    }
+  }
+  n = {};
+}
+
 void Evaluator::step_op(std::size_t op, const tile::FillOp& f) {
   if (!prepare(op, f.dst, "dst")) {
     return;
@@ -234,6 +261,9 @@ void Evaluator::step_op(std::size_t op, const tile::CopyOp& c) {
   std::vector<std::uint8_t> defined;
   for (std::int64_t tid = 0; tid < k_.block; ++tid) {
     e.tid = tid;
+    if (c.pred && !issues(op, c.pred, e)) {
+      continue; // a thread of another role (a ring's producer warp)
+    }
     const std::optional<Fast> sform = form(sview, e);
     const std::optional<Fast> dform = form(dview, e);
     auto element = [&](const std::vector<std::int64_t>& x) {

@@ -291,7 +291,7 @@ bool Evaluator::replay_op(std::size_t op, const tile::ApplyOp& a) {
 
 bool Evaluator::replay_op(std::size_t op, const tile::CopyOp& c) {
   next_op_ = op + 1;
-  if (!usable(c.dst) || !usable(c.src)) {
+  if (c.pred || !usable(c.dst) || !usable(c.src)) {
     return false;
   }
   const NaivePlan& dp = plan(c.dst.value);

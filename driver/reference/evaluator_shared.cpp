@@ -63,7 +63,10 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
           },
           Severity::error, w);
     }
-  } else if (h.writer[g] >= 0 && h.writer[g] != tid && h.write_epoch[g] == cta.epoch) {
+  } else if (h.writer[g] >= 0 && h.writer[g] != tid && h.write_epoch[g] == cta.epoch &&
+             !(h.generic_tid[g] == h.writer[g] &&
+               reads_ordered(cta, tid, h.writer[g], h.generic_time[g]))) {
+    // (a named barrier or an mbarrier phase between the write and this read orders them)
     problems_.add(
         op, DiagId::check_read_without_sync,
         "reads shared bytes another thread wrote with no cta_sync in between",

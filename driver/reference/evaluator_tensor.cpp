@@ -110,18 +110,29 @@ std::optional<Evaluator::PlacedBox>
 Evaluator::place_box(std::size_t op, const std::vector<tile::Located<tile::ExprPtr>>& coords,
                      const tile::Located<tile::View>& shared_view, const Buffer& sb,
                      const Buffer& gb, const tile::ExprEnv& e, const tile::TensorMapDesc& map,
-                     tile::TensorAccess access) {
+                     tile::TensorAccess access,
+                     const std::vector<tile::Located<tile::ExprPtr>>* offsets) {
   const auto c = box_coords(op, coords, e);
   if (!c)
     return std::nullopt;
-  if (auto moved = moved_box(op, map, *c, gb)) {
+  std::vector<std::int64_t> offs;
+  const bool im2col = map.mode == tile::TensorMapMode::im2col && offsets != nullptr;
+  if (im2col) {
+    const auto o = box_coords(op, *offsets, e);
+    if (!o)
+      return std::nullopt;
+    offs = *o;
+  }
+  // An im2col walk wraps at the bounding box: its pieces do not move with the coordinates.
+  if (auto moved = im2col ? std::nullopt : moved_box(op, map, *c, gb)) {
     const auto base = box_base(op, shared_view, sb, e, map, naive_shared_box_bytes(map));
     if (!base)
       return std::nullopt;
     moved->base = *base;
     return moved;
   }
-  const std::vector<NaiveBoxElement> elements = naive_box_elements(map, *c, access);
+  const std::vector<NaiveBoxElement> elements =
+      im2col ? naive_im2col_elements(map, *c, offs) : naive_box_elements(map, *c, access);
   PlacedBox box;
   const auto esize = static_cast<std::int64_t>(naive_dtype_bytes(map.dtype));
   box.bytes = static_cast<std::int64_t>(elements.size()) * esize;
@@ -136,7 +147,7 @@ Evaluator::place_box(std::size_t op, const std::vector<tile::Located<tile::ExprP
         box.pieces,
         {el.shared_offset, el.place == tile::BoxPlace::inside ? el.global_offset : filled, esize});
   }
-  if (inside && !elements.empty()) {
+  if (inside && !elements.empty() && !im2col) {
     InsideBox& ib = inside_boxes_[op];
     ib.coords = *c;
     ib.low.assign(c->size(), 0);
@@ -199,7 +210,8 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
     const tile::TensorMapDesc* map = cm->desc;
     const Buffer& gb = *cm->global;
     const std::vector<std::uint8_t> fill = naive_fill_element(*map);
-    const auto box = place_box(op, m.coords, m.dst, db, gb, e, *map, tile::TensorAccess::load);
+    const auto box = place_box(op, m.coords, m.dst, db, gb, e, *map, tile::TensorAccess::load,
+                               m.offsets ? &*m.offsets : nullptr);
     if (!box) {
       return;
     }
@@ -220,19 +232,32 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
-  if ((!m.map && tensor_map(op, m.tensor) == nullptr) || !prepare(op, m.src, "src") ||
-      (m.map && !prepare(op, *m.map, "map"))) {
+  issue_tensor_store(op, m.tensor, m.map, m.coords, m.src, m.pred, std::nullopt);
+}
+
+void Evaluator::step_op(std::size_t op, const tile::TensorReduceOp& m) {
+  issue_tensor_store(op, m.tensor, std::nullopt, m.coords, m.src, m.pred, m.reduce);
+}
+
+void Evaluator::issue_tensor_store(std::size_t op, const tile::Located<std::string>& tensor,
+                                   const std::optional<tile::Located<tile::View>>& map_slot,
+                                   const std::vector<tile::Located<tile::ExprPtr>>& coords,
+                                   const tile::Located<tile::View>& src,
+                                   const std::optional<tile::Located<tile::ExprPtr>>& pred,
+                                   std::optional<tile::ReduceKind> reduce) {
+  if ((!map_slot && tensor_map(op, tensor) == nullptr) || !prepare(op, src, "src") ||
+      (map_slot && !prepare(op, *map_slot, "map"))) {
     return;
   }
-  Buffer& sb = buffer(*slot(m.src.value), cta_state_);
-  each_issuing_thread(op, m.pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
-    const auto cm = copy_map(op, m.tensor, m.map, e);
+  Buffer& sb = buffer(*slot(src.value), cta_state_);
+  each_issuing_thread(op, pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
+    const auto cm = copy_map(op, tensor, map_slot, e);
     if (!cm) {
       return;
     }
     const tile::TensorMapDesc* map = cm->desc;
     Buffer& gb = *cm->global;
-    const auto box = place_box(op, m.coords, m.src, sb, gb, e, *map, tile::TensorAccess::store);
+    const auto box = place_box(op, coords, src, sb, gb, e, *map, tile::TensorAccess::store);
     if (!box) {
       return;
     }
@@ -240,6 +265,10 @@ void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
     st.op = op;
     st.src = &sb;
     st.dst = &gb;
+    // A reduction combines each element inside the tensor in the map's dtype (the pieces are
+    // runs of whole elements of a box row); outside it nothing is written, as for a store.
+    st.reduce = reduce;
+    st.dtype = src.value.dtype;
     st.reads.append({box->base, naive_shared_box_bytes(*map)}); // staged from the first byte
     for (const Piece& p : box->pieces) {
       // Outside the tensor: skipped. A spill (the H100 writing the rest of a row's last 16

@@ -71,6 +71,7 @@ struct PendingWrite {
   std::int64_t len = 0;
   std::size_t op = 0;
   std::uint64_t store = 0; ///< its PendingStore::serial
+  bool reduce = false;     ///< a reduction's (two of them on one byte do not race)
 };
 
 /// An ordinary (generic-proxy) write of `len` global bytes from `off` by thread `tid` at op
@@ -189,6 +190,10 @@ struct PendingLoad {
   Runs writes; ///< the shared bytes it writes
   std::vector<Piece> pieces;
   std::vector<std::uint8_t> fill; ///< one element's bytes, for the `filled` pieces
+  /// A bulk_copy_peer's: the sender's shared source (`src`; nullptr for a load of the CTA's
+  /// own) and its runs, read by the async proxy until the copy lands.
+  Buffer* peer_source = nullptr;
+  Runs source_reads;
 };
 
 /// A bulk or tensor store of a thread: it reads its shared bytes (`reads`, in order, into
@@ -271,6 +276,13 @@ struct Cta {
   /// chain through a third thread is not followed, so a write is never wrongly exempted).
   /// Empty until the first arrival.
   std::vector<std::int64_t> ordered;
+  /// The arrivals on each named barrier (named_barrier, by id) since its last completion: the
+  /// arriving thread and the clock at its arrival, and the threads that wait (bar.sync).
+  struct NamedArrivals {
+    std::vector<std::pair<std::int64_t, std::int64_t>> arrivals;
+    std::vector<std::int64_t> waiters;
+  };
+  std::map<std::int64_t, NamedArrivals> named;
 };
 
 } // namespace ptxgen::driver::evaluation

@@ -34,8 +34,11 @@ std::int64_t naive_count(const tile::TensorMapDesc& map, std::size_t k) {
 
 /// The shared bytes between consecutive box rows: the row's bytes, padded up to the span.
 std::int64_t naive_row_room(const tile::TensorMapDesc& map) {
-  const std::int64_t row = naive_count(map, map.global_dims.size() - 1) *
-                           static_cast<std::int64_t>(tile::size_bytes(map.dtype));
+  // An im2col copy's row is one pixel: its channels.
+  const std::int64_t count = map.mode == tile::TensorMapMode::im2col
+                                 ? map.im2col.channels
+                                 : naive_count(map, map.global_dims.size() - 1);
+  const std::int64_t row = count * static_cast<std::int64_t>(tile::size_bytes(map.dtype));
   const std::int64_t span = naive_span(map.swizzle);
   return row < span ? span : row;
 }
@@ -43,6 +46,8 @@ std::int64_t naive_row_room(const tile::TensorMapDesc& map) {
 } // namespace
 
 std::int64_t naive_shared_box_bytes(const tile::TensorMapDesc& map) {
+  if (map.mode == tile::TensorMapMode::im2col)
+    return map.im2col.pixels * naive_row_room(map);
   std::int64_t rows = 1;
   for (std::size_t k = 0; k + 1 < map.global_dims.size(); ++k)
     rows *= naive_count(map, k);
@@ -134,6 +139,61 @@ std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
         e.place = tile::BoxPlace::spill;
     }
     out.push_back(std::move(e));
+  }
+  return out;
+}
+
+namespace {
+
+/// The filter base's next pixel in the ISA's walk of the bounding box: spatial dimension
+/// `d` (1 = the outermost spatial one, rank - 2 = W) steps by its traversal stride; past the
+/// box's last pixel (dim - 1 + upper corner) it restarts at the box's first (the lower
+/// corner) and carries into dimension d - 1; a carry out of the outermost spatial dimension
+/// moves to the next image (dimension 0, N).
+void naive_next_pixel(const tile::TensorMapDesc& map, std::vector<std::int64_t>& pixel,
+                      std::size_t d) {
+  if (d == 0) {
+    pixel[0] += 1;
+    return;
+  }
+  const std::int64_t first = map.im2col.lower_corner[d - 1];
+  const std::int64_t last = map.global_dims[d] - 1 + map.im2col.upper_corner[d - 1];
+  pixel[d] += map.element_strides[d];
+  if (pixel[d] > last) {
+    pixel[d] = first;
+    naive_next_pixel(map, pixel, d - 1);
+  }
+}
+
+} // namespace
+
+std::vector<NaiveBoxElement> naive_im2col_elements(const tile::TensorMapDesc& map,
+                                                   std::span<const std::int64_t> coords,
+                                                   std::span<const std::int64_t> offsets) {
+  const std::size_t rank = map.global_dims.size();
+  const std::size_t c_dim = rank - 1;
+  const std::int64_t esize = tile::size_bytes(map.dtype);
+  const std::int64_t room = naive_row_room(map);
+  // The filter base: N and the spatial coordinates; C is the copy's own start.
+  std::vector<std::int64_t> pixel(coords.begin(), coords.end());
+  std::vector<NaiveBoxElement> out;
+  for (std::int64_t row = 0; row < map.im2col.pixels; ++row) {
+    for (std::int64_t ch = 0; ch < map.im2col.channels; ++ch) {
+      NaiveBoxElement e;
+      e.coordinate = pixel;
+      for (std::size_t d = 1; d < c_dim; ++d)
+        e.coordinate[d] += offsets[d - 1];
+      e.coordinate[c_dim] = coords[c_dim] + ch;
+      e.shared_offset = naive_swizzle(map.swizzle, row * room + ch * esize);
+      bool inside = true;
+      for (std::size_t k = 0; k < rank; ++k) {
+        e.global_offset += e.coordinate[k] * naive_stride(map, k);
+        inside = inside && e.coordinate[k] >= 0 && e.coordinate[k] < map.global_dims[k];
+      }
+      e.place = inside ? tile::BoxPlace::inside : tile::BoxPlace::outside;
+      out.push_back(std::move(e));
+    }
+    naive_next_pixel(map, pixel, c_dim - 1);
   }
   return out;
 }

@@ -39,6 +39,19 @@ std::vector<NaiveBoxElement> naive_box_elements(const tile::TensorMapDesc& map,
                                                 std::span<const std::int64_t> coords,
                                                 tile::TensorAccess access);
 
+/// Every element an `.im2col` load at `coords` (N, the spatial filter base, C; outermost
+/// first) with `offsets` (one per spatial dimension, outermost first) moves through a valid
+/// im2col `map`, from the ISA's "im2col mode": `pixels` pixels of the bounding box walked
+/// from the filter base (W fastest by its traversal stride, restarting at the lower corner
+/// past dim - 1 + the upper corner, then H, D, then the next image), each accessed at the
+/// base plus the offsets, with `channels` channels from coordinate C; a pixel outside the
+/// tensor (or past the last image) is filled. Shared memory holds pixel after pixel, each
+/// pixel's channels in a row (padded to the swizzle span as a tile box's rows are).
+/// Tests compare it with tile::im2col_elements().
+std::vector<NaiveBoxElement> naive_im2col_elements(const tile::TensorMapDesc& map,
+                                                   std::span<const std::int64_t> coords,
+                                                   std::span<const std::int64_t> offsets);
+
 /// The bytes a box takes in shared memory through `map`: rows times the row's room (its
 /// bytes, or the swizzle span when narrower). A copy's transactions are the box's own bytes.
 std::int64_t naive_shared_box_bytes(const tile::TensorMapDesc& map);

@@ -68,6 +68,11 @@ std::set<const tile::Tensor*> written_globals(const tile::Kernel& k) {
     if (v.tensor && v.tensor->space == tile::Space::global)
       out.insert(v.tensor);
   };
+  auto note_named = [&](const std::string& name) {
+    for (const auto& d : k.tensors)
+      if (d->tensor.name == name)
+        out.insert(&d->tensor);
+  };
   for (const tile::Op& op : k.ops) {
     if (const auto* c = std::get_if<tile::CopyOp>(&op.body))
       note(c->dst.value);
@@ -78,9 +83,9 @@ std::set<const tile::Tensor*> written_globals(const tile::Kernel& k) {
     else if (const auto* r = std::get_if<tile::BulkReduceOp>(&op.body))
       note(r->dst.value);
     else if (const auto* t = std::get_if<tile::TensorStoreOp>(&op.body))
-      for (const auto& d : k.tensors)
-        if (d->tensor.name == t->tensor.value)
-          out.insert(&d->tensor);
+      note_named(t->tensor.value);
+    else if (const auto* tr = std::get_if<tile::TensorReduceOp>(&op.body))
+      note_named(tr->tensor.value);
   }
   return out;
 }
@@ -122,51 +127,56 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
   const std::set<const tile::Tensor*> read = expectation_tensors(k);
   auto writes_read = [&](const tile::View& dst) { return read.count(dst.tensor) != 0; };
   for (const tile::Op& op : k.ops) {
-    std::visit(overloaded{[&](const tile::ApplyOp& a) {
-                            if (!writes_read(a.dst.value))
-                              return;
-                            visit_global_view(a.dst.value, f);
-                            visit_global_view(a.src.value, f);
-                            visit_optional(a.src_size, f);
-                            visit_optional(a.ignore_src, f);
-                          },
-                          [&](const tile::CopyOp& c) {
-                            if (!writes_read(c.dst.value))
-                              return;
-                            visit_global_view(c.dst.value, f);
-                            visit_global_view(c.src.value, f);
-                          },
-                          [&](const tile::FillOp& x) {
-                            if (writes_read(x.dst.value))
-                              visit_global_view(x.dst.value, f);
-                          },
-                          [&](const tile::BulkLoadOp& b) {
-                            visit_global_view(b.dst.value, f);
-                            visit_global_view(b.src.value, f);
-                          },
-                          [&](const tile::BulkStoreOp& b) {
-                            visit_global_view(b.dst.value, f);
-                            visit_global_view(b.src.value, f);
-                          },
-                          [&](const tile::BulkReduceOp& b) {
-                            visit_global_view(b.dst.value, f);
-                            visit_global_view(b.src.value, f);
-                          },
-                          // Their coordinates are visit_roots' (every tensor op's).
-                          [](const tile::TensorLoadOp&) {}, [](const tile::TensorStoreOp&) {},
-                          [](const tile::BulkWaitOp&) {}, [](const tile::ExpectTxOp&) {},
-                          // Their expressions are visit_roots' (shared views, bounds, fields).
-                          [](const tile::ForOp&) {}, [](const tile::MbarrierInitOp&) {},
-                          [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
-                          [](const tile::MbarrierWaitOp&) {}, [](const tile::WaitGroupOp&) {},
-                          [](const tile::EndOp&) {},
-                          // A map slot's views: their global bytes are the map's, no data.
-                          [](const tile::TensormapCopyOp&) {},
-                          [](const tile::TensormapReplaceOp&) {},
-                          [](const tile::TensormapFenceOp&) {},
-                          // No view, no expression (ops.def's plain ops).
-                          [](const tile::PlainOp auto&) {}},
-               op.body);
+    std::visit(
+        overloaded{[&](const tile::ApplyOp& a) {
+                     if (!writes_read(a.dst.value))
+                       return;
+                     visit_global_view(a.dst.value, f);
+                     visit_global_view(a.src.value, f);
+                     visit_optional(a.src_size, f);
+                     visit_optional(a.ignore_src, f);
+                   },
+                   [&](const tile::CopyOp& c) {
+                     if (!writes_read(c.dst.value))
+                       return;
+                     visit_global_view(c.dst.value, f);
+                     visit_global_view(c.src.value, f);
+                     visit_optional(c.pred, f);
+                   },
+                   [&](const tile::FillOp& x) {
+                     if (writes_read(x.dst.value))
+                       visit_global_view(x.dst.value, f);
+                   },
+                   [&](const tile::BulkLoadOp& b) {
+                     visit_global_view(b.dst.value, f);
+                     visit_global_view(b.src.value, f);
+                   },
+                   [&](const tile::BulkStoreOp& b) {
+                     visit_global_view(b.dst.value, f);
+                     visit_global_view(b.src.value, f);
+                   },
+                   [&](const tile::BulkReduceOp& b) {
+                     visit_global_view(b.dst.value, f);
+                     visit_global_view(b.src.value, f);
+                   },
+                   // Shared on both sides: nothing global.
+                   [](const tile::BulkCopyPeerOp&) {},
+                   // Their coordinates are visit_roots' (every tensor op's).
+                   [](const tile::TensorLoadOp&) {}, [](const tile::TensorStoreOp&) {},
+                   [](const tile::TensorReduceOp&) {}, [](const tile::PrefetchTensormapOp&) {},
+                   [](const tile::BulkWaitOp&) {}, [](const tile::ExpectTxOp&) {},
+                   // Their expressions are visit_roots' (shared views, bounds, fields).
+                   [](const tile::ForOp&) {}, [](const tile::MbarrierInitOp&) {},
+                   [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
+                   [](const tile::MbarrierWaitOp&) {}, [](const tile::WaitGroupOp&) {},
+                   [](const tile::EndOp&) {},
+                   // A map slot's views: their global bytes are the map's, no data.
+                   [](const tile::TensormapCopyOp&) {}, [](const tile::TensormapReplaceOp&) {},
+                   [](const tile::TensormapFenceOp&) {}, [](const tile::NamedBarrierOp&) {},
+                   [](const tile::SetmaxnregOp&) {},
+                   // No view, no expression (ops.def's plain ops).
+                   [](const tile::PlainOp auto&) {}},
+        op.body);
   }
   for (const tile::Expectation& x : k.expectations) {
     visit_expect_side(x.lhs.value, f);
@@ -223,7 +233,10 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             global_view(c.src.value);
                             grid_view(c.dst.value);
                             grid_view(c.src.value);
+                            visit_optional(c.pred, f);
                           },
+                          // Their preds use the thread alone (warp_roles.hpp): no range.
+                          [](const tile::NamedBarrierOp&) {}, [](const tile::SetmaxnregOp&) {},
                           [&](const tile::ForOp& l) {
                             f(*l.start.value);
                             f(*l.stop.value);
@@ -259,6 +272,12 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             visit_view(b.dst.value, f);
                             visit_optional(b.pred, f);
                           },
+                          [&](const tile::BulkCopyPeerOp& b) {
+                            visit_view(b.dst.value, f);
+                            visit_view(b.src.value, f);
+                            visit_view(b.barrier.value, f);
+                            visit_optional(b.pred, f);
+                          },
                           [&](const tile::ExpectTxOp& e) {
                             visit_view(e.barrier.value, f);
                             f(*e.bytes.value);
@@ -292,6 +311,13 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             visit_view(t.map.value, f);
                             visit_optional(t.pred, f);
                           },
+                          [&](const tile::TensorReduceOp& t) {
+                            for (const auto& c : t.coords)
+                              f(*c.value);
+                            visit_view(t.src.value, f);
+                            visit_optional(t.pred, f);
+                          },
+                          [&](const tile::PrefetchTensormapOp& p) { visit_optional(p.pred, f); },
                           [](const tile::BulkWaitOp&) {}, [](const tile::WaitGroupOp&) {},
                           [](const tile::EndOp&) {},
                           // No view, no expression (ops.def's plain ops).

@@ -112,6 +112,9 @@ struct OpWriter {
   void field(std::string_view key, tile::TensormapSem m) {
     out << key << " = \"" << name_of(tile::tensormap_sem_names, m) << "\"\n";
   }
+  void field(std::string_view key, tile::RegAction a) {
+    out << key << " = \"" << name_of(tile::reg_action_names, a) << "\"\n";
+  }
   void field(std::string_view key, const std::vector<std::uint8_t>& pattern) {
     out << key << " = [";
     for (std::size_t i = 0; i < pattern.size(); ++i)
@@ -142,7 +145,14 @@ void write_map(std::ostringstream& out, const tile::TensorDecl& d) {
     out << "]\n";
   };
   out << "\n[tensor." << d.tensor.name << ".map]\n";
-  list("box", m.box_dims);
+  if (m.is_im2col()) {
+    out << "mode = \"im2col\"\n";
+    list("lower_corner", m.im2col.lower_corner);
+    list("upper_corner", m.im2col.upper_corner);
+    out << "channels = " << m.im2col.channels << "\npixels = " << m.im2col.pixels << "\n";
+  } else {
+    list("box", m.box_dims);
+  }
   list("element_strides", m.element_strides);
   out << "swizzle = \"" << tile::name(m.swizzle) << "\"\noob_fill = \"" << tile::name(m.oob_fill)
       << "\"\nl2_promotion = \"" << tile::name(m.l2_promotion) << "\"\n";

@@ -127,8 +127,9 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                        walk_view(w, loops, a.src, "src", groups, true, pred, ignore));
                  },
                  [&](const tile::CopyOp& c) {
-                   in.views.push_back(walk_view(w, loops, c.dst, "dst", 0, false));
-                   in.views.push_back(walk_view(w, loops, c.src, "src", 0, false));
+                   const tile::Expr* pred = c.pred ? c.pred->value.get() : nullptr;
+                   in.views.push_back(walk_view(w, loops, c.dst, "dst", 0, false, pred));
+                   in.views.push_back(walk_view(w, loops, c.src, "src", 0, false, pred));
                  },
                  [&](const tile::FillOp& f) {
                    in.views.push_back(walk_view(w, loops, f.dst, "dst", 0, false));
@@ -144,13 +145,23 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                  [](const tile::BulkLoadOp&) {},
                  [](const tile::BulkStoreOp&) {},
                  [](const tile::BulkReduceOp&) {},
+                 [](const tile::BulkCopyPeerOp&) {},
                  [](const tile::BulkWaitOp&) {},
                  [](const tile::ExpectTxOp&) {},
-                 [](const tile::TensorLoadOp&) {},
+                 [&](const tile::TensorLoadOp& t) {
+                   // An im2col load's rows are pixels: its dst shows which thread lands them.
+                   if (t.offsets)
+                     in.views.push_back(walk_view(w, loops, t.dst, "dst (pixels x channels)", 0,
+                                                  false, t.pred ? t.pred->value.get() : nullptr));
+                 },
                  [](const tile::TensorStoreOp&) {},
                  [](const tile::TensormapCopyOp&) {},
                  [](const tile::TensormapReplaceOp&) {},
                  [](const tile::TensormapFenceOp&) {},
+                 [](const tile::TensorReduceOp&) {},
+                 [](const tile::PrefetchTensormapOp&) {},
+                 [](const tile::NamedBarrierOp&) {},
+                 [](const tile::SetmaxnregOp&) {},
                  // No view at all (ops.def's plain ops).
                  [](const tile::PlainOp auto&) {},
              },
@@ -238,6 +249,7 @@ std::string kind_of(const tile::Op& op) {
           [](const tile::MbarrierWaitOp&) { return std::string("mbarrier_wait"); },
           [](const tile::BulkLoadOp&) { return std::string("bulk_load"); },
           [](const tile::BulkStoreOp&) { return std::string("bulk_store"); },
+          [](const tile::BulkCopyPeerOp&) { return std::string("bulk_copy_peer"); },
           [](const tile::BulkReduceOp& r) {
             return "bulk_reduce " + std::string(name_of(tile::reduce_kind_names, r.reduce));
           },
@@ -245,7 +257,9 @@ std::string kind_of(const tile::Op& op) {
             return "bulk_wait " + std::to_string(g.n) + (g.read ? " read" : "");
           },
           [](const tile::ExpectTxOp&) { return std::string("expect_tx"); },
-          [](const tile::TensorLoadOp&) { return std::string("tensor_load"); },
+          [](const tile::TensorLoadOp& t) {
+            return std::string(t.offsets ? "tensor_load im2col" : "tensor_load");
+          },
           [](const tile::TensorStoreOp&) { return std::string("tensor_store"); },
           [](const tile::TensormapCopyOp&) { return std::string("tensormap_copy"); },
           [](const tile::TensormapReplaceOp& r) {
@@ -254,6 +268,20 @@ std::string kind_of(const tile::Op& op) {
           },
           [](const tile::TensormapFenceOp& f) {
             return "tensormap_fence " + std::string(name_of(tile::tensormap_sem_names, f.sem));
+          },
+          [](const tile::TensorReduceOp& r) {
+            return "tensor_reduce " + std::string(name_of(tile::reduce_kind_names, r.reduce));
+          },
+          [](const tile::PrefetchTensormapOp& p) { return "prefetch_tensormap " + p.tensor.value; },
+          [](const tile::NamedBarrierOp& b) {
+            return std::string(b.arrive ? "named_barrier arrive " : "named_barrier ") +
+                   std::to_string(b.id.value) + " of " + std::to_string(b.count.value) +
+                   " threads" + (b.pred ? " where " + b.pred->text : std::string());
+          },
+          [](const tile::SetmaxnregOp& s) {
+            return "setmaxnreg." + std::string(name_of(tile::reg_action_names, s.action)) + " " +
+                   std::to_string(s.regs.value) +
+                   (s.pred ? " where " + s.pred->text : std::string());
           },
           [](const tile::PlainOp auto& plain) { return plain_label(plain); },
       },
@@ -419,11 +447,13 @@ void add_loop_panels(Walker& w, std::size_t i, Picture& p) {
   }
 }
 
-/// The multicast op's mask, pred and shared view, when op is a multicast load.
+/// The multicast op's mask, pred and shared view, when op is a multicast load; a
+/// bulk_copy_peer's dst rank (`rank`: the one CTA it fills) in place of the mask.
 struct MulticastOf {
   const tile::Located<tile::ExprPtr>* mask = nullptr;
   const std::optional<tile::Located<tile::ExprPtr>>* pred = nullptr;
   const tile::Located<tile::View>* dst = nullptr;
+  const tile::Expr* rank = nullptr;
 };
 
 MulticastOf multicast_of(const tile::Op& op) {
@@ -431,6 +461,8 @@ MulticastOf multicast_of(const tile::Op& op) {
     return {&*b->multicast, &b->pred, &b->dst};
   if (const auto* t = std::get_if<tile::TensorLoadOp>(&op.body); t && t->multicast)
     return {&*t->multicast, &t->pred, &t->dst};
+  if (const auto* c = std::get_if<tile::BulkCopyPeerOp>(&op.body); c && c->dst.value.peer)
+    return {nullptr, &c->pred, &c->dst, c->dst.value.peer.get()};
   return {};
 }
 
@@ -446,11 +478,11 @@ void add_multicasts(const tile::Kernel& k, Picture& p) {
       continue;
     }
     const MulticastOf m = multicast_of(op);
-    if (m.mask == nullptr)
+    if (m.mask == nullptr && m.rank == nullptr)
       continue;
     MulticastPanel mp;
     mp.label = std::string(kind_of(op)) + " at line " + std::to_string(op.pos.line) + ", dst " +
-               m.dst->text + ", multicast = " + m.mask->text;
+               m.dst->text + (m.mask ? ", multicast = " + m.mask->text : std::string());
     mp.ranks = static_cast<std::int64_t>(place.peers.size());
     for (const std::int64_t bid : place.peers) {
       std::uint32_t sends = 0;
@@ -462,7 +494,12 @@ void add_multicasts(const tile::Kernel& k, Picture& p) {
           if (!q || *q == 0)
             continue;
         }
-        sends |= static_cast<std::uint32_t>(tile::evaluate(*m.mask->value, env).value_or(0));
+        if (m.rank != nullptr) {
+          const auto r = tile::evaluate(*m.rank, env);
+          sends |= r && *r >= 0 && *r < 32 ? std::uint32_t{1} << *r : 0;
+        } else {
+          sends |= static_cast<std::uint32_t>(tile::evaluate(*m.mask->value, env).value_or(0));
+        }
       }
       mp.sends.push_back(sends);
     }

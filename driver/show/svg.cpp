@@ -307,8 +307,8 @@ int draw_multicasts(Canvas& o, const Picture& p, int y) {
   if (p.multicasts.empty())
     return y;
   text(o, margin, y + 13, "panel-title",
-       "multicasts in CTA 0's cluster (first iteration of each loop): row = the rank that "
-       "issues, column = the rank whose shared memory its copy fills");
+       "multicasts and peer copies in CTA 0's cluster (first iteration of each loop): row = "
+       "the rank that issues, column = the rank whose shared memory its copy fills");
   y += line_h + 4;
   for (const MulticastPanel& m : p.multicasts) {
     text(o, margin, y + 11, "op-title", m.label);

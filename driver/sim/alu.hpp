@@ -84,6 +84,11 @@ bool float_compare(ir::Cmp cmp, ir::Num num, bool ftz, std::uint64_t a, std::uin
 
 /// cvt{.rnd}{.ftz}{.sat}.to.from d, a for one element (to and from not x2).
 std::uint64_t convert(ir::Type to, ir::Type from, const ir::Op& op, std::uint64_t a);
+/// cvt to tf32 (ir::Op::to_tf32) of the f32 bits `a`: rounded to 10 fraction bits, ties away
+/// from zero (`ties_away`, .rna), to even (rn) or toward zero (rz); the 13 low bits zero. A NaN
+/// stays a NaN (the canonical one), an infinity an infinity; `satfinite` turns a result beyond
+/// tf32's largest finite value (an infinity too) into that value, of its sign.
+std::uint64_t to_tf32(std::uint64_t a, bool ties_away, ir::Round round, bool satfinite);
 
 /// The number of bits of one element of `num` (16 for the x2 forms).
 unsigned element_bits(ir::Num num);

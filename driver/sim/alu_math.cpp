@@ -180,4 +180,24 @@ std::uint64_t convert_packed(const ir::Op& op, std::uint64_t a, std::uint64_t b)
   unreachable("convert_packed(): not a packed conversion");
 }
 
+std::uint64_t to_tf32(std::uint64_t a, bool ties_away, ir::Round round, bool satfinite) {
+  const auto x = static_cast<std::uint32_t>(a);
+  const std::uint32_t sign = x & 0x80000000u, magnitude = x & 0x7fffffffu;
+  constexpr std::uint32_t low_bits = 0x1fffu, half = 0x1000u, unit = 0x2000u;
+  constexpr std::uint32_t infinity = 0x7f800000u, largest = 0x7f7fe000u;
+  if (magnitude > infinity)
+    return 0x7fffffffu; // NaN
+  std::uint32_t r = magnitude & ~low_bits;
+  const std::uint32_t rest = magnitude & low_bits;
+  if (magnitude < infinity) {
+    if (ties_away)
+      r += rest >= half ? unit : 0;
+    else if (round == ir::Round::rn)
+      r += rest > half || (rest == half && (r & unit) != 0) ? unit : 0;
+  }
+  if (satfinite && r >= infinity)
+    r = largest;
+  return sign | r;
+}
+
 } // namespace ptxgen::sim::alu

@@ -4,7 +4,7 @@
 
 namespace ptxgen::sim::exec {
 
-Cluster::Cluster(const LaunchContext& c, const std::vector<std::uint64_t>& bids) {
+Cluster::Cluster(const LaunchContext& c, const std::vector<std::uint64_t>& bids) : res_(c.res) {
   ctas_.reserve(bids.size());
   for (const std::uint64_t bid : bids) {
     ctas_.push_back(std::make_unique<Cta>(c, bid));
@@ -17,9 +17,14 @@ Cluster::Cluster(const LaunchContext& c, const std::vector<std::uint64_t>& bids)
 void Cluster::run() {
   while (true) {
     bool any = false;
+    const std::uint64_t before = res_.instructions_executed;
     for (auto& cta : ctas_)
       any = cta->advance() || any; // every CTA its pass in each round
-    if (!any)
+    // A CTA's pass can release threads of a CTA whose pass came earlier in the round (the last
+    // arrival at the cluster barrier, a remote arrive or multicast bytes on its mbarrier) and
+    // then block itself: a round that ran instructions is followed by another, so that no CTA
+    // stops with threads that can run on.
+    if (!any && res_.instructions_executed == before)
       break;
   }
   for (const auto& cta : ctas_)

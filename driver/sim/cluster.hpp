@@ -43,6 +43,7 @@ public:
 private:
   std::vector<std::unique_ptr<Cta>> ctas_;
   ClusterBarrier bar_;
+  const SimResult& res_; ///< the launch's result: its count of instructions executed
 };
 
 /// The linear indexes of the CTAs of cluster `k` (linear over the grid of clusters, x fastest),

@@ -426,6 +426,13 @@ private:
   void mma_sync(std::size_t first, std::size_t last, const ir::Op& op);
   void store_matrices(std::size_t first, std::size_t last, const ir::Op& op);
   void move_matrix(std::size_t first, std::size_t last, const ir::Op& op);
+  // cta_wmma.cpp: the warp-level wmma.load / wmma.store / wmma.mma (warp-collective)
+  void wmma_move(std::size_t first, std::size_t last, const ir::Op& op);
+  void wmma_mma(std::size_t first, std::size_t last, const ir::Op& op);
+  /// `n` bytes at `addr` (shared or global, generic resolved) for wmma op of `t`: the checks
+  /// and race records of an ld/st of that size, and the copy into (load) or from (store) `io`.
+  void wmma_bytes(const Thread& t, const ir::Op& op, std::uint64_t addr, std::uint32_t n,
+                  bool is_ld, std::uint8_t* io);
   /// wgmma.mma_async by the warpgroup [first, first+128), `t` the last to arrive.
   void wgmma_issue(const Thread& t, std::size_t first, const ir::Op& op);
   /// One operand of a wgmma from its shared-memory descriptor, K-major or `mn_major` (imm-trans
@@ -712,6 +719,9 @@ private:
   void queue_bulk_store(Thread& t, const ir::Op& op, BulkStore s);
   /// Writes a store's bytes (read already) to global memory.
   void write_bulk_store(const BulkStore& s);
+  /// A reduction's elements of `s` combined into the `bytes` bytes at `p` from `from`.
+  void reduce_into(const BulkStore& s, std::uint8_t* p, const std::uint8_t* from,
+                   std::uint64_t bytes) const;
   /// The first byte of global [addr, addr+n) that the pending store `s` will write, and its
   /// buffer, if any.
   std::optional<std::pair<std::uint64_t, std::int32_t>>
@@ -798,8 +808,13 @@ private:
   // ------------------------------------------------ cta_tensor.cpp: tensor copies
 
   /// The tensor map that `op`'s map operand addresses (a handle of Launch::tensor_maps).
-  /// The launch's map with the edits its handle carries (tensormap.replace).
+  /// The launch's map at `op`'s address (op.addr2) with the edits its handle carries
+  /// (tensormap.replace), whatever op.rank says.
+  TensorMapArg tensor_map_at(const Thread& t, const ir::Op& op) const;
+  /// tensor_map_at, checked against op's rank and mode.
   TensorMapArg tensor_map(const Thread& t, const ir::Op& op) const;
+  /// prefetch.tensormap: nothing moves; its address must hold a map of the launch.
+  void prefetch_tensormap(const Thread& t, const ir::Op& op) const;
   /// tensormap.replace: one field of the handle at op.addr (global or shared).
   void tensormap_replace(Thread& t, const ir::Op& op);
   /// tensormap.cp_fenceproxy: the handle's 128 bytes from shared memory to global.

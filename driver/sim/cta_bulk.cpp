@@ -59,35 +59,44 @@ void Cta::queue_bulk_store(Thread& t, const ir::Op& op, BulkStore s) {
   ++pending_stores_;
 }
 
-void Cta::write_bulk_store(const BulkStore& s) {
-  if (!s.tensor && s.reduce) {
-    const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
-    std::uint8_t* p = buf.bytes->data() + (s.dst - buf.address);
-    const std::uint32_t n = s.elem.bits / 8u;
-    for (std::uint32_t k = 0; k + n <= s.size; k += n) {
-      std::uint64_t old = 0, v = 0;
-      std::memcpy(&old, p + k, n); // little-endian host
-      std::memcpy(&v, s.data.data() + k, n);
-      const bool float_pick = s.elem.num != ir::Num::integer &&
-                              (s.atomic == ir::Atomic::min || s.atomic == ir::Atomic::max);
-      // .add.f32 flushes subnormals (as red.add.f32); .f64 and the .noftz 16-bit adds keep them
-      const std::uint64_t r =
-          float_pick
-              ? alu::float_op(s.atomic == ir::Atomic::min ? alu::FloatOp::min : alu::FloatOp::max,
-                              s.elem.num, alu::FloatMode{}, old, v, 0)
-              : atomic_result(s.atomic, s.elem, old, v, 0);
-      std::memcpy(p + k, &r, n);
-    }
-    return;
+void Cta::reduce_into(const BulkStore& s, std::uint8_t* p, const std::uint8_t* from,
+                      std::uint64_t bytes) const {
+  const std::uint32_t n = s.elem.bits / 8u;
+  for (std::uint64_t k = 0; k + n <= bytes; k += n) {
+    std::uint64_t old = 0, v = 0;
+    std::memcpy(&old, p + k, n); // little-endian host
+    std::memcpy(&v, from + k, n);
+    const bool float_pick = s.elem.num != ir::Num::integer &&
+                            (s.atomic == ir::Atomic::min || s.atomic == ir::Atomic::max);
+    // .add.f32 flushes subnormals (as red.add.f32); .f64 and the 16-bit adds keep them
+    const std::uint64_t r =
+        float_pick
+            ? alu::float_op(s.atomic == ir::Atomic::min ? alu::FloatOp::min : alu::FloatOp::max,
+                            s.elem.num, alu::FloatMode{}, old, v, 0)
+            : atomic_result(s.atomic, s.elem, old, v, 0);
+    std::memcpy(p + k, &r, n);
   }
+}
+
+void Cta::write_bulk_store(const BulkStore& s) {
   if (!s.tensor) {
     const auto& buf = mem_[static_cast<std::size_t>(s.buffer)];
-    std::memcpy(buf.bytes->data() + (s.dst - buf.address), s.data.data(), s.size);
+    std::uint8_t* p = buf.bytes->data() + (s.dst - buf.address);
+    if (s.reduce)
+      reduce_into(s, p, s.data.data(), s.size);
+    else
+      std::memcpy(p, s.data.data(), s.size);
     return;
   }
+  // A tensor store's runs inside the tensor (the plan left out the box's elements outside it);
+  // a reduction's runs are whole elements of a box row.
   for (const TensorRun& r : s.tensor->runs) {
     const auto& buf = mem_[static_cast<std::size_t>(r.buffer)];
-    std::memcpy(buf.bytes->data() + (r.global - buf.address), s.data.data() + r.shared, r.bytes);
+    std::uint8_t* p = buf.bytes->data() + (r.global - buf.address);
+    if (s.reduce)
+      reduce_into(s, p, s.data.data() + r.shared, r.bytes);
+    else
+      std::memcpy(p, s.data.data() + r.shared, r.bytes);
   }
 }
 

@@ -71,6 +71,8 @@ Cta::Flow Cta::execute(Thread& t, const ir::Op& op) {
     }
     if (op.code == ir::Code::mbarrier_init_fence) // its inits so far: published at its next
       t.cl_fenced = t.cl_inits.size();            // cluster arrival (cta_cluster.cpp)
+    if (op.code == ir::Code::prefetch_tensormap)
+      prefetch_tensormap(t, op);
     return Flow::next;
   case ir::Family::warp:
     return warp_collective(t, op);
@@ -117,6 +119,7 @@ Cta::Flow Cta::async_copy_op(Thread& t, const ir::Op& op) {
     bulk_store_issue(t, op);
     return Flow::next;
   case ir::Code::tensor_store:
+  case ir::Code::tensor_reduce:
     tensor_store_issue(t, op);
     return Flow::next;
   case ir::Code::tensormap_replace:
@@ -428,8 +431,11 @@ Cta::Flow Cta::arith(Thread& t, const ir::Op& op) {
     v = alu::float_compare(op.cmp, op.type.num, op.ftz, r(0), r(1)) ? 1 : 0;
     break;
   case ir::Code::cvt:
-    v = packed(op.type.num) || packed(op.type2.num) ? alu::convert_packed(op, r(0), r(1))
-                                                    : alu::convert(op.type, op.type2, op, r(0));
+    if (op.to_tf32)
+      v = alu::to_tf32(r(0), op.ties_away, op.round, op.satfinite);
+    else
+      v = packed(op.type.num) || packed(op.type2.num) ? alu::convert_packed(op, r(0), r(1))
+                                                      : alu::convert(op.type, op.type2, op, r(0));
     break;
   case ir::Code::ex2:
   case ir::Code::lg2:

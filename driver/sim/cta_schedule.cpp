@@ -116,9 +116,21 @@ bool Cta::settle_warp_group(const Thread& t) {
   const ir::Op& op = e_.ops[t.pc - 1];
   if (op.code != ir::Code::warp_sync)
     exchange(first, last, op, *group);
+  // bar.warp.sync also orders memory among its lanes (PTX ISA): what each lane did before it is
+  // ordered before what every lane does after, as at a named barrier of those lanes (a consumer
+  // warp's reads, then __syncwarp(), then one lane's mbarrier arrival for the whole warp).
+  std::vector<std::uint32_t> release;
+  const bool orders = op.code == ir::Code::warp_sync;
   for (std::size_t k = first; k < last; ++k) {
-    if ((*group >> (k - first) & 1) != 0)
-      threads_[k].state = State::running;
+    if (orders && (*group >> (k - first) & 1) != 0)
+      mb_.release_into(static_cast<std::uint32_t>(k), release);
+  }
+  for (std::size_t k = first; k < last; ++k) {
+    if ((*group >> (k - first) & 1) == 0)
+      continue;
+    if (orders)
+      mb_.acquire(static_cast<std::uint32_t>(k), release);
+    threads_[k].state = State::running;
   }
   return true;
 }

@@ -1,8 +1,11 @@
-// The executor's CTA: tensor copies (cp.async.bulk.tensor.{1..5}d ... .tile), the handles that
-// stand for the launch's tensor maps, and the element runs a copy moves (cta.hpp; the model:
+// The executor's CTA: tensor copies (cp.async.bulk.tensor.{1..5}d ... .tile / .im2col), the handles
+// that stand for the launch's tensor maps, and the element runs a copy moves (cta.hpp; the model:
 // simulator.hpp, "Tensor copies").
 
 #include "driver/sim/cta.hpp"
+#include "emitter/support/unreachable.hpp"
+#include "emitter/tile/im2col.hpp"
+#include "emitter/tile/reduce.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -25,6 +28,58 @@ std::uint32_t get_u32(const std::uint8_t* at) {
   for (int k = 0; k < 4; ++k)
     v |= static_cast<std::uint32_t>(at[k]) << (8 * k);
   return v;
+}
+
+/// The tile reduction of a decoded cp.reduce.async.bulk.tensor `.op` (never cas or exch: the
+/// decoder refuses them).
+tile::ReduceKind reduce_kind(ir::Atomic a) {
+  switch (a) {
+  case ir::Atomic::add:
+    return tile::ReduceKind::add;
+  case ir::Atomic::min:
+    return tile::ReduceKind::min;
+  case ir::Atomic::max:
+    return tile::ReduceKind::max;
+  case ir::Atomic::inc:
+    return tile::ReduceKind::inc;
+  case ir::Atomic::dec:
+    return tile::ReduceKind::dec;
+  case ir::Atomic::and_:
+    return tile::ReduceKind::and_;
+  case ir::Atomic::or_:
+    return tile::ReduceKind::or_;
+  case ir::Atomic::xor_:
+    return tile::ReduceKind::xor_;
+  default:
+    unreachable("reduce_kind(): the decoder takes only cp.reduce.async.bulk's operations");
+  }
+}
+
+ptx::BulkRedOp ptx_red_op(ir::Atomic a) {
+  return tile::ptx_reduce_op(reduce_kind(a));
+}
+
+/// A map's element as the ALU's type: the float formats, signed int32 / int64, the rest
+/// unsigned integers of their width.
+ir::Type reduce_element(tile::DType d) {
+  const auto bits = static_cast<std::uint8_t>(tile::size_bytes(d) * 8);
+  switch (d) {
+  case tile::DType::float16:
+    return {bits, false, ir::Num::f16};
+  case tile::DType::bfloat16:
+    return {bits, false, ir::Num::bf16};
+  case tile::DType::float32:
+    return {bits, false, ir::Num::f32};
+  case tile::DType::float64:
+    return {bits, false, ir::Num::f64};
+  case tile::DType::int8:
+  case tile::DType::int16:
+  case tile::DType::int32:
+  case tile::DType::int64:
+    return {bits, true, ir::Num::integer};
+  default:
+    return {bits, false, ir::Num::integer};
+  }
 }
 
 } // namespace
@@ -82,7 +137,7 @@ void add_element(std::vector<TensorRun>& runs, const TensorRun& e) {
 
 } // namespace
 
-TensorMapArg Cta::tensor_map(const Thread& t, const ir::Op& op) const {
+TensorMapArg Cta::tensor_map_at(const Thread& t, const ir::Op& op) const {
   const std::uint64_t at = address(t, op.addr2);
   check_align(t, op, at, tensor_map_align, "tensor map");
   std::array<std::uint8_t, tensor_map_bytes> bytes{};
@@ -104,11 +159,21 @@ TensorMapArg Cta::tensor_map(const Thread& t, const ir::Op& op) const {
              "the 128 bytes at " + hex(at) +
                  " are not a tensor map of this launch: the simulator cannot decode a "
                  "CUtensorMap; the caller states each map (Launch::tensor_maps)");
-  const TensorMapArg m = with_edits(l_.tensor_maps[*k], bytes);
+  return with_edits(l_.tensor_maps[*k], bytes);
+}
+
+TensorMapArg Cta::tensor_map(const Thread& t, const ir::Op& op) const {
+  TensorMapArg m = tensor_map_at(t, op);
   if (m.desc.rank() != op.rank)
     fault_at(FaultKind::undefined_behavior, t, op,
              "a ." + std::to_string(op.rank) + "d tensor copy through the map of `" +
                  m.desc.tensor + "`, which has rank " + std::to_string(m.desc.rank()));
+  // The instruction's mode is the map's: a `.tile` copy through an im2col map (or the other
+  // way) reads the descriptor as what it is not.
+  if (op.im2col != m.desc.is_im2col())
+    fault_at(FaultKind::undefined_behavior, t, op,
+             std::string(op.im2col ? "an .im2col" : "a .tile") + " tensor copy through the " +
+                 std::string(tile::name(m.desc.mode)) + " map of `" + m.desc.tensor + "`");
   return m;
 }
 
@@ -130,7 +195,18 @@ std::shared_ptr<const TensorPlan> Cta::tensor_plan(const Thread& t, const ir::Op
   plan->element = static_cast<std::uint32_t>(element);
   plan->fill = fill_bytes(m.desc, element);
   plan->tx = static_cast<std::uint64_t>(tile::box_bytes(m.desc));
-  for (const tile::BoxElement& e : tile::box_elements(m.desc, coords, access)) {
+  std::vector<tile::BoxElement> elements;
+  if (op.im2col) {
+    // The offsets are unsigned 16-bit values, innermost first as the coordinates.
+    const std::size_t spatial = op.rank - 2u;
+    std::vector<std::int64_t> offsets(spatial);
+    for (std::size_t s = 0; s < spatial; ++s)
+      offsets[spatial - 1 - s] = static_cast<std::int64_t>(raw(t, op.offsets[s]) & 0xFFFF);
+    elements = tile::im2col_elements(m.desc, coords, offsets);
+  } else {
+    elements = tile::box_elements(m.desc, coords, access);
+  }
+  for (const tile::BoxElement& e : elements) {
     const auto shared = static_cast<std::uint64_t>(e.shared_offset);
     plan->extent = std::max(plan->extent, shared + element);
     const bool moved = e.place == tile::BoxPlace::inside ||
@@ -201,6 +277,18 @@ void Cta::tensor_store_issue(Thread& t, const ir::Op& op) {
   BulkStore s;
   s.src = issue.shared;
   s.size = static_cast<std::uint32_t>(issue.plan->extent);
+  if (op.code == ir::Code::tensor_reduce) {
+    const tile::DType dtype = tensor_map(t, op).desc.dtype;
+    if (!tile::tensor_reduce_ptx_type(reduce_kind(op.atomic), dtype))
+      fault_at(FaultKind::undefined_behavior, t, op,
+               "cp.reduce.async.bulk.tensor has no ." +
+                   std::string(ptx::name(ptx_red_op(op.atomic))) + " of the map's " +
+                   std::string(tile::name(dtype)) +
+                   " elements (the PTX ISA's table for the tensor form)");
+    s.reduce = true;
+    s.atomic = op.atomic;
+    s.elem = reduce_element(dtype);
+  }
   s.tensor = std::move(issue.plan);
   queue_bulk_store(t, op, std::move(s));
 }
@@ -215,6 +303,11 @@ void Cta::land_tensor(std::uint8_t* d, const TensorPlan& p) const {
     for (std::uint64_t b = 0; b < r.bytes; b += p.element)
       std::memcpy(d + r.shared + b, p.fill.data(), p.element);
   }
+}
+
+void Cta::prefetch_tensormap(const Thread& t, const ir::Op& op) const {
+  // A hint, but its address must hold a map: the one check the simulator can make.
+  (void)tensor_map_at(t, op);
 }
 
 } // namespace ptxgen::sim::exec

@@ -77,11 +77,15 @@ void written_registers(const ir::Op& op, const ir::Entry& e, std::vector<std::ui
   case ir::Code::movmatrix:
     return dsts(1);
   case ir::Code::mma:
+  case ir::Code::wmma_load:
+  case ir::Code::wmma_mma:
   case ir::Code::wgmma: {
     const ir::MatrixOp& m = e.matrix[static_cast<std::size_t>(op.n)];
     out.insert(out.end(), m.dregs.begin(), m.dregs.end());
     return;
   }
+  case ir::Code::wmma_store:
+    return;
   default:
     break;
   }
@@ -132,11 +136,14 @@ void read_registers(const ir::Op& op, const ir::Entry& e, std::vector<std::uint3
   for (const ir::Addr* a : {&op.addr, &op.addr2, &op.addr3})
     if (a->has_reg)
       out.push_back(a->reg);
-  if (op.code != ir::Code::mma && op.code != ir::Code::wgmma)
+  if (op.code != ir::Code::mma && op.code != ir::Code::wgmma && op.code != ir::Code::wmma_mma &&
+      op.code != ir::Code::wmma_store)
     return;
   const ir::MatrixOp& m = e.matrix[static_cast<std::size_t>(op.n)];
   for (const auto* list : {&m.aregs, &m.bregs, &m.cregs})
     out.insert(out.end(), list->begin(), list->end());
+  if (op.code == ir::Code::wmma_store) // its fragment
+    out.insert(out.end(), m.dregs.begin(), m.dregs.end());
   if (op.code == ir::Code::wgmma) {
     out.insert(out.end(), m.dregs.begin(), m.dregs.end());
     out.push_back(m.b_desc_reg);
@@ -159,6 +166,9 @@ Cta::Flow Cta::tensor_op(Thread& t, const ir::Op& op) {
   case ir::Code::mma:
   case ir::Code::stmatrix:
   case ir::Code::movmatrix:
+  case ir::Code::wmma_load:
+  case ir::Code::wmma_store:
+  case ir::Code::wmma_mma:
   case ir::Code::wgmma: {
     const std::size_t width = op.code == ir::Code::wgmma ? warpgroup_size : warp_size;
     const auto lanes = gather(t, op, width);
@@ -176,6 +186,10 @@ Cta::Flow Cta::tensor_op(Thread& t, const ir::Op& op) {
       store_matrices(first, last, op);
     else if (op.code == ir::Code::movmatrix)
       move_matrix(first, last, op);
+    else if (op.code == ir::Code::wmma_load || op.code == ir::Code::wmma_store)
+      wmma_move(first, last, op);
+    else if (op.code == ir::Code::wmma_mma)
+      wmma_mma(first, last, op);
     else
       wgmma_issue(t, first, op);
     for (std::size_t k = first; k < last; ++k)

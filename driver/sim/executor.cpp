@@ -34,7 +34,8 @@ bool is_memory_op(ir::Code code) {
          code == ir::Code::ldmatrix || code == ir::Code::bulk_copy || code == ir::Code::atom ||
          code == ir::Code::red || code == ir::Code::bulk_store || code == ir::Code::bulk_reduce ||
          code == ir::Code::tensor_load || code == ir::Code::tensor_store ||
-         code == ir::Code::stmatrix || code == ir::Code::wgmma ||
+         code == ir::Code::tensor_reduce || code == ir::Code::stmatrix || code == ir::Code::wgmma ||
+         code == ir::Code::wmma_load || code == ir::Code::wmma_store ||
          // the mbarriers a cluster's peers use (their iterations name them: cta_cluster.cpp)
          code == ir::Code::mbar_init || code == ir::Code::mbar_arrive ||
          code == ir::Code::mbar_arrive_tx || code == ir::Code::mbar_expect_tx ||
@@ -235,7 +236,8 @@ std::vector<std::uint8_t> parameter_bytes(const ir::Entry& e, const Launch& laun
 /// mbarriers, registers) is its own.
 bool ctas_independent(const ir::Entry& e) {
   for (const ir::Op& op : e.ops) {
-    if (op.code == ir::Code::atom || op.code == ir::Code::red || op.code == ir::Code::bulk_reduce)
+    if (op.code == ir::Code::atom || op.code == ir::Code::red || op.code == ir::Code::bulk_reduce ||
+        op.code == ir::Code::tensor_reduce)
       return false;
     for (const ir::Val& v : op.src) {
       if (v.kind == ir::Val::Kind::special &&
@@ -275,7 +277,10 @@ bool uses_dsmem(const ir::Entry& e) {
 void run_clusters(const LaunchContext& c, const Dim3& cluster) {
   const std::uint64_t n = static_cast<std::uint64_t>(cluster[0]) * cluster[1] * cluster[2];
   try {
-    for (std::uint64_t k = 0; k < c.l.grid_total() / n; ++k) {
+    const std::uint64_t clusters = c.l.grid_total() / n;
+    const std::uint64_t run =
+        c.l.run_ctas == 0 ? clusters : std::min(clusters, (c.l.run_ctas + n - 1) / n);
+    for (std::uint64_t k = 0; k < run; ++k) {
       exec::Cluster cl(c, exec::cluster_ctas(c.l, cluster, k));
       cl.run();
     }
@@ -439,8 +444,9 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
   for (std::size_t k = 0; k < e->ops.size(); ++k) {
     if (is_memory_op(e->ops[k].code))
       slot[k] = static_cast<std::int32_t>(slots++);
-    uses_mbarriers =
-        uses_mbarriers || is_mbarrier_op(e->ops[k].code) || is_partial_barrier(e->ops[k]);
+    // bar.warp.sync orders its lanes' memory like a partial barrier: vector clocks too
+    uses_mbarriers = uses_mbarriers || is_mbarrier_op(e->ops[k].code) ||
+                     is_partial_barrier(e->ops[k]) || e->ops[k].code == ir::Code::warp_sync;
     async_global_reads = async_global_reads || is_async_global_read(e->ops[k].code);
     for (const ir::Val& v : e->ops[k].src)
       uses_reserved = uses_reserved || (v.kind == ir::Val::Kind::special &&
@@ -465,7 +471,8 @@ SimResult run(const Program& p, std::string_view entry, const Launch& launch,
       launch.grid_total() > 1 && exec::cross_cta_checked(*e) && cluster_size == 1, cluster,
       e->reqnctapercluster.has_value() || launch.cluster_dim.has_value(), uses_dsmem(*e), res,
       exits, launch.max_instructions};
-  const std::uint64_t grid = launch.grid_total();
+  const std::uint64_t grid =
+      launch.run_ctas == 0 ? launch.grid_total() : std::min(launch.grid_total(), launch.run_ctas);
   const unsigned workers = static_cast<unsigned>(std::min<std::uint64_t>(
       grid,
       launch.workers != 0 ? launch.workers : std::max(1u, std::thread::hardware_concurrency())));

@@ -235,6 +235,10 @@ struct Op {
   // kernel math and barriers
   bool relu = false;      ///< cvt .relu: a negative result becomes +0 (a NaN stays NaN)
   bool satfinite = false; ///< cvt .satfinite: beyond the largest finite value (inf too) saturates
+  /// cvt.{rna,rn,rz}{.satfinite}.tf32.f32: the f32 rounded to tf32's 10 fraction bits in an f32's
+  /// bits (the 13 low bits zero); `.rna` (ties away from zero) is this flag, rn / rz are `round`.
+  bool to_tf32 = false;
+  bool ties_away = false;
   // clusters
   /// The state space was written `.shared::cluster` (Space::shared): the address may name a
   /// peer CTA's shared memory (simulator.hpp, cluster_window_stride).
@@ -242,6 +246,9 @@ struct Op {
   bool relaxed = false;   ///< barrier.cluster.arrive.relaxed: the arrival orders nothing
   bool multicast = false; ///< cp.async.bulk{.tensor} .multicast::cluster
   Val cta_mask;           ///< a multicast's 16-bit CTA mask
+  /// cp.async.bulk.tensor .im2col (a load), and its 16-bit offsets, innermost first (rank - 2).
+  bool im2col = false;
+  std::array<Val, 3> offsets{};
 };
 
 struct Param {

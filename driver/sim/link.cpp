@@ -164,6 +164,8 @@ struct Relocation {
       val(v);
     for (auto& v : o.coords)
       val(v);
+    for (auto& v : o.offsets)
+      val(v);
     val(o.zval);
     if (o.guard >= 0)
       o.guard += static_cast<std::int32_t>(reg);

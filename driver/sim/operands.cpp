@@ -176,6 +176,12 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
     v.reg = reg(o, bits, false, role);
     return v;
   }
+  // PTX's predefined identifier for the warp size (ptxas takes `mov.u32 %r, WARP_SZ;`).
+  if (o.name == "WARP_SZ" && !o.negated) {
+    v.kind = ir::Val::Kind::imm;
+    v.imm = 32;
+    return v;
+  }
   if (allow_symbol) {
     for (const auto& a : e_->shared) {
       if (a.name == o.name) {

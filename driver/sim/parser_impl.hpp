@@ -226,6 +226,7 @@ private:
   void createpolicy_qualifiers(const QualifierInput& in);
   void arith_qualifiers(const QualifierInput& in);
   void cvt_qualifiers(const QualifierInput& in);
+  void tf32_cvt_qualifiers(const QualifierInput& in);
   void packed_cvt_qualifiers(const QualifierInput& in);
   void bit_qualifiers(const QualifierInput& in);
   void atomic_qualifiers(const QualifierInput& in);
@@ -258,6 +259,7 @@ private:
                 std::size_t& k);
   /// cp.async.bulk.tensor's `[tmap, {c0, ...}]` -> addr2 and coords (Op::rank of them).
   void tensor_map_operand(ir::Op& op, const Opnd& o);
+  void im2col_offsets(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops, std::size_t& k);
 
   // ------------------------------------------------ tensor_parse.cpp: tensor cores
   /// A tensor-core instruction's qualifiers (read again from the opcode) and all its operands.
@@ -266,6 +268,10 @@ private:
                     const std::vector<Opnd>& ops);
   void wgmma_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
                       const std::vector<Opnd>& ops);
+  void wmma_operands(ir::Op& op, const Token& opc, ptx::Mnemonic mnemonic,
+                     std::span<const ptx::OpcodeWord> quals, const std::vector<Opnd>& ops);
+  void wmma_mma_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
+                         const std::vector<Opnd>& ops);
   void matrix_move_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
                             const std::vector<Opnd>& ops);
   /// `{r0, r1, ...}` of exactly `count` registers of `bits` bits.

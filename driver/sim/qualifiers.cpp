@@ -228,8 +228,8 @@ std::optional<std::string> bulk_qualifiers(ir::Op& op, Decoded& d,
 /// cp.async.bulk.tensor's qualifiers: `.Nd`, the load's `.shared::{cluster,cta} .global` or the
 /// store's `.global .shared::cta`, `{.tile}`, the completion (the load's
 /// `.mbarrier::complete_tx::bytes`, the store's `.bulk_group`), `{.L2::cache_hint}`, a load's
-/// `{.multicast::cluster}`. The store's code becomes tensor_store. The im2col modes and CTA groups
-/// are not simulated.
+/// `{.multicast::cluster}`. The store's code becomes tensor_store. A load's `.im2col` (rank 3..5)
+/// sets Op::im2col; the other im2col modes and CTA groups are not simulated.
 /// The rank a `.1d` ... `.5d` word names; 0 for another word.
 std::uint8_t tensor_rank(std::optional<ptx::Qualifier> w) {
   static constexpr ptx::Qualifier dims[] = {ptx::Qualifier::dim1, ptx::Qualifier::dim2,
@@ -239,6 +239,41 @@ std::uint8_t tensor_rank(std::optional<ptx::Qualifier> w) {
   return dim == std::end(dims) ? 0 : static_cast<std::uint8_t>(dim - std::begin(dims) + 1);
 }
 
+std::optional<ir::Atomic> parse_atomic(const ptx::OpcodeWord& q); // atom / red's, below
+
+/// cp.reduce.async.bulk.tensor's: `.Nd .global .shared::cta .op {.tile} .bulk_group
+/// {.L2::cache_hint}`; op.atomic is the reduction (its element type is the map's, at run time).
+std::optional<std::string> tensor_reduce_qualifiers(ir::Op& op, Decoded& d,
+                                                    std::span<const ptx::OpcodeWord> quals) {
+  const auto at = [&](std::size_t k) {
+    return k < quals.size() ? word(quals[k]) : std::optional<ptx::Qualifier>{};
+  };
+  if (at(1) != ptx::Qualifier::global || at(2) != ptx::Qualifier::shared_cta)
+    return "cp.reduce.async.bulk.tensor reduces `.shared::cta` into `.global`";
+  std::size_t k = 3;
+  const std::optional<ir::Atomic> red = k < quals.size() ? parse_atomic(quals[k]) : std::nullopt;
+  if (!red || *red == ir::Atomic::cas || *red == ir::Atomic::exch)
+    return "cp.reduce.async.bulk.tensor takes `.add .min .max .inc .dec .and .or .xor` after its "
+           "spaces";
+  op.atomic = *red;
+  ++k;
+  if (k < quals.size() && quals[k].text.starts_with("im2col"))
+    throw Unsupported{DiagId::sim_unsupported_form, "im2col tensor reductions are not simulated"};
+  if (at(k) == ptx::Qualifier::tile)
+    ++k;
+  if (at(k) != ptx::Qualifier::bulk_group)
+    return "a tensor reduction completes with `.bulk_group`";
+  ++k;
+  if (at(k) == ptx::Qualifier::L2_cache_hint) {
+    d.hint = true;
+    ++k;
+  }
+  if (k < quals.size())
+    return "`." + std::string(quals[k].text) + "` is not a cp.reduce.async.bulk.tensor qualifier";
+  op.space = ir::Space::shared;
+  return std::nullopt;
+}
+
 std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
                                              std::span<const ptx::OpcodeWord> quals) {
   const auto at = [&](std::size_t k) {
@@ -246,14 +281,24 @@ std::optional<std::string> tensor_qualifiers(ir::Op& op, Decoded& d,
   };
   op.rank = tensor_rank(at(0));
   if (op.rank == 0)
-    return "cp.async.bulk.tensor takes its dimensions first (`.1d` to `.5d`)";
+    return std::string(op.code == ir::Code::tensor_reduce ? "cp.reduce.async.bulk.tensor"
+                                                          : "cp.async.bulk.tensor") +
+           " takes its dimensions first (`.1d` to `.5d`)";
+  if (op.code == ir::Code::tensor_reduce)
+    return tensor_reduce_qualifiers(op, d, quals);
   const CopyWay way = copy_way(at(1), at(2));
   if (way != CopyWay::load && way != CopyWay::store)
     return "cp.async.bulk.tensor copies `.global` to `.shared::{cluster,cta}` or `.shared::cta` "
            "to `.global`";
   std::size_t k = 3;
-  if (k < quals.size() && quals[k].text.starts_with("im2col"))
-    throw Unsupported{DiagId::sim_unsupported_form, "im2col tensor copies are not simulated"};
+  // `.im2col` loads are simulated; `.im2col::w` (sm_100) and `.im2col_no_offs` stores not.
+  if (way == CopyWay::load && op.rank >= 3 && at(k) == ptx::Qualifier::im2col) {
+    op.im2col = true;
+    ++k;
+  } else if (k < quals.size() && quals[k].text.starts_with("im2col")) {
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      "this im2col tensor copy is not simulated (only `.im2col` loads are)"};
+  }
   if (at(k) == ptx::Qualifier::tile)
     ++k;
   if (at(k) != completion_of(way))
@@ -435,6 +480,10 @@ std::optional<TypeInfo> numeric_type(std::string_view s) {
 
 TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view part) {
   auto t = numeric_type(part);
+  // The packed 16-bit integer pairs of sm_90's add / sub / min / max are PTX, not simulated.
+  if (!t && (part == "u16x2" || part == "s16x2"))
+    throw Unsupported{DiagId::sim_unsupported_form, "packed 16-bit integer arithmetic (`." +
+                                                        std::string(part) + "`) is not simulated"};
   if (!t)
     fail(DiagId::sim_qualifier, opc, quote(part) + " is not a PTX type");
   std::string root(split_dots(ptx::spelling(f.mnemonic)).front());
@@ -589,6 +638,10 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
       throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated"};
     break;
   case Quals::prefetch:
+    if (quals.size() == 1 && word(quals[0]) == ptx::Qualifier::tensormap) {
+      op.code = ir::Code::prefetch_tensormap; // the map at a generic address
+      break;
+    }
     if (auto bad = prefetch_qualifiers(quals))
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " is not simulated (`." + std::string(*bad) + "`)"};
@@ -784,6 +837,10 @@ void Parser::cvt_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   if (quals.size() < 2)
     fail(DiagId::sim_qualifier, opc, "expected cvt{.rnd}{.ftz}{.sat}.dtype.atype");
+  if (quals[quals.size() - 2].text == "tf32") {
+    tf32_cvt_qualifiers(in);
+    return;
+  }
   for (const ptx::OpcodeWord& q : quals.first(quals.size() - 2)) {
     auto r = ptx::parse_rounding(q.text);
     if (r && op.round == ir::Round::none)
@@ -805,6 +862,34 @@ void Parser::cvt_qualifiers(const QualifierInput& in) {
   op.type = d.type.t;
   op.type2 = d.from.t;
   packed_cvt_qualifiers(in);
+}
+
+/// `cvt.{rna,rn,rz}{.satfinite}.tf32.f32` (tf32 is no register type: the result is an f32's bits
+/// with the 13 low fraction bits zero; ptxas takes .rna from sm_80, .rn / .rz from sm_90).
+void Parser::tf32_cvt_qualifiers(const QualifierInput& in) {
+  auto [f, op, d, opc, quals] = in;
+  for (const ptx::OpcodeWord& q : quals.first(quals.size() - 2)) {
+    auto r = ptx::parse_rounding(q.text);
+    if (q.text == "rna" && op.round == ir::Round::none && !op.ties_away)
+      op.ties_away = true;
+    else if (r && (*r == ir::Round::rn || *r == ir::Round::rz) && op.round == ir::Round::none &&
+             !op.ties_away)
+      op.round = *r;
+    else if (word(q) == ptx::Qualifier::satfinite && !op.satfinite)
+      op.satfinite = true;
+    else
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
+  }
+  if (quals.back().text != "f32" || (op.round == ir::Round::none && !op.ties_away))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) +
+                          " is not simulated (cvt.{rna,rn,rz}{.satfinite}.tf32.f32 only)"};
+  op.to_tf32 = true;
+  d.type = checked_type(f, opc, "f32");
+  d.from = d.type;
+  op.type = d.type.t;
+  op.type2 = d.from.t;
 }
 
 /// The packed conversions: .f16x2/.bf16x2 from two .f32; .e4m3x2/.e5m2x2 from two .f32 or one

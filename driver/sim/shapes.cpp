@@ -249,7 +249,8 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
                               op.code == ir::Code::bulk_reduce ||
                               op.code == ir::Code::tensormap_copy
                           ? ir::Space::shared
-                          : ir::Space::global;
+                      : op.code == ir::Code::prefetch_tensormap ? ir::Space::generic
+                                                                : ir::Space::global;
     op.addr2 = address(ops[k++], space, 0);
     return;
   }
@@ -287,12 +288,14 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
   }
   case Shape::bulk_tail: {
     if (op.code != ir::Code::bulk_store && op.code != ir::Code::tensor_store &&
-        op.code != ir::Code::bulk_reduce) {
+        op.code != ir::Code::bulk_reduce && op.code != ir::Code::tensor_reduce) {
       if (k >= ops.size())
         fail(DiagId::sim_operand_count, opc, quote(opc.text) + " needs its mbarrier operand");
       ir::Space space = ir::Space::shared;
       op.addr3 = address(ops[k++], space, 0);
     }
+    if (op.im2col)
+      im2col_offsets(op, opc, ops, k);
     if (op.multicast) {
       if (k >= ops.size())
         fail(DiagId::sim_operand_count, opc, quote(opc.text) + " needs its 16-bit CTA mask");
@@ -402,6 +405,25 @@ void Parser::tensor_map_operand(ir::Op& op, const Opnd& o) {
   op.addr2 = address(map, space, 0);
   if (op.addr2.has_reg && op.addr2.bits != 64)
     fail(DiagId::sim_operand_width, o, "the tensor map's generic address needs a 64-bit register");
+}
+
+/// `.im2col`'s offsets after the mbarrier: `{o0, ...}`, one 16-bit value per spatial
+/// dimension (rank - 2), innermost first -> offsets.
+void Parser::im2col_offsets(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops,
+                            std::size_t& k) {
+  if (k >= ops.size())
+    fail(DiagId::sim_operand_count, opc, quote(opc.text) + " needs its im2col offsets {...}");
+  const Opnd& o = ops[k++];
+  const std::size_t want = op.rank < 3 ? 0 : op.rank - 2u;
+  // The operand reader makes `{x}` the scalar `x` (as for every vector of one), so a 3-D
+  // load's one offset comes as a scalar.
+  const bool vec = o.kind == Opnd::Kind::vec;
+  if ((vec ? o.elems.size() : 1) != want)
+    fail(DiagId::sim_operand_count, o,
+         "a ." + std::to_string(op.rank) + "d im2col load takes " + std::to_string(want) +
+             " offset(s) in braces, one per spatial dimension");
+  for (std::size_t c = 0; c < want; ++c)
+    op.offsets[c] = value(vec ? o.elems[c] : o, 16, "an im2col offset");
 }
 
 /// cvta's source: a register may be 64 bits whatever the type.

@@ -331,6 +331,12 @@ struct Launch {
   /// the lines before it are checked, and a line no thread reaches is no finding).
   bool run_to_unsupported = false;
 
+  /// 0: every CTA of the grid runs. Else only the first `run_ctas` by linear CTA index (whole
+  /// clusters: rounded up to the cluster's size); the others never start. `ptxgen lint --ctas`:
+  /// one CTA of a launch whose grid the kernel's compiled-in sizes fix (a persistent GEMM that
+  /// strides over 1024 tiles), its %nctaid still the whole grid's.
+  std::uint64_t run_ctas = 0;
+
   /// CTAs in the grid (x*y*z).
   std::uint64_t grid_total() const {
     return static_cast<std::uint64_t>(grid_dim[0]) * grid_dim[1] * grid_dim[2];

@@ -4,6 +4,7 @@
 
 #include "driver/sim/alu.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -197,6 +198,60 @@ std::optional<std::string> check_wgmma(const ir::MatrixOp& m) {
   if (m.satfinite && !i8)
     return "wgmma's .satfinite applies to the integer forms";
   return std::nullopt;
+}
+
+std::optional<std::string> check_wmma(const ir::MatrixOp& m, char part) {
+  const unsigned shape = m.m * 10000 + m.n * 100 + m.k;
+  const bool square16 = shape == 161616 || shape == 320816 || shape == 83216;
+  // The A/B element types each shape takes, and the accumulators each A/B type takes.
+  auto ab_ok = [&](Elem a) {
+    return (square16 && (a == Elem::f16 || a == Elem::bf16 || a == Elem::s8 || a == Elem::u8)) ||
+           (shape == 161608 && a == Elem::tf32) || (shape == 80804 && a == Elem::f64) ||
+           (shape == 80832 && (a == Elem::s4 || a == Elem::u4));
+  };
+  auto acc_ok = [&](Elem a, Elem c) {
+    if (a == Elem::f16)
+      return c == Elem::f16 || c == Elem::f32;
+    if (is_integer(a))
+      return c == Elem::s32;
+    return c == (a == Elem::f64 ? Elem::f64 : Elem::f32);
+  };
+  bool ok = false;
+  if (part == 'a' || part == 'b')
+    ok = ab_ok(m.d);
+  else if (part != 0) // an accumulator: some A type of the shape takes it
+    ok = std::any_of(std::begin(elem_rows), std::end(elem_rows),
+                     [&](const ElemRow& r) { return ab_ok(r.elem) && acc_ok(r.elem, m.d); });
+  else
+    ok = ab_ok(m.a) && m.b == m.a && acc_ok(m.a, m.c) && acc_ok(m.a, m.d);
+  if (ok)
+    return std::nullopt;
+  const std::string what = part == 0 ? "wmma.mma" : std::string("a wmma fragment of ") + part;
+  return what + " of shape m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" +
+         std::to_string(m.k) + " with these types is not simulated (f16, bf16, s8, u8 at " +
+         "m16n16k16 / m32n8k16 / m8n32k16, tf32 at m16n16k8, f64 at m8n8k4, s4 / u4 at m8n8k32; " +
+         "the .b1 forms are not)";
+}
+
+std::array<unsigned, 2> wmma_dims(const ir::MatrixOp& m, char part) {
+  if (part == 'a')
+    return {m.m, m.k};
+  if (part == 'b')
+    return {m.k, m.n};
+  return {m.m, m.n};
+}
+
+unsigned wmma_registers(const ir::MatrixOp& m, char part, Elem e) {
+  if (e == Elem::f16 && (part == 'a' || part == 'b'))
+    return 8;
+  const auto [rows, cols] = wmma_dims(m, part);
+  return rows * cols / 32u / per_register(e);
+}
+
+Cell wmma_cell(unsigned rows, unsigned cols, bool col_major, unsigned per_lane, unsigned lane,
+               unsigned i) {
+  const unsigned j = (lane * per_lane + i) % (rows * cols);
+  return col_major ? Cell{j % rows, j / rows} : Cell{j / cols, j % cols};
 }
 
 unsigned a_registers(const ir::MatrixOp& m) {

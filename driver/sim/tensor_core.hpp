@@ -73,6 +73,18 @@ unsigned c_registers(unsigned rows, unsigned cols, ir::Elem c);
 struct Cell {
   unsigned row = 0, col = 0;
 };
+
+/// Why a wmma.load / wmma.store / wmma.mma of this shape and these types (m.d: the moved
+/// fragment's type, or D's; a, b, c: wmma.mma's) is not simulated, if it is not. `part` is the
+/// moved matrix ('a', 'b', 'c', 'd'), 0 for wmma.mma.
+std::optional<std::string> check_wmma(const ir::MatrixOp& m, char part);
+/// The registers of a wmma fragment of matrix `part` ('a': m x k, 'b': k x n, 'c'/'d': m x n)
+/// of element type `e` (PTX ISA, "Matrix Fragments for WMMA"): rows x cols elements spread
+/// over the warp, except the .f16 A and B fragments, 8 registers at every shape, which hold
+/// each element in 2 or 4 lanes.
+unsigned wmma_registers(const ir::MatrixOp& m, char part, ir::Elem e);
+/// The rows and columns of wmma matrix `part` of shape m.
+std::array<unsigned, 2> wmma_dims(const ir::MatrixOp& m, char part);
 /// mma.sync's fragments (m8 and m16 by n8 shapes): which element of A (rows x k), B (k x 8)
 /// and C/D (rows x 8) lane `lane` holds as its element `i` (element i of register
 /// i / per_register). The same layout is a warp's slice of wgmma's A in registers.
@@ -81,6 +93,16 @@ Cell b_cell(ir::Elem b, unsigned lane, unsigned i);
 Cell c_cell(unsigned lane, unsigned i);
 /// wgmma's accumulator: element `i` of thread `t` of the warpgroup (0..127), of 64 x N.
 Cell wgmma_d_cell(unsigned t, unsigned i);
+/// wmma's fragments. The ISA leaves the distribution of a fragment's elements over the lanes
+/// unspecified ("the mapping of matrix elements into fragments is unspecified"; the fragment is
+/// opaque to the program), requiring only that a wmma.mma reads the fragments the loads of the
+/// same layouts wrote. The simulator's: lane `lane`'s element `i` (of `per_lane`) is element
+/// (lane * per_lane + i) mod (rows * cols) of the matrix enumerated in its memory order
+/// (`col_major`: column by column; else row by row), so that each lane's elements are runs of
+/// contiguous memory. Accumulator fragments (C, D) are enumerated row by row whatever the
+/// layout of their load or store, since wmma.mma names no layout for them.
+Cell wmma_cell(unsigned rows, unsigned cols, bool col_major, unsigned per_lane, unsigned lane,
+               unsigned i);
 
 /// D = A B + C for one matrix (row-major values: A rows x k, B k x cols, C rows x cols), each
 /// element as the bits of D's type (see the header comment for the order of the sums).

@@ -1,8 +1,8 @@
 #pragma once
-// The simulator's compact form of the matrix multiplies (mma.sync, wgmma.mma_async): their operand
-// lists are longer than an ir::Op holds (a wgmma m64n256 accumulates in 128 registers), so each
-// such op keeps its shape, types and registers in one MatrixOp of Entry::matrix (ir::Op::n indexes
-// it).
+// The simulator's compact form of the matrix multiplies (mma.sync, wgmma.mma_async, wmma): their
+// operand lists are longer than an ir::Op holds (a wgmma m64n256 accumulates in 128 registers), so
+// each such op keeps its shape, types and registers in one MatrixOp of Entry::matrix (ir::Op::n
+// indexes it).
 
 #include <cstdint>
 #include <vector>
@@ -47,6 +47,13 @@ struct MatrixOp {
   bool scale_value = true;
   std::int8_t scale_a = 1, scale_b = 1;  ///< imm-scale-a / imm-scale-b: 1 or -1 (negate)
   bool trans_a = false, trans_b = false; ///< imm-trans-a / imm-trans-b
+  // ---- wmma.load / wmma.store / wmma.mma only
+  /// Which matrix a wmma.load or wmma.store moves: 'a', 'b', 'c' (load) or 'd' (store), in
+  /// dregs (the load's destination, the store's source); its element type is `d`.
+  char part = 0;
+  /// Column-major memory layouts: a load's or store's (`.col`) in a_col; wmma.mma's
+  /// alayout / blayout in a_col / b_col.
+  bool a_col = false, b_col = false;
 };
 
 } // namespace ptxgen::sim::ir

@@ -1,7 +1,7 @@
 // The simulator's PTX parser: the tensor-core instructions (mma.sync, stmatrix, movmatrix,
-// wgmma.*). Their qualifiers are read together with their operands, since the operand counts
-// follow from the shape and types. Shapes (`m16n8k16`, `m64n128k16`: a family, not a list) and
-// the element types that are no PTX register type (`tf32`, `e4m3`, `s4`) are read by their
+// wgmma.*, wmma.*). Their qualifiers are read together with their operands, since the operand
+// counts follow from the shape and types. Shapes (`m16n8k16`, `m64n128k16`: a family, not a list)
+// and the element types that are no PTX register type (`tf32`, `e4m3`, `s4`) are read by their
 // spelling (tensor_core.hpp).
 
 #include "driver/sim/parser_impl.hpp"
@@ -83,6 +83,13 @@ void Parser::tensor_operands(ir::Op& op, const Token& opc, const std::vector<Opn
   case ir::Code::stmatrix:
   case ir::Code::movmatrix:
     matrix_move_operands(op, opc, rest, ops);
+    return;
+  case ir::Code::wmma_load:
+  case ir::Code::wmma_store:
+    wmma_operands(op, opc, words->mnemonic, rest, ops);
+    return;
+  case ir::Code::wmma_mma:
+    wmma_mma_operands(op, opc, rest, ops);
     return;
   default:
     break;
@@ -214,6 +221,85 @@ void Parser::wgmma_operands(ir::Op& op, const Token& opc, std::span<const ptx::O
     m.trans_a = imm(at++, 0, 1, "imm-trans-a") != 0;
   if (transposes)
     m.trans_b = imm(at++, 0, 1, "imm-trans-b") != 0;
+  op.n = static_cast<std::int64_t>(e_->matrix.size());
+  e_->matrix.push_back(std::move(m));
+}
+
+void Parser::wmma_operands(ir::Op& op, const Token& opc, ptx::Mnemonic mnemonic,
+                           std::span<const ptx::OpcodeWord> quals, const std::vector<Opnd>& ops) {
+  Words w{quals};
+  ir::MatrixOp m;
+  m.part = mnemonic == ptx::Mnemonic::wmma_load_a   ? 'a'
+           : mnemonic == ptx::Mnemonic::wmma_load_b ? 'b'
+           : mnemonic == ptx::Mnemonic::wmma_load_c ? 'c'
+                                                    : 'd';
+  m.a_col = w.take(tc::word_col);
+  if (!m.a_col && !w.take(tc::word_row))
+    fail(DiagId::sim_qualifier, opc, opcode_text(opc) + " needs its layout, .row or .col");
+  read_shape(w, m, opc, "mMnNkK");
+  op.space = ir::Space::generic;
+  if (w.take("global"))
+    op.space = ir::Space::global;
+  else if (w.take("shared") || w.take("shared::cta"))
+    op.space = ir::Space::shared;
+  m.d = read_types<1>(w, opc, ".type")[0];
+  if (!w.done())
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      opcode_text(opc) + " is not simulated (`." + std::string(w.peek()) + "`)"};
+  if (auto bad = tc::check_wmma(m, m.part))
+    throw Unsupported{DiagId::sim_unsupported_form, *bad};
+  if (ops.size() != 2 && ops.size() != 3)
+    fail(DiagId::sim_operand_count, opc,
+         opcode_text(opc) + " takes a fragment, an address and an optional stride");
+  const bool load = op.code == ir::Code::wmma_load;
+  const unsigned bits = m.d == ir::Elem::f64 ? 64 : 32;
+  m.dregs = register_list(ops[load ? 0 : 1], tc::wmma_registers(m, m.part, m.d), bits,
+                          load ? "wmma.load's fragment" : "wmma.store's fragment");
+  op.addr = address(ops[load ? 1 : 0], op.space, 0);
+  if (ops.size() == 3)
+    op.src[0] = value(ops[2], 32, "the stride");
+  op.n = static_cast<std::int64_t>(e_->matrix.size());
+  e_->matrix.push_back(std::move(m));
+}
+
+void Parser::wmma_mma_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
+                               const std::vector<Opnd>& ops) {
+  Words w{quals};
+  ir::MatrixOp m;
+  for (bool* col : {&m.a_col, &m.b_col}) {
+    *col = w.take(tc::word_col);
+    if (!*col && !w.take(tc::word_row))
+      fail(DiagId::sim_qualifier, opc, opcode_text(opc) + " needs .alayout.blayout (.row/.col)");
+  }
+  read_shape(w, m, opc, "mMnNkK");
+  // .f16 A and B are implied (`.dtype.ctype`); the others spell all four types.
+  const auto first = read_types<2>(w, opc, ".dtype.ctype or .dtype.atype.btype.ctype");
+  if (w.done() || w.peek() == tc::word_satfinite) {
+    m.d = first[0];
+    m.c = first[1];
+    m.a = m.b = ir::Elem::f16;
+  } else {
+    const auto more = read_types<2>(w, opc, ".dtype.atype.btype.ctype");
+    m.d = first[0];
+    m.a = first[1];
+    m.b = more[0];
+    m.c = more[1];
+  }
+  m.satfinite = w.take(tc::word_satfinite);
+  if (m.d == ir::Elem::f64)
+    w.take("rn"); // f64 forms may state their (only) rounding
+  if (!w.done())
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      opcode_text(opc) + " is not simulated (`." + std::string(w.peek()) + "`)"};
+  if (auto bad = tc::check_wmma(m, 0))
+    throw Unsupported{DiagId::sim_unsupported_form, *bad};
+  if (ops.size() != 4)
+    fail(DiagId::sim_operand_count, opc, "wmma.mma takes four operands: d, a, b, c");
+  const unsigned cbits = m.c == ir::Elem::f64 ? 64 : 32;
+  m.dregs = register_list(ops[0], tc::wmma_registers(m, 'd', m.d), cbits, "wmma.mma's d");
+  m.aregs = register_list(ops[1], tc::wmma_registers(m, 'a', m.a), cbits, "wmma.mma's a");
+  m.bregs = register_list(ops[2], tc::wmma_registers(m, 'b', m.b), cbits, "wmma.mma's b");
+  m.cregs = register_list(ops[3], tc::wmma_registers(m, 'c', m.c), cbits, "wmma.mma's c");
   op.n = static_cast<std::int64_t>(e_->matrix.size());
   e_->matrix.push_back(std::move(m));
 }

@@ -48,8 +48,9 @@ constexpr std::array<std::string_view, 9> kKernelKeys = {
     "expect", "cluster",        "cluster_non_portable"};
 constexpr std::array<std::string_view, 9> kTensorKeys = {
     "space", "shape", "dtype", "init", "output", "align", "layout", "swizzle", "map"};
-constexpr std::array<std::string_view, 5> kTensorMapKeys = {"box", "element_strides", "swizzle",
-                                                            "oob_fill", "l2_promotion"};
+constexpr std::array<std::string_view, 10> kTensorMapKeys = {
+    "box",  "element_strides", "swizzle",      "oob_fill", "l2_promotion",
+    "mode", "lower_corner",    "upper_corner", "channels", "pixels"};
 constexpr std::array<std::string_view, 3> kParamKeys = {"dtype", "value", "range"};
 /// What `op = ...` may say: every op of emitter/tile/ops.def, and `pipeline`, which the
 /// reader expands into ops (tile::expand_pipeline). Each op's keys are tile::op_keys's.
@@ -401,6 +402,15 @@ private:
                   tile::Located<tile::View>& out);
   bool read_field(const toml::table& t, const std::string& where, std::string_view key,
                   tile::FenceSpace& out);
+  /// An integer field (a named_barrier's id and count, setmaxnreg's regs): required.
+  bool read_field(const toml::table& t, const std::string& where, std::string_view key,
+                  tile::Located<std::int64_t>& out);
+  /// A pred: a boolean or an expression over the thread, parameters and loop variables.
+  bool read_field(const toml::table& t, const std::string& where, std::string_view key,
+                  std::optional<tile::Located<tile::ExprPtr>>& out);
+  /// setmaxnreg's `action`, inc or dec (required).
+  bool read_field(const toml::table& t, const std::string& where, std::string_view key,
+                  tile::RegAction& out);
 
   /// `body` into op.body when it holds an op; whether it did.
   static bool set_body(tile::Op& op, std::optional<tile::OpBody> body) {
@@ -426,6 +436,7 @@ private:
 
   /// `[tensor.NAME.map]` as written (the builder checks it with the tensor).
   build::TensorMapDecl load_tensor_map(const toml::node& n, const std::string& tensor);
+  void load_im2col_keys(const toml::table& t, const std::string& where, build::TensorMapDecl& m);
   /// A word of an enum whose spellings are `choices` (value k spelled choices[k]).
   template <class E>
   std::optional<E> enum_word(const toml::node& v, std::string_view key, const std::string& where,
@@ -434,6 +445,8 @@ private:
   std::optional<tile::TensorMapSwizzle> swizzle_word(const toml::node& v, const std::string& where);
   std::optional<std::vector<build::Dim>> dim_list(const toml::node& v, std::string_view key,
                                                   const std::string& where);
+  std::optional<std::vector<tile::Located<tile::ExprPtr>>>
+  expr_list(const toml::node& v, std::string_view key, const std::string& where);
   std::optional<std::vector<tile::Located<tile::ExprPtr>>> coords_field(const toml::table& t,
                                                                         const std::string& where);
   template <class Op>
@@ -453,6 +466,8 @@ private:
                       std::optional<tile::Located<tile::View>>& out, std::string_view key = "map");
   /// A tensormap op's `tensor`: a global tensor with a map.
   bool mapped_name(const toml::table& t, const std::string& where, tile::Located<std::string>& out);
+  bool reduce_key(const toml::table& t, const std::string& where, tile::ReduceKind& out,
+                  tile::SourcePos& pos);
 
   // ---------------------------------------------------------------- loops
 
@@ -593,6 +608,9 @@ PTXGEN_READ_OP(TensorStoreOp)
 PTXGEN_READ_OP(TensormapCopyOp)
 PTXGEN_READ_OP(TensormapReplaceOp)
 PTXGEN_READ_OP(TensormapFenceOp)
+PTXGEN_READ_OP(TensorReduceOp)
+PTXGEN_READ_OP(PrefetchTensormapOp)
+PTXGEN_READ_OP(BulkCopyPeerOp)
 #undef PTXGEN_READ_OP
 
 } // namespace ptxgen::driver::toml_reader

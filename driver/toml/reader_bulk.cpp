@@ -114,7 +114,40 @@ build::TensorMapDecl Loader::load_tensor_map(const toml::node& n, const std::str
     m.l2_promotion = enum_word<tile::TensorMapL2Promotion>(*v, "l2_promotion", where, choices);
     m.syntax_ok = m.l2_promotion.has_value() && m.syntax_ok;
   }
+  load_im2col_keys(*t, where, m);
   return m;
+}
+
+/// An im2col map's keys: `mode`, the corners, `channels` and `pixels` (their rules are the
+/// builder's).
+void Loader::load_im2col_keys(const toml::table& t, const std::string& where,
+                              build::TensorMapDecl& m) {
+  if (const toml::node* v = t.get("mode")) {
+    m.mode_at = at(v->source());
+    const auto choices = name_spellings(tile::tensor_map_mode_names);
+    m.mode = enum_word<tile::TensorMapMode>(*v, "mode", where, choices);
+    m.syntax_ok = m.mode.has_value() && m.syntax_ok;
+  }
+  const auto corner = [&](std::string_view key, std::optional<std::vector<build::Dim>>& out,
+                          build::At& out_at) {
+    if (const toml::node* v = t.get(key)) {
+      out_at = at(v->source());
+      out = dim_list(*v, key, where);
+      m.syntax_ok = out.has_value() && m.syntax_ok;
+    }
+  };
+  corner("lower_corner", m.lower_corner, m.lower_corner_at);
+  corner("upper_corner", m.upper_corner, m.upper_corner_at);
+  const auto count = [&](std::string_view key, std::optional<std::int64_t>& out, build::At& out_at,
+                         const std::string& what) {
+    if (const toml::node* v = t.get(key)) {
+      out_at = at(v->source());
+      out = get_int(*v, key, where, what);
+      m.syntax_ok = out.has_value() && m.syntax_ok;
+    }
+  };
+  count("channels", m.channels, m.channels_at, "an integer (channels per pixel, 1..256)");
+  count("pixels", m.pixels, m.pixels_at, "an integer (pixels per copy, 1..1024)");
 }
 
 /// A tensor op's `coords`: one expression (or integer) per dimension, outermost first.
@@ -126,16 +159,22 @@ Loader::coords_field(const toml::table& t, const std::string& where) {
             "the box's first element, one coordinate per dimension, e.g. coords = [\"k * 64\", 0]");
     return std::nullopt;
   }
-  const toml::array* a = v->as_array();
+  return expr_list(*v, "coords", where);
+}
+
+/// A list of expressions (or integers): `coords`, an im2col load's `offsets`.
+std::optional<std::vector<tile::Located<tile::ExprPtr>>>
+Loader::expr_list(const toml::node& v, std::string_view key, const std::string& where) {
+  const toml::array* a = v.as_array();
   if (!a) {
-    wrong_type(*v, "coords", where, "an array of integers or expression strings");
+    wrong_type(v, key, where, "an array of integers or expression strings");
     return std::nullopt;
   }
   const std::map<std::string, std::size_t, std::less<>> no_axes;
   std::vector<tile::Located<tile::ExprPtr>> out;
   bool ok = true;
   for (const toml::node& e : *a) {
-    auto c = expr_field(e, "coords", where, true, no_axes);
+    auto c = expr_field(e, key, where, true, no_axes);
     ok = c.has_value() && ok;
     if (c)
       out.push_back(std::move(*c));
@@ -236,6 +275,30 @@ bool Loader::read_op<tile::BulkLoadOp>(const toml::table& t, const std::string& 
   return true;
 }
 
+/// bulk_copy_peer: shared dst (a peer's, S@rank) and src (the CTA's own), the peer's barrier
+/// and `pred`; which views are a peer's is the builder's rule (spec_peer_copy_rank).
+template <>
+bool Loader::read_op<tile::BulkCopyPeerOp>(const toml::table& t, const std::string& where,
+                                           tile::Op& op) {
+  tile::BulkCopyPeerOp b;
+  auto dst = bulk_view(t, "dst", tile::Space::shared, where);
+  auto src = bulk_view(t, "src", tile::Space::shared, where);
+  auto bar = barrier_field_at(t, "barrier", where);
+  bool ok = true;
+  const std::map<std::string, std::size_t, std::less<>> no_axes;
+  if (const toml::node* v = t.get("pred")) {
+    b.pred = expr_field(*v, "pred", where, false, no_axes);
+    ok = b.pred.has_value();
+  }
+  if (!dst || !src || !bar || !ok)
+    return false;
+  b.dst = std::move(*dst);
+  b.src = std::move(*src);
+  b.barrier = std::move(*bar);
+  op.body = std::move(b);
+  return true;
+}
+
 template <>
 bool Loader::read_op<tile::BulkStoreOp>(const toml::table& t, const std::string& where,
                                         tile::Op& op) {
@@ -251,6 +314,23 @@ bool Loader::read_op<tile::BulkStoreOp>(const toml::table& t, const std::string&
   return true;
 }
 
+/// A reduction's `reduce` (required; a wrong word is spec_reduce_kind, at the string, whose
+/// position the contract's type rule shows too).
+bool Loader::reduce_key(const toml::table& t, const std::string& where, tile::ReduceKind& out,
+                        tile::SourcePos& pos) {
+  const toml::node* v = t.get("reduce");
+  if (!v) {
+    missing(t, "reduce", where, "one of: " + join(name_spellings(tile::reduce_kind_names)));
+    return false;
+  }
+  const auto choices = name_spellings(tile::reduce_kind_names);
+  const auto k =
+      enum_word<tile::ReduceKind>(*v, "reduce", where, choices, DiagId::spec_reduce_kind);
+  out = k.value_or(out);
+  pos = pos_of(v->source().begin);
+  return k.has_value();
+}
+
 /// bulk_reduce: bulk_store's keys and its `reduce` (required; a wrong word is
 /// spec_reduce_kind, at the string, whose position the contract's type rule shows too).
 template <>
@@ -260,17 +340,7 @@ bool Loader::read_op<tile::BulkReduceOp>(const toml::table& t, const std::string
   auto dst = bulk_view(t, "dst", tile::Space::global, where);
   auto src = bulk_view(t, "src", tile::Space::shared, where);
   bool ok = load_issue_keys(t, where, b);
-  if (const toml::node* v = t.get("reduce")) {
-    const auto choices = name_spellings(tile::reduce_kind_names);
-    const auto k =
-        enum_word<tile::ReduceKind>(*v, "reduce", where, choices, DiagId::spec_reduce_kind);
-    ok = k.has_value() && ok;
-    b.reduce = k.value_or(b.reduce);
-    b.reduce_pos = pos_of(v->source().begin);
-  } else {
-    missing(t, "reduce", where, "one of: " + join(name_spellings(tile::reduce_kind_names)));
-    ok = false;
-  }
+  ok = reduce_key(t, where, b.reduce, b.reduce_pos) && ok;
   if (!dst || !src || !ok)
     return false;
   b.dst = std::move(*dst);
@@ -290,6 +360,21 @@ bool Loader::read_field(const toml::table& t, const std::string& where, std::str
       enum_word<tile::FenceSpace>(*v, key, where, choices, DiagId::spec_proxy_fence_space);
   out = s.value_or(out);
   return s.has_value();
+}
+
+/// setmaxnreg's `action` (a wrong word is spec_setmaxnreg_action, at the string).
+bool Loader::read_field(const toml::table& t, const std::string& where, std::string_view key,
+                        tile::RegAction& out) {
+  const toml::node* v = t.get(key);
+  if (!v) {
+    missing(t, key, where, "\"inc\" or \"dec\"");
+    return false;
+  }
+  const auto choices = name_spellings(tile::reg_action_names);
+  const auto a =
+      enum_word<tile::RegAction>(*v, key, where, choices, DiagId::spec_setmaxnreg_action);
+  out = a.value_or(out);
+  return a.has_value();
 }
 
 template <>
@@ -336,12 +421,22 @@ template <>
 bool Loader::read_op<tile::TensorLoadOp>(const toml::table& t, const std::string& where,
                                          tile::Op& op) {
   tile::TensorLoadOp l;
-  const bool target = tensor_operand(t, where, l.tensor, l.coords) != nullptr;
+  const tile::TensorDecl* d = tensor_operand(t, where, l.tensor, l.coords);
+  bool offsets = true;
+  if (const toml::node* v = t.get("offsets")) {
+    l.offsets = expr_list(*v, "offsets", where);
+    offsets = l.offsets.has_value();
+  }
+  if (d && offsets) {
+    const toml::node* v = t.get("offsets");
+    offsets = b_.im2col_offsets(*d, l.offsets ? std::optional(l.offsets->size()) : std::nullopt,
+                                at((v ? *v : static_cast<const toml::node&>(t)).source()));
+  }
   auto dst = bulk_view(t, "dst", tile::Space::shared, where);
   auto bar = barrier_field(t, where);
   const bool keys = load_issue_keys(t, where, l);
   const bool map = map_slot_field(t, where, l.map);
-  if (!target || !dst || !bar || !keys || !map)
+  if (!d || !offsets || !dst || !bar || !keys || !map)
     return false;
   l.dst = std::move(*dst);
   l.barrier = std::move(*bar);
@@ -353,7 +448,8 @@ template <>
 bool Loader::read_op<tile::TensorStoreOp>(const toml::table& t, const std::string& where,
                                           tile::Op& op) {
   tile::TensorStoreOp st;
-  const bool target = tensor_operand(t, where, st.tensor, st.coords) != nullptr;
+  const tile::TensorDecl* d = tensor_operand(t, where, st.tensor, st.coords);
+  const bool target = d && b_.im2col_offsets(*d, std::nullopt, at(t.get("tensor")->source()), true);
   auto src = bulk_view(t, "src", tile::Space::shared, where);
   const bool keys = load_issue_keys(t, where, st);
   const bool map = map_slot_field(t, where, st.map);
@@ -361,6 +457,24 @@ bool Loader::read_op<tile::TensorStoreOp>(const toml::table& t, const std::strin
     return false;
   st.src = std::move(*src);
   op.body = std::move(st);
+  return true;
+}
+
+/// tensor_reduce: tensor_store's keys and its `reduce` (as bulk_reduce's).
+template <>
+bool Loader::read_op<tile::TensorReduceOp>(const toml::table& t, const std::string& where,
+                                           tile::Op& op) {
+  tile::TensorReduceOp r;
+  const tile::TensorDecl* d = tensor_operand(t, where, r.tensor, r.coords);
+  // a reduction goes through a tile map, as a store (`.im2col_no_offs` is not declared)
+  const bool target = d && b_.im2col_offsets(*d, std::nullopt, at(t.get("tensor")->source()), true);
+  auto src = bulk_view(t, "src", tile::Space::shared, where);
+  bool ok = load_issue_keys(t, where, r);
+  ok = reduce_key(t, where, r.reduce, r.reduce_pos) && ok;
+  if (!target || !src || !ok)
+    return false;
+  r.src = std::move(*src);
+  op.body = std::move(r);
   return true;
 }
 
@@ -487,6 +601,31 @@ bool Loader::read_op<tile::TensormapFenceOp>(const toml::table& t, const std::st
     return false;
   f.map = std::move(*map);
   op.body = std::move(f);
+  return true;
+}
+
+/// prefetch_tensormap: `tensor` (a global tensor with a map) and an optional `pred`.
+template <>
+bool Loader::read_op<tile::PrefetchTensormapOp>(const toml::table& t, const std::string& where,
+                                                tile::Op& op) {
+  tile::PrefetchTensormapOp p;
+  const toml::node* v = nullptr;
+  auto s = required_string(t, "tensor", where, "the global tensor whose map is prefetched",
+                           "a tensor's name", v);
+  bool ok = s.has_value();
+  if (s) {
+    const build::Text text = text_of(*v, *s);
+    ok = b_.mapped_tensor(text) != nullptr;
+    p.tensor = {*s, *s, text.pos};
+  }
+  if (const toml::node* pv = t.get("pred")) {
+    const std::map<std::string, std::size_t, std::less<>> no_axes;
+    p.pred = expr_field(*pv, "pred", where, false, no_axes);
+    ok = p.pred.has_value() && ok;
+  }
+  if (!ok)
+    return false;
+  op.body = std::move(p);
   return true;
 }
 

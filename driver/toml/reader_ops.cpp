@@ -85,6 +85,29 @@ bool Loader::read_field(const toml::table& t, const std::string& where, std::str
 }
 
 bool Loader::read_field(const toml::table& t, const std::string& where, std::string_view key,
+                        tile::Located<std::int64_t>& out) {
+  const toml::node* v = t.get(key);
+  if (!v) {
+    missing(t, key, where, "an integer");
+    return false;
+  }
+  const auto i = get_int(*v, key, where, "an integer");
+  if (i)
+    out = {*i, std::to_string(*i), pos_of(v->source().begin)};
+  return i.has_value();
+}
+
+bool Loader::read_field(const toml::table& t, const std::string& where, std::string_view key,
+                        std::optional<tile::Located<tile::ExprPtr>>& out) {
+  const toml::node* v = t.get(key);
+  if (!v)
+    return true; // none: every thread
+  const std::map<std::string, std::size_t, std::less<>> no_axes;
+  out = expr_field(*v, key, where, false, no_axes);
+  return out.has_value();
+}
+
+bool Loader::read_field(const toml::table& t, const std::string& where, std::string_view key,
                         tile::Located<tile::View>& out) {
   auto v = view_field(t, key, where);
   if (v)

@@ -83,6 +83,18 @@ build::TensorMapDecl map_decl(const TensorMap& m, const Pos& at) {
     d.box = dims(m.box);
   if (!m.element_strides.empty())
     d.element_strides = dims(m.element_strides);
+  if (m.mode == tile::TensorMapMode::im2col) {
+    d.mode = m.mode;
+    d.mode_at = a;
+    d.lower_corner = dims(m.lower_corner);
+    d.lower_corner_at = a;
+    d.upper_corner = dims(m.upper_corner);
+    d.upper_corner_at = a;
+    d.channels = m.channels;
+    d.channels_at = a;
+    d.pixels = m.pixels;
+    d.pixels_at = a;
+  }
   return d;
 }
 
@@ -286,10 +298,43 @@ void KernelBuilder::fill(const View& dst, std::vector<std::uint8_t> pattern, Pos
 }
 
 void KernelBuilder::copy(const View& dst, const View& src, Pos at) {
+  copy(dst, src, std::nullopt, at);
+}
+
+void KernelBuilder::copy(const View& dst, const View& src, std::optional<Expr> pred, Pos at) {
   bool ok = check_view(dst, at);
   ok = check_view(src, at) && ok;
-  if (ok)
-    push(tile::CopyOp{located(dst, at), located(src, at)}, at);
+  if (pred)
+    ok = check_expr(*pred, at) && ok;
+  if (!ok)
+    return;
+  tile::CopyOp c{located(dst, at), located(src, at), std::nullopt};
+  if (pred)
+    c.pred = located(*pred, at);
+  push(std::move(c), at);
+}
+
+void KernelBuilder::named_barrier(std::int64_t id, std::int64_t count, bool arrive,
+                                  std::optional<Expr> pred, Pos at) {
+  if (pred && !check_expr(*pred, at))
+    return;
+  tile::NamedBarrierOp b{{id, std::to_string(id), at.source_pos()},
+                         {count, std::to_string(count), at.source_pos()},
+                         arrive,
+                         std::nullopt};
+  if (pred)
+    b.pred = located(*pred, at);
+  push(std::move(b), at);
+}
+
+void KernelBuilder::setmaxnreg(tile::RegAction action, std::int64_t regs, std::optional<Expr> pred,
+                               Pos at) {
+  if (pred && !check_expr(*pred, at))
+    return;
+  tile::SetmaxnregOp s{action, {regs, std::to_string(regs), at.source_pos()}, std::nullopt};
+  if (pred)
+    s.pred = located(*pred, at);
+  push(std::move(s), at);
 }
 
 bool KernelBuilder::check_bound(std::string_view key, const Expr& bound, const Pos& at) {

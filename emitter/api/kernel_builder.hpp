@@ -44,6 +44,7 @@ using tile::Dim3;
 using tile::FenceSpace;
 using tile::Interval; // a u32 parameter's declared range
 using tile::ReduceKind;
+using tile::RegAction;
 using tile::Scope;
 using tile::TensormapField;
 using tile::TensorMapL2Promotion;
@@ -74,6 +75,13 @@ struct TensorMap {
   TensorMapSwizzle swizzle = TensorMapSwizzle::none;
   TensorMapOobFill oob_fill = TensorMapOobFill::zero;
   TensorMapL2Promotion l2_promotion = TensorMapL2Promotion::none;
+  /// im2col mode (cuTensorMapEncodeIm2col): the bounding box corners (one per spatial
+  /// dimension, outermost first), channels per pixel and pixels per copy instead of `box`.
+  tile::TensorMapMode mode = tile::TensorMapMode::tile;
+  std::vector<std::int64_t> lower_corner = {};
+  std::vector<std::int64_t> upper_corner = {};
+  std::int64_t channels = 0;
+  std::int64_t pixels = 0;
 };
 
 struct GlobalOptions {
@@ -117,6 +125,9 @@ struct BulkOptions {
   /// A load's `.multicast::cluster` CTA mask (bit r: the CTA of cluster rank r); a store
   /// refuses it.
   std::optional<Expr> multicast = std::nullopt;
+  /// An im2col map's tensor_load: its offsets, one per spatial dimension, outermost first;
+  /// other ops refuse them.
+  std::optional<std::vector<Expr>> offsets = std::nullopt;
   /// A tensor copy's map in memory: a global slot a tensormap_copy filled (and maybe
   /// tensormap_replace edited), instead of the tensor's map parameter.
   std::optional<View> map = std::nullopt;
@@ -228,6 +239,16 @@ public:
   /// Every byte of each thread's `dst` from `pattern`, repeated.
   void fill(const View& dst, std::vector<std::uint8_t> pattern, Pos at = CallSite::current());
   void copy(const View& dst, const View& src, Pos at = CallSite::current());
+  /// The copy by the threads where `pred` holds (a warp-specialized ring's consumer warps).
+  void copy(const View& dst, const View& src, std::optional<Expr> pred,
+            Pos at = CallSite::current());
+  /// bar.sync id, count (bar.arrive with `arrive`) by the threads where `pred` holds: the
+  /// named barrier `id` (1..15) of `count` threads, whole warps (warp_roles.hpp's rules).
+  void named_barrier(std::int64_t id, std::int64_t count, bool arrive = false,
+                     std::optional<Expr> pred = std::nullopt, Pos at = CallSite::current());
+  /// setmaxnreg.{inc,dec}.sync.aligned.u32 regs (sm_90a) by the warpgroups where `pred` holds.
+  void setmaxnreg(tile::RegAction action, std::int64_t regs,
+                  std::optional<Expr> pred = std::nullopt, Pos at = CallSite::current());
 
   /// `for (var = start; var < stop; var += step)` up to the matching end_for();
   /// returns the loop variable. start, stop and step must be the same for every
@@ -268,6 +289,11 @@ public:
   /// element combined with `reduce`, joining the thread's bulk group.
   void bulk_reduce(const View& dst, const View& src, tile::ReduceKind reduce,
                    const BulkOptions& options = {}, Pos at = CallSite::current());
+  /// cp.async.bulk.shared::cluster.shared::cta of the CTA's own shared `src` into `dst`, a
+  /// view of a peer's shared tensor (`S.peer(rank)`), completing on `barrier`, that peer's
+  /// mbarrier (`B.peer(rank)`, the same rank); only where `pred` holds, when given.
+  void bulk_copy_peer(const View& dst, const View& src, const View& barrier,
+                      std::optional<Expr> pred = std::nullopt, Pos at = CallSite::current());
   void bulk_commit(Pos at = CallSite::current());
   /// At most n of the thread's bulk groups stay pending (`read`: only their shared reads).
   void bulk_wait(std::int64_t n, bool read = false, Pos at = CallSite::current());
@@ -290,6 +316,14 @@ public:
   /// Shared `src` to the box of `tensor`'s map at `coords`, joining the thread's bulk group.
   void tensor_store(const View& tensor, const std::vector<Expr>& coords, const View& src,
                     const BulkOptions& options = {}, Pos at = CallSite::current());
+  /// cp.reduce.async.bulk.tensor: shared `src` (the box's bytes, of the map's dtype) combined
+  /// with `reduce` into the box of `tensor`'s map at `coords`, joining the thread's bulk group.
+  void tensor_reduce(const View& tensor, const std::vector<Expr>& coords, const View& src,
+                     tile::ReduceKind reduce, const BulkOptions& options = {},
+                     Pos at = CallSite::current());
+  /// prefetch.tensormap of `tensor`'s map, by each thread where `pred` holds (when given).
+  void prefetch_tensormap(const View& tensor, const std::optional<Expr>& pred = std::nullopt,
+                          Pos at = CallSite::current());
 
   // Tensor maps in memory (sm_90; tensormap_replace sm_90a): `tensor` names the global tensor
   // whose map the slot holds, a slot is 128 contiguous bytes, 128-byte aligned.

@@ -50,6 +50,19 @@ bool KernelBuilder::bulk_operands(const BulkOptions& options, const Pos& at, Op&
                     tile::op_rows[tile::op_index<Op>].spelling);
     ok = false;
   }
+  if constexpr (requires { op.offsets; }) {
+    if (options.offsets) {
+      op.offsets.emplace();
+      for (const Expr& o : *options.offsets) {
+        ok = check_expr(o, at) && ok;
+        op.offsets->push_back(located(o, at));
+      }
+    }
+  } else if (options.offsets) {
+    b_->unknown_key("offsets", at_of(at), tile::op_keys(tile::op_index<Op>),
+                    tile::op_rows[tile::op_index<Op>].spelling);
+    ok = false;
+  }
   return cache_policy_operand(options.cache_policy, at, op.cache_policy) && ok;
 }
 
@@ -161,6 +174,21 @@ void KernelBuilder::bulk_reduce(const View& dst, const View& src, tile::ReduceKi
   push(std::move(op), at);
 }
 
+void KernelBuilder::bulk_copy_peer(const View& dst, const View& src, const View& barrier,
+                                   std::optional<Expr> pred, Pos at) {
+  bool ok = bulk_view(dst, tile::Space::shared, "dst", at);
+  ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
+  ok = check_view(barrier, at) && b_->barrier(barrier.tile(), at_of(at)) && ok;
+  if (pred)
+    ok = check_expr(*pred, at) && ok;
+  if (!ok)
+    return;
+  tile::BulkCopyPeerOp op{located(dst, at), located(src, at), located(barrier, at), std::nullopt};
+  if (pred)
+    op.pred = located(*pred, at);
+  push(std::move(op), at);
+}
+
 void KernelBuilder::bulk_commit(Pos at) {
   push(tile::BulkCommitOp{}, at);
 }
@@ -198,6 +226,12 @@ void KernelBuilder::push_tensor_load(const View& tensor, const std::vector<Expr>
   note_load("tensor_load");
   tile::TensorLoadOp op;
   bool ok = tensor_operand(tensor, coords, at, op.tensor, op.coords);
+  if (ok) {
+    const tile::TensorDecl* d = b_->mapped_tensor(text_of(tensor.text(), at));
+    const auto count =
+        options.offsets ? std::optional(options.offsets->size()) : std::optional<std::size_t>();
+    ok = d && b_->im2col_offsets(*d, count, at_of(at));
+  }
   ok = bulk_view(dst, tile::Space::shared, "dst", at) && ok;
   auto bar = load_barrier(barrier, at);
   ok = bulk_operands(options, at, op) && bar && ok;
@@ -225,6 +259,10 @@ void KernelBuilder::tensor_store(const View& tensor, const std::vector<Expr>& co
                                  const View& src, const BulkOptions& options, Pos at) {
   tile::TensorStoreOp op;
   bool ok = tensor_operand(tensor, coords, at, op.tensor, op.coords);
+  if (ok) {
+    const tile::TensorDecl* d = b_->mapped_tensor(text_of(tensor.text(), at));
+    ok = d && b_->im2col_offsets(*d, std::nullopt, at_of(at), true);
+  }
   ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
   ok = bulk_operands(options, at, op) && ok;
   if (!ok)
@@ -232,6 +270,41 @@ void KernelBuilder::tensor_store(const View& tensor, const std::vector<Expr>& co
   op.src = located(src, at);
   if (options.map)
     op.map = located(*options.map, at);
+  push(std::move(op), at);
+}
+
+void KernelBuilder::tensor_reduce(const View& tensor, const std::vector<Expr>& coords,
+                                  const View& src, tile::ReduceKind reduce,
+                                  const BulkOptions& options, Pos at) {
+  tile::TensorReduceOp op;
+  bool ok = tensor_operand(tensor, coords, at, op.tensor, op.coords);
+  if (ok) { // a reduction goes through a tile map, as a store
+    const tile::TensorDecl* d = b_->mapped_tensor(text_of(tensor.text(), at));
+    ok = d && b_->im2col_offsets(*d, std::nullopt, at_of(at), true);
+  }
+  ok = bulk_view(src, tile::Space::shared, "src", at) && ok;
+  ok = bulk_operands(options, at, op) && ok;
+  if (!ok)
+    return;
+  op.src = located(src, at);
+  op.reduce = reduce;
+  op.reduce_pos = at.source_pos();
+  push(std::move(op), at);
+}
+
+void KernelBuilder::prefetch_tensormap(const View& tensor, const std::optional<Expr>& pred,
+                                       Pos at) {
+  tile::PrefetchTensormapOp op;
+  bool ok = pred ? check_expr(*pred, at) : true;
+  if (!tensor.ok()) {
+    b_->report(*tensor.error());
+    return;
+  }
+  if (!b_->mapped_tensor(text_of(tensor.text(), at)) || !ok)
+    return;
+  op.tensor = {tensor.text(), tensor.text(), at.source_pos()};
+  if (pred)
+    op.pred = located(*pred, at);
   push(std::move(op), at);
 }
 

@@ -146,6 +146,18 @@ struct TensorMapDecl {
   std::optional<tile::TensorMapL2Promotion> l2_promotion;
   At l2_promotion_at;
   bool syntax_ok = true;
+  // An im2col map (`mode = "im2col"`): its bounding box corners (one per spatial dimension,
+  // outermost first), channels per pixel and pixels per copy, instead of `box`.
+  std::optional<tile::TensorMapMode> mode;
+  At mode_at;
+  std::optional<std::vector<Dim>> lower_corner;
+  At lower_corner_at;
+  std::optional<std::vector<Dim>> upper_corner;
+  At upper_corner_at;
+  std::optional<std::int64_t> channels;
+  At channels_at;
+  std::optional<std::int64_t> pixels;
+  At pixels_at;
 };
 
 struct TensorDecl {
@@ -290,6 +302,10 @@ public:
   /// for global_dim and global_stride (and not the other), reported at `at`.
   bool tensormap_operands(const tile::TensormapReplaceOp& r, const At& at);
   /// A tensor op gives one coordinate per dimension of the map (`n` as written).
+  /// An im2col map's load has one offset per spatial dimension (`count`); a tile map's none
+  /// (nullopt); a store's map is a tile map: spec_im2col_offsets at `at` otherwise.
+  bool im2col_offsets(const tile::TensorDecl& d, std::optional<std::size_t> count, const At& at,
+                      bool store = false);
   bool tensor_coords(const tile::TensorDecl& d, std::size_t n, const At& at);
   /// Adds a checked op in program order (loops and pipelines have their own calls).
   void push(tile::Op op);
@@ -391,6 +407,8 @@ private:
   bool tensor_size(const tile::Tensor& t, const At& at);
   bool tensor_swizzle(const TensorDecl& d, tile::Tensor& t);
   bool tensor_map(const TensorDecl& d, tile::TensorDecl& decl);
+  bool im2col_map(const TensorDecl& d, tile::TensorDecl& decl);
+  bool im2col_keys_absent(const TensorMapDecl& m, const std::string& tensor);
   bool axis_shadow(const tile::Expr& e, const std::map<std::string, std::size_t, std::less<>>& axes,
                    const Text& at);
   std::string loop_name_problem(const std::string& n) const;

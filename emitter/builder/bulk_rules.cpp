@@ -4,6 +4,7 @@
 #include "emitter/builder/builder.hpp"
 #include "emitter/builder/text.hpp"
 #include "emitter/tile/contract.hpp"
+#include "emitter/tile/im2col.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
 namespace ptxgen::build {
@@ -25,6 +26,8 @@ const At& map_rule_at(DiagId id, const TensorDecl& d, const TensorMapDecl& m) {
   case DiagId::contract_tmap_rank:
   case DiagId::contract_tmap_box_dim:
   case DiagId::contract_tmap_box_inner_bytes:
+    if (m.channels)
+      return m.channels_at; // an im2col map's rows are its channels
     return m.box ? m.box_at : m.at;
   case DiagId::contract_tmap_swizzle_span:
     return m.swizzle ? m.swizzle_at : m.at;
@@ -37,6 +40,18 @@ const At& map_rule_at(DiagId id, const TensorDecl& d, const TensorMapDecl& m) {
     return d.shape_at;
   case DiagId::contract_tmap_nan_fill:
     return m.oob_fill ? m.oob_fill_at : m.at;
+  case DiagId::contract_im2col_rank: // the shape's rank, else a corner count
+    return d.shape && d.shape->size() >= tile::kIm2colMinRank &&
+                   d.shape->size() <= tile::kIm2colMaxRank && m.lower_corner
+               ? m.lower_corner_at
+               : d.shape_at;
+  case DiagId::contract_im2col_corner_range:
+  case DiagId::contract_im2col_box_empty:
+    return m.lower_corner ? m.lower_corner_at : m.at;
+  case DiagId::contract_im2col_channels:
+    return m.channels ? m.channels_at : m.at;
+  case DiagId::contract_im2col_pixels:
+    return m.pixels ? m.pixels_at : m.at;
   default:
     return m.at;
   }
@@ -95,6 +110,10 @@ bool Builder::tensor_map(const TensorDecl& d, tile::TensorDecl& decl) {
   }
   if (!m.syntax_ok)
     return false;
+  if (m.mode == tile::TensorMapMode::im2col)
+    return im2col_map(d, decl);
+  if (!im2col_keys_absent(m, t.name))
+    return false;
   if (!m.box) {
     error(DiagId::spec_missing_key, m.at,
           "[tensor." + t.name +
@@ -130,6 +149,69 @@ bool Builder::tensor_map(const TensorDecl& d, tile::TensorDecl& decl) {
   return true;
 }
 
+/// A tile map has none of an im2col map's keys.
+bool Builder::im2col_keys_absent(const TensorMapDecl& m, const std::string& tensor) {
+  const std::pair<bool, const At*> keys[] = {{m.lower_corner.has_value(), &m.lower_corner_at},
+                                             {m.upper_corner.has_value(), &m.upper_corner_at},
+                                             {m.channels.has_value(), &m.channels_at},
+                                             {m.pixels.has_value(), &m.pixels_at}};
+  for (const auto& [given, at] : keys)
+    if (given) {
+      error(DiagId::spec_im2col_map, *at,
+            "[tensor." + tensor +
+                ".map] is a tile map: lower_corner, upper_corner, channels and pixels belong "
+                "to an im2col map (write mode = \"im2col\")");
+      return false;
+    }
+  return true;
+}
+
+/// `[tensor.NAME.map]` with `mode = "im2col"`: cuTensorMapEncodeIm2col's parameters instead
+/// of a box, every rule of check_tensor_map at the key that breaks it.
+bool Builder::im2col_map(const TensorDecl& d, tile::TensorDecl& decl) {
+  const TensorMapDecl& m = *d.map;
+  const tile::Tensor& t = decl.tensor;
+  const std::string table = "[tensor." + t.name + ".map]";
+  if (m.box) {
+    error(DiagId::spec_im2col_map, m.box_at,
+          table + " is an im2col map: it has no box (channels and pixels give a copy's size)");
+    return false;
+  }
+  const std::pair<bool, const char*> required[] = {
+      {m.lower_corner.has_value(), "lower_corner (one per spatial dimension, e.g. [-1, -1])"},
+      {m.upper_corner.has_value(), "upper_corner (one per spatial dimension, e.g. [-1, -1])"},
+      {m.channels.has_value(), "channels (channels per pixel, e.g. 16)"},
+      {m.pixels.has_value(), "pixels (pixels per copy, e.g. 64)"}};
+  for (const auto& [given, what] : required)
+    if (!given) {
+      error(DiagId::spec_im2col_map, m.mode_at,
+            table + " is an im2col map and has no " + std::string(what));
+      return false;
+    }
+  tile::TensorMapDesc map = tile::tensor_map_of(t, {});
+  map.mode = tile::TensorMapMode::im2col;
+  map.element_strides = m.element_strides ? values_of(*m.element_strides)
+                                          : std::vector<std::int64_t>(t.shape.size(), 1);
+  map.im2col.lower_corner = values_of(*m.lower_corner);
+  map.im2col.upper_corner = values_of(*m.upper_corner);
+  map.im2col.channels = *m.channels;
+  map.im2col.pixels = *m.pixels;
+  map.swizzle = m.swizzle.value_or(tile::TensorMapSwizzle::none);
+  map.oob_fill = m.oob_fill.value_or(tile::TensorMapOobFill::zero);
+  map.l2_promotion = m.l2_promotion.value_or(tile::TensorMapL2Promotion::none);
+  const Diagnostics problems = tile::check_tensor_map(map);
+  for (const Diagnostic& p : problems.items()) {
+    const bool steps = p.id == DiagId::contract_tmap_element_stride && m.element_strides;
+    error(p.id, steps ? m.element_strides_at : map_rule_at(p.id, d, m), p.message);
+  }
+  if (problems.has_errors())
+    return false;
+  decl.map = std::move(map);
+  decl.map_pos = {m.at.pos,         m.mode_at.pos,     m.element_strides_at.pos,
+                  m.swizzle_at.pos, m.oob_fill_at.pos, m.l2_promotion_at.pos};
+  return true;
+}
+
 bool Builder::bulk_space(const tile::View& v, tile::Space want, std::string_view role,
                          const At& at) {
   if (v.tensor->space == want)
@@ -158,6 +240,34 @@ const tile::TensorDecl* Builder::mapped_tensor(const Text& name) {
     return nullptr;
   }
   return d;
+}
+
+bool Builder::im2col_offsets(const tile::TensorDecl& d, std::optional<std::size_t> count,
+                             const At& at, bool store) {
+  if (!d.map)
+    return false;
+  const std::string of = "the map of " + quoted(d.tensor.name);
+  if (store && d.map->is_im2col()) {
+    error(DiagId::spec_im2col_offsets, at,
+          of + " is an im2col map; tensor_store and tensor_reduce write through a tile map "
+               "(ptxgen builds im2col loads only)");
+    return false;
+  }
+  if (!d.map->is_im2col()) {
+    if (!count)
+      return true;
+    error(DiagId::spec_im2col_offsets, at,
+          "offsets are an im2col load's; " + of + " is a tile map (mode = \"tile\")");
+    return false;
+  }
+  const std::size_t want = tile::im2col_spatial(*d.map);
+  if (count == want)
+    return true;
+  error(DiagId::spec_im2col_offsets, at,
+        of + " is an im2col map: its loads take offsets = [...], one per spatial dimension (" +
+            std::to_string(want) + ", outermost first); got " +
+            (count ? std::to_string(*count) : std::string("none")));
+  return false;
 }
 
 bool Builder::tensor_coords(const tile::TensorDecl& d, std::size_t n, const At& at) {

@@ -8,6 +8,7 @@
 #include "emitter/tile/op_table.hpp"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -60,6 +61,10 @@ struct ClusterUse {
     for (const auto& e : es)
       find(e);
   }
+  void find(const std::optional<std::vector<tile::Located<tile::ExprPtr>>>& es) {
+    if (es)
+      find(*es);
+  }
   void find(const tile::Located<tile::View>& v) {
     for (const tile::RuntimeTerm& t : v.value.terms)
       note(tile::find_node(*t.index, is_cluster_leaf), v.text, v.pos);
@@ -84,6 +89,7 @@ struct ClusterUse {
   void find(tile::TensormapField) {}
   void find(tile::TensormapSem) {}
   void find(const std::optional<tile::Located<std::string>>&) {}
+  void find(tile::RegAction) {}
 };
 
 } // namespace
@@ -167,6 +173,43 @@ struct PeerViewUse {
   }
 };
 
+/// bulk_copy_peer's views: dst a peer's (`S@rank`), barrier that same peer's (`B@rank`, the
+/// same rank: the copy completes on the destination CTA's mbarrier), src the CTA's own. The
+/// first refusal, or nothing.
+std::optional<Diagnostic> peer_copy_fault(const tile::BulkCopyPeerOp& c) {
+  const auto refuse = [](DiagId id, const tile::Located<tile::View>& v, const std::string& why) {
+    return tile::diagnostic_at(id, v.pos, "'" + v.text + "' " + why,
+                               static_cast<std::uint32_t>(v.text.size()));
+  };
+  if (!c.dst.value.peer)
+    return refuse(DiagId::spec_peer_copy_rank, c.dst,
+                  "is the CTA's own shared memory: bulk_copy_peer's dst names a peer's, "
+                  "S@rank (a copy into the CTA's own is bulk_load's or copy's)");
+  if (c.src.value.peer)
+    return refuse(DiagId::spec_peer_view_op, c.src,
+                  "is a view of a peer CTA's shared memory: bulk_copy_peer reads the CTA's own");
+  if (!c.barrier.value.peer || tile::print(*c.barrier.value.peer) != tile::print(*c.dst.value.peer))
+    return refuse(DiagId::spec_peer_copy_rank, c.barrier,
+                  "is not the mbarrier of dst's CTA: the copy completes on the barrier of the "
+                  "CTA it writes, so name it " +
+                      c.barrier.value.tensor->name + "@(" + tile::print(*c.dst.value.peer) +
+                      ")...");
+  return std::nullopt;
+}
+
+/// Whether op takes view v of a peer's shared tensor: copy and fill on either side, a
+/// remote mbarrier_arrive's barrier and bulk_copy_peer's dst and barrier.
+bool takes_peer_view(const tile::Op& op, const tile::Located<tile::View>& v) {
+  if (std::holds_alternative<tile::CopyOp>(op.body) ||
+      std::holds_alternative<tile::FillOp>(op.body))
+    return true;
+  if (const auto* a = std::get_if<tile::MbarrierArriveOp>(&op.body))
+    return &a->barrier == &v;
+  if (const auto* c = std::get_if<tile::BulkCopyPeerOp>(&op.body))
+    return &c->src != &v;
+  return false;
+}
+
 } // namespace
 
 bool Builder::peer_names(const tile::View& v, const Text& at) {
@@ -184,19 +227,24 @@ bool Builder::peer_names(const tile::View& v, const Text& at) {
 Diagnostics Builder::peer_view_diagnostics() const {
   Diagnostics out;
   for (const tile::Op& op : kernel_->ops) {
+    if (const auto* c = std::get_if<tile::BulkCopyPeerOp>(&op.body))
+      if (auto d = peer_copy_fault(*c)) {
+        out.add(std::move(*d));
+        return out;
+      }
     PeerViewUse use;
     std::visit(use, op.body);
     if (!use.hit)
       continue;
     const auto& v = *use.hit;
     const auto length = static_cast<std::uint32_t>(v.text.size());
-    if (!std::holds_alternative<tile::CopyOp>(op.body) &&
-        !std::holds_alternative<tile::FillOp>(op.body)) {
+    if (!takes_peer_view(op, v)) {
       out.add(tile::diagnostic_at(
           DiagId::spec_peer_view_op, v.pos,
           "'" + v.text + "' is a view of a peer CTA's shared memory, which " +
               std::string(tile::op_kind(op.body)) +
-              " does not take: only copy and fill access a peer's shared memory",
+              " does not take: copy and fill access a peer's shared memory, mbarrier_arrive "
+              "its barrier and bulk_copy_peer both",
           length));
       return out;
     }

@@ -381,9 +381,12 @@ private:
   /// A multicast's CTA mask as the .b16 operand ptxas wants: an immediate, or the 32-bit
   /// value's low half (the contract proved it fits) by cvt.u16.u32.
   std::optional<Operand> cta_mask(const std::optional<tile::Located<ExprPtr>>& mask);
+  std::optional<std::vector<Operand>>
+  im2col_offsets(const std::optional<std::vector<tile::Located<ExprPtr>>>& offsets);
 
   void lower(const tile::BulkLoadOp& b);
   void lower(const tile::BulkStoreOp& b);
+  void lower(const tile::BulkCopyPeerOp& b);
   void lower(const tile::BulkReduceOp& b);
   void lower(const tile::BulkCommitOp&) { emit(CpAsyncBulkCommitGroup{}); }
   void lower(const tile::BulkWaitOp& w) { emit(CpAsyncBulkWaitGroup{w.n, w.read}); }
@@ -398,11 +401,29 @@ private:
   }
   void lower(const tile::ExpectTxOp& e);
   void lower(const tile::MbarrierInitFenceOp&) { emit(FenceMbarrierInit{}); }
+  /// bar.sync / bar.arrive id, count, guarded by the pred (the contract proves it holds for
+  /// whole warps, as bar's `.aligned` form needs).
+  void lower(const tile::NamedBarrierOp& b) {
+    const RepeatGuard g = op_guard(b.pred);
+    if (!g.skip)
+      emit(NamedBarrier{static_cast<std::uint32_t>(b.id.value),
+                        static_cast<std::uint32_t>(b.count.value), b.arrive},
+           g.guard);
+  }
+  /// setmaxnreg, guarded by the pred (whole warpgroups: the contract's rule).
+  void lower(const tile::SetmaxnregOp& s) {
+    const RepeatGuard g = op_guard(s.pred);
+    if (!g.skip)
+      emit(Setmaxnreg{s.action == tile::RegAction::inc, static_cast<std::uint32_t>(s.regs.value)},
+           g.guard);
+  }
   /// Outside loops, and with a cache policy, as emit_bulk(); in a loop, a guarded load is a
   /// branch over the load and its operands (see the definition for why).
   void lower(const tile::TensorLoadOp& t);
   unsigned branches_emitted_ = 0; ///< numbers the labels of the branches over tensor loads
   void lower(const tile::TensorStoreOp& t);
+  void lower(const tile::TensorReduceOp& t);
+  void lower(const tile::PrefetchTensormapOp& p);
 
   // ------------------------------------------- tensor maps in memory (select_tensormap.cpp)
 
@@ -593,6 +614,8 @@ private:
   void store_constant(StateSpace space, Address addr, const std::vector<std::uint8_t>& bytes);
 
   void lower(const tile::CopyOp& c);
+  /// The copy's loads and stores, for every thread that reaches them.
+  void copy_all(const tile::CopyOp& c);
 
   /// A shared view's side of a copy or fill: `.shared` for the CTA's own tensor, or for a peer
   /// view (`S@rank`) `.shared::cluster`, its addresses mapped to CTA `rank` by mapa (one mapa
@@ -604,7 +627,9 @@ private:
   };
   PeerSide peer_side(const tile::View& v);
   StateSpace space_of(const PeerSide& p);
-  Address peer_address(PeerSide& p, Address a);
+  /// `guard`: the op's pred, under which the contract proved the rank inside the cluster
+  /// (mapa of a rank outside it is undefined).
+  Address peer_address(PeerSide& p, Address a, const std::optional<Guard>& guard = std::nullopt);
 
   void copy_chunk(StateSpace dspace, Address dst, StateSpace sspace, Address src, std::int64_t w);
 };

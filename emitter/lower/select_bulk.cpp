@@ -155,6 +155,25 @@ std::optional<Operand> Lowerer::cta_mask(const std::optional<tile::Located<ExprP
   return r;
 }
 
+std::optional<std::vector<Operand>>
+Lowerer::im2col_offsets(const std::optional<std::vector<tile::Located<ExprPtr>>>& offsets) {
+  if (!offsets)
+    return std::nullopt;
+  // `.b16` operands, innermost first as the coordinates: an immediate as written, else the
+  // value narrowed as the CTA mask is (the contract proved it in the offset range).
+  std::vector<Operand> out;
+  for (auto it = offsets->rbegin(); it != offsets->rend(); ++it) {
+    Operand v = value(bind(it->value));
+    if (!std::holds_alternative<Immediate>(v)) {
+      const Register r = reg(RegClass::b16);
+      emit(Cvt{ScalarType::u16, ScalarType::u32, r, v});
+      v = Operand{r};
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 void Lowerer::lower(const tile::BulkLoadOp& b) {
   emit_bulk(b, [&] {
     CpAsyncBulkLoad c;
@@ -165,6 +184,22 @@ void Lowerer::lower(const tile::BulkLoadOp& b) {
     c.cta_mask = cta_mask(b.multicast);
     return c;
   });
+}
+
+void Lowerer::lower(const tile::BulkCopyPeerOp& b) {
+  const RepeatGuard g = op_guard(b.pred);
+  if (g.skip)
+    return;
+  // dst and barrier name the same CTA (the builder's rule): each its own mapa of the CTA's
+  // own address.
+  PeerSide dside = peer_side(b.dst.value);
+  PeerSide bside = peer_side(b.barrier.value);
+  CpAsyncBulkPeer c;
+  c.dst = peer_address(dside, view_address(b.dst.value, b.pred), g.guard);
+  c.src = view_address(b.src.value, b.pred);
+  c.size = Immediate{bulk_bytes(b.src.value)};
+  c.mbar = peer_address(bside, barrier_address(b.barrier), g.guard);
+  emit(c, g.guard);
 }
 
 void Lowerer::lower(const tile::BulkStoreOp& b) {
@@ -215,6 +250,7 @@ void Lowerer::lower(const tile::TensorLoadOp& t) {
         TensorOperand{op_map_address(t.tensor.value, t.map, t.pred), tensor_coords(t.coords)};
     c.mbar = barrier_address(t.barrier);
     c.cta_mask = cta_mask(t.multicast);
+    c.im2col_offsets = im2col_offsets(t.offsets);
     return c;
   };
   const RepeatGuard g = op_guard(t.pred);
@@ -249,6 +285,27 @@ void Lowerer::lower(const tile::TensorStoreOp& t) {
     c.src = view_address(t.src.value, t.pred);
     return c;
   });
+}
+
+void Lowerer::lower(const tile::TensorReduceOp& t) {
+  emit_bulk(t, [&] {
+    CpReduceAsyncBulkTensor c;
+    c.rank = tensor_rank(t.coords.size());
+    c.op = tile::ptx_reduce_op(t.reduce);
+    c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
+    c.src = view_address(t.src.value, t.pred);
+    return c;
+  });
+}
+
+void Lowerer::lower(const tile::PrefetchTensormapOp& p) {
+  const RepeatGuard g = op_guard(p.pred);
+  if (g.skip)
+    return;
+  // The generic address the copies use (cached): ptxas takes `.param` too, but the copies need
+  // the generic one anyway.
+  emit(PrefetchTensormap{TensormapSpace::generic, Address{tensor_map_address(p.tensor.value), 0}},
+       g.guard);
 }
 
 } // namespace ptxgen::lower::impl

@@ -41,7 +41,7 @@ StateSpace Lowerer::space_of(const PeerSide& p) {
   return p.rank ? StateSpace::shared_cluster : space_of(*p.view->tensor);
 }
 
-Address Lowerer::peer_address(PeerSide& p, Address a) {
+Address Lowerer::peer_address(PeerSide& p, Address a, const std::optional<Guard>& guard) {
   if (!p.rank)
     return a;
   const Register* base = std::get_if<Register>(&a.base);
@@ -51,7 +51,7 @@ Address Lowerer::peer_address(PeerSide& p, Address a) {
   auto [it, fresh] = p.mapped.try_emplace(base->id);
   if (fresh) {
     it->second = reg(RegClass::b32);
-    emit(Mapa{it->second, *base, *p.rank});
+    emit(Mapa{it->second, *base, *p.rank}, guard);
   }
   return Address{it->second, a.offset};
 }

@@ -141,6 +141,13 @@ void Lowerer::lower(const tile::MbarrierArriveOp& m) {
   std::optional<Guard> g;
   if (m.pred)
     g = predicate(bind(m.pred->value));
+  if (m.barrier.value.peer) {
+    // A peer's barrier (B@rank): mapa of the CTA's own address, then the cluster-scope
+    // arrival, which releases the thread's earlier accesses to the peer that waits.
+    PeerSide side = peer_side(m.barrier.value);
+    emit(MbarrierArriveRemote{peer_address(side, a, g)}, g);
+    return;
+  }
   emit(MbarrierArrive{SharedSpace::shared, std::nullopt, a}, g);
 }
 
@@ -234,6 +241,27 @@ void Lowerer::store_constant(StateSpace space, Address addr,
 }
 
 void Lowerer::lower(const tile::CopyOp& c) {
+  const RepeatGuard g = op_guard(c.pred);
+  if (g.skip)
+    return;
+  if (!g.guard) {
+    copy_all(c);
+    return;
+  }
+  // A thread whose pred fails branches over the copy and the computation of its addresses (a
+  // ring's consumer warps copy, its producer warp does not). The values computed in the
+  // branch exist only where it was taken (rejoin()).
+  Guard skip = *g.guard;
+  skip.negated = !skip.negated;
+  const std::string label = "$L_cp_" + std::to_string(branches_emitted_++);
+  emit(Bra{label, false}, skip);
+  Caches before = cache_;
+  copy_all(c);
+  emit(Label{label});
+  rejoin(std::move(before));
+}
+
+void Lowerer::copy_all(const tile::CopyOp& c) {
   const tile::View& dv = c.dst.value;
   const tile::View& sv = c.src.value;
   Linear dl = thread_linear(dv, 0);

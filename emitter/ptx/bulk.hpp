@@ -86,6 +86,32 @@ void describe(const CpAsyncBulkLoad& c, V& v) {
     v.feature(Feature::bulk_shared_cta_dst);
 }
 
+/// cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [dst], [src], size,
+///   [mbar];
+/// Copies `size` bytes of the executing CTA's shared memory into the shared memory of a CTA of
+/// its cluster (dst, a `.shared::cluster` address from mapa) and completes them on that CTA's
+/// mbarrier (mbar, mapped to the same CTA).
+struct CpAsyncBulkPeer {
+  Address dst;  ///< shared::cluster, 16-byte aligned
+  Address src;  ///< the CTA's own shared memory, 16-byte aligned
+  Operand size; ///< a .u32 register or an immediate multiple of 16 in 0..max_bulk_bytes
+  Address mbar; ///< the destination CTA's mbarrier, shared::cluster
+};
+
+template <class V>
+void describe(const CpAsyncBulkPeer& c, V& v) {
+  v.opcode(Mnemonic::cp_async_bulk);
+  v.qualifier(name(BulkDst::shared_cluster));
+  v.qualifier(spelling(Qualifier::shared_cta));
+  v.qualifier(spelling(Qualifier::complete_tx_bytes));
+  v.address(c.dst, {Role::dst_address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.use(c.size, {Role::size, ScalarType::u32});
+  v.address(c.mbar, {Role::mbarrier, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.feature(Feature::bulk_copy);
+  v.feature(Feature::dsmem);
+}
+
 /// cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint} [dst], [src], size{, policy};
 /// Copies `size` bytes from shared to global memory in the thread's current bulk group.
 struct CpAsyncBulkStore {
@@ -96,18 +122,31 @@ struct CpAsyncBulkStore {
   CachePolicy cache_policy;
 };
 
-template <class V>
-void describe(const CpAsyncBulkStore& c, V& v) {
-  v.opcode(Mnemonic::cp_async_bulk);
+/// The parts a 1-D bulk copy from shared to global memory shares with a bulk reduction:
+/// `.global.shared::cta.bulk_group{.L2::cache_hint}` after the opcode, and the operands
+/// [dst], [src], size{, policy}. `C` is CpAsyncBulkStore or CpReduceAsyncBulk.
+template <class C, class V>
+void describe_to_global_qualifiers(const C& c, V& v) {
   v.qualifier(spelling(Qualifier::global));
   v.qualifier(spelling(Qualifier::shared_cta));
   v.qualifier(spelling(Qualifier::bulk_group));
   if (c.cache_hint)
     v.qualifier(spelling(Qualifier::L2_cache_hint));
+}
+
+template <class C, class V>
+void describe_to_global_operands(const C& c, V& v) {
   v.address(c.dst, {Role::dst_address, AddressWidth::b64, SymbolScope::none});
   v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
   v.use(c.size, {Role::size, ScalarType::u32});
   describe_cache_policy(c.cache_hint, c.cache_policy, v);
+}
+
+template <class V>
+void describe(const CpAsyncBulkStore& c, V& v) {
+  v.opcode(Mnemonic::cp_async_bulk);
+  describe_to_global_qualifiers(c, v);
+  describe_to_global_operands(c, v);
   v.feature(Feature::bulk_copy);
 }
 
@@ -192,19 +231,12 @@ struct CpReduceAsyncBulk {
 template <class V>
 void describe(const CpReduceAsyncBulk& c, V& v) {
   v.opcode(Mnemonic::cp_reduce_async_bulk);
-  v.qualifier(spelling(Qualifier::global));
-  v.qualifier(spelling(Qualifier::shared_cta));
-  v.qualifier(spelling(Qualifier::bulk_group));
-  if (c.cache_hint)
-    v.qualifier(spelling(Qualifier::L2_cache_hint));
+  describe_to_global_qualifiers(c, v);
   v.qualifier(name(c.op));
   if (bulk_red_noftz(c.op, c.type))
     v.qualifier(spelling(Qualifier::noftz));
   v.qualifier(name(c.type));
-  v.address(c.dst, {Role::dst_address, AddressWidth::b64, SymbolScope::none});
-  v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
-  v.use(c.size, {Role::size, ScalarType::u32});
-  describe_cache_policy(c.cache_hint, c.cache_policy, v);
+  describe_to_global_operands(c, v);
   v.feature(Feature::bulk_reduce);
 }
 
@@ -244,6 +276,9 @@ struct CpAsyncBulkTensorLoad {
   Address mbar;
   CachePolicy cache_policy;
   std::optional<Operand> cta_mask; ///< `.multicast::cluster`'s, as CpAsyncBulkLoad's
+  /// `.im2col` mode's offsets operand `{w, h, d}` (innermost first, `.b16`, rank - 2 of them,
+  /// braced even when there is one); nullopt: `.tile` mode.
+  std::optional<std::vector<Operand>> im2col_offsets;
 };
 
 template <class V>
@@ -252,7 +287,7 @@ void describe(const CpAsyncBulkTensorLoad& c, V& v) {
   v.qualifier(name(c.rank));
   v.qualifier(name(c.dst_space));
   v.qualifier(spelling(Qualifier::global));
-  v.qualifier(spelling(Qualifier::tile));
+  v.qualifier(spelling(c.im2col_offsets ? Qualifier::im2col : Qualifier::tile));
   v.qualifier(spelling(Qualifier::complete_tx_bytes));
   describe_multicast_qualifier(c.cta_mask, v);
   if (c.cache_hint)
@@ -260,6 +295,8 @@ void describe(const CpAsyncBulkTensorLoad& c, V& v) {
   v.address(c.dst, {Role::dst_address, AddressWidth::b32_or_b64, SymbolScope::shared});
   describe_tensor(c.tensor, v);
   v.address(c.mbar, {Role::mbarrier, AddressWidth::b32_or_b64, SymbolScope::shared});
+  if (c.im2col_offsets)
+    v.vector(*c.im2col_offsets, {Role::offset, ScalarType::b16});
   describe_cta_mask(c.cta_mask, v);
   describe_cache_policy(c.cache_hint, c.cache_policy, v);
   v.feature(Feature::bulk_tensor);
@@ -292,6 +329,62 @@ void describe(const CpAsyncBulkTensorStore& c, V& v) {
   v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
   describe_cache_policy(c.cache_hint, c.cache_policy, v);
   v.feature(Feature::bulk_tensor);
+}
+
+/// cp.reduce.async.bulk.tensor.Nd.global.shared::cta.redOp.tile.bulk_group{.L2::cache_hint}
+///   [tmap, {c...}], [src]{, policy};
+/// Combines a box of shared elements into the tensor, element by element (atomically per
+/// element), in the thread's current bulk group. The element type is the map's: the
+/// instruction names none (ptxas 13.0 refuses `.f32` or `.noftz` here), so which redOp fits
+/// which type is the tile contract's rule (tile::tensor_reduce_ptx_type), not the validator's.
+struct CpReduceAsyncBulkTensor {
+  TensorRank rank = TensorRank::d1;
+  BulkRedOp op = BulkRedOp::add;
+  bool cache_hint = false;
+  TensorOperand tensor;
+  Address src; ///< shared
+  CachePolicy cache_policy;
+};
+
+template <class V>
+void describe(const CpReduceAsyncBulkTensor& c, V& v) {
+  v.opcode(Mnemonic::cp_reduce_async_bulk_tensor);
+  v.qualifier(name(c.rank));
+  v.qualifier(spelling(Qualifier::global));
+  v.qualifier(spelling(Qualifier::shared_cta));
+  v.qualifier(name(c.op));
+  v.qualifier(spelling(Qualifier::tile));
+  v.qualifier(spelling(Qualifier::bulk_group));
+  if (c.cache_hint)
+    v.qualifier(spelling(Qualifier::L2_cache_hint));
+  describe_tensor(c.tensor, v);
+  v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  describe_cache_policy(c.cache_hint, c.cache_policy, v);
+  v.feature(Feature::bulk_reduce_tensor);
+}
+
+/// prefetch.tensormap's address space: a generic address (the default), or one of .param
+/// (a kernel parameter's map) or .const.
+enum class TensormapSpace : std::uint8_t { generic, param, const_ };
+
+/// prefetch{.param,.const}.tensormap [addr];  a hint: brings the 128-byte map at addr into
+/// the cache; nothing in memory changes.
+struct PrefetchTensormap {
+  TensormapSpace space = TensormapSpace::generic;
+  Address addr; ///< a 64-bit register (generic) or a .param / .const symbol
+};
+
+template <class V>
+void describe(const PrefetchTensormap& p, V& v) {
+  v.opcode(Mnemonic::prefetch);
+  if (p.space == TensormapSpace::param)
+    v.qualifier(spelling(Qualifier::param));
+  if (p.space == TensormapSpace::const_)
+    v.qualifier(spelling(Qualifier::const_));
+  v.qualifier(spelling(Qualifier::tensormap));
+  v.address(p.addr, {Role::tensor_map, AddressWidth::b64,
+                     p.space == TensormapSpace::param ? SymbolScope::param : SymbolScope::none});
+  v.feature(Feature::prefetch_tensormap);
 }
 
 /// cp.async.bulk.prefetch.tensor.Nd.L2.global.tile{.L2::cache_hint} [tmap, {c...}]{, policy};
@@ -409,6 +502,26 @@ void describe(const MbarrierArriveExpectTx& m, V& v) {
   v.feature(Feature::mbarrier_arrive_expect_tx);
   if (m.order && m.order->sem == MbarrierSem::relaxed)
     v.feature(Feature::mbarrier_arrive_relaxed);
+}
+
+/// mbarrier.arrive.release.cluster.shared::cluster.b64 _, [addr];
+/// One arrival on the current phase of a cluster CTA's mbarrier (addr from mapa), releasing
+/// the executing thread's earlier accesses at cluster scope. PTX has no state result for a
+/// `.shared::cluster` arrival: the sink is the only form.
+struct MbarrierArriveRemote {
+  Address address;
+};
+
+template <class V>
+void describe(const MbarrierArriveRemote& m, V& v) {
+  v.opcode(Mnemonic::mbarrier_arrive);
+  v.qualifier(name(MbarrierSem::release));
+  v.qualifier(name(MbarrierScope::cluster));
+  v.qualifier(name(BulkDst::shared_cluster));
+  v.qualifier(name(ScalarType::b64));
+  v.sink({Role::destination, ScalarType::b64});
+  v.address(m.address, {Role::address, AddressWidth::b32_or_b64, SymbolScope::shared});
+  v.feature(Feature::mbarrier_remote_arrive);
 }
 
 /// The state space a proxy fence orders; none orders all of them.

@@ -34,6 +34,7 @@ enum class Role : std::uint8_t {
   coordinate,   ///< a tensor coordinate
   tx_count,     ///< an mbarrier's expected transaction bytes
   cta_mask,     ///< a multicast's 16-bit mask of the receiving CTAs
+  offset,       ///< an im2col load's 16-bit offset of one spatial dimension
 };
 std::string_view name(Role r); ///< "destination", "src-size", ...
 

@@ -124,6 +124,24 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
+    // ptxas 13.0 refuses both at PTX 7.8 ("requires PTX ISA .version 8.0") and on sm_80.
+    {Feature::bulk_reduce_tensor,
+     "cp.reduce.async.bulk.tensor",
+     {8, 0},
+     90,
+     false,
+     OpcodePart::none},
+    {Feature::prefetch_tensormap, "prefetch.tensormap", {8, 0}, 90, false, OpcodePart::none},
+    {Feature::mbarrier_remote_arrive,
+     "mbarrier.arrive.release.cluster.shared::cluster",
+     {8, 0},
+     90,
+     false,
+     OpcodePart::none},
+    // ptxas 13.0 at PTX 7.8 and on sm_90 (not sm_90a): "Instruction 'setmaxnreg.dec' not
+    // supported on .target 'sm_90'" (docs/ptx-rules.md, "Clusters, multicast, reductions,
+    // tensor cores").
+    {Feature::setmaxnreg, "setmaxnreg", {8, 0}, 90, false, OpcodePart::none, true},
 });
 
 struct TargetRow {

@@ -51,6 +51,10 @@ enum class Feature : std::uint8_t {
   tensormap_replace,         ///< tensormap.replace (sm_90a only)
   tensormap_fence,           ///< fence.proxy.tensormap::generic, tensormap.cp_fenceproxy
   bulk_multicast,            ///< `.multicast::cluster` on a bulk or tensor load, its CTA mask
+  bulk_reduce_tensor,        ///< cp.reduce.async.bulk.tensor, `.tile` mode
+  prefetch_tensormap,        ///< prefetch{.const,.param}.tensormap
+  mbarrier_remote_arrive,    ///< mbarrier.arrive.release.cluster.shared::cluster (a peer's)
+  setmaxnreg,                ///< setmaxnreg.{inc,dec}.sync.aligned.u32 (sm_90a only)
 };
 
 struct FeatureInfo {

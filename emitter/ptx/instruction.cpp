@@ -36,11 +36,11 @@ bool allowed_as_secondary(EvictionPriority p) {
 }
 
 std::string_view name(Role r) {
-  static constexpr auto names = enum_names<Role::cta_mask>(
+  static constexpr auto names = enum_names<Role::offset>(
       "destination", "source", "first operand", "second operand", "third operand", "selector",
       "src-size", "ignore-src", "cache-policy operand", "address", "destination (shared) address",
       "source (global) address", "size", "mbarrier address", "tensor map", "coordinate", "tx-count",
-      "CTA mask");
+      "CTA mask", "im2col offset");
   return name_of(names, r);
 }
 
@@ -73,6 +73,7 @@ struct FeatureCollector {
   void reg(Register, Slot) {}
   void negated_reg(Register, Slot) {}
   void uses(std::span<const Operand>, Slot) {}
+  void vector(std::span<const Operand>, Slot) {}
   void address(const Address&, AddressSlot) {}
   void tensor(const std::variant<Register, Symbol>&, std::span<const Operand>, Slot, Slot) {}
   void immediate(std::int64_t) {}

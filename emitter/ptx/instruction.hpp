@@ -553,6 +553,39 @@ void describe(const Mapa& m, V& v) {
   v.feature(Feature::dsmem);
 }
 
+/// bar.sync id, count; / bar.arrive id, count;  the named barrier `id` of `count` threads
+/// (a multiple of 32: the hardware counts whole warps). bar.arrive goes on without waiting.
+struct NamedBarrier {
+  std::uint32_t barrier = 1;
+  std::uint32_t count = 32;
+  bool arrive = false;
+};
+
+template <class V>
+void describe(const NamedBarrier& b, V& v) {
+  v.opcode(b.arrive ? Mnemonic::bar_arrive : Mnemonic::bar_sync);
+  v.immediate(b.barrier);
+  v.immediate(b.count);
+}
+
+/// setmaxnreg.{inc,dec}.sync.aligned.u32 N;  the executing warpgroup's registers per thread
+/// become N (24..256, a multiple of 8); sm_90a only.
+struct Setmaxnreg {
+  bool inc = false;
+  std::uint32_t regs = 24;
+};
+
+template <class V>
+void describe(const Setmaxnreg& s, V& v) {
+  v.opcode(Mnemonic::setmaxnreg);
+  v.qualifier(spelling(s.inc ? Qualifier::inc : Qualifier::dec));
+  v.qualifier(spelling(Qualifier::sync));
+  v.qualifier(spelling(Qualifier::aligned));
+  v.qualifier(name(ScalarType::u32));
+  v.immediate(s.regs);
+  v.feature(Feature::setmaxnreg);
+}
+
 struct Ret {}; ///< ret;
 
 template <class V>

@@ -24,6 +24,14 @@ public:
   void defs(std::span<const Register> rs, Slot) { list(rs); }
   void use(const Operand& o, Slot) { next() += to_string(o); }
   void uses(std::span<const Operand> os, Slot) { list(os); }
+  /// A vector operand `{a, ...}`, braced even with one element (im2col's offsets).
+  void vector(std::span<const Operand> os, Slot) {
+    std::string& out = next();
+    out += "{";
+    for (std::size_t k = 0; k < os.size(); ++k)
+      out += (k ? ", " : "") + to_string(os[k]);
+    out += "}";
+  }
   void reg(Register r, Slot) { next() += to_string(r); }
   void negated_reg(Register r, Slot) { next() += "!" + to_string(r); }
   void address(const Address& a, AddressSlot) { next() += to_string(a); }

@@ -129,6 +129,9 @@ public:
     for (const Operand& o : os)
       use(o, s);
   }
+  void vector(std::span<const Operand> os, Slot s) {
+    uses(os, s);
+  }
   void address(const Address& a, AddressSlot s) {
     std::visit(overloaded{
                    [&](const Register& r) { address_register(r, s); },
@@ -299,6 +302,10 @@ private:
     bulk_size(c.size);
     cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
   }
+  void semantics(const CpAsyncBulkPeer& c) {
+    bulk_size(c.size);
+  }
+  void semantics(const MbarrierArriveRemote&) {}
   void semantics(const CpAsyncBulkStore& c) {
     bulk_size(c.size);
     cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
@@ -321,12 +328,24 @@ private:
   }
   void semantics(const CpAsyncBulkTensorLoad& c) {
     coordinate_count(c.rank, c.tensor);
+    const std::size_t dims = coordinates(c.rank);
+    if (c.im2col_offsets && (dims < 3 || c.im2col_offsets->size() != dims - 2))
+      error(DiagId::ptx_tensor_coordinate_count,
+            std::string(mnemonic_) + "." + std::string(name(c.rank)) +
+                ".im2col takes one offset per spatial dimension (rank 3..5, rank - 2 offsets); "
+                "it has " +
+                std::to_string(c.im2col_offsets->size()));
     cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
   }
   void semantics(const CpAsyncBulkTensorStore& c) {
     coordinate_count(c.rank, c.tensor);
     cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
   }
+  void semantics(const CpReduceAsyncBulkTensor& c) {
+    coordinate_count(c.rank, c.tensor);
+    cache_policy_rules(c.cache_hint, c.cache_policy.has_value());
+  }
+  void semantics(const PrefetchTensormap&) {}
   void semantics(const CpAsyncBulkPrefetchTensor& p) {
     coordinate_count(p.rank, p.tensor);
     cache_policy_rules(p.cache_hint, p.cache_policy.has_value());
@@ -408,6 +427,21 @@ private:
   void semantics(const BarrierClusterArrive&) {}
   void semantics(const BarrierClusterWait&) {}
   void semantics(const Mapa&) {}
+  void semantics(const NamedBarrier& b) {
+    if (b.barrier > 15)
+      error(DiagId::ptx_barrier_range,
+            "bar.sync's barrier must be in 0..15; it is " + std::to_string(b.barrier));
+    if (b.count == 0 || b.count % 32 != 0)
+      error(DiagId::ptx_barrier_range,
+            "a named barrier's thread count must be a positive multiple of 32; it is " +
+                std::to_string(b.count));
+  }
+  void semantics(const Setmaxnreg& s) {
+    if (s.regs < 24 || s.regs > 256 || s.regs % 8 != 0)
+      error(DiagId::ptx_setmaxnreg_range,
+            "setmaxnreg's register count must be a multiple of 8 in 24..256; it is " +
+                std::to_string(s.regs));
+  }
   void semantics(const Label& l) {
     label_name(l.name);
     if (current_->guard)

@@ -3,6 +3,7 @@
 #include "emitter/ptx/validator.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/expr_walk.hpp"
+#include "emitter/tile/im2col.hpp"
 #include "emitter/tile/reduce.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
@@ -417,9 +418,11 @@ void ranged_names(const Expr& e, std::vector<const Expr*>& out) {
 /// Looks for a witness: every issuing thread (when enumerable) at each value of the first
 /// ranged name's declared range (up to `kMaxWitnessValues` of them; the others at their
 /// lowest value), then at the test values. Nullopt when none was found in that budget.
-std::optional<CoordWitness> find_unaligned_coord(const BulkProofContext& c, const Expr& e,
-                                                 const LaunchBounds& lb,
-                                                 const Located<ExprPtr>* pred, std::int64_t need) {
+/// `from_top`: the first ranged name's values are tried from the highest down instead.
+template <class Bad>
+std::optional<CoordWitness> find_coord_witness(const BulkProofContext& c, const Expr& e,
+                                               const LaunchBounds& lb, const Located<ExprPtr>* pred,
+                                               Bad bad, bool from_top = false) {
   constexpr std::int64_t kMaxWitnessValues = 256;
   if (!enumerable(c.kernel))
     return std::nullopt;
@@ -430,16 +433,17 @@ std::optional<CoordWitness> find_unaligned_coord(const BulkProofContext& c, cons
     const auto it = m.find(x.name);
     return it == m.end() ? std::nullopt : std::optional<Interval>(it->second);
   };
-  std::int64_t lo = 0, hi = 0;
+  std::int64_t first = 0, count = 1;
   if (!names.empty()) {
     const auto r = range_of(*names.front());
     if (!r)
       return std::nullopt;
-    lo = r->lo;
-    hi = std::min(r->hi, r->lo + kMaxWitnessValues - 1);
+    first = from_top ? r->hi : r->lo;
+    count = std::min(r->hi - r->lo + 1, kMaxWitnessValues);
   }
   std::optional<CoordWitness> found;
-  for (std::int64_t v = lo; v <= hi && !found; ++v) {
+  for (std::int64_t n = 0; n < count && !found; ++n) {
+    const std::int64_t v = from_top ? first - n : first + n;
     for_each_issuer(c.kernel, pred, [&](ExprEnv env) {
       std::string bindings;
       for (std::size_t i = 0; i < names.size(); ++i) {
@@ -450,7 +454,7 @@ std::optional<CoordWitness> find_unaligned_coord(const BulkProofContext& c, cons
         bindings += (i ? ", " : "") + x.name + " = " + std::to_string(value);
       }
       const auto value = evaluate(e, env);
-      if (!value || *value % need == 0)
+      if (!value || !bad(*value))
         return true;
       found = CoordWitness{env, *value, bindings};
       return false;
@@ -474,7 +478,8 @@ void check_inner_coord_align(const BulkProofContext& c, const TensorMapDesc& map
                            std::to_string(kTensorInnerCoordGranule) +
                            " bytes: the H200 raises an illegal-instruction fault for any other "
                            "inner byte offset, negative ones included)";
-  const auto w = find_unaligned_coord(c, *e.value, lb, pred, need);
+  const auto w =
+      find_coord_witness(c, *e.value, lb, pred, [need](std::int64_t v) { return v % need != 0; });
   std::string where;
   if (w)
     where = "; at " + thread_text(w->env) + (w->bindings.empty() ? "" : ", " + w->bindings) +
@@ -523,6 +528,60 @@ void check_coords(const BulkProofContext& c, const TensorMapDesc& map,
   }
   if (ok && access == TensorAccess::store)
     check_store_spill(c, map, coords, *lb, pred);
+}
+
+/// An im2col load's operand `e` (what `which` names) stays in `range` for every issuing
+/// thread and value of the declared ranges: by its interval, else the first thread and value
+/// where it leaves the range, else "cannot prove".
+void check_im2col_range(const BulkProofContext& c, const Located<ExprPtr>& e, DiagId id,
+                        const std::string& which, Im2colRange range, const std::string& why,
+                        const LaunchBounds& lb, const Located<ExprPtr>* pred) {
+  const auto b = bounds(*e.value, lb);
+  if (b && range.holds(b->lo) && range.holds(b->hi))
+    return;
+  const auto bad = [range](std::int64_t v) { return !range.holds(v); };
+  auto w = find_coord_witness(c, *e.value, lb, pred, bad);
+  if (!w) // a range's upper end may lie beyond the values tried from below
+    w = find_coord_witness(c, *e.value, lb, pred, bad, true);
+  std::string where;
+  if (w)
+    where = "; at " + thread_text(w->env) + (w->bindings.empty() ? "" : ", " + w->bindings) +
+            " it is " + std::to_string(w->value);
+  else
+    where = "; cannot prove it for every issuing thread, iteration and value of the declared "
+            "ranges: its range is " +
+            interval_text(b);
+  report(c, id, e.pos, span_of(e),
+         which + " must stay in " + std::to_string(range.lo) + ".." + std::to_string(range.hi) +
+             " (" + why + ")" + where);
+}
+
+/// An im2col load's rules: each offset in its rank's range, each spatial coordinate (the
+/// filter base) inside the map's bounding box.
+void check_im2col_operands(const BulkProofContext& c, const TensorMapDesc& map,
+                           const std::vector<Located<ExprPtr>>& coords,
+                           const std::vector<Located<ExprPtr>>& offsets,
+                           const Located<ExprPtr>* pred) {
+  const auto lb = issuing(c, pred);
+  if (!lb)
+    return;
+  const std::string rank = std::to_string(map.rank()) + "-D";
+  for (std::size_t s = 0; s < offsets.size(); ++s) {
+    c.u32(*offsets[s].value, *lb, offsets[s].pos, span_of(offsets[s]), "offset", false);
+    check_im2col_range(c, offsets[s], DiagId::contract_im2col_offset_range,
+                       "offset " + std::to_string(s) + " '" + offsets[s].text + "'",
+                       im2col_offset_range(map.rank()),
+                       "an unsigned offset of a " + rank + " im2col load", *lb, pred);
+  }
+  for (std::size_t s = 0; s < im2col_spatial(map) && s + 1 < coords.size(); ++s) {
+    const Located<ExprPtr>& e = coords[s + 1];
+    check_im2col_range(
+        c, e, DiagId::contract_im2col_base_outside,
+        "coordinate " + std::to_string(s + 1) + " '" + e.text + "'", im2col_box(map, s),
+        "the filter base lies in the bounding box: lower_corner[" + std::to_string(s) +
+            "] .. dim - 1 + upper_corner[" + std::to_string(s) + "]",
+        *lb, pred);
+  }
 }
 
 const TensorMapDesc* map_of(const BulkProofContext& c, const Located<std::string>& tensor) {
@@ -608,6 +667,10 @@ void check_bulk_store(const BulkProofContext& c, const BulkStoreOp& op) {
   bulk_proof::check_bulk_pair(c, op.dst, op.src, op.pred ? &*op.pred : nullptr);
 }
 
+void check_bulk_peer(const BulkProofContext& c, const BulkCopyPeerOp& op) {
+  bulk_proof::check_bulk_pair(c, op.dst, op.src, op.pred ? &*op.pred : nullptr);
+}
+
 void check_bulk_reduce(const BulkProofContext& c, const BulkReduceOp& op, const SourcePos& at) {
   const View& dst = op.dst.value;
   const View& src = op.src.value;
@@ -677,9 +740,41 @@ void check_tensor_copy(const BulkProofContext& c, const Located<std::string>& te
 void check_tensor_load(const BulkProofContext& c, const TensorLoadOp& op) {
   bulk_proof::check_tensor_copy(c, op.tensor, op.dst, "dst", op.pred, op.coords,
                                 TensorAccess::load);
+  const TensorMapDesc* map = bulk_proof::map_of(c, op.tensor);
+  if (map != nullptr && map->is_im2col() && op.offsets)
+    bulk_proof::check_im2col_operands(c, *map, op.coords, *op.offsets,
+                                      op.pred ? &*op.pred : nullptr);
 }
 
 void check_tensor_store(const BulkProofContext& c, const TensorStoreOp& op) {
+  bulk_proof::check_tensor_copy(c, op.tensor, op.src, "src", op.pred, op.coords,
+                                TensorAccess::store);
+}
+
+void check_tensor_reduce(const BulkProofContext& c, const TensorReduceOp& op, const SourcePos& at) {
+  const TensorDecl* d = c.kernel.find_tensor(op.tensor.value);
+  if (d == nullptr || !d->map)
+    return; // the builder refused it
+  const DType elem = d->tensor.dtype;
+  const View& src = op.src.value;
+  if (src.dtype != elem) {
+    bulk_proof::report(c, DiagId::contract_reduce_dtype, op.src.pos, bulk_proof::span_of(op.src),
+                       "tensor_reduce combines elements of its map's type: src is " +
+                           std::string(name(src.dtype)) + ", the map of '" + op.tensor.value +
+                           "' is " + std::string(name(elem)));
+    return;
+  }
+  if (!tensor_reduce_ptx_type(op.reduce, elem)) {
+    const SourcePos& pos = op.reduce_pos.line != 0 ? op.reduce_pos : at;
+    const std::string kind(name_of(reduce_kind_names, op.reduce));
+    bulk_proof::report(
+        c, DiagId::contract_tensor_reduce_type, pos, static_cast<std::uint32_t>(kind.size() + 2),
+        "cp.reduce.async.bulk.tensor has no '" + kind + "' of " + std::string(name(elem)) +
+            " elements (the map of '" + op.tensor.value +
+            "'; add: u32 s32 u64 f16 bf16 f32; min, max: u32 s32 u64 s64 f16 bf16; inc, dec: "
+            "u32; and, or, xor: 32- and 64-bit integers)");
+    return;
+  }
   bulk_proof::check_tensor_copy(c, op.tensor, op.src, "src", op.pred, op.coords,
                                 TensorAccess::store);
 }

@@ -42,6 +42,8 @@ struct BulkProofContext {
 
 void check_bulk_load(const BulkProofContext& c, const BulkLoadOp& op);
 void check_bulk_store(const BulkProofContext& c, const BulkStoreOp& op);
+/// A bulk_copy_peer: its dst (a peer's) and src as a bulk copy's pair.
+void check_bulk_peer(const BulkProofContext& c, const BulkCopyPeerOp& op);
 /// A bulk_reduce: the operands as a bulk_store's, one element type on both sides
 /// (contract_reduce_dtype) and a reduction of that type that is a PTX form
 /// (contract_reduce_type, shown at the `reduce` key).
@@ -62,6 +64,10 @@ void check_tensormap_fence(const BulkProofContext& c, const TensormapFenceOp& op
 /// A tensor copy's `map`, when it has one: a global slot.
 void check_tensor_copy_map(const BulkProofContext& c, const std::optional<Located<View>>& map,
                            const std::optional<Located<ExprPtr>>& pred);
+/// A tensor_reduce: src of the map's dtype (contract_reduce_dtype), a reduction of that type
+/// that the tensor form has (contract_tensor_reduce_type, at the `reduce` key), then a
+/// tensor_store's proofs.
+void check_tensor_reduce(const BulkProofContext& c, const TensorReduceOp& op, const SourcePos& at);
 
 /// A copy's or fill's view of a swizzled shared tensor: every element inside one 16-byte
 /// chunk (the swizzle moves chunks, so an element across two would be torn apart).

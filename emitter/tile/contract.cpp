@@ -13,6 +13,7 @@
 #include "emitter/tile/suggest.hpp"
 #include "emitter/tile/tensormap_contract.hpp"
 #include "emitter/tile/u32_rule.hpp"
+#include "emitter/tile/warp_roles.hpp"
 #include "emitter/tile/well_formed.hpp"
 
 #include <algorithm>
@@ -161,6 +162,7 @@ public:
         one_error_per_load(before, load_errors);
     }
     check_peer_exit(k_, out_);
+    check_warp_roles(k_, out_);
     if (!out_.has_errors())
       check_tensormap_order(k_, out_);
     // The phase walk evaluates the barrier views: only once every op is proven sound.
@@ -845,7 +847,12 @@ private:
       check_swizzled_elements(bulk_context(), c.dst, "copy dst");
     if (check_bounds(c.src, "copy src", 0, ""))
       check_swizzled_elements(bulk_context(), c.src, "copy src");
+    if (c.pred)
+      prove_u32(*c.pred->value, lb_, c.pred->pos, text_length(*c.pred), "pred");
   }
+  // The rules of the warps' roles are warp_roles.cpp's (check_warp_roles, after the ops).
+  void check(const NamedBarrierOp&, const Op&) {}
+  void check(const SetmaxnregOp&, const Op&) {}
 
   void check(const WaitGroupOp& w, const Op& op) {
     if (auto d = wait_group_rule(w.n))
@@ -1062,6 +1069,8 @@ private:
   void check(const CopyArriveOp& m, const Op&) { check_barrier(m.barrier, true); }
   void check(const MbarrierArriveOp& m, const Op&) {
     check_barrier(m.barrier, true);
+    check_peer_rank(k_, lb_, m.barrier, "mbarrier_arrive barrier", out_,
+                    m.pred ? m.pred->value.get() : nullptr);
     if (m.pred)
       prove_u32(*m.pred->value, lb_, m.pred->pos, text_length(*m.pred), "pred");
   }
@@ -1103,6 +1112,15 @@ private:
     check_copy_operands(b.src, "bulk_store src", b.cache_policy);
     check_bulk_store(bulk_context(), b);
   }
+  void check(const BulkCopyPeerOp& b, const Op&) {
+    check_barrier(b.barrier);
+    check_not_barrier(b.dst, "bulk_copy_peer dst");
+    check_not_barrier(b.src, "bulk_copy_peer src");
+    const Expr* pred = b.pred ? b.pred->value.get() : nullptr;
+    check_peer_rank(k_, lb_, b.dst, "bulk_copy_peer dst", out_, pred);
+    check_peer_rank(k_, lb_, b.barrier, "bulk_copy_peer barrier", out_, pred);
+    check_bulk_peer(bulk_context(), b);
+  }
   void check(const BulkReduceOp& b, const Op& op) {
     check_copy_operands(b.src, "bulk_reduce src", b.cache_policy);
     check_bulk_reduce(bulk_context(), b, op.pos);
@@ -1133,6 +1151,14 @@ private:
     check_tensormap_replace(bulk_context(), t);
   }
   void check(const TensormapFenceOp& t, const Op&) { check_tensormap_fence(bulk_context(), t); }
+  void check(const TensorReduceOp& t, const Op& op) {
+    check_copy_operands(t.src, "tensor_reduce src", t.cache_policy);
+    check_tensor_reduce(bulk_context(), t, op.pos);
+  }
+  void check(const PrefetchTensormapOp& p, const Op&) {
+    if (p.pred)
+      prove_u32(*p.pred->value, lb_, p.pred->pos, text_length(*p.pred), "pred");
+  }
 };
 
 } // namespace

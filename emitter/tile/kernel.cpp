@@ -98,12 +98,12 @@ std::string table_at(std::string_view table, const SourcePos& pos) {
 
 ptx::Target min_target(const Kernel& k) {
   int sm = k.cluster ? 90 : 80; // clusters are sm_90's
-  bool arch = false;
+  bool arch_specific = false;
   for (const Op& op : k.ops) {
     sm = std::max(sm, op_row(op.body).min_sm);
-    arch = arch || (op_row(op.body).flags & op_flags::arch) != 0;
+    arch_specific = arch_specific || op_row(op.body).arch_specific();
   }
-  return arch ? ptx::sm_a(sm) : ptx::sm(sm);
+  return arch_specific ? ptx::sm_a(sm) : ptx::sm(sm);
 }
 
 std::string_view op_kind(const OpBody& body) {

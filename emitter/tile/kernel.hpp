@@ -91,10 +91,12 @@ struct FillOp {
   std::vector<std::uint8_t> pattern; ///< at least one byte; repeated
 };
 
-/// A synchronous element copy between two views of equal shape (ld/st).
+/// A synchronous element copy between two views of equal shape (ld/st), by each thread
+/// whose pred holds (the consumer warps of a warp-specialized ring: `pred = "warp >= 1"`).
 struct CopyOp {
   Located<View> dst;
   Located<View> src;
+  std::optional<Located<ExprPtr>> pred;
 };
 
 /// `for (var = start; var < stop; var += step)` over the ops up to the matching
@@ -223,6 +225,9 @@ struct TensorLoadOp {
   /// A map in memory (a global slot a tensormap_copy filled, maybe edited) used instead of
   /// `tensor`'s parameter; `tensor` still names the map the slot holds.
   std::optional<Located<View>> map;
+  /// An im2col map's offsets, one per spatial dimension, outermost first (D, H, W): added to
+  /// the filter base (the spatial coordinates) to give each pixel's place in the tensor.
+  std::optional<std::vector<Located<ExprPtr>>> offsets;
 };
 
 /// `tensor_store`: cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group: the box at
@@ -351,6 +356,76 @@ struct TensormapFenceOp {
   TensormapSem sem = TensormapSem::release;
   std::optional<Located<ExprPtr>> pred;
   SourcePos sem_pos;
+};
+
+/// `tensor_reduce`: cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<reduce>.tile.bulk_group.
+/// Each element of the box of `tensor`'s map at `coords` inside the tensor becomes the
+/// reduction of its value and the element of `src` (a contiguous shared view of the box's
+/// bytes, of the map's dtype) at the same place in the box, atomically per element; box
+/// elements outside the tensor are not written. The element type is the map's dtype (the
+/// instruction names none); the copy joins the thread's current bulk group as a tensor_store
+/// does. A separate op, as bulk_reduce is beside bulk_store: every rule keyed on a tensor_store
+/// being a plain write stays true, and the reduction is its own access to the race model.
+struct TensorReduceOp {
+  Located<std::string> tensor;
+  std::vector<Located<ExprPtr>> coords;
+  Located<View> src;
+  ReduceKind reduce = ReduceKind::add;
+  std::optional<Located<ExprPtr>> pred;
+  std::optional<Located<CachePolicy>> cache_policy;
+  SourcePos reduce_pos; ///< as BulkReduceOp's
+};
+
+/// `prefetch_tensormap`: prefetch.tensormap of the generic address of `tensor`'s map (a
+/// kernel parameter), by each thread where pred holds. A hint: nothing in memory changes.
+struct PrefetchTensormapOp {
+  Located<std::string> tensor;
+  std::optional<Located<ExprPtr>> pred;
+};
+
+/// `bulk_copy_peer`: cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.
+/// The bytes of `src` (a contiguous view of the CTA's own shared tensor) land in `dst`, a view
+/// of a peer's shared tensor (`S@rank`), and complete on `barrier`, that same peer's mbarrier
+/// (`B@rank`, the same rank), as that many transaction bytes of its current phase. Both
+/// addresses go through mapa (docs/spec-format.md, "Bulk copies into a peer").
+struct BulkCopyPeerOp {
+  Located<View> dst;
+  Located<View> src;
+  Located<View> barrier;
+  std::optional<Located<ExprPtr>> pred;
+};
+
+/// `named_barrier`: bar.sync id, count (bar.arrive id, count with `arrive`) by each thread
+/// whose pred holds: the barrier `id` (1..15; 0 is cta_sync's) of `count` threads, a multiple
+/// of 32, which completes when `count` threads, whole warps, have arrived; `arrive` goes on
+/// without waiting. The consumer warps of a warp-specialized ring synchronise among
+/// themselves with it while the producer warp runs on. The contract proves that its users
+/// (the threads whose pred holds, the same on every iteration) are whole warps and exactly
+/// `count` threads, and that every named_barrier of one id gives the same count
+/// (warp_roles.hpp).
+struct NamedBarrierOp {
+  Located<std::int64_t> id;
+  Located<std::int64_t> count;
+  bool arrive = false;
+  std::optional<Located<ExprPtr>> pred;
+};
+
+/// Which way a setmaxnreg moves a warpgroup's registers: `inc` takes them from the CTA's
+/// pool (waiting until it has them), `dec` gives them back to it.
+enum class RegAction : std::uint8_t { inc, dec };
+/// The spec language's spellings of RegAction (the TOML `action` key, Python's `action=`),
+/// which are also the PTX qualifiers.
+inline constexpr auto reg_action_names = enum_names<RegAction::dec>("inc", "dec");
+
+/// `setmaxnreg`: setmaxnreg.{inc,dec}.sync.aligned.u32 regs (sm_90a) by each warpgroup whose
+/// pred holds: its threads' register count becomes `regs` (24..256, a multiple of 8). The
+/// producer warpgroup of a warp-specialized kernel gives registers back (dec) so that the
+/// consumer warpgroups can take them (inc). `.aligned`: every thread of a warpgroup runs it
+/// or none does (the contract proves the pred holds for whole warpgroups).
+struct SetmaxnregOp {
+  RegAction action = RegAction::dec;
+  Located<std::int64_t> regs;
+  std::optional<Located<ExprPtr>> pred;
 };
 
 /// Every op of ops.def, in its order (op_table.hpp has the table's other columns).
@@ -494,7 +569,8 @@ struct Kernel {
 };
 
 /// The oldest target whose PTX has every op of `k`: the newest of its ops' min_sm (ops.def),
-/// sm_80 at least, sm_90 for a kernel with a cluster.
+/// sm_80 at least, sm_90 for a kernel with a cluster; its `a` form (sm_90a) when an op is
+/// arch_specific (setmaxnreg).
 ptx::Target min_target(const Kernel& k);
 
 /// The spelling of an op's kind in specs: "apply", "wait_group", ...

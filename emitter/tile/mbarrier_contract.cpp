@@ -591,6 +591,10 @@ private:
   }
 
   void exec(std::size_t index, const Op& op, const MbarrierArriveOp& m) {
+    if (m.barrier.value.peer) {
+      arrive_from_cluster(index, op, m);
+      return;
+    }
     Completions completed_here;
     for (std::int64_t t = 0; t < k_.block; ++t) {
       if (!issues(m.pred, t))
@@ -600,6 +604,72 @@ private:
         return;
       arrive(index, op, m.barrier, *bar, t, completed_here);
     }
+  }
+
+  /// Remote arrivals (mbarrier_arrive on `B@rank`): the CTAs of a cluster run the same ops,
+  /// so at this op the CTA walked gets one arrival from each issuing thread of its cluster
+  /// whose rank names it, on its barrier at the offset that thread names. A peer's arrival
+  /// needs the barrier's init published to the cluster; the count rules are the phase's.
+  void arrive_from_cluster(std::size_t index, const Op& op, const MbarrierArriveOp& m) {
+    const ClusterPlace place = cluster_place(k_, bid_);
+    const Located<View>& v = m.barrier;
+    Completions completed_here;
+    for (const std::int64_t p : place.peers) {
+      budget_ -= p == bid_ ? 0 : k_.block;
+      for (std::int64_t t = 0; t < k_.block; ++t) {
+        ExprEnv env = p == bid_ ? envs_[static_cast<std::size_t>(t)] : k_.env_for(p, t, values_);
+        env.loops = envs_[0].loops;
+        if (m.pred) {
+          const auto q = evaluate(*m.pred->value, env);
+          if (!q || *q == 0)
+            continue;
+        }
+        const auto r = evaluate(*v.value.peer, env);
+        if (!r || *r != place.rank)
+          continue;
+        if (p == bid_) {
+          Barrier* own = used(index, v, t);
+          if (own == nullptr)
+            return;
+          arrive(index, op, v, *own, t, completed_here);
+          continue;
+        }
+        const std::vector<std::int64_t> zeros(v.value.rank(), 0);
+        const auto off = v.value.byte_offset(zeros, env);
+        auto it = off ? barriers_.find({v.value.tensor, *off}) : barriers_.end();
+        if (it == barriers_.end() || !it->second.published) {
+          error(DiagId::contract_remote_arrive_init, index, v.pos, len(v.text),
+                "CTA " + std::to_string(bid_) + ": thread " + std::to_string(t) + " of CTA " +
+                    std::to_string(p) + " arrives on barrier '" + v.text +
+                    "' of this CTA, whose mbarrier_init is not visible to the cluster yet: "
+                    "initialise it, then mbarrier_init_fence (fence.mbarrier_init.release."
+                    "cluster) and a cluster_sync before the first remote arrival");
+          return;
+        }
+        remote_arrival(index, op, v, it->second, p, t, completed_here);
+      }
+    }
+  }
+
+  /// One arrival of thread `t` of CTA `from` on `bar` of the CTA walked.
+  void remote_arrival(std::size_t index, const Op& op, const Located<View>& v, Barrier& bar,
+                      std::int64_t from, std::int64_t t, Completions& completions) {
+    std::int64_t& completed_here = completions[&bar];
+    if (completed_here > 0 || bar.arrivals_done()) {
+      const std::int64_t phase = completed_here > 0 ? bar.completed - 1 : bar.completed;
+      error(DiagId::contract_mbarrier_count, index, op.pos, 1,
+            "CTA " + std::to_string(bid_) + ": thread " + std::to_string(t) + " of CTA " +
+                std::to_string(from) + " arrives on phase " + std::to_string(phase) +
+                " of barrier '" + v.text + "' of this CTA, which already has its " +
+                std::to_string(bar.count) +
+                " arrivals: the extra one falls into the next phase (a phase's count is the "
+                "arrivals of every CTA that arrives on it)");
+      return;
+    }
+    bar.last_arrival_op = index;
+    ++bar.arrived;
+    if (settle(index, t, v, bar))
+      ++completed_here;
   }
 
   void exec(std::size_t index, const Op& op, const MbarrierWaitOp& m) {
@@ -685,6 +755,9 @@ private:
   void exec(std::size_t, const Op&, const WaitGroupOp&) {}
   void exec(std::size_t, const Op&, const FillOp&) {}
   void exec(std::size_t, const Op&, const CopyOp&) {}
+  // A named barrier orders some warps (the reference's concern); setmaxnreg moves registers.
+  void exec(std::size_t, const Op&, const NamedBarrierOp&) {}
+  void exec(std::size_t, const Op&, const SetmaxnregOp&) {}
   void exec(std::size_t, const Op&, const ForOp&) {}
   void exec(std::size_t, const Op&, const EndOp&) {}
   // The transaction bytes of a phase. Loads deliver theirs to the phase current when they
@@ -722,7 +795,7 @@ private:
   void exec(std::size_t index, const Op& op, const BulkLoadOp& b) {
     const auto bytes = contiguous_bytes(b.dst.value);
     if (bytes && b.multicast)
-      deliver_multicast(index, op, b.barrier, b.pred, *b.multicast, *bytes);
+      deliver_multicast(index, op, b.barrier, b.pred, *b.multicast->value, true, *bytes);
     else if (bytes)
       deliver(index, op, b.barrier, b.pred, *bytes);
   }
@@ -730,7 +803,8 @@ private:
   void exec(std::size_t index, const Op& op, const TensorLoadOp& t) {
     const TensorDecl* d = k_.find_tensor(t.tensor.value);
     if (d && d->map && t.multicast)
-      deliver_multicast(index, op, t.barrier, t.pred, *t.multicast, box_bytes(*d->map));
+      deliver_multicast(index, op, t.barrier, t.pred, *t.multicast->value, true,
+                        box_bytes(*d->map));
     else if (d && d->map)
       deliver(index, op, t.barrier, t.pred, box_bytes(*d->map));
   }
@@ -746,8 +820,19 @@ private:
       bar.init_fenced = bar.initialised;
   }
 
+  /// A bulk_copy_peer: the CTA walked receives the bytes of every thread of its cluster whose
+  /// dst rank names it, on its barrier at the offset the sender names (the builder proved
+  /// dst and barrier name one CTA).
+  void exec(std::size_t index, const Op& op, const BulkCopyPeerOp& b) {
+    const auto bytes = contiguous_bytes(b.src.value);
+    if (bytes)
+      deliver_multicast(index, op, b.barrier, b.pred, *b.dst.value.peer, false, *bytes);
+  }
+
+  /// `target` names the receiving CTAs: a multicast's mask (`mask`: bit r for rank r) or a
+  /// peer copy's rank.
   void deliver_multicast(std::size_t index, const Op& op, const Located<View>& v,
-                         const std::optional<Located<ExprPtr>>& pred, const Located<ExprPtr>& mask,
+                         const std::optional<Located<ExprPtr>>& pred, const Expr& target, bool mask,
                          std::int64_t bytes) {
     const ClusterPlace place = cluster_place(k_, bid_);
     // The copies of one op land in any order: the phase settles after all of them, so that
@@ -763,10 +848,10 @@ private:
           if (!q || *q == 0)
             continue;
         }
-        const auto m = evaluate(*mask.value, env);
-        if (!m || ((*m >> place.rank) & 1) == 0)
+        const auto m = evaluate(target, env);
+        if (!m || (mask ? ((*m >> place.rank) & 1) == 0 : *m != place.rank))
           continue;
-        Barrier* bar = receive(index, op, v, env, p, bytes);
+        Barrier* bar = receive(index, op, v, env, p, bytes, mask);
         if (bar == nullptr)
           return;
         landed.emplace_back(bar, t);
@@ -779,7 +864,8 @@ private:
   /// The bytes of thread env.tid of CTA `from` land in the CTA walked, on the barrier it
   /// returns; nullptr after a report that ends the op.
   Barrier* receive(std::size_t index, const Op& op, const Located<View>& v, const ExprEnv& env,
-                   std::int64_t from, std::int64_t bytes) {
+                   std::int64_t from, std::int64_t bytes, bool mask) {
+    const std::string copy = mask ? "multicast" : "bulk_copy_peer";
     const std::int64_t t = env.tid;
     const std::string sender =
         from == bid_ ? "its own thread " + std::to_string(t)
@@ -796,22 +882,25 @@ private:
       bar = it == barriers_.end() ? nullptr : &it->second;
     }
     if (bar == nullptr || !bar->published) {
-      error(DiagId::contract_multicast_init, index, v.pos, len(v.text),
-            "CTA " + std::to_string(bid_) + ": the multicast of " + sender +
+      error(mask ? DiagId::contract_multicast_init : DiagId::contract_peer_copy_init, index, v.pos,
+            len(v.text),
+            "CTA " + std::to_string(bid_) + ": the " + copy + " of " + sender +
                 " completes its bytes on barrier '" + v.text +
                 "' of this CTA, whose mbarrier_init is not visible to the cluster yet: "
                 "initialise it, then mbarrier_init_fence (fence.mbarrier_init.release.cluster) "
-                "and a cluster_sync before the first multicast");
+                "and a cluster_sync before the first " +
+                copy + " into it");
       return nullptr;
     }
     if (from == bid_)
       check_load_expected(index, op, v, *bar, t, bytes);
     else if (!bar->expects)
-      error(DiagId::contract_multicast_expect_tx, index, op.pos, 1,
-            "CTA " + std::to_string(bid_) + ": the multicast of " + sender + " lands " +
+      error(mask ? DiagId::contract_multicast_expect_tx : DiagId::contract_peer_copy_expect_tx,
+            index, op.pos, 1,
+            "CTA " + std::to_string(bid_) + ": the " + copy + " of " + sender + " lands " +
                 std::to_string(bytes) + " bytes in this CTA and completes them on phase " +
                 std::to_string(bar->completed) + " of its barrier '" + v.text +
-                "', which has no expect_tx: every CTA of the mask must expect the bytes that "
+                "', which has no expect_tx: every receiving CTA must expect the bytes that "
                 "land in it (an expect_tx on the issuer counts for the issuer's barrier only)");
     bar->last_tx_op = index;
     bar->multicast_phase = bar->completed;
@@ -829,7 +918,10 @@ private:
     for (const auto& [key, bar] : barriers_) {
       if (bar.multicast_phase == no_phase || bar.completed <= bar.multicast_phase)
         continue; // an open phase is the tx and count rules'
-      if (bar.peer_since_sync) {
+      // A peer copy's sender keeps the cluster_sync before the end itself
+      // (contract_peer_exit, at its dst): here only the receiver's wait is the rule.
+      const bool peer = std::holds_alternative<BulkCopyPeerOp>(k_.ops[bar.multicast_op].body);
+      if (bar.peer_since_sync && !peer) {
         error(DiagId::contract_multicast_exit, bar.multicast_op, k_.ops[bar.multicast_op].pos, 1,
               "CTA " + std::to_string(bid_) + " may exit while its peers' copies of " +
                   op_at(bar.multicast_op) + " still use its shared memory and barrier '" +
@@ -845,7 +937,8 @@ private:
       }
       if (waited)
         continue;
-      error(DiagId::contract_multicast_exit, bar.multicast_op, k_.ops[bar.multicast_op].pos, 1,
+      error(peer ? DiagId::contract_peer_copy_exit : DiagId::contract_multicast_exit,
+            bar.multicast_op, k_.ops[bar.multicast_op].pos, 1,
             "CTA " + std::to_string(bid_) + " may exit while the copies of " +
                 op_at(bar.multicast_op) +
                 " still write its shared memory: no thread of "
@@ -916,6 +1009,8 @@ private:
   void exec(std::size_t, const Op&, const TensormapCopyOp&) {}
   void exec(std::size_t, const Op&, const TensormapReplaceOp&) {}
   void exec(std::size_t, const Op&, const TensormapFenceOp&) {}
+  void exec(std::size_t, const Op&, const TensorReduceOp&) {}
+  void exec(std::size_t, const Op&, const PrefetchTensormapOp&) {}
   /// Among the CTA's threads (what this walk follows: mbarriers are the CTA's own) a
   /// cluster_sync orders as the CTA's barrier, whose relaxed arrival orders no memory (an init
   /// before it is not yet visible).

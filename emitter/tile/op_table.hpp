@@ -39,9 +39,9 @@ enum class Proxy : std::uint8_t {
 namespace op_flags {
 enum : std::uint8_t {
   none = 0,
-  mbarrier = 1, ///< names an mbarrier: the phase walk (mbarrier_contract.hpp) runs
-  async = 2,    ///< completes after the issuing thread goes on
-  arch = 4,     ///< needs the arch-specific variant of min_sm (sm_90a: tensormap.replace)
+  mbarrier = 1,      ///< names an mbarrier: the phase walk (mbarrier_contract.hpp) runs
+  async = 2,         ///< completes after the issuing thread goes on
+  arch_specific = 4, ///< its PTX needs the `a` target of min_sm (setmaxnreg: sm_90a)
 };
 } // namespace op_flags
 
@@ -71,6 +71,7 @@ struct OpRow {
   std::string_view doc; ///< what it does, in a line
   constexpr bool uses_mbarrier() const { return (flags & op_flags::mbarrier) != 0; }
   constexpr bool is_async() const { return (flags & op_flags::async) != 0; }
+  constexpr bool arch_specific() const { return (flags & op_flags::arch_specific) != 0; }
 };
 
 struct FieldRow {

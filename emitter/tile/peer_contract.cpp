@@ -22,7 +22,8 @@ bool names_a_variable(const Expr& e) {
 
 /// The first thread of the launch (parameters at their test values) whose rank is not in
 /// 0..n-1, as "rank R at thread T of CTA B"; nullopt when every thread's is.
-std::optional<std::string> failing_thread(const Kernel& k, const Expr& rank, std::int64_t n) {
+std::optional<std::string> failing_thread(const Kernel& k, const Expr& rank, std::int64_t n,
+                                          const Expr* pred) {
   ExprEnv env;
   env.block_dim = k.block_dim.or_x(k.block);
   env.grid_dim = k.grid_dim.or_x(k.grid);
@@ -31,6 +32,11 @@ std::optional<std::string> failing_thread(const Kernel& k, const Expr& rank, std
     for (std::int64_t t = 0; t < k.block; ++t) {
       env.bid = b;
       env.tid = t;
+      if (pred != nullptr) {
+        const auto p = evaluate(*pred, env);
+        if (p && *p == 0)
+          continue; // the thread does not issue it
+      }
       const auto r = evaluate(rank, env);
       if (!r)
         return "no rank (a division by zero) at thread " + std::to_string(t) + " of CTA " +
@@ -47,11 +53,16 @@ constexpr std::int64_t max_enumerated_ranks = std::int64_t{1} << 20;
 
 } // namespace
 
-void check_peer_rank(const Kernel& k, const LaunchBounds& lb, const Located<View>& v,
-                     std::string_view role, Diagnostics& out) {
+void check_peer_rank(const Kernel& k, const LaunchBounds& launch, const Located<View>& v,
+                     std::string_view role, Diagnostics& out, const Expr* pred) {
   const ExprPtr& rank = v.value.peer;
   if (!rank)
     return;
+  const std::optional<LaunchBounds> issuing =
+      pred != nullptr ? narrow_on(*pred, true, launch) : launch;
+  if (!issuing)
+    return; // no thread issues it
+  const LaunchBounds& lb = *issuing;
   const std::int64_t n = k.cluster_dim().count();
   const auto range = bounds(*rank, lb);
   if (range && range->lo >= 0 && range->hi < n)
@@ -64,7 +75,7 @@ void check_peer_rank(const Kernel& k, const LaunchBounds& lb, const Located<View
                           static_cast<std::uint32_t>(v.text.size())));
   };
   if (!names_a_variable(*rank) && k.grid * k.block <= max_enumerated_ranks) {
-    if (const auto failing = failing_thread(k, *rank, n))
+    if (const auto failing = failing_thread(k, *rank, n, pred))
       refuse(*failing);
     return;
   }
@@ -78,7 +89,7 @@ void check_peer_rank(const Kernel& k, const LaunchBounds& lb, const Located<View
 
 namespace {
 
-/// The first peer view of a copy or fill, or nullptr.
+/// The first peer view of a copy, fill, bulk_copy_peer or remote arrive, or nullptr.
 const Located<View>* peer_view(const Op& op) {
   if (const auto* c = std::get_if<CopyOp>(&op.body)) {
     if (c->dst.value.peer)
@@ -88,6 +99,12 @@ const Located<View>* peer_view(const Op& op) {
   } else if (const auto* f = std::get_if<FillOp>(&op.body)) {
     if (f->dst.value.peer)
       return &f->dst;
+  } else if (const auto* b = std::get_if<BulkCopyPeerOp>(&op.body)) {
+    if (b->dst.value.peer)
+      return &b->dst;
+  } else if (const auto* a = std::get_if<MbarrierArriveOp>(&op.body)) {
+    if (a->barrier.value.peer)
+      return &a->barrier;
   }
   return nullptr;
 }

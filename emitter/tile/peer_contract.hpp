@@ -23,9 +23,10 @@ namespace ptxgen::tile {
 /// The rank of a peer view (`S@rank`) in 0..cluster_size-1 for every thread and declared
 /// value: by interval arithmetic over `lb`, and where that does not prove it and the rank
 /// names no parameter or loop variable, for each thread of the launch. Nothing for a view of
-/// the CTA's own tensor.
+/// the CTA's own tensor. With `pred` (an op's, a remote arrival's or a peer copy's), only the
+/// threads where it may hold: the bounds narrowed by it, the threads where it is false skipped.
 void check_peer_rank(const Kernel& k, const LaunchBounds& lb, const Located<View>& v,
-                     std::string_view role, Diagnostics& out);
+                     std::string_view role, Diagnostics& out, const Expr* pred = nullptr);
 
 /// A non-relaxed cluster_sync after the last peer access of every path to the kernel's end.
 void check_peer_exit(const Kernel& k, Diagnostics& out);

@@ -84,6 +84,10 @@ public:
     for (auto& c : coords)
       located(c);
   }
+  void rewrite(std::optional<std::vector<Located<ExprPtr>>>& offsets) const {
+    if (offsets)
+      rewrite(*offsets);
+  }
   // Fields without expressions.
   void rewrite(const Located<ptx::CpAsyncOpcode>&) const {}
   void rewrite(const Located<std::int64_t>&) const {}
@@ -98,6 +102,7 @@ public:
   void rewrite(TensormapField) const {}
   void rewrite(TensormapSem) const {}
   void rewrite(const std::optional<Located<std::string>>&) const {}
+  void rewrite(RegAction) const {}
 
 private:
   const Pipeline& p_;
@@ -408,6 +413,7 @@ struct TensorUse {
   bool has(const Located<ExprPtr>&) const { return false; }
   bool has(const std::optional<Located<ExprPtr>>&) const { return false; }
   bool has(const std::vector<Located<ExprPtr>>&) const { return false; }
+  bool has(const std::optional<std::vector<Located<ExprPtr>>>&) const { return false; }
   bool has(const std::optional<Located<CachePolicy>>&) const { return false; }
   bool has(const std::vector<std::uint8_t>&) const { return false; }
   bool has(std::int64_t) const { return false; }
@@ -418,6 +424,7 @@ struct TensorUse {
   bool has(TensormapField) const { return false; }
   bool has(TensormapSem) const { return false; }
   bool has(const std::optional<Located<std::string>>&) const { return false; }
+  bool has(RegAction) const { return false; }
 };
 
 /// True for an op whose generic-proxy write reaches one of `tensors` (fill, copy, the

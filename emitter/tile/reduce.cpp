@@ -70,6 +70,13 @@ std::optional<ptx::BulkRedType> reduce_ptx_type(ReduceKind k, DType t) {
   return r;
 }
 
+std::optional<ptx::BulkRedType> tensor_reduce_ptx_type(ReduceKind k, DType t) {
+  const auto r = reduce_ptx_type(k, t);
+  if (r == ptx::BulkRedType::f64)
+    return std::nullopt;
+  return r;
+}
+
 std::string reduce_form_text(ReduceKind k, ptx::BulkRedType t) {
   const ptx::BulkRedOp op = ptx_reduce_op(k);
   return std::string(ptx::name(op)) + (ptx::bulk_red_noftz(op, t) ? ".noftz." : ".") +

@@ -19,6 +19,12 @@ ptx::BulkRedOp ptx_reduce_op(ReduceKind k);
 /// an untyped add, anything on 8- or 16-bit integers, ...).
 std::optional<ptx::BulkRedType> reduce_ptx_type(ReduceKind k, DType t);
 
+/// The element `.type` of a tensor_reduce of a map of `t` with `k`, when
+/// cp.reduce.async.bulk.tensor has it: the ISA's table for the tensor form, which is
+/// reduce_ptx_type's without add.f64 (the instruction names no type, so ptxas cannot check
+/// it: the map's dtype decides at run time).
+std::optional<ptx::BulkRedType> tensor_reduce_ptx_type(ReduceKind k, DType t);
+
 /// "add.f32", "add.noftz.f16", "and.b32": the qualifiers a form is written with.
 std::string reduce_form_text(ReduceKind k, ptx::BulkRedType t);
 

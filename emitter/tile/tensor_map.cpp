@@ -1,5 +1,7 @@
 #include "emitter/tile/tensor_map.hpp"
 
+#include "emitter/tile/im2col.hpp"
+
 #include <cstddef>
 #include <string>
 
@@ -16,6 +18,9 @@ std::string_view name(TensorMapOobFill f) {
 }
 std::string_view name(TensorMapL2Promotion p) {
   return name_of(l2_promotion_names, p);
+}
+std::string_view name(TensorMapMode m) {
+  return name_of(tensor_map_mode_names, m);
 }
 
 TensorMapDesc tensor_map_of(const Tensor& global, std::vector<std::int64_t> box) {
@@ -40,9 +45,6 @@ bool allows_nan_fill(DType t) {
   return t == DType::float16 || t == DType::bfloat16 || t == DType::float32 || t == DType::float64;
 }
 
-namespace {
-
-// "tensor map of `A`: " starts every message, so a kernel with several maps says which.
 std::string tmap_subject(const TensorMapDesc& map) {
   return "tensor map of `" + map.tensor + "`: ";
 }
@@ -50,6 +52,8 @@ std::string tmap_subject(const TensorMapDesc& map) {
 std::string indexed(std::string_view field, std::size_t k) {
   return std::string(field) + "[" + std::to_string(k) + "]";
 }
+
+namespace {
 
 // The per-dimension vectors' lengths; false (with a diagnostic) when they do not fit the rank.
 bool check_tmap_rank(const TensorMapDesc& map, Diagnostics& out) {
@@ -110,6 +114,8 @@ void check_tmap_box(const TensorMapDesc& map, Diagnostics& out) {
                   std::to_string(sw.span_bytes) + " bytes");
 }
 
+} // namespace
+
 void check_tmap_global(const TensorMapDesc& map, Diagnostics& out) {
   if (map.global_align < 1 || map.global_align % kTensorMapGranule != 0)
     out.error(DiagId::contract_tmap_global_align,
@@ -139,10 +145,14 @@ void check_tmap_global(const TensorMapDesc& map, Diagnostics& out) {
                   std::string(name(map.dtype)));
 }
 
-} // namespace
-
 Diagnostics check_tensor_map(const TensorMapDesc& map) {
   Diagnostics out;
+  if (map.is_im2col()) {
+    check_im2col_map(map, out);
+    if (!out.has_errors())
+      check_tmap_global(map, out);
+    return out;
+  }
   if (!check_tmap_rank(map, out))
     return out;
   check_tmap_box(map, out);
@@ -162,6 +172,8 @@ Diagnostics check_tensor_map_shared(const TensorMapDesc& map, std::int64_t share
 }
 
 std::vector<std::int64_t> box_extent(const TensorMapDesc& map) {
+  if (map.is_im2col())
+    return {map.im2col.pixels, map.im2col.channels};
   std::vector<std::int64_t> extent(map.rank());
   for (std::size_t k = 0; k < map.rank(); ++k)
     extent[k] = (map.box_dims[k] + map.element_strides[k] - 1) / map.element_strides[k];

@@ -5,7 +5,8 @@
 //
 // Dimensions here are outermost first, like Tensor::shape; the Driver API takes them innermost
 // first: the order flips in exactly one place, driver/cuda/tensor_map_encode.cpp.
-// Only `.tile` mode without interleave is modelled (im2col and interleaved layouts are not).
+// `.tile` and `.im2col` modes without interleave are modelled (interleaved layouts are not);
+// im2col's own rules and addressing are in emitter/tile/im2col.hpp.
 // The rules and where each comes from: docs/design-notes.md, "Tensor maps".
 
 #include "emitter/support/diagnostic.hpp"
@@ -47,6 +48,9 @@ inline constexpr std::int64_t kSwizzleRowBytes = 128;
 inline constexpr std::int64_t kSwizzleChunkBytes = 16;
 
 enum class TensorMapInterleave : std::uint8_t { none };
+/// How a copy walks the tensor: a box of it (cuTensorMapEncodeTiled), or pixels of a bounding
+/// box in NDHW space with channels per pixel (cuTensorMapEncodeIm2col).
+enum class TensorMapMode : std::uint8_t { tile, im2col };
 enum class TensorMapOobFill : std::uint8_t { zero, nan };
 enum class TensorMapL2Promotion : std::uint8_t { none, b64, b128, b256 };
 
@@ -66,6 +70,7 @@ inline constexpr auto swizzle_rows = enum_table<TensorMapSwizzle::b128>(std::arr
     {"128B", 128, 1024, 1024},
 }});
 inline constexpr auto interleave_names = enum_names<TensorMapInterleave::none>("none");
+inline constexpr auto tensor_map_mode_names = enum_names<TensorMapMode::im2col>("tile", "im2col");
 inline constexpr auto oob_fill_names = enum_names<TensorMapOobFill::nan>("zero", "nan");
 inline constexpr auto l2_promotion_names =
     enum_names<TensorMapL2Promotion::b256>("none", "64B", "128B", "256B");
@@ -74,6 +79,18 @@ std::string_view name(TensorMapSwizzle s);
 std::string_view name(TensorMapInterleave i);
 std::string_view name(TensorMapOobFill f);
 std::string_view name(TensorMapL2Promotion p);
+std::string_view name(TensorMapMode m);
+
+/// An im2col map's own parameters (cuTensorMapEncodeIm2col's). The tensor is NWC, NHWC or
+/// NDHWC (rank 3, 4, 5): dimension 0 is N, the last C, those between spatial. The corner
+/// vectors have one entry per spatial dimension, outermost first (D, H, W), as the spec
+/// writes them; the Driver API takes them innermost first.
+struct Im2colParams {
+  std::vector<std::int64_t> lower_corner; ///< the bounding box's first pixel, from index 0
+  std::vector<std::int64_t> upper_corner; ///< its last pixel, from index dim - 1
+  std::int64_t channels = 1;              ///< elements of C per pixel (channelsPerPixel)
+  std::int64_t pixels = 1;                ///< pixels per copy (pixelsPerColumn)
+};
 
 /// A global tensor's map for `.tile` mode. Every per-dimension vector is outermost first.
 struct TensorMapDesc {
@@ -90,8 +107,11 @@ struct TensorMapDesc {
   TensorMapInterleave interleave = TensorMapInterleave::none;
   TensorMapOobFill oob_fill = TensorMapOobFill::zero;
   TensorMapL2Promotion l2_promotion = TensorMapL2Promotion::none;
+  TensorMapMode mode = TensorMapMode::tile;
+  Im2colParams im2col; ///< mode im2col only; box_dims is then empty
 
   std::size_t rank() const { return global_dims.size(); }
+  bool is_im2col() const { return mode == TensorMapMode::im2col; }
 };
 
 /// A map of a dense row-major global tensor: its shape, dtype, alignment and strides; `box`
@@ -109,7 +129,8 @@ Diagnostics check_tensor_map(const TensorMapDesc& map);
 /// swizzle's repeat (256, 512, 1024 bytes). Empty when it holds.
 Diagnostics check_tensor_map_shared(const TensorMapDesc& map, std::int64_t shared_align);
 
-/// Elements a copy delivers per dimension: ceil(box / element stride), outermost first.
+/// Elements a copy delivers per dimension: ceil(box / element stride), outermost first. An
+/// im2col map's copy delivers {pixels, channels}: rows of one pixel's channels.
 std::vector<std::int64_t> box_extent(const TensorMapDesc& map);
 /// Bytes the box moves: the product of box_extent() times the element size. The transaction
 /// count a copy signals, whatever room it takes in shared memory (shared_box_bytes).
@@ -152,7 +173,8 @@ struct BoxElement {
 
 /// The elements a load or store at `coords` (outermost first, one per dimension; each the
 /// tensor coordinate of the box's first element) moves, in row-major box order.
-/// Precondition: check_tensor_map(map) is empty and coords.size() == map.rank().
+/// Precondition: check_tensor_map(map) is empty, coords.size() == map.rank(), a tile map
+/// (im2col_elements in im2col.hpp walks an im2col one).
 std::vector<BoxElement> box_elements(const TensorMapDesc& map, std::span<const std::int64_t> coords,
                                      TensorAccess access);
 

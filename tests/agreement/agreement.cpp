@@ -1,7 +1,8 @@
 // ptxgen_agreement: ptxgen's validator against ptxas 13.0, form by form.
 //
 // Every instruction form of the cp.async family and of the sm_90 bulk-copy family
-// (cp.async.bulk{,.tensor,.prefetch}, bulk groups, expect_tx, the async-proxy fences),
+// (cp.async.bulk{,.tensor,.prefetch}, cp.reduce.async.bulk.tensor, prefetch.tensormap, bulk
+// groups, expect_tx, the async-proxy fences),
 // generated from the opcode qualifiers, sizes, operand tails and the feature table, on
 // every target and PTX ISA version of the matrix below, gets a verdict from validate()
 // and one from ptxas. They must agree, except where ptxgen is documented to be stricter
@@ -208,7 +209,26 @@ void add_bulk_tensors(std::vector<Form>& forms) {
             CpAsyncBulkTensorStore{rank, hint, operands[0], Address{Symbol{"smem"}, 0}, policy});
         add(forms, "tensor prefetch", CpAsyncBulkPrefetchTensor{rank, hint, operands[0], policy});
       }
+    // cp.reduce.async.bulk.tensor: every `.redOp` (the form names no type), the operand shapes
+    // with one of them, and the cache hint with each policy.
+    for (BulkRedOp op : {BulkRedOp::add, BulkRedOp::min, BulkRedOp::max, BulkRedOp::inc,
+                         BulkRedOp::dec, BulkRedOp::and_, BulkRedOp::or_, BulkRedOp::xor_})
+      add(forms, "tensor reduce",
+          CpReduceAsyncBulkTensor{rank, op, false, operands[0], Address{r1, 0}, {}});
+    for (const TensorOperand& t : operands)
+      add(forms, "tensor reduce",
+          CpReduceAsyncBulkTensor{rank, BulkRedOp::add, false, t, Address{r1, 0}, {}});
+    for (bool hint : {false, true})
+      for (const CachePolicy& policy : policies())
+        add(forms, "tensor reduce",
+            CpReduceAsyncBulkTensor{rank, BulkRedOp::max, hint, operands[0],
+                                    Address{Symbol{"smem"}, 0}, policy});
   }
+  // prefetch.tensormap: a 64-bit generic address, a 32-bit one, a kernel parameter.
+  add(forms, "prefetch.tensormap", PrefetchTensormap{TensormapSpace::generic, Address{rd1, 0}});
+  add(forms, "prefetch.tensormap", PrefetchTensormap{TensormapSpace::generic, Address{r1, 0}});
+  add(forms, "prefetch.tensormap",
+      PrefetchTensormap{TensormapSpace::param, Address{Symbol{"A"}, 0}});
 }
 
 /// Transaction counts and the async-proxy fences (bulk.hpp).
@@ -477,6 +497,10 @@ std::string bulk_stricter_reason(const Instruction& i) {
   if (const auto* c = std::get_if<CpAsyncBulkTensorStore>(&i.body); c && narrow(c->tensor))
     return map32;
   if (const auto* c = std::get_if<CpAsyncBulkPrefetchTensor>(&i.body); c && narrow(c->tensor))
+    return map32;
+  if (const auto* c = std::get_if<CpReduceAsyncBulkTensor>(&i.body); c && narrow(c->tensor))
+    return map32;
+  if (const auto* p = std::get_if<PrefetchTensormap>(&i.body); p && narrow(p->addr))
     return map32;
   if (const auto* w = std::get_if<CpAsyncBulkWaitGroup>(&i.body))
     if (w->n < 0 || w->n > max_wait_group)

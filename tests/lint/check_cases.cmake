@@ -223,7 +223,8 @@ if(CASE STREQUAL "sized_arg")
   lint(out rc "${fixed}" --arg 3=6 --arg 0=f32[12,512])
   expect_eq("${rc}" 0 "exit status with enough memory")
   # Without --arg, 40 tiles per CTA: 2 CTAs x 40 x 2048 bytes = 160 KiB of A and of B, past
-  # the first 64 KiB; each region grows to the next power of two (256 KiB) and it lints
+  # the first 64 KiB; each region grows to the next power of two that holds the access and is
+  # at least four times its size (256 KiB, both ways) and it lints
   # clean. C (param 2) takes 2 x 128 x 16 bytes, within the first 64 KiB.
   lint(out rc "${fixed}" --arg 3=40 --json "${WORK}/grown.json")
   expect_eq("${rc}" 0 "exit status with grown regions")
@@ -346,6 +347,21 @@ if(CASE STREQUAL "global_races")
     lint(out rc "${global_races_fixed}" --entry ${entry} ${extra})
     expect_eq("${rc}" 0 "${entry} fixed: exit status")
   endforeach()
+endif()
+
+# --ctas: grid_store's race is CTA 1's store against CTA 0's (above); with --ctas 1 of the same
+# grid of 2 only CTA 0 runs, alone: clean, its coverage one CTA's 32 threads (.reqntid 32).
+# --save-run records a launch for the GPU, which runs every CTA: refused with --ctas.
+if(CASE STREQUAL "ctas")
+  lint(out rc "${global_races}" --entry grid_store --grid 2 --ctas 1 --json "${WORK}/ctas.json")
+  expect_eq("${rc}" 0 "grid_store --ctas 1: exit status")
+  file(READ "${WORK}/ctas.json" report)
+  json(got "${report}" kernels 0 coverage threads)
+  expect_eq("${got}" 32 "grid_store --ctas 1: threads run")
+  lint(out rc "${global_races}" --entry grid_store --grid 2 --ctas 2)
+  expect_eq("${rc}" 1 "grid_store --ctas 2: exit status")
+  lint(out rc "${global_races}" --entry grid_store --ctas 1 --save-run "${WORK}/run")
+  expect_eq("${rc}" 2 "--ctas with --save-run: exit status")
 endif()
 
 # Clusters (tests/data/sim_cluster/cluster.ptx): remote_arrive signals its peer (rank ^ 1), so

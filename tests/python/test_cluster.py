@@ -75,3 +75,38 @@ def test_multicast_in_python_emits_the_specs_ptx():
     assert body(k.emit()) == body(spec.emit())
     assert ".multicast::cluster" in k.emit()
     assert "multicast = 3\n" in k.to_toml() or "multicast = '3'\n" in k.to_toml()
+
+
+def peer_bulk_exchange_2():
+    """specs/cluster/peer_bulk_exchange_2.toml, written in Python."""
+    k = ptxgen.Kernel("peer_bulk_exchange_2", grid=4, block=32)
+    k.cluster(2)
+    A = k.global_tensor("A", (4, 128), "uint32", init=ptxgen.random_init(5))
+    B = k.global_tensor("B", (4, 128), "uint32", output=True)
+    src = k.shared_tensor("Src", (128,), "uint32")
+    S = k.shared_tensor("S", (128,), "uint32")
+    bar = k.shared_tensor("bar", (1,), "uint64")
+    peer = ptxgen.special("cluster_rank") ^ 1
+    k.mbarrier_init(bar[0], 1)
+    k.mbarrier_init_fence()
+    k.copy(src.rearrange("(t e) -> t e", t=32)[ptxgen.tid, :],
+           A.rearrange("b (t e) -> b t e", t=32)[ptxgen.bid, ptxgen.tid, :])
+    k.proxy_fence()
+    k.cluster_sync()
+    k.expect_tx(bar[0], 512, pred=ptxgen.tid == 0)
+    k.bulk_copy_peer(S.peer(peer), src, bar.peer(peer)[0], pred=ptxgen.tid == 0)
+    k.mbarrier_wait(bar[0], 0)
+    k.copy(B.rearrange("b (t e) -> b t e", t=32)[ptxgen.bid, ptxgen.tid, :],
+           S.rearrange("(t e) -> t e", t=32)[ptxgen.tid, :])
+    k.cluster_sync()
+    return k
+
+
+def test_peer_bulk_copy_in_python_emits_the_specs_ptx():
+    k = peer_bulk_exchange_2()
+    assert k.diagnostics() == []
+    spec = ptxgen.load(os.path.join(SOURCE_DIR, "specs", "cluster", "peer_bulk_exchange_2.toml"))
+    body = lambda ptx: [l for l in ptx.splitlines() if not l.startswith("//")]
+    assert body(k.emit()) == body(spec.emit())
+    assert "cp.async.bulk.shared::cluster.shared::cta" in k.emit()
+    assert 'op = "bulk_copy_peer"' in k.to_toml()

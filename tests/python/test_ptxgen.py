@@ -426,6 +426,49 @@ def test_tma_maps_bulk_ops_and_their_errors_at_the_python_lines():
         k.shared_tensor("T", (8,), "uint8", swizzle="none ")
 
 
+def im2col_nhwc_pad() -> ptxgen.Kernel:
+    """specs/tma/im2col_nhwc_pad.toml: one im2col load of a padded 3x3 convolution's input."""
+    k = ptxgen.Kernel("tma_im2col_nhwc_pad", grid=1, block=64)
+    A = k.global_tensor("A", (1, 8, 8, 16), "float16", init=ptxgen.arange_mod(251),
+                        map=ptxgen.TensorMap(mode="im2col", lower_corner=(-1, -1),
+                                             upper_corner=(-1, -1), channels=16, pixels=64))
+    B = k.global_tensor("B", (8, 8, 16), "float16", output=True)
+    S = k.shared_tensor("S", (8, 8, 16), "float16")
+    bar = k.shared_tensor("bar", (1,), "uint64")
+    one = ptxgen.tid == 0
+    k.mbarrier_init(bar[0], 1)
+    k.cta_sync()
+    k.expect_tx(bar[0], 2048, pred=one)
+    k.tensor_load(A, (0, -1, -1, 0), S, barrier=bar[0], pred=one, offsets=(0, 0))
+    k.mbarrier_wait(bar[0], 0)
+    t = ptxgen.tid
+    k.copy(B.rearrange("h w c -> (h w) c")[t, :], S.rearrange("h w c -> (h w) c")[t, :])
+    return k
+
+
+def test_im2col_map_and_load_emit_the_golden_ptx_and_refuse_at_the_python_lines(source_dir):
+    with open(os.path.join(source_dir, "golden/tma/im2col_nhwc_pad.ptx")) as f:
+        golden = f.read()
+    k = im2col_nhwc_pad()
+    assert body_of(k.emit(target="sm_90")) == body_of(golden)
+    assert body_of(ptxgen.loads(k.to_toml()).emit(target="sm_90")) == body_of(golden)
+    m = ptxgen.TensorMap(mode="im2col", lower_corner=(-1,), upper_corner=(-1,), channels=16,
+                         pixels=32)
+    assert m.mode == "im2col" and m.lower_corner == [-1] and m.pixels == 32
+    with pytest.raises(ValueError):
+        ptxgen.TensorMap(mode="im2row")
+    bad = ptxgen.Kernel("im2col_bad", grid=1, block=32)
+    A = bad.global_tensor("A", (1, 8, 8, 16), "float16",
+                          map=ptxgen.TensorMap(mode="im2col", lower_corner=(-1, -1),
+                                               upper_corner=(-1, -1), channels=16, pixels=64))
+    S = bad.shared_tensor("S", (64, 16), "float16")
+    bar = bad.shared_tensor("bar", (1,), "uint64")
+    bad.tensor_load(A, (0, -1, -1, 0), S, barrier=bar[0], offsets=(0,))  # H and W: two
+    line = here() - 1
+    d = next(x for x in bad.diagnostics() if x.id == "spec_im2col_offsets")
+    assert d.line == line and "one per spatial dimension (2" in d.message
+
+
 def test_bulk_reduce_lowers_to_cp_reduce_async_bulk_and_refuses_a_pair_at_its_line():
     k = ptxgen.Kernel("reduce_ops", grid=1, block=32)
     A = k.global_tensor("A", (256,), "float32")
@@ -450,6 +493,34 @@ def test_bulk_reduce_lowers_to_cp_reduce_async_bulk_and_refuses_a_pair_at_its_li
     found = {d.id: d for d in k.check(target="sm_90")}
     assert found["contract_reduce_type"].line == no_form
     assert found["contract_reduce_type"].file == __file__
+
+
+def test_tensor_reduce_lowers_and_refuses_a_pair_of_the_map_at_its_line():
+    k = ptxgen.Kernel("tensor_reduce_ops", grid=1, block=32)
+    A = k.global_tensor("A", (16, 64), "int32", map=ptxgen.TensorMap(box=(16, 32)))
+    B = k.global_tensor("B", (16, 64), "int32", output=True, map=ptxgen.TensorMap(box=(16, 32)))
+    S = k.shared_tensor("S", (16, 32), "int32")
+    bar = k.shared_tensor("bar", (1,), "uint64")
+    one = ptxgen.tid == 0
+    k.prefetch_tensormap(B, pred=one)
+    k.mbarrier_init(bar[0], 1)
+    k.cta_sync()
+    k.expect_tx(bar[0], 2048, pred=one)
+    k.tensor_load(A, (0, 0), S, barrier=bar[0], pred=one)
+    k.mbarrier_wait(bar[0], 0)
+    k.tensor_reduce(B, (0, 32), S, "max", pred=one)
+    k.bulk_commit()
+    k.bulk_wait(0)
+    ptx = k.emit(target="sm_90")
+    assert "cp.reduce.async.bulk.tensor.2d.global.shared::cta.max.tile.bulk_group" in ptx
+    assert "prefetch.tensormap [%rd" in ptx
+    with pytest.raises(ptxgen.ArgumentError):
+        k.tensor_reduce(B, (0, 0), S, "mul", pred=one)
+    k.tensor_reduce(B, (0, 0), S, "inc", pred=one)  # inc takes a uint32 map only
+    no_form = here() - 1
+    found = {d.id: d for d in k.check(target="sm_90")}
+    assert found["contract_tensor_reduce_type"].line == no_form
+    assert found["contract_tensor_reduce_type"].file == __file__
 
 
 def test_tma_kernels_emit_for_sm_90_only():

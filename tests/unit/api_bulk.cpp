@@ -258,6 +258,58 @@ TEST_CASE("api: bulk_reduce lowers to cp.reduce.async.bulk, writes back to TOML,
   CHECK(d->file == __FILE__);
 }
 
+TEST_CASE("api: tensor_reduce and prefetch_tensormap lower, write back to TOML, and a pair the "
+          "tensor form lacks is refused at its call") {
+  KernelBuilder k("tensor_reduce_api");
+  k.launch({1}, {32});
+  Tensor A = k.global("A", {16, 64}, DType::float64, {.map = TensorMap{.box = {16, 16}}});
+  Tensor B =
+      k.global("B", {16, 64}, DType::float64, {.output = true, .map = TensorMap{.box = {16, 16}}});
+  Tensor S = k.shared("S", {16, 16}, DType::float64);
+  Tensor bar = k.shared("bar", {1}, DType::uint64);
+  k.prefetch_tensormap(B, tid() == 0);
+  k.mbarrier_init(bar.sub({0}), 1);
+  k.cta_sync();
+  k.expect_tx(bar.sub({0}), 2048, {.pred = tid() == 0});
+  k.tensor_load(A, {0, 0}, S, bar.sub({0}), {.pred = tid() == 0});
+  k.mbarrier_wait(bar.sub({0}), 0);
+  k.tensor_reduce(B, {0, 16}, S, ReduceKind::max, {.pred = tid() == 0}); // no max.f64 either
+  const std::uint32_t max_line = __LINE__ - 1;
+  k.bulk_commit();
+  k.bulk_wait(0);
+  const EmitResult bad = emit_contract_only(k, sm(90));
+  REQUIRE_FALSE(bad.ok());
+  const auto* d = find(bad.diagnostics, DiagId::contract_tensor_reduce_type);
+  REQUIRE(d);
+  CHECK(d->line == max_line);
+  CHECK(d->file == __FILE__);
+
+  KernelBuilder u("tensor_reduce_api");
+  u.launch({1}, {32});
+  Tensor C = u.global("C", {16, 64}, DType::uint32, {.map = TensorMap{.box = {16, 16}}});
+  Tensor D =
+      u.global("D", {16, 64}, DType::uint32, {.output = true, .map = TensorMap{.box = {16, 16}}});
+  Tensor U = u.shared("U", {16, 16}, DType::uint32);
+  Tensor ubar = u.shared("bar", {1}, DType::uint64);
+  u.prefetch_tensormap(D, tid() == 0);
+  u.mbarrier_init(ubar.sub({0}), 1);
+  u.cta_sync();
+  u.expect_tx(ubar.sub({0}), 1024, {.pred = tid() == 0});
+  u.tensor_load(C, {0, 0}, U, ubar.sub({0}), {.pred = tid() == 0});
+  u.mbarrier_wait(ubar.sub({0}), 0);
+  u.tensor_reduce(D, {0, 16}, U, ReduceKind::inc, {.pred = tid() == 0});
+  u.bulk_commit();
+  u.bulk_wait(0);
+  const EmitResult r = emit_contract_only(u, sm(90));
+  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
+  CHECK(r.ptx->find("cp.reduce.async.bulk.tensor.2d.global.shared::cta.inc.tile.bulk_group") !=
+        std::string::npos);
+  CHECK(r.ptx->find("prefetch.tensormap [%rd") != std::string::npos);
+  auto again = ptxgen::driver::load_spec_text(to_spec_toml(u.kernel()), "written.toml");
+  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
+  CHECK(*emit_contract_only(**again, sm(90)).ptx == *r.ptx);
+}
+
 TEST_CASE("api: a ring pipeline's keys and loads are checked as a spec's are") {
   KernelBuilder k("ring_errors");
   k.launch({1}, {64});

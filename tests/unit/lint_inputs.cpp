@@ -362,7 +362,7 @@ TEST_CASE("lint: a run started again for a grown region passes each tensor map o
   REQUIRE(r.size() == 1);
   CHECK_MESSAGE(r[0].status == KernelStatus::clean, r[0].error);
   REQUIRE(r[0].params.size() == 2);
-  CHECK(r[0].params[1].bytes == 128 * 1024); // grown once
+  CHECK(r[0].params[1].bytes == 256 * 1024); // grown once: four times the first 64 KiB
 }
 
 } // namespace unit_lint_inputs

@@ -122,6 +122,22 @@ TEST_CASE("tensor tiles print with their rank, `.tile` and the tensor operand") 
         "%rd3;");
 }
 
+TEST_CASE("tensor reductions and prefetch.tensormap print as ptxas 13.0 assembles them") {
+  // The tensor form names no type: the `.redOp` sits between the spaces and `.tile`.
+  CHECK(p(CpReduceAsyncBulkTensor{
+            TensorRank::d2, BulkRedOp::add, false, coords(2), Address{r1, 0}, {}}) ==
+        "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group "
+        "[%rd2, {%r1, %r2}], [%r1];");
+  CHECK(p(CpReduceAsyncBulkTensor{TensorRank::d5, BulkRedOp::xor_, true, coords(5),
+                                  Address{Symbol{"smem"}, 0}, rd3}) ==
+        "cp.reduce.async.bulk.tensor.5d.global.shared::cta.xor.tile.bulk_group.L2::cache_hint "
+        "[%rd2, {%r1, %r2, %r3, %r4, %r5}], [smem], %rd3;");
+  CHECK(p(PrefetchTensormap{TensormapSpace::generic, Address{rd2, 0}}) ==
+        "prefetch.tensormap [%rd2];");
+  CHECK(p(PrefetchTensormap{TensormapSpace::param, Address{Symbol{"map"}, 0}}) ==
+        "prefetch.param.tensormap [map];");
+}
+
 TEST_CASE("transaction counts and the async-proxy fences print as the PTX ISA writes them") {
   CHECK(p(MbarrierExpectTx{std::nullopt, SharedSpace::shared_cta, Address{r1, 0}, Immediate{64}}) ==
         "mbarrier.expect_tx.shared::cta.b64 [%r1], 64;");

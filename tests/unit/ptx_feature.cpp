@@ -71,6 +71,18 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // 'tensormap.replace' not supported on .target 'sm_90'" (sm_90a only, below).
       {Feature::tensormap_replace, {8, 3}, false, 90},
       {Feature::tensormap_fence, {8, 3}, false, 90},
+      // docs/ptx-bulk.md, "Bulk reductions": at 7.8 ptxas 13.0 says "Feature
+      // 'cp.reduce.async.bulk.tensor' requires PTX ISA .version 8.0" and "Modifier '.tensormap'
+      // requires PTX ISA .version 8.0".
+      {Feature::bulk_reduce_tensor, {8, 0}, false, 90},
+      {Feature::prefetch_tensormap, {8, 0}, false, 90},
+      // ptxas 13.0 at 7.8: "Feature '.shared::cluster' requires PTX ISA .version 8.0", "Modifier
+      // '.release' on 'mbarrier.arrive' ..."; on sm_89: "... requires .target sm_90 or higher".
+      {Feature::mbarrier_remote_arrive, {8, 0}, false, 90},
+      // ptxas 13.0: "Feature 'setmaxnreg.dec' requires PTX ISA .version 8.0" at 7.8 and
+      // "Instruction 'setmaxnreg.dec' not supported on .target 'sm_90'" (sm_90a only: the
+      // validator's rule, warp_roles.cpp's unit test).
+      {Feature::setmaxnreg, {8, 0}, false, 90},
   };
   CHECK(info(Feature::tensormap_replace).arch_specific);
   CHECK_FALSE(info(Feature::tensormap_fence).arch_specific);

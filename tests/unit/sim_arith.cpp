@@ -52,6 +52,20 @@ constexpr ir::Type t_u32{32, false, Num::integer};
 constexpr ir::Type t_u8{8, false, Num::integer};
 constexpr ir::Type t_u64{64, false, Num::integer};
 
+/// Runs entry `k` of `ptx` on one thread with its one parameter pointing at `words` zeroed
+/// 32-bit words of global memory; what the kernel left there.
+std::vector<std::uint32_t> run_words(const std::string& ptx, std::size_t words) {
+  std::vector<std::uint8_t> out(4 * words, 0);
+  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  Launch l;
+  l.params = {0x1000};
+  SimResult r = run(ptx, "k", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  std::vector<std::uint32_t> got(words);
+  std::memcpy(got.data(), out.data(), out.size());
+  return got;
+}
+
 } // namespace
 
 TEST_CASE("prmt: the generic permute and every mode, bytes numbered 0..7 over {b, a}") {
@@ -311,6 +325,40 @@ TEST_CASE("cvt: float narrowing, float to integer, integer to float, integer sat
   CHECK(alu::convert(t_u8, t_s32, cvt_op(Round::none), 300) == 44); // 300 mod 256
 }
 
+TEST_CASE("cvt to tf32: 10 fraction bits kept, ties away (.rna), to even (.rn), toward zero") {
+  // 1 + 2^-11 (0x3F801000): exactly half a tf32 ulp (2^-10) above 1.0
+  CHECK(alu::to_tf32(0x3F801000, true, Round::none, false) == 0x3F802000); // away from zero
+  CHECK(alu::to_tf32(0x3F801000, false, Round::rn, false) == 0x3F800000);  // to even (1.0)
+  CHECK(alu::to_tf32(0x3F803000, false, Round::rn, false) == 0x3F804000);  // to even (up)
+  CHECK(alu::to_tf32(0xBF801FFF, false, Round::rz, false) == 0xBF800000);  // toward zero
+  CHECK(alu::to_tf32(0xBF801001, false, Round::rn, false) == 0xBF802000);  // above half
+  // the largest f32 rounds up to infinity, or to tf32's largest with .satfinite
+  CHECK(alu::to_tf32(0x7F7FFFFF, true, Round::none, false) == 0x7F800000);
+  CHECK(alu::to_tf32(0xFF7FFFFF, true, Round::none, true) == 0xFF7FE000);
+  CHECK(alu::to_tf32(0x7F800000, true, Round::none, false) == 0x7F800000);
+  CHECK(alu::to_tf32(0x7F800001, true, Round::none, false) == 0x7FFFFFFF); // NaN stays NaN
+  // through the decoder, with WARP_SZ (PTX's predefined warp size)
+  const std::string ptx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_out)
+{
+	.reg .b32 %r<4>;
+	.reg .f32 %f<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [k_out];
+	mov.b32 %f1, 0x3F801000;
+	cvt.rna.tf32.f32 %r1, %f1;
+	mov.u32 %r2, WARP_SZ;
+	st.global.v2.u32 [%rd1], {%r1, %r2};
+	ret;
+}
+)";
+  const std::vector<std::uint32_t> got = run_words(ptx, 2);
+  CHECK(got[0] == 0x3F802000);
+  CHECK(got[1] == 32);
+}
+
 TEST_CASE("the instructions decode and run: a kernel over registers, results stored") {
   const std::string ptx = R"(.version 8.0
 .target sm_80
@@ -355,14 +403,7 @@ TEST_CASE("the instructions decode and run: a kernel over registers, results sto
 	ret;
 }
 )";
-  std::vector<std::uint8_t> out(48, 0);
-  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
-  Launch l;
-  l.params = {0x1000};
-  SimResult r = run(ptx, "k", l, mem);
-  REQUIRE_MESSAGE(!r.fault, r.fault->message);
-  std::uint32_t got[12];
-  std::memcpy(got, out.data(), sizeof got);
+  const std::vector<std::uint32_t> got = run_words(ptx, 12);
   CHECK(got[0] == 0x00010203);
   CHECK(got[1] == 0x04030201);
   CHECK(got[2] == 0x12345F78);

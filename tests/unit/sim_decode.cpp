@@ -173,7 +173,8 @@ TEST_CASE("every row of forms.def has a sample in decoder_samples.ptx, decoded t
       const bool by_qualifiers =
           (form->code == ir::Code::bulk_copy &&
            (samples[k].code == ir::Code::bulk_store || samples[k].code == ir::Code::bulk_peer)) ||
-          (form->code == ir::Code::tensor_load && samples[k].code == ir::Code::tensor_store);
+          (form->code == ir::Code::tensor_load && samples[k].code == ir::Code::tensor_store) ||
+          (form->code == ir::Code::prefetch && samples[k].code == ir::Code::prefetch_tensormap);
       CHECK((form->code == samples[k].code || by_qualifiers));
       CHECK(ops[k].code == samples[k].code);
       CHECK(ops[k].line == samples[k].line);
@@ -189,10 +190,15 @@ TEST_CASE("forms.def: every code but those the parser makes itself has a form; o
           "come last") {
   // `call` (its own statement grammar); mov_pack / mov_unpack (mov with a vector); bulk_store and
   // bulk_peer (cp.async.bulk's row, by its qualifiers); tensor_store (cp.async.bulk.tensor's row,
-  // likewise). `unsupported` is the parser's too.
-  const std::vector<ir::Code> formless = {ir::Code::call,       ir::Code::mov_pack,
-                                          ir::Code::mov_unpack, ir::Code::bulk_store,
-                                          ir::Code::bulk_peer,  ir::Code::tensor_store};
+  // likewise); prefetch_tensormap (prefetch's row, by `.tensormap`). `unsupported` is the
+  // parser's too.
+  const std::vector<ir::Code> formless = {ir::Code::call,
+                                          ir::Code::mov_pack,
+                                          ir::Code::mov_unpack,
+                                          ir::Code::bulk_store,
+                                          ir::Code::bulk_peer,
+                                          ir::Code::tensor_store,
+                                          ir::Code::prefetch_tensormap};
   const std::vector<ir::Code> codes = {
 #define SIM_CODE(code, family) ir::Code::code,
 #define SIM_FORM(mnemonic, code, qualifiers, types, o1, o2, o3, o4)
@@ -349,6 +355,9 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
       ptx::CpAsyncBulkTensorStore{ptx::TensorRank::d2, false, tensor, Address{smem, 0}, {}});
   kinds.push_back(ptx::CpAsyncBulkPrefetch{false, Address{rd1, 0}, Immediate{16}, {}});
   kinds.push_back(ptx::CpAsyncBulkPrefetchTensor{ptx::TensorRank::d2, false, tensor, {}});
+  kinds.push_back(ptx::CpReduceAsyncBulkTensor{
+      ptx::TensorRank::d2, ptx::BulkRedOp::min, false, tensor, Address{smem, 0}, {}});
+  kinds.push_back(ptx::PrefetchTensormap{ptx::TensormapSpace::generic, Address{rd2, 0}});
   kinds.push_back(ptx::BarrierClusterArrive{false});
   kinds.push_back(ptx::BarrierClusterWait{});
   // A peer view's access (S@rank): mapa, then ld/st.shared::cluster.
@@ -359,6 +368,14 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
                                         Immediate{1}, r1});
   kinds.push_back(ptx::FenceProxyTensormap{true, Address{rd1, 0}});
   kinds.push_back(ptx::TensormapCpFenceproxy{Address{rd1, 0}, Address{smem, 0}});
+  // A bulk copy into a peer and a remote arrival (bulk_copy_peer, mbarrier_arrive on B@rank).
+  kinds.push_back(
+      ptx::CpAsyncBulkPeer{Address{r2, 0}, Address{smem, 16}, Immediate{16}, Address{r1, 0}});
+  kinds.push_back(ptx::MbarrierArriveRemote{Address{r1, 0}});
+  // The warps' roles: named barriers with a thread count, setmaxnreg (decoded, no effect).
+  kinds.push_back(ptx::NamedBarrier{1, 64, false});
+  kinds.push_back(ptx::NamedBarrier{2, 128, true});
+  kinds.push_back(ptx::Setmaxnreg{true, 232});
   kinds.push_back(ptx::Ret{});
   std::set<std::size_t> seen;
   std::string body;
@@ -451,7 +468,9 @@ TEST_CASE("one table of qualifier words: each word of every decoder sample is th
       for (std::size_t w = m->words; w < words.size(); ++w) {
         INFO(s.text << ": `." << words[w] << "`");
         const std::string_view q = words[w];
-        const bool tensor = s.code == ir::Code::mma || s.code == ir::Code::wgmma;
+        const bool tensor = s.code == ir::Code::mma || s.code == ir::Code::wgmma ||
+                            s.code == ir::Code::wmma_load || s.code == ir::Code::wmma_store ||
+                            s.code == ir::Code::wmma_mma;
         CHECK((ptx::parse_qualifier(q) || ptx::parse_scalar_type(q) || ptx::parse_compare_op(q) ||
                (q.starts_with("L2::") && ptx::parse_eviction_priority(q.substr(4))) ||
                (tensor && tc::is_tensor_word(q))));
@@ -473,12 +492,16 @@ TEST_CASE("instructions outside the subset parse with a warning DiagId and fault
   SUBCASE("packed float comparison") {
     expect_unsupported("\tsetp.lt.f16x2 %p1, %r2, %r3;\n", DiagId::sim_unsupported_form);
   }
+  SUBCASE("packed 16-bit integer arithmetic (sm_90's add.u16x2): PTX, not an error") {
+    expect_unsupported("\tadd.u16x2 %r1, %r2, %r3;\n", DiagId::sim_unsupported_form);
+    expect_unsupported("\tmax.s16x2 %r1, %r2, %r3;\n", DiagId::sim_unsupported_form);
+  }
   SUBCASE("setp with a boolean combination") {
     expect_unsupported("\tsetp.lt.and.s32 %p1, %r1, %r2, %p2;\n", DiagId::sim_unsupported_form);
   }
   SUBCASE("bulk forms the simulator does not run yet") {
     for (const char* body :
-         {"\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+         {"\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes "
           "[s], [%rd1, {%r1, %r2, %r3}], [s+8], {%rs1};\n",
           "\tcp.async.bulk.global.shared::cluster.bulk_group [%rd1], [s], 16;\n"})
       expect_unsupported(body, DiagId::sim_unsupported_form);

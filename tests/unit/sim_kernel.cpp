@@ -130,6 +130,39 @@ TEST_CASE("non-.aligned .sync: a lane of the membermask that never arrives is a 
         std::string::npos);
 }
 
+TEST_CASE("bar.warp.sync orders memory among its lanes: one lane releases for the warp") {
+  const std::string text = data("warp_sync.ptx");
+  SUBCASE("the consumer warp's reads, __syncwarp(), lane 0's arrival: the refill is ordered") {
+    const Run out = launch(text, "warp_release", 64, 64 * 4);
+    require_ok(out.r);
+    for (std::uint32_t l = 0; l < 32; ++l) {
+      CHECK(out.word(l) == 7 * l);         // warp 0 read the first fill
+      CHECK(out.word(32 + l) == 1000 + l); // warp 1 read back its refill
+    }
+  }
+  SUBCASE("without the consumer's __syncwarp(), lanes 1..31's reads race with the refill") {
+    const Run out =
+        launch(mutate(text, "consumer_sync", "  mov.u32 %r11, 0;"), "warp_release", 64, 64 * 4);
+    REQUIRE(out.r.fault.has_value());
+    CHECK(out.r.fault->kind == FaultKind::race);
+    REQUIRE(out.r.fault->race);
+    CHECK(out.r.fault->race->kind == RaceKind::write_after_read);
+  }
+}
+
+TEST_CASE("bar.warp.sync orders memory among its lanes in a kernel with no mbarrier") {
+  const std::string text = data("warp_sync.ptx");
+  const Run out = launch(text, "warp_exchange", 32, 32 * 4);
+  require_ok(out.r);
+  for (std::uint32_t l = 0; l < 32; ++l)
+    CHECK(out.word(l) == (l ^ 1u)); // the neighbour's index
+  const Run cut =
+      launch(mutate(text, "exchange_sync", "  mov.u32 %r10, 0;"), "warp_exchange", 32, 32 * 4);
+  REQUIRE(cut.r.fault.has_value());
+  REQUIRE(cut.r.fault->race);
+  CHECK(cut.r.fault->race->kind == RaceKind::write_after_read); // lane 0 reads buf[1] first
+}
+
 TEST_CASE("named barriers: producers arrive, consumers wait, over three rounds") {
   const std::string text = data("barriers.ptx");
   for (std::uint64_t seed : {0, 3}) {

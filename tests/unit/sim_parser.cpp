@@ -278,9 +278,9 @@ TEST_CASE("an unsupported instruction is a clean error naming its line") {
     CHECK(r.fault->message.find("testp.finite.f32 %p1, %r1;") != std::string::npos);
     CHECK(r.instructions_executed == 0); // refused before anything ran
   }
-  SUBCASE("cp.async.bulk.tensor.3d ... .im2col") {
+  SUBCASE("cp.async.bulk.tensor.3d ... .im2col::w (sm_100; .im2col itself is simulated)") {
     SimResult r =
-        run(one_thread("\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::"
+        run(one_thread("\tcp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::"
                        "complete_tx::bytes [%r1], [%rd1, {%r1, %r2, %r3}], [%r2], "
                        "{%rs1};\n"),
             "k", l, mem);

@@ -45,6 +45,7 @@ struct Kernel {
   bool wait = true;                ///< the store's wait_group
   std::string before_load;         ///< PTX lines before a load's mbarrier.init
   std::string after_commit;        ///< PTX lines between a store's commit and its wait
+  std::string reduce;              ///< a store's cp.reduce.async.bulk.tensor `.op` (empty: none)
 };
 
 /// One thread, the map in parameter 0, `out` in 1, coordinates c0 (innermost) .. c2 in 2 .. 4.
@@ -76,8 +77,10 @@ std::string kernel_text(const Kernel& k) {
     s += copy;
     if (k.fence)
       s += "\tfence.proxy.async.shared::cta;\n";
-    s += "\tcp.async.bulk.tensor." + dim + ".global.shared::cta.tile.bulk_group [%rd2, {" + coords +
-         "}], [%r10];\n\tcp.async.bulk.commit_group;\n" + k.after_commit;
+    s += (k.reduce.empty() ? "\tcp.async.bulk.tensor." + dim + ".global.shared::cta.tile.bulk_group"
+                           : "\tcp.reduce.async.bulk.tensor." + dim + ".global.shared::cta." +
+                                 k.reduce + ".tile.bulk_group") +
+         " [%rd2, {" + coords + "}], [%r10];\n\tcp.async.bulk.commit_group;\n" + k.after_commit;
     if (k.wait)
       s += "\tcp.async.bulk.wait_group 0;\n";
   } else {
@@ -353,6 +356,80 @@ TEST_CASE("2-D tensor store: past the inner extent up to the next 16-byte bounda
     r.out = words(box / 4);
     launch(r, Kernel{.rank = 2, .bytes = box, .store = true, .wait = false}, m, {0, 1, 0});
     require_fault(r, FaultKind::undefined_behavior);
+  }
+}
+
+TEST_CASE("2-D tensor reduction: each element inside the tensor combines in the map's dtype, "
+          "rows outside skipped") {
+  // The store's test with cp.reduce.async.bulk.tensor: rows 3 and 4 of a 4 x 8 u32 tensor,
+  // row 4 outside it. Each element of row 3 becomes the ISA's result of tensor and box words.
+  const tile::TensorMapDesc m = map_of(tile::DType::uint32, {4, 8}, {32}, {2, 8});
+  constexpr std::uint32_t box = 2 * 8 * 4;
+  const auto run_op = [&](const std::string& op, Run& r) {
+    r.tensor = words(4 * 8);
+    r.out.assign(box, 0);
+    for (std::size_t b = 0; b < box; b += 4) { // box words 0, 3, 6, ...: some below, some above
+      const auto w = static_cast<std::uint32_t>(b / 4 * 3);
+      std::memcpy(r.out.data() + b, &w, 4);
+    }
+    launch(r, Kernel{.rank = 2, .bytes = box, .store = true, .reduce = op}, m, {0, 3, 0});
+  };
+  const auto expect = [&](const Run& r, auto combine) {
+    const std::vector<std::uint8_t> before = words(4 * 8);
+    for (std::size_t b = 0; b < r.tensor.size(); b += 4) {
+      INFO("tensor byte " << b);
+      const bool inside_box = b >= 3 * 32; // row 3: box row 0
+      CHECK(
+          word_at(r.tensor, b) ==
+          (inside_box ? combine(word_at(before, b), word_at(r.out, b - 96)) : word_at(before, b)));
+    }
+  };
+  SUBCASE("add") {
+    Run r;
+    run_op("add", r);
+    require_ok(r);
+    expect(r, [](std::uint32_t a, std::uint32_t v) { return a + v; });
+  }
+  SUBCASE("inc: old >= v ? 0 : old + 1") {
+    Run r;
+    run_op("inc", r);
+    require_ok(r);
+    expect(r, [](std::uint32_t a, std::uint32_t v) { return a >= v ? 0u : a + 1; });
+  }
+  SUBCASE("xor") {
+    Run r;
+    run_op("xor", r);
+    require_ok(r);
+    expect(r, [](std::uint32_t a, std::uint32_t v) { return a ^ v; });
+  }
+  SUBCASE("inc of a float32 map: no such form of the tensor reduction, undefined") {
+    Run r;
+    r.tensor = words(4 * 8);
+    r.out.assign(box, 0);
+    launch(r, Kernel{.rank = 2, .bytes = box, .store = true, .reduce = "inc"},
+           map_of(tile::DType::float32, {4, 8}, {32}, {2, 8}), {0, 3, 0});
+    require_fault(r, FaultKind::undefined_behavior);
+  }
+}
+
+TEST_CASE("prefetch.tensormap: a hint whose address must hold a map of the launch") {
+  const tile::TensorMapDesc m = map_of(tile::DType::uint32, {4, 8}, {32}, {2, 8});
+  const std::uint32_t box = 2 * 8 * 4;
+  Run r;
+  r.tensor = words(4 * 8);
+  r.out.assign(box, 0);
+  SUBCASE("the map's generic address: nothing changes") {
+    launch(r, Kernel{.rank = 2, .bytes = box, .before_load = "\tprefetch.tensormap [%rd2];\n"}, m,
+           {0, 2, 0});
+    require_ok(r);
+    for (std::size_t b = 0; b < box; b += 4)
+      CHECK(word_at(r.out, b) == word_at(r.tensor, 2 * 32 + b));
+  }
+  SUBCASE("another buffer's address (out): no map there") {
+    r.out.assign(256, 0); // 128 readable bytes that are no handle
+    launch(r, Kernel{.rank = 2, .bytes = box, .before_load = "\tprefetch.tensormap [%rd3];\n"}, m,
+           {0, 2, 0});
+    require_fault(r, FaultKind::unsupported);
   }
 }
 

@@ -326,6 +326,52 @@ TEST_CASE("wgmma hazards: one edited line of the wgmma kernel, each caught with 
   }
 }
 
+TEST_CASE("wmma: each lane's part of a load or store is its own access (races with both lines)") {
+  const std::string text = kernels_text();
+  const std::size_t entry = text.find(".entry wmma_f16_f32(");
+  REQUIRE(entry != std::string::npos);
+  const std::size_t load_a = line_of(text, "wmma.load.a.sync", entry);
+  const std::size_t store_d = line_of(text, "wmma.store.d.sync", entry);
+  // the lanes fill sa and sb with st.shared, __syncwarp (bar.warp.sync), then wmma.load them;
+  // wmma.store puts D into sd, __syncwarp, then the lanes read sd back
+  auto without_nth_warp_sync = [&](int nth) {
+    std::string t = text;
+    std::size_t at = entry;
+    for (int k = 0; k < nth; ++k)
+      at = t.find("bar.warp.sync", at + 1);
+    REQUIRE(at != std::string::npos);
+    t.replace(at, std::string("bar.warp.sync \t-1;").size(), "");
+    return t;
+  };
+  auto run_text = [&](const std::string& t) {
+    auto p = Program::parse(t);
+    REQUIRE_MESSAGE(p, p.diagnostics.format_all());
+    tcd::Record r;
+    r.a = elements(tcd::F16, 256, [](std::size_t i) { return static_cast<int>(i % 3); });
+    r.b = elements(tcd::F16, 256, [](std::size_t i) { return static_cast<int>(i % 5); });
+    r.c = elements(tcd::F32, 256, [](std::size_t) { return 1; });
+    return run_case(*p, case_named("wmma_f16_f32"), r);
+  };
+  SUBCASE("no barrier between the lanes' stores and wmma.load: read after write at the load") {
+    const SimResult r = run_text(without_nth_warp_sync(1));
+    REQUIRE(r.fault.has_value());
+    INFO(r.fault->message);
+    REQUIRE(r.fault->race.has_value());
+    CHECK(r.fault->race->kind == RaceKind::read_after_write);
+    CHECK(r.fault->race->access.ptx_line == load_a);
+    CHECK(r.fault->race->other.ptx_line < load_a);
+  }
+  SUBCASE("no barrier between wmma.store and the lanes' reads: read after write of the store") {
+    const SimResult r = run_text(without_nth_warp_sync(2));
+    REQUIRE(r.fault.has_value());
+    INFO(r.fault->message);
+    REQUIRE(r.fault->race.has_value());
+    CHECK(r.fault->race->kind == RaceKind::read_after_write);
+    CHECK(r.fault->race->other.ptx_line == store_d);
+    CHECK(r.fault->race->access.ptx_line > store_d);
+  }
+}
+
 TEST_CASE("tensor-core forms outside the simulated set are unsupported lines, not parse errors") {
   const std::string head =
       ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n"

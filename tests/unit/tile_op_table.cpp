@@ -57,7 +57,7 @@ TEST_CASE("op table: the PTX ISA's sm_90 ops raise the target, the rest stay at 
   // mbarriers, bar.sync, ld/st and loops are sm_80.
   for (std::string_view kind :
        {"bulk_load", "bulk_store", "bulk_commit", "bulk_wait", "proxy_fence", "expect_tx",
-        "tensor_load", "tensor_store", "bulk_reduce"})
+        "tensor_load", "tensor_store", "bulk_reduce", "tensor_reduce", "prefetch_tensormap"})
     CHECK(tile::min_target(kernel_of(kind)).sm == 90);
   for (std::string_view kind :
        {"apply", "commit_group", "wait_group", "wait_all", "cta_sync", "fill", "copy", "for", "end",
@@ -73,7 +73,8 @@ TEST_CASE("op table: the ops that name an mbarrier start the phase walk") {
     CHECK(tile::uses_mbarriers(kernel_of(kind)));
   for (std::string_view kind :
        {"apply", "commit_group", "wait_group", "wait_all", "cta_sync", "fill", "copy", "for", "end",
-        "bulk_store", "bulk_commit", "bulk_wait", "proxy_fence", "tensor_store", "bulk_reduce"})
+        "bulk_store", "bulk_commit", "bulk_wait", "proxy_fence", "tensor_store", "bulk_reduce",
+        "tensor_reduce", "prefetch_tensormap"})
     CHECK_FALSE(tile::uses_mbarriers(kernel_of(kind)));
   // Every op: an mbarrier operand is a `barrier` field, and the reverse.
   for (std::size_t i = 0; i < tile::op_rows.size(); ++i) {

@@ -1,8 +1,9 @@
 #pragma once
-// The tensor-core kernels of tests/data/sim_tensor_core/mma_kernels.cu as cases: their shapes
-// and element types, the test's own decoding of element bits (independent of driver/sim), the
-// random inputs, the declared comparison mode and the results file. Shared by the H200 program
-// (tools/tensor_core_device/run.cu) and the simulator's unit test (tests/unit/sim_tensor_core.cpp).
+// The tensor-core kernels of tests/data/sim_tensor_core/mma_kernels.cu (mma.sync, wgmma, wmma) as
+// cases: their shapes and element types, the test's own decoding of element bits (independent of
+// driver/sim), the random inputs, the declared comparison mode and the results file. Shared by the
+// H200 program (tools/tensor_core_device/run.cu) and the simulator's unit test
+// (tests/unit/sim_tensor_core.cpp).
 //
 // Comparison mode (the same on the GPU and in the unit test; never a silent tolerance):
 //   s32 results: bit for bit.
@@ -48,6 +49,13 @@ inline constexpr Case cases[] = {
     {"wgmma_s8_swizzle32", 128, 64, 16, 32, S8, S8, S32, S32, true},
     {"wgmma_f16_mn_plain", 128, 64, 16, 16, F16, F16, F32, F32},
     {"wgmma_bf16_mn_swizzle", 128, 64, 16, 64, BF16, BF16, F32, F32},
+    {"wmma_f16_f32", 32, 16, 16, 16, F16, F16, F32, F32},
+    {"wmma_f16_f16", 32, 16, 16, 16, F16, F16, F16, F16},
+    {"wmma_bf16_m32n8", 32, 32, 8, 16, BF16, BF16, F32, F32},
+    {"wmma_tf32", 32, 16, 16, 8, TF32, TF32, F32, F32},
+    {"wmma_s8_m8n32", 32, 8, 32, 16, S8, S8, S32, S32, true},
+    {"wmma_u8_stride", 32, 16, 16, 16, U8, U8, S32, S32},
+    {"wmma_f64", 32, 8, 8, 4, F64, F64, F64, F64},
 };
 
 inline unsigned bits(Elem e) {

@@ -358,3 +358,135 @@ extern "C" __global__ void wgmma_bf16_mn_swizzle(const u8* A, const u8* B, const
   for (int i = 0; i < 8; ++i)
     put(D, wg_index(tid, i, 16), 32, d[i]);
 }
+
+// ---- wmma (nvcuda::wmma, the warp-level API): each kernel one warp, fragments the API's own
+// (their distribution over the lanes is the ISA's business, not the program's), memory layouts
+// and strides varied: A, B, C row-major in global memory as above; where a kernel wants another
+// layout or a padded stride it copies the matrix into shared memory so first.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <mma.h>
+
+// f16 in, f32 accumulators, m16n16k16: A and B through shared memory (B transposed there, loaded
+// col_major), C from global, D stored col-major into shared memory and copied out row-major.
+extern "C" __global__ void wmma_f16_f32(const u8* A, const u8* B, const u8* C, u8* D) {
+  using namespace nvcuda;
+  __shared__ __align__(32) half sa[16 * 16], sb[16 * 16];
+  __shared__ __align__(32) float sd[16 * 16];
+  const half* a = (const half*)A;
+  const half* b = (const half*)B;
+  for (int i = threadIdx.x; i < 256; i += 32) {
+    sa[i] = a[i];
+    sb[(i % 16) * 16 + i / 16] = b[i]; // B[k][n] at n * 16 + k
+  }
+  __syncwarp();
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::load_matrix_sync(fa, sa, 16);
+  wmma::load_matrix_sync(fb, sb, 16);
+  wmma::load_matrix_sync(fc, (const float*)C, 16, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(sd, fc, 16, wmma::mem_col_major);
+  __syncwarp();
+  for (int i = threadIdx.x; i < 256; i += 32)
+    ((float*)D)[i] = sd[(i % 16) * 16 + i / 16]; // D[m][n] from n * 16 + m
+}
+
+// f16 accumulators, m16n16k16: A transposed into shared memory (col_major), B row_major and C
+// from global memory, D to global memory.
+extern "C" __global__ void wmma_f16_f16(const u8* A, const u8* B, const u8* C, u8* D) {
+  using namespace nvcuda;
+  __shared__ __align__(32) half sa[16 * 16];
+  for (int i = threadIdx.x; i < 256; i += 32)
+    sa[(i % 16) * 16 + i / 16] = ((const half*)A)[i]; // A[m][k] at k * 16 + m
+  __syncwarp();
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::col_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, half> fc;
+  wmma::load_matrix_sync(fa, sa, 16);
+  wmma::load_matrix_sync(fb, (const half*)B, 16);
+  wmma::load_matrix_sync(fc, (const half*)C, 16, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync((half*)D, fc, 16, wmma::mem_row_major);
+}
+
+// bf16 m32n8k16, everything row-major in global memory.
+extern "C" __global__ void wmma_bf16_m32n8(const u8* A, const u8* B, const u8* C, u8* D) {
+  using namespace nvcuda;
+  wmma::fragment<wmma::matrix_a, 32, 8, 16, __nv_bfloat16, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 32, 8, 16, __nv_bfloat16, wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator, 32, 8, 16, float> fc;
+  wmma::load_matrix_sync(fa, (const __nv_bfloat16*)A, 16);
+  wmma::load_matrix_sync(fb, (const __nv_bfloat16*)B, 8);
+  wmma::load_matrix_sync(fc, (const float*)C, 8, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync((float*)D, fc, 8, wmma::mem_row_major);
+}
+
+// tf32 m16n16k8: A 16 x 8 and B 8 x 16 as f32 bits (the instruction reads their tf32 part).
+extern "C" __global__ void wmma_tf32(const u8* A, const u8* B, const u8* C, u8* D) {
+  using namespace nvcuda;
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> fc;
+  wmma::load_matrix_sync(fa, (const float*)A, 8);
+  wmma::load_matrix_sync(fb, (const float*)B, 16);
+  wmma::load_matrix_sync(fc, (const float*)C, 16, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync((float*)D, fc, 16, wmma::mem_row_major);
+}
+
+// s8 m8n32k16 with .satfinite: B transposed into shared memory (col_major).
+extern "C" __global__ void wmma_s8_m8n32(const u8* A, const u8* B, const u8* C, u8* D) {
+  using namespace nvcuda;
+  __shared__ __align__(32) signed char sb[16 * 32];
+  for (int i = threadIdx.x; i < 16 * 32; i += 32)
+    sb[(i % 32) * 16 + i / 32] = ((const signed char*)B)[i]; // B[k][n] at n * 16 + k
+  __syncwarp();
+  wmma::fragment<wmma::matrix_a, 8, 32, 16, signed char, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 8, 32, 16, signed char, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 8, 32, 16, int> fc;
+  wmma::load_matrix_sync(fa, (const signed char*)A, 16);
+  wmma::load_matrix_sync(fb, sb, 16);
+  wmma::load_matrix_sync(fc, (const int*)C, 32, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc, true);
+  wmma::store_matrix_sync((int*)D, fc, 32, wmma::mem_row_major);
+}
+
+// u8 m16n16k16 with padded strides: A copied into shared rows of 48 bytes, C loaded col-major
+// from a transposed shared copy with a stride of 24 elements.
+extern "C" __global__ void wmma_u8_stride(const u8* A, const u8* B, const u8* C, u8* D) {
+  using namespace nvcuda;
+  __shared__ __align__(32) unsigned char sa[16 * 48];
+  __shared__ __align__(32) int sc[16 * 24];
+  for (int i = threadIdx.x; i < 256; i += 32) {
+    sa[(i / 16) * 48 + i % 16] = A[i];
+    sc[(i % 16) * 24 + i / 16] = ((const int*)C)[i]; // C[m][n] at n * 24 + m
+  }
+  __syncwarp();
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, unsigned char, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, unsigned char, wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, int> fc;
+  wmma::load_matrix_sync(fa, sa, 48);
+  wmma::load_matrix_sync(fb, B, 16);
+  wmma::load_matrix_sync(fc, sc, 24, wmma::mem_col_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync((int*)D, fc, 16, wmma::mem_row_major);
+}
+
+// f64 m8n8k4: A row_major, B col_major (transposed into shared memory), C and D in global memory.
+extern "C" __global__ void wmma_f64(const u8* A, const u8* B, const u8* C, u8* D) {
+  using namespace nvcuda;
+  __shared__ __align__(32) double sb[4 * 8];
+  sb[(threadIdx.x % 8) * 4 + threadIdx.x / 8] = ((const double*)B)[threadIdx.x]; // B[k][n]
+  __syncwarp();
+  wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 8, 8, 4, double> fc;
+  wmma::load_matrix_sync(fa, (const double*)A, 4);
+  wmma::load_matrix_sync(fb, sb, 4);
+  wmma::load_matrix_sync(fc, (const double*)C, 8, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync((double*)D, fc, 8, wmma::mem_row_major);
+}
