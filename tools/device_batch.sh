@@ -64,11 +64,12 @@ families)
   wait
   run tensor_core 170 tools/tensor_core_device.sh 8 &
   run sim_cluster 170 tools/sim_cluster_device.sh 4 &
+  run tensormap 170 tools/tensormap_device.sh &
   wait
   cp "$out/tensor_core/tensor_core/h200.bin" "$out/tensor_core_h200.bin" 2>/dev/null
   cp "$out/sim_cluster/sim_cluster/h200.bin" "$out/sim_cluster_h200.bin" 2>/dev/null
   cat "$out/machine.txt"
-  show cluster reduce tensor_core sim_cluster
+  show cluster reduce tensor_core sim_cluster tensormap
   ;;
 speed)
   # one at a time: these time the GPU
