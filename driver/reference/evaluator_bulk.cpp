@@ -291,7 +291,7 @@ void Evaluator::issue_store(std::int64_t tid, PendingStore&& st) {
   st.serial = ++stores_issued_;
   check_pending_stores(tid, st);
   for (const Piece& p : st.pieces) {
-    st.dst->pending_writes.push_back({p.dst, p.len, st.op, st.serial, st.reduce.has_value()});
+    st.dst->pending_writes.add({p.dst, p.len, st.op, st.serial, st.reduce.has_value()});
   }
   ts.stores.push_back(std::move(st));
 }
@@ -303,7 +303,8 @@ void Evaluator::check_pending_stores(std::int64_t tid, const PendingStore& st) {
   std::int64_t count = 0, first = -1;
   const PendingWrite* named = nullptr;
   for (const Piece& p : st.pieces) {
-    for (const PendingWrite& w : b.pending_writes) {
+    for (const PendingWrite* pw : b.pending_writes.overlapping(p.dst, p.len)) {
+      const PendingWrite& w = *pw;
       const std::int64_t from = std::max(p.dst, w.off);
       const std::int64_t to = std::min(p.dst + p.len, w.off + w.len);
       if (from >= to || (w.reduce && st.reduce)) {
@@ -434,7 +435,7 @@ void Evaluator::bulk_write(PendingStore& st, std::int64_t tid) {
     note_global(st.op, tid, db, {p.dst, p.len}, true, st.reduce.has_value());
     store_global(st.op, cta_, tid, db, {p.dst, p.len}, 0);
   }
-  std::erase_if(db.pending_writes, [&](const PendingWrite& w) { return w.store == st.serial; });
+  db.pending_writes.erase_store(st.serial);
 }
 
 void Evaluator::finish_bulk() {

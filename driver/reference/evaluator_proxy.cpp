@@ -129,10 +129,11 @@ void Evaluator::global_generic_write(std::size_t op, std::int64_t tid, Buffer& b
 std::optional<Evaluator::PendingHit> Evaluator::pending_hit(const Buffer& b, Run r) {
   // The parts of r the pending writes cover, sorted: their union's bytes are the count, its
   // first byte the one named, with the newest write that covers it.
+  const std::vector<const PendingWrite*> over = b.pending_writes.overlapping(r.off, r.len);
   std::vector<Run> hit;
-  for (const PendingWrite& w : b.pending_writes) {
-    const std::int64_t from = std::max(r.off, w.off);
-    const std::int64_t to = std::min(r.off + r.len, w.off + w.len);
+  for (const PendingWrite* w : over) {
+    const std::int64_t from = std::max(r.off, w->off);
+    const std::int64_t to = std::min(r.off + r.len, w->off + w->len);
     if (from < to) {
       hit.push_back({from, to - from});
     }
@@ -149,9 +150,9 @@ std::optional<Evaluator::PendingHit> Evaluator::pending_hit(const Buffer& b, Run
     out.count += std::max<std::int64_t>(0, h.off + h.len - from);
     end = std::max(end, h.off + h.len);
   }
-  for (const PendingWrite& w : b.pending_writes) {
-    if (w.off <= out.first && out.first < w.off + w.len) {
-      out.newest = w.op;
+  for (const PendingWrite* w : over) { // out.first is in r: its writes overlap r
+    if (w->off <= out.first && out.first < w->off + w->len) {
+      out.newest = w->op;
     }
   }
   return out;

@@ -5,6 +5,7 @@
 
 #include "driver/reference/async_model.hpp"
 #include "driver/reference/hazards.hpp"
+#include "driver/reference/pending_writes.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -66,13 +67,6 @@ struct Runs {
 };
 
 /// `len` bytes from `off` that a pending store of op `op` will write.
-struct PendingWrite {
-  std::int64_t off = 0;
-  std::int64_t len = 0;
-  std::size_t op = 0;
-  std::uint64_t store = 0; ///< its PendingStore::serial
-  bool reduce = false;     ///< a reduction's (two of them on one byte do not race)
-};
 
 /// An ordinary (generic-proxy) write of `len` global bytes from `off` by thread `tid` at op
 /// `op`, at Cta::clock `time`: a bulk or tensor load of them needs a global-space proxy fence.
@@ -107,7 +101,7 @@ struct Buffer {
   /// Global tensors only: the bytes the pending bulk and tensor stores of the CTA being run
   /// will still write, one entry per piece in issue order (a few per store: their number, not
   /// the tensor's size, bounds the state).
-  std::vector<PendingWrite> pending_writes;
+  PendingWrites pending_writes;
   /// Global tensors only: whether a bulk or tensor load of the kernel reads it, and then the
   /// generic writes of the CTA being run, in order (none recorded for the other tensors).
   bool async_read = false;
