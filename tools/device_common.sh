@@ -9,7 +9,9 @@
 #   device_dir DIR [fresh]  creates a log folder (emptied first with `fresh`)
 #   device_machine          prints the date (UTC) and the GPU's name, driver and compute
 #                           capability: the first lines of a script's machine.txt
-#   device_commit ROOT      prints `commit: ABC1234`, the checkout's HEAD (nothing outside git)
+#   device_commit ROOT      prints `commit: ABC1234`: the commit ROOT/build-device/ptxgen was
+#                           built from (its --version), else the checkout's HEAD (the GPU
+#                           machine's copy of the tree may carry an older .git than its files)
 #   device_clock LIMIT      starts a budget of LIMIT seconds for the whole script (its start,
 #                           in seconds since the epoch, in $device_start);
 #   device_left             then prints the seconds left of it (for `timeout "$(device_left)"`)
@@ -29,7 +31,13 @@ device_machine() {
 }
 
 device_commit() {
-  git -C "$1" rev-parse --short HEAD 2>/dev/null | sed 's/^/commit: /'
+  local built
+  built=$("$1/build-device/ptxgen" --version 2>/dev/null | sed -n 's/.*(commit \([^)]*\)).*/\1/p')
+  if [ -n "$built" ]; then
+    echo "commit: $built"
+  else
+    git -C "$1" rev-parse --short HEAD 2>/dev/null | sed 's/^/commit: /'
+  fi
 }
 
 device_clock() {
