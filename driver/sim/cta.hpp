@@ -373,6 +373,8 @@ private:
     switch (v.kind) {
     case ir::Val::Kind::reg:
       return t.regs[v.reg];
+    case ir::Val::Kind::not_pred:
+      return t.regs[v.reg] == 0 ? 1 : 0;
     case ir::Val::Kind::imm:
     case ir::Val::Kind::local:
       return static_cast<std::uint64_t>(v.imm);

@@ -207,7 +207,7 @@ Cta::Flow Cta::move_op(Thread& t, const ir::Op& op) {
     set(t, op.dst[0], compare(op.cmp, a(), b(), ty.is_signed) ? 1 : 0);
     return Flow::next;
   case ir::Code::selp:
-    set(t, op.dst[0], (t.regs[op.src[2].reg] != 0 ? a() : b()) & mask(w));
+    set(t, op.dst[0], (raw(t, op.src[2]) != 0 ? a() : b()) & mask(w));
     return Flow::next;
   case ir::Code::isspacep: {
     const std::uint64_t v = raw(t, op.src[0]);

@@ -126,12 +126,12 @@ void read_registers(const ir::Op& op, const ir::Entry& e, std::vector<std::uint3
   if (op.guard >= 0)
     out.push_back(static_cast<std::uint32_t>(op.guard));
   for (const ir::Val& v : op.src)
-    if (v.kind == ir::Val::Kind::reg)
+    if (v.reads_reg())
       out.push_back(v.reg);
   for (const ir::Val& v : op.coords)
-    if (v.kind == ir::Val::Kind::reg)
+    if (v.reads_reg())
       out.push_back(v.reg);
-  if (op.zval.kind == ir::Val::Kind::reg)
+  if (op.zval.reads_reg())
     out.push_back(op.zval.reg);
   for (const ir::Addr* a : {&op.addr, &op.addr2, &op.addr3})
     if (a->has_reg)

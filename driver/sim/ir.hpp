@@ -148,7 +148,10 @@ struct Val {
     imm,     ///< immediate `imm` (shared symbols are folded into immediates)
     special, ///< special register `special` (the emitter's enum: one PTX vocabulary)
     local, ///< the local address of a `.local` array: `imm`, a frame offset (relocated by the link)
+    not_pred, ///< predicate register `reg` negated (`!%p` as a source: `and.pred %d, %a, !%b`)
   };
+  /// A register this operand reads (reg or not_pred).
+  bool reads_reg() const { return kind == Kind::reg || kind == Kind::not_pred; }
   Kind kind = Kind::none;
   ptx::SpecialRegister special = ptx::SpecialRegister::tid_x;
   std::uint32_t reg = 0;

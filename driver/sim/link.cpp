@@ -152,7 +152,7 @@ struct Relocation {
   std::uint32_t reg = 0, op = 0, text = 0, frame = 0, call = 0;
 
   void val(ir::Val& v) const {
-    if (v.kind == ir::Val::Kind::reg)
+    if (v.reads_reg())
       v.reg += reg;
     if (v.kind == ir::Val::Kind::local)
       v.imm += frame;

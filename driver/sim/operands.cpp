@@ -144,6 +144,14 @@ ir::Val Parser::value(const Opnd& o, unsigned bits, std::string_view role, bool 
     v.imm = int_literal(o);
     return v;
   }
+  if (o.kind == Opnd::Kind::name && o.negated && bits == 1 && find_reg(o.name)) {
+    // `!%p` where a predicate is read (and.pred, selp's, setp's c): ptxas takes it
+    Opnd plain = o;
+    plain.negated = false;
+    v.kind = ir::Val::Kind::not_pred;
+    v.reg = reg(plain, 1, false, role);
+    return v;
+  }
   if (o.kind != Opnd::Kind::name || o.negated)
     fail(DiagId::sim_operand_kind, o, std::string(role) + " must be a register or an immediate");
   if (auto s = ptx::parse_special_register(o.name)) {

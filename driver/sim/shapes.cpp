@@ -97,10 +97,12 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
     }
     src_slot() = mov_source(d, ops[k++], bits);
     return;
-  case Shape::pred: {
+  case Shape::pred: { // selp's selector, `!%p` too
     ir::Val& v = src_slot();
-    v.kind = ir::Val::Kind::reg;
-    v.reg = reg(ops[k++], 1, false, "the selector");
+    Opnd plain = ops[k++];
+    v.kind = plain.negated ? ir::Val::Kind::not_pred : ir::Val::Kind::reg;
+    plain.negated = false;
+    v.reg = reg(plain, 1, false, "the selector");
     return;
   }
   case Shape::data:

@@ -359,6 +359,39 @@ TEST_CASE("cvt to tf32: 10 fraction bits kept, ties away (.rna), to even (.rn), 
   CHECK(got[1] == 32);
 }
 
+TEST_CASE("a negated predicate source (`!%p`) reads the predicate's complement") {
+  // ptxas takes `!%p` where an instruction reads a predicate value: and/or/xor.pred, selp's
+  // selector.
+  const std::string ptx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_out)
+{
+	.reg .pred %p<6>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [k_out];
+	mov.u32 %r1, 5;
+	setp.lt.u32 %p1, %r1, 16;
+	setp.eq.u32 %p2, %r1, 3;
+	and.pred %p3, %p1, !%p2;
+	or.pred %p4, !%p1, %p2;
+	selp.u32 %r2, 1, 0, %p3;
+	selp.u32 %r3, 1, 0, %p4;
+	selp.u32 %r4, 7, 9, !%p3;
+	xor.pred %p5, !%p2, %p1;
+	selp.u32 %r5, 1, 0, %p5;
+	st.global.v4.u32 [%rd1], {%r2, %r3, %r4, %r5};
+	ret;
+}
+)";
+  const std::vector<std::uint32_t> got = run_words(ptx, 4);
+  CHECK(got[0] == 1); // 5 < 16 and not 5 == 3
+  CHECK(got[1] == 0); // not (5 < 16) or 5 == 3
+  CHECK(got[2] == 9); // !%p3 is false
+  CHECK(got[3] == 0); // not (5 == 3) xor 5 < 16
+}
+
 TEST_CASE("the instructions decode and run: a kernel over registers, results stored") {
   const std::string ptx = R"(.version 8.0
 .target sm_80
