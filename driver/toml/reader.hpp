@@ -451,6 +451,10 @@ private:
                                                                         const std::string& where);
   template <class Op>
   bool load_issue_keys(const toml::table& t, const std::string& where, Op& op);
+  /// A tensor store's or reduction's common keys: `tensor` (a tile map's tensor), `coords`,
+  /// `src` (a shared view) and load_issue_keys'.
+  template <typename Op>
+  bool tensor_store_keys(const toml::table& t, const std::string& where, Op& op);
   std::optional<tile::Located<tile::View>> bulk_view(const toml::table& t, std::string_view key,
                                                      tile::Space space, const std::string& where);
   std::optional<tile::Located<tile::View>> barrier_field(const toml::table& t,

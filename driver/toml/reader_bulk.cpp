@@ -444,18 +444,27 @@ bool Loader::read_op<tile::TensorLoadOp>(const toml::table& t, const std::string
   return true;
 }
 
+template <typename Op>
+bool Loader::tensor_store_keys(const toml::table& t, const std::string& where, Op& op) {
+  const tile::TensorDecl* d = tensor_operand(t, where, op.tensor, op.coords);
+  // a store or a reduction goes through a tile map (`.im2col_no_offs` is not declared)
+  const bool target = d && b_.im2col_offsets(*d, std::nullopt, at(t.get("tensor")->source()), true);
+  auto src = bulk_view(t, "src", tile::Space::shared, where);
+  const bool keys = load_issue_keys(t, where, op);
+  if (!target || !src || !keys)
+    return false;
+  op.src = std::move(*src);
+  return true;
+}
+
 template <>
 bool Loader::read_op<tile::TensorStoreOp>(const toml::table& t, const std::string& where,
                                           tile::Op& op) {
   tile::TensorStoreOp st;
-  const tile::TensorDecl* d = tensor_operand(t, where, st.tensor, st.coords);
-  const bool target = d && b_.im2col_offsets(*d, std::nullopt, at(t.get("tensor")->source()), true);
-  auto src = bulk_view(t, "src", tile::Space::shared, where);
-  const bool keys = load_issue_keys(t, where, st);
+  const bool keys = tensor_store_keys(t, where, st);
   const bool map = map_slot_field(t, where, st.map);
-  if (!target || !src || !keys || !map)
+  if (!keys || !map)
     return false;
-  st.src = std::move(*src);
   op.body = std::move(st);
   return true;
 }
@@ -465,15 +474,10 @@ template <>
 bool Loader::read_op<tile::TensorReduceOp>(const toml::table& t, const std::string& where,
                                            tile::Op& op) {
   tile::TensorReduceOp r;
-  const tile::TensorDecl* d = tensor_operand(t, where, r.tensor, r.coords);
-  // a reduction goes through a tile map, as a store (`.im2col_no_offs` is not declared)
-  const bool target = d && b_.im2col_offsets(*d, std::nullopt, at(t.get("tensor")->source()), true);
-  auto src = bulk_view(t, "src", tile::Space::shared, where);
-  bool ok = load_issue_keys(t, where, r);
-  ok = reduce_key(t, where, r.reduce, r.reduce_pos) && ok;
-  if (!target || !src || !ok)
+  const bool keys = tensor_store_keys(t, where, r);
+  const bool reduce = reduce_key(t, where, r.reduce, r.reduce_pos);
+  if (!keys || !reduce)
     return false;
-  r.src = std::move(*src);
   op.body = std::move(r);
   return true;
 }
