@@ -41,15 +41,21 @@ def ring_full_empty():
     return k
 
 
-def test_mbarrier_wait_takes_pred_so_the_ring_spec_is_written_in_python():
-    k = ring_full_empty()
+def assert_written_as_spec(k, name, **emit):
+    """k, built in Python, is specs/tma/NAME.toml: no diagnostics, golden/tma/NAME.ptx's
+    instructions, and its printed spec emits as the checked-in one does."""
     assert k.diagnostics() == []
-    with open(os.path.join(SOURCE_DIR, "golden", "tma", "ring_full_empty.ptx")) as f:
+    with open(os.path.join(SOURCE_DIR, "golden", "tma", name + ".ptx")) as f:
         golden = f.read()
     body = lambda ptx: [l for l in ptx.splitlines() if not l.startswith("//")]
-    assert body(k.emit(target="sm_90")) == body(golden)
-    spec = ptxgen.load(os.path.join(SOURCE_DIR, "specs", "tma", "ring_full_empty.toml"))
-    assert ptxgen.loads(k.to_toml()).emit(target="sm_90") == spec.emit(target="sm_90")
+    assert body(k.emit(**emit)) == body(golden)
+    spec = ptxgen.load(os.path.join(SOURCE_DIR, "specs", "tma", name + ".toml"))
+    assert ptxgen.loads(k.to_toml()).emit(**emit) == spec.emit(**emit)
+
+
+def test_mbarrier_wait_takes_pred_so_the_ring_spec_is_written_in_python():
+    k = ring_full_empty()
+    assert_written_as_spec(k, "ring_full_empty", target="sm_90")
     assert k.to_toml().count("pred = 'tid == 0 && k + 1 < 6'") == 3
 
 
@@ -129,14 +135,7 @@ def tensormap_retarget_global():
 
 
 def test_a_map_edited_on_the_device_is_written_in_python_as_in_its_spec():
-    k = tensormap_retarget_global()
-    assert k.diagnostics() == []
-    with open(os.path.join(SOURCE_DIR, "golden", "tma", "tensormap_retarget_global.ptx")) as f:
-        golden = f.read()
-    body = lambda ptx: [l for l in ptx.splitlines() if not l.startswith("//")]
-    assert body(k.emit()) == body(golden)
-    spec = ptxgen.load(os.path.join(SOURCE_DIR, "specs", "tma", "tensormap_retarget_global.toml"))
-    assert ptxgen.loads(k.to_toml()).emit() == spec.emit()
+    assert_written_as_spec(tensormap_retarget_global(), "tensormap_retarget_global")
 
 
 def test_a_copy_through_an_edited_map_without_its_fence_is_refused_at_the_copy_line():
