@@ -5,6 +5,7 @@
 #include "emitter/tile/op_table.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -54,6 +55,13 @@ struct Read {
   std::size_t op = 0;
   std::string loops; ///< ", k=0": the iteration of the read
 };
+
+/// The epoch of a bulk or tensor store's read of shared memory until a bulk_wait of its
+/// thread retires its group: no clock reaches it.
+constexpr std::int32_t pending = std::numeric_limits<std::int32_t>::max();
+
+/// A store's pending read: the rank of the CTA read and the read's key.
+using StoreRead = std::pair<std::size_t, ReadKey>;
 
 /// The bytes of `v` for one thread: from its lowest to its highest byte (a read that
 /// touches the span's ends only is taken as reading all of it, which refuses, never
@@ -128,6 +136,9 @@ private:
   std::vector<Clock> clocks_;                          ///< per thread of the cluster
   std::vector<std::map<BarrierKey, Phases>> barriers_; ///< per rank
   std::vector<std::map<ReadKey, Read>> reads_;         ///< per rank of the CTA read
+  /// Per thread of the cluster: its stores' reads not yet committed, and its bulk groups.
+  std::vector<std::vector<StoreRead>> open_;
+  std::vector<std::vector<std::vector<StoreRead>>> groups_;
   bool stopped_ = false;
 
   std::int64_t block() const { return k_.block; }
@@ -161,6 +172,8 @@ private:
     clocks_.assign(static_cast<std::size_t>(n_), Clock(static_cast<std::size_t>(n_), 0));
     barriers_.assign(bids.size(), {});
     reads_.assign(bids.size(), {});
+    open_.assign(static_cast<std::size_t>(n_), {});
+    groups_.assign(static_cast<std::size_t>(n_), {});
     walk();
   }
 
@@ -412,11 +425,74 @@ private:
           of = static_cast<std::size_t>(*rank);
         }
         const auto s = span_of(src, envs_[g]);
+        if (s)
+          record(of, {s->tensor, s->lo, s->hi, static_cast<std::int64_t>(g)}, clocks_[g][g]++,
+                 index);
+      }
+  }
+
+  /// A read by thread get<3>(key) of CTA `rank`; a pending store read of the same bytes by the
+  /// same thread stays pending (a thread's epochs only grow: the later one stands).
+  void record(std::size_t rank, const ReadKey& key, std::int32_t epoch, std::size_t index) {
+    const auto g = static_cast<std::size_t>(std::get<3>(key));
+    Read& read = reads_[rank][key];
+    read = Read{std::max(read.epoch, epoch), index, loops_text(envs_[g])};
+  }
+
+  /// A bulk or tensor store (or reduction) reads `src` of its own CTA until a bulk_wait of the
+  /// issuing thread retires its group.
+  void store_read(std::size_t index, const Located<View>& src,
+                  const std::optional<Located<ExprPtr>>& pred) {
+    if (targets_.count(src.value.tensor) == 0)
+      return;
+    for (std::size_t r = 0; r < bids_.size(); ++r)
+      for (std::int64_t t = 0; t < block(); ++t) {
+        const std::size_t g = thread(r, t);
+        const auto s = issues(pred, envs_[g]) ? span_of(src.value, envs_[g]) : std::nullopt;
         if (!s)
           continue;
-        Read& read = reads_[of][{s->tensor, s->lo, s->hi, static_cast<std::int64_t>(g)}];
-        read = Read{clocks_[g][g]++, index, loops_text(envs_[g])};
+        const ReadKey key{s->tensor, s->lo, s->hi, static_cast<std::int64_t>(g)};
+        record(r, key, pending, index);
+        open_[g].emplace_back(r, key);
       }
+  }
+
+  void exec(std::size_t index, const Op&, const BulkStoreOp& b) {
+    store_read(index, b.src, b.pred);
+  }
+  void exec(std::size_t index, const Op&, const BulkReduceOp& b) {
+    store_read(index, b.src, b.pred);
+  }
+  void exec(std::size_t index, const Op&, const TensorStoreOp& t) {
+    store_read(index, t.src, t.pred);
+  }
+  void exec(std::size_t index, const Op&, const TensorReduceOp& t) {
+    store_read(index, t.src, t.pred);
+  }
+
+  void exec(std::size_t, const Op&, const BulkCommitOp&) {
+    for (std::size_t g = 0; g < open_.size(); ++g)
+      if (!open_[g].empty())
+        groups_[g].push_back(std::exchange(open_[g], {}));
+  }
+
+  /// The thread's groups but the newest n are done reading: their reads take the thread's
+  /// epoch now, which its later arrivals carry.
+  void exec(std::size_t, const Op&, const BulkWaitOp& w) {
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      auto& groups = groups_[g];
+      if (static_cast<std::int64_t>(groups.size()) <= w.n)
+        continue;
+      const auto retired = groups.size() - static_cast<std::size_t>(w.n);
+      for (std::size_t i = 0; i < retired; ++i)
+        for (const auto& [rank, key] : groups[i]) {
+          const auto it = reads_[rank].find(key);
+          if (it != reads_[rank].end() && it->second.epoch == pending)
+            it->second.epoch = clocks_[g][g];
+        }
+      groups.erase(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(retired));
+      ++clocks_[g][g];
+    }
   }
 
   void exec(std::size_t index, const Op& op, const BulkLoadOp& b) {
@@ -483,19 +559,30 @@ private:
                  std::size_t y, const Span& s, std::size_t reader, const Read& read) {
     const std::string cta = "CTA " + std::to_string(bids_[y]);
     const bool own = reader / static_cast<std::size_t>(block()) == y;
-    error(index, dst.pos, static_cast<std::uint32_t>(std::max<std::size_t>(dst.text.size(), 1)),
-          who(g) + loops_text(envs_[g]) + params_text(envs_[g]) + ": the " +
-              std::string(op_kind(op.body)) + " (multicast) refills bytes " + std::to_string(s.lo) +
-              ".." + std::to_string(s.hi - 1) + " of '" + s.tensor->name + "' in " + cta +
-              " (the stage '" + dst.text + "'), which " + who(reader) + " read at " +
-              op_at(read.op) +
-              (read.loops.empty() ? std::string() : " (" + read.loops.substr(2) + ")") +
-              ", but nothing orders that read before the issue: the issuing thread did not "
-              "wait for a barrier phase that the reader (or a thread of " +
-              (own ? cta : "its CTA") +
-              " after a cta_sync that follows the read) arrived on, nor pass a cluster_sync "
-              "after it, so the bytes may land while " +
-              cta +
+    const std::string when = read.loops.empty() ? std::string() : " (" + read.loops.substr(2) + ")";
+    const std::string head = who(g) + loops_text(envs_[g]) + params_text(envs_[g]) + ": the " +
+                             std::string(op_kind(op.body)) + " (multicast) refills bytes " +
+                             std::to_string(s.lo) + ".." + std::to_string(s.hi - 1) + " of '" +
+                             s.tensor->name + "' in " + cta + " (the stage '" + dst.text +
+                             "'), which " + who(reader);
+    const std::string order =
+        "the issuing thread did not wait for a barrier phase that the reader (or a thread of " +
+        (own ? cta : "its CTA") +
+        " after a cta_sync that follows the read) arrived on, nor pass a cluster_sync after it";
+    const auto length = static_cast<std::uint32_t>(std::max<std::size_t>(dst.text.size(), 1));
+    if (read.epoch == pending) {
+      error(index, dst.pos, length,
+            head + " still reads through " + op_at(read.op) + when +
+                ": no bulk_wait of that thread has retired the store's group, so "
+                "the bytes may land while the store reads them; retire it (bulk_wait, read = "
+                "true) before the refill, and order that wait before the issue (" +
+                order + ")");
+      return;
+    }
+    error(index, dst.pos, length,
+          head + " read at " + op_at(read.op) + when +
+              ", but nothing orders that read before the issue: " + order +
+              ", so the bytes may land while " + cta +
               "'s consumers still read the stage; the refill must wait for the consumers of "
               "every receiving CTA: let them arrive on the issuer's empty barrier "
               "(mbarrier_arrive on 'empty@(rank)'), counted in its mbarrier_init");
@@ -510,11 +597,6 @@ private:
   void exec(std::size_t, const Op&, const SetmaxnregOp&) {}
   void exec(std::size_t, const Op&, const ForOp&) {}
   void exec(std::size_t, const Op&, const EndOp&) {}
-  void exec(std::size_t, const Op&, const BulkStoreOp&) {}
-  void exec(std::size_t, const Op&, const BulkReduceOp&) {}
-  void exec(std::size_t, const Op&, const BulkWaitOp&) {}
-  void exec(std::size_t, const Op&, const TensorStoreOp&) {}
-  void exec(std::size_t, const Op&, const TensorReduceOp&) {}
   void exec(std::size_t, const Op&, const PrefetchTensormapOp&) {}
   void exec(std::size_t, const Op&, const BulkCopyPeerOp&) {}
 };

@@ -10,9 +10,11 @@
 // cluster's threads' reads it knows are done. A thread knows its own reads; a cta_sync joins
 // the clocks of a CTA's threads, a named barrier's sync those of its threads, a cluster_sync
 // (not relaxed) those of the whole cluster; an arrival adds the arriving thread's clock to
-// its barrier's phase, which a wait for the completed phase learns. A read of a multicast
-// destination whose reader's clock entry the issuing thread has not reached when the
-// multicast is issued is refused (contract_multicast_refill), for every value of the
+// its barrier's phase, which a wait for the completed phase learns. The reads: a copy's
+// source (its own CTA's or a peer's, `S@rank`), and a bulk or tensor store's (or
+// reduction's), which reads until a bulk_wait of its thread retires its group. A read of a
+// multicast destination whose reader's clock entry the issuing thread has not reached when
+// the multicast is issued is refused (contract_multicast_refill), for every value of the
 // declared ranges the walk runs at.
 //
 // It assumes what the mbarrier walk proves first: each phase gets exactly its count of
