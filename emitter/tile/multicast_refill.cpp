@@ -93,10 +93,14 @@ std::string params_text(const ExprEnv& env) {
   return s;
 }
 
+/// An open loop: each CTA of the cluster runs its own values of the variable (start + i *
+/// step at iteration i), the same number of times.
 struct Frame {
   std::size_t for_op = 0;
-  std::int64_t stop = 0;
-  std::int64_t step = 1;
+  std::int64_t trips = 0;
+  std::int64_t iteration = 0;
+  std::vector<std::int64_t> start; ///< per rank
+  std::vector<std::int64_t> step;  ///< per rank
 };
 
 class RefillWalk {
@@ -177,15 +181,18 @@ private:
     walk();
   }
 
-  void set_loop(const std::string& var, std::int64_t value) {
-    for (auto& env : envs_)
-      env.loops[var] = value;
+  /// The loop's variable at the frame's iteration, in each CTA's threads.
+  void set_loop(const std::string& var, const Frame& fr) {
+    for (std::size_t r = 0; r < bids_.size(); ++r)
+      for (std::int64_t t = 0; t < block(); ++t)
+        envs_[thread(r, t)].loops[var] = fr.start[r] + fr.iteration * fr.step[r];
   }
 
-  /// A loop's bounds, the same in every CTA of the cluster (the walk runs them in step);
-  /// nullopt after refusing a loop whose bounds differ.
+  /// A loop's values in each CTA of the cluster, which must run it the same number of times
+  /// (the walk runs a cluster's CTAs in step; the values may differ, as a grid-stride loop's
+  /// do); nullopt after refusing a loop whose trip counts differ.
   std::optional<Frame> enter(std::size_t pc, const ForOp& f) {
-    std::optional<std::tuple<std::int64_t, std::int64_t, std::int64_t>> first;
+    Frame fr{pc, 0, 0, {}, {}};
     for (std::size_t r = 0; r < bids_.size(); ++r) {
       const ExprEnv& env = envs_[thread(r, 0)];
       const auto start = evaluate(*f.start.value, env);
@@ -193,20 +200,21 @@ private:
       const auto step = evaluate(*f.step.value, env);
       if (!start || !stop || !step || *step < 1)
         return std::nullopt; // the loop checks report it
-      const auto here = std::make_tuple(*start, *stop, *step);
-      if (first && *first != here) {
+      const std::int64_t trips = *start < *stop ? (*stop - *start - 1) / *step + 1 : 0;
+      if (r > 0 && trips != fr.trips) {
         error(pc, k_.ops[pc].pos, 1,
-              "CTA " + std::to_string(bids_[r]) +
-                  " runs this loop over other iterations than "
-                  "CTA " +
-                  std::to_string(bids_.front()) +
-                  " of its cluster: the refill proof "
-                  "walks a cluster's CTAs in step; bound the loop the same in every CTA");
+              "CTA " + std::to_string(bids_[r]) + " runs this loop " + std::to_string(trips) +
+                  " times and CTA " + std::to_string(bids_.front()) + " of its cluster " +
+                  std::to_string(fr.trips) +
+                  ": the refill proof walks a cluster's CTAs in step, iteration by iteration; "
+                  "give the loop the same trip count in every CTA of a cluster");
         return std::nullopt;
       }
-      first = here;
+      fr.trips = trips;
+      fr.start.push_back(*start);
+      fr.step.push_back(*step);
     }
-    return Frame{pc, std::get<1>(*first), std::get<2>(*first)};
+    return fr;
   }
 
   void walk() {
@@ -223,25 +231,23 @@ private:
       budget_ -= n_;
       const Op& op = k_.ops[pc];
       if (const auto* f = std::get_if<ForOp>(&op.body)) {
-        const auto frame = enter(pc, *f);
+        auto frame = enter(pc, *f);
         if (!frame)
           return;
-        const auto start = evaluate(*f->start.value, envs_[0]);
-        if (*start >= frame->stop) {
+        if (frame->trips == 0) {
           pc = f->end + 1;
           continue;
         }
-        set_loop(f->var.value, *start);
-        frames.push_back(*frame);
+        set_loop(f->var.value, *frame);
+        frames.push_back(std::move(*frame));
         ++pc;
         continue;
       }
       if (std::holds_alternative<EndOp>(op.body)) {
-        const Frame fr = frames.back();
+        Frame& fr = frames.back();
         const auto& f = std::get<ForOp>(k_.ops[fr.for_op].body);
-        const std::int64_t next = envs_[0].loops[f.var.value] + fr.step;
-        if (next < fr.stop) {
-          set_loop(f.var.value, next);
+        if (++fr.iteration < fr.trips) {
+          set_loop(f.var.value, fr);
           pc = fr.for_op + 1;
         } else {
           for (auto& env : envs_)

@@ -45,11 +45,21 @@ TEST_CASE("multicast refill: the loop's cluster_sync orders the reads, a relaxed
   CHECK(found.front().message.find("read at the copy at line") != std::string::npos);
 }
 
+TEST_CASE("multicast refill: a cluster's CTAs may run a loop over their own values, not trip "
+          "counts") {
+  // Each CTA's own four values of k (rank 1: 4..7): in step iteration by iteration, accepted.
+  std::string shifted = edited(corpus(kLoop), "start = 0\nstop = 4",
+                               "start = \"cluster_rank * 4\"\nstop = \"cluster_rank * 4 + 4\"");
+  shifted = edited(shifted, "sub[k, cluster_rank, :]'", "sub[k % 4, cluster_rank, :]'");
+  shifted = edited(shifted, "sub[k, bid, tid, :]'", "sub[k % 4, bid, tid, :]'");
+  CHECK(refusals(shifted, DiagId::contract_multicast_refill).empty());
+}
+
 TEST_CASE("multicast refill: a loop whose trip count differs between a cluster's CTAs is refused") {
   const std::string text = edited(corpus(kLoop), "stop = 4", "stop = \"2 + 2 * cluster_rank\"");
   const auto found = refusals(text, DiagId::contract_multicast_refill);
   REQUIRE(found.size() == 1);
-  CHECK(found.front().message.find("CTA 1 runs this loop over other iterations than CTA 0") !=
+  CHECK(found.front().message.find("CTA 1 runs this loop 4 times and CTA 0 of its cluster 2") !=
         std::string::npos);
 }
 
