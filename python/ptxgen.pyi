@@ -165,11 +165,11 @@ class Kernel:
     def expect_tx(self, barrier: View, bytes: IntoExpr, arrive: bool = True, pred: Optional[IntoExpr] = None) -> None:
         """Adds bytes to the transaction count barrier's phase waits for (arrive: mbarrier.arrive.expect_tx)."""
         ...
-    def tensor_load(self, tensor: View, coords: Sequence[IntoExpr], dst: View, barrier: Optional[View] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None, multicast: Optional[IntoExpr] = None, offsets: Optional[Sequence[IntoExpr]] = None) -> None:
-        """The box of tensor's map at coords (outermost first) into shared dst, completing on barrier (left out in a ring pipeline's loads); an im2col map's load takes offsets, one per spatial dimension."""
+    def tensor_load(self, tensor: View, coords: Sequence[IntoExpr], dst: View, barrier: Optional[View] = None, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None, multicast: Optional[IntoExpr] = None, offsets: Optional[Sequence[IntoExpr]] = None, map: Optional[View] = None) -> None:
+        """The box of tensor's map at coords (outermost first) into shared dst, completing on barrier (left out in a ring pipeline's loads); an im2col map's load takes offsets, one per spatial dimension; map: a global slot holding the map (tensormap_copy) instead of tensor's parameter."""
         ...
-    def tensor_store(self, tensor: View, coords: Sequence[IntoExpr], src: View, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
-        """Shared src to the box of tensor's map at coords, joining the thread's bulk group."""
+    def tensor_store(self, tensor: View, coords: Sequence[IntoExpr], src: View, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None, map: Optional[View] = None) -> None:
+        """Shared src to the box of tensor's map at coords, joining the thread's bulk group (map: as tensor_load's)."""
         ...
     def tensor_reduce(self, tensor: View, coords: Sequence[IntoExpr], src: View, reduce: str, pred: Optional[IntoExpr] = None, cache_policy: Optional[CachePolicy] = None) -> None:
         """cp.reduce.async.bulk.tensor of shared src into the box of tensor's map at coords, element by element with `reduce` (add, min, max, inc, dec, and, or, xor) in the map's dtype, joining the thread's bulk group."""
@@ -179,6 +179,15 @@ class Kernel:
         ...
     def abi(self, names: list[str]) -> None:
         """The PTX parameter order: every global tensor and parameter once, a map as 'A.map'."""
+        ...
+    def tensormap_copy(self, tensor: View, dst: View, src: Optional[View] = None, pred: Optional[IntoExpr] = None) -> None:
+        """Copies tensor's map into dst (128 bytes of global or shared memory): from the map parameter with ld.param/st, or with src (a shared slot) by tensormap.cp_fenceproxy into a global dst, fenced for the tensormap proxy."""
+        ...
+    def tensormap_replace(self, tensor: View, map: View, field: str, dim: int = 0, value: Optional[IntoExpr] = None, address: Optional[View] = None, pred: Optional[IntoExpr] = None) -> None:
+        """tensormap.replace.tile.FIELD of tensor's map at `map` (global or shared): global_address (the base of tensor `address`), or global_dim / global_stride `dim` (outermost first) to `value`."""
+        ...
+    def tensormap_fence(self, map: View, sem: str, pred: Optional[IntoExpr] = None) -> None:
+        """fence.proxy.tensormap::generic: release (the thread's edits of the map) or acquire [map], 128 (before the thread's copies through it)."""
         ...
     def diagnostics(self) -> list[Diagnostic]:
         """The builder's findings so far."""

@@ -76,16 +76,22 @@ std::vector<api::Expr> coords_of(const Coords& arg, const std::string& what = "c
   return out;
 }
 
-/// A `reduce=` word: one of tile::reduce_kind_names, or ArgumentError naming them.
-tile::ReduceKind reduce_kind_of(const std::string& reduce) {
-  const auto kind = parse_name(tile::reduce_kind_names, reduce);
-  if (!kind) {
+/// A keyword's word: one of `names`, or ArgumentError naming them.
+template <typename Names>
+auto word_of(const Names& names, const std::string& key, const std::string& word) {
+  const auto value = parse_name(names, word);
+  if (!value) {
     std::string choices;
-    for (std::string_view n : tile::reduce_kind_names.values)
+    for (std::string_view n : names.values)
       choices += (choices.empty() ? "'" : ", '") + std::string(n) + "'";
-    throw ArgumentError("reduce is one of " + choices + ", not '" + reduce + "'");
+    throw ArgumentError(key + " is one of " + choices + ", not '" + word + "'");
   }
-  return *kind;
+  return *value;
+}
+
+/// A `reduce=` word: one of tile::reduce_kind_names.
+tile::ReduceKind reduce_kind_of(const std::string& reduce) {
+  return word_of(tile::reduce_kind_names, "reduce", reduce);
 }
 
 void bind_copies(py::class_<PyKernel>& k) {
@@ -163,10 +169,11 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
        [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& dst,
           std::optional<api::View> barrier, const std::optional<IntoExpr>& pred,
           std::optional<CachePolicy> cache_policy, const std::optional<IntoExpr>& multicast,
-          const std::optional<Coords>& offsets) {
+          const std::optional<Coords>& offsets, std::optional<api::View> map) {
          api::BulkOptions o = bulk_options(pred, cache_policy, multicast);
          if (offsets)
            o.offsets = coords_of(*offsets, "offsets");
+         o.map = std::move(map);
          if (barrier)
            self.builder().tensor_load(tensor, coords_of(coords), dst, *barrier, o, caller_pos());
          else
@@ -175,19 +182,24 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
        py::arg("tensor"), py::arg("coords"), py::arg("dst"), py::arg("barrier") = py::none(),
        py::arg("pred") = py::none(), py::arg("cache_policy") = py::none(),
        py::arg("multicast") = py::none(), py::arg("offsets") = py::none(),
+       py::arg("map") = py::none(),
        "The box of tensor's map at coords (outermost first) into shared dst, completing on "
        "barrier (left out in a ring pipeline's loads); an im2col map's load takes offsets, one "
-       "per spatial dimension.")
+       "per spatial dimension; map: a global slot holding the map (tensormap_copy) instead of "
+       "tensor's parameter.")
       .def(
           "tensor_store",
           [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& src,
-             const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy) {
-            self.builder().tensor_store(tensor, coords_of(coords), src,
-                                        bulk_options(pred, cache_policy), caller_pos());
+             const std::optional<IntoExpr>& pred, std::optional<CachePolicy> cache_policy,
+             std::optional<api::View> map) {
+            api::BulkOptions o = bulk_options(pred, cache_policy);
+            o.map = std::move(map);
+            self.builder().tensor_store(tensor, coords_of(coords), src, o, caller_pos());
           },
           py::arg("tensor"), py::arg("coords"), py::arg("src"), py::arg("pred") = py::none(),
-          py::arg("cache_policy") = py::none(),
-          "Shared src to the box of tensor's map at coords, joining the thread's bulk group.")
+          py::arg("cache_policy") = py::none(), py::arg("map") = py::none(),
+          "Shared src to the box of tensor's map at coords, joining the thread's bulk group "
+          "(map: as tensor_load's).")
       .def(
           "tensor_reduce",
           [](PyKernel& self, const api::View& tensor, const Coords& coords, const api::View& src,
@@ -216,6 +228,59 @@ void bind_tensor_copies(py::class_<PyKernel>& k) {
           },
           py::arg("names"),
           "The PTX parameter order: every global tensor and parameter once, a map as 'A.map'.");
+}
+
+/// tensormap_copy, tensormap_replace, tensormap_fence: tensor maps edited on the device.
+void bind_tensormaps(py::class_<PyKernel>& k) {
+  k.def(
+       "tensormap_copy",
+       [](PyKernel& self, const api::View& tensor, const api::View& dst,
+          std::optional<api::View> src, const std::optional<IntoExpr>& pred) {
+         api::TensormapCopyOptions o;
+         o.src = std::move(src);
+         o.pred = opt_expr_of(pred, "pred");
+         self.builder().tensormap_copy(tensor, dst, o, caller_pos());
+       },
+       py::arg("tensor"), py::arg("dst"), py::arg("src") = py::none(), py::arg("pred") = py::none(),
+       "Copies tensor's map into dst (128 bytes of global or shared memory): from the map "
+       "parameter with ld.param/st, or with src (a shared slot) by tensormap.cp_fenceproxy into "
+       "a global dst, fenced for the tensormap proxy.")
+      .def(
+          "tensormap_replace",
+          [](PyKernel& self, const api::View& tensor, const api::View& map,
+             const std::string& field, const Int& dim, const std::optional<IntoExpr>& value,
+             std::optional<api::View> address, const std::optional<IntoExpr>& pred) {
+            const auto f = word_of(tile::tensormap_field_names, "field", field);
+            if (f == tile::TensormapField::global_address) {
+              if (!address || value)
+                throw ArgumentError("field 'global_address' takes address (a global tensor), "
+                                    "not value");
+              self.builder().tensormap_replace_address(tensor, map, *address,
+                                                       opt_expr_of(pred, "pred"), caller_pos());
+              return;
+            }
+            if (!value || address)
+              throw ArgumentError("field '" + field + "' takes value, not address");
+            self.builder().tensormap_replace(tensor, map, f, int_of(dim, "dim"),
+                                             expr_of(*value, "value"), opt_expr_of(pred, "pred"),
+                                             caller_pos());
+          },
+          py::arg("tensor"), py::arg("map"), py::arg("field"), py::arg("dim") = 0,
+          py::arg("value") = py::none(), py::arg("address") = py::none(),
+          py::arg("pred") = py::none(),
+          "tensormap.replace.tile.FIELD of tensor's map at `map` (global or shared): "
+          "global_address (the base of tensor `address`), or global_dim / global_stride `dim` "
+          "(outermost first) to `value`.")
+      .def(
+          "tensormap_fence",
+          [](PyKernel& self, const api::View& map, const std::string& sem,
+             const std::optional<IntoExpr>& pred) {
+            self.builder().tensormap_fence(map, word_of(tile::tensormap_sem_names, "sem", sem),
+                                           opt_expr_of(pred, "pred"), caller_pos());
+          },
+          py::arg("map"), py::arg("sem"), py::arg("pred") = py::none(),
+          "fence.proxy.tensormap::generic: release (the thread's edits of the map) or acquire "
+          "[map], 128 (before the thread's copies through it).");
 }
 
 std::string ints(const std::vector<std::int64_t>& v) {
@@ -293,6 +358,7 @@ void bind_bulk(py::module_& m, py::class_<PyKernel>& k) {
       .def("__repr__", &map_repr, "The call that makes it.");
   bind_copies(k);
   bind_tensor_copies(k);
+  bind_tensormaps(k);
 }
 
 } // namespace ptxgen::python

@@ -64,19 +64,21 @@ families)
   wait
   run tensor_core 170 tools/tensor_core_device.sh 8 &
   run sim_cluster 170 tools/sim_cluster_device.sh 4 &
+  run tensormap 170 tools/tensormap_device.sh &
   wait
   cp "$out/tensor_core/tensor_core/h200.bin" "$out/tensor_core_h200.bin" 2>/dev/null
   cp "$out/sim_cluster/sim_cluster/h200.bin" "$out/sim_cluster_h200.bin" 2>/dev/null
   cat "$out/machine.txt"
-  show cluster reduce tensor_core sim_cluster
+  show cluster reduce tensor_core sim_cluster tensormap
   ;;
 speed)
   # one at a time: these time the GPU
   run ring_sass 200 tools/ring_sass_device.sh
-  [ -f tools/ws_ring_device.sh ] && run ws_ring 150 tools/ws_ring_device.sh
-  run broadcast 220 tools/broadcast_device.sh
+  run one_tile 100 tools/one_tile_device.sh
+  run ws_ring 120 tools/ws_ring_device.sh
+  run broadcast 170 tools/broadcast_device.sh
   cat "$out/machine.txt"
-  show ring_sass ws_ring broadcast
+  show ring_sass one_tile ws_ring broadcast
   ;;
 esac
 exit $status

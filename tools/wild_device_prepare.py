@@ -82,7 +82,7 @@ def run_args(entry, base, ptx_text):
 
 
 def problems(manifest):
-    """What --check refuses: a missing or unreadable `gpu`, a missing `fill`."""
+    """What --check refuses: a missing or unreadable `gpu`, a missing `fill`, a --fill in `lint`."""
     found = []
     for k in manifest.get("kernel", []):
         mode = k.get("gpu")
@@ -90,6 +90,9 @@ def problems(manifest):
             found.append(f"{k['name']}: gpu = {mode!r} is not bytes, TYPE ulp N or skip: why")
         elif not mode.startswith("skip") and "fill" not in k:
             found.append(f"{k['name']}: no `fill`")
+        # run_args adds the `fill` key's --fill, and lint takes one
+        if "--fill" in shlex.split(k.get("lint", "")):
+            found.append(f"{k['name']}: --fill in `lint` (the `fill` key gives it)")
     return found
 
 

@@ -71,6 +71,10 @@ struct GlobalUse {
   // A tensor copy's global side is its map's tensor, named, not a view.
   void operator()(const tile::TensorLoadOp& op) { add_named(read, op.tensor.value); }
   void operator()(const tile::TensorStoreOp& op) { add_named(written, op.tensor.value); }
+  // A map slot's 128 bytes are no traffic worth counting.
+  void operator()(const tile::TensormapCopyOp&) {}
+  void operator()(const tile::TensormapReplaceOp&) {}
+  void operator()(const tile::TensormapFenceOp&) {}
   // A reduction reads its box's global elements and writes them.
   void operator()(const tile::TensorReduceOp& op) {
     add_named(read, op.tensor.value);

@@ -592,12 +592,40 @@ private:
   void check_pending_stores(std::int64_t tid, const PendingStore& st);
   /// A tensor store's or reduction's issue by each thread whose pred holds.
   void issue_tensor_store(std::size_t op, const tile::Located<std::string>& tensor,
+                          const std::optional<tile::Located<tile::View>>& map_slot,
                           const std::vector<tile::Located<tile::ExprPtr>>& coords,
                           const tile::Located<tile::View>& src,
                           const std::optional<tile::Located<tile::ExprPtr>>& pred,
                           std::optional<tile::ReduceKind> reduce);
   /// A hint: no byte moves (the contract proved its operand a map; the simulator checks it).
   void step_op(std::size_t, const tile::PrefetchTensormapOp&) {}
+
+  // Tensor maps in memory (evaluator_tensormap.cpp): each slot's naive map.
+  /// A map slot: the buffer and byte offset of its first byte.
+  using MapSlotKey = std::pair<const Buffer*, std::int64_t>;
+  /// The map a slot holds: the tensor whose buffer its global address is, and its map.
+  struct MapSlot {
+    std::string base;
+    tile::TensorMapDesc desc;
+  };
+  /// The map and global buffer a tensor copy moves its box through.
+  struct CopyMap {
+    const tile::TensorMapDesc* desc = nullptr;
+    Buffer* global = nullptr;
+  };
+  std::optional<MapSlotKey> map_slot_key(std::size_t op, const tile::Located<tile::View>& v,
+                                         const tile::ExprEnv& e);
+  /// The map in the slot `v` names for thread `e`; nullptr (with a problem) for none.
+  const MapSlot* slot_map(std::size_t op, const tile::Located<tile::View>& v,
+                          const tile::ExprEnv& e);
+  /// A tensor copy's map: `map`'s slot when given, else `tensor`'s declared map.
+  std::optional<CopyMap> copy_map(std::size_t op, const tile::Located<std::string>& tensor,
+                                  const std::optional<tile::Located<tile::View>>& map,
+                                  const tile::ExprEnv& e);
+  void step_op(std::size_t op, const tile::TensormapCopyOp& m);
+  void step_op(std::size_t op, const tile::TensormapReplaceOp& m);
+  void step_op(std::size_t, const tile::TensormapFenceOp&) {}
+  std::map<MapSlotKey, MapSlot> map_slots_;
 
   /// True when the thread issues the op: no pred, or one whose value is nonzero (a pred
   /// without a value is reported and issues nothing).
@@ -1065,6 +1093,9 @@ private:
   bool replay_op(std::size_t op, const tile::ExpectTxOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensorLoadOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::TensorStoreOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::TensormapCopyOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::TensormapReplaceOp&) { return skip(op, false); }
+  bool replay_op(std::size_t op, const tile::TensormapFenceOp&) { return skip(op, true); }
   bool replay_op(std::size_t op, const tile::TensorReduceOp&) { return skip(op, false); }
   bool replay_op(std::size_t op, const tile::PrefetchTensormapOp&) { return skip(op, true); }
 

@@ -193,18 +193,23 @@ std::optional<Evaluator::PlacedBox> Evaluator::moved_box(std::size_t op,
 }
 
 void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
-  const tile::TensorMapDesc* map = tensor_map(op, m.tensor);
-  if (map == nullptr || !prepare(op, m.dst, "dst")) {
+  if ((!m.map && tensor_map(op, m.tensor) == nullptr) || !prepare(op, m.dst, "dst") ||
+      (m.map && !prepare(op, *m.map, "map"))) {
     return;
   }
   Buffer& db = buffer(*slot(m.dst.value), cta_state_);
-  const Buffer& gb = globals_[by_name_.find(m.tensor.value)->second.index];
-  const std::vector<std::uint8_t> fill = naive_fill_element(*map);
   each_receiving(op, m.pred, m.multicast, [&](std::int64_t tid, const tile::ExprEnv& e) {
     const auto id = used_barrier(op, m.barrier, tid);
     if (!id) {
       return;
     }
+    const auto cm = copy_map(op, m.tensor, m.map, e);
+    if (!cm) {
+      return;
+    }
+    const tile::TensorMapDesc* map = cm->desc;
+    const Buffer& gb = *cm->global;
+    const std::vector<std::uint8_t> fill = naive_fill_element(*map);
     const auto box = place_box(op, m.coords, m.dst, db, gb, e, *map, tile::TensorAccess::load,
                                m.offsets ? &*m.offsets : nullptr);
     if (!box) {
@@ -227,26 +232,31 @@ void Evaluator::step_op(std::size_t op, const tile::TensorLoadOp& m) {
 }
 
 void Evaluator::step_op(std::size_t op, const tile::TensorStoreOp& m) {
-  issue_tensor_store(op, m.tensor, m.coords, m.src, m.pred, std::nullopt);
+  issue_tensor_store(op, m.tensor, m.map, m.coords, m.src, m.pred, std::nullopt);
 }
 
 void Evaluator::step_op(std::size_t op, const tile::TensorReduceOp& m) {
-  issue_tensor_store(op, m.tensor, m.coords, m.src, m.pred, m.reduce);
+  issue_tensor_store(op, m.tensor, std::nullopt, m.coords, m.src, m.pred, m.reduce);
 }
 
 void Evaluator::issue_tensor_store(std::size_t op, const tile::Located<std::string>& tensor,
+                                   const std::optional<tile::Located<tile::View>>& map_slot,
                                    const std::vector<tile::Located<tile::ExprPtr>>& coords,
                                    const tile::Located<tile::View>& src,
                                    const std::optional<tile::Located<tile::ExprPtr>>& pred,
                                    std::optional<tile::ReduceKind> reduce) {
-  const tile::TensorMapDesc* map = tensor_map(op, tensor);
-  if (map == nullptr || !prepare(op, src, "src")) {
+  if ((!map_slot && tensor_map(op, tensor) == nullptr) || !prepare(op, src, "src") ||
+      (map_slot && !prepare(op, *map_slot, "map"))) {
     return;
   }
   Buffer& sb = buffer(*slot(src.value), cta_state_);
-  const auto& entry = by_name_.find(tensor.value)->second;
-  Buffer& gb = globals_[entry.index];
   each_issuing_thread(op, pred, [&](std::int64_t tid, const tile::ExprEnv& e) {
+    const auto cm = copy_map(op, tensor, map_slot, e);
+    if (!cm) {
+      return;
+    }
+    const tile::TensorMapDesc* map = cm->desc;
+    Buffer& gb = *cm->global;
     const auto box = place_box(op, coords, src, sb, gb, e, *map, tile::TensorAccess::store);
     if (!box) {
       return;

@@ -481,10 +481,8 @@ void prepare(Prepared& p, const ConformanceCase& c, const ConformanceOptions& o,
     if (!p.result.expect_fault && !o.unchecked && refused_elsewhere(p))
       return;
   }
-  // A kernel lowered for a newer target than the run's (its ops need sm_90) is assembled for
-  // that target on the simulator, which runs any; a GPU runs what its own target has.
-  if (o.backend == Backend::sim && e.module && arch < e.module->target)
-    arch = e.module->target;
+  if (e.module)
+    arch = assembly_target(o.backend, arch, e.module->target);
   assemble_case(p, o, ptxas, arch);
   // ptxas has the first word on the PTX; then the entry must fit the spec.
   if (p.ready && !o.ptx_override.empty() && !bind_case(p, o))

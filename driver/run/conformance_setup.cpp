@@ -114,6 +114,14 @@ ptx::Target simulated_target(const std::string& ptx_override) {
 
 } // namespace
 
+ptx::Target assembly_target(Backend backend, ptx::Target run, ptx::Target kernel) {
+  if (backend == Backend::sim)
+    return std::max(run, kernel);
+  if (kernel.arch_specific && kernel.sm == run.sm)
+    return kernel;
+  return run;
+}
+
 RunSetup set_up(const ConformanceOptions& o) {
   RunSetup s;
   using State = ConformanceReport::Setup;

@@ -29,6 +29,12 @@ struct RunSetup {
   std::filesystem::path self;                     ///< --sanitize: this program, the device worker
 };
 
+/// The target ptxas assembles a kernel lowered for `kernel` for, on a run whose target is `run`:
+/// the simulator runs any, so a newer kernel target wins; a GPU runs its own target's code and
+/// that target's arch-specific variant (an sm_90 device runs sm_90a code: setmaxnreg,
+/// tensormap.replace), which ptxas assembles for sm_90a alone.
+ptx::Target assembly_target(Backend backend, ptx::Target run, ptx::Target kernel);
+
 /// "ptxgen's PTX for sm_80" or "the PTX of 'k.ptx' (--ptx)".
 std::string whose_ptx(const ConformanceOptions& o);
 

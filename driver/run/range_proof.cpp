@@ -127,53 +127,56 @@ void visit_data_roots(const tile::Kernel& k, const ExprVisitor& f) {
   const std::set<const tile::Tensor*> read = expectation_tensors(k);
   auto writes_read = [&](const tile::View& dst) { return read.count(dst.tensor) != 0; };
   for (const tile::Op& op : k.ops) {
-    std::visit(overloaded{[&](const tile::ApplyOp& a) {
-                            if (!writes_read(a.dst.value))
-                              return;
-                            visit_global_view(a.dst.value, f);
-                            visit_global_view(a.src.value, f);
-                            visit_optional(a.src_size, f);
-                            visit_optional(a.ignore_src, f);
-                          },
-                          [&](const tile::CopyOp& c) {
-                            if (!writes_read(c.dst.value))
-                              return;
-                            visit_global_view(c.dst.value, f);
-                            visit_global_view(c.src.value, f);
-                            visit_optional(c.pred, f);
-                          },
-                          [&](const tile::FillOp& x) {
-                            if (writes_read(x.dst.value))
-                              visit_global_view(x.dst.value, f);
-                          },
-                          [&](const tile::BulkLoadOp& b) {
-                            visit_global_view(b.dst.value, f);
-                            visit_global_view(b.src.value, f);
-                          },
-                          [&](const tile::BulkStoreOp& b) {
-                            visit_global_view(b.dst.value, f);
-                            visit_global_view(b.src.value, f);
-                          },
-                          [&](const tile::BulkReduceOp& b) {
-                            visit_global_view(b.dst.value, f);
-                            visit_global_view(b.src.value, f);
-                          },
-                          // Shared on both sides: nothing global.
-                          [](const tile::BulkCopyPeerOp&) {},
-                          // Their coordinates are visit_roots' (every tensor op's).
-                          [](const tile::TensorLoadOp&) {}, [](const tile::TensorStoreOp&) {},
-                          [](const tile::TensorReduceOp&) {},
-                          [](const tile::PrefetchTensormapOp&) {}, [](const tile::BulkWaitOp&) {},
-                          [](const tile::ExpectTxOp&) {},
-                          // Their expressions are visit_roots' (shared views, bounds, fields).
-                          [](const tile::ForOp&) {}, [](const tile::MbarrierInitOp&) {},
-                          [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
-                          [](const tile::MbarrierWaitOp&) {}, [](const tile::WaitGroupOp&) {},
-                          [](const tile::EndOp&) {}, [](const tile::NamedBarrierOp&) {},
-                          [](const tile::SetmaxnregOp&) {},
-                          // No view, no expression (ops.def's plain ops).
-                          [](const tile::PlainOp auto&) {}},
-               op.body);
+    std::visit(
+        overloaded{[&](const tile::ApplyOp& a) {
+                     if (!writes_read(a.dst.value))
+                       return;
+                     visit_global_view(a.dst.value, f);
+                     visit_global_view(a.src.value, f);
+                     visit_optional(a.src_size, f);
+                     visit_optional(a.ignore_src, f);
+                   },
+                   [&](const tile::CopyOp& c) {
+                     if (!writes_read(c.dst.value))
+                       return;
+                     visit_global_view(c.dst.value, f);
+                     visit_global_view(c.src.value, f);
+                     visit_optional(c.pred, f);
+                   },
+                   [&](const tile::FillOp& x) {
+                     if (writes_read(x.dst.value))
+                       visit_global_view(x.dst.value, f);
+                   },
+                   [&](const tile::BulkLoadOp& b) {
+                     visit_global_view(b.dst.value, f);
+                     visit_global_view(b.src.value, f);
+                   },
+                   [&](const tile::BulkStoreOp& b) {
+                     visit_global_view(b.dst.value, f);
+                     visit_global_view(b.src.value, f);
+                   },
+                   [&](const tile::BulkReduceOp& b) {
+                     visit_global_view(b.dst.value, f);
+                     visit_global_view(b.src.value, f);
+                   },
+                   // Shared on both sides: nothing global.
+                   [](const tile::BulkCopyPeerOp&) {},
+                   // Their coordinates are visit_roots' (every tensor op's).
+                   [](const tile::TensorLoadOp&) {}, [](const tile::TensorStoreOp&) {},
+                   [](const tile::TensorReduceOp&) {}, [](const tile::PrefetchTensormapOp&) {},
+                   [](const tile::BulkWaitOp&) {}, [](const tile::ExpectTxOp&) {},
+                   // Their expressions are visit_roots' (shared views, bounds, fields).
+                   [](const tile::ForOp&) {}, [](const tile::MbarrierInitOp&) {},
+                   [](const tile::CopyArriveOp&) {}, [](const tile::MbarrierArriveOp&) {},
+                   [](const tile::MbarrierWaitOp&) {}, [](const tile::WaitGroupOp&) {},
+                   [](const tile::EndOp&) {},
+                   // A map slot's views: their global bytes are the map's, no data.
+                   [](const tile::TensormapCopyOp&) {}, [](const tile::TensormapReplaceOp&) {},
+                   [](const tile::TensormapFenceOp&) {}, [](const tile::NamedBarrierOp&) {},
+                   [](const tile::SetmaxnregOp&) {},
+                   // No view, no expression (ops.def's plain ops).
+                   [](const tile::PlainOp auto&) {}},
+        op.body);
   }
   for (const tile::Expectation& x : k.expectations) {
     visit_expect_side(x.lhs.value, f);
@@ -291,6 +294,21 @@ void visit_roots(const tile::Kernel& k, const ExprVisitor& f) {
                             for (const auto& c : t.coords)
                               f(*c.value);
                             visit_view(t.src.value, f);
+                            visit_optional(t.pred, f);
+                          },
+                          [&](const tile::TensormapCopyOp& t) {
+                            visit_view(t.dst.value, f);
+                            if (t.src)
+                              visit_view(t.src->value, f);
+                            visit_optional(t.pred, f);
+                          },
+                          [&](const tile::TensormapReplaceOp& t) {
+                            visit_view(t.map.value, f);
+                            visit_optional(t.value, f);
+                            visit_optional(t.pred, f);
+                          },
+                          [&](const tile::TensormapFenceOp& t) {
+                            visit_view(t.map.value, f);
                             visit_optional(t.pred, f);
                           },
                           [&](const tile::TensorReduceOp& t) {

@@ -106,6 +106,12 @@ struct OpWriter {
   void field(std::string_view key, tile::ReduceKind k) {
     out << key << " = \"" << name_of(tile::reduce_kind_names, k) << "\"\n";
   }
+  void field(std::string_view key, tile::TensormapField f) {
+    out << key << " = \"" << name_of(tile::tensormap_field_names, f) << "\"\n";
+  }
+  void field(std::string_view key, tile::TensormapSem m) {
+    out << key << " = \"" << name_of(tile::tensormap_sem_names, m) << "\"\n";
+  }
   void field(std::string_view key, tile::RegAction a) {
     out << key << " = \"" << name_of(tile::reg_action_names, a) << "\"\n";
   }

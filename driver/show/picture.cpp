@@ -155,6 +155,9 @@ Instance instance_of(const Walker& w, const Loops& loops, std::size_t i) {
                                                   false, t.pred ? t.pred->value.get() : nullptr));
                  },
                  [](const tile::TensorStoreOp&) {},
+                 [](const tile::TensormapCopyOp&) {},
+                 [](const tile::TensormapReplaceOp&) {},
+                 [](const tile::TensormapFenceOp&) {},
                  [](const tile::TensorReduceOp&) {},
                  [](const tile::PrefetchTensormapOp&) {},
                  [](const tile::NamedBarrierOp&) {},
@@ -258,6 +261,14 @@ std::string kind_of(const tile::Op& op) {
             return std::string(t.offsets ? "tensor_load im2col" : "tensor_load");
           },
           [](const tile::TensorStoreOp&) { return std::string("tensor_store"); },
+          [](const tile::TensormapCopyOp&) { return std::string("tensormap_copy"); },
+          [](const tile::TensormapReplaceOp& r) {
+            return "tensormap_replace " +
+                   std::string(name_of(tile::tensormap_field_names, r.field));
+          },
+          [](const tile::TensormapFenceOp& f) {
+            return "tensormap_fence " + std::string(name_of(tile::tensormap_sem_names, f.sem));
+          },
           [](const tile::TensorReduceOp& r) {
             return "tensor_reduce " + std::string(name_of(tile::reduce_kind_names, r.reduce));
           },

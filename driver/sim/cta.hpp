@@ -808,12 +808,19 @@ private:
   // ------------------------------------------------ cta_tensor.cpp: tensor copies
 
   /// The tensor map that `op`'s map operand addresses (a handle of Launch::tensor_maps).
-  const TensorMapArg& tensor_map(const Thread& t, const ir::Op& op) const;
-  /// The map at `op`'s address (op.addr2) whatever op.rank says: tensor_map without its rank
-  /// check.
-  const TensorMapArg& tensor_map_at(const Thread& t, const ir::Op& op) const;
+  /// The launch's map at `op`'s address (op.addr2) with the edits its handle carries
+  /// (tensormap.replace), whatever op.rank says.
+  TensorMapArg tensor_map_at(const Thread& t, const ir::Op& op) const;
+  /// tensor_map_at, checked against op's rank and mode.
+  TensorMapArg tensor_map(const Thread& t, const ir::Op& op) const;
   /// prefetch.tensormap: nothing moves; its address must hold a map of the launch.
   void prefetch_tensormap(const Thread& t, const ir::Op& op) const;
+  /// tensormap.replace: one field of the handle at op.addr (global or shared).
+  void tensormap_replace(Thread& t, const ir::Op& op);
+  /// tensormap.cp_fenceproxy: the handle's 128 bytes from shared memory to global.
+  void tensormap_copy(Thread& t, const ir::Op& op);
+  /// The 128 bytes of the map at `at` in op's space (global, or shared: an offset).
+  std::uint8_t* map_bytes(const Thread& t, const ir::Op& op, std::uint64_t at, bool shared);
   /// The elements a tensor copy moves (coordinates from `op`), checked against global memory.
   std::shared_ptr<const TensorPlan> tensor_plan(const Thread& t, const ir::Op& op,
                                                 const TensorMapArg& m,

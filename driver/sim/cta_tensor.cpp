@@ -14,6 +14,8 @@ namespace ptxgen::sim {
 namespace {
 
 /// The first bytes of a handle: "ptxgenTM".
+/// (The edits a tensormap.replace writes into a handle: simulator.hpp, "Tensor maps edited in
+/// memory".)
 constexpr std::array<std::uint8_t, 8> tensor_map_magic = {'p', 't', 'x', 'g', 'e', 'n', 'T', 'M'};
 
 void put_u32(std::uint8_t* at, std::uint32_t v) {
@@ -96,7 +98,8 @@ std::optional<std::size_t> tensor_map_index(std::span<const std::uint8_t> bytes)
     return std::nullopt;
   const std::uint32_t index = get_u32(bytes.data() + 8);
   if (get_u32(bytes.data() + 12) != ~index ||
-      std::any_of(bytes.begin() + 16, bytes.end(), [](std::uint8_t b) { return b != 0; }))
+      std::any_of(bytes.begin() + tensor_map_edits_end, bytes.end(),
+                  [](std::uint8_t b) { return b != 0; }))
     return std::nullopt;
   return index;
 }
@@ -134,7 +137,7 @@ void add_element(std::vector<TensorRun>& runs, const TensorRun& e) {
 
 } // namespace
 
-const TensorMapArg& Cta::tensor_map_at(const Thread& t, const ir::Op& op) const {
+TensorMapArg Cta::tensor_map_at(const Thread& t, const ir::Op& op) const {
   const std::uint64_t at = address(t, op.addr2);
   check_align(t, op, at, tensor_map_align, "tensor map");
   std::array<std::uint8_t, tensor_map_bytes> bytes{};
@@ -156,11 +159,11 @@ const TensorMapArg& Cta::tensor_map_at(const Thread& t, const ir::Op& op) const 
              "the 128 bytes at " + hex(at) +
                  " are not a tensor map of this launch: the simulator cannot decode a "
                  "CUtensorMap; the caller states each map (Launch::tensor_maps)");
-  return l_.tensor_maps[*k];
+  return with_edits(l_.tensor_maps[*k], bytes);
 }
 
-const TensorMapArg& Cta::tensor_map(const Thread& t, const ir::Op& op) const {
-  const TensorMapArg& m = tensor_map_at(t, op);
+TensorMapArg Cta::tensor_map(const Thread& t, const ir::Op& op) const {
+  TensorMapArg m = tensor_map_at(t, op);
   if (m.desc.rank() != op.rank)
     fault_at(FaultKind::undefined_behavior, t, op,
              "a ." + std::to_string(op.rank) + "d tensor copy through the map of `" +
@@ -249,7 +252,7 @@ std::uint64_t Cta::tensor_shared(const Thread& t, const ir::Op& op, const Tensor
 
 Cta::TensorIssue Cta::tensor_issue(const Thread& t, const ir::Op& op,
                                    tile::TensorAccess access) const {
-  const TensorMapArg& m = tensor_map(t, op);
+  const TensorMapArg m = tensor_map(t, op);
   std::shared_ptr<const TensorPlan> plan = tensor_plan(t, op, m, access);
   const std::uint64_t shared = tensor_shared(t, op, m, *plan);
   return {std::move(plan), shared};

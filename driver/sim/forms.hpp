@@ -37,6 +37,7 @@ enum class Quals : std::uint8_t {
              ///< completion, `{.L2::cache_hint}`
   bulk_wait, ///< cp.async.bulk.wait_group: `{.read}`
   fence,     ///< fence.proxy.async{.space} / fence.mbarrier_init.release.cluster
+  tensormap, ///< tensormap.replace, tensormap.cp_fenceproxy, fence.proxy.tensormap::generic
   space,     ///< exactly one state space (isspacep.global); the operand is a 64-bit address
   ldmatrix,  ///< `.sync.aligned.m8n8.x1|.x2|.x4{.trans}.shared{::cta}.b16`
   prefetch,  ///< `{.global|.local}.L1|.L2|.L2::evict_last|.L2::evict_normal` (prefetchu: `.L1`)
@@ -101,6 +102,7 @@ enum class Shape : std::uint8_t {
   src_lut,      ///< a source, then lop3's immLut immediate 0..255 -> n
   src_pair,     ///< cvt to f16x2 / bf16x2: the second source (its lower half); else absent
   mbar_addr,    ///< an mbarrier's address, in the form's space (shared or generic) -> addr
+  opt_mem,      ///< an optional generic address -> addr (fence.proxy.tensormap's acquire)
   mbar_state,   ///< mbarrier.arrive's 64-bit state register, or the sink `_` -> dst[0] / sink
   opt_u32,      ///< optional `src_u32` (arrive's count, 1 when absent; try_wait's time hint)
   bulk_tail,    ///< cp.async.bulk's mbarrier address -> addr3 (a load's only), a multicast's

@@ -177,6 +177,11 @@ enum class ZeroFill : std::uint8_t {
 inline constexpr std::int64_t fence_shared = 1;
 inline constexpr std::int64_t fence_global = 2;
 
+/// The field a tensormap.replace writes (Op::n).
+inline constexpr std::int64_t tensormap_address = 0;
+inline constexpr std::int64_t tensormap_dim = 1;
+inline constexpr std::int64_t tensormap_stride = 2;
+
 struct Op {
   Code code = Code::ret;
   Type type;         ///< the instruction type (destination type for cvt)

@@ -167,6 +167,7 @@ struct Relocation {
     for (auto& v : o.offsets)
       val(v);
     val(o.zval);
+    val(o.cta_mask);
     if (o.guard >= 0)
       o.guard += static_cast<std::int32_t>(reg);
     if (o.pred_dst >= 0)

@@ -360,6 +360,55 @@ bool fence_qualifiers_ok(ptx::Mnemonic mnemonic, std::span<const ptx::OpcodeWord
          w == ptx::Qualifier::shared_cluster;
 }
 
+/// The words of `quals` are exactly `want`, in order.
+bool words_are(std::span<const ptx::OpcodeWord> quals, std::initializer_list<ptx::Qualifier> want) {
+  if (quals.size() != want.size())
+    return false;
+  std::size_t i = 0;
+  for (ptx::Qualifier w : want)
+    if (word(quals[i++]) != w)
+      return false;
+  return true;
+}
+
+/// tensormap.replace's `.tile.field.space.b1024.type` (op.n the field, op.space the map's),
+/// tensormap.cp_fenceproxy's one spelling, fence.proxy.tensormap's `.release|.acquire .gpu`
+/// (op.n: 1 for acquire). The reason it is not simulated, or nullopt.
+std::optional<std::string> tensormap_qualifiers(ptx::Mnemonic m, ir::Op& op,
+                                                std::span<const ptx::OpcodeWord> quals) {
+  using Q = ptx::Qualifier;
+  if (m == ptx::Mnemonic::fence_proxy_tensormap) {
+    if (words_are(quals, {Q::release, Q::gpu}) || words_are(quals, {Q::acquire, Q::gpu})) {
+      op.n = word(quals[0]) == Q::acquire ? 1 : 0;
+      return std::nullopt;
+    }
+    return "only .release.gpu and .acquire.gpu";
+  }
+  if (m == ptx::Mnemonic::tensormap_cp_fenceproxy)
+    return words_are(quals, {Q::global, Q::shared_cta, Q::tensormap_generic, Q::release, Q::gpu,
+                             Q::sync, Q::aligned})
+               ? std::nullopt
+               : std::optional<std::string>(
+                     "only .global.shared::cta.tensormap::generic.release.gpu.sync.aligned");
+  if (quals.size() != 5 || word(quals[0]) != Q::tile || word(quals[3]) != Q::b1024)
+    return "only .tile.FIELD.{global,shared::cta}.b1024.TYPE";
+  const std::optional<Q> field = word(quals[1]);
+  const bool b64 = is_type(quals[4], ptx::ScalarType::b64);
+  if (field == Q::global_address && b64)
+    op.n = ir::tensormap_address;
+  else if (field == Q::global_dim && is_type(quals[4], ptx::ScalarType::b32))
+    op.n = ir::tensormap_dim;
+  else if (field == Q::global_stride && b64)
+    op.n = ir::tensormap_stride;
+  else
+    return "the fields simulated are global_address.b64, global_dim.b32 and global_stride.b64";
+  const std::optional<Q> space = word(quals[2]);
+  if (space != Q::global && space != Q::shared_cta)
+    return "the map lies in .global or .shared::cta memory";
+  op.space = space == Q::global ? ir::Space::global : ir::Space::shared;
+  return std::nullopt;
+}
+
 /// The memory-model scopes.
 bool scope_name(const ptx::OpcodeWord& q) {
   return q.qualifier && ptx::group(*q.qualifier) == ptx::QualifierGroup::scope;
@@ -550,6 +599,15 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::tensor_prefetch:
   case Quals::bulk_wait:
     bulk_family_qualifiers(in);
+    break;
+  case Quals::tensormap:
+    if (auto bad = tensormap_qualifiers(f.mnemonic, op, quals))
+      throw Unsupported{DiagId::sim_unsupported_form,
+                        quote(opc.text) + " is not simulated: " + *bad};
+    d.type = *parse_type(op.n == ir::tensormap_dim && f.mnemonic == ptx::Mnemonic::tensormap_replace
+                             ? ptx::name(ptx::ScalarType::b32)
+                             : ptx::name(ptx::ScalarType::b64));
+    op.type = d.type.t;
     break;
   case Quals::fence:
     if (!fence_qualifiers_ok(f.mnemonic, quals))

@@ -109,6 +109,7 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::cp_src:
   case Shape::cp_size:
   case Shape::mbar_addr:
+  case Shape::opt_mem:
   case Shape::mbar_state:
   case Shape::bulk_tail:
   case Shape::tensor_op1:
@@ -237,14 +238,16 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     return;
   case Shape::cp_dst: {
     // Only .param accesses check their size at parse time; cp.async's are checked at issue.
-    const bool to_global = op.code == ir::Code::bulk_store || op.code == ir::Code::bulk_reduce;
+    const bool to_global = op.code == ir::Code::bulk_store || op.code == ir::Code::bulk_reduce ||
+                           op.code == ir::Code::tensormap_copy;
     ir::Space space = to_global ? ir::Space::global : ir::Space::shared;
     op.addr = address(ops[k++], space, 0);
     return;
   }
   case Shape::cp_src: {
     ir::Space space = op.code == ir::Code::bulk_store || op.code == ir::Code::bulk_peer ||
-                              op.code == ir::Code::bulk_reduce
+                              op.code == ir::Code::bulk_reduce ||
+                              op.code == ir::Code::tensormap_copy
                           ? ir::Space::shared
                       : op.code == ir::Code::prefetch_tensormap ? ir::Space::generic
                                                                 : ir::Space::global;
@@ -256,6 +259,12 @@ void Parser::memory_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
     return;
   case Shape::mbar_addr:
     op.addr = address(ops[k++], op.space, 0);
+    return;
+  case Shape::opt_mem:
+    if (k < ops.size()) {
+      ir::Space generic = ir::Space::generic;
+      op.addr = address(ops[k++], generic, 0);
+    }
     return;
   case Shape::mbar_state: {
     const Opnd& o = ops[k++];

@@ -234,6 +234,20 @@ inline constexpr std::uint32_t max_cluster_ctas = 16;
 inline constexpr std::uint64_t cluster_window_stride = 1ull << 24;
 /// Bytes of a tensor map (CUtensorMap), and the alignment of its address.
 inline constexpr std::size_t tensor_map_bytes = 128;
+// Tensor maps edited in memory (tensormap.replace, driver/sim/cta_tensormap.cpp): a handle
+// (tensor_map_handle) copied into global or shared memory may be edited. Its bytes 16..95 hold
+// the edits, 0 where a field keeps the launch's value: the global address (a u64 at 16), the
+// global dims (u64 each from 24, innermost first: ordinal o at 24 + 8 o) and the global
+// strides (u64 each from 64, cuTensorMapEncodeTiled's order: ordinal o, the stride of
+// dimension o + 1 innermost first, at 64 + 8 o); a tensor copy through the handle uses the
+// launch's map with them. tensormap.cp_fenceproxy copies a handle from shared to global
+// memory. The fences (fence.proxy.tensormap::generic) order what the simulator already orders:
+// it runs each thread's instructions in order over one copy of memory; a copy through a map
+// whose edit no fence published is the contract's to refuse (contract_tensormap_fence).
+inline constexpr std::size_t tensor_map_edit_address = 16;
+inline constexpr std::size_t tensor_map_edit_dims = 24;
+inline constexpr std::size_t tensor_map_edit_strides = 64;
+inline constexpr std::size_t tensor_map_edits_end = 96;
 inline constexpr std::uint64_t tensor_map_align = 64;
 
 /// One global allocation: bytes [address, address + bytes->size()) are addressable.
@@ -262,6 +276,8 @@ std::array<std::uint8_t, tensor_map_bytes> tensor_map_handle(std::size_t index);
 /// The index the handle `bytes` (tensor_map_bytes of them) stands for; nullopt when they are
 /// not a handle.
 std::optional<std::size_t> tensor_map_index(std::span<const std::uint8_t> bytes);
+/// `launch` with the edits the handle bytes carry ("Tensor maps edited in memory").
+TensorMapArg with_edits(const TensorMapArg& launch, std::span<const std::uint8_t> handle);
 
 struct Observer; // below
 

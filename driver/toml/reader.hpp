@@ -461,6 +461,11 @@ private:
   const tile::TensorDecl* tensor_operand(const toml::table& t, const std::string& where,
                                          tile::Located<std::string>& name,
                                          std::vector<tile::Located<tile::ExprPtr>>& coords);
+  /// An optional view key naming a map slot (a tensor copy's `map`, tensormap_copy's `src`).
+  bool map_slot_field(const toml::table& t, const std::string& where,
+                      std::optional<tile::Located<tile::View>>& out, std::string_view key = "map");
+  /// A tensormap op's `tensor`: a global tensor with a map.
+  bool mapped_name(const toml::table& t, const std::string& where, tile::Located<std::string>& out);
   bool reduce_key(const toml::table& t, const std::string& where, tile::ReduceKind& out,
                   tile::SourcePos& pos);
 
@@ -600,6 +605,9 @@ PTXGEN_READ_OP(BulkWaitOp)
 PTXGEN_READ_OP(ExpectTxOp)
 PTXGEN_READ_OP(TensorLoadOp)
 PTXGEN_READ_OP(TensorStoreOp)
+PTXGEN_READ_OP(TensormapCopyOp)
+PTXGEN_READ_OP(TensormapReplaceOp)
+PTXGEN_READ_OP(TensormapFenceOp)
 PTXGEN_READ_OP(TensorReduceOp)
 PTXGEN_READ_OP(PrefetchTensormapOp)
 PTXGEN_READ_OP(BulkCopyPeerOp)

@@ -435,7 +435,8 @@ bool Loader::read_op<tile::TensorLoadOp>(const toml::table& t, const std::string
   auto dst = bulk_view(t, "dst", tile::Space::shared, where);
   auto bar = barrier_field(t, where);
   const bool keys = load_issue_keys(t, where, l);
-  if (!d || !offsets || !dst || !bar || !keys)
+  const bool map = map_slot_field(t, where, l.map);
+  if (!d || !offsets || !dst || !bar || !keys || !map)
     return false;
   l.dst = std::move(*dst);
   l.barrier = std::move(*bar);
@@ -451,7 +452,8 @@ bool Loader::read_op<tile::TensorStoreOp>(const toml::table& t, const std::strin
   const bool target = d && b_.im2col_offsets(*d, std::nullopt, at(t.get("tensor")->source()), true);
   auto src = bulk_view(t, "src", tile::Space::shared, where);
   const bool keys = load_issue_keys(t, where, st);
-  if (!target || !src || !keys)
+  const bool map = map_slot_field(t, where, st.map);
+  if (!target || !src || !keys || !map)
     return false;
   st.src = std::move(*src);
   op.body = std::move(st);
@@ -473,6 +475,132 @@ bool Loader::read_op<tile::TensorReduceOp>(const toml::table& t, const std::stri
     return false;
   r.src = std::move(*src);
   op.body = std::move(r);
+  return true;
+}
+
+// --- tensor maps in memory: tensormap_copy, tensormap_replace, tensormap_fence, and the
+// `map` key of tensor_load / tensor_store
+
+/// An optional view key naming a map slot (`map`, tensormap_copy's `src`).
+bool Loader::map_slot_field(const toml::table& t, const std::string& where,
+                            std::optional<tile::Located<tile::View>>& out, std::string_view key) {
+  if (t.get(key) == nullptr)
+    return true;
+  auto v = view_field(t, key, where);
+  if (v)
+    out = std::move(*v);
+  return v.has_value();
+}
+
+/// `tensor`: the global tensor with a map whose map the op's slot holds.
+bool Loader::mapped_name(const toml::table& t, const std::string& where,
+                         tile::Located<std::string>& out) {
+  const toml::node* v = nullptr;
+  auto s = required_string(t, "tensor", where, "the global tensor whose map the slot holds",
+                           "a tensor's name", v);
+  if (!s)
+    return false;
+  const build::Text text = text_of(*v, *s);
+  if (b_.mapped_tensor(text) == nullptr)
+    return false;
+  out = {*s, *s, text.pos};
+  return true;
+}
+
+template <>
+bool Loader::read_op<tile::TensormapCopyOp>(const toml::table& t, const std::string& where,
+                                            tile::Op& op) {
+  tile::TensormapCopyOp c;
+  bool ok = mapped_name(t, where, c.tensor);
+  auto dst = view_field(t, "dst", where);
+  ok = map_slot_field(t, where, c.src, "src") && ok;
+  const std::map<std::string, std::size_t, std::less<>> no_axes;
+  if (const toml::node* v = t.get("pred")) {
+    c.pred = expr_field(*v, "pred", where, false, no_axes);
+    ok = c.pred.has_value() && ok;
+  }
+  if (!dst || !ok)
+    return false;
+  c.dst = std::move(*dst);
+  op.body = std::move(c);
+  return true;
+}
+
+/// tensormap_replace: `field` (a wrong or unmodelled word is spec_tensormap_field, at the
+/// string), `dim` and `value` for global_dim / global_stride, `address` for global_address.
+template <>
+bool Loader::read_op<tile::TensormapReplaceOp>(const toml::table& t, const std::string& where,
+                                               tile::Op& op) {
+  tile::TensormapReplaceOp r;
+  bool ok = mapped_name(t, where, r.tensor);
+  auto map = view_field(t, "map", where);
+  const std::map<std::string, std::size_t, std::less<>> no_axes;
+  if (const toml::node* v = t.get("field")) {
+    const auto s = get_string(*v, "field", where, "global_address, global_dim or global_stride");
+    r.field_pos = pos_of(v->source().begin);
+    const auto f = s ? b_.tensormap_field_word(*s, at(v->source())) : std::nullopt;
+    ok = f.has_value() && ok;
+    r.field = f.value_or(r.field);
+  } else {
+    missing(t, "field", where, "global_address, global_dim or global_stride");
+    ok = false;
+  }
+  r.dim_pos = r.field_pos;
+  if (const toml::node* v = t.get("dim")) {
+    const auto d = get_int(*v, "dim", where, "an integer (a dimension, outermost 0)");
+    ok = d.has_value() && ok;
+    r.dim = d.value_or(0);
+    r.dim_pos = pos_of(v->source().begin);
+  }
+  if (const toml::node* v = t.get("value")) {
+    r.value = expr_field(*v, "value", where, true, no_axes);
+    ok = r.value.has_value() && ok;
+  }
+  if (const toml::node* v = t.get("address")) {
+    const auto a = get_string(*v, "address", where, "a global tensor's name");
+    ok = a.has_value() && ok;
+    if (a)
+      r.address = tile::Located<std::string>{*a, *a, text_of(*v, *a).pos};
+  }
+  if (const toml::node* v = t.get("pred")) {
+    r.pred = expr_field(*v, "pred", where, false, no_axes);
+    ok = r.pred.has_value() && ok;
+  }
+  if (!map || !ok)
+    return false;
+  if (!b_.tensormap_operands(r, at(t.source())))
+    return false;
+  r.map = std::move(*map);
+  op.body = std::move(r);
+  return true;
+}
+
+template <>
+bool Loader::read_op<tile::TensormapFenceOp>(const toml::table& t, const std::string& where,
+                                             tile::Op& op) {
+  tile::TensormapFenceOp f;
+  auto map = view_field(t, "map", where);
+  bool ok = true;
+  if (const toml::node* v = t.get("sem")) {
+    const auto choices = name_spellings(tile::tensormap_sem_names);
+    const auto s =
+        enum_word<tile::TensormapSem>(*v, "sem", where, choices, DiagId::spec_tensormap_sem);
+    ok = s.has_value();
+    f.sem = s.value_or(f.sem);
+    f.sem_pos = pos_of(v->source().begin);
+  } else {
+    missing(t, "sem", where, "release or acquire");
+    ok = false;
+  }
+  const std::map<std::string, std::size_t, std::less<>> no_axes;
+  if (const toml::node* v = t.get("pred")) {
+    f.pred = expr_field(*v, "pred", where, false, no_axes);
+    ok = f.pred.has_value() && ok;
+  }
+  if (!map || !ok)
+    return false;
+  f.map = std::move(*map);
+  op.body = std::move(f);
   return true;
 }
 

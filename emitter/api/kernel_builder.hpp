@@ -46,8 +46,10 @@ using tile::Interval; // a u32 parameter's declared range
 using tile::ReduceKind;
 using tile::RegAction;
 using tile::Scope;
+using tile::TensormapField;
 using tile::TensorMapL2Promotion;
 using tile::TensorMapOobFill;
+using tile::TensormapSem;
 using tile::TensorMapSwizzle;
 
 /// `cp.async.{ca,cg}.shared.global{.L2::cache_hint}{.L2::64B|128B|256B}` by its enums.
@@ -126,6 +128,16 @@ struct BulkOptions {
   /// An im2col map's tensor_load: its offsets, one per spatial dimension, outermost first;
   /// other ops refuse them.
   std::optional<std::vector<Expr>> offsets = std::nullopt;
+  /// A tensor copy's map in memory: a global slot a tensormap_copy filled (and maybe
+  /// tensormap_replace edited), instead of the tensor's map parameter.
+  std::optional<View> map = std::nullopt;
+};
+
+/// tensormap_copy's options: a shared slot to copy from (tensormap.cp_fenceproxy into a
+/// global dst; without it the map parameter), and the pred.
+struct TensormapCopyOptions {
+  std::optional<View> src = std::nullopt;
+  std::optional<Expr> pred = std::nullopt;
 };
 
 /// expect_tx's `arrive` (mbarrier.arrive.expect_tx; false: mbarrier.expect_tx) and `pred`.
@@ -313,6 +325,28 @@ public:
   void prefetch_tensormap(const View& tensor, const std::optional<Expr>& pred = std::nullopt,
                           Pos at = CallSite::current());
 
+  // Tensor maps in memory (sm_90; tensormap_replace sm_90a): `tensor` names the global tensor
+  // whose map the slot holds, a slot is 128 contiguous bytes, 128-byte aligned.
+  /// `tensor`'s map into `dst` (global or shared): from its parameter, or by
+  /// tensormap.cp_fenceproxy from the shared slot options.src into a global dst.
+  void tensormap_copy(const View& tensor, const View& dst, const TensormapCopyOptions& options = {},
+                      Pos at = CallSite::current());
+  /// The map in slot `map` takes global tensor `address`'s base.
+  void tensormap_replace_address(const View& tensor, const View& map, const View& address,
+                                 const std::optional<Expr>& pred = std::nullopt,
+                                 Pos at = CallSite::current());
+  /// The map in slot `map` takes `value` as its global_dim / global_stride of dimension `dim`
+  /// (outermost first).
+  void tensormap_replace(const View& tensor, const View& map, tile::TensormapField field,
+                         std::int64_t dim, const Expr& value,
+                         const std::optional<Expr>& pred = std::nullopt,
+                         Pos at = CallSite::current());
+  /// fence.proxy.tensormap::generic: `release` after the thread's edits, `acquire` of the map
+  /// in slot `map` (global) before the thread's copies through it.
+  void tensormap_fence(const View& map, tile::TensormapSem sem,
+                       const std::optional<Expr>& pred = std::nullopt,
+                       Pos at = CallSite::current());
+
   /// `[[expect]] that = "LHS == RHS"`: views of global tensors of one shape and element size
   /// (any .sub, .rearrange, dtype view steps) whose .sub indices name constants and parameters
   /// only, inside their axes at every value of the declared ranges (checked at test runs).
@@ -366,6 +400,10 @@ private:
                       std::vector<tile::Located<tile::ExprPtr>>& out);
   void push_tensor_load(const View& tensor, const std::vector<Expr>& coords, const View& dst,
                         const View* barrier, const BulkOptions& options, const Pos& at);
+  bool mapped_name(const View& tensor, const Pos& at, tile::Located<std::string>& name);
+  bool slot_view(const View& v);
+  void push_tensormap_replace(tile::TensormapReplaceOp op, const View& tensor, const View& map,
+                              const std::optional<Expr>& pred, const Pos& at);
   std::optional<tile::Located<tile::View>>
   ring_barrier(const std::function<View(const PipelineVars&)>& make, const PipelineVars& vars,
                const Pos& at);

@@ -239,6 +239,8 @@ void KernelBuilder::push_tensor_load(const View& tensor, const std::vector<Expr>
     return;
   op.dst = located(dst, at);
   op.barrier = std::move(*bar);
+  if (options.map)
+    op.map = located(*options.map, at);
   push(std::move(op), at);
 }
 
@@ -266,6 +268,8 @@ void KernelBuilder::tensor_store(const View& tensor, const std::vector<Expr>& co
   if (!ok)
     return;
   op.src = located(src, at);
+  if (options.map)
+    op.map = located(*options.map, at);
   push(std::move(op), at);
 }
 

@@ -292,6 +292,15 @@ public:
   bool bulk_space(const tile::View& v, tile::Space want, std::string_view role, const At& at);
   /// A tensor op's `tensor`: a global tensor with a map; nullptr (reported) otherwise.
   const tile::TensorDecl* mapped_tensor(const Text& name);
+  /// A tensormap_replace field ptxgen models (global_address, global_dim, global_stride);
+  /// the others are spec_tensormap_field at `at`.
+  bool tensormap_field(tile::TensormapField f, const At& at);
+  /// A tensormap_replace `field` as written: a tensormap.replace field ptxgen models, else
+  /// spec_tensormap_field at `at` (an unknown word, or an unmodelled field).
+  std::optional<tile::TensormapField> tensormap_field_word(const std::string& word, const At& at);
+  /// A tensormap_replace names what its field needs: `address` for global_address, `value`
+  /// for global_dim and global_stride (and not the other), reported at `at`.
+  bool tensormap_operands(const tile::TensormapReplaceOp& r, const At& at);
   /// A tensor op gives one coordinate per dimension of the map (`n` as written).
   /// An im2col map's load has one offset per spatial dimension (`count`); a tile map's none
   /// (nullopt); a store's map is a tile map: spec_im2col_offsets at `at` otherwise.

@@ -280,4 +280,50 @@ bool Builder::tensor_coords(const tile::TensorDecl& d, std::size_t n, const At& 
   return false;
 }
 
+bool Builder::tensormap_field(tile::TensormapField f, const At& at) {
+  if (tile::modelled(f))
+    return true;
+  error(DiagId::spec_tensormap_field, at,
+        "tensormap_replace of " + quoted(std::string(name_of(tile::tensormap_field_names, f))) +
+            " is not modelled: ptxgen edits global_address, global_dim and global_stride (a "
+            "grouped GEMM's edits); the other fields change the box, type or layout the "
+            "contract proves the copies against");
+  return false;
+}
+
+std::optional<tile::TensormapField> Builder::tensormap_field_word(const std::string& word,
+                                                                  const At& at) {
+  const auto& names = tile::tensormap_field_names.values;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == word) {
+      const auto f = static_cast<tile::TensormapField>(k);
+      return tensormap_field(f, at) ? std::optional(f) : std::nullopt;
+    }
+  error(DiagId::spec_tensormap_field, at,
+        "'field' must be one of: global_address, global_dim, global_stride; got " + quoted(word));
+  return std::nullopt;
+}
+
+bool Builder::tensormap_operands(const tile::TensormapReplaceOp& r, const At& at) {
+  const bool address = r.field == tile::TensormapField::global_address;
+  if (address && !r.address) {
+    missing(at, "tensormap_replace of global_address is missing 'address' (the global tensor "
+                "whose base the map takes)");
+    return false;
+  }
+  if (!address && !r.value) {
+    missing(at, "tensormap_replace of " +
+                    std::string(name_of(tile::tensormap_field_names, r.field)) +
+                    " is missing 'value' (the new extent or stride)");
+    return false;
+  }
+  if (address ? r.value.has_value() : r.address.has_value()) {
+    error(DiagId::spec_tensormap_field, at,
+          address ? "tensormap_replace of global_address takes 'address', not 'value'"
+                  : "tensormap_replace of a dim or stride takes 'value', not 'address'");
+    return false;
+  }
+  return true;
+}
+
 } // namespace ptxgen::build

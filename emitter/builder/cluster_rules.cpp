@@ -71,6 +71,10 @@ struct ClusterUse {
     if (v.value.peer)
       note(tile::find_node(*v.value.peer, is_cluster_leaf), v.text, v.pos);
   }
+  void find(const std::optional<tile::Located<tile::View>>& v) {
+    if (v)
+      find(*v);
+  }
   // Fields that hold no expression.
   void find(const tile::Located<ptx::CpAsyncOpcode>&) {}
   void find(const tile::Located<std::int64_t>&) {}
@@ -82,6 +86,9 @@ struct ClusterUse {
   void find(tile::Scope) {}
   void find(tile::FenceSpace) {}
   void find(tile::ReduceKind) {}
+  void find(tile::TensormapField) {}
+  void find(tile::TensormapSem) {}
+  void find(const std::optional<tile::Located<std::string>>&) {}
   void find(tile::RegAction) {}
 };
 

@@ -425,6 +425,23 @@ private:
   void lower(const tile::TensorReduceOp& t);
   void lower(const tile::PrefetchTensormapOp& p);
 
+  // ------------------------------------------- tensor maps in memory (select_tensormap.cpp)
+
+  /// The generic address of the map slot `slot` (a global view): its global address, then
+  /// `cvta.global.u64` (fence.proxy.tensormap's acquire and the tensor copies take generic
+  /// addresses).
+  Register generic_map_address(const tile::View& slot,
+                               const std::optional<tile::Located<ExprPtr>>& pred);
+  /// A tensor copy's map operand: the slot `map` when given, else tensor's parameter.
+  Register op_map_address(const std::string& tensor,
+                          const std::optional<tile::Located<tile::View>>& map,
+                          const std::optional<tile::Located<ExprPtr>>& pred);
+  /// From the parameter: 8 x (ld.param.v2.b64, st.v2.b64); from a shared slot:
+  /// tensormap.cp_fenceproxy.
+  void lower(const tile::TensormapCopyOp& c);
+  void lower(const tile::TensormapReplaceOp& r);
+  void lower(const tile::TensormapFenceOp& f);
+
   // ------------------------------------------- swizzled shared tensors (select_swizzle.cpp)
 
   /// Where an ordinary access (ld/st, cp.async) of the byte at register `r` + `offset` of

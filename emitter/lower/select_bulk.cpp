@@ -246,7 +246,8 @@ void Lowerer::lower(const tile::TensorLoadOp& t) {
     CpAsyncBulkTensorLoad c;
     c.rank = tensor_rank(t.coords.size());
     c.dst = view_address(t.dst.value, t.pred);
-    c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
+    c.tensor =
+        TensorOperand{op_map_address(t.tensor.value, t.map, t.pred), tensor_coords(t.coords)};
     c.mbar = barrier_address(t.barrier);
     c.cta_mask = cta_mask(t.multicast);
     c.im2col_offsets = im2col_offsets(t.offsets);
@@ -279,7 +280,8 @@ void Lowerer::lower(const tile::TensorStoreOp& t) {
   emit_bulk(t, [&] {
     CpAsyncBulkTensorStore c;
     c.rank = tensor_rank(t.coords.size());
-    c.tensor = TensorOperand{tensor_map_address(t.tensor.value), tensor_coords(t.coords)};
+    c.tensor =
+        TensorOperand{op_map_address(t.tensor.value, t.map, t.pred), tensor_coords(t.coords)};
     c.src = view_address(t.src.value, t.pred);
     return c;
   });

@@ -115,6 +115,15 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
+    // ptxas 13.0: "Instruction 'tensormap.replace' not supported on .target 'sm_90'"; the
+    // fences need 8.3 ("fence.proxy with unidirection proxy fence requires PTX ISA .version 8.3").
+    {Feature::tensormap_replace, "tensormap.replace", {8, 3}, 90, false, OpcodePart::none, true},
+    {Feature::tensormap_fence,
+     "fence.proxy.tensormap::generic and tensormap.cp_fenceproxy",
+     {8, 3},
+     90,
+     false,
+     OpcodePart::none},
     // ptxas 13.0 refuses both at PTX 7.8 ("requires PTX ISA .version 8.0") and on sm_80.
     {Feature::bulk_reduce_tensor,
      "cp.reduce.async.bulk.tensor",
@@ -129,9 +138,10 @@ constexpr auto table = std::to_array<FeatureInfo>({
      90,
      false,
      OpcodePart::none},
-    // ptxas 13.0 at PTX 7.8 and on sm_90 (not sm_90a): the validator asks for the `a` target
-    // (docs/ptx-rules.md, "Clusters, multicast, reductions, tensor cores").
-    {Feature::setmaxnreg, "setmaxnreg", {8, 0}, 90, false, OpcodePart::none},
+    // ptxas 13.0 at PTX 7.8 and on sm_90 (not sm_90a): "Instruction 'setmaxnreg.dec' not
+    // supported on .target 'sm_90'" (docs/ptx-rules.md, "Clusters, multicast, reductions,
+    // tensor cores").
+    {Feature::setmaxnreg, "setmaxnreg", {8, 0}, 90, false, OpcodePart::none, true},
 });
 
 struct TargetRow {

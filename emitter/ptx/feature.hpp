@@ -48,6 +48,8 @@ enum class Feature : std::uint8_t {
   barrier_cluster_relaxed,   ///< `.relaxed` on barrier.cluster.arrive
   dsmem,                     ///< mapa.shared::cluster, ld/st.shared::cluster
   bulk_reduce,               ///< cp.reduce.async.bulk global <- shared::cta, 1-D
+  tensormap_replace,         ///< tensormap.replace (sm_90a only)
+  tensormap_fence,           ///< fence.proxy.tensormap::generic, tensormap.cp_fenceproxy
   bulk_multicast,            ///< `.multicast::cluster` on a bulk or tensor load, its CTA mask
   bulk_reduce_tensor,        ///< cp.reduce.async.bulk.tensor, `.tile` mode
   prefetch_tensormap,        ///< prefetch{.const,.param}.tensormap
@@ -57,11 +59,12 @@ enum class Feature : std::uint8_t {
 
 struct FeatureInfo {
   Feature feature;
-  std::string_view name;    ///< for messages: "`.L2::cache_hint`"
-  PtxVersion min_version;   ///< lowest `.version`
-  int min_sm;               ///< lowest target (80 = sm_80)
-  bool stricter_than_ptxas; ///< true where ptxgen follows the manual and ptxas is laxer
-  OpcodePart part;          ///< the cp.async qualifier that brings it in, if one does
+  std::string_view name;      ///< for messages: "`.L2::cache_hint`"
+  PtxVersion min_version;     ///< lowest `.version`
+  int min_sm;                 ///< lowest target (80 = sm_80)
+  bool stricter_than_ptxas;   ///< true where ptxgen follows the manual and ptxas is laxer
+  OpcodePart part;            ///< the cp.async qualifier that brings it in, if one does
+  bool arch_specific = false; ///< only on the arch-specific target (sm_90a), not sm_90
 };
 
 /// Every row of the table.

@@ -38,6 +38,7 @@
 #include "emitter/ptx/mnemonic.hpp"
 #include "emitter/ptx/opcode.hpp"
 #include "emitter/ptx/operand.hpp"
+#include "emitter/ptx/tensormap.hpp"
 #include "emitter/ptx/types.hpp"
 #include "emitter/support/overloaded.hpp"
 

@@ -358,6 +358,15 @@ private:
   }
   void semantics(const FenceProxyAsync&) {}
   void semantics(const FenceMbarrierInit&) {}
+  void semantics(const FenceProxyTensormap&) {}
+  void semantics(const TensormapCpFenceproxy&) {}
+  void semantics(const TensormapReplace& r) {
+    // `ord` names a dimension of a map of rank 1..5, innermost 0.
+    if (has_ordinal(r.field))
+      if (const auto* i = std::get_if<Immediate>(&r.ordinal); !i || i->value < 0 || i->value > 4)
+        error(DiagId::ptx_instruction_type,
+              "tensormap.replace's ordinal is an immediate dimension 0..4");
+  }
   void semantics(const CreatePolicyFractional& p) {
     if (p.secondary && !allowed_as_secondary(*p.secondary))
       error(DiagId::ptx_createpolicy_secondary,
@@ -378,10 +387,13 @@ private:
       error(DiagId::ptx_st_param, "st.param is not used in kernels; store to .global or .shared");
   }
   void semantics(const Cvta& c) {
-    if (c.to_generic && c.space != StateSpace::param)
-      error(DiagId::ptx_cvta_space, "ptxgen converts only a .param address to a generic one "
-                                    "(cvta.param); it is ." +
-                                        std::string(name(c.space)));
+    // cvta.global: a map slot's generic address (fence.proxy.tensormap's acquire, a tensor
+    // copy's map operand).
+    if (c.to_generic && c.space != StateSpace::param && c.space != StateSpace::global)
+      error(DiagId::ptx_cvta_space,
+            "ptxgen converts only a .param or .global address to a generic one "
+            "(cvta.param, cvta.global); it is ." +
+                std::string(name(c.space)));
     if (!c.to_generic && c.space != StateSpace::global && c.space != StateSpace::shared &&
         c.space != StateSpace::shared_cta && c.space != StateSpace::local)
       error(DiagId::ptx_cvta_space,
@@ -429,10 +441,6 @@ private:
       error(DiagId::ptx_setmaxnreg_range,
             "setmaxnreg's register count must be a multiple of 8 in 24..256; it is " +
                 std::to_string(s.regs));
-    if (!target_.arch_specific && target_.sm >= info(Feature::setmaxnreg).min_sm)
-      error(DiagId::ptx_feature_target,
-            "setmaxnreg requires the architecture-specific target (sm_90a); the target is " +
-                target_.str());
   }
   void semantics(const Label& l) {
     label_name(l.name);
@@ -518,7 +526,9 @@ private:
       error(DiagId::ptx_vector_count, std::string(mnemonic_) +
                                           " moves 1, 2 or 4 values (.v2/.v4); it has " +
                                           std::to_string(n));
-    else if (n != 1 && space == StateSpace::param)
+    else if (n != 1 && space == StateSpace::param && mnemonic_ != "ld")
+      // ld.param.v2.b64 reads a by-value array (a tensor map's 16-byte pieces): ptxas 13.0
+      // takes it.
       error(DiagId::ptx_vector_count, std::string(mnemonic_) + ".param moves one value");
   }
 
@@ -545,6 +555,15 @@ void Checker::feature(Feature f) {
                 " or later; the target is " + target_.str(),
             fi.part);
     reported_sm_ = std::max(reported_sm_, fi.min_sm);
+    return;
+  }
+  if (fi.arch_specific && !target_.arch_specific) {
+    if (!target_once_)
+      error(DiagId::ptx_feature_target,
+            std::string(fi.name) + " requires the arch-specific target sm_" +
+                std::to_string(std::max(fi.min_sm, target_.sm)) + "a; the target is " +
+                target_.str(),
+            fi.part);
     return;
   }
   if (version_ < fi.min_version) {
@@ -702,6 +721,24 @@ PtxVersion required_version(const Module& m) {
 
 namespace {
 
+/// An arch-specific instruction (tensormap.replace) on a target without the `a` suffix: one
+/// error, at the first instruction that needs it.
+void arch_target_below(const Module& m, Diagnostics& out) {
+  if (m.target.arch_specific)
+    return;
+  for (const Entry& e : m.entries)
+    for (std::size_t k = 0; k < e.body.size(); ++k)
+      for (Feature f : features_used(e.body[k]))
+        if (const FeatureInfo& fi = info(f); fi.arch_specific) {
+          out.error(DiagId::ptx_feature_target,
+                    "`" + e.name + "` instruction " + std::to_string(k + 1) + ": " +
+                        std::string(fi.name) + " requires the arch-specific target sm_" +
+                        std::to_string(std::max(fi.min_sm, m.target.sm)) + "a; the target is " +
+                        m.target.str());
+          return;
+        }
+}
+
 /// A target below what instructions need is one cause however many instructions share it:
 /// one error per target needed, at the first instruction that needs it, counting the rest.
 void target_below(const Module& m, Diagnostics& out) {
@@ -722,6 +759,7 @@ void target_below(const Module& m, Diagnostics& out) {
                       std::string(fi.name);
         }
     }
+  arch_target_below(m, out);
   for (const auto& [sm, n] : needs)
     out.error(DiagId::ptx_feature_target,
               n.first + " requires sm_" + std::to_string(sm) + " or later; the target is " +

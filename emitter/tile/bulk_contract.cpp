@@ -808,4 +808,149 @@ void check_swizzled_elements(const BulkProofContext& c, const Located<View>& lv,
           std::to_string(g) + " bytes: keep each element inside one 16-byte chunk)");
 }
 
+// --- tensor maps in memory: the slot and the edited values -------------------------------
+
+namespace bulk_proof {
+
+/// A map slot: 128 contiguous bytes, 128-byte aligned for every issuing thread, inside its
+/// tensor; in global memory where `global_only`.
+void check_map_slot(const BulkProofContext& c, const Located<View>& slot, std::string_view role,
+                    const Located<ExprPtr>* pred, bool global_only) {
+  const View& v = slot.value;
+  if (global_only && v.tensor->space != Space::global) {
+    report(c, DiagId::contract_tensormap_slot, slot.pos, span_of(slot),
+           std::string(role) + " '" + v.tensor->name +
+               "' is shared memory: a tensor copy and the tensormap-proxy acquire take a map "
+               "in global memory (tensormap_copy with src copies a shared slot there)");
+    return;
+  }
+  const auto bytes = contiguous_bytes(v);
+  if (!bytes || *bytes != kTensorMapBytes) {
+    report(c, DiagId::contract_tensormap_slot, slot.pos, span_of(slot),
+           std::string(role) + " " + v.str() + " must be the 128 contiguous bytes of one map" +
+               (bytes ? "; it has " + std::to_string(*bytes) : std::string("; it has gaps")));
+    return;
+  }
+  const auto bad =
+      find_misaligned(c, v, pred, [](std::int64_t a) { return a % kTensorMapSlotAlign == 0; });
+  if (bad) {
+    report(c, DiagId::contract_tensormap_slot, slot.pos, span_of(slot),
+           bad->base ? std::string(role) + ": tensor '" + v.tensor->name + "' is declared " +
+                           std::to_string(bad->align) +
+                           "-byte aligned; a map slot is 128-byte aligned (declare align = 128)"
+                     : std::string(role) + " " + v.str() + " must start 128-byte aligned: " +
+                           misaligned_text(*bad, "a CUtensorMap is 128-byte aligned"));
+    return;
+  }
+  c.in_bounds(slot, role, pred);
+}
+
+/// A global dim's or stride's new value: every value of `value` under the issuing threads'
+/// bounds in lo..hi and a multiple of `multiple`.
+void check_map_value(const BulkProofContext& c, const Located<ExprPtr>& value,
+                     const Located<ExprPtr>* pred, std::int64_t lo, std::int64_t hi,
+                     std::int64_t multiple, std::string_view what) {
+  const auto lb = issuing(c, pred);
+  if (!lb)
+    return;
+  const auto b = bounds(*value.value, *lb);
+  const std::int64_t d = known_divisor(*value.value);
+  if (b && b->lo >= lo && b->hi <= hi && (d == 0 || d % multiple == 0))
+    return;
+  std::string why;
+  if (!b || b->lo < lo || b->hi > hi)
+    why = "its range is " + interval_text(b) +
+          (b && b->lo < lo ? " (from " + std::to_string(b->lo) + ")"
+           : b             ? " (up to " + std::to_string(b->hi) + ")"
+                           : std::string());
+  else
+    why = "it is only known to be a multiple of " + std::to_string(d);
+  report(c, DiagId::contract_tensormap_value, value.pos, span_of(value),
+         std::string(what) + " '" + value.text + "' must be in " + std::to_string(lo) + ".." +
+             std::to_string(hi) +
+             (multiple > 1 ? " and a multiple of " + std::to_string(multiple) : std::string()) +
+             " for every issuing thread and value of the declared ranges: " + why);
+}
+
+/// The new base address: a global tensor of the map's dtype, 16-byte aligned, holding at
+/// least the bytes the map's extents reach.
+void check_map_address(const BulkProofContext& c, const TensormapReplaceOp& op,
+                       const TensorMapDesc& map) {
+  const Located<std::string>& a = *op.address;
+  const TensorDecl* d = c.kernel.find_tensor(a.value);
+  std::string why;
+  if (d == nullptr || d->tensor.space != Space::global)
+    why = "'" + a.value + "' is not a global tensor";
+  else if (d->tensor.dtype != map.dtype)
+    why = "'" + a.value + "' holds " + std::string(name(d->tensor.dtype)) + ", the map " +
+          std::string(name(map.dtype));
+  else if (d->tensor.align % kTensorMapGranule != 0)
+    why = "'" + a.value + "' is declared " + std::to_string(d->tensor.align) +
+          "-byte aligned; a map's global address is 16-byte aligned";
+  if (why.empty())
+    return;
+  report(c, DiagId::contract_tensormap_value, a.pos, span_of(a),
+         "tensormap_replace global_address: " + why);
+}
+
+} // namespace bulk_proof
+
+void check_tensormap_copy(const BulkProofContext& c, const TensormapCopyOp& op) {
+  const Located<ExprPtr>* pred = op.pred ? &*op.pred : nullptr;
+  bulk_proof::check_map_slot(c, op.dst, "tensormap_copy dst", pred, op.src.has_value());
+  if (op.src && op.src->value.tensor->space != Space::shared)
+    bulk_proof::report(c, DiagId::contract_tensormap_slot, op.src->pos,
+                       bulk_proof::span_of(*op.src),
+                       "tensormap_copy src '" + op.src->value.tensor->name +
+                           "' must be shared memory (tensormap.cp_fenceproxy copies a map from "
+                           "shared::cta to global)");
+  else if (op.src)
+    bulk_proof::check_map_slot(c, *op.src, "tensormap_copy src", pred, false);
+}
+
+void check_tensormap_replace(const BulkProofContext& c, const TensormapReplaceOp& op) {
+  const Located<ExprPtr>* pred = op.pred ? &*op.pred : nullptr;
+  bulk_proof::check_map_slot(c, op.map, "tensormap_replace map", pred, false);
+  const TensorMapDesc* map = bulk_proof::map_of(c, op.tensor);
+  if (map == nullptr)
+    return;
+  if (op.field == TensormapField::global_address) {
+    bulk_proof::check_map_address(c, op, *map);
+    return;
+  }
+  const auto rank = static_cast<std::int64_t>(map->rank());
+  const bool stride = op.field == TensormapField::global_stride;
+  // A map has rank - 1 strides: the innermost's is the element size.
+  const std::int64_t dims = stride ? rank - 1 : rank;
+  if (op.dim < 0 || op.dim >= dims) {
+    bulk_proof::report(c, DiagId::contract_tensormap_value, op.dim_pos, 1,
+                       "tensormap_replace dim " + std::to_string(op.dim) + " of " +
+                           op.tensor.value + "'s rank-" + std::to_string(rank) + " map: " +
+                           (stride
+                                ? "a global stride is one of dims 0.." + std::to_string(rank - 2) +
+                                      " (the innermost's is the element size)"
+                                : "a global dim is one of dims 0.." + std::to_string(rank - 1)));
+    return;
+  }
+  if (stride)
+    bulk_proof::check_map_value(c, *op.value, pred, kTensorMapGranule, kTensorMapStrideLimit - 1,
+                                kTensorMapGranule, "the global stride");
+  else
+    // The new dim is a .b32 operand: at most 2^32 - 1 (an encoded map allows 2^32).
+    bulk_proof::check_map_value(c, *op.value, pred, 1, kTensorMapMaxGlobalDim - 1, 1,
+                                "the global dim");
+}
+
+void check_tensormap_fence(const BulkProofContext& c, const TensormapFenceOp& op) {
+  const Located<ExprPtr>* pred = op.pred ? &*op.pred : nullptr;
+  bulk_proof::check_map_slot(c, op.map, "tensormap_fence map", pred,
+                             op.sem == TensormapSem::acquire);
+}
+
+void check_tensor_copy_map(const BulkProofContext& c, const std::optional<Located<View>>& map,
+                           const std::optional<Located<ExprPtr>>& pred) {
+  if (map)
+    bulk_proof::check_map_slot(c, *map, "map", pred ? &*pred : nullptr, true);
+}
+
 } // namespace ptxgen::tile

@@ -51,6 +51,19 @@ void check_bulk_reduce(const BulkProofContext& c, const BulkReduceOp& op, const 
 void check_expect_tx(const BulkProofContext& c, const ExpectTxOp& op);
 void check_tensor_load(const BulkProofContext& c, const TensorLoadOp& op);
 void check_tensor_store(const BulkProofContext& c, const TensorStoreOp& op);
+/// A tensormap_copy: its dst slot (128 contiguous bytes, 128-byte aligned; global with `src`)
+/// and its src slot (shared) (contract_tensormap_slot).
+void check_tensormap_copy(const BulkProofContext& c, const TensormapCopyOp& op);
+/// A tensormap_replace: its slot, and the new value legal for the map for every issuing thread
+/// and value of the declared ranges (contract_tensormap_value): a global address of a global
+/// tensor of the map's dtype, 16-byte aligned; a global dim in 1..2^32; a global stride a
+/// multiple of 16 below 2^40; `dim` a dimension of the map.
+void check_tensormap_replace(const BulkProofContext& c, const TensormapReplaceOp& op);
+/// A tensormap_fence: its slot (global for an acquire).
+void check_tensormap_fence(const BulkProofContext& c, const TensormapFenceOp& op);
+/// A tensor copy's `map`, when it has one: a global slot.
+void check_tensor_copy_map(const BulkProofContext& c, const std::optional<Located<View>>& map,
+                           const std::optional<Located<ExprPtr>>& pred);
 /// A tensor_reduce: src of the map's dtype (contract_reduce_dtype), a reduction of that type
 /// that the tensor form has (contract_tensor_reduce_type, at the `reduce` key), then a
 /// tensor_store's proofs.

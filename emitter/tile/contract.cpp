@@ -11,6 +11,7 @@
 #include "emitter/tile/per_cta_bounds.hpp"
 #include "emitter/tile/residency.hpp"
 #include "emitter/tile/suggest.hpp"
+#include "emitter/tile/tensormap_contract.hpp"
 #include "emitter/tile/u32_rule.hpp"
 #include "emitter/tile/warp_roles.hpp"
 #include "emitter/tile/well_formed.hpp"
@@ -162,6 +163,8 @@ public:
     }
     check_peer_exit(k_, out_);
     check_warp_roles(k_, out_);
+    if (!out_.has_errors())
+      check_tensormap_order(k_, out_);
     // The phase walk evaluates the barrier views: only once every op is proven sound.
     if (!out_.has_errors())
       check_mbarrier_phases(k_, out_);
@@ -1132,11 +1135,22 @@ private:
     check_copy_operands(t.dst, "tensor_load dst", t.cache_policy);
     check_tensor_load(bulk_context(), t);
     check_multicast_mask(bulk_context(), t.multicast, t.pred);
+    check_tensor_copy_map(bulk_context(), t.map, t.pred);
   }
   void check(const TensorStoreOp& t, const Op&) {
     check_copy_operands(t.src, "tensor_store src", t.cache_policy);
     check_tensor_store(bulk_context(), t);
+    check_tensor_copy_map(bulk_context(), t.map, t.pred);
   }
+  void check(const TensormapCopyOp& t, const Op&) {
+    check_not_barrier(t.dst, "tensormap_copy dst");
+    check_tensormap_copy(bulk_context(), t);
+  }
+  void check(const TensormapReplaceOp& t, const Op&) {
+    check_not_barrier(t.map, "tensormap_replace map");
+    check_tensormap_replace(bulk_context(), t);
+  }
+  void check(const TensormapFenceOp& t, const Op&) { check_tensormap_fence(bulk_context(), t); }
   void check(const TensorReduceOp& t, const Op& op) {
     check_copy_operands(t.src, "tensor_reduce src", t.cache_policy);
     check_tensor_reduce(bulk_context(), t, op.pos);

@@ -222,6 +222,9 @@ struct TensorLoadOp {
   std::optional<Located<ExprPtr>> pred;
   std::optional<Located<CachePolicy>> cache_policy;
   std::optional<Located<ExprPtr>> multicast; ///< the CTA mask, as BulkLoadOp's
+  /// A map in memory (a global slot a tensormap_copy filled, maybe edited) used instead of
+  /// `tensor`'s parameter; `tensor` still names the map the slot holds.
+  std::optional<Located<View>> map;
   /// An im2col map's offsets, one per spatial dimension, outermost first (D, H, W): added to
   /// the filter base (the spatial coordinates) to give each pixel's place in the tensor.
   std::optional<std::vector<Located<ExprPtr>>> offsets;
@@ -236,6 +239,7 @@ struct TensorStoreOp {
   Located<View> src;
   std::optional<Located<ExprPtr>> pred;
   std::optional<Located<CachePolicy>> cache_policy;
+  std::optional<Located<View>> map; ///< a map in memory, as TensorLoadOp's
 };
 
 /// `cluster_sync`: barrier.cluster.arrive{.relaxed} then barrier.cluster.wait, by every thread.
@@ -277,6 +281,82 @@ struct BulkReduceOp {
 /// cluster_sync: a multicast into a peer's barrier needs that (docs/spec-format.md,
 /// "Multicast").
 struct MbarrierInitFenceOp {};
+
+/// The fields of a tensor map tensormap.replace edits, in the ISA's order. Only
+/// global_address, global_dim and global_stride are modelled (a grouped GEMM's edits: another
+/// tensor's base and extents); the builder refuses the others (spec_tensormap_field).
+enum class TensormapField : std::uint8_t {
+  global_address,
+  rank,
+  box_dim,
+  global_dim,
+  global_stride,
+  element_stride,
+  elemtype,
+  interleave_layout,
+  swizzle_mode,
+  fill_mode,
+};
+/// The spec language's spellings of TensormapField, which are also the PTX qualifiers.
+inline constexpr auto tensormap_field_names = enum_names<TensormapField::fill_mode>(
+    "global_address", "rank", "box_dim", "global_dim", "global_stride", "element_stride",
+    "elemtype", "interleave_layout", "swizzle_mode", "fill_mode");
+/// Whether ptxgen models edits of `f` (global_address, global_dim, global_stride).
+constexpr bool modelled(TensormapField f) {
+  return f == TensormapField::global_address || f == TensormapField::global_dim ||
+         f == TensormapField::global_stride;
+}
+
+/// The two halves of the tensormap-proxy fence pair: `release` after the edits of a map (by
+/// the editing thread), `acquire` of the map before the copies through it (by the copying
+/// thread).
+enum class TensormapSem : std::uint8_t { release, acquire };
+inline constexpr auto tensormap_sem_names = enum_names<TensormapSem::acquire>("release", "acquire");
+
+/// The bytes of a tensor map (a CUtensorMap) and the alignment its slot in memory needs.
+inline constexpr std::int64_t kTensorMapBytes = 128;
+inline constexpr std::int64_t kTensorMapSlotAlign = 128;
+
+/// `tensormap_copy`: the map of global tensor `tensor` into `dst`, a contiguous view of 128
+/// bytes of global or shared memory (the map's slot), 128-byte aligned. Without `src` the
+/// bytes come from the map's kernel parameter (ld.param then st, ordinary generic writes).
+/// With `src` (a shared slot already holding tensor's map) into a global `dst` by
+/// tensormap.cp_fenceproxy...release.gpu.sync.aligned: the copy is also the release half of
+/// the tensormap-proxy fence pair, and every thread of the warp runs it (no `pred`).
+struct TensormapCopyOp {
+  Located<std::string> tensor;
+  Located<View> dst;
+  std::optional<Located<View>> src;
+  std::optional<Located<ExprPtr>> pred;
+};
+
+/// `tensormap_replace`: tensormap.replace.tile.<field>.<space>.b1024.<b32|b64> [map], {ord,}
+/// value: one field of `tensor`'s map in the slot `map` (global or shared, 128 bytes, 128-byte
+/// aligned) becomes `value` (global_dim, global_stride of dimension `dim`, outermost first as
+/// everywhere in a spec) or the base address of global tensor `address` (global_address).
+/// A generic-proxy write of the slot: a copy through the map needs the tensormap-proxy fence
+/// pair after it.
+struct TensormapReplaceOp {
+  Located<std::string> tensor; ///< the global tensor whose map the slot holds
+  Located<View> map;
+  TensormapField field = TensormapField::global_address;
+  std::int64_t dim = 0;
+  std::optional<Located<ExprPtr>> value;
+  std::optional<Located<std::string>> address;
+  std::optional<Located<ExprPtr>> pred;
+  SourcePos field_pos; ///< where the field was named (the `field` key, the builder call)
+  SourcePos dim_pos;   ///< where `dim` was given (the field's position when it was not)
+};
+
+/// `tensormap_fence`: fence.proxy.tensormap::generic.release.gpu (`release`), or
+/// fence.proxy.tensormap::generic.acquire.gpu [map], 128 (`acquire`, the map a global slot,
+/// its generic address).
+struct TensormapFenceOp {
+  Located<View> map;
+  TensormapSem sem = TensormapSem::release;
+  std::optional<Located<ExprPtr>> pred;
+  SourcePos sem_pos;
+};
 
 /// `tensor_reduce`: cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<reduce>.tile.bulk_group.
 /// Each element of the box of `tensor`'s map at `coords` inside the tensor becomes the

@@ -1006,6 +1006,10 @@ private:
   void exec(std::size_t, const Op&, const BulkReduceOp&) {}
   void exec(std::size_t, const Op&, const BulkWaitOp&) {}
   void exec(std::size_t, const Op&, const TensorStoreOp&) {}
+  // Tensor maps in memory touch no barrier (their ordering is tensormap_contract.cpp's).
+  void exec(std::size_t, const Op&, const TensormapCopyOp&) {}
+  void exec(std::size_t, const Op&, const TensormapReplaceOp&) {}
+  void exec(std::size_t, const Op&, const TensormapFenceOp&) {}
   void exec(std::size_t, const Op&, const TensorReduceOp&) {}
   void exec(std::size_t, const Op&, const PrefetchTensormapOp&) {}
   /// Among the CTA's threads (what this walk follows: mbarriers are the CTA's own) a

@@ -603,6 +603,10 @@ private:
   void exec(std::size_t, const Op&, const SetmaxnregOp&) {}
   void exec(std::size_t, const Op&, const ForOp&) {}
   void exec(std::size_t, const Op&, const EndOp&) {}
+  // A tensor map's edits and copies touch its 128-byte slot, never a multicast's stage.
+  void exec(std::size_t, const Op&, const TensormapCopyOp&) {}
+  void exec(std::size_t, const Op&, const TensormapReplaceOp&) {}
+  void exec(std::size_t, const Op&, const TensormapFenceOp&) {}
   void exec(std::size_t, const Op&, const PrefetchTensormapOp&) {}
   void exec(std::size_t, const Op&, const BulkCopyPeerOp&) {}
 };

@@ -74,6 +74,10 @@ public:
     for_each_field(op, [&](const FieldRow&, auto& member) { rewrite(member); });
   }
   void rewrite(Located<View>& v) const { view(v); }
+  void rewrite(std::optional<Located<View>>& v) const {
+    if (v)
+      view(*v);
+  }
   void rewrite(Located<ExprPtr>& e) const { located(e); }
   void rewrite(std::optional<Located<ExprPtr>>& e) const { optional(e); }
   void rewrite(std::vector<Located<ExprPtr>>& coords) const {
@@ -95,6 +99,9 @@ public:
   void rewrite(Scope) const {}
   void rewrite(FenceSpace) const {}
   void rewrite(ReduceKind) const {}
+  void rewrite(TensormapField) const {}
+  void rewrite(TensormapSem) const {}
+  void rewrite(const std::optional<Located<std::string>>&) const {}
   void rewrite(RegAction) const {}
 
 private:
@@ -398,6 +405,7 @@ struct TensorUse {
     return uses;
   }
   bool has(const Located<View>& v) const { return tensors.count(v.value.tensor) != 0; }
+  bool has(const std::optional<Located<View>>& v) const { return v && has(*v); }
   // Fields that hold no view (a tensor op's map tensor is its global side, never a stage).
   bool has(const Located<ptx::CpAsyncOpcode>&) const { return false; }
   bool has(const Located<std::int64_t>&) const { return false; }
@@ -413,6 +421,9 @@ struct TensorUse {
   bool has(Scope) const { return false; }
   bool has(FenceSpace) const { return false; }
   bool has(ReduceKind) const { return false; }
+  bool has(TensormapField) const { return false; }
+  bool has(TensormapSem) const { return false; }
+  bool has(const std::optional<Located<std::string>>&) const { return false; }
   bool has(RegAction) const { return false; }
 };
 

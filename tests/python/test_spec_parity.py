@@ -1,5 +1,6 @@
 """Python says what a spec says: pred wherever TOML has it, expectation slices bounded by a
 parameter, and the builder refusing what the spec reader refuses."""
+import inspect
 import os
 
 import numpy as np
@@ -99,3 +100,66 @@ def test_expect_value_outside_the_element_type_is_refused_as_the_spec_reader_ref
     H = k2b.global_tensor("H", (32,), "float16", output=True)
     k2b.expect_value(H, 2048)
     assert k2b.diagnostics() == []
+
+
+def tensormap_retarget_global():
+    """specs/tma/tensormap_retarget_global.toml, written in Python."""
+    tid = ptxgen.tid
+    one = tid == 0
+    k = ptxgen.Kernel("k", grid=1, block=32)
+    A = k.global_tensor("A", (32, 16), "uint8", init=ptxgen.arange_mod(251),
+                        map=ptxgen.TensorMap(box=(32, 16)))
+    B = k.global_tensor("B", (32, 16), "uint8", init=ptxgen.arange_mod(7))
+    M = k.global_tensor("M", (128,), "uint8", align=128)
+    C = k.global_tensor("C", (32, 16), "uint8", output=True)
+    S = k.shared_tensor("S", (32, 16), "uint8")
+    bar = k.shared_tensor("bar", (1,), "uint64")
+    k.mbarrier_init(bar[0], 1)
+    k.cta_sync()
+    k.tensormap_copy(A, M, pred=one)
+    k.tensormap_replace(A, M, "global_address", address=B, pred=one)
+    k.tensormap_fence(M, "release", pred=one)
+    k.tensormap_fence(M, "acquire", pred=one)
+    k.expect_tx(bar[0], 512, pred=one)
+    k.tensor_load(A, (0, 0), S, barrier=bar[0], pred=one, map=M)
+    k.mbarrier_wait(bar[0], 0)
+    k.copy(C[tid, :], S[tid, :])
+    k.expect_equal(C, B)
+    return k
+
+
+def test_a_map_edited_on_the_device_is_written_in_python_as_in_its_spec():
+    k = tensormap_retarget_global()
+    assert k.diagnostics() == []
+    with open(os.path.join(SOURCE_DIR, "golden", "tma", "tensormap_retarget_global.ptx")) as f:
+        golden = f.read()
+    body = lambda ptx: [l for l in ptx.splitlines() if not l.startswith("//")]
+    assert body(k.emit()) == body(golden)
+    spec = ptxgen.load(os.path.join(SOURCE_DIR, "specs", "tma", "tensormap_retarget_global.toml"))
+    assert ptxgen.loads(k.to_toml()).emit() == spec.emit()
+
+
+def test_a_copy_through_an_edited_map_without_its_fence_is_refused_at_the_copy_line():
+    tid = ptxgen.tid
+    one = tid == 0
+    k = ptxgen.Kernel("k", grid=1, block=32)
+    A = k.global_tensor("A", (32, 16), "uint8", map=ptxgen.TensorMap(box=(32, 16)))
+    B = k.global_tensor("B", (32, 16), "uint8")
+    M = k.global_tensor("M", (128,), "uint8", align=128)
+    S = k.shared_tensor("S", (32, 16), "uint8")
+    bar = k.shared_tensor("bar", (1,), "uint64")
+    k.mbarrier_init(bar[0], 1)
+    k.cta_sync()
+    k.tensormap_copy(A, M, pred=one)
+    k.tensormap_replace(A, M, "global_address", address=B, pred=one)
+    k.expect_tx(bar[0], 512, pred=one)
+    k.tensor_load(A, (0, 0), S, barrier=bar[0], pred=one, map=M)  # no release, no acquire
+    line = inspect.currentframe().f_lineno - 1
+    k.mbarrier_wait(bar[0], 0)
+    found = {d.id: d for d in k.check()}
+    assert found["contract_tensormap_fence"].line == line
+    assert found["contract_tensormap_fence"].file == __file__
+    with pytest.raises(ptxgen.ArgumentError):
+        k.tensormap_fence(M, "both")
+    with pytest.raises(ptxgen.ArgumentError):
+        k.tensormap_replace(A, M, "global_dim", address=B)

@@ -5,6 +5,7 @@
 // Expected values come from the scripts written here, never from a run.
 
 #include "driver/run/conformance.hpp"
+#include "driver/run/conformance_setup.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/support/temp_dir.hpp"
 
@@ -292,6 +293,21 @@ TEST_CASE("sim: the comparison finds every differing element, across and inside 
   CHECK(c.status == CaseResult::Status::mismatch);
   CHECK(has(c.detail, "element 100 (0,100):"));
   CHECK(has(c.detail, "(5 elements of B differ)"));
+}
+
+TEST_CASE("an arch-specific kernel is assembled for its own target on a GPU of its number") {
+  using ptxgen::driver::assembly_target;
+  using ptxgen::driver::Backend;
+  const ptxgen::ptx::Target sm80{80, false}, sm90{90, false}, sm90a{90, true};
+  // An sm_90 device runs sm_90a code (setmaxnreg, tensormap.replace): ptxas takes sm_90a PTX
+  // only for sm_90a.
+  CHECK(assembly_target(Backend::cuda, sm90, sm90a) == sm90a);
+  // Otherwise the GPU's own target: an sm_80 kernel runs as sm_90 code there.
+  CHECK(assembly_target(Backend::cuda, sm90, sm80) == sm90);
+  CHECK(assembly_target(Backend::cuda, sm80, sm90a) == sm80); // refused later by ptxas: not run
+  // The simulator runs any target: the newer one.
+  CHECK(assembly_target(Backend::sim, sm80, sm90a) == sm90a);
+  CHECK(assembly_target(Backend::sim, sm90, sm80) == sm90);
 }
 
 } // namespace unit_driver_conformance

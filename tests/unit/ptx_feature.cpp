@@ -66,6 +66,11 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // ptxas 13.0: "Modifier '.multicast::cluster' requires PTX ISA .version 8.0" and
       // "... requires .target sm_90 or higher" (with an advisory warning there naming sm_90a).
       {Feature::bulk_multicast, {8, 0}, false, 90},
+      // docs/ptx-rules.md: ptxas 13.0 "Feature 'fence.proxy with unidirection proxy fence'
+      // requires PTX ISA .version 8.3" (and 'tensormap.cp_fenceproxy'); "Instruction
+      // 'tensormap.replace' not supported on .target 'sm_90'" (sm_90a only, below).
+      {Feature::tensormap_replace, {8, 3}, false, 90},
+      {Feature::tensormap_fence, {8, 3}, false, 90},
       // docs/ptx-bulk.md, "Bulk reductions": at 7.8 ptxas 13.0 says "Feature
       // 'cp.reduce.async.bulk.tensor' requires PTX ISA .version 8.0" and "Modifier '.tensormap'
       // requires PTX ISA .version 8.0".
@@ -79,6 +84,8 @@ TEST_CASE("feature table rows match docs/ptx-rules.md") {
       // validator's rule, warp_roles.cpp's unit test).
       {Feature::setmaxnreg, {8, 0}, false, 90},
   };
+  CHECK(info(Feature::tensormap_replace).arch_specific);
+  CHECK_FALSE(info(Feature::tensormap_fence).arch_specific);
   CHECK(feature_table().size() == std::size(rows));
   for (const auto& r : rows) {
     const FeatureInfo& i = info(r.f);

@@ -216,6 +216,18 @@ TEST_CASE("a multicast bulk load gives each CTA of the mask the same bytes") {
   }
 }
 
+TEST_CASE("a multicast issued inside a .func uses the function's mask register") {
+  Run r;
+  launch(r, data(), "multicast_call", {2, 1, 1}, std::nullopt, true, {in_base, out_base});
+  INFO((r.result.fault ? r.result.fault->message : std::string()));
+  REQUIRE_FALSE(r.result.fault.has_value());
+  CHECK(r.observer.races.empty());
+  for (std::uint32_t bid = 0; bid < 2; ++bid) {
+    for (std::uint32_t tid = 0; tid < 16; ++tid)
+      REQUIRE(word_at(r.out, bid * 16 + tid) == word_at(r.in, tid));
+  }
+}
+
 TEST_CASE("a multicast into a barrier that expects fewer bytes") {
   const std::string text = data();
   const std::string short_tx = replace_tagged_line(

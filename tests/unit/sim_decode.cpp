@@ -364,6 +364,10 @@ TEST_CASE("every instruction kind the emitter prints, the simulator decodes with
   kinds.push_back(ptx::Mapa{r2, r1, Immediate{1}});
   kinds.push_back(ptx::Ld{ptx::StateSpace::shared_cluster, ScalarType::b32, {r1}, Address{r2, 4}});
   kinds.push_back(ptx::St{ptx::StateSpace::shared_cluster, ScalarType::b32, Address{r2, 4}, {r1}});
+  kinds.push_back(ptx::TensormapReplace{ptx::TensormapField::global_dim, false, Address{rd1, 0},
+                                        Immediate{1}, r1});
+  kinds.push_back(ptx::FenceProxyTensormap{true, Address{rd1, 0}});
+  kinds.push_back(ptx::TensormapCpFenceproxy{Address{rd1, 0}, Address{smem, 0}});
   // A bulk copy into a peer and a remote arrival (bulk_copy_peer, mbarrier_arrive on B@rank).
   kinds.push_back(
       ptx::CpAsyncBulkPeer{Address{r2, 0}, Address{smem, 16}, Immediate{16}, Address{r1, 0}});

@@ -447,10 +447,26 @@ TEST_CASE("tensor maps: handle bytes in global memory, and bytes that are no han
     for (std::size_t b = 0; b < k.bytes; b += 4)
       CHECK(word_at(r.out, b) == word_at(r.tensor, 2 * 32 + b));
   }
-  SUBCASE("one byte changed: the simulator cannot decode it") {
-    r.map_bytes[20] = 1;
+  SUBCASE("one byte changed past the edit record: the simulator cannot decode it") {
+    r.map_bytes[tensor_map_edits_end + 4] = 1;
     launch(r, k, m, {0, 2, 0});
     require_fault(r, FaultKind::unsupported);
+  }
+  SUBCASE("the edit record's global address (tensormap.replace's) moves the tensor") {
+    const std::uint64_t moved = tensor_base + 32; // one 32-byte row on
+    for (std::size_t i = 0; i < 8; ++i)
+      r.map_bytes[tensor_map_edit_address + i] = static_cast<std::uint8_t>(moved >> (8 * i));
+    launch(r, k, m, {0, 1, 0}); // row 1 from the moved base: row 2 of the tensor
+    require_ok(r);
+    for (std::size_t b = 0; b < k.bytes; b += 4)
+      CHECK(word_at(r.out, b) == word_at(r.tensor, 2 * 32 + b));
+  }
+  SUBCASE("the edit record's global dim cuts the box: the rows past it are filled") {
+    r.map_bytes[tensor_map_edit_dims + 8] = 3; // ordinal 1 (the outer dim): 3 rows
+    launch(r, k, m, {0, 2, 0});
+    require_ok(r);
+    for (std::size_t b = 0; b < k.bytes; b += 4)
+      CHECK(word_at(r.out, b) == (b < 32 ? word_at(r.tensor, 2 * 32 + b) : 0u));
   }
   SUBCASE("the handle of a map the launch does not pass") {
     const auto other = tensor_map_handle(1);
