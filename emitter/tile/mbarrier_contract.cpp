@@ -4,6 +4,7 @@
 #include "emitter/tile/bulk_contract.hpp"
 #include "emitter/tile/contract.hpp"
 #include "emitter/tile/multicast_contract.hpp"
+#include "emitter/tile/multicast_refill.hpp"
 #include "emitter/tile/op_table.hpp"
 
 #include <algorithm>
@@ -1038,7 +1039,11 @@ void check_mbarrier_phases(const Kernel& k, Diagnostics& out, std::int64_t max_s
                            std::span<const std::uint64_t> values) {
   if (!uses_mbarriers(k))
     return;
+  const bool clean = !out.has_errors();
   Walk(k, out, max_steps, values).run();
+  // The refill walk takes the phases' counts and parities as this walk proves them.
+  if (clean && !out.has_errors())
+    check_multicast_refill(k, out, max_steps, values);
 }
 
 } // namespace ptxgen::tile
