@@ -432,6 +432,49 @@ std::uint32_t add_sat_s32(std::uint32_t a, std::uint32_t b, bool subtract) {
   return static_cast<std::uint32_t>(r);
 }
 
+namespace {
+
+/// Element `i` of the `bits`-bit elements packed in `x` (the first in the low bits), zero- or
+/// sign-extended.
+std::int64_t element(std::uint32_t x, unsigned bits, unsigned i, bool is_signed) {
+  const std::uint32_t v = (x >> (i * bits)) & ((1u << bits) - 1);
+  const std::uint32_t sign = 1u << (bits - 1);
+  return is_signed && (v & sign) != 0 ? static_cast<std::int64_t>(v) - (std::int64_t{1} << bits)
+                                      : static_cast<std::int64_t>(v);
+}
+
+} // namespace
+
+std::uint32_t dot4(std::uint32_t a, std::uint32_t b, std::uint32_t c, bool a_signed,
+                   bool b_signed) {
+  std::int64_t sum = static_cast<std::int64_t>(c);
+  for (unsigned i = 0; i < 4; ++i)
+    sum += element(a, 8, i, a_signed) * element(b, 8, i, b_signed);
+  return static_cast<std::uint32_t>(sum);
+}
+
+std::uint32_t dot2(std::uint32_t a, std::uint32_t b, std::uint32_t c, bool a_signed, bool b_signed,
+                   unsigned first_byte) {
+  std::int64_t sum = static_cast<std::int64_t>(c);
+  for (unsigned i = 0; i < 2; ++i)
+    sum += element(a, 16, i, a_signed) * element(b, 8, first_byte + i, b_signed);
+  return static_cast<std::uint32_t>(sum);
+}
+
+std::uint32_t integer_pair(PairOp op, bool is_signed, bool relu, std::uint32_t a, std::uint32_t b) {
+  std::uint32_t d = 0;
+  for (unsigned i = 0; i < 2; ++i) {
+    const std::int64_t x = element(a, 16, i, is_signed), y = element(b, 16, i, is_signed);
+    std::int64_t r = op == PairOp::add   ? x + y
+                     : op == PairOp::min ? std::min(x, y)
+                                         : std::max(x, y);
+    if (relu && r < 0)
+      r = 0;
+    d |= (static_cast<std::uint32_t>(r) & 0xffffu) << (16 * i);
+  }
+  return d;
+}
+
 // ------------------------------------------------ floats
 
 unsigned element_bits(ir::Num num) {

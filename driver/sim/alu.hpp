@@ -46,6 +46,20 @@ std::uint64_t brev(std::uint64_t a, unsigned bits);
 /// add.sat.s32 / sub.sat.s32: the exact result clamped to [INT32_MIN, INT32_MAX].
 std::uint32_t add_sat_s32(std::uint32_t a, std::uint32_t b, bool subtract);
 
+/// dp4a d, a, b, c: c + the sum of the products of a's and b's four bytes, each zero-extended
+/// (.u32) or sign-extended (.s32, `a_signed` / `b_signed`); modulo 2^32.
+std::uint32_t dot4(std::uint32_t a, std::uint32_t b, std::uint32_t c, bool a_signed, bool b_signed);
+/// dp2a.lo / .hi d, a, b, c: c + a's two 16-bit halves times b's bytes `first_byte` and
+/// `first_byte` + 1 (0: .lo, 2: .hi), extended as dot4's; modulo 2^32.
+std::uint32_t dot2(std::uint32_t a, std::uint32_t b, std::uint32_t c, bool a_signed, bool b_signed,
+                   unsigned first_byte);
+
+/// The operations of the packed 16-bit integer pairs.
+enum class PairOp : std::uint8_t { add, min, max };
+/// add / min / max .u16x2 / .s16x2 d, a, b: each 16-bit half of a with the same half of
+/// b (sums wrap within the half); `relu` (min / max .relu.s16x2): a negative half becomes 0.
+std::uint32_t integer_pair(PairOp op, bool is_signed, bool relu, std::uint32_t a, std::uint32_t b);
+
 // ------------------------------------------------ floats
 
 /// A float instruction's modifiers.

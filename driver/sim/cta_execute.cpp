@@ -245,7 +245,15 @@ Cta::Flow Cta::integer_op(Thread& t, const ir::Op& op) {
   auto a = [&] { return get(t, op.src[0], ty); };
   auto b = [&] { return get(t, op.src[1], ty); };
   auto u32 = [&](std::size_t k) { return get(t, op.src[k], ir::Type{32, false}); };
+  auto w32 = [&](std::size_t k) { return static_cast<std::uint32_t>(u32(k)); }; // a 32-bit word
   std::uint64_t v = 0;
+  if (op.halves) { // .u16x2 / .s16x2: add, min or max of each half
+    const alu::PairOp p = op.code == ir::Code::add   ? alu::PairOp::add
+                          : op.code == ir::Code::min ? alu::PairOp::min
+                                                     : alu::PairOp::max;
+    set(t, op.dst[0], alu::integer_pair(p, ty.is_signed, op.relu, w32(0), w32(1)));
+    return Flow::next;
+  }
   switch (op.code) {
   case ir::Code::add:
     v = a() + b();
@@ -280,8 +288,17 @@ Cta::Flow Cta::integer_op(Thread& t, const ir::Op& op) {
         ty.is_signed ? static_cast<std::int64_t>(a()) < static_cast<std::int64_t>(b()) : a() < b();
     bool take_a = op.code == ir::Code::min ? less : !less;
     v = take_a ? a() : b();
+    if (op.relu && static_cast<std::int64_t>(v) < 0) // .relu.s32: a negative result is 0
+      v = 0;
     break;
   }
+  case ir::Code::dp4a:
+    v = alu::dot4(w32(0), w32(1), w32(2), op.type.is_signed, op.type2.is_signed);
+    break;
+  case ir::Code::dp2a:
+    v = alu::dot2(w32(0), w32(1), w32(2), op.type.is_signed, op.type2.is_signed,
+                  static_cast<unsigned>(op.n));
+    break;
   case ir::Code::shl: {
     std::uint64_t s = u32(1);
     v = s >= w ? 0 : a() << s;

@@ -53,18 +53,20 @@ void set_fragment_element(ir::Elem e, std::vector<std::uint64_t>& regs, unsigned
   regs[i / epr] |= v << ((i % epr) * bits % 64);
 }
 
-/// Element `k` of a run's bytes (little-endian; 4-bit elements: the first in the low nibble).
+/// Element `k` of a run's bytes (little-endian; 4- and 1-bit elements: the first in the low bits
+/// of a byte).
 std::uint64_t run_element(const std::uint8_t* buf, unsigned ebits, unsigned k) {
-  if (ebits == 4)
-    return (buf[k / 2] >> (4 * (k % 2))) & 0xf;
+  if (ebits < 8)
+    return (buf[k * ebits / 8] >> (k * ebits % 8)) & ((1u << ebits) - 1);
   std::uint64_t v = 0;
   std::memcpy(&v, buf + static_cast<std::size_t>(k) * ebits / 8, ebits / 8); // little-endian host
   return v;
 }
 
 void put_run_element(std::uint8_t* buf, unsigned ebits, unsigned k, std::uint64_t v) {
-  if (ebits == 4) {
-    buf[k / 2] = static_cast<std::uint8_t>(buf[k / 2] | (v & 0xf) << (4 * (k % 2)));
+  if (ebits < 8) {
+    buf[k * ebits / 8] = static_cast<std::uint8_t>(buf[k * ebits / 8] | (v & ((1u << ebits) - 1))
+                                                                            << (k * ebits % 8));
     return;
   }
   std::memcpy(buf + static_cast<std::size_t>(k) * ebits / 8, &v, ebits / 8);
@@ -95,7 +97,7 @@ void Cta::wmma_move(std::size_t first, std::size_t last, const ir::Op& op) {
       const std::uint64_t nbits = std::uint64_t{r.count} * ebits;
       if (r.bit % 8 != 0 || nbits % 8 != 0)
         fault_at(FaultKind::misaligned_address, u, op,
-                 std::string(what) + " of 4-bit elements with a stride of " +
+                 std::string(what) + " of sub-byte elements with a stride of " +
                      std::to_string(stride) + " puts a line at a bit offset that is no byte's");
       std::uint8_t buf[128] = {}; // a lane's elements: at most 16 x 64 bits
       const auto n = static_cast<std::uint32_t>(nbits / 8);

@@ -56,6 +56,8 @@ enum class Quals : std::uint8_t {
   cluster_barrier, ///< barrier.cluster.arrive `{.relaxed|.release}{.aligned}`, .wait
                    ///< `{.acquire}{.aligned}`
   mapa,            ///< `{.shared::cluster}` then `.u32|.u64|.b32|.b64`
+  // integer dot products
+  dot, ///< dp4a / dp2a.{lo,hi}: `.atype.btype`, each .u32 or .s32
 };
 
 /// Which PTX types a form takes (checked on each type qualifier).

@@ -205,7 +205,8 @@ struct Op {
   bool zneg = false; ///< `!%p` ignore-src
   /// wait_group N, barrier id (-1: the value of src[0]), branch target, Entry::calls index of a
   /// call; for ret: 1 when the instruction is `exit` (leaves the thread even inside a call);
-  /// for fence.proxy.async: the state spaces it orders (fence_shared | fence_global)
+  /// for fence.proxy.async: the state spaces it orders (fence_shared | fence_global); for dp2a:
+  /// the first byte of b it multiplies (0: .lo, 2: .hi)
   std::int64_t n = 0;
   std::uint32_t line = 0;          ///< 1-based PTX line
   std::uint32_t text = 0;          ///< index into Entry::texts (instruction text for messages)
@@ -236,7 +237,12 @@ struct Op {
   std::uint8_t rank = 0;       ///< cp.async.bulk.tensor's dimensions (1..5)
   std::array<Val, 5> coords{}; ///< its tensor coordinates, innermost first (as written)
   // kernel math and barriers
-  bool relu = false;      ///< cvt .relu: a negative result becomes +0 (a NaN stays NaN)
+  /// cvt .relu: a negative result becomes +0 (a NaN stays NaN); min / max .relu (.s32, .s16x2):
+  /// a negative result (each half's) becomes 0
+  bool relu = false;
+  /// add / min / max .u16x2 / .s16x2: two 16-bit integers in the 32 bits of Op::type, each
+  /// computed alone (no carry between them)
+  bool halves = false;
   bool satfinite = false; ///< cvt .satfinite: beyond the largest finite value (inf too) saturates
   /// cvt.{rna,rn,rz}{.satfinite}.tf32.f32: the f32 rounded to tf32's 10 fraction bits in an f32's
   /// bits (the 13 low bits zero); `.rna` (ties away from zero) is this flag, rn / rz are `round`.

@@ -45,6 +45,9 @@ struct ArrayExtent {
 
 /// "u32" -> {32, unsigned}; nullopt for a name that is not a PTX type.
 std::optional<TypeInfo> parse_type(std::string_view s);
+/// The packed 16-bit integer pair type `part` (`u16x2`, `s16x2`) of add / min / max
+/// (`code`): 32 bits of Op::halves; nullopt for another word or instruction.
+std::optional<TypeInfo> integer_pair(ir::Code code, const ptx::OpcodeWord& part);
 
 /// -v in two's complement, modulo 2^64 (a literal `-0x8000000000000000` is itself;
 /// plain negation of INT64_MIN is undefined behaviour).
@@ -233,6 +236,9 @@ private:
   void space_qualifier(const QualifierInput& in);
   void warp_qualifiers(const QualifierInput& in);
   void ldmatrix_qualifiers(const QualifierInput& in);
+  // qualifiers_int.cpp: dp4a / dp2a; the .relu and 16-bit pair rules of add / min / max
+  void dot_qualifiers(const QualifierInput& in);
+  void integer_arith_checks(const QualifierInput& in);
   // qualifiers_kernel.cpp: named barriers, warp reductions, setmaxnreg, the math functions
   void kernel_qualifiers(const QualifierInput& in);
   /// barrier.cluster.{arrive,wait} and mapa (qualifiers_kernel.cpp).
@@ -270,8 +276,9 @@ private:
                       const std::vector<Opnd>& ops);
   void wmma_operands(ir::Op& op, const Token& opc, ptx::Mnemonic mnemonic,
                      std::span<const ptx::OpcodeWord> quals, const std::vector<Opnd>& ops);
+  /// wmma.mma; `popc`: the single-bit forms' operation ('&' .and.popc, '^' .xor.popc), else 0.
   void wmma_mma_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
-                         const std::vector<Opnd>& ops);
+                         const std::vector<Opnd>& ops, char popc);
   void matrix_move_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
                             const std::vector<Opnd>& ops);
   /// `{r0, r1, ...}` of exactly `count` registers of `bits` bits.

@@ -480,10 +480,13 @@ std::optional<TypeInfo> numeric_type(std::string_view s) {
 
 TypeInfo Parser::checked_type(const Form& f, const Token& opc, std::string_view part) {
   auto t = numeric_type(part);
-  // The packed 16-bit integer pairs of sm_90's add / sub / min / max are PTX, not simulated.
-  if (!t && (part == "u16x2" || part == "s16x2"))
-    throw Unsupported{DiagId::sim_unsupported_form, "packed 16-bit integer arithmetic (`." +
-                                                        std::string(part) + "`) is not simulated"};
+  // The packed 16-bit integer pairs of add / min / max are read by integer_pair(); the other
+  // instructions do not take them (ptxas refuses sub.u16x2, neg.s16x2).
+  const std::optional<ptx::Qualifier> w = ptx::parse_qualifier(part);
+  if (!t && w && ptx::group(*w) == ptx::QualifierGroup::integer_pair)
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      "packed 16-bit integer arithmetic (`." + std::string(part) +
+                          "`) is simulated for add, min and max only"};
   if (!t)
     fail(DiagId::sim_qualifier, opc, quote(part) + " is not a PTX type");
   std::string root(split_dots(ptx::spelling(f.mnemonic)).front());
@@ -656,6 +659,9 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
   case Quals::mapa:
     cluster_qualifiers(in);
     break;
+  case Quals::dot:
+    dot_qualifiers(in);
+    break;
   }
   return d;
 }
@@ -789,6 +795,12 @@ void Parser::memory_qualifiers(const QualifierInput& in) {
 /// `{.rn|.rz|.rm|.rp}{.ftz}{.sat}.type`: float arithmetic, and integer add/sub.sat.s32.
 void Parser::arith_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
+  // nvcc writes min / max's `.relu` after the type (`max.s32.relu`), as ptxas takes it
+  const bool min_max = op.code == ir::Code::min || op.code == ir::Code::max;
+  const bool relu_last = min_max && quals.size() > 1 && word(quals.back()) == ptx::Qualifier::relu;
+  op.relu = relu_last;
+  if (relu_last)
+    quals = quals.first(quals.size() - 1);
   if (quals.empty())
     fail(DiagId::sim_qualifier, opc, quote(opc.text) + " needs a type");
   const bool div = op.code == ir::Code::div;
@@ -805,12 +817,17 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
       op.ftz = true;
     else if (word(q) == ptx::Qualifier::sat && !op.sat)
       op.sat = true;
+    else if (word(q) == ptx::Qualifier::relu && !op.relu && min_max)
+      op.relu = true;
     else
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
   }
-  d.type = checked_type(f, opc, quals.back().text);
+  const std::optional<TypeInfo> pair = integer_pair(op.code, quals.back());
+  d.type = pair ? *pair : checked_type(f, opc, quals.back().text);
   op.type = d.type.t;
+  op.halves = pair.has_value();
+  integer_arith_checks(in);
   const bool add_sub = op.code == ir::Code::add || op.code == ir::Code::sub;
   if (!d.type.is_float && (op.round != ir::Round::none || op.ftz ||
                            (op.sat && !(add_sub && op.type.bits == 32 && op.type.is_signed))))

@@ -27,6 +27,7 @@ constexpr ElemRow elem_rows[] = {
     {"u8", Elem::u8, 8, true},       {"s4", Elem::s4, 4, true},
     {"u4", Elem::u4, 4, true},       {"e4m3", Elem::e4m3, 8, false},
     {"e5m2", Elem::e5m2, 8, false},  {"s32", Elem::s32, 32, true},
+    {"b1", Elem::b1, 1, true},
 };
 
 const ElemRow& row_of(Elem e) {
@@ -133,6 +134,8 @@ double value(Elem e, std::uint64_t bits) {
     return fp8_value(bits & 0xff, 5);
   case Elem::s32:
     return static_cast<double>(static_cast<std::int32_t>(bits & 0xffffffffull));
+  case Elem::b1:
+    return static_cast<double>(bits & 1);
   }
   return 0;
 }
@@ -203,11 +206,12 @@ std::optional<std::string> check_wgmma(const ir::MatrixOp& m) {
 std::optional<std::string> check_wmma(const ir::MatrixOp& m, char part) {
   const unsigned shape = m.m * 10000 + m.n * 100 + m.k;
   const bool square16 = shape == 161616 || shape == 320816 || shape == 83216;
+  const bool bits128 = m.m == 8 && m.n == 8 && m.k == 128;
   // The A/B element types each shape takes, and the accumulators each A/B type takes.
   auto ab_ok = [&](Elem a) {
     return (square16 && (a == Elem::f16 || a == Elem::bf16 || a == Elem::s8 || a == Elem::u8)) ||
            (shape == 161608 && a == Elem::tf32) || (shape == 80804 && a == Elem::f64) ||
-           (shape == 80832 && (a == Elem::s4 || a == Elem::u4));
+           (shape == 80832 && (a == Elem::s4 || a == Elem::u4)) || (bits128 && a == Elem::b1);
   };
   auto acc_ok = [&](Elem a, Elem c) {
     if (a == Elem::f16)
@@ -223,14 +227,21 @@ std::optional<std::string> check_wmma(const ir::MatrixOp& m, char part) {
     ok = std::any_of(std::begin(elem_rows), std::end(elem_rows),
                      [&](const ElemRow& r) { return ab_ok(r.elem) && acc_ok(r.elem, m.d); });
   else
-    ok = ab_ok(m.a) && m.b == m.a && acc_ok(m.a, m.c) && acc_ok(m.a, m.d);
+    ok = ab_ok(m.a) && m.b == m.a && acc_ok(m.a, m.c) && acc_ok(m.a, m.d) &&
+         (m.a == Elem::b1) == (m.popc != 0);
+  // .b1: A is row-major and B column-major (a load of A `.row`, of B `.col`; wmma.mma .row.col).
+  const bool b1_layout = part == 'a' ? !m.a_col : part == 'b' ? m.a_col : !m.a_col && m.b_col;
+  if (ok && m.d == Elem::b1 && !b1_layout)
+    return std::string("a .b1 wmma fragment of A is .row, of B .col (wmma.mma .row.col)");
+  if (ok && part == 0 && m.a == Elem::b1 && !b1_layout)
+    return std::string("the .b1 wmma.mma is .row.col");
   if (ok)
     return std::nullopt;
   const std::string what = part == 0 ? "wmma.mma" : std::string("a wmma fragment of ") + part;
   return what + " of shape m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" +
          std::to_string(m.k) + " with these types is not simulated (f16, bf16, s8, u8 at " +
-         "m16n16k16 / m32n8k16 / m8n32k16, tf32 at m16n16k8, f64 at m8n8k4, s4 / u4 at m8n8k32; " +
-         "the .b1 forms are not)";
+         "m16n16k16 / m32n8k16 / m8n32k16, tf32 at m16n16k8, f64 at m8n8k4, s4 / u4 at m8n8k32, " +
+         "b1 at m8n8k128 with .and.popc / .xor.popc)";
 }
 
 std::array<unsigned, 2> wmma_dims(const ir::MatrixOp& m, char part) {
@@ -323,7 +334,9 @@ std::vector<std::uint64_t> multiply(const ir::MatrixOp& m, unsigned rows, unsign
           hi = std::fma(x, y, hi);
           continue;
         }
-        const double p = x * y, s = hi + p, bp = s - hi;
+        // single bits (0 or 1): AND is their product, XOR their difference
+        const double p = m.popc == '^' ? (x != y ? 1 : 0) : x * y;
+        const double s = hi + p, bp = s - hi;
         lo += (hi - (s - bp)) + (p - bp);
         hi = s;
       }

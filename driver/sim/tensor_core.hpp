@@ -35,6 +35,10 @@ namespace ptxgen::sim::tc {
 inline constexpr std::string_view word_row = "row";
 inline constexpr std::string_view word_col = "col";
 inline constexpr std::string_view word_satfinite = "satfinite";
+/// The single-bit wmma.mma's `.and.popc` / `.xor.popc` (words of qualifiers.def too).
+inline constexpr std::string_view word_and = "and";
+inline constexpr std::string_view word_xor = "xor";
+inline constexpr std::string_view word_popc = "popc";
 /// Whether `s` is a word of the tensor-core forms: a shape, an element type or one of the above.
 bool is_tensor_word(std::string_view s);
 

@@ -23,6 +23,7 @@ enum class Elem : std::uint8_t {
   e4m3, ///< 8-bit float with 4 exponent and 3 fraction bits, four per register
   e5m2, ///< 8-bit float with 5 exponent and 2 fraction bits, four per register
   s32,  ///< signed 32-bit integer (integer accumulators)
+  b1,   ///< a single bit, thirty-two per register (the first in the low bit)
 };
 
 /// One tensor-core instruction's shape, types, qualifiers and operand registers.
@@ -54,6 +55,9 @@ struct MatrixOp {
   /// Column-major memory layouts: a load's or store's (`.col`) in a_col; wmma.mma's
   /// alayout / blayout in a_col / b_col.
   bool a_col = false, b_col = false;
+  /// The single-bit wmma.mma (.b1): each product of bits is their AND ('&', `.and.popc`) or XOR
+  /// ('^', `.xor.popc`), so that D = C + the popc of each row of A op each column of B; 0 else.
+  char popc = 0;
 };
 
 } // namespace ptxgen::sim::ir

@@ -66,12 +66,20 @@ void Parser::tensor_operands(ir::Op& op, const Token& opc, const std::vector<Opn
   const std::optional<ptx::OpcodeWords> words = ptx::read_opcode(opc.text);
   const std::span<const ptx::OpcodeWord> quals(words->qualifiers);
   Words w{quals};
-  // Every simulated form starts .sync.aligned; others (sparse `mma.sp`, `wgmma.mma_async.sp`)
+  // The single-bit wmma.mma names its operation first: `.and.popc` or `.xor.popc`.
+  char popc = 0;
+  if (op.code == ir::Code::wmma_mma && (w.peek() == tc::word_and || w.peek() == tc::word_xor)) {
+    popc = w.peek() == tc::word_and ? '&' : '^';
+    ++w.k;
+    if (!w.take(tc::word_popc))
+      fail(DiagId::sim_qualifier, opc, opcode_text(opc) + ": `.and` / `.xor` go with `.popc`");
+  }
+  // Every simulated form continues .sync.aligned; others (sparse `mma.sp`, `wgmma.mma_async.sp`)
   // are valid PTX the simulator does not run.
   if (!w.take("sync") || !w.take("aligned"))
     throw Unsupported{DiagId::sim_unsupported_form,
                       opcode_text(opc) + " is not simulated (only the .sync.aligned forms)"};
-  const std::span<const ptx::OpcodeWord> rest = quals.subspan(2);
+  const std::span<const ptx::OpcodeWord> rest = quals.subspan(w.k);
   k = ops.size();
   switch (op.code) {
   case ir::Code::mma:
@@ -89,7 +97,7 @@ void Parser::tensor_operands(ir::Op& op, const Token& opc, const std::vector<Opn
     wmma_operands(op, opc, words->mnemonic, rest, ops);
     return;
   case ir::Code::wmma_mma:
-    wmma_mma_operands(op, opc, rest, ops);
+    wmma_mma_operands(op, opc, rest, ops, popc);
     return;
   default:
     break;
@@ -263,9 +271,10 @@ void Parser::wmma_operands(ir::Op& op, const Token& opc, ptx::Mnemonic mnemonic,
 }
 
 void Parser::wmma_mma_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
-                               const std::vector<Opnd>& ops) {
+                               const std::vector<Opnd>& ops, char popc) {
   Words w{quals};
   ir::MatrixOp m;
+  m.popc = popc;
   for (bool* col : {&m.a_col, &m.b_col}) {
     *col = w.take(tc::word_col);
     if (!*col && !w.take(tc::word_row))

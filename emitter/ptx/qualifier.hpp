@@ -41,6 +41,7 @@ enum class QualifierGroup : std::uint8_t {
   tensor_dim,      ///< cp.async.bulk.tensor's `.1d` ... `.5d`
   tensor_mode,     ///< cp.async.bulk.tensor's load mode `.tile`
   float_type,      ///< `.bf16`, `.f16x2`, `.bf16x2` (the others are ScalarType's)
+  integer_pair,    ///< `.u16x2`, `.s16x2`: two 16-bit integers in 32 bits
 };
 
 namespace detail {

@@ -492,9 +492,9 @@ TEST_CASE("instructions outside the subset parse with a warning DiagId and fault
   SUBCASE("packed float comparison") {
     expect_unsupported("\tsetp.lt.f16x2 %p1, %r2, %r3;\n", DiagId::sim_unsupported_form);
   }
-  SUBCASE("packed 16-bit integer arithmetic (sm_90's add.u16x2): PTX, not an error") {
-    expect_unsupported("\tadd.u16x2 %r1, %r2, %r3;\n", DiagId::sim_unsupported_form);
-    expect_unsupported("\tmax.s16x2 %r1, %r2, %r3;\n", DiagId::sim_unsupported_form);
+  SUBCASE("packed 16-bit integer pairs beyond add / min / max (sm_90's add.u16x2 runs)") {
+    expect_unsupported("\tsub.u16x2 %r1, %r2, %r3;\n", DiagId::sim_unsupported_form);
+    expect_unsupported("\tneg.s16x2 %r1, %r2;\n", DiagId::sim_unsupported_form);
   }
   SUBCASE("setp with a boolean combination") {
     expect_unsupported("\tsetp.lt.and.s32 %p1, %r1, %r2, %p2;\n", DiagId::sim_unsupported_form);
