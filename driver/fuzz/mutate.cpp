@@ -588,7 +588,7 @@ constexpr std::array<MutationRule, 68> rules{{
      cluster_mutants::multicast_mask_outside},
     {"multicast without the barriers' mbarrier_init_fence", DiagId::contract_multicast_init,
      cluster_mutants::multicast_without_init_fence},
-    {"multicast: expect_tx on rank 0's barrier only", DiagId::contract_multicast_expect_tx,
+    {"multicast: expect_tx on one CTA's barrier only", DiagId::contract_multicast_expect_tx,
      cluster_mutants::multicast_expect_tx_rank_0},
     {"multicast without the closing cluster_sync", DiagId::contract_multicast_exit,
      cluster_mutants::multicast_without_exit_sync},

@@ -99,7 +99,26 @@ bool multicast_without_init_fence(SpecModel& m, Rng&) {
 }
 
 bool multicast_expect_tx_rank_0(SpecModel& m, Rng&) {
-  return multicast(m) && expect_tx_rank_0(m);
+  if (!multicast(m))
+    return false;
+  if (!m.has(Feature::multicast_one_issuer))
+    return expect_tx_rank_0(m);
+  // One issuing rank: the expect_tx on its CTA only (its load's pred). Rank 0 alone would
+  // leave the issuer's own barrier without one where the issuer is not rank 0: the rule of a
+  // CTA's own load (contract_mbarrier_tx_unexpected), not the receivers'.
+  const ModelBulkLoad* load = nullptr;
+  for (const auto& op : m.ops)
+    if (const auto* l = std::get_if<ModelBulkLoad>(&op.body))
+      load = l;
+  if (!load || !load->pred)
+    return false;
+  bool any = false;
+  for (auto& op : m.ops)
+    if (auto* e = std::get_if<ModelExpectTx>(&op.body)) {
+      e->pred = load->pred;
+      any = true;
+    }
+  return any;
 }
 
 bool multicast_without_exit_sync(SpecModel& m, Rng&) {

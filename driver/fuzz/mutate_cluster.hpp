@@ -9,7 +9,8 @@
 namespace ptxgen::driver::fuzz::cluster_mutants {
 
 /// Multicast loads: the mask also names rank C (one CTA past the cluster); the barriers'
-/// mbarrier_init_fence dropped; expect_tx on rank 0's barrier only; no cluster_sync at the end.
+/// mbarrier_init_fence dropped; expect_tx on rank 0's barrier only (the issuer's, where one rank
+/// issues); no cluster_sync at the end.
 bool multicast_mask_outside(SpecModel& m, Rng& rng);
 bool multicast_without_init_fence(SpecModel& m, Rng& rng);
 bool multicast_expect_tx_rank_0(SpecModel& m, Rng& rng);

@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 # DiagId|mutation rule (driver/fuzz/mutate.cpp), one line per rule.
 cases="contract_multicast_mask|multicast mask naming the rank past the cluster
 contract_multicast_init|multicast without the barriers' mbarrier_init_fence
-contract_multicast_expect_tx|multicast: expect_tx on rank 0's barrier only
+contract_multicast_expect_tx|multicast: expect_tx on one CTA's barrier only
 contract_multicast_exit|multicast without the closing cluster_sync
 contract_peer_rank|peer view's rank one more (the last rank names rank C)
 check_cluster_shared_race|DSMEM write and a peer's read without the cluster_sync between
