@@ -201,7 +201,9 @@ public:
     }
   }
 
-  void operator()(const ModelClusterSync&) { b_.push(tile::Op{tile::ClusterSyncOp{}, pos()}); }
+  void operator()(const ModelClusterSync& c) {
+    b_.push(tile::Op{tile::ClusterSyncOp{c.relaxed}, pos()});
+  }
   void operator()(const ModelMbarrierInitFence&) {
     b_.push(tile::Op{tile::MbarrierInitFenceOp{}, pos()});
   }

@@ -313,7 +313,11 @@ public:
     key("src", st.src);
     pred(st.pred);
   }
-  void operator()(const ModelClusterSync&) { kind("cluster_sync"); }
+  void operator()(const ModelClusterSync& c) {
+    kind("cluster_sync");
+    if (c.relaxed)
+      key("relaxed", std::string("true"));
+  }
   void operator()(const ModelMbarrierInitFence&) { kind("mbarrier_init_fence"); }
   void operator()(const ModelBulkCopyPeer& c) {
     kind("bulk_copy_peer");
@@ -528,7 +532,7 @@ struct OpComplexity {
   std::size_t operator()(const ModelTensorStore& st) const {
     return 8 + 2 * st.coords.size() + (st.pred ? 3 : 0);
   }
-  std::size_t operator()(const ModelClusterSync&) const { return 4; }
+  std::size_t operator()(const ModelClusterSync& c) const { return 4 + (c.relaxed ? 1 : 0); }
   std::size_t operator()(const ModelMbarrierInitFence&) const { return 4; }
   std::size_t operator()(const ModelBulkCopyPeer& c) const { return 10 + (c.pred ? 3 : 0); }
 };

@@ -497,7 +497,7 @@ bool refill_whole_cta(SpecModel& m, Rng&) {
   return refill_read_by(m, "0");
 }
 
-constexpr std::array<MutationRule, 68> rules{{
+constexpr std::array<MutationRule, 70> rules{{
     {"block 0", DiagId::spec_block_range, block_zero},
     {"block of 2048 threads", DiagId::spec_block_range, block_2048},
     {"grid 0", DiagId::spec_grid_range, grid_zero},
@@ -598,6 +598,10 @@ constexpr std::array<MutationRule, 68> rules{{
      DiagId::check_cluster_shared_race, cluster_mutants::dsmem_without_sync},
     {"peer access without the closing cluster_sync", DiagId::contract_peer_exit,
      cluster_mutants::peer_access_without_exit_sync},
+    {"DSMEM: the cluster_sync between a write and a peer's read relaxed",
+     DiagId::check_cluster_shared_race, cluster_mutants::dsmem_sync_relaxed},
+    {"peer access followed by a relaxed closing cluster_sync only", DiagId::contract_peer_exit,
+     cluster_mutants::peer_exit_sync_relaxed},
     {"bulk_copy_peer without the barriers' mbarrier_init_fence", DiagId::contract_peer_copy_init,
      cluster_mutants::peer_copy_without_init_fence},
     {"bulk_copy_peer: expect_tx on rank 0's barrier only", DiagId::contract_peer_copy_expect_tx,

@@ -176,6 +176,34 @@ bool peer_access_without_exit_sync(SpecModel& m, Rng&) {
   return erase_closing_sync(m);
 }
 
+bool dsmem_sync_relaxed(SpecModel& m, Rng&) {
+  // The exchange's (and the push form's) first cluster_sync: the one between the write and the
+  // peer's read. The ring's first one orders only each CTA's own writes (no peer reads them).
+  if (!is_cluster(m) || !m.has(Feature::dsmem_exchange))
+    return false;
+  for (auto& op : m.ops)
+    if (auto* c = std::get_if<ModelClusterSync>(&op.body)) {
+      c->relaxed = true;
+      // The push form's only one: a closing cluster_sync after it, so that the peer exit
+      // rule has nothing to say (as in dsmem_without_sync).
+      if (m.has(Feature::dsmem_push))
+        m.ops.push_back(ModelOp{ModelClusterSync{}, m.ops.back().unit});
+      return true;
+    }
+  return false;
+}
+
+bool peer_exit_sync_relaxed(SpecModel& m, Rng&) {
+  if (!is_cluster(m) || !(m.has(Feature::dsmem_exchange) || m.has(Feature::peer_bulk_copy) ||
+                          m.has(Feature::peer_arrive)))
+    return false;
+  auto* c = m.ops.empty() ? nullptr : std::get_if<ModelClusterSync>(&m.ops.back().body);
+  if (!c)
+    return false;
+  c->relaxed = true;
+  return true;
+}
+
 bool peer_copy_without_init_fence(SpecModel& m, Rng&) {
   return is_cluster(m) && m.has(Feature::peer_bulk_copy) && erase_first<ModelMbarrierInitFence>(m);
 }

@@ -24,6 +24,10 @@ bool dsmem_without_sync(SpecModel& m, Rng& rng);
 /// The exchange (read form), the peer copy and the remote arrivals without their last
 /// cluster_sync: a peer may still access the CTA's shared memory when it exits.
 bool peer_access_without_exit_sync(SpecModel& m, Rng& rng);
+/// The same two with the cluster_sync kept but relaxed (barrier.cluster.arrive.relaxed orders
+/// no memory access before it).
+bool dsmem_sync_relaxed(SpecModel& m, Rng& rng);
+bool peer_exit_sync_relaxed(SpecModel& m, Rng& rng);
 /// The peer copy: its barriers' mbarrier_init_fence dropped; expect_tx on rank 0 only; no
 /// receiver waits for the copy's phase (the wait and the copy out dropped); the source
 /// rewritten after the sender's own wait, while the receiver may not have waited yet.

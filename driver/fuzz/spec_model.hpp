@@ -345,7 +345,9 @@ struct ModelTensorStore {
 };
 
 /// The cluster family's ops (sm_90).
-struct ModelClusterSync {};
+struct ModelClusterSync {
+  bool relaxed = false; ///< barrier.cluster.arrive.relaxed (mutants only: it orders no access)
+};
 struct ModelMbarrierInitFence {};
 /// `bulk_copy_peer`: dst and barrier views of the same peer (`S@rank`, `bar@rank`).
 struct ModelBulkCopyPeer {

@@ -92,6 +92,8 @@ TEST_CASE("fuzz_gen cluster: every mutant is refused with its DiagId") {
       "peer view's rank one more (the last rank names rank C)",
       "DSMEM write and a peer's read without the cluster_sync between",
       "peer access without the closing cluster_sync",
+      "DSMEM: the cluster_sync between a write and a peer's read relaxed",
+      "peer access followed by a relaxed closing cluster_sync only",
       "bulk_copy_peer without the barriers' mbarrier_init_fence",
       "bulk_copy_peer: expect_tx on rank 0's barrier only",
       "bulk_copy_peer: no receiver waits for the copy",
