@@ -2,7 +2,7 @@
 # (tests/unit/fuzz_gen_*.cpp) are registered one per file by tests/CMakeLists.txt; they
 # get the label here. Together well under a minute on 2 cores.
 foreach(stem fuzz_gen_valid fuzz_gen_mutants fuzz_gen_coverage fuzz_gen_determinism fuzz_gen_bulk
-        fuzz_gen_shrink fuzz_gen_build)
+        fuzz_gen_cluster fuzz_gen_shrink fuzz_gen_build)
   set_tests_properties(unit.${stem} PROPERTIES LABELS "unit;fuzzgen")
 endforeach()
 # The sanitizer build (tools/sanitize.sh, CI) checks the first 60 seeds' specs and mutants,

@@ -173,7 +173,8 @@ void add_fuzz_options(po::options_description& opts, po::options_description& hi
       "try_wait loops")(
       "family", po::value(&a.families)->composing(),
       "generate only this family (repeatable): tile, loop, pipeline, mbarrier, bulk (sm_90 "
-      "bulk and tensor copies; not in the default mix)");
+      "bulk and tensor copies), cluster (sm_90 clusters: DSMEM, multicast, peer copies); "
+      "bulk and cluster are not in the default mix");
   opts.add_options()(
       "sanitize", po::value(&a.sanitize),
       "run each GPU case under compute-sanitizer TOOL (memcheck, racecheck, synccheck, "
@@ -221,7 +222,8 @@ std::optional<int> fuzz_options(FuzzArgs& a, const po::variables_map& vm, fuzz::
           known = o.generator.families[i] = true;
       if (!known)
         return usage_error(
-            "fuzz", "--family expects tile, loop, pipeline, mbarrier or bulk; got '" + f + "'",
+            "fuzz",
+            "--family expects tile, loop, pipeline, mbarrier, bulk or cluster; got '" + f + "'",
             synopsis);
     }
   }

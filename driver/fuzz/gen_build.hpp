@@ -124,6 +124,8 @@ void generate_pipeline(Builder& b);
 void generate_mbarrier(Builder& b);
 /// The bulk family (gen_bulk.cpp).
 void generate_bulk(Builder& b);
+/// The cluster family (gen_cluster.cpp).
+void generate_cluster(Builder& b);
 
 /// Picks a row layout for T threads x `row_ctas` CTAs x `tiles` rows per thread within the
 /// byte caps (row_ctas: the CTAs whose rows the global tensors hold, 1 for a grid stride;

@@ -618,6 +618,9 @@ SpecModel generate(std::uint64_t seed, const GenOptions& options) {
   case Family::bulk:
     generate_bulk(b);
     break;
+  case Family::cluster:
+    generate_cluster(b);
+    break;
   }
   return std::move(b.m);
 }

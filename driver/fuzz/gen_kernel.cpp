@@ -131,7 +131,9 @@ public:
     push_barrier(m.barrier, std::move(op));
   }
   void operator()(const ModelMbarrierArrive& m) {
-    push_barrier(m.barrier, tile::MbarrierArriveOp{});
+    tile::MbarrierArriveOp op;
+    if (pred(m.pred, op.pred))
+      push_barrier(m.barrier, std::move(op));
   }
   void operator()(const ModelMbarrierWait& m) {
     tile::MbarrierWaitOp op;
@@ -154,7 +156,7 @@ public:
     auto dst = bulk_view(m.dst, tile::Space::shared, "dst");
     auto src = bulk_view(m.src, tile::Space::global, "src");
     auto bar = barrier_view(m.barrier);
-    if (pred(m.pred, op.pred) && dst && src && bar) {
+    if (pred(m.pred, op.pred) && mask(m.multicast, op.multicast) && dst && src && bar) {
       op.dst = std::move(*dst);
       op.src = std::move(*src);
       op.barrier = std::move(*bar);
@@ -183,8 +185,8 @@ public:
     tile::TensorLoadOp op;
     auto dst = bulk_view(m.dst, tile::Space::shared, "dst");
     auto bar = barrier_view(m.barrier);
-    if (tensor_operand(m.tensor, m.coords, op.tensor, op.coords) && pred(m.pred, op.pred) && dst &&
-        bar) {
+    if (tensor_operand(m.tensor, m.coords, op.tensor, op.coords) && pred(m.pred, op.pred) &&
+        mask(m.multicast, op.multicast) && dst && bar) {
       op.dst = std::move(*dst);
       op.barrier = std::move(*bar);
       b_.push(tile::Op{std::move(op), pos()});
@@ -195,6 +197,25 @@ public:
     auto src = bulk_view(m.src, tile::Space::shared, "src");
     if (tensor_operand(m.tensor, m.coords, op.tensor, op.coords) && pred(m.pred, op.pred) && src) {
       op.src = std::move(*src);
+      b_.push(tile::Op{std::move(op), pos()});
+    }
+  }
+
+  void operator()(const ModelClusterSync& c) {
+    b_.push(tile::Op{tile::ClusterSyncOp{c.relaxed}, pos()});
+  }
+  void operator()(const ModelMbarrierInitFence&) {
+    b_.push(tile::Op{tile::MbarrierInitFenceOp{}, pos()});
+  }
+  void operator()(const ModelBulkCopyPeer& m) {
+    tile::BulkCopyPeerOp op;
+    auto dst = bulk_view(m.dst, tile::Space::shared, "dst");
+    auto src = bulk_view(m.src, tile::Space::shared, "src");
+    auto bar = barrier_view(m.barrier);
+    if (pred(m.pred, op.pred) && dst && src && bar) {
+      op.dst = std::move(*dst);
+      op.src = std::move(*src);
+      op.barrier = std::move(*bar);
       b_.push(tile::Op{std::move(op), pos()});
     }
   }
@@ -273,6 +294,13 @@ private:
     out = value(IntOrExpr{*p}, none);
     return out.has_value();
   }
+  /// A multicast's CTA mask, an expression as the TOML reader takes it.
+  bool mask(const std::optional<ExprText>& m, std::optional<tile::Located<tile::ExprPtr>>& out) {
+    if (!m)
+      return true;
+    out = b_.expr(text(m->text));
+    return out.has_value();
+  }
   std::optional<tile::Located<tile::View>> bulk_view(const ViewText& v, tile::Space want,
                                                      std::string_view role) {
     auto view = b_.view(text(v.text));
@@ -318,6 +346,12 @@ private:
     if (auto b = dims(build::LaunchPart::block, m_.block, m_.block_as_array))
       block = *b;
     b_.launch(grid, block);
+    if (!m_.cluster.empty()) {
+      std::array<std::int64_t, 3> c{1, 1, 1};
+      for (std::size_t i = 0; i < m_.cluster.size() && i < c.size(); ++i)
+        c[i] = m_.cluster[i];
+      b_.cluster(c, false, at());
+    }
     for (const ModelParam& p : m_.params) {
       next_line();
       build::ParamDecl d;

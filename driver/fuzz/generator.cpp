@@ -17,7 +17,7 @@ namespace ptxgen::driver::fuzz {
 
 std::string_view name(Family f) {
   static constexpr auto names =
-      enum_names<Family::bulk>("tile", "loop", "pipeline", "mbarrier", "bulk");
+      enum_names<Family::cluster>("tile", "loop", "pipeline", "mbarrier", "bulk", "cluster");
   return name_of(names, f);
 }
 
@@ -241,7 +241,10 @@ public:
     if (m.noinc)
       key("noinc", std::string("true"));
   }
-  void operator()(const ModelMbarrierArrive& m) { barrier_op("mbarrier_arrive", m.barrier); }
+  void operator()(const ModelMbarrierArrive& m) {
+    barrier_op("mbarrier_arrive", m.barrier);
+    pred(m.pred);
+  }
   void operator()(const ModelMbarrierWait& m) {
     barrier_op("mbarrier_wait", m.barrier);
     key("parity", m.parity);
@@ -280,6 +283,8 @@ public:
     load_keys(l);
     key("barrier", l.barrier);
     pred(l.pred);
+    if (l.multicast)
+      key("multicast", *l.multicast);
   }
   void operator()(const ModelBulkLoad& l) { issued_load(l); }
   void operator()(const ModelBulkStore& st) {
@@ -307,6 +312,19 @@ public:
     coords(st.coords);
     key("src", st.src);
     pred(st.pred);
+  }
+  void operator()(const ModelClusterSync& c) {
+    kind("cluster_sync");
+    if (c.relaxed)
+      key("relaxed", std::string("true"));
+  }
+  void operator()(const ModelMbarrierInitFence&) { kind("mbarrier_init_fence"); }
+  void operator()(const ModelBulkCopyPeer& c) {
+    kind("bulk_copy_peer");
+    key("dst", c.dst);
+    key("src", c.src);
+    key("barrier", c.barrier);
+    pred(c.pred);
   }
 
 private:
@@ -361,6 +379,8 @@ std::string to_toml(const SpecModel& m) {
   os << "[kernel]\nname = \"" << m.name << "\"\n";
   os << "grid = " << launch_value(m.grid, m.grid_as_array) << "\n";
   os << "block = " << launch_value(m.block, m.block_as_array) << "\n";
+  if (!m.cluster.empty())
+    os << "cluster = " << int_list(m.cluster) << "\n";
   if (!m.abi.empty()) {
     os << "abi = [";
     for (std::size_t i = 0; i < m.abi.size(); ++i)
@@ -496,20 +516,25 @@ struct OpComplexity {
   }
   std::size_t operator()(const ModelMbarrierInit&) const { return 8; }
   std::size_t operator()(const ModelCopyArrive& m) const { return 6 + (m.noinc ? 2 : 0); }
-  std::size_t operator()(const ModelMbarrierArrive&) const { return 6; }
+  std::size_t operator()(const ModelMbarrierArrive& m) const { return 6 + (m.pred ? 3 : 0); }
   std::size_t operator()(const ModelMbarrierWait&) const { return 8; }
   std::size_t operator()(const ModelExpectTx& e) const { return 8 + (e.pred ? 3 : 0); }
-  std::size_t operator()(const ModelBulkLoad& l) const { return 10 + (l.pred ? 3 : 0); }
+  std::size_t operator()(const ModelBulkLoad& l) const {
+    return 10 + (l.pred ? 3 : 0) + (l.multicast ? 3 : 0);
+  }
   std::size_t operator()(const ModelBulkStore& st) const { return 8 + (st.pred ? 3 : 0); }
   std::size_t operator()(const ModelBulkCommit&) const { return 4; }
   std::size_t operator()(const ModelBulkWait& w) const { return 6 + (w.read ? 1 : 0); }
   std::size_t operator()(const ModelProxyFence&) const { return 4; }
   std::size_t operator()(const ModelTensorLoad& l) const {
-    return 10 + 2 * l.coords.size() + (l.pred ? 3 : 0);
+    return 10 + 2 * l.coords.size() + (l.pred ? 3 : 0) + (l.multicast ? 3 : 0);
   }
   std::size_t operator()(const ModelTensorStore& st) const {
     return 8 + 2 * st.coords.size() + (st.pred ? 3 : 0);
   }
+  std::size_t operator()(const ModelClusterSync& c) const { return 4 + (c.relaxed ? 1 : 0); }
+  std::size_t operator()(const ModelMbarrierInitFence&) const { return 4; }
+  std::size_t operator()(const ModelBulkCopyPeer& c) const { return 10 + (c.pred ? 3 : 0); }
 };
 
 /// For each part of one kind (by index), the model with `f` applied to it where `f`

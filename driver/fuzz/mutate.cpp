@@ -7,6 +7,7 @@
 #include "driver/fuzz/gen_build.hpp"
 #include "driver/fuzz/generator.hpp"
 #include "driver/fuzz/mutate_bulk.hpp"
+#include "driver/fuzz/mutate_cluster.hpp"
 #include "driver/run/range_proof.hpp"
 #include "driver/run/spec_files.hpp"
 #include "driver/toml/reader_spec.hpp"
@@ -496,7 +497,7 @@ bool refill_whole_cta(SpecModel& m, Rng&) {
   return refill_read_by(m, "0");
 }
 
-constexpr std::array<MutationRule, 56> rules{{
+constexpr std::array<MutationRule, 70> rules{{
     {"block 0", DiagId::spec_block_range, block_zero},
     {"block of 2048 threads", DiagId::spec_block_range, block_2048},
     {"grid 0", DiagId::spec_grid_range, grid_zero},
@@ -582,6 +583,35 @@ constexpr std::array<MutationRule, 56> rules{{
      DiagId::contract_mbarrier_count, bulk_mutants::ring_offset_lap_ahead},
     {"TMA pipeline: each stage loads the next tile", DiagId::contract_out_of_bounds,
      bulk_mutants::ring_load_next_tile},
+    // The cluster family (mutate_cluster.cpp).
+    {"multicast mask naming the rank past the cluster", DiagId::contract_multicast_mask,
+     cluster_mutants::multicast_mask_outside},
+    {"multicast without the barriers' mbarrier_init_fence", DiagId::contract_multicast_init,
+     cluster_mutants::multicast_without_init_fence},
+    {"multicast: expect_tx on one CTA's barrier only", DiagId::contract_multicast_expect_tx,
+     cluster_mutants::multicast_expect_tx_rank_0},
+    {"multicast without the closing cluster_sync", DiagId::contract_multicast_exit,
+     cluster_mutants::multicast_without_exit_sync},
+    {"peer view's rank one more (the last rank names rank C)", DiagId::contract_peer_rank,
+     cluster_mutants::peer_rank_plus_1},
+    {"DSMEM write and a peer's read without the cluster_sync between",
+     DiagId::check_cluster_shared_race, cluster_mutants::dsmem_without_sync},
+    {"peer access without the closing cluster_sync", DiagId::contract_peer_exit,
+     cluster_mutants::peer_access_without_exit_sync},
+    {"DSMEM: the cluster_sync between a write and a peer's read relaxed",
+     DiagId::check_cluster_shared_race, cluster_mutants::dsmem_sync_relaxed},
+    {"peer access followed by a relaxed closing cluster_sync only", DiagId::contract_peer_exit,
+     cluster_mutants::peer_exit_sync_relaxed},
+    {"bulk_copy_peer without the barriers' mbarrier_init_fence", DiagId::contract_peer_copy_init,
+     cluster_mutants::peer_copy_without_init_fence},
+    {"bulk_copy_peer: expect_tx on rank 0's barrier only", DiagId::contract_peer_copy_expect_tx,
+     cluster_mutants::peer_copy_expect_tx_rank_0},
+    {"bulk_copy_peer: no receiver waits for the copy", DiagId::contract_peer_copy_exit,
+     cluster_mutants::peer_copy_never_waited},
+    {"bulk_copy_peer: source rewritten after the sender's own wait", DiagId::check_peer_copy_refill,
+     cluster_mutants::peer_copy_source_rewritten},
+    {"remote arrivals without the barriers' mbarrier_init_fence",
+     DiagId::contract_remote_arrive_init, cluster_mutants::remote_arrive_without_init_fence},
 }};
 
 } // namespace

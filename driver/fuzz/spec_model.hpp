@@ -34,8 +34,9 @@ enum class Family : unsigned {
   pipeline, ///< a `pipeline` op
   mbarrier, ///< completion through mbarriers
   bulk,     ///< sm_90 bulk copies and tensor (TMA) copies (gen_bulk.cpp)
+  cluster,  ///< sm_90 clusters: DSMEM, multicast, peer copies and arrivals (gen_cluster.cpp)
 };
-inline constexpr std::size_t family_count = 5;
+inline constexpr std::size_t family_count = 6;
 std::string_view name(Family f);
 
 /// The features of the spec language a generated spec uses (coverage counts them).
@@ -129,7 +130,19 @@ std::string_view name(Family f);
   X(bulk_loop)                                                                                     \
   X(bulk_store_ring)                                                                               \
   X(tma_pipeline)                                                                                  \
-  X(tma_pipeline_fill)
+  X(tma_pipeline_fill)                                                                             \
+  X(cluster_2)                                                                                     \
+  X(cluster_4)                                                                                     \
+  X(cluster_8)                                                                                     \
+  X(dsmem_exchange)                                                                                \
+  X(dsmem_push)                                                                                    \
+  X(dsmem_ring)                                                                                    \
+  X(multicast_bulk)                                                                                \
+  X(multicast_one_issuer)                                                                          \
+  X(multicast_mask_expr)                                                                           \
+  X(multicast_tensor)                                                                              \
+  X(peer_bulk_copy)                                                                                \
+  X(peer_arrive)
 
 enum class Feature : unsigned {
 #define PTXGEN_FUZZ_FEATURE_ENUM(f) f,
@@ -145,9 +158,9 @@ std::string_view name(Feature f);
 
 /// What the generator may use, and how big a spec may get.
 struct GenOptions {
-  /// Families drawn from (indexed by Family); at least one must be on. The bulk family
-  /// (sm_90 ops) is off unless asked for (`ptxgen fuzz --family bulk`).
-  std::array<bool, family_count> families{true, true, true, true, false};
+  /// Families drawn from (indexed by Family); at least one must be on. The bulk and cluster
+  /// families (sm_90 ops) are off unless asked for (`ptxgen fuzz --family bulk`).
+  std::array<bool, family_count> families{true, true, true, true, false, false};
   std::int64_t max_tensor_bytes = 64 * 1024; ///< per tensor (global or shared)
   std::int64_t max_ctas = 8;                 ///< CTAs per launch
   std::int64_t max_tiles = 16;               ///< loop / pipeline trip counts
@@ -287,6 +300,7 @@ struct ModelCopyArrive {
 };
 struct ModelMbarrierArrive {
   ViewText barrier;
+  std::optional<ExprText> pred; ///< nullopt: every thread
 };
 struct ModelMbarrierWait {
   ViewText barrier;
@@ -302,6 +316,7 @@ struct ModelExpectTx {
 struct ModelBulkLoad {
   ViewText dst, src, barrier;
   std::optional<ExprText> pred;
+  std::optional<ExprText> multicast; ///< the CTA mask of `.multicast::cluster`
 };
 struct ModelBulkStore {
   ViewText dst, src;
@@ -320,11 +335,23 @@ struct ModelTensorLoad {
   std::vector<ExprText> coords; ///< outermost first
   ViewText dst, barrier;
   std::optional<ExprText> pred;
+  std::optional<ExprText> multicast;
 };
 struct ModelTensorStore {
   std::string tensor;
   std::vector<ExprText> coords;
   ViewText src;
+  std::optional<ExprText> pred;
+};
+
+/// The cluster family's ops (sm_90).
+struct ModelClusterSync {
+  bool relaxed = false; ///< barrier.cluster.arrive.relaxed (mutants only: it orders no access)
+};
+struct ModelMbarrierInitFence {};
+/// `bulk_copy_peer`: dst and barrier views of the same peer (`S@rank`, `bar@rank`).
+struct ModelBulkCopyPeer {
+  ViewText dst, src, barrier;
   std::optional<ExprText> pred;
 };
 
@@ -349,7 +376,8 @@ using ModelOpBody =
                  ModelFill, ModelCopy, ModelFor, ModelEnd, ModelPipeline, ModelMbarrierInit,
                  ModelCopyArrive, ModelMbarrierArrive, ModelMbarrierWait, ModelExpectTx,
                  ModelBulkLoad, ModelBulkStore, ModelBulkCommit, ModelBulkWait, ModelProxyFence,
-                 ModelTensorLoad, ModelTensorStore>;
+                 ModelTensorLoad, ModelTensorStore, ModelClusterSync, ModelMbarrierInitFence,
+                 ModelBulkCopyPeer>;
 
 /// One [[op]].
 struct ModelOp {
@@ -373,6 +401,7 @@ struct SpecModel {
   Family family = Family::tile;
   std::string name;                            ///< the kernel's
   std::vector<std::int64_t> grid{1}, block{1}; ///< 1..3 axes each
+  std::vector<std::int64_t> cluster;           ///< [kernel] cluster; empty: none
   std::vector<std::string> abi; ///< [kernel] abi: the entry's parameter order; empty: none
   bool grid_as_array = false, block_as_array = false;
   std::vector<ModelTensor> tensors;

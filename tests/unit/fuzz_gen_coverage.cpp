@@ -33,6 +33,14 @@ TEST_CASE("fuzz_gen: the fixed seed range uses every family and every feature") 
     for (Feature f : m.features)
       ++features[static_cast<std::size_t>(f)];
   }
+  // The cluster family, off by default, from its own seeds.
+  for (std::uint64_t seed = fuzz_gen_test::first_seed;
+       seed < fuzz_gen_test::first_seed + fuzz_gen_test::cluster_seed_count; ++seed) {
+    const SpecModel m = generate(seed, fuzz_gen_test::cluster_options());
+    ++families[static_cast<std::size_t>(m.family)];
+    for (Feature f : m.features)
+      ++features[static_cast<std::size_t>(f)];
+  }
   for (std::size_t i = 0; i < family_count; ++i) {
     INFO("family " << name(static_cast<Family>(i)));
     CHECK(families[i] > 0);

@@ -49,6 +49,7 @@ TEST_CASE("fuzz_gen: every mutant of the fixed seed range is refused as it says"
 TEST_CASE("fuzz_gen: each mutation rule is refused with the DiagId it declares") {
   const GenOptions options;
   const GenOptions bulk = fuzz_gen_test::bulk_options();
+  const GenOptions cluster = fuzz_gen_test::cluster_options();
   std::size_t pending = 0;
   for (const MutationRule& rule : mutation_rules()) {
     INFO("rule '" << rule.what << "' declares " << name(rule.refused_with));
@@ -58,13 +59,16 @@ TEST_CASE("fuzz_gen: each mutation rule is refused with the DiagId it declares")
       continue;
     }
     bool found = false;
-    // The default mix's seeds, then the bulk family's.
-    for (std::uint64_t i = 0;
-         !found && i < fuzz_gen_test::seed_count + fuzz_gen_test::bulk_seed_count; ++i) {
-      const bool in_bulk = i >= fuzz_gen_test::seed_count;
-      const std::uint64_t seed =
-          fuzz_gen_test::first_seed + (in_bulk ? i - fuzz_gen_test::seed_count : i);
-      SpecModel m = generate(seed, in_bulk ? bulk : options);
+    // The default mix's seeds, then the bulk family's, then the cluster family's.
+    const std::uint64_t bulk_from = fuzz_gen_test::seed_count;
+    const std::uint64_t cluster_from = bulk_from + fuzz_gen_test::bulk_seed_count;
+    for (std::uint64_t i = 0; !found && i < cluster_from + fuzz_gen_test::cluster_seed_count; ++i) {
+      const bool in_bulk = i >= bulk_from && i < cluster_from;
+      const bool in_cluster = i >= cluster_from;
+      const std::uint64_t seed = fuzz_gen_test::first_seed + (in_cluster ? i - cluster_from
+                                                              : in_bulk  ? i - bulk_from
+                                                                         : i);
+      SpecModel m = generate(seed, in_cluster ? cluster : in_bulk ? bulk : options);
       Rng rng(seed);
       if (!rule.edit(m, rng))
         continue;

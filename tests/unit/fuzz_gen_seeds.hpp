@@ -33,6 +33,17 @@ inline ptxgen::driver::fuzz::GenOptions bulk_options() {
   return o;
 }
 
+/// The cluster family is off by default too (sm_90 clusters): its first cluster_seed_count
+/// seeds are drawn with cluster_options() (tests/unit/fuzz_gen_cluster.cpp, the coverage
+/// test, and the test of each mutation rule).
+inline constexpr std::uint64_t cluster_seed_count = 48;
+inline ptxgen::driver::fuzz::GenOptions cluster_options() {
+  ptxgen::driver::fuzz::GenOptions o;
+  o.families.fill(false);
+  o.families[static_cast<std::size_t>(ptxgen::driver::fuzz::Family::cluster)] = true;
+  return o;
+}
+
 /// The diagnostics as printed, for a failure message.
 inline std::string describe(const ptxgen::Diagnostics& ds) {
   return ds.format_all();

@@ -1,0 +1,41 @@
+#pragma once
+// The cluster family's mutation rules (mutate_cluster.cpp): typed edits of a model of the
+// cluster family (gen_cluster.cpp), each undoing one choice the generator makes to keep a
+// cluster rule; the table in mutate.cpp names the DiagId each must be refused with.
+
+#include "driver/fuzz/gen_rng.hpp"
+#include "driver/fuzz/spec_model.hpp"
+
+namespace ptxgen::driver::fuzz::cluster_mutants {
+
+/// Multicast loads: the mask also names rank C (one CTA past the cluster); the barriers'
+/// mbarrier_init_fence dropped; expect_tx on rank 0's barrier only (the issuer's, where one rank
+/// issues); no cluster_sync at the end.
+bool multicast_mask_outside(SpecModel& m, Rng& rng);
+bool multicast_without_init_fence(SpecModel& m, Rng& rng);
+bool multicast_expect_tx_rank_0(SpecModel& m, Rng& rng);
+bool multicast_without_exit_sync(SpecModel& m, Rng& rng);
+/// Every peer view's rank one more (`S@((E) + 1)`): the last rank then names rank C.
+bool peer_rank_plus_1(SpecModel& m, Rng& rng);
+/// The DSMEM shapes: a write and a peer's read of the same bytes with no cluster_sync between
+/// (the exchange's first cluster_sync dropped, the push form's moved to the end; the ring
+/// writing the buffer its peer reads).
+bool dsmem_without_sync(SpecModel& m, Rng& rng);
+/// The exchange (read form), the peer copy and the remote arrivals without their last
+/// cluster_sync: a peer may still access the CTA's shared memory when it exits.
+bool peer_access_without_exit_sync(SpecModel& m, Rng& rng);
+/// The same two with the cluster_sync kept but relaxed (barrier.cluster.arrive.relaxed orders
+/// no memory access before it).
+bool dsmem_sync_relaxed(SpecModel& m, Rng& rng);
+bool peer_exit_sync_relaxed(SpecModel& m, Rng& rng);
+/// The peer copy: its barriers' mbarrier_init_fence dropped; expect_tx on rank 0 only; no
+/// receiver waits for the copy's phase (the wait and the copy out dropped); the source
+/// rewritten after the sender's own wait, while the receiver may not have waited yet.
+bool peer_copy_without_init_fence(SpecModel& m, Rng& rng);
+bool peer_copy_expect_tx_rank_0(SpecModel& m, Rng& rng);
+bool peer_copy_never_waited(SpecModel& m, Rng& rng);
+bool peer_copy_source_rewritten(SpecModel& m, Rng& rng);
+/// The remote arrivals: the barriers' mbarrier_init_fence dropped.
+bool remote_arrive_without_init_fence(SpecModel& m, Rng& rng);
+
+} // namespace ptxgen::driver::fuzz::cluster_mutants
