@@ -1013,14 +1013,17 @@ private:
   void exec(std::size_t, const Op&, const TensorReduceOp&) {}
   void exec(std::size_t, const Op&, const PrefetchTensormapOp&) {}
   /// Among the CTA's threads (what this walk follows: mbarriers are the CTA's own) a
-  /// cluster_sync orders as the CTA's barrier, whose relaxed arrival orders no memory (an init
-  /// before it is not yet visible).
-  /// A cluster_sync (relaxed too: the init fence is the release) publishes the fenced inits.
+  /// cluster_sync orders as the CTA's barrier, whose relaxed arrival orders no memory but the
+  /// fenced inits. A cluster_sync (relaxed too: the init fence is the release, the wait the
+  /// acquire, for every thread of the cluster, the CTA's own included: the PTX ISA's
+  /// mbarrier.init, fence.mbarrier_init, barrier.cluster.arrive.relaxed, barrier.cluster.wait)
+  /// publishes the fenced inits.
   void exec(std::size_t i, const Op& op, const ClusterSyncOp& c) {
     if (!c.relaxed)
       exec(i, op, CtaSyncOp{});
     for (auto& [key, bar] : barriers_) {
       bar.published = bar.published || bar.init_fenced;
+      bar.synced = bar.synced || (bar.initialised && bar.init_fenced);
       bar.peer_since_sync = false;
     }
   }
