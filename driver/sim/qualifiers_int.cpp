@@ -37,19 +37,20 @@ void Parser::dot_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
   // .atype.btype, each .u32 or .s32: the types of a's and b's elements (zero- or sign-extended);
   // c and d are .u32 when both are, else .s32 (the same 32 bits: the sum wraps).
-  auto element_type = [&](const ptx::OpcodeWord& q) {
+  // (the opcode passed in: clang captures no structured binding in a lambda)
+  auto element_type = [this](const ptx::OpcodeWord& q, const Token& opcode) {
     const std::optional<ptx::ScalarType> t = ptx::parse_scalar_type(q.text);
     if (t != ptx::ScalarType::u32 && t != ptx::ScalarType::s32)
-      fail(DiagId::sim_qualifier, opc,
-           quote(opc.text) + ": `." + std::string(q.text) + "` is not .u32 or .s32");
+      fail(DiagId::sim_qualifier, opcode,
+           quote(opcode.text) + ": `." + std::string(q.text) + "` is not .u32 or .s32");
     return *parse_type(q.text);
   };
   if (quals.size() != 2)
     fail(DiagId::sim_qualifier, opc,
          quote(opc.text) + ": expected " + std::string(ptx::spelling(f.mnemonic)) +
              ".atype.btype (each .u32 or .s32)");
-  d.type = element_type(quals[0]);
-  d.from = element_type(quals[1]);
+  d.type = element_type(quals[0], opc);
+  d.from = element_type(quals[1], opc);
   op.type = d.type.t;
   op.type2 = d.from.t;
   op.n = f.mnemonic == ptx::Mnemonic::dp2a_hi ? 2 : 0;
