@@ -60,5 +60,5 @@ cd "$BUILD"
 # unit.sim_reader_corpus (the reader over every corpus file; fuzz.smoke.sim_parser feeds it
 # here).
 ci_skip=()
-[ "${CI:-}" = true ] && ci_skip+=(-E '^(unit\.(corpus_views|reference_affine|tile_expr|sim_reader_corpus)|golden\.check|diagnostics_format\.invalid_specs|sim\.corpus|foreign\.kernel\..*|show\.pipeline_pictures|lint\.kernel\..*|fuzz_loop\.(disable_bulk_rules|disable_rule|report_merge|test_values_only|shard|injected_fault)|ptxas\.ring_sass_loop\..*)$')
+[ "${CI:-}" = true ] && ci_skip+=(-E '^(unit\.(corpus_views|reference_affine|tile_expr|sim_reader_corpus)|golden\.check|diagnostics_format\.invalid_specs|sim\.corpus|foreign\.kernel\..*|show\.pipeline_pictures|lint\.kernel\..*|fuzz_loop\.(disable_bulk_rules|disable_cluster_rules|disable_rule|report_merge|test_values_only|shard|injected_fault)|ptxas\.ring_sass_loop\..*)$')
 ctest --output-on-failure -j"$(nproc)" -LE '^(style|agreement|package)$' "${ci_skip[@]}" "$@"
