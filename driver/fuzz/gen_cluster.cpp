@@ -5,7 +5,7 @@
 // barriers initialised, fenced and published by a cluster_sync; every CTA's expect_tx of the
 // whole tile), a bulk_copy_peer into a peer with its barrier, and remote arrivals counted
 // across the cluster, and a multicast ring whose `empty` barriers collect the consumers of
-// every CTA the issuer multicasts into (remote arrivals, `empty@(tid)`). Every shape ends with a
+// every CTA the issuer multicasts into (remote arrivals, `empty@(rank)`). Every shape ends with a
 // cluster_sync after its last peer access, so no CTA exits while a peer still uses its shared
 // memory; the rank expressions are permutations of the cluster's ranks (xor, rotation, reversal),
 // so every rank stays inside the cluster and every CTA receives exactly one peer's bytes. The
@@ -383,15 +383,28 @@ RingTile pick_ring_tile(Builder& b, std::int64_t C, std::int64_t budget) {
   return t;
 }
 
+/// The ring's release of stage `k % P` in every CTA: C of its T threads, after the cta_sync,
+/// each arrive on the `empty` of another rank, all ranks covered: threads 0..C-1 on rank tid
+/// (or rank tid ^ x), or the last C threads on rank tid - (T - C).
+ModelMbarrierArrive ring_arrival(Builder& b, std::int64_t T, std::int64_t C,
+                                 const std::string& stage) {
+  const std::string Cs = std::to_string(C);
+  const auto form = b.rng.below(3);
+  const std::string x = std::to_string(b.rng.between(1, C - 1)), J = std::to_string(T - C);
+  const std::string rank = form == 0 ? "tid" : form == 1 ? "tid ^ " + x : "tid - " + J;
+  const std::string pred = form == 2 ? "tid >= " + J : "tid < " + Cs;
+  return ModelMbarrierArrive{ViewText{"empty@(" + rank + ").sub[" + stage + "]"}, ExprText{pred}};
+}
+
 /// The multicast ring whose empty barrier collects the consumers of the whole cluster
 /// (CUTLASS's PipelineTmaAsync across a cluster; specs/cluster/multicast_ring_remote_empty_*):
 /// P stages (2 to 4) with their `full` and `empty` barriers, K > P tiles so that every stage
 /// is refilled. At tile k (stage k % P, its use k / P) thread I of each CTA waits for its
 /// `empty` of the stage (the first use's parity 1 passes at once), expects the whole tile on
 /// its `full` and multicasts its part (1-D bulk or a 2-D box) to every CTA of the cluster;
-/// every thread waits for `full` and copies its share out; after a cta_sync thread r < C
-/// arrives on the `empty` of rank r, so each `empty` counts C arrivals a phase, one from the
-/// consumers of each CTA its issuer multicasts into (contract_multicast_refill).
+/// every thread waits for `full` and copies its share out; after a cta_sync C threads each
+/// arrive on the `empty` of one rank (ring_arrival), so each `empty` counts C arrivals a phase,
+/// one from the consumers of each CTA its issuer multicasts into (contract_multicast_refill).
 void generate_multicast_ring(Builder& b) {
   b.use(Feature::multicast_ring);
   const ClusterLaunch l = pick_cluster(b);
@@ -462,7 +475,7 @@ void generate_multicast_ring(Builder& b) {
   b.op(u, ModelCopy{bulk_gen::thread_share("B", out, 2, T, "bid, k"),
                     bulk_gen::thread_share("S", stages, 1, T, stage)});
   b.op(u, ModelCtaSync{});
-  b.op(u, ModelMbarrierArrive{ViewText{"empty@(tid).sub[" + stage + "]"}, ExprText{"tid < " + C}});
+  b.op(u, ring_arrival(b, T, l.C, stage));
   b.op(u, ModelEnd{});
   b.op(u, ModelClusterSync{});
   if (!b.opt.expectations)

@@ -6,7 +6,9 @@
 #include "driver/fuzz/mutate_cluster.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace ptxgen::driver::fuzz::cluster_mutants {
 
@@ -62,21 +64,28 @@ bool expect_tx_rank_0(SpecModel& m) {
   return any;
 }
 
-/// `X@(E)` -> `X@((E) + 1)` in a view's text; false when it names no peer.
-bool rank_plus_1(ViewText& v) {
+/// Where a view's peer rank `@(E)` starts (its '@') and ends (the parenthesis that balances
+/// "@("); nullopt when the view names no peer.
+std::optional<std::pair<std::size_t, std::size_t>> peer_rank(const ViewText& v) {
   const auto at = v.text.find("@(");
   if (at == std::string::npos)
-    return false;
-  // The rank's closing parenthesis: the one that balances "@(".
+    return std::nullopt;
   std::size_t depth = 0, end = at + 1;
   for (; end < v.text.size(); ++end) {
     depth += v.text[end] == '(';
     depth -= v.text[end] == ')';
     if (depth == 0)
-      break;
+      return std::pair{at, end};
   }
-  if (end == v.text.size())
+  return std::nullopt;
+}
+
+/// `X@(E)` -> `X@((E) + 1)` in a view's text; false when it names no peer.
+bool rank_plus_1(ViewText& v) {
+  const auto r = peer_rank(v);
+  if (!r)
     return false;
+  const auto [at, end] = *r;
   const std::string rank = v.text.substr(at + 2, end - at - 2);
   v.text = v.text.substr(0, at) + "@((" + rank + ") + 1)" + v.text.substr(end + 1);
   return true;
@@ -114,13 +123,12 @@ ModelMbarrierArrive* ring_arrive(SpecModel& m) {
   return nullptr;
 }
 
-/// `empty@(tid).sub[s]` -> `empty.sub[s]`: the arrival on the arriving CTA's own barrier.
+/// `empty@(E).sub[s]` -> `empty.sub[s]`: the arrival on the arriving CTA's own barrier.
 bool drop_peer(ViewText& v) {
-  const auto at = v.text.find("@(");
-  const auto close = at == std::string::npos ? at : v.text.find(')', at);
-  if (close == std::string::npos)
+  const auto r = peer_rank(v);
+  if (!r)
     return false;
-  v.text.erase(at, close + 1 - at);
+  v.text.erase(r->first, r->second + 1 - r->first);
   return true;
 }
 
