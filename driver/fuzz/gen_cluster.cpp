@@ -19,6 +19,7 @@
 #include <functional>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ptxgen::driver::fuzz {
@@ -435,10 +436,11 @@ void generate_multicast_ring(Builder& b) {
   b.tensor("full", true, {P}, barrier_dtype);
   b.tensor("empty", true, {P}, barrier_dtype);
   const std::size_t u = b.unit({"A", "B", "S", "full", "empty"});
-  for (const char* name : {"full", "empty"})
+  // `full` hears the issuer's arrival (its expect_tx), `empty` one arrival from each CTA.
+  for (const auto& [name, count] : {std::pair{"full", std::int64_t{1}}, std::pair{"empty", l.C}})
     for (std::int64_t s = 0; s < P; ++s)
       b.op(u, ModelMbarrierInit{ViewText{std::string(name) + ".sub[" + std::to_string(s) + "]"},
-                                name[0] == 'f' ? 1 : l.C});
+                                count});
   b.op(u, ModelMbarrierInitFence{});
   b.op(u, ModelClusterSync{});
   const std::int64_t I = b.rng.edge(0, T - 1);
@@ -492,6 +494,7 @@ void generate_multicast_ring(Builder& b) {
                                          std::to_string(c) + ":" + std::to_string(c + 1) + "]");
   }
 }
+
 } // namespace
 
 void generate_cluster(Builder& b) {
