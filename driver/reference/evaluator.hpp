@@ -6,7 +6,7 @@
 //  - evaluator_shared.cpp: the ordering checks on shared bytes (pending copies, barriers
 //    between threads, missing commits);
 //  - evaluator_bytes.cpp: moving bytes and their definedness, global stores;
-//  - evaluator_apply.cpp: apply (cp.async) and its operands;
+//  - evaluator_apply.cpp: apply (cp.async), its operands read by apply_operands.hpp;
 //  - evaluator_ops.cpp: loops, commit/wait, cta_sync, fill and copy;
 //  - evaluator_mbarrier.cpp: mbarriers and copy_arrive;
 //  - evaluator_bulk.cpp: the sm_90 bulk family's 1-D copies, bulk groups, proxy fences and
@@ -17,6 +17,7 @@
 //  - evaluator_grid.cpp: races between CTAs on global memory (grid_races.hpp).
 
 #include "driver/reference/affine_view.hpp"
+#include "driver/reference/apply_operands.hpp"
 #include "driver/reference/async_model.hpp"
 #include "driver/reference/cta_trace.hpp"
 #include "driver/reference/grid_races.hpp"
@@ -844,53 +845,10 @@ private:
   void report_no_value(std::size_t op, const tile::Located<tile::ExprPtr>& x, const char* what,
                        const tile::ExprEnv& e);
 
-  /// An apply's pred, ignore_src and src_size, in that order.
-  static std::array<const std::optional<tile::Located<tile::ExprPtr>>*, 3>
-  operands(const tile::ApplyOp& a);
-
-  /// What each operand's value depends on (a default where there is no operand).
-  static std::array<NaiveDependence, 3> operand_dependence(const tile::ApplyOp& a);
-
-  /// The operands' values that are the same for many chunks, evaluated once for them:
-  /// `per_thread` false: those that use neither the thread nor a repeat axis (for the whole
-  /// op), true: those that use no repeat axis (for one thread). nullopt: evaluated per chunk
-  /// (also where it does not evaluate: the chunks report it).
-  /// `deps`: what each operand depends on (operand_dependence).
-  static void known_operands(const tile::ApplyOp& a, const std::array<NaiveDependence, 3>& deps,
-                             const tile::ExprEnv& e, bool per_thread,
-                             std::array<std::optional<std::int64_t>, 3>& known);
-
-  /// What one chunk reads, nothing reported: `copy` (`bytes`: chunk_bytes, less by src_size
-  /// or ignore_src), `none` (pred false), `no_value` (operands(a)[`operand`] does not
-  /// evaluate) or `range` (src_size `bytes` outside 0..chunk_bytes). `known`: the operands'
-  /// values already evaluated for this chunk (known_operands).
-  struct ChunkRead {
-    enum class What : std::uint8_t { copy, none, no_value, range };
-    What what = What::copy;
-    std::int64_t bytes = 0;
-    std::size_t operand = 0;
-  };
-
-  static ChunkRead chunk_read(const tile::ApplyOp& a, const tile::ExprEnv& e,
-                              const std::array<std::optional<std::int64_t>, 3>& known);
-
-  /// True when an operand of `a` is left to evaluate per chunk: not in `known`.
-  static bool per_chunk(const tile::ApplyOp& a,
-                        const std::array<std::optional<std::int64_t>, 3>& known);
-
-  /// What every chunk of a thread reads where no operand is left per chunk (`copy` of
-  /// chunk_bytes without operands); nullopt where one is.
-  static std::optional<ChunkRead>
-  thread_read(const tile::ApplyOp& a, const tile::ExprEnv& e,
-              const std::array<std::optional<std::int64_t>, 3>& known);
-
   /// chunk_read, with its problems reported: nullopt when nothing is copied.
   std::optional<std::int64_t>
   chunk_read_bytes(std::size_t op, const tile::ApplyOp& a, const tile::ExprEnv& e,
                    const std::array<std::optional<std::int64_t>, 3>& known);
-
-  /// Why an apply's dst and src views (plans dp and sp) do not fit together; empty when they do.
-  static std::string misfit(const tile::ApplyOp& a, const NaivePlan& dp, const NaivePlan& sp);
 
   /// The runs of one side of a chunk (`n` elements of view v in b at repeat coordinates
   /// `rep`) into `runs`; false (with the problem) when a byte is outside the tensor. `full`:
@@ -993,9 +951,6 @@ private:
   /// first replay (a view's strides are its skeleton's, the same in every CTA and iteration).
   const Points& op_points(std::size_t op, const std::vector<std::int64_t>& shape, std::size_t from,
                           std::size_t to, const AffineSkeleton& d, const AffineSkeleton& s);
-
-  /// True when an operand of `a` (what each depends on: `deps`) uses the thread.
-  static bool uses_thread(const tile::ApplyOp& a, const std::array<NaiveDependence, 3>& deps);
 
   /// The replay of an apply (`op`, dst shape `ds`) whose threads differ only in their bases,
   /// each a fixed part plus the op's (OpForm::thread_part), with no group axes, contiguous
