@@ -1,7 +1,8 @@
 #pragma once
 // The reference's evaluation of one launch (driver/reference/reference.hpp says what it
 // computes). One class, its members defined by concern:
-//  - evaluator_launch.cpp: the launch and its CTAs, set-up, output, the texts of findings;
+//  - evaluator_launch.cpp: the launch and its CTAs, set-up, output, the texts of findings
+//    (evaluator_roles.cpp: the roles of their threads);
 //  - evaluator_views.cpp: views (plans, affine forms, locating bytes) and shared granules;
 //  - evaluator_shared.cpp: the ordering checks on shared bytes (pending copies, barriers
 //    between threads, missing commits);
@@ -28,6 +29,7 @@
 #include "driver/reference/ref_state.hpp"
 #include "driver/reference/ref_walk.hpp"
 #include "driver/reference/reference_types.hpp"
+#include "driver/reference/roles.hpp"
 #include "driver/reference/tensor_map_naive.hpp"
 #include "emitter/tile/multicast_contract.hpp"
 
@@ -50,7 +52,8 @@ public:
   /// `take`: the caller's input, whose global bytes the launch may take instead of copying
   /// (nullptr: copy them all).
   Evaluator(const ReferenceInput& in, ReferenceInput* take)
-      : in_(in), k_(*in.kernel), slack_(k_.ops.size()), loop_commits_(k_.ops.size()), take_(take) {}
+      : in_(in), k_(*in.kernel), roles_(k_), slack_(k_.ops.size()), loop_commits_(k_.ops.size()),
+        take_(take) {}
 
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
@@ -197,6 +200,13 @@ private:
 
   /// "CTA b thread t", and the live loop variables (outer first): "CTA 0 thread 5 (k=2)".
   std::string where(std::int64_t bid, std::int64_t tid) const;
+  /// The same for the thread running op `op` now, with its role (roles.hpp) and ring stage
+  /// first: "CTA 0 thread 32 (warp 1, the consumer warps 1-2: pred 'warp >= 1'; k=1)".
+  std::string where(std::int64_t bid, std::int64_t tid, std::size_t op);
+  /// " (ROLE)" for thread `tid` of op `op` at another time (no stage), or "" without one.
+  std::string role(std::size_t op, std::int64_t tid) const;
+  /// Op `op`'s ring stage for thread `tid` now (roles.hpp), or nullopt.
+  std::optional<std::int64_t> ring_stage(std::size_t op, std::int64_t tid);
 
   /// The live loop variables, outer first: "i=1, k=2".
   std::string iteration_text() const;
@@ -1063,6 +1073,8 @@ private:
   const ReferenceInput& in_;
 
   const tile::Kernel& k_;
+
+  ref::Roles roles_; ///< who runs each op, for the findings' threads
 
   std::vector<Buffer> globals_; ///< the global tensors
 
