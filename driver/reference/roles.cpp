@@ -187,8 +187,12 @@ void Roles::name_groups() {
     bool shared = false;
     for (std::size_t t = 0; t < producers.size(); ++t)
       shared = shared || (g.threads[t] && producers[t]);
-    const char* name = g.producer ? "the producer " : any && !shared ? "the consumer " : "";
-    g.text = name + threads_text(g.threads);
+    const std::string name = g.producer ? "the producer" : any && !shared ? "the consumer" : "";
+    // One thread is named by its index already: "thread 0 (warp 0, the producer: ...)".
+    if (std::count(g.threads.begin(), g.threads.end(), true) == 1)
+      g.text = name;
+    else
+      g.text = (name.empty() ? name : name + " ") + threads_text(g.threads);
   }
 }
 
@@ -198,8 +202,9 @@ std::string Roles::of(std::size_t op, std::int64_t tid, std::optional<std::int64
     return r.ring + (stage ? " of stage " + std::to_string(*stage) : std::string());
   if (r.group < 0)
     return {};
-  return "warp " + std::to_string(tid / static_cast<std::int64_t>(warp_size)) + ", " +
-         groups_[static_cast<std::size_t>(r.group)].text + ": pred '" + r.pred->text + "'";
+  const std::string& text = groups_[static_cast<std::size_t>(r.group)].text;
+  return "warp " + std::to_string(tid / static_cast<std::int64_t>(warp_size)) +
+         (text.empty() ? text : ", " + text) + ": pred '" + r.pred->text + "'";
 }
 
 const tile::Located<tile::View>* Roles::stage_barrier(std::size_t op) const {

@@ -45,7 +45,7 @@ private:
   /// Threads that run the same ops (a pred's).
   struct Group {
     std::vector<bool> threads;
-    std::string text; ///< "the consumer warps 1-2", "warp 3", "the producer thread 0"
+    std::string text; ///< "the consumer warps 1-2", "warps 3-4", "the producer" (one thread)
     bool producer = false;
   };
   /// An op's role.

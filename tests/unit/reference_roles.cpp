@@ -85,6 +85,17 @@ TEST_CASE("reference roles: a read without a barrier names the reader's and the 
   CHECK(has(m, "written by thread 64 (warp 2, the consumer warps 1-2: pred 'warp >= 1')"));
 }
 
+// Block 32: thread 0 expects and loads (pred 'tid == 0', and in the loop 'tid == 0 && k + 1 <
+// 6', whose guard on the last tile is no part of the role): the producer, one thread. Its
+// refill in k=1 meets thread 31's read of the stage, whose copy has no pred (no role).
+TEST_CASE("reference roles: a producer's guarded pred names it by its thread part") {
+  const Run r = run_spec("specs/races/ring_refill_without_empty_release.toml");
+  const std::string m = message(r.out, DiagId::check_refill_without_barrier);
+  INFO(m);
+  CHECK(has(m, "CTA 0 thread 0 (warp 0, the producer: pred 'tid == 0 && k + 1 < 6'; k=1) issues"));
+  CHECK(has(m, "read by thread 31 at op 10"));
+}
+
 // The unguarded copy has no pred: every thread runs it, so its thread has no role to name.
 TEST_CASE("reference roles: an op without a pred names its thread alone") {
   const Run r = run_spec("specs/races/ws_producer_warp_copies.toml");
