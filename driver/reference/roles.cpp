@@ -101,11 +101,15 @@ std::optional<std::vector<bool>> thread_part(const tile::Kernel& k, const tile::
 
 } // namespace
 
-Roles::Roles(const tile::Kernel& k) : k_(k), ops_(k.ops.size()) {
+void Roles::build() const {
+  if (built_)
+    return;
+  built_ = true;
+  ops_.assign(k_.ops.size(), OpRole{});
   using Role = tile::OpOrigin::Role;
   const tile::Located<tile::View>* full_wait = nullptr; // the consumers' wait before their ops
-  for (std::size_t i = 0; i < k.ops.size(); ++i) {
-    const tile::Op& op = k.ops[i];
+  for (std::size_t i = 0; i < k_.ops.size(); ++i) {
+    const tile::Op& op = k_.ops[i];
     OpRole& r = ops_[i];
     const auto* wait = std::get_if<tile::MbarrierWaitOp>(&op.body);
     const auto* bulk = std::get_if<tile::BulkLoadOp>(&op.body);
@@ -160,7 +164,7 @@ Roles::Roles(const tile::Kernel& k) : k_(k), ops_(k.ops.size()) {
   name_groups();
 }
 
-void Roles::add_pred_role(std::size_t op, const tile::Located<tile::ExprPtr>& pred) {
+void Roles::add_pred_role(std::size_t op, const tile::Located<tile::ExprPtr>& pred) const {
   if (!pred.value)
     return;
   auto in = thread_part(k_, *pred.value);
@@ -175,7 +179,7 @@ void Roles::add_pred_role(std::size_t op, const tile::Located<tile::ExprPtr>& pr
   ops_[op].pred = &pred;
 }
 
-void Roles::name_groups() {
+void Roles::name_groups() const {
   std::vector<bool> producers(static_cast<std::size_t>(std::max<std::int64_t>(k_.block, 0)));
   bool any = false;
   for (const Group& g : groups_)
@@ -197,6 +201,7 @@ void Roles::name_groups() {
 }
 
 std::string Roles::of(std::size_t op, std::int64_t tid, std::optional<std::int64_t> stage) const {
+  build();
   const OpRole& r = ops_[op];
   if (!r.ring.empty())
     return r.ring + (stage ? " of stage " + std::to_string(*stage) : std::string());
@@ -208,6 +213,7 @@ std::string Roles::of(std::size_t op, std::int64_t tid, std::optional<std::int64
 }
 
 const tile::Located<tile::View>* Roles::stage_barrier(std::size_t op) const {
+  build();
   return ops_[op].barrier;
 }
 

@@ -28,9 +28,11 @@
 
 namespace ptxgen::driver::ref {
 
+/// Built at the first question: most launches find nothing and never ask one, and the
+/// preds are evaluated for every thread of the block.
 class Roles {
 public:
-  explicit Roles(const tile::Kernel& k);
+  explicit Roles(const tile::Kernel& k) : k_(k) {}
 
   /// The role of thread `tid` in op `op`: "warp 1, the consumer warps 1-2: pred 'warp >= 1'",
   /// "the pipeline's producer's refill of stage 1" (`stage`: the ring stage, when known);
@@ -56,12 +58,15 @@ private:
     const tile::Located<tile::ExprPtr>* pred = nullptr; ///< the pred of a group's op
   };
 
-  void add_pred_role(std::size_t op, const tile::Located<tile::ExprPtr>& pred);
-  void name_groups();
+  /// Every op's role, once.
+  void build() const;
+  void add_pred_role(std::size_t op, const tile::Located<tile::ExprPtr>& pred) const;
+  void name_groups() const;
 
   const tile::Kernel& k_;
-  std::vector<Group> groups_;
-  std::vector<OpRole> ops_;
+  mutable bool built_ = false;
+  mutable std::vector<Group> groups_;
+  mutable std::vector<OpRole> ops_;
 };
 
 } // namespace ptxgen::driver::ref
