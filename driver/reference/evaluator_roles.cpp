@@ -27,11 +27,14 @@ std::optional<std::int64_t> Evaluator::ring_stage(std::size_t op, std::int64_t t
   // A ring's barriers are one array with an element per stage.
   if (b.shape.size() != 1 || b.element_bytes <= 0)
     return std::nullopt;
-  const std::vector<std::int64_t> zeros(plan(v->value).shape().size(), 0);
-  Runs o;
-  if (!locate(op, *v, b, env(cta_, tid), zeros, std::nullopt, o) || o.first.len == 0)
+  // naive_locate reports nothing: this runs inside a finding's text (Problems::add).
+  const NaivePlan& p = plan(v->value);
+  const std::vector<std::int64_t> zeros(p.shape().size(), 0);
+  const NaiveLocation loc = naive_locate(p, v->value, env(cta_, tid), zeros);
+  if (!loc.in_bounds || loc.offsets.empty() || loc.offsets.front() < 0 ||
+      loc.offsets.front() >= b.size)
     return std::nullopt;
-  return o.first.off / b.element_bytes;
+  return loc.offsets.front() / b.element_bytes;
 }
 
 } // namespace ptxgen::driver::evaluation
