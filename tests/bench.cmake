@@ -49,3 +49,12 @@ add_test(NAME bench.huge_globals_emit
                             [ "$rc" = 0 ] && grep -q 'check_expectations_unchecked' <<<"$out"]=]
                  $<TARGET_FILE:ptxgen> ${PROJECT_SOURCE_DIR}/tests/data/reference/huge_globals.toml)
 set_tests_properties(bench.huge_globals_emit PROPERTIES LABELS bench)
+
+# The broadcast-load benchmark specs are tools/bench/gen_broadcast.py's output: the test fails
+# when one was edited by hand or the script changed without them (rerun the script).
+find_package(Python3 3.11 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME bench.broadcast_specs_generated
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/bench/gen_broadcast.py --check)
+  set_tests_properties(bench.broadcast_specs_generated PROPERTIES LABELS bench TIMEOUT 30)
+endif()

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # The broadcast load, the GEMM A-operand pattern (issue 38, "Performance"), on the GPU machine,
 # from the repository root, with build-device/ptxgen from tools/build_device.sh (carried):
-# every CTA of a cluster of 2 or of 4 needs the same tiles (docs/benchmarks.md, "Broadcast
+# every CTA of a cluster of 2, 4 or 8 needs the same tiles (docs/benchmarks.md, "Broadcast
 # loads: multicast against unicast").
-#   1. times ptxgen's kernels with `ptxgen bench --target sm_90`: the multicast kernels
-#      tools/bench/broadcast_multicast_{2,4}.toml and the unicast ones of the same launch, ring
-#      and tiles, tools/bench/broadcast_unicast_{2,4}.toml;
+#   1. times ptxgen's kernels with `ptxgen bench --target sm_90`: every spec
+#      tools/bench/gen_broadcast.py writes (`--list`): multicast paced by a cluster_sync a tile
+#      (broadcast_multicast_C, 4 stages), multicast paced by empty barriers across the cluster
+#      (broadcast_empty_C_s6, 6 stages, 4 ahead), and the unicast twins of each ring;
 #   2. builds the hand-written tools/baseline/broadcast_multicast.cu (nvcc, sm_90a) and times it
-#      in the same shape, in both of its modes: `sync` (a cluster barrier per tile, as the specs)
-#      and `empty` (CUTLASS's empty barriers with remote arrivals); it checks its own output;
+#      in the same shapes: `sync` with 4 stages, `empty` (CUTLASS's empty barriers with remote
+#      arrivals) with 4 stages and with 6 stages 4 ahead; it checks its own output;
 #   3. where ncu is present and may read the counters: one launch of each kernel under ncu for
 #      the L2-to-SM traffic: lts__t_sectors_srcunit_tex_op_read (L2 sectors the SMs read, x 32
 #      bytes) and l1tex__m_xbar2l1tex_read_bytes (bytes the SMs received from the crossbar), the
 #      metrics of these this ncu knows;
-#   4. prints a table last: kernel, cluster, median ms, bytes delivered to shared memory per
-#      second (CTAs x tiles x 32 KiB per launch / median), L2-to-SM bytes per launch, and the
-#      ratio of each multicast kernel's bandwidth to its unicast twin's.
+#   4. prints a table last: kernel, cluster, stages/ahead, median ms, bytes delivered to shared
+#      memory per second (CTAs x tiles x 32 KiB per launch / median), L2-to-SM bytes per
+#      launch, and the ratio of each kernel's bandwidth to the best unicast kernel of its
+#      cluster size (either ring).
 # Every command runs under `timeout`; LIMIT (default 540 s) bounds the whole script. Logs under
 # $OUT/broadcast (default /tmp/ptxgen-broadcast). Exit status 1 when a step failed.
 #
@@ -28,7 +30,10 @@ device_clock "${LIMIT:-540}"
 bin=${PTXGEN:-build-device/ptxgen}
 reps=${REPS:-20}
 status=0
-specs=(broadcast_multicast_2 broadcast_unicast_2 broadcast_multicast_4 broadcast_unicast_4)
+mapfile -t specs < <(python3 tools/bench/gen_broadcast.py --list | cut -d' ' -f1)
+# The hand-written kernel's runs: cluster, mode, stages, ahead.
+baseline_runs=("2 sync 4 3" "2 empty 4 3" "2 empty 6 4" "4 sync 4 3" "4 empty 4 3" "4 empty 6 4"
+  "8 empty 6 4")
 
 # Seconds for the next step: `want`, or what is left of LIMIT when that is less (at least 1).
 capped() {
@@ -57,14 +62,13 @@ done
 baseline=$log/broadcast_multicast
 if timeout "$(capped 180)" nvcc -gencode arch=compute_90a,code=sm_90a -O3 -o "$baseline" \
   tools/baseline/broadcast_multicast.cu -lcuda > "$log/nvcc.txt" 2>&1; then
-  for c in 2 4; do
-    for m in sync empty; do
-      timeout "$(capped 60)" "$baseline" --cluster $c --mode $m --reps 50 \
-        > "$log/nvcc_${m}_$c.txt" 2>&1 || {
-        echo "broadcast_multicast --cluster $c --mode $m failed (see $log/nvcc_${m}_$c.txt)"
-        status=1
-      }
-    done
+  for run in "${baseline_runs[@]}"; do
+    read -r c m st ah <<< "$run"
+    timeout "$(capped 60)" "$baseline" --cluster "$c" --mode "$m" --stages "$st" --ahead "$ah" \
+      --reps 50 > "$log/nvcc_${m}_${c}_s$st.txt" 2>&1 || {
+      echo "broadcast_multicast $run failed (see $log/nvcc_${m}_${c}_s$st.txt)"
+      status=1
+    }
   done
 else
   echo "nvcc of tools/baseline/broadcast_multicast.cu failed (see $log/nvcc.txt)"
@@ -93,10 +97,10 @@ if [ ${#metrics[@]} -gt 0 ]; then
     profile "$s" "$bin" bench --target sm_90 --reps 1 --warmup 0 "tools/bench/$s.toml"
   done
   if [ -x "$baseline" ]; then
-    for c in 2 4; do
-      for m in sync empty; do
-        profile "nvcc_${m}_$c" "$baseline" --cluster $c --mode $m --reps 1 --warmup 0
-      done
+    for run in "${baseline_runs[@]}"; do
+      read -r c m st ah <<< "$run"
+      profile "nvcc_${m}_${c}_s$st" "$baseline" --cluster "$c" --mode "$m" --stages "$st" \
+        --ahead "$ah" --reps 1 --warmup 0
     done
   fi
 else
@@ -107,7 +111,7 @@ fi
 
 # 4. The table.
 cat "$log/machine.txt"
-python3 - "$log" <<'PY'
+python3 - "$log" "${baseline_runs[@]}" <<'PY'
 import csv, json, os, re, sys
 log = sys.argv[1]
 
@@ -140,41 +144,46 @@ def traffic(name):
             out["xbar_in"] = value * scale
     return out
 
-rows = []
-for name in ("broadcast_multicast_2", "broadcast_unicast_2", "broadcast_multicast_4",
-             "broadcast_unicast_4"):
+rows = []  # kernel, cluster, ring, ms, delivered bytes, traffic
+for line in os.popen("python3 tools/bench/gen_broadcast.py --list"):
+    name, mode, cluster, stages, ahead = line.split()
     grid, tiles = spec_shape(name)
     path = os.path.join(log, name + ".json")
     ms = None
     if os.path.exists(path):
         r = json.load(open(path))["specs"][0]
         ms = r["kernel"]["median_ms"] if r["ok"] else None
-    rows.append(("ptxgen " + name.replace("broadcast_", ""), name[-1], ms,
-                 grid * tiles * 32768, traffic(name)))
-for c in ("2", "4"):
-    for m in ("sync", "empty"):
-        path = os.path.join(log, f"nvcc_{m}_{c}.txt")
-        ms, delivered = None, 0
-        if os.path.exists(path):
-            line = open(path).read()
-            got = re.search(r"median_ms ([\d.]+) .*delivered_bytes (\d+) .* (ok|WRONG)", line)
-            if got and got.group(3) == "ok":
-                ms, delivered = float(got.group(1)), int(got.group(2))
-        rows.append((f"nvcc multicast ({m})", c, ms, delivered, traffic(f"nvcc_{m}_{c}")))
+    kind = {"sync": "multicast (sync)", "empty": "multicast (empty)"}.get(mode, mode)
+    rows.append((f"ptxgen {kind}", cluster, f"{stages}/{ahead}", ms, grid * tiles * 32768,
+                 traffic(name)))
+for line in sys.argv[2:]:
+    c, m, st, ah = line.split()
+    path = os.path.join(log, f"nvcc_{m}_{c}_s{st}.txt")
+    ms, delivered = None, 0
+    if os.path.exists(path):
+        text = open(path).read()
+        got = re.search(r"median_ms ([\d.]+) .*delivered_bytes (\d+) .* (ok|WRONG)", text)
+        if got and got.group(3) == "ok":
+            ms, delivered = float(got.group(1)), int(got.group(2))
+    rows.append((f"nvcc multicast ({m})", c, f"{st}/{ah}", ms, delivered,
+                 traffic(f"nvcc_{m}_{c}_s{st}")))
 
 def gbps(r):
-    return r[3] / (r[2] * 1e-3) / 1e9 if r[2] else None
+    return r[4] / (r[3] * 1e-3) / 1e9 if r[3] else None
 
-unicast = {r[1]: gbps(r) for r in rows if "unicast" in r[0]}
+best_unicast = {}
+for r in rows:
+    if r[0] == "ptxgen unicast" and gbps(r):
+        best_unicast[r[1]] = max(best_unicast.get(r[1], 0), gbps(r))
 print()
-print(f"{'kernel':<28} {'cluster':>7} {'median_ms':>10} {'delivered GB/s':>15} "
-      f"{'L2 read bytes':>14} {'xbar->SM bytes':>15} {'x unicast':>9}")
+print(f"{'kernel':<26} {'cluster':>7} {'stages/ahead':>12} {'median_ms':>10} "
+      f"{'delivered GB/s':>15} {'L2 read bytes':>14} {'xbar->SM bytes':>15} {'x unicast':>9}")
 for r in rows:
     g = gbps(r)
     fmt = lambda v, f: (f % v) if v is not None else "-"
-    ratio = g / unicast[r[1]] if g and unicast.get(r[1]) else None
-    print(f"{r[0]:<28} {r[1]:>7} {fmt(r[2], '%.4f'):>10} {fmt(g, '%.1f'):>15} "
-          f"{fmt(r[4].get('l2_read'), '%.4g'):>14} {fmt(r[4].get('xbar_in'), '%.4g'):>15} "
+    ratio = g / best_unicast[r[1]] if g and best_unicast.get(r[1]) else None
+    print(f"{r[0]:<26} {r[1]:>7} {r[2]:>12} {fmt(r[3], '%.4f'):>10} {fmt(g, '%.1f'):>15} "
+          f"{fmt(r[5].get('l2_read'), '%.4g'):>14} {fmt(r[5].get('xbar_in'), '%.4g'):>15} "
           f"{fmt(ratio, '%.2f'):>9}")
 PY
 echo "logs: $log ($(($(date +%s) - device_start)) s)"

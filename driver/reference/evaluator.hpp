@@ -1,12 +1,13 @@
 #pragma once
 // The reference's evaluation of one launch (driver/reference/reference.hpp says what it
 // computes). One class, its members defined by concern:
-//  - evaluator_launch.cpp: the launch and its CTAs, set-up, output, the texts of findings;
+//  - evaluator_launch.cpp: the launch and its CTAs, set-up, output, the texts of findings
+//    (evaluator_roles.cpp: the roles of their threads);
 //  - evaluator_views.cpp: views (plans, affine forms, locating bytes) and shared granules;
 //  - evaluator_shared.cpp: the ordering checks on shared bytes (pending copies, barriers
 //    between threads, missing commits);
 //  - evaluator_bytes.cpp: moving bytes and their definedness, global stores;
-//  - evaluator_apply.cpp: apply (cp.async) and its operands;
+//  - evaluator_apply.cpp: apply (cp.async), its operands read by apply_operands.hpp;
 //  - evaluator_ops.cpp: loops, commit/wait, cta_sync, fill and copy;
 //  - evaluator_mbarrier.cpp: mbarriers and copy_arrive;
 //  - evaluator_bulk.cpp: the sm_90 bulk family's 1-D copies, bulk groups, proxy fences and
@@ -17,6 +18,7 @@
 //  - evaluator_grid.cpp: races between CTAs on global memory (grid_races.hpp).
 
 #include "driver/reference/affine_view.hpp"
+#include "driver/reference/apply_operands.hpp"
 #include "driver/reference/async_model.hpp"
 #include "driver/reference/cta_trace.hpp"
 #include "driver/reference/grid_races.hpp"
@@ -27,6 +29,7 @@
 #include "driver/reference/ref_state.hpp"
 #include "driver/reference/ref_walk.hpp"
 #include "driver/reference/reference_types.hpp"
+#include "driver/reference/roles.hpp"
 #include "driver/reference/tensor_map_naive.hpp"
 #include "emitter/tile/multicast_contract.hpp"
 
@@ -49,7 +52,8 @@ public:
   /// `take`: the caller's input, whose global bytes the launch may take instead of copying
   /// (nullptr: copy them all).
   Evaluator(const ReferenceInput& in, ReferenceInput* take)
-      : in_(in), k_(*in.kernel), slack_(k_.ops.size()), loop_commits_(k_.ops.size()), take_(take) {}
+      : in_(in), k_(*in.kernel), roles_(k_), slack_(k_.ops.size()), loop_commits_(k_.ops.size()),
+        take_(take) {}
 
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
@@ -196,6 +200,13 @@ private:
 
   /// "CTA b thread t", and the live loop variables (outer first): "CTA 0 thread 5 (k=2)".
   std::string where(std::int64_t bid, std::int64_t tid) const;
+  /// The same for the thread running op `op` now, with its role (roles.hpp) and ring stage
+  /// first: "CTA 0 thread 32 (warp 1, the consumer warps 1-2: pred 'warp >= 1'; k=1)".
+  std::string where(std::int64_t bid, std::int64_t tid, std::size_t op);
+  /// " (ROLE)" for thread `tid` of op `op` at another time (no stage), or "" without one.
+  std::string role(std::size_t op, std::int64_t tid) const;
+  /// Op `op`'s ring stage for thread `tid` now (roles.hpp), or nullopt.
+  std::optional<std::int64_t> ring_stage(std::size_t op, std::int64_t tid);
 
   /// The live loop variables, outer first: "i=1, k=2".
   std::string iteration_text() const;
@@ -844,53 +855,10 @@ private:
   void report_no_value(std::size_t op, const tile::Located<tile::ExprPtr>& x, const char* what,
                        const tile::ExprEnv& e);
 
-  /// An apply's pred, ignore_src and src_size, in that order.
-  static std::array<const std::optional<tile::Located<tile::ExprPtr>>*, 3>
-  operands(const tile::ApplyOp& a);
-
-  /// What each operand's value depends on (a default where there is no operand).
-  static std::array<NaiveDependence, 3> operand_dependence(const tile::ApplyOp& a);
-
-  /// The operands' values that are the same for many chunks, evaluated once for them:
-  /// `per_thread` false: those that use neither the thread nor a repeat axis (for the whole
-  /// op), true: those that use no repeat axis (for one thread). nullopt: evaluated per chunk
-  /// (also where it does not evaluate: the chunks report it).
-  /// `deps`: what each operand depends on (operand_dependence).
-  static void known_operands(const tile::ApplyOp& a, const std::array<NaiveDependence, 3>& deps,
-                             const tile::ExprEnv& e, bool per_thread,
-                             std::array<std::optional<std::int64_t>, 3>& known);
-
-  /// What one chunk reads, nothing reported: `copy` (`bytes`: chunk_bytes, less by src_size
-  /// or ignore_src), `none` (pred false), `no_value` (operands(a)[`operand`] does not
-  /// evaluate) or `range` (src_size `bytes` outside 0..chunk_bytes). `known`: the operands'
-  /// values already evaluated for this chunk (known_operands).
-  struct ChunkRead {
-    enum class What : std::uint8_t { copy, none, no_value, range };
-    What what = What::copy;
-    std::int64_t bytes = 0;
-    std::size_t operand = 0;
-  };
-
-  static ChunkRead chunk_read(const tile::ApplyOp& a, const tile::ExprEnv& e,
-                              const std::array<std::optional<std::int64_t>, 3>& known);
-
-  /// True when an operand of `a` is left to evaluate per chunk: not in `known`.
-  static bool per_chunk(const tile::ApplyOp& a,
-                        const std::array<std::optional<std::int64_t>, 3>& known);
-
-  /// What every chunk of a thread reads where no operand is left per chunk (`copy` of
-  /// chunk_bytes without operands); nullopt where one is.
-  static std::optional<ChunkRead>
-  thread_read(const tile::ApplyOp& a, const tile::ExprEnv& e,
-              const std::array<std::optional<std::int64_t>, 3>& known);
-
   /// chunk_read, with its problems reported: nullopt when nothing is copied.
   std::optional<std::int64_t>
   chunk_read_bytes(std::size_t op, const tile::ApplyOp& a, const tile::ExprEnv& e,
                    const std::array<std::optional<std::int64_t>, 3>& known);
-
-  /// Why an apply's dst and src views (plans dp and sp) do not fit together; empty when they do.
-  static std::string misfit(const tile::ApplyOp& a, const NaivePlan& dp, const NaivePlan& sp);
 
   /// The runs of one side of a chunk (`n` elements of view v in b at repeat coordinates
   /// `rep`) into `runs`; false (with the problem) when a byte is outside the tensor. `full`:
@@ -993,9 +961,6 @@ private:
   /// first replay (a view's strides are its skeleton's, the same in every CTA and iteration).
   const Points& op_points(std::size_t op, const std::vector<std::int64_t>& shape, std::size_t from,
                           std::size_t to, const AffineSkeleton& d, const AffineSkeleton& s);
-
-  /// True when an operand of `a` (what each depends on: `deps`) uses the thread.
-  static bool uses_thread(const tile::ApplyOp& a, const std::array<NaiveDependence, 3>& deps);
 
   /// The replay of an apply (`op`, dst shape `ds`) whose threads differ only in their bases,
   /// each a fixed part plus the op's (OpForm::thread_part), with no group axes, contiguous
@@ -1108,6 +1073,8 @@ private:
   const ReferenceInput& in_;
 
   const tile::Kernel& k_;
+
+  ref::Roles roles_; ///< who runs each op, for the findings' threads
 
   std::vector<Buffer> globals_; ///< the global tensors
 

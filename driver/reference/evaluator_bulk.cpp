@@ -324,7 +324,7 @@ void Evaluator::check_pending_stores(std::int64_t tid, const PendingStore& st) {
       st.op, DiagId::check_bulk_global_write_race,
       "writes global bytes that a pending bulk store still writes",
       [&] {
-        return where(cta_, tid) + "'s " + (st.reduce ? "reduction" : "store") + " writes " +
+        return where(cta_, tid, st.op) + "'s " + (st.reduce ? "reduction" : "store") + " writes " +
                byte_text(b, first) + ", which the " + (named->reduce ? "reduction" : "store") +
                " of " + tile::op_label(k_, named->op) +
                " still writes (the two asynchronous writes land in an undefined order; two "
@@ -349,8 +349,9 @@ void Evaluator::check_proxy_fence(std::size_t op, std::int64_t tid, const Buffer
       op, DiagId::check_proxy_fence_missing,
       "a bulk store reads shared bytes an ordinary write left, with no proxy_fence between them",
       [&] {
-        std::string s = where(cta_, tid) + "'s store reads " + byte_text(b, off) +
-                        ", which thread " + std::to_string(w) + " wrote at " +
+        std::string s = where(cta_, tid, op) + "'s store reads " + byte_text(b, off) +
+                        ", which thread " + std::to_string(w) +
+                        role(static_cast<std::size_t>(h.generic_op[g]), w) + " wrote at " +
                         tile::op_label(k_, static_cast<std::size_t>(h.generic_op[g]));
         if (w != tid && wt.fence_time > h.generic_time[g]) {
           return s + "; that thread's proxy_fence after the write has no cta_sync after it "
@@ -480,8 +481,9 @@ void Evaluator::check_bulk_refill(std::size_t op, std::int64_t tid, const Buffer
     problems_.add(
         op, DiagId::check_peer_copy_refill, "writes shared bytes that a bulk_copy_peer still reads",
         [&] {
-          return where(cta_, tid) + std::string(access) + byte_text(b, off) + ", which " +
+          return where(cta_, tid, op) + std::string(access) + byte_text(b, off) + ", which " +
                  tile::op_label(k_, reader) + " by thread " + std::to_string(h.bulk_read_tid[g]) +
+                 role(reader, h.bulk_read_tid[g]) +
                  " still copies to a peer: the copy reads them until it completes on the peer's "
                  "barrier, and nothing orders the peer's wait for that phase before this write "
                  "(a cluster_sync after the peer's wait, or a remote arrive after it that this "
@@ -493,10 +495,10 @@ void Evaluator::check_bulk_refill(std::size_t op, std::int64_t tid, const Buffer
   problems_.add(
       op, DiagId::check_bulk_refill, "writes shared bytes that a pending bulk store still reads",
       [&] {
-        return where(cta_, tid) + std::string(access) + byte_text(b, off) +
-               ", which the store of " +
-               tile::op_label(k_, static_cast<std::size_t>(h.bulk_read_op[g])) + " by thread " +
-               std::to_string(h.bulk_read_tid[g]) +
+        const auto store = static_cast<std::size_t>(h.bulk_read_op[g]);
+        return where(cta_, tid, op) + std::string(access) + byte_text(b, off) +
+               ", which the store of " + tile::op_label(k_, store) + " by thread " +
+               std::to_string(h.bulk_read_tid[g]) + role(store, h.bulk_read_tid[g]) +
                " still reads: no bulk_wait has covered its group yet (bulk_wait with read = true "
                "and a count that covers it is enough)";
       },
@@ -515,7 +517,7 @@ void Evaluator::check_global_read(std::size_t op, std::int64_t tid, const Buffer
       op, DiagId::check_bulk_global_race,
       "reads global bytes that a pending bulk store still writes",
       [&] {
-        return where(cta_, tid) + " reads " + byte_text(b, first) + ", which the store of " +
+        return where(cta_, tid, op) + " reads " + byte_text(b, first) + ", which the store of " +
                tile::op_label(k_, newest) +
                " still writes: no bulk_wait without read = true has covered its group yet";
       },

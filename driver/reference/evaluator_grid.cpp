@@ -94,8 +94,9 @@ void Evaluator::report_grid_race() {
                       std::string(tile::op_kind(k_.ops[r->other.op].body)) + ")";
         std::string s =
             cta_text(r->bid) + " thread " + std::to_string(r->access.tid) +
-            (r->access.write ? " writes " : " reads ") + byte_text(b, r->byte) + ", which " +
-            cta_text(r->other_bid) + " thread " + std::to_string(r->other.tid) +
+            role(r->access.op, r->access.tid) + (r->access.write ? " writes " : " reads ") +
+            byte_text(b, r->byte) + ", which " + cta_text(r->other_bid) + " thread " +
+            std::to_string(r->other.tid) + role(r->other.op, r->other.tid) +
             (r->other.write ? (both ? " also writes" : " writes") : " reads") + " at " + other_op;
         if (r->same_cluster)
           return s + ": the two CTAs are in one cluster, but no cluster_sync (not relaxed) of "

@@ -148,7 +148,7 @@ void Evaluator::report_shared_race(const ref::GridRace& r) {
       r.access.op, DiagId::check_cluster_shared_race, kind,
       [&] {
         const auto who = [&](std::int64_t bid, const ref::GlobalAccess& a) {
-          return cta_text(bid) + " thread " + std::to_string(a.tid) +
+          return cta_text(bid) + " thread " + std::to_string(a.tid) + role(a.op, a.tid) +
                  (bid == owner ? std::string(" (its own tensor)")
                                : std::string(" (through a peer view)"));
         };

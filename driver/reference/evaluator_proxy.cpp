@@ -74,8 +74,9 @@ void Evaluator::check_load_fence(std::size_t op, model::Access load, std::int64_
       op, model::missing_fence_id(load, model::shared),
       "a " + kind + " writes shared bytes an ordinary write left, with no proxy_fence between them",
       [&] {
-        std::string s = where(cta_, tid) + "'s " + kind + " writes " + byte_text(b, off) +
-                        ", which thread " + std::to_string(w) + " wrote at " +
+        std::string s = where(cta_, tid, op) + "'s " + kind + " writes " + byte_text(b, off) +
+                        ", which thread " + std::to_string(w) +
+                        role(static_cast<std::size_t>(h.generic_op[g]), w) + " wrote at " +
                         tile::op_label(k_, static_cast<std::size_t>(h.generic_op[g]));
         if (w != tid && wt.fence_time > h.generic_time[g]) {
           return s + "; that thread's proxy_fence after the write has no cta_sync after it, "
@@ -118,8 +119,8 @@ void Evaluator::global_generic_write(std::size_t op, std::int64_t tid, Buffer& b
       op, DiagId::check_bulk_global_write_race,
       "writes global bytes that a pending bulk store still writes",
       [&] {
-        return where(cta_, tid) + " writes " + byte_text(b, hit->first) + ", which the store of " +
-               tile::op_label(k_, hit->newest) +
+        return where(cta_, tid, op) + " writes " + byte_text(b, hit->first) +
+               ", which the store of " + tile::op_label(k_, hit->newest) +
                " still writes (the two writes' order is undefined): no bulk_wait without "
                "read = true has covered its group yet";
       },
@@ -202,9 +203,10 @@ void Evaluator::check_global_fence(std::size_t op, model::Access load, std::int6
           " reads global bytes an ordinary write left, with no global proxy_fence "
           "between them",
       [&] {
-        return where(cta_, tid) + "'s " + kind + " reads " + byte_text(b, first) +
-               ", which thread " + std::to_string(w.tid) + " wrote at " + tile::op_label(k_, w.op) +
-               " (the generic proxy) with no " + tile::op_to_add(k_, "proxy_fence") +
+        return where(cta_, tid, op) + "'s " + kind + " reads " + byte_text(b, first) +
+               ", which thread " + std::to_string(w.tid) + role(w.op, w.tid) + " wrote at " +
+               tile::op_label(k_, w.op) + " (the generic proxy) with no " +
+               tile::op_to_add(k_, "proxy_fence") +
                " with space = \"global\" (or \"all\") of "
                "that thread after the write" +
                (w.tid == tid ? std::string() : std::string(" (then a cta_sync)")) +

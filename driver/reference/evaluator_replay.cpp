@@ -73,16 +73,6 @@ const Points& Evaluator::op_points(std::size_t op, const std::vector<std::int64_
   return *points_[op];
 }
 
-bool Evaluator::uses_thread(const tile::ApplyOp& a, const std::array<NaiveDependence, 3>& deps) {
-  const auto xs = operands(a);
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    if (*xs[i] && deps[i].thread) {
-      return true;
-    }
-  }
-  return false;
-}
-
 bool Evaluator::replay_alike(std::size_t op, const std::vector<std::int64_t>& ds,
                              const OpForm& dview, const OpForm& sview, Buffer& db, const Buffer& sb,
                              std::int64_t chunk, std::int64_t read) {

@@ -95,10 +95,10 @@ void Evaluator::check_bulk_scope(std::size_t op, std::int64_t tid, const Buffer&
         op, DiagId::check_bulk_wait_scope,
         "another thread's bulk_wait does not order this access after the bulk store",
         [&] {
-          return where(cta_, tid) + (write ? " writes " : " reads ") + byte_text(b, byte) +
+          return where(cta_, tid, op) + (write ? " writes " : " reads ") + byte_text(b, byte) +
                  ", which the store of " + tile::op_label(k_, s.op) + " by thread " +
-                 std::to_string(s.tid) + (b.shared ? " read" : " wrote") + "; that thread's " +
-                 tile::op_label(k_, s.wait) +
+                 std::to_string(s.tid) + role(s.op, s.tid) + (b.shared ? " read" : " wrote") +
+                 "; that thread's " + tile::op_label(k_, s.wait) +
                  " completes the store for that thread only: a cta_sync after it is needed "
                  "before this access";
         },

@@ -15,8 +15,9 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
   const std::int64_t w = b.granule();
   // "... reads BYTES, which COPY by thread T will write": the pending writer of the granule.
   const auto pending_write = [&](const std::string& copy) {
-    return where(bid, tid) + " reads " + byte_text(b, off) + ", which " + copy + " by thread " +
-           std::to_string(h.pending_tid[g]) + " will write";
+    return where(bid, tid, op) + " reads " + byte_text(b, off) + ", which " + copy + " by thread " +
+           std::to_string(h.pending_tid[g]) +
+           role(static_cast<std::size_t>(h.pending_op[g]), h.pending_tid[g]) + " will write";
   };
   if (h.pending[g] > 0 && missing_commit(b, g)) {
     moot = true;
@@ -53,7 +54,7 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
             const auto by = static_cast<std::size_t>(h.generic_op[g]);
             const bool load = h.generic_tid[g] == ref::none;
             const bool tensor = load && std::holds_alternative<tile::TensorLoadOp>(k_.ops[by].body);
-            return where(bid, tid) + " reads " + byte_text(b, off) +
+            return where(bid, tid, op) + " reads " + byte_text(b, off) +
                    (load ? ", landed by the " + std::string(tensor ? "tensor_load" : "bulk_load") +
                                " of " + tile::op_label(k_, by) + ", which completes phase "
                          : ", landed by copies whose copy_arrive arrives in phase ") +
@@ -71,8 +72,10 @@ bool Evaluator::read_granule(std::size_t op, Cta& cta, std::int64_t bid, std::in
         op, DiagId::check_read_without_sync,
         "reads shared bytes another thread wrote with no cta_sync in between",
         [&] {
-          return where(bid, tid) + " reads " + byte_text(b, off) + " written by thread " +
-                 std::to_string(h.writer[g]);
+          // The writer's op: store_granule sets writer and generic_op together.
+          return where(bid, tid, op) + " reads " + byte_text(b, off) + " written by thread " +
+                 std::to_string(h.writer[g]) +
+                 role(static_cast<std::size_t>(h.generic_op[g]), h.writer[g]);
         },
         Severity::error, w);
   }
@@ -131,8 +134,10 @@ void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, s
       "writes shared bytes another thread read with no cta_sync in between (refill without a "
       "barrier)",
       [&] {
-        const std::string who = other == ref::many_threads ? std::string("several threads")
-                                                           : "thread " + std::to_string(other);
+        const auto reader = static_cast<std::size_t>(b.hz.read_op[g]);
+        const std::string who = other == ref::many_threads
+                                    ? std::string("several threads")
+                                    : "thread " + std::to_string(other) + role(reader, other);
         // A bulk or tensor load completes on an mbarrier: its refill is ordered by the
         // readers' release (an arrival after the read) that the issuer waits for.
         const bool tensor = std::holds_alternative<tile::TensorLoadOp>(k_.ops[op].body);
@@ -144,7 +149,6 @@ void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, s
         // A ring pipeline's load after its own consumer's read: the ring releases a stage
         // after the consumer of its tile, so the read was of another tile's stage, and a
         // cta_sync is nothing the user can put between two ops of the expansion.
-        const auto reader = static_cast<std::size_t>(b.hz.read_op[g]);
         const bool ring = load && k_.ops[op].origin.role != tile::OpOrigin::Role::written &&
                           k_.ops[reader].origin.role == tile::OpOrigin::Role::consumer;
         const std::string fix =
@@ -157,7 +161,7 @@ void Evaluator::check_refill(std::size_t op, const Cta& cta, std::int64_t bid, s
                   "before the load), or add " +
                       tile::op_to_add(k_, "cta_sync") + " between that read and the load"
                 : "; add " + tile::op_to_add(k_, "cta_sync") + " between that read and this write";
-        return where(bid, tid) + access + byte_text(b, off) + ", read by " + who + " at " +
+        return where(bid, tid, op) + access + byte_text(b, off) + ", read by " + who + " at " +
                tile::op_label(k_, reader) + " since the last cta_sync" + fix;
       },
       Severity::error, b.granule());
@@ -264,9 +268,10 @@ void Evaluator::check_pending_write(std::size_t op, DiagId id, const std::string
   problems_.add(
       op, id, kind,
       [&] {
-        return where(bid, tid) + std::string(access) + byte_text(b, off) + ", which " +
-               copy_of(static_cast<std::size_t>(h.pending_op[g])) + " by thread " +
-               std::to_string(h.pending_tid[g]) + std::string(tail);
+        const auto copy = static_cast<std::size_t>(h.pending_op[g]);
+        return where(bid, tid, op) + std::string(access) + byte_text(b, off) + ", which " +
+               copy_of(copy) + " by thread " + std::to_string(h.pending_tid[g]) +
+               role(copy, h.pending_tid[g]) + std::string(tail);
       },
       Severity::error, b.granule());
 }

@@ -23,7 +23,8 @@
 // Loops: `for` evaluates start, stop and step once at entry (thread 0's values:
 // they are CTA-uniform) and repeats the ops up to its `end`.
 // Problems found along the way (the reference's own findings, one per op and
-// kind with a count and the first instance, which names the thread (CTA, tid),
+// kind with a count and the first instance, which names the thread (CTA, tid;
+// its role where its op has one, roles.hpp, and so the other thread of a race),
 // the iteration (the live loop variables), the shared tensor's element and the
 // byte): a byte outside its tensor (that chunk / element is not written), a read
 // of shared bytes a pending copy will write (a wait too loose for that read), a

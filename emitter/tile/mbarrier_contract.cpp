@@ -338,6 +338,7 @@ private:
   }
 
   void exec(std::size_t, const Op&, const CtaSyncOp&) {
+    share_knowledge([](std::int64_t) { return true; });
     for (auto& [key, bar] : barriers_) {
       bar.synced = bar.initialised;
       bar.used_since_sync = false;
@@ -348,6 +349,18 @@ private:
         x.synced = x.phase != no_phase;
       bar.loose_synced = true;
     }
+  }
+
+  /// The threads for which `meets` holds meet at a barrier: each learns what any of them knew.
+  template <class Meets>
+  void share_knowledge(const Meets& meets) {
+    Knowledge all;
+    for (std::int64_t t = 0; t < k_.block; ++t)
+      if (meets(t))
+        learn(all, known_[static_cast<std::size_t>(t)]);
+    for (std::int64_t t = 0; t < k_.block; ++t)
+      if (meets(t))
+        learn(known_[static_cast<std::size_t>(t)], all);
   }
 
   /// Per barrier, the phases one op has completed so far (an op's threads may each name
@@ -729,6 +742,20 @@ private:
                   "' has completed and the thread did not arrive on it: parity 1 names the "
                   "phase before phase 0 and passes at once, before the arrivals or the bytes "
                   "phase 0 already has");
+    } else if (phase == c - 1 && q == phase % 2 && mine == no_phase && phase > 0 &&
+               known_[static_cast<std::size_t>(t)][bar.key] < phase) {
+      const std::string before = std::to_string(phase - 1);
+      error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
+            where(t) + ": " + role_of(index) + "the thread waits for phase " +
+                std::to_string(phase) + " of barrier '" + m.barrier.text + "' (parity " +
+                std::to_string(q) + "), but it does not know that phase " + before +
+                " completed (it did not wait for it, nor for a phase of another barrier "
+                "released after it, nor meet a thread that did at a cta_sync): in another "
+                "order of the threads it gets here while an earlier phase of the same parity "
+                "is the last completed, and the wait passes at once, before phase " +
+                std::to_string(phase) + "'s arrivals and bytes; wait for phase " + before +
+                " (parity " + std::to_string((phase - 1) % 2) +
+                ") first, or put a cta_sync after a wait for it");
     } else if (phase != c - 1 || q != phase % 2) {
       error(DiagId::contract_mbarrier_parity, index, m.parity.pos, plen,
             where(t) + ": " + role_of(index) + "the thread waits on parity " + std::to_string(q) +
@@ -756,8 +783,13 @@ private:
   void exec(std::size_t, const Op&, const WaitGroupOp&) {}
   void exec(std::size_t, const Op&, const FillOp&) {}
   void exec(std::size_t, const Op&, const CopyOp&) {}
-  // A named barrier orders some warps (the reference's concern); setmaxnreg moves registers.
-  void exec(std::size_t, const Op&, const NamedBarrierOp&) {}
+  // A bar.sync's threads learn what each of them knew; a bar.arrive's tell the waiting ones,
+  // which is left out here (knowing less refuses more, never accepts more). setmaxnreg moves
+  // registers.
+  void exec(std::size_t, const Op&, const NamedBarrierOp& b) {
+    if (!b.arrive)
+      share_knowledge([&](std::int64_t t) { return issues(b.pred, t); });
+  }
   void exec(std::size_t, const Op&, const SetmaxnregOp&) {}
   void exec(std::size_t, const Op&, const ForOp&) {}
   void exec(std::size_t, const Op&, const EndOp&) {}

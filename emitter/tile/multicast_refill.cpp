@@ -1,6 +1,7 @@
 #include "emitter/tile/multicast_refill.hpp"
 
 #include "emitter/tile/contract.hpp"
+#include "emitter/tile/expr_walk.hpp"
 #include "emitter/tile/multicast_contract.hpp"
 #include "emitter/tile/op_table.hpp"
 
@@ -79,6 +80,25 @@ std::optional<Span> span_of(const View& v, const ExprEnv& env) {
   return s;
 }
 
+/// True for a leaf whose value differs between clusters but not between the CTAs of one rank
+/// in them: the CTA's index in the grid and the cluster's. cluster_rank is not one: every
+/// cluster has the same ranks.
+bool is_cta_leaf(const Expr& e) {
+  if (e.kind == ExprKind::bid)
+    return true;
+  if (e.kind != ExprKind::special)
+    return false;
+  switch (e.special) {
+  case Special::bid_x:
+  case Special::bid_y:
+  case Special::bid_z:
+  case Special::cluster_id:
+    return true;
+  default:
+    return false;
+  }
+}
+
 std::string loops_text(const ExprEnv& env) {
   std::string s;
   for (const auto& [name, value] : env.loops)
@@ -121,8 +141,11 @@ public:
       return;
     for (std::int64_t b = 0; b < k_.grid && !stopped_; ++b) {
       const ClusterPlace place = cluster_place(k_, b);
-      if (place.peers.front() == b)
-        run_cluster(place.peers);
+      if (place.peers.front() != b)
+        continue;
+      run_cluster(place.peers);
+      if (!cta_dependent_)
+        return; // every other cluster walks the same way
     }
   }
 
@@ -144,6 +167,35 @@ private:
   std::vector<std::vector<StoreRead>> open_;
   std::vector<std::vector<std::vector<StoreRead>>> groups_;
   bool stopped_ = false;
+  /// Whether an expression the walk evaluated names the CTA or its cluster (is_cta_leaf).
+  /// While none did, every cluster's walk is the first one's: its threads' values differ
+  /// only in leaves it never read, so its verdicts are the same and it is not walked.
+  bool cta_dependent_ = false;
+  std::map<const Expr*, bool> cta_leaves_; ///< per expression node: names one
+
+  /// Records whether e names the CTA or its cluster.
+  void note(const Expr& e) {
+    if (cta_dependent_)
+      return;
+    const auto [it, added] = cta_leaves_.try_emplace(&e, false);
+    if (added)
+      it->second = find_node(e, is_cta_leaf) != nullptr;
+    cta_dependent_ = it->second;
+  }
+  void note(const View& v) {
+    for (const RuntimeTerm& t : v.terms)
+      note(*t.index);
+    if (v.peer)
+      note(*v.peer);
+  }
+  std::optional<std::int64_t> eval(const Expr& e, const ExprEnv& env) {
+    note(e);
+    return evaluate(e, env);
+  }
+  std::optional<Span> span(const View& v, const ExprEnv& env) {
+    note(v);
+    return span_of(v, env);
+  }
 
   std::int64_t block() const { return k_.block; }
   std::size_t thread(std::size_t rank, std::int64_t tid) const {
@@ -195,9 +247,9 @@ private:
     Frame fr{pc, 0, 0, {}, {}};
     for (std::size_t r = 0; r < bids_.size(); ++r) {
       const ExprEnv& env = envs_[thread(r, 0)];
-      const auto start = evaluate(*f.start.value, env);
-      const auto stop = evaluate(*f.stop.value, env);
-      const auto step = evaluate(*f.step.value, env);
+      const auto start = eval(*f.start.value, env);
+      const auto stop = eval(*f.stop.value, env);
+      const auto step = eval(*f.step.value, env);
       if (!start || !stop || !step || *step < 1)
         return std::nullopt; // the loop checks report it
       const std::int64_t trips = *start < *stop ? (*stop - *start - 1) / *step + 1 : 0;
@@ -267,10 +319,10 @@ private:
       out_.add(diagnostic_at(DiagId::contract_multicast_refill, pos, msg, length));
   }
 
-  bool issues(const std::optional<Located<ExprPtr>>& pred, const ExprEnv& env) const {
+  bool issues(const std::optional<Located<ExprPtr>>& pred, const ExprEnv& env) {
     if (!pred)
       return true;
-    const auto p = evaluate(*pred->value, env);
+    const auto p = eval(*pred->value, env);
     return p && *p != 0;
   }
 
@@ -324,7 +376,8 @@ private:
   }
 
   // ------------------------------------------------------------------ mbarriers
-  std::optional<BarrierKey> key_of(const View& v, const ExprEnv& env) const {
+  std::optional<BarrierKey> key_of(const View& v, const ExprEnv& env) {
+    note(v);
     const std::vector<std::int64_t> zeros(v.rank(), 0);
     const auto off = v.byte_offset(zeros, env);
     if (!off)
@@ -367,7 +420,7 @@ private:
           continue;
         std::size_t to = r;
         if (m.barrier.value.peer) {
-          const auto rank = evaluate(*m.barrier.value.peer, envs_[g]);
+          const auto rank = eval(*m.barrier.value.peer, envs_[g]);
           if (!rank || *rank < 0)
             continue; // contract_peer_rank's
           to = static_cast<std::size_t>(*rank);
@@ -425,12 +478,12 @@ private:
           continue;
         std::size_t of = r;
         if (src.peer) {
-          const auto rank = evaluate(*src.peer, envs_[g]);
+          const auto rank = eval(*src.peer, envs_[g]);
           if (!rank || *rank < 0 || static_cast<std::size_t>(*rank) >= bids_.size())
             continue; // contract_peer_rank's
           of = static_cast<std::size_t>(*rank);
         }
-        const auto s = span_of(src, envs_[g]);
+        const auto s = span(src, envs_[g]);
         if (s)
           record(of, {s->tensor, s->lo, s->hi, static_cast<std::int64_t>(g)}, clocks_[g][g]++,
                  index);
@@ -454,7 +507,7 @@ private:
     for (std::size_t r = 0; r < bids_.size(); ++r)
       for (std::int64_t t = 0; t < block(); ++t) {
         const std::size_t g = thread(r, t);
-        const auto s = issues(pred, envs_[g]) ? span_of(src.value, envs_[g]) : std::nullopt;
+        const auto s = issues(pred, envs_[g]) ? span(src.value, envs_[g]) : std::nullopt;
         if (!s)
           continue;
         const ReadKey key{s->tensor, s->lo, s->hi, static_cast<std::int64_t>(g)};
@@ -519,8 +572,8 @@ private:
         const std::size_t g = thread(r, t);
         if (!issues(pred, envs_[g]))
           continue;
-        const auto m = evaluate(mask, envs_[g]);
-        const auto s = span_of(dst.value, envs_[g]);
+        const auto m = eval(mask, envs_[g]);
+        const auto s = span(dst.value, envs_[g]);
         if (!m || !s)
           continue; // contract_multicast_mask's, the view checks'
         for (std::size_t y = 0; y < bids_.size(); ++y)

@@ -48,6 +48,17 @@ bool thread_leaf(const Expr& e) {
   }
 }
 
+/// The thread of the block for which `pred` has no value, or -1; `in`: where it holds.
+std::int64_t evaluate_per_thread(const Kernel& k, const Expr& pred, std::vector<bool>& in) {
+  for (std::int64_t t = 0; t < k.block; ++t) {
+    const auto v = evaluate(pred, k.env_for(0, t));
+    if (!v)
+      return t;
+    in[static_cast<std::size_t>(t)] = *v != 0;
+  }
+  return -1;
+}
+
 /// The threads of the block whose pred holds (all without one); nullopt after an error: the
 /// pred uses more than the thread's index (contract_role_pred), or has no value for a thread.
 std::optional<std::vector<bool>> users(const Kernel& k, const std::optional<Located<ExprPtr>>& pred,
@@ -64,16 +75,12 @@ std::optional<std::vector<bool>> users(const Kernel& k, const std::optional<Loca
                           text_length(pred->text)));
     return std::nullopt;
   }
-  for (std::int64_t t = 0; t < k.block; ++t) {
-    const auto v = evaluate(*pred->value, k.env_for(0, t));
-    if (!v) {
-      out.add(diagnostic_at(DiagId::contract_role_pred, pred->pos,
-                            std::string(what) + "'s pred '" + pred->text +
-                                "' has no value for thread " + std::to_string(t),
-                            text_length(pred->text)));
-      return std::nullopt;
-    }
-    in[static_cast<std::size_t>(t)] = *v != 0;
+  if (const std::int64_t t = evaluate_per_thread(k, *pred->value, in); t >= 0) {
+    out.add(diagnostic_at(DiagId::contract_role_pred, pred->pos,
+                          std::string(what) + "'s pred '" + pred->text +
+                              "' has no value for thread " + std::to_string(t),
+                          text_length(pred->text)));
+    return std::nullopt;
   }
   return in;
 }
@@ -313,6 +320,15 @@ struct RegisterWalk {
 };
 
 } // namespace
+
+std::optional<std::vector<bool>> role_threads(const Kernel& k, const Expr& pred) {
+  if (find_node(pred, [](const Expr& e) { return !thread_leaf(e); }))
+    return std::nullopt;
+  std::vector<bool> in(static_cast<std::size_t>(k.block), true);
+  if (evaluate_per_thread(k, pred, in) >= 0)
+    return std::nullopt;
+  return in;
+}
 
 std::int64_t entry_registers(const Kernel& k) {
   if (!k.residency || k.residency->ctas_per_sm <= 0 || k.block <= 0)

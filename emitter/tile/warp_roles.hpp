@@ -25,6 +25,9 @@
 #include "emitter/support/diagnostic.hpp"
 #include "emitter/tile/kernel.hpp"
 
+#include <optional>
+#include <vector>
+
 namespace ptxgen::tile {
 
 /// Every named_barrier and setmaxnreg rule above, for the ops of `k`.
@@ -34,5 +37,11 @@ void check_warp_roles(const Kernel& k, Diagnostics& out);
 /// setmaxnreg: 65536 / (ctas_per_sm * block) rounded down to a multiple of 8, at most 256;
 /// 0 without a residency (ptxas then ignores setmaxnreg).
 std::int64_t entry_registers(const Kernel& k);
+
+/// The threads of `k`'s block for which `pred` holds, evaluated for each thread as the rules
+/// above evaluate a role's pred; nullopt when the pred uses more than the thread's index and
+/// constants (its threads may then differ between iterations, CTAs or parameter values) or
+/// has no value for a thread. The reference names a finding's thread by the role this gives.
+std::optional<std::vector<bool>> role_threads(const Kernel& k, const Expr& pred);
 
 } // namespace ptxgen::tile

@@ -315,10 +315,12 @@ TEST_CASE("the expect_tx rule holds for every issuing thread the range allows") 
 }
 
 TEST_CASE("an expect_tx runs after its thread knows the previous phase completed") {
-  // Phase 0: thread 0's expect_tx arrival and load; phase 1: thread 1's.
+  // Phase 0: thread 0's expect_tx arrival and load; phase 1: thread 1's. Threads 0 and 1 wait
+  // for phase 1: a thread that knows nothing of phase 0 would wait on parity 1 while phase 0
+  // may be open, which passes at once (contract_mbarrier_parity).
   const std::string second = on_bar("expect_tx", "tid == 1", "bytes = 512\n") +
                              bulk_load("s.sub[32:64, :]", "A.sub[32:64, :]", "tid == 1") +
-                             wait("1");
+                             on_bar("mbarrier_wait", "tid < 2", "parity = 1\n");
   const std::string first = on_bar("expect_tx", "tid == 0", "bytes = 512\n") +
                             bulk_load("s.sub[0:32, :]", "A.sub[0:32, :]");
   // Only thread 0 waits for phase 0: thread 1's expect_tx may run while phase 0 is open.
@@ -333,7 +335,7 @@ TEST_CASE("an expect_tx runs after its thread knows the previous phase completed
   const std::string loose_second =
       on_bar("expect_tx", "tid == 1", "bytes = 512\narrive = false\n") +
       bulk_load("s.sub[32:64, :]", "A.sub[32:64, :]", "tid == 1") +
-      on_bar("mbarrier_arrive", "tid == 1") + wait("1");
+      on_bar("mbarrier_arrive", "tid == 1") + on_bar("mbarrier_wait", "tid < 2", "parity = 1\n");
   const auto loose =
       contract(spec(first + on_bar("mbarrier_wait", "tid == 0", "parity = 0\n") + loose_second));
   INFO(loose.format_all());

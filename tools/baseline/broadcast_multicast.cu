@@ -4,27 +4,31 @@
 //
 // The same shape as the specs: A is 256 tiles of 64 x 256 uint16 (32 KiB, 8 MiB in all),
 // described by one tensor map (cuTensorMapEncodeTiled, no swizzle, no L2 promotion: the specs'
-// defaults); 132 CTAs of 32 threads in clusters of C (2 or 4); cluster c loads tiles
-// (c + j * nclusters) % 256, j = 0 .. n - 1, through a ring of 4 stages of 32 KiB in dynamic
-// shared memory, 3 tiles ahead. Thread 0 of CTA rank r loads rows [r * 64 / C, (r + 1) * 64 / C)
+// defaults); 132 CTAs of 32 threads (128 in clusters of 8) in clusters of C (2, 4 or 8);
+// cluster c loads tiles (c + j * nclusters) % 256, j = 0 .. n - 1, through a ring of S stages
+// of 32 KiB in dynamic shared memory (--stages, default 4), L tiles ahead (--ahead, default
+// S - 1). Thread 0 of CTA rank r loads rows [r * 64 / C, (r + 1) * 64 / C)
 // of each tile and multicasts them (mask 2^C - 1) to every CTA of the cluster, whose `full`
 // barrier expects the whole 32 KiB. A stage is refilled only once every CTA of the cluster has
 // received the tile in it:
 //   --mode sync   as the specs do it: after its wait, the warp meets the cluster at
 //                 barrier.cluster.arrive / wait (once per tile);
-//   --mode empty  as CUTLASS's PipelineTmaAsync does it: after its wait, thread 0 arrives on the
-//                 stage's `empty` barrier of every CTA of the cluster
+//   --mode empty  as CUTLASS's PipelineTmaAsync does it: after its wait for the tile, thread r
+//                 (r < C) arrives on the stage's `empty` barrier of rank r
 //                 (mapa + mbarrier.arrive.release.cluster), and the producer waits for its own
-//                 `empty` (C arrivals) before it refills the stage.
+//                 `empty` (C arrivals) before it refills the stage; with L = S - 2 a CTA may
+//                 run one tile ahead of its slowest peer (tools/bench/broadcast_empty_*.toml).
+//                 (Until 2026-12-05 thread 0 made the C arrivals itself, one after another.)
 // At the end every thread waits for the last tile and copies it to B[bid] (32 KiB per CTA); the
 // host checks every B[bid] against its tile of A, and a cluster barrier precedes the exit.
 //
 //   nvcc -gencode arch=compute_90a,code=sm_90a -O3 -o broadcast_multicast \
 //        tools/baseline/broadcast_multicast.cu -lcuda
-//   ./broadcast_multicast [--cluster 2|4] [--mode sync|empty] [--tiles N] [--reps N]
-//                         [--warmup N]
-// prints one line: `broadcast-baseline cluster C mode M tiles N median_ms X min_ms Y
-// delivered_bytes D delivered_GBps G ok|WRONG`, where D = 132 x N x 32768 (the bytes that reach
+//   ./broadcast_multicast [--cluster 2|4|8] [--mode sync|empty] [--stages S] [--ahead L]
+//                         [--tiles N] [--reps N] [--warmup N]
+// prints one line: `broadcast-baseline cluster C mode M stages S ahead L tiles N median_ms X
+// min_ms Y delivered_bytes D delivered_GBps G ok|WRONG`, where D = CTAs x N x 32768 (the bytes
+// that reach
 // shared memory in one launch) and G = D / median (decimal GB/s). Exit status 0 when B is right.
 #include <algorithm>
 #include <cstdint>
@@ -43,11 +47,11 @@ constexpr unsigned kTiles = 256;   // tiles of A
 constexpr unsigned kTileRows = 64; // rows of a tile
 constexpr unsigned kCols = 256;    // uint16 columns: one 512-byte row
 constexpr unsigned kTileBytes = kTileRows * kCols * 2;
-constexpr unsigned kStages = 4;
-constexpr unsigned kAhead = 3; // tiles loaded ahead of the one waited for
-constexpr unsigned kGrid = 132;
+constexpr unsigned kMaxStages = 7; // 7 x 32 KiB: the most an SM's 227 KiB hold
+constexpr unsigned kSMs = 132;
 constexpr unsigned kThreads = 32;
-constexpr unsigned kRingBytes = kStages * kTileBytes;
+
+constexpr unsigned grid_of(unsigned cluster) { return kSMs / cluster * cluster; }
 
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -108,16 +112,17 @@ __device__ __forceinline__ void cluster_sync_all(bool relaxed) {
 
 template <unsigned C, bool kEmpty>
 __global__ void __launch_bounds__(kThreads)
-    broadcast(const __grid_constant__ CUtensorMap a, std::uint16_t* b, unsigned n) {
+    broadcast(const __grid_constant__ CUtensorMap a, std::uint16_t* b, unsigned n,
+              unsigned stages, unsigned ahead) {
   extern __shared__ __align__(1024) unsigned char ring[];
-  __shared__ alignas(8) std::uint64_t full[kStages];
-  __shared__ alignas(8) std::uint64_t empty[kStages];
+  __shared__ alignas(8) std::uint64_t full[kMaxStages];
+  __shared__ alignas(8) std::uint64_t empty[kMaxStages];
   constexpr unsigned kPart = kTileRows / C;
   constexpr std::uint16_t kMask = (1u << C) - 1u;
   const unsigned rank = special(0), cid = special(1), ncl = special(2);
   const unsigned tid = threadIdx.x;
   if (tid == 0) {
-    for (unsigned s = 0; s < kStages; ++s) {
+    for (unsigned s = 0; s < stages; ++s) {
       mbar_init(smem_u32(&full[s]), 1);
       if (kEmpty)
         mbar_init(smem_u32(&empty[s]), C);
@@ -129,26 +134,24 @@ __global__ void __launch_bounds__(kThreads)
   const unsigned part = smem_u32(ring) + rank * kPart * kCols * 2;
   // Tile j's first row of this CTA's part: ((cid + j * ncl) % 256) * 64 + rank * kPart.
   auto load = [&](unsigned j) {
-    const unsigned s = j % kStages;
-    if (kEmpty && j >= kStages) // every CTA has released tile j - 4 of this stage
-      wait_parity(smem_u32(&empty[s]), (j / kStages - 1) & 1u);
+    const unsigned s = j % stages;
+    if (kEmpty && j >= stages) // every CTA has released tile j - stages of this stage
+      wait_parity(smem_u32(&empty[s]), (j / stages - 1) & 1u);
     arrive_expect_tx(smem_u32(&full[s]), kTileBytes);
     load_multicast(part + s * kTileBytes, &a, (cid + j * ncl) % kTiles * kTileRows + rank * kPart,
                    smem_u32(&full[s]), kMask);
   };
   if (tid == 0) {
-    for (unsigned j = 0; j < kAhead && j < n; ++j)
+    for (unsigned j = 0; j < ahead && j < n; ++j)
       load(j);
   }
   for (unsigned k = 0; k < n; ++k) {
-    if (tid == 0) {
-      if (k + kAhead < n)
-        load(k + kAhead);
-      wait_parity(smem_u32(&full[k % kStages]), (k / kStages) & 1u);
-      if (kEmpty) {
-        for (unsigned r = 0; r < C; ++r)
-          arrive_remote(smem_u32(&empty[k % kStages]), r);
-      }
+    if (tid == 0 && k + ahead < n)
+      load(k + ahead);
+    if (tid == 0 || (kEmpty && tid < C)) {
+      wait_parity(smem_u32(&full[k % stages]), (k / stages) & 1u);
+      if (kEmpty) // thread r releases the stage in the CTA of rank r
+        arrive_remote(smem_u32(&empty[k % stages]), tid);
     }
     if (!kEmpty) {
       __syncwarp();
@@ -156,8 +159,8 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   __syncwarp();
-  const unsigned last = (n - 1) % kStages;
-  wait_parity(smem_u32(&full[last]), ((n - 1) / kStages) & 1u);
+  const unsigned last = (n - 1) % stages;
+  wait_parity(smem_u32(&full[last]), ((n - 1) / stages) & 1u);
   const uint4* src = reinterpret_cast<const uint4*>(ring + last * kTileBytes);
   uint4* dst =
       reinterpret_cast<uint4*>(b + static_cast<std::size_t>(blockIdx.x) * kTileRows * kCols);
@@ -177,7 +180,7 @@ __global__ void __launch_bounds__(kThreads)
   } while (0)
 
 struct Options {
-  unsigned cluster = 2, tiles = 512, reps = 50, warmup = 10;
+  unsigned cluster = 2, tiles = 512, reps = 50, warmup = 10, stages = 4, ahead = 0;
   bool empty = false;
 };
 
@@ -194,18 +197,27 @@ Options parse(int argc, char** argv) {
       o.reps = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (a == "--warmup" && has)
       o.warmup = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (a == "--stages" && has)
+      o.stages = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (a == "--ahead" && has)
+      o.ahead = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (a == "--mode" && has)
       o.empty = std::string(argv[++i]) == "empty";
     else {
       std::fprintf(stderr,
-                   "usage: %s [--cluster 2|4] [--mode sync|empty] [--tiles N] [--reps N] "
-                   "[--warmup N]\n",
+                   "usage: %s [--cluster 2|4|8] [--mode sync|empty] [--stages S] [--ahead L] "
+                   "[--tiles N] [--reps N] [--warmup N]\n",
                    argv[0]);
       std::exit(2);
     }
   }
-  if ((o.cluster != 2 && o.cluster != 4) || o.tiles == 0 || o.reps == 0) {
-    std::fprintf(stderr, "--cluster 2 or 4, --tiles and --reps at least 1\n");
+  if (o.ahead == 0)
+    o.ahead = o.stages - 1;
+  if ((o.cluster != 2 && o.cluster != 4 && o.cluster != 8) || o.tiles == 0 || o.reps == 0 ||
+      o.stages < 2 || o.stages > kMaxStages || o.ahead >= o.stages) {
+    std::fprintf(stderr, "--cluster 2, 4 or 8, --stages 2..%u, --ahead 1..stages - 1, --tiles "
+                         "and --reps at least 1\n",
+                 kMaxStages);
     std::exit(2);
   }
   return o;
@@ -229,13 +241,15 @@ CUtensorMap encode(void* a, unsigned cluster) {
 }
 
 template <unsigned C, bool kEmpty>
-float launch(const CUtensorMap& map, std::uint16_t* b, unsigned n, cudaEvent_t t0, cudaEvent_t t1) {
+float launch(const Options& o, const CUtensorMap& map, std::uint16_t* b, cudaEvent_t t0,
+             cudaEvent_t t1) {
   auto* k = broadcast<C, kEmpty>;
-  CHECK_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kRingBytes));
+  const unsigned ring = o.stages * kTileBytes;
+  CHECK_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, ring));
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(kGrid);
+  cfg.gridDim = dim3(grid_of(C));
   cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = kRingBytes;
+  cfg.dynamicSmemBytes = ring;
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = C;
@@ -244,7 +258,7 @@ float launch(const CUtensorMap& map, std::uint16_t* b, unsigned n, cudaEvent_t t
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   CHECK_CUDA(cudaEventRecord(t0));
-  CHECK_CUDA(cudaLaunchKernelEx(&cfg, k, map, b, n));
+  CHECK_CUDA(cudaLaunchKernelEx(&cfg, k, map, b, o.tiles, o.stages, o.ahead));
   CHECK_CUDA(cudaEventRecord(t1));
   CHECK_CUDA(cudaEventSynchronize(t1));
   CHECK_CUDA(cudaGetLastError());
@@ -256,10 +270,10 @@ float launch(const CUtensorMap& map, std::uint16_t* b, unsigned n, cudaEvent_t t
 float launch_any(const Options& o, const CUtensorMap& map, std::uint16_t* b, cudaEvent_t t0,
                  cudaEvent_t t1) {
   if (o.cluster == 2)
-    return o.empty ? launch<2, true>(map, b, o.tiles, t0, t1)
-                   : launch<2, false>(map, b, o.tiles, t0, t1);
-  return o.empty ? launch<4, true>(map, b, o.tiles, t0, t1)
-                 : launch<4, false>(map, b, o.tiles, t0, t1);
+    return o.empty ? launch<2, true>(o, map, b, t0, t1) : launch<2, false>(o, map, b, t0, t1);
+  if (o.cluster == 4)
+    return o.empty ? launch<4, true>(o, map, b, t0, t1) : launch<4, false>(o, map, b, t0, t1);
+  return o.empty ? launch<8, true>(o, map, b, t0, t1) : launch<8, false>(o, map, b, t0, t1);
 }
 
 } // namespace
@@ -267,7 +281,8 @@ float launch_any(const Options& o, const CUtensorMap& map, std::uint16_t* b, cud
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const std::size_t a_elems = std::size_t{kTiles} * kTileRows * kCols;
-  const std::size_t b_elems = std::size_t{kGrid} * kTileRows * kCols;
+  const unsigned grid = grid_of(o.cluster);
+  const std::size_t b_elems = std::size_t{grid} * kTileRows * kCols;
   std::vector<std::uint16_t> ha(a_elems), hb(b_elems);
   std::uint32_t x = 38;
   for (auto& v : ha) {
@@ -289,9 +304,9 @@ int main(int argc, char** argv) {
   for (unsigned i = 0; i < o.reps; ++i)
     ms.push_back(launch_any(o, map, db, t0, t1));
   CHECK_CUDA(cudaMemcpy(hb.data(), db, b_elems * 2, cudaMemcpyDeviceToHost));
-  const unsigned ncl = kGrid / o.cluster;
+  const unsigned ncl = grid / o.cluster;
   bool ok = true;
-  for (unsigned bid = 0; bid < kGrid && ok; ++bid) {
+  for (unsigned bid = 0; bid < grid && ok; ++bid) {
     const unsigned t = (bid / o.cluster + (o.tiles - 1) * ncl) % kTiles;
     ok = std::memcmp(hb.data() + std::size_t{bid} * kTileRows * kCols,
                      ha.data() + std::size_t{t} * kTileRows * kCols, kTileBytes) == 0;
@@ -299,10 +314,11 @@ int main(int argc, char** argv) {
   std::sort(ms.begin(), ms.end());
   const float median =
       ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
-  const double delivered = double(kGrid) * o.tiles * kTileBytes;
-  std::printf("broadcast-baseline cluster %u mode %s tiles %u median_ms %.4f min_ms %.4f "
-              "delivered_bytes %.0f delivered_GBps %.1f %s\n",
-              o.cluster, o.empty ? "empty" : "sync", o.tiles, median, ms.front(), delivered,
+  const double delivered = double(grid) * o.tiles * kTileBytes;
+  std::printf("broadcast-baseline cluster %u mode %s stages %u ahead %u tiles %u median_ms %.4f "
+              "min_ms %.4f delivered_bytes %.0f delivered_GBps %.1f %s\n",
+              o.cluster, o.empty ? "empty" : "sync", o.stages, o.ahead, o.tiles, median,
+              ms.front(), delivered,
               delivered / (median * 1e-3) / 1e9, ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }

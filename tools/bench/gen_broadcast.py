@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Writes the broadcast-load benchmark specs (tools/bench/broadcast_*.toml).
+
+The GEMM A-operand pattern (docs/benchmarks.md, "Broadcast loads: multicast against unicast"):
+A is 256 tiles of 64 x 256 uint16 (32 KiB each, 8 MiB in all); 132 CTAs of 32 threads (128 in
+clusters of 8) in clusters of C; cluster c loads tiles (c + j * ncluster) % 256, j = 0 .. 511,
+through a ring of S stages of 32 KiB, L tiles ahead, thread 0 issuing; at the end each CTA
+copies its last tile to B[bid]. Three ways to keep the ring, one spec each:
+
+  unicast    each CTA loads every whole tile itself (L2 sends it C times per cluster); thread 0
+             refills a stage after its own wait for the tile in it (no peer involved).
+  sync       each CTA loads its 64 / C rows of every tile and multicasts them to the cluster;
+             a cluster_sync after each wait keeps a refill out of a peer that has not received
+             the tile in the stage (the refill is L - S + 1 tiles behind: no slack at L = S - 1).
+  empty      as `sync`, but paced by `empty` barriers across the cluster (CUTLASS's
+             PipelineTmaAsync): after its wait for tile k, thread r of each CTA arrives on the
+             stage's `empty` barrier of rank r (a remote arrival), so each `empty` counts C
+             arrivals a phase; thread 0 waits for its own before it refills the stage with tile
+             k + L, the release of tile k + L - S. With L = S - 2 a CTA can run one tile ahead
+             of its slowest peer instead of meeting it at every tile.
+
+Usage: tools/bench/gen_broadcast.py [--out DIR] [--check | --list]
+  writes every spec of SPECS under DIR (default: this script's folder); --check writes nothing
+  and exits 1 when a file there differs from what it would write (the specs are this script's
+  output: edit the script, never the files); --list prints a line a spec, `name mode cluster
+  stages ahead` (tools/broadcast_device.sh reads it).
+"""
+import argparse
+import pathlib
+import textwrap
+import sys
+
+TILES = 256  # tiles of A
+ROWS = 64  # rows of a tile
+COLS = 256  # uint16 columns: one 512-byte row
+TILE_BYTES = ROWS * COLS * 2
+LOADS = 512  # tiles each CTA receives per launch
+THREADS = 32
+
+# (name, mode, cluster, stages, ahead)
+SPECS = [
+    ("broadcast_multicast_2", "sync", 2, 4, 3),
+    ("broadcast_unicast_2", "unicast", 2, 4, 3),
+    ("broadcast_multicast_4", "sync", 4, 4, 3),
+    ("broadcast_unicast_4", "unicast", 4, 4, 3),
+    ("broadcast_empty_2_s6", "empty", 2, 6, 4),
+    ("broadcast_empty_4_s6", "empty", 4, 6, 4),
+    ("broadcast_empty_8_s6", "empty", 8, 6, 4),
+    ("broadcast_unicast_2_s6", "unicast", 2, 6, 5),
+    ("broadcast_unicast_4_s6", "unicast", 4, 6, 5),
+    ("broadcast_unicast_8_s6", "unicast", 8, 6, 5),
+]
+
+
+def grid_of(cluster):
+    """132 SMs: the largest multiple of the cluster size that fits."""
+    return 132 // cluster * cluster
+
+
+def op(lines, name, **fields):
+    lines.append("")
+    lines.append("[[op]]")
+    lines.append(f'op = "{name}"')
+    for key, value in fields.items():
+        lines.append(f"{key} = {value}")
+
+
+def q(text):
+    """A TOML string: views in literal quotes (they hold double quotes), the rest in basic."""
+    return f"'{text}'" if '"' in text else f'"{text}"'
+
+
+def load_ops(lines, mode, cluster, stages, j, guard):
+    """The expect_tx and tensor_load of tile j (an int, or an expression) into its stage."""
+    stage = str(j % stages) if isinstance(j, int) else f"({j}) % {stages}"
+    op(lines, "expect_tx", barrier=q(f"full.sub[{stage}]"), bytes=TILE_BYTES, pred=q(guard))
+    first = f"(cluster_id + {j if isinstance(j, int) else f'({j})'} * ncluster) % {TILES} * {ROWS}"
+    if mode == "unicast":
+        op(lines, "tensor_load", tensor=q("A"), coords=f'["{first}", "0"]',
+           dst=q(f"ring.sub[{stage}, :, :]"), barrier=q(f"full.sub[{stage}]"), pred=q(guard))
+        return
+    part = ROWS // cluster
+    dst = (f'ring.sub[{stage}, :, :].rearrange("(r h) c -> r h c", r={cluster})'
+           f".sub[cluster_rank, :, :]")
+    op(lines, "tensor_load", tensor=q("A"),
+       coords=f'["{first} + cluster_rank * {part}", "0"]', dst=q(dst),
+       barrier=q(f"full.sub[{stage}]"), pred=q(guard), multicast=(1 << cluster) - 1)
+
+
+def header(name, mode, cluster, stages, ahead):
+    grid = grid_of(cluster)
+    how = {
+        "unicast": "each CTA loads every whole tile itself (no mask); thread 0 refills a stage "
+                   "after its own wait for the tile in it",
+        "sync": f"each CTA multicasts its {ROWS // cluster} rows of every tile to the cluster; "
+                "a cluster_sync after each wait paces the refills",
+        "empty": f"each CTA multicasts its {ROWS // cluster} rows of every tile to the cluster; "
+                 "thread r of each CTA releases a stage on the `empty` barrier of rank r and "
+                 "thread 0 waits for its own `empty` (C arrivals) before a refill",
+    }[mode]
+    text = (f"{grid} CTAs in clusters of {cluster} need the same tiles of A ({TILES} tiles of "
+            f"{ROWS} x {COLS} uint16); cluster c loads tiles (c + j * ncluster) % {TILES}, "
+            f"j = 0 .. {LOADS - 1}, through a ring of {stages} stages {ahead} tiles ahead; {how}. "
+            "At the end each CTA copies its last tile to B[bid].")
+    return [
+        "# NOT IN THE CORPUS: a benchmark, written by tools/bench/gen_broadcast.py (edit that, not",
+        "# this file); tools/broadcast_device.sh times it on the H200 (docs/benchmarks.md,",
+        '# "Broadcast loads: multicast against unicast"). The GEMM A-operand pattern.',
+        *("# " + line for line in textwrap.wrap(text, 96)),
+        "[kernel]",
+        f'name = "{name}"',
+        f"grid = {grid}",
+        f"block = {THREADS}",
+        f"cluster = {cluster}",
+    ]
+
+
+def tensors(lines, mode, cluster, stages):
+    grid = grid_of(cluster)
+    box = ROWS if mode == "unicast" else ROWS // cluster
+    lines += [
+        "", "[tensor.A]", 'space = "global"', f"shape = [{TILES * ROWS}, {COLS}]",
+        'dtype = "uint16"', 'init = "random(38)"',
+        "", "[tensor.A.map]", f"box = [{box}, {COLS}]",
+        "", "[tensor.B]", 'space = "global"', f"shape = [{grid}, {ROWS}, {COLS}]",
+        'dtype = "uint16"', "output = true",
+        "", "[tensor.ring]", 'space = "shared"', f"shape = [{stages}, {ROWS}, {COLS}]",
+        'dtype = "uint16"',
+        "", "[tensor.full]", 'space = "shared"', f"shape = [{stages}]", 'dtype = "uint64"',
+    ]
+    if mode == "empty":
+        lines += ["", "[tensor.empty]", 'space = "shared"', f"shape = [{stages}]",
+                  'dtype = "uint64"']
+
+
+def init_ops(lines, mode, cluster, stages):
+    for s in range(stages):
+        op(lines, "mbarrier_init", barrier=q(f"full.sub[{s}]"), count=1)
+    if mode == "empty":
+        for s in range(stages):
+            op(lines, "mbarrier_init", barrier=q(f"empty.sub[{s}]"), count=cluster)
+    if mode == "unicast":
+        op(lines, "cta_sync")
+    else:
+        op(lines, "mbarrier_init_fence")
+        op(lines, "cluster_sync")
+
+
+def loop_ops(lines, mode, cluster, stages, ahead):
+    for j in range(ahead):
+        load_ops(lines, mode, cluster, stages, j, "tid == 0")
+    op(lines, "for", var=q("k"), start=0, stop=LOADS)
+    guard = f"tid == 0 && k + {ahead} < {LOADS}"
+    if mode == "empty":
+        # The refill of tile k + ahead waits for the release of tile k + ahead - stages.
+        op(lines, "mbarrier_wait", barrier=q(f"empty.sub[(k + {ahead}) % {stages}]"),
+           parity=q(f"((k + {ahead}) / {stages} + 1) % 2"), pred=q(guard))
+    load_ops(lines, mode, cluster, stages, f"k + {ahead}", guard)
+    waiters = f"tid < {cluster}" if mode == "empty" else "tid == 0"
+    op(lines, "mbarrier_wait", barrier=q(f"full.sub[k % {stages}]"),
+       parity=q(f"k / {stages} % 2"), pred=q(waiters))
+    if mode == "sync":
+        op(lines, "cluster_sync")
+    if mode == "empty":
+        op(lines, "mbarrier_arrive", barrier=q(f"empty@(tid).sub[k % {stages}]"),
+           pred=q(waiters))
+    op(lines, "end")
+
+
+def tail_ops(lines, mode, cluster, stages):
+    last = (LOADS - 1) % stages
+    # The threads that skipped the loop's waits meet those that waited for the last tile:
+    # waiting for its phase with no more than that, a thread could get there while an
+    # earlier phase of the same parity is the last completed, and pass at once.
+    op(lines, "cta_sync")
+    op(lines, "mbarrier_wait", barrier=q(f"full.sub[{last}]"),
+       parity=(LOADS - 1) // stages % 2)
+    flat = f'.rearrange("(t e) -> t e", t={THREADS})'
+    op(lines, "copy",
+       dst=q(f'B.rearrange("b h c -> b (h c)").rearrange("b (t e) -> b t e", t={THREADS})'
+             ".sub[bid, tid, :]"),
+       src=q(f'ring.sub[{last}, :, :].rearrange("h c -> (h c)"){flat}.sub[tid, :]'))
+    if mode != "unicast":
+        # No CTA exits while a peer may still multicast into it or arrive on its barriers.
+        op(lines, "cluster_sync")
+
+
+def expects(lines, cluster):
+    grid = grid_of(cluster)
+    ncluster = grid // cluster
+    for cta in sorted({0, cluster, grid - 1}):
+        tile = (cta // cluster + (LOADS - 1) * ncluster) % TILES
+        lines += ["", f"# CTA {cta} (cluster {cta // cluster}) ends on tile {tile}.",
+                  "[[expect]]",
+                  f'that = "B.sub[{cta}, :, :] == A.sub[{tile * ROWS}:{(tile + 1) * ROWS}, :]"']
+
+
+def spec_text(name, mode, cluster, stages, ahead):
+    lines = header(name, mode, cluster, stages, ahead)
+    tensors(lines, mode, cluster, stages)
+    init_ops(lines, mode, cluster, stages)
+    loop_ops(lines, mode, cluster, stages, ahead)
+    tail_ops(lines, mode, cluster, stages)
+    expects(lines, cluster)
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=str(pathlib.Path(__file__).resolve().parent))
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args()
+    if args.list:
+        for spec in SPECS:
+            print(" ".join(str(field) for field in spec))
+        return 0
+    out = pathlib.Path(args.out)
+    stale = []
+    for spec in SPECS:
+        path = out / f"{spec[0]}.toml"
+        text = spec_text(*spec)
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                stale.append(path.name)
+            continue
+        tmp = path.with_suffix(".toml.tmp")
+        tmp.write_text(text)
+        tmp.replace(path)
+    if stale:
+        print("stale (run tools/bench/gen_broadcast.py): " + " ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
