@@ -620,7 +620,7 @@ constexpr std::array<MutationRule, 77> rules{{
      DiagId::contract_multicast_refill, cluster_mutants::ring_one_cta_dropped},
     {"multicast ring: one receiving CTA's arrivals dropped, the empty count kept",
      DiagId::contract_mbarrier_count, cluster_mutants::ring_one_cta_dropped_count_kept},
-    {"multicast ring: the refill issued before the empty wait", DiagId::contract_mbarrier_reuse,
+    {"multicast ring: the refill issued before the empty wait", DiagId::contract_multicast_refill,
      cluster_mutants::ring_refill_before_empty_wait},
     {"multicast ring: the consumers' arrival before their cta_sync",
      DiagId::contract_multicast_refill, cluster_mutants::ring_arrive_before_cta_sync},

@@ -42,10 +42,8 @@ bool remote_arrive_without_init_fence(SpecModel& m, Rng& rng);
 /// each `empty` counting one arrival, the local consumers' (the remote arrivals dropped);
 /// the consumers arriving on their own CTA's `empty` only; one receiving CTA's arrivals
 /// dropped with the count one less, or with the count kept (the phase never completes); the
-/// refill issued before the issuer's `empty` wait (the mbarrier walk refuses it first: the
-/// consumers' next arrival on `empty` no longer follows the completion of their last one); the
-/// arrival before the consumers' cta_sync (it speaks for one thread's reads only); the count
-/// one with the remote arrivals kept.
+/// refill issued before the issuer's `empty` wait; the arrival before the consumers' cta_sync
+/// (it speaks for one thread's reads only); the count one with the remote arrivals kept.
 bool ring_local_empty(SpecModel& m, Rng& rng);
 bool ring_own_empty_only(SpecModel& m, Rng& rng);
 bool ring_one_cta_dropped(SpecModel& m, Rng& rng);

@@ -30,11 +30,11 @@ contract_multicast_refill|multicast ring: the empty count covering the local con
 contract_multicast_refill|multicast ring: the consumers arriving on their own CTA's empty only
 contract_multicast_refill|multicast ring: one receiving CTA's arrivals dropped, the empty count one less
 contract_mbarrier_count|multicast ring: one receiving CTA's arrivals dropped, the empty count kept
-contract_mbarrier_reuse|multicast ring: the refill issued before the empty wait
+contract_multicast_refill|multicast ring: the refill issued before the empty wait
 contract_multicast_refill|multicast ring: the consumers' arrival before their cta_sync
 contract_mbarrier_count|multicast ring: the empty count one, the remote arrivals kept"
 # Seeds 40..53 (generator version 7) hold every shape of the family, two multicast rings among
-# them: 14 specs a run keep the test's time as it was with 24 and three fewer disabled rules.
+# them: 14 specs a run keep the test's time as it was with 24 and two fewer disabled rules.
 run() { # REPORT
   "$ptxgen" fuzz --family cluster --target sm_90 --seed 40 --count 14 --backend sim -j 2 \
     --mutants 100 --no-shrink --report "$1" > "$1.log" 2>&1
