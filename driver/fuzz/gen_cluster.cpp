@@ -4,19 +4,22 @@
 // through `S@rank`), a DSMEM ring in a `for` loop, a multicast bulk or 2-D tensor load (the
 // barriers initialised, fenced and published by a cluster_sync; every CTA's expect_tx of the
 // whole tile), a bulk_copy_peer into a peer with its barrier, and remote arrivals counted
-// across the cluster. Every shape ends with a cluster_sync after its last peer access, so no
-// CTA exits while a peer still uses its shared memory; the rank expressions are permutations
-// of the cluster's ranks (xor, rotation, reversal), so every rank stays inside the cluster and
-// every CTA receives exactly one peer's bytes. The mutants that undo each of these choices
-// are mutate_cluster.cpp's.
+// across the cluster, and a multicast ring whose `empty` barriers collect the consumers of
+// every CTA the issuer multicasts into (remote arrivals, `empty@(rank)`). Every shape ends with a
+// cluster_sync after its last peer access, so no CTA exits while a peer still uses its shared
+// memory; the rank expressions are permutations of the cluster's ranks (xor, rotation, reversal),
+// so every rank stays inside the cluster and every CTA receives exactly one peer's bytes. The
+// mutants that undo each of these choices are mutate_cluster.cpp's.
 
 #include "driver/fuzz/gen_build.hpp"
 #include "driver/fuzz/gen_bulk.hpp"
 #include "emitter/tile/tensor_map.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ptxgen::driver::fuzz {
@@ -345,11 +348,158 @@ void generate_peer_arrive(Builder& b) {
     b.m.expects.push_back("B == A");
 }
 
+/// The ring's tile: a 1-D bulk part of 16 to 128 bytes per rank, or (tensor) an h x W box per
+/// rank, each rank's part 128-byte aligned, within `budget` bytes where the draw allows.
+struct RingTile {
+  bool tensor = false;
+  std::int64_t es = 1;
+  std::int64_t h = 0, W = 0;       ///< tensor: the box of one rank
+  std::vector<std::int64_t> shape; ///< of one stage: {N} or {C * h, W}
+  std::int64_t elements() const {
+    return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
+  }
+  std::int64_t bytes() const { return elements() * es; }
+};
+
+RingTile pick_ring_tile(Builder& b, std::int64_t C, std::int64_t budget) {
+  RingTile t;
+  t.tensor = b.rng.chance(1, 2);
+  t.es = std::int64_t{1} << b.rng.below(4);
+  if (!t.tensor) {
+    std::int64_t part = tile::kTensorMapGranule * b.rng.edge(1, 8);
+    while (part > tile::kTensorMapGranule && part * C > budget)
+      part -= tile::kTensorMapGranule;
+    t.shape = {part * C / t.es};
+    return t;
+  }
+  const auto h_unit = [](std::int64_t row) {
+    return tile::kTensorMapSharedAlign / std::gcd(tile::kTensorMapSharedAlign, row);
+  };
+  std::int64_t row = tile::kTensorMapGranule * b.rng.edge(1, 8); // W * es bytes
+  while (row > tile::kTensorMapGranule && C * h_unit(row) * row > budget)
+    row -= tile::kTensorMapGranule;
+  t.h = h_unit(row) * (C * 2 * h_unit(row) * row <= budget ? b.rng.edge(1, 2) : 1);
+  t.W = row / t.es;
+  t.shape = {C * t.h, t.W};
+  return t;
+}
+
+/// The ring's release of stage `k % P` in every CTA: C of its T threads, after the cta_sync,
+/// each arrive on the `empty` of another rank, all ranks covered: threads 0..C-1 on rank tid
+/// (or rank tid ^ x), or the last C threads on rank tid - (T - C).
+ModelMbarrierArrive ring_arrival(Builder& b, std::int64_t T, std::int64_t C,
+                                 const std::string& stage) {
+  const std::string Cs = std::to_string(C);
+  const auto form = b.rng.below(3);
+  const std::string x = std::to_string(b.rng.between(1, C - 1)), J = std::to_string(T - C);
+  const std::string rank = form == 0 ? "tid" : form == 1 ? "tid ^ " + x : "tid - " + J;
+  const std::string pred = form == 2 ? "tid >= " + J : "tid < " + Cs;
+  return ModelMbarrierArrive{ViewText{"empty@(" + rank + ").sub[" + stage + "]"}, ExprText{pred}};
+}
+
+/// The multicast ring whose empty barrier collects the consumers of the whole cluster
+/// (CUTLASS's PipelineTmaAsync across a cluster; specs/cluster/multicast_ring_remote_empty_*):
+/// P stages (2 to 4) with their `full` and `empty` barriers, K > P tiles so that every stage
+/// is refilled. At tile k (stage k % P, its use k / P) thread I of each CTA waits for its
+/// `empty` of the stage (the first use's parity 1 passes at once), expects the whole tile on
+/// its `full` and multicasts its part (1-D bulk or a 2-D box) to every CTA of the cluster;
+/// every thread waits for `full` and copies its share out; after a cta_sync C threads each
+/// arrive on the `empty` of one rank (ring_arrival), so each `empty` counts C arrivals a phase,
+/// one from the consumers of each CTA its issuer multicasts into (contract_multicast_refill).
+void generate_multicast_ring(Builder& b) {
+  b.use(Feature::multicast_ring);
+  const ClusterLaunch l = pick_cluster(b);
+  const std::int64_t P = b.rng.between(2, 4);
+  const std::int64_t K =
+      std::min(std::max<std::int64_t>(b.opt.max_tiles, P + 1), P + b.rng.edge(1, 4));
+  const RingTile t = pick_ring_tile(b, l.C, b.opt.max_tensor_bytes / (l.G() * K));
+  const ModelDtype dt = b.dtype(t.es);
+  const std::int64_t T = bulk_gen::sharing_threads(b, t.elements());
+  launch(b, l, T);
+  std::vector<std::int64_t> stages = t.shape, out = t.shape;
+  stages.insert(stages.begin(), P);
+  out.insert(out.begin(), {l.G(), K});
+  const std::string C = std::to_string(l.C), Ps = std::to_string(P);
+  const std::string stage = "k % " + Ps;
+  ModelTensor& a = b.tensor("A", false, {}, dt);
+  a.init = b.init_for(dt);
+  if (t.tensor) {
+    b.use(Feature::multicast_tensor);
+    a.shape = {l.n * K * l.C * t.h, t.W};
+    a.map = ModelMap{{t.h, t.W}, {}, tile::TensorMapSwizzle::none, tile::TensorMapOobFill::zero};
+  } else {
+    b.use(Feature::multicast_bulk);
+    a.shape = {l.n, K, t.shape[0]};
+  }
+  b.tensor("B", false, out, dt).output = true;
+  b.tensor("S", true, stages, dt);
+  b.tensor("full", true, {P}, barrier_dtype);
+  b.tensor("empty", true, {P}, barrier_dtype);
+  const std::size_t u = b.unit({"A", "B", "S", "full", "empty"});
+  // `full` hears the issuer's arrival (its expect_tx), `empty` one arrival from each CTA.
+  for (const auto& [name, count] : {std::pair{"full", std::int64_t{1}}, std::pair{"empty", l.C}})
+    for (std::int64_t s = 0; s < P; ++s)
+      b.op(u, ModelMbarrierInit{ViewText{std::string(name) + ".sub[" + std::to_string(s) + "]"},
+                                count});
+  b.op(u, ModelMbarrierInitFence{});
+  b.op(u, ModelClusterSync{});
+  const std::int64_t I = b.rng.edge(0, T - 1);
+  const ExprText issuer{bulk_gen::thread_is(I)};
+  const ViewText full{"full.sub[" + stage + "]"};
+  b.op(u, ModelFor{"k", std::int64_t{0}, K, std::nullopt, std::nullopt});
+  b.op(u, ModelMbarrierWait{ViewText{"empty.sub[" + stage + "]"},
+                            ExprText{"(k / " + Ps + " + 1) % 2"}, issuer});
+  b.op(u, ModelExpectTx{full, t.bytes(), issuer});
+  if (t.tensor) {
+    ModelTensorLoad load;
+    load.tensor = "A";
+    load.coords = {ExprText{"(cluster_id * " + std::to_string(K) + " + k) * " +
+                            std::to_string(l.C * t.h) + " + cluster_rank * " + std::to_string(t.h)},
+                   ExprText{"0"}};
+    load.dst = ViewText{"S.rearrange(\"s (r h) c -> s r h c\", r=" + C + ").sub[" + stage +
+                        ", cluster_rank, :, :]"};
+    load.barrier = full;
+    load.pred = issuer;
+    load.multicast = full_mask(b, l.C);
+    b.op(u, load);
+  } else {
+    ModelBulkLoad load;
+    load.dst = ViewText{"S.rearrange(\"s (r e) -> s r e\", r=" + C + ").sub[" + stage +
+                        ", cluster_rank, :]"};
+    load.src = ViewText{"A.rearrange(\"c k (r e) -> c k r e\", r=" + C +
+                        ").sub[cluster_id, k, cluster_rank, :]"};
+    load.barrier = full;
+    load.pred = issuer;
+    load.multicast = full_mask(b, l.C);
+    b.op(u, load);
+  }
+  b.op(u, ModelMbarrierWait{full, ExprText{"k / " + Ps + " % 2"}});
+  b.op(u, ModelCopy{bulk_gen::thread_share("B", out, 2, T, "bid, k"),
+                    bulk_gen::thread_share("S", stages, 1, T, stage)});
+  b.op(u, ModelCtaSync{});
+  b.op(u, ring_arrival(b, T, l.C, stage));
+  b.op(u, ModelEnd{});
+  b.op(u, ModelClusterSync{});
+  if (!b.opt.expectations)
+    return;
+  const std::int64_t per_cluster = K * t.elements() / (t.tensor ? t.W : 1);
+  for (std::int64_t g = 0; g < l.G(); ++g) {
+    const std::int64_t c = g / l.C;
+    const std::string gs = std::to_string(g);
+    b.m.expects.push_back(t.tensor ? "B.sub[" + gs +
+                                         ", :, :, :].rearrange(\"k r w -> (k r) w\") == A.sub[" +
+                                         std::to_string(c * per_cluster) + ":" +
+                                         std::to_string((c + 1) * per_cluster) + ", :]"
+                                   : "B.sub[" + gs + ":" + std::to_string(g + 1) + "] == A.sub[" +
+                                         std::to_string(c) + ":" + std::to_string(c + 1) + "]");
+  }
+}
+
 } // namespace
 
 void generate_cluster(Builder& b) {
   b.m.family = Family::cluster;
-  switch (b.rng.below(6)) {
+  switch (b.rng.below(7)) {
   case 0:
     generate_dsmem_exchange(b);
     break;
@@ -364,6 +514,9 @@ void generate_cluster(Builder& b) {
     break;
   case 4:
     generate_peer_copy(b);
+    break;
+  case 5:
+    generate_multicast_ring(b);
     break;
   default:
     generate_peer_arrive(b);

@@ -139,7 +139,7 @@ public:
     tile::MbarrierWaitOp op;
     const Axes none;
     auto parity = value(m.parity, none);
-    if (parity) {
+    if (parity && pred(m.pred, op.pred)) {
       op.parity = std::move(*parity);
       push_barrier(m.barrier, std::move(op));
     }

@@ -248,6 +248,7 @@ public:
   void operator()(const ModelMbarrierWait& m) {
     barrier_op("mbarrier_wait", m.barrier);
     key("parity", m.parity);
+    pred(m.pred);
   }
   void pred(const std::optional<ExprText>& p) {
     if (p)
@@ -423,7 +424,9 @@ std::string to_toml(const SpecModel& m) {
     std::visit(keys, op.body);
   }
   for (const auto& e : m.expects)
-    os << "\n[[expect]]\nthat = \"" << e << "\"\n";
+    // A literal string where a view's rearrange pattern holds double quotes.
+    os << "\n[[expect]]\nthat = " << (e.find('"') == std::string::npos ? quote(e) : "'" + e + "'")
+       << "\n";
   return os.str();
 }
 
@@ -517,7 +520,7 @@ struct OpComplexity {
   std::size_t operator()(const ModelMbarrierInit&) const { return 8; }
   std::size_t operator()(const ModelCopyArrive& m) const { return 6 + (m.noinc ? 2 : 0); }
   std::size_t operator()(const ModelMbarrierArrive& m) const { return 6 + (m.pred ? 3 : 0); }
-  std::size_t operator()(const ModelMbarrierWait&) const { return 8; }
+  std::size_t operator()(const ModelMbarrierWait& m) const { return 8 + (m.pred ? 3 : 0); }
   std::size_t operator()(const ModelExpectTx& e) const { return 8 + (e.pred ? 3 : 0); }
   std::size_t operator()(const ModelBulkLoad& l) const {
     return 10 + (l.pred ? 3 : 0) + (l.multicast ? 3 : 0);

@@ -497,7 +497,7 @@ bool refill_whole_cta(SpecModel& m, Rng&) {
   return refill_read_by(m, "0");
 }
 
-constexpr std::array<MutationRule, 70> rules{{
+constexpr std::array<MutationRule, 77> rules{{
     {"block 0", DiagId::spec_block_range, block_zero},
     {"block of 2048 threads", DiagId::spec_block_range, block_2048},
     {"grid 0", DiagId::spec_grid_range, grid_zero},
@@ -612,6 +612,20 @@ constexpr std::array<MutationRule, 70> rules{{
      cluster_mutants::peer_copy_source_rewritten},
     {"remote arrivals without the barriers' mbarrier_init_fence",
      DiagId::contract_remote_arrive_init, cluster_mutants::remote_arrive_without_init_fence},
+    {"multicast ring: the empty count covering the local consumers only",
+     DiagId::contract_multicast_refill, cluster_mutants::ring_local_empty},
+    {"multicast ring: the consumers arriving on their own CTA's empty only",
+     DiagId::contract_multicast_refill, cluster_mutants::ring_own_empty_only},
+    {"multicast ring: one receiving CTA's arrivals dropped, the empty count one less",
+     DiagId::contract_multicast_refill, cluster_mutants::ring_one_cta_dropped},
+    {"multicast ring: one receiving CTA's arrivals dropped, the empty count kept",
+     DiagId::contract_mbarrier_count, cluster_mutants::ring_one_cta_dropped_count_kept},
+    {"multicast ring: the refill issued before the empty wait", DiagId::contract_multicast_refill,
+     cluster_mutants::ring_refill_before_empty_wait},
+    {"multicast ring: the consumers' arrival before their cta_sync",
+     DiagId::contract_multicast_refill, cluster_mutants::ring_arrive_before_cta_sync},
+    {"multicast ring: the empty count one, the remote arrivals kept",
+     DiagId::contract_mbarrier_count, cluster_mutants::ring_empty_count_one},
 }};
 
 } // namespace

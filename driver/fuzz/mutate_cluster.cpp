@@ -6,7 +6,9 @@
 #include "driver/fuzz/mutate_cluster.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace ptxgen::driver::fuzz::cluster_mutants {
 
@@ -62,23 +64,71 @@ bool expect_tx_rank_0(SpecModel& m) {
   return any;
 }
 
-/// `X@(E)` -> `X@((E) + 1)` in a view's text; false when it names no peer.
-bool rank_plus_1(ViewText& v) {
+/// Where a view's peer rank `@(E)` starts (its '@') and ends (the parenthesis that balances
+/// "@("); nullopt when the view names no peer.
+std::optional<std::pair<std::size_t, std::size_t>> peer_rank(const ViewText& v) {
   const auto at = v.text.find("@(");
   if (at == std::string::npos)
-    return false;
-  // The rank's closing parenthesis: the one that balances "@(".
+    return std::nullopt;
   std::size_t depth = 0, end = at + 1;
   for (; end < v.text.size(); ++end) {
     depth += v.text[end] == '(';
     depth -= v.text[end] == ')';
     if (depth == 0)
-      break;
+      return std::pair{at, end};
   }
-  if (end == v.text.size())
+  return std::nullopt;
+}
+
+/// `X@(E)` -> `X@((E) + 1)` in a view's text; false when it names no peer.
+bool rank_plus_1(ViewText& v) {
+  const auto r = peer_rank(v);
+  if (!r)
     return false;
+  const auto [at, end] = *r;
   const std::string rank = v.text.substr(at + 2, end - at - 2);
   v.text = v.text.substr(0, at) + "@((" + rank + ") + 1)" + v.text.substr(end + 1);
+  return true;
+}
+
+/// The shapes whose last peer access (a view `X@rank`) a closing cluster_sync must follow.
+bool remote_access(const SpecModel& m) {
+  return m.has(Feature::dsmem_exchange) || m.has(Feature::peer_bulk_copy) ||
+         m.has(Feature::peer_arrive) || m.has(Feature::multicast_ring);
+}
+
+bool ring(const SpecModel& m) {
+  return is_cluster(m) && m.has(Feature::multicast_ring);
+}
+
+/// The ring's `empty` inits: the barriers counting more than one arrival (`full` counts one).
+std::vector<ModelMbarrierInit*> empty_inits(SpecModel& m) {
+  std::vector<ModelMbarrierInit*> out;
+  for (auto& op : m.ops)
+    if (auto* i = std::get_if<ModelMbarrierInit>(&op.body); i && i->count > 1)
+      out.push_back(i);
+  return out;
+}
+
+void set_empty_count(SpecModel& m, std::int64_t count) {
+  for (ModelMbarrierInit* i : empty_inits(m))
+    i->count = count;
+}
+
+/// The ring's consumers' arrival (its one mbarrier_arrive).
+ModelMbarrierArrive* ring_arrive(SpecModel& m) {
+  for (auto& op : m.ops)
+    if (auto* a = std::get_if<ModelMbarrierArrive>(&op.body))
+      return a;
+  return nullptr;
+}
+
+/// `empty@(E).sub[s]` -> `empty.sub[s]`: the arrival on the arriving CTA's own barrier.
+bool drop_peer(ViewText& v) {
+  const auto r = peer_rank(v);
+  if (!r)
+    return false;
+  v.text.erase(r->first, r->second + 1 - r->first);
   return true;
 }
 
@@ -122,7 +172,9 @@ bool multicast_expect_tx_rank_0(SpecModel& m, Rng&) {
 }
 
 bool multicast_without_exit_sync(SpecModel& m, Rng&) {
-  return multicast(m) && erase_closing_sync(m);
+  // The ring's CTAs each wait for every tile multicast into them: no multicast is in flight at
+  // the exit, but its remote arrivals are (peer_access_without_exit_sync's).
+  return multicast(m) && !m.has(Feature::multicast_ring) && erase_closing_sync(m);
 }
 
 bool peer_rank_plus_1(SpecModel& m, Rng&) {
@@ -168,8 +220,7 @@ bool dsmem_without_sync(SpecModel& m, Rng&) {
 }
 
 bool peer_access_without_exit_sync(SpecModel& m, Rng&) {
-  if (!is_cluster(m) || !(m.has(Feature::dsmem_exchange) || m.has(Feature::peer_bulk_copy) ||
-                          m.has(Feature::peer_arrive)))
+  if (!is_cluster(m) || !remote_access(m))
     return false;
   // The exchange's push form ends with its own copy out: its only cluster_sync is the one
   // between the peer's write and the read (dsmem_without_sync's).
@@ -194,8 +245,7 @@ bool dsmem_sync_relaxed(SpecModel& m, Rng&) {
 }
 
 bool peer_exit_sync_relaxed(SpecModel& m, Rng&) {
-  if (!is_cluster(m) || !(m.has(Feature::dsmem_exchange) || m.has(Feature::peer_bulk_copy) ||
-                          m.has(Feature::peer_arrive)))
+  if (!is_cluster(m) || !remote_access(m))
     return false;
   auto* c = m.ops.empty() ? nullptr : std::get_if<ModelClusterSync>(&m.ops.back().body);
   if (!c)
@@ -242,6 +292,81 @@ bool peer_copy_source_rewritten(SpecModel& m, Rng&) {
 
 bool remote_arrive_without_init_fence(SpecModel& m, Rng&) {
   return is_cluster(m) && m.has(Feature::peer_arrive) && erase_first<ModelMbarrierInitFence>(m);
+}
+
+bool ring_local_empty(SpecModel& m, Rng&) {
+  ModelMbarrierArrive* a = ring(m) ? ring_arrive(m) : nullptr;
+  if (!a || !drop_peer(a->barrier))
+    return false;
+  // One arrival a phase, after the cta_sync: the local consumers' only.
+  a->pred = ExprText{"tid == 0"};
+  set_empty_count(m, 1);
+  return true;
+}
+
+bool ring_own_empty_only(SpecModel& m, Rng&) {
+  ModelMbarrierArrive* a = ring(m) ? ring_arrive(m) : nullptr;
+  return a && drop_peer(a->barrier); // the count still holds: C arrivals, all local
+}
+
+namespace {
+
+/// The arrivals of one rank R's consumers dropped: every `empty` hears C - 1 CTAs.
+bool drop_one_cta(SpecModel& m, Rng& rng) {
+  ModelMbarrierArrive* a = ring(m) ? ring_arrive(m) : nullptr;
+  if (!a || !a->pred)
+    return false;
+  const std::int64_t R = rng.between(0, m.cluster.at(0) - 1);
+  a->pred = ExprText{"(" + a->pred->text + ") && cluster_rank != " + std::to_string(R)};
+  return true;
+}
+
+} // namespace
+
+bool ring_one_cta_dropped(SpecModel& m, Rng& rng) {
+  if (!drop_one_cta(m, rng))
+    return false;
+  set_empty_count(m, m.cluster.at(0) - 1);
+  return true;
+}
+
+bool ring_one_cta_dropped_count_kept(SpecModel& m, Rng& rng) {
+  return drop_one_cta(m, rng);
+}
+
+bool ring_refill_before_empty_wait(SpecModel& m, Rng&) {
+  if (!ring(m))
+    return false;
+  // The issuer's wait (the one wait with a pred) moved after its load.
+  const auto wait = std::find_if(m.ops.begin(), m.ops.end(), [](const ModelOp& op) {
+    const auto* w = std::get_if<ModelMbarrierWait>(&op.body);
+    return w && w->pred;
+  });
+  const auto load = std::find_if(m.ops.begin(), m.ops.end(), [](const ModelOp& op) {
+    return op.is<ModelBulkLoad>() || op.is<ModelTensorLoad>();
+  });
+  if (wait == m.ops.end() || load == m.ops.end() || load < wait)
+    return false;
+  std::rotate(wait, wait + 1, load + 1);
+  return true;
+}
+
+bool ring_arrive_before_cta_sync(SpecModel& m, Rng&) {
+  if (!ring(m))
+    return false;
+  const auto sync = std::find_if(m.ops.begin(), m.ops.end(),
+                                 [](const ModelOp& op) { return op.is<ModelCtaSync>(); });
+  if (sync == m.ops.end() || sync + 1 == m.ops.end() || !(sync + 1)->is<ModelMbarrierArrive>())
+    return false;
+  std::iter_swap(sync, sync + 1);
+  return true;
+}
+
+bool ring_empty_count_one(SpecModel& m, Rng&) {
+  if (!ring(m) || empty_inits(m).empty())
+    return false;
+  set_empty_count(m, 1);
+  return true;
 }
 
 } // namespace ptxgen::driver::fuzz::cluster_mutants

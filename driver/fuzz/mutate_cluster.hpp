@@ -21,8 +21,9 @@ bool peer_rank_plus_1(SpecModel& m, Rng& rng);
 /// (the exchange's first cluster_sync dropped, the push form's moved to the end; the ring
 /// writing the buffer its peer reads).
 bool dsmem_without_sync(SpecModel& m, Rng& rng);
-/// The exchange (read form), the peer copy and the remote arrivals without their last
-/// cluster_sync: a peer may still access the CTA's shared memory when it exits.
+/// The exchange (read form), the peer copy, the remote arrivals and the multicast ring (its
+/// remote arrivals) without their last cluster_sync: a peer may still access the CTA's shared
+/// memory when it exits.
 bool peer_access_without_exit_sync(SpecModel& m, Rng& rng);
 /// The same two with the cluster_sync kept but relaxed (barrier.cluster.arrive.relaxed orders
 /// no memory access before it).
@@ -37,5 +38,18 @@ bool peer_copy_never_waited(SpecModel& m, Rng& rng);
 bool peer_copy_source_rewritten(SpecModel& m, Rng& rng);
 /// The remote arrivals: the barriers' mbarrier_init_fence dropped.
 bool remote_arrive_without_init_fence(SpecModel& m, Rng& rng);
+/// The multicast ring whose `empty` barriers collect the consumers of the whole cluster:
+/// each `empty` counting one arrival, the local consumers' (the remote arrivals dropped);
+/// the consumers arriving on their own CTA's `empty` only; one receiving CTA's arrivals
+/// dropped with the count one less, or with the count kept (the phase never completes); the
+/// refill issued before the issuer's `empty` wait; the arrival before the consumers' cta_sync
+/// (it speaks for one thread's reads only); the count one with the remote arrivals kept.
+bool ring_local_empty(SpecModel& m, Rng& rng);
+bool ring_own_empty_only(SpecModel& m, Rng& rng);
+bool ring_one_cta_dropped(SpecModel& m, Rng& rng);
+bool ring_one_cta_dropped_count_kept(SpecModel& m, Rng& rng);
+bool ring_refill_before_empty_wait(SpecModel& m, Rng& rng);
+bool ring_arrive_before_cta_sync(SpecModel& m, Rng& rng);
+bool ring_empty_count_one(SpecModel& m, Rng& rng);
 
 } // namespace ptxgen::driver::fuzz::cluster_mutants

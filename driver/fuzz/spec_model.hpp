@@ -25,7 +25,7 @@ namespace ptxgen::driver::fuzz {
 
 /// The generator's version: printed in every spec's header; bump it whenever a seed's
 /// spec changes, so that a saved finding names the generator that made it.
-inline constexpr int generator_version = 6;
+inline constexpr int generator_version = 7;
 
 /// The shapes of kernel the generator builds (one per spec).
 enum class Family : unsigned {
@@ -142,7 +142,8 @@ std::string_view name(Family f);
   X(multicast_mask_expr)                                                                           \
   X(multicast_tensor)                                                                              \
   X(peer_bulk_copy)                                                                                \
-  X(peer_arrive)
+  X(peer_arrive)                                                                                   \
+  X(multicast_ring)
 
 enum class Feature : unsigned {
 #define PTXGEN_FUZZ_FEATURE_ENUM(f) f,
@@ -305,6 +306,7 @@ struct ModelMbarrierArrive {
 struct ModelMbarrierWait {
   ViewText barrier;
   IntOrExpr parity = std::int64_t{0};
+  std::optional<ExprText> pred; ///< nullopt: every thread (a ring's issuer waits alone)
 };
 
 /// The bulk family's ops (sm_90); `pred` nullopt: every thread.

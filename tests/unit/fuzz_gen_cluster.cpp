@@ -31,6 +31,7 @@ bool refused_with(const Diagnostics& ds, DiagId id) {
 TEST_CASE("fuzz_gen cluster: every spec of the cluster seed range passes check") {
   const GenOptions options = fuzz_gen_test::cluster_options();
   std::map<std::int64_t, std::size_t> sizes;
+  std::map<bool, std::size_t> rings; // the multicast ring, by tensor (2-D) or bulk (1-D) load
   for (std::uint64_t seed = fuzz_gen_test::first_seed;
        seed < fuzz_gen_test::first_seed + fuzz_gen_test::cluster_seed_count; ++seed) {
     const SpecModel m = generate(seed, options);
@@ -43,6 +44,8 @@ TEST_CASE("fuzz_gen cluster: every spec of the cluster seed range passes check")
     REQUIRE(m.grid.size() == 1);
     CHECK(m.grid[0] % C == 0);
     ++sizes[C];
+    if (m.has(Feature::multicast_ring))
+      ++rings[m.has(Feature::multicast_tensor)];
     auto built = build_kernel(m);
     CHECK(static_cast<bool>(built));
     const auto ds = check_spec_text(spec_toml(m), "cluster.toml");
@@ -52,6 +55,8 @@ TEST_CASE("fuzz_gen cluster: every spec of the cluster seed range passes check")
   CHECK(sizes[2] > 0);
   CHECK(sizes[4] > 0);
   CHECK(sizes[8] > 0);
+  CHECK(rings[false] > 0);
+  CHECK(rings[true] > 0);
 }
 
 TEST_CASE("fuzz_gen cluster: every mutant is refused with its DiagId") {
@@ -99,6 +104,13 @@ TEST_CASE("fuzz_gen cluster: every mutant is refused with its DiagId") {
       "bulk_copy_peer: no receiver waits for the copy",
       "bulk_copy_peer: source rewritten after the sender's own wait",
       "remote arrivals without the barriers' mbarrier_init_fence",
+      "multicast ring: the empty count covering the local consumers only",
+      "multicast ring: the consumers arriving on their own CTA's empty only",
+      "multicast ring: one receiving CTA's arrivals dropped, the empty count one less",
+      "multicast ring: one receiving CTA's arrivals dropped, the empty count kept",
+      "multicast ring: the refill issued before the empty wait",
+      "multicast ring: the consumers' arrival before their cta_sync",
+      "multicast ring: the empty count one, the remote arrivals kept",
   };
   for (const auto& r : cluster_rules) {
     INFO("rule '" << r << "'");
@@ -117,11 +129,9 @@ TEST_CASE("fuzz_gen cluster: a claimed feature is in the TOML") {
       {Feature::cluster_2, "cluster = [2, 1, 1]"},
       {Feature::cluster_4, "cluster = [4, 1, 1]"},
       {Feature::cluster_8, "cluster = [8, 1, 1]"},
-      {Feature::dsmem_ring, "op = \"for\""},
       {Feature::multicast_mask_expr, "multicast = \"(1 << cluster_size) - 1\""},
       {Feature::multicast_tensor, "op = \"tensor_load\""},
       {Feature::peer_bulk_copy, "op = \"bulk_copy_peer\""},
-      {Feature::peer_arrive, "op = \"mbarrier_arrive\""},
   };
   for (std::uint64_t seed = fuzz_gen_test::first_seed;
        seed < fuzz_gen_test::first_seed + fuzz_gen_test::cluster_seed_count; ++seed) {
@@ -131,6 +141,14 @@ TEST_CASE("fuzz_gen cluster: a claimed feature is in the TOML") {
       INFO("seed " << seed << ", feature " << name(s.feature));
       CHECK(m.has(s.feature) == (toml.find(s.text) != std::string::npos));
     }
+    INFO("seed " << seed << ": loops");
+    CHECK((m.has(Feature::dsmem_ring) || m.has(Feature::multicast_ring)) ==
+          (toml.find("op = \"for\"") != std::string::npos));
+    INFO("seed " << seed << ": remote arrivals");
+    CHECK((m.has(Feature::peer_arrive) || m.has(Feature::multicast_ring)) ==
+          (toml.find("op = \"mbarrier_arrive\"") != std::string::npos));
+    INFO("seed " << seed << ": multicast ring");
+    CHECK(m.has(Feature::multicast_ring) == (toml.find("barrier = 'empty@(") != std::string::npos));
     INFO("seed " << seed << ": multicast");
     CHECK((m.has(Feature::multicast_bulk) || m.has(Feature::multicast_tensor)) ==
           (toml.find("multicast = ") != std::string::npos));
