@@ -406,8 +406,8 @@ private:
   /// A tensor passed by its map alone (lower::map_only) that an op addresses through a view
   /// (a pointer the kernel does not get): an error at the view.
   void check_map_only_views();
-  /// A warp-specialized ring fits the block: whole warps, 1..warps-1 producer warps, and
-  /// a residency for its setmaxnregs; sets the consumers' count. False after an error.
+  /// A warp-specialized ring fits the block: whole warps, 1..warps-1 producer warps (its
+  /// setmaxnregs are the contract's); sets the consumers' count. False after an error.
   bool ring_roles_fit(tile::PipelineRing& ring);
   void error(DiagId id, const At& at, std::string message);
   void error_in(DiagId id, const Text& at, std::size_t offset, std::size_t length,
