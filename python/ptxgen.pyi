@@ -123,8 +123,8 @@ class Kernel:
     def loop(self, var: str, start: IntoExpr, stop: IntoExpr, step: IntoExpr = 1, unroll: int = 1) -> Loop:
         """`with k.loop('i', 0, n) as i:` a for over the with-block (a RuntimeWarning when never entered)."""
         ...
-    def pipeline(self, loads: Callable[[PipelineVars], None], body: Callable[[PipelineVars], None], stop: IntoExpr, stages: int = 2, start: IntoExpr = 0, var: str = 'k', unroll: int = 1, stage_var: str = 'stage', full: Optional[Callable[[PipelineVars], View]] = None, empty: Optional[Callable[[PipelineVars], View]] = None, ring_offset: Optional[IntoExpr] = None) -> None:
-        """A software pipeline: loads(v) and body(v) build one tile's loads and consumer (v.tile, v.stage); full/empty give a TMA pipeline's mbarrier ring."""
+    def pipeline(self, loads: Callable[[PipelineVars], None], body: Callable[[PipelineVars], None], stop: IntoExpr, stages: int = 2, start: IntoExpr = 0, var: str = 'k', unroll: int = 1, stage_var: str = 'stage', full: Optional[Callable[[PipelineVars], View]] = None, empty: Optional[Callable[[PipelineVars], View]] = None, ring_offset: Optional[IntoExpr] = None, producer_warps: Optional[int] = None, producer_regs: Optional[int] = None, consumer_regs: Optional[int] = None, consumer_barrier: Optional[int] = None) -> None:
+        """A software pipeline: loads(v) and body(v) build one tile's loads and consumer (v.tile, v.stage); full/empty give a TMA pipeline's mbarrier ring; producer_warps makes it warp-specialized (producer_regs / consumer_regs: setmaxnreg; consumer_barrier: a named barrier id among the consumers before each release)."""
         ...
     def mbarrier_init(self, barrier: View, count: int) -> None:
         """mbarrier.init with the arrivals a phase needs."""

@@ -355,7 +355,12 @@ void bind_control(py::class_<PyKernel>& k) {
        [](PyKernel& self, const PipelineFn& loads, const PipelineFn& body, const IntoExpr& stop,
           const Int& stages, const IntoExpr& start, std::string var, const Int& unroll,
           std::string stage_var, const RingFn& full, const RingFn& empty,
-          const std::optional<IntoExpr>& ring_offset) {
+          const std::optional<IntoExpr>& ring_offset, const std::optional<Int>& producer_warps,
+          const std::optional<Int>& producer_regs, const std::optional<Int>& consumer_regs,
+          const std::optional<Int>& consumer_barrier) {
+         const auto opt_int = [](const std::optional<Int>& v, const std::string& what) {
+           return v ? std::optional(int_of(*v, what)) : std::nullopt;
+         };
          api::PipelineOptions o;
          o.var = std::move(var);
          o.start = expr_of(start, "start");
@@ -366,15 +371,23 @@ void bind_control(py::class_<PyKernel>& k) {
          o.full = full;
          o.empty = empty;
          o.ring_offset = opt_expr_of(ring_offset, "ring_offset");
+         o.producer_warps = opt_int(producer_warps, "producer_warps");
+         o.producer_regs = opt_int(producer_regs, "producer_regs");
+         o.consumer_regs = opt_int(consumer_regs, "consumer_regs");
+         o.consumer_barrier = opt_int(consumer_barrier, "consumer_barrier");
          self.builder().pipeline(o, loads, body, caller_pos());
        },
        py::arg("loads"), py::arg("body"), py::arg("stop"),
        py::arg("stages") = tile::kMinPipelineStages, py::arg("start") = 0, py::arg("var") = "k",
        py::arg("unroll") = 1, py::arg("stage_var") = std::string(tile::kDefaultStageVar),
        py::arg("full") = py::none(), py::arg("empty") = py::none(),
-       py::arg("ring_offset") = py::none(),
+       py::arg("ring_offset") = py::none(), py::arg("producer_warps") = py::none(),
+       py::arg("producer_regs") = py::none(), py::arg("consumer_regs") = py::none(),
+       py::arg("consumer_barrier") = py::none(),
        "A software pipeline: loads(v) and body(v) build one tile's loads and consumer "
-       "(v.tile, v.stage); full/empty give a TMA pipeline's mbarrier ring.")
+       "(v.tile, v.stage); full/empty give a TMA pipeline's mbarrier ring; producer_warps "
+       "makes it warp-specialized (producer_regs / consumer_regs: setmaxnreg; "
+       "consumer_barrier: a named barrier id among the consumers before each release).")
       .def(
           "mbarrier_init",
           [](PyKernel& self, const api::View& barrier, const Int& count) {

@@ -61,9 +61,23 @@ inline constexpr auto kOpKinds = [] {
   out.back() = "pipeline";
   return out;
 }();
-constexpr std::array<std::string_view, 13> kPipelineKeys = {
-    "op",        "var",  "start", "stop", "step",  "stages",     "unroll",
-    "stage_var", "load", "body",  "full", "empty", "ring_offset"};
+constexpr std::array<std::string_view, 17> kPipelineKeys = {"op",
+                                                            "var",
+                                                            "start",
+                                                            "stop",
+                                                            "step",
+                                                            "stages",
+                                                            "unroll",
+                                                            "stage_var",
+                                                            "load",
+                                                            "body",
+                                                            "full",
+                                                            "empty",
+                                                            "ring_offset",
+                                                            "producer_warps",
+                                                            "producer_regs",
+                                                            "consumer_regs",
+                                                            "consumer_barrier"};
 
 inline const char* type_phrase(toml::node_type t) {
   switch (t) {
@@ -536,6 +550,10 @@ private:
   /// The kind of a pipeline's first [[op.load]] ("apply" without an op key; empty when
   /// there is none or it is not a table with a string op).
   static std::string_view first_load_kind(const toml::table& t);
+
+  /// A warp-specialized ring's keys (producer_warps, producer_regs, consumer_regs,
+  /// consumer_barrier) into p.ring->roles, through Builder::pipeline_roles.
+  bool pipeline_roles(const toml::table& t, const std::string& where, tile::Pipeline& p);
 
   /// The [[op.body]] tables: the consumer of one tile, copy and fill ops.
   bool pipeline_body(const toml::table& t, const std::string& where, tile::Pipeline& p);

@@ -388,9 +388,30 @@ void Loader::load_pipeline(const toml::table& t, const std::string& where, const
     p.ring->offset = std::move(offset);
   ok = pipeline_loads(t, where, p) && ok;
   ok = pipeline_body(t, where, p) && ok;
+  ok = ok && pipeline_roles(t, where, p);
   b_.close_pipeline_vars(open);
   if (ok)
     b_.pipeline(std::move(p), at(t.source()));
+}
+
+bool Loader::pipeline_roles(const toml::table& t, const std::string& where, tile::Pipeline& p) {
+  build::Builder::RoleKeys keys;
+  const std::pair<std::string_view, std::optional<tile::Located<std::int64_t>>*> fields[] = {
+      {"producer_warps", &keys.producer_warps},
+      {"producer_regs", &keys.producer_regs},
+      {"consumer_regs", &keys.consumer_regs},
+      {"consumer_barrier", &keys.consumer_barrier}};
+  bool ok = true;
+  for (const auto& [key, out] : fields) {
+    if (!t.get(key))
+      continue;
+    tile::Located<std::int64_t> v;
+    if (read_field(t, where, key, v))
+      *out = std::move(v);
+    else
+      ok = false;
+  }
+  return ok && b_.pipeline_roles(p, keys);
 }
 
 /// stages (required), step (1 if given) and unroll of a pipeline.

@@ -432,6 +432,7 @@ void KernelBuilder::pipeline(const PipelineOptions& o,
   ring_full_ = nullptr;
   ok = capture(body, vars, p, false, p.body) && ok;
   ok = pipeline_ring(o, p, first_load, std::move(full), std::move(empty), at) && ok;
+  ok = ok && pipeline_roles(o, p, at);
   b_->close_pipeline_vars(open);
   if (ok)
     b_->pipeline(std::move(p), at_of(at));

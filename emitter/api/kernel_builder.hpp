@@ -167,6 +167,14 @@ struct PipelineOptions {
   std::function<View(const PipelineVars&)> empty = nullptr;
   /// The tiles the ring carried before this pipeline (one inside a loop: `m * k_tiles`).
   std::optional<Expr> ring_offset = std::nullopt;
+  /// The warp-specialized ring (tile::PipelineRoles): warps 0..producer_warps-1 load (thread
+  /// 0 issues), the others consume (`body`'s copies run on them; empty counts them).
+  std::optional<std::int64_t> producer_warps = std::nullopt;
+  /// setmaxnreg.dec of the producer and .inc of the consumers (sm_90a; needs ctas_per_sm).
+  std::optional<std::int64_t> producer_regs = std::nullopt;
+  std::optional<std::int64_t> consumer_regs = std::nullopt;
+  /// A named barrier id among the consumers before each release.
+  std::optional<std::int64_t> consumer_barrier = std::nullopt;
 };
 
 class KernelBuilder {
@@ -410,6 +418,7 @@ private:
   bool pipeline_ring(const PipelineOptions& o, tile::Pipeline& p, std::string_view first_load,
                      std::optional<tile::Located<tile::View>> full,
                      std::optional<tile::Located<tile::View>> empty, const Pos& at);
+  bool pipeline_roles(const PipelineOptions& o, tile::Pipeline& p, const Pos& at);
   std::optional<tile::ApplyOp> apply_operands(const View& dst, const View& src,
                                               std::int64_t chunk_bytes, const ApplyOptions& options,
                                               const Pos& at);

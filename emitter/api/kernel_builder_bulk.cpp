@@ -339,10 +339,21 @@ bool KernelBuilder::pipeline_ring(const PipelineOptions& o, tile::Pipeline& p,
   ok = empty && b_->pipeline_ring_barrier(p, *empty, "empty", where) && ok;
   if (!ok)
     return false;
-  p.ring = tile::PipelineRing{std::move(*full), std::move(*empty), std::nullopt, 1};
+  p.ring = tile::PipelineRing{std::move(*full), std::move(*empty), std::nullopt, 1, std::nullopt};
   if (o.ring_offset)
     p.ring->offset = located(*o.ring_offset, at);
   return true;
+}
+
+/// The warp-specialized ring's options, each at the call site.
+bool KernelBuilder::pipeline_roles(const PipelineOptions& o, tile::Pipeline& p, const Pos& at) {
+  const auto key = [&](const std::optional<std::int64_t>& v) {
+    return v ? std::optional(tile::Located<std::int64_t>{*v, std::to_string(*v), at.source_pos()})
+             : std::nullopt;
+  };
+  const build::Builder::RoleKeys keys{key(o.producer_warps), key(o.producer_regs),
+                                      key(o.consumer_regs), key(o.consumer_barrier)};
+  return b_->pipeline_roles(p, keys);
 }
 
 } // namespace ptxgen::api

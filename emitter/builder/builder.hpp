@@ -359,6 +359,17 @@ public:
   bool pipeline_ring_key(bool ring, std::string_view key, bool written, const At& at);
   /// The consumer holds only copies and fills.
   bool pipeline_body_kind(std::string_view kind, const At& at);
+  /// The keys of a warp-specialized ring (tile::PipelineRoles), each where it was written.
+  struct RoleKeys {
+    std::optional<tile::Located<std::int64_t>> producer_warps;
+    std::optional<tile::Located<std::int64_t>> producer_regs;
+    std::optional<tile::Located<std::int64_t>> consumer_regs;
+    std::optional<tile::Located<std::int64_t>> consumer_barrier;
+  };
+  /// Sets p.ring->roles from `keys` (none given: the ring stays thread 0's and everyone's).
+  /// The keys belong to a ring (`p.ring` set) and the others need producer_warps; a consumer
+  /// of a warp-specialized ring holds copies only (a fill has no pred).
+  bool pipeline_roles(tile::Pipeline& p, const RoleKeys& keys);
   /// A pipeline with at least one load and one consumer op, expanded into plain ops.
   void pipeline(tile::Pipeline p, const At& at);
 
@@ -395,6 +406,9 @@ private:
   /// A tensor passed by its map alone (lower::map_only) that an op addresses through a view
   /// (a pointer the kernel does not get): an error at the view.
   void check_map_only_views();
+  /// A warp-specialized ring fits the block: whole warps, 1..warps-1 producer warps (its
+  /// setmaxnregs are the contract's); sets the consumers' count. False after an error.
+  bool ring_roles_fit(tile::PipelineRing& ring);
   void error(DiagId id, const At& at, std::string message);
   void error_in(DiagId id, const Text& at, std::size_t offset, std::size_t length,
                 std::string message);

@@ -285,6 +285,65 @@ void Builder::insert_ops(std::size_t at, std::vector<tile::Op> init) {
                       std::make_move_iterator(init.begin()), std::make_move_iterator(init.end()));
 }
 
+bool Builder::pipeline_roles(tile::Pipeline& p, const RoleKeys& keys) {
+  const std::pair<std::string_view, const std::optional<tile::Located<std::int64_t>>*> given[] = {
+      {"producer_warps", &keys.producer_warps},
+      {"producer_regs", &keys.producer_regs},
+      {"consumer_regs", &keys.consumer_regs},
+      {"consumer_barrier", &keys.consumer_barrier}};
+  bool ok = true;
+  for (const auto& [key, value] : given) {
+    if (!*value)
+      continue;
+    const At where{(*value)->pos, static_cast<std::uint32_t>((*value)->text.size())};
+    if (!p.ring) {
+      ok = pipeline_ring_key(false, key, true, where) && ok;
+    } else if (!keys.producer_warps) {
+      error(DiagId::spec_pipeline_producer_warps, where,
+            quoted(key) + " belongs to a warp-specialized ring: give producer_warps, the warps "
+                          "(from warp 0) that load, e.g. producer_warps = 1");
+      ok = false;
+    }
+  }
+  if (!ok || !keys.producer_warps)
+    return ok;
+  for (const tile::Op& op : p.body) {
+    if (!std::holds_alternative<tile::FillOp>(op.body))
+      continue;
+    error(DiagId::spec_pipeline_body_op, {op.pos, 1},
+          "the consumer of a warp-specialized ring (producer_warps) holds copies only: a fill "
+          "has no pred to keep it off the producer warps");
+    ok = false;
+  }
+  if (ok)
+    p.ring->roles = tile::PipelineRoles{*keys.producer_warps, keys.producer_regs,
+                                        keys.consumer_regs, keys.consumer_barrier};
+  return ok;
+}
+
+bool Builder::ring_roles_fit(tile::PipelineRing& ring) {
+  if (!ring.roles)
+    return true;
+  const tile::Located<std::int64_t>& p = ring.roles->producer_warps;
+  const At where{p.pos, static_cast<std::uint32_t>(p.text.size())};
+  const std::int64_t block = kernel_->block;
+  if (block % 32 != 0) {
+    error(DiagId::spec_pipeline_producer_warps, where,
+          "a warp-specialized ring gives whole warps their roles, but the block has " +
+              std::to_string(block) + " threads, not a multiple of 32");
+    return false;
+  }
+  if (p.value < 1 || p.value >= block / 32) {
+    error(DiagId::spec_pipeline_producer_warps, where,
+          "producer_warps = " + std::to_string(p.value) + " must lie in 1.." +
+              std::to_string(block / 32 - 1) + ": the block has " + std::to_string(block / 32) +
+              " warps, and at least one consumes");
+    return false;
+  }
+  ring.consumers = block - 32 * p.value;
+  return true;
+}
+
 void Builder::pipeline(tile::Pipeline p, const At& at) {
   if (p.loads.empty() || p.body.empty())
     return missing(at, "a pipeline needs at least one load and one consumer op");
@@ -296,6 +355,8 @@ void Builder::pipeline(tile::Pipeline p, const At& at) {
                    "before this pipeline (e.g. ring_offset = \"m * k_tiles\" in a loop over m), "
                    "from which each wait's parity follows");
     p.ring->consumers = kernel_->block;
+    if (!ring_roles_fit(*p.ring))
+      return;
     place_ring_init(p);
   }
   p.sync_before = tile::pipeline_needs_sync(p, kernel_->ops, !loops_.empty());

@@ -139,6 +139,14 @@ std::string ring_label(const Op& op) {
   } else if (const auto* i = std::get_if<MbarrierInitOp>(&op.body)) {
     return "the pipeline's mbarrier_init of '" + i->barrier.text + "' (stage " +
            std::to_string(step) + ")" + table_at("pipeline", op.pos);
+  } else if (const auto* r = std::get_if<SetmaxnregOp>(&op.body)) {
+    return std::string("the pipeline's setmaxnreg.") +
+           (r->action == RegAction::dec ? "dec of its producer warps"
+                                        : "inc of its consumer warps") +
+           table_at("pipeline", op.pos);
+  } else if (std::holds_alternative<NamedBarrierOp>(op.body)) {
+    return "the pipeline's consumers' named_barrier before their release" +
+           table_at("pipeline", op.pos);
   } else {
     return "the pipeline's cta_sync after its barriers' init" + table_at("pipeline", op.pos);
   }

@@ -110,6 +110,30 @@ private:
   ExprPtr stage_;
 };
 
+/// The pred of a warp-specialized ring's role, `warp OP producer_warps` (ge: the consumers,
+/// lt: the producer), located at producer_warps; nullopt for a ring without roles.
+std::optional<Located<ExprPtr>> role_pred(const PipelineRing& r, ExprOp op) {
+  if (!r.roles)
+    return std::nullopt;
+  const Located<std::int64_t>& p = r.roles->producer_warps;
+  const ExprPtr e = make_binary(op, make_leaf(ExprKind::warp), make_constant(p.value));
+  return Located<ExprPtr>{spanned(e, 0, text_length(p.text)), p.text, p.pos};
+}
+
+/// `pred` joined with the consumers' role pred (when the ring has roles): the consumer ops
+/// of a warp-specialized ring run on the consumer warps only.
+void add_role(std::optional<Located<ExprPtr>>& pred, const PipelineRing& r) {
+  const auto role = role_pred(r, ExprOp::ge);
+  if (!role)
+    return;
+  if (!pred) {
+    pred = role;
+    return;
+  }
+  pred->value = make_binary(ExprOp::logical_and, pred->value,
+                            spanned(role->value, 0, text_length(pred->text)));
+}
+
 /// True when `e` is provably at least `least` over `launch`.
 bool provably_at_least(const Expr& e, std::int64_t least, const LaunchBounds& launch) {
   const auto b = bounds(e, launch);
@@ -292,11 +316,16 @@ private:
     const PipelineRing& r = *p_.ring;
     const ExprPtr round = folded(make_binary(ExprOp::div, use, make_constant(p_.stages)));
     const ExprPtr parity = folded(make_binary(ExprOp::rem, round, make_constant(2)));
-    plain(MbarrierWaitOp{barrier(r.full, use), at_view(parity, r.full), std::nullopt},
+    const auto consumers = role_pred(r, ExprOp::ge);
+    plain(MbarrierWaitOp{barrier(r.full, use), at_view(parity, r.full), consumers},
           {Role::consumer_wait, -1});
     const Rewriter consumer(p_, nullptr, pipeline_stage(use, p_.stages));
     for (Op op : p_.body) {
       std::visit(consumer, op.body);
+      // The loader admits only copies in a warp-specialized ring's consumer (a fill has no
+      // pred to keep it off the producer warps).
+      if (auto* c = std::get_if<CopyOp>(&op.body))
+        add_role(c->pred, r);
       op.origin = {Role::consumer};
       out_.push_back(std::move(op));
     }
@@ -304,7 +333,12 @@ private:
     // writer's fence.proxy.async, before the release that orders thread 0's refill.
     if (pipeline_writes_stages(p_, p_.body))
       plain(ProxyFenceOp{}, {Role::consumer_release, -1});
-    plain(MbarrierArriveOp{barrier(r.empty, use), std::nullopt}, {Role::consumer_release, -1});
+    if (r.roles && r.roles->consumer_barrier) {
+      const Located<std::int64_t>& id = *r.roles->consumer_barrier;
+      NamedBarrierOp bar{id, {r.consumers, std::to_string(r.consumers), id.pos}, false, consumers};
+      plain(std::move(bar), {Role::consumer_release, -1});
+    }
+    plain(MbarrierArriveOp{barrier(r.empty, use), consumers}, {Role::consumer_release, -1});
   }
 
   /// Fills in the steady-state ForOp at `for_index` whose EndOp is at `end_index`.
@@ -498,6 +532,19 @@ std::vector<Op> pipeline_ring_init(const Pipeline& p) {
     init(p.ring->empty, s, p.ring->consumers);
   }
   out.push_back(Op{CtaSyncOp{}, p.pos, {Role::ring_init, -1}});
+  // The producer gives registers back before the consumers take them (an inc waits until the
+  // CTA's pool has them).
+  const auto& roles = p.ring->roles;
+  const auto regs = [&](RegAction action, const std::optional<Located<std::int64_t>>& n,
+                        ExprOp op) {
+    if (n)
+      out.push_back(
+          Op{SetmaxnregOp{action, *n, role_pred(*p.ring, op)}, p.pos, {Role::ring_init, -1}});
+  };
+  if (roles) {
+    regs(RegAction::dec, roles->producer_regs, ExprOp::lt);
+    regs(RegAction::inc, roles->consumer_regs, ExprOp::ge);
+  }
   return out;
 }
 

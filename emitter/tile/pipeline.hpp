@@ -69,6 +69,12 @@
 // before phase 0 counts as completed). T is the bytes of one tile's loads (each
 // dst view's). No wait follows the loop: every tile's full phase was waited for,
 // and the last releases complete their empty phases.
+//
+// Warp-specialized (PipelineRing::roles, P producer warps): the same schedule, with the
+// consumers' wait on full, consumer ops, [named_barrier] and release predicated
+// `warp >= P`, empty counting the block's threads minus 32 P, and after the init's
+// cta_sync [setmaxnreg.dec producer_regs (warp < P)] [setmaxnreg.inc consumer_regs
+// (warp >= P)]. Thread 0 (of warp 0, a producer warp) still issues.
 
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/kernel.hpp"
@@ -90,6 +96,20 @@ inline constexpr std::int64_t kMaxPipelineStages = 8;
 /// The spelling of the stage variable when the spec does not name it.
 inline constexpr std::string_view kDefaultStageVar = "stage";
 
+/// The warp-specialized ring (CUTLASS's PipelineTmaAsync with a producer warp): warps
+/// 0..producer_warps-1 are the producer, whose thread 0 issues; the other warps consume (their
+/// wait on full, the consumer ops and the release are predicated `warp >= producer_warps`),
+/// and `empty` counts their threads. Each value points at the key that gave it.
+struct PipelineRoles {
+  Located<std::int64_t> producer_warps;
+  /// setmaxnreg.dec of the producer warps and setmaxnreg.inc of the consumers, after the
+  /// ring's init (sm_90a).
+  std::optional<Located<std::int64_t>> producer_regs;
+  std::optional<Located<std::int64_t>> consumer_regs;
+  /// A named barrier (bar.sync id, consumer threads) among the consumers before each release.
+  std::optional<Located<std::int64_t>> consumer_barrier;
+};
+
 /// The mbarrier ring of a pipeline whose loads are bulk_load / tensor_load.
 struct PipelineRing {
   Located<View> full;  ///< full[stage]: the loads' barrier (names the stage variable)
@@ -97,7 +117,8 @@ struct PipelineRing {
   /// The uses the ring's barriers had before this pipeline (a pipeline inside a
   /// loop reuses them: its outer iteration times the tiles of one); 0 when unset.
   std::optional<Located<ExprPtr>> offset;
-  std::int64_t consumers = 1; ///< threads per CTA: the arrivals of an empty phase
+  std::int64_t consumers = 1;         ///< the consumer threads: the arrivals of an empty phase
+  std::optional<PipelineRoles> roles; ///< set: warp-specialized; unset: thread 0 and all
 };
 
 struct Pipeline {

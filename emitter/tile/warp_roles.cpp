@@ -273,10 +273,14 @@ struct RegisterWalk {
       if (entry == 0 && reported_budget)
         return;
       if (entry == 0) {
-        out.add(diagnostic_at(DiagId::contract_setmaxnreg_budget, op.pos,
+        // A pipeline's setmaxnreg has no table of its own: the key that gave its count
+        // (producer_regs, consumer_regs) is where the user wrote it.
+        const bool written = op.origin.role == OpOrigin::Role::written;
+        out.add(diagnostic_at(DiagId::contract_setmaxnreg_budget, written ? op.pos : s.regs.pos,
                               "setmaxnreg needs the kernel's residency ([kernel] ctas_per_sm): "
                               "without it ptxas cannot tell the registers at entry and ignores "
-                              "setmaxnreg"));
+                              "setmaxnreg",
+                              written ? 1 : text_length(s.regs.text)));
         reported_budget = true;
         return;
       }

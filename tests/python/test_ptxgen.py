@@ -536,6 +536,43 @@ def test_tma_kernels_emit_for_sm_90_only():
     assert {d.id for d in tma_pipeline().check(target="sm_80")} == {"ptx_feature_target"}
 
 
+def test_warp_specialized_tma_ring_emits_the_golden_ptx(source_dir):
+    """specs/ws/pipeline_ws_tma_warpgroups.toml: producer_warps, setmaxnreg and a named barrier."""
+    k = ptxgen.Kernel("pipeline_ws_tma_warpgroups", grid=1, block=256)
+    k.ctas_per_sm(2)
+    A = k.global_tensor("A", (128, 64), "float16", init=ptxgen.random_init(4),
+                        map=ptxgen.TensorMap(box=(16, 64)))
+    B = k.global_tensor("B", (128, 64), "float16", output=True)
+    S = k.shared_tensor("S", (3, 16, 64), "float16")
+    full = k.shared_tensor("full", (3,), "uint64")
+    empty = k.shared_tensor("empty", (3,), "uint64")
+    c = ptxgen.max(ptxgen.tid, 128) - 128
+    k.pipeline(lambda v: k.tensor_load(A, (v.tile * 16, 0), S[v.stage, :, :]),
+               lambda v: k.copy(
+                   B.rearrange("(t r) c -> t (r c)", t=8)[v.tile, :]
+                   .rearrange("(t e) -> t e", t=128)[c, :],
+                   S[v.stage, :, :].rearrange("r c -> (r c)")
+                   .rearrange("(t e) -> t e", t=128)[c, :]),
+               stop=8, stages=3, full=lambda v: full[v.stage], empty=lambda v: empty[v.stage],
+               producer_warps=4, producer_regs=40, consumer_regs=216, consumer_barrier=1)
+    k.expect_equal(B, A)
+    with open(os.path.join(source_dir, "golden/ws/pipeline_ws_tma_warpgroups.ptx")) as f:
+        assert body_of(k.emit()) == body_of(f.read())
+    # The keys of the roles need producer_warps.
+    bad = ptxgen.Kernel("bad", grid=1, block=256)
+    S2 = bad.shared_tensor("S", (3, 512), "uint8")
+    G = bad.global_tensor("G", (8, 512), "uint8")
+    f2 = bad.shared_tensor("full", (3,), "uint64")
+    e2 = bad.shared_tensor("empty", (3,), "uint64")
+    with pytest.raises(ptxgen.Error) as e:
+        bad.pipeline(lambda v: bad.bulk_load(S2[v.stage, :], G[v.tile, :]),
+                     lambda v: bad.copy(G[v.tile, :], S2[v.stage, :]),
+                     stop=8, stages=3, full=lambda v: f2[v.stage], empty=lambda v: e2[v.stage],
+                     consumer_barrier=1)
+        bad.emit()
+    assert "spec_pipeline_producer_warps" in {d.id for d in e.value.diagnostics}
+
+
 def test_bulk_load_ring_inside_a_loop_emits_the_golden_ptx(source_dir):
     """specs/tma/pipeline_bulk_outer_loop.toml: a bulk_load ring carried on by ring_offset."""
     k = ptxgen.Kernel("pipeline_bulk_outer_loop", grid=1, block=32)

@@ -1,0 +1,168 @@
+// The warp-specialized ring pipeline (`producer_warps`, emitter/tile/pipeline.hpp). The
+// oracle is the ring written out by hand: specs/ws/*_by_hand.toml are the expansions of
+// specs/ws/pipeline_ws_*.toml as a user writes them op by op (the shape of
+// specs/ws/ring_producer_warp.toml and tma_ring_warpgroups.toml with a prologue), and both
+// must emit the same PTX. The C++ door must build the TOML's kernel, and the keys that do not
+// fit the block are refused at their line:col.
+#include "driver/run/to_toml.hpp"
+#include "driver/toml/reader_spec.hpp"
+#include "emitter/api/api.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <doctest/doctest.h>
+
+// One namespace per file: the sanitizer build compiles several test files as one
+// translation unit (cmake/unity.cmake), where file-local names must not meet.
+namespace unit_pipeline_ws {
+
+namespace {
+
+using namespace ptxgen::api;
+using ptxgen::DiagId;
+namespace tile = ptxgen::tile;
+
+std::unique_ptr<tile::Kernel> load_corpus(const std::string& name) {
+  auto k = ptxgen::driver::load_spec_file(std::string(PTXGEN_SOURCE_DIR) + "/specs/ws/" + name +
+                                          ".toml");
+  INFO(k.diagnostics.format_all());
+  REQUIRE(k);
+  return std::move(*k);
+}
+
+/// `ptx` without its `//` lines (they name the spec) and with `from` spelled `to` (the
+/// kernel's name, also in its parameters' names).
+std::string renamed_body(const std::string& ptx, const std::string& from, const std::string& to) {
+  std::istringstream in(ptx);
+  std::string out, line;
+  while (std::getline(in, line)) {
+    if (line.rfind("//", 0) == 0)
+      continue;
+    for (std::size_t at = from.empty() ? std::string::npos : line.find(from);
+         at != std::string::npos; at = line.find(from, at)) {
+      line.replace(at, from.size(), to);
+      at += to.size();
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+/// The PTX of `k` for the target its ops need (sm_90, sm_90a with setmaxnreg).
+std::string ptx_of(const tile::Kernel& k) {
+  const EmitResult r = emit_contract_only(k, tile::min_target(k));
+  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
+  return *r.ptx;
+}
+
+/// The pipeline spec `name` and its hand-written expansion `name`_by_hand emit one PTX.
+void check_same_as_by_hand(const std::string& name) {
+  const std::string generated = renamed_body(ptx_of(*load_corpus(name)), name, name);
+  const std::string by_hand =
+      renamed_body(ptx_of(*load_corpus(name + "_by_hand")), name + "_by_hand", name);
+  CHECK(generated.find("mbarrier.try_wait.parity") != std::string::npos);
+  CHECK(generated == by_hand);
+}
+
+/// specs/ws/`name`.toml's text with `from` replaced by `to` (once; it must be there).
+std::string edited(const std::string& name, const std::string& from, const std::string& to) {
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/specs/ws/" + name + ".toml");
+  std::stringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+std::string edited_bulk(const std::string& from, const std::string& to) {
+  return edited("pipeline_ws_bulk", from, to);
+}
+
+/// The first error of loading `text`, which must fail.
+ptxgen::Diagnostic refused(const std::string& text) {
+  auto k = ptxgen::driver::load_spec_text(text, "ws.toml");
+  REQUIRE(!k);
+  REQUIRE(!k.diagnostics.items().empty());
+  return k.diagnostics.items().front();
+}
+
+} // namespace
+
+TEST_CASE("ws pipeline: a bulk ring with a producer warp is the ring written out by hand") {
+  check_same_as_by_hand("pipeline_ws_bulk");
+}
+
+TEST_CASE("ws pipeline: a TMA ring of warpgroups, setmaxnreg and a consumer named barrier is "
+          "the ring written out by hand") {
+  check_same_as_by_hand("pipeline_ws_tma_warpgroups");
+}
+
+TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_bulk.toml's kernel") {
+  KernelBuilder k("pipeline_ws_bulk");
+  k.launch({1}, {96});
+  Tensor A = k.global("A", {6, 512}, DType::uint8, {.init = random_init(7)});
+  Tensor B = k.global("B", {6, 512}, DType::uint8, {.output = true});
+  Tensor S = k.shared("S", {3, 512}, DType::uint8);
+  Tensor full = k.shared("full", {3}, DType::uint64);
+  Tensor empty = k.shared("empty", {3}, DType::uint64);
+  const auto consumer_part = [](const View& v) {
+    return v.rearrange("(t e) -> t e", {{"t", 64}}).sub({max(tid(), 32) - 32, all});
+  };
+  k.pipeline(
+      {.stop = 6,
+       .stages = 3,
+       .full = [&](const PipelineVars& v) { return full.sub({v.stage}); },
+       .empty = [&](const PipelineVars& v) { return empty.sub({v.stage}); },
+       .producer_warps = 1},
+      [&](const PipelineVars& v) {
+        k.bulk_load(S.sub({v.stage, all}), A.sub({v.tile, all}));
+      },
+      [&](const PipelineVars& v) {
+        k.copy(consumer_part(B.sub({v.tile, all})), consumer_part(S.sub({v.stage, all})));
+      });
+  k.expect_equal(B, A);
+  const EmitResult r = emit_contract_only(k, tile::min_target(k.kernel()));
+  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
+  CHECK(renamed_body(*r.ptx, "", "") ==
+        renamed_body(ptx_of(*load_corpus("pipeline_ws_bulk")), "", ""));
+  // The printer writes the expansion's ops; read back, they emit the same PTX.
+  auto again = ptxgen::driver::load_spec_text(to_spec_toml(k.kernel()), "written.toml");
+  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
+  CHECK(ptx_of(**again) == *r.ptx);
+}
+
+TEST_CASE("ws pipeline: producer_warps must leave a consumer warp in a block of whole warps") {
+  // Line 47 is `producer_warps = 1` in pipeline_ws_bulk.toml; its value starts at column 18.
+  const auto all_warps = refused(edited_bulk("producer_warps = 1", "producer_warps = 3"));
+  CHECK(all_warps.id == DiagId::spec_pipeline_producer_warps);
+  CHECK(all_warps.message.find("1..2") != std::string::npos);
+  CHECK(all_warps.line == 47);
+  CHECK(all_warps.column == 18);
+  CHECK(refused(edited_bulk("producer_warps = 1", "producer_warps = 0")).id ==
+        DiagId::spec_pipeline_producer_warps);
+  CHECK(refused(edited_bulk("block = 96", "block = 80")).id ==
+        DiagId::spec_pipeline_producer_warps);
+  // The role keys need producer_warps.
+  CHECK(refused(edited_bulk("producer_warps = 1", "consumer_barrier = 1")).id ==
+        DiagId::spec_pipeline_producer_warps);
+}
+
+TEST_CASE("ws pipeline: the contract's setmaxnreg findings point at the key that gave them") {
+  // pipeline_ws_tma_warpgroups.toml without ctas_per_sm (ptxas would ignore setmaxnreg): line
+  // 53 is then `producer_regs = 40`, the producer's setmaxnreg.dec, the first to need it.
+  auto k = ptxgen::driver::load_spec_text(
+      edited("pipeline_ws_tma_warpgroups", "ctas_per_sm = 2\n", ""), "ws.toml");
+  INFO(k.diagnostics.format_all());
+  REQUIRE(k);
+  const EmitResult r = emit_contract_only(**k, tile::min_target(**k));
+  REQUIRE(!r.ok());
+  CHECK(r.diagnostics[0].id == DiagId::contract_setmaxnreg_budget);
+  CHECK(r.diagnostics[0].line == 53);
+  CHECK(r.diagnostics[0].column == 17);
+}
+
+} // namespace unit_pipeline_ws
