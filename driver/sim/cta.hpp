@@ -618,6 +618,9 @@ private:
                                          ir::Type ty);
   /// setp: `a` and `b` are already sign- or zero-extended to 64 bits.
   static bool compare(ir::Cmp cmp, std::uint64_t a, std::uint64_t b, bool is_signed);
+  /// setp's results from its comparison `r`: p = r bop c and, for `p|q`, q = !r bop c
+  /// (PTX ISA, setp); plain setp writes r and !r.
+  void set_compare(Thread& t, const ir::Op& op, bool r);
 
   // ------------------------------------------------ cta_memory.cpp: memory and cp.async
 

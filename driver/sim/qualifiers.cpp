@@ -819,6 +819,8 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
       op.sat = true;
     else if (word(q) == ptx::Qualifier::relu && !op.relu && min_max)
       op.relu = true;
+    else if (q.text == "NaN" && !op.nan && min_max) // LLVM's fmaximum / fminimum (sm_80)
+      op.nan = true;
     else
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
@@ -828,6 +830,9 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
   op.type = d.type.t;
   op.halves = pair.has_value();
   integer_arith_checks(in);
+  if (op.nan && (!d.type.is_float || op.type.num == ir::Num::f64))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (.NaN: f32, f16, bf16 and their pairs)"};
   const bool add_sub = op.code == ir::Code::add || op.code == ir::Code::sub;
   if (!d.type.is_float && (op.round != ir::Round::none || op.ftz ||
                            (op.sat && !(add_sub && op.type.bits == 32 && op.type.is_signed))))
@@ -1065,14 +1070,27 @@ void Parser::createpolicy_qualifiers(const QualifierInput& in) {
   op.type = d.type.t;
 }
 
-/// setp's `.cmp{.ftz}.type`.
+/// setp's `.cmp{.bop}{.ftz}.type` (ptxas takes .bop and .ftz in either order).
 void Parser::compare_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
-  op.ftz = quals.size() == 3 && word(quals[1]) == ptx::Qualifier::ftz;
-  if (quals.size() != (op.ftz ? 3u : 2u))
+  std::size_t k = 1;
+  for (; k + 1 < quals.size(); ++k) {
+    const std::optional<ptx::Qualifier> w = word(quals[k]);
+    if (w == ptx::Qualifier::ftz && !op.ftz)
+      op.ftz = true;
+    else if (w == ptx::Qualifier::and_ && op.bop == ir::BoolOp::none)
+      op.bop = ir::BoolOp::and_;
+    else if (w == ptx::Qualifier::or_ && op.bop == ir::BoolOp::none)
+      op.bop = ir::BoolOp::or_;
+    else if (w == ptx::Qualifier::xor_ && op.bop == ir::BoolOp::none)
+      op.bop = ir::BoolOp::xor_;
+    else
+      break;
+  }
+  if (quals.size() < 2 || k + 1 != quals.size())
     throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
                                                         std::string(ptx::spelling(f.mnemonic)) +
-                                                        ".cmp{.ftz}.type)"};
+                                                        ".cmp{.and|.or|.xor}{.ftz}.type)"};
   auto cmp = ptx::parse_compare_op(quals[0].text);
   if (!cmp)
     throw Unsupported{DiagId::sim_unsupported_form,
