@@ -125,9 +125,6 @@ Cta::Flow Cta::async_copy_op(Thread& t, const ir::Op& op) {
   case ir::Code::tensormap_replace:
     tensormap_replace(t, op);
     return Flow::next;
-  case ir::Code::tensormap_copy:
-    tensormap_copy(t, op);
-    return Flow::next;
   case ir::Code::bulk_commit:
     ++t.bulk_group; // as commit_group: an empty group is a real one
     return Flow::next;

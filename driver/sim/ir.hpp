@@ -188,10 +188,22 @@ enum class ZeroFill : std::uint8_t {
 inline constexpr std::int64_t fence_shared = 1;
 inline constexpr std::int64_t fence_global = 2;
 
-/// The field a tensormap.replace writes (Op::n).
-inline constexpr std::int64_t tensormap_address = 0;
+/// The field a tensormap.replace writes (Op::n). The first four take an ordinal (src[0]) before
+/// the value (src[1]); the others only the value (src[0]).
 inline constexpr std::int64_t tensormap_dim = 1;
 inline constexpr std::int64_t tensormap_stride = 2;
+inline constexpr std::int64_t tensormap_box = 3;
+inline constexpr std::int64_t tensormap_element_stride = 4;
+inline constexpr std::int64_t tensormap_address = 0;
+inline constexpr std::int64_t tensormap_rank = 5;
+inline constexpr std::int64_t tensormap_elemtype = 6;
+inline constexpr std::int64_t tensormap_interleave = 7;
+inline constexpr std::int64_t tensormap_swizzle = 8;
+inline constexpr std::int64_t tensormap_fill = 9;
+/// Whether tensormap.replace's field takes an ordinal.
+constexpr bool tensormap_ordinal(std::int64_t field) {
+  return field >= tensormap_dim && field <= tensormap_element_stride;
+}
 
 struct Op {
   Code code = Code::ret;

@@ -392,16 +392,34 @@ std::optional<std::string> tensormap_qualifiers(ptx::Mnemonic m, ir::Op& op,
                      "only .global.shared::cta.tensormap::generic.release.gpu.sync.aligned");
   if (quals.size() != 5 || word(quals[0]) != Q::tile || word(quals[3]) != Q::b1024)
     return "only .tile.FIELD.{global,shared::cta}.b1024.TYPE";
-  const std::optional<Q> field = word(quals[1]);
-  const bool b64 = is_type(quals[4], ptx::ScalarType::b64);
-  if (field == Q::global_address && b64)
-    op.n = ir::tensormap_address;
-  else if (field == Q::global_dim && is_type(quals[4], ptx::ScalarType::b32))
-    op.n = ir::tensormap_dim;
-  else if (field == Q::global_stride && b64)
-    op.n = ir::tensormap_stride;
-  else
-    return "the fields simulated are global_address.b64, global_dim.b32 and global_stride.b64";
+  // the PTX ISA's fields and their types (swizzle_atomicity, sm_100's, is not simulated)
+  struct Field {
+    std::string_view name;
+    std::int64_t n;
+    bool b64;
+  };
+  static constexpr Field fields[] = {
+      {"global_address", ir::tensormap_address, true},
+      {"rank", ir::tensormap_rank, false},
+      {"box_dim", ir::tensormap_box, false},
+      {"global_dim", ir::tensormap_dim, false},
+      {"global_stride", ir::tensormap_stride, true},
+      {"element_stride", ir::tensormap_element_stride, false},
+      {"elemtype", ir::tensormap_elemtype, false},
+      {"interleave_layout", ir::tensormap_interleave, false},
+      {"swizzle_mode", ir::tensormap_swizzle, false},
+      {"fill_mode", ir::tensormap_fill, false},
+  };
+  const Field* field = nullptr;
+  for (const Field& f : fields)
+    if (quals[1].text == f.name)
+      field = &f;
+  if (field == nullptr ||
+      !is_type(quals[4], field->b64 ? ptx::ScalarType::b64 : ptx::ScalarType::b32))
+    return "the fields simulated are global_address and global_stride (.b64), rank, box_dim, "
+           "global_dim, element_stride, elemtype, interleave_layout, swizzle_mode and fill_mode "
+           "(.b32)";
+  op.n = field->n;
   const std::optional<Q> space = word(quals[2]);
   if (space != Q::global && space != Q::shared_cta)
     return "the map lies in .global or .shared::cta memory";
@@ -607,7 +625,8 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     if (auto bad = tensormap_qualifiers(f.mnemonic, op, quals))
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " is not simulated: " + *bad};
-    d.type = *parse_type(op.n == ir::tensormap_dim && f.mnemonic == ptx::Mnemonic::tensormap_replace
+    d.type = *parse_type(f.mnemonic == ptx::Mnemonic::tensormap_replace &&
+                                 op.n != ir::tensormap_address && op.n != ir::tensormap_stride
                              ? ptx::name(ptx::ScalarType::b32)
                              : ptx::name(ptx::ScalarType::b64));
     op.type = d.type.t;
