@@ -40,8 +40,6 @@ import tomllib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MANIFEST = os.path.join(ROOT, "tests", "wild", "MANIFEST.toml")
-# Findings of these rules leave a kernel clean (lint's own notes, docs/lint.md).
-NOTE_RULES = {"race.cross-cta-same-value"}
 
 
 def sha256(path):
@@ -66,7 +64,7 @@ def kernel_verdict(k):
     unsupported = sorted((f for f in findings if f["rule"] == "unsupported"),
                          key=lambda f: f["line"])
     hazards = sorted({f"{f['rule']} L{f['line']}" + (f"/L{f['other_line']}" if f["other_line"] else "")
-                      for f in findings if f["rule"] != "unsupported" and f["rule"] not in NOTE_RULES})
+                      for f in findings if f["rule"] != "unsupported" and not f["note"]})
     if status in ("error", "usage"):
         err = k.get("error", "")
         m = re.search(r"^(\d+):\d+: error: .*\[(\w+)\]\s*$", err, re.M)

@@ -81,6 +81,7 @@ std::string finding_json(const Finding& f) {
          ", \"symbol\": " + json_quote(f.symbol) +
          ", \"offset\": " + std::to_string(static_cast<std::int64_t>(f.offset)) +
          ", \"hits\": " + std::to_string(f.hits) + ", \"seed\": " + std::to_string(f.seed) +
+         ", \"note\": " + (is_note(f) ? "true" : "false") +
          ", \"message\": " + json_quote(f.message) + "}";
 }
 

@@ -228,6 +228,8 @@ std::uint64_t float_element(FloatOp op, ir::Num num, const FloatMode& m, std::ui
                                                                 : a & ~f.sign_bit();
   case FloatOp::min:
   case FloatOp::max:
+    if (m.nan && (std::isnan(to_double(num, a)) || std::isnan(to_double(num, b))))
+      return f.canonical_nan();
     return min_max(op, num, a, b);
   case FloatOp::add:
   case FloatOp::sub: {

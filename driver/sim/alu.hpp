@@ -67,6 +67,7 @@ struct FloatMode {
   ir::Round round = ir::Round::rn; ///< rn, rz, rm or rp
   bool ftz = false;                ///< subnormal inputs and results flushed to signed zero
   bool sat = false;                ///< result clamped to [+0, 1], NaN to +0
+  bool nan = false;                ///< min / max .NaN: a NaN operand gives the canonical NaN
 };
 
 /// The float arithmetic operations.

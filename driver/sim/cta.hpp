@@ -618,6 +618,9 @@ private:
                                          ir::Type ty);
   /// setp: `a` and `b` are already sign- or zero-extended to 64 bits.
   static bool compare(ir::Cmp cmp, std::uint64_t a, std::uint64_t b, bool is_signed);
+  /// setp's results from its comparison `r`: p = r bop c and, for `p|q`, q = !r bop c
+  /// (PTX ISA, setp); plain setp writes r and !r.
+  void set_compare(Thread& t, const ir::Op& op, bool r);
 
   // ------------------------------------------------ cta_memory.cpp: memory and cp.async
 
@@ -817,12 +820,17 @@ private:
   TensorMapArg tensor_map(const Thread& t, const ir::Op& op) const;
   /// prefetch.tensormap: nothing moves; its address must hold a map of the launch.
   void prefetch_tensormap(const Thread& t, const ir::Op& op) const;
-  /// tensormap.replace: one field of the handle at op.addr (global or shared).
+  /// tensormap.replace: one field of the handle at op.addr (global or shared), or of a map built
+  /// in memory (128 zero bytes make one).
   void tensormap_replace(Thread& t, const ir::Op& op);
+  /// One field of the launch map's handle at `bytes`: its address, dims and strides.
+  void edit_launch_map(Thread& t, const ir::Op& op, std::uint8_t* bytes);
   /// tensormap.cp_fenceproxy: the handle's 128 bytes from shared memory to global.
   void tensormap_copy(Thread& t, const ir::Op& op);
-  /// The 128 bytes of the map at `at` in op's space (global, or shared: an offset).
-  std::uint8_t* map_bytes(const Thread& t, const ir::Op& op, std::uint64_t at, bool shared);
+  /// The 128 bytes of the map at `at` in op's space (global, or shared: an offset): a launch
+  /// map's handle or a map built in memory; with `blank`, 128 zero bytes too.
+  std::uint8_t* map_bytes(const Thread& t, const ir::Op& op, std::uint64_t at, bool shared,
+                          bool blank = false);
   /// The elements a tensor copy moves (coordinates from `op`), checked against global memory.
   std::shared_ptr<const TensorPlan> tensor_plan(const Thread& t, const ir::Op& op,
                                                 const TensorMapArg& m,

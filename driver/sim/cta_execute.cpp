@@ -125,9 +125,6 @@ Cta::Flow Cta::async_copy_op(Thread& t, const ir::Op& op) {
   case ir::Code::tensormap_replace:
     tensormap_replace(t, op);
     return Flow::next;
-  case ir::Code::tensormap_copy:
-    tensormap_copy(t, op);
-    return Flow::next;
   case ir::Code::bulk_commit:
     ++t.bulk_group; // as commit_group: an empty group is a real one
     return Flow::next;
@@ -204,7 +201,7 @@ Cta::Flow Cta::move_op(Thread& t, const ir::Op& op) {
     set(t, op.dst[0], get(t, op.src[0], op.type2) & mask(w));
     return Flow::next;
   case ir::Code::setp:
-    set(t, op.dst[0], compare(op.cmp, a(), b(), ty.is_signed) ? 1 : 0);
+    set_compare(t, op, compare(op.cmp, a(), b(), ty.is_signed));
     return Flow::next;
   case ir::Code::selp:
     set(t, op.dst[0], (raw(t, op.src[2]) != 0 ? a() : b()) & mask(w));
@@ -389,7 +386,8 @@ Cta::Flow Cta::arith(Thread& t, const ir::Op& op) {
   const unsigned w = op.type.bits;
   auto r = [&](std::size_t k) { return raw(t, op.src[k]); };
   auto u32 = [&](std::size_t k) { return static_cast<std::uint32_t>(r(k)); };
-  const alu::FloatMode m{op.round == ir::Round::none ? ir::Round::rn : op.round, op.ftz, op.sat};
+  const alu::FloatMode m{op.round == ir::Round::none ? ir::Round::rn : op.round, op.ftz, op.sat,
+                         op.nan};
   auto fp = [&](alu::FloatOp f) { return alu::float_op(f, op.type.num, m, r(0), r(1), r(2)); };
   const bool integer = op.type.num == ir::Num::integer;
   std::uint64_t v = 0;
@@ -445,8 +443,8 @@ Cta::Flow Cta::arith(Thread& t, const ir::Op& op) {
     v = fp(alu::FloatOp::neg);
     break;
   case ir::Code::setp:
-    v = alu::float_compare(op.cmp, op.type.num, op.ftz, r(0), r(1)) ? 1 : 0;
-    break;
+    set_compare(t, op, alu::float_compare(op.cmp, op.type.num, op.ftz, r(0), r(1)));
+    return Flow::next;
   case ir::Code::cvt:
     if (op.to_tf32)
       v = alu::to_tf32(r(0), op.ties_away, op.round, op.satfinite);
@@ -522,6 +520,29 @@ std::uint64_t Cta::bit_field_extract(std::uint64_t a, std::uint64_t b, std::uint
     d |= bit << i;
   }
   return d;
+}
+
+void Cta::set_compare(Thread& t, const ir::Op& op, bool r) {
+  auto combine = [&](bool x) {
+    const bool c = raw(t, op.src[2]) != 0;
+    switch (op.bop) {
+    case ir::BoolOp::none:
+      return x;
+    case ir::BoolOp::and_:
+      return x && c;
+    case ir::BoolOp::or_:
+      return x || c;
+    case ir::BoolOp::xor_:
+      return x != c;
+    }
+    unreachable("set_compare(): a BoolOp without a case");
+  };
+  // both results come from the operands as read before either is written: q may be c
+  const bool p = combine(r);
+  const bool q = combine(!r);
+  set(t, op.dst[0], p ? 1 : 0);
+  if (op.pred_dst >= 0)
+    set(t, static_cast<std::uint32_t>(op.pred_dst), q ? 1 : 0);
 }
 
 bool Cta::compare(ir::Cmp cmp, std::uint64_t a, std::uint64_t b, bool is_signed) {

@@ -68,7 +68,7 @@ bool Cta::converging(const ir::Op& op) {
   case ir::Code::elect:
     return true;
   default:
-    return false; // .sync.aligned: ldmatrix, setmaxnreg
+    return false; // .sync.aligned: ldmatrix, setmaxnreg, tensormap.cp_fenceproxy
   }
 }
 
@@ -186,6 +186,9 @@ Cta::Flow Cta::warp_collective(Thread& t, const ir::Op& op) {
   }
   if (op.code == ir::Code::ldmatrix)
     load_matrices(first, last, op);
+  if (op.code == ir::Code::tensormap_copy)
+    for (std::size_t k = first; k < last; ++k)
+      tensormap_copy(threads_[k], op);
   // setmaxnreg: a register budget; no value changes
   for (std::size_t k = first; k < last; ++k)
     threads_[k].state = State::running;

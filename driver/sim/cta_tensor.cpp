@@ -153,12 +153,20 @@ TensorMapArg Cta::tensor_map_at(const Thread& t, const ir::Op& op) const {
     std::memcpy(bytes.data(), global_bytes(t, op, at, tensor_map_bytes, "tensor map"),
                 tensor_map_bytes);
   }
+  if (is_built_tensor_map(bytes)) {
+    auto built = built_tensor_map(bytes);
+    if (const BuiltMapProblem* bad = std::get_if<BuiltMapProblem>(&built))
+      fault_at(bad->unsupported ? FaultKind::unsupported : FaultKind::undefined_behavior, t, op,
+               "the tensor map built in memory at " + hex(at) + " is not valid: " + bad->why);
+    return std::get<TensorMapArg>(std::move(built));
+  }
   const std::optional<std::size_t> k = tensor_map_index(bytes);
   if (!k || *k >= l_.tensor_maps.size())
     fault_at(FaultKind::unsupported, t, op,
              "the 128 bytes at " + hex(at) +
                  " are not a tensor map of this launch: the simulator cannot decode a "
-                 "CUtensorMap; the caller states each map (Launch::tensor_maps)");
+                 "CUtensorMap; the caller states each map (Launch::tensor_maps), or the kernel "
+                 "builds one with tensormap.replace from 128 zero bytes");
   return with_edits(l_.tensor_maps[*k], bytes);
 }
 

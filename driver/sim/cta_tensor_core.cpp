@@ -100,7 +100,12 @@ void written_registers(const ir::Op& op, const ir::Entry& e, std::vector<std::ui
       case detail::Shape::dst_pred:
       case detail::Shape::mov_dst:
       case detail::Shape::dst_u32:
+      case detail::Shape::pred_pair:
         dsts(1);
+        break;
+      case detail::Shape::dst_pair:
+        if (!op.sink)
+          dsts(1);
         break;
       case detail::Shape::matrix_dst:
         dsts(op.vec);
@@ -117,6 +122,8 @@ void written_registers(const ir::Op& op, const ir::Entry& e, std::vector<std::ui
         break;
       }
     }
+    if (op.pred_dst >= 0) // the `|p` of a `d|p` or `p|q` destination
+      out.push_back(static_cast<std::uint32_t>(op.pred_dst));
     return;
   }
 }

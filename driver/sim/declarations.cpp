@@ -319,11 +319,14 @@ void Parser::shared_decl(ir::Entry& e, bool is_extern) {
   const auto [count, unsized] = optional_extent(nm, std::numeric_limits<std::int64_t>::max(),
                                                 "shared array length must be positive");
   expect(";", "after the shared declaration");
-  if (unsized != is_extern)
-    fail(is_extern ? DiagId::sim_unsupported_construct : DiagId::sim_declaration, nm,
-         is_extern ? "a sized `.extern .shared` array is not simulated; write `name[]`"
-                   : "an unsized shared array `" + std::string(nm.text) +
-                         "[]` must be declared `.extern`");
+  // ptxas compiles a whole program: a sized `.extern .shared` array resolves to nothing, and it
+  // drops the qualifier ("ignoring extern qualifier"), making it a static array of that size
+  // (XLA's test copy of a Triton TMA kernel declares `global_smem[24600]` so).
+  if (is_extern && !unsized)
+    is_extern = false;
+  if (unsized && !is_extern)
+    fail(DiagId::sim_declaration, nm,
+         "an unsized shared array `" + std::string(nm.text) + "[]` must be declared `.extern`");
   if (align == 0)
     align = elem;
   if (e.has_extern_shared && !is_extern) {

@@ -102,7 +102,8 @@ void Parser::decode(ir::Op& op, const Token& opc, const std::vector<Opnd>& ops) 
              (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
              " operand" + (hi == 1 ? "" : "s") + ", found " + std::to_string(ops.size()));
   for (std::size_t j = 0; j < ops.size(); ++j) {
-    if (!ops[j].pair.empty() && (j != 0 || form->operands[0] != Shape::dst_pair))
+    if (!ops[j].pair.empty() &&
+        (j != 0 || (form->operands[0] != Shape::dst_pair && form->operands[0] != Shape::pred_pair)))
       throw Unsupported{DiagId::sim_unsupported_operand,
                         "the `d|p` operand of " + quote(opc.text) + " is not simulated"};
   }

@@ -35,6 +35,7 @@ constexpr ShapeCount other_counts[] = {
     {Shape::fraction, 0, 1},
     {Shape::opt_u32, 0, 1},
     {Shape::opt_src, 0, 1},
+    {Shape::bool_src, 0, 1},
     {Shape::opt_mem, 0, 1},
     // a store has no mbarrier; a load's is required; a multicast's mask (shapes.cpp)
     {Shape::bulk_tail, 0, 3},

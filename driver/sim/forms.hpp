@@ -80,6 +80,8 @@ enum class Shape : std::uint8_t {
   dst_wide,     ///< a register of twice the type's width -> dst[0]
   dst_at_least, ///< a register at least as wide as the type -> dst[0] (cvt)
   dst_pred,     ///< a predicate register -> dst[0]
+  pred_pair,    ///< setp's `p` or `p|q`: predicate registers -> dst[0], Op::pred_dst
+  bool_src,     ///< setp's `{!}c`, present exactly with a .bop qualifier -> src[2]
   mov_dst,      ///< `dst`; a vector operand is not simulated
   src,          ///< a register, immediate, special register or shared symbol of the type's width
   src_wide,     ///< `src` of twice the type's width (mad.wide's addend)

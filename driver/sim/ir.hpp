@@ -58,6 +58,14 @@ constexpr Family family(Code c) {
 /// unsigned whatever the type; equ ... nan apply to floats only.
 using Cmp = ptx::CompareOp;
 
+/// setp.cmp.bop's combining operation: p = (a cmp b) bop c, q = !(a cmp b) bop c.
+enum class BoolOp : std::uint8_t {
+  none, ///< plain setp: p = (a cmp b), q = !(a cmp b)
+  and_, ///< .and
+  or_,  ///< .or
+  xor_, ///< .xor
+};
+
 /// The arithmetic a type means: `integer` for the integer and bN types, else
 /// the floating-point format (the x2 forms: two 16-bit halves in 32 bits).
 enum class Num : std::uint8_t {
@@ -180,16 +188,29 @@ enum class ZeroFill : std::uint8_t {
 inline constexpr std::int64_t fence_shared = 1;
 inline constexpr std::int64_t fence_global = 2;
 
-/// The field a tensormap.replace writes (Op::n).
-inline constexpr std::int64_t tensormap_address = 0;
+/// The field a tensormap.replace writes (Op::n). The first four take an ordinal (src[0]) before
+/// the value (src[1]); the others only the value (src[0]).
 inline constexpr std::int64_t tensormap_dim = 1;
 inline constexpr std::int64_t tensormap_stride = 2;
+inline constexpr std::int64_t tensormap_box = 3;
+inline constexpr std::int64_t tensormap_element_stride = 4;
+inline constexpr std::int64_t tensormap_address = 0;
+inline constexpr std::int64_t tensormap_rank = 5;
+inline constexpr std::int64_t tensormap_elemtype = 6;
+inline constexpr std::int64_t tensormap_interleave = 7;
+inline constexpr std::int64_t tensormap_swizzle = 8;
+inline constexpr std::int64_t tensormap_fill = 9;
+/// Whether tensormap.replace's field takes an ordinal.
+constexpr bool tensormap_ordinal(std::int64_t field) {
+  return field >= tensormap_dim && field <= tensormap_element_stride;
+}
 
 struct Op {
   Code code = Code::ret;
-  Type type;         ///< the instruction type (destination type for cvt)
-  Type type2;        ///< the source type of cvt
-  Cmp cmp = Cmp::eq; ///< setp
+  Type type;                 ///< the instruction type (destination type for cvt)
+  Type type2;                ///< the source type of cvt
+  Cmp cmp = Cmp::eq;         ///< setp
+  BoolOp bop = BoolOp::none; ///< setp.cmp.bop (its c in src[2]; its `|q` in pred_dst)
   Space space = Space::global;
   bool to = false;         ///< cvta.to (state space from generic) rather than cvta (to generic)
   std::uint8_t vec = 1;    ///< 1, 2 or 4 registers moved by ld/st; elements of mov_pack/unpack
@@ -240,6 +261,7 @@ struct Op {
   /// cvt .relu: a negative result becomes +0 (a NaN stays NaN); min / max .relu (.s32, .s16x2):
   /// a negative result (each half's) becomes 0
   bool relu = false;
+  bool nan = false; ///< min / max .NaN (float forms): a NaN operand gives the canonical NaN
   /// add / min / max .u16x2 / .s16x2: two 16-bit integers in the 32 bits of Op::type, each
   /// computed alone (no carry between them)
   bool halves = false;

@@ -362,12 +362,26 @@ void Parser::vector_mov(ir::Op& op, const Opnd& v, bool is_dst) {
   const auto elem = static_cast<unsigned>(bits / n);
   op.vec = static_cast<std::uint8_t>(n);
   for (std::size_t k = 0; k < n; ++k) {
-    if (is_dst)
-      op.dst[k] = reg(v.elems[k], elem, false, "a destination element");
+    const Opnd& x = v.elems[k];
+    if (is_dst && x.kind == Opnd::Kind::name && x.name == "_" && !x.negated)
+      op.dst[k] = sink_reg(static_cast<std::uint8_t>(elem)); // `mov.b32 {_, %rs2}, %r` (LLVM)
+    else if (is_dst)
+      op.dst[k] = reg(x, elem, false, "a destination element");
     else
       op.src[k] = value(v.elems[k], elem, "a source element");
   }
   op.code = is_dst ? ir::Code::mov_unpack : ir::Code::mov_pack;
+}
+
+/// A register no PTX names (a space is no identifier character) that takes the elements a
+/// vector destination discards with `_`; one per width and entry.
+std::uint32_t Parser::sink_reg(std::uint8_t bits) {
+  const std::string name = "_ sink" + std::to_string(bits);
+  if (auto r = find_reg(name))
+    return r->index;
+  const std::uint32_t index = add_reg(*e_, name, bits);
+  regs_[name] = RegInfo{index, bits};
+  return index;
 }
 
 } // namespace ptxgen::sim::detail

@@ -179,6 +179,8 @@ private:
                    const std::string& name);
   void skip_declaration();
   std::uint32_t add_reg(ir::Entry& e, std::string name, std::uint8_t bits);
+  /// The register a vector destination's `_` element writes (operands.cpp).
+  std::uint32_t sink_reg(std::uint8_t bits);
   std::optional<RegInfo> find_reg(std::string_view name) const;
   /// `.shared ...` in an entry or, with is_extern, the `.shared ...` after a
   /// module-scope `.extern` (ptxas takes `.extern .shared` only there).

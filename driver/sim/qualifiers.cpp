@@ -392,16 +392,34 @@ std::optional<std::string> tensormap_qualifiers(ptx::Mnemonic m, ir::Op& op,
                      "only .global.shared::cta.tensormap::generic.release.gpu.sync.aligned");
   if (quals.size() != 5 || word(quals[0]) != Q::tile || word(quals[3]) != Q::b1024)
     return "only .tile.FIELD.{global,shared::cta}.b1024.TYPE";
-  const std::optional<Q> field = word(quals[1]);
-  const bool b64 = is_type(quals[4], ptx::ScalarType::b64);
-  if (field == Q::global_address && b64)
-    op.n = ir::tensormap_address;
-  else if (field == Q::global_dim && is_type(quals[4], ptx::ScalarType::b32))
-    op.n = ir::tensormap_dim;
-  else if (field == Q::global_stride && b64)
-    op.n = ir::tensormap_stride;
-  else
-    return "the fields simulated are global_address.b64, global_dim.b32 and global_stride.b64";
+  // the PTX ISA's fields and their types (swizzle_atomicity, sm_100's, is not simulated)
+  struct Field {
+    std::string_view name;
+    std::int64_t n;
+    bool b64;
+  };
+  static constexpr Field fields[] = {
+      {"global_address", ir::tensormap_address, true},
+      {"rank", ir::tensormap_rank, false},
+      {"box_dim", ir::tensormap_box, false},
+      {"global_dim", ir::tensormap_dim, false},
+      {"global_stride", ir::tensormap_stride, true},
+      {"element_stride", ir::tensormap_element_stride, false},
+      {"elemtype", ir::tensormap_elemtype, false},
+      {"interleave_layout", ir::tensormap_interleave, false},
+      {"swizzle_mode", ir::tensormap_swizzle, false},
+      {"fill_mode", ir::tensormap_fill, false},
+  };
+  const Field* field = nullptr;
+  for (const Field& f : fields)
+    if (quals[1].text == f.name)
+      field = &f;
+  if (field == nullptr ||
+      !is_type(quals[4], field->b64 ? ptx::ScalarType::b64 : ptx::ScalarType::b32))
+    return "the fields simulated are global_address and global_stride (.b64), rank, box_dim, "
+           "global_dim, element_stride, elemtype, interleave_layout, swizzle_mode and fill_mode "
+           "(.b32)";
+  op.n = field->n;
   const std::optional<Q> space = word(quals[2]);
   if (space != Q::global && space != Q::shared_cta)
     return "the map lies in .global or .shared::cta memory";
@@ -607,7 +625,8 @@ Decoded Parser::qualifiers(const Form& f, ir::Op& op, const Token& opc,
     if (auto bad = tensormap_qualifiers(f.mnemonic, op, quals))
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " is not simulated: " + *bad};
-    d.type = *parse_type(op.n == ir::tensormap_dim && f.mnemonic == ptx::Mnemonic::tensormap_replace
+    d.type = *parse_type(f.mnemonic == ptx::Mnemonic::tensormap_replace &&
+                                 op.n != ir::tensormap_address && op.n != ir::tensormap_stride
                              ? ptx::name(ptx::ScalarType::b32)
                              : ptx::name(ptx::ScalarType::b64));
     op.type = d.type.t;
@@ -819,6 +838,8 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
       op.sat = true;
     else if (word(q) == ptx::Qualifier::relu && !op.relu && min_max)
       op.relu = true;
+    else if (q.text == "NaN" && !op.nan && min_max) // LLVM's fmaximum / fminimum (sm_80)
+      op.nan = true;
     else
       throw Unsupported{DiagId::sim_unsupported_form,
                         quote(opc.text) + " is not simulated (`." + std::string(q.text) + "`)"};
@@ -828,6 +849,9 @@ void Parser::arith_qualifiers(const QualifierInput& in) {
   op.type = d.type.t;
   op.halves = pair.has_value();
   integer_arith_checks(in);
+  if (op.nan && (!d.type.is_float || op.type.num == ir::Num::f64))
+    throw Unsupported{DiagId::sim_unsupported_form,
+                      quote(opc.text) + " is not simulated (.NaN: f32, f16, bf16 and their pairs)"};
   const bool add_sub = op.code == ir::Code::add || op.code == ir::Code::sub;
   if (!d.type.is_float && (op.round != ir::Round::none || op.ftz ||
                            (op.sat && !(add_sub && op.type.bits == 32 && op.type.is_signed))))
@@ -1065,14 +1089,27 @@ void Parser::createpolicy_qualifiers(const QualifierInput& in) {
   op.type = d.type.t;
 }
 
-/// setp's `.cmp{.ftz}.type`.
+/// setp's `.cmp{.bop}{.ftz}.type` (ptxas takes .bop and .ftz in either order).
 void Parser::compare_qualifiers(const QualifierInput& in) {
   auto [f, op, d, opc, quals] = in;
-  op.ftz = quals.size() == 3 && word(quals[1]) == ptx::Qualifier::ftz;
-  if (quals.size() != (op.ftz ? 3u : 2u))
+  std::size_t k = 1;
+  for (; k + 1 < quals.size(); ++k) {
+    const std::optional<ptx::Qualifier> w = word(quals[k]);
+    if (w == ptx::Qualifier::ftz && !op.ftz)
+      op.ftz = true;
+    else if (w == ptx::Qualifier::and_ && op.bop == ir::BoolOp::none)
+      op.bop = ir::BoolOp::and_;
+    else if (w == ptx::Qualifier::or_ && op.bop == ir::BoolOp::none)
+      op.bop = ir::BoolOp::or_;
+    else if (w == ptx::Qualifier::xor_ && op.bop == ir::BoolOp::none)
+      op.bop = ir::BoolOp::xor_;
+    else
+      break;
+  }
+  if (quals.size() < 2 || k + 1 != quals.size())
     throw Unsupported{DiagId::sim_unsupported_form, quote(opc.text) + " is not simulated (only " +
                                                         std::string(ptx::spelling(f.mnemonic)) +
-                                                        ".cmp{.ftz}.type)"};
+                                                        ".cmp{.and|.or|.xor}{.ftz}.type)"};
   auto cmp = ptx::parse_compare_op(quals[0].text);
   if (!cmp)
     throw Unsupported{DiagId::sim_unsupported_form,

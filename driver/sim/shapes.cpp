@@ -59,6 +59,29 @@ void Parser::shape(Shape s, ir::Op& op, Decoded& d, const Token& opc, const std:
   case Shape::dst_pred:
     op.dst[0] = reg(ops[k++], 1, false, "the destination");
     return;
+  case Shape::pred_pair: { // setp's `p|q`: q takes the negated comparison
+    const Opnd& o = ops[k++];
+    Opnd plain = o;
+    plain.pair = {};
+    op.dst[0] = reg(plain, 1, false, "the destination");
+    if (!o.pair.empty()) {
+      Opnd q;
+      q.pos = o.pair_pos;
+      q.length = o.pair.size();
+      q.name = o.pair;
+      op.pred_dst = static_cast<std::int32_t>(reg(q, 1, false, "the second destination"));
+    }
+    return;
+  }
+  case Shape::bool_src:
+    if ((op.bop != ir::BoolOp::none) != (k < ops.size()))
+      fail(DiagId::sim_operand_count, opc,
+           quote(opc.text) + (op.bop != ir::BoolOp::none
+                                  ? ": .and/.or/.xor combine with a predicate operand c"
+                                  : ": a fourth operand needs .and, .or or .xor"));
+    if (k < ops.size())
+      src_slot() = value(ops[k++], 1, "the predicate c");
+    return;
   case Shape::dst_u32:
   case Shape::pos_len:
   case Shape::src_lut:

@@ -200,6 +200,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace ptxgen::sim {
@@ -249,6 +250,23 @@ inline constexpr std::size_t tensor_map_edit_dims = 24;
 inline constexpr std::size_t tensor_map_edit_strides = 64;
 inline constexpr std::size_t tensor_map_edits_end = 96;
 inline constexpr std::uint64_t tensor_map_align = 64;
+// Tensor maps built in memory (Triton's device-side descriptors, tl.make_tensor_descriptor):
+// 128 zero bytes, then a tensormap.replace of every field, then tensormap.cp_fenceproxy to
+// global memory. The first replace on zero bytes makes them a built map, which the simulator
+// lays out as its own (the GPU's encoding is opaque): the magic "ptxgenTB", the global address
+// (u64 at 8), the fields rank, elemtype, interleave_layout, swizzle_mode and fill_mode as
+// written (a byte each from 16), then per ordinal o (innermost first) box_dim (u32 at 24 + 4 o),
+// element_stride (u32 at 44 + 4 o), global_dim (u32 at 64 + 4 o) and global_stride (u64 at
+// 88 + 8 o). A tensor copy through one decodes it with the PTX ISA's encodings (rank = value +
+// 1; elemtype 0 .u8, 1 .u16, 2 .u32, 3 .s32, 4 .u64, 5 .s64, 6 .f16, 7 .f32, 9 .f64, 10 .bf16;
+// swizzle_mode 0 none, 1 32B, 2 64B, 3 128B; fill_mode 0 zero, 1 NaN; interleave 0 only);
+// a map tile::check_tensor_map refuses is undefined behaviour at the copy.
+inline constexpr std::size_t tensor_map_built_address = 8;
+inline constexpr std::size_t tensor_map_built_fields = 16;
+inline constexpr std::size_t tensor_map_built_box = 24;
+inline constexpr std::size_t tensor_map_built_element_strides = 44;
+inline constexpr std::size_t tensor_map_built_dims = 64;
+inline constexpr std::size_t tensor_map_built_strides = 88;
 
 /// One global allocation: bytes [address, address + bytes->size()) are addressable.
 struct GlobalBuffer {
@@ -278,6 +296,16 @@ std::array<std::uint8_t, tensor_map_bytes> tensor_map_handle(std::size_t index);
 std::optional<std::size_t> tensor_map_index(std::span<const std::uint8_t> bytes);
 /// `launch` with the edits the handle bytes carry ("Tensor maps edited in memory").
 TensorMapArg with_edits(const TensorMapArg& launch, std::span<const std::uint8_t> handle);
+/// Whether `bytes` (tensor_map_bytes of them) are a map built in memory ("Tensor maps built in
+/// memory").
+bool is_built_tensor_map(std::span<const std::uint8_t> bytes);
+/// Why the bytes of a map built in memory are no map a copy may use.
+struct BuiltMapProblem {
+  bool unsupported = false; ///< an encoding the simulator does not copy (else an invalid map)
+  std::string why;
+};
+/// The map built in `bytes`, or why it is none (the first rule it breaks).
+std::variant<TensorMapArg, BuiltMapProblem> built_tensor_map(std::span<const std::uint8_t> bytes);
 
 struct Observer; // below
 

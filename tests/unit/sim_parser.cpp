@@ -446,17 +446,24 @@ TEST_CASE(".extern .shared: at module scope, sized by the launch") {
   }
 }
 
-TEST_CASE("an unsized shared array must be .extern; a sized .extern one is not simulated; static "
-          "arrays precede the .extern one") {
+TEST_CASE("an unsized shared array must be .extern; a sized .extern one is static (ptxas drops "
+          "the qualifier); static arrays precede the .extern one") {
   const std::string head = ".version 8.0\n.target sm_80\n.address_size 64\n";
   const std::string entry = ".visible .entry k()\n{\n";
   auto unsized = Program::parse(head + entry + "\t.shared .align 16 .b8 d[];\n\tret;\n}\n");
   CHECK(!unsized);
   CHECK(unsized.diagnostics.has(ptxgen::DiagId::sim_declaration));
-  auto sized =
-      Program::parse(head + ".extern .shared .align 16 .b8 d[16];\n" + entry + "\tret;\n}\n");
-  CHECK(!sized);
-  CHECK(sized.diagnostics.has(ptxgen::DiagId::sim_unsupported_construct));
+  // `ptxas -v` (both read): "ignoring extern qualifier", then "21 bytes smem" for d[20] and s[1]: a
+  // sized .extern array is a static one, laid out with the entry's (d at 0, s after it)
+  auto sized = Program::parse(head + ".extern .shared .align 16 .b8 d[20];\n" + entry +
+                              "\t.shared .align 4 .b8 s[1];\n\tret;\n}\n");
+  REQUIRE_MESSAGE(sized, sized.diagnostics.format_all());
+  const auto& statics = sized.value->module().entries.at(0).shared;
+  REQUIRE(statics.size() == 2);
+  CHECK(!statics[0].is_extern);
+  CHECK(statics[0].bytes == 20u);
+  CHECK(statics[1].offset == 20u);
+  CHECK(sized.value->module().entries.at(0).shared_bytes == 21u);
   // nvcc's order: the module's `.extern .shared`, then the entry's static arrays,
   // which come first in shared memory (the dynamic bytes follow them all).
   auto after = Program::parse(head + ".extern .shared .align 16 .b8 d[];\n" + entry +
