@@ -68,7 +68,8 @@ bool is_wgmma_family(ir::Code c) {
 void written_registers(const ir::Op& op, const ir::Entry& e, std::vector<std::uint32_t>& out) {
   auto dsts = [&](std::size_t n) {
     for (std::size_t k = 0; k < n && k < 4; ++k)
-      out.push_back(op.dst[k]);
+      if (op.dst[k] != ir::no_register) // ldmatrix's sink `_`
+        out.push_back(op.dst[k]);
   };
   switch (op.code) {
   case ir::Code::mov_unpack:

@@ -26,9 +26,10 @@ enum class Elem : std::uint8_t {
   b1,   ///< a single bit, thirty-two per register (the first in the low bit)
 };
 
-/// In mma.sync's d, the sink `_` (that element of the result is dropped); in its c, an immediate
-/// (its bits in MatrixOp::cimm): ptxas takes both, and FlashInfer writes `{%f1, _, %f2, _}` and
-/// `{%f3, 0., %f4, 0.}` for the half of a tile it keeps. The index names no register.
+/// In mma.sync's d and ldmatrix's destinations (ir::Op::dst), the sink `_` (that element or
+/// matrix is dropped); in mma.sync's c, an immediate (its bits in MatrixOp::cimm): ptxas takes
+/// them, and FlashInfer writes `{%f1, _, %f2, _}` from `{%f3, 0., %f4, 0.}` for a row sum and
+/// `ldmatrix ... {%r1, _, %r2, _}` for half of an .x4. The index names no register.
 constexpr std::uint32_t no_register = 0xFFFFFFFFu;
 
 /// One tensor-core instruction's shape, types, qualifiers and operand registers.
