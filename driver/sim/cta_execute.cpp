@@ -57,9 +57,10 @@ Cta::Flow Cta::execute(Thread& t, const ir::Op& op) {
     return arith(t, op);
   case ir::Family::hint:
     // nanosleep: the scheduler runs the others anyway; a prefetch of a bad address does not
-    // fault either; the fences: see forms.def. fence.proxy.async orders the thread's generic
-    // writes so far before its later async-proxy operations, of shared memory (Cta::check_proxy)
-    // or global memory (Cta::check_global_proxy), as its state space says (ir::fence_*).
+    // fault either; griddepcontrol: one grid, none before or after it; the fences: see forms.def.
+    // fence.proxy.async orders the thread's generic writes so far before its later async-proxy
+    // operations, of shared memory (Cta::check_proxy) or global memory (Cta::check_global_proxy),
+    // as its state space says (ir::fence_*).
     if (op.code == ir::Code::async_fence && (op.n & ir::fence_shared) != 0) {
       ++t.proxy_fences;
       t.fence_marks.emplace_back(phase_, mb_.clock(t.tid));

@@ -378,7 +378,8 @@ void Cta::load_matrices(std::size_t first, std::size_t last, const ir::Op& op) {
       const std::uint32_t v =
           op.trans ? u16(r[2 * (l % 4)] + 2 * (l / 4)) | u16(r[2 * (l % 4) + 1] + 2 * (l / 4)) << 16
                    : u16(r[l / 4] + 4 * (l % 4)) | u16(r[l / 4] + 4 * (l % 4) + 2) << 16;
-      set(threads_[first + l], op.dst[m], v);
+      if (op.dst[m] != ir::no_register) // the sink `_`
+        set(threads_[first + l], op.dst[m], v);
     }
   }
 }

@@ -68,7 +68,8 @@ bool is_wgmma_family(ir::Code c) {
 void written_registers(const ir::Op& op, const ir::Entry& e, std::vector<std::uint32_t>& out) {
   auto dsts = [&](std::size_t n) {
     for (std::size_t k = 0; k < n && k < 4; ++k)
-      out.push_back(op.dst[k]);
+      if (op.dst[k] != ir::no_register) // ldmatrix's sink `_`
+        out.push_back(op.dst[k]);
   };
   switch (op.code) {
   case ir::Code::mov_unpack:
@@ -81,7 +82,9 @@ void written_registers(const ir::Op& op, const ir::Entry& e, std::vector<std::ui
   case ir::Code::wmma_mma:
   case ir::Code::wgmma: {
     const ir::MatrixOp& m = e.matrix[static_cast<std::size_t>(op.n)];
-    out.insert(out.end(), m.dregs.begin(), m.dregs.end());
+    for (std::uint32_t r : m.dregs)
+      if (r != ir::no_register) // mma.sync's sink `_`
+        out.push_back(r);
     return;
   }
   case ir::Code::wmma_store:
@@ -148,7 +151,9 @@ void read_registers(const ir::Op& op, const ir::Entry& e, std::vector<std::uint3
     return;
   const ir::MatrixOp& m = e.matrix[static_cast<std::size_t>(op.n)];
   for (const auto* list : {&m.aregs, &m.bregs, &m.cregs})
-    out.insert(out.end(), list->begin(), list->end());
+    for (std::uint32_t r : *list)
+      if (r != ir::no_register) // an immediate of mma.sync's c
+        out.push_back(r);
   if (op.code == ir::Code::wmma_store) // its fragment
     out.insert(out.end(), m.dregs.begin(), m.dregs.end());
   if (op.code == ir::Code::wgmma) {
@@ -256,8 +261,20 @@ void Cta::mma_sync(std::size_t first, std::size_t last, const ir::Op& op) {
         regs, m.aregs, m.a, [&](unsigned i) { return tc::a_cell(rows, m.a, lane, i); }, a, k);
     read_fragment(
         regs, m.bregs, m.b, [&](unsigned i) { return tc::b_cell(m.b, lane, i); }, b, cols);
+    if (m.cimm.empty()) {
+      read_fragment(
+          regs, m.cregs, m.c, [&](unsigned i) { return tc::c_cell(lane, i); }, c, cols);
+      continue;
+    }
+    // c with immediates: the lane's c values, registers and immediates in their places
+    std::vector<std::uint64_t> cv(m.cregs.size());
+    std::vector<std::uint32_t> at(m.cregs.size());
+    for (std::size_t j = 0; j < cv.size(); ++j) {
+      cv[j] = m.cregs[j] == ir::no_register ? m.cimm[j] : regs[m.cregs[j]];
+      at[j] = static_cast<std::uint32_t>(j);
+    }
     read_fragment(
-        regs, m.cregs, m.c, [&](unsigned i) { return tc::c_cell(lane, i); }, c, cols);
+        cv.data(), at, m.c, [&](unsigned i) { return tc::c_cell(lane, i); }, c, cols);
   }
   const std::vector<std::uint64_t> d = tc::multiply(m, rows, cols, a, b, c);
   for (std::size_t l = 0; l < last - first; ++l) {
@@ -265,7 +282,8 @@ void Cta::mma_sync(std::size_t first, std::size_t last, const ir::Op& op) {
     const auto vals = write_fragment(
         m.dregs.size(), m.d, [&](unsigned i) { return tc::c_cell(lane, i); }, d, cols);
     for (std::size_t j = 0; j < vals.size(); ++j)
-      set(threads_[first + l], m.dregs[j], vals[j]);
+      if (m.dregs[j] != ir::no_register) // the sink `_`
+        set(threads_[first + l], m.dregs[j], vals[j]);
   }
 }
 

@@ -396,10 +396,6 @@ void Parser::shared_decl(ir::Entry& e, bool is_extern) {
 
 namespace ptxgen::sim::detail {
 
-namespace {
-
-/// The bits of one initialiser literal `text` (negated with `minus`) for an element of type
-/// `t`; nullopt when the simulator cannot hold it (a decimal f16 / bf16, a symbol).
 std::optional<std::uint64_t> literal_bits(std::string_view text, bool minus, const TypeInfo& t) {
   const bool float_bits = text.size() > 2 && text[0] == '0' &&
                           (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D');
@@ -428,8 +424,6 @@ std::optional<std::uint64_t> literal_bits(std::string_view text, bool minus, con
   std::memcpy(&b, &f, sizeof b);
   return b;
 }
-
-} // namespace
 
 /// One initialiser: a literal, or a `{...}` list of them (nested lists flattened, as PTX
 /// lays out arrays of arrays and vectors). A symbol's address (`sym`, `generic(sym)`,

@@ -37,6 +37,11 @@ struct TypeInfo {
   bool is_bits = false; ///< bN
 };
 
+/// The bits of one literal `text` (negated with `minus`) for an element of type `t` (an
+/// initialiser's, mma.sync's c); nullopt when the simulator cannot hold it (a decimal f16 / bf16,
+/// a symbol).
+std::optional<std::uint64_t> literal_bits(std::string_view text, bool minus, const TypeInfo& t);
+
 /// The elements a declared array has: `name[N]`, `name[]` or a scalar `name`.
 struct ArrayExtent {
   std::uint64_t count = 1; ///< N; 1 for a scalar and for `[]`
@@ -286,6 +291,11 @@ private:
   /// `{r0, r1, ...}` of exactly `count` registers of `bits` bits.
   std::vector<std::uint32_t> register_list(const Opnd& o, std::size_t count, unsigned bits,
                                            std::string_view role);
+  /// mma.sync's d (`imms` null: an element may be the sink `_`) or c (an element may be an
+  /// immediate of element type `e`, its bits in `imms`): ir::no_register stands for either.
+  std::vector<std::uint32_t> mma_list(const Opnd& o, std::size_t count, unsigned bits,
+                                      std::string_view role, ir::Elem e,
+                                      std::vector<std::uint64_t>* imms);
 
   std::string_view src_;
   std::vector<std::string_view> lines_;

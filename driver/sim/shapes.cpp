@@ -374,8 +374,12 @@ void Parser::arith_shape(Shape s, ir::Op& op, Decoded& d, const Token& opc,
       fail(DiagId::sim_operand_kind, o,
            "ldmatrix .x" + std::to_string(op.vec) + " needs {" + std::to_string(op.vec) +
                " registers}");
-    for (std::size_t e = 0; e < o.elems.size(); ++e)
-      op.dst[e] = reg(o.elems[e], 32, false, "the destination");
+    for (std::size_t e = 0; e < o.elems.size(); ++e) {
+      const Opnd& x = o.elems[e];
+      // the sink `_` drops that matrix (FlashInfer's mma.cuh loads half of an .x4 so)
+      const bool sink = x.kind == Opnd::Kind::name && x.name == "_" && !x.negated;
+      op.dst[e] = sink ? ir::no_register : reg(x, 32, false, "the destination");
+    }
     return;
   }
   case Shape::pred_src: {

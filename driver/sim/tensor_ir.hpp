@@ -26,6 +26,12 @@ enum class Elem : std::uint8_t {
   b1,   ///< a single bit, thirty-two per register (the first in the low bit)
 };
 
+/// In mma.sync's d and ldmatrix's destinations (ir::Op::dst), the sink `_` (that element or
+/// matrix is dropped); in mma.sync's c, an immediate (its bits in MatrixOp::cimm): ptxas takes
+/// them, and FlashInfer writes `{%f1, _, %f2, _}` from `{%f3, 0., %f4, 0.}` for a row sum and
+/// `ldmatrix ... {%r1, _, %r2, _}` for half of an .x4. The index names no register.
+constexpr std::uint32_t no_register = 0xFFFFFFFFu;
+
 /// One tensor-core instruction's shape, types, qualifiers and operand registers.
 struct MatrixOp {
   std::uint16_t m = 0, n = 0, k = 0;
@@ -36,6 +42,8 @@ struct MatrixOp {
   std::vector<std::uint32_t> aregs;
   std::vector<std::uint32_t> bregs; ///< mma.sync: B's registers
   std::vector<std::uint32_t> cregs; ///< mma.sync: C's registers (wgmma accumulates into dregs)
+  /// mma.sync: C's immediates by position, where cregs holds no_register (empty when none)
+  std::vector<std::uint64_t> cimm;
   // ---- wgmma.mma_async only
   bool a_desc = false;          ///< A comes from a shared-memory descriptor (a_desc_reg)
   std::uint32_t a_desc_reg = 0; ///< the 64-bit register holding A's descriptor

@@ -134,6 +134,34 @@ std::vector<std::uint32_t> Parser::register_list(const Opnd& o, std::size_t coun
   return regs;
 }
 
+std::vector<std::uint32_t> Parser::mma_list(const Opnd& o, std::size_t count, unsigned bits,
+                                            std::string_view role, ir::Elem e,
+                                            std::vector<std::uint64_t>* imms) {
+  if (o.kind != Opnd::Kind::vec || o.elems.size() != count)
+    return register_list(o, count, bits, role);
+  std::vector<std::uint32_t> regs;
+  for (const Opnd& x : o.elems) {
+    if (imms == nullptr && x.kind == Opnd::Kind::name && x.name == "_" && !x.negated) {
+      regs.push_back(ir::no_register);
+      continue;
+    }
+    if (imms != nullptr && x.kind == Opnd::Kind::number) {
+      TypeInfo t;
+      t.t.bits = static_cast<std::uint8_t>(bits);
+      t.is_float = e == ir::Elem::f32 || e == ir::Elem::f64; // f16x2, s32: the register's bits
+      const std::optional<std::uint64_t> v = literal_bits(x.number, x.minus, t);
+      if (!v)
+        fail(DiagId::sim_literal, x, quote(x.number) + " is not a literal");
+      imms->resize(count, 0);
+      (*imms)[regs.size()] = *v;
+      regs.push_back(ir::no_register);
+      continue;
+    }
+    regs.push_back(reg(x, bits, false, role));
+  }
+  return regs;
+}
+
 void Parser::mma_operands(ir::Op& op, const Token& opc, std::span<const ptx::OpcodeWord> quals,
                           const std::vector<Opnd>& ops) {
   Words w{quals};
@@ -160,10 +188,10 @@ void Parser::mma_operands(ir::Op& op, const Token& opc, std::span<const ptx::Opc
     fail(DiagId::sim_operand_count, opc, "mma takes four operands: d, a, b, c");
   const unsigned cbits = m.c == ir::Elem::f64 ? 64 : 32;
   const unsigned abits = m.a == ir::Elem::f64 ? 64 : 32;
-  m.dregs = register_list(ops[0], tc::c_registers(m.m, m.n, m.d), cbits, "mma's d");
+  m.dregs = mma_list(ops[0], tc::c_registers(m.m, m.n, m.d), cbits, "mma's d", m.d, nullptr);
   m.aregs = register_list(ops[1], tc::a_registers(m), abits, "mma's a");
   m.bregs = register_list(ops[2], tc::b_registers(m), abits, "mma's b");
-  m.cregs = register_list(ops[3], tc::c_registers(m.m, m.n, m.c), cbits, "mma's c");
+  m.cregs = mma_list(ops[3], tc::c_registers(m.m, m.n, m.c), cbits, "mma's c", m.c, &m.cimm);
   op.n = static_cast<std::int64_t>(e_->matrix.size());
   e_->matrix.push_back(std::move(m));
 }
