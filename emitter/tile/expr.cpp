@@ -4,7 +4,7 @@
 #include "emitter/tile/expr.hpp"
 
 #include "emitter/support/unreachable.hpp"
-#include "emitter/tile/expr_arith.hpp"
+#include "emitter/tile/checked_int.hpp"
 #include "emitter/tile/expr_walk.hpp"
 
 #include <algorithm>
@@ -14,19 +14,59 @@ namespace ptxgen::tile {
 namespace {
 
 using i64 = std::int64_t;
-using expr_arith::checked_add;
-using expr_arith::checked_div;
-using expr_arith::checked_mul;
-using expr_arith::checked_rem;
-using expr_arith::checked_shl;
-using expr_arith::checked_shr;
-using expr_arith::checked_sub;
-using expr_arith::cluster_grid;
-using expr_arith::dim_axis;
-using expr_arith::kAllAxes;
-using expr_arith::Over;
-using expr_arith::special_row;
-using expr_arith::SpecialRow;
+using checked_int::checked_add;
+using checked_int::checked_div;
+using checked_int::checked_mul;
+using checked_int::checked_rem;
+using checked_int::checked_shl;
+using checked_int::checked_shr;
+using checked_int::checked_sub;
+
+// What each Special reads, in enum order: its spelling; which launch extent it is of (the
+// block's threads, the grid's CTAs, a cluster's CTAs, the grid's clusters); an extent (ntid,
+// nbid...) or an index (tid, bid); the axis (kAllAxes: the linear index, or the total).
+constexpr int kAllAxes = 3;
+enum class Over : std::uint8_t { block, grid, cluster, clusters };
+struct SpecialRow {
+  std::string_view spelling;
+  Over over;
+  bool extent;
+  int axis;
+};
+constexpr SpecialRow kSpecialRows[] = {
+    {"tid.x", Over::block, false, 0},
+    {"tid.y", Over::block, false, 1},
+    {"tid.z", Over::block, false, 2},
+    {"ntid", Over::block, true, kAllAxes},
+    {"ntid.x", Over::block, true, 0},
+    {"ntid.y", Over::block, true, 1},
+    {"ntid.z", Over::block, true, 2},
+    {"bid.x", Over::grid, false, 0},
+    {"bid.y", Over::grid, false, 1},
+    {"bid.z", Over::grid, false, 2},
+    {"nbid", Over::grid, true, kAllAxes},
+    {"nbid.x", Over::grid, true, 0},
+    {"nbid.y", Over::grid, true, 1},
+    {"nbid.z", Over::grid, true, 2},
+    {"cluster_rank", Over::cluster, false, kAllAxes},
+    {"cluster_size", Over::cluster, true, kAllAxes},
+    {"cluster_id", Over::clusters, false, kAllAxes},
+    {"ncluster", Over::clusters, true, kAllAxes},
+};
+static_assert(std::size(kSpecialRows) == std::size(kSpecials));
+
+const SpecialRow& special_row(Special s) {
+  return kSpecialRows[static_cast<std::size_t>(s)];
+}
+
+i64 dim_axis(const Dim3& d, int axis) {
+  return axis == 0 ? d.x : axis == 1 ? d.y : d.z;
+}
+
+/// The grid of clusters: the grid's CTAs along each axis over the cluster's.
+Dim3 cluster_grid(const Dim3& grid, const Dim3& cluster) {
+  return {grid.x / cluster.x, grid.y / cluster.y, grid.z / cluster.z};
+}
 
 std::optional<i64> apply_binary(ExprOp op, i64 a, i64 b) {
   switch (op) {
@@ -299,6 +339,27 @@ std::int64_t special_value(Special s, const ExprEnv& env) {
 }
 
 } // namespace
+
+Interval special_range(Special s, const LaunchBounds& l) {
+  const SpecialRow& r = special_row(s);
+  const Dim3 grid = l.grid_dim.or_x(l.grid);
+  i64 n = 0;
+  switch (r.over) {
+  case Over::block:
+    n = r.axis == kAllAxes ? l.block : dim_axis(l.block_dim.or_x(l.block), r.axis);
+    break;
+  case Over::grid:
+    n = r.axis == kAllAxes ? l.grid : dim_axis(grid, r.axis);
+    break;
+  case Over::cluster:
+    n = l.cluster_dim.count();
+    break;
+  case Over::clusters:
+    n = cluster_grid(grid, l.cluster_dim).count();
+    break;
+  }
+  return r.extent ? Interval{n, n} : Interval{0, n - 1};
+}
 
 std::string_view spelling(Special s) {
   return special_row(s).spelling;

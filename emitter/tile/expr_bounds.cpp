@@ -3,8 +3,8 @@
 // condition holds, and where it does not.
 
 #include "emitter/support/unreachable.hpp"
+#include "emitter/tile/checked_int.hpp"
 #include "emitter/tile/expr.hpp"
-#include "emitter/tile/expr_arith.hpp"
 
 #include <algorithm>
 #include <initializer_list>
@@ -15,7 +15,7 @@ namespace ptxgen::tile {
 // helpers have names of their own.
 namespace expr_bounds {
 
-using namespace expr_arith;
+using namespace checked_int;
 using i64 = std::int64_t;
 
 std::optional<Interval> hull_of(std::initializer_list<std::optional<i64>> vs) {
@@ -222,27 +222,6 @@ Interval narrowed(const LaunchBounds& l, ExprKind k, Interval r) {
   if (it == l.narrowed.end())
     return r;
   return meet(r, it->second).value_or(it->second);
-}
-
-Interval special_range(Special s, const LaunchBounds& l) {
-  const SpecialRow& r = special_row(s);
-  const Dim3 grid = l.grid_dim.or_x(l.grid);
-  i64 n = 0;
-  switch (r.over) {
-  case Over::block:
-    n = r.axis == kAllAxes ? l.block : dim_axis(l.block_dim.or_x(l.block), r.axis);
-    break;
-  case Over::grid:
-    n = r.axis == kAllAxes ? l.grid : dim_axis(grid, r.axis);
-    break;
-  case Over::cluster:
-    n = l.cluster_dim.count();
-    break;
-  case Over::clusters:
-    n = cluster_grid(grid, l.cluster_dim).count();
-    break;
-  }
-  return r.extent ? Interval{n, n} : Interval{0, n - 1};
 }
 
 Interval leaf_range(const Expr& e, const LaunchBounds& l) {
