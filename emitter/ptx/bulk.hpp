@@ -315,12 +315,17 @@ struct CpAsyncBulkTensorStore {
   CachePolicy cache_policy;
 };
 
-template <class V>
-void describe(const CpAsyncBulkTensorStore& c, V& v) {
-  v.opcode(Mnemonic::cp_async_bulk_tensor);
+/// The parts a tensor store shares with a tensor reduction: `.Nd.global.shared::cta{.redOp}
+/// .tile.bulk_group{.L2::cache_hint}` after the opcode (`redop`: the reduction's, nullptr for
+/// a store) and the operands [tmap, {c...}], [src]{, policy}, as describe_to_global_* are for
+/// the 1-D forms. `C` is CpAsyncBulkTensorStore or CpReduceAsyncBulkTensor.
+template <class C, class V>
+void describe_tensor_to_global(const C& c, const BulkRedOp* redop, V& v) {
   v.qualifier(name(c.rank));
   v.qualifier(spelling(Qualifier::global));
   v.qualifier(spelling(Qualifier::shared_cta));
+  if (redop)
+    v.qualifier(name(*redop));
   v.qualifier(spelling(Qualifier::tile));
   v.qualifier(spelling(Qualifier::bulk_group));
   if (c.cache_hint)
@@ -328,6 +333,12 @@ void describe(const CpAsyncBulkTensorStore& c, V& v) {
   describe_tensor(c.tensor, v);
   v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
   describe_cache_policy(c.cache_hint, c.cache_policy, v);
+}
+
+template <class V>
+void describe(const CpAsyncBulkTensorStore& c, V& v) {
+  v.opcode(Mnemonic::cp_async_bulk_tensor);
+  describe_tensor_to_global(c, nullptr, v);
   v.feature(Feature::bulk_tensor);
 }
 
@@ -349,17 +360,7 @@ struct CpReduceAsyncBulkTensor {
 template <class V>
 void describe(const CpReduceAsyncBulkTensor& c, V& v) {
   v.opcode(Mnemonic::cp_reduce_async_bulk_tensor);
-  v.qualifier(name(c.rank));
-  v.qualifier(spelling(Qualifier::global));
-  v.qualifier(spelling(Qualifier::shared_cta));
-  v.qualifier(name(c.op));
-  v.qualifier(spelling(Qualifier::tile));
-  v.qualifier(spelling(Qualifier::bulk_group));
-  if (c.cache_hint)
-    v.qualifier(spelling(Qualifier::L2_cache_hint));
-  describe_tensor(c.tensor, v);
-  v.address(c.src, {Role::src_address, AddressWidth::b32_or_b64, SymbolScope::shared});
-  describe_cache_policy(c.cache_hint, c.cache_policy, v);
+  describe_tensor_to_global(c, &c.op, v);
   v.feature(Feature::bulk_reduce_tensor);
 }
 

@@ -288,6 +288,9 @@ std::optional<Interval> bounds(const Expr& e, const LaunchBounds& launch);
 /// arms; nullopt when no thread can take that path.
 std::optional<LaunchBounds> narrow_on(const Expr& cond, bool truth, const LaunchBounds& launch);
 
+/// The values special s takes over the launch: an extent its one value, an index 0..n-1.
+Interval special_range(Special s, const LaunchBounds& launch);
+
 /// e with every axis leaf named in `coords` replaced by that constant. Nodes
 /// that change are folded: to a constant when they become constant (an
 /// operation with no value, such as 1 / 0, stays as it is), a select or a

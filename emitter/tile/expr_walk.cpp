@@ -47,4 +47,9 @@ bool uses_params(const View& v) {
                      [](const RuntimeTerm& t) { return uses_params(*t.index); });
 }
 
+bool uses_thread(const View& v) {
+  return std::any_of(v.terms.begin(), v.terms.end(),
+                     [](const RuntimeTerm& t) { return uses_thread(*t.index); });
+}
+
 } // namespace ptxgen::tile

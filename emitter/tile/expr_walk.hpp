@@ -23,4 +23,7 @@ bool uses_params(const Expr& e);
 /// True when an index of v names a parameter or a loop variable.
 bool uses_params(const View& v);
 
+/// True when some index of the view depends on the thread (tid, warp or lane).
+bool uses_thread(const View& v);
+
 } // namespace ptxgen::tile

@@ -3,13 +3,10 @@
 // are written back by to_spec_toml to a spec that emits the same, and their errors come
 // back as DiagIds at the builder call's line, all in one emit.
 
-#include "driver/run/to_toml.hpp"
-#include "driver/toml/reader_spec.hpp"
+#include "api_golden.hpp"
 #include "emitter/api/api.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include <doctest/doctest.h>
 
@@ -21,40 +18,8 @@ namespace {
 
 using namespace ptxgen::api;
 using ptxgen::DiagId;
-
-/// PTX without its `//` lines (they name the spec the golden came from).
-std::string body_of(const std::string& ptx) {
-  std::istringstream in(ptx);
-  std::string out, line;
-  while (std::getline(in, line))
-    if (line.rfind("//", 0) != 0)
-      out += line + "\n";
-  return out;
-}
-
-std::string golden_body(const std::string& name) {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/golden/" + name + ".ptx", std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream s;
-  s << in.rdbuf();
-  return body_of(s.str());
-}
-
-/// Emits `k` for sm_90 (what the golden's header says its ops need) and compares it with
-/// the golden; then writes the kernel back as a spec, which must emit the same PTX.
-void check_golden(const KernelBuilder& k, const std::string& name) {
-  const EmitResult r = emit_contract_only(k, sm(90));
-  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
-  CHECK(body_of(*r.ptx) == golden_body(name));
-  const std::string text = to_spec_toml(k.kernel());
-  CAPTURE(text);
-  auto again = ptxgen::driver::load_spec_text(text, "written.toml");
-  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
-  const EmitResult r2 = emit_contract_only(**again, sm(90));
-  REQUIRE(r2.ok());
-  CHECK(*r2.ptx == *r.ptx);
-  CHECK((*again)->expectations.size() == k.kernel().expectations.size());
-}
+using ptxgen::api_golden::check_golden;
+using ptxgen::api_golden::written_back;
 
 const ptxgen::Diagnostic* find(const ptxgen::Diagnostics& ds, DiagId id) {
   auto it = std::find_if(ds.begin(), ds.end(), [&](const auto& d) { return d.id == id; });
@@ -91,7 +56,7 @@ TEST_CASE("api: specs/tma/load_2d.toml in C++ (a tensor map, expect_tx, tensor_l
   f.k.mbarrier_wait(f.bar.sub({0}), 0);
   f.k.copy(Load2d::row(f.B), Load2d::row(f.S));
   f.k.expect_equal(f.B, f.A.sub({slice(32, 64), slice(64, 128)}));
-  check_golden(f.k, "tma/load_2d");
+  check_golden(f.k, "tma/load_2d", sm(90));
 }
 
 TEST_CASE("api: specs/tma/pipeline_tma_2d_3stage.toml in C++ (the mbarrier ring)") {
@@ -124,7 +89,7 @@ TEST_CASE("api: specs/tma/pipeline_tma_2d_3stage.toml in C++ (the mbarrier ring)
                    .sub({tid(), all}));
       });
   k.expect_equal(B, A);
-  check_golden(k, "tma/pipeline_tma_2d_3stage");
+  check_golden(k, "tma/pipeline_tma_2d_3stage", sm(90));
 }
 
 TEST_CASE("api: specs/tma/pipeline_bulk_outer_loop.toml in C++ (bulk_load, ring_offset)") {
@@ -153,7 +118,7 @@ TEST_CASE("api: specs/tma/pipeline_bulk_outer_loop.toml in C++ (bulk_load, ring_
       });
   k.end_for();
   k.expect_equal(B, A);
-  check_golden(k, "tma/pipeline_bulk_outer_loop");
+  check_golden(k, "tma/pipeline_bulk_outer_loop", sm(90));
 }
 
 TEST_CASE("api: bulk copies, a swizzled shared tensor and abi write back to the same PTX") {
@@ -192,12 +157,10 @@ TEST_CASE("api: bulk copies, a swizzled shared tensor and abi write back to the 
   k.bulk_wait(0, true);
   const EmitResult r = emit_contract_only(k, sm(90));
   REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
-  auto again = ptxgen::driver::load_spec_text(to_spec_toml(k.kernel()), "written.toml");
-  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
-  CHECK((*again)->abi == k.kernel().abi);
+  const auto again = written_back(k, *r.ptx, sm(90));
+  CHECK(again->abi == k.kernel().abi);
   CHECK(r.ptx->find("cp.async.bulk.wait_group.read 0;") != std::string::npos);
   CHECK(r.ptx->find("fence.proxy.async;") != std::string::npos);
-  CHECK(*emit_contract_only(**again, sm(90)).ptx == *r.ptx);
 }
 
 TEST_CASE("api: bulk and TMA errors are all reported at their builder calls' lines") {
@@ -245,9 +208,7 @@ TEST_CASE("api: bulk_reduce lowers to cp.reduce.async.bulk, writes back to TOML,
   REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
   CHECK(r.ptx->find("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.bf16") !=
         std::string::npos);
-  auto again = ptxgen::driver::load_spec_text(to_spec_toml(k.kernel()), "written.toml");
-  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
-  CHECK(*emit_contract_only(**again, sm(90)).ptx == *r.ptx);
+  written_back(k, *r.ptx, sm(90));
   k.bulk_reduce(B, S, ReduceKind::inc, {.pred = tid() == 0}); // inc takes u32 only
   const std::uint32_t inc_line = __LINE__ - 1;
   const EmitResult bad = emit_contract_only(k, sm(90));
@@ -305,9 +266,7 @@ TEST_CASE("api: tensor_reduce and prefetch_tensormap lower, write back to TOML, 
   CHECK(r.ptx->find("cp.reduce.async.bulk.tensor.2d.global.shared::cta.inc.tile.bulk_group") !=
         std::string::npos);
   CHECK(r.ptx->find("prefetch.tensormap [%rd") != std::string::npos);
-  auto again = ptxgen::driver::load_spec_text(to_spec_toml(u.kernel()), "written.toml");
-  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
-  CHECK(*emit_contract_only(**again, sm(90)).ptx == *r.ptx);
+  written_back(u, *r.ptx, sm(90));
 }
 
 TEST_CASE("api: a ring pipeline's keys and loads are checked as a spec's are") {

@@ -3,13 +3,10 @@
 // emits the same, and offsets that do not fit the map come back as spec_im2col_offsets at the
 // builder call's line.
 
-#include "driver/run/to_toml.hpp"
-#include "driver/toml/reader_spec.hpp"
+#include "api_golden.hpp"
 #include "emitter/api/api.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -22,25 +19,8 @@ namespace {
 
 using namespace ptxgen::api;
 using ptxgen::DiagId;
+using ptxgen::api_golden::check_golden;
 using ptxgen::tile::TensorMapMode;
-
-/// PTX without its `//` lines (they name the spec the golden came from).
-std::string body_of(const std::string& ptx) {
-  std::istringstream in(ptx);
-  std::string out, line;
-  while (std::getline(in, line))
-    if (line.rfind("//", 0) != 0)
-      out += line + "\n";
-  return out;
-}
-
-std::string golden_body(const std::string& name) {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/golden/" + name + ".ptx", std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream s;
-  s << in.rdbuf();
-  return body_of(s.str());
-}
 
 /// specs/tma/im2col_stride2.toml's tensors and its load's prologue.
 struct Stride2 {
@@ -73,17 +53,8 @@ TEST_CASE("api: specs/tma/im2col_stride2.toml in C++ (an im2col map, offsets) an
   f.k.mbarrier_wait(f.bar.sub({0}), 0);
   f.k.copy(f.B.sub({tid(), all}), f.S.sub({tid(), all}));
   f.k.expect_equal(f.B.sub({slice(0, 1), all}), f.A.sub({0, 0, slice(0, 1), all}));
-  const EmitResult r = emit_contract_only(f.k, sm(90));
-  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
-  CHECK(body_of(*r.ptx) == golden_body("tma/im2col_stride2"));
-  const std::string text = to_spec_toml(f.k.kernel());
-  CAPTURE(text);
+  const std::string text = check_golden(f.k, "tma/im2col_stride2", sm(90));
   CHECK(text.find("mode = \"im2col\"") != std::string::npos);
-  auto again = ptxgen::driver::load_spec_text(text, "written.toml");
-  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
-  const EmitResult r2 = emit_contract_only(**again, sm(90));
-  REQUIRE(r2.ok());
-  CHECK(*r2.ptx == *r.ptx);
 }
 
 TEST_CASE("api: an im2col load without its offsets is refused at the builder call's line") {

@@ -3,13 +3,10 @@
 // that emits the same; a missing fence and an unmodelled field come back as DiagIds at the
 // builder call's line.
 
-#include "driver/run/to_toml.hpp"
-#include "driver/toml/reader_spec.hpp"
+#include "api_golden.hpp"
 #include "emitter/api/api.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include <doctest/doctest.h>
 
@@ -19,23 +16,7 @@ namespace {
 
 using namespace ptxgen::api;
 using ptxgen::DiagId;
-
-std::string body_of(const std::string& ptx) {
-  std::istringstream in(ptx);
-  std::string out, line;
-  while (std::getline(in, line))
-    if (line.rfind("//", 0) != 0)
-      out += line + "\n";
-  return out;
-}
-
-std::string golden_body(const std::string& name) {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/golden/" + name + ".ptx", std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream s;
-  s << in.rdbuf();
-  return body_of(s.str());
-}
+using ptxgen::api_golden::check_golden;
 
 /// The spec's kernel; `fenced`: with the release and acquire between the edit and the load.
 struct Retarget {
@@ -72,16 +53,7 @@ struct Retarget {
 
 TEST_CASE("api: specs/tma/tensormap_retarget_global.toml in C++ emits its golden and writes back") {
   Retarget f(true);
-  const EmitResult r = emit_contract_only(f.k, sm_a(90));
-  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
-  CHECK(body_of(*r.ptx) == golden_body("tma/tensormap_retarget_global"));
-  const std::string text = to_spec_toml(f.k.kernel());
-  CAPTURE(text);
-  auto again = ptxgen::driver::load_spec_text(text, "written.toml");
-  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
-  const EmitResult r2 = emit_contract_only(**again, sm_a(90));
-  REQUIRE(r2.ok());
-  CHECK(*r2.ptx == *r.ptx);
+  check_golden(f.k, "tma/tensormap_retarget_global", sm_a(90));
 }
 
 TEST_CASE("api: a copy through an edited map without the fence pair, and an unmodelled field") {

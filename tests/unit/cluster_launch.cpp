@@ -64,12 +64,6 @@ std::vector<DiagId> load_errors(const std::string& text) {
   return ids;
 }
 
-lower::LowerOptions raised() {
-  lower::LowerOptions o;
-  o.raise_target = true;
-  return o;
-}
-
 tile::ExprEnv env(tile::Dim3 grid, tile::Dim3 cluster, std::int64_t bid) {
   tile::ExprEnv e;
   e.bid = bid;
@@ -217,7 +211,7 @@ TEST_CASE("cluster: lowered for sm_90 with .reqnctapercluster and the cluster re
   for (const Case& c : cases) {
     CAPTURE(c.cluster);
     const std::string more = c.cluster == "16" ? "cluster_non_portable = true\n" : "";
-    auto m = lower_text(spec(c.grid, c.cluster, c.index, more), raised());
+    auto m = lower_text(spec(c.grid, c.cluster, c.index, more), own_target());
     INFO(m.diagnostics.format_all());
     REQUIRE(m.value.has_value());
     CHECK(m->target.sm == 90);
@@ -229,15 +223,7 @@ TEST_CASE("cluster: lowered for sm_90 with .reqnctapercluster and the cluster re
     // The sizes are launch constants: no register reads them.
     CHECK(text.find("%cluster_nctarank") == std::string::npos);
     CHECK(text.find("%nclusterid") == std::string::npos);
-    auto ptxas = driver::locate_ptxas("");
-    REQUIRE_MESSAGE(ptxas, "no ptxas: " << ptxas.error());
-    driver::AssembleOptions a;
-    a.target = m->target;
-    a.verbose = false;
-    a.keep_cubin = false;
-    auto r = driver::assemble(ptxas->path, text, a);
-    INFO(r.describe());
-    CHECK(r.ok());
+    assembles(*m);
   }
 }
 
@@ -252,7 +238,7 @@ TEST_CASE("cluster: a PTX target older than sm_90 is refused at the key") {
     found = found || (d.id == DiagId::contract_cluster_target && d.line == 5 && d.column == 11);
   CHECK(found);
   // The run's target is not the PTX's: an sm_80 run of PTX raised to sm_90 is the run's affair.
-  lower::LowerOptions run80 = raised();
+  lower::LowerOptions run80 = own_target();
   run80.run_target = ptx::Target{80, false};
   CHECK(lower_text(spec("8", "2"), run80).value.has_value());
 }

@@ -74,13 +74,6 @@ std::vector<DiagId> errors(const std::string& text) {
   return ids;
 }
 
-std::string instructions(const ptx::Module& m) {
-  std::string out;
-  for (const auto& i : m.entries.front().body)
-    out += ptx::print(i) + "\n";
-  return out;
-}
-
 lower::LowerOptions sm90() {
   lower::LowerOptions o;
   o.target = {90, false};

@@ -57,30 +57,6 @@ std::string op(std::string_view name, std::string_view keys = {}) {
   return "\n[[op]]\nop = \"" + std::string(name) + "\"\n" + std::string(keys);
 }
 
-lower::LowerOptions sm90() {
-  lower::LowerOptions o;
-  o.target = {90, false};
-  o.unchecked = true;
-  return o;
-}
-
-/// The lowered module; no diagnostic at all (the unchecked lowering turns validator errors
-/// into warnings, which would hide a broken instruction).
-ptx::Module lowered(const std::string& spec) {
-  auto m = lower_text(spec, sm90());
-  INFO(m.diagnostics.format_all());
-  REQUIRE(m.value.has_value());
-  CHECK(m.diagnostics.items().empty());
-  return *m.value;
-}
-
-std::string instructions(const ptx::Module& m) {
-  std::string out;
-  for (const auto& i : m.entries.front().body)
-    out += ptx::print(i) + "\n";
-  return out;
-}
-
 /// The instructions every test below starts with: tid, `tid == 0`, the shared bases.
 constexpr std::string_view kElect = "mov.u32 %r1, %tid.x;\n"
                                     "setp.eq.u32 %p1, %r1, 0;\n";
@@ -95,7 +71,7 @@ TEST_CASE("bulk_load, bulk_store, commit, wait and proxy_fence: one instruction 
                       "pred = \"tid == 0\"\n") +
       op("bulk_store", "dst = 'B.sub[16:48, :]'\nsrc = 'S'\npred = \"tid == 0\"\n") +
       op("bulk_commit") + op("bulk_wait", "n = 0\nread = true\n") + op("bulk_wait", "n = 1\n");
-  const ptx::Module m = lowered(spec);
+  const ptx::Module m = lowered(spec, unchecked_sm90());
   CHECK(instructions(m) ==
         "fence.proxy.async.shared::cta;\n" + std::string(kElect) +
             "mov.u32 %r2, smem_S;\n"
@@ -120,7 +96,7 @@ TEST_CASE("proxy_fence's space: .shared::cta, .global or the unqualified fence" 
   const std::string spec =
       std::string(kTensors) + op("proxy_fence") + op("proxy_fence", "space = \"shared::cta\"\n") +
       op("proxy_fence", "space = \"global\"\n") + op("proxy_fence", "space = \"all\"\n");
-  const ptx::Module m = lowered(spec);
+  const ptx::Module m = lowered(spec, unchecked_sm90());
   CHECK(instructions(m) == "fence.proxy.async.shared::cta;\n"
                            "fence.proxy.async.shared::cta;\n"
                            "fence.proxy.async.global;\n"
@@ -136,7 +112,7 @@ TEST_CASE("expect_tx: mbarrier.arrive.expect_tx with the sink, or mbarrier.expec
                                            "pred = \"tid == 0\"\n") +
                            op("expect_tx", "barrier = 'bar.sub[0]'\nbytes = \"tid * 16\"\n"
                                            "arrive = false\n");
-  const ptx::Module m = lowered(spec);
+  const ptx::Module m = lowered(spec, unchecked_sm90());
   CHECK(instructions(m) == std::string(kElect) +
                                "mov.u32 %r2, smem_bar;\n"
                                "@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 2048;\n"
@@ -153,7 +129,7 @@ TEST_CASE("tensor_load / tensor_store: the map's generic address, coordinates in
       op("tensor_load", "tensor = \"A\"\ncoords = [\"tid\", -8]\ndst = 'S'\n"
                         "barrier = 'bar.sub[0]'\npred = \"tid == 0\"\n") +
       op("tensor_store", "tensor = \"A\"\ncoords = [32, 0]\nsrc = 'S'\npred = \"tid == 0\"\n");
-  const ptx::Module m = lowered(spec);
+  const ptx::Module m = lowered(spec, unchecked_sm90());
   CHECK(instructions(m) ==
         std::string(kElect) +
             "mov.u32 %r2, smem_S;\n"
@@ -175,7 +151,7 @@ TEST_CASE("a cache policy: `.L2::cache_hint` with the policy register, made once
       op("tensor_load", "tensor = \"A\"\ncoords = [0, 0]\ndst = 'S'\nbarrier = 'bar.sub[0]'\n"
                         "cache_policy = \"pol\"\n") +
       op("bulk_store", "dst = 'B.sub[0:32, :]'\nsrc = 'S'\ncache_policy = \"pol\"\n");
-  const ptx::Module m = lowered(spec);
+  const ptx::Module m = lowered(spec, unchecked_sm90());
   CHECK(instructions(m) ==
         "mov.u32 %r1, smem_S;\n"
         "mov.b64 %rd1, map_A;\n"
@@ -195,7 +171,8 @@ TEST_CASE("the map parameter: `.param .align 128 .b8 map_A[128]` after the tenso
           doctest::test_suite("ptxas")) {
   const ptx::Module m =
       lowered(std::string(kTensors) + "\n[param.n]\ndtype = \"u32\"\nvalue = 1\n" +
-              op("tensor_store", "tensor = \"A\"\ncoords = [0, 0]\nsrc = 'S'\n"));
+                  op("tensor_store", "tensor = \"A\"\ncoords = [0, 0]\nsrc = 'S'\n"),
+              unchecked_sm90());
   const std::string text = ptx::print(m);
   CHECK(text.find(".visible .entry k(\n"
                   "\t.param .u64 arg_A,\n"
@@ -204,9 +181,8 @@ TEST_CASE("the map parameter: `.param .align 128 .b8 map_A[128]` after the tenso
                   "\t.param .u32 arg_n\n"
                   ")\n") != std::string::npos);
   // The ABI the runners pass: the map under its spec name, bound to its tensor.
-  auto k = driver::load_spec_text(std::string(kTensors), "abi.toml");
-  REQUIRE(k.value.has_value());
-  const auto params = lower::kernel_params(**k);
+  const auto k = spec_text::load(std::string(kTensors), "abi.toml");
+  const auto params = lower::kernel_params(*k);
   REQUIRE(params.size() == 3);
   CHECK(params[2].kind == lower::ParamBinding::Kind::tensor_map);
   CHECK(params[2].name == "A.map");
@@ -219,8 +195,8 @@ TEST_CASE("abi may place the map: \"A.map\" first; a map a tensor does not have 
           doctest::test_suite("ptxas")) {
   std::string spec(kTensors);
   spec.insert(spec.find("block = 32\n"), "abi = [\"A.map\", \"B\", \"A\"]\n");
-  const ptx::Module m =
-      lowered(spec + op("tensor_store", "tensor = \"A\"\ncoords = [0, 0]\nsrc = 'S'\n"));
+  const ptx::Module m = lowered(
+      spec + op("tensor_store", "tensor = \"A\"\ncoords = [0, 0]\nsrc = 'S'\n"), unchecked_sm90());
   CHECK(ptx::print(m).find("(\n\t.param .align 128 .b8 map_A[128],\n\t.param .u64 arg_B,\n"
                            "\t.param .u64 arg_A\n)") != std::string::npos);
   assembles(m);
@@ -249,7 +225,7 @@ TEST_CASE("in a loop: the map's address and the bases hoisted, the coordinate th
       op("tensor_store", "tensor = \"A\"\ncoords = [\"k * 32\", 0]\nsrc = 'S'\n"
                          "pred = \"tid == 0\"\n") +
       op("end");
-  const ptx::Module m = lowered(spec);
+  const ptx::Module m = lowered(spec, unchecked_sm90());
   const std::string body = instructions(m);
   INFO(body);
   // Before the loop's head: the map's address, the base, the elected thread's predicate.
@@ -280,7 +256,7 @@ TEST_CASE("the example kernels of tests/data/bulk lower and assemble for sm_90" 
   };
   for (const auto& e : examples) {
     CAPTURE(e.file);
-    const ptx::Module m = lowered(ptxgen::test::read_test_data("bulk", e.file));
+    const ptx::Module m = lowered(ptxgen::test::read_test_data("bulk", e.file), unchecked_sm90());
     const std::string text = ptx::print(m);
     INFO(text);
     CHECK(text.find(".version 8.0\n.target sm_90\n") != std::string::npos);

@@ -27,13 +27,6 @@ lower::LowerOptions for_target(int sm) {
   return o;
 }
 
-std::string instructions(const ptx::Module& m) {
-  std::string out;
-  for (const auto& i : m.entries.front().body)
-    out += ptx::print(i) + "\n";
-  return out;
-}
-
 } // namespace
 
 TEST_CASE("cluster_sync: barrier.cluster.arrive then barrier.cluster.wait, for sm_90" *

@@ -4,9 +4,9 @@
 // a test states the exact instruction sequence a lowering rule implies.
 
 #include "driver/ptxas/ptxas.hpp"
-#include "driver/toml/reader_spec.hpp"
 #include "emitter/lower/lower.hpp"
 #include "emitter/ptx/printer.hpp"
+#include "spec_text.hpp"
 
 #include <string>
 #include <string_view>
@@ -56,22 +56,50 @@ inline std::string apply(std::string_view opcode, std::string_view dst, std::str
 /// Lowers spec text; the whole Result, for tests about diagnostics.
 inline Result<ptx::Module> lower_text(const std::string& spec,
                                       const lower::LowerOptions& options = {}) {
-  auto k = driver::load_spec_text(spec, "lower_test.toml");
-  INFO(k.diagnostics.format_all());
-  REQUIRE(k.value.has_value());
-  return lower::lower(**k, options);
+  return lower::lower(*spec_text::load(spec, "lower_test.toml"), options);
+}
+
+/// Options that lower for the target the kernel's ops need (sm_90 for a cluster's, sm_90a
+/// for a setmaxnreg) instead of refusing them under the default sm_80.
+inline lower::LowerOptions own_target() {
+  lower::LowerOptions o;
+  o.raise_target = true;
+  return o;
+}
+
+/// Options that lower for sm_90 without the contract (the lowering's tests of one rule).
+inline lower::LowerOptions unchecked_sm90() {
+  lower::LowerOptions o;
+  o.target = {90, false};
+  o.unchecked = true;
+  return o;
+}
+
+/// The module's one kernel's instructions, printed one per line (ptx::print of each).
+inline std::string instructions(const ptx::Module& m) {
+  REQUIRE(m.entries.size() == 1);
+  std::string out;
+  for (const auto& i : m.entries.front().body)
+    out += ptx::print(i) + "\n";
+  return out;
+}
+
+/// The lowered module, which must come with no diagnostic at all (the unchecked lowering
+/// turns validator errors into warnings, which would hide a broken instruction).
+inline ptx::Module lowered(const std::string& spec, const lower::LowerOptions& options) {
+  auto m = lower_text(spec, options);
+  INFO(m.diagnostics.format_all());
+  REQUIRE(m.value.has_value());
+  CHECK(m.diagnostics.items().empty());
+  return *m.value;
 }
 
 /// The lowered kernel's instructions, printed one per line (ptx::print of each).
-inline std::string body(const std::string& spec) {
-  auto m = lower_text(spec);
+inline std::string body(const std::string& spec, const lower::LowerOptions& options = {}) {
+  auto m = lower_text(spec, options);
   INFO(m.diagnostics.format_all());
   REQUIRE(m.value.has_value());
-  REQUIRE(m->entries.size() == 1);
-  std::string out;
-  for (const auto& i : m->entries.front().body)
-    out += ptx::print(i) + "\n";
-  return out;
+  return instructions(*m.value);
 }
 
 /// ptxas assembles the module for its target (the cases that call it are in the "ptxas" test

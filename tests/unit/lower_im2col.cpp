@@ -75,39 +75,26 @@ barrier = 'bar.sub[0]'
 pred = "tid == 0"
 )TOML";
 
-lower::LowerOptions sm90() {
-  lower::LowerOptions o;
-  o.target = {90, false};
-  o.unchecked = true;
-  return o;
-}
-
 } // namespace
 
 TEST_CASE("an im2col load: .im2col, coordinates and offsets innermost first" *
           doctest::test_suite("ptxas")) {
-  auto m = lower_text(std::string(kIm2col), sm90());
-  INFO(m.diagnostics.format_all());
-  REQUIRE(m.value.has_value());
-  CHECK(m.diagnostics.items().empty());
-  std::string text;
-  for (const auto& i : m.value->entries.front().body)
-    text += ptx::print(i) + "\n";
-  CHECK(text == "mov.u32 %r1, %tid.x;\n"
-                "setp.eq.u32 %p1, %r1, 0;\n"
-                "mov.u32 %r2, smem_S;\n"
-                "mov.b64 %rd1, map_A;\n"
-                "cvta.param.u64 %rd2, %rd1;\n"
-                "mov.u32 %r3, smem_bar;\n"
-                "cvt.u16.u32 %rs1, %r1;\n"
-                "@%p1 cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::"
-                "complete_tx::bytes [%r2], [%rd2, {0, -1, -1, 1}], [%r3], {2, %rs1};\n"
-                "mov.b64 %rd3, map_W;\n"
-                "cvta.param.u64 %rd4, %rd3;\n"
-                "@%p1 cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::"
-                "complete_tx::bytes [%r2], [%rd4, {0, 0, 0}], [%r3], {3};\n"
-                "ret;\n");
-  assembles(*m.value);
+  const ptx::Module m = lowered(std::string(kIm2col), unchecked_sm90());
+  CHECK(instructions(m) == "mov.u32 %r1, %tid.x;\n"
+                           "setp.eq.u32 %p1, %r1, 0;\n"
+                           "mov.u32 %r2, smem_S;\n"
+                           "mov.b64 %rd1, map_A;\n"
+                           "cvta.param.u64 %rd2, %rd1;\n"
+                           "mov.u32 %r3, smem_bar;\n"
+                           "cvt.u16.u32 %rs1, %r1;\n"
+                           "@%p1 cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::"
+                           "complete_tx::bytes [%r2], [%rd2, {0, -1, -1, 1}], [%r3], {2, %rs1};\n"
+                           "mov.b64 %rd3, map_W;\n"
+                           "cvta.param.u64 %rd4, %rd3;\n"
+                           "@%p1 cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::"
+                           "complete_tx::bytes [%r2], [%rd4, {0, 0, 0}], [%r3], {3};\n"
+                           "ret;\n");
+  assembles(m);
 }
 
 } // namespace unit_lower_im2col

@@ -53,17 +53,6 @@ std::string copy(const std::string& dst, const std::string& src) {
   return "\n[[op]]\nop = \"copy\"\ndst = '" + dst + "'\nsrc = '" + src + "'\n";
 }
 
-ptx::Module lowered(const std::string& spec) {
-  lower::LowerOptions o;
-  o.target = {90, false};
-  o.unchecked = true; // the bulk family's contract is not on this branch yet
-  auto m = lower_text(spec, o);
-  INFO(m.diagnostics.format_all());
-  REQUIRE(m.value.has_value());
-  CHECK(m.diagnostics.items().empty());
-  return *m.value;
-}
-
 /// Runs the kernel on the simulator with A = bytes 0, 1, 2, ... (mod 251); B afterwards.
 std::vector<std::uint8_t> run(const ptx::Module& m, int block, std::size_t bytes) {
   std::vector<std::uint8_t> a(bytes), b(bytes, 0xEE);
@@ -107,19 +96,13 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-std::string instructions(const ptx::Module& m) {
-  std::string out;
-  for (const auto& i : m.entries.front().body)
-    out += ptx::print(i) + "\n";
-  return out;
-}
-
 } // namespace
 
 TEST_CASE("a row per thread (128-byte rows): each row's mask once, a chunk one xor") {
   for (const Mode& m : kModes) {
     CAPTURE(m.name);
-    const ptx::Module mod = lowered(kernel(m, 64, 64, 128, copy("S.sub[tid, :]", "A.sub[tid, :]")));
+    const ptx::Module mod =
+        lowered(kernel(m, 64, 64, 128, copy("S.sub[tid, :]", "A.sub[tid, :]")), unchecked_sm90());
     const std::string body = instructions(mod);
     INFO(body);
     // 8 chunks of 16 bytes: the row's shr/and/xor, then one xor for chunks 1..7.
@@ -137,7 +120,7 @@ TEST_CASE("a 16-byte chunk per thread: shr, and, xor per chunk; 8-byte halves st
     // Thread t copies its 16 bytes as two 8-byte halves, the second at +8 of the same chunk.
     const std::string ops =
         copy("S.sub[tid, 0:8]", "A.sub[tid, 0:8]") + copy("S.sub[tid, 8:16]", "A.sub[tid, 8:16]");
-    const ptx::Module mod = lowered(kernel(m, 128, 128, 16, ops));
+    const ptx::Module mod = lowered(kernel(m, 128, 128, 16, ops), unchecked_sm90());
     const std::string body = instructions(mod);
     INFO(body);
     CHECK(count(body, "shr.b32") == 1);
@@ -157,7 +140,8 @@ TEST_CASE("a share starting inside a chunk: each 8-byte piece at its own swizzle
     const int threads = rows * 128 / 24;
     const std::string share = ".rearrange(\"r c -> (r c)\").rearrange(\"(t e) -> t e\", e=24)"
                               ".sub[tid, :]";
-    const ptx::Module mod = lowered(kernel(m, threads, rows, 128, copy("S" + share, "A" + share)));
+    const ptx::Module mod =
+        lowered(kernel(m, threads, rows, 128, copy("S" + share, "A" + share)), unchecked_sm90());
     check_layout(m, run(mod, threads, std::size_t(rows) * 128), arange(std::size_t(rows) * 128));
 
     const std::string fill =
@@ -165,7 +149,9 @@ TEST_CASE("a share starting inside a chunk: each 8-byte piece at its own swizzle
     std::vector<std::uint8_t> pattern(std::size_t(rows) * 128);
     for (std::size_t o = 0; o < pattern.size(); ++o)
       pattern[o] = static_cast<std::uint8_t>(1 + (o % 24) % 7);
-    check_layout(m, run(lowered(kernel(m, threads, rows, 128, fill)), threads, pattern.size()),
+    check_layout(m,
+                 run(lowered(kernel(m, threads, rows, 128, fill), unchecked_sm90()), threads,
+                     pattern.size()),
                  pattern);
   }
 }
@@ -173,7 +159,7 @@ TEST_CASE("a share starting inside a chunk: each 8-byte piece at its own swizzle
 TEST_CASE("one thread, whole periods from the base: the swizzle folds into the immediates") {
   for (const Mode& m : kModes) {
     CAPTURE(m.name);
-    const ptx::Module mod = lowered(kernel(m, 1, 16, 128, copy("S", "A")));
+    const ptx::Module mod = lowered(kernel(m, 1, 16, 128, copy("S", "A")), unchecked_sm90());
     const std::string body = instructions(mod);
     INFO(body);
     CHECK(count(body, "xor.b32") == 0);
@@ -192,14 +178,16 @@ TEST_CASE("fill and apply's cp.async write the swizzled layout too") {
     std::vector<std::uint8_t> pattern(32 * 128);
     for (std::size_t o = 0; o < pattern.size(); ++o)
       pattern[o] = static_cast<std::uint8_t>(1 + (o % 128) % 7);
-    check_layout(m, run(lowered(kernel(m, 32, 32, 128, fill)), 32, 32 * 128), pattern);
+    check_layout(m, run(lowered(kernel(m, 32, 32, 128, fill), unchecked_sm90()), 32, 32 * 128),
+                 pattern);
 
     // Eight 16-byte chunks per thread (the repeat axis r, then the chunk's bytes).
     const std::string chunks = ".rearrange(\"(r v) -> r v\", v=16)";
     const std::string cp =
         apply("cp.async.cg.shared.global", "S.sub[tid, :]" + chunks, "A.sub[tid, :]" + chunks, 16) +
         std::string(kCommitWait);
-    check_layout(m, run(lowered(kernel(m, 32, 32, 128, cp)), 32, 32 * 128), arange(32 * 128));
+    check_layout(m, run(lowered(kernel(m, 32, 32, 128, cp), unchecked_sm90()), 32, 32 * 128),
+                 arange(32 * 128));
   }
 }
 
@@ -212,7 +200,7 @@ TEST_CASE("reading a swizzled tensor: a copy out of S sees the elements in order
     spec = spec.substr(0, spec.find("\n[[op]]\nop = \"proxy_fence\"")) +
            "\n[[op]]\nop = \"cta_sync\"\n" +
            copy("B.sub[(tid + 3) % 8, :]", "S.sub[(tid + 3) % 8, :]");
-    const ptx::Module mod = lowered(spec);
+    const ptx::Module mod = lowered(spec, unchecked_sm90());
     CHECK(run(mod, 8, 8 * 128) == arange(8 * 128));
   }
 }

@@ -8,7 +8,6 @@
 #include "driver/run/to_toml.hpp"
 #include "driver/show/picture.hpp"
 #include "emitter/api/kernel_builder.hpp"
-#include "emitter/tile/contract.hpp"
 #include "emitter/tile/multicast_contract.hpp"
 #include "lower_harness.hpp"
 #include "spec_text.hpp"
@@ -28,36 +27,14 @@ namespace {
 
 constexpr const char* kBulk2 = "cluster/multicast_bulk_2.toml";
 
-/// The contract's errors for `text`, loaded.
+/// The contract's errors for `text`, loaded, on sm_90 (a cluster launch needs it).
 std::vector<DiagId> contract_errors(const std::string& text) {
-  auto k = spec_text::load(text, "k.toml");
-  const Diagnostics ds = tile::check_contract(*k, ptx::sm(90));
-  INFO(ds.format_all());
-  std::vector<DiagId> ids;
-  for (const Diagnostic& d : ds)
-    if (d.severity == Severity::error)
-      ids.push_back(d.id);
-  return ids;
+  return spec_text::contract_errors(text, ptx::sm(90));
 }
 
 /// The first contract error's message with `id` (empty when none).
 std::string message(const std::string& text, DiagId id) {
-  auto k = spec_text::load(text, "k.toml");
-  const auto found = spec_text::with_id(tile::check_contract(*k, ptx::sm(90)), id);
-  return found.empty() ? std::string() : found.front().message;
-}
-
-/// The kernel's instructions, lowered for sm_90 (a cluster launch needs it).
-std::string body90(const std::string& spec) {
-  lower::LowerOptions o;
-  o.raise_target = true;
-  auto m = lower_text(spec, o);
-  INFO(m.diagnostics.format_all());
-  REQUIRE(m.value.has_value());
-  std::string out;
-  for (const auto& i : m->entries.front().body)
-    out += ptx::print(i) + "\n";
-  return out;
+  return spec_text::contract_message(text, id, ptx::sm(90));
 }
 
 bool has(const std::vector<DiagId>& ids, DiagId id) {
@@ -142,13 +119,13 @@ TEST_CASE("multicast: each receiving CTA's barrier counts its peers' bytes") {
 TEST_CASE("multicast: lowered to .multicast::cluster with a .b16 mask" *
           doctest::test_suite("ptxas")) {
   const std::string text = corpus(kBulk2);
-  const std::string imm = body90(text);
+  const std::string imm = body(text, own_target());
   CHECK(imm.find("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::"
                  "cluster [") != std::string::npos);
   CHECK(imm.find("], 3;") != std::string::npos);
   CHECK(imm.find("fence.mbarrier_init.release.cluster;") != std::string::npos);
   const std::string reg =
-      body90(edited(text, "multicast = 3", "multicast = \"3 | (1 << cluster_rank)\""));
+      body(edited(text, "multicast = 3", "multicast = \"3 | (1 << cluster_rank)\""), own_target());
   CHECK(reg.find("cvt.u16.u32 %rs") != std::string::npos);
   CHECK(reg.find("], %rs") != std::string::npos);
 }
@@ -168,10 +145,8 @@ TEST_CASE("multicast: the C++ builder takes it on loads, refuses it on stores, p
     const std::string toml = api::to_spec_toml(**r.value);
     INFO(toml);
     CHECK(toml.find("multicast = '3'") != std::string::npos);
-    auto back = driver::load_spec_text(toml, "back.toml");
-    INFO(back.diagnostics.format_all());
-    REQUIRE(back.value.has_value());
-    const auto* op = std::get_if<tile::BulkLoadOp>(&(*back.value)->ops.back().body);
+    const auto back = spec_text::load(toml, "back.toml");
+    const auto* op = std::get_if<tile::BulkLoadOp>(&back->ops.back().body);
     REQUIRE(op != nullptr);
     REQUIRE(op->multicast.has_value());
     CHECK(op->multicast->text == "3");

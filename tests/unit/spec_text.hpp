@@ -3,9 +3,12 @@
 // reference_async_model, mbarrier_spec, cuda_tensor_map_param): the tables every such
 // kernel declares, each spelled once, and the loading of the text. Each function returns
 // the TOML lines as the tests wrote them by hand, so a test's line:col stay where they were.
-// Also the corpus-editing helpers of per_cta_proofs and pipeline_diagnostics.
+// Also the corpus-editing helpers of per_cta_proofs and pipeline_diagnostics, the reading of
+// goldens (the api_* tests) and the contract's verdict on a text (multicast, warp_roles).
 
 #include "driver/toml/reader_spec.hpp"
+#include "emitter/ptx/target.hpp"
+#include "emitter/tile/contract.hpp"
 #include "emitter/tile/kernel.hpp"
 
 #include <fstream>
@@ -67,13 +70,34 @@ inline std::unique_ptr<tile::Kernel> load(const std::string& text, const std::st
   return std::move(*k);
 }
 
-/// The text of specs/`path`.
-inline std::string corpus(const std::string& path) {
-  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/specs/" + path, std::ios::binary);
+/// The text of `path` in the source tree (specs/x.toml, golden/x.ptx).
+inline std::string source_file(const std::string& path) {
+  std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/" + path, std::ios::binary);
+  INFO(path);
   REQUIRE(in.good());
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+/// The text of specs/`path`.
+inline std::string corpus(const std::string& path) {
+  return source_file("specs/" + path);
+}
+
+/// PTX without its `//` lines (they name the spec a golden came from).
+inline std::string without_comments(const std::string& ptx) {
+  std::istringstream in(ptx);
+  std::string out, line;
+  while (std::getline(in, line))
+    if (line.rfind("//", 0) != 0)
+      out += line + "\n";
+  return out;
+}
+
+/// golden/`name`.ptx without its `//` lines.
+inline std::string golden_body(const std::string& name) {
+  return without_comments(source_file("golden/" + name + ".ptx"));
 }
 
 /// `text` with its one occurrence of `from` replaced by `to`.
@@ -91,6 +115,26 @@ inline std::vector<Diagnostic> with_id(const Diagnostics& ds, DiagId id) {
     if (d.id == id)
       out.push_back(d);
   return out;
+}
+
+/// The ids of the contract's errors for `text`, loaded, on `target`.
+inline std::vector<DiagId> contract_errors(const std::string& text, ptx::Target target) {
+  auto k = load(text, "k.toml");
+  const Diagnostics ds = tile::check_contract(*k, target);
+  INFO(ds.format_all());
+  std::vector<DiagId> ids;
+  for (const Diagnostic& d : ds)
+    if (d.severity == Severity::error)
+      ids.push_back(d.id);
+  return ids;
+}
+
+/// The message of the contract's first diagnostic with `id` for `text` on `target` (empty
+/// when there is none).
+inline std::string contract_message(const std::string& text, DiagId id, ptx::Target target) {
+  auto k = load(text, "k.toml");
+  const auto found = with_id(tile::check_contract(*k, target), id);
+  return found.empty() ? std::string() : found.front().message;
 }
 
 } // namespace ptxgen::spec_text

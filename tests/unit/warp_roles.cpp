@@ -8,7 +8,6 @@
 #include "driver/run/to_toml.hpp"
 #include "emitter/api/kernel_builder.hpp"
 #include "emitter/ptx/validator.hpp"
-#include "emitter/tile/contract.hpp"
 #include "lower_harness.hpp"
 #include "spec_text.hpp"
 
@@ -27,34 +26,14 @@ namespace {
 constexpr const char* kNamed = "ws/named_barrier_consumers.toml";
 constexpr const char* kRegs = "ws/setmaxnreg_ring.toml";
 
+/// The contract's errors for `text`, loaded, on sm_90a (setmaxnreg needs it).
 std::vector<DiagId> contract_errors(const std::string& text) {
-  auto k = spec_text::load(text, "k.toml");
-  const Diagnostics ds = tile::check_contract(*k, ptx::sm_a(90));
-  INFO(ds.format_all());
-  std::vector<DiagId> ids;
-  for (const Diagnostic& d : ds)
-    if (d.severity == Severity::error)
-      ids.push_back(d.id);
-  return ids;
+  return spec_text::contract_errors(text, ptx::sm_a(90));
 }
 
+/// The first contract error's message with `id` (empty when none).
 std::string message(const std::string& text, DiagId id) {
-  auto k = spec_text::load(text, "k.toml");
-  const auto found = spec_text::with_id(tile::check_contract(*k, ptx::sm_a(90)), id);
-  return found.empty() ? std::string() : found.front().message;
-}
-
-/// The kernel's instructions, lowered for its own target (sm_90a with a setmaxnreg).
-std::string body(const std::string& spec) {
-  lower::LowerOptions o;
-  o.raise_target = true;
-  auto m = lower_text(spec, o);
-  INFO(m.diagnostics.format_all());
-  REQUIRE(m.value.has_value());
-  std::string out;
-  for (const auto& i : m->entries.front().body)
-    out += ptx::print(i) + "\n";
-  return out;
+  return spec_text::contract_message(text, id, ptx::sm_a(90));
 }
 
 } // namespace
@@ -123,14 +102,15 @@ TEST_CASE("warp roles: setmaxnreg's counts, warpgroups and register budget") {
 }
 
 TEST_CASE("warp roles: lowered to bar.sync id, count, a branch over the copy, setmaxnreg") {
-  const std::string named = body(corpus(kNamed));
+  const std::string named = body(corpus(kNamed), own_target());
   CHECK(named.find("bar.sync 1, 64;") != std::string::npos);
   CHECK(named.find("bar.sync 2, 64;") != std::string::npos);
   CHECK(named.find("bra $L_cp_0;") != std::string::npos);
   const std::string arrive =
-      body(edited(corpus(kNamed), "id = 2\ncount = 64", "id = 2\ncount = 64\narrive = true"));
+      body(edited(corpus(kNamed), "id = 2\ncount = 64", "id = 2\ncount = 64\narrive = true"),
+           own_target());
   CHECK(arrive.find("bar.arrive 2, 64;") != std::string::npos);
-  const std::string regs = body(corpus(kRegs));
+  const std::string regs = body(corpus(kRegs), own_target());
   CHECK(regs.find("setmaxnreg.dec.sync.aligned.u32 40;") != std::string::npos);
   CHECK(regs.find("setmaxnreg.inc.sync.aligned.u32 232;") != std::string::npos);
 }
@@ -169,10 +149,8 @@ TEST_CASE("warp roles: the C++ builder takes the roles and the printer reads the
         std::string::npos);
   CHECK(toml.find("op = \"named_barrier\"\nid = 3\ncount = 128\narrive = false") !=
         std::string::npos);
-  auto back = driver::load_spec_text(toml, "back.toml");
-  INFO(back.diagnostics.format_all());
-  REQUIRE(back.value.has_value());
-  const auto& ops = (*back.value)->ops;
+  const auto back = spec_text::load(toml, "back.toml");
+  const auto& ops = back->ops;
   REQUIRE(ops.size() == 3);
   const auto* c = std::get_if<tile::CopyOp>(&ops[2].body);
   REQUIRE(c != nullptr);
