@@ -16,9 +16,6 @@ endif()
 # Batches of 16 sources (CMake's default is 8): fewer, larger translation units parse the
 # shared headers fewer times, and 2 cores still get several batches to run side by side.
 set_target_properties(ptxgen_emitter PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
-set_source_files_properties(
-  emitter/tile/warp_roles.cpp # text_length (emitter/tile/pipeline.cpp)
-  PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 if(TARGET ptxgen_driver)
   set_target_properties(ptxgen_driver PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
   set_source_files_properties(

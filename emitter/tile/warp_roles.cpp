@@ -23,7 +23,9 @@ constexpr std::int64_t min_nreg = 24;
 constexpr std::int64_t max_nreg = 256;
 constexpr std::int64_t nreg_step = 8;
 
-std::uint32_t text_length(const std::string& text) {
+/// The characters a diagnostic underlines in `text`, at least one (contract_text.hpp's
+/// text_length of a Located, for the texts this file picks among several fields).
+std::uint32_t underline_length(const std::string& text) {
   return static_cast<std::uint32_t>(std::max<std::size_t>(1, text.size()));
 }
 
@@ -72,14 +74,14 @@ std::optional<std::vector<bool>> users(const Kernel& k, const std::optional<Loca
                               "': it may use only the thread's index (tid, warp, lane) and "
                               "constants, so that its threads are the same on every iteration, "
                               "in every CTA and for every parameter value",
-                          text_length(pred->text)));
+                          underline_length(pred->text)));
     return std::nullopt;
   }
   if (const std::int64_t t = evaluate_per_thread(k, *pred->value, in); t >= 0) {
     out.add(diagnostic_at(DiagId::contract_role_pred, pred->pos,
                           std::string(what) + "'s pred '" + pred->text +
                               "' has no value for thread " + std::to_string(t),
-                          text_length(pred->text)));
+                          underline_length(pred->text)));
     return std::nullopt;
   }
   return in;
@@ -138,7 +140,7 @@ Diagnostic users_error(const NamedBarrierOp& b, std::int64_t n, const std::vecto
                                           : "it completes before all of them arrive") +
                            "; make count " + std::to_string(total) + " or the pred hold for " +
                            std::to_string(count) + " threads",
-                       text_length(b.pred ? b.pred->text : b.count.text));
+                       underline_length(b.pred ? b.pred->text : b.count.text));
 }
 
 /// The partial uses of one id: disjoint, and together exactly the count.
@@ -155,7 +157,7 @@ void check_partial_uses(const std::vector<PartialUse>& uses, Diagnostics& out) {
                                   " here and at an earlier named_barrier of fewer than its " +
                                   std::to_string(first.count.value) +
                                   " threads: one phase would count it twice",
-                              text_length(u.op->id.text)));
+                              underline_length(u.op->id.text)));
         return;
       }
       all[t] = all[t] || u.users[t];
@@ -183,7 +185,7 @@ void check_named_barrier(const Kernel& k, const NamedBarrierOp& b,
                           "a named_barrier's id is 1..15 (0 is the CTA's barrier, cta_sync's); "
                           "it is " +
                               std::to_string(b.id.value),
-                          text_length(b.id.text)));
+                          underline_length(b.id.text)));
     ok = false;
   }
   const std::int64_t count = b.count.value;
@@ -192,7 +194,7 @@ void check_named_barrier(const Kernel& k, const NamedBarrierOp& b,
                           "a named_barrier's count is a multiple of 32 (whole warps) in 32.." +
                               std::to_string(k.block) + " (the block); it is " +
                               std::to_string(count),
-                          text_length(b.count.text)));
+                          underline_length(b.count.text)));
     ok = false;
   }
   if (ok) {
@@ -204,13 +206,13 @@ void check_named_barrier(const Kernel& k, const NamedBarrierOp& b,
               " here and " + std::to_string(it->second->count.value) + " at line " +
               std::to_string(it->second->count.pos.line) +
               ": its threads would wait for different totals on one barrier (a deadlock)",
-          text_length(b.count.text)));
+          underline_length(b.count.text)));
   }
   const auto in = users(k, b.pred, "named_barrier", out);
   if (!in)
     return;
   const SourcePos& at = b.pred ? b.pred->pos : b.count.pos;
-  const std::uint32_t width = text_length(b.pred ? b.pred->text : b.count.text);
+  const std::uint32_t width = underline_length(b.pred ? b.pred->text : b.count.text);
   if (const auto w = split_group(*in, warp_size)) {
     out.add(diagnostic_at(DiagId::contract_named_barrier_warp, at,
                           "the named_barrier's pred holds for part of warp " + std::to_string(*w) +
@@ -240,7 +242,7 @@ struct RegisterWalk {
       out.add(diagnostic_at(DiagId::contract_setmaxnreg_regs, s.regs.pos,
                             "setmaxnreg's register count is a multiple of 8 in 24..256; it is " +
                                 std::to_string(n),
-                            text_length(s.regs.text)));
+                            underline_length(s.regs.text)));
       reported_budget = true;
       return;
     }
@@ -264,7 +266,7 @@ struct RegisterWalk {
                                 " (threads " + std::to_string(*g * warpgroup_size) + ".." +
                                 std::to_string(*g * warpgroup_size + warpgroup_size - 1) +
                                 "): .sync.aligned, every thread of the warpgroup runs it",
-                            text_length(s.pred->text)));
+                            underline_length(s.pred->text)));
       reported_budget = true;
       return;
     }
@@ -280,7 +282,7 @@ struct RegisterWalk {
                               "setmaxnreg needs the kernel's residency ([kernel] ctas_per_sm): "
                               "without it ptxas cannot tell the registers at entry and ignores "
                               "setmaxnreg",
-                              written ? 1 : text_length(s.regs.text)));
+                              written ? 1 : underline_length(s.regs.text)));
         reported_budget = true;
         return;
       }
@@ -297,7 +299,7 @@ struct RegisterWalk {
                                   std::to_string(g) + " has " + std::to_string(regs[g]) +
                                   " there: " + (inc ? "inc" : "dec") + " may only " +
                                   (inc ? "raise" : "lower") + " the count",
-                              text_length(s.regs.text)));
+                              underline_length(s.regs.text)));
         reported_budget = true;
         return;
       }
@@ -317,7 +319,7 @@ struct RegisterWalk {
                                 std::to_string(pool) + " (" + std::to_string(entry_registers(k)) +
                                 " per thread at entry x " + std::to_string(k.block) +
                                 " threads): an inc waits for registers forever",
-                            text_length(s.regs.text)));
+                            underline_length(s.regs.text)));
       reported_budget = true;
     }
   }
