@@ -10,23 +10,30 @@
 # (the golden), or compare without keeping it:
 #   PTXGEN_SIM_MATH_RESULTS=FILE build/tests/ptxgen_unit --source-file='*sim_arith_device.cpp' \
 #     --test-case='the kernel math*' --success=false
+# SIM_ARITH_SET=int_forms runs the int8 / int16 set instead (tools/sim_int_device.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out_dir=${OUT:-.}
 mkdir -p "$out_dir"
-log="$out_dir/sim_math_device.log"
+case "${SIM_ARITH_SET:-kernel_math}" in
+kernel_math) set_name=math forms=kernel_math env=PTXGEN_SIM_MATH_RESULTS case='the kernel math*' ;;
+int_forms) set_name=int forms=int_forms env=PTXGEN_SIM_INT_RESULTS case='the int8*' ;;
+*) echo "SIM_ARITH_SET: kernel_math or int_forms" >&2; exit 2 ;;
+esac
+results="$out_dir/h200_$forms.bin"
+log="$out_dir/sim_${set_name}_device.log"
 arch=${SIM_ARITH_ARCH:-sm_90}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-  timeout 90 nvcc -std=c++17 -O2 -arch="$arch" -DSIM_ARITH_FORMS='"kernel_math.def"' \
+  timeout 90 nvcc -std=c++17 -O2 -arch="$arch" -DSIM_ARITH_FORMS="\"$forms.def\"" \
     -o "$tmp/check" "$here/sim_arith_device/check.cu"
-  timeout 60 "$tmp/check" "$out_dir/h200_kernel_math.bin"
-} >"$log" 2>&1 || { cat "$log"; echo "sim_math_device: FAILED (log: $log)"; exit 1; }
+  timeout 60 "$tmp/check" "$results"
+} >"$log" 2>&1 || { cat "$log"; echo "sim_${set_name}_device: FAILED (log: $log)"; exit 1; }
 cat "$log"
 # The table: each form and its first results, so that the run can be read without the test.
-python3 - "$out_dir/h200_kernel_math.bin" <<'PY'
+python3 - "$results" <<'PY'
 import struct, sys
 data = open(sys.argv[1], "rb").read()
 assert data[:10] == b"PTXGARITH2", "not a results file"
@@ -50,7 +57,7 @@ PY
 # With a built unit test beside the checkout (carried to the GPU machine), compare at once.
 unit=${PTXGEN_UNIT:-build/tests/ptxgen_unit}
 if [ -x "$unit" ]; then
-  PTXGEN_SIM_MATH_RESULTS="$out_dir/h200_kernel_math.bin" timeout 60 "$unit" \
-    --source-file='*sim_arith_device.cpp' --test-case='the kernel math*' 2>&1 |
-    tee "$out_dir/sim_math_compare.log" | tail -n 60
+  env "$env=$results" timeout 60 "$unit" \
+    --source-file='*sim_arith_device.cpp' --test-case="$case" 2>&1 |
+    tee "$out_dir/sim_${set_name}_compare.log" | tail -n 60
 fi
