@@ -14,7 +14,8 @@ device_dir "$out"
 bin=${PTXGEN:-build-device/ptxgen}
 ptxas=$(command -v ptxas)
 specs=(specs/tma/tensormap_retarget_global.toml specs/tma/tensormap_grouped.toml
-  specs/tma/tensormap_shared_publish.toml specs/tma/tensormap_dims_tail.toml)
+  specs/tma/tensormap_shared_publish.toml specs/tma/tensormap_dims_tail.toml
+  specs/tma/tensormap_global_stride.toml)
 status=0
 for backend in cuda sim; do
   rm -rf "$out/dump-$backend"
