@@ -188,12 +188,8 @@ Loader::expr_list(const toml::node& v, std::string_view key, const std::string& 
 /// `multicast` (its CTA mask, an integer or expression).
 template <class Op>
 bool Loader::load_issue_keys(const toml::table& t, const std::string& where, Op& op) {
-  bool ok = true;
+  bool ok = read_field(t, where, "pred", op.pred);
   const std::map<std::string, std::size_t, std::less<>> no_axes;
-  if (const toml::node* v = t.get("pred")) {
-    op.pred = expr_field(*v, "pred", where, false, no_axes);
-    ok = op.pred.has_value();
-  }
   if constexpr (requires { op.multicast; }) {
     if (const toml::node* v = t.get("multicast")) {
       op.multicast = expr_field(*v, "multicast", where, true, no_axes);
@@ -284,12 +280,7 @@ bool Loader::read_op<tile::BulkCopyPeerOp>(const toml::table& t, const std::stri
   auto dst = bulk_view(t, "dst", tile::Space::shared, where);
   auto src = bulk_view(t, "src", tile::Space::shared, where);
   auto bar = barrier_field_at(t, "barrier", where);
-  bool ok = true;
-  const std::map<std::string, std::size_t, std::less<>> no_axes;
-  if (const toml::node* v = t.get("pred")) {
-    b.pred = expr_field(*v, "pred", where, false, no_axes);
-    ok = b.pred.has_value();
-  }
+  const bool ok = read_field(t, where, "pred", b.pred);
   if (!dst || !src || !bar || !ok)
     return false;
   b.dst = std::move(*dst);
@@ -406,10 +397,7 @@ bool Loader::read_op<tile::ExpectTxOp>(const toml::table& t, const std::string& 
     ok = false;
   }
   ok = read_field(t, where, "arrive", e.arrive) && ok;
-  if (const toml::node* v = t.get("pred")) {
-    e.pred = expr_field(*v, "pred", where, false, no_axes);
-    ok = e.pred.has_value() && ok;
-  }
+  ok = read_field(t, where, "pred", e.pred) && ok;
   if (!ok)
     return false;
   e.barrier = std::move(*bar);
@@ -518,11 +506,7 @@ bool Loader::read_op<tile::TensormapCopyOp>(const toml::table& t, const std::str
   bool ok = mapped_name(t, where, c.tensor);
   auto dst = view_field(t, "dst", where);
   ok = map_slot_field(t, where, c.src, "src") && ok;
-  const std::map<std::string, std::size_t, std::less<>> no_axes;
-  if (const toml::node* v = t.get("pred")) {
-    c.pred = expr_field(*v, "pred", where, false, no_axes);
-    ok = c.pred.has_value() && ok;
-  }
+  ok = read_field(t, where, "pred", c.pred) && ok;
   if (!dst || !ok)
     return false;
   c.dst = std::move(*dst);
@@ -566,10 +550,7 @@ bool Loader::read_op<tile::TensormapReplaceOp>(const toml::table& t, const std::
     if (a)
       r.address = tile::Located<std::string>{*a, *a, text_of(*v, *a).pos};
   }
-  if (const toml::node* v = t.get("pred")) {
-    r.pred = expr_field(*v, "pred", where, false, no_axes);
-    ok = r.pred.has_value() && ok;
-  }
+  ok = read_field(t, where, "pred", r.pred) && ok;
   if (!map || !ok)
     return false;
   if (!b_.tensormap_operands(r, at(t.source())))
@@ -596,11 +577,7 @@ bool Loader::read_op<tile::TensormapFenceOp>(const toml::table& t, const std::st
     missing(t, "sem", where, "release or acquire");
     ok = false;
   }
-  const std::map<std::string, std::size_t, std::less<>> no_axes;
-  if (const toml::node* v = t.get("pred")) {
-    f.pred = expr_field(*v, "pred", where, false, no_axes);
-    ok = f.pred.has_value() && ok;
-  }
+  ok = read_field(t, where, "pred", f.pred) && ok;
   if (!map || !ok)
     return false;
   f.map = std::move(*map);
@@ -622,11 +599,7 @@ bool Loader::read_op<tile::PrefetchTensormapOp>(const toml::table& t, const std:
     ok = b_.mapped_tensor(text) != nullptr;
     p.tensor = {*s, *s, text.pos};
   }
-  if (const toml::node* pv = t.get("pred")) {
-    const std::map<std::string, std::size_t, std::less<>> no_axes;
-    p.pred = expr_field(*pv, "pred", where, false, no_axes);
-    ok = p.pred.has_value() && ok;
-  }
+  ok = read_field(t, where, "pred", p.pred) && ok;
   if (!ok)
     return false;
   op.body = std::move(p);

@@ -245,10 +245,7 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
   const std::map<std::string, std::size_t, std::less<>> no_axes;
   if (kind == "mbarrier_arrive") {
     tile::MbarrierArriveOp m;
-    if (const toml::node* v = t.get("pred")) {
-      m.pred = expr_field(*v, "pred", where_kind, false, no_axes);
-      ok = m.pred.has_value() && ok;
-    }
+    ok = read_field(t, where_kind, "pred", m.pred) && ok;
     return finish(std::move(m));
   }
   tile::MbarrierWaitOp m;
@@ -262,10 +259,7 @@ std::optional<tile::OpBody> Loader::load_mbarrier_op(const toml::table& t, std::
     missing(t, "parity", where_kind, "the phase parity waited for, e.g. parity = \"k % 2\"");
     ok = false;
   }
-  if (const toml::node* v = t.get("pred")) {
-    m.pred = expr_field(*v, "pred", where_kind, false, no_axes);
-    ok = m.pred.has_value() && ok;
-  }
+  ok = read_field(t, where_kind, "pred", m.pred) && ok;
   return finish(std::move(m));
 }
 
