@@ -21,8 +21,9 @@ travels to the GPU machine with the PTX files):
 --only: the runs of the kernels whose name matches, and of the mutants of those kernels
 (`--only own_cluster`: the project's own cluster kernels and their mutants).
 
---check: exit 1 when a kernel that is not skipped lacks `gpu` or `fill`, or a mode does not
-parse (no file is needed for that).
+--check: exit 1 when a kernel that is not skipped lacks `gpu` or `fill`, or has several
+entries (its recorded verdict lists them) and no `gpu_entry`, or a mode does not parse (no
+file is needed for that).
 """
 
 import argparse
@@ -82,7 +83,8 @@ def run_args(entry, base, ptx_text):
 
 
 def problems(manifest):
-    """What --check refuses: a missing or unreadable `gpu`, a missing `fill`, a --fill in `lint`."""
+    """What --check refuses: a missing or unreadable `gpu`, a missing `fill`, several entries
+    without `gpu_entry`, a --fill in `lint`."""
     found = []
     for k in manifest.get("kernel", []):
         mode = k.get("gpu")
@@ -90,6 +92,11 @@ def problems(manifest):
             found.append(f"{k['name']}: gpu = {mode!r} is not bytes, TYPE ulp N or skip: why")
         elif not mode.startswith("skip") and "fill" not in k:
             found.append(f"{k['name']}: no `fill`")
+        # A file of several entries (lint's verdict lists them: `[1] ... | [2] ...`) runs one
+        # on the GPU: `gpu_entry` or an --entry in `lint` says which.
+        elif (not mode.startswith("skip") and "[2]" in k.get("expected", "") and "gpu_entry" not in k
+              and "--entry" not in shlex.split(k.get("lint", ""))):
+            found.append(f"{k['name']}: several entries and no `gpu_entry`")
         # run_args adds the `fill` key's --fill, and lint takes one
         if "--fill" in shlex.split(k.get("lint", "")):
             found.append(f"{k['name']}: --fill in `lint` (the `fill` key gives it)")
