@@ -7,7 +7,7 @@
 # build, 16 launches).
 #   bash tools/sim_int_device.sh            # writes $OUT/h200_int_forms.bin (or ./)
 # Then, here (the CPU machine): copy the file to tests/data/sim_arith/h200_int_forms.bin
-# (the golden: until it is there, the comparison is skipped), or compare without keeping it:
+# (checked in: the records of 2026-12-05 10:44 UTC), or compare without keeping it:
 #   PTXGEN_SIM_INT_RESULTS=FILE build/tests/ptxgen_unit --source-file='*sim_arith_device.cpp' \
 #     --test-case='the int8*' --success=false
 # The steps are tools/sim_math_device.sh's, run on the int_forms set.

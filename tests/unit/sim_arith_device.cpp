@@ -289,7 +289,9 @@ TEST_CASE("the kernel math: cvt packing and rounded rcp/sqrt bit for bit, .appro
           results_path("PTXGEN_SIM_MATH_RESULTS", "h200_kernel_math.bin"));
 }
 
-// The int8 / int16 forms (int_forms.def) have no GPU records yet: tools/sim_int_device.sh makes
-// them (h200_int_forms.bin). Their bit-for-bit case is added with the file, not skipped before it.
+TEST_CASE("the int8 / int16 forms (dp4a, dp2a, 16x2 SIMD, .relu) bit for bit") {
+  compare(int_forms, std::size(int_forms),
+          results_path("PTXGEN_SIM_INT_RESULTS", "h200_int_forms.bin"));
+}
 
 } // namespace unit_sim_arith_device
