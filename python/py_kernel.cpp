@@ -357,7 +357,7 @@ void bind_control(py::class_<PyKernel>& k) {
           std::string stage_var, const RingFn& full, const RingFn& empty,
           const std::optional<IntoExpr>& ring_offset, const std::optional<Int>& producer_warps,
           const std::optional<Int>& producer_regs, const std::optional<Int>& consumer_regs,
-          const std::optional<Int>& consumer_barrier) {
+          const std::optional<Int>& consumer_barrier, bool multicast) {
          const auto opt_int = [](const std::optional<Int>& v, const std::string& what) {
            return v ? std::optional(int_of(*v, what)) : std::nullopt;
          };
@@ -375,6 +375,7 @@ void bind_control(py::class_<PyKernel>& k) {
          o.producer_regs = opt_int(producer_regs, "producer_regs");
          o.consumer_regs = opt_int(consumer_regs, "consumer_regs");
          o.consumer_barrier = opt_int(consumer_barrier, "consumer_barrier");
+         o.multicast = multicast;
          self.builder().pipeline(o, loads, body, caller_pos());
        },
        py::arg("loads"), py::arg("body"), py::arg("stop"),
@@ -383,11 +384,13 @@ void bind_control(py::class_<PyKernel>& k) {
        py::arg("full") = py::none(), py::arg("empty") = py::none(),
        py::arg("ring_offset") = py::none(), py::arg("producer_warps") = py::none(),
        py::arg("producer_regs") = py::none(), py::arg("consumer_regs") = py::none(),
-       py::arg("consumer_barrier") = py::none(),
+       py::arg("consumer_barrier") = py::none(), py::arg("multicast") = false,
        "A software pipeline: loads(v) and body(v) build one tile's loads and consumer "
        "(v.tile, v.stage); full/empty give a TMA pipeline's mbarrier ring; producer_warps "
        "makes it warp-specialized (producer_regs / consumer_regs: setmaxnreg; "
-       "consumer_barrier: a named barrier id among the consumers before each release).")
+       "consumer_barrier: a named barrier id among the consumers before each release; "
+       "multicast: each CTA's loads are its share, multicast to the whole cluster, and a "
+       "stage's refill waits for the consumers of every CTA).")
       .def(
           "mbarrier_init",
           [](PyKernel& self, const api::View& barrier, const Int& count) {

@@ -25,6 +25,11 @@ void Evaluator::release(std::size_t id, std::int64_t tid) {
   if (bar.release.empty()) {
     bar.release.assign(block, -1);
   }
+  // What the thread has been ordered after so far goes into the phase with its own ops.
+  const std::int64_t* known = &cta.ordered[static_cast<std::size_t>(tid) * block];
+  for (std::size_t r = 0; r < block; ++r) {
+    bar.release[r] = std::max(bar.release[r], known[r]);
+  }
   bar.release[static_cast<std::size_t>(tid)] = cta.clock;
 }
 

@@ -131,8 +131,20 @@ void Evaluator::step_op(std::size_t, const tile::CtaSyncOp&) {
 void Evaluator::step_op(std::size_t op, const tile::NamedBarrierOp& b) {
   Cta& cta = cta_state_;
   Cta::NamedArrivals& n = cta.named[b.id.value];
+  const auto block = static_cast<std::size_t>(k_.block);
+  if (cta.ordered.empty()) {
+    cta.ordered.assign(block * block, 0);
+  }
+  if (n.known.empty()) {
+    n.known.assign(block, 0);
+  }
   each_issuing_thread(op, b.pred, [&](std::int64_t tid, const tile::ExprEnv&) {
     n.arrivals.emplace_back(tid, cta.clock);
+    // What the thread was ordered after when it arrived (not what a bar.arrive learns later).
+    const std::int64_t* row = &cta.ordered[static_cast<std::size_t>(tid) * block];
+    for (std::size_t r = 0; r < block; ++r) {
+      n.known[r] = std::max(n.known[r], row[r]);
+    }
     if (!b.arrive) {
       n.waiters.push_back(tid);
     }
@@ -140,14 +152,14 @@ void Evaluator::step_op(std::size_t op, const tile::NamedBarrierOp& b) {
   if (static_cast<std::int64_t>(n.arrivals.size()) < b.count.value) {
     return; // the contract proves the count: the other arrivals come at a later op
   }
-  // The barrier completes: every arriving thread's ops before its arrival are ordered before
-  // each waiting thread's later ones (as an mbarrier phase orders them, Cta::ordered).
-  const auto block = static_cast<std::size_t>(k_.block);
-  if (cta.ordered.empty()) {
-    cta.ordered.assign(block * block, 0);
-  }
+  // The barrier completes: every arriving thread's ops before its arrival, and what it was
+  // ordered after then, are ordered before each waiting thread's later ones (as an mbarrier
+  // phase orders them, Cta::ordered).
   for (const std::int64_t w : n.waiters) {
     std::int64_t* row = &cta.ordered[static_cast<std::size_t>(w) * block];
+    for (std::size_t r = 0; r < block; ++r) {
+      row[r] = std::max(row[r], n.known[r]);
+    }
     for (const auto& [r, at] : n.arrivals) {
       row[r] = std::max(row[r], at);
     }

@@ -156,7 +156,8 @@ struct RefBarrier {
   std::int64_t tx_expected = 0;
   std::int64_t tx_delivered = 0;
   /// Per thread: Cta::clock at its latest arrival (mbarrier_arrive, expect_tx's), -1 none;
-  /// its ops before that clock are ordered before a wait for a later completed phase.
+  /// its ops before that clock are ordered before a wait for a later completed phase, and so
+  /// are the ops the arriving thread was ordered after when it arrived (Cta::ordered's row).
   /// Cumulative over phases. `done`: `release` when the last phase completed.
   std::vector<std::int64_t> release;
   std::vector<std::int64_t> done;
@@ -264,17 +265,21 @@ struct Cta {
   std::vector<PendingLoad> loads;    ///< bulk and tensor loads in flight, issue order
   std::vector<RetiredStore> retired; ///< stores waited since the last cta_sync
   std::int64_t clock = 0;            ///< ops run so far: orders writes and proxy fences
-  /// Besides cta_sync (epoch), mbarrier phases order threads: ordered[w * block + r] is the
-  /// clock before which thread r's ops are ordered before thread w's current point, learnt
-  /// by w's waits from the arrivals of the phases they waited for (direct edges only: a
-  /// chain through a third thread is not followed, so a write is never wrongly exempted).
-  /// Empty until the first arrival.
+  /// Besides cta_sync (epoch), mbarrier phases and named barriers order threads:
+  /// ordered[w * block + r] is the clock before which thread r's ops are ordered before thread
+  /// w's current point, learnt by w's waits from the arrivals of the phases they waited for.
+  /// An arrival carries what the arriving thread knew at that moment (its row then, not
+  /// later), so a chain through a third thread is followed exactly as far as it orders: the
+  /// consumers of a multicast ring meet at a named barrier and one of them releases the stage
+  /// for all. Empty until the first arrival.
   std::vector<std::int64_t> ordered;
   /// The arrivals on each named barrier (named_barrier, by id) since its last completion: the
-  /// arriving thread and the clock at its arrival, and the threads that wait (bar.sync).
+  /// arriving thread and the clock at its arrival, the threads that wait (bar.sync), and what
+  /// the arriving threads knew when they arrived (the join of their `ordered` rows then).
   struct NamedArrivals {
     std::vector<std::pair<std::int64_t, std::int64_t>> arrivals;
     std::vector<std::int64_t> waiters;
+    std::vector<std::int64_t> known;
   };
   std::map<std::int64_t, NamedArrivals> named;
 };

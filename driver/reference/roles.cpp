@@ -155,6 +155,7 @@ void Roles::build() const {
     case Role::steady_sync:
     case Role::steady_commit:
     case Role::ring_init:
+    case Role::ring_exit:
       break; // no thread of its own: every thread runs it, none touches a stage's bytes
     }
     if (op.origin.role != Role::consumer && op.origin.role != Role::consumer_wait &&

@@ -61,7 +61,7 @@ inline constexpr auto kOpKinds = [] {
   out.back() = "pipeline";
   return out;
 }();
-constexpr std::array<std::string_view, 17> kPipelineKeys = {"op",
+constexpr std::array<std::string_view, 18> kPipelineKeys = {"op",
                                                             "var",
                                                             "start",
                                                             "stop",
@@ -77,7 +77,8 @@ constexpr std::array<std::string_view, 17> kPipelineKeys = {"op",
                                                             "producer_warps",
                                                             "producer_regs",
                                                             "consumer_regs",
-                                                            "consumer_barrier"};
+                                                            "consumer_barrier",
+                                                            "multicast"};
 
 inline const char* type_phrase(toml::node_type t) {
   switch (t) {
@@ -552,7 +553,7 @@ private:
   static std::string_view first_load_kind(const toml::table& t);
 
   /// A warp-specialized ring's keys (producer_warps, producer_regs, consumer_regs,
-  /// consumer_barrier) into p.ring->roles, through Builder::pipeline_roles.
+  /// consumer_barrier, multicast) into p.ring->roles, through Builder::pipeline_roles.
   bool pipeline_roles(const toml::table& t, const std::string& where, tile::Pipeline& p);
 
   /// The [[op.body]] tables: the consumer of one tile, copy and fill ops.

@@ -405,6 +405,14 @@ bool Loader::pipeline_roles(const toml::table& t, const std::string& where, tile
     else
       ok = false;
   }
+  // multicast = true: the cluster form; false is as if left out.
+  if (const toml::node* v = t.get("multicast")) {
+    bool on = false;
+    if (!read_field(t, where, "multicast", on))
+      ok = false;
+    else if (on)
+      keys.multicast = tile::Located<bool>{true, "true", pos_of(v->source().begin)};
+  }
   return ok && b_.pipeline_roles(p, keys);
 }
 

@@ -175,6 +175,10 @@ struct PipelineOptions {
   std::optional<std::int64_t> consumer_regs = std::nullopt;
   /// A named barrier id among the consumers before each release.
   std::optional<std::int64_t> consumer_barrier = std::nullopt;
+  /// The cluster multicast form (tile::PipelineRoles::multicast; needs a cluster and
+  /// consumer_barrier): each CTA's loads are its share of the tile, multicast to the whole
+  /// cluster, and each stage's refill waits for the consumers of every CTA.
+  bool multicast = false;
 };
 
 class KernelBuilder {

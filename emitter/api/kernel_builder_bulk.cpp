@@ -351,8 +351,10 @@ bool KernelBuilder::pipeline_roles(const PipelineOptions& o, tile::Pipeline& p, 
     return v ? std::optional(tile::Located<std::int64_t>{*v, std::to_string(*v), at.source_pos()})
              : std::nullopt;
   };
-  const build::Builder::RoleKeys keys{key(o.producer_warps), key(o.producer_regs),
-                                      key(o.consumer_regs), key(o.consumer_barrier)};
+  build::Builder::RoleKeys keys{key(o.producer_warps), key(o.producer_regs), key(o.consumer_regs),
+                                key(o.consumer_barrier), std::nullopt};
+  if (o.multicast)
+    keys.multicast = tile::Located<bool>{true, "true", at.source_pos()};
   return b_->pipeline_roles(p, keys);
 }
 

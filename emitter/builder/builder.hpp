@@ -365,11 +365,18 @@ public:
     std::optional<tile::Located<std::int64_t>> producer_regs;
     std::optional<tile::Located<std::int64_t>> consumer_regs;
     std::optional<tile::Located<std::int64_t>> consumer_barrier;
+    /// `multicast = true`, where it was written (false is as if left out).
+    std::optional<tile::Located<bool>> multicast;
   };
   /// Sets p.ring->roles from `keys` (none given: the ring stays thread 0's and everyone's).
   /// The keys belong to a ring (`p.ring` set) and the others need producer_warps; a consumer
-  /// of a warp-specialized ring holds copies only (a fill has no pred).
+  /// of a warp-specialized ring holds copies only (a fill has no pred). `multicast` needs a
+  /// cluster and consumer_barrier, and the loads of a ring pipeline no mask of their own.
   bool pipeline_roles(tile::Pipeline& p, const RoleKeys& keys);
+  /// No load of `p` has a multicast mask of its own (a ring's multicast is the pipeline's).
+  bool pipeline_loads_unmasked(const tile::Pipeline& p);
+  /// `multicast` (at `where`) has a cluster to send to and the consumers' named barrier.
+  bool multicast_ring_fits(const RoleKeys& keys, const At& where);
   /// A pipeline with at least one load and one consumer op, expanded into plain ops.
   void pipeline(tile::Pipeline p, const At& at);
 

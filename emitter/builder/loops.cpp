@@ -292,10 +292,7 @@ bool Builder::pipeline_roles(tile::Pipeline& p, const RoleKeys& keys) {
       {"consumer_regs", &keys.consumer_regs},
       {"consumer_barrier", &keys.consumer_barrier}};
   bool ok = true;
-  for (const auto& [key, value] : given) {
-    if (!*value)
-      continue;
-    const At where{(*value)->pos, static_cast<std::uint32_t>((*value)->text.size())};
+  const auto role_key = [&](std::string_view key, const At& where) {
     if (!p.ring) {
       ok = pipeline_ring_key(false, key, true, where) && ok;
     } else if (!keys.producer_warps) {
@@ -304,9 +301,21 @@ bool Builder::pipeline_roles(tile::Pipeline& p, const RoleKeys& keys) {
                           "(from warp 0) that load, e.g. producer_warps = 1");
       ok = false;
     }
-  }
+  };
+  for (const auto& [key, value] : given)
+    if (*value)
+      role_key(key, {(*value)->pos, static_cast<std::uint32_t>((*value)->text.size())});
+  const std::optional<At> multicast =
+      keys.multicast ? std::optional(At{keys.multicast->pos,
+                                        static_cast<std::uint32_t>(keys.multicast->text.size())})
+                     : std::nullopt;
+  if (multicast)
+    role_key("multicast", *multicast);
+  ok = pipeline_loads_unmasked(p) && ok;
   if (!ok || !keys.producer_warps)
     return ok;
+  if (multicast && !multicast_ring_fits(keys, *multicast))
+    return false;
   for (const tile::Op& op : p.body) {
     if (!std::holds_alternative<tile::FillOp>(op.body))
       continue;
@@ -315,10 +324,51 @@ bool Builder::pipeline_roles(tile::Pipeline& p, const RoleKeys& keys) {
           "has no pred to keep it off the producer warps");
     ok = false;
   }
-  if (ok)
-    p.ring->roles = tile::PipelineRoles{*keys.producer_warps, keys.producer_regs,
-                                        keys.consumer_regs, keys.consumer_barrier};
+  if (!ok)
+    return false;
+  p.ring->roles = tile::PipelineRoles{*keys.producer_warps, keys.producer_regs, keys.consumer_regs,
+                                      keys.consumer_barrier, std::nullopt};
+  if (keys.multicast) {
+    p.ring->roles->multicast = tile::Located<std::int64_t>{
+        kernel_->cluster_dim().count(), keys.multicast->text, keys.multicast->pos};
+  }
+  return true;
+}
+
+bool Builder::pipeline_loads_unmasked(const tile::Pipeline& p) {
+  bool ok = true;
+  for (const tile::Op& op : p.loads) {
+    const std::optional<tile::Located<tile::ExprPtr>>* mask = nullptr;
+    if (const auto* b = std::get_if<tile::BulkLoadOp>(&op.body))
+      mask = &b->multicast;
+    else if (const auto* t = std::get_if<tile::TensorLoadOp>(&op.body))
+      mask = &t->multicast;
+    if (!mask || !*mask)
+      continue;
+    error(DiagId::spec_pipeline_ring_barrier,
+          {(*mask)->pos, static_cast<std::uint32_t>((*mask)->text.size())},
+          "a pipeline's loads multicast through the pipeline's multicast = true, which also "
+          "makes full expect every CTA's share and empty hear every CTA's consumers: leave "
+          "multicast out of the load");
+    ok = false;
+  }
   return ok;
+}
+
+bool Builder::multicast_ring_fits(const RoleKeys& keys, const At& where) {
+  if (!kernel_->cluster) {
+    error(DiagId::spec_cluster_undeclared, where,
+          "a multicast ring sends each CTA's share of a tile to every CTA of its cluster, but "
+          "the kernel declares no cluster: add cluster = N to [kernel]");
+    return false;
+  }
+  if (!keys.consumer_barrier) {
+    missing(where, "a multicast ring's consumers release a stage once per CTA, on the empty "
+                   "barrier of each CTA of the cluster, after a named barrier among them: give "
+                   "consumer_barrier, its id (1..15), e.g. consumer_barrier = 1");
+    return false;
+  }
+  return true;
 }
 
 bool Builder::ring_roles_fit(tile::PipelineRing& ring) {

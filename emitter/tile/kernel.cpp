@@ -147,6 +147,14 @@ std::string ring_label(const Op& op) {
   } else if (std::holds_alternative<NamedBarrierOp>(op.body)) {
     return "the pipeline's consumers' named_barrier before their release" +
            table_at("pipeline", op.pos);
+  } else if (std::holds_alternative<MbarrierInitFenceOp>(op.body)) {
+    return "the pipeline's mbarrier_init_fence after its barriers' init" +
+           table_at("pipeline", op.pos);
+  } else if (std::holds_alternative<ClusterSyncOp>(op.body)) {
+    return op.origin.role == Role::ring_exit
+               ? "the pipeline's cluster_sync after its steady state" + table_at("pipeline", op.pos)
+               : "the pipeline's cluster_sync after its barriers' init" +
+                     table_at("pipeline", op.pos);
   } else {
     return "the pipeline's cta_sync after its barriers' init" + table_at("pipeline", op.pos);
   }
@@ -166,7 +174,8 @@ std::string op_label(const Kernel& k, std::size_t index) {
   case Role::written:
     break;
   case Role::pipeline_sync:
-    return "the cta_sync before the pipeline" + table_at("pipeline", op.pos);
+    return "the " + std::string(op_kind(op.body)) + " before the pipeline" +
+           table_at("pipeline", op.pos);
   case Role::prologue_load:
     return "the pipeline's prologue load of stage " + step + table_at("[[op.load]]", op.pos);
   case Role::prologue_commit:
@@ -190,6 +199,7 @@ std::string op_label(const Kernel& k, std::size_t index) {
   case Role::producer_expect:
   case Role::consumer_wait:
   case Role::consumer_release:
+  case Role::ring_exit:
     return ring_label(op);
   }
   if (k.built_in_code && op.pos.line != 0)

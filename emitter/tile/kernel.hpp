@@ -454,10 +454,12 @@ struct OpOrigin {
     consumer,        ///< an [[op.body]] of the steady state
     // The mbarrier ring (pipeline.hpp): `step` is the prologue step, or -1 in the steady state.
     ring_init,        ///< an mbarrier_init of full or empty, or the cta_sync after them
+                      ///< (a multicast ring: mbarrier_init_fence and cluster_sync)
     producer_wait,    ///< thread 0's wait for a free stage (empty)
     producer_expect,  ///< thread 0's expect_tx on full
     consumer_wait,    ///< the wait for a landed tile (full)
     consumer_release, ///< the arrival on empty after the consumer
+    ring_exit,        ///< a multicast ring's cluster_sync after its steady state
   };
   Role role = Role::written;
   std::int64_t step = 0; ///< the prologue step (prologue_load, prologue_commit; ring roles)

@@ -120,6 +120,13 @@ std::optional<Located<ExprPtr>> role_pred(const PipelineRing& r, ExprOp op) {
   return Located<ExprPtr>{spanned(e, 0, text_length(p.text)), p.text, p.pos};
 }
 
+/// The multicast form's cluster size N (PipelineRoles::multicast); nullopt without it.
+std::optional<std::int64_t> multicast_ctas(const PipelineRing& r) {
+  if (!r.roles || !r.roles->multicast)
+    return std::nullopt;
+  return r.roles->multicast->value;
+}
+
 /// `pred` joined with the consumers' role pred (when the ring has roles): the consumer ops
 /// of a warp-specialized ring run on the consumer warps only.
 void add_role(std::optional<Located<ExprPtr>>& pred, const PipelineRing& r) {
@@ -184,8 +191,11 @@ private:
   /// The mbarrier ring's schedule (pipeline.hpp); its inits are pipeline_ring_init's.
   std::vector<Op> run_ring() {
     using Role = OpOrigin::Role;
+    const auto cluster = multicast_ctas(*p_.ring);
+    // A multicast prologue writes the peers' stages too: only a cluster_sync orders it after
+    // their earlier use.
     if (p_.sync_before)
-      plain(CtaSyncOp{}, {Role::pipeline_sync});
+      plain(cluster ? OpBody{ClusterSyncOp{}} : OpBody{CtaSyncOp{}}, {Role::pipeline_sync});
     for (std::int64_t s = 0; s + 1 < p_.stages; ++s) {
       const ExprPtr tile = plus(p_.start.value, s);
       const ExprPtr use = plus(offset(), s);
@@ -209,6 +219,10 @@ private:
     const std::size_t end_index = first_ + out_.size();
     plain(EndOp{for_index}, {Role::steady_loop});
     close_loop(for_index, end_index);
+    // The consumers' last arrivals on the peers' empty barriers are remote: no CTA may exit
+    // (and free its barriers) before they are in.
+    if (cluster)
+      plain(ClusterSyncOp{}, {Role::ring_exit, -1});
     return std::move(out_);
   }
 
@@ -275,11 +289,12 @@ private:
     plain(std::move(w), {OpOrigin::Role::producer_wait, step});
   }
 
-  /// Thread 0's expect_tx on full and its loads of tile `tile`, use `use` of the ring.
+  /// Thread 0's expect_tx on full and its loads of tile `tile`, use `use` of the ring. A
+  /// multicast ring's full receives every CTA's share: N times this CTA's loads.
   void produce(const ExprPtr& tile, const ExprPtr& use, const ExprPtr& guard, bool in_loop,
                std::int64_t step) {
     const PipelineRing& r = *p_.ring;
-    const std::int64_t bytes = tile_bytes();
+    const std::int64_t bytes = tile_bytes() * multicast_ctas(r).value_or(1);
     ExpectTxOp e{barrier(r.full, use),
                  {make_constant(bytes), std::to_string(bytes), p_.pos},
                  true,
@@ -338,7 +353,34 @@ private:
       NamedBarrierOp bar{id, {r.consumers, std::to_string(r.consumers), id.pos}, false, consumers};
       plain(std::move(bar), {Role::consumer_release, -1});
     }
-    plain(MbarrierArriveOp{barrier(r.empty, use), consumers}, {Role::consumer_release, -1});
+    if (multicast_ctas(r))
+      plain(release_cluster(use), {Role::consumer_release, -1});
+    else
+      plain(MbarrierArriveOp{barrier(r.empty, use), consumers}, {Role::consumer_release, -1});
+  }
+
+  /// The multicast release, after the consumers' named barrier: consumer thread 32 P + r
+  /// (r < N) arrives on the empty barrier of cluster rank r, `empty@(tid - 32 P)`, so that
+  /// every CTA's empty hears one arrival from each CTA whose stage its multicast fills.
+  MbarrierArriveOp release_cluster(const ExprPtr& use) const {
+    const PipelineRing& r = *p_.ring;
+    const Located<std::int64_t>& warps = r.roles->producer_warps;
+    const Located<std::int64_t>& n = *r.roles->multicast;
+    const ExprPtr first = make_constant(32 * warps.value);
+    Located<View> empty = barrier(r.empty, use);
+    // The rank is located at the whole `empty` view (the key a finding about it points at).
+    const std::uint32_t length = text_length(empty.text);
+    empty.value.peer =
+        spanned(make_binary(ExprOp::sub, make_leaf(ExprKind::tid), first), 0, length);
+    empty.value.peer_offset = 0;
+    empty.value.peer_length = length;
+    // warp >= P && tid < 32 P + N: the first N consumer threads, one per rank.
+    Located<ExprPtr> pred = *role_pred(r, ExprOp::ge);
+    const ExprPtr below = make_binary(ExprOp::lt, make_leaf(ExprKind::tid),
+                                      make_constant(32 * warps.value + n.value));
+    pred.value =
+        make_binary(ExprOp::logical_and, pred.value, spanned(below, 0, text_length(pred.text)));
+    return MbarrierArriveOp{std::move(empty), std::move(pred)};
   }
 
   /// Fills in the steady-state ForOp at `for_index` whose EndOp is at `end_index`.
@@ -371,8 +413,13 @@ private:
     }
     const Rewriter rewrite(p_, index, stage);
     const ExprPtr on = issue_pred(producer, exists ? nullptr : guard);
+    const auto mask = multicast_mask();
     for (Op op : p_.loads) {
       std::visit(rewrite, op.body);
+      if (auto* b = std::get_if<BulkLoadOp>(&op.body); b && mask)
+        b->multicast = mask;
+      if (auto* t = std::get_if<TensorLoadOp>(&op.body); t && mask)
+        t->multicast = mask;
       if (auto* a = std::get_if<ApplyOp>(&op.body); a && on)
         add_guard(a->pred, on);
       if (auto* b = std::get_if<BulkLoadOp>(&op.body); b && on)
@@ -382,6 +429,16 @@ private:
       op.origin = origin;
       out_.push_back(std::move(op));
     }
+  }
+
+  /// A multicast ring's load mask, every CTA of the cluster (2^N - 1), at the multicast key.
+  std::optional<Located<ExprPtr>> multicast_mask() const {
+    const auto n = p_.ring ? multicast_ctas(*p_.ring) : std::nullopt;
+    if (!n)
+      return std::nullopt;
+    const Located<std::int64_t>& key = *p_.ring->roles->multicast;
+    const ExprPtr mask = make_constant((std::int64_t{1} << *n) - 1);
+    return Located<ExprPtr>{spanned(mask, 0, text_length(key.text)), key.text, key.pos};
   }
 
   bool tile_exists(const Expr& guard, bool in_loop) const {
@@ -510,6 +567,9 @@ std::optional<std::size_t> pipeline_fence_after(const Pipeline& p, std::span<con
 bool pipeline_needs_sync(const Pipeline& p, std::span<const Op> before, bool in_loop) {
   if (!before.empty() && std::holds_alternative<CtaSyncOp>(before.back().body))
     return false;
+  if (const auto* c = before.empty() ? nullptr : std::get_if<ClusterSyncOp>(&before.back().body);
+      c && !c->relaxed)
+    return false;
   if (in_loop)
     return !p.ring;
   const std::set<const Tensor*> stages = pipeline_stage_tensors(p);
@@ -527,11 +587,20 @@ std::vector<Op> pipeline_ring_init(const Pipeline& p) {
                      p.pos,
                      {Role::ring_init, slot}});
   };
+  // A multicast ring's empty hears one arrival from each CTA of the cluster.
+  const auto cluster = multicast_ctas(*p.ring);
   for (std::int64_t s = 0; s < p.stages; ++s) {
     init(p.ring->full, s, 1);
-    init(p.ring->empty, s, p.ring->consumers);
+    init(p.ring->empty, s, cluster.value_or(p.ring->consumers));
   }
-  out.push_back(Op{CtaSyncOp{}, p.pos, {Role::ring_init, -1}});
+  // The peers' multicasts complete on this CTA's full barriers and their consumers arrive on
+  // its empty ones: the inits are published to the cluster first.
+  if (cluster) {
+    out.push_back(Op{MbarrierInitFenceOp{}, p.pos, {Role::ring_init, -1}});
+    out.push_back(Op{ClusterSyncOp{}, p.pos, {Role::ring_init, -1}});
+  } else {
+    out.push_back(Op{CtaSyncOp{}, p.pos, {Role::ring_init, -1}});
+  }
   // The producer gives registers back before the consumers take them (an inc waits until the
   // CTA's pool has them).
   const auto& roles = p.ring->roles;

@@ -75,6 +75,14 @@
 // `warp >= P`, empty counting the block's threads minus 32 P, and after the init's
 // cta_sync [setmaxnreg.dec producer_regs (warp < P)] [setmaxnreg.inc consumer_regs
 // (warp >= P)]. Thread 0 (of warp 0, a producer warp) still issues.
+//
+// Multicast (PipelineRoles::multicast, a cluster of N CTAs): each CTA's thread 0 multicasts
+// its share of the tile (the loads as written) to the whole cluster (mask 2^N - 1), so full
+// expects N times their bytes; empty counts N arrivals: after the consumers' named barrier,
+// consumer thread 32 P + r (r < N) arrives on the empty barrier of rank r, and a refill waits
+// until the consumers of every CTA released the stage. The init publishes the barriers to the
+// cluster (mbarrier_init_fence, cluster_sync instead of cta_sync), and a cluster_sync after
+// the steady loop keeps every CTA alive until its peers' last arrivals are in.
 
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/kernel.hpp"
@@ -108,6 +116,12 @@ struct PipelineRoles {
   std::optional<Located<std::int64_t>> consumer_regs;
   /// A named barrier (bar.sync id, consumer threads) among the consumers before each release.
   std::optional<Located<std::int64_t>> consumer_barrier;
+  /// The cluster multicast form (CUTLASS's PipelineTmaAsync in a cluster), at the `multicast`
+  /// key; its value is the cluster's CTAs N. Each CTA's loads are its share of the tile,
+  /// multicast to every CTA of the cluster (mask 2^N - 1); full expects N shares; after the
+  /// consumer_barrier (required) consumer thread r < N arrives on the empty barrier of rank r,
+  /// so each empty counts N arrivals, one from each CTA's consumers.
+  std::optional<Located<std::int64_t>> multicast;
 };
 
 /// The mbarrier ring of a pipeline whose loads are bulk_load / tensor_load.

@@ -573,6 +573,42 @@ def test_warp_specialized_tma_ring_emits_the_golden_ptx(source_dir):
     assert "spec_pipeline_producer_warps" in {d.id for d in e.value.diagnostics}
 
 
+def test_multicast_ws_ring_emits_the_golden_ptx(source_dir):
+    """specs/ws/pipeline_ws_multicast_bulk.toml: the warp-specialized ring's multicast form."""
+    def build(multicast, consumer_barrier=1, cluster=True):
+        k = ptxgen.Kernel("pipeline_ws_multicast_bulk", grid=4, block=96)
+        if cluster:
+            k.cluster(2)
+        A = k.global_tensor("A", (2, 6, 512), "uint8", init=ptxgen.random_init(17))
+        B = k.global_tensor("B", (4, 6, 512), "uint8", output=True)
+        S = k.shared_tensor("S", (3, 512), "uint8")
+        full = k.shared_tensor("full", (3,), "uint64")
+        empty = k.shared_tensor("empty", (3,), "uint64")
+        rank, cluster_id = ptxgen.special("cluster_rank"), ptxgen.special("cluster_id")
+        c = ptxgen.max(ptxgen.tid, 32) - 32
+        part = lambda v: v.rearrange("(t e) -> t e", t=64)[c, :]
+        k.pipeline(lambda v: k.bulk_load(
+                       S.rearrange("s (r e) -> s r e", r=2)[v.stage, rank, :],
+                       A.rearrange("c k (r e) -> c k r e", r=2)[cluster_id, v.tile, rank, :]),
+                   lambda v: k.copy(part(B[ptxgen.bid, v.tile, :]), part(S[v.stage, :])),
+                   stop=6, stages=3, full=lambda v: full[v.stage],
+                   empty=lambda v: empty[v.stage], producer_warps=1,
+                   consumer_barrier=consumer_barrier, multicast=multicast)
+        return k
+    ptx = build(True).emit()
+    with open(os.path.join(source_dir, "golden/ws/pipeline_ws_multicast_bulk.ptx")) as f:
+        assert body_of(ptx) == body_of(f.read())
+    assert ".multicast::cluster" in ptx
+    assert "multicast = '3'\n" in build(True).to_toml()
+    # The multicast form needs the consumers' named barrier and a cluster.
+    with pytest.raises(ptxgen.Error) as e:
+        build(True, consumer_barrier=None).emit()
+    assert "spec_missing_key" in {d.id for d in e.value.diagnostics}
+    with pytest.raises(ptxgen.Error) as e:
+        build(True, cluster=False).emit()
+    assert "spec_cluster_undeclared" in {d.id for d in e.value.diagnostics}
+
+
 def test_bulk_load_ring_inside_a_loop_emits_the_golden_ptx(source_dir):
     """specs/tma/pipeline_bulk_outer_loop.toml: a bulk_load ring carried on by ring_offset."""
     k = ptxgen.Kernel("pipeline_bulk_outer_loop", grid=1, block=32)

@@ -101,6 +101,91 @@ TEST_CASE("ws pipeline: a TMA ring of warpgroups, setmaxnreg and a consumer name
   check_same_as_by_hand("pipeline_ws_tma_warpgroups");
 }
 
+TEST_CASE("ws pipeline: a multicast bulk ring in clusters of 2 is the ring written out by hand") {
+  check_same_as_by_hand("pipeline_ws_multicast_bulk");
+  // The form itself, not the plain ring's: the share is multicast, and a consumer thread per
+  // CTA arrives on a peer's barrier (mapa, then the cluster-scope arrive).
+  const std::string ptx = ptx_of(*load_corpus("pipeline_ws_multicast_bulk"));
+  CHECK(ptx.find(".multicast::cluster") != std::string::npos);
+  CHECK(ptx.find("barrier.cluster.arrive") != std::string::npos);
+  CHECK(ptx.find("mapa.shared::cluster") != std::string::npos);
+}
+
+TEST_CASE("ws pipeline: a multicast TMA ring of warpgroups in clusters of 4 is the ring written "
+          "out by hand") {
+  check_same_as_by_hand("pipeline_ws_multicast_tma");
+}
+
+TEST_CASE("ws pipeline: multicast is refused at the key without a cluster, a named barrier, "
+          "producer warps or a ring, and on a load's own mask") {
+  const auto multicast = [](const std::string& from, const std::string& to) {
+    return refused(edited("pipeline_ws_multicast_bulk", from, to));
+  };
+  // pipeline_ws_bulk.toml (no cluster) with the multicast form's keys: line 49 is then
+  // `multicast = true`, its value at column 13.
+  const auto no_cluster = refused(edited_bulk(
+      "producer_warps = 1", "producer_warps = 1\nconsumer_barrier = 1\nmulticast = true"));
+  CHECK(no_cluster.id == DiagId::spec_cluster_undeclared);
+  CHECK(no_cluster.line == 49);
+  CHECK(no_cluster.column == 13);
+  // Line 56 is `multicast = true` in pipeline_ws_multicast_bulk.toml; each edit below removes
+  // one or two lines before it.
+  const auto no_barrier = multicast("consumer_barrier = 1\n", "");
+  CHECK(no_barrier.id == DiagId::spec_missing_key);
+  CHECK(no_barrier.line == 55);
+  CHECK(no_barrier.column == 13);
+  CHECK(no_barrier.message.find("consumer_barrier") != std::string::npos);
+  const auto no_roles = multicast("producer_warps = 1\nconsumer_barrier = 1\n", "");
+  CHECK(no_roles.id == DiagId::spec_pipeline_producer_warps);
+  CHECK(no_roles.line == 54);
+  // A mask on the pipeline's own load: the pipeline's key sets it.
+  const auto own_mask = refused(
+      edited("pipeline_ws_bulk", "src = 'A.sub[k, :]'", "src = 'A.sub[k, :]'\nmulticast = 1"));
+  CHECK(own_mask.id == DiagId::spec_pipeline_ring_barrier);
+  CHECK(own_mask.line == 53);
+}
+
+TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_multicast_bulk.toml's kernel") {
+  KernelBuilder k("pipeline_ws_multicast_bulk");
+  k.launch({4}, {96});
+  k.cluster({2});
+  Tensor A = k.global("A", {2, 6, 512}, DType::uint8, {.init = random_init(17)});
+  Tensor B = k.global("B", {4, 6, 512}, DType::uint8, {.output = true});
+  Tensor S = k.shared("S", {3, 512}, DType::uint8);
+  Tensor full = k.shared("full", {3}, DType::uint64);
+  Tensor empty = k.shared("empty", {3}, DType::uint64);
+  const Expr rank = special(tile::Special::cluster_rank);
+  const Expr cluster = special(tile::Special::cluster_id);
+  const auto consumer_part = [](const View& v) {
+    return v.rearrange("(t e) -> t e", {{"t", 64}}).sub({max(tid(), 32) - 32, all});
+  };
+  k.pipeline(
+      {.stop = 6,
+       .stages = 3,
+       .full = [&](const PipelineVars& v) { return full.sub({v.stage}); },
+       .empty = [&](const PipelineVars& v) { return empty.sub({v.stage}); },
+       .producer_warps = 1,
+       .consumer_barrier = 1,
+       .multicast = true},
+      [&](const PipelineVars& v) {
+        k.bulk_load(
+            S.rearrange("s (r e) -> s r e", {{"r", 2}}).sub({v.stage, rank, all}),
+            A.rearrange("c k (r e) -> c k r e", {{"r", 2}}).sub({cluster, v.tile, rank, all}));
+      },
+      [&](const PipelineVars& v) {
+        k.copy(consumer_part(B.sub({bid(), v.tile, all})), consumer_part(S.sub({v.stage, all})));
+      });
+  const EmitResult r = emit_contract_only(k, tile::min_target(k.kernel()));
+  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
+  CHECK(renamed_body(*r.ptx, "", "") ==
+        renamed_body(ptx_of(*load_corpus("pipeline_ws_multicast_bulk")), "", ""));
+  // The printer writes the expansion's ops (the peer's barrier, the masks, the cluster_syncs);
+  // read back, they emit the same PTX.
+  auto again = ptxgen::driver::load_spec_text(to_spec_toml(k.kernel()), "written.toml");
+  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
+  CHECK(ptx_of(**again) == *r.ptx);
+}
+
 TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_bulk.toml's kernel") {
   KernelBuilder k("pipeline_ws_bulk");
   k.launch({1}, {96});
