@@ -9,7 +9,8 @@
 #
 # Environment (optional): OUT (default /tmp/ptxgen-device): the table goes to
 # $OUT/probes/probes.{json,md} with machine.txt and the full log; JOBS
-# (default 4): children run at a time; LIMIT (default 230): seconds for the
+# (default 4): children run at a time; PROBE_ONLY (a probe number, e.g. 8): only those
+# cases; LIMIT (default 230): seconds for the
 # whole run, after which `timeout` ends it (the probe itself starts no child
 # after 180 s and gives each case 20 s, so the table normally comes out).
 set -u

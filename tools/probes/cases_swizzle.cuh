@@ -1,9 +1,12 @@
 // Probes 2 and 5 (where each 16-byte chunk of a swizzled box lands in shared
 // memory, narrow and full-width boxes; the transaction count that completes the
-// phase) and probe 7 (bulk wait thread scope).
+// phase), probe 7 (bulk wait thread scope) and probe 8 (a swizzled destination off its
+// pattern's 256/512/1024-byte boundary).
 #pragma once
 #include "cases_align.cuh"
 
+#include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -150,6 +153,68 @@ inline void add_swizzle(std::vector<Case>& out) {
       }
 }
 
+/// Probe 8: a full-width swizzled box loaded to a destination `off` bytes past a 1024-byte
+/// boundary (a multiple of 128, the unswizzled alignment, below the mode's repeat): whether
+/// the copy runs or faults, and whether the pattern follows the address bits (CUTLASS's
+/// reading, whose wgmma descriptors carry a base offset for this case) or the destination.
+inline void add_swizzle_offset(std::vector<Case>& out) {
+  const std::pair<CUtensorMapSwizzle, unsigned> modes[] = {{CU_TENSOR_MAP_SWIZZLE_32B, 32},
+                                                           {CU_TENSOR_MAP_SWIZZLE_64B, 64},
+                                                           {CU_TENSOR_MAP_SWIZZLE_128B, 128}};
+  for (const auto& mode : modes)
+    for (const unsigned off : {128u, 256u, 384u, 512u, 896u}) {
+      const unsigned span = mode.second, repeat = 8 * span;
+      if (off >= repeat)
+        continue;
+      Map2d m;
+      m.type = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+      m.esize = 1;
+      m.w = kSwzPitch;
+      m.h = kSwzRows;
+      m.pitch = kSwzPitch;
+      m.box0 = span;
+      m.box1 = kSwzRows;
+      m.swizzle = mode.first;
+      Case c;
+      c.probe = "8 swizzled destination off its repeat";
+      c.params = "u8, swizzle " + std::to_string(span) + "B, box " + std::to_string(span) +
+                 " B x " + std::to_string(kSwzRows) + " rows, destination 1024k + " +
+                 std::to_string(off);
+      c.expected = "ptxgen refuses it (alignment " + std::to_string(repeat) +
+                   "): runs or faults?";
+      c.run = [m, span, off] {
+        const auto g = tagged_image(m.h, m.pitch);
+        DevBuf dev(g.size());
+        upload(dev, g);
+        CUtensorMap map;
+        const CUresult e = encode(&map, m, dev.p);
+        if (e != CUDA_SUCCESS)
+          return Observed{"encode: " + cu_error_name(e), ""};
+        const unsigned box = span * kSwzRows;
+        LoadArgs a{0, 0, box, kSwzDump, Issue::plain, nullptr, 0};
+        a.dst_offset = off;
+        const LoadResult r = run_load(map, a);
+        const auto pos = chunk_positions(r.dump, kSwzRows, span / 16);
+        bool by_address = true, by_destination = true;
+        for (unsigned row = 0; row < kSwzRows; ++row)
+          for (unsigned j = 0; j < span / 16; ++j) {
+            const unsigned rel = row * span + 16 * j;
+            const auto at = static_cast<unsigned>(pos[row][j]) * 16;
+            by_address = by_address && pos[row][j] >= 0 && at == swizzle_addr(off + rel, span);
+            by_destination =
+                by_destination && pos[row][j] >= 0 && at == off + swizzle_addr(rel, span);
+          }
+        const std::string model = by_address && by_destination ? "both models agree"
+                                  : by_address     ? "chunk at swz(destination + a): address bits"
+                                  : by_destination ? "chunk at destination + swz(a)"
+                                                   : "neither model";
+        return Observed{"runs; " + model + "; tx " + std::to_string(box) + " " + tx_word(r.done),
+                        positions_text(pos)};
+      };
+      out.push_back(std::move(c));
+    }
+}
+
 /// Probe 7: another warp reads the stored global bytes right after the issuer's
 /// wait_group (and wait_group.read), with no barrier between.
 inline void add_scope(std::vector<Case>& out) {
@@ -190,7 +255,16 @@ inline std::vector<Case> all_cases() {
   add_limits(v);
   add_strides(v);
   add_hints(v);
+  add_swizzle_offset(v);
   add_scope(v); // the solo cases, last
+  // PROBE_ONLY=8 keeps the probes whose number is 8 (the children read it too: they index
+  // the same list).
+  if (const char* only = std::getenv("PROBE_ONLY"); only != nullptr && *only != '\0') {
+    const std::string want = std::string(only) + " ";
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [&](const Case& c) { return c.probe.rfind(want, 0) != 0; }),
+            v.end());
+  }
   return v;
 }
 

@@ -38,6 +38,7 @@ struct LoadArgs {
   Issue issue;
   const std::uint8_t* bulk_src; // Issue::bulk_1d*: the global source
   unsigned bulk_bytes;          // Issue::bulk_1d*: its size
+  unsigned dst_offset = 0;      // the destination's bytes past the 1024-byte aligned dump start
 };
 
 struct StoreArgs {
@@ -171,7 +172,7 @@ __global__ void __launch_bounds__(kThreads)
     if (a.issue == Issue::bulk_1d || a.issue == Issue::bulk_1d_hint)
       issue_bulk_load(smem_addr(buf), a.bulk_src, a.bulk_bytes, b, a.issue);
     else
-      issue_tensor_load(smem_addr(buf), &map, a.c0, a.c1, b, a.issue);
+      issue_tensor_load(smem_addr(buf + a.dst_offset), &map, a.c0, a.c1, b, a.issue);
     status[0] = mbar_wait_bounded(b, 0) ? kStatusDone : kStatusTimeout;
     settle();
   }
