@@ -31,6 +31,20 @@ inline std::string dim_params(const Map2d& m, int c0, int c1) {
          std::to_string(c0) + ", " + std::to_string(c1) + ")";
 }
 
+/// The tagged image of `m` in global memory and its map; `error` says why the map did not
+/// encode (the probe's observation then).
+struct TaggedMap {
+  std::vector<std::uint8_t> image;
+  DevBuf dev;
+  CUtensorMap map{};
+  std::string error;
+  explicit TaggedMap(const Map2d& m) : image(tagged_image(m.h, m.pitch)), dev(image.size()) {
+    upload(dev, image);
+    if (const CUresult e = encode(&map, m, dev.p); e != CUDA_SUCCESS)
+      error = "encode: " + cu_error_name(e);
+  }
+};
+
 /// A tensor load of `m` over the tagged (or given) image at (c0, c1): the
 /// comparison with the unswizzled rule, and the tx outcome with box bytes.
 inline Observed load_vs_rule(const Map2d& m, const std::vector<std::uint8_t>& g, int c0, int c1,
@@ -180,16 +194,12 @@ inline void add_strides(std::vector<Case>& out) {
       k.expected = "elements every stride, packed; OOB zero; tx: unknown (full " +
                    std::to_string(full) + " or strided " + std::to_string(strided) + ")";
       k.run = [m, c0, c1, full, strided] {
-        const auto g = tagged_image(m.h, m.pitch);
-        DevBuf dev(g.size());
-        upload(dev, g);
-        CUtensorMap map;
-        const CUresult e = encode(&map, m, dev.p);
-        if (e != CUDA_SUCCESS)
-          return Observed{"encode: " + cu_error_name(e), ""};
+        const TaggedMap t(m);
+        if (!t.error.empty())
+          return Observed{t.error, ""};
         const unsigned dump = 2048;
-        const LoadResult a = run_load(map, {c0, c1, full, dump, Issue::plain, nullptr, 0});
-        const LoadResult b = run_load(map, {c0, c1, strided, dump, Issue::plain, nullptr, 0});
+        const LoadResult a = run_load(t.map, {c0, c1, full, dump, Issue::plain, nullptr, 0});
+        const LoadResult b = run_load(t.map, {c0, c1, strided, dump, Issue::plain, nullptr, 0});
         const std::size_t end = written_extent(a.dump);
         return Observed{"tx " + std::to_string(full) + " " + tx_word(a.done) + ", tx " +
                             std::to_string(strided) + " " + tx_word(b.done) +

@@ -90,22 +90,18 @@ inline std::string positions_text(const std::vector<std::vector<int>>& pos) {
 }
 
 inline Observed swizzle_run(const Map2d& m, unsigned span, unsigned inner) {
-  const auto g = tagged_image(m.h, m.pitch);
-  DevBuf dev(g.size());
-  upload(dev, g);
-  CUtensorMap map;
-  const CUresult e = encode(&map, m, dev.p);
-  if (e != CUDA_SUCCESS)
-    return {"encode: " + cu_error_name(e), ""};
+  const TaggedMap t(m);
+  if (!t.error.empty())
+    return {t.error, ""};
   const unsigned box = inner * kSwzRows, padded = (span ? span : inner) * kSwzRows;
-  const LoadResult a = run_load(map, {0, 0, box, kSwzDump, Issue::plain, nullptr, 0});
+  const LoadResult a = run_load(t.map, {0, 0, box, kSwzDump, Issue::plain, nullptr, 0});
   const auto pos = chunk_positions(a.dump, kSwzRows, inner / 16);
   std::string s = matching_models(pos, span, inner) + "; writes end at byte " +
                   std::to_string(written_extent(a.dump)) + " (packed " + std::to_string(box) +
                   ", padded " + std::to_string(padded) + "); tx " + std::to_string(box) + " " +
                   tx_word(a.done);
   if (padded != box) {
-    const LoadResult b = run_load(map, {0, 0, padded, kSwzDump, Issue::plain, nullptr, 0});
+    const LoadResult b = run_load(t.map, {0, 0, padded, kSwzDump, Issue::plain, nullptr, 0});
     s += ", tx " + std::to_string(padded) + " " + tx_word(b.done);
   }
   return {s, positions_text(pos)};
@@ -183,17 +179,13 @@ inline void add_swizzle_offset(std::vector<Case>& out) {
       c.expected = "ptxgen refuses it (alignment " + std::to_string(repeat) +
                    "): runs or faults?";
       c.run = [m, span, off] {
-        const auto g = tagged_image(m.h, m.pitch);
-        DevBuf dev(g.size());
-        upload(dev, g);
-        CUtensorMap map;
-        const CUresult e = encode(&map, m, dev.p);
-        if (e != CUDA_SUCCESS)
-          return Observed{"encode: " + cu_error_name(e), ""};
+        const TaggedMap t(m);
+        if (!t.error.empty())
+          return Observed{t.error, ""};
         const unsigned box = span * kSwzRows;
         LoadArgs a{0, 0, box, kSwzDump, Issue::plain, nullptr, 0};
         a.dst_offset = off;
-        const LoadResult r = run_load(map, a);
+        const LoadResult r = run_load(t.map, a);
         const auto pos = chunk_positions(r.dump, kSwzRows, span / 16);
         bool by_address = true, by_destination = true;
         for (unsigned row = 0; row < kSwzRows; ++row)
