@@ -5,6 +5,7 @@
 
 #include "driver/sim/alu.hpp"
 #include "driver/sim/simulator.hpp"
+#include "sim_run_words.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -22,6 +23,7 @@ using alu::FloatMode;
 using alu::FloatOp;
 using ir::Num;
 using ir::Round;
+using ptxgen::sim_run_words::run_words;
 
 namespace {
 
@@ -51,20 +53,6 @@ constexpr ir::Type t_s32{32, true, Num::integer};
 constexpr ir::Type t_u32{32, false, Num::integer};
 constexpr ir::Type t_u8{8, false, Num::integer};
 constexpr ir::Type t_u64{64, false, Num::integer};
-
-/// Runs entry `k` of `ptx` on one thread with its one parameter pointing at `words` zeroed
-/// 32-bit words of global memory; what the kernel left there.
-std::vector<std::uint32_t> run_words(const std::string& ptx, std::size_t words) {
-  std::vector<std::uint8_t> out(4 * words, 0);
-  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
-  Launch l;
-  l.params = {0x1000};
-  SimResult r = run(ptx, "k", l, mem);
-  REQUIRE_MESSAGE(!r.fault, r.fault->message);
-  std::vector<std::uint32_t> got(words);
-  std::memcpy(got.data(), out.data(), out.size());
-  return got;
-}
 
 } // namespace
 

@@ -9,6 +9,7 @@
 // never taken from the code under test; each kernel is accepted by `ptxas -arch=sm_90a`.
 
 #include "driver/sim/simulator.hpp"
+#include "sim_run_words.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -23,6 +24,8 @@ namespace unit_sim_generated_forms {
 
 using namespace ptxgen::sim;
 using ptxgen::DiagId;
+using ptxgen::sim_run_words::first_diagnostic;
+using ptxgen::sim_run_words::run_words;
 
 namespace {
 
@@ -44,27 +47,6 @@ std::string store_predicates(int n) {
     s += "\tst.global.u32 [%rd1+" + std::to_string(4 * (i - 1)) + "], %r30;\n";
   }
   return s;
-}
-
-/// Runs `k` on one thread with k_out at `words` zeroed 32-bit words; what it left there.
-std::vector<std::uint32_t> run_words(const std::string& ptx, std::size_t words) {
-  std::vector<std::uint8_t> out(4 * words, 0);
-  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
-  Launch l;
-  l.params = {0x1000};
-  SimResult r = run(ptx, "k", l, mem);
-  REQUIRE_MESSAGE(!r.fault, r.fault->message);
-  std::vector<std::uint32_t> got(words);
-  std::memcpy(got.data(), out.data(), out.size());
-  return got;
-}
-
-/// The first diagnostic of a parse with `id`, or nullptr.
-const ptxgen::Diagnostic* find_diagnostic(const ptxgen::Diagnostics& ds, DiagId id) {
-  for (const auto& d : ds.items())
-    if (d.id == id)
-      return &d;
-  return nullptr;
 }
 
 } // namespace
@@ -142,7 +124,7 @@ TEST_CASE("setp: c exactly with .and/.or/.xor, refused at the instruction's line
     INFO(line);
     auto p = Program::parse(kernel(line));
     REQUIRE(!p);
-    const ptxgen::Diagnostic* d = find_diagnostic(p.diagnostics, DiagId::sim_operand_count);
+    const ptxgen::Diagnostic* d = first_diagnostic(p.diagnostics, DiagId::sim_operand_count);
     REQUIRE(d != nullptr);
     CHECK(d->line == 13);
     CHECK(d->column == 2);
@@ -184,7 +166,7 @@ TEST_CASE("min / max .NaN: refused where ptxas refuses it (f64, integers)") {
     INFO(line);
     auto p = Program::parse(kernel(line));
     REQUIRE(p);
-    const ptxgen::Diagnostic* d = find_diagnostic(p.diagnostics, DiagId::sim_unsupported_form);
+    const ptxgen::Diagnostic* d = first_diagnostic(p.diagnostics, DiagId::sim_unsupported_form);
     REQUIRE(d != nullptr);
     CHECK(d->line == 13);
   }

@@ -6,6 +6,7 @@
 
 #include "driver/sim/alu.hpp"
 #include "driver/sim/simulator.hpp"
+#include "sim_run_words.hpp"
 
 #include <bit>
 #include <cstdint>
@@ -21,6 +22,8 @@ namespace unit_sim_int_forms {
 
 using namespace ptxgen::sim;
 using ptxgen::DiagId;
+using ptxgen::sim_run_words::first_diagnostic;
+using ptxgen::sim_run_words::run_words;
 
 namespace {
 
@@ -31,27 +34,6 @@ std::string kernel(const std::string& body) {
          "\t.reg .b32 %r<40>;\n\t.reg .b64 %rd<2>;\n"
          "\tld.param.u64 %rd1, [k_out];\n" +
          body + "\tret;\n}\n";
-}
-
-/// Runs `k` on one thread with k_out at `words` zeroed 32-bit words; what it left there.
-std::vector<std::uint32_t> run_words(const std::string& ptx, std::size_t words) {
-  std::vector<std::uint8_t> out(4 * words, 0);
-  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
-  Launch l;
-  l.params = {0x1000};
-  SimResult r = run(ptx, "k", l, mem);
-  REQUIRE_MESSAGE(!r.fault, r.fault->message);
-  std::vector<std::uint32_t> got(words);
-  std::memcpy(got.data(), out.data(), out.size());
-  return got;
-}
-
-/// The first diagnostic of `ptx`'s parse with `id`, or nullptr.
-const ptxgen::Diagnostic* parse_diagnostic(const ptxgen::Diagnostics& ds, DiagId id) {
-  for (const auto& d : ds.items())
-    if (d.id == id)
-      return &d;
-  return nullptr;
 }
 
 } // namespace
@@ -160,7 +142,7 @@ TEST_CASE("the integer forms ptxas refuses are refused where they are written") 
     INFO(c.line);
     auto p = Program::parse(kernel(c.line));
     REQUIRE(!p);
-    const ptxgen::Diagnostic* d = parse_diagnostic(p.diagnostics, c.id);
+    const ptxgen::Diagnostic* d = first_diagnostic(p.diagnostics, c.id);
     REQUIRE(d != nullptr);
     CHECK(d->line == 9);
     CHECK(d->column == 2);
@@ -171,7 +153,7 @@ TEST_CASE("the integer forms ptxas refuses are refused where they are written") 
     INFO(line);
     auto p = Program::parse(kernel(line));
     REQUIRE(p);
-    const ptxgen::Diagnostic* d = parse_diagnostic(p.diagnostics, DiagId::sim_unsupported_form);
+    const ptxgen::Diagnostic* d = first_diagnostic(p.diagnostics, DiagId::sim_unsupported_form);
     REQUIRE(d != nullptr);
     CHECK(d->line == 9);
   }
@@ -253,7 +235,7 @@ TEST_CASE("wmma .b1: A loads .row, B .col, and .and/.xor.popc go with .b1 only")
     INFO(line);
     auto p = Program::parse(kernel(line));
     REQUIRE(p);
-    const ptxgen::Diagnostic* d = parse_diagnostic(p.diagnostics, DiagId::sim_unsupported_form);
+    const ptxgen::Diagnostic* d = first_diagnostic(p.diagnostics, DiagId::sim_unsupported_form);
     REQUIRE(d != nullptr);
     CHECK(d->line == 9);
   }

@@ -176,8 +176,7 @@ inline void add_swizzle_offset(std::vector<Case>& out) {
       c.params = "u8, swizzle " + std::to_string(span) + "B, box " + std::to_string(span) +
                  " B x " + std::to_string(kSwzRows) + " rows, destination 1024k + " +
                  std::to_string(off);
-      c.expected = "ptxgen refuses it (alignment " + std::to_string(repeat) +
-                   "): runs or faults?";
+      c.expected = "ptxgen refuses it (alignment " + std::to_string(repeat) + "): runs or faults?";
       c.run = [m, span, off] {
         const TaggedMap t(m);
         if (!t.error.empty())
