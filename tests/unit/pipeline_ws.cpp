@@ -68,6 +68,17 @@ void check_same_as_by_hand(const std::string& name) {
 }
 
 /// specs/ws/`name`.toml's text with `from` replaced by `to` (once; it must be there).
+/// `k` emits the PTX of corpus spec `name` (names aside), and the TOML the printer writes of
+/// it, read back, emits the same PTX again.
+void check_builds_corpus_spec(const KernelBuilder& k, const std::string& name) {
+  const EmitResult r = emit_contract_only(k, tile::min_target(k.kernel()));
+  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
+  CHECK(renamed_body(*r.ptx, "", "") == renamed_body(ptx_of(*load_corpus(name)), "", ""));
+  auto again = ptxgen::driver::load_spec_text(to_spec_toml(k.kernel()), "written.toml");
+  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
+  CHECK(ptx_of(**again) == *r.ptx);
+}
+
 std::string edited(const std::string& name, const std::string& from, const std::string& to) {
   std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/specs/ws/" + name + ".toml");
   std::stringstream s;
@@ -175,15 +186,8 @@ TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_multicast_bulk.
       [&](const PipelineVars& v) {
         k.copy(consumer_part(B.sub({bid(), v.tile, all})), consumer_part(S.sub({v.stage, all})));
       });
-  const EmitResult r = emit_contract_only(k, tile::min_target(k.kernel()));
-  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
-  CHECK(renamed_body(*r.ptx, "", "") ==
-        renamed_body(ptx_of(*load_corpus("pipeline_ws_multicast_bulk")), "", ""));
-  // The printer writes the expansion's ops (the peer's barrier, the masks, the cluster_syncs);
-  // read back, they emit the same PTX.
-  auto again = ptxgen::driver::load_spec_text(to_spec_toml(k.kernel()), "written.toml");
-  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
-  CHECK(ptx_of(**again) == *r.ptx);
+  // The printer writes the expansion's ops (the peer's barrier, the masks, the cluster_syncs).
+  check_builds_corpus_spec(k, "pipeline_ws_multicast_bulk");
 }
 
 TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_bulk.toml's kernel") {
@@ -210,14 +214,7 @@ TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_bulk.toml's ker
         k.copy(consumer_part(B.sub({v.tile, all})), consumer_part(S.sub({v.stage, all})));
       });
   k.expect_equal(B, A);
-  const EmitResult r = emit_contract_only(k, tile::min_target(k.kernel()));
-  REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
-  CHECK(renamed_body(*r.ptx, "", "") ==
-        renamed_body(ptx_of(*load_corpus("pipeline_ws_bulk")), "", ""));
-  // The printer writes the expansion's ops; read back, they emit the same PTX.
-  auto again = ptxgen::driver::load_spec_text(to_spec_toml(k.kernel()), "written.toml");
-  REQUIRE_MESSAGE(again, again.diagnostics.format_all());
-  CHECK(ptx_of(**again) == *r.ptx);
+  check_builds_corpus_spec(k, "pipeline_ws_bulk");
 }
 
 TEST_CASE("ws pipeline: producer_warps must leave a consumer warp in a block of whole warps") {

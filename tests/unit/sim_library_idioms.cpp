@@ -3,9 +3,9 @@
 // the smallest kernel with the idiom, and what the PTX ISA says it must do.
 
 #include "driver/sim/simulator.hpp"
+#include "sim_run_words.hpp"
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,6 +16,7 @@
 namespace unit_sim_library_idioms {
 
 using namespace ptxgen::sim;
+using ptxgen::sim_run_words::run_words;
 
 TEST_CASE("griddepcontrol.wait and .launch_dependents run as no-ops: lint runs one grid, which "
           "depends on no earlier grid and has no later one") {
@@ -37,15 +38,7 @@ TEST_CASE("griddepcontrol.wait and .launch_dependents run as no-ops: lint runs o
 	ret;
 }
 )";
-  std::vector<std::uint8_t> out(4, 0);
-  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
-  Launch l;
-  l.params = {0x1000};
-  const SimResult r = run(ptx, "k", l, mem);
-  REQUIRE_MESSAGE(!r.fault, r.fault->message);
-  std::uint32_t got = 0;
-  std::memcpy(&got, out.data(), 4);
-  CHECK(got == 7); // the instructions after both ran
+  CHECK(run_words(ptx, 1)[0] == 7); // the instructions after both ran
 }
 
 TEST_CASE("mma.sync takes the sink `_` in d and immediates in c, as ptxas does") {
@@ -80,15 +73,7 @@ DONE:
 	ret;
 }
 )";
-  std::vector<std::uint8_t> out(16, 0);
-  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
-  Launch l;
-  l.block_dim = {32, 1, 1};
-  l.params = {0x1000};
-  const SimResult r = run(ptx, "k", l, mem);
-  REQUIRE_MESSAGE(!r.fault, r.fault->message);
-  std::uint32_t got[4] = {};
-  std::memcpy(got, out.data(), sizeof got);
+  const std::vector<std::uint32_t> got = run_words(ptx, 4, 32);
   CHECK(got[0] == 0x3FC00000); // 1.5: c's immediate
   CHECK(got[1] == 0x40000000); // 2.0: c's register %f3
   CHECK(got[2] == 0xC0400000); // -3.0: c's register %f4 (the third element went to `_`)
@@ -132,15 +117,7 @@ DONE:
 	ret;
 }
 )";
-  std::vector<std::uint8_t> out(8, 0);
-  std::vector<GlobalBuffer> mem = {{0x1000, &out, "out"}};
-  Launch l;
-  l.block_dim = {32, 1, 1};
-  l.params = {0x1000};
-  const SimResult r = run(ptx, "k", l, mem);
-  REQUIRE_MESSAGE(!r.fault, r.fault->message);
-  std::uint32_t got[2] = {};
-  std::memcpy(got, out.data(), sizeof got);
+  const std::vector<std::uint32_t> got = run_words(ptx, 2, 32);
   CHECK(got[0] == 0x00010000); // matrix 0: elements 0 and 1
   CHECK(got[1] == 0x00810080); // matrix 2 (the second kept): elements 128 and 129
 }
