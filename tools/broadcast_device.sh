@@ -16,7 +16,7 @@
 #      metrics of these this ncu knows;
 #   4. prints a table last: kernel, cluster, stages/ahead, median ms, bytes delivered to shared
 #      memory per second (CTAs x tiles x 32 KiB per launch / median), L2-to-SM bytes per
-#      launch, and the ratio of each kernel's bandwidth to the best unicast kernel of its
+#      launch, and the ratio of each kernel's bandwidth to the best unicast kernel of its A and
 #      cluster size (either ring).
 # Every command runs under `timeout`; LIMIT (default 540 s) bounds the whole script. Logs under
 # $OUT/broadcast (default /tmp/ptxgen-broadcast). Exit status 1 when a step failed.
@@ -31,9 +31,13 @@ bin=${PTXGEN:-build-device/ptxgen}
 reps=${REPS:-20}
 status=0
 mapfile -t specs < <(python3 tools/bench/gen_broadcast.py --list | cut -d' ' -f1)
-# The hand-written kernel's runs: cluster, mode, stages, ahead.
-baseline_runs=("2 sync 4 3" "2 empty 4 3" "2 empty 6 4" "4 sync 4 3" "4 empty 4 3" "4 empty 6 4"
-  "8 empty 6 4")
+# The hand-written kernel's runs: cluster, mode, stages, ahead, A's tiles, tiles a CTA receives
+# (the last two runs: the `big` specs' shape, an A larger than L2).
+baseline_runs=("2 sync 4 3 256 512" "2 empty 4 3 256 512" "2 empty 6 4 256 512"
+  "4 sync 4 3 256 512" "4 empty 4 3 256 512" "4 empty 6 4 256 512" "8 empty 6 4 256 512"
+  "2 empty 6 4 8448 128" "4 empty 6 4 4224 128")
+# base_name C M S A: the log name of a baseline run.
+base_name() { echo "nvcc_${2}_${1}_s${3}_a${4}"; }
 
 # Seconds for the next step: `want`, or what is left of LIMIT when that is less (at least 1).
 capped() {
@@ -63,10 +67,11 @@ baseline=$log/broadcast_multicast
 if timeout "$(capped 180)" nvcc -gencode arch=compute_90a,code=sm_90a -O3 -o "$baseline" \
   tools/baseline/broadcast_multicast.cu -lcuda > "$log/nvcc.txt" 2>&1; then
   for run in "${baseline_runs[@]}"; do
-    read -r c m st ah <<< "$run"
+    read -r c m st ah at n <<< "$run"
+    name=$(base_name "$c" "$m" "$st" "$at")
     timeout "$(capped 60)" "$baseline" --cluster "$c" --mode "$m" --stages "$st" --ahead "$ah" \
-      --reps 50 > "$log/nvcc_${m}_${c}_s$st.txt" 2>&1 || {
-      echo "broadcast_multicast $run failed (see $log/nvcc_${m}_${c}_s$st.txt)"
+      --a-tiles "$at" --tiles "$n" --reps 50 > "$log/$name.txt" 2>&1 || {
+      echo "broadcast_multicast $run failed (see $log/$name.txt)"
       status=1
     }
   done
@@ -98,9 +103,9 @@ if [ ${#metrics[@]} -gt 0 ]; then
   done
   if [ -x "$baseline" ]; then
     for run in "${baseline_runs[@]}"; do
-      read -r c m st ah <<< "$run"
-      profile "nvcc_${m}_${c}_s$st" "$baseline" --cluster "$c" --mode "$m" --stages "$st" \
-        --ahead "$ah" --reps 1 --warmup 0
+      read -r c m st ah at n <<< "$run"
+      profile "$(base_name "$c" "$m" "$st" "$at")" "$baseline" --cluster "$c" --mode "$m" \
+        --stages "$st" --ahead "$ah" --a-tiles "$at" --tiles "$n" --reps 1 --warmup 0
     done
   fi
 else
@@ -144,9 +149,9 @@ def traffic(name):
             out["xbar_in"] = value * scale
     return out
 
-rows = []  # kernel, cluster, ring, ms, delivered bytes, traffic
+rows = []  # kernel, cluster, ring, ms, delivered bytes, traffic, A's tiles
 for line in os.popen("python3 tools/bench/gen_broadcast.py --list"):
-    name, mode, cluster, stages, ahead = line.split()
+    name, mode, cluster, stages, ahead, a_tiles, _ = line.split()
     grid, tiles = spec_shape(name)
     path = os.path.join(log, name + ".json")
     ms = None
@@ -155,18 +160,18 @@ for line in os.popen("python3 tools/bench/gen_broadcast.py --list"):
         ms = r["kernel"]["median_ms"] if r["ok"] else None
     kind = {"sync": "multicast (sync)", "empty": "multicast (empty)"}.get(mode, mode)
     rows.append((f"ptxgen {kind}", cluster, f"{stages}/{ahead}", ms, grid * tiles * 32768,
-                 traffic(name)))
+                 traffic(name), a_tiles))
 for line in sys.argv[2:]:
-    c, m, st, ah = line.split()
-    path = os.path.join(log, f"nvcc_{m}_{c}_s{st}.txt")
+    c, m, st, ah, at, _ = line.split()
+    base = f"nvcc_{m}_{c}_s{st}_a{at}"
+    path = os.path.join(log, base + ".txt")
     ms, delivered = None, 0
     if os.path.exists(path):
         text = open(path).read()
         got = re.search(r"median_ms ([\d.]+) .*delivered_bytes (\d+) .* (ok|WRONG)", text)
         if got and got.group(3) == "ok":
             ms, delivered = float(got.group(1)), int(got.group(2))
-    rows.append((f"nvcc multicast ({m})", c, f"{st}/{ah}", ms, delivered,
-                 traffic(f"nvcc_{m}_{c}_s{st}")))
+    rows.append((f"nvcc multicast ({m})", c, f"{st}/{ah}", ms, delivered, traffic(base), at))
 
 def gbps(r):
     return r[4] / (r[3] * 1e-3) / 1e9 if r[3] else None
@@ -174,15 +179,17 @@ def gbps(r):
 best_unicast = {}
 for r in rows:
     if r[0] == "ptxgen unicast" and gbps(r):
-        best_unicast[r[1]] = max(best_unicast.get(r[1], 0), gbps(r))
+        key = (r[1], r[6])
+        best_unicast[key] = max(best_unicast.get(key, 0), gbps(r))
 print()
-print(f"{'kernel':<26} {'cluster':>7} {'stages/ahead':>12} {'median_ms':>10} "
+print(f"{'kernel':<26} {'cluster':>7} {'A tiles':>7} {'stages/ahead':>12} {'median_ms':>10} "
       f"{'delivered GB/s':>15} {'L2 read bytes':>14} {'xbar->SM bytes':>15} {'x unicast':>9}")
 for r in rows:
     g = gbps(r)
     fmt = lambda v, f: (f % v) if v is not None else "-"
-    ratio = g / best_unicast[r[1]] if g and best_unicast.get(r[1]) else None
-    print(f"{r[0]:<26} {r[1]:>7} {r[2]:>12} {fmt(r[3], '%.4f'):>10} {fmt(g, '%.1f'):>15} "
+    best = best_unicast.get((r[1], r[6]))
+    ratio = g / best if g and best else None
+    print(f"{r[0]:<26} {r[1]:>7} {r[6]:>7} {r[2]:>12} {fmt(r[3], '%.4f'):>10} {fmt(g, '%.1f'):>15} "
           f"{fmt(r[5].get('l2_read'), '%.4g'):>14} {fmt(r[5].get('xbar_in'), '%.4g'):>15} "
           f"{fmt(ratio, '%.2f'):>9}")
 PY

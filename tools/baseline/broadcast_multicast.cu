@@ -25,11 +25,13 @@
 //   nvcc -gencode arch=compute_90a,code=sm_90a -O3 -o broadcast_multicast \
 //        tools/baseline/broadcast_multicast.cu -lcuda
 //   ./broadcast_multicast [--cluster 2|4|8] [--mode sync|empty] [--stages S] [--ahead L]
-//                         [--tiles N] [--reps N] [--warmup N]
-// prints one line: `broadcast-baseline cluster C mode M stages S ahead L tiles N median_ms X
-// min_ms Y delivered_bytes D delivered_GBps G ok|WRONG`, where D = CTAs x N x 32768 (the bytes
-// that reach
-// shared memory in one launch) and G = D / median (decimal GB/s). Exit status 0 when B is right.
+//                         [--tiles N] [--a-tiles N] [--reps N] [--warmup N]
+// (--tiles: tiles each CTA receives; --a-tiles: A's size in tiles, 256 unless given: the
+// `big` specs' A, ncluster x 128 tiles, is larger than the H200's L2)
+// prints one line: `broadcast-baseline cluster C mode M stages S ahead L tiles N a_tiles T
+// median_ms X min_ms Y delivered_bytes D delivered_GBps G ok|WRONG`, where D = CTAs x N x 32768
+// (the bytes that reach shared memory in one launch) and G = D / median (decimal GB/s). Exit status
+// 0 when B is right.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -43,7 +45,7 @@
 
 namespace {
 
-constexpr unsigned kTiles = 256;   // tiles of A
+constexpr unsigned kTiles = 256;   // tiles of A unless --a-tiles
 constexpr unsigned kTileRows = 64; // rows of a tile
 constexpr unsigned kCols = 256;    // uint16 columns: one 512-byte row
 constexpr unsigned kTileBytes = kTileRows * kCols * 2;
@@ -51,7 +53,9 @@ constexpr unsigned kMaxStages = 7; // 7 x 32 KiB: the most an SM's 227 KiB hold
 constexpr unsigned kSMs = 132;
 constexpr unsigned kThreads = 32;
 
-constexpr unsigned grid_of(unsigned cluster) { return kSMs / cluster * cluster; }
+constexpr unsigned grid_of(unsigned cluster) {
+  return kSMs / cluster * cluster;
+}
 
 __device__ __forceinline__ unsigned smem_u32(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -112,8 +116,8 @@ __device__ __forceinline__ void cluster_sync_all(bool relaxed) {
 
 template <unsigned C, bool kEmpty>
 __global__ void __launch_bounds__(kThreads)
-    broadcast(const __grid_constant__ CUtensorMap a, std::uint16_t* b, unsigned n,
-              unsigned stages, unsigned ahead) {
+    broadcast(const __grid_constant__ CUtensorMap a, std::uint16_t* b, unsigned n, unsigned stages,
+              unsigned ahead, unsigned a_tiles) {
   extern __shared__ __align__(1024) unsigned char ring[];
   __shared__ alignas(8) std::uint64_t full[kMaxStages];
   __shared__ alignas(8) std::uint64_t empty[kMaxStages];
@@ -132,13 +136,13 @@ __global__ void __launch_bounds__(kThreads)
   __syncwarp();
   cluster_sync_all(true);
   const unsigned part = smem_u32(ring) + rank * kPart * kCols * 2;
-  // Tile j's first row of this CTA's part: ((cid + j * ncl) % 256) * 64 + rank * kPart.
+  // Tile j's first row of this CTA's part: ((cid + j * ncl) % a_tiles) * 64 + rank * kPart.
   auto load = [&](unsigned j) {
     const unsigned s = j % stages;
     if (kEmpty && j >= stages) // every CTA has released tile j - stages of this stage
       wait_parity(smem_u32(&empty[s]), (j / stages - 1) & 1u);
     arrive_expect_tx(smem_u32(&full[s]), kTileBytes);
-    load_multicast(part + s * kTileBytes, &a, (cid + j * ncl) % kTiles * kTileRows + rank * kPart,
+    load_multicast(part + s * kTileBytes, &a, (cid + j * ncl) % a_tiles * kTileRows + rank * kPart,
                    smem_u32(&full[s]), kMask);
   };
   if (tid == 0) {
@@ -181,6 +185,7 @@ __global__ void __launch_bounds__(kThreads)
 
 struct Options {
   unsigned cluster = 2, tiles = 512, reps = 50, warmup = 10, stages = 4, ahead = 0;
+  unsigned a_tiles = kTiles;
   bool empty = false;
 };
 
@@ -193,6 +198,8 @@ Options parse(int argc, char** argv) {
       o.cluster = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (a == "--tiles" && has)
       o.tiles = static_cast<unsigned>(std::atoi(argv[++i]));
+    else if (a == "--a-tiles" && has)
+      o.a_tiles = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (a == "--reps" && has)
       o.reps = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (a == "--warmup" && has)
@@ -206,26 +213,27 @@ Options parse(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: %s [--cluster 2|4|8] [--mode sync|empty] [--stages S] [--ahead L] "
-                   "[--tiles N] [--reps N] [--warmup N]\n",
+                   "[--tiles N] [--a-tiles N] [--reps N] [--warmup N]\n",
                    argv[0]);
       std::exit(2);
     }
   }
   if (o.ahead == 0)
     o.ahead = o.stages - 1;
-  if ((o.cluster != 2 && o.cluster != 4 && o.cluster != 8) || o.tiles == 0 || o.reps == 0 ||
-      o.stages < 2 || o.stages > kMaxStages || o.ahead >= o.stages) {
-    std::fprintf(stderr, "--cluster 2, 4 or 8, --stages 2..%u, --ahead 1..stages - 1, --tiles "
-                         "and --reps at least 1\n",
+  if ((o.cluster != 2 && o.cluster != 4 && o.cluster != 8) || o.tiles == 0 || o.a_tiles == 0 ||
+      o.reps == 0 || o.stages < 2 || o.stages > kMaxStages || o.ahead >= o.stages) {
+    std::fprintf(stderr,
+                 "--cluster 2, 4 or 8, --stages 2..%u, --ahead 1..stages - 1, --tiles, "
+                 "--a-tiles and --reps at least 1\n",
                  kMaxStages);
     std::exit(2);
   }
   return o;
 }
 
-CUtensorMap encode(void* a, unsigned cluster) {
+CUtensorMap encode(void* a, unsigned cluster, unsigned a_tiles) {
   CUtensorMap m;
-  const cuuint64_t dims[2] = {kCols, kTiles * kTileRows};
+  const cuuint64_t dims[2] = {kCols, cuuint64_t{a_tiles} * kTileRows};
   const cuuint64_t strides[1] = {kCols * 2};
   const cuuint32_t box[2] = {kCols, kTileRows / cluster};
   const cuuint32_t elem[2] = {1, 1};
@@ -258,7 +266,7 @@ float launch(const Options& o, const CUtensorMap& map, std::uint16_t* b, cudaEve
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   CHECK_CUDA(cudaEventRecord(t0));
-  CHECK_CUDA(cudaLaunchKernelEx(&cfg, k, map, b, o.tiles, o.stages, o.ahead));
+  CHECK_CUDA(cudaLaunchKernelEx(&cfg, k, map, b, o.tiles, o.stages, o.ahead, o.a_tiles));
   CHECK_CUDA(cudaEventRecord(t1));
   CHECK_CUDA(cudaEventSynchronize(t1));
   CHECK_CUDA(cudaGetLastError());
@@ -280,7 +288,7 @@ float launch_any(const Options& o, const CUtensorMap& map, std::uint16_t* b, cud
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
-  const std::size_t a_elems = std::size_t{kTiles} * kTileRows * kCols;
+  const std::size_t a_elems = std::size_t{o.a_tiles} * kTileRows * kCols;
   const unsigned grid = grid_of(o.cluster);
   const std::size_t b_elems = std::size_t{grid} * kTileRows * kCols;
   std::vector<std::uint16_t> ha(a_elems), hb(b_elems);
@@ -294,7 +302,7 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&db, b_elems * 2));
   CHECK_CUDA(cudaMemcpy(da, ha.data(), a_elems * 2, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemset(db, 0, b_elems * 2));
-  const CUtensorMap map = encode(da, o.cluster);
+  const CUtensorMap map = encode(da, o.cluster, o.a_tiles);
   cudaEvent_t t0, t1;
   CHECK_CUDA(cudaEventCreate(&t0));
   CHECK_CUDA(cudaEventCreate(&t1));
@@ -307,7 +315,7 @@ int main(int argc, char** argv) {
   const unsigned ncl = grid / o.cluster;
   bool ok = true;
   for (unsigned bid = 0; bid < grid && ok; ++bid) {
-    const unsigned t = (bid / o.cluster + (o.tiles - 1) * ncl) % kTiles;
+    const unsigned t = (bid / o.cluster + (o.tiles - 1) * ncl) % o.a_tiles;
     ok = std::memcmp(hb.data() + std::size_t{bid} * kTileRows * kCols,
                      ha.data() + std::size_t{t} * kTileRows * kCols, kTileBytes) == 0;
   }
@@ -315,10 +323,10 @@ int main(int argc, char** argv) {
   const float median =
       ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
   const double delivered = double(grid) * o.tiles * kTileBytes;
-  std::printf("broadcast-baseline cluster %u mode %s stages %u ahead %u tiles %u median_ms %.4f "
+  std::printf("broadcast-baseline cluster %u mode %s stages %u ahead %u tiles %u a_tiles %u "
+              "median_ms %.4f "
               "min_ms %.4f delivered_bytes %.0f delivered_GBps %.1f %s\n",
-              o.cluster, o.empty ? "empty" : "sync", o.stages, o.ahead, o.tiles, median,
-              ms.front(), delivered,
-              delivered / (median * 1e-3) / 1e9, ok ? "ok" : "WRONG");
+              o.cluster, o.empty ? "empty" : "sync", o.stages, o.ahead, o.tiles, o.a_tiles, median,
+              ms.front(), delivered, delivered / (median * 1e-3) / 1e9, ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }

@@ -5,7 +5,10 @@ The GEMM A-operand pattern (docs/benchmarks.md, "Broadcast loads: multicast agai
 A is 256 tiles of 64 x 256 uint16 (32 KiB each, 8 MiB in all); 132 CTAs of 32 threads (128 in
 clusters of 8) in clusters of C; cluster c loads tiles (c + j * ncluster) % 256, j = 0 .. 511,
 through a ring of S stages of 32 KiB, L tiles ahead, thread 0 issuing; at the end each CTA
-copies its last tile to B[bid]. Three ways to keep the ring, one spec each:
+copies its last tile to B[bid]. The `big` specs read an A larger than the H200's L2 instead:
+ncluster x 128 tiles (264 MiB in clusters of 2, 132 MiB in clusters of 4), each tile by one
+cluster once a launch (j = 0 .. 127), so that every launch streams A from HBM. Three ways to
+keep the ring, one spec each:
 
   unicast    each CTA loads every whole tile itself (L2 sends it C times per cluster); thread 0
              refills a stage after its own wait for the tile in it (no peer involved).
@@ -23,38 +26,61 @@ Usage: tools/bench/gen_broadcast.py [--out DIR] [--check | --list]
   writes every spec of SPECS under DIR (default: this script's folder); --check writes nothing
   and exits 1 when a file there differs from what it would write (the specs are this script's
   output: edit the script, never the files); --list prints a line a spec, `name mode cluster
-  stages ahead` (tools/broadcast_device.sh reads it).
+  stages ahead tiles loads` (tools/broadcast_device.sh reads it).
 """
 import argparse
+import dataclasses
 import pathlib
 import textwrap
 import sys
 
-TILES = 256  # tiles of A
 ROWS = 64  # rows of a tile
 COLS = 256  # uint16 columns: one 512-byte row
 TILE_BYTES = ROWS * COLS * 2
-LOADS = 512  # tiles each CTA receives per launch
 THREADS = 32
-
-# (name, mode, cluster, stages, ahead)
-SPECS = [
-    ("broadcast_multicast_2", "sync", 2, 4, 3),
-    ("broadcast_unicast_2", "unicast", 2, 4, 3),
-    ("broadcast_multicast_4", "sync", 4, 4, 3),
-    ("broadcast_unicast_4", "unicast", 4, 4, 3),
-    ("broadcast_empty_2_s6", "empty", 2, 6, 4),
-    ("broadcast_empty_4_s6", "empty", 4, 6, 4),
-    ("broadcast_empty_8_s6", "empty", 8, 6, 4),
-    ("broadcast_unicast_2_s6", "unicast", 2, 6, 5),
-    ("broadcast_unicast_4_s6", "unicast", 4, 6, 5),
-    ("broadcast_unicast_8_s6", "unicast", 8, 6, 5),
-]
+SMS = 132
 
 
 def grid_of(cluster):
     """132 SMs: the largest multiple of the cluster size that fits."""
-    return 132 // cluster * cluster
+    return SMS // cluster * cluster
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """One benchmark spec. `tiles` is A's size in tiles, `loads` the tiles each CTA receives
+    per launch. The default A (256 tiles, 8 MiB) stays in L2; a `big` spec's A has one tile
+    per cluster and load, ncluster x loads tiles (132 to 264 MiB, more than the H200's L2), so
+    that each tile is read by one cluster once a launch and every launch reads A from HBM."""
+    name: str
+    mode: str
+    cluster: int
+    stages: int
+    ahead: int
+    tiles: int = 256
+    loads: int = 512
+
+
+def big(name, mode, cluster, stages, ahead, loads=128):
+    return Spec(name, mode, cluster, stages, ahead, grid_of(cluster) // cluster * loads, loads)
+
+
+SPECS = [
+    Spec("broadcast_multicast_2", "sync", 2, 4, 3),
+    Spec("broadcast_unicast_2", "unicast", 2, 4, 3),
+    Spec("broadcast_multicast_4", "sync", 4, 4, 3),
+    Spec("broadcast_unicast_4", "unicast", 4, 4, 3),
+    Spec("broadcast_empty_2_s6", "empty", 2, 6, 4),
+    Spec("broadcast_empty_4_s6", "empty", 4, 6, 4),
+    Spec("broadcast_empty_8_s6", "empty", 8, 6, 4),
+    Spec("broadcast_unicast_2_s6", "unicast", 2, 6, 5),
+    Spec("broadcast_unicast_4_s6", "unicast", 4, 6, 5),
+    Spec("broadcast_unicast_8_s6", "unicast", 8, 6, 5),
+    big("broadcast_big_empty_2_s6", "empty", 2, 6, 4),
+    big("broadcast_big_unicast_2_s6", "unicast", 2, 6, 5),
+    big("broadcast_big_empty_4_s6", "empty", 4, 6, 4),
+    big("broadcast_big_unicast_4_s6", "unicast", 4, 6, 5),
+]
 
 
 def op(lines, name, **fields):
@@ -70,11 +96,12 @@ def q(text):
     return f"'{text}'" if '"' in text else f'"{text}"'
 
 
-def load_ops(lines, mode, cluster, stages, j, guard):
+def load_ops(lines, s, j, guard):
     """The expect_tx and tensor_load of tile j (an int, or an expression) into its stage."""
+    mode, cluster, stages = s.mode, s.cluster, s.stages
     stage = str(j % stages) if isinstance(j, int) else f"({j}) % {stages}"
     op(lines, "expect_tx", barrier=q(f"full.sub[{stage}]"), bytes=TILE_BYTES, pred=q(guard))
-    first = f"(cluster_id + {j if isinstance(j, int) else f'({j})'} * ncluster) % {TILES} * {ROWS}"
+    first = f"(cluster_id + {j if isinstance(j, int) else f'({j})'} * ncluster) % {s.tiles} * {ROWS}"
     if mode == "unicast":
         op(lines, "tensor_load", tensor=q("A"), coords=f'["{first}", "0"]',
            dst=q(f"ring.sub[{stage}, :, :]"), barrier=q(f"full.sub[{stage}]"), pred=q(guard))
@@ -87,7 +114,8 @@ def load_ops(lines, mode, cluster, stages, j, guard):
        barrier=q(f"full.sub[{stage}]"), pred=q(guard), multicast=(1 << cluster) - 1)
 
 
-def header(name, mode, cluster, stages, ahead):
+def header(s):
+    name, mode, cluster, stages, ahead = s.name, s.mode, s.cluster, s.stages, s.ahead
     grid = grid_of(cluster)
     how = {
         "unicast": "each CTA loads every whole tile itself (no mask); thread 0 refills a stage "
@@ -98,9 +126,9 @@ def header(name, mode, cluster, stages, ahead):
                  "thread r of each CTA releases a stage on the `empty` barrier of rank r and "
                  "thread 0 waits for its own `empty` (C arrivals) before a refill",
     }[mode]
-    text = (f"{grid} CTAs in clusters of {cluster} need the same tiles of A ({TILES} tiles of "
-            f"{ROWS} x {COLS} uint16); cluster c loads tiles (c + j * ncluster) % {TILES}, "
-            f"j = 0 .. {LOADS - 1}, through a ring of {stages} stages {ahead} tiles ahead; {how}. "
+    text = (f"{grid} CTAs in clusters of {cluster} need the same tiles of A ({s.tiles} tiles of "
+            f"{ROWS} x {COLS} uint16); cluster c loads tiles (c + j * ncluster) % {s.tiles}, "
+            f"j = 0 .. {s.loads - 1}, through a ring of {stages} stages {ahead} tiles ahead; {how}. "
             "At the end each CTA copies its last tile to B[bid].")
     return [
         "# NOT IN THE CORPUS: a benchmark, written by tools/bench/gen_broadcast.py (edit that, not",
@@ -115,11 +143,12 @@ def header(name, mode, cluster, stages, ahead):
     ]
 
 
-def tensors(lines, mode, cluster, stages):
+def tensors(lines, s):
+    mode, cluster, stages = s.mode, s.cluster, s.stages
     grid = grid_of(cluster)
     box = ROWS if mode == "unicast" else ROWS // cluster
     lines += [
-        "", "[tensor.A]", 'space = "global"', f"shape = [{TILES * ROWS}, {COLS}]",
+        "", "[tensor.A]", 'space = "global"', f"shape = [{s.tiles * ROWS}, {COLS}]",
         'dtype = "uint16"', 'init = "random(38)"',
         "", "[tensor.A.map]", f"box = [{box}, {COLS}]",
         "", "[tensor.B]", 'space = "global"', f"shape = [{grid}, {ROWS}, {COLS}]",
@@ -133,7 +162,8 @@ def tensors(lines, mode, cluster, stages):
                   'dtype = "uint64"']
 
 
-def init_ops(lines, mode, cluster, stages):
+def init_ops(lines, s):
+    mode, cluster, stages = s.mode, s.cluster, s.stages
     for s in range(stages):
         op(lines, "mbarrier_init", barrier=q(f"full.sub[{s}]"), count=1)
     if mode == "empty":
@@ -146,16 +176,17 @@ def init_ops(lines, mode, cluster, stages):
         op(lines, "cluster_sync")
 
 
-def loop_ops(lines, mode, cluster, stages, ahead):
+def loop_ops(lines, s):
+    mode, cluster, stages, ahead, loads = s.mode, s.cluster, s.stages, s.ahead, s.loads
     for j in range(ahead):
-        load_ops(lines, mode, cluster, stages, j, "tid == 0")
-    op(lines, "for", var=q("k"), start=0, stop=LOADS)
-    guard = f"tid == 0 && k + {ahead} < {LOADS}"
+        load_ops(lines, s, j, "tid == 0")
+    op(lines, "for", var=q("k"), start=0, stop=loads)
+    guard = f"tid == 0 && k + {ahead} < {loads}"
     if mode == "empty":
         # The refill of tile k + ahead waits for the release of tile k + ahead - stages.
         op(lines, "mbarrier_wait", barrier=q(f"empty.sub[(k + {ahead}) % {stages}]"),
            parity=q(f"((k + {ahead}) / {stages} + 1) % 2"), pred=q(guard))
-    load_ops(lines, mode, cluster, stages, f"k + {ahead}", guard)
+    load_ops(lines, s, f"k + {ahead}", guard)
     waiters = f"tid < {cluster}" if mode == "empty" else "tid == 0"
     op(lines, "mbarrier_wait", barrier=q(f"full.sub[k % {stages}]"),
        parity=q(f"k / {stages} % 2"), pred=q(waiters))
@@ -167,14 +198,15 @@ def loop_ops(lines, mode, cluster, stages, ahead):
     op(lines, "end")
 
 
-def tail_ops(lines, mode, cluster, stages):
-    last = (LOADS - 1) % stages
+def tail_ops(lines, s):
+    mode, stages = s.mode, s.stages
+    last = (s.loads - 1) % stages
     # The threads that skipped the loop's waits meet those that waited for the last tile:
     # waiting for its phase with no more than that, a thread could get there while an
     # earlier phase of the same parity is the last completed, and pass at once.
     op(lines, "cta_sync")
     op(lines, "mbarrier_wait", barrier=q(f"full.sub[{last}]"),
-       parity=(LOADS - 1) // stages % 2)
+       parity=(s.loads - 1) // stages % 2)
     flat = f'.rearrange("(t e) -> t e", t={THREADS})'
     op(lines, "copy",
        dst=q(f'B.rearrange("b h c -> b (h c)").rearrange("b (t e) -> b t e", t={THREADS})'
@@ -185,23 +217,24 @@ def tail_ops(lines, mode, cluster, stages):
         op(lines, "cluster_sync")
 
 
-def expects(lines, cluster):
+def expects(lines, s):
+    cluster = s.cluster
     grid = grid_of(cluster)
     ncluster = grid // cluster
     for cta in sorted({0, cluster, grid - 1}):
-        tile = (cta // cluster + (LOADS - 1) * ncluster) % TILES
+        tile = (cta // cluster + (s.loads - 1) * ncluster) % s.tiles
         lines += ["", f"# CTA {cta} (cluster {cta // cluster}) ends on tile {tile}.",
                   "[[expect]]",
                   f'that = "B.sub[{cta}, :, :] == A.sub[{tile * ROWS}:{(tile + 1) * ROWS}, :]"']
 
 
-def spec_text(name, mode, cluster, stages, ahead):
-    lines = header(name, mode, cluster, stages, ahead)
-    tensors(lines, mode, cluster, stages)
-    init_ops(lines, mode, cluster, stages)
-    loop_ops(lines, mode, cluster, stages, ahead)
-    tail_ops(lines, mode, cluster, stages)
-    expects(lines, cluster)
+def spec_text(s):
+    lines = header(s)
+    tensors(lines, s)
+    init_ops(lines, s)
+    loop_ops(lines, s)
+    tail_ops(lines, s)
+    expects(lines, s)
     return "\n".join(lines) + "\n"
 
 
@@ -213,13 +246,13 @@ def main():
     args = parser.parse_args()
     if args.list:
         for spec in SPECS:
-            print(" ".join(str(field) for field in spec))
+            print(" ".join(str(field) for field in dataclasses.astuple(spec)))
         return 0
     out = pathlib.Path(args.out)
     stale = []
     for spec in SPECS:
-        path = out / f"{spec[0]}.toml"
-        text = spec_text(*spec)
+        path = out / f"{spec.name}.toml"
+        text = spec_text(spec)
         if args.check:
             if not path.exists() or path.read_text() != text:
                 stale.append(path.name)
