@@ -3,28 +3,34 @@
 # -DPTXGEN_SANITIZE=ON (AddressSanitizer + UBSan, -fno-sanitize-recover=all)
 # and -DPTXGEN_FUZZ=ON (the libFuzzer targets and their smoke runs), builds
 # everything and runs the whole CTest suite there; any sanitizer report fails
-# the test that produced it. CI runs it after tools/test.sh. The libraries are
+# the test that produced it. Not part of CI (.ci/run says why): run it by hand before a stop,
+# `--quick` for the selection CI ran until 2026-12-05 (about 11 minutes on 2 cores). The libraries are
 # unity builds (several sources per translation unit: less compile time;
 # cmake/unity.cmake); PTXGEN_UNITY_BUILD=OFF turns that off. The libraries keep the build
 # type's optimisation; the unit tests and the ptxgen command's own code compile at -O0 here
 # (CMakeLists.txt, tests/CMakeLists.txt: a third of the compile time, and the tests' run time
 # is the libraries'), and only the libraries carry libFuzzer's coverage instrumentation.
 #
-#   tools/sanitize.sh                 # build-asan/ beside build/
+#   tools/sanitize.sh                 # build-asan/ beside build/, every test
+#   tools/sanitize.sh --quick         # -O1 line tables, the selection below (was CI's)
 #   ASAN_BUILD_DIR=/tmp/b tools/sanitize.sh -L unit    # extra arguments go to ctest
 set -euo pipefail
+quick=false
+if [ "${1:-}" = --quick ]; then
+  quick=true
+  shift
+fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${ASAN_BUILD_DIR:-"$ROOT/build-asan"}
 
 source "$ROOT/tools/packages.sh"
 ensure_packages cmake clang-14 libclang-rt-14-dev libboost-program-options-dev doctest-dev libtomlplusplus-dev nlohmann-json3-dev
 
-# In CI (CI=true) line tables only (-gline-tables-only): the reports keep file:line, the
+# With --quick line tables only (-gline-tables-only): the reports keep file:line, the
 # compile sheds most of -g's cost; and -O1, which AddressSanitizer's documentation suggests
-# for reasonable speed and which compiles faster than -O2 (CI must finish in 15 minutes on
-# 2 cores).
+# for reasonable speed and which compiles faster than -O2.
 ci_flags=()
-[ "${CI:-}" = true ] && ci_flags+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG")
+[ "$quick" = true ] && ci_flags+=("-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG")
 CC=$(command -v clang || command -v clang-14) CXX=$(command -v clang++ || command -v clang++-14) \
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXGEN_SANITIZE=ON -DPTXGEN_FUZZ=ON \
   -DPTXGEN_WERROR=ON -DPTXGEN_UNITY_BUILD="${PTXGEN_UNITY_BUILD:-ON}" -DPTXGEN_BUILD_BENCH=OFF \
@@ -39,12 +45,12 @@ cd "$BUILD"
 # ptxgen's runs), agreement (ptxgen instr against ptxas over every form: the printing it
 # exercises is in the ptx_* unit tests, which run here) and package (CMake install, a
 # second emitter-only build and the .deb: packaging, not ptxgen's code under the sanitizers).
-# In CI also the two whole-corpus agreement tests of the reference's two paths (every view of
+# With --quick also the two whole-corpus agreement tests of the reference's two paths (every view of
 # every corpus spec: affine form == naive replay; the fast path == the naive path on the
 # corpus and on generated specs): they run in tools/test.sh, and both paths run under the
 # sanitizers here through unit.reference_naive_view, reference_naive_expr, reference_semantics
 # and the corpus, race and invalid-spec runs.
-# Also left to tools/test.sh in CI: the runs whose time under the sanitizers is the whole-range
+# Also left to tools/test.sh with --quick: the runs whose time under the sanitizers is the whole-range
 # proof's reference replays at every value (20 to 60 times slower than at -O2 there):
 # golden.check and diagnostics_format.invalid_specs (every corpus and invalid spec again: the
 # invalid.* and races.* tests run each here), sim.corpus and the foreign kernels (the
@@ -64,5 +70,5 @@ cd "$BUILD"
 # at 6fecf6c), and `ptxgen asm`'s own code runs here through the asm_cli.* tests and
 # ptxas.runner_real.
 ci_skip=()
-[ "${CI:-}" = true ] && ci_skip+=(-E '^(unit\.(corpus_views|reference_affine|tile_expr|sim_reader_corpus)|golden\.check|diagnostics_format\.invalid_specs|sim\.corpus|foreign\.kernel\..*|show\.pipeline_pictures|lint\.kernel\..*|fuzz_loop\.(disable_bulk_rules|disable_cluster_rules|disable_rule|report_merge|test_values_only|shard|injected_fault)|ptxas\.[A-Za-z0-9_]+\..*)$')
+[ "$quick" = true ] && ci_skip+=(-E '^(unit\.(corpus_views|reference_affine|tile_expr|sim_reader_corpus)|golden\.check|diagnostics_format\.invalid_specs|sim\.corpus|foreign\.kernel\..*|show\.pipeline_pictures|lint\.kernel\..*|fuzz_loop\.(disable_bulk_rules|disable_cluster_rules|disable_rule|report_merge|test_values_only|shard|injected_fault)|ptxas\.[A-Za-z0-9_]+\..*)$')
 ctest --output-on-failure -j"$(nproc)" -LE '^(style|agreement|package)$' "${ci_skip[@]}" "$@"
