@@ -216,6 +216,15 @@ struct ClusterByte {
   ClusterUse reader;
 };
 
+/// A peer thread's latest use of a CTA (Cta::users_): the shared offset it used and, for an
+/// arrival or a complete_tx on one of the CTA's mbarriers, the phase it counts for.
+struct PeerUse {
+  static constexpr std::uint64_t no_phase = ~std::uint64_t{0};
+  ClusterUse use;
+  std::uint64_t off = 0;
+  std::uint64_t phase = no_phase;
+};
+
 /// An mbarrier.init of a CTA of a cluster: published cluster-wide at a cluster barrier phase
 /// (its thread's next arrival after a fence.mbarrier_init, or its next non-relaxed arrival).
 struct InitRecord {
@@ -289,6 +298,12 @@ struct Wgmma {
   /// write into its operands must be ordered after one of them.
   std::vector<Access> waits;
   std::vector<std::uint32_t> wait_phases;
+  /// Every thread retired it. The record stays (its reads are not a thread's: no byte's reader
+  /// holds them) until a write into its operands is found ordered after one of its waits
+  /// (`dead`: later writes are ordered after that write or race with it) or a CTA barrier
+  /// orders all its waits; Cta::prune_wgmmas drops it then.
+  bool done = false;
+  mutable bool dead = false;
 };
 
 /// A register write that a wgmma.mma_async reading the register must be fenced after.
@@ -448,11 +463,16 @@ private:
                     std::vector<std::uint64_t>& chunks);
   /// wgmma.wait_group N: this thread's groups but the N newest retire.
   void wgmma_wait(const Thread& t, const ir::Op& op);
+  /// Drops the records of wgmmas every thread retired that no write can race with any more
+  /// (Wgmma::done).
+  void prune_wgmmas();
   /// Before `op` of `t` runs while wgmmas are in flight or registers are tracked: a register it
   /// touches that an in-flight wgmma accumulates into, and the writes a wgmma must be fenced
   /// after (race kinds wgmma_register_in_flight, missing_wgmma_fence).
   void wgmma_registers(const Thread& t, const ir::Op& op);
-  /// A write of shared bytes [off, off+n) by `self`: none may be read by an in-flight wgmma.
+  /// A write of shared bytes [off, off+n) by `self`: none may be read by a wgmma that no wait
+  /// ordered before the write has retired (in flight, or retired by waits of other threads
+  /// that nothing orders before `self`).
   void wgmma_overwrite(const Thread& t, const Access& self, std::uint64_t off,
                        std::uint64_t n) const;
   /// A race on register `reg` of thread `t`: `self` against `earlier`.
@@ -525,8 +545,11 @@ private:
   void dsmem_track(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t off, std::uint64_t n,
                    bool write);
   /// `t` uses `home` (a peer) now: its shared memory or a barrier there. Remembered for the
-  /// peer's exit; after that exit a hazard at once.
-  void remote_use(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t off);
+  /// peer's exit; after that exit a hazard at once. `bar`: the use is an arrival or a
+  /// complete_tx on home's mbarrier at `off`, which orders it before home's exit once a thread
+  /// of home has waited for the phase it counts for.
+  void remote_use(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t off,
+                  bool bar = false);
   /// The CTA's last thread exits (at `line`): every peer's use must be ordered before it.
   void cta_exit(const Thread& t, std::uint32_t line);
   /// A remote arrive, peer bulk copy or multicast into `home`'s barrier at `bar`: its init must
@@ -696,7 +719,10 @@ private:
   void unwritten_read(const Thread& t, const Access& self, std::uint64_t b) const;
   /// How byte and earlier access relate ("... by"), and what follows from it.
   static std::pair<std::string_view, std::string_view> race_relation(RaceKind k);
-  void on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n);
+  /// `record`: the bytes' reader becomes this access (false: the read checks only, for a
+  /// wgmma's operands, whose reads the Wgmma record keeps).
+  void on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n,
+               bool record = true);
   /// Checks a write of `self` (a st, or a copy at issue / when performed) against
   /// the other accesses. `copy`: the write is a cp.async's. `data`: the bytes a store writes,
   /// when known (a byte another thread's unordered store left with the same value is a note,
@@ -835,10 +861,9 @@ private:
   std::shared_ptr<const TensorPlan> tensor_plan(const Thread& t, const ir::Op& op,
                                                 const TensorMapArg& m,
                                                 tile::TensorAccess access) const;
-  /// The shared side of a tensor copy through `m`: aligned as its swizzle needs, inside shared
+  /// The shared side of a tensor copy: aligned to 128 bytes, inside shared
   /// memory and clear of mbarriers for the box's extent.
-  std::uint64_t tensor_shared(const Thread& t, const ir::Op& op, const TensorMapArg& m,
-                              const TensorPlan& plan) const;
+  std::uint64_t tensor_shared(const Thread& t, const ir::Op& op, const TensorPlan& plan) const;
   /// What both tensor copies take first: the plan of `op` through its map, and the shared
   /// address of the box (tensor_plan, then tensor_shared).
   struct TensorIssue {
@@ -890,7 +915,12 @@ private:
   std::vector<ClusterByte> ctrack_;           ///< per shared byte, when LaunchContext::uses_dsmem
   std::map<std::uint64_t, InitRecord> inits_; ///< its mbarrier.inits (clusters), by offset
   /// Per peer thread (rank, tid): its latest use of this CTA and the shared offset it used.
-  std::map<std::pair<std::int32_t, std::uint32_t>, std::pair<ClusterUse, std::uint64_t>> users_;
+  std::map<std::pair<std::int32_t, std::uint32_t>, PeerUse> users_;
+  /// Per mbarrier of this CTA: the completed phases its threads' waits have seen. A peer's
+  /// arrival or landing on a seen phase happened before this CTA's exit (CUTLASS orders its
+  /// exit so: the producer's tail waits for every consumer release, the peers' remote ones
+  /// included), as a cluster barrier would order it.
+  std::map<std::uint64_t, std::uint64_t> observed_;
   std::vector<Copy> remote_copies_; ///< peers' bulk copies landing here, at their barrier's phase
   /// Per barrier: the latest peer's complete_tx into it and the phase it counts for.
   std::map<std::uint64_t, std::pair<ClusterUse, std::uint64_t>> remote_tx_;

@@ -272,7 +272,7 @@ void Cta::dsmem_track(const Thread& t, const ir::Op& op, Cta& home, std::uint64_
 
 // ------------------------------------------------ a CTA's lifetime against its peers' uses
 
-void Cta::remote_use(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t off) {
+void Cta::remote_use(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t off, bool bar) {
   const ClusterUse u = cluster_use(t, op);
   if (home.exited_) {
     const auto [symbol, at] = symbol_of(off);
@@ -286,7 +286,10 @@ void Cta::remote_use(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t
                      "this use and that exit is missing");
     return;
   }
-  home.users_[{u.rank, u.tid}] = {u, off};
+  if (bar)
+    home.settle(off); // a phase that can complete does first: the use counts for the next
+  const detail::Mbarrier* b = bar ? home.mb_.find(off) : nullptr;
+  home.users_[{u.rank, u.tid}] = PeerUse{u, off, b != nullptr ? b->phase : PeerUse::no_phase};
 }
 
 void Cta::cta_exit(const Thread& t, std::uint32_t line) {
@@ -304,10 +307,15 @@ void Cta::cta_exit(const Thread& t, std::uint32_t line) {
   for (const Thread& u : threads_)
     waited = std::max(waited, u.cl_waited);
   for (const auto& [key, use] : users_) {
-    const ClusterUse& u = use.first;
+    const ClusterUse& u = use.use;
     if (cluster_ordered(u, waited))
       continue;
-    const auto [symbol, at] = symbol_of(use.second);
+    if (use.phase != PeerUse::no_phase) {
+      const auto seen = observed_.find(use.off);
+      if (seen != observed_.end() && seen->second > use.phase)
+        continue; // a thread here waited for the phase the peer's arrival counts for
+    }
+    const auto [symbol, at] = symbol_of(use.off);
     const RaceAccess o = use_access(u);
     const Cta& oc = cluster_->cta(static_cast<std::uint32_t>(u.rank));
     cluster_race(RaceKind::cluster_peer_exit, t, exit_, o, symbol, at,
@@ -315,7 +323,8 @@ void Cta::cta_exit(const Thread& t, std::uint32_t line) {
                      oc.who(u.tid) + " (CTA rank " + std::to_string(u.rank) +
                      ") may still use its `" + symbol + "`+" + std::to_string(at) + " (PTX line " +
                      std::to_string(o.ptx_line) + ", iteration " + std::to_string(o.iteration) +
-                     "): no cluster barrier phase orders that use before this exit");
+                     "): no cluster barrier phase orders that use before this exit, nor a wait "
+                     "here for the mbarrier phase it counts for");
   }
 }
 

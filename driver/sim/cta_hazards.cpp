@@ -158,7 +158,8 @@ std::pair<std::string_view, std::string_view> Cta::race_relation(RaceKind k) {
   case RaceKind::cross_cta_same_value: // CrossCta words these itself
     return {"also accessed, with nothing ordering the two CTAs, by", ""};
   case RaceKind::write_before_wgmma_read:
-    return {"an operand of a wgmma.mma_async that no wgmma.wait_group has retired, issued by",
+    return {"an operand of a wgmma.mma_async that no wgmma.wait_group ordered before this "
+            "write has retired, issued by",
             "; the wgmma may read it at any time until then"};
   case RaceKind::wgmma_register_in_flight: // register_race words these itself
   case RaceKind::missing_wgmma_fence:
@@ -171,7 +172,8 @@ std::pair<std::string_view, std::string_view> Cta::race_relation(RaceKind k) {
   unreachable("race_relation(): not a RaceKind value");
 }
 
-void Cta::on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n) {
+void Cta::on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uint64_t n,
+                  bool record) {
   const Access self = now(t, op);
   for (std::uint64_t b = off; b < off + n; ++b) {
     ByteState& s = track_[b];
@@ -185,6 +187,8 @@ void Cta::on_read(const Thread& t, const ir::Op& op, std::uint64_t off, std::uin
       race(RaceKind::read_after_write, t, self, b, s.writer);
     else if (s.writer.tid == -1 && l_.observer != nullptr) // not kRemoteWriter
       unwritten_read(t, self, b);
+    if (!record)
+      continue;
     if (s.rphase != phase_) {
       s.reader = self;
       s.reader2 = Access{};

@@ -117,6 +117,10 @@ Cta::Flow Cta::mbarrier_wait(Thread& t, const ir::Op& op, std::uint64_t off) {
   const bool parity = op.code == ir::Code::mbar_wait_parity;
   const std::uint64_t token = parity ? get(t, op.src[0], ir::Type{32, false}) : raw(t, op.src[0]);
   const bool done = mb_.test(t.tid, off, token, parity);
+  if (done && cluster_ != nullptr) { // the phases seen here (Cta::observed_)
+    std::uint64_t& seen = observed_[off];
+    seen = std::max(seen, parity ? mb_.find(off)->phase : (token >> 32) + 1);
+  }
   if (done || t.wake_false) {
     t.wake_false = false;
     set(t, op.dst[0], done ? 1 : 0);

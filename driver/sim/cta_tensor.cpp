@@ -135,6 +135,35 @@ void add_element(std::vector<TensorRun>& runs, const TensorRun& e) {
   runs.push_back(e);
 }
 
+/// The plan of a swizzled copy whose shared address `at` is off its mode's repeat (256, 512 or
+/// 1024 bytes): the GPU swizzles by shared address bits (probe 8, measured on the H100 on
+/// 2026-12-05 for every mode at offsets 128 to 896), so the 16-byte chunk at unswizzled offset
+/// u of the box lands at swz(at + u) - at, not at swz(u). swizzle_offset is its own inverse:
+/// it undoes the plan's swizzle first. The runs split at 16-byte chunks.
+std::shared_ptr<const TensorPlan> off_repeat(const TensorPlan& plan, tile::TensorMapSwizzle mode,
+                                             std::uint64_t at) {
+  auto out = std::make_shared<TensorPlan>(plan);
+  out->runs.clear();
+  constexpr auto chunk = static_cast<std::uint64_t>(tile::kSwizzleChunkBytes);
+  for (const TensorRun& r : plan.runs) {
+    for (std::uint64_t done = 0; done < r.bytes;) {
+      const std::uint64_t o = r.shared + done;
+      const std::uint64_t n = std::min<std::uint64_t>(r.bytes - done, chunk - o % chunk);
+      const auto u = static_cast<std::uint64_t>(tile::swizzle_offset(mode, std::int64_t(o)));
+      TensorRun piece = r;
+      piece.shared =
+          static_cast<std::uint64_t>(tile::swizzle_offset(mode, std::int64_t(at + u))) - at;
+      piece.bytes = static_cast<std::uint32_t>(n);
+      if (r.buffer >= 0)
+        piece.global = r.global + done;
+      out->extent = std::max(out->extent, piece.shared + n);
+      out->runs.push_back(piece);
+      done += n;
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 TensorMapArg Cta::tensor_map_at(const Thread& t, const ir::Op& op) const {
@@ -244,15 +273,14 @@ std::shared_ptr<const TensorPlan> Cta::tensor_plan(const Thread& t, const ir::Op
   return plan;
 }
 
-std::uint64_t Cta::tensor_shared(const Thread& t, const ir::Op& op, const TensorMapArg& m,
-                                 const TensorPlan& plan) const {
+std::uint64_t Cta::tensor_shared(const Thread& t, const ir::Op& op, const TensorPlan& plan) const {
   const bool load = op.code == ir::Code::tensor_load;
   const std::string_view what =
       load ? "cp.async.bulk.tensor destination" : "cp.async.bulk.tensor source";
   const std::uint64_t at = own_shared(t, op, address(t, op.addr), what);
-  const auto align =
-      static_cast<std::uint64_t>(row_of(tile::swizzle_rows, m.desc.swizzle).shared_align);
-  check_align(t, op, at, align, what);
+  // 128 bytes in every mode: a swizzled box off its repeat runs (off_repeat says where its
+  // chunks land); ptxgen's own specs keep the repeat (contract_tmap_shared_align).
+  check_align(t, op, at, static_cast<std::uint64_t>(tile::kTensorMapSharedAlign), what);
   check_shared(t, op, at, plan.extent, what);
   not_an_mbarrier(t, op, at, plan.extent, what);
   return at;
@@ -262,7 +290,11 @@ Cta::TensorIssue Cta::tensor_issue(const Thread& t, const ir::Op& op,
                                    tile::TensorAccess access) const {
   const TensorMapArg m = tensor_map(t, op);
   std::shared_ptr<const TensorPlan> plan = tensor_plan(t, op, m, access);
-  const std::uint64_t shared = tensor_shared(t, op, m, *plan);
+  const std::uint64_t shared = tensor_shared(t, op, *plan);
+  const auto repeat =
+      static_cast<std::uint64_t>(row_of(tile::swizzle_rows, m.desc.swizzle).shared_align);
+  if (shared % repeat != 0)
+    plan = off_repeat(*plan, m.desc.swizzle, shared);
   return {std::move(plan), shared};
 }
 

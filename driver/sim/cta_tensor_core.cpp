@@ -6,7 +6,11 @@
 // flight (Cta::wgmmas_) until a wgmma.wait_group retires its group. PTX lets the hardware read
 // the shared operands and write the accumulators at any time in that interval, so:
 //   - a write into bytes it reads, not ordered after a wait that retired it, is a race
-//     (write_before_wgmma_read; once every thread retired it, the record goes);
+//     (write_before_wgmma_read). Its reads are the warpgroup's, not its last thread's: any
+//     one retiring wait orders them (CUTLASS and fast.cu release a stage from one thread per
+//     warpgroup after its wgmma.wait_group), so no byte's reader holds them; the record
+//     stays after every thread retired it until an ordered write into its operands or a CTA
+//     barrier (Wgmma::done);
 //   - the registers it accumulates into may not be touched before the wait
 //     (wgmma_register_in_flight), except by a wgmma of the same shape into the same registers;
 //   - a register it reads (accumulator or A fragment) must be written before a wgmma.fence of
@@ -22,6 +26,7 @@
 #include "emitter/support/unreachable.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace ptxgen::sim::exec {
 namespace {
@@ -421,6 +426,7 @@ void Cta::wgmma_issue(const Thread& t, std::size_t first, const ir::Op& op) {
     }
     g.group.push_back(wgt_[u.tid].committed);
   }
+  prune_wgmmas();
   wgmmas_.push_back(std::move(g));
 }
 
@@ -439,7 +445,7 @@ void Cta::wgmma_checks(const Thread& t, std::size_t first, const ir::Op& op,
   const Access self = now(t, op);
   for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
     not_an_mbarrier(t, op, runs[i], runs[i + 1] - runs[i], "a wgmma operand");
-    on_read(t, op, runs[i], runs[i + 1] - runs[i]);
+    on_read(t, op, runs[i], runs[i + 1] - runs[i], /*record=*/false);
     check_proxy(t, self, runs[i], runs[i + 1] - runs[i]);
   }
   chunks = std::move(runs);
@@ -465,11 +471,17 @@ void Cta::wgmma_wait(const Thread& t, const ir::Op& op) {
     g.waits.push_back(Access{static_cast<std::int32_t>(t.tid),
                              static_cast<std::uint32_t>(&op - e_.ops.data()), 0, mb_.clock(t.tid)});
     g.wait_phases.push_back(phase_);
-    if (std::all_of(g.retired.begin(), g.retired.end(), [](bool x) { return x; }))
-      wgmmas_.erase(wgmmas_.begin() + static_cast<std::ptrdiff_t>(i));
-    else
-      ++i;
+    g.done = std::all_of(g.retired.begin(), g.retired.end(), [](bool x) { return x; });
+    ++i;
   }
+  prune_wgmmas();
+}
+
+void Cta::prune_wgmmas() {
+  std::erase_if(wgmmas_, [&](const Wgmma& g) {
+    return g.done && (g.dead || std::none_of(g.wait_phases.begin(), g.wait_phases.end(),
+                                             [&](std::uint32_t p) { return p == phase_; }));
+  });
 }
 
 void Cta::wgmma_registers(const Thread& t, const ir::Op& op) {
@@ -549,6 +561,8 @@ void Cta::wgmma_registers(const Thread& t, const ir::Op& op) {
 void Cta::wgmma_overwrite(const Thread& t, const Access& self, std::uint64_t off,
                           std::uint64_t n) const {
   for (const Wgmma& g : wgmmas_) {
+    if (g.dead)
+      continue;
     bool after_wait = false;
     for (std::size_t w = 0; w < g.waits.size() && !after_wait; ++w) {
       const Access& x = g.waits[w];
@@ -556,12 +570,16 @@ void Cta::wgmma_overwrite(const Thread& t, const Access& self, std::uint64_t off
                    mb_.ordered(static_cast<std::uint32_t>(x.tid), x.clock,
                                static_cast<std::uint32_t>(self.tid));
     }
-    if (after_wait)
-      continue;
     for (std::size_t i = 0; i + 1 < g.runs.size(); i += 2) {
       const std::uint64_t b = std::max(off, g.runs[i]);
-      if (b < std::min(off + n, g.runs[i + 1]))
+      if (b >= std::min(off + n, g.runs[i + 1]))
+        continue;
+      if (!after_wait)
         return race(RaceKind::write_before_wgmma_read, t, self, b, g.issue);
+      // an ordered write into a retired wgmma's operands: later writes there are ordered
+      // after it, or race with it
+      g.dead = g.done;
+      break;
     }
   }
 }

@@ -192,6 +192,37 @@ TEST_CASE("a CTA that exits while its peer may still arrive on its barrier") {
   CHECK(f->race->access.bid != f->race->other.bid);
 }
 
+TEST_CASE("a peer's remote arrive is ordered before this CTA's exit by a wait for its phase") {
+  // CUTLASS orders a CTA's exit after its peers' remote arrivals without a cluster barrier:
+  // the producer's tail waits for the phases they complete. Here each CTA's thread 0 arrives
+  // on its peer's `full` and waits for its own, with no DSMEM store and no closing cluster
+  // barrier: the peer's only use, the arrival, is seen before the exit.
+  const std::string text = data();
+  const std::string base =
+      replace_tagged_line(replace_tagged_line(text, "end_arrive", ""), "end_wait", "");
+  const std::string store = "st.shared::cluster.u32 [%r7], %r8;";
+  std::string arrive_only = base;
+  REQUIRE(arrive_only.find(store) != std::string::npos);
+  arrive_only.replace(arrive_only.find(store), store.size(), "");
+  Run r;
+  launch(r, arrive_only, "remote_arrive", {2, 1, 1}, Dim3{2, 1, 1}, true, {out_base});
+  INFO((r.result.fault ? r.result.fault->message : std::string()));
+  REQUIRE_FALSE(r.result.fault.has_value());
+  CHECK(race_of(r.observer, RaceKind::cluster_peer_exit) == nullptr);
+  SUBCASE("without the wait, nothing here has seen the arrival: a peer exit") {
+    const std::string wait =
+        "@%p1 mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p2, [%r2], 0;";
+    std::string unseen = arrive_only;
+    REQUIRE(unseen.find(wait) != std::string::npos);
+    unseen.replace(unseen.find(wait), wait.size(), "setp.eq.u32 %p2, %r1, %r1;");
+    Run u;
+    launch(u, unseen, "remote_arrive", {2, 1, 1}, Dim3{2, 1, 1}, true, {out_base});
+    const Fault* f = race_of(u.observer, RaceKind::cluster_peer_exit);
+    REQUIRE(f != nullptr);
+    CHECK(f->race->access.bid != f->race->other.bid);
+  }
+}
+
 TEST_CASE("a bulk copy into a peer's shared memory lands on the peer's barrier") {
   Run r;
   launch(r, data(), "peer_bulk", {2, 1, 1}, std::nullopt, true, {out_base});

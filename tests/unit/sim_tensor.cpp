@@ -187,11 +187,32 @@ TEST_CASE("2-D tensor load with 128-byte swizzle: chunk j of line L lands at chu
       REQUIRE(word_at(r.out, at) == word_at(r.tensor, ((4 + i) * 64 + 16 + j) * 4));
     }
   }
-  SUBCASE("the shared tile must be aligned to the swizzle's 1024-byte repeat") {
+  SUBCASE("off the 1024-byte repeat the swizzle follows the address: line L at chunk j ^ "
+          "((L + offset / 128) % 8)") {
+    // Probe 8 on the H100 (2026-12-05): a 128B-swizzled box at 1024k + 128 .. 896 runs, and
+    // its chunks land where the shared address's bits 7..9 put them, as a wgmma descriptor
+    // without a base offset reads them (CUTLASS's example 48 puts its stages at offset 384).
+    for (const std::uint32_t offset : {128u, 384u, 512u, 896u}) {
+      Run off;
+      off.tensor = words(40 * 64);
+      off.out.assign(k.bytes, 0);
+      launch(off, Kernel{.rank = 2, .bytes = 8 * 128, .shared_offset = offset}, m, {16, 4, 0});
+      require_ok(off);
+      for (std::size_t i = 0; i < 8; ++i) {
+        for (std::size_t j = 0; j < 32; ++j) {
+          const std::size_t chunk = (j / 4) ^ ((i + offset / 128) % 8);
+          const std::size_t at = i * 128 + chunk * 16 + (j % 4) * 4;
+          INFO("offset " << offset << ", box element " << i << ", " << j);
+          REQUIRE(word_at(off.out, at) == word_at(off.tensor, ((4 + i) * 64 + 16 + j) * 4));
+        }
+      }
+    }
+  }
+  SUBCASE("the shared tile must be aligned to 128 bytes") {
     Run bad;
     bad.tensor = words(40 * 64);
     bad.out.assign(k.bytes, 0);
-    launch(bad, Kernel{.rank = 2, .bytes = 8 * 128, .shared_offset = 512}, m, {16, 4, 0});
+    launch(bad, Kernel{.rank = 2, .bytes = 8 * 128, .shared_offset = 64}, m, {16, 4, 0});
     require_fault(bad, FaultKind::misaligned_address);
   }
   SUBCASE("a .3d copy through this 2-D map is undefined") {

@@ -318,6 +318,18 @@ TEST_CASE("wgmma hazards: one edited line of the wgmma kernel, each caught with 
                "wgmma.commit_group.sync.aligned; st.shared.u32 [_ZZ15wgmma_f16_plainE2sa+16], 0;");
     require_race(run_text(t), RaceKind::write_before_wgmma_read, wgmma_line + 1, wgmma_line);
   }
+  SUBCASE("after its own wait, one thread may refill an operand: the group is the "
+          "warpgroup's") {
+    // CUTLASS's PipelineTmaAsync and fast.cu release a stage from one thread per warpgroup
+    // after its wgmma.wait_group: a retiring wait orders the whole wgmma's reads, not only
+    // the reads of the waiting thread's warp.
+    std::string t = mutate(".reg .pred \t%p<9>;", ".reg .pred \t%p<10>;");
+    const std::string wait = "wgmma.wait_group.sync.aligned 0;";
+    t.replace(t.find(wait, entry), wait.size(),
+              wait +
+                  " setp.eq.u32 %p9, %r1, 0; @%p9 st.shared.u32 [_ZZ15wgmma_f16_plainE2sa+16], 0;");
+    require_ok(run_text(t));
+  }
   SUBCASE("a cp.async into an operand between the commit and the wait") {
     const std::string t = mutate("wgmma.commit_group.sync.aligned;",
                                  "wgmma.commit_group.sync.aligned; cp.async.ca.shared.global "
