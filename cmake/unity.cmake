@@ -2,8 +2,8 @@
 # unity builds (several sources per translation unit: their headers are parsed, and the
 # inline code they share is compiled, once per batch, not once per file: 8 test files take
 # 19 s as one unit against 31 s apart under ASan, 16 take 19 s against 52 s with gcc at -O2).
-# CI turns it on in both stages: tools/sanitize.sh for the AddressSanitizer build, tools/setup.sh
-# for the first (CI=true).
+# tools/sanitize.sh turns it on for the AddressSanitizer build, tools/setup.sh for CI's build
+# (CI=true).
 # Each unit-test file keeps its file-local names in a namespace of its own (unit_<file>), so
 # that batches may shift as files come and go. A library or command file whose file-local
 # names (anonymous namespace, static) clash with another's in the same batch is compiled on its

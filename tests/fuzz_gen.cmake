@@ -5,7 +5,7 @@ foreach(stem fuzz_gen_valid fuzz_gen_mutants fuzz_gen_coverage fuzz_gen_determin
         fuzz_gen_cluster fuzz_gen_shrink fuzz_gen_build)
   set_tests_properties(unit.${stem} PROPERTIES LABELS "unit;fuzzgen")
 endforeach()
-# The sanitizer build (tools/sanitize.sh, CI) checks the first 60 seeds' specs and mutants,
+# The sanitizer build (tools/sanitize.sh) checks the first 60 seeds' specs and mutants,
 # not all 400: ASan makes each check ~15 times slower (183 s for 400 on 2 cores).
 if(PTXGEN_SANITIZE)
   target_compile_definitions(ptxgen_unit PRIVATE PTXGEN_FUZZ_GEN_CHECKED_SEEDS=60)
