@@ -116,7 +116,12 @@ fi
 
 # 4. The table.
 cat "$log/machine.txt"
-python3 - "$log" "${baseline_runs[@]}" <<'PY'
+named_runs=()
+for run in "${baseline_runs[@]}"; do
+  read -r c m st ah at n <<< "$run"
+  named_runs+=("$run $(base_name "$c" "$m" "$st" "$at")")
+done
+python3 - "$log" "${named_runs[@]}" <<'PY'
 import csv, json, os, re, sys
 log = sys.argv[1]
 
@@ -162,8 +167,7 @@ for line in os.popen("python3 tools/bench/gen_broadcast.py --list"):
     rows.append((f"ptxgen {kind}", cluster, f"{stages}/{ahead}", ms, grid * tiles * 32768,
                  traffic(name), a_tiles))
 for line in sys.argv[2:]:
-    c, m, st, ah, at, _ = line.split()
-    base = f"nvcc_{m}_{c}_s{st}_a{at}"
+    c, m, st, ah, at, _, base = line.split()  # a baseline run and its log name (base_name)
     path = os.path.join(log, base + ".txt")
     ms, delivered = None, 0
     if os.path.exists(path):

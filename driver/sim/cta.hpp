@@ -21,6 +21,7 @@
 #include "driver/sim/profile.hpp"
 #include "driver/sim/simulator.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -298,12 +299,15 @@ struct Wgmma {
   /// write into its operands must be ordered after one of them.
   std::vector<Access> waits;
   std::vector<std::uint32_t> wait_phases;
-  /// Every thread retired it. The record stays (its reads are not a thread's: no byte's reader
-  /// holds them) until a write into its operands is found ordered after one of its waits
-  /// (`dead`: later writes are ordered after that write or race with it) or a CTA barrier
-  /// orders all its waits; Cta::prune_wgmmas drops it then.
-  bool done = false;
+  /// Set once every thread retired it (done()) and a write into its operands was found
+  /// ordered after one of its waits: later writes are ordered after that write or race with
+  /// it. Until then, or until a CTA barrier orders all its waits, the record stays (its reads
+  /// are not a thread's: no byte's reader holds them); Cta::prune_wgmmas drops it.
   mutable bool dead = false;
+  /// Every thread of the warpgroup retired it.
+  bool done() const {
+    return std::all_of(retired.begin(), retired.end(), [](bool x) { return x; });
+  }
 };
 
 /// A register write that a wgmma.mma_async reading the register must be fenced after.
@@ -546,8 +550,8 @@ private:
                    bool write);
   /// `t` uses `home` (a peer) now: its shared memory or a barrier there. Remembered for the
   /// peer's exit; after that exit a hazard at once. `bar`: the use is an arrival or a
-  /// complete_tx on home's mbarrier at `off`, which orders it before home's exit once a thread
-  /// of home has waited for the phase it counts for.
+  /// complete_tx on home's mbarrier at `off` (settled first by the caller), which orders it
+  /// before home's exit once a thread of home has waited for the phase it counts for.
   void remote_use(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t off,
                   bool bar = false);
   /// The CTA's last thread exits (at `line`): every peer's use must be ordered before it.
@@ -562,7 +566,8 @@ private:
   Flow remote_mbarrier(Thread& t, const ir::Op& op, Cta& home, std::uint64_t bar);
   /// cp.async.bulk.shared::cluster.shared::cta: this CTA's bytes into a peer's, completing there.
   void bulk_peer_issue(Thread& t, const ir::Op& op);
-  /// Queues the landing `c` (its dst and bar in `home`) of `tx` bytes on `home`'s barrier.
+  /// Queues the landing `c` (its dst and bar in `home`) of `tx` bytes on `home`'s barrier, a
+  /// use of `home` (remote_use) that counts for the barrier's phase.
   void queue_remote_landing(Thread& t, const ir::Op& op, Cta& home, Copy c, std::uint64_t tx);
   /// A multicast load: `c` (and its tensor plan) lands in every CTA of the op's mask.
   void multicast(Thread& t, const ir::Op& op, const Copy& c, std::uint64_t tx);

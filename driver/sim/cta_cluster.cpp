@@ -286,8 +286,6 @@ void Cta::remote_use(const Thread& t, const ir::Op& op, Cta& home, std::uint64_t
                      "this use and that exit is missing");
     return;
   }
-  if (bar)
-    home.settle(off); // a phase that can complete does first: the use counts for the next
   const detail::Mbarrier* b = bar ? home.mb_.find(off) : nullptr;
   home.users_[{u.rank, u.tid}] = PeerUse{u, off, b != nullptr ? b->phase : PeerUse::no_phase};
 }

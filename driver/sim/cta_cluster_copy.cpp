@@ -69,8 +69,8 @@ Cta::Flow Cta::remote_mbarrier(Thread& t, const ir::Op& op, Cta& home, std::uint
   case ir::Code::mbar_arrive_tx:
   case ir::Code::mbar_expect_tx: {
     check_init_visible(t, op, home, bar);
-    remote_use(t, op, home, bar, /*bar=*/true);
     home.settle(bar);
+    remote_use(t, op, home, bar, /*bar=*/true);
     if (op.code == ir::Code::mbar_expect_tx) {
       home.mb_.expect_tx(detail::remote_thread, bar, u32(0));
     } else {
@@ -116,13 +116,13 @@ void Cta::bulk_peer_issue(Thread& t, const ir::Op& op) {
     return;
   }
   check_init_visible(t, op, home, bar);
-  remote_use(t, op, home, bar, /*bar=*/true);
   queue_remote_landing(t, op, home, std::move(c), size);
 }
 
 void Cta::queue_remote_landing(Thread& t, const ir::Op& op, Cta& home, Copy c, std::uint64_t tx) {
   const std::uint64_t bar = c.bar;
   home.settle(bar);
+  remote_use(t, op, home, bar, /*bar=*/true);
   home.mb_.bulk(detail::remote_thread, bar, static_cast<std::int64_t>(tx));
   const Access self = now(t, op);
   c.op = self.op;
@@ -154,7 +154,6 @@ void Cta::multicast(Thread& t, const ir::Op& op, const Copy& c, std::uint64_t tx
     Cta& home = cluster_->cta(r);
     check_home(t, op, home, c.dst, c.size, "multicast destination");
     check_init_visible(t, op, home, c.bar);
-    remote_use(t, op, home, c.bar, /*bar=*/true);
     queue_remote_landing(t, op, home, c, tx);
   }
 }

@@ -471,7 +471,6 @@ void Cta::wgmma_wait(const Thread& t, const ir::Op& op) {
     g.waits.push_back(Access{static_cast<std::int32_t>(t.tid),
                              static_cast<std::uint32_t>(&op - e_.ops.data()), 0, mb_.clock(t.tid)});
     g.wait_phases.push_back(phase_);
-    g.done = std::all_of(g.retired.begin(), g.retired.end(), [](bool x) { return x; });
     ++i;
   }
   prune_wgmmas();
@@ -479,8 +478,8 @@ void Cta::wgmma_wait(const Thread& t, const ir::Op& op) {
 
 void Cta::prune_wgmmas() {
   std::erase_if(wgmmas_, [&](const Wgmma& g) {
-    return g.done && (g.dead || std::none_of(g.wait_phases.begin(), g.wait_phases.end(),
-                                             [&](std::uint32_t p) { return p == phase_; }));
+    return g.done() && (g.dead || std::none_of(g.wait_phases.begin(), g.wait_phases.end(),
+                                               [&](std::uint32_t p) { return p == phase_; }));
   });
 }
 
@@ -563,6 +562,15 @@ void Cta::wgmma_overwrite(const Thread& t, const Access& self, std::uint64_t off
   for (const Wgmma& g : wgmmas_) {
     if (g.dead)
       continue;
+    // the first byte of the write that the wgmma reads, if any (its ordering is asked then)
+    std::uint64_t hit = off + n;
+    for (std::size_t i = 0; i + 1 < g.runs.size() && hit == off + n; i += 2) {
+      const std::uint64_t b = std::max(off, g.runs[i]);
+      if (b < std::min(off + n, g.runs[i + 1]))
+        hit = b;
+    }
+    if (hit == off + n)
+      continue;
     bool after_wait = false;
     for (std::size_t w = 0; w < g.waits.size() && !after_wait; ++w) {
       const Access& x = g.waits[w];
@@ -570,17 +578,11 @@ void Cta::wgmma_overwrite(const Thread& t, const Access& self, std::uint64_t off
                    mb_.ordered(static_cast<std::uint32_t>(x.tid), x.clock,
                                static_cast<std::uint32_t>(self.tid));
     }
-    for (std::size_t i = 0; i + 1 < g.runs.size(); i += 2) {
-      const std::uint64_t b = std::max(off, g.runs[i]);
-      if (b >= std::min(off + n, g.runs[i + 1]))
-        continue;
-      if (!after_wait)
-        return race(RaceKind::write_before_wgmma_read, t, self, b, g.issue);
-      // an ordered write into a retired wgmma's operands: later writes there are ordered
-      // after it, or race with it
-      g.dead = g.done;
-      break;
-    }
+    if (!after_wait)
+      return race(RaceKind::write_before_wgmma_read, t, self, hit, g.issue);
+    // an ordered write into a retired wgmma's operands: later writes there are ordered after
+    // it, or race with it
+    g.dead = g.done();
   }
 }
 

@@ -67,7 +67,6 @@ void check_same_as_by_hand(const std::string& name) {
   CHECK(generated == by_hand);
 }
 
-/// specs/ws/`name`.toml's text with `from` replaced by `to` (once; it must be there).
 /// `k` emits the PTX of corpus spec `name` (names aside), and the TOML the printer writes of
 /// it, read back, emits the same PTX again.
 void check_builds_corpus_spec(const KernelBuilder& k, const std::string& name) {
@@ -79,6 +78,7 @@ void check_builds_corpus_spec(const KernelBuilder& k, const std::string& name) {
   CHECK(ptx_of(**again) == *r.ptx);
 }
 
+/// specs/ws/`name`.toml's text with `from` replaced by `to` (once; it must be there).
 std::string edited(const std::string& name, const std::string& from, const std::string& to) {
   std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/specs/ws/" + name + ".toml");
   std::stringstream s;

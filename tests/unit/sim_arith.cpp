@@ -5,7 +5,7 @@
 
 #include "driver/sim/alu.hpp"
 #include "driver/sim/simulator.hpp"
-#include "sim_run_words.hpp"
+#include "sim_test_data.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -23,7 +23,7 @@ using alu::FloatMode;
 using alu::FloatOp;
 using ir::Num;
 using ir::Round;
-using ptxgen::sim_run_words::run_words;
+using ptxgen::test::run_words;
 
 namespace {
 

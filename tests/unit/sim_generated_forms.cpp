@@ -9,7 +9,7 @@
 // never taken from the code under test; each kernel is accepted by `ptxas -arch=sm_90a`.
 
 #include "driver/sim/simulator.hpp"
-#include "sim_run_words.hpp"
+#include "sim_test_data.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -24,8 +24,8 @@ namespace unit_sim_generated_forms {
 
 using namespace ptxgen::sim;
 using ptxgen::DiagId;
-using ptxgen::sim_run_words::first_diagnostic;
-using ptxgen::sim_run_words::run_words;
+using ptxgen::test::first_diagnostic;
+using ptxgen::test::run_words;
 
 namespace {
 

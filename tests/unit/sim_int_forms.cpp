@@ -6,7 +6,7 @@
 
 #include "driver/sim/alu.hpp"
 #include "driver/sim/simulator.hpp"
-#include "sim_run_words.hpp"
+#include "sim_test_data.hpp"
 
 #include <bit>
 #include <cstdint>
@@ -22,8 +22,8 @@ namespace unit_sim_int_forms {
 
 using namespace ptxgen::sim;
 using ptxgen::DiagId;
-using ptxgen::sim_run_words::first_diagnostic;
-using ptxgen::sim_run_words::run_words;
+using ptxgen::test::first_diagnostic;
+using ptxgen::test::run_words;
 
 namespace {
 

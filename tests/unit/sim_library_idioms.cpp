@@ -3,7 +3,7 @@
 // the smallest kernel with the idiom, and what the PTX ISA says it must do.
 
 #include "driver/sim/simulator.hpp"
-#include "sim_run_words.hpp"
+#include "sim_test_data.hpp"
 
 #include <cstdint>
 #include <string>
@@ -16,7 +16,7 @@
 namespace unit_sim_library_idioms {
 
 using namespace ptxgen::sim;
-using ptxgen::sim_run_words::run_words;
+using ptxgen::test::run_words;
 
 TEST_CASE("griddepcontrol.wait and .launch_dependents run as no-ops: lint runs one grid, which "
           "depends on no earlier grid and has no later one") {

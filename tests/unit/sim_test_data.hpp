@@ -1,8 +1,10 @@
 #pragma once
-// The simulator unit tests' input files (tests/data/<dir>/), their tagged mutations and the
-// checks the race tests share.
+// The simulator unit tests' input files (tests/data/<dir>/), their tagged mutations, the
+// checks the race tests share, and the one-CTA kernel runs and parse checks the tests of single
+// instructions share (sim_arith, sim_int_forms, sim_generated_forms, sim_library_idioms).
 
 #include "driver/sim/simulator.hpp"
+#include "emitter/support/diagnostic.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -63,6 +65,30 @@ inline void require_race_at(const sim::Fault& f, sim::RaceKind kind, const std::
   CHECK(f.race->kind == kind);
   CHECK(f.race->access.ptx_line == tagged_line(text, at));
   CHECK(f.race->other.ptx_line == tagged_line(text, other));
+}
+
+/// Runs entry `k` of `ptx` on one CTA of `threads` threads with its one parameter pointing at
+/// `words` zeroed 32-bit words of global memory; what the kernel left there.
+inline std::vector<std::uint32_t> run_words(const std::string& ptx, std::size_t words,
+                                            std::uint32_t threads = 1) {
+  std::vector<std::uint8_t> out(4 * words, 0);
+  std::vector<sim::GlobalBuffer> mem = {{0x1000, &out, "out"}};
+  sim::Launch l;
+  l.block_dim = {threads, 1, 1};
+  l.params = {0x1000};
+  sim::SimResult r = sim::run(ptx, "k", l, mem);
+  REQUIRE_MESSAGE(!r.fault, r.fault->message);
+  std::vector<std::uint32_t> got(words);
+  std::memcpy(got.data(), out.data(), out.size());
+  return got;
+}
+
+/// The first diagnostic of `ds` with `id`, or nullptr.
+inline const Diagnostic* first_diagnostic(const Diagnostics& ds, DiagId id) {
+  for (const auto& d : ds.items())
+    if (d.id == id)
+      return &d;
+  return nullptr;
 }
 
 } // namespace ptxgen::test
