@@ -373,8 +373,15 @@ public:
   /// of a warp-specialized ring holds copies only (a fill has no pred). `multicast` needs a
   /// cluster and consumer_barrier, and the loads of a ring pipeline no mask of their own.
   bool pipeline_roles(tile::Pipeline& p, const RoleKeys& keys);
-  /// No load of `p` has a multicast mask of its own (a ring's multicast is the pipeline's).
+  /// No load of `p` has a multicast mask of its own (a load multicasts only in a ring with
+  /// multicast = true).
   bool pipeline_loads_unmasked(const tile::Pipeline& p);
+  /// A multicast ring's counts (PipelineRoles::multicast_senders, multicast_stage_bytes,
+  /// release_mask) from its loads' masks, evaluated for every CTA of the grid: each mask is
+  /// fixed per CTA, and the counts are the same in every CTA.
+  bool multicast_counts(tile::Pipeline& p);
+  /// The leaves of thread 0 of CTA `cta`, for a value fixed per CTA.
+  tile::ExprEnv cta_env(std::int64_t cta) const;
   /// `multicast` (at `where`) has a cluster to send to and the consumers' named barrier.
   bool multicast_ring_fits(const RoleKeys& keys, const At& where);
   /// A pipeline with at least one load and one consumer op, expanded into plain ops.

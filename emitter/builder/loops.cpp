@@ -8,6 +8,7 @@
 #include "emitter/tile/name_chars.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 
 namespace ptxgen::build {
@@ -311,7 +312,7 @@ bool Builder::pipeline_roles(tile::Pipeline& p, const RoleKeys& keys) {
                      : std::nullopt;
   if (multicast)
     role_key("multicast", *multicast);
-  ok = pipeline_loads_unmasked(p) && ok;
+  ok = (keys.multicast || pipeline_loads_unmasked(p)) && ok;
   if (!ok || !keys.producer_warps)
     return ok;
   if (multicast && !multicast_ring_fits(keys, *multicast))
@@ -331,8 +332,101 @@ bool Builder::pipeline_roles(tile::Pipeline& p, const RoleKeys& keys) {
   if (keys.multicast) {
     p.ring->roles->multicast = tile::Located<std::int64_t>{
         kernel_->cluster_dim().count(), keys.multicast->text, keys.multicast->pos};
+    return multicast_counts(p);
   }
   return true;
+}
+
+namespace {
+
+/// A load's own multicast mask, or nullptr.
+const std::optional<tile::Located<tile::ExprPtr>>* load_mask(const tile::Op& op) {
+  if (const auto* b = std::get_if<tile::BulkLoadOp>(&op.body))
+    return &b->multicast;
+  if (const auto* t = std::get_if<tile::TensorLoadOp>(&op.body))
+    return &t->multicast;
+  return nullptr;
+}
+
+/// What one CTA's stage of a multicast ring receives: the union of its loads' masks and the
+/// bytes they land in each receiver.
+struct StageCounts {
+  std::int64_t ranks = 0; ///< the union of the masks, inside the cluster
+  std::int64_t bytes = 0; ///< sum over the loads of their bytes times their mask's CTAs
+  int senders() const { return std::popcount(static_cast<std::uint64_t>(ranks)); }
+  /// The same barrier counts: as many CTAs (each CTA's own), as many bytes.
+  bool same_counts(const StageCounts& o) const {
+    return senders() == o.senders() && bytes == o.bytes;
+  }
+};
+
+} // namespace
+
+bool Builder::multicast_counts(tile::Pipeline& p) {
+  tile::PipelineRoles& roles = *p.ring->roles;
+  const std::int64_t all = (std::int64_t{1} << roles.multicast->value) - 1;
+  // Each mask is a value per CTA: a thread, tile or parameter would make the counts move.
+  for (const tile::Op& op : p.loads) {
+    const auto* mask = load_mask(op);
+    if (!mask || !*mask ||
+        !(tile::uses_thread(*(*mask)->value) || !tile::evaluate(*(*mask)->value, cta_env(0))))
+      continue;
+    error(DiagId::spec_pipeline_multicast_mask,
+          {(*mask)->pos, static_cast<std::uint32_t>((*mask)->text.size())},
+          "a multicast ring's load mask is fixed per CTA (the ring's barrier counts follow "
+          "from it): write it from cluster_rank, cluster_id, bid and constants, not from a "
+          "thread, a tile, a loop or a parameter (e.g. multicast = \"3 << (2 * (cluster_rank "
+          "/ 2))\", the CTA's row of a 2 x 2 cluster)");
+    return false;
+  }
+  std::optional<StageCounts> first;
+  for (std::int64_t cta = 0; cta < kernel_->grid; ++cta) {
+    const tile::ExprEnv env = cta_env(cta);
+    StageCounts c;
+    for (const tile::Op& op : p.loads) {
+      const auto* mask = load_mask(op);
+      const std::int64_t m = mask && *mask ? *tile::evaluate(*(*mask)->value, env) & all : all;
+      c.ranks |= m;
+      c.bytes += tile::pipeline_load_bytes(op) * std::popcount(static_cast<std::uint64_t>(m));
+    }
+    if (!first) {
+      first = c;
+      continue;
+    }
+    if (c.same_counts(*first))
+      continue;
+    const tile::Op& op = p.loads.front();
+    const auto* mask = load_mask(op);
+    const At at = mask && *mask ? At{(*mask)->pos, static_cast<std::uint32_t>((*mask)->text.size())}
+                                : At{op.pos, 1};
+    error(DiagId::spec_pipeline_multicast_mask, at,
+          "a multicast ring's barriers count the same in every CTA, but CTA 0's loads go to " +
+              std::to_string(first->senders()) + " CTAs, " + std::to_string(first->bytes) +
+              " bytes a stage, and CTA " + std::to_string(cta) + "'s to " +
+              std::to_string(c.senders()) + ", " + std::to_string(c.bytes) +
+              ": give every CTA masks of the same sizes (a row or a column of the cluster)");
+    return false;
+  }
+  roles.multicast_senders = first->senders();
+  roles.multicast_stage_bytes = first->bytes;
+  if (first->ranks != all) {
+    // The union of the masks, as the consumers' release evaluates it.
+    for (const tile::Op& op : p.loads) {
+      const tile::ExprPtr m = (*load_mask(op))->value;
+      roles.release_mask =
+          roles.release_mask ? tile::make_binary(tile::ExprOp::bit_or, roles.release_mask, m) : m;
+    }
+  }
+  return true;
+}
+
+tile::ExprEnv Builder::cta_env(std::int64_t cta) const {
+  tile::ExprEnv env;
+  env.bid = cta;
+  env.block_dim = kernel_->block_dim;
+  env.grid_dim = kernel_->grid_dim;
+  env.cluster_dim = kernel_->cluster_dim();
+  return env;
 }
 
 bool Builder::pipeline_loads_unmasked(const tile::Pipeline& p) {
@@ -347,9 +441,9 @@ bool Builder::pipeline_loads_unmasked(const tile::Pipeline& p) {
       continue;
     error(DiagId::spec_pipeline_ring_barrier,
           {(*mask)->pos, static_cast<std::uint32_t>((*mask)->text.size())},
-          "a pipeline's loads multicast through the pipeline's multicast = true, which also "
-          "makes full expect every CTA's share and empty hear every CTA's consumers: leave "
-          "multicast out of the load");
+          "a pipeline's load multicasts only in a ring with multicast = true, which also "
+          "makes full expect every receiving CTA's share and empty hear their consumers: give "
+          "the pipeline multicast = true, or leave multicast out of the load");
     ok = false;
   }
   return ok;

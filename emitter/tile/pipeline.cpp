@@ -294,7 +294,7 @@ private:
   void produce(const ExprPtr& tile, const ExprPtr& use, const ExprPtr& guard, bool in_loop,
                std::int64_t step) {
     const PipelineRing& r = *p_.ring;
-    const std::int64_t bytes = tile_bytes() * multicast_ctas(r).value_or(1);
+    const std::int64_t bytes = multicast_ctas(r) ? r.roles->multicast_stage_bytes : tile_bytes();
     ExpectTxOp e{barrier(r.full, use),
                  {make_constant(bytes), std::to_string(bytes), p_.pos},
                  true,
@@ -309,19 +309,8 @@ private:
   /// load's is its box).
   std::int64_t tile_bytes() const {
     std::int64_t total = 0;
-    for (const Op& op : p_.loads) {
-      const View* dst = nullptr;
-      if (const auto* b = std::get_if<BulkLoadOp>(&op.body))
-        dst = &b->dst.value;
-      else if (const auto* t = std::get_if<TensorLoadOp>(&op.body))
-        dst = &t->dst.value;
-      if (!dst)
-        continue;
-      std::int64_t n = size_bytes(dst->dtype);
-      for (std::int64_t d : dst->shape())
-        n *= d;
-      total += n;
-    }
+    for (const Op& op : p_.loads)
+      total += pipeline_load_bytes(op);
     return total;
   }
 
@@ -374,10 +363,27 @@ private:
         spanned(make_binary(ExprOp::sub, make_leaf(ExprKind::tid), first), 0, length);
     empty.value.peer_offset = 0;
     empty.value.peer_length = length;
-    // warp >= P && tid < 32 P + N: the first N consumer threads, one per rank.
+    // warp >= P && tid < 32 P + N: the first N consumer threads, one per rank; with masks of
+    // part of the cluster, && (U >> (tid - 32 P)) & 1: the ranks whose loads land here.
     Located<ExprPtr> pred = *role_pred(r, ExprOp::ge);
-    const ExprPtr below = make_binary(ExprOp::lt, make_leaf(ExprKind::tid),
-                                      make_constant(32 * warps.value + n.value));
+    ExprPtr below = make_binary(ExprOp::lt, make_leaf(ExprKind::tid),
+                                make_constant(32 * warps.value + n.value));
+    if (r.roles->release_mask) {
+      // min(max(tid, 32 P) - 32 P, N - 1): tid - 32 P where the pred holds, and a shift count
+      // inside 0..N-1 for every thread (the 32-bit rule's bounds see no narrowing by the
+      // conjunction's left side).
+      const ExprPtr rank =
+          make_binary(ExprOp::min,
+                      make_binary(ExprOp::sub,
+                                  make_binary(ExprOp::max, make_leaf(ExprKind::tid), first), first),
+                      make_constant(n.value - 1));
+      const ExprPtr bit = make_binary(
+          ExprOp::ne,
+          make_binary(ExprOp::bit_and, make_binary(ExprOp::shr, r.roles->release_mask, rank),
+                      make_constant(1)),
+          make_constant(0));
+      below = make_binary(ExprOp::logical_and, below, bit);
+    }
     pred.value =
         make_binary(ExprOp::logical_and, pred.value, spanned(below, 0, text_length(pred.text)));
     return MbarrierArriveOp{std::move(empty), std::move(pred)};
@@ -416,9 +422,10 @@ private:
     const auto mask = multicast_mask();
     for (Op op : p_.loads) {
       std::visit(rewrite, op.body);
-      if (auto* b = std::get_if<BulkLoadOp>(&op.body); b && mask)
+      // A load with a mask of its own keeps it (part of the cluster).
+      if (auto* b = std::get_if<BulkLoadOp>(&op.body); b && mask && !b->multicast)
         b->multicast = mask;
-      if (auto* t = std::get_if<TensorLoadOp>(&op.body); t && mask)
+      if (auto* t = std::get_if<TensorLoadOp>(&op.body); t && mask && !t->multicast)
         t->multicast = mask;
       if (auto* a = std::get_if<ApplyOp>(&op.body); a && on)
         add_guard(a->pred, on);
@@ -431,7 +438,8 @@ private:
     }
   }
 
-  /// A multicast ring's load mask, every CTA of the cluster (2^N - 1), at the multicast key.
+  /// A multicast ring's load mask, every CTA of the cluster (2^N - 1), at the multicast key:
+  /// the mask of a load that has none of its own.
   std::optional<Located<ExprPtr>> multicast_mask() const {
     const auto n = p_.ring ? multicast_ctas(*p_.ring) : std::nullopt;
     if (!n)
@@ -577,6 +585,20 @@ bool pipeline_needs_sync(const Pipeline& p, std::span<const Op> before, bool in_
                      [&](const Op& o) { return std::visit(TensorUse{stages}, o.body); });
 }
 
+std::int64_t pipeline_load_bytes(const Op& load) {
+  const View* dst = nullptr;
+  if (const auto* b = std::get_if<BulkLoadOp>(&load.body))
+    dst = &b->dst.value;
+  else if (const auto* t = std::get_if<TensorLoadOp>(&load.body))
+    dst = &t->dst.value;
+  if (!dst)
+    return 0;
+  std::int64_t n = size_bytes(dst->dtype);
+  for (std::int64_t d : dst->shape())
+    n *= d;
+  return n;
+}
+
 std::vector<Op> pipeline_ring_init(const Pipeline& p) {
   using Role = OpOrigin::Role;
   std::vector<Op> out;
@@ -587,11 +609,12 @@ std::vector<Op> pipeline_ring_init(const Pipeline& p) {
                      p.pos,
                      {Role::ring_init, slot}});
   };
-  // A multicast ring's empty hears one arrival from each CTA of the cluster.
+  // A multicast ring's empty hears one arrival from each CTA whose loads land in this one.
   const auto cluster = multicast_ctas(*p.ring);
+  const std::int64_t arrivals = cluster ? p.ring->roles->multicast_senders : p.ring->consumers;
   for (std::int64_t s = 0; s < p.stages; ++s) {
     init(p.ring->full, s, 1);
-    init(p.ring->empty, s, cluster.value_or(p.ring->consumers));
+    init(p.ring->empty, s, arrivals);
   }
   // The peers' multicasts complete on this CTA's full barriers and their consumers arrive on
   // its empty ones: the inits are published to the cluster first.

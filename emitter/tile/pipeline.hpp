@@ -83,6 +83,14 @@
 // until the consumers of every CTA released the stage. The init publishes the barriers to the
 // cluster (mbarrier_init_fence, cluster_sync instead of cta_sync), and a cluster_sync after
 // the steady loop keeps every CTA alive until its peers' last arrivals are in.
+//
+// Part of the cluster (a load's own `multicast` mask, as a GEMM's A along a 2-D cluster's
+// row and B along its column): each load goes to the ranks of its mask instead, full expects
+// the sum over the loads of their bytes times their mask's CTAs, empty counts the CTAs of the
+// union of the masks, and consumer thread 32 P + r releases rank r only where bit r of that
+// union is set. The counts take each mask to be symmetric (r sends to s exactly when s sends
+// to r: the CTAs of a mask receive from each other); the contract proves the counts, so a
+// mask that is not is refused at the wait that expects the wrong bytes.
 
 #include "emitter/tile/expr.hpp"
 #include "emitter/tile/kernel.hpp"
@@ -122,6 +130,14 @@ struct PipelineRoles {
   /// consumer_barrier (required) consumer thread r < N arrives on the empty barrier of rank r,
   /// so each empty counts N arrivals, one from each CTA's consumers.
   std::optional<Located<std::int64_t>> multicast;
+  /// Set with multicast, from the loads' masks (Builder counts them over every CTA of the
+  /// grid, and they are the same in each): the CTAs whose consumers release a stage on a CTA's
+  /// empty (its arrival count), the bytes that land in one stage of a CTA (full's expect_tx),
+  /// and the ranks a CTA's consumers release, the union of the loads' masks (nullptr: every
+  /// rank of the cluster; a load without a mask of its own sends to the whole cluster).
+  std::int64_t multicast_senders = 0;
+  std::int64_t multicast_stage_bytes = 0;
+  ExprPtr release_mask;
 };
 
 /// The mbarrier ring of a pipeline whose loads are bulk_load / tensor_load.
@@ -165,6 +181,10 @@ std::vector<Op> expand_pipeline(const Pipeline& p, std::size_t first_index,
 /// The ring's barrier inits (full and empty of every stage) and the cta_sync after
 /// them, with the roles of OpOrigin::Role::ring_init; `p.ring` must be set.
 std::vector<Op> pipeline_ring_init(const Pipeline& p);
+
+/// The bytes one load of a ring pipeline writes into its stage: its dst view's (the
+/// contract proves a tensor load's is its box); 0 for an op that is not a bulk or tensor load.
+std::int64_t pipeline_load_bytes(const Op& load);
 
 /// The shared tensors a pipeline's loads write (its stages).
 std::set<const Tensor*> pipeline_stage_tensors(const Pipeline& p);

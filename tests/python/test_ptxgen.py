@@ -609,6 +609,49 @@ def test_multicast_ws_ring_emits_the_golden_ptx(source_dir):
     assert "spec_cluster_undeclared" in {d.id for d in e.value.diagnostics}
 
 
+def test_multicast_ws_ring_with_row_and_column_masks_emits_the_golden_ptx(source_dir):
+    """specs/ws/pipeline_ws_multicast_rows_cols.toml: each load's own mask, a 2 x 2 cluster's
+    row for A and column for B; a mask that moves with the tile is refused at the mask."""
+    def build(a_mask):
+        k = ptxgen.Kernel("pipeline_ws_multicast_rows_cols", grid=(4, 2), block=160)
+        k.cluster((2, 2))
+        A = k.global_tensor("A", (64, 384), "float16", init=ptxgen.random_init(41),
+                            map=ptxgen.TensorMap(box=(8, 64)))
+        B = k.global_tensor("B", (64, 384), "float16", init=ptxgen.random_init(42),
+                            map=ptxgen.TensorMap(box=(8, 64)))
+        OA = k.global_tensor("OA", (8, 6, 16, 64), "float16", output=True)
+        OB = k.global_tensor("OB", (8, 6, 16, 64), "float16", output=True)
+        SA = k.shared_tensor("SA", (3, 16, 64), "float16")
+        SB = k.shared_tensor("SB", (3, 16, 64), "float16")
+        full = k.shared_tensor("full", (3,), "uint64")
+        empty = k.shared_tensor("empty", (3,), "uint64")
+        rank, cluster_id = ptxgen.special("cluster_rank"), ptxgen.special("cluster_id")
+        row, column = rank // 2, rank % 2
+        c = ptxgen.max(ptxgen.tid, 32) - 32
+        half = lambda v, h: v.rearrange("(h r) c -> h r c", h=2)[h, :, :]
+        part = lambda v: v.rearrange("r c -> (r c)").rearrange("(t e) -> t e", t=128)[c, :]
+
+        def loads(v):
+            k.tensor_load(A, ((cluster_id * 2 + row) * 16 + column * 8, v.tile * 64),
+                          half(SA[v.stage, :, :], column), multicast=a_mask(v, row))
+            k.tensor_load(B, ((cluster_id * 2 + column) * 16 + row * 8, v.tile * 64),
+                          half(SB[v.stage, :, :], row), multicast=5 << column)
+
+        def body(v):
+            k.copy(part(OA[ptxgen.bid, v.tile, :, :]), part(SA[v.stage, :, :]))
+            k.copy(part(OB[ptxgen.bid, v.tile, :, :]), part(SB[v.stage, :, :]))
+        k.pipeline(loads, body, stop=6, stages=3, full=lambda v: full[v.stage],
+                   empty=lambda v: empty[v.stage], producer_warps=1, consumer_barrier=1,
+                   multicast=True)
+        return k
+    ptx = build(lambda v, row: 3 << (2 * row)).emit()
+    with open(os.path.join(source_dir, "golden/ws/pipeline_ws_multicast_rows_cols.ptx")) as f:
+        assert body_of(ptx) == body_of(f.read())
+    with pytest.raises(ptxgen.Error) as e:
+        build(lambda v, row: 3 << (2 * (v.tile % 2))).emit()
+    assert "spec_pipeline_multicast_mask" in {d.id for d in e.value.diagnostics}
+
+
 def test_bulk_load_ring_inside_a_loop_emits_the_golden_ptx(source_dir):
     """specs/tma/pipeline_bulk_outer_loop.toml: a bulk_load ring carried on by ring_offset."""
     k = ptxgen.Kernel("pipeline_bulk_outer_loop", grid=1, block=32)

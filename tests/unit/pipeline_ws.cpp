@@ -127,6 +127,61 @@ TEST_CASE("ws pipeline: a multicast TMA ring of warpgroups in clusters of 4 is t
   check_same_as_by_hand("pipeline_ws_multicast_tma");
 }
 
+TEST_CASE("ws pipeline: a TMA ring whose loads multicast to a 2 x 2 cluster's row and column is "
+          "the ring written out by hand") {
+  check_same_as_by_hand("pipeline_ws_multicast_rows_cols");
+}
+
+TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_multicast_rows_cols.toml's "
+          "kernel, each load with its own mask") {
+  KernelBuilder k("pipeline_ws_multicast_rows_cols");
+  k.launch({4, 2}, {160});
+  k.cluster({2, 2});
+  const auto tile_map = TensorMap{.box = {8, 64}};
+  Tensor A = k.global("A", {64, 384}, DType::float16, {.init = random_init(41), .map = tile_map});
+  Tensor B = k.global("B", {64, 384}, DType::float16, {.init = random_init(42), .map = tile_map});
+  Tensor OA = k.global("OA", {8, 6, 16, 64}, DType::float16, {.output = true});
+  Tensor OB = k.global("OB", {8, 6, 16, 64}, DType::float16, {.output = true});
+  Tensor SA = k.shared("SA", {3, 16, 64}, DType::float16);
+  Tensor SB = k.shared("SB", {3, 16, 64}, DType::float16);
+  Tensor full = k.shared("full", {3}, DType::uint64);
+  Tensor empty = k.shared("empty", {3}, DType::uint64);
+  const Expr rank = special(tile::Special::cluster_rank);
+  const Expr cluster = special(tile::Special::cluster_id);
+  const Expr column = rank % 2;
+  const Expr row = rank / 2;
+  const auto half = [](const View& stage, const Expr& h) {
+    return stage.rearrange("(h r) c -> h r c", {{"h", 2}}).sub({h, all, all});
+  };
+  const auto consumer_part = [](const View& v) {
+    return v.rearrange("r c -> (r c)", {})
+        .rearrange("(t e) -> t e", {{"t", 128}})
+        .sub({max(tid(), 32) - 32, all});
+  };
+  k.pipeline(
+      {.stop = 6,
+       .stages = 3,
+       .full = [&](const PipelineVars& v) { return full.sub({v.stage}); },
+       .empty = [&](const PipelineVars& v) { return empty.sub({v.stage}); },
+       .producer_warps = 1,
+       .consumer_barrier = 1,
+       .multicast = true},
+      [&](const PipelineVars& v) {
+        k.tensor_load(A, {(cluster * 2 + row) * 16 + column * 8, v.tile * 64},
+                      half(SA.sub({v.stage, all, all}), column),
+                      {.multicast = Expr(3) << (Expr(2) * row)});
+        k.tensor_load(B, {(cluster * 2 + column) * 16 + row * 8, v.tile * 64},
+                      half(SB.sub({v.stage, all, all}), row), {.multicast = Expr(5) << column});
+      },
+      [&](const PipelineVars& v) {
+        k.copy(consumer_part(OA.sub({bid(), v.tile, all, all})),
+               consumer_part(SA.sub({v.stage, all, all})));
+        k.copy(consumer_part(OB.sub({bid(), v.tile, all, all})),
+               consumer_part(SB.sub({v.stage, all, all})));
+      });
+  check_builds_corpus_spec(k, "pipeline_ws_multicast_rows_cols");
+}
+
 TEST_CASE("ws pipeline: multicast is refused at the key without a cluster, a named barrier, "
           "producer warps or a ring, and on a load's own mask") {
   const auto multicast = [](const std::string& from, const std::string& to) {
