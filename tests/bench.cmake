@@ -57,4 +57,7 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME bench.broadcast_specs_generated
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/bench/gen_broadcast.py --check)
   set_tests_properties(bench.broadcast_specs_generated PROPERTIES LABELS bench TIMEOUT 30)
+  add_test(NAME bench.gemm_operands_specs_generated
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/bench/gen_gemm_operands.py --check)
+  set_tests_properties(bench.gemm_operands_specs_generated PROPERTIES LABELS bench TIMEOUT 30)
 endif()
