@@ -17,7 +17,11 @@ cluster, too long for its budget) with S stages of 64 KiB (A's tile and B's):
              cluster column: each stage receives its two tiles from 3 CTAs, and L2 sends each
              tile once per cluster instead of twice;
   unicast    each CTA loads both whole tiles itself (no cluster traffic; the same launch,
-             clusters and ring).
+             clusters and ring);
+  self       as unicast, but each load is a multicast to the CTA alone (mask 1 << cluster_rank)
+             and the ring is the multicast ring's (a named barrier among the consumers, the
+             release through the cluster-scope arrive on the CTA's own rank): what the
+             multicast form costs without waiting for a peer.
 
 The consumers read the first 64 bytes of each stage's A tile into OUT[bid] (one uint16 each),
 so that the stage is consumed without adding global traffic; the last step's values stay.
@@ -51,12 +55,16 @@ class Spec:
 SPECS = [
     Spec("gemm_operands_multicast_s3", "multicast", 3, 128),
     Spec("gemm_operands_unicast_s3", "unicast", 3, 128),
+    Spec("gemm_operands_self_s3", "self", 3, 128),
 ]
 
 
 def header(s):
-    how = ("half of each tile from each CTA of the cluster row (A) or column (B), multicast to "
-           "it" if s.mode == "multicast" else "each CTA loads both whole tiles itself")
+    how = {"multicast": "half of each tile from each CTA of the cluster row (A) or column (B), "
+                        "multicast to it",
+           "unicast": "each CTA loads both whole tiles itself",
+           "self": "each CTA loads both whole tiles itself, each a multicast to the CTA alone"}[
+        s.mode]
     return [
         "# NOT IN THE CORPUS: a benchmark, written by tools/bench/gen_gemm_operands.py (edit that,",
         "# not this file); tools/gemm_operands_device.sh times it (docs/benchmarks.md, \"GEMM",
@@ -100,13 +108,15 @@ def load(lines, s, tensor_name, stage, block, half, mask):
     else:
         lines += [f'coords = ["{block} * {ROWS}", "k * {COLS}"]',
                   f"dst = '{stage}.sub[stage, :, :]'"]
+        if s.mode == "self":
+            lines += ['multicast = "1 << cluster_rank"']
 
 
 def pipeline(lines, s):
     lines += ["", "[[op]]", 'op = "pipeline"', 'var = "k"', "start = 0", f"stop = {s.steps}",
               f"stages = {s.stages}", "full = 'full.sub[stage]'", "empty = 'empty.sub[stage]'",
               "producer_warps = 1"]
-    if s.mode == "multicast":
+    if s.mode != "unicast":
         lines += ["consumer_barrier = 1", "multicast = true"]
     # Cluster rank r: column r % 2, row r / 2; the CTA's M block is bid.y, its N block bid.x.
     load(lines, s, "A", "SA", "bid.y", "cluster_rank % 2", "3 << (2 * (cluster_rank / 2))")
