@@ -368,21 +368,23 @@ public:
     /// `multicast = true`, where it was written (false is as if left out).
     std::optional<tile::Located<bool>> multicast;
   };
-  /// Sets p.ring->roles from `keys` (none given: the ring stays thread 0's and everyone's).
-  /// The keys belong to a ring (`p.ring` set) and the others need producer_warps; a consumer
-  /// of a warp-specialized ring holds copies only (a fill has no pred). `multicast` needs a
-  /// cluster and consumer_barrier, and the loads of a ring pipeline no mask of their own.
+  /// Sets p.ring->roles and p.ring->multicast from `keys` (none given: the ring stays thread
+  /// 0's and everyone's). The keys belong to a ring (`p.ring` set) and the role keys need
+  /// producer_warps; a consumer of a warp-specialized ring holds copies only (a fill has no
+  /// pred). `multicast` needs a cluster, and consumer_barrier in a warp-specialized ring;
+  /// without it the loads have no mask of their own.
   bool pipeline_roles(tile::Pipeline& p, const RoleKeys& keys);
   /// No load of `p` has a multicast mask of its own (a load multicasts only in a ring with
   /// multicast = true).
   bool pipeline_loads_unmasked(const tile::Pipeline& p);
-  /// A multicast ring's counts (PipelineRoles::multicast_senders, multicast_stage_bytes,
-  /// release_mask) from its loads' masks, evaluated for every CTA of the grid: each mask is
+  /// A multicast ring's counts (PipelineMulticast::senders, stage_bytes, release_mask) from
+  /// its loads' masks, evaluated for every CTA of the grid: each mask is
   /// fixed per CTA, and the counts are the same in every CTA.
   bool multicast_counts(tile::Pipeline& p);
   /// The leaves of thread 0 of CTA `cta`, for a value fixed per CTA.
   tile::ExprEnv cta_env(std::int64_t cta) const;
-  /// `multicast` (at `where`) has a cluster to send to and the consumers' named barrier.
+  /// `multicast` (at `where`) has a cluster to send to and, in a warp-specialized ring, the
+  /// consumers' named barrier.
   bool multicast_ring_fits(const RoleKeys& keys, const At& where);
   /// A pipeline with at least one load and one consumer op, expanded into plain ops.
   void pipeline(tile::Pipeline p, const At& at);

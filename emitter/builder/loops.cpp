@@ -310,31 +310,30 @@ bool Builder::pipeline_roles(tile::Pipeline& p, const RoleKeys& keys) {
       keys.multicast ? std::optional(At{keys.multicast->pos,
                                         static_cast<std::uint32_t>(keys.multicast->text.size())})
                      : std::nullopt;
-  if (multicast)
-    role_key("multicast", *multicast);
+  if (multicast && !p.ring)
+    ok = pipeline_ring_key(false, "multicast", true, *multicast) && ok;
   ok = (keys.multicast || pipeline_loads_unmasked(p)) && ok;
-  if (!ok || !keys.producer_warps)
-    return ok;
-  if (multicast && !multicast_ring_fits(keys, *multicast))
+  if (!ok || (multicast && !multicast_ring_fits(keys, *multicast)))
     return false;
-  for (const tile::Op& op : p.body) {
-    if (!std::holds_alternative<tile::FillOp>(op.body))
-      continue;
-    error(DiagId::spec_pipeline_body_op, {op.pos, 1},
-          "the consumer of a warp-specialized ring (producer_warps) holds copies only: a fill "
-          "has no pred to keep it off the producer warps");
-    ok = false;
+  if (keys.producer_warps) {
+    for (const tile::Op& op : p.body) {
+      if (!std::holds_alternative<tile::FillOp>(op.body))
+        continue;
+      error(DiagId::spec_pipeline_body_op, {op.pos, 1},
+            "the consumer of a warp-specialized ring (producer_warps) holds copies only: a fill "
+            "has no pred to keep it off the producer warps");
+      ok = false;
+    }
+    if (!ok)
+      return false;
+    p.ring->roles = tile::PipelineRoles{*keys.producer_warps, keys.producer_regs,
+                                        keys.consumer_regs, keys.consumer_barrier};
   }
-  if (!ok)
-    return false;
-  p.ring->roles = tile::PipelineRoles{*keys.producer_warps, keys.producer_regs, keys.consumer_regs,
-                                      keys.consumer_barrier, std::nullopt};
-  if (keys.multicast) {
-    p.ring->roles->multicast = tile::Located<std::int64_t>{
-        kernel_->cluster_dim().count(), keys.multicast->text, keys.multicast->pos};
-    return multicast_counts(p);
-  }
-  return true;
+  if (!keys.multicast)
+    return true;
+  p.ring->multicast = tile::PipelineMulticast{tile::Located<std::int64_t>{
+      kernel_->cluster_dim().count(), keys.multicast->text, keys.multicast->pos}};
+  return multicast_counts(p);
 }
 
 namespace {
@@ -363,8 +362,8 @@ struct StageCounts {
 } // namespace
 
 bool Builder::multicast_counts(tile::Pipeline& p) {
-  tile::PipelineRoles& roles = *p.ring->roles;
-  const std::int64_t all = (std::int64_t{1} << roles.multicast->value) - 1;
+  tile::PipelineMulticast& counts = *p.ring->multicast;
+  const std::int64_t all = (std::int64_t{1} << counts.ctas.value) - 1;
   // Each mask is a value per CTA: a thread, tile or parameter would make the counts move.
   for (const tile::Op& op : p.loads) {
     const auto* mask = load_mask(op);
@@ -407,14 +406,14 @@ bool Builder::multicast_counts(tile::Pipeline& p) {
               ": give every CTA masks of the same sizes (a row or a column of the cluster)");
     return false;
   }
-  roles.multicast_senders = first->senders();
-  roles.multicast_stage_bytes = first->bytes;
+  counts.senders = first->senders();
+  counts.stage_bytes = first->bytes;
   if (first->ranks != all) {
     // The union of the masks, as the consumers' release evaluates it.
     for (const tile::Op& op : p.loads) {
       const tile::ExprPtr m = (*load_mask(op))->value;
-      roles.release_mask =
-          roles.release_mask ? tile::make_binary(tile::ExprOp::bit_or, roles.release_mask, m) : m;
+      counts.release_mask =
+          counts.release_mask ? tile::make_binary(tile::ExprOp::bit_or, counts.release_mask, m) : m;
     }
   }
   return true;
@@ -456,10 +455,10 @@ bool Builder::multicast_ring_fits(const RoleKeys& keys, const At& where) {
           "the kernel declares no cluster: add cluster = N to [kernel]");
     return false;
   }
-  if (!keys.consumer_barrier) {
-    missing(where, "a multicast ring's consumers release a stage once per CTA, on the empty "
-                   "barrier of each CTA of the cluster, after a named barrier among them: give "
-                   "consumer_barrier, its id (1..15), e.g. consumer_barrier = 1");
+  if (keys.producer_warps && !keys.consumer_barrier) {
+    missing(where, "a warp-specialized multicast ring's consumers release a stage once per CTA, "
+                   "on the empty barrier of each CTA of the cluster, after a named barrier among "
+                   "them: give consumer_barrier, its id (1..15), e.g. consumer_barrier = 1");
     return false;
   }
   return true;

@@ -120,11 +120,11 @@ std::optional<Located<ExprPtr>> role_pred(const PipelineRing& r, ExprOp op) {
   return Located<ExprPtr>{spanned(e, 0, text_length(p.text)), p.text, p.pos};
 }
 
-/// The multicast form's cluster size N (PipelineRoles::multicast); nullopt without it.
+/// The multicast form's cluster size N (PipelineRing::multicast); nullopt without it.
 std::optional<std::int64_t> multicast_ctas(const PipelineRing& r) {
-  if (!r.roles || !r.roles->multicast)
+  if (!r.multicast)
     return std::nullopt;
-  return r.roles->multicast->value;
+  return r.multicast->ctas.value;
 }
 
 /// `pred` joined with the consumers' role pred (when the ring has roles): the consumer ops
@@ -294,7 +294,7 @@ private:
   void produce(const ExprPtr& tile, const ExprPtr& use, const ExprPtr& guard, bool in_loop,
                std::int64_t step) {
     const PipelineRing& r = *p_.ring;
-    const std::int64_t bytes = multicast_ctas(r) ? r.roles->multicast_stage_bytes : tile_bytes();
+    const std::int64_t bytes = r.multicast ? r.multicast->stage_bytes : tile_bytes();
     ExpectTxOp e{barrier(r.full, use),
                  {make_constant(bytes), std::to_string(bytes), p_.pos},
                  true,
@@ -342,48 +342,54 @@ private:
       NamedBarrierOp bar{id, {r.consumers, std::to_string(r.consumers), id.pos}, false, consumers};
       plain(std::move(bar), {Role::consumer_release, -1});
     }
-    if (multicast_ctas(r))
+    if (r.multicast && !r.roles)
+      plain(CtaSyncOp{}, {Role::consumer_release, -1});
+    if (r.multicast)
       plain(release_cluster(use), {Role::consumer_release, -1});
     else
       plain(MbarrierArriveOp{barrier(r.empty, use), consumers}, {Role::consumer_release, -1});
   }
 
-  /// The multicast release, after the consumers' named barrier: consumer thread 32 P + r
-  /// (r < N) arrives on the empty barrier of cluster rank r, `empty@(tid - 32 P)`, so that
-  /// every CTA's empty hears one arrival from each CTA whose stage its multicast fills.
+  /// The multicast release, after the consumers' named barrier (a ring without roles: after a
+  /// cta_sync of every thread): consumer thread F + r (r < N; F = 32 P, or 0 without roles)
+  /// arrives on the empty barrier of cluster rank r, `empty@(tid - F)`, so that every CTA's
+  /// empty hears one arrival from each CTA whose stage its multicast fills.
   MbarrierArriveOp release_cluster(const ExprPtr& use) const {
     const PipelineRing& r = *p_.ring;
-    const Located<std::int64_t>& warps = r.roles->producer_warps;
-    const Located<std::int64_t>& n = *r.roles->multicast;
-    const ExprPtr first = make_constant(32 * warps.value);
+    const PipelineMulticast& m = *r.multicast;
+    const std::int64_t n = m.ctas.value;
+    const std::int64_t f = r.roles ? 32 * r.roles->producer_warps.value : 0;
+    const ExprPtr first = make_constant(f);
+    const ExprPtr tid = make_leaf(ExprKind::tid);
     Located<View> empty = barrier(r.empty, use);
     // The rank is located at the whole `empty` view (the key a finding about it points at).
     const std::uint32_t length = text_length(empty.text);
-    empty.value.peer =
-        spanned(make_binary(ExprOp::sub, make_leaf(ExprKind::tid), first), 0, length);
+    empty.value.peer = spanned(f == 0 ? tid : make_binary(ExprOp::sub, tid, first), 0, length);
     empty.value.peer_offset = 0;
     empty.value.peer_length = length;
-    // warp >= P && tid < 32 P + N: the first N consumer threads, one per rank; with masks of
-    // part of the cluster, && (U >> (tid - 32 P)) & 1: the ranks whose loads land here.
-    Located<ExprPtr> pred = *role_pred(r, ExprOp::ge);
-    ExprPtr below = make_binary(ExprOp::lt, make_leaf(ExprKind::tid),
-                                make_constant(32 * warps.value + n.value));
-    if (r.roles->release_mask) {
-      // min(max(tid, 32 P) - 32 P, N - 1): tid - 32 P where the pred holds, and a shift count
-      // inside 0..N-1 for every thread (the 32-bit rule's bounds see no narrowing by the
+    // tid < F + N: the first N consumer threads, one per rank; with masks of part of the
+    // cluster, && (U >> (tid - F)) & 1: the ranks whose loads land here.
+    ExprPtr below = make_binary(ExprOp::lt, tid, make_constant(f + n));
+    if (m.release_mask) {
+      // min(max(tid, F) - F, N - 1): tid - F where the pred holds, and a shift count inside
+      // 0..N-1 for every thread (the 32-bit rule's bounds see no narrowing by the
       // conjunction's left side).
-      const ExprPtr rank =
-          make_binary(ExprOp::min,
-                      make_binary(ExprOp::sub,
-                                  make_binary(ExprOp::max, make_leaf(ExprKind::tid), first), first),
-                      make_constant(n.value - 1));
-      const ExprPtr bit = make_binary(
-          ExprOp::ne,
-          make_binary(ExprOp::bit_and, make_binary(ExprOp::shr, r.roles->release_mask, rank),
-                      make_constant(1)),
-          make_constant(0));
+      const ExprPtr rank = make_binary(
+          ExprOp::min,
+          f == 0 ? tid : make_binary(ExprOp::sub, make_binary(ExprOp::max, tid, first), first),
+          make_constant(n - 1));
+      const ExprPtr bit =
+          make_binary(ExprOp::ne,
+                      make_binary(ExprOp::bit_and, make_binary(ExprOp::shr, m.release_mask, rank),
+                                  make_constant(1)),
+                      make_constant(0));
       below = make_binary(ExprOp::logical_and, below, bit);
     }
+    // warp >= P && ... for a ring with roles, located at producer_warps; at `multicast`
+    // without.
+    if (!r.roles)
+      return MbarrierArriveOp{std::move(empty), at_key(below, m.ctas)};
+    Located<ExprPtr> pred = *role_pred(r, ExprOp::ge);
     pred.value =
         make_binary(ExprOp::logical_and, pred.value, spanned(below, 0, text_length(pred.text)));
     return MbarrierArriveOp{std::move(empty), std::move(pred)};
@@ -441,12 +447,15 @@ private:
   /// A multicast ring's load mask, every CTA of the cluster (2^N - 1), at the multicast key:
   /// the mask of a load that has none of its own.
   std::optional<Located<ExprPtr>> multicast_mask() const {
-    const auto n = p_.ring ? multicast_ctas(*p_.ring) : std::nullopt;
-    if (!n)
+    if (!p_.ring || !p_.ring->multicast)
       return std::nullopt;
-    const Located<std::int64_t>& key = *p_.ring->roles->multicast;
-    const ExprPtr mask = make_constant((std::int64_t{1} << *n) - 1);
-    return Located<ExprPtr>{spanned(mask, 0, text_length(key.text)), key.text, key.pos};
+    const Located<std::int64_t>& key = p_.ring->multicast->ctas;
+    return at_key(make_constant((std::int64_t{1} << key.value) - 1), key);
+  }
+
+  /// `e` located at the key that gave `key`.
+  static Located<ExprPtr> at_key(const ExprPtr& e, const Located<std::int64_t>& key) {
+    return {spanned(e, 0, text_length(key.text)), key.text, key.pos};
   }
 
   bool tile_exists(const Expr& guard, bool in_loop) const {
@@ -611,7 +620,7 @@ std::vector<Op> pipeline_ring_init(const Pipeline& p) {
   };
   // A multicast ring's empty hears one arrival from each CTA whose loads land in this one.
   const auto cluster = multicast_ctas(*p.ring);
-  const std::int64_t arrivals = cluster ? p.ring->roles->multicast_senders : p.ring->consumers;
+  const std::int64_t arrivals = cluster ? p.ring->multicast->senders : p.ring->consumers;
   for (std::int64_t s = 0; s < p.stages; ++s) {
     init(p.ring->full, s, 1);
     init(p.ring->empty, s, arrivals);

@@ -76,11 +76,13 @@
 // cta_sync [setmaxnreg.dec producer_regs (warp < P)] [setmaxnreg.inc consumer_regs
 // (warp >= P)]. Thread 0 (of warp 0, a producer warp) still issues.
 //
-// Multicast (PipelineRoles::multicast, a cluster of N CTAs): each CTA's thread 0 multicasts
+// Multicast (PipelineRing::multicast, a cluster of N CTAs): each CTA's thread 0 multicasts
 // its share of the tile (the loads as written) to the whole cluster (mask 2^N - 1), so full
 // expects N times their bytes; empty counts N arrivals: after the consumers' named barrier,
 // consumer thread 32 P + r (r < N) arrives on the empty barrier of rank r, and a refill waits
-// until the consumers of every CTA released the stage. The init publishes the barriers to the
+// until the consumers of every CTA released the stage. A ring without roles (every thread
+// consumes) meets at a cta_sync instead of the named barrier, and thread r releases rank r
+// (P = 0). The init publishes the barriers to the
 // cluster (mbarrier_init_fence, cluster_sync instead of cta_sync), and a cluster_sync after
 // the steady loop keeps every CTA alive until its peers' last arrivals are in.
 //
@@ -124,19 +126,20 @@ struct PipelineRoles {
   std::optional<Located<std::int64_t>> consumer_regs;
   /// A named barrier (bar.sync id, consumer threads) among the consumers before each release.
   std::optional<Located<std::int64_t>> consumer_barrier;
-  /// The cluster multicast form (CUTLASS's PipelineTmaAsync in a cluster), at the `multicast`
-  /// key; its value is the cluster's CTAs N. Each CTA's loads are its share of the tile,
-  /// multicast to every CTA of the cluster (mask 2^N - 1); full expects N shares; after the
-  /// consumer_barrier (required) consumer thread r < N arrives on the empty barrier of rank r,
-  /// so each empty counts N arrivals, one from each CTA's consumers.
-  std::optional<Located<std::int64_t>> multicast;
-  /// Set with multicast, from the loads' masks (Builder counts them over every CTA of the
-  /// grid, and they are the same in each): the CTAs whose consumers release a stage on a CTA's
-  /// empty (its arrival count), the bytes that land in one stage of a CTA (full's expect_tx),
-  /// and the ranks a CTA's consumers release, the union of the loads' masks (nullptr: every
-  /// rank of the cluster; a load without a mask of its own sends to the whole cluster).
-  std::int64_t multicast_senders = 0;
-  std::int64_t multicast_stage_bytes = 0;
+};
+
+/// The cluster multicast form of a ring (CUTLASS's PipelineTmaAsync in a cluster), at the
+/// `multicast` key. Each CTA's loads are its share of the tile, multicast to the CTAs of their
+/// masks (a load without a mask of its own: every CTA of the cluster, 2^N - 1). The counts come
+/// from the masks (Builder counts them over every CTA of the grid, and they are the same in
+/// each).
+struct PipelineMulticast {
+  Located<std::int64_t> ctas; ///< N, the CTAs of the cluster, at the `multicast` key
+  /// The CTAs whose consumers release a stage on a CTA's empty (its arrival count).
+  std::int64_t senders = 0;
+  /// The bytes that land in one stage of a CTA (full's expect_tx).
+  std::int64_t stage_bytes = 0;
+  /// The ranks a CTA's consumers release: the union of the loads' masks (nullptr: every rank).
   ExprPtr release_mask;
 };
 
@@ -149,6 +152,7 @@ struct PipelineRing {
   std::optional<Located<ExprPtr>> offset;
   std::int64_t consumers = 1;         ///< the consumer threads: the arrivals of an empty phase
   std::optional<PipelineRoles> roles; ///< set: warp-specialized; unset: thread 0 and all
+  std::optional<PipelineMulticast> multicast; ///< set: the loads multicast in the cluster
 };
 
 struct Pipeline {

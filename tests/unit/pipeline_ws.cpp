@@ -25,9 +25,10 @@ using namespace ptxgen::api;
 using ptxgen::DiagId;
 namespace tile = ptxgen::tile;
 
-std::unique_ptr<tile::Kernel> load_corpus(const std::string& name) {
-  auto k = ptxgen::driver::load_spec_file(std::string(PTXGEN_SOURCE_DIR) + "/specs/ws/" + name +
-                                          ".toml");
+/// specs/`dir`/`name`.toml, loaded.
+std::unique_ptr<tile::Kernel> load_corpus(const std::string& name, const std::string& dir = "ws") {
+  auto k = ptxgen::driver::load_spec_file(std::string(PTXGEN_SOURCE_DIR) + "/specs/" + dir + "/" +
+                                          name + ".toml");
   INFO(k.diagnostics.format_all());
   REQUIRE(k);
   return std::move(*k);
@@ -58,11 +59,12 @@ std::string ptx_of(const tile::Kernel& k) {
   return *r.ptx;
 }
 
-/// The pipeline spec `name` and its hand-written expansion `name`_by_hand emit one PTX.
-void check_same_as_by_hand(const std::string& name) {
-  const std::string generated = renamed_body(ptx_of(*load_corpus(name)), name, name);
+/// The pipeline spec `name` and its hand-written expansion `name`_by_hand (both in specs/`dir`)
+/// emit one PTX.
+void check_same_as_by_hand(const std::string& name, const std::string& dir = "ws") {
+  const std::string generated = renamed_body(ptx_of(*load_corpus(name, dir)), name, name);
   const std::string by_hand =
-      renamed_body(ptx_of(*load_corpus(name + "_by_hand")), name + "_by_hand", name);
+      renamed_body(ptx_of(*load_corpus(name + "_by_hand", dir)), name + "_by_hand", name);
   CHECK(generated.find("mbarrier.try_wait.parity") != std::string::npos);
   CHECK(generated == by_hand);
 }
@@ -132,6 +134,11 @@ TEST_CASE("ws pipeline: a TMA ring whose loads multicast to a 2 x 2 cluster's ro
   check_same_as_by_hand("pipeline_ws_multicast_rows_cols");
 }
 
+TEST_CASE("ws pipeline: the multicast ring of thread 0 and every thread (no producer_warps) is "
+          "the ring written out by hand") {
+  check_same_as_by_hand("pipeline_multicast_bulk_2", "cluster");
+}
+
 TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_multicast_rows_cols.toml's "
           "kernel, each load with its own mask") {
   KernelBuilder k("pipeline_ws_multicast_rows_cols");
@@ -182,8 +189,9 @@ TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_multicast_rows_
   check_builds_corpus_spec(k, "pipeline_ws_multicast_rows_cols");
 }
 
-TEST_CASE("ws pipeline: multicast is refused at the key without a cluster, a named barrier, "
-          "producer warps or a ring, and on a load's own mask") {
+TEST_CASE("ws pipeline: multicast is refused at the key without a cluster or, with producer "
+          "warps, a named barrier; so is a named barrier without producer warps, and a load's "
+          "own mask without multicast") {
   const auto multicast = [](const std::string& from, const std::string& to) {
     return refused(edited("pipeline_ws_multicast_bulk", from, to));
   };
@@ -195,16 +203,17 @@ TEST_CASE("ws pipeline: multicast is refused at the key without a cluster, a nam
   CHECK(no_cluster.line == 49);
   CHECK(no_cluster.column == 13);
   // Line 56 is `multicast = true` in pipeline_ws_multicast_bulk.toml; each edit below removes
-  // one or two lines before it.
+  // one line before it.
   const auto no_barrier = multicast("consumer_barrier = 1\n", "");
   CHECK(no_barrier.id == DiagId::spec_missing_key);
   CHECK(no_barrier.line == 55);
   CHECK(no_barrier.column == 13);
   CHECK(no_barrier.message.find("consumer_barrier") != std::string::npos);
-  const auto no_roles = multicast("producer_warps = 1\nconsumer_barrier = 1\n", "");
+  // consumer_barrier belongs to the warp-specialized ring, multicast or not.
+  const auto no_roles = multicast("producer_warps = 1\n", "");
   CHECK(no_roles.id == DiagId::spec_pipeline_producer_warps);
   CHECK(no_roles.line == 54);
-  // A mask on the pipeline's own load: the pipeline's key sets it.
+  // A mask on the load of a pipeline without multicast = true.
   const auto own_mask = refused(
       edited("pipeline_ws_bulk", "src = 'A.sub[k, :]'", "src = 'A.sub[k, :]'\nmulticast = 1"));
   CHECK(own_mask.id == DiagId::spec_pipeline_ring_barrier);
