@@ -386,6 +386,8 @@ public:
   /// `multicast` (at `where`) has a cluster to send to and, in a warp-specialized ring, the
   /// consumers' named barrier.
   bool multicast_ring_fits(const RoleKeys& keys, const At& where);
+  /// True inside a loop that was not rejected.
+  bool in_loop() const;
   /// A pipeline with at least one load and one consumer op, expanded into plain ops.
   void pipeline(tile::Pipeline p, const At& at);
 
@@ -482,6 +484,9 @@ private:
   std::unique_ptr<tile::Kernel> kernel_;
   Diagnostics diags_;
   std::vector<OpenLoop> loops_;
+  /// Set while a multicast ring inside a loop waits for its closing cluster_sync (at the
+  /// pipeline's position), placed when the outermost loop ends (Pipeline::exit_sync).
+  std::optional<tile::SourcePos> ring_exit_sync_;
   std::set<std::string, std::less<>> param_names_;        ///< every declared one, valid or not
   std::vector<std::unique_ptr<tile::TensorDecl>> broken_; ///< declared but rejected
   std::int64_t shared_bytes_ = 0; ///< the shared tensors so far, each aligned

@@ -120,6 +120,18 @@ void Builder::end_for(const At& at) {
     return; // its `for` was rejected and reported
   std::get<tile::ForOp>(kernel_->ops[open.index].body).end = kernel_->ops.size();
   kernel_->ops.push_back(tile::Op{tile::EndOp{open.index}, at.pos});
+  // The closing cluster_sync of the multicast rings inside it, once the outermost loop ends.
+  if (ring_exit_sync_ && !in_loop()) {
+    using Role = tile::OpOrigin::Role;
+    kernel_->ops.push_back(
+        tile::Op{tile::ClusterSyncOp{}, *ring_exit_sync_, {Role::ring_exit, -1}});
+    ring_exit_sync_.reset();
+  }
+}
+
+bool Builder::in_loop() const {
+  return std::any_of(loops_.begin(), loops_.end(),
+                     [](const OpenLoop& l) { return l.index != kNoOp; });
 }
 
 Diagnostics Builder::open_loop_diagnostics() const {
@@ -503,6 +515,10 @@ void Builder::pipeline(tile::Pipeline p, const At& at) {
     place_ring_init(p);
   }
   p.sync_before = tile::pipeline_needs_sync(p, kernel_->ops, !loops_.empty());
+  if (p.ring && p.ring->multicast && in_loop()) {
+    p.exit_sync = false;
+    ring_exit_sync_ = p.pos;
+  }
   for (tile::Op& op : tile::expand_pipeline(p, kernel_->ops.size(), kernel_->launch_bounds()))
     kernel_->ops.push_back(std::move(op));
 }

@@ -221,7 +221,7 @@ private:
     close_loop(for_index, end_index);
     // The consumers' last arrivals on the peers' empty barriers are remote: no CTA may exit
     // (and free its barriers) before they are in.
-    if (cluster)
+    if (cluster && p_.exit_sync)
       plain(ClusterSyncOp{}, {Role::ring_exit, -1});
     return std::move(out_);
   }

@@ -84,7 +84,8 @@
 // consumes) meets at a cta_sync instead of the named barrier, and thread r releases rank r
 // (P = 0). The init publishes the barriers to the
 // cluster (mbarrier_init_fence, cluster_sync instead of cta_sync), and a cluster_sync after
-// the steady loop keeps every CTA alive until its peers' last arrivals are in.
+// the steady loop keeps every CTA alive until its peers' last arrivals are in (a pipeline
+// inside a loop: one after the outermost loop, Pipeline::exit_sync).
 //
 // Part of the cluster (a load's own `multicast` mask, as a GEMM's A along a 2-D cluster's
 // row and B along its column): each load goes to the ranks of its mask instead, full expects
@@ -169,7 +170,11 @@ struct Pipeline {
   /// (the loop variable), `stage_var` its slot.
   std::vector<Op> body;
   bool sync_before = false; ///< emit a cta_sync before the prologue (slots used before)
-  SourcePos pos;            ///< the pipeline op
+  /// A multicast ring's closing cluster_sync after its steady loop; false inside a loop, where
+  /// the next pass's producer waits for the peers' releases anyway and the builder places one
+  /// cluster_sync after the outermost loop instead.
+  bool exit_sync = true;
+  SourcePos pos; ///< the pipeline op
   /// Set: the loads are bulk_load / tensor_load (their barrier is ring->full) and
   /// complete through the ring; unset: cp.async applies and commit groups.
   std::optional<PipelineRing> ring;

@@ -139,6 +139,22 @@ TEST_CASE("ws pipeline: the multicast ring of thread 0 and every thread (no prod
   check_same_as_by_hand("pipeline_multicast_bulk_2", "cluster");
 }
 
+TEST_CASE("ws pipeline: a multicast ring inside a loop closes with one cluster_sync, after the "
+          "outermost loop") {
+  const auto k = load_corpus("pipeline_ws_multicast_outer_loop");
+  std::vector<std::size_t> exits, ends;
+  for (std::size_t i = 0; i < k->ops.size(); ++i) {
+    if (std::holds_alternative<tile::ClusterSyncOp>(k->ops[i].body) &&
+        k->ops[i].origin.role == tile::OpOrigin::Role::ring_exit)
+      exits.push_back(i);
+    if (std::holds_alternative<tile::EndOp>(k->ops[i].body))
+      ends.push_back(i);
+  }
+  REQUIRE(exits.size() == 1);
+  REQUIRE(ends.size() == 2); // the steady loop's and the outer loop's
+  CHECK(exits.front() == ends.back() + 1);
+}
+
 TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_multicast_rows_cols.toml's "
           "kernel, each load with its own mask") {
   KernelBuilder k("pipeline_ws_multicast_rows_cols");
