@@ -21,10 +21,16 @@ cluster, too long for its budget) with S stages of 64 KiB (A's tile and B's):
   self       as unicast, but each load is a multicast to the CTA alone (mask 1 << cluster_rank)
              and the ring is the multicast ring's (a named barrier among the consumers, the
              release through the cluster-scope arrive on the CTA's own rank): what the
-             multicast form costs without waiting for a peer.
+             multicast form costs without waiting for a peer;
+  release    the `self` ring written out op by op with plain loads (no .multicast::cluster):
+             unicast's loads with the multicast ring's release (named barrier, one
+             mbarrier.arrive.release.cluster on the CTA's own rank through mapa), which
+             separates the load's form from the release in `self`'s cost.
 
-The consumers read the first 64 bytes of each stage's A tile into OUT[bid] (one uint16 each),
-so that the stage is consumed without adding global traffic; the last step's values stay.
+The consumers read the first 64 bytes of each stage's A tile into a shared SINK (one uint16
+each), so that the stage is consumed without global traffic inside the loop (a consumer's
+global store would hold up the release that follows it, which the multicast ring makes at
+cluster scope); after the loop each consumer copies its SINK element to OUT[bid].
 
 Usage: tools/bench/gen_gemm_operands.py [--out DIR] [--check | --list]
   writes every spec under DIR (default: this script's folder); --check writes nothing and exits
@@ -56,6 +62,7 @@ SPECS = [
     Spec("gemm_operands_multicast_s3", "multicast", 3, 128),
     Spec("gemm_operands_unicast_s3", "unicast", 3, 128),
     Spec("gemm_operands_self_s3", "self", 3, 128),
+    Spec("gemm_operands_release_s3", "release", 3, 128),
 ]
 
 
@@ -63,8 +70,10 @@ def header(s):
     how = {"multicast": "half of each tile from each CTA of the cluster row (A) or column (B), "
                         "multicast to it",
            "unicast": "each CTA loads both whole tiles itself",
-           "self": "each CTA loads both whole tiles itself, each a multicast to the CTA alone"}[
-        s.mode]
+           "self": "each CTA loads both whole tiles itself, each a multicast to the CTA alone",
+           "release": "each CTA loads both whole tiles itself (plain loads), and its consumers "
+                      "release a stage as the multicast ring does, through one cluster-scope "
+                      "arrive on the CTA's own rank"}[s.mode]
     return [
         "# NOT IN THE CORPUS: a benchmark, written by tools/bench/gen_gemm_operands.py (edit that,",
         "# not this file); tools/gemm_operands_device.sh times it (docs/benchmarks.md, \"GEMM",
@@ -91,6 +100,7 @@ def tensors(lines, s):
         tensor(lines, name, "global", (blocks * ROWS, s.steps * COLS), [f'init = "random({seed})"'])
         lines += ["", f"[tensor.{name}.map]", f"box = [{box}, {COLS}]"]
     tensor(lines, "OUT", "global", (GRID[0] * GRID[1], CONSUMERS), ["output = true"])
+    tensor(lines, "SINK", "shared", (CONSUMERS,))
     tensor(lines, "SA", "shared", (s.stages, ROWS, COLS))
     tensor(lines, "SB", "shared", (s.stages, ROWS, COLS))
     for name in ("full", "empty"):
@@ -122,8 +132,51 @@ def pipeline(lines, s):
     load(lines, s, "A", "SA", "bid.y", "cluster_rank % 2", "3 << (2 * (cluster_rank / 2))")
     load(lines, s, "B", "SB", "bid.x", "cluster_rank / 2", "5 << (cluster_rank % 2)")
     lines += ["", "[[op.body]]", 'op = "copy"',
-              "dst = 'OUT.sub[bid, max(tid, 32) - 32]'",
+              "dst = 'SINK.sub[max(tid, 32) - 32]'",
               "src = 'SA.sub[stage, 0, max(tid, 32) - 32]'"]
+
+
+def op(lines, name, **fields):
+    lines += ["", "[[op]]", f'op = "{name}"', *(f"{k} = {v}" for k, v in fields.items())]
+
+
+def written_ring(lines, s):
+    """The `self` spec's pipeline written out op by op (its expansion, as
+    specs/ws/*_by_hand.toml write theirs), with plain loads instead of its multicasts."""
+    S, K = s.stages, s.steps
+    for st in range(S):
+        op(lines, "mbarrier_init", barrier=f"'full.sub[{st}]'", count=1)
+        op(lines, "mbarrier_init", barrier=f"'empty.sub[{st}]'", count=1)
+    op(lines, "mbarrier_init_fence")
+    op(lines, "cluster_sync")
+
+    def produce(stage, tile, pred):
+        op(lines, "expect_tx", barrier=f"'full.sub[{stage}]'", bytes=2 * ROWS * COLS * 2,
+           pred=f'"{pred}"')
+        for name, block in (("A", "bid.y"), ("B", "bid.x")):
+            op(lines, "tensor_load", tensor=f'"{name}"',
+               coords=f'["{block} * {ROWS}", "{tile} * {COLS}"]',
+               dst=f"'S{name}.sub[{stage}, :, :]'", barrier=f"'full.sub[{stage}]'",
+               pred=f'"{pred}"')
+
+    for st in range(S - 1):
+        produce(st, st, "tid == 0")
+    op(lines, "for", var='"k"', start=0, stop=K)
+    ahead, guard = S - 1, f"tid == 0 && k + {S - 1} < {K}"
+    op(lines, "mbarrier_wait", barrier=f"'empty.sub[(k + {ahead}) % {S}]'",
+       parity=f'"(k + {ahead}) / {S} % 2 ^ 1"', pred=f'"{guard}"')
+    produce(f"(k + {ahead}) % {S}", f"min(k + {ahead}, {K - 1})", guard)
+    op(lines, "mbarrier_wait", barrier=f"'full.sub[k % {S}]'", parity=f'"k / {S} % 2"',
+       pred='"warp >= 1"')
+    op(lines, "copy", dst="'SINK.sub[max(tid, 32) - 32]'",
+       src=f"'SA.sub[k % {S}, 0, max(tid, 32) - 32]'", pred='"warp >= 1"')
+    op(lines, "named_barrier", id=1, count=CONSUMERS, pred='"warp >= 1"')
+    # Consumer thread 32 releases the stage on its own CTA's `empty` through the cluster
+    # window, as the `self` ring's thread 32 + r does on rank r.
+    op(lines, "mbarrier_arrive", barrier=f"'empty@(cluster_rank).sub[k % {S}]'",
+       pred='"tid == 32"')
+    op(lines, "end")
+    op(lines, "cluster_sync")
 
 
 def expects(lines, s):
@@ -138,7 +191,13 @@ def expects(lines, s):
 def spec_text(s):
     lines = header(s)
     tensors(lines, s)
-    pipeline(lines, s)
+    if s.mode == "release":
+        written_ring(lines, s)
+    else:
+        pipeline(lines, s)
+    # Each consumer's last SINK element, by the thread that wrote it.
+    op(lines, "copy", dst="'OUT.sub[bid, max(tid, 32) - 32]'",
+       src="'SINK.sub[max(tid, 32) - 32]'", pred='"warp >= 1"')
     expects(lines, s)
     return "\n".join(lines) + "\n"
 
