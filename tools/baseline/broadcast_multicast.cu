@@ -19,6 +19,8 @@
 //                 `empty` (C arrivals) before it refills the stage; with L = S - 2 a CTA may
 //                 run one tile ahead of its slowest peer (tools/bench/broadcast_empty_*.toml).
 //                 (Until 2026-12-05 thread 0 made the C arrivals itself, one after another.)
+//                 With --arrive-scope cta the arrival has no semantics written (.release.cta,
+//                 CUTLASS's ClusterBarrier::arrive(cta_id)) instead of .release.cluster.
 // At the end every thread waits for the last tile and copies it to B[bid] (32 KiB per CTA); the
 // host checks every B[bid] against its tile of A, and a cluster barrier precedes the exit.
 //
@@ -26,6 +28,7 @@
 //        tools/baseline/broadcast_multicast.cu -lcuda
 //   ./broadcast_multicast [--cluster 2|4|8] [--mode sync|empty] [--stages S] [--ahead L]
 //                         [--tiles N] [--a-tiles N] [--reps N] [--warmup N]
+//                         [--arrive-scope cluster|cta]
 // (--tiles: tiles each CTA receives; --a-tiles: A's size in tiles, 256 unless given: the
 // `big` specs' A, ncluster x 128 tiles, is larger than the H200's L2)
 // prints one line: `broadcast-baseline cluster C mode M stages S ahead L tiles N a_tiles T
@@ -90,12 +93,22 @@ __device__ __forceinline__ void wait_parity(unsigned bar, unsigned parity) {
                : "memory");
 }
 
-__device__ __forceinline__ void arrive_remote(unsigned bar, unsigned rank) {
-  asm volatile("{\n\t.reg .b32 r;\n\t"
-               "mapa.shared::cluster.u32 r, %0, %1;\n\t"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r];\n\t}" ::"r"(bar),
-               "r"(rank)
-               : "memory");
+// The release of a stage on rank `rank`'s barrier: at cluster scope (ptxgen's form), or, with
+// `cta_scope`, with no semantics written (`.release.cta`, the default: CUTLASS's
+// ClusterBarrier::arrive(cta_id)).
+__device__ __forceinline__ void arrive_remote(unsigned bar, unsigned rank, bool cta_scope) {
+  if (cta_scope)
+    asm volatile("{\n\t.reg .b32 r;\n\t"
+                 "mapa.shared::cluster.u32 r, %0, %1;\n\t"
+                 "mbarrier.arrive.shared::cluster.b64 _, [r];\n\t}" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+  else
+    asm volatile("{\n\t.reg .b32 r;\n\t"
+                 "mapa.shared::cluster.u32 r, %0, %1;\n\t"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r];\n\t}" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
 }
 
 __device__ __forceinline__ void load_multicast(unsigned dst, const CUtensorMap* map, unsigned row,
@@ -117,7 +130,7 @@ __device__ __forceinline__ void cluster_sync_all(bool relaxed) {
 template <unsigned C, bool kEmpty>
 __global__ void __launch_bounds__(kThreads)
     broadcast(const __grid_constant__ CUtensorMap a, std::uint16_t* b, unsigned n, unsigned stages,
-              unsigned ahead, unsigned a_tiles) {
+              unsigned ahead, unsigned a_tiles, unsigned cta_scope) {
   extern __shared__ __align__(1024) unsigned char ring[];
   __shared__ alignas(8) std::uint64_t full[kMaxStages];
   __shared__ alignas(8) std::uint64_t empty[kMaxStages];
@@ -155,7 +168,7 @@ __global__ void __launch_bounds__(kThreads)
     if (tid == 0 || (kEmpty && tid < C)) {
       wait_parity(smem_u32(&full[k % stages]), (k / stages) & 1u);
       if (kEmpty) // thread r releases the stage in the CTA of rank r
-        arrive_remote(smem_u32(&empty[k % stages]), tid);
+        arrive_remote(smem_u32(&empty[k % stages]), tid, cta_scope != 0);
     }
     if (!kEmpty) {
       __syncwarp();
@@ -187,6 +200,7 @@ struct Options {
   unsigned cluster = 2, tiles = 512, reps = 50, warmup = 10, stages = 4, ahead = 0;
   unsigned a_tiles = kTiles;
   bool empty = false;
+  bool cta_scope = false; ///< --arrive-scope cta: the remote release at .cta scope
 };
 
 Options parse(int argc, char** argv) {
@@ -210,10 +224,13 @@ Options parse(int argc, char** argv) {
       o.ahead = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (a == "--mode" && has)
       o.empty = std::string(argv[++i]) == "empty";
+    else if (a == "--arrive-scope" && has)
+      o.cta_scope = std::string(argv[++i]) == "cta";
     else {
       std::fprintf(stderr,
                    "usage: %s [--cluster 2|4|8] [--mode sync|empty] [--stages S] [--ahead L] "
-                   "[--tiles N] [--a-tiles N] [--reps N] [--warmup N]\n",
+                   "[--tiles N] [--a-tiles N] [--reps N] [--warmup N] "
+                   "[--arrive-scope cluster|cta]\n",
                    argv[0]);
       std::exit(2);
     }
@@ -266,7 +283,8 @@ float launch(const Options& o, const CUtensorMap& map, std::uint16_t* b, cudaEve
   cfg.attrs = attr;
   cfg.numAttrs = 1;
   CHECK_CUDA(cudaEventRecord(t0));
-  CHECK_CUDA(cudaLaunchKernelEx(&cfg, k, map, b, o.tiles, o.stages, o.ahead, o.a_tiles));
+  CHECK_CUDA(cudaLaunchKernelEx(&cfg, k, map, b, o.tiles, o.stages, o.ahead, o.a_tiles,
+                                static_cast<unsigned>(o.cta_scope)));
   CHECK_CUDA(cudaEventRecord(t1));
   CHECK_CUDA(cudaEventSynchronize(t1));
   CHECK_CUDA(cudaGetLastError());
