@@ -389,8 +389,9 @@ void bind_control(py::class_<PyKernel>& k) {
        "(v.tile, v.stage); full/empty give a TMA pipeline's mbarrier ring; producer_warps "
        "makes it warp-specialized (producer_regs / consumer_regs: setmaxnreg; "
        "consumer_barrier: a named barrier id among the consumers before each release; "
-       "multicast: each CTA's loads are its share, multicast to the whole cluster, and a "
-       "stage's refill waits for the consumers of every CTA).")
+       "multicast: each CTA's loads are its share, multicast to the whole cluster or to the "
+       "ranks of a load's own multicast= mask, and a stage's refill waits for the consumers "
+       "of every CTA it lands in).")
       .def(
           "mbarrier_init",
           [](PyKernel& self, const api::View& barrier, const Int& count) {

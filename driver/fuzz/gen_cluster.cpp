@@ -384,16 +384,18 @@ RingTile pick_ring_tile(Builder& b, std::int64_t C, std::int64_t budget) {
   return t;
 }
 
-/// The ring's release of stage `k % P` in every CTA: C of its T threads, after the cta_sync,
-/// each arrive on the `empty` of another rank, all ranks covered: threads 0..C-1 on rank tid
-/// (or rank tid ^ x), or the last C threads on rank tid - (T - C).
-ModelMbarrierArrive ring_arrival(Builder& b, std::int64_t T, std::int64_t C,
-                                 const std::string& stage) {
-  const std::string Cs = std::to_string(C);
+/// The ring's release of stage `k % P` in every CTA: G of its T threads (G the CTAs of a
+/// mask), after the cta_sync, each arrive on the `empty` of another rank of the CTA's group,
+/// all of them covered: threads 0..G-1 on rank tid (or rank tid ^ x), or the last G threads on
+/// rank tid - (T - G); `base` (empty: the whole cluster) is the group's first rank.
+ModelMbarrierArrive ring_arrival(Builder& b, std::int64_t T, std::int64_t G,
+                                 const std::string& stage, const std::string& base) {
+  const std::string Gs = std::to_string(G);
   const auto form = b.rng.below(3);
-  const std::string x = std::to_string(b.rng.between(1, C - 1)), J = std::to_string(T - C);
-  const std::string rank = form == 0 ? "tid" : form == 1 ? "tid ^ " + x : "tid - " + J;
-  const std::string pred = form == 2 ? "tid >= " + J : "tid < " + Cs;
+  const std::string x = std::to_string(b.rng.between(1, G - 1)), J = std::to_string(T - G);
+  const std::string in_group = form == 0 ? "tid" : form == 1 ? "tid ^ " + x : "tid - " + J;
+  const std::string rank = base.empty() ? in_group : base + " + (" + in_group + ")";
+  const std::string pred = form == 2 ? "tid >= " + J : "tid < " + Gs;
   return ModelMbarrierArrive{ViewText{"empty@(" + rank + ").sub[" + stage + "]"}, ExprText{pred}};
 }
 
@@ -412,20 +414,29 @@ void generate_multicast_ring(Builder& b) {
   const std::int64_t P = b.rng.between(2, 4);
   const std::int64_t K =
       std::min(std::max<std::int64_t>(b.opt.max_tiles, P + 1), P + b.rng.edge(1, 4));
-  const RingTile t = pick_ring_tile(b, l.C, b.opt.max_tensor_bytes / (l.G() * K));
+  // Masks of part of the cluster (a 2-D cluster's rows, in rank order): each group of G = C / 2
+  // consecutive ranks shares its tile, G parts, one from each of its CTAs.
+  const bool part = l.C >= 4 && b.rng.chance(1, 2);
+  const std::int64_t G = part ? l.C / 2 : l.C;
+  const std::string Gs = std::to_string(G);
+  const std::string base = part ? "cluster_rank / " + Gs + " * " + Gs : "";
+  const std::string share = part ? "cluster_rank % " + Gs : "cluster_rank";
+  if (part)
+    b.use(Feature::multicast_part_mask);
+  const RingTile t = pick_ring_tile(b, G, b.opt.max_tensor_bytes / (l.G() * K));
   const ModelDtype dt = b.dtype(t.es);
   const std::int64_t T = bulk_gen::sharing_threads(b, t.elements());
   launch(b, l, T);
   std::vector<std::int64_t> stages = t.shape, out = t.shape;
   stages.insert(stages.begin(), P);
   out.insert(out.begin(), {l.G(), K});
-  const std::string C = std::to_string(l.C), Ps = std::to_string(P);
+  const std::string Ps = std::to_string(P);
   const std::string stage = "k % " + Ps;
   ModelTensor& a = b.tensor("A", false, {}, dt);
   a.init = b.init_for(dt);
   if (t.tensor) {
     b.use(Feature::multicast_tensor);
-    a.shape = {l.n * K * l.C * t.h, t.W};
+    a.shape = {l.n * K * G * t.h, t.W};
     a.map = ModelMap{{t.h, t.W}, {}, tile::TensorMapSwizzle::none, tile::TensorMapOobFill::zero};
   } else {
     b.use(Feature::multicast_bulk);
@@ -436,8 +447,9 @@ void generate_multicast_ring(Builder& b) {
   b.tensor("full", true, {P}, barrier_dtype);
   b.tensor("empty", true, {P}, barrier_dtype);
   const std::size_t u = b.unit({"A", "B", "S", "full", "empty"});
-  // `full` hears the issuer's arrival (its expect_tx), `empty` one arrival from each CTA.
-  for (const auto& [name, count] : {std::pair{"full", std::int64_t{1}}, std::pair{"empty", l.C}})
+  // `full` hears the issuer's arrival (its expect_tx), `empty` one arrival from each CTA of
+  // the group.
+  for (const auto& [name, count] : {std::pair{"full", std::int64_t{1}}, std::pair{"empty", G}})
     for (std::int64_t s = 0; s < P; ++s)
       b.op(u, ModelMbarrierInit{ViewText{std::string(name) + ".sub[" + std::to_string(s) + "]"},
                                 count});
@@ -446,6 +458,10 @@ void generate_multicast_ring(Builder& b) {
   const std::int64_t I = b.rng.edge(0, T - 1);
   const ExprText issuer{bulk_gen::thread_is(I)};
   const ViewText full{"full.sub[" + stage + "]"};
+  // The group's ranks, G of them from its first: ((1 << G) - 1) << (first rank).
+  const ExprText mask =
+      part ? ExprText{std::to_string((std::int64_t{1} << G) - 1) + " << (" + base + ")"}
+           : full_mask(b, l.C);
   b.op(u, ModelFor{"k", std::int64_t{0}, K, std::nullopt, std::nullopt});
   b.op(u, ModelMbarrierWait{ViewText{"empty.sub[" + stage + "]"},
                             ExprText{"(k / " + Ps + " + 1) % 2"}, issuer});
@@ -454,30 +470,30 @@ void generate_multicast_ring(Builder& b) {
     ModelTensorLoad load;
     load.tensor = "A";
     load.coords = {ExprText{"(cluster_id * " + std::to_string(K) + " + k) * " +
-                            std::to_string(l.C * t.h) + " + cluster_rank * " + std::to_string(t.h)},
+                            std::to_string(G * t.h) + " + " + share + " * " + std::to_string(t.h)},
                    ExprText{"0"}};
-    load.dst = ViewText{"S.rearrange(\"s (r h) c -> s r h c\", r=" + C + ").sub[" + stage +
-                        ", cluster_rank, :, :]"};
+    load.dst = ViewText{"S.rearrange(\"s (r h) c -> s r h c\", r=" + Gs + ").sub[" + stage + ", " +
+                        share + ", :, :]"};
     load.barrier = full;
     load.pred = issuer;
-    load.multicast = full_mask(b, l.C);
+    load.multicast = mask;
     b.op(u, load);
   } else {
     ModelBulkLoad load;
-    load.dst = ViewText{"S.rearrange(\"s (r e) -> s r e\", r=" + C + ").sub[" + stage +
-                        ", cluster_rank, :]"};
-    load.src = ViewText{"A.rearrange(\"c k (r e) -> c k r e\", r=" + C +
-                        ").sub[cluster_id, k, cluster_rank, :]"};
+    load.dst = ViewText{"S.rearrange(\"s (r e) -> s r e\", r=" + Gs + ").sub[" + stage + ", " +
+                        share + ", :]"};
+    load.src = ViewText{"A.rearrange(\"c k (r e) -> c k r e\", r=" + Gs + ").sub[cluster_id, k, " +
+                        share + ", :]"};
     load.barrier = full;
     load.pred = issuer;
-    load.multicast = full_mask(b, l.C);
+    load.multicast = mask;
     b.op(u, load);
   }
   b.op(u, ModelMbarrierWait{full, ExprText{"k / " + Ps + " % 2"}});
   b.op(u, ModelCopy{bulk_gen::thread_share("B", out, 2, T, "bid, k"),
                     bulk_gen::thread_share("S", stages, 1, T, stage)});
   b.op(u, ModelCtaSync{});
-  b.op(u, ring_arrival(b, T, l.C, stage));
+  b.op(u, ring_arrival(b, T, G, stage, base));
   b.op(u, ModelEnd{});
   b.op(u, ModelClusterSync{});
   if (!b.opt.expectations)

@@ -497,7 +497,7 @@ bool refill_whole_cta(SpecModel& m, Rng&) {
   return refill_read_by(m, "0");
 }
 
-constexpr std::array<MutationRule, 77> rules{{
+constexpr std::array<MutationRule, 78> rules{{
     {"block 0", DiagId::spec_block_range, block_zero},
     {"block of 2048 threads", DiagId::spec_block_range, block_2048},
     {"grid 0", DiagId::spec_grid_range, grid_zero},
@@ -626,6 +626,8 @@ constexpr std::array<MutationRule, 77> rules{{
      DiagId::contract_multicast_refill, cluster_mutants::ring_arrive_before_cta_sync},
     {"multicast ring: the empty count one, the remote arrivals kept",
      DiagId::contract_mbarrier_count, cluster_mutants::ring_empty_count_one},
+    {"multicast ring: a group's mask widened to the whole cluster", DiagId::contract_mbarrier_tx,
+     cluster_mutants::ring_part_mask_whole_cluster},
 }};
 
 } // namespace

@@ -311,9 +311,12 @@ bool ring_own_empty_only(SpecModel& m, Rng&) {
 
 namespace {
 
-/// The arrivals of one rank R's consumers dropped: every `empty` hears C - 1 CTAs.
+/// The arrivals of one rank R's consumers dropped: every `empty` hears C - 1 CTAs. Only in a
+/// ring whose masks are the whole cluster (with masks of part of it, only R's group would hear
+/// one less, and the other group's count, one less too, one too many).
 bool drop_one_cta(SpecModel& m, Rng& rng) {
-  ModelMbarrierArrive* a = ring(m) ? ring_arrive(m) : nullptr;
+  ModelMbarrierArrive* a =
+      ring(m) && !m.has(Feature::multicast_part_mask) ? ring_arrive(m) : nullptr;
   if (!a || !a->pred)
     return false;
   const std::int64_t R = rng.between(0, m.cluster.at(0) - 1);
@@ -332,6 +335,16 @@ bool ring_one_cta_dropped(SpecModel& m, Rng& rng) {
 
 bool ring_one_cta_dropped_count_kept(SpecModel& m, Rng& rng) {
   return drop_one_cta(m, rng);
+}
+
+bool ring_part_mask_whole_cluster(SpecModel& m, Rng&) {
+  if (!ring(m) || !m.has(Feature::multicast_part_mask))
+    return false;
+  const std::string all = std::to_string((std::int64_t{1} << m.cluster.at(0)) - 1);
+  auto all_masks = masks(m);
+  for (ExprText* e : all_masks)
+    *e = ExprText{all};
+  return !all_masks.empty();
 }
 
 bool ring_refill_before_empty_wait(SpecModel& m, Rng&) {

@@ -51,5 +51,8 @@ bool ring_one_cta_dropped_count_kept(SpecModel& m, Rng& rng);
 bool ring_refill_before_empty_wait(SpecModel& m, Rng& rng);
 bool ring_arrive_before_cta_sync(SpecModel& m, Rng& rng);
 bool ring_empty_count_one(SpecModel& m, Rng& rng);
+/// A ring whose masks are a group of the cluster: the masks widened to the whole cluster, so
+/// each CTA receives every group's parts where its `full` expects its own group's.
+bool ring_part_mask_whole_cluster(SpecModel& m, Rng& rng);
 
 } // namespace ptxgen::driver::fuzz::cluster_mutants

@@ -143,7 +143,8 @@ std::string_view name(Family f);
   X(multicast_tensor)                                                                              \
   X(peer_bulk_copy)                                                                                \
   X(peer_arrive)                                                                                   \
-  X(multicast_ring)
+  X(multicast_ring)                                                                                \
+  X(multicast_part_mask)
 
 enum class Feature : unsigned {
 #define PTXGEN_FUZZ_FEATURE_ENUM(f) f,

@@ -175,9 +175,11 @@ struct PipelineOptions {
   std::optional<std::int64_t> consumer_regs = std::nullopt;
   /// A named barrier id among the consumers before each release.
   std::optional<std::int64_t> consumer_barrier = std::nullopt;
-  /// The cluster multicast form (tile::PipelineRoles::multicast; needs a cluster and
-  /// consumer_barrier): each CTA's loads are its share of the tile, multicast to the whole
-  /// cluster, and each stage's refill waits for the consumers of every CTA.
+  /// The cluster multicast form (tile::PipelineRing::multicast; needs a cluster, and
+  /// consumer_barrier with producer_warps): each CTA's loads are its share of the tile,
+  /// multicast to the whole cluster, or to the ranks of a load's own BulkOptions::multicast
+  /// mask (part of the cluster: a 2-D cluster's row or column); full and empty count what the
+  /// masks send (docs/spec-format.md, "Masks of part of the cluster").
   bool multicast = false;
 };
 

@@ -32,6 +32,7 @@ TEST_CASE("fuzz_gen cluster: every spec of the cluster seed range passes check")
   const GenOptions options = fuzz_gen_test::cluster_options();
   std::map<std::int64_t, std::size_t> sizes;
   std::map<bool, std::size_t> rings; // the multicast ring, by tensor (2-D) or bulk (1-D) load
+  std::size_t parts = 0;             // rings whose masks are part of the cluster
   for (std::uint64_t seed = fuzz_gen_test::first_seed;
        seed < fuzz_gen_test::first_seed + fuzz_gen_test::cluster_seed_count; ++seed) {
     const SpecModel m = generate(seed, options);
@@ -46,6 +47,7 @@ TEST_CASE("fuzz_gen cluster: every spec of the cluster seed range passes check")
     ++sizes[C];
     if (m.has(Feature::multicast_ring))
       ++rings[m.has(Feature::multicast_tensor)];
+    parts += m.has(Feature::multicast_part_mask) ? 1 : 0;
     auto built = build_kernel(m);
     CHECK(static_cast<bool>(built));
     const auto ds = check_spec_text(spec_toml(m), "cluster.toml");
@@ -57,6 +59,7 @@ TEST_CASE("fuzz_gen cluster: every spec of the cluster seed range passes check")
   CHECK(sizes[8] > 0);
   CHECK(rings[false] > 0);
   CHECK(rings[true] > 0);
+  CHECK(parts > 0);
 }
 
 TEST_CASE("fuzz_gen cluster: every mutant is refused with its DiagId") {
