@@ -39,13 +39,6 @@ baseline_runs=("2 sync 4 3 256 512" "2 empty 4 3 256 512" "2 empty 6 4 256 512"
 # base_name C M S A: the log name of a baseline run.
 base_name() { echo "nvcc_${2}_${1}_s${3}_a${4}"; }
 
-# Seconds for the next step: `want`, or what is left of LIMIT when that is less (at least 1).
-capped() {
-  local left
-  left=$(device_left)
-  if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
-}
-
 {
   device_machine
   nvcc --version | tail -1
@@ -55,7 +48,7 @@ capped() {
 
 # 1. ptxgen's kernels.
 for s in "${specs[@]}"; do
-  timeout "$(capped 120)" "$bin" bench --target sm_90 --reps "$reps" --json "$log/$s.json" \
+  timeout "$(device_capped 120)" "$bin" bench --target sm_90 --reps "$reps" --json "$log/$s.json" \
     "tools/bench/$s.toml" > "$log/$s.bench.txt" 2>&1 || {
     echo "ptxgen bench of $s failed (see $log/$s.bench.txt)"
     status=1
@@ -64,13 +57,13 @@ done
 
 # 2. The hand-written kernel.
 baseline=$log/broadcast_multicast
-if timeout "$(capped 180)" nvcc -gencode arch=compute_90a,code=sm_90a -O3 -o "$baseline" \
+if timeout "$(device_capped 180)" nvcc -gencode arch=compute_90a,code=sm_90a -O3 -o "$baseline" \
   tools/baseline/broadcast_multicast.cu -lcuda > "$log/nvcc.txt" 2>&1; then
   for run in "${baseline_runs[@]}"; do
     read -r c m st ah at n <<< "$run"
     name=$(base_name "$c" "$m" "$st" "$at")
-    timeout "$(capped 60)" "$baseline" --cluster "$c" --mode "$m" --stages "$st" --ahead "$ah" \
-      --a-tiles "$at" --tiles "$n" --reps 50 > "$log/$name.txt" 2>&1 || {
+    timeout "$(device_capped 60)" "$baseline" --cluster "$c" --mode "$m" --stages "$st" \
+      --ahead "$ah" --a-tiles "$at" --tiles "$n" --reps 50 > "$log/$name.txt" 2>&1 || {
       echo "broadcast_multicast $run failed (see $log/$name.txt)"
       status=1
     }
@@ -85,7 +78,7 @@ ncu=$(command -v ncu || true)
 [ -z "$ncu" ] && [ -x /usr/local/cuda/bin/ncu ] && ncu=/usr/local/cuda/bin/ncu
 metrics=()
 if [ -n "$ncu" ]; then
-  timeout "$(capped 60)" "$ncu" --query-metrics > "$log/ncu_query.txt" 2>&1
+  timeout "$(device_capped 60)" "$ncu" --query-metrics > "$log/ncu_query.txt" 2>&1
   for m in lts__t_sectors_srcunit_tex_op_read.sum l1tex__m_xbar2l1tex_read_bytes.sum; do
     grep -q "^${m%.sum}\b" "$log/ncu_query.txt" && metrics+=("$m")
   done
@@ -93,7 +86,7 @@ fi
 profile() { # NAME COMMAND...: ncu's CSV of the first kernel whose name has "broadcast"
   local name=$1
   shift
-  timeout "$(capped 120)" "$ncu" --csv --print-units base --metrics "$(IFS=,; echo "${metrics[*]}")" \
+  timeout "$(device_capped 120)" "$ncu" --csv --print-units base --metrics "$(IFS=,; echo "${metrics[*]}")" \
     --kernel-name regex:broadcast --launch-count 1 "$@" > "$log/$name.ncu.csv" 2>&1 ||
     echo "ncu of $name failed (see $log/$name.ncu.csv)"
 }

@@ -49,6 +49,14 @@ device_left() {
   echo $((device_limit - ($(date +%s) - device_start)))
 }
 
+# device_capped SECONDS: SECONDS for the next step, or what is left of the clock when that is
+# less (at least 1).
+device_capped() {
+  local left
+  left=$(device_left)
+  if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
+}
+
 # device_build_runner NAME SRC BIN LOG [SECONDS]: builds a driver-API runner (a tools/*/run.cu)
 # for sm_90a into BIN, its output in LOG; on failure prints LOG and "NAME: run.cu does not
 # build", and returns 1.

@@ -24,11 +24,6 @@ bin=${PTXGEN:-build-device/ptxgen}
 reps=${REPS:-20}
 status=0
 mapfile -t specs < <(python3 tools/bench/gen_gemm_operands.py --list | cut -d' ' -f1)
-capped() {
-  local left
-  left=$(device_left)
-  if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
-}
 {
   device_machine
   "$bin" --version
@@ -36,7 +31,7 @@ capped() {
 } > "$log/machine.txt" 2>&1
 
 for s in "${specs[@]}"; do
-  timeout "$(capped 150)" "$bin" bench --target sm_90 --reps "$reps" --json "$log/$s.json" \
+  timeout "$(device_capped 150)" "$bin" bench --target sm_90 --reps "$reps" --json "$log/$s.json" \
     "tools/bench/$s.toml" > "$log/$s.bench.txt" 2>&1 || {
     echo "ptxgen bench of $s failed (see $log/$s.bench.txt)"
     status=1
@@ -47,7 +42,7 @@ ncu=$(command -v ncu || true)
 [ -z "$ncu" ] && [ -x /usr/local/cuda/bin/ncu ] && ncu=/usr/local/cuda/bin/ncu
 metrics=()
 if [ -n "$ncu" ]; then
-  timeout "$(capped 60)" "$ncu" --query-metrics > "$log/ncu_query.txt" 2>&1
+  timeout "$(device_capped 60)" "$ncu" --query-metrics > "$log/ncu_query.txt" 2>&1
   for m in lts__t_sectors_srcunit_tex_op_read.sum l1tex__m_xbar2l1tex_read_bytes.sum \
     dram__bytes_read.sum; do
     grep -q "^${m%.sum}\b" "$log/ncu_query.txt" && metrics+=("$m")
@@ -55,7 +50,7 @@ if [ -n "$ncu" ]; then
 fi
 if [ ${#metrics[@]} -gt 0 ]; then
   for s in "${specs[@]}"; do
-    timeout "$(capped 120)" "$ncu" --csv --print-units base \
+    timeout "$(device_capped 120)" "$ncu" --csv --print-units base \
       --metrics "$(IFS=,; echo "${metrics[*]}")" --kernel-name regex:gemm_operands \
       --launch-count 1 "$bin" bench --target sm_90 --reps 1 --warmup 0 "tools/bench/$s.toml" \
       > "$log/$s.ncu.csv" 2>&1 || echo "ncu of $s failed (see $log/$s.ncu.csv)"

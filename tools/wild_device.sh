@@ -34,13 +34,6 @@ trap 'rm -rf "$tmp"' EXIT
 work=$tmp/runs # every run's plan and memory; those that do not agree are kept under $out/runs
 device_clock "${LIMIT:-390}"
 
-# Seconds for the next step: `want`, or what is left of LIMIT when that is less (at least 1).
-capped() {
-  local left
-  left=$(device_left)
-  if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
-}
-
 {
   device_machine
   nvcc --version | tail -1
@@ -58,14 +51,14 @@ fi
 if [ -z "$runner" ]; then
   runner=$tmp/run
   device_build_runner wild_device "$here/wild_device/run.cu" "$runner" "$out/build.log" \
-    "$(capped 150)" || exit 1
+    "$(device_capped 150)" || exit 1
 fi
 
 # The simulator's run of NAME into runs/NAME; whether it wrote a plan.
 simulate() { # name ptx args...
   local name=$1 ptx=$2
   shift 2
-  timeout -k 5 "$(capped 60)" "$ptxgen" lint "$root/$ptx" "$@" --save-run "$work/$name" \
+  timeout -k 5 "$(device_capped 60)" "$ptxgen" lint "$root/$ptx" "$@" --save-run "$work/$name" \
     > "$out/$name.lint.txt" 2>&1
   [ -s "$work/$name/plan.txt" ]
 }
@@ -74,10 +67,10 @@ simulate() { # name ptx args...
 on_gpu() { # ptx dir mode log [tool]
   local ptx=$1 dir=$2 mode=$3 log=$4 rc
   if [ -n "${5:-}" ]; then
-    timeout -k 5 "$(capped 40)" "$sanitizer" --tool "$5" --print-limit 20 "$runner" "$root/$ptx" \
+    timeout -k 5 "$(device_capped 40)" "$sanitizer" --tool "$5" --print-limit 20 "$runner" "$root/$ptx" \
       "$dir" "$mode" > "$log" 2>&1
   else
-    timeout -k 5 "$(capped 30)" "$runner" "$root/$ptx" "$dir" "$mode" > "$log" 2>&1
+    timeout -k 5 "$(device_capped 30)" "$runner" "$root/$ptx" "$dir" "$mode" > "$log" 2>&1
   fi
   rc=$?
   if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then

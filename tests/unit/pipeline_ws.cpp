@@ -80,6 +80,18 @@ void check_builds_corpus_spec(const KernelBuilder& k, const std::string& name) {
   CHECK(ptx_of(**again) == *r.ptx);
 }
 
+/// The multicast ring of six tiles through three stages of `full` and `empty`, one producer
+/// warp, named barrier 1 (the corpus's multicast ring specs).
+PipelineOptions multicast_ring_options(const Tensor& full, const Tensor& empty) {
+  return {.stop = 6,
+          .stages = 3,
+          .full = [full](const PipelineVars& v) { return full.sub({v.stage}); },
+          .empty = [empty](const PipelineVars& v) { return empty.sub({v.stage}); },
+          .producer_warps = 1,
+          .consumer_barrier = 1,
+          .multicast = true};
+}
+
 /// specs/ws/`name`.toml's text with `from` replaced by `to` (once; it must be there).
 std::string edited(const std::string& name, const std::string& from, const std::string& to) {
   std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/specs/ws/" + name + ".toml");
@@ -182,13 +194,7 @@ TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_multicast_rows_
         .sub({max(tid(), 32) - 32, all});
   };
   k.pipeline(
-      {.stop = 6,
-       .stages = 3,
-       .full = [&](const PipelineVars& v) { return full.sub({v.stage}); },
-       .empty = [&](const PipelineVars& v) { return empty.sub({v.stage}); },
-       .producer_warps = 1,
-       .consumer_barrier = 1,
-       .multicast = true},
+      multicast_ring_options(full, empty),
       [&](const PipelineVars& v) {
         k.tensor_load(A, {(cluster * 2 + row) * 16 + column * 8, v.tile * 64},
                       half(SA.sub({v.stage, all, all}), column),
@@ -251,13 +257,7 @@ TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_multicast_bulk.
     return v.rearrange("(t e) -> t e", {{"t", 64}}).sub({max(tid(), 32) - 32, all});
   };
   k.pipeline(
-      {.stop = 6,
-       .stages = 3,
-       .full = [&](const PipelineVars& v) { return full.sub({v.stage}); },
-       .empty = [&](const PipelineVars& v) { return empty.sub({v.stage}); },
-       .producer_warps = 1,
-       .consumer_barrier = 1,
-       .multicast = true},
+      multicast_ring_options(full, empty),
       [&](const PipelineVars& v) {
         k.bulk_load(
             S.rearrange("s (r e) -> s r e", {{"r", 2}}).sub({v.stage, rank, all}),

@@ -28,11 +28,11 @@ Usage: tools/bench/gen_broadcast.py [--out DIR] [--check | --list]
   output: edit the script, never the files); --list prints a line a spec, `name mode cluster
   stages ahead tiles loads` (tools/broadcast_device.sh reads it).
 """
-import argparse
 import dataclasses
-import pathlib
-import textwrap
 import sys
+import textwrap
+
+import spec_gen  # tools/bench/spec_gen.py: the command line
 
 ROWS = 64  # rows of a tile
 COLS = 256  # uint16 columns: one 512-byte row
@@ -238,33 +238,5 @@ def spec_text(s):
     return "\n".join(lines) + "\n"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=str(pathlib.Path(__file__).resolve().parent))
-    parser.add_argument("--check", action="store_true")
-    parser.add_argument("--list", action="store_true")
-    args = parser.parse_args()
-    if args.list:
-        for spec in SPECS:
-            print(" ".join(str(field) for field in dataclasses.astuple(spec)))
-        return 0
-    out = pathlib.Path(args.out)
-    stale = []
-    for spec in SPECS:
-        path = out / f"{spec.name}.toml"
-        text = spec_text(spec)
-        if args.check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(path.name)
-            continue
-        tmp = path.with_suffix(".toml.tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
-    if stale:
-        print("stale (run tools/bench/gen_broadcast.py): " + " ".join(stale), file=sys.stderr)
-        return 1
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(spec_gen.main(SPECS, spec_text, __file__, __doc__.split("\n")[0]))
