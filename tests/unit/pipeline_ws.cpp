@@ -71,10 +71,11 @@ void check_same_as_by_hand(const std::string& name, const std::string& dir = "ws
 
 /// `k` emits the PTX of corpus spec `name` (names aside), and the TOML the printer writes of
 /// it, read back, emits the same PTX again.
-void check_builds_corpus_spec(const KernelBuilder& k, const std::string& name) {
+void check_builds_corpus_spec(const KernelBuilder& k, const std::string& name,
+                              const std::string& dir = "ws") {
   const EmitResult r = emit_contract_only(k, tile::min_target(k.kernel()));
   REQUIRE_MESSAGE(r.ok(), (r.diagnostics.empty() ? "" : r.diagnostics[0].message));
-  CHECK(renamed_body(*r.ptx, "", "") == renamed_body(ptx_of(*load_corpus(name)), "", ""));
+  CHECK(renamed_body(*r.ptx, "", "") == renamed_body(ptx_of(*load_corpus(name, dir)), "", ""));
   auto again = ptxgen::driver::load_spec_text(to_spec_toml(k.kernel()), "written.toml");
   REQUIRE_MESSAGE(again, again.diagnostics.format_all());
   CHECK(ptx_of(**again) == *r.ptx);
@@ -149,6 +150,38 @@ TEST_CASE("ws pipeline: a TMA ring whose loads multicast to a 2 x 2 cluster's ro
 TEST_CASE("ws pipeline: the multicast ring of thread 0 and every thread (no producer_warps) is "
           "the ring written out by hand") {
   check_same_as_by_hand("pipeline_multicast_bulk_2", "cluster");
+}
+
+TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_multicast_bulk_2.toml's kernel, "
+          "a multicast ring without producer warps") {
+  KernelBuilder k("pipeline_multicast_bulk_2");
+  k.launch({4}, {64});
+  k.cluster({2});
+  Tensor A = k.global("A", {2, 6, 512}, DType::uint8, {.init = random_init(17)});
+  Tensor B = k.global("B", {4, 6, 512}, DType::uint8, {.output = true});
+  Tensor S = k.shared("S", {3, 512}, DType::uint8);
+  Tensor full = k.shared("full", {3}, DType::uint64);
+  Tensor empty = k.shared("empty", {3}, DType::uint64);
+  const Expr rank = special(tile::Special::cluster_rank);
+  const Expr cluster = special(tile::Special::cluster_id);
+  const auto part = [](const View& v) {
+    return v.rearrange("(t e) -> t e", {{"t", 64}}).sub({tid(), all});
+  };
+  k.pipeline(
+      {.stop = 6,
+       .stages = 3,
+       .full = [&](const PipelineVars& v) { return full.sub({v.stage}); },
+       .empty = [&](const PipelineVars& v) { return empty.sub({v.stage}); },
+       .multicast = true},
+      [&](const PipelineVars& v) {
+        k.bulk_load(
+            S.rearrange("s (r e) -> s r e", {{"r", 2}}).sub({v.stage, rank, all}),
+            A.rearrange("c k (r e) -> c k r e", {{"r", 2}}).sub({cluster, v.tile, rank, all}));
+      },
+      [&](const PipelineVars& v) {
+        k.copy(part(B.sub({bid(), v.tile, all})), part(S.sub({v.stage, all})));
+      });
+  check_builds_corpus_spec(k, "pipeline_multicast_bulk_2", "cluster");
 }
 
 TEST_CASE("ws pipeline: a multicast ring inside a loop closes with one cluster_sync, after the "
