@@ -376,27 +376,33 @@ struct StageCounts {
 bool Builder::multicast_counts(tile::Pipeline& p) {
   tile::PipelineMulticast& counts = *p.ring->multicast;
   const std::int64_t all = (std::int64_t{1} << counts.ctas.value) - 1;
-  // Each mask is a value per CTA: a thread, tile or parameter would make the counts move.
-  for (const tile::Op& op : p.loads) {
-    const auto* mask = load_mask(op);
-    if (!mask || !*mask ||
-        !(tile::uses_thread(*(*mask)->value) || !tile::evaluate(*(*mask)->value, cta_env(0))))
-      continue;
+  // Each mask is a value per CTA: a thread, tile or parameter would make the counts move (the
+  // environment has no loop variables or parameters, so evaluating such a mask fails).
+  const auto not_per_cta = [&](const tile::Located<tile::ExprPtr>& mask) {
     error(DiagId::spec_pipeline_multicast_mask,
-          {(*mask)->pos, static_cast<std::uint32_t>((*mask)->text.size())},
+          {mask.pos, static_cast<std::uint32_t>(mask.text.size())},
           "a multicast ring's load mask is fixed per CTA (the ring's barrier counts follow "
           "from it): write it from cluster_rank, cluster_id, bid and constants, not from a "
           "thread, a tile, a loop or a parameter (e.g. multicast = \"3 << (2 * (cluster_rank "
           "/ 2))\", the CTA's row of a 2 x 2 cluster)");
     return false;
-  }
+  };
+  for (const tile::Op& op : p.loads)
+    if (const auto* mask = load_mask(op); mask && *mask && tile::uses_thread(*(*mask)->value))
+      return not_per_cta(**mask);
   std::optional<StageCounts> first;
   for (std::int64_t cta = 0; cta < kernel_->grid; ++cta) {
     const tile::ExprEnv env = cta_env(cta);
     StageCounts c;
     for (const tile::Op& op : p.loads) {
       const auto* mask = load_mask(op);
-      const std::int64_t m = mask && *mask ? *tile::evaluate(*(*mask)->value, env) & all : all;
+      std::int64_t m = all;
+      if (mask && *mask) {
+        const auto value = tile::evaluate(*(*mask)->value, env);
+        if (!value)
+          return not_per_cta(**mask);
+        m = *value & all;
+      }
       c.ranks |= m;
       c.bytes += tile::pipeline_load_bytes(op) * std::popcount(static_cast<std::uint64_t>(m));
     }
@@ -443,11 +449,7 @@ tile::ExprEnv Builder::cta_env(std::int64_t cta) const {
 bool Builder::pipeline_loads_unmasked(const tile::Pipeline& p) {
   bool ok = true;
   for (const tile::Op& op : p.loads) {
-    const std::optional<tile::Located<tile::ExprPtr>>* mask = nullptr;
-    if (const auto* b = std::get_if<tile::BulkLoadOp>(&op.body))
-      mask = &b->multicast;
-    else if (const auto* t = std::get_if<tile::TensorLoadOp>(&op.body))
-      mask = &t->multicast;
+    const auto* mask = load_mask(op);
     if (!mask || !*mask)
       continue;
     error(DiagId::spec_pipeline_ring_barrier,

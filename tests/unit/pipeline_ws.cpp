@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -93,6 +94,37 @@ PipelineOptions multicast_ring_options(const Tensor& full, const Tensor& empty) 
           .multicast = true};
 }
 
+/// The kernel of pipeline_ws_multicast_bulk.toml and pipeline_multicast_bulk_2.toml in C++: 4
+/// CTAs of `block` threads in clusters of 2; each rank loads half r of tile k of its cluster's
+/// A and multicasts it (the ring's `options`, from its full and empty barriers), and consumer
+/// thread `consumer` (0..63) copies 8 bytes of each tile to B.
+void build_multicast_bulk(
+    KernelBuilder& k, std::int64_t block, const Expr& consumer,
+    const std::function<PipelineOptions(const Tensor&, const Tensor&)>& options) {
+  k.launch({4}, {block});
+  k.cluster({2});
+  Tensor A = k.global("A", {2, 6, 512}, DType::uint8, {.init = random_init(17)});
+  Tensor B = k.global("B", {4, 6, 512}, DType::uint8, {.output = true});
+  Tensor S = k.shared("S", {3, 512}, DType::uint8);
+  Tensor full = k.shared("full", {3}, DType::uint64);
+  Tensor empty = k.shared("empty", {3}, DType::uint64);
+  const Expr rank = special(tile::Special::cluster_rank);
+  const Expr cluster = special(tile::Special::cluster_id);
+  const auto part = [&](const View& v) {
+    return v.rearrange("(t e) -> t e", {{"t", 64}}).sub({consumer, all});
+  };
+  k.pipeline(
+      options(full, empty),
+      [&](const PipelineVars& v) {
+        k.bulk_load(
+            S.rearrange("s (r e) -> s r e", {{"r", 2}}).sub({v.stage, rank, all}),
+            A.rearrange("c k (r e) -> c k r e", {{"r", 2}}).sub({cluster, v.tile, rank, all}));
+      },
+      [&](const PipelineVars& v) {
+        k.copy(part(B.sub({bid(), v.tile, all})), part(S.sub({v.stage, all})));
+      });
+}
+
 /// specs/ws/`name`.toml's text with `from` replaced by `to` (once; it must be there).
 std::string edited(const std::string& name, const std::string& from, const std::string& to) {
   std::ifstream in(std::string(PTXGEN_SOURCE_DIR) + "/specs/ws/" + name + ".toml");
@@ -155,32 +187,13 @@ TEST_CASE("ws pipeline: the multicast ring of thread 0 and every thread (no prod
 TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_multicast_bulk_2.toml's kernel, "
           "a multicast ring without producer warps") {
   KernelBuilder k("pipeline_multicast_bulk_2");
-  k.launch({4}, {64});
-  k.cluster({2});
-  Tensor A = k.global("A", {2, 6, 512}, DType::uint8, {.init = random_init(17)});
-  Tensor B = k.global("B", {4, 6, 512}, DType::uint8, {.output = true});
-  Tensor S = k.shared("S", {3, 512}, DType::uint8);
-  Tensor full = k.shared("full", {3}, DType::uint64);
-  Tensor empty = k.shared("empty", {3}, DType::uint64);
-  const Expr rank = special(tile::Special::cluster_rank);
-  const Expr cluster = special(tile::Special::cluster_id);
-  const auto part = [](const View& v) {
-    return v.rearrange("(t e) -> t e", {{"t", 64}}).sub({tid(), all});
-  };
-  k.pipeline(
-      {.stop = 6,
-       .stages = 3,
-       .full = [&](const PipelineVars& v) { return full.sub({v.stage}); },
-       .empty = [&](const PipelineVars& v) { return empty.sub({v.stage}); },
-       .multicast = true},
-      [&](const PipelineVars& v) {
-        k.bulk_load(
-            S.rearrange("s (r e) -> s r e", {{"r", 2}}).sub({v.stage, rank, all}),
-            A.rearrange("c k (r e) -> c k r e", {{"r", 2}}).sub({cluster, v.tile, rank, all}));
-      },
-      [&](const PipelineVars& v) {
-        k.copy(part(B.sub({bid(), v.tile, all})), part(S.sub({v.stage, all})));
-      });
+  build_multicast_bulk(k, 64, tid(), [](const Tensor& full, const Tensor& empty) {
+    return PipelineOptions{.stop = 6,
+                           .stages = 3,
+                           .full = [full](const PipelineVars& v) { return full.sub({v.stage}); },
+                           .empty = [empty](const PipelineVars& v) { return empty.sub({v.stage}); },
+                           .multicast = true};
+  });
   check_builds_corpus_spec(k, "pipeline_multicast_bulk_2", "cluster");
 }
 
@@ -277,28 +290,7 @@ TEST_CASE("ws pipeline: multicast is refused at the key without a cluster or, wi
 
 TEST_CASE("ws pipeline: the C++ KernelBuilder builds pipeline_ws_multicast_bulk.toml's kernel") {
   KernelBuilder k("pipeline_ws_multicast_bulk");
-  k.launch({4}, {96});
-  k.cluster({2});
-  Tensor A = k.global("A", {2, 6, 512}, DType::uint8, {.init = random_init(17)});
-  Tensor B = k.global("B", {4, 6, 512}, DType::uint8, {.output = true});
-  Tensor S = k.shared("S", {3, 512}, DType::uint8);
-  Tensor full = k.shared("full", {3}, DType::uint64);
-  Tensor empty = k.shared("empty", {3}, DType::uint64);
-  const Expr rank = special(tile::Special::cluster_rank);
-  const Expr cluster = special(tile::Special::cluster_id);
-  const auto consumer_part = [](const View& v) {
-    return v.rearrange("(t e) -> t e", {{"t", 64}}).sub({max(tid(), 32) - 32, all});
-  };
-  k.pipeline(
-      multicast_ring_options(full, empty),
-      [&](const PipelineVars& v) {
-        k.bulk_load(
-            S.rearrange("s (r e) -> s r e", {{"r", 2}}).sub({v.stage, rank, all}),
-            A.rearrange("c k (r e) -> c k r e", {{"r", 2}}).sub({cluster, v.tile, rank, all}));
-      },
-      [&](const PipelineVars& v) {
-        k.copy(consumer_part(B.sub({bid(), v.tile, all})), consumer_part(S.sub({v.stage, all})));
-      });
+  build_multicast_bulk(k, 96, max(tid(), 32) - 32, multicast_ring_options);
   // The printer writes the expansion's ops (the peer's barrier, the masks, the cluster_syncs).
   check_builds_corpus_spec(k, "pipeline_ws_multicast_bulk");
 }
